@@ -1,0 +1,150 @@
+import { Form, NavLink, useFetcher, useLocation } from "@remix-run/react";
+import { useEffect, useState, type ReactNode } from "react";
+import { APP_VERSION, DEMO_BANNER, isVersionMismatch, versionMismatchText } from "~/domain/shell";
+import type { ShellData } from "~/routes/_app";
+
+const POLL_MS = 90_000;
+
+/** Header, sidebar, banners and footer around every signed-in screen (platform §2 page shell). */
+export function AppShell({ data, children }: { data: ShellData; children: ReactNode }) {
+  const location = useLocation();
+  const here = location.pathname + location.search;
+  const ticketBadge = useTicketBadge(data.ticketBadge);
+  const classes = ["shell", data.prefs.miniSidebar ? "mini-sidebar" : "", data.prefs.mobileSidebar ? "mobile-open" : ""].filter(Boolean).join(" ");
+
+  return (
+    <div className={classes}>
+      {data.demo ? (
+        <div className="banner banner-demo" role="region" aria-label={DEMO_BANNER.title}>
+          <strong>{DEMO_BANNER.title}</strong> <span>{DEMO_BANNER.text}</span>{" "}
+          <a className="btn btn-small" href={data.demo.productionUrl} target="_blank" rel="noopener noreferrer">
+            {DEMO_BANNER.button}
+          </a>
+        </div>
+      ) : null}
+      <VersionAlert serverVersion={data.version} dismissed={data.prefs.versionDismissed} redirectTo={here} />
+      <header className="header">
+        {data.logoLink ? (
+          <a className="logo" href="/dashboard" aria-label="Baseline dashboard">
+            Baseline
+          </a>
+        ) : (
+          <span className="logo">Baseline</span>
+        )}
+        <PrefButton pref="miniSidebar" label="Toggle sidebar" icon="☰" redirectTo={here} />
+        <PrefButton pref="mobileSidebar" label="Toggle mobile sidebar" icon="▤" redirectTo={here} className="mobile-only" />
+        <PrefButton pref="dark" label={data.prefs.dark ? "Switch to light mode" : "Switch to dark mode"} icon={data.prefs.dark ? "☀" : "☾"} redirectTo={here} />
+        <span className="spacer" />
+        {data.user.isParent ? null : (
+          <a className="ticket-icon" href="/tickets/my-tickets" aria-label={`My tickets, ${ticketBadge} unread`}>
+            ✉<span className="badge" data-testid="ticket-badge">{ticketBadge}</span>
+          </a>
+        )}
+        <details className="user-menu">
+          <summary>
+            <span className="avatar" aria-hidden="true">
+              {data.user.avatar ? <img src={data.user.avatar} alt="" width={32} height={32} /> : initials(data.user.fullName)}
+            </span>
+            <span className="user-name">{data.user.fullName || data.user.name}</span>
+            <span className="user-role">{data.user.role}</span>
+          </summary>
+          <div className="menu">
+            {data.profileLink ? <a href="/profile">Profile</a> : null}
+            <a href="/change-password">Change password</a>
+            <Form method="post" action="/logout">
+              <button type="submit" className="link-button">
+                Logout
+              </button>
+            </Form>
+          </div>
+        </details>
+      </header>
+      <nav className="sidebar" aria-label="Main">
+        <ul>
+          {data.nav.map((item) => (
+            <li key={item.to}>
+              <NavLink to={item.to} prefetch="none">
+                {item.label}
+                {item.badge !== null ? <span className="badge">{item.badge}</span> : null}
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main className="content" id="main">
+        {children}
+      </main>
+      <footer className="footer">
+        <span>
+          © {data.year} Baseline · v{data.version} New Deploy
+        </span>
+        <span className="hipaa">Fully HIPAA Compliance Website</span>
+      </footer>
+    </div>
+  );
+}
+
+function initials(name: string) {
+  return (
+    name
+      .split(/\s+/)
+      .filter(Boolean)
+      .slice(0, 2)
+      .map((p) => p[0]!.toUpperCase())
+      .join("") || "U"
+  );
+}
+
+/** A preference toggle: a plain form post (cookies), submitted in place when JavaScript runs. */
+function PrefButton({ pref, label, icon, redirectTo, className }: { pref: string; label: string; icon: string; redirectTo: string; className?: string }) {
+  const fetcher = useFetcher();
+  return (
+    <fetcher.Form method="post" action="/prefs" className={className}>
+      <input type="hidden" name="intent" value={pref} />
+      <input type="hidden" name="redirectTo" value={redirectTo} />
+      <button type="submit" className="icon-button" aria-label={label} title={label}>
+        {icon}
+      </button>
+    </fetcher.Form>
+  );
+}
+
+/** Polls the notification summary every 90 s while JavaScript runs; errors are swallowed and polling continues. */
+function useTicketBadge(initial: string): string {
+  const fetcher = useFetcher<{ ticketBadge: string }>();
+  const { load } = fetcher;
+  useEffect(() => {
+    const id = window.setInterval(() => load("/resources/notifications"), POLL_MS);
+    return () => window.clearInterval(id);
+  }, [load]);
+  return fetcher.data?.ticketBadge ?? initial;
+}
+
+/**
+ * The version-mismatch alert. The running client knows the version it was built as (APP_VERSION);
+ * the server reports its own on every navigation. Only a client older than the server can differ,
+ * so the alert needs JavaScript by nature; its dismissal is a form post remembered in a cookie.
+ */
+function VersionAlert({ serverVersion, dismissed, redirectTo }: { serverVersion: string; dismissed: string | null; redirectTo: string }) {
+  const [clientVersion, setClientVersion] = useState<string | null>(null);
+  const fetcher = useFetcher();
+  useEffect(() => setClientVersion(APP_VERSION), []);
+  if (fetcher.state !== "idle" || fetcher.data) return null;
+  if (!isVersionMismatch(clientVersion, serverVersion, dismissed)) return null;
+  return (
+    <div className="banner banner-warning" role="alert">
+      <strong>Version Mismatch Detected</strong> <span>{versionMismatchText(clientVersion!)}</span>{" "}
+      <a className="btn btn-small" href={`${redirectTo}${redirectTo.includes("?") ? "&" : "?"}v=${Date.now()}`}>
+        Reload
+      </a>
+      <fetcher.Form method="post" action="/prefs">
+        <input type="hidden" name="intent" value="dismissVersion" />
+        <input type="hidden" name="version" value={serverVersion} />
+        <input type="hidden" name="redirectTo" value={redirectTo} />
+        <button type="submit" className="btn btn-small">
+          Dismiss
+        </button>
+      </fetcher.Form>
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+import type { InputHTMLAttributes } from "react";
+
+/** A labelled input with its error message wired for assistive technology. */
+export function Field({ label, name, error, hint, ...input }: { label: string; name: string; error?: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  const id = input.id ?? `f-${name}`;
+  const errorId = `${id}-error`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? errorId : undefined} aria-describedby={hint ? `${id}-hint` : undefined} autoFocus={!!error} {...input} />
+      {hint ? (
+        <small id={`${id}-hint`} className="hint">
+          {hint}
+        </small>
+      ) : null}
+      {error ? (
+        <p id={errorId} className="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function FormMessage({ error, success }: { error?: string | null; success?: string | null }) {
+  if (error)
+    return (
+      <p className="alert alert-danger" role="alert">
+        {error}
+      </p>
+    );
+  if (success)
+    return (
+      <p className="alert alert-success" role="status">
+        {success}
+      </p>
+    );
+  return null;
+}

@@ -1,0 +1,98 @@
+/** Sign-in, two-factor and session rules (platform §4, §5, §8, §9). Pure: callers pass the clock. */
+
+export const TWO_FACTOR_ATTEMPTS = 5;
+export const DEFAULT_CODE_EXPIRY_MINUTES = 5;
+export const BACKUP_CODE_COUNT = 10;
+export const RESET_TOKEN_MINUTES = 15;
+export const DEFAULT_IDLE_MINUTES = 30;
+export const DEFAULT_ABSOLUTE_HOURS = 12;
+/** API bearer tokens live 15 minutes; refresh accepts them until the absolute session limit. */
+export const ACCESS_TOKEN_SECONDS = 15 * 60;
+
+export const AUTH_MESSAGES = {
+  invalidCredentials: "These credentials do not match our records.",
+  emailRequired: "Email is required.",
+  emailInvalid: "Enter a valid email address.",
+  passwordRequired: "Password is required.",
+  throttled: "Too many sign-in attempts. Please try again later.",
+  codeExpired: "Verification code has expired. Please request a new one.",
+  verificationFailed: "Verification failed",
+  noChallenge: "There is no pending verification. Please sign in again.",
+  attemptsExhausted: "Too many incorrect codes. Please sign in again.",
+  backupFailed: "Backup code verification failed",
+  sendFailed: "Failed to send verification code",
+  emailCodeFailed: "Failed to send email code",
+  resendFailed: "Failed to resend code",
+  emailMissingSend: "Email not found for 2FA send code",
+  emailMissingVerify: "Email not found for 2FA verification",
+  emailMissingResend: "Email not found for 2FA resend",
+  emailMissingBackup: "Email not found for backup code verification",
+  resetSent: "If an account exists for that email, we have sent a verification code.",
+  resetTokenInvalid: "This reset link is no longer valid. Please request a new code.",
+  passwordChanged: "Your password has been changed. Please sign in.",
+  currentPasswordWrong: "The current password is incorrect.",
+  registrationClosed: "Registration is closed. Ask an administrator for an account.",
+  locked: "Your session is locked. Enter your password to continue.",
+  accountInactive: "These credentials do not match our records.",
+} as const;
+
+export function addMinutes(at: Date, minutes: number): Date {
+  return new Date(at.getTime() + minutes * 60_000);
+}
+
+export function isExpired(expiresAt: string | null | undefined, now: Date): boolean {
+  return !expiresAt || new Date(expiresAt).getTime() <= now.getTime();
+}
+
+/** What a failed code attempt leaves: attempts never drop below 0, and 0 voids the challenge. */
+export function afterFailedAttempt(attemptsRemaining: number): { attemptsRemaining: number; void: boolean } {
+  const left = Math.max(0, attemptsRemaining - 1);
+  return { attemptsRemaining: left, void: left === 0 };
+}
+
+export type SessionState = "active" | "locked" | "expired";
+
+/** Idle longer than the idle limit locks the session; older than the absolute limit ends it. */
+export function sessionState(
+  s: { createdAt: string; lastSeenAt: string; locked: boolean },
+  now: Date,
+  limits: { idleMinutes: number; absoluteHours: number },
+): SessionState {
+  const t = now.getTime();
+  if (t - new Date(s.createdAt).getTime() >= limits.absoluteHours * 3_600_000) return "expired";
+  if (s.locked || t - new Date(s.lastSeenAt).getTime() >= limits.idleMinutes * 60_000) return "locked";
+  return "active";
+}
+
+/**
+ * Sign-in throttling. Failures are counted per account and per address over the last hour.
+ * Past a free allowance each further failure doubles the wait (capped); at the hourly ceiling
+ * the key stays locked until its oldest failure of the hour ages out.
+ */
+export const THROTTLE = {
+  windowMs: 3_600_000,
+  account: { free: 5, baseSeconds: 30, maxSeconds: 15 * 60, hourlyCeiling: 100 },
+  address: { free: 20, baseSeconds: 30, maxSeconds: 15 * 60, hourlyCeiling: 300 },
+} as const;
+
+export interface ThrottleRule {
+  free: number;
+  baseSeconds: number;
+  maxSeconds: number;
+  hourlyCeiling: number;
+}
+
+/** Seconds until another attempt is allowed (0 = allowed now). `failures` are ISO times within the window. */
+export function throttleWaitSeconds(failures: readonly string[], rule: ThrottleRule, now: Date): number {
+  const times = failures.map((f) => new Date(f).getTime()).filter((t) => now.getTime() - t < THROTTLE.windowMs).sort((a, b) => a - b);
+  const n = times.length;
+  if (n < rule.free) return 0;
+  let until: number;
+  if (n >= rule.hourlyCeiling) {
+    until = times[n - rule.hourlyCeiling]! + THROTTLE.windowMs;
+  } else {
+    const wait = Math.min(rule.baseSeconds * 2 ** (n - rule.free), rule.maxSeconds);
+    until = times[n - 1]! + wait * 1000;
+  }
+  return Math.max(0, Math.ceil((until - now.getTime()) / 1000));
+}

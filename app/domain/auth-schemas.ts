@@ -1,0 +1,77 @@
+import * as v from "valibot";
+import { AUTH_MESSAGES } from "./auth-rules";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES, PASSWORD_MIN_LENGTH } from "./passwords";
+import { looseBoolean } from "./validation";
+
+/** One schema per auth form, shared by the screens and the API. */
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+const Email = v.pipe(
+  v.string(AUTH_MESSAGES.emailRequired),
+  v.trim(),
+  v.nonEmpty(AUTH_MESSAGES.emailRequired),
+  v.maxLength(254, AUTH_MESSAGES.emailInvalid),
+  v.email(AUTH_MESSAGES.emailInvalid),
+  v.toLowerCase(),
+);
+
+const AnyPassword = v.pipe(v.string(PASSWORD_MESSAGES.required), v.nonEmpty(PASSWORD_MESSAGES.required), v.maxLength(1024, PASSWORD_MESSAGES.tooLong));
+
+export const NewPassword = v.pipe(
+  v.string(PASSWORD_MESSAGES.required),
+  v.nonEmpty(PASSWORD_MESSAGES.required),
+  v.minLength(PASSWORD_MIN_LENGTH, PASSWORD_MESSAGES.tooShort),
+  v.maxLength(PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES.tooLong),
+);
+
+const Code = v.pipe(v.string("Enter the 6-digit code."), v.trim(), v.regex(/^\d{6}$/, "Enter the 6-digit code."));
+
+export const LoginInput = v.object({ email: Email, password: AnyPassword, parent: looseBoolean });
+
+export const TwoFactorVerifyInput = v.object({ email: v.optional(v.string(), ""), code: Code });
+export const BackupCodeInput = v.object({
+  email: v.optional(v.string(), ""),
+  backup_code: v.pipe(v.string("Enter a backup code."), v.trim(), v.nonEmpty("Enter a backup code."), v.maxLength(32, AUTH_MESSAGES.backupFailed)),
+});
+export const ResendInput = v.object({ email: v.optional(v.string(), ""), method: v.optional(v.string(), "email"), context: v.optional(v.string()) });
+
+export const ResetRequestInput = v.object({ email: Email });
+export const ResetVerifyInput = v.object({ email: Email, code: Code });
+
+function confirmed<T extends { password: string; password_confirmation: string }>() {
+  return v.forward<T, v.CheckIssue<T>>(
+    v.check((x) => x.password === x.password_confirmation, PASSWORD_MESSAGES.mismatch),
+    ["password_confirmation"],
+  );
+}
+
+export const ResetChangeInput = v.pipe(
+  v.object({
+    email: Email,
+    reset_token: v.pipe(v.string(AUTH_MESSAGES.resetTokenInvalid), v.nonEmpty(AUTH_MESSAGES.resetTokenInvalid)),
+    password: NewPassword,
+    password_confirmation: v.string(PASSWORD_MESSAGES.mismatch),
+  }),
+  confirmed(),
+);
+
+export const ChangePasswordInput = v.pipe(
+  v.object({ current_password: AnyPassword, password: NewPassword, password_confirmation: v.string(PASSWORD_MESSAGES.mismatch) }),
+  confirmed(),
+);
+
+export const RegisterInput = v.pipe(
+  v.object({
+    name: v.pipe(v.string("Name is required."), v.trim(), v.nonEmpty("Name is required."), v.maxLength(100, "Name is too long.")),
+    surname: v.pipe(v.optional(v.string(), ""), v.trim(), v.maxLength(100, "Surname is too long.")),
+    email: Email,
+    password: NewPassword,
+    password_confirmation: v.string(PASSWORD_MESSAGES.mismatch),
+  }),
+  confirmed(),
+);
+
+export const UnlockInput = v.object({ password: AnyPassword });

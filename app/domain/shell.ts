@@ -1,0 +1,93 @@
+import { can, isAllAccess, type Actor, type Permission } from "./permissions";
+
+/** The page shell's rules (platform §2 page shell): sidebar, header links, ticket badge, version alert. */
+
+export const APP_VERSION = "0.1.2-beta";
+
+export interface NavItem {
+  label: string;
+  to: string;
+  permission: Permission | null;
+  /** Tickets shows an unread badge for users with manage_tickets. */
+  badge?: "tickets";
+  hidden?: boolean;
+}
+
+export const SIDEBAR: readonly NavItem[] = [
+  { label: "Home", to: "/dashboard", permission: null },
+  { label: "Employees", to: "/doctors/list", permission: "manage_employees" },
+  { label: "Clients", to: "/patients/list", permission: "view_notes" },
+  { label: "Parents", to: "/parents/list", permission: "view_parents" },
+  { label: "Notes", to: "/notes-list", permission: "view_notes" },
+  { label: "Calendar", to: "/calendar/view", permission: "view_notes" },
+  { label: "Insurance", to: "/insurance/list", permission: "manage_insurances" },
+  { label: "Location", to: "/location/list", permission: "manage_locations_access" },
+  { label: "Reports", to: "/reports/access", permission: "manage_notes" },
+  { label: "Tickets", to: "/tickets/list", permission: "manage_tickets", badge: "tickets" },
+  { label: "Roles", to: "/roles/list", permission: "manage_roles" },
+];
+
+/** SUPERADMIN and ADMIN see every item that is not hidden; others only items whose permission they hold. */
+export function visibleSidebar(actor: Actor, items: readonly NavItem[] = SIDEBAR): NavItem[] {
+  if (actor.kind !== "user") return items.filter((i) => i.permission === null && !i.hidden);
+  return items.filter((i) => !i.hidden && (isAllAccess(actor) || i.permission === null || can(actor, i.permission)));
+}
+
+const LOGO_ROLES = ["SUPERADMIN", "ADMIN", "MANAGER", "BCBA", "RBT"];
+const PROFILE_ROLES = ["SUPERADMIN", "ADMIN", "MANAGER", "DOCTOR", "LM", "BCBA", "RBT"];
+
+export const showsLogoLink = (actor: Actor) => actor.roles.some((r) => LOGO_ROLES.includes(r));
+export const showsProfileLink = (actor: Actor) => actor.roles.some((r) => PROFILE_ROLES.includes(r));
+
+export interface NotificationSummary {
+  unread_tickets_count: number;
+  unread_responses_count: number;
+  new_tickets_count: number;
+  total_unread: number;
+}
+
+/** Header badge: users with manage_tickets see 0; others see their unread responses. */
+export function headerBadgeCount(actor: Actor, summary: NotificationSummary): number {
+  return can(actor, "manage_tickets") ? 0 : summary.unread_responses_count;
+}
+
+/** Sidebar Tickets badge: only for users with manage_tickets. */
+export function sidebarBadgeCount(actor: Actor, summary: NotificationSummary): number | null {
+  return can(actor, "manage_tickets") ? summary.unread_tickets_count : null;
+}
+
+/** Badge text, capped at '99+'. Zero shows as '0'. */
+export function badgeText(count: number): string {
+  return count > 99 ? "99+" : String(Math.max(0, Math.trunc(count)));
+}
+
+export function greetingName(actor: Pick<Actor, "name"> | null | undefined): string {
+  return actor?.name?.trim() || "User";
+}
+
+export function firstRole(actor: Actor): string {
+  return actor.roles[0] ?? (actor.kind === "parent" ? "PARENT" : "");
+}
+
+export function versionMismatchText(version: string): string {
+  return `Your browser is running an outdated version (v${version}) of the application. Please reload the page to get the latest version. If the issue persists, try using Ctrl+F5 to clear your browser cache.`;
+}
+
+/** A mismatch is raised when the running client's version differs from the server's and was not dismissed for that server version. */
+export function isVersionMismatch(clientVersion: string | null | undefined, serverVersion: string | null | undefined, dismissedFor: string | null | undefined): boolean {
+  if (!clientVersion || !serverVersion) return false;
+  return clientVersion !== serverVersion && dismissedFor !== serverVersion;
+}
+
+export const DEMO_BANNER = {
+  title: "Demo Environment Notice",
+  text: "This site does not store production information. For the live application, please visit the production site.",
+  button: "Visit Production Site",
+} as const;
+
+export const ACCESS_DENIED = {
+  title: "Access Denied",
+  forbidden: "You don't have permission to access this resource.",
+  locked: "This resource is currently locked or unavailable.",
+  button: "Go to Dashboard",
+} as const;

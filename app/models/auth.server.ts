@@ -1,0 +1,412 @@
+import { and, count, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
+import type { Db } from "~/db/client.server";
+import { backupCodes, loginFailures, parents, roles, twoFactorChallenges, userRoles, users } from "~/db/schema";
+import {
+  addMinutes,
+  afterFailedAttempt,
+  AUTH_MESSAGES,
+  BACKUP_CODE_COUNT,
+  isExpired,
+  RESET_TOKEN_MINUTES,
+  THROTTLE,
+  throttleWaitSeconds,
+  TWO_FACTOR_ATTEMPTS,
+} from "~/domain/auth-rules";
+import { normalizeEmail } from "~/domain/auth-schemas";
+import type { AppContext } from "~/services/context.server";
+import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
+import { destroyAllSessions } from "~/services/session.server";
+import type { PrincipalType } from "./actors.server";
+import { getAuthSettings } from "./settings.server";
+
+export interface Principal {
+  type: PrincipalType;
+  id: number;
+  email: string;
+  name: string;
+  passwordHash: string | null;
+  twoFactorEnabled: boolean;
+}
+
+type AuthApp = Pick<AppContext, "db" | "env" | "email" | "ip" | "isDev" | "now">;
+
+async function findPrincipal(db: Db, email: string, type: PrincipalType): Promise<Principal | null> {
+  if (type === "user") {
+    const [u] = await db
+      .select()
+      .from(users)
+      .where(and(eq(users.email, email), isNull(users.deletedAt), eq(users.status, "active")));
+    return u ? { type, id: u.id, email: u.email, name: u.name, passwordHash: u.passwordHash, twoFactorEnabled: u.twoFactorEnabled } : null;
+  }
+  const [p] = await db
+    .select()
+    .from(parents)
+    .where(and(eq(parents.email, email), isNull(parents.deletedAt), eq(parents.status, "active")));
+  return p ? { type, id: p.id, email: p.email, name: p.name, passwordHash: p.passwordHash, twoFactorEnabled: p.twoFactorEnabled } : null;
+}
+
+export async function getPrincipalById(db: Db, type: PrincipalType, id: number): Promise<Principal | null> {
+  const table = type === "user" ? users : parents;
+  const [row] = await db.select().from(table).where(and(eq(table.id, id), isNull(table.deletedAt)));
+  return row ? { type, id: row.id, email: row.email, name: row.name, passwordHash: row.passwordHash, twoFactorEnabled: row.twoFactorEnabled } : null;
+}
+
+/* ---------------------------------------------------------------- throttling */
+
+const accountKey = (email: string) => `account:${email}`;
+const addressKey = (ip: string) => `ip:${ip}`;
+
+/** Seconds until the account or the address may try again (0 = now). */
+export async function signInWait(db: Db, email: string, ip: string, now: Date): Promise<number> {
+  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  const rows = await db
+    .select({ key: loginFailures.key, at: loginFailures.at })
+    .from(loginFailures)
+    .where(and(inArray(loginFailures.key, [accountKey(email), addressKey(ip)]), gt(loginFailures.at, since)));
+  const of = (k: string) => rows.filter((r) => r.key === k).map((r) => r.at);
+  return Math.max(throttleWaitSeconds(of(accountKey(email)), THROTTLE.account, now), throttleWaitSeconds(of(addressKey(ip)), THROTTLE.address, now));
+}
+
+async function recordFailure(db: Db, email: string, ip: string, now: Date): Promise<void> {
+  const at = now.toISOString();
+  const old = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  await db.batch([
+    db.insert(loginFailures).values([
+      { key: accountKey(email), at },
+      { key: addressKey(ip), at },
+    ]),
+    db.delete(loginFailures).where(lt(loginFailures.at, old)),
+  ]);
+}
+
+async function clearAccountFailures(db: Db, email: string): Promise<void> {
+  await db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email)));
+}
+
+/* ---------------------------------------------------------------- sign-in */
+
+export type SignInResult =
+  | { kind: "signed_in"; principal: Principal }
+  | { kind: "two_factor"; principal: Principal; challengeId: string; expiresInMinutes: number; attemptsRemaining: number }
+  | { kind: "invalid"; message: string }
+  | { kind: "throttled"; retryAfter: number; message: string }
+  | { kind: "send_failed"; message: string };
+
+/** Checks credentials with throttling; never tells whether the email exists. */
+export async function signIn(app: AuthApp, input: { email: string; password: string; parent: boolean }): Promise<SignInResult> {
+  const email = normalizeEmail(input.email);
+  const now = app.now();
+  const wait = await signInWait(app.db, email, app.ip, now);
+  if (wait > 0) return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
+
+  const principal = await findPrincipal(app.db, email, input.parent ? "parent" : "user");
+  const ok = await verifyPassword(input.password, principal?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
+  if (!principal || !principal.passwordHash || !ok) {
+    await recordFailure(app.db, email, app.ip, now);
+    return { kind: "invalid", message: AUTH_MESSAGES.invalidCredentials };
+  }
+  await clearAccountFailures(app.db, email);
+  if (!principal.twoFactorEnabled) return { kind: "signed_in", principal };
+
+  const challenge = await startChallenge(app, principal, "login");
+  if (!challenge.sent) return { kind: "send_failed", message: AUTH_MESSAGES.sendFailed };
+  return { kind: "two_factor", principal, challengeId: challenge.id, expiresInMinutes: challenge.expiresInMinutes, attemptsRemaining: TWO_FACTOR_ATTEMPTS };
+}
+
+/** Verifies a password for an already-known principal (lock screen, change password, 2FA switch). */
+export async function checkPassword(app: Pick<AppContext, "db" | "env">, type: PrincipalType, id: number, password: string): Promise<boolean> {
+  const p = await getPrincipalById(app.db, type, id);
+  return verifyPassword(password, p?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
+}
+
+/* ---------------------------------------------------------------- challenges (two-factor and password reset) */
+
+type ChallengeContext = "login" | "password_reset";
+type ChallengeRow = typeof twoFactorChallenges.$inferSelect;
+
+const codeHash = (challengeId: string, code: string) => sha256Hex(`${challengeId}:${code.trim()}`);
+
+function codeEmail(principal: Principal, code: string, minutes: number, context: ChallengeContext) {
+  const what = context === "login" ? "sign-in verification code" : "password reset code";
+  return {
+    to: principal.email,
+    subject: context === "login" ? `Your Baseline verification code: ${code}` : `Your Baseline password reset code: ${code}`,
+    text: `Hello ${principal.name},\n\nYour ${what} is ${code}. It expires in ${minutes} minutes and can be used once.\n\nIf you did not ask for it, ignore this email and consider changing your password.\n\nBaseline`,
+  };
+}
+
+async function sendCode(app: AuthApp, principal: Principal, challengeId: string, context: ChallengeContext): Promise<{ sent: boolean; expiresInMinutes: number }> {
+  const { codeExpiryMinutes } = await getAuthSettings(app.db);
+  const code = randomDigits(6);
+  await app.db
+    .update(twoFactorChallenges)
+    .set({ codeHash: await codeHash(challengeId, code), expiresAt: addMinutes(app.now(), codeExpiryMinutes).toISOString() })
+    .where(eq(twoFactorChallenges.id, challengeId));
+  try {
+    await app.email.send(codeEmail(principal, code, codeExpiryMinutes, context));
+    return { sent: true, expiresInMinutes: codeExpiryMinutes };
+  } catch (e) {
+    console.error("email send failed", e);
+    return { sent: false, expiresInMinutes: codeExpiryMinutes };
+  }
+}
+
+/** Starts a new challenge (voiding earlier pending ones of the same context) and emails its code. */
+async function startChallenge(app: AuthApp, principal: Principal, context: ChallengeContext) {
+  const id = randomToken(24);
+  const at = app.now().toISOString();
+  await app.db.batch([
+    app.db
+      .update(twoFactorChallenges)
+      .set({ consumedAt: at })
+      .where(
+        and(
+          eq(twoFactorChallenges.principalType, principal.type),
+          eq(twoFactorChallenges.principalId, principal.id),
+          eq(twoFactorChallenges.context, context),
+          isNull(twoFactorChallenges.consumedAt),
+        ),
+      ),
+    app.db.insert(twoFactorChallenges).values({ id, principalType: principal.type, principalId: principal.id, context, attemptsRemaining: TWO_FACTOR_ATTEMPTS, createdAt: at }),
+  ]);
+  const sent = await sendCode(app, principal, id, context);
+  return { id, ...sent };
+}
+
+/** The pending (not consumed) challenge: by id when the screen knows it, else the newest for the email. */
+async function pendingChallenge(db: Db, by: { id?: string; email?: string }, context: ChallengeContext): Promise<{ row: ChallengeRow; principal: Principal } | null> {
+  let row: ChallengeRow | undefined;
+  if (by.id) {
+    [row] = await db
+      .select()
+      .from(twoFactorChallenges)
+      .where(and(eq(twoFactorChallenges.id, by.id), eq(twoFactorChallenges.context, context), isNull(twoFactorChallenges.consumedAt)));
+  } else if (by.email) {
+    const email = normalizeEmail(by.email);
+    [row] = await db
+      .select()
+      .from(twoFactorChallenges)
+      .where(
+        and(
+          eq(twoFactorChallenges.context, context),
+          isNull(twoFactorChallenges.consumedAt),
+          sql`(
+            (${twoFactorChallenges.principalType} = 'user' and ${twoFactorChallenges.principalId} in (select id from users where email = ${email}))
+            or (${twoFactorChallenges.principalType} = 'parent' and ${twoFactorChallenges.principalId} in (select id from parents where email = ${email}))
+          )`,
+        ),
+      )
+      .orderBy(desc(twoFactorChallenges.createdAt))
+      .limit(1);
+  }
+  if (!row) return null;
+  const principal = await getPrincipalById(db, row.principalType, row.principalId);
+  if (!principal || (by.email && principal.email !== normalizeEmail(by.email))) return null;
+  return { row, principal };
+}
+
+export type CodeResult =
+  | { kind: "ok"; principal: Principal; challenge: ChallengeRow }
+  | { kind: "no_challenge"; message: string }
+  | { kind: "expired"; message: string; attemptsRemaining: number }
+  | { kind: "wrong"; message: string; attemptsRemaining: number; voided: boolean };
+
+async function failAttempt(db: Db, row: ChallengeRow, now: Date, message: string): Promise<CodeResult> {
+  const next = afterFailedAttempt(row.attemptsRemaining);
+  await db
+    .update(twoFactorChallenges)
+    .set({ attemptsRemaining: next.attemptsRemaining, consumedAt: next.void ? now.toISOString() : null })
+    .where(eq(twoFactorChallenges.id, row.id));
+  return { kind: "wrong", message: next.void ? AUTH_MESSAGES.attemptsExhausted : message, attemptsRemaining: next.attemptsRemaining, voided: next.void };
+}
+
+async function checkCode(app: AuthApp, by: { id?: string; email?: string }, code: string, context: ChallengeContext): Promise<CodeResult> {
+  const found = await pendingChallenge(app.db, by, context);
+  if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+  const { row, principal } = found;
+  const now = app.now();
+  if (isExpired(row.expiresAt, now)) return { kind: "expired", message: AUTH_MESSAGES.codeExpired, attemptsRemaining: row.attemptsRemaining };
+  if (!row.codeHash || !/^\d{6}$/.test(code.trim()) || !timingSafeEqual(await codeHash(row.id, code), row.codeHash)) {
+    return failAttempt(app.db, row, now, AUTH_MESSAGES.verificationFailed);
+  }
+  return { kind: "ok", principal, challenge: row };
+}
+
+/** Two-factor sign-in: a correct, unexpired code consumes the challenge. */
+export async function verifyLoginCode(app: AuthApp, by: { id?: string; email?: string }, code: string): Promise<CodeResult> {
+  const result = await checkCode(app, by, code, "login");
+  if (result.kind === "ok") {
+    await app.db.update(twoFactorChallenges).set({ consumedAt: app.now().toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, result.challenge.id));
+  }
+  return result;
+}
+
+/** A backup code stands in for the emailed code; each works once. Failures count against the same attempts. */
+export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: string }, backupCode: string): Promise<CodeResult> {
+  const found = await pendingChallenge(app.db, by, "login");
+  if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+  const { row, principal } = found;
+  const now = app.now();
+  const hash = await sha256Hex(normalizeBackupCode(backupCode));
+  const [match] = await app.db
+    .select({ id: backupCodes.id })
+    .from(backupCodes)
+    .where(
+      and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id), eq(backupCodes.codeHash, hash), isNull(backupCodes.usedAt)),
+    );
+  if (!match) return failAttempt(app.db, row, now, AUTH_MESSAGES.backupFailed);
+  await app.db.batch([
+    app.db.update(backupCodes).set({ usedAt: now.toISOString() }).where(eq(backupCodes.id, match.id)),
+    app.db.update(twoFactorChallenges).set({ consumedAt: now.toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, row.id)),
+  ]);
+  return { kind: "ok", principal, challenge: row };
+}
+
+export type ResendResult =
+  | { kind: "sent"; expiresInMinutes: number; attemptsRemaining: number }
+  | { kind: "no_challenge"; message: string }
+  | { kind: "unsupported_method"; message: string }
+  | { kind: "send_failed"; message: string };
+
+/** Sends a fresh code for the pending challenge. Attempts are not restored, so resending cannot extend guessing. */
+export async function resendLoginCode(app: AuthApp, by: { id?: string; email?: string }, method = "email", failMessage: string = AUTH_MESSAGES.resendFailed): Promise<ResendResult> {
+  if (method !== "email") return { kind: "unsupported_method", message: "Only email verification is available." };
+  const found = await pendingChallenge(app.db, by, "login");
+  if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+  const sent = await sendCode(app, found.principal, found.row.id, "login");
+  if (!sent.sent) return { kind: "send_failed", message: failMessage };
+  return { kind: "sent", expiresInMinutes: sent.expiresInMinutes, attemptsRemaining: found.row.attemptsRemaining };
+}
+
+export async function getPendingLoginChallenge(db: Db, id: string) {
+  const found = await pendingChallenge(db, { id }, "login");
+  return found ? { email: found.principal.email, attemptsRemaining: found.row.attemptsRemaining, expiresAt: found.row.expiresAt } : null;
+}
+
+/* ---------------------------------------------------------------- backup codes */
+
+export function normalizeBackupCode(code: string): string {
+  return code.replace(/[\s-]/g, "").toUpperCase();
+}
+
+/** Replaces the principal's backup codes with ten new ones, returned once in plain text. */
+export async function generateBackupCodes(db: Db, principal: { type: PrincipalType; id: number }, makeCode: () => string = newBackupCode): Promise<string[]> {
+  const codes = Array.from({ length: BACKUP_CODE_COUNT }, makeCode);
+  const hashes = await Promise.all(codes.map((c) => sha256Hex(normalizeBackupCode(c))));
+  await db.batch([
+    db.delete(backupCodes).where(and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id))),
+    db.insert(backupCodes).values(hashes.map((codeHash) => ({ principalType: principal.type, principalId: principal.id, codeHash }))),
+  ]);
+  return codes;
+}
+
+const BACKUP_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+function newBackupCode(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  const chars = Array.from(bytes, (b) => BACKUP_ALPHABET[b % BACKUP_ALPHABET.length]).join("");
+  return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+}
+
+export async function countUnusedBackupCodes(db: Db, principal: { type: PrincipalType; id: number }): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(backupCodes)
+    .where(and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id), isNull(backupCodes.usedAt)));
+  return row?.n ?? 0;
+}
+
+/** Switches email two-factor on or off for oneself. Turning it on issues fresh backup codes. */
+export async function setTwoFactor(db: Db, principal: { type: PrincipalType; id: number }, enabled: boolean): Promise<string[] | null> {
+  const table = principal.type === "user" ? users : parents;
+  await db.update(table).set({ twoFactorEnabled: enabled }).where(eq(table.id, principal.id));
+  if (!enabled) {
+    await db.delete(backupCodes).where(and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id)));
+    return null;
+  }
+  return generateBackupCodes(db, principal);
+}
+
+/* ---------------------------------------------------------------- password reset */
+
+const RESET_REQUESTS_PER_HOUR = 5;
+
+/** Always answers the same way; sends a code only when an active account has that email. */
+export async function requestPasswordReset(app: AuthApp, rawEmail: string): Promise<void> {
+  const email = normalizeEmail(rawEmail);
+  const principal = (await findPrincipal(app.db, email, "user")) ?? (await findPrincipal(app.db, email, "parent"));
+  if (!principal) return;
+  const since = new Date(app.now().getTime() - THROTTLE.windowMs).toISOString();
+  const [recent] = await app.db
+    .select({ n: count() })
+    .from(twoFactorChallenges)
+    .where(
+      and(
+        eq(twoFactorChallenges.principalType, principal.type),
+        eq(twoFactorChallenges.principalId, principal.id),
+        eq(twoFactorChallenges.context, "password_reset"),
+        gt(twoFactorChallenges.createdAt, since),
+      ),
+    );
+  if ((recent?.n ?? 0) >= RESET_REQUESTS_PER_HOUR) return;
+  await startChallenge(app, principal, "password_reset");
+}
+
+export type ResetVerifyResult = { kind: "ok"; resetToken: string } | Exclude<CodeResult, { kind: "ok" }>;
+
+/** A correct reset code yields a one-time reset token valid for 15 minutes. */
+export async function verifyPasswordResetCode(app: AuthApp, email: string, code: string): Promise<ResetVerifyResult> {
+  const result = await checkCode(app, { email }, code, "password_reset");
+  if (result.kind !== "ok") return result;
+  const token = randomToken();
+  await app.db
+    .update(twoFactorChallenges)
+    .set({ codeHash: null, resetTokenHash: await sha256Hex(token), resetTokenExpiresAt: addMinutes(app.now(), RESET_TOKEN_MINUTES).toISOString() })
+    .where(eq(twoFactorChallenges.id, result.challenge.id));
+  return { kind: "ok", resetToken: token };
+}
+
+export type ChangeResult = { kind: "ok" } | { kind: "invalid_token"; message: string };
+
+/** Sets the new password, consumes the reset, and ends every session of the account. */
+export async function completePasswordReset(app: AuthApp, email: string, resetToken: string, password: string): Promise<ChangeResult> {
+  const found = await pendingChallenge(app.db, { email }, "password_reset");
+  const row = found?.row;
+  if (!found || !row?.resetTokenHash || isExpired(row.resetTokenExpiresAt, app.now()) || !timingSafeEqual(await sha256Hex(resetToken), row.resetTokenHash)) {
+    return { kind: "invalid_token", message: AUTH_MESSAGES.resetTokenInvalid };
+  }
+  await setPassword(app, found.principal, password);
+  await app.db.update(twoFactorChallenges).set({ consumedAt: app.now().toISOString(), resetTokenHash: null }).where(eq(twoFactorChallenges.id, row.id));
+  await clearAccountFailures(app.db, found.principal.email);
+  return { kind: "ok" };
+}
+
+export async function setPassword(app: Pick<AppContext, "db" | "env">, principal: { type: PrincipalType; id: number }, password: string): Promise<void> {
+  const table = principal.type === "user" ? users : parents;
+  const passwordHash = await hashPassword(password, app.env.PASSWORD_PEPPER ?? "");
+  await app.db.update(table).set({ passwordHash, updatedAt: new Date().toISOString() }).where(eq(table.id, principal.id));
+  await destroyAllSessions(app.db, principal);
+}
+
+/* ---------------------------------------------------------------- first-run registration */
+
+export async function registrationOpen(db: Db): Promise<boolean> {
+  const [row] = await db.select({ n: count() }).from(users);
+  return (row?.n ?? 0) === 0;
+}
+
+/** Creates the first SUPERADMIN. Closed once any user exists (the insert re-checks inside the same statement). */
+export async function registerFirstSuperadmin(app: Pick<AppContext, "db" | "env">, input: { name: string; surname: string; email: string; password: string }) {
+  const passwordHash = await hashPassword(input.password, app.env.PASSWORD_PEPPER ?? "");
+  const email = normalizeEmail(input.email);
+  await app.db.insert(roles).values({ name: "SUPERADMIN", permissions: "[]" }).onConflictDoNothing();
+  const inserted = await app.db.run(
+    sql`insert into users (name, surname, email, password_hash) select ${input.name}, ${input.surname}, ${email}, ${passwordHash} where not exists (select 1 from users)`,
+  );
+  const [user] = await app.db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  const changes = (inserted as { meta?: { changes?: number }; rowsAffected?: number }).meta?.changes ?? (inserted as { rowsAffected?: number }).rowsAffected ?? 0;
+  if (!user || changes === 0) return null;
+  const [role] = await app.db.select({ id: roles.id }).from(roles).where(eq(roles.name, "SUPERADMIN"));
+  await app.db.insert(userRoles).values({ userId: user.id, roleId: role!.id });
+  return { type: "user" as const, id: user.id };
+}

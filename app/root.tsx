@@ -1,0 +1,72 @@
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { AccessDenied } from "~/components/access-denied";
+import { APP_VERSION } from "~/domain/shell";
+import { readPrefs } from "~/services/prefs.server";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: `/styles/app.css?v=${APP_VERSION}` },
+  { rel: "icon", href: "/favicon.ico" },
+];
+
+export const meta: MetaFunction = () => [{ title: "Baseline" }, { name: "description", content: "Practice management for ABA therapy providers" }];
+
+/** Public: display preferences and the server's version only; no user data. */
+export const handle = { guard: "public" };
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const prefs = readPrefs(request);
+  return { dark: prefs.dark, version: context.app.env.APP_VERSION };
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const data = useRouteLoaderData<typeof loader>("root");
+  return (
+    <html lang="en-US">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body className={data?.dark ? "dark" : undefined}>
+        {children}
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  if (isRouteErrorResponse(error) && (error.status === 403 || error.status === 423)) {
+    return <AccessDenied status={error.status} />;
+  }
+  if (isRouteErrorResponse(error) && error.status === 404) {
+    return (
+      <main className="error-page">
+        <h1>404</h1>
+        <p>The page you were looking for could not be found.</p>
+        <a className="btn" href="/dashboard">
+          Go to Dashboard
+        </a>
+      </main>
+    );
+  }
+  if (!isRouteErrorResponse(error)) console.error(error);
+  return (
+    <main className="error-page">
+      <h1>500</h1>
+      <p>Algo salió mal, por favor intenta de nuevo más tarde.</p>
+      <p>Something went wrong. Please try again later.</p>
+      <a className="btn" href="/dashboard">
+        Go to Dashboard
+      </a>
+    </main>
+  );
+}

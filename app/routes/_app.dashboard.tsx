@@ -1,0 +1,120 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { useLoaderData } from "@remix-run/react";
+import { greetingName } from "~/domain/shell";
+import { getAdminDashboard } from "~/models/dashboard.server";
+import { listChildrenOfParent } from "~/models/parents.server";
+import { requirePrincipal } from "~/services/guard.server";
+
+export const meta: MetaFunction = () => [{ title: "Dashboard · Baseline" }];
+/** Home needs no permission (platform §2 sidebar); the counts are scoped to the user's locations. */
+export const handle = { guard: "principal" };
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePrincipal(request, context);
+  const name = greetingName(actor);
+  if (actor.kind === "parent") {
+    return { kind: "parent" as const, name, children: await listChildrenOfParent(context.app.db, actor) };
+  }
+  return { kind: "staff" as const, name, dashboard: await getAdminDashboard(context.app.db, actor, context.app.now()) };
+}
+
+function Trend({ current, before, percent }: { current: number; before: number; percent: number }) {
+  const sign = percent > 0 ? "+" : "";
+  return (
+    <small className={percent >= 0 ? "trend up" : "trend down"}>
+      {current} this month · {before} last month ({sign}
+      {percent}%)
+    </small>
+  );
+}
+
+export default function Dashboard() {
+  const data = useLoaderData<typeof loader>();
+  return (
+    <>
+      <section className="greeting">
+        <h1>Good Day, {data.name}</h1>
+        <p>Have a nice day at work.</p>
+        <blockquote>“Every small step forward is progress worth celebrating.”</blockquote>
+      </section>
+      {data.kind === "parent" ? (
+        <section className="card">
+          <h2>Your children</h2>
+          {data.children.length === 0 ? (
+            <p>No children are linked to your account yet.</p>
+          ) : (
+            <ul>
+              {data.children.map((c) => (
+                <li key={c.id}>
+                  {c.first_name} {c.last_name}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      ) : (
+        <>
+          <section className="stats" aria-label="Totals">
+            <div className="stat">
+              <span className="stat-label">Plans</span>
+              <strong data-testid="total-bips">{data.dashboard.total_bips}</strong>
+              <Trend current={data.dashboard.num_bips_current} before={data.dashboard.num_bips_before} percent={data.dashboard.porcentaje_d} />
+            </div>
+            <div className="stat">
+              <span className="stat-label">Patients</span>
+              <strong data-testid="total-patients">{data.dashboard.total_patients}</strong>
+              <Trend current={data.dashboard.num_patients_current} before={data.dashboard.num_patients_before} percent={data.dashboard.porcentajeDP} />
+            </div>
+            <div className="stat">
+              <span className="stat-label">RBT notes</span>
+              <strong data-testid="total-note-rbts">{data.dashboard.total_noteRbts}</strong>
+            </div>
+            <div className="stat">
+              <span className="stat-label">BCBA notes</span>
+              <strong data-testid="total-note-bcbas">{data.dashboard.total_noteBcbas}</strong>
+            </div>
+            <div className="stat">
+              <span className="stat-label">Employees</span>
+              <strong data-testid="total-employees">{data.dashboard.total_employees}</strong>
+            </div>
+            <div className="stat">
+              <span className="stat-label">Plans needing attention</span>
+              <strong>{data.dashboard.num_bips_attention_current}</strong>
+              <Trend current={data.dashboard.num_bips_attention_current} before={data.dashboard.num_bips_attention_before} percent={data.dashboard.porcentaje_da} />
+            </div>
+          </section>
+          <section className="card">
+            <h2>Recent patients</h2>
+            {data.dashboard.recent_patients.length === 0 ? (
+              <p>No data to display.</p>
+            ) : (
+              <table>
+                <thead>
+                  <tr>
+                    <th>Patient</th>
+                    <th>Identifier</th>
+                    <th>Status</th>
+                    <th>Added</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.dashboard.recent_patients.map((p) => (
+                    <tr key={p.id}>
+                      <td>
+                        {p.first_name} {p.last_name}
+                      </td>
+                      <td>{p.patient_identifier}</td>
+                      <td>{p.status}</td>
+                      <td>{p.created_at.slice(0, 10)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            <p className="muted">Locations: {data.dashboard.locations.map((l) => l.title).join(", ") || "none"}</p>
+          </section>
+        </>
+      )}
+    </>
+  );
+}

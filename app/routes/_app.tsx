@@ -1,0 +1,53 @@
+import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { Outlet, useLoaderData } from "@remix-run/react";
+import { AppShell } from "~/components/shell/app-shell";
+import { badgeText, firstRole, greetingName, headerBadgeCount, showsLogoLink, showsProfileLink, sidebarBadgeCount, visibleSidebar } from "~/domain/shell";
+import { getNotificationSummary } from "~/models/notifications.server";
+import { requirePrincipal } from "~/services/guard.server";
+import { readPrefs } from "~/services/prefs.server";
+
+/** The signed-in page shell: header, sidebar, banners, footer. Children add their own guards. */
+export const handle = { guard: "principal" };
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePrincipal(request, context);
+  const summary = await getNotificationSummary(context.app.db, actor);
+  const prefs = readPrefs(request);
+  const { env } = context.app;
+  return {
+    user: {
+      name: greetingName(actor),
+      fullName: `${actor.name} ${actor.surname}`.trim(),
+      role: firstRole(actor),
+      avatar: actor.avatar,
+      isParent: actor.kind === "parent",
+    },
+    nav: visibleSidebar(actor).map((item) => ({
+      label: item.label,
+      to: item.to,
+      badge: item.badge === "tickets" ? badgeFor(sidebarBadgeCount(actor, summary)) : null,
+    })),
+    logoLink: showsLogoLink(actor),
+    profileLink: showsProfileLink(actor),
+    ticketBadge: badgeText(headerBadgeCount(actor, summary)),
+    prefs: { miniSidebar: prefs.miniSidebar, mobileSidebar: prefs.mobileSidebar, dark: prefs.dark, versionDismissed: prefs.versionDismissed },
+    demo: env.DEMO_MODE === "true" ? { productionUrl: env.PRODUCTION_URL } : null,
+    version: env.APP_VERSION,
+    year: context.app.now().getUTCFullYear(),
+  };
+}
+
+function badgeFor(count: number | null): string | null {
+  return count === null ? null : badgeText(count);
+}
+
+export type ShellData = ReturnType<typeof useLoaderData<typeof loader>>;
+
+export default function AppLayout() {
+  const data = useLoaderData<typeof loader>();
+  return (
+    <AppShell data={data}>
+      <Outlet />
+    </AppShell>
+  );
+}

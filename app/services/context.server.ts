@@ -1,0 +1,54 @@
+import { d1Database, type Db } from "~/db/client.server";
+import { emailSenderFor, type EmailSender } from "./email.server";
+
+/** Per-request services, built once in the Worker and handed to Remix and Hono alike. */
+export interface AppContext {
+  env: Env;
+  db: Db;
+  email: EmailSender;
+  isDev: boolean;
+  ip: string;
+  requestId: string;
+  secure: boolean;
+  now: () => Date;
+  waitUntil: (p: Promise<unknown>) => void;
+}
+
+export function isDevelopment(env: Pick<Env, "APP_ENV">): boolean {
+  return env.APP_ENV === "development";
+}
+
+/** Fails fast when a production secret is missing. */
+export function assertProductionSecrets(env: Env): void {
+  if (isDevelopment(env)) return;
+  const missing = (["JWT_SECRET"] as const).filter((k) => !env[k]);
+  if (missing.length) throw new Error(`Missing required secrets: ${missing.join(", ")}`);
+}
+
+export function createAppContext(request: Request, env: Env, ctx: Pick<ExecutionContext, "waitUntil">): AppContext {
+  assertProductionSecrets(env);
+  const db = d1Database(env.DB);
+  const url = new URL(request.url);
+  return {
+    env,
+    db,
+    email: emailSenderFor(env, db),
+    isDev: isDevelopment(env),
+    ip: request.headers.get("CF-Connecting-IP") ?? request.headers.get("X-Forwarded-For")?.split(",")[0]?.trim() ?? "127.0.0.1",
+    requestId: request.headers.get("CF-Ray") ?? crypto.randomUUID(),
+    secure: url.protocol === "https:" && url.hostname !== "localhost" && url.hostname !== "127.0.0.1",
+    now: () => new Date(),
+    waitUntil: (p) => ctx.waitUntil(p),
+  };
+}
+
+declare module "@remix-run/cloudflare" {
+  interface AppLoadContext {
+    app: AppContext;
+  }
+}
+declare module "@remix-run/server-runtime" {
+  interface AppLoadContext {
+    app: AppContext;
+  }
+}

@@ -1,0 +1,37 @@
+import { readCookies, serializeCookie } from "./cookies.server";
+
+/**
+ * Short-lived HttpOnly cookies that carry a screen flow across requests, so a reload keeps its place:
+ * the pending two-factor challenge, and the password-reset email and token.
+ */
+const CHALLENGE = "__2fa";
+const RESET_EMAIL = "__reset_email";
+const RESET_TOKEN = "__reset_token";
+const FLOW_SECONDS = 30 * 60;
+
+const set = (name: string, value: string, secure: boolean) => serializeCookie(name, value, { httpOnly: true, secure, maxAge: FLOW_SECONDS, sameSite: "Strict" });
+const clear = (name: string, secure: boolean) => serializeCookie(name, "", { httpOnly: true, secure, maxAge: 0, sameSite: "Strict" });
+
+export const readChallengeId = (request: Request) => readCookies(request)[CHALLENGE] || null;
+export const challengeCookie = (id: string, secure: boolean) => set(CHALLENGE, id, secure);
+export const clearChallengeCookie = (secure: boolean) => clear(CHALLENGE, secure);
+
+export const readResetEmail = (request: Request) => readCookies(request)[RESET_EMAIL] || null;
+export const resetEmailCookie = (email: string, secure: boolean) => set(RESET_EMAIL, email, secure);
+export const readResetToken = (request: Request) => readCookies(request)[RESET_TOKEN] || null;
+export const resetTokenCookie = (token: string, secure: boolean) => set(RESET_TOKEN, token, secure);
+export const clearResetCookies = (secure: boolean) => [clear(RESET_EMAIL, secure), clear(RESET_TOKEN, secure)];
+
+/** Only same-site paths are followed after sign-in. */
+export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/dashboard"): string {
+  if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
+  if (to.startsWith("/login") || to.startsWith("/logout")) return fallback;
+  return to;
+}
+
+/** Builds a redirect response carrying several Set-Cookie headers. */
+export function redirectWithCookies(to: string, cookies: string[], status = 303): Response {
+  const headers = new Headers({ Location: to });
+  for (const c of cookies) headers.append("Set-Cookie", c);
+  return new Response(null, { status, headers });
+}

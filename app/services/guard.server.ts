@@ -1,0 +1,77 @@
+import { redirect, type AppLoadContext } from "@remix-run/cloudflare";
+import { can, type Actor, type Permission } from "~/domain/permissions";
+import { getActor } from "~/models/actors.server";
+import { readSession, type ScreenSession } from "./session.server";
+
+/**
+ * Route guards for loaders and actions. Each throws (a redirect to sign-in, the lock screen, or a 403
+ * Response) before the route reads any data. Every route module also declares its guard in `handle`
+ * so the route-coverage test can prove the declaration and the behaviour agree.
+ */
+export type Guard = "public" | "principal" | "staff" | Permission;
+export interface GuardHandle {
+  guard: Guard;
+}
+
+export interface Signed {
+  actor: Actor;
+  session: ScreenSession;
+}
+
+function returnTo(request: Request): string {
+  const url = new URL(request.url);
+  // Single-fetch data requests end in .data; send the user back to the page itself.
+  const path = url.pathname.replace(/\.data$/, "") || "/";
+  return path + url.search.replace(/([?&])_data=[^&]*&?/, "$1").replace(/[?&]$/, "");
+}
+
+export function forbidden(message = "You don't have permission to access this resource."): Response {
+  return new Response(message, { status: 403, statusText: "Forbidden" });
+}
+
+export function notFound(message = "Not Found"): Response {
+  return new Response(message, { status: 404, statusText: "Not Found" });
+}
+
+/** The signed-in principal of an active session, or null (no redirect). */
+export async function getSigned(request: Request, context: AppLoadContext): Promise<Signed | null> {
+  const { db, now } = context.app;
+  const session = await readSession(db, request, now());
+  if (!session || session.state !== "active") return null;
+  const actor = await getActor(db, session.principalType, session.principalId);
+  return actor ? { actor, session } : null;
+}
+
+/** Any signed-in principal (staff or parent). Redirects to sign-in, or to the lock screen after the idle limit. */
+export async function requirePrincipal(request: Request, context: AppLoadContext): Promise<Signed> {
+  const { db, now } = context.app;
+  const session = await readSession(db, request, now());
+  const to = encodeURIComponent(returnTo(request));
+  if (!session) throw redirect(`/login?redirectTo=${to}`);
+  if (session.state === "locked") throw redirect(`/lock-screen?redirectTo=${to}`);
+  const actor = await getActor(db, session.principalType, session.principalId);
+  if (!actor) throw redirect(`/login?redirectTo=${to}`);
+  return { actor, session };
+}
+
+/** A signed-in staff user; parents are refused with 403. */
+export async function requireStaff(request: Request, context: AppLoadContext): Promise<Signed> {
+  const signed = await requirePrincipal(request, context);
+  if (signed.actor.kind !== "user") throw forbidden();
+  return signed;
+}
+
+/** A staff user holding the permission (SUPERADMIN and ADMIN always pass). */
+export async function requirePermission(request: Request, context: AppLoadContext, permission: Permission): Promise<Signed> {
+  const signed = await requireStaff(request, context);
+  if (!can(signed.actor, permission)) throw forbidden();
+  return signed;
+}
+
+/** Applies a declared guard. Public routes get null. */
+export async function requireGuard(request: Request, context: AppLoadContext, guard: Guard): Promise<Signed | null> {
+  if (guard === "public") return null;
+  if (guard === "principal") return requirePrincipal(request, context);
+  if (guard === "staff") return requireStaff(request, context);
+  return requirePermission(request, context, guard);
+}

@@ -1,0 +1,72 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "~/db/client.server";
+import { sessions } from "~/db/schema";
+import { sessionState, type SessionState } from "~/domain/auth-rules";
+import type { PrincipalType } from "~/models/actors.server";
+import { getAuthSettings } from "~/models/settings.server";
+import { readCookies, serializeCookie } from "./cookies.server";
+import { randomToken, sha256Hex } from "./crypto.server";
+
+/** Screen sessions: a random id in an HttpOnly cookie; D1 keeps only its SHA-256. */
+export const SESSION_COOKIE = "__session";
+/** Write last_seen_at at most this often, so an active user does not cost a write per request. */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface ScreenSession {
+  idHash: string;
+  principalType: PrincipalType;
+  principalId: number;
+  state: SessionState;
+}
+
+export async function createSession(db: Db, principal: { type: PrincipalType; id: number }, now: Date, secure: boolean): Promise<string> {
+  const id = randomToken();
+  const { absoluteHours } = await getAuthSettings(db);
+  const at = now.toISOString();
+  await db.insert(sessions).values({ idHash: await sha256Hex(id), principalType: principal.type, principalId: principal.id, createdAt: at, lastSeenAt: at });
+  return serializeCookie(SESSION_COOKIE, id, { httpOnly: true, secure, maxAge: absoluteHours * 3600 });
+}
+
+export function clearSessionCookie(secure: boolean): string {
+  return serializeCookie(SESSION_COOKIE, "", { httpOnly: true, secure, maxAge: 0 });
+}
+
+/** Reads the request's session and applies the idle (lock) and absolute (end) limits. */
+export async function readSession(db: Db, request: Request, now: Date): Promise<ScreenSession | null> {
+  const id = readCookies(request)[SESSION_COOKIE];
+  if (!id) return null;
+  const idHash = await sha256Hex(id);
+  const [row] = await db.select().from(sessions).where(eq(sessions.idHash, idHash));
+  if (!row) return null;
+  const limits = await getAuthSettings(db);
+  const state = sessionState(row, now, limits);
+  if (state === "expired") {
+    await db.delete(sessions).where(eq(sessions.idHash, idHash));
+    return null;
+  }
+  if (state === "locked" && !row.locked) {
+    await db.update(sessions).set({ locked: true }).where(eq(sessions.idHash, idHash));
+  } else if (state === "active" && now.getTime() - new Date(row.lastSeenAt).getTime() > TOUCH_EVERY_MS) {
+    await db.update(sessions).set({ lastSeenAt: now.toISOString() }).where(eq(sessions.idHash, idHash));
+  }
+  return { idHash, principalType: row.principalType, principalId: row.principalId, state };
+}
+
+/** The lock screen resumes the same session after the password is re-entered. */
+export async function unlockSession(db: Db, idHash: string, now: Date): Promise<void> {
+  await db.update(sessions).set({ locked: false, lastSeenAt: now.toISOString() }).where(eq(sessions.idHash, idHash));
+}
+
+export async function lockSession(db: Db, idHash: string): Promise<void> {
+  await db.update(sessions).set({ locked: true }).where(eq(sessions.idHash, idHash));
+}
+
+export async function destroySession(db: Db, request: Request): Promise<void> {
+  const id = readCookies(request)[SESSION_COOKIE];
+  if (id) await db.delete(sessions).where(eq(sessions.idHash, await sha256Hex(id)));
+}
+
+/** Ends every session of a principal (after a password change or reset). */
+export async function destroyAllSessions(db: Db, principal: { type: PrincipalType; id: number }): Promise<void> {
+  await db.delete(sessions).where(and(eq(sessions.principalType, principal.type), eq(sessions.principalId, principal.id)));
+}

@@ -1,0 +1,26 @@
+/// <reference types="@remix-run/cloudflare" />
+import type { D1Migration } from "@cloudflare/vitest-pool-workers";
+
+declare global {
+  interface Env {
+    DB: D1Database;
+    ASSETS?: Fetcher;
+    PDF_QUEUE?: Queue<unknown>;
+    /** "development" enables the outbox page and the dev API; anything else is production. */
+    APP_ENV: string;
+    APP_VERSION: string;
+    DEMO_MODE: string;
+    PRODUCTION_URL: string;
+    RESEND_API_KEY?: string;
+    EMAIL_FROM?: string;
+    /** Secret for API bearer tokens. Required outside development. */
+    JWT_SECRET?: string;
+    /** Optional secret mixed into every password hash. */
+    PASSWORD_PEPPER?: string;
+    TEST_MIGRATIONS?: D1Migration[];
+  }
+  namespace Cloudflare {
+    interface Env extends globalThis.Env {}
+  }
+}
+export {};

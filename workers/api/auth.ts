@@ -1,0 +1,176 @@
+import { Hono, type Context } from "hono";
+import { AUTH_MESSAGES } from "~/domain/auth-rules";
+import {
+  BackupCodeInput,
+  LoginInput,
+  ResendInput,
+  ResetChangeInput,
+  ResetRequestInput,
+  ResetVerifyInput,
+  TwoFactorVerifyInput,
+} from "~/domain/auth-schemas";
+import { parseWith } from "~/domain/validation";
+import { actorJson, getActor } from "~/models/actors.server";
+import {
+  completePasswordReset,
+  countUnusedBackupCodes,
+  resendLoginCode,
+  requestPasswordReset,
+  signIn,
+  verifyBackupCode,
+  verifyLoginCode,
+  verifyPasswordResetCode,
+  type CodeResult,
+} from "~/models/auth.server";
+import { getAuthSettings } from "~/models/settings.server";
+import { issueAccessToken, revokeToken, verifyAccessToken } from "~/services/tokens.server";
+import { jsonError, readBody, requireApiPrincipal, type AppEnv } from "./env";
+
+/** Sign-in, refresh, logout, two-factor and password reset (platform §7 authentication table). */
+
+async function tokenAnswer(c: Context<AppEnv>, principal: { type: "user" | "parent"; id: number }, authTime?: number) {
+  const { db, env, now } = c.var.app;
+  const actor = await getActor(db, principal.type, principal.id);
+  if (!actor) return jsonError(c, 401, "Unauthenticated.");
+  const token = await issueAccessToken(env, principal, now(), authTime);
+  return c.json({ ...token, user: actorJson(actor) });
+}
+
+function codeFailure(c: Context<AppEnv>, result: Exclude<CodeResult, { kind: "ok" }>) {
+  if (result.kind === "no_challenge") return jsonError(c, 422, result.message, { attempts_remaining: 0 });
+  if (result.kind === "expired") return jsonError(c, 422, result.message, { code_expired: true, attempts_remaining: result.attemptsRemaining });
+  return jsonError(c, 422, result.message, { code_expired: false, attempts_remaining: result.attemptsRemaining, challenge_ended: result.voided });
+}
+
+async function body(c: Context<AppEnv>) {
+  return (await readBody(c)) ?? {};
+}
+
+export const authApi = new Hono<AppEnv>()
+  .post("/auth/login", async (c) => {
+    const raw = await readBody(c);
+    if (!raw) return jsonError(c, 400, "The request body must be JSON.");
+    const parsed = parseWith(LoginInput, raw);
+    if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
+    const result = await signIn(c.var.app, parsed.data);
+    switch (result.kind) {
+      case "throttled":
+        c.header("Retry-After", String(result.retryAfter));
+        return jsonError(c, 429, result.message, { retry_after: result.retryAfter });
+      case "invalid":
+        return jsonError(c, 401, result.message);
+      case "send_failed":
+        return jsonError(c, 502, result.message);
+      case "two_factor":
+        return c.json(
+          {
+            message: "Two-factor verification required.",
+            two_factor_required: true,
+            method_selection_required: false,
+            attempts_remaining: result.attemptsRemaining,
+            expires_in_minutes: result.expiresInMinutes,
+            development_mode: c.var.app.isDev,
+            sms_service_active: false,
+          },
+          202,
+        );
+      case "signed_in":
+        return tokenAnswer(c, result.principal);
+    }
+  })
+  .get("/auth/refresh", async (c) => {
+    const token = /^Bearer\s+(.+)$/i.exec(c.req.header("Authorization") ?? "")?.[1];
+    if (!token) return jsonError(c, 401, "Unauthenticated.");
+    const { db, env, now } = c.var.app;
+    const check = await verifyAccessToken(db, env, token, now(), true);
+    if (!check.ok) return jsonError(c, 401, check.reason === "expired" ? "Session has expired. Please sign in again." : "Unauthenticated.");
+    const { absoluteHours } = await getAuthSettings(db);
+    await revokeToken(db, check.claims, absoluteHours);
+    return tokenAnswer(c, check.claims, check.claims.authTime);
+  })
+  .post("/auth/logout", requireApiPrincipal, async (c) => {
+    const { absoluteHours } = await getAuthSettings(c.var.app.db);
+    await revokeToken(c.var.app.db, c.var.claims, absoluteHours);
+    return c.json({ message: "Successfully logged out" });
+  })
+  .post("/auth/me", requireApiPrincipal, (c) => c.json(actorJson(c.var.actor)))
+  .post("/two-factor/verify", async (c) => {
+    const raw = await body(c);
+    if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingVerify);
+    const parsed = parseWith(TwoFactorVerifyInput, raw);
+    if (!parsed.ok) return jsonError(c, 422, parsed.errors.code ?? AUTH_MESSAGES.verificationFailed, { errors: parsed.errors });
+    const result = await verifyLoginCode(c.var.app, { email: parsed.data.email }, parsed.data.code);
+    return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
+  })
+  .post("/two-factor/backup-code", async (c) => {
+    const raw = await body(c);
+    if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingBackup);
+    const parsed = parseWith(BackupCodeInput, raw);
+    if (!parsed.ok) return jsonError(c, 422, AUTH_MESSAGES.backupFailed, { errors: parsed.errors });
+    const result = await verifyBackupCode(c.var.app, { email: parsed.data.email }, parsed.data.backup_code);
+    return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
+  })
+  .post("/two-factor/resend", async (c) => {
+    const raw = await body(c);
+    if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingResend);
+    return resendAnswer(c, raw, AUTH_MESSAGES.resendFailed);
+  })
+  .post("/two-factor/send-code", async (c) => {
+    const raw = await body(c);
+    if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingSend);
+    if (raw.context === "password_reset") {
+      const parsed = parseWith(ResetRequestInput, raw);
+      if (!parsed.ok) return jsonError(c, 422, parsed.errors.email!, { errors: parsed.errors });
+      await requestPasswordReset(c.var.app, parsed.data.email);
+      return c.json(codeAnswer(c, (await getAuthSettings(c.var.app.db)).codeExpiryMinutes, 5, AUTH_MESSAGES.resetSent));
+    }
+    return resendAnswer(c, raw, AUTH_MESSAGES.sendFailed);
+  })
+  .get("/two-factor/status", requireApiPrincipal, async (c) => {
+    const actor = c.var.actor;
+    const { codeExpiryMinutes } = await getAuthSettings(c.var.app.db);
+    return c.json({
+      two_factor_enabled: actor.twoFactorEnabled,
+      method: actor.twoFactorEnabled ? "email" : null,
+      available_methods: ["email"],
+      backup_codes_remaining: await countUnusedBackupCodes(c.var.app.db, { type: actor.kind, id: actor.id }),
+      expires_in_minutes: codeExpiryMinutes,
+      sms_service_active: false,
+      development_mode: c.var.app.isDev,
+    });
+  })
+  .post("/password-reset/request", async (c) => {
+    const parsed = parseWith(ResetRequestInput, await body(c));
+    if (!parsed.ok) return jsonError(c, 422, parsed.errors.email!, { errors: parsed.errors });
+    await requestPasswordReset(c.var.app, parsed.data.email);
+    return c.json({ message: AUTH_MESSAGES.resetSent });
+  })
+  .post("/password-reset/verify", async (c) => {
+    const parsed = parseWith(ResetVerifyInput, await body(c));
+    if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
+    const result = await verifyPasswordResetCode(c.var.app, parsed.data.email, parsed.data.code);
+    if (result.kind !== "ok") return codeFailure(c, result);
+    return c.json({ message: "Code verified.", reset_token: result.resetToken });
+  })
+  .post("/password-reset/change", async (c) => {
+    const parsed = parseWith(ResetChangeInput, await body(c));
+    if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
+    const result = await completePasswordReset(c.var.app, parsed.data.email, parsed.data.reset_token, parsed.data.password);
+    if (result.kind !== "ok") return jsonError(c, 422, result.message);
+    return c.json({ message: AUTH_MESSAGES.passwordChanged });
+  });
+
+function codeAnswer(c: Context<AppEnv>, expiresInMinutes: number, attemptsRemaining: number, message: string) {
+  return { message, expires_in_minutes: expiresInMinutes, attempts_remaining: attemptsRemaining, development_mode: c.var.app.isDev, sms_service_active: false };
+}
+
+async function resendAnswer(c: Context<AppEnv>, raw: Record<string, unknown>, failMessage: string) {
+  const parsed = parseWith(ResendInput, raw);
+  if (!parsed.ok) return jsonError(c, 422, failMessage, { errors: parsed.errors });
+  const result = await resendLoginCode(c.var.app, { email: parsed.data.email }, parsed.data.method, failMessage);
+  if (result.kind === "no_challenge") return jsonError(c, 422, result.message, { attempts_remaining: 0 });
+  if (result.kind === "unsupported_method") return jsonError(c, 422, result.message);
+  if (result.kind === "send_failed") return jsonError(c, 502, result.message);
+  return c.json(codeAnswer(c, result.expiresInMinutes, result.attemptsRemaining, "A new verification code has been sent."));
+}
+

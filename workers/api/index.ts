@@ -1,0 +1,34 @@
+import { Hono } from "hono";
+import { listOutbox } from "~/services/email.server";
+import { authApi } from "./auth";
+import { jsonError, type AppEnv } from "./env";
+
+/**
+ * The REST API under /api. Routes reachable without a bearer token are listed in PUBLIC_API_ROUTES;
+ * every other route carries a guard middleware (see ./env.ts), which the route-coverage test checks.
+ */
+export const PUBLIC_API_ROUTES = [
+  "POST /auth/login",
+  "GET /auth/refresh",
+  "POST /two-factor/verify",
+  "POST /two-factor/backup-code",
+  "POST /two-factor/resend",
+  "POST /two-factor/send-code",
+  "POST /password-reset/request",
+  "POST /password-reset/verify",
+  "POST /password-reset/change",
+  "GET /version",
+  "GET /dev/outbox",
+] as const;
+
+export const api = new Hono<AppEnv>()
+  .get("/version", (c) => c.json({ version: c.env.APP_VERSION }))
+  .get("/dev/outbox", async (c) => {
+    // Development only: in production the outbox does not exist.
+    if (!c.var.app.isDev) return jsonError(c, 404, "Not Found");
+    const to = c.req.query("to");
+    return c.json({ data: await listOutbox(c.var.app.db, to || undefined) });
+  })
+  .route("/", authApi);
+
+api.notFound((c) => jsonError(c, 404, "Not Found"));

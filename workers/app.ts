@@ -1,0 +1,62 @@
+import { createRequestHandler, type ServerBuild } from "@remix-run/cloudflare";
+import { Hono } from "hono";
+import * as build from "../build/index.js";
+import { createAppContext } from "~/services/context.server";
+import { api } from "./api";
+import { jsonError, type AppEnv } from "./api/env";
+import { handleQueue } from "./jobs";
+
+const remix = createRequestHandler(build as unknown as ServerBuild);
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "same-origin",
+  "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+  "Content-Security-Policy":
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'self'",
+};
+
+/** A form POST must come from this site: the Origin (or Referer) must match the request's own origin. */
+export function isCrossSitePost(request: Request): boolean {
+  if (request.method === "GET" || request.method === "HEAD") return false;
+  const own = new URL(request.url).origin;
+  const origin = request.headers.get("Origin");
+  if (origin) return origin !== own;
+  const referer = request.headers.get("Referer");
+  if (referer) {
+    try {
+      return new URL(referer).origin !== own;
+    } catch {
+      return true;
+    }
+  }
+  return true;
+}
+
+const app = new Hono<AppEnv>();
+
+app.use("*", async (c, next) => {
+  c.set("app", createAppContext(c.req.raw, c.env, c.executionCtx));
+  await next();
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
+  c.res.headers.set("X-Request-Id", c.var.app.requestId);
+});
+
+app.route("/api", api);
+
+app.all("*", async (c) => {
+  if (isCrossSitePost(c.req.raw)) return c.text("Cross-site form posts are not accepted.", 403);
+  return remix(c.req.raw, { app: c.var.app });
+});
+
+app.onError((err, c) => {
+  console.error(`[${c.var.app?.requestId ?? "-"}]`, err);
+  if (c.req.path.startsWith("/api/")) return jsonError(c, 500, "Something went wrong. Please try again later.", { request_id: c.var.app?.requestId });
+  return c.redirect("/error/error500", 303);
+});
+
+export default {
+  fetch: app.fetch,
+  queue: handleQueue,
+} satisfies ExportedHandler<Env>;
