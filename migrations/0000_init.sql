@@ -148,7 +148,6 @@ CREATE TABLE `sessions` (
 	`id_hash` text PRIMARY KEY NOT NULL,
 	`principal_type` text NOT NULL,
 	`principal_id` integer NOT NULL,
-	`csrf_token` text NOT NULL,
 	`created_at` text NOT NULL,
 	`last_seen_at` text NOT NULL,
 	`locked` integer DEFAULT false NOT NULL

@@ -1,0 +1,177 @@
+import { sql } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Db } from "../app/db/client.server";
+import { backupCodes, bips, locations, notes, parents, patients, roles, tickets, userLocations, userRoles, users } from "../app/db/schema";
+import { PERMISSIONS, type Permission } from "../app/domain/permissions";
+import { sha256Hex } from "../app/services/crypto.server";
+import { hashPassword } from "../app/services/passwords.server";
+import { normalizeBackupCode } from "../app/models/auth.server";
+
+/**
+ * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
+ * created dates and password hashes are written on first insert only, so a second run changes nothing.
+ */
+
+export const DEMO_PASSWORD = "baseline-demo-2026";
+/** Backup codes of twofactor@demo.test (demo only; a real user sees theirs once). */
+export const DEMO_BACKUP_CODES = ["DEMO1-AAAAA", "DEMO2-BBBBB", "DEMO3-CCCCC", "DEMO4-DDDDD", "DEMO5-EEEEE", "DEMO6-FFFFF", "DEMO7-GGGGG", "DEMO8-HHHHH", "DEMO9-JJJJJ", "DEMOA-KKKKK"];
+
+const LOCATIONS = [
+  { id: 1, title: "Miami Clinic", city: "Miami", state: "FL", zip: "33130", address: "120 SW 8th St", phone1: "305-555-0101", email: "miami@demo.test", timeZone: "America/New_York", posCodes: "02,03,11,12,99,10" },
+  { id: 2, title: "Denver Clinic", city: "Denver", state: "CO", zip: "80202", address: "1600 Champa St", phone1: "303-555-0102", email: "denver@demo.test", timeZone: "America/Denver", posCodes: "02,11,12,99" },
+  { id: 3, title: "Los Angeles Clinic", city: "Los Angeles", state: "CA", zip: "90012", address: "200 N Spring St", phone1: "213-555-0103", email: "la@demo.test", timeZone: "America/Los_Angeles", posCodes: "02,03,11,12,10" },
+];
+
+/** The demo roles' permission sets; docs/decisions/002-demo-role-permissions.md explains them. */
+export const ROLE_PERMISSIONS: Record<string, readonly Permission[]> = {
+  SUPERADMIN: PERMISSIONS,
+  ADMIN: PERMISSIONS,
+  MANAGER: ["view_employees", "manage_employees", "view_clients", "manage_clients", "view_notes", "manage_notes", "view_parents", "manage_parents", "view_bips", "manage_bips", "manage_insurances", "manage_locations_access", "manage_tickets", "manage_claims"],
+  DOCTOR: ["view_employees", "view_clients", "view_notes", "manage_notes", "view_parents", "view_bips", "manage_bips"],
+  LM: ["view_employees", "manage_employees", "view_clients", "manage_clients", "view_notes", "view_parents", "manage_parents", "view_bips", "manage_locations_access"],
+  BCBA: ["view_clients", "view_notes", "view_parents", "view_bips", "manage_bips"],
+  BCaBA: ["view_clients", "view_notes", "view_bips", "manage_bips"],
+  RBT: ["view_clients", "view_notes", "view_bips"],
+};
+const ROLE_IDS = ["SUPERADMIN", "ADMIN", "MANAGER", "DOCTOR", "LM", "BCBA", "BCaBA", "RBT"];
+
+const USERS: { id: number; email: string; name: string; surname: string; role: string; locations: number[]; twoFactor?: boolean; gender: string }[] = [
+  { id: 1, email: "superadmin@demo.test", name: "Sofia", surname: "Alvarez", role: "SUPERADMIN", locations: [1, 2, 3], gender: "female" },
+  { id: 2, email: "admin@demo.test", name: "Marcus", surname: "Reed", role: "ADMIN", locations: [1, 2, 3], gender: "male" },
+  { id: 3, email: "manager@demo.test", name: "Priya", surname: "Natarajan", role: "MANAGER", locations: [1, 2], gender: "female" },
+  { id: 4, email: "doctor@demo.test", name: "Daniel", surname: "Okafor", role: "DOCTOR", locations: [1], gender: "male" },
+  { id: 5, email: "lm@demo.test", name: "Hannah", surname: "Kowalski", role: "LM", locations: [2], gender: "female" },
+  { id: 6, email: "bcba@demo.test", name: "Elena", surname: "Moreno", role: "BCBA", locations: [1, 3], gender: "female" },
+  { id: 7, email: "bcaba@demo.test", name: "Tyler", surname: "Brooks", role: "BCaBA", locations: [3], gender: "male" },
+  { id: 8, email: "rbt@demo.test", name: "Jasmine", surname: "Carter", role: "RBT", locations: [1], gender: "female" },
+  { id: 9, email: "twofactor@demo.test", name: "Noah", surname: "Fischer", role: "BCBA", locations: [2], twoFactor: true, gender: "male" },
+];
+
+const FIRST = ["Liam", "Olivia", "Mateo", "Emma", "Lucas", "Mia", "Ethan", "Ava", "Leo", "Isabella", "Noah", "Zoe", "Elijah", "Chloe", "Aiden", "Layla", "Owen", "Nora"];
+const LAST = ["Garcia", "Johnson", "Nguyen", "Smith", "Lopez", "Williams", "Brown", "Davis", "Martinez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin", "Lee", "Perez"];
+
+function daysAgo(now: Date, days: number): string {
+  return new Date(now.getTime() - days * 86_400_000).toISOString();
+}
+
+/** Upsert by id: on conflict every column is refreshed except those in `keep` (created dates, password hashes). */
+async function upsert<T extends SQLiteTable>(db: Db, table: T, rows: T["$inferInsert"][], keep: string[] = ["createdAt"]) {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!).filter((k) => k !== "id" && !keep.includes(k));
+  const cols = (table as unknown as Record<string, { name: string }>);
+  const set = Object.fromEntries(columns.map((k) => [k, sql.raw(`excluded.${cols[k]!.name}`)]));
+  const target = (table as unknown as Record<string, unknown>).id as never;
+  for (let i = 0; i < rows.length; i += 50) {
+    const q = db.insert(table).values(rows.slice(i, i + 50) as never);
+    await (columns.length ? q.onConflictDoUpdate({ target, set: set as never }) : q.onConflictDoNothing());
+  }
+}
+
+export async function seedDemo(db: Db, now = new Date()): Promise<void> {
+  const passwordHash = await hashPassword(DEMO_PASSWORD);
+
+  await upsert(db, locations, LOCATIONS);
+  await upsert(
+    db,
+    roles,
+    ROLE_IDS.map((name, i) => ({ id: i + 1, name, permissions: JSON.stringify(ROLE_PERMISSIONS[name]) })),
+  );
+  await upsert(
+    db,
+    users,
+    USERS.map((u) => ({
+      id: u.id,
+      name: u.name,
+      surname: u.surname,
+      email: u.email,
+      passwordHash,
+      status: "active",
+      gender: u.gender,
+      phone: `555-010-${String(u.id).padStart(4, "0")}`,
+      locationId: u.locations[0]!,
+      twoFactorEnabled: !!u.twoFactor,
+      createdAt: daysAgo(now, 400 - u.id),
+    })),
+    ["createdAt", "passwordHash"],
+  );
+  for (const u of USERS) {
+    await db.insert(userRoles).values({ userId: u.id, roleId: ROLE_IDS.indexOf(u.role) + 1 }).onConflictDoNothing();
+    for (const loc of u.locations) await db.insert(userLocations).values({ userId: u.id, locationId: loc }).onConflictDoNothing();
+  }
+  const twoFactor = USERS.find((u) => u.twoFactor)!;
+  await upsert(
+    db,
+    backupCodes,
+    await Promise.all(
+      DEMO_BACKUP_CODES.map(async (code, i) => ({ id: i + 1, principalType: "user" as const, principalId: twoFactor.id, codeHash: await sha256Hex(normalizeBackupCode(code)), usedAt: null })),
+    ),
+  );
+
+  await upsert(
+    db,
+    parents,
+    [{ id: 1, name: "Laura", surname: "Garcia", email: "parent@demo.test", passwordHash, phone: "305-555-0199", city: "Miami", state: "FL", zipCode: "33130", locationId: 1, status: "active", createdAt: daysAgo(now, 200) }],
+    ["createdAt", "passwordHash"],
+  );
+
+  // Eighteen clients across the three locations, two of them the demo parent's children, with created
+  // dates spread over the last year (several in this and last month, so the trends have figures).
+  const ages = [3, 10, 20, 35, 38, 45, 60, 75, 90, 120, 150, 180, 210, 240, 270, 300, 330, 5];
+  await upsert(
+    db,
+    patients,
+    FIRST.map((first, i) => ({
+      id: i + 1,
+      patientIdentifier: `BL-${String(1001 + i)}`,
+      firstName: first,
+      lastName: i < 2 ? "Garcia" : LAST[i]!,
+      status: i % 9 === 8 ? "inactive" : i % 7 === 6 ? "incoming" : "active",
+      gender: (i % 2) + 1,
+      birthDate: `20${String(12 + (i % 8)).padStart(2, "0")}-0${(i % 9) + 1}-1${i % 9}`,
+      locationId: (i % 3) + 1,
+      parentId: i < 2 ? 1 : null,
+      createdAt: daysAgo(now, ages[i]!),
+    })),
+  );
+  // Both of the parent's children are at the Miami clinic.
+  await db.update(patients).set({ locationId: 1 }).where(sql`${patients.id} in (1, 2)`);
+
+  await upsert(
+    db,
+    bips,
+    FIRST.slice(0, 14).map((_, i) => ({
+      id: i + 1,
+      patientId: i + 1,
+      locationId: i < 2 ? 1 : (i % 3) + 1,
+      doctorId: [6, 7, 9][i % 3]!,
+      typeOfAssessment: i % 4 === 3 ? 2 : 1,
+      attention: i % 5 === 0,
+      createdAt: daysAgo(now, ages[i]! - 1 > 0 ? ages[i]! - 1 : 0),
+    })),
+  );
+
+  const noteRows: (typeof notes.$inferInsert)[] = [];
+  let id = 1;
+  for (let p = 0; p < 14; p++) {
+    for (let k = 0; k < 4; k++) {
+      const type = k % 2 === 0 ? "rbt" : "bcba";
+      noteRows.push({
+        id: id++,
+        type,
+        patientId: p + 1,
+        locationId: p < 2 ? 1 : (p % 3) + 1,
+        providerId: type === "rbt" ? 8 : 6,
+        sessionDate: daysAgo(now, k * 7 + p).slice(0, 10),
+        status: k === 0 ? "pending" : "ok",
+        createdAt: daysAgo(now, k * 7 + p),
+      });
+    }
+  }
+  await upsert(db, notes, noteRows);
+
+  await upsert(db, tickets, [
+    { id: 1, userId: 8, subject: "Cannot see Friday session", status: "open", readByStaff: false, unreadResponses: 2 },
+    { id: 2, userId: 6, subject: "Update my NPI", status: "open", readByStaff: false, unreadResponses: 0 },
+    { id: 3, userId: 4, subject: "Printer at Miami", status: "closed", readByStaff: true, unreadResponses: 1 },
+  ]);
+}

@@ -1,0 +1,131 @@
+import { env, SELF } from "cloudflare:test";
+import { d1Database, type Db } from "~/db/client.server";
+import { locations, parents, patients, roles, userLocations, userRoles, users } from "~/db/schema";
+import type { Permission } from "~/domain/permissions";
+import { hashPassword } from "~/services/passwords.server";
+
+/** Factories and request helpers for workers tests. Each creates its own rows; no test relies on another's data. */
+
+export const BASE = "http://localhost";
+export const PASSWORD = "correct horse battery";
+let seq = 0;
+const next = () => `${Date.now().toString(36)}${(++seq).toString(36)}`;
+
+export function db(): Db {
+  return d1Database(env.DB);
+}
+
+let cachedHash: string | null = null;
+async function passwordHash() {
+  cachedHash ??= await hashPassword(PASSWORD);
+  return cachedHash;
+}
+
+export async function createLocation(over: Partial<typeof locations.$inferInsert> = {}) {
+  const [row] = await db().insert(locations).values({ title: `Clinic ${next()}`, timeZone: "America/New_York", ...over }).returning();
+  return row!;
+}
+
+export async function createRole(name: string, permissions: readonly string[]) {
+  const [row] = await db()
+    .insert(roles)
+    .values({ name: `${name}`, permissions: JSON.stringify(permissions) })
+    .onConflictDoUpdate({ target: roles.name, set: { permissions: JSON.stringify(permissions) } })
+    .returning();
+  return row!;
+}
+
+export interface TestUser {
+  id: number;
+  email: string;
+  password: string;
+}
+
+/** A staff user with one role (made up from `permissions`, or a named built-in role) and some locations. */
+export async function createUser(opts: { role?: string; permissions?: readonly Permission[]; locations?: number[]; twoFactor?: boolean; status?: string; name?: string } = {}): Promise<TestUser> {
+  const email = `user-${next()}@test.example`;
+  const [user] = await db()
+    .insert(users)
+    .values({ name: opts.name ?? "Test", surname: "User", email, passwordHash: await passwordHash(), twoFactorEnabled: !!opts.twoFactor, status: opts.status ?? "active", locationId: opts.locations?.[0] ?? null })
+    .returning();
+  const role = await createRole(opts.role ?? `ROLE_${next()}`, opts.permissions ?? []);
+  await db().insert(userRoles).values({ userId: user!.id, roleId: role.id });
+  for (const locationId of opts.locations ?? []) await db().insert(userLocations).values({ userId: user!.id, locationId });
+  return { id: user!.id, email, password: PASSWORD };
+}
+
+export async function createParent(over: Partial<typeof parents.$inferInsert> = {}): Promise<TestUser> {
+  const email = `parent-${next()}@test.example`;
+  const [row] = await db()
+    .insert(parents)
+    .values({ name: "Pat", surname: "Parent", email, passwordHash: await passwordHash(), ...over })
+    .returning();
+  return { id: row!.id, email, password: PASSWORD };
+}
+
+export async function createPatient(over: Partial<typeof patients.$inferInsert> & { locationId: number }) {
+  const [row] = await db()
+    .insert(patients)
+    .values({ patientIdentifier: `P-${next()}`, firstName: "Casey", lastName: `Client${next()}`, ...over })
+    .returning();
+  return row!;
+}
+
+/** A same-site request through the whole Worker (forms need the Origin header to pass the cross-site check). */
+export function request(path: string, init: RequestInit & { cookie?: string } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  if (init.method && init.method !== "GET" && !headers.has("Origin")) headers.set("Origin", BASE);
+  return SELF.fetch(`${BASE}${path}`, { ...init, headers, redirect: "manual" });
+}
+
+export function form(path: string, fields: Record<string, string>, cookie?: string): Promise<Response> {
+  return request(path, { method: "POST", body: new URLSearchParams(fields), cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+}
+
+export function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
+  const headers = new Headers({ Accept: "application/json" });
+  if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
+  if (init.body !== undefined) headers.set("Content-Type", "application/json");
+  return SELF.fetch(`${BASE}/api${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+}
+
+/** The cookies a response sets, as one Cookie header value (name=value pairs, cleared ones dropped). */
+export function cookiesFrom(res: Response, previous = ""): string {
+  const jar = new Map(previous.split("; ").filter(Boolean).map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)] as const));
+  for (const c of res.headers.getSetCookie()) {
+    const [pair, ...attrs] = c.split("; ");
+    const name = pair!.slice(0, pair!.indexOf("="));
+    const value = pair!.slice(pair!.indexOf("=") + 1);
+    if (attrs.some((a) => a.toLowerCase() === "max-age=0") || value === "") jar.delete(name);
+    else jar.set(name, value);
+  }
+  return [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+}
+
+/** Signs in through the login form and returns the session cookie. */
+export async function signInCookie(user: TestUser, parent = false): Promise<string> {
+  const res = await form("/login", { email: user.email, password: user.password, ...(parent ? { parent: "on" } : {}) });
+  if (res.status !== 303) throw new Error(`sign-in failed with ${res.status}`);
+  return cookiesFrom(res);
+}
+
+/** Signs in through the API and returns the bearer token. */
+export async function apiToken(user: TestUser, parent = false): Promise<string> {
+  const res = await api("/auth/login", { method: "POST", body: { email: user.email, password: user.password, parent } });
+  if (res.status !== 200) throw new Error(`API sign-in failed with ${res.status}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** The newest email sent to an address (from the development outbox). */
+export async function lastEmail(to: string) {
+  const res = await api(`/dev/outbox?to=${encodeURIComponent(to)}`);
+  const body = (await res.json()) as { data: { subject: string; text: string; created_at: string }[] };
+  return body.data[0] ?? null;
+}
+
+export function codeIn(text: string): string {
+  const m = /\b(\d{6})\b/.exec(text);
+  if (!m) throw new Error("no code in email");
+  return m[1]!;
+}
