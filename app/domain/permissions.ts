@@ -95,9 +95,9 @@ export function isAllAccess(actor: Pick<Actor, "roles" | "kind">): boolean {
   return actor.kind === "user" && actor.roles.some((r) => ALL_ACCESS_ROLES.includes(r));
 }
 
-/** True only if the actor passes the check for this exact permission. */
+/** True only if the actor is staff and passes the check for this exact permission (parents never do). */
 export function can(actor: Pick<Actor, "roles" | "permissions" | "kind"> | null | undefined, permission: Permission): boolean {
-  if (!actor) return false;
+  if (!actor || actor.kind !== "user") return false;
   if (isAllAccess(actor)) return true;
   return actor.permissions.length > 0 && actor.permissions.includes(permission);
 }

@@ -75,3 +75,11 @@ export async function requireGuard(request: Request, context: AppLoadContext, gu
   if (guard === "staff") return requireStaff(request, context);
   return requirePermission(request, context, guard);
 }
+
+/** A loader that only applies the guard (for screens whose data arrives with a later issue). */
+export function guardedLoader(guard: Exclude<Guard, "public">) {
+  return async ({ request, context }: { request: Request; context: AppLoadContext }) => {
+    await requireGuard(request, context, guard);
+    return null;
+  };
+}

@@ -75,6 +75,7 @@ export async function createPatient(over: Partial<typeof patients.$inferInsert> 
 export function request(path: string, init: RequestInit & { cookie?: string } = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   if (init.cookie) headers.set("Cookie", init.cookie);
+  headers.set("Host", new URL(BASE).host);
   if (init.method && init.method !== "GET" && !headers.has("Origin")) headers.set("Origin", BASE);
   return SELF.fetch(`${BASE}${path}`, { ...init, headers, redirect: "manual" });
 }

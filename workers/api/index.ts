@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { listOutbox } from "~/services/email.server";
 import { authApi } from "./auth";
+import { dashboardApi } from "./dashboard";
 import { jsonError, type AppEnv } from "./env";
 
 /**
@@ -29,6 +30,7 @@ export const api = new Hono<AppEnv>()
     const to = c.req.query("to");
     return c.json({ data: await listOutbox(c.var.app.db, to || undefined) });
   })
-  .route("/", authApi);
+  .route("/", authApi)
+  .route("/", dashboardApi);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));

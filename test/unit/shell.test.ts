@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { percentChange, patientsByGender, MONTHS_NAME } from "~/domain/dashboard";
+import type { Actor } from "~/domain/permissions";
+import { badgeText, headerBadgeCount, isVersionMismatch, showsLogoLink, showsProfileLink, sidebarBadgeCount, versionMismatchText, visibleSidebar } from "~/domain/shell";
+import { zonedMonthStart, zonedYearMonth } from "~/domain/time";
+
+function actor(roles: string[], permissions: Actor["permissions"] = [], kind: Actor["kind"] = "user"): Actor {
+  return { kind, id: 1, name: "A", surname: "B", email: "a@b.c", roles, permissions, locationIds: [], locationId: null, avatar: null, status: "active", phone: null, twoFactorEnabled: false };
+}
+const summary = (responses: number, tickets = 0) => ({ unread_tickets_count: tickets, unread_responses_count: responses, new_tickets_count: 0, total_unread: tickets + responses });
+
+describe("sidebar", () => {
+  it.each([
+    ["ADMIN sees every item", actor(["ADMIN"]), ["Home", "Employees", "Clients", "Parents", "Notes", "Calendar", "Insurance", "Location", "Reports", "Tickets", "Roles"]],
+    ["an RBT with view_notes sees Home, Clients, Notes, Calendar", actor(["RBT"], ["view_notes", "view_bips"]), ["Home", "Clients", "Notes", "Calendar"]],
+    ["no permissions: only Home", actor(["BCBA"]), ["Home"]],
+    ["manage_roles shows Roles", actor(["MANAGER"], ["manage_roles"]), ["Home", "Roles"]],
+    ["a parent sees Home only", actor([], [], "parent"), ["Home"]],
+  ] as const)("%s", (_l, who, labels) => {
+    expect(visibleSidebar(who).map((i) => i.label)).toEqual(labels);
+  });
+});
+
+describe("header", () => {
+  it.each([
+    [["SUPERADMIN"], true, true],
+    [["ADMIN"], true, true],
+    [["MANAGER"], true, true],
+    [["DOCTOR"], false, true],
+    [["LM"], false, true],
+    [["BCBA"], true, true],
+    [["RBT"], true, true],
+    [["BCaBA"], false, false],
+  ])("%j: logo link %s, profile link %s", (roles, logo, profile) => {
+    expect(showsLogoLink(actor(roles))).toBe(logo);
+    expect(showsProfileLink(actor(roles))).toBe(profile);
+  });
+});
+
+describe("ticket badges", () => {
+  it.each([
+    [0, "0"],
+    [7, "7"],
+    [99, "99"],
+    [100, "99+"],
+    [5000, "99+"],
+  ])("%i shows %s", (n, text) => expect(badgeText(n)).toBe(text));
+
+  it("manage_tickets shows 0 in the header, others their unread responses", () => {
+    expect(headerBadgeCount(actor(["MANAGER"], ["manage_tickets"]), summary(12))).toBe(0);
+    expect(headerBadgeCount(actor(["RBT"]), summary(12))).toBe(12);
+  });
+
+  it("the sidebar Tickets badge is only for manage_tickets", () => {
+    expect(sidebarBadgeCount(actor(["MANAGER"], ["manage_tickets"]), summary(0, 150))).toBe(150);
+    expect(sidebarBadgeCount(actor(["RBT"]), summary(0, 150))).toBeNull();
+  });
+});
+
+describe("version mismatch", () => {
+  it.each([
+    ["same version", "0.1.2-beta", "0.1.2-beta", null, false],
+    ["older client", "0.1.1-beta", "0.1.2-beta", null, true],
+    ["dismissed for this server version", "0.1.1-beta", "0.1.2-beta", "0.1.2-beta", false],
+    ["dismissed for an older server version", "0.1.0-beta", "0.1.3-beta", "0.1.2-beta", true],
+    ["unknown versions mean no mismatch", null, "0.1.2-beta", null, false],
+  ] as const)("%s", (_l, client, server, dismissed, expected) => {
+    expect(isVersionMismatch(client, server, dismissed)).toBe(expected);
+  });
+
+  it("the alert text", () => {
+    expect(versionMismatchText("0.1.1-beta")).toBe(
+      "Your browser is running an outdated version (v0.1.1-beta) of the application. Please reload the page to get the latest version. If the issue persists, try using Ctrl+F5 to clear your browser cache.",
+    );
+  });
+});
+
+describe("dashboard figures", () => {
+  it.each([
+    [5, 10, 100],
+    [10, 5, -50],
+    [0, 0, 0],
+    [0, 3, 100],
+    [3, 1, -66.67],
+  ])("from %i last month to %i this month is %s%%", (before, current, pct) => {
+    expect(percentChange(current, before)).toBe(pct);
+  });
+
+  it("fills twelve months and splits hombre / mujer", () => {
+    const out = patientsByGender(2026, [
+      { month: 1, gender: 1, n: 2 },
+      { month: 1, gender: 2, n: 3 },
+      { month: 12, gender: 2, n: 1 },
+      { month: 5, gender: null, n: 4 },
+    ]);
+    expect(out).toHaveLength(12);
+    expect(out[0]).toEqual({ year: 2026, month: 1, hombre: 2, mujer: 3 });
+    expect(out[11]).toEqual({ year: 2026, month: 12, hombre: 0, mujer: 1 });
+    expect(out[4]).toEqual({ year: 2026, month: 5, hombre: 0, mujer: 0 });
+    expect(MONTHS_NAME[0]).toBe("Enero");
+  });
+});
+
+describe("time zones", () => {
+  it.each([
+    ["America/New_York", "2026-11-01T04:00:00.000Z", "2026-10-01T04:00:00.000Z"],
+    ["America/Denver", "2026-11-01T06:00:00.000Z", "2026-10-01T06:00:00.000Z"],
+    ["America/Los_Angeles", "2026-11-01T07:00:00.000Z", "2026-10-01T07:00:00.000Z"],
+  ])("%s month starts honour daylight saving", (tz, thisMonth, lastMonth) => {
+    const at = new Date("2026-11-22T12:00:00Z");
+    expect(zonedMonthStart(at, tz, 0).toISOString()).toBe(thisMonth);
+    expect(zonedMonthStart(at, tz, -1).toISOString()).toBe(lastMonth);
+  });
+
+  it("an instant just after UTC midnight on the 1st is still the previous month in Los Angeles", () => {
+    expect(zonedYearMonth(new Date("2026-12-01T03:00:00Z"), "America/Los_Angeles")).toEqual({ year: 2026, month: 11 });
+    expect(zonedMonthStart(new Date("2026-01-15T12:00:00Z"), "America/New_York", -1).toISOString()).toBe("2025-12-01T05:00:00.000Z");
+  });
+});

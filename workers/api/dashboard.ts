@@ -1,0 +1,20 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import { parseWith } from "~/domain/validation";
+import { getAdminDashboard, getAdminYear } from "~/models/dashboard.server";
+import { getNotificationSummary } from "~/models/notifications.server";
+import { jsonError, requireApiStaff, type AppEnv } from "./env";
+
+const YearQuery = v.object({
+  year: v.optional(v.pipe(v.string(), v.regex(/^\d{4}$/, "The year must have four digits."), v.transform(Number), v.minValue(2000, "The year must be 2000 or later."), v.maxValue(2100, "The year must be 2100 or earlier."))),
+});
+
+/** Dashboard counts (platform §3 dashboard data) and the ticket notification summary; any staff user, scoped to their locations. */
+export const dashboardApi = new Hono<AppEnv>()
+  .get("/dashboard/admin", requireApiStaff, async (c) => c.json(await getAdminDashboard(c.var.app.db, c.var.actor, c.var.app.now())))
+  .get("/dashboard/admin-year", requireApiStaff, async (c) => {
+    const parsed = parseWith(YearQuery, c.req.query());
+    if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
+    return c.json(await getAdminYear(c.var.app.db, c.var.actor, c.var.app.now(), parsed.data.year));
+  })
+  .get("/v2/tickets/notifications/summary", requireApiStaff, async (c) => c.json(await getNotificationSummary(c.var.app.db, c.var.actor)));
