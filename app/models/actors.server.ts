@@ -15,7 +15,11 @@ function parseJsonArray<T>(value: string | null | undefined): T[] {
   }
 }
 
-/** Loads a staff user with roles, permissions and locations in one query; null when absent, deleted or inactive. */
+/**
+ * Loads a staff user with roles, permissions and locations in one query; null when absent, deleted or inactive.
+ * The correlated subqueries name `users.id` in plain SQL: drizzle leaves columns unqualified in a
+ * single-table select, which inside a subquery would bind to the subquery's own tables.
+ */
 export async function getUserActor(db: Db, id: number): Promise<Actor | null> {
   const [row] = await db
     .select({
@@ -28,9 +32,9 @@ export async function getUserActor(db: Db, id: number): Promise<Actor | null> {
       avatar: users.avatar,
       locationId: users.locationId,
       twoFactorEnabled: users.twoFactorEnabled,
-      roles: sql<string>`(select json_group_array(r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ${users.id})`,
-      permissions: sql<string>`(select json_group_array(r.permissions) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ${users.id})`,
-      locations: sql<string>`(select json_group_array(ul.location_id) from user_locations ul where ul.user_id = ${users.id})`,
+      roles: sql<string>`(select json_group_array(r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id)`,
+      permissions: sql<string>`(select json_group_array(r.permissions) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id)`,
+      locations: sql<string>`(select json_group_array(ul.location_id) from user_locations ul where ul.user_id = users.id)`,
     })
     .from(users)
     .where(and(eq(users.id, id), isNull(users.deletedAt)));

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "~/db/client.server";
-import { bips, locations, notes, patients, userLocations, users } from "~/db/schema";
+import { bips, locations, notes, patients, users } from "~/db/schema";
 import { MONTHS_NAME, patientsByGender, percentChange } from "~/domain/dashboard";
 import { locationScope, type Actor } from "~/domain/permissions";
 import { zonedMidnight, zonedMonthStart, zonedYearMonth } from "~/domain/time";
@@ -61,7 +61,7 @@ export async function getAdminDashboard(db: Db, actor: Actor, now: Date) {
             ? sql`1 = 1`
             : scope.length === 0
               ? sql`1 = 0`
-              : sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})`,
+              : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ul.location_id in ${scope})`,
         ),
       ),
     db

@@ -1,6 +1,6 @@
 import { asc, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { roles, userRoles } from "~/db/schema";
+import { roles } from "~/db/schema";
 import { normalizePermissions, type Actor } from "~/domain/permissions";
 
 /** Roles with their permission sets and how many users hold each. Callers check manage_roles first. */
@@ -10,7 +10,7 @@ export async function listRoles(db: Db, _actor: Actor) {
       id: roles.id,
       name: roles.name,
       permissions: roles.permissions,
-      users: sql<number>`(select count(*) from ${userRoles} where ${userRoles.roleId} = ${roles.id})`,
+      users: sql<number>`(select count(*) from user_roles ur where ur.role_id = roles.id)`,
     })
     .from(roles)
     .orderBy(asc(roles.id));

@@ -8,7 +8,7 @@ import { formFields, parseWith } from "~/domain/validation";
 import { signIn } from "~/models/auth.server";
 import { challengeCookie, redirectWithCookies, safeRedirect } from "~/services/flow-cookies.server";
 import { getSigned } from "~/services/guard.server";
-import { createSession } from "~/services/session.server";
+import { createSession, destroySession } from "~/services/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Sign in · Baseline" }];
 export const handle = { guard: "public" };
@@ -28,6 +28,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const to = safeRedirect(form.redirectTo);
   switch (result.kind) {
     case "signed_in":
+      // Rotate: any session this browser had ends, and a new id is issued.
+      await destroySession(app.db, request);
       return redirectWithCookies(to, [await createSession(app.db, result.principal, app.now(), app.secure)]);
     case "two_factor":
       return redirectWithCookies(`/two-factor-verify?redirectTo=${encodeURIComponent(to)}`, [challengeCookie(result.challengeId, app.secure)]);

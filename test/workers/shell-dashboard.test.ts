@@ -1,0 +1,192 @@
+import { describe, expect, it } from "vitest";
+import { sessions, tickets } from "~/db/schema";
+import { eq } from "drizzle-orm";
+import { api, apiToken, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
+
+describe("dashboard", () => {
+  it("counts only the user's locations; ADMIN counts every location", async () => {
+    const a = await createLocation();
+    const b = await createLocation();
+    for (let i = 0; i < 3; i++) await createPatient({ locationId: a.id });
+    await createPatient({ locationId: b.id });
+    const local = await apiToken(await createUser({ permissions: ["view_clients"], locations: [a.id] }));
+    const admin = await apiToken(await createUser({ role: "ADMIN", locations: [] }));
+    const mine = (await (await api("/dashboard/admin", { token: local })).json()) as Record<string, number>;
+    const all = (await (await api("/dashboard/admin", { token: admin })).json()) as Record<string, number>;
+    expect(mine.total_patients).toBe(3);
+    expect(all.total_patients).toBeGreaterThanOrEqual(4);
+    expect(mine.num_patients_current).toBe(3);
+    expect(mine.porcentajeDP).toBe(100);
+  });
+
+  it("answers the spec's field names", async () => {
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const body = (await (await api("/dashboard/admin", { token })).json()) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        "bips", "locations", "total_bips", "total_patients", "total_noteRbts", "total_noteBcbas", "total_employees", "recent_patients",
+        "num_bips_current", "num_bips_before", "porcentaje_d", "num_bips_attention_current", "num_bips_attention_before", "porcentaje_da",
+        "num_patients_current", "num_patients_before", "porcentajeDP",
+      ].sort(),
+    );
+  });
+
+  it("the year answer has Spanish month names and twelve gender rows", async () => {
+    const loc = await createLocation();
+    await createPatient({ locationId: loc.id, gender: 1 });
+    await createPatient({ locationId: loc.id, gender: 2 });
+    await createPatient({ locationId: loc.id, gender: 2 });
+    const token = await apiToken(await createUser({ permissions: [], locations: [loc.id] }));
+    const res = await api("/dashboard/admin-year", { token });
+    const body = (await res.json()) as { months_name: string[]; query_patients_by_gender: { year: number; month: number; hombre: number; mujer: number }[] };
+    expect(body.months_name).toHaveLength(12);
+    expect(body.months_name[11]).toBe("Diciembre");
+    expect(body.query_patients_by_gender).toHaveLength(12);
+    const totals = body.query_patients_by_gender.reduce((t, m) => ({ h: t.h + m.hombre, m: t.m + m.mujer }), { h: 0, m: 0 });
+    expect(totals).toEqual({ h: 1, m: 2 });
+  });
+
+  it.each(["20", "abcd", "1999"])("the year answer refuses year=%s with 422", async (year) => {
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const res = await api(`/dashboard/admin-year?year=${year}`, { token });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { message: string }).message).toMatch(/year/i);
+  });
+
+  it("the screen greets the user and shows the counts", async () => {
+    const loc = await createLocation();
+    await createPatient({ locationId: loc.id });
+    const cookie = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [loc.id], name: "Robin" }));
+    const html = await (await request("/dashboard", { cookie })).text();
+    expect(html).toContain("Good Day, <!-- -->Robin");
+    expect(html).toContain("Have a nice day at work.");
+    expect(html).toContain("Fully HIPAA Compliance Website");
+    expect(html).toMatch(/data-testid="total-patients">1</);
+    expect(html).toContain("v<!-- -->0.1.2-beta<!-- --> New Deploy");
+  });
+
+  it("a parent sees only their own children", async () => {
+    const loc = await createLocation();
+    const parent = await createParent();
+    await createPatient({ locationId: loc.id, parentId: parent.id, firstName: "Mine" });
+    await createPatient({ locationId: loc.id, firstName: "NotMine" });
+    const html = await (await request("/dashboard", { cookie: await signInCookie(parent, true) })).text();
+    expect(html).toContain("Your children");
+    expect(html).toContain("Mine");
+    expect(html).not.toContain("NotMine");
+    expect(html).not.toContain("data-testid=\"total-patients\"");
+  });
+});
+
+describe("shell", () => {
+  it("shows only the sidebar items the user may open", async () => {
+    const cookie = await signInCookie(await createUser({ permissions: ["view_notes"] }));
+    const html = await (await request("/dashboard", { cookie })).text();
+    const nav = /<nav class="sidebar"[\s\S]*?<\/nav>/.exec(html)![0];
+    const labels = [...nav.matchAll(/<a [^>]*>([^<]+)</g)].map((m) => m[1]);
+    expect(labels).toEqual(["Home", "Clients", "Notes", "Calendar"]);
+  });
+
+  it("the ticket badge counts unread responses, capped at 99+", async () => {
+    const user = await createUser({ permissions: [] });
+    await db().insert(tickets).values({ userId: user.id, subject: "Help", unreadResponses: 120 });
+    const html = await (await request("/dashboard", { cookie: await signInCookie(user) })).text();
+    expect(html).toMatch(/data-testid="ticket-badge">99\+</);
+  });
+
+  it("support staff see 0 in the header and the count on the Tickets item", async () => {
+    const other = await createUser();
+    await db().insert(tickets).values([{ userId: other.id, subject: "A" }, { userId: other.id, subject: "B" }]);
+    const token = await apiToken(await createUser({ permissions: ["manage_tickets"] }));
+    const summary = (await (await api("/v2/tickets/notifications/summary", { token })).json()) as Record<string, number>;
+    expect(summary.unread_tickets_count).toBeGreaterThanOrEqual(2);
+    const html = await (await request("/dashboard", { cookie: await signInCookie(await createUser({ permissions: ["manage_tickets"] })) })).text();
+    expect(html).toMatch(/data-testid="ticket-badge">0</);
+  });
+
+  it("the demo banner shows when the demo flag is on", async () => {
+    const html = await (await request("/dashboard", { cookie: await signInCookie(await createUser()) })).text();
+    expect(html).toContain("Demo Environment Notice");
+    expect(html).toContain("Visit Production Site");
+  });
+
+  it("dark mode and the sidebar flag are remembered in cookies, without JavaScript", async () => {
+    const cookie = await signInCookie(await createUser());
+    const res = await form("/prefs", { intent: "dark", redirectTo: "/dashboard" }, cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe("/dashboard");
+    const dark = res.headers.getSetCookie().find((c) => c.startsWith("pref_dark="))!;
+    expect(dark).toContain("pref_dark=1");
+    const html = await (await request("/dashboard", { cookie: `${cookie}; pref_dark=1; pref_mini_sidebar=1` })).text();
+    expect(html).toContain('<body class="dark">');
+    expect(html).toContain('class="shell mini-sidebar"');
+  });
+
+  it("refuses a cross-site form post", async () => {
+    const user = await createUser();
+    const res = await request("/login", { method: "POST", body: new URLSearchParams({ email: user.email, password: user.password }), headers: { Origin: "https://evil.example", "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(403);
+    expect(res.headers.getSetCookie()).toHaveLength(0);
+  });
+
+  it("an unknown path goes to error/error404", async () => {
+    const res = await request("/no/such/page");
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/error/error404");
+    const page = await request("/error/error404");
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain("could not be found");
+  });
+});
+
+describe("screen sessions", () => {
+  it("the cookie is HttpOnly and SameSite=Lax, and a new sign-in rotates the id", async () => {
+    const user = await createUser();
+    const first = await form("/login", { email: user.email, password: user.password });
+    const set = first.headers.getSetCookie().find((c) => c.startsWith("__session="))!;
+    expect(set).toContain("HttpOnly");
+    expect(set).toContain("SameSite=Lax");
+    expect(set).not.toContain("Secure");
+    const cookie1 = set.split(";")[0]!;
+    const second = await form("/login", { email: user.email, password: user.password }, cookie1);
+    const cookie2 = second.headers.getSetCookie().find((c) => c.startsWith("__session="))!.split(";")[0]!;
+    expect(cookie2).not.toBe(cookie1);
+    expect((await request("/dashboard", { cookie: cookie1 })).status).toBe(302);
+    expect((await request("/dashboard", { cookie: cookie2 })).status).toBe(200);
+  });
+
+  it("logout destroys the session", async () => {
+    const cookie = await signInCookie(await createUser());
+    const out = await form("/logout", {}, cookie);
+    expect(out.status).toBe(303);
+    expect(out.headers.get("Location")).toBe("/login?loggedOut=1");
+    const after = await request("/dashboard", { cookie });
+    expect(after.status).toBe(302);
+    expect(after.headers.get("Location")).toMatch(/^\/login/);
+  });
+
+  it("an idle session leads to the lock screen; an old one to sign-in", async () => {
+    const user = await createUser();
+    const cookie = await signInCookie(user);
+    const long = new Date(Date.now() - 31 * 60_000).toISOString();
+    await db().update(sessions).set({ lastSeenAt: long }).where(eq(sessions.principalId, user.id));
+    const idle = await request("/dashboard", { cookie });
+    expect(idle.headers.get("Location")).toBe("/lock-screen?redirectTo=%2Fdashboard");
+    const old = new Date(Date.now() - 13 * 3600_000).toISOString();
+    await db().update(sessions).set({ createdAt: old }).where(eq(sessions.principalId, user.id));
+    const expired = await request("/dashboard", { cookie });
+    expect(expired.headers.get("Location")).toBe("/login?redirectTo=%2Fdashboard");
+  });
+
+  it("a bad login re-renders with the message and the typed email, and creates no session", async () => {
+    const user = await createUser();
+    const res = await form("/login", { email: user.email, password: "nope-nope" });
+    expect(res.status).toBe(401);
+    const html = await res.text();
+    expect(html).toContain("These credentials do not match our records.");
+    expect(html).toContain(`value="${user.email}"`);
+    expect(res.headers.getSetCookie()).toHaveLength(0);
+    const rows = await db().select().from(sessions).where(eq(sessions.principalId, user.id));
+    expect(rows).toHaveLength(0);
+  });
+});
