@@ -1,11 +1,13 @@
 /// <reference types="@remix-run/cloudflare" />
 import type { D1Migration } from "@cloudflare/vitest-pool-workers";
+import type { EmailJob } from "./app/services/jobs.server";
 
 declare global {
   interface Env {
     DB: D1Database;
     ASSETS?: Fetcher;
-    PDF_QUEUE?: Queue<unknown>;
+    /** Non-urgent email (security notices). Sign-in codes are sent at once, not queued. */
+    EMAIL_QUEUE?: Queue<EmailJob>;
     /** "development" enables the outbox page and the dev API; anything else is production. */
     APP_ENV: string;
     APP_VERSION: string;

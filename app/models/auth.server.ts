@@ -16,6 +16,7 @@ import { normalizeEmail } from "~/domain/auth-schemas";
 import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
+import { enqueueEmail, securityNotice } from "~/services/jobs.server";
 import { destroyAllSessions } from "~/services/session.server";
 import type { PrincipalType } from "./actors.server";
 import { getAuthSettings } from "./settings.server";
@@ -381,11 +382,14 @@ export async function completePasswordReset(app: AuthApp, email: string, resetTo
   return { kind: "ok" };
 }
 
-export async function setPassword(app: Pick<AppContext, "db" | "env">, principal: { type: PrincipalType; id: number }, password: string): Promise<void> {
+/** Sets a new password, ends every session of the account, and queues a security notice. */
+export async function setPassword(app: Pick<AppContext, "db" | "env" | "email">, principal: { type: PrincipalType; id: number }, password: string): Promise<void> {
   const table = principal.type === "user" ? users : parents;
   const passwordHash = await hashPassword(password, app.env.PASSWORD_PEPPER ?? "");
   await app.db.update(table).set({ passwordHash, updatedAt: new Date().toISOString() }).where(eq(table.id, principal.id));
   await destroyAllSessions(app.db, principal);
+  const who = await getPrincipalById(app.db, principal.type, principal.id);
+  if (who) await enqueueEmail(app, securityNotice(who.email, who.name, "Your password was changed"));
 }
 
 /* ---------------------------------------------------------------- first-run registration */

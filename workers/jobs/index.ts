@@ -1,10 +1,27 @@
+import { d1Database } from "~/db/client.server";
+import { emailSenderFor } from "~/services/email.server";
+import type { EmailJob } from "~/services/jobs.server";
+
 /**
- * Queue consumer. The PDF export issue adds its job kinds here; until then an unknown message is
- * acknowledged and logged so a stray message cannot block the queue.
+ * Queue consumer. Each message is acknowledged once handled; a failed send is retried by the queue
+ * (max_retries in wrangler.toml). A message of unknown shape is acknowledged and logged, so it cannot
+ * block the queue.
  */
-export async function handleQueue(batch: MessageBatch<unknown>, _env: Env, _ctx: ExecutionContext): Promise<void> {
+export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {
+  const sender = emailSenderFor(env, d1Database(env.DB));
   for (const message of batch.messages) {
-    console.warn(`queue ${batch.queue}: no handler for message ${message.id}`);
-    message.ack();
+    const job = message.body as Partial<EmailJob> | null;
+    if (job?.kind !== "email" || !job.email?.to) {
+      console.warn(`queue ${batch.queue}: unknown message ${message.id} acknowledged`);
+      message.ack();
+      continue;
+    }
+    try {
+      await sender.send(job.email);
+      message.ack();
+    } catch (e) {
+      console.warn(`queue ${batch.queue}: send failed for ${message.id}, will retry`, e);
+      message.retry({ delaySeconds: 30 });
+    }
   }
 }
