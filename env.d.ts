@@ -25,4 +25,9 @@ declare global {
     interface Env extends globalThis.Env {}
   }
 }
+declare module "@remix-run/server-runtime" {
+  interface Future {
+    v3_singleFetch: true;
+  }
+}
 export {};

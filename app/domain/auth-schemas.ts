@@ -41,10 +41,11 @@ export const ResendInput = v.object({ email: v.optional(v.string(), ""), method:
 export const ResetRequestInput = v.object({ email: Email });
 export const ResetVerifyInput = v.object({ email: Email, code: Code });
 
+/** The confirmation must equal the password; the message goes on the confirmation field. */
 function confirmed<T extends { password: string; password_confirmation: string }>() {
-  return v.forward<T, v.CheckIssue<T>>(
-    v.check((x) => x.password === x.password_confirmation, PASSWORD_MESSAGES.mismatch),
-    ["password_confirmation"],
+  return v.forward(
+    v.check((x: T) => x.password === x.password_confirmation, PASSWORD_MESSAGES.mismatch),
+    ["password_confirmation"] as never,
   );
 }
 
@@ -75,3 +76,7 @@ export const RegisterInput = v.pipe(
 );
 
 export const UnlockInput = v.object({ password: AnyPassword });
+
+/** Switching two-factor on or off, or issuing new backup codes, needs the current password again. */
+export const TwoFactorSwitchInput = v.object({ enabled: looseBoolean, current_password: AnyPassword });
+export const BackupCodesInput = v.object({ current_password: AnyPassword });

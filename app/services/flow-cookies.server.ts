@@ -1,3 +1,4 @@
+import { redirect } from "@remix-run/cloudflare";
 import { readCookies, serializeCookie } from "./cookies.server";
 
 /**
@@ -29,9 +30,9 @@ export function safeRedirect(to: FormDataEntryValue | string | null | undefined,
   return to;
 }
 
-/** Builds a redirect response carrying several Set-Cookie headers. */
-export function redirectWithCookies(to: string, cookies: string[], status = 303): Response {
-  const headers = new Headers({ Location: to });
+/** A redirect (303 after a form post) carrying several Set-Cookie headers. */
+export function redirectWithCookies(to: string, cookies: string[], status = 303) {
+  const headers = new Headers();
   for (const c of cookies) headers.append("Set-Cookie", c);
-  return new Response(null, { status, headers });
+  return redirect(to, { status, headers });
 }
