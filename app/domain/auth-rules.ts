@@ -33,8 +33,19 @@ export const AUTH_MESSAGES = {
   currentPasswordWrong: "The current password is incorrect.",
   registrationClosed: "Registration is closed. Ask an administrator for an account.",
   locked: "Your session is locked. Enter your password to continue.",
+  unlockPasswordWrong: "That password is not correct. Try again, or sign out.",
+  resetAttemptsExhausted: "Too many incorrect codes. Please request a new code.",
+  codeResent: "A new verification code has been sent.",
+  twoFactorOffFirst: "Turn on two-factor verification first.",
   accountInactive: "These credentials do not match our records.",
 } as const;
+
+/** Shows where a code went without spelling out the address: nadia@demo.test → n***@demo.test. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf("@");
+  if (at < 1) return "***";
+  return `${email[0]}***${email.slice(at)}`;
+}
 
 export function addMinutes(at: Date, minutes: number): Date {
   return new Date(at.getTime() + minutes * 60_000);
@@ -42,6 +53,20 @@ export function addMinutes(at: Date, minutes: number): Date {
 
 export function isExpired(expiresAt: string | null | undefined, now: Date): boolean {
   return !expiresAt || new Date(expiresAt).getTime() <= now.getTime();
+}
+
+/** Whole minutes until a code expires, for display (0 once expired or when unknown). */
+export function minutesLeft(expiresAt: string | null | undefined, now: Date): number {
+  if (!expiresAt) return 0;
+  return Math.max(0, Math.ceil((new Date(expiresAt).getTime() - now.getTime()) / 60_000));
+}
+
+export function attemptsLeftText(n: number): string {
+  return `${n} ${n === 1 ? "attempt" : "attempts"} remaining.`;
+}
+
+export function expiryText(minutes: number): string {
+  return minutes > 0 ? `It expires in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.` : "It has expired; ask for a new one.";
 }
 
 /** What a failed code attempt leaves: attempts never drop below 0, and 0 voids the challenge. */

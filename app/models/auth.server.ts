@@ -285,6 +285,15 @@ export async function getPendingLoginChallenge(db: Db, id: string) {
   return found ? { email: found.principal.email, attemptsRemaining: found.row.attemptsRemaining, expiresAt: found.row.expiresAt } : null;
 }
 
+/** True when a login challenge ended because every attempt was used, so the screen can say why instead of bouncing to sign-in. */
+export async function loginChallengeExhausted(db: Db, id: string): Promise<boolean> {
+  const [row] = await db
+    .select({ attemptsRemaining: twoFactorChallenges.attemptsRemaining, consumedAt: twoFactorChallenges.consumedAt })
+    .from(twoFactorChallenges)
+    .where(and(eq(twoFactorChallenges.id, id), eq(twoFactorChallenges.context, "login")));
+  return !!row?.consumedAt && row.attemptsRemaining === 0;
+}
+
 /* ---------------------------------------------------------------- backup codes */
 
 export function normalizeBackupCode(code: string): string {

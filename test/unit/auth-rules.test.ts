@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addMinutes, afterFailedAttempt, isExpired, sessionState, THROTTLE, throttleWaitSeconds } from "~/domain/auth-rules";
+import { addMinutes, afterFailedAttempt, attemptsLeftText, expiryText, isExpired, maskEmail, minutesLeft, sessionState, THROTTLE, throttleWaitSeconds } from "~/domain/auth-rules";
 import { passwordProblem, PASSWORD_MESSAGES } from "~/domain/passwords";
 
 const now = new Date("2026-11-22T12:00:00Z");
@@ -85,5 +85,44 @@ describe("sign-in throttling", () => {
   it("at 100 failures in an hour the account stays locked until the oldest ages out", () => {
     const list = Array.from({ length: 100 }, (_, i) => ago(3000 - i * 20));
     expect(throttleWaitSeconds(list, rule, now)).toBe(600);
+  });
+});
+
+describe("what the code screens show", () => {
+  it.each([
+    ["nadia@demo.test", "n***@demo.test"],
+    ["a@b.co", "a***@b.co"],
+    ["first.last+tag@sub.example.org", "f***@sub.example.org"],
+    ["no-at-sign", "***"],
+    ["@demo.test", "***"],
+  ])("masks %s as %s", (email, masked) => {
+    expect(maskEmail(email)).toBe(masked);
+  });
+
+  it.each([
+    [addMinutes(now, 5).toISOString(), 5],
+    [addMinutes(now, 4.01).toISOString(), 5],
+    [addMinutes(now, 0.5).toISOString(), 1],
+    [now.toISOString(), 0],
+    [ago(90), 0],
+    [null, 0],
+  ] as const)("a code expiring at %s has %i minutes left", (expiresAt, left) => {
+    expect(minutesLeft(expiresAt, now)).toBe(left);
+  });
+
+  it.each([
+    [5, "5 attempts remaining."],
+    [1, "1 attempt remaining."],
+    [0, "0 attempts remaining."],
+  ])("%i attempts read %s", (n, text) => {
+    expect(attemptsLeftText(n)).toBe(text);
+  });
+
+  it.each([
+    [5, "It expires in 5 minutes."],
+    [1, "It expires in 1 minute."],
+    [0, "It has expired; ask for a new one."],
+  ])("%i minutes read %s", (n, text) => {
+    expect(expiryText(n)).toBe(text);
   });
 });

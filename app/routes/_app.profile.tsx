@@ -1,0 +1,148 @@
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data, redirect } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Field, FormMessage } from "~/components/ui/field";
+import { AUTH_MESSAGES } from "~/domain/auth-rules";
+import { BackupCodesInput, TwoFactorSwitchInput } from "~/domain/auth-schemas";
+import { formFields, parseWith } from "~/domain/validation";
+import { checkPassword, countUnusedBackupCodes, generateBackupCodes, setTwoFactor } from "~/models/auth.server";
+import { requirePrincipal } from "~/services/guard.server";
+
+export const meta: MetaFunction = () => [{ title: "Profile · Baseline" }];
+export const handle = { guard: "principal" };
+
+type Intent = "two-factor" | "backup-codes";
+interface Answer {
+  intent: Intent | null;
+  errors: Record<string, string>;
+  message: string | null;
+  /** New backup codes, shown on this one response and never again. */
+  codes: string[] | null;
+}
+
+const CODES_ONCE = "Save these backup codes somewhere safe. Each works once, and they will not be shown again.";
+const NO_STORE = { "Cache-Control": "no-store" };
+
+/** A response that shows backup codes must not be kept by the browser or a proxy. */
+export const headers: HeadersFunction = ({ actionHeaders }) => {
+  const out = new Headers();
+  const cacheControl = actionHeaders.get("Cache-Control");
+  if (cacheControl) out.set("Cache-Control", cacheControl);
+  return out;
+};
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePrincipal(request, context);
+  return {
+    name: `${actor.name} ${actor.surname}`.trim(),
+    email: actor.email,
+    roles: actor.roles,
+    twoFactorEnabled: actor.twoFactorEnabled,
+    backupCodesRemaining: actor.twoFactorEnabled ? await countUnusedBackupCodes(context.app.db, { type: actor.kind, id: actor.id }) : 0,
+    turnedOff: new URL(request.url).searchParams.get("twoFactor") === "off",
+  };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { actor } = await requirePrincipal(request, context);
+  const app = context.app;
+  const form = formFields(await request.formData());
+  const principal = { type: actor.kind, id: actor.id };
+  const intent: Intent | null = form.intent === "two-factor" || form.intent === "backup-codes" ? form.intent : null;
+  const refuse = (status: number, errors: Record<string, string>, message: string | null = null) => data<Answer>({ intent, errors, message, codes: null }, { status });
+  if (!intent) return refuse(400, {}, "Unknown action.");
+
+  // Both actions need the current password again.
+  const wrongPassword = async (password: string) =>
+    !(await checkPassword(app, principal.type, principal.id, password)) ? refuse(422, { current_password: AUTH_MESSAGES.currentPasswordWrong }) : null;
+
+  if (intent === "two-factor") {
+    const parsed = parseWith(TwoFactorSwitchInput, form);
+    if (!parsed.ok) return refuse(422, parsed.errors);
+    const refused = await wrongPassword(parsed.data.current_password);
+    if (refused) return refused;
+    const codes = await setTwoFactor(app.db, principal, parsed.data.enabled);
+    if (!codes) return redirect("/profile?twoFactor=off", 303);
+    return data<Answer>({ intent, errors: {}, message: "Two-factor verification by email is on.", codes }, { headers: NO_STORE });
+  }
+
+  const parsed = parseWith(BackupCodesInput, form);
+  if (!parsed.ok) return refuse(422, parsed.errors);
+  const refused = await wrongPassword(parsed.data.current_password);
+  if (refused) return refused;
+  if (!actor.twoFactorEnabled) return refuse(422, {}, AUTH_MESSAGES.twoFactorOffFirst);
+  const codes = await generateBackupCodes(app.db, principal);
+  return data<Answer>({ intent, errors: {}, message: "New backup codes were issued; the old ones no longer work.", codes }, { headers: NO_STORE });
+}
+
+export default function Profile() {
+  const me = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state !== "idle";
+  const errorsFor = (intent: Intent) => (answer?.intent === intent ? answer.errors : {});
+  return (
+    <>
+      <section className="card">
+        <h1>Profile</h1>
+        <dl>
+          <dt>Name</dt>
+          <dd data-testid="profile-name">{me.name}</dd>
+          <dt>Email</dt>
+          <dd>{me.email}</dd>
+          <dt>Roles</dt>
+          <dd>{me.roles.join(", ") || "none"}</dd>
+        </dl>
+        <Link to="/change-password">Change password</Link>
+      </section>
+
+      <section className="card" aria-labelledby="security-title">
+        <h2 id="security-title">Security</h2>
+        {me.turnedOff && !answer ? <FormMessage success="Two-factor verification is off. Your backup codes were deleted." /> : null}
+        {answer?.codes ? (
+          <div data-testid="new-backup-codes">
+            <FormMessage success={answer.message} />
+            <p>
+              <strong>{CODES_ONCE}</strong>
+            </p>
+            <ul className="codes">
+              {answer.codes.map((c) => (
+                <li key={c}>{c}</li>
+              ))}
+            </ul>
+          </div>
+        ) : (
+          <FormMessage error={answer?.message} />
+        )}
+
+        <h3>Two-factor verification by email</h3>
+        <p data-testid="two-factor-state">
+          {me.twoFactorEnabled ? "On: signing in asks for a code sent to your email." : "Off: signing in asks only for your password."}
+        </p>
+        <Form method="post" noValidate>
+          <input type="hidden" name="intent" value="two-factor" />
+          <input type="hidden" name="enabled" value={me.twoFactorEnabled ? "false" : "true"} />
+          <Field id="f-2fa-password" label="Current password" name="current_password" type="password" autoComplete="current-password" required error={errorsFor("two-factor").current_password} />
+          <button className={me.twoFactorEnabled ? "btn" : "btn btn-primary"} type="submit" disabled={busy}>
+            {me.twoFactorEnabled ? "Turn off two-factor verification" : "Turn on two-factor verification"}
+          </button>
+        </Form>
+
+        {me.twoFactorEnabled ? (
+          <>
+            <h3>Backup codes</h3>
+            <p data-testid="backup-codes-remaining">
+              {`${me.backupCodesRemaining} unused backup ${me.backupCodesRemaining === 1 ? "code" : "codes"} left. Use one when you cannot reach your email.`}
+            </p>
+            <Form method="post" noValidate>
+              <input type="hidden" name="intent" value="backup-codes" />
+              <Field id="f-codes-password" label="Current password" name="current_password" type="password" autoComplete="current-password" required error={errorsFor("backup-codes").current_password} />
+              <button className="btn" type="submit" disabled={busy}>
+                Generate new backup codes
+              </button>
+            </Form>
+          </>
+        ) : null}
+      </section>
+    </>
+  );
+}

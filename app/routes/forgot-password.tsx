@@ -1,0 +1,42 @@
+import type { ActionFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { AuthLayout } from "~/components/auth-layout";
+import { Field } from "~/components/ui/field";
+import { ResetRequestInput } from "~/domain/auth-schemas";
+import { formFields, parseWith } from "~/domain/validation";
+import { requestPasswordReset } from "~/models/auth.server";
+import { clearResetCookies, redirectWithCookies, resetEmailCookie } from "~/services/flow-cookies.server";
+
+export const meta: MetaFunction = () => [{ title: "Forgot password · Baseline" }];
+export const handle = { guard: "public" };
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const app = context.app;
+  const form = formFields(await request.formData());
+  const parsed = parseWith(ResetRequestInput, form);
+  if (!parsed.ok) return data({ errors: parsed.errors, values: { email: form.email ?? "" } }, { status: 422 });
+  // The same answer whether or not the account exists: the next screen never says which.
+  await requestPasswordReset(app, parsed.data.email);
+  // A new request starts over: a reset token left from an earlier attempt is dropped.
+  const [, clearToken] = clearResetCookies(app.secure);
+  return redirectWithCookies("/reset-password-verify", [resetEmailCookie(parsed.data.email, app.secure), clearToken!]);
+}
+
+export default function ForgotPassword() {
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state !== "idle";
+  return (
+    <AuthLayout title="Forgot your password?" subtitle="Enter your email and we will send you a verification code.">
+      <Form method="post" noValidate>
+        <Field label="Email" name="email" type="email" autoComplete="username" required defaultValue={answer?.values.email} error={answer?.errors.email} />
+        <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
+          Send code
+        </button>
+      </Form>
+      <p className="auth-links">
+        <Link to="/login">Back to sign in</Link>
+      </p>
+    </AuthLayout>
+  );
+}
