@@ -45,6 +45,11 @@ const USERS: { id: number; email: string; name: string; surname: string; role: s
   { id: 7, email: "bcaba@demo.test", name: "Tyler", surname: "Brooks", role: "BCaBA", locations: [3], gender: "male" },
   { id: 8, email: "rbt@demo.test", name: "Jasmine", surname: "Carter", role: "RBT", locations: [1], gender: "female" },
   { id: 9, email: "twofactor@demo.test", name: "Noah", surname: "Fischer", role: "BCBA", locations: [2], twoFactor: true, gender: "male" },
+  // Accounts the browser tests change (test/e2e): a two-factor user whose challenges they exhaust, and one
+  // password-reset user per run (JavaScript off / on), so no other demo account is touched.
+  { id: 10, email: "twofactor-lockout@demo.test", name: "Grace", surname: "Lindqvist", role: "RBT", locations: [2], twoFactor: true, gender: "female" },
+  { id: 11, email: "reset-nojs@demo.test", name: "Omar", surname: "Haddad", role: "RBT", locations: [3], gender: "male" },
+  { id: 12, email: "reset-js@demo.test", name: "Ines", surname: "Duarte", role: "RBT", locations: [3], gender: "female" },
 ];
 
 const FIRST = ["Liam", "Olivia", "Mateo", "Emma", "Lucas", "Mia", "Ethan", "Ava", "Leo", "Isabella", "Noah", "Zoe", "Elijah", "Chloe", "Aiden", "Layla", "Owen", "Nora"];

@@ -1,0 +1,241 @@
+/**
+ * `npm run bench`: page weight and response time of the sign-in page and the dashboard, measured
+ * against `wrangler dev` with a fresh, seeded local D1. A benchmark, not a test: it reports figures
+ * and exits 0 unless the app cannot be started or signed into.
+ *
+ * - HTML bytes, raw and gzip (node:zlib default level).
+ * - First-load JavaScript: every <script src>, every <link rel="modulepreload"> and every module the
+ *   inline module scripts import, plus their static imports, fetched and gzipped one by one.
+ * - First-load requests: document + scripts + stylesheets (no favicon, no later data requests).
+ * - Response time: 50 sequential requests per page after 5 warm-ups, from request start to the last
+ *   body byte over loopback (wrangler dev → workerd → local D1), median and p95.
+ * - D1 statements per request: a second instance runs the same app behind a thin wrapper of the D1
+ *   binding (test/bench/d1-count-worker.ts) that counts the statements the app executes.
+ */
+import { gzipSync } from "node:zlib";
+import { DEMO_PASSWORD } from "../../scripts/demo-data";
+import { startApp, type AppServer } from "../support/server";
+import { D1_COUNT_HEADER } from "./d1-count-header";
+
+const RUNS = 50;
+const WARMUP = 5;
+const ADMIN = "admin@demo.test";
+
+interface PageSpec {
+  name: string;
+  path: string;
+  signedIn: boolean;
+  /** Text that proves the right page was served (not a redirect to sign-in). */
+  expect: string;
+}
+
+const PAGES: PageSpec[] = [
+  { name: "login", path: "/login", signedIn: false, expect: "Sign in" },
+  { name: "dashboard", path: "/dashboard", signedIn: true, expect: "Good Day" },
+];
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+async function signInCookie(base: string): Promise<string> {
+  const res = await fetch(`${base}/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { Origin: base, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ email: ADMIN, password: DEMO_PASSWORD, redirectTo: "/dashboard" }),
+  });
+  await res.arrayBuffer();
+  const cookies = res.headers.getSetCookie().map((c) => c.split(";")[0]!);
+  if (res.status < 300 || res.status >= 400 || cookies.length === 0) throw new Error(`Signing in as ${ADMIN} answered ${res.status} without a session cookie`);
+  return cookies.join("; ");
+}
+
+async function getText(url: string, cookie?: string): Promise<{ status: number; body: Buffer; headers: Headers }> {
+  const res = await fetch(url, { redirect: "manual", headers: cookie ? { Cookie: cookie } : {} });
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+}
+
+const gz = (b: Buffer) => gzipSync(b).length;
+
+function attr(tag: string, name: string): string | undefined {
+  return new RegExp(`\\b${name}\\s*=\\s*("([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag)?.slice(2).find((v) => v !== undefined);
+}
+
+/** Static import specifiers of a module (`import x from "y"`, `import "y"`, `export … from "y"`); dynamic import() is not first-load. */
+function staticImports(code: string): string[] {
+  return [...code.matchAll(/(?:\bimport|\bfrom)\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+}
+
+interface Weight {
+  htmlBytes: number;
+  htmlGzip: number;
+  jsFiles: number;
+  jsBytes: number;
+  jsGzip: number;
+  cssFiles: number;
+  cssGzip: number;
+  requests: number;
+}
+
+async function firstLoad(base: string, page: PageSpec, cookie?: string): Promise<Weight> {
+  const url = `${base}${page.path}`;
+  const doc = await getText(url, cookie);
+  const html = doc.body.toString("utf8");
+  if (doc.status !== 200 || !html.includes(page.expect)) throw new Error(`${page.path} answered ${doc.status} without "${page.expect}"`);
+
+  const scripts = new Set<string>();
+  const styles = new Set<string>();
+  for (const [tag] of html.matchAll(/<script\b[^>]*>/gi)) {
+    const src = attr(tag, "src");
+    if (src) scripts.add(new URL(src, url).href);
+  }
+  for (const [, body] of html.matchAll(/<script\b[^>]*type\s*=\s*["']module["'][^>]*>([\s\S]*?)<\/script>/gi)) {
+    for (const spec of staticImports(body ?? "")) scripts.add(new URL(spec, url).href);
+  }
+  for (const [tag] of html.matchAll(/<link\b[^>]*>/gi)) {
+    const rel = attr(tag, "rel")?.toLowerCase();
+    const href = attr(tag, "href");
+    if (!href) continue;
+    if (rel === "modulepreload") scripts.add(new URL(href, url).href);
+    if (rel === "stylesheet") styles.add(new URL(href, url).href);
+  }
+
+  // Follow static imports so a chunk that is not preloaded still counts.
+  const js = new Map<string, Buffer>();
+  const queue = [...scripts];
+  while (queue.length) {
+    const src = queue.shift()!;
+    if (js.has(src)) continue;
+    const r = await getText(src);
+    if (r.status !== 200) throw new Error(`${src} answered ${r.status}`);
+    js.set(src, r.body);
+    for (const spec of staticImports(r.body.toString("utf8"))) {
+      const next = new URL(spec, src).href;
+      if (!js.has(next)) queue.push(next);
+    }
+  }
+  const css: Buffer[] = [];
+  for (const href of styles) css.push((await getText(href)).body);
+
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    htmlBytes: doc.body.length,
+    htmlGzip: gz(doc.body),
+    jsFiles: js.size,
+    jsBytes: sum([...js.values()].map((b) => b.length)),
+    jsGzip: sum([...js.values()].map(gz)),
+    cssFiles: css.length,
+    cssGzip: sum(css.map(gz)),
+    requests: 1 + js.size + css.length,
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function responseTimes(base: string, page: PageSpec, cookie?: string): Promise<{ medianMs: number; p95Ms: number; minMs: number; maxMs: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const t0 = performance.now();
+    const r = await getText(`${base}${page.path}`, cookie);
+    const ms = performance.now() - t0;
+    if (r.status !== 200) throw new Error(`${page.path} answered ${r.status} on request ${i + 1}`);
+    if (i >= WARMUP) times.push(ms);
+  }
+  times.sort((a, b) => a - b);
+  const round = (n: number) => Math.round(n * 10) / 10;
+  return { medianMs: round(percentile(times, 50)), p95Ms: round(percentile(times, 95)), minMs: round(times[0]!), maxMs: round(times.at(-1)!) };
+}
+
+interface D1Count {
+  statements: number;
+  roundTrips: number;
+}
+
+function parseCount(headers: Headers): D1Count | null {
+  const v = headers.get(D1_COUNT_HEADER);
+  const m = v ? /^(\d+);(\d+)$/.exec(v) : null;
+  return m ? { statements: Number(m[1]), roundTrips: Number(m[2]) } : null;
+}
+
+/** D1 statements per request, from the counting instance. Null when it could not be measured. */
+async function d1Counts(): Promise<Record<string, D1Count | null> | null> {
+  let app: AppServer | undefined;
+  try {
+    app = await startApp({ label: "baseline-bench-d1", entry: "test/bench/d1-count-worker.ts", log });
+    const base = app.url;
+    const signIn = await fetch(`${base}/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Origin: base, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ email: ADMIN, password: DEMO_PASSWORD, redirectTo: "/dashboard" }),
+    });
+    await signIn.arrayBuffer();
+    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
+    const out: Record<string, D1Count | null> = { "sign-in POST": parseCount(signIn.headers) };
+    for (const page of PAGES) {
+      // The second request is the steady state (the first may create per-process rows such as settings).
+      await getText(`${base}${page.path}`, page.signedIn ? cookie : undefined);
+      out[page.name] = parseCount((await getText(`${base}${page.path}`, page.signedIn ? cookie : undefined)).headers);
+    }
+    return out;
+  } catch (e) {
+    log(`D1 statement count unavailable: ${(e as Error).message.split("\n")[0]}`);
+    return null;
+  } finally {
+    await app?.stop();
+  }
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r, ri) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ") + (ri === 0 ? `\n${widths.map((w) => "-".repeat(w)).join("  ")}` : "")).join("\n");
+}
+
+const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`;
+
+async function main() {
+  let app: AppServer;
+  try {
+    app = await startApp({ label: "baseline-bench", log });
+  } catch (e) {
+    console.error(`The app did not start: ${(e as Error).message}`);
+    process.exit(1);
+  }
+
+  const results: Record<string, Weight & Awaited<ReturnType<typeof responseTimes>>> = {};
+  try {
+    const cookie = await signInCookie(app.url);
+    for (const page of PAGES) {
+      const c = page.signedIn ? cookie : undefined;
+      log(`measuring ${page.path}`);
+      results[page.name] = { ...(await firstLoad(app.url, page, c)), ...(await responseTimes(app.url, page, c)) };
+    }
+  } catch (e) {
+    console.error(`Benchmark failed: ${(e as Error).message}`);
+    await app.stop();
+    process.exit(1);
+  }
+  await app.stop();
+
+  const d1 = await d1Counts();
+
+  const header = ["page", "HTML", "HTML gzip", "JS files", "JS", "JS gzip", "CSS gzip", "requests", "median", "p95", "D1 statements (round trips)"];
+  const rows = PAGES.map((p) => {
+    const r = results[p.name]!;
+    const q = d1?.[p.name];
+    return [p.path, kb(r.htmlBytes), kb(r.htmlGzip), String(r.jsFiles), kb(r.jsBytes), kb(r.jsGzip), kb(r.cssGzip), String(r.requests), `${r.medianMs} ms`, `${r.p95Ms} ms`, q ? `${q.statements} (${q.roundTrips})` : "n/a"];
+  });
+  console.log(`\nBaseline bench: wrangler dev + local D1, ${RUNS} sequential requests per page after ${WARMUP} warm-ups, admin signed in for /dashboard`);
+  console.log(table([header, ...rows]));
+  console.log("requests = first load: document + scripts (incl. modulepreload) + stylesheets. Times are loopback round trips to the last body byte.");
+  const signInCount = d1?.["sign-in POST"];
+  console.log(
+    d1
+      ? `D1: counted by a wrapper around the DB binding (test/bench/d1-count-worker.ts); sign-in POST ${signInCount ? `${signInCount.statements} (${signInCount.roundTrips})` : "n/a"}.`
+      : "D1: statement count unavailable (the counting instance did not start).",
+  );
+  console.log(JSON.stringify({ bench: "baseline", runs: RUNS, warmup: WARMUP, pages: results, d1 }));
+}
+
+await main();

@@ -1,0 +1,285 @@
+/**
+ * Browser end-to-end tests: the main flows, each run twice — JavaScript off and on — against
+ * `wrangler dev` with a fresh, seeded local D1. Run: `npm run test:e2e` (or the tail of `npm test`).
+ * Needs Debian's chromium at /usr/bin/chromium (`apt-get install -y chromium`).
+ */
+import { spawnSync } from "node:child_process";
+import assert from "node:assert/strict";
+import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { DEMO_PASSWORD } from "../../scripts/demo-data";
+import { startApp, type AppServer } from "../support/server";
+
+// CI reads node's TAP summary ("# pass N", "# fail N"). Node picks TAP only when stdout is not a
+// terminal, so in a terminal re-run this file with the TAP reporter forced.
+if (process.stdout.isTTY && !process.execArgv.some((a) => a.startsWith("--test-reporter"))) {
+  const r = spawnSync(process.execPath, [...process.execArgv, "--test-reporter=tap", fileURLToPath(import.meta.url)], { stdio: "inherit" });
+  process.exit(r.status ?? 1);
+}
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
+const STEP_TIMEOUT_MS = 10_000;
+const TEST_TIMEOUT_MS = 60_000;
+
+let app: AppServer | undefined;
+let browser: Browser | undefined;
+/** A failed start fails every flow with its reason (rather than cancelling them), so "# fail N" tells. */
+let setupError: unknown;
+
+before(
+  async () => {
+    try {
+      app = await startApp({ label: "baseline-e2e" });
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    } catch (e) {
+      setupError = e;
+    }
+  },
+  { timeout: 180_000 },
+);
+
+after(async () => {
+  await browser?.close().catch(() => {});
+  await app?.stop();
+});
+
+/* ------------------------------------------------------------------ helpers */
+
+const onPath = (pathname: string) => (url: URL) => url.pathname === pathname;
+
+async function shown(locator: Locator): Promise<void> {
+  await locator.first().waitFor({ state: "visible" });
+}
+
+/** Pages of the JavaScript-on runs; they wait for hydration so the flows exercise the client-side forms. */
+const scriptedPages = new WeakSet<Page>();
+
+/** With JavaScript on, waits until Remix has hydrated (else a quick click would be a plain form post). */
+async function ready(page: Page): Promise<void> {
+  if (!scriptedPages.has(page)) return;
+  await page.waitForFunction(() => (window as unknown as { __remixRouter?: { state: { initialized: boolean } } }).__remixRouter?.state.initialized === true);
+}
+
+async function goto(page: Page, path: string) {
+  const res = await page.goto(path);
+  await ready(page);
+  return res;
+}
+
+async function signIn(page: Page, email: string, password = DEMO_PASSWORD): Promise<void> {
+  await goto(page, "/login");
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+interface OutboxEmail {
+  subject: string;
+  text: string;
+  created_at: string;
+}
+
+async function outbox(to: string): Promise<OutboxEmail[]> {
+  const res = await fetch(`${app!.url}/api/dev/outbox?to=${encodeURIComponent(to)}`);
+  assert.equal(res.status, 200, "GET /api/dev/outbox");
+  return ((await res.json()) as { data: OutboxEmail[] }).data;
+}
+
+const sameEmail = (a: OutboxEmail, b: OutboxEmail) => a.created_at === b.created_at && a.subject === b.subject && a.text === b.text;
+
+/** The 6-digit code of the newest email to `to` that was not in `before` (the outbox is newest first). */
+async function freshCode(to: string, before: OutboxEmail[]): Promise<string> {
+  const deadline = Date.now() + STEP_TIMEOUT_MS;
+  for (;;) {
+    const all = await outbox(to);
+    const fresh = before[0] ? all.slice(0, Math.max(0, all.findIndex((e) => sameEmail(e, before[0]!)))) : all;
+    const code = fresh.length ? /\b(\d{6})\b/.exec(`${fresh[0]!.subject}\n${fresh[0]!.text}`)?.[1] : undefined;
+    if (code) return code;
+    if (Date.now() > deadline) throw new Error(`No new email with a 6-digit code reached ${to}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** A 6-digit code that is certainly not `code`. */
+const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+
+async function dashboardCount(page: Page, testId: string): Promise<number> {
+  const text = (await page.getByTestId(testId).textContent())?.trim() ?? "";
+  assert.match(text, /^\d+$/, `${testId} shows a number`);
+  return Number(text);
+}
+
+/* ------------------------------------------------------------------ flows */
+
+for (const javaScript of [false, true]) {
+  describe(`JavaScript ${javaScript ? "on" : "off"}`, () => {
+    let context: BrowserContext;
+    let page: Page;
+    let pageErrors: string[];
+
+    beforeEach(async () => {
+      if (setupError) return;
+      context = await browser!.newContext({ javaScriptEnabled: javaScript, baseURL: app!.url });
+      context.setDefaultTimeout(STEP_TIMEOUT_MS);
+      page = await context.newPage();
+      if (javaScript) scriptedPages.add(page);
+      pageErrors = [];
+      page.on("pageerror", (e) => pageErrors.push(e.message));
+      // React reports hydration mismatches with console.error. The browser's own "Failed to load resource"
+      // lines are expected: the flows meet 401, 403 and 422 answers on purpose.
+      page.on("console", (m) => {
+        if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) pageErrors.push(`console.error: ${m.text()}`);
+      });
+    });
+
+    afterEach(async () => {
+      await context?.close();
+    });
+
+    /** Runs a flow; a failure names the page it was on, and an uncaught error or console.error in the page fails the flow. */
+    function flow(name: string, body: () => Promise<void>) {
+      it(name, { timeout: TEST_TIMEOUT_MS }, async () => {
+        if (setupError) throw setupError;
+        try {
+          await body();
+        } catch (e) {
+          const text = (await page.locator("body").innerText({ timeout: 1000 }).catch(() => "")).replace(/\s+/g, " ").slice(0, 400);
+          (e as Error).message += `\n    at page ${page.url()}\n    page text: ${text}`;
+          throw e;
+        }
+        assert.deepEqual(pageErrors, [], "errors in the page");
+      });
+    }
+
+    flow("1. admin signs in and sees the dashboard", async () => {
+      await signIn(page, "admin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await shown(page.getByRole("heading", { name: "Good Day, Marcus" }));
+      for (const id of ["total-patients", "total-bips", "total-note-rbts", "total-note-bcbas", "total-employees"]) {
+        assert.ok((await dashboardCount(page, id)) > 0, `${id} is above zero`);
+      }
+      await shown(page.getByText("Fully HIPAA Compliance Website"));
+      await shown(page.getByText("Demo Environment Notice"));
+    });
+
+    flow("2. two-factor sign-in with the emailed code", async () => {
+      const email = "twofactor@demo.test";
+      const before = await outbox(email);
+      await signIn(page, email);
+      await page.waitForURL(onPath("/two-factor-verify"));
+      const code = await freshCode(email, before);
+      await page.getByLabel("Verification code").fill(code);
+      await page.getByRole("button", { name: "Verify", exact: true }).click();
+      await page.waitForURL(onPath("/dashboard"));
+      await shown(page.getByRole("heading", { name: "Good Day, Noah" }));
+    });
+
+    flow("3. five wrong codes end the two-factor challenge", async () => {
+      const email = "twofactor-lockout@demo.test";
+      const before = await outbox(email);
+      await signIn(page, email);
+      await page.waitForURL(onPath("/two-factor-verify"));
+      const code = await freshCode(email, before);
+      await shown(page.getByText("5 attempts remaining."));
+      // Five wrong codes; the attempts counter shows each one was counted.
+      let challengeCookies = await context.cookies();
+      for (let attempt = 1; attempt <= 5; attempt++) {
+        challengeCookies = await context.cookies();
+        await page.getByLabel("Verification code").fill(wrongCode(code));
+        await page.getByRole("button", { name: "Verify", exact: true }).click();
+        const left = 5 - attempt;
+        if (left > 0) {
+          await shown(page.getByText(`${left} attempt${left === 1 ? "" : "s"} remaining.`));
+          await shown(page.getByText("Verification failed"));
+        }
+      }
+      await shown(page.getByText("Too many incorrect codes. Please sign in again."));
+      assert.equal(await page.getByLabel("Verification code").count(), 0, "no code field once the challenge has ended");
+      await page.getByRole("link", { name: "Back to sign in" }).click();
+      await page.waitForURL(onPath("/login"));
+
+      // A sixth attempt, with the right code and the challenge cookie the browser held before, is refused.
+      await context.addCookies(challengeCookies);
+      const sixth = await page.request.post("/two-factor-verify", {
+        form: { intent: "verify", code, redirectTo: "/dashboard" },
+        headers: { Origin: app!.url },
+      });
+      assert.equal(new URL(sixth.url()).pathname, "/login", "the sixth attempt is sent back to sign-in");
+      await page.goto("/dashboard");
+      await page.waitForURL(onPath("/login"));
+    });
+
+    flow("4. password reset end to end", async () => {
+      // Its own account per run, so the JavaScript-off and -on runs do not change each other's password.
+      const email = javaScript ? "reset-js@demo.test" : "reset-nojs@demo.test";
+      const newPassword = `fresh-passphrase-${javaScript ? "js" : "nojs"}-42`;
+      await goto(page, "/login");
+      await page.getByRole("link", { name: "Forgot your password?" }).click();
+      await page.waitForURL(onPath("/forgot-password"));
+      const before = await outbox(email);
+      await page.getByLabel("Email", { exact: true }).fill(email);
+      await page.getByRole("button", { name: "Send code" }).click();
+      await page.waitForURL(onPath("/reset-password-verify"));
+      const code = await freshCode(email, before);
+      await page.getByLabel("Verification code").fill(code);
+      await page.getByRole("button", { name: "Verify code" }).click();
+      await page.waitForURL(onPath("/reset-password-change"));
+      await page.getByLabel("New password", { exact: true }).fill(newPassword);
+      await page.getByLabel("Confirm new password").fill(newPassword);
+      await page.getByRole("button", { name: "Change password" }).click();
+      await page.waitForURL((u) => u.pathname === "/login" && u.searchParams.get("reset") === "1");
+      await shown(page.getByText("Your password has been changed. Please sign in."));
+
+      await signIn(page, email);
+      await shown(page.getByText("These credentials do not match our records."));
+      assert.equal(new URL(page.url()).pathname, "/login", "the old password no longer works");
+
+      await signIn(page, email, newPassword);
+      await page.waitForURL(onPath("/dashboard"));
+      await shown(page.getByRole("heading", { name: /^Good Day, / }));
+    });
+
+    flow("5. an RBT opening /roles/list is told access is denied", async () => {
+      await signIn(page, "rbt@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      const res = await goto(page, "/roles/list");
+      assert.equal(res?.status(), 403);
+      const dialog = page.getByRole("alertdialog", { name: "Access Denied" });
+      await shown(dialog);
+      await shown(dialog.getByText("You don't have permission to access this resource."));
+      const toDashboard = dialog.getByRole("link", { name: "Go to Dashboard" }).or(dialog.getByRole("button", { name: "Go to Dashboard" }));
+      await shown(toDashboard);
+      await toDashboard.first().click();
+      await page.waitForURL(onPath("/dashboard"));
+      await shown(page.getByRole("heading", { name: "Good Day, Jasmine" }));
+    });
+
+    flow("6. logout from the user menu", async () => {
+      await signIn(page, "admin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await page.locator("details.user-menu > summary").click();
+      await page.getByRole("button", { name: "Logout" }).click();
+      await page.waitForURL(onPath("/login"));
+      await shown(page.getByText("You have been signed out."));
+      await page.goto("/dashboard");
+      await page.waitForURL(onPath("/login"));
+      await shown(page.getByRole("button", { name: "Sign in", exact: true }));
+    });
+
+    flow("7. dark mode stays on after a reload", async () => {
+      await signIn(page, "admin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      assert.equal(await page.locator("body.dark").count(), 0, "starts light");
+      await page.getByRole("button", { name: "Switch to dark mode" }).click();
+      await page.locator("body.dark").waitFor({ state: "attached" });
+      await shown(page.getByRole("button", { name: "Switch to light mode" }));
+      await page.reload();
+      await ready(page);
+      await page.locator("body.dark").waitFor({ state: "attached" });
+      await shown(page.getByRole("button", { name: "Switch to light mode" }));
+      assert.equal(new URL(page.url()).pathname, "/dashboard");
+    });
+  });
+}
