@@ -1,3 +1,20 @@
+CREATE TABLE `audit_log` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`actor_type` text NOT NULL,
+	`actor_id` integer,
+	`action` text NOT NULL,
+	`entity` text NOT NULL,
+	`entity_id` text,
+	`patient_id` integer,
+	`ip` text,
+	`at` text NOT NULL,
+	`prev_hash` text NOT NULL,
+	`hash` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `audit_prev_hash_unique` ON `audit_log` (`prev_hash`);--> statement-breakpoint
+CREATE INDEX `audit_patient_idx` ON `audit_log` (`patient_id`);--> statement-breakpoint
+CREATE INDEX `audit_entity_idx` ON `audit_log` (`entity`,`entity_id`);--> statement-breakpoint
 CREATE TABLE `backup_codes` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`principal_type` text NOT NULL,
@@ -26,6 +43,60 @@ CREATE TABLE `bips` (
 --> statement-breakpoint
 CREATE INDEX `bips_location_created_idx` ON `bips` (`location_id`,`created_at`);--> statement-breakpoint
 CREATE INDEX `bips_patient_idx` ON `bips` (`patient_id`);--> statement-breakpoint
+CREATE TABLE `insurance_services` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`insurance_id` integer NOT NULL,
+	`location_id` integer,
+	`cpt_code` text NOT NULL,
+	`modifiers` text DEFAULT '' NOT NULL,
+	`provider` text DEFAULT '' NOT NULL,
+	`type` text DEFAULT 'all' NOT NULL,
+	`description` text,
+	`unit_price` real DEFAULT 0 NOT NULL,
+	`hourly_fee` real,
+	`max_allowed` real,
+	`max_per_day` integer,
+	`multiplier` real DEFAULT 1 NOT NULL,
+	`auto_on_pos` integer DEFAULT false NOT NULL,
+	`auto_on_provider` integer DEFAULT false NOT NULL,
+	`auto_on_same_day` integer DEFAULT false NOT NULL,
+	`auto_on_overlapping` integer DEFAULT false NOT NULL,
+	`version` integer DEFAULT 1 NOT NULL,
+	`deleted_at` text,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,
+	FOREIGN KEY (`insurance_id`) REFERENCES `insurances`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`location_id`) REFERENCES `locations`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `insurance_services_lookup_idx` ON `insurance_services` (`insurance_id`,`cpt_code`,`type`);--> statement-breakpoint
+CREATE TABLE `insurances` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`name` text NOT NULL,
+	`street` text,
+	`street2` text,
+	`city` text,
+	`state` text,
+	`zip` text,
+	`payer_id` text,
+	`notes` text,
+	`uses_supervisor_as_provider` integer DEFAULT false NOT NULL,
+	`uses_is_telehealth` integer DEFAULT false NOT NULL,
+	`pos_allowed_to_cg` text DEFAULT '' NOT NULL,
+	`pos_allowed_to_tt` text DEFAULT '' NOT NULL,
+	`extra_pos_for_bcba` text DEFAULT '' NOT NULL,
+	`version` integer DEFAULT 1 NOT NULL,
+	`deleted_at` text,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `insurances_name_idx` ON `insurances` (`name`);--> statement-breakpoint
+CREATE TABLE `list_versions` (
+	`resource` text PRIMARY KEY NOT NULL,
+	`version` integer DEFAULT 0 NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `locations` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`title` text NOT NULL,
@@ -81,6 +152,25 @@ CREATE TABLE `outbox_emails` (
 );
 --> statement-breakpoint
 CREATE INDEX `outbox_to_idx` ON `outbox_emails` (`to`,`id`);--> statement-breakpoint
+CREATE TABLE `pa_services` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`patient_id` integer NOT NULL,
+	`pa_service` text NOT NULL,
+	`cpt` text NOT NULL,
+	`n_units` integer NOT NULL,
+	`start_date` text NOT NULL,
+	`end_date` text NOT NULL,
+	`insurance_id` integer,
+	`is_primary` integer DEFAULT false NOT NULL,
+	`version` integer DEFAULT 1 NOT NULL,
+	`deleted_at` text,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,
+	FOREIGN KEY (`patient_id`) REFERENCES `patients`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`insurance_id`) REFERENCES `insurances`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `pa_services_patient_idx` ON `pa_services` (`patient_id`,`end_date`);--> statement-breakpoint
 CREATE TABLE `parents` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`name` text NOT NULL,
@@ -118,6 +208,16 @@ CREATE TABLE `patients` (
 	`birth_date` text,
 	`location_id` integer NOT NULL,
 	`parent_id` integer,
+	`insurer_id` integer,
+	`insurer_secondary_id` integer,
+	`rbt_home_id` integer,
+	`rbt2_school_id` integer,
+	`bcba_home_id` integer,
+	`bcba_school_id` integer,
+	`bcba2_school_id` integer,
+	`clin_director_id` integer,
+	`case_manager_id` integer,
+	`details` text DEFAULT '{}' NOT NULL,
 	`version` integer DEFAULT 1 NOT NULL,
 	`deleted_at` text,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,
@@ -128,7 +228,33 @@ CREATE TABLE `patients` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `patients_identifier_unique` ON `patients` (`patient_identifier`);--> statement-breakpoint
 CREATE INDEX `patients_location_created_idx` ON `patients` (`location_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `patients_location_status_name_idx` ON `patients` (`location_id`,`status`,`last_name`,`first_name`);--> statement-breakpoint
+CREATE INDEX `patients_insurer_idx` ON `patients` (`insurer_id`);--> statement-breakpoint
+CREATE INDEX `patients_rbt_home_idx` ON `patients` (`rbt_home_id`);--> statement-breakpoint
+CREATE INDEX `patients_rbt2_school_idx` ON `patients` (`rbt2_school_id`);--> statement-breakpoint
+CREATE INDEX `patients_bcba_home_idx` ON `patients` (`bcba_home_id`);--> statement-breakpoint
+CREATE INDEX `patients_bcba_school_idx` ON `patients` (`bcba_school_id`);--> statement-breakpoint
+CREATE INDEX `patients_bcba2_school_idx` ON `patients` (`bcba2_school_id`);--> statement-breakpoint
+CREATE INDEX `patients_clin_director_idx` ON `patients` (`clin_director_id`);--> statement-breakpoint
+CREATE INDEX `patients_case_manager_idx` ON `patients` (`case_manager_id`);--> statement-breakpoint
 CREATE INDEX `patients_parent_idx` ON `patients` (`parent_id`);--> statement-breakpoint
+CREATE TABLE `rate_records` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`name` text NOT NULL,
+	`location_id` integer,
+	`rbt` real,
+	`bcba` real,
+	`manager` real,
+	`client` real,
+	`info` text DEFAULT '{}' NOT NULL,
+	`version` integer DEFAULT 1 NOT NULL,
+	`deleted_at` text,
+	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,
+	`updated_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,
+	FOREIGN KEY (`location_id`) REFERENCES `locations`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `rate_records_location_idx` ON `rate_records` (`location_id`);--> statement-breakpoint
 CREATE TABLE `revoked_tokens` (
 	`jti` text PRIMARY KEY NOT NULL,
 	`expires_at` text NOT NULL

@@ -117,7 +117,11 @@ export const parents = sqliteTable(
   (t) => [uniqueIndex("parents_email_unique").on(t.email), index("parents_location_idx").on(t.locationId)],
 );
 
-/** Clients. Minimal here; the people/places issue completes the record. */
+/**
+ * Clients (clinical §3 Patient). Columns for what lists filter, sort and join on; the remaining field
+ * groups (contact, parent details, education, flags, diagnosis, referral, eligibility, onboarding
+ * documents) live in `details` as JSON validated by the one patient schema in app/domain.
+ */
 export const patients = sqliteTable(
   "patients",
   {
@@ -130,6 +134,16 @@ export const patients = sqliteTable(
     birthDate: text("birth_date"),
     locationId: integer("location_id").notNull().references(() => locations.id),
     parentId: integer("parent_id").references(() => parents.id),
+    insurerId: integer("insurer_id"),
+    insurerSecondaryId: integer("insurer_secondary_id"),
+    rbtHomeId: integer("rbt_home_id"),
+    rbt2SchoolId: integer("rbt2_school_id"),
+    bcbaHomeId: integer("bcba_home_id"),
+    bcbaSchoolId: integer("bcba_school_id"),
+    bcba2SchoolId: integer("bcba2_school_id"),
+    clinDirectorId: integer("clin_director_id"),
+    caseManagerId: integer("case_manager_id"),
+    details: text("details").notNull().default("{}"),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
     ...timestamps,
@@ -137,6 +151,15 @@ export const patients = sqliteTable(
   (t) => [
     uniqueIndex("patients_identifier_unique").on(t.patientIdentifier),
     index("patients_location_created_idx").on(t.locationId, t.createdAt),
+    index("patients_location_status_name_idx").on(t.locationId, t.status, t.lastName, t.firstName),
+    index("patients_insurer_idx").on(t.insurerId),
+    index("patients_rbt_home_idx").on(t.rbtHomeId),
+    index("patients_rbt2_school_idx").on(t.rbt2SchoolId),
+    index("patients_bcba_home_idx").on(t.bcbaHomeId),
+    index("patients_bcba_school_idx").on(t.bcbaSchoolId),
+    index("patients_bcba2_school_idx").on(t.bcba2SchoolId),
+    index("patients_clin_director_idx").on(t.clinDirectorId),
+    index("patients_case_manager_idx").on(t.caseManagerId),
     index("patients_parent_idx").on(t.parentId),
   ],
 );
@@ -276,3 +299,130 @@ export const outboxEmails = sqliteTable(
   },
   (t) => [index("outbox_to_idx").on(t.to, t.id)],
 );
+
+/** Insurers (clinical §3 insurance/location). */
+export const insurances = sqliteTable(
+  "insurances",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    street: text("street"),
+    street2: text("street2"),
+    city: text("city"),
+    state: text("state"),
+    zip: text("zip"),
+    payerId: text("payer_id"),
+    notes: text("notes"),
+    usesSupervisorAsProvider: integer("uses_supervisor_as_provider", { mode: "boolean" }).notNull().default(false),
+    usesIsTelehealth: integer("uses_is_telehealth", { mode: "boolean" }).notNull().default(false),
+    /** Comma-separated POS codes. */
+    posAllowedToCg: text("pos_allowed_to_cg").notNull().default(""),
+    posAllowedToTt: text("pos_allowed_to_tt").notNull().default(""),
+    extraPosForBcba: text("extra_pos_for_bcba").notNull().default(""),
+    version: integer("version").notNull().default(1),
+    deletedAt: text("deleted_at"),
+    ...timestamps,
+  },
+  (t) => [index("insurances_name_idx").on(t.name)],
+);
+
+/** An insurer's CPT services with their prices (clinical §3 insurance service). */
+export const insuranceServices = sqliteTable(
+  "insurance_services",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    insuranceId: integer("insurance_id").notNull().references(() => insurances.id),
+    locationId: integer("location_id").references(() => locations.id),
+    cptCode: text("cpt_code").notNull(),
+    /** Dash-separated, at most two (e.g. "HM-GT"). */
+    modifiers: text("modifiers").notNull().default(""),
+    /** The provider the price is for: bcba, bcaba, rbt, … */
+    provider: text("provider").notNull().default(""),
+    /** bcba for providers bcba or bcaba, rbt for rbt, otherwise all. */
+    type: text("type", { enum: ["bcba", "rbt", "all"] }).notNull().default("all"),
+    description: text("description"),
+    unitPrice: real("unit_price").notNull().default(0),
+    hourlyFee: real("hourly_fee"),
+    maxAllowed: real("max_allowed"),
+    maxPerDay: integer("max_per_day"),
+    multiplier: real("multiplier").notNull().default(1),
+    autoOnPos: integer("auto_on_pos", { mode: "boolean" }).notNull().default(false),
+    autoOnProvider: integer("auto_on_provider", { mode: "boolean" }).notNull().default(false),
+    autoOnSameDay: integer("auto_on_same_day", { mode: "boolean" }).notNull().default(false),
+    autoOnOverlapping: integer("auto_on_overlapping", { mode: "boolean" }).notNull().default(false),
+    version: integer("version").notNull().default(1),
+    deletedAt: text("deleted_at"),
+    ...timestamps,
+  },
+  (t) => [index("insurance_services_lookup_idx").on(t.insuranceId, t.cptCode, t.type)],
+);
+
+/** Rate/pay records (platform §3). */
+export const rateRecords = sqliteTable(
+  "rate_records",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    locationId: integer("location_id").references(() => locations.id),
+    rbt: real("rbt"),
+    bcba: real("bcba"),
+    manager: real("manager"),
+    client: real("client"),
+    /** JSON: { rbt: string[], bcba: string[], manager: string[] }. */
+    info: text("info").notNull().default("{}"),
+    version: integer("version").notNull().default(1),
+    deletedAt: text("deleted_at"),
+    ...timestamps,
+  },
+  (t) => [index("rate_records_location_idx").on(t.locationId)],
+);
+
+/** Prior-authorization services of a client (clinical §3). Spent units come from notes (a later issue). */
+export const paServices = sqliteTable(
+  "pa_services",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    paService: text("pa_service").notNull(),
+    cpt: text("cpt").notNull(),
+    nUnits: integer("n_units").notNull(),
+    startDate: text("start_date").notNull(),
+    endDate: text("end_date").notNull(),
+    insuranceId: integer("insurance_id").references(() => insurances.id),
+    isPrimary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
+    version: integer("version").notNull().default(1),
+    deletedAt: text("deleted_at"),
+    ...timestamps,
+  },
+  (t) => [index("pa_services_patient_idx").on(t.patientId, t.endDate)],
+);
+
+/**
+ * Append-only audit trail: one row per read of a client record and per change to clients, parents,
+ * employees and PA services. Each row's hash covers its fields and the previous row's hash, so an
+ * edited or removed row breaks the chain (app/services/audit.server.ts verifies it).
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    actorType: text("actor_type").notNull(),
+    actorId: integer("actor_id"),
+    action: text("action").notNull(),
+    entity: text("entity").notNull(),
+    entityId: text("entity_id"),
+    patientId: integer("patient_id"),
+    ip: text("ip"),
+    at: text("at").notNull(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  // A unique previous hash keeps the chain linear: two writers racing for the same tail cannot both land.
+  (t) => [uniqueIndex("audit_prev_hash_unique").on(t.prevHash), index("audit_patient_idx").on(t.patientId), index("audit_entity_idx").on(t.entity, t.entityId)],
+);
+
+/** A version counter per resource: any write bumps it, which invalidates cached lists (`cache=true`). */
+export const listVersions = sqliteTable("list_versions", {
+  resource: text("resource").primaryKey(),
+  version: integer("version").notNull().default(0),
+});
