@@ -4,7 +4,8 @@ import * as v from "valibot";
 export function fieldErrors(issues: readonly v.BaseIssue<unknown>[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const issue of issues) {
-    const key = issue.path?.map((p) => String(p.key)).join(".") || "form";
+    // Array positions are dropped: a bad item is reported on its list field ("pos_codes", not "pos_codes.0").
+    const key = issue.path?.filter((p) => p.type !== "array").map((p) => String(p.key)).join(".") || "form";
     out[key] ??= issue.message;
   }
   return out;

@@ -3,6 +3,7 @@ import { listOutbox } from "~/services/email.server";
 import { authApi } from "./auth";
 import { dashboardApi } from "./dashboard";
 import { jsonError, type AppEnv } from "./env";
+import { locationsV1, locationsV2 } from "./locations";
 
 /**
  * The REST API under /api. Routes reachable without a bearer token are listed in PUBLIC_API_ROUTES;
@@ -31,6 +32,8 @@ export const api = new Hono<AppEnv>()
     return c.json({ data: await listOutbox(c.var.app.db, to || undefined) });
   })
   .route("/", authApi)
-  .route("/", dashboardApi);
+  .route("/", dashboardApi)
+  .route("/v2/locations", locationsV2)
+  .route("/location", locationsV1);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));

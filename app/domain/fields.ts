@@ -1,0 +1,125 @@
+import * as v from "valibot";
+
+/** Field rules shared by every resource schema (forms and API alike). Pure. */
+
+export const MESSAGES = {
+  required: (label: string) => `${label} is required.`,
+  email: "Enter a valid email address.",
+  phone: "Enter a valid phone number (digits, spaces, +, -, parentheses; 7 to 20 characters).",
+  date: "Enter a valid date (YYYY-MM-DD).",
+  zip: "Enter a valid ZIP code (12345 or 12345-6789).",
+  tooLong: (label: string, max: number) => `${label} must be at most ${max} characters.`,
+  endAfterStart: "The end date must be after the start date.",
+} as const;
+
+/** A form sends "" for an empty field; the API may send null or leave it out. All mean "no value". */
+const trimToNull = v.transform((x: string | null): string | null => {
+  const t = typeof x === "string" ? x.trim() : x;
+  return t === "" ? null : t;
+});
+const toNumberOrNull = v.transform((x: string | number | null): number | null => (x === null || x === "" ? null : Number(x)));
+
+export function requiredText(label: string, max = 255) {
+  return v.pipe(v.string(MESSAGES.required(label)), v.trim(), v.nonEmpty(MESSAGES.required(label)), v.maxLength(max, MESSAGES.tooLong(label, max)));
+}
+
+export function optionalText(label: string, max = 255) {
+  return v.pipe(
+    v.optional(v.nullable(v.string()), null),
+    trimToNull,
+    v.nullable(v.pipe(v.string(), v.maxLength(max, MESSAGES.tooLong(label, max)))),
+  );
+}
+
+function optionalPattern(pattern: RegExp, message: string, max = 254) {
+  return v.pipe(
+    v.optional(v.nullable(v.string()), null),
+    trimToNull,
+    v.nullable(v.pipe(v.string(), v.maxLength(max, message), v.regex(pattern, message))),
+  );
+}
+
+export const optionalEmail = optionalPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSAGES.email);
+export const optionalPhone = optionalPattern(/^\+?[0-9 ()\-.]{7,20}$/, MESSAGES.phone, 20);
+export const optionalZip = optionalPattern(/^\d{5}(-\d{4})?$/, MESSAGES.zip, 10);
+
+function realDate(s: string): boolean {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+export const optionalDate = v.pipe(
+  v.optional(v.nullable(v.string()), null),
+  trimToNull,
+  v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, MESSAGES.date), v.check(realDate, MESSAGES.date))),
+);
+
+export function requiredDate(label: string) {
+  return v.pipe(v.string(MESSAGES.required(label)), v.nonEmpty(MESSAGES.required(label)), v.regex(/^\d{4}-\d{2}-\d{2}$/, MESSAGES.date), v.check(realDate, MESSAGES.date));
+}
+
+/** One of the listed values; "" from a form means none. */
+export function optionalChoice<const T extends readonly string[]>(values: T, message: string) {
+  return v.pipe(v.optional(v.nullable(v.string()), null), trimToNull, v.nullable(v.picklist(values, message)));
+}
+
+/** A whole number ≥ min, from a form string or a JSON number; "" means none. */
+export function optionalInt(label: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
+  return v.pipe(
+    v.optional(v.nullable(v.union([v.string(), v.number()])), null),
+    toNumberOrNull,
+    v.nullable(v.pipe(v.number(`${label} must be a number.`), v.integer(`${label} must be a whole number.`), v.minValue(min, `${label} must be ${min} or more.`), v.maxValue(max, `${label} is too large.`))),
+  );
+}
+
+export function requiredInt(label: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
+  return v.pipe(
+    v.union([v.string(MESSAGES.required(label)), v.number(MESSAGES.required(label))], MESSAGES.required(label)),
+    v.transform((x) => (x === "" ? Number.NaN : Number(x))),
+    v.number(MESSAGES.required(label)),
+    v.check((n) => !Number.isNaN(n), MESSAGES.required(label)),
+    v.integer(`${label} must be a whole number.`),
+    v.minValue(min, `${label} must be ${min} or more.`),
+    v.maxValue(max, `${label} is too large.`),
+  );
+}
+
+/** A number (decimals allowed) ≥ min; "" means none. */
+export function optionalNumber(label: string, min = 0) {
+  return v.pipe(
+    v.optional(v.nullable(v.union([v.string(), v.number()])), null),
+    toNumberOrNull,
+    v.nullable(v.pipe(v.number(`${label} must be a number.`), v.check((n) => Number.isFinite(n), `${label} must be a number.`), v.minValue(min, `${label} must be ${min} or more.`))),
+  );
+}
+
+/** An id of another record, from a select ("" = none). */
+export const optionalId = v.pipe(
+  v.optional(v.nullable(v.union([v.string(), v.number()])), null),
+  toNumberOrNull,
+  v.nullable(v.pipe(v.number("Choose a valid option."), v.integer("Choose a valid option."), v.minValue(1, "Choose a valid option."))),
+);
+
+/** A checkbox or JSON boolean. */
+export const flag = v.pipe(
+  v.optional(v.nullable(v.union([v.boolean(), v.string(), v.number()])), false),
+  v.transform((x) => x === true || x === 1 || (typeof x === "string" && ["true", "1", "on", "yes"].includes(x.toLowerCase()))),
+);
+
+/** Values of a multi-select or checkbox group: a form repeats the name, the API sends an array or a comma list. */
+export function choiceList<const T extends readonly string[]>(values: T, message: string) {
+  return v.pipe(
+    v.optional(v.nullable(v.union([v.array(v.string()), v.string()])), []),
+    v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split(",")).map((s) => s.trim()).filter(Boolean)),
+    v.array(v.picklist(values, message)),
+    v.transform((xs) => values.filter((val) => xs.includes(val))),
+  );
+}
+
+/** Two dates where the end must come after the start. */
+export function endAfterStart<T extends { start: string | null; end: string | null }>(pick: (x: Record<string, unknown>) => T) {
+  return (x: Record<string, unknown>) => {
+    const { start, end } = pick(x);
+    return !start || !end || end > start;
+  };
+}

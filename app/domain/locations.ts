@@ -1,0 +1,37 @@
+import * as v from "valibot";
+import { choiceList, MESSAGES, optionalEmail, optionalPhone, optionalText, optionalZip, requiredText } from "./fields";
+import { isValidTimeZone } from "./time";
+
+/** Place-of-service codes (platform §3, clinical §3). */
+export const POS_CODES = [
+  { code: "02", label: "Telehealth" },
+  { code: "03", label: "School" },
+  { code: "11", label: "Office" },
+  { code: "12", label: "Home" },
+  { code: "99", label: "Other" },
+  { code: "10", label: "Telehealth in Patient Home" },
+] as const;
+export const POS_CODE_VALUES = POS_CODES.map((p) => p.code) as unknown as readonly ["02", "03", "11", "12", "99", "10"];
+
+export function posLabel(code: string): string {
+  return POS_CODES.find((p) => p.code === code)?.label ?? code;
+}
+
+/** The US time zones offered first in forms; any IANA zone is accepted. */
+export const COMMON_TIME_ZONES = ["America/New_York", "America/Chicago", "America/Denver", "America/Phoenix", "America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu", "America/Puerto_Rico"] as const;
+
+/** One schema for the location form and the location API. */
+export const LocationInput = v.object({
+  title: requiredText("Title", 120),
+  address: optionalText("Address", 255),
+  phone1: optionalPhone,
+  phone2: optionalPhone,
+  email: optionalEmail,
+  city: optionalText("City", 100),
+  state: optionalText("State", 50),
+  zip: optionalZip,
+  telfax: optionalPhone,
+  time_zone: v.pipe(v.string(MESSAGES.required("Time zone")), v.trim(), v.nonEmpty(MESSAGES.required("Time zone")), v.check(isValidTimeZone, "Choose a valid time zone.")),
+  pos_codes: v.pipe(choiceList(POS_CODE_VALUES, "Choose place-of-service codes from the list."), v.minLength(1, "Choose at least one place-of-service code.")),
+});
+export type LocationInput = v.InferOutput<typeof LocationInput>;

@@ -1,0 +1,71 @@
+import * as v from "valibot";
+import { looseBoolean } from "./validation";
+
+/** The v2 list query (platform §7): per_page, page, search, date_from, date_to, cache. Pure. */
+
+export const DEFAULT_PER_PAGE = 25;
+export const MAX_PER_PAGE = 100;
+
+const IsoDate = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, "Dates must look like 2026-01-31."));
+const PositiveInt = (name: string, max: number, fallback: number) =>
+  v.pipe(
+    v.optional(v.union([v.string(), v.number()]), String(fallback)),
+    v.transform((x) => (x === "" ? fallback : Number(x))),
+    v.number(`${name} must be a number.`),
+    v.integer(`${name} must be a whole number.`),
+    v.minValue(1, `${name} must be at least 1.`),
+    v.maxValue(max, `${name} must be at most ${max}.`),
+  );
+
+export function listQuerySchema(maxPerPage = MAX_PER_PAGE, defaultPerPage = DEFAULT_PER_PAGE) {
+  return v.pipe(
+    v.object({
+      per_page: PositiveInt("per_page", maxPerPage, defaultPerPage),
+      page: PositiveInt("page", 1_000_000, 1),
+      search: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(100, "search is at most 100 characters.")), ""),
+      date_from: v.optional(v.union([v.literal(""), IsoDate]), ""),
+      date_to: v.optional(v.union([v.literal(""), IsoDate]), ""),
+      cache: looseBoolean,
+    }),
+    v.forward(
+      v.check((q) => !q.date_from || !q.date_to || q.date_from <= q.date_to, "date_to must be on or after date_from."),
+      ["date_to"],
+    ),
+  );
+}
+
+export const ListQuery = listQuerySchema();
+export type ListQuery = v.InferOutput<typeof ListQuery>;
+
+export interface Paged<T> {
+  data: T[];
+  total: number;
+  page: number;
+  per_page: number;
+  last_page: number;
+}
+
+export function lastPage(total: number, perPage: number): number {
+  return Math.max(1, Math.ceil(total / perPage));
+}
+
+export function paged<T>(data: T[], total: number, query: Pick<ListQuery, "page" | "per_page">): Paged<T> {
+  return { data, total, page: query.page, per_page: query.per_page, last_page: lastPage(total, query.per_page) };
+}
+
+export function offset(query: Pick<ListQuery, "page" | "per_page">): number {
+  return (query.page - 1) * query.per_page;
+}
+
+/** 'Showing x to y of n entries' (clinical §2). */
+export function showingText(p: Pick<Paged<unknown>, "page" | "per_page" | "total">): string {
+  if (p.total === 0) return "Showing 0 to 0 of 0 entries";
+  const from = (p.page - 1) * p.per_page + 1;
+  return `Showing ${from} to ${Math.min(p.total, p.page * p.per_page)} of ${p.total} entries`;
+}
+
+/** A window of at most `size` page numbers around the current page (clinical §9: 5). */
+export function pageWindow(page: number, last: number, size = 5): number[] {
+  const start = Math.max(1, Math.min(page - Math.floor(size / 2), last - size + 1));
+  return Array.from({ length: Math.min(size, last) }, (_, i) => start + i);
+}

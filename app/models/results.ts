@@ -1,0 +1,18 @@
+/** What a model use case answers: the data, or why not (the routes and API turn this into 4xx). */
+export type ModelResult<T> =
+  | { ok: true; data: T; message?: string }
+  | { ok: false; status: 404; message: string }
+  | { ok: false; status: 409; message: string; current: unknown }
+  | { ok: false; status: 422; message: string; errors: Record<string, string> }
+  | { ok: false; status: 403; message: string };
+
+export const ok = <T>(data: T, message?: string): ModelResult<T> => ({ ok: true, data, message });
+export const notFound = (what = "Record"): ModelResult<never> => ({ ok: false, status: 404, message: `${what} not found.` });
+export const conflict = (current: unknown): ModelResult<never> => ({
+  ok: false,
+  status: 409,
+  message: "Someone else saved a newer version of this record. Review the current values and save again.",
+  current,
+});
+export const invalid = (errors: Record<string, string>): ModelResult<never> => ({ ok: false, status: 422, message: Object.values(errors)[0] ?? "The data is not valid.", errors });
+export const denied = (message = "You don't have permission to access this resource."): ModelResult<never> => ({ ok: false, status: 403, message });

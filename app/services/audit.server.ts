@@ -1,0 +1,95 @@
+import { asc, desc } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "~/db/client.server";
+import { auditLog } from "~/db/schema";
+import type { Actor } from "~/domain/permissions";
+import { sha256Hex } from "./crypto.server";
+
+/**
+ * The audit trail: who did what to which record of which client, when, from where. Rows are chained:
+ * hash = SHA-256(previous hash | fields). The write and its audit row go in one batch (one transaction),
+ * and a unique previous hash makes a racing writer retry, so the chain stays linear.
+ */
+export const GENESIS = "0".repeat(64);
+
+export interface AuditEntry {
+  action: "read" | "create" | "update" | "delete" | "status" | string;
+  entity: "patient" | "parent" | "employee" | "pa_service" | string;
+  entityId: string | number | null;
+  patientId?: number | null;
+}
+
+export interface AuditWho {
+  actor: Pick<Actor, "kind" | "id">;
+  ip: string;
+}
+
+function canonical(row: { actorType: string; actorId: number | null; action: string; entity: string; entityId: string | null; patientId: number | null; ip: string | null; at: string }) {
+  return [row.actorType, row.actorId ?? "", row.action, row.entity, row.entityId ?? "", row.patientId ?? "", row.ip ?? "", row.at].join("|");
+}
+
+async function tailHash(db: Db): Promise<string> {
+  const [row] = await db.select({ hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+  return row?.hash ?? GENESIS;
+}
+
+async function auditInsert(db: Db, who: AuditWho, entry: AuditEntry, prevHash: string) {
+  const row = {
+    actorType: who.actor.kind,
+    actorId: who.actor.id,
+    action: entry.action,
+    entity: entry.entity,
+    entityId: entry.entityId == null ? null : String(entry.entityId),
+    patientId: entry.patientId ?? null,
+    ip: who.ip,
+    at: new Date().toISOString(),
+  };
+  const hash = await sha256Hex(`${prevHash}|${canonical(row)}`);
+  return db.insert(auditLog).values({ ...row, prevHash, hash });
+}
+
+function isChainRace(e: unknown): boolean {
+  return String((e as Error)?.message ?? e).includes("audit_log.prev_hash") || String((e as { cause?: Error })?.cause?.message ?? "").includes("audit_log.prev_hash");
+}
+
+/**
+ * Runs the writes and appends one audit row in the same batch. `writes` is called again on a retry, so
+ * build the statements inside it. Returns the batch results of the writes.
+ */
+export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: () => [...T]): Promise<unknown[]> {
+  for (let attempt = 0; ; attempt++) {
+    const prev = await tailHash(db);
+    const audit = await auditInsert(db, who, entry, prev);
+    try {
+      const results = await db.batch([...writes(), audit] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+      return results.slice(0, -1);
+    } catch (e) {
+      if (attempt < 5 && isChainRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/** Records a read (no write to go with it). */
+export async function auditRead(db: Db, who: AuditWho, entry: Omit<AuditEntry, "action">): Promise<void> {
+  await withAudit(db, who, { ...entry, action: "read" }, () => [] as []);
+}
+
+export interface ChainCheck {
+  ok: boolean;
+  rows: number;
+  /** The id of the first row whose hash or link does not hold. */
+  brokenAt: number | null;
+}
+
+/** Recomputes the chain from the start; an edited, inserted or removed row breaks it. */
+export async function verifyAuditChain(db: Db): Promise<ChainCheck> {
+  const rows = await db.select().from(auditLog).orderBy(asc(auditLog.id));
+  let prev = GENESIS;
+  for (const r of rows) {
+    const expected = await sha256Hex(`${prev}|${canonical(r)}`);
+    if (r.prevHash !== prev || r.hash !== expected) return { ok: false, rows: rows.length, brokenAt: r.id };
+    prev = r.hash;
+  }
+  return { ok: true, rows: rows.length, brokenAt: null };
+}

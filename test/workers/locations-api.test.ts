@@ -1,0 +1,113 @@
+import { desc, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { locations } from "~/db/schema";
+import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
+
+const valid = { title: "Orlando Clinic", city: "Orlando", state: "FL", zip: "32801", phone1: "407-555-0100", email: "orlando@clinic.test", time_zone: "America/New_York", pos_codes: ["11", "12"] };
+
+describe("/api/v2/locations", () => {
+  it("lists only the user's locations, paginated with totals", async () => {
+    const mine = await createLocation({ title: "Alpha" });
+    await createLocation({ title: "Beta" });
+    const token = await apiToken(await createUser({ permissions: ["manage_locations_access"], locations: [mine.id] }));
+    const res = await api("/v2/locations?per_page=10&page=1", { token });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: { id: number; title: string }[]; total: number; page: number; per_page: number; last_page: number };
+    expect(body.data.map((l) => l.id)).toEqual([mine.id]);
+    expect(body).toMatchObject({ total: 1, page: 1, per_page: 10, last_page: 1 });
+  });
+
+  it("answers 404 for a location the user cannot see", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    const token = await apiToken(await createUser({ permissions: ["manage_locations_access", "manage_locations"], locations: [mine.id] }));
+    expect((await api(`/v2/locations/${other.id}`, { token })).status).toBe(404);
+    expect((await api(`/location/show/${other.id}`, { token })).status).toBe(404);
+    expect((await api(`/v2/locations/${other.id}`, { method: "PUT", token, body: valid })).status).toBe(404);
+    expect((await api(`/v2/locations/${mine.id}`, { token })).status).toBe(200);
+  });
+
+  it("creates with 201, the item and a message; the creator can see it", async () => {
+    const token = await apiToken(await createUser({ permissions: ["manage_locations_access", "manage_locations"], locations: [] }));
+    const res = await api("/v2/locations", { method: "POST", token, body: valid });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { data: { id: number; pos_codes: string[]; version: number }; message: string };
+    expect(body.message).toBe("Location created.");
+    expect(body.data).toMatchObject({ pos_codes: ["11", "12"], version: 1 });
+    expect((await api(`/v2/locations/${body.data.id}`, { token })).status).toBe(200);
+  });
+
+  it.each([
+    [{ ...valid, title: "" }, "title", "Title is required."],
+    [{ ...valid, email: "nope" }, "email", "Enter a valid email address."],
+    [{ ...valid, time_zone: "Mars/Olympus" }, "time_zone", "Choose a valid time zone."],
+    [{ ...valid, pos_codes: ["77"] }, "pos_codes", "Choose place-of-service codes from the list."],
+    [{ ...valid, zip: "ABC" }, "zip", "Enter a valid ZIP code (12345 or 12345-6789)."],
+  ])("refuses bad input with 422 and writes nothing (%#)", async (body, field, message) => {
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const before = await db().select().from(locations);
+    const res = await api("/v2/locations", { method: "POST", token, body });
+    expect(res.status).toBe(422);
+    const json = (await res.json()) as { message: string; errors: Record<string, string> };
+    expect(json.errors[field]).toBe(message);
+    expect(await db().select().from(locations)).toHaveLength(before.length);
+  });
+
+  it("a stale version answers 409 with the current values and changes nothing", async () => {
+    const loc = await createLocation({ title: "Original" });
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const first = await api(`/v2/locations/${loc.id}`, { method: "PUT", token, body: { ...valid, title: "First", version: 1 } });
+    expect(first.status).toBe(200);
+    const stale = await api(`/v2/locations/${loc.id}`, { method: "PUT", token, body: { ...valid, title: "Second", version: 1 } });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { current: { title: string; version: number } }).current).toMatchObject({ title: "First", version: 2 });
+    const [row] = await db().select().from(locations).where(eq(locations.id, loc.id));
+    expect(row!.title).toBe("First");
+  });
+
+  it("PATCH changes only the fields given", async () => {
+    const loc = await createLocation({ title: "Keep", city: "Tampa" });
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const res = await api(`/v2/locations/${loc.id}`, { method: "PATCH", token, body: { city: "Naples" } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { title: string; city: string } }).data).toMatchObject({ title: "Keep", city: "Naples" });
+  });
+
+  it("DELETE is soft and refused while clients belong to the location", async () => {
+    const busy = await createLocation();
+    await createPatient({ locationId: busy.id });
+    const empty = await createLocation();
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    expect((await api(`/v2/locations/${busy.id}`, { method: "DELETE", token })).status).toBe(422);
+    expect((await api(`/location/destroy/${empty.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect((await api(`/v2/locations/${empty.id}`, { token })).status).toBe(404);
+    const [row] = await db().select().from(locations).where(eq(locations.id, empty.id));
+    expect(row!.deletedAt).not.toBeNull();
+  });
+
+  it("answers 405 'Unsupported HTTP method' for other methods", async () => {
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const res = await api("/v2/locations", { method: "DELETE", token });
+    expect(res.status).toBe(405);
+    expect(((await res.json()) as { message: string }).message).toBe("Unsupported HTTP method");
+  });
+
+  it("cache=true serves a cached list that a write invalidates", async () => {
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const q = "/v2/locations?cache=true&per_page=100&search=Cachetown";
+    await createLocation({ title: "Cachetown A" });
+    expect(((await (await api(q, { token })).json()) as { total: number }).total).toBe(1);
+    await db().insert(locations).values({ title: "Cachetown B" }); // written behind the API: the cache does not know
+    expect(((await (await api(q, { token })).json()) as { total: number }).total).toBe(1);
+    await api("/v2/locations", { method: "POST", token, body: { ...valid, title: "Cachetown C" } });
+    expect(((await (await api(q, { token })).json()) as { total: number }).total).toBe(3);
+    const [last] = await db().select().from(locations).orderBy(desc(locations.id)).limit(1);
+    expect(last!.title).toBe("Cachetown C");
+  });
+
+  it("refuses a bad list query with 422", async () => {
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    expect((await api("/v2/locations?per_page=0", { token })).status).toBe(422);
+    expect((await api("/v2/locations?date_from=2026-02-01&date_to=2026-01-01", { token })).status).toBe(422);
+  });
+});

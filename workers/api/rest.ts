@@ -1,0 +1,148 @@
+import { Hono, type Context } from "hono";
+import { listQuerySchema, type ListQuery, type Paged } from "~/domain/paging";
+import type { Permission } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import type { ModelContext } from "~/models/context";
+import type { ModelResult } from "~/models/results";
+import { cachedList } from "~/services/list-cache.server";
+import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+
+/**
+ * The two generic REST patterns (platform §7 shared calls, clinical §7 generic services), written once.
+ * A resource supplies its permissions and model functions; these builders give it the v2 routes
+ * (list, show, create, update, patch, update-status, delete; 405 'Unsupported HTTP method' otherwise)
+ * and the v1 routes (show, store, update, destroy).
+ */
+export interface RestResource<Row> {
+  /** The list-version key and the word in messages ("patients", "Patient"). */
+  name: string;
+  label: string;
+  view: Permission;
+  manage: Permission;
+  maxPerPage?: number;
+  defaultPerPage?: number;
+  list(ctx: ModelContext, query: ListQuery, filters: Record<string, string>): Promise<Paged<Row> | ModelResult<Paged<Row>>>;
+  get(ctx: ModelContext, id: number): Promise<Row | null>;
+  create?(ctx: ModelContext, input: Record<string, unknown>): Promise<ModelResult<Row>>;
+  update?(ctx: ModelContext, id: number, input: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<Row>>;
+  updateStatus?(ctx: ModelContext, id: number, input: Record<string, unknown>): Promise<ModelResult<Row>>;
+  remove?(ctx: ModelContext, id: number): Promise<ModelResult<unknown>>;
+}
+
+export const UNSUPPORTED = "Unsupported HTTP method";
+
+export function modelContext(c: Context<AppEnv>): ModelContext {
+  return { db: c.var.app.db, actor: c.var.actor, ip: c.var.app.ip, now: c.var.app.now };
+}
+
+/** A path id: a positive whole number, else the record does not exist. */
+export function pathId(raw: string | undefined): number | null {
+  return raw && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+}
+
+function versionOf(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
+  const raw = body.version ?? c.req.header("If-Match")?.replace(/"/g, "");
+  const n = Number(raw);
+  return raw === undefined || raw === null || raw === "" || !Number.isInteger(n) ? null : n;
+}
+
+/** Turns a model result into the JSON answer. */
+export function answer<T>(c: Context<AppEnv>, result: ModelResult<T>, successStatus: 200 | 201 = 200) {
+  if (result.ok) return c.json({ data: result.data, ...(result.message ? { message: result.message } : {}) }, successStatus);
+  switch (result.status) {
+    case 422:
+      return jsonError(c, 422, result.message, { errors: result.errors });
+    case 409:
+      return jsonError(c, 409, result.message, { current: result.current });
+    default:
+      return jsonError(c, result.status, result.message);
+  }
+}
+
+function isResult<T>(x: Paged<T> | ModelResult<Paged<T>>): x is ModelResult<Paged<T>> {
+  return "ok" in x;
+}
+
+async function listHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
+  const raw = c.req.query();
+  const parsed = parseWith(listQuerySchema(resource.maxPerPage, resource.defaultPerPage), raw);
+  if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
+  const ctx = modelContext(c);
+  const scope = `${ctx.actor.kind}:${ctx.actor.id}`;
+  const key = `${scope}?${new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cache").sort()).toString()}`;
+  const result = await cachedList(ctx.db, resource.name, key, parsed.data.cache, () => resource.list(ctx, parsed.data, raw));
+  if (isResult(result)) return result.ok ? c.json(result.data) : answer(c, result);
+  return c.json(result);
+}
+
+async function showHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
+  const id = pathId(c.req.param("id"));
+  const row = id === null ? null : await resource.get(modelContext(c), id);
+  return row ? c.json({ data: row }) : jsonError(c, 404, `${resource.label} not found.`);
+}
+
+async function bodyOr400(c: Context<AppEnv>) {
+  return readBody(c);
+}
+
+async function createHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
+  if (!resource.create) return jsonError(c, 405, UNSUPPORTED);
+  const body = await bodyOr400(c);
+  if (!body) return jsonError(c, 400, "The request body must be JSON.");
+  return answer(c, await resource.create(modelContext(c), body), 201);
+}
+
+async function updateHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>, partial: boolean) {
+  if (!resource.update) return jsonError(c, 405, UNSUPPORTED);
+  const id = pathId(c.req.param("id"));
+  if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
+  const body = await bodyOr400(c);
+  if (!body) return jsonError(c, 400, "The request body must be JSON.");
+  return answer(c, await resource.update(modelContext(c), id, body, { partial, version: versionOf(c, body) }));
+}
+
+async function statusHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
+  if (!resource.updateStatus) return jsonError(c, 405, UNSUPPORTED);
+  const id = pathId(c.req.param("id"));
+  if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
+  const body = await bodyOr400(c);
+  if (!body) return jsonError(c, 400, "The request body must be JSON.");
+  return answer(c, await resource.updateStatus(modelContext(c), id, body));
+}
+
+async function removeHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
+  if (!resource.remove) return jsonError(c, 405, UNSUPPORTED);
+  const id = pathId(c.req.param("id"));
+  if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
+  const result = await resource.remove(modelContext(c), id);
+  return result.ok ? c.json({ message: result.message ?? `${resource.label} deleted.` }) : answer(c, result);
+}
+
+const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
+
+/** GET list, GET /:id, POST, PUT /:id, PUT /update-status/:id, PATCH /:id, DELETE /:id; anything else 405. */
+export function v2Router<Row>(resource: RestResource<Row>) {
+  const view = requireApiPermission(resource.view);
+  const manage = requireApiPermission(resource.manage);
+  return new Hono<AppEnv>()
+    .get("/", view, (c) => listHandler(c, resource))
+    .post("/", manage, (c) => createHandler(c, resource))
+    .put("/update-status/:id", manage, (c) => statusHandler(c, resource))
+    .get("/:id", view, (c) => showHandler(c, resource))
+    .put("/:id", manage, (c) => updateHandler(c, resource, false))
+    .patch("/:id", manage, (c) => updateHandler(c, resource, true))
+    .delete("/:id", manage, (c) => removeHandler(c, resource))
+    .all("/", unsupported)
+    .all("/:id", unsupported);
+}
+
+/** GET show/:id, POST store, PUT update/:id, DELETE destroy/:id. */
+export function v1Router<Row>(resource: RestResource<Row>) {
+  const view = requireApiPermission(resource.view);
+  const manage = requireApiPermission(resource.manage);
+  return new Hono<AppEnv>()
+    .get("/show/:id", view, (c) => showHandler(c, resource))
+    .post("/store", manage, (c) => createHandler(c, resource))
+    .put("/update/:id", manage, (c) => updateHandler(c, resource, false))
+    .delete("/destroy/:id", manage, (c) => removeHandler(c, resource));
+}
