@@ -1,0 +1,77 @@
+import type { ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "react";
+
+/** Form controls that work without JavaScript; each shows its field error and keeps the typed value. */
+
+function ErrorText({ id, error }: { id: string; error?: string }) {
+  return error ? (
+    <p id={`${id}-error`} className="field-error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+export function SelectField({
+  label,
+  name,
+  error,
+  options,
+  placeholder,
+  ...select
+}: { label: string; name: string; error?: string; options: readonly { value: string | number; label: string }[]; placeholder?: string } & SelectHTMLAttributes<HTMLSelectElement>) {
+  const id = select.id ?? `f-${name}`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} {...select}>
+        {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <ErrorText id={id} error={error} />
+    </div>
+  );
+}
+
+export function TextareaField({ label, name, error, ...area }: { label: string; name: string; error?: string } & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  const id = area.id ?? `f-${name}`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <textarea id={id} name={name} rows={area.rows ?? 4} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} {...area} />
+      <ErrorText id={id} error={error} />
+    </div>
+  );
+}
+
+export function CheckboxField({ label, name, defaultChecked, error }: { label: string; name: string; defaultChecked?: boolean; error?: string }) {
+  const id = `f-${name}`;
+  return (
+    <div className="field-check">
+      <input id={id} type="checkbox" name={name} value="true" defaultChecked={defaultChecked} aria-invalid={error ? true : undefined} />
+      <label htmlFor={id}>{label}</label>
+      <ErrorText id={id} error={error} />
+    </div>
+  );
+}
+
+/** Several checkboxes sharing one name (a form repeats it; the schema reads a list). */
+export function CheckboxGroup({ legend, name, options, selected, error }: { legend: string; name: string; options: readonly { value: string; label: string }[]; selected: readonly string[]; error?: string }) {
+  return (
+    <fieldset className="field" aria-invalid={error ? true : undefined}>
+      <legend>{legend}</legend>
+      {options.map((o) => (
+        <label key={o.value} className="check-inline">
+          <input type="checkbox" name={name} value={o.value} defaultChecked={selected.includes(o.value)} /> {o.label}
+        </label>
+      ))}
+      <ErrorText id={`f-${name}`} error={error} />
+    </fieldset>
+  );
+}
+
+export function FormActions({ children }: { children: ReactNode }) {
+  return <div className="form-actions">{children}</div>;
+}
