@@ -1,5 +1,5 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { AccessDenied } from "~/components/access-denied";
 import { APP_VERSION } from "~/domain/shell";
 import { readPrefs } from "~/services/prefs.server";
@@ -19,10 +19,19 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return { dark: prefs.dark, version: context.app.env.APP_VERSION };
 }
 
+/**
+ * React hydrates only screens that ask for it (`handle.hydrate`), e.g. in-place editors and charts; the
+ * rest get a small enhancement script and ship no framework JavaScript (docs/decisions/006).
+ */
+function useHydrate(): boolean {
+  return useMatches().some((m) => (m.handle as { hydrate?: boolean } | undefined)?.hydrate === true);
+}
+
 export function Layout({ children }: { children: React.ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
+  const hydrate = useHydrate();
   return (
-    <html lang="en-US">
+    <html lang="en-US" data-version={data?.version}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -31,8 +40,14 @@ export function Layout({ children }: { children: React.ReactNode }) {
       </head>
       <body className={data?.dark ? "dark" : undefined}>
         {children}
-        <ScrollRestoration />
-        <Scripts />
+        {hydrate ? (
+          <>
+            <ScrollRestoration />
+            <Scripts />
+          </>
+        ) : (
+          <script src={`/enhance.js?v=${APP_VERSION}`} defer />
+        )}
       </body>
     </html>
   );

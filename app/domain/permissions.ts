@@ -85,6 +85,8 @@ export interface Actor {
   locationIds: number[];
   /** Primary location (location_id). */
   locationId: number | null;
+  /** The IANA time zone of the primary location (the actor's calendar), when there is one. */
+  timeZone: string | null;
   avatar: string | null;
   status: string;
   phone: string | null;

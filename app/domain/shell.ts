@@ -73,12 +73,6 @@ export function versionMismatchText(version: string): string {
   return `Your browser is running an outdated version (v${version}) of the application. Please reload the page to get the latest version. If the issue persists, try using Ctrl+F5 to clear your browser cache.`;
 }
 
-/** A mismatch is raised when the running client's version differs from the server's and was not dismissed for that server version. */
-export function isVersionMismatch(clientVersion: string | null | undefined, serverVersion: string | null | undefined, dismissedFor: string | null | undefined): boolean {
-  if (!clientVersion || !serverVersion) return false;
-  return clientVersion !== serverVersion && dismissedFor !== serverVersion;
-}
-
 export const DEMO_BANNER = {
   title: "Demo Environment Notice",
   text: "This site does not store production information. For the live application, please visit the production site.",

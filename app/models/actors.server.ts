@@ -35,6 +35,7 @@ export async function getUserActor(db: Db, id: number): Promise<Actor | null> {
       roles: sql<string>`(select json_group_array(r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id)`,
       permissions: sql<string>`(select json_group_array(r.permissions) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id)`,
       locations: sql<string>`(select json_group_array(ul.location_id) from user_locations ul where ul.user_id = users.id)`,
+      timeZone: sql<string | null>`(select l.time_zone from locations l where l.id = users.location_id)`,
     })
     .from(users)
     .where(and(eq(users.id, id), isNull(users.deletedAt)));
@@ -50,6 +51,7 @@ export async function getUserActor(db: Db, id: number): Promise<Actor | null> {
     permissions: normalizePermissions(permissionLists),
     locationIds: parseJsonArray<number>(row.locations),
     locationId: row.locationId,
+    timeZone: row.timeZone,
     avatar: row.avatar,
     status: row.status,
     phone: row.phone,
@@ -74,6 +76,7 @@ export async function getParentActor(db: Db, id: number): Promise<Actor | null> 
     permissions: [],
     locationIds: [],
     locationId: row.locationId,
+    timeZone: null,
     avatar: null,
     status: row.status,
     phone: row.phone,

@@ -13,57 +13,40 @@ function inScope(column: SQLiteColumn, scope: number[] | null): SQL {
   return inArray(column, scope);
 }
 
-/** The actor's calendar: their primary location's time zone, else the first one they can see. */
-async function actorTimeZone(db: Db, actor: Actor, scope: number[] | null): Promise<string> {
-  const id = actor.locationId ?? scope?.[0];
-  if (id == null) return "America/New_York";
-  const [row] = await db.select({ tz: locations.timeZone }).from(locations).where(eq(locations.id, id));
-  return row?.tz ?? "America/New_York";
-}
+const DEFAULT_TIME_ZONE = "America/New_York";
 
 export async function getAdminDashboard(db: Db, actor: Actor, now: Date) {
   const scope = locationScope(actor);
-  const tz = await actorTimeZone(db, actor, scope);
+  const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
   const thisMonth = zonedMonthStart(now, tz, 0).toISOString();
   const lastMonth = zonedMonthStart(now, tz, -1).toISOString();
   const cur = (col: SQLiteColumn) => sql<number>`coalesce(sum(case when ${col} >= ${thisMonth} then 1 else 0 end), 0)`;
   const before = (col: SQLiteColumn) => sql<number>`coalesce(sum(case when ${col} >= ${lastMonth} and ${col} < ${thisMonth} then 1 else 0 end), 0)`;
 
-  const [patientAgg, bipAgg, noteAgg, employeeAgg, recentPatients, recentBips, visibleLocations] = await db.batch([
-    db
-      .select({ total: sql<number>`count(*)`, current: cur(patients.createdAt), before: before(patients.createdAt) })
-      .from(patients)
-      .where(and(isNull(patients.deletedAt), inScope(patients.locationId, scope))),
-    db
-      .select({
-        total: sql<number>`count(*)`,
-        current: cur(bips.createdAt),
-        before: before(bips.createdAt),
-        attentionCurrent: sql<number>`coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${thisMonth} then 1 else 0 end), 0)`,
-        attentionBefore: sql<number>`coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${lastMonth} and ${bips.createdAt} < ${thisMonth} then 1 else 0 end), 0)`,
-      })
-      .from(bips)
-      .where(and(isNull(bips.deletedAt), inScope(bips.locationId, scope))),
+  // Every count in one statement (scalar subqueries), the three short lists beside it: one round trip.
+  const patientScope = and(isNull(patients.deletedAt), inScope(patients.locationId, scope));
+  const bipScope = and(isNull(bips.deletedAt), inScope(bips.locationId, scope));
+  const noteScope = and(isNull(notes.deletedAt), inScope(notes.locationId, scope));
+  const employeeScope = and(
+    isNull(users.deletedAt),
+    scope === null ? sql`1 = 1` : scope.length === 0 ? sql`1 = 0` : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ul.location_id in ${scope})`,
+  );
+  const [counts, recentPatients, recentBips, visibleLocations] = await db.batch([
     db
       .select({
-        rbt: sql<number>`coalesce(sum(case when ${notes.type} = 'rbt' then 1 else 0 end), 0)`,
-        bcba: sql<number>`coalesce(sum(case when ${notes.type} = 'bcba' then 1 else 0 end), 0)`,
+        patients: sql<number>`(select count(*) from ${patients} where ${patientScope})`,
+        patientsCurrent: sql<number>`(select ${cur(patients.createdAt)} from ${patients} where ${patientScope})`,
+        patientsBefore: sql<number>`(select ${before(patients.createdAt)} from ${patients} where ${patientScope})`,
+        bips: sql<number>`(select count(*) from ${bips} where ${bipScope})`,
+        bipsCurrent: sql<number>`(select ${cur(bips.createdAt)} from ${bips} where ${bipScope})`,
+        bipsBefore: sql<number>`(select ${before(bips.createdAt)} from ${bips} where ${bipScope})`,
+        attentionCurrent: sql<number>`(select coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${thisMonth} then 1 else 0 end), 0) from ${bips} where ${bipScope})`,
+        attentionBefore: sql<number>`(select coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${lastMonth} and ${bips.createdAt} < ${thisMonth} then 1 else 0 end), 0) from ${bips} where ${bipScope})`,
+        rbt: sql<number>`(select count(*) from ${notes} where ${noteScope} and ${notes.type} = 'rbt')`,
+        bcba: sql<number>`(select count(*) from ${notes} where ${noteScope} and ${notes.type} = 'bcba')`,
+        employees: sql<number>`(select count(*) from ${users} where ${employeeScope})`,
       })
-      .from(notes)
-      .where(and(isNull(notes.deletedAt), inScope(notes.locationId, scope))),
-    db
-      .select({ total: sql<number>`count(*)` })
-      .from(users)
-      .where(
-        and(
-          isNull(users.deletedAt),
-          scope === null
-            ? sql`1 = 1`
-            : scope.length === 0
-              ? sql`1 = 0`
-              : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ul.location_id in ${scope})`,
-        ),
-      ),
+      .from(sql`(select 1)`),
     db
       .select({
         id: patients.id,
@@ -91,28 +74,26 @@ export async function getAdminDashboard(db: Db, actor: Actor, now: Date) {
       .orderBy(locations.title),
   ]);
 
-  const p = patientAgg[0]!;
-  const b = bipAgg[0]!;
-  const n = noteAgg[0]!;
+  const c = counts[0]!;
   const num = (x: unknown) => Number(x ?? 0);
   return {
     bips: recentBips,
     locations: visibleLocations,
-    total_bips: num(b.total),
-    total_patients: num(p.total),
-    total_noteRbts: num(n.rbt),
-    total_noteBcbas: num(n.bcba),
-    total_employees: num(employeeAgg[0]?.total),
+    total_bips: num(c.bips),
+    total_patients: num(c.patients),
+    total_noteRbts: num(c.rbt),
+    total_noteBcbas: num(c.bcba),
+    total_employees: num(c.employees),
     recent_patients: recentPatients,
-    num_bips_current: num(b.current),
-    num_bips_before: num(b.before),
-    porcentaje_d: percentChange(num(b.current), num(b.before)),
-    num_bips_attention_current: num(b.attentionCurrent),
-    num_bips_attention_before: num(b.attentionBefore),
-    porcentaje_da: percentChange(num(b.attentionCurrent), num(b.attentionBefore)),
-    num_patients_current: num(p.current),
-    num_patients_before: num(p.before),
-    porcentajeDP: percentChange(num(p.current), num(p.before)),
+    num_bips_current: num(c.bipsCurrent),
+    num_bips_before: num(c.bipsBefore),
+    porcentaje_d: percentChange(num(c.bipsCurrent), num(c.bipsBefore)),
+    num_bips_attention_current: num(c.attentionCurrent),
+    num_bips_attention_before: num(c.attentionBefore),
+    porcentaje_da: percentChange(num(c.attentionCurrent), num(c.attentionBefore)),
+    num_patients_current: num(c.patientsCurrent),
+    num_patients_before: num(c.patientsBefore),
+    porcentajeDP: percentChange(num(c.patientsCurrent), num(c.patientsBefore)),
   };
 }
 
@@ -121,7 +102,7 @@ export type AdminDashboard = Awaited<ReturnType<typeof getAdminDashboard>>;
 /** New patients per month of a year by gender, in the actor's time zone. */
 export async function getAdminYear(db: Db, actor: Actor, now: Date, year?: number) {
   const scope = locationScope(actor);
-  const tz = await actorTimeZone(db, actor, scope);
+  const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
   const y = year ?? zonedYearMonth(now, tz).year;
   const from = zonedMidnight(y, 1, 1, tz).toISOString();
   const to = zonedMidnight(y + 1, 1, 1, tz).toISOString();

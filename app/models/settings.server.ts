@@ -26,7 +26,18 @@ function positive(value: string | undefined, fallback: number): number {
   return Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
+/** Settings change rarely: each isolate keeps them for 30 seconds (a write here clears it at once). */
+const CACHE_MS = 30_000;
+let cached: { at: number; value: AuthSettings } | null = null;
+
 export async function getAuthSettings(db: Db): Promise<AuthSettings> {
+  if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+  const value = await readAuthSettings(db);
+  cached = { at: Date.now(), value };
+  return value;
+}
+
+async function readAuthSettings(db: Db): Promise<AuthSettings> {
   const rows = await db.select().from(settings).where(inArray(settings.key, Object.values(KEYS)));
   const map = new Map(rows.map((r) => [r.key, r.value]));
   return {
@@ -37,6 +48,7 @@ export async function getAuthSettings(db: Db): Promise<AuthSettings> {
 }
 
 export async function setSetting(db: Db, key: keyof AuthSettings, value: number): Promise<void> {
+  cached = null;
   await db
     .insert(settings)
     .values({ key: KEYS[key], value: String(value) })

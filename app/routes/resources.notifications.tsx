@@ -9,5 +9,5 @@ export const handle = { guard: "staff" };
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requireStaff(request, context);
   const summary = await getNotificationSummary(context.app.db, actor);
-  return { ...summary, ticketBadge: badgeText(headerBadgeCount(actor, summary)) };
+  return Response.json({ ...summary, ticketBadge: badgeText(headerBadgeCount(actor, summary)) }, { headers: { "Cache-Control": "no-store" } });
 }

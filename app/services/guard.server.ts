@@ -33,23 +33,36 @@ export function notFound(message = "Not Found"): Response {
   return new Response(message, { status: 404, statusText: "Not Found" });
 }
 
+type Loaded = { session: ScreenSession | null; actor: Actor | null };
+/** One session and actor read per request, however many loaders (layout and screen) ask. */
+const perRequest = new WeakMap<object, Promise<Loaded>>();
+
+function load(request: Request, context: AppLoadContext): Promise<Loaded> {
+  let loaded = perRequest.get(context.app);
+  if (!loaded) {
+    const { db, now } = context.app;
+    loaded = (async () => {
+      const session = await readSession(db, request, now());
+      const actor = session && session.state === "active" ? await getActor(db, session.principalType, session.principalId) : null;
+      return { session, actor };
+    })();
+    perRequest.set(context.app, loaded);
+  }
+  return loaded;
+}
+
 /** The signed-in principal of an active session, or null (no redirect). */
 export async function getSigned(request: Request, context: AppLoadContext): Promise<Signed | null> {
-  const { db, now } = context.app;
-  const session = await readSession(db, request, now());
-  if (!session || session.state !== "active") return null;
-  const actor = await getActor(db, session.principalType, session.principalId);
-  return actor ? { actor, session } : null;
+  const { session, actor } = await load(request, context);
+  return session && actor ? { actor, session } : null;
 }
 
 /** Any signed-in principal (staff or parent). Redirects to sign-in, or to the lock screen after the idle limit. */
 export async function requirePrincipal(request: Request, context: AppLoadContext): Promise<Signed> {
-  const { db, now } = context.app;
-  const session = await readSession(db, request, now());
+  const { session, actor } = await load(request, context);
   const to = encodeURIComponent(returnTo(request));
   if (!session) throw redirect(`/login?redirectTo=${to}`);
   if (session.state === "locked") throw redirect(`/lock-screen?redirectTo=${to}`);
-  const actor = await getActor(db, session.principalType, session.principalId);
   if (!actor) throw redirect(`/login?redirectTo=${to}`);
   return { actor, session };
 }

@@ -53,13 +53,19 @@ async function shown(locator: Locator): Promise<void> {
   await locator.first().waitFor({ state: "visible" });
 }
 
-/** Pages of the JavaScript-on runs; they wait for hydration so the flows exercise the client-side forms. */
+/** Pages of the JavaScript-on runs; they wait for the page's scripts so the flows exercise them. */
 const scriptedPages = new WeakSet<Page>();
 
-/** With JavaScript on, waits until Remix has hydrated (else a quick click would be a plain form post). */
+/**
+ * With JavaScript on, waits until the page's scripts ran: Remix hydration on screens that hydrate
+ * (handle.hydrate), the enhancement script everywhere else (docs/decisions/006).
+ */
 async function ready(page: Page): Promise<void> {
   if (!scriptedPages.has(page)) return;
-  await page.waitForFunction(() => (window as unknown as { __remixRouter?: { state: { initialized: boolean } } }).__remixRouter?.state.initialized === true);
+  await page.waitForFunction(() => {
+    const w = window as unknown as { __remixRouter?: { state: { initialized: boolean } }; __baselineEnhanced?: boolean };
+    return w.__baselineEnhanced === true || w.__remixRouter?.state.initialized === true;
+  });
 }
 
 async function goto(page: Page, path: string) {

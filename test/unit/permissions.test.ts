@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { can, canAll, canAny, canSeeLocation, LEGACY_PERMISSIONS, locationScope, normalizePermissions, PERMISSIONS, type Actor } from "~/domain/permissions";
 
 function actor(roles: string[], permissions: Actor["permissions"] = [], locationIds: number[] = [], kind: Actor["kind"] = "user"): Actor {
-  return { kind, id: 1, name: "A", surname: "B", email: "a@b.c", roles, permissions, locationIds, locationId: locationIds[0] ?? null, avatar: null, status: "active", phone: null, twoFactorEnabled: false };
+  return { kind, id: 1, name: "A", surname: "B", email: "a@b.c", roles, permissions, locationIds, locationId: locationIds[0] ?? null, timeZone: null, avatar: null, status: "active", phone: null, twoFactorEnabled: false };
 }
 
 describe("can", () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { percentChange, patientsByGender, MONTHS_NAME } from "~/domain/dashboard";
 import type { Actor } from "~/domain/permissions";
-import { badgeText, headerBadgeCount, isVersionMismatch, showsLogoLink, showsProfileLink, sidebarBadgeCount, versionMismatchText, visibleSidebar } from "~/domain/shell";
+import { badgeText, headerBadgeCount, showsLogoLink, showsProfileLink, sidebarBadgeCount, versionMismatchText, visibleSidebar } from "~/domain/shell";
 import { zonedMonthStart, zonedYearMonth } from "~/domain/time";
 
 function actor(roles: string[], permissions: Actor["permissions"] = [], kind: Actor["kind"] = "user"): Actor {
-  return { kind, id: 1, name: "A", surname: "B", email: "a@b.c", roles, permissions, locationIds: [], locationId: null, avatar: null, status: "active", phone: null, twoFactorEnabled: false };
+  return { kind, id: 1, name: "A", surname: "B", email: "a@b.c", roles, permissions, locationIds: [], locationId: null, timeZone: null, avatar: null, status: "active", phone: null, twoFactorEnabled: false };
 }
 const summary = (responses: number, tickets = 0) => ({ unread_tickets_count: tickets, unread_responses_count: responses, new_tickets_count: 0, total_unread: tickets + responses });
 
@@ -58,16 +58,6 @@ describe("ticket badges", () => {
 });
 
 describe("version mismatch", () => {
-  it.each([
-    ["same version", "0.1.2-beta", "0.1.2-beta", null, false],
-    ["older client", "0.1.1-beta", "0.1.2-beta", null, true],
-    ["dismissed for this server version", "0.1.1-beta", "0.1.2-beta", "0.1.2-beta", false],
-    ["dismissed for an older server version", "0.1.0-beta", "0.1.3-beta", "0.1.2-beta", true],
-    ["unknown versions mean no mismatch", null, "0.1.2-beta", null, false],
-  ] as const)("%s", (_l, client, server, dismissed, expected) => {
-    expect(isVersionMismatch(client, server, dismissed)).toBe(expected);
-  });
-
   it("the alert text", () => {
     expect(versionMismatchText("0.1.1-beta")).toBe(
       "Your browser is running an outdated version (v0.1.1-beta) of the application. Please reload the page to get the latest version. If the issue persists, try using Ctrl+F5 to clear your browser cache.",

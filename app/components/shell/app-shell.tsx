@@ -1,15 +1,13 @@
-import { Form, NavLink, useFetcher, useLocation } from "@remix-run/react";
-import { useEffect, useState, type ReactNode } from "react";
-import { APP_VERSION, DEMO_BANNER, isVersionMismatch, versionMismatchText } from "~/domain/shell";
+import { Form, NavLink, useLocation } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { DEMO_BANNER, versionMismatchText } from "~/domain/shell";
 import type { ShellData } from "~/routes/_app";
-
-const POLL_MS = 90_000;
 
 /** Header, sidebar, banners and footer around every signed-in screen (platform §2 page shell). */
 export function AppShell({ data, children }: { data: ShellData; children: ReactNode }) {
   const location = useLocation();
   const here = location.pathname + location.search;
-  const ticketBadge = useTicketBadge(data.ticketBadge);
+  const ticketBadge = data.ticketBadge;
   const classes = ["shell", data.prefs.miniSidebar ? "mini-sidebar" : "", data.prefs.mobileSidebar ? "mobile-open" : ""].filter(Boolean).join(" ");
 
   return (
@@ -22,7 +20,7 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
           </a>
         </div>
       ) : null}
-      <VersionAlert serverVersion={data.version} dismissed={data.prefs.versionDismissed} redirectTo={here} />
+      <VersionAlert pageVersion={data.version} dismissed={data.prefs.versionDismissed} redirectTo={here} />
       <header className="header">
         {data.logoLink ? (
           <a className="logo" href="/dashboard" aria-label="Baseline dashboard">
@@ -95,56 +93,41 @@ function initials(name: string) {
   );
 }
 
-/** A preference toggle: a plain form post (cookies), submitted in place when JavaScript runs. */
+/** A preference toggle: a plain form post that sets a cookie and comes back to the same page. */
 function PrefButton({ pref, label, icon, redirectTo, className }: { pref: string; label: string; icon: string; redirectTo: string; className?: string }) {
-  const fetcher = useFetcher();
   return (
-    <fetcher.Form method="post" action="/prefs" className={className}>
+    <Form method="post" action="/prefs" className={className}>
       <input type="hidden" name="intent" value={pref} />
       <input type="hidden" name="redirectTo" value={redirectTo} />
       <button type="submit" className="icon-button" aria-label={label} title={label}>
         {icon}
       </button>
-    </fetcher.Form>
+    </Form>
   );
 }
 
-/** Polls the notification summary every 90 s while JavaScript runs; errors are swallowed and polling continues. */
-function useTicketBadge(initial: string): string {
-  const fetcher = useFetcher<{ ticketBadge: string }>();
-  const { load } = fetcher;
-  useEffect(() => {
-    const id = window.setInterval(() => load("/resources/notifications"), POLL_MS);
-    return () => window.clearInterval(id);
-  }, [load]);
-  return fetcher.data?.ticketBadge ?? initial;
-}
-
 /**
- * The version-mismatch alert. The running client knows the version it was built as (APP_VERSION);
- * the server reports its own on every navigation. Only a client older than the server can differ,
- * so the alert needs JavaScript by nature; its dismissal is a form post remembered in a cookie.
+ * The version-mismatch alert. A page open across a deploy runs an older version than the server; the
+ * enhancement script polls /api/version and shows this template when they differ (not for a version the
+ * user dismissed). The dismiss button is a plain form post remembered in a cookie.
  */
-function VersionAlert({ serverVersion, dismissed, redirectTo }: { serverVersion: string; dismissed: string | null; redirectTo: string }) {
-  const [clientVersion, setClientVersion] = useState<string | null>(null);
-  const fetcher = useFetcher();
-  useEffect(() => setClientVersion(APP_VERSION), []);
-  if (fetcher.state !== "idle" || fetcher.data) return null;
-  if (!isVersionMismatch(clientVersion, serverVersion, dismissed)) return null;
+function VersionAlert({ pageVersion, dismissed, redirectTo }: { pageVersion: string; dismissed: string | null; redirectTo: string }) {
   return (
-    <div className="banner banner-warning" role="alert">
-      <strong>Version Mismatch Detected</strong> <span>{versionMismatchText(clientVersion!)}</span>{" "}
-      <a className="btn btn-small" href={`${redirectTo}${redirectTo.includes("?") ? "&" : "?"}v=${Date.now()}`}>
-        Reload
-      </a>
-      <fetcher.Form method="post" action="/prefs">
-        <input type="hidden" name="intent" value="dismissVersion" />
-        <input type="hidden" name="version" value={serverVersion} />
-        <input type="hidden" name="redirectTo" value={redirectTo} />
-        <button type="submit" className="btn btn-small">
-          Dismiss
-        </button>
-      </fetcher.Form>
-    </div>
+    <template id="version-alert" data-dismissed={dismissed ?? ""}>
+      <div id="version-mismatch" className="banner banner-warning" role="alert">
+        <strong>Version Mismatch Detected</strong> <span>{versionMismatchText(pageVersion)}</span>{" "}
+        <a className="btn btn-small" href={`${redirectTo}${redirectTo.includes("?") ? "&" : "?"}v=reload`}>
+          Reload
+        </a>
+        <form method="post" action="/prefs">
+          <input type="hidden" name="intent" value="dismissVersion" />
+          <input type="hidden" name="version" value="" />
+          <input type="hidden" name="redirectTo" value={redirectTo} />
+          <button type="submit" className="btn btn-small">
+            Dismiss
+          </button>
+        </form>
+      </div>
+    </template>
   );
 }

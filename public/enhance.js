@@ -1,0 +1,48 @@
+// Progressive enhancement for screens that do not hydrate React (see docs/decisions/006). Everything
+// here is optional: every form and link works without it.
+(() => {
+  const POLL_MS = 90_000;
+  const html = document.documentElement;
+  const pageVersion = html.dataset.version;
+
+  // Pending state: a submitted form's button is disabled and says so, which also stops double posts.
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || event.defaultPrevented) return;
+    const button = event.submitter instanceof HTMLButtonElement ? event.submitter : form.querySelector("button[type=submit], button:not([type])");
+    if (!button) return;
+    form.setAttribute("aria-busy", "true");
+    // Disable after the submit has captured the button's name/value.
+    setTimeout(() => {
+      button.disabled = true;
+      if (button.dataset.pending) button.textContent = button.dataset.pending;
+    }, 0);
+  });
+
+  // The header badge and the version check, every 90 s while signed in; failures are ignored.
+  const badge = document.querySelector("[data-testid=ticket-badge]");
+  const alertTemplate = document.getElementById("version-alert");
+  async function poll() {
+    try {
+      if (badge) {
+        const res = await fetch("/resources/notifications", { headers: { Accept: "application/json" }, credentials: "same-origin" });
+        if (res.ok) badge.textContent = (await res.json()).ticketBadge;
+      }
+      if (alertTemplate && pageVersion) {
+        const res = await fetch("/api/version");
+        if (res.ok) {
+          const { version } = await res.json();
+          if (version && version !== pageVersion && alertTemplate.dataset.dismissed !== version && !document.getElementById("version-mismatch")) {
+            const node = alertTemplate.content.cloneNode(true);
+            node.querySelector("[name=version]").value = version;
+            alertTemplate.after(node);
+          }
+        }
+      }
+    } catch {
+      /* polling continues */
+    }
+  }
+  if (badge || alertTemplate) setInterval(poll, POLL_MS);
+  window.__baselineEnhanced = true;
+})();
