@@ -1,10 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { Field, FormMessage } from "~/components/ui/field";
+import { Field, FormMessage, NewPasswordFields } from "~/components/ui/field";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { ChangePasswordInput } from "~/domain/auth-schemas";
-import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
 import { formFields, parseWith } from "~/domain/validation";
 import { checkPassword, setPassword } from "~/models/auth.server";
 import { redirectWithCookies } from "~/services/flow-cookies.server";
@@ -48,17 +47,7 @@ export default function ChangePassword() {
       <p className="muted">Changing your password signs you out everywhere else; you stay signed in here.</p>
       <Form method="post" noValidate>
         <Field label="Current password" name="current_password" type="password" autoComplete="current-password" required error={errors.current_password} />
-        <Field
-          label="New password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={PASSWORD_MIN_LENGTH}
-          hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-          error={errors.password}
-        />
-        <Field label="Confirm new password" name="password_confirmation" type="password" autoComplete="new-password" required error={errors.password_confirmation} />
+        <NewPasswordFields errors={errors} />
         <button className="btn btn-primary" type="submit" disabled={busy}>
           Change password
         </button>

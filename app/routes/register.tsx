@@ -2,10 +2,9 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { AuthLayout } from "~/components/auth-layout";
-import { Field, FormMessage } from "~/components/ui/field";
+import { Field, FormMessage, NewPasswordFields } from "~/components/ui/field";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { RegisterInput } from "~/domain/auth-schemas";
-import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
 import { formFields, parseWith } from "~/domain/validation";
 import { registerFirstSuperadmin, registrationOpen } from "~/models/auth.server";
 import { redirectWithCookies } from "~/services/flow-cookies.server";
@@ -54,17 +53,7 @@ export default function Register() {
         <Field label="Name" name="name" autoComplete="given-name" required maxLength={100} defaultValue={answer?.values.name} error={errors.name} />
         <Field label="Surname" name="surname" autoComplete="family-name" maxLength={100} defaultValue={answer?.values.surname} error={errors.surname} />
         <Field label="Email" name="email" type="email" autoComplete="username" required defaultValue={answer?.values.email} error={errors.email} />
-        <Field
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={PASSWORD_MIN_LENGTH}
-          hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-          error={errors.password}
-        />
-        <Field label="Confirm password" name="password_confirmation" type="password" autoComplete="new-password" required error={errors.password_confirmation} />
+        <NewPasswordFields errors={errors} label="Password" confirmLabel="Confirm password" />
         <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
           Create account
         </button>

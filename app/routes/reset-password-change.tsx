@@ -2,8 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import { AuthLayout } from "~/components/auth-layout";
-import { Field, FormMessage } from "~/components/ui/field";
-import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
+import { FormMessage, NewPasswordFields } from "~/components/ui/field";
 import { ResetChangeInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { completePasswordReset } from "~/models/auth.server";
@@ -63,17 +62,7 @@ export default function ResetPasswordChange() {
     <AuthLayout title="Choose a new password" subtitle="Your new password ends every session signed in to your account.">
       <FormMessage error={answer?.message} />
       <Form method="post" noValidate>
-        <Field
-          label="New password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={PASSWORD_MIN_LENGTH}
-          hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
-          error={errors.password}
-        />
-        <Field label="Confirm new password" name="password_confirmation" type="password" autoComplete="new-password" required error={errors.password_confirmation} />
+        <NewPasswordFields errors={errors} />
         <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
           Change password
         </button>

@@ -1,3 +1,4 @@
+import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
 import type { InputHTMLAttributes } from "react";
 
 /** A labelled input with its error message wired for assistive technology. */
@@ -36,4 +37,23 @@ export function FormMessage({ error, success }: { error?: string | null; success
       </p>
     );
   return null;
+}
+
+/** A new password and its confirmation, with the password rule as the hint. */
+export function NewPasswordFields({ errors, label = "New password", confirmLabel = "Confirm new password" }: { errors: Record<string, string | undefined>; label?: string; confirmLabel?: string }) {
+  return (
+    <>
+      <Field
+        label={label}
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={PASSWORD_MIN_LENGTH}
+        hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}
+        error={errors.password}
+      />
+      <Field label={confirmLabel} name="password_confirmation" type="password" autoComplete="new-password" required error={errors.password_confirmation} />
+    </>
+  );
 }
