@@ -1,0 +1,73 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { LocationForm, locationFormValues } from "~/components/location-form";
+import { FormMessage } from "~/components/ui/field";
+import { deleteLocation, getLocation, updateLocation, type LocationJson } from "~/models/locations.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { notFound, requirePermission } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.location.title ?? "location"} · Baseline` }];
+export const handle = { guard: "manage_locations" };
+
+function idParam(raw: string | undefined): number {
+  const id = Number(raw);
+  if (!Number.isSafeInteger(id) || id < 1) throw notFound("Location not found.");
+  return id;
+}
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_locations");
+  const location = await getLocation(modelContextFor(context, actor), idParam(params.id));
+  if (!location) throw notFound("Location not found.");
+  return { location };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_locations");
+  const id = idParam(params.id);
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  switch (values.intent) {
+    case "delete":
+      return formResult(await deleteLocation(ctx, id), values, () => "/location/list");
+    case "save": {
+      const version = Number(values.version);
+      const result = await updateLocation(ctx, id, values, { partial: false, version: Number.isSafeInteger(version) ? version : null });
+      return formResult(result, values, (l) => `/location/view/${l.id}`);
+    }
+    default:
+      if (!(await getLocation(ctx, id))) throw notFound("Location not found.");
+      return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  }
+}
+
+export default function EditLocation() {
+  const { location } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const current = (answer?.current ?? null) as LocationJson | null;
+  // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
+  // A refused delete answers too; the form then keeps the stored values.
+  const typed = answer && answer.values.intent === "save" ? answer.values : null;
+  const values = current ? locationFormValues(current) : (typed ?? locationFormValues(location));
+  const version = current ? current.version : typed?.version ? Number(typed.version) : location.version;
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Edit location</h1>
+        <Link to={`/location/view/${location.id}`}>Back to {location.title}</Link>
+      </div>
+      <FormMessage error={answer?.message} />
+      <LocationForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} submitLabel="Save changes" busy={busy} />
+      <Form method="post" className="danger-zone">
+        <h2>Delete location</h2>
+        <input type="hidden" name="intent" value="delete" />
+        <p>Deleting {location.title} removes it from lists and selects. A location that still has clients cannot be deleted.</p>
+        <button className="btn btn-danger" type="submit" disabled={busy}>
+          Delete location
+        </button>
+      </Form>
+    </section>
+  );
+}

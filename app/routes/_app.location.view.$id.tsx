@@ -1,0 +1,66 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Fragment } from "react";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { FormMessage } from "~/components/ui/field";
+import { posLabel } from "~/domain/locations";
+import { can } from "~/domain/permissions";
+import { getLocation } from "~/models/locations.server";
+import { modelContextFor } from "~/services/forms.server";
+import { notFound, requirePermission } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.location.title ?? "Location"} · Baseline` }];
+export const handle = { guard: "manage_locations_access" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_locations_access");
+  const id = Number(params.id);
+  const location = Number.isSafeInteger(id) && id > 0 ? await getLocation(modelContextFor(context, actor), id) : null;
+  if (!location) throw notFound("Location not found.");
+  return { location, canManage: can(actor, "manage_locations") };
+}
+
+export default function ViewLocation() {
+  const { location: l, canManage } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  const rows: [string, string | null][] = [
+    ["Title", l.title],
+    ["Address", l.address],
+    ["City", l.city],
+    ["State", l.state],
+    ["ZIP code", l.zip],
+    ["Phone 1", l.phone1],
+    ["Phone 2", l.phone2],
+    ["Fax", l.telfax],
+    ["Email", l.email],
+    ["Time zone", l.time_zone],
+    ["Place-of-service codes", l.pos_codes.map((c) => `${c} ${posLabel(c)}`).join(", ")],
+    ["Created", l.created_at.slice(0, 10)],
+  ];
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>{l.title}</h1>
+        <span>
+          <Link to="/location/list">Back to locations</Link>
+          {canManage ? (
+            <>
+              {" "}
+              <Link className="btn btn-primary" to={`/location/list/edit/${l.id}`}>
+                Edit location
+              </Link>
+            </>
+          ) : null}
+        </span>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <dl className="details">
+        {rows.map(([label, value]) => (
+          <Fragment key={label}>
+            <dt>{label}</dt>
+            <dd>{value || "—"}</dd>
+          </Fragment>
+        ))}
+      </dl>
+    </section>
+  );
+}
