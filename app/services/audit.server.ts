@@ -33,7 +33,8 @@ async function tailHash(db: Db): Promise<string> {
   return row?.hash ?? GENESIS;
 }
 
-async function auditInsert(db: Db, who: AuditWho, entry: AuditEntry, prevHash: string) {
+/** The audit row's values. (Not the insert itself: an async function returning a drizzle query would run it.) */
+async function auditValues(who: AuditWho, entry: AuditEntry, prevHash: string) {
   const row = {
     actorType: who.actor.kind,
     actorId: who.actor.id,
@@ -45,11 +46,15 @@ async function auditInsert(db: Db, who: AuditWho, entry: AuditEntry, prevHash: s
     at: new Date().toISOString(),
   };
   const hash = await sha256Hex(`${prevHash}|${canonical(row)}`);
-  return db.insert(auditLog).values({ ...row, prevHash, hash });
+  return { ...row, prevHash, hash };
 }
 
+/** A unique-constraint failure on prev_hash anywhere in the error's cause chain: another writer got the tail first. */
 function isChainRace(e: unknown): boolean {
-  return String((e as Error)?.message ?? e).includes("audit_log.prev_hash") || String((e as { cause?: Error })?.cause?.message ?? "").includes("audit_log.prev_hash");
+  for (let x: unknown = e, depth = 0; x && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
+    if (String((x as Error).message ?? x).includes("audit_log.prev_hash")) return true;
+  }
+  return false;
 }
 
 /**
@@ -59,12 +64,13 @@ function isChainRace(e: unknown): boolean {
 export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: () => [...T]): Promise<unknown[]> {
   for (let attempt = 0; ; attempt++) {
     const prev = await tailHash(db);
-    const audit = await auditInsert(db, who, entry, prev);
+    const values = await auditValues(who, entry, prev);
+    const audit = db.insert(auditLog).values(values);
     try {
       const results = await db.batch([...writes(), audit] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
       return results.slice(0, -1);
     } catch (e) {
-      if (attempt < 5 && isChainRace(e)) continue;
+      if (attempt < 10 && isChainRace(e)) continue;
       throw e;
     }
   }

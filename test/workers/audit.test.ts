@@ -1,0 +1,60 @@
+import { asc, eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditLog } from "~/db/schema";
+import { auditRead, verifyAuditChain, withAudit } from "~/services/audit.server";
+import { locations } from "~/db/schema";
+import { db } from "./helpers";
+
+const who = { actor: { kind: "user" as const, id: 7 }, ip: "203.0.113.9" };
+
+describe("audit trail", () => {
+  it("writes the change and its audit row together, chained", async () => {
+    await withAudit(db(), who, { action: "create", entity: "location", entityId: 1 }, () => [db().insert(locations).values({ title: "Audited" })]);
+    await auditRead(db(), who, { entity: "patient", entityId: 5, patientId: 5 });
+    const rows = await db().select().from(auditLog).orderBy(asc(auditLog.id));
+    expect(rows.slice(-2).map((r) => [r.action, r.entity, r.actorId, r.ip])).toEqual([
+      ["create", "location", 7, "203.0.113.9"],
+      ["read", "patient", 7, "203.0.113.9"],
+    ]);
+    expect(rows.at(-1)!.prevHash).toBe(rows.at(-2)!.hash);
+    expect(await verifyAuditChain(db())).toMatchObject({ ok: true, brokenAt: null });
+  });
+
+  it("racing writers still leave one linear chain", async () => {
+    await Promise.all(Array.from({ length: 6 }, (_, i) => auditRead(db(), who, { entity: "patient", entityId: i, patientId: i })));
+    const check = await verifyAuditChain(db());
+    expect(check.ok).toBe(true);
+    expect(check.rows).toBeGreaterThanOrEqual(6);
+  });
+
+  it("a failed write leaves no audit row and no half-written record", async () => {
+    const before = (await db().select().from(auditLog)).length;
+    await expect(
+      withAudit(db(), who, { action: "create", entity: "location", entityId: null }, () => [
+        db().insert(locations).values({ title: "Half" }),
+        db().insert(locations).values({ id: 1, title: "Duplicate id" }),
+      ]),
+    ).rejects.toThrow();
+    expect((await db().select().from(auditLog)).length).toBe(before);
+    expect(await db().select().from(locations).where(eq(locations.title, "Half"))).toHaveLength(0);
+  });
+
+  it("detects an edited row", async () => {
+    await auditRead(db(), who, { entity: "patient", entityId: 99, patientId: 99 });
+    const [row] = await db().select().from(auditLog).where(eq(auditLog.entityId, "99"));
+    await db().update(auditLog).set({ actorId: 8 }).where(eq(auditLog.id, row!.id));
+    expect(await verifyAuditChain(db())).toMatchObject({ ok: false, brokenAt: row!.id });
+    await db().update(auditLog).set({ actorId: 7 }).where(eq(auditLog.id, row!.id));
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it("detects a removed row", async () => {
+    await auditRead(db(), who, { entity: "patient", entityId: 100 });
+    await auditRead(db(), who, { entity: "patient", entityId: 101 });
+    const [row] = await db().select().from(auditLog).where(eq(auditLog.entityId, "100"));
+    await db().run(sql`delete from audit_log where id = ${row!.id}`);
+    const check = await verifyAuditChain(db());
+    expect(check.ok).toBe(false);
+    expect(check.brokenAt).toBeGreaterThan(row!.id);
+  });
+});
