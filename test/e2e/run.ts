@@ -287,5 +287,30 @@ for (const javaScript of [false, true]) {
       await shown(page.getByRole("button", { name: "Switch to light mode" }));
       assert.equal(new URL(page.url()).pathname, "/dashboard");
     });
+
+    flow("8. a tab left open across a deploy is told to reload; the alert can be dismissed", async () => {
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      const alert = page.getByRole("alert").filter({ hasText: "Version Mismatch Detected" });
+      if (!javaScript) {
+        // Without JavaScript every page is rendered by the current server: there is nothing to mismatch.
+        assert.equal(await alert.count(), 0);
+        return;
+      }
+      // Pretend this page was rendered by an older version, then let the poll ask the server.
+      const pretendOld = () =>
+        page.evaluate(async () => {
+          document.documentElement.dataset.version = "0.1.1-beta";
+          await (window as unknown as { __baselinePoll: () => Promise<void> }).__baselinePoll();
+        });
+      await pretendOld();
+      await shown(alert);
+      await shown(alert.getByText(/Your browser is running an outdated version \(v[^)]+\) of the application\. Please reload the page/));
+      await alert.getByRole("button", { name: "Dismiss" }).click();
+      await page.waitForURL(onPath("/dashboard"));
+      await ready(page);
+      await pretendOld();
+      assert.equal(await alert.count(), 0, "a dismissed version stays dismissed");
+    });
   });
 }
