@@ -1,11 +1,77 @@
-import type { MetaFunction } from "@remix-run/cloudflare";
-import { ComingSoon } from "~/components/coming-soon";
-import { guardedLoader } from "~/services/guard.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import * as v from "valibot";
+import { FormMessage } from "~/components/ui/field";
+import { Pagination, SearchForm } from "~/components/ui/list";
+import { ListQuery } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import { listInsurances } from "~/models/insurances.server";
+import { modelContextFor } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Insurance · Baseline" }];
 export const handle = { guard: "manage_insurances" };
-export const loader = guardedLoader("manage_insurances");
 
-export default function Screen() {
-  return <ComingSoon title="Insurance" arrivesWith="the people, places and payers screens" />;
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_insurances");
+  const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
+  // A hand-edited query that does not parse falls back to the first page of everything, with a note.
+  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  const page = await listInsurances(modelContextFor(context, actor), query);
+  return { page, queryError: parsed.ok ? null : Object.values(parsed.errors)[0]! };
+}
+
+export default function InsuranceList() {
+  const { page, queryError } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Insurance</h1>
+        <Link className="btn btn-primary" to="/insurance/register">
+          Register insurance
+        </Link>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError} />
+      <SearchForm placeholder="Search by name or payer ID" />
+      {page.data.length === 0 ? (
+        <p>No data to display.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Payer ID</th>
+              <th>City</th>
+              <th>State</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data.map((i) => (
+              <tr key={i.id}>
+                <td>{i.name}</td>
+                <td>{i.payer_id}</td>
+                <td>{i.city}</td>
+                <td>{i.state}</td>
+                <td className="actions">
+                  <Link to={`/insurance/view/${i.id}`} aria-label={`View ${i.name}`}>
+                    View
+                  </Link>
+                  {" · "}
+                  <Link to={`/insurance/list/edit/${i.id}`} aria-label={`Edit ${i.name}`}>
+                    Edit
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pagination page={page} />
+    </section>
+  );
 }

@@ -1,0 +1,49 @@
+import * as v from "valibot";
+import { optionalNumber, requiredText } from "./fields";
+
+/** Rate/pay records (platform §3): a name, a location, amounts for rbt, bcba, manager and client, info lists. Pure. */
+
+export const RATE_ROLES = ["rbt", "bcba", "manager"] as const;
+export type RateInfo = Record<(typeof RATE_ROLES)[number], string[]>;
+
+const infoList = (label: string) =>
+  v.pipe(
+    v.optional(v.nullable(v.union([v.array(v.string(`${label} info must be a list of text.`)), v.string()], `${label} info must be a list of text.`)), []),
+    v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split("\n")).map((s) => s.trim()).filter(Boolean)),
+    v.maxLength(50, `${label} info takes at most 50 lines.`),
+    v.check((xs) => xs.every((s) => s.length <= 255), `${label} info lines must be at most 255 characters.`),
+  );
+
+export const RateInfoInput = v.pipe(
+  v.optional(v.nullable(v.object({ rbt: infoList("RBT"), bcba: infoList("BCBA"), manager: infoList("Manager") }, "Info must be an object with rbt, bcba and manager lists.")), {}),
+  v.transform((x): RateInfo => x ?? { rbt: [], bcba: [], manager: [] }),
+);
+
+export const RateRecordInput = v.object({
+  name: requiredText("Name", 120),
+  location_id: v.pipe(
+    v.optional(v.nullable(v.union([v.string(), v.number()])), null),
+    v.transform((x) => (x === null || x === "" ? null : Number(x))),
+    v.check((x) => x !== null, "Location is required."),
+    v.transform((x) => x as number),
+    v.integer("Choose a valid option."),
+    v.minValue(1, "Choose a valid option."),
+  ),
+  rbt: optionalNumber("RBT amount"),
+  bcba: optionalNumber("BCBA amount"),
+  manager: optionalNumber("Manager amount"),
+  client: optionalNumber("Client amount"),
+  info: RateInfoInput,
+});
+export type RateRecordInput = v.InferOutput<typeof RateRecordInput>;
+
+/** Reads stored info JSON, tolerating anything malformed as empty lists. */
+export function parseRateInfo(stored: string | null | undefined): RateInfo {
+  try {
+    const x = JSON.parse(stored ?? "{}") as Partial<Record<string, unknown>>;
+    const list = (k: string) => (Array.isArray(x[k]) ? (x[k] as unknown[]).filter((s): s is string => typeof s === "string") : []);
+    return { rbt: list("rbt"), bcba: list("bcba"), manager: list("manager") };
+  } catch {
+    return { rbt: [], bcba: [], manager: [] };
+  }
+}

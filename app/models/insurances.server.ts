@@ -1,0 +1,355 @@
+import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
+import { insuranceServices, insurances, locations } from "~/db/schema";
+import { InsuranceInput, InsuranceServiceInput, modifierInfo, providerType, serviceCode, splitModifiers, unitMultiplier } from "~/domain/insurance";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { canSeeLocation } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import { bumpListVersion } from "~/services/list-cache.server";
+import type { ModelContext } from "./context";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Insurers and their CPT services with prices (clinical §3 billing and insurance entities).
+ * Insurers are shared by every location; the route or API guard (manage_insurances) decides who may see them.
+ */
+
+export const INSURANCES = "insurances";
+export const INSURANCE_SERVICES = "insurance_services";
+type Row = typeof insurances.$inferSelect;
+type ServiceRow = typeof insuranceServices.$inferSelect;
+
+const codes = (stored: string) => (stored ? stored.split(",").filter(Boolean) : []);
+
+export function insuranceJson(r: Row) {
+  return {
+    id: r.id,
+    name: r.name,
+    street: r.street,
+    street2: r.street2,
+    city: r.city,
+    state: r.state,
+    zip: r.zip,
+    payer_id: r.payerId,
+    notes: r.notes,
+    uses_supervisor_as_provider: r.usesSupervisorAsProvider,
+    uses_is_telehealth: r.usesIsTelehealth,
+    pos_allowed_to_cg: codes(r.posAllowedToCg),
+    pos_allowed_to_tt: codes(r.posAllowedToTt),
+    extra_pos_for_bcba: codes(r.extraPosForBcba),
+    version: r.version,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type InsuranceJson = ReturnType<typeof insuranceJson>;
+
+export function serviceJson(r: ServiceRow) {
+  const modifiers = splitModifiers(r.modifiers);
+  return {
+    id: r.id,
+    insurance_id: r.insuranceId,
+    location_id: r.locationId,
+    code: serviceCode(r.cptCode, modifiers),
+    cpt_code: r.cptCode,
+    /** Dash-separated, as stored (clinical §3). */
+    modifiers: r.modifiers,
+    modifier_details: modifiers.map((code) => modifierInfo(code) ?? { code, meaning: "Unknown", type: "all" as const, multiplier: 1 }),
+    unit_multiplier: unitMultiplier(modifiers),
+    provider: r.provider,
+    type: r.type,
+    description: r.description,
+    unit_price: r.unitPrice,
+    hourly_fee: r.hourlyFee,
+    max_allowed: r.maxAllowed,
+    max_per_day: r.maxPerDay,
+    multiplier: r.multiplier,
+    auto_on_pos: r.autoOnPos,
+    auto_on_provider: r.autoOnProvider,
+    auto_on_same_day: r.autoOnSameDay,
+    auto_on_overlapping: r.autoOnOverlapping,
+    version: r.version,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type InsuranceServiceJson = ReturnType<typeof serviceJson>;
+export type InsuranceWithServices = InsuranceJson & { services: InsuranceServiceJson[] };
+
+const live = isNull(insurances.deletedAt);
+
+export async function listInsurances(ctx: ModelContext, query: ListQuery, filters: { insurer_name?: string } = {}): Promise<Paged<InsuranceJson>> {
+  const name = (filters.insurer_name ?? "").trim();
+  const where = and(
+    live,
+    query.search ? or(like(insurances.name, `%${query.search}%`), like(insurances.payerId, `%${query.search}%`)) : undefined,
+    name ? like(insurances.name, `%${name}%`) : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db.select().from(insurances).where(where).orderBy(asc(insurances.name), asc(insurances.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(insurances).where(where),
+  ]);
+  return paged(rows.map(insuranceJson), total?.n ?? 0, query);
+}
+
+/** Every insurer, for selects. */
+export async function insuranceOptions(ctx: ModelContext) {
+  return ctx.db.select({ id: insurances.id, name: insurances.name }).from(insurances).where(live).orderBy(asc(insurances.name));
+}
+
+async function getInsuranceRow(ctx: ModelContext, id: number): Promise<InsuranceJson | null> {
+  const [row] = await ctx.db.select().from(insurances).where(and(eq(insurances.id, id), live));
+  return row ? insuranceJson(row) : null;
+}
+
+/** An insurer with its services. */
+export async function getInsurance(ctx: ModelContext, id: number): Promise<InsuranceWithServices | null> {
+  const [rows, services] = await ctx.db.batch([
+    ctx.db.select().from(insurances).where(and(eq(insurances.id, id), live)),
+    ctx.db
+      .select()
+      .from(insuranceServices)
+      .where(and(eq(insuranceServices.insuranceId, id), isNull(insuranceServices.deletedAt)))
+      .orderBy(asc(insuranceServices.cptCode), asc(insuranceServices.type), asc(insuranceServices.id)),
+  ]);
+  const row = rows[0];
+  return row ? { ...insuranceJson(row), services: services.map(serviceJson) } : null;
+}
+
+function values(input: InsuranceInput) {
+  return {
+    name: input.name,
+    street: input.street,
+    street2: input.street2,
+    city: input.city,
+    state: input.state,
+    zip: input.zip,
+    payerId: input.payer_id,
+    notes: input.notes,
+    usesSupervisorAsProvider: input.uses_supervisor_as_provider,
+    usesIsTelehealth: input.uses_is_telehealth,
+    posAllowedToCg: input.pos_allowed_to_cg.join(","),
+    posAllowedToTt: input.pos_allowed_to_tt.join(","),
+    extraPosForBcba: input.extra_pos_for_bcba.join(","),
+  };
+}
+
+function asInput(i: InsuranceJson): Record<string, unknown> {
+  const { id: _id, version: _v, created_at: _c, updated_at: _u, ...rest } = i;
+  return rest;
+}
+
+export async function createInsurance(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<InsuranceWithServices>> {
+  const parsed = parseWith(InsuranceInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const [rows] = await ctx.db.batch([ctx.db.insert(insurances).values(values(parsed.data)).returning(), bumpListVersion(ctx.db, INSURANCES)]);
+  return ok({ ...insuranceJson(rows[0]!), services: [] }, "Insurance created.");
+}
+
+export async function updateInsurance(
+  ctx: ModelContext,
+  id: number,
+  raw: Record<string, unknown>,
+  opts: { partial: boolean; version: number | null },
+): Promise<ModelResult<InsuranceWithServices>> {
+  const current = await getInsuranceRow(ctx, id);
+  if (!current) return notFound("Insurance");
+  const parsed = parseWith(InsuranceInput, opts.partial ? { ...asInput(current), ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const [rows] = await ctx.db.batch([
+    ctx.db
+      .update(insurances)
+      .set({ ...values(parsed.data), version: sql`${insurances.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(insurances.id, id), live, opts.version === null ? undefined : eq(insurances.version, opts.version)))
+      .returning(),
+    bumpListVersion(ctx.db, INSURANCES),
+  ]);
+  if (!rows[0]) return conflict((await getInsurance(ctx, id)) ?? current);
+  const fresh = await getInsurance(ctx, id);
+  return ok(fresh ?? { ...insuranceJson(rows[0]), services: [] }, "Insurance updated.");
+}
+
+/** Soft delete of the insurer and its services, in one batch. */
+export async function deleteInsurance(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+  const current = await getInsuranceRow(ctx, id);
+  if (!current) return notFound("Insurance");
+  const at = ctx.now().toISOString();
+  await ctx.db.batch([
+    ctx.db.update(insurances).set({ deletedAt: at }).where(eq(insurances.id, id)),
+    ctx.db.update(insuranceServices).set({ deletedAt: at }).where(and(eq(insuranceServices.insuranceId, id), isNull(insuranceServices.deletedAt))),
+    bumpListVersion(ctx.db, INSURANCES),
+    bumpListVersion(ctx.db, INSURANCE_SERVICES),
+  ]);
+  return ok(null, "Insurance deleted.");
+}
+
+/* ---------- Services ---------- */
+
+/** A service whose insurer is not deleted. */
+const liveService = (id: number): SQL =>
+  and(eq(insuranceServices.id, id), isNull(insuranceServices.deletedAt), sql`exists (select 1 from ${insurances} where ${insurances.id} = ${insuranceServices.insuranceId} and ${insurances.deletedAt} is null)`)!;
+
+export async function getInsuranceService(ctx: ModelContext, id: number): Promise<InsuranceServiceJson | null> {
+  const [row] = await ctx.db.select().from(insuranceServices).where(liveService(id));
+  return row ? serviceJson(row) : null;
+}
+
+export async function listServicesByInsurance(ctx: ModelContext, insuranceId: number): Promise<InsuranceServiceJson[] | null> {
+  const insurer = await getInsuranceRow(ctx, insuranceId);
+  if (!insurer) return null;
+  const rows = await ctx.db
+    .select()
+    .from(insuranceServices)
+    .where(and(eq(insuranceServices.insuranceId, insuranceId), isNull(insuranceServices.deletedAt)))
+    .orderBy(asc(insuranceServices.cptCode), asc(insuranceServices.type), asc(insuranceServices.id));
+  return rows.map(serviceJson);
+}
+
+/** Every service of every live insurer, paginated (search by CPT, description or insurer name). */
+export async function listInsuranceServices(ctx: ModelContext, query: ListQuery): Promise<Paged<InsuranceServiceJson & { insurance_name: string }>> {
+  const where = and(
+    isNull(insuranceServices.deletedAt),
+    live,
+    query.search
+      ? or(like(insuranceServices.cptCode, `%${query.search}%`), like(insuranceServices.description, `%${query.search}%`), like(insurances.name, `%${query.search}%`))
+      : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db
+      .select({ service: insuranceServices, insuranceName: insurances.name })
+      .from(insuranceServices)
+      .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
+      .where(where)
+      .orderBy(asc(insurances.name), asc(insuranceServices.cptCode), asc(insuranceServices.id))
+      .limit(query.per_page)
+      .offset(offset(query)),
+    ctx.db.select({ n: count() }).from(insuranceServices).innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId)).where(where),
+  ]);
+  return paged(
+    rows.map((r) => ({ ...serviceJson(r.service), insurance_name: r.insuranceName })),
+    total?.n ?? 0,
+    query,
+  );
+}
+
+function serviceValues(input: InsuranceServiceInput) {
+  return {
+    locationId: input.location_id,
+    cptCode: input.code.cpt,
+    modifiers: input.code.modifiers.join("-"),
+    provider: input.provider ?? "",
+    type: input.type,
+    description: input.description,
+    unitPrice: input.unit_price,
+    hourlyFee: input.hourly_fee,
+    maxAllowed: input.max_allowed,
+    maxPerDay: input.max_per_day,
+    multiplier: input.multiplier,
+    autoOnPos: input.auto_on_pos,
+    autoOnProvider: input.auto_on_provider,
+    autoOnSameDay: input.auto_on_same_day,
+    autoOnOverlapping: input.auto_on_overlapping,
+  };
+}
+
+function serviceAsInput(s: InsuranceServiceJson): Record<string, unknown> {
+  return {
+    code: s.code,
+    provider: s.provider,
+    description: s.description,
+    unit_price: s.unit_price,
+    hourly_fee: s.hourly_fee,
+    max_allowed: s.max_allowed,
+    max_per_day: s.max_per_day,
+    multiplier: s.multiplier,
+    location_id: s.location_id,
+    auto_on_pos: s.auto_on_pos,
+    auto_on_provider: s.auto_on_provider,
+    auto_on_same_day: s.auto_on_same_day,
+    auto_on_overlapping: s.auto_on_overlapping,
+  };
+}
+
+/** A service's location, when given, must be one the actor can see. */
+async function checkLocation(ctx: ModelContext, locationId: number | null): Promise<Record<string, string> | null> {
+  if (locationId === null) return null;
+  const [row] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, locationId), isNull(locations.deletedAt)));
+  return row && canSeeLocation(ctx.actor, locationId) ? null : { location_id: "Choose a valid option." };
+}
+
+/** Creates a service for an insurer; the insurer comes from the argument or from `insurance_id` in the input. */
+export async function createInsuranceService(ctx: ModelContext, insuranceId: number | null, raw: Record<string, unknown>): Promise<ModelResult<InsuranceServiceJson>> {
+  const id = insuranceId ?? Number(raw.insurance_id ?? raw.insurer_id);
+  if (!Number.isInteger(id) || id <= 0) return invalid({ insurance_id: "Choose an insurance." });
+  const insurer = await getInsuranceRow(ctx, id);
+  if (!insurer) return insuranceId === null ? invalid({ insurance_id: "Choose an insurance." }) : notFound("Insurance");
+  const parsed = parseWith(InsuranceServiceInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const badLocation = await checkLocation(ctx, parsed.data.location_id);
+  if (badLocation) return invalid(badLocation);
+  const [rows] = await ctx.db.batch([
+    ctx.db
+      .insert(insuranceServices)
+      .values({ insuranceId: id, ...serviceValues(parsed.data) })
+      .returning(),
+    bumpListVersion(ctx.db, INSURANCE_SERVICES),
+  ]);
+  return ok(serviceJson(rows[0]!), "Service added.");
+}
+
+export async function updateInsuranceService(
+  ctx: ModelContext,
+  id: number,
+  raw: Record<string, unknown>,
+  opts: { partial: boolean; version: number | null; insuranceId?: number },
+): Promise<ModelResult<InsuranceServiceJson>> {
+  const current = await getInsuranceService(ctx, id);
+  if (!current || (opts.insuranceId !== undefined && current.insurance_id !== opts.insuranceId)) return notFound("Service");
+  const parsed = parseWith(InsuranceServiceInput, opts.partial ? { ...serviceAsInput(current), ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const badLocation = await checkLocation(ctx, parsed.data.location_id);
+  if (badLocation) return invalid(badLocation);
+  const [rows] = await ctx.db.batch([
+    ctx.db
+      .update(insuranceServices)
+      .set({ ...serviceValues(parsed.data), version: sql`${insuranceServices.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(insuranceServices.id, id), isNull(insuranceServices.deletedAt), opts.version === null ? undefined : eq(insuranceServices.version, opts.version)))
+      .returning(),
+    bumpListVersion(ctx.db, INSURANCE_SERVICES),
+  ]);
+  if (!rows[0]) return conflict((await getInsuranceService(ctx, id)) ?? current);
+  return ok(serviceJson(rows[0]), "Service updated.");
+}
+
+/** Soft delete. With `insuranceId`, the service must belong to that insurer. */
+export async function deleteInsuranceService(ctx: ModelContext, id: number, insuranceId?: number): Promise<ModelResult<null>> {
+  const current = await getInsuranceService(ctx, id);
+  if (!current || (insuranceId !== undefined && current.insurance_id !== insuranceId)) return notFound("Service");
+  await ctx.db.batch([
+    ctx.db.update(insuranceServices).set({ deletedAt: ctx.now().toISOString() }).where(eq(insuranceServices.id, id)),
+    bumpListVersion(ctx.db, INSURANCE_SERVICES),
+  ]);
+  return ok(null, "Service deleted.");
+}
+
+/**
+ * The price of a CPT for a provider at an insurer: the service whose CPT matches and whose type matches
+ * the provider's type (bcba for bcba or bcaba, rbt for rbt), preferring the exact type over "all".
+ * Among equals: the one for that exact provider (bcaba over bcba), then without modifiers, then the oldest. Null when none matches — never another CPT's price.
+ */
+export async function findUnitPrice(ctx: ModelContext, insuranceId: number, cpt: string, provider: string): Promise<InsuranceServiceJson | null> {
+  const code = cpt.trim().toUpperCase();
+  if (!code) return null;
+  const type = providerType(provider);
+  const types = type === "all" ? ["all" as const] : [type, "all" as const];
+  const [row] = await ctx.db
+    .select({ service: insuranceServices })
+    .from(insuranceServices)
+    .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
+    .where(and(eq(insuranceServices.insuranceId, insuranceId), live, isNull(insuranceServices.deletedAt), eq(insuranceServices.cptCode, code), inArray(insuranceServices.type, types)))
+    .orderBy(
+      sql`case when ${insuranceServices.type} = ${type} then 0 else 1 end`,
+      sql`case when ${insuranceServices.provider} = ${provider.trim().toLowerCase()} then 0 else 1 end`,
+      sql`case when ${insuranceServices.modifiers} = '' then 0 else 1 end`, asc(insuranceServices.id))
+    .limit(1);
+  return row ? serviceJson(row.service) : null;
+}

@@ -1,0 +1,103 @@
+import { and, asc, count, eq, inArray, isNull, like, sql, type SQL } from "drizzle-orm";
+import { locations, rateRecords } from "~/db/schema";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { canSeeLocation, locationScope } from "~/domain/permissions";
+import { parseRateInfo, RateRecordInput } from "~/domain/rates";
+import { parseWith } from "~/domain/validation";
+import { bumpListVersion } from "~/services/list-cache.server";
+import type { ModelContext } from "./context";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+
+/** Rate/pay records (platform §3). Location-scoped: a record in another location answers 404. */
+
+export const RATE_RECORDS = "rate_records";
+type Row = typeof rateRecords.$inferSelect;
+
+export function rateRecordJson(r: Row) {
+  return {
+    id: r.id,
+    name: r.name,
+    location_id: r.locationId,
+    rbt: r.rbt,
+    bcba: r.bcba,
+    manager: r.manager,
+    client: r.client,
+    info: parseRateInfo(r.info),
+    version: r.version,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type RateRecordJson = ReturnType<typeof rateRecordJson>;
+
+function scoped(ctx: ModelContext): SQL {
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return isNull(rateRecords.deletedAt);
+  return and(isNull(rateRecords.deletedAt), scope.length ? inArray(rateRecords.locationId, scope) : sql`1 = 0`)!;
+}
+
+export async function listRateRecords(ctx: ModelContext, query: ListQuery, filters: { location_id?: string } = {}): Promise<Paged<RateRecordJson>> {
+  const locationId = Number(filters.location_id);
+  const where = and(
+    scoped(ctx),
+    query.search ? like(rateRecords.name, `%${query.search}%`) : undefined,
+    filters.location_id && Number.isSafeInteger(locationId) ? eq(rateRecords.locationId, locationId) : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db.select().from(rateRecords).where(where).orderBy(asc(rateRecords.name), asc(rateRecords.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(rateRecords).where(where),
+  ]);
+  return paged(rows.map(rateRecordJson), total?.n ?? 0, query);
+}
+
+export async function getRateRecord(ctx: ModelContext, id: number): Promise<RateRecordJson | null> {
+  const [row] = await ctx.db.select().from(rateRecords).where(and(eq(rateRecords.id, id), scoped(ctx)));
+  return row ? rateRecordJson(row) : null;
+}
+
+function values(input: RateRecordInput) {
+  return { name: input.name, locationId: input.location_id, rbt: input.rbt, bcba: input.bcba, manager: input.manager, client: input.client, info: JSON.stringify(input.info) };
+}
+
+/** The location must exist and be one of the actor's. */
+async function checkLocation(ctx: ModelContext, locationId: number): Promise<Record<string, string> | null> {
+  if (!canSeeLocation(ctx.actor, locationId)) return { location_id: "Choose a valid option." };
+  const [row] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, locationId), isNull(locations.deletedAt)));
+  return row ? null : { location_id: "Choose a valid option." };
+}
+
+export async function createRateRecord(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<RateRecordJson>> {
+  const parsed = parseWith(RateRecordInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const bad = await checkLocation(ctx, parsed.data.location_id);
+  if (bad) return invalid(bad);
+  const [rows] = await ctx.db.batch([ctx.db.insert(rateRecords).values(values(parsed.data)).returning(), bumpListVersion(ctx.db, RATE_RECORDS)]);
+  return ok(rateRecordJson(rows[0]!), "Rate record created.");
+}
+
+export async function updateRateRecord(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<RateRecordJson>> {
+  const current = await getRateRecord(ctx, id);
+  if (!current) return notFound("Rate record");
+  const { id: _id, version: _v, created_at: _c, updated_at: _u, ...asInput } = current;
+  const parsed = parseWith(RateRecordInput, opts.partial ? { ...asInput, ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const bad = await checkLocation(ctx, parsed.data.location_id);
+  if (bad) return invalid(bad);
+  const [rows] = await ctx.db.batch([
+    ctx.db
+      .update(rateRecords)
+      .set({ ...values(parsed.data), version: sql`${rateRecords.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(rateRecords.id, id), isNull(rateRecords.deletedAt), opts.version === null ? undefined : eq(rateRecords.version, opts.version)))
+      .returning(),
+    bumpListVersion(ctx.db, RATE_RECORDS),
+  ]);
+  if (!rows[0]) return conflict((await getRateRecord(ctx, id)) ?? current);
+  return ok(rateRecordJson(rows[0]), "Rate record updated.");
+}
+
+export async function deleteRateRecord(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+  const current = await getRateRecord(ctx, id);
+  if (!current) return notFound("Rate record");
+  await ctx.db.batch([ctx.db.update(rateRecords).set({ deletedAt: ctx.now().toISOString() }).where(eq(rateRecords.id, id)), bumpListVersion(ctx.db, RATE_RECORDS)]);
+  return ok(null, "Rate record deleted.");
+}

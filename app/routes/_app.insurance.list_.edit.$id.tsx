@@ -1,0 +1,182 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { InsurerForm, insurerFormValues, ServiceForm, serviceFormValues, type FormValues } from "~/components/insurance-form";
+import { FormMessage } from "~/components/ui/field";
+import {
+  createInsuranceService,
+  deleteInsurance,
+  deleteInsuranceService,
+  getInsurance,
+  updateInsurance,
+  updateInsuranceService,
+  type InsuranceJson,
+  type InsuranceServiceJson,
+} from "~/models/insurances.server";
+import { locationOptions } from "~/models/locations.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { notFound, requirePermission, requireId } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.insurance.name ?? "insurance"} · Baseline` }];
+export const handle = { guard: "manage_insurances" };
+
+function versionOf(raw: string | string[] | undefined): number | null {
+  const n = Number(raw);
+  return typeof raw === "string" && raw !== "" && Number.isSafeInteger(n) ? n : null;
+}
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_insurances");
+  const ctx = modelContextFor(context, actor);
+  const insurance = await getInsurance(ctx, requireId(params.id, "Insurance"));
+  if (!insurance) throw notFound("Insurance not found.");
+  return { insurance, locations: await locationOptions(ctx) };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_insurances");
+  const id = requireId(params.id, "Insurance");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  const here = `/insurance/list/edit/${id}`;
+  switch (values.intent) {
+    case "save":
+      return formResult(await updateInsurance(ctx, id, values, { partial: false, version: versionOf(values.version) }), values, (i) => `/insurance/view/${i.id}`);
+    case "delete":
+      return formResult(await deleteInsurance(ctx, id), values, () => "/insurance/list");
+    case "add-service":
+      return formResult(await createInsuranceService(ctx, id, values), values, () => here);
+    case "update-service": {
+      const serviceId = requireId(typeof values.service_id === "string" ? values.service_id : undefined, "Service");
+      return formResult(await updateInsuranceService(ctx, serviceId, values, { partial: false, version: versionOf(values.version), insuranceId: id }), values, () => here);
+    }
+    case "delete-service": {
+      const serviceId = requireId(typeof values.service_id === "string" ? values.service_id : undefined, "Service");
+      return formResult(await deleteInsuranceService(ctx, serviceId, id), values, () => here);
+    }
+    default:
+      if (!(await getInsurance(ctx, id))) throw notFound("Insurance not found.");
+      return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  }
+}
+
+function money(n: number | null): string {
+  return n === null ? "" : `$${n.toFixed(2)}`;
+}
+
+export default function EditInsurance() {
+  const { insurance, locations } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const [params] = useSearchParams();
+  const busy = useNavigation().state === "submitting";
+  const intent = answer?.values.intent;
+
+  // The insurer form: after a stale save it shows what is stored now, with its version, so saving again is deliberate.
+  const insurerCurrent = intent === "save" ? ((answer?.current ?? null) as InsuranceJson | null) : null;
+  const insurerTyped = intent === "save" && !insurerCurrent ? answer!.values : null;
+  const insurerValues: FormValues = insurerCurrent ? insurerFormValues(insurerCurrent) : (insurerTyped ?? insurerFormValues(insurance));
+  const insurerVersion = insurerCurrent ? insurerCurrent.version : insurerTyped ? (versionOf(insurerTyped.version) ?? insurance.version) : insurance.version;
+
+  // The service form: add by default; edit the service named by ?service= or by a refused update.
+  const serviceIntent = intent === "add-service" || intent === "update-service" ? intent : null;
+  const serviceCurrent = intent === "update-service" ? ((answer?.current ?? null) as InsuranceServiceJson | null) : null;
+  const editingId = serviceIntent === "update-service" ? Number(answer!.values.service_id) : serviceIntent === "add-service" ? null : Number(params.get("service")) || null;
+  const editing = editingId === null ? null : (insurance.services.find((s) => s.id === editingId) ?? null);
+  const serviceTyped = serviceIntent && !serviceCurrent ? answer!.values : null;
+  const serviceValues: FormValues = serviceCurrent ? serviceFormValues(serviceCurrent) : (serviceTyped ?? (editing ? serviceFormValues(editing) : { multiplier: "1" }));
+  const serviceVersion = serviceCurrent ? serviceCurrent.version : serviceTyped && editing ? (versionOf(serviceTyped.version) ?? editing.version) : editing?.version;
+  const insurerError = intent === "save" || intent === "delete" || !intent ? answer?.message : null;
+  const serviceError = intent && intent !== "save" && intent !== "delete" ? answer?.message : null;
+
+  return (
+    <>
+      <section className="card">
+        <div className="page-head">
+          <h1>Edit insurance</h1>
+          <Link to={`/insurance/view/${insurance.id}`}>Back to {insurance.name}</Link>
+        </div>
+        <FormMessage success={answer ? null : params.get("flash")} />
+        <FormMessage error={insurerError} />
+        <InsurerForm
+          key={JSON.stringify([insurerValues, insurerVersion])}
+          intent="save"
+          values={insurerValues}
+          errors={insurerTyped ? answer!.errors : {}}
+          version={insurerVersion}
+          submitLabel="Save changes"
+          busy={busy}
+        />
+      </section>
+
+      <section className="card" aria-labelledby="services-title">
+        <h2 id="services-title">CPT services</h2>
+        <FormMessage error={serviceError} />
+        {insurance.services.length === 0 ? (
+          <p>No services yet. Add the first one below.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th>Code</th>
+                <th>Provider</th>
+                <th>Type</th>
+                <th>Description</th>
+                <th>Unit price</th>
+                <th>Multiplier</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {insurance.services.map((s) => (
+                <tr key={s.id}>
+                  <td>{s.code}</td>
+                  <td>{s.provider || "All"}</td>
+                  <td>{s.type}</td>
+                  <td>{s.description}</td>
+                  <td>{money(s.unit_price)}</td>
+                  <td>{s.multiplier}</td>
+                  <td className="actions">
+                    <Link to={`?service=${s.id}#service-form`} aria-label={`Edit service ${s.code}`}>
+                      Edit
+                    </Link>
+                    <Form method="post" className="inline-form">
+                      <input type="hidden" name="intent" value="delete-service" />
+                      <input type="hidden" name="service_id" value={s.id} />
+                      <button className="btn btn-link btn-danger" type="submit" disabled={busy} aria-label={`Delete service ${s.code}`}>
+                        Delete
+                      </button>
+                    </Form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <h3 id="service-form">{editing ? `Edit service ${editing.code}` : "Add service"}</h3>
+        <ServiceForm
+          key={JSON.stringify([editing?.id ?? null, serviceValues, serviceVersion])}
+          values={serviceValues}
+          errors={serviceTyped ? answer!.errors : {}}
+          serviceId={editing?.id}
+          version={serviceVersion}
+          locations={locations}
+          busy={busy}
+          cancelTo={`/insurance/list/edit/${insurance.id}`}
+        />
+      </section>
+
+      <section className="card">
+        <Form method="post" className="danger-zone">
+          <h2>Delete insurance</h2>
+          <input type="hidden" name="intent" value="delete" />
+          <p>Deleting {insurance.name} removes it and its services from lists and price lookups.</p>
+          <button className="btn btn-danger" type="submit" disabled={busy}>
+            Delete insurance
+          </button>
+        </Form>
+      </section>
+    </>
+  );
+}

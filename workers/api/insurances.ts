@@ -1,0 +1,101 @@
+import { Hono, type Context } from "hono";
+import { ListQuery } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import {
+  createInsurance,
+  createInsuranceService,
+  deleteInsurance,
+  deleteInsuranceService,
+  findUnitPrice,
+  getInsurance,
+  INSURANCES,
+  listInsurances,
+  listInsuranceServices,
+  listServicesByInsurance,
+  updateInsurance,
+  updateInsuranceService,
+  type InsuranceJson,
+} from "~/models/insurances.server";
+import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { answer, modelContext, pathId, v1Router, v2Router, type RestResource } from "./rest";
+
+/** Insurers and their CPT services (clinical §7 Insurance). Insurers are not per-location: manage_insurances for all. */
+export const insuranceResource: RestResource<InsuranceJson> = {
+  name: INSURANCES,
+  label: "Insurance",
+  view: "manage_insurances",
+  manage: "manage_insurances",
+  list: (ctx, query, filters) => listInsurances(ctx, query, { insurer_name: filters.insurer_name }),
+  get: getInsurance,
+  create: createInsurance,
+  update: updateInsurance,
+  remove: deleteInsurance,
+};
+
+export const insurancesV2 = v2Router(insuranceResource);
+
+const guard = requireApiPermission("manage_insurances");
+
+function listQuery(c: Context<AppEnv>) {
+  return parseWith(ListQuery, c.req.query());
+}
+
+function versionOf(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
+  const raw = body.version ?? c.req.header("If-Match")?.replace(/"/g, "");
+  const n = Number(raw);
+  return raw === undefined || raw === null || raw === "" || !Number.isInteger(n) ? null : n;
+}
+
+/**
+ * The spec's insurance calls. Their paths have more segments than the v1 routes (/show/:id, /store,
+ * /update/:id, /destroy/:id), so neither shadows the other; they are registered first all the same.
+ */
+const insuranceCalls = new Hono<AppEnv>()
+  .get("/", guard, async (c) => {
+    const q = listQuery(c);
+    if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
+    return c.json(await listInsurances(modelContext(c), q.data, { insurer_name: c.req.query("insurer_name") ?? "" }));
+  })
+  .get("/showInsuranceCpt/:insurer/:cpt/:provider", guard, async (c) => {
+    const insurer = pathId(c.req.param("insurer"));
+    const service = insurer === null ? null : await findUnitPrice(modelContext(c), insurer, c.req.param("cpt"), c.req.param("provider"));
+    return service ? c.json({ ...service, data: service }) : jsonError(c, 404, "No price for that CPT and provider.");
+  })
+  .get("/service", guard, async (c) => {
+    const q = listQuery(c);
+    if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
+    return c.json(await listInsuranceServices(modelContext(c), q.data));
+  })
+  .get("/servicebyInsurance/:id", guard, async (c) => {
+    const id = pathId(c.req.param("id"));
+    const services = id === null ? null : await listServicesByInsurance(modelContext(c), id);
+    return services ? c.json({ data: services }) : jsonError(c, 404, "Insurance not found.");
+  })
+  .post("/store/service", guard, async (c) => {
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await createInsuranceService(modelContext(c), null, body), 201);
+  })
+  .put("/update/service/:id", guard, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, "Service not found.");
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: false, version: versionOf(c, body) }));
+  })
+  .patch("/update/service/:id", guard, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, "Service not found.");
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: true, version: versionOf(c, body) }));
+  })
+  .delete("/destroy/service/:id", guard, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, "Service not found.");
+    const result = await deleteInsuranceService(modelContext(c), id);
+    return result.ok ? c.json({ message: result.message }) : answer(c, result);
+  });
+
+/** /api/insurance: the spec's calls, then show/:id, store, update/:id, destroy/:id. */
+export const insurancesV1 = new Hono<AppEnv>().route("/", insuranceCalls).route("/", v1Router(insuranceResource));
