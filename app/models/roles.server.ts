@@ -1,20 +1,158 @@
-import { asc, sql } from "drizzle-orm";
+import { and, asc, count, eq, like, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { roles } from "~/db/schema";
-import { normalizePermissions, type Actor } from "~/domain/permissions";
+import { roles, userRoles } from "~/db/schema";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { isAllAccess, normalizePermissions, type Actor } from "~/domain/permissions";
+import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
+import { parseWith } from "~/domain/validation";
+import { bumpListVersion } from "~/services/list-cache.server";
+import type { ModelContext } from "./context";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 
-/** Roles with their permission sets and how many users hold each. Callers check manage_roles first. */
+/** Roles (platform §3 Role, §6). Callers check manage_roles first; roles are not scoped by location. */
+
+export const ROLES = "roles";
+export const DUPLICATE_NAME = "A role with this name already exists.";
+
+const usersOf = sql<number>`(select count(*) from user_roles ur where ur.role_id = ${roles.id})`;
+
+type Row = typeof roles.$inferSelect & { users: number };
+
+export function roleJson(r: Row) {
+  return {
+    id: r.id,
+    name: r.name,
+    permissions: normalizePermissions(safeList(r.permissions)),
+    /** SUPERADMIN and ADMIN pass every check whatever their permission set. */
+    all_access: isProtectedRole(r.name),
+    users: Number(r.users),
+    version: r.version,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type RoleJson = ReturnType<typeof roleJson>;
+
+const columns = {
+  id: roles.id,
+  name: roles.name,
+  permissions: roles.permissions,
+  version: roles.version,
+  createdAt: roles.createdAt,
+  updatedAt: roles.updatedAt,
+  users: usersOf,
+};
+
+/** Every role with its permission set and how many users hold it (for selects and small lists). */
 export async function listRoles(db: Db, _actor: Actor) {
-  const rows = await db
-    .select({
-      id: roles.id,
-      name: roles.name,
-      permissions: roles.permissions,
-      users: sql<number>`(select count(*) from user_roles ur where ur.role_id = roles.id)`,
-    })
-    .from(roles)
-    .orderBy(asc(roles.id));
-  return rows.map((r) => ({ ...r, permissions: normalizePermissions(safeList(r.permissions)), users: Number(r.users) }));
+  const rows = await db.select(columns).from(roles).orderBy(asc(roles.id));
+  return rows.map((r) => {
+    const j = roleJson(r);
+    return { id: j.id, name: j.name, permissions: j.permissions, users: j.users };
+  });
+}
+
+/** The v2 list: search by name, paginated, ordered by name. */
+export async function listRolesPage(ctx: ModelContext, query: ListQuery): Promise<Paged<RoleJson>> {
+  const where = query.search ? like(roles.name, `%${query.search}%`) : undefined;
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db.select(columns).from(roles).where(where).orderBy(asc(roles.name), asc(roles.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(roles).where(where),
+  ]);
+  return paged(rows.map(roleJson), total?.n ?? 0, query);
+}
+
+export async function getRole(ctx: ModelContext, id: number): Promise<RoleJson | null> {
+  const [row] = await ctx.db.select(columns).from(roles).where(eq(roles.id, id));
+  return row ? roleJson(row) : null;
+}
+
+/** Another role already has this name (names compare without regard to case). */
+async function nameTaken(ctx: ModelContext, name: string, exceptId?: number): Promise<boolean> {
+  const cond: SQL[] = [sql`lower(${roles.name}) = lower(${name})`];
+  if (exceptId !== undefined) cond.push(ne(roles.id, exceptId));
+  const [row] = await ctx.db.select({ id: roles.id }).from(roles).where(and(...cond)).limit(1);
+  return !!row;
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  const text = `${e instanceof Error ? e.message : String(e)} ${e instanceof Error && e.cause instanceof Error ? e.cause.message : ""}`;
+  return /UNIQUE constraint failed/i.test(text);
+}
+
+/** A name that would pass every permission check may only be given by someone who already does. */
+function reservedNameRefused(ctx: ModelContext, name: string): ModelResult<never> | null {
+  return isReservedRoleName(name) && !isAllAccess(ctx.actor) ? invalid({ name: `Only a SUPERADMIN or ADMIN user can use the name ${name.toUpperCase()}: that role passes every permission check.` }) : null;
+}
+
+export async function createRole(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<RoleJson>> {
+  const parsed = parseWith(RoleInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const { name, permissions } = parsed.data;
+  const refused = reservedNameRefused(ctx, name);
+  if (refused) return refused;
+  if (await nameTaken(ctx, name)) return invalid({ name: DUPLICATE_NAME });
+  try {
+    const [rows] = await ctx.db.batch([ctx.db.insert(roles).values({ name, permissions: JSON.stringify(permissions) }).returning(), bumpListVersion(ctx.db, ROLES)]);
+    return ok(roleJson({ ...rows[0]!, users: 0 }), "Role created.");
+  } catch (e) {
+    if (isUniqueViolation(e)) return invalid({ name: DUPLICATE_NAME });
+    throw e;
+  }
+}
+
+export async function updateRole(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<RoleJson>> {
+  const current = await getRole(ctx, id);
+  if (!current) return notFound("Role");
+  const parsed = parseWith(RoleInput, opts.partial ? { name: current.name, permissions: current.permissions, ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const { name, permissions } = parsed.data;
+  if (name !== current.name) {
+    if (isProtectedRole(current.name)) return invalid({ name: `The ${current.name} role cannot be renamed.` });
+    const refused = reservedNameRefused(ctx, name);
+    if (refused) return refused;
+    if (await nameTaken(ctx, name, id)) return invalid({ name: DUPLICATE_NAME });
+  }
+  try {
+    const [rows] = await ctx.db.batch([
+      ctx.db
+        .update(roles)
+        .set({ name, permissions: JSON.stringify(permissions), version: sql`${roles.version} + 1`, updatedAt: ctx.now().toISOString() })
+        .where(and(eq(roles.id, id), opts.version === null ? undefined : eq(roles.version, opts.version)))
+        .returning(),
+      bumpListVersion(ctx.db, ROLES),
+    ]);
+    if (!rows[0]) {
+      const now = await getRole(ctx, id);
+      return now ? conflict(now) : notFound("Role");
+    }
+    return ok(roleJson({ ...rows[0], users: current.users }), "Role updated.");
+  } catch (e) {
+    if (isUniqueViolation(e)) return invalid({ name: DUPLICATE_NAME });
+    throw e;
+  }
+}
+
+/** Refused for SUPERADMIN and ADMIN, and while any user holds the role. */
+export async function deleteRole(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+  const current = await getRole(ctx, id);
+  if (!current) return notFound("Role");
+  if (isProtectedRole(current.name)) return invalid({ role: `The ${current.name} role cannot be deleted.` });
+  const held = (n: number) => invalid({ role: `${n} user(s) still hold the ${current.name} role. Give them another role first.` });
+  if (current.users > 0) return held(current.users);
+  // The condition is repeated in the delete, so a user given the role a moment ago still blocks it.
+  const [deleted] = await ctx.db.batch([
+    ctx.db
+      .delete(roles)
+      .where(and(eq(roles.id, id), sql`not exists (select 1 from ${userRoles} where ${userRoles.roleId} = ${id})`))
+      .returning({ id: roles.id }),
+    bumpListVersion(ctx.db, ROLES),
+  ]);
+  if (!deleted[0]) {
+    const now = await getRole(ctx, id);
+    return now ? held(now.users) : notFound("Role");
+  }
+  return ok(null, "Role deleted.");
 }
 
 function safeList(json: string): string[] {

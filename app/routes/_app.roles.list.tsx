@@ -1,6 +1,12 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { useLoaderData } from "@remix-run/react";
-import { listRoles } from "~/models/roles.server";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import * as v from "valibot";
+import { FormMessage } from "~/components/ui/field";
+import { Pagination, SearchForm } from "~/components/ui/list";
+import { ListQuery } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import { listRolesPage } from "~/models/roles.server";
+import { modelContextFor } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Roles · Baseline" }];
@@ -8,16 +14,31 @@ export const handle = { guard: "manage_roles" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_roles");
-  return { roles: await listRoles(context.app.db, actor) };
+  const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
+  // A hand-edited query that does not parse falls back to the first page of everything, with a note.
+  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  return {
+    page: await listRolesPage(modelContextFor(context, actor), query),
+    queryError: parsed.ok ? null : Object.values(parsed.errors)[0]!,
+  };
 }
 
 export default function RolesList() {
-  const { roles } = useLoaderData<typeof loader>();
+  const { page, queryError } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
   return (
     <section className="card">
-      <h1>Roles</h1>
+      <div className="page-head">
+        <h1>Roles</h1>
+        <Link className="btn btn-primary" to="/roles/register">
+          Register role
+        </Link>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError} />
       <p className="muted">SUPERADMIN and ADMIN pass every permission check; other roles hold exactly the permissions listed.</p>
-      {roles.length === 0 ? (
+      <SearchForm placeholder="Search by name" />
+      {page.data.length === 0 ? (
         <p>No data to display.</p>
       ) : (
         <table>
@@ -26,19 +47,28 @@ export default function RolesList() {
               <th>Role</th>
               <th>Users</th>
               <th>Permissions</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
-            {roles.map((r) => (
+            {page.data.map((r) => (
               <tr key={r.id}>
                 <td>{r.name}</td>
                 <td>{r.users}</td>
-                <td>{r.permissions.join(", ") || "none"}</td>
+                <td>{r.all_access ? "All permissions" : r.permissions.join(", ") || "none"}</td>
+                <td className="actions">
+                  <Link to={`/roles/list/edit/${r.id}`} aria-label={`Edit ${r.name}`}>
+                    Edit
+                  </Link>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      <Pagination page={page} />
     </section>
   );
 }

@@ -1,0 +1,74 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { RoleForm, roleFormValues } from "~/components/role-form";
+import { FormMessage } from "~/components/ui/field";
+import { deleteRole, getRole, updateRole, type RoleJson } from "~/models/roles.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { notFound, requirePermission, requireId } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.role.name ?? "role"} · Baseline` }];
+export const handle = { guard: "manage_roles" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_roles");
+  const role = await getRole(modelContextFor(context, actor), requireId(params.id, "Role"));
+  if (!role) throw notFound("Role not found.");
+  return { role };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_roles");
+  const id = requireId(params.id, "Role");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  switch (values.intent) {
+    case "delete":
+      return formResult(await deleteRole(ctx, id), values, () => "/roles/list");
+    case "save": {
+      const version = Number(values.version);
+      // No checkbox ticked sends no "permissions" field: that means an empty set, not "unchanged".
+      const result = await updateRole(ctx, id, { permissions: [], ...values }, { partial: false, version: values.version && Number.isSafeInteger(version) ? version : null });
+      return formResult(result, values, () => "/roles/list");
+    }
+    default:
+      if (!(await getRole(ctx, id))) throw notFound("Role not found.");
+      return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  }
+}
+
+export default function EditRole() {
+  const { role } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const current = (answer?.current ?? null) as RoleJson | null;
+  // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
+  // A refused delete answers too; the form then keeps the stored values.
+  const typed = answer && answer.values.intent === "save" ? answer.values : null;
+  const values = current ? roleFormValues(current) : (typed ?? roleFormValues(role));
+  const version = current ? current.version : typed?.version ? Number(typed.version) : role.version;
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Edit role</h1>
+        <Link to="/roles/list">Back to roles</Link>
+      </div>
+      <FormMessage error={answer?.message} />
+      {role.all_access ? <p className="muted">{role.name} passes every permission check, whatever permissions are ticked here.</p> : null}
+      <p>
+        {role.users} user(s) hold this role.
+      </p>
+      <RoleForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} nameLocked={role.all_access} submitLabel="Save changes" busy={busy} />
+      {role.all_access ? null : (
+        <Form method="post" className="danger-zone">
+          <h2>Delete role</h2>
+          <input type="hidden" name="intent" value="delete" />
+          <p>Deleting {role.name} removes it for good. A role that users still hold cannot be deleted.</p>
+          <button className="btn btn-danger" type="submit" disabled={busy}>
+            Delete role
+          </button>
+        </Form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,326 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { roles, userRoles } from "~/db/schema";
+import { api, apiToken, createRole, createUser, db, form, request, signInCookie } from "./helpers";
+
+/** Whether the form renders the permission checkbox ticked (attribute order is React's business). */
+function checked(html: string, value: string): boolean {
+  return (html.match(/<input type="checkbox"[^>]*>/g) ?? []).some((tag) => tag.includes(`value="${value}"`) && tag.includes('checked=""'));
+}
+
+/** Roles (platform §2 roles routes, §6): the API and the screens, driven as a browser without JavaScript would. */
+
+let n = 0;
+const unique = (prefix = "Role") => `${prefix} ${Date.now().toString(36)}${(++n).toString(36)}`;
+
+async function row(id: number) {
+  const [r] = await db().select().from(roles).where(eq(roles.id, id));
+  return r ?? null;
+}
+const stored = async (id: number) => JSON.parse((await row(id))!.permissions) as string[];
+const roleCount = async () => (await db().select().from(roles)).length;
+
+async function holder(roleId: number) {
+  const user = await createUser({ permissions: [] });
+  await db().insert(userRoles).values({ userId: user.id, roleId });
+  return user;
+}
+
+const managerToken = async () => apiToken(await createUser({ permissions: ["manage_roles"] }));
+const managerCookie = async () => signInCookie(await createUser({ permissions: ["manage_roles"] }));
+
+function post(path: string, fields: Record<string, string | string[]>, cookie: string) {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+  return request(path, { method: "POST", body, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+}
+
+type RoleBody = { id: number; name: string; permissions: string[]; users: number; version: number; all_access: boolean };
+
+describe("/api/v2/roles", () => {
+  it("lists roles with search, paging, permission sets and user counts", async () => {
+    const tag = unique("Srch").replace(" ", "");
+    const a = await createRole(`${tag} A`, ["view_clients", "list_bip"]);
+    await createRole(`${tag} B`, []);
+    await holder(a.id);
+    const token = await managerToken();
+    const res = await api(`/v2/roles?search=${encodeURIComponent(tag)}&per_page=1&page=1`, { token });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: RoleBody[]; total: number; last_page: number };
+    expect(body).toMatchObject({ total: 2, last_page: 2 });
+    expect(body.data[0]).toMatchObject({ id: a.id, name: `${tag} A`, permissions: ["view_bips", "view_clients"], users: 1, version: 1, all_access: false });
+  });
+
+  it("answers 403 without manage_roles, for reads and writes, and writes nothing", async () => {
+    const role = await createRole(unique(), ["view_notes"]);
+    const token = await apiToken(await createUser({ permissions: ["manage_employees", "view_employees"] }));
+    const before = await roleCount();
+    expect((await api("/v2/roles", { token })).status).toBe(403);
+    expect((await api(`/v2/roles/${role.id}`, { token })).status).toBe(403);
+    expect((await api(`/roles/show/${role.id}`, { token })).status).toBe(403);
+    expect((await api("/v2/roles", { method: "POST", token, body: { name: unique(), permissions: [] } })).status).toBe(403);
+    expect((await api("/roles/store", { method: "POST", token, body: { name: unique(), permissions: [] } })).status).toBe(403);
+    expect((await api(`/v2/roles/${role.id}`, { method: "PUT", token, body: { name: "Hacked", permissions: ["manage_roles"] } })).status).toBe(403);
+    expect((await api(`/v2/roles/${role.id}`, { method: "DELETE", token })).status).toBe(403);
+    expect(await roleCount()).toBe(before);
+    expect(await row(role.id)).toMatchObject({ name: role.name, permissions: '["view_notes"]' });
+  });
+
+  it("creates with 201; legacy names are stored as standard ones", async () => {
+    const token = await managerToken();
+    const name = unique("Legacy");
+    const res = await api("/v2/roles", { method: "POST", token, body: { name, permissions: ["list_patient", "register_rol", "edit_patient", "manage_clients", "view_notes"] } });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { data: RoleBody; message: string };
+    expect(body.message).toBe("Role created.");
+    expect(body.data).toMatchObject({ name, permissions: ["view_notes", "manage_roles", "manage_clients", "view_clients"], users: 0, version: 1 });
+    expect(await stored(body.data.id)).toEqual(["view_notes", "manage_roles", "manage_clients", "view_clients"]);
+  });
+
+  it.each([
+    [{ name: "", permissions: [] }, "name", "Name is required."],
+    [{ permissions: ["view_notes"] }, "name", "Name is required."],
+    [{ name: "A".repeat(51), permissions: [] }, "name", "Name must be at most 50 characters."],
+    [{ name: "Bad/Name", permissions: [] }, "name", "Name may contain only letters, digits, spaces, _ and -."],
+    [{ name: "Fine Name", permissions: ["view_notes", "launch_rockets"] }, "permissions", "Unknown permission: launch_rockets. Choose permissions from the list."],
+    [{ name: "Fine Name", permissions: [7] }, "permissions", "Permissions must be a list of permission names."],
+  ])("refuses bad input with 422 and writes nothing (%#)", async (body, field, message) => {
+    const token = await managerToken();
+    const before = await roleCount();
+    const res = await api("/v2/roles", { method: "POST", token, body });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors[field]).toBe(message);
+    expect(await roleCount()).toBe(before);
+  });
+
+  it("refuses a duplicate name (any case) with 422, on create and on rename", async () => {
+    const token = await managerToken();
+    const taken = await createRole(unique("Taken"), []);
+    const other = await createRole(unique("Other"), []);
+    const before = await roleCount();
+    const dup = await api("/v2/roles", { method: "POST", token, body: { name: taken.name.toLowerCase(), permissions: [] } });
+    expect(dup.status).toBe(422);
+    const json = (await dup.json()) as { message: string; errors: Record<string, string> };
+    expect(json.errors.name).toBe("A role with this name already exists.");
+    expect(json.message).toBe("A role with this name already exists.");
+    expect(await roleCount()).toBe(before);
+    const rename = await api(`/v2/roles/${other.id}`, { method: "PUT", token, body: { name: taken.name, permissions: [] } });
+    expect(rename.status).toBe(422);
+    expect((await row(other.id))!.name).toBe(other.name);
+  });
+
+  it("a stale version answers 409 with the current values and changes nothing", async () => {
+    const role = await createRole(unique("Stale"), ["view_notes"]);
+    const token = await managerToken();
+    const first = await api(`/v2/roles/${role.id}`, { method: "PUT", token, body: { name: `${role.name} 1`, permissions: ["view_bips"], version: 1 } });
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { data: RoleBody }).data).toMatchObject({ version: 2, permissions: ["view_bips"] });
+    const stale = await api(`/v2/roles/${role.id}`, { method: "PUT", token, body: { name: `${role.name} 2`, permissions: ["manage_roles"], version: 1 } });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { current: RoleBody }).current).toMatchObject({ name: `${role.name} 1`, permissions: ["view_bips"], version: 2 });
+    expect(await row(role.id)).toMatchObject({ name: `${role.name} 1`, permissions: '["view_bips"]', version: 2 });
+  });
+
+  it("PATCH changes only the fields given; v1 show, store and update work", async () => {
+    const token = await managerToken();
+    const role = await createRole(unique("Patch"), ["view_notes"]);
+    const patched = await api(`/v2/roles/${role.id}`, { method: "PATCH", token, body: { permissions: ["list_parent"] } });
+    expect(patched.status).toBe(200);
+    expect(((await patched.json()) as { data: RoleBody }).data).toMatchObject({ name: role.name, permissions: ["view_parents"] });
+    const shown = await api(`/roles/show/${role.id}`, { token });
+    expect(((await shown.json()) as { data: RoleBody }).data).toMatchObject({ id: role.id, permissions: ["view_parents"] });
+    const name = unique("V1");
+    const created = await api("/roles/store", { method: "POST", token, body: { name, permissions: ["claims"] } });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { data: RoleBody }).data.id;
+    expect(await stored(id)).toEqual(["manage_claims"]);
+    const updated = await api(`/roles/update/${id}`, { method: "PUT", token, body: { name, permissions: [] } });
+    expect(updated.status).toBe(200);
+    expect(await stored(id)).toEqual([]);
+    expect((await api("/v2/roles/999999", { token })).status).toBe(404);
+  });
+
+  it("DELETE is refused while users hold the role, and removes a free role", async () => {
+    const token = await managerToken();
+    const held = await createRole(unique("Held"), []);
+    await holder(held.id);
+    const refused = await api(`/v2/roles/${held.id}`, { method: "DELETE", token });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { message: string }).message).toBe(`1 user(s) still hold the ${held.name} role. Give them another role first.`);
+    expect(await row(held.id)).not.toBeNull();
+    const free = await createRole(unique("Free"), []);
+    const res = await api(`/roles/destroy/${free.id}`, { method: "DELETE", token });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { message: string }).message).toBe("Role deleted.");
+    expect(await row(free.id)).toBeNull();
+    expect((await api(`/v2/roles/${free.id}`, { token })).status).toBe(404);
+  });
+
+  it("SUPERADMIN and ADMIN cannot be deleted or renamed; their permission sets may change", async () => {
+    const token = await managerToken();
+    for (const name of ["SUPERADMIN", "ADMIN"]) {
+      const role = await createRole(name, []);
+      const del = await api(`/v2/roles/${role.id}`, { method: "DELETE", token });
+      expect(del.status).toBe(422);
+      expect(((await del.json()) as { message: string }).message).toBe(`The ${name} role cannot be deleted.`);
+      const rename = await api(`/v2/roles/${role.id}`, { method: "PUT", token, body: { name: "Renamed", permissions: [] } });
+      expect(rename.status).toBe(422);
+      expect(((await rename.json()) as { errors: Record<string, string> }).errors.name).toBe(`The ${name} role cannot be renamed.`);
+      expect((await row(role.id))!.name).toBe(name);
+      const perms = await api(`/v2/roles/${role.id}`, { method: "PATCH", token, body: { permissions: ["view_notes"] } });
+      expect(perms.status).toBe(200);
+      expect(((await perms.json()) as { data: RoleBody }).data).toMatchObject({ name, all_access: true });
+    }
+  });
+
+  it("only an all-access user may give a role the reserved name ADMIN or SUPERADMIN", async () => {
+    const token = await managerToken();
+    const role = await createRole(unique("Climber"), []);
+    const res = await api(`/v2/roles/${role.id}`, { method: "PUT", token, body: { name: "admin", permissions: [] } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.name).toMatch(/^Only a SUPERADMIN or ADMIN user can use the name ADMIN/);
+    expect((await row(role.id))!.name).toBe(role.name);
+  });
+
+  it("a changed permission set applies on the holder's next request", async () => {
+    const role = await createRole(unique("Live"), ["manage_roles"]);
+    const user = await holder(role.id);
+    const token = await apiToken(user);
+    expect((await api("/v2/roles", { token })).status).toBe(200);
+    expect((await api(`/v2/roles/${role.id}`, { method: "PATCH", token, body: { permissions: ["view_notes"] } })).status).toBe(200);
+    expect((await api("/v2/roles", { token })).status).toBe(403);
+  });
+});
+
+describe("/roles screens", () => {
+  it("/roles redirects to the list", async () => {
+    const res = await request("/roles", { cookie: await managerCookie() });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/roles/list");
+  });
+
+  it("the list searches, paginates, links to edit and register, and shows a flash", async () => {
+    const tag = unique("Lst").replace(" ", "");
+    const a = await createRole(`${tag} Alpha`, ["view_clients"]);
+    const b = await createRole(`${tag} Beta`, []);
+    const cookie = await managerCookie();
+    const html = await (await request(`/roles/list?search=${tag}&flash=Role%20deleted.`, { cookie })).text();
+    expect(html).toContain(`${tag} Alpha`);
+    expect(html).toContain("view_clients");
+    expect(html).toContain(`/roles/list/edit/${a.id}`);
+    expect(html).toContain("Register role");
+    expect(html).toContain("Role deleted.");
+    expect(html).toContain("Showing 1 to 2 of 2 entries");
+    const page2 = await (await request(`/roles/list?search=${tag}&per_page=1&page=2`, { cookie })).text();
+    expect(page2).toContain(`/roles/list/edit/${b.id}`);
+    expect(page2).not.toContain(`/roles/list/edit/${a.id}`);
+    const none = await (await request("/roles/list?search=no-such-role-anywhere", { cookie })).text();
+    expect(none).toContain("No data to display.");
+  });
+
+  it("every roles screen answers 403 without manage_roles, and a POST writes nothing", async () => {
+    const role = await createRole(unique("Guarded"), ["view_notes"]);
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_employees", "view_employees"] }));
+    for (const path of ["/roles", "/roles/list", "/roles/register", `/roles/list/edit/${role.id}`]) expect((await request(path, { cookie })).status, path).toBe(403);
+    const before = await roleCount();
+    expect((await post("/roles/register", { intent: "save", name: unique(), permissions: ["manage_roles"] }, cookie)).status).toBe(403);
+    expect((await post(`/roles/list/edit/${role.id}`, { intent: "save", name: "Hacked", permissions: ["manage_roles"], version: "1" }, cookie)).status).toBe(403);
+    expect((await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie)).status).toBe(403);
+    expect(await roleCount()).toBe(before);
+    expect(await row(role.id)).toMatchObject({ name: role.name, permissions: '["view_notes"]' });
+  });
+
+  it("register offers every permission with a readable label and creates the role", async () => {
+    const cookie = await managerCookie();
+    const page = await (await request("/roles/register", { cookie })).text();
+    expect(page).toContain("view_clients — View clients");
+    expect(page).toContain('name="permissions" value="manage_claims"');
+    const name = unique("Screen");
+    const res = await post("/roles/register", { intent: "save", name, permissions: ["view_clients", "view_bips"] }, cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe("/roles/list?flash=Role%20created.");
+    const [saved] = await db().select().from(roles).where(eq(roles.name, name));
+    expect(JSON.parse(saved!.permissions)).toEqual(["view_bips", "view_clients"]);
+  });
+
+  it("register refuses bad input and duplicates with 422, keeps what was typed and writes nothing", async () => {
+    const cookie = await managerCookie();
+    const before = await roleCount();
+    const bad = await post("/roles/register", { intent: "save", name: "Typed <Name>", permissions: ["view_notes"] }, cookie);
+    expect(bad.status).toBe(422);
+    const html = await bad.text();
+    expect(html).toContain("Name may contain only letters, digits, spaces, _ and -.");
+    expect(html).toContain('value="Typed &lt;Name&gt;"');
+    expect(checked(html, "view_notes")).toBe(true);
+    const taken = await createRole(unique("Dupe"), []);
+    const dup = await post("/roles/register", { intent: "save", name: taken.name }, cookie);
+    expect(dup.status).toBe(422);
+    expect(await dup.text()).toContain("A role with this name already exists.");
+    expect(await roleCount()).toBe(before + 1);
+  });
+
+  it("edit shows the stored values with the version and saves; no box ticked clears the set", async () => {
+    const role = await createRole(unique("Edit"), ["view_notes", "register_bip"]);
+    const cookie = await managerCookie();
+    const page = await (await request(`/roles/list/edit/${role.id}`, { cookie })).text();
+    expect(page).toContain(`value="${role.name}"`);
+    expect(page).toContain('name="version" value="1"');
+    expect(checked(page, "manage_bips")).toBe(true);
+    expect(page).toContain("Delete role");
+    const res = await post(`/roles/list/edit/${role.id}`, { intent: "save", name: `${role.name} X`, permissions: ["list_employers"], version: "1" }, cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe("/roles/list?flash=Role%20updated.");
+    expect(await row(role.id)).toMatchObject({ name: `${role.name} X`, permissions: '["view_employees"]', version: 2 });
+    expect((await post(`/roles/list/edit/${role.id}`, { intent: "save", name: `${role.name} X`, version: "2" }, cookie)).status).toBe(303);
+    expect(await stored(role.id)).toEqual([]);
+  });
+
+  it("edit: bad input → 422, a stale version → 409 with the current values; nothing changes", async () => {
+    const role = await createRole(unique("Race"), ["view_notes"]);
+    const cookie = await managerCookie();
+    const bad = await post(`/roles/list/edit/${role.id}`, { intent: "save", name: role.name, permissions: ["nonsense"], version: "1" }, cookie);
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("Unknown permission: nonsense. Choose permissions from the list.");
+    expect((await post(`/roles/list/edit/${role.id}`, { intent: "save", name: `${role.name} First`, permissions: ["view_bips"], version: "1" }, cookie)).status).toBe(303);
+    const stale = await post(`/roles/list/edit/${role.id}`, { intent: "save", name: `${role.name} Second`, permissions: ["manage_roles"], version: "1" }, cookie);
+    expect(stale.status).toBe(409);
+    const html = await stale.text();
+    expect(html).toContain("Someone else saved a newer version of this record.");
+    expect(html).toContain(`value="${role.name} First"`);
+    expect(html).toContain('name="version" value="2"');
+    expect(checked(html, "view_bips")).toBe(true);
+    expect(await row(role.id)).toMatchObject({ name: `${role.name} First`, permissions: '["view_bips"]', version: 2 });
+  });
+
+  it("delete is refused while users hold the role and works once they do not", async () => {
+    const role = await createRole(unique("Gone"), []);
+    const user = await holder(role.id);
+    const cookie = await managerCookie();
+    const refused = await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain(`1 user(s) still hold the ${role.name} role. Give them another role first.`);
+    expect(await row(role.id)).not.toBeNull();
+    await db().delete(userRoles).where(eq(userRoles.userId, user.id));
+    const res = await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe("/roles/list?flash=Role%20deleted.");
+    expect(await row(role.id)).toBeNull();
+    expect((await request(`/roles/list/edit/${role.id}`, { cookie })).status).toBe(404);
+  });
+
+  it("SUPERADMIN: no delete form, its name is locked, and a forced delete or rename is refused", async () => {
+    const role = await createRole("SUPERADMIN", []);
+    const cookie = await managerCookie();
+    const page = await (await request(`/roles/list/edit/${role.id}`, { cookie })).text();
+    expect(page).not.toContain("Delete role");
+    expect(page).toMatch(/<input[^>]*name="name"[^>]*readonly=""|<input[^>]*readonly=""[^>]*name="name"/i);
+    const del = await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie);
+    expect(del.status).toBe(422);
+    expect(await del.text()).toContain("The SUPERADMIN role cannot be deleted.");
+    const current = (await row(role.id))!;
+    const rename = await post(`/roles/list/edit/${role.id}`, { intent: "save", name: "Boss", version: String(current.version) }, cookie);
+    expect(rename.status).toBe(422);
+    expect(await rename.text()).toContain("The SUPERADMIN role cannot be renamed.");
+    expect((await row(role.id))!.name).toBe("SUPERADMIN");
+  });
+});
