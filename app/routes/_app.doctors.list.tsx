@@ -1,11 +1,111 @@
-import type { MetaFunction } from "@remix-run/cloudflare";
-import { ComingSoon } from "~/components/coming-soon";
-import { guardedLoader } from "~/services/guard.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import * as v from "valibot";
+import { FormMessage } from "~/components/ui/field";
+import { Pagination, SearchForm } from "~/components/ui/list";
+import { EMPLOYEE_STATUSES } from "~/domain/employees";
+import { ListQuery } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import { listEmployees } from "~/models/employees.server";
+import { locationOptions } from "~/models/locations.server";
+import { modelContextFor } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Employees · Baseline" }];
+/** The sidebar's Employees item needs manage_employees (platform §2). */
 export const handle = { guard: "manage_employees" };
-export const loader = guardedLoader("manage_employees");
 
-export default function Screen() {
-  return <ComingSoon title="Employees" arrivesWith="the people, places and payers screens" />;
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_employees");
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const parsed = parseWith(ListQuery, params);
+  // A hand-edited query that does not parse falls back to the first page of everything, with a note.
+  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  const ctx = modelContextFor(context, actor);
+  const [page, locations] = await Promise.all([listEmployees(ctx, query, { location_id: params.location_id, status: params.status }), locationOptions(ctx)]);
+  return { page, locations, queryError: parsed.ok ? null : Object.values(parsed.errors)[0]! };
+}
+
+export default function EmployeeList() {
+  const { page, locations, queryError } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Employees</h1>
+        <Link className="btn btn-primary" to="/doctors/add">
+          Add employee
+        </Link>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError} />
+      <SearchForm placeholder="Search by name or email">
+        <label className="visually-hidden" htmlFor="f-location_id">
+          Location
+        </label>
+        <select id="f-location_id" name="location_id" defaultValue={params.get("location_id") ?? ""}>
+          <option value="">All locations</option>
+          {locations.map((l) => (
+            <option key={l.id} value={l.id}>
+              {l.title}
+            </option>
+          ))}
+        </select>
+        <label className="visually-hidden" htmlFor="f-status">
+          Status
+        </label>
+        <select id="f-status" name="status" defaultValue={params.get("status") ?? ""}>
+          <option value="">Any status</option>
+          {EMPLOYEE_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s === "active" ? "Active" : "Inactive"}
+            </option>
+          ))}
+        </select>
+      </SearchForm>
+      {page.data.length === 0 ? (
+        <p>No data to display.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Phone</th>
+              <th>Roles</th>
+              <th>Locations</th>
+              <th>Status</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data.map((e) => (
+              <tr key={e.id}>
+                <td>{e.full_name}</td>
+                <td>{e.email}</td>
+                <td>{e.phone}</td>
+                <td>{e.roles.map((r) => r.name).join(", ")}</td>
+                <td>{e.locations.map((l) => l.title).join(", ")}</td>
+                <td>
+                  <span className={`badge badge-${e.status}`}>{e.status === "active" ? "Active" : "Inactive"}</span>
+                </td>
+                <td className="actions">
+                  <Link to={`/doctors/profile/${e.id}`} aria-label={`Profile of ${e.full_name}`}>
+                    Profile
+                  </Link>
+                  {" · "}
+                  <Link to={`/doctors/list/edit/${e.id}`} aria-label={`Edit ${e.full_name}`}>
+                    Edit
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pagination page={page} />
+    </section>
+  );
 }

@@ -1,0 +1,242 @@
+import * as v from "valibot";
+import { PASSWORD_MESSAGES } from "./passwords";
+import { NewPassword } from "./auth-schemas";
+import { MESSAGES, optionalDate, optionalId, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
+
+/** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
+
+export const EMPLOYEE_STATUSES = ["active", "inactive"] as const;
+export type EmployeeStatus = (typeof EMPLOYEE_STATUSES)[number];
+
+/** The §3 profile fields kept in users.profile (JSON). Dates are checked as dates, the rest is text. */
+export const PROFILE_TEXT_FIELDS = [
+  ["agency_location", "Agency location"],
+  ["languages", "Languages"],
+  ["certificate_number", "Certificate number"],
+  ["npi", "NPI"],
+  ["medicaid_provider_identifier", "Medicaid provider identifier"],
+  ["taxonomy", "Taxonomy"],
+  ["schedule", "Schedule"],
+  ["contract_type", "Contract type"],
+  ["contract", "Contract"],
+  ["school_badge", "School badge"],
+  ["w_9_w_4_form", "W-9 / W-4 form"],
+  ["two_four_week_notice_agreement", "Two/four week notice agreement"],
+  ["credentialing_package_bcbas_only", "Credentialing package (BCBAs only)"],
+  ["caqh_bcbas_only", "CAQH (BCBAs only)"],
+  ["llc", "LLC"],
+  ["ien", "IEN"],
+  ["electronic_signature", "Electronic signature"],
+  ["currently_pay_through_company", "Currently paid through company"],
+] as const;
+export const PROFILE_DATE_FIELDS = [
+  ["date_of_hire", "Date of hire"],
+  ["start_pay", "Start pay"],
+] as const;
+export type ProfileKey = (typeof PROFILE_TEXT_FIELDS)[number][0] | (typeof PROFILE_DATE_FIELDS)[number][0] | "note" | "ss_number";
+
+/** The compliance dates of each location entry (§3), with labels. Each is the date the item runs out or is due. */
+export const COMPLIANCE_FIELDS = [
+  ["driver_license_expiration", "Driver license expiration"],
+  ["bacb_license_expiration", "BACB license expiration"],
+  ["cpr_every_2_years", "CPR (every 2 years)"],
+  ["background_every_5_years", "Background (every 5 years)"],
+  ["liability_insurance_annually", "Liability insurance (annually)"],
+  ["local_police_rec_every_5_years", "Local police record (every 5 years)"],
+  ["wc", "WC"],
+  ["medicaid_provider_expiration", "Medicaid provider expiration"],
+  ["national_sex_offender_registry", "National sex offender registry"],
+  ["employment_auth_card_expiration", "Employment authorization card expiration"],
+  ["auth_permanent_res_expiration", "Permanent residence authorization expiration"],
+  ["e_verify", "E-Verify"],
+  ["ceu_hippa_annually", "CEU HIPAA (annually)"],
+  ["ceu_security_awareness_annually", "CEU security awareness (annually)"],
+  ["ceu_zero_tolerance_every_3_years", "CEU zero tolerance (every 3 years)"],
+  ["ceu_domestic_violence_no_expiration", "CEU domestic violence (no expiration)"],
+  ["ceu_hiv_bloodborne_pathogens_infection_control_no_expiration", "CEU HIV / bloodborne pathogens / infection control (no expiration)"],
+  ["ceu_civil_rights_no_expiration", "CEU civil rights (no expiration)"],
+  ["abuse_neglect_and_exploitation", "Abuse, neglect and exploitation"],
+] as const;
+export type ComplianceKey = (typeof COMPLIANCE_FIELDS)[number][0];
+export const COMPLIANCE_KEYS = COMPLIANCE_FIELDS.map(([k]) => k) as ComplianceKey[];
+
+export const EMPLOYMENT_NUMBER_FIELDS = [
+  ["salary", "Salary"],
+  ["telehealth_salary", "Telehealth salary"],
+  ["fixed_hours_salary", "Fixed hours salary"],
+  ["fixed_weekly_hours", "Fixed weekly hours"],
+] as const;
+
+/* ---------------------------------------------------------------- compliance state */
+
+export type ComplianceState = "valid" | "expiring_60" | "expiring_30" | "expired" | "missing";
+
+export const COMPLIANCE_LABELS: Record<ComplianceState, string> = {
+  valid: "Valid",
+  expiring_60: "Expires within 60 days",
+  expiring_30: "Expires within 30 days",
+  expired: "Expired",
+  missing: "Missing",
+};
+
+const DAY_MS = 86_400_000;
+function dayNumber(iso: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(iso)) return null;
+  const t = Date.parse(`${iso}T00:00:00Z`);
+  if (Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== iso) return null;
+  return Math.round(t / DAY_MS);
+}
+
+/**
+ * The state of one compliance date on `today` (both YYYY-MM-DD). Before today → expired; today up to 30
+ * days ahead → expiring_30; up to 60 → expiring_60; later → valid; no (or no valid) date → missing.
+ */
+export function complianceState(date: string | null | undefined, today: string): ComplianceState {
+  const d = date ? dayNumber(date.slice(0, 10)) : null;
+  const t = dayNumber(today.slice(0, 10));
+  if (d === null || t === null) return "missing";
+  const days = d - t;
+  if (days < 0) return "expired";
+  if (days <= 30) return "expiring_30";
+  if (days <= 60) return "expiring_60";
+  return "valid";
+}
+
+/* ---------------------------------------------------------------- ss number */
+
+/** Only the last four digits ever leave the server: "•••-••-6789", or null. */
+export function maskSsn(ssn: string | null | undefined): string | null {
+  if (!ssn) return null;
+  const digits = ssn.replace(/\D/g, "");
+  return digits.length ? `***-**-${digits.slice(-4)}` : null;
+}
+
+/* ---------------------------------------------------------------- input */
+
+/** A list of ids from a multi-select / checkbox group (form repeats the name) or a JSON array / comma list. */
+function idList(label: string) {
+  return v.pipe(
+    v.optional(v.nullable(v.union([v.array(v.union([v.string(), v.number()])), v.string(), v.number()])), []),
+    v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : String(x).split(",")).map((s) => String(s).trim()).filter(Boolean)),
+    v.check((xs) => xs.every((s) => /^\d{1,15}$/.test(s) && Number(s) > 0), `Choose ${label} from the list.`),
+    v.transform((xs) => [...new Set(xs.map(Number))]),
+  );
+}
+
+const complianceEntries = Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, optionalDate])) as Record<ComplianceKey, typeof optionalDate>;
+
+export const EmploymentInput = v.object({
+  location_id: v.pipe(v.union([v.string(), v.number()], "Choose a location."), v.transform(Number), v.number("Choose a location."), v.integer("Choose a location."), v.minValue(1, "Choose a location.")),
+  position_id: optionalId,
+  salary: optionalNumber("Salary"),
+  telehealth_salary: optionalNumber("Telehealth salary"),
+  fixed_hours_salary: optionalNumber("Fixed hours salary"),
+  fixed_weekly_hours: optionalNumber("Fixed weekly hours"),
+  ...complianceEntries,
+});
+export type EmploymentInput = v.InferOutput<typeof EmploymentInput>;
+
+const profileEntries = {
+  ...(Object.fromEntries(PROFILE_TEXT_FIELDS.map(([k, label]) => [k, optionalText(label, 255)])) as Record<(typeof PROFILE_TEXT_FIELDS)[number][0], ReturnType<typeof optionalText>>),
+  date_of_hire: optionalDate,
+  start_pay: optionalDate,
+  note: optionalText("Note", 2000),
+  /** Accepted as 9 digits (dashes and spaces allowed); blank on an edit keeps the stored number. */
+  ss_number: v.pipe(
+    v.optional(v.nullable(v.string()), null),
+    v.transform((x) => (x && x.trim() ? x.trim() : null)),
+    v.nullable(v.pipe(v.string(), v.regex(/^\d{3}[- ]?\d{2}[- ]?\d{4}$/, "Enter a valid social security number (9 digits)."), v.transform((s) => s.replace(/\D/g, "")))),
+  ),
+};
+
+const employeeEntries = {
+  name: requiredText("Name", 100),
+  surname: requiredText("Surname", 100),
+  email: v.pipe(
+    v.string(MESSAGES.required("Email")),
+    v.trim(),
+    v.nonEmpty(MESSAGES.required("Email")),
+    v.maxLength(254, MESSAGES.email),
+    v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSAGES.email),
+    v.toLowerCase(),
+  ),
+  phone: optionalPhone,
+  gender: optionalText("Gender", 20),
+  address: optionalText("Address", 255),
+  city: optionalText("City", 100),
+  status: v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => x || "active"), v.picklist(EMPLOYEE_STATUSES, "Choose a status from the list.")),
+  roles: v.pipe(idList("roles"), v.minLength(1, "Choose at least one role.")),
+  locations: v.pipe(idList("locations"), v.minLength(1, "Choose at least one location.")),
+  location_id: optionalId,
+  employment: v.pipe(v.optional(v.nullable(v.array(EmploymentInput, "Employment must be a list.")), []), v.transform((x) => x ?? [])),
+  ...profileEntries,
+};
+
+const EmployeeObject = v.object(employeeEntries);
+/** A missing password reads as an empty one, so the message is the rule's, not "invalid key". */
+const PasswordField = v.pipe(v.optional(v.string(PASSWORD_MESSAGES.required), ""), NewPassword);
+const ConfirmationField = v.optional(v.string(PASSWORD_MESSAGES.mismatch), "");
+const NewEmployeeObject = v.object({ ...employeeEntries, password: PasswordField, password_confirmation: ConfirmationField });
+
+const PRIMARY_MESSAGE = "The primary location must be one of the employee's locations.";
+const EMPLOYMENT_MESSAGE = "Employment details must be for one of the employee's locations.";
+function primaryOk<T extends { location_id: number | null; locations: number[] }>(x: T): boolean {
+  return x.location_id === null || x.locations.includes(x.location_id);
+}
+function employmentOk<T extends { employment: EmploymentInput[]; locations: number[] }>(x: T): boolean {
+  return x.employment.every((e) => x.locations.includes(e.location_id));
+}
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+
+/** The primary location must be one of the chosen ones; employment entries only for chosen locations. */
+export const EmployeeInput = v.pipe(
+  EmployeeObject,
+  v.forward(v.check<Out<typeof EmployeeObject>, string>(primaryOk, PRIMARY_MESSAGE), ["location_id"]),
+  v.forward(v.check<Out<typeof EmployeeObject>, string>(employmentOk, EMPLOYMENT_MESSAGE), ["employment"]),
+);
+export type EmployeeInput = v.InferOutput<typeof EmployeeInput>;
+
+/** Creating an employee also sets the first password (the platform's password rules). */
+export const NewEmployeeInput = v.pipe(
+  NewEmployeeObject,
+  v.forward(v.check<Out<typeof NewEmployeeObject>, string>(primaryOk, PRIMARY_MESSAGE), ["location_id"]),
+  v.forward(v.check<Out<typeof NewEmployeeObject>, string>(employmentOk, EMPLOYMENT_MESSAGE), ["employment"]),
+  v.forward(
+    v.check<Out<typeof NewEmployeeObject>, string>((x) => x.password === x.password_confirmation, PASSWORD_MESSAGES.mismatch),
+    ["password_confirmation"],
+  ),
+);
+export type NewEmployeeInput = v.InferOutput<typeof NewEmployeeInput>;
+
+export const EmployeeStatusInput = v.object({ status: v.picklist(EMPLOYEE_STATUSES, "Choose a status from the list.") });
+
+/** An administrator's password change for a user (platform §7: new_password, new_password_confirmation). */
+export const AdminPasswordInput = v.pipe(
+  v.object({ new_password: PasswordField, new_password_confirmation: ConfirmationField }),
+  v.forward(
+    v.check((x) => x.new_password === x.new_password_confirmation, PASSWORD_MESSAGES.mismatch),
+    ["new_password_confirmation"],
+  ),
+);
+
+/**
+ * A form sends each location's employment fields as `emp_<locationId>_<field>`; this folds them into the
+ * `employment` list the schema reads (only for chosen locations). JSON bodies already carry the list.
+ */
+export function withEmploymentFromForm(raw: Record<string, unknown>): Record<string, unknown> {
+  if (Array.isArray(raw.employment)) return raw;
+  const byLocation = new Map<string, Record<string, unknown>>();
+  for (const [key, value] of Object.entries(raw)) {
+    const m = /^emp_(\d{1,15})_([a-z0-9_]+)$/.exec(key);
+    if (!m) continue;
+    const entry = byLocation.get(m[1]!) ?? { location_id: m[1] };
+    entry[m[2]!] = value;
+    byLocation.set(m[1]!, entry);
+  }
+  if (byLocation.size === 0) return raw;
+  const chosen = new Set((Array.isArray(raw.locations) ? raw.locations : typeof raw.locations === "string" ? raw.locations.split(",") : []).map((x) => String(x).trim()));
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(raw)) if (!k.startsWith("emp_")) out[k] = val;
+  out.employment = [...byLocation.values()].filter((e) => chosen.has(String(e.location_id)));
+  return out;
+}

@@ -1,0 +1,454 @@
+import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { locations, roles, sessions, userLocations, userRoles, users } from "~/db/schema";
+import {
+  AdminPasswordInput,
+  COMPLIANCE_KEYS,
+  complianceState,
+  EMPLOYEE_STATUSES,
+  EmployeeInput,
+  EmployeeStatusInput,
+  maskSsn,
+  NewEmployeeInput,
+  PROFILE_DATE_FIELDS,
+  PROFILE_TEXT_FIELDS,
+  withEmploymentFromForm,
+  type ComplianceKey,
+  type ComplianceState,
+  type EmploymentInput,
+} from "~/domain/employees";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { ALL_ACCESS_ROLES, isAllAccess, locationScope } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import { setPassword, setTwoFactor } from "~/models/auth.server";
+import { withAudit } from "~/services/audit.server";
+import type { AppContext } from "~/services/context.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import { hashPassword } from "~/services/passwords.server";
+import type { ModelContext } from "./context";
+import { getLocation, locationOptions } from "./locations.server";
+import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Employees ("doctors", platform §3 User). Reads are limited to employees who share a location with the
+ * actor (unless the actor sees every location); a location the actor cannot see is left out of an
+ * employee's answer and kept as it is on a save. Never answers password_hash or the full ss_number.
+ */
+
+export const EMPLOYEES = "employees";
+export const DUPLICATE_EMAIL = "An employee with this email already exists.";
+type Row = typeof users.$inferSelect;
+
+const PROFILE_KEYS = [...PROFILE_TEXT_FIELDS.map(([k]) => k), ...PROFILE_DATE_FIELDS.map(([k]) => k), "note"] as const;
+
+/** The columns an answer is built from: never password_hash. */
+const columns = {
+  id: users.id,
+  name: users.name,
+  surname: users.surname,
+  email: users.email,
+  status: users.status,
+  phone: users.phone,
+  gender: users.gender,
+  address: users.address,
+  city: users.city,
+  avatar: users.avatar,
+  locationId: users.locationId,
+  twoFactorEnabled: users.twoFactorEnabled,
+  profile: users.profile,
+  version: users.version,
+  createdAt: users.createdAt,
+};
+type Selected = Pick<Row, keyof typeof columns>;
+
+function parseObject(text: string | null | undefined): Record<string, unknown> {
+  try {
+    const x = JSON.parse(text ?? "{}") as unknown;
+    return x && typeof x === "object" && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+const str = (x: unknown): string | null => (typeof x === "string" && x !== "" ? x : null);
+
+export interface EmploymentJson {
+  id: number;
+  title: string;
+  position_id: number | null;
+  salary: number | null;
+  telehealth_salary: number | null;
+  fixed_hours_salary: number | null;
+  fixed_weekly_hours: number | null;
+  compliance: Record<ComplianceKey, string | null>;
+}
+
+function employeeJson(r: Selected, roleRows: { id: number; name: string }[], locationRows: EmploymentJson[]) {
+  const profile = parseObject(r.profile);
+  const fields = Object.fromEntries(PROFILE_KEYS.map((k) => [k, str(profile[k])])) as Record<(typeof PROFILE_KEYS)[number], string | null>;
+  return {
+    id: r.id,
+    name: r.name,
+    surname: r.surname,
+    full_name: `${r.name} ${r.surname}`.trim(),
+    email: r.email,
+    status: r.status,
+    phone: r.phone,
+    gender: r.gender,
+    address: r.address,
+    city: r.city,
+    avatar: r.avatar,
+    location_id: r.locationId,
+    two_factor_enabled: r.twoFactorEnabled,
+    roles: roleRows,
+    locations: locationRows,
+    ...fields,
+    /** Masked: only the last four digits. */
+    ss_number: maskSsn(str(profile.ss_number)),
+    version: r.version,
+    created_at: r.createdAt,
+  };
+}
+export type EmployeeJson = ReturnType<typeof employeeJson>;
+
+/* ---------------------------------------------------------------- scope */
+
+function inScope(ctx: ModelContext): SQL {
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return isNull(users.deletedAt);
+  if (!scope.length) return sql`1 = 0`;
+  return and(
+    isNull(users.deletedAt),
+    sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})`,
+  )!;
+}
+
+function visibleLocation(ctx: ModelContext): SQL | undefined {
+  const scope = locationScope(ctx.actor);
+  return scope === null ? undefined : scope.length ? inArray(userLocations.locationId, scope) : sql`1 = 0`;
+}
+
+async function withRelations(ctx: ModelContext, rows: Selected[]): Promise<EmployeeJson[]> {
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.id);
+  const [roleRows, locRows] = await ctx.db.batch([
+    ctx.db.select({ userId: userRoles.userId, id: roles.id, name: roles.name }).from(userRoles).innerJoin(roles, eq(roles.id, userRoles.roleId)).where(inArray(userRoles.userId, ids)).orderBy(asc(roles.name)),
+    ctx.db
+      .select({ ul: userLocations, title: locations.title })
+      .from(userLocations)
+      .innerJoin(locations, eq(locations.id, userLocations.locationId))
+      .where(and(inArray(userLocations.userId, ids), isNull(locations.deletedAt), visibleLocation(ctx)))
+      .orderBy(asc(locations.title)),
+  ]);
+  return rows.map((r) =>
+    employeeJson(
+      r,
+      roleRows.filter((x) => x.userId === r.id).map(({ id, name }) => ({ id, name })),
+      locRows
+        .filter((x) => x.ul.userId === r.id)
+        .map(({ ul, title }) => {
+          const c = parseObject(ul.compliance);
+          return {
+            id: ul.locationId,
+            title,
+            position_id: ul.positionId,
+            salary: ul.salary,
+            telehealth_salary: ul.telehealthSalary,
+            fixed_hours_salary: ul.fixedHoursSalary,
+            fixed_weekly_hours: ul.fixedWeeklyHours,
+            compliance: Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, str(c[k])])) as Record<ComplianceKey, string | null>,
+          };
+        }),
+    ),
+  );
+}
+
+/* ---------------------------------------------------------------- reads */
+
+export async function listEmployees(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined> = {}): Promise<Paged<EmployeeJson>> {
+  const q = query.search;
+  const locationId = filters.location_id && /^\d{1,15}$/.test(filters.location_id) ? Number(filters.location_id) : null;
+  const status = (EMPLOYEE_STATUSES as readonly string[]).includes(filters.status ?? "") ? filters.status! : null;
+  const where = and(
+    inScope(ctx),
+    q ? or(like(users.name, `%${q}%`), like(users.surname, `%${q}%`), like(users.email, `%${q}%`), sql`(${users.name} || ' ' || ${users.surname}) like ${`%${q}%`}`) : undefined,
+    locationId ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${userLocations.locationId} = ${locationId})` : undefined,
+    status ? eq(users.status, status) : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db.select(columns).from(users).where(where).orderBy(asc(users.surname), asc(users.name), asc(users.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(users).where(where),
+  ]);
+  return paged(await withRelations(ctx, rows), total?.n ?? 0, query);
+}
+
+export async function getEmployee(ctx: ModelContext, id: number): Promise<EmployeeJson | null> {
+  const [row] = await ctx.db.select(columns).from(users).where(and(eq(users.id, id), inScope(ctx)));
+  return row ? ((await withRelations(ctx, [row]))[0] ?? null) : null;
+}
+
+export type EmployeeProfile = EmployeeJson & { locations: (EmploymentJson & { compliance_state: Record<ComplianceKey, ComplianceState> })[] };
+
+/** The employee with the state of each compliance date on the actor's today. */
+export async function getEmployeeProfile(ctx: ModelContext, id: number): Promise<EmployeeProfile | null> {
+  const e = await getEmployee(ctx, id);
+  if (!e) return null;
+  const today = ctx.now().toISOString().slice(0, 10);
+  return {
+    ...e,
+    locations: e.locations.map((l) => ({
+      ...l,
+      compliance_state: Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, complianceState(l.compliance[k], today)])) as Record<ComplianceKey, ComplianceState>,
+    })),
+  };
+}
+
+/** The roles the actor may give: everything for an all-access actor, otherwise not the all-access roles. */
+export async function assignableRoles(ctx: ModelContext) {
+  const rows = await ctx.db.select({ id: roles.id, name: roles.name }).from(roles).orderBy(asc(roles.name));
+  return isAllAccess(ctx.actor) ? rows : rows.filter((r) => !ALL_ACCESS_ROLES.includes(r.name));
+}
+
+/** The roles and locations the actor may assign (for the employee form and GET doctors/config). */
+export async function employeeConfig(ctx: ModelContext) {
+  const [roleRows, locationRows] = await Promise.all([assignableRoles(ctx), locationOptions(ctx)]);
+  return { roles: roleRows, locations: locationRows, statuses: [...EMPLOYEE_STATUSES] };
+}
+
+/** Employees of one location the actor can see (404 otherwise). */
+export async function employeesByLocation(ctx: ModelContext, locationId: number): Promise<ModelResult<{ id: number; name: string; surname: string; full_name: string; email: string; status: string }[]>> {
+  const location = await getLocation(ctx, locationId);
+  if (!location) return notFound("Location");
+  const rows = await ctx.db
+    .select({ id: users.id, name: users.name, surname: users.surname, email: users.email, status: users.status })
+    .from(users)
+    .innerJoin(userLocations, and(eq(userLocations.userId, users.id), eq(userLocations.locationId, locationId)))
+    .where(isNull(users.deletedAt))
+    .orderBy(asc(users.surname), asc(users.name));
+  return ok(rows.map((r) => ({ ...r, full_name: `${r.name} ${r.surname}`.trim() })));
+}
+
+/** GET doctors/configlocation/{id}: the config for one location (404 if the actor cannot see it). */
+export async function employeeLocationConfig(ctx: ModelContext, locationId: number) {
+  const location = await getLocation(ctx, locationId);
+  if (!location) return notFound("Location");
+  const staff = await employeesByLocation(ctx, locationId);
+  return ok({ location: { id: location.id, title: location.title }, roles: await assignableRoles(ctx), employees: staff.ok ? staff.data : [] });
+}
+
+/* ---------------------------------------------------------------- writes */
+
+type Input = EmployeeInput;
+
+/** Roles and locations must be ones the actor may assign. */
+async function checkRefs(ctx: ModelContext, input: Pick<Input, "roles" | "locations">): Promise<Record<string, string> | null> {
+  const [roleRows, locationRows] = await Promise.all([assignableRoles(ctx), locationOptions(ctx)]);
+  const roleIds = new Set(roleRows.map((r) => r.id));
+  const locationIds = new Set(locationRows.map((l) => l.id));
+  const errors: Record<string, string> = {};
+  if (!input.roles.every((id) => roleIds.has(id))) errors.roles = "Choose roles from the list.";
+  if (!input.locations.every((id) => locationIds.has(id))) errors.locations = "Choose locations from the list.";
+  return Object.keys(errors).length ? errors : null;
+}
+
+async function emailTaken(ctx: ModelContext, email: string, exceptId?: number): Promise<boolean> {
+  const [row] = await ctx.db.select({ id: users.id }).from(users).where(eq(sql`lower(${users.email})`, email.toLowerCase())).limit(1);
+  return !!row && row.id !== exceptId;
+}
+
+function profileOf(input: Input, previous: Record<string, unknown>): string {
+  const out: Record<string, unknown> = {};
+  for (const k of PROFILE_KEYS) out[k] = input[k];
+  // A blank ss_number keeps the stored one (it is never shown, so it cannot be typed back).
+  out.ss_number = input.ss_number ?? str(previous.ss_number);
+  return JSON.stringify(out);
+}
+
+function userValues(input: Input) {
+  return {
+    name: input.name,
+    surname: input.surname,
+    email: input.email,
+    status: input.status,
+    phone: input.phone,
+    gender: input.gender,
+    address: input.address,
+    city: input.city,
+    locationId: input.location_id ?? input.locations[0] ?? null,
+  };
+}
+
+function employmentRows(userId: number, input: Input) {
+  const byLocation = new Map<number, EmploymentInput>(input.employment.map((e) => [e.location_id, e]));
+  return input.locations.map((locationId) => {
+    const e = byLocation.get(locationId);
+    return {
+      userId,
+      locationId,
+      positionId: e?.position_id ?? null,
+      salary: e?.salary ?? null,
+      telehealthSalary: e?.telehealth_salary ?? null,
+      fixedHoursSalary: e?.fixed_hours_salary ?? null,
+      fixedWeeklyHours: e?.fixed_weekly_hours ?? null,
+      compliance: JSON.stringify(Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, e?.[k] ?? null]))),
+    };
+  });
+}
+
+function errorText(e: unknown): string {
+  const parts: string[] = [];
+  for (let x: unknown = e, depth = 0; x && depth < 5; x = (x as { cause?: unknown }).cause, depth++) parts.push(String((x as Error).message ?? x));
+  return parts.join(" ");
+}
+
+const who = (ctx: ModelContext) => ({ actor: ctx.actor, ip: ctx.ip });
+
+export async function createEmployee(ctx: ModelContext, raw: Record<string, unknown>, pepper: string): Promise<ModelResult<EmployeeJson>> {
+  const parsed = parseWith(NewEmployeeInput, withEmploymentFromForm(raw));
+  if (!parsed.ok) return invalid(parsed.errors);
+  const input = parsed.data;
+  const refs = await checkRefs(ctx, input);
+  if (refs) return invalid(refs);
+  if (await emailTaken(ctx, input.email)) return invalid({ email: DUPLICATE_EMAIL });
+  const passwordHash = await hashPassword(input.password, pepper);
+  // The id is chosen here so the roles, locations and audit row can name it in the same batch; a racing
+  // insert that took it makes the primary key fail and we try the next one.
+  for (let attempt = 0; ; attempt++) {
+    const [top] = await ctx.db.select({ id: sql<number>`coalesce(max(${users.id}), 0)` }).from(users);
+    const id = (top?.id ?? 0) + 1 + attempt;
+    try {
+      await withAudit(ctx.db, who(ctx), { action: "create", entity: "employee", entityId: id }, () => {
+        const writes: BatchItem<"sqlite">[] = [
+          ctx.db.insert(users).values({ id, ...userValues(input), passwordHash, profile: profileOf(input, {}) }),
+          ctx.db.insert(userRoles).values(input.roles.map((roleId) => ({ userId: id, roleId }))),
+          ctx.db.insert(userLocations).values(employmentRows(id, input)),
+          bumpListVersion(ctx.db, EMPLOYEES),
+        ];
+        return writes as [BatchItem<"sqlite">];
+      });
+    } catch (e) {
+      const text = errorText(e);
+      if (/UNIQUE constraint failed: users\.email/i.test(text)) return invalid({ email: DUPLICATE_EMAIL });
+      if (attempt < 5 && /UNIQUE constraint failed: users\.id|PRIMARY KEY/i.test(text)) continue;
+      throw e;
+    }
+    const created = await getEmployee(ctx, id);
+    return ok(created!, "Employee created.");
+  }
+}
+
+/** The stored employee for a change: 404 outside the scope; 403 if a limited actor touches an all-access user. */
+async function loadForChange(ctx: ModelContext, id: number): Promise<ModelResult<EmployeeJson>> {
+  const current = await getEmployee(ctx, id);
+  if (!current) return notFound("Employee");
+  if (!isAllAccess(ctx.actor) && current.roles.some((r) => ALL_ACCESS_ROLES.includes(r.name))) return denied("Only an administrator can change an administrator's account.");
+  return ok(current);
+}
+
+/** The form/API field names of a stored employee, for merging a partial edit (ss_number blank = keep). */
+function asInput(e: EmployeeJson): Record<string, unknown> {
+  const { id: _i, version: _v, created_at: _c, avatar: _a, full_name: _f, two_factor_enabled: _t, roles: r, locations: l, ss_number: _s, ...rest } = e;
+  return {
+    ...rest,
+    roles: r.map((x) => x.id),
+    locations: l.map((x) => x.id),
+    employment: l.map((x) => ({ location_id: x.id, position_id: x.position_id, salary: x.salary, telehealth_salary: x.telehealth_salary, fixed_hours_salary: x.fixed_hours_salary, fixed_weekly_hours: x.fixed_weekly_hours, ...x.compliance })),
+  };
+}
+
+const STALE_GUARD = "user_roles.role_id";
+
+export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<EmployeeJson>> {
+  const loaded = await loadForChange(ctx, id);
+  if (!loaded.ok) return loaded;
+  const current = loaded.data;
+  const body = withEmploymentFromForm(raw);
+  const parsed = parseWith(EmployeeInput, opts.partial ? { ...asInput(current), ...body } : body);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const input = parsed.data;
+  const refs = await checkRefs(ctx, input);
+  if (refs) return invalid(refs);
+  if (await emailTaken(ctx, input.email, id)) return invalid({ email: DUPLICATE_EMAIL });
+  if (id === ctx.actor.id && input.status !== "active") return invalid({ status: "You cannot deactivate your own account." });
+  const [stored] = await ctx.db.select({ profile: users.profile }).from(users).where(eq(users.id, id));
+  const assignable = (await assignableRoles(ctx)).map((r) => r.id);
+  const scope = locationScope(ctx.actor);
+  try {
+    await withAudit(ctx.db, who(ctx), { action: "update", entity: "employee", entityId: id }, () => {
+      const writes: BatchItem<"sqlite">[] = [
+        ctx.db
+          .update(users)
+          .set({ ...userValues(input), profile: profileOf(input, parseObject(stored?.profile)), version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() })
+          .where(and(eq(users.id, id), isNull(users.deletedAt), opts.version === null ? undefined : eq(users.version, opts.version))),
+        // When the versioned update changed nothing (someone saved first), this NULL insert fails and the
+        // whole batch, roles and locations included, is rolled back.
+        ctx.db.insert(userRoles).select(sql`select ${id}, null where changes() = 0`),
+        ctx.db.delete(userRoles).where(and(eq(userRoles.userId, id), assignable.length ? inArray(userRoles.roleId, assignable) : sql`1 = 0`)),
+        ctx.db.insert(userRoles).values(input.roles.map((roleId) => ({ userId: id, roleId }))).onConflictDoNothing(),
+        // Memberships of locations the actor cannot see stay as they are.
+        ctx.db.delete(userLocations).where(and(eq(userLocations.userId, id), scope === null ? undefined : scope.length ? inArray(userLocations.locationId, scope) : sql`1 = 0`)),
+        ctx.db.insert(userLocations).values(employmentRows(id, input)),
+        bumpListVersion(ctx.db, EMPLOYEES),
+      ];
+      if (input.status !== "active") writes.push(ctx.db.delete(sessions).where(and(eq(sessions.principalType, "user"), eq(sessions.principalId, id))));
+      return writes as [BatchItem<"sqlite">];
+    });
+  } catch (e) {
+    const text = errorText(e);
+    if (text.includes(STALE_GUARD)) return conflict((await getEmployee(ctx, id)) ?? current);
+    if (/UNIQUE constraint failed: users\.email/i.test(text)) return invalid({ email: DUPLICATE_EMAIL });
+    throw e;
+  }
+  return ok((await getEmployee(ctx, id))!, "Employee updated.");
+}
+
+/** Active or inactive; an inactive employee's sessions end. */
+export async function updateEmployeeStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<EmployeeJson>> {
+  const loaded = await loadForChange(ctx, id);
+  if (!loaded.ok) return loaded;
+  const parsed = parseWith(EmployeeStatusInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const { status } = parsed.data;
+  if (id === ctx.actor.id && status !== "active") return invalid({ status: "You cannot deactivate your own account." });
+  await withAudit(ctx.db, who(ctx), { action: "status", entity: "employee", entityId: id }, () => {
+    const writes: BatchItem<"sqlite">[] = [
+      ctx.db.update(users).set({ status, version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() }).where(eq(users.id, id)),
+      bumpListVersion(ctx.db, EMPLOYEES),
+    ];
+    if (status !== "active") writes.push(ctx.db.delete(sessions).where(and(eq(sessions.principalType, "user"), eq(sessions.principalId, id))));
+    return writes as [BatchItem<"sqlite">];
+  });
+  return ok((await getEmployee(ctx, id))!, status === "active" ? "Employee activated." : "Employee deactivated.");
+}
+
+/** Soft delete: the employee disappears from lists, cannot sign in, and their sessions end. */
+export async function deleteEmployee(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+  const loaded = await loadForChange(ctx, id);
+  if (!loaded.ok) return loaded;
+  if (id === ctx.actor.id) return invalid({ employee: "You cannot delete your own account." });
+  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "employee", entityId: id }, () => [
+    ctx.db.update(users).set({ deletedAt: ctx.now().toISOString(), status: "inactive", version: sql`${users.version} + 1` }).where(eq(users.id, id)),
+    ctx.db.delete(sessions).where(and(eq(sessions.principalType, "user"), eq(sessions.principalId, id))),
+    bumpListVersion(ctx.db, EMPLOYEES),
+  ]);
+  return ok(null, "Employee deleted.");
+}
+
+/** An administrator sets a user's password (platform §7 change-password); every session of that user ends. */
+export async function changeEmployeePassword(ctx: ModelContext, app: Pick<AppContext, "db" | "env" | "email">, id: number, raw: Record<string, unknown>): Promise<ModelResult<null>> {
+  const loaded = await loadForChange(ctx, id);
+  if (!loaded.ok) return loaded;
+  const parsed = parseWith(AdminPasswordInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  await setPassword(app, { type: "user", id }, parsed.data.new_password);
+  await withAudit(ctx.db, who(ctx), { action: "password", entity: "employee", entityId: id }, () => [] as []);
+  return ok(null, "Password changed. The user has been signed out everywhere.");
+}
+
+/** An administrator turns a user's two-factor off and clears their backup codes. */
+export async function resetEmployeeTwoFactor(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+  const loaded = await loadForChange(ctx, id);
+  if (!loaded.ok) return loaded;
+  await setTwoFactor(ctx.db, { type: "user", id }, false);
+  await withAudit(ctx.db, who(ctx), { action: "two_factor_reset", entity: "employee", entityId: id }, () => [] as []);
+  return ok(null, "Two-factor authentication was turned off and the backup codes were cleared.");
+}

@@ -1,0 +1,143 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { echoValues, EmployeeForm, employeeFormValues } from "~/components/employee-form";
+import { Field, FormMessage } from "~/components/ui/field";
+import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
+import {
+  changeEmployeePassword,
+  deleteEmployee,
+  employeeConfig,
+  getEmployee,
+  resetEmployeeTwoFactor,
+  updateEmployee,
+  updateEmployeeStatus,
+  type EmployeeJson,
+} from "~/models/employees.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.employee.full_name ?? "employee"} · Baseline` }];
+export const handle = { guard: "manage_employees" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_employees");
+  const ctx = modelContextFor(context, actor);
+  const employee = await getEmployee(ctx, requireId(params.id, "Employee"));
+  if (!employee) throw notFound("Employee not found.");
+  return { employee, config: await employeeConfig(ctx), self: employee.id === actor.id };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_employees");
+  const id = requireId(params.id, "Employee");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  const echo = echoValues(values);
+  switch (values.intent) {
+    case "delete": {
+      const result = await deleteEmployee(ctx, id);
+      if (!result.ok && result.status === 403) throw forbidden(result.message);
+      return formResult(result, echo, () => "/doctors/list");
+    }
+    case "status": {
+      const result = await updateEmployeeStatus(ctx, id, values);
+      if (!result.ok && result.status === 403) throw forbidden(result.message);
+      return formResult(result, echo, (e) => `/doctors/profile/${e.id}`);
+    }
+    case "password": {
+      const result = await changeEmployeePassword(ctx, context.app, id, values);
+      if (!result.ok && result.status === 403) throw forbidden(result.message);
+      return formResult(result, echo, () => `/doctors/profile/${id}`);
+    }
+    case "two_factor": {
+      const result = await resetEmployeeTwoFactor(ctx, id);
+      if (!result.ok && result.status === 403) throw forbidden(result.message);
+      return formResult(result, echo, () => `/doctors/profile/${id}`);
+    }
+    case "save": {
+      const version = Number(values.version);
+      const result = await updateEmployee(ctx, id, values, { partial: false, version: Number.isSafeInteger(version) ? version : null });
+      if (!result.ok && result.status === 403) throw forbidden(result.message);
+      return formResult(result, echo, (e) => `/doctors/profile/${e.id}`);
+    }
+    default:
+      if (!(await getEmployee(ctx, id))) throw notFound("Employee not found.");
+      return data<FormAnswer>({ errors: {}, message: "Unknown action.", values: echo }, { status: 400 });
+  }
+}
+
+export default function EditEmployee() {
+  const { employee, config, self } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const current = (answer?.current ?? null) as EmployeeJson | null;
+  // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
+  const typed = answer && answer.values.intent === "save" ? answer.values : null;
+  const values = current ? employeeFormValues(current) : (typed ?? employeeFormValues(employee));
+  const version = current ? current.version : typed?.version ? Number(typed.version) : employee.version;
+  const otherError = answer && answer.values.intent !== "save" ? answer.message : null;
+  const passwordErrors = answer && answer.values.intent === "password" ? answer.errors : {};
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Edit employee</h1>
+        <Link to={`/doctors/profile/${employee.id}`}>Back to {employee.full_name}</Link>
+      </div>
+      <FormMessage error={typed || current ? answer?.message : otherError} />
+      <EmployeeForm
+        key={JSON.stringify([values, version])}
+        values={values}
+        errors={typed ? answer!.errors : {}}
+        version={version}
+        roles={config.roles}
+        locations={config.locations}
+        maskedSsn={employee.ss_number}
+        withPassword={false}
+        submitLabel="Save changes"
+        busy={busy}
+      />
+      {self ? null : (
+        <>
+          <Form method="post" className="status-zone">
+            <h2>Status</h2>
+            <input type="hidden" name="intent" value="status" />
+            <input type="hidden" name="status" value={employee.status === "active" ? "inactive" : "active"} />
+            <p>{employee.full_name} is {employee.status === "active" ? "active" : "inactive"}. An inactive employee cannot sign in and is signed out everywhere.</p>
+            <button className="btn" type="submit" disabled={busy}>
+              {employee.status === "active" ? "Deactivate employee" : "Activate employee"}
+            </button>
+          </Form>
+          <Form method="post" className="password-zone" noValidate>
+            <h2>Set a new password</h2>
+            <input type="hidden" name="intent" value="password" />
+            <p>The employee is signed out everywhere and gets an email that the password changed.</p>
+            <Field label="New password" name="new_password" type="password" autoComplete="new-password" minLength={PASSWORD_MIN_LENGTH} hint={`At least ${PASSWORD_MIN_LENGTH} characters.`} error={passwordErrors.new_password} />
+            <Field label="Confirm new password" name="new_password_confirmation" type="password" autoComplete="new-password" error={passwordErrors.new_password_confirmation} />
+            <button className="btn" type="submit" disabled={busy}>
+              Set password
+            </button>
+          </Form>
+          {employee.two_factor_enabled ? (
+            <Form method="post" className="two-factor-zone">
+              <h2>Two-factor authentication</h2>
+              <input type="hidden" name="intent" value="two_factor" />
+              <p>Turning it off also clears the employee's backup codes; they can switch it on again from their profile.</p>
+              <button className="btn" type="submit" disabled={busy}>
+                Turn off two-factor authentication
+              </button>
+            </Form>
+          ) : null}
+          <Form method="post" className="danger-zone">
+            <h2>Delete employee</h2>
+            <input type="hidden" name="intent" value="delete" />
+            <p>Deleting {employee.full_name} removes them from lists and signs them out; the record is kept for the audit trail.</p>
+            <button className="btn btn-danger" type="submit" disabled={busy}>
+              Delete employee
+            </button>
+          </Form>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,106 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Fragment } from "react";
+import { FormMessage } from "~/components/ui/field";
+import { COMPLIANCE_FIELDS, COMPLIANCE_LABELS, EMPLOYMENT_NUMBER_FIELDS, PROFILE_DATE_FIELDS, PROFILE_TEXT_FIELDS } from "~/domain/employees";
+import { can, canAny } from "~/domain/permissions";
+import { getEmployeeProfile } from "~/models/employees.server";
+import { modelContextFor } from "~/services/forms.server";
+import { forbidden, notFound, requireStaff } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.employee.full_name ?? "Employee"} · Baseline` }];
+/** view_employees or manage_employees. */
+export const handle = { guard: "view_employees" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requireStaff(request, context);
+  if (!canAny(actor, ["view_employees", "manage_employees"])) throw forbidden();
+  const id = Number(params.id);
+  const employee = Number.isSafeInteger(id) && id > 0 ? await getEmployeeProfile(modelContextFor(context, actor), id) : null;
+  if (!employee) throw notFound("Employee not found.");
+  return { employee, canManage: can(actor, "manage_employees") };
+}
+
+export default function EmployeeProfile() {
+  const { employee: e, canManage } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  const rows: [string, string | null][] = [
+    ["Name", e.full_name],
+    ["Email", e.email],
+    ["Phone", e.phone],
+    ["Gender", e.gender],
+    ["Address", e.address],
+    ["City", e.city],
+    ["Status", e.status === "active" ? "Active" : "Inactive"],
+    ["Roles", e.roles.map((r) => r.name).join(", ")],
+    ["Locations", e.locations.map((l) => l.title).join(", ")],
+    ["Two-factor authentication", e.two_factor_enabled ? "On" : "Off"],
+    ["Social security number", e.ss_number],
+    ...PROFILE_TEXT_FIELDS.map(([k, label]) => [label, e[k]] as [string, string | null]),
+    ...PROFILE_DATE_FIELDS.map(([k, label]) => [label, e[k]] as [string, string | null]),
+    ["Note", e.note],
+  ];
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>{e.full_name}</h1>
+        <span>
+          {canManage ? <Link to="/doctors/list">Back to employees</Link> : null}
+          {canManage ? (
+            <>
+              {" "}
+              <Link className="btn btn-primary" to={`/doctors/list/edit/${e.id}`}>
+                Edit employee
+              </Link>
+            </>
+          ) : null}
+        </span>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <dl className="details">
+        {rows.map(([label, value]) => (
+          <Fragment key={label}>
+            <dt>{label}</dt>
+            <dd>{value || "—"}</dd>
+          </Fragment>
+        ))}
+      </dl>
+      {e.locations.map((l) => (
+        <section key={l.id} className="employment">
+          <h2>{l.title}</h2>
+          <dl className="details">
+            <dt>Position</dt>
+            <dd>{l.position_id ?? "—"}</dd>
+            {EMPLOYMENT_NUMBER_FIELDS.map(([k, label]) => (
+              <Fragment key={k}>
+                <dt>{label}</dt>
+                <dd>{l[k] ?? "—"}</dd>
+              </Fragment>
+            ))}
+          </dl>
+          <table>
+            <caption>Compliance</caption>
+            <thead>
+              <tr>
+                <th>Item</th>
+                <th>Date</th>
+                <th>State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {COMPLIANCE_FIELDS.map(([k, label]) => (
+                <tr key={k}>
+                  <td>{label}</td>
+                  <td>{l.compliance[k] ?? "—"}</td>
+                  <td>
+                    <span className={`badge badge-${l.compliance_state[k]}`}>{COMPLIANCE_LABELS[l.compliance_state[k]]}</span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { AdminPasswordInput, complianceState, EmployeeInput, EmployeeStatusInput, maskSsn, NewEmployeeInput, withEmploymentFromForm } from "~/domain/employees";
+import { parseWith } from "~/domain/validation";
+
+describe("complianceState", () => {
+  const today = "2026-03-01";
+  it.each([
+    [null, "missing"],
+    [undefined, "missing"],
+    ["", "missing"],
+    ["not a date", "missing"],
+    ["2026-02-30", "missing"],
+    ["2026-02-28", "expired"],
+    ["2020-01-01", "expired"],
+    ["2026-03-01", "expiring_30"],
+    ["2026-03-31", "expiring_30"],
+    ["2026-04-01", "expiring_60"],
+    ["2026-04-30", "expiring_60"],
+    ["2026-05-01", "valid"],
+    ["2030-01-01", "valid"],
+    ["2026-03-15T10:00:00Z", "expiring_30"],
+  ] as const)("%s on 2026-03-01 → %s", (date, state) => {
+    expect(complianceState(date, today)).toBe(state);
+  });
+
+  it("counts days across a leap day and a year end", () => {
+    expect(complianceState("2028-03-30", "2028-02-28")).toBe("expiring_60");
+    expect(complianceState("2027-01-30", "2026-12-31")).toBe("expiring_30");
+  });
+});
+
+describe("maskSsn", () => {
+  it.each([
+    ["123456789", "***-**-6789"],
+    ["123-45-6789", "***-**-6789"],
+    [null, null],
+    ["", null],
+    ["---", null],
+  ])("%s → %s", (input, out) => expect(maskSsn(input)).toBe(out));
+});
+
+const base = { name: "Ana", surname: "Lopez", email: "Ana@Clinic.Test", roles: ["3"], locations: ["7"] };
+
+describe("EmployeeInput", () => {
+  it("accepts the minimum, lower-cases the email, defaults the status, reads ids from a form", () => {
+    const r = parseWith(EmployeeInput, base);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.data).toMatchObject({ email: "ana@clinic.test", status: "active", roles: [3], locations: [7], employment: [], ss_number: null, npi: null });
+  });
+
+  it.each([
+    [{ name: " " }, "name", "Name is required."],
+    [{ surname: undefined }, "surname", "Surname is required."],
+    [{ email: "" }, "email", "Email is required."],
+    [{ email: "x@y" }, "email", "Enter a valid email address."],
+    [{ phone: "abc" }, "phone", "Enter a valid phone number (digits, spaces, +, -, parentheses; 7 to 20 characters)."],
+    [{ status: "gone" }, "status", "Choose a status from the list."],
+    [{ roles: [] }, "roles", "Choose at least one role."],
+    [{ roles: ["x"] }, "roles", "Choose roles from the list."],
+    [{ locations: "" }, "locations", "Choose at least one location."],
+    [{ location_id: "9" }, "location_id", "The primary location must be one of the employee's locations."],
+    [{ date_of_hire: "2026-13-01" }, "date_of_hire", "Enter a valid date (YYYY-MM-DD)."],
+    [{ ss_number: "12345" }, "ss_number", "Enter a valid social security number (9 digits)."],
+    [{ employment: [{ location_id: 8 }] }, "employment", "Employment details must be for one of the employee's locations."],
+    [{ employment: [{ location_id: 7, salary: "-1" }] }, "employment.salary", "Salary must be 0 or more."],
+    [{ employment: [{ location_id: 7, wc: "yesterday" }] }, "employment.wc", "Enter a valid date (YYYY-MM-DD)."],
+  ])("refuses %j", (over, field, message) => {
+    const r = parseWith(EmployeeInput, { ...base, ...over });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[field]).toBe(message);
+  });
+
+  it("keeps ss numbers as digits only and employment numbers and dates", () => {
+    const r = parseWith(EmployeeInput, { ...base, ss_number: "123-45-6789", employment: [{ location_id: "7", salary: "30.5", fixed_weekly_hours: 40, cpr_every_2_years: "2027-01-01" }] });
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.data.ss_number).toBe("123456789");
+      expect(r.data.employment[0]).toMatchObject({ location_id: 7, salary: 30.5, fixed_weekly_hours: 40, cpr_every_2_years: "2027-01-01", wc: null, position_id: null });
+    }
+  });
+});
+
+describe("NewEmployeeInput and AdminPasswordInput", () => {
+  it.each([
+    [{}, "password", "Password is required."],
+    [{ password: "short", password_confirmation: "short" }, "password", "Password must be at least 8 characters."],
+    [{ password: "long enough 1", password_confirmation: "long enough 2" }, "password_confirmation", "Passwords do not match."],
+  ])("refuses %j", (over, field, message) => {
+    const r = parseWith(NewEmployeeInput, { ...base, ...over });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[field]).toBe(message);
+  });
+
+  it("accepts a matching password", () => {
+    expect(parseWith(NewEmployeeInput, { ...base, password: "long enough 1", password_confirmation: "long enough 1" }).ok).toBe(true);
+    expect(parseWith(AdminPasswordInput, { new_password: "long enough 1", new_password_confirmation: "long enough 1" }).ok).toBe(true);
+    const bad = parseWith(AdminPasswordInput, { new_password: "long enough 1", new_password_confirmation: "other" });
+    expect(bad.ok ? null : bad.errors.new_password_confirmation).toBe("Passwords do not match.");
+  });
+
+  it.each([
+    ["active", true],
+    ["inactive", true],
+    ["deleted", false],
+  ])("status %s → %s", (status, ok) => expect(parseWith(EmployeeStatusInput, { status }).ok).toBe(ok));
+});
+
+describe("withEmploymentFromForm", () => {
+  it("folds emp_<location>_<field> into entries for the chosen locations only", () => {
+    const out = withEmploymentFromForm({ name: "A", locations: ["7"], emp_7_salary: "30", emp_7_wc: "2027-01-01", emp_8_salary: "99" });
+    expect(out).toEqual({ name: "A", locations: ["7"], employment: [{ location_id: "7", salary: "30", wc: "2027-01-01" }] });
+  });
+
+  it("leaves a JSON body with an employment list as it is", () => {
+    const body = { locations: [7], employment: [{ location_id: 7 }], emp_7_salary: "1" };
+    expect(withEmploymentFromForm(body)).toBe(body);
+  });
+
+  it("a single chosen location (one form value) is read too", () => {
+    expect(withEmploymentFromForm({ locations: "7", emp_7_salary: "5" }).employment).toEqual([{ location_id: "7", salary: "5" }]);
+  });
+});

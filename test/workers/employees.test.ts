@@ -1,0 +1,382 @@
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditLog, backupCodes, sessions, userLocations, userRoles, users } from "~/db/schema";
+import { api, apiToken, createLocation, createRole, createUser, db, request, signInCookie } from "./helpers";
+
+/** Employees ("doctors", platform §2 doctors routes, §3 User, §7 doctors and user administration calls). */
+
+const MANAGE = ["manage_employees"] as const;
+let n = 0;
+const uniq = () => `${Date.now().toString(36)}${++n}`;
+
+async function setup(opts: { permissions?: ("manage_employees" | "view_employees")[] } = {}) {
+  const loc = await createLocation();
+  const role = await createRole(`RBT_${uniq()}`, []);
+  const me = await createUser({ permissions: opts.permissions ?? [...MANAGE], locations: [loc.id] });
+  return { loc, role, me, token: await apiToken(me) };
+}
+
+function validBody(locationId: number, roleId: number, over: Record<string, unknown> = {}) {
+  return {
+    name: "Ana",
+    surname: "Lopez",
+    email: `ana-${uniq()}@staff.test`,
+    phone: "305-555-0100",
+    status: "active",
+    roles: [roleId],
+    locations: [locationId],
+    npi: "9988776655",
+    ss_number: "123-45-6789",
+    date_of_hire: "2026-01-05",
+    employment: [{ location_id: locationId, position_id: 2, salary: 30, telehealth_salary: 25, fixed_hours_salary: null, fixed_weekly_hours: 40, cpr_every_2_years: "2027-06-01" }],
+    password: "a strong passphrase",
+    password_confirmation: "a strong passphrase",
+    ...over,
+  };
+}
+
+async function auditCount(entityId: number) {
+  return (await db().select().from(auditLog).where(and(eq(auditLog.entity, "employee"), eq(auditLog.entityId, String(entityId))))).length;
+}
+
+async function userRow(id: number) {
+  const [r] = await db().select().from(users).where(eq(users.id, id));
+  return r!;
+}
+
+/** An employee in a location, created directly. */
+async function employeeIn(locationId: number, roleId?: number) {
+  const u = await createUser({ permissions: [], locations: [locationId], name: `Emp${uniq()}` });
+  if (roleId) await db().insert(userRoles).values({ userId: u.id, roleId });
+  return u;
+}
+
+function noSecrets(text: string) {
+  expect(text).not.toContain("password_hash");
+  expect(text).not.toContain("passwordHash");
+  expect(text).not.toContain("pbkdf2");
+  expect(text).not.toContain("123456789");
+  expect(text).not.toContain("123-45-6789");
+}
+
+describe("employees API", () => {
+  it("creates an employee with roles, locations and employment; hides the hash and the ss number; writes an audit row", async () => {
+    const { loc, role, token } = await setup();
+    const res = await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, role.id) });
+    const text = await res.text();
+    expect(res.status, text).toBe(201);
+    noSecrets(text);
+    const body = JSON.parse(text) as { data: { id: number; ss_number: string; roles: { id: number }[]; locations: { id: number; salary: number; compliance: Record<string, string | null> }[]; version: number } };
+    expect(body.data.ss_number).toBe("***-**-6789");
+    expect(body.data.roles.map((r) => r.id)).toEqual([role.id]);
+    expect(body.data.locations[0]).toMatchObject({ id: loc.id, salary: 30, compliance: { cpr_every_2_years: "2027-06-01", wc: null } });
+    expect(await auditCount(body.data.id)).toBe(1);
+    const row = await userRow(body.data.id);
+    expect(row.passwordHash).toMatch(/^pbkdf2/);
+    expect(JSON.parse(row.profile).ss_number).toBe("123456789");
+    // The new employee can sign in with the initial password.
+    const login = await api("/auth/login", { method: "POST", body: { email: row.email, password: "a strong passphrase" } });
+    expect(login.status).toBe(200);
+  });
+
+  it("lists employees sharing a location, with search and status filters, never the hash", async () => {
+    const { loc, token } = await setup({ permissions: ["view_employees"] });
+    const other = await createLocation();
+    const mine = await employeeIn(loc.id);
+    const theirs = await employeeIn(other.id);
+    const res = await api(`/doctors?per_page=100`, { token });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    noSecrets(text);
+    const ids = (JSON.parse(text) as { data: { id: number }[] }).data.map((e) => e.id);
+    expect(ids).toContain(mine.id);
+    expect(ids).not.toContain(theirs.id);
+    const [r] = await db().select().from(users).where(eq(users.id, mine.id));
+    const search = (await (await api(`/v2/employees?search=${encodeURIComponent(r!.name)}`, { token })).json()) as { data: { id: number }[]; total: number };
+    expect(search.data.map((e) => e.id)).toEqual([mine.id]);
+    const inactive = (await (await api(`/doctors?status=inactive`, { token })).json()) as { total: number };
+    expect(inactive.total).toBe(0);
+  });
+
+  it("answers 403 without the permission and 404 for an employee or location outside the actor's locations", async () => {
+    const { loc, role } = await setup();
+    const none = await apiToken(await createUser({ permissions: ["view_notes"], locations: [loc.id] }));
+    expect((await api("/doctors", { token: none })).status).toBe(403);
+    expect((await api("/v2/users/createUser", { method: "POST", token: none, body: validBody(loc.id, role.id) })).status).toBe(403);
+    const viewer = await apiToken(await createUser({ permissions: ["view_employees"], locations: [loc.id] }));
+    const target = await employeeIn(loc.id);
+    expect((await api(`/doctors/update/${target.id}`, { method: "POST", token: viewer, body: {} })).status).toBe(403);
+    expect((await api(`/doctors/show/${target.id}`, { token: viewer })).status).toBe(200);
+
+    const { token } = await setup();
+    expect((await api(`/doctors/show/${target.id}`, { token })).status).toBe(404);
+    expect((await api(`/doctors/profile/${target.id}`, { token })).status).toBe(404);
+    expect((await api(`/v2/employees/${target.id}`, { token })).status).toBe(404);
+    expect((await api(`/doctors/update/status/${target.id}`, { method: "PUT", token, body: { status: "inactive" } })).status).toBe(404);
+    expect((await api(`/doctors/destroy/${target.id}`, { method: "DELETE", token })).status).toBe(404);
+    expect((await api(`/v2/users/${target.id}/change-password`, { method: "PATCH", token, body: { new_password: "another passphrase", new_password_confirmation: "another passphrase" } })).status).toBe(404);
+    expect((await api(`/doctors/employeesbylocation/${loc.id}`, { token })).status).toBe(404);
+    expect((await userRow(target.id)).status).toBe("active");
+  });
+
+  it.each([
+    [{ name: "" }, "name", "Name is required."],
+    [{ email: "nope" }, "email", "Enter a valid email address."],
+    [{ roles: [] }, "roles", "Choose at least one role."],
+    [{ locations: [] }, "locations", "Choose at least one location."],
+    [{ ss_number: "12-34" }, "ss_number", "Enter a valid social security number (9 digits)."],
+    [{ date_of_hire: "2026-02-30" }, "date_of_hire", "Enter a valid date (YYYY-MM-DD)."],
+    [{ password: "short", password_confirmation: "short" }, "password", "Password must be at least 8 characters."],
+    [{ password_confirmation: "different passphrase" }, "password_confirmation", "Passwords do not match."],
+    [{ status: "retired" }, "status", "Choose a status from the list."],
+  ])("refuses bad input with 422 and writes nothing (%#)", async (over, field, message) => {
+    const { loc, role, token } = await setup();
+    const before = (await db().select({ id: users.id }).from(users)).length;
+    const res = await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, role.id, over) });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors[field]).toBe(message);
+    expect((await db().select({ id: users.id }).from(users)).length).toBe(before);
+  });
+
+  it("refuses a location or role the actor may not assign, and a duplicate email", async () => {
+    const { loc, role, token } = await setup();
+    const other = await createLocation();
+    const admin = await createRole("ADMIN", []);
+    const r1 = await api("/v2/users/createUser", { method: "POST", token, body: validBody(other.id, role.id) });
+    expect(r1.status).toBe(422);
+    expect(((await r1.json()) as { errors: Record<string, string> }).errors.locations).toBe("Choose locations from the list.");
+    const r2 = await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, admin.id) });
+    expect(((await r2.json()) as { errors: Record<string, string> }).errors.roles).toBe("Choose roles from the list.");
+    const body = validBody(loc.id, role.id);
+    expect((await api("/v2/users/createUser", { method: "POST", token, body })).status).toBe(201);
+    const dup = await api("/v2/users/createUser", { method: "POST", token, body: { ...body, email: body.email.toUpperCase() } });
+    expect(((await dup.json()) as { errors: Record<string, string> }).errors.email).toBe("An employee with this email already exists.");
+  });
+
+  it("updates with a version; a stale version answers 409 and changes nothing (roles and locations included)", async () => {
+    const { loc, role, token } = await setup();
+    const role2 = await createRole(`BCBA_${uniq()}`, []);
+    const created = (await (await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, role.id) })).json()) as { data: { id: number; email: string } };
+    const id = created.data.id;
+    const { password: _p, password_confirmation: _c, ...base } = validBody(loc.id, role.id, { email: created.data.email, ss_number: "" });
+    const first = await api(`/doctors/update/${id}`, { method: "POST", token, body: { ...base, name: "First", version: 1 } });
+    expect(first.status, await first.clone().text()).toBe(200);
+    const firstBody = (await first.json()) as { data: { name: string; version: number; ss_number: string } };
+    expect(firstBody.data).toMatchObject({ name: "First", version: 2, ss_number: "***-**-6789" });
+    const stale = await api(`/doctors/update/${id}`, { method: "POST", token, body: { ...base, name: "Second", roles: [role2.id], version: 1 } });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { current: { name: string; version: number } }).current).toMatchObject({ name: "First", version: 2 });
+    expect((await userRow(id)).name).toBe("First");
+    expect((await db().select().from(userRoles).where(eq(userRoles.userId, id))).map((r) => r.roleId)).toEqual([role.id]);
+    expect(await auditCount(id)).toBe(2);
+  });
+
+  it("editUser changes only the given fields; status and delete are audited and end sessions", async () => {
+    const { loc, role, token } = await setup();
+    const target = await employeeIn(loc.id, role.id);
+    const edit = await api(`/v2/users/editUser/${target.id}`, { method: "POST", token, body: { city: "Miami" } });
+    expect(edit.status, await edit.clone().text()).toBe(200);
+    expect(((await edit.json()) as { data: { city: string; name: string } }).data.city).toBe("Miami");
+    await signInCookie(target);
+    expect((await db().select().from(sessions).where(eq(sessions.principalId, target.id))).length).toBeGreaterThan(0);
+    const st = await api(`/doctors/update/status/${target.id}`, { method: "PUT", token, body: { status: "inactive" } });
+    expect(st.status).toBe(200);
+    expect((await userRow(target.id)).status).toBe("inactive");
+    expect((await db().select().from(sessions).where(and(eq(sessions.principalType, "user"), eq(sessions.principalId, target.id)))).length).toBe(0);
+    const bad = await api(`/doctors/update/status/${target.id}`, { method: "PUT", token, body: { status: "gone" } });
+    expect(bad.status).toBe(422);
+    const del = await api(`/doctors/destroy/${target.id}`, { method: "DELETE", token });
+    expect(del.status).toBe(200);
+    expect((await userRow(target.id)).deletedAt).not.toBeNull();
+    expect((await api(`/doctors/show/${target.id}`, { token })).status).toBe(404);
+    expect(await auditCount(target.id)).toBe(3);
+  });
+
+  it("changes a user's password (rules checked), ending their sessions; resets two-factor", async () => {
+    const { loc, token } = await setup();
+    const target = await createUser({ permissions: [], locations: [loc.id], twoFactor: true });
+    await db().insert(backupCodes).values({ principalType: "user", principalId: target.id, codeHash: `h-${uniq()}` } as typeof backupCodes.$inferInsert);
+    const short = await api(`/v2/users/${target.id}/change-password`, { method: "PATCH", token, body: { new_password: "x", new_password_confirmation: "x" } });
+    expect(short.status).toBe(422);
+    const before = (await userRow(target.id)).passwordHash;
+    const okRes = await api(`/v2/users/${target.id}/change-password`, { method: "PATCH", token, body: { new_password: "brand new passphrase", new_password_confirmation: "brand new passphrase" } });
+    expect(okRes.status).toBe(200);
+    noSecrets(await okRes.text());
+    expect((await userRow(target.id)).passwordHash).not.toBe(before);
+    expect((await api("/auth/login", { method: "POST", body: { email: target.email, password: "brand new passphrase" } })).status).not.toBe(401);
+    const reset = await api(`/v2/users/${target.id}/reset-two-factor`, { method: "POST", token });
+    expect(reset.status).toBe(200);
+    expect((await userRow(target.id)).twoFactorEnabled).toBe(false);
+    expect(await db().select().from(backupCodes).where(eq(backupCodes.principalId, target.id))).toHaveLength(0);
+    expect(await auditCount(target.id)).toBe(2);
+  });
+
+  it("a limited manager cannot change an administrator's account", async () => {
+    const { loc, token } = await setup();
+    const admin = await createUser({ role: "ADMIN", locations: [loc.id] });
+    const res = await api(`/v2/users/${admin.id}/change-password`, { method: "PATCH", token, body: { new_password: "brand new passphrase", new_password_confirmation: "brand new passphrase" } });
+    expect(res.status).toBe(403);
+  });
+
+  it("config, configlocation and employeesbylocation answer the actor's roles, locations and staff", async () => {
+    const { loc, role, token, me } = await setup();
+    const config = (await (await api("/doctors/config", { token })).json()) as { data: { roles: { id: number; name: string }[]; locations: { id: number }[] } };
+    expect(config.data.locations.map((l) => l.id)).toEqual([loc.id]);
+    expect(config.data.roles.map((r) => r.id)).toContain(role.id);
+    expect(config.data.roles.map((r) => r.name)).not.toContain("ADMIN");
+    const byLoc = (await (await api(`/doctors/employeesbylocation/${loc.id}`, { token })).json()) as { data: { id: number }[] };
+    expect(byLoc.data.map((e) => e.id)).toContain(me.id);
+    expect((await api(`/doctors/configlocation/${loc.id}`, { token })).status).toBe(200);
+  });
+
+  it("the profile answers each compliance date with its state", async () => {
+    const { loc, role, token } = await setup();
+    const soon = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const created = (await (await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, role.id, { employment: [{ location_id: loc.id, cpr_every_2_years: soon, wc: "2000-01-01" }] }) })).json()) as { data: { id: number } };
+    const res = await api(`/doctors/profile/${created.data.id}`, { token });
+    const text = await res.text();
+    noSecrets(text);
+    const p = JSON.parse(text) as { data: { locations: { compliance_state: Record<string, string> }[] } };
+    expect(p.data.locations[0]!.compliance_state).toMatchObject({ cpr_every_2_years: "expiring_30", wc: "expired", e_verify: "missing" });
+  });
+});
+
+describe("employee screens", () => {
+  async function manager() {
+    const loc = await createLocation();
+    const role = await createRole(`RBT_${uniq()}`, []);
+    const me = await createUser({ permissions: [...MANAGE], locations: [loc.id] });
+    return { loc, role, me, cookie: await signInCookie(me) };
+  }
+
+  function post(path: string, fields: Record<string, string | string[]>, cookie: string) {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+    return request(path, { method: "POST", body, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+  }
+
+  function formFields(locId: number, roleId: number, over: Record<string, string | string[]> = {}) {
+    return {
+      intent: "save",
+      name: "Bea",
+      surname: "Ramos",
+      email: `bea-${uniq()}@staff.test`,
+      status: "active",
+      roles: [String(roleId)],
+      locations: [String(locId)],
+      ss_number: "987-65-4321",
+      [`emp_${locId}_salary`]: "28.5",
+      [`emp_${locId}_bacb_license_expiration`]: "2030-01-01",
+      password: "form passphrase 1",
+      password_confirmation: "form passphrase 1",
+      ...over,
+    };
+  }
+
+  it("/doctors redirects to the list; the list shows employees of the manager's locations with filters", async () => {
+    const { loc, cookie } = await manager();
+    const other = await createLocation();
+    const mine = await employeeIn(loc.id);
+    const theirs = await employeeIn(other.id);
+    const r = await request("/doctors", { cookie });
+    expect(r.status).toBe(302);
+    expect(r.headers.get("Location")).toBe("/doctors/list");
+    const res = await request("/doctors/list", { cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain(`/doctors/profile/${mine.id}`);
+    expect(html).not.toContain(`/doctors/profile/${theirs.id}`);
+    expect(html).toContain('name="status"');
+    expect(html).toContain('name="location_id"');
+    noSecrets(html);
+  });
+
+  it("403 without manage_employees on list, add and edit; view_employees may open a profile", async () => {
+    const loc = await createLocation();
+    const target = await employeeIn(loc.id);
+    const cookie = await signInCookie(await createUser({ permissions: ["view_employees"], locations: [loc.id] }));
+    expect((await request("/doctors/list", { cookie })).status).toBe(403);
+    expect((await request("/doctors/add", { cookie })).status).toBe(403);
+    expect((await request(`/doctors/list/edit/${target.id}`, { cookie })).status).toBe(403);
+    expect((await post(`/doctors/list/edit/${target.id}`, { intent: "delete" }, cookie)).status).toBe(403);
+    expect((await request(`/doctors/profile/${target.id}`, { cookie })).status).toBe(200);
+    expect((await userRow(target.id)).deletedAt).toBeNull();
+  });
+
+  it("adds an employee through the form; bad input re-renders with the message and writes nothing", async () => {
+    const { loc, role, cookie } = await manager();
+    const before = (await db().select({ id: users.id }).from(users)).length;
+    const bad = await post("/doctors/add", formFields(loc.id, role.id, { name: "" }), cookie);
+    expect(bad.status).toBe(422);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain("Name is required.");
+    expect(badHtml).not.toContain("form passphrase 1");
+    expect((await db().select({ id: users.id }).from(users)).length).toBe(before);
+    const fields = formFields(loc.id, role.id);
+    const res = await post("/doctors/add", fields, cookie);
+    expect(res.status).toBe(303);
+    const [row] = await db().select().from(users).where(eq(users.email, fields.email as string));
+    expect(res.headers.get("Location")).toContain(`/doctors/profile/${row!.id}`);
+    const [ul] = await db().select().from(userLocations).where(eq(userLocations.userId, row!.id));
+    expect(ul).toMatchObject({ locationId: loc.id, salary: 28.5 });
+    expect(JSON.parse(ul!.compliance).bacb_license_expiration).toBe("2030-01-01");
+    expect(await auditCount(row!.id)).toBe(1);
+    const profile = await request(`/doctors/profile/${row!.id}`, { cookie });
+    const html = await profile.text();
+    expect(html).toContain("***-**-4321");
+    expect(html).toContain("BACB license expiration");
+    expect(html).toContain("Valid");
+    noSecrets(html);
+    expect(html).not.toContain("987654321");
+  });
+
+  it("edits with a hidden version (409 when stale), changes status and deletes as separate intents; 404 outside the locations", async () => {
+    const { loc, role, cookie } = await manager();
+    const target = await employeeIn(loc.id, role.id);
+    const page = await request(`/doctors/list/edit/${target.id}`, { cookie });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('name="version" value="1"');
+    noSecrets(html);
+    const { password: _p, password_confirmation: _c, ...fields } = formFields(loc.id, role.id, { email: target.email, version: "1", name: "Edited" });
+    const saved = await post(`/doctors/list/edit/${target.id}`, fields, cookie);
+    expect(saved.status).toBe(303);
+    expect((await userRow(target.id)).name).toBe("Edited");
+    const stale = await post(`/doctors/list/edit/${target.id}`, { ...fields, name: "Stale" }, cookie);
+    expect(stale.status).toBe(409);
+    expect((await userRow(target.id)).name).toBe("Edited");
+    const st = await post(`/doctors/list/edit/${target.id}`, { intent: "status", status: "inactive" }, cookie);
+    expect(st.status).toBe(303);
+    expect((await userRow(target.id)).status).toBe("inactive");
+    const del = await post(`/doctors/list/edit/${target.id}`, { intent: "delete" }, cookie);
+    expect(del.status).toBe(303);
+    expect((await userRow(target.id)).deletedAt).not.toBeNull();
+    expect(await auditCount(target.id)).toBe(3);
+
+    const other = await employeeIn((await createLocation()).id);
+    expect((await request(`/doctors/list/edit/${other.id}`, { cookie })).status).toBe(404);
+    expect((await request(`/doctors/profile/${other.id}`, { cookie })).status).toBe(404);
+    expect((await post(`/doctors/list/edit/${other.id}`, { intent: "delete" }, cookie)).status).toBe(404);
+    expect((await userRow(other.id)).deletedAt).toBeNull();
+  });
+
+  it("sets a password (rules checked, never echoed) and turns two-factor off from the edit screen", async () => {
+    const { loc, cookie } = await manager();
+    const target = await createUser({ permissions: [], locations: [loc.id], twoFactor: true });
+    const page = await (await request(`/doctors/list/edit/${target.id}`, { cookie })).text();
+    expect(page).toContain("Turn off two-factor authentication");
+    const short = await post(`/doctors/list/edit/${target.id}`, { intent: "password", new_password: "tiny", new_password_confirmation: "tiny" }, cookie);
+    expect(short.status).toBe(422);
+    const shortHtml = await short.text();
+    expect(shortHtml).toContain("Password must be at least 8 characters.");
+    expect(shortHtml).not.toContain('"tiny"');
+    const before = (await userRow(target.id)).passwordHash;
+    const res = await post(`/doctors/list/edit/${target.id}`, { intent: "password", new_password: "screen passphrase", new_password_confirmation: "screen passphrase" }, cookie);
+    expect(res.status).toBe(303);
+    expect((await userRow(target.id)).passwordHash).not.toBe(before);
+    const tf = await post(`/doctors/list/edit/${target.id}`, { intent: "two_factor" }, cookie);
+    expect(tf.status).toBe(303);
+    expect((await userRow(target.id)).twoFactorEnabled).toBe(false);
+    expect(await auditCount(target.id)).toBe(2);
+  });
+});

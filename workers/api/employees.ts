@@ -1,0 +1,169 @@
+import { Hono, type Context } from "hono";
+import { ListQuery } from "~/domain/paging";
+import { canAny } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import {
+  changeEmployeePassword,
+  createEmployee,
+  deleteEmployee,
+  employeeConfig,
+  employeeLocationConfig,
+  EMPLOYEES,
+  employeesByLocation,
+  getEmployee,
+  getEmployeeProfile,
+  listEmployees,
+  resetEmployeeTwoFactor,
+  updateEmployee,
+  updateEmployeeStatus,
+  type EmployeeJson,
+} from "~/models/employees.server";
+import { jsonError, readBody, requireApiPermission, requireApiStaff, type AppEnv, type GuardMiddleware } from "./env";
+import { answer, modelContext, pathId, v2Router, type RestResource } from "./rest";
+
+/**
+ * Employees ("doctors", platform §7): the v1 doctors calls, the v2 employees resource, and the user
+ * administration calls. Reading needs view_employees or manage_employees; changing needs manage_employees.
+ */
+
+/** view_employees or manage_employees (declared as view_employees for the route-coverage test). */
+const viewEmployees: GuardMiddleware = Object.assign(
+  async (c: Context<AppEnv>, next: () => Promise<void>) => {
+    let allowed = false;
+    const refused = await requireApiStaff(c, async () => {
+      allowed = canAny(c.var.actor, ["view_employees", "manage_employees"]);
+    });
+    if (refused) return refused;
+    if (!allowed) return jsonError(c, 403, "You don't have permission to access this resource.");
+    await next();
+  },
+  { guard: "view_employees" as const },
+);
+const manageEmployees = requireApiPermission("manage_employees");
+
+const notFoundEmployee = (c: Context<AppEnv>) => jsonError(c, 404, "Employee not found.");
+const pepper = (c: Context<AppEnv>) => c.var.app.env.PASSWORD_PEPPER ?? "";
+
+/** The generic v2 pattern for update, patch, update-status and delete (and 405 for anything else). */
+export const employeeResource: RestResource<EmployeeJson> = {
+  name: EMPLOYEES,
+  label: "Employee",
+  view: "view_employees",
+  manage: "manage_employees",
+  list: (ctx, query, filters) => listEmployees(ctx, query, filters),
+  get: getEmployee,
+  update: updateEmployee,
+  updateStatus: updateEmployeeStatus,
+  remove: deleteEmployee,
+};
+
+async function listHandler(c: Context<AppEnv>) {
+  const parsed = parseWith(ListQuery, c.req.query());
+  if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
+  return c.json(await listEmployees(modelContext(c), parsed.data, c.req.query()));
+}
+
+async function createHandler(c: Context<AppEnv>) {
+  const body = await readBody(c);
+  if (!body) return jsonError(c, 400, "The request body must be JSON.");
+  return answer(c, await createEmployee(modelContext(c), body, pepper(c)), 201);
+}
+
+/**
+ * /api/v2/employees. List and show are answered here first (view_employees or manage_employees; the
+ * generic builder takes one permission), create here because it needs the password pepper.
+ */
+export const employeesV2 = new Hono<AppEnv>()
+  .get("/", viewEmployees, listHandler)
+  .post("/", manageEmployees, createHandler)
+  .get("/:id", viewEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    const row = id === null ? null : await getEmployee(modelContext(c), id);
+    return row ? c.json({ data: row }) : notFoundEmployee(c);
+  })
+  .route("/", v2Router(employeeResource));
+
+async function bodyOf(c: Context<AppEnv>) {
+  return readBody(c);
+}
+
+function versionOf(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
+  const raw = body.version ?? c.req.header("If-Match")?.replace(/"/g, "");
+  const n = Number(raw);
+  return raw === undefined || raw === null || raw === "" || !Number.isInteger(n) ? null : n;
+}
+
+
+/** /api/doctors: the first-generation calls (platform §7 Employees). */
+export const doctorsApi = new Hono<AppEnv>()
+  .get("/", viewEmployees, listHandler)
+  .get("/config", viewEmployees, async (c) => c.json({ data: await employeeConfig(modelContext(c)) }))
+  .get("/configlocation/:id", viewEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, "Location not found.");
+    return answer(c, await employeeLocationConfig(modelContext(c), id));
+  })
+  .get("/show/:id", viewEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    const row = id === null ? null : await getEmployee(modelContext(c), id);
+    return row ? c.json({ data: row }) : notFoundEmployee(c);
+  })
+  .get("/profile/:id", viewEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    const row = id === null ? null : await getEmployeeProfile(modelContext(c), id);
+    return row ? c.json({ data: row }) : notFoundEmployee(c);
+  })
+  .get("/employeesbylocation/:id", viewEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, "Location not found.");
+    return answer(c, await employeesByLocation(modelContext(c), id));
+  })
+  .post("/update/:id", manageEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return notFoundEmployee(c);
+    const body = await bodyOf(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await updateEmployee(modelContext(c), id, body, { partial: false, version: versionOf(c, body) }));
+  })
+  .put("/update/status/:id", manageEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return notFoundEmployee(c);
+    const body = await bodyOf(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await updateEmployeeStatus(modelContext(c), id, body));
+  })
+  .delete("/destroy/:id", manageEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return notFoundEmployee(c);
+    const result = await deleteEmployee(modelContext(c), id);
+    return result.ok ? c.json({ message: result.message }) : answer(c, result);
+  });
+
+/** /api/v2/users: user administration (platform §7). */
+export const usersV2 = new Hono<AppEnv>()
+  .post("/createUser", manageEmployees, createHandler)
+  .post("/editUser/:id", manageEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return notFoundEmployee(c);
+    const body = await bodyOf(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    // editUser changes only the fields it is given.
+    return answer(c, await updateEmployee(modelContext(c), id, body, { partial: true, version: versionOf(c, body) }));
+  })
+  .patch("/:id/change-password", manageEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return notFoundEmployee(c);
+    const body = await bodyOf(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const result = await changeEmployeePassword(modelContext(c), c.var.app, id, body);
+    return result.ok ? c.json({ message: result.message }) : answer(c, result);
+  })
+  .post("/:id/reset-two-factor", manageEmployees, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return notFoundEmployee(c);
+    const result = await resetEmployeeTwoFactor(modelContext(c), id);
+    return result.ok ? c.json({ message: result.message }) : answer(c, result);
+  });
+
+/** Everything above, for one mount at /api. */
+export const employeesApi = new Hono<AppEnv>().route("/doctors", doctorsApi).route("/v2/employees", employeesV2).route("/v2/users", usersV2);
