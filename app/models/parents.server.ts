@@ -1,7 +1,15 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { patients } from "~/db/schema";
-import type { Actor } from "~/domain/permissions";
+import { locations, parents, patients } from "~/db/schema";
+import { ParentInput } from "~/domain/parents";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import { withAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import type { ModelContext } from "./context";
+import { isKeyRace, patientScope, who } from "./patients.server";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 
 /** A signed-in parent sees only their own children. */
 export async function listChildrenOfParent(db: Db, actor: Actor) {
@@ -11,4 +19,160 @@ export async function listChildrenOfParent(db: Db, actor: Actor) {
     .from(patients)
     .where(and(eq(patients.parentId, actor.id), isNull(patients.deletedAt)))
     .orderBy(patients.firstName);
+}
+
+/** Parents and guardians (staff side). A parent with a location is seen by staff of that location; one without, by all. */
+export const PARENTS = "parents";
+type Row = typeof parents.$inferSelect;
+
+export function parentJson(r: Row & { locationTitle?: string | null }) {
+  return {
+    id: r.id,
+    name: r.name,
+    surname: r.surname,
+    full_name: `${r.name} ${r.surname}`.trim(),
+    email: r.email,
+    phone: r.phone,
+    work_phone: r.workPhone,
+    home_phone: r.homePhone,
+    birth_date: r.birthDate,
+    gender: r.gender,
+    address: r.address,
+    city: r.city,
+    state: r.state,
+    zip_code: r.zipCode,
+    location_id: r.locationId,
+    location: r.locationId ? { id: r.locationId, title: r.locationTitle ?? null } : null,
+    status: r.status,
+    version: r.version,
+    created_at: r.createdAt,
+  };
+}
+export type ParentJson = ReturnType<typeof parentJson>;
+
+function scoped(ctx: ModelContext): SQL {
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return isNull(parents.deletedAt);
+  return and(isNull(parents.deletedAt), or(isNull(parents.locationId), scope.length ? inArray(parents.locationId, scope) : sql`1 = 0`))!;
+}
+
+function select(ctx: ModelContext) {
+  return ctx.db.select({ p: parents, locationTitle: locations.title }).from(parents).leftJoin(locations, eq(locations.id, parents.locationId));
+}
+const toJson = (r: { p: Row; locationTitle: string | null }) => parentJson({ ...r.p, locationTitle: r.locationTitle });
+
+export async function listParents(ctx: ModelContext, query: ListQuery): Promise<Paged<ParentJson>> {
+  const s = query.search;
+  const where = and(
+    scoped(ctx),
+    s ? or(like(parents.name, `%${s}%`), like(parents.surname, `%${s}%`), like(parents.email, `%${s}%`), like(sql`${parents.name} || ' ' || ${parents.surname}`, `%${s}%`)) : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    select(ctx).where(where).orderBy(asc(parents.name), asc(parents.surname), asc(parents.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(parents).where(where),
+  ]);
+  return paged(rows.map(toJson), total?.n ?? 0, query);
+}
+
+export async function getParent(ctx: ModelContext, id: number): Promise<ParentJson | null> {
+  const [row] = await select(ctx).where(and(eq(parents.id, id), scoped(ctx)));
+  return row ? toJson(row) : null;
+}
+
+/** The parent's children the actor may see. */
+export async function listChildren(ctx: ModelContext, parentId: number) {
+  return ctx.db
+    .select({ id: patients.id, first_name: patients.firstName, last_name: patients.lastName, status: patients.status, patient_identifier: patients.patientIdentifier })
+    .from(patients)
+    .where(and(eq(patients.parentId, parentId), patientScope(ctx)))
+    .orderBy(asc(patients.firstName));
+}
+
+async function check(ctx: ModelContext, input: ParentInput, selfId: number | null): Promise<Record<string, string>> {
+  const errors: Record<string, string> = {};
+  if (input.location_id !== null) {
+    const [loc] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
+    if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
+  }
+  const [dup] = await ctx.db.select({ id: parents.id }).from(parents).where(eq(parents.email, input.email));
+  if (dup && dup.id !== selfId) errors.email = "This email is already in use.";
+  return errors;
+}
+
+function values(i: ParentInput) {
+  return {
+    name: i.name,
+    surname: i.surname,
+    email: i.email,
+    phone: i.phone,
+    workPhone: i.work_phone,
+    homePhone: i.home_phone,
+    birthDate: i.birth_date,
+    gender: i.gender,
+    address: i.address,
+    city: i.city,
+    state: i.state,
+    zipCode: i.zip_code,
+    locationId: i.location_id,
+    status: i.status,
+  };
+}
+
+export function parentAsInput(p: ParentJson): Record<string, unknown> {
+  const { id: _i, full_name: _f, location: _l, version: _v, created_at: _c, ...rest } = p;
+  return rest;
+}
+
+export async function createParent(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<ParentJson>> {
+  const parsed = parseWith(ParentInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const errors = await check(ctx, parsed.data, null);
+  if (Object.keys(errors).length) return invalid(errors);
+  for (let attempt = 0; ; attempt++) {
+    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${parents.id}), 0) + 1` }).from(parents);
+    const newId = Number(max?.n ?? 1);
+    try {
+      await withAudit(ctx.db, who(ctx), { action: "create", entity: "parent", entityId: newId }, () => [
+        ctx.db.insert(parents).values({ id: newId, ...values(parsed.data) }),
+        bumpListVersion(ctx.db, PARENTS),
+      ]);
+      return ok((await getParent(ctx, newId))!, "Parent created.");
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+export async function updateParent(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<ParentJson>> {
+  const current = await getParent(ctx, id);
+  if (!current) return notFound("Parent");
+  const parsed = parseWith(ParentInput, opts.partial ? { ...parentAsInput(current), ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
+  if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  const errors = await check(ctx, parsed.data, id);
+  if (Object.keys(errors).length) return invalid(errors);
+  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id }, () => [
+    ctx.db
+      .update(parents)
+      .set({ ...values(parsed.data), version: sql`${parents.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(parents.id, id), isNull(parents.deletedAt), opts.version === null ? undefined : eq(parents.version, opts.version)))
+      .returning({ id: parents.id }),
+    bumpListVersion(ctx.db, PARENTS),
+  ])) as [{ id: number }[]];
+  if (!rows[0]) return conflict((await getParent(ctx, id)) ?? current);
+  return ok((await getParent(ctx, id))!, "Parent updated.");
+}
+
+/** Soft delete; the children keep their record but lose the link. */
+export async function deleteParent(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+  const current = await getParent(ctx, id);
+  if (!current) return notFound("Parent");
+  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "parent", entityId: id }, () => [
+    ctx.db.update(parents).set({ deletedAt: ctx.now().toISOString() }).where(eq(parents.id, id)),
+    ctx.db.update(patients).set({ parentId: null }).where(eq(patients.parentId, id)),
+    bumpListVersion(ctx.db, PARENTS),
+  ]);
+  return ok(null, "Parent deleted.");
 }

@@ -1,11 +1,73 @@
-import type { MetaFunction } from "@remix-run/cloudflare";
-import { ComingSoon } from "~/components/coming-soon";
-import { guardedLoader } from "~/services/guard.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import * as v from "valibot";
+import { FormMessage } from "~/components/ui/field";
+import { Pagination, SearchForm } from "~/components/ui/list";
+import { ListQuery } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import { listParents } from "~/models/parents.server";
+import { modelContextFor } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Parents · Baseline" }];
 export const handle = { guard: "view_parents" };
-export const loader = guardedLoader("view_parents");
 
-export default function Screen() {
-  return <ComingSoon title="Parents" arrivesWith="the people, places and payers screens" />;
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_parents");
+  const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
+  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  const page = await listParents(modelContextFor(context, actor), query);
+  return { page, queryError: parsed.ok ? null : Object.values(parsed.errors)[0]! };
+}
+
+export default function ParentList() {
+  const { page, queryError } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Parents</h1>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError} />
+      <SearchForm placeholder="Search by name or email" />
+      {page.data.length === 0 ? (
+        <p>No data to display.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Phone</th>
+              <th>Location</th>
+              <th>Status</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data.map((p) => (
+              <tr key={p.id}>
+                <td>{p.full_name}</td>
+                <td>{p.email}</td>
+                <td>{p.phone ?? "—"}</td>
+                <td>{p.location?.title ?? "—"}</td>
+                <td>
+                  <span className="badge">{p.status}</span>
+                </td>
+                <td className="actions">
+                  <Link to={`/parents/profile/${p.id}`} aria-label={`Profile of ${p.full_name}`}>
+                    Profile
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pagination page={page} />
+    </section>
+  );
 }

@@ -1,11 +1,160 @@
-import type { MetaFunction } from "@remix-run/cloudflare";
-import { ComingSoon } from "~/components/coming-soon";
-import { guardedLoader } from "~/services/guard.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import * as v from "valibot";
+import { FormMessage } from "~/components/ui/field";
+import { Pagination, SearchForm } from "~/components/ui/list";
+import { ListQuery } from "~/domain/paging";
+import { PATIENT_STATUSES } from "~/domain/patients";
+import { can } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import { insuranceOptions } from "~/models/insurances.server";
+import { locationOptions } from "~/models/locations.server";
+import { listPatients, staffByLocation } from "~/models/patients.server";
+import { modelContextFor } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Clients · Baseline" }];
-export const handle = { guard: "view_notes" };
-export const loader = guardedLoader("view_notes");
+/**
+ * The sidebar shows Clients to view_notes holders (platform §2), but the list is client records, so it
+ * is guarded with view_clients (clinical §6); a view_notes-only user gets the Access Denied page.
+ */
+export const handle = { guard: "view_clients" };
 
-export default function Screen() {
-  return <ComingSoon title="Clients" arrivesWith="the people, places and payers screens" />;
+const FILTERS = ["status", "location_id", "insurer_id", "staff_id"] as const;
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_clients");
+  const ctx = modelContextFor(context, actor);
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const parsed = parseWith(ListQuery, Object.fromEntries(Object.entries(params).filter(([k]) => !(FILTERS as readonly string[]).includes(k))));
+  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  let result = await listPatients(ctx, query, params);
+  let queryError = parsed.ok ? null : Object.values(parsed.errors)[0]!;
+  if (!result.ok) {
+    // A hand-edited filter that does not parse falls back to everything, with a note.
+    queryError = result.message;
+    result = await listPatients(ctx, query, {});
+  }
+  const locs = await locationOptions(ctx);
+  const [insurers, staff] = await Promise.all([insuranceOptions(ctx), staffByLocation(ctx, locs.map((l) => l.id))]);
+  const staffList = [...new Map(Object.values(staff).flat().map((s) => [s.id, s])).values()].sort((a, b) => a.name.localeCompare(b.name));
+  return {
+    page: result.ok ? result.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 },
+    locations: locs,
+    insurers,
+    staff: staffList,
+    canManage: can(actor, "manage_clients"),
+    queryError,
+  };
+}
+
+export default function PatientList() {
+  const { page, locations, insurers, staff, canManage, queryError } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  const locationTitle = (id: number) => locations.find((l) => l.id === id)?.title ?? "";
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Clients</h1>
+        {canManage ? (
+          <Link className="btn btn-primary" to="/patients/add">
+            Add client
+          </Link>
+        ) : null}
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError} />
+      <SearchForm placeholder="Search by name or identifier">
+        <label className="visually-hidden" htmlFor="f-status">
+          Status
+        </label>
+        <select id="f-status" name="status" defaultValue={params.get("status") ?? ""}>
+          <option value="">Any status</option>
+          {PATIENT_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <label className="visually-hidden" htmlFor="f-location_id">
+          Location
+        </label>
+        <select id="f-location_id" name="location_id" defaultValue={params.get("location_id") ?? ""}>
+          <option value="">Any location</option>
+          {locations.map((l) => (
+            <option key={l.id} value={l.id}>
+              {l.title}
+            </option>
+          ))}
+        </select>
+        <label className="visually-hidden" htmlFor="f-insurer_id">
+          Insurer
+        </label>
+        <select id="f-insurer_id" name="insurer_id" defaultValue={params.get("insurer_id") ?? ""}>
+          <option value="">Any insurer</option>
+          {insurers.map((i) => (
+            <option key={i.id} value={i.id}>
+              {i.name}
+            </option>
+          ))}
+        </select>
+        <label className="visually-hidden" htmlFor="f-staff_id">
+          Assigned staff
+        </label>
+        <select id="f-staff_id" name="staff_id" defaultValue={params.get("staff_id") ?? ""}>
+          <option value="">Any staff</option>
+          {staff.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+      </SearchForm>
+      {page.data.length === 0 ? (
+        <p>No data to display.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Identifier</th>
+              <th>Name</th>
+              <th>Status</th>
+              <th>Age</th>
+              <th>Location</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data.map((p) => (
+              <tr key={p.id}>
+                <td>{p.patient_identifier}</td>
+                <td>{p.full_name}</td>
+                <td>
+                  <span className="badge">{p.status}</span>
+                </td>
+                <td>{p.age ?? "—"}</td>
+                <td>{locationTitle(p.location_id)}</td>
+                <td className="actions">
+                  <Link to={`/patients/profile/${p.id}`} aria-label={`Profile of ${p.full_name}`}>
+                    Profile
+                  </Link>
+                  {canManage ? (
+                    <>
+                      {" · "}
+                      <Link to={`/patients/list/edit/${p.id}`} aria-label={`Edit ${p.full_name}`}>
+                        Edit
+                      </Link>
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pagination page={page} />
+    </section>
+  );
 }

@@ -1,0 +1,24 @@
+import * as v from "valibot";
+import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalPhone, optionalText, optionalZip, requiredText } from "./fields";
+
+/** Parents and guardians (clinical §3, platform §3 Parent/guardian). Pure. */
+
+export const PARENT_STATUSES = ["active", "inactive"] as const;
+
+export const ParentInput = v.object({
+  name: requiredText("Name", 100),
+  surname: requiredText("Surname", 100),
+  email: v.pipe(v.string(MESSAGES.required("Email")), v.trim(), v.toLowerCase(), v.nonEmpty(MESSAGES.required("Email")), v.maxLength(254, MESSAGES.email), v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSAGES.email)),
+  phone: optionalPhone,
+  work_phone: optionalPhone,
+  home_phone: optionalPhone,
+  birth_date: optionalDate,
+  gender: optionalChoice(["1", "2"], "Choose a gender from the list."),
+  address: optionalText("Address", 255),
+  city: optionalText("City", 100),
+  state: optionalText("State", 50),
+  zip_code: optionalZip,
+  location_id: optionalId,
+  status: v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => (x === null || x.trim() === "" ? "active" : x.trim())), v.picklist(PARENT_STATUSES, "Choose a status from the list.")),
+});
+export type ParentInput = v.InferOutput<typeof ParentInput>;

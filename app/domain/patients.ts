@@ -1,0 +1,329 @@
+import * as v from "valibot";
+import { choiceList, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail, optionalId, optionalNumber, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredText } from "./fields";
+import { POS_CODE_VALUES } from "./locations";
+
+/**
+ * Clients (clinical §3 Patient) and prior-authorization services. Pure: the field groups are declared
+ * once as data; the schema, the form, the profile and the model all read them.
+ */
+
+export const PATIENT_STATUSES = ["active", "inactive", "incoming"] as const;
+export type PatientStatus = (typeof PATIENT_STATUSES)[number];
+export const GENDERS = [
+  { value: "1", label: "Male" },
+  { value: "2", label: "Female" },
+] as const;
+export const DOCUMENT_STATUSES = ["waiting", "requested", "reviewing", "yes"] as const;
+export const INTERVIEW_STATUSES = ["send", "receive"] as const;
+
+export type FieldType =
+  | "text" // short text
+  | "required" // required short text
+  | "longtext"
+  | "email"
+  | "phone"
+  | "zip"
+  | "date"
+  | "money" // a number ≥ 0, decimals allowed
+  | "flag"
+  | "status"
+  | "gender"
+  | "document" // waiting / requested / reviewing / yes
+  | "interview" // send / receive
+  | "pos" // place-of-service codes
+  | "codes" // a list of diagnosis codes
+  | "location"
+  | "parent"
+  | "insurer"
+  | "staff";
+
+export const FIELD_GROUPS = [
+  { id: "identity", label: "Identity" },
+  { id: "contact", label: "Contact and address" },
+  { id: "parent", label: "Parent or guardian" },
+  { id: "education", label: "Education" },
+  { id: "insurance", label: "Insurance" },
+  { id: "flags", label: "Claim flags" },
+  { id: "diagnosis", label: "Diagnosis" },
+  { id: "referral", label: "Referral and provider" },
+  { id: "eligibility", label: "Eligibility" },
+  { id: "onboarding", label: "Onboarding documents" },
+  { id: "staff", label: "Staff assignments" },
+] as const;
+export type FieldGroup = (typeof FIELD_GROUPS)[number]["id"];
+
+export interface PatientField {
+  name: string;
+  label: string;
+  type: FieldType;
+  group: FieldGroup;
+  /** Stored in its own column (filterable) rather than in `details`. */
+  column?: boolean;
+}
+
+const f = (group: FieldGroup, type: FieldType, name: string, label: string, column = false): PatientField => ({ name, label, type, group, column });
+
+const SECONDARY_ELIGIBILITY: PatientField[] = [
+  f("eligibility", "text", "secondary_eqhlid", "Secondary EQHLID"),
+  f("eligibility", "date", "secondary_elegibility_date", "Secondary eligibility date"),
+  f("eligibility", "money", "secondary_deductible", "Secondary deductible"),
+  f("eligibility", "money", "secondary_balance", "Secondary balance"),
+  f("eligibility", "money", "secondary_coinsurance", "Secondary coinsurance"),
+  f("eligibility", "money", "secondary_copayments", "Secondary copayments"),
+  f("eligibility", "money", "secondary_oop", "Secondary out-of-pocket"),
+  f("eligibility", "text", "secondary_patient_control", "Secondary patient control"),
+  f("eligibility", "money", "secondary_compayment_per_visit", "Secondary copayment per visit"),
+  f("eligibility", "pos", "secondary_pos_covered", "Secondary POS covered"),
+];
+
+/** Onboarding documents whose status must reach "yes" (interview is tracked apart: send → receive). */
+export const ONBOARDING_DOCUMENTS = [
+  ["welcome", "Welcome"],
+  ["consent", "Consent"],
+  ["insurance_card", "Insurance card"],
+  ["eligibility", "Eligibility"],
+  ["mnl", "MNL"],
+  ["referral", "Referral"],
+  ["ados", "ADOS"],
+  ["iep", "IEP"],
+  ["asd_diagnosis", "ASD diagnosis"],
+  ["is_dsm5_diagnostic", "DSM-5 diagnostic"],
+  ["cde", "CDE"],
+  ["submitted", "Submitted"],
+] as const;
+
+export const STAFF_FIELDS = [
+  ["rbt_home_id", "RBT (home)"],
+  ["rbt2_school_id", "RBT (school)"],
+  ["bcba_home_id", "BCBA (home)"],
+  ["bcba_school_id", "BCBA (school)"],
+  ["bcba2_school_id", "BCBA 2 (school)"],
+  ["clin_director_id", "Clinical director"],
+  ["case_manager_id", "Case manager"],
+] as const;
+export type StaffField = (typeof STAFF_FIELDS)[number][0];
+
+export const PATIENT_FIELDS: readonly PatientField[] = [
+  f("identity", "required", "patient_identifier", "Patient identifier", true),
+  f("identity", "required", "first_name", "First name", true),
+  f("identity", "required", "last_name", "Last name", true),
+  f("identity", "status", "status", "Status", true),
+  f("identity", "date", "birth_date", "Birth date", true),
+  f("identity", "gender", "gender", "Gender", true),
+  f("identity", "text", "language", "Language"),
+  f("identity", "location", "location_id", "Location", true),
+
+  f("contact", "email", "email", "Email"),
+  f("contact", "phone", "phone", "Phone"),
+  f("contact", "phone", "home_phone", "Home phone"),
+  f("contact", "phone", "work_phone", "Work phone"),
+  f("contact", "text", "address", "Address"),
+  f("contact", "text", "city", "City"),
+  f("contact", "text", "state", "State"),
+  f("contact", "zip", "zip", "ZIP code"),
+  f("contact", "text", "schedule", "Schedule"),
+  f("contact", "text", "summer_schedule", "Summer schedule"),
+  f("contact", "longtext", "special_note", "Special note"),
+
+  f("parent", "parent", "parent_id", "Parent account", true),
+  f("parent", "text", "parent_name", "Parent name"),
+  f("parent", "gender", "parent_gender", "Parent gender"),
+  f("parent", "date", "parent_birth_date", "Parent birth date"),
+  f("parent", "text", "parent_address", "Parent address"),
+  f("parent", "text", "parent_city", "Parent city"),
+  f("parent", "text", "parent_state", "Parent state"),
+  f("parent", "zip", "parent_zip", "Parent ZIP code"),
+  f("parent", "text", "relationship", "Relationship"),
+
+  f("education", "text", "education", "Education"),
+  f("education", "text", "profession", "Profession"),
+  f("education", "text", "school_name", "School name"),
+  f("education", "text", "school_number", "School number"),
+
+  f("insurance", "insurer", "insurer_id", "Primary insurer", true),
+  f("insurance", "text", "insuranceId", "Primary insurance identifier"),
+  f("insurance", "text", "insurance_status", "Primary insurance status"),
+  f("insurance", "insurer", "insurer_secondary_id", "Secondary insurer", true),
+  f("insurance", "text", "insuranceId_secondary", "Secondary insurance identifier"),
+  f("insurance", "text", "insurance_secondary_status", "Secondary insurance status"),
+  f("insurance", "text", "insured_policy_group", "Insured policy group"),
+
+  f("flags", "flag", "emmployment", "Employment related"),
+  f("flags", "flag", "auto_accident", "Auto accident"),
+  f("flags", "flag", "other_accident", "Other accident"),
+  f("flags", "flag", "is_self_subscriber", "Self subscriber"),
+  f("flags", "flag", "telehealth", "Telehealth"),
+  f("flags", "flag", "pay", "Pay"),
+  f("flags", "flag", "secondary_emmployment", "Secondary: employment related"),
+  f("flags", "flag", "secondary_auto_accident", "Secondary: auto accident"),
+  f("flags", "flag", "secondary_other_accident", "Secondary: other accident"),
+  f("flags", "flag", "secondary_is_self_subscriber", "Secondary: self subscriber"),
+  f("flags", "flag", "secondary_telehealth", "Secondary: telehealth"),
+  f("flags", "flag", "secondary_pay", "Secondary: pay"),
+
+  f("diagnosis", "text", "diagnosis_code", "Diagnosis code"),
+  f("diagnosis", "text", "diagnosis_level", "Diagnosis level"),
+  f("diagnosis", "codes", "secondary_diagnosis_codes", "Secondary diagnosis codes"),
+
+  f("referral", "text", "referring_provider_first_name", "Referring provider first name"),
+  f("referral", "text", "referring_provider_last_name", "Referring provider last name"),
+  f("referral", "text", "referring_provider_npi", "Referring provider NPI"),
+  f("referral", "text", "referring_code", "Referring code"),
+  f("referral", "text", "npi", "NPI"),
+
+  f("eligibility", "text", "eqhlid", "EQHLID"),
+  f("eligibility", "date", "elegibility_date", "Eligibility date"),
+  f("eligibility", "money", "deductible", "Deductible"),
+  f("eligibility", "money", "balance", "Balance"),
+  f("eligibility", "money", "coinsurance", "Coinsurance"),
+  f("eligibility", "money", "copayments", "Copayments"),
+  f("eligibility", "money", "oop", "Out-of-pocket"),
+  f("eligibility", "text", "patient_control", "Patient control"),
+  f("eligibility", "money", "compayment_per_visit", "Copayment per visit"),
+  f("eligibility", "pos", "pos_covered", "POS covered"),
+  ...SECONDARY_ELIGIBILITY,
+
+  ...ONBOARDING_DOCUMENTS.map(([name, label]) => f("onboarding", "document", name, label)),
+  f("onboarding", "interview", "interview", "Interview"),
+
+  ...STAFF_FIELDS.map(([name, label]) => f("staff", "staff", name, label, true)),
+];
+
+export const COLUMN_FIELDS = PATIENT_FIELDS.filter((x) => x.column).map((x) => x.name);
+export const DETAIL_FIELDS = PATIENT_FIELDS.filter((x) => !x.column).map((x) => x.name);
+
+const gender = v.pipe(
+  v.optional(v.nullable(v.union([v.string(), v.number()])), null),
+  v.transform((x) => (x === null || x === "" ? null : String(x).trim())),
+  v.nullable(v.picklist(["1", "2"], "Choose a gender from the list.")),
+);
+
+const codeList = v.pipe(
+  v.optional(v.nullable(v.union([v.array(v.string()), v.string()])), []),
+  v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split(/[,;\n]/)).map((s) => s.trim().toUpperCase()).filter(Boolean)),
+  v.array(v.pipe(v.string(), v.regex(/^[A-Z0-9.]{1,10}$/, "Diagnosis codes are letters, digits and dots (for example F84.0)."))),
+  v.maxLength(12, "At most 12 secondary diagnosis codes."),
+);
+
+function schemaFor(field: PatientField): v.GenericSchema {
+  switch (field.type) {
+    case "required":
+      return requiredText(field.label, 120);
+    case "text":
+      return optionalText(field.label, 255);
+    case "longtext":
+      return optionalText(field.label, 2000);
+    case "email":
+      return optionalEmail;
+    case "phone":
+      return optionalPhone;
+    case "zip":
+      return optionalZip;
+    case "date":
+      return optionalDate;
+    case "money":
+      return optionalNumber(field.label, 0);
+    case "flag":
+      return flag;
+    case "status":
+      return v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => (x === null || x.trim() === "" ? "active" : x.trim())), v.picklist(PATIENT_STATUSES, "Choose a status from the list."));
+    case "gender":
+      return gender;
+    case "document":
+      return optionalChoice(DOCUMENT_STATUSES, `${field.label}: choose waiting, requested, reviewing or yes.`);
+    case "interview":
+      return optionalChoice(INTERVIEW_STATUSES, "Interview: choose send or receive.");
+    case "pos":
+      return choiceList(POS_CODE_VALUES, "Choose place-of-service codes from the list.");
+    case "codes":
+      return codeList;
+    case "location":
+      return requiredInt("Location", 1);
+    case "parent":
+    case "insurer":
+    case "staff":
+      return optionalId;
+  }
+}
+
+/** Output of the patient schema: every field by name (columns and details alike). */
+export type PatientInput = {
+  patient_identifier: string;
+  first_name: string;
+  last_name: string;
+  status: PatientStatus;
+  birth_date: string | null;
+  gender: "1" | "2" | null;
+  location_id: number;
+  parent_id: number | null;
+  insurer_id: number | null;
+  insurer_secondary_id: number | null;
+} & Record<StaffField, number | null> &
+  Record<string, string | number | boolean | string[] | null>;
+
+/** One schema for the client form and the client API. */
+export const PatientInput = v.object(Object.fromEntries(PATIENT_FIELDS.map((x) => [x.name, schemaFor(x)]))) as unknown as v.GenericSchema<unknown, PatientInput>;
+
+export const PatientStatusInput = v.object({ status: v.picklist(PATIENT_STATUSES, "Choose a status from the list.") });
+
+/** Labels of onboarding documents not yet "yes", then the interview if it has not been received. */
+export function missingOnboarding(details: Record<string, unknown>): string[] {
+  const out: string[] = ONBOARDING_DOCUMENTS.filter(([name]) => details[name] !== "yes").map(([, label]) => label);
+  if (details.interview !== "receive") out.push("Interview");
+  return out;
+}
+
+/** Whole years between the birth date and today (YYYY-MM-DD), or null. */
+export function ageOn(birthDate: string | null | undefined, today: string): number | null {
+  if (!birthDate || !/^\d{4}-\d{2}-\d{2}$/.test(birthDate)) return null;
+  const [by, bm, bd] = birthDate.split("-").map(Number) as [number, number, number];
+  const [ty, tm, td] = today.split("-").map(Number) as [number, number, number];
+  const age = ty - by - (tm < bm || (tm === bm && td < bd) ? 1 : 0);
+  return age >= 0 ? age : null;
+}
+
+export function fieldLabel(name: string): string {
+  return PATIENT_FIELDS.find((x) => x.name === name)?.label ?? name;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Prior-authorization services (clinical §3)
+
+export const PaServiceInput = v.pipe(
+  v.object({
+    pa_service: requiredText("Service", 120),
+    cpt: v.pipe(requiredText("CPT", 10), v.regex(/^[A-Za-z0-9]{4,10}$/, "Enter a valid CPT code (for example 97153).")),
+    n_units: requiredInt("Units", 0, 100_000),
+    start_date: requiredDate("Start date"),
+    end_date: requiredDate("End date"),
+    insurance_id: optionalId,
+    is_primary: flag,
+  }),
+  v.forward(
+    v.check((x) => x.end_date > x.start_date, MESSAGES.endAfterStart),
+    ["end_date"],
+  ),
+);
+export type PaServiceInput = v.InferOutput<typeof PaServiceInput>;
+
+export type PaExpiryLevel = 14 | 30 | 60;
+
+/**
+ * How close an authorization is to its end: 14, 30 or 60 when it ends within that many days from today
+ * (inclusive), "expired" after the end date, else null.
+ */
+export function paExpiryWarning(end: string, today: string): PaExpiryLevel | "expired" | null {
+  const days = Math.round((Date.parse(`${end}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / 86_400_000);
+  if (Number.isNaN(days)) return null;
+  if (days < 0) return "expired";
+  if (days <= 14) return 14;
+  if (days <= 30) return 30;
+  if (days <= 60) return 60;
+  return null;
+}
+
+export function paExpiryText(level: ReturnType<typeof paExpiryWarning>): string | null {
+  if (level === null) return null;
+  if (level === "expired") return "Expired";
+  return `Ends within ${level} days`;
+}

@@ -1,0 +1,175 @@
+import { and, asc, count, eq, inArray, isNull, like, or, sql } from "drizzle-orm";
+import * as v from "valibot";
+import { insurances, paServices, patients } from "~/db/schema";
+import { PaServiceInput } from "~/domain/patients";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import { withAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import type { ModelContext } from "./context";
+import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Prior-authorization services (clinical §3). Scoped through the client's location: a PA service is
+ * visible exactly when its client is. spent_units stays 0 until session notes exist.
+ */
+export const PA_SERVICES = "pa_services";
+
+type Joined = { pa: typeof paServices.$inferSelect; firstName: string; lastName: string; insuranceName: string | null };
+
+export function paServiceJson(r: Joined) {
+  const spent = 0;
+  return {
+    id: r.pa.id,
+    patient_id: r.pa.patientId,
+    patient_name: `${r.firstName} ${r.lastName}`.trim(),
+    pa_service: r.pa.paService,
+    cpt: r.pa.cpt,
+    n_units: r.pa.nUnits,
+    spent_units: spent,
+    available_units: r.pa.nUnits - spent,
+    start_date: r.pa.startDate,
+    end_date: r.pa.endDate,
+    insurance_id: r.pa.insuranceId,
+    insurance_name: r.insuranceName,
+    is_primary: r.pa.isPrimary,
+    version: r.pa.version,
+    created_at: r.pa.createdAt,
+    updated_at: r.pa.updatedAt,
+  };
+}
+export type PaServiceJson = ReturnType<typeof paServiceJson>;
+
+function select(ctx: ModelContext) {
+  return ctx.db
+    .select({ pa: paServices, firstName: patients.firstName, lastName: patients.lastName, insuranceName: insurances.name })
+    .from(paServices)
+    .innerJoin(patients, eq(patients.id, paServices.patientId))
+    .leftJoin(insurances, eq(insurances.id, paServices.insuranceId));
+}
+
+const live = isNull(paServices.deletedAt);
+const PaFilters = v.object({ patient_id: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, "patient_id must be a record id."), v.transform(Number))]), "") });
+
+export async function listPaServices(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<PaServiceJson>>> {
+  const parsed = parseWith(PaFilters, { patient_id: raw.patient_id ?? "" });
+  if (!parsed.ok) return invalid(parsed.errors);
+  const s = query.search;
+  const where = and(
+    live,
+    patientScope(ctx),
+    parsed.data.patient_id !== "" ? eq(paServices.patientId, parsed.data.patient_id) : undefined,
+    s ? or(like(paServices.paService, `%${s}%`), like(paServices.cpt, `%${s}%`)) : undefined,
+    query.date_from ? sql`${paServices.endDate} >= ${query.date_from}` : undefined,
+    query.date_to ? sql`${paServices.startDate} <= ${query.date_to}` : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    select(ctx).where(where).orderBy(asc(paServices.endDate), asc(paServices.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(paServices).innerJoin(patients, eq(patients.id, paServices.patientId)).where(where),
+  ]);
+  return ok(paged(rows.map(paServiceJson), total?.n ?? 0, query));
+}
+
+/** Every PA service of one client (the profile table); null when the client is out of scope. */
+export async function listPaServicesOfPatient(ctx: ModelContext, patientId: number): Promise<PaServiceJson[] | null> {
+  if (!(await findPatient(ctx, patientId))) return null;
+  const rows = await select(ctx)
+    .where(and(live, eq(paServices.patientId, patientId), patientScope(ctx)))
+    .orderBy(asc(paServices.endDate), asc(paServices.id));
+  return rows.map(paServiceJson);
+}
+
+export async function getPaService(ctx: ModelContext, id: number): Promise<PaServiceJson | null> {
+  const [row] = await select(ctx).where(and(eq(paServices.id, id), live, patientScope(ctx)));
+  return row ? paServiceJson(row) : null;
+}
+
+async function checkInsurance(ctx: ModelContext, insuranceId: number | null): Promise<Record<string, string>> {
+  if (insuranceId === null) return {};
+  const [i] = await ctx.db.select({ id: insurances.id }).from(insurances).where(and(eq(insurances.id, insuranceId), isNull(insurances.deletedAt)));
+  return i ? {} : { insurance_id: "Choose an insurer from the list." };
+}
+
+function values(input: PaServiceInput) {
+  return {
+    paService: input.pa_service,
+    cpt: input.cpt.toUpperCase(),
+    nUnits: input.n_units,
+    startDate: input.start_date,
+    endDate: input.end_date,
+    insuranceId: input.insurance_id,
+    isPrimary: input.is_primary,
+  };
+}
+
+const PatientRef = v.object({ patient_id: v.pipe(v.union([v.string(), v.number()], "Patient is required."), v.transform(Number), v.number(), v.integer("Patient is required."), v.minValue(1, "Patient is required.")) });
+
+export async function createPaService(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<PaServiceJson>> {
+  const ref = parseWith(PatientRef, { patient_id: raw.patient_id ?? "" });
+  const parsed = parseWith(PaServiceInput, raw);
+  if (!ref.ok || !parsed.ok) return invalid({ ...(ref.ok ? {} : ref.errors), ...(parsed.ok ? {} : parsed.errors) });
+  const patient = await findPatient(ctx, ref.data.patient_id);
+  // A client out of scope is one the actor cannot name: same answer as a missing one.
+  if (!patient) return invalid({ patient_id: "Choose one of your clients." });
+  const errors = await checkInsurance(ctx, parsed.data.insurance_id);
+  if (Object.keys(errors).length) return invalid(errors);
+  for (let attempt = 0; ; attempt++) {
+    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${paServices.id}), 0) + 1` }).from(paServices);
+    const newId = Number(max?.n ?? 1);
+    try {
+      await withAudit(ctx.db, who(ctx), { action: "create", entity: "pa_service", entityId: newId, patientId: patient.id }, () => [
+        ctx.db.insert(paServices).values({ id: newId, patientId: patient.id, ...values(parsed.data) }),
+        bumpListVersion(ctx.db, PA_SERVICES),
+      ]);
+      return ok((await getPaService(ctx, newId))!, "PA service created.");
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+function asInput(p: PaServiceJson): Record<string, unknown> {
+  return { pa_service: p.pa_service, cpt: p.cpt, n_units: p.n_units, start_date: p.start_date, end_date: p.end_date, insurance_id: p.insurance_id, is_primary: p.is_primary };
+}
+
+export async function updatePaService(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PaServiceJson>> {
+  const current = await getPaService(ctx, id);
+  if (!current) return notFound("PA service");
+  const parsed = parseWith(PaServiceInput, opts.partial ? { ...asInput(current), ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
+  if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  const errors = await checkInsurance(ctx, parsed.data.insurance_id);
+  if (Object.keys(errors).length) return invalid(errors);
+  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id }, () => [
+    ctx.db
+      .update(paServices)
+      .set({ ...values(parsed.data), version: sql`${paServices.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(paServices.id, id), live, opts.version === null ? undefined : eq(paServices.version, opts.version)))
+      .returning({ id: paServices.id }),
+    bumpListVersion(ctx.db, PA_SERVICES),
+  ])) as [{ id: number }[]];
+  if (!rows[0]) return conflict((await getPaService(ctx, id)) ?? current);
+  return ok((await getPaService(ctx, id))!, "PA service updated.");
+}
+
+export async function deletePaService(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+  const current = await getPaService(ctx, id);
+  if (!current) return notFound("PA service");
+  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "pa_service", entityId: id, patientId: current.patient_id }, () => [
+    ctx.db.update(paServices).set({ deletedAt: ctx.now().toISOString() }).where(eq(paServices.id, id)),
+    bumpListVersion(ctx.db, PA_SERVICES),
+  ]);
+  return ok(null, "PA service deleted.");
+}
+
+/** For selects on the PA form. */
+export async function paInsuranceOptions(ctx: ModelContext, ids?: number[]) {
+  return ctx.db
+    .select({ id: insurances.id, name: insurances.name })
+    .from(insurances)
+    .where(and(isNull(insurances.deletedAt), ids ? inArray(insurances.id, ids) : undefined))
+    .orderBy(asc(insurances.name));
+}

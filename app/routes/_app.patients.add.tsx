@@ -1,0 +1,47 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { PatientForm } from "~/components/patient-form";
+import { FormMessage } from "~/components/ui/field";
+import { createPatient, patientFormOptions } from "~/models/patients.server";
+import { formResult, formValues, modelContextFor } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
+
+export const meta: MetaFunction = () => [{ title: "Add client · Baseline" }];
+export const handle = { guard: "manage_clients" };
+
+function locationParam(raw: string | null): number | null {
+  const n = Number(raw);
+  return raw && Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_clients");
+  const ctx = modelContextFor(context, actor);
+  const locationId = locationParam(new URL(request.url).searchParams.get("location_id")) ?? (actor.locationIds.length === 1 ? actor.locationIds[0]! : null);
+  return { options: await patientFormOptions(ctx, locationId), locationId };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_clients");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  const result = await createPatient(ctx, values);
+  return formResult(result, values, (p) => `/patients/profile/${p.id}`);
+}
+
+export default function AddPatient() {
+  const { options, locationId } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const values = answer?.values ?? { status: "active", location_id: locationId ? String(locationId) : "" };
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Add client</h1>
+        <Link to="/patients/list">Back to clients</Link>
+      </div>
+      <FormMessage error={answer?.message} />
+      <PatientForm key={JSON.stringify(answer?.values ?? null)} values={values} errors={answer?.errors ?? {}} options={options} submitLabel="Add client" busy={busy} />
+    </section>
+  );
+}

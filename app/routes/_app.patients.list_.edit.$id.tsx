@@ -1,0 +1,67 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { PatientForm, patientFormValues } from "~/components/patient-form";
+import { FormMessage } from "~/components/ui/field";
+import { deletePatient, findPatient, getPatient, patientFormOptions, updatePatient, type PatientJson } from "~/models/patients.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { notFound, requirePermission, requireId } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.patient.full_name ?? "client"} · Baseline` }];
+export const handle = { guard: "manage_clients" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_clients");
+  const ctx = modelContextFor(context, actor);
+  const patient = await getPatient(ctx, requireId(params.id, "Patient"));
+  if (!patient) throw notFound("Patient not found.");
+  return { patient, options: await patientFormOptions(ctx, patient.location_id) };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_clients");
+  const id = requireId(params.id, "Patient");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  switch (values.intent) {
+    case "delete":
+      return formResult(await deletePatient(ctx, id), values, () => "/patients/list");
+    case "save": {
+      const version = Number(values.version);
+      const result = await updatePatient(ctx, id, values, { partial: false, version: Number.isSafeInteger(version) ? version : null });
+      return formResult(result, values, (p) => `/patients/profile/${p.id}`);
+    }
+    default:
+      if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
+      return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  }
+}
+
+export default function EditPatient() {
+  const { patient, options } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const current = (answer?.current ?? null) as PatientJson | null;
+  // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
+  const typed = answer && answer.values.intent === "save" ? answer.values : null;
+  const values = current ? patientFormValues(current) : (typed ?? patientFormValues(patient));
+  const version = current ? current.version : typed?.version ? Number(typed.version) : patient.version;
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Edit client</h1>
+        <Link to={`/patients/profile/${patient.id}`}>Back to {patient.full_name}</Link>
+      </div>
+      <FormMessage error={answer?.message} />
+      <PatientForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} options={options} submitLabel="Save changes" busy={busy} />
+      <Form method="post" className="danger-zone">
+        <h2>Delete client</h2>
+        <input type="hidden" name="intent" value="delete" />
+        <p>Deleting {patient.full_name} removes the client from lists. The record and its audit trail are kept.</p>
+        <button className="btn btn-danger" type="submit" disabled={busy}>
+          Delete client
+        </button>
+      </Form>
+    </section>
+  );
+}

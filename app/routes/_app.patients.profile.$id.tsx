@@ -1,0 +1,259 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Fragment } from "react";
+import { Field, FormMessage } from "~/components/ui/field";
+import { CheckboxField, FormActions, SelectField } from "~/components/ui/form-controls";
+import { posLabel } from "~/domain/locations";
+import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
+import { can } from "~/domain/permissions";
+import { createPaService, deletePaService, listPaServicesOfPatient, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
+import { findPatient, getPatient, patientFormOptions } from "~/models/patients.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.patient.full_name ?? "Client"} · Baseline` }];
+export const handle = { guard: "view_clients" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_clients");
+  const ctx = modelContextFor(context, actor);
+  const patient = await getPatient(ctx, requireId(params.id, "Patient"));
+  if (!patient) throw notFound("Patient not found.");
+  const [paServices, options] = await Promise.all([listPaServicesOfPatient(ctx, patient.id), patientFormOptions(ctx, patient.location_id)]);
+  return {
+    patient,
+    paServices: paServices ?? [],
+    options,
+    missing: missingOnboarding(patient),
+    today: ctx.now().toISOString().slice(0, 10),
+    canManage: can(actor, "manage_clients"),
+  };
+}
+
+/** PA services are added, changed and deleted on the profile (intents pa-create, pa-update, pa-delete). */
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_clients");
+  if (!can(actor, "manage_clients")) throw forbidden();
+  const id = requireId(params.id, "Patient");
+  const ctx = modelContextFor(context, actor);
+  if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
+  const values = formValues(await request.formData());
+  const back = `/patients/profile/${id}`;
+  const paId = Number(values.pa_id);
+  // A PA service of another client is not found here.
+  const own = async () => Number.isSafeInteger(paId) && ((await listPaServicesOfPatient(ctx, id)) ?? []).some((p) => p.id === paId);
+  switch (values.intent) {
+    case "pa-create":
+      return formResult(await createPaService(ctx, { ...values, patient_id: id }), values, () => back);
+    case "pa-update": {
+      if (!(await own())) throw notFound("PA service not found.");
+      const version = Number(values.version);
+      return formResult(await updatePaService(ctx, paId, values, { partial: false, version: Number.isSafeInteger(version) ? version : null }), values, () => back);
+    }
+    case "pa-delete":
+      if (!(await own())) throw notFound("PA service not found.");
+      return formResult(await deletePaService(ctx, paId), values, () => back);
+    default:
+      return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  }
+}
+
+function display(field: PatientField, value: unknown, names: { locations: Map<number, string>; parents: Map<number, string>; insurers: Map<number, string>; staff: Map<number, string> }): string {
+  if (value === null || value === undefined || value === "") return "—";
+  switch (field.type) {
+    case "flag":
+      return value ? "Yes" : "No";
+    case "gender":
+      return GENDERS.find((g) => g.value === String(value))?.label ?? String(value);
+    case "pos":
+      return (value as string[]).length ? (value as string[]).map((c) => `${c} ${posLabel(c)}`).join(", ") : "—";
+    case "codes":
+      return (value as string[]).join(", ") || "—";
+    case "location":
+      return names.locations.get(Number(value)) ?? `#${value}`;
+    case "parent":
+      return names.parents.get(Number(value)) ?? `#${value}`;
+    case "insurer":
+      return names.insurers.get(Number(value)) ?? `#${value}`;
+    case "staff":
+      return names.staff.get(Number(value)) ?? `#${value}`;
+    default:
+      return String(value);
+  }
+}
+
+function PaFields({ values, errors, insurers }: { values: Record<string, unknown>; errors: Record<string, string>; insurers: { id: number; name: string }[] }) {
+  const t = (k: string) => (values[k] === null || values[k] === undefined ? "" : String(values[k]));
+  return (
+    <>
+      <Field label="Service" name="pa_service" required defaultValue={t("pa_service")} error={errors.pa_service} />
+      <Field label="CPT" name="cpt" required defaultValue={t("cpt")} error={errors.cpt} />
+      <Field label="Units" name="n_units" type="number" min={0} step={1} required defaultValue={t("n_units")} error={errors.n_units} />
+      <Field label="Start date" name="start_date" type="date" required defaultValue={t("start_date")} error={errors.start_date} />
+      <Field label="End date" name="end_date" type="date" required defaultValue={t("end_date")} error={errors.end_date} />
+      <SelectField label="Insurance" name="insurance_id" placeholder="None" options={insurers.map((i) => ({ value: i.id, label: i.name }))} defaultValue={t("insurance_id")} error={errors.insurance_id} />
+      <CheckboxField label="Primary insurance" name="is_primary" defaultChecked={values.is_primary === true || values.is_primary === "true"} error={errors.is_primary} />
+    </>
+  );
+}
+
+export default function PatientProfile() {
+  const { patient, paServices, options, missing, today, canManage } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const [params] = useSearchParams();
+  const names = {
+    locations: new Map(options.locations.map((l) => [l.id, l.title])),
+    parents: new Map(options.parents.map((p) => [p.id, p.name])),
+    insurers: new Map(options.insurers.map((i) => [i.id, i.name])),
+    staff: new Map(options.staff.flatMap((g) => g.options).map((s) => [s.id, s.name])),
+  };
+  const p = patient as Record<string, unknown>;
+  const formFor = (intent: string, paId?: number) => (answer && answer.values.intent === intent && (paId === undefined || Number(answer.values.pa_id) === paId) ? answer : null);
+  const created = formFor("pa-create");
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>
+          {patient.full_name} <span className="badge">{patient.status}</span>
+        </h1>
+        <span>
+          <Link to="/patients/list">Back to clients</Link>
+          {canManage ? (
+            <>
+              {" "}
+              <Link className="btn btn-primary" to={`/patients/list/edit/${patient.id}`}>
+                Edit client
+              </Link>
+            </>
+          ) : null}
+        </span>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      {answer && !answer.values.intent?.toString().startsWith("pa-") ? <FormMessage error={answer.message} /> : null}
+
+      <section aria-labelledby="onboarding-missing">
+        <h2 id="onboarding-missing">Onboarding checklist</h2>
+        {missing.length === 0 ? (
+          <p>All onboarding documents are complete.</p>
+        ) : (
+          <ul className="checklist">
+            {missing.map((label) => {
+              const field = PATIENT_FIELDS.find((f) => f.group === "onboarding" && f.label === label);
+              const status = field ? p[field.name] : null;
+              return (
+                <li key={label}>
+                  {label}: <span className="muted">{status ? String(status) : "not started"}</span>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        <p className="muted">Documents are complete when their status is “{DOCUMENT_STATUSES.at(-1)}”; the interview when it is received.</p>
+      </section>
+
+      <section aria-labelledby="pa-services">
+        <h2 id="pa-services">Prior-authorization services</h2>
+        <FormMessage error={answer && answer.values.intent?.toString().startsWith("pa-") ? answer.message : null} />
+        {paServices.length === 0 ? (
+          <p>No PA services yet.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th>Service</th>
+                <th>CPT</th>
+                <th>Units</th>
+                <th>Spent</th>
+                <th>Available</th>
+                <th>Start</th>
+                <th>End</th>
+                <th>Insurance</th>
+                <th>Expiry</th>
+                {canManage ? (
+                  <th>
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody>
+              {paServices.map((s: PaServiceJson) => {
+                const warning = paExpiryText(paExpiryWarning(s.end_date, today));
+                const edit = formFor("pa-update", s.id);
+                return (
+                  <tr key={s.id}>
+                    <td>{s.pa_service}</td>
+                    <td>{s.cpt}</td>
+                    <td>{s.n_units}</td>
+                    <td>{s.spent_units}</td>
+                    <td>{s.available_units}</td>
+                    <td>{s.start_date}</td>
+                    <td>{s.end_date}</td>
+                    <td>
+                      {s.insurance_name ?? "—"}
+                      {s.is_primary ? " (primary)" : ""}
+                    </td>
+                    <td>{warning ? <span className="badge warning">{warning}</span> : "—"}</td>
+                    {canManage ? (
+                      <td className="actions">
+                        <details open={!!edit}>
+                          <summary>Edit</summary>
+                          <Form method="post">
+                            <input type="hidden" name="intent" value="pa-update" />
+                            <input type="hidden" name="pa_id" value={s.id} />
+                            <input type="hidden" name="version" value={edit?.values.version ? String(edit.values.version) : s.version} />
+                            <PaFields values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={options.insurers} />
+                            <button className="btn btn-primary" type="submit" disabled={busy}>
+                              Save PA service
+                            </button>
+                          </Form>
+                        </details>
+                        <Form method="post" className="inline-form">
+                          <input type="hidden" name="intent" value="pa-delete" />
+                          <input type="hidden" name="pa_id" value={s.id} />
+                          <button className="link-button" type="submit" disabled={busy} aria-label={`Delete ${s.pa_service} ${s.cpt}`}>
+                            Delete
+                          </button>
+                        </Form>
+                      </td>
+                    ) : null}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+        {canManage ? (
+          <details open={!!created}>
+            <summary>Add PA service</summary>
+            <Form method="post" key={JSON.stringify(created?.values ?? null)}>
+              <input type="hidden" name="intent" value="pa-create" />
+              <PaFields values={created?.values ?? {}} errors={created?.errors ?? {}} insurers={options.insurers} />
+              <FormActions>
+                <button className="btn btn-primary" type="submit" disabled={busy}>
+                  Add PA service
+                </button>
+              </FormActions>
+            </Form>
+          </details>
+        ) : null}
+      </section>
+
+      {FIELD_GROUPS.map((g) => (
+        <section key={g.id} aria-labelledby={`group-${g.id}`}>
+          <h2 id={`group-${g.id}`}>{g.label}</h2>
+          <dl className="details">
+            {PATIENT_FIELDS.filter((f) => f.group === g.id).map((f) => (
+              <Fragment key={f.name}>
+                <dt>{f.label}</dt>
+                <dd>{display(f, p[f.name], names)}</dd>
+              </Fragment>
+            ))}
+          </dl>
+        </section>
+      ))}
+    </section>
+  );
+}

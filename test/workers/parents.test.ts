@@ -1,0 +1,93 @@
+import { asc, eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditLog, parents, patients } from "~/db/schema";
+import { api, apiToken, createLocation, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
+
+/** Parents and guardians (platform §2 parent routes, §3 Parent/guardian): API and screens. */
+
+function post(path: string, fields: Record<string, string>, cookie: string) {
+  return request(path, { method: "POST", body: new URLSearchParams(fields), cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+}
+let n = 0;
+const email = () => `guardian-${Date.now().toString(36)}-${++n}@test.example`;
+async function audits(entityId: number) {
+  return db().select().from(auditLog).where(sql`${auditLog.entity} = 'parent' and ${auditLog.entityId} = ${String(entityId)}`).orderBy(asc(auditLog.id));
+}
+
+describe("/api/v2/parents", () => {
+  it("create, show with location, versioned update (409 stale), delete; each change audited", async () => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [loc.id] }));
+    const res = await api("/v2/parents", { method: "POST", token, body: { name: "Ana", surname: "Ruiz", email: email(), location_id: loc.id, phone: "813-555-0100" } });
+    expect(res.status).toBe(201);
+    const created = ((await res.json()) as { data: { id: number; location: { id: number; title: string } } }).data;
+    expect(created.location).toEqual({ id: loc.id, title: loc.title });
+    const shown = await api(`/parent/show/${created.id}`, { token });
+    expect(shown.status).toBe(200);
+    const body = { name: "Ana", surname: "Ruiz Diaz", email: `x${email()}` };
+    expect((await api(`/v2/parents/${created.id}`, { method: "PUT", token, body: { ...body, version: 1 } })).status).toBe(200);
+    const stale = await api(`/v2/parents/${created.id}`, { method: "PUT", token, body: { ...body, surname: "Other", version: 1 } });
+    expect(stale.status).toBe(409);
+    const [row] = await db().select().from(parents).where(eq(parents.id, created.id));
+    expect(row!.surname).toBe("Ruiz Diaz");
+    expect((await api(`/v2/parents/${created.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect((await api(`/v2/parents/${created.id}`, { token })).status).toBe(404);
+    expect((await audits(created.id)).map((r) => r.action)).toEqual(["create", "update", "delete"]);
+  });
+
+  it("bad input: 422 with the message, nothing written; duplicate email refused", async () => {
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const before = (await db().select().from(parents)).length;
+    const res = await api("/v2/parents", { method: "POST", token, body: { name: "", surname: "X", email: "nope" } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toMatchObject({ name: "Name is required.", email: "Enter a valid email address." });
+    const existing = await createParent();
+    const dup = await api("/v2/parents", { method: "POST", token, body: { name: "A", surname: "B", email: existing.email } });
+    expect(((await dup.json()) as { errors: Record<string, string> }).errors.email).toBe("This email is already in use.");
+    expect((await db().select().from(parents)).length).toBe(before + 1);
+  });
+
+  it("403 without view_parents; 404 for a parent of another location", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    const theirs = await createParent({ locationId: other.id });
+    const none = await apiToken(await createUser({ permissions: ["view_clients"], locations: [mine.id] }));
+    expect((await api("/v2/parents", { token: none })).status).toBe(403);
+    const viewer = await apiToken(await createUser({ permissions: ["view_parents"], locations: [mine.id] }));
+    expect((await api(`/v2/parents/${theirs.id}`, { token: viewer })).status).toBe(404);
+    expect((await api("/v2/parents", { method: "POST", token: viewer, body: {} })).status).toBe(403);
+  });
+});
+
+describe("parent screens", () => {
+  it("list and profile with linked children; edit on the profile; another location 404", async () => {
+    const loc = await createLocation();
+    const parent = await createParent({ locationId: loc.id, name: "Guard" });
+    await createPatient({ locationId: loc.id, parentId: parent.id, firstName: "Kid" });
+    const cookie = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents", "view_clients"], locations: [loc.id] }));
+    const list = await (await request("/parents/list?search=Guard", { cookie })).text();
+    expect(list).toContain(`/parents/profile/${parent.id}`);
+    const profile = await (await request(`/parents/profile/${parent.id}`, { cookie })).text();
+    expect(profile).toContain("Kid ");
+    expect(profile).toContain("/patients/profile/");
+    const bad = await post(`/parents/profile/${parent.id}`, { intent: "save", version: "1", name: "", surname: "P", email: parent.email }, cookie);
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("Name is required.");
+    const ok = await post(`/parents/profile/${parent.id}`, { intent: "save", version: "1", name: "Guardian", surname: "P", email: parent.email, location_id: String(loc.id) }, cookie);
+    expect(ok.status).toBe(303);
+    const [row] = await db().select().from(parents).where(eq(parents.id, parent.id));
+    expect(row!.name).toBe("Guardian");
+    const far = await createParent({ locationId: (await createLocation()).id });
+    expect((await request(`/parents/profile/${far.id}`, { cookie })).status).toBe(404);
+  });
+
+  it("a parent who signs in gets 403 on parent and client screens", async () => {
+    const loc = await createLocation();
+    const parent = await createParent({ locationId: loc.id });
+    const child = await createPatient({ locationId: loc.id, parentId: parent.id });
+    const cookie = await signInCookie(parent, true);
+    for (const path of ["/parents/list", `/parents/profile/${parent.id}`, `/patients/profile/${child.id}`, "/patients/list"]) expect((await request(path, { cookie })).status, path).toBe(403);
+    const [kid] = await db().select().from(patients).where(eq(patients.id, child.id));
+    expect(kid!.parentId).toBe(parent.id);
+  });
+});

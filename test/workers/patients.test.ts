@@ -1,0 +1,326 @@
+import { asc, eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditLog, insurances, paServices, patients } from "~/db/schema";
+import type { Permission } from "~/domain/permissions";
+import { verifyAuditChain } from "~/services/audit.server";
+import { api, apiToken, createLocation, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
+
+/** Clients (clinical §3 Patient, platform §2 patient routes): API and screens (JavaScript off). */
+
+const VIEW: Permission[] = ["view_clients"];
+const MANAGE: Permission[] = ["view_clients", "manage_clients"];
+
+function post(path: string, fields: Record<string, string | string[]>, cookie: string) {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+  return request(path, { method: "POST", body, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+}
+
+let n = 0;
+const ident = () => `ID-${Date.now().toString(36)}-${++n}`;
+const valid = (locationId: number, over: Record<string, unknown> = {}) => ({ patient_identifier: ident(), first_name: "Mia", last_name: "Lopez", status: "active", location_id: locationId, birth_date: "2019-05-01", gender: 2, deductible: 100, pos_covered: ["03", "12"], welcome: "yes", telehealth: true, ...over });
+
+async function row(id: number) {
+  const [r] = await db().select().from(patients).where(eq(patients.id, id));
+  return r!;
+}
+async function auditRows(entity: string, entityId: number) {
+  return db().select().from(auditLog).where(sql`${auditLog.entity} = ${entity} and ${auditLog.entityId} = ${String(entityId)}`).orderBy(asc(auditLog.id));
+}
+
+describe("/api/v2/patients", () => {
+  it("lists only clients of the user's locations, searchable and filterable", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    const rbt = await createUser({ permissions: [], locations: [mine.id] });
+    const a = await createPatient({ locationId: mine.id, firstName: "Zed", lastName: "Alpha", status: "active", rbtHomeId: rbt.id });
+    const b = await createPatient({ locationId: mine.id, firstName: "Zed", lastName: "Beta", status: "inactive" });
+    await createPatient({ locationId: other.id, firstName: "Zed", lastName: "Gamma" });
+    const token = await apiToken(await createUser({ permissions: VIEW, locations: [mine.id] }));
+    const all = (await (await api("/v2/patients?search=Zed", { token })).json()) as { data: { id: number }[]; total: number };
+    expect(all.data.map((p) => p.id)).toEqual([a.id, b.id]);
+    const inactive = (await (await api("/v2/patients?search=Zed&status=inactive", { token })).json()) as { data: { id: number }[] };
+    expect(inactive.data.map((p) => p.id)).toEqual([b.id]);
+    const byStaff = (await (await api(`/v2/patients?staff_id=${rbt.id}`, { token })).json()) as { data: { id: number }[] };
+    expect(byStaff.data.map((p) => p.id)).toEqual([a.id]);
+    const byIdent = (await (await api(`/v2/patients?search=${a.patientIdentifier}`, { token })).json()) as { data: { id: number }[] };
+    expect(byIdent.data.map((p) => p.id)).toEqual([a.id]);
+    expect((await api("/v2/patients?status=gone", { token })).status).toBe(422);
+  });
+
+  it("show: 200 and one audit read row; 404 for another location; 403 without view_clients; parents refused", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    const p = await createPatient({ locationId: mine.id, details: JSON.stringify({ welcome: "yes", deductible: 50 }) });
+    const q = await createPatient({ locationId: other.id });
+    const token = await apiToken(await createUser({ permissions: VIEW, locations: [mine.id] }));
+    const res = await api(`/v2/patients/${p.id}`, { token });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: Record<string, unknown> }).data).toMatchObject({ id: p.id, welcome: "yes", deductible: 50, consent: null });
+    const reads = await auditRows("patient", p.id);
+    expect(reads.map((r) => r.action)).toEqual(["read"]);
+    expect(reads[0]!.patientId).toBe(p.id);
+    expect((await api(`/v2/patients/${q.id}`, { token })).status).toBe(404);
+    expect((await api(`/patient/show/${q.id}`, { token })).status).toBe(404);
+    expect(await auditRows("patient", q.id)).toHaveLength(0);
+    const none = await apiToken(await createUser({ permissions: ["view_notes"], locations: [mine.id] }));
+    expect((await api(`/v2/patients/${p.id}`, { token: none })).status).toBe(403);
+    const parent = await createParent();
+    await db().update(patients).set({ parentId: parent.id }).where(eq(patients.id, p.id));
+    expect((await api(`/v2/patients/${p.id}`, { token: await apiToken(parent, true) })).status).toBe(403);
+  });
+
+  it("creates with 201 and an audit row; 403 for a viewer", async () => {
+    const loc = await createLocation();
+    const staff = await createUser({ permissions: [], locations: [loc.id] });
+    const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const res = await api("/v2/patients", { method: "POST", token, body: valid(loc.id, { bcba_home_id: staff.id }) });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { data: { id: number; bcba_home_id: number; pos_covered: string[]; version: number }; message: string };
+    expect(body.message).toBe("Client created.");
+    expect(body.data).toMatchObject({ bcba_home_id: staff.id, pos_covered: ["03", "12"], version: 1 });
+    expect((await auditRows("patient", body.data.id)).map((r) => r.action)).toEqual(["create"]);
+    const viewer = await apiToken(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    expect((await api("/v2/patients", { method: "POST", token: viewer, body: valid(loc.id) })).status).toBe(403);
+  });
+
+  it.each([
+    [{ first_name: "" }, "first_name", "First name is required."],
+    [{ status: "gone" }, "status", "Choose a status from the list."],
+    [{ deductible: -5 }, "deductible", "Deductible must be 0 or more."],
+    [{ pos_covered: ["77"] }, "pos_covered", "Choose place-of-service codes from the list."],
+    [{ consent: "maybe" }, "consent", "Consent: choose waiting, requested, reviewing or yes."],
+  ])("refuses bad input with 422 and writes nothing (%#)", async (over, field, message) => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const [before] = await db().select({ n: sql<number>`count(*)` }).from(patients);
+    const [auditBefore] = await db().select({ n: sql<number>`count(*)` }).from(auditLog);
+    const res = await api("/v2/patients", { method: "POST", token, body: valid(loc.id, over) });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors[field]).toBe(message);
+    const [after] = await db().select({ n: sql<number>`count(*)` }).from(patients);
+    const [auditAfter] = await db().select({ n: sql<number>`count(*)` }).from(auditLog);
+    expect(after!.n).toBe(before!.n);
+    expect(auditAfter!.n).toBe(auditBefore!.n);
+  });
+
+  it("refuses staff who do not work at the client's location, and a location outside the user's", async () => {
+    const loc = await createLocation();
+    const elsewhere = await createLocation();
+    const outsider = await createUser({ permissions: [], locations: [elsewhere.id] });
+    const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const res = await api("/v2/patients", { method: "POST", token, body: valid(loc.id, { rbt_home_id: outsider.id }) });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({ rbt_home_id: "Choose an employee of the client's location." });
+    const res2 = await api("/v2/patients", { method: "POST", token, body: valid(elsewhere.id) });
+    expect(res2.status).toBe(422);
+    expect(((await res2.json()) as { errors: Record<string, string> }).errors.location_id).toBe("Choose one of your locations.");
+  });
+
+  it("update: versioned (409 on stale, nothing changed), PATCH merges, status, soft delete; each audited", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id, firstName: "Old" });
+    const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const put = await api(`/v2/patients/${p.id}`, { method: "PUT", token, body: valid(loc.id, { patient_identifier: p.patientIdentifier, first_name: "First", version: 1 }) });
+    expect(put.status).toBe(200);
+    const stale = await api(`/v2/patients/${p.id}`, { method: "PUT", token, body: valid(loc.id, { patient_identifier: p.patientIdentifier, first_name: "Second", version: 1 }) });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { current: { first_name: string; version: number } }).current).toMatchObject({ first_name: "First", version: 2 });
+    expect((await row(p.id)).firstName).toBe("First");
+    const patch = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { city: "Tampa" } });
+    expect(((await patch.json()) as { data: Record<string, unknown> }).data).toMatchObject({ first_name: "First", city: "Tampa", deductible: 100 });
+    expect((await api(`/v2/patients/update-status/${p.id}`, { method: "PUT", token, body: { status: "inactive" } })).status).toBe(200);
+    expect((await row(p.id)).status).toBe("inactive");
+    expect((await api(`/patient/destroy/${p.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect((await row(p.id)).deletedAt).not.toBeNull();
+    expect((await api(`/v2/patients/${p.id}`, { token })).status).toBe(404);
+    expect((await auditRows("patient", p.id)).map((r) => r.action)).toEqual(["update", "update", "status", "delete"]);
+  });
+
+  it("by identifier: found in scope and audited", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id });
+    const token = await apiToken(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    const res = await api(`/v2/patients/by-identifier/${p.patientIdentifier}`, { token });
+    expect(res.status).toBe(200);
+    expect((await auditRows("patient", p.id)).map((r) => r.action)).toEqual(["read"]);
+  });
+});
+
+describe("/api/v2/pa-services", () => {
+  async function setup() {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id });
+    const [ins] = await db().insert(insurances).values({ name: `Ins ${Date.now()}` }).returning();
+    const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    return { loc, p, ins: ins!, token };
+  }
+  const pa = (patientId: number, over: Record<string, unknown> = {}) => ({ patient_id: patientId, pa_service: "Direct therapy", cpt: "97153", n_units: 120, start_date: "2026-01-01", end_date: "2026-06-30", ...over });
+
+  it("creates, lists by patient with available/spent units, updates with a version, deletes; each audited", async () => {
+    const { p, ins, token } = await setup();
+    const res = await api("/v2/pa-services", { method: "POST", token, body: pa(p.id, { insurance_id: ins.id, is_primary: true }) });
+    expect(res.status).toBe(201);
+    const created = ((await res.json()) as { data: { id: number; available_units: number; spent_units: number; insurance_name: string; patient_name: string } }).data;
+    expect(created).toMatchObject({ available_units: 120, spent_units: 0, insurance_name: ins.name, patient_name: `${p.firstName} ${p.lastName}` });
+    const list = (await (await api(`/v2/pa-services?patient_id=${p.id}`, { token })).json()) as { data: { id: number }[] };
+    expect(list.data.map((x) => x.id)).toEqual([created.id]);
+    const nested = (await (await api(`/v2/patients/${p.id}/pa-services`, { token })).json()) as { data: { id: number }[] };
+    expect(nested.data.map((x) => x.id)).toEqual([created.id]);
+    const [nestedRead] = await db().select().from(auditLog).where(sql`${auditLog.entity} = 'pa_service' and ${auditLog.action} = 'read' and ${auditLog.patientId} = ${p.id}`);
+    expect(nestedRead).toBeTruthy();
+    expect((await api(`/v2/pa-services/${created.id}`, { method: "PUT", token, body: pa(p.id, { n_units: 80, version: 1 }) })).status).toBe(200);
+    expect((await api(`/v2/pa-services/${created.id}`, { method: "PUT", token, body: pa(p.id, { n_units: 90, version: 1 }) })).status).toBe(409);
+    expect((await api(`/v2/pa-services/${created.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect((await auditRows("pa_service", created.id)).map((r) => r.action)).toEqual(["create", "update", "delete"]);
+  });
+
+  it("refuses end before start with the spec message, and writes nothing", async () => {
+    const { p, token } = await setup();
+    const res = await api("/v2/pa-services", { method: "POST", token, body: pa(p.id, { end_date: "2025-12-01" }) });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.end_date).toBe("The end date must be after the start date.");
+    expect(await db().select().from(paServices).where(eq(paServices.patientId, p.id))).toHaveLength(0);
+  });
+
+  it("a client of another location: 422 on create, 404 on its services", async () => {
+    const { token } = await setup();
+    const other = await createPatient({ locationId: (await createLocation()).id });
+    const [s] = await db().insert(paServices).values({ patientId: other.id, paService: "X", cpt: "97153", nUnits: 5, startDate: "2026-01-01", endDate: "2026-02-01" }).returning();
+    expect((await api("/v2/pa-services", { method: "POST", token, body: pa(other.id) })).status).toBe(422);
+    expect((await api(`/v2/pa-services/${s!.id}`, { token })).status).toBe(404);
+    expect((await api(`/v2/patients/${other.id}/pa-services`, { token })).status).toBe(404);
+    const viewer = await apiToken(await createUser({ permissions: ["view_notes"] }));
+    expect((await api("/v2/pa-services", { token: viewer })).status).toBe(403);
+  });
+});
+
+describe("audit chain", () => {
+  it("verifyAuditChain detects a row edited directly with SQL", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id });
+    const token = await apiToken(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    await api(`/v2/patients/${p.id}`, { token });
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+    const [r] = await auditRows("patient", p.id);
+    await db().run(sql`update audit_log set ip = '198.51.100.1' where id = ${r!.id}`);
+    const check = await verifyAuditChain(db());
+    expect(check.ok).toBe(false);
+    expect(check.brokenAt).toBe(r!.id);
+    // Restore so later tests in this file see a valid chain.
+    await db().run(sql`update audit_log set ip = ${r!.ip} where id = ${r!.id}`);
+  });
+});
+
+describe("client screens", () => {
+  it("/patients redirects to the list; the list shows only in-scope clients with filters", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    await createPatient({ locationId: mine.id, firstName: "Screen", lastName: "Mine" });
+    await createPatient({ locationId: other.id, firstName: "Screen", lastName: "Theirs" });
+    const cookie = await signInCookie(await createUser({ permissions: VIEW, locations: [mine.id] }));
+    const redirect = await request("/patients", { cookie });
+    expect(redirect.headers.get("Location")).toBe("/patients/list");
+    const html = await (await request("/patients/list?search=Screen", { cookie })).text();
+    expect(html).toContain("Screen Mine");
+    expect(html).not.toContain("Screen Theirs");
+    expect(html).not.toContain("Add client");
+    expect(html).toContain('name="staff_id"');
+    expect(html).toContain("Showing 1 to 1 of 1 entries");
+  });
+
+  it("a view_notes-only user (the sidebar's permission) and a parent get 403 on client screens", async () => {
+    const loc = await createLocation();
+    const parent = await createParent();
+    const p = await createPatient({ locationId: loc.id, parentId: parent.id });
+    const notes = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [loc.id] }));
+    const parentCookie = await signInCookie(parent, true);
+    for (const path of ["/patients/list", `/patients/profile/${p.id}`, "/patients/add", `/patients/list/edit/${p.id}`]) {
+      expect((await request(path, { cookie: notes })).status, path).toBe(403);
+      expect((await request(path, { cookie: parentCookie })).status, path).toBe(403);
+    }
+  });
+
+  it("add: bad input re-renders with the message and writes nothing; good input redirects to the profile", async () => {
+    const loc = await createLocation();
+    const staff = await createUser({ permissions: [], locations: [loc.id], name: "Rita" });
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const form = await (await request("/patients/add", { cookie })).text();
+    expect(form).toContain("Rita User");
+    expect(form).toContain("Onboarding documents");
+    const identifier = ident();
+    const bad = await post("/patients/add", { intent: "save", patient_identifier: identifier, first_name: "", last_name: "X", location_id: String(loc.id) }, cookie);
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("First name is required.");
+    expect(await db().select().from(patients).where(eq(patients.patientIdentifier, identifier))).toHaveLength(0);
+    const good = await post("/patients/add", { intent: "save", patient_identifier: identifier, first_name: "Nia", last_name: "Vega", status: "incoming", location_id: String(loc.id), rbt_home_id: String(staff.id), pos_covered: ["12", "03"], telehealth: "true" }, cookie);
+    expect(good.status).toBe(303);
+    const [created] = await db().select().from(patients).where(eq(patients.patientIdentifier, identifier));
+    expect(good.headers.get("Location")).toMatch(new RegExp(`^/patients/profile/${created!.id}\\?flash=`));
+    expect(created).toMatchObject({ status: "incoming", rbtHomeId: staff.id });
+    expect(JSON.parse(created!.details)).toMatchObject({ pos_covered: ["03", "12"], telehealth: true });
+  });
+
+  it("edit: staff select lists only the location's employees; a stale save answers 409; other location 404", async () => {
+    const loc = await createLocation();
+    const other = await createLocation();
+    await createUser({ permissions: [], locations: [loc.id], name: "Inside" });
+    const outsider = await createUser({ permissions: [], locations: [other.id], name: "Outside" });
+    const p = await createPatient({ locationId: loc.id, firstName: "Edit" });
+    const q = await createPatient({ locationId: other.id });
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const html = await (await request(`/patients/list/edit/${p.id}`, { cookie })).text();
+    expect(html).toContain("Inside User");
+    expect(html).not.toContain("Outside User");
+    expect((await request(`/patients/list/edit/${q.id}`, { cookie })).status).toBe(404);
+    const base = { intent: "save", patient_identifier: p.patientIdentifier, first_name: "Edited", last_name: p.lastName, status: "active", location_id: String(loc.id) };
+    const refused = await post(`/patients/list/edit/${p.id}`, { ...base, version: "1", rbt_home_id: String(outsider.id) }, cookie);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain("Choose an employee of the client&#x27;s location.");
+    expect((await post(`/patients/list/edit/${p.id}`, { ...base, version: "1" }, cookie)).status).toBe(303);
+    const stale = await post(`/patients/list/edit/${p.id}`, { ...base, first_name: "Again", version: "1" }, cookie);
+    expect(stale.status).toBe(409);
+    expect((await row(p.id)).firstName).toBe("Edited");
+  });
+
+  it("profile: every group, missing onboarding, PA table with units and expiry warning; the view is audited", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id, firstName: "Prof", details: JSON.stringify({ welcome: "yes", consent: "reviewing", deductible: 25 }) });
+    const soon = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    await db().insert(paServices).values({ patientId: p.id, paService: "Supervision", cpt: "97155", nUnits: 40, startDate: "2026-01-01", endDate: soon });
+    const cookie = await signInCookie(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    const res = await request(`/patients/profile/${p.id}`, { cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    for (const group of ["Identity", "Contact and address", "Parent or guardian", "Education", "Insurance", "Claim flags", "Diagnosis", "Referral and provider", "Eligibility", "Onboarding documents", "Staff assignments"]) expect(html).toContain(group);
+    expect(html).toContain("<li>Consent<!-- -->: <span class=\"muted\">reviewing</span>");
+    expect(html).not.toContain("<li>Welcome");
+    expect(html).toContain("Supervision");
+    expect(html).toContain("Ends within 14 days");
+    expect(html).not.toContain("Add PA service");
+    expect((await auditRows("patient", p.id)).map((r) => r.action)).toEqual(["read"]);
+    const other = await createPatient({ locationId: (await createLocation()).id });
+    expect((await request(`/patients/profile/${other.id}`, { cookie })).status).toBe(404);
+  });
+
+  it("profile PA intents: add (bad dates refused), edit, delete; a viewer gets 403", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id });
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const path = `/patients/profile/${p.id}`;
+    const fields = { pa_service: "Direct", cpt: "97153", n_units: "100", start_date: "2026-01-01", end_date: "2026-07-01" };
+    const bad = await post(path, { intent: "pa-create", ...fields, end_date: "2025-01-01" }, cookie);
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("The end date must be after the start date.");
+    expect((await post(path, { intent: "pa-create", ...fields }, cookie)).status).toBe(303);
+    const [s] = await db().select().from(paServices).where(eq(paServices.patientId, p.id));
+    expect((await post(path, { intent: "pa-update", pa_id: String(s!.id), version: "1", ...fields, n_units: "60" }, cookie)).status).toBe(303);
+    const html = await (await request(path, { cookie })).text();
+    expect(html).toContain("<td>60</td>");
+    const viewer = await signInCookie(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    expect((await post(path, { intent: "pa-delete", pa_id: String(s!.id) }, viewer)).status).toBe(403);
+    expect((await post(path, { intent: "pa-delete", pa_id: String(s!.id) }, cookie)).status).toBe(303);
+    const [gone] = await db().select().from(paServices).where(eq(paServices.id, s!.id));
+    expect(gone!.deletedAt).not.toBeNull();
+  });
+});

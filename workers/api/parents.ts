@@ -1,0 +1,18 @@
+import { createParent, deleteParent, getParent, listParents, PARENTS, updateParent, type ParentJson } from "~/models/parents.server";
+import { v1Router, v2Router, type RestResource } from "./rest";
+
+/** Parents and guardians: view_parents / manage_parents. */
+export const parentResource: RestResource<ParentJson> = {
+  name: PARENTS,
+  label: "Parent",
+  view: "view_parents",
+  manage: "manage_parents",
+  list: (ctx, query) => listParents(ctx, query),
+  get: getParent,
+  create: createParent,
+  update: updateParent,
+  remove: deleteParent,
+};
+
+export const parentsV2 = v2Router(parentResource);
+export const parentsV1 = v1Router(parentResource);

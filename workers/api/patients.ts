@@ -1,0 +1,53 @@
+import { Hono } from "hono";
+import { createPaService, deletePaService, getPaService, listPaServices, listPaServicesOfPatient, PA_SERVICES, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
+import { auditRead } from "~/services/audit.server";
+import { createPatient, deletePatient, getPatient, getPatientByIdentifier, listPatients, PATIENTS, updatePatient, updatePatientStatus, who, type PatientJson } from "~/models/patients.server";
+import { jsonError, requireApiPermission, type AppEnv } from "./env";
+import { modelContext, pathId, v1Router, v2Router, type RestResource } from "./rest";
+
+/** Clients: viewed with view_clients, changed with manage_clients. Every show is audited by the model. */
+export const patientResource: RestResource<PatientJson> = {
+  name: PATIENTS,
+  label: "Patient",
+  view: "view_clients",
+  manage: "manage_clients",
+  list: (ctx, query, filters) => listPatients(ctx, query, filters),
+  get: getPatient,
+  create: createPatient,
+  update: updatePatient,
+  updateStatus: updatePatientStatus,
+  remove: deletePatient,
+};
+
+/** PA services: same permissions as clients, scoped through the client. */
+export const paServiceResource: RestResource<PaServiceJson> = {
+  name: PA_SERVICES,
+  label: "PA service",
+  view: "view_clients",
+  manage: "manage_clients",
+  list: (ctx, query, filters) => listPaServices(ctx, query, filters),
+  get: getPaService,
+  create: createPaService,
+  update: updatePaService,
+  remove: deletePaService,
+};
+
+const viewClients = requireApiPermission("view_clients");
+
+export const patientsV2 = new Hono<AppEnv>()
+  .get("/:id/pa-services", viewClients, async (c) => {
+    const id = pathId(c.req.param("id"));
+    const ctx = modelContext(c);
+    const rows = id === null ? null : await listPaServicesOfPatient(ctx, id);
+    if (!rows) return jsonError(c, 404, "Patient not found.");
+    // The client's authorizations are part of the client record: the read is audited.
+    await auditRead(ctx.db, who(ctx), { entity: "pa_service", entityId: null, patientId: id });
+    return c.json({ data: rows });
+  })
+  .get("/by-identifier/:identifier", viewClients, async (c) => {
+    const row = await getPatientByIdentifier(modelContext(c), c.req.param("identifier"));
+    return row ? c.json({ data: row }) : jsonError(c, 404, "Patient not found.");
+  })
+  .route("/", v2Router(patientResource));
+export const patientsV1 = v1Router(patientResource);
+export const paServicesV2 = v2Router(paServiceResource);
