@@ -16,7 +16,9 @@ export interface NavItem {
 export const SIDEBAR: readonly NavItem[] = [
   { label: "Home", to: "/dashboard", permission: null },
   { label: "Employees", to: "/doctors/list", permission: "manage_employees" },
-  { label: "Clients", to: "/patients/list", permission: "view_notes" },
+  // The spec's table says view_notes, but client screens are gated by view_clients (clinical §6); a link
+  // that always ends in Access Denied helps nobody (docs/decisions/007).
+  { label: "Clients", to: "/patients/list", permission: "view_clients" },
   { label: "Parents", to: "/parents/list", permission: "view_parents" },
   { label: "Notes", to: "/notes-list", permission: "view_notes" },
   { label: "Calendar", to: "/calendar/view", permission: "view_notes" },

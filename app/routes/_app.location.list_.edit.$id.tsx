@@ -5,27 +5,21 @@ import { LocationForm, locationFormValues } from "~/components/location-form";
 import { FormMessage } from "~/components/ui/field";
 import { deleteLocation, getLocation, updateLocation, type LocationJson } from "~/models/locations.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
-import { notFound, requirePermission } from "~/services/guard.server";
+import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.location.title ?? "location"} · Baseline` }];
 export const handle = { guard: "manage_locations" };
 
-function idParam(raw: string | undefined): number {
-  const id = Number(raw);
-  if (!Number.isSafeInteger(id) || id < 1) throw notFound("Location not found.");
-  return id;
-}
-
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_locations");
-  const location = await getLocation(modelContextFor(context, actor), idParam(params.id));
+  const location = await getLocation(modelContextFor(context, actor), requireId(params.id, "Location"));
   if (!location) throw notFound("Location not found.");
   return { location };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_locations");
-  const id = idParam(params.id);
+  const id = requireId(params.id, "Location");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
   switch (values.intent) {

@@ -1,5 +1,6 @@
 import { redirect, type AppLoadContext } from "@remix-run/cloudflare";
 import { can, type Actor, type Permission } from "~/domain/permissions";
+import { pathId } from "~/domain/validation";
 import { getActor } from "~/models/actors.server";
 import { readSession, type ScreenSession } from "./session.server";
 
@@ -95,4 +96,11 @@ export function guardedLoader(guard: Exclude<Guard, "public">) {
     await requireGuard(request, context, guard);
     return null;
   };
+}
+
+/** The record id of a route path; anything else answers 404 ("Patient not found."). */
+export function requireId(raw: string | undefined, what: string): number {
+  const id = pathId(raw);
+  if (id === null) throw notFound(`${what} not found.`);
+  return id;
 }

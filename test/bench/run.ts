@@ -29,9 +29,12 @@ interface PageSpec {
   expect: string;
 }
 
+/** Measured on the benchmark data set (npm run bench:data): 20,000 clients, 2,000 employees, 40 locations. */
 const PAGES: PageSpec[] = [
   { name: "login", path: "/login", signedIn: false, expect: "Sign in" },
   { name: "dashboard", path: "/dashboard", signedIn: true, expect: "Good Day" },
+  { name: "locations", path: "/location/list", signedIn: true, expect: "Bench Clinic" },
+  { name: "insurers", path: "/insurance/list", signedIn: true, expect: "Bench Insurer" },
 ];
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -162,7 +165,7 @@ function parseCount(headers: Headers): D1Count | null {
 async function d1Counts(): Promise<Record<string, D1Count | null> | null> {
   let app: AppServer | undefined;
   try {
-    app = await startApp({ label: "baseline-bench-d1", entry: "test/bench/d1-count-worker.ts", log });
+    app = await startApp({ label: "baseline-bench-d1", entry: "test/bench/d1-count-worker.ts", log, scale: true });
     const base = app.url;
     const signIn = await fetch(`${base}/login`, {
       method: "POST",
@@ -197,7 +200,7 @@ const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`;
 async function main() {
   let app: AppServer;
   try {
-    app = await startApp({ label: "baseline-bench", log });
+    app = await startApp({ label: "baseline-bench", log, scale: true });
   } catch (e) {
     console.error(`The app did not start: ${(e as Error).message}`);
     process.exit(1);
@@ -226,7 +229,7 @@ async function main() {
     const q = d1?.[p.name];
     return [p.path, kb(r.htmlBytes), kb(r.htmlGzip), String(r.jsFiles), kb(r.jsBytes), kb(r.jsGzip), kb(r.cssGzip), String(r.requests), `${r.medianMs} ms`, `${r.p95Ms} ms`, q ? `${q.statements} (${q.roundTrips})` : "n/a"];
   });
-  console.log(`\nBaseline bench: wrangler dev + local D1, ${RUNS} sequential requests per page after ${WARMUP} warm-ups, admin signed in for /dashboard`);
+  console.log(`\nBaseline bench: wrangler dev + local D1, ${RUNS} sequential requests per page after ${WARMUP} warm-ups, admin signed in; data: demo + 20,000 clients, 2,000 employees, 40 locations (npm run bench:data)`);
   console.log(table([header, ...rows]));
   console.log("requests = first load: document + scripts (incl. modulepreload) + stylesheets. Times are loopback round trips to the last body byte.");
   const signInCount = d1?.["sign-in POST"];

@@ -35,6 +35,8 @@ export interface StartOptions {
   entry?: string;
   /** Progress lines (defaults to stderr, so TAP output on stdout stays clean). */
   log?: (line: string) => void;
+  /** Also load the benchmark data set (scripts/bench-data.ts: 20,000 clients, 2,000 employees, 40 locations). */
+  scale?: boolean;
 }
 
 function run(cmd: string, args: string[], what: string): void {
@@ -116,6 +118,10 @@ export async function startApp(options: StartOptions = {}): Promise<AppServer> {
     run("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir], "wrangler d1 migrations apply");
     log("seeding demo data");
     run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--persist-to", persistDir], "seed");
+    if (options.scale) {
+      log("loading the benchmark data set (20,000 clients)");
+      run(process.execPath, ["--import", "tsx", "scripts/bench-data.ts", "--persist-to", persistDir], "bench data");
+    }
 
     const port = await freePort();
     const inspectorPort = await freePort();

@@ -66,7 +66,7 @@ describe("screen guards", () => {
     expect(res.headers.get("Location")).toMatch(/^\/login/);
   });
 
-  it("a staff user without permissions gets 403 on every permission-guarded screen, and a parent on every staff screen", async () => {
+  it("a staff user without permissions gets 403 on every permission-guarded screen, and a parent on every staff screen", { timeout: 60_000 }, async () => {
     const staffCookie = await signInCookie(await createUser({ permissions: [] }));
     const parentCookie = await signInCookie(await createParent(), true);
     for (const r of leafGuarded) {
@@ -118,7 +118,7 @@ describe("API guards", () => {
     expect(((await res.json()) as { message: string }).message).toBeTruthy();
   });
 
-  it("a token without the permission answers 403, a parent token 403 on staff routes", async () => {
+  it("a token without the permission answers 403, a parent token 403 on staff routes", { timeout: 60_000 }, async () => {
     const staff = await apiToken(await createUser({ permissions: [] }));
     const parent = await apiToken(await createParent(), true);
     for (const key of keys.filter((k) => !isPublic(k))) {

@@ -80,7 +80,7 @@ describe("dashboard", () => {
 
 describe("shell", () => {
   it("shows only the sidebar items the user may open", async () => {
-    const cookie = await signInCookie(await createUser({ permissions: ["view_notes"] }));
+    const cookie = await signInCookie(await createUser({ permissions: ["view_notes", "view_clients"] }));
     const html = await (await request("/dashboard", { cookie })).text();
     const nav = /<nav class="sidebar"[\s\S]*?<\/nav>/.exec(html)![0];
     const labels = [...nav.matchAll(/<a [^>]*>([^<]+)</g)].map((m) => m[1]);

@@ -3,7 +3,9 @@ import { listOutbox } from "~/services/email.server";
 import { authApi } from "./auth";
 import { dashboardApi } from "./dashboard";
 import { jsonError, type AppEnv } from "./env";
+import { insurancesV1, insurancesV2 } from "./insurances";
 import { locationsV1, locationsV2 } from "./locations";
+import { rolesV1, rolesV2 } from "./roles";
 
 /**
  * The REST API under /api. Routes reachable without a bearer token are listed in PUBLIC_API_ROUTES;
@@ -34,6 +36,18 @@ export const api = new Hono<AppEnv>()
   .route("/", authApi)
   .route("/", dashboardApi)
   .route("/v2/locations", locationsV2)
-  .route("/location", locationsV1);
+  .route("/v2/insurances", insurancesV2)
+  .route("/insurance", insurancesV1)
+  .route("/location", locationsV1)
+  .route("/v2/roles", rolesV2)
+  .route("/roles", rolesV1);
+
+// Clients, PA services and parents (one mount; see ./clients.ts).
+import { clientsApi } from "./clients";
+api.route("/", clientsApi);
+
+// Employees ("doctors") and user administration (one mount; see ./employees.ts).
+import { employeesApi } from "./employees";
+api.route("/", employeesApi);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));

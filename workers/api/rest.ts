@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { listQuerySchema, type ListQuery, type Paged } from "~/domain/paging";
 import type { Permission } from "~/domain/permissions";
-import { parseWith } from "~/domain/validation";
+import { parseWith, pathId } from "~/domain/validation";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
 import { cachedList } from "~/services/list-cache.server";
@@ -35,10 +35,7 @@ export function modelContext(c: Context<AppEnv>): ModelContext {
   return { db: c.var.app.db, actor: c.var.actor, ip: c.var.app.ip, now: c.var.app.now };
 }
 
-/** A path id: a positive whole number, else the record does not exist. */
-export function pathId(raw: string | undefined): number | null {
-  return raw && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
-}
+export { pathId };
 
 function versionOf(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
   const raw = body.version ?? c.req.header("If-Match")?.replace(/"/g, "");
