@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../app/db/client.server";
-import { backupCodes, bips, locations, notes, parents, patients, roles, tickets, userLocations, userRoles, users } from "../app/db/schema";
+import { backupCodes, bips, insurances, insuranceServices, locations, notes, paServices, parents, patients, roles, tickets, userLocations, userRoles, users } from "../app/db/schema";
 import { PERMISSIONS, type Permission } from "../app/domain/permissions";
 import { sha256Hex } from "../app/services/crypto.server";
 import { hashPassword } from "../app/services/passwords.server";
@@ -140,6 +140,63 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
   );
   // Both of the parent's children are at the Miami clinic.
   await db.update(patients).set({ locationId: 1 }).where(sql`${patients.id} in (1, 2)`);
+
+  // Insurers with their CPT services (prices per provider type), the clients' insurance, staff and
+  // onboarding documents, and two PA services per active client.
+  await upsert(db, insurances, [
+    { id: 1, name: "Sunshine Health", payerId: "68069", city: "Miami", state: "FL", usesIsTelehealth: true, posAllowedToCg: "12,02" },
+    { id: 2, name: "Rocky Mountain Care", payerId: "84980", city: "Denver", state: "CO", posAllowedToCg: "12" },
+    { id: 3, name: "Pacific Kids Plan", payerId: "95567", city: "Los Angeles", state: "CA", posAllowedToCg: "12,03" },
+  ]);
+  const services: (typeof insuranceServices.$inferInsert)[] = [];
+  let serviceId = 1;
+  for (const insuranceId of [1, 2, 3]) {
+    for (const [cpt, bcba, rbt] of [["97151", 30.5, null], ["97153", null, 15.25], ["97155", 28.75, null], ["97156", 27.5, null]] as const) {
+      if (bcba !== null) services.push({ id: serviceId++, insuranceId, cptCode: cpt, provider: "bcba", type: "bcba", modifiers: "HO", description: `${cpt} by a BCBA`, unitPrice: bcba + insuranceId, maxPerDay: 32 });
+      if (rbt !== null) services.push({ id: serviceId++, insuranceId, cptCode: cpt, provider: "rbt", type: "rbt", modifiers: "HM", description: `${cpt} by an RBT`, unitPrice: rbt + insuranceId, maxPerDay: 32 });
+    }
+  }
+  await upsert(db, insuranceServices, services);
+  // Staff who work at each clinic (user_locations above): RBT, BCBA, clinical director.
+  const staffAt: Record<number, { rbt: number | null; bcba: number; director: number }> = { 1: { rbt: 8, bcba: 6, director: 4 }, 2: { rbt: null, bcba: 9, director: 5 }, 3: { rbt: null, bcba: 7, director: 6 } };
+  for (let i = 0; i < FIRST.length; i++) {
+    const locationId = i < 2 ? 1 : (i % 3) + 1;
+    const staff = staffAt[locationId]!;
+    await db
+      .update(patients)
+      .set({
+        insurerId: locationId,
+        rbtHomeId: staff.rbt,
+        bcbaHomeId: staff.bcba,
+        clinDirectorId: staff.director,
+        details: JSON.stringify({
+          city: LOCATIONS[locationId - 1]!.city,
+          state: LOCATIONS[locationId - 1]!.state,
+          language: i % 4 === 0 ? "Spanish" : "English",
+          diagnosis_code: "F84.0",
+          insurance_identifier: `MBR${100200 + i}`,
+          welcome: "yes",
+          consent: "yes",
+          insurance_card: i % 3 === 0 ? "requested" : "yes",
+          eligibility: "yes",
+          referral: i % 4 === 0 ? "waiting" : "yes",
+          asd_diagnosis: "yes",
+          interview: i % 2 === 0 ? "receive" : "send",
+          pos_covered: ["12", "03"],
+        }),
+      })
+      .where(sql`${patients.id} = ${i + 1}`);
+  }
+  const dayOffset = (days: number) => new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+  await upsert(
+    db,
+    paServices,
+    FIRST.slice(0, 14).flatMap((_, i) => [
+      { id: i * 2 + 1, patientId: i + 1, paService: "Direct ABA therapy", cpt: "97153", nUnits: 960, startDate: dayOffset(-90), endDate: dayOffset([10, 25, 50, 120][i % 4]!), insuranceId: i < 2 ? 1 : (i % 3) + 1, isPrimary: true },
+      { id: i * 2 + 2, patientId: i + 1, paService: "Protocol modification", cpt: "97155", nUnits: 160, startDate: dayOffset(-90), endDate: dayOffset(120), insuranceId: i < 2 ? 1 : (i % 3) + 1, isPrimary: false },
+    ]),
+    ["createdAt", "startDate", "endDate"],
+  );
 
   await upsert(
     db,

@@ -35,6 +35,11 @@ const PAGES: PageSpec[] = [
   { name: "dashboard", path: "/dashboard", signedIn: true, expect: "Good Day" },
   { name: "locations", path: "/location/list", signedIn: true, expect: "Bench Clinic" },
   { name: "insurers", path: "/insurance/list", signedIn: true, expect: "Bench Insurer" },
+  { name: "clients", path: "/patients/list", signedIn: true, expect: "BN-" },
+  { name: "clients-search", path: "/patients/list?search=Garcia", signedIn: true, expect: "Garcia" },
+  { name: "clients-filter", path: "/patients/list?status=active&location_id=1005", signedIn: true, expect: "Bench Clinic 06" },
+  { name: "client-profile", path: "/patients/profile/1500", signedIn: true, expect: "BN-100500" },
+  { name: "employees", path: "/doctors/list", signedIn: true, expect: "bench-employee" },
 ];
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

@@ -4,7 +4,10 @@ import { authApi } from "./auth";
 import { dashboardApi } from "./dashboard";
 import { jsonError, type AppEnv } from "./env";
 import { insurancesV1, insurancesV2 } from "./insurances";
+import { clientsApi } from "./clients";
+import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
+import { rateRecordsV2 } from "./rate-records";
 import { rolesV1, rolesV2 } from "./roles";
 
 /**
@@ -40,14 +43,10 @@ export const api = new Hono<AppEnv>()
   .route("/insurance", insurancesV1)
   .route("/location", locationsV1)
   .route("/v2/roles", rolesV2)
-  .route("/roles", rolesV1);
-
-// Clients, PA services and parents (one mount; see ./clients.ts).
-import { clientsApi } from "./clients";
-api.route("/", clientsApi);
-
-// Employees ("doctors") and user administration (one mount; see ./employees.ts).
-import { employeesApi } from "./employees";
-api.route("/", employeesApi);
+  .route("/roles", rolesV1)
+  .route("/v2/rate-records", rateRecordsV2)
+  // Clients, PA services and parents (see ./clients.ts); employees and user administration (./employees.ts).
+  .route("/", clientsApi)
+  .route("/", employeesApi);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));
