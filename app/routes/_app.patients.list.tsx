@@ -9,7 +9,7 @@ import { can } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { insuranceOptions } from "~/models/insurances.server";
 import { locationOptions } from "~/models/locations.server";
-import { listPatients, staffByLocation } from "~/models/patients.server";
+import { listPatients, staffOptions } from "~/models/patients.server";
 import { modelContextFor } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
@@ -35,9 +35,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     queryError = result.message;
     result = await listPatients(ctx, query, {});
   }
-  const locs = await locationOptions(ctx);
-  const [insurers, staff] = await Promise.all([insuranceOptions(ctx), staffByLocation(ctx, locs.map((l) => l.id))]);
-  const staffList = [...new Map(Object.values(staff).flat().map((s) => [s.id, s])).values()].sort((a, b) => a.name.localeCompare(b.name));
+  // Staff to filter by come from the chosen location only: a practice has thousands of employees.
+  const [locs, insurers] = await Promise.all([locationOptions(ctx), insuranceOptions(ctx)]);
+  const chosen = Number(params.location_id);
+  const staffList = locs.some((l) => l.id === chosen) ? await staffOptions(ctx, chosen) : [];
   return {
     page: result.ok ? result.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 },
     locations: locs,
@@ -102,10 +103,10 @@ export default function PatientList() {
           Assigned staff
         </label>
         <select id="f-staff_id" name="staff_id" defaultValue={params.get("staff_id") ?? ""}>
-          <option value="">Any staff</option>
+          <option value="">{staff.length ? "Any staff" : "Any staff (choose a location to pick one)"}</option>
           {staff.map((s) => (
             <option key={s.id} value={s.id}>
-              {s.name}
+              {s.name} {s.surname}
             </option>
           ))}
         </select>
