@@ -1,14 +1,11 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
-import * as v from "valibot";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination, SearchForm } from "~/components/ui/list";
 import { EMPLOYEE_STATUSES } from "~/domain/employees";
-import { ListQuery } from "~/domain/paging";
-import { parseWith } from "~/domain/validation";
 import { listEmployees } from "~/models/employees.server";
 import { locationOptions } from "~/models/locations.server";
-import { modelContextFor } from "~/services/forms.server";
+import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Employees · Baseline" }];
@@ -17,13 +14,10 @@ export const handle = { guard: "manage_employees" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_employees");
-  const params = Object.fromEntries(new URL(request.url).searchParams);
-  const parsed = parseWith(ListQuery, params);
-  // A hand-edited query that does not parse falls back to the first page of everything, with a note.
-  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  const { query, queryError, params } = listQueryFrom(request);
   const ctx = modelContextFor(context, actor);
   const [page, locations] = await Promise.all([listEmployees(ctx, query, { location_id: params.location_id, status: params.status }), locationOptions(ctx)]);
-  return { page, locations, queryError: parsed.ok ? null : Object.values(parsed.errors)[0]! };
+  return { page, locations, queryError };
 }
 
 export default function EmployeeList() {

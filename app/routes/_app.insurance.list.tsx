@@ -1,12 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
-import * as v from "valibot";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination, SearchForm } from "~/components/ui/list";
-import { ListQuery } from "~/domain/paging";
-import { parseWith } from "~/domain/validation";
 import { listInsurances } from "~/models/insurances.server";
-import { modelContextFor } from "~/services/forms.server";
+import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Insurance · Baseline" }];
@@ -14,11 +11,9 @@ export const handle = { guard: "manage_insurances" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_insurances");
-  const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
-  // A hand-edited query that does not parse falls back to the first page of everything, with a note.
-  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  const { query, queryError } = listQueryFrom(request);
   const page = await listInsurances(modelContextFor(context, actor), query);
-  return { page, queryError: parsed.ok ? null : Object.values(parsed.errors)[0]! };
+  return { page, queryError };
 }
 
 export default function InsuranceList() {

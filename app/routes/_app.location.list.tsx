@@ -1,14 +1,11 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
-import * as v from "valibot";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination, SearchForm } from "~/components/ui/list";
 import { posLabel } from "~/domain/locations";
-import { ListQuery } from "~/domain/paging";
 import { can } from "~/domain/permissions";
-import { parseWith } from "~/domain/validation";
 import { listLocations } from "~/models/locations.server";
-import { modelContextFor } from "~/services/forms.server";
+import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Locations · Baseline" }];
@@ -16,14 +13,12 @@ export const handle = { guard: "manage_locations_access" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_locations_access");
-  const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
-  // A hand-edited query that does not parse falls back to the first page of everything, with a note.
-  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  const { query, queryError } = listQueryFrom(request);
   const page = await listLocations(modelContextFor(context, actor), query);
   return {
     page,
     canManage: can(actor, "manage_locations"),
-    queryError: parsed.ok ? null : Object.values(parsed.errors)[0]!,
+    queryError,
   };
 }
 

@@ -1,16 +1,13 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
-import * as v from "valibot";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination, SearchForm } from "~/components/ui/list";
-import { ListQuery } from "~/domain/paging";
 import { PATIENT_STATUSES } from "~/domain/patients";
 import { can } from "~/domain/permissions";
-import { parseWith } from "~/domain/validation";
 import { insuranceOptions } from "~/models/insurances.server";
 import { locationOptions } from "~/models/locations.server";
 import { listPatients, staffOptions } from "~/models/patients.server";
-import { modelContextFor } from "~/services/forms.server";
+import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Clients · Baseline" }];
@@ -25,14 +22,12 @@ const FILTERS = ["status", "location_id", "insurer_id", "staff_id"] as const;
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_clients");
   const ctx = modelContextFor(context, actor);
-  const params = Object.fromEntries(new URL(request.url).searchParams);
-  const parsed = parseWith(ListQuery, Object.fromEntries(Object.entries(params).filter(([k]) => !(FILTERS as readonly string[]).includes(k))));
-  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  const { query, queryError, params } = listQueryFrom(request, FILTERS);
   let result = await listPatients(ctx, query, params);
-  let queryError = parsed.ok ? null : Object.values(parsed.errors)[0]!;
+  let error = queryError;
   if (!result.ok) {
     // A hand-edited filter that does not parse falls back to everything, with a note.
-    queryError = result.message;
+    error = result.message;
     result = await listPatients(ctx, query, {});
   }
   // Staff to filter by come from the chosen location only: a practice has thousands of employees.
@@ -45,7 +40,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     insurers,
     staff: staffList,
     canManage: can(actor, "manage_clients"),
-    queryError,
+    queryError: error,
   };
 }
 

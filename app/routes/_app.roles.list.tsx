@@ -1,12 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
-import * as v from "valibot";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination, SearchForm } from "~/components/ui/list";
-import { ListQuery } from "~/domain/paging";
-import { parseWith } from "~/domain/validation";
 import { listRolesPage } from "~/models/roles.server";
-import { modelContextFor } from "~/services/forms.server";
+import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Roles · Baseline" }];
@@ -14,12 +11,10 @@ export const handle = { guard: "manage_roles" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_roles");
-  const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
-  // A hand-edited query that does not parse falls back to the first page of everything, with a note.
-  const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+  const { query, queryError } = listQueryFrom(request);
   return {
     page: await listRolesPage(modelContextFor(context, actor), query),
-    queryError: parsed.ok ? null : Object.values(parsed.errors)[0]!,
+    queryError,
   };
 }
 

@@ -1,3 +1,6 @@
+import * as v from "valibot";
+import { ListQuery } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
 import type { AppLoadContext } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
 import type { Actor } from "~/domain/permissions";
@@ -46,4 +49,14 @@ export function formResult<T>(result: ModelResult<T>, values: Record<string, str
     current: result.status === 409 ? result.current : undefined,
   };
   return data(answer, { status: result.status });
+}
+
+/**
+ * A list screen's query from its URL (filters named in `filters` are left to the screen). A hand-edited
+ * query that does not parse falls back to the first page of everything, with a note to show.
+ */
+export function listQueryFrom(request: Request, filters: readonly string[] = []): { query: ListQuery; queryError: string | null; params: Record<string, string> } {
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const parsed = parseWith(ListQuery, Object.fromEntries(Object.entries(params).filter(([k]) => !filters.includes(k))));
+  return parsed.ok ? { query: parsed.data, queryError: null, params } : { query: v.parse(ListQuery, {}), queryError: Object.values(parsed.errors)[0]!, params };
 }
