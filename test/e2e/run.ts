@@ -312,5 +312,44 @@ for (const javaScript of [false, true]) {
       await pretendOld();
       assert.equal(await alert.count(), 0, "a dismissed version stays dismissed");
     });
+
+    flow("9. an RBT cannot open employees", async () => {
+      await signIn(page, "rbt@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      const res = await goto(page, "/doctors/list");
+      assert.equal(res?.status(), 403);
+      await shown(page.getByRole("alertdialog", { name: "Access Denied" }));
+    });
+
+    flow("10. an insurer's unit price is looked up by CPT and provider type", async () => {
+      await signIn(page, "admin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/insurance/view/1");
+      const lookUp = async (cpt: string, provider: string) => {
+        await page.getByLabel("CPT", { exact: true }).fill(cpt);
+        await page.getByLabel("Provider", { exact: true }).selectOption(provider);
+        await page.getByRole("button", { name: "Look up price" }).click();
+        await page.waitForURL((url) => url.searchParams.get("cpt") === cpt && url.searchParams.get("provider") === provider);
+        await ready(page);
+        return page.getByTestId("price-lookup").innerText();
+      };
+      assert.match(await lookUp("97153", "rbt"), /\$16\.25/);
+      assert.match(await lookUp("97155", "bcba"), /\$29\.75/);
+      assert.match(await lookUp("97155", "rbt"), /No price for that CPT and provider\./);
+    });
+
+    flow("11. a parent sees only their own children", async () => {
+      await goto(page, "/login");
+      await page.getByLabel("Email", { exact: true }).fill("parent@demo.test");
+      await page.getByLabel("Password", { exact: true }).fill(DEMO_PASSWORD);
+      await page.getByLabel("Sign in as a parent or guardian").check();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.waitForURL(onPath("/dashboard"));
+      await shown(page.getByRole("heading", { name: "Your children" }));
+      const children = await page.locator("section.card li").allInnerTexts();
+      assert.deepEqual(children.map((c) => c.trim()).sort(), ["Liam Garcia", "Olivia Garcia"]);
+      const res = await goto(page, "/patients/list");
+      assert.equal(res?.status(), 403);
+    });
   });
 }
