@@ -72,8 +72,9 @@ export async function listPaServices(ctx: ModelContext, query: ListQuery, raw: R
 }
 
 /** Every PA service of one client (the profile table); null when the client is out of scope. */
-export async function listPaServicesOfPatient(ctx: ModelContext, patientId: number): Promise<PaServiceJson[] | null> {
-  if (!(await findPatient(ctx, patientId))) return null;
+export async function listPaServicesOfPatient(ctx: ModelContext, patientId: number, patientKnown = false): Promise<PaServiceJson[] | null> {
+  // The query itself is scoped; the check only tells "no such client" (null) from "no PA services" ([]).
+  if (!patientKnown && !(await findPatient(ctx, patientId))) return null;
   const rows = await select(ctx)
     .where(and(live, eq(paServices.patientId, patientId), patientScope(ctx)))
     .orderBy(asc(paServices.endDate), asc(paServices.id));

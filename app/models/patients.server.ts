@@ -343,3 +343,24 @@ export async function patientFormOptions(ctx: ModelContext, locationId: number |
     staff: shown.map((l) => ({ label: l.title, options: byLocation[l.id] ?? [] })),
   };
 }
+
+/**
+ * What the client profile shows besides the record: the names behind its ids (location, parent, assigned
+ * staff) and the insurers for the PA form — one batch, one round trip. The shape matches
+ * patientFormOptions so the screen reads either.
+ */
+export async function patientProfileNames(ctx: ModelContext, patient: PatientJson) {
+  const staffIds = STAFF_FIELDS.map(([name]) => (patient as unknown as Record<string, number | null>)[name]).filter((x): x is number => typeof x === "number");
+  const [locs, parentRows, insurerRows, staffRows] = await ctx.db.batch([
+    ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(eq(locations.id, patient.location_id)),
+    ctx.db.select({ id: parents.id, name: parents.name, surname: parents.surname, email: parents.email }).from(parents).where(eq(parents.id, patient.parent_id ?? 0)),
+    ctx.db.select({ id: insurances.id, name: insurances.name }).from(insurances).where(isNull(insurances.deletedAt)).orderBy(asc(insurances.name)),
+    ctx.db.select({ id: users.id, name: users.name, surname: users.surname }).from(users).where(inArray(users.id, staffIds.length ? staffIds : [0])),
+  ]);
+  return {
+    locations: locs,
+    parents: parentRows.map((p) => ({ id: p.id, name: `${`${p.name} ${p.surname}`.trim()} (${p.email})` })),
+    insurers: insurerRows,
+    staff: [{ label: locs[0]?.title ?? "", options: staffRows.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })) }],
+  };
+}

@@ -8,7 +8,7 @@ import { posLabel } from "~/domain/locations";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
 import { can } from "~/domain/permissions";
 import { createPaService, deletePaService, listPaServicesOfPatient, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
-import { findPatient, getPatient, patientFormOptions } from "~/models/patients.server";
+import { findPatient, getPatient, patientProfileNames } from "~/models/patients.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -20,7 +20,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   const patient = await getPatient(ctx, requireId(params.id, "Patient"));
   if (!patient) throw notFound("Patient not found.");
-  const [paServices, options] = await Promise.all([listPaServicesOfPatient(ctx, patient.id), patientFormOptions(ctx, patient.location_id)]);
+  const [paServices, options] = await Promise.all([listPaServicesOfPatient(ctx, patient.id, true), patientProfileNames(ctx, patient)]);
   return {
     patient,
     paServices: paServices ?? [],
