@@ -175,11 +175,129 @@ export const bips = sqliteTable(
     typeOfAssessment: integer("type_of_assessment").notNull().default(1),
     /** Needs attention (the BIP attention list). */
     attention: integer("attention", { mode: "boolean" }).notNull().default(false),
+    /**
+     * The plan document (clinical §3): narrative text fields and list sections (evaluation settings,
+     * documents reviewed, schedules, interventions, medications, strategies, de-escalation, consent
+     * signatures, crisis plan, recommendations, setting events, fading phases) as one JSON object.
+     * Shape and defaults: app/domain/bip-document.ts.
+     */
+    document: text("document").notNull().default("{}"),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
     ...timestamps,
   },
   (t) => [index("bips_location_created_idx").on(t.locationId, t.createdAt), index("bips_patient_idx").on(t.patientId)],
+);
+
+/**
+ * Goals of a BIP (clinical §3 plan): maladaptive, replacement and the training categories.
+ * patient_id is copied from the BIP so scope checks and the chart join need no extra hop.
+ */
+export const plans = sqliteTable(
+  "plans",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    bipId: integer("bip_id").notNull().references(() => bips.id),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    name: text("name").notNull(),
+    description: text("description"),
+    category: text("category").notNull(),
+    status: text("status").notNull().default("active"),
+    currentProgress: text("current_progress"),
+    baselineLevel: real("baseline_level"),
+    baselineDate: text("baseline_date"),
+    baselineTimeframe: text("baseline_timeframe"),
+    initialIntensity: text("initial_intensity"),
+    currentIntensity: text("current_intensity"),
+    intensityKey: text("intensity_key"),
+    timeframe: text("timeframe"),
+    unitType: text("unit_type"),
+    /** 1-based order within the BIP and category (lists are re-indexed in order, clinical §4). */
+    position: integer("position").notNull().default(1),
+    version: integer("version").notNull().default(1),
+    deletedAt: text("deleted_at"),
+    ...timestamps,
+  },
+  (t) => [index("plans_bip_category_idx").on(t.bipId, t.category, t.position), index("plans_patient_idx").on(t.patientId)],
+);
+
+/** Short- and long-term objectives of a plan (clinical §3 objective). The LTO always sorts last. */
+export const objectives = sqliteTable(
+  "objectives",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    planId: integer("plan_id").notNull().references(() => plans.id),
+    type: text("type").notNull().default("STO"),
+    status: text("status").notNull().default("not started"),
+    name: text("name"),
+    description: text("description"),
+    target: real("target"),
+    startPoint: real("start_point"),
+    initialDate: text("initial_date"),
+    endDate: text("end_date"),
+    weeksToComplete: integer("weeks_to_complete"),
+    comparisonOperator: text("comparison_operator"),
+    /** 1-based index/order within the plan. */
+    position: integer("position").notNull().default(1),
+    version: integer("version").notNull().default(1),
+    deletedAt: text("deleted_at"),
+    ...timestamps,
+  },
+  (t) => [index("objectives_plan_idx").on(t.planId, t.position)],
+);
+
+/** One value per plan and week; week_end is the Saturday, week_start six days earlier (clinical §3, §9). */
+export const weeklyReports = sqliteTable(
+  "weekly_reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    planId: integer("plan_id").notNull().references(() => plans.id),
+    weekStart: text("week_start").notNull(),
+    weekEnd: text("week_end").notNull(),
+    value: real("value").notNull(),
+    totalUnits: real("total_units"),
+    version: integer("version").notNull().default(1),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex("weekly_reports_plan_week_unique").on(t.planId, t.weekEnd)],
+);
+
+/** Chart comments (clinical §3): a date and at most 50 characters, drawn as markers on the chart. */
+export const chartComments = sqliteTable(
+  "chart_comments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    planId: integer("plan_id").notNull().references(() => plans.id),
+    commentDate: text("comment_date").notNull(),
+    comment: text("comment").notNull(),
+    version: integer("version").notNull().default(1),
+    ...timestamps,
+  },
+  (t) => [index("chart_comments_plan_date_idx").on(t.planId, t.commentDate)],
+);
+
+/**
+ * Intake assessment (clinical §3; platform medical/initial-assessment). Header fields are columns;
+ * the sub-records (household, medical necessity, histories, programs, …) are one JSON document whose
+ * shape lives in app/domain/intake.ts.
+ */
+export const intakeAssessments = sqliteTable(
+  "intake_assessments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    bipId: integer("bip_id").references(() => bips.id),
+    personResponding: text("person_responding"),
+    observationDate: text("observation_date"),
+    currentInsurance: text("current_insurance"),
+    additionalInsurance: text("additional_insurance"),
+    impairsOtherServicesWithoutRbt: integer("impairs_other_services_without_rbt", { mode: "boolean" }).notNull().default(false),
+    document: text("document").notNull().default("{}"),
+    version: integer("version").notNull().default(1),
+    deletedAt: text("deleted_at"),
+    ...timestamps,
+  },
+  (t) => [index("intake_assessments_patient_idx").on(t.patientId)],
 );
 
 /** Session notes (RBT and BCBA). Minimal here; the notes issue completes them. */

@@ -146,6 +146,8 @@ for (const javaScript of [false, true]) {
 
     /** Runs a flow; a failure names the page it was on, and an uncaught error or console.error in the page fails the flow. */
     function flow(name: string, body: () => Promise<void>) {
+      // E2E_ONLY=<regex> runs only the flows whose name matches (for working on one flow).
+      if (process.env.E2E_ONLY && !new RegExp(process.env.E2E_ONLY).test(name)) return;
       it(name, { timeout: TEST_TIMEOUT_MS }, async () => {
         if (setupError) throw setupError;
         try {

@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { d1Database, type Db } from "~/db/client.server";
-import { locations, parents, patients, roles, userLocations, userRoles, users } from "~/db/schema";
+import { bips, chartComments, locations, objectives, parents, patients, plans, roles, userLocations, userRoles, users, weeklyReports } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
 import { hashPassword } from "~/services/passwords.server";
 
@@ -68,6 +68,38 @@ export async function createPatient(over: Partial<typeof patients.$inferInsert> 
     .insert(patients)
     .values({ patientIdentifier: `P-${next()}`, firstName: "Casey", lastName: `Client${next()}`, ...over })
     .returning();
+  return row!;
+}
+
+/** A BIP for a client (the document starts empty: defaults fill it when shown). */
+export async function createBip(patient: { id: number; locationId: number }, over: Partial<typeof bips.$inferInsert> = {}) {
+  const [row] = await db().insert(bips).values({ patientId: patient.id, locationId: patient.locationId, ...over }).returning();
+  return row!;
+}
+
+/** A plan (goal) of a BIP; maladaptive by default with the §5 maladaptive defaults. */
+export async function createPlan(bip: { id: number; patientId: number }, over: Partial<typeof plans.$inferInsert> = {}) {
+  const [row] = await db()
+    .insert(plans)
+    .values({ bipId: bip.id, patientId: bip.patientId, name: `Behavior ${next()}`, category: "maladaptive", timeframe: "per_week", baselineTimeframe: "per_hour", unitType: "occurrences", ...over })
+    .returning();
+  return row!;
+}
+
+export async function createObjective(plan: { id: number }, over: Partial<typeof objectives.$inferInsert> = {}) {
+  const [row] = await db().insert(objectives).values({ planId: plan.id, ...over }).returning();
+  return row!;
+}
+
+export async function createWeeklyReport(plan: { id: number }, weekEnd: string, value: number, totalUnits: number | null = null) {
+  const d = new Date(`${weekEnd}T00:00:00Z`);
+  const weekStart = new Date(d.getTime() - 6 * 86_400_000).toISOString().slice(0, 10);
+  const [row] = await db().insert(weeklyReports).values({ planId: plan.id, weekStart, weekEnd, value, totalUnits }).returning();
+  return row!;
+}
+
+export async function createChartComment(plan: { id: number }, commentDate: string, comment: string) {
+  const [row] = await db().insert(chartComments).values({ planId: plan.id, commentDate, comment }).returning();
   return row!;
 }
 
