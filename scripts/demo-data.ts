@@ -6,6 +6,7 @@ import { PERMISSIONS, type Permission } from "../app/domain/permissions";
 import { sha256Hex } from "../app/services/crypto.server";
 import { hashPassword } from "../app/services/passwords.server";
 import { normalizeBackupCode } from "../app/models/auth.server";
+import { seedBipGoals } from "./demo-bips";
 
 /**
  * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
@@ -230,6 +231,8 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
     }
   }
   await upsert(db, notes, noteRows);
+
+  await seedBipGoals(db, now);
 
   await upsert(db, tickets, [
     { id: 1, userId: 8, subject: "Cannot see Friday session", status: "open", readByStaff: false, unreadResponses: 2 },
