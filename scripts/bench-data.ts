@@ -6,7 +6,8 @@ import { hashPassword } from "../app/services/passwords.server";
 
 /**
  * Fills a local D1 database with a practice at scale: 40 locations, 2,000 employees, 20,000 clients,
- * 10,000 parents, 20 insurers with CPT services and two PA services per client, on top of the demo data
+ * 10,000 parents, 20 insurers with CPT services, two PA services per client and a BIP with two goals and
+ * about 500,000 weekly reports in all, on top of the demo data
  * (so the demo sign-ins still work). Deterministic and idempotent (fixed ids, INSERT OR REPLACE).
  * Usage: npm run bench:data [-- --persist-to DIR | --url file:x.db] [--clients N]
  */
@@ -92,5 +93,53 @@ for (let i = 0; i < CLIENTS; i++) {
   }
 }
 await inChunks(patients);
+
+// Behavior plans: one BIP per client with a maladaptive and a replacement goal, three objectives each,
+// and weekly data — three years for the first 100 clients (the chart budget), twelve weeks for the rest:
+// about 500,000 weekly reports in all. Multi-row inserts keep this to a few thousand statements.
+const HEAVY_CLIENTS = 100;
+const lastSaturday = Date.UTC(2026, 9, 31); // a Saturday
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const bipRows: InStatement[] = [];
+const valueRows: (string | number | null)[][] = [];
+let reports = 0;
+for (let i = 0; i < CLIENTS; i++) {
+  const bipId = BASE + i;
+  bipRows.push({ sql: "insert or replace into bips (id, patient_id, location_id, doctor_id, type_of_assessment) values (?, ?, ?, ?, 1)", args: [bipId, BASE + i, loc(i % LOCATIONS), BASE + (i % EMPLOYEES)] });
+  const weeks = i < HEAVY_CLIENTS ? 157 : 12;
+  for (let k = 0; k < 2; k++) {
+    const planId = BASE + i * 2 + k;
+    const maladaptive = k === 0;
+    const baselineMs = lastSaturday - (weeks - 2) * 7 * 86_400_000;
+    bipRows.push({
+      sql: `insert or replace into plans (id, bip_id, patient_id, name, category, status, baseline_level, baseline_date, baseline_timeframe, timeframe, unit_type, position)
+            values (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, 1)`,
+      args: [planId, bipId, BASE + i, maladaptive ? "Physical aggression" : "Functional communication", maladaptive ? "maladaptive" : "replacement", maladaptive ? 20 : 10, isoDay(baselineMs), maladaptive ? "per_hour" : null, maladaptive ? "per_week" : null, maladaptive ? "occurrences" : null],
+    });
+    for (let j = 0; j < 3; j++) {
+      bipRows.push({
+        sql: "insert or replace into objectives (id, plan_id, type, status, name, target, start_point, initial_date, end_date, position) values (?, ?, ?, 'in progress', ?, ?, ?, ?, ?, ?)",
+        args: [planId * 3 + j, planId, j === 2 ? "LTO" : "STO", `Objective ${j + 1}`, maladaptive ? 15 - j * 6 : 40 + j * 25, maladaptive ? 20 : 10, isoDay(baselineMs), isoDay(baselineMs + (j + 1) * 120 * 86_400_000), j + 1],
+      });
+    }
+    for (let w = 0; w < weeks; w++) {
+      const end = lastSaturday - (weeks - 1 - w) * 7 * 86_400_000;
+      const v = maladaptive ? Math.max(0, Math.round(20 - (12 * w) / weeks + rand() * 6 - 3)) : Math.min(100, Math.round(10 + (70 * w) / weeks + rand() * 10));
+      valueRows.push([planId, isoDay(end - 6 * 86_400_000), isoDay(end), v, rand() < 0.2 ? null : 80]);
+      reports++;
+    }
+  }
+}
+await inChunks(bipRows);
+const PER_INSERT = 200;
+const reportStatements: InStatement[] = [];
+for (let i = 0; i < valueRows.length; i += PER_INSERT) {
+  const chunk = valueRows.slice(i, i + PER_INSERT);
+  reportStatements.push({
+    sql: `insert or replace into weekly_reports (plan_id, week_start, week_end, value, total_units) values ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+    args: chunk.flat(),
+  });
+}
+await inChunks(reportStatements, 200);
 client.close();
-console.log(`Bench data: ${LOCATIONS} locations, ${EMPLOYEES} employees, ${CLIENTS} clients, ${PARENTS} parents, ${CLIENTS * 2} PA services into ${url} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+console.log(`Bench data: ${LOCATIONS} locations, ${EMPLOYEES} employees, ${CLIENTS} clients, ${PARENTS} parents, ${CLIENTS * 2} PA services, ${CLIENTS} BIPs, ${CLIENTS * 2} goals, ${reports} weekly reports into ${url} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
