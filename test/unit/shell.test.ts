@@ -11,8 +11,8 @@ const summary = (responses: number, tickets = 0) => ({ unread_tickets_count: tic
 
 describe("sidebar", () => {
   it.each([
-    ["ADMIN sees every item", actor(["ADMIN"]), ["Home", "Employees", "Clients", "Parents", "Notes", "Calendar", "Insurance", "Location", "Reports", "Tickets", "Roles"]],
-    ["an RBT with view_notes and view_clients sees Home, Clients, Notes, Calendar", actor(["RBT"], ["view_notes", "view_clients", "view_bips"]), ["Home", "Clients", "Notes", "Calendar"]],
+    ["ADMIN sees every item", actor(["ADMIN"]), ["Home", "Employees", "Clients", "Parents", "Behavior plans", "Notes", "Calendar", "Insurance", "Location", "Reports", "Tickets", "Roles"]],
+    ["an RBT with view_notes, view_clients and view_bips sees Home, Clients, Behavior plans, Notes, Calendar", actor(["RBT"], ["view_notes", "view_clients", "view_bips"]), ["Home", "Clients", "Behavior plans", "Notes", "Calendar"]],
     ["view_notes alone does not show Clients (its screens need view_clients)", actor(["RBT"], ["view_notes"]), ["Home", "Notes", "Calendar"]],
     ["no permissions: only Home", actor(["BCBA"]), ["Home"]],
     ["manage_roles shows Roles", actor(["MANAGER"], ["manage_roles"]), ["Home", "Roles"]],
