@@ -1,0 +1,196 @@
+import { and, count, desc, eq, isNull, like, or, sql } from "drizzle-orm";
+import * as v from "valibot";
+import { bips, intakeAssessments, patients } from "~/db/schema";
+import { documentOf, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import { auditRead, withAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import { findBipInScope } from "./bip-scope.server";
+import type { ModelContext } from "./context";
+import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Intake assessments (clinical §3; platform medical/initial-assessment). Scoped through the client: an
+ * intake is visible exactly when its client is (another location answers 404). The header is in columns,
+ * the sub-records in one JSON document (shape: app/domain/intake.ts). Reads of one intake and every
+ * change are audited (entity "intake_assessment", with the client).
+ */
+export const INTAKE_ASSESSMENTS = "intake_assessments";
+const ENTITY = "intake_assessment";
+
+type Joined = { ia: typeof intakeAssessments.$inferSelect; firstName: string; lastName: string; patientIdentifier: string };
+
+export function intakeJson(r: Joined) {
+  const { ia } = r;
+  return {
+    id: ia.id,
+    assessment_id: ia.id,
+    patient_id: ia.patientId,
+    patient_name: `${r.firstName} ${r.lastName}`.trim(),
+    patient_identifier: r.patientIdentifier,
+    bip_id: ia.bipId,
+    person_responding: ia.personResponding,
+    observation_date: ia.observationDate,
+    current_insurance: ia.currentInsurance,
+    additional_insurance: ia.additionalInsurance,
+    impairs_other_services_without_rbt: ia.impairsOtherServicesWithoutRbt,
+    ...readDocument(ia.document),
+    version: ia.version,
+    created_at: ia.createdAt,
+    updated_at: ia.updatedAt,
+  };
+}
+export type IntakeJson = ReturnType<typeof intakeJson>;
+
+function select(ctx: ModelContext) {
+  return ctx.db
+    .select({ ia: intakeAssessments, firstName: patients.firstName, lastName: patients.lastName, patientIdentifier: patients.patientIdentifier })
+    .from(intakeAssessments)
+    .innerJoin(patients, eq(patients.id, intakeAssessments.patientId));
+}
+
+const live = isNull(intakeAssessments.deletedAt);
+const IntakeFilters = v.object({
+  patient_id: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/), v.transform(Number))], "patient_id must be a record id."), ""),
+});
+
+/** Intakes of the actor's clients, newest observation first; search by client name or identifier. */
+export async function listIntakeAssessments(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<IntakeJson>>> {
+  const parsed = parseWith(IntakeFilters, { patient_id: raw.patient_id ?? "" });
+  if (!parsed.ok) return invalid(parsed.errors);
+  const s = query.search;
+  const where = and(
+    live,
+    patientScope(ctx),
+    parsed.data.patient_id !== "" ? eq(intakeAssessments.patientId, parsed.data.patient_id) : undefined,
+    s
+      ? or(
+          like(patients.firstName, `%${s}%`),
+          like(patients.lastName, `%${s}%`),
+          like(sql`${patients.firstName} || ' ' || ${patients.lastName}`, `%${s}%`),
+          like(patients.patientIdentifier, `%${s}%`),
+        )
+      : undefined,
+    query.date_from ? sql`${intakeAssessments.observationDate} >= ${query.date_from}` : undefined,
+    query.date_to ? sql`${intakeAssessments.observationDate} <= ${query.date_to}` : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    select(ctx).where(where).orderBy(desc(intakeAssessments.observationDate), desc(intakeAssessments.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(intakeAssessments).innerJoin(patients, eq(patients.id, intakeAssessments.patientId)).where(where),
+  ]);
+  return ok(paged(rows.map(intakeJson), total?.n ?? 0, query));
+}
+
+/** One intake in scope, not audited (for checks before a change). */
+export async function findIntakeAssessment(ctx: ModelContext, id: number): Promise<IntakeJson | null> {
+  const [row] = await select(ctx).where(and(eq(intakeAssessments.id, id), live, patientScope(ctx)));
+  return row ? intakeJson(row) : null;
+}
+
+/** One intake in scope; the read is audited (view screen, API show). */
+export async function getIntakeAssessment(ctx: ModelContext, id: number): Promise<IntakeJson | null> {
+  const found = await findIntakeAssessment(ctx, id);
+  if (found) await auditRead(ctx.db, who(ctx), { entity: ENTITY, entityId: found.id, patientId: found.patient_id });
+  return found;
+}
+
+/** The client's BIPs, for the form's BIP select (the client is already known to be in scope). */
+export async function intakeBipOptions(ctx: ModelContext, patientId: number) {
+  const rows = await ctx.db
+    .select({ id: bips.id, createdAt: bips.createdAt })
+    .from(bips)
+    .where(and(eq(bips.patientId, patientId), isNull(bips.deletedAt)))
+    .orderBy(desc(bips.createdAt), desc(bips.id));
+  return rows.map((b) => ({ id: b.id, label: `BIP #${b.id} (${b.createdAt.slice(0, 10)})` }));
+}
+
+/** bip_id, when given, must be a BIP of the same client that the actor can see. */
+async function checkBip(ctx: ModelContext, bipId: number | null, patientId: number): Promise<Record<string, string>> {
+  if (bipId === null) return {};
+  const bip = await findBipInScope(ctx, bipId);
+  return bip && bip.patientId === patientId ? {} : { bip_id: "Choose a behavior intervention plan of this client." };
+}
+
+function columns(input: IntakeInput) {
+  return {
+    bipId: input.bip_id,
+    personResponding: input.person_responding,
+    observationDate: input.observation_date,
+    currentInsurance: input.current_insurance,
+    additionalInsurance: input.additional_insurance,
+    impairsOtherServicesWithoutRbt: input.impairs_other_services_without_rbt,
+    document: JSON.stringify(documentOf(input)),
+  };
+}
+
+const PatientRef = v.object({
+  patient_id: v.pipe(v.union([v.string(), v.number()], "Client is required."), v.transform(Number), v.number(), v.integer("Client is required."), v.minValue(1, "Client is required.")),
+});
+
+/** Creates an intake for a client in scope (a client of another location: 404, like a missing one). */
+export async function createIntakeAssessment(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<IntakeJson>> {
+  const input = nestFormFields(raw);
+  const ref = parseWith(PatientRef, { patient_id: input.patient_id ?? "" });
+  if (!ref.ok) return invalid(ref.errors);
+  const patient = await findPatient(ctx, ref.data.patient_id);
+  if (!patient) return notFound("Patient");
+  const parsed = parseIntake(input);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const errors = await checkBip(ctx, parsed.data.bip_id, patient.id);
+  if (Object.keys(errors).length) return invalid(errors);
+  for (let attempt = 0; ; attempt++) {
+    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${intakeAssessments.id}), 0) + 1` }).from(intakeAssessments);
+    const newId = Number(max?.n ?? 1);
+    try {
+      await withAudit(ctx.db, who(ctx), { action: "create", entity: ENTITY, entityId: newId, patientId: patient.id }, () => [
+        ctx.db.insert(intakeAssessments).values({ id: newId, patientId: patient.id, ...columns(parsed.data) }),
+        bumpListVersion(ctx.db, INTAKE_ASSESSMENTS),
+      ]);
+      return ok((await findIntakeAssessment(ctx, newId))!, "Intake assessment created.");
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/** A stored intake as schema input (for a PATCH merge). */
+export function intakeAsInput(x: IntakeJson): Record<string, unknown> {
+  const { id: _id, assessment_id: _a, patient_id: _p, patient_name: _n, patient_identifier: _i, version: _v, created_at: _c, updated_at: _u, ...rest } = x;
+  return rest;
+}
+
+export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<IntakeJson>> {
+  const current = await findIntakeAssessment(ctx, id);
+  if (!current) return notFound("Intake assessment");
+  const input = nestFormFields(raw);
+  const parsed = parseIntake(opts.partial ? { ...intakeAsInput(current), ...input } : input);
+  if (!parsed.ok) return invalid(parsed.errors);
+  // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
+  if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  const errors = await checkBip(ctx, parsed.data.bip_id, current.patient_id);
+  if (Object.keys(errors).length) return invalid(errors);
+  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: ENTITY, entityId: id, patientId: current.patient_id }, () => [
+    ctx.db
+      .update(intakeAssessments)
+      .set({ ...columns(parsed.data), version: sql`${intakeAssessments.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(intakeAssessments.id, id), live, opts.version === null ? undefined : eq(intakeAssessments.version, opts.version)))
+      .returning({ id: intakeAssessments.id }),
+    bumpListVersion(ctx.db, INTAKE_ASSESSMENTS),
+  ])) as [{ id: number }[]];
+  if (!rows[0]) return conflict((await findIntakeAssessment(ctx, id)) ?? current);
+  return ok((await findIntakeAssessment(ctx, id))!, "Intake assessment updated.");
+}
+
+/** Soft delete. */
+export async function deleteIntakeAssessment(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+  const current = await findIntakeAssessment(ctx, id);
+  if (!current) return notFound("Intake assessment");
+  await withAudit(ctx.db, who(ctx), { action: "delete", entity: ENTITY, entityId: id, patientId: current.patient_id }, () => [
+    ctx.db.update(intakeAssessments).set({ deletedAt: ctx.now().toISOString() }).where(eq(intakeAssessments.id, id)),
+    bumpListVersion(ctx.db, INTAKE_ASSESSMENTS),
+  ]);
+  return ok(null, "Intake assessment deleted.");
+}

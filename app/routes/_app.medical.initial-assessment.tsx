@@ -1,0 +1,102 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { FormMessage } from "~/components/ui/field";
+import { Pagination, SearchForm } from "~/components/ui/list";
+import { can } from "~/domain/permissions";
+import { listIntakeAssessments } from "~/models/intake-assessments.server";
+import { listQueryFrom, modelContextFor } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
+
+export const meta: MetaFunction = () => [{ title: "Intake assessments · Baseline" }];
+/** Intake assessments belong to the BIP process: view_bips to see them, manage_bips to change them (decision 011). */
+export const handle = { guard: "view_bips" };
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_bips");
+  const ctx = modelContextFor(context, actor);
+  const { query, queryError, params } = listQueryFrom(request, ["patient_id"]);
+  let result = await listIntakeAssessments(ctx, query, params);
+  let error = queryError;
+  if (!result.ok) {
+    // A hand-edited filter that does not parse falls back to everything, with a note.
+    error = result.message;
+    result = await listIntakeAssessments(ctx, query, {});
+  }
+  return {
+    page: result.ok ? result.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 },
+    canManage: can(actor, "manage_bips"),
+    queryError: error,
+  };
+}
+
+export default function IntakeAssessmentList() {
+  const { page, canManage, queryError } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  const patientFilter = params.get("patient_id");
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Intake assessments</h1>
+        {canManage ? (
+          <Link className="btn btn-primary" to={patientFilter ? `/medical/initial-assessment/create?patient_id=${encodeURIComponent(patientFilter)}` : "/medical/initial-assessment/create"}>
+            New intake assessment
+          </Link>
+        ) : null}
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError} />
+      <SearchForm placeholder="Search by client name or identifier">{patientFilter ? <input type="hidden" name="patient_id" value={patientFilter} /> : null}</SearchForm>
+      {patientFilter ? (
+        <p>
+          Showing one client&apos;s intake assessments. <Link to="/medical/initial-assessment">Show every client</Link>
+        </p>
+      ) : null}
+      {page.data.length === 0 ? (
+        <p>No data to display.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Client</th>
+              <th>Observation date</th>
+              <th>Person responding</th>
+              <th>BIP</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data.map((x) => (
+              <tr key={x.id}>
+                <td>
+                  <Link to={`/medical/initial-assessment?patient_id=${x.patient_id}`} aria-label={`Intake assessments of ${x.patient_name}`}>
+                    {x.patient_name}
+                  </Link>{" "}
+                  <span className="muted">{x.patient_identifier}</span>
+                </td>
+                <td>{x.observation_date ?? "—"}</td>
+                <td>{x.person_responding ?? "—"}</td>
+                <td>{x.bip_id ? `#${x.bip_id}` : "—"}</td>
+                <td className="actions">
+                  <Link to={`/medical/initial-assessment/${x.id}`} aria-label={`View the intake assessment of ${x.patient_name} on ${x.observation_date ?? "no date"}`}>
+                    View
+                  </Link>
+                  {canManage ? (
+                    <>
+                      {" · "}
+                      <Link to={`/medical/initial-assessment/create?patient_id=${x.patient_id}`} aria-label={`New intake assessment for ${x.patient_name}`}>
+                        New for this client
+                      </Link>
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pagination page={page} />
+    </section>
+  );
+}

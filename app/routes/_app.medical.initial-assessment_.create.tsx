@@ -1,0 +1,114 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { IntakeForm } from "~/components/intake/intake-form";
+import { FormMessage } from "~/components/ui/field";
+import { Pagination, SearchForm } from "~/components/ui/list";
+import { applyRowIntent, nestFormFields, rowIntent } from "~/domain/intake";
+import { createIntakeAssessment, intakeBipOptions } from "~/models/intake-assessments.server";
+import { findPatient, listPatients } from "~/models/patients.server";
+import { formResult, formValues, listQueryFrom, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { notFound, requireId, requirePermission } from "~/services/guard.server";
+
+export const meta: MetaFunction = () => [{ title: "New intake assessment · Baseline" }];
+export const handle = { guard: "manage_bips" };
+
+/**
+ * Without ?patient_id= the screen is a client picker (search, pages); with it, the intake form for that
+ * client. A client of another location answers 404.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_bips");
+  const ctx = modelContextFor(context, actor);
+  const raw = new URL(request.url).searchParams.get("patient_id");
+  if (raw) {
+    const patient = await findPatient(ctx, requireId(raw, "Patient"));
+    if (!patient) throw notFound("Patient not found.");
+    return { patient: { id: patient.id, name: patient.full_name, identifier: patient.patient_identifier }, bipOptions: await intakeBipOptions(ctx, patient.id), clients: null, queryError: null };
+  }
+  const { query, queryError } = listQueryFrom(request, ["patient_id"]);
+  const result = await listPatients(ctx, query, {});
+  const page = result.ok ? result.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 };
+  return {
+    patient: null,
+    bipOptions: [],
+    clients: { ...page, data: page.data.map((p) => ({ id: p.id, name: p.full_name, identifier: p.patient_identifier })) },
+    queryError,
+  };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_bips");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  const rows = rowIntent(values.intent);
+  // "Add a row" / "Remove": the same form again with the typed values, one row more or less; nothing saved.
+  if (rows) return data<FormAnswer>({ errors: {}, message: null, values: applyRowIntent(values, rows) as FormAnswer["values"] });
+  if (values.intent !== "save") return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  return formResult(await createIntakeAssessment(ctx, values), values, (x) => `/medical/initial-assessment/${x.id}`);
+}
+
+export default function CreateIntakeAssessment() {
+  const { patient, bipOptions, clients, queryError } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>{`New intake assessment${patient ? ` for ${patient.name}` : ""}`}</h1>
+        <Link to="/medical/initial-assessment">Back to intake assessments</Link>
+      </div>
+      {patient ? (
+        <>
+          <p className="muted">Client identifier: {patient.identifier}</p>
+          <FormMessage error={answer?.message} />
+          <IntakeForm
+            key={JSON.stringify(answer?.values ?? null)}
+            action={`/medical/initial-assessment/create?patient_id=${patient.id}`}
+            draft={answer ? nestFormFields(answer.values) : {}}
+            errors={answer?.errors ?? {}}
+            patientId={patient.id}
+            bipOptions={bipOptions}
+            submitLabel="Save intake assessment"
+            busy={busy}
+          />
+        </>
+      ) : clients ? (
+        <>
+          <p>Choose the client for the intake assessment.</p>
+          <FormMessage error={queryError} />
+          <SearchForm placeholder="Search by client name or identifier" />
+          {clients.data.length === 0 ? (
+            <p>No data to display.</p>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th>Client</th>
+                  <th>Identifier</th>
+                  <th>
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {clients.data.map((c) => (
+                  <tr key={c.id}>
+                    <td>{c.name}</td>
+                    <td>{c.identifier}</td>
+                    <td className="actions">
+                      <Link to={`?patient_id=${c.id}`} aria-label={`Start an intake assessment for ${c.name}`}>
+                        Start intake
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <Pagination page={clients} />
+        </>
+      ) : null}
+    </section>
+  );
+}
