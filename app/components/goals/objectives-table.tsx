@@ -1,0 +1,121 @@
+import { Form, Link } from "@remix-run/react";
+import { COMPARISON_OPERATOR_LABELS, objectiveLabel, type ComparisonOperator } from "~/domain/objectives";
+import type { ObjectiveJson } from "~/models/objectives.server";
+import { ObjectiveFields, text } from "./goal-fields";
+
+/**
+ * A goal's objectives in position order (the LTO last), each with plain forms: edit (a disclosure),
+ * move up/down (STOs only), and delete (a link to the confirm step). Works without JavaScript.
+ */
+export interface ObjectiveAnswer {
+  intent: string;
+  objectiveId: number | null;
+  errors: Record<string, string>;
+  values: Record<string, unknown>;
+  /** After a stale save: what is stored now. */
+  current: ObjectiveJson | null;
+}
+
+function Move({ o, direction, disabled, busy }: { o: ObjectiveJson; direction: "up" | "down"; disabled: boolean; busy: boolean }) {
+  return (
+    <Form method="post" className="inline-form">
+      <input type="hidden" name="intent" value="move-objective" />
+      <input type="hidden" name="objective_id" value={o.id} />
+      <input type="hidden" name="direction" value={direction} />
+      <button className="link-button" type="submit" disabled={busy || disabled} aria-label={`Move ${objectiveLabel(o)} ${direction}`}>
+        {direction === "up" ? "Up" : "Down"}
+      </button>
+    </Form>
+  );
+}
+
+export function ObjectivesTable({ objectives, answer, busy }: { objectives: ObjectiveJson[]; answer: ObjectiveAnswer | null; busy: boolean }) {
+  if (!objectives.length) return <p>No objectives yet.</p>;
+  const stoCount = objectives.filter((o) => o.type !== "LTO").length;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Objective</th>
+          <th>Name</th>
+          <th>Status</th>
+          <th>Start point</th>
+          <th>Target</th>
+          <th>Dates</th>
+          <th>Weeks</th>
+          <th>Comparison</th>
+          <th>
+            <span className="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {objectives.map((o) => {
+          const label = objectiveLabel(o);
+          const mine = answer && answer.intent === "save-objective" && answer.objectiveId === o.id ? answer : null;
+          const shown = mine?.current ?? (mine ? mine.values : o);
+          const version = mine?.current ? mine.current.version : mine?.values.version ? Number(mine.values.version) : o.version;
+          return (
+            <tr key={o.id} data-testid={`objective-${o.id}`}>
+              <th scope="row">{label}</th>
+              <td>{o.name ?? "—"}</td>
+              <td>{o.status}</td>
+              <td>{text(o.start_point) || "—"}</td>
+              <td>{text(o.target) || "—"}</td>
+              <td>{o.initial_date || o.end_date ? `${o.initial_date ?? "…"} – ${o.end_date ?? "…"}` : "—"}</td>
+              <td>{text(o.weeks_to_complete) || "—"}</td>
+              <td>{o.comparison_operator ? COMPARISON_OPERATOR_LABELS[o.comparison_operator as ComparisonOperator] ?? o.comparison_operator : "—"}</td>
+              <td className="actions">
+                {o.type !== "LTO" ? (
+                  <>
+                    <Move o={o} direction="up" disabled={o.position <= 1} busy={busy} /> <Move o={o} direction="down" disabled={o.position >= stoCount} busy={busy} />{" "}
+                  </>
+                ) : null}
+                <details open={!!mine}>
+                  <summary>{`Edit ${label}`}</summary>
+                  {mine ? <p className="alert alert-danger" role="alert">{mine.current ? "Someone else saved a newer version of this objective. Review the current values and save again." : "Check the fields below."}</p> : null}
+                  <Form method="post" noValidate key={JSON.stringify([shown, version])}>
+                    <input type="hidden" name="intent" value="save-objective" />
+                    <input type="hidden" name="objective_id" value={o.id} />
+                    <input type="hidden" name="version" value={version} />
+                    <ObjectiveFields values={shown} errors={mine && !mine.current ? mine.errors : {}} idPrefix={`objective-${o.id}`} />
+                    <button className="btn btn-primary" type="submit" disabled={busy}>
+                      {`Save ${label}`}
+                    </button>
+                  </Form>
+                </details>
+                <Link to={`?delete-objective=${o.id}`} aria-label={`Delete ${label}`}>
+                  Delete
+                </Link>
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+/** The no-JavaScript confirm step of a delete (the spec's wording, clinical §8). */
+export function ConfirmDelete({ question, intent, fields, cancelTo, busy }: { question: string; intent: string; fields: Record<string, string | number>; cancelTo: string; busy: boolean }) {
+  return (
+    <div className="alert alert-danger" role="alertdialog" aria-labelledby="confirm-delete-question">
+      <p id="confirm-delete-question">
+        <strong>{question}</strong>
+      </p>
+      <p>This action cannot be undone.</p>
+      <Form method="post" className="inline-form">
+        <input type="hidden" name="intent" value={intent} />
+        {Object.entries(fields).map(([k, x]) => (
+          <input key={k} type="hidden" name={k} value={x} />
+        ))}
+        <button className="btn btn-danger" type="submit" disabled={busy}>
+          Yes, delete it
+        </button>
+      </Form>{" "}
+      <Link className="btn" to={cancelTo}>
+        Cancel
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,301 @@
+import { and, asc, count, eq, inArray, isNull, like, or, sql } from "drizzle-orm";
+import * as v from "valibot";
+import { bips, objectives, patients, plans } from "~/db/schema";
+import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import { auditRead, withAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import { findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import type { ModelContext } from "./context";
+import { isKeyRace, nextId, patientScope, who } from "./patients.server";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Objectives of a plan (clinical §3 Objective). Every function finds the plan through findPlanInScope
+ * first (a plan of another location is not found). Positions follow the ordering rules of
+ * app/domain/objectives.ts; a write changes the record, the positions that moved and its audit row in one
+ * batch. Position shifts caused by another objective's change do not bump that objective's version (its
+ * content did not change); every rule renumbers from the display order, so the order stays 1..n with the
+ * LTO last even if two writers raced.
+ */
+export const OBJECTIVES = "objectives";
+/** Plan JSON carries its objectives, so objective writes also invalidate cached plan lists. */
+export const PLANS = "plans";
+
+type Row = typeof objectives.$inferSelect;
+
+export function objectiveJson(r: Row) {
+  return {
+    id: r.id,
+    plan_id: r.planId,
+    type: r.type,
+    status: r.status,
+    name: r.name,
+    description: r.description,
+    target: r.target,
+    start_point: r.startPoint,
+    initial_date: r.initialDate,
+    end_date: r.endDate,
+    weeks_to_complete: r.weeksToComplete,
+    comparison_operator: r.comparisonOperator,
+    /** 1-based place in the plan (the spec's index and order carry the same number). */
+    position: r.position,
+    index: r.position,
+    order: r.position,
+    version: r.version,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type ObjectiveJson = ReturnType<typeof objectiveJson>;
+
+const live = isNull(objectives.deletedAt);
+
+/** A record id in a body or query; "" or absent = none. */
+export function idFilter(name: string) {
+  return v.optional(v.union([v.literal(""), v.pipe(v.union([v.string(), v.number()]), v.transform(String), v.regex(/^\d{1,15}$/, `${name} must be a record id.`), v.transform(Number))]), "");
+}
+
+/** A required parent id in a body (plan_id of an objective, bip_id of a plan). */
+export function parentRef(field: string, label: string) {
+  const message = `${label} is required.`;
+  return v.object({ [field]: v.pipe(v.union([v.string(), v.number()], message), v.transform(Number), v.number(message), v.integer(message), v.minValue(1, message)) });
+}
+const PlanRef = parentRef("plan_id", "Plan");
+
+/** The objectives of some plans, in display order (STOs by position, the LTO last). */
+export async function objectivesOfPlans(ctx: ModelContext, planIds: readonly number[]): Promise<Map<number, ObjectiveJson[]>> {
+  const out = new Map<number, ObjectiveJson[]>(planIds.map((id) => [id, []]));
+  if (!planIds.length) return out;
+  const rows = await ctx.db
+    .select()
+    .from(objectives)
+    .where(and(live, inArray(objectives.planId, [...planIds])));
+  for (const r of sortObjectives(rows)) out.get(r.planId)?.push(objectiveJson(r));
+  return out;
+}
+
+async function placedOf(ctx: ModelContext, planId: number): Promise<Placed[]> {
+  return ctx.db.select({ id: objectives.id, type: objectives.type, position: objectives.position }).from(objectives).where(and(live, eq(objectives.planId, planId)));
+}
+
+function positionWrites(ctx: ModelContext, changes: readonly PositionChange[]) {
+  return changes.map((c) => ctx.db.update(objectives).set({ position: c.position }).where(eq(objectives.id, c.id)));
+}
+
+function bumps(ctx: ModelContext) {
+  return [bumpListVersion(ctx.db, OBJECTIVES), bumpListVersion(ctx.db, PLANS)];
+}
+
+/** An objective and its plan's scope; null when either is gone or out of the actor's locations (or not of `planId`). */
+async function findObjective(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; scope: PlanInScope } | null> {
+  const [row] = await ctx.db.select().from(objectives).where(and(eq(objectives.id, id), live));
+  if (!row || (planId !== undefined && row.planId !== planId)) return null;
+  const scope = await findPlanInScope(ctx, row.planId);
+  return scope ? { row, scope } : null;
+}
+
+const ObjectiveFilters = v.object({ plan_id: idFilter("plan_id") });
+
+export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<ObjectiveJson>>> {
+  const parsed = parseWith(ObjectiveFilters, { plan_id: raw.plan_id ?? "" });
+  if (!parsed.ok) return invalid(parsed.errors);
+  const planId = parsed.data.plan_id;
+  const scope = planId === "" ? null : await findPlanInScope(ctx, planId);
+  if (planId !== "" && !scope) return notFound("Plan");
+  const s = query.search;
+  const where = and(
+    live,
+    isNull(plans.deletedAt),
+    isNull(bips.deletedAt),
+    patientScope(ctx),
+    planId !== "" ? eq(objectives.planId, planId) : undefined,
+    s ? or(like(objectives.name, `%${s}%`), like(objectives.description, `%${s}%`)) : undefined,
+    query.date_from ? sql`${objectives.endDate} >= ${query.date_from}` : undefined,
+    query.date_to ? sql`${objectives.initialDate} <= ${query.date_to}` : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db
+      .select({ o: objectives })
+      .from(objectives)
+      .innerJoin(plans, eq(plans.id, objectives.planId))
+      .innerJoin(bips, eq(bips.id, plans.bipId))
+      .innerJoin(patients, eq(patients.id, plans.patientId))
+      .where(where)
+      .orderBy(asc(objectives.planId), sql`${objectives.type} = 'LTO'`, asc(objectives.position), asc(objectives.id))
+      .limit(query.per_page)
+      .offset(offset(query)),
+    ctx.db
+      .select({ n: count() })
+      .from(objectives)
+      .innerJoin(plans, eq(plans.id, objectives.planId))
+      .innerJoin(bips, eq(bips.id, plans.bipId))
+      .innerJoin(patients, eq(patients.id, plans.patientId))
+      .where(where),
+  ]);
+  // One client's objectives are clinical data of that client: the read is audited.
+  if (scope) await auditRead(ctx.db, who(ctx), { entity: "objective", entityId: null, patientId: scope.patientId });
+  return ok(paged(rows.map((r) => objectiveJson(r.o)), total?.n ?? 0, query));
+}
+
+/** An objective read (API show): in scope, and the read is audited. */
+export async function getObjective(ctx: ModelContext, id: number): Promise<ObjectiveJson | null> {
+  const found = await findObjective(ctx, id);
+  if (!found) return null;
+  await auditRead(ctx.db, who(ctx), { entity: "objective", entityId: id, patientId: found.scope.patientId });
+  return objectiveJson(found.row);
+}
+
+function values(input: ObjectiveInput) {
+  return {
+    type: input.type,
+    status: input.status,
+    name: input.name,
+    description: input.description,
+    target: input.target,
+    startPoint: input.start_point,
+    initialDate: input.initial_date,
+    endDate: input.end_date,
+    weeksToComplete: input.weeks_to_complete,
+    comparisonOperator: input.comparison_operator,
+  };
+}
+
+/** The spec calls the position `index` or `order`; either is taken when `position` is not sent. */
+export function withPosition(raw: Record<string, unknown>): Record<string, unknown> {
+  if (raw.position !== undefined) return raw;
+  const alias = raw.index ?? raw.order;
+  return alias === undefined ? raw : { ...raw, position: alias };
+}
+
+/** The new objectives of a plan being created (same batch as the plan); see createPlan. */
+export function objectiveInserts(ctx: ModelContext, planId: number, items: readonly ObjectiveInput[], positions: readonly number[]) {
+  return items.length ? [ctx.db.insert(objectives).values(items.map((o, i) => ({ planId, ...values(o), position: positions[i]! })))] : [];
+}
+
+export async function createObjective(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<ObjectiveJson>> {
+  const ref = parseWith(PlanRef, { plan_id: raw.plan_id ?? "" });
+  if (!ref.ok) return invalid(ref.errors);
+  const scope = await findPlanInScope(ctx, ref.data.plan_id as number);
+  if (!scope) return notFound("Plan");
+  const parsed = parseWith(ObjectiveInput, withPosition(raw));
+  if (!parsed.ok) return invalid(parsed.errors);
+  const placed = placeNewObjective(await placedOf(ctx, scope.planId), parsed.data);
+  if (!placed.ok) return invalid(placed.errors);
+  for (let attempt = 0; ; attempt++) {
+    // nextId reads max(id) + 1 of any table with an integer id; its type names only the client tables.
+    const newId = await nextId(ctx, objectives as unknown as Parameters<typeof nextId>[1]);
+    try {
+      const [rows] = (await withAudit(ctx.db, who(ctx), { action: "create", entity: "objective", entityId: newId, patientId: scope.patientId }, () => [
+        ctx.db
+          .insert(objectives)
+          .values({ id: newId, planId: scope.planId, ...values(parsed.data), position: placed.position })
+          .returning(),
+        ...positionWrites(ctx, placed.changes),
+        ...bumps(ctx),
+      ])) as [Row[]];
+      return ok(objectiveJson(rows[0]!), "Objective added.");
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+function asInput(o: ObjectiveJson): Record<string, unknown> {
+  const { type, status, name, description, target, start_point, initial_date, end_date, weeks_to_complete, comparison_operator } = o;
+  return { type, status, name, description, target, start_point, initial_date, end_date, weeks_to_complete, comparison_operator };
+}
+
+/**
+ * Saves an objective's fields; a changed type or a given position moves it by the ordering rules.
+ * `planId` (the screen's plan) makes an objective of another plan not found.
+ */
+export async function updateObjective(
+  ctx: ModelContext,
+  id: number,
+  raw: Record<string, unknown>,
+  opts: { partial: boolean; version: number | null; planId?: number },
+): Promise<ModelResult<ObjectiveJson>> {
+  const found = await findObjective(ctx, id, opts.planId);
+  if (!found) return notFound("Objective");
+  const current = objectiveJson(found.row);
+  const parsed = parseWith(ObjectiveInput, withPosition(opts.partial ? { ...asInput(current), ...raw } : raw));
+  if (!parsed.ok) return invalid(parsed.errors);
+  // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
+  if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  const moved = moveObjective(await placedOf(ctx, current.plan_id), id, parsed.data);
+  if (!moved.ok) return invalid(moved.errors);
+  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "objective", entityId: id, patientId: found.scope.patientId }, () => [
+    ctx.db
+      .update(objectives)
+      .set({ ...values(parsed.data), position: moved.position, version: sql`${objectives.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(objectives.id, id), live, opts.version === null ? undefined : eq(objectives.version, opts.version)))
+      .returning(),
+    ...positionWrites(
+      ctx,
+      moved.changes.filter((c) => c.id !== id),
+    ),
+    ...bumps(ctx),
+  ])) as [Row[]];
+  if (!rows[0]) {
+    const now = await findObjective(ctx, id);
+    return conflict(now ? objectiveJson(now.row) : current);
+  }
+  return ok(objectiveJson(rows[0]), "Objective updated.");
+}
+
+export async function updateObjectiveStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<ObjectiveJson>> {
+  const found = await findObjective(ctx, id);
+  if (!found) return notFound("Objective");
+  const parsed = parseWith(ObjectiveStatusInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "status", entity: "objective", entityId: id, patientId: found.scope.patientId }, () => [
+    ctx.db
+      .update(objectives)
+      .set({ status: parsed.data.status, version: sql`${objectives.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(objectives.id, id), live))
+      .returning(),
+    ...bumps(ctx),
+  ])) as [Row[]];
+  if (!rows[0]) return notFound("Objective");
+  return ok(objectiveJson(rows[0]), "Status updated.");
+}
+
+/** Soft delete; the others close the gap. */
+export async function deleteObjective(ctx: ModelContext, id: number, opts: { planId?: number } = {}): Promise<ModelResult<null>> {
+  const found = await findObjective(ctx, id, opts.planId);
+  if (!found) return notFound("Objective");
+  const closed = removeObjective(await placedOf(ctx, found.row.planId), id) as Extract<Ordering, { ok: true }>;
+  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "objective", entityId: id, patientId: found.scope.patientId }, () => [
+    ctx.db.update(objectives).set({ deletedAt: ctx.now().toISOString() }).where(eq(objectives.id, id)),
+    ...positionWrites(ctx, closed.changes),
+    ...bumps(ctx),
+  ]);
+  return ok(null, "Objective deleted.");
+}
+
+async function saveOrder(ctx: ModelContext, scope: PlanInScope, ordering: Ordering | Placement): Promise<ModelResult<ObjectiveJson[]>> {
+  if (!ordering.ok) return invalid(ordering.errors);
+  await withAudit(ctx.db, who(ctx), { action: "reorder", entity: "objective", entityId: null, patientId: scope.patientId }, () => [...positionWrites(ctx, ordering.changes), ...bumps(ctx)]);
+  return ok((await objectivesOfPlans(ctx, [scope.planId])).get(scope.planId)!, "Order saved.");
+}
+
+/** POST /objectives/reorder {plan_id, ids}: the STOs in the given order, the LTO last. Answers the plan's objectives. */
+export async function reorderPlanObjectives(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<ObjectiveJson[]>> {
+  const ref = parseWith(PlanRef, { plan_id: raw.plan_id ?? "" });
+  if (!ref.ok) return invalid(ref.errors);
+  const scope = await findPlanInScope(ctx, ref.data.plan_id as number);
+  if (!scope) return notFound("Plan");
+  const parsed = parseWith(ReorderInput, { ...raw, plan_id: scope.planId });
+  if (!parsed.ok) return invalid(parsed.errors);
+  return saveOrder(ctx, scope, reorderObjectives(await placedOf(ctx, scope.planId), parsed.data.ids));
+}
+
+/** Moves an STO of `planId` one place up or down (the screen's buttons). */
+export async function stepPlanObjective(ctx: ModelContext, planId: number, id: number, direction: "up" | "down"): Promise<ModelResult<ObjectiveJson[]>> {
+  const found = await findObjective(ctx, id, planId);
+  if (!found) return notFound("Objective");
+  return saveOrder(ctx, found.scope, stepObjective(await placedOf(ctx, planId), id, direction));
+}

@@ -1,0 +1,256 @@
+import { and, asc, count, eq, isNull, like, ne, sql } from "drizzle-orm";
+import * as v from "valibot";
+import { bips, patients, plans } from "~/db/schema";
+import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { PLAN_CATEGORIES, PLAN_MESSAGES, PlanInput, PlanStatusInput } from "~/domain/plans";
+import { parseWith } from "~/domain/validation";
+import { auditRead, withAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import type { ModelContext } from "./context";
+import { idFilter, objectiveInserts, objectivesOfPlans, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
+import { isKeyRace, nextId, patientScope, who } from "./patients.server";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Plans — the goals of a BIP (clinical §3 Plan): maladaptive, replacement and the training categories.
+ * Every function resolves its BIP or plan through bip-scope first (another location's record is not
+ * found). Measurement fields are normalised by the domain schema (clinical §5). Plans are kept in order
+ * within their BIP and category (position 1..n): a new plan goes last, a delete re-indexes the rest.
+ */
+export { PLANS };
+
+type Row = typeof plans.$inferSelect;
+
+export function planJson(r: Row, patientName: string, objectives: ObjectiveJson[]) {
+  return {
+    id: r.id,
+    bip_id: r.bipId,
+    patient_id: r.patientId,
+    patient_name: patientName,
+    name: r.name,
+    description: r.description,
+    category: r.category,
+    status: r.status,
+    current_progress: r.currentProgress,
+    baseline_level: r.baselineLevel,
+    baseline_date: r.baselineDate,
+    baseline_timeframe: r.baselineTimeframe,
+    initial_intensity: r.initialIntensity,
+    current_intensity: r.currentIntensity,
+    intensity_key: r.intensityKey,
+    timeframe: r.timeframe,
+    unit_type: r.unitType,
+    position: r.position,
+    objectives,
+    version: r.version,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type PlanJson = ReturnType<typeof planJson>;
+
+const live = isNull(plans.deletedAt);
+/** Categories in the spec's order (maladaptive first), for lists. */
+const categoryOrder = sql`case ${plans.category} ${sql.join(
+  PLAN_CATEGORIES.map((c, i) => sql`when ${c} then ${i}`),
+  sql` `,
+)} else ${PLAN_CATEGORIES.length} end`;
+
+const PlanFilters = v.object({
+  bip_id: idFilter("bip_id"),
+  category: v.optional(v.union([v.literal(""), v.picklist(PLAN_CATEGORIES, PLAN_MESSAGES.category)], PLAN_MESSAGES.category), ""),
+});
+
+export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<PlanJson>>> {
+  const parsed = parseWith(PlanFilters, { bip_id: raw.bip_id ?? "", category: raw.category ?? "" });
+  if (!parsed.ok) return invalid(parsed.errors);
+  const { bip_id: bipId, category } = parsed.data;
+  const bip = bipId === "" ? null : await findBipInScope(ctx, bipId);
+  if (bipId !== "" && !bip) return notFound("BIP");
+  const s = query.search;
+  const where = and(
+    live,
+    isNull(bips.deletedAt),
+    patientScope(ctx),
+    bipId !== "" ? eq(plans.bipId, bipId) : undefined,
+    category !== "" ? eq(plans.category, category) : undefined,
+    s ? like(plans.name, `%${s}%`) : undefined,
+    query.date_from ? sql`${plans.createdAt} >= ${query.date_from}` : undefined,
+    query.date_to ? sql`${plans.createdAt} <= ${`${query.date_to}T23:59:59.999Z`}` : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db
+      .select({ plan: plans, firstName: patients.firstName, lastName: patients.lastName })
+      .from(plans)
+      .innerJoin(bips, eq(bips.id, plans.bipId))
+      .innerJoin(patients, eq(patients.id, plans.patientId))
+      .where(where)
+      .orderBy(asc(plans.bipId), categoryOrder, asc(plans.position), asc(plans.id))
+      .limit(query.per_page)
+      .offset(offset(query)),
+    ctx.db.select({ n: count() }).from(plans).innerJoin(bips, eq(bips.id, plans.bipId)).innerJoin(patients, eq(patients.id, plans.patientId)).where(where),
+  ]);
+  const objectives = await objectivesOfPlans(
+    ctx,
+    rows.map((r) => r.plan.id),
+  );
+  // One client's goals are clinical data of that client: the read is audited.
+  if (bip) await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: null, patientId: bip.patientId });
+  return ok(paged(rows.map((r) => planJson(r.plan, `${r.firstName} ${r.lastName}`.trim(), objectives.get(r.plan.id) ?? [])), total?.n ?? 0, query));
+}
+
+async function loadPlan(ctx: ModelContext, scope: PlanInScope): Promise<PlanJson | null> {
+  const [row] = await ctx.db.select().from(plans).where(and(eq(plans.id, scope.planId), live));
+  if (!row) return null;
+  return planJson(row, scope.patientName, (await objectivesOfPlans(ctx, [row.id])).get(row.id)!);
+}
+
+/** A plan with its objectives (API show, the edit screen): in scope, and the read is audited. */
+export async function getPlan(ctx: ModelContext, id: number): Promise<PlanJson | null> {
+  const scope = await findPlanInScope(ctx, id);
+  const plan = scope ? await loadPlan(ctx, scope) : null;
+  if (plan) await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: id, patientId: plan.patient_id });
+  return plan;
+}
+
+function values(input: PlanInput) {
+  return {
+    name: input.name,
+    description: input.description,
+    category: input.category,
+    status: input.status,
+    currentProgress: input.current_progress,
+    baselineLevel: input.baseline_level,
+    baselineDate: input.baseline_date,
+    baselineTimeframe: input.baseline_timeframe,
+    initialIntensity: input.initial_intensity,
+    currentIntensity: input.current_intensity,
+    intensityKey: input.intensity_key,
+    timeframe: input.timeframe,
+    unitType: input.unit_type,
+  };
+}
+
+/** The next position at the end of a BIP's category, computed inside the write (no read-then-write gap). */
+function endOfCategory(bipId: number, category: string) {
+  return sql`(select coalesce(max(p.position), 0) + 1 from plans p where p.bip_id = ${bipId} and p.category = ${category} and p.deleted_at is null)`;
+}
+
+/** The objectives sent with a new plan: each validated on its own row (errors objectives.<i>.<field>) and placed in order. */
+function parseObjectives(raw: unknown): { ok: true; items: ObjectiveInput[]; positions: number[] } | { ok: false; errors: Record<string, string> } {
+  if (raw === undefined || raw === null || raw === "") return { ok: true, items: [], positions: [] };
+  if (!Array.isArray(raw) || raw.length > 50) return { ok: false, errors: { objectives: "Objectives must be a list of at most 50 objectives." } };
+  const errors: Record<string, string> = {};
+  const items: ObjectiveInput[] = [];
+  raw.forEach((item, i) => {
+    const parsed = parseWith(ObjectiveInput, item && typeof item === "object" && !Array.isArray(item) ? withPosition(item as Record<string, unknown>) : null);
+    if (parsed.ok) items.push(parsed.data);
+    else for (const [k, m] of Object.entries(parsed.errors)) errors[k === "form" ? `objectives.${i}` : `objectives.${i}.${k}`] = m;
+  });
+  if (Object.keys(errors).length) return { ok: false, errors };
+  const placed = placeNewObjectives(items);
+  return placed.ok ? { ok: true, items, positions: placed.positions } : placed;
+}
+
+const BipRef = parentRef("bip_id", "BIP");
+
+/** A new goal at the end of its category, with its first objectives (if any) in the same batch. */
+export async function createPlan(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<PlanJson>> {
+  const ref = parseWith(BipRef, { bip_id: raw.bip_id ?? "" });
+  if (!ref.ok) return invalid(ref.errors);
+  const bip = await findBipInScope(ctx, ref.data.bip_id as number);
+  if (!bip) return notFound("BIP");
+  const parsed = parseWith(PlanInput, raw);
+  const objectives = parseObjectives(raw.objectives);
+  if (!parsed.ok || !objectives.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(objectives.ok ? {} : objectives.errors) });
+  for (let attempt = 0; ; attempt++) {
+    const newId = await nextId(ctx, plans as unknown as Parameters<typeof nextId>[1]);
+    try {
+      await withAudit(ctx.db, who(ctx), { action: "create", entity: "plan", entityId: newId, patientId: bip.patientId }, () => [
+        ctx.db.insert(plans).values({ id: newId, bipId: bip.bipId, patientId: bip.patientId, ...values(parsed.data), position: endOfCategory(bip.bipId, parsed.data.category) }),
+        ...objectiveInserts(ctx, newId, objectives.items, objectives.positions),
+        bumpListVersion(ctx.db, PLANS),
+        ...(objectives.items.length ? [bumpListVersion(ctx.db, OBJECTIVES)] : []),
+      ]);
+      const scope = (await findPlanInScope(ctx, newId))!;
+      return ok((await loadPlan(ctx, scope))!, "Goal created.");
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/** A stored plan as schema input (for a PATCH merge). */
+export function planAsInput(p: PlanJson): Record<string, unknown> {
+  const { name, description, category, status, current_progress, baseline_level, baseline_date, baseline_timeframe, initial_intensity, current_intensity, intensity_key, timeframe, unit_type } = p;
+  return { name, description, category, status, current_progress, baseline_level, baseline_date, baseline_timeframe, initial_intensity, current_intensity, intensity_key, timeframe, unit_type };
+}
+
+/** The other live plans of a BIP's category, re-indexed 1..n without `planId` (after a delete or a move to another category). */
+async function closeCategoryGap(ctx: ModelContext, bipId: number, category: string, planId: number) {
+  const rest = await ctx.db
+    .select({ id: plans.id, position: plans.position })
+    .from(plans)
+    .where(and(live, eq(plans.bipId, bipId), eq(plans.category, category), ne(plans.id, planId)));
+  return reindex(rest).map((c) => ctx.db.update(plans).set({ position: c.position }).where(eq(plans.id, c.id)));
+}
+
+/** Saves a goal (versioned: a stale version answers 409 with the current values). A new category puts it last there. */
+export async function updatePlan(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PlanJson>> {
+  const scope = await findPlanInScope(ctx, id);
+  const current = scope ? await loadPlan(ctx, scope) : null;
+  if (!scope || !current) return notFound("Plan");
+  const parsed = parseWith(PlanInput, opts.partial ? { ...planAsInput(current), ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  const moved = parsed.data.category !== current.category;
+  const gapWrites = moved ? await closeCategoryGap(ctx, current.bip_id, current.category, id) : [];
+  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "plan", entityId: id, patientId: current.patient_id }, () => [
+    ctx.db
+      .update(plans)
+      .set({
+        ...values(parsed.data),
+        ...(moved ? { position: endOfCategory(current.bip_id, parsed.data.category) } : {}),
+        version: sql`${plans.version} + 1`,
+        updatedAt: ctx.now().toISOString(),
+      })
+      .where(and(eq(plans.id, id), live, opts.version === null ? undefined : eq(plans.version, opts.version)))
+      .returning({ id: plans.id }),
+    ...gapWrites,
+    bumpListVersion(ctx.db, PLANS),
+  ])) as [{ id: number }[]];
+  const now = await loadPlan(ctx, scope);
+  if (!rows[0]) return conflict(now ?? current);
+  return ok(now!, "Goal updated.");
+}
+
+export async function updatePlanStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<PlanJson>> {
+  const scope = await findPlanInScope(ctx, id);
+  if (!scope) return notFound("Plan");
+  const parsed = parseWith(PlanStatusInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  await withAudit(ctx.db, who(ctx), { action: "status", entity: "plan", entityId: id, patientId: scope.patientId }, () => [
+    ctx.db
+      .update(plans)
+      .set({ status: parsed.data.status, version: sql`${plans.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(plans.id, id), live)),
+    bumpListVersion(ctx.db, PLANS),
+  ]);
+  return ok((await loadPlan(ctx, scope))!, "Status updated.");
+}
+
+/** Soft delete; the other goals of its BIP and category are re-indexed 1..n. Its objectives go with it (hidden with the plan). */
+export async function deletePlan(ctx: ModelContext, id: number): Promise<ModelResult<{ bip_id: number }>> {
+  const scope = await findPlanInScope(ctx, id);
+  if (!scope) return notFound("Plan");
+  const gapWrites = await closeCategoryGap(ctx, scope.bipId, scope.category, id);
+  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "plan", entityId: id, patientId: scope.patientId }, () => [
+    ctx.db.update(plans).set({ deletedAt: ctx.now().toISOString() }).where(eq(plans.id, id)),
+    ...gapWrites,
+    bumpListVersion(ctx.db, PLANS),
+  ]);
+  return ok({ bip_id: scope.bipId }, "Goal deleted.");
+}

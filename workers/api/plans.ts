@@ -1,0 +1,47 @@
+import { Hono } from "hono";
+import { createObjective, deleteObjective, getObjective, listObjectives, OBJECTIVES, reorderPlanObjectives, updateObjective, updateObjectiveStatus, type ObjectiveJson } from "~/models/objectives.server";
+import { createPlan, deletePlan, getPlan, listPlans, PLANS, updatePlan, updatePlanStatus, type PlanJson } from "~/models/plans.server";
+import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { answer, modelContext, UNSUPPORTED, v2Router, type RestResource } from "./rest";
+
+/**
+ * Goals (plans) and objectives of a BIP (clinical §3, §4, §5): viewed with view_bips, changed with
+ * manage_bips. v2 pattern; plans filter by bip_id and category, objectives by plan_id.
+ */
+export const planResource: RestResource<PlanJson> = {
+  name: PLANS,
+  label: "Plan",
+  view: "view_bips",
+  manage: "manage_bips",
+  list: (ctx, query, filters) => listPlans(ctx, query, filters),
+  get: getPlan,
+  create: createPlan,
+  update: updatePlan,
+  updateStatus: updatePlanStatus,
+  remove: deletePlan,
+};
+
+export const objectiveResource: RestResource<ObjectiveJson> = {
+  name: OBJECTIVES,
+  label: "Objective",
+  view: "view_bips",
+  manage: "manage_bips",
+  list: (ctx, query, filters) => listObjectives(ctx, query, filters),
+  get: getObjective,
+  create: createObjective,
+  update: updateObjective,
+  updateStatus: updateObjectiveStatus,
+  remove: (ctx, id) => deleteObjective(ctx, id),
+};
+
+export const plansV2 = v2Router(planResource);
+
+/** POST /reorder {plan_id, ids}: the plan's STOs in the given order (the LTO stays last); answers the plan's objectives. */
+export const objectivesV2 = new Hono<AppEnv>()
+  .post("/reorder", requireApiPermission("manage_bips"), async (c) => {
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await reorderPlanObjectives(modelContext(c), body));
+  })
+  .all("/reorder", (c) => jsonError(c, 405, UNSUPPORTED))
+  .route("/", v2Router(objectiveResource));
