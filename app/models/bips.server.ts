@@ -1,0 +1,442 @@
+import { and, asc, count, desc, eq, isNull, like, or, sql } from "drizzle-orm";
+import * as v from "valibot";
+import { bips, patients, plans, userLocations, users, weeklyReports } from "~/db/schema";
+import { DEFAULT_CAREGIVER_GOALS, defaultedSections, withDefaults } from "~/domain/bip-defaults";
+import { BipClientRef, BipInput, DOCUMENT_KEYS, ListOpInput, LIST_SECTIONS, parseItem, readDocument, type BipDocument, type ListSectionKey } from "~/domain/bip-document";
+import { deleteItem, moveItem, reorderItems, saveItem, type ListOpResult } from "~/domain/list-sections";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { fillPlaceholdersDeep, type PlaceholderClient } from "~/domain/placeholders";
+import { PLAN_CATEGORIES, type PlanCategory } from "~/domain/plans";
+import { parseWith } from "~/domain/validation";
+import { addDays } from "~/domain/weeks";
+import { auditRead, withAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import { findBipInScope, type BipInScope } from "./bip-scope.server";
+import type { ModelContext } from "./context";
+import { objectivesOfPlans, type ObjectiveJson } from "./objectives.server";
+import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
+import { planJson, PLANS, type PlanJson } from "./plans.server";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Behavior intervention plans (clinical §3): the BIP row (client, type of assessment, doctor, the
+ * needs-attention flag) and its document. Every function resolves the BIP through findBipInScope first
+ * (a BIP of a location the actor cannot see answers 404), writes go with their audit row in one batch,
+ * and a stale version answers 409 with the current values. Goals are plans rows, read here and created
+ * here only as the default caregiver-training goals of a new BIP.
+ */
+
+export const BIPS = "bips";
+
+type BipRow = typeof bips.$inferSelect;
+type PlanRow = typeof plans.$inferSelect;
+
+/** The plan lists of the API shape, by category (clinical §3 "Plan lists"). */
+const PLAN_LISTS: Record<PlanCategory, string> = {
+  maladaptive: "maladaptives",
+  replacement: "replacements",
+  caregiver_training: "caregiver_trainings",
+  teacher_training: "teacher_trainings",
+  rbt_training: "rbt_trainings",
+};
+
+export interface Loaded {
+  row: BipRow;
+  client: { id: number; identifier: string; firstName: string; fullName: string; gender: number | null };
+  doctorName: string | null;
+  plans: PlanRow[];
+  objectives: Map<number, ObjectiveJson[]>;
+}
+
+/**
+ * The API shape: the BIP's fields with the spec's names, every document field at top level with the
+ * defaults applied (placeholders left in, for an editor), and the plan lists. `attention` is the
+ * attention-strategies list of the document; the flag is `needs_attention` (docs/decisions/010).
+ */
+export function bipJson(b: Loaded) {
+  const doc = withDefaults(readDocument(b.row.document));
+  const lists = Object.fromEntries(Object.values(PLAN_LISTS).map((k) => [k, [] as PlanJson[]]));
+  for (const p of b.plans) lists[PLAN_LISTS[p.category as PlanCategory] ?? "others"]?.push(planJson(p, b.client.fullName, b.objectives.get(p.id) ?? []));
+  return {
+    id: b.row.id,
+    client_id: b.row.patientId,
+    patient_id: b.row.patientId,
+    patient_identifier: b.client.identifier,
+    patient_name: b.client.fullName,
+    location_id: b.row.locationId,
+    type_of_assessment: String(b.row.typeOfAssessment),
+    doctor_id: b.row.doctorId,
+    doctor_name: b.doctorName,
+    needs_attention: b.row.attention,
+    version: b.row.version,
+    created_at: b.row.createdAt,
+    updated_at: b.row.updatedAt,
+    ...doc,
+    consent_to_treatment: { ...doc.consent_to_treatment, bip_id: b.row.id, patient_id: b.row.patientId, client_id: b.row.patientId },
+    ...(lists as Record<"maladaptives" | "replacements" | "caregiver_trainings" | "teacher_trainings" | "rbt_trainings", PlanJson[]>),
+  };
+}
+export type BipJson = ReturnType<typeof bipJson>;
+
+/** A BIP as the screens need it: the API shape, the client for placeholders, the stored (raw) document. */
+export interface BipDetail {
+  bip: BipJson;
+  client: PlaceholderClient & { id: number; fullName: string; identifier: string };
+  stored: BipDocument;
+  /** Sections shown with default content (nothing of theirs is stored yet). */
+  defaulted: string[];
+}
+
+/** The document as shown and exported: defaults applied and the placeholders filled from the client. */
+export function shownDocument(d: BipDetail): BipDocument {
+  const doc = Object.fromEntries(DOCUMENT_KEYS.map((k) => [k, d.bip[k]])) as unknown as BipDocument;
+  return fillPlaceholdersDeep(doc, d.client);
+}
+
+function detail(b: Loaded): BipDetail {
+  const stored = readDocument(b.row.document);
+  return {
+    bip: bipJson(b),
+    client: { id: b.client.id, firstName: b.client.firstName, fullName: b.client.fullName, identifier: b.client.identifier, gender: b.client.gender },
+    stored,
+    defaulted: defaultedSections(stored),
+  };
+}
+
+/** The BIP row, its client, doctor, goals and their objectives (scope already checked). */
+async function load(ctx: ModelContext, bipId: number): Promise<Loaded | null> {
+  const [rows, planRows] = await ctx.db.batch([
+    ctx.db
+      .select({ row: bips, identifier: patients.patientIdentifier, firstName: patients.firstName, lastName: patients.lastName, gender: patients.gender, doctorName: users.name, doctorSurname: users.surname })
+      .from(bips)
+      .innerJoin(patients, eq(patients.id, bips.patientId))
+      .leftJoin(users, eq(users.id, bips.doctorId))
+      .where(and(eq(bips.id, bipId), isNull(bips.deletedAt))),
+    ctx.db
+      .select()
+      .from(plans)
+      .where(and(eq(plans.bipId, bipId), isNull(plans.deletedAt)))
+      .orderBy(asc(plans.category), asc(plans.position), asc(plans.id)),
+  ]);
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    objectives: await objectivesOfPlans(ctx, planRows.map((p) => p.id)),
+    row: r.row,
+    client: { id: r.row.patientId, identifier: r.identifier, firstName: r.firstName, fullName: `${r.firstName} ${r.lastName}`.trim(), gender: r.gender },
+    doctorName: r.doctorName === null ? null : `${r.doctorName} ${r.doctorSurname ?? ""}`.trim(),
+    plans: planRows,
+  };
+}
+
+async function loadInScope(ctx: ModelContext, bipId: number): Promise<{ scope: BipInScope; loaded: Loaded } | null> {
+  const scope = await findBipInScope(ctx, bipId);
+  if (!scope) return null;
+  const loaded = await load(ctx, bipId);
+  return loaded ? { scope, loaded } : null;
+}
+
+/** A BIP read (profile, editor, API show): in scope, and the read is audited. */
+export async function getBipDetail(ctx: ModelContext, bipId: number): Promise<BipDetail | null> {
+  const found = await loadInScope(ctx, bipId);
+  if (!found) return null;
+  await auditRead(ctx.db, who(ctx), { entity: "bip", entityId: bipId, patientId: found.scope.patientId });
+  return detail(found.loaded);
+}
+
+export async function getBip(ctx: ModelContext, bipId: number): Promise<BipJson | null> {
+  return (await getBipDetail(ctx, bipId))?.bip ?? null;
+}
+
+// ------------------------------------------------------------------------------------------ lists
+
+export function bipListJson(r: { row: BipRow; identifier: string; firstName: string; lastName: string; doctorName: string | null; doctorSurname: string | null; goals: number }) {
+  return {
+    id: r.row.id,
+    client_id: r.row.patientId,
+    patient_id: r.row.patientId,
+    patient_identifier: r.identifier,
+    patient_name: `${r.firstName} ${r.lastName}`.trim(),
+    location_id: r.row.locationId,
+    type_of_assessment: String(r.row.typeOfAssessment),
+    doctor_id: r.row.doctorId,
+    doctor_name: r.doctorName === null ? null : `${r.doctorName} ${r.doctorSurname ?? ""}`.trim(),
+    needs_attention: r.row.attention,
+    goals_count: Number(r.goals),
+    version: r.row.version,
+    created_at: r.row.createdAt,
+    updated_at: r.row.updatedAt,
+  };
+}
+export type BipListJson = ReturnType<typeof bipListJson>;
+
+/** The client's name ("first last") or identifier contains the text. */
+function clientSearch(s: string) {
+  return s ? or(like(patients.firstName, `%${s}%`), like(patients.lastName, `%${s}%`), like(sql`${patients.firstName} || ' ' || ${patients.lastName}`, `%${s}%`), like(patients.patientIdentifier, `%${s}%`)) : undefined;
+}
+
+const filterId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, "Filters take a record id."), v.transform(Number))]), "");
+export const BipFilters = v.object({
+  patient_id: filterId,
+  client_id: filterId,
+  location_id: filterId,
+  type_of_assessment: v.optional(v.union([v.literal(""), v.picklist(["1", "2"], "Choose Initial Assessment or Reassessment.")]), ""),
+  needs_attention: v.optional(v.union([v.literal(""), v.picklist(["true", "false", "1", "0"], "needs_attention is true or false.")]), ""),
+});
+
+function listSelect(ctx: ModelContext) {
+  return ctx.db
+    .select({
+      row: bips,
+      identifier: patients.patientIdentifier,
+      firstName: patients.firstName,
+      lastName: patients.lastName,
+      doctorName: users.name,
+      doctorSurname: users.surname,
+      goals: sql<number>`(select count(*) from ${plans} where ${plans.bipId} = ${bips.id} and ${plans.deletedAt} is null)`,
+    })
+    .from(bips)
+    .innerJoin(patients, eq(patients.id, bips.patientId))
+    .leftJoin(users, eq(users.id, bips.doctorId));
+}
+
+/** BIPs in the actor's locations: search by client name or identifier; filter by client, location, type, flag. */
+export async function listBips(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<BipListJson>>> {
+  const picked = Object.fromEntries(Object.entries(raw).filter(([k]) => k in BipFilters.entries));
+  const parsed = parseWith(BipFilters, picked);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const f = parsed.data;
+  const patientId = f.patient_id !== "" ? f.patient_id : f.client_id;
+  const s = query.search;
+  const where = and(
+    isNull(bips.deletedAt),
+    patientScope(ctx),
+    patientId !== "" ? eq(bips.patientId, patientId) : undefined,
+    f.location_id !== "" ? eq(patients.locationId, f.location_id) : undefined,
+    f.type_of_assessment !== "" ? eq(bips.typeOfAssessment, Number(f.type_of_assessment)) : undefined,
+    f.needs_attention !== "" ? eq(bips.attention, f.needs_attention === "true" || f.needs_attention === "1") : undefined,
+    clientSearch(s),
+    query.date_from ? sql`${bips.createdAt} >= ${query.date_from}` : undefined,
+    query.date_to ? sql`${bips.createdAt} <= ${`${query.date_to}T23:59:59.999Z`}` : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    listSelect(ctx).where(where).orderBy(desc(bips.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(bips).innerJoin(patients, eq(patients.id, bips.patientId)).where(where),
+  ]);
+  return ok(paged(rows.map(bipListJson), total?.n ?? 0, query));
+}
+
+/** Every BIP of one client, newest first; null when the client is out of scope. The read is audited. */
+export async function listBipsOfPatient(ctx: ModelContext, patientId: number) {
+  const patient = await findPatient(ctx, patientId);
+  if (!patient) return null;
+  const rows = await listSelect(ctx)
+    .where(and(isNull(bips.deletedAt), eq(bips.patientId, patientId), patientScope(ctx)))
+    .orderBy(desc(bips.id));
+  await auditRead(ctx.db, who(ctx), { entity: "bip", entityId: null, patientId });
+  return { patient, bips: rows.map(bipListJson) };
+}
+
+/** How far back a behavior goal must have data not to be listed as "without recent data". */
+export const RECENT_DATA_WEEKS = 4;
+const STALE_LIMIT = 50;
+
+/**
+ * BIPs whose client has an active maladaptive or replacement goal with no weekly report in the last
+ * 4 weeks (the attention screen's second list; at most 50, newest BIPs first). Training goals are left
+ * out: their data are monthly fidelity checks.
+ */
+export async function listBipsWithoutRecentData(ctx: ModelContext): Promise<BipListJson[]> {
+  const since = addDays(ctx.now().toISOString().slice(0, 10), -7 * RECENT_DATA_WEEKS);
+  const staleGoal = sql`exists (select 1 from ${plans} where ${plans.bipId} = ${bips.id} and ${plans.deletedAt} is null and ${plans.status} = 'active' and ${plans.category} in ('maladaptive', 'replacement') and not exists (select 1 from ${weeklyReports} where ${weeklyReports.planId} = ${plans.id} and ${weeklyReports.weekEnd} >= ${since}))`;
+  const rows = await listSelect(ctx)
+    .where(and(isNull(bips.deletedAt), patientScope(ctx), staleGoal))
+    .orderBy(desc(bips.id))
+    .limit(STALE_LIMIT);
+  return rows.map(bipListJson);
+}
+
+// ------------------------------------------------------------------------------------------ writes
+
+/** The doctor must work at the client's location. */
+async function checkDoctor(ctx: ModelContext, doctorId: number | null, locationId: number): Promise<Record<string, string>> {
+  if (doctorId === null) return {};
+  const [m] = await ctx.db
+    .select({ id: userLocations.userId })
+    .from(userLocations)
+    .innerJoin(users, eq(users.id, userLocations.userId))
+    .where(and(eq(userLocations.locationId, locationId), eq(userLocations.userId, doctorId), isNull(users.deletedAt)));
+  return m ? {} : { doctor_id: "Choose an employee of the client's location." };
+}
+
+function documentOf(input: BipInput): BipDocument {
+  return Object.fromEntries(DOCUMENT_KEYS.map((k) => [k, input[k]])) as BipDocument;
+}
+
+function rowValues(input: BipInput) {
+  return { typeOfAssessment: Number(input.type_of_assessment), doctorId: input.doctor_id, attention: input.needs_attention, document: JSON.stringify(documentOf(input)) };
+}
+
+/** A stored BIP as schema input (for a PATCH merge): its own fields and the stored (not defaulted) document. */
+function asInput(row: BipRow): Record<string, unknown> {
+  return { type_of_assessment: String(row.typeOfAssessment), doctor_id: row.doctorId, needs_attention: row.attention, ...readDocument(row.document) };
+}
+
+/**
+ * Creates a BIP for a client in scope, with the thirteen default caregiver-training goals as plans
+ * (category caregiver_training, positions 1..13, active, no unit type), all in one batch with its audit row.
+ */
+export async function createBip(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<BipJson>> {
+  const ref = parseWith(BipClientRef, { patient_id: raw.patient_id ?? raw.client_id ?? "" });
+  const parsed = parseWith(BipInput, raw);
+  if (!ref.ok || !parsed.ok) return invalid({ ...(ref.ok ? {} : ref.errors), ...(parsed.ok ? {} : parsed.errors) });
+  const patient = await findPatient(ctx, ref.data.patient_id);
+  // A client out of scope is one the actor cannot name: the same answer as a missing one.
+  if (!patient) return invalid({ patient_id: "Choose one of your clients." });
+  const errors = await checkDoctor(ctx, parsed.data.doctor_id, patient.location_id);
+  if (Object.keys(errors).length) return invalid(errors);
+  const values = rowValues(parsed.data);
+  if (tooLong(values.document)) return TOO_LONG;
+  for (let attempt = 0; ; attempt++) {
+    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${bips.id}), 0) + 1` }).from(bips);
+    const newId = Number(max?.n ?? 1);
+    try {
+      await withAudit(ctx.db, who(ctx), { action: "create", entity: "bip", entityId: newId, patientId: patient.id }, () => [
+        ctx.db.insert(bips).values({ id: newId, patientId: patient.id, locationId: patient.location_id, ...values }),
+        // One statement per goal: D1 binds at most 100 parameters per statement.
+        ...DEFAULT_CAREGIVER_GOALS.map((g, i) =>
+          ctx.db.insert(plans).values({ bipId: newId, patientId: patient.id, name: g.name, description: g.description, category: "caregiver_training", status: "active", unitType: null, position: i + 1 }),
+        ),
+        bumpListVersion(ctx.db, BIPS),
+        bumpListVersion(ctx.db, PLANS),
+      ]);
+      return ok(bipJson((await load(ctx, newId))!), "BIP created.");
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/** A stored document is at most 1 MB of JSON (a D1 value holds 2 MB; the rest is headroom). */
+export const DOCUMENT_MAX_BYTES = 1_000_000;
+const TOO_LONG = invalid({ document: "The plan is too long to save. Shorten the longest sections and save again." });
+const tooLong = (json: string | undefined) => json !== undefined && new TextEncoder().encode(json).length > DOCUMENT_MAX_BYTES;
+
+/** Writes a new document and fields when the version still matches; the audit row goes in the same batch. */
+async function write(ctx: ModelContext, scope: BipInScope, values: Partial<ReturnType<typeof rowValues>>, version: number | null, message: string): Promise<ModelResult<BipJson>> {
+  if (tooLong(values.document)) return TOO_LONG;
+  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "bip", entityId: scope.bipId, patientId: scope.patientId }, () => [
+    ctx.db
+      .update(bips)
+      .set({ ...values, version: sql`${bips.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(bips.id, scope.bipId), isNull(bips.deletedAt), version === null ? undefined : eq(bips.version, version)))
+      .returning({ id: bips.id }),
+    bumpListVersion(ctx.db, BIPS),
+  ])) as [{ id: number }[]];
+  const after = await load(ctx, scope.bipId);
+  if (!rows[0]) return after ? conflict(bipJson(after)) : notFound("BIP");
+  return ok(bipJson(after!), message);
+}
+
+/**
+ * Updates a BIP: a full replace (PUT: missing document fields become empty, so defaults show there) or a
+ * merge of the given top-level fields (PATCH, and every editor form: a tab, a table, the attention flag).
+ */
+export async function updateBip(
+  ctx: ModelContext,
+  bipId: number,
+  raw: Record<string, unknown>,
+  opts: { partial: boolean; version: number | null; message?: string },
+): Promise<ModelResult<BipJson>> {
+  const found = await loadInScope(ctx, bipId);
+  if (!found) return notFound("BIP");
+  const { scope, loaded } = found;
+  const parsed = parseWith(BipInput, opts.partial ? { ...asInput(loaded.row), ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
+  if (opts.version !== null && opts.version !== loaded.row.version) return conflict(bipJson(loaded));
+  const errors = await checkDoctor(ctx, parsed.data.doctor_id, scope.locationId);
+  if (Object.keys(errors).length) return invalid(errors);
+  return write(ctx, scope, rowValues(parsed.data), opts.version, opts.message ?? "BIP updated.");
+}
+
+const OP_MESSAGES = { save: "item saved.", add: "item added.", delete: "item deleted.", move: "item moved.", reorder: "order saved." } as const;
+
+/**
+ * One change to a list section of the document (clinical §4 list-and-form): save an item (append when no
+ * index, else replace), delete (indexes renumbered), move up/down, reorder. The change applies to the list
+ * as shown, defaults included, and is saved at once (docs/decisions/010).
+ */
+export async function changeBipList(ctx: ModelContext, bipId: number, raw: Record<string, unknown>, version: number | null): Promise<ModelResult<BipJson>> {
+  const found = await loadInScope(ctx, bipId);
+  if (!found) return notFound("BIP");
+  const { scope, loaded } = found;
+  const op = parseWith(ListOpInput, raw);
+  if (!op.ok) return invalid(op.errors);
+  if (version !== null && version !== loaded.row.version) return conflict(bipJson(loaded));
+  const section: ListSectionKey = op.data.section;
+  const stored = readDocument(loaded.row.document);
+  const shown = withDefaults(stored)[section] as unknown as object[];
+  let result: ListOpResult<object>;
+  let message: string;
+  switch (op.data.op) {
+    case "save": {
+      const item = parseItem(section, raw);
+      if (!item.ok) return { ok: false, status: 422, message: item.message, errors: item.errors };
+      result = saveItem(shown, item.item, op.data.index);
+      message = op.data.index === null ? OP_MESSAGES.add : OP_MESSAGES.save;
+      break;
+    }
+    case "delete":
+      result = deleteItem(shown, op.data.index);
+      message = OP_MESSAGES.delete;
+      break;
+    case "move":
+      result = moveItem(shown, op.data.index, op.data.direction);
+      message = OP_MESSAGES.move;
+      break;
+    case "reorder":
+      result = reorderItems(shown, op.data.order);
+      message = OP_MESSAGES.reorder;
+      break;
+  }
+  if (!result.ok) return invalid({ index: result.error });
+  const next = parseWith(BipInput, { ...asInput(loaded.row), [section]: result.items });
+  if (!next.ok) return invalid(next.errors);
+  return write(ctx, scope, { document: JSON.stringify(documentOf(next.data)) }, loaded.row.version, `${LIST_SECTIONS[section].label}: ${message}`);
+}
+
+/** Soft delete: the BIP and its goals leave every list; the rows and the audit trail stay. */
+export async function deleteBip(ctx: ModelContext, bipId: number): Promise<ModelResult<null>> {
+  const scope = await findBipInScope(ctx, bipId);
+  if (!scope) return notFound("BIP");
+  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "bip", entityId: bipId, patientId: scope.patientId }, () => [
+    ctx.db.update(bips).set({ deletedAt: ctx.now().toISOString() }).where(eq(bips.id, bipId)),
+    bumpListVersion(ctx.db, BIPS),
+  ]);
+  return ok(null, "BIP deleted.");
+}
+
+// ------------------------------------------------------------------------------------------ options
+
+/** Clients in scope for the register screen's search (at most 20 matches). */
+export async function clientChoices(ctx: ModelContext, search: string) {
+  const s = search.trim();
+  const where = and(
+    patientScope(ctx),
+    clientSearch(s),
+  );
+  const rows = await ctx.db
+    .select({ id: patients.id, identifier: patients.patientIdentifier, firstName: patients.firstName, lastName: patients.lastName, locationId: patients.locationId })
+    .from(patients)
+    .where(where)
+    .orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id))
+    .limit(20);
+  return rows.map((r) => ({ id: r.id, identifier: r.identifier, name: `${r.firstName} ${r.lastName}`.trim(), location_id: r.locationId }));
+}
+
+/** Plan categories in display order, with the goals of each (the profile groups goals by category). */
+export function goalsByCategory(bip: BipJson) {
+  return PLAN_CATEGORIES.map((category) => ({ category, plans: bip[PLAN_LISTS[category] as keyof BipJson] as PlanJson[] }));
+}

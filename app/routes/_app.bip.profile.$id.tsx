@@ -1,0 +1,94 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { DocumentView } from "~/components/bip/document-view";
+import { FormMessage } from "~/components/ui/field";
+import { typeOfAssessmentLabel } from "~/domain/bip-document";
+import { can } from "~/domain/permissions";
+import { PLAN_CATEGORY_LABELS } from "~/domain/plans";
+import { getBipDetail, goalsByCategory, shownDocument } from "~/models/bips.server";
+import { modelContextFor } from "~/services/forms.server";
+import { notFound, requireId, requirePermission } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Plan of ${data?.bip.patient_name ?? "client"} · Baseline` }];
+export const handle = { guard: "view_bips" };
+
+/** The plan read-only: defaults applied, placeholders filled with the client's name and pronouns; goals by category. */
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_bips");
+  const ctx = modelContextFor(context, actor);
+  const detail = await getBipDetail(ctx, requireId(params.id, "BIP"));
+  if (!detail) throw notFound("BIP not found.");
+  const { bip } = detail;
+  return {
+    bip: { id: bip.id, patient_id: bip.patient_id, patient_name: bip.patient_name, patient_identifier: bip.patient_identifier, type_of_assessment: bip.type_of_assessment, doctor_name: bip.doctor_name, needs_attention: bip.needs_attention, updated_at: bip.updated_at },
+    goals: goalsByCategory(bip).map((g) => ({ category: g.category, plans: g.plans.map((p) => ({ id: p.id, name: p.name, status: p.status, description: p.description })) })),
+    doc: shownDocument(detail),
+    canManage: can(actor, "manage_bips"),
+  };
+}
+
+export default function BipProfile() {
+  const { bip, goals, doc, canManage } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>
+          {bip.patient_name} · {typeOfAssessmentLabel(bip.type_of_assessment)} {bip.needs_attention ? <span className="badge">Needs attention</span> : null}
+        </h1>
+        <span>
+          <Link to={`/bip/show/patient/${bip.patient_id}`}>Plans of {bip.patient_name}</Link>
+          {canManage ? (
+            <>
+              {" "}
+              <Link className="btn btn-primary" to={`/bip/tabbed/${bip.id}`}>
+                Edit plan
+              </Link>
+            </>
+          ) : null}
+        </span>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <dl className="details">
+        <dt>Client</dt>
+        <dd>
+          {bip.patient_name} <span className="muted">{bip.patient_identifier}</span>
+        </dd>
+        <dt>Doctor</dt>
+        <dd>{bip.doctor_name ?? "—"}</dd>
+        <dt>Updated</dt>
+        <dd>{bip.updated_at.slice(0, 10)}</dd>
+      </dl>
+
+      <section aria-labelledby="goals">
+        <div className="page-head">
+          <h2 id="goals">Goals</h2>
+          {canManage ? (
+            <Link className="btn" to={`/bip/goal/add/${bip.id}`}>
+              Add goal
+            </Link>
+          ) : null}
+        </div>
+        {goals.map((g) => (
+          <section key={g.category} aria-labelledby={`goals-${g.category}`}>
+            <h3 id={`goals-${g.category}`}>{PLAN_CATEGORY_LABELS[g.category]}</h3>
+            {g.plans.length === 0 ? (
+              <p className="muted">No goals in this category.</p>
+            ) : (
+              <ol>
+                {g.plans.map((p) => (
+                  <li key={p.id}>
+                    <Link to={`/bip/goal/${p.id}`}>{p.name}</Link> <span className="muted">({p.status})</span>
+                    {/* CHARTS: the per-goal chart (app/models/charts.server.ts) goes here, one per goal. */}
+                  </li>
+                ))}
+              </ol>
+            )}
+          </section>
+        ))}
+      </section>
+
+      <DocumentView doc={doc} />
+    </section>
+  );
+}

@@ -1,0 +1,132 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { FormMessage } from "~/components/ui/field";
+import { FormActions, SelectField } from "~/components/ui/form-controls";
+import { TYPES_OF_ASSESSMENT } from "~/domain/bip-document";
+import { pathId } from "~/domain/validation";
+import { clientChoices, createBip } from "~/models/bips.server";
+import { findPatient, staffByLocation } from "~/models/patients.server";
+import { formResult, formValues, modelContextFor } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
+
+export const meta: MetaFunction = () => [{ title: "New BIP · Baseline" }];
+export const handle = { guard: "manage_bips" };
+
+/**
+ * A new BIP in two steps that work without JavaScript: find and choose the client (GET ?search=, then
+ * ?patient_id=), then the type of assessment and the doctor (employees of the client's location).
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_bips");
+  const ctx = modelContextFor(context, actor);
+  const url = new URL(request.url);
+  const search = (url.searchParams.get("search") ?? "").slice(0, 100);
+  const patientId = pathId(url.searchParams.get("patient_id") ?? undefined);
+  const patient = patientId === null ? null : await findPatient(ctx, patientId);
+  if (patient) {
+    const staff = await staffByLocation(ctx, [patient.location_id]);
+    return {
+      patient: { id: patient.id, full_name: patient.full_name, patient_identifier: patient.patient_identifier },
+      doctors: staff[patient.location_id] ?? [],
+      choices: [],
+      search,
+      notice: null,
+    };
+  }
+  return {
+    patient: null,
+    doctors: [],
+    choices: await clientChoices(ctx, search),
+    search,
+    notice: patientId !== null ? "Choose one of your clients." : null,
+  };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_bips");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  return formResult(await createBip(ctx, values), values, (b) => `/bip/tabbed/${b.id}`);
+}
+
+export default function RegisterBip() {
+  const { patient, doctors, choices, search, notice } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const typed = answer?.values ?? {};
+  const errors = answer?.errors ?? {};
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>New behavior intervention plan</h1>
+        <Link to="/bip/list">Back to plans</Link>
+      </div>
+      <FormMessage error={answer?.message ?? notice} />
+      {patient ? (
+        <Form method="post" key={JSON.stringify(typed)}>
+          <input type="hidden" name="patient_id" value={patient.id} />
+          <p>
+            Client: <strong>{patient.full_name}</strong> <span className="muted">{patient.patient_identifier}</span> · <Link to="/bip/register">Choose another client</Link>
+          </p>
+          {errors.patient_id ? (
+            <p className="field-error" role="alert">
+              {errors.patient_id}
+            </p>
+          ) : null}
+          <SelectField label="Type of assessment" name="type_of_assessment" options={TYPES_OF_ASSESSMENT} defaultValue={String(typed.type_of_assessment ?? "1")} error={errors.type_of_assessment} />
+          <SelectField
+            label="Doctor"
+            name="doctor_id"
+            placeholder="None"
+            options={doctors.map((d) => ({ value: d.id, label: d.name }))}
+            defaultValue={String(typed.doctor_id ?? "")}
+            error={errors.doctor_id}
+          />
+          <p className="hint">The plan starts with the default clinical content and the thirteen caregiver-training goals; edit them on the next page.</p>
+          <FormActions>
+            <button className="btn btn-primary" type="submit" data-pending="Creating…">
+              Create BIP
+            </button>
+          </FormActions>
+        </Form>
+      ) : (
+        <>
+          <Form method="get" className="search-form" role="search">
+            <label htmlFor="f-search">Find the client</label>
+            <input id="f-search" type="search" name="search" defaultValue={search} placeholder="Name or identifier" />
+            <button className="btn" type="submit">
+              Search
+            </button>
+          </Form>
+          {choices.length === 0 ? (
+            <p>No data to display.</p>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th>Identifier</th>
+                  <th>Client</th>
+                  <th>
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {choices.map((c) => (
+                  <tr key={c.id}>
+                    <td>{c.identifier}</td>
+                    <td>{c.name}</td>
+                    <td>
+                      <Link to={`/bip/register?patient_id=${c.id}`} aria-label={`Choose ${c.name}`}>
+                        Choose
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
