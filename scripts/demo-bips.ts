@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
 import { bips, chartComments, objectives, plans, weeklyReports } from "../app/db/schema";
+import { DEFAULT_CAREGIVER_GOALS } from "../app/domain/bip-defaults";
 import { addDays, weekEndingOn } from "../app/domain/weeks";
 
 /**
@@ -103,11 +104,17 @@ export async function seedBipGoals(db: Db, now = new Date()): Promise<void> {
       });
     });
   }
+  // The thirteen default caregiver-training goals, as a new BIP gets them (monthly fidelity checks: no weekly data).
+  for (const bip of bipRows) {
+    DEFAULT_CAREGIVER_GOALS.forEach((g, n) => {
+      planRows.push({ id: demoPlanId(bip.id, GOALS.length + n), bipId: bip.id, patientId: bip.patientId, name: g.name, description: g.description, category: "caregiver_training", status: "active", position: n + 1 });
+    });
+  }
   for (let i = 0; i < planRows.length; i += 40) await db.insert(plans).values(planRows.slice(i, i + 40)).onConflictDoNothing();
   for (let i = 0; i < objectiveRows.length; i += 40) await db.insert(objectives).values(objectiveRows.slice(i, i + 40)).onConflictDoNothing();
 
   // Weekly data and comments only for seeded plans that have none.
-  const planIds = planRows.map((p) => p.id!);
+  const planIds = planRows.filter((p) => p.category !== "caregiver_training").map((p) => p.id!);
   const withData = new Set(
     (await db.selectDistinct({ planId: weeklyReports.planId }).from(weeklyReports).where(inArray(weeklyReports.planId, planIds))).map((r) => r.planId),
   );
@@ -115,7 +122,8 @@ export async function seedBipGoals(db: Db, now = new Date()): Promise<void> {
     (await db.selectDistinct({ planId: chartComments.planId }).from(chartComments).where(inArray(chartComments.planId, planIds))).map((r) => r.planId),
   );
   for (const plan of planRows) {
-    const g = GOALS.find((x) => x.name === plan.name)!;
+    const g = GOALS.find((x) => x.name === plan.name);
+    if (!g) continue;
     const rnd = random(plan.id!);
     const weeks = WEEKS;
     if (!withData.has(plan.id!)) {
@@ -149,7 +157,7 @@ export async function seedBipGoals(db: Db, now = new Date()): Promise<void> {
       .update(bips)
       .set({
         document: JSON.stringify({
-          background_information: "{name} lives at home with {his|her|their} parents and attends a general education classroom with support. {he|she|they} was diagnosed with autism spectrum disorder (F84.0) and was referred for ABA services by {his|her|their} pediatrician.",
+          background_information: "{name} lives at home with {his|her|their} parents and attends a general education classroom with support. {He|She|They} {was|were} diagnosed with autism spectrum disorder (F84.0) and {was|were} referred for ABA services by {his|her|their} pediatrician.",
           strengths: "{name} enjoys music, puzzles and outdoor play, follows one-step instructions and imitates peers.",
           weaknesses: "{name} has difficulty waiting, transitioning between activities and requesting help.",
         }),
