@@ -1,0 +1,283 @@
+/**
+ * The behavior chart with JavaScript on (docs/decisions/008): a small vanilla module, no React. For
+ * every <figure data-behavior-chart> it reads the chart model the server embedded (app/domain/chart.ts
+ * decided every rule), draws the same model with uPlot — points, null gaps, phases as two series, the
+ * y maximum and ticks, the x ticks — and the marks uPlot has no notion of (phase line and its
+ * 'Baseline | Treatment' label, objective and comment markers, aim lines, the trend, the baseline
+ * level) on its canvas through hooks. The server SVG is hidden only after uPlot drew; on any error the
+ * SVG stays. Resizes follow the figure's width. Built by scripts/build-chart.mjs into
+ * public/assets/behavior-chart.js; the page includes it as a module script, which runs once per page.
+ */
+import uPlot from "uplot";
+import type { ChartModel, LabelAnchor } from "../domain/chart";
+
+type Marks = Pick<ChartModel, "phaseLine" | "objectives" | "comments" | "aimLines" | "trend" | "baselineMarker" | "colors">;
+
+/** uPlot's stylesheet, next to this module, with the same ?v= cache key. */
+function ensureStylesheet(): void {
+  if (document.querySelector("link[data-uplot-css]")) return;
+  const here = new URL(import.meta.url);
+  const href = new URL("./uplot.css", here);
+  href.search = here.search;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = href.href;
+  link.dataset.uplotCss = "";
+  document.head.appendChild(link);
+}
+
+const FONT = "system-ui, sans-serif";
+
+/** The marks under the series: phase line, objective lines, comment lines, aim lines, trend. */
+/** The canvas, its pixel ratio, the plot's top and bottom, and value → canvas pixel maps. */
+function frame(u: uPlot) {
+  const { top, height } = u.bbox;
+  return {
+    ctx: u.ctx,
+    px: uPlot.pxRatio,
+    top,
+    bottom: top + height,
+    X: (x: number) => u.valToPos(x, "x", true),
+    Y: (y: number) => u.valToPos(y, "y", true),
+  };
+}
+
+function drawUnder(u: uPlot, m: Marks): void {
+  const { ctx, px, top, bottom, X, Y } = frame(u);
+  const line = (color: string, width: number, dash: number[], draw: () => void) => {
+    ctx.beginPath();
+    ctx.strokeStyle = color;
+    ctx.lineWidth = width * px;
+    ctx.setLineDash(dash.map((d) => d * px));
+    draw();
+    ctx.stroke();
+  };
+  ctx.save();
+  if (m.phaseLine) {
+    const x = X(m.phaseLine.x);
+    line(m.colors.phase, 2, [], () => {
+      ctx.moveTo(x, top);
+      ctx.lineTo(x, bottom);
+    });
+  }
+  for (const o of m.objectives) {
+    const x = X(o.x);
+    line(m.colors.objective, 1, [6, 4], () => {
+      ctx.moveTo(x, top);
+      ctx.lineTo(x, bottom);
+    });
+  }
+  for (const c of m.comments) {
+    const x = X(c.x);
+    line(m.colors.comment, 1, [], () => {
+      ctx.moveTo(x, top + (8 + c.offsetY) * px);
+      ctx.lineTo(x, bottom);
+    });
+  }
+  for (const a of m.aimLines) {
+    line(a.color, 1.5, [8, 5], () => {
+      ctx.moveTo(X(a.x1), Y(a.y1));
+      ctx.lineTo(X(a.x2), Y(a.y2));
+    });
+  }
+  if (m.trend) {
+    const t = m.trend;
+    ctx.lineCap = "round";
+    line(m.colors.trend, 2, [2, 4], () => {
+      ctx.moveTo(X(t.x1), Y(t.y1));
+      ctx.lineTo(X(t.x2), Y(t.y2));
+    });
+  }
+  ctx.restore();
+}
+
+/** The marks over the series: labels, comment dots and text, the baseline level diamond. */
+function drawOver(u: uPlot, m: Marks): void {
+  const { ctx, px, top, bottom, X, Y } = frame(u);
+  const text = (s: string, x: number, y: number, color: string, anchor: LabelAnchor | "center", size: number, bold = false) => {
+    ctx.fillStyle = color;
+    ctx.font = `${bold ? "700 " : ""}${size * px}px ${FONT}`;
+    ctx.textAlign = anchor === "center" ? "center" : anchor === "start" ? "left" : "right";
+    ctx.fillText(s, anchor === "center" ? x : anchor === "start" ? x + 4 * px : x - 4 * px, y);
+  };
+  ctx.save();
+  ctx.textBaseline = "alphabetic";
+  if (m.phaseLine) text(m.phaseLine.label, X(m.phaseLine.x), top - 10 * px, m.colors.phase, "center", 12, true);
+  for (const o of m.objectives) text(o.label, X(o.x), bottom - 6 * px, o.color, o.anchor, 12, true);
+  for (const c of m.comments) {
+    const x = X(c.x);
+    const y = top + (8 + c.offsetY) * px;
+    ctx.beginPath();
+    ctx.fillStyle = m.colors.comment;
+    ctx.arc(x, y, 3 * px, 0, Math.PI * 2);
+    ctx.fill();
+    text(c.text, x, y + 4 * px, m.colors.comment, c.anchor, 11);
+  }
+  if (m.baselineMarker) {
+    const x = X(m.baselineMarker.x);
+    const y = Y(m.baselineMarker.value);
+    const s = 6 * px;
+    ctx.beginPath();
+    ctx.moveTo(x, y - s);
+    ctx.lineTo(x + s, y);
+    ctx.lineTo(x, y + s);
+    ctx.lineTo(x - s, y);
+    ctx.closePath();
+    ctx.fillStyle = m.colors.baseline;
+    ctx.fill();
+  }
+  ctx.restore();
+}
+
+/** uPlot options for a model: the same scales, ticks, series and colours as the SVG. */
+export function chartOptions(m: ChartModel, width: number, hooks: uPlot.Hooks.Arrays): uPlot.Options {
+  const xLabels = new Map(m.x.ticks.map((t) => [t.x, t.label]));
+  const grid = { stroke: "#e5e7eb", width: 1 };
+  const ticks = { stroke: "#6b7280", width: 1, size: 4 };
+  const axisFont = `12px ${FONT}`;
+  return {
+    width,
+    height: m.height,
+    padding: [28, 16, 0, 0],
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false }, points: { size: 9 } },
+    scales: {
+      x: { time: false, range: [m.x.min, m.x.max] },
+      y: { range: [0, m.y.max] },
+    },
+    axes: [
+      {
+        label: m.x.label,
+        font: axisFont,
+        labelFont: axisFont,
+        grid,
+        ticks,
+        size: 36,
+        labelSize: 20,
+        splits: () => m.x.ticks.map((t) => t.x),
+        // On a narrow chart, label every k-th tick so the dates do not overlap (about 64 px each).
+        values: (u, splits) => {
+          const every = Math.max(1, Math.ceil((splits.length * 64) / Math.max(1, u.bbox.width / uPlot.pxRatio)));
+          return splits.map((s, i) => (i % every === 0 ? (xLabels.get(s) ?? "") : ""));
+        },
+      },
+      {
+        label: m.y.label,
+        font: axisFont,
+        labelFont: axisFont,
+        grid,
+        ticks,
+        size: 48,
+        splits: () => m.y.ticks,
+        values: (_u, splits) => splits.map((s) => String(s)),
+      },
+    ],
+    series: [
+      { label: "Week ending" },
+      ...m.series.map((s) => ({
+        label: s.label,
+        stroke: s.color,
+        width: 2,
+        spanGaps: false,
+        points: { show: true, size: 7, fill: s.color, stroke: s.color },
+      })),
+    ],
+    hooks,
+  };
+}
+
+/** A small tooltip in uPlot's overlay: 'week ending: value'. */
+function tooltip(u: uPlot, m: ChartModel, el: HTMLElement): void {
+  const i = u.cursor.idx;
+  const p = i == null ? null : m.points[i];
+  if (!p || p.value == null || u.cursor.left == null || u.cursor.left < 0) {
+    el.hidden = true;
+    return;
+  }
+  el.textContent = `${p.label}: ${p.value}${m.perHour && p.reported != null ? ` (${p.reported} in ${p.hours} h)` : ""} · ${p.phase === "baseline" ? "Baseline" : "Treatment"}`;
+  el.hidden = false;
+  const left = Math.min(u.cursor.left + 10, u.over.clientWidth - el.offsetWidth - 4);
+  el.style.left = `${Math.max(0, left)}px`;
+  el.style.top = `${Math.max(0, u.valToPos(p.value, "y") - 34)}px`;
+}
+
+export function enhanceChart(figure: HTMLElement): void {
+  if (figure.dataset.enhanced) return;
+  const script = figure.querySelector<HTMLScriptElement>("script[data-chart-model]");
+  const svg = figure.querySelector<HTMLElement>(".bc-svg");
+  if (!script || !svg) return;
+  let model: ChartModel;
+  try {
+    model = JSON.parse(script.textContent ?? "") as ChartModel;
+  } catch (e) {
+    console.error("behavior chart: unreadable model", e);
+    return;
+  }
+  // Nothing to plot: the SVG already says 'No weekly reports'.
+  if (model.empty || model.points.length === 0) return;
+  figure.dataset.enhanced = "pending";
+  ensureStylesheet();
+
+  const host = document.createElement("div");
+  host.className = "bc-uplot";
+  host.hidden = true;
+  svg.parentNode?.insertBefore(host, svg.nextSibling); // (append/after clash with the Workers types)
+  const tip = document.createElement("div");
+  tip.hidden = true;
+  tip.setAttribute("role", "status");
+  Object.assign(tip.style, { position: "absolute", pointerEvents: "none", background: "#fff", border: "1px solid #cbd5e1", borderRadius: "4px", padding: "2px 6px", font: `12px ${FONT}`, whiteSpace: "nowrap", color: "#111827", zIndex: "2" });
+
+  let chart: uPlot | null = null;
+  let observer: ResizeObserver | null = null;
+  let failed = false;
+  const fail = (e: unknown) => {
+    if (failed) return;
+    failed = true;
+    console.error("behavior chart: uPlot could not draw, keeping the SVG", e);
+    observer?.disconnect();
+    chart?.destroy();
+    host.remove();
+    svg.hidden = false;
+    figure.dataset.enhanced = "failed";
+  };
+  const guarded = (f: (u: uPlot) => void) => (u: uPlot) => {
+    if (failed) return;
+    try {
+      f(u);
+    } catch (e) {
+      queueMicrotask(() => fail(e));
+    }
+  };
+  const hooks: uPlot.Hooks.Arrays = {
+    drawAxes: [guarded((u) => drawUnder(u, model))],
+    draw: [
+      guarded((u) => {
+        drawOver(u, model);
+        if (figure.dataset.enhanced === "pending") {
+          // Drew without an error: swap the SVG for the canvas.
+          svg.hidden = true;
+          host.hidden = false;
+          figure.dataset.enhanced = "uplot";
+        }
+      }),
+    ],
+    setCursor: [guarded((u) => tooltip(u, model, tip))],
+  };
+
+  try {
+    const width = svg.clientWidth || figure.clientWidth || 800;
+    const data: uPlot.AlignedData = [model.points.map((p) => p.x), ...model.series.map((s) => s.values)];
+    chart = new uPlot(chartOptions(model, width, hooks), data, host);
+    chart.over.appendChild(tip);
+    const u = chart;
+    observer = new ResizeObserver(() => {
+      const w = host.clientWidth;
+      if (!failed && w > 0 && w !== u.width) u.setSize({ width: w, height: model.height });
+    });
+    observer.observe(host);
+  } catch (e) {
+    fail(e);
+  }
+}
+
+for (const figure of document.querySelectorAll<HTMLElement>("figure[data-behavior-chart]")) enhanceChart(figure);
