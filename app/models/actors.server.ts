@@ -16,72 +16,99 @@ function parseJsonArray<T>(value: string | null | undefined): T[] {
 }
 
 /**
- * Loads a staff user with roles, permissions and locations in one query; null when absent, deleted or inactive.
+ * The columns a staff actor is built from: the user with roles, permissions and locations as JSON
+ * aggregates, so one query loads it (alone, or joined to the session row by the screen guard).
  * The correlated subqueries name `users.id` in plain SQL: drizzle leaves columns unqualified in a
  * single-table select, which inside a subquery would bind to the subquery's own tables.
  */
-export async function getUserActor(db: Db, id: number): Promise<Actor | null> {
-  const [row] = await db
-    .select({
-      id: users.id,
-      name: users.name,
-      surname: users.surname,
-      email: users.email,
-      status: users.status,
-      phone: users.phone,
-      avatar: users.avatar,
-      locationId: users.locationId,
-      twoFactorEnabled: users.twoFactorEnabled,
-      roles: sql<string>`(select json_group_array(r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id)`,
-      permissions: sql<string>`(select json_group_array(r.permissions) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id)`,
-      locations: sql<string>`(select json_group_array(ul.location_id) from user_locations ul where ul.user_id = users.id)`,
-      timeZone: sql<string | null>`(select l.time_zone from locations l where l.id = users.location_id)`,
-    })
-    .from(users)
-    .where(and(eq(users.id, id), isNull(users.deletedAt)));
-  if (!row || row.status !== "active") return null;
-  const permissionLists = parseJsonArray<string>(row.permissions).flatMap((p) => parseJsonArray<string>(p));
+export const userActorFields = {
+  id: users.id,
+  name: users.name,
+  surname: users.surname,
+  email: users.email,
+  status: users.status,
+  phone: users.phone,
+  avatar: users.avatar,
+  locationId: users.locationId,
+  twoFactorEnabled: users.twoFactorEnabled,
+  roles: sql<string>`(select json_group_array(r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id)`,
+  permissions: sql<string>`(select json_group_array(r.permissions) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id)`,
+  locations: sql<string>`(select json_group_array(ul.location_id) from user_locations ul where ul.user_id = users.id)`,
+  timeZone: sql<string | null>`(select l.time_zone from locations l where l.id = users.location_id)`,
+};
+const userActorSelect = (db: Db) => db.select(userActorFields).from(users);
+type UserActorRow = Awaited<ReturnType<typeof userActorSelect>>[number];
+
+/** The parent columns an actor is built from. */
+export const parentActorFields = {
+  id: parents.id,
+  name: parents.name,
+  surname: parents.surname,
+  email: parents.email,
+  status: parents.status,
+  phone: parents.phone,
+  locationId: parents.locationId,
+  twoFactorEnabled: parents.twoFactorEnabled,
+};
+const parentActorSelect = (db: Db) => db.select(parentActorFields).from(parents);
+type ParentActorRow = Awaited<ReturnType<typeof parentActorSelect>>[number];
+
+/** A staff actor from its row; null when absent (a left join's nulls) or not active. */
+export function userActorFrom(row: UserActorRow | null | undefined): Actor | null {
+  // A left join's missing user arrives as nulls.
+  if (!row || row.id == null || row.status !== "active") return null;
+  const r = row;
+  const permissionLists = parseJsonArray<string>(r.permissions).flatMap((p) => parseJsonArray<string>(p));
   return {
     kind: "user",
-    id: row.id,
-    name: row.name,
-    surname: row.surname,
-    email: row.email,
-    roles: parseJsonArray<string>(row.roles),
+    id: r.id,
+    name: r.name,
+    surname: r.surname,
+    email: r.email,
+    roles: parseJsonArray<string>(r.roles),
     permissions: normalizePermissions(permissionLists),
-    locationIds: parseJsonArray<number>(row.locations),
-    locationId: row.locationId,
-    timeZone: row.timeZone,
-    avatar: row.avatar,
-    status: row.status,
-    phone: row.phone,
-    twoFactorEnabled: row.twoFactorEnabled,
+    locationIds: parseJsonArray<number>(r.locations),
+    locationId: r.locationId,
+    timeZone: r.timeZone,
+    avatar: r.avatar,
+    status: r.status,
+    phone: r.phone,
+    twoFactorEnabled: r.twoFactorEnabled,
   };
 }
 
 /** A parent signs in with no staff roles or permissions and no location scope. */
-export async function getParentActor(db: Db, id: number): Promise<Actor | null> {
-  const [row] = await db
-    .select()
-    .from(parents)
-    .where(and(eq(parents.id, id), isNull(parents.deletedAt)));
-  if (!row || row.status !== "active") return null;
+export function parentActorFrom(row: ParentActorRow | null | undefined): Actor | null {
+  if (!row || row.id == null || row.status !== "active") return null;
+  const r = row;
   return {
     kind: "parent",
-    id: row.id,
-    name: row.name,
-    surname: row.surname,
-    email: row.email,
+    id: r.id,
+    name: r.name,
+    surname: r.surname,
+    email: r.email,
     roles: ["PARENT"],
     permissions: [],
     locationIds: [],
-    locationId: row.locationId,
+    locationId: r.locationId,
     timeZone: null,
     avatar: null,
-    status: row.status,
-    phone: row.phone,
-    twoFactorEnabled: row.twoFactorEnabled,
+    status: r.status,
+    phone: r.phone,
+    twoFactorEnabled: r.twoFactorEnabled,
   };
+}
+
+/** Loads a staff user with roles, permissions and locations in one query; null when absent, deleted or inactive. */
+export async function getUserActor(db: Db, id: number): Promise<Actor | null> {
+  const [row] = await userActorSelect(db).where(and(eq(users.id, id), isNull(users.deletedAt)));
+  return userActorFrom(row);
+}
+
+/** A parent actor; null when absent, deleted or inactive. */
+export async function getParentActor(db: Db, id: number): Promise<Actor | null> {
+  const [row] = await parentActorSelect(db).where(and(eq(parents.id, id), isNull(parents.deletedAt)));
+  return parentActorFrom(row);
 }
 
 export function getActor(db: Db, type: PrincipalType, id: number): Promise<Actor | null> {

@@ -27,6 +27,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
 import { getLocation, locationOptions } from "./locations.server";
+import { jsonRows, visibleLocationsQuery } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
 
 /**
@@ -122,68 +123,104 @@ function inScope(ctx: ModelContext): SQL {
   )!;
 }
 
-function visibleLocation(ctx: ModelContext): SQL | undefined {
+/** The actor's location scope as a condition on `ul.location_id` (plain SQL, for the correlated subqueries). */
+function visibleMembership(ctx: ModelContext): SQL {
   const scope = locationScope(ctx.actor);
-  return scope === null ? undefined : scope.length ? inArray(userLocations.locationId, scope) : sql`1 = 0`;
+  if (scope === null) return sql`1 = 1`;
+  return scope.length ? sql`ul.location_id in (${sql.join(scope.map((id) => sql`${id}`), sql`, `)})` : sql`1 = 0`;
 }
 
-async function withRelations(ctx: ModelContext, rows: Selected[]): Promise<EmployeeJson[]> {
-  if (!rows.length) return [];
-  const ids = rows.map((r) => r.id);
-  const [roleRows, locRows] = await ctx.db.batch([
-    ctx.db.select({ userId: userRoles.userId, id: roles.id, name: roles.name }).from(userRoles).innerJoin(roles, eq(roles.id, userRoles.roleId)).where(inArray(userRoles.userId, ids)).orderBy(asc(roles.name)),
-    ctx.db
-      .select({ ul: userLocations, title: locations.title })
-      .from(userLocations)
-      .innerJoin(locations, eq(locations.id, userLocations.locationId))
-      .where(and(inArray(userLocations.userId, ids), isNull(locations.deletedAt), visibleLocation(ctx)))
-      .orderBy(asc(locations.title)),
-  ]);
-  return rows.map((r) =>
-    employeeJson(
-      r,
-      roleRows.filter((x) => x.userId === r.id).map(({ id, name }) => ({ id, name })),
-      locRows
-        .filter((x) => x.ul.userId === r.id)
-        .map(({ ul, title }) => {
-          const c = parseObject(ul.compliance);
-          return {
-            id: ul.locationId,
-            title,
-            position_id: ul.positionId,
-            salary: ul.salary,
-            telehealth_salary: ul.telehealthSalary,
-            fixed_hours_salary: ul.fixedHoursSalary,
-            fixed_weekly_hours: ul.fixedWeeklyHours,
-            compliance: Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, str(c[k])])) as Record<ComplianceKey, string | null>,
-          };
-        }),
+type EmploymentRow = {
+  location_id: number;
+  title: string;
+  position_id: number | null;
+  salary: number | null;
+  telehealth_salary: number | null;
+  fixed_hours_salary: number | null;
+  fixed_weekly_hours: number | null;
+  compliance: string | null;
+};
+const EMPLOYMENT_COLUMNS = ["location_id", "title", "position_id", "salary", "telehealth_salary", "fixed_hours_salary", "fixed_weekly_hours", "compliance"] as const;
+
+/**
+ * An employee's columns with their roles and the memberships the actor can see as JSON aggregates, so a
+ * page of employees (or one) is one statement. The subqueries name "users" in plain SQL: drizzle leaves a
+ * single-table select's columns unqualified, which inside a subquery would bind to its own tables.
+ */
+function withRelations(ctx: ModelContext) {
+  return {
+    ...columns,
+    roleRows: jsonRows<{ id: number; name: string }>(sql`(select r.id as "id", r.name as "name" from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = "users"."id" order by r.name)`, ["id", "name"]),
+    locationRows: jsonRows<EmploymentRow>(
+      sql`(select ul.location_id as "location_id", l.title as "title", ul.position_id as "position_id", ul.salary as "salary", ul.telehealth_salary as "telehealth_salary",
+             ul.fixed_hours_salary as "fixed_hours_salary", ul.fixed_weekly_hours as "fixed_weekly_hours", ul.compliance as "compliance"
+           from user_locations ul join locations l on l.id = ul.location_id
+           where ul.user_id = "users"."id" and l.deleted_at is null and ${visibleMembership(ctx)} order by l.title)`,
+      EMPLOYMENT_COLUMNS,
     ),
+  };
+}
+
+function toEmployee(r: Selected & { roleRows: { id: number; name: string }[]; locationRows: EmploymentRow[] }): EmployeeJson {
+  return employeeJson(
+    r,
+    r.roleRows,
+    r.locationRows.map((ul) => {
+      const c = parseObject(ul.compliance);
+      return {
+        id: ul.location_id,
+        title: ul.title,
+        position_id: ul.position_id,
+        salary: ul.salary,
+        telehealth_salary: ul.telehealth_salary,
+        fixed_hours_salary: ul.fixed_hours_salary,
+        fixed_weekly_hours: ul.fixed_weekly_hours,
+        compliance: Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, str(c[k])])) as Record<ComplianceKey, string | null>,
+      };
+    }),
   );
 }
 
 /* ---------------------------------------------------------------- reads */
 
-export async function listEmployees(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined> = {}): Promise<Paged<EmployeeJson>> {
+function listWhere(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined>): SQL | undefined {
   const q = query.search;
   const locationId = filters.location_id && /^\d{1,15}$/.test(filters.location_id) ? Number(filters.location_id) : null;
   const status = (EMPLOYEE_STATUSES as readonly string[]).includes(filters.status ?? "") ? filters.status! : null;
-  const where = and(
+  return and(
     inScope(ctx),
     q ? or(like(users.name, `%${q}%`), like(users.surname, `%${q}%`), like(users.email, `%${q}%`), sql`(${users.name} || ' ' || ${users.surname}) like ${`%${q}%`}`) : undefined,
     locationId ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${userLocations.locationId} = ${locationId})` : undefined,
     status ? eq(users.status, status) : undefined,
   );
-  const [rows, [total]] = await ctx.db.batch([
-    ctx.db.select(columns).from(users).where(where).orderBy(asc(users.surname), asc(users.name), asc(users.id)).limit(query.per_page).offset(offset(query)),
-    ctx.db.select({ n: count() }).from(users).where(where),
+}
+
+function pageQuery(ctx: ModelContext, query: ListQuery, where: SQL | undefined) {
+  return ctx.db.select(withRelations(ctx)).from(users).where(where).orderBy(asc(users.surname), asc(users.name), asc(users.id)).limit(query.per_page).offset(offset(query));
+}
+
+export async function listEmployees(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined> = {}): Promise<Paged<EmployeeJson>> {
+  const where = listWhere(ctx, query, filters);
+  const [rows, [total]] = await ctx.db.batch([pageQuery(ctx, query, where), ctx.db.select({ n: count() }).from(users).where(where)]);
+  return paged(rows.map(toEmployee), total?.n ?? 0, query);
+}
+
+/** The employee list screen: the page, its total and the location filter's options in one batch of two statements. */
+export async function employeeListScreen(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined> = {}) {
+  const where = listWhere(ctx, query, filters);
+  const [rows, [extra]] = await ctx.db.batch([
+    pageQuery(ctx, query, where),
+    ctx.db
+      .select({ n: count(), locations: jsonRows<{ id: number; title: string }>(visibleLocationsQuery(ctx), ["id", "title"]) })
+      .from(users)
+      .where(where),
   ]);
-  return paged(await withRelations(ctx, rows), total?.n ?? 0, query);
+  return { page: paged(rows.map(toEmployee), extra?.n ?? 0, query), locations: extra?.locations ?? [] };
 }
 
 export async function getEmployee(ctx: ModelContext, id: number): Promise<EmployeeJson | null> {
-  const [row] = await ctx.db.select(columns).from(users).where(and(eq(users.id, id), inScope(ctx)));
-  return row ? ((await withRelations(ctx, [row]))[0] ?? null) : null;
+  const [row] = await ctx.db.select(withRelations(ctx)).from(users).where(and(eq(users.id, id), inScope(ctx)));
+  return row ? toEmployee(row) : null;
 }
 
 export type EmployeeProfile = EmployeeJson & { locations: (EmploymentJson & { compliance_state: Record<ComplianceKey, ComplianceState> })[] };

@@ -5,7 +5,7 @@ import { ParentInput } from "~/domain/parents";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { withAudit } from "~/services/audit.server";
+import { auditRead, auditTail, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, patientScope, who } from "./patients.server";
@@ -74,9 +74,22 @@ export async function listParents(ctx: ModelContext, query: ListQuery): Promise<
   return paged(rows.map(toJson), total?.n ?? 0, query);
 }
 
-export async function getParent(ctx: ModelContext, id: number): Promise<ParentJson | null> {
+/** A parent in scope, without an audit row (for checks inside other use cases). */
+export async function findParent(ctx: ModelContext, id: number): Promise<ParentJson | null> {
   const [row] = await select(ctx).where(and(eq(parents.id, id), scoped(ctx)));
   return row ? toJson(row) : null;
+}
+
+/** A parent record read (profile, show): in scope, and the read is audited like a client read (entity "parent"). */
+export async function getParent(ctx: ModelContext, id: number): Promise<ParentJson | null> {
+  const [row] = await ctx.db
+    .select({ p: parents, locationTitle: locations.title, tail: auditTail })
+    .from(parents)
+    .leftJoin(locations, eq(locations.id, parents.locationId))
+    .where(and(eq(parents.id, id), scoped(ctx)));
+  if (!row) return null;
+  await auditRead(ctx.db, who(ctx), { entity: "parent", entityId: id }, row.tail);
+  return toJson(row);
 }
 
 /** The parent's children the actor may see. */
@@ -136,7 +149,7 @@ export async function createParent(ctx: ModelContext, raw: Record<string, unknow
         ctx.db.insert(parents).values({ id: newId, ...values(parsed.data) }),
         bumpListVersion(ctx.db, PARENTS),
       ]);
-      return ok((await getParent(ctx, newId))!, "Parent created.");
+      return ok((await findParent(ctx, newId))!, "Parent created.");
     } catch (e) {
       if (attempt < 5 && isKeyRace(e)) continue;
       throw e;
@@ -145,7 +158,7 @@ export async function createParent(ctx: ModelContext, raw: Record<string, unknow
 }
 
 export async function updateParent(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<ParentJson>> {
-  const current = await getParent(ctx, id);
+  const current = await findParent(ctx, id);
   if (!current) return notFound("Parent");
   const parsed = parseWith(ParentInput, opts.partial ? { ...parentAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
@@ -161,13 +174,13 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
       .returning({ id: parents.id }),
     bumpListVersion(ctx.db, PARENTS),
   ])) as [{ id: number }[]];
-  if (!rows[0]) return conflict((await getParent(ctx, id)) ?? current);
-  return ok((await getParent(ctx, id))!, "Parent updated.");
+  if (!rows[0]) return conflict((await findParent(ctx, id)) ?? current);
+  return ok((await findParent(ctx, id))!, "Parent updated.");
 }
 
 /** Soft delete; the children keep their record but lose the link. */
 export async function deleteParent(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
-  const current = await getParent(ctx, id);
+  const current = await findParent(ctx, id);
   if (!current) return notFound("Parent");
   await withAudit(ctx.db, who(ctx), { action: "delete", entity: "parent", entityId: id }, () => [
     ctx.db.update(parents).set({ deletedAt: ctx.now().toISOString() }).where(eq(parents.id, id)),

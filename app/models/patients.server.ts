@@ -1,12 +1,12 @@
-import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, asc, count, desc, eq, inArray, isNull, like, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
-import { insurances, locations, parents, patients, userLocations, users } from "~/db/schema";
+import { auditLog, insurances, locations, parents, patients, userLocations, users } from "~/db/schema";
 import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, PATIENT_STATUSES, PatientInput, PatientStatusInput, STAFF_FIELDS, type StaffField } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { withAudit, auditRead, type AuditWho } from "~/services/audit.server";
+import { auditRead, auditTail, withAudit, type AuditWho } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { insuranceOptions } from "./insurances.server";
@@ -96,25 +96,66 @@ export function patientScope(ctx: ModelContext): SQL {
   return and(isNull(patients.deletedAt), scope.length ? inArray(patients.locationId, scope) : sql`1 = 0`)!;
 }
 
-const id = v.pipe(v.string(), v.regex(/^\d{1,15}$/, "Filters take a record id."), v.transform(Number));
+const ID_FILTER = "Filters take a record id.";
+const id = v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number));
+const idFilter = v.optional(v.union([v.literal(""), id], ID_FILTER), "");
 export const PatientFilters = v.object({
-  location_id: v.optional(v.union([v.literal(""), id]), ""),
-  insurer_id: v.optional(v.union([v.literal(""), id]), ""),
-  staff_id: v.optional(v.union([v.literal(""), id]), ""),
-  parent_id: v.optional(v.union([v.literal(""), id]), ""),
-  status: v.optional(v.union([v.literal(""), v.picklist(PATIENT_STATUSES, "Choose a status from the list.")]), ""),
+  location_id: idFilter,
+  insurer_id: idFilter,
+  staff_id: idFilter,
+  parent_id: idFilter,
+  status: v.optional(v.union([v.literal(""), v.picklist(PATIENT_STATUSES)], "Choose a status from the list."), ""),
 });
 export type PatientFilters = v.InferOutput<typeof PatientFilters>;
 
-export async function listPatients(ctx: ModelContext, query: ListQuery, rawFilters: Record<string, unknown> = {}): Promise<ModelResult<Paged<PatientJson>>> {
+/**
+ * A select as one JSON array column (`[{column: value, …}]`), so small option lists ride along with another
+ * read instead of costing a statement each. SQLite keeps the subquery's ORDER BY under an aggregate over a
+ * single subquery (it is neither flattened nor dropped there), so the rows arrive in that order.
+ */
+export function jsonRows<T>(query: SQLWrapper, columns: readonly string[]): SQL<T[]> {
+  const pairs = sql.raw(columns.map((c) => `'${c}', "${c}"`).join(", "));
+  return sql`(select json_group_array(json_object(${pairs})) from ${query})`.mapWith((v: unknown) => (typeof v === "string" ? (JSON.parse(v) as T[]) : []));
+}
+
+/** The locations the actor can see, as an embeddable select (what locationOptions answers). */
+export function visibleLocationsQuery(ctx: ModelContext) {
+  const scope = locationScope(ctx.actor);
+  return ctx.db
+    .select({ id: locations.id, title: locations.title })
+    .from(locations)
+    .where(and(isNull(locations.deletedAt), scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`))
+    .orderBy(asc(locations.title));
+}
+
+/** Every insurer (what insuranceOptions answers), as a JSON column. */
+function insurerOptionsColumn(ctx: ModelContext) {
+  return jsonRows<{ id: number; name: string }>(ctx.db.select({ id: insurances.id, name: insurances.name }).from(insurances).where(isNull(insurances.deletedAt)).orderBy(asc(insurances.name)), ["id", "name"]);
+}
+
+/** FTS5 phrase syntax: the text in double quotes, quotes doubled; everything else is literal. */
+function ftsPhrase(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
+}
+/** The trigram index serves searches of 3 characters or more; shorter ones scan (docs/decisions/012-client-search.md). */
+const TRIGRAM = 3;
+
+/** Substring search over "first last" and the patient identifier, case-insensitive. */
+function searchCondition(s: string): SQL | undefined {
+  if (!s) return undefined;
+  if ([...s].length >= TRIGRAM) return sql`${patients.id} in (select rowid from patients_search where patients_search match ${ftsPhrase(s)})`;
+  return or(like(patients.firstName, `%${s}%`), like(patients.lastName, `%${s}%`), like(sql`${patients.firstName} || ' ' || ${patients.lastName}`, `%${s}%`), like(patients.patientIdentifier, `%${s}%`));
+}
+
+function parseFilters(rawFilters: Record<string, unknown>) {
   const picked = Object.fromEntries(Object.entries(rawFilters).filter(([k]) => k in PatientFilters.entries));
-  const parsed = parseWith(PatientFilters, picked);
-  if (!parsed.ok) return invalid(parsed.errors);
-  const fl = parsed.data;
-  const s = query.search;
-  const where = and(
+  return parseWith(PatientFilters, picked);
+}
+
+function listWhere(ctx: ModelContext, query: ListQuery, fl: PatientFilters): SQL | undefined {
+  return and(
     patientScope(ctx),
-    s ? or(like(patients.firstName, `%${s}%`), like(patients.lastName, `%${s}%`), like(sql`${patients.firstName} || ' ' || ${patients.lastName}`, `%${s}%`), like(patients.patientIdentifier, `%${s}%`)) : undefined,
+    searchCondition(query.search),
     fl.location_id !== "" ? eq(patients.locationId, fl.location_id) : undefined,
     fl.insurer_id !== "" ? or(eq(patients.insurerId, fl.insurer_id), eq(patients.insurerSecondaryId, fl.insurer_id)) : undefined,
     fl.parent_id !== "" ? eq(patients.parentId, fl.parent_id) : undefined,
@@ -123,12 +164,54 @@ export async function listPatients(ctx: ModelContext, query: ListQuery, rawFilte
     query.date_from ? sql`${patients.createdAt} >= ${query.date_from}` : undefined,
     query.date_to ? sql`${patients.createdAt} <= ${`${query.date_to}T23:59:59.999Z`}` : undefined,
   );
-  const [rows, [total]] = await ctx.db.batch([
-    ctx.db.select().from(patients).where(where).orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id)).limit(query.per_page).offset(offset(query)),
-    ctx.db.select({ n: count() }).from(patients).where(where),
-  ]);
+}
+
+function pageQuery(ctx: ModelContext, query: ListQuery, where: SQL | undefined) {
+  return ctx.db.select().from(patients).where(where).orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id)).limit(query.per_page).offset(offset(query));
+}
+
+export async function listPatients(ctx: ModelContext, query: ListQuery, rawFilters: Record<string, unknown> = {}): Promise<ModelResult<Paged<PatientJson>>> {
+  const parsed = parseFilters(rawFilters);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const where = listWhere(ctx, query, parsed.data);
+  const [rows, [total]] = await ctx.db.batch([pageQuery(ctx, query, where), ctx.db.select({ n: count() }).from(patients).where(where)]);
   const today = ctx.now().toISOString().slice(0, 10);
   return ok(paged(rows.map((r) => patientJson(r, today)), total?.n ?? 0, query));
+}
+
+type Named = { id: number; name: string; surname: string };
+
+/**
+ * The client list screen: the page, its total and the filter options (locations, insurers, and the staff
+ * of the chosen location) in one batch of two statements. A filter that does not parse is dropped, with
+ * its message to show.
+ */
+export async function patientListScreen(ctx: ModelContext, query: ListQuery, rawFilters: Record<string, unknown> = {}) {
+  const parsed = parseFilters(rawFilters);
+  const fl = parsed.ok ? parsed.data : v.parse(PatientFilters, {});
+  const where = listWhere(ctx, query, fl);
+  const chosen = fl.location_id !== "" && canSeeLocation(ctx.actor, fl.location_id) ? fl.location_id : null;
+  const [rows, [extra]] = await ctx.db.batch([
+    pageQuery(ctx, query, where),
+    ctx.db
+      .select({
+        n: count(),
+        locations: jsonRows<{ id: number; title: string }>(visibleLocationsQuery(ctx), ["id", "title"]),
+        insurers: insurerOptionsColumn(ctx),
+        // Staff to filter by come from the chosen location only: a practice has thousands of employees.
+        staff: chosen === null ? sql<Named[]>`'[]'`.mapWith(() => [] as Named[]) : jsonRows<Named>(staffQuery(ctx, chosen), ["id", "name", "surname"]),
+      })
+      .from(patients)
+      .where(where),
+  ]);
+  const today = ctx.now().toISOString().slice(0, 10);
+  return {
+    page: paged(rows.map((r) => patientJson(r, today)), extra?.n ?? 0, query),
+    locations: extra?.locations ?? [],
+    insurers: extra?.insurers ?? [],
+    staff: extra?.staff ?? [],
+    filterError: parsed.ok ? null : Object.values(parsed.errors)[0]!,
+  };
 }
 
 /** A client in scope, without an audit row (for checks inside other use cases). */
@@ -137,20 +220,32 @@ export async function findPatient(ctx: ModelContext, patientId: number): Promise
   return row ? patientJson(row, ctx.now().toISOString().slice(0, 10)) : null;
 }
 
+/** Reads one client in scope with the audit chain's tail, and records the read: two statements. */
+async function readAudited(ctx: ModelContext, condition: SQL): Promise<PatientJson | null> {
+  const [row] = await ctx.db
+    .select({ p: patients, tail: auditTail })
+    .from(patients)
+    .where(and(condition, patientScope(ctx)));
+  if (!row) return null;
+  await auditRead(ctx.db, who(ctx), { entity: "patient", entityId: row.p.id, patientId: row.p.id }, row.tail);
+  return patientJson(row.p, ctx.now().toISOString().slice(0, 10));
+}
+
 /** A client record read (profile, show): in scope, and the read is audited. */
 export async function getPatient(ctx: ModelContext, patientId: number): Promise<PatientJson | null> {
-  const p = await findPatient(ctx, patientId);
-  if (p) await auditRead(ctx.db, who(ctx), { entity: "patient", entityId: p.id, patientId: p.id });
-  return p;
+  return readAudited(ctx, eq(patients.id, patientId));
 }
 
 export async function getPatientByIdentifier(ctx: ModelContext, identifier: string): Promise<PatientJson | null> {
-  const [row] = await ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.patientIdentifier, identifier), patientScope(ctx)));
-  return row ? getPatient(ctx, row.id) : null;
+  return readAudited(ctx, eq(patients.patientIdentifier, identifier));
 }
 
-/** Active staff who work at the location (user_locations), for the assignment selects. */
+/** Staff who work at the location (user_locations), for the assignment selects. */
 export async function staffOptions(ctx: ModelContext, locationId: number) {
+  return staffQuery(ctx, locationId);
+}
+
+function staffQuery(ctx: ModelContext, locationId: number) {
   return ctx.db
     .select({ id: users.id, name: users.name, surname: users.surname })
     .from(users)
@@ -158,6 +253,7 @@ export async function staffOptions(ctx: ModelContext, locationId: number) {
     .where(and(eq(userLocations.locationId, locationId), isNull(users.deletedAt)))
     .orderBy(asc(users.name), asc(users.surname));
 }
+
 
 /** Staff of every location the actor can see, keyed by location (for the add form, before a location is chosen). */
 export async function staffByLocation(ctx: ModelContext, locationIds: number[]) {
@@ -246,9 +342,8 @@ export function patientAsInput(p: PatientJson): Record<string, unknown> {
 }
 
 /** The next id of a table (so the audit row of a create names the record; a racing insert fails on the key and is retried). */
-export async function nextId(ctx: ModelContext, table: typeof patients | typeof parents | { id: typeof patients.id }): Promise<number> {
-  const t = table as typeof patients;
-  const [row] = await ctx.db.select({ n: sql<number>`coalesce(max(${t.id}), 0) + 1` }).from(t);
+export async function nextId(ctx: ModelContext, table: AnySQLiteTable & { id: AnySQLiteColumn }): Promise<number> {
+  const [row] = await ctx.db.select({ n: sql<number>`coalesce(max(${table.id}), 0) + 1` }).from(table);
   return Number(row?.n ?? 1);
 }
 
@@ -344,23 +439,114 @@ export async function patientFormOptions(ctx: ModelContext, locationId: number |
   };
 }
 
+const fullName = (p: { name: string; surname: string }) => `${p.name} ${p.surname}`.trim();
+
 /**
- * What the client profile shows besides the record: the names behind its ids (location, parent, assigned
- * staff) and the insurers for the PA form — one batch, one round trip. The shape matches
- * patientFormOptions so the screen reads either.
+ * The client profile: the record, the names behind its ids (location, parent, assigned staff), the
+ * insurers for the PA form and the chain's tail in ONE statement (correlated JSON subqueries; they name
+ * "patients" in plain SQL because drizzle leaves a single-table select's columns unqualified), then the
+ * audited read. The names have the shape of patientFormOptions.
  */
-export async function patientProfileNames(ctx: ModelContext, patient: PatientJson) {
-  const staffIds = STAFF_FIELDS.map(([name]) => (patient as unknown as Record<string, number | null>)[name]).filter((x): x is number => typeof x === "number");
-  const [locs, parentRows, insurerRows, staffRows] = await ctx.db.batch([
-    ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(eq(locations.id, patient.location_id)),
-    ctx.db.select({ id: parents.id, name: parents.name, surname: parents.surname, email: parents.email }).from(parents).where(eq(parents.id, patient.parent_id ?? 0)),
-    ctx.db.select({ id: insurances.id, name: insurances.name }).from(insurances).where(isNull(insurances.deletedAt)).orderBy(asc(insurances.name)),
-    ctx.db.select({ id: users.id, name: users.name, surname: users.surname }).from(users).where(inArray(users.id, staffIds.length ? staffIds : [0])),
-  ]);
+export async function getPatientProfile(ctx: ModelContext, patientId: number) {
+  const staffColumns = sql.raw(STAFF_FIELDS.map(([name]) => `"patients"."${name}"`).join(", "));
+  const [row] = await ctx.db
+    .select({
+      p: patients,
+      tail: auditTail,
+      location: jsonRows<{ id: number; title: string }>(sql`(select "id", "title" from "locations" where "id" = "patients"."location_id")`, ["id", "title"]),
+      parent: jsonRows<Named & { email: string }>(sql`(select "id", "name", "surname", "email" from "parents" where "id" = "patients"."parent_id")`, ["id", "name", "surname", "email"]),
+      staff: jsonRows<Named>(sql`(select "id", "name", "surname" from "users" where "id" in (${staffColumns}))`, ["id", "name", "surname"]),
+      insurers: insurerOptionsColumn(ctx),
+    })
+    .from(patients)
+    .where(and(eq(patients.id, patientId), patientScope(ctx)));
+  if (!row) return null;
+  await auditRead(ctx.db, who(ctx), { entity: "patient", entityId: row.p.id, patientId: row.p.id }, row.tail);
   return {
-    locations: locs,
-    parents: parentRows.map((p) => ({ id: p.id, name: `${`${p.name} ${p.surname}`.trim()} (${p.email})` })),
-    insurers: insurerRows,
-    staff: [{ label: locs[0]?.title ?? "", options: staffRows.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })) }],
+    patient: patientJson(row.p, ctx.now().toISOString().slice(0, 10)),
+    options: {
+      locations: row.location,
+      parents: row.parent.map((p) => ({ id: p.id, name: `${fullName(p)} (${p.email})` })),
+      insurers: row.insurers,
+      staff: [{ label: row.location[0]?.title ?? "", options: row.staff.map((s) => ({ id: s.id, name: fullName(s) })) }],
+    },
   };
+}
+
+/** The id of a client in scope by patient identifier (no audit row: the profile it leads to records the read). */
+export async function findPatientIdByIdentifier(ctx: ModelContext, identifier: string): Promise<number | null> {
+  const [row] = await ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.patientIdentifier, identifier), patientScope(ctx)));
+  return row?.id ?? null;
+}
+
+/**
+ * The client settings screen (platform §2 patients/setting): the record (an audited read) and the
+ * employees of the client's location to assign.
+ */
+export async function getPatientSettings(ctx: ModelContext, patientId: number) {
+  const patient = await getPatient(ctx, patientId);
+  if (!patient) return null;
+  const staff = await staffQuery(ctx, patient.location_id);
+  return { patient, staff: staff.map((s) => ({ id: s.id, name: fullName(s) })) };
+}
+
+/**
+ * Changes only the staff assignments (the settings screen): the other fields stay as stored. Same rules as
+ * a full update: each assignee must work at the client's location; a stale version answers 409.
+ */
+export async function updatePatientStaff(ctx: ModelContext, patientId: number, raw: Record<string, unknown>, opts: { version: number | null }): Promise<ModelResult<PatientJson>> {
+  const staff = Object.fromEntries(STAFF_FIELDS.map(([name]) => [name, raw[name] ?? ""]));
+  return updatePatient(ctx, patientId, staff, { partial: true, version: opts.version });
+}
+
+/** One row of a client's log report: an audit row with the name of who acted. */
+export interface PatientLogRow {
+  id: number;
+  at: string;
+  actor_type: string;
+  actor_id: number | null;
+  actor_name: string | null;
+  action: string;
+  entity: string;
+  entity_id: string | null;
+  ip: string | null;
+}
+
+/**
+ * The client's log report (platform §2 patients/ws): the audit rows that name the client, newest first,
+ * paginated. Null when the client is out of scope. Looking at the report is itself recorded (entity
+ * "patient_log"), after the page is read, so the page shows what happened before this look.
+ */
+export async function patientLogReport(ctx: ModelContext, patientId: number, query: ListQuery): Promise<{ patient: PatientJson; page: Paged<PatientLogRow> } | null> {
+  const inScope = and(eq(patients.id, patientId), patientScope(ctx));
+  const [[head], rows] = await ctx.db.batch([
+    ctx.db
+      .select({ p: patients, tail: auditTail, n: sql<number>`(select count(*) from "audit_log" where "patient_id" = "patients"."id")`.mapWith(Number) })
+      .from(patients)
+      .where(inScope),
+    ctx.db
+      .select({
+        a: auditLog,
+        actorName: sql<string | null>`case ${auditLog.actorType} when 'user' then (select trim(u.name || ' ' || u.surname) from users u where u.id = ${auditLog.actorId}) when 'parent' then (select trim(pa.name || ' ' || pa.surname) from parents pa where pa.id = ${auditLog.actorId}) end`,
+      })
+      .from(auditLog)
+      .innerJoin(patients, and(eq(patients.id, auditLog.patientId), inScope))
+      .orderBy(desc(auditLog.id))
+      .limit(query.per_page)
+      .offset(offset(query)),
+  ]);
+  if (!head) return null;
+  await auditRead(ctx.db, who(ctx), { entity: "patient_log", entityId: patientId, patientId }, head.tail);
+  const data = rows.map(({ a, actorName }) => ({
+    id: a.id,
+    at: a.at,
+    actor_type: a.actorType,
+    actor_id: a.actorId,
+    actor_name: actorName,
+    action: a.action,
+    entity: a.entity,
+    entity_id: a.entityId,
+    ip: a.ip,
+  }));
+  return { patient: patientJson(head.p, ctx.now().toISOString().slice(0, 10)), page: paged(data, head.n, query) };
 }

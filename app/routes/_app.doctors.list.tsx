@@ -3,8 +3,7 @@ import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination, SearchForm } from "~/components/ui/list";
 import { EMPLOYEE_STATUSES } from "~/domain/employees";
-import { listEmployees } from "~/models/employees.server";
-import { locationOptions } from "~/models/locations.server";
+import { employeeListScreen } from "~/models/employees.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
@@ -16,7 +15,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_employees");
   const { query, queryError, params } = listQueryFrom(request);
   const ctx = modelContextFor(context, actor);
-  const [page, locations] = await Promise.all([listEmployees(ctx, query, { location_id: params.location_id, status: params.status }), locationOptions(ctx)]);
+  const { page, locations } = await employeeListScreen(ctx, query, { location_id: params.location_id, status: params.status });
   return { page, locations, queryError };
 }
 

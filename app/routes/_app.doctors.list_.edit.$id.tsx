@@ -99,7 +99,7 @@ export default function EditEmployee() {
       />
       {self ? null : (
         <>
-          <Form method="post" className="status-zone">
+          <Form method="post" className="status-zone" id="settings">
             <h2>Status</h2>
             <input type="hidden" name="intent" value="status" />
             <input type="hidden" name="status" value={employee.status === "active" ? "inactive" : "active"} />

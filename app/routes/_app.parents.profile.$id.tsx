@@ -8,7 +8,7 @@ import { PARENT_STATUSES } from "~/domain/parents";
 import { GENDERS } from "~/domain/patients";
 import { can } from "~/domain/permissions";
 import { locationOptions } from "~/models/locations.server";
-import { getParent, listChildren, parentAsInput, updateParent, type ParentJson } from "~/models/parents.server";
+import { findParent, getParent, listChildren, parentAsInput, updateParent, type ParentJson } from "~/models/parents.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -32,7 +32,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
   if (values.intent !== "save") {
-    if (!(await getParent(ctx, id))) throw notFound("Parent not found.");
+    if (!(await findParent(ctx, id))) throw notFound("Parent not found.");
     return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   }
   const version = Number(values.version);

@@ -4,9 +4,7 @@ import { FormMessage } from "~/components/ui/field";
 import { Pagination, SearchForm } from "~/components/ui/list";
 import { PATIENT_STATUSES } from "~/domain/patients";
 import { can } from "~/domain/permissions";
-import { insuranceOptions } from "~/models/insurances.server";
-import { locationOptions } from "~/models/locations.server";
-import { listPatients, staffOptions } from "~/models/patients.server";
+import { patientListScreen } from "~/models/patients.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
@@ -21,27 +19,11 @@ const FILTERS = ["status", "location_id", "insurer_id", "staff_id"] as const;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_clients");
-  const ctx = modelContextFor(context, actor);
   const { query, queryError, params } = listQueryFrom(request, FILTERS);
-  let result = await listPatients(ctx, query, params);
-  let error = queryError;
-  if (!result.ok) {
-    // A hand-edited filter that does not parse falls back to everything, with a note.
-    error = result.message;
-    result = await listPatients(ctx, query, {});
-  }
-  // Staff to filter by come from the chosen location only: a practice has thousands of employees.
-  const [locs, insurers] = await Promise.all([locationOptions(ctx), insuranceOptions(ctx)]);
-  const chosen = Number(params.location_id);
-  const staffList = locs.some((l) => l.id === chosen) ? await staffOptions(ctx, chosen) : [];
-  return {
-    page: result.ok ? result.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 },
-    locations: locs,
-    insurers,
-    staff: staffList,
-    canManage: can(actor, "manage_clients"),
-    queryError: error,
-  };
+  // The page, its total and the filter options in one batch; a hand-edited filter that does not parse
+  // falls back to everything, with a note.
+  const { page, locations, insurers, staff, filterError } = await patientListScreen(modelContextFor(context, actor), query, params);
+  return { page, locations, insurers, staff, canManage: can(actor, "manage_clients"), queryError: queryError ?? filterError };
 }
 
 export default function PatientList() {

@@ -8,7 +8,7 @@ import { posLabel } from "~/domain/locations";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
 import { can } from "~/domain/permissions";
 import { createPaService, deletePaService, listPaServicesOfPatient, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
-import { findPatient, getPatient, patientProfileNames } from "~/models/patients.server";
+import { findPatient, getPatientProfile } from "~/models/patients.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -18,9 +18,12 @@ export const handle = { guard: "view_clients" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_clients");
   const ctx = modelContextFor(context, actor);
-  const patient = await getPatient(ctx, requireId(params.id, "Patient"));
-  if (!patient) throw notFound("Patient not found.");
-  const [paServices, options] = await Promise.all([listPaServicesOfPatient(ctx, patient.id, true), patientProfileNames(ctx, patient)]);
+  const id = requireId(params.id, "Patient");
+  // The record (with its names and the audit tail) and its PA services side by side; the PA query is
+  // scoped by the client's location itself, so a client out of scope yields nothing there either.
+  const [profile, paServices] = await Promise.all([getPatientProfile(ctx, id), listPaServicesOfPatient(ctx, id, true)]);
+  if (!profile) throw notFound("Patient not found.");
+  const { patient, options } = profile;
   return {
     patient,
     paServices: paServices ?? [],
@@ -28,6 +31,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     missing: missingOnboarding(patient),
     today: ctx.now().toISOString().slice(0, 10),
     canManage: can(actor, "manage_clients"),
+    canSeeLog: can(actor, "manage_notes"),
   };
 }
 
@@ -99,7 +103,7 @@ function PaFields({ values, errors, insurers }: { values: Record<string, unknown
 }
 
 export default function PatientProfile() {
-  const { patient, paServices, options, missing, today, canManage } = useLoaderData<typeof loader>();
+  const { patient, paServices, options, missing, today, canManage, canSeeLog } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -120,9 +124,16 @@ export default function PatientProfile() {
         </h1>
         <span>
           <Link to="/patients/list">Back to clients</Link>
+          {canSeeLog ? (
+            <>
+              {" "}
+              <Link to={`/patients/ws/${patient.id}`}>Log report</Link>
+            </>
+          ) : null}
           {canManage ? (
             <>
               {" "}
+              <Link to={`/patients/setting/${patient.id}`}>Settings</Link>{" "}
               <Link className="btn btn-primary" to={`/patients/list/edit/${patient.id}`}>
                 Edit client
               </Link>

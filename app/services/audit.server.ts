@@ -1,4 +1,4 @@
-import { asc, desc } from "drizzle-orm";
+import { asc, desc, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "~/db/client.server";
 import { auditLog } from "~/db/schema";
@@ -9,6 +9,11 @@ import { sha256Hex } from "./crypto.server";
  * The audit trail: who did what to which record of which client, when, from where. Rows are chained:
  * hash = SHA-256(previous hash | fields). The write and its audit row go in one batch (one transaction),
  * and a unique previous hash makes a racing writer retry, so the chain stays linear.
+ *
+ * The tail can be read with the request's own data (`auditTail` as a column of the read that precedes
+ * the audit): that saves a statement and weakens nothing, because correctness rests on the unique
+ * previous hash, not on how fresh the tail was. A tail that another writer has moved past is some
+ * row's previous hash already, so the insert fails on the unique index and is retried with a fresh read.
  */
 export const GENESIS = "0".repeat(64);
 
@@ -27,6 +32,12 @@ export interface AuditWho {
 function canonical(row: { actorType: string; actorId: number | null; action: string; entity: string; entityId: string | null; patientId: number | null; ip: string | null; at: string }) {
   return [row.actorType, row.actorId ?? "", row.action, row.entity, row.entityId ?? "", row.patientId ?? "", row.ip ?? "", row.at].join("|");
 }
+
+/** The chain's current tail hash as a scalar subquery (null while the log is empty), to select beside other data. */
+export const auditTail = sql<string | null>`(select "hash" from "audit_log" order by "id" desc limit 1)`.mapWith((v: unknown) => (v == null ? null : String(v)));
+
+/** The tail as read beside other data (null: the log was empty); undefined when it was not read. */
+export type KnownTail = string | null | undefined;
 
 async function tailHash(db: Db): Promise<string> {
   const [row] = await db.select({ hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
@@ -59,11 +70,12 @@ function isChainRace(e: unknown): boolean {
 
 /**
  * Runs the writes and appends one audit row in the same batch. `writes` is called again on a retry, so
- * build the statements inside it. Returns the batch results of the writes.
+ * build the statements inside it. Returns the batch results of the writes. `tail`: the chain's tail as
+ * read with the request's data (`auditTail`); the first attempt uses it instead of reading it again.
  */
-export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: () => [...T]): Promise<unknown[]> {
+export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: () => [...T], tail?: KnownTail): Promise<unknown[]> {
   for (let attempt = 0; ; attempt++) {
-    const prev = await tailHash(db);
+    const prev = attempt === 0 && tail !== undefined ? (tail ?? GENESIS) : await tailHash(db);
     const values = await auditValues(who, entry, prev);
     const audit = db.insert(auditLog).values(values);
     try {
@@ -76,9 +88,9 @@ export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: Au
   }
 }
 
-/** Records a read (no write to go with it). */
-export async function auditRead(db: Db, who: AuditWho, entry: Omit<AuditEntry, "action">): Promise<void> {
-  await withAudit(db, who, { ...entry, action: "read" }, () => [] as []);
+/** Records a read (no write to go with it). `tail` as for withAudit. */
+export async function auditRead(db: Db, who: AuditWho, entry: Omit<AuditEntry, "action">, tail?: KnownTail): Promise<void> {
+  await withAudit(db, who, { ...entry, action: "read" }, () => [] as [], tail);
 }
 
 export interface ChainCheck {

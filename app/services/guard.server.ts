@@ -1,8 +1,7 @@
 import { redirect, type AppLoadContext } from "@remix-run/cloudflare";
 import { can, type Actor, type Permission } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
-import { getActor } from "~/models/actors.server";
-import { readSession, type ScreenSession } from "./session.server";
+import { readSessionActor, type ScreenSession } from "./session.server";
 
 /**
  * Route guards for loaders and actions. Each throws (a redirect to sign-in, the lock screen, or a 403
@@ -35,18 +34,14 @@ export function notFound(message = "Not Found"): Response {
 }
 
 type Loaded = { session: ScreenSession | null; actor: Actor | null };
-/** One session and actor read per request, however many loaders (layout and screen) ask. */
+/** One session-and-actor read (one statement) per request, however many loaders (layout and screen) ask. */
 const perRequest = new WeakMap<object, Promise<Loaded>>();
 
 function load(request: Request, context: AppLoadContext): Promise<Loaded> {
   let loaded = perRequest.get(context.app);
   if (!loaded) {
     const { db, now } = context.app;
-    loaded = (async () => {
-      const session = await readSession(db, request, now());
-      const actor = session && session.state === "active" ? await getActor(db, session.principalType, session.principalId) : null;
-      return { session, actor };
-    })();
+    loaded = readSessionActor(db, request, now());
     perRequest.set(context.app, loaded);
   }
   return loaded;

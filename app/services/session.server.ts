@@ -1,8 +1,9 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { sessions } from "~/db/schema";
+import { parents, sessions, users } from "~/db/schema";
 import { sessionState, type SessionState } from "~/domain/auth-rules";
-import type { PrincipalType } from "~/models/actors.server";
+import type { Actor } from "~/domain/permissions";
+import { parentActorFields, parentActorFrom, userActorFields, userActorFrom, type PrincipalType } from "~/models/actors.server";
 import { getAuthSettings } from "~/models/settings.server";
 import { readCookies, serializeCookie } from "./cookies.server";
 import { randomToken, sha256Hex } from "./crypto.server";
@@ -31,13 +32,11 @@ export function clearSessionCookie(secure: boolean): string {
   return serializeCookie(SESSION_COOKIE, "", { httpOnly: true, secure, maxAge: 0 });
 }
 
-/** Reads the request's session and applies the idle (lock) and absolute (end) limits. */
-export async function readSession(db: Db, request: Request, now: Date): Promise<ScreenSession | null> {
-  const id = readCookies(request)[SESSION_COOKIE];
-  if (!id) return null;
-  const idHash = await sha256Hex(id);
-  const [row] = await db.select().from(sessions).where(eq(sessions.idHash, idHash));
-  if (!row) return null;
+type SessionRow = typeof sessions.$inferSelect;
+
+/** Applies the idle (lock) and absolute (end) limits to a stored session; writes only when its state changes or it is due a touch. */
+async function applyLimits(db: Db, row: SessionRow, now: Date): Promise<ScreenSession | null> {
+  const { idHash } = row;
   const limits = await getAuthSettings(db);
   const state = sessionState(row, now, limits);
   if (state === "expired") {
@@ -50,6 +49,44 @@ export async function readSession(db: Db, request: Request, now: Date): Promise<
     await db.update(sessions).set({ lastSeenAt: now.toISOString() }).where(eq(sessions.idHash, idHash));
   }
   return { idHash, principalType: row.principalType, principalId: row.principalId, state };
+}
+
+async function cookieHash(request: Request): Promise<string | null> {
+  const id = readCookies(request)[SESSION_COOKIE];
+  return id ? sha256Hex(id) : null;
+}
+
+/** Reads the request's session and applies the idle (lock) and absolute (end) limits. */
+export async function readSession(db: Db, request: Request, now: Date): Promise<ScreenSession | null> {
+  const idHash = await cookieHash(request);
+  if (!idHash) return null;
+  const [row] = await db.select().from(sessions).where(eq(sessions.idHash, idHash));
+  return row ? applyLimits(db, row, now) : null;
+}
+
+export interface SessionAndActor {
+  session: ScreenSession | null;
+  /** The principal of an active session (null when locked, absent, deleted or inactive). */
+  actor: Actor | null;
+}
+
+/**
+ * The session and its principal in ONE statement: the session row joined to the user (with roles,
+ * permissions and locations) or the parent it belongs to. Same limits and writes as readSession.
+ */
+export async function readSessionActor(db: Db, request: Request, now: Date): Promise<SessionAndActor> {
+  const idHash = await cookieHash(request);
+  if (!idHash) return { session: null, actor: null };
+  const [row] = await db
+    .select({ session: sessions, user: userActorFields, parent: parentActorFields })
+    .from(sessions)
+    .leftJoin(users, and(eq(sessions.principalType, "user"), eq(users.id, sessions.principalId), isNull(users.deletedAt)))
+    .leftJoin(parents, and(eq(sessions.principalType, "parent"), eq(parents.id, sessions.principalId), isNull(parents.deletedAt)))
+    .where(eq(sessions.idHash, idHash));
+  if (!row) return { session: null, actor: null };
+  const session = await applyLimits(db, row.session, now);
+  if (!session || session.state !== "active") return { session, actor: null };
+  return { session, actor: session.principalType === "user" ? userActorFrom(row.user) : parentActorFrom(row.parent) };
 }
 
 /** The lock screen resumes the same session after the password is re-entered. */

@@ -37,9 +37,14 @@ const PAGES: PageSpec[] = [
   { name: "insurers", path: "/insurance/list", signedIn: true, expect: "Bench Insurer" },
   { name: "clients", path: "/patients/list", signedIn: true, expect: "BN-" },
   { name: "clients-search", path: "/patients/list?search=Garcia", signedIn: true, expect: "Garcia" },
+  { name: "clients-search-full", path: "/patients/list?search=Liam+Garc", signedIn: true, expect: "Liam Garcia" },
+  { name: "clients-search-id", path: "/patients/list?search=BN-1005", signedIn: true, expect: "BN-1005" },
   { name: "clients-filter", path: "/patients/list?status=active&location_id=1005", signedIn: true, expect: "Bench Clinic 06" },
   { name: "client-profile", path: "/patients/profile/1500", signedIn: true, expect: "BN-100500" },
   { name: "employees", path: "/doctors/list", signedIn: true, expect: "bench-employee" },
+  // A goal with three years of weekly data (scripts/bench-data.ts: plan 1000), its chart and its editors.
+  { name: "goal", path: "/bip/goal/1000", signedIn: true, expect: "Physical aggression" },
+  { name: "goal-edit", path: "/bip/goal/1000?edit=1", signedIn: true, expect: "Update Weekly Reports" },
 ];
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

@@ -1,9 +1,9 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, desc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "~/db/schema";
-import { auditRead, verifyAuditChain, withAudit } from "~/services/audit.server";
+import { auditRead, auditTail, GENESIS, verifyAuditChain, withAudit } from "~/services/audit.server";
 import { locations } from "~/db/schema";
-import { db } from "./helpers";
+import { countingDb, db } from "./helpers";
 
 const who = { actor: { kind: "user" as const, id: 7 }, ip: "203.0.113.9" };
 
@@ -39,6 +39,47 @@ describe("audit trail", () => {
     expect(await db().select().from(locations).where(eq(locations.title, "Half"))).toHaveLength(0);
   });
 
+  describe("a tail read beside the request's data", () => {
+    async function tailNow(): Promise<string | null> {
+      const [row] = await db().select({ tail: auditTail }).from(locations).limit(1);
+      return row ? row.tail : null;
+    }
+
+    it("costs one statement (the insert) and chains to that tail", async () => {
+      await createLocationRow();
+      const tail = await tailNow();
+      const counting = countingDb();
+      await auditRead(counting.db, who, { entity: "patient", entityId: 200, patientId: 200 }, tail);
+      expect(counting.statements()).toBe(1);
+      const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+      expect(last!.prevHash).toBe(tail ?? GENESIS);
+      expect((await verifyAuditChain(db())).ok).toBe(true);
+    });
+
+    it("a tail someone has moved past fails on the unique link and is retried with a fresh read: the chain stays linear", async () => {
+      await createLocationRow();
+      const stale = await tailNow();
+      await auditRead(db(), who, { entity: "patient", entityId: 201, patientId: 201 });
+      await withAudit(db(), who, { action: "create", entity: "location", entityId: null }, () => [db().insert(locations).values({ title: "After a stale tail" })], stale);
+      const rows = await db().select().from(auditLog).orderBy(asc(auditLog.id));
+      expect(rows.at(-1)!.prevHash).toBe(rows.at(-2)!.hash);
+      expect(rows.filter((r) => r.prevHash === (stale ?? GENESIS))).toHaveLength(1);
+      expect(await db().select().from(locations).where(eq(locations.title, "After a stale tail"))).toHaveLength(1);
+      expect((await verifyAuditChain(db())).ok).toBe(true);
+    });
+
+    it("many readers holding the same tail all land, once each, in one chain", async () => {
+      await createLocationRow();
+      const tail = await tailNow();
+      const before = (await db().select().from(auditLog)).length;
+      await Promise.all(Array.from({ length: 5 }, (_, i) => auditRead(db(), who, { entity: "patient", entityId: 300 + i, patientId: 300 + i }, tail)));
+      const rows = await db().select().from(auditLog).orderBy(asc(auditLog.id));
+      expect(rows.length).toBe(before + 5);
+      expect(rows.filter((r) => Number(r.entityId) >= 300 && Number(r.entityId) < 305).map((r) => Number(r.entityId)).sort()).toEqual([300, 301, 302, 303, 304]);
+      expect((await verifyAuditChain(db())).ok).toBe(true);
+    });
+  });
+
   it("detects an edited row", async () => {
     await auditRead(db(), who, { entity: "patient", entityId: 99, patientId: 99 });
     const [row] = await db().select().from(auditLog).where(eq(auditLog.entityId, "99"));
@@ -58,3 +99,8 @@ describe("audit trail", () => {
     expect(check.brokenAt).toBeGreaterThan(row!.id);
   });
 });
+
+/** A location row, so a select from locations has a row to carry the tail. */
+async function createLocationRow() {
+  await db().insert(locations).values({ title: `Tail carrier ${Date.now()}` });
+}

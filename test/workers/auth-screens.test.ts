@@ -4,7 +4,9 @@ import * as build from "../../build/index.js";
 import { backupCodes, outboxEmails, sessions, twoFactorChallenges, userRoles, roles, users } from "~/db/schema";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { generateBackupCodes } from "~/models/auth.server";
-import { codeIn, cookiesFrom, createParent, createUser, db, form, lastEmail, request, signInCookie, type TestUser } from "./helpers";
+import { getAuthSettings } from "~/models/settings.server";
+import { readSessionActor } from "~/services/session.server";
+import { codeIn, cookiesFrom, countingDb, createLocation, createParent, createUser, db, form, lastEmail, request, signInCookie, type TestUser } from "./helpers";
 
 /** The auth screens without JavaScript: plain form posts, 303 after success, field errors and 4xx on bad input. */
 
@@ -610,5 +612,65 @@ describe("dev outbox", () => {
       .catch((e: unknown) => e);
     expect(thrown).toBeInstanceOf(Response);
     expect((thrown as Response).status).toBe(404);
+  });
+});
+
+describe("the screen guard's session read", () => {
+  const at = (cookie: string) => new Request("http://localhost/dashboard", { headers: { Cookie: cookie } });
+  const ofUser = (id: number) => and(eq(sessions.principalType, "user"), eq(sessions.principalId, id));
+  const sessionOf = async (id: number) => (await db().select().from(sessions).where(ofUser(id)))[0]!;
+
+  it("reads the session and its user in one statement; the last-seen touch is written at most once a minute", async () => {
+    const loc = await createLocation();
+    const user = await createUser({ permissions: ["view_clients"], locations: [loc.id] });
+    const cookie = await signInCookie(user);
+    await getAuthSettings(db()); // the settings are cached per isolate; warm them so only the session read is counted
+    const first = countingDb();
+    const fresh = await readSessionActor(first.db, at(cookie), new Date());
+    expect(first.statements()).toBe(1);
+    expect(fresh.session?.state).toBe("active");
+    expect(fresh.actor).toMatchObject({ kind: "user", id: user.id, permissions: ["view_clients"], locationIds: [loc.id], timeZone: "America/New_York" });
+
+    await db().update(sessions).set({ lastSeenAt: minutesAgo(2) }).where(ofUser(user.id));
+    const due = countingDb();
+    const now = new Date();
+    await readSessionActor(due.db, at(cookie), now);
+    expect(due.statements()).toBe(2);
+    expect((await sessionOf(user.id)).lastSeenAt).toBe(now.toISOString());
+  });
+
+  it("a parent's session loads the parent", async () => {
+    const parent = await createParent({ name: "Gwen" });
+    const cookie = await signInCookie(parent, true);
+    const { actor } = await readSessionActor(db(), at(cookie), new Date());
+    expect(actor).toMatchObject({ kind: "parent", id: parent.id, name: "Gwen", roles: ["PARENT"], permissions: [] });
+  });
+
+  it("no actor for a deactivated or deleted user, nor while locked (the lock is written once); an expired session is removed", async () => {
+    const inactive = await createUser();
+    const cookie = await signInCookie(inactive);
+    await db().update(users).set({ status: "inactive" }).where(eq(users.id, inactive.id));
+    expect(await readSessionActor(db(), at(cookie), new Date())).toMatchObject({ session: { state: "active" }, actor: null });
+    expect((await request("/dashboard", { cookie })).headers.get("Location")).toBe("/login?redirectTo=%2Fdashboard");
+
+    const deleted = await createUser();
+    const deletedCookie = await signInCookie(deleted);
+    await db().update(users).set({ deletedAt: new Date().toISOString() }).where(eq(users.id, deleted.id));
+    expect((await readSessionActor(db(), at(deletedCookie), new Date())).actor).toBeNull();
+
+    const idle = await createUser();
+    const idleCookie = await signInCookie(idle);
+    await db().update(sessions).set({ lastSeenAt: minutesAgo(31) }).where(ofUser(idle.id));
+    expect(await readSessionActor(db(), at(idleCookie), new Date())).toMatchObject({ session: { state: "locked" }, actor: null });
+    expect((await sessionOf(idle.id)).locked).toBe(true);
+    const again = countingDb();
+    await readSessionActor(again.db, at(idleCookie), new Date());
+    expect(again.statements()).toBe(1);
+
+    const old = await createUser();
+    const oldCookie = await signInCookie(old);
+    await db().update(sessions).set({ createdAt: minutesAgo(13 * 60) }).where(ofUser(old.id));
+    expect(await readSessionActor(db(), at(oldCookie), new Date())).toEqual({ session: null, actor: null });
+    expect(await sessionCount("user", old.id)).toBe(0);
   });
 });

@@ -1,7 +1,11 @@
 import { and, eq } from "drizzle-orm";
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { auditLog, backupCodes, sessions, userLocations, userRoles, users } from "~/db/schema";
-import { api, apiToken, createLocation, createRole, createUser, db, request, signInCookie } from "./helpers";
+import { ListQuery } from "~/domain/paging";
+import { getUserActor } from "~/models/actors.server";
+import { employeeListScreen } from "~/models/employees.server";
+import { api, apiToken, countingDb, createLocation, createRole, createUser, db, request, signInCookie } from "./helpers";
 
 /** Employees ("doctors", platform §2 doctors routes, §3 User, §7 doctors and user administration calls). */
 
@@ -378,5 +382,74 @@ describe("employee screens", () => {
     expect(tf.status).toBe(303);
     expect((await userRow(target.id)).twoFactorEnabled).toBe(false);
     expect(await auditCount(target.id)).toBe(2);
+  });
+});
+
+describe("employees: list cache, statement budget, legacy doctor paths", () => {
+  it("/v2/employees?cache=true serves the cached list until a write through the API invalidates it", async () => {
+    const { loc, role, token } = await setup({ permissions: ["view_employees", "manage_employees"] });
+    const mark = `Cachy${uniq()}`;
+    const target = await createUser({ permissions: [], locations: [loc.id], name: mark });
+    const q = `/v2/employees?cache=true&search=${mark}`;
+    const names = async () => ((await (await api(q, { token })).json()) as { data: { name: string; surname: string }[] }).data.map((e) => `${e.name} ${e.surname}`);
+    expect(await names()).toEqual([`${mark} User`]);
+    await db().update(users).set({ surname: "Behind" }).where(eq(users.id, target.id)); // written behind the API: the cache does not know
+    expect(await names()).toEqual([`${mark} User`]);
+    expect(((await (await api(`/v2/employees?search=${mark}`, { token })).json()) as { data: { surname: string }[] }).data[0]!.surname).toBe("Behind");
+    const edit = await api(`/v2/users/editUser/${target.id}`, { method: "POST", token, body: { surname: "Written", roles: [role.id] } });
+    expect(edit.status).toBe(200);
+    expect(await names()).toEqual([`${mark} Written`]);
+    // A view_employees-only reader is served through the same cache path.
+    const viewer = await apiToken(await createUser({ permissions: ["view_employees"], locations: [loc.id] }));
+    expect(((await (await api(q, { token: viewer })).json()) as { total: number }).total).toBe(1);
+    expect((await api("/v2/employees?cache=true&per_page=0", { token })).status).toBe(422);
+  });
+
+  it("the list screen's page, total and location options are one batch of two statements", async () => {
+    const loc = await createLocation({ title: "Budget Staff Clinic" });
+    const hidden = await createLocation();
+    const role = await createRole(`BCBA_${uniq()}`, []);
+    const mark = `Budgeted${uniq()}`;
+    const emp = await employeeIn(loc.id, role.id);
+    await db().update(users).set({ name: mark }).where(eq(users.id, emp.id));
+    await db().insert(userLocations).values({ userId: emp.id, locationId: hidden.id });
+    const me = await createUser({ permissions: [...MANAGE], locations: [loc.id] });
+    const counting = countingDb();
+    const ctx = { db: counting.db, actor: (await getUserActor(db(), me.id))!, ip: "203.0.113.7", now: () => new Date() };
+    const screen = await employeeListScreen(ctx, v.parse(ListQuery, { search: mark }), {});
+    expect(counting.statements()).toBe(2);
+    expect(screen.page.total).toBe(1);
+    const [e] = screen.page.data;
+    expect(e!.roles.map((r) => r.name)).toContain(role.name);
+    // The membership of a location the manager cannot see is left out.
+    expect(e!.locations.map((l) => l.id)).toEqual([loc.id]);
+    expect(screen.locations.map((l) => l.id)).toContain(loc.id);
+    expect(screen.locations.map((l) => l.id)).not.toContain(hidden.id);
+  });
+
+  it.each([
+    ["/doctors/addemployee", () => "/doctors/add"],
+    ["/doctors/edit/:id", (id: number) => `/doctors/list/edit/${id}`],
+    ["/doctors/setting/:id", (id: number) => `/doctors/list/edit/${id}#settings`],
+  ])("%s opens the same screen for manage_employees; others get 403", async (path, target) => {
+    const loc = await createLocation();
+    const emp = await employeeIn(loc.id);
+    const url = path.replace(":id", String(emp.id));
+    const cookie = await signInCookie(await createUser({ permissions: [...MANAGE], locations: [loc.id] }));
+    const res = await request(url, { cookie });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe(target(emp.id));
+    const viewer = await signInCookie(await createUser({ permissions: ["view_employees"], locations: [loc.id] }));
+    expect((await request(url, { cookie: viewer })).status).toBe(403);
+    if (path.includes(":id")) expect((await request(path.replace(":id", "abc"), { cookie })).status).toBe(404);
+  });
+
+  it("the edit screen carries the settings section the setting path points at", async () => {
+    const loc = await createLocation();
+    const emp = await employeeIn(loc.id);
+    const cookie = await signInCookie(await createUser({ permissions: [...MANAGE], locations: [loc.id] }));
+    const html = await (await request(`/doctors/list/edit/${emp.id}`, { cookie })).text();
+    expect(html).toMatch(/<form[^>]*id="settings"/);
+    expect(html).toContain("Deactivate employee");
   });
 });

@@ -15,6 +15,35 @@ export function db(): Db {
   return d1Database(env.DB);
 }
 
+/**
+ * The database behind a counter of the D1 statements it runs (a batch counts each of its statements), for
+ * tests of a use case's statement budget.
+ */
+export function countingDb(): { db: Db; statements: () => number } {
+  let n = 0;
+  const originals = new WeakMap<object, D1PreparedStatement>();
+  const wrap = (stmt: D1PreparedStatement): D1PreparedStatement => {
+    const run = <T>(f: () => T) => (n++, f());
+    const wrapped = {
+      bind: (...values: unknown[]) => wrap(stmt.bind(...values)),
+      first: (column?: string) => run(() => (column === undefined ? stmt.first() : stmt.first(column))),
+      run: () => run(() => stmt.run()),
+      all: () => run(() => stmt.all()),
+      raw: (options?: { columnNames?: boolean }) => run(() => stmt.raw(options as { columnNames: true })),
+    } as unknown as D1PreparedStatement;
+    originals.set(wrapped, stmt);
+    return wrapped;
+  };
+  const binding = {
+    prepare: (query: string) => wrap(env.DB.prepare(query)),
+    batch: (statements: D1PreparedStatement[]) => ((n += statements.length), env.DB.batch(statements.map((x) => originals.get(x) ?? x))),
+    exec: (query: string) => env.DB.exec(query),
+    dump: () => env.DB.dump(),
+    withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
+  } as D1Database;
+  return { db: d1Database(binding), statements: () => n };
+}
+
 let cachedHash: string | null = null;
 async function passwordHash() {
   cachedHash ??= await hashPassword(PASSWORD);

@@ -1,6 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, parents, patients } from "~/db/schema";
+import { verifyAuditChain } from "~/services/audit.server";
 import { api, apiToken, createLocation, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /** Parents and guardians (platform §2 parent routes, §3 Parent/guardian): API and screens. */
@@ -32,7 +33,24 @@ describe("/api/v2/parents", () => {
     expect(row!.surname).toBe("Ruiz Diaz");
     expect((await api(`/v2/parents/${created.id}`, { method: "DELETE", token })).status).toBe(200);
     expect((await api(`/v2/parents/${created.id}`, { token })).status).toBe(404);
-    expect((await audits(created.id)).map((r) => r.action)).toEqual(["create", "update", "delete"]);
+    // The show is a parent record read: audited like a client read; the changes each once.
+    expect((await audits(created.id)).map((r) => r.action)).toEqual(["create", "read", "update", "delete"]);
+  });
+
+  it("a parent read is audited (who, from where); a miss or another location writes nothing", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    const parent = await createParent({ locationId: mine.id });
+    const theirs = await createParent({ locationId: other.id });
+    const reader = await createUser({ permissions: ["view_parents"], locations: [mine.id] });
+    const token = await apiToken(reader);
+    expect((await api(`/v2/parents/${parent.id}`, { token })).status).toBe(200);
+    const [row] = await audits(parent.id);
+    expect(row).toMatchObject({ action: "read", entity: "parent", actorType: "user", actorId: reader.id, patientId: null });
+    expect(row!.ip).toBeTruthy();
+    expect((await api(`/v2/parents/${theirs.id}`, { token })).status).toBe(404);
+    expect(await audits(theirs.id)).toHaveLength(0);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 
   it("bad input: 422 with the message, nothing written; duplicate email refused", async () => {
@@ -69,6 +87,7 @@ describe("parent screens", () => {
     expect(list).toContain(`/parents/profile/${parent.id}`);
     const profile = await (await request(`/parents/profile/${parent.id}`, { cookie })).text();
     expect(profile).toContain("Kid ");
+    expect((await audits(parent.id)).map((r) => r.action)).toEqual(["read"]);
     expect(profile).toContain("/patients/profile/");
     const bad = await post(`/parents/profile/${parent.id}`, { intent: "save", version: "1", name: "", surname: "P", email: parent.email }, cookie);
     expect(bad.status).toBe(422);

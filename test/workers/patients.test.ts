@@ -1,9 +1,13 @@
 import { asc, eq, sql } from "drizzle-orm";
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { auditLog, insurances, paServices, patients } from "~/db/schema";
+import { ListQuery } from "~/domain/paging";
 import type { Permission } from "~/domain/permissions";
+import { getUserActor } from "~/models/actors.server";
+import { getPatientProfile, patientListScreen } from "~/models/patients.server";
 import { verifyAuditChain } from "~/services/audit.server";
-import { api, apiToken, createLocation, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { api, apiToken, countingDb, createLocation, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /** Clients (clinical §3 Patient, platform §2 patient routes): API and screens (JavaScript off). */
 
@@ -322,5 +326,213 @@ describe("client screens", () => {
     expect((await post(path, { intent: "pa-delete", pa_id: String(s!.id) }, cookie)).status).toBe(303);
     const [gone] = await db().select().from(paServices).where(eq(paServices.id, s!.id));
     expect(gone!.deletedAt).not.toBeNull();
+  });
+});
+
+describe("client search (trigram index, docs/decisions/012)", () => {
+  async function found(token: string, search: string) {
+    const res = await api(`/v2/patients?per_page=100&search=${encodeURIComponent(search)}`, { token });
+    expect(res.status, search).toBe(200);
+    return ((await res.json()) as { data: { id: number }[] }).data.map((p) => p.id);
+  }
+
+  it.each([
+    ["a first name", "Quillon", ["a"]],
+    ["a last name", "Verbeck", ["a", "b"]],
+    ["first and last", "Quillon Verbeck", ["a"]],
+    ["any case", "qUILLON vERBECK", ["a"]],
+    ["the middle of a name", "illon Verb", ["a"]],
+    ["a whole identifier", "SRCH-7Q-0001", ["a"]],
+    ["part of an identifier", "7Q-0002", ["b"]],
+    ["two characters (below the index: a scan)", "Qz", ["c"]],
+    ["quotes and FTS syntax are plain text", 'Verbeck" OR "x', []],
+    ["an apostrophe", "O'Dell", ["c"]],
+  ])("finds clients by %s", async (_, search, expected) => {
+    const loc = await createLocation();
+    const stamp = Date.now().toString(36);
+    const made = {
+      a: await createPatient({ locationId: loc.id, firstName: "Quillon", lastName: "Verbeck", patientIdentifier: `SRCH-7Q-0001-${stamp}` }),
+      b: await createPatient({ locationId: loc.id, firstName: "Marta", lastName: "Verbeck", patientIdentifier: `SRCH-7Q-0002-${stamp}` }),
+      c: await createPatient({ locationId: loc.id, firstName: "Qz", lastName: "O'Dell", patientIdentifier: `SRCH-8R-0003-${stamp}` }),
+    };
+    const token = await apiToken(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    const ids = new Set(Object.values(made).map((p) => p.id));
+    const got = (await found(token, search)).filter((id) => ids.has(id));
+    expect(got.sort()).toEqual(expected.map((k) => made[k as keyof typeof made].id).sort());
+  });
+
+  it("follows renames and deletes, and stays within the user's locations", async () => {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const p = await createPatient({ locationId: loc.id, firstName: "Ximena", lastName: "Oldsurname" });
+    const theirs = await createPatient({ locationId: other.id, firstName: "Ximena", lastName: "Oldsurname" });
+    const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    expect(await found(token, "Ximena Oldsur")).toEqual([p.id]);
+    expect((await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { last_name: "Newsurname" } })).status).toBe(200);
+    expect(await found(token, "Oldsurname")).toEqual([]);
+    expect(await found(token, "Ximena Newsur")).toEqual([p.id]);
+    expect((await api(`/v2/patients/${p.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect(await found(token, "Newsurname")).toEqual([]);
+    // A hard delete removes the index row too.
+    await db().delete(patients).where(eq(patients.id, theirs.id));
+    const [left] = await db().select({ n: sql<number>`count(*)` }).from(sql`patients_search`).where(sql`rowid = ${theirs.id}`);
+    expect(left!.n).toBe(0);
+  });
+
+  it("the list screen finds the same clients", async () => {
+    const loc = await createLocation();
+    await createPatient({ locationId: loc.id, firstName: "Screenfind", lastName: "Alvarez" });
+    const cookie = await signInCookie(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    const html = await (await request("/patients/list?search=screenfind+alv", { cookie })).text();
+    expect(html).toContain("Screenfind Alvarez");
+    expect(html).toContain("Showing 1 to 1 of 1 entries");
+  });
+});
+
+describe("statement budgets (platform: at most 5 D1 statements per request)", () => {
+  it("the list screen's page, total and options are one batch of two statements; the options honour the scope", async () => {
+    const loc = await createLocation({ title: "Budget Clinic" });
+    const hidden = await createLocation({ title: "Hidden Clinic" });
+    const staff = await createUser({ permissions: [], locations: [loc.id], name: "Budgetstaff" });
+    await createPatient({ locationId: loc.id, firstName: "Budget", lastName: "Client", rbtHomeId: staff.id });
+    const user = await createUser({ permissions: VIEW, locations: [loc.id] });
+    const actor = (await getUserActor(db(), user.id))!;
+    const counting = countingDb();
+    const ctx = { db: counting.db, actor, ip: "203.0.113.5", now: () => new Date() };
+    const screen = await patientListScreen(ctx, v.parse(ListQuery, { search: "Budget" }), { location_id: String(loc.id) });
+    expect(counting.statements()).toBe(2);
+    expect(screen.page.data.map((p) => p.full_name)).toEqual(["Budget Client"]);
+    expect(screen.page.total).toBe(1);
+    expect(screen.locations.map((l) => l.title)).toContain("Budget Clinic");
+    expect(screen.locations.map((l) => l.id)).not.toContain(hidden.id);
+    expect(screen.staff.map((s) => `${s.name} ${s.surname}`)).toEqual(["Budgetstaff User", "Test User"]);
+    const bad = await patientListScreen(ctx, v.parse(ListQuery, {}), { status: "gone" });
+    expect(bad.filterError).toBe("Choose a status from the list.");
+  });
+
+  it("the profile is two statements: the record with its names and the audit tail, then the audit row", async () => {
+    const loc = await createLocation({ title: "Profile Clinic" });
+    const staff = await createUser({ permissions: [], locations: [loc.id], name: "Profstaff" });
+    const parent = await createParent({ name: "Pam", surname: "Guard" });
+    const p = await createPatient({ locationId: loc.id, parentId: parent.id, bcbaHomeId: staff.id });
+    const actor = (await getUserActor(db(), (await createUser({ permissions: VIEW, locations: [loc.id] })).id))!;
+    const counting = countingDb();
+    const profile = await getPatientProfile({ db: counting.db, actor, ip: "203.0.113.5", now: () => new Date() }, p.id);
+    expect(counting.statements()).toBe(2);
+    expect(profile!.options.locations).toEqual([{ id: loc.id, title: "Profile Clinic" }]);
+    expect(profile!.options.parents).toEqual([{ id: parent.id, name: `Pam Guard (${parent.email})` }]);
+    expect(profile!.options.staff[0]!.options).toEqual([{ id: staff.id, name: "Profstaff User" }]);
+    expect((await auditRows("patient", p.id)).map((r) => r.action)).toEqual(["read"]);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+});
+
+describe("client screens: profile by identifier, settings, log report", () => {
+  it("profile-by-patient-id opens the profile of the client with that identifier; 404 elsewhere; 403 without view_clients", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id });
+    const q = await createPatient({ locationId: (await createLocation()).id });
+    const cookie = await signInCookie(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    const res = await request(`/patients/profile-by-patient-id/${encodeURIComponent(p.patientIdentifier)}`, { cookie });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe(`/patients/profile/${p.id}`);
+    expect(await auditRows("patient", p.id)).toHaveLength(0); // the profile records the read
+    expect((await request(`/patients/profile-by-patient-id/${encodeURIComponent(q.patientIdentifier)}`, { cookie })).status).toBe(404);
+    expect((await request("/patients/profile-by-patient-id/NO-SUCH-ID", { cookie })).status).toBe(404);
+    const notes = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [loc.id] }));
+    expect((await request(`/patients/profile-by-patient-id/${encodeURIComponent(p.patientIdentifier)}`, { cookie: notes })).status).toBe(403);
+  });
+
+  it("edit-patient is the edit screen's legacy path", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id });
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const res = await request(`/patients/edit-patient/${p.id}`, { cookie });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe(`/patients/list/edit/${p.id}`);
+    const viewer = await signInCookie(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    expect((await request(`/patients/edit-patient/${p.id}`, { cookie: viewer })).status).toBe(403);
+  });
+
+  it("setting: status and staff of the client's location; bad staff 422 with nothing written; stale 409; audited", async () => {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const inside = await createUser({ permissions: [], locations: [loc.id], name: "Settingin" });
+    const outsider = await createUser({ permissions: [], locations: [other.id], name: "Settingout" });
+    const p = await createPatient({ locationId: loc.id, status: "incoming" });
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const path = `/patients/setting/${p.id}`;
+    const html = await (await request(path, { cookie })).text();
+    expect(html).toContain("Staff assignments");
+    expect(html).toContain("Settingin User");
+    expect(html).not.toContain("Settingout User");
+    expect(html).toContain('<option value="incoming" selected="">Incoming</option>');
+
+    const status = await post(path, { intent: "status", status: "active" }, cookie);
+    expect(status.status).toBe(303);
+    expect(status.headers.get("Location")).toMatch(new RegExp(`^${path}\\?flash=`));
+    expect((await row(p.id)).status).toBe("active");
+    const badStatus = await post(path, { intent: "status", status: "gone" }, cookie);
+    expect(badStatus.status).toBe(422);
+    expect(await badStatus.text()).toContain("Choose a status from the list.");
+
+    const refused = await post(path, { intent: "staff", version: "2", rbt_home_id: String(outsider.id) }, cookie);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain("Choose an employee of the client&#x27;s location.");
+    expect((await row(p.id)).rbtHomeId).toBeNull();
+
+    const saved = await post(path, { intent: "staff", version: "2", rbt_home_id: String(inside.id), case_manager_id: String(inside.id) }, cookie);
+    expect(saved.status).toBe(303);
+    expect(await row(p.id)).toMatchObject({ rbtHomeId: inside.id, caseManagerId: inside.id, bcbaHomeId: null, status: "active" });
+    const stale = await post(path, { intent: "staff", version: "2", rbt_home_id: "" }, cookie);
+    expect(stale.status).toBe(409);
+    expect((await row(p.id)).rbtHomeId).toBe(inside.id);
+    // Reads are recorded each time the screen shows the record (re-renders after bad input included).
+    expect((await auditRows("patient", p.id)).map((r) => r.action).filter((a) => a !== "read")).toEqual(["status", "update"]);
+  });
+
+  it("setting: a viewer gets 403, another location 404, an unknown intent 400", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id });
+    const q = await createPatient({ locationId: (await createLocation()).id });
+    const viewer = await signInCookie(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    expect((await request(`/patients/setting/${p.id}`, { cookie: viewer })).status).toBe(403);
+    expect((await post(`/patients/setting/${p.id}`, { intent: "status", status: "inactive" }, viewer)).status).toBe(403);
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    expect((await request(`/patients/setting/${q.id}`, { cookie })).status).toBe(404);
+    expect((await post(`/patients/setting/${q.id}`, { intent: "status", status: "inactive" }, cookie)).status).toBe(404);
+    expect((await row(q.id)).status).toBe("active");
+    expect((await post(`/patients/setting/${p.id}`, { intent: "nope" }, cookie)).status).toBe(400);
+  });
+
+  it("ws: the client's audit rows newest first with who acted, paginated; needs manage_notes; 404 elsewhere; the look is recorded", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id });
+    const q = await createPatient({ locationId: (await createLocation()).id });
+    const reader = await createUser({ permissions: VIEW, locations: [loc.id], name: "Reada" });
+    const readerToken = await apiToken(reader);
+    await api(`/v2/patients/${p.id}`, { token: readerToken });
+    const manager = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id], name: "Changer" }));
+    await api(`/v2/patients/update-status/${p.id}`, { method: "PUT", token: manager, body: { status: "inactive" } });
+    await api(`/v2/patients/${q.id}`, { token: readerToken }); // another client's row is not shown
+
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_notes"], locations: [loc.id] }));
+    const first = await request(`/patients/ws/${p.id}?per_page=1`, { cookie });
+    expect(first.status).toBe(200);
+    const html = (await first.text()).replaceAll("<!-- -->", "");
+    expect(html).toContain("Changer User");
+    expect(html).toContain("Status changed");
+    expect(html).not.toContain("Reada User");
+    expect(html).toContain("Showing 1 to 1 of 2 entries");
+    // The first look is now the newest row, so the oldest (the read) is on page 3.
+    const oldest = (await (await request(`/patients/ws/${p.id}?per_page=1&page=3`, { cookie })).text()).replaceAll("<!-- -->", "");
+    expect(oldest).toContain("Reada User");
+    expect(oldest).toContain("Viewed");
+    expect(oldest).toContain("Showing 3 to 3 of 3 entries");
+    expect((await auditRows("patient_log", p.id)).length).toBe(2);
+
+    expect((await request(`/patients/ws/${q.id}`, { cookie })).status).toBe(404);
+    const clients = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    expect((await request(`/patients/ws/${p.id}`, { cookie: clients })).status).toBe(403);
   });
 });

@@ -18,6 +18,7 @@ import {
   updateEmployeeStatus,
   type EmployeeJson,
 } from "~/models/employees.server";
+import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, requireApiStaff, type AppEnv, type GuardMiddleware } from "./env";
 import { answer, modelContext, pathId, v2Router, type RestResource } from "./rest";
 
@@ -57,10 +58,18 @@ export const employeeResource: RestResource<EmployeeJson> = {
   remove: deleteEmployee,
 };
 
+/**
+ * The list, with `cache=true` served from the same version-keyed list cache as every other v2 resource
+ * (app/services/list-cache.server.ts): any employee write bumps the version, so a cached page never
+ * outlives a change. Keyed by the actor, since the answer is limited to their locations.
+ */
 async function listHandler(c: Context<AppEnv>) {
-  const parsed = parseWith(ListQuery, c.req.query());
+  const raw = c.req.query();
+  const parsed = parseWith(ListQuery, raw);
   if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
-  return c.json(await listEmployees(modelContext(c), parsed.data, c.req.query()));
+  const ctx = modelContext(c);
+  const key = `${ctx.actor.kind}:${ctx.actor.id}?${new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cache").sort()).toString()}`;
+  return c.json(await cachedList(ctx.db, EMPLOYEES, key, parsed.data.cache, () => listEmployees(ctx, parsed.data, raw)));
 }
 
 async function createHandler(c: Context<AppEnv>) {
