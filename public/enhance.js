@@ -44,6 +44,15 @@
     }
   }
   if (badge || alertTemplate) setInterval(poll, POLL_MS);
+  // Character counters ("12/50") under inputs with a maxlength, e.g. the chart comment.
+  for (const counter of document.querySelectorAll("[data-counter-for]")) {
+    const input = document.getElementById(counter.dataset.counterFor);
+    if (!input || !(input.maxLength > 0)) continue;
+    const show = () => (counter.textContent = `${input.value.length}/${input.maxLength}`);
+    input.addEventListener("input", show);
+    show();
+  }
+
   window.__baselinePoll = poll; // lets the browser tests run a poll without waiting 90 s
   window.__baselineEnhanced = true;
 })();

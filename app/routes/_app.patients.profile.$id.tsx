@@ -32,6 +32,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     today: ctx.now().toISOString().slice(0, 10),
     canManage: can(actor, "manage_clients"),
     canSeeLog: can(actor, "manage_notes"),
+    canSeeBips: can(actor, "view_bips"),
   };
 }
 
@@ -103,7 +104,7 @@ function PaFields({ values, errors, insurers }: { values: Record<string, unknown
 }
 
 export default function PatientProfile() {
-  const { patient, paServices, options, missing, today, canManage, canSeeLog } = useLoaderData<typeof loader>();
+  const { patient, paServices, options, missing, today, canManage, canSeeLog, canSeeBips } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -124,6 +125,13 @@ export default function PatientProfile() {
         </h1>
         <span>
           <Link to="/patients/list">Back to clients</Link>
+          {canSeeBips ? (
+            <>
+              {" "}
+              <Link to={`/bip/show/patient/${patient.id}`}>Behavior plans</Link>{" "}
+              <Link to={`/medical/initial-assessment?patient_id=${patient.id}`}>Intake assessments</Link>
+            </>
+          ) : null}
           {canSeeLog ? (
             <>
               {" "}

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { DEMO_PASSWORD } from "../../scripts/demo-data";
 import { startApp, type AppServer } from "../support/server";
+import { weeklySheet } from "../support/xlsx";
 
 // CI reads node's TAP summary ("# pass N", "# fail N"). Node picks TAP only when stdout is not a
 // terminal, so in a terminal re-run this file with the TAP reporter forced.
@@ -352,6 +353,256 @@ for (const javaScript of [false, true]) {
       assert.deepEqual(children.map((c) => c.trim()).sort(), ["Liam Garcia", "Olivia Garcia"]);
       const res = await goto(page, "/patients/list");
       assert.equal(res?.status(), 403);
+    });
+
+    // ---- Intake assessment (medical/initial-assessment): rows added without JavaScript, rules shown in place.
+    flow("intake: a BCBA records an intake with a program row; a yes without its description is refused", async () => {
+      await signIn(page, "bcba@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/medical/initial-assessment/create?search=BL-1001");
+      await page.getByRole("link", { name: "Start an intake assessment for Liam Garcia" }).click();
+      await page.waitForURL((url) => url.searchParams.get("patient_id") === "1");
+      await ready(page);
+      await page.getByLabel("Person responding").fill("Laura Garcia");
+      await page.getByLabel("Observation date").fill("2025-05-03");
+      await page.getByRole("button", { name: "Add a row to Educational and therapeutic programs" }).click();
+      const program = page.getByRole("group", { name: "Program 1", exact: true });
+      await shown(program);
+      await ready(page);
+      assert.equal(await page.getByLabel("Person responding").inputValue(), "Laura Garcia", "typed values are kept");
+      await program.getByLabel("Program name").fill("Speech therapy");
+      await program.getByLabel("Weekly frequency").fill("2");
+      await page.getByRole("group", { name: "Elopement", exact: true }).getByLabel("Yes").check();
+      await page.getByRole("button", { name: "Save intake assessment" }).click();
+      await shown(page.getByText('Elopement: description is required when "Elopement" is yes.'));
+      await ready(page);
+      assert.equal(await page.getByRole("group", { name: "Program 1", exact: true }).getByLabel("Program name").inputValue(), "Speech therapy");
+      await page.getByLabel("Elopement: description").fill("Runs toward the parking lot.");
+      await page.getByRole("button", { name: "Save intake assessment" }).click();
+      await page.waitForURL((url) => /^\/medical\/initial-assessment\/\d+$/.test(url.pathname));
+      await ready(page);
+      await shown(page.getByText("Intake assessment created."));
+      await shown(page.getByRole("cell", { name: "Speech therapy" }));
+      await shown(page.getByText("Runs toward the parking lot."));
+    });
+
+    // ---- Goals and objectives (bip/goal/add, bip/goal/:id/edit): plain forms, the LTO always last.
+    flow("goals: add a goal with objectives, reorder, add at a position, refuse a second LTO, delete", async () => {
+      const run = javaScript ? "js" : "nojs";
+      const objectiveNames = () => page.locator('tr[data-testid^="objective-"] td:nth-child(2)').allInnerTexts();
+      const objectiveLabels = () => page.locator('tr[data-testid^="objective-"] th').allInnerTexts();
+      await signIn(page, "bcba@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+
+      // The unit type is for maladaptive goals: with JavaScript it hides for another category; without, it stays with its hint.
+      await goto(page, "/bip/goal/add/1?category=replacement");
+      await shown(page.getByRole("heading", { name: "Add replacement behaviors goal" }));
+      assert.equal(await page.getByLabel("Unit type").isVisible(), !javaScript, "unit type shown only without JavaScript");
+      await page.getByLabel("Category").selectOption("maladaptive");
+      await shown(page.getByLabel("Unit type"));
+
+      await page.getByLabel("Name", { exact: true }).first().fill(`Hitting (${run})`);
+      const row = (n: number) => page.getByRole("group", { name: `Objective ${n}`, exact: true });
+      await row(1).getByLabel("Name").fill("Ten or fewer a week");
+      await row(2).getByLabel("Name").fill("Five or fewer a week");
+      await row(3).getByLabel("Name").fill("None for a month");
+      await page.getByRole("button", { name: "Add goal" }).click();
+      await page.waitForURL((url) => /^\/bip\/goal\/\d+\/edit$/.test(url.pathname));
+      await ready(page);
+      await shown(page.getByText("Goal created."));
+      assert.deepEqual(await objectiveLabels(), ["STO1", "STO2", "LTO"]);
+      assert.deepEqual(await objectiveNames(), ["Ten or fewer a week", "Five or fewer a week", "None for a month"]);
+
+      await page.getByRole("button", { name: "Move STO2 up" }).click();
+      await shown(page.getByText("Order saved."));
+      await ready(page);
+      assert.deepEqual(await objectiveNames(), ["Five or fewer a week", "Ten or fewer a week", "None for a month"]);
+
+      const addForm = page.locator("form").filter({ has: page.locator('input[name="intent"][value="add-objective"]') });
+      await page.locator("summary", { hasText: "Add objective" }).click();
+      await addForm.getByLabel("Name").fill("Fifteen or fewer a week");
+      await addForm.getByLabel("Position").fill("1");
+      await addForm.getByRole("button", { name: "Add objective" }).click();
+      await shown(page.getByText("Objective added."));
+      await ready(page);
+      assert.deepEqual(await objectiveNames(), ["Fifteen or fewer a week", "Five or fewer a week", "Ten or fewer a week", "None for a month"]);
+
+      await page.locator("summary", { hasText: "Add objective" }).click();
+      await addForm.getByLabel("Type").selectOption("LTO");
+      await addForm.getByLabel("Name").fill("A second LTO");
+      await addForm.getByRole("button", { name: "Add objective" }).click();
+      await shown(page.getByText("This plan already has an LTO; a plan can have only one LTO.").first());
+      await ready(page);
+      assert.equal(await addForm.getByLabel("Name").inputValue(), "A second LTO", "the typed name is kept");
+
+      await page.getByRole("link", { name: "Delete STO2" }).click();
+      await shown(page.getByText("This action cannot be undone."));
+      await page.getByRole("button", { name: "Yes, delete it" }).click();
+      await shown(page.getByText("Objective deleted."));
+      await ready(page);
+      assert.deepEqual(await objectiveLabels(), ["STO1", "STO2", "LTO"]);
+      assert.deepEqual(await objectiveNames(), ["Fifteen or fewer a week", "Ten or fewer a week", "None for a month"]);
+
+      await page.getByRole("link", { name: "Delete goal…" }).click();
+      await page.getByRole("button", { name: "Yes, delete it" }).click();
+      await page.waitForURL((url) => url.pathname === "/bip/profile/1" && url.searchParams.get("flash") === "Goal deleted.");
+    });
+
+    // ---- The plan document (bip/profile, bip/tabbed): defaults and placeholders shown, list sections edited with plain forms.
+    flow("bip: a BCBA adds an intervention (an incomplete add is refused), moves it up, deletes it; the profile fills the placeholders", async () => {
+      const run = javaScript ? "js" : "nojs";
+      const title = `Token economy (${run})`;
+      await signIn(page, "bcba@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+
+      await goto(page, "/bip/profile/1");
+      await shown(page.getByRole("heading", { name: "Interventions & strategies" }));
+      await shown(page.getByRole("cell", { name: "Functional Communication Training (FCT)" }));
+      assert.ok(!(await page.locator("main").innerText()).includes("{name}"), "placeholders are filled on the profile");
+
+      await goto(page, "/bip/tabbed/1?tab=interventions");
+      const add = page.locator("details", { has: page.locator("summary", { hasText: "Add intervention" }) });
+      await add.locator("summary").click();
+      await add.getByLabel("Title").fill(title);
+      await add.getByRole("button", { name: "Add intervention" }).click();
+      await shown(page.getByText("Please enter all fields"));
+      await ready(page);
+      assert.equal(await add.getByLabel("Title").inputValue(), title, "the typed title is kept");
+      await add.getByLabel("Description").fill("A token after each on-task interval; five tokens buy a preferred activity.");
+      await add.getByRole("button", { name: "Add intervention" }).click();
+      await shown(page.getByText("Interventions: item added."));
+      await ready(page);
+
+      await page.getByRole("button", { name: new RegExp(`^Move intervention \\d+ up: ${title.replace(/[()]/g, "\\$&")}$`) }).click();
+      await shown(page.getByText("Interventions: item moved."));
+      await ready(page);
+      const items = await page.locator("#interventions ol.list-section > li").allInnerTexts();
+      assert.ok(items.at(-2)?.includes(title), "the new intervention moved up one place");
+
+      await page.getByRole("button", { name: new RegExp(`^Delete intervention \\d+: ${title.replace(/[()]/g, "\\$&")}$`) }).click();
+      await shown(page.getByText("Interventions: item deleted."));
+      assert.ok(!(await page.locator("#interventions").innerText()).includes(title), "the intervention is gone");
+    });
+    // ---- People and places (issue 3): clients.
+    flow("clients: add a client with insurance and staff; edit it", async () => {
+      /** The value shown beside a label on the profile (dt → dd). */
+      const shownValue = (label: string) => page.locator("dt", { hasText: new RegExp(`^${label.replace(/[()]/g, "\\$&")}$`) }).locator("xpath=following-sibling::dd[1]");
+      const identifier = `E2E-${javaScript ? "JS" : "NOJS"}-${Date.now().toString(36).toUpperCase()}`;
+      const lastName = javaScript ? "Flowjs" : "Flownojs";
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/patients/add");
+      await page.getByLabel("Patient identifier", { exact: true }).fill(identifier);
+      await page.getByLabel("First name", { exact: true }).fill("Rosa");
+      await page.getByLabel("Last name", { exact: true }).fill(lastName);
+      await page.getByLabel("Location", { exact: true }).selectOption({ label: "Miami Clinic" });
+      await page.getByLabel("Primary insurer", { exact: true }).selectOption({ label: "Sunshine Health" });
+      await page.getByLabel("RBT (home)", { exact: true }).selectOption({ label: "Jasmine Carter" });
+      await page.getByRole("button", { name: "Add client" }).click();
+      await page.waitForURL((url) => /^\/patients\/profile\/\d+$/.test(url.pathname));
+      await ready(page);
+      await shown(page.getByText("Client created."));
+      await shown(page.getByRole("heading", { name: new RegExp(`^Rosa ${lastName}`) }));
+      assert.equal((await shownValue("Patient identifier").innerText()).trim(), identifier);
+      assert.equal((await shownValue("Location").innerText()).trim(), "Miami Clinic");
+      assert.equal((await shownValue("Primary insurer").innerText()).trim(), "Sunshine Health");
+      assert.equal((await shownValue("RBT (home)").innerText()).trim(), "Jasmine Carter");
+      const profilePath = new URL(page.url()).pathname;
+
+      await page.getByRole("link", { name: "Edit client" }).click();
+      await page.waitForURL((url) => /^\/patients\/list\/edit\/\d+$/.test(url.pathname));
+      await ready(page);
+      await page.getByLabel("City", { exact: true }).fill("Coral Gables");
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await page.waitForURL(onPath(profilePath));
+      await ready(page);
+      await shown(page.getByText("Client updated."));
+      assert.equal((await shownValue("City").innerText()).trim(), "Coral Gables");
+      assert.equal((await shownValue("Primary insurer").innerText()).trim(), "Sunshine Health");
+      assert.equal((await shownValue("RBT (home)").innerText()).trim(), "Jasmine Carter");
+    });
+
+    // ---- Weekly reports and chart comments (goal screen /bip/goal/:planId and its .xlsx import).
+    flow("weekly data: a Saturday report shows on the chart; a Tuesday and a 51-character comment are refused; an .xlsx import", async () => {
+      const email = "bcba@demo.test";
+      // A goal of its own per run (JavaScript off and on), made through the API on one of the BCBA's BIPs.
+      const login = await fetch(`${app!.url}/api/auth/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email, password: DEMO_PASSWORD }) });
+      assert.equal(login.status, 200, "API sign-in");
+      const auth = { Authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`, "Content-Type": "application/json" };
+      const bipsRes = await fetch(`${app!.url}/api/v2/bips?per_page=1`, { headers: auth });
+      const bipId = ((await bipsRes.json()) as { data: { id: number }[] }).data[0]?.id;
+      assert.ok(bipId, "the demo BCBA sees a BIP");
+      const goalName = `Weekly flow ${javaScript ? "js" : "nojs"} ${Date.now().toString(36)}`;
+      const planRes = await fetch(`${app!.url}/api/v2/plans`, { method: "POST", headers: auth, body: JSON.stringify({ bip_id: bipId, name: goalName, category: "maladaptive", timeframe: "per_week" }) });
+      assert.equal(planRes.status, 201, "goal created");
+      const planId = ((await planRes.json()) as { data: { id: number } }).data.id;
+      const pointTitles = () => page.locator("figure.bc svg circle title").allTextContents();
+
+      await signIn(page, email);
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, `/bip/goal/${planId}`);
+      await shown(page.getByRole("heading", { name: goalName }));
+      assert.deepEqual(await pointTitles(), [], "no points yet");
+      await page.getByRole("link", { name: "Edit weekly data" }).click();
+      await page.waitForURL((url) => url.pathname === `/bip/goal/${planId}` && url.searchParams.get("edit") === "1");
+      await ready(page);
+      const addReport = page.getByRole("region", { name: "Add Weekly Report" });
+      await shown(addReport.getByText("4 units = 1 hour"));
+      await shown(page.getByRole("region", { name: "Update Weekly Reports" }).getByText("No Weekly Reports", { exact: true }));
+
+      // A Tuesday is refused with the spec's message; the value stays, the date is cleared.
+      await addReport.getByLabel("Date").fill("2026-01-13");
+      await addReport.getByLabel("Value").fill("7");
+      await addReport.getByRole("button", { name: "Add" }).click();
+      await ready(page);
+      await shown(page.getByRole("region", { name: "Add Weekly Report" }).getByText("Invalid Date Selection"));
+      await shown(page.getByRole("region", { name: "Add Weekly Report" }).getByText("Please select a Saturday for the weekly report date.").first());
+      assert.equal(await page.getByRole("region", { name: "Add Weekly Report" }).getByLabel("Value").inputValue(), "7");
+      assert.equal(await page.getByRole("region", { name: "Add Weekly Report" }).getByLabel("Date").inputValue(), "");
+
+      // A Saturday is added and drawn.
+      await page.getByRole("region", { name: "Add Weekly Report" }).getByLabel("Date").fill("2026-01-17");
+      await page.getByRole("region", { name: "Add Weekly Report" }).getByRole("button", { name: "Add" }).click();
+      await page.waitForURL((url) => url.searchParams.get("flash") === "Weekly report added successfully");
+      await ready(page);
+      await shown(page.getByText("Weekly report added successfully"));
+      assert.deepEqual(await pointTitles(), ["01/17/2026: 7"], "the new point is on the chart");
+      await shown(page.getByRole("region", { name: "Update Weekly Reports" }).getByRole("cell", { name: "01/17/2026" }));
+
+      // A 51-character comment: the input stops at 50; sent anyway, the server refuses it.
+      const addComment = page.getByRole("region", { name: "Add Comment" });
+      const long = "x".repeat(51);
+      await addComment.getByLabel("Date").fill("2026-01-14");
+      await addComment.getByLabel("Comment").fill(long);
+      assert.equal((await addComment.getByLabel("Comment").inputValue()).length, 50, "the input holds at most 50 characters");
+      if (javaScript) await shown(addComment.getByText("50/50"));
+      await addComment.getByLabel("Comment").evaluate((el) => el.removeAttribute("maxlength"));
+      await addComment.getByLabel("Comment").fill(long);
+      await addComment.getByRole("button", { name: "Add Comment" }).click();
+      await ready(page);
+      const refused = page.getByRole("region", { name: "Add Comment" });
+      await shown(refused.getByText("Invalid Comment"));
+      await shown(refused.getByText("Please provide a valid date and comment (max 50 characters).").first());
+      await shown(page.getByRole("region", { name: "Update Comments" }).getByText("No Comments", { exact: true }));
+
+      // Import: upload, read the check, import with overwrite, see the weeks on the chart.
+      await page.getByRole("link", { name: "Import weekly reports from an .xlsx file" }).click();
+      await page.waitForURL(onPath(`/bip/goal/${planId}/import`));
+      await ready(page);
+      const sheet = weeklySheet([[{ date: "2026-01-24" }, 5, 80], ["01/31/2026", 3, null], ["2026-01-17", 6, 40], ["2026-02-03", 2, null]]);
+      await page.getByLabel("Excel file (.xlsx)").setInputFiles({ name: "weekly.xlsx", mimeType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", buffer: Buffer.from(sheet) });
+      await page.getByRole("button", { name: "Check file" }).click();
+      await ready(page);
+      await shown(page.getByTestId("import-summary"));
+      assert.match(await page.getByTestId("import-summary").innerText(), /2 valid, 1 invalid, 1 would overwrite/);
+      await shown(page.getByRole("cell", { name: "Invalid: Please select a Saturday for the weekly report date." }));
+      await shown(page.getByRole("cell", { name: "Week already has a report (now 7)" }));
+      await page.getByLabel("Overwrite existing weeks").check();
+      await page.getByRole("button", { name: "Import" }).click();
+      await page.waitForURL(onPath(`/bip/goal/${planId}`));
+      await ready(page);
+      await shown(page.getByText("Imported 2 weeks; overwrote 1 week; left out 1 invalid row."));
+      assert.deepEqual(await pointTitles(), ["01/17/2026: 6", "01/24/2026: 5", "01/31/2026: 3"], "the imported weeks are on the chart");
     });
   });
 }

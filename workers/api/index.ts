@@ -1,14 +1,18 @@
 import { Hono } from "hono";
 import { listOutbox } from "~/services/email.server";
 import { authApi } from "./auth";
+import { bipsV1, bipsV2 } from "./bips";
 import { dashboardApi } from "./dashboard";
 import { jsonError, type AppEnv } from "./env";
 import { insurancesV1, insurancesV2 } from "./insurances";
+import { intakeAssessmentsV2 } from "./intake-assessments";
 import { clientsApi } from "./clients";
 import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
+import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
 import { rolesV1, rolesV2 } from "./roles";
+import { chartCommentsV2, weeklyReportsV2 } from "./weekly-reports";
 
 /**
  * The REST API under /api. Routes reachable without a bearer token are listed in PUBLIC_API_ROUTES;
@@ -45,6 +49,16 @@ export const api = new Hono<AppEnv>()
   .route("/v2/roles", rolesV2)
   .route("/roles", rolesV1)
   .route("/v2/rate-records", rateRecordsV2)
+  // Goals (plans) and objectives of a BIP (./plans.ts).
+  .route("/v2/plans", plansV2)
+  .route("/v2/objectives", objectivesV2)
+  // Weekly reports and chart comments (./weekly-reports.ts).
+  .route("/v2/weekly-reports", weeklyReportsV2)
+  .route("/v2/chart-comments", chartCommentsV2)
+  .route("/v2/intake-assessments", intakeAssessmentsV2)
+  // Behavior intervention plans (./bips.ts).
+  .route("/v2/bips", bipsV2)
+  .route("/bip", bipsV1)
   // Clients, PA services and parents (see ./clients.ts); employees and user administration (./employees.ts).
   .route("/", clientsApi)
   .route("/", employeesApi);

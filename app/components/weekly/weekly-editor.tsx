@@ -1,0 +1,230 @@
+import { Form, Link } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { Field } from "~/components/ui/field";
+import { CHART_COMMENT_NOTICES, COMMENT_MAX_LENGTH, UNITS_NOTE, usDate, WEEKLY_REPORT_NOTICES } from "~/domain/weekly-reports";
+import type { EditorComment, EditorReport } from "~/models/charts.server";
+import type { FormAnswer } from "~/services/forms.server";
+import { Notice } from "./notice";
+
+/**
+ * The four blocks of the weekly chart's edit mode (clinical §2): Add Weekly Report, Update Weekly
+ * Reports, Add Comment, Update Comments. Plain forms told apart by `intent`; each works without
+ * JavaScript. A row's inputs belong to its form through the `form` attribute (a form cannot wrap a
+ * table row). Bad input comes back in `answer` with the typed values.
+ */
+type Answer = FormAnswer | null | undefined;
+
+const text = (x: unknown) => (x === null || x === undefined ? "" : String(x));
+
+/** The answer when it belongs to this form (intent and, for a row, its id). */
+export function answerFor(answer: Answer, intent: string, idField?: string, id?: number): FormAnswer | null {
+  if (!answer || answer.values.intent !== intent) return null;
+  if (idField && Number(answer.values[idField]) !== id) return null;
+  return answer;
+}
+
+/** One of the four blocks, a region named by its heading. */
+function Block({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <section aria-labelledby={id} className="weekly-block">
+      <h3 id={id}>{title}</h3>
+      {children}
+    </section>
+  );
+}
+
+/** The add button; while the post is on its way it reads the spec's progress message (public/enhance.js). */
+function SaveButton({ label, busy }: { label: string; busy: boolean }) {
+  return (
+    <div className="form-actions">
+      <button className="btn btn-primary" type="submit" disabled={busy} data-pending="Please wait while your changes are being saved">
+        {label}
+      </button>
+    </div>
+  );
+}
+
+/** A row's Update form (its inputs join it through `form`), its Delete link (to the confirm step) and its message. */
+function RowActions(p: { formId: string; intent: string; idField: string; row: { id: number; version: number }; what: string; deleteHref: string; message: string | null | undefined; busy: boolean }) {
+  return (
+    <td className="actions">
+      <Form method="post" id={p.formId} className="inline-form" noValidate>
+        <input type="hidden" name="intent" value={p.intent} />
+        <input type="hidden" name={p.idField} value={p.row.id} />
+        <input type="hidden" name="version" value={p.row.version} />
+        <button className="btn btn-small" type="submit" disabled={p.busy} aria-label={`Update ${p.what}`}>
+          Update
+        </button>
+      </Form>{" "}
+      <Link className="link-button" to={p.deleteHref} aria-label={`Delete ${p.what}`}>
+        Delete
+      </Link>
+      <Notice text={p.message} tone="danger" />
+    </td>
+  );
+}
+
+export function AddReportForm({ answer, busy }: { answer: Answer; busy: boolean }) {
+  const a = answerFor(answer, "add-report");
+  const errors = a?.errors ?? {};
+  // A week that already has a report (409) is told at the date.
+  const weekError = errors.week_end ?? (a?.current ? (a.message ?? undefined) : undefined);
+  // The spec clears the date after 'Invalid Date Selection' (clinical §5); the other values stay.
+  const weekValue = errors.week_end === WEEKLY_REPORT_NOTICES.saturday.text ? "" : text(a?.values.week_end);
+  return (
+    <Block id="add-weekly-report" title="Add Weekly Report">
+      <Notice text={a?.message} tone="danger" />
+      <Form method="post" key={JSON.stringify(a?.values ?? null)} className="form-grid" noValidate>
+        <input type="hidden" name="intent" value="add-report" />
+        <Field id="f-week_end" label="Date" name="week_end" type="date" defaultValue={weekValue} error={weekError} hint="The Saturday that ends the week." />
+        <Field id="f-value" label="Value" name="value" type="number" min={0} step="any" defaultValue={text(a?.values.value)} error={errors.value} />
+        <Field id="f-total_units" label="Total Units" name="total_units" type="number" min={0} step="any" defaultValue={text(a?.values.total_units)} error={errors.total_units} hint={UNITS_NOTE} />
+        <SaveButton label="Add" busy={busy} />
+      </Form>
+    </Block>
+  );
+}
+
+export function ReportsTable({ reports, answer, busy, deleteHref }: { reports: EditorReport[]; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
+  return (
+    <Block id="update-weekly-reports" title="Update Weekly Reports">
+      {reports.length === 0 ? (
+        <p className="muted">No Weekly Reports</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Week Ending</th>
+              <th>Value</th>
+              <th>Total Units</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {reports.map((r) => {
+              const a = answerFor(answer, "update-report", "report_id", r.id) ?? answerFor(answer, "delete-report", "report_id", r.id);
+              const formId = `report-${r.id}`;
+              const week = usDate(r.week_end);
+              const values = a?.values.intent === "update-report" ? a.values : { value: text(r.value), total_units: text(r.total_units) };
+              return (
+                <tr key={`${r.id}:${r.version}:${JSON.stringify(a?.values ?? null)}`}>
+                  <td>{week}</td>
+                  <td>
+                    <label className="visually-hidden" htmlFor={`${formId}-value`}>
+                      Value for the week ending {week}
+                    </label>
+                    <input id={`${formId}-value`} form={formId} name="value" type="number" min={0} step="any" defaultValue={text(values.value)} aria-invalid={a?.errors.value ? true : undefined} />
+                  </td>
+                  <td>
+                    <label className="visually-hidden" htmlFor={`${formId}-total_units`}>
+                      Total units for the week ending {week}
+                    </label>
+                    <input id={`${formId}-total_units`} form={formId} name="total_units" type="number" min={0} step="any" defaultValue={text(values.total_units)} aria-invalid={a?.errors.total_units ? true : undefined} />
+                  </td>
+                  <RowActions formId={formId} intent="update-report" idField="report_id" row={r} what={`the week ending ${week}`} deleteHref={deleteHref(r.id)} message={a?.message} busy={busy} />
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </Block>
+  );
+}
+
+export function AddCommentForm({ answer, busy }: { answer: Answer; busy: boolean }) {
+  const a = answerFor(answer, "add-comment");
+  const errors = a?.errors ?? {};
+  const typed = text(a?.values.comment);
+  return (
+    <Block id="add-comment" title="Add Comment">
+      <Notice text={a?.message} tone="danger" />
+      <Form method="post" key={JSON.stringify(a?.values ?? null)} className="form-grid" noValidate>
+        <input type="hidden" name="intent" value="add-comment" />
+        <Field id="f-comment_date" label="Date" name="comment_date" type="date" defaultValue={text(a?.values.comment_date)} error={errors.comment_date} />
+        <div>
+          <Field id="f-comment" label="Comment" name="comment" type="text" maxLength={COMMENT_MAX_LENGTH} defaultValue={typed} error={errors.comment} aria-describedby="f-comment-counter" />
+          <small id="f-comment-counter" className="hint" data-counter-for="f-comment" aria-live="polite">
+            {typed.length}/{COMMENT_MAX_LENGTH}
+          </small>
+        </div>
+        <SaveButton label="Add Comment" busy={busy} />
+      </Form>
+    </Block>
+  );
+}
+
+export function CommentsTable({ comments, answer, busy, deleteHref }: { comments: EditorComment[]; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
+  return (
+    <Block id="update-comments" title="Update Comments">
+      {comments.length === 0 ? (
+        <p className="muted">No Comments</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Date</th>
+              <th>Comment</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {comments.map((c) => {
+              const a = answerFor(answer, "update-comment", "comment_id", c.id) ?? answerFor(answer, "delete-comment", "comment_id", c.id);
+              const formId = `comment-${c.id}`;
+              const values = a?.values.intent === "update-comment" ? a.values : { comment_date: c.comment_date, comment: c.comment };
+              return (
+                <tr key={`${c.id}:${c.version}:${JSON.stringify(a?.values ?? null)}`}>
+                  <td>
+                    <label className="visually-hidden" htmlFor={`${formId}-date`}>
+                      Date of the comment “{c.comment}”
+                    </label>
+                    <input id={`${formId}-date`} form={formId} name="comment_date" type="date" defaultValue={text(values.comment_date)} aria-invalid={a?.errors.comment_date ? true : undefined} />
+                  </td>
+                  <td>
+                    <label className="visually-hidden" htmlFor={`${formId}-text`}>
+                      Comment of {usDate(c.comment_date)}
+                    </label>
+                    <input id={`${formId}-text`} form={formId} name="comment" type="text" maxLength={COMMENT_MAX_LENGTH} defaultValue={text(values.comment)} aria-invalid={a?.errors.comment ? true : undefined} />
+                  </td>
+                  <RowActions formId={formId} intent="update-comment" idField="comment_id" row={c} what={`the comment of ${usDate(c.comment_date)}`} deleteHref={deleteHref(c.id)} message={a?.message} busy={busy} />
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </Block>
+  );
+}
+
+/**
+ * The delete confirmation (clinical §8) as a step of its own: a GET shows it, 'Yes, delete it' posts
+ * the delete, 'Cancel' goes back. The same with JavaScript on or off.
+ */
+export function ConfirmDelete({ kind, id, what, cancelHref, busy }: { kind: "report" | "comment"; id: number; what: string; cancelHref: string; busy: boolean }) {
+  const notice = kind === "report" ? WEEKLY_REPORT_NOTICES.confirmDelete : CHART_COMMENT_NOTICES.confirmDelete;
+  return (
+    <div className="dialog-backdrop">
+      <section className="dialog dialog-warning" role="alertdialog" aria-modal="true" aria-labelledby="confirm-title" aria-describedby="confirm-text">
+        <h2 id="confirm-title">{notice.title}</h2>
+        <p>{what}</p>
+        <p id="confirm-text">{notice.text}</p>
+        <Form method="post" className="form-actions">
+          <input type="hidden" name="intent" value={kind === "report" ? "delete-report" : "delete-comment"} />
+          <input type="hidden" name={kind === "report" ? "report_id" : "comment_id"} value={id} />
+          <button className="btn btn-danger" type="submit" disabled={busy} autoFocus>
+            Yes, delete it
+          </button>
+          <Link className="btn" to={cancelHref}>
+            Cancel
+          </Link>
+        </Form>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,311 @@
+import * as v from "valibot";
+import { isSaturday, parseIsoDate, weekStartOf } from "./weeks";
+import { cellToIsoDate, type Cell, type SheetRow } from "./xlsx";
+
+/**
+ * Weekly reports and chart comments (clinical §3, §5, §8, §9): the rules and the messages, once, for the
+ * API, the goal screen's forms and the .xlsx import. Pure.
+ */
+
+/** A notice as the spec words it: a title and a text. */
+export interface Notice {
+  title: string;
+  text: string;
+}
+
+export const WEEKLY_REPORT_NOTICES = {
+  missing: { title: "Required Fields Missing", text: "You must fill out all required fields before proceeding." },
+  saturday: { title: "Invalid Date Selection", text: "Please select a Saturday for the weekly report date." },
+  added: { title: "Add Weekly Report", text: "Weekly report added successfully" },
+  updated: { title: "Update Weekly Report", text: "Value updated successfully" },
+  deleted: { title: "Delete Weekly Report", text: "Weekly report deleted successfully" },
+  confirmDelete: { title: "Are you sure you want to delete this weekly report", text: "This action cannot be undone." },
+} as const satisfies Record<string, Notice>;
+
+export const CHART_COMMENT_NOTICES = {
+  missing: { title: "Required Fields Missing", text: "You must select a date and enter a comment (max 50 characters)." },
+  dateRequired: { title: "Comment Date Required", text: "Please select a comment date before saving." },
+  commentRequired: { title: "Comment Required", text: "Please enter a comment before saving." },
+  invalid: { title: "Invalid Comment", text: "Please provide a valid date and comment (max 50 characters)." },
+  added: { title: "Add Comment", text: "Comment added successfully" },
+  updated: { title: "Update Comment", text: "Comment updated successfully" },
+  deleted: { title: "Delete Comment", text: "Comment deleted successfully" },
+  confirmDelete: { title: "Are you sure you want to delete this comment?", text: "This action cannot be undone." },
+} as const satisfies Record<string, Notice>;
+
+/** Texts of rules the spec does not word. */
+export const WEEKLY_REPORT_MESSAGES = {
+  valueNumber: "Value must be a number.",
+  valueMin: "Value must be 0 or more.",
+  totalUnitsNumber: "Total units must be a number.",
+  totalUnitsMin: "Total units must be 0 or more.",
+  weekStart: "week_start must be six days before week_end (the Sunday of that week).",
+  weekEndReadOnly: "The week of a weekly report cannot be changed: delete it and add the other week.",
+  planReadOnly: "A weekly report cannot move to another plan.",
+  duplicate: (weekEnd: string) => `A weekly report for the week ending ${usDate(weekEnd)} already exists. Change its value in the Update Weekly Reports table instead.`,
+} as const;
+
+export const COMMENT_MAX_LENGTH = 50;
+/** 4 units = 1 hour (clinical §9). */
+export const UNITS_NOTE = "4 units = 1 hour";
+/** Page size of the editors, and the most the API list gives at once (clinical §7, §9). */
+export const EDITOR_PER_PAGE = 500;
+export const API_MAX_PER_PAGE = 2500;
+
+const TITLES = new Map<string, string>([...Object.values(WEEKLY_REPORT_NOTICES), ...Object.values(CHART_COMMENT_NOTICES)].map((n) => [n.text, n.title]));
+
+/** The spec's title for a message text; 'Error' for any other (clinical §8: failures show in a dialog titled 'Error'). */
+export function noticeTitle(text: string): string {
+  return TITLES.get(text) ?? "Error";
+}
+
+/** yyyy-mm-dd → mm/dd/yyyy (how the screens show week endings). */
+export function usDate(iso: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  return m ? `${m[2]}/${m[3]}/${m[1]}` : iso;
+}
+
+/* ------------------------------------------------------------------ weekly reports */
+
+const blank = (x: unknown) => x === undefined || x === null || (typeof x === "string" && x.trim() === "");
+const MISSING = WEEKLY_REPORT_NOTICES.missing.text;
+
+/** A required number ≥ 0 from a form string or a JSON number. */
+function requiredMeasure(numberMessage: string, minMessage: string) {
+  return v.pipe(
+    v.optional(v.unknown(), ""),
+    v.check((x) => !blank(x), MISSING),
+    v.check((x) => blank(x) || typeof x === "number" || (typeof x === "string" && Number.isFinite(Number(x.trim()))), numberMessage),
+    v.transform((x) => (typeof x === "number" ? x : Number(String(x).trim()))),
+    v.check((n) => Number.isFinite(n), numberMessage),
+    v.minValue(0, minMessage),
+  );
+}
+
+/** An optional number ≥ 0: empty, null or left out is null (clinical §5). */
+function optionalMeasure(numberMessage: string, minMessage: string) {
+  return v.pipe(
+    v.optional(v.unknown(), ""),
+    v.check((x) => blank(x) || typeof x === "number" || (typeof x === "string" && Number.isFinite(Number(x.trim()))), numberMessage),
+    v.transform((x): number | null => (blank(x) ? null : typeof x === "number" ? x : Number(String(x).trim()))),
+    v.check((n) => n === null || Number.isFinite(n), numberMessage),
+    v.check((n) => n === null || n >= 0, minMessage),
+  );
+}
+
+/** A week ending: required, a real date, a Saturday. */
+const WeekEnd = v.pipe(
+  v.optional(v.unknown(), ""),
+  v.check((x) => !blank(x), MISSING),
+  v.check((x) => typeof x === "string" && isSaturday(x.trim()), WEEKLY_REPORT_NOTICES.saturday.text),
+  v.transform((x) => String(x).trim()),
+);
+
+const Value = requiredMeasure(WEEKLY_REPORT_MESSAGES.valueNumber, WEEKLY_REPORT_MESSAGES.valueMin);
+const TotalUnits = optionalMeasure(WEEKLY_REPORT_MESSAGES.totalUnitsNumber, WEEKLY_REPORT_MESSAGES.totalUnitsMin);
+
+/**
+ * A new weekly report (plan_id is resolved by the model first). week_start is computed from week_end;
+ * a client that sends one that disagrees is told so.
+ */
+export const WeeklyReportInput = v.pipe(
+  v.object({
+    week_end: WeekEnd,
+    week_start: v.optional(v.unknown()),
+    value: Value,
+    total_units: TotalUnits,
+  }),
+  v.forward(
+    v.check((x) => blank(x.week_start) || (typeof x.week_start === "string" && x.week_start.trim() === weekStartOf(x.week_end)), WEEKLY_REPORT_MESSAGES.weekStart),
+    ["week_start"],
+  ),
+  v.transform((x) => ({ week_end: x.week_end, week_start: weekStartOf(x.week_end), value: x.value, total_units: x.total_units })),
+);
+export type WeeklyReportInput = v.InferOutput<typeof WeeklyReportInput>;
+
+/** A change from the Update Weekly Reports table: the value (and total units); the week stays. */
+export const WeeklyReportUpdate = v.object({
+  value: Value,
+  total_units: TotalUnits,
+});
+export type WeeklyReportUpdate = v.InferOutput<typeof WeeklyReportUpdate>;
+
+/* ------------------------------------------------------------------ chart comments */
+
+const trimmed = v.pipe(
+  v.optional(v.unknown(), ""),
+  v.transform((x) => (typeof x === "string" ? x.trim() : typeof x === "number" ? String(x) : "")),
+);
+
+const realDate = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s) && parseIsoDate(s) !== null;
+
+type CommentFields = { comment_date: string; comment: string };
+
+/**
+ * What is wrong with a chart comment, field by field, in the order the messages are shown. A new
+ * comment gets the spec's message for what is missing; a changed row that is not valid gets 'Invalid
+ * Comment' (clinical §5). The text is trimmed first; at most 50 characters remain.
+ */
+export function commentProblems(x: CommentFields, mode: "create" | "update"): [keyof CommentFields, string][] {
+  const C = CHART_COMMENT_NOTICES;
+  const out: [keyof CommentFields, string][] = [];
+  if (mode === "create" && !x.comment_date && !x.comment) return [["comment_date", C.missing.text], ["comment", C.missing.text]];
+  if (mode === "create" && !x.comment_date) out.push(["comment_date", C.dateRequired.text]);
+  else if (!realDate(x.comment_date)) out.push(["comment_date", C.invalid.text]);
+  if (mode === "create" && !x.comment) out.push(["comment", C.commentRequired.text]);
+  else if (!x.comment || x.comment.length > COMMENT_MAX_LENGTH) out.push(["comment", C.invalid.text]);
+  return out;
+}
+
+export function chartCommentSchema(mode: "create" | "update") {
+  return v.pipe(
+    v.object({ comment_date: trimmed, comment: trimmed }),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const x = dataset.value;
+      for (const [key, message] of commentProblems(x, mode)) addIssue({ message, path: [{ type: "object", origin: "value", input: x, key, value: x[key] }] });
+    }),
+  );
+}
+
+export const ChartCommentInput = chartCommentSchema("create");
+export const ChartCommentUpdate = chartCommentSchema("update");
+export type ChartCommentInput = v.InferOutput<typeof ChartCommentInput>;
+
+/* ------------------------------------------------------------------ list filters */
+
+const Id = v.pipe(v.string(), v.regex(/^\d{1,15}$/, "Filters take a record id."), v.transform(Number), v.minValue(1, "Filters take a record id."));
+const FilterDate = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, "Dates must look like 2026-01-31."), v.check((s) => parseIsoDate(s) !== null, "Dates must look like 2026-01-31."));
+
+/** plan_id or bip_id (one is required), date_start/date_end (date_from/date_to are read as the same). */
+export const WeeklyListFilters = v.pipe(
+  v.object({
+    plan_id: v.optional(v.union([v.literal(""), Id], "Filters take a record id."), ""),
+    bip_id: v.optional(v.union([v.literal(""), Id], "Filters take a record id."), ""),
+    date_start: v.optional(v.union([v.literal(""), FilterDate], "Dates must look like 2026-01-31."), ""),
+    date_end: v.optional(v.union([v.literal(""), FilterDate], "Dates must look like 2026-01-31."), ""),
+  }),
+  v.forward(
+    v.check((q) => q.plan_id !== "" || q.bip_id !== "", "plan_id or bip_id is required."),
+    ["plan_id"],
+  ),
+  v.forward(
+    v.check((q) => !q.date_start || !q.date_end || q.date_start <= q.date_end, "date_end must be on or after date_start."),
+    ["date_end"],
+  ),
+);
+export type WeeklyListFilters = v.InferOutput<typeof WeeklyListFilters>;
+
+export function weeklyListFilters(raw: Record<string, unknown>) {
+  const pick = (a: string, b?: string) => {
+    const x = raw[a] ?? (b ? raw[b] : undefined);
+    return typeof x === "number" ? String(x) : typeof x === "string" ? x.trim() : "";
+  };
+  return { plan_id: pick("plan_id"), bip_id: pick("bip_id"), date_start: pick("date_start", "date_from"), date_end: pick("date_end", "date_to") };
+}
+
+/* ------------------------------------------------------------------ .xlsx import */
+
+/**
+ * The import sheet (docs/decisions/009): the first worksheet, a header row with Week Ending and Value
+ * (Total Units optional, any order, case and spacing ignored), one row per week below it; one plan per
+ * upload, chosen on the screen (plan_id). Empty rows are skipped.
+ */
+export const IMPORT_MAX_BYTES = 1024 * 1024;
+export const IMPORT_MAX_ROWS = 1000;
+
+export const IMPORT_MESSAGES = {
+  noFile: "Choose an .xlsx file to upload (field 'file').",
+  notXlsx: "The file is not an .xlsx workbook. Save the sheet as Excel Workbook (.xlsx) and upload it again.",
+  tooLarge: `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB. Split it into smaller files.`,
+  tooManyRows: `The sheet has more than ${IMPORT_MAX_ROWS} weeks. Split it into smaller files.`,
+  noHeader: "The first row must be the header: Week Ending | Value | Total Units.",
+  noRows: "The sheet has no weeks below the header.",
+  repeated: (row: number) => `The same week is already on row ${row} of this file.`,
+} as const;
+
+const HEADERS: Record<"week_end" | "value" | "total_units", readonly string[]> = {
+  week_end: ["weekending", "weekend", "week_end", "weekendingdate", "date"],
+  value: ["value"],
+  total_units: ["totalunits", "total_units", "units"],
+};
+
+const headerKey = (cell: Cell) => (typeof cell === "string" ? cell.toLowerCase().replace(/[\s-]+/g, "") : "");
+
+export type ImportStatus = "valid" | "invalid" | "overwrite";
+
+export interface ImportRow {
+  /** The sheet's row number. */
+  row: number;
+  week_end: string | null;
+  value: number | null;
+  total_units: number | null;
+  /** What the sheet held, for the result table. */
+  raw: { week_end: string; value: string; total_units: string };
+  errors: Record<string, string>;
+}
+
+const shown = (c: Cell | undefined) => (c === null || c === undefined ? "" : String(c));
+
+/**
+ * The sheet's rows checked against the weekly report rules (the same schema as a form or the API).
+ * Dates may be Excel serial numbers or text in yyyy-mm-dd or mm/dd/yyyy.
+ */
+export function sheetToReports(rows: readonly SheetRow[], date1904 = false): { ok: true; rows: ImportRow[] } | { ok: false; message: string } {
+  const header = rows[0];
+  if (!header) return { ok: false, message: IMPORT_MESSAGES.noHeader };
+  const keys = header.cells.map(headerKey);
+  const col = (k: keyof typeof HEADERS) => keys.findIndex((h) => HEADERS[k].includes(h));
+  const at = { week_end: col("week_end"), value: col("value"), total_units: col("total_units") };
+  if (at.week_end < 0 || at.value < 0) return { ok: false, message: IMPORT_MESSAGES.noHeader };
+  const body = rows.slice(1);
+  if (body.length === 0) return { ok: false, message: IMPORT_MESSAGES.noRows };
+  if (body.length > IMPORT_MAX_ROWS) return { ok: false, message: IMPORT_MESSAGES.tooManyRows };
+
+  const firstRowOfWeek = new Map<string, number>();
+  return {
+    ok: true,
+    rows: body.map((r) => {
+      const cell = (i: number) => (i < 0 ? null : (r.cells[i] ?? null));
+      const dateCell = cell(at.week_end);
+      const iso = cellToIsoDate(dateCell, date1904);
+      const raw = { week_end: iso ?? shown(dateCell), value: shown(cell(at.value)), total_units: shown(cell(at.total_units)) };
+      const parsed = v.safeParse(WeeklyReportInput, { week_end: iso ?? (dateCell === null ? "" : "not a date"), value: cell(at.value), total_units: cell(at.total_units) });
+      const errors: Record<string, string> = {};
+      if (!parsed.success) for (const issue of parsed.issues) errors[String(issue.path?.[0]?.key ?? "form")] ??= issue.message;
+      const out: ImportRow = {
+        row: r.row,
+        week_end: parsed.success ? parsed.output.week_end : iso,
+        value: parsed.success ? parsed.output.value : null,
+        total_units: parsed.success ? parsed.output.total_units : null,
+        raw,
+        errors,
+      };
+      if (parsed.success) {
+        const first = firstRowOfWeek.get(parsed.output.week_end);
+        if (first !== undefined) out.errors = { week_end: IMPORT_MESSAGES.repeated(first) };
+        else firstRowOfWeek.set(parsed.output.week_end, r.row);
+      }
+      return out;
+    }),
+  };
+}
+
+/** The row's first reason, for the result table. */
+export function importReason(row: Pick<ImportRow, "errors">): string | null {
+  return Object.values(row.errors)[0] ?? null;
+}
+
+/* ------------------------------------------------------------------ chart window */
+
+/**
+ * The From/To window of the goal screen's GET form. A bad date or a To before From is ignored (the
+ * whole history is shown) and explained.
+ */
+export function chartWindow(params: { from?: string | null; to?: string | null }): { from: string | null; to: string | null; error: string | null } {
+  const from = params.from?.trim() || null;
+  const to = params.to?.trim() || null;
+  if ((from && !realDate(from)) || (to && !realDate(to))) return { from: null, to: null, error: "Dates must look like 2026-01-31." };
+  if (from && to && from > to) return { from: null, to: null, error: "To must be on or after From." };
+  return { from, to, error: null };
+}

@@ -1,0 +1,107 @@
+import { and, asc, count, eq, like, sql } from "drizzle-orm";
+import { chartComments } from "~/db/schema";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import { CHART_COMMENT_NOTICES, ChartCommentInput, ChartCommentUpdate } from "~/domain/weekly-reports";
+import { findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import type { ModelContext } from "./context";
+import { isKeyRace, nextId } from "./patients.server";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { changes, inWindow, listScope, planFromInput, writeMeasurement } from "./weekly-reports.server";
+
+/**
+ * Chart comments (clinical §3, §5, §7): a date and at most 50 characters, drawn as markers on the
+ * chart. Scoped through the plan like weekly reports; deletes are hard, every change is audited
+ * (entity chart_comment, with the client) in the same batch.
+ */
+export const CHART_COMMENTS = "chart_comments";
+
+type Row = typeof chartComments.$inferSelect;
+
+export function chartCommentJson(r: Row) {
+  return { id: r.id, plan_id: r.planId, comment_date: r.commentDate, comment: r.comment, version: r.version, created_at: r.createdAt, updated_at: r.updatedAt };
+}
+export type ChartCommentJson = ReturnType<typeof chartCommentJson>;
+
+export async function listChartComments(ctx: ModelContext, query: Pick<ListQuery, "page" | "per_page" | "search">, raw: Record<string, unknown>): Promise<ModelResult<Paged<ChartCommentJson>>> {
+  const scope = await listScope(ctx, raw);
+  if (!scope.ok) return scope;
+  const { plans: inPlans, from, to } = scope.data;
+  const where = and(
+    inPlans(chartComments.planId),
+    inWindow(chartComments.commentDate, from, to),
+    query.search ? like(chartComments.comment, `%${query.search}%`) : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db.select().from(chartComments).where(where).orderBy(asc(chartComments.commentDate), asc(chartComments.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(chartComments).where(where),
+  ]);
+  return ok(paged(rows.map(chartCommentJson), total?.n ?? 0, query));
+}
+
+async function findComment(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; plan: PlanInScope } | null> {
+  const [row] = await ctx.db.select().from(chartComments).where(eq(chartComments.id, id));
+  if (!row || (planId !== undefined && row.planId !== planId)) return null;
+  const plan = await findPlanInScope(ctx, row.planId);
+  return plan ? { row, plan } : null;
+}
+
+export async function getChartComment(ctx: ModelContext, id: number): Promise<ChartCommentJson | null> {
+  const found = await findComment(ctx, id);
+  return found ? chartCommentJson(found.row) : null;
+}
+
+export async function createChartComment(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<ChartCommentJson>> {
+  const found = await planFromInput(ctx, raw, CHART_COMMENT_NOTICES.missing.text);
+  if (!found.ok) return found;
+  const plan = found.data;
+  const parsed = parseWith(ChartCommentInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  for (let attempt = 0; ; attempt++) {
+    const id = await nextId(ctx, chartComments);
+    try {
+      const rows = await writeMeasurement<Row[]>(ctx, { action: "create", entity: "chart_comment", entityId: id, plan, list: CHART_COMMENTS }, () =>
+        ctx.db.insert(chartComments).values({ id, planId: plan.planId, commentDate: parsed.data.comment_date, comment: parsed.data.comment }).returning(),
+      );
+      return ok(chartCommentJson(rows[0]!), CHART_COMMENT_NOTICES.added.text);
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/** A changed row: date and comment (PATCH keeps what is not sent). `planId` limits it to one plan. */
+export async function updateChartComment(
+  ctx: ModelContext,
+  id: number,
+  raw: Record<string, unknown>,
+  opts: { partial: boolean; version: number | null; planId?: number },
+): Promise<ModelResult<ChartCommentJson>> {
+  const found = await findComment(ctx, id, opts.planId);
+  if (!found) return notFound("Chart comment");
+  const { row } = found;
+  const parsed = parseWith(ChartCommentUpdate, opts.partial ? { comment_date: row.commentDate, comment: row.comment, ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  if (changes(raw, "plan_id", row.planId)) return invalid({ plan_id: "A chart comment cannot move to another plan." });
+  if (opts.version !== null && opts.version !== row.version) return conflict(chartCommentJson(row));
+  const rows = await writeMeasurement<Row[]>(ctx, { action: "update", entity: "chart_comment", entityId: id, plan: found.plan, list: CHART_COMMENTS }, () =>
+    ctx.db
+      .update(chartComments)
+      .set({ commentDate: parsed.data.comment_date, comment: parsed.data.comment, version: sql`${chartComments.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(chartComments.id, id), opts.version === null ? undefined : eq(chartComments.version, opts.version)))
+      .returning(),
+  );
+  if (!rows[0]) {
+    const now = await findComment(ctx, id);
+    return now ? conflict(chartCommentJson(now.row)) : notFound("Chart comment");
+  }
+  return ok(chartCommentJson(rows[0]), CHART_COMMENT_NOTICES.updated.text);
+}
+
+export async function deleteChartComment(ctx: ModelContext, id: number, opts: { planId?: number } = {}): Promise<ModelResult<ChartCommentJson>> {
+  const found = await findComment(ctx, id, opts.planId);
+  if (!found) return notFound("Chart comment");
+  await writeMeasurement(ctx, { action: "delete", entity: "chart_comment", entityId: id, plan: found.plan, list: CHART_COMMENTS }, () => ctx.db.delete(chartComments).where(eq(chartComments.id, id)));
+  return ok(chartCommentJson(found.row), CHART_COMMENT_NOTICES.deleted.text);
+}

@@ -1,0 +1,351 @@
+import { and, asc, count, eq, inArray, isNull, like, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import * as v from "valibot";
+import { plans, weeklyReports } from "~/db/schema";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import {
+  importReason,
+  IMPORT_MAX_BYTES,
+  IMPORT_MESSAGES,
+  sheetToReports,
+  WEEKLY_REPORT_MESSAGES,
+  WEEKLY_REPORT_NOTICES,
+  weeklyListFilters,
+  WeeklyListFilters,
+  WeeklyReportInput,
+  WeeklyReportUpdate,
+  type ImportStatus,
+} from "~/domain/weekly-reports";
+import { weekStartOf } from "~/domain/weeks";
+import { readXlsx } from "~/domain/xlsx";
+import { withAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import type { ModelContext } from "./context";
+import { isKeyRace, nextId, who } from "./patients.server";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Weekly reports (clinical §3, §5, §7): one value per plan and week. Every function finds the plan in
+ * the actor's scope first (another location's plan answers 404). Reports are measurements: a delete is
+ * a hard delete, and every change writes its audit row (entity weekly_report, with the client) in the
+ * same batch, bumps the list cache and touches the plan's updated_at.
+ */
+export const WEEKLY_REPORTS = "weekly_reports";
+
+type Row = typeof weeklyReports.$inferSelect;
+
+export function weeklyReportJson(r: Row) {
+  return {
+    id: r.id,
+    plan_id: r.planId,
+    week_start: r.weekStart,
+    week_end: r.weekEnd,
+    value: r.value,
+    total_units: r.totalUnits,
+    version: r.version,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type WeeklyReportJson = ReturnType<typeof weeklyReportJson>;
+
+/* ------------------------------------------------------------------ shared with chart comments */
+
+/** The plan's updated_at moves with its data (the chart and the BIP pages show how fresh it is). */
+export function touchPlan(ctx: ModelContext, planId: number) {
+  return ctx.db.update(plans).set({ updatedAt: ctx.now().toISOString() }).where(eq(plans.id, planId));
+}
+
+/**
+ * A change to a plan's measurements in one batch: the statement, its audit row (with the client), the
+ * list cache and the plan's updated_at. Answers the statement's result.
+ */
+export async function writeMeasurement<T>(
+  ctx: ModelContext,
+  what: { action: string; entity: string; entityId: number; plan: Pick<PlanInScope, "planId" | "patientId">; list: string },
+  statement: () => BatchItem<"sqlite">,
+): Promise<T> {
+  const [result] = await withAudit(ctx.db, who(ctx), { action: what.action, entity: what.entity, entityId: what.entityId, patientId: what.plan.patientId }, () => [
+    statement(),
+    bumpListVersion(ctx.db, what.list),
+    touchPlan(ctx, what.plan.planId),
+  ]);
+  return result as T;
+}
+
+/** A read-only field a body names with another value than the record's. */
+export function changes(raw: Record<string, unknown>, key: string, current: string | number): boolean {
+  const x = raw[key];
+  return x !== undefined && x !== null && x !== "" && String(x).trim() !== String(current);
+}
+
+const PlanRef = v.object({
+  plan_id: v.pipe(
+    v.union([v.string(), v.number()], WEEKLY_REPORT_NOTICES.missing.text),
+    v.transform((x) => (typeof x === "string" && x.trim() === "" ? NaN : Number(x))),
+    v.check((n) => Number.isSafeInteger(n) && n > 0, WEEKLY_REPORT_NOTICES.missing.text),
+  ),
+});
+
+/** The plan a new record names, in scope: 422 when plan_id is missing, 404 when it is not the actor's. */
+export async function planFromInput(ctx: ModelContext, raw: Record<string, unknown>, missingMessage: string): Promise<ModelResult<PlanInScope>> {
+  const ref = parseWith(PlanRef, { plan_id: raw.plan_id ?? "" });
+  if (!ref.ok) return invalid({ plan_id: missingMessage });
+  const plan = await findPlanInScope(ctx, ref.data.plan_id);
+  return plan ? ok(plan) : notFound("Plan");
+}
+
+/**
+ * The plans a list covers (plan_id, or every plan of bip_id), found in scope first, and the date range.
+ * A plan or BIP of another location answers 404.
+ */
+export async function listScope(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<{ plans: (column: SQLWrapper) => SQL; from: string; to: string }>> {
+  const parsed = parseWith(WeeklyListFilters, weeklyListFilters(raw));
+  if (!parsed.ok) return invalid(parsed.errors);
+  const f: WeeklyListFilters = parsed.data;
+  const range = { from: f.date_start, to: f.date_end };
+  if (f.plan_id !== "") {
+    const plan = await findPlanInScope(ctx, f.plan_id);
+    if (!plan || (f.bip_id !== "" && plan.bipId !== f.bip_id)) return notFound("Plan");
+    const planId = plan.planId;
+    return ok({ plans: (column) => eq(column, planId), ...range });
+  }
+  const bip = await findBipInScope(ctx, f.bip_id as number);
+  if (!bip) return notFound("BIP");
+  const ofBip = ctx.db.select({ id: plans.id }).from(plans).where(and(eq(plans.bipId, bip.bipId), isNull(plans.deletedAt)));
+  return ok({ plans: (column) => inArray(column, ofBip), ...range });
+}
+
+/** A date column within [from, to] (either end may be open). */
+export function inWindow(column: SQLWrapper, from: string | null | undefined, to: string | null | undefined): SQL | undefined {
+  return and(from ? sql`${column} >= ${from}` : undefined, to ? sql`${column} <= ${to}` : undefined);
+}
+
+/* ------------------------------------------------------------------ reads */
+
+export async function listWeeklyReports(ctx: ModelContext, query: Pick<ListQuery, "page" | "per_page" | "search">, raw: Record<string, unknown>): Promise<ModelResult<Paged<WeeklyReportJson>>> {
+  const scope = await listScope(ctx, raw);
+  if (!scope.ok) return scope;
+  const { plans: inPlans, from, to } = scope.data;
+  const where = and(
+    inPlans(weeklyReports.planId),
+    inWindow(weeklyReports.weekEnd, from, to),
+    query.search ? like(weeklyReports.weekEnd, `%${query.search}%`) : undefined,
+  );
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db.select().from(weeklyReports).where(where).orderBy(asc(weeklyReports.weekEnd), asc(weeklyReports.planId), asc(weeklyReports.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(weeklyReports).where(where),
+  ]);
+  return ok(paged(rows.map(weeklyReportJson), total?.n ?? 0, query));
+}
+
+/** A weekly report with its plan, or null when either is missing or out of scope. */
+async function findReport(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; plan: PlanInScope } | null> {
+  const [row] = await ctx.db.select().from(weeklyReports).where(eq(weeklyReports.id, id));
+  if (!row || (planId !== undefined && row.planId !== planId)) return null;
+  const plan = await findPlanInScope(ctx, row.planId);
+  return plan ? { row, plan } : null;
+}
+
+export async function getWeeklyReport(ctx: ModelContext, id: number): Promise<WeeklyReportJson | null> {
+  const found = await findReport(ctx, id);
+  return found ? weeklyReportJson(found.row) : null;
+}
+
+/* ------------------------------------------------------------------ writes */
+
+function isWeekRace(e: unknown): boolean {
+  for (let x: unknown = e, depth = 0; x && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
+    if (/UNIQUE constraint failed: weekly_reports\.plan_id/.test(String((x as Error).message ?? x))) return true;
+  }
+  return false;
+}
+
+async function existingWeek(ctx: ModelContext, planId: number, weekEnd: string) {
+  const [row] = await ctx.db.select().from(weeklyReports).where(and(eq(weeklyReports.planId, planId), eq(weeklyReports.weekEnd, weekEnd)));
+  return row ?? null;
+}
+
+/** A week that already has a report: 409 with the report as it is (docs/decisions/009). */
+function duplicate(row: Row): ModelResult<never> {
+  return { ok: false, status: 409, message: WEEKLY_REPORT_MESSAGES.duplicate(row.weekEnd), current: weeklyReportJson(row) };
+}
+
+export async function createWeeklyReport(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<WeeklyReportJson>> {
+  const found = await planFromInput(ctx, raw, WEEKLY_REPORT_NOTICES.missing.text);
+  if (!found.ok) return found;
+  const plan = found.data;
+  const parsed = parseWith(WeeklyReportInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const input = parsed.data;
+  const existing = await existingWeek(ctx, plan.planId, input.week_end);
+  if (existing) return duplicate(existing);
+  for (let attempt = 0; ; attempt++) {
+    const id = await nextId(ctx, weeklyReports);
+    try {
+      const rows = await writeMeasurement<Row[]>(ctx, { action: "create", entity: "weekly_report", entityId: id, plan, list: WEEKLY_REPORTS }, () =>
+        ctx.db.insert(weeklyReports).values({ id, planId: plan.planId, weekStart: input.week_start, weekEnd: input.week_end, value: input.value, totalUnits: input.total_units }).returning(),
+      );
+      return ok(weeklyReportJson(rows[0]!), WEEKLY_REPORT_NOTICES.added.text);
+    } catch (e) {
+      if (isWeekRace(e)) {
+        const now = await existingWeek(ctx, plan.planId, input.week_end);
+        if (now) return duplicate(now);
+      }
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/**
+ * A new value (and total units) for a week. The week and the plan are read-only: a body that names
+ * another week or plan is refused. `planId` limits the change to one plan (the goal screen).
+ */
+export async function updateWeeklyReport(
+  ctx: ModelContext,
+  id: number,
+  raw: Record<string, unknown>,
+  opts: { partial: boolean; version: number | null; planId?: number },
+): Promise<ModelResult<WeeklyReportJson>> {
+  const found = await findReport(ctx, id, opts.planId);
+  if (!found) return notFound("Weekly report");
+  const { row } = found;
+  const merged = opts.partial ? { value: row.value, total_units: row.totalUnits, ...raw } : raw;
+  const parsed = parseWith(WeeklyReportUpdate, merged);
+  const errors: Record<string, string> = parsed.ok ? {} : { ...parsed.errors };
+  if (changes(raw, "week_end", row.weekEnd)) errors.week_end = WEEKLY_REPORT_MESSAGES.weekEndReadOnly;
+  if (changes(raw, "week_start", row.weekStart)) errors.week_start = WEEKLY_REPORT_MESSAGES.weekEndReadOnly;
+  if (changes(raw, "plan_id", row.planId)) errors.plan_id = WEEKLY_REPORT_MESSAGES.planReadOnly;
+  if (!parsed.ok || Object.keys(errors).length) return invalid(errors);
+  if (opts.version !== null && opts.version !== row.version) return conflict(weeklyReportJson(row));
+  const rows = await writeMeasurement<Row[]>(ctx, { action: "update", entity: "weekly_report", entityId: id, plan: found.plan, list: WEEKLY_REPORTS }, () =>
+    ctx.db
+      .update(weeklyReports)
+      .set({ value: parsed.data.value, totalUnits: parsed.data.total_units, version: sql`${weeklyReports.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(weeklyReports.id, id), opts.version === null ? undefined : eq(weeklyReports.version, opts.version)))
+      .returning(),
+  );
+  if (!rows[0]) {
+    const now = await findReport(ctx, id);
+    return now ? conflict(weeklyReportJson(now.row)) : notFound("Weekly report");
+  }
+  return ok(weeklyReportJson(rows[0]), WEEKLY_REPORT_NOTICES.updated.text);
+}
+
+export async function deleteWeeklyReport(ctx: ModelContext, id: number, opts: { planId?: number } = {}): Promise<ModelResult<WeeklyReportJson>> {
+  const found = await findReport(ctx, id, opts.planId);
+  if (!found) return notFound("Weekly report");
+  await writeMeasurement(ctx, { action: "delete", entity: "weekly_report", entityId: id, plan: found.plan, list: WEEKLY_REPORTS }, () => ctx.db.delete(weeklyReports).where(eq(weeklyReports.id, id)));
+  return ok(weeklyReportJson(found.row), WEEKLY_REPORT_NOTICES.deleted.text);
+}
+
+/* ------------------------------------------------------------------ .xlsx check and import */
+
+export interface ImportCheckRow {
+  row: number;
+  week_end: string | null;
+  value: number | null;
+  total_units: number | null;
+  status: ImportStatus;
+  reason: string | null;
+  /** The value stored today for a week the import would overwrite. */
+  current_value: number | null;
+  raw: { week_end: string; value: string; total_units: string };
+}
+
+export interface ImportCheck {
+  plan_id: number;
+  rows: ImportCheckRow[];
+  valid: number;
+  invalid: number;
+  overwrite: number;
+}
+
+export interface ImportDone extends ImportCheck {
+  imported: number;
+  overwritten: number;
+  skipped: number;
+}
+
+/** What an upload carried: the file's bytes (null when no file was sent). */
+export interface Upload {
+  name: string;
+  bytes: Uint8Array;
+}
+
+type ImportResult<T> = ModelResult<T> | { ok: false; status: 413; message: string };
+
+/** Reads and checks an uploaded sheet against the rules and the plan's existing weeks. Writes nothing. */
+export async function checkWeeklyReportsFile(ctx: ModelContext, raw: Record<string, unknown>, upload: Upload | null): Promise<ImportResult<ImportCheck>> {
+  const found = await planFromInput(ctx, raw, "Choose the goal (plan_id) the sheet belongs to.");
+  if (!found.ok) return found;
+  const plan = found.data;
+  if (!upload || upload.bytes.length === 0) return invalid({ file: IMPORT_MESSAGES.noFile });
+  if (upload.bytes.length > IMPORT_MAX_BYTES) return { ok: false, status: 413, message: IMPORT_MESSAGES.tooLarge };
+  const book = readXlsx(upload.bytes);
+  if (!book.ok) return book.reason === "too_large" ? { ok: false, status: 413, message: IMPORT_MESSAGES.tooLarge } : invalid({ file: IMPORT_MESSAGES.notXlsx });
+  const sheet = sheetToReports(book.rows, book.date1904);
+  if (!sheet.ok) return invalid({ file: sheet.message });
+  const stored = await ctx.db.select({ weekEnd: weeklyReports.weekEnd, value: weeklyReports.value }).from(weeklyReports).where(eq(weeklyReports.planId, plan.planId));
+  const current = new Map(stored.map((s) => [s.weekEnd, s.value]));
+  const rows: ImportCheckRow[] = sheet.rows.map((r) => {
+    const reason = importReason(r);
+    const existing = r.week_end !== null && !reason ? current.get(r.week_end) : undefined;
+    return {
+      row: r.row,
+      week_end: r.week_end,
+      value: r.value,
+      total_units: r.total_units,
+      status: reason ? "invalid" : existing !== undefined ? "overwrite" : "valid",
+      reason,
+      current_value: existing ?? null,
+      raw: r.raw,
+    };
+  });
+  const n = (s: ImportStatus) => rows.filter((r) => r.status === s).length;
+  return ok({ plan_id: plan.planId, rows, valid: n("valid"), invalid: n("invalid"), overwrite: n("overwrite") });
+}
+
+/**
+ * Imports the valid rows of a sheet in one batch (one statement for all rows, with the audit row).
+ * Weeks that already have a report are skipped, or overwritten with `force`.
+ */
+export async function importWeeklyReportsFile(ctx: ModelContext, raw: Record<string, unknown>, upload: Upload | null, force: boolean): Promise<ImportResult<ImportDone>> {
+  const checked = await checkWeeklyReportsFile(ctx, raw, upload);
+  if (!checked.ok) return checked;
+  const check = checked.data;
+  const plan = (await findPlanInScope(ctx, check.plan_id))!;
+  const writes = check.rows.filter((r) => r.status === "valid" || (force && r.status === "overwrite"));
+  const skipped = force ? 0 : check.overwrite;
+  const done: ImportDone = { ...check, imported: writes.filter((r) => r.status === "valid").length, overwritten: force ? check.overwrite : 0, skipped };
+  if (writes.length === 0) return ok(done, importMessage(done));
+  const payload = JSON.stringify(writes.map((r) => ({ s: r.week_end && weekStartOf(r.week_end), e: r.week_end, v: r.value, u: r.total_units })));
+  const now = ctx.now().toISOString();
+  // Every row in one statement: the rows travel as one JSON parameter (D1 binds at most 100 per statement).
+  // Columns in table order: id (assigned), plan_id, week_start, week_end, value, total_units, version, created_at, updated_at.
+  const rows = sql`select null, ${plan.planId}, json_extract(value, '$.s'), json_extract(value, '$.e'), json_extract(value, '$.v'), json_extract(value, '$.u'), 1, ${now}, ${now}
+    from json_each(${payload}) where true`;
+  const target = [weeklyReports.planId, weeklyReports.weekEnd];
+  const insert = () => {
+    const q = ctx.db.insert(weeklyReports).select(rows);
+    return force
+      ? q.onConflictDoUpdate({ target, set: { value: sql`excluded.value`, totalUnits: sql`excluded.total_units`, version: sql`${weeklyReports.version} + 1`, updatedAt: now } })
+      : q.onConflictDoNothing({ target });
+  };
+  // One audit row for the whole import, on the plan (its rows have no single id): docs/decisions/009.
+  await writeMeasurement(ctx, { action: "import_weekly_reports", entity: "plan", entityId: plan.planId, plan, list: WEEKLY_REPORTS }, insert);
+  return ok(done, importMessage(done));
+}
+
+const weeks = (n: number) => `${n} week${n === 1 ? "" : "s"}`;
+
+export function importMessage(d: Pick<ImportDone, "imported" | "overwritten" | "skipped" | "invalid">): string {
+  const parts = [`Imported ${weeks(d.imported)}`];
+  if (d.overwritten) parts.push(`overwrote ${weeks(d.overwritten)}`);
+  if (d.skipped) parts.push(`skipped ${weeks(d.skipped)} that already had a report (tick "Overwrite existing weeks" or send force_update=true to replace them)`);
+  if (d.invalid) parts.push(`left out ${d.invalid} invalid row${d.invalid === 1 ? "" : "s"}`);
+  return `${parts.join("; ")}.`;
+}

@@ -1,0 +1,206 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { BehaviorChart } from "~/components/charts/behavior-chart";
+import { ObjectiveProgress } from "~/components/weekly/objective-progress";
+import { Notice } from "~/components/weekly/notice";
+import { AddCommentForm, AddReportForm, CommentsTable, ConfirmDelete, ReportsTable } from "~/components/weekly/weekly-editor";
+import { buildChartModel } from "~/domain/chart";
+import { can } from "~/domain/permissions";
+import { PLAN_CATEGORY_LABELS, type PlanCategory } from "~/domain/plans";
+import { chartWindow, usDate } from "~/domain/weekly-reports";
+import { findPlanInScope } from "~/models/bip-scope.server";
+import { createChartComment, deleteChartComment, updateChartComment } from "~/models/chart-comments.server";
+import { chartInputsForPlans, editorRows } from "~/models/charts.server";
+import { createWeeklyReport, deleteWeeklyReport, updateWeeklyReport } from "~/models/weekly-reports.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
+
+/**
+ * The goal (plan) screen with its weekly chart (clinical §2 "Weekly chart screen"): the chart for a
+ * From/To window, the objectives with a progress badge, and — with manage_bips, in edit mode
+ * (?edit=1) — the four weekly editors. Every change is a plain form post (intent) followed by a 303
+ * back here, which reloads the data and redraws the chart.
+ */
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.goal.name ?? "Goal"} · Baseline` }];
+export const handle = { guard: "view_bips" };
+
+/** Where a change returns to: edit mode, with the same window. */
+function screenUrl(planId: number, params: URLSearchParams | Record<string, string | string[]>, extra: Record<string, string> = {}): string {
+  const get = (k: string) => (params instanceof URLSearchParams ? params.get(k) : typeof params[k] === "string" ? (params[k] as string) : null);
+  const q = new URLSearchParams();
+  for (const k of ["from", "to"]) if (get(k)) q.set(k, get(k)!);
+  for (const [k, v] of Object.entries(extra)) q.set(k, v);
+  const s = q.toString();
+  return `/bip/goal/${planId}${s ? `?${s}` : ""}`;
+}
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_bips");
+  const planId = requireId(params.planId, "Goal");
+  const ctx = modelContextFor(context, actor);
+  const plan = await findPlanInScope(ctx, planId);
+  if (!plan) throw notFound("Goal not found.");
+  const url = new URL(request.url);
+  const dates = chartWindow({ from: url.searchParams.get("from"), to: url.searchParams.get("to") });
+  const input = (await chartInputsForPlans(ctx, [planId], dates)).get(planId);
+  if (!input) throw notFound("Goal not found.");
+  const model = buildChartModel(input);
+  const canManage = can(actor, "manage_bips");
+  const editing = canManage && url.searchParams.get("edit") === "1";
+  const editor = editing ? await editorRows(ctx, plan, dates) : null;
+  const last = [...model.points].reverse().find((p) => p.value !== null);
+  const confirm = editing ? /^delete-(report|comment)-(\d{1,15})$/.exec(url.searchParams.get("confirm") ?? "") : null;
+  const confirmKind = confirm?.[1] as "report" | "comment" | undefined;
+  const confirmId = confirm ? Number(confirm[2]) : null;
+  const confirmReport = confirmKind === "report" ? editor?.reports.find((r) => r.id === confirmId) : undefined;
+  const confirmComment = confirmKind === "comment" ? editor?.comments.find((c) => c.id === confirmId) : undefined;
+  return {
+    goal: {
+      id: plan.planId,
+      bipId: plan.bipId,
+      name: input.plan.name,
+      category: input.plan.category,
+      categoryLabel: PLAN_CATEGORY_LABELS[input.plan.category as PlanCategory] ?? input.plan.category,
+      patientName: plan.patientName,
+      patientId: plan.patientId,
+    },
+    model,
+    objectives: input.objectives,
+    latest: last && last.value !== null ? { value: last.value, weekEnd: last.weekEnd } : null,
+    dates,
+    canManage,
+    editing,
+    editor,
+    confirm: confirmReport
+      ? { kind: "report" as const, id: confirmReport.id, what: `Week ending ${usDate(confirmReport.week_end)}: value ${confirmReport.value}.` }
+      : confirmComment
+        ? { kind: "comment" as const, id: confirmComment.id, what: `${usDate(confirmComment.comment_date)}: “${confirmComment.comment}”` }
+        : null,
+  };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_bips");
+  if (!can(actor, "manage_bips")) throw forbidden();
+  const planId = requireId(params.planId, "Goal");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  const back = screenUrl(planId, new URL(request.url).searchParams, { edit: "1" });
+  const id = (field: string) => {
+    const n = Number(values[field]);
+    if (!Number.isSafeInteger(n) || n <= 0) throw notFound("Not found.");
+    return n;
+  };
+  const version = () => {
+    const n = Number(values.version);
+    return values.version && Number.isSafeInteger(n) ? n : null;
+  };
+  const done = () => back;
+  // Each model call finds the plan in the actor's scope first (another location's goal: 404), and a row
+  // id is taken only within this plan.
+  switch (values.intent) {
+    case "add-report":
+      return formResult(await createWeeklyReport(ctx, { ...values, plan_id: planId }), values, done);
+    case "update-report":
+      return formResult(await updateWeeklyReport(ctx, id("report_id"), { value: values.value, total_units: values.total_units }, { partial: false, version: version(), planId }), values, done);
+    case "delete-report":
+      return formResult(await deleteWeeklyReport(ctx, id("report_id"), { planId }), values, done);
+    case "add-comment":
+      return formResult(await createChartComment(ctx, { ...values, plan_id: planId }), values, done);
+    case "update-comment":
+      return formResult(await updateChartComment(ctx, id("comment_id"), { comment_date: values.comment_date, comment: values.comment }, { partial: false, version: version(), planId }), values, done);
+    case "delete-comment":
+      return formResult(await deleteChartComment(ctx, id("comment_id"), { planId }), values, done);
+    default:
+      return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  }
+}
+
+export default function GoalScreen() {
+  const { goal, model, objectives, latest, dates, canManage, editing, editor, confirm } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const [params] = useSearchParams();
+  return (
+    <section className="card">
+      <div className="page-head">
+        <div>
+          <p className="muted">
+            <Link to={`/bip/profile/${goal.bipId}`}>{goal.patientName} · Behavior plan</Link>
+          </p>
+          <h1>{goal.name}</h1>
+          <p>
+            <span className="muted">Client:</span> {goal.patientName} · <span className="muted">Category:</span> {goal.categoryLabel}
+          </p>
+        </div>
+        <span>
+          <Link to={`/bip/profile/${goal.bipId}`}>Back to the BIP</Link>
+          {canManage ? (
+            <>
+              {" "}
+              <Link className="btn" to={`/bip/goal/${goal.id}/edit`}>
+                Edit goal
+              </Link>{" "}
+              {editing ? (
+                <Link className="btn" to={screenUrlFromWindow(goal.id, dates)} aria-label="Cancel editing weekly data">
+                  ✕ Cancel
+                </Link>
+              ) : (
+                <Link className="btn btn-primary" to={screenUrlFromWindow(goal.id, dates, { edit: "1" })} aria-label="Edit weekly data">
+                  ✎ Edit
+                </Link>
+              )}
+            </>
+          ) : null}
+        </span>
+      </div>
+      <Notice text={params.get("flash")} tone="success" />
+      {answer && !answer.values.intent ? <Notice text={answer.message} tone="danger" /> : null}
+
+      <Form method="get" className="search-form" aria-label="Chart dates">
+        {editing ? <input type="hidden" name="edit" value="1" /> : null}
+        <label htmlFor="f-from">From</label>
+        <input id="f-from" type="date" name="from" defaultValue={dates.from ?? ""} />
+        <label htmlFor="f-to">To</label>
+        <input id="f-to" type="date" name="to" defaultValue={dates.to ?? ""} />
+        <button type="submit" className="btn">
+          Show
+        </button>
+        <Link className="btn" to={screenUrlFromWindow(goal.id, { from: null, to: null }, editing ? { edit: "1" } : {})}>
+          All dates
+        </Link>
+      </Form>
+      {dates.error ? <p className="alert alert-info">{dates.error} Showing every date.</p> : null}
+
+      <BehaviorChart model={model} id={`chart-${goal.id}`} caption={`${goal.patientName} · ${goal.name}`} />
+
+      <section aria-labelledby="objectives">
+        <h2 id="objectives">Objectives</h2>
+        <ObjectiveProgress objectives={objectives} latest={latest} />
+      </section>
+
+      {editing && editor ? (
+        <section aria-labelledby="weekly-data" className="weekly-editor">
+          <h2 id="weekly-data">Weekly data</h2>
+          <p>
+            <Link to={`/bip/goal/${goal.id}/import`}>Import weekly reports from an .xlsx file</Link>
+          </p>
+          <AddReportForm answer={answer} busy={busy} />
+          <ReportsTable reports={editor.reports} answer={answer} busy={busy} deleteHref={(id) => screenUrlFromWindow(goal.id, dates, { edit: "1", confirm: `delete-report-${id}` })} />
+          <AddCommentForm answer={answer} busy={busy} />
+          <CommentsTable comments={editor.comments} answer={answer} busy={busy} deleteHref={(id) => screenUrlFromWindow(goal.id, dates, { edit: "1", confirm: `delete-comment-${id}` })} />
+        </section>
+      ) : null}
+
+      {confirm ? <ConfirmDelete kind={confirm.kind} id={confirm.id} what={confirm.what} cancelHref={screenUrlFromWindow(goal.id, dates, { edit: "1" })} busy={busy} /> : null}
+    </section>
+  );
+}
+
+function screenUrlFromWindow(planId: number, dates: { from: string | null; to: string | null }, extra: Record<string, string> = {}) {
+  const q: Record<string, string> = {};
+  if (dates.from) q.from = dates.from;
+  if (dates.to) q.to = dates.to;
+  return screenUrl(planId, q, extra);
+}

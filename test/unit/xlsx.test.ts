@@ -1,0 +1,151 @@
+import { strToU8, zipSync } from "fflate";
+import { describe, expect, it } from "vitest";
+import { cellToIsoDate, columnIndex, decodeXml, excelSerialToIso, isoToExcelSerial, MAX_UNZIPPED_BYTES, parseSharedStrings, parseSheet, readXlsx } from "~/domain/xlsx";
+import { weeklySheet, xlsxFile } from "../support/xlsx";
+
+describe("Excel serial dates", () => {
+  it.each([
+    [1, "1900-01-01"],
+    [59, "1900-02-28"],
+    [61, "1900-03-01"],
+    [25569, "1970-01-01"],
+    [44927, "2023-01-01"],
+    [45292, "2024-01-01"],
+    [46032, "2026-01-10"],
+    [46032.75, "2026-01-10"], // a time of day is dropped
+  ])("serial %d is %s", (serial, iso) => {
+    expect(excelSerialToIso(serial)).toBe(iso);
+  });
+
+  it.each(["1900-01-01", "1900-02-28", "1900-03-01", "2024-02-29", "2026-01-10", "2099-12-31"])("%s round-trips", (iso) => {
+    expect(excelSerialToIso(isoToExcelSerial(iso))).toBe(iso);
+  });
+
+  it("the 1904 system counts from 1904-01-01", () => {
+    expect(excelSerialToIso(0, true)).toBe("1904-01-01");
+    expect(excelSerialToIso(46032 - 1462, true)).toBe("2026-01-10");
+  });
+
+  it.each([0, -3, Number.NaN, Number.POSITIVE_INFINITY, 3_000_000])("serial %d is not a date", (serial) => {
+    expect(excelSerialToIso(serial)).toBeNull();
+  });
+});
+
+describe("cellToIsoDate", () => {
+  it.each([
+    [46032, "2026-01-10"],
+    ["2026-01-10", "2026-01-10"],
+    ["2026-1-3", "2026-01-03"],
+    ["2026-01-10T00:00:00Z", "2026-01-10"],
+    ["01/10/2026", "2026-01-10"],
+    ["1/3/2026", "2026-01-03"],
+    [" 01/10/2026 ", "2026-01-10"],
+    ["1/10/2026 12:00 AM", "2026-01-10"],
+    ["02/30/2026", null],
+    ["13/01/2026", null],
+    ["10.01.2026", null],
+    ["next week", null],
+    ["", null],
+    [true, null],
+    [null, null],
+  ])("%j → %j", (cell, iso) => {
+    expect(cellToIsoDate(cell)).toBe(iso);
+  });
+});
+
+describe("XML pieces", () => {
+  it("decodes entities", () => {
+    expect(decodeXml("a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos; &#65;&#x42; &bogus;")).toBe("a & b <c> \"d\" 'e' AB &bogus;");
+  });
+
+  it.each([
+    ["A", 0],
+    ["Z", 25],
+    ["AA", 26],
+    ["AZ", 51],
+    ["XFD", 16383],
+  ])("column %s is %d", (letters, i) => expect(columnIndex(letters)).toBe(i));
+
+  it("reads shared strings, rich text runs, phonetic runs and empty items", () => {
+    const xml = `<sst><si><t>Week Ending</t></si><si><r><rPr><b/></rPr><t>Va</t></r><r><t xml:space="preserve">lue </t></r></si><si><t>日本</t><rPh sb="0" eb="2"><t>ニホン</t></rPh></si><si/><si><t/></si><si><t>A &amp; B</t></si></sst>`;
+    expect(parseSharedStrings(xml)).toEqual(["Week Ending", "Value ", "日本", "", "", "A & B"]);
+  });
+
+  it("reads every cell type, skips empty rows and cells, and places cells by their reference", () => {
+    const xml = `<worksheet><sheetData>
+      <row r="1"><c r="A1" t="s"><v>0</v></c><c r="C1" t="inlineStr"><is><t>inline</t></is></c></row>
+      <row r="2"/>
+      <row r="4"><c r="A4"><v>46032</v></c><c r="B4" t="b"><v>1</v></c><c r="C4" t="str"><f>A4&amp;""</f><v>46032</v></c><c r="D4" t="e"><v>#DIV/0!</v></c><c r="E4" s="2"/></row>
+      <row r="5"><c><v>1.5</v></c><c><v>2</v></c></row>
+    </sheetData></worksheet>`;
+    expect(parseSheet(xml, ["Header"])).toEqual([
+      { row: 1, cells: ["Header", null, "inline"] },
+      { row: 4, cells: [46032, true, "46032"] },
+      { row: 5, cells: [1.5, 2] },
+    ]);
+  });
+});
+
+describe("readXlsx", () => {
+  it("reads the first sheet of a workbook, with shared strings and serial dates", () => {
+    const file = weeklySheet([
+      [{ date: "2026-01-10" }, 4, 80],
+      ["01/17/2026", 5.5, null],
+      [{ date: "2026-01-24" }, 0],
+    ]);
+    const r = readXlsx(file);
+    expect(r).toEqual({
+      ok: true,
+      date1904: false,
+      sheetName: "Weekly data",
+      rows: [
+        { row: 1, cells: ["Week Ending", "Value", "Total Units"] },
+        { row: 2, cells: [46032, 4, 80] },
+        { row: 3, cells: ["01/17/2026", 5.5] },
+        { row: 4, cells: [46046, 0] },
+      ],
+    });
+  });
+
+  it("reads inline strings, follows the relationships to the first sheet and ignores the others", () => {
+    const file = xlsxFile([["Week Ending", "Value"], ["2026-01-10", 1]], {
+      inlineStrings: true,
+      firstSheetName: "Data",
+      firstSheetFile: "data.xml",
+      moreSheets: [{ name: "Notes", rows: [["not this one"]] }],
+    });
+    const r = readXlsx(file);
+    expect(r.ok && r.sheetName).toBe("Data");
+    expect(r.ok && r.rows).toEqual([
+      { row: 1, cells: ["Week Ending", "Value"] },
+      { row: 2, cells: ["2026-01-10", 1] },
+    ]);
+  });
+
+  it("tells a 1904-system workbook", () => {
+    const r = readXlsx(xlsxFile([["Week Ending", "Value"], [{ date: "2026-01-10" }, 1]], { date1904: true }));
+    expect(r.ok && r.date1904).toBe(true);
+    expect(r.ok && cellToIsoDate(r.rows[1]!.cells[0]!, true)).toBe("2026-01-10");
+  });
+
+  it.each([
+    ["an empty file", new Uint8Array()],
+    ["a CSV", strToU8("Week Ending,Value\n2026-01-10,3\n")],
+    ["a PDF", strToU8("%PDF-1.7\n...")],
+    ["a broken zip", new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3, 4, 5])],
+    ["a zip that is not a workbook", zipSync({ "readme.txt": strToU8("hello") })],
+  ])("refuses %s as not an .xlsx", (_what, bytes) => {
+    expect(readXlsx(bytes)).toEqual({ ok: false, reason: "not_xlsx" });
+  });
+
+  it("refuses a part that would unzip past the limit without inflating it", () => {
+    const bomb = zipSync({ "xl/workbook.xml": strToU8("<workbook/>"), "xl/worksheets/sheet1.xml": new Uint8Array(MAX_UNZIPPED_BYTES + 1) }, { level: 9 });
+    expect(bomb.length).toBeLessThan(100_000);
+    expect(readXlsx(bomb)).toEqual({ ok: false, reason: "too_large" });
+  });
+
+  it("refuses a workbook without its sheet", () => {
+    const bytes = zipSync({ "xl/workbook.xml": strToU8(`<workbook><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`) });
+    expect(readXlsx(bytes)).toEqual({ ok: false, reason: "no_sheet" });
+  });
+});
