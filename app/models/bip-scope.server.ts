@@ -1,5 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { bips, patients, plans } from "~/db/schema";
+import { auditTail, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
 import { patientScope } from "./patients.server";
 
@@ -17,6 +18,8 @@ export interface BipInScope {
   patientIdentifier: string;
   gender: number | null;
   version: number;
+  /** The audit chain's tail, read with the scope check so a later audited read costs one statement. */
+  tail: KnownTail;
 }
 
 export interface PlanInScope extends BipInScope {
@@ -35,6 +38,7 @@ export async function findBipInScope(ctx: ModelContext, bipId: number): Promise<
       patientIdentifier: patients.patientIdentifier,
       gender: patients.gender,
       version: bips.version,
+      tail: auditTail,
     })
     .from(bips)
     .innerJoin(patients, eq(patients.id, bips.patientId))
@@ -57,6 +61,7 @@ export async function findPlanInScope(ctx: ModelContext, planId: number): Promis
       patientIdentifier: patients.patientIdentifier,
       gender: patients.gender,
       version: plans.version,
+      tail: auditTail,
     })
     .from(plans)
     .innerJoin(bips, eq(bips.id, plans.bipId))

@@ -140,7 +140,7 @@ async function loadInScope(ctx: ModelContext, bipId: number): Promise<{ scope: B
 export async function getBipDetail(ctx: ModelContext, bipId: number): Promise<BipDetail | null> {
   const found = await loadInScope(ctx, bipId);
   if (!found) return null;
-  await auditRead(ctx.db, who(ctx), { entity: "bip", entityId: bipId, patientId: found.scope.patientId });
+  await auditRead(ctx.db, who(ctx), { entity: "bip", entityId: bipId, patientId: found.scope.patientId }, found.scope.tail);
   return detail(found.loaded);
 }
 

@@ -135,7 +135,7 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
       .where(where),
   ]);
   // One client's objectives are clinical data of that client: the read is audited.
-  if (scope) await auditRead(ctx.db, who(ctx), { entity: "objective", entityId: null, patientId: scope.patientId });
+  if (scope) await auditRead(ctx.db, who(ctx), { entity: "objective", entityId: null, patientId: scope.patientId }, scope.tail);
   return ok(paged(rows.map((r) => objectiveJson(r.o)), total?.n ?? 0, query));
 }
 
@@ -143,7 +143,7 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
 export async function getObjective(ctx: ModelContext, id: number): Promise<ObjectiveJson | null> {
   const found = await findObjective(ctx, id);
   if (!found) return null;
-  await auditRead(ctx.db, who(ctx), { entity: "objective", entityId: id, patientId: found.scope.patientId });
+  await auditRead(ctx.db, who(ctx), { entity: "objective", entityId: id, patientId: found.scope.patientId }, found.scope.tail);
   return objectiveJson(found.row);
 }
 

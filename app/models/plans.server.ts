@@ -97,7 +97,7 @@ export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record
     rows.map((r) => r.plan.id),
   );
   // One client's goals are clinical data of that client: the read is audited.
-  if (bip) await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: null, patientId: bip.patientId });
+  if (bip) await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: null, patientId: bip.patientId }, bip.tail);
   return ok(paged(rows.map((r) => planJson(r.plan, `${r.firstName} ${r.lastName}`.trim(), objectives.get(r.plan.id) ?? [])), total?.n ?? 0, query));
 }
 
@@ -111,7 +111,7 @@ async function loadPlan(ctx: ModelContext, scope: PlanInScope): Promise<PlanJson
 export async function getPlan(ctx: ModelContext, id: number): Promise<PlanJson | null> {
   const scope = await findPlanInScope(ctx, id);
   const plan = scope ? await loadPlan(ctx, scope) : null;
-  if (plan) await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: id, patientId: plan.patient_id });
+  if (plan) await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: id, patientId: plan.patient_id }, scope?.tail);
   return plan;
 }
 

@@ -10,6 +10,8 @@ import { can } from "~/domain/permissions";
 import { PLAN_CATEGORY_LABELS, type PlanCategory } from "~/domain/plans";
 import { chartWindow, usDate } from "~/domain/weekly-reports";
 import { findPlanInScope } from "~/models/bip-scope.server";
+import { who } from "~/models/patients.server";
+import { auditRead } from "~/services/audit.server";
 import { createChartComment, deleteChartComment, updateChartComment } from "~/models/chart-comments.server";
 import { chartInputsForPlans, editorRows } from "~/models/charts.server";
 import { createWeeklyReport, deleteWeeklyReport, updateWeeklyReport } from "~/models/weekly-reports.server";
@@ -45,6 +47,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const dates = chartWindow({ from: url.searchParams.get("from"), to: url.searchParams.get("to") });
   const input = (await chartInputsForPlans(ctx, [planId], dates)).get(planId);
   if (!input) throw notFound("Goal not found.");
+  // The goal's data is client data: its read is audited (one statement, the tail came with the scope).
+  await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: planId, patientId: plan.patientId }, plan.tail);
   const model = buildChartModel(input);
   const canManage = can(actor, "manage_bips");
   const editing = canManage && url.searchParams.get("edit") === "1";

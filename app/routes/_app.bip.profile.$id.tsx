@@ -1,11 +1,14 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { DocumentView } from "~/components/bip/document-view";
+import { BehaviorChart } from "~/components/charts/behavior-chart";
+import { buildChartModel, type ChartModel } from "~/domain/chart";
 import { FormMessage } from "~/components/ui/field";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
 import { can } from "~/domain/permissions";
 import { PLAN_CATEGORY_LABELS } from "~/domain/plans";
 import { getBipDetail, goalsByCategory, shownDocument } from "~/models/bips.server";
+import { chartInputsForPlans } from "~/models/charts.server";
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
@@ -19,16 +22,24 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const detail = await getBipDetail(ctx, requireId(params.id, "BIP"));
   if (!detail) throw notFound("BIP not found.");
   const { bip } = detail;
+  const goals = goalsByCategory(bip);
+  // Charts of the goals measured weekly (maladaptive and replacement, active); training goals are monthly
+  // fidelity checks and keep their chart on the goal screen. One statement for all of them.
+  const charted = goals.flatMap((g) => g.plans).filter((p) => (p.category === "maladaptive" || p.category === "replacement") && p.status === "active");
+  const inputs = await chartInputsForPlans(ctx, charted.map((p) => p.id), {});
+  const charts: Record<number, ChartModel> = {};
+  for (const [id, input] of inputs) if (input.reports.length > 0) charts[id] = buildChartModel(input);
   return {
     bip: { id: bip.id, patient_id: bip.patient_id, patient_name: bip.patient_name, patient_identifier: bip.patient_identifier, type_of_assessment: bip.type_of_assessment, doctor_name: bip.doctor_name, needs_attention: bip.needs_attention, updated_at: bip.updated_at },
-    goals: goalsByCategory(bip).map((g) => ({ category: g.category, plans: g.plans.map((p) => ({ id: p.id, name: p.name, status: p.status, description: p.description })) })),
+    charts,
+    goals: goals.map((g) => ({ category: g.category, plans: g.plans.map((p) => ({ id: p.id, name: p.name, status: p.status, description: p.description })) })),
     doc: shownDocument(detail),
     canManage: can(actor, "manage_bips"),
   };
 }
 
 export default function BipProfile() {
-  const { bip, goals, doc, canManage } = useLoaderData<typeof loader>();
+  const { bip, goals, doc, canManage, charts } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   return (
     <section className="card">
@@ -79,7 +90,7 @@ export default function BipProfile() {
                 {g.plans.map((p) => (
                   <li key={p.id}>
                     <Link to={`/bip/goal/${p.id}`}>{p.name}</Link> <span className="muted">({p.status})</span>
-                    {/* CHARTS: the per-goal chart (app/models/charts.server.ts) goes here, one per goal. */}
+                    {charts[p.id] ? <BehaviorChart model={charts[p.id]!} id={`goal-chart-${p.id}`} caption={p.name} /> : null}
                   </li>
                 ))}
               </ol>

@@ -45,6 +45,8 @@ const PAGES: PageSpec[] = [
   // A goal with three years of weekly data (scripts/bench-data.ts: plan 1000), its chart and its editors.
   { name: "goal", path: "/bip/goal/1000", signedIn: true, expect: "Physical aggression" },
   { name: "goal-edit", path: "/bip/goal/1000?edit=1", signedIn: true, expect: "Update Weekly Reports" },
+  { name: "bip-profile", path: "/bip/profile/1000", signedIn: true, expect: "Physical aggression" },
+  { name: "bip-list", path: "/bip/list", signedIn: true, expect: "BN-" },
 ];
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

@@ -232,6 +232,9 @@ describe("BIP screens", () => {
     const { user, patient, stranger } = await setup(VIEW);
     const bip = await createBip(patient, { document: JSON.stringify({ strengths: "{name} likes {his|her|their} trains; {he|she|they} {is|are} kind." }) });
     const goal = await createPlan(bip, { name: "Elopement" });
+    const quiet = await createPlan(bip, { name: "Spitting" });
+    await createWeeklyReport(goal, "2026-03-07", 6);
+    await createWeeklyReport(goal, "2026-03-14", 4);
     const theirs = await createBip(stranger);
     const cookie = await signInCookie(user);
     const res = await request(`/bip/profile/${bip.id}`, { cookie });
@@ -240,6 +243,10 @@ describe("BIP screens", () => {
     expect(html).toContain("Leo likes his trains; he is kind.");
     expect(html).toContain("Functional Communication Training");
     expect(html).toContain(`/bip/goal/${goal.id}`);
+    // A goal with weekly data shows its chart (server SVG); one without data only its link.
+    expect(html).toContain(`id="goal-chart-${goal.id}"`);
+    expect(html).toContain("Target Behavior to Decrease");
+    expect(html).not.toContain(`id="goal-chart-${quiet.id}"`);
     expect(html).not.toMatch(/\{name\}|\{he\|she\|they\}/);
     expect(html).not.toContain(`/bip/goal/add/${bip.id}`);
     expect(await auditActions(bip.id)).toEqual(["read"]);

@@ -46,7 +46,8 @@ async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
 async function counts() {
   const [r] = await db().select({ n: sql<number>`count(*)` }).from(weeklyReports);
   const [c] = await db().select({ n: sql<number>`count(*)` }).from(chartComments);
-  const [a] = await db().select({ n: sql<number>`count(*)` }).from(auditLog);
+  // Change rows only: re-rendering the goal screen after refused input records a read, which is right.
+  const [a] = await db().select({ n: sql<number>`count(*)` }).from(auditLog).where(sql`${auditLog.action} <> 'read'`);
   return { reports: r!.n, comments: c!.n, audit: a!.n };
 }
 
@@ -549,6 +550,8 @@ describe("goal screen /bip/goal/:planId", () => {
     expect(html).toContain("03/07/2026");
     expect(html).toContain("Fewer than five a week");
     expect(html).toMatch(/data-tone="success"[^>]*>4 vs 5/);
+    // Opening the goal is a read of client data: one audit row with the client.
+    expect((await auditOf("plan", w.plan.id)).map((a) => [a.action, a.patientId, a.actorId])).toEqual([["read", w.patient.id, w.viewer.id]]);
     // A viewer sees no editing, even when asking for it.
     expect(html).not.toContain("Edit goal");
     const asked = await (await request(`/bip/goal/${w.plan.id}?edit=1`, { cookie })).text();
