@@ -604,5 +604,35 @@ for (const javaScript of [false, true]) {
       await shown(page.getByText("Imported 2 weeks; overwrote 1 week; left out 1 invalid row."));
       assert.deepEqual(await pointTitles(), ["01/17/2026: 6", "01/24/2026: 5", "01/31/2026: 3"], "the imported weeks are on the chart");
     });
+
+    /* ---- Behavior chart: the same goal drawn as SVG without JavaScript and with uPlot when it runs. */
+    flow("chart: a demo goal with a year of data is drawn as SVG without JavaScript and with uPlot with it", async () => {
+      await signIn(page, "bcba@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      // Plan 1: Liam Garcia's physical aggression (scripts/demo-bips.ts), at the BCBA's Miami clinic.
+      await goto(page, "/bip/goal/1");
+      await shown(page.getByRole("heading", { name: /Physical aggression/ }));
+      const figure = page.locator("figure.bc").first();
+      await shown(figure);
+      if (javaScript) {
+        await page.waitForFunction(() => document.querySelector("figure.bc")?.getAttribute("data-enhanced") === "uplot");
+        assert.ok(await figure.locator("canvas").count(), "uPlot drew a canvas");
+        assert.equal(await figure.locator("svg[role=img]").isVisible(), false, "the SVG gives way to uPlot");
+      } else {
+        await shown(figure.locator("svg[role=img]"));
+        assert.ok((await figure.locator("svg circle").count()) > 30, "a year of weekly points");
+        assert.equal(await figure.locator("canvas").count(), 0);
+      }
+      // The From/To form reloads the chart for a window.
+      const points = async () => (javaScript ? 0 : figure.locator("svg circle").count());
+      const all = await points();
+      await page.locator("#f-from").fill(new Date(Date.now() - 90 * 86_400_000).toISOString().slice(0, 10));
+      await page.getByRole("button", { name: "Show", exact: true }).click();
+      await page.waitForURL((url) => url.searchParams.has("from"));
+      await ready(page);
+      await shown(page.locator("figure.bc").first());
+      if (javaScript) await page.waitForFunction(() => document.querySelector("figure.bc")?.getAttribute("data-enhanced") === "uplot");
+      else assert.ok((await points()) < all, "fewer points in the window");
+    });
   });
 }
