@@ -1,5 +1,7 @@
 import * as v from "valibot";
+import { NewPassword } from "./auth-schemas";
 import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalPhone, optionalText, optionalZip, requiredText } from "./fields";
+import { PASSWORD_MESSAGES } from "./passwords";
 
 /** Parents and guardians (clinical §3, platform §3 Parent/guardian). Pure. */
 
@@ -22,3 +24,15 @@ export const ParentInput = v.object({
   status: v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => (x === null || x.trim() === "" ? "active" : x.trim())), v.picklist(PARENT_STATUSES, "Choose a status from the list.")),
 });
 export type ParentInput = v.InferOutput<typeof ParentInput>;
+
+/**
+ * Staff set a parent's password (initial or new): the change-password screen's fields, rules and messages.
+ * A missing field reads as an empty one, so the message is the rule's.
+ */
+export const ParentPasswordInput = v.pipe(
+  v.object({ password: v.pipe(v.optional(v.string(PASSWORD_MESSAGES.required), ""), NewPassword), password_confirmation: v.optional(v.string(PASSWORD_MESSAGES.mismatch), "") }),
+  v.forward(
+    v.check((x) => x.password === x.password_confirmation, PASSWORD_MESSAGES.mismatch),
+    ["password_confirmation"],
+  ),
+);

@@ -1,12 +1,15 @@
 import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { locations, parents, patients } from "~/db/schema";
-import { ParentInput } from "~/domain/parents";
+import { locations, parents, patients, sessions } from "~/db/schema";
+import { ParentInput, ParentPasswordInput } from "~/domain/parents";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditRead, auditTail, withAudit } from "~/services/audit.server";
+import type { AppContext } from "~/services/context.server";
+import { enqueueEmail, securityNotice } from "~/services/jobs.server";
 import { bumpListVersion } from "~/services/list-cache.server";
+import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
@@ -188,4 +191,23 @@ export async function deleteParent(ctx: ModelContext, id: number): Promise<Model
     bumpListVersion(ctx.db, PARENTS),
   ]);
   return ok(null, "Parent deleted.");
+}
+
+/**
+ * Staff set a parent's password (initial or new). The new hash, the end of every screen session of that
+ * parent and the audit row (entity "parent", action "password") land in one batch; the parent then gets
+ * the usual security notice. The password is never answered back.
+ */
+export async function setParentPassword(ctx: ModelContext, app: Pick<AppContext, "env" | "email">, id: number, raw: Record<string, unknown>): Promise<ModelResult<null>> {
+  const current = await findParent(ctx, id);
+  if (!current) return notFound("Parent");
+  const parsed = parseWith(ParentPasswordInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const passwordHash = await hashPassword(parsed.data.password, app.env.PASSWORD_PEPPER ?? "");
+  await withAudit(ctx.db, who(ctx), { action: "password", entity: "parent", entityId: id }, () => [
+    ctx.db.update(parents).set({ passwordHash, updatedAt: ctx.now().toISOString() }).where(and(eq(parents.id, id), isNull(parents.deletedAt))),
+    ctx.db.delete(sessions).where(and(eq(sessions.principalType, "parent"), eq(sessions.principalId, id))),
+  ]);
+  await enqueueEmail(app, securityNotice(current.email, current.name, "Your password was changed"));
+  return ok(null, "Password set. The parent has been signed out everywhere.");
 }

@@ -23,9 +23,12 @@ export default function InsuranceList() {
     <section className="card">
       <div className="page-head">
         <h1>Insurance</h1>
-        <Link className="btn btn-primary" to="/insurance/register">
-          Register insurance
-        </Link>
+        <span>
+          <Link to="/insurance/rates">Rate records</Link>{" "}
+          <Link className="btn btn-primary" to="/insurance/register">
+            Register insurance
+          </Link>
+        </span>
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />

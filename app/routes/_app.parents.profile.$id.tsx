@@ -2,13 +2,13 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Fragment } from "react";
-import { Field, FormMessage } from "~/components/ui/field";
+import { Field, FormMessage, NewPasswordFields } from "~/components/ui/field";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
 import { PARENT_STATUSES } from "~/domain/parents";
 import { GENDERS } from "~/domain/patients";
 import { can } from "~/domain/permissions";
 import { locationOptions } from "~/models/locations.server";
-import { findParent, getParent, listChildren, parentAsInput, updateParent, type ParentJson } from "~/models/parents.server";
+import { findParent, getParent, listChildren, parentAsInput, setParentPassword, updateParent, type ParentJson } from "~/models/parents.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -24,13 +24,17 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   return { parent, children, locations, canManage: can(actor, "manage_parents"), canSeeClients: can(actor, "view_clients") };
 }
 
-/** Edit the parent on the profile (intent save), with manage_parents. */
+/** Edit the parent on the profile (intent save) or set their password (intent password), with manage_parents. */
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_parents");
   if (!can(actor, "manage_parents")) throw forbidden();
   const id = requireId(params.id, "Parent");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
+  if (values.intent === "password") {
+    // The typed passwords are never sent back: the re-rendered form starts empty.
+    return formResult(await setParentPassword(ctx, context.app, id, values), { intent: "password" }, () => `/parents/profile/${id}`);
+  }
   if (values.intent !== "save") {
     if (!(await findParent(ctx, id))) throw notFound("Parent not found.");
     return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
@@ -60,10 +64,12 @@ export default function ParentProfile() {
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
-  const current = (answer?.current ?? null) as ParentJson | null;
-  const values: Record<string, unknown> = current ? parentAsInput(current) : (answer?.values ?? parentAsInput(parent));
-  const version = current ? current.version : answer?.values.version ? Number(answer.values.version) : parent.version;
-  const errors = answer?.errors ?? {};
+  const saved = answer?.values.intent === "password" ? null : answer;
+  const passwordAnswer = answer?.values.intent === "password" ? answer : null;
+  const current = (saved?.current ?? null) as ParentJson | null;
+  const values: Record<string, unknown> = current ? parentAsInput(current) : (saved?.values ?? parentAsInput(parent));
+  const version = current ? current.version : saved?.values.version ? Number(saved.values.version) : parent.version;
+  const errors = saved?.errors ?? {};
   const t = (k: string) => (values[k] === null || values[k] === undefined ? "" : String(values[k]));
   return (
     <section className="card">
@@ -72,7 +78,7 @@ export default function ParentProfile() {
         <Link to="/parents/list">Back to parents</Link>
       </div>
       <FormMessage success={params.get("flash")} />
-      <FormMessage error={answer?.message} />
+      <FormMessage error={saved?.message} />
       <dl className="details">
         {LABELS.map(([k, label]) => (
           <Fragment key={k}>
@@ -96,7 +102,7 @@ export default function ParentProfile() {
         </ul>
       )}
       {canManage ? (
-        <details open={!!answer}>
+        <details open={!!saved}>
           <summary>Edit parent</summary>
           <Form method="post" noValidate key={JSON.stringify([values, version])}>
             <input type="hidden" name="intent" value="save" />
@@ -118,6 +124,22 @@ export default function ParentProfile() {
             <FormActions>
               <button className="btn btn-primary" type="submit" disabled={busy}>
                 Save parent
+              </button>
+            </FormActions>
+          </Form>
+        </details>
+      ) : null}
+      {canManage ? (
+        <details open={!!passwordAnswer}>
+          <summary>Set password</summary>
+          <p className="muted">Sets the password {parent.full_name} signs in with (tick “Sign in as a parent or guardian”). Their open sessions end.</p>
+          <FormMessage error={passwordAnswer?.message} />
+          <Form method="post" noValidate key={JSON.stringify(passwordAnswer ?? null)}>
+            <input type="hidden" name="intent" value="password" />
+            <NewPasswordFields errors={passwordAnswer?.errors ?? {}} />
+            <FormActions>
+              <button className="btn btn-primary" type="submit" disabled={busy}>
+                Set password
               </button>
             </FormActions>
           </Form>

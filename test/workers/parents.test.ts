@@ -2,7 +2,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, parents, patients } from "~/db/schema";
 import { verifyAuditChain } from "~/services/audit.server";
-import { api, apiToken, createLocation, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { api, apiToken, codeIn, cookiesFrom, createLocation, createParent, createPatient, createUser, db, form, lastEmail, request, signInCookie } from "./helpers";
 
 /** Parents and guardians (platform §2 parent routes, §3 Parent/guardian): API and screens. */
 
@@ -108,5 +108,86 @@ describe("parent screens", () => {
     for (const path of ["/parents/list", `/parents/profile/${parent.id}`, `/patients/profile/${child.id}`, "/patients/list"]) expect((await request(path, { cookie })).status, path).toBe(403);
     const [kid] = await db().select().from(patients).where(eq(patients.id, child.id));
     expect(kid!.parentId).toBe(parent.id);
+  });
+});
+
+describe("setting a parent's password (staff, on the profile)", () => {
+  const NEW = "garden-gate-42";
+  const hashOf = async (id: number) => (await db().select({ hash: parents.passwordHash }).from(parents).where(eq(parents.id, id)))[0]!.hash;
+
+  it("a manager sets it: the parent signs in with it, their old sessions end, one audit row, the password is not echoed", async () => {
+    const loc = await createLocation();
+    const parent = await createParent({ locationId: loc.id });
+    const oldSession = await signInCookie(parent, true);
+    expect((await request("/change-password", { cookie: oldSession })).status).toBe(200);
+    const cookie = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [loc.id] }));
+    expect(await (await request(`/parents/profile/${parent.id}`, { cookie })).text()).toContain("Set password");
+
+    const res = await post(`/parents/profile/${parent.id}`, { intent: "password", password: NEW, password_confirmation: NEW }, cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toMatch(new RegExp(`^/parents/profile/${parent.id}\\?flash=`));
+    expect(await (await request(res.headers.get("Location")!, { cookie })).text()).not.toContain(NEW);
+
+    expect((await request("/change-password", { cookie: oldSession })).status).toBe(302);
+    expect((await form("/login", { email: parent.email, password: parent.password, parent: "on" })).status).toBe(401);
+    const fresh = await signInCookie({ ...parent, password: NEW }, true);
+    expect((await request("/change-password", { cookie: fresh })).status).toBe(200);
+    expect((await audits(parent.id)).filter((r) => r.action === "password")).toHaveLength(1);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it("sets an initial password for a parent who has none", async () => {
+    const loc = await createLocation();
+    const parent = await createParent({ locationId: loc.id, passwordHash: null });
+    const cookie = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [loc.id] }));
+    expect((await post(`/parents/profile/${parent.id}`, { intent: "password", password: NEW, password_confirmation: NEW }, cookie)).status).toBe(303);
+    expect(await signInCookie({ ...parent, password: NEW }, true)).toMatch(/__session=/);
+  });
+
+  it.each([
+    [{ password: "short", password_confirmation: "short" }, "Password must be at least 8 characters."],
+    [{ password: "", password_confirmation: "" }, "Password is required."],
+    [{ password: "long-enough-1", password_confirmation: "long-enough-2" }, "Passwords do not match."],
+    [{ password: "x".repeat(129), password_confirmation: "x".repeat(129) }, "Password must be at most 128 characters."],
+  ])("refuses a password that breaks a rule with its message, changes nothing and echoes nothing (%#)", async (fields, message) => {
+    const loc = await createLocation();
+    const parent = await createParent({ locationId: loc.id });
+    const session = await signInCookie(parent, true);
+    const cookie = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [loc.id] }));
+    const before = await hashOf(parent.id);
+    const res = await post(`/parents/profile/${parent.id}`, { intent: "password", ...fields }, cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain(message);
+    if (fields.password) expect(html).not.toContain(fields.password);
+    expect(await hashOf(parent.id)).toBe(before);
+    expect((await request("/change-password", { cookie: session })).status).toBe(200);
+    expect((await audits(parent.id)).filter((r) => r.action === "password")).toHaveLength(0);
+  });
+
+  it("403 without manage_parents; 404 for a parent of another location; nothing changed", async () => {
+    const loc = await createLocation();
+    const parent = await createParent({ locationId: loc.id });
+    const far = await createParent({ locationId: (await createLocation()).id });
+    const before = [await hashOf(parent.id), await hashOf(far.id)];
+    const viewer = await signInCookie(await createUser({ permissions: ["view_parents"], locations: [loc.id] }));
+    expect(await (await request(`/parents/profile/${parent.id}`, { cookie: viewer })).text()).not.toContain("Set password");
+    expect((await post(`/parents/profile/${parent.id}`, { intent: "password", password: NEW, password_confirmation: NEW }, viewer)).status).toBe(403);
+    const manager = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [loc.id] }));
+    expect((await post(`/parents/profile/${far.id}`, { intent: "password", password: NEW, password_confirmation: NEW }, manager)).status).toBe(404);
+    expect([await hashOf(parent.id), await hashOf(far.id)]).toEqual(before);
+    expect((await audits(far.id)).filter((r) => r.action === "password")).toHaveLength(0);
+  });
+
+  it("the forgot-password flow resets a parent's password", async () => {
+    const parent = await createParent();
+    let jar = cookiesFrom(await form("/forgot-password", { email: parent.email }));
+    const code = codeIn((await lastEmail(parent.email))!.text);
+    const verified = await form("/reset-password-verify", { intent: "verify", code }, jar);
+    expect(verified.status).toBe(303);
+    jar = cookiesFrom(verified, jar);
+    const changed = await form("/reset-password-change", { password: NEW, password_confirmation: NEW }, jar);
+    expect(changed.status).toBe(303);
+    expect(await signInCookie({ ...parent, password: NEW }, true)).toMatch(/__session=/);
   });
 });

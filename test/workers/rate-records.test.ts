@@ -2,12 +2,14 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rateRecords } from "~/db/schema";
 import type { ListQuery } from "~/domain/paging";
+import type { Permission } from "~/domain/permissions";
+import { parseRateInfo } from "~/domain/rates";
 import { getActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
 import { createRateRecord, deleteRateRecord, getRateRecord, listRateRecords, updateRateRecord } from "~/models/rate-records.server";
-import { createLocation, createUser, db } from "./helpers";
+import { createLocation, createUser, db, form, request, signInCookie } from "./helpers";
 
-/** Rate/pay records (platform §3), through the model (the API router is not mounted yet). */
+/** Rate/pay records (platform §3): the model, and the screens under /insurance/rates. */
 
 async function contextFor(locationIds: number[], role?: string): Promise<ModelContext> {
   const user = await createUser({ permissions: ["manage_insurances"], locations: locationIds, role });
@@ -63,5 +65,157 @@ describe("rate records", () => {
     if (!result.ok && result.status === 422) expect(Object.entries(result.errors).find(([k]) => k.startsWith(field))?.[1]).toBe(message);
     else throw new Error("expected 422");
     expect(await db().select().from(rateRecords)).toHaveLength(before.length);
+  });
+});
+
+describe("rate record screens", () => {
+  const screenUser = async (locationIds: number[], permissions: Permission[] = ["manage_insurances"]) => signInCookie(await createUser({ permissions, locations: locationIds }));
+  const fields = (locationId: number, over: Record<string, string> = {}) => ({
+    intent: "save",
+    name: "Weekday",
+    location_id: String(locationId),
+    rbt: "21.5",
+    bcba: "48",
+    manager: "",
+    client: "75",
+    info_rbt: "Per hour\r\nTravel paid",
+    info_bcba: "",
+    info_manager: "Monthly",
+    ...over,
+  });
+  const stored = (id: number) => db().select().from(rateRecords).where(eq(rateRecords.id, id)).then((r) => r[0]!);
+
+  it("lists with search, location filter and pages; registers; the insurance list links here", async () => {
+    const mine = await createLocation();
+    const second = await createLocation();
+    const cookie = await screenUser([mine.id, second.id]);
+    await db().insert(rateRecords).values([{ name: "Alpha rates", locationId: mine.id }, { name: "Beta rates", locationId: second.id }, { name: "Faraway rates", locationId: (await createLocation()).id }]);
+
+    expect(await (await request("/insurance/list", { cookie })).text()).toContain('href="/insurance/rates"');
+    const all = await (await request("/insurance/rates", { cookie })).text();
+    expect(all).toContain("Alpha rates");
+    expect(all).toContain("Beta rates");
+    expect(all).not.toContain("Faraway rates");
+    const searched = await (await request("/insurance/rates?search=Alpha", { cookie })).text();
+    expect(searched).toContain("Alpha rates");
+    expect(searched).not.toContain("Beta rates");
+    const filtered = await (await request(`/insurance/rates?location_id=${second.id}`, { cookie })).text();
+    expect(filtered).toContain("Beta rates");
+    expect(filtered).not.toContain("Alpha rates");
+    const paged = await (await request("/insurance/rates?per_page=1&page=2", { cookie })).text();
+    expect(paged).toContain("Beta rates");
+    expect(paged).not.toContain("Alpha rates");
+
+    expect((await request("/insurance/rates/register", { cookie })).status).toBe(200);
+    const created = await form("/insurance/rates/register", fields(mine.id, { name: "Gamma rates" }), cookie);
+    expect(created.status).toBe(303);
+    expect(created.headers.get("Location")).toMatch(/^\/insurance\/rates\?flash=/);
+    const [row] = await db().select().from(rateRecords).where(eq(rateRecords.name, "Gamma rates"));
+    expect(row).toMatchObject({ locationId: mine.id, rbt: 21.5, bcba: 48, manager: null, client: 75 });
+    expect(parseRateInfo(row!.info)).toEqual({ rbt: ["Per hour", "Travel paid"], bcba: [], manager: ["Monthly"] });
+  });
+
+  it("the info lists round-trip through the edit screen", async () => {
+    const loc = await createLocation();
+    const cookie = await screenUser([loc.id]);
+    const [rec] = await db()
+      .insert(rateRecords)
+      .values({ name: "Round trip", locationId: loc.id, info: JSON.stringify({ rbt: ["One", "Two & three"], bcba: ["<b>Bold</b>"], manager: [] }) })
+      .returning();
+    const html = await (await request(`/insurance/rates/edit/${rec!.id}`, { cookie })).text();
+    expect(html).toMatch(/name="info_rbt"[^>]*>\s*One\nTwo &amp; three<\/textarea>/);
+    expect(html).toMatch(/name="info_bcba"[^>]*>\s*&lt;b&gt;Bold&lt;\/b&gt;<\/textarea>/);
+    // Posting back what the screen showed keeps the lists as they were.
+    const res = await form(`/insurance/rates/edit/${rec!.id}`, { ...fields(loc.id, { name: "Round trip" }), version: "1", info_rbt: "One\nTwo & three", info_bcba: "<b>Bold</b>", info_manager: "" }, cookie);
+    expect(res.status).toBe(303);
+    expect(parseRateInfo((await stored(rec!.id)).info)).toEqual({ rbt: ["One", "Two & three"], bcba: ["<b>Bold</b>"], manager: [] });
+  });
+
+  it("403 without manage_insurances; another location's record is 404 for show, save and delete", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    const [theirs] = await db().insert(rateRecords).values({ name: "Theirs", locationId: other.id }).returning();
+    const denied = await screenUser([mine.id], ["view_clients"]);
+    for (const path of ["/insurance/rates", "/insurance/rates/register", `/insurance/rates/edit/${theirs!.id}`]) expect((await request(path, { cookie: denied })).status, path).toBe(403);
+    expect((await form("/insurance/rates/register", fields(mine.id), denied)).status).toBe(403);
+    expect((await form(`/insurance/rates/edit/${theirs!.id}`, { intent: "delete" }, denied)).status).toBe(403);
+
+    const cookie = await screenUser([mine.id]);
+    expect((await request(`/insurance/rates/edit/${theirs!.id}`, { cookie })).status).toBe(404);
+    expect((await form(`/insurance/rates/edit/${theirs!.id}`, { ...fields(mine.id), version: "1" }, cookie)).status).toBe(404);
+    expect((await form(`/insurance/rates/edit/${theirs!.id}`, { intent: "delete" }, cookie)).status).toBe(404);
+    expect((await form(`/insurance/rates/edit/${theirs!.id}`, { intent: "other" }, cookie)).status).toBe(404);
+    expect(await stored(theirs!.id)).toMatchObject({ name: "Theirs", version: 1, deletedAt: null });
+  });
+
+  it.each([
+    [{ name: "" }, "Name is required."],
+    [{ location_id: "" }, "Location is required."],
+    [{ rbt: "-3" }, "RBT amount must be 0 or more."],
+    [{ client: "lots" }, "Client amount must be a number."],
+    [{ info_manager: "x".repeat(256) }, "Manager info lines must be at most 255 characters."],
+  ])("register refuses bad input with the field message, keeps the typed values and writes nothing (%#)", async (over, message) => {
+    const loc = await createLocation();
+    const cookie = await screenUser([loc.id]);
+    const before = (await db().select().from(rateRecords)).length;
+    const res = await form("/insurance/rates/register", fields(loc.id, { name: "Typed name", bcba: "48.25", info_rbt: "Kept line", ...over }), cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain(message);
+    expect(html).toContain('class="field-error"');
+    if (!("name" in over)) expect(html).toContain('value="Typed name"');
+    expect(html).toContain('value="48.25"');
+    expect(html).toMatch(/name="info_rbt"[^>]*>\s*Kept line<\/textarea>/);
+    expect(await db().select().from(rateRecords)).toHaveLength(before);
+  });
+
+  it("a location outside the actor's is refused on register", async () => {
+    const loc = await createLocation();
+    const cookie = await screenUser([loc.id]);
+    const before = (await db().select().from(rateRecords)).length;
+    const res = await form("/insurance/rates/register", fields((await createLocation()).id), cookie);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain("Choose a valid option.");
+    expect(await db().select().from(rateRecords)).toHaveLength(before);
+  });
+
+  it("edit: bad input keeps the typed values; a stale version answers 409 with the current values; delete needs the confirm step", async () => {
+    const loc = await createLocation();
+    const cookie = await screenUser([loc.id]);
+    const [rec] = await db().insert(rateRecords).values({ name: "Versioned", locationId: loc.id, rbt: 20 }).returning();
+    const path = `/insurance/rates/edit/${rec!.id}`;
+
+    const bad = await form(path, { ...fields(loc.id, { name: "Typed edit", rbt: "-1" }), version: "1" }, cookie);
+    expect(bad.status).toBe(422);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain("RBT amount must be 0 or more.");
+    expect(badHtml).toContain('value="Typed edit"');
+    expect(await stored(rec!.id)).toMatchObject({ name: "Versioned", rbt: 20, version: 1 });
+
+    const saved = await form(path, { ...fields(loc.id, { name: "Saved once", rbt: "22" }), version: "1" }, cookie);
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get("Location")).toMatch(new RegExp(`^${path}\\?flash=`));
+    expect(await stored(rec!.id)).toMatchObject({ name: "Saved once", rbt: 22, version: 2 });
+
+    const stale = await form(path, { ...fields(loc.id, { name: "Stale edit", rbt: "99" }), version: "1" }, cookie);
+    expect(stale.status).toBe(409);
+    const staleHtml = await stale.text();
+    expect(staleHtml).toContain("Someone else saved a newer version of this record.");
+    expect(staleHtml).toContain('value="Saved once"');
+    expect(staleHtml).toContain('name="version" value="2"');
+    expect(staleHtml).not.toContain("Stale edit");
+    expect(await stored(rec!.id)).toMatchObject({ name: "Saved once", rbt: 22, version: 2 });
+
+    const page = await (await request(path, { cookie })).text();
+    expect(page).toContain('?confirm=delete"');
+    expect(page).not.toContain('name="intent" value="delete"');
+    const confirm = await (await request(`${path}?confirm=delete`, { cookie })).text();
+    expect(confirm).toContain("Are you sure you want to delete the rate record");
+    expect(confirm).toContain('name="intent" value="delete"');
+    const deleted = await form(path, { intent: "delete" }, cookie);
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get("Location")).toMatch(/^\/insurance\/rates\?flash=/);
+    expect((await stored(rec!.id)).deletedAt).not.toBeNull();
+    expect((await request(path, { cookie })).status).toBe(404);
   });
 });

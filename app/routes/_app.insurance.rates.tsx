@@ -1,0 +1,96 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { FormMessage } from "~/components/ui/field";
+import { Pagination, SearchForm } from "~/components/ui/list";
+import { locationOptions } from "~/models/locations.server";
+import { listRateRecords } from "~/models/rate-records.server";
+import { listQueryFrom, modelContextFor } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
+
+/** Rate/pay records (platform §3): search by name, filter by location, paginated; only the actor's locations. */
+
+export const meta: MetaFunction = () => [{ title: "Rate records · Baseline" }];
+export const handle = { guard: "manage_insurances" };
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_insurances");
+  const ctx = modelContextFor(context, actor);
+  const { query, queryError, params } = listQueryFrom(request, ["location_id"]);
+  const [page, locations] = await Promise.all([listRateRecords(ctx, query, { location_id: params.location_id }), locationOptions(ctx)]);
+  return { page, locations, queryError };
+}
+
+function amount(n: number | null): string {
+  return n === null ? "—" : `$${n.toFixed(2)}`;
+}
+
+export default function RateRecordList() {
+  const { page, locations, queryError } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  const locationTitle = (id: number | null) => locations.find((l) => l.id === id)?.title ?? "—";
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Rate records</h1>
+        <span>
+          <Link to="/insurance/list">Insurance</Link>{" "}
+          <Link className="btn btn-primary" to="/insurance/rates/register">
+            Register rate record
+          </Link>
+        </span>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError} />
+      <SearchForm placeholder="Search by name">
+        <label className="visually-hidden" htmlFor="f-location_id">
+          Location
+        </label>
+        <select id="f-location_id" name="location_id" defaultValue={params.get("location_id") ?? ""}>
+          <option value="">Any location</option>
+          {locations.map((l) => (
+            <option key={l.id} value={l.id}>
+              {l.title}
+            </option>
+          ))}
+        </select>
+      </SearchForm>
+      {page.data.length === 0 ? (
+        <p>No data to display.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Location</th>
+              <th>RBT</th>
+              <th>BCBA</th>
+              <th>Manager</th>
+              <th>Client</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data.map((r) => (
+              <tr key={r.id}>
+                <td>{r.name}</td>
+                <td>{locationTitle(r.location_id)}</td>
+                <td>{amount(r.rbt)}</td>
+                <td>{amount(r.bcba)}</td>
+                <td>{amount(r.manager)}</td>
+                <td>{amount(r.client)}</td>
+                <td className="actions">
+                  <Link to={`/insurance/rates/edit/${r.id}`} aria-label={`Edit ${r.name}`}>
+                    Edit
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pagination page={page} />
+    </section>
+  );
+}

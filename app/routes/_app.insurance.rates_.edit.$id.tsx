@@ -1,0 +1,91 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
+import { RateRecordForm, rateRecordFormValues, rateRecordInput } from "~/components/rate-record-form";
+import { FormMessage } from "~/components/ui/field";
+import { locationOptions } from "~/models/locations.server";
+import { deleteRateRecord, getRateRecord, updateRateRecord, type RateRecordJson } from "~/models/rate-records.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { notFound, requireId, requirePermission } from "~/services/guard.server";
+
+/** Edit a rate/pay record (versioned: a stale save shows the current values) and delete it after a confirm step. */
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.record.name ?? "rate record"} · Baseline` }];
+export const handle = { guard: "manage_insurances" };
+
+function versionOf(raw: string | string[] | undefined): number | null {
+  const n = Number(raw);
+  return typeof raw === "string" && raw !== "" && Number.isSafeInteger(n) ? n : null;
+}
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_insurances");
+  const ctx = modelContextFor(context, actor);
+  const record = await getRateRecord(ctx, requireId(params.id, "Rate record"));
+  if (!record) throw notFound("Rate record not found.");
+  return { record, locations: await locationOptions(ctx) };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_insurances");
+  const id = requireId(params.id, "Rate record");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  switch (values.intent) {
+    case "save":
+      return formResult(await updateRateRecord(ctx, id, rateRecordInput(values), { partial: false, version: versionOf(values.version) }), values, (r) => `/insurance/rates/edit/${r.id}`);
+    case "delete":
+      return formResult(await deleteRateRecord(ctx, id), values, () => "/insurance/rates");
+    default:
+      if (!(await getRateRecord(ctx, id))) throw notFound("Rate record not found.");
+      return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  }
+}
+
+export default function EditRateRecord() {
+  const { record, locations } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const [params] = useSearchParams();
+  const busy = useNavigation().state === "submitting";
+  // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
+  const current = answer?.values.intent === "save" ? ((answer.current ?? null) as RateRecordJson | null) : null;
+  const typed = answer?.values.intent === "save" && !current ? answer.values : null;
+  const values = current ? rateRecordFormValues(current) : (typed ?? rateRecordFormValues(record));
+  const version = current ? current.version : typed ? (versionOf(typed.version) ?? record.version) : record.version;
+  const here = `/insurance/rates/edit/${record.id}`;
+  return (
+    <>
+      <section className="card">
+        <div className="page-head">
+          <h1>Edit rate record</h1>
+          <Link to="/insurance/rates">Back to rate records</Link>
+        </div>
+        <FormMessage success={answer ? null : params.get("flash")} />
+        <FormMessage error={answer?.message} />
+        <RateRecordForm
+          key={JSON.stringify([values, version])}
+          values={values}
+          errors={typed ? answer!.errors : {}}
+          version={version}
+          locations={locations}
+          submitLabel="Save changes"
+          busy={busy}
+        />
+      </section>
+      <section className="card danger-zone" aria-labelledby="delete-rate-record">
+        <h2 id="delete-rate-record">Delete rate record</h2>
+        {params.get("confirm") === "delete" ? (
+          <ConfirmDelete question={`Are you sure you want to delete the rate record “${record.name}”?`} intent="delete" fields={{}} cancelTo={here} busy={busy} />
+        ) : (
+          <>
+            <p>Deleting {record.name} removes it from the rate records list.</p>
+            <Link className="btn btn-danger" to="?confirm=delete">
+              Delete rate record…
+            </Link>
+          </>
+        )}
+      </section>
+    </>
+  );
+}
