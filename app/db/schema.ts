@@ -186,7 +186,7 @@ export const bips = sqliteTable(
     deletedAt: text("deleted_at"),
     ...timestamps,
   },
-  (t) => [index("bips_location_created_idx").on(t.locationId, t.createdAt), index("bips_patient_idx").on(t.patientId)],
+  (t) => [index("bips_location_created_idx").on(t.locationId, t.createdAt), index("bips_created_idx").on(t.createdAt), index("bips_patient_idx").on(t.patientId)],
 );
 
 /**

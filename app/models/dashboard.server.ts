@@ -32,21 +32,29 @@ export async function getAdminDashboard(db: Db, actor: Actor, now: Date) {
     scope === null ? sql`1 = 1` : scope.length === 0 ? sql`1 = 0` : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ul.location_id in ${scope})`,
   );
   const [counts, recentPatients, recentBips, visibleLocations] = await db.batch([
+    // One pass over each table: the counts of a table come from one derived row (p, b), not one scan each.
+    // (Column names stay unique across both rows: D1 answers rows keyed by column name.)
     db
       .select({
-        patients: sql<number>`(select count(*) from ${patients} where ${patientScope})`,
-        patientsCurrent: sql<number>`(select ${cur(patients.createdAt)} from ${patients} where ${patientScope})`,
-        patientsBefore: sql<number>`(select ${before(patients.createdAt)} from ${patients} where ${patientScope})`,
-        bips: sql<number>`(select count(*) from ${bips} where ${bipScope})`,
-        bipsCurrent: sql<number>`(select ${cur(bips.createdAt)} from ${bips} where ${bipScope})`,
-        bipsBefore: sql<number>`(select ${before(bips.createdAt)} from ${bips} where ${bipScope})`,
-        attentionCurrent: sql<number>`(select coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${thisMonth} then 1 else 0 end), 0) from ${bips} where ${bipScope})`,
-        attentionBefore: sql<number>`(select coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${lastMonth} and ${bips.createdAt} < ${thisMonth} then 1 else 0 end), 0) from ${bips} where ${bipScope})`,
+        patients: sql<number>`p.p_n`,
+        patientsCurrent: sql<number>`p.p_cur`,
+        patientsBefore: sql<number>`p.p_bef`,
+        bips: sql<number>`b.b_n`,
+        bipsCurrent: sql<number>`b.b_cur`,
+        bipsBefore: sql<number>`b.b_bef`,
+        attentionCurrent: sql<number>`b.att_cur`,
+        attentionBefore: sql<number>`b.att_bef`,
         rbt: sql<number>`(select count(*) from ${notes} where ${noteScope} and ${notes.type} = 'rbt')`,
         bcba: sql<number>`(select count(*) from ${notes} where ${noteScope} and ${notes.type} = 'bcba')`,
         employees: sql<number>`(select count(*) from ${users} where ${employeeScope})`,
       })
-      .from(sql`(select 1)`),
+      .from(
+        sql`(select count(*) as p_n, ${cur(patients.createdAt)} as p_cur, ${before(patients.createdAt)} as p_bef from ${patients} where ${patientScope}) p,
+            (select count(*) as b_n, ${cur(bips.createdAt)} as b_cur, ${before(bips.createdAt)} as b_bef,
+                    coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${thisMonth} then 1 else 0 end), 0) as att_cur,
+                    coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${lastMonth} and ${bips.createdAt} < ${thisMonth} then 1 else 0 end), 0) as att_bef
+             from ${bips} where ${bipScope}) b`,
+      ),
     db
       .select({
         id: patients.id,

@@ -7,6 +7,7 @@ import { FormMessage } from "~/components/ui/field";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
 import { can } from "~/domain/permissions";
 import { PLAN_CATEGORY_LABELS } from "~/domain/plans";
+import { addDays, weekEndingOn } from "~/domain/weeks";
 import { getBipDetail, goalsByCategory, shownDocument } from "~/models/bips.server";
 import { chartInputsForPlans } from "~/models/charts.server";
 import { modelContextFor } from "~/services/forms.server";
@@ -26,7 +27,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   // Charts of the goals measured weekly (maladaptive and replacement, active); training goals are monthly
   // fidelity checks and keep their chart on the goal screen. One statement for all of them.
   const charted = goals.flatMap((g) => g.plans).filter((p) => (p.category === "maladaptive" || p.category === "replacement") && p.status === "active");
-  const inputs = await chartInputsForPlans(ctx, charted.map((p) => p.id), {});
+  // The last 52 weeks keep the page light; the goal screen has every week and the date filters.
+  const from = addDays(weekEndingOn(ctx.now().toISOString().slice(0, 10)), -7 * 52);
+  const inputs = await chartInputsForPlans(ctx, charted.map((p) => p.id), { from });
   const charts: Record<number, ChartModel> = {};
   for (const [id, input] of inputs) if (input.reports.length > 0) charts[id] = buildChartModel(input);
   return {
@@ -90,7 +93,7 @@ export default function BipProfile() {
                 {g.plans.map((p) => (
                   <li key={p.id}>
                     <Link to={`/bip/goal/${p.id}`}>{p.name}</Link> <span className="muted">({p.status})</span>
-                    {charts[p.id] ? <BehaviorChart model={charts[p.id]!} id={`goal-chart-${p.id}`} caption={p.name} /> : null}
+                    {charts[p.id] ? <BehaviorChart model={charts[p.id]!} id={`goal-chart-${p.id}`} caption={`${p.name} — the last 52 weeks`} /> : null}
                   </li>
                 ))}
               </ol>

@@ -4,6 +4,7 @@ import { auditLog, bips, plans } from "~/db/schema";
 import { DEFAULT_CAREGIVER_GOALS } from "~/domain/bip-defaults";
 import { readDocument } from "~/domain/bip-document";
 import type { Permission } from "~/domain/permissions";
+import { addDays, weekEndingOn } from "~/domain/weeks";
 import { api, apiToken, createBip, createLocation, createPatient, createPlan, createUser, createWeeklyReport, db, request, signInCookie } from "./helpers";
 
 /** Behavior intervention plans (clinical §3, §4; platform §2 bip routes): API and screens with JavaScript off. */
@@ -233,8 +234,11 @@ describe("BIP screens", () => {
     const bip = await createBip(patient, { document: JSON.stringify({ strengths: "{name} likes {his|her|their} trains; {he|she|they} {is|are} kind." }) });
     const goal = await createPlan(bip, { name: "Elopement" });
     const quiet = await createPlan(bip, { name: "Spitting" });
-    await createWeeklyReport(goal, "2026-03-07", 6);
-    await createWeeklyReport(goal, "2026-03-14", 4);
+    // Recent weeks: the profile charts the last 52 weeks.
+    const lastSaturday = addDays(weekEndingOn(new Date().toISOString().slice(0, 10)), -7);
+    await createWeeklyReport(goal, addDays(lastSaturday, -7), 6);
+    await createWeeklyReport(goal, lastSaturday, 4);
+    await createWeeklyReport(goal, addDays(lastSaturday, -7 * 60), 9);
     const theirs = await createBip(stranger);
     const cookie = await signInCookie(user);
     const res = await request(`/bip/profile/${bip.id}`, { cookie });
@@ -246,6 +250,7 @@ describe("BIP screens", () => {
     // A goal with weekly data shows its chart (server SVG); one without data only its link.
     expect(html).toContain(`id="goal-chart-${goal.id}"`);
     expect(html).toContain("Target Behavior to Decrease");
+    expect(html).toContain("the last 52 weeks");
     expect(html).not.toContain(`id="goal-chart-${quiet.id}"`);
     expect(html).not.toMatch(/\{name\}|\{he\|she\|they\}/);
     expect(html).not.toContain(`/bip/goal/add/${bip.id}`);

@@ -1,0 +1,1 @@
+CREATE INDEX `bips_created_idx` ON `bips` (`created_at`);
