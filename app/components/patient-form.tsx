@@ -1,7 +1,9 @@
 import { Form } from "@remix-run/react";
 import { Field } from "~/components/ui/field";
 import { CheckboxField, CheckboxGroup, FormActions, SelectField, TextareaField } from "~/components/ui/form-controls";
+import { nestFormFields, rowsOf } from "~/domain/intake";
 import { POS_CODES } from "~/domain/locations";
+import { ASSESSMENT_TEXT, assessmentName, MAX_ASSESSMENT_SERVICES, MAX_ASSESSMENTS, serviceName } from "~/domain/pa-assessments";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, INTERVIEW_STATUSES, PATIENT_FIELDS, PATIENT_STATUSES, type PatientField } from "~/domain/patients";
 
 /** The client form (clinical §3 Patient), rendered from the field declarations; shared by add and edit. Works without JavaScript. */
@@ -27,6 +29,7 @@ export function patientFormValues(p: Record<string, unknown>): PatientFormValues
   const out: PatientFormValues = {};
   for (const f of PATIENT_FIELDS) out[f.name] = p[f.name];
   out.gender = p.gender == null ? "" : String(p.gender);
+  out.pa_assessments = p.pa_assessments;
   return out;
 }
 
@@ -113,6 +116,88 @@ function Control({ field, values, errors, options }: { field: PatientField; valu
   }
 }
 
+const cellId = (errorKey: string) => `f-${errorKey.replace(/\./g, "-")}`;
+
+/**
+ * PA assessments (clinical §3 Authorizations) as indexed rows: pa_assessments[0][services][1][cpt].
+ * Adding and removing rows are submit buttons (intents pa-add-assessment, pa-add-service:i,
+ * pa-remove-assessment:i, pa-remove-service:i:j) that re-render the form with every typed value kept.
+ * Values are either a stored client (a nested list) or the posted flat fields; both are read nested.
+ */
+function PaAssessmentsFieldset({ values, errors }: { values: PatientFormValues; errors: Record<string, string> }) {
+  const assessments = rowsOf(nestFormFields(values), "pa_assessments");
+  const cell = (name: string, errorKey: string, label: string, value: unknown, extra: Record<string, unknown> = {}) => (
+    <Field id={cellId(errorKey)} label={label} name={name} defaultValue={text(value)} error={errors[errorKey]} {...extra} />
+  );
+  return (
+    <fieldset className="field-group" id="pa-assessments">
+      <legend>PA assessments</legend>
+      {errors.pa_assessments ? (
+        <p className="field-error" role="alert">
+          {errors.pa_assessments}
+        </p>
+      ) : null}
+      {assessments.length === 0 ? <p className="muted">No PA assessments yet.</p> : null}
+      {assessments.map((a, i) => {
+        const services = rowsOf(a, "services");
+        const key = `pa_assessments.${i}`;
+        return (
+          <fieldset key={i} className="field">
+            <legend>Assessment {i + 1}</legend>
+            <div className="form-grid">
+              {cell(assessmentName(i, "assessment"), `${key}.assessment`, "Assessment", a.assessment, { required: true, maxLength: ASSESSMENT_TEXT })}
+              {cell(assessmentName(i, "start_date"), `${key}.start_date`, "Start date", a.start_date, { type: "date", required: true })}
+              {cell(assessmentName(i, "end_date"), `${key}.end_date`, "End date", a.end_date, { type: "date", required: true })}
+            </div>
+            {errors[`${key}.services`] ? (
+              <p className="field-error" role="alert">
+                {errors[`${key}.services`]}
+              </p>
+            ) : null}
+            {services.map((s, j) => {
+              const sk = `${key}.services.${j}`;
+              return (
+                <fieldset key={j} className="field">
+                  <legend>
+                    Service {j + 1} of assessment {i + 1}
+                  </legend>
+                  <div className="form-grid">
+                    {cell(serviceName(i, j, "start_date"), `${sk}.start_date`, "Service start date", s.start_date, { type: "date", required: true })}
+                    {cell(serviceName(i, j, "end_date"), `${sk}.end_date`, "Service end date", s.end_date, { type: "date", required: true })}
+                    {cell(serviceName(i, j, "cpt"), `${sk}.cpt`, "CPT", s.cpt, { required: true, maxLength: 10 })}
+                    {cell(serviceName(i, j, "n_units"), `${sk}.n_units`, "Units", s.n_units, { type: "number", min: 0, step: 1, inputMode: "numeric", required: true })}
+                    {cell(serviceName(i, j, "provider"), `${sk}.provider`, "Provider", s.provider, { maxLength: ASSESSMENT_TEXT })}
+                  </div>
+                  <button type="submit" className="btn" name="intent" value={`pa-remove-service:${i}:${j}`}>
+                    Remove<span className="visually-hidden"> service {j + 1} of assessment {i + 1}</span>
+                  </button>
+                </fieldset>
+              );
+            })}
+            {services.length < MAX_ASSESSMENT_SERVICES ? (
+              <button type="submit" className="btn" name="intent" value={`pa-add-service:${i}`}>
+                Add a service<span className="visually-hidden"> to assessment {i + 1}</span>
+              </button>
+            ) : (
+              <p className="muted">This assessment has the most services allowed ({MAX_ASSESSMENT_SERVICES}).</p>
+            )}{" "}
+            <button type="submit" className="btn" name="intent" value={`pa-remove-assessment:${i}`}>
+              Remove<span className="visually-hidden"> assessment {i + 1}</span>
+            </button>
+          </fieldset>
+        );
+      })}
+      {assessments.length < MAX_ASSESSMENTS ? (
+        <button type="submit" className="btn" name="intent" value="pa-add-assessment">
+          Add an assessment
+        </button>
+      ) : (
+        <p className="muted">The list is full ({MAX_ASSESSMENTS} assessments).</p>
+      )}
+    </fieldset>
+  );
+}
+
 export function PatientForm({
   values,
   errors,
@@ -130,7 +215,10 @@ export function PatientForm({
 }) {
   return (
     <Form method="post" noValidate>
-      <input type="hidden" name="intent" value="save" />
+      {/* The first submit button is the one Enter presses: save, not a row's Remove. */}
+      <button type="submit" name="intent" value="save" className="visually-hidden" tabIndex={-1} aria-hidden="true">
+        {submitLabel}
+      </button>
       {version !== undefined ? <input type="hidden" name="version" value={version} /> : null}
       {FIELD_GROUPS.map((g) => (
         <fieldset key={g.id} className="field-group">
@@ -141,8 +229,9 @@ export function PatientForm({
           ))}
         </fieldset>
       ))}
+      <PaAssessmentsFieldset values={values} errors={errors} />
       <FormActions>
-        <button className="btn btn-primary" type="submit" disabled={busy}>
+        <button className="btn btn-primary" type="submit" name="intent" value="save" disabled={busy}>
           {busy ? "Saving…" : submitLabel}
         </button>
       </FormActions>

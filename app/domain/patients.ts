@@ -1,6 +1,9 @@
 import * as v from "valibot";
 import { choiceList, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail, optionalId, optionalNumber, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredText } from "./fields";
+import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
+import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
+import { fieldErrors, type Parsed } from "./validation";
 
 /**
  * Clients (clinical §3 Patient) and prior-authorization services. Pure: the field groups are declared
@@ -258,11 +261,27 @@ export type PatientInput = {
   parent_id: number | null;
   insurer_id: number | null;
   insurer_secondary_id: number | null;
+  /** Stored in `details` beside the declared fields (app/domain/pa-assessments.ts). */
+  pa_assessments: PaAssessment[];
 } & Record<StaffField, number | null> &
-  Record<string, string | number | boolean | string[] | null>;
+  Record<string, string | number | boolean | string[] | PaAssessment[] | null>;
 
 /** One schema for the client form and the client API. */
-export const PatientInput = v.object(Object.fromEntries(PATIENT_FIELDS.map((x) => [x.name, schemaFor(x)]))) as unknown as v.GenericSchema<unknown, PatientInput>;
+export const PatientInput = v.object({
+  ...Object.fromEntries(PATIENT_FIELDS.map((x) => [x.name, schemaFor(x)])),
+  pa_assessments: paAssessmentsSchema,
+}) as unknown as v.GenericSchema<unknown, PatientInput>;
+
+/**
+ * Validates a client. Errors are one per field; inside PA assessments they keep their row positions
+ * ("pa_assessments.0.services.1.cpt") so the form and the API name the exact cell.
+ */
+export function parsePatient(input: unknown): Parsed<PatientInput> {
+  const r = v.safeParse(PatientInput, input);
+  if (r.success) return { ok: true, data: r.output };
+  const nested = r.issues.filter((i) => i.path?.[0]?.key === "pa_assessments");
+  return { ok: false, errors: { ...fieldErrors(r.issues.filter((i) => !nested.includes(i))), ...intakeErrors(nested) } };
+}
 
 export const PatientStatusInput = v.object({ status: v.picklist(PATIENT_STATUSES, "Choose a status from the list.") });
 
@@ -292,7 +311,7 @@ export function fieldLabel(name: string): string {
 export const PaServiceInput = v.pipe(
   v.object({
     pa_service: requiredText("Service", 120),
-    cpt: v.pipe(requiredText("CPT", 10), v.regex(/^[A-Za-z0-9]{4,10}$/, "Enter a valid CPT code (for example 97153).")),
+    cpt: cptCode,
     n_units: requiredInt("Units", 0, 100_000),
     start_date: requiredDate("Start date"),
     end_date: requiredDate("End date"),

@@ -2,7 +2,8 @@ import { and, asc, count, desc, eq, inArray, isNull, like, or, sql, type SQL, ty
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { auditLog, insurances, locations, parents, patients, userLocations, users } from "~/db/schema";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, PATIENT_STATUSES, PatientInput, PatientStatusInput, STAFF_FIELDS, type StaffField } from "~/domain/patients";
+import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, parsePatient, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
@@ -42,6 +43,7 @@ export function patientJson(r: Row, today = new Date().toISOString().slice(0, 10
   const known = Object.fromEntries(DETAIL_FIELDS.map((name) => [name, details[name] ?? null]));
   return {
     ...known,
+    pa_assessments: readPaAssessments(details.pa_assessments),
     id: r.id,
     patient_identifier: r.patientIdentifier,
     first_name: r.firstName,
@@ -81,6 +83,7 @@ export function patientJson(r: Row, today = new Date().toISOString().slice(0, 10
     insurer_secondary_id: number | null;
     version: number;
     created_at: string;
+    pa_assessments: PaAssessment[];
   } & Record<StaffField, number | null>;
 }
 export type PatientJson = ReturnType<typeof patientJson>;
@@ -310,7 +313,7 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
 }
 
 function values(input: PatientInput) {
-  const details = Object.fromEntries(DETAIL_FIELDS.map((name) => [name, input[name] ?? null]));
+  const details = { ...Object.fromEntries(DETAIL_FIELDS.map((name) => [name, input[name] ?? null])), pa_assessments: input.pa_assessments };
   return {
     patientIdentifier: input.patient_identifier,
     firstName: input.first_name,
@@ -338,6 +341,7 @@ export function patientAsInput(p: PatientJson): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of [...COLUMN_FIELDS, ...DETAIL_FIELDS]) out[name] = p[name];
   out.gender = p.gender === null ? null : String(p.gender);
+  out.pa_assessments = p.pa_assessments;
   return out;
 }
 
@@ -355,7 +359,7 @@ export function isKeyRace(e: unknown): boolean {
 }
 
 export async function createPatient(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<PatientJson>> {
-  const parsed = parseWith(PatientInput, raw);
+  const parsed = parsePatient(raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const errors = await checkReferences(ctx, parsed.data, null);
   if (Object.keys(errors).length) return invalid(errors);
@@ -377,7 +381,7 @@ export async function createPatient(ctx: ModelContext, raw: Record<string, unkno
 export async function updatePatient(ctx: ModelContext, patientId: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PatientJson>> {
   const current = await findPatient(ctx, patientId);
   if (!current) return notFound("Patient");
-  const parsed = parseWith(PatientInput, opts.partial ? { ...patientAsInput(current), ...raw } : raw);
+  const parsed = parsePatient(opts.partial ? { ...patientAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

@@ -1,9 +1,12 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
 import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { PatientForm } from "~/components/patient-form";
 import { FormMessage } from "~/components/ui/field";
+import { nestFormFields } from "~/domain/intake";
+import { applyPaAssessmentIntent, paAssessmentIntent } from "~/domain/pa-assessments";
 import { createPatient, patientFormOptions } from "~/models/patients.server";
-import { formResult, formValues, modelContextFor } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Add client · Baseline" }];
@@ -25,7 +28,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_clients");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
-  const result = await createPatient(ctx, values);
+  const rows = paAssessmentIntent(values.intent);
+  // "Add an assessment", "Add a service", "Remove": the form again with the row changed; nothing is saved.
+  if (rows) return data<FormAnswer>({ errors: {}, message: null, values: applyPaAssessmentIntent(values, rows) as FormAnswer["values"] });
+  const result = await createPatient(ctx, nestFormFields(values));
   return formResult(result, values, (p) => `/patients/profile/${p.id}`);
 }
 

@@ -3,6 +3,8 @@ import { data } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { PatientForm, patientFormValues } from "~/components/patient-form";
 import { FormMessage } from "~/components/ui/field";
+import { nestFormFields } from "~/domain/intake";
+import { applyPaAssessmentIntent, paAssessmentIntent } from "~/domain/pa-assessments";
 import { deletePatient, findPatient, getPatient, patientFormOptions, updatePatient, type PatientJson } from "~/models/patients.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
@@ -23,12 +25,18 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const id = requireId(params.id, "Patient");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
+  const rows = paAssessmentIntent(values.intent);
+  if (rows) {
+    // "Add an assessment", "Add a service", "Remove": the form again with the row changed; nothing is saved.
+    if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
+    return data<FormAnswer>({ errors: {}, message: null, values: applyPaAssessmentIntent(values, rows) as FormAnswer["values"] });
+  }
   switch (values.intent) {
     case "delete":
       return formResult(await deletePatient(ctx, id), values, () => "/patients/list");
     case "save": {
       const version = Number(values.version);
-      const result = await updatePatient(ctx, id, values, { partial: false, version: Number.isSafeInteger(version) ? version : null });
+      const result = await updatePatient(ctx, id, nestFormFields(values), { partial: false, version: Number.isSafeInteger(version) ? version : null });
       return formResult(result, values, (p) => `/patients/profile/${p.id}`);
     }
     default:
@@ -43,7 +51,7 @@ export default function EditPatient() {
   const busy = useNavigation().state === "submitting";
   const current = (answer?.current ?? null) as PatientJson | null;
   // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
-  const typed = answer && answer.values.intent === "save" ? answer.values : null;
+  const typed = answer && (answer.values.intent === "save" || paAssessmentIntent(answer.values.intent)) ? answer.values : null;
   const values = current ? patientFormValues(current) : (typed ?? patientFormValues(patient));
   const version = current ? current.version : typed?.version ? Number(typed.version) : patient.version;
   return (

@@ -5,6 +5,7 @@ import { Fragment } from "react";
 import { Field, FormMessage } from "~/components/ui/field";
 import { CheckboxField, FormActions, SelectField } from "~/components/ui/form-controls";
 import { posLabel } from "~/domain/locations";
+import type { PaAssessment } from "~/domain/pa-assessments";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
 import { can } from "~/domain/permissions";
 import { createPaService, deletePaService, listPaServicesOfPatient, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
@@ -100,6 +101,47 @@ function PaFields({ values, errors, insurers }: { values: Record<string, unknown
       <SelectField label="Insurance" name="insurance_id" placeholder="None" options={insurers.map((i) => ({ value: i.id, label: i.name }))} defaultValue={t("insurance_id")} error={errors.insurance_id} />
       <CheckboxField label="Primary insurance" name="is_primary" defaultChecked={values.is_primary === true || values.is_primary === "true"} error={errors.is_primary} />
     </>
+  );
+}
+
+/** PA assessments (clinical §3 Authorizations), read-only: a small table of services per assessment. */
+function PaAssessmentsView({ assessments }: { assessments: PaAssessment[] }) {
+  return (
+    <section aria-labelledby="pa-assessments">
+      <h2 id="pa-assessments">PA assessments</h2>
+      {assessments.length === 0 ? <p>No PA assessments yet.</p> : null}
+      {assessments.map((a, i) => (
+        <table key={i}>
+          <caption>{`${a.assessment}: ${a.start_date} to ${a.end_date}`}</caption>
+          <thead>
+            <tr>
+              <th>Service start</th>
+              <th>Service end</th>
+              <th>CPT</th>
+              <th>Units</th>
+              <th>Provider</th>
+            </tr>
+          </thead>
+          <tbody>
+            {a.services.length === 0 ? (
+              <tr>
+                <td colSpan={5}>No services.</td>
+              </tr>
+            ) : (
+              a.services.map((s, j) => (
+                <tr key={j}>
+                  <td>{s.start_date}</td>
+                  <td>{s.end_date}</td>
+                  <td>{s.cpt}</td>
+                  <td>{s.n_units}</td>
+                  <td>{s.provider ?? "—"}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      ))}
+    </section>
   );
 }
 
@@ -259,6 +301,8 @@ export default function PatientProfile() {
           </details>
         ) : null}
       </section>
+
+      <PaAssessmentsView assessments={patient.pa_assessments} />
 
       {FIELD_GROUPS.map((g) => (
         <section key={g.id} aria-labelledby={`group-${g.id}`}>

@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { ageOn, FIELD_GROUPS, missingOnboarding, PATIENT_FIELDS, PaServiceInput, paExpiryWarning, PatientInput } from "~/domain/patients";
+import { nestFormFields } from "~/domain/intake";
+import { applyPaAssessmentIntent, MAX_ASSESSMENT_SERVICES, MAX_ASSESSMENTS, paAssessmentIntent, readPaAssessments } from "~/domain/pa-assessments";
+import { ageOn, FIELD_GROUPS, missingOnboarding, PATIENT_FIELDS, PaServiceInput, paExpiryWarning, parsePatient, PatientInput } from "~/domain/patients";
 import { parseWith } from "~/domain/validation";
 
 const base = { patient_identifier: "P-1", first_name: "Ana", last_name: "Diaz", location_id: "3" };
@@ -114,5 +116,107 @@ describe("ageOn", () => {
     ["2027-01-01", "2026-03-01", null],
   ])("%s on %s → %s", (birth, today, age) => {
     expect(ageOn(birth, today)).toBe(age);
+  });
+});
+
+describe("PA assessments (clinical §3 Authorizations)", () => {
+  const service = { start_date: "2024-02-01", end_date: "2024-03-01", cpt: "97153", n_units: "40", provider: "Dr. Ruiz" };
+  const assessment = { assessment: "Initial assessment", start_date: "2024-01-01", end_date: "2024-06-30", services: [service] };
+  const withPa = (pa: unknown) => ({ ...base, pa_assessments: pa });
+
+  it("accepts a nested list and normalises it; none means an empty list", () => {
+    const r = parsePatient(withPa([assessment]));
+    expect(r.ok && r.data.pa_assessments).toEqual([{ ...assessment, services: [{ ...service, n_units: 40 }] }]);
+    for (const none of [undefined, null, []]) {
+      const x = parsePatient(withPa(none));
+      expect(x.ok && x.data.pa_assessments).toEqual([]);
+    }
+    const blankProvider = parsePatient(withPa([{ ...assessment, services: [{ ...service, provider: " " }] }]));
+    expect(blankProvider.ok && blankProvider.data.pa_assessments[0]!.services[0]!.provider).toBeNull();
+  });
+
+  it.each([
+    [[{ ...assessment, assessment: "" }], "pa_assessments.0.assessment", "Assessment is required."],
+    [[{ ...assessment, assessment: "x".repeat(256) }], "pa_assessments.0.assessment", "Assessment must be at most 255 characters."],
+    [[{ ...assessment, start_date: "2024-02-30" }], "pa_assessments.0.start_date", "Enter a valid date (YYYY-MM-DD)."],
+    [[{ ...assessment, end_date: "2024-01-01" }], "pa_assessments.0.end_date", "The end date must be after the start date."],
+    [[assessment, { ...assessment, services: [service, { ...service, cpt: "97-53" }] }], "pa_assessments.1.services.1.cpt", "Enter a valid CPT code (for example 97153)."],
+    [[{ ...assessment, services: [{ ...service, cpt: "" }] }], "pa_assessments.0.services.0.cpt", "CPT is required."],
+    [[{ ...assessment, services: [{ ...service, n_units: "-1" }] }], "pa_assessments.0.services.0.n_units", "Units must be 0 or more."],
+    [[{ ...assessment, services: [{ ...service, n_units: "1.5" }] }], "pa_assessments.0.services.0.n_units", "Units must be a whole number."],
+    [[{ ...assessment, services: [{ ...service, end_date: "2024-01-15" }] }], "pa_assessments.0.services.0.end_date", "The end date must be after the start date."],
+    [[{ ...assessment, services: [{ ...service, start_date: "" }] }], "pa_assessments.0.services.0.start_date", "Service start date is required."],
+    [[{ ...assessment, services: [{ ...service, provider: "p".repeat(256) }] }], "pa_assessments.0.services.0.provider", "Provider must be at most 255 characters."],
+    [[{ ...assessment, services: Array.from({ length: 21 }, () => service) }], "pa_assessments.0.services", "At most 20 services per assessment."],
+    [Array.from({ length: 21 }, () => assessment), "pa_assessments", "At most 20 PA assessments."],
+    ["not a list", "pa_assessments", "PA assessments must be a list."],
+  ])("refuses %j with %s", (pa, key, message) => {
+    const r = parsePatient(withPa(pa));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[key]).toBe(message);
+  });
+
+  it("keeps the positions-dropped keys of the other fields", () => {
+    const r = parsePatient({ ...withPa([{ ...assessment, assessment: "" }]), pos_covered: ["55"] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(Object.keys(r.errors).sort()).toEqual(["pa_assessments.0.assessment", "pos_covered"]);
+  });
+
+  it("the PA service CPT rule is the same one", () => {
+    expect(parseWith(PaServiceInput, { pa_service: "ABA", cpt: "97-53", n_units: 1, start_date: "2024-01-01", end_date: "2024-02-01" })).toMatchObject({ ok: false, errors: { cpt: "Enter a valid CPT code (for example 97153)." } });
+  });
+
+  it.each([
+    ["pa-add-assessment", { op: "add-assessment" }],
+    ["pa-remove-assessment:2", { op: "remove-assessment", index: 2 }],
+    ["pa-add-service:1", { op: "add-service", index: 1 }],
+    ["pa-remove-service:1:0", { op: "remove-service", index: 1, service: 0 }],
+    ["pa-add-service", null],
+    ["pa-remove-service:1", null],
+    ["pa-remove-assessment:1234", null],
+    ["save", null],
+    [undefined, null],
+  ])("intent %j → %j", (intent, expected) => {
+    expect(paAssessmentIntent(intent)).toEqual(expected);
+  });
+
+  const flat = {
+    first_name: "Ana",
+    "pa_assessments[0][assessment]": "A",
+    "pa_assessments[0][start_date]": "2024-01-01",
+    "pa_assessments[0][end_date]": "2024-02-01",
+    "pa_assessments[0][services][0][cpt]": "97153",
+    "pa_assessments[0][services][3][cpt]": "97155",
+    "pa_assessments[2][assessment]": "B",
+  };
+  const nested = (x: Record<string, unknown>) => nestFormFields(x).pa_assessments as { assessment: string; services?: { cpt: string }[] }[];
+
+  it.each([
+    ["pa-add-assessment", (x: Record<string, unknown>) => x["pa_assessments[3][assessment]"] === "" && x["pa_assessments[3][end_date]"] === ""],
+    ["pa-add-service:0", (x: Record<string, unknown>) => x["pa_assessments[0][services][4][cpt]"] === "" && x["pa_assessments[0][services][4][provider]"] === ""],
+    ["pa-add-service:1", (x: Record<string, unknown>) => x["pa_assessments[2][services][0][n_units]"] === ""],
+    ["pa-remove-assessment:1", (x: Record<string, unknown>) => nested(x).map((a) => a.assessment).join() === "A"],
+    ["pa-remove-service:0:1", (x: Record<string, unknown>) => nested(x)[0]!.services!.map((s) => s.cpt).join() === "97153"],
+    ["pa-remove-service:0:7", (x: Record<string, unknown>) => nested(x)[0]!.services!.length === 2],
+    ["pa-remove-assessment:5", (x: Record<string, unknown>) => nested(x).length === 2],
+  ])("applies %s to the posted fields, keeping what was typed", (intent, check) => {
+    const out = applyPaAssessmentIntent(flat, paAssessmentIntent(intent)!);
+    expect(check(out)).toBe(true);
+    expect(out.first_name).toBe("Ana");
+  });
+
+  it("a full list is not grown", () => {
+    const full = Object.fromEntries(Array.from({ length: MAX_ASSESSMENTS }, (_, i) => [`pa_assessments[${i}][assessment]`, "x"]));
+    expect(applyPaAssessmentIntent(full, { op: "add-assessment" })).toEqual(full);
+    const fullServices = Object.fromEntries(Array.from({ length: MAX_ASSESSMENT_SERVICES }, (_, j) => [`pa_assessments[0][services][${j}][cpt]`, "97153"]));
+    expect(applyPaAssessmentIntent(fullServices, { op: "add-service", index: 0 })).toEqual(fullServices);
+  });
+
+  it.each([
+    [undefined, []],
+    ["nonsense", []],
+    [[{ assessment: "A", start_date: "2024-01-01", end_date: "2024-02-01", services: [] }], [{ assessment: "A", start_date: "2024-01-01", end_date: "2024-02-01", services: [] }]],
+  ])("reads stored %j back as %j", (stored, expected) => {
+    expect(readPaAssessments(stored)).toEqual(expected);
   });
 });

@@ -536,3 +536,143 @@ describe("client screens: profile by identifier, settings, log report", () => {
     expect((await request(`/patients/ws/${p.id}`, { cookie: clients })).status).toBe(403);
   });
 });
+
+describe("PA assessments (clinical §3 Authorizations)", () => {
+  const service = (cpt: string, over: Record<string, unknown> = {}) => ({ start_date: "2024-02-01", end_date: "2024-03-01", cpt, n_units: 40, provider: "Dr. Ruiz", ...over });
+  const assessment = (name: string, services: unknown[]) => ({ assessment: name, start_date: "2024-01-01", end_date: "2024-06-30", services });
+
+  it("API: create and update round-trip pa_assessments; PATCH keeps them; old records answer an empty list", async () => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const pa = [assessment("Initial", [service("97151"), service("97153", { provider: null, n_units: "0" })])];
+    const created = await api("/v2/patients", { method: "POST", token, body: valid(loc.id, { pa_assessments: pa }) });
+    expect(created.status).toBe(201);
+    const { data } = (await created.json()) as { data: { id: number; patient_identifier: string; pa_assessments: unknown } };
+    const expected = [assessment("Initial", [service("97151"), service("97153", { provider: null, n_units: 0 })])];
+    expect(data.pa_assessments).toEqual(expected);
+    expect(JSON.parse((await row(data.id)).details).pa_assessments).toEqual(expected);
+    const shown = (await (await api(`/v2/patients/${data.id}`, { token })).json()) as { data: { pa_assessments: unknown } };
+    expect(shown.data.pa_assessments).toEqual(expected);
+    const next = [...expected, assessment("Reassessment", [])];
+    const put = await api(`/v2/patients/${data.id}`, { method: "PUT", token, body: valid(loc.id, { patient_identifier: data.patient_identifier, pa_assessments: next, version: 1 }) });
+    expect(put.status).toBe(200);
+    expect(((await put.json()) as { data: { pa_assessments: unknown } }).data.pa_assessments).toEqual(next);
+    const patch = await api(`/v2/patients/${data.id}`, { method: "PATCH", token, body: { city: "Tampa" } });
+    expect(((await patch.json()) as { data: { pa_assessments: unknown } }).data.pa_assessments).toEqual(next);
+    const old = await createPatient({ locationId: loc.id });
+    expect(((await (await api(`/v2/patients/${old.id}`, { token })).json()) as { data: { pa_assessments: unknown } }).data.pa_assessments).toEqual([]);
+  });
+
+  it.each([
+    ["pa_assessments.0.services.1.cpt", "Enter a valid CPT code (for example 97153).", [assessment("A", [service("97151"), service("97-53")])]],
+    ["pa_assessments.1.end_date", "The end date must be after the start date.", [assessment("A", []), { ...assessment("B", []), end_date: "2023-12-31" }]],
+    ["pa_assessments.0.assessment", "Assessment is required.", [assessment("", [])]],
+    ["pa_assessments.0.services.0.n_units", "Units must be 0 or more.", [assessment("A", [service("97151", { n_units: -2 })])]],
+  ])("API: bad nested input answers 422 at %s (%s) and changes nothing", async (key, message, pa) => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const good = [assessment("Kept", [service("97151")])];
+    const p = await createPatient({ locationId: loc.id, details: JSON.stringify({ pa_assessments: good }) });
+    const before = await row(p.id);
+    const put = await api(`/v2/patients/${p.id}`, { method: "PUT", token, body: valid(loc.id, { patient_identifier: p.patientIdentifier, pa_assessments: pa, version: 1 }) });
+    expect(put.status).toBe(422);
+    const body = (await put.json()) as { message: string; errors: Record<string, string> };
+    expect(body.message).toBeTruthy();
+    expect(body.errors[key]).toBe(message);
+    expect(await row(p.id)).toEqual(before);
+    const ident0 = ident();
+    expect((await api("/v2/patients", { method: "POST", token, body: valid(loc.id, { patient_identifier: ident0, pa_assessments: pa }) })).status).toBe(422);
+    expect(await db().select().from(patients).where(eq(patients.patientIdentifier, ident0))).toHaveLength(0);
+    expect((await auditRows("patient", p.id)).map((r) => r.action)).toEqual([]);
+  });
+
+  it("edit form without JavaScript: add an assessment with two services, save, the profile shows them; Remove re-renders without saving", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id, firstName: "Pam" });
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const path = `/patients/list/edit/${p.id}`;
+    const page = await (await request(path, { cookie })).text();
+    expect(page).toContain("PA assessments");
+    expect(page).toContain('value="pa-add-assessment"');
+    // The hidden default Save comes first, so Enter saves rather than adding or removing a row.
+    expect(page.indexOf('value="save"')).toBeLessThan(page.indexOf('value="pa-add-assessment"'));
+    const base = { patient_identifier: p.patientIdentifier, first_name: "Pam", last_name: p.lastName, status: "active", location_id: String(loc.id), version: "1" };
+
+    const one = await post(path, { ...base, intent: "pa-add-assessment" }, cookie);
+    expect(one.status).toBe(200);
+    const oneHtml = await one.text();
+    expect(oneHtml).toContain('name="pa_assessments[0][assessment]"');
+    expect(oneHtml).not.toContain("pa_assessments[0][services]");
+    const typed = { ...base, "pa_assessments[0][assessment]": "Initial ABA", "pa_assessments[0][start_date]": "2024-01-01", "pa_assessments[0][end_date]": "2024-06-30" };
+    const withService = await (await post(path, { ...typed, intent: "pa-add-service:0" }, cookie)).text();
+    expect(withService).toContain('name="pa_assessments[0][services][0][cpt]"');
+    expect(withService).toContain('value="Initial ABA"');
+    const s0 = { "pa_assessments[0][services][0][start_date]": "2024-01-01", "pa_assessments[0][services][0][end_date]": "2024-03-31", "pa_assessments[0][services][0][cpt]": "97151", "pa_assessments[0][services][0][n_units]": "8", "pa_assessments[0][services][0][provider]": "Dr. Ruiz" };
+    const twoServices = await (await post(path, { ...typed, ...s0, intent: "pa-add-service:0" }, cookie)).text();
+    expect(twoServices).toContain('name="pa_assessments[0][services][1][cpt]"');
+    expect(twoServices).toContain('value="97151"');
+    const s1 = { "pa_assessments[0][services][1][start_date]": "2024-02-01", "pa_assessments[0][services][1][end_date]": "2024-06-30", "pa_assessments[0][services][1][cpt]": "97153", "pa_assessments[0][services][1][n_units]": "120", "pa_assessments[0][services][1][provider]": "" };
+    expect((await row(p.id)).version).toBe(1);
+
+    const badCpt = await post(path, { ...typed, ...s0, ...s1, "pa_assessments[0][services][1][cpt]": "9", intent: "save" }, cookie);
+    expect(badCpt.status).toBe(422);
+    const badHtml = await badCpt.text();
+    expect(badHtml).toContain('id="f-pa_assessments-0-services-1-cpt-error"');
+    expect(badHtml).toContain("Enter a valid CPT code (for example 97153).");
+    expect(badHtml).toContain('value="Dr. Ruiz"');
+    expect((await row(p.id)).version).toBe(1);
+
+    const saved = await post(path, { ...typed, ...s0, ...s1, intent: "save" }, cookie);
+    expect(saved.status).toBe(303);
+    const stored = JSON.parse((await row(p.id)).details).pa_assessments as { assessment: string; services: { cpt: string; n_units: number; provider: string | null }[] }[];
+    expect(stored).toEqual([
+      {
+        assessment: "Initial ABA",
+        start_date: "2024-01-01",
+        end_date: "2024-06-30",
+        services: [
+          { start_date: "2024-01-01", end_date: "2024-03-31", cpt: "97151", n_units: 8, provider: "Dr. Ruiz" },
+          { start_date: "2024-02-01", end_date: "2024-06-30", cpt: "97153", n_units: 120, provider: null },
+        ],
+      },
+    ]);
+    const profile = await (await request(`/patients/profile/${p.id}`, { cookie })).text();
+    expect(profile).toContain("<caption>Initial ABA: 2024-01-01 to 2024-06-30</caption>");
+    for (const text of ["97151", "97153", "Dr. Ruiz", "<td>120</td>", "<td>8</td>"]) expect(profile).toContain(text);
+
+    // The edit form shows the stored rows; Remove re-renders without them and saves nothing.
+    const edit = await (await request(path, { cookie })).text();
+    expect(edit).toContain('value="97153"');
+    const removed = await post(path, { ...typed, ...s0, ...s1, version: "2", intent: "pa-remove-service:0:0" }, cookie);
+    expect(removed.status).toBe(200);
+    const removedHtml = await removed.text();
+    expect(removedHtml).not.toContain('value="97151"');
+    expect(removedHtml).toContain('value="97153"');
+    expect(removedHtml).toContain('value="Initial ABA"');
+    const afterRemove = await row(p.id);
+    expect(afterRemove.version).toBe(2);
+    expect(JSON.parse(afterRemove.details).pa_assessments[0].services).toHaveLength(2);
+    const noAssessment = await (await post(path, { ...typed, ...s0, ...s1, version: "2", intent: "pa-remove-assessment:0" }, cookie)).text();
+    expect(noAssessment).not.toContain("pa_assessments[0]");
+    expect(noAssessment).toContain("No PA assessments yet.");
+    expect((await row(p.id)).version).toBe(2);
+  });
+
+  it("row intents: a viewer gets 403, another location 404; the add screen keeps typed rows too", async () => {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const q = await createPatient({ locationId: other.id });
+    const viewer = await signInCookie(await createUser({ permissions: VIEW, locations: [loc.id] }));
+    const manager = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const p = await createPatient({ locationId: loc.id });
+    expect((await post(`/patients/list/edit/${p.id}`, { intent: "pa-add-assessment" }, viewer)).status).toBe(403);
+    expect((await post(`/patients/list/edit/${q.id}`, { intent: "pa-add-assessment" }, manager)).status).toBe(404);
+    const identifier = ident();
+    const added = await post("/patients/add", { first_name: "Ana", patient_identifier: identifier, "pa_assessments[0][assessment]": "Intake", intent: "pa-add-service:0" }, manager);
+    expect(added.status).toBe(200);
+    const html = await added.text();
+    expect(html).toContain('value="Intake"');
+    expect(html).toContain('name="pa_assessments[0][services][0][cpt]"');
+    expect(await db().select().from(patients).where(eq(patients.patientIdentifier, identifier))).toHaveLength(0);
+  });
+});
