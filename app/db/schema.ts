@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { customType, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 const timestamps = {
@@ -544,3 +544,28 @@ export const listVersions = sqliteTable("list_versions", {
   resource: text("resource").primaryKey(),
   version: integer("version").notNull().default(0),
 });
+
+/** Raw bytes as a BLOB. D1 takes a Uint8Array and answers an array of numbers (or an ArrayBuffer); no Buffer needed. */
+const bytes = customType<{ data: Uint8Array<ArrayBuffer>; driverData: Uint8Array | ArrayBuffer | number[] }>({
+  dataType: () => "blob",
+  toDriver: (value) => value,
+  fromDriver: (value) => new Uint8Array(value as ArrayBuffer),
+});
+
+/**
+ * Avatar images of users and locations (platform §3 User.avatar, Location.avatar). The owner's `avatar`
+ * column holds `/avatars/{id}`; a new image gets a new id, so the URL can be cached.
+ */
+export const avatars = sqliteTable(
+  "avatars",
+  {
+    id: text("id").primaryKey(),
+    ownerType: text("owner_type", { enum: ["user", "location"] }).notNull(),
+    ownerId: integer("owner_id").notNull(),
+    contentType: text("content_type").notNull(),
+    bytes: bytes("bytes").notNull(),
+    size: integer("size").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("avatars_owner_idx").on(t.ownerType, t.ownerId)],
+);

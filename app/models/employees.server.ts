@@ -374,7 +374,7 @@ export async function createEmployee(ctx: ModelContext, raw: Record<string, unkn
 }
 
 /** The stored employee for a change: 404 outside the scope; 403 if a limited actor touches an all-access user. */
-async function loadForChange(ctx: ModelContext, id: number): Promise<ModelResult<EmployeeJson>> {
+export async function loadForChange(ctx: ModelContext, id: number): Promise<ModelResult<EmployeeJson>> {
   const current = await getEmployee(ctx, id);
   if (!current) return notFound("Employee");
   if (!isAllAccess(ctx.actor) && current.roles.some((r) => ALL_ACCESS_ROLES.includes(r.name))) return denied("Only an administrator can change an administrator's account.");

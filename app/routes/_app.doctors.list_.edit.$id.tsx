@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { AvatarForm } from "~/components/avatar-form";
 import { echoValues, EmployeeForm, employeeFormValues } from "~/components/employee-form";
 import { Field, FormMessage } from "~/components/ui/field";
 import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
@@ -14,6 +15,8 @@ import {
   updateEmployeeStatus,
   type EmployeeJson,
 } from "~/models/employees.server";
+import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
+import { avatarFormAction, isAvatarIntent } from "~/services/avatar-forms.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -32,7 +35,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_employees");
   const id = requireId(params.id, "Employee");
   const ctx = modelContextFor(context, actor);
-  const values = formValues(await request.formData());
+  const form = await request.formData();
+  const values = formValues(form);
+  if (isAvatarIntent(values.intent)) {
+    return avatarFormAction(form, values.intent, { set: (file) => setUserAvatar(ctx, id, file), remove: () => removeUserAvatar(ctx, id) }, `/doctors/list/edit/${id}`);
+  }
   const echo = echoValues(values);
   switch (values.intent) {
     case "delete": {
@@ -76,7 +83,8 @@ export default function EditEmployee() {
   const typed = answer && answer.values.intent === "save" ? answer.values : null;
   const values = current ? employeeFormValues(current) : (typed ?? employeeFormValues(employee));
   const version = current ? current.version : typed?.version ? Number(typed.version) : employee.version;
-  const otherError = answer && answer.values.intent !== "save" ? answer.message : null;
+  const avatarAnswer = answer && answer.values.intent === "avatar" ? answer : null;
+  const otherError = answer && answer.values.intent !== "save" && !avatarAnswer ? answer.message : null;
   const passwordErrors = answer && answer.values.intent === "password" ? answer.errors : {};
   return (
     <section className="card">
@@ -97,6 +105,7 @@ export default function EditEmployee() {
         submitLabel="Save changes"
         busy={busy}
       />
+      <AvatarForm avatar={employee.avatar} label={employee.full_name} error={avatarAnswer?.errors.avatar} busy={busy} />
       {self ? null : (
         <>
           <Form method="post" className="status-zone" id="settings">

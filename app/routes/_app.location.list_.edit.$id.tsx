@@ -1,9 +1,12 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { AvatarForm } from "~/components/avatar-form";
 import { LocationForm, locationFormValues } from "~/components/location-form";
 import { FormMessage } from "~/components/ui/field";
+import { removeLocationAvatar, setLocationAvatar } from "~/models/avatars.server";
 import { deleteLocation, getLocation, updateLocation, type LocationJson } from "~/models/locations.server";
+import { avatarFormAction, isAvatarIntent } from "~/services/avatar-forms.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -21,7 +24,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_locations");
   const id = requireId(params.id, "Location");
   const ctx = modelContextFor(context, actor);
-  const values = formValues(await request.formData());
+  const form = await request.formData();
+  const values = formValues(form);
+  if (isAvatarIntent(values.intent)) {
+    return avatarFormAction(form, values.intent, { set: (file) => setLocationAvatar(ctx, id, file), remove: () => removeLocationAvatar(ctx, id) }, `/location/list/edit/${id}`);
+  }
   switch (values.intent) {
     case "delete":
       return formResult(await deleteLocation(ctx, id), values, () => "/location/list");
@@ -44,6 +51,7 @@ export default function EditLocation() {
   // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
   // A refused delete answers too; the form then keeps the stored values.
   const typed = answer && answer.values.intent === "save" ? answer.values : null;
+  const avatarAnswer = answer && answer.values.intent === "avatar" ? answer : null;
   const values = current ? locationFormValues(current) : (typed ?? locationFormValues(location));
   const version = current ? current.version : typed?.version ? Number(typed.version) : location.version;
   return (
@@ -52,8 +60,9 @@ export default function EditLocation() {
         <h1>Edit location</h1>
         <Link to={`/location/view/${location.id}`}>Back to {location.title}</Link>
       </div>
-      <FormMessage error={answer?.message} />
+      <FormMessage error={avatarAnswer ? null : answer?.message} />
       <LocationForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} submitLabel="Save changes" busy={busy} />
+      <AvatarForm avatar={location.avatar} label={location.title} error={avatarAnswer?.errors.avatar} busy={busy} />
       <Form method="post" className="danger-zone">
         <h2>Delete location</h2>
         <input type="hidden" name="intent" value="delete" />

@@ -1,17 +1,20 @@
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { AvatarForm } from "~/components/avatar-form";
 import { Field, FormMessage } from "~/components/ui/field";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { BackupCodesInput, TwoFactorSwitchInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { checkPassword, countUnusedBackupCodes, generateBackupCodes, setTwoFactor } from "~/models/auth.server";
+import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
+import { modelContextFor } from "~/services/forms.server";
 import { requirePrincipal } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Profile · Baseline" }];
 export const handle = { guard: "principal" };
 
-type Intent = "two-factor" | "backup-codes";
+type Intent = "two-factor" | "backup-codes" | "avatar" | "avatar-remove";
 interface Answer {
   intent: Intent | null;
   errors: Record<string, string>;
@@ -37,6 +40,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     name: `${actor.name} ${actor.surname}`.trim(),
     email: actor.email,
     roles: actor.roles,
+    /** Staff users have an avatar; parents do not. */
+    staff: actor.kind === "user",
+    avatar: actor.avatar,
     twoFactorEnabled: actor.twoFactorEnabled,
     backupCodesRemaining: actor.twoFactorEnabled ? await countUnusedBackupCodes(context.app.db, { type: actor.kind, id: actor.id }) : 0,
     turnedOff: new URL(request.url).searchParams.get("twoFactor") === "off",
@@ -46,11 +52,19 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const { actor } = await requirePrincipal(request, context);
   const app = context.app;
-  const form = formFields(await request.formData());
+  const formData = await request.formData();
+  const form = formFields(formData);
   const principal = { type: actor.kind, id: actor.id };
-  const intent: Intent | null = form.intent === "two-factor" || form.intent === "backup-codes" ? form.intent : null;
+  const intent: Intent | null = form.intent === "two-factor" || form.intent === "backup-codes" || form.intent === "avatar" || form.intent === "avatar-remove" ? form.intent : null;
   const refuse = (status: number, errors: Record<string, string>, message: string | null = null) => data<Answer>({ intent, errors, message, codes: null }, { status });
   if (!intent) return refuse(400, {}, "Unknown action.");
+
+  if (intent === "avatar" || intent === "avatar-remove") {
+    const ctx = modelContextFor(context, actor);
+    const result = intent === "avatar" ? await setUserAvatar(ctx, actor.id, formData.get("avatar")) : await removeUserAvatar(ctx, actor.id);
+    if (result.ok) return redirect(`/profile?flash=${encodeURIComponent(result.message ?? "Saved.")}`, 303);
+    return refuse(result.status, result.status === 422 ? result.errors : {}, result.message);
+  }
 
   // Both actions need the current password again.
   const wrongPassword = async (password: string) =>
@@ -93,6 +107,7 @@ export default function Profile() {
           <dd>{me.roles.join(", ") || "none"}</dd>
         </dl>
         <Link to="/change-password">Change password</Link>
+        {me.staff ? <AvatarForm avatar={me.avatar} label={me.name} error={errorsFor("avatar").avatar} busy={busy} /> : null}
       </section>
 
       <section className="card" aria-labelledby="security-title">
@@ -111,7 +126,7 @@ export default function Profile() {
             </ul>
           </div>
         ) : (
-          <FormMessage error={answer?.message} />
+          <FormMessage error={answer?.intent === "avatar" || answer?.intent === "avatar-remove" ? null : answer?.message} />
         )}
 
         <h3>Two-factor verification by email</h3>
