@@ -151,6 +151,8 @@ export const patients = sqliteTable(
   (t) => [
     uniqueIndex("patients_identifier_unique").on(t.patientIdentifier),
     index("patients_location_created_idx").on(t.locationId, t.createdAt),
+    // The dashboard's counts and newest clients across all locations (covering: no table reads).
+    index("patients_created_idx").on(t.createdAt, t.deletedAt),
     index("patients_location_status_name_idx").on(t.locationId, t.status, t.lastName, t.firstName),
     index("patients_insurer_idx").on(t.insurerId),
     index("patients_rbt_home_idx").on(t.rbtHomeId),

@@ -1,0 +1,1 @@
+CREATE INDEX `patients_created_idx` ON `patients` (`created_at`,`deleted_at`);
