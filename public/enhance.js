@@ -53,6 +53,47 @@
     show();
   }
 
+  // Weekly report date (clinical §5): a day other than Saturday is told before sending — the warning
+  // 'Invalid Date Selection' and the date cleared, the other values kept. The server holds the same rule.
+  for (const input of document.querySelectorAll("input[data-saturday-text]")) {
+    const form = input.form;
+    if (!form) continue;
+    const note = document.createElement("p");
+    note.className = "field-error";
+    note.setAttribute("role", "alert");
+    note.hidden = true;
+    input.insertAdjacentElement("afterend", note);
+    const isSaturday = (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).getUTCDay() === 6;
+    form.addEventListener(
+      "submit",
+      (e) => {
+        if (!input.value || isSaturday(input.value)) return;
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        input.value = "";
+        input.setAttribute("aria-invalid", "true");
+        note.textContent = `${input.dataset.saturdayTitle}: ${input.dataset.saturdayText}`;
+        note.hidden = false;
+        input.focus();
+      },
+      true,
+    );
+    input.addEventListener("input", () => (note.hidden = true));
+  }
+  // Row Update buttons (clinical §5): enabled only once a value of the row has changed and is valid.
+  for (const button of document.querySelectorAll("button[data-row-update]")) {
+    const form = button.form;
+    if (!form || !form.id) continue;
+    const inputs = [...document.querySelectorAll(`[form="${form.id}"]`)].filter((x) => x.matches("input, textarea, select"));
+    if (inputs.length === 0) continue;
+    const update = () => {
+      const changed = inputs.some((x) => x.value !== x.defaultValue);
+      button.disabled = !(changed && inputs.every((x) => x.checkValidity()));
+    };
+    for (const x of inputs) x.addEventListener("input", update);
+    update();
+  }
+
   window.__baselinePoll = poll; // lets the browser tests run a poll without waiting 90 s
   window.__baselineEnhanced = true;
 })();

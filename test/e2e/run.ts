@@ -568,6 +568,18 @@ for (const javaScript of [false, true]) {
       await shown(page.getByText("Weekly report added successfully"));
       assert.deepEqual(await pointTitles(), ["01/17/2026: 7"], "the new point is on the chart");
       await shown(page.getByRole("region", { name: "Update Weekly Reports" }).getByRole("cell", { name: "01/17/2026" }));
+      // The row's Update: with JavaScript it waits for a changed, valid value (clinical §5); without, it is always there.
+      const rowUpdate = page.getByRole("button", { name: /^Update .*01\/17\/2026/ });
+      const rowValue = page.getByLabel("Value for the week ending 01/17/2026");
+      assert.equal(await rowUpdate.isDisabled(), javaScript, "Update waits for a change only when scripts run");
+      await rowValue.fill("8");
+      assert.equal(await rowUpdate.isDisabled(), false, "a changed value enables Update");
+      if (javaScript) {
+        await rowValue.fill("-1");
+        assert.equal(await rowUpdate.isDisabled(), true, "an invalid value keeps Update off");
+        await rowValue.fill("7");
+        assert.equal(await rowUpdate.isDisabled(), true, "back to the stored value: nothing to update");
+      }
 
       // A 51-character comment: the input stops at 50; sent anyway, the server refuses it.
       const addComment = page.getByRole("region", { name: "Add Comment" });

@@ -52,7 +52,7 @@ function RowActions(p: { formId: string; intent: string; idField: string; row: {
         <input type="hidden" name="intent" value={p.intent} />
         <input type="hidden" name={p.idField} value={p.row.id} />
         <input type="hidden" name="version" value={p.row.version} />
-        <button className="btn btn-small" type="submit" disabled={p.busy} aria-label={`Update ${p.what}`}>
+        <button className="btn btn-small" type="submit" disabled={p.busy} aria-label={`Update ${p.what}`} data-row-update="">
           Update
         </button>
       </Form>{" "}
@@ -76,7 +76,18 @@ export function AddReportForm({ answer, busy }: { answer: Answer; busy: boolean 
       <Notice text={a?.message} tone="danger" />
       <Form method="post" key={JSON.stringify(a?.values ?? null)} className="form-grid" noValidate>
         <input type="hidden" name="intent" value="add-report" />
-        <Field id="f-week_end" label="Date" name="week_end" type="date" defaultValue={weekValue} error={weekError} hint="The Saturday that ends the week." />
+        <Field
+          id="f-week_end"
+          label="Date"
+          name="week_end"
+          type="date"
+          defaultValue={weekValue}
+          error={weekError}
+          hint="The Saturday that ends the week."
+          // With JavaScript the same Saturday rule is told before the form is sent (public/enhance.js).
+          data-saturday-title={WEEKLY_REPORT_NOTICES.saturday.title}
+          data-saturday-text={WEEKLY_REPORT_NOTICES.saturday.text}
+        />
         <Field id="f-value" label="Value" name="value" type="number" min={0} step="any" defaultValue={text(a?.values.value)} error={errors.value} />
         <Field id="f-total_units" label="Total Units" name="total_units" type="number" min={0} step="any" defaultValue={text(a?.values.total_units)} error={errors.total_units} hint={UNITS_NOTE} />
         <SaveButton label="Add" busy={busy} />
