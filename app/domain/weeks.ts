@@ -9,8 +9,10 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 export function parseIsoDate(value: string): Date | null {
   const m = ISO_DATE.exec(value);
   if (!m) return null;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === value ? d : null;
+  const [y, mo, day] = [Number(m[1]), Number(m[2]) - 1, Number(m[3])];
+  const d = new Date(Date.UTC(y, mo, day));
+  // A real calendar date maps back to itself (no 31 February); cheaper than formatting it again.
+  return d.getUTCFullYear() === y && d.getUTCMonth() === mo && d.getUTCDate() === day ? d : null;
 }
 
 export function isoDate(d: Date): string {
