@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { BipTable } from "~/components/bip/bip-table";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { Pagination, FilterSelect, SearchForm } from "~/components/ui/list";
 import { TYPES_OF_ASSESSMENT } from "~/domain/bip-document";
 import { can } from "~/domain/permissions";
 import { listBips } from "~/models/bips.server";
@@ -56,28 +56,8 @@ export default function BipList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <SearchForm placeholder="Search by client name or identifier">
-        <label className="visually-hidden" htmlFor="f-location_id">
-          Location
-        </label>
-        <select id="f-location_id" name="location_id" defaultValue={params.get("location_id") ?? ""}>
-          <option value="">Any location</option>
-          {locations.map((l) => (
-            <option key={l.id} value={l.id}>
-              {l.title}
-            </option>
-          ))}
-        </select>
-        <label className="visually-hidden" htmlFor="f-type_of_assessment">
-          Type of assessment
-        </label>
-        <select id="f-type_of_assessment" name="type_of_assessment" defaultValue={params.get("type_of_assessment") ?? ""}>
-          <option value="">Any type</option>
-          {TYPES_OF_ASSESSMENT.map((t) => (
-            <option key={t.value} value={t.value}>
-              {t.label}
-            </option>
-          ))}
-        </select>
+        <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
+        <FilterSelect name="type_of_assessment" label="Type of assessment" any="Any type" options={TYPES_OF_ASSESSMENT} />
       </SearchForm>
       <BipTable rows={page.data} canManage={canManage} />
       <Pagination page={page} />

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { Pagination, FilterSelect, SearchForm } from "~/components/ui/list";
 import { EMPLOYEE_STATUSES } from "~/domain/employees";
 import { employeeListScreen } from "~/models/employees.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
@@ -33,28 +33,8 @@ export default function EmployeeList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <SearchForm placeholder="Search by name or email">
-        <label className="visually-hidden" htmlFor="f-location_id">
-          Location
-        </label>
-        <select id="f-location_id" name="location_id" defaultValue={params.get("location_id") ?? ""}>
-          <option value="">All locations</option>
-          {locations.map((l) => (
-            <option key={l.id} value={l.id}>
-              {l.title}
-            </option>
-          ))}
-        </select>
-        <label className="visually-hidden" htmlFor="f-status">
-          Status
-        </label>
-        <select id="f-status" name="status" defaultValue={params.get("status") ?? ""}>
-          <option value="">Any status</option>
-          {EMPLOYEE_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s === "active" ? "Active" : "Inactive"}
-            </option>
-          ))}
-        </select>
+        <FilterSelect name="location_id" label="Location" any="All locations" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
+        <FilterSelect name="status" label="Status" any="Any status" options={EMPLOYEE_STATUSES.map((s) => ({ value: s, label: s === "active" ? "Active" : "Inactive" }))} />
       </SearchForm>
       {page.data.length === 0 ? (
         <p>No data to display.</p>

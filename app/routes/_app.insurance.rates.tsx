@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { Pagination, FilterSelect, SearchForm } from "~/components/ui/list";
 import { locationOptions } from "~/models/locations.server";
 import { listRateRecords } from "~/models/rate-records.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
@@ -42,17 +42,7 @@ export default function RateRecordList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <SearchForm placeholder="Search by name">
-        <label className="visually-hidden" htmlFor="f-location_id">
-          Location
-        </label>
-        <select id="f-location_id" name="location_id" defaultValue={params.get("location_id") ?? ""}>
-          <option value="">Any location</option>
-          {locations.map((l) => (
-            <option key={l.id} value={l.id}>
-              {l.title}
-            </option>
-          ))}
-        </select>
+        <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
       </SearchForm>
       {page.data.length === 0 ? (
         <p>No data to display.</p>

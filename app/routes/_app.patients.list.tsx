@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { Pagination, FilterSelect, SearchForm } from "~/components/ui/list";
 import { PATIENT_STATUSES } from "~/domain/patients";
 import { can } from "~/domain/permissions";
 import { patientListScreen } from "~/models/patients.server";
@@ -43,50 +43,10 @@ export default function PatientList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <SearchForm placeholder="Search by name or identifier">
-        <label className="visually-hidden" htmlFor="f-status">
-          Status
-        </label>
-        <select id="f-status" name="status" defaultValue={params.get("status") ?? ""}>
-          <option value="">Any status</option>
-          {PATIENT_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <label className="visually-hidden" htmlFor="f-location_id">
-          Location
-        </label>
-        <select id="f-location_id" name="location_id" defaultValue={params.get("location_id") ?? ""}>
-          <option value="">Any location</option>
-          {locations.map((l) => (
-            <option key={l.id} value={l.id}>
-              {l.title}
-            </option>
-          ))}
-        </select>
-        <label className="visually-hidden" htmlFor="f-insurer_id">
-          Insurer
-        </label>
-        <select id="f-insurer_id" name="insurer_id" defaultValue={params.get("insurer_id") ?? ""}>
-          <option value="">Any insurer</option>
-          {insurers.map((i) => (
-            <option key={i.id} value={i.id}>
-              {i.name}
-            </option>
-          ))}
-        </select>
-        <label className="visually-hidden" htmlFor="f-staff_id">
-          Assigned staff
-        </label>
-        <select id="f-staff_id" name="staff_id" defaultValue={params.get("staff_id") ?? ""}>
-          <option value="">{staff.length ? "Any staff" : "Any staff (choose a location to pick one)"}</option>
-          {staff.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name} {s.surname}
-            </option>
-          ))}
-        </select>
+        <FilterSelect name="status" label="Status" any="Any status" options={PATIENT_STATUSES.map((s) => ({ value: s, label: s }))} />
+        <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
+        <FilterSelect name="insurer_id" label="Insurer" any="Any insurer" options={insurers.map((i) => ({ value: i.id, label: i.name }))} />
+        <FilterSelect name="staff_id" label="Assigned staff" any={staff.length ? "Any staff" : "Any staff (choose a location to pick one)"} options={staff.map((m) => ({ value: m.id, label: `${m.name} ${m.surname}` }))} />
       </SearchForm>
       {page.data.length === 0 ? (
         <p>No data to display.</p>

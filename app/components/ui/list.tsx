@@ -22,6 +22,26 @@ export function SearchForm({ placeholder = "Search", children }: { placeholder?:
   );
 }
 
+/** One filter of a SearchForm: a labelled select whose value is kept in the URL (the current one preselected). */
+export function FilterSelect({ name, label, any, options }: { name: string; label: string; any: string; options: readonly { value: string | number; label: string }[] }) {
+  const [params] = useSearchParams();
+  return (
+    <>
+      <label className="visually-hidden" htmlFor={`f-${name}`}>
+        {label}
+      </label>
+      <select id={`f-${name}`} name={name} defaultValue={params.get(name) ?? ""}>
+        <option value="">{any}</option>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 /** 'Showing x to y of n entries' and a window of five page links that keep the other query values. */
 export function Pagination({ page }: { page: Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page"> }) {
   const [params] = useSearchParams();
