@@ -47,6 +47,7 @@
  *   through the two (median x, median y) pairs, drawn from the first to the last treatment point's x and
  *   clipped to the plot area. (The optional shift that puts half the points on either side is not done.)
  */
+import { objectiveLabels as labelObjectives } from "./objectives";
 import { TRAINING_CATEGORIES, type PlanCategory } from "./plans";
 import { isoDate, parseIsoDate, weekEndingOn } from "./weeks";
 
@@ -292,19 +293,8 @@ export function badgeTone(value: number | null, target: number | null): "success
 
 /** Objective label: type and 1-based rank among the plan's objectives of that type (see header). */
 export function objectiveLabels(objectives: ChartInput["objectives"]): Map<number, { label: string; color: string }> {
-  const byType = new Map<string, ChartInput["objectives"]>();
-  for (const o of [...objectives].sort((a, b) => a.position - b.position || a.id - b.id)) {
-    const type = String(o.type).toUpperCase();
-    byType.set(type, [...(byType.get(type) ?? []), o]);
-  }
   const labels = new Map<number, { label: string; color: string }>();
-  for (const [type, list] of byType) {
-    list.forEach((o, i) => {
-      const label = type === "LTO" && list.length === 1 ? "LTO" : `${type}${i + 1}`;
-      const color = type === "LTO" ? LTO_COLOR : STO_COLORS[i % STO_COLORS.length];
-      labels.set(o.id, { label, color });
-    });
-  }
+  for (const [id, l] of labelObjectives(objectives)) labels.set(id, { label: l.label, color: l.type === "LTO" ? LTO_COLOR : STO_COLORS[(l.rank - 1) % STO_COLORS.length]! });
   return labels;
 }
 

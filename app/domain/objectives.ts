@@ -98,8 +98,22 @@ export function sortObjectives<T extends Placed>(list: readonly T[]): T[] {
 }
 
 /** 'STO3' or 'LTO' (the chart's and the table's label: type and 1-based position; clinical §9). */
-export function objectiveLabel(o: Pick<Placed, "type" | "position">): string {
-  return isLto(o) ? "LTO" : `STO${o.position}`;
+/**
+ * The objectives' labels, one rule for the goal screens and the chart (clinical §9): type and 1-based
+ * rank among the plan's objectives of that type, ordered by position then id — STO1, STO2 …; a lone
+ * LTO is "LTO", several are LTO1, LTO2. `rank` is that 1-based rank (the chart picks colours by it).
+ */
+export function objectiveLabels(list: readonly { id: number; type: string; position: number }[]): Map<number, { label: string; type: "STO" | "LTO"; rank: number }> {
+  const byType = new Map<"STO" | "LTO", { id: number; position: number }[]>();
+  for (const o of [...list].sort((a, b) => a.position - b.position || a.id - b.id)) {
+    const type = String(o.type).toUpperCase() === "LTO" ? "LTO" : "STO";
+    byType.set(type, [...(byType.get(type) ?? []), o]);
+  }
+  const labels = new Map<number, { label: string; type: "STO" | "LTO"; rank: number }>();
+  for (const [type, group] of byType) {
+    group.forEach((o, i) => labels.set(o.id, { label: type === "LTO" && group.length === 1 ? "LTO" : `${type}${i + 1}`, type, rank: i + 1 }));
+  }
+  return labels;
 }
 
 function split(list: readonly Placed[]) {

@@ -5,7 +5,7 @@ import { GoalFields, ObjectiveFields } from "~/components/goals/goal-fields";
 import { ConfirmDelete, ObjectivesTable, type ObjectiveAnswer } from "~/components/goals/objectives-table";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
-import { objectiveLabel } from "~/domain/objectives";
+import { objectiveLabels } from "~/domain/objectives";
 import { PLAN_CATEGORY_LABELS, PLAN_STATUS_LABELS, PLAN_STATUSES, type PlanCategory } from "~/domain/plans";
 import { pathId } from "~/domain/validation";
 import { createObjective, deleteObjective, stepPlanObjective, updateObjective, type ObjectiveJson } from "~/models/objectives.server";
@@ -138,7 +138,7 @@ export default function EditGoal() {
         <p className="hint">STOs are listed in their order; the LTO always comes last.</p>
         {confirmObjective ? (
           <ConfirmDelete
-            question={`Are you sure you want to delete ${objectiveLabel(confirmObjective)}${confirmObjective.name ? ` (${confirmObjective.name})` : ""}?`}
+            question={`Are you sure you want to delete ${objectiveLabels(plan.objectives).get(confirmObjective.id)!.label}${confirmObjective.name ? ` (${confirmObjective.name})` : ""}?`}
             intent="delete-objective"
             fields={{ objective_id: confirmObjective.id }}
             cancelTo={here}

@@ -14,16 +14,11 @@ import {
   type InsuranceServiceJson,
 } from "~/models/insurances.server";
 import { locationOptions } from "~/models/locations.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, type FormAnswer, formVersion } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.insurance.name ?? "insurance"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
-
-function versionOf(raw: string | string[] | undefined): number | null {
-  const n = Number(raw);
-  return typeof raw === "string" && raw !== "" && Number.isSafeInteger(n) ? n : null;
-}
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_insurances");
@@ -41,14 +36,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const here = `/insurance/list/edit/${id}`;
   switch (values.intent) {
     case "save":
-      return formResult(await updateInsurance(ctx, id, values, { partial: false, version: versionOf(values.version) }), values, (i) => `/insurance/view/${i.id}`);
+      return formResult(await updateInsurance(ctx, id, values, { partial: false, version: formVersion(values.version) }), values, (i) => `/insurance/view/${i.id}`);
     case "delete":
       return formResult(await deleteInsurance(ctx, id), values, () => "/insurance/list");
     case "add-service":
       return formResult(await createInsuranceService(ctx, id, values), values, () => here);
     case "update-service": {
       const serviceId = requireId(typeof values.service_id === "string" ? values.service_id : undefined, "Service");
-      return formResult(await updateInsuranceService(ctx, serviceId, values, { partial: false, version: versionOf(values.version), insuranceId: id }), values, () => here);
+      return formResult(await updateInsuranceService(ctx, serviceId, values, { partial: false, version: formVersion(values.version), insuranceId: id }), values, () => here);
     }
     case "delete-service": {
       const serviceId = requireId(typeof values.service_id === "string" ? values.service_id : undefined, "Service");
@@ -75,7 +70,7 @@ export default function EditInsurance() {
   const insurerCurrent = intent === "save" ? ((answer?.current ?? null) as InsuranceJson | null) : null;
   const insurerTyped = intent === "save" && !insurerCurrent ? answer!.values : null;
   const insurerValues: FormValues = insurerCurrent ? insurerFormValues(insurerCurrent) : (insurerTyped ?? insurerFormValues(insurance));
-  const insurerVersion = insurerCurrent ? insurerCurrent.version : insurerTyped ? (versionOf(insurerTyped.version) ?? insurance.version) : insurance.version;
+  const insurerVersion = insurerCurrent ? insurerCurrent.version : insurerTyped ? (formVersion(insurerTyped.version) ?? insurance.version) : insurance.version;
 
   // The service form: add by default; edit the service named by ?service= or by a refused update.
   const serviceIntent = intent === "add-service" || intent === "update-service" ? intent : null;
@@ -84,7 +79,7 @@ export default function EditInsurance() {
   const editing = editingId === null ? null : (insurance.services.find((s) => s.id === editingId) ?? null);
   const serviceTyped = serviceIntent && !serviceCurrent ? answer!.values : null;
   const serviceValues: FormValues = serviceCurrent ? serviceFormValues(serviceCurrent) : (serviceTyped ?? (editing ? serviceFormValues(editing) : { multiplier: "1" }));
-  const serviceVersion = serviceCurrent ? serviceCurrent.version : serviceTyped && editing ? (versionOf(serviceTyped.version) ?? editing.version) : editing?.version;
+  const serviceVersion = serviceCurrent ? serviceCurrent.version : serviceTyped && editing ? (formVersion(serviceTyped.version) ?? editing.version) : editing?.version;
   const insurerError = intent === "save" || intent === "delete" || !intent ? answer?.message : null;
   const serviceError = intent && intent !== "save" && intent !== "delete" ? answer?.message : null;
 

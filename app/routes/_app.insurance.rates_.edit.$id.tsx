@@ -6,18 +6,13 @@ import { RateRecordForm, rateRecordFormValues, rateRecordInput } from "~/compone
 import { FormMessage } from "~/components/ui/field";
 import { locationOptions } from "~/models/locations.server";
 import { deleteRateRecord, getRateRecord, updateRateRecord, type RateRecordJson } from "~/models/rate-records.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, type FormAnswer, formVersion } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /** Edit a rate/pay record (versioned: a stale save shows the current values) and delete it after a confirm step. */
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.record.name ?? "rate record"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
-
-function versionOf(raw: string | string[] | undefined): number | null {
-  const n = Number(raw);
-  return typeof raw === "string" && raw !== "" && Number.isSafeInteger(n) ? n : null;
-}
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_insurances");
@@ -34,7 +29,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values = formValues(await request.formData());
   switch (values.intent) {
     case "save":
-      return formResult(await updateRateRecord(ctx, id, rateRecordInput(values), { partial: false, version: versionOf(values.version) }), values, (r) => `/insurance/rates/edit/${r.id}`);
+      return formResult(await updateRateRecord(ctx, id, rateRecordInput(values), { partial: false, version: formVersion(values.version) }), values, (r) => `/insurance/rates/edit/${r.id}`);
     case "delete":
       return formResult(await deleteRateRecord(ctx, id), values, () => "/insurance/rates");
     default:
@@ -52,7 +47,7 @@ export default function EditRateRecord() {
   const current = answer?.values.intent === "save" ? ((answer.current ?? null) as RateRecordJson | null) : null;
   const typed = answer?.values.intent === "save" && !current ? answer.values : null;
   const values = current ? rateRecordFormValues(current) : (typed ?? rateRecordFormValues(record));
-  const version = current ? current.version : typed ? (versionOf(typed.version) ?? record.version) : record.version;
+  const version = current ? current.version : typed ? (formVersion(typed.version) ?? record.version) : record.version;
   const here = `/insurance/rates/edit/${record.id}`;
   return (
     <>

@@ -60,3 +60,9 @@ export function listQueryFrom(request: Request, filters: readonly string[] = [])
   const parsed = parseWith(ListQuery, Object.fromEntries(Object.entries(params).filter(([k]) => !filters.includes(k))));
   return parsed.ok ? { query: parsed.data, queryError: null, params } : { query: v.parse(ListQuery, {}), queryError: Object.values(parsed.errors)[0]!, params };
 }
+
+/** The record version a form posted back (hidden `version` field), or null when absent or not a whole number. */
+export function formVersion(raw: string | string[] | undefined | null): number | null {
+  const n = Number(raw);
+  return typeof raw === "string" && raw !== "" && Number.isSafeInteger(n) ? n : null;
+}

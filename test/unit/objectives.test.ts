@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   errorsOnFormRows,
   moveObjective,
-  objectiveLabel,
+  objectiveLabels,
   ObjectiveInput,
   objectiveRowsFromForm,
   OBJECTIVE_MESSAGES,
@@ -176,10 +176,13 @@ describe("sorting, labels and plan re-indexing", () => {
   });
 
   it.each([
-    [{ type: "STO", position: 3 }, "STO3"],
-    [{ type: "LTO", position: 4 }, "LTO"],
-  ])("labels %j as %s", (o, label) => {
-    expect(objectiveLabel(o)).toBe(label);
+    ["STOs by rank, a lone LTO plain", "S1@1 S2@2 S3@3 L4@4", ["STO1", "STO2", "STO3", "LTO"]],
+    ["ranks, not stored positions (gaps and repeats)", "S1@2 S2@5 S3@5 L4@9", ["STO1", "STO2", "STO3", "LTO"]],
+    ["several LTOs are numbered", "S1@1 L2@2 L3@3", ["STO1", "LTO1", "LTO2"]],
+  ])("labels: %s", (_name, spec, labels) => {
+    const list = L(spec);
+    const map = objectiveLabels(list);
+    expect(list.map((o) => map.get(o.id)!.label)).toEqual(labels);
   });
 
   it.each([

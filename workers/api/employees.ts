@@ -20,7 +20,7 @@ import {
 } from "~/models/employees.server";
 import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, requireApiStaff, type AppEnv, type GuardMiddleware } from "./env";
-import { answer, modelContext, pathId, v2Router, type RestResource } from "./rest";
+import { answer, listCacheKey, modelContext, pathId, requestVersion, v2Router, type RestResource } from "./rest";
 
 /**
  * Employees ("doctors", platform §7): the v1 doctors calls, the v2 employees resource, and the user
@@ -68,7 +68,7 @@ async function listHandler(c: Context<AppEnv>) {
   const parsed = parseWith(ListQuery, raw);
   if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
   const ctx = modelContext(c);
-  const key = `${ctx.actor.kind}:${ctx.actor.id}?${new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cache").sort()).toString()}`;
+  const key = listCacheKey(ctx, raw);
   return c.json(await cachedList(ctx.db, EMPLOYEES, key, parsed.data.cache, () => listEmployees(ctx, parsed.data, raw)));
 }
 
@@ -94,12 +94,6 @@ export const employeesV2 = new Hono<AppEnv>()
 
 async function bodyOf(c: Context<AppEnv>) {
   return readBody(c);
-}
-
-function versionOf(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
-  const raw = body.version ?? c.req.header("If-Match")?.replace(/"/g, "");
-  const n = Number(raw);
-  return raw === undefined || raw === null || raw === "" || !Number.isInteger(n) ? null : n;
 }
 
 
@@ -132,7 +126,7 @@ export const doctorsApi = new Hono<AppEnv>()
     if (id === null) return notFoundEmployee(c);
     const body = await bodyOf(c);
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
-    return answer(c, await updateEmployee(modelContext(c), id, body, { partial: false, version: versionOf(c, body) }));
+    return answer(c, await updateEmployee(modelContext(c), id, body, { partial: false, version: requestVersion(c, body) }));
   })
   .put("/update/status/:id", manageEmployees, async (c) => {
     const id = pathId(c.req.param("id"));
@@ -157,7 +151,7 @@ export const usersV2 = new Hono<AppEnv>()
     const body = await bodyOf(c);
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
     // editUser changes only the fields it is given.
-    return answer(c, await updateEmployee(modelContext(c), id, body, { partial: true, version: versionOf(c, body) }));
+    return answer(c, await updateEmployee(modelContext(c), id, body, { partial: true, version: requestVersion(c, body) }));
   })
   .patch("/:id/change-password", manageEmployees, async (c) => {
     const id = pathId(c.req.param("id"));

@@ -17,7 +17,7 @@ import {
   type InsuranceJson,
 } from "~/models/insurances.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, pathId, v1Router, v2Router, type RestResource } from "./rest";
+import { answer, modelContext, pathId, requestVersion, v1Router, v2Router, type RestResource } from "./rest";
 
 /** Insurers and their CPT services (clinical §7 Insurance). Insurers are not per-location: manage_insurances for all. */
 export const insuranceResource: RestResource<InsuranceJson> = {
@@ -38,12 +38,6 @@ const guard = requireApiPermission("manage_insurances");
 
 function listQuery(c: Context<AppEnv>) {
   return parseWith(ListQuery, c.req.query());
-}
-
-function versionOf(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
-  const raw = body.version ?? c.req.header("If-Match")?.replace(/"/g, "");
-  const n = Number(raw);
-  return raw === undefined || raw === null || raw === "" || !Number.isInteger(n) ? null : n;
 }
 
 /**
@@ -81,14 +75,14 @@ const insuranceCalls = new Hono<AppEnv>()
     if (id === null) return jsonError(c, 404, "Service not found.");
     const body = await readBody(c);
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
-    return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: false, version: versionOf(c, body) }));
+    return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: false, version: requestVersion(c, body) }));
   })
   .patch("/update/service/:id", guard, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Service not found.");
     const body = await readBody(c);
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
-    return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: true, version: versionOf(c, body) }));
+    return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: true, version: requestVersion(c, body) }));
   })
   .delete("/destroy/service/:id", guard, async (c) => {
     const id = pathId(c.req.param("id"));

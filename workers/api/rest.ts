@@ -37,7 +37,8 @@ export function modelContext(c: Context<AppEnv>): ModelContext {
 
 export { pathId };
 
-function versionOf(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
+/** The version a client claims to update: the body's `version`, else the If-Match header; null when absent. */
+export function requestVersion(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
   const raw = body.version ?? c.req.header("If-Match")?.replace(/"/g, "");
   const n = Number(raw);
   return raw === undefined || raw === null || raw === "" || !Number.isInteger(n) ? null : n;
@@ -60,13 +61,17 @@ function isResult<T>(x: Paged<T> | ModelResult<Paged<T>>): x is ModelResult<Page
   return "ok" in x;
 }
 
+/** A cached list's key: who asks (their scope) and the query without `cache`, in a stable order. */
+export function listCacheKey(ctx: ModelContext, raw: Record<string, string>): string {
+  return `${ctx.actor.kind}:${ctx.actor.id}?${new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cache").sort()).toString()}`;
+}
+
 async function listHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
   const raw = c.req.query();
   const parsed = parseWith(listQuerySchema(resource.maxPerPage, resource.defaultPerPage), raw);
   if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
   const ctx = modelContext(c);
-  const scope = `${ctx.actor.kind}:${ctx.actor.id}`;
-  const key = `${scope}?${new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cache").sort()).toString()}`;
+  const key = listCacheKey(ctx, raw);
   const result = await cachedList(ctx.db, resource.name, key, parsed.data.cache, () => resource.list(ctx, parsed.data, raw));
   if (isResult(result)) return result.ok ? c.json(result.data) : answer(c, result);
   return c.json(result);
@@ -95,7 +100,7 @@ async function updateHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
   const body = await bodyOr400(c);
   if (!body) return jsonError(c, 400, "The request body must be JSON.");
-  return answer(c, await resource.update(modelContext(c), id, body, { partial, version: versionOf(c, body) }));
+  return answer(c, await resource.update(modelContext(c), id, body, { partial, version: requestVersion(c, body) }));
 }
 
 async function statusHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {

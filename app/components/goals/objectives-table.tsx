@@ -1,5 +1,5 @@
 import { Form, Link } from "@remix-run/react";
-import { COMPARISON_OPERATOR_LABELS, objectiveLabel, type ComparisonOperator } from "~/domain/objectives";
+import { COMPARISON_OPERATOR_LABELS, objectiveLabels, type ComparisonOperator } from "~/domain/objectives";
 import type { ObjectiveJson } from "~/models/objectives.server";
 import { ObjectiveFields, text } from "./goal-fields";
 
@@ -16,13 +16,13 @@ export interface ObjectiveAnswer {
   current: ObjectiveJson | null;
 }
 
-function Move({ o, direction, disabled, busy }: { o: ObjectiveJson; direction: "up" | "down"; disabled: boolean; busy: boolean }) {
+function Move({ o, label, direction, disabled, busy }: { o: ObjectiveJson; label: string; direction: "up" | "down"; disabled: boolean; busy: boolean }) {
   return (
     <Form method="post" className="inline-form">
       <input type="hidden" name="intent" value="move-objective" />
       <input type="hidden" name="objective_id" value={o.id} />
       <input type="hidden" name="direction" value={direction} />
-      <button className="link-button" type="submit" disabled={busy || disabled} aria-label={`Move ${objectiveLabel(o)} ${direction}`}>
+      <button className="link-button" type="submit" disabled={busy || disabled} aria-label={`Move ${label} ${direction}`}>
         {direction === "up" ? "Up" : "Down"}
       </button>
     </Form>
@@ -32,6 +32,7 @@ function Move({ o, direction, disabled, busy }: { o: ObjectiveJson; direction: "
 export function ObjectivesTable({ objectives, answer, busy }: { objectives: ObjectiveJson[]; answer: ObjectiveAnswer | null; busy: boolean }) {
   if (!objectives.length) return <p>No objectives yet.</p>;
   const stoCount = objectives.filter((o) => o.type !== "LTO").length;
+  const labels = objectiveLabels(objectives);
   return (
     <table>
       <thead>
@@ -51,7 +52,7 @@ export function ObjectivesTable({ objectives, answer, busy }: { objectives: Obje
       </thead>
       <tbody>
         {objectives.map((o) => {
-          const label = objectiveLabel(o);
+          const label = labels.get(o.id)!.label;
           const mine = answer && answer.intent === "save-objective" && answer.objectiveId === o.id ? answer : null;
           const shown = mine?.current ?? (mine ? mine.values : o);
           const version = mine?.current ? mine.current.version : mine?.values.version ? Number(mine.values.version) : o.version;
@@ -68,7 +69,7 @@ export function ObjectivesTable({ objectives, answer, busy }: { objectives: Obje
               <td className="actions">
                 {o.type !== "LTO" ? (
                   <>
-                    <Move o={o} direction="up" disabled={o.position <= 1} busy={busy} /> <Move o={o} direction="down" disabled={o.position >= stoCount} busy={busy} />{" "}
+                    <Move o={o} label={label} direction="up" disabled={o.position <= 1} busy={busy} /> <Move o={o} label={label} direction="down" disabled={o.position >= stoCount} busy={busy} />{" "}
                   </>
                 ) : null}
                 <details open={!!mine}>
