@@ -49,7 +49,7 @@
  */
 import { objectiveLabels as labelObjectives } from "./objectives";
 import { TRAINING_CATEGORIES, type PlanCategory } from "./plans";
-import { isoDate, parseIsoDate, weekEndingOn } from "./weeks";
+import { dateOfDay, dayNumber, weekdayOfDay, weekEndingDay } from "./weeks";
 
 export interface ChartInput {
   plan: { name: string; category: string; baselineDate: string | null; baselineLevel: number | null; unitType: string | null; timeframe: string | null };
@@ -194,7 +194,6 @@ export const STO_COLORS = [
 ] as const;
 export const LTO_COLOR = "#1e3a8a";
 
-const DAY_MS = 86_400_000;
 const HALF_WEEK = 3.5;
 
 /* ------------------------------------------------------------------ small rules */
@@ -312,14 +311,8 @@ export function commentOffsets(comments: ChartInput["comments"]): Map<number, nu
 
 /* ------------------------------------------------------------------ dates */
 
-export function dayNumber(date: string): number | null {
-  const d = parseIsoDate(date);
-  return d ? Math.round(d.getTime() / DAY_MS) : null;
-}
-
-export function dateOfDay(day: number): string {
-  return isoDate(new Date(Math.floor(day) * DAY_MS));
-}
+/** Day numbers and their dates: app/domain/weeks.ts (re-exported for the renderers and tests). */
+export { dateOfDay, dayNumber };
 
 /** mm/dd/yyyy (US clinics), or mm/dd/yy when short. */
 export function formatChartDate(date: string, short = false): string {
@@ -329,8 +322,7 @@ export function formatChartDate(date: string, short = false): string {
 
 /** Day number of the last Saturday on or before `date`. */
 function lastSaturdayOnOrBefore(day: number): number {
-  const weekday = (((day + 4) % 7) + 7) % 7; // 1970-01-01 was a Thursday (4)
-  return day - ((weekday + 1) % 7);
+  return day - ((weekdayOfDay(day) + 1) % 7);
 }
 
 /* ------------------------------------------------------------------ geometry */
@@ -421,8 +413,9 @@ export function buildChartModel(input: ChartInput): ChartModel {
   // Weekly reports on their Saturday, one per week (the later one wins), inside the window.
   const byWeek = new Map<number, ChartInput["reports"][number]>();
   for (const r of input.reports) {
-    if (!parseIsoDate(r.weekEnd)) continue;
-    const day = dayNumber(weekEndingOn(r.weekEnd));
+    const reported = dayNumber(r.weekEnd);
+    if (reported === null) continue;
+    const day = weekEndingDay(reported);
     if (inWindow(day)) byWeek.set(day, r);
   }
   const reportDays = [...byWeek.keys()].sort((a, b) => a - b);
@@ -436,10 +429,12 @@ export function buildChartModel(input: ChartInput): ChartModel {
   const points: ChartPoint[] = weekDays.map((x) => {
     const weekEnd = dateOfDay(x);
     const r = byWeek.get(x);
-    const base = { weekEnd, label: formatChartDate(weekEnd), x, phase: phaseOf(x) };
-    if (!r) return { ...base, value: null, reported: null, totalUnits: null, hours: null };
+    const label = formatChartDate(weekEnd);
+    const phase = phaseOf(x);
+    // Plain literals (no spread of a shared base): this runs once per week of up to years of data.
+    if (!r) return { weekEnd, label, x, value: null, reported: null, totalUnits: null, hours: null, phase };
     const value = perHour ? perHourValue(r.value, r.totalUnits) : r.value;
-    return { ...base, value, reported: r.value, totalUnits: r.totalUnits, hours: perHour ? hoursOf(r.totalUnits) : null };
+    return { weekEnd, label, x, value, reported: r.value, totalUnits: r.totalUnits, hours: perHour ? hoursOf(r.totalUnits) : null, phase };
   });
 
   const series: ChartSeries[] = (["baseline", "treatment"] as const).map((key) => ({

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
 import { MESSAGES, optionalDate, optionalId, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
+import { dayNumber } from "./weeks";
 
 /** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
 
@@ -78,14 +79,6 @@ export const COMPLIANCE_LABELS: Record<ComplianceState, string> = {
   expired: "Expired",
   missing: "Missing",
 };
-
-const DAY_MS = 86_400_000;
-function dayNumber(iso: string): number | null {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(iso)) return null;
-  const t = Date.parse(`${iso}T00:00:00Z`);
-  if (Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== iso) return null;
-  return Math.round(t / DAY_MS);
-}
 
 /**
  * The state of one compliance date on `today` (both YYYY-MM-DD). Before today → expired; today up to 30

@@ -326,14 +326,14 @@ const tooLong = (json: string | undefined) => json !== undefined && new TextEnco
 /** Writes a new document and fields when the version still matches; the audit row goes in the same batch. */
 async function write(ctx: ModelContext, scope: BipInScope, values: Partial<ReturnType<typeof rowValues>>, version: number | null, message: string): Promise<ModelResult<BipJson>> {
   if (tooLong(values.document)) return TOO_LONG;
-  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "bip", entityId: scope.bipId, patientId: scope.patientId }, () => [
+  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "bip", entityId: scope.bipId, patientId: scope.patientId }, () => [
     ctx.db
       .update(bips)
       .set({ ...values, version: sql`${bips.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(bips.id, scope.bipId), isNull(bips.deletedAt), version === null ? undefined : eq(bips.version, version)))
       .returning({ id: bips.id }),
     bumpListVersion(ctx.db, BIPS),
-  ])) as [{ id: number }[]];
+  ]);
   const after = await load(ctx, scope.bipId);
   if (!rows[0]) return after ? conflict(bipJson(after)) : notFound("BIP");
   return ok(bipJson(after!), message);

@@ -36,16 +36,22 @@ function parse<T>(text: string | null, order: (a: T, b: T) => number): T[] {
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-export async function chartInputsForPlans(ctx: ModelContext, planIds: number[], range: ChartRange): Promise<Map<number, ChartInput>> {
-  const out = new Map<number, ChartInput>();
-  const ids = [...new Set(planIds.filter((id) => Number.isSafeInteger(id) && id > 0))];
-  if (ids.length === 0) return out;
+function planIds(planIds: readonly number[]): number[] {
+  return [...new Set(planIds.filter((id) => Number.isSafeInteger(id) && id > 0))];
+}
+
+/**
+ * The chart-input statement for plans already found in scope, not yet run: await it alone
+ * (chartInputsForPlans), or put it in a batch beside the read's audit row (auditedRead) and give the
+ * rows to chartInputsFrom.
+ */
+export function chartInputsQuery(ctx: ModelContext, ids: readonly number[], range: ChartRange) {
   const from = range.from || null;
   const to = range.to || null;
   const o = objectives;
   const r = weeklyReports;
   const c = chartComments;
-  const rows = await ctx.db
+  return ctx.db
     .select({
       id: plans.id,
       name: plans.name,
@@ -64,8 +70,17 @@ export async function chartInputsForPlans(ctx: ModelContext, planIds: number[], 
       comments: jsonRows(sql`json_object('id', ${c.id}, 'commentDate', ${c.commentDate}, 'comment', ${c.comment})`, c, and(eq(c.planId, plans.id), inWindow(c.commentDate, from, to)), sql`${c.commentDate}, ${c.id}`),
     })
     .from(plans)
-    .where(and(inIds(plans.id, ids), isNull(plans.deletedAt)))
+    .where(and(inIds(plans.id, planIds(ids)), isNull(plans.deletedAt)))
     .orderBy(asc(plans.id));
+}
+
+export type ChartInputRows = Awaited<ReturnType<typeof chartInputsQuery>>;
+
+/** The chart inputs by plan id, from the rows of chartInputsQuery for the same range. */
+export function chartInputsFrom(rows: ChartInputRows, range: ChartRange): Map<number, ChartInput> {
+  const out = new Map<number, ChartInput>();
+  const from = range.from || null;
+  const to = range.to || null;
   for (const { id, objectives: objectiveJson, reports, comments, ...plan } of rows) {
     out.set(id, {
       plan,
@@ -77,6 +92,11 @@ export async function chartInputsForPlans(ctx: ModelContext, planIds: number[], 
     });
   }
   return out;
+}
+
+export async function chartInputsForPlans(ctx: ModelContext, ids: number[], range: ChartRange): Promise<Map<number, ChartInput>> {
+  if (planIds(ids).length === 0) return new Map();
+  return chartInputsFrom(await chartInputsQuery(ctx, ids, range), range);
 }
 
 export interface EditorReport {
@@ -95,13 +115,13 @@ export interface EditorComment {
 
 /**
  * The rows of the goal screen's editors (Update Weekly Reports, Update Comments) for a plan already
- * found in scope (a PlanInScope only comes from findPlanInScope): one statement, in date order, at most
- * 500 of each (the editors' page size, clinical §9).
+ * found in scope (a PlanInScope only comes from findPlanInScope): one statement, not yet run (like
+ * chartInputsQuery), in date order, at most 500 of each (the editors' page size, clinical §9).
  */
-export async function editorRows(ctx: ModelContext, plan: PlanInScope, range: ChartRange): Promise<{ reports: EditorReport[]; comments: EditorComment[] }> {
+export function editorRowsQuery(ctx: ModelContext, plan: PlanInScope, range: ChartRange) {
   const r = weeklyReports;
   const c = chartComments;
-  const [row] = await ctx.db
+  return ctx.db
     .select({
       reports: jsonRows(
         sql`json_object('id', ${r.id}, 'week_end', ${r.weekEnd}, 'value', ${r.value}, 'total_units', ${r.totalUnits}, 'version', ${r.version})`,
@@ -120,8 +140,20 @@ export async function editorRows(ctx: ModelContext, plan: PlanInScope, range: Ch
     })
     .from(plans)
     .where(eq(plans.id, plan.planId));
+}
+
+export interface EditorRows {
+  reports: EditorReport[];
+  comments: EditorComment[];
+}
+
+export function editorRowsFrom([row]: Awaited<ReturnType<typeof editorRowsQuery>>): EditorRows {
   return {
     reports: parse<EditorReport>(row?.reports ?? null, (a, b) => byText(a.week_end, b.week_end)),
     comments: parse<EditorComment>(row?.comments ?? null, (a, b) => byText(a.comment_date, b.comment_date) || a.id - b.id),
   };
+}
+
+export async function editorRows(ctx: ModelContext, plan: PlanInScope, range: ChartRange): Promise<EditorRows> {
+  return editorRowsFrom(await editorRowsQuery(ctx, plan, range));
 }

@@ -172,14 +172,14 @@ export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw:
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await checkBip(ctx, parsed.data.bip_id, current.patient_id);
   if (Object.keys(errors).length) return invalid(errors);
-  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: ENTITY, entityId: id, patientId: current.patient_id }, () => [
+  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: ENTITY, entityId: id, patientId: current.patient_id }, () => [
     ctx.db
       .update(intakeAssessments)
       .set({ ...columns(parsed.data), version: sql`${intakeAssessments.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(intakeAssessments.id, id), live, opts.version === null ? undefined : eq(intakeAssessments.version, opts.version)))
       .returning({ id: intakeAssessments.id }),
     bumpListVersion(ctx.db, INTAKE_ASSESSMENTS),
-  ])) as [{ id: number }[]];
+  ]);
   if (!rows[0]) return conflict((await findIntakeAssessment(ctx, id)) ?? current);
   return ok((await findIntakeAssessment(ctx, id))!, "Intake assessment updated.");
 }

@@ -144,14 +144,14 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await checkInsurance(ctx, parsed.data.insurance_id);
   if (Object.keys(errors).length) return invalid(errors);
-  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id }, () => [
+  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id }, () => [
     ctx.db
       .update(paServices)
       .set({ ...values(parsed.data), version: sql`${paServices.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(paServices.id, id), live, opts.version === null ? undefined : eq(paServices.version, opts.version)))
       .returning({ id: paServices.id }),
     bumpListVersion(ctx.db, PA_SERVICES),
-  ])) as [{ id: number }[]];
+  ]);
   if (!rows[0]) return conflict((await getPaService(ctx, id)) ?? current);
   return ok((await getPaService(ctx, id))!, "PA service updated.");
 }

@@ -169,14 +169,14 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await check(ctx, parsed.data, id);
   if (Object.keys(errors).length) return invalid(errors);
-  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id }, () => [
+  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id }, () => [
     ctx.db
       .update(parents)
       .set({ ...values(parsed.data), version: sql`${parents.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(parents.id, id), isNull(parents.deletedAt), opts.version === null ? undefined : eq(parents.version, opts.version)))
       .returning({ id: parents.id }),
     bumpListVersion(ctx.db, PARENTS),
-  ])) as [{ id: number }[]];
+  ]);
   if (!rows[0]) return conflict((await findParent(ctx, id)) ?? current);
   return ok((await findParent(ctx, id))!, "Parent updated.");
 }

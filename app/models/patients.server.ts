@@ -366,10 +366,10 @@ export async function createPatient(ctx: ModelContext, raw: Record<string, unkno
   for (let attempt = 0; ; attempt++) {
     const newId = await nextId(ctx, patients);
     try {
-      const [rows] = (await withAudit(ctx.db, who(ctx), { action: "create", entity: "patient", entityId: newId, patientId: newId }, () => [
+      const [rows] = await withAudit(ctx.db, who(ctx), { action: "create", entity: "patient", entityId: newId, patientId: newId }, () => [
         ctx.db.insert(patients).values({ id: newId, ...values(parsed.data) }).returning(),
         bumpListVersion(ctx.db, PATIENTS),
-      ])) as [Row[]];
+      ]);
       return ok(patientJson(rows[0]!, ctx.now().toISOString().slice(0, 10)), "Client created.");
     } catch (e) {
       if (attempt < 5 && isKeyRace(e)) continue;
@@ -387,14 +387,14 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await checkReferences(ctx, parsed.data, patientId);
   if (Object.keys(errors).length) return invalid(errors);
-  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "patient", entityId: patientId, patientId }, () => [
+  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "patient", entityId: patientId, patientId }, () => [
     ctx.db
       .update(patients)
       .set({ ...values(parsed.data), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), opts.version === null ? undefined : eq(patients.version, opts.version)))
       .returning(),
     bumpListVersion(ctx.db, PATIENTS),
-  ])) as [Row[]];
+  ]);
   if (!rows[0]) return conflict((await findPatient(ctx, patientId)) ?? current);
   return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), "Client updated.");
 }
@@ -404,14 +404,14 @@ export async function updatePatientStatus(ctx: ModelContext, patientId: number, 
   if (!current) return notFound("Patient");
   const parsed = parseWith(PatientStatusInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "status", entity: "patient", entityId: patientId, patientId }, () => [
+  const [rows] = await withAudit(ctx.db, who(ctx), { action: "status", entity: "patient", entityId: patientId, patientId }, () => [
     ctx.db
       .update(patients)
       .set({ status: parsed.data.status, version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt)))
       .returning(),
     bumpListVersion(ctx.db, PATIENTS),
-  ])) as [Row[]];
+  ]);
   if (!rows[0]) return notFound("Patient");
   return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), "Status updated.");
 }

@@ -208,7 +208,7 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const moved = parsed.data.category !== current.category;
   const gapWrites = moved ? await closeCategoryGap(ctx, current.bip_id, current.category, id) : [];
-  const [rows] = (await withAudit(ctx.db, who(ctx), { action: "update", entity: "plan", entityId: id, patientId: current.patient_id }, () => [
+  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "plan", entityId: id, patientId: current.patient_id }, () => [
     ctx.db
       .update(plans)
       .set({
@@ -221,7 +221,7 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
       .returning({ id: plans.id }),
     ...gapWrites,
     bumpListVersion(ctx.db, PLANS),
-  ])) as [{ id: number }[]];
+  ]);
   const now = await loadPlan(ctx, scope);
   if (!rows[0]) return conflict(now ?? current);
   return ok(now!, "Goal updated.");

@@ -11,9 +11,9 @@ import { PLAN_CATEGORY_LABELS, type PlanCategory } from "~/domain/plans";
 import { chartWindow, usDate } from "~/domain/weekly-reports";
 import { findPlanInScope } from "~/models/bip-scope.server";
 import { who } from "~/models/patients.server";
-import { auditRead } from "~/services/audit.server";
+import { auditedRead } from "~/services/audit.server";
 import { createChartComment, deleteChartComment, updateChartComment } from "~/models/chart-comments.server";
-import { chartInputsForPlans, editorRows } from "~/models/charts.server";
+import { chartInputsFrom, chartInputsQuery, editorRowsFrom, editorRowsQuery } from "~/models/charts.server";
 import { createWeeklyReport, deleteWeeklyReport, updateWeeklyReport } from "~/models/weekly-reports.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -45,14 +45,19 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   if (!plan) throw notFound("Goal not found.");
   const url = new URL(request.url);
   const dates = chartWindow({ from: url.searchParams.get("from"), to: url.searchParams.get("to") });
-  const input = (await chartInputsForPlans(ctx, [planId], dates)).get(planId);
-  if (!input) throw notFound("Goal not found.");
-  // The goal's data is client data: its read is audited (one statement, the tail came with the scope).
-  await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: planId, patientId: plan.patientId }, plan.tail);
-  const model = buildChartModel(input);
   const canManage = can(actor, "manage_bips");
   const editing = canManage && url.searchParams.get("edit") === "1";
-  const editor = editing ? await editorRows(ctx, plan, dates) : null;
+  // The goal's data is client data: its read is audited. The chart's data (and the editors' rows) come
+  // back in one batch with the audit row — one round trip; the tail came with the scope.
+  const entry = { entity: "plan", entityId: planId, patientId: plan.patientId };
+  const chart = () => chartInputsQuery(ctx, [planId], dates);
+  const [chartRows, editorResult] = editing
+    ? await auditedRead(ctx.db, who(ctx), entry, () => [chart(), editorRowsQuery(ctx, plan, dates)], plan.tail)
+    : [...(await auditedRead(ctx.db, who(ctx), entry, () => [chart()], plan.tail)), null];
+  const input = chartInputsFrom(chartRows, dates).get(planId);
+  if (!input) throw notFound("Goal not found.");
+  const model = buildChartModel(input);
+  const editor = editorResult ? editorRowsFrom(editorResult) : null;
   const last = [...model.points].reverse().find((p) => p.value !== null);
   const confirm = editing ? /^delete-(report|comment)-(\d{1,15})$/.exec(url.searchParams.get("confirm") ?? "") : null;
   const confirmKind = confirm?.[1] as "report" | "comment" | undefined;

@@ -1,5 +1,5 @@
 import { asc, desc, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { Db } from "~/db/client.server";
 import { auditLog } from "~/db/schema";
 import type { Actor } from "~/domain/permissions";
@@ -73,14 +73,14 @@ function isChainRace(e: unknown): boolean {
  * build the statements inside it. Returns the batch results of the writes. `tail`: the chain's tail as
  * read with the request's data (`auditTail`); the first attempt uses it instead of reading it again.
  */
-export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: () => [...T], tail?: KnownTail): Promise<unknown[]> {
+export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: () => [...T], tail?: KnownTail): Promise<BatchResponse<T>> {
   for (let attempt = 0; ; attempt++) {
     const prev = attempt === 0 && tail !== undefined ? (tail ?? GENESIS) : await tailHash(db);
     const values = await auditValues(who, entry, prev);
     const audit = db.insert(auditLog).values(values);
     try {
       const results = await db.batch([...writes(), audit] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-      return results.slice(0, -1);
+      return results.slice(0, -1) as BatchResponse<T>;
     } catch (e) {
       if (attempt < 10 && isChainRace(e)) continue;
       throw e;
@@ -91,6 +91,15 @@ export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: Au
 /** Records a read (no write to go with it). `tail` as for withAudit. */
 export async function auditRead(db: Db, who: AuditWho, entry: Omit<AuditEntry, "action">, tail?: KnownTail): Promise<void> {
   await withAudit(db, who, { ...entry, action: "read" }, () => [] as [], tail);
+}
+
+/**
+ * Runs the reads and records them (one audit row, action read) in the same batch: one round trip, and
+ * the data comes back only when its read was recorded. Build the reads inside `reads` (called again on
+ * a retry); only reads of records already found in the actor's scope. `tail` as for withAudit.
+ */
+export function auditedRead<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: Omit<AuditEntry, "action">, reads: () => [...T], tail?: KnownTail): Promise<BatchResponse<T>> {
+  return withAudit(db, who, { ...entry, action: "read" }, reads, tail);
 }
 
 export interface ChainCheck {

@@ -1,7 +1,7 @@
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "~/db/schema";
-import { auditRead, auditTail, GENESIS, verifyAuditChain, withAudit } from "~/services/audit.server";
+import { auditedRead, auditRead, auditTail, GENESIS, verifyAuditChain, withAudit } from "~/services/audit.server";
 import { locations } from "~/db/schema";
 import { countingDb, db } from "./helpers";
 
@@ -68,6 +68,25 @@ describe("audit trail", () => {
       expect((await verifyAuditChain(db())).ok).toBe(true);
     });
 
+    it("reads recorded with their audit row: one round trip, the data returned, a retry after a stale tail reads again", async () => {
+      const id = await createLocationRow("Tail test");
+      const tail = await tailNow();
+      const counting = countingDb();
+      const [rows] = await auditedRead(counting.db, who, { entity: "location", entityId: id }, () => [counting.db.select({ title: locations.title }).from(locations).where(eq(locations.id, id))], tail);
+      expect(rows).toEqual([{ title: "Tail test" }]);
+      expect(counting.roundTrips()).toBe(1);
+      expect(counting.statements()).toBe(2);
+      const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+      expect([last!.action, last!.entity, last!.entityId, last!.prevHash]).toEqual(["read", "location", String(id), tail ?? GENESIS]);
+
+      // The same (now stale) tail: the batch fails on the link and is retried whole, so the data still comes back once, audited once.
+      const before = (await db().select().from(auditLog)).length;
+      const [again] = await auditedRead(db(), who, { entity: "location", entityId: id }, () => [db().select({ title: locations.title }).from(locations).where(eq(locations.id, id))], tail);
+      expect(again).toEqual([{ title: "Tail test" }]);
+      expect((await db().select().from(auditLog)).length).toBe(before + 1);
+      expect((await verifyAuditChain(db())).ok).toBe(true);
+    });
+
     it("many readers holding the same tail all land, once each, in one chain", async () => {
       await createLocationRow();
       const tail = await tailNow();
@@ -101,6 +120,7 @@ describe("audit trail", () => {
 });
 
 /** A location row, so a select from locations has a row to carry the tail. */
-async function createLocationRow() {
-  await db().insert(locations).values({ title: `Tail carrier ${Date.now()}` });
+async function createLocationRow(title = `Tail carrier ${Date.now()}`): Promise<number> {
+  const [row] = await db().insert(locations).values({ title }).returning({ id: locations.id });
+  return row!.id;
 }

@@ -16,14 +16,15 @@ export function db(): Db {
 }
 
 /**
- * The database behind a counter of the D1 statements it runs (a batch counts each of its statements), for
- * tests of a use case's statement budget.
+ * The database behind a counter of the D1 statements it runs (a batch counts each of its statements) and
+ * of its round trips (a batch is one), for tests of a use case's statement budget.
  */
-export function countingDb(): { db: Db; statements: () => number } {
+export function countingDb(): { db: Db; statements: () => number; roundTrips: () => number } {
   let n = 0;
+  let trips = 0;
   const originals = new WeakMap<object, D1PreparedStatement>();
   const wrap = (stmt: D1PreparedStatement): D1PreparedStatement => {
-    const run = <T>(f: () => T) => (n++, f());
+    const run = <T>(f: () => T) => (n++, trips++, f());
     const wrapped = {
       bind: (...values: unknown[]) => wrap(stmt.bind(...values)),
       first: (column?: string) => run(() => (column === undefined ? stmt.first() : stmt.first(column))),
@@ -36,12 +37,12 @@ export function countingDb(): { db: Db; statements: () => number } {
   };
   const binding = {
     prepare: (query: string) => wrap(env.DB.prepare(query)),
-    batch: (statements: D1PreparedStatement[]) => ((n += statements.length), env.DB.batch(statements.map((x) => originals.get(x) ?? x))),
+    batch: (statements: D1PreparedStatement[]) => ((n += statements.length), trips++, env.DB.batch(statements.map((x) => originals.get(x) ?? x))),
     exec: (query: string) => env.DB.exec(query),
     dump: () => env.DB.dump(),
     withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
   } as D1Database;
-  return { db: d1Database(binding), statements: () => n };
+  return { db: d1Database(binding), statements: () => n, roundTrips: () => trips };
 }
 
 let cachedHash: string | null = null;
