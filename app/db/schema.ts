@@ -332,7 +332,8 @@ export const tickets = sqliteTable(
     unreadResponses: integer("unread_responses").notNull().default(0),
     ...timestamps,
   },
-  (t) => [index("tickets_user_idx").on(t.userId)],
+  // The badges count the tickets nobody on staff has read on every screen (with the session): a partial index keeps that small.
+  (t) => [index("tickets_user_idx").on(t.userId), index("tickets_unread_by_staff_idx").on(t.status).where(sql`${t.readByStaff} = 0`)],
 );
 
 /** Key/value settings (two-factor expiry, session timeouts, demo flag). */

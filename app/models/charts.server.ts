@@ -11,7 +11,7 @@ import { inWindow } from "./weekly-reports.server";
  * plan row carries its objectives, its weekly reports and its chart comments in the date range as JSON
  * arrays (correlated json_group_array subqueries, each served by its plan_id index). The plan ids travel
  * as one JSON parameter (json_each), so a BIP with many goals stays within D1's bound-parameter limit.
- * The goal screen is then session + scope + this = 4 statements (docs/decisions/009).
+ * The goal screen is then session + scope + (this and its audit row in one batch): 3 round trips (docs/decisions/009).
  * The caller has already found the plans in scope (findPlanInScope / findBipInScope); ids it did not
  * check must not be passed here.
  */

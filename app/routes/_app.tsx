@@ -2,7 +2,6 @@ import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/shell/app-shell";
 import { badgeText, firstRole, greetingName, headerBadgeCount, showsLogoLink, showsProfileLink, sidebarBadgeCount, visibleSidebar } from "~/domain/shell";
-import { getNotificationSummary } from "~/models/notifications.server";
 import { requirePrincipal } from "~/services/guard.server";
 import { readPrefs } from "~/services/prefs.server";
 
@@ -10,8 +9,8 @@ import { readPrefs } from "~/services/prefs.server";
 export const handle = { guard: "principal" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePrincipal(request, context);
-  const summary = await getNotificationSummary(context.app.db, actor);
+  // The badges' ticket counts came with the session (no statement of their own).
+  const { actor, notifications: summary } = await requirePrincipal(request, context);
   const prefs = readPrefs(request);
   const { env } = context.app;
   return {

@@ -1,7 +1,8 @@
 import { redirect, type AppLoadContext } from "@remix-run/cloudflare";
 import { can, type Actor, type Permission } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
-import { readSessionActor, type ScreenSession } from "./session.server";
+import type { NotificationSummary } from "~/domain/shell";
+import { readSessionActor, type ScreenSession, type SessionAndActor } from "./session.server";
 
 /**
  * Route guards for loaders and actions. Each throws (a redirect to sign-in, the lock screen, or a 403
@@ -16,6 +17,8 @@ export interface GuardHandle {
 export interface Signed {
   actor: Actor;
   session: ScreenSession;
+  /** The ticket notifications, read with the session (no statement of their own). */
+  notifications: NotificationSummary;
 }
 
 function returnTo(request: Request): string {
@@ -33,7 +36,7 @@ export function notFound(message = "Not Found"): Response {
   return new Response(message, { status: 404, statusText: "Not Found" });
 }
 
-type Loaded = { session: ScreenSession | null; actor: Actor | null };
+type Loaded = SessionAndActor;
 /** One session-and-actor read (one statement) per request, however many loaders (layout and screen) ask. */
 const perRequest = new WeakMap<object, Promise<Loaded>>();
 
@@ -49,18 +52,18 @@ function load(request: Request, context: AppLoadContext): Promise<Loaded> {
 
 /** The signed-in principal of an active session, or null (no redirect). */
 export async function getSigned(request: Request, context: AppLoadContext): Promise<Signed | null> {
-  const { session, actor } = await load(request, context);
-  return session && actor ? { actor, session } : null;
+  const { session, actor, notifications } = await load(request, context);
+  return session && actor ? { actor, session, notifications } : null;
 }
 
 /** Any signed-in principal (staff or parent). Redirects to sign-in, or to the lock screen after the idle limit. */
 export async function requirePrincipal(request: Request, context: AppLoadContext): Promise<Signed> {
-  const { session, actor } = await load(request, context);
+  const { session, actor, notifications } = await load(request, context);
   const to = encodeURIComponent(returnTo(request));
   if (!session) throw redirect(`/login?redirectTo=${to}`);
   if (session.state === "locked") throw redirect(`/lock-screen?redirectTo=${to}`);
   if (!actor) throw redirect(`/login?redirectTo=${to}`);
-  return { actor, session };
+  return { actor, session, notifications };
 }
 
 /** A signed-in staff user; parents are refused with 403. */

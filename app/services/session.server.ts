@@ -3,7 +3,9 @@ import type { Db } from "~/db/client.server";
 import { parents, sessions, users } from "~/db/schema";
 import { sessionState, type SessionState } from "~/domain/auth-rules";
 import type { Actor } from "~/domain/permissions";
+import type { NotificationSummary } from "~/domain/shell";
 import { parentActorFields, parentActorFrom, userActorFields, userActorFrom, type PrincipalType } from "~/models/actors.server";
+import { notificationSummary, ticketCountColumns } from "~/models/notifications.server";
 import { getAuthSettings } from "~/models/settings.server";
 import { readCookies, serializeCookie } from "./cookies.server";
 import { randomToken, sha256Hex } from "./crypto.server";
@@ -68,25 +70,31 @@ export interface SessionAndActor {
   session: ScreenSession | null;
   /** The principal of an active session (null when locked, absent, deleted or inactive). */
   actor: Actor | null;
+  /** The principal's ticket notifications (the header and sidebar badges); zero without an actor. */
+  notifications: NotificationSummary;
 }
+
+const NO_NOTIFICATIONS: NotificationSummary = { unread_tickets_count: 0, unread_responses_count: 0, new_tickets_count: 0, total_unread: 0 };
 
 /**
  * The session and its principal in ONE statement: the session row joined to the user (with roles,
- * permissions and locations) or the parent it belongs to. Same limits and writes as readSession.
+ * permissions and locations) or the parent it belongs to, and the ticket counts of the badges. Same
+ * limits and writes as readSession.
  */
 export async function readSessionActor(db: Db, request: Request, now: Date): Promise<SessionAndActor> {
   const idHash = await cookieHash(request);
-  if (!idHash) return { session: null, actor: null };
+  if (!idHash) return { session: null, actor: null, notifications: NO_NOTIFICATIONS };
   const [row] = await db
-    .select({ session: sessions, user: userActorFields, parent: parentActorFields })
+    .select({ session: sessions, user: userActorFields, parent: parentActorFields, tickets: ticketCountColumns(users.id) })
     .from(sessions)
     .leftJoin(users, and(eq(sessions.principalType, "user"), eq(users.id, sessions.principalId), isNull(users.deletedAt)))
     .leftJoin(parents, and(eq(sessions.principalType, "parent"), eq(parents.id, sessions.principalId), isNull(parents.deletedAt)))
     .where(eq(sessions.idHash, idHash));
-  if (!row) return { session: null, actor: null };
+  if (!row) return { session: null, actor: null, notifications: NO_NOTIFICATIONS };
   const session = await applyLimits(db, row.session, now);
-  if (!session || session.state !== "active") return { session, actor: null };
-  return { session, actor: session.principalType === "user" ? userActorFrom(row.user) : parentActorFrom(row.parent) };
+  if (!session || session.state !== "active") return { session, actor: null, notifications: NO_NOTIFICATIONS };
+  const actor = session.principalType === "user" ? userActorFrom(row.user) : parentActorFrom(row.parent);
+  return { session, actor, notifications: actor ? notificationSummary(actor, row.tickets) : NO_NOTIFICATIONS };
 }
 
 /** The lock screen resumes the same session after the password is re-entered. */

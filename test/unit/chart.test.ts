@@ -660,6 +660,6 @@ describe("BehaviorChart (server SVG)", () => {
   it("an empty chart says so", () => {
     const html = render(buildChartModel(input()));
     expect(html).toContain(">No weekly reports</text>");
-    expect(html).toContain('<td colSpan="3">No Weekly Reports</td>');
+    expect(html).toContain('<td colspan="3">No Weekly Reports</td>');
   });
 });

@@ -100,8 +100,27 @@ describe("shell", () => {
     const token = await apiToken(await createUser({ permissions: ["manage_tickets"] }));
     const summary = (await (await api("/v2/tickets/notifications/summary", { token })).json()) as Record<string, number>;
     expect(summary.unread_tickets_count).toBeGreaterThanOrEqual(2);
-    const html = await (await request("/dashboard", { cookie: await signInCookie(await createUser({ permissions: ["manage_tickets"] })) })).text();
+    const staffCookie = await signInCookie(await createUser({ permissions: ["manage_tickets"] }));
+    const html = await (await request("/dashboard", { cookie: staffCookie })).text();
     expect(html).toMatch(/data-testid="ticket-badge">0</);
+    // The screen's counts come with the session read; they agree with the API's and the poll's.
+    const sidebarCount = /href="\/tickets[^"]*"[^>]*>[\s\S]*?<span class="badge">(\d+)<\/span>/.exec(html)?.[1];
+    expect(Number(sidebarCount)).toBe(summary.unread_tickets_count);
+    const polled = (await (await request("/resources/notifications", { cookie: staffCookie })).json()) as Record<string, unknown>;
+    expect(polled).toMatchObject({ unread_tickets_count: summary.unread_tickets_count, new_tickets_count: summary.new_tickets_count, ticketBadge: "0" });
+  });
+
+  it("counts a user's own unread responses and nobody else's, on the screen and in the poll", async () => {
+    const user = await createUser({ permissions: [] });
+    const other = await createUser({ permissions: [] });
+    await db().insert(tickets).values([
+      { userId: user.id, subject: "Mine", unreadResponses: 3 },
+      { userId: other.id, subject: "Theirs", unreadResponses: 5 },
+    ]);
+    const cookie = await signInCookie(user);
+    const polled = (await (await request("/resources/notifications", { cookie })).json()) as Record<string, unknown>;
+    expect(polled).toMatchObject({ unread_tickets_count: 0, unread_responses_count: 3, new_tickets_count: 0, total_unread: 3, ticketBadge: "3" });
+    expect(await (await request("/dashboard", { cookie })).text()).toMatch(/data-testid="ticket-badge">3</);
   });
 
   it("the demo banner shows when the demo flag is on", async () => {

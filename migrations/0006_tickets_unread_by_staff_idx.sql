@@ -1,0 +1,1 @@
+CREATE INDEX `tickets_unread_by_staff_idx` ON `tickets` (`status`) WHERE "tickets"."read_by_staff" = 0;
