@@ -657,6 +657,23 @@ describe("BehaviorChart (server SVG)", () => {
     expect(html).toContain("<title>01/06/2024: &lt;/script&gt;&lt;b&gt;x&lt;/b&gt;</title>");
   });
 
+  it("escapes every text it draws: plan name, objective names, comments (SVG and tables)", () => {
+    const m = buildChartModel(
+      input({
+        plan: { name: `Hits <img src=x onerror="alert(1)"> & 'kicks'` },
+        reports: reports([3, 4]),
+        objectives: [objective(1, "STO", 1, { target: 2, endDate: week(1), name: "<i>less</i>" })],
+        comments: [{ id: 1, commentDate: SAT, comment: `"quoted" & <b>bold</b>` }],
+      }),
+    );
+    const html = render(m);
+    const withoutJson = html.replace(/<script type="application\/json"[\s\S]*?<\/script>/, "");
+    expect(withoutJson).not.toMatch(/<img|<i>|<b>/);
+    expect(withoutJson).toContain("Hits &lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; &#x27;kicks&#x27;");
+    expect(withoutJson).toContain("<td>STO1: &lt;i&gt;less&lt;/i&gt;</td>");
+    expect(withoutJson).toContain("<td>&quot;quoted&quot; &amp; &lt;b&gt;bold&lt;/b&gt;</td>");
+  });
+
   it("an empty chart says so", () => {
     const html = render(buildChartModel(input()));
     expect(html).toContain(">No weekly reports</text>");
