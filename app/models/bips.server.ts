@@ -9,11 +9,12 @@ import { fillPlaceholdersDeep, type PlaceholderClient } from "~/domain/placehold
 import { PLAN_CATEGORIES, type PlanCategory } from "~/domain/plans";
 import { parseWith } from "~/domain/validation";
 import { addDays } from "~/domain/weeks";
-import { auditRead, withAudit } from "~/services/audit.server";
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import { auditedRead, auditRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findBipInScope, type BipInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
-import { objectivesOfPlans, type ObjectiveJson } from "./objectives.server";
+import { objectivesByPlan, objectivesOfBipQuery, type ObjectiveJson } from "./objectives.server";
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
 import { planJson, PLANS, type PlanJson } from "./plans.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
@@ -103,9 +104,12 @@ function detail(b: Loaded): BipDetail {
   };
 }
 
-/** The BIP row, its client, doctor, goals and their objectives (scope already checked). */
-async function load(ctx: ModelContext, bipId: number): Promise<Loaded | null> {
-  const [rows, planRows] = await ctx.db.batch([
+/**
+ * The reads of a BIP (scope already checked), not yet run: the BIP row with its client and doctor, its
+ * goals, and their objectives — three statements for one batch.
+ */
+function loadReads(ctx: ModelContext, bipId: number) {
+  return [
     ctx.db
       .select({ row: bips, identifier: patients.patientIdentifier, firstName: patients.firstName, lastName: patients.lastName, gender: patients.gender, doctorName: users.name, doctorSurname: users.surname })
       .from(bips)
@@ -117,16 +121,25 @@ async function load(ctx: ModelContext, bipId: number): Promise<Loaded | null> {
       .from(plans)
       .where(and(eq(plans.bipId, bipId), isNull(plans.deletedAt)))
       .orderBy(asc(plans.category), asc(plans.position), asc(plans.id)),
-  ]);
+    objectivesOfBipQuery(ctx, bipId),
+  ] as const;
+}
+
+function loadedFrom([rows, planRows, objectiveRows]: BatchResponse<ReturnType<typeof loadReads>>): Loaded | null {
   const r = rows[0];
   if (!r) return null;
   return {
-    objectives: await objectivesOfPlans(ctx, planRows.map((p) => p.id)),
+    objectives: objectivesByPlan(planRows.map((p) => p.id), objectiveRows),
     row: r.row,
     client: { id: r.row.patientId, identifier: r.identifier, firstName: r.firstName, fullName: `${r.firstName} ${r.lastName}`.trim(), gender: r.gender },
     doctorName: r.doctorName === null ? null : `${r.doctorName} ${r.doctorSurname ?? ""}`.trim(),
     plans: planRows,
   };
+}
+
+/** The BIP row, its client, doctor, goals and their objectives (scope already checked): one batch. */
+async function load(ctx: ModelContext, bipId: number): Promise<Loaded | null> {
+  return loadedFrom(await ctx.db.batch(loadReads(ctx, bipId)));
 }
 
 async function loadInScope(ctx: ModelContext, bipId: number): Promise<{ scope: BipInScope; loaded: Loaded } | null> {
@@ -138,10 +151,24 @@ async function loadInScope(ctx: ModelContext, bipId: number): Promise<{ scope: B
 
 /** A BIP read (profile, editor, API show): in scope, and the read is audited. */
 export async function getBipDetail(ctx: ModelContext, bipId: number): Promise<BipDetail | null> {
-  const found = await loadInScope(ctx, bipId);
-  if (!found) return null;
-  await auditRead(ctx.db, who(ctx), { entity: "bip", entityId: bipId, patientId: found.scope.patientId }, found.scope.tail);
-  return detail(found.loaded);
+  return (await readBip(ctx, bipId, () => [] as const))?.detail ?? null;
+}
+
+/**
+ * A BIP read with more reads of the same request (e.g. the profile's charts) in ONE batch with the
+ * read's audit row, after the scope check: 2 round trips in all. `more` gets the scope (for reads that
+ * must stay within it) and is built again if the batch is retried.
+ */
+export async function readBip<M extends readonly BatchItem<"sqlite">[]>(
+  ctx: ModelContext,
+  bipId: number,
+  more: (scope: BipInScope) => M,
+): Promise<{ detail: BipDetail; scope: BipInScope; more: BatchResponse<[...M]> } | null> {
+  const scope = await findBipInScope(ctx, bipId);
+  if (!scope) return null;
+  const results = await auditedRead(ctx.db, who(ctx), { entity: "bip", entityId: bipId, patientId: scope.patientId }, () => [...loadReads(ctx, bipId), ...more(scope)], scope.tail);
+  const loaded = loadedFrom([results[0], results[1], results[2]]);
+  return loaded ? { detail: detail(loaded), scope, more: results.slice(3) as BatchResponse<[...M]> } : null;
 }
 
 export async function getBip(ctx: ModelContext, bipId: number): Promise<BipJson | null> {

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { chartComments, objectives, plans, weeklyReports } from "~/db/schema";
 import type { ChartInput } from "~/domain/chart";
 import { EDITOR_PER_PAGE } from "~/domain/weekly-reports";
@@ -11,9 +11,10 @@ import { inWindow } from "./weekly-reports.server";
  * plan row carries its objectives, its weekly reports and its chart comments in the date range as JSON
  * arrays (correlated json_group_array subqueries, each served by its plan_id index). The plan ids travel
  * as one JSON parameter (json_each), so a BIP with many goals stays within D1's bound-parameter limit.
- * The goal screen is then session + scope + (this and its audit row in one batch): 3 round trips (docs/decisions/009).
- * The caller has already found the plans in scope (findPlanInScope / findBipInScope); ids it did not
- * check must not be passed here.
+ * The statements are built here and run by the caller in one batch with the read's audit row
+ * (auditedRead, readBip): the goal screen is session + scope + that batch, 3 round trips
+ * (docs/decisions/009). The caller has already found the plans in scope (findPlanInScope /
+ * findBipInScope); ids it did not check must not be passed here.
  */
 export interface ChartRange {
   from?: string | null;
@@ -40,12 +41,21 @@ function planIds(planIds: readonly number[]): number[] {
   return [...new Set(planIds.filter((id) => Number.isSafeInteger(id) && id > 0))];
 }
 
-/**
- * The chart-input statement for plans already found in scope, not yet run: await it alone
- * (chartInputsForPlans), or put it in a batch beside the read's audit row (auditedRead) and give the
- * rows to chartInputsFrom.
- */
+/** The chart-input statement for plans already found in scope, not yet run; its rows go to chartInputsFrom. */
 export function chartInputsQuery(ctx: ModelContext, ids: readonly number[], range: ChartRange) {
+  return chartInputsWhere(ctx, inIds(plans.id, planIds(ids)), range);
+}
+
+/**
+ * The goals a BIP profile charts — its active maladaptive and replacement goals, measured weekly (the
+ * training goals are monthly fidelity checks and keep their chart on the goal screen) — as
+ * chartInputsQuery does, for a BIP already found in scope.
+ */
+export function profileChartsQuery(ctx: ModelContext, bipId: number, range: ChartRange) {
+  return chartInputsWhere(ctx, and(eq(plans.bipId, bipId), inArray(plans.category, ["maladaptive", "replacement"]), eq(plans.status, "active")), range);
+}
+
+function chartInputsWhere(ctx: ModelContext, where: SQL | undefined, range: ChartRange) {
   const from = range.from || null;
   const to = range.to || null;
   const o = objectives;
@@ -70,11 +80,11 @@ export function chartInputsQuery(ctx: ModelContext, ids: readonly number[], rang
       comments: jsonRows(sql`json_object('id', ${c.id}, 'commentDate', ${c.commentDate}, 'comment', ${c.comment})`, c, and(eq(c.planId, plans.id), inWindow(c.commentDate, from, to)), sql`${c.commentDate}, ${c.id}`),
     })
     .from(plans)
-    .where(and(inIds(plans.id, planIds(ids)), isNull(plans.deletedAt)))
+    .where(and(where, isNull(plans.deletedAt)))
     .orderBy(asc(plans.id));
 }
 
-export type ChartInputRows = Awaited<ReturnType<typeof chartInputsQuery>>;
+export type ChartInputRows = Awaited<ReturnType<typeof chartInputsWhere>>;
 
 /** The chart inputs by plan id, from the rows of chartInputsQuery for the same range. */
 export function chartInputsFrom(rows: ChartInputRows, range: ChartRange): Map<number, ChartInput> {
@@ -94,10 +104,6 @@ export function chartInputsFrom(rows: ChartInputRows, range: ChartRange): Map<nu
   return out;
 }
 
-export async function chartInputsForPlans(ctx: ModelContext, ids: number[], range: ChartRange): Promise<Map<number, ChartInput>> {
-  if (planIds(ids).length === 0) return new Map();
-  return chartInputsFrom(await chartInputsQuery(ctx, ids, range), range);
-}
 
 export interface EditorReport {
   id: number;
@@ -152,8 +158,4 @@ export function editorRowsFrom([row]: Awaited<ReturnType<typeof editorRowsQuery>
     reports: parse<EditorReport>(row?.reports ?? null, (a, b) => byText(a.week_end, b.week_end)),
     comments: parse<EditorComment>(row?.comments ?? null, (a, b) => byText(a.comment_date, b.comment_date) || a.id - b.id),
   };
-}
-
-export async function editorRows(ctx: ModelContext, plan: PlanInScope, range: ChartRange): Promise<EditorRows> {
-  return editorRowsFrom(await editorRowsQuery(ctx, plan, range));
 }

@@ -66,12 +66,23 @@ const PlanRef = parentRef("plan_id", "Plan");
 
 /** The objectives of some plans, in display order (STOs by position, the LTO last). */
 export async function objectivesOfPlans(ctx: ModelContext, planIds: readonly number[]): Promise<Map<number, ObjectiveJson[]>> {
-  const out = new Map<number, ObjectiveJson[]>(planIds.map((id) => [id, []]));
-  if (!planIds.length) return out;
+  if (!planIds.length) return objectivesByPlan(planIds, []);
   const rows = await ctx.db
     .select()
     .from(objectives)
     .where(and(live, inArray(objectives.planId, [...planIds])));
+  return objectivesByPlan(planIds, rows);
+}
+
+/** The objectives of a BIP's live goals as one statement, not yet run (to batch with the BIP's other reads). */
+export function objectivesOfBipQuery(ctx: ModelContext, bipId: number) {
+  const ofBip = ctx.db.select({ id: plans.id }).from(plans).where(and(eq(plans.bipId, bipId), isNull(plans.deletedAt)));
+  return ctx.db.select().from(objectives).where(and(live, inArray(objectives.planId, ofBip)));
+}
+
+/** Objectives grouped by plan (every id of `planIds` present), each plan's in order (LTO last). */
+export function objectivesByPlan(planIds: readonly number[], rows: Row[]): Map<number, ObjectiveJson[]> {
+  const out = new Map<number, ObjectiveJson[]>(planIds.map((id) => [id, []]));
   for (const r of sortObjectives(rows)) out.get(r.planId)?.push(objectiveJson(r));
   return out;
 }

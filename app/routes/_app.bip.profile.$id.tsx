@@ -8,8 +8,8 @@ import { typeOfAssessmentLabel } from "~/domain/bip-document";
 import { can } from "~/domain/permissions";
 import { PLAN_CATEGORY_LABELS } from "~/domain/plans";
 import { addDays, weekEndingOn } from "~/domain/weeks";
-import { getBipDetail, goalsByCategory, shownDocument } from "~/models/bips.server";
-import { chartInputsForPlans } from "~/models/charts.server";
+import { goalsByCategory, readBip, shownDocument } from "~/models/bips.server";
+import { chartInputsFrom, profileChartsQuery } from "~/models/charts.server";
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
@@ -20,18 +20,16 @@ export const handle = { guard: "view_bips" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_bips");
   const ctx = modelContextFor(context, actor);
-  const detail = await getBipDetail(ctx, requireId(params.id, "BIP"));
-  if (!detail) throw notFound("BIP not found.");
+  // The charts of the goals measured weekly, the last 52 weeks (the goal screen has every week and the
+  // date filters); read in the same batch as the plan and its audit row.
+  const range = { from: addDays(weekEndingOn(ctx.now().toISOString().slice(0, 10)), -7 * 52) };
+  const read = await readBip(ctx, requireId(params.id, "BIP"), (scope) => [profileChartsQuery(ctx, scope.bipId, range)] as const);
+  if (!read) throw notFound("BIP not found.");
+  const detail = read.detail;
   const { bip } = detail;
   const goals = goalsByCategory(bip);
-  // Charts of the goals measured weekly (maladaptive and replacement, active); training goals are monthly
-  // fidelity checks and keep their chart on the goal screen. One statement for all of them.
-  const charted = goals.flatMap((g) => g.plans).filter((p) => (p.category === "maladaptive" || p.category === "replacement") && p.status === "active");
-  // The last 52 weeks keep the page light; the goal screen has every week and the date filters.
-  const from = addDays(weekEndingOn(ctx.now().toISOString().slice(0, 10)), -7 * 52);
-  const inputs = await chartInputsForPlans(ctx, charted.map((p) => p.id), { from });
   const charts: Record<number, ChartModel> = {};
-  for (const [id, input] of inputs) if (input.reports.length > 0) charts[id] = buildChartModel(input);
+  for (const [id, input] of chartInputsFrom(read.more[0], range)) if (input.reports.length > 0) charts[id] = buildChartModel(input);
   return {
     bip: { id: bip.id, patient_id: bip.patient_id, patient_name: bip.patient_name, patient_identifier: bip.patient_identifier, type_of_assessment: bip.type_of_assessment, doctor_name: bip.doctor_name, needs_attention: bip.needs_attention, updated_at: bip.updated_at },
     charts,

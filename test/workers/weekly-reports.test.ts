@@ -6,9 +6,9 @@ import type { Permission } from "~/domain/permissions";
 import { CHART_COMMENT_NOTICES, IMPORT_MAX_BYTES, IMPORT_MESSAGES, WEEKLY_REPORT_MESSAGES, WEEKLY_REPORT_NOTICES } from "~/domain/weekly-reports";
 import { d1Database } from "~/db/client.server";
 import type { Actor } from "~/domain/permissions";
-import { chartInputsForPlans, editorRows } from "~/models/charts.server";
+import { chartInputsFrom, chartInputsQuery, editorRowsFrom, editorRowsQuery, profileChartsQuery, type ChartRange } from "~/models/charts.server";
 import type { ModelContext } from "~/models/context";
-import { findPlanInScope } from "~/models/bip-scope.server";
+import { findPlanInScope, type PlanInScope } from "~/models/bip-scope.server";
 import { verifyAuditChain } from "~/services/audit.server";
 import { weeklySheet, xlsxFile } from "../support/xlsx";
 import { api, apiToken, BASE, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, createWeeklyReport, db, request, signInCookie } from "./helpers";
@@ -471,7 +471,10 @@ function countingContext(locationIds: number[]): { ctx: ModelContext; statements
   return { ctx: { db: d1Database(counted), actor, ip: "127.0.0.1", now: () => new Date() }, statements: () => n };
 }
 
-describe("chartInputsForPlans", () => {
+describe("chart inputs", () => {
+  const chartInputsForPlans = async (ctx: ModelContext, ids: number[], range: ChartRange) => chartInputsFrom(await chartInputsQuery(ctx, ids, range), range);
+  const editorRows = async (ctx: ModelContext, plan: PlanInScope, range: ChartRange) => editorRowsFrom(await editorRowsQuery(ctx, plan, range));
+
   it("reads every plan's objectives, reports and comments in the window in one statement", async () => {
     const w = await world();
     const second = await createPlan(w.bip, { name: "Manding", category: "replacement", baselineDate: "2025-12-27", baselineLevel: 10, timeframe: null, unitType: null });
@@ -506,6 +509,20 @@ describe("chartInputsForPlans", () => {
     const all = await chartInputsForPlans(ctx, [w.plan.id], {});
     expect(all.get(w.plan.id)!.reports.map((r) => r.weekEnd)).toEqual(["2025-12-27", "2026-01-10", "2026-01-17"]);
     expect(await chartInputsForPlans(ctx, [], {})).toEqual(new Map());
+  });
+
+  it("a BIP profile charts its active maladaptive and replacement goals only", async () => {
+    const w = await world();
+    const replacement = await createPlan(w.bip, { name: "Manding", category: "replacement" });
+    const paused = await createPlan(w.bip, { name: "Elopement", category: "maladaptive" });
+    await db().update(plans).set({ status: "inactive" }).where(eq(plans.id, paused.id));
+    await createPlan(w.bip, { name: "Caregiver fidelity", category: "caregiver_training" });
+    await createWeeklyReport(replacement, "2026-01-10", 60);
+    const { ctx } = countingContext([w.loc.id]);
+    const range = { from: "2026-01-01" };
+    const inputs = chartInputsFrom(await profileChartsQuery(ctx, w.bip.id, range), range);
+    expect([...inputs.keys()].sort((a, b) => a - b)).toEqual([w.plan.id, replacement.id]);
+    expect(inputs.get(replacement.id)!.reports).toEqual([{ weekEnd: "2026-01-10", value: 60, totalUnits: null }]);
   });
 
   it("editor rows: one statement, ids and versions in date order", async () => {
