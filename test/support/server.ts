@@ -37,6 +37,11 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Also load the benchmark data set (scripts/bench-data.ts: 20,000 clients, 2,000 employees, 40 locations). */
   scale?: boolean;
+  /**
+   * Bundle as `wrangler deploy` does (NODE_ENV=production: React's production build). `wrangler dev`
+   * otherwise bundles React's development build, whose extra checks the tests want and users never run.
+   */
+  production?: boolean;
 }
 
 function run(cmd: string, args: string[], what: string): void {
@@ -130,7 +135,7 @@ export async function startApp(options: StartOptions = {}): Promise<AppServer> {
     child = spawn(
       "npx",
       ["wrangler", "dev", ...(options.entry ? [options.entry] : []), "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--live-reload=false"],
-      { cwd: ROOT, env: QUIET_ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+      { cwd: ROOT, env: options.production ? { ...QUIET_ENV, NODE_ENV: "production" } : QUIET_ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
     process.on("exit", emergencyStop);
     process.on("SIGINT", onSignal);

@@ -1,7 +1,9 @@
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import worker from "../../workers/app";
 import { sessions, tickets } from "~/db/schema";
 import { eq } from "drizzle-orm";
-import { api, apiToken, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
+import { api, apiToken, BASE, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 describe("dashboard", () => {
   it("counts only the user's locations; ADMIN counts every location", async () => {
@@ -139,6 +141,17 @@ describe("shell", () => {
     const html = await (await request("/dashboard", { cookie: `${cookie}; pref_dark=1; pref_mini_sidebar=1` })).text();
     expect(html).toContain('<body class="dark">');
     expect(html).toContain('class="shell mini-sidebar"');
+  });
+
+  it("tells its own time in a Server-Timing header in local development only", async () => {
+    const local = await request("/login");
+    expect(local.headers.get("Server-Timing")).toMatch(/^app;dur=\d+(\.\d)?$/);
+    const ctx = createExecutionContext();
+    const deployed = await worker.fetch(new Request(`${BASE}/login`), { ...env, APP_ENV: "production", JWT_SECRET: "a-deployed-secret-of-thirty-two-chars!" }, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(deployed.status).toBe(200);
+    expect(deployed.headers.get("Server-Timing")).toBeNull();
+    expect(deployed.headers.get("X-Content-Type-Options")).toBe("nosniff");
   });
 
   it("refuses a cross-site form post", async () => {
