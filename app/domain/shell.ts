@@ -51,6 +51,9 @@ export interface NotificationSummary {
   total_unread: number;
 }
 
+/** Nothing unread: a parent, a signed-out request, a session without an active principal. */
+export const NO_NOTIFICATIONS: Readonly<NotificationSummary> = { unread_tickets_count: 0, unread_responses_count: 0, new_tickets_count: 0, total_unread: 0 };
+
 /** Header badge: users with manage_tickets see 0; others see their unread responses. */
 export function headerBadgeCount(actor: Actor, summary: NotificationSummary): number {
   return can(actor, "manage_tickets") ? 0 : summary.unread_responses_count;

@@ -2,7 +2,7 @@ import { eq, sql, type SQLWrapper } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { tickets, users } from "~/db/schema";
 import { can, type Actor } from "~/domain/permissions";
-import type { NotificationSummary } from "~/domain/shell";
+import { NO_NOTIFICATIONS, type NotificationSummary } from "~/domain/shell";
 
 /** The ticket counts behind the notification summary. */
 export interface TicketCounts {
@@ -32,7 +32,7 @@ export function ticketCountColumns(userId: SQLWrapper) {
  * parent has none.
  */
 export function notificationSummary(actor: Actor, counts: TicketCounts | null): NotificationSummary {
-  if (actor.kind !== "user" || !counts) return { unread_tickets_count: 0, unread_responses_count: 0, new_tickets_count: 0, total_unread: 0 };
+  if (actor.kind !== "user" || !counts) return { ...NO_NOTIFICATIONS };
   const staff = can(actor, "manage_tickets");
   const unread_tickets_count = staff ? counts.staffUnread : 0;
   const unread_responses_count = counts.ownUnreadResponses;

@@ -3,7 +3,7 @@ import type { Db } from "~/db/client.server";
 import { parents, sessions, users } from "~/db/schema";
 import { sessionState, type SessionState } from "~/domain/auth-rules";
 import type { Actor } from "~/domain/permissions";
-import type { NotificationSummary } from "~/domain/shell";
+import { NO_NOTIFICATIONS, type NotificationSummary } from "~/domain/shell";
 import { parentActorFields, parentActorFrom, userActorFields, userActorFrom, type PrincipalType } from "~/models/actors.server";
 import { notificationSummary, ticketCountColumns } from "~/models/notifications.server";
 import { getAuthSettings } from "~/models/settings.server";
@@ -73,8 +73,6 @@ export interface SessionAndActor {
   /** The principal's ticket notifications (the header and sidebar badges); zero without an actor. */
   notifications: NotificationSummary;
 }
-
-const NO_NOTIFICATIONS: NotificationSummary = { unread_tickets_count: 0, unread_responses_count: 0, new_tickets_count: 0, total_unread: 0 };
 
 /**
  * The session and its principal in ONE statement: the session row joined to the user (with roles,
