@@ -104,8 +104,14 @@ export async function listChildren(ctx: ModelContext, parentId: number) {
     .orderBy(asc(patients.firstName));
 }
 
-async function check(ctx: ModelContext, input: ParentInput, selfId: number | null): Promise<Record<string, string>> {
+/**
+ * A parent without a location is seen by staff of every location, so staff limited to some locations must
+ * link a new parent to one of theirs, and may not unlink one that has a location (docs/decisions/020).
+ */
+async function check(ctx: ModelContext, input: ParentInput, selfId: number | null, currentLocationId: number | null = null): Promise<Record<string, string>> {
   const errors: Record<string, string> = {};
+  const mustHaveLocation = locationScope(ctx.actor) !== null && (selfId === null || currentLocationId !== null);
+  if (input.location_id === null && mustHaveLocation) errors.location_id = "Choose one of your locations.";
   if (input.location_id !== null) {
     const [loc] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
     if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
@@ -167,7 +173,7 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  const errors = await check(ctx, parsed.data, id);
+  const errors = await check(ctx, parsed.data, id, current.location_id);
   if (Object.keys(errors).length) return invalid(errors);
   const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id }, () => [
     ctx.db

@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination, SearchForm } from "~/components/ui/list";
+import { can } from "~/domain/permissions";
 import { listParents } from "~/models/parents.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
@@ -13,16 +14,21 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_parents");
   const { query, queryError } = listQueryFrom(request);
   const page = await listParents(modelContextFor(context, actor), query);
-  return { page, queryError };
+  return { page, queryError, canManage: can(actor, "manage_parents") };
 }
 
 export default function ParentList() {
-  const { page, queryError } = useLoaderData<typeof loader>();
+  const { page, queryError, canManage } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   return (
     <section className="card">
       <div className="page-head">
         <h1>Parents</h1>
+        {canManage ? (
+          <Link className="btn btn-primary" to="/parents/add">
+            Add parent
+          </Link>
+        ) : null}
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />

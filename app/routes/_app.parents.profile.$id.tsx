@@ -2,9 +2,9 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Fragment } from "react";
-import { Field, FormMessage, NewPasswordFields } from "~/components/ui/field";
-import { FormActions, SelectField } from "~/components/ui/form-controls";
-import { PARENT_STATUSES } from "~/domain/parents";
+import { ParentFields } from "~/components/parent-form";
+import { FormMessage, NewPasswordFields } from "~/components/ui/field";
+import { FormActions } from "~/components/ui/form-controls";
 import { GENDERS } from "~/domain/patients";
 import { can } from "~/domain/permissions";
 import { locationOptions } from "~/models/locations.server";
@@ -70,7 +70,6 @@ export default function ParentProfile() {
   const values: Record<string, unknown> = current ? parentAsInput(current) : (saved?.values ?? parentAsInput(parent));
   const version = current ? current.version : saved?.values.version ? Number(saved.values.version) : parent.version;
   const errors = saved?.errors ?? {};
-  const t = (k: string) => (values[k] === null || values[k] === undefined ? "" : String(values[k]));
   return (
     <section className="card">
       <div className="page-head">
@@ -107,20 +106,7 @@ export default function ParentProfile() {
           <Form method="post" noValidate key={JSON.stringify([values, version])}>
             <input type="hidden" name="intent" value="save" />
             <input type="hidden" name="version" value={version} />
-            <Field label="Name" name="name" required defaultValue={t("name")} error={errors.name} />
-            <Field label="Surname" name="surname" required defaultValue={t("surname")} error={errors.surname} />
-            <Field label="Email" name="email" type="email" required defaultValue={t("email")} error={errors.email} />
-            <Field label="Phone" name="phone" type="tel" defaultValue={t("phone")} error={errors.phone} />
-            <Field label="Work phone" name="work_phone" type="tel" defaultValue={t("work_phone")} error={errors.work_phone} />
-            <Field label="Home phone" name="home_phone" type="tel" defaultValue={t("home_phone")} error={errors.home_phone} />
-            <Field label="Birth date" name="birth_date" type="date" defaultValue={t("birth_date")} error={errors.birth_date} />
-            <SelectField label="Gender" name="gender" placeholder="Not given" options={GENDERS} defaultValue={t("gender")} error={errors.gender} />
-            <Field label="Address" name="address" defaultValue={t("address")} error={errors.address} />
-            <Field label="City" name="city" defaultValue={t("city")} error={errors.city} />
-            <Field label="State" name="state" defaultValue={t("state")} error={errors.state} />
-            <Field label="ZIP code" name="zip_code" inputMode="numeric" defaultValue={t("zip_code")} error={errors.zip_code} />
-            <SelectField label="Location" name="location_id" placeholder="None" options={locations.map((l) => ({ value: l.id, label: l.title }))} defaultValue={t("location_id")} error={errors.location_id} />
-            <SelectField label="Status" name="status" options={PARENT_STATUSES.map((s) => ({ value: s, label: s }))} defaultValue={t("status") || "active"} error={errors.status} />
+            <ParentFields values={values} errors={errors} locations={locations} />
             <FormActions>
               <button className="btn btn-primary" type="submit" disabled={busy}>
                 Save parent
