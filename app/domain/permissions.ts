@@ -97,6 +97,11 @@ export function isAllAccess(actor: Pick<Actor, "roles" | "kind">): boolean {
   return actor.kind === "user" && actor.roles.some((r) => ALL_ACCESS_ROLES.includes(r));
 }
 
+/** The product settings are SUPERADMIN's alone (ADMIN passes every permission check, but not this one). */
+export function isSuperadmin(actor: Pick<Actor, "roles" | "kind"> | null | undefined): boolean {
+  return !!actor && actor.kind === "user" && actor.roles.includes("SUPERADMIN");
+}
+
 /** True only if the actor is staff and passes the check for this exact permission (parents never do). */
 export function can(actor: Pick<Actor, "roles" | "permissions" | "kind"> | null | undefined, permission: Permission): boolean {
   if (!actor || actor.kind !== "user") return false;

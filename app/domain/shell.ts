@@ -1,4 +1,4 @@
-import { can, isAllAccess, type Actor, type Permission } from "./permissions";
+import { can, isAllAccess, isSuperadmin, type Actor, type Permission } from "./permissions";
 
 /** The page shell's rules (platform §2 page shell): sidebar, header links, ticket badge, version alert. */
 
@@ -11,6 +11,8 @@ export interface NavItem {
   /** Tickets shows an unread badge for users with manage_tickets. */
   badge?: "tickets";
   hidden?: boolean;
+  /** Shown to SUPERADMIN only (the product settings; docs/decisions/020). */
+  superadminOnly?: boolean;
 }
 
 export const SIDEBAR: readonly NavItem[] = [
@@ -30,12 +32,13 @@ export const SIDEBAR: readonly NavItem[] = [
   { label: "Reports", to: "/reports/access", permission: "manage_notes" },
   { label: "Tickets", to: "/tickets/list", permission: "manage_tickets", badge: "tickets" },
   { label: "Roles", to: "/roles/list", permission: "manage_roles" },
+  { label: "Settings", to: "/settings", permission: null, superadminOnly: true },
 ];
 
 /** SUPERADMIN and ADMIN see every item that is not hidden; others only items whose permission they hold. */
 export function visibleSidebar(actor: Actor, items: readonly NavItem[] = SIDEBAR): NavItem[] {
-  if (actor.kind !== "user") return items.filter((i) => i.permission === null && !i.hidden);
-  return items.filter((i) => !i.hidden && (isAllAccess(actor) || i.permission === null || can(actor, i.permission)));
+  if (actor.kind !== "user") return items.filter((i) => i.permission === null && !i.hidden && !i.superadminOnly);
+  return items.filter((i) => !i.hidden && (i.superadminOnly ? isSuperadmin(actor) : isAllAccess(actor) || i.permission === null || can(actor, i.permission)));
 }
 
 const LOGO_ROLES = ["SUPERADMIN", "ADMIN", "MANAGER", "BCBA", "RBT"];

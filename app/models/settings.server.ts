@@ -1,29 +1,44 @@
-import { inArray } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { settings } from "~/db/schema";
 import { DEFAULT_ABSOLUTE_HOURS, DEFAULT_CODE_EXPIRY_MINUTES, DEFAULT_IDLE_MINUTES } from "~/domain/auth-rules";
+import { isSuperadmin } from "~/domain/permissions";
+import { demoModeOn, SETTINGS_MESSAGES, SettingsInput } from "~/domain/settings";
+import { parseWith } from "~/domain/validation";
+import { withAudit } from "~/services/audit.server";
+import type { ModelContext } from "./context";
+import { who } from "./patients.server";
+import { denied, invalid, ok, type ModelResult } from "./results";
 
 export interface AuthSettings {
   codeExpiryMinutes: number;
   idleMinutes: number;
   absoluteHours: number;
+  /** The demo banner as a SUPERADMIN set it; null: never set, the deployment's DEMO_MODE decides. */
+  demoMode: boolean | null;
 }
 
 const KEYS = {
   codeExpiryMinutes: "two_factor_code_expiry_minutes",
   idleMinutes: "session_idle_minutes",
   absoluteHours: "session_absolute_hours",
+  demoMode: "demo_mode",
 } as const;
 
 const DEFAULTS: AuthSettings = {
   codeExpiryMinutes: DEFAULT_CODE_EXPIRY_MINUTES,
   idleMinutes: DEFAULT_IDLE_MINUTES,
   absoluteHours: DEFAULT_ABSOLUTE_HOURS,
+  demoMode: null,
 };
 
 function positive(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+function flag(value: string | undefined): boolean | null {
+  return value === "true" ? true : value === "false" ? false : null;
 }
 
 /** Settings change rarely: each isolate keeps them for 30 seconds (a write here clears it at once). */
@@ -44,13 +59,58 @@ async function readAuthSettings(db: Db): Promise<AuthSettings> {
     codeExpiryMinutes: positive(map.get(KEYS.codeExpiryMinutes), DEFAULTS.codeExpiryMinutes),
     idleMinutes: positive(map.get(KEYS.idleMinutes), DEFAULTS.idleMinutes),
     absoluteHours: positive(map.get(KEYS.absoluteHours), DEFAULTS.absoluteHours),
+    demoMode: flag(map.get(KEYS.demoMode)),
   };
 }
 
-export async function setSetting(db: Db, key: keyof AuthSettings, value: number): Promise<void> {
+/** The settings screen's values (platform §9): what is in effect now, the demo flag resolved against the deployment's. */
+export interface SettingsForm {
+  code_expiry_minutes: number;
+  idle_minutes: number;
+  absolute_hours: number;
+  demo_mode: boolean;
+  /** The deployment's DEMO_MODE, shown beside the switch. */
+  deployment_demo_mode: boolean;
+}
+
+export async function getSettingsForm(ctx: ModelContext, deploymentDemoMode: string | undefined): Promise<ModelResult<SettingsForm>> {
+  if (!isSuperadmin(ctx.actor)) return denied(SETTINGS_MESSAGES.superadminOnly);
+  const s = await readAuthSettings(ctx.db);
+  return ok({
+    code_expiry_minutes: s.codeExpiryMinutes,
+    idle_minutes: s.idleMinutes,
+    absolute_hours: s.absoluteHours,
+    demo_mode: demoModeOn(s.demoMode, deploymentDemoMode),
+    deployment_demo_mode: deploymentDemoMode === "true",
+  });
+}
+
+/**
+ * A SUPERADMIN changes the settings. Only the values that differ from those in effect are written, in one
+ * batch with one audit row (entity "setting", the changed keys as the record id); bad input writes nothing.
+ * The new values take effect at once in this isolate and within 30 seconds everywhere.
+ */
+export async function updateSettings(ctx: ModelContext, deploymentDemoMode: string | undefined, raw: Record<string, unknown>): Promise<ModelResult<SettingsForm>> {
+  if (!isSuperadmin(ctx.actor)) return denied(SETTINGS_MESSAGES.superadminOnly);
+  const parsed = parseWith(SettingsInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const now = await readAuthSettings(ctx.db);
+  const next = parsed.data;
+  const changes: [string, string][] = [];
+  if (next.code_expiry_minutes !== now.codeExpiryMinutes) changes.push([KEYS.codeExpiryMinutes, String(next.code_expiry_minutes)]);
+  if (next.idle_minutes !== now.idleMinutes) changes.push([KEYS.idleMinutes, String(next.idle_minutes)]);
+  if (next.absolute_hours !== now.absoluteHours) changes.push([KEYS.absoluteHours, String(next.absolute_hours)]);
+  if (next.demo_mode !== demoModeOn(now.demoMode, deploymentDemoMode)) changes.push([KEYS.demoMode, String(next.demo_mode)]);
+  const form = { ...next, deployment_demo_mode: deploymentDemoMode === "true" };
+  if (!changes.length) return ok(form, SETTINGS_MESSAGES.unchanged);
+  await withAudit(ctx.db, who(ctx), { action: "update", entity: "setting", entityId: changes.map(([k]) => k).join(",") }, () =>
+    changes.map(([key, value]) =>
+      ctx.db
+        .insert(settings)
+        .values({ key, value })
+        .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value` } }),
+    ),
+  );
   cached = null;
-  await db
-    .insert(settings)
-    .values({ key: KEYS[key], value: String(value) })
-    .onConflictDoUpdate({ target: settings.key, set: { value: String(value) } });
+  return ok(form, SETTINGS_MESSAGES.saved);
 }

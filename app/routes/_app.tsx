@@ -2,6 +2,8 @@ import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/shell/app-shell";
 import { badgeText, firstRole, greetingName, headerBadgeCount, showsLogoLink, showsProfileLink, sidebarBadgeCount, visibleSidebar } from "~/domain/shell";
+import { demoModeOn } from "~/domain/settings";
+import { getAuthSettings } from "~/models/settings.server";
 import { requirePrincipal } from "~/services/guard.server";
 import { readPrefs } from "~/services/prefs.server";
 
@@ -13,6 +15,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor, notifications: summary } = await requirePrincipal(request, context);
   const prefs = readPrefs(request);
   const { env } = context.app;
+  // Read with the session's limits already (cached per isolate): no statement of its own.
+  const { demoMode } = await getAuthSettings(context.app.db);
   return {
     user: {
       name: greetingName(actor),
@@ -30,7 +34,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     profileLink: showsProfileLink(actor),
     ticketBadge: badgeText(headerBadgeCount(actor, summary)),
     prefs: { miniSidebar: prefs.miniSidebar, mobileSidebar: prefs.mobileSidebar, dark: prefs.dark, versionDismissed: prefs.versionDismissed },
-    demo: env.DEMO_MODE === "true" ? { productionUrl: env.PRODUCTION_URL } : null,
+    demo: demoModeOn(demoMode, env.DEMO_MODE) ? { productionUrl: env.PRODUCTION_URL } : null,
     version: env.APP_VERSION,
     year: context.app.now().getUTCFullYear(),
   };

@@ -1,5 +1,5 @@
 import { redirect, type AppLoadContext } from "@remix-run/cloudflare";
-import { can, type Actor, type Permission } from "~/domain/permissions";
+import { can, isSuperadmin, type Actor, type Permission } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
 import type { NotificationSummary } from "~/domain/shell";
 import { readSessionActor, type ScreenSession, type SessionAndActor } from "./session.server";
@@ -9,7 +9,7 @@ import { readSessionActor, type ScreenSession, type SessionAndActor } from "./se
  * Response) before the route reads any data. Every route module also declares its guard in `handle`
  * so the route-coverage test can prove the declaration and the behaviour agree.
  */
-export type Guard = "public" | "principal" | "staff" | Permission;
+export type Guard = "public" | "principal" | "staff" | "superadmin" | Permission;
 export interface GuardHandle {
   guard: Guard;
 }
@@ -80,11 +80,19 @@ export async function requirePermission(request: Request, context: AppLoadContex
   return signed;
 }
 
+/** A SUPERADMIN (the product settings); ADMIN and everyone else are refused with 403. */
+export async function requireSuperadmin(request: Request, context: AppLoadContext): Promise<Signed> {
+  const signed = await requireStaff(request, context);
+  if (!isSuperadmin(signed.actor)) throw forbidden();
+  return signed;
+}
+
 /** Applies a declared guard. Public routes get null. */
 export async function requireGuard(request: Request, context: AppLoadContext, guard: Guard): Promise<Signed | null> {
   if (guard === "public") return null;
   if (guard === "principal") return requirePrincipal(request, context);
   if (guard === "staff") return requireStaff(request, context);
+  if (guard === "superadmin") return requireSuperadmin(request, context);
   return requirePermission(request, context, guard);
 }
 
