@@ -12,6 +12,8 @@ declare global {
     APP_ENV: string;
     APP_VERSION: string;
     DEMO_MODE: string;
+    /** "true" (development only) answers the API from the built-in fake backend; never on by default. */
+    MOCK_MODE?: string;
     PRODUCTION_URL: string;
     RESEND_API_KEY?: string;
     EMAIL_FROM?: string;

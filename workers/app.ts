@@ -4,6 +4,7 @@ import * as build from "../build/index.js";
 import { createAppContext, isDevelopment } from "~/services/context.server";
 import { api } from "./api";
 import { jsonError, type AppEnv } from "./api/env";
+import { MOCK_REFUSED_MESSAGE, mockMode } from "./api/mock";
 import { handleQueue } from "./jobs";
 
 const remix = createRequestHandler(build as unknown as ServerBuild);
@@ -38,6 +39,8 @@ const app = new Hono<AppEnv>();
 
 app.use("*", async (c, next) => {
   const started = performance.now();
+  // A fake backend beside real data must never face users: refused outright outside development.
+  if (mockMode(c.env) === "refused") return c.json({ message: MOCK_REFUSED_MESSAGE }, 503);
   c.set("app", createAppContext(c.req.raw, c.env, c.executionCtx));
   await next();
   for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);

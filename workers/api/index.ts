@@ -9,6 +9,7 @@ import { intakeAssessmentsV2 } from "./intake-assessments";
 import { clientsApi } from "./clients";
 import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
+import { mockApi, mockMode } from "./mock";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
 import { rolesV1, rolesV2 } from "./roles";
@@ -33,6 +34,11 @@ export const PUBLIC_API_ROUTES = [
 ] as const;
 
 export const api = new Hono<AppEnv>()
+  // Mock mode (./mock.ts): the fake backend answers every API call, before any guard or database read.
+  .use("*", async (c, next) => {
+    if (mockMode(c.env) === "on") return mockApi.fetch(c.req.raw, c.env);
+    await next();
+  })
   .get("/version", (c) => c.json({ version: c.env.APP_VERSION }))
   .get("/dev/outbox", async (c) => {
     // Development only: in production the outbox does not exist.
