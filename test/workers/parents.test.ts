@@ -25,7 +25,8 @@ describe("/api/v2/parents", () => {
     expect(created.location).toEqual({ id: loc.id, title: loc.title });
     const shown = await api(`/parent/show/${created.id}`, { token });
     expect(shown.status).toBe(200);
-    const body = { name: "Ana", surname: "Ruiz Diaz", email: `x${email()}` };
+    // A full update names the location: leaving it out would unlink the parent, which a location-limited user may not do.
+    const body = { name: "Ana", surname: "Ruiz Diaz", email: `x${email()}`, location_id: loc.id };
     expect((await api(`/v2/parents/${created.id}`, { method: "PUT", token, body: { ...body, version: 1 } })).status).toBe(200);
     const stale = await api(`/v2/parents/${created.id}`, { method: "PUT", token, body: { ...body, surname: "Other", version: 1 } });
     expect(stale.status).toBe(409);
@@ -189,5 +190,106 @@ describe("setting a parent's password (staff, on the profile)", () => {
     const changed = await form("/reset-password-change", { password: NEW, password_confirmation: NEW }, jar);
     expect(changed.status).toBe(303);
     expect(await signInCookie({ ...parent, password: NEW }, true)).toMatch(/__session=/);
+  });
+});
+
+describe("adding a parent (/parents/add) and /parents", () => {
+  const parentsByEmail = (address: string) => db().select().from(parents).where(eq(parents.email, address));
+
+  it("/parents opens the list for a user with view_parents, and answers 403 without it", async () => {
+    const loc = await createLocation();
+    const viewer = await signInCookie(await createUser({ permissions: ["view_parents"], locations: [loc.id] }));
+    const res = await request("/parents", { cookie: viewer });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/parents/list");
+    const none = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [loc.id] }));
+    expect((await request("/parents", { cookie: none })).status).toBe(403);
+  });
+
+  it("a manager adds a parent at their location: the list opens on it, the create is audited once", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    const manager = await createUser({ permissions: ["view_parents", "manage_parents"], locations: [mine.id] });
+    const cookie = await signInCookie(manager);
+    const list = await (await request("/parents/list", { cookie })).text();
+    expect(list).toContain('href="/parents/add"');
+    const screen = await (await request("/parents/add", { cookie })).text();
+    expect(screen).toContain(mine.title);
+    expect(screen).not.toContain(other.title);
+
+    const address = email();
+    const res = await post("/parents/add", { name: "Rosa", surname: "Mendez", email: address, phone: "305-555-0142", location_id: String(mine.id), status: "active" }, cookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe(`/parents/list?search=${encodeURIComponent(address)}&flash=${encodeURIComponent("Parent created.")}`);
+    const [row] = await parentsByEmail(address);
+    expect(row).toMatchObject({ name: "Rosa", surname: "Mendez", phone: "305-555-0142", locationId: mine.id, status: "active" });
+    const shown = await (await request(res.headers.get("Location")!, { cookie })).text();
+    expect(shown).toContain("Parent created.");
+    expect(shown).toContain("Rosa Mendez");
+    expect(shown).toContain(`/parents/profile/${row!.id}`);
+    const rows = await audits(row!.id);
+    expect(rows.map((r) => [r.action, r.actorId])).toEqual([["create", manager.id]]);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it.each([
+    ["a missing name", { name: "", surname: "Typed-Surname" }, "name", "Name is required."],
+    ["a bad email", { email: "not-an-email", surname: "Typed-Surname" }, "email", "Enter a valid email address."],
+    ["a bad phone", { phone: "12", surname: "Typed-Surname" }, "phone", "Enter a valid phone number"],
+    ["a bad ZIP code", { zip_code: "1234", surname: "Typed-Surname" }, "zip_code", "Enter a valid ZIP code"],
+    ["no location (a location-limited user)", { location_id: "", surname: "Typed-Surname" }, "location_id", "Choose one of your locations."],
+  ])("refuses %s with the field's message, keeps the typed values, writes nothing", async (_label, over, field, message) => {
+    const loc = await createLocation();
+    const cookie = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [loc.id] }));
+    const address = email();
+    const fields = { name: "Rosa", surname: "Mendez", email: address, location_id: String(loc.id), ...over };
+    const before = (await db().select().from(parents)).length;
+    const res = await post("/parents/add", fields, cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain(message);
+    expect(html).toMatch(new RegExp(`id="f-${field}"[^>]*aria-invalid="true"`));
+    expect(html).toContain('value="Typed-Surname"');
+    expect((await db().select().from(parents)).length).toBe(before);
+  });
+
+  it("a location-limited user cannot link a parent to another location (screen and API alike); ADMIN may leave it empty", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    const user = await createUser({ permissions: ["view_parents", "manage_parents"], locations: [mine.id] });
+    const cookie = await signInCookie(user);
+    const token = await apiToken(user);
+    const far = email();
+    const res = await post("/parents/add", { name: "A", surname: "B", email: far, location_id: String(other.id) }, cookie);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain("Choose one of your locations.");
+    const viaApi = await api("/v2/parents", { method: "POST", token, body: { name: "A", surname: "B", email: far } });
+    expect(viaApi.status).toBe(422);
+    expect(((await viaApi.json()) as { errors: Record<string, string> }).errors.location_id).toBe("Choose one of your locations.");
+    expect(await parentsByEmail(far)).toHaveLength(0);
+
+    // Unlinking a parent from its location would show it to every location: refused too.
+    const linked = await createParent({ locationId: mine.id });
+    const unlink = await post(`/parents/profile/${linked.id}`, { intent: "save", version: "1", name: "Pat", surname: "Parent", email: linked.email, location_id: "" }, cookie);
+    expect(unlink.status).toBe(422);
+    const [still] = await db().select().from(parents).where(eq(parents.id, linked.id));
+    expect(still!.locationId).toBe(mine.id);
+
+    const admin = await signInCookie(await createUser({ role: "ADMIN" }));
+    const open = email();
+    expect((await post("/parents/add", { name: "A", surname: "B", email: open }, admin)).status).toBe(303);
+    expect((await parentsByEmail(open))[0]!.locationId).toBeNull();
+  });
+
+  it("403 without manage_parents: no form, no Add link, nothing created", async () => {
+    const loc = await createLocation();
+    const viewer = await signInCookie(await createUser({ permissions: ["view_parents"], locations: [loc.id] }));
+    expect((await request("/parents/add", { cookie: viewer })).status).toBe(403);
+    expect(await (await request("/parents/list", { cookie: viewer })).text()).not.toContain('href="/parents/add"');
+    const address = email();
+    expect((await post("/parents/add", { name: "A", surname: "B", email: address, location_id: String(loc.id) }, viewer)).status).toBe(403);
+    const parentCookie = await signInCookie(await createParent(), true);
+    expect((await post("/parents/add", { name: "A", surname: "B", email: address }, parentCookie)).status).toBe(403);
+    expect(await parentsByEmail(address)).toHaveLength(0);
   });
 });
