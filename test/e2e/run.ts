@@ -646,5 +646,37 @@ for (const javaScript of [false, true]) {
       if (javaScript) await page.waitForFunction(() => document.querySelector("figure.bc")?.getAttribute("data-enhanced") === "uplot");
       else assert.ok((await points()) < all, "fewer points in the window");
     });
+
+    // ---- Parents: /parents opens the list; add a parent (a bad email is refused with the typed values kept).
+    flow("parents: a manager adds a parent from the list and sees it there", async () => {
+      const surname = javaScript ? "Flowjs" : "Flownojs";
+      const address = `e2e-parent-${javaScript ? "js" : "nojs"}-${Date.now().toString(36)}@demo.test`;
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/parents");
+      await page.waitForURL(onPath("/parents/list"));
+      await page.getByRole("link", { name: "Add parent" }).click();
+      await page.waitForURL(onPath("/parents/add"));
+      await ready(page);
+      await page.getByLabel("Name", { exact: true }).fill("Elena");
+      await page.getByLabel("Surname", { exact: true }).fill(surname);
+      await page.getByLabel("Email", { exact: true }).fill("elena-at-nowhere");
+      await page.getByLabel("Phone", { exact: true }).fill("305-555-0177");
+      await page.getByLabel("Location", { exact: true }).selectOption({ label: "Miami Clinic" });
+      await page.getByRole("button", { name: "Add parent" }).click();
+      await ready(page);
+      await shown(page.getByText("Enter a valid email address.").first());
+      assert.equal(await page.getByLabel("Surname", { exact: true }).inputValue(), surname, "the typed surname is kept");
+      assert.equal(await page.getByLabel("Phone", { exact: true }).inputValue(), "305-555-0177", "the typed phone is kept");
+      await page.getByLabel("Email", { exact: true }).fill(address);
+      await page.getByRole("button", { name: "Add parent" }).click();
+      await page.waitForURL(onPath("/parents/list"));
+      await ready(page);
+      await shown(page.getByText("Parent created."));
+      const row = page.getByRole("row", { name: new RegExp(`Elena ${surname}`) });
+      await shown(row);
+      await shown(row.getByRole("cell", { name: address }));
+      await shown(row.getByRole("cell", { name: "Miami Clinic" }));
+    });
   });
 }
