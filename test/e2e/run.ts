@@ -678,5 +678,33 @@ for (const javaScript of [false, true]) {
       await shown(row.getByRole("cell", { name: address }));
       await shown(row.getByRole("cell", { name: "Miami Clinic" }));
     });
+
+    // ---- Settings (SUPERADMIN only): an out-of-bounds value is refused with the typed value kept. Nothing is saved.
+    flow("settings: a SUPERADMIN is told the bounds; an ADMIN is denied", async () => {
+      await signIn(page, "superadmin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await page.getByRole("link", { name: "Settings", exact: true }).click();
+      await page.waitForURL(onPath("/settings"));
+      await ready(page);
+      const idle = page.getByLabel("Idle limit (minutes)");
+      const before = await idle.inputValue();
+      await idle.fill("500");
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await ready(page);
+      await shown(page.getByText("Idle limit must be a whole number of minutes from 5 to 120.").first());
+      assert.equal(await page.getByLabel("Idle limit (minutes)").inputValue(), "500", "the typed value is kept");
+      // The values in effect, saved as they are: nothing changes.
+      await page.getByLabel("Idle limit (minutes)").fill(before);
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await page.waitForURL((url) => url.searchParams.get("flash") === "Nothing changed.");
+      await ready(page);
+      await shown(page.getByText("Nothing changed."));
+      await context.clearCookies();
+      await signIn(page, "admin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      assert.equal(await page.getByRole("link", { name: "Settings", exact: true }).count(), 0, "no Settings link for ADMIN");
+      await goto(page, "/settings");
+      await shown(page.getByText("Access Denied"));
+    });
   });
 }
