@@ -1,6 +1,7 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { AccessDenied } from "~/components/access-denied";
+import { useNonce } from "~/components/nonce";
 import { APP_VERSION } from "~/domain/shell";
 import { readPrefs } from "~/services/prefs.server";
 
@@ -30,6 +31,7 @@ function useHydrate(): boolean {
 export function Layout({ children }: { children: React.ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const hydrate = useHydrate();
+  const nonce = useNonce();
   return (
     <html lang="en-US" data-version={data?.version}>
       <head>
@@ -42,8 +44,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
         {children}
         {hydrate ? (
           <>
-            <ScrollRestoration />
-            <Scripts />
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
           </>
         ) : (
           <script src={`/enhance.js?v=${APP_VERSION}`} defer />

@@ -5,17 +5,9 @@ import { createAppContext, isDevelopment } from "~/services/context.server";
 import { api } from "./api";
 import { jsonError, type AppEnv } from "./api/env";
 import { handleQueue } from "./jobs";
+import { applySecurityHeaders } from "./security-headers";
 
 const remix = createRequestHandler(build as unknown as ServerBuild);
-
-const SECURITY_HEADERS: Record<string, string> = {
-  "X-Content-Type-Options": "nosniff",
-  "X-Frame-Options": "DENY",
-  "Referrer-Policy": "same-origin",
-  "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
-  "Content-Security-Policy":
-    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'self'",
-};
 
 /** A form POST must come from this site: the Origin (or Referer) must match the request's own origin. */
 export function isCrossSitePost(request: Request): boolean {
@@ -40,7 +32,7 @@ app.use("*", async (c, next) => {
   const started = performance.now();
   c.set("app", createAppContext(c.req.raw, c.env, c.executionCtx));
   await next();
-  for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
+  applySecurityHeaders(c.req.raw, c.res.headers, c.var.app.cspNonce);
   c.res.headers.set("X-Request-Id", c.var.app.requestId);
   // The Worker's own time (documents are rendered whole before they are returned), for `npm run bench`.
   // Local development only: deployed, it would tell anyone how long a lookup took.
