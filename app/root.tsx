@@ -1,12 +1,12 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { ASSET_URLS } from "~/assets";
 import { AccessDenied } from "~/components/access-denied";
 import { useNonce } from "~/components/nonce";
-import { APP_VERSION } from "~/domain/shell";
 import { readPrefs } from "~/services/prefs.server";
 
 export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: `/styles/app.css?v=${APP_VERSION}` },
+  { rel: "stylesheet", href: ASSET_URLS.appCss },
   { rel: "icon", href: "/favicon.ico" },
 ];
 
@@ -48,7 +48,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
             <Scripts nonce={nonce} />
           </>
         ) : (
-          <script src={`/enhance.js?v=${APP_VERSION}`} defer />
+          <script src={ASSET_URLS.enhanceJs} defer />
         )}
       </body>
     </html>

@@ -1,4 +1,4 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, apiToken, createBip, createLocation, createPatient, createUser, request, signInCookie } from "./helpers";
 
@@ -100,5 +100,32 @@ describe("single-fetch data and the API", () => {
       expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
       expect(res.headers.get("Referrer-Policy")).toBe("same-origin");
     }
+  });
+});
+
+/** Static files are answered by the assets layer before the Worker (wrangler.toml [assets]), with public/_headers. */
+const asset = (path: string) => env.ASSETS!.fetch(`http://localhost${path}`);
+
+describe("static files", () => {
+  it("pages link the stylesheet and scripts under content-hashed names, which browsers keep a year", async () => {
+    const html = await (await request("/login")).text();
+    const css = /<link rel="stylesheet" href="(\/assets\/app-[0-9a-f]{10}\.css)"/.exec(html)?.[1];
+    const js = /<script src="(\/assets\/enhance-[0-9a-f]{10}\.js)"/.exec(html)?.[1];
+    expect(css).toBeTruthy();
+    expect(js).toBeTruthy();
+    for (const file of [css!, js!]) {
+      const res = await asset(file);
+      expect(res.status, file).toBe(200);
+      expect(res.headers.get("Cache-Control"), file).toBe("public, max-age=31536000, immutable");
+      expect(res.headers.get("X-Content-Type-Options"), file).toBe("nosniff");
+      await res.arrayBuffer();
+    }
+  });
+
+  it("a static file without a hashed name keeps the assets layer's revalidation, not the pages' no-store", async () => {
+    const res = await asset("/favicon.ico");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=0, must-revalidate");
+    await res.arrayBuffer();
   });
 });
