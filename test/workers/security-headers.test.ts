@@ -122,10 +122,14 @@ describe("static files", () => {
     }
   });
 
-  it("a static file without a hashed name keeps the assets layer's revalidation, not the pages' no-store", async () => {
-    const res = await asset("/favicon.ico");
-    expect(res.status).toBe(200);
-    expect(res.headers.get("Cache-Control")).toBe("public, max-age=0, must-revalidate");
-    await res.arrayBuffer();
+  it("static files without a hashed name are not kept a year, nor given the pages' no-store", async () => {
+    const icon = await asset("/favicon.ico");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("Cache-Control")).toBe("public, max-age=86400");
+    await icon.arrayBuffer();
+    const source = await asset("/styles/app.css");
+    expect(source.status).toBe(200);
+    expect(source.headers.get("Cache-Control")).toBe("public, max-age=0, must-revalidate");
+    await source.arrayBuffer();
   });
 });
