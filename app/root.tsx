@@ -1,11 +1,12 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { ASSET_URLS } from "~/assets";
 import { AccessDenied } from "~/components/access-denied";
-import { APP_VERSION } from "~/domain/shell";
+import { useNonce } from "~/components/nonce";
 import { readPrefs } from "~/services/prefs.server";
 
 export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: `/styles/app.css?v=${APP_VERSION}` },
+  { rel: "stylesheet", href: ASSET_URLS.appCss },
   { rel: "icon", href: "/favicon.ico" },
 ];
 
@@ -30,6 +31,7 @@ function useHydrate(): boolean {
 export function Layout({ children }: { children: React.ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const hydrate = useHydrate();
+  const nonce = useNonce();
   return (
     <html lang="en-US" data-version={data?.version}>
       <head>
@@ -42,11 +44,11 @@ export function Layout({ children }: { children: React.ReactNode }) {
         {children}
         {hydrate ? (
           <>
-            <ScrollRestoration />
-            <Scripts />
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
           </>
         ) : (
-          <script src={`/enhance.js?v=${APP_VERSION}`} defer />
+          <script src={ASSET_URLS.enhanceJs} defer />
         )}
       </body>
     </html>

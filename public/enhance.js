@@ -18,30 +18,67 @@
     }, 0);
   });
 
-  // The header badge and the version check, every 90 s while signed in; failures are ignored.
-  const badge = document.querySelector("[data-testid=ticket-badge]");
+  // The version check (platform §2; docs/decisions/018). A page is "the app" that was started when it
+  // loaded: the check runs at once, then with every poll, and again when the browser shows the page from
+  // its back/forward cache. The dismissed state is cleared at start. When the server runs a newer
+  // version, the browser asks 'There is a new app version - Would you like to update?'; Yes reloads the
+  // page (with a cache-busting parameter), No shows the 'Version Mismatch Detected' alert, which can be
+  // dismissed in place for the rest of this page's life. A failed check means no mismatch.
   const alertTemplate = document.getElementById("version-alert");
+  const DISMISSED = "version_mismatch_dismissed";
+  const rememberDismissed = (version) => {
+    if (!alertTemplate) return;
+    alertTemplate.dataset.dismissed = version;
+    const secure = location.protocol === "https:" ? "; Secure" : "";
+    document.cookie = version ? `${DISMISSED}=${encodeURIComponent(version)}; Path=/; SameSite=Lax; Max-Age=31536000${secure}` : `${DISMISSED}=; Path=/; SameSite=Lax; Max-Age=0${secure}`;
+  };
+  let asked = null; // the version the update question was asked for on this page
+  async function checkVersion() {
+    const pageVersion = html.dataset.version;
+    if (!alertTemplate || !pageVersion) return;
+    const res = await fetch("/api/version", { headers: { Accept: "application/json" } });
+    if (!res.ok) return;
+    const { version } = await res.json();
+    if (!version || version === pageVersion || alertTemplate.dataset.dismissed === version || document.getElementById("version-mismatch")) return;
+    if (asked !== version) {
+      asked = version;
+      if (window.confirm("There is a new app version - Would you like to update?")) {
+        const url = new URL(location.href);
+        url.searchParams.set("v", "reload");
+        location.replace(url.href);
+        return;
+      }
+    }
+    const node = alertTemplate.content.cloneNode(true);
+    node.querySelector("[name=version]").value = version;
+    const form = node.querySelector("form");
+    form?.addEventListener("submit", (event) => {
+      event.preventDefault();
+      rememberDismissed(version);
+      document.getElementById("version-mismatch")?.remove();
+    });
+    alertTemplate.after(node);
+  }
+
+  // The header badge, every 90 s while signed in; failures are ignored and polling continues.
+  const badge = document.querySelector("[data-testid=ticket-badge]");
   async function poll() {
     try {
       if (badge) {
         const res = await fetch("/resources/notifications", { headers: { Accept: "application/json" }, credentials: "same-origin" });
         if (res.ok) badge.textContent = (await res.json()).ticketBadge;
       }
-      const pageVersion = html.dataset.version;
-      if (alertTemplate && pageVersion) {
-        const res = await fetch("/api/version");
-        if (res.ok) {
-          const { version } = await res.json();
-          if (version && version !== pageVersion && alertTemplate.dataset.dismissed !== version && !document.getElementById("version-mismatch")) {
-            const node = alertTemplate.content.cloneNode(true);
-            node.querySelector("[name=version]").value = version;
-            alertTemplate.after(node);
-          }
-        }
-      }
     } catch {
       /* polling continues */
     }
+    await checkVersion().catch(() => {});
+  }
+  if (alertTemplate) {
+    rememberDismissed("");
+    checkVersion().catch(() => {});
+    window.addEventListener("pageshow", (event) => {
+      if (event.persisted) checkVersion().catch(() => {});
+    });
   }
   if (badge || alertTemplate) setInterval(poll, POLL_MS);
   // Character counters ("12/50") under inputs with a maxlength, e.g. the chart comment.

@@ -6,17 +6,9 @@ import { api } from "./api";
 import { jsonError, type AppEnv } from "./api/env";
 import { MOCK_REFUSED_MESSAGE, mockMode } from "./api/mock";
 import { handleQueue } from "./jobs";
+import { applySecurityHeaders } from "./security-headers";
 
 const remix = createRequestHandler(build as unknown as ServerBuild);
-
-const SECURITY_HEADERS: Record<string, string> = {
-  "X-Content-Type-Options": "nosniff",
-  "X-Frame-Options": "DENY",
-  "Referrer-Policy": "same-origin",
-  "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
-  "Content-Security-Policy":
-    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'self'",
-};
 
 /** A form POST must come from this site: the Origin (or Referer) must match the request's own origin. */
 export function isCrossSitePost(request: Request): boolean {
@@ -43,7 +35,7 @@ app.use("*", async (c, next) => {
   if (mockMode(c.env) === "refused") return c.json({ message: MOCK_REFUSED_MESSAGE }, 503);
   c.set("app", createAppContext(c.req.raw, c.env, c.executionCtx));
   await next();
-  for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
+  applySecurityHeaders(c.req.raw, c.res.headers, c.var.app.cspNonce);
   c.res.headers.set("X-Request-Id", c.var.app.requestId);
   // The Worker's own time (documents are rendered whole before they are returned), for `npm run bench`.
   // Local development only: deployed, it would tell anyone how long a lookup took.

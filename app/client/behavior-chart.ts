@@ -5,23 +5,22 @@
  * y maximum and ticks, the x ticks — and the marks uPlot has no notion of (phase line and its
  * 'Baseline | Treatment' label, objective and comment markers, aim lines, the trend, the baseline
  * level) on its canvas through hooks. The server SVG is hidden only after uPlot drew; on any error the
- * SVG stays. Resizes follow the figure's width. Built by scripts/build-chart.mjs into
- * public/assets/behavior-chart.js; the page includes it as a module script, which runs once per page.
+ * SVG stays. Resizes follow the figure's width. Built by scripts/build-assets.mjs into
+ * public/assets/behavior-chart-<hash>.js; the page includes it as a module script, which runs once per page.
  */
 import uPlot from "uplot";
 import type { ChartModel, LabelAnchor } from "../domain/chart";
 
 type Marks = Pick<ChartModel, "phaseLine" | "objectives" | "comments" | "aimLines" | "trend" | "baselineMarker" | "colors">;
 
-/** uPlot's stylesheet, next to this module, with the same ?v= cache key. */
+/** uPlot's stylesheet under its content-hashed name, set by scripts/build-assets.mjs. */
+declare const __UPLOT_CSS__: string;
+
 function ensureStylesheet(): void {
   if (document.querySelector("link[data-uplot-css]")) return;
-  const here = new URL(import.meta.url);
-  const href = new URL("./uplot.css", here);
-  href.search = here.search;
   const link = document.createElement("link");
   link.rel = "stylesheet";
-  link.href = href.href;
+  link.href = __UPLOT_CSS__;
   link.dataset.uplotCss = "";
   document.head.appendChild(link);
 }

@@ -1,5 +1,6 @@
 import { d1Database, type Db } from "~/db/client.server";
 import { emailSenderFor, type EmailSender } from "./email.server";
+import { createNonce } from "./nonce.server";
 
 /** Per-request services, built once in the Worker and handed to Remix and Hono alike. */
 export interface AppContext {
@@ -9,6 +10,8 @@ export interface AppContext {
   isDev: boolean;
   ip: string;
   requestId: string;
+  /** This response's Content-Security-Policy nonce, for Remix's scripts and any inline script (workers/security-headers.ts). */
+  cspNonce: string;
   secure: boolean;
   now: () => Date;
   waitUntil: (p: Promise<unknown>) => void;
@@ -36,6 +39,7 @@ export function createAppContext(request: Request, env: Env, ctx: Pick<Execution
     isDev: isDevelopment(env),
     ip: request.headers.get("CF-Connecting-IP") ?? request.headers.get("X-Forwarded-For")?.split(",")[0]?.trim() ?? "127.0.0.1",
     requestId: request.headers.get("CF-Ray") ?? crypto.randomUUID(),
+    cspNonce: createNonce(),
     secure: url.protocol === "https:" && url.hostname !== "localhost" && url.hostname !== "127.0.0.1",
     now: () => new Date(),
     waitUntil: (p) => ctx.waitUntil(p),

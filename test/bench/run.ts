@@ -14,11 +14,15 @@
  *   production build users get rather than the development build `wrangler dev` picks by default.
  * - D1 statements per request: a second instance runs the same app behind a thin wrapper of the D1
  *   binding (test/bench/d1-count-worker.ts) that counts the statements the app executes.
+ * - A slow connection: Chromium on DevTools' "3G" profile, cache on, signs in and opens the clients list,
+ *   JavaScript off and on (test/bench/slow-network.ts), on a third instance with the demo data only.
+ *   `npm run bench -- --3g` runs only this part.
  */
 import { gzipSync } from "node:zlib";
 import { DEMO_PASSWORD } from "../../scripts/demo-data";
 import { startApp, type AppServer } from "../support/server";
 import { D1_COUNT_HEADER } from "./d1-count-header";
+import { SLOW_3G, SLOW_TARGETS_MS, slowNetworkSteps, type SlowStep } from "./slow-network";
 
 const RUNS = 50;
 const WARMUP = 5;
@@ -241,7 +245,40 @@ function table(rows: string[][]): string {
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`;
 
+/** The slow-connection journey on its own instance with the demo data; null when it could not run. */
+async function slowNetwork(): Promise<SlowStep[] | null> {
+  let app: AppServer | undefined;
+  try {
+    app = await startApp({ label: "baseline-bench-3g", log, production: true });
+    log("measuring the 3G journey (JavaScript off, then on)");
+    return await slowNetworkSteps(app.url);
+  } catch (e) {
+    log(`3G journey unavailable: ${(e as Error).message.split("\n")[0]}`);
+    return null;
+  } finally {
+    await app?.stop();
+  }
+}
+
+function printSlowNetwork(steps: SlowStep[] | null): void {
+  console.log(`\n3G (latency ${SLOW_3G.latency} ms, ${SLOW_3G.downloadThroughput / 1024} KB/s down and up), cache on, Chromium, demo data: click to the new page's load event`);
+  if (!steps) {
+    console.log("unavailable (Chromium or the app did not start)");
+    return;
+  }
+  const rows = steps.map((s) => {
+    const target = SLOW_TARGETS_MS[s.step];
+    return [s.step, s.javaScript ? "on" : "off", `${s.ms} ms`, target ? `${target} ms ${s.ms <= target ? "met" : "MISSED"}` : "", String(s.network.length), s.network.join(", ")];
+  });
+  console.log(table([["step", "JS", "time", "target", "over the network", "requests"], ...rows]));
+  console.log(JSON.stringify({ bench: "baseline-3g", profile: SLOW_3G, steps }));
+}
+
 async function main() {
+  if (process.argv.includes("--3g")) {
+    printSlowNetwork(await slowNetwork());
+    return;
+  }
   let app: AppServer;
   try {
     app = await startApp({ label: "baseline-bench", log, scale: true, production: true });
@@ -266,6 +303,7 @@ async function main() {
   await app.stop();
 
   const d1 = await d1Counts();
+  const slow = await slowNetwork();
 
   const header = ["page", "HTML", "HTML gzip", "JS files", "JS", "JS gzip", "CSS gzip", "requests", "median", "p95", "server median", "server p95", "D1 statements (round trips)"];
   const ms = (n: number | null) => (n === null ? "n/a" : `${n} ms`);
@@ -288,6 +326,7 @@ async function main() {
       : "D1: statement count unavailable (the counting instance did not start).",
   );
   console.log(JSON.stringify({ bench: "baseline", runs: RUNS, warmup: WARMUP, pages: results, d1 }));
+  printSlowNetwork(slow);
 }
 
 await main();

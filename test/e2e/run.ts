@@ -291,7 +291,7 @@ for (const javaScript of [false, true]) {
       assert.equal(new URL(page.url()).pathname, "/dashboard");
     });
 
-    flow("8. a tab left open across a deploy is told to reload; the alert can be dismissed", async () => {
+    flow("8. a page older than the server asks to update at start; No shows the alert, which can be dismissed", async () => {
       await signIn(page, "manager@demo.test");
       await page.waitForURL(onPath("/dashboard"));
       const alert = page.getByRole("alert").filter({ hasText: "Version Mismatch Detected" });
@@ -300,20 +300,42 @@ for (const javaScript of [false, true]) {
         assert.equal(await alert.count(), 0);
         return;
       }
-      // Pretend this page was rendered by an older version, then let the poll ask the server.
-      const pretendOld = () =>
-        page.evaluate(async () => {
-          document.documentElement.dataset.version = "0.1.1-beta";
-          await (window as unknown as { __baselinePoll: () => Promise<void> }).__baselinePoll();
-        });
-      await pretendOld();
+      const current = await page.locator("html").getAttribute("data-version");
+      assert.ok(current, "the page names its version");
+      // The server now answers a newer version than the one that rendered the pages. A dismissal left
+      // from an earlier visit is cleared when the page starts.
+      let serverVersion = "9.9.9";
+      await page.route("**/api/version", (route) => route.fulfill({ json: { version: serverVersion } }));
+      const asked: string[] = [];
+      let answer: "no" | "yes" = "no";
+      page.on("dialog", async (dialog) => {
+        asked.push(`${dialog.type()}: ${dialog.message()}`);
+        if (answer === "yes") {
+          serverVersion = current; // the reload is served by the new version
+          await dialog.accept();
+        } else await dialog.dismiss();
+      });
+      const question = "confirm: There is a new app version - Would you like to update?";
+      await context.addCookies([{ name: "version_mismatch_dismissed", value: "9.9.9", url: app!.url }]);
+      await goto(page, "/dashboard");
       await shown(alert);
+      assert.deepEqual(asked, [question], "asked once, at start (not after 90 s)");
       await shown(alert.getByText(/Your browser is running an outdated version \(v[^)]+\) of the application\. Please reload the page/));
+
       await alert.getByRole("button", { name: "Dismiss" }).click();
-      await page.waitForURL(onPath("/dashboard"));
+      await alert.waitFor({ state: "detached" });
+      await (page.evaluate(() => (window as unknown as { __baselinePoll: () => Promise<void> }).__baselinePoll()));
+      assert.equal(await alert.count(), 0, "a dismissed version stays dismissed on this page");
+      assert.equal(asked.length, 1, "not asked again on this page");
+
+      // Yes reloads the page (with a cache-busting parameter), which is then current.
+      answer = "yes";
+      await page.reload();
+      await page.waitForURL((u) => u.pathname === "/dashboard" && u.searchParams.get("v") === "reload");
       await ready(page);
-      await pretendOld();
-      assert.equal(await alert.count(), 0, "a dismissed version stays dismissed");
+      assert.deepEqual(asked, [question, question], "asked again after a new start: the dismissal was cleared");
+      await (page.evaluate(() => (window as unknown as { __baselinePoll: () => Promise<void> }).__baselinePoll()));
+      assert.equal(await alert.count(), 0, "the reloaded page is current");
     });
 
     flow("9. an RBT cannot open employees", async () => {

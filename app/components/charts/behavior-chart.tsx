@@ -1,4 +1,4 @@
-import { APP_VERSION } from "~/domain/shell";
+import { ASSET_URLS } from "~/assets";
 import type { ChartModel, LegendItem } from "~/domain/chart";
 import { chartDataMarkup, chartSvgMarkup } from "./chart-markup";
 
@@ -6,7 +6,7 @@ import { chartDataMarkup, chartSvgMarkup } from "./chart-markup";
  * The behavior chart, drawn on the server as an inline SVG from the chart model alone (no rule is
  * computed here: app/domain/chart.ts decides; the SVG and data tables come from ./chart-markup.ts). It
  * reads with JavaScript off and by screen readers (a <desc> summary and a data table); with JavaScript
- * on, /assets/behavior-chart.js redraws the same model with uPlot (hover values, crisp resizing) and
+ * on, /assets/behavior-chart-<hash>.js redraws the same model with uPlot (hover values, crisp resizing) and
  * hides the SVG once uPlot has drawn (docs/decisions/008).
  */
 
@@ -59,7 +59,7 @@ export function BehaviorChart({ model, id, caption }: { model: ChartModel; id: s
       </p>
       <details className="bc-data" dangerouslySetInnerHTML={{ __html: chartDataMarkup(model) }} />
       <script type="application/json" data-chart-model="" dangerouslySetInnerHTML={{ __html: scriptJson(model) }} />
-      <script type="module" src={`/assets/behavior-chart.js?v=${APP_VERSION}`} />
+      <script type="module" src={ASSET_URLS.behaviorChartJs} />
     </figure>
   );
 }

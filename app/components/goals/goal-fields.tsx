@@ -1,3 +1,4 @@
+import { useNonce } from "~/components/nonce";
 import { Field } from "~/components/ui/field";
 import { SelectField, TextareaField } from "~/components/ui/form-controls";
 import { COMPARISON_OPERATOR_LABELS, COMPARISON_OPERATORS } from "~/domain/objectives";
@@ -41,6 +42,7 @@ const UNIT_TYPE_TOGGLE = `(function(){var s=document.currentScript,f=s&&s.closes
 
 /** The plan's own fields (clinical §3 Plan). */
 export function GoalFields({ values, errors }: { values: Values; errors: Record<string, string> }) {
+  const nonce = useNonce();
   const t = (k: string) => text(values[k]);
   return (
     <>
@@ -93,7 +95,7 @@ export function GoalFields({ values, errors }: { values: Values; errors: Record<
           Maladaptive goals left without a choice are measured {TIMEFRAME_LABELS[MALADAPTIVE_DEFAULTS.timeframe].toLowerCase()} in {MALADAPTIVE_DEFAULTS.unit_type}.
         </small>
       </fieldset>
-      <script dangerouslySetInnerHTML={{ __html: UNIT_TYPE_TOGGLE }} />
+      <script nonce={nonce} dangerouslySetInnerHTML={{ __html: UNIT_TYPE_TOGGLE }} />
     </>
   );
 }

@@ -108,8 +108,9 @@ function PrefButton({ pref, label, icon, redirectTo, className }: { pref: string
 
 /**
  * The version-mismatch alert. A page open across a deploy runs an older version than the server; the
- * enhancement script polls /api/version and shows this template when they differ (not for a version the
- * user dismissed). The dismiss button is a plain form post remembered in a cookie.
+ * enhancement script checks /api/version when the page starts and with every poll, asks whether to
+ * update, and shows this template if the user says no (not for a version dismissed since the page
+ * started). Dismiss works in place with JavaScript; the form post is its fallback (docs/decisions/018).
  */
 function VersionAlert({ pageVersion, dismissed, redirectTo }: { pageVersion: string; dismissed: string | null; redirectTo: string }) {
   return (

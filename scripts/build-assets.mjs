@@ -1,0 +1,57 @@
+/**
+ * The static files every page uses, under content-hashed names so browsers may keep them for a year
+ * without asking again (public/_headers: /assets/* immutable; docs/decisions/018). Run by `npm run build`
+ * before `remix build`; the output is ignored by git and rebuilt by every build.
+ *
+ * - public/styles/app.css and public/enhance.js are copied to public/assets/<name>-<hash>.<ext>.
+ * - The behavior chart's browser module (docs/decisions/008): app/client/behavior-chart.ts with uPlot,
+ *   bundled by esbuild into one minified ES module, public/assets/behavior-chart-<hash>.js, with uPlot's
+ *   stylesheet beside it as public/assets/uplot-<hash>.css (the module is told that name at build time).
+ * - app/generated/assets.json maps each file to its URL; the root and the chart read their links from it.
+ *
+ * Prints the sizes (raw and gzip).
+ */
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+const out = path.join(root, "public", "assets");
+const manifestFile = path.join(root, "app", "generated", "assets.json");
+
+const hashOf = (bytes) => createHash("sha256").update(bytes).digest("hex").slice(0, 10);
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+
+/** Writes the bytes as public/assets/<name>-<hash><ext> and returns its URL. */
+async function emit(name, ext, bytes) {
+  const file = `${name}-${hashOf(bytes)}${ext}`;
+  await writeFile(path.join(out, file), bytes);
+  console.log(`public/assets/${file}  ${kib(bytes.length)}  (gzip ${kib(gzipSync(bytes, { level: 9 }).length)})`);
+  return `/assets/${file}`;
+}
+
+await rm(out, { recursive: true, force: true });
+await mkdir(out, { recursive: true });
+await mkdir(path.dirname(manifestFile), { recursive: true });
+
+const appCss = await emit("app", ".css", await readFile(path.join(root, "public", "styles", "app.css")));
+const enhanceJs = await emit("enhance", ".js", await readFile(path.join(root, "public", "enhance.js")));
+const uplotCss = await emit("uplot", ".css", await readFile(path.join(root, "node_modules", "uplot", "dist", "uPlot.min.css")));
+const chart = await build({
+  entryPoints: [path.join(root, "app", "client", "behavior-chart.ts")],
+  write: false,
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: ["es2020"],
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning",
+  define: { __UPLOT_CSS__: JSON.stringify(uplotCss) },
+});
+const behaviorChartJs = await emit("behavior-chart", ".js", Buffer.from(chart.outputFiles[0].contents));
+
+await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, uplotCss }, null, 2)}\n`);

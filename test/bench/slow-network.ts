@@ -1,0 +1,99 @@
+/**
+ * The benchmark's slow-connection part (docs/decisions/018): Chromium on DevTools' "3G" profile —
+ * 2,000 ms latency, 50 KB/s down and up — with its cache on, as a user on a poor mobile connection sees
+ * the app. One sign-in journey, with JavaScript off and again with it on, each in a fresh browser profile:
+ *
+ * - first visit: /login with an empty cache (document, stylesheet, script);
+ * - sign-in → dashboard: the form POST, its 303 and the dashboard GET;
+ * - dashboard → clients: a click on the sidebar's Clients link.
+ *
+ * Each step is timed from the click (or the address) to the new page's load event, and the requests
+ * that went over the network are listed (a file answered from the browser's cache costs nothing; a
+ * revalidation, 304 or not, costs a round trip). Runs on the demo data.
+ */
+import { chromium, type Browser, type CDPSession, type Page } from "playwright-core";
+import { DEMO_PASSWORD } from "../../scripts/demo-data";
+
+export const SLOW_3G = { offline: false, latency: 2000, downloadThroughput: 50 * 1024, uploadThroughput: 50 * 1024 };
+
+/** Targets of issue 9 ("one round trip per screen"). */
+export const SLOW_TARGETS_MS: Record<string, number> = { "sign-in → dashboard": 4600, "dashboard → clients": 2600 };
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
+const ADMIN = "admin@demo.test";
+
+export interface SlowStep {
+  step: string;
+  javaScript: boolean;
+  ms: number;
+  /** Requests that went over the (emulated) network, as "METHOD /path status". */
+  network: string[];
+}
+
+/** Records the requests the page sent over the network (not those served from the memory or disk cache). */
+function networkLog(cdp: CDPSession): { take(): string[] } {
+  const sent = new Map<string, { method: string; path: string }>();
+  const done: string[] = [];
+  cdp.on("Network.requestWillBeSent", (e) => {
+    // A redirect reuses the request id: the answer that redirected is reported here.
+    const before = sent.get(e.requestId);
+    if (before && e.redirectResponse) done.push(`${before.method} ${before.path} ${e.redirectResponse.status}`);
+    const url = new URL(e.request.url);
+    if (url.protocol.startsWith("http")) sent.set(e.requestId, { method: e.request.method, path: url.pathname });
+  });
+  cdp.on("Network.requestServedFromCache", (e) => sent.delete(e.requestId));
+  cdp.on("Network.responseReceived", (e) => {
+    const r = sent.get(e.requestId);
+    if (!r) return;
+    sent.delete(e.requestId);
+    if (e.response.fromDiskCache || e.response.fromPrefetchCache || e.response.fromServiceWorker) return;
+    done.push(`${r.method} ${r.path} ${e.response.status}`);
+  });
+  return {
+    take() {
+      return done.splice(0);
+    },
+  };
+}
+
+async function timed(page: Page, pathname: string, act: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await Promise.all([page.waitForURL((u) => u.pathname === pathname, { waitUntil: "load", timeout: 60_000 }), act()]);
+  return Math.round(performance.now() - t0);
+}
+
+async function journey(browser: Browser, base: string, javaScript: boolean): Promise<SlowStep[]> {
+  const context = await browser.newContext({ javaScriptEnabled: javaScript, baseURL: base });
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: false });
+    await cdp.send("Network.emulateNetworkConditions", SLOW_3G);
+    const log = networkLog(cdp);
+    const steps: SlowStep[] = [];
+    const record = (step: string, ms: number) => steps.push({ step, javaScript, ms, network: log.take() });
+
+    record("first visit /login", await timed(page, "/login", () => page.goto("/login", { waitUntil: "commit", timeout: 60_000 })));
+    if (javaScript) await page.waitForFunction(() => (window as unknown as { __baselineEnhanced?: boolean }).__baselineEnhanced === true);
+    await page.getByLabel("Email", { exact: true }).fill(ADMIN);
+    await page.getByLabel("Password", { exact: true }).fill(DEMO_PASSWORD);
+    record("sign-in → dashboard", await timed(page, "/dashboard", () => page.getByRole("button", { name: "Sign in", exact: true }).click()));
+    await page.getByRole("heading", { name: /^Good Day/ }).waitFor();
+    record("dashboard → clients", await timed(page, "/patients/list", () => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Clients" }).click()));
+    return steps;
+  } finally {
+    await context.close();
+  }
+}
+
+/** The journey with JavaScript off, then on. */
+export async function slowNetworkSteps(base: string): Promise<SlowStep[]> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  try {
+    return [...(await journey(browser, base, false)), ...(await journey(browser, base, true))];
+  } finally {
+    await browser.close();
+  }
+}
