@@ -11,8 +11,13 @@ import { getAuthSettings } from "~/models/settings.server";
 const DEV_SECRET = "baseline-development-secret-not-for-production";
 const ISSUER = "baseline";
 
-function secretKey(env: Pick<Env, "JWT_SECRET">): Uint8Array {
-  return new TextEncoder().encode(env.JWT_SECRET || DEV_SECRET);
+type TokenEnv = Pick<Env, "JWT_SECRET" | "APP_ENV">;
+
+/** The published development secret is accepted in development only; elsewhere JWT_SECRET is required. */
+function secretKey(env: TokenEnv): Uint8Array {
+  if (env.JWT_SECRET) return new TextEncoder().encode(env.JWT_SECRET);
+  if (env.APP_ENV === "development") return new TextEncoder().encode(DEV_SECRET);
+  throw new Error("JWT_SECRET is required outside development");
 }
 
 export interface TokenClaims {
@@ -24,7 +29,7 @@ export interface TokenClaims {
   authTime: number;
 }
 
-export async function issueAccessToken(env: Pick<Env, "JWT_SECRET">, principal: { type: PrincipalType; id: number }, now: Date, authTime?: number) {
+export async function issueAccessToken(env: TokenEnv, principal: { type: PrincipalType; id: number }, now: Date, authTime?: number) {
   const iat = Math.floor(now.getTime() / 1000);
   const jti = crypto.randomUUID();
   const token = await new SignJWT({ typ: principal.type, auth_time: authTime ?? iat })
@@ -44,7 +49,7 @@ export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; reason
  * Verifies a bearer token. With `allowExpiredUntilAbsolute`, a token whose 15 minutes have passed is still
  * accepted (for refresh only) while its original sign-in is younger than the absolute session limit.
  */
-export async function verifyAccessToken(db: Db, env: Pick<Env, "JWT_SECRET">, token: string, now: Date, allowExpiredUntilAbsolute = false): Promise<TokenCheck> {
+export async function verifyAccessToken(db: Db, env: TokenEnv, token: string, now: Date, allowExpiredUntilAbsolute = false): Promise<TokenCheck> {
   let payload;
   try {
     ({ payload } = await jwtVerify(token, secretKey(env), {
