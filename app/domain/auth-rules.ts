@@ -15,6 +15,7 @@ export const AUTH_MESSAGES = {
   emailInvalid: "Enter a valid email address.",
   passwordRequired: "Password is required.",
   throttled: "Too many sign-in attempts. Please try again later.",
+  refreshThrottled: "Too many token refreshes. Please wait and try again.",
   codeExpired: "Verification code has expired. Please request a new one.",
   verificationFailed: "Verification failed",
   noChallenge: "There is no pending verification. Please sign in again.",
@@ -120,4 +121,15 @@ export function throttleWaitSeconds(failures: readonly string[], rule: ThrottleR
     until = times[n - 1]! + wait * 1000;
   }
   return Math.max(0, Math.ceil((until - now.getTime()) / 1000));
+}
+
+/** API token refreshes per token family (platform §9: at most 5 in a 5-minute window). */
+export const REFRESH_LIMIT = { max: 5, windowMs: 300_000 } as const;
+
+/** Seconds until the family may refresh again (0 = now). `refreshes` are ISO times of its earlier refreshes. */
+export function refreshWaitSeconds(refreshes: readonly string[], now: Date): number {
+  const t = now.getTime();
+  const times = refreshes.map((r) => new Date(r).getTime()).filter((x) => t - x < REFRESH_LIMIT.windowMs).sort((a, b) => a - b);
+  if (times.length < REFRESH_LIMIT.max) return 0;
+  return Math.max(1, Math.ceil((times[times.length - REFRESH_LIMIT.max]! + REFRESH_LIMIT.windowMs - t) / 1000));
 }

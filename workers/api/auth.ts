@@ -23,16 +23,16 @@ import {
   type CodeResult,
 } from "~/models/auth.server";
 import { getAuthSettings } from "~/models/settings.server";
-import { issueAccessToken, revokeToken, verifyAccessToken } from "~/services/tokens.server";
+import { claimRefresh, issueAccessToken, revokeToken, tokenFamily, verifyAccessToken } from "~/services/tokens.server";
 import { jsonError, readBody, requireApiPrincipal, type AppEnv } from "./env";
 
 /** Sign-in, refresh, logout, two-factor and password reset (platform §7 authentication table). */
 
-async function tokenAnswer(c: Context<AppEnv>, principal: { type: "user" | "parent"; id: number }, authTime?: number) {
+async function tokenAnswer(c: Context<AppEnv>, principal: { type: "user" | "parent"; id: number }, authTime?: number, family?: string) {
   const { db, env, now } = c.var.app;
   const actor = await getActor(db, principal.type, principal.id);
   if (!actor) return jsonError(c, 401, "Unauthenticated.");
-  const token = await issueAccessToken(env, principal, now(), authTime);
+  const token = await issueAccessToken(env, principal, now(), authTime, family);
   return c.json({ ...token, user: actorJson(actor) });
 }
 
@@ -84,9 +84,16 @@ export const authApi = new Hono<AppEnv>()
     const { db, env, now } = c.var.app;
     const check = await verifyAccessToken(db, env, token, now(), true);
     if (!check.ok) return jsonError(c, 401, check.reason === "expired" ? "Session has expired. Please sign in again." : "Unauthenticated.");
+    // At most 5 refreshes in 5 minutes per token family (platform §8, §9); the token stays valid for a later try.
+    const family = tokenFamily(token, check.claims);
+    const wait = await claimRefresh(db, family, now());
+    if (wait > 0) {
+      c.header("Retry-After", String(wait));
+      return jsonError(c, 429, AUTH_MESSAGES.refreshThrottled, { retry_after: wait });
+    }
     const { absoluteHours } = await getAuthSettings(db);
     await revokeToken(db, check.claims, absoluteHours);
-    return tokenAnswer(c, check.claims, check.claims.authTime);
+    return tokenAnswer(c, check.claims, check.claims.authTime, family);
   })
   .post("/auth/logout", requireApiPrincipal, async (c) => {
     const { absoluteHours } = await getAuthSettings(c.var.app.db);
