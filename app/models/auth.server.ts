@@ -115,10 +115,26 @@ export async function signIn(app: AuthApp, input: { email: string; password: str
   return { kind: "two_factor", principal, challengeId: challenge.id, expiresInMinutes: challenge.expiresInMinutes, attemptsRemaining: TWO_FACTOR_ATTEMPTS };
 }
 
-/** Verifies a password for an already-known principal (lock screen, change password, 2FA switch). */
-export async function checkPassword(app: Pick<AppContext, "db" | "env">, type: PrincipalType, id: number, password: string): Promise<boolean> {
+export type PasswordCheck = { kind: "ok" } | { kind: "wrong" } | { kind: "throttled"; retryAfter: number; message: string };
+
+/**
+ * Verifies a password for an already-known principal (lock screen, change password, two-factor switch, backup
+ * codes) under the sign-in throttle: failures count against the account and the address exactly as failed
+ * sign-ins do, and once either must wait no password is checked at all.
+ */
+export async function checkPassword(app: Pick<AppContext, "db" | "env" | "ip" | "now">, type: PrincipalType, id: number, password: string): Promise<PasswordCheck> {
   const p = await getPrincipalById(app.db, type, id);
-  return verifyPassword(password, p?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
+  const email = p?.email ?? "";
+  const now = app.now();
+  const wait = await signInWait(app.db, email, app.ip, now);
+  if (wait > 0) return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
+  const ok = await verifyPassword(password, p?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
+  if (!p?.passwordHash || !ok) {
+    await recordFailure(app.db, email, app.ip, now);
+    return { kind: "wrong" };
+  }
+  await clearAccountFailures(app.db, email);
+  return { kind: "ok" };
 }
 
 /* ---------------------------------------------------------------- challenges (two-factor and password reset) */
