@@ -6,7 +6,11 @@ import {
   afterFailedAttempt,
   AUTH_MESSAGES,
   BACKUP_CODE_COUNT,
+  challengeOver,
+  codeEmailWaitSeconds,
+  codeExpiresAt,
   isExpired,
+  RESENDS_PER_CHALLENGE,
   RESET_TOKEN_MINUTES,
   THROTTLE,
   throttleWaitSeconds,
@@ -81,6 +85,24 @@ async function recordFailure(db: Db, email: string, ip: string, now: Date): Prom
   ]);
 }
 
+/** Seconds until the address may try again, by its own failures only (two-factor codes: strangers wait, owners do not). */
+async function addressWait(db: Db, ip: string, now: Date): Promise<number> {
+  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  const rows = await db
+    .select({ at: loginFailures.at })
+    .from(loginFailures)
+    .where(and(eq(loginFailures.key, addressKey(ip)), gt(loginFailures.at, since)));
+  return throttleWaitSeconds(
+    rows.map((r) => r.at),
+    THROTTLE.address,
+    now,
+  );
+}
+
+async function recordAddressFailure(db: Db, ip: string, now: Date): Promise<void> {
+  await db.insert(loginFailures).values({ key: addressKey(ip), at: now.toISOString() });
+}
+
 async function clearAccountFailures(db: Db, email: string): Promise<void> {
   await db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email)));
 }
@@ -89,6 +111,7 @@ async function clearAccountFailures(db: Db, email: string): Promise<void> {
 
 export type SignInResult =
   | { kind: "signed_in"; principal: Principal }
+  /** `challengeId` goes only to the client that signed in (the screens' cookie, the API's 202 answer). */
   | { kind: "two_factor"; principal: Principal; challengeId: string; expiresInMinutes: number; attemptsRemaining: number }
   | { kind: "invalid"; message: string }
   | { kind: "throttled"; retryAfter: number; message: string }
@@ -153,19 +176,39 @@ function codeEmail(principal: Principal, code: string, minutes: number, context:
   };
 }
 
-async function sendCode(app: AuthApp, principal: Principal, challengeId: string, context: ChallengeContext): Promise<{ sent: boolean; expiresInMinutes: number }> {
+/**
+ * Sets a fresh code on the challenge and emails it. A resend counts against the challenge's sends in the same
+ * statement (`maxSends`), so two resends at once cannot both pass the limit; `sent: false, limited: true` then.
+ */
+async function sendCode(
+  app: AuthApp,
+  principal: Principal,
+  challenge: { id: string; createdAt: string },
+  context: ChallengeContext,
+  maxSends?: number,
+): Promise<{ sent: boolean; limited?: boolean; expiresInMinutes: number }> {
   const { codeExpiryMinutes } = await getAuthSettings(app.db);
   const code = randomDigits(6);
-  await app.db
-    .update(twoFactorChallenges)
-    .set({ codeHash: await codeHash(challengeId, code), expiresAt: addMinutes(app.now(), codeExpiryMinutes).toISOString() })
-    .where(eq(twoFactorChallenges.id, challengeId));
+  const now = app.now();
+  const expiresAt = context === "login" ? codeExpiresAt(challenge.createdAt, now, codeExpiryMinutes) : addMinutes(now, codeExpiryMinutes);
+  const expiresInMinutes = Math.max(1, Math.ceil((expiresAt.getTime() - now.getTime()) / 60_000));
+  const set = { codeHash: await codeHash(challenge.id, code), expiresAt: expiresAt.toISOString() };
+  if (maxSends === undefined) {
+    await app.db.update(twoFactorChallenges).set(set).where(eq(twoFactorChallenges.id, challenge.id));
+  } else {
+    const counted = await app.db
+      .update(twoFactorChallenges)
+      .set({ ...set, sends: sql`${twoFactorChallenges.sends} + 1` })
+      .where(and(eq(twoFactorChallenges.id, challenge.id), lt(twoFactorChallenges.sends, maxSends)))
+      .returning({ id: twoFactorChallenges.id });
+    if (counted.length === 0) return { sent: false, limited: true, expiresInMinutes };
+  }
   try {
-    await app.email.send(codeEmail(principal, code, codeExpiryMinutes, context));
-    return { sent: true, expiresInMinutes: codeExpiryMinutes };
+    await app.email.send(codeEmail(principal, code, expiresInMinutes, context));
+    return { sent: true, expiresInMinutes };
   } catch (e) {
     console.error("email send failed", e);
-    return { sent: false, expiresInMinutes: codeExpiryMinutes };
+    return { sent: false, expiresInMinutes };
   }
 }
 
@@ -187,13 +230,23 @@ async function startChallenge(app: AuthApp, principal: Principal, context: Chall
       ),
     app.db.insert(twoFactorChallenges).values({ id, principalType: principal.type, principalId: principal.id, context, attemptsRemaining: TWO_FACTOR_ATTEMPTS, createdAt: at }),
   ]);
-  const sent = await sendCode(app, principal, id, context);
+  const sent = await sendCode(app, principal, { id, createdAt: at }, context);
   return { id, ...sent };
 }
 
-/** The pending (not consumed) challenge: by id when the screen knows it, else the newest for the email. */
-async function pendingChallenge(db: Db, by: { id?: string; email?: string }, context: ChallengeContext): Promise<{ row: ChallengeRow; principal: Principal } | null> {
+/**
+ * The pending (not consumed) challenge. A sign-in challenge is found only by its id (the screens' cookie, the
+ * API's challenge_id), with the email when one is given, and only within its lifetime: knowing an email alone
+ * reaches nothing. A password reset is still found by the newest for the email.
+ */
+async function pendingChallenge(
+  db: Db,
+  by: { id?: string; email?: string },
+  context: ChallengeContext,
+  now: Date = new Date(),
+): Promise<{ row: ChallengeRow; principal: Principal } | null> {
   let row: ChallengeRow | undefined;
+  if (context === "login" && !by.id) return null;
   if (by.id) {
     [row] = await db
       .select()
@@ -217,7 +270,7 @@ async function pendingChallenge(db: Db, by: { id?: string; email?: string }, con
       .orderBy(desc(twoFactorChallenges.createdAt))
       .limit(1);
   }
-  if (!row) return null;
+  if (!row || (context === "login" && challengeOver(row.createdAt, now))) return null;
   const principal = await getPrincipalById(db, row.principalType, row.principalId);
   if (!principal || (by.email && principal.email !== normalizeEmail(by.email))) return null;
   return { row, principal };
@@ -226,6 +279,7 @@ async function pendingChallenge(db: Db, by: { id?: string; email?: string }, con
 export type CodeResult =
   | { kind: "ok"; principal: Principal; challenge: ChallengeRow }
   | { kind: "no_challenge"; message: string }
+  | { kind: "throttled"; message: string; retryAfter: number }
   | { kind: "expired"; message: string; attemptsRemaining: number }
   | { kind: "wrong"; message: string; attemptsRemaining: number; voided: boolean };
 
@@ -238,9 +292,25 @@ async function failAttempt(db: Db, row: ChallengeRow, now: Date, message: string
   return { kind: "wrong", message: next.void ? AUTH_MESSAGES.attemptsExhausted : message, attemptsRemaining: next.attemptsRemaining, voided: next.void };
 }
 
+/**
+ * A code or backup code that reaches no pending sign-in challenge is a stranger's guess: it counts against the
+ * guessing address (the sign-in throttle's address key), never against anyone's challenge.
+ */
+async function findForCode(app: AuthApp, by: { id?: string; email?: string }, context: ChallengeContext): Promise<{ row: ChallengeRow; principal: Principal } | Exclude<CodeResult, { kind: "ok" } | { kind: "expired" } | { kind: "wrong" }>> {
+  const now = app.now();
+  if (context === "login") {
+    const wait = await addressWait(app.db, app.ip, now);
+    if (wait > 0) return { kind: "throttled", message: AUTH_MESSAGES.codeThrottled, retryAfter: wait };
+  }
+  const found = await pendingChallenge(app.db, by, context, now);
+  if (found) return found;
+  if (context === "login") await recordAddressFailure(app.db, app.ip, now);
+  return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+}
+
 async function checkCode(app: AuthApp, by: { id?: string; email?: string }, code: string, context: ChallengeContext): Promise<CodeResult> {
-  const found = await pendingChallenge(app.db, by, context);
-  if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+  const found = await findForCode(app, by, context);
+  if ("kind" in found) return found;
   const { row, principal } = found;
   const now = app.now();
   if (isExpired(row.expiresAt, now)) return { kind: "expired", message: AUTH_MESSAGES.codeExpired, attemptsRemaining: row.attemptsRemaining };
@@ -261,8 +331,8 @@ export async function verifyLoginCode(app: AuthApp, by: { id?: string; email?: s
 
 /** A backup code stands in for the emailed code; each works once. Failures count against the same attempts. */
 export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: string }, backupCode: string): Promise<CodeResult> {
-  const found = await pendingChallenge(app.db, by, "login");
-  if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+  const found = await findForCode(app, by, "login");
+  if ("kind" in found) return found;
   const { row, principal } = found;
   const now = app.now();
   const hash = await sha256Hex(normalizeBackupCode(backupCode));
@@ -283,21 +353,42 @@ export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: 
 export type ResendResult =
   | { kind: "sent"; expiresInMinutes: number; attemptsRemaining: number }
   | { kind: "no_challenge"; message: string }
+  | { kind: "limited"; message: string; retryAfter?: number }
   | { kind: "unsupported_method"; message: string }
   | { kind: "send_failed"; message: string };
 
-/** Sends a fresh code for the pending challenge. Attempts are not restored, so resending cannot extend guessing. */
+/**
+ * Sends a fresh code for the pending challenge. Attempts are not restored and the challenge's lifetime does not
+ * grow, so resending cannot extend guessing; at most 3 resends per challenge and 10 code emails an hour per account.
+ */
 export async function resendLoginCode(app: AuthApp, by: { id?: string; email?: string }, method = "email", failMessage: string = AUTH_MESSAGES.resendFailed): Promise<ResendResult> {
   if (method !== "email") return { kind: "unsupported_method", message: "Only email verification is available." };
-  const found = await pendingChallenge(app.db, by, "login");
+  const now = app.now();
+  const found = await pendingChallenge(app.db, by, "login", now);
   if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
-  const sent = await sendCode(app, found.principal, found.row.id, "login");
+  if (found.row.sends >= 1 + RESENDS_PER_CHALLENGE) return { kind: "limited", message: AUTH_MESSAGES.resendLimit };
+  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  const sentThisHour = await app.db
+    .select({ createdAt: twoFactorChallenges.createdAt, sends: twoFactorChallenges.sends })
+    .from(twoFactorChallenges)
+    .where(
+      and(
+        eq(twoFactorChallenges.principalType, found.principal.type),
+        eq(twoFactorChallenges.principalId, found.principal.id),
+        eq(twoFactorChallenges.context, "login"),
+        gt(twoFactorChallenges.createdAt, since),
+      ),
+    );
+  const wait = codeEmailWaitSeconds(sentThisHour, now);
+  if (wait > 0) return { kind: "limited", message: AUTH_MESSAGES.codeEmailsLimit, retryAfter: wait };
+  const sent = await sendCode(app, found.principal, found.row, "login", 1 + RESENDS_PER_CHALLENGE);
+  if (sent.limited) return { kind: "limited", message: AUTH_MESSAGES.resendLimit };
   if (!sent.sent) return { kind: "send_failed", message: failMessage };
   return { kind: "sent", expiresInMinutes: sent.expiresInMinutes, attemptsRemaining: found.row.attemptsRemaining };
 }
 
-export async function getPendingLoginChallenge(db: Db, id: string) {
-  const found = await pendingChallenge(db, { id }, "login");
+export async function getPendingLoginChallenge(db: Db, id: string, now: Date = new Date()) {
+  const found = await pendingChallenge(db, { id }, "login", now);
   return found ? { email: found.principal.email, attemptsRemaining: found.row.attemptsRemaining, expiresAt: found.row.expiresAt } : null;
 }
 

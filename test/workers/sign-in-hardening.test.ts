@@ -1,14 +1,22 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { sessions, users } from "~/db/schema";
+import { outboxEmails, sessions, twoFactorChallenges, users } from "~/db/schema";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import worker from "../../workers/app";
-import { api, apiToken, cookiesFrom, createUser, db, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, codeIn, cookiesFrom, createUser, db, lastEmail, request, signInCookie, type TestUser } from "./helpers";
+
+// Password hashing (PBKDF2, 100,000 rounds) makes the guessing loops slow on a busy machine.
+vi.setConfig({ testTimeout: 30_000 });
 
 let ipSeq = 0;
 /** Each test guesses from its own address, so the per-address throttle of one test never reaches another. */
 const newIp = () => `203.0.113.${++ipSeq}`;
+
+/** An API call from a given address. */
+function apiFrom(ip: string, path: string, body: unknown): Promise<Response> {
+  return SELF.fetch(`http://localhost/api${path}`, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json", "CF-Connecting-IP": ip }, body: JSON.stringify(body) });
+}
 
 function formFrom(ip: string, path: string, fields: Record<string, string>, cookie?: string): Promise<Response> {
   return request(path, { method: "POST", body: new URLSearchParams(fields), cookie, headers: { "Content-Type": "application/x-www-form-urlencoded", "CF-Connecting-IP": ip } });
@@ -119,7 +127,7 @@ describe("password checks use the sign-in throttle", () => {
       expect(wrong.status).toBe(422);
       expect(await wrong.text()).toContain(AUTH_MESSAGES.currentPasswordWrong);
     }
-    for (let i = 0; i < 35; i++) await formFrom(ip, "/change-password", { ...fields, current_password: `more-${i}` }, cookie);
+    for (let i = 0; i < 10; i++) await formFrom(ip, "/change-password", { ...fields, current_password: `more-${i}` }, cookie);
     const right = await formFrom(ip, "/change-password", { ...fields, current_password: user.password }, cookie);
     expect(right.status).toBe(429);
     expect(await right.text()).toContain(AUTH_MESSAGES.throttled);
@@ -146,5 +154,136 @@ describe("password checks use the sign-in throttle", () => {
     for (let i = 0; i < 5; i++) await formFrom(ip, "/lock-screen", { password: `wrong-${i}` }, cookie);
     const login = await api("/auth/login", { method: "POST", body: { email: user.email, password: user.password } });
     expect(login.status).toBe(429);
+  });
+});
+
+describe("two-factor challenges are bound to the client that signed in", () => {
+  /** Signs a two-factor user in through the API from `ip`; answers the challenge id and the emailed code. */
+  async function startApiChallenge(user: TestUser, ip = newIp()) {
+    const res = await apiFrom(ip, "/auth/login", { email: user.email, password: user.password });
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as { challenge_id: string };
+    return { challengeId: body.challenge_id, code: codeIn((await lastEmail(user.email))!.text) };
+  }
+  const otherCode = (code: string, step = 1) => String((Number(code) + step) % 1_000_000).padStart(6, "0");
+  const challengeRow = async (id: string) => (await db().select().from(twoFactorChallenges).where(eq(twoFactorChallenges.id, id)))[0]!;
+  const emailsTo = async (to: string) => (await db().select({ id: outboxEmails.id }).from(outboxEmails).where(eq(outboxEmails.to, to))).length;
+
+  it("a stranger who knows only the email cannot spend the attempts, resend, or void the challenge", async () => {
+    const user = await createUser({ twoFactor: true });
+    const { challengeId, code } = await startApiChallenge(user);
+    const stranger = newIp();
+    for (let i = 1; i <= 6; i++) {
+      const res = await apiFrom(stranger, "/two-factor/verify", { email: user.email, code: otherCode(code, i) });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { message: string }).message).toBe(AUTH_MESSAGES.noChallenge);
+    }
+    const guessedId = await apiFrom(stranger, "/two-factor/verify", { email: user.email, code: otherCode(code), challenge_id: "x".repeat(32) });
+    expect(guessedId.status).toBe(422);
+    expect((await apiFrom(stranger, "/two-factor/backup-code", { email: user.email, backup_code: "AAAAA-BBBBB" })).status).toBe(422);
+    expect((await apiFrom(stranger, "/two-factor/resend", { email: user.email })).status).toBe(422);
+    expect(await emailsTo(user.email)).toBe(1);
+    expect((await challengeRow(challengeId)).attemptsRemaining).toBe(5);
+
+    const owner = await apiFrom(newIp(), "/two-factor/verify", { email: user.email, code, challenge_id: challengeId });
+    expect(owner.status).toBe(200);
+    expect(((await owner.json()) as { access_token: string }).access_token).toBeTruthy();
+  });
+
+  it("the challenge id only works with its own account's email", async () => {
+    const user = await createUser({ twoFactor: true });
+    const other = await createUser({ twoFactor: true });
+    const { challengeId, code } = await startApiChallenge(user);
+    expect((await apiFrom(newIp(), "/two-factor/verify", { email: other.email, code, challenge_id: challengeId })).status).toBe(422);
+    expect((await challengeRow(challengeId)).attemptsRemaining).toBe(5);
+  });
+
+  it("a stranger's guesses count against the stranger's address: past the allowance they answer 429", async () => {
+    const user = await createUser({ twoFactor: true });
+    const { challengeId, code } = await startApiChallenge(user);
+    const stranger = newIp();
+    for (let i = 1; i <= 20; i++) await apiFrom(stranger, "/two-factor/verify", { email: user.email, code: otherCode(code, i) });
+    const limited = await apiFrom(stranger, "/two-factor/verify", { email: user.email, code: otherCode(code, 21) });
+    expect(limited.status).toBe(429);
+    const body = (await limited.json()) as { message: string; retry_after: number };
+    expect(body.message).toBe(AUTH_MESSAGES.codeThrottled);
+    expect(body.retry_after).toBeGreaterThan(0);
+    // The owner, elsewhere, is not affected.
+    expect((await apiFrom(newIp(), "/two-factor/verify", { email: user.email, code, challenge_id: challengeId })).status).toBe(200);
+  });
+
+  it("wrong codes with the right challenge id still count down the challenge's attempts", async () => {
+    const user = await createUser({ twoFactor: true });
+    const { challengeId, code } = await startApiChallenge(user);
+    const res = await apiFrom(newIp(), "/two-factor/verify", { email: user.email, code: otherCode(code), challenge_id: challengeId });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { attempts_remaining: number }).attempts_remaining).toBe(4);
+  });
+
+  it("allows 3 resends per challenge, then 429", async () => {
+    const user = await createUser({ twoFactor: true });
+    const { challengeId } = await startApiChallenge(user);
+    const ip = newIp();
+    for (let i = 0; i < 3; i++) expect((await apiFrom(ip, "/two-factor/resend", { email: user.email, challenge_id: challengeId })).status).toBe(200);
+    const fourth = await apiFrom(ip, "/two-factor/send-code", { email: user.email, method: "email", challenge_id: challengeId });
+    expect(fourth.status).toBe(429);
+    expect(((await fourth.json()) as { message: string }).message).toBe(AUTH_MESSAGES.resendLimit);
+    expect(await emailsTo(user.email)).toBe(4);
+  });
+
+  it("sends an account at most 10 sign-in codes an hour", async () => {
+    const user = await createUser({ twoFactor: true });
+    const ip = newIp();
+    let last = "";
+    for (let signIn = 0; signIn < 3; signIn++) {
+      last = (await startApiChallenge(user, ip)).challengeId;
+      const resends = signIn < 2 ? 3 : 1;
+      for (let i = 0; i < resends; i++) expect((await apiFrom(ip, "/two-factor/resend", { email: user.email, challenge_id: last })).status).toBe(200);
+    }
+    expect(await emailsTo(user.email)).toBe(10);
+    const refused = await apiFrom(ip, "/two-factor/resend", { email: user.email, challenge_id: last });
+    expect(refused.status).toBe(429);
+    const body = (await refused.json()) as { message: string; retry_after: number };
+    expect(body.message).toBe(AUTH_MESSAGES.codeEmailsLimit);
+    expect(body.retry_after).toBeGreaterThan(3000);
+    expect(refused.headers.get("Retry-After")).toBe(String(body.retry_after));
+    expect(await emailsTo(user.email)).toBe(10);
+  });
+
+  it("a challenge lives 15 minutes whatever is resent: a resent code expires with it, and after it nothing works", async () => {
+    const user = await createUser({ twoFactor: true });
+    const { challengeId } = await startApiChallenge(user);
+    const ip = newIp();
+    await db().update(twoFactorChallenges).set({ createdAt: new Date(Date.now() - 13 * 60_000).toISOString() }).where(eq(twoFactorChallenges.id, challengeId));
+    const resent = await apiFrom(ip, "/two-factor/resend", { email: user.email, challenge_id: challengeId });
+    expect(resent.status).toBe(200);
+    expect(((await resent.json()) as { expires_in_minutes: number }).expires_in_minutes).toBe(2);
+    const code = codeIn((await lastEmail(user.email))!.text);
+    expect(new Date((await challengeRow(challengeId)).expiresAt!).getTime()).toBeLessThanOrEqual(Date.now() + 2 * 60_000 + 1000);
+
+    await db().update(twoFactorChallenges).set({ createdAt: new Date(Date.now() - 16 * 60_000).toISOString() }).where(eq(twoFactorChallenges.id, challengeId));
+    expect((await apiFrom(ip, "/two-factor/verify", { email: user.email, code, challenge_id: challengeId })).status).toBe(422);
+    expect((await apiFrom(ip, "/two-factor/resend", { email: user.email, challenge_id: challengeId })).status).toBe(422);
+  });
+
+  it("the screens: resend is limited to 3 per challenge, and a post without the challenge cookie touches nothing", async () => {
+    const user = await createUser({ twoFactor: true });
+    const ip = newIp();
+    const login = await formFrom(ip, "/login", { email: user.email, password: user.password, redirectTo: "/dashboard" });
+    const jar = cookiesFrom(login);
+    expect(jar).toMatch(/__2fa=/);
+    for (let i = 0; i < 3; i++) expect((await formFrom(ip, "/two-factor-verify", { intent: "resend", redirectTo: "/dashboard" }, jar)).status).toBe(303);
+    const fourth = await formFrom(ip, "/two-factor-verify", { intent: "resend", redirectTo: "/dashboard" }, jar);
+    expect(fourth.status).toBe(429);
+    expect(await fourth.text()).toContain(AUTH_MESSAGES.resendLimit);
+
+    const code = codeIn((await lastEmail(user.email))!.text);
+    for (let i = 1; i <= 5; i++) {
+      const stranger = await formFrom(newIp(), "/two-factor-verify", { intent: "verify", code: otherCode(code, i), email: user.email });
+      expect(stranger.headers.get("Location")).toBe("/login");
+    }
+    const ok = await formFrom(ip, "/two-factor-verify", { intent: "verify", code, redirectTo: "/dashboard" }, jar);
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get("Location")).toBe("/dashboard");
   });
 });

@@ -37,6 +37,10 @@ async function tokenAnswer(c: Context<AppEnv>, principal: { type: "user" | "pare
 }
 
 function codeFailure(c: Context<AppEnv>, result: Exclude<CodeResult, { kind: "ok" }>) {
+  if (result.kind === "throttled") {
+    c.header("Retry-After", String(result.retryAfter));
+    return jsonError(c, 429, result.message, { retry_after: result.retryAfter });
+  }
   if (result.kind === "no_challenge") return jsonError(c, 422, result.message, { attempts_remaining: 0 });
   if (result.kind === "expired") return jsonError(c, 422, result.message, { code_expired: true, attempts_remaining: result.attemptsRemaining });
   return jsonError(c, 422, result.message, { code_expired: false, attempts_remaining: result.attemptsRemaining, challenge_ended: result.voided });
@@ -66,6 +70,8 @@ export const authApi = new Hono<AppEnv>()
           {
             message: "Two-factor verification required.",
             two_factor_required: true,
+            // Added to the spec's fields: verify, backup-code and resend need it with the email (docs/decisions/016).
+            challenge_id: result.challengeId,
             method_selection_required: false,
             attempts_remaining: result.attemptsRemaining,
             expires_in_minutes: result.expiresInMinutes,
@@ -106,7 +112,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingVerify);
     const parsed = parseWith(TwoFactorVerifyInput, raw);
     if (!parsed.ok) return jsonError(c, 422, parsed.errors.code ?? AUTH_MESSAGES.verificationFailed, { errors: parsed.errors });
-    const result = await verifyLoginCode(c.var.app, { email: parsed.data.email }, parsed.data.code);
+    const result = await verifyLoginCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.code);
     return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
   })
   .post("/two-factor/backup-code", async (c) => {
@@ -114,7 +120,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingBackup);
     const parsed = parseWith(BackupCodeInput, raw);
     if (!parsed.ok) return jsonError(c, 422, AUTH_MESSAGES.backupFailed, { errors: parsed.errors });
-    const result = await verifyBackupCode(c.var.app, { email: parsed.data.email }, parsed.data.backup_code);
+    const result = await verifyBackupCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.backup_code);
     return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
   })
   .post("/two-factor/resend", async (c) => {
@@ -174,8 +180,12 @@ function codeAnswer(c: Context<AppEnv>, expiresInMinutes: number, attemptsRemain
 async function resendAnswer(c: Context<AppEnv>, raw: Record<string, unknown>, failMessage: string) {
   const parsed = parseWith(ResendInput, raw);
   if (!parsed.ok) return jsonError(c, 422, failMessage, { errors: parsed.errors });
-  const result = await resendLoginCode(c.var.app, { email: parsed.data.email }, parsed.data.method, failMessage);
+  const result = await resendLoginCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.method, failMessage);
   if (result.kind === "no_challenge") return jsonError(c, 422, result.message, { attempts_remaining: 0 });
+  if (result.kind === "limited") {
+    if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
+    return jsonError(c, 429, result.message, result.retryAfter ? { retry_after: result.retryAfter } : {});
+  }
   if (result.kind === "unsupported_method") return jsonError(c, 422, result.message);
   if (result.kind === "send_failed") return jsonError(c, 502, result.message);
   return c.json(codeAnswer(c, result.expiresInMinutes, result.attemptsRemaining, "A new verification code has been sent."));
