@@ -234,6 +234,14 @@ async function startChallenge(app: AuthApp, principal: Principal, context: Chall
   return { id, ...sent };
 }
 
+/** Challenges of the account(s) with this (normalized) email. */
+function challengeOfEmail(email: string) {
+  return sql`(
+    (${twoFactorChallenges.principalType} = 'user' and ${twoFactorChallenges.principalId} in (select id from users where email = ${email}))
+    or (${twoFactorChallenges.principalType} = 'parent' and ${twoFactorChallenges.principalId} in (select id from parents where email = ${email}))
+  )`;
+}
+
 /**
  * The pending (not consumed) challenge. A sign-in challenge is found only by its id (the screens' cookie, the
  * API's challenge_id), with the email when one is given, and only within its lifetime: knowing an email alone
@@ -261,10 +269,7 @@ async function pendingChallenge(
         and(
           eq(twoFactorChallenges.context, context),
           isNull(twoFactorChallenges.consumedAt),
-          sql`(
-            (${twoFactorChallenges.principalType} = 'user' and ${twoFactorChallenges.principalId} in (select id from users where email = ${email}))
-            or (${twoFactorChallenges.principalType} = 'parent' and ${twoFactorChallenges.principalId} in (select id from parents where email = ${email}))
-          )`,
+          challengeOfEmail(email),
         ),
       )
       .orderBy(desc(twoFactorChallenges.createdAt))
@@ -448,25 +453,67 @@ export async function setTwoFactor(db: Db, principal: { type: PrincipalType; id:
 
 const RESET_REQUESTS_PER_HOUR = 5;
 
-/** Always answers the same way; sends a code only when an active account has that email. */
-export async function requestPasswordReset(app: AuthApp, rawEmail: string): Promise<void> {
+type ResetApp = AuthApp & Pick<AppContext, "waitUntil">;
+
+/**
+ * Always answers the same way, and does the same work whether or not an account has that email (no timing
+ * tells): one batch reads both account kinds and the hour's resets, a code is drawn and hashed, one batch of two
+ * writes follows (for an unknown email, or past 5 resets an hour, both match no row), and the email itself is
+ * sent after the answer (waitUntil).
+ */
+export async function requestPasswordReset(app: ResetApp, rawEmail: string): Promise<void> {
   const email = normalizeEmail(rawEmail);
-  const principal = (await findPrincipal(app.db, email, "user")) ?? (await findPrincipal(app.db, email, "parent"));
-  if (!principal) return;
-  const since = new Date(app.now().getTime() - THROTTLE.windowMs).toISOString();
-  const [recent] = await app.db
-    .select({ n: count() })
-    .from(twoFactorChallenges)
-    .where(
-      and(
-        eq(twoFactorChallenges.principalType, principal.type),
-        eq(twoFactorChallenges.principalId, principal.id),
-        eq(twoFactorChallenges.context, "password_reset"),
-        gt(twoFactorChallenges.createdAt, since),
+  const now = app.now();
+  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  const [userRows, parentRows, recentRows] = await app.db.batch([
+    app.db.select().from(users).where(and(eq(users.email, email), isNull(users.deletedAt), eq(users.status, "active"))),
+    app.db.select().from(parents).where(and(eq(parents.email, email), isNull(parents.deletedAt), eq(parents.status, "active"))),
+    app.db
+      .select({ n: count() })
+      .from(twoFactorChallenges)
+      .where(and(eq(twoFactorChallenges.context, "password_reset"), gt(twoFactorChallenges.createdAt, since), challengeOfEmail(email))),
+  ]);
+  const u = userRows[0];
+  const p = parentRows[0];
+  const principal: Principal | null = u
+    ? { type: "user", id: u.id, email: u.email, name: u.name, passwordHash: u.passwordHash, twoFactorEnabled: u.twoFactorEnabled }
+    : p
+      ? { type: "parent", id: p.id, email: p.email, name: p.name, passwordHash: p.passwordHash, twoFactorEnabled: p.twoFactorEnabled }
+      : null;
+  const send = principal && (recentRows[0]?.n ?? 0) < RESET_REQUESTS_PER_HOUR ? principal : null;
+
+  const { codeExpiryMinutes } = await getAuthSettings(app.db);
+  const id = randomToken(24);
+  const code = randomDigits(6);
+  const hash = await codeHash(id, code);
+  const at = now.toISOString();
+  const expiresAt = addMinutes(now, codeExpiryMinutes).toISOString();
+  // Without an account to send to, the same two statements run against a principal and an id that do not exist.
+  const target = send ?? { type: "user" as const, id: 0 };
+  await app.db.batch([
+    app.db
+      .update(twoFactorChallenges)
+      .set({ consumedAt: at })
+      .where(
+        and(
+          eq(twoFactorChallenges.principalType, target.type),
+          eq(twoFactorChallenges.principalId, target.id),
+          eq(twoFactorChallenges.context, "password_reset"),
+          isNull(twoFactorChallenges.consumedAt),
+        ),
       ),
-    );
-  if ((recent?.n ?? 0) >= RESET_REQUESTS_PER_HOUR) return;
-  await startChallenge(app, principal, "password_reset");
+    send
+      ? app.db
+          .insert(twoFactorChallenges)
+          .values({ id, principalType: send.type, principalId: send.id, context: "password_reset", attemptsRemaining: TWO_FACTOR_ATTEMPTS, codeHash: hash, expiresAt, createdAt: at })
+      : app.db.update(twoFactorChallenges).set({ codeHash: hash, expiresAt }).where(eq(twoFactorChallenges.id, id)),
+  ]);
+  if (!send) return;
+  app.waitUntil(
+    app.email.send(codeEmail(send, code, codeExpiryMinutes, "password_reset")).catch((e: unknown) => {
+      console.error("password reset email failed", e);
+    }),
+  );
 }
 
 export type ResetVerifyResult = { kind: "ok"; resetToken: string } | Exclude<CodeResult, { kind: "ok" }>;

@@ -3,8 +3,11 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { outboxEmails, sessions, twoFactorChallenges, users } from "~/db/schema";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
+import { requestPasswordReset } from "~/models/auth.server";
+import { getAuthSettings } from "~/models/settings.server";
+import { outboxSender } from "~/services/email.server";
 import worker from "../../workers/app";
-import { api, apiToken, codeIn, cookiesFrom, createUser, db, lastEmail, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, codeIn, cookiesFrom, countingDb, createParent, createUser, db, lastEmail, request, signInCookie, type TestUser } from "./helpers";
 
 // Password hashing (PBKDF2, 100,000 rounds) makes the guessing loops slow on a busy machine.
 vi.setConfig({ testTimeout: 30_000 });
@@ -286,4 +289,53 @@ describe("two-factor challenges are bound to the client that signed in", () => {
     expect(ok.status).toBe(303);
     expect(ok.headers.get("Location")).toBe("/dashboard");
   });
+});
+
+describe("POST /api/password-reset/request does the same work for known and unknown emails", () => {
+  it.each([["a staff user"], ["a parent"]])("answers the same status and body for %s and for an unknown email", async (who) => {
+    const account = who === "a parent" ? await createParent() : await createUser();
+    const known = await apiFrom(newIp(), "/password-reset/request", { email: account.email });
+    const unknown = await apiFrom(newIp(), "/password-reset/request", { email: `nobody-${account.id}@test.example` });
+    expect(known.status).toBe(200);
+    expect(unknown.status).toBe(known.status);
+    expect(await unknown.json()).toEqual(await known.json());
+    expect(codeIn((await lastEmail(account.email))!.text)).toMatch(/^\d{6}$/);
+  });
+
+  /** Runs the request against a statement-counting database, counting SHA-256 digests and deferred sends. */
+  async function measure(email: string) {
+    const counting = countingDb();
+    const deferred: Promise<unknown>[] = [];
+    const digest = vi.spyOn(crypto.subtle, "digest");
+    await requestPasswordReset(
+      { db: counting.db, env, email: outboxSender(db()), ip: newIp(), isDev: true, now: () => new Date(), waitUntil: (p) => deferred.push(p) },
+      email,
+    );
+    const hashes = digest.mock.calls.length;
+    digest.mockRestore();
+    await Promise.all(deferred);
+    return { statements: counting.statements(), roundTrips: counting.roundTrips(), hashes, deferred: deferred.length };
+  }
+
+  it("runs the same D1 statements in the same round trips and the same hashing; only a real account gets an email, after the answer", async () => {
+    await getAuthSettings(db()); // the settings cache is the same for both calls
+    const user = await createUser();
+    const parent = await createParent();
+    const limited = await createUser();
+    for (let i = 0; i < 5; i++) await measure(limited.email);
+    const before = await emailsCount();
+    const forUser = await measure(user.email);
+    const forParent = await measure(parent.email);
+    const forUnknown = await measure("nobody-at-all@test.example");
+    const forLimited = await measure(limited.email);
+    expect(forUser).toEqual({ statements: 5, roundTrips: 2, hashes: 1, deferred: 1 });
+    expect(forParent).toEqual(forUser);
+    expect(forUnknown).toEqual({ ...forUser, deferred: 0 });
+    expect(forLimited).toEqual(forUnknown);
+    expect((await emailsCount()) - before).toBe(2);
+  });
+
+  async function emailsCount() {
+    return (await db().select({ id: outboxEmails.id }).from(outboxEmails)).length;
+  }
 });
