@@ -42,7 +42,7 @@ export const BackupCodeInput = v.object({
 export const ResendInput = v.object({ email: v.optional(v.string(), ""), method: v.optional(v.string(), "email"), context: v.optional(v.string()), challenge_id: ChallengeId });
 
 export const ResetRequestInput = v.object({ email: Email });
-export const ResetVerifyInput = v.object({ email: Email, code: Code });
+export const ResetVerifyInput = v.object({ email: Email, code: Code, challenge_id: ChallengeId });
 
 /** The confirmation must equal the password; the message goes on the confirmation field. */
 function confirmed<T extends { password: string; password_confirmation: string }>() {

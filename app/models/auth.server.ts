@@ -255,6 +255,7 @@ async function pendingChallenge(
 ): Promise<{ row: ChallengeRow; principal: Principal } | null> {
   let row: ChallengeRow | undefined;
   if (context === "login" && !by.id) return null;
+  if (by.id === "") return null;
   if (by.id) {
     [row] = await db
       .select()
@@ -303,13 +304,11 @@ async function failAttempt(db: Db, row: ChallengeRow, now: Date, message: string
  */
 async function findForCode(app: AuthApp, by: { id?: string; email?: string }, context: ChallengeContext): Promise<{ row: ChallengeRow; principal: Principal } | Exclude<CodeResult, { kind: "ok" } | { kind: "expired" } | { kind: "wrong" }>> {
   const now = app.now();
-  if (context === "login") {
-    const wait = await addressWait(app.db, app.ip, now);
-    if (wait > 0) return { kind: "throttled", message: AUTH_MESSAGES.codeThrottled, retryAfter: wait };
-  }
+  const wait = await addressWait(app.db, app.ip, now);
+  if (wait > 0) return { kind: "throttled", message: AUTH_MESSAGES.codeThrottled, retryAfter: wait };
   const found = await pendingChallenge(app.db, by, context, now);
   if (found) return found;
-  if (context === "login") await recordAddressFailure(app.db, app.ip, now);
+  await recordAddressFailure(app.db, app.ip, now);
   return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
 }
 
@@ -461,7 +460,7 @@ type ResetApp = AuthApp & Pick<AppContext, "waitUntil">;
  * writes follows (for an unknown email, or past 5 resets an hour, both match no row), and the email itself is
  * sent after the answer (waitUntil).
  */
-export async function requestPasswordReset(app: ResetApp, rawEmail: string): Promise<void> {
+export async function requestPasswordReset(app: ResetApp, rawEmail: string): Promise<{ challengeId: string }> {
   const email = normalizeEmail(rawEmail);
   const now = app.now();
   const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
@@ -508,19 +507,24 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string): Pro
           .values({ id, principalType: send.type, principalId: send.id, context: "password_reset", attemptsRemaining: TWO_FACTOR_ATTEMPTS, codeHash: hash, expiresAt, createdAt: at })
       : app.db.update(twoFactorChallenges).set({ codeHash: hash, expiresAt }).where(eq(twoFactorChallenges.id, id)),
   ]);
-  if (!send) return;
+  // The id goes back whether or not a challenge was stored: an unknown email gets an id that leads nowhere.
+  if (!send) return { challengeId: id };
   app.waitUntil(
     app.email.send(codeEmail(send, code, codeExpiryMinutes, "password_reset")).catch((e: unknown) => {
       console.error("password reset email failed", e);
     }),
   );
+  return { challengeId: id };
 }
 
 export type ResetVerifyResult = { kind: "ok"; resetToken: string } | Exclude<CodeResult, { kind: "ok" }>;
 
-/** A correct reset code yields a one-time reset token valid for 15 minutes. */
-export async function verifyPasswordResetCode(app: AuthApp, email: string, code: string): Promise<ResetVerifyResult> {
-  const result = await checkCode(app, { email }, code, "password_reset");
+/**
+ * A correct reset code yields a one-time reset token valid for 15 minutes. Like a sign-in code, it is checked
+ * only against the challenge the requesting client was given (`challengeId`), never by the email alone.
+ */
+export async function verifyPasswordResetCode(app: AuthApp, challengeId: string, email: string, code: string): Promise<ResetVerifyResult> {
+  const result = await checkCode(app, { id: challengeId, email }, code, "password_reset");
   if (result.kind !== "ok") return result;
   const token = randomToken();
   await app.db

@@ -298,7 +298,12 @@ describe("POST /api/password-reset/request does the same work for known and unkn
     const unknown = await apiFrom(newIp(), "/password-reset/request", { email: `nobody-${account.id}@test.example` });
     expect(known.status).toBe(200);
     expect(unknown.status).toBe(known.status);
-    expect(await unknown.json()).toEqual(await known.json());
+    const { challenge_id: knownId, ...knownBody } = (await known.json()) as { challenge_id: string };
+    const { challenge_id: unknownId, ...unknownBody } = (await unknown.json()) as { challenge_id: string };
+    expect(unknownBody).toEqual(knownBody);
+    // Both get an opaque challenge id of the same shape; the unknown email's leads nowhere.
+    expect(knownId).toMatch(/^[\w-]{32}$/);
+    expect(unknownId).toMatch(/^[\w-]{32}$/);
     expect(codeIn((await lastEmail(account.email))!.text)).toMatch(/^\d{6}$/);
   });
 
@@ -338,4 +343,38 @@ describe("POST /api/password-reset/request does the same work for known and unkn
   async function emailsCount() {
     return (await db().select({ id: outboxEmails.id }).from(outboxEmails)).length;
   }
+});
+
+describe("password-reset codes are bound to the request that asked for them", () => {
+  const otherCode = (code: string, step = 1) => String((Number(code) + step) % 1_000_000).padStart(6, "0");
+
+  it("API: a verify without the request's challenge_id never spends the attempts; with it the code works", async () => {
+    const user = await createUser();
+    const asked = await apiFrom(newIp(), "/password-reset/request", { email: user.email });
+    const { challenge_id } = (await asked.json()) as { challenge_id: string };
+    const code = codeIn((await lastEmail(user.email))!.text);
+    const stranger = newIp();
+    for (let i = 1; i <= 6; i++) {
+      const res = await apiFrom(stranger, "/password-reset/verify", { email: user.email, code: otherCode(code, i) });
+      expect(res.status).toBe(422);
+    }
+    expect((await apiFrom(stranger, "/password-reset/verify", { email: user.email, code, challenge_id: "y".repeat(32) })).status).toBe(422);
+    const owner = await apiFrom(newIp(), "/password-reset/verify", { email: user.email, code, challenge_id });
+    expect(owner.status).toBe(200);
+    expect(((await owner.json()) as { reset_token: string }).reset_token).toBeTruthy();
+  });
+
+  it("screens: a browser without the reset challenge cookie cannot spend the code's attempts", async () => {
+    const user = await createUser();
+    const ip = newIp();
+    const jar = cookiesFrom(await formFrom(ip, "/forgot-password", { email: user.email }));
+    expect(jar).toMatch(/__reset_challenge=/);
+    const code = codeIn((await lastEmail(user.email))!.text);
+    // Another browser that asked for nothing but sets the email cookie by hand.
+    const strangerJar = `__reset_email=${encodeURIComponent(user.email)}`;
+    for (let i = 1; i <= 5; i++) expect((await formFrom(newIp(), "/reset-password-verify", { intent: "verify", code: otherCode(code, i) }, strangerJar)).status).toBe(422);
+    const verified = await formFrom(ip, "/reset-password-verify", { intent: "verify", code }, jar);
+    expect(verified.status).toBe(303);
+    expect(verified.headers.get("Location")).toBe("/reset-password-change");
+  });
 });

@@ -134,8 +134,8 @@ export const authApi = new Hono<AppEnv>()
     if (raw.context === "password_reset") {
       const parsed = parseWith(ResetRequestInput, raw);
       if (!parsed.ok) return jsonError(c, 422, parsed.errors.email!, { errors: parsed.errors });
-      await requestPasswordReset(c.var.app, parsed.data.email);
-      return c.json(codeAnswer(c, (await getAuthSettings(c.var.app.db)).codeExpiryMinutes, 5, AUTH_MESSAGES.resetSent));
+      const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email);
+      return c.json({ ...codeAnswer(c, (await getAuthSettings(c.var.app.db)).codeExpiryMinutes, 5, AUTH_MESSAGES.resetSent), challenge_id: challengeId });
     }
     return resendAnswer(c, raw, AUTH_MESSAGES.sendFailed);
   })
@@ -155,13 +155,14 @@ export const authApi = new Hono<AppEnv>()
   .post("/password-reset/request", async (c) => {
     const parsed = parseWith(ResetRequestInput, await body(c));
     if (!parsed.ok) return jsonError(c, 422, parsed.errors.email!, { errors: parsed.errors });
-    await requestPasswordReset(c.var.app, parsed.data.email);
-    return c.json({ message: AUTH_MESSAGES.resetSent });
+    // challenge_id (added to the spec's answer) goes with the email and code to verify; an unknown email gets one too.
+    const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email);
+    return c.json({ message: AUTH_MESSAGES.resetSent, challenge_id: challengeId });
   })
   .post("/password-reset/verify", async (c) => {
     const parsed = parseWith(ResetVerifyInput, await body(c));
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
-    const result = await verifyPasswordResetCode(c.var.app, parsed.data.email, parsed.data.code);
+    const result = await verifyPasswordResetCode(c.var.app, parsed.data.challenge_id, parsed.data.email, parsed.data.code);
     if (result.kind !== "ok") return codeFailure(c, result);
     return c.json({ message: "Code verified.", reset_token: result.resetToken });
   })
