@@ -245,7 +245,8 @@ function challengeOfEmail(email: string) {
 /**
  * The pending (not consumed) challenge. A sign-in challenge is found only by its id (the screens' cookie, the
  * API's challenge_id), with the email when one is given, and only within its lifetime: knowing an email alone
- * reaches nothing. A password reset is still found by the newest for the email.
+ * reaches nothing. A reset code is checked by its id too (verifyPasswordResetCode); only the change step, which
+ * holds the one-time reset token, finds the newest pending reset by email.
  */
 async function pendingChallenge(
   db: Db,
