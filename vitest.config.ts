@@ -18,7 +18,7 @@ export default defineConfig({
           cloudflareTest({
             main: "./workers/app.ts",
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { TEST_MIGRATIONS: migrations, APP_ENV: "development" } },
+            miniflare: { bindings: { TEST_MIGRATIONS: migrations, APP_ENV: "development", DEMO_MODE: "true" } },
           }),
         ],
         ssr: {},

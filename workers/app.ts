@@ -1,7 +1,7 @@
 import { createRequestHandler, type ServerBuild } from "@remix-run/cloudflare";
 import { Hono } from "hono";
 import * as build from "../build/index.js";
-import { createAppContext, isDevelopment } from "~/services/context.server";
+import { configurationProblem, createAppContext, isDevelopment } from "~/services/context.server";
 import { api } from "./api";
 import { jsonError, type AppEnv } from "./api/env";
 import { MOCK_REFUSED_MESSAGE, mockMode } from "./api/mock";
@@ -28,6 +28,16 @@ export function isCrossSitePost(request: Request): boolean {
 }
 
 const app = new Hono<AppEnv>();
+
+// A production Worker without its secrets answers nothing but 500 (and says why in the log): it never falls
+// back to development defaults such as the published JWT secret.
+app.use("*", async (c, next) => {
+  const problem = configurationProblem(c.env);
+  if (!problem) return next();
+  console.error(`misconfigured: ${problem}`);
+  const message = "The service is misconfigured. Please try again later.";
+  return c.req.path.startsWith("/api/") ? c.json({ message }, 500) : c.text(message, 500);
+});
 
 app.use("*", async (c, next) => {
   const started = performance.now();

@@ -363,6 +363,17 @@ export const revokedTokens = sqliteTable("revoked_tokens", {
   expiresAt: text("expires_at").notNull(),
 });
 
+/** One row per successful API token refresh, by token family, kept five minutes (docs/decisions/016). */
+export const tokenRefreshes = sqliteTable(
+  "token_refreshes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    family: text("family").notNull(),
+    at: text("at").notNull(),
+  },
+  (t) => [index("token_refreshes_family_at_idx").on(t.family, t.at)],
+);
+
 /** A pending sign-in or password-reset code sent by email. */
 export const twoFactorChallenges = sqliteTable(
   "two_factor_challenges",
@@ -374,6 +385,8 @@ export const twoFactorChallenges = sqliteTable(
     codeHash: text("code_hash"),
     expiresAt: text("expires_at"),
     attemptsRemaining: integer("attempts_remaining").notNull().default(5),
+    /** Code emails sent for this challenge (the first one included); bounds resends (docs/decisions/016). */
+    sends: integer("sends").notNull().default(1),
     /** For password resets: hash of the reset token issued after the code verified. */
     resetTokenHash: text("reset_token_hash"),
     resetTokenExpiresAt: text("reset_token_expires_at"),

@@ -4,6 +4,14 @@ export const TWO_FACTOR_ATTEMPTS = 5;
 export const DEFAULT_CODE_EXPIRY_MINUTES = 5;
 export const BACKUP_CODE_COUNT = 10;
 export const RESET_TOKEN_MINUTES = 15;
+/**
+ * A sign-in challenge is bound to the client that started it (docs/decisions/016): it lives at most 15 minutes
+ * however often its code is resent, sends at most 3 more codes after the first, and an account receives at
+ * most 10 sign-in code emails an hour.
+ */
+export const CHALLENGE_LIFETIME_MINUTES = 15;
+export const RESENDS_PER_CHALLENGE = 3;
+export const CODE_EMAILS_PER_HOUR = 10;
 export const DEFAULT_IDLE_MINUTES = 30;
 export const DEFAULT_ABSOLUTE_HOURS = 12;
 /** API bearer tokens live 15 minutes; refresh accepts them until the absolute session limit. */
@@ -15,10 +23,14 @@ export const AUTH_MESSAGES = {
   emailInvalid: "Enter a valid email address.",
   passwordRequired: "Password is required.",
   throttled: "Too many sign-in attempts. Please try again later.",
+  refreshThrottled: "Too many token refreshes. Please wait and try again.",
   codeExpired: "Verification code has expired. Please request a new one.",
   verificationFailed: "Verification failed",
   noChallenge: "There is no pending verification. Please sign in again.",
   attemptsExhausted: "Too many incorrect codes. Please sign in again.",
+  resendLimit: "No more codes can be sent for this sign-in. Please sign in again.",
+  codeEmailsLimit: "Too many codes were sent to this account. Please try again later.",
+  codeThrottled: "Too many verification attempts. Please try again later.",
   backupFailed: "Backup code verification failed",
   sendFailed: "Failed to send verification code",
   emailCodeFailed: "Failed to send email code",
@@ -69,6 +81,32 @@ export function expiryText(minutes: number): string {
   return minutes > 0 ? `It expires in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.` : "It has expired; ask for a new one.";
 }
 
+/** When a sign-in code stops working: its own expiry, but never past the challenge's whole lifetime. */
+export function codeExpiresAt(challengeCreatedAt: string, now: Date, codeExpiryMinutes: number): Date {
+  const code = addMinutes(now, codeExpiryMinutes);
+  const end = addMinutes(new Date(challengeCreatedAt), CHALLENGE_LIFETIME_MINUTES);
+  return code.getTime() < end.getTime() ? code : end;
+}
+
+/** True once a sign-in challenge is older than its lifetime, whatever was resent. */
+export function challengeOver(challengeCreatedAt: string, now: Date): boolean {
+  return now.getTime() - new Date(challengeCreatedAt).getTime() >= CHALLENGE_LIFETIME_MINUTES * 60_000;
+}
+
+/** Seconds until an account may get another code email (0 = now): `sent` are the challenges of the last hour. */
+export function codeEmailWaitSeconds(sent: readonly { createdAt: string; sends: number }[], now: Date): number {
+  const t = now.getTime();
+  const recent = sent.filter((s) => t - new Date(s.createdAt).getTime() < THROTTLE_WINDOW_MS).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  let total = recent.reduce((n, s) => n + s.sends, 0);
+  if (total < CODE_EMAILS_PER_HOUR) return 0;
+  // Wait until enough of the oldest challenges age out of the hour.
+  for (const s of recent) {
+    total -= s.sends;
+    if (total < CODE_EMAILS_PER_HOUR) return Math.max(1, Math.ceil((new Date(s.createdAt).getTime() + THROTTLE_WINDOW_MS - t) / 1000));
+  }
+  return 1;
+}
+
 /** What a failed code attempt leaves: attempts never drop below 0, and 0 voids the challenge. */
 export function afterFailedAttempt(attemptsRemaining: number): { attemptsRemaining: number; void: boolean } {
   const left = Math.max(0, attemptsRemaining - 1);
@@ -94,8 +132,9 @@ export function sessionState(
  * Past a free allowance each further failure doubles the wait (capped); at the hourly ceiling
  * the key stays locked until its oldest failure of the hour ages out.
  */
+const THROTTLE_WINDOW_MS = 3_600_000;
 export const THROTTLE = {
-  windowMs: 3_600_000,
+  windowMs: THROTTLE_WINDOW_MS,
   account: { free: 5, baseSeconds: 30, maxSeconds: 15 * 60, hourlyCeiling: 100 },
   address: { free: 20, baseSeconds: 30, maxSeconds: 15 * 60, hourlyCeiling: 300 },
 } as const;
@@ -120,4 +159,15 @@ export function throttleWaitSeconds(failures: readonly string[], rule: ThrottleR
     until = times[n - 1]! + wait * 1000;
   }
   return Math.max(0, Math.ceil((until - now.getTime()) / 1000));
+}
+
+/** API token refreshes per token family (platform §9: at most 5 in a 5-minute window). */
+export const REFRESH_LIMIT = { max: 5, windowMs: 300_000 } as const;
+
+/** Seconds until the family may refresh again (0 = now). `refreshes` are ISO times of its earlier refreshes. */
+export function refreshWaitSeconds(refreshes: readonly string[], now: Date): number {
+  const t = now.getTime();
+  const times = refreshes.map((r) => new Date(r).getTime()).filter((x) => t - x < REFRESH_LIMIT.windowMs).sort((a, b) => a - b);
+  if (times.length < REFRESH_LIMIT.max) return 0;
+  return Math.max(1, Math.ceil((times[times.length - REFRESH_LIMIT.max]! + REFRESH_LIMIT.windowMs - t) / 1000));
 }

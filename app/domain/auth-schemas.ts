@@ -31,15 +31,18 @@ const Code = v.pipe(v.string("Enter the 6-digit code."), v.trim(), v.regex(/^\d{
 
 export const LoginInput = v.object({ email: Email, password: AnyPassword, parent: looseBoolean });
 
-export const TwoFactorVerifyInput = v.object({ email: v.optional(v.string(), ""), code: Code });
+/** `challenge_id` (API only) is the opaque id the login's 202 answer gave; the screens keep it in a cookie. */
+const ChallengeId = v.optional(v.pipe(v.string(), v.maxLength(64)), "");
+export const TwoFactorVerifyInput = v.object({ email: v.optional(v.string(), ""), code: Code, challenge_id: ChallengeId });
 export const BackupCodeInput = v.object({
   email: v.optional(v.string(), ""),
+  challenge_id: ChallengeId,
   backup_code: v.pipe(v.string("Enter a backup code."), v.trim(), v.nonEmpty("Enter a backup code."), v.maxLength(32, AUTH_MESSAGES.backupFailed)),
 });
-export const ResendInput = v.object({ email: v.optional(v.string(), ""), method: v.optional(v.string(), "email"), context: v.optional(v.string()) });
+export const ResendInput = v.object({ email: v.optional(v.string(), ""), method: v.optional(v.string(), "email"), context: v.optional(v.string()), challenge_id: ChallengeId });
 
 export const ResetRequestInput = v.object({ email: Email });
-export const ResetVerifyInput = v.object({ email: Email, code: Code });
+export const ResetVerifyInput = v.object({ email: Email, code: Code, challenge_id: ChallengeId });
 
 /** The confirmation must equal the password; the message goes on the confirmation field. */
 function confirmed<T extends { password: string; password_confirmation: string }>() {

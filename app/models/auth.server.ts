@@ -6,7 +6,11 @@ import {
   afterFailedAttempt,
   AUTH_MESSAGES,
   BACKUP_CODE_COUNT,
+  challengeOver,
+  codeEmailWaitSeconds,
+  codeExpiresAt,
   isExpired,
+  RESENDS_PER_CHALLENGE,
   RESET_TOKEN_MINUTES,
   THROTTLE,
   throttleWaitSeconds,
@@ -81,6 +85,24 @@ async function recordFailure(db: Db, email: string, ip: string, now: Date): Prom
   ]);
 }
 
+/** Seconds until the address may try again, by its own failures only (two-factor codes: strangers wait, owners do not). */
+async function addressWait(db: Db, ip: string, now: Date): Promise<number> {
+  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  const rows = await db
+    .select({ at: loginFailures.at })
+    .from(loginFailures)
+    .where(and(eq(loginFailures.key, addressKey(ip)), gt(loginFailures.at, since)));
+  return throttleWaitSeconds(
+    rows.map((r) => r.at),
+    THROTTLE.address,
+    now,
+  );
+}
+
+async function recordAddressFailure(db: Db, ip: string, now: Date): Promise<void> {
+  await db.insert(loginFailures).values({ key: addressKey(ip), at: now.toISOString() });
+}
+
 async function clearAccountFailures(db: Db, email: string): Promise<void> {
   await db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email)));
 }
@@ -89,6 +111,7 @@ async function clearAccountFailures(db: Db, email: string): Promise<void> {
 
 export type SignInResult =
   | { kind: "signed_in"; principal: Principal }
+  /** `challengeId` goes only to the client that signed in (the screens' cookie, the API's 202 answer). */
   | { kind: "two_factor"; principal: Principal; challengeId: string; expiresInMinutes: number; attemptsRemaining: number }
   | { kind: "invalid"; message: string }
   | { kind: "throttled"; retryAfter: number; message: string }
@@ -115,10 +138,26 @@ export async function signIn(app: AuthApp, input: { email: string; password: str
   return { kind: "two_factor", principal, challengeId: challenge.id, expiresInMinutes: challenge.expiresInMinutes, attemptsRemaining: TWO_FACTOR_ATTEMPTS };
 }
 
-/** Verifies a password for an already-known principal (lock screen, change password, 2FA switch). */
-export async function checkPassword(app: Pick<AppContext, "db" | "env">, type: PrincipalType, id: number, password: string): Promise<boolean> {
+export type PasswordCheck = { kind: "ok" } | { kind: "wrong" } | { kind: "throttled"; retryAfter: number; message: string };
+
+/**
+ * Verifies a password for an already-known principal (lock screen, change password, two-factor switch, backup
+ * codes) under the sign-in throttle: failures count against the account and the address exactly as failed
+ * sign-ins do, and once either must wait no password is checked at all.
+ */
+export async function checkPassword(app: Pick<AppContext, "db" | "env" | "ip" | "now">, type: PrincipalType, id: number, password: string): Promise<PasswordCheck> {
   const p = await getPrincipalById(app.db, type, id);
-  return verifyPassword(password, p?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
+  const email = p?.email ?? "";
+  const now = app.now();
+  const wait = await signInWait(app.db, email, app.ip, now);
+  if (wait > 0) return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
+  const ok = await verifyPassword(password, p?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
+  if (!p?.passwordHash || !ok) {
+    await recordFailure(app.db, email, app.ip, now);
+    return { kind: "wrong" };
+  }
+  await clearAccountFailures(app.db, email);
+  return { kind: "ok" };
 }
 
 /* ---------------------------------------------------------------- challenges (two-factor and password reset) */
@@ -137,19 +176,39 @@ function codeEmail(principal: Principal, code: string, minutes: number, context:
   };
 }
 
-async function sendCode(app: AuthApp, principal: Principal, challengeId: string, context: ChallengeContext): Promise<{ sent: boolean; expiresInMinutes: number }> {
+/**
+ * Sets a fresh code on the challenge and emails it. A resend counts against the challenge's sends in the same
+ * statement (`maxSends`), so two resends at once cannot both pass the limit; `sent: false, limited: true` then.
+ */
+async function sendCode(
+  app: AuthApp,
+  principal: Principal,
+  challenge: { id: string; createdAt: string },
+  context: ChallengeContext,
+  maxSends?: number,
+): Promise<{ sent: boolean; limited?: boolean; expiresInMinutes: number }> {
   const { codeExpiryMinutes } = await getAuthSettings(app.db);
   const code = randomDigits(6);
-  await app.db
-    .update(twoFactorChallenges)
-    .set({ codeHash: await codeHash(challengeId, code), expiresAt: addMinutes(app.now(), codeExpiryMinutes).toISOString() })
-    .where(eq(twoFactorChallenges.id, challengeId));
+  const now = app.now();
+  const expiresAt = context === "login" ? codeExpiresAt(challenge.createdAt, now, codeExpiryMinutes) : addMinutes(now, codeExpiryMinutes);
+  const expiresInMinutes = Math.max(1, Math.ceil((expiresAt.getTime() - now.getTime()) / 60_000));
+  const set = { codeHash: await codeHash(challenge.id, code), expiresAt: expiresAt.toISOString() };
+  if (maxSends === undefined) {
+    await app.db.update(twoFactorChallenges).set(set).where(eq(twoFactorChallenges.id, challenge.id));
+  } else {
+    const counted = await app.db
+      .update(twoFactorChallenges)
+      .set({ ...set, sends: sql`${twoFactorChallenges.sends} + 1` })
+      .where(and(eq(twoFactorChallenges.id, challenge.id), lt(twoFactorChallenges.sends, maxSends)))
+      .returning({ id: twoFactorChallenges.id });
+    if (counted.length === 0) return { sent: false, limited: true, expiresInMinutes };
+  }
   try {
-    await app.email.send(codeEmail(principal, code, codeExpiryMinutes, context));
-    return { sent: true, expiresInMinutes: codeExpiryMinutes };
+    await app.email.send(codeEmail(principal, code, expiresInMinutes, context));
+    return { sent: true, expiresInMinutes };
   } catch (e) {
     console.error("email send failed", e);
-    return { sent: false, expiresInMinutes: codeExpiryMinutes };
+    return { sent: false, expiresInMinutes };
   }
 }
 
@@ -171,13 +230,33 @@ async function startChallenge(app: AuthApp, principal: Principal, context: Chall
       ),
     app.db.insert(twoFactorChallenges).values({ id, principalType: principal.type, principalId: principal.id, context, attemptsRemaining: TWO_FACTOR_ATTEMPTS, createdAt: at }),
   ]);
-  const sent = await sendCode(app, principal, id, context);
+  const sent = await sendCode(app, principal, { id, createdAt: at }, context);
   return { id, ...sent };
 }
 
-/** The pending (not consumed) challenge: by id when the screen knows it, else the newest for the email. */
-async function pendingChallenge(db: Db, by: { id?: string; email?: string }, context: ChallengeContext): Promise<{ row: ChallengeRow; principal: Principal } | null> {
+/** Challenges of the account(s) with this (normalized) email. */
+function challengeOfEmail(email: string) {
+  return sql`(
+    (${twoFactorChallenges.principalType} = 'user' and ${twoFactorChallenges.principalId} in (select id from users where email = ${email}))
+    or (${twoFactorChallenges.principalType} = 'parent' and ${twoFactorChallenges.principalId} in (select id from parents where email = ${email}))
+  )`;
+}
+
+/**
+ * The pending (not consumed) challenge. A sign-in challenge is found only by its id (the screens' cookie, the
+ * API's challenge_id), with the email when one is given, and only within its lifetime: knowing an email alone
+ * reaches nothing. A reset code is checked by its id too (verifyPasswordResetCode); only the change step, which
+ * holds the one-time reset token, finds the newest pending reset by email.
+ */
+async function pendingChallenge(
+  db: Db,
+  by: { id?: string; email?: string },
+  context: ChallengeContext,
+  now: Date = new Date(),
+): Promise<{ row: ChallengeRow; principal: Principal } | null> {
   let row: ChallengeRow | undefined;
+  if (context === "login" && !by.id) return null;
+  if (by.id === "") return null;
   if (by.id) {
     [row] = await db
       .select()
@@ -192,16 +271,13 @@ async function pendingChallenge(db: Db, by: { id?: string; email?: string }, con
         and(
           eq(twoFactorChallenges.context, context),
           isNull(twoFactorChallenges.consumedAt),
-          sql`(
-            (${twoFactorChallenges.principalType} = 'user' and ${twoFactorChallenges.principalId} in (select id from users where email = ${email}))
-            or (${twoFactorChallenges.principalType} = 'parent' and ${twoFactorChallenges.principalId} in (select id from parents where email = ${email}))
-          )`,
+          challengeOfEmail(email),
         ),
       )
       .orderBy(desc(twoFactorChallenges.createdAt))
       .limit(1);
   }
-  if (!row) return null;
+  if (!row || (context === "login" && challengeOver(row.createdAt, now))) return null;
   const principal = await getPrincipalById(db, row.principalType, row.principalId);
   if (!principal || (by.email && principal.email !== normalizeEmail(by.email))) return null;
   return { row, principal };
@@ -210,6 +286,7 @@ async function pendingChallenge(db: Db, by: { id?: string; email?: string }, con
 export type CodeResult =
   | { kind: "ok"; principal: Principal; challenge: ChallengeRow }
   | { kind: "no_challenge"; message: string }
+  | { kind: "throttled"; message: string; retryAfter: number }
   | { kind: "expired"; message: string; attemptsRemaining: number }
   | { kind: "wrong"; message: string; attemptsRemaining: number; voided: boolean };
 
@@ -222,9 +299,23 @@ async function failAttempt(db: Db, row: ChallengeRow, now: Date, message: string
   return { kind: "wrong", message: next.void ? AUTH_MESSAGES.attemptsExhausted : message, attemptsRemaining: next.attemptsRemaining, voided: next.void };
 }
 
+/**
+ * A code or backup code that reaches no pending sign-in challenge is a stranger's guess: it counts against the
+ * guessing address (the sign-in throttle's address key), never against anyone's challenge.
+ */
+async function findForCode(app: AuthApp, by: { id?: string; email?: string }, context: ChallengeContext): Promise<{ row: ChallengeRow; principal: Principal } | Exclude<CodeResult, { kind: "ok" } | { kind: "expired" } | { kind: "wrong" }>> {
+  const now = app.now();
+  const wait = await addressWait(app.db, app.ip, now);
+  if (wait > 0) return { kind: "throttled", message: AUTH_MESSAGES.codeThrottled, retryAfter: wait };
+  const found = await pendingChallenge(app.db, by, context, now);
+  if (found) return found;
+  await recordAddressFailure(app.db, app.ip, now);
+  return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+}
+
 async function checkCode(app: AuthApp, by: { id?: string; email?: string }, code: string, context: ChallengeContext): Promise<CodeResult> {
-  const found = await pendingChallenge(app.db, by, context);
-  if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+  const found = await findForCode(app, by, context);
+  if ("kind" in found) return found;
   const { row, principal } = found;
   const now = app.now();
   if (isExpired(row.expiresAt, now)) return { kind: "expired", message: AUTH_MESSAGES.codeExpired, attemptsRemaining: row.attemptsRemaining };
@@ -245,8 +336,8 @@ export async function verifyLoginCode(app: AuthApp, by: { id?: string; email?: s
 
 /** A backup code stands in for the emailed code; each works once. Failures count against the same attempts. */
 export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: string }, backupCode: string): Promise<CodeResult> {
-  const found = await pendingChallenge(app.db, by, "login");
-  if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
+  const found = await findForCode(app, by, "login");
+  if ("kind" in found) return found;
   const { row, principal } = found;
   const now = app.now();
   const hash = await sha256Hex(normalizeBackupCode(backupCode));
@@ -267,21 +358,42 @@ export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: 
 export type ResendResult =
   | { kind: "sent"; expiresInMinutes: number; attemptsRemaining: number }
   | { kind: "no_challenge"; message: string }
+  | { kind: "limited"; message: string; retryAfter?: number }
   | { kind: "unsupported_method"; message: string }
   | { kind: "send_failed"; message: string };
 
-/** Sends a fresh code for the pending challenge. Attempts are not restored, so resending cannot extend guessing. */
+/**
+ * Sends a fresh code for the pending challenge. Attempts are not restored and the challenge's lifetime does not
+ * grow, so resending cannot extend guessing; at most 3 resends per challenge and 10 code emails an hour per account.
+ */
 export async function resendLoginCode(app: AuthApp, by: { id?: string; email?: string }, method = "email", failMessage: string = AUTH_MESSAGES.resendFailed): Promise<ResendResult> {
   if (method !== "email") return { kind: "unsupported_method", message: "Only email verification is available." };
-  const found = await pendingChallenge(app.db, by, "login");
+  const now = app.now();
+  const found = await pendingChallenge(app.db, by, "login", now);
   if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
-  const sent = await sendCode(app, found.principal, found.row.id, "login");
+  if (found.row.sends >= 1 + RESENDS_PER_CHALLENGE) return { kind: "limited", message: AUTH_MESSAGES.resendLimit };
+  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  const sentThisHour = await app.db
+    .select({ createdAt: twoFactorChallenges.createdAt, sends: twoFactorChallenges.sends })
+    .from(twoFactorChallenges)
+    .where(
+      and(
+        eq(twoFactorChallenges.principalType, found.principal.type),
+        eq(twoFactorChallenges.principalId, found.principal.id),
+        eq(twoFactorChallenges.context, "login"),
+        gt(twoFactorChallenges.createdAt, since),
+      ),
+    );
+  const wait = codeEmailWaitSeconds(sentThisHour, now);
+  if (wait > 0) return { kind: "limited", message: AUTH_MESSAGES.codeEmailsLimit, retryAfter: wait };
+  const sent = await sendCode(app, found.principal, found.row, "login", 1 + RESENDS_PER_CHALLENGE);
+  if (sent.limited) return { kind: "limited", message: AUTH_MESSAGES.resendLimit };
   if (!sent.sent) return { kind: "send_failed", message: failMessage };
   return { kind: "sent", expiresInMinutes: sent.expiresInMinutes, attemptsRemaining: found.row.attemptsRemaining };
 }
 
-export async function getPendingLoginChallenge(db: Db, id: string) {
-  const found = await pendingChallenge(db, { id }, "login");
+export async function getPendingLoginChallenge(db: Db, id: string, now: Date = new Date()) {
+  const found = await pendingChallenge(db, { id }, "login", now);
   return found ? { email: found.principal.email, attemptsRemaining: found.row.attemptsRemaining, expiresAt: found.row.expiresAt } : null;
 }
 
@@ -341,32 +453,79 @@ export async function setTwoFactor(db: Db, principal: { type: PrincipalType; id:
 
 const RESET_REQUESTS_PER_HOUR = 5;
 
-/** Always answers the same way; sends a code only when an active account has that email. */
-export async function requestPasswordReset(app: AuthApp, rawEmail: string): Promise<void> {
+type ResetApp = AuthApp & Pick<AppContext, "waitUntil">;
+
+/**
+ * Always answers the same way, and does the same work whether or not an account has that email (no timing
+ * tells): one batch reads both account kinds and the hour's resets, a code is drawn and hashed, one batch of two
+ * writes follows (for an unknown email, or past 5 resets an hour, both match no row), and the email itself is
+ * sent after the answer (waitUntil).
+ */
+export async function requestPasswordReset(app: ResetApp, rawEmail: string): Promise<{ challengeId: string }> {
   const email = normalizeEmail(rawEmail);
-  const principal = (await findPrincipal(app.db, email, "user")) ?? (await findPrincipal(app.db, email, "parent"));
-  if (!principal) return;
-  const since = new Date(app.now().getTime() - THROTTLE.windowMs).toISOString();
-  const [recent] = await app.db
-    .select({ n: count() })
-    .from(twoFactorChallenges)
-    .where(
-      and(
-        eq(twoFactorChallenges.principalType, principal.type),
-        eq(twoFactorChallenges.principalId, principal.id),
-        eq(twoFactorChallenges.context, "password_reset"),
-        gt(twoFactorChallenges.createdAt, since),
+  const now = app.now();
+  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  const [userRows, parentRows, recentRows] = await app.db.batch([
+    app.db.select().from(users).where(and(eq(users.email, email), isNull(users.deletedAt), eq(users.status, "active"))),
+    app.db.select().from(parents).where(and(eq(parents.email, email), isNull(parents.deletedAt), eq(parents.status, "active"))),
+    app.db
+      .select({ n: count() })
+      .from(twoFactorChallenges)
+      .where(and(eq(twoFactorChallenges.context, "password_reset"), gt(twoFactorChallenges.createdAt, since), challengeOfEmail(email))),
+  ]);
+  const u = userRows[0];
+  const p = parentRows[0];
+  const principal: Principal | null = u
+    ? { type: "user", id: u.id, email: u.email, name: u.name, passwordHash: u.passwordHash, twoFactorEnabled: u.twoFactorEnabled }
+    : p
+      ? { type: "parent", id: p.id, email: p.email, name: p.name, passwordHash: p.passwordHash, twoFactorEnabled: p.twoFactorEnabled }
+      : null;
+  const send = principal && (recentRows[0]?.n ?? 0) < RESET_REQUESTS_PER_HOUR ? principal : null;
+
+  const { codeExpiryMinutes } = await getAuthSettings(app.db);
+  const id = randomToken(24);
+  const code = randomDigits(6);
+  const hash = await codeHash(id, code);
+  const at = now.toISOString();
+  const expiresAt = addMinutes(now, codeExpiryMinutes).toISOString();
+  // Without an account to send to, the same two statements run against a principal and an id that do not exist.
+  const target = send ?? { type: "user" as const, id: 0 };
+  await app.db.batch([
+    app.db
+      .update(twoFactorChallenges)
+      .set({ consumedAt: at })
+      .where(
+        and(
+          eq(twoFactorChallenges.principalType, target.type),
+          eq(twoFactorChallenges.principalId, target.id),
+          eq(twoFactorChallenges.context, "password_reset"),
+          isNull(twoFactorChallenges.consumedAt),
+        ),
       ),
-    );
-  if ((recent?.n ?? 0) >= RESET_REQUESTS_PER_HOUR) return;
-  await startChallenge(app, principal, "password_reset");
+    send
+      ? app.db
+          .insert(twoFactorChallenges)
+          .values({ id, principalType: send.type, principalId: send.id, context: "password_reset", attemptsRemaining: TWO_FACTOR_ATTEMPTS, codeHash: hash, expiresAt, createdAt: at })
+      : app.db.update(twoFactorChallenges).set({ codeHash: hash, expiresAt }).where(eq(twoFactorChallenges.id, id)),
+  ]);
+  // The id goes back whether or not a challenge was stored: an unknown email gets an id that leads nowhere.
+  if (!send) return { challengeId: id };
+  app.waitUntil(
+    app.email.send(codeEmail(send, code, codeExpiryMinutes, "password_reset")).catch((e: unknown) => {
+      console.error("password reset email failed", e);
+    }),
+  );
+  return { challengeId: id };
 }
 
 export type ResetVerifyResult = { kind: "ok"; resetToken: string } | Exclude<CodeResult, { kind: "ok" }>;
 
-/** A correct reset code yields a one-time reset token valid for 15 minutes. */
-export async function verifyPasswordResetCode(app: AuthApp, email: string, code: string): Promise<ResetVerifyResult> {
-  const result = await checkCode(app, { email }, code, "password_reset");
+/**
+ * A correct reset code yields a one-time reset token valid for 15 minutes. Like a sign-in code, it is checked
+ * only against the challenge the requesting client was given (`challengeId`), never by the email alone.
+ */
+export async function verifyPasswordResetCode(app: AuthApp, challengeId: string, email: string, code: string): Promise<ResetVerifyResult> {
+  const result = await checkCode(app, { id: challengeId, email }, code, "password_reset");
   if (result.kind !== "ok") return result;
   const token = randomToken();
   await app.db

@@ -67,8 +67,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   // Both actions need the current password again.
-  const wrongPassword = async (password: string) =>
-    !(await checkPassword(app, principal.type, principal.id, password)) ? refuse(422, { current_password: AUTH_MESSAGES.currentPasswordWrong }) : null;
+  const wrongPassword = async (password: string) => {
+    const checked = await checkPassword(app, principal.type, principal.id, password);
+    if (checked.kind === "throttled") return refuse(429, { current_password: checked.message });
+    return checked.kind === "wrong" ? refuse(422, { current_password: AUTH_MESSAGES.currentPasswordWrong }) : null;
+  };
 
   if (intent === "two-factor") {
     const parsed = parseWith(TwoFactorSwitchInput, form);

@@ -6,7 +6,7 @@ import { Field } from "~/components/ui/field";
 import { ResetRequestInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { requestPasswordReset } from "~/models/auth.server";
-import { clearResetCookies, redirectWithCookies, resetEmailCookie } from "~/services/flow-cookies.server";
+import { clearResetCookies, redirectWithCookies, resetChallengeCookie, resetEmailCookie } from "~/services/flow-cookies.server";
 
 export const meta: MetaFunction = () => [{ title: "Forgot password · Baseline" }];
 export const handle = { guard: "public" };
@@ -17,10 +17,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const parsed = parseWith(ResetRequestInput, form);
   if (!parsed.ok) return data({ errors: parsed.errors, values: { email: form.email ?? "" } }, { status: 422 });
   // The same answer whether or not the account exists: the next screen never says which.
-  await requestPasswordReset(app, parsed.data.email);
+  const { challengeId } = await requestPasswordReset(app, parsed.data.email);
   // A new request starts over: a reset token left from an earlier attempt is dropped.
   const [, clearToken] = clearResetCookies(app.secure);
-  return redirectWithCookies("/reset-password-verify", [resetEmailCookie(parsed.data.email, app.secure), clearToken!]);
+  return redirectWithCookies("/reset-password-verify", [resetEmailCookie(parsed.data.email, app.secure), resetChallengeCookie(challengeId, app.secure), clearToken!]);
 }
 
 export default function ForgotPassword() {

@@ -42,7 +42,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const parsed = parseWith(UnlockInput, form);
   if (!parsed.ok) return data({ errors: parsed.errors }, { status: 422 });
   const app = context.app;
-  if (!(await checkPassword(app, session.principalType, session.principalId, parsed.data.password))) {
+  const checked = await checkPassword(app, session.principalType, session.principalId, parsed.data.password);
+  if (checked.kind === "throttled") {
+    // Past the sign-in throttle the locked session ends: whoever is guessing must sign in again (and is throttled there).
+    await destroySession(app.db, request);
+    return redirectWithCookies("/login", [clearSessionCookie(app.secure)]);
+  }
+  if (checked.kind === "wrong") {
     return data({ errors: { password: AUTH_MESSAGES.unlockPasswordWrong } as Record<string, string> }, { status: 401 });
   }
   // The same session resumes: its cookie stays as it is.

@@ -7,7 +7,7 @@ import { attemptsLeftText, AUTH_MESSAGES, maskEmail } from "~/domain/auth-rules"
 import { ResetVerifyInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { requestPasswordReset, verifyPasswordResetCode } from "~/models/auth.server";
-import { readResetEmail, redirectWithCookies, resetTokenCookie } from "~/services/flow-cookies.server";
+import { readResetChallenge, readResetEmail, redirectWithCookies, resetChallengeCookie, resetTokenCookie } from "~/services/flow-cookies.server";
 
 export const meta: MetaFunction = () => [{ title: "Verify reset code · Baseline" }];
 /** Public, but only after a reset request (the email is in a short-lived cookie). */
@@ -32,8 +32,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = formFields(await request.formData());
 
   if (form.intent === "resend") {
-    await requestPasswordReset(app, email);
-    return redirect("/reset-password-verify?sent=1", 303);
+    const { challengeId } = await requestPasswordReset(app, email);
+    return redirectWithCookies("/reset-password-verify?sent=1", [resetChallengeCookie(challengeId, app.secure)]);
   }
 
   const parsed = parseWith(ResetVerifyInput, { email, code: form.code });
@@ -41,10 +41,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (parsed.errors.email) return redirect("/forgot-password", 303);
     return data<Answer>({ errors: parsed.errors, message: null }, { status: 422 });
   }
-  const result = await verifyPasswordResetCode(app, parsed.data.email, parsed.data.code);
+  const result = await verifyPasswordResetCode(app, readResetChallenge(request) ?? "", parsed.data.email, parsed.data.code);
   switch (result.kind) {
     case "ok":
       return redirectWithCookies("/reset-password-change", [resetTokenCookie(result.resetToken, app.secure)]);
+    case "throttled":
+      return data<Answer>({ errors: {}, message: result.message }, { status: 429 });
     case "no_challenge":
       // No pending reset (unknown email, or a used or voided code): the same words as a wrong code.
       return data<Answer>({ errors: {}, message: AUTH_MESSAGES.verificationFailed }, { status: 422 });

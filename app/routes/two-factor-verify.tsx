@@ -32,7 +32,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const redirectTo = safeRedirect(url.searchParams.get("redirectTo"));
   if (await getSigned(request, context)) throw redirect(redirectTo);
   const id = readChallengeId(request);
-  const pending = id ? await getPendingLoginChallenge(app.db, id) : null;
+  const pending = id ? await getPendingLoginChallenge(app.db, id, app.now()) : null;
   if (!pending) {
     // A challenge voided by too many wrong codes says so once, then the cookie is gone.
     if (id && (await loginChallengeExhausted(app.db, id))) {
@@ -59,6 +59,8 @@ async function afterCheck(request: Request, context: AppLoadContext, intent: Int
       return redirectWithCookies(to, [await createSession(app.db, result.principal, app.now(), app.secure), clearChallengeCookie(app.secure)]);
     case "no_challenge":
       return toLogin(app.secure);
+    case "throttled":
+      return data<Answer>({ intent, errors: {}, message: result.message }, { status: 429 });
     case "expired":
       return data<Answer>({ intent, errors: {}, message: result.message, attemptsRemaining: result.attemptsRemaining }, { status: 422 });
     case "wrong":
@@ -85,7 +87,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const result = await resendLoginCode(app, { id }, form.method || "email", failMessage);
     if (result.kind === "sent") return redirect(`/two-factor-verify?redirectTo=${encodeURIComponent(to)}&sent=1`, 303);
     if (result.kind === "no_challenge") return toLogin(app.secure);
-    return data<Answer>({ intent, errors: {}, message: result.message }, { status: result.kind === "send_failed" ? 502 : 422 });
+    return data<Answer>({ intent, errors: {}, message: result.message }, { status: result.kind === "send_failed" ? 502 : result.kind === "limited" ? 429 : 422 });
   }
 
   if (intent === "backup") {

@@ -21,11 +21,17 @@ export function isDevelopment(env: Pick<Env, "APP_ENV">): boolean {
   return env.APP_ENV === "development";
 }
 
+/** What is wrong with the configuration, or null. Production (anything but "development") needs its secrets. */
+export function configurationProblem(env: Pick<Env, "APP_ENV" | "JWT_SECRET">): string | null {
+  if (isDevelopment(env)) return null;
+  const missing = (["JWT_SECRET"] as const).filter((k) => !env[k]);
+  return missing.length ? `Missing required secrets: ${missing.join(", ")}` : null;
+}
+
 /** Fails fast when a production secret is missing. */
 export function assertProductionSecrets(env: Env): void {
-  if (isDevelopment(env)) return;
-  const missing = (["JWT_SECRET"] as const).filter((k) => !env[k]);
-  if (missing.length) throw new Error(`Missing required secrets: ${missing.join(", ")}`);
+  const problem = configurationProblem(env);
+  if (problem) throw new Error(problem);
 }
 
 export function createAppContext(request: Request, env: Env, ctx: Pick<ExecutionContext, "waitUntil">): AppContext {

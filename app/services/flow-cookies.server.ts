@@ -8,6 +8,8 @@ import { readCookies, serializeCookie } from "./cookies.server";
 const CHALLENGE = "__2fa";
 const RESET_EMAIL = "__reset_email";
 const RESET_TOKEN = "__reset_token";
+/** The reset challenge this browser asked for: the code is checked only against it (docs/decisions/016). */
+const RESET_CHALLENGE = "__reset_challenge";
 const FLOW_SECONDS = 30 * 60;
 
 const set = (name: string, value: string, secure: boolean) => serializeCookie(name, value, { httpOnly: true, secure, maxAge: FLOW_SECONDS, sameSite: "Strict" });
@@ -21,7 +23,9 @@ export const readResetEmail = (request: Request) => readCookies(request)[RESET_E
 export const resetEmailCookie = (email: string, secure: boolean) => set(RESET_EMAIL, email, secure);
 export const readResetToken = (request: Request) => readCookies(request)[RESET_TOKEN] || null;
 export const resetTokenCookie = (token: string, secure: boolean) => set(RESET_TOKEN, token, secure);
-export const clearResetCookies = (secure: boolean) => [clear(RESET_EMAIL, secure), clear(RESET_TOKEN, secure)];
+export const readResetChallenge = (request: Request) => readCookies(request)[RESET_CHALLENGE] || null;
+export const resetChallengeCookie = (id: string, secure: boolean) => set(RESET_CHALLENGE, id, secure);
+export const clearResetCookies = (secure: boolean) => [clear(RESET_EMAIL, secure), clear(RESET_TOKEN, secure), clear(RESET_CHALLENGE, secure)];
 
 /** Only same-site paths are followed after sign-in. */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/dashboard"): string {

@@ -1,8 +1,8 @@
-import { errors, jwtVerify, SignJWT } from "jose";
-import { eq, lt } from "drizzle-orm";
+import { decodeJwt, errors, jwtVerify, SignJWT } from "jose";
+import { and, eq, gt, lt } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { revokedTokens } from "~/db/schema";
-import { ACCESS_TOKEN_SECONDS } from "~/domain/auth-rules";
+import { revokedTokens, tokenRefreshes } from "~/db/schema";
+import { ACCESS_TOKEN_SECONDS, REFRESH_LIMIT, refreshWaitSeconds } from "~/domain/auth-rules";
 import type { PrincipalType } from "~/models/actors.server";
 import { getAuthSettings } from "~/models/settings.server";
 
@@ -11,8 +11,13 @@ import { getAuthSettings } from "~/models/settings.server";
 const DEV_SECRET = "baseline-development-secret-not-for-production";
 const ISSUER = "baseline";
 
-function secretKey(env: Pick<Env, "JWT_SECRET">): Uint8Array {
-  return new TextEncoder().encode(env.JWT_SECRET || DEV_SECRET);
+type TokenEnv = Pick<Env, "JWT_SECRET" | "APP_ENV">;
+
+/** The published development secret is accepted in development only; elsewhere JWT_SECRET is required. */
+function secretKey(env: TokenEnv): Uint8Array {
+  if (env.JWT_SECRET) return new TextEncoder().encode(env.JWT_SECRET);
+  if (env.APP_ENV === "development") return new TextEncoder().encode(DEV_SECRET);
+  throw new Error("JWT_SECRET is required outside development");
 }
 
 export interface TokenClaims {
@@ -24,10 +29,11 @@ export interface TokenClaims {
   authTime: number;
 }
 
-export async function issueAccessToken(env: Pick<Env, "JWT_SECRET">, principal: { type: PrincipalType; id: number }, now: Date, authTime?: number) {
+/** `family` carries the sign-in's token family on through refreshes; a sign-in starts a new one. */
+export async function issueAccessToken(env: TokenEnv, principal: { type: PrincipalType; id: number }, now: Date, authTime?: number, family?: string) {
   const iat = Math.floor(now.getTime() / 1000);
   const jti = crypto.randomUUID();
-  const token = await new SignJWT({ typ: principal.type, auth_time: authTime ?? iat })
+  const token = await new SignJWT({ typ: principal.type, auth_time: authTime ?? iat, fam: family ?? crypto.randomUUID() })
     .setProtectedHeader({ alg: "HS256" })
     .setSubject(String(principal.id))
     .setIssuer(ISSUER)
@@ -44,7 +50,7 @@ export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; reason
  * Verifies a bearer token. With `allowExpiredUntilAbsolute`, a token whose 15 minutes have passed is still
  * accepted (for refresh only) while its original sign-in is younger than the absolute session limit.
  */
-export async function verifyAccessToken(db: Db, env: Pick<Env, "JWT_SECRET">, token: string, now: Date, allowExpiredUntilAbsolute = false): Promise<TokenCheck> {
+export async function verifyAccessToken(db: Db, env: TokenEnv, token: string, now: Date, allowExpiredUntilAbsolute = false): Promise<TokenCheck> {
   let payload;
   try {
     ({ payload } = await jwtVerify(token, secretKey(env), {
@@ -78,4 +84,32 @@ export async function revokeToken(db: Db, claims: Pick<TokenClaims, "jti" | "aut
 
 export async function pruneRevokedTokens(db: Db, now: Date): Promise<void> {
   await db.delete(revokedTokens).where(lt(revokedTokens.expiresAt, now.toISOString()));
+}
+
+/**
+ * The token family of a verified token: every token refreshed from one sign-in carries the same `fam` claim.
+ * Tokens issued before the claim existed fall back to the principal and its sign-in time.
+ */
+export function tokenFamily(token: string, claims: Pick<TokenClaims, "type" | "id" | "authTime">): string {
+  const fam = decodeJwt(token).fam;
+  return typeof fam === "string" && fam ? fam : `${claims.type}:${claims.id}:${claims.authTime}`;
+}
+
+/**
+ * Counts a refresh against its family: answers the seconds to wait (nothing recorded) once the family has
+ * refreshed REFRESH_LIMIT.max times in the window, else records this refresh and answers 0.
+ */
+export async function claimRefresh(db: Db, family: string, now: Date): Promise<number> {
+  const since = new Date(now.getTime() - REFRESH_LIMIT.windowMs).toISOString();
+  const rows = await db
+    .select({ at: tokenRefreshes.at })
+    .from(tokenRefreshes)
+    .where(and(eq(tokenRefreshes.family, family), gt(tokenRefreshes.at, since)));
+  const wait = refreshWaitSeconds(
+    rows.map((r) => r.at),
+    now,
+  );
+  if (wait > 0) return wait;
+  await db.batch([db.insert(tokenRefreshes).values({ family, at: now.toISOString() }), db.delete(tokenRefreshes).where(lt(tokenRefreshes.at, since))]);
+  return 0;
 }

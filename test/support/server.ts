@@ -16,6 +16,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 const RESERVED_PORTS = new Set([8787]);
 const READY_TIMEOUT_MS = 90_000;
 
+/** wrangler.toml defaults to production; the local app opts in to development (the demo data, /dev/outbox). */
+export const DEVELOPMENT_VARS = ["--var", "APP_ENV:development", "--var", "DEMO_MODE:true"];
+
 export const QUIET_ENV: NodeJS.ProcessEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" };
 
 export interface AppServer {
@@ -134,7 +137,7 @@ export async function startApp(options: StartOptions = {}): Promise<AppServer> {
     log(`starting wrangler dev on ${url}`);
     child = spawn(
       "npx",
-      ["wrangler", "dev", ...(options.entry ? [options.entry] : []), "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--live-reload=false"],
+      ["wrangler", "dev", ...(options.entry ? [options.entry] : []), "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--live-reload=false", ...DEVELOPMENT_VARS],
       { cwd: ROOT, env: options.production ? { ...QUIET_ENV, NODE_ENV: "production" } : QUIET_ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
     process.on("exit", emergencyStop);

@@ -20,6 +20,7 @@ describe("POST /api/auth/login", () => {
     expect(await res.json()).toEqual({
       message: "Two-factor verification required.",
       two_factor_required: true,
+      challenge_id: expect.stringMatching(/^[\w-]{32}$/),
       method_selection_required: false,
       attempts_remaining: 5,
       expires_in_minutes: 5,

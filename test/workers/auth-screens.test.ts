@@ -270,6 +270,7 @@ describe("password reset screens", () => {
     const resend = await form("/reset-password-verify", { intent: "resend" }, jar);
     expect(resend.status).toBe(303);
     expect(resend.headers.get("Location")).toBe("/reset-password-verify?sent=1");
+    jar = cookiesFrom(resend, jar);
     const code = codeIn((await lastEmail(user.email))!.text);
 
     const verified = await form("/reset-password-verify", { intent: "verify", code }, jar);

@@ -23,20 +23,24 @@ import {
   type CodeResult,
 } from "~/models/auth.server";
 import { getAuthSettings } from "~/models/settings.server";
-import { issueAccessToken, revokeToken, verifyAccessToken } from "~/services/tokens.server";
+import { claimRefresh, issueAccessToken, revokeToken, tokenFamily, verifyAccessToken } from "~/services/tokens.server";
 import { jsonError, readBody, requireApiPrincipal, type AppEnv } from "./env";
 
 /** Sign-in, refresh, logout, two-factor and password reset (platform §7 authentication table). */
 
-async function tokenAnswer(c: Context<AppEnv>, principal: { type: "user" | "parent"; id: number }, authTime?: number) {
+async function tokenAnswer(c: Context<AppEnv>, principal: { type: "user" | "parent"; id: number }, authTime?: number, family?: string) {
   const { db, env, now } = c.var.app;
   const actor = await getActor(db, principal.type, principal.id);
   if (!actor) return jsonError(c, 401, "Unauthenticated.");
-  const token = await issueAccessToken(env, principal, now(), authTime);
+  const token = await issueAccessToken(env, principal, now(), authTime, family);
   return c.json({ ...token, user: actorJson(actor) });
 }
 
 function codeFailure(c: Context<AppEnv>, result: Exclude<CodeResult, { kind: "ok" }>) {
+  if (result.kind === "throttled") {
+    c.header("Retry-After", String(result.retryAfter));
+    return jsonError(c, 429, result.message, { retry_after: result.retryAfter });
+  }
   if (result.kind === "no_challenge") return jsonError(c, 422, result.message, { attempts_remaining: 0 });
   if (result.kind === "expired") return jsonError(c, 422, result.message, { code_expired: true, attempts_remaining: result.attemptsRemaining });
   return jsonError(c, 422, result.message, { code_expired: false, attempts_remaining: result.attemptsRemaining, challenge_ended: result.voided });
@@ -66,6 +70,8 @@ export const authApi = new Hono<AppEnv>()
           {
             message: "Two-factor verification required.",
             two_factor_required: true,
+            // Added to the spec's fields: verify, backup-code and resend need it with the email (docs/decisions/016).
+            challenge_id: result.challengeId,
             method_selection_required: false,
             attempts_remaining: result.attemptsRemaining,
             expires_in_minutes: result.expiresInMinutes,
@@ -84,9 +90,16 @@ export const authApi = new Hono<AppEnv>()
     const { db, env, now } = c.var.app;
     const check = await verifyAccessToken(db, env, token, now(), true);
     if (!check.ok) return jsonError(c, 401, check.reason === "expired" ? "Session has expired. Please sign in again." : "Unauthenticated.");
+    // At most 5 refreshes in 5 minutes per token family (platform §8, §9); the token stays valid for a later try.
+    const family = tokenFamily(token, check.claims);
+    const wait = await claimRefresh(db, family, now());
+    if (wait > 0) {
+      c.header("Retry-After", String(wait));
+      return jsonError(c, 429, AUTH_MESSAGES.refreshThrottled, { retry_after: wait });
+    }
     const { absoluteHours } = await getAuthSettings(db);
     await revokeToken(db, check.claims, absoluteHours);
-    return tokenAnswer(c, check.claims, check.claims.authTime);
+    return tokenAnswer(c, check.claims, check.claims.authTime, family);
   })
   .post("/auth/logout", requireApiPrincipal, async (c) => {
     const { absoluteHours } = await getAuthSettings(c.var.app.db);
@@ -99,7 +112,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingVerify);
     const parsed = parseWith(TwoFactorVerifyInput, raw);
     if (!parsed.ok) return jsonError(c, 422, parsed.errors.code ?? AUTH_MESSAGES.verificationFailed, { errors: parsed.errors });
-    const result = await verifyLoginCode(c.var.app, { email: parsed.data.email }, parsed.data.code);
+    const result = await verifyLoginCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.code);
     return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
   })
   .post("/two-factor/backup-code", async (c) => {
@@ -107,7 +120,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingBackup);
     const parsed = parseWith(BackupCodeInput, raw);
     if (!parsed.ok) return jsonError(c, 422, AUTH_MESSAGES.backupFailed, { errors: parsed.errors });
-    const result = await verifyBackupCode(c.var.app, { email: parsed.data.email }, parsed.data.backup_code);
+    const result = await verifyBackupCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.backup_code);
     return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
   })
   .post("/two-factor/resend", async (c) => {
@@ -121,8 +134,8 @@ export const authApi = new Hono<AppEnv>()
     if (raw.context === "password_reset") {
       const parsed = parseWith(ResetRequestInput, raw);
       if (!parsed.ok) return jsonError(c, 422, parsed.errors.email!, { errors: parsed.errors });
-      await requestPasswordReset(c.var.app, parsed.data.email);
-      return c.json(codeAnswer(c, (await getAuthSettings(c.var.app.db)).codeExpiryMinutes, 5, AUTH_MESSAGES.resetSent));
+      const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email);
+      return c.json({ ...codeAnswer(c, (await getAuthSettings(c.var.app.db)).codeExpiryMinutes, 5, AUTH_MESSAGES.resetSent), challenge_id: challengeId });
     }
     return resendAnswer(c, raw, AUTH_MESSAGES.sendFailed);
   })
@@ -142,13 +155,14 @@ export const authApi = new Hono<AppEnv>()
   .post("/password-reset/request", async (c) => {
     const parsed = parseWith(ResetRequestInput, await body(c));
     if (!parsed.ok) return jsonError(c, 422, parsed.errors.email!, { errors: parsed.errors });
-    await requestPasswordReset(c.var.app, parsed.data.email);
-    return c.json({ message: AUTH_MESSAGES.resetSent });
+    // challenge_id (added to the spec's answer) goes with the email and code to verify; an unknown email gets one too.
+    const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email);
+    return c.json({ message: AUTH_MESSAGES.resetSent, challenge_id: challengeId });
   })
   .post("/password-reset/verify", async (c) => {
     const parsed = parseWith(ResetVerifyInput, await body(c));
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
-    const result = await verifyPasswordResetCode(c.var.app, parsed.data.email, parsed.data.code);
+    const result = await verifyPasswordResetCode(c.var.app, parsed.data.challenge_id, parsed.data.email, parsed.data.code);
     if (result.kind !== "ok") return codeFailure(c, result);
     return c.json({ message: "Code verified.", reset_token: result.resetToken });
   })
@@ -167,8 +181,12 @@ function codeAnswer(c: Context<AppEnv>, expiresInMinutes: number, attemptsRemain
 async function resendAnswer(c: Context<AppEnv>, raw: Record<string, unknown>, failMessage: string) {
   const parsed = parseWith(ResendInput, raw);
   if (!parsed.ok) return jsonError(c, 422, failMessage, { errors: parsed.errors });
-  const result = await resendLoginCode(c.var.app, { email: parsed.data.email }, parsed.data.method, failMessage);
+  const result = await resendLoginCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.method, failMessage);
   if (result.kind === "no_challenge") return jsonError(c, 422, result.message, { attempts_remaining: 0 });
+  if (result.kind === "limited") {
+    if (result.retryAfter) c.header("Retry-After", String(result.retryAfter));
+    return jsonError(c, 429, result.message, result.retryAfter ? { retry_after: result.retryAfter } : {});
+  }
   if (result.kind === "unsupported_method") return jsonError(c, 422, result.message);
   if (result.kind === "send_failed") return jsonError(c, 502, result.message);
   return c.json(codeAnswer(c, result.expiresInMinutes, result.attemptsRemaining, "A new verification code has been sent."));
