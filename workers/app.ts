@@ -1,6 +1,7 @@
 import { createRequestHandler, type ServerBuild } from "@remix-run/cloudflare";
 import { Hono } from "hono";
 import * as build from "../build/index.js";
+import { passBookmark } from "~/services/bookmark.server";
 import { createAppContext, isDevelopment } from "~/services/context.server";
 import { api } from "./api";
 import { jsonError, type AppEnv } from "./api/env";
@@ -38,8 +39,9 @@ const app = new Hono<AppEnv>();
 
 app.use("*", async (c, next) => {
   const started = performance.now();
-  c.set("app", createAppContext(c.req.raw, c.env, c.executionCtx));
+  c.set("app", await createAppContext(c.req.raw, c.env, c.executionCtx));
   await next();
+  await passBookmark(c.req.raw, c.res, c.var.app);
   for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
   c.res.headers.set("X-Request-Id", c.var.app.requestId);
   // The Worker's own time (documents are rendered whole before they are returned), for `npm run bench`.
