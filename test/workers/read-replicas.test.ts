@@ -7,7 +7,7 @@ import { auditLog, locations, patients } from "~/db/schema";
 import { nextId } from "~/models/patients.server";
 import { auditRead, auditTail, verifyAuditChain } from "~/services/audit.server";
 import { BOOKMARK_COOKIE, BOOKMARK_HEADER, sealBookmark } from "~/services/bookmark.server";
-import { apiToken, BASE, cookiesFrom, createLocation, createPatient, createUser, signInCookie } from "./helpers";
+import { apiToken, BASE, cookiesFrom, createBip, createLocation, createPatient, createPlan, createUser, signInCookie } from "./helpers";
 
 /**
  * Reads through D1's Sessions API (decision 022). Local D1 has no replicas, so these tests run the Worker
@@ -136,9 +136,11 @@ describe("screens: the bookmark travels in a cookie", () => {
 
   it("keeps the pages within three D1 round trips", async () => {
     const loc = await createLocation();
-    await createPatient({ locationId: loc.id });
+    const patient = await createPatient({ locationId: loc.id });
+    const plan = await createPlan(await createBip(patient));
     const cookie = await signInCookie(await createUser({ role: "ADMIN" }));
-    for (const path of ["/dashboard", "/location/list", "/patients/list", "/insurance/list"]) {
+    // The goal screen is an audited read: scope check with the audit tail, then data and audit row in one batch.
+    for (const path of ["/dashboard", "/location/list", "/patients/list", "/insurance/list", `/bip/goal/${plan.id}`]) {
       const { res, rec } = await run(path, { cookie });
       expect([path, res.status]).toEqual([path, 200]);
       expect([path, rec.roundTrips <= 3]).toEqual([path, true]);
