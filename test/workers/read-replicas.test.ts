@@ -182,7 +182,7 @@ describe("API: the bookmark travels in the x-d1-bookmark header", () => {
   });
 });
 
-describe("a bookmark the server did not hand out is ignored", async () => {
+describe("a bookmark the server did not hand out is ignored", () => {
   const real = "00000000-0000000b-00000000-00000000000000000000000000000000";
   const cases: [string, string][] = [
     ["garbage", "garbage!!"],
