@@ -1,6 +1,7 @@
 import { createRequestHandler, type ServerBuild } from "@remix-run/cloudflare";
 import { Hono } from "hono";
 import * as build from "../build/index.js";
+import { passBookmark } from "~/services/bookmark.server";
 import { configurationProblem, createAppContext, isDevelopment } from "~/services/context.server";
 import { api } from "./api";
 import { jsonError, type AppEnv } from "./api/env";
@@ -43,8 +44,9 @@ app.use("*", async (c, next) => {
   const started = performance.now();
   // A fake backend beside real data must never face users: refused outright outside development.
   if (mockMode(c.env) === "refused") return c.json({ message: MOCK_REFUSED_MESSAGE }, 503);
-  c.set("app", createAppContext(c.req.raw, c.env, c.executionCtx));
+  c.set("app", await createAppContext(c.req.raw, c.env, c.executionCtx));
   await next();
+  await passBookmark(c.req.raw, c.res, c.var.app);
   applySecurityHeaders(c.req.raw, c.res.headers, c.var.app.cspNonce);
   c.res.headers.set("X-Request-Id", c.var.app.requestId);
   // The Worker's own time (documents are rendered whole before they are returned), for `npm run bench`.

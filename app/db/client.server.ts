@@ -11,4 +11,38 @@ export function d1Database(binding: D1Database): Db {
   return drizzleD1(binding, { schema });
 }
 
+/** Where a request's D1 session starts: a bookmark it must read at least, or the primary. */
+export type SessionStart = D1SessionBookmark | "first-primary";
+
+export interface SessionDatabase {
+  db: Db;
+  /** The latest bookmark the session has seen (covers every write it made); null before its first query. */
+  bookmark: () => string | null;
+}
+
+/** Each session database's way to the primary, for the reads that must not lag (see primaryOf). */
+const primaries = new WeakMap<Db, Db>();
+
+/**
+ * A request's database through D1's Sessions API: reads may go to a nearby replica that has caught up
+ * with `start`, writes go to the primary, and every query of the request sees the ones before it.
+ */
+export function d1SessionDatabase(binding: D1Database, start: SessionStart): SessionDatabase {
+  const session = binding.withSession(start);
+  // drizzle's D1 driver uses only prepare and batch, which a session has too.
+  const db = drizzleD1(session as unknown as D1Database, { schema });
+  // The binding itself (not a session) always queries the primary.
+  primaries.set(db, d1Database(binding));
+  return { db, bookmark: () => session.getBookmark() };
+}
+
+/**
+ * The primary behind a request's database, for a read that must see every committed row (the next id
+ * of a create, the audit chain's tail after a race). The database itself when it has no replicas
+ * (the plain binding, libSQL).
+ */
+export function primaryOf(db: Db): Db {
+  return primaries.get(db) ?? db;
+}
+
 export { schema };

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, like, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
+import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, userLocations, users } from "~/db/schema";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, parsePatient, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField } from "~/domain/patients";
@@ -345,9 +346,12 @@ export function patientAsInput(p: PatientJson): Record<string, unknown> {
   return out;
 }
 
-/** The next id of a table (so the audit row of a create names the record; a racing insert fails on the key and is retried). */
+/**
+ * The next id of a table (so the audit row of a create names the record; a racing insert fails on the key
+ * and is retried). Read on the primary: a replica may not have the racing row yet (decision 022).
+ */
 export async function nextId(ctx: ModelContext, table: AnySQLiteTable & { id: AnySQLiteColumn }): Promise<number> {
-  const [row] = await ctx.db.select({ n: sql<number>`coalesce(max(${table.id}), 0) + 1` }).from(table);
+  const [row] = await primaryOf(ctx.db).select({ n: sql<number>`coalesce(max(${table.id}), 0) + 1` }).from(table);
   return Number(row?.n ?? 1);
 }
 

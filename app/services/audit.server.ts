@@ -1,6 +1,6 @@
 import { asc, desc, sql } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
-import type { Db } from "~/db/client.server";
+import { primaryOf, type Db } from "~/db/client.server";
 import { auditLog } from "~/db/schema";
 import type { Actor } from "~/domain/permissions";
 import { sha256Hex } from "./crypto.server";
@@ -14,6 +14,10 @@ import { sha256Hex } from "./crypto.server";
  * the audit): that saves a statement and weakens nothing, because correctness rests on the unique
  * previous hash, not on how fresh the tail was. A tail that another writer has moved past is some
  * row's previous hash already, so the insert fails on the unique index and is retried with a fresh read.
+ *
+ * With read replicas (decision 022) the tail read beside the data may come from a replica that lags;
+ * the batch itself is a write, so D1 runs it on the primary, where the unique index holds. The fresh
+ * read of a retry goes to the primary, so a lagging replica cannot make the retries fail again.
  */
 export const GENESIS = "0".repeat(64);
 
@@ -40,7 +44,7 @@ export const auditTail = sql<string | null>`(select "hash" from "audit_log" orde
 export type KnownTail = string | null | undefined;
 
 async function tailHash(db: Db): Promise<string> {
-  const [row] = await db.select({ hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+  const [row] = await primaryOf(db).select({ hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
   return row?.hash ?? GENESIS;
 }
 

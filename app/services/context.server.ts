@@ -1,11 +1,14 @@
-import { d1Database, type Db } from "~/db/client.server";
+import { d1SessionDatabase, type Db } from "~/db/client.server";
+import { requestBookmark, sessionStart, type BookmarkState } from "./bookmark.server";
 import { emailSenderFor, type EmailSender } from "./email.server";
 import { createNonce } from "./nonce.server";
 
 /** Per-request services, built once in the Worker and handed to Remix and Hono alike. */
 export interface AppContext {
   env: Env;
+  /** The request's D1 session: reads may use a replica that has caught up with the bookmark (decision 022). */
   db: Db;
+  bookmark: BookmarkState;
   email: EmailSender;
   isDev: boolean;
   ip: string;
@@ -34,13 +37,15 @@ export function assertProductionSecrets(env: Env): void {
   if (problem) throw new Error(problem);
 }
 
-export function createAppContext(request: Request, env: Env, ctx: Pick<ExecutionContext, "waitUntil">): AppContext {
+export async function createAppContext(request: Request, env: Env, ctx: Pick<ExecutionContext, "waitUntil">): Promise<AppContext> {
   assertProductionSecrets(env);
-  const db = d1Database(env.DB);
+  const received = await requestBookmark(request, env);
+  const { db, bookmark: latest } = d1SessionDatabase(env.DB, sessionStart(request, received));
   const url = new URL(request.url);
   return {
     env,
     db,
+    bookmark: { received, latest },
     email: emailSenderFor(env, db),
     isDev: isDevelopment(env),
     ip: request.headers.get("CF-Connecting-IP") ?? request.headers.get("X-Forwarded-For")?.split(",")[0]?.trim() ?? "127.0.0.1",

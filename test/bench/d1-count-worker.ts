@@ -31,7 +31,8 @@ function countStatement(stmt: D1PreparedStatement, counter: Counter): D1Prepared
   return wrapped;
 }
 
-function countD1(db: D1Database, counter: Counter): D1Database {
+/** prepare and batch of the binding or of a D1 session (the app runs each request in one), counted. */
+function countQueries(db: Pick<D1Database, "prepare" | "batch">, counter: Counter) {
   return {
     prepare: (query: string) => countStatement(db.prepare(query), counter),
     batch: (statements: D1PreparedStatement[]) => {
@@ -39,13 +40,22 @@ function countD1(db: D1Database, counter: Counter): D1Database {
       counter.roundTrips += 1;
       return db.batch(statements.map((s) => originals.get(s) ?? s));
     },
+  };
+}
+
+function countD1(db: D1Database, counter: Counter): D1Database {
+  return {
+    ...countQueries(db, counter),
     exec: (query: string) => {
       counter.statements += query.split(";").filter((q) => q.trim()).length;
       counter.roundTrips += 1;
       return db.exec(query);
     },
     dump: () => db.dump(),
-    withSession: (...args: Parameters<D1Database["withSession"]>) => db.withSession(...args),
+    withSession: (...args: Parameters<D1Database["withSession"]>) => {
+      const session = db.withSession(...args);
+      return { ...countQueries(session, counter), getBookmark: () => session.getBookmark() } as D1DatabaseSession;
+    },
   } as D1Database;
 }
 

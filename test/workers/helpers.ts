@@ -166,6 +166,19 @@ export function cookiesFrom(res: Response, previous = ""): string {
   return [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 }
 
+/** cookiesFrom without the D1 bookmark cookie (decision 022), for tests about the other cookies. */
+export function cookiesBesidesBookmark(res: Response, previous = ""): string {
+  return cookiesFrom(res, previous)
+    .split("; ")
+    .filter((c) => c && !c.startsWith("__bookmark="))
+    .join("; ");
+}
+
+/** The Set-Cookie values of a response besides the D1 bookmark's (decision 022). */
+export function setCookiesBesidesBookmark(res: Response): string[] {
+  return res.headers.getSetCookie().filter((c) => !c.startsWith("__bookmark="));
+}
+
 /** Signs in through the login form and returns the session cookie. */
 export async function signInCookie(user: TestUser, parent = false): Promise<string> {
   const res = await form("/login", { email: user.email, password: user.password, ...(parent ? { parent: "on" } : {}) });
