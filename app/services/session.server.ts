@@ -108,8 +108,3 @@ export async function destroySession(db: Db, request: Request): Promise<void> {
   const id = readCookies(request)[SESSION_COOKIE];
   if (id) await db.delete(sessions).where(eq(sessions.idHash, await sha256Hex(id)));
 }
-
-/** Ends every session of a principal (after a password change or reset). */
-export async function destroyAllSessions(db: Db, principal: { type: PrincipalType; id: number }): Promise<void> {
-  await db.delete(sessions).where(and(eq(sessions.principalType, principal.type), eq(sessions.principalId, principal.id)));
-}
