@@ -8,7 +8,7 @@ import type { PrincipalType } from "~/models/actors.server";
  * until now stops working (its refresh too), because `verifyAccessToken` compares the token's issue
  * time with `tokens_valid_after` in the same statement that loads the principal. Called on every change
  * of who someone is: password (own, reset, set by staff), two-factor reset, email, roles, locations,
- * status (deactivation) and deletion.
+ * status (deactivation) and deletion. The statements go into the same batch as the change itself.
  */
 export function endAllAccessStatements(db: Db, principal: { type: PrincipalType; id: number }, now: Date) {
   const table = principal.type === "user" ? users : parents;
@@ -16,9 +16,4 @@ export function endAllAccessStatements(db: Db, principal: { type: PrincipalType;
     db.update(table).set({ tokensValidAfter: now.getTime() }).where(eq(table.id, principal.id)),
     db.delete(sessions).where(and(eq(sessions.principalType, principal.type), eq(sessions.principalId, principal.id))),
   ] as const;
-}
-
-/** The same, on its own (one batch). */
-export async function endAllAccess(db: Db, principal: { type: PrincipalType; id: number }, now: Date): Promise<void> {
-  await db.batch([...endAllAccessStatements(db, principal, now)]);
 }
