@@ -112,6 +112,7 @@ export default function EditEmployee() {
         withPassword={false}
         submitLabel="Save changes"
         busy={busy}
+        rolesHint={self ? "You cannot change your own roles: another administrator must do it." : undefined}
       />
       <AvatarForm avatar={employee.avatar} label={employee.full_name} error={avatarAnswer?.errors.avatar} busy={busy} />
       {self || !identity ? null : (

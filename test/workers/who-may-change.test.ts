@@ -90,6 +90,7 @@ describe("item 1: nobody grants or creates above their own rank, nobody changes 
 
   it("nor through the edit screen (JavaScript off): 422 with the message, roles unchanged", async () => {
     const cookie = await signInCookie(LM);
+    expect(await (await request(`/doctors/list/edit/${LM.id}`, { cookie })).text()).toContain("You cannot change your own roles: another administrator must do it.");
     const me = await userRow(LM.id);
     const res = await post(
       `/doctors/list/edit/${LM.id}`,
