@@ -7,6 +7,7 @@ import { NO_NOTIFICATIONS, type NotificationSummary } from "~/domain/shell";
 import { parentActorFields, parentActorFrom, userActorFields, userActorFrom, type PrincipalType } from "~/models/actors.server";
 import { notificationSummary, ticketCountColumns } from "~/models/notifications.server";
 import { getAuthSettings } from "~/models/settings.server";
+import { endAllAccessStatements } from "./access.server";
 import { readCookies, serializeCookie } from "./cookies.server";
 import { randomToken, sha256Hex } from "./crypto.server";
 
@@ -107,4 +108,9 @@ export async function lockSession(db: Db, idHash: string): Promise<void> {
 export async function destroySession(db: Db, request: Request): Promise<void> {
   const id = readCookies(request)[SESSION_COOKIE];
   if (id) await db.delete(sessions).where(eq(sessions.idHash, await sha256Hex(id)));
+}
+
+/** Ends every session AND every API token of a principal (app/services/access.server.ts). */
+export async function destroyAllSessions(db: Db, principal: { type: PrincipalType; id: number }, now = new Date()): Promise<void> {
+  await db.batch([...endAllAccessStatements(db, principal, now)]);
 }
