@@ -62,6 +62,7 @@ export function EmployeeForm({
   withPassword,
   submitLabel,
   busy,
+  rolesHint,
 }: {
   values: EmployeeFormValues;
   errors: Record<string, string>;
@@ -74,6 +75,8 @@ export function EmployeeForm({
   withPassword: boolean;
   submitLabel: string;
   busy: boolean;
+  /** A note shown above the roles (e.g. that one's own roles cannot be changed). */
+  rolesHint?: string;
 }) {
   const employmentError = errors.employment ?? Object.entries(errors).find(([k]) => k.startsWith("employment."))?.[1];
   return (
@@ -106,6 +109,7 @@ export function EmployeeForm({
           <NewPasswordFields errors={errors} label="Password" confirmLabel="Confirm password" />
         </fieldset>
       ) : null}
+      {rolesHint ? <p className="hint">{rolesHint}</p> : null}
       <CheckboxGroup legend="Roles" name="roles" options={roles.map((r) => ({ value: String(r.id), label: r.name }))} selected={list(values.roles)} error={errors.roles} />
       <CheckboxGroup legend="Locations" name="locations" options={locations.map((l) => ({ value: String(l.id), label: l.title }))} selected={list(values.locations)} error={errors.locations} />
       <SelectField label="Primary location" name="location_id" placeholder="The first chosen location" options={locations.map((l) => ({ value: l.id, label: l.title }))} defaultValue={text(values.location_id)} error={errors.location_id} />

@@ -57,6 +57,8 @@ export const users = sqliteTable(
     twoFactorEnabled: integer("two_factor_enabled", { mode: "boolean" }).notNull().default(false),
     /** JSON: the remaining staff fields of platform §3 (npi, ss_number, languages, …). */
     profile: text("profile").notNull().default("{}"),
+    /** Epoch ms: API tokens issued at or before it are refused (app/services/access.server.ts endAllAccess). */
+    tokensValidAfter: integer("tokens_valid_after").notNull().default(0),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
     ...timestamps,
@@ -110,6 +112,8 @@ export const parents = sqliteTable(
     locationId: integer("location_id").references(() => locations.id),
     status: text("status").notNull().default("active"),
     twoFactorEnabled: integer("two_factor_enabled", { mode: "boolean" }).notNull().default(false),
+    /** Epoch ms: API tokens issued at or before it are refused (app/services/access.server.ts endAllAccess). */
+    tokensValidAfter: integer("tokens_valid_after").notNull().default(0),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
     ...timestamps,

@@ -61,6 +61,9 @@ export const COMPLIANCE_FIELDS = [
 export type ComplianceKey = (typeof COMPLIANCE_FIELDS)[number][0];
 export const COMPLIANCE_KEYS = COMPLIANCE_FIELDS.map(([k]) => k) as ComplianceKey[];
 
+/** Pay: shown only to those who manage employees (decision 015). */
+export const PAY_FIELDS: readonly string[] = ["salary", "telehealth_salary", "fixed_hours_salary"];
+
 export const EMPLOYMENT_NUMBER_FIELDS = [
   ["salary", "Salary"],
   ["telehealth_salary", "Telehealth salary"],

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { parents, users } from "~/db/schema";
+import { parents, revokedTokens, users } from "~/db/schema";
 import { normalizePermissions, type Actor } from "~/domain/permissions";
 
 export type PrincipalType = "user" | "parent";
@@ -113,6 +113,34 @@ export async function getParentActor(db: Db, id: number): Promise<Actor | null> 
 
 export function getActor(db: Db, type: PrincipalType, id: number): Promise<Actor | null> {
   return type === "user" ? getUserActor(db, id) : getParentActor(db, id);
+}
+
+export interface TokenPrincipal {
+  /** Null when absent, deleted or inactive. */
+  actor: Actor | null;
+  /** Epoch ms; a token issued at or before it is no longer valid. */
+  tokensValidAfter: number;
+  revoked: boolean;
+}
+
+/**
+ * What checking a bearer token needs, in ONE statement: the principal (as for getActor), when its tokens
+ * were last ended, and whether this token's id was revoked.
+ */
+export async function getTokenPrincipal(db: Db, type: PrincipalType, id: number, jti: string): Promise<TokenPrincipal> {
+  const revoked = sql<number>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${jti})`;
+  if (type === "user") {
+    const [row] = await db
+      .select({ ...userActorFields, tokensValidAfter: users.tokensValidAfter, revoked })
+      .from(users)
+      .where(and(eq(users.id, id), isNull(users.deletedAt)));
+    return { actor: userActorFrom(row), tokensValidAfter: Number(row?.tokensValidAfter ?? 0), revoked: !!row && Number(row.revoked) === 1 };
+  }
+  const [row] = await db
+    .select({ ...parentActorFields, tokensValidAfter: parents.tokensValidAfter, revoked })
+    .from(parents)
+    .where(and(eq(parents.id, id), isNull(parents.deletedAt)));
+  return { actor: parentActorFrom(row), tokensValidAfter: Number(row?.tokensValidAfter ?? 0), revoked: !!row && Number(row.revoked) === 1 };
 }
 
 /** The user object of the API answers (platform §7 refresh fields). */

@@ -21,7 +21,7 @@ import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
 import { enqueueEmail, securityNotice } from "~/services/jobs.server";
-import { destroyAllSessions } from "~/services/session.server";
+import { endAllAccessStatements } from "~/services/access.server";
 import type { PrincipalType } from "./actors.server";
 import { getAuthSettings } from "./settings.server";
 
@@ -550,12 +550,12 @@ export async function completePasswordReset(app: AuthApp, email: string, resetTo
   return { kind: "ok" };
 }
 
-/** Sets a new password, ends every session of the account, and queues a security notice. */
+/** Sets a new password, ends every session and API token of the account, and queues a security notice. */
 export async function setPassword(app: Pick<AppContext, "db" | "env" | "email">, principal: { type: PrincipalType; id: number }, password: string): Promise<void> {
   const table = principal.type === "user" ? users : parents;
   const passwordHash = await hashPassword(password, app.env.PASSWORD_PEPPER ?? "");
-  await app.db.update(table).set({ passwordHash, updatedAt: new Date().toISOString() }).where(eq(table.id, principal.id));
-  await destroyAllSessions(app.db, principal);
+  const now = new Date();
+  await app.db.batch([app.db.update(table).set({ passwordHash, updatedAt: now.toISOString() }).where(eq(table.id, principal.id)), ...endAllAccessStatements(app.db, principal, now)]);
   const who = await getPrincipalById(app.db, principal.type, principal.id);
   if (who) await enqueueEmail(app, securityNotice(who.email, who.name, "Your password was changed"));
 }

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { locations, roles, sessions, userLocations, userRoles, users } from "~/db/schema";
+import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import {
   AdminPasswordInput,
   COMPLIANCE_KEYS,
@@ -18,9 +18,11 @@ import {
   type EmploymentInput,
 } from "~/domain/employees";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { ALL_ACCESS_ROLES, isAllAccess, locationScope } from "~/domain/permissions";
+import { can, locationScope } from "~/domain/permissions";
+import { mayChange, mayCreate, mayGrantRole, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
 import { parseWith } from "~/domain/validation";
 import { setPassword, setTwoFactor } from "~/models/auth.server";
+import { endAllAccessStatements } from "~/services/access.server";
 import { withAudit } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { bumpListVersion } from "~/services/list-cache.server";
@@ -161,7 +163,12 @@ function withRelations(ctx: ModelContext) {
   };
 }
 
-function toEmployee(r: Selected & { roleRows: { id: number; name: string }[]; locationRows: EmploymentRow[] }): EmployeeJson {
+/**
+ * Pay (salary, telehealth salary, fixed hours salary) is shown only to actors who manage employees;
+ * everyone else reading an employee gets null in its place (decision 015).
+ */
+function toEmployee(ctx: ModelContext, r: Selected & { roleRows: { id: number; name: string }[]; locationRows: EmploymentRow[] }): EmployeeJson {
+  const pay = can(ctx.actor, "manage_employees");
   return employeeJson(
     r,
     r.roleRows,
@@ -171,9 +178,9 @@ function toEmployee(r: Selected & { roleRows: { id: number; name: string }[]; lo
         id: ul.location_id,
         title: ul.title,
         position_id: ul.position_id,
-        salary: ul.salary,
-        telehealth_salary: ul.telehealth_salary,
-        fixed_hours_salary: ul.fixed_hours_salary,
+        salary: pay ? ul.salary : null,
+        telehealth_salary: pay ? ul.telehealth_salary : null,
+        fixed_hours_salary: pay ? ul.fixed_hours_salary : null,
         fixed_weekly_hours: ul.fixed_weekly_hours,
         compliance: Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, str(c[k])])) as Record<ComplianceKey, string | null>,
       };
@@ -186,6 +193,9 @@ function toEmployee(r: Selected & { roleRows: { id: number; name: string }[]; lo
 function listWhere(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined>): SQL | undefined {
   const q = query.search;
   const locationId = filters.location_id && /^\d{1,15}$/.test(filters.location_id) ? Number(filters.location_id) : null;
+  // A location filter outside the actor's locations lists nobody, not that location's people.
+  const scope = locationScope(ctx.actor);
+  if (locationId && scope !== null && !scope.includes(locationId)) return sql`1 = 0`;
   const status = (EMPLOYEE_STATUSES as readonly string[]).includes(filters.status ?? "") ? filters.status! : null;
   return and(
     inScope(ctx),
@@ -202,7 +212,7 @@ function pageQuery(ctx: ModelContext, query: ListQuery, where: SQL | undefined) 
 export async function listEmployees(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined> = {}): Promise<Paged<EmployeeJson>> {
   const where = listWhere(ctx, query, filters);
   const [rows, [total]] = await ctx.db.batch([pageQuery(ctx, query, where), ctx.db.select({ n: count() }).from(users).where(where)]);
-  return paged(rows.map(toEmployee), total?.n ?? 0, query);
+  return paged(rows.map((r) => toEmployee(ctx, r)), total?.n ?? 0, query);
 }
 
 /** The employee list screen: the page, its total and the location filter's options in one batch of two statements. */
@@ -215,12 +225,12 @@ export async function employeeListScreen(ctx: ModelContext, query: ListQuery, fi
       .from(users)
       .where(where),
   ]);
-  return { page: paged(rows.map(toEmployee), extra?.n ?? 0, query), locations: extra?.locations ?? [] };
+  return { page: paged(rows.map((r) => toEmployee(ctx, r)), extra?.n ?? 0, query), locations: extra?.locations ?? [] };
 }
 
 export async function getEmployee(ctx: ModelContext, id: number): Promise<EmployeeJson | null> {
   const [row] = await ctx.db.select(withRelations(ctx)).from(users).where(and(eq(users.id, id), inScope(ctx)));
-  return row ? toEmployee(row) : null;
+  return row ? toEmployee(ctx, row) : null;
 }
 
 export type EmployeeProfile = EmployeeJson & { locations: (EmploymentJson & { compliance_state: Record<ComplianceKey, ComplianceState> })[] };
@@ -239,10 +249,25 @@ export async function getEmployeeProfile(ctx: ModelContext, id: number): Promise
   };
 }
 
-/** The roles the actor may give: everything for an all-access actor, otherwise not the all-access roles. */
+type RoleRow = RoleGrant & { id: number };
+
+function permissionList(json: string | null | undefined): string[] {
+  try {
+    const x = JSON.parse(json ?? "[]") as unknown;
+    return Array.isArray(x) ? x.filter((p): p is string => typeof p === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+async function allRoles(ctx: ModelContext): Promise<RoleRow[]> {
+  const rows = await ctx.db.select({ id: roles.id, name: roles.name, permissions: roles.permissions }).from(roles).orderBy(asc(roles.name));
+  return rows.map((r) => ({ id: r.id, name: r.name, permissions: permissionList(r.permissions) }));
+}
+
+/** The roles the actor may give: those holding no permission the actor lacks (decision 015). */
 export async function assignableRoles(ctx: ModelContext) {
-  const rows = await ctx.db.select({ id: roles.id, name: roles.name }).from(roles).orderBy(asc(roles.name));
-  return isAllAccess(ctx.actor) ? rows : rows.filter((r) => !ALL_ACCESS_ROLES.includes(r.name));
+  return (await allRoles(ctx)).filter((r) => mayGrantRole(ctx.actor, r)).map((r) => ({ id: r.id, name: r.name }));
 }
 
 /** The roles and locations the actor may assign (for the employee form and GET doctors/config). */
@@ -276,15 +301,21 @@ export async function employeeLocationConfig(ctx: ModelContext, locationId: numb
 
 type Input = EmployeeInput;
 
-/** Roles and locations must be ones the actor may assign. */
-async function checkRefs(ctx: ModelContext, input: Pick<Input, "roles" | "locations">): Promise<Record<string, string> | null> {
-  const [roleRows, locationRows] = await Promise.all([assignableRoles(ctx), locationOptions(ctx)]);
-  const roleIds = new Set(roleRows.map((r) => r.id));
+/** Roles must exist and locations be ones the actor sees; answers the chosen roles with their permissions. */
+async function checkRefs(ctx: ModelContext, input: Pick<Input, "roles" | "locations">): Promise<{ errors: Record<string, string> | null; roles: Map<number, RoleRow> }> {
+  const [roleRows, locationRows] = await Promise.all([allRoles(ctx), locationOptions(ctx)]);
+  const byId = new Map(roleRows.map((r) => [r.id, r]));
   const locationIds = new Set(locationRows.map((l) => l.id));
   const errors: Record<string, string> = {};
-  if (!input.roles.every((id) => roleIds.has(id))) errors.roles = "Choose roles from the list.";
+  if (!input.roles.every((id) => byId.has(id))) errors.roles = "Choose roles from the list.";
   if (!input.locations.every((id) => locationIds.has(id))) errors.locations = "Choose locations from the list.";
-  return Object.keys(errors).length ? errors : null;
+  return { errors: Object.keys(errors).length ? errors : null, roles: byId };
+}
+
+/** A refused verdict of the rule as a model result: 404, 403, or a field error. */
+function refused(verdict: Exclude<Verdict, { ok: true }>): ModelResult<never> {
+  if (verdict.status === 422) return invalid({ [verdict.field]: verdict.message });
+  return verdict.status === 404 ? notFound("Employee") : denied(verdict.message);
 }
 
 async function emailTaken(ctx: ModelContext, email: string, exceptId?: number): Promise<boolean> {
@@ -344,7 +375,10 @@ export async function createEmployee(ctx: ModelContext, raw: Record<string, unkn
   if (!parsed.ok) return invalid(parsed.errors);
   const input = parsed.data;
   const refs = await checkRefs(ctx, input);
-  if (refs) return invalid(refs);
+  if (refs.errors) return invalid(refs.errors);
+  // Never an account above the actor's own rank, nor at a location the actor does not cover.
+  const verdict = mayCreate(ctx.actor, input.roles.map((id) => refs.roles.get(id)!), input.locations);
+  if (!verdict.ok) return refused(verdict);
   if (await emailTaken(ctx, input.email)) return invalid({ email: DUPLICATE_EMAIL });
   const passwordHash = await hashPassword(input.password, pepper);
   // The id is chosen here so the roles, locations and audit row can name it in the same batch; a racing
@@ -373,12 +407,46 @@ export async function createEmployee(ctx: ModelContext, raw: Record<string, unkn
   }
 }
 
-/** The stored employee for a change: 404 outside the scope; 403 if a limited actor touches an all-access user. */
-export async function loadForChange(ctx: ModelContext, id: number): Promise<ModelResult<EmployeeJson>> {
-  const current = await getEmployee(ctx, id);
-  if (!current) return notFound("Employee");
-  if (!isAllAccess(ctx.actor) && current.roles.some((r) => ALL_ACCESS_ROLES.includes(r.name))) return denied("Only an administrator can change an administrator's account.");
-  return ok(current);
+/** The roles (with their permissions) and every location of an employee, whatever the actor sees. */
+function targetQuery(ctx: ModelContext, id: number) {
+  return ctx.db
+    .select({
+      id: users.id,
+      roles: jsonRows<{ id: number; name: string; permissions: string }>(
+        sql`(select r.id as "id", r.name as "name", r.permissions as "permissions" from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = "users"."id")`,
+        ["id", "name", "permissions"],
+      ),
+      locationIds: sql<string>`(select json_group_array(ul.location_id) from user_locations ul where ul.user_id = "users"."id")`.mapWith((v: unknown) =>
+        typeof v === "string" ? (JSON.parse(v) as number[]) : [],
+      ),
+    })
+    .from(users)
+    .where(and(eq(users.id, id), isNull(users.deletedAt)));
+}
+
+export interface ForChange {
+  /** The employee as the actor sees it. */
+  current: EmployeeJson;
+  /** Its roles and all its locations, for the rule. */
+  target: { id: number; roles: RoleRow[]; locationIds: number[] };
+}
+
+/**
+ * The stored employee for a change, checked by the rule (decision 015) for the given changes: 404
+ * outside the actor's locations; 403 when the employee outranks the actor, or when who they are changes
+ * and the actor does not cover every location they work at. One round trip.
+ */
+export async function loadForChange(ctx: ModelContext, id: number, changes: readonly IdentityChange[] = []): Promise<ModelResult<ForChange>> {
+  const [[row], [t]] = await ctx.db.batch([ctx.db.select(withRelations(ctx)).from(users).where(and(eq(users.id, id), inScope(ctx))), targetQuery(ctx, id)]);
+  if (!row || !t) return notFound("Employee");
+  const target = { id, roles: t.roles.map((r) => ({ id: r.id, name: r.name, permissions: permissionList(r.permissions) })), locationIds: t.locationIds };
+  const verdict = mayChange(ctx.actor, target, { changes });
+  return verdict.ok ? ok({ current: toEmployee(ctx, row), target }) : refused(verdict);
+}
+
+/** May the actor change who this employee is (password, two-factor, email, roles, locations, status)? For screens. */
+export async function mayChangeIdentity(ctx: ModelContext, id: number): Promise<boolean> {
+  return (await loadForChange(ctx, id, ["password"])).ok;
 }
 
 /** The form/API field names of a stored employee, for merging a partial edit (ss_number blank = keep). */
@@ -397,18 +465,34 @@ const STALE_GUARD = "user_roles.role_id";
 export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<EmployeeJson>> {
   const loaded = await loadForChange(ctx, id);
   if (!loaded.ok) return loaded;
-  const current = loaded.data;
+  const { current, target } = loaded.data;
   const body = withEmploymentFromForm(raw);
   const parsed = parseWith(EmployeeInput, opts.partial ? { ...asInput(current), ...body } : body);
   if (!parsed.ok) return invalid(parsed.errors);
   const input = parsed.data;
   const refs = await checkRefs(ctx, input);
-  if (refs) return invalid(refs);
-  if (await emailTaken(ctx, input.email, id)) return invalid({ email: DUPLICATE_EMAIL });
+  if (refs.errors) return invalid(refs.errors);
   if (id === ctx.actor.id && input.status !== "active") return invalid({ status: "You cannot deactivate your own account." });
+  // What the save changes about who the employee is, as the rule sees it (decision 015).
+  const scope = locationScope(ctx.actor);
+  const heldRoles = new Set(target.roles.map((r) => r.id));
+  const addedRoles = input.roles.filter((r) => !heldRoles.has(r));
+  const rolesChanged = addedRoles.length > 0 || target.roles.some((r) => mayGrantRole(ctx.actor, r) && !input.roles.includes(r.id));
+  // Memberships of locations the actor cannot see are kept, so the result is those plus the chosen ones.
+  const kept = target.locationIds.filter((l) => scope !== null && !scope.includes(l));
+  const resulting = new Set([...kept, ...input.locations]);
+  const addedLocations = input.locations.filter((l) => !target.locationIds.includes(l));
+  const locationsChanged = addedLocations.length > 0 || target.locationIds.some((l) => !resulting.has(l));
+  const changes: IdentityChange[] = [];
+  if (input.email.toLowerCase() !== current.email.toLowerCase()) changes.push("email");
+  if (rolesChanged) changes.push("roles");
+  if (locationsChanged) changes.push("locations");
+  if (input.status !== current.status) changes.push("status");
+  const verdict = mayChange(ctx.actor, target, { changes, addedRoles: addedRoles.map((r) => refs.roles.get(r)!), addedLocations });
+  if (!verdict.ok) return refused(verdict);
+  if (await emailTaken(ctx, input.email, id)) return invalid({ email: DUPLICATE_EMAIL });
   const [stored] = await ctx.db.select({ profile: users.profile }).from(users).where(eq(users.id, id));
   const assignable = (await assignableRoles(ctx)).map((r) => r.id);
-  const scope = locationScope(ctx.actor);
   try {
     await withAudit(ctx.db, who(ctx), { action: "update", entity: "employee", entityId: id }, () => {
       const writes: BatchItem<"sqlite">[] = [
@@ -426,7 +510,8 @@ export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<
         ctx.db.insert(userLocations).values(employmentRows(id, input)),
         bumpListVersion(ctx.db, EMPLOYEES),
       ];
-      if (input.status !== "active") writes.push(ctx.db.delete(sessions).where(and(eq(sessions.principalType, "user"), eq(sessions.principalId, id))));
+      // A new email, roles, locations or status end every session and API token of the employee.
+      if (changes.length) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()));
       return writes as [BatchItem<"sqlite">];
     });
   } catch (e) {
@@ -438,11 +523,11 @@ export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<
   return ok((await getEmployee(ctx, id))!, "Employee updated.");
 }
 
-/** Active or inactive; an inactive employee's sessions end. */
+/** Active or inactive; a change of status ends every session and API token of the employee. */
 export async function updateEmployeeStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<EmployeeJson>> {
-  const loaded = await loadForChange(ctx, id);
-  if (!loaded.ok) return loaded;
   const parsed = parseWith(EmployeeStatusInput, raw);
+  const loaded = await loadForChange(ctx, id, ["status"]);
+  if (!loaded.ok) return loaded;
   if (!parsed.ok) return invalid(parsed.errors);
   const { status } = parsed.data;
   if (id === ctx.actor.id && status !== "active") return invalid({ status: "You cannot deactivate your own account." });
@@ -451,7 +536,7 @@ export async function updateEmployeeStatus(ctx: ModelContext, id: number, raw: R
       ctx.db.update(users).set({ status, version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() }).where(eq(users.id, id)),
       bumpListVersion(ctx.db, EMPLOYEES),
     ];
-    if (status !== "active") writes.push(ctx.db.delete(sessions).where(and(eq(sessions.principalType, "user"), eq(sessions.principalId, id))));
+    if (status !== loaded.data.current.status) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()));
     return writes as [BatchItem<"sqlite">];
   });
   return ok((await getEmployee(ctx, id))!, status === "active" ? "Employee activated." : "Employee deactivated.");
@@ -459,20 +544,20 @@ export async function updateEmployeeStatus(ctx: ModelContext, id: number, raw: R
 
 /** Soft delete: the employee disappears from lists, cannot sign in, and their sessions end. */
 export async function deleteEmployee(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
-  const loaded = await loadForChange(ctx, id);
+  const loaded = await loadForChange(ctx, id, ["delete"]);
   if (!loaded.ok) return loaded;
   if (id === ctx.actor.id) return invalid({ employee: "You cannot delete your own account." });
   await withAudit(ctx.db, who(ctx), { action: "delete", entity: "employee", entityId: id }, () => [
     ctx.db.update(users).set({ deletedAt: ctx.now().toISOString(), status: "inactive", version: sql`${users.version} + 1` }).where(eq(users.id, id)),
-    ctx.db.delete(sessions).where(and(eq(sessions.principalType, "user"), eq(sessions.principalId, id))),
+    ...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()),
     bumpListVersion(ctx.db, EMPLOYEES),
   ]);
   return ok(null, "Employee deleted.");
 }
 
-/** An administrator sets a user's password (platform §7 change-password); every session of that user ends. */
+/** An administrator sets a user's password (platform §7 change-password); every session and API token of that user ends. */
 export async function changeEmployeePassword(ctx: ModelContext, app: Pick<AppContext, "db" | "env" | "email">, id: number, raw: Record<string, unknown>): Promise<ModelResult<null>> {
-  const loaded = await loadForChange(ctx, id);
+  const loaded = await loadForChange(ctx, id, ["password"]);
   if (!loaded.ok) return loaded;
   const parsed = parseWith(AdminPasswordInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
@@ -481,11 +566,11 @@ export async function changeEmployeePassword(ctx: ModelContext, app: Pick<AppCon
   return ok(null, "Password changed. The user has been signed out everywhere.");
 }
 
-/** An administrator turns a user's two-factor off and clears their backup codes. */
+/** An administrator turns a user's two-factor off and clears their backup codes; every session and API token of that user ends. */
 export async function resetEmployeeTwoFactor(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
-  const loaded = await loadForChange(ctx, id);
+  const loaded = await loadForChange(ctx, id, ["two_factor"]);
   if (!loaded.ok) return loaded;
   await setTwoFactor(ctx.db, { type: "user", id }, false);
-  await withAudit(ctx.db, who(ctx), { action: "two_factor_reset", entity: "employee", entityId: id }, () => [] as []);
+  await withAudit(ctx.db, who(ctx), { action: "two_factor_reset", entity: "employee", entityId: id }, () => [...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now())]);
   return ok(null, "Two-factor authentication was turned off and the backup codes were cleared.");
 }

@@ -1,10 +1,11 @@
 import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { locations, parents, patients, sessions } from "~/db/schema";
+import { locations, parents, patients } from "~/db/schema";
 import { ParentInput, ParentPasswordInput } from "~/domain/parents";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
+import { endAllAccessStatements } from "~/services/access.server";
 import { auditRead, auditTail, withAudit } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { enqueueEmail, securityNotice } from "~/services/jobs.server";
@@ -175,14 +176,17 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await check(ctx, parsed.data, id, current.location_id);
   if (Object.keys(errors).length) return invalid(errors);
-  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id }, () => [
-    ctx.db
+  // A new email or status ends every session and API token of the parent.
+  const endsAccess = parsed.data.email.toLowerCase() !== current.email.toLowerCase() || parsed.data.status !== current.status;
+  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id }, () => {
+    const update = ctx.db
       .update(parents)
       .set({ ...values(parsed.data), version: sql`${parents.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(parents.id, id), isNull(parents.deletedAt), opts.version === null ? undefined : eq(parents.version, opts.version)))
-      .returning({ id: parents.id }),
-    bumpListVersion(ctx.db, PARENTS),
-  ]);
+      .returning({ id: parents.id });
+    const rest = [bumpListVersion(ctx.db, PARENTS), ...(endsAccess ? endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()) : [])];
+    return [update, ...rest] as unknown as [typeof update];
+  });
   if (!rows[0]) return conflict((await findParent(ctx, id)) ?? current);
   return ok((await findParent(ctx, id))!, "Parent updated.");
 }
@@ -193,6 +197,7 @@ export async function deleteParent(ctx: ModelContext, id: number): Promise<Model
   if (!current) return notFound("Parent");
   await withAudit(ctx.db, who(ctx), { action: "delete", entity: "parent", entityId: id }, () => [
     ctx.db.update(parents).set({ deletedAt: ctx.now().toISOString() }).where(eq(parents.id, id)),
+    ...endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()),
     ctx.db.update(patients).set({ parentId: null }).where(eq(patients.parentId, id)),
     bumpListVersion(ctx.db, PARENTS),
   ]);
@@ -200,8 +205,8 @@ export async function deleteParent(ctx: ModelContext, id: number): Promise<Model
 }
 
 /**
- * Staff set a parent's password (initial or new). The new hash, the end of every screen session of that
- * parent and the audit row (entity "parent", action "password") land in one batch; the parent then gets
+ * Staff set a parent's password (initial or new). The new hash, the end of every screen session and API
+ * token of that parent and the audit row (entity "parent", action "password") land in one batch; the parent then gets
  * the usual security notice. The password is never answered back.
  */
 export async function setParentPassword(ctx: ModelContext, app: Pick<AppContext, "env" | "email">, id: number, raw: Record<string, unknown>): Promise<ModelResult<null>> {
@@ -212,7 +217,7 @@ export async function setParentPassword(ctx: ModelContext, app: Pick<AppContext,
   const passwordHash = await hashPassword(parsed.data.password, app.env.PASSWORD_PEPPER ?? "");
   await withAudit(ctx.db, who(ctx), { action: "password", entity: "parent", entityId: id }, () => [
     ctx.db.update(parents).set({ passwordHash, updatedAt: ctx.now().toISOString() }).where(and(eq(parents.id, id), isNull(parents.deletedAt))),
-    ctx.db.delete(sessions).where(and(eq(sessions.principalType, "parent"), eq(sessions.principalId, id))),
+    ...endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()),
   ]);
   await enqueueEmail(app, securityNotice(current.email, current.name, "Your password was changed"));
   return ok(null, "Password set. The parent has been signed out everywhere.");

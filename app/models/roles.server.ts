@@ -5,11 +5,16 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, normalizePermissions, type Actor } from "~/domain/permissions";
 import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
 import { parseWith } from "~/domain/validation";
+import { mayEditRole } from "~/domain/who-may-change";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
 
-/** Roles (platform §3 Role, §6). Callers check manage_roles first; roles are not scoped by location. */
+/**
+ * Roles (platform §3 Role, §6). Callers check manage_roles first; roles are not scoped by location. A role
+ * may be created or changed only at or below the actor's own rank: no permission the actor lacks, and a
+ * role holding one cannot be edited (decision 015).
+ */
 
 export const ROLES = "roles";
 export const DUPLICATE_NAME = "A role with this name already exists.";
@@ -91,6 +96,8 @@ export async function createRole(ctx: ModelContext, raw: Record<string, unknown>
   const { name, permissions } = parsed.data;
   const refused = reservedNameRefused(ctx, name);
   if (refused) return refused;
+  const rank = mayEditRole(ctx.actor, null, { name, permissions });
+  if (!rank.ok) return rank.status === 403 ? denied(rank.message) : invalid({ permissions: rank.message });
   if (await nameTaken(ctx, name)) return invalid({ name: DUPLICATE_NAME });
   try {
     const [rows] = await ctx.db.batch([ctx.db.insert(roles).values({ name, permissions: JSON.stringify(permissions) }).returning(), bumpListVersion(ctx.db, ROLES)]);
@@ -113,6 +120,8 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
     if (refused) return refused;
     if (await nameTaken(ctx, name, id)) return invalid({ name: DUPLICATE_NAME });
   }
+  const rank = mayEditRole(ctx.actor, current, { name, permissions });
+  if (!rank.ok) return rank.status === 403 ? denied(rank.message) : invalid({ permissions: rank.message });
   try {
     const [rows] = await ctx.db.batch([
       ctx.db

@@ -10,6 +10,7 @@ import {
   deleteEmployee,
   employeeConfig,
   getEmployee,
+  mayChangeIdentity,
   resetEmployeeTwoFactor,
   updateEmployee,
   updateEmployeeStatus,
@@ -28,7 +29,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   const employee = await getEmployee(ctx, requireId(params.id, "Employee"));
   if (!employee) throw notFound("Employee not found.");
-  return { employee, config: await employeeConfig(ctx), self: employee.id === actor.id };
+  const [config, identity] = await Promise.all([employeeConfig(ctx), mayChangeIdentity(ctx, employee.id)]);
+  return { employee, config, self: employee.id === actor.id, identity };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -75,7 +77,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function EditEmployee() {
-  const { employee, config, self } = useLoaderData<typeof loader>();
+  const { employee, config, self, identity } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const current = (answer?.current ?? null) as EmployeeJson | null;
@@ -93,6 +95,12 @@ export default function EditEmployee() {
         <Link to={`/doctors/profile/${employee.id}`}>Back to {employee.full_name}</Link>
       </div>
       <FormMessage error={typed || current ? answer?.message : otherError} />
+      {identity ? null : (
+        <p className="muted">
+          {employee.full_name} also works at a location you do not manage: you can change their contact and profile details here, but not their email, roles, locations,
+          status, password or two-factor authentication.
+        </p>
+      )}
       <EmployeeForm
         key={JSON.stringify([values, version])}
         values={values}
@@ -104,9 +112,10 @@ export default function EditEmployee() {
         withPassword={false}
         submitLabel="Save changes"
         busy={busy}
+        rolesHint={self ? "You cannot change your own roles: another administrator must do it." : undefined}
       />
       <AvatarForm avatar={employee.avatar} label={employee.full_name} error={avatarAnswer?.errors.avatar} busy={busy} />
-      {self ? null : (
+      {self || !identity ? null : (
         <>
           <Form method="post" className="status-zone" id="settings">
             <h2>Status</h2>

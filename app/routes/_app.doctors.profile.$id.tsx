@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { Fragment } from "react";
 import { FormMessage } from "~/components/ui/field";
-import { COMPLIANCE_FIELDS, COMPLIANCE_LABELS, EMPLOYMENT_NUMBER_FIELDS, PROFILE_DATE_FIELDS, PROFILE_TEXT_FIELDS } from "~/domain/employees";
+import { COMPLIANCE_FIELDS, COMPLIANCE_LABELS, EMPLOYMENT_NUMBER_FIELDS, PAY_FIELDS, PROFILE_DATE_FIELDS, PROFILE_TEXT_FIELDS } from "~/domain/employees";
 import { can, canAny } from "~/domain/permissions";
 import { getEmployeeProfile } from "~/models/employees.server";
 import { modelContextFor } from "~/services/forms.server";
@@ -71,7 +71,7 @@ export default function EmployeeProfile() {
           <dl className="details">
             <dt>Position</dt>
             <dd>{l.position_id ?? "—"}</dd>
-            {EMPLOYMENT_NUMBER_FIELDS.map(([k, label]) => (
+            {EMPLOYMENT_NUMBER_FIELDS.filter(([k]) => canManage || !PAY_FIELDS.includes(k)).map(([k, label]) => (
               <Fragment key={k}>
                 <dt>{label}</dt>
                 <dd>{l[k] ?? "—"}</dd>

@@ -3,7 +3,8 @@ import { and, eq, gt, lt } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { revokedTokens, tokenRefreshes } from "~/db/schema";
 import { ACCESS_TOKEN_SECONDS, REFRESH_LIMIT, refreshWaitSeconds } from "~/domain/auth-rules";
-import type { PrincipalType } from "~/models/actors.server";
+import type { Actor } from "~/domain/permissions";
+import { getTokenPrincipal, type PrincipalType } from "~/models/actors.server";
 import { getAuthSettings } from "~/models/settings.server";
 
 /** API bearer tokens: short-lived HS256 JWTs, refreshable until the absolute session limit, revocable. */
@@ -33,7 +34,8 @@ export interface TokenClaims {
 export async function issueAccessToken(env: TokenEnv, principal: { type: PrincipalType; id: number }, now: Date, authTime?: number, family?: string) {
   const iat = Math.floor(now.getTime() / 1000);
   const jti = crypto.randomUUID();
-  const token = await new SignJWT({ typ: principal.type, auth_time: authTime ?? iat, fam: family ?? crypto.randomUUID() })
+  // iat_ms: the issue time to the millisecond, compared with the principal's tokens_valid_after.
+  const token = await new SignJWT({ typ: principal.type, auth_time: authTime ?? iat, fam: family ?? crypto.randomUUID(), iat_ms: now.getTime() })
     .setProtectedHeader({ alg: "HS256" })
     .setSubject(String(principal.id))
     .setIssuer(ISSUER)
@@ -44,11 +46,13 @@ export async function issueAccessToken(env: TokenEnv, principal: { type: Princip
   return { access_token: token, token_type: "bearer" as const, expires_in: ACCESS_TOKEN_SECONDS };
 }
 
-export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; reason: "invalid" | "expired" | "revoked" };
+export type TokenCheck = { ok: true; claims: TokenClaims; actor: Actor } | { ok: false; reason: "invalid" | "expired" | "revoked" };
 
 /**
  * Verifies a bearer token. With `allowExpiredUntilAbsolute`, a token whose 15 minutes have passed is still
  * accepted (for refresh only) while its original sign-in is younger than the absolute session limit.
+ * A token issued at or before the principal's last endAllAccess, a revoked one, or one whose principal
+ * is gone or inactive is refused. Answers the principal as an actor, so a guard needs no second read.
  */
 export async function verifyAccessToken(db: Db, env: TokenEnv, token: string, now: Date, allowExpiredUntilAbsolute = false): Promise<TokenCheck> {
   let payload;
@@ -71,9 +75,12 @@ export async function verifyAccessToken(db: Db, env: TokenEnv, token: string, no
     const { absoluteHours } = await getAuthSettings(db);
     if (now.getTime() / 1000 - authTime >= absoluteHours * 3600) return { ok: false, reason: "expired" };
   }
-  const [revoked] = await db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(eq(revokedTokens.jti, payload.jti));
-  if (revoked) return { ok: false, reason: "revoked" };
-  return { ok: true, claims: { type, id, jti: payload.jti, exp: payload.exp, authTime } };
+  // One statement: the principal, when its tokens were last ended (endAllAccess), and this token's revocation.
+  const found = await getTokenPrincipal(db, type, id, payload.jti);
+  const issuedMs = Number.isFinite(Number(payload.iat_ms)) ? Number(payload.iat_ms) : Number(payload.iat ?? 0) * 1000;
+  if (found.revoked || issuedMs <= found.tokensValidAfter) return { ok: false, reason: "revoked" };
+  if (!found.actor) return { ok: false, reason: "invalid" };
+  return { ok: true, claims: { type, id, jti: payload.jti, exp: payload.exp, authTime }, actor: found.actor };
 }
 
 export async function revokeToken(db: Db, claims: Pick<TokenClaims, "jti" | "authTime">, absoluteHours: number): Promise<void> {

@@ -150,7 +150,7 @@ describe("employees API", () => {
     expect(r1.status).toBe(422);
     expect(((await r1.json()) as { errors: Record<string, string> }).errors.locations).toBe("Choose locations from the list.");
     const r2 = await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, admin.id) });
-    expect(((await r2.json()) as { errors: Record<string, string> }).errors.roles).toBe("Choose roles from the list.");
+    expect(((await r2.json()) as { errors: Record<string, string> }).errors.roles).toBe("You cannot give a role that holds permissions you do not hold: ADMIN.");
     const body = validBody(loc.id, role.id);
     expect((await api("/v2/users/createUser", { method: "POST", token, body })).status).toBe(201);
     const dup = await api("/v2/users/createUser", { method: "POST", token, body: { ...body, email: body.email.toUpperCase() } });

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { roles, userRoles } from "~/db/schema";
+import { PERMISSIONS } from "~/domain/permissions";
 import { api, apiToken, createRole, createUser, db, form, request, signInCookie } from "./helpers";
 
 /** Whether the form renders the permission checkbox ticked (attribute order is React's business). */
@@ -26,8 +27,9 @@ async function holder(roleId: number) {
   return user;
 }
 
-const managerToken = async () => apiToken(await createUser({ permissions: ["manage_roles"] }));
-const managerCookie = async () => signInCookie(await createUser({ permissions: ["manage_roles"] }));
+/** A role manager who holds every permission (so may give any), without being SUPERADMIN or ADMIN. */
+const managerToken = async () => apiToken(await createUser({ permissions: PERMISSIONS }));
+const managerCookie = async () => signInCookie(await createUser({ permissions: PERMISSIONS }));
 
 function post(path: string, fields: Record<string, string | string[]>, cookie: string) {
   const body = new URLSearchParams();
@@ -156,8 +158,9 @@ describe("/api/v2/roles", () => {
     expect((await api(`/v2/roles/${free.id}`, { token })).status).toBe(404);
   });
 
-  it("SUPERADMIN and ADMIN cannot be deleted or renamed; their permission sets may change", async () => {
+  it("SUPERADMIN and ADMIN cannot be deleted or renamed; only a SUPERADMIN may change their permission sets", async () => {
     const token = await managerToken();
+    const superadmin = await apiToken(await createUser({ role: "SUPERADMIN" }));
     for (const name of ["SUPERADMIN", "ADMIN"]) {
       const role = await createRole(name, []);
       const del = await api(`/v2/roles/${role.id}`, { method: "DELETE", token });
@@ -167,7 +170,9 @@ describe("/api/v2/roles", () => {
       expect(rename.status).toBe(422);
       expect(((await rename.json()) as { errors: Record<string, string> }).errors.name).toBe(`The ${name} role cannot be renamed.`);
       expect((await row(role.id))!.name).toBe(name);
-      const perms = await api(`/v2/roles/${role.id}`, { method: "PATCH", token, body: { permissions: ["view_notes"] } });
+      const refused = await api(`/v2/roles/${role.id}`, { method: "PATCH", token, body: { permissions: ["view_notes"] } });
+      expect(refused.status).toBe(403);
+      const perms = await api(`/v2/roles/${role.id}`, { method: "PATCH", token: superadmin, body: { permissions: ["view_notes"] } });
       expect(perms.status).toBe(200);
       expect(((await perms.json()) as { data: RoleBody }).data).toMatchObject({ name, all_access: true });
     }
@@ -183,7 +188,7 @@ describe("/api/v2/roles", () => {
   });
 
   it("a changed permission set applies on the holder's next request", async () => {
-    const role = await createRole(unique("Live"), ["manage_roles"]);
+    const role = await createRole(unique("Live"), ["manage_roles", "view_notes"]);
     const user = await holder(role.id);
     const token = await apiToken(user);
     expect((await api("/v2/roles", { token })).status).toBe(200);
@@ -319,7 +324,7 @@ describe("/roles screens", () => {
     expect(await del.text()).toContain("The SUPERADMIN role cannot be deleted.");
     const current = (await row(role.id))!;
     const rename = await post(`/roles/list/edit/${role.id}`, { intent: "save", name: "Boss", version: String(current.version) }, cookie);
-    expect(rename.status).toBe(422);
+    expect(rename.status, await rename.clone().text()).toBe(422);
     expect(await rename.text()).toContain("The SUPERADMIN role cannot be renamed.");
     expect((await row(role.id))!.name).toBe("SUPERADMIN");
   });

@@ -1,7 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Actor, Permission } from "~/domain/permissions";
 import { can } from "~/domain/permissions";
-import { getActor } from "~/models/actors.server";
 import type { AppContext } from "~/services/context.server";
 import { verifyAccessToken, type TokenClaims } from "~/services/tokens.server";
 
@@ -30,8 +29,7 @@ function guardWith(guard: GuardMiddleware["guard"], check: (actor: Actor) => boo
     const { db, env, now } = c.var.app;
     const result = await verifyAccessToken(db, env, token, now());
     if (!result.ok) return jsonError(c, 401, result.reason === "expired" ? "Token has expired." : "Unauthenticated.");
-    const actor = await getActor(db, result.claims.type, result.claims.id);
-    if (!actor) return jsonError(c, 401, "Unauthenticated.");
+    const actor = result.actor;
     if (!check(actor)) return jsonError(c, 403, "You don't have permission to access this resource.");
     c.set("actor", actor);
     c.set("claims", result.claims);

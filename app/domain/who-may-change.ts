@@ -1,0 +1,172 @@
+import { canSeeLocation, locationScope, normalizePermissions, PERMISSIONS, type Actor, type Permission } from "./permissions";
+
+/**
+ * Who may change whom (platform §6, decision 015). Pure: the models load the actor, the target's roles
+ * and locations, and ask here.
+ *
+ * - Rank. SUPERADMIN is above everyone, ADMIN above everyone else (both pass every permission check);
+ *   below them an account is worth the union of its roles' permissions. An actor may give a role, create
+ *   an account, or change an account only at or below their own rank: every permission involved must be
+ *   one the actor holds, ADMIN may be given only by SUPERADMIN or ADMIN, SUPERADMIN only by SUPERADMIN.
+ * - Nobody changes their own roles.
+ * - Coverage. Changing who someone is (password, two-factor, email, roles, locations, status, deletion)
+ *   needs the actor to cover every location the target works at (or to see every location); a location
+ *   may be added only if the actor covers it.
+ */
+
+export const SUPERADMIN = "SUPERADMIN";
+export const ADMIN = "ADMIN";
+
+/** The changes to an account that decide who can sign in as it, or what it may do. */
+export const IDENTITY_CHANGES = ["password", "two_factor", "email", "roles", "locations", "status", "delete"] as const;
+export type IdentityChange = (typeof IDENTITY_CHANGES)[number];
+
+/** A role as the rule sees it: its name and its permission set (legacy names allowed). */
+export interface RoleGrant {
+  name: string;
+  permissions: readonly string[];
+}
+
+/** 2 = SUPERADMIN, 1 = ADMIN, 0 = everyone else (who is worth their permissions). */
+export interface Rank {
+  level: 0 | 1 | 2;
+  permissions: ReadonlySet<Permission>;
+}
+
+const ALL = new Set<Permission>(PERMISSIONS);
+
+function levelOf(roleNames: readonly string[]): 0 | 1 | 2 {
+  if (roleNames.includes(SUPERADMIN)) return 2;
+  if (roleNames.includes(ADMIN)) return 1;
+  return 0;
+}
+
+/** The rank a set of roles gives its holder. */
+export function rankOfRoles(roles: readonly RoleGrant[]): Rank {
+  const level = levelOf(roles.map((r) => r.name));
+  return { level, permissions: level > 0 ? ALL : new Set(normalizePermissions(roles.flatMap((r) => [...r.permissions]))) };
+}
+
+/** The actor's rank (a parent has none). */
+export function rankOfActor(actor: Pick<Actor, "kind" | "roles" | "permissions">): Rank {
+  if (actor.kind !== "user") return { level: 0, permissions: new Set() };
+  const level = levelOf(actor.roles);
+  return { level, permissions: level > 0 ? ALL : new Set(actor.permissions) };
+}
+
+/** True when `other` is at or below `mine`. */
+export function atOrBelow(other: Rank, mine: Rank): boolean {
+  if (other.level > mine.level) return false;
+  if (mine.level > 0) return true;
+  return [...other.permissions].every((p) => mine.permissions.has(p));
+}
+
+/** The actor may give this role: it holds nothing the actor does not. */
+export function mayGrantRole(actor: Pick<Actor, "kind" | "roles" | "permissions">, role: RoleGrant): boolean {
+  return actor.kind === "user" && atOrBelow(rankOfRoles([role]), rankOfActor(actor));
+}
+
+/** The actor may give a role this permission set: every permission in it is one the actor holds. */
+export function mayGrantPermissions(actor: Pick<Actor, "kind" | "roles" | "permissions">, permissions: readonly string[]): boolean {
+  return mayGrantRole(actor, { name: "", permissions });
+}
+
+/** The permissions in the list the actor does not hold (for the message). */
+export function permissionsBeyond(actor: Pick<Actor, "kind" | "roles" | "permissions">, permissions: readonly string[]): Permission[] {
+  const mine = rankOfActor(actor).permissions;
+  return normalizePermissions(permissions).filter((p) => !mine.has(p));
+}
+
+/** The actor covers every one of these locations (all-access and access_all_locations cover all). */
+export function coversAll(actor: Actor, locationIds: readonly number[]): boolean {
+  const scope = locationScope(actor);
+  return scope === null || locationIds.every((id) => scope.includes(id));
+}
+
+/** The account being changed: its roles and every location it works at (not only the ones the actor sees). */
+export interface ChangeTarget {
+  id: number;
+  roles: readonly RoleGrant[];
+  locationIds: readonly number[];
+}
+
+/** What a save would change about who the target is. */
+export interface ProposedChange {
+  changes: readonly IdentityChange[];
+  /** Roles the target does not hold yet. */
+  addedRoles?: readonly RoleGrant[];
+  /** Locations the target does not work at yet. */
+  addedLocations?: readonly number[];
+}
+
+export type Verdict = { ok: true } | { ok: false; status: 403 | 404; message: string } | { ok: false; status: 422; field: "roles" | "locations"; message: string };
+
+export const CHANGE_MESSAGES = {
+  notFound: "Employee not found.",
+  administrator: "Only an administrator can change an administrator's account.",
+  superadmin: "Only a SUPERADMIN can change a SUPERADMIN's account or give the SUPERADMIN role.",
+  aboveRank: "You cannot change the account of someone who holds permissions you do not hold.",
+  ownRoles: "You cannot change your own roles.",
+  notCovered:
+    "This employee also works at a location you do not manage. Only someone who manages every one of their locations can change their password, two-factor authentication, email, roles, locations or status.",
+  roleAbove: (names: readonly string[]) => `You cannot give a role that holds permissions you do not hold: ${names.join(", ")}.`,
+  locationNotCovered: "You can add only locations you manage.",
+} as const;
+
+function deny(status: 403 | 404, message: string): Verdict {
+  return { ok: false, status, message };
+}
+
+function grantVerdict(actor: Actor, roles: readonly RoleGrant[], locations: readonly number[]): Verdict {
+  const above = roles.filter((r) => !mayGrantRole(actor, r));
+  if (above.length) return { ok: false, status: 422, field: "roles", message: CHANGE_MESSAGES.roleAbove(above.map((r) => r.name)) };
+  if (!coversAll(actor, locations)) return { ok: false, status: 422, field: "locations", message: CHANGE_MESSAGES.locationNotCovered };
+  return { ok: true };
+}
+
+/**
+ * May the actor make this change to the target? 404 when the actor sees none of the target's locations;
+ * 403 when the target outranks the actor, or when who the target is changes and the actor does not
+ * cover every location of the target; 422 (a field of the form) for one's own roles, a role above the
+ * actor's rank, or a location the actor does not cover. Changes that leave identity alone (name, phone,
+ * profile, employment details) need only a shared location and rank.
+ */
+export function mayChange(actor: Actor, target: ChangeTarget, change: ProposedChange = { changes: [] }): Verdict {
+  if (actor.kind !== "user") return deny(404, CHANGE_MESSAGES.notFound);
+  if (locationScope(actor) !== null && !target.locationIds.some((id) => canSeeLocation(actor, id))) return deny(404, CHANGE_MESSAGES.notFound);
+  const mine = rankOfActor(actor);
+  const theirs = rankOfRoles(target.roles);
+  if (!atOrBelow(theirs, mine)) {
+    return deny(403, theirs.level === 2 ? CHANGE_MESSAGES.superadmin : theirs.level === 1 ? CHANGE_MESSAGES.administrator : CHANGE_MESSAGES.aboveRank);
+  }
+  if (!change.changes.length) return { ok: true };
+  if (actor.id === target.id && change.changes.includes("roles")) return { ok: false, status: 422, field: "roles", message: CHANGE_MESSAGES.ownRoles };
+  if (!coversAll(actor, target.locationIds)) return deny(403, CHANGE_MESSAGES.notCovered);
+  return grantVerdict(actor, change.addedRoles ?? [], change.addedLocations ?? []);
+}
+
+/** May the actor create an account with these roles at these locations (never above their own rank)? */
+export function mayCreate(actor: Actor, roles: readonly RoleGrant[], locationIds: readonly number[]): Verdict {
+  if (actor.kind !== "user") return deny(403, CHANGE_MESSAGES.aboveRank);
+  return grantVerdict(actor, roles, locationIds);
+}
+
+/**
+ * What a role edit may do: the role must be at or below the actor's rank before and after. 403 when the
+ * role as stored holds permissions the actor lacks; 422 (permissions field) when the edit adds one.
+ */
+export function mayEditRole(
+  actor: Pick<Actor, "kind" | "roles" | "permissions">,
+  current: RoleGrant | null,
+  next: RoleGrant,
+): { ok: true } | { ok: false; status: 403; message: string } | { ok: false; status: 422; message: string; missing: Permission[] } {
+  if (current && !mayGrantRole(actor, current)) {
+    return { ok: false, status: 403, message: current.name === SUPERADMIN ? CHANGE_MESSAGES.superadmin : "You cannot change a role that holds permissions you do not hold." };
+  }
+  const missing = permissionsBeyond(actor, next.permissions);
+  if (missing.length || !mayGrantRole(actor, next)) {
+    const message = missing.length ? `You cannot give a role permissions you do not hold: ${missing.join(", ")}.` : CHANGE_MESSAGES.superadmin;
+    return { ok: false, status: 422, message, missing };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import type { Actor, Permission } from "~/domain/permissions";
+import { mayChange, mayCreate, mayEditRole, mayGrantRole, type ChangeTarget, type IdentityChange, type RoleGrant } from "~/domain/who-may-change";
+
+/** Who may change whom (decision 015): rank × coverage × change, with the demo roles of decision 002. */
+
+const ROLES: Record<string, RoleGrant> = {
+  SUPERADMIN: { name: "SUPERADMIN", permissions: [] },
+  ADMIN: { name: "ADMIN", permissions: [] },
+  MANAGER: {
+    name: "MANAGER",
+    permissions: ["view_employees", "manage_employees", "view_clients", "manage_clients", "view_notes", "manage_notes", "view_parents", "manage_parents", "view_bips", "manage_bips", "manage_insurances", "manage_locations_access", "manage_tickets", "manage_claims"],
+  },
+  DOCTOR: { name: "DOCTOR", permissions: ["view_employees", "view_clients", "view_notes", "manage_notes", "view_parents", "view_bips", "manage_bips"] },
+  LM: { name: "LM", permissions: ["view_employees", "manage_employees", "view_clients", "manage_clients", "view_notes", "view_parents", "manage_parents", "view_bips", "manage_locations_access"] },
+  BCBA: { name: "BCBA", permissions: ["view_clients", "view_notes", "view_parents", "view_bips", "manage_bips"] },
+  RBT: { name: "RBT", permissions: ["view_clients", "view_notes", "view_bips"] },
+  /** Legacy names mean the standard ones. */
+  LEGACY_RBT: { name: "LEGACY_RBT", permissions: ["list_patient", "view_notes", "list_bip"] },
+  ALL_LOCATIONS: { name: "ALL_LOCATIONS", permissions: ["manage_employees", "access_all_locations"] },
+};
+
+function actor(id: number, roleNames: string[], locationIds: number[]): Actor {
+  const permissions = [...new Set(roleNames.flatMap((r) => ROLES[r]!.permissions))] as Permission[];
+  return { kind: "user", id, name: "A", surname: "B", email: "a@b.test", roles: roleNames, permissions, locationIds, locationId: locationIds[0] ?? null, timeZone: null, avatar: null, status: "active", phone: null, twoFactorEnabled: false };
+}
+const target = (id: number, roleNames: string[], locationIds: number[]): ChangeTarget => ({ id, roles: roleNames.map((r) => ROLES[r]!), locationIds });
+
+// Miami 1, Denver 2, Los Angeles 3 (scripts/demo-data.ts).
+const superadmin = actor(1, ["SUPERADMIN"], [1, 2, 3]);
+const admin = actor(2, ["ADMIN"], [1, 2, 3]);
+const manager = actor(3, ["MANAGER"], [1, 2]);
+const lm = actor(5, ["LM"], [2]);
+const allLocations = actor(20, ["ALL_LOCATIONS"], [1]);
+
+describe("mayGrantRole: never a role holding a permission the actor lacks", () => {
+  it.each([
+    [superadmin, "SUPERADMIN", true],
+    [superadmin, "ADMIN", true],
+    [admin, "SUPERADMIN", false],
+    [admin, "ADMIN", true],
+    [admin, "MANAGER", true],
+    [manager, "ADMIN", false],
+    [manager, "MANAGER", true],
+    [manager, "LM", true],
+    [manager, "DOCTOR", true],
+    [lm, "MANAGER", false],
+    [lm, "DOCTOR", false],
+    [lm, "BCBA", false],
+    [lm, "LM", true],
+    [lm, "RBT", true],
+    [lm, "LEGACY_RBT", true],
+    [allLocations, "RBT", false],
+  ] as const)("%#: %s gives %s → %s", (who, role, expected) => {
+    expect(mayGrantRole(who, ROLES[role]!)).toBe(expected);
+  });
+
+  it("a parent gives nothing", () => {
+    expect(mayGrantRole({ ...lm, kind: "parent" }, ROLES.RBT!)).toBe(false);
+  });
+});
+
+type Row = [string, Actor, ChangeTarget, IdentityChange[], { addedRoles?: string[]; addedLocations?: number[] }, true | 403 | 404 | 422];
+
+describe("mayChange: rank, then coverage of every location for a change of who someone is", () => {
+  const bcbaMiamiLa = target(6, ["BCBA"], [1, 3]);
+  const rbtMiami = target(8, ["RBT"], [1]);
+  const bcabaLa = target(7, ["BCBA"], [3]);
+  const managerDenver = target(30, ["MANAGER"], [2]);
+  const rows: Row[] = [
+    ["manager edits the phone of someone also in LA", manager, bcbaMiamiLa, [], {}, true],
+    ["manager sets the password of someone also in LA", manager, bcbaMiamiLa, ["password"], {}, 403],
+    ["manager resets two-factor of someone also in LA", manager, bcbaMiamiLa, ["two_factor"], {}, 403],
+    ["manager changes the email of someone also in LA", manager, bcbaMiamiLa, ["email"], {}, 403],
+    ["manager changes the roles of someone also in LA", manager, bcbaMiamiLa, ["roles"], {}, 403],
+    ["manager changes the locations of someone also in LA", manager, bcbaMiamiLa, ["locations"], {}, 403],
+    ["manager deactivates someone also in LA", manager, bcbaMiamiLa, ["status"], {}, 403],
+    ["manager deletes someone also in LA", manager, bcbaMiamiLa, ["delete"], {}, 403],
+    ["manager, someone only in LA", manager, bcabaLa, [], {}, 404],
+    ["manager sets the password of someone only in Miami", manager, rbtMiami, ["password"], {}, true],
+    ["manager gives LM to someone only in Miami", manager, rbtMiami, ["roles"], { addedRoles: ["LM"] }, true],
+    ["manager gives ADMIN", manager, rbtMiami, ["roles"], { addedRoles: ["ADMIN"] }, 422],
+    ["manager adds Los Angeles", manager, rbtMiami, ["locations"], { addedLocations: [3] }, 422],
+    ["manager adds Denver", manager, rbtMiami, ["locations"], { addedLocations: [2] }, true],
+    ["manager changes own roles", manager, target(3, ["MANAGER"], [1, 2]), ["roles"], { addedRoles: ["LM"] }, 422],
+    ["manager changes own email", manager, target(3, ["MANAGER"], [1, 2]), ["email"], {}, true],
+    ["LM gives itself MANAGER", lm, target(5, ["LM"], [2]), ["roles"], { addedRoles: ["MANAGER"] }, 422],
+    ["LM gives MANAGER to an RBT", lm, target(10, ["RBT"], [2]), ["roles"], { addedRoles: ["MANAGER"] }, 422],
+    ["LM gives LM to an RBT", lm, target(10, ["RBT"], [2]), ["roles"], { addedRoles: ["LM"] }, true],
+    ["LM sets the password of a BCBA (manage_bips it lacks)", lm, target(9, ["BCBA"], [2]), ["password"], {}, 403],
+    ["LM edits the phone of a Denver manager", lm, managerDenver, [], {}, 403],
+    ["manager sets the password of an administrator", manager, target(2, ["ADMIN"], [1, 2]), ["password"], {}, 403],
+    ["admin sets the password of a superadmin", admin, target(1, ["SUPERADMIN"], [1, 2, 3]), ["password"], {}, 403],
+    ["admin gives SUPERADMIN", admin, rbtMiami, ["roles"], { addedRoles: ["SUPERADMIN"] }, 422],
+    ["admin gives ADMIN", admin, rbtMiami, ["roles"], { addedRoles: ["ADMIN"] }, true],
+    ["admin changes own roles", admin, target(2, ["ADMIN"], [1, 2, 3]), ["roles"], { addedRoles: ["SUPERADMIN"] }, 422],
+    ["superadmin gives SUPERADMIN", superadmin, rbtMiami, ["roles"], { addedRoles: ["SUPERADMIN"] }, true],
+    ["superadmin changes own roles", superadmin, target(1, ["SUPERADMIN"], [1, 2, 3]), ["roles"], {}, 422],
+    ["admin sets the password of someone in every location", admin, bcbaMiamiLa, ["password"], {}, true],
+  ];
+  it.each(rows)("%s", (_label, who, whom, changes, extra, expected) => {
+    const verdict = mayChange(who, whom, { changes, addedRoles: (extra.addedRoles ?? []).map((r) => ROLES[r]!), addedLocations: extra.addedLocations ?? [] });
+    expect(verdict.ok ? true : verdict.status).toBe(expected);
+  });
+
+  it("a refusal for a location the actor does not cover says why", () => {
+    const verdict = mayChange(manager, bcbaMiamiLa, { changes: ["password"] });
+    expect(verdict).toMatchObject({ ok: false, status: 403, message: expect.stringContaining("also works at a location you do not manage") });
+  });
+
+  it("access_all_locations covers every location, but not a higher rank", () => {
+    const rbtEverywhere = target(40, [], [1, 2, 3]);
+    expect(mayChange(allLocations, rbtEverywhere, { changes: ["password"] }).ok).toBe(true);
+    expect(mayChange(allLocations, bcbaMiamiLa, { changes: ["password"] })).toMatchObject({ ok: false, status: 403 });
+  });
+});
+
+describe("mayCreate: never an account above the actor's rank or at a location they do not cover", () => {
+  it.each([
+    [lm, ["RBT"], [2], true],
+    [lm, ["MANAGER"], [2], 422],
+    [lm, ["RBT", "BCBA"], [2], 422],
+    [lm, ["RBT"], [1], 422],
+    [manager, ["LM", "DOCTOR"], [1, 2], true],
+    [manager, ["ADMIN"], [1], 422],
+    [admin, ["SUPERADMIN"], [3], 422],
+    [admin, ["ADMIN"], [3], true],
+    [superadmin, ["SUPERADMIN"], [3], true],
+  ] as const)("%#: roles %j at %j → %s", (who, roleNames, locations, expected) => {
+    const verdict = mayCreate(who, roleNames.map((r) => ROLES[r]!), locations);
+    expect(verdict.ok ? true : verdict.status).toBe(expected);
+  });
+});
+
+describe("mayEditRole: a role's permissions stay within the actor's", () => {
+  const roleManager = actor(50, [], []);
+  roleManager.permissions = ["manage_roles", "view_clients", "view_notes"];
+  roleManager.roles = ["ROLE_MANAGER"];
+  it.each([
+    ["adds a permission the actor holds", roleManager, { name: "R", permissions: ["view_notes"] }, { name: "R", permissions: ["view_notes", "view_clients"] }, true],
+    ["adds manage_claims, which the actor lacks", roleManager, { name: "X", permissions: ["view_clients"] }, { name: "X", permissions: ["view_clients", "manage_claims"] }, 422],
+    ["creates a role with access_all_locations", roleManager, null, { name: "Y", permissions: ["access_all_locations"] }, 422],
+    ["edits MANAGER, which holds more than the actor", roleManager, ROLES.MANAGER!, { name: "MANAGER", permissions: [] }, 403],
+    ["edits the ADMIN role", roleManager, ROLES.ADMIN!, { name: "ADMIN", permissions: [] }, 403],
+    ["ADMIN edits the SUPERADMIN role", admin, ROLES.SUPERADMIN!, { name: "SUPERADMIN", permissions: [] }, 403],
+    ["ADMIN edits MANAGER", admin, ROLES.MANAGER!, { name: "MANAGER", permissions: ["manage_roles"] }, true],
+    ["legacy names count as the standard ones", roleManager, null, { name: "Z", permissions: ["list_patient"] }, true],
+  ] as const)("%s", (_label, who, current, next, expected) => {
+    const verdict = mayEditRole(who, current, next);
+    expect(verdict.ok ? true : verdict.status).toBe(expected);
+  });
+
+  it("names the permissions the actor lacks", () => {
+    expect(mayEditRole(roleManager, null, { name: "Q", permissions: ["manage_claims", "view_notes", "manage_bips"] })).toMatchObject({ ok: false, missing: ["manage_bips", "manage_claims"] });
+  });
+});
