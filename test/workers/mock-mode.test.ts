@@ -17,7 +17,9 @@ function untouchableDb() {
     uses.push(what);
     throw new Error(`D1 touched in mock mode: ${what}`);
   };
-  const binding = { prepare: refuse("prepare"), batch: refuse("batch"), exec: refuse("exec"), dump: refuse("dump"), withSession: refuse("withSession") } as unknown as D1Database;
+  // Opening a Sessions API session (every request does, decision 022) queries nothing; its queries are refused.
+  const session = { prepare: refuse("prepare"), batch: refuse("batch"), getBookmark: () => null };
+  const binding = { prepare: refuse("prepare"), batch: refuse("batch"), exec: refuse("exec"), dump: refuse("dump"), withSession: () => session } as unknown as D1Database;
   return { binding, uses };
 }
 
