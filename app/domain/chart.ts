@@ -276,15 +276,23 @@ export function yTicks(max: number, step: number): number[] {
 }
 
 /**
- * Badge colour rule (clinical §9). The relative difference is (value − target) ÷ |target|, in percent:
- * how far the value is from its target, negative when it falls short. −20% or more (−20% itself
- * included) is success; from −20% (exclusive) down to −40% (inclusive) is warning; below −40% is
- * danger. A null or zero target is success; so is a null value (nothing measured yet is not an alarm).
- * The percentage is rounded to 6 decimals so 0.1-style float noise cannot cross a boundary.
+ * Badge colour rule (clinical §9). The relative difference says how far the value is on the good side
+ * of its target, in percent, negative when it falls short. It depends on which way the goal should
+ * move: for a maladaptive goal (a behaviour to decrease) lower is better, so it is
+ * (target − value) ÷ |target|; for every other goal (a skill to increase) it is (value − target) ÷
+ * |target|. −20% or more (−20% itself included) is success; from −20% (exclusive) down to −40%
+ * (inclusive) is warning; below −40% is danger. A null or zero target is success; so is a null value
+ * (nothing measured yet is not an alarm). The percentage is rounded to 6 decimals so 0.1-style float
+ * noise cannot cross a boundary. Example: aggression at 5 against a target of 17 is +70.6% (success).
  */
-export function badgeTone(value: number | null, target: number | null): "success" | "warning" | "danger" {
+export function relativeDifference(value: number, target: number, category: string): number {
+  const diff = isMaladaptive(category) ? target - value : value - target;
+  return roundTo((diff / Math.abs(target)) * 100, 6);
+}
+
+export function badgeTone(value: number | null, target: number | null, category: string): "success" | "warning" | "danger" {
   if (target == null || target === 0 || value == null) return "success";
-  const pct = roundTo(((value - target) / Math.abs(target)) * 100, 6);
+  const pct = relativeDifference(value, target, category);
   if (pct >= -20) return "success";
   if (pct >= -40) return "warning";
   return "danger";

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { BehaviorChart } from "~/components/charts/behavior-chart";
 import {
   badgeTone,
+  relativeDifference,
   buildChartModel,
   chartHeading,
   clipSegment,
@@ -529,7 +530,7 @@ describe("from / to window", () => {
 /* ------------------------------------------------------------------ badge */
 
 describe("badge tone (clinical §9)", () => {
-  // Relative difference = (value − target) ÷ |target|: how far the value falls short of (or passes) its target.
+  // A skill to increase: relative difference = (value − target) ÷ |target|, negative when the value falls short.
   it.each([
     [110, 100, "success"], // +10%
     [100, 100, "success"], // 0%
@@ -547,8 +548,37 @@ describe("badge tone (clinical §9)", () => {
     [5, null, "success"], // null target
     [5, 0, "success"], // zero target
     [null, 10, "success"], // nothing measured yet
-  ] as const)("value %s, target %s → %s", (value, target, tone) => {
-    expect(badgeTone(value, target)).toBe(tone);
+  ] as const)("increase goal: value %s, target %s → %s", (value, target, tone) => {
+    for (const category of ["replacement", "caregiver_training", "rbt_training", "teacher_training"]) expect(badgeTone(value, target, category)).toBe(tone);
+  });
+
+  // A behaviour to decrease (maladaptive): lower is better, relative difference = (target − value) ÷ |target|.
+  it.each([
+    [5, 17, "success"], // the mastered aggression objective: +70.6%, not "far behind"
+    [0, 17, "success"], // none at all: +100%
+    [17, 17, "success"], // at target: 0%
+    [12, 10, "success"], // −20%: "−20% or more" is green
+    [12.01, 10, "warning"], // just above the target by more than 20%
+    [13, 10, "warning"], // −30%
+    [14, 10, "warning"], // −40%: not yet "below −40%"
+    [14.01, 10, "danger"], // just below −40%
+    [25, 10, "danger"], // −150%
+    [1.2, 1, "success"], // −20% with float noise
+    [3, 0, "success"], // zero target ("none a week") stays green, as the spec says
+    [3, null, "success"], // null target
+    [null, 10, "success"], // nothing measured yet
+  ] as const)("maladaptive goal: value %s, target %s → %s", (value, target, tone) => {
+    expect(badgeTone(value, target, "maladaptive")).toBe(tone);
+  });
+
+  it.each([
+    [5, 17, "maladaptive", 70.588235],
+    [5, 17, "replacement", -70.588235],
+    [20, 17, "maladaptive", -17.647059],
+    [90, 100, "replacement", -10],
+    [-5, -10, "replacement", 50], // a negative target divides by its size
+  ] as const)("relative difference of %s against %s (%s) is %s %", (value, target, category, pct) => {
+    expect(relativeDifference(value, target, category)).toBeCloseTo(pct, 5);
   });
 });
 
