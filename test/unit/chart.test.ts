@@ -6,6 +6,9 @@ import { BehaviorChart } from "~/components/charts/behavior-chart";
 import {
   badgeTone,
   relativeDifference,
+  sectionScale,
+  sectionShares,
+  segmentPoints,
   buildChartModel,
   chartHeading,
   clipSegment,
@@ -24,6 +27,7 @@ import {
   type ChartModel,
 } from "~/domain/chart";
 import { addDays } from "~/domain/weeks";
+import { chartSvgMarkup } from "~/components/charts/chart-markup";
 
 /* ------------------------------------------------------------------ fixtures */
 
@@ -323,6 +327,83 @@ describe("baseline and treatment phases", () => {
     expect(m.points.every((p) => p.phase === "treatment")).toBe(true);
     expect(m.phaseLine?.x).toBe(day(SAT) - 14 + 3.5);
     expect(m.x.min).toBe(day(SAT) - 14 - 3.5);
+  });
+});
+
+/* ------------------------------------------------------------------ sections */
+
+describe("chart sections keep a minimum width share of 12% and 80 px (clinical §9)", () => {
+  it.each([
+    ["a one-week baseline beside three years of treatment, 880 px", [7, 1092], 880, [0.12, 0.88]],
+    ["equal phases stay equal", [50, 50], 880, [0.5, 0.5]],
+    ["exactly 12% is kept", [12, 88], 880, [0.12, 0.88]],
+    ["just under 12% is raised to it", [11.9, 88.1], 880, [0.12, 0.88]],
+    ["a phase of zero length still gets 12%", [0, 100], 880, [0.12, 0.88]],
+    ["a short treatment is widened like a short baseline", [97, 3], 880, [0.88, 0.12]],
+    ["at 400 px, 80 px (20%) is more than 12%", [7, 1092], 400, [0.2, 0.8]],
+    ["at 666.67 px, 80 px is 12%", [5, 95], 2000 / 3, [0.12, 0.88]],
+    ["at 1000 px, 12% (120 px) is more than 80 px", [5, 95], 1000, [0.12, 0.88]],
+    ["too narrow for two minimums (80 px each in 100 px): equal shares", [1, 99], 100, [0.5, 0.5]],
+    ["one section takes the whole plot", [300], 880, [1]],
+    ["three sections: both short ones raised", [1, 1, 98], 880, [0.12, 0.12, 0.76]],
+    ["three sections: raising one pushes another under the minimum, so it is raised too", [5, 12.2, 82.8], 880, [0.12, 0.12, 0.76]],
+    ["three sections: the rest is shared in proportion", [10, 13, 77], 880, [0.12, 0.88 * (13 / 90), 0.88 * (77 / 90)]],
+  ] as const)("%s", (_l, lengths, px, shares) => {
+    const got = sectionShares(lengths, px);
+    expect(got).toHaveLength(shares.length);
+    got.forEach((g, i) => expect(g).toBeCloseTo(shares[i]!, 9));
+    expect(got.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+  });
+
+  it("no sections, no shares", () => {
+    expect(sectionShares([], 880)).toEqual([]);
+  });
+
+  // One baseline week, then 100 treatment weeks.
+  const long = input({ plan: { baselineDate: week(0), baselineLevel: 20 }, reports: reports(Array.from({ length: 101 }, (_, i) => 20 - (i % 7))), objectives: [objective(1, "STO", 1, { target: 5, endDate: week(100) })] });
+
+  it("the model's sections are baseline and treatment, split at the phase line", () => {
+    const m = buildChartModel(long);
+    expect(m.sections).toEqual([
+      { key: "baseline", label: "Baseline", from: m.x.min, to: m.phaseLine!.x },
+      { key: "treatment", label: "Treatment", from: m.phaseLine!.x, to: m.x.max },
+    ]);
+    const without = buildChartModel(input({ reports: reports([3, 4, 5]) }));
+    expect(without.sections).toEqual([{ key: "treatment", label: "Treatment", from: without.x.min, to: without.x.max }]);
+  });
+
+  it("the scale maps x through the sections: the baseline takes 12% (or 80 px), each section stays linear", () => {
+    const m = buildChartModel(long);
+    const s = sectionScale(m, 880);
+    expect(s.toFraction(m.x.min)).toBe(0);
+    expect(s.toFraction(m.phaseLine!.x)).toBeCloseTo(0.12, 9);
+    expect(s.toFraction(m.x.max)).toBe(1);
+    const mid = (m.phaseLine!.x + m.x.max) / 2;
+    expect(s.toFraction(mid)).toBeCloseTo(0.12 + 0.88 / 2, 9);
+    expect(s.fromFraction(s.toFraction(mid))).toBeCloseTo(mid, 6);
+    expect(sectionScale(m, 400).toFraction(m.phaseLine!.x)).toBeCloseTo(0.2, 9);
+    // Without a phase line the scale is linear.
+    const plain = buildChartModel(input({ reports: reports([3, 4, 5]) }));
+    const p = sectionScale(plain, 880);
+    expect(p.toFraction((plain.x.min + plain.x.max) / 2)).toBeCloseTo(0.5, 9);
+  });
+
+  it("an aim line crossing the phase line is drawn through it", () => {
+    const m = buildChartModel(long);
+    const aim = m.aimLines[0]!;
+    const pts = segmentPoints(aim, m.sections);
+    expect(pts).toHaveLength(3);
+    expect(pts[1]!.x).toBe(m.phaseLine!.x);
+    const t = (m.phaseLine!.x - aim.x1) / (aim.x2 - aim.x1);
+    expect(pts[1]!.y).toBeCloseTo(aim.y1 + t * (aim.y2 - aim.y1), 3);
+    expect(segmentPoints({ x1: 1, y1: 1, x2: 2, y2: 2 }, m.sections)).toEqual([{ x: 1, y: 1 }, { x: 2, y: 2 }]);
+  });
+
+  it("the server SVG draws the phase line 12% into the plot", () => {
+    const m = buildChartModel(long);
+    const svg = chartSvgMarkup(m, "c");
+    // Plot from x = 64 to 944 (880 wide): 64 + 0.12 × 880 = 169.6.
+    expect(svg).toContain('<path class="bc-phase" d="M169.6 30V350">');
   });
 });
 
