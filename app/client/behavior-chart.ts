@@ -9,6 +9,7 @@
  * public/assets/behavior-chart.js; the page includes it as a module script, which runs once per page.
  */
 import uPlot from "uplot";
+import { ensureStylesheet } from "./uplot-style";
 import { sectionScale, segmentPoints, type ChartModel, type LabelAnchor, type SectionScale } from "../domain/chart";
 
 type Marks = Pick<ChartModel, "phaseLine" | "objectives" | "comments" | "aimLines" | "trend" | "baselineMarker" | "colors" | "sections">;
@@ -17,19 +18,6 @@ type Marks = Pick<ChartModel, "phaseLine" | "objectives" | "comments" | "aimLine
 interface XMapping {
   scale: SectionScale;
   plotPx: number;
-}
-
-/** uPlot's stylesheet, next to this module, with the same ?v= cache key. */
-function ensureStylesheet(): void {
-  if (document.querySelector("link[data-uplot-css]")) return;
-  const here = new URL(import.meta.url);
-  const href = new URL("./uplot.css", here);
-  href.search = here.search;
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = href.href;
-  link.dataset.uplotCss = "";
-  document.head.appendChild(link);
 }
 
 const FONT = "system-ui, sans-serif";
@@ -221,7 +209,7 @@ export function enhanceChart(figure: HTMLElement): void {
   // Nothing to plot: the SVG already says 'No weekly reports'.
   if (model.empty || model.points.length === 0) return;
   figure.dataset.enhanced = "pending";
-  ensureStylesheet();
+  ensureStylesheet(import.meta.url);
 
   const host = document.createElement("div");
   host.className = "bc-uplot";

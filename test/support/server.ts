@@ -51,7 +51,7 @@ function run(cmd: string, args: string[], what: string): void {
 
 /** `npm test` builds first; a bare `npm run test:e2e` or `npm run bench` builds when the output is missing. */
 export function ensureBuild(log: (line: string) => void): void {
-  if (existsSync(path.join(ROOT, "build/index.js")) && existsSync(path.join(ROOT, "public/assets/behavior-chart.js"))) return;
+  if (existsSync(path.join(ROOT, "build/index.js")) && existsSync(path.join(ROOT, "public/assets/behavior-chart.js")) && existsSync(path.join(ROOT, "public/assets/year-chart.js"))) return;
   log("the build is missing: running npm run build");
   run("npm", ["run", "build"], "npm run build");
 }
