@@ -208,10 +208,13 @@ export const CHART_COLORS = {
   trend: "#1e293b",
 } as const;
 
-/** STO1 … STO14 (index 0 … 13), each with its own colour (clinical §9). */
+/**
+ * STO1 … STO14 (index 0 … 13), each with its own colour (clinical §9). The labels are text in these
+ * colours on white, so each has a contrast of at least 4.5:1 against white (WCAG 1.4.3).
+ */
 export const STO_COLORS = [
-  "#2563eb", "#16a34a", "#ea580c", "#db2777", "#0891b2", "#ca8a04", "#4f46e5",
-  "#65a30d", "#c026d3", "#0369a1", "#92400e", "#64748b", "#9f1239", "#f59e0b",
+  "#2563eb", "#15803d", "#c2410c", "#db2777", "#0e7490", "#a16207", "#4f46e5",
+  "#4d7c0f", "#c026d3", "#0369a1", "#92400e", "#64748b", "#9f1239", "#b45309",
 ] as const;
 export const LTO_COLOR = "#1e3a8a";
 

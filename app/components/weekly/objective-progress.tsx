@@ -33,7 +33,7 @@ export function ObjectiveProgress({ objectives, latest, category }: { objectives
           return (
             <tr key={o.id} data-testid={`objective-${o.id}`}>
               <td>
-                <strong style={{ color: label?.color }}>{label?.label ?? o.type}</strong>
+                <strong className="obj-chip" style={{ color: label?.color }}>{label?.label ?? o.type}</strong>
               </td>
               <td>{o.name ?? "—"}</td>
               <td>{o.status}</td>
