@@ -755,7 +755,7 @@ describe("BehaviorChart (server SVG)", () => {
     expect(commentDots).toEqual([38, 56, 74]); // top 30 + 8, then 18 px apart
     expect(svg).toContain("<title>02/03/2024: note 2</title>");
     expect(svg).toContain("<title>Baseline level 30 on 01/13/2024</title>");
-    expect(render(m)).toContain('<strong style="color:#2563eb">STO1</strong> Under 10');
+    expect(render(m)).toContain('<strong class="obj-chip" style="color:#2563eb">STO1</strong> Under 10');
   });
 
   it("embeds the model as JSON that cannot close its script, and the module script", () => {
