@@ -148,6 +148,8 @@ export function chartOptions(m: ChartModel, width: number, hooks: uPlot.Hooks.Ar
         size: 36,
         labelSize: 20,
         splits: () => m.x.ticks.map((t) => t.x),
+        // uPlot applies its log-scale label filter to every distr ≥ 3, custom (100) included: keep every label.
+        filter: (_u, splits) => splits,
         // On a narrow chart, label every k-th tick so the dates do not overlap (about 64 px each).
         values: (u, splits) => {
           const every = Math.max(1, Math.ceil((splits.length * 64) / Math.max(1, u.bbox.width / uPlot.pxRatio)));
