@@ -7,6 +7,7 @@
  * - The behavior chart's browser module (docs/decisions/008): app/client/behavior-chart.ts with uPlot,
  *   bundled by esbuild into one minified ES module, public/assets/behavior-chart-<hash>.js, with uPlot's
  *   stylesheet beside it as public/assets/uplot-<hash>.css (the module is told that name at build time).
+ * - The dashboard's year chart module (docs/decisions/021): app/client/year-chart.ts, built the same way.
  * - app/generated/assets.json maps each file to its URL; the root and the chart read their links from it.
  *
  * Prints the sizes (raw and gzip).
@@ -40,18 +41,23 @@ await mkdir(path.dirname(manifestFile), { recursive: true });
 const appCss = await emit("app", ".css", await readFile(path.join(root, "public", "styles", "app.css")));
 const enhanceJs = await emit("enhance", ".js", await readFile(path.join(root, "public", "enhance.js")));
 const uplotCss = await emit("uplot", ".css", await readFile(path.join(root, "node_modules", "uplot", "dist", "uPlot.min.css")));
-const chart = await build({
-  entryPoints: [path.join(root, "app", "client", "behavior-chart.ts")],
-  write: false,
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: ["es2020"],
-  minify: true,
-  legalComments: "none",
-  logLevel: "warning",
-  define: { __UPLOT_CSS__: JSON.stringify(uplotCss) },
-});
-const behaviorChartJs = await emit("behavior-chart", ".js", Buffer.from(chart.outputFiles[0].contents));
+/** A chart module (app/client/<name>.ts with uPlot) as one minified ES module; a screen loads only its own. */
+async function chartModule(name) {
+  const result = await build({
+    entryPoints: [path.join(root, "app", "client", `${name}.ts`)],
+    write: false,
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: ["es2020"],
+    minify: true,
+    legalComments: "none",
+    logLevel: "warning",
+    define: { __UPLOT_CSS__: JSON.stringify(uplotCss) },
+  });
+  return emit(name, ".js", Buffer.from(result.outputFiles[0].contents));
+}
+const behaviorChartJs = await chartModule("behavior-chart");
+const yearChartJs = await chartModule("year-chart");
 
-await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, uplotCss }, null, 2)}\n`);
+await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs, uplotCss }, null, 2)}\n`);

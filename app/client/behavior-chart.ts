@@ -9,20 +9,15 @@
  * public/assets/behavior-chart-<hash>.js; the page includes it as a module script, which runs once per page.
  */
 import uPlot from "uplot";
-import type { ChartModel, LabelAnchor } from "../domain/chart";
+import { ensureStylesheet } from "./uplot-style";
+import { sectionScale, segmentPoints, type ChartModel, type LabelAnchor, type SectionScale } from "../domain/chart";
 
-type Marks = Pick<ChartModel, "phaseLine" | "objectives" | "comments" | "aimLines" | "trend" | "baselineMarker" | "colors">;
+type Marks = Pick<ChartModel, "phaseLine" | "objectives" | "comments" | "aimLines" | "trend" | "baselineMarker" | "colors" | "sections">;
 
-/** uPlot's stylesheet under its content-hashed name, set by scripts/build-assets.mjs. */
-declare const __UPLOT_CSS__: string;
-
-function ensureStylesheet(): void {
-  if (document.querySelector("link[data-uplot-css]")) return;
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = __UPLOT_CSS__;
-  link.dataset.uplotCss = "";
-  document.head.appendChild(link);
+/** The x mapping through the chart's sections (each at least 12% / 80 px wide), for the current plot width. */
+interface XMapping {
+  scale: SectionScale;
+  plotPx: number;
 }
 
 const FONT = "system-ui, sans-serif";
@@ -74,10 +69,8 @@ function drawUnder(u: uPlot, m: Marks): void {
     });
   }
   for (const a of m.aimLines) {
-    line(a.color, 1.5, [8, 5], () => {
-      ctx.moveTo(X(a.x1), Y(a.y1));
-      ctx.lineTo(X(a.x2), Y(a.y2));
-    });
+    // Straight in each section: drawn through the section edges it crosses.
+    line(a.color, 1.5, [8, 5], () => segmentPoints(a, m.sections).forEach((p, i) => (i ? ctx.lineTo(X(p.x), Y(p.y)) : ctx.moveTo(X(p.x), Y(p.y)))));
   }
   if (m.trend) {
     const t = m.trend;
@@ -129,7 +122,7 @@ function drawOver(u: uPlot, m: Marks): void {
 }
 
 /** uPlot options for a model: the same scales, ticks, series and colours as the SVG. */
-export function chartOptions(m: ChartModel, width: number, hooks: uPlot.Hooks.Arrays): uPlot.Options {
+export function chartOptions(m: ChartModel, width: number, hooks: uPlot.Hooks.Arrays, xMap: XMapping): uPlot.Options {
   const xLabels = new Map(m.x.ticks.map((t) => [t.x, t.label]));
   const grid = { stroke: "#e5e7eb", width: 1 };
   const ticks = { stroke: "#6b7280", width: 1, size: 4 };
@@ -141,7 +134,8 @@ export function chartOptions(m: ChartModel, width: number, hooks: uPlot.Hooks.Ar
     legend: { show: false },
     cursor: { drag: { x: false, y: false }, points: { size: 9 } },
     scales: {
-      x: { time: false, range: [m.x.min, m.x.max] },
+      // A custom distribution: x goes through the section scale (fwd → fraction of the plot width).
+      x: { time: false, range: [m.x.min, m.x.max], distr: 100, fwd: (x) => xMap.scale.toFraction(x), bwd: (f) => xMap.scale.fromFraction(f) },
       y: { range: [0, m.y.max] },
     },
     axes: [
@@ -154,6 +148,8 @@ export function chartOptions(m: ChartModel, width: number, hooks: uPlot.Hooks.Ar
         size: 36,
         labelSize: 20,
         splits: () => m.x.ticks.map((t) => t.x),
+        // uPlot applies its log-scale label filter to every distr ≥ 3, custom (100) included: keep every label.
+        filter: (_u, splits) => splits,
         // On a narrow chart, label every k-th tick so the dates do not overlap (about 64 px each).
         values: (u, splits) => {
           const every = Math.max(1, Math.ceil((splits.length * 64) / Math.max(1, u.bbox.width / uPlot.pxRatio)));
@@ -266,12 +262,26 @@ export function enhanceChart(figure: HTMLElement): void {
   try {
     const width = svg.clientWidth || figure.clientWidth || 800;
     const data: uPlot.AlignedData = [model.points.map((p) => p.x), ...model.series.map((s) => s.values)];
-    chart = new uPlot(chartOptions(model, width, hooks), data, host);
+    // The plot is narrower than the chart (axes, padding): start from an estimate, then use uPlot's own box.
+    const xMap: XMapping = { plotPx: width - 94, scale: sectionScale(model, width - 94) };
+    const fitSections = (u: uPlot) => {
+      const plotPx = u.bbox.width / uPlot.pxRatio;
+      if (plotPx > 0 && Math.abs(plotPx - xMap.plotPx) > 0.5) {
+        xMap.plotPx = plotPx;
+        xMap.scale = sectionScale(model, plotPx);
+        u.redraw(false);
+      }
+    };
+    chart = new uPlot(chartOptions(model, width, hooks, xMap), data, host);
     chart.over.appendChild(tip);
     const u = chart;
+    fitSections(u);
     observer = new ResizeObserver(() => {
       const w = host.clientWidth;
-      if (!failed && w > 0 && w !== u.width) u.setSize({ width: w, height: model.height });
+      if (!failed && w > 0 && w !== u.width) {
+        u.setSize({ width: w, height: model.height });
+        fitSections(u);
+      }
     });
     observer.observe(host);
   } catch (e) {

@@ -40,6 +40,14 @@
  * - Aim lines. From the baseline marker (baseline_date, baseline_level) to (end_date, target) of each
  *   objective with a target and an end date after baseline_date; clipped to the plot area. Needs a
  *   baseline date and level.
+ * - Sections (clinical §9: "a minimum width share of 12% and 80 px"). The phases are the chart's
+ *   sections: with a phase line in the plot, baseline is [x.min, phase line] and treatment is [phase
+ *   line, x.max]; otherwise one section spans the plot. Every section is drawn at least
+ *   max(12% of the plot width, 80 px) wide (sectionShares); the rest is shared in proportion to the
+ *   sections' lengths in days. Inside a section x is linear; a renderer maps x through
+ *   sectionScale(model, plot width), so a baseline of one week beside three years of treatment stays
+ *   readable. A segment that crosses a section edge (an aim line) is drawn through that edge
+ *   (segmentPoints), so it stays straight within each section.
  * - Trend (split-middle over the treatment phase). The non-null treatment points in the window, in
  *   time order, n ≥ 4 (else no trend). Halves: the first ⌊n/2⌋ and the last ⌊n/2⌋ points (the middle
  *   point is dropped when n is odd). In each half take the median x and the median y (separately; the
@@ -131,6 +139,14 @@ export interface TrendLine extends Segment {
   slopePerWeek: number;
 }
 
+export interface ChartSection {
+  key: Phase;
+  label: string;
+  /** The section's x range (day numbers), inside [x.min, x.max]. */
+  from: number;
+  to: number;
+}
+
 export type LegendStyle = "line" | "diamond" | "dashed" | "dotted" | "rule";
 
 export interface LegendItem {
@@ -153,6 +169,8 @@ export interface ChartModel {
   colors: { baseline: string; treatment: string; objective: string; comment: string; phase: string; trend: string };
   x: { min: number; max: number; label: string; ticks: { x: number; label: string }[] };
   y: { min: 0; max: number; step: number; ticks: number[]; label: string; percent: boolean };
+  /** Baseline and treatment, left to right (one section without a phase line); see sectionScale. */
+  sections: ChartSection[];
   points: ChartPoint[];
   series: ChartSeries[];
   baselineMarker: { date: string; dateLabel: string; x: number; value: number } | null;
@@ -175,6 +193,9 @@ export const COMMENT_STACK_PX = 18;
 /** 4 units = 1 hour; missing or zero total_units count as 80 units (20 hours) (clinical §9). */
 export const UNITS_PER_HOUR = 4;
 export const DEFAULT_TOTAL_UNITS = 80;
+/** Chart sections have a minimum width share of 12% and 80 px (clinical §9). */
+export const SECTION_MIN_SHARE = 0.12;
+export const SECTION_MIN_PX = 80;
 /** Up to about 10 vertical grid lines (clinical §9). */
 export const MAX_X_TICKS = 10;
 
@@ -187,10 +208,13 @@ export const CHART_COLORS = {
   trend: "#1e293b",
 } as const;
 
-/** STO1 … STO14 (index 0 … 13), each with its own colour (clinical §9). */
+/**
+ * STO1 … STO14 (index 0 … 13), each with its own colour (clinical §9). The labels are text in these
+ * colours on white, so each has a contrast of at least 4.5:1 against white (WCAG 1.4.3).
+ */
 export const STO_COLORS = [
-  "#2563eb", "#16a34a", "#ea580c", "#db2777", "#0891b2", "#ca8a04", "#4f46e5",
-  "#65a30d", "#c026d3", "#0369a1", "#92400e", "#64748b", "#9f1239", "#f59e0b",
+  "#2563eb", "#15803d", "#c2410c", "#db2777", "#0e7490", "#a16207", "#4f46e5",
+  "#4d7c0f", "#c026d3", "#0369a1", "#92400e", "#64748b", "#9f1239", "#b45309",
 ] as const;
 export const LTO_COLOR = "#1e3a8a";
 
@@ -276,15 +300,23 @@ export function yTicks(max: number, step: number): number[] {
 }
 
 /**
- * Badge colour rule (clinical §9). The relative difference is (value − target) ÷ |target|, in percent:
- * how far the value is from its target, negative when it falls short. −20% or more (−20% itself
- * included) is success; from −20% (exclusive) down to −40% (inclusive) is warning; below −40% is
- * danger. A null or zero target is success; so is a null value (nothing measured yet is not an alarm).
- * The percentage is rounded to 6 decimals so 0.1-style float noise cannot cross a boundary.
+ * Badge colour rule (clinical §9). The relative difference says how far the value is on the good side
+ * of its target, in percent, negative when it falls short. It depends on which way the goal should
+ * move: for a maladaptive goal (a behaviour to decrease) lower is better, so it is
+ * (target − value) ÷ |target|; for every other goal (a skill to increase) it is (value − target) ÷
+ * |target|. −20% or more (−20% itself included) is success; from −20% (exclusive) down to −40%
+ * (inclusive) is warning; below −40% is danger. A null or zero target is success; so is a null value
+ * (nothing measured yet is not an alarm). The percentage is rounded to 6 decimals so 0.1-style float
+ * noise cannot cross a boundary. Example: aggression at 5 against a target of 17 is +70.6% (success).
  */
-export function badgeTone(value: number | null, target: number | null): "success" | "warning" | "danger" {
+export function relativeDifference(value: number, target: number, category: string): number {
+  const diff = isMaladaptive(category) ? target - value : value - target;
+  return roundTo((diff / Math.abs(target)) * 100, 6);
+}
+
+export function badgeTone(value: number | null, target: number | null, category: string): "success" | "warning" | "danger" {
   if (target == null || target === 0 || value == null) return "success";
-  const pct = roundTo(((value - target) / Math.abs(target)) * 100, 6);
+  const pct = relativeDifference(value, target, category);
   if (pct >= -20) return "success";
   if (pct >= -40) return "warning";
   return "danger";
@@ -307,6 +339,80 @@ export function commentOffsets(comments: ChartInput["comments"]): Map<number, nu
     seen.set(c.commentDate, n + 1);
   }
   return offsets;
+}
+
+/* ------------------------------------------------------------------ sections */
+
+/**
+ * The width share of each section (same order as `lengths`, the sections' natural lengths in x
+ * units), for a plot `plotPx` pixels wide. Each share is at least max(12%, 80 px ÷ plotPx); sections
+ * that would fall below it get exactly that minimum and the others share the rest in proportion to
+ * their lengths (repeated until no share is below the minimum). When the minimums cannot all fit
+ * (n × minimum ≥ 100%), the sections share the plot equally. Shares sum to 1.
+ */
+export function sectionShares(lengths: readonly number[], plotPx: number): number[] {
+  const n = lengths.length;
+  if (n === 0) return [];
+  const min = Math.max(SECTION_MIN_SHARE, plotPx > 0 ? SECTION_MIN_PX / plotPx : 1);
+  if (n === 1) return [1];
+  if (min * n >= 1) return lengths.map(() => 1 / n);
+  const fixed = new Set<number>();
+  for (;;) {
+    const free = lengths.map((_, i) => i).filter((i) => !fixed.has(i));
+    const rest = 1 - min * fixed.size;
+    const total = free.reduce((t, i) => t + Math.max(0, lengths[i]!), 0);
+    const share = (i: number) => (total > 0 ? (Math.max(0, lengths[i]!) / total) * rest : rest / free.length);
+    const under = free.filter((i) => share(i) < min);
+    if (under.length === 0) return lengths.map((_, i) => (fixed.has(i) ? min : share(i)));
+    for (const i of under) fixed.add(i);
+  }
+}
+
+export interface SectionScale {
+  /** Section edges: x and its fraction of the plot width (0 … 1), from x.min to x.max. */
+  edges: { x: number; f: number }[];
+  /** x → fraction of the plot width (0 at x.min, 1 at x.max; linear beyond the ends). */
+  toFraction: (x: number) => number;
+  /** The inverse: fraction of the plot width → x. */
+  fromFraction: (f: number) => number;
+}
+
+function piecewise(from: { a: number; b: number }[], value: number): number {
+  // from: breakpoints (a → b), increasing in a; linear inside each piece and beyond the ends.
+  let k = 0;
+  while (k < from.length - 2 && value > from[k + 1]!.a) k++;
+  const p = from[k]!;
+  const q = from[k + 1]!;
+  return q.a === p.a ? p.b : p.b + ((value - p.a) / (q.a - p.a)) * (q.b - p.b);
+}
+
+/** The x mapping of a chart drawn with a plot `plotPx` pixels wide (sections: see the file header). */
+export function sectionScale(model: Pick<ChartModel, "x" | "sections">, plotPx: number): SectionScale {
+  const sections = model.sections.length ? model.sections : [{ from: model.x.min, to: model.x.max }];
+  const shares = sectionShares(sections.map((s) => s.to - s.from), plotPx);
+  const edges = [{ x: sections[0]!.from, f: 0 }];
+  let f = 0;
+  sections.forEach((s, i) => {
+    f += shares[i]!;
+    edges.push({ x: s.to, f: i === sections.length - 1 ? 1 : f });
+  });
+  const fwd = edges.map((e) => ({ a: e.x, b: e.f }));
+  const bwd = edges.map((e) => ({ a: e.f, b: e.x }));
+  return { edges, toFraction: (x) => piecewise(fwd, x), fromFraction: (v) => piecewise(bwd, v) };
+}
+
+/**
+ * A segment as the points to draw it through: its ends and, between them, every inner section edge it
+ * crosses (where y is interpolated), so it is straight within each section.
+ */
+export function segmentPoints(seg: Segment, sections: readonly ChartSection[]): { x: number; y: number }[] {
+  const [a, b] = seg.x1 <= seg.x2 ? [{ x: seg.x1, y: seg.y1 }, { x: seg.x2, y: seg.y2 }] : [{ x: seg.x2, y: seg.y2 }, { x: seg.x1, y: seg.y1 }];
+  const out = [a];
+  for (const s of sections.slice(1)) {
+    if (s.from > a.x && s.from < b.x) out.push({ x: s.from, y: roundTo(a.y + ((s.from - a.x) / (b.x - a.x)) * (b.y - a.y), 3) });
+  }
+  out.push(b);
+  return out;
 }
 
 /* ------------------------------------------------------------------ dates */
@@ -509,6 +615,15 @@ export function buildChartModel(input: ChartInput): ChartModel {
 
   const phaseLine = phaseX != null && inWindow(baselineDay) && phaseX >= xMin && phaseX <= xMax ? { x: phaseX, label: PHASE_DIVIDER_LABEL } : null;
 
+  // Sections: baseline | treatment when the phase line falls strictly inside the plot.
+  const sections: ChartSection[] =
+    phaseLine && phaseLine.x > xMin && phaseLine.x < xMax
+      ? [
+          { key: "baseline", label: "Baseline", from: xMin, to: phaseLine.x },
+          { key: "treatment", label: "Treatment", from: phaseLine.x, to: xMax },
+        ]
+      : [{ key: "treatment", label: "Treatment", from: xMin, to: xMax }];
+
   const yLabel = yAxisLabel(plan);
   const legendItems: LegendItem[] = [
     { key: "baseline", label: "Baseline", color: CHART_COLORS.baseline, style: "line" },
@@ -556,6 +671,7 @@ export function buildChartModel(input: ChartInput): ChartModel {
     colors: { ...CHART_COLORS },
     x: { min: xMin, max: xMax, label: "Weeks", ticks: empty && fromDay == null && toDay == null ? [] : xTicks(xMin, xMax) },
     y: { min: 0, max: yMax, step, ticks: yTicks(yMax, step), label: yLabel, percent },
+    sections,
     points,
     series,
     baselineMarker,

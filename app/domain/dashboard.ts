@@ -1,4 +1,6 @@
 /** Dashboard figures (platform §3 dashboard data). Pure. */
+import * as v from "valibot";
+import { tickStep, yTicks } from "./chart";
 
 /** Spanish month names, as the year answer's months_name. */
 export const MONTHS_NAME = ["Enero", "Febrero", "Marzo", "Abril", "Mayo", "Junio", "Julio", "Agosto", "Septiembre", "Octubre", "Noviembre", "Diciembre"] as const;
@@ -26,4 +28,76 @@ export function patientsByGender(year: number, rows: readonly { month: number; g
     else if (r.gender === 2) m.mujer += r.n;
   }
   return out;
+}
+
+/* ------------------------------------------------------------------ the year chart */
+
+/** `?year=` of the year answer and of the dashboard screen: four digits, 2000 … 2100. */
+export const YearQuery = v.object({
+  year: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{4}$/, "The year must have four digits."),
+      v.transform(Number),
+      v.minValue(2000, "The year must be 2000 or later."),
+      v.maxValue(2100, "The year must be 2100 or earlier."),
+    ),
+  ),
+});
+
+/** Month labels on the screen (the API keeps months_name in Spanish, as the spec's client contract says). */
+export const MONTH_LABELS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
+const MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"] as const;
+
+/** Bar colours: each at least 3:1 against the white plot (WCAG 1.4.11), and told apart by the legend and the table too. */
+export const GENDER_COLORS = { hombre: "#1d4ed8", mujer: "#be185d" } as const;
+
+export interface YearChartModel {
+  year: number;
+  title: string;
+  /** Chart height in px, like the behavior charts. */
+  height: number;
+  months: { month: number; label: string; name: string; hombre: number; mujer: number }[];
+  series: { key: "hombre" | "mujer"; label: string; color: string; values: number[] }[];
+  y: { max: number; step: number; ticks: number[]; label: string };
+  /** No new patient in the year. */
+  empty: boolean;
+  /** One or two sentences for screen readers (svg <desc>). */
+  summary: string;
+}
+
+/**
+ * The dashboard's year chart (platform §3 "Year response": new patients per month by gender) as a model
+ * that the server SVG and the uPlot module both draw. y: from 0 to the highest monthly count rounded up
+ * to a whole tick step (the behavior chart's count steps, clinical §9: up to 10 → 2, up to 25 → 5, …),
+ * at least one step; ticks every step.
+ */
+export function buildYearChartModel(year: number, rows: readonly GenderMonth[]): YearChartModel {
+  const months = Array.from({ length: 12 }, (_, i) => {
+    const r = rows.find((x) => x.month === i + 1);
+    return { month: i + 1, label: MONTH_LABELS[i]!, name: MONTH_NAMES[i]!, hombre: r?.hombre ?? 0, mujer: r?.mujer ?? 0 };
+  });
+  const highest = Math.max(0, ...months.flatMap((m) => [m.hombre, m.mujer]));
+  const step = tickStep(Math.max(highest, 1), false);
+  const max = Math.max(step, Math.ceil(highest / step) * step);
+  const ticks = yTicks(max, step);
+  const totals = months.reduce((t, m) => ({ hombre: t.hombre + m.hombre, mujer: t.mujer + m.mujer }), { hombre: 0, mujer: 0 });
+  const empty = totals.hombre + totals.mujer === 0;
+  const busiest = months.reduce((best, m) => (m.hombre + m.mujer > best.hombre + best.mujer ? m : best), months[0]!);
+  const summary = empty
+    ? `No new patients in ${year}.`
+    : `New patients in ${year}: ${totals.hombre} male and ${totals.mujer} female. The busiest month was ${busiest.name} with ${busiest.hombre + busiest.mujer}.`;
+  return {
+    year,
+    title: `New patients by gender, ${year}`,
+    height: 300,
+    months,
+    series: [
+      { key: "hombre", label: "Male", color: GENDER_COLORS.hombre, values: months.map((m) => m.hombre) },
+      { key: "mujer", label: "Female", color: GENDER_COLORS.mujer, values: months.map((m) => m.mujer) },
+    ],
+    y: { max, step, ticks, label: "New patients" },
+    empty,
+    summary,
+  };
 }

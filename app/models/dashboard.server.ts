@@ -107,11 +107,16 @@ export async function getAdminDashboard(db: Db, actor: Actor, now: Date) {
 
 export type AdminDashboard = Awaited<ReturnType<typeof getAdminDashboard>>;
 
+/** The current year in the actor's time zone (the year answer's default). */
+export function actorYear(actor: Actor, now: Date): number {
+  return zonedYearMonth(now, actor.timeZone ?? DEFAULT_TIME_ZONE).year;
+}
+
 /** New patients per month of a year by gender, in the actor's time zone. */
 export async function getAdminYear(db: Db, actor: Actor, now: Date, year?: number) {
   const scope = locationScope(actor);
   const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
-  const y = year ?? zonedYearMonth(now, tz).year;
+  const y = year ?? actorYear(actor, now);
   const from = zonedMidnight(y, 1, 1, tz).toISOString();
   const to = zonedMidnight(y + 1, 1, 1, tz).toISOString();
   // Group by UTC hour in SQL (at most ~8,800 small rows), then place each hour in its local month.

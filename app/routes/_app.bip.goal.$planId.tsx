@@ -186,7 +186,7 @@ export default function GoalScreen() {
 
       <section aria-labelledby="objectives">
         <h2 id="objectives">Objectives</h2>
-        <ObjectiveProgress objectives={objectives} latest={latest} />
+        <ObjectiveProgress objectives={objectives} latest={latest} category={goal.category} />
       </section>
 
       {editing && editor ? (

@@ -1,13 +1,23 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { useLoaderData } from "@remix-run/react";
+import { Form, useLoaderData } from "@remix-run/react";
+import { YearChart } from "~/components/charts/year-chart";
+import { buildYearChartModel, YearQuery } from "~/domain/dashboard";
 import { greetingName } from "~/domain/shell";
-import { getAdminDashboard } from "~/models/dashboard.server";
+import { parseWith } from "~/domain/validation";
+import { actorYear, getAdminDashboard, getAdminYear } from "~/models/dashboard.server";
 import { listChildrenOfParent } from "~/models/parents.server";
 import { requirePrincipal } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Baseline" }];
-/** Home needs no permission (platform §2 sidebar); the counts are scoped to the user's locations. */
+/**
+ * Home needs no permission (platform §2 sidebar); the counts and the year chart are scoped to the
+ * user's locations. Also served at dashboard/admin and dashboard/dashboard (platform §2 routes), which
+ * re-export this module. `?year=` picks the chart's year (the year answer's rule: 2000 … 2100).
+ */
 export const handle = { guard: "principal" };
+
+/** The years offered in the chart's year picker: this year and the four before it. */
+const YEARS_OFFERED = 5;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePrincipal(request, context);
@@ -15,7 +25,22 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (actor.kind === "parent") {
     return { kind: "parent" as const, name, children: await listChildrenOfParent(context.app.db, actor) };
   }
-  return { kind: "staff" as const, name, dashboard: await getAdminDashboard(context.app.db, actor, context.app.now()) };
+  const now = context.app.now();
+  const thisYear = actorYear(actor, now);
+  const asked = new URL(request.url).searchParams.get("year");
+  const parsed = asked === null ? null : parseWith(YearQuery, { year: asked });
+  const year = parsed?.ok ? (parsed.data.year ?? thisYear) : thisYear;
+  const [dashboard, yearAnswer] = await Promise.all([getAdminDashboard(context.app.db, actor, now), getAdminYear(context.app.db, actor, now, year)]);
+  const years = Array.from({ length: YEARS_OFFERED }, (_, i) => thisYear - i);
+  if (!years.includes(year)) years.push(year);
+  return {
+    kind: "staff" as const,
+    name,
+    dashboard,
+    yearChart: buildYearChartModel(year, yearAnswer.query_patients_by_gender),
+    years,
+    yearError: parsed && !parsed.ok ? (Object.values(parsed.errors)[0] ?? null) : null,
+  };
 }
 
 function Trend({ current, before, percent }: { current: number; before: number; percent: number }) {
@@ -112,6 +137,28 @@ export default function Dashboard() {
               </table>
             )}
             <p className="muted">Locations: {data.dashboard.locations.map((l) => l.title).join(", ") || "none"}</p>
+          </section>
+          <section className="card" aria-labelledby="year-chart-heading">
+            <h2 id="year-chart-heading">New patients by month</h2>
+            <Form method="get" className="search-form" aria-label="Chart year">
+              <label htmlFor="dashboard-year">Year</label>
+              <select id="dashboard-year" name="year" defaultValue={String(data.yearChart.year)}>
+                {data.years.map((y) => (
+                  <option key={y} value={y}>
+                    {y}
+                  </option>
+                ))}
+              </select>
+              <button type="submit" className="btn">
+                Show
+              </button>
+            </Form>
+            {data.yearError ? (
+              <p className="alert alert-info" role="status">
+                {data.yearError} Showing {data.yearChart.year}.
+              </p>
+            ) : null}
+            <YearChart model={data.yearChart} id="year-chart" />
           </section>
         </>
       )}

@@ -86,7 +86,7 @@ export default function IntakeAssessmentList() {
                     <>
                       {" · "}
                       <Link to={`/medical/initial-assessment/create?patient_id=${x.patient_id}`} aria-label={`New intake assessment for ${x.patient_name}`}>
-                        New for this client
+                        New intake assessment
                       </Link>
                     </>
                   ) : null}

@@ -98,7 +98,7 @@ export default function CreateIntakeAssessment() {
                     <td>{c.identifier}</td>
                     <td className="actions">
                       <Link to={`?patient_id=${c.id}`} aria-label={`Start an intake assessment for ${c.name}`}>
-                        Start intake
+                        Start an intake assessment
                       </Link>
                     </td>
                   </tr>

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { DEMO_PASSWORD } from "../../scripts/demo-data";
 import { startApp, type AppServer } from "../support/server";
+import { checkEveryScreen } from "./axe";
 import { weeklySheet } from "../support/xlsx";
 
 // CI reads node's TAP summary ("# pass N", "# fail N"). Node picks TAP only when stdout is not a
@@ -132,6 +133,8 @@ for (const javaScript of [false, true]) {
       context.setDefaultTimeout(STEP_TIMEOUT_MS);
       page = await context.newPage();
       if (javaScript) scriptedPages.add(page);
+      // Every screen a flow reaches is checked with axe (WCAG 2.1 A/AA): serious or critical violations fail it.
+      checkEveryScreen(page, { scripts: javaScript, settle: ready });
       pageErrors = [];
       page.on("pageerror", (e) => pageErrors.push(e.message));
       // React reports hydration mismatches with console.error. The browser's own "Failed to load resource"
@@ -727,6 +730,30 @@ for (const javaScript of [false, true]) {
       assert.equal(await page.getByRole("link", { name: "Settings", exact: true }).count(), 0, "no Settings link for ADMIN");
       await goto(page, "/settings");
       await shown(page.getByText("Access Denied"));
+    });
+
+    /* ---- Dashboard year chart: new patients by month and gender, SVG without JavaScript and uPlot with it. */
+    flow("dashboard: the year chart is drawn as SVG without JavaScript and with uPlot with it; the year picker changes it", async () => {
+      await signIn(page, "admin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      const figure = page.locator("figure[data-year-chart]");
+      await shown(figure);
+      if (javaScript) {
+        await page.waitForFunction(() => document.querySelector("figure[data-year-chart]")?.getAttribute("data-enhanced") === "uplot");
+        assert.ok(await figure.locator("canvas").count(), "uPlot drew a canvas");
+        assert.equal(await figure.locator("svg[role=img]").isVisible(), false, "the SVG gives way to uPlot");
+      } else {
+        await shown(figure.locator("svg[role=img]"));
+        assert.ok((await figure.locator("svg rect title").count()) > 0, "bars for the demo patients");
+        assert.equal(await figure.locator("canvas").count(), 0);
+      }
+      const lastYear = String(Number(await page.getByLabel("Year", { exact: true }).inputValue()) - 1);
+      await page.getByLabel("Year", { exact: true }).selectOption(lastYear);
+      await page.getByRole("button", { name: "Show", exact: true }).click();
+      await page.waitForURL((url) => url.pathname === "/dashboard" && url.searchParams.get("year") === lastYear);
+      await shown(page.getByText(`New patients by gender, ${lastYear}`).first());
+      await goto(page, "/dashboard/admin");
+      await shown(page.getByRole("heading", { name: "Good Day, Marcus" }));
     });
   });
 }

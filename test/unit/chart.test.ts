@@ -5,6 +5,10 @@ import { describe, expect, it } from "vitest";
 import { BehaviorChart } from "~/components/charts/behavior-chart";
 import {
   badgeTone,
+  relativeDifference,
+  sectionScale,
+  sectionShares,
+  segmentPoints,
   buildChartModel,
   chartHeading,
   clipSegment,
@@ -23,6 +27,7 @@ import {
   type ChartModel,
 } from "~/domain/chart";
 import { addDays } from "~/domain/weeks";
+import { chartSvgMarkup } from "~/components/charts/chart-markup";
 
 /* ------------------------------------------------------------------ fixtures */
 
@@ -325,6 +330,83 @@ describe("baseline and treatment phases", () => {
   });
 });
 
+/* ------------------------------------------------------------------ sections */
+
+describe("chart sections keep a minimum width share of 12% and 80 px (clinical §9)", () => {
+  it.each([
+    ["a one-week baseline beside three years of treatment, 880 px", [7, 1092], 880, [0.12, 0.88]],
+    ["equal phases stay equal", [50, 50], 880, [0.5, 0.5]],
+    ["exactly 12% is kept", [12, 88], 880, [0.12, 0.88]],
+    ["just under 12% is raised to it", [11.9, 88.1], 880, [0.12, 0.88]],
+    ["a phase of zero length still gets 12%", [0, 100], 880, [0.12, 0.88]],
+    ["a short treatment is widened like a short baseline", [97, 3], 880, [0.88, 0.12]],
+    ["at 400 px, 80 px (20%) is more than 12%", [7, 1092], 400, [0.2, 0.8]],
+    ["at 666.67 px, 80 px is 12%", [5, 95], 2000 / 3, [0.12, 0.88]],
+    ["at 1000 px, 12% (120 px) is more than 80 px", [5, 95], 1000, [0.12, 0.88]],
+    ["too narrow for two minimums (80 px each in 100 px): equal shares", [1, 99], 100, [0.5, 0.5]],
+    ["one section takes the whole plot", [300], 880, [1]],
+    ["three sections: both short ones raised", [1, 1, 98], 880, [0.12, 0.12, 0.76]],
+    ["three sections: raising one pushes another under the minimum, so it is raised too", [5, 12.2, 82.8], 880, [0.12, 0.12, 0.76]],
+    ["three sections: the rest is shared in proportion", [10, 13, 77], 880, [0.12, 0.88 * (13 / 90), 0.88 * (77 / 90)]],
+  ] as const)("%s", (_l, lengths, px, shares) => {
+    const got = sectionShares(lengths, px);
+    expect(got).toHaveLength(shares.length);
+    got.forEach((g, i) => expect(g).toBeCloseTo(shares[i]!, 9));
+    expect(got.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+  });
+
+  it("no sections, no shares", () => {
+    expect(sectionShares([], 880)).toEqual([]);
+  });
+
+  // One baseline week, then 100 treatment weeks.
+  const long = input({ plan: { baselineDate: week(0), baselineLevel: 20 }, reports: reports(Array.from({ length: 101 }, (_, i) => 20 - (i % 7))), objectives: [objective(1, "STO", 1, { target: 5, endDate: week(100) })] });
+
+  it("the model's sections are baseline and treatment, split at the phase line", () => {
+    const m = buildChartModel(long);
+    expect(m.sections).toEqual([
+      { key: "baseline", label: "Baseline", from: m.x.min, to: m.phaseLine!.x },
+      { key: "treatment", label: "Treatment", from: m.phaseLine!.x, to: m.x.max },
+    ]);
+    const without = buildChartModel(input({ reports: reports([3, 4, 5]) }));
+    expect(without.sections).toEqual([{ key: "treatment", label: "Treatment", from: without.x.min, to: without.x.max }]);
+  });
+
+  it("the scale maps x through the sections: the baseline takes 12% (or 80 px), each section stays linear", () => {
+    const m = buildChartModel(long);
+    const s = sectionScale(m, 880);
+    expect(s.toFraction(m.x.min)).toBe(0);
+    expect(s.toFraction(m.phaseLine!.x)).toBeCloseTo(0.12, 9);
+    expect(s.toFraction(m.x.max)).toBe(1);
+    const mid = (m.phaseLine!.x + m.x.max) / 2;
+    expect(s.toFraction(mid)).toBeCloseTo(0.12 + 0.88 / 2, 9);
+    expect(s.fromFraction(s.toFraction(mid))).toBeCloseTo(mid, 6);
+    expect(sectionScale(m, 400).toFraction(m.phaseLine!.x)).toBeCloseTo(0.2, 9);
+    // Without a phase line the scale is linear.
+    const plain = buildChartModel(input({ reports: reports([3, 4, 5]) }));
+    const p = sectionScale(plain, 880);
+    expect(p.toFraction((plain.x.min + plain.x.max) / 2)).toBeCloseTo(0.5, 9);
+  });
+
+  it("an aim line crossing the phase line is drawn through it", () => {
+    const m = buildChartModel(long);
+    const aim = m.aimLines[0]!;
+    const pts = segmentPoints(aim, m.sections);
+    expect(pts).toHaveLength(3);
+    expect(pts[1]!.x).toBe(m.phaseLine!.x);
+    const t = (m.phaseLine!.x - aim.x1) / (aim.x2 - aim.x1);
+    expect(pts[1]!.y).toBeCloseTo(aim.y1 + t * (aim.y2 - aim.y1), 3);
+    expect(segmentPoints({ x1: 1, y1: 1, x2: 2, y2: 2 }, m.sections)).toEqual([{ x: 1, y: 1 }, { x: 2, y: 2 }]);
+  });
+
+  it("the server SVG draws the phase line 12% into the plot", () => {
+    const m = buildChartModel(long);
+    const svg = chartSvgMarkup(m, "c");
+    // Plot from x = 64 to 944 (880 wide): 64 + 0.12 × 880 = 169.6.
+    expect(svg).toContain('<path class="bc-phase" d="M169.6 30V350">');
+  });
+});
+
 /* ------------------------------------------------------------------ markers */
 
 describe("objective markers", () => {
@@ -529,7 +611,7 @@ describe("from / to window", () => {
 /* ------------------------------------------------------------------ badge */
 
 describe("badge tone (clinical §9)", () => {
-  // Relative difference = (value − target) ÷ |target|: how far the value falls short of (or passes) its target.
+  // A skill to increase: relative difference = (value − target) ÷ |target|, negative when the value falls short.
   it.each([
     [110, 100, "success"], // +10%
     [100, 100, "success"], // 0%
@@ -547,8 +629,37 @@ describe("badge tone (clinical §9)", () => {
     [5, null, "success"], // null target
     [5, 0, "success"], // zero target
     [null, 10, "success"], // nothing measured yet
-  ] as const)("value %s, target %s → %s", (value, target, tone) => {
-    expect(badgeTone(value, target)).toBe(tone);
+  ] as const)("increase goal: value %s, target %s → %s", (value, target, tone) => {
+    for (const category of ["replacement", "caregiver_training", "rbt_training", "teacher_training"]) expect(badgeTone(value, target, category)).toBe(tone);
+  });
+
+  // A behaviour to decrease (maladaptive): lower is better, relative difference = (target − value) ÷ |target|.
+  it.each([
+    [5, 17, "success"], // the mastered aggression objective: +70.6%, not "far behind"
+    [0, 17, "success"], // none at all: +100%
+    [17, 17, "success"], // at target: 0%
+    [12, 10, "success"], // −20%: "−20% or more" is green
+    [12.01, 10, "warning"], // just above the target by more than 20%
+    [13, 10, "warning"], // −30%
+    [14, 10, "warning"], // −40%: not yet "below −40%"
+    [14.01, 10, "danger"], // just below −40%
+    [25, 10, "danger"], // −150%
+    [1.2, 1, "success"], // −20% with float noise
+    [3, 0, "success"], // zero target ("none a week") stays green, as the spec says
+    [3, null, "success"], // null target
+    [null, 10, "success"], // nothing measured yet
+  ] as const)("maladaptive goal: value %s, target %s → %s", (value, target, tone) => {
+    expect(badgeTone(value, target, "maladaptive")).toBe(tone);
+  });
+
+  it.each([
+    [5, 17, "maladaptive", 70.588235],
+    [5, 17, "replacement", -70.588235],
+    [20, 17, "maladaptive", -17.647059],
+    [90, 100, "replacement", -10],
+    [-5, -10, "replacement", 50], // a negative target divides by its size
+  ] as const)("relative difference of %s against %s (%s) is %s %", (value, target, category, pct) => {
+    expect(relativeDifference(value, target, category)).toBeCloseTo(pct, 5);
   });
 });
 
@@ -644,7 +755,7 @@ describe("BehaviorChart (server SVG)", () => {
     expect(commentDots).toEqual([38, 56, 74]); // top 30 + 8, then 18 px apart
     expect(svg).toContain("<title>02/03/2024: note 2</title>");
     expect(svg).toContain("<title>Baseline level 30 on 01/13/2024</title>");
-    expect(render(m)).toContain('<strong style="color:#2563eb">STO1</strong> Under 10');
+    expect(render(m)).toContain('<strong class="obj-chip" style="color:#2563eb">STO1</strong> Under 10');
   });
 
   it("embeds the model as JSON that cannot close its script, and the module script", () => {

@@ -78,6 +78,53 @@ describe("dashboard", () => {
     expect(html).not.toContain("NotMine");
     expect(html).not.toContain("data-testid=\"total-patients\"");
   });
+
+  it("draws the year chart (new patients by month and gender) for the user's locations; ?year= picks the year", async () => {
+    const mine = await createLocation();
+    const other = await createLocation();
+    await createPatient({ locationId: mine.id, gender: 1, createdAt: "2021-03-10T15:00:00.000Z" });
+    await createPatient({ locationId: mine.id, gender: 2, createdAt: "2021-03-20T15:00:00.000Z" });
+    await createPatient({ locationId: mine.id, gender: 2, createdAt: "2021-11-02T15:00:00.000Z" });
+    await createPatient({ locationId: other.id, gender: 1, createdAt: "2021-03-11T15:00:00.000Z" });
+    const cookie = await signInCookie(await createUser({ permissions: [], locations: [mine.id] }));
+    const html = await (await request("/dashboard?year=2021", { cookie })).text();
+    expect(html).toContain("New patients by gender, 2021");
+    // The SVG without JavaScript: one bar per month and gender with a count, titled for hover and screen readers.
+    expect(html).toContain("<title>March 2021, male: 1</title>");
+    expect(html).toContain("<title>March 2021, female: 1</title>");
+    expect(html).toContain("<title>November 2021, female: 1</title>");
+    expect(html.match(/<rect x=/g)).toHaveLength(3);
+    expect(html).toContain("New patients in 2021: 1 male and 2 female. The busiest month was March with 2.");
+    // The data table and the uPlot module (the same model as JSON).
+    expect(html).toContain('<th scope="row">March</th><td>1</td><td>1</td>');
+    expect(html).toMatch(/src="\/assets\/year-chart-[0-9a-f]{10}\.js"/);
+    expect(html).toContain('<option value="2021" selected="">2021</option>');
+  });
+
+  it.each(["20", "abcd", "1999", "2101"])("a bad ?year=%s shows the rule and the current year's chart", async (year) => {
+    const cookie = await signInCookie(await createUser({ role: "ADMIN" }));
+    const res = await request(`/dashboard?year=${year}`, { cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toMatch(/The year must (have four digits|be 2000 or later|be 2100 or earlier)\./);
+    // This year in the user's time zone (within a day of UTC's).
+    const shown = Number(/New patients by gender, (\d{4})/.exec(html)?.[1]);
+    expect(Math.abs(shown - new Date().getUTCFullYear())).toBeLessThanOrEqual(1);
+  });
+
+  it.each(["/dashboard/admin", "/dashboard/dashboard"])("%s is the dashboard, guarded like it", async (path) => {
+    const loc = await createLocation();
+    await createPatient({ locationId: loc.id });
+    expect((await request(path)).headers.get("Location")).toMatch(/^\/login\?redirectTo=/);
+    const html = await (await request(path, { cookie: await signInCookie(await createUser({ permissions: [], locations: [loc.id], name: "Quinn" })) })).text();
+    expect(html).toContain("Good Day, <!-- -->Quinn");
+    expect(html).toMatch(/data-testid="total-patients">1</);
+    expect(html).toContain("New patients by gender");
+    const parent = await createParent();
+    const asParent = await (await request(path, { cookie: await signInCookie(parent, true) })).text();
+    expect(asParent).toContain("Your children");
+    expect(asParent).not.toContain("New patients by gender");
+  });
 });
 
 describe("shell", () => {

@@ -552,6 +552,7 @@ describe("goal screen /bip/goal/:planId", () => {
     const w = await world();
     await createObjective(w.plan, { type: "STO", name: "Fewer than five a week", target: 5, endDate: "2026-06-27", status: "in progress" });
     await createWeeklyReport(w.plan, "2026-01-10", 2);
+    await createWeeklyReport(w.plan, "2026-02-07", 8);
     await createWeeklyReport(w.plan, "2026-03-07", 4);
     await createChartComment(w.plan, "2026-01-07", "Sick week");
     const cookie = await signInCookie(w.viewer);
@@ -576,8 +577,11 @@ describe("goal screen /bip/goal/:planId", () => {
     const narrowed = await (await request(`/bip/goal/${w.plan.id}?from=2026-01-01&to=2026-01-31`, { cookie })).text();
     expect(narrowed).toContain("01/10/2026");
     expect(narrowed).not.toContain("03/07/2026");
-    // Badge rule (clinical §9): 4 vs 5 is −20% (success), 2 vs 5 is −60% (danger).
-    expect(narrowed).toMatch(/data-tone="danger"[^>]*>2 vs 5/);
+    // Badge rule (clinical §9) for a behaviour to decrease, lower is better: 4 vs 5 is +20% (success),
+    // 2 vs 5 is +60% (success, not "far behind"), 8 vs 5 is −60% (danger).
+    expect(narrowed).toMatch(/data-tone="success"[^>]*>2 vs 5 · on track/);
+    const february = await (await request(`/bip/goal/${w.plan.id}?from=2026-02-01&to=2026-02-28`, { cookie })).text();
+    expect(february).toMatch(/data-tone="danger"[^>]*>8 vs 5 · far behind/);
     const bad = await (await request(`/bip/goal/${w.plan.id}?from=2026-03-01&to=2026-01-01`, { cookie })).text();
     expect(bad).toContain("To must be on or after From.");
   });

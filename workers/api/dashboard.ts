@@ -1,13 +1,9 @@
 import { Hono } from "hono";
-import * as v from "valibot";
+import { YearQuery } from "~/domain/dashboard";
 import { parseWith } from "~/domain/validation";
 import { getAdminDashboard, getAdminYear } from "~/models/dashboard.server";
 import { getNotificationSummary } from "~/models/notifications.server";
 import { jsonError, requireApiStaff, type AppEnv } from "./env";
-
-const YearQuery = v.object({
-  year: v.optional(v.pipe(v.string(), v.regex(/^\d{4}$/, "The year must have four digits."), v.transform(Number), v.minValue(2000, "The year must be 2000 or later."), v.maxValue(2100, "The year must be 2100 or earlier."))),
-});
 
 /** Dashboard counts (platform §3 dashboard data) and the ticket notification summary; any staff user, scoped to their locations. */
 export const dashboardApi = new Hono<AppEnv>()

@@ -45,7 +45,7 @@ export function BipTable({ rows, canManage, showClient = true, empty = "No data 
             <td>{b.updated_at.slice(0, 10)}</td>
             <td>{b.needs_attention ? <span className="badge">Needs attention</span> : "—"}</td>
             <td className="actions">
-              <Link to={`/bip/profile/${b.id}`} aria-label={`Plan of ${b.patient_name}, ${typeOfAssessmentLabel(b.type_of_assessment)}`}>
+              <Link to={`/bip/profile/${b.id}`} aria-label={`View the plan of ${b.patient_name}, ${typeOfAssessmentLabel(b.type_of_assessment)}`}>
                 View
               </Link>
               {canManage ? (

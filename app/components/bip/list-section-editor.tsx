@@ -83,7 +83,7 @@ function MoveButton({ section, index, version, direction, label, title }: { sect
       <Hidden intent="item-move" section={section} index={index} version={version} />
       <input type="hidden" name="direction" value={direction} />
       <button className="btn btn-small" type="submit" aria-label={`Move ${label} ${direction}: ${title}`}>
-        Move {direction}
+        {direction === "up" ? "Up" : "Down"}
       </button>
     </Form>
   );

@@ -50,7 +50,7 @@ export function BehaviorChart({ model, id, caption }: { model: ChartModel; id: s
             ? model.legend.mastered.map((m, i) => (
                 <span key={m.label}>
                   {i ? ", " : ""}
-                  <strong style={{ color: m.color }}>{m.label}</strong>
+                  <strong className="obj-chip" style={{ color: m.color }}>{m.label}</strong>
                   {m.name ? ` ${m.name}` : ""}
                 </span>
               ))

@@ -1,4 +1,4 @@
-import type { ChartModel, LabelAnchor, Segment } from "~/domain/chart";
+import { sectionScale, segmentPoints, type ChartModel, type LabelAnchor, type Segment } from "~/domain/chart";
 
 /**
  * The behavior chart's server markup as strings, from the chart model alone (no rule is computed here:
@@ -23,10 +23,11 @@ export function esc(value: string | number): string {
   return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-export function chartGeometry(model: Pick<ChartModel, "x" | "y" | "height">) {
+export function chartGeometry(model: Pick<ChartModel, "x" | "y" | "height" | "sections">) {
   const H = model.height;
   const plotBottom = H - B;
-  const span = model.x.max - model.x.min || 1;
+  // x through the chart's sections (each at least 12% / 80 px wide: app/domain/chart.ts).
+  const scale = sectionScale(model, W - R - L);
   return {
     width: W,
     height: H,
@@ -34,7 +35,7 @@ export function chartGeometry(model: Pick<ChartModel, "x" | "y" | "height">) {
     right: W - R,
     top: T,
     bottom: plotBottom,
-    px: (x: number) => r1(L + ((x - model.x.min) / span) * (W - R - L)),
+    px: (x: number) => r1(L + scale.toFraction(x) * (W - R - L)),
     py: (y: number) => r1(plotBottom - (y / (model.y.max || 1)) * (plotBottom - T)),
   };
 }
@@ -57,7 +58,11 @@ function seriesPath(model: ChartModel, values: (number | null)[], g: Geometry): 
   return d;
 }
 
-const segmentPath = (s: Segment, g: Geometry) => `M${g.px(s.x1)} ${g.py(s.y1)}L${g.px(s.x2)} ${g.py(s.y2)}`;
+/** A straight segment in data space, drawn through the section edges it crosses. */
+const segmentPath = (s: Segment, model: ChartModel, g: Geometry) =>
+  segmentPoints(s, model.sections)
+    .map((p, i) => `${i ? "L" : "M"}${g.px(p.x)} ${g.py(p.y)}`)
+    .join("");
 const labelX = (x: number, anchor: LabelAnchor) => (anchor === "start" ? x + 4 : x - 4);
 
 /** One small stylesheet per chart (in the SVG, so an exported SVG keeps its look); colours from the model. */
@@ -111,8 +116,8 @@ export function chartSvgMarkup(model: ChartModel, id: string): string {
     const x = g.px(model.phaseLine.x);
     out.push(`<g><path class="bc-phase" d="M${x} ${g.top}V${g.bottom}"></path>${text("bc-div", x, g.top - 10, model.phaseLine.label)}</g>`);
   }
-  for (const a of model.aimLines) out.push(`<path class="bc-aim" stroke="${esc(a.color)}" d="${segmentPath(a, g)}"><title>${esc(`Aim line to ${a.label}`)}</title></path>`);
-  if (model.trend) out.push(`<path class="bc-trend" d="${segmentPath(model.trend, g)}"><title>${esc(`Trend (split-middle): ${model.trend.slopePerWeek} per week`)}</title></path>`);
+  for (const a of model.aimLines) out.push(`<path class="bc-aim" stroke="${esc(a.color)}" d="${segmentPath(a, model, g)}"><title>${esc(`Aim line to ${a.label}`)}</title></path>`);
+  if (model.trend) out.push(`<path class="bc-trend" d="${segmentPath(model.trend, model, g)}"><title>${esc(`Trend (split-middle): ${model.trend.slopePerWeek} per week`)}</title></path>`);
   for (const o of model.objectives) {
     const x = g.px(o.x);
     const title = `${o.label}${o.name ? `: ${o.name}` : ""} — ${o.status}${o.target != null ? `, target ${o.target}` : ""}, end ${o.dateLabel}`;

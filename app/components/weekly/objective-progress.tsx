@@ -2,7 +2,8 @@ import { badgeTone, objectiveLabels, type ChartInput } from "~/domain/chart";
 
 /**
  * A goal's objectives with their status and a badge comparing the latest value shown on the chart
- * with each target (badge colour rule, clinical §9: badgeTone in app/domain/chart.ts).
+ * with each target (badge colour rule, clinical §9: badgeTone in app/domain/chart.ts). For a maladaptive
+ * goal lower is better, so the goal's category decides which way "behind" points.
  */
 const TONE_STYLE: Record<ReturnType<typeof badgeTone>, { background: string; label: string }> = {
   success: { background: "var(--success)", label: "on track" },
@@ -10,7 +11,7 @@ const TONE_STYLE: Record<ReturnType<typeof badgeTone>, { background: string; lab
   danger: { background: "var(--danger)", label: "far behind" },
 };
 
-export function ObjectiveProgress({ objectives, latest }: { objectives: ChartInput["objectives"]; latest: { value: number; weekEnd: string } | null }) {
+export function ObjectiveProgress({ objectives, latest, category }: { objectives: ChartInput["objectives"]; latest: { value: number; weekEnd: string } | null; category: string }) {
   if (!objectives.length) return <p className="muted">No objectives yet.</p>;
   const labels = objectiveLabels(objectives);
   return (
@@ -27,12 +28,12 @@ export function ObjectiveProgress({ objectives, latest }: { objectives: ChartInp
       </thead>
       <tbody>
         {objectives.map((o) => {
-          const tone = badgeTone(latest?.value ?? null, o.target);
+          const tone = badgeTone(latest?.value ?? null, o.target, category);
           const label = labels.get(o.id);
           return (
             <tr key={o.id} data-testid={`objective-${o.id}`}>
               <td>
-                <strong style={{ color: label?.color }}>{label?.label ?? o.type}</strong>
+                <strong className="obj-chip" style={{ color: label?.color }}>{label?.label ?? o.type}</strong>
               </td>
               <td>{o.name ?? "—"}</td>
               <td>{o.status}</td>

@@ -1,0 +1,128 @@
+/**
+ * The dashboard's year chart with JavaScript on (docs/decisions/021): a small vanilla module, no React,
+ * like the behavior chart's (decision 008). For every <figure data-year-chart> it reads the model the
+ * server embedded (app/domain/dashboard.ts decided the axis) and draws the same grouped bars with
+ * uPlot, with a hover tooltip. The server SVG is hidden only after uPlot drew; on any error the SVG
+ * stays. Built by scripts/build-assets.mjs into public/assets/year-chart-<hash>.js.
+ */
+import uPlot from "uplot";
+import type { YearChartModel } from "../domain/dashboard";
+import { ensureStylesheet } from "./uplot-style";
+
+const FONT = "system-ui, sans-serif";
+
+export function yearChartOptions(m: YearChartModel, width: number, hooks: uPlot.Hooks.Arrays): uPlot.Options {
+  const grid = { stroke: "#e5e7eb", width: 1 };
+  const ticks = { stroke: "#6b7280", width: 1, size: 4 };
+  const axisFont = `12px ${FONT}`;
+  const months = m.months.map((x) => x.month);
+  return {
+    width,
+    height: m.height,
+    padding: [12, 16, 0, 0],
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false }, points: { show: false } },
+    scales: { x: { time: false, range: [0.5, 12.5] }, y: { range: [0, m.y.max] } },
+    axes: [
+      { label: String(m.year), font: axisFont, labelFont: axisFont, grid: { show: false }, ticks, size: 30, labelSize: 20, splits: () => months, values: (_u, splits) => splits.map((s) => m.months[s - 1]?.label ?? "") },
+      { label: m.y.label, font: axisFont, labelFont: axisFont, grid, ticks, size: 44, splits: () => m.y.ticks, values: (_u, splits) => splits.map((s) => String(s)) },
+    ],
+    series: [
+      { label: "Month" },
+      // Male bars end at the month's tick, female bars start there: a pair centred on each month.
+      ...m.series.map((s, k) => ({ label: s.label, stroke: s.color, fill: s.color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.32, 60], align: k === 0 ? -1 : 1 }) })),
+    ],
+    hooks,
+  };
+}
+
+function tooltip(u: uPlot, m: YearChartModel, el: HTMLElement): void {
+  const i = u.cursor.idx;
+  const month = i == null ? null : m.months[i];
+  if (!month || u.cursor.left == null || u.cursor.left < 0) {
+    el.hidden = true;
+    return;
+  }
+  el.textContent = `${month.name} ${m.year}: ${month.hombre} male, ${month.mujer} female`;
+  el.hidden = false;
+  const left = Math.min(u.cursor.left + 10, u.over.clientWidth - el.offsetWidth - 4);
+  el.style.left = `${Math.max(0, left)}px`;
+  el.style.top = "4px";
+}
+
+export function enhanceYearChart(figure: HTMLElement): void {
+  if (figure.dataset.enhanced) return;
+  const script = figure.querySelector<HTMLScriptElement>("script[data-chart-model]");
+  const svg = figure.querySelector<HTMLElement>(".yc-svg");
+  if (!script || !svg) return;
+  let model: YearChartModel;
+  try {
+    model = JSON.parse(script.textContent ?? "") as YearChartModel;
+  } catch (e) {
+    console.error("year chart: unreadable model", e);
+    return;
+  }
+  // Nothing to plot: the SVG already says 'No new patients'.
+  if (model.empty) return;
+  figure.dataset.enhanced = "pending";
+  ensureStylesheet();
+
+  const host = document.createElement("div");
+  host.className = "yc-uplot";
+  host.hidden = true;
+  svg.parentNode?.insertBefore(host, svg.nextSibling);
+  const tip = document.createElement("div");
+  tip.hidden = true;
+  tip.setAttribute("role", "status");
+  Object.assign(tip.style, { position: "absolute", pointerEvents: "none", background: "#fff", border: "1px solid #cbd5e1", borderRadius: "4px", padding: "2px 6px", font: `12px ${FONT}`, whiteSpace: "nowrap", color: "#111827", zIndex: "2" });
+
+  let chart: uPlot | null = null;
+  let observer: ResizeObserver | null = null;
+  let failed = false;
+  const fail = (e: unknown) => {
+    if (failed) return;
+    failed = true;
+    console.error("year chart: uPlot could not draw, keeping the SVG", e);
+    observer?.disconnect();
+    chart?.destroy();
+    host.remove();
+    svg.hidden = false;
+    figure.dataset.enhanced = "failed";
+  };
+  const hooks: uPlot.Hooks.Arrays = {
+    draw: [
+      () => {
+        if (!failed && figure.dataset.enhanced === "pending") {
+          svg.hidden = true;
+          host.hidden = false;
+          figure.dataset.enhanced = "uplot";
+        }
+      },
+    ],
+    setCursor: [
+      (u) => {
+        try {
+          tooltip(u, model, tip);
+        } catch (e) {
+          queueMicrotask(() => fail(e));
+        }
+      },
+    ],
+  };
+  try {
+    const width = svg.clientWidth || figure.clientWidth || 800;
+    const data: uPlot.AlignedData = [model.months.map((x) => x.month), ...model.series.map((s) => s.values)];
+    chart = new uPlot(yearChartOptions(model, width, hooks), data, host);
+    chart.over.appendChild(tip);
+    const u = chart;
+    observer = new ResizeObserver(() => {
+      const w = host.clientWidth;
+      if (!failed && w > 0 && w !== u.width) u.setSize({ width: w, height: model.height });
+    });
+    observer.observe(host);
+  } catch (e) {
+    fail(e);
+  }
+}
+
+for (const figure of document.querySelectorAll<HTMLElement>("figure[data-year-chart]")) enhanceYearChart(figure);
