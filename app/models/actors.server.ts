@@ -2,6 +2,8 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { parents, users } from "~/db/schema";
 import { normalizePermissions, type Actor } from "~/domain/permissions";
+import { auditTail, type KnownTail } from "~/services/audit.server";
+import { revokedTokenQuery } from "~/services/tokens.server";
 
 export type PrincipalType = "user" | "parent";
 
@@ -113,6 +115,20 @@ export async function getParentActor(db: Db, id: number): Promise<Actor | null> 
 
 export function getActor(db: Db, type: PrincipalType, id: number): Promise<Actor | null> {
   return type === "user" ? getUserActor(db, id) : getParentActor(db, id);
+}
+
+/**
+ * The API guard's one round trip: whether the token was revoked, the actor, and the audit chain's tail
+ * (so that a request's audit row costs only its insert; see docs/decisions/019).
+ */
+export async function getTokenPrincipal(db: Db, claims: { type: PrincipalType; id: number; jti: string }): Promise<{ revoked: boolean; actor: Actor | null; tail: KnownTail }> {
+  const revoked = revokedTokenQuery(db, claims.jti);
+  if (claims.type === "user") {
+    const [r, [row]] = await db.batch([revoked, db.select({ ...userActorFields, tail: auditTail }).from(users).where(and(eq(users.id, claims.id), isNull(users.deletedAt)))]);
+    return { revoked: r.length > 0, actor: userActorFrom(row), tail: row ? row.tail : undefined };
+  }
+  const [r, [row]] = await db.batch([revoked, db.select({ ...parentActorFields, tail: auditTail }).from(parents).where(and(eq(parents.id, claims.id), isNull(parents.deletedAt)))]);
+  return { revoked: r.length > 0, actor: parentActorFrom(row), tail: row ? row.tail : undefined };
 }
 
 /** The user object of the API answers (platform §7 refresh fields). */

@@ -45,12 +45,28 @@ export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; reason
  * accepted (for refresh only) while its original sign-in is younger than the absolute session limit.
  */
 export async function verifyAccessToken(db: Db, env: Pick<Env, "JWT_SECRET">, token: string, now: Date, allowExpiredUntilAbsolute = false): Promise<TokenCheck> {
+  const read = await readAccessToken(env, token, now, allowExpiredUntilAbsolute);
+  if (!read.ok) return read;
+  if (allowExpiredUntilAbsolute) {
+    const { absoluteHours } = await getAuthSettings(db);
+    if (now.getTime() / 1000 - read.claims.authTime >= absoluteHours * 3600) return { ok: false, reason: "expired" };
+  }
+  const [revoked] = await revokedTokenQuery(db, read.claims.jti);
+  if (revoked) return { ok: false, reason: "revoked" };
+  return read;
+}
+
+/**
+ * A token's signature, issuer, expiry and claims, without the database (the revocation list is
+ * `revokedTokenQuery`, which the API guard reads in one batch with the actor).
+ */
+export async function readAccessToken(env: Pick<Env, "JWT_SECRET">, token: string, now: Date, allowExpired = false): Promise<TokenCheck> {
   let payload;
   try {
     ({ payload } = await jwtVerify(token, secretKey(env), {
       issuer: ISSUER,
       algorithms: ["HS256"],
-      currentDate: allowExpiredUntilAbsolute ? new Date(0) : now,
+      currentDate: allowExpired ? new Date(0) : now,
     }));
   } catch (e) {
     return { ok: false, reason: e instanceof errors.JWTExpired ? "expired" : "invalid" };
@@ -61,13 +77,12 @@ export async function verifyAccessToken(db: Db, env: Pick<Env, "JWT_SECRET">, to
   if ((type !== "user" && type !== "parent") || !Number.isInteger(id) || !payload.jti || !payload.exp || !Number.isFinite(authTime)) {
     return { ok: false, reason: "invalid" };
   }
-  if (allowExpiredUntilAbsolute) {
-    const { absoluteHours } = await getAuthSettings(db);
-    if (now.getTime() / 1000 - authTime >= absoluteHours * 3600) return { ok: false, reason: "expired" };
-  }
-  const [revoked] = await db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(eq(revokedTokens.jti, payload.jti));
-  if (revoked) return { ok: false, reason: "revoked" };
   return { ok: true, claims: { type, id, jti: payload.jti, exp: payload.exp, authTime } };
+}
+
+/** The revocation of a token id (a row when revoked), as a statement for a batch. */
+export function revokedTokenQuery(db: Db, jti: string) {
+  return db.select({ jti: revokedTokens.jti }).from(revokedTokens).where(eq(revokedTokens.jti, jti));
 }
 
 export async function revokeToken(db: Db, claims: Pick<TokenClaims, "jti" | "authTime">, absoluteHours: number): Promise<void> {

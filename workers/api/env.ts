@@ -1,13 +1,15 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Actor, Permission } from "~/domain/permissions";
 import { can } from "~/domain/permissions";
-import { getActor } from "~/models/actors.server";
+import { getTokenPrincipal } from "~/models/actors.server";
+import type { KnownTail } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
-import { verifyAccessToken, type TokenClaims } from "~/services/tokens.server";
+import { readAccessToken, type TokenClaims } from "~/services/tokens.server";
 
 export interface AppEnv {
   Bindings: Env;
-  Variables: { app: AppContext; actor: Actor; claims: TokenClaims };
+  /** auditTail: the audit chain's tail as the guard read it, for the request's read audit (docs/decisions/019). */
+  Variables: { app: AppContext; actor: Actor; claims: TokenClaims; auditTail: KnownTail };
 }
 
 /** Marks a middleware with the guard it applies, for the route-coverage test. */
@@ -28,13 +30,15 @@ function guardWith(guard: GuardMiddleware["guard"], check: (actor: Actor) => boo
     const token = bearer(c);
     if (!token) return jsonError(c, 401, "Unauthenticated.");
     const { db, env, now } = c.var.app;
-    const result = await verifyAccessToken(db, env, token, now());
+    const result = await readAccessToken(env, token, now());
     if (!result.ok) return jsonError(c, 401, result.reason === "expired" ? "Token has expired." : "Unauthenticated.");
-    const actor = await getActor(db, result.claims.type, result.claims.id);
-    if (!actor) return jsonError(c, 401, "Unauthenticated.");
+    // Revocation, actor and the audit tail in one round trip.
+    const { revoked, actor, tail } = await getTokenPrincipal(db, result.claims);
+    if (revoked || !actor) return jsonError(c, 401, "Unauthenticated.");
     if (!check(actor)) return jsonError(c, 403, "You don't have permission to access this resource.");
     c.set("actor", actor);
     c.set("claims", result.claims);
+    c.set("auditTail", tail);
     await next();
   };
   return Object.assign(mw, { guard });

@@ -17,6 +17,7 @@ export const patientResource: RestResource<PatientJson> = {
   update: updatePatient,
   updateStatus: updatePatientStatus,
   remove: deletePatient,
+  audit: { entity: "patient", patientOf: (r) => r.id, showAudited: true },
 };
 
 /** PA services: same permissions as clients, scoped through the client. */
@@ -30,6 +31,7 @@ export const paServiceResource: RestResource<PaServiceJson> = {
   create: createPaService,
   update: updatePaService,
   remove: deletePaService,
+  audit: { entity: "pa_service", patientOf: (r) => r.patient_id },
 };
 
 const viewClients = requireApiPermission("view_clients");
