@@ -13,6 +13,7 @@ import {
   TWO_FACTOR_ATTEMPTS,
 } from "~/domain/auth-rules";
 import { normalizeEmail } from "~/domain/auth-schemas";
+import { withAudit, type AuditEntry, type AuditWho } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
@@ -69,10 +70,17 @@ export async function signInWait(db: Db, email: string, ip: string, now: Date): 
   return Math.max(throttleWaitSeconds(of(accountKey(email)), THROTTLE.account, now), throttleWaitSeconds(of(addressKey(ip)), THROTTLE.address, now));
 }
 
-async function recordFailure(db: Db, email: string, ip: string, now: Date): Promise<void> {
+/** A sign-in's audit row: the email tried (never the password) and how, with the client address in `ip`. */
+function signInEntry(action: string, principal: Principal | null, email: string, via: SignInChannel): AuditEntry {
+  return { action, entity: principal?.type ?? "session", entityId: principal?.id ?? null, detail: { email, via } };
+}
+const anonymous = (ip: string): AuditWho => ({ actor: { kind: "anonymous", id: null }, ip });
+
+/** The failure counts for throttling and the failed sign-in's audit row, in one batch. */
+async function recordFailure(db: Db, email: string, ip: string, now: Date, via: SignInChannel): Promise<void> {
   const at = now.toISOString();
   const old = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
-  await db.batch([
+  await withAudit(db, anonymous(ip), signInEntry("sign_in_failed", null, email, via), () => [
     db.insert(loginFailures).values([
       { key: accountKey(email), at },
       { key: addressKey(ip), at },
@@ -85,6 +93,14 @@ async function clearAccountFailures(db: Db, email: string): Promise<void> {
   await db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email)));
 }
 
+/** The account's failures cleared and the sign-in's audit row (success, or password accepted with a second factor to come). */
+async function recordSuccess(db: Db, principal: Principal, email: string, ip: string, via: SignInChannel): Promise<void> {
+  const action = principal.twoFactorEnabled ? "sign_in_password_ok" : "sign_in";
+  await withAudit(db, { actor: { kind: principal.type, id: principal.id }, ip }, signInEntry(action, principal, email, via), () => [
+    db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email))),
+  ]);
+}
+
 /* ---------------------------------------------------------------- sign-in */
 
 export type SignInResult =
@@ -95,19 +111,26 @@ export type SignInResult =
   | { kind: "send_failed"; message: string };
 
 /** Checks credentials with throttling; never tells whether the email exists. */
-export async function signIn(app: AuthApp, input: { email: string; password: string; parent: boolean }): Promise<SignInResult> {
+/** Where a sign-in came from, for its audit row. */
+export type SignInChannel = "screen" | "api";
+
+/** Checks credentials with throttling; never tells whether the email exists. Every attempt writes an audit row. */
+export async function signIn(app: AuthApp, input: { email: string; password: string; parent: boolean }, via: SignInChannel = "screen"): Promise<SignInResult> {
   const email = normalizeEmail(input.email);
   const now = app.now();
   const wait = await signInWait(app.db, email, app.ip, now);
-  if (wait > 0) return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
+  if (wait > 0) {
+    await withAudit(app.db, anonymous(app.ip), signInEntry("sign_in_throttled", null, email, via), () => [] as []);
+    return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
+  }
 
   const principal = await findPrincipal(app.db, email, input.parent ? "parent" : "user");
   const ok = await verifyPassword(input.password, principal?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
   if (!principal || !principal.passwordHash || !ok) {
-    await recordFailure(app.db, email, app.ip, now);
+    await recordFailure(app.db, email, app.ip, now, via);
     return { kind: "invalid", message: AUTH_MESSAGES.invalidCredentials };
   }
-  await clearAccountFailures(app.db, email);
+  await recordSuccess(app.db, principal, email, app.ip, via);
   if (!principal.twoFactorEnabled) return { kind: "signed_in", principal };
 
   const challenge = await startChallenge(app, principal, "login");

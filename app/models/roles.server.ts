@@ -5,6 +5,7 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, normalizePermissions, type Actor } from "~/domain/permissions";
 import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
 import { parseWith } from "~/domain/validation";
+import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
@@ -93,7 +94,10 @@ export async function createRole(ctx: ModelContext, raw: Record<string, unknown>
   if (refused) return refused;
   if (await nameTaken(ctx, name)) return invalid({ name: DUPLICATE_NAME });
   try {
-    const [rows] = await ctx.db.batch([ctx.db.insert(roles).values({ name, permissions: JSON.stringify(permissions) }).returning(), bumpListVersion(ctx.db, ROLES)]);
+    const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "create", entity: "role", entityId: null, detail: { name, permissions } }, () => [
+      ctx.db.insert(roles).values({ name, permissions: JSON.stringify(permissions) }).returning(),
+      bumpListVersion(ctx.db, ROLES),
+    ]);
     return ok(roleJson({ ...rows[0]!, users: 0 }), "Role created.");
   } catch (e) {
     if (isUniqueViolation(e)) return invalid({ name: DUPLICATE_NAME });
@@ -114,7 +118,7 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
     if (await nameTaken(ctx, name, id)) return invalid({ name: DUPLICATE_NAME });
   }
   try {
-    const [rows] = await ctx.db.batch([
+    const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "role", entityId: id, detail: { name, permissions } }, () => [
       ctx.db
         .update(roles)
         .set({ name, permissions: JSON.stringify(permissions), version: sql`${roles.version} + 1`, updatedAt: ctx.now().toISOString() })
@@ -141,7 +145,7 @@ export async function deleteRole(ctx: ModelContext, id: number): Promise<ModelRe
   const held = (n: number) => invalid({ role: `${n} user(s) still hold the ${current.name} role. Give them another role first.` });
   if (current.users > 0) return held(current.users);
   // The condition is repeated in the delete, so a user given the role a moment ago still blocks it.
-  const [deleted] = await ctx.db.batch([
+  const [deleted] = await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "role", entityId: id, detail: { name: current.name } }, () => [
     ctx.db
       .delete(roles)
       .where(and(eq(roles.id, id), sql`not exists (select 1 from ${userRoles} where ${userRoles.roleId} = ${id})`))

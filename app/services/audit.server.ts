@@ -32,6 +32,11 @@ export interface AuditWho {
   ip: string;
 }
 
+/** Who acts in a model call: its actor and address. */
+export function auditWho(ctx: { actor: AuditWho["actor"]; ip: string }): AuditWho {
+  return { actor: ctx.actor, ip: ctx.ip };
+}
+
 /** The hashed text of a row. `detail` is appended only when present, so rows written before it existed still verify. */
 function canonical(row: { actorType: string; actorId: number | null; action: string; entity: string; entityId: string | null; patientId: number | null; ip: string | null; at: string; detail?: string | null }) {
   const fields = [row.actorType, row.actorId ?? "", row.action, row.entity, row.entityId ?? "", row.patientId ?? "", row.ip ?? "", row.at];

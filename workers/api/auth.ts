@@ -52,7 +52,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw) return jsonError(c, 400, "The request body must be JSON.");
     const parsed = parseWith(LoginInput, raw);
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
-    const result = await signIn(c.var.app, parsed.data);
+    const result = await signIn(c.var.app, parsed.data, "api");
     switch (result.kind) {
       case "throttled":
         c.header("Retry-After", String(result.retryAfter));
