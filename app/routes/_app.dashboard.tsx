@@ -15,7 +15,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (actor.kind === "parent") {
     return { kind: "parent" as const, name, children: await listChildrenOfParent(context.app.db, actor) };
   }
-  return { kind: "staff" as const, name, dashboard: await getAdminDashboard(context.app.db, actor, context.app.now()) };
+  return { kind: "staff" as const, name, dashboard: await getAdminDashboard(context.app.db, actor, context.app.now(), context.app.ip) };
 }
 
 function Trend({ current, before, percent }: { current: number; before: number; percent: number }) {

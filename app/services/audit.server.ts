@@ -147,9 +147,10 @@ export function clientIds<Row>(rows: readonly Row[], patientOf: (row: Row) => nu
  * written when no client's data is returned. Call it before the data is answered, so that data leaves the
  * server only when its read is recorded. `tail` as for withAudit.
  */
-export async function auditClientsRead(db: Db, who: AuditWho, entity: string, patientIds: readonly number[], tail?: KnownTail): Promise<void> {
+export async function auditClientsRead(db: Db, who: AuditWho, entity: string, patientIds: readonly number[], tail?: KnownTail, subjects: "patients" | "parents" = "patients"): Promise<void> {
   if (patientIds.length === 0) return;
-  const entry = { entity, entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { patients: patientIds } };
+  const one = patientIds.length === 1 && subjects === "patients" ? patientIds[0]! : null;
+  const entry = { entity, entityId: null, patientId: one, detail: { [subjects]: patientIds } };
   await auditRead(db, who, entry, tail);
 }
 

@@ -215,3 +215,57 @@ describe("a list's audit row names the clients of the page", () => {
     expect(await auditRows()).toBe(before);
   });
 });
+
+describe("changes to roles, rates, insurers, services and locations are audited with the change", () => {
+  async function lastRow() {
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    return row!;
+  }
+
+  it.each([
+    ["POST", "/v2/roles", { name: `AUDITED_${Date.now()}`, permissions: ["view_clients"] }, "create", "role"],
+    ["POST", "/v2/locations", { title: `Audited clinic ${Date.now()}`, time_zone: "America/New_York", pos_codes: ["11"] }, "create", "location"],
+    ["POST", "/v2/insurances", { name: `Audited payer ${Date.now()}` }, "create", "insurance"],
+  ] as const)("%s /api%s writes a %s %s row", async (method, path, body, action, entity) => {
+    const before = await auditRows();
+    const res = await api(path, { method, token, body });
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await auditRows()).toBe(before + 1);
+    expect(await lastRow()).toMatchObject({ action, entity });
+  });
+
+  it("a role's new permissions are named in its audit row", async () => {
+    const created = await api("/v2/roles", { method: "POST", token, body: { name: `PERMS_${Date.now()}`, permissions: ["view_clients"] } });
+    const role = ((await created.json()) as { data: { id: number } }).data;
+    const res = await api(`/v2/roles/${role.id}`, { method: "PATCH", token, body: { permissions: ["view_clients", "manage_clients"] } });
+    expect(res.status).toBe(200);
+    const row = await lastRow();
+    expect(row).toMatchObject({ action: "update", entity: "role", entityId: String(role.id) });
+    expect(JSON.parse(row.detail!).permissions).toEqual(expect.arrayContaining(["view_clients", "manage_clients"]));
+  });
+});
+
+describe("API sign-ins are audited", () => {
+  async function lastRow() {
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    return row!;
+  }
+
+  it("a failed sign-in records the email tried and the address, never the password", async () => {
+    const res = await api("/auth/login", { method: "POST", body: { email: "Nobody@Example.test", password: "wrong-password-123", parent: false } });
+    expect(res.status).toBe(401);
+    const row = await lastRow();
+    expect(row).toMatchObject({ action: "sign_in_failed", actorType: "anonymous", actorId: null });
+    expect(JSON.parse(row.detail!)).toEqual({ email: "nobody@example.test", via: "api" });
+    expect(row.ip).toBeTruthy();
+    expect(JSON.stringify(row)).not.toContain("wrong-password-123");
+  });
+
+  it("a successful sign-in records who signed in", async () => {
+    const user = await createUser({ permissions: ["view_clients"] });
+    await apiToken(user);
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(row).toMatchObject({ action: "sign_in", actorType: "user", actorId: user.id, entity: "user", entityId: String(user.id) });
+    expect(JSON.parse(row!.detail!)).toEqual({ email: user.email, via: "api" });
+  });
+});

@@ -11,7 +11,7 @@ const YearQuery = v.object({
 
 /** Dashboard counts (platform §3 dashboard data) and the ticket notification summary; any staff user, scoped to their locations. */
 export const dashboardApi = new Hono<AppEnv>()
-  .get("/dashboard/admin", requireApiStaff, async (c) => c.json(await getAdminDashboard(c.var.app.db, c.var.actor, c.var.app.now())))
+  .get("/dashboard/admin", requireApiStaff, async (c) => c.json(await getAdminDashboard(c.var.app.db, c.var.actor, c.var.app.now(), c.var.app.ip)))
   .get("/dashboard/admin-year", requireApiStaff, async (c) => {
     const parsed = parseWith(YearQuery, c.req.query());
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });

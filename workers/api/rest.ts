@@ -33,7 +33,7 @@ export interface RestResource<Row> {
    * (action read) naming the clients whose data it answers, before the answer leaves (docs/decisions/019).
    * `showAudited`: `get` records its own read (the model's single-record pattern).
    */
-  audit?: { entity: string; patientOf?: (row: Row) => number | null; showAudited?: boolean };
+  audit?: { entity: string; patientOf?: (row: Row) => number | null; showAudited?: boolean; subjects?: "patients" | "parents" };
 }
 
 export const UNSUPPORTED = "Unsupported HTTP method";
@@ -92,7 +92,7 @@ async function auditRows<Row>(c: Context<AppEnv>, resource: RestResource<Row>, a
   if (!audit) return;
   const ctx = modelContext(c);
   const ids = clientsOf(answer) ?? (audit.patientOf ? clientIds(rows, audit.patientOf) : []);
-  await auditClientsRead(ctx.db, { actor: ctx.actor, ip: ctx.ip }, audit.entity, ids, c.var.auditTail);
+  await auditClientsRead(ctx.db, { actor: ctx.actor, ip: ctx.ip }, audit.entity, ids, c.var.auditTail, audit.subjects);
 }
 
 async function showHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
