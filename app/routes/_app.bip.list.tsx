@@ -9,6 +9,7 @@ import { listBips } from "~/models/bips.server";
 import { locationOptions } from "~/models/locations.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
+import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
 
 export const meta: MetaFunction = () => [{ title: "Behavior plans · Baseline" }];
 export const handle = { guard: "view_bips" };
@@ -16,7 +17,7 @@ export const handle = { guard: "view_bips" };
 const FILTERS = ["location_id", "type_of_assessment", "needs_attention"] as const;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "view_bips");
+  const { actor, auditTail } = await requirePermission(request, context, "view_bips");
   const ctx = modelContextFor(context, actor);
   const { query, queryError, params } = listQueryFrom(request, FILTERS);
   let result = await listBips(ctx, query, params);
@@ -26,6 +27,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     error = result.message;
     result = await listBips(ctx, query, {});
   }
+  // The page's clients are recorded as read before it renders (decision 019).
+  if (result.ok) await auditClientsRead(ctx.db, auditWho(ctx), "bip", clientIds(result.data.data, (r) => r.patient_id), auditTail);
   return {
     page: result.ok ? result.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 },
     locations: await locationOptions(ctx),
