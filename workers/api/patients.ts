@@ -43,7 +43,7 @@ export const patientsV2 = new Hono<AppEnv>()
     const rows = id === null ? null : await listPaServicesOfPatient(ctx, id);
     if (!rows) return jsonError(c, 404, "Patient not found.");
     // The client's authorizations are part of the client record: the read is audited.
-    await auditRead(ctx.db, who(ctx), { entity: "pa_service", entityId: null, patientId: id });
+    await auditRead(ctx.db, who(ctx), { entity: "pa_service", entityId: null, patientId: id }, c.var.auditTail);
     return c.json({ data: rows });
   })
   .get("/by-identifier/:identifier", viewClients, async (c) => {
