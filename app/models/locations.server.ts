@@ -57,6 +57,11 @@ export async function listLocations(ctx: ModelContext, query: ListQuery): Promis
 
 /** Every location the actor can see, for selects (small: a practice has tens of locations). */
 export async function locationOptions(ctx: ModelContext) {
+  return locationOptionsQuery(ctx);
+}
+
+/** The locations the actor can see, as a statement (to ride in a batch). */
+export function locationOptionsQuery(ctx: ModelContext) {
   return ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(scoped(ctx)).orderBy(asc(locations.title));
 }
 

@@ -149,9 +149,13 @@ export function clientIds<Row>(rows: readonly Row[], patientOf: (row: Row) => nu
  */
 export async function auditClientsRead(db: Db, who: AuditWho, entity: string, patientIds: readonly number[], tail?: KnownTail, subjects: "patients" | "parents" = "patients"): Promise<void> {
   if (patientIds.length === 0) return;
+  await auditRead(db, who, clientsReadEntry(entity, patientIds, subjects), tail);
+}
+
+/** The audit entry of a read of many clients (see auditClientsRead), for auditedRead when more reads ride along. */
+export function clientsReadEntry(entity: string, patientIds: readonly number[], subjects: "patients" | "parents" = "patients"): Omit<AuditEntry, "action"> {
   const one = patientIds.length === 1 && subjects === "patients" ? patientIds[0]! : null;
-  const entry = { entity, entityId: null, patientId: one, detail: { [subjects]: patientIds } };
-  await auditRead(db, who, entry, tail);
+  return { entity, entityId: null, patientId: one, detail: { [subjects]: [...patientIds] } };
 }
 
 export interface ChainCheck {

@@ -1,8 +1,11 @@
+import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
 import { auditLog, intakeAssessments, paServices } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
+import countingWorker from "../bench/d1-count-worker";
+import { D1_COUNT_HEADER } from "../bench/d1-count-header";
 import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, request, signInCookie } from "./helpers";
 
 /**
@@ -193,6 +196,28 @@ describe("every read of client data is audited", () => {
     const res = await request(screenUrl(route), { cookie });
     expect(res.status, screenUrl(route)).toBe(200);
     expect(await auditRows(), `${route.id} left no audit row`).toBeGreaterThan(before);
+  });
+});
+
+describe("a recorded read stays within 3 D1 round trips", () => {
+  /** "statements;round trips" of one request, counted by the bench's wrapper of the D1 binding. */
+  async function d1(path: string, headers: Record<string, string>) {
+    const res = await countingWorker.fetch(new Request(`http://localhost${path}`, { headers }) as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+    expect(res.status, path).toBe(200);
+    const [statements, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
+    return { statements, roundTrips };
+  }
+
+  it.each(["/api/v2/patients", "/api/v2/pa-services", "/api/v2/intake-assessments", "/api/dashboard/admin"])("GET %s: guard, page, audit row", async (path) => {
+    const before = await auditRows();
+    expect((await d1(path, { Authorization: `Bearer ${token}` })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
+  it.each(["/patients/list", "/dashboard", "/bip/list"])("screen %s: session, page, audit row", async (path) => {
+    const before = await auditRows();
+    expect((await d1(path, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
   });
 });
 
