@@ -13,6 +13,7 @@ import {
   TWO_FACTOR_ATTEMPTS,
 } from "~/domain/auth-rules";
 import { normalizeEmail } from "~/domain/auth-schemas";
+import type { BatchItem } from "drizzle-orm/batch";
 import { withAudit, type AuditEntry, type AuditWho } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
@@ -71,8 +72,18 @@ export async function signInWait(db: Db, email: string, ip: string, now: Date): 
 }
 
 /** A sign-in's audit row: the email tried (never the password) and how, with the client address in `ip`. */
-function signInEntry(action: string, principal: Principal | null, email: string, via: SignInChannel): AuditEntry {
-  return { action, entity: principal?.type ?? "session", entityId: principal?.id ?? null, detail: { email, via } };
+function signInEntry(action: string, principal: Principal | null, email: string | null, via: SignInChannel, secondFactor?: "email_code" | "backup_code"): AuditEntry {
+  return { action, entity: principal?.type ?? "session", entityId: principal?.id ?? null, detail: { email, via, ...(secondFactor ? { second_factor: secondFactor } : {}) } };
+}
+
+/** The second step of a sign-in, recorded: success with the consuming writes in one batch, a refused code on its own. */
+async function recordSecondFactor(app: AuthApp, result: CodeResult, by: { email?: string }, via: SignInChannel, factor: "email_code" | "backup_code", writes: () => BatchItem<"sqlite">[]): Promise<void> {
+  if (result.kind === "ok") {
+    const p = result.principal;
+    await withAudit(app.db, { actor: { kind: p.type, id: p.id }, ip: app.ip }, signInEntry("sign_in", p, p.email, via, factor), writes as () => []);
+  } else if (result.kind !== "no_challenge") {
+    await withAudit(app.db, anonymous(app.ip), signInEntry("sign_in_failed", null, by.email ? normalizeEmail(by.email) : null, via, factor), () => [] as []);
+  }
 }
 const anonymous = (ip: string): AuditWho => ({ actor: { kind: "anonymous", id: null }, ip });
 
@@ -258,16 +269,15 @@ async function checkCode(app: AuthApp, by: { id?: string; email?: string }, code
 }
 
 /** Two-factor sign-in: a correct, unexpired code consumes the challenge. */
-export async function verifyLoginCode(app: AuthApp, by: { id?: string; email?: string }, code: string): Promise<CodeResult> {
+export async function verifyLoginCode(app: AuthApp, by: { id?: string; email?: string }, code: string, via: SignInChannel = "screen"): Promise<CodeResult> {
   const result = await checkCode(app, by, code, "login");
-  if (result.kind === "ok") {
-    await app.db.update(twoFactorChallenges).set({ consumedAt: app.now().toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, result.challenge.id));
-  }
+  const consume = () => (result.kind === "ok" ? [app.db.update(twoFactorChallenges).set({ consumedAt: app.now().toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, result.challenge.id))] : []);
+  await recordSecondFactor(app, result, by, via, "email_code", consume);
   return result;
 }
 
 /** A backup code stands in for the emailed code; each works once. Failures count against the same attempts. */
-export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: string }, backupCode: string): Promise<CodeResult> {
+export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: string }, backupCode: string, via: SignInChannel = "screen"): Promise<CodeResult> {
   const found = await pendingChallenge(app.db, by, "login");
   if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
   const { row, principal } = found;
@@ -279,12 +289,17 @@ export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: 
     .where(
       and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id), eq(backupCodes.codeHash, hash), isNull(backupCodes.usedAt)),
     );
-  if (!match) return failAttempt(app.db, row, now, AUTH_MESSAGES.backupFailed);
-  await app.db.batch([
+  if (!match) {
+    const failed = await failAttempt(app.db, row, now, AUTH_MESSAGES.backupFailed);
+    await recordSecondFactor(app, failed, by, via, "backup_code", () => []);
+    return failed;
+  }
+  const result: CodeResult = { kind: "ok", principal, challenge: row };
+  await recordSecondFactor(app, result, by, via, "backup_code", () => [
     app.db.update(backupCodes).set({ usedAt: now.toISOString() }).where(eq(backupCodes.id, match.id)),
     app.db.update(twoFactorChallenges).set({ consumedAt: now.toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, row.id)),
   ]);
-  return { kind: "ok", principal, challenge: row };
+  return result;
 }
 
 export type ResendResult =

@@ -6,7 +6,7 @@ import { auditLog, intakeAssessments, paServices } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, request, signInCookie } from "./helpers";
+import { api, apiToken, codeIn, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, lastEmail, request, signInCookie } from "./helpers";
 
 /**
  * Every API GET route and every screen that answers client data writes an audit row for the read
@@ -292,6 +292,19 @@ describe("API sign-ins are audited", () => {
     expect(JSON.parse(row.detail!)).toEqual({ email: "nobody@example.test", via: "api" });
     expect(row.ip).toBeTruthy();
     expect(JSON.stringify(row)).not.toContain("wrong-password-123");
+  });
+
+  it("a refused second factor is recorded as a failed sign-in, the code accepted as the sign-in", async () => {
+    const user = await createUser({ permissions: ["view_clients"], twoFactor: true });
+    expect((await api("/auth/login", { method: "POST", body: { email: user.email, password: user.password, parent: false } })).status).toBe(202);
+    expect(await lastRow()).toMatchObject({ action: "sign_in_password_ok", actorId: user.id });
+    expect((await api("/two-factor/verify", { method: "POST", body: { email: user.email, code: "000000" } })).status).toBe(422);
+    const failed = await lastRow();
+    expect(failed).toMatchObject({ action: "sign_in_failed", actorType: "anonymous" });
+    expect(JSON.parse(failed.detail!)).toEqual({ email: user.email, via: "api", second_factor: "email_code" });
+    const code = codeIn((await lastEmail(user.email))!.text);
+    expect((await api("/two-factor/verify", { method: "POST", body: { email: user.email, code } })).status).toBe(200);
+    expect(await lastRow()).toMatchObject({ action: "sign_in", actorType: "user", actorId: user.id });
   });
 
   it("a successful sign-in records who signed in", async () => {

@@ -99,7 +99,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingVerify);
     const parsed = parseWith(TwoFactorVerifyInput, raw);
     if (!parsed.ok) return jsonError(c, 422, parsed.errors.code ?? AUTH_MESSAGES.verificationFailed, { errors: parsed.errors });
-    const result = await verifyLoginCode(c.var.app, { email: parsed.data.email }, parsed.data.code);
+    const result = await verifyLoginCode(c.var.app, { email: parsed.data.email }, parsed.data.code, "api");
     return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
   })
   .post("/two-factor/backup-code", async (c) => {
@@ -107,7 +107,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingBackup);
     const parsed = parseWith(BackupCodeInput, raw);
     if (!parsed.ok) return jsonError(c, 422, AUTH_MESSAGES.backupFailed, { errors: parsed.errors });
-    const result = await verifyBackupCode(c.var.app, { email: parsed.data.email }, parsed.data.backup_code);
+    const result = await verifyBackupCode(c.var.app, { email: parsed.data.email }, parsed.data.backup_code, "api");
     return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
   })
   .post("/two-factor/resend", async (c) => {
