@@ -552,6 +552,8 @@ export const auditLog = sqliteTable(
     patientId: integer("patient_id"),
     ip: text("ip"),
     at: text("at").notNull(),
+    /** JSON: the clients a list returned ({"patients":[…]}), the email a sign-in tried; part of the hash. */
+    detail: text("detail"),
     prevHash: text("prev_hash").notNull(),
     hash: text("hash").notNull(),
   },

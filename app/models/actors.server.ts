@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { parents, revokedTokens, users } from "~/db/schema";
 import { normalizePermissions, type Actor } from "~/domain/permissions";
+import { auditTail, type KnownTail } from "~/services/audit.server";
 
 export type PrincipalType = "user" | "parent";
 
@@ -121,26 +122,28 @@ export interface TokenPrincipal {
   /** Epoch ms; a token issued at or before it is no longer valid. */
   tokensValidAfter: number;
   revoked: boolean;
+  /** The audit chain's tail, read in the same statement (an audited read then costs only its insert; decision 019). */
+  tail: KnownTail;
 }
 
 /**
  * What checking a bearer token needs, in ONE statement: the principal (as for getActor), when its tokens
- * were last ended, and whether this token's id was revoked.
+ * were last ended, whether this token's id was revoked, and the audit chain's tail.
  */
 export async function getTokenPrincipal(db: Db, type: PrincipalType, id: number, jti: string): Promise<TokenPrincipal> {
   const revoked = sql<number>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${jti})`;
   if (type === "user") {
     const [row] = await db
-      .select({ ...userActorFields, tokensValidAfter: users.tokensValidAfter, revoked })
+      .select({ ...userActorFields, tokensValidAfter: users.tokensValidAfter, revoked, tail: auditTail })
       .from(users)
       .where(and(eq(users.id, id), isNull(users.deletedAt)));
-    return { actor: userActorFrom(row), tokensValidAfter: Number(row?.tokensValidAfter ?? 0), revoked: !!row && Number(row.revoked) === 1 };
+    return { actor: userActorFrom(row), tokensValidAfter: Number(row?.tokensValidAfter ?? 0), revoked: !!row && Number(row.revoked) === 1, tail: row ? row.tail : undefined };
   }
   const [row] = await db
-    .select({ ...parentActorFields, tokensValidAfter: parents.tokensValidAfter, revoked })
+    .select({ ...parentActorFields, tokensValidAfter: parents.tokensValidAfter, revoked, tail: auditTail })
     .from(parents)
     .where(and(eq(parents.id, id), isNull(parents.deletedAt)));
-  return { actor: parentActorFrom(row), tokensValidAfter: Number(row?.tokensValidAfter ?? 0), revoked: !!row && Number(row.revoked) === 1 };
+  return { actor: parentActorFrom(row), tokensValidAfter: Number(row?.tokensValidAfter ?? 0), revoked: !!row && Number(row.revoked) === 1, tail: row ? row.tail : undefined };
 }
 
 /** The user object of the API answers (platform §7 refresh fields). */

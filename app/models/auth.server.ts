@@ -17,6 +17,8 @@ import {
   TWO_FACTOR_ATTEMPTS,
 } from "~/domain/auth-rules";
 import { normalizeEmail } from "~/domain/auth-schemas";
+import type { BatchItem } from "drizzle-orm/batch";
+import { withAudit, type AuditEntry, type AuditWho } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
@@ -73,10 +75,27 @@ export async function signInWait(db: Db, email: string, ip: string, now: Date): 
   return Math.max(throttleWaitSeconds(of(accountKey(email)), THROTTLE.account, now), throttleWaitSeconds(of(addressKey(ip)), THROTTLE.address, now));
 }
 
-async function recordFailure(db: Db, email: string, ip: string, now: Date): Promise<void> {
+/** A sign-in's audit row: the email tried (never the password) and how, with the client address in `ip`. */
+function signInEntry(action: string, principal: Principal | null, email: string | null, via: SignInChannel, secondFactor?: "email_code" | "backup_code"): AuditEntry {
+  return { action, entity: principal?.type ?? "session", entityId: principal?.id ?? null, detail: { email, via, ...(secondFactor ? { second_factor: secondFactor } : {}) } };
+}
+
+/** The second step of a sign-in, recorded: success with the consuming writes in one batch, a refused code on its own. */
+async function recordSecondFactor(app: AuthApp, result: CodeResult, by: { email?: string }, via: SignInChannel, factor: "email_code" | "backup_code", writes: () => BatchItem<"sqlite">[]): Promise<void> {
+  if (result.kind === "ok") {
+    const p = result.principal;
+    await withAudit(app.db, { actor: { kind: p.type, id: p.id }, ip: app.ip }, signInEntry("sign_in", p, p.email, via, factor), writes as () => []);
+  } else if (result.kind !== "no_challenge") {
+    await withAudit(app.db, anonymous(app.ip), signInEntry("sign_in_failed", null, by.email ? normalizeEmail(by.email) : null, via, factor), () => [] as []);
+  }
+}
+const anonymous = (ip: string): AuditWho => ({ actor: { kind: "anonymous", id: null }, ip });
+
+/** The failure counts for throttling and the failed sign-in's audit row, in one batch. */
+async function recordFailure(db: Db, email: string, ip: string, now: Date, via: SignInChannel): Promise<void> {
   const at = now.toISOString();
   const old = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
-  await db.batch([
+  await withAudit(db, anonymous(ip), signInEntry("sign_in_failed", null, email, via), () => [
     db.insert(loginFailures).values([
       { key: accountKey(email), at },
       { key: addressKey(ip), at },
@@ -107,6 +126,14 @@ async function clearAccountFailures(db: Db, email: string): Promise<void> {
   await db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email)));
 }
 
+/** The account's failures cleared and the sign-in's audit row (success, or password accepted with a second factor to come). */
+async function recordSuccess(db: Db, principal: Principal, email: string, ip: string, via: SignInChannel): Promise<void> {
+  const action = principal.twoFactorEnabled ? "sign_in_password_ok" : "sign_in";
+  await withAudit(db, { actor: { kind: principal.type, id: principal.id }, ip }, signInEntry(action, principal, email, via), () => [
+    db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email))),
+  ]);
+}
+
 /* ---------------------------------------------------------------- sign-in */
 
 export type SignInResult =
@@ -118,19 +145,26 @@ export type SignInResult =
   | { kind: "send_failed"; message: string };
 
 /** Checks credentials with throttling; never tells whether the email exists. */
-export async function signIn(app: AuthApp, input: { email: string; password: string; parent: boolean }): Promise<SignInResult> {
+/** Where a sign-in came from, for its audit row. */
+export type SignInChannel = "screen" | "api";
+
+/** Checks credentials with throttling; never tells whether the email exists. Every attempt writes an audit row. */
+export async function signIn(app: AuthApp, input: { email: string; password: string; parent: boolean }, via: SignInChannel = "screen"): Promise<SignInResult> {
   const email = normalizeEmail(input.email);
   const now = app.now();
   const wait = await signInWait(app.db, email, app.ip, now);
-  if (wait > 0) return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
+  if (wait > 0) {
+    await withAudit(app.db, anonymous(app.ip), signInEntry("sign_in_throttled", null, email, via), () => [] as []);
+    return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
+  }
 
   const principal = await findPrincipal(app.db, email, input.parent ? "parent" : "user");
   const ok = await verifyPassword(input.password, principal?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
   if (!principal || !principal.passwordHash || !ok) {
-    await recordFailure(app.db, email, app.ip, now);
+    await recordFailure(app.db, email, app.ip, now, via);
     return { kind: "invalid", message: AUTH_MESSAGES.invalidCredentials };
   }
-  await clearAccountFailures(app.db, email);
+  await recordSuccess(app.db, principal, email, app.ip, via);
   if (!principal.twoFactorEnabled) return { kind: "signed_in", principal };
 
   const challenge = await startChallenge(app, principal, "login");
@@ -153,7 +187,7 @@ export async function checkPassword(app: Pick<AppContext, "db" | "env" | "ip" | 
   if (wait > 0) return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
   const ok = await verifyPassword(password, p?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
   if (!p?.passwordHash || !ok) {
-    await recordFailure(app.db, email, app.ip, now);
+    await recordFailure(app.db, email, app.ip, now, "screen");
     return { kind: "wrong" };
   }
   await clearAccountFailures(app.db, email);
@@ -326,16 +360,15 @@ async function checkCode(app: AuthApp, by: { id?: string; email?: string }, code
 }
 
 /** Two-factor sign-in: a correct, unexpired code consumes the challenge. */
-export async function verifyLoginCode(app: AuthApp, by: { id?: string; email?: string }, code: string): Promise<CodeResult> {
+export async function verifyLoginCode(app: AuthApp, by: { id?: string; email?: string }, code: string, via: SignInChannel = "screen"): Promise<CodeResult> {
   const result = await checkCode(app, by, code, "login");
-  if (result.kind === "ok") {
-    await app.db.update(twoFactorChallenges).set({ consumedAt: app.now().toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, result.challenge.id));
-  }
+  const consume = () => (result.kind === "ok" ? [app.db.update(twoFactorChallenges).set({ consumedAt: app.now().toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, result.challenge.id))] : []);
+  await recordSecondFactor(app, result, by, via, "email_code", consume);
   return result;
 }
 
 /** A backup code stands in for the emailed code; each works once. Failures count against the same attempts. */
-export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: string }, backupCode: string): Promise<CodeResult> {
+export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: string }, backupCode: string, via: SignInChannel = "screen"): Promise<CodeResult> {
   const found = await findForCode(app, by, "login");
   if ("kind" in found) return found;
   const { row, principal } = found;
@@ -347,12 +380,17 @@ export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: 
     .where(
       and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id), eq(backupCodes.codeHash, hash), isNull(backupCodes.usedAt)),
     );
-  if (!match) return failAttempt(app.db, row, now, AUTH_MESSAGES.backupFailed);
-  await app.db.batch([
+  if (!match) {
+    const failed = await failAttempt(app.db, row, now, AUTH_MESSAGES.backupFailed);
+    await recordSecondFactor(app, failed, by, via, "backup_code", () => []);
+    return failed;
+  }
+  const result: CodeResult = { kind: "ok", principal, challenge: row };
+  await recordSecondFactor(app, result, by, via, "backup_code", () => [
     app.db.update(backupCodes).set({ usedAt: now.toISOString() }).where(eq(backupCodes.id, match.id)),
     app.db.update(twoFactorChallenges).set({ consumedAt: now.toISOString(), codeHash: null }).where(eq(twoFactorChallenges.id, row.id)),
   ]);
-  return { kind: "ok", principal, challenge: row };
+  return result;
 }
 
 export type ResendResult =

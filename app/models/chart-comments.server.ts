@@ -3,6 +3,7 @@ import { chartComments } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import { CHART_COMMENT_NOTICES, ChartCommentInput, ChartCommentUpdate } from "~/domain/weekly-reports";
+import { withClients } from "~/services/audit.server";
 import { findPlanInScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId } from "./patients.server";
@@ -26,7 +27,7 @@ export type ChartCommentJson = ReturnType<typeof chartCommentJson>;
 export async function listChartComments(ctx: ModelContext, query: Pick<ListQuery, "page" | "per_page" | "search">, raw: Record<string, unknown>): Promise<ModelResult<Paged<ChartCommentJson>>> {
   const scope = await listScope(ctx, raw);
   if (!scope.ok) return scope;
-  const { plans: inPlans, from, to } = scope.data;
+  const { plans: inPlans, from, to, patientId } = scope.data;
   const where = and(
     inPlans(chartComments.planId),
     inWindow(chartComments.commentDate, from, to),
@@ -36,7 +37,8 @@ export async function listChartComments(ctx: ModelContext, query: Pick<ListQuery
     ctx.db.select().from(chartComments).where(where).orderBy(asc(chartComments.commentDate), asc(chartComments.id)).limit(query.per_page).offset(offset(query)),
     ctx.db.select({ n: count() }).from(chartComments).where(where),
   ]);
-  return ok(paged(rows.map(chartCommentJson), total?.n ?? 0, query));
+  // One client's chart notes: the API records the read with the client (withClients).
+  return ok(withClients(paged(rows.map(chartCommentJson), total?.n ?? 0, query), rows.length ? [patientId] : []));
 }
 
 async function findComment(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; plan: PlanInScope } | null> {
@@ -48,7 +50,7 @@ async function findComment(ctx: ModelContext, id: number, planId?: number): Prom
 
 export async function getChartComment(ctx: ModelContext, id: number): Promise<ChartCommentJson | null> {
   const found = await findComment(ctx, id);
-  return found ? chartCommentJson(found.row) : null;
+  return found ? withClients(chartCommentJson(found.row), [found.plan.patientId]) : null;
 }
 
 export async function createChartComment(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<ChartCommentJson>> {

@@ -4,6 +4,7 @@ import type { Db } from "~/db/client.server";
 import { bips, locations, notes, patients, users } from "~/db/schema";
 import { MONTHS_NAME, patientsByGender, percentChange } from "~/domain/dashboard";
 import { locationScope, type Actor } from "~/domain/permissions";
+import { auditClientsRead, auditTail, clientIds } from "~/services/audit.server";
 import { zonedMidnight, zonedMonthStart, zonedYearMonth } from "~/domain/time";
 
 /** Rows visible to the actor: every location, or only theirs (none for an actor without locations). */
@@ -15,7 +16,8 @@ function inScope(column: SQLiteColumn, scope: number[] | null): SQL {
 
 const DEFAULT_TIME_ZONE = "America/New_York";
 
-export async function getAdminDashboard(db: Db, actor: Actor, now: Date) {
+/** The dashboard: counts, and the newest clients and BIPs (client data: the read is recorded, naming them). */
+export async function getAdminDashboard(db: Db, actor: Actor, now: Date, ip: string) {
   const scope = locationScope(actor);
   const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
   const thisMonth = zonedMonthStart(now, tz, 0).toISOString();
@@ -47,6 +49,7 @@ export async function getAdminDashboard(db: Db, actor: Actor, now: Date) {
         rbt: sql<number>`(select count(*) from ${notes} where ${noteScope} and ${notes.type} = 'rbt')`,
         bcba: sql<number>`(select count(*) from ${notes} where ${noteScope} and ${notes.type} = 'bcba')`,
         employees: sql<number>`(select count(*) from ${users} where ${employeeScope})`,
+        tail: auditTail,
       })
       .from(
         sql`(select count(*) as p_n, ${cur(patients.createdAt)} as p_cur, ${before(patients.createdAt)} as p_bef from ${patients} where ${patientScope}) p,
@@ -83,6 +86,8 @@ export async function getAdminDashboard(db: Db, actor: Actor, now: Date) {
   ]);
 
   const c = counts[0]!;
+  const shown = [...recentPatients.map((p) => p.id), ...recentBips.map((b) => b.patient_id)];
+  await auditClientsRead(db, { actor, ip }, "dashboard", clientIds(shown, (id) => id), c.tail);
   const num = (x: unknown) => Number(x ?? 0);
   return {
     bips: recentBips,

@@ -4,6 +4,7 @@ import { InsuranceInput, InsuranceServiceInput, modifierInfo, providerType, serv
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
+import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
@@ -141,7 +142,10 @@ function asInput(i: InsuranceJson): Record<string, unknown> {
 export async function createInsurance(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<InsuranceWithServices>> {
   const parsed = parseWith(InsuranceInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const [rows] = await ctx.db.batch([ctx.db.insert(insurances).values(values(parsed.data)).returning(), bumpListVersion(ctx.db, INSURANCES)]);
+  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "create", entity: "insurance", entityId: null }, () => [
+    ctx.db.insert(insurances).values(values(parsed.data)).returning(),
+    bumpListVersion(ctx.db, INSURANCES),
+  ]);
   return ok({ ...insuranceJson(rows[0]!), services: [] }, "Insurance created.");
 }
 
@@ -155,7 +159,7 @@ export async function updateInsurance(
   if (!current) return notFound("Insurance");
   const parsed = parseWith(InsuranceInput, opts.partial ? { ...asInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const [rows] = await ctx.db.batch([
+  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance", entityId: id }, () => [
     ctx.db
       .update(insurances)
       .set({ ...values(parsed.data), version: sql`${insurances.version} + 1`, updatedAt: ctx.now().toISOString() })
@@ -173,7 +177,7 @@ export async function deleteInsurance(ctx: ModelContext, id: number): Promise<Mo
   const current = await getInsuranceRow(ctx, id);
   if (!current) return notFound("Insurance");
   const at = ctx.now().toISOString();
-  await ctx.db.batch([
+  await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "insurance", entityId: id }, () => [
     ctx.db.update(insurances).set({ deletedAt: at }).where(eq(insurances.id, id)),
     ctx.db.update(insuranceServices).set({ deletedAt: at }).where(and(eq(insuranceServices.insuranceId, id), isNull(insuranceServices.deletedAt))),
     bumpListVersion(ctx.db, INSURANCES),
@@ -286,7 +290,7 @@ export async function createInsuranceService(ctx: ModelContext, insuranceId: num
   if (!parsed.ok) return invalid(parsed.errors);
   const badLocation = await checkLocation(ctx, parsed.data.location_id);
   if (badLocation) return invalid(badLocation);
-  const [rows] = await ctx.db.batch([
+  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "create", entity: "insurance_service", entityId: null, detail: { insurance_id: id } }, () => [
     ctx.db
       .insert(insuranceServices)
       .values({ insuranceId: id, ...serviceValues(parsed.data) })
@@ -308,7 +312,7 @@ export async function updateInsuranceService(
   if (!parsed.ok) return invalid(parsed.errors);
   const badLocation = await checkLocation(ctx, parsed.data.location_id);
   if (badLocation) return invalid(badLocation);
-  const [rows] = await ctx.db.batch([
+  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id } }, () => [
     ctx.db
       .update(insuranceServices)
       .set({ ...serviceValues(parsed.data), version: sql`${insuranceServices.version} + 1`, updatedAt: ctx.now().toISOString() })
@@ -324,7 +328,7 @@ export async function updateInsuranceService(
 export async function deleteInsuranceService(ctx: ModelContext, id: number, insuranceId?: number): Promise<ModelResult<null>> {
   const current = await getInsuranceService(ctx, id);
   if (!current || (insuranceId !== undefined && current.insurance_id !== insuranceId)) return notFound("Service");
-  await ctx.db.batch([
+  await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id } }, () => [
     ctx.db.update(insuranceServices).set({ deletedAt: ctx.now().toISOString() }).where(eq(insuranceServices.id, id)),
     bumpListVersion(ctx.db, INSURANCE_SERVICES),
   ]);

@@ -4,6 +4,7 @@ import { LocationInput } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
+import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
@@ -56,6 +57,11 @@ export async function listLocations(ctx: ModelContext, query: ListQuery): Promis
 
 /** Every location the actor can see, for selects (small: a practice has tens of locations). */
 export async function locationOptions(ctx: ModelContext) {
+  return locationOptionsQuery(ctx);
+}
+
+/** The locations the actor can see, as a statement (to ride in a batch). */
+export function locationOptionsQuery(ctx: ModelContext) {
   return ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(scoped(ctx)).orderBy(asc(locations.title));
 }
 
@@ -92,11 +98,13 @@ export async function createLocation(ctx: ModelContext, raw: Record<string, unkn
   // One batch (one transaction). A creator who is not all-access joins the new location, or they could
   // not see what they made; last_insert_rowid() is the location just inserted.
   const joins = locationScope(ctx.actor) !== null;
-  const insert = ctx.db.insert(locations).values(values(parsed.data)).returning();
-  const membership = ctx.db.insert(userLocations).values({ userId: ctx.actor.id, locationId: sql`last_insert_rowid()` }).onConflictDoNothing();
+  // The audit row goes last (withAudit appends it), after the membership that reads last_insert_rowid().
+  const insert = () => ctx.db.insert(locations).values(values(parsed.data)).returning();
+  const membership = () => ctx.db.insert(userLocations).values({ userId: ctx.actor.id, locationId: sql`last_insert_rowid()` }).onConflictDoNothing();
+  const entry = { action: "create", entity: "location", entityId: null, detail: { title: parsed.data.title } };
   const [rows] = joins
-    ? await ctx.db.batch([insert, membership, bumpListVersion(ctx.db, LOCATIONS)])
-    : await ctx.db.batch([insert, bumpListVersion(ctx.db, LOCATIONS)]);
+    ? await withAudit(ctx.db, auditWho(ctx), entry, () => [insert(), membership(), bumpListVersion(ctx.db, LOCATIONS)])
+    : await withAudit(ctx.db, auditWho(ctx), entry, () => [insert(), bumpListVersion(ctx.db, LOCATIONS)]);
   const inserted = rows[0];
   return ok(locationJson(inserted!), "Location created.");
 }
@@ -106,7 +114,7 @@ export async function updateLocation(ctx: ModelContext, id: number, raw: Record<
   if (!current) return notFound("Location");
   const parsed = parseWith(LocationInput, opts.partial ? { ...asInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const [rows] = await ctx.db.batch([
+  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "location", entityId: id }, () => [
     ctx.db
       .update(locations)
       .set({ ...values(parsed.data), version: sql`${locations.version} + 1`, updatedAt: ctx.now().toISOString() })
@@ -124,6 +132,9 @@ export async function deleteLocation(ctx: ModelContext, id: number): Promise<Mod
   if (!current) return notFound("Location");
   const [clients] = await ctx.db.select({ n: count() }).from(patients).where(and(eq(patients.locationId, id), isNull(patients.deletedAt)));
   if ((clients?.n ?? 0) > 0) return invalid({ location: `This location still has ${clients!.n} client(s). Move them to another location first.` });
-  await ctx.db.batch([ctx.db.update(locations).set({ deletedAt: ctx.now().toISOString() }).where(eq(locations.id, id)), bumpListVersion(ctx.db, LOCATIONS)]);
+  await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "location", entityId: id }, () => [
+    ctx.db.update(locations).set({ deletedAt: ctx.now().toISOString() }).where(eq(locations.id, id)),
+    bumpListVersion(ctx.db, LOCATIONS),
+  ]);
   return ok(null, "Location deleted.");
 }

@@ -4,7 +4,7 @@ import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
-import { auditRead, withAudit } from "~/services/audit.server";
+import { auditRead, clientIds, withAudit, withClients } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findPlanInScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
@@ -128,7 +128,7 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
   );
   const [rows, [total]] = await ctx.db.batch([
     ctx.db
-      .select({ o: objectives })
+      .select({ o: objectives, patientId: plans.patientId })
       .from(objectives)
       .innerJoin(plans, eq(plans.id, objectives.planId))
       .innerJoin(bips, eq(bips.id, plans.bipId))
@@ -145,9 +145,8 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
       .innerJoin(patients, eq(patients.id, plans.patientId))
       .where(where),
   ]);
-  // One client's objectives are clinical data of that client: the read is audited.
-  if (scope) await auditRead(ctx.db, who(ctx), { entity: "objective", entityId: null, patientId: scope.patientId }, scope.tail);
-  return ok(paged(rows.map((r) => objectiveJson(r.o)), total?.n ?? 0, query));
+  // Objectives are clinical data of their clients: the API records the read with these clients (withClients).
+  return ok(withClients(paged(rows.map((r) => objectiveJson(r.o)), total?.n ?? 0, query), clientIds(rows, (r) => r.patientId)));
 }
 
 /** An objective read (API show): in scope, and the read is audited. */

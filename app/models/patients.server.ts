@@ -8,7 +8,7 @@ import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, parsePatient, PATIENT_STATUSES, Pa
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { auditRead, auditTail, withAudit, type AuditWho } from "~/services/audit.server";
+import { auditClientsRead, auditRead, auditTail, clientIds, withAudit, type AuditWho } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { insuranceOptions } from "./insurances.server";
@@ -200,6 +200,7 @@ export async function patientListScreen(ctx: ModelContext, query: ListQuery, raw
     ctx.db
       .select({
         n: count(),
+        tail: auditTail,
         locations: jsonRows<{ id: number; title: string }>(visibleLocationsQuery(ctx), ["id", "title"]),
         insurers: insurerOptionsColumn(ctx),
         // Staff to filter by come from the chosen location only: a practice has thousands of employees.
@@ -208,6 +209,8 @@ export async function patientListScreen(ctx: ModelContext, query: ListQuery, raw
       .from(patients)
       .where(where),
   ]);
+  // The page's clients are recorded as read (one row) before the screen renders them.
+  await auditClientsRead(ctx.db, who(ctx), "patient", clientIds(rows, (r) => r.id), extra?.tail);
   const today = ctx.now().toISOString().slice(0, 10);
   return {
     page: paged(rows.map((r) => patientJson(r, today)), extra?.n ?? 0, query),

@@ -4,6 +4,7 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseRateInfo, RateRecordInput } from "~/domain/rates";
 import { parseWith } from "~/domain/validation";
+import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
@@ -71,7 +72,10 @@ export async function createRateRecord(ctx: ModelContext, raw: Record<string, un
   if (!parsed.ok) return invalid(parsed.errors);
   const bad = await checkLocation(ctx, parsed.data.location_id);
   if (bad) return invalid(bad);
-  const [rows] = await ctx.db.batch([ctx.db.insert(rateRecords).values(values(parsed.data)).returning(), bumpListVersion(ctx.db, RATE_RECORDS)]);
+  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "create", entity: "rate_record", entityId: null, detail: { location_id: parsed.data.location_id } }, () => [
+    ctx.db.insert(rateRecords).values(values(parsed.data)).returning(),
+    bumpListVersion(ctx.db, RATE_RECORDS),
+  ]);
   return ok(rateRecordJson(rows[0]!), "Rate record created.");
 }
 
@@ -83,7 +87,7 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
   if (!parsed.ok) return invalid(parsed.errors);
   const bad = await checkLocation(ctx, parsed.data.location_id);
   if (bad) return invalid(bad);
-  const [rows] = await ctx.db.batch([
+  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "rate_record", entityId: id }, () => [
     ctx.db
       .update(rateRecords)
       .set({ ...values(parsed.data), version: sql`${rateRecords.version} + 1`, updatedAt: ctx.now().toISOString() })
@@ -98,6 +102,9 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
 export async function deleteRateRecord(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
   const current = await getRateRecord(ctx, id);
   if (!current) return notFound("Rate record");
-  await ctx.db.batch([ctx.db.update(rateRecords).set({ deletedAt: ctx.now().toISOString() }).where(eq(rateRecords.id, id)), bumpListVersion(ctx.db, RATE_RECORDS)]);
+  await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "rate_record", entityId: id }, () => [
+    ctx.db.update(rateRecords).set({ deletedAt: ctx.now().toISOString() }).where(eq(rateRecords.id, id)),
+    bumpListVersion(ctx.db, RATE_RECORDS),
+  ]);
   return ok(null, "Rate record deleted.");
 }

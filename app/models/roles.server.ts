@@ -6,6 +6,7 @@ import { isAllAccess, normalizePermissions, type Actor } from "~/domain/permissi
 import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
 import { parseWith } from "~/domain/validation";
 import { mayEditRole } from "~/domain/who-may-change";
+import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
@@ -100,7 +101,10 @@ export async function createRole(ctx: ModelContext, raw: Record<string, unknown>
   if (!rank.ok) return rank.status === 403 ? denied(rank.message) : invalid({ permissions: rank.message });
   if (await nameTaken(ctx, name)) return invalid({ name: DUPLICATE_NAME });
   try {
-    const [rows] = await ctx.db.batch([ctx.db.insert(roles).values({ name, permissions: JSON.stringify(permissions) }).returning(), bumpListVersion(ctx.db, ROLES)]);
+    const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "create", entity: "role", entityId: null, detail: { name, permissions } }, () => [
+      ctx.db.insert(roles).values({ name, permissions: JSON.stringify(permissions) }).returning(),
+      bumpListVersion(ctx.db, ROLES),
+    ]);
     return ok(roleJson({ ...rows[0]!, users: 0 }), "Role created.");
   } catch (e) {
     if (isUniqueViolation(e)) return invalid({ name: DUPLICATE_NAME });
@@ -123,7 +127,7 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
   const rank = mayEditRole(ctx.actor, current, { name, permissions });
   if (!rank.ok) return rank.status === 403 ? denied(rank.message) : invalid({ permissions: rank.message });
   try {
-    const [rows] = await ctx.db.batch([
+    const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "role", entityId: id, detail: { name, permissions } }, () => [
       ctx.db
         .update(roles)
         .set({ name, permissions: JSON.stringify(permissions), version: sql`${roles.version} + 1`, updatedAt: ctx.now().toISOString() })
@@ -150,7 +154,7 @@ export async function deleteRole(ctx: ModelContext, id: number): Promise<ModelRe
   const held = (n: number) => invalid({ role: `${n} user(s) still hold the ${current.name} role. Give them another role first.` });
   if (current.users > 0) return held(current.users);
   // The condition is repeated in the delete, so a user given the role a moment ago still blocks it.
-  const [deleted] = await ctx.db.batch([
+  const [deleted] = await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "role", entityId: id, detail: { name: current.name } }, () => [
     ctx.db
       .delete(roles)
       .where(and(eq(roles.id, id), sql`not exists (select 1 from ${userRoles} where ${userRoles.roleId} = ${id})`))

@@ -19,7 +19,7 @@ import {
 } from "~/domain/weekly-reports";
 import { weekStartOf } from "~/domain/weeks";
 import { readXlsx } from "~/domain/xlsx";
-import { withAudit } from "~/services/audit.server";
+import { withAudit, withClients } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
@@ -101,7 +101,7 @@ export async function planFromInput(ctx: ModelContext, raw: Record<string, unkno
  * The plans a list covers (plan_id, or every plan of bip_id), found in scope first, and the date range.
  * A plan or BIP of another location answers 404.
  */
-export async function listScope(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<{ plans: (column: SQLWrapper) => SQL; from: string; to: string }>> {
+export async function listScope(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<{ plans: (column: SQLWrapper) => SQL; from: string; to: string; patientId: number }>> {
   const parsed = parseWith(WeeklyListFilters, weeklyListFilters(raw));
   if (!parsed.ok) return invalid(parsed.errors);
   const f: WeeklyListFilters = parsed.data;
@@ -110,12 +110,12 @@ export async function listScope(ctx: ModelContext, raw: Record<string, unknown>)
     const plan = await findPlanInScope(ctx, f.plan_id);
     if (!plan || (f.bip_id !== "" && plan.bipId !== f.bip_id)) return notFound("Plan");
     const planId = plan.planId;
-    return ok({ plans: (column) => eq(column, planId), ...range });
+    return ok({ plans: (column) => eq(column, planId), ...range, patientId: plan.patientId });
   }
   const bip = await findBipInScope(ctx, f.bip_id as number);
   if (!bip) return notFound("BIP");
   const ofBip = ctx.db.select({ id: plans.id }).from(plans).where(and(eq(plans.bipId, bip.bipId), isNull(plans.deletedAt)));
-  return ok({ plans: (column) => inArray(column, ofBip), ...range });
+  return ok({ plans: (column) => inArray(column, ofBip), ...range, patientId: bip.patientId });
 }
 
 /** A date column within [from, to] (either end may be open). */
@@ -128,7 +128,7 @@ export function inWindow(column: SQLWrapper, from: string | null | undefined, to
 export async function listWeeklyReports(ctx: ModelContext, query: Pick<ListQuery, "page" | "per_page" | "search">, raw: Record<string, unknown>): Promise<ModelResult<Paged<WeeklyReportJson>>> {
   const scope = await listScope(ctx, raw);
   if (!scope.ok) return scope;
-  const { plans: inPlans, from, to } = scope.data;
+  const { plans: inPlans, from, to, patientId } = scope.data;
   const where = and(
     inPlans(weeklyReports.planId),
     inWindow(weeklyReports.weekEnd, from, to),
@@ -138,7 +138,8 @@ export async function listWeeklyReports(ctx: ModelContext, query: Pick<ListQuery
     ctx.db.select().from(weeklyReports).where(where).orderBy(asc(weeklyReports.weekEnd), asc(weeklyReports.planId), asc(weeklyReports.id)).limit(query.per_page).offset(offset(query)),
     ctx.db.select({ n: count() }).from(weeklyReports).where(where),
   ]);
-  return ok(paged(rows.map(weeklyReportJson), total?.n ?? 0, query));
+  // One client's measurements: the API records the read with the client (withClients).
+  return ok(withClients(paged(rows.map(weeklyReportJson), total?.n ?? 0, query), rows.length ? [patientId] : []));
 }
 
 /** A weekly report with its plan, or null when either is missing or out of scope. */
@@ -151,7 +152,7 @@ async function findReport(ctx: ModelContext, id: number, planId?: number): Promi
 
 export async function getWeeklyReport(ctx: ModelContext, id: number): Promise<WeeklyReportJson | null> {
   const found = await findReport(ctx, id);
-  return found ? weeklyReportJson(found.row) : null;
+  return found ? withClients(weeklyReportJson(found.row), [found.plan.patientId]) : null;
 }
 
 /* ------------------------------------------------------------------ writes */

@@ -7,18 +7,22 @@ import { can } from "~/domain/permissions";
 import { listBips, listBipsWithoutRecentData, RECENT_DATA_WEEKS } from "~/models/bips.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
+import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
 
 export const meta: MetaFunction = () => [{ title: "Plans that need attention · Baseline" }];
 export const handle = { guard: "view_bips" };
 
 /** Plans flagged "needs attention"; on request (?stale=1), plans with an active behavior goal and no data for 4 weeks. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "view_bips");
+  const { actor, auditTail } = await requirePermission(request, context, "view_bips");
   const ctx = modelContextFor(context, actor);
   const { query, queryError } = listQueryFrom(request, ["stale"]);
   // The second list scans every active behavior goal in scope, so it is computed only when asked for.
   const showStale = new URL(request.url).searchParams.get("stale") === "1";
   const [flagged, stale] = await Promise.all([listBips(ctx, query, { needs_attention: "true" }), showStale ? listBipsWithoutRecentData(ctx) : null]);
+  // Both lists' clients are recorded as read, in one row, before the page renders (decision 019).
+  const shown = [...(flagged.ok ? flagged.data.data : []), ...(stale ?? [])];
+  await auditClientsRead(ctx.db, auditWho(ctx), "bip", clientIds(shown, (r) => r.patient_id), auditTail);
   return {
     page: flagged.ok ? flagged.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 },
     stale,

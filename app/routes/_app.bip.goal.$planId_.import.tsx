@@ -11,6 +11,7 @@ import { findPlanInScope } from "~/models/bip-scope.server";
 import { checkWeeklyReportsFile, importWeeklyReportsFile, type ImportCheck, type Upload } from "~/models/weekly-reports.server";
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
+import { auditRead, auditWho } from "~/services/audit.server";
 
 /**
  * Import weekly reports from an .xlsx sheet (clinical §7 check-excel / import-data, as a screen): upload
@@ -24,8 +25,11 @@ export const handle = { guard: "manage_bips" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_bips");
   const planId = requireId(params.planId, "Goal");
-  const plan = await findPlanInScope(modelContextFor(context, actor), planId);
+  const ctx = modelContextFor(context, actor);
+  const plan = await findPlanInScope(ctx, planId);
   if (!plan) throw notFound("Goal not found.");
+  // The screen names the goal's client: a read of the plan, recorded (decision 019).
+  await auditRead(ctx.db, auditWho(ctx), { entity: "plan", entityId: plan.planId, patientId: plan.patientId }, plan.tail);
   return { goal: { id: plan.planId, patientName: plan.patientName }, maxRows: IMPORT_MAX_ROWS, maxMb: IMPORT_MAX_BYTES / 1024 / 1024 };
 }
 

@@ -9,6 +9,7 @@ import { findBipInScope } from "~/models/bip-scope.server";
 import { createPlan } from "~/models/plans.server";
 import { formResult, formValues, modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
+import { auditRead, auditWho } from "~/services/audit.server";
 
 /** Add a goal to a BIP (platform §2 bip goal/add), optionally with its first objectives. */
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Add goal · ${data?.bip.patientName ?? "BIP"} · Baseline` }];
@@ -20,8 +21,11 @@ const ROW_DEFAULT_TYPES = ["STO", "STO", "LTO"] as const;
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_bips");
-  const bip = await findBipInScope(modelContextFor(context, actor), requireId(params.bipId, "BIP"));
+  const ctx = modelContextFor(context, actor);
+  const bip = await findBipInScope(ctx, requireId(params.bipId, "BIP"));
   if (!bip) throw notFound("BIP not found.");
+  // The form names the client: a read of the client's BIP, recorded (decision 019).
+  await auditRead(ctx.db, auditWho(ctx), { entity: "bip", entityId: bip.bipId, patientId: bip.patientId }, bip.tail);
   const asked = new URL(request.url).searchParams.get("category") ?? "";
   const category = (PLAN_CATEGORIES as readonly string[]).includes(asked) ? (asked as PlanCategory) : null;
   return { bip: { id: bip.bipId, patientName: bip.patientName }, category };

@@ -6,9 +6,10 @@ import { Pagination, FilterSelect, SearchForm } from "~/components/ui/list";
 import { TYPES_OF_ASSESSMENT } from "~/domain/bip-document";
 import { can } from "~/domain/permissions";
 import { listBips } from "~/models/bips.server";
-import { locationOptions } from "~/models/locations.server";
+import { locationOptionsQuery } from "~/models/locations.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
+import { auditedRead, auditWho, clientIds, clientsReadEntry } from "~/services/audit.server";
 
 export const meta: MetaFunction = () => [{ title: "Behavior plans · Baseline" }];
 export const handle = { guard: "view_bips" };
@@ -16,7 +17,7 @@ export const handle = { guard: "view_bips" };
 const FILTERS = ["location_id", "type_of_assessment", "needs_attention"] as const;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "view_bips");
+  const { actor, auditTail } = await requirePermission(request, context, "view_bips");
   const ctx = modelContextFor(context, actor);
   const { query, queryError, params } = listQueryFrom(request, FILTERS);
   let result = await listBips(ctx, query, params);
@@ -26,9 +27,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     error = result.message;
     result = await listBips(ctx, query, {});
   }
+  // The page's clients are recorded as read before it renders (decision 019); the filter's location
+  // options ride in the same batch as the audit row, so the screen stays at three round trips.
+  const ids = result.ok ? clientIds(result.data.data, (r) => r.patient_id) : [];
+  const locations = ids.length ? (await auditedRead(ctx.db, auditWho(ctx), clientsReadEntry("bip", ids), () => [locationOptionsQuery(ctx)], auditTail))[0] : await locationOptionsQuery(ctx);
   return {
     page: result.ok ? result.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 },
-    locations: await locationOptions(ctx),
+    locations,
     canManage: can(actor, "manage_bips"),
     queryError: error,
   };

@@ -5,6 +5,7 @@ import { Pagination, SearchForm } from "~/components/ui/list";
 import { can } from "~/domain/permissions";
 import { listIntakeAssessments } from "~/models/intake-assessments.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
+import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
 import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Intake assessments · Baseline" }];
@@ -12,7 +13,7 @@ export const meta: MetaFunction = () => [{ title: "Intake assessments · Baselin
 export const handle = { guard: "view_bips" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "view_bips");
+  const { actor, auditTail } = await requirePermission(request, context, "view_bips");
   const ctx = modelContextFor(context, actor);
   const { query, queryError, params } = listQueryFrom(request, ["patient_id"]);
   let result = await listIntakeAssessments(ctx, query, params);
@@ -22,6 +23,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     error = result.message;
     result = await listIntakeAssessments(ctx, query, {});
   }
+  // The page's clients are recorded as read before it renders (decision 019).
+  if (result.ok) await auditClientsRead(ctx.db, auditWho(ctx), "intake_assessment", clientIds(result.data.data, (r) => r.patient_id), auditTail);
   return {
     page: result.ok ? result.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 },
     canManage: can(actor, "manage_bips"),

@@ -9,6 +9,7 @@ import { createIntakeAssessment, intakeBipOptions } from "~/models/intake-assess
 import { findPatient, listPatients } from "~/models/patients.server";
 import { formResult, formValues, listQueryFrom, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
+import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
 
 export const meta: MetaFunction = () => [{ title: "New intake assessment · Baseline" }];
 export const handle = { guard: "manage_bips" };
@@ -18,7 +19,7 @@ export const handle = { guard: "manage_bips" };
  * client. A client of another location answers 404.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor, auditTail } = await requirePermission(request, context, "manage_bips");
   const ctx = modelContextFor(context, actor);
   const raw = new URL(request.url).searchParams.get("patient_id");
   if (raw) {
@@ -29,6 +30,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { query, queryError } = listQueryFrom(request, ["patient_id"]);
   const result = await listPatients(ctx, query, {});
   const page = result.ok ? result.data : { data: [], total: 0, page: 1, per_page: query.per_page, last_page: 1 };
+  // The client picker shows names and identifiers: recorded as read (decision 019).
+  await auditClientsRead(ctx.db, auditWho(ctx), "patient", clientIds(page.data, (p) => p.id), auditTail);
   return {
     patient: null,
     bipOptions: [],

@@ -6,14 +6,18 @@ import { can } from "~/domain/permissions";
 import { listParents } from "~/models/parents.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
+import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
 
 export const meta: MetaFunction = () => [{ title: "Parents · Baseline" }];
 export const handle = { guard: "view_parents" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "view_parents");
+  const { actor, auditTail } = await requirePermission(request, context, "view_parents");
   const { query, queryError } = listQueryFrom(request);
-  const page = await listParents(modelContextFor(context, actor), query);
+  const ctx = modelContextFor(context, actor);
+  const page = await listParents(ctx, query);
+  // Parents are part of their clients' records: the page's parents are recorded as read (decision 019).
+  await auditClientsRead(ctx.db, auditWho(ctx), "parent", clientIds(page.data, (r) => r.id), auditTail, "parents");
   return { page, queryError, canManage: can(actor, "manage_parents") };
 }
 

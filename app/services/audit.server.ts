@@ -26,15 +26,26 @@ export interface AuditEntry {
   entity: "patient" | "parent" | "employee" | "pa_service" | string;
   entityId: string | number | null;
   patientId?: number | null;
+  /** What the other columns cannot say (the clients of a list, the email a sign-in tried); stored as JSON. */
+  detail?: Record<string, unknown> | null;
 }
 
 export interface AuditWho {
-  actor: Pick<Actor, "kind" | "id">;
+  /** The acting principal; `{ kind: "anonymous", id: null }` for a sign-in that did not succeed. */
+  actor: Pick<Actor, "kind" | "id"> | { kind: "anonymous"; id: null };
   ip: string;
 }
 
-function canonical(row: { actorType: string; actorId: number | null; action: string; entity: string; entityId: string | null; patientId: number | null; ip: string | null; at: string }) {
-  return [row.actorType, row.actorId ?? "", row.action, row.entity, row.entityId ?? "", row.patientId ?? "", row.ip ?? "", row.at].join("|");
+/** Who acts in a model call: its actor and address. */
+export function auditWho(ctx: { actor: AuditWho["actor"]; ip: string }): AuditWho {
+  return { actor: ctx.actor, ip: ctx.ip };
+}
+
+/** The hashed text of a row. `detail` is appended only when present, so rows written before it existed still verify. */
+function canonical(row: { actorType: string; actorId: number | null; action: string; entity: string; entityId: string | null; patientId: number | null; ip: string | null; at: string; detail?: string | null }) {
+  const fields = [row.actorType, row.actorId ?? "", row.action, row.entity, row.entityId ?? "", row.patientId ?? "", row.ip ?? "", row.at];
+  if (row.detail != null) fields.push(row.detail);
+  return fields.join("|");
 }
 
 /** The chain's current tail hash as a scalar subquery (null while the log is empty), to select beside other data. */
@@ -59,6 +70,7 @@ async function auditValues(who: AuditWho, entry: AuditEntry, prevHash: string) {
     patientId: entry.patientId ?? null,
     ip: who.ip,
     at: new Date().toISOString(),
+    detail: entry.detail == null ? null : JSON.stringify(entry.detail),
   };
   const hash = await sha256Hex(`${prevHash}|${canonical(row)}`);
   return { ...row, prevHash, hash };
@@ -104,6 +116,50 @@ export async function auditRead(db: Db, who: AuditWho, entry: Omit<AuditEntry, "
  */
 export function auditedRead<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: Omit<AuditEntry, "action">, reads: () => [...T], tail?: KnownTail): Promise<BatchResponse<T>> {
   return withAudit(db, who, { ...entry, action: "read" }, reads, tail);
+}
+
+/**
+ * The clients an answer carries, attached to it by the model when its rows do not name them (a weekly
+ * report names its plan, not its client). A symbol key: JSON answers leave it out.
+ */
+const CLIENTS = Symbol("audited clients");
+
+/** Attaches the ids of the clients whose data `value` holds, for the read's audit row. */
+export function withClients<T extends object>(value: T, patientIds: readonly number[]): T {
+  Object.defineProperty(value, CLIENTS, { value: [...new Set(patientIds)].sort((a, b) => a - b), enumerable: false });
+  return value;
+}
+
+/** The client ids attached by withClients; undefined when none were attached. */
+export function clientsOf(value: object): number[] | undefined {
+  return (value as { [CLIENTS]?: number[] })[CLIENTS];
+}
+
+/** The distinct client ids of a list's rows, in ascending order. */
+export function clientIds<Row>(rows: readonly Row[], patientOf: (row: Row) => number | null | undefined): number[] {
+  const ids = new Set<number>();
+  for (const r of rows) {
+    const id = patientOf(r);
+    if (id != null) ids.add(id);
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+/**
+ * Records a read of many clients' records (a list page, a search, a dashboard): ONE row, action `read`,
+ * the clients' ids in `detail.patients` (and in `patient_id` when there is exactly one). Nothing is
+ * written when no client's data is returned. Call it before the data is answered, so that data leaves the
+ * server only when its read is recorded. `tail` as for withAudit.
+ */
+export async function auditClientsRead(db: Db, who: AuditWho, entity: string, patientIds: readonly number[], tail?: KnownTail, subjects: "patients" | "parents" = "patients"): Promise<void> {
+  if (patientIds.length === 0) return;
+  await auditRead(db, who, clientsReadEntry(entity, patientIds, subjects), tail);
+}
+
+/** The audit entry of a read of many clients (see auditClientsRead), for auditedRead when more reads ride along. */
+export function clientsReadEntry(entity: string, patientIds: readonly number[], subjects: "patients" | "parents" = "patients"): Omit<AuditEntry, "action"> {
+  const one = patientIds.length === 1 && subjects === "patients" ? patientIds[0]! : null;
+  return { entity, entityId: null, patientId: one, detail: { [subjects]: [...patientIds] } };
 }
 
 export interface ChainCheck {

@@ -2,6 +2,7 @@ import { redirect, type AppLoadContext } from "@remix-run/cloudflare";
 import { can, isSuperadmin, type Actor, type Permission } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
 import type { NotificationSummary } from "~/domain/shell";
+import type { KnownTail } from "./audit.server";
 import { readSessionActor, type ScreenSession, type SessionAndActor } from "./session.server";
 
 /**
@@ -19,6 +20,8 @@ export interface Signed {
   session: ScreenSession;
   /** The ticket notifications, read with the session (no statement of their own). */
   notifications: NotificationSummary;
+  /** The audit chain's tail as read with the session, for the screen's read audit (decision 019). */
+  auditTail: KnownTail;
 }
 
 function returnTo(request: Request): string {
@@ -52,18 +55,18 @@ function load(request: Request, context: AppLoadContext): Promise<Loaded> {
 
 /** The signed-in principal of an active session, or null (no redirect). */
 export async function getSigned(request: Request, context: AppLoadContext): Promise<Signed | null> {
-  const { session, actor, notifications } = await load(request, context);
-  return session && actor ? { actor, session, notifications } : null;
+  const { session, actor, notifications, auditTail } = await load(request, context);
+  return session && actor ? { actor, session, notifications, auditTail } : null;
 }
 
 /** Any signed-in principal (staff or parent). Redirects to sign-in, or to the lock screen after the idle limit. */
 export async function requirePrincipal(request: Request, context: AppLoadContext): Promise<Signed> {
-  const { session, actor, notifications } = await load(request, context);
+  const { session, actor, notifications, auditTail } = await load(request, context);
   const to = encodeURIComponent(returnTo(request));
   if (!session) throw redirect(`/login?redirectTo=${to}`);
   if (session.state === "locked") throw redirect(`/lock-screen?redirectTo=${to}`);
   if (!actor) throw redirect(`/login?redirectTo=${to}`);
-  return { actor, session, notifications };
+  return { actor, session, notifications, auditTail };
 }
 
 /** A signed-in staff user; parents are refused with 403. */

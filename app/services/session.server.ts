@@ -1,3 +1,4 @@
+import { auditTail, type KnownTail } from "./audit.server";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { parents, sessions, users } from "~/db/schema";
@@ -73,6 +74,8 @@ export interface SessionAndActor {
   actor: Actor | null;
   /** The principal's ticket notifications (the header and sidebar badges); zero without an actor. */
   notifications: NotificationSummary;
+  /** The audit chain's tail, read with the session so a screen's read audit costs only its insert (decision 019). */
+  auditTail: KnownTail;
 }
 
 /**
@@ -82,18 +85,18 @@ export interface SessionAndActor {
  */
 export async function readSessionActor(db: Db, request: Request, now: Date): Promise<SessionAndActor> {
   const idHash = await cookieHash(request);
-  if (!idHash) return { session: null, actor: null, notifications: NO_NOTIFICATIONS };
+  if (!idHash) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: undefined };
   const [row] = await db
-    .select({ session: sessions, user: userActorFields, parent: parentActorFields, tickets: ticketCountColumns(users.id) })
+    .select({ session: sessions, user: userActorFields, parent: parentActorFields, tickets: ticketCountColumns(users.id), tail: auditTail })
     .from(sessions)
     .leftJoin(users, and(eq(sessions.principalType, "user"), eq(users.id, sessions.principalId), isNull(users.deletedAt)))
     .leftJoin(parents, and(eq(sessions.principalType, "parent"), eq(parents.id, sessions.principalId), isNull(parents.deletedAt)))
     .where(eq(sessions.idHash, idHash));
-  if (!row) return { session: null, actor: null, notifications: NO_NOTIFICATIONS };
+  if (!row) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: undefined };
   const session = await applyLimits(db, row.session, now);
-  if (!session || session.state !== "active") return { session, actor: null, notifications: NO_NOTIFICATIONS };
+  if (!session || session.state !== "active") return { session, actor: null, notifications: NO_NOTIFICATIONS, auditTail: row.tail };
   const actor = session.principalType === "user" ? userActorFrom(row.user) : parentActorFrom(row.parent);
-  return { session, actor, notifications: actor ? notificationSummary(actor, row.tickets) : NO_NOTIFICATIONS };
+  return { session, actor, notifications: actor ? notificationSummary(actor, row.tickets) : NO_NOTIFICATIONS, auditTail: row.tail };
 }
 
 /** The lock screen resumes the same session after the password is re-entered. */

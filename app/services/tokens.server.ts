@@ -4,6 +4,7 @@ import type { Db } from "~/db/client.server";
 import { revokedTokens, tokenRefreshes } from "~/db/schema";
 import { ACCESS_TOKEN_SECONDS, REFRESH_LIMIT, refreshWaitSeconds } from "~/domain/auth-rules";
 import type { Actor } from "~/domain/permissions";
+import type { KnownTail } from "./audit.server";
 import { getTokenPrincipal, type PrincipalType } from "~/models/actors.server";
 import { getAuthSettings } from "~/models/settings.server";
 
@@ -46,7 +47,7 @@ export async function issueAccessToken(env: TokenEnv, principal: { type: Princip
   return { access_token: token, token_type: "bearer" as const, expires_in: ACCESS_TOKEN_SECONDS };
 }
 
-export type TokenCheck = { ok: true; claims: TokenClaims; actor: Actor } | { ok: false; reason: "invalid" | "expired" | "revoked" };
+export type TokenCheck = { ok: true; claims: TokenClaims; actor: Actor; tail: KnownTail } | { ok: false; reason: "invalid" | "expired" | "revoked" };
 
 /**
  * Verifies a bearer token. With `allowExpiredUntilAbsolute`, a token whose 15 minutes have passed is still
@@ -80,8 +81,9 @@ export async function verifyAccessToken(db: Db, env: TokenEnv, token: string, no
   const issuedMs = Number.isFinite(Number(payload.iat_ms)) ? Number(payload.iat_ms) : Number(payload.iat ?? 0) * 1000;
   if (found.revoked || issuedMs <= found.tokensValidAfter) return { ok: false, reason: "revoked" };
   if (!found.actor) return { ok: false, reason: "invalid" };
-  return { ok: true, claims: { type, id, jti: payload.jti, exp: payload.exp, authTime }, actor: found.actor };
+  return { ok: true, claims: { type, id, jti: payload.jti, exp: payload.exp, authTime }, actor: found.actor, tail: found.tail };
 }
+
 
 export async function revokeToken(db: Db, claims: Pick<TokenClaims, "jti" | "authTime">, absoluteHours: number): Promise<void> {
   // Keep the id until no refresh could accept the token any more.

@@ -31,7 +31,7 @@ async function auditRows(entityId: number) {
 }
 async function counts() {
   const [a] = await db().select({ n: sql<number>`count(*)` }).from(intakeAssessments);
-  const [b] = await db().select({ n: sql<number>`count(*)` }).from(auditLog);
+  const [b] = await db().select({ n: sql<number>`count(*)` }).from(auditLog).where(sql`${auditLog.action} not like 'sign_in%'`);
   return { intakes: a!.n, audit: b!.n };
 }
 

@@ -390,7 +390,7 @@ describe("client search (trigram index, docs/decisions/012)", () => {
 });
 
 describe("statement budgets (platform: at most 5 D1 statements per request)", () => {
-  it("the list screen's page, total and options are one batch of two statements; the options honour the scope", async () => {
+  it("the list screen's page, total and options are one batch of two statements, then the read's audit row naming the page's clients; the options honour the scope", async () => {
     const loc = await createLocation({ title: "Budget Clinic" });
     const hidden = await createLocation({ title: "Hidden Clinic" });
     const staff = await createUser({ permissions: [], locations: [loc.id], name: "Budgetstaff" });
@@ -400,7 +400,8 @@ describe("statement budgets (platform: at most 5 D1 statements per request)", ()
     const counting = countingDb();
     const ctx = { db: counting.db, actor, ip: "203.0.113.5", now: () => new Date() };
     const screen = await patientListScreen(ctx, v.parse(ListQuery, { search: "Budget" }), { location_id: String(loc.id) });
-    expect(counting.statements()).toBe(2);
+    expect(counting.statements()).toBe(3);
+    expect(counting.roundTrips()).toBe(2);
     expect(screen.page.data.map((p) => p.full_name)).toEqual(["Budget Client"]);
     expect(screen.page.total).toBe(1);
     expect(screen.locations.map((l) => l.title)).toContain("Budget Clinic");

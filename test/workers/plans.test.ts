@@ -54,7 +54,7 @@ async function planOrder(bipId: number, category: string): Promise<number[]> {
 async function counts() {
   const [p] = await db().select({ n: sql<number>`count(*)` }).from(plans);
   const [o] = await db().select({ n: sql<number>`count(*)` }).from(objectives);
-  const [a] = await db().select({ n: sql<number>`count(*)` }).from(auditLog).where(sql`${auditLog.action} <> 'read'`);
+  const [a] = await db().select({ n: sql<number>`count(*)` }).from(auditLog).where(sql`${auditLog.action} <> 'read' and ${auditLog.action} not like 'sign_in%'`);
   const [changed] = await db().select({ n: sql<number>`count(*)` }).from(objectives).where(sql`${objectives.version} > 1 or ${objectives.deletedAt} is not null`);
   const positions = await db().select({ id: objectives.id, position: objectives.position }).from(objectives).orderBy(asc(objectives.id));
   return { plans: p!.n, objectives: o!.n, audit: a!.n, changed: changed!.n, positions };

@@ -56,7 +56,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw) return jsonError(c, 400, "The request body must be JSON.");
     const parsed = parseWith(LoginInput, raw);
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
-    const result = await signIn(c.var.app, parsed.data);
+    const result = await signIn(c.var.app, parsed.data, "api");
     switch (result.kind) {
       case "throttled":
         c.header("Retry-After", String(result.retryAfter));
@@ -112,7 +112,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingVerify);
     const parsed = parseWith(TwoFactorVerifyInput, raw);
     if (!parsed.ok) return jsonError(c, 422, parsed.errors.code ?? AUTH_MESSAGES.verificationFailed, { errors: parsed.errors });
-    const result = await verifyLoginCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.code);
+    const result = await verifyLoginCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.code, "api");
     return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
   })
   .post("/two-factor/backup-code", async (c) => {
@@ -120,7 +120,7 @@ export const authApi = new Hono<AppEnv>()
     if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingBackup);
     const parsed = parseWith(BackupCodeInput, raw);
     if (!parsed.ok) return jsonError(c, 422, AUTH_MESSAGES.backupFailed, { errors: parsed.errors });
-    const result = await verifyBackupCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.backup_code);
+    const result = await verifyBackupCode(c.var.app, { id: parsed.data.challenge_id, email: parsed.data.email }, parsed.data.backup_code, "api");
     return result.kind === "ok" ? tokenAnswer(c, result.principal) : codeFailure(c, result);
   })
   .post("/two-factor/resend", async (c) => {

@@ -19,6 +19,7 @@ export const bipResource: RestResource<BipJson | BipListJson> = {
   create: createBip,
   update: updateBip,
   remove: deleteBip,
+  audit: { entity: "bip", patientOf: (r) => r.patient_id, showAudited: true },
 };
 
 export const bipsV2 = new Hono<AppEnv>().route("/", v2Router(bipResource));

@@ -7,7 +7,7 @@ import { jsonError, requireApiStaff, type AppEnv } from "./env";
 
 /** Dashboard counts (platform §3 dashboard data) and the ticket notification summary; any staff user, scoped to their locations. */
 export const dashboardApi = new Hono<AppEnv>()
-  .get("/dashboard/admin", requireApiStaff, async (c) => c.json(await getAdminDashboard(c.var.app.db, c.var.actor, c.var.app.now())))
+  .get("/dashboard/admin", requireApiStaff, async (c) => c.json(await getAdminDashboard(c.var.app.db, c.var.actor, c.var.app.now(), c.var.app.ip)))
   .get("/dashboard/admin-year", requireApiStaff, async (c) => {
     const parsed = parseWith(YearQuery, c.req.query());
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });

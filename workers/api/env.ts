@@ -1,12 +1,14 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Actor, Permission } from "~/domain/permissions";
 import { can } from "~/domain/permissions";
+import type { KnownTail } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { verifyAccessToken, type TokenClaims } from "~/services/tokens.server";
 
 export interface AppEnv {
   Bindings: Env;
-  Variables: { app: AppContext; actor: Actor; claims: TokenClaims };
+  /** auditTail: the audit chain's tail as the guard read it, for the request's read audit (docs/decisions/019). */
+  Variables: { app: AppContext; actor: Actor; claims: TokenClaims; auditTail: KnownTail };
 }
 
 /** Marks a middleware with the guard it applies, for the route-coverage test. */
@@ -29,10 +31,11 @@ function guardWith(guard: GuardMiddleware["guard"], check: (actor: Actor) => boo
     const { db, env, now } = c.var.app;
     const result = await verifyAccessToken(db, env, token, now());
     if (!result.ok) return jsonError(c, 401, result.reason === "expired" ? "Token has expired." : "Unauthenticated.");
-    const actor = result.actor;
+    const { actor, tail } = result;
     if (!check(actor)) return jsonError(c, 403, "You don't have permission to access this resource.");
     c.set("actor", actor);
     c.set("claims", result.claims);
+    c.set("auditTail", tail);
     await next();
   };
   return Object.assign(mw, { guard });

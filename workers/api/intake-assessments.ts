@@ -24,6 +24,7 @@ export const intakeAssessmentResource: RestResource<IntakeJson> = {
   create: createIntakeAssessment,
   update: updateIntakeAssessment,
   remove: deleteIntakeAssessment,
+  audit: { entity: "intake_assessment", patientOf: (r) => r.patient_id, showAudited: true },
 };
 
 export const intakeAssessmentsV2 = v2Router(intakeAssessmentResource);

@@ -12,6 +12,8 @@ export const parentResource: RestResource<ParentJson> = {
   create: createParent,
   update: updateParent,
   remove: deleteParent,
+  // Parents and guardians are part of their clients' records: list pages record the parents they answer.
+  audit: { entity: "parent", patientOf: (r) => r.id, showAudited: true, subjects: "parents" },
 };
 
 export const parentsV2 = v2Router(parentResource);

@@ -17,6 +17,7 @@ export const patientResource: RestResource<PatientJson> = {
   update: updatePatient,
   updateStatus: updatePatientStatus,
   remove: deletePatient,
+  audit: { entity: "patient", patientOf: (r) => r.id, showAudited: true },
 };
 
 /** PA services: same permissions as clients, scoped through the client. */
@@ -30,6 +31,7 @@ export const paServiceResource: RestResource<PaServiceJson> = {
   create: createPaService,
   update: updatePaService,
   remove: deletePaService,
+  audit: { entity: "pa_service", patientOf: (r) => r.patient_id },
 };
 
 const viewClients = requireApiPermission("view_clients");
@@ -41,7 +43,7 @@ export const patientsV2 = new Hono<AppEnv>()
     const rows = id === null ? null : await listPaServicesOfPatient(ctx, id);
     if (!rows) return jsonError(c, 404, "Patient not found.");
     // The client's authorizations are part of the client record: the read is audited.
-    await auditRead(ctx.db, who(ctx), { entity: "pa_service", entityId: null, patientId: id });
+    await auditRead(ctx.db, who(ctx), { entity: "pa_service", entityId: null, patientId: id }, c.var.auditTail);
     return c.json({ data: rows });
   })
   .get("/by-identifier/:identifier", viewClients, async (c) => {

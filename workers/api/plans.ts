@@ -19,6 +19,7 @@ export const planResource: RestResource<PlanJson> = {
   update: updatePlan,
   updateStatus: updatePlanStatus,
   remove: deletePlan,
+  audit: { entity: "plan", patientOf: (r) => r.patient_id, showAudited: true },
 };
 
 export const objectiveResource: RestResource<ObjectiveJson> = {
@@ -32,6 +33,8 @@ export const objectiveResource: RestResource<ObjectiveJson> = {
   update: updateObjective,
   updateStatus: updateObjectiveStatus,
   remove: (ctx, id) => deleteObjective(ctx, id),
+  // Objective rows name their plan; the model attaches their clients (withClients).
+  audit: { entity: "objective", showAudited: true },
 };
 
 export const plansV2 = v2Router(planResource);

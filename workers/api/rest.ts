@@ -4,6 +4,7 @@ import type { Permission } from "~/domain/permissions";
 import { parseWith, pathId } from "~/domain/validation";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
+import { auditClientsRead, clientIds, clientsOf } from "~/services/audit.server";
 import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 
@@ -27,6 +28,12 @@ export interface RestResource<Row> {
   update?(ctx: ModelContext, id: number, input: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<Row>>;
   updateStatus?(ctx: ModelContext, id: number, input: Record<string, unknown>): Promise<ModelResult<Row>>;
   remove?(ctx: ModelContext, id: number): Promise<ModelResult<unknown>>;
+  /**
+   * Records that return client data: every list page (cached or not) and every show writes one audit row
+   * (action read) naming the clients whose data it answers, before the answer leaves (docs/decisions/019).
+   * `showAudited`: `get` records its own read (the model's single-record pattern).
+   */
+  audit?: { entity: string; patientOf?: (row: Row) => number | null; showAudited?: boolean; subjects?: "patients" | "parents" };
 }
 
 export const UNSUPPORTED = "Unsupported HTTP method";
@@ -73,14 +80,27 @@ async function listHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>)
   const ctx = modelContext(c);
   const key = listCacheKey(ctx, raw);
   const result = await cachedList(ctx.db, resource.name, key, parsed.data.cache, () => resource.list(ctx, parsed.data, raw));
-  if (isResult(result)) return result.ok ? c.json(result.data) : answer(c, result);
-  return c.json(result);
+  if (isResult(result) && !result.ok) return answer(c, result);
+  const page = isResult(result) ? (result as { data: Paged<Row> }).data : result;
+  await auditRows(c, resource, page, page.data);
+  return c.json(page);
+}
+
+/** The read of client data in `rows`, recorded (one row) before it is answered; the tail comes from the guard. */
+async function auditRows<Row>(c: Context<AppEnv>, resource: RestResource<Row>, answer: object, rows: readonly Row[]) {
+  const audit = resource.audit;
+  if (!audit) return;
+  const ctx = modelContext(c);
+  const ids = clientsOf(answer) ?? (audit.patientOf ? clientIds(rows, audit.patientOf) : []);
+  await auditClientsRead(ctx.db, { actor: ctx.actor, ip: ctx.ip }, audit.entity, ids, c.var.auditTail, audit.subjects);
 }
 
 async function showHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
   const id = pathId(c.req.param("id"));
   const row = id === null ? null : await resource.get(modelContext(c), id);
-  return row ? c.json({ data: row }) : jsonError(c, 404, `${resource.label} not found.`);
+  if (!row) return jsonError(c, 404, `${resource.label} not found.`);
+  if (!resource.audit?.showAudited) await auditRows(c, resource, row as object, [row]);
+  return c.json({ data: row });
 }
 
 async function bodyOr400(c: Context<AppEnv>) {

@@ -37,6 +37,8 @@ export const weeklyReportResource: RestResource<WeeklyReportJson> = {
   create: createWeeklyReport,
   update: updateWeeklyReport,
   remove: deleteWeeklyReport,
+  // Rows name their plan; the model attaches the client (withClients).
+  audit: { entity: "weekly_report" },
 };
 
 export const chartCommentResource: RestResource<ChartCommentJson> = {
@@ -51,6 +53,7 @@ export const chartCommentResource: RestResource<ChartCommentJson> = {
   create: createChartComment,
   update: updateChartComment,
   remove: deleteChartComment,
+  audit: { entity: "chart_comment" },
 };
 
 const manage = requireApiPermission("manage_bips");

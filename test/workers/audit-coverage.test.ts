@@ -1,0 +1,317 @@
+import { createExecutionContext, env } from "cloudflare:test";
+import { count, desc } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import * as build from "../../build/index.js";
+import { auditLog, intakeAssessments, paServices } from "~/db/schema";
+import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
+import countingWorker from "../bench/d1-count-worker";
+import { D1_COUNT_HEADER } from "../bench/d1-count-header";
+import { api, apiToken, codeIn, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, lastEmail, request, signInCookie } from "./helpers";
+
+/**
+ * Every API GET route and every screen that answers client data writes an audit row for the read
+ * (docs/decisions/019). The routes are walked from the Hono app and the Remix build, so a new endpoint
+ * or screen fails here until it audits its read or is put on an allow-list below with its reason.
+ */
+
+/** API GET routes that answer no client data. */
+const API_NO_CLIENT_DATA: Record<string, string> = {
+  "GET /version": "the application version",
+  "GET /dev/outbox": "development outbox of sent emails (absent in production)",
+  "GET /auth/refresh": "the caller's own user record and a new token",
+  "GET /two-factor/status": "the caller's own two-factor setting",
+  "GET /dashboard/admin-year": "counts per month, no client named",
+  "GET /v2/tickets/notifications/summary": "counts of unread tickets",
+  "GET /v2/locations": "clinic locations",
+  "GET /v2/locations/:id": "a clinic location",
+  "GET /location/show/:id": "a clinic location",
+  "GET /v2/insurances": "payers and their service rates",
+  "GET /v2/insurances/:id": "a payer",
+  "GET /insurance/show/:id": "a payer",
+  "GET /insurance/showInsuranceCpt/:insurer/:cpt/:provider": "a payer's rate for a service",
+  "GET /insurance/service": "payers' services",
+  "GET /insurance/servicebyInsurance/:id": "a payer's services",
+  "GET /v2/roles": "roles and their permissions",
+  "GET /v2/roles/:id": "a role",
+  "GET /roles/show/:id": "a role",
+  "GET /v2/rate-records": "employees' pay rates",
+  "GET /v2/rate-records/:id": "an employee's pay rate",
+  "GET /insurance": "payers",
+  "GET /v2/employees": "staff records",
+  "GET /v2/employees/:id": "a staff record",
+  "GET /doctors": "staff records",
+  "GET /doctors/config": "form options: roles, locations",
+  "GET /doctors/configlocation/:id": "staff of a location",
+  "GET /doctors/show/:id": "a staff record",
+  "GET /doctors/profile/:id": "a staff record",
+  "GET /doctors/employeesbylocation/:id": "staff of a location",
+};
+
+/** Screens (route ids) that show no client data. */
+const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
+  "routes/_app": "the shell: the signed-in user and badge counts",
+  "routes/_app.change-password": "the user's own password form",
+  "routes/_app.profile": "the user's own profile",
+  "routes/_app.doctors._index": "redirect",
+  "routes/_app.doctors.add": "staff form",
+  "routes/_app.doctors.addemployee": "staff form",
+  "routes/_app.doctors.edit.$id": "a staff record",
+  "routes/_app.doctors.list": "staff records",
+  "routes/_app.doctors.list_.edit.$id": "a staff record",
+  "routes/_app.doctors.profile.$id": "a staff record",
+  "routes/_app.doctors.setting.$id": "a staff record",
+  "routes/_app.insurance._index": "redirect",
+  "routes/_app.insurance.list": "payers",
+  "routes/_app.insurance.list_.edit.$id": "a payer",
+  "routes/_app.insurance.rates": "employees' pay rates",
+  "routes/_app.insurance.rates_.edit.$id": "an employee's pay rate",
+  "routes/_app.insurance.rates_.register": "pay rate form",
+  "routes/_app.insurance.register": "payer form",
+  "routes/_app.insurance.view.$id": "a payer",
+  "routes/_app.location._index": "redirect",
+  "routes/_app.location.list": "clinic locations",
+  "routes/_app.location.list_.edit.$id": "a clinic location",
+  "routes/_app.location.register": "location form",
+  "routes/_app.location.view.$id": "a clinic location",
+  "routes/_app.roles._index": "redirect",
+  "routes/_app.roles.list": "roles",
+  "routes/_app.roles.list_.edit.$id": "a role",
+  "routes/_app.roles.register": "role form",
+  "routes/_app.patients._index": "redirect",
+  "routes/_app.patients.add": "an empty client form with its options",
+  "routes/_app.bip._index": "redirect",
+  "routes/_app.bip.register": "an empty BIP form",
+  "routes/resources.notifications": "counts of unread tickets",
+  "routes/avatars.$id": "an avatar image",
+  "routes/_app.patients.edit-patient.$id": "redirect to the client editor, which records its read",
+  "routes/_app.patients.profile-by-patient-id.$identifier": "redirect to the profile, which records its read",
+  "routes/_app.tickets.my-tickets": "placeholder screen (guard only, no data yet)",
+  "routes/_app.tickets.list": "placeholder screen (guard only, no data yet)",
+  "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
+  "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
+  "routes/_app.notes-list": "placeholder screen (guard only, no data yet)",
+};
+
+
+type RouteModule = { handle?: { guard?: string }; loader?: unknown };
+type BuildRoute = { id: string; path?: string; parentId?: string; index?: boolean; module: RouteModule };
+const routes = Object.values((build as unknown as { routes: Record<string, BuildRoute> }).routes);
+
+function rawPath(route: BuildRoute): string {
+  const parts: string[] = [];
+  for (let r: BuildRoute | undefined = route; r; r = r.parentId ? routes.find((x) => x.id === r!.parentId) : undefined) {
+    if (r.path) parts.unshift(r.path);
+  }
+  return "/" + parts.join("/");
+}
+
+async function auditRows(): Promise<number> {
+  const [row] = await db().select({ n: count() }).from(auditLog);
+  return row!.n;
+}
+
+let seed: {
+  patient: number;
+  parent: number;
+  identifier: string;
+  bip: number;
+  plan: number;
+  objective: number;
+  report: number;
+  comment: number;
+  pa: number;
+  intake: number;
+};
+let token: string;
+let cookie: string;
+
+beforeAll(async () => {
+  const location = await createLocation();
+  const parent = await createParent({ locationId: location.id });
+  const patient = await createPatient({ locationId: location.id, parentId: parent.id });
+  const bip = await createBip(patient, { attention: true });
+  const plan = await createPlan(bip);
+  const objective = await createObjective(plan, { name: "Reduce to 2 per week" });
+  const report = await createWeeklyReport(plan, "2026-01-03", 4);
+  const comment = await createChartComment(plan, "2026-01-02", "New routine");
+  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97151", nUnits: 32, startDate: "2026-01-01", endDate: "2026-06-30" }).returning();
+  const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id }).returning();
+  seed = { patient: patient.id, parent: parent.id, identifier: patient.patientIdentifier, bip: bip.id, plan: plan.id, objective: objective.id, report: report.id, comment: comment.id, pa: pa!.id, intake: intake!.id };
+  const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
+  token = await apiToken(admin);
+  cookie = await signInCookie(admin);
+});
+
+/** A path's parameters filled with the seeded records' ids, and the filters a list requires. */
+function apiUrl(path: string): string {
+  const idOf: [RegExp, () => number | string][] = [
+    [/^\/v2\/patients\/by-identifier/, () => seed.identifier],
+    [/^\/(v2\/patients|patient)\//, () => seed.patient],
+    [/^\/v2\/pa-services\//, () => seed.pa],
+    [/^\/(v2\/parents|parent)\//, () => seed.parent],
+    [/^\/(v2\/bips|bip)\//, () => seed.bip],
+    [/^\/v2\/plans\//, () => seed.plan],
+    [/^\/v2\/objectives\//, () => seed.objective],
+    [/^\/v2\/weekly-reports\//, () => seed.report],
+    [/^\/v2\/chart-comments\//, () => seed.comment],
+    [/^\/v2\/intake-assessments\//, () => seed.intake],
+  ];
+  const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
+  const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
+  if (/^\/v2\/(weekly-reports|chart-comments)$/.test(path)) return `${url}?plan_id=${seed.plan}`;
+  return url;
+}
+
+function screenUrl(route: BuildRoute): string {
+  const path = rawPath(route);
+  const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
+  return path
+    .replace(/:identifier/, seed.identifier)
+    .replace(/:patientId/, String(seed.patient))
+    .replace(/:bipId/, String(seed.bip))
+    .replace(/:planId/, String(seed.plan))
+    .replace(/:[^/]+/g, String(id));
+}
+
+describe("every read of client data is audited", () => {
+  const apiGets = [...new Set(apiApp.routes.filter((r) => r.method === "GET").map((r) => r.path))];
+
+  it("the allow-lists name only routes that exist", () => {
+    for (const key of Object.keys(API_NO_CLIENT_DATA)) expect(apiGets.map((p) => `GET ${p}`), key).toContain(key);
+    for (const id of Object.keys(SCREENS_NO_CLIENT_DATA)) expect(routes.map((r) => r.id), id).toContain(id);
+    expect(PUBLIC_API_ROUTES.filter((k) => k.startsWith("GET ")).every((k) => k in API_NO_CLIENT_DATA)).toBe(true);
+  });
+
+  it.each(apiGets.filter((p) => !(`GET ${p}` in API_NO_CLIENT_DATA)))("GET /api%s writes an audit row", async (path) => {
+    const before = await auditRows();
+    const res = await api(apiUrl(path), { token });
+    expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
+    expect(await auditRows(), `${path} left no audit row`).toBeGreaterThan(before);
+  });
+
+  const screens = routes.filter((r) => r.module.loader && (r.path || r.index) && r.module.handle?.guard !== "public" && !(r.id in SCREENS_NO_CLIENT_DATA));
+
+  it.each(screens.map((r) => [r.id, r] as const))("%s writes an audit row", async (_id, route) => {
+    const before = await auditRows();
+    const res = await request(screenUrl(route), { cookie });
+    expect(res.status, screenUrl(route)).toBe(200);
+    expect(await auditRows(), `${route.id} left no audit row`).toBeGreaterThan(before);
+  });
+});
+
+describe("a recorded read stays within 3 D1 round trips", () => {
+  /** "statements;round trips" of one request, counted by the bench's wrapper of the D1 binding. */
+  async function d1(path: string, headers: Record<string, string>) {
+    const res = await countingWorker.fetch(new Request(`http://localhost${path}`, { headers }) as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+    expect(res.status, path).toBe(200);
+    const [statements, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
+    return { statements, roundTrips };
+  }
+
+  it.each(["/api/v2/patients", "/api/v2/pa-services", "/api/v2/intake-assessments", "/api/dashboard/admin"])("GET %s: guard, page, audit row", async (path) => {
+    const before = await auditRows();
+    expect((await d1(path, { Authorization: `Bearer ${token}` })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
+  it.each(["/patients/list", "/dashboard", "/bip/list"])("screen %s: session, page, audit row", async (path) => {
+    const before = await auditRows();
+    expect((await d1(path, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+});
+
+describe("a list's audit row names the clients of the page", () => {
+  it("GET /api/v2/patients: one row, the page's client ids in its detail, chained", async () => {
+    const before = await auditRows();
+    const res = await api("/v2/patients?per_page=50", { token });
+    const body = (await res.json()) as { data: { id: number }[] };
+    expect(body.data.length).toBeGreaterThan(0);
+    expect(await auditRows()).toBe(before + 1);
+    const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(last).toMatchObject({ action: "read", entity: "patient" });
+    expect(JSON.parse(last!.detail!)).toEqual({ patients: body.data.map((p) => p.id).sort((a, b) => a - b) });
+  });
+
+  it("a cached list page is audited as well", async () => {
+    await api("/v2/patients?cache=true", { token });
+    const before = await auditRows();
+    const res = await api("/v2/patients?cache=true", { token });
+    expect(res.status).toBe(200);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
+  it("an empty page names no client and writes nothing", async () => {
+    const before = await auditRows();
+    const res = await api("/v2/patients?search=zzzz-nobody", { token });
+    expect(((await res.json()) as { data: unknown[] }).data).toEqual([]);
+    expect(await auditRows()).toBe(before);
+  });
+});
+
+describe("changes to roles, rates, insurers, services and locations are audited with the change", () => {
+  async function lastRow() {
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    return row!;
+  }
+
+  it.each([
+    ["POST", "/v2/roles", { name: `AUDITED_${Date.now()}`, permissions: ["view_clients"] }, "create", "role"],
+    ["POST", "/v2/locations", { title: `Audited clinic ${Date.now()}`, time_zone: "America/New_York", pos_codes: ["11"] }, "create", "location"],
+    ["POST", "/v2/insurances", { name: `Audited payer ${Date.now()}` }, "create", "insurance"],
+  ] as const)("%s /api%s writes a %s %s row", async (method, path, body, action, entity) => {
+    const before = await auditRows();
+    const res = await api(path, { method, token, body });
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await auditRows()).toBe(before + 1);
+    expect(await lastRow()).toMatchObject({ action, entity });
+  });
+
+  it("a role's new permissions are named in its audit row", async () => {
+    const created = await api("/v2/roles", { method: "POST", token, body: { name: `PERMS_${Date.now()}`, permissions: ["view_clients"] } });
+    const role = ((await created.json()) as { data: { id: number } }).data;
+    const res = await api(`/v2/roles/${role.id}`, { method: "PATCH", token, body: { permissions: ["view_clients", "manage_clients"] } });
+    expect(res.status).toBe(200);
+    const row = await lastRow();
+    expect(row).toMatchObject({ action: "update", entity: "role", entityId: String(role.id) });
+    expect(JSON.parse(row.detail!).permissions).toEqual(expect.arrayContaining(["view_clients", "manage_clients"]));
+  });
+});
+
+describe("API sign-ins are audited", () => {
+  async function lastRow() {
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    return row!;
+  }
+
+  it("a failed sign-in records the email tried and the address, never the password", async () => {
+    const res = await api("/auth/login", { method: "POST", body: { email: "Nobody@Example.test", password: "wrong-password-123", parent: false } });
+    expect(res.status).toBe(401);
+    const row = await lastRow();
+    expect(row).toMatchObject({ action: "sign_in_failed", actorType: "anonymous", actorId: null });
+    expect(JSON.parse(row.detail!)).toEqual({ email: "nobody@example.test", via: "api" });
+    expect(row.ip).toBeTruthy();
+    expect(JSON.stringify(row)).not.toContain("wrong-password-123");
+  });
+
+  it("a refused second factor is recorded as a failed sign-in, the code accepted as the sign-in", async () => {
+    const user = await createUser({ permissions: ["view_clients"], twoFactor: true });
+    expect((await api("/auth/login", { method: "POST", body: { email: user.email, password: user.password, parent: false } })).status).toBe(202);
+    expect(await lastRow()).toMatchObject({ action: "sign_in_password_ok", actorId: user.id });
+    expect((await api("/two-factor/verify", { method: "POST", body: { email: user.email, code: "000000" } })).status).toBe(422);
+    const failed = await lastRow();
+    expect(failed).toMatchObject({ action: "sign_in_failed", actorType: "anonymous" });
+    expect(JSON.parse(failed.detail!)).toEqual({ email: user.email, via: "api", second_factor: "email_code" });
+    const code = codeIn((await lastEmail(user.email))!.text);
+    expect((await api("/two-factor/verify", { method: "POST", body: { email: user.email, code } })).status).toBe(200);
+    expect(await lastRow()).toMatchObject({ action: "sign_in", actorType: "user", actorId: user.id });
+  });
+
+  it("a successful sign-in records who signed in", async () => {
+    const user = await createUser({ permissions: ["view_clients"] });
+    await apiToken(user);
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(row).toMatchObject({ action: "sign_in", actorType: "user", actorId: user.id, entity: "user", entityId: String(user.id) });
+    expect(JSON.parse(row!.detail!)).toEqual({ email: user.email, via: "api" });
+  });
+});
