@@ -83,7 +83,7 @@ export function xlsxFile(rows: TestCell[][], opts: WorkbookOptions = {}): Uint8A
   };
   sheets.forEach((s, i) => (files[`xl/worksheets/${s.file}`] = strToU8(xml[i]!)));
   const extra = Object.entries(opts.extraParts ?? {});
-  if (!extra.some(([, part]) => !(part instanceof Uint8Array))) return zipSync({ ...files, ...opts.extraParts }, { level: 6 });
+  if (extra.every(([, part]) => part instanceof Uint8Array)) return zipSync({ ...files, ...(Object.fromEntries(extra) as Record<string, Uint8Array>) }, { level: 6 });
   return zipOf({ ...files, ...opts.extraParts });
 }
 
