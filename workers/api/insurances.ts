@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { InsurerFilter } from "~/domain/insurance";
 import { ListQuery } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import {
@@ -16,6 +17,7 @@ import {
   updateInsuranceService,
   type InsuranceJson,
 } from "~/models/insurances.server";
+import { invalid, ok } from "~/models/results";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, pathId, requestVersion, v1Router, v2Router, type RestResource } from "./rest";
 
@@ -25,7 +27,10 @@ export const insuranceResource: RestResource<InsuranceJson> = {
   label: "Insurance",
   view: "manage_insurances",
   manage: "manage_insurances",
-  list: (ctx, query, filters) => listInsurances(ctx, query, { insurer_name: filters.insurer_name }),
+  list: async (ctx, query, filters) => {
+    const f = parseWith(InsurerFilter, { insurer_name: filters.insurer_name ?? "" });
+    return f.ok ? ok(await listInsurances(ctx, query, f.data)) : invalid(f.errors);
+  },
   get: getInsurance,
   create: createInsurance,
   update: updateInsurance,
@@ -48,7 +53,9 @@ const insuranceCalls = new Hono<AppEnv>()
   .get("/", guard, async (c) => {
     const q = listQuery(c);
     if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
-    return c.json(await listInsurances(modelContext(c), q.data, { insurer_name: c.req.query("insurer_name") ?? "" }));
+    const f = parseWith(InsurerFilter, { insurer_name: c.req.query("insurer_name") ?? "" });
+    if (!f.ok) return jsonError(c, 422, Object.values(f.errors)[0]!, { errors: f.errors });
+    return c.json(await listInsurances(modelContext(c), q.data, f.data));
   })
   .get("/showInsuranceCpt/:insurer/:cpt/:provider", guard, async (c) => {
     const insurer = pathId(c.req.param("insurer"));
