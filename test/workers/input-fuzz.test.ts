@@ -8,9 +8,10 @@ import { api, apiToken, createBip, createLocation, createPatient, createPlan, cr
  * fail every list (issue 9).
  */
 
-const TEXT = ["x".repeat(49), "%".repeat(25), "a\u0000b", "\u202Eevil", "' OR 1=1 --"];
-const NUMBERS_AND_DATES = ["-1", "99999999999999999999999", "2026-02-30", "a\u0000b"];
-const HOSTILE: readonly string[] = [...new Set([...TEXT, ...NUMBERS_AND_DATES])];
+/** Hostile text for a search: past D1's LIKE limit, wildcards that grow when escaped, NUL. */
+const TEXT = ["x".repeat(49), "%".repeat(25), "a\u0000b"];
+/** Hostile values for the numbers, dates and filters. */
+const OTHER = ["-1", "99999999999999999999999", "2026-02-30", "' OR 1=1 --", "\u202Eevil", "a\u0000b"];
 
 /** Every query parameter a list reads (the v2 list query, the screens' filters and the resource filters). */
 const PARAMS = [
@@ -60,8 +61,10 @@ const SCREENS = [
   "/patients/add",
 ];
 
+/** The API's lists: every GET route but sign-in, development and single-record reads (show, profile, config). */
 const listRoutes = [...new Set(apiApp.routes.filter((r) => r.method === "GET").map((r) => r.path))]
   .filter((p) => !/^\/(auth|two-factor|password-reset|version|dev)\b/.test(p) && !p.includes("pdf"))
+  .filter((p) => !/\/(:id|show\/:id|profile\/:id|configlocation\/:id|by-identifier\/:identifier|showInsuranceCpt\/.*)$/.test(p))
   .map((p) => p.replace(/:[^/]+/g, "1"));
 
 /** Runs `each` over the items, a few at a time. */
@@ -85,7 +88,7 @@ describe("hostile list query parameters", () => {
   it("every API list answers a non-500 to every hostile value of every parameter", { timeout: 600_000 }, async () => {
     const { admin } = await fixture();
     const token = await apiToken(admin);
-    expect(listRoutes.length).toBeGreaterThan(20);
+    expect(listRoutes.length).toBeGreaterThan(15);
     const failures: string[] = [];
     // The search alone with hostile text; the numbers and dates together; then every filter at once with a
     // valid list query (a bad list parameter answers before the filters are read).
@@ -95,8 +98,10 @@ describe("hostile list query parameters", () => {
     const add = (path: string, params: Record<string, string>) => urls.push(`${path}?${new URLSearchParams({ cache: "true", per_page: "2", ...params })}`);
     for (const path of listRoutes) {
       for (const value of TEXT) add(path, { search: value });
-      for (const value of NUMBERS_AND_DATES) add(path, Object.fromEntries(numeric.map((n) => [n, value])));
-      for (const value of HOSTILE) add(path, Object.fromEntries(filterParams.map((n) => [n, value])));
+      add(path, Object.fromEntries(numeric.map((n) => [n, "-1"])));
+      add(path, Object.fromEntries(numeric.map((n) => [n, "99999999999999999999999"])));
+      add(path, { date_from: "2026-02-30", date_to: "9999-99-99" });
+      for (const value of OTHER) add(path, Object.fromEntries(filterParams.map((n) => [n, value])));
     }
     await inParallel(urls, async (url) => {
       const res = await api(url, { token });
@@ -132,7 +137,7 @@ describe("hostile list query parameters", () => {
     const failures: string[] = [];
     for (const path of SCREENS) {
       // Every parameter at once (each screen parses its own and falls back on a bad one), then the search alone.
-      const queries = [...HOSTILE.map((value) => Object.fromEntries(PARAMS.map((n) => [n, value]))), ...TEXT.map((value) => ({ search: value }))];
+      const queries = [...OTHER.slice(0, 4).map((value) => Object.fromEntries(PARAMS.map((n) => [n, value]))), ...TEXT.map((value) => ({ search: value }))];
       for (const params of queries) {
         const url = `${path}?${new URLSearchParams(params)}`;
         const res = await request(url, { cookie });

@@ -19,7 +19,7 @@ import {
 } from "~/models/insurances.server";
 import { invalid, ok } from "~/models/results";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, pathId, requestVersion, v1Router, v2Router, type RestResource } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, pathId, requestVersion, v1Router, v2Router, type RestResource } from "./rest";
 
 /** Insurers and their CPT services (clinical §7 Insurance). Insurers are not per-location: manage_insurances for all. */
 export const insuranceResource: RestResource<InsuranceJson> = {
@@ -89,6 +89,7 @@ const insuranceCalls = new Hono<AppEnv>()
     if (id === null) return jsonError(c, 404, "Service not found.");
     const body = await readBody(c);
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    if (isEmptyChange(body)) return emptyChange(c);
     return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: true, version: requestVersion(c, body) }));
   })
   .delete("/destroy/service/:id", guard, async (c) => {
