@@ -4,6 +4,7 @@ import * as build from "../build/index.js";
 import { passBookmark } from "~/services/bookmark.server";
 import { configurationProblem, createAppContext, isDevelopment } from "~/services/context.server";
 import { api } from "./api";
+import { HTTPException } from "hono/http-exception";
 import { jsonError, type AppEnv } from "./api/env";
 import { MOCK_REFUSED_MESSAGE, mockMode } from "./api/mock";
 import { handleQueue } from "./jobs";
@@ -62,6 +63,8 @@ app.all("*", async (c) => {
 });
 
 app.onError((err, c) => {
+  // An answer decided deep in a handler (415 for a body that is not JSON): not an error.
+  if (err instanceof HTTPException) return err.getResponse();
   console.error(`[${c.var.app?.requestId ?? "-"}]`, err);
   if (c.req.path.startsWith("/api/")) return jsonError(c, 500, "Something went wrong. Please try again later.", { request_id: c.var.app?.requestId });
   return c.redirect("/error/error500", 303);

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { AUTH_MESSAGES } from "./auth-rules";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES, PASSWORD_MIN_LENGTH } from "./passwords";
-import { looseBoolean } from "./validation";
+import { looseBoolean, plainText } from "./validation";
 
 /** One schema per auth form, shared by the screens and the API. */
 
@@ -69,8 +69,8 @@ export const ChangePasswordInput = v.pipe(
 
 export const RegisterInput = v.pipe(
   v.object({
-    name: v.pipe(v.string("Name is required."), v.trim(), v.nonEmpty("Name is required."), v.maxLength(100, "Name is too long.")),
-    surname: v.pipe(v.optional(v.string(), ""), v.trim(), v.maxLength(100, "Surname is too long.")),
+    name: v.pipe(v.string("Name is required."), v.trim(), v.nonEmpty("Name is required."), v.maxLength(100, "Name is too long."), plainText("Name")),
+    surname: v.pipe(v.optional(v.string(), ""), v.trim(), v.maxLength(100, "Surname is too long."), plainText("Surname")),
     email: Email,
     password: NewPassword,
     password_confirmation: v.string(PASSWORD_MESSAGES.mismatch),

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { choiceList, flag, MESSAGES, optionalDate, optionalId, optionalText, requiredInt, requiredText } from "./fields";
 import { LIST_MESSAGES } from "./list-sections";
+import { plainText } from "./validation";
 
 /**
  * The behavior intervention plan document (clinical §3 "Behavior intervention plan (assessment)",
@@ -102,7 +103,7 @@ const lines = (label: string) =>
     schema: v.pipe(
       v.optional(v.nullable(v.union([v.array(v.string(`${label}: each entry is a text.`)), v.string()], `${label} must be a list.`)), []),
       v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split(/[\n,;]/)).map((s) => s.trim()).filter(Boolean)),
-      v.array(v.pipe(v.string(), v.maxLength(LIMITS.short, MESSAGES.tooLong(label, LIMITS.short)))),
+      v.array(v.pipe(v.string(), v.maxLength(LIMITS.short, MESSAGES.tooLong(label, LIMITS.short)), plainText(label))),
       v.nonEmpty(MESSAGES.required(label)),
       v.maxLength(30, `${label}: at most 30 entries.`),
     ),
@@ -235,6 +236,7 @@ const cell = v.pipe(
   v.optional(v.nullable(v.union([v.string(), v.number()])), ""),
   v.transform((x) => (x === null ? "" : String(x).trim())),
   v.maxLength(LIMITS.tableCell, `A table cell is at most ${LIMITS.tableCell} characters.`),
+  plainText("A table cell"),
 );
 
 /** A table: headers and rows; every row has as many cells as there are headers. */

@@ -1,8 +1,9 @@
 import * as v from "valibot";
 import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
-import { MESSAGES, optionalDate, optionalId, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
+import { MESSAGES, optionalDate, optionalId, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
 import { dayNumber } from "./weeks";
+import { MAX_WEEKLY_HOURS } from "./validation";
 
 /** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
 
@@ -124,10 +125,10 @@ const complianceEntries = Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, opti
 export const EmploymentInput = v.object({
   location_id: v.pipe(v.union([v.string(), v.number()], "Choose a location."), v.transform(Number), v.number("Choose a location."), v.integer("Choose a location."), v.minValue(1, "Choose a location.")),
   position_id: optionalId,
-  salary: optionalNumber("Salary"),
-  telehealth_salary: optionalNumber("Telehealth salary"),
-  fixed_hours_salary: optionalNumber("Fixed hours salary"),
-  fixed_weekly_hours: optionalNumber("Fixed weekly hours"),
+  salary: optionalMoney("Salary"),
+  telehealth_salary: optionalMoney("Telehealth salary"),
+  fixed_hours_salary: optionalMoney("Fixed hours salary"),
+  fixed_weekly_hours: optionalNumber("Fixed weekly hours", 0, MAX_WEEKLY_HOURS),
   ...complianceEntries,
 });
 export type EmploymentInput = v.InferOutput<typeof EmploymentInput>;

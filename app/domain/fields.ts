@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { hasAtMostDecimals, MAX_AMOUNT, MAX_MONEY, plainText } from "./validation";
 
 /** Field rules shared by every resource schema (forms and API alike). Pure. */
 
@@ -20,14 +21,14 @@ const trimToNull = v.transform((x: string | null): string | null => {
 const toNumberOrNull = v.transform((x: string | number | null): number | null => (x === null || x === "" ? null : Number(x)));
 
 export function requiredText(label: string, max = 255) {
-  return v.pipe(v.string(MESSAGES.required(label)), v.trim(), v.nonEmpty(MESSAGES.required(label)), v.maxLength(max, MESSAGES.tooLong(label, max)));
+  return v.pipe(v.string(MESSAGES.required(label)), v.trim(), v.nonEmpty(MESSAGES.required(label)), v.maxLength(max, MESSAGES.tooLong(label, max)), plainText(label));
 }
 
 export function optionalText(label: string, max = 255) {
   return v.pipe(
     v.optional(v.nullable(v.string()), null),
     trimToNull,
-    v.nullable(v.pipe(v.string(), v.maxLength(max, MESSAGES.tooLong(label, max)))),
+    v.nullable(v.pipe(v.string(), v.maxLength(max, MESSAGES.tooLong(label, max)), plainText(label))),
   );
 }
 
@@ -63,8 +64,8 @@ export function optionalChoice<const T extends readonly string[]>(values: T, mes
   return v.pipe(v.optional(v.nullable(v.string()), null), trimToNull, v.nullable(v.picklist(values, message)));
 }
 
-/** A whole number ≥ min, from a form string or a JSON number; "" means none. */
-export function optionalInt(label: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
+/** A whole number ≥ min (and ≤ max, a million unless told), from a form string or a JSON number; "" means none. */
+export function optionalInt(label: string, min = 0, max = MAX_AMOUNT) {
   return v.pipe(
     v.optional(v.nullable(v.union([v.string(), v.number()])), null),
     toNumberOrNull,
@@ -72,7 +73,7 @@ export function optionalInt(label: string, min = 0, max = Number.MAX_SAFE_INTEGE
   );
 }
 
-export function requiredInt(label: string, min = 0, max = Number.MAX_SAFE_INTEGER) {
+export function requiredInt(label: string, min = 0, max = MAX_AMOUNT) {
   return v.pipe(
     v.union([v.string(MESSAGES.required(label)), v.number(MESSAGES.required(label))], MESSAGES.required(label)),
     v.transform((x) => (x === "" ? Number.NaN : Number(x))),
@@ -84,12 +85,29 @@ export function requiredInt(label: string, min = 0, max = Number.MAX_SAFE_INTEGE
   );
 }
 
-/** A number (decimals allowed) ≥ min; "" means none. */
-export function optionalNumber(label: string, min = 0) {
+const grouped = (n: number) => n.toLocaleString("en-US");
+
+/** A number (decimals allowed) from min to max (a million unless told); "" means none. */
+export function optionalNumber(label: string, min = 0, max = MAX_AMOUNT) {
   return v.pipe(
     v.optional(v.nullable(v.union([v.string(), v.number()])), null),
     toNumberOrNull,
-    v.nullable(v.pipe(v.number(`${label} must be a number.`), v.check((n) => Number.isFinite(n), `${label} must be a number.`), v.minValue(min, `${label} must be ${min} or more.`))),
+    v.nullable(
+      v.pipe(
+        v.number(`${label} must be a number.`),
+        v.check((n) => Number.isFinite(n), `${label} must be a number.`),
+        v.minValue(min, `${label} must be ${min} or more.`),
+        v.maxValue(max, `${label} must be at most ${grouped(max)}.`),
+      ),
+    ),
+  );
+}
+
+/** Money (rates, pay, prices, fees): 0 to 1,000,000.00 in whole cents; "" means none. */
+export function optionalMoney(label: string) {
+  return v.pipe(
+    optionalNumber(label, 0, MAX_MONEY),
+    v.check((n) => n === null || hasAtMostDecimals(n, 2), `${label} takes at most 2 decimals (whole cents).`),
   );
 }
 

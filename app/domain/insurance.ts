@@ -1,6 +1,7 @@
 import * as v from "valibot";
-import { choiceList, flag, optionalId, optionalInt, optionalNumber, optionalText, optionalZip, requiredText } from "./fields";
+import { choiceList, flag, optionalId, optionalInt, optionalMoney, optionalNumber, optionalText, optionalZip, requiredText } from "./fields";
 import { POS_CODE_VALUES } from "./locations";
+import { hasAtMostDecimals, MAX_MONEY, searchText } from "./validation";
 
 /** Insurers, their CPT services and unit multipliers (clinical §3 billing and insurance entities, §9). Pure. */
 
@@ -139,6 +140,8 @@ const UnitPrice = v.pipe(
   v.transform((n) => n as number),
   v.check((n) => Number.isFinite(n), "Unit price must be a number."),
   v.minValue(0, "Unit price must be 0 or more."),
+  v.maxValue(MAX_MONEY, "Unit price must be at most 1,000,000."),
+  v.check((n) => hasAtMostDecimals(n, 2), "Unit price takes at most 2 decimals (whole cents)."),
 );
 
 /** One schema for the service form and the service API (clinical §3 insurance service entry). */
@@ -151,11 +154,11 @@ export const InsuranceServiceInput = v.pipe(
     ),
     description: optionalText("Description", 255),
     unit_price: UnitPrice,
-    hourly_fee: optionalNumber("Hourly fee"),
-    max_allowed: optionalNumber("Max allowed"),
+    hourly_fee: optionalMoney("Hourly fee"),
+    max_allowed: optionalMoney("Max allowed"),
     max_per_day: optionalInt("Max per day", 0, 1000),
     multiplier: v.pipe(
-      optionalNumber("Multiplier"),
+      optionalNumber("Multiplier", 0, 100),
       v.transform((m) => m ?? 1),
     ),
     location_id: optionalId,
@@ -167,3 +170,6 @@ export const InsuranceServiceInput = v.pipe(
   v.transform((x) => ({ ...x, type: providerType(x.provider) })),
 );
 export type InsuranceServiceInput = v.InferOutput<typeof InsuranceServiceInput>;
+
+/** The insurer list's name filter (GET /insurance?insurer_name=): a search like the list's own. */
+export const InsurerFilter = v.object({ insurer_name: v.optional(searchText("insurer_name"), "") });

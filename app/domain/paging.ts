@@ -1,15 +1,22 @@
 import * as v from "valibot";
-import { looseBoolean } from "./validation";
+import { looseBoolean, searchText } from "./validation";
 
 /** The v2 list query (platform §7): per_page, page, search, date_from, date_to, cache. Pure. */
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
 
-const IsoDate = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, "Dates must look like 2026-01-31."));
+const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
+const realDate = (s: string) => {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+};
+const IsoDate = v.pipe(v.string(DATE_MESSAGE), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(realDate, DATE_MESSAGE));
 const PositiveInt = (name: string, max: number, fallback: number) =>
   v.pipe(
     v.optional(v.union([v.string(), v.number()]), String(fallback)),
+    // Digits only: "1e3", "0x10", " 5" and "5.0" are not page numbers (Number() would take them).
+    v.check((x) => typeof x === "number" || /^\d*$/.test(x), `${name} must be a whole number.`),
     v.transform((x) => (x === "" ? fallback : Number(x))),
     v.number(`${name} must be a number.`),
     v.integer(`${name} must be a whole number.`),
@@ -22,7 +29,7 @@ export function listQuerySchema(maxPerPage = MAX_PER_PAGE, defaultPerPage = DEFA
     v.object({
       per_page: PositiveInt("per_page", maxPerPage, defaultPerPage),
       page: PositiveInt("page", 1_000_000, 1),
-      search: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(100, "search is at most 100 characters.")), ""),
+      search: v.optional(searchText(), ""),
       date_from: v.optional(v.union([v.literal(""), IsoDate]), ""),
       date_to: v.optional(v.union([v.literal(""), IsoDate]), ""),
       cache: looseBoolean,

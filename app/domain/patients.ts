@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail, optionalId, optionalNumber, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredText } from "./fields";
+import { choiceList, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail, optionalId, optionalMoney, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredText } from "./fields";
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
@@ -225,7 +225,7 @@ function schemaFor(field: PatientField): v.GenericSchema {
     case "date":
       return optionalDate;
     case "money":
-      return optionalNumber(field.label, 0);
+      return optionalMoney(field.label);
     case "flag":
       return flag;
     case "status":
@@ -241,7 +241,7 @@ function schemaFor(field: PatientField): v.GenericSchema {
     case "codes":
       return codeList;
     case "location":
-      return requiredInt("Location", 1);
+      return requiredInt("Location", 1, Number.MAX_SAFE_INTEGER);
     case "parent":
     case "insurer":
     case "staff":

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { optionalNumber, requiredText } from "./fields";
+import { optionalMoney, requiredText } from "./fields";
+import { plainText } from "./validation";
 
 /** Rate/pay records (platform §3): a name, a location, amounts for rbt, bcba, manager and client, info lists. Pure. */
 
@@ -12,6 +13,7 @@ const infoList = (label: string) =>
     v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split("\n")).map((s) => s.trim()).filter(Boolean)),
     v.maxLength(50, `${label} info takes at most 50 lines.`),
     v.check((xs) => xs.every((s) => s.length <= 255), `${label} info lines must be at most 255 characters.`),
+    v.array(v.pipe(v.string(), plainText(`${label} info`))),
   );
 
 export const RateInfoInput = v.pipe(
@@ -29,10 +31,10 @@ export const RateRecordInput = v.object({
     v.integer("Choose a valid option."),
     v.minValue(1, "Choose a valid option."),
   ),
-  rbt: optionalNumber("RBT amount"),
-  bcba: optionalNumber("BCBA amount"),
-  manager: optionalNumber("Manager amount"),
-  client: optionalNumber("Client amount"),
+  rbt: optionalMoney("RBT amount"),
+  bcba: optionalMoney("BCBA amount"),
+  manager: optionalMoney("Manager amount"),
+  client: optionalMoney("Client amount"),
   info: RateInfoInput,
 });
 export type RateRecordInput = v.InferOutput<typeof RateRecordInput>;

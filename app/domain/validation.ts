@@ -36,3 +36,66 @@ export const looseBoolean = v.pipe(
 export function pathId(raw: string | undefined): number | null {
   return raw && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
 }
+
+/**
+ * Characters no typed text needs and that can hide or disguise what a record says: C0 controls (NUL
+ * included) other than tab, line feed and carriage return, DEL, the C1 controls, and the bidirectional
+ * overrides and isolates (U+202A–U+202E, U+2066–U+2069) that make "exe.txt" read as "txt.exe".
+ * See docs/decisions/017-input-bounds-and-references.md.
+ */
+const UNSAFE_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+export const UNSAFE_TEXT_MESSAGE = "Remove control or text-direction characters.";
+
+export function isPlainText(s: string): boolean {
+  return !UNSAFE_TEXT.test(s);
+}
+
+/**
+ * The text check every schema's text fields carry (fields.ts builds it into requiredText and optionalText):
+ * refuses control and bidi-override characters. `label` names the field in the message.
+ */
+export function plainText(label?: string) {
+  return v.check<string, string>(isPlainText, label ? `${label}: ${UNSAFE_TEXT_MESSAGE.charAt(0).toLowerCase()}${UNSAFE_TEXT_MESSAGE.slice(1)}` : UNSAFE_TEXT_MESSAGE);
+}
+
+/** Money (rates, pay, prices, fees): at most 1,000,000.00 and whole cents. */
+export const MAX_MONEY = 1_000_000;
+/** Counts and amounts that are not money (units, scores, targets): at most 1,000,000. */
+export const MAX_AMOUNT = 1_000_000;
+/** Hours in a week. */
+export const MAX_WEEKLY_HOURS = 168;
+
+/** True when `n` has at most `places` decimals (tolerant of binary floating point: 0.1 + 0.2). */
+export function hasAtMostDecimals(n: number, places: number): boolean {
+  const scaled = n * 10 ** places;
+  return Math.abs(scaled - Math.round(scaled)) < 1e-6;
+}
+
+/** The byte length of text in UTF-8 (what D1 counts). */
+export function utf8Length(s: string): number {
+  return new TextEncoder().encode(s).length;
+}
+
+/**
+ * D1 refuses a LIKE pattern over 50 bytes. A search becomes `%text%` with `\`, `%` and `_` escaped, so the
+ * search itself may take 48 bytes once escaped.
+ */
+export const MAX_LIKE_PATTERN_BYTES = 50;
+export const MAX_SEARCH_BYTES = MAX_LIKE_PATTERN_BYTES - 2;
+
+/** A LIKE pattern that matches `text` anywhere, literally (use with ESCAPE '\'). */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export const SEARCH_MESSAGE = `Search is too long: at most ${MAX_SEARCH_BYTES} characters (fewer with accents, symbols or %, _ and \\).`;
+
+/** A search box's text: trimmed, plain, and short enough to be a LIKE pattern D1 accepts. */
+export function searchText(label = "Search") {
+  return v.pipe(
+    v.string(`${label} must be text.`),
+    v.trim(),
+    v.check(isPlainText, `${label}: ${UNSAFE_TEXT_MESSAGE.charAt(0).toLowerCase()}${UNSAFE_TEXT_MESSAGE.slice(1)}`),
+    v.check((s) => utf8Length(containsPattern(s)) <= MAX_LIKE_PATTERN_BYTES, label === "Search" ? SEARCH_MESSAGE : SEARCH_MESSAGE.replace("Search", label)),
+  );
+}

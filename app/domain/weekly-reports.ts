@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { isSaturday, parseIsoDate, weekStartOf } from "./weeks";
 import { cellToIsoDate, type Cell, type SheetRow } from "./xlsx";
+import { isPlainText, MAX_AMOUNT } from "./validation";
 
 /**
  * Weekly reports and chart comments (clinical §3, §5, §8, §9): the rules and the messages, once, for the
@@ -79,6 +80,7 @@ function requiredMeasure(numberMessage: string, minMessage: string) {
     v.transform((x) => (typeof x === "number" ? x : Number(String(x).trim()))),
     v.check((n) => Number.isFinite(n), numberMessage),
     v.minValue(0, minMessage),
+    v.maxValue(MAX_AMOUNT, MEASURE_TOO_LARGE),
   );
 }
 
@@ -90,8 +92,12 @@ function optionalMeasure(numberMessage: string, minMessage: string) {
     v.transform((x): number | null => (blank(x) ? null : typeof x === "number" ? x : Number(String(x).trim()))),
     v.check((n) => n === null || Number.isFinite(n), numberMessage),
     v.check((n) => n === null || n >= 0, minMessage),
+    v.check((n) => n === null || n <= MAX_AMOUNT, MEASURE_TOO_LARGE),
   );
 }
+
+/** No week has a million incidents, minutes or units: a bigger number is a typing slip. */
+const MEASURE_TOO_LARGE = `Values are at most ${MAX_AMOUNT.toLocaleString("en-US")}.`;
 
 /** A week ending: required, a real date, a Saturday. */
 const WeekEnd = v.pipe(
@@ -153,7 +159,7 @@ export function commentProblems(x: CommentFields, mode: "create" | "update"): [k
   if (mode === "create" && !x.comment_date) out.push(["comment_date", C.dateRequired.text]);
   else if (!realDate(x.comment_date)) out.push(["comment_date", C.invalid.text]);
   if (mode === "create" && !x.comment) out.push(["comment", C.commentRequired.text]);
-  else if (!x.comment || x.comment.length > COMMENT_MAX_LENGTH) out.push(["comment", C.invalid.text]);
+  else if (!x.comment || x.comment.length > COMMENT_MAX_LENGTH || !isPlainText(x.comment)) out.push(["comment", C.invalid.text]);
   return out;
 }
 

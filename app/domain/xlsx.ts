@@ -1,4 +1,4 @@
-import { unzipSync } from "fflate";
+import { Inflate } from "fflate";
 import { isoDate, parseIsoDate } from "./weeks";
 
 /**
@@ -19,8 +19,17 @@ export type XlsxRead =
   | { ok: true; rows: SheetRow[]; date1904: boolean; sheetName: string }
   | { ok: false; reason: "not_xlsx" | "too_large" | "no_sheet" };
 
-/** An entry bigger than this once unzipped is refused (a small upload must not inflate to gigabytes). */
+/**
+ * Zip bomb limits (a Worker has 128 MB). An entry bigger than MAX_UNZIPPED_BYTES once unzipped is refused;
+ * so is a file with more than MAX_ZIP_ENTRIES entries or whose entries declare more than
+ * MAX_DECLARED_BYTES in all. Only the parts the import reads are inflated (workbook, its relationships, the
+ * first sheet, shared strings), and inflating stops as soon as they pass MAX_INFLATED_BYTES in all,
+ * whatever their headers declare.
+ */
 export const MAX_UNZIPPED_BYTES = 16 * 1024 * 1024;
+export const MAX_ZIP_ENTRIES = 1000;
+export const MAX_DECLARED_BYTES = 64 * 1024 * 1024;
+export const MAX_INFLATED_BYTES = 24 * 1024 * 1024;
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 
@@ -135,36 +144,124 @@ function firstSheet(workbook: string | undefined, rels: string | undefined): { p
 
 const utf8 = new TextDecoder("utf-8");
 
-/** Reads the first worksheet of an .xlsx file. */
+interface ZipEntry {
+  name: string;
+  method: number;
+  compressedSize: number;
+  size: number;
+  localOffset: number;
+}
+
+class ZipRefused extends Error {
+  constructor(readonly reason: "not_xlsx" | "too_large") {
+    super(reason);
+  }
+}
+
+const u16 = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8);
+const u32 = (b: Uint8Array, at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
+
+/** The central directory's entries, read without inflating anything; refuses bombs by their headers. */
+function zipEntries(bytes: Uint8Array): Map<string, ZipEntry> {
+  // End of central directory: 22 bytes plus a comment of at most 65,535.
+  let eocd = -1;
+  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 65_535); i--) {
+    if (u32(bytes, i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new ZipRefused("not_xlsx");
+  const count = u16(bytes, eocd + 10);
+  let at = u32(bytes, eocd + 16);
+  if (count === 0xffff || at === 0xffffffff) throw new ZipRefused("too_large"); // ZIP64: far beyond any weekly sheet
+  if (count > MAX_ZIP_ENTRIES) throw new ZipRefused("too_large");
+  const entries = new Map<string, ZipEntry>();
+  let declared = 0;
+  for (let n = 0; n < count; n++) {
+    if (at + 46 > bytes.length || u32(bytes, at) !== 0x02014b50) throw new ZipRefused("not_xlsx");
+    const flags = u16(bytes, at + 8);
+    const nameLength = u16(bytes, at + 28);
+    const entry: ZipEntry = {
+      method: u16(bytes, at + 10),
+      compressedSize: u32(bytes, at + 20),
+      size: u32(bytes, at + 24),
+      name: utf8.decode(bytes.subarray(at + 46, at + 46 + nameLength)),
+      localOffset: u32(bytes, at + 42),
+    };
+    if (flags & 1) throw new ZipRefused("not_xlsx"); // encrypted
+    if (entry.size === 0xffffffff || entry.compressedSize === 0xffffffff) throw new ZipRefused("too_large");
+    declared += entry.size;
+    if (declared > MAX_DECLARED_BYTES) throw new ZipRefused("too_large");
+    entries.set(entry.name, entry);
+    at += 46 + nameLength + u16(bytes, at + 30) + u16(bytes, at + 32);
+  }
+  return entries;
+}
+
+/** Chunk of compressed input per step: its output is at most ~1 MB (deflate's ratio is at most ~1032:1). */
+const INFLATE_STEP = 1024;
+
+/**
+ * Inflates one entry, stopping as soon as it passes its declared size, MAX_UNZIPPED_BYTES, or the
+ * `budget` left for the whole file. Answers the bytes and what is left of the budget.
+ */
+function inflateEntry(bytes: Uint8Array, entry: ZipEntry, budget: number): { data: Uint8Array; left: number } {
+  const at = entry.localOffset;
+  if (at + 30 > bytes.length || u32(bytes, at) !== 0x04034b50) throw new ZipRefused("not_xlsx");
+  const start = at + 30 + u16(bytes, at + 26) + u16(bytes, at + 28);
+  const compressed = bytes.subarray(start, start + entry.compressedSize);
+  if (compressed.length !== entry.compressedSize) throw new ZipRefused("not_xlsx");
+  const limit = Math.min(entry.size, MAX_UNZIPPED_BYTES, budget);
+  if (entry.size > MAX_UNZIPPED_BYTES || entry.size > budget) throw new ZipRefused("too_large");
+  if (entry.method === 0) {
+    if (compressed.length > limit) throw new ZipRefused("too_large");
+    return { data: compressed, left: budget - compressed.length };
+  }
+  if (entry.method !== 8) throw new ZipRefused("not_xlsx");
+  const out = new Uint8Array(entry.size);
+  let length = 0;
+  const inflate = new Inflate((chunk) => {
+    // A header that understates the size is a lie: stop before the output grows past it.
+    if (length + chunk.length > limit) throw new ZipRefused("too_large");
+    out.set(chunk, length);
+    length += chunk.length;
+  });
+  try {
+    for (let i = 0; i < compressed.length; i += INFLATE_STEP) inflate.push(compressed.subarray(i, i + INFLATE_STEP), i + INFLATE_STEP >= compressed.length);
+    if (compressed.length === 0) inflate.push(new Uint8Array(0), true);
+  } catch (e) {
+    throw e instanceof ZipRefused ? e : new ZipRefused("not_xlsx");
+  }
+  return { data: out.subarray(0, length), left: budget - length };
+}
+
+/** Reads the first worksheet of an .xlsx file, inflating only the parts it needs, within the limits above. */
 export function readXlsx(bytes: Uint8Array): XlsxRead {
   if (bytes.length < 4 || ZIP_MAGIC.some((b, i) => bytes[i] !== b)) return { ok: false, reason: "not_xlsx" };
-  let tooLarge = false;
-  let files: Record<string, Uint8Array>;
-  const wanted = (name: string) => name === "xl/workbook.xml" || name === "xl/_rels/workbook.xml.rels" || name === "xl/sharedStrings.xml" || name.startsWith("xl/worksheets/");
   try {
-    files = unzipSync(bytes, {
-      filter: (file) => {
-        if (!wanted(file.name)) return false;
-        if (file.originalSize > MAX_UNZIPPED_BYTES) {
-          tooLarge = true;
-          return false;
-        }
-        return true;
-      },
-    });
-  } catch {
-    return { ok: false, reason: "not_xlsx" };
+    const entries = zipEntries(bytes);
+    let budget = MAX_INFLATED_BYTES;
+    const text = (name: string): string | undefined => {
+      const entry = entries.get(name);
+      if (!entry) return undefined;
+      const { data, left } = inflateEntry(bytes, entry, budget);
+      budget = left;
+      return utf8.decode(data);
+    };
+    const workbook = text("xl/workbook.xml");
+    if (!workbook) return { ok: false, reason: "not_xlsx" };
+    const sheet = firstSheet(workbook, text("xl/_rels/workbook.xml.rels"));
+    if (!entries.has(sheet.path)) return { ok: false, reason: "no_sheet" };
+    const sheetXml = text(sheet.path);
+    if (!sheetXml) return { ok: false, reason: "no_sheet" };
+    const shared = parseSharedStrings(text("xl/sharedStrings.xml") ?? "");
+    const date1904 = /<workbookPr\b[^>]*\sdate1904\s*=\s*["'](1|true)["']/.test(workbook);
+    return { ok: true, rows: parseSheet(sheetXml, shared), date1904, sheetName: sheet.name };
+  } catch (e) {
+    if (e instanceof ZipRefused) return { ok: false, reason: e.reason };
+    throw e;
   }
-  if (tooLarge) return { ok: false, reason: "too_large" };
-  const text = (name: string) => (files[name] ? utf8.decode(files[name]) : undefined);
-  const workbook = text("xl/workbook.xml");
-  if (!workbook) return { ok: false, reason: "not_xlsx" };
-  const sheet = firstSheet(workbook, text("xl/_rels/workbook.xml.rels"));
-  const sheetXml = text(sheet.path);
-  if (!sheetXml) return { ok: false, reason: "no_sheet" };
-  const shared = parseSharedStrings(text("xl/sharedStrings.xml") ?? "");
-  const date1904 = /<workbookPr\b[^>]*\sdate1904\s*=\s*["'](1|true)["']/.test(workbook);
-  return { ok: true, rows: parseSheet(sheetXml, shared), date1904, sheetName: sheet.name };
 }
 
 /* ------------------------------------------------------------------ dates */

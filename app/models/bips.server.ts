@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, isNull, like, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { bips, patients, plans, userLocations, users, weeklyReports } from "~/db/schema";
 import { DEFAULT_CAREGIVER_GOALS, defaultedSections, withDefaults } from "~/domain/bip-defaults";
@@ -18,6 +18,7 @@ import { objectivesByPlan, objectivesOfBipQuery, type ObjectiveJson } from "./ob
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
 import { planJson, PLANS, type PlanJson } from "./plans.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /**
  * Behavior intervention plans (clinical §3): the BIP row (client, type of assessment, doctor, the
@@ -199,7 +200,7 @@ export type BipListJson = ReturnType<typeof bipListJson>;
 
 /** The client's name ("first last") or identifier contains the text. */
 function clientSearch(s: string) {
-  return s ? or(like(patients.firstName, `%${s}%`), like(patients.lastName, `%${s}%`), like(sql`${patients.firstName} || ' ' || ${patients.lastName}`, `%${s}%`), like(patients.patientIdentifier, `%${s}%`)) : undefined;
+  return s ? or(contains(patients.firstName, s), contains(patients.lastName, s), contains(sql`${patients.firstName} || ' ' || ${patients.lastName}`, s), contains(patients.patientIdentifier, s)) : undefined;
 }
 
 const filterId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, "Filters take a record id."), v.transform(Number))]), "");

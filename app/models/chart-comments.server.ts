@@ -1,4 +1,4 @@
-import { and, asc, count, eq, like, sql } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { chartComments } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
@@ -9,6 +9,7 @@ import type { ModelContext } from "./context";
 import { isKeyRace, nextId } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 import { changes, inWindow, listScope, planFromInput, writeMeasurement } from "./weekly-reports.server";
+import { contains } from "./like.server";
 
 /**
  * Chart comments (clinical §3, §5, §7): a date and at most 50 characters, drawn as markers on the
@@ -31,7 +32,7 @@ export async function listChartComments(ctx: ModelContext, query: Pick<ListQuery
   const where = and(
     inPlans(chartComments.planId),
     inWindow(chartComments.commentDate, from, to),
-    query.search ? like(chartComments.comment, `%${query.search}%`) : undefined,
+    query.search ? contains(chartComments.comment, query.search) : undefined,
   );
   const [rows, [total]] = await ctx.db.batch([
     ctx.db.select().from(chartComments).where(where).orderBy(asc(chartComments.commentDate), asc(chartComments.id)).limit(query.per_page).offset(offset(query)),

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import {
@@ -31,6 +31,7 @@ import type { ModelContext } from "./context";
 import { getLocation, locationOptions } from "./locations.server";
 import { jsonRows, visibleLocationsQuery } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /**
  * Employees ("doctors", platform §3 User). Reads are limited to employees who share a location with the
@@ -199,7 +200,7 @@ function listWhere(ctx: ModelContext, query: ListQuery, filters: Record<string, 
   const status = (EMPLOYEE_STATUSES as readonly string[]).includes(filters.status ?? "") ? filters.status! : null;
   return and(
     inScope(ctx),
-    q ? or(like(users.name, `%${q}%`), like(users.surname, `%${q}%`), like(users.email, `%${q}%`), sql`(${users.name} || ' ' || ${users.surname}) like ${`%${q}%`}`) : undefined,
+    q ? or(contains(users.name, q), contains(users.surname, q), contains(users.email, q), contains(sql`(${users.name} || ' ' || ${users.surname})`, q)) : undefined,
     locationId ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${userLocations.locationId} = ${locationId})` : undefined,
     status ? eq(users.status, status) : undefined,
   );

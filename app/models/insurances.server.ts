@@ -1,13 +1,14 @@
-import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations } from "~/db/schema";
 import { InsuranceInput, InsuranceServiceInput, modifierInfo, providerType, serviceCode, splitModifiers, unitMultiplier } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { canSeeLocation } from "~/domain/permissions";
+import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /**
  * Insurers and their CPT services with prices (clinical §3 billing and insurance entities).
@@ -82,8 +83,8 @@ export async function listInsurances(ctx: ModelContext, query: ListQuery, filter
   const name = (filters.insurer_name ?? "").trim();
   const where = and(
     live,
-    query.search ? or(like(insurances.name, `%${query.search}%`), like(insurances.payerId, `%${query.search}%`)) : undefined,
-    name ? like(insurances.name, `%${name}%`) : undefined,
+    query.search ? or(contains(insurances.name, query.search), contains(insurances.payerId, query.search)) : undefined,
+    name ? contains(insurances.name, name) : undefined,
   );
   const [rows, [total]] = await ctx.db.batch([
     ctx.db.select().from(insurances).where(where).orderBy(asc(insurances.name), asc(insurances.id)).limit(query.per_page).offset(offset(query)),
@@ -109,7 +110,7 @@ export async function getInsurance(ctx: ModelContext, id: number): Promise<Insur
     ctx.db
       .select()
       .from(insuranceServices)
-      .where(and(eq(insuranceServices.insuranceId, id), isNull(insuranceServices.deletedAt)))
+      .where(and(eq(insuranceServices.insuranceId, id), isNull(insuranceServices.deletedAt), serviceInScope(ctx)))
       .orderBy(asc(insuranceServices.cptCode), asc(insuranceServices.type), asc(insuranceServices.id)),
   ]);
   const row = rows[0];
@@ -188,12 +189,22 @@ export async function deleteInsurance(ctx: ModelContext, id: number): Promise<Mo
 
 /* ---------- Services ---------- */
 
+/**
+ * The services the actor may see: those without a location (the insurer's, shared by every location) and
+ * those of the actor's locations. A service of another location answers 404 to read, re-price or delete.
+ */
+function serviceInScope(ctx: ModelContext): SQL | undefined {
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return undefined;
+  return or(isNull(insuranceServices.locationId), scope.length ? inArray(insuranceServices.locationId, scope) : undefined);
+}
+
 /** A service whose insurer is not deleted. */
 const liveService = (id: number): SQL =>
   and(eq(insuranceServices.id, id), isNull(insuranceServices.deletedAt), sql`exists (select 1 from ${insurances} where ${insurances.id} = ${insuranceServices.insuranceId} and ${insurances.deletedAt} is null)`)!;
 
 export async function getInsuranceService(ctx: ModelContext, id: number): Promise<InsuranceServiceJson | null> {
-  const [row] = await ctx.db.select().from(insuranceServices).where(liveService(id));
+  const [row] = await ctx.db.select().from(insuranceServices).where(and(liveService(id), serviceInScope(ctx)));
   return row ? serviceJson(row) : null;
 }
 
@@ -203,7 +214,7 @@ export async function listServicesByInsurance(ctx: ModelContext, insuranceId: nu
   const rows = await ctx.db
     .select()
     .from(insuranceServices)
-    .where(and(eq(insuranceServices.insuranceId, insuranceId), isNull(insuranceServices.deletedAt)))
+    .where(and(eq(insuranceServices.insuranceId, insuranceId), isNull(insuranceServices.deletedAt), serviceInScope(ctx)))
     .orderBy(asc(insuranceServices.cptCode), asc(insuranceServices.type), asc(insuranceServices.id));
   return rows.map(serviceJson);
 }
@@ -213,8 +224,9 @@ export async function listInsuranceServices(ctx: ModelContext, query: ListQuery)
   const where = and(
     isNull(insuranceServices.deletedAt),
     live,
+    serviceInScope(ctx),
     query.search
-      ? or(like(insuranceServices.cptCode, `%${query.search}%`), like(insuranceServices.description, `%${query.search}%`), like(insurances.name, `%${query.search}%`))
+      ? or(contains(insuranceServices.cptCode, query.search), contains(insuranceServices.description, query.search), contains(insurances.name, query.search))
       : undefined,
   );
   const [rows, [total]] = await ctx.db.batch([
@@ -273,7 +285,10 @@ function serviceAsInput(s: InsuranceServiceJson): Record<string, unknown> {
   };
 }
 
-/** A service's location, when given, must be one the actor can see. */
+/**
+ * A service's new location, when given, must exist and be one the actor can see. The stored one was checked
+ * when the service was found (getInsuranceService answers only services in scope): moving a service needs both.
+ */
 async function checkLocation(ctx: ModelContext, locationId: number | null): Promise<Record<string, string> | null> {
   if (locationId === null) return null;
   const [row] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, locationId), isNull(locations.deletedAt)));
@@ -349,7 +364,7 @@ export async function findUnitPrice(ctx: ModelContext, insuranceId: number, cpt:
     .select({ service: insuranceServices })
     .from(insuranceServices)
     .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
-    .where(and(eq(insuranceServices.insuranceId, insuranceId), live, isNull(insuranceServices.deletedAt), eq(insuranceServices.cptCode, code), inArray(insuranceServices.type, types)))
+    .where(and(eq(insuranceServices.insuranceId, insuranceId), live, isNull(insuranceServices.deletedAt), serviceInScope(ctx), eq(insuranceServices.cptCode, code), inArray(insuranceServices.type, types)))
     .orderBy(
       sql`case when ${insuranceServices.type} = ${type} then 0 else 1 end`,
       sql`case when ${insuranceServices.provider} = ${provider.trim().toLowerCase()} then 0 else 1 end`,

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNull, like, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { bips, intakeAssessments, patients } from "~/db/schema";
 import { documentOf, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
@@ -10,6 +10,7 @@ import { findBipInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /**
  * Intake assessments (clinical §3; platform medical/initial-assessment). Scoped through the client: an
@@ -67,10 +68,10 @@ export async function listIntakeAssessments(ctx: ModelContext, query: ListQuery,
     parsed.data.patient_id !== "" ? eq(intakeAssessments.patientId, parsed.data.patient_id) : undefined,
     s
       ? or(
-          like(patients.firstName, `%${s}%`),
-          like(patients.lastName, `%${s}%`),
-          like(sql`${patients.firstName} || ' ' || ${patients.lastName}`, `%${s}%`),
-          like(patients.patientIdentifier, `%${s}%`),
+          contains(patients.firstName, s),
+          contains(patients.lastName, s),
+          contains(sql`${patients.firstName} || ' ' || ${patients.lastName}`, s),
+          contains(patients.patientIdentifier, s),
         )
       : undefined,
     query.date_from ? sql`${intakeAssessments.observationDate} >= ${query.date_from}` : undefined,

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, inArray, isNull, like, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { locations, patients, userLocations } from "~/db/schema";
 import { LocationInput } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -8,6 +8,7 @@ import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /** Locations (platform §3 Location). Reads are limited to the actor's locations. */
 
@@ -44,7 +45,7 @@ function scoped(ctx: ModelContext): SQL {
 export async function listLocations(ctx: ModelContext, query: ListQuery): Promise<Paged<LocationJson>> {
   const where = and(
     scoped(ctx),
-    query.search ? or(like(locations.title, `%${query.search}%`), like(locations.city, `%${query.search}%`)) : undefined,
+    query.search ? or(contains(locations.title, query.search), contains(locations.city, query.search)) : undefined,
     query.date_from ? gte(locations.createdAt, query.date_from) : undefined,
     query.date_to ? lte(locations.createdAt, `${query.date_to}T23:59:59.999Z`) : undefined,
   );

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, like, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
@@ -10,6 +10,7 @@ import { findPlanInScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /**
  * Objectives of a plan (clinical §3 Objective). Every function finds the plan through findPlanInScope
@@ -122,7 +123,7 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
     isNull(bips.deletedAt),
     patientScope(ctx),
     planId !== "" ? eq(objectives.planId, planId) : undefined,
-    s ? or(like(objectives.name, `%${s}%`), like(objectives.description, `%${s}%`)) : undefined,
+    s ? or(contains(objectives.name, s), contains(objectives.description, s)) : undefined,
     query.date_from ? sql`${objectives.endDate} >= ${query.date_from}` : undefined,
     query.date_to ? sql`${objectives.initialDate} <= ${query.date_to}` : undefined,
   );

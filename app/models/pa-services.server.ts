@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, like, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { insurances, paServices, patients } from "~/db/schema";
 import { PaServiceInput } from "~/domain/patients";
@@ -9,6 +9,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /**
  * Prior-authorization services (clinical §3). Scoped through the client's location: a PA service is
@@ -60,7 +61,7 @@ export async function listPaServices(ctx: ModelContext, query: ListQuery, raw: R
     live,
     patientScope(ctx),
     parsed.data.patient_id !== "" ? eq(paServices.patientId, parsed.data.patient_id) : undefined,
-    s ? or(like(paServices.paService, `%${s}%`), like(paServices.cpt, `%${s}%`)) : undefined,
+    s ? or(contains(paServices.paService, s), contains(paServices.cpt, s)) : undefined,
     query.date_from ? sql`${paServices.endDate} >= ${query.date_from}` : undefined,
     query.date_to ? sql`${paServices.startDate} <= ${query.date_to}` : undefined,
   );

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, like, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
 import { ParentInput, ParentPasswordInput } from "~/domain/parents";
@@ -14,6 +14,7 @@ import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /** A signed-in parent sees only their own children. */
 export async function listChildrenOfParent(db: Db, actor: Actor) {
@@ -69,7 +70,7 @@ export async function listParents(ctx: ModelContext, query: ListQuery): Promise<
   const s = query.search;
   const where = and(
     scoped(ctx),
-    s ? or(like(parents.name, `%${s}%`), like(parents.surname, `%${s}%`), like(parents.email, `%${s}%`), like(sql`${parents.name} || ' ' || ${parents.surname}`, `%${s}%`)) : undefined,
+    s ? or(contains(parents.name, s), contains(parents.surname, s), contains(parents.email, s), contains(sql`${parents.name} || ' ' || ${parents.surname}`, s)) : undefined,
   );
   const [rows, [total]] = await ctx.db.batch([
     select(ctx).where(where).orderBy(asc(parents.name), asc(parents.surname), asc(parents.id)).limit(query.per_page).offset(offset(query)),

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, isNull, like, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
@@ -14,6 +14,7 @@ import type { ModelContext } from "./context";
 import { insuranceOptions } from "./insurances.server";
 import { locationOptions } from "./locations.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /** Clients (clinical §3 Patient). Every read and write is limited to the actor's locations and audited. */
 
@@ -148,7 +149,7 @@ const TRIGRAM = 3;
 function searchCondition(s: string): SQL | undefined {
   if (!s) return undefined;
   if ([...s].length >= TRIGRAM) return sql`${patients.id} in (select rowid from patients_search where patients_search match ${ftsPhrase(s)})`;
-  return or(like(patients.firstName, `%${s}%`), like(patients.lastName, `%${s}%`), like(sql`${patients.firstName} || ' ' || ${patients.lastName}`, `%${s}%`), like(patients.patientIdentifier, `%${s}%`));
+  return or(contains(patients.firstName, s), contains(patients.lastName, s), contains(sql`${patients.firstName} || ' ' || ${patients.lastName}`, s), contains(patients.patientIdentifier, s));
 }
 
 function parseFilters(rawFilters: Record<string, unknown>) {
@@ -284,7 +285,7 @@ export async function parentOptions(ctx: ModelContext) {
 }
 
 /** Checks that need the database: location in scope, staff of that location, parent and insurers exist, identifier unique. */
-async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: number | null): Promise<Record<string, string>> {
+async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: number | null, current?: PatientJson): Promise<Record<string, string>> {
   const errors: Record<string, string> = {};
   const [loc] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
   if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
@@ -302,8 +303,11 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
     }
   }
   if (input.parent_id !== null) {
-    const [p] = await ctx.db.select({ id: parents.id }).from(parents).where(and(eq(parents.id, input.parent_id), isNull(parents.deletedAt)));
-    if (!p) errors.parent_id = "Choose a parent from the list.";
+    // A parent of a location the actor cannot see is one they cannot name: the same answer as a missing one.
+    const [p] = await ctx.db.select({ id: parents.id, locationId: parents.locationId }).from(parents).where(and(eq(parents.id, input.parent_id), isNull(parents.deletedAt)));
+    // A link already stored is kept as it is (an edit of another field must not fail on it).
+    const kept = current?.parent_id === input.parent_id;
+    if (!p || (!kept && p.locationId !== null && !canSeeLocation(ctx.actor, p.locationId))) errors.parent_id = "Choose a parent from the list.";
   }
   for (const name of ["insurer_id", "insurer_secondary_id"] as const) {
     const insurerId = input[name];
@@ -392,7 +396,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  const errors = await checkReferences(ctx, parsed.data, patientId);
+  const errors = await checkReferences(ctx, parsed.data, patientId, current);
   if (Object.keys(errors).length) return invalid(errors);
   const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "patient", entityId: patientId, patientId }, () => [
     ctx.db

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, like, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { bips, patients, plans } from "~/db/schema";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
@@ -12,6 +12,7 @@ import type { ModelContext } from "./context";
 import { idFilter, objectiveInserts, objectivesOfPlans, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /**
  * Plans — the goals of a BIP (clinical §3 Plan): maladaptive, replacement and the training categories.
@@ -76,7 +77,7 @@ export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record
     patientScope(ctx),
     bipId !== "" ? eq(plans.bipId, bipId) : undefined,
     category !== "" ? eq(plans.category, category) : undefined,
-    s ? like(plans.name, `%${s}%`) : undefined,
+    s ? contains(plans.name, s) : undefined,
     query.date_from ? sql`${plans.createdAt} >= ${query.date_from}` : undefined,
     query.date_to ? sql`${plans.createdAt} <= ${`${query.date_to}T23:59:59.999Z`}` : undefined,
   );

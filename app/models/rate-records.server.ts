@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, like, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { locations, rateRecords } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
@@ -8,6 +8,7 @@ import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /** Rate/pay records (platform §3). Location-scoped: a record in another location answers 404. */
 
@@ -41,7 +42,7 @@ export async function listRateRecords(ctx: ModelContext, query: ListQuery, filte
   const locationId = Number(filters.location_id);
   const where = and(
     scoped(ctx),
-    query.search ? like(rateRecords.name, `%${query.search}%`) : undefined,
+    query.search ? contains(rateRecords.name, query.search) : undefined,
     filters.location_id && Number.isSafeInteger(locationId) ? eq(rateRecords.locationId, locationId) : undefined,
   );
   const [rows, [total]] = await ctx.db.batch([

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, like, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { roles, userRoles } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -10,6 +10,7 @@ import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /**
  * Roles (platform §3 Role, §6). Callers check manage_roles first; roles are not scoped by location. A role
@@ -60,7 +61,7 @@ export async function listRoles(db: Db, _actor: Actor) {
 
 /** The v2 list: search by name, paginated, ordered by name. */
 export async function listRolesPage(ctx: ModelContext, query: ListQuery): Promise<Paged<RoleJson>> {
-  const where = query.search ? like(roles.name, `%${query.search}%`) : undefined;
+  const where = query.search ? contains(roles.name, query.search) : undefined;
   const [rows, [total]] = await ctx.db.batch([
     ctx.db.select(columns).from(roles).where(where).orderBy(asc(roles.name), asc(roles.id)).limit(query.per_page).offset(offset(query)),
     ctx.db.select({ n: count() }).from(roles).where(where),

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, like, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
 import { plans, weeklyReports } from "~/db/schema";
@@ -25,6 +25,7 @@ import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.s
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
 
 /**
  * Weekly reports (clinical §3, §5, §7): one value per plan and week. Every function finds the plan in
@@ -132,7 +133,7 @@ export async function listWeeklyReports(ctx: ModelContext, query: Pick<ListQuery
   const where = and(
     inPlans(weeklyReports.planId),
     inWindow(weeklyReports.weekEnd, from, to),
-    query.search ? like(weeklyReports.weekEnd, `%${query.search}%`) : undefined,
+    query.search ? contains(weeklyReports.weekEnd, query.search) : undefined,
   );
   const [rows, [total]] = await ctx.db.batch([
     ctx.db.select().from(weeklyReports).where(where).orderBy(asc(weeklyReports.weekEnd), asc(weeklyReports.planId), asc(weeklyReports.id)).limit(query.per_page).offset(offset(query)),

@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
 import { TYPES_OF_ASSESSMENT } from "~/domain/bip-document";
-import { pathId } from "~/domain/validation";
+import { parseWith, pathId, searchText } from "~/domain/validation";
 import { clientChoices, createBip } from "~/models/bips.server";
 import { findPatient, staffByLocation } from "~/models/patients.server";
 import { formResult, formValues, modelContextFor } from "~/services/forms.server";
@@ -20,7 +20,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_bips");
   const ctx = modelContextFor(context, actor);
   const url = new URL(request.url);
-  const search = (url.searchParams.get("search") ?? "").slice(0, 100);
+  const searched = parseWith(searchText(), url.searchParams.get("search") ?? "");
+  const search = searched.ok ? searched.data : "";
   const patientId = pathId(url.searchParams.get("patient_id") ?? undefined);
   const patient = patientId === null ? null : await findPatient(ctx, patientId);
   if (patient) {
@@ -36,9 +37,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return {
     patient: null,
     doctors: [],
-    choices: await clientChoices(ctx, search),
-    search,
-    notice: patientId !== null ? "Choose one of your clients." : null,
+    choices: searched.ok ? await clientChoices(ctx, search) : [],
+    search: searched.ok ? search : (url.searchParams.get("search") ?? "").slice(0, 100),
+    notice: !searched.ok ? searched.errors.form! : patientId !== null ? "Choose one of your clients." : null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { strToU8, zipSync } from "fflate";
+import { deflateSync, strToU8, zipSync } from "fflate";
 import { isoToExcelSerial } from "../../app/domain/xlsx";
 
 /**
@@ -17,6 +17,8 @@ export interface WorkbookOptions {
   /** Write the first sheet under another file name (readers must follow workbook.xml.rels). */
   firstSheetFile?: string;
   date1904?: boolean;
+  /** More zip entries (images, extra parts, crafted bombs): bytes, or bytes deflated once and reused. */
+  extraParts?: Record<string, Uint8Array | Deflated>;
 }
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -80,7 +82,99 @@ export function xlsxFile(rows: TestCell[][], opts: WorkbookOptions = {}): Uint8A
     ),
   };
   sheets.forEach((s, i) => (files[`xl/worksheets/${s.file}`] = strToU8(xml[i]!)));
-  return zipSync(files, { level: 6 });
+  const extra = Object.entries(opts.extraParts ?? {});
+  if (extra.every(([, part]) => part instanceof Uint8Array)) return zipSync({ ...files, ...(Object.fromEntries(extra) as Record<string, Uint8Array>) }, { level: 6 });
+  return zipOf({ ...files, ...opts.extraParts });
+}
+
+/** Bytes deflated once (`deflated(bytes)`), so a test can put the same large part in a zip many times cheaply. */
+export interface Deflated {
+  deflated: Uint8Array;
+  size: number;
+  crc: number;
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+export function deflated(bytes: Uint8Array): Deflated {
+  return { deflated: deflateSync(bytes, { level: 9 }), size: bytes.length, crc: crc32(bytes) };
+}
+
+/** A plain zip writer (deflate, no zip64) for parts given as bytes or already deflated. */
+export function zipOf(files: Record<string, Uint8Array | Deflated>): Uint8Array {
+  const locals: Uint8Array[] = [];
+  const centrals: Uint8Array[] = [];
+  let offset = 0;
+  for (const [name, part] of Object.entries(files)) {
+    const d = part instanceof Uint8Array ? deflated(part) : part;
+    const nameBytes = strToU8(name);
+    const local = new Uint8Array(30 + nameBytes.length);
+    const lv = new DataView(local.buffer);
+    lv.setUint32(0, 0x04034b50, true);
+    lv.setUint16(4, 20, true);
+    lv.setUint16(8, 8, true);
+    lv.setUint32(14, d.crc, true);
+    lv.setUint32(18, d.deflated.length, true);
+    lv.setUint32(22, d.size, true);
+    lv.setUint16(26, nameBytes.length, true);
+    local.set(nameBytes, 30);
+    const central = new Uint8Array(46 + nameBytes.length);
+    const cv = new DataView(central.buffer);
+    cv.setUint32(0, 0x02014b50, true);
+    cv.setUint16(4, 20, true);
+    cv.setUint16(6, 20, true);
+    cv.setUint16(10, 8, true);
+    cv.setUint32(16, d.crc, true);
+    cv.setUint32(20, d.deflated.length, true);
+    cv.setUint32(24, d.size, true);
+    cv.setUint16(28, nameBytes.length, true);
+    cv.setUint32(42, offset, true);
+    central.set(nameBytes, 46);
+    locals.push(local, d.deflated);
+    centrals.push(central);
+    offset += local.length + d.deflated.length;
+  }
+  const centralSize = centrals.reduce((n, c) => n + c.length, 0);
+  const end = new Uint8Array(22);
+  const ev = new DataView(end.buffer);
+  ev.setUint32(0, 0x06054b50, true);
+  ev.setUint16(8, centrals.length, true);
+  ev.setUint16(10, centrals.length, true);
+  ev.setUint32(12, centralSize, true);
+  ev.setUint32(16, offset, true);
+  const out = new Uint8Array(offset + centralSize + 22);
+  let at = 0;
+  for (const part of [...locals, ...centrals, end]) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * Rewrites the uncompressed size an entry declares (central directory and local header), as a crafted zip
+ * would: to hide a bomb behind a small size, or to claim a huge one.
+ */
+export function withDeclaredSize(zip: Uint8Array, name: string, size: number): Uint8Array {
+  const out = zip.slice();
+  const view = new DataView(out.buffer);
+  const encoded = new TextEncoder().encode(name);
+  const matches = (at: number) => encoded.every((b, i) => out[at + i] === b);
+  for (let i = 0; i + 46 < out.length; i++) {
+    const sig = view.getUint32(i, true);
+    if (sig === 0x02014b50 && view.getUint16(i + 28, true) === encoded.length && matches(i + 46)) view.setUint32(i + 24, size, true);
+    if (sig === 0x04034b50 && view.getUint16(i + 26, true) === encoded.length && matches(i + 30)) view.setUint32(i + 22, size, true);
+  }
+  return out;
 }
 
 /** The weekly-report sheet: the header row, then [week ending, value, total units] rows. */

@@ -1,7 +1,7 @@
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { cellToIsoDate, columnIndex, decodeXml, excelSerialToIso, isoToExcelSerial, MAX_UNZIPPED_BYTES, parseSharedStrings, parseSheet, readXlsx } from "~/domain/xlsx";
-import { weeklySheet, xlsxFile } from "../support/xlsx";
+import { cellToIsoDate, columnIndex, decodeXml, excelSerialToIso, isoToExcelSerial, MAX_INFLATED_BYTES, MAX_UNZIPPED_BYTES, MAX_ZIP_ENTRIES, parseSharedStrings, parseSheet, readXlsx } from "~/domain/xlsx";
+import { deflated, weeklySheet, withDeclaredSize, xlsxFile } from "../support/xlsx";
 
 describe("Excel serial dates", () => {
   it.each([
@@ -147,5 +147,55 @@ describe("readXlsx", () => {
   it("refuses a workbook without its sheet", () => {
     const bytes = zipSync({ "xl/workbook.xml": strToU8(`<workbook><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`) });
     expect(readXlsx(bytes)).toEqual({ ok: false, reason: "no_sheet" });
+  });
+
+  describe("zip bombs (a Worker has 128 MB)", () => {
+    const MB = 1024 * 1024;
+    const rows = [["Week Ending", "Value"], [{ date: "2026-01-10" }, 3]];
+
+    it("refuses the reported bomb (40 sheets of 16 MB in a small upload) by its headers, before inflating", { timeout: 30_000 }, () => {
+      const sixteen = deflated(new Uint8Array(16 * MB - 1));
+      const extraParts = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`xl/worksheets/bomb${i}.xml`, sixteen]));
+      const bomb = xlsxFile(rows, { extraParts });
+      expect(bomb.length).toBeLessThan(1.5 * MB);
+      const started = performance.now();
+      expect(readXlsx(bomb)).toEqual({ ok: false, reason: "too_large" });
+      // Inflating 640 MB takes seconds; reading 40 headers takes milliseconds.
+      expect(performance.now() - started).toBeLessThan(500);
+    });
+
+    it("refuses a sheet that inflates past its declared size (a lying header) and stops inflating", { timeout: 30_000 }, () => {
+      const big = deflated(new Uint8Array(MAX_UNZIPPED_BYTES - 1).fill(0x20));
+      const honest = xlsxFile(rows, { extraParts: { "xl/sharedStrings.xml": big } });
+      const lying = withDeclaredSize(honest, "xl/sharedStrings.xml", 1000);
+      expect(readXlsx(lying)).toEqual({ ok: false, reason: "too_large" });
+    });
+
+    it("refuses parts that together inflate past the total limit", { timeout: 30_000 }, () => {
+      const part = (MAX_INFLATED_BYTES / 2) | 0;
+      const filler = deflated(new Uint8Array(part + 1024).fill(0x20));
+      const file = xlsxFile(rows, { extraParts: { "xl/sharedStrings.xml": filler } });
+      // The sheet itself is padded past the other half.
+      const padded = xlsxFile(rows, { extraParts: { "xl/sharedStrings.xml": filler, "xl/worksheets/sheet1.xml": filler } });
+      expect(readXlsx(file).ok).toBe(true);
+      expect(readXlsx(padded)).toEqual({ ok: false, reason: "too_large" });
+    });
+
+    it(`refuses more than ${MAX_ZIP_ENTRIES} entries`, { timeout: 30_000 }, () => {
+      const tiny = strToU8("x");
+      const extraParts = Object.fromEntries(Array.from({ length: MAX_ZIP_ENTRIES }, (_, i) => [`xl/media/p${i}.bin`, tiny]));
+      expect(readXlsx(xlsxFile(rows, { extraParts }))).toEqual({ ok: false, reason: "too_large" });
+    });
+
+    it("inflates only the parts the import reads: a huge unread part within the totals is never inflated", { timeout: 30_000 }, () => {
+      // Declared 20 MB (past the per-entry limit) but never read: an image, another sheet.
+      const file = withDeclaredSize(xlsxFile(rows, { extraParts: { "xl/media/image1.png": strToU8("not really a png") } }), "xl/media/image1.png", 20 * MB);
+      const other = withDeclaredSize(xlsxFile(rows, { moreSheets: [{ name: "Other", rows: [["x"]] }] }), "xl/worksheets/sheet2.xml", 20 * MB);
+      for (const bytes of [file, other]) {
+        const r = readXlsx(bytes);
+        expect(r.ok).toBe(true);
+        if (r.ok) expect(r.rows[1]!.cells[1]).toBe(3);
+      }
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { Actor, Permission } from "~/domain/permissions";
 import { can } from "~/domain/permissions";
 import type { KnownTail } from "~/services/audit.server";
@@ -50,17 +51,30 @@ export function requireApiPermission(permission: Permission): GuardMiddleware {
   return guardWith(permission, (a) => a.kind === "user" && can(a, permission));
 }
 
-/** Reads a JSON body (or a form body) without throwing on bad JSON. */
+/** The answer to a body that is not JSON (platform §7 API bodies are JSON). */
+export const NOT_JSON = "The request body must be JSON (Content-Type: application/json).";
+
+function isJsonType(type: string): boolean {
+  const media = type.split(";")[0]!.trim().toLowerCase();
+  return media === "application/json" || (media.startsWith("application/") && media.endsWith("+json"));
+}
+
+/**
+ * Reads a JSON object body without throwing on bad JSON: null when it is not an object (400 for the caller).
+ * A body sent with another content type, or a PUT/PATCH without `Content-Type: application/json`, answers
+ * 415 (thrown, turned into the JSON answer by the Worker's error handler). A POST with no body at all
+ * (sign out, mark as read) reads as `{}`.
+ */
 export async function readBody(c: Context<AppEnv>): Promise<Record<string, unknown> | null> {
   const type = c.req.header("Content-Type") ?? "";
+  if (!isJsonType(type)) {
+    const text = type ? "x" : await c.req.text();
+    if (text || c.req.method !== "POST") throw new HTTPException(415, { res: c.json({ message: NOT_JSON }, 415) });
+    return {};
+  }
   try {
-    if (type.includes("application/json")) {
-      const body = await c.req.json();
-      return body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
-    }
-    if (type.includes("form")) return Object.fromEntries([...(await c.req.formData()).entries()].filter(([, v]) => typeof v === "string"));
-    const text = await c.req.text();
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    const body = await c.req.json();
+    return body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
   } catch {
     return null;
   }

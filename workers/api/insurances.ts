@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { InsurerFilter } from "~/domain/insurance";
 import { ListQuery } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import {
@@ -16,8 +17,9 @@ import {
   updateInsuranceService,
   type InsuranceJson,
 } from "~/models/insurances.server";
+import { invalid, ok } from "~/models/results";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, pathId, requestVersion, v1Router, v2Router, type RestResource } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, pathId, requestVersion, v1Router, v2Router, type RestResource } from "./rest";
 
 /** Insurers and their CPT services (clinical §7 Insurance). Insurers are not per-location: manage_insurances for all. */
 export const insuranceResource: RestResource<InsuranceJson> = {
@@ -25,7 +27,10 @@ export const insuranceResource: RestResource<InsuranceJson> = {
   label: "Insurance",
   view: "manage_insurances",
   manage: "manage_insurances",
-  list: (ctx, query, filters) => listInsurances(ctx, query, { insurer_name: filters.insurer_name }),
+  list: async (ctx, query, filters) => {
+    const f = parseWith(InsurerFilter, { insurer_name: filters.insurer_name ?? "" });
+    return f.ok ? ok(await listInsurances(ctx, query, f.data)) : invalid(f.errors);
+  },
   get: getInsurance,
   create: createInsurance,
   update: updateInsurance,
@@ -48,7 +53,9 @@ const insuranceCalls = new Hono<AppEnv>()
   .get("/", guard, async (c) => {
     const q = listQuery(c);
     if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
-    return c.json(await listInsurances(modelContext(c), q.data, { insurer_name: c.req.query("insurer_name") ?? "" }));
+    const f = parseWith(InsurerFilter, { insurer_name: c.req.query("insurer_name") ?? "" });
+    if (!f.ok) return jsonError(c, 422, Object.values(f.errors)[0]!, { errors: f.errors });
+    return c.json(await listInsurances(modelContext(c), q.data, f.data));
   })
   .get("/showInsuranceCpt/:insurer/:cpt/:provider", guard, async (c) => {
     const insurer = pathId(c.req.param("insurer"));
@@ -82,6 +89,7 @@ const insuranceCalls = new Hono<AppEnv>()
     if (id === null) return jsonError(c, 404, "Service not found.");
     const body = await readBody(c);
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    if (isEmptyChange(body)) return emptyChange(c);
     return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: true, version: requestVersion(c, body) }));
   })
   .delete("/destroy/service/:id", guard, async (c) => {

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { listQuerySchema, type ListQuery, type Paged } from "~/domain/paging";
-import type { Permission } from "~/domain/permissions";
+import { isAllAccess, locationScope, type Permission } from "~/domain/permissions";
 import { parseWith, pathId } from "~/domain/validation";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
@@ -68,9 +68,17 @@ function isResult<T>(x: Paged<T> | ModelResult<Paged<T>>): x is ModelResult<Page
   return "ok" in x;
 }
 
-/** A cached list's key: who asks (their scope) and the query without `cache`, in a stable order. */
+/**
+ * A cached list's key: the asker's scope (kind, the location set or "all", and the permission set) and the
+ * query without `cache`, in a stable order. Two users with the same scope share answers; a user who loses
+ * a location or a permission has a new key at once, so a cached answer never outlives their access.
+ */
 export function listCacheKey(ctx: ModelContext, raw: Record<string, string>): string {
-  return `${ctx.actor.kind}:${ctx.actor.id}?${new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cache").sort()).toString()}`;
+  const scope = locationScope(ctx.actor);
+  const locations = scope === null ? "all" : [...new Set(scope)].sort((a, b) => a - b).join(",");
+  const permissions = isAllAccess(ctx.actor) ? "all" : [...new Set(ctx.actor.permissions)].sort().join(",");
+  const who = ctx.actor.kind === "user" ? "user" : `${ctx.actor.kind}:${ctx.actor.id}`;
+  return `${who}|${locations}|${permissions}?${new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "cache").sort()).toString()}`;
 }
 
 async function listHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
@@ -107,6 +115,17 @@ async function bodyOr400(c: Context<AppEnv>) {
   return readBody(c);
 }
 
+export const NOTHING_TO_CHANGE = "Nothing to change: send at least one field to update.";
+
+/** A PATCH body that names no field (only the version it expects, or nothing): nothing is written. */
+export function isEmptyChange(body: Record<string, unknown>): boolean {
+  return Object.keys(body).every((k) => k === "version" || k === "id");
+}
+
+export function emptyChange(c: Context<AppEnv>) {
+  return jsonError(c, 422, NOTHING_TO_CHANGE, { errors: { form: NOTHING_TO_CHANGE } });
+}
+
 async function createHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
   if (!resource.create) return jsonError(c, 405, UNSUPPORTED);
   const body = await bodyOr400(c);
@@ -120,6 +139,7 @@ async function updateHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
   const body = await bodyOr400(c);
   if (!body) return jsonError(c, 400, "The request body must be JSON.");
+  if (partial && isEmptyChange(body)) return emptyChange(c);
   return answer(c, await resource.update(modelContext(c), id, body, { partial, version: requestVersion(c, body) }));
 }
 
@@ -155,10 +175,11 @@ export function v2Router<Row>(resource: RestResource<Row>) {
     .patch("/:id", manage, (c) => updateHandler(c, resource, true))
     .delete("/:id", manage, (c) => removeHandler(c, resource))
     .all("/", unsupported)
+    .all("/update-status/:id", unsupported)
     .all("/:id", unsupported);
 }
 
-/** GET show/:id, POST store, PUT update/:id, DELETE destroy/:id. */
+/** GET show/:id, POST store, PUT update/:id, DELETE destroy/:id; any other method on those paths 405. */
 export function v1Router<Row>(resource: RestResource<Row>) {
   const view = requireApiPermission(resource.view);
   const manage = requireApiPermission(resource.manage);
@@ -166,5 +187,9 @@ export function v1Router<Row>(resource: RestResource<Row>) {
     .get("/show/:id", view, (c) => showHandler(c, resource))
     .post("/store", manage, (c) => createHandler(c, resource))
     .put("/update/:id", manage, (c) => updateHandler(c, resource, false))
-    .delete("/destroy/:id", manage, (c) => removeHandler(c, resource));
+    .delete("/destroy/:id", manage, (c) => removeHandler(c, resource))
+    .all("/show/:id", unsupported)
+    .all("/store", unsupported)
+    .all("/update/:id", unsupported)
+    .all("/destroy/:id", unsupported);
 }
