@@ -9,7 +9,7 @@
  * public/assets/behavior-chart-<hash>.js; the page includes it as a module script, which runs once per page.
  */
 import uPlot from "uplot";
-import { ensureStylesheet } from "./uplot-style";
+import { FONT, uplotSwap } from "./uplot-swap";
 import { sectionScale, segmentPoints, type ChartModel, type LabelAnchor, type SectionScale } from "../domain/chart";
 
 type Marks = Pick<ChartModel, "phaseLine" | "objectives" | "comments" | "aimLines" | "trend" | "baselineMarker" | "colors" | "sections">;
@@ -20,7 +20,6 @@ interface XMapping {
   plotPx: number;
 }
 
-const FONT = "system-ui, sans-serif";
 
 /** The marks under the series: phase line, objective lines, comment lines, aim lines, trend. */
 /** The canvas, its pixel ratio, the plot's top and bottom, and value → canvas pixel maps. */
@@ -210,83 +209,39 @@ export function enhanceChart(figure: HTMLElement): void {
   }
   // Nothing to plot: the SVG already says 'No weekly reports'.
   if (model.empty || model.points.length === 0) return;
-  figure.dataset.enhanced = "pending";
-  ensureStylesheet();
-
-  const host = document.createElement("div");
-  host.className = "bc-uplot";
-  host.hidden = true;
-  svg.parentNode?.insertBefore(host, svg.nextSibling); // (append/after clash with the Workers types)
-  const tip = document.createElement("div");
-  tip.hidden = true;
-  tip.setAttribute("role", "status");
-  Object.assign(tip.style, { position: "absolute", pointerEvents: "none", background: "#fff", border: "1px solid #cbd5e1", borderRadius: "4px", padding: "2px 6px", font: `12px ${FONT}`, whiteSpace: "nowrap", color: "#111827", zIndex: "2" });
-
-  let chart: uPlot | null = null;
-  let observer: ResizeObserver | null = null;
-  let failed = false;
-  const fail = (e: unknown) => {
-    if (failed) return;
-    failed = true;
-    console.error("behavior chart: uPlot could not draw, keeping the SVG", e);
-    observer?.disconnect();
-    chart?.destroy();
-    host.remove();
-    svg.hidden = false;
-    figure.dataset.enhanced = "failed";
-  };
-  const guarded = (f: (u: uPlot) => void) => (u: uPlot) => {
-    if (failed) return;
-    try {
-      f(u);
-    } catch (e) {
-      queueMicrotask(() => fail(e));
-    }
-  };
+  const { tip, guarded, drawn, mount } = uplotSwap(figure, svg, "bc-uplot", "behavior chart");
   const hooks: uPlot.Hooks.Arrays = {
     drawAxes: [guarded((u) => drawUnder(u, model))],
     draw: [
       guarded((u) => {
         drawOver(u, model);
-        if (figure.dataset.enhanced === "pending") {
-          // Drew without an error: swap the SVG for the canvas.
-          svg.hidden = true;
-          host.hidden = false;
-          figure.dataset.enhanced = "uplot";
-        }
+        drawn();
       }),
     ],
     setCursor: [guarded((u) => tooltip(u, model, tip))],
   };
 
-  try {
-    const width = svg.clientWidth || figure.clientWidth || 800;
-    const data: uPlot.AlignedData = [model.points.map((p) => p.x), ...model.series.map((s) => s.values)];
-    // The plot is narrower than the chart (axes, padding): start from an estimate, then use uPlot's own box.
-    const xMap: XMapping = { plotPx: width - 94, scale: sectionScale(model, width - 94) };
-    const fitSections = (u: uPlot) => {
-      const plotPx = u.bbox.width / uPlot.pxRatio;
-      if (plotPx > 0 && Math.abs(plotPx - xMap.plotPx) > 0.5) {
-        xMap.plotPx = plotPx;
-        xMap.scale = sectionScale(model, plotPx);
-        u.redraw(false);
-      }
-    };
-    chart = new uPlot(chartOptions(model, width, hooks, xMap), data, host);
-    chart.over.appendChild(tip);
-    const u = chart;
-    fitSections(u);
-    observer = new ResizeObserver(() => {
-      const w = host.clientWidth;
-      if (!failed && w > 0 && w !== u.width) {
-        u.setSize({ width: w, height: model.height });
-        fitSections(u);
-      }
-    });
-    observer.observe(host);
-  } catch (e) {
-    fail(e);
-  }
+  const width = svg.clientWidth || figure.clientWidth || 800;
+  const data: uPlot.AlignedData = [model.points.map((p) => p.x), ...model.series.map((s) => s.values)];
+  // The plot is narrower than the chart (axes, padding): start from an estimate, then use uPlot's own box.
+  const xMap = { plotPx: 0 } as XMapping;
+  const fitSections = (u: uPlot) => {
+    const plotPx = u.bbox.width / uPlot.pxRatio;
+    if (plotPx > 0 && Math.abs(plotPx - xMap.plotPx) > 0.5) {
+      xMap.plotPx = plotPx;
+      xMap.scale = sectionScale(model, plotPx);
+      u.redraw(false);
+    }
+  };
+  mount(
+    (host) => {
+      xMap.plotPx = width - 94;
+      xMap.scale = sectionScale(model, xMap.plotPx);
+      return new uPlot(chartOptions(model, width, hooks, xMap), data, host);
+    },
+    model.height,
+    fitSections,
+  );
 }
 
 for (const figure of document.querySelectorAll<HTMLElement>("figure[data-behavior-chart]")) enhanceChart(figure);

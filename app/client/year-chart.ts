@@ -7,9 +7,7 @@
  */
 import uPlot from "uplot";
 import type { YearChartModel } from "../domain/dashboard";
-import { ensureStylesheet } from "./uplot-style";
-
-const FONT = "system-ui, sans-serif";
+import { FONT, uplotSwap } from "./uplot-swap";
 
 export function yearChartOptions(m: YearChartModel, width: number, hooks: uPlot.Hooks.Arrays): uPlot.Options {
   const grid = { stroke: "#e5e7eb", width: 1 };
@@ -64,65 +62,11 @@ export function enhanceYearChart(figure: HTMLElement): void {
   }
   // Nothing to plot: the SVG already says 'No new patients'.
   if (model.empty) return;
-  figure.dataset.enhanced = "pending";
-  ensureStylesheet();
-
-  const host = document.createElement("div");
-  host.className = "yc-uplot";
-  host.hidden = true;
-  svg.parentNode?.insertBefore(host, svg.nextSibling);
-  const tip = document.createElement("div");
-  tip.hidden = true;
-  tip.setAttribute("role", "status");
-  Object.assign(tip.style, { position: "absolute", pointerEvents: "none", background: "#fff", border: "1px solid #cbd5e1", borderRadius: "4px", padding: "2px 6px", font: `12px ${FONT}`, whiteSpace: "nowrap", color: "#111827", zIndex: "2" });
-
-  let chart: uPlot | null = null;
-  let observer: ResizeObserver | null = null;
-  let failed = false;
-  const fail = (e: unknown) => {
-    if (failed) return;
-    failed = true;
-    console.error("year chart: uPlot could not draw, keeping the SVG", e);
-    observer?.disconnect();
-    chart?.destroy();
-    host.remove();
-    svg.hidden = false;
-    figure.dataset.enhanced = "failed";
-  };
-  const hooks: uPlot.Hooks.Arrays = {
-    draw: [
-      () => {
-        if (!failed && figure.dataset.enhanced === "pending") {
-          svg.hidden = true;
-          host.hidden = false;
-          figure.dataset.enhanced = "uplot";
-        }
-      },
-    ],
-    setCursor: [
-      (u) => {
-        try {
-          tooltip(u, model, tip);
-        } catch (e) {
-          queueMicrotask(() => fail(e));
-        }
-      },
-    ],
-  };
-  try {
-    const width = svg.clientWidth || figure.clientWidth || 800;
-    const data: uPlot.AlignedData = [model.months.map((x) => x.month), ...model.series.map((s) => s.values)];
-    chart = new uPlot(yearChartOptions(model, width, hooks), data, host);
-    chart.over.appendChild(tip);
-    const u = chart;
-    observer = new ResizeObserver(() => {
-      const w = host.clientWidth;
-      if (!failed && w > 0 && w !== u.width) u.setSize({ width: w, height: model.height });
-    });
-    observer.observe(host);
-  } catch (e) {
-    fail(e);
-  }
+  const { tip, guarded, drawn, mount } = uplotSwap(figure, svg, "yc-uplot", "year chart");
+  const hooks: uPlot.Hooks.Arrays = { draw: [drawn], setCursor: [guarded((u) => tooltip(u, model, tip))] };
+  const width = svg.clientWidth || figure.clientWidth || 800;
+  const data: uPlot.AlignedData = [model.months.map((x) => x.month), ...model.series.map((s) => s.values)];
+  mount((host) => new uPlot(yearChartOptions(model, width, hooks), data, host), model.height);
 }
 
 for (const figure of document.querySelectorAll<HTMLElement>("figure[data-year-chart]")) enhanceYearChart(figure);

@@ -246,22 +246,27 @@ async function sendCode(
   }
 }
 
+/** Voids the principal's pending challenges of a context (a new one replaces them), as a statement for a batch. */
+function voidPendingChallenges(db: Db, principal: { type: PrincipalType; id: number }, context: ChallengeContext, at: string) {
+  return db
+    .update(twoFactorChallenges)
+    .set({ consumedAt: at })
+    .where(
+      and(
+        eq(twoFactorChallenges.principalType, principal.type),
+        eq(twoFactorChallenges.principalId, principal.id),
+        eq(twoFactorChallenges.context, context),
+        isNull(twoFactorChallenges.consumedAt),
+      ),
+    );
+}
+
 /** Starts a new challenge (voiding earlier pending ones of the same context) and emails its code. */
 async function startChallenge(app: AuthApp, principal: Principal, context: ChallengeContext) {
   const id = randomToken(24);
   const at = app.now().toISOString();
   await app.db.batch([
-    app.db
-      .update(twoFactorChallenges)
-      .set({ consumedAt: at })
-      .where(
-        and(
-          eq(twoFactorChallenges.principalType, principal.type),
-          eq(twoFactorChallenges.principalId, principal.id),
-          eq(twoFactorChallenges.context, context),
-          isNull(twoFactorChallenges.consumedAt),
-        ),
-      ),
+    voidPendingChallenges(app.db, principal, context, at),
     app.db.insert(twoFactorChallenges).values({ id, principalType: principal.type, principalId: principal.id, context, attemptsRemaining: TWO_FACTOR_ATTEMPTS, createdAt: at }),
   ]);
   const sent = await sendCode(app, principal, { id, createdAt: at }, context);
@@ -529,17 +534,7 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string): Pro
   // Without an account to send to, the same two statements run against a principal and an id that do not exist.
   const target = send ?? { type: "user" as const, id: 0 };
   await app.db.batch([
-    app.db
-      .update(twoFactorChallenges)
-      .set({ consumedAt: at })
-      .where(
-        and(
-          eq(twoFactorChallenges.principalType, target.type),
-          eq(twoFactorChallenges.principalId, target.id),
-          eq(twoFactorChallenges.context, "password_reset"),
-          isNull(twoFactorChallenges.consumedAt),
-        ),
-      ),
+    voidPendingChallenges(app.db, target, "password_reset", at),
     send
       ? app.db
           .insert(twoFactorChallenges)

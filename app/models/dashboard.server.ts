@@ -18,6 +18,15 @@ const DEFAULT_TIME_ZONE = "America/New_York";
 
 /** The dashboard: counts, and the newest clients and BIPs (client data: the read is recorded, naming them). */
 export async function getAdminDashboard(db: Db, actor: Actor, now: Date, ip: string) {
+  return (await readDashboard(db, actor, now, ip, null)).dashboard;
+}
+
+/** The dashboard screen: the dashboard and a year's answer (the chart), read in the same batch. */
+export function getDashboardWithYear(db: Db, actor: Actor, now: Date, ip: string, year: number) {
+  return readDashboard(db, actor, now, ip, year) as Promise<{ dashboard: AdminDashboard; year: AdminYear }>;
+}
+
+async function readDashboard(db: Db, actor: Actor, now: Date, ip: string, year: number | null) {
   const scope = locationScope(actor);
   const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
   const thisMonth = zonedMonthStart(now, tz, 0).toISOString();
@@ -33,7 +42,8 @@ export async function getAdminDashboard(db: Db, actor: Actor, now: Date, ip: str
     isNull(users.deletedAt),
     scope === null ? sql`1 = 1` : scope.length === 0 ? sql`1 = 0` : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ul.location_id in ${scope})`,
   );
-  const [counts, recentPatients, recentBips, visibleLocations] = await db.batch([
+  const yearRead = year === null ? null : adminYearRead(db, actor, year);
+  const [counts, recentPatients, recentBips, visibleLocations, yearRows] = await db.batch([
     // One pass over each table: the counts of a table come from one derived row (p, b), not one scan each.
     // (Column names stay unique across both rows: D1 answers rows keyed by column name.)
     db
@@ -83,13 +93,15 @@ export async function getAdminDashboard(db: Db, actor: Actor, now: Date, ip: str
       .from(locations)
       .where(and(isNull(locations.deletedAt), inScope(locations.id, scope)))
       .orderBy(locations.title),
+    // The year's answer rides along when asked for (the screen's chart), else a statement that reads nothing.
+    yearRead?.query ?? db.select({ hour: sql<string>`''`, gender: sql<number | null>`null`, n: sql<number>`0` }).from(locations).where(sql`0`),
   ]);
 
   const c = counts[0]!;
   const shown = [...recentPatients.map((p) => p.id), ...recentBips.map((b) => b.patient_id)];
   await auditClientsRead(db, { actor, ip }, "dashboard", clientIds(shown, (id) => id), c.tail);
   const num = (x: unknown) => Number(x ?? 0);
-  return {
+  const dashboard = {
     bips: recentBips,
     locations: visibleLocations,
     total_bips: num(c.bips),
@@ -108,9 +120,11 @@ export async function getAdminDashboard(db: Db, actor: Actor, now: Date, ip: str
     num_patients_before: num(c.patientsBefore),
     porcentajeDP: percentChange(num(c.patientsCurrent), num(c.patientsBefore)),
   };
+  return { dashboard, year: yearRead ? yearRead.answer(yearRows) : null };
 }
 
 export type AdminDashboard = Awaited<ReturnType<typeof getAdminDashboard>>;
+export type AdminYear = ReturnType<ReturnType<typeof adminYearRead>["answer"]>;
 
 /** The current year in the actor's time zone (the year answer's default). */
 export function actorYear(actor: Actor, now: Date): number {
@@ -119,18 +133,26 @@ export function actorYear(actor: Actor, now: Date): number {
 
 /** New patients per month of a year by gender, in the actor's time zone. */
 export async function getAdminYear(db: Db, actor: Actor, now: Date, year?: number) {
+  const { query, answer } = adminYearRead(db, actor, year ?? actorYear(actor, now));
+  return answer(await query);
+}
+
+/** The year answer's statement (for a batch) and how its rows become the answer. */
+function adminYearRead(db: Db, actor: Actor, y: number) {
   const scope = locationScope(actor);
   const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
-  const y = year ?? actorYear(actor, now);
   const from = zonedMidnight(y, 1, 1, tz).toISOString();
   const to = zonedMidnight(y + 1, 1, 1, tz).toISOString();
   // Group by UTC hour in SQL (at most ~8,800 small rows), then place each hour in its local month.
   const hour = sql<string>`substr(${patients.createdAt}, 1, 13)`;
-  const rows = await db
+  const query = db
     .select({ hour, gender: patients.gender, n: sql<number>`count(*)` })
     .from(patients)
     .where(and(isNull(patients.deletedAt), inScope(patients.locationId, scope), sql`${patients.createdAt} >= ${from} and ${patients.createdAt} < ${to}`))
     .groupBy(hour, patients.gender);
-  const perMonth = rows.map((r) => ({ month: zonedYearMonth(new Date(`${r.hour}:00:00Z`), tz).month, gender: r.gender, n: Number(r.n) }));
-  return { months_name: MONTHS_NAME, query_patients_by_gender: patientsByGender(y, perMonth) };
+  const answer = (rows: { hour: string; gender: number | null; n: number }[]) => {
+    const perMonth = rows.map((r) => ({ month: zonedYearMonth(new Date(`${r.hour}:00:00Z`), tz).month, gender: r.gender, n: Number(r.n) }));
+    return { months_name: MONTHS_NAME, query_patients_by_gender: patientsByGender(y, perMonth) };
+  };
+  return { query, answer };
 }

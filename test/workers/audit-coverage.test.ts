@@ -80,6 +80,9 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.patients._index": "redirect",
   "routes/_app.patients.add": "an empty client form with its options",
   "routes/_app.bip._index": "redirect",
+  "routes/_app.parents._index": "redirect",
+  "routes/_app.parents.add": "an empty parent form with the actor's locations",
+  "routes/_app.settings": "the product's settings (no client data)",
   "routes/_app.bip.register": "an empty BIP form",
   "routes/resources.notifications": "counts of unread tickets",
   "routes/avatars.$id": "an avatar image",
@@ -296,14 +299,16 @@ describe("API sign-ins are audited", () => {
 
   it("a refused second factor is recorded as a failed sign-in, the code accepted as the sign-in", async () => {
     const user = await createUser({ permissions: ["view_clients"], twoFactor: true });
-    expect((await api("/auth/login", { method: "POST", body: { email: user.email, password: user.password, parent: false } })).status).toBe(202);
+    const login = await api("/auth/login", { method: "POST", body: { email: user.email, password: user.password, parent: false } });
+    expect(login.status).toBe(202);
+    const { challenge_id } = (await login.json()) as { challenge_id: string };
     expect(await lastRow()).toMatchObject({ action: "sign_in_password_ok", actorId: user.id });
-    expect((await api("/two-factor/verify", { method: "POST", body: { email: user.email, code: "000000" } })).status).toBe(422);
+    expect((await api("/two-factor/verify", { method: "POST", body: { email: user.email, code: "000000", challenge_id } })).status).toBe(422);
     const failed = await lastRow();
     expect(failed).toMatchObject({ action: "sign_in_failed", actorType: "anonymous" });
     expect(JSON.parse(failed.detail!)).toEqual({ email: user.email, via: "api", second_factor: "email_code" });
     const code = codeIn((await lastEmail(user.email))!.text);
-    expect((await api("/two-factor/verify", { method: "POST", body: { email: user.email, code } })).status).toBe(200);
+    expect((await api("/two-factor/verify", { method: "POST", body: { email: user.email, code, challenge_id } })).status).toBe(200);
     expect(await lastRow()).toMatchObject({ action: "sign_in", actorType: "user", actorId: user.id });
   });
 
