@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, or, sql, type SQLWrapper } from "drizzle-orm";
 import * as v from "valibot";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
@@ -79,6 +79,11 @@ export async function objectivesOfPlans(ctx: ModelContext, planIds: readonly num
 export function objectivesOfBipQuery(ctx: ModelContext, bipId: number) {
   const ofBip = ctx.db.select({ id: plans.id }).from(plans).where(and(eq(plans.bipId, bipId), isNull(plans.deletedAt)));
   return ctx.db.select().from(objectives).where(and(live, inArray(objectives.planId, ofBip)));
+}
+
+/** The live objectives of the plans a subquery selects, as one statement not yet run (to batch with the plans' read). */
+export function objectivesOfPlansQuery(ctx: ModelContext, planIds: SQLWrapper) {
+  return ctx.db.select().from(objectives).where(and(live, inArray(objectives.planId, planIds)));
 }
 
 /** Objectives grouped by plan (every id of `planIds` present), each plan's in order (LTO last). */

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
-import { plans, weeklyReports } from "~/db/schema";
+import { bips, patients, plans, weeklyReports } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import {
@@ -21,7 +21,7 @@ import { weekStartOf } from "~/domain/weeks";
 import { readXlsx } from "~/domain/xlsx";
 import { withAudit, withClients } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
-import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import { findBipInScope, findPlanInScope, planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
@@ -145,10 +145,15 @@ export async function listWeeklyReports(ctx: ModelContext, query: Pick<ListQuery
 
 /** A weekly report with its plan, or null when either is missing or out of scope. */
 async function findReport(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; plan: PlanInScope } | null> {
-  const [row] = await ctx.db.select().from(weeklyReports).where(eq(weeklyReports.id, id));
-  if (!row || (planId !== undefined && row.planId !== planId)) return null;
-  const plan = await findPlanInScope(ctx, row.planId);
-  return plan ? { row, plan } : null;
+  // One statement: the report and its plan's scope (a single read stays within 3 round trips with its audit row).
+  const [found] = await ctx.db
+    .select({ row: weeklyReports, scope: planScopeColumns })
+    .from(weeklyReports)
+    .innerJoin(plans, eq(plans.id, weeklyReports.planId))
+    .innerJoin(bips, eq(bips.id, plans.bipId))
+    .innerJoin(patients, eq(patients.id, plans.patientId))
+    .where(and(eq(weeklyReports.id, id), planId === undefined ? undefined : eq(weeklyReports.planId, planId), planInScopeWhere(ctx)));
+  return found ? { row: found.row, plan: planScope(found.scope) } : null;
 }
 
 export async function getWeeklyReport(ctx: ModelContext, id: number): Promise<WeeklyReportJson | null> {
