@@ -216,12 +216,13 @@ describe("a recorded read stays within 3 D1 round trips", () => {
 
   // A list that checks its BIP's scope, and single records found through their plan: the scope check rides
   // in the read's statement or batch, not in a round trip of its own.
-  it.each([
+  const scoped: [string, () => string][] = [
     ["/api/v2/plans", () => "/api/v2/plans"],
     ["/api/v2/plans?bip_id={bip}", () => `/api/v2/plans?bip_id=${seed.bip}`],
     ["/api/v2/weekly-reports/{id}", () => `/api/v2/weekly-reports/${seed.report}`],
     ["/api/v2/chart-comments/{id}", () => `/api/v2/chart-comments/${seed.comment}`],
-  ] as const)("GET %s: guard, scope and read, audit row", async (_label, path) => {
+  ];
+  it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();
     expect((await d1(path(), { Authorization: `Bearer ${token}` })).roundTrips).toBeLessThanOrEqual(3);
     expect(await auditRows()).toBe(before + 1);
