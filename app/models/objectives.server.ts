@@ -81,8 +81,8 @@ export function objectivesOfBipQuery(ctx: ModelContext, bipId: number) {
   return ctx.db.select().from(objectives).where(and(live, inArray(objectives.planId, ofBip)));
 }
 
-/** The live objectives of the plans a subquery selects, as one statement not yet run (to batch with the plans' read). */
-export function objectivesOfPlansQuery(ctx: ModelContext, planIds: SQLWrapper) {
+/** The live objectives of the plans (ids, or a subquery that selects them), as one statement not yet run (to batch with the plans' read). */
+export function objectivesOfPlansQuery(ctx: ModelContext, planIds: SQLWrapper | readonly number[]) {
   return ctx.db.select().from(objectives).where(and(live, inArray(objectives.planId, planIds)));
 }
 

@@ -5,7 +5,7 @@ import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { PLAN_CATEGORIES, PLAN_MESSAGES, PlanInput, PlanStatusInput } from "~/domain/plans";
 import { parseWith } from "~/domain/validation";
-import { auditRead, withAudit } from "~/services/audit.server";
+import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { bipInScopeWhere, findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
@@ -126,9 +126,10 @@ async function loadPlan(ctx: ModelContext, scope: PlanInScope): Promise<PlanJson
 /** A plan with its objectives (API show, the edit screen): in scope, and the read is audited. */
 export async function getPlan(ctx: ModelContext, id: number): Promise<PlanJson | null> {
   const scope = await findPlanInScope(ctx, id);
-  const plan = scope ? await loadPlan(ctx, scope) : null;
-  if (plan) await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: id, patientId: plan.patient_id }, scope?.tail);
-  return plan;
+  if (!scope) return null;
+  // The plan and its objectives ride in the batch of the read's audit row (scope, then read: 2 round trips).
+  const [[row], objectiveRows] = await auditedRead(ctx.db, who(ctx), { entity: "plan", entityId: id, patientId: scope.patientId }, () => [ctx.db.select().from(plans).where(and(eq(plans.id, id), live)), objectivesOfPlansQuery(ctx, [id])], scope.tail);
+  return row ? planJson(row, scope.patientName, objectivesByPlan([id], objectiveRows).get(id)!) : null;
 }
 
 function values(input: PlanInput) {

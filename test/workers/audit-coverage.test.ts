@@ -221,10 +221,17 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/plans?bip_id={bip}", () => `/api/v2/plans?bip_id=${seed.bip}`],
     ["/api/v2/weekly-reports/{id}", () => `/api/v2/weekly-reports/${seed.report}`],
     ["/api/v2/chart-comments/{id}", () => `/api/v2/chart-comments/${seed.comment}`],
+    ["/api/v2/plans/{id}", () => `/api/v2/plans/${seed.plan}`],
   ];
   it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();
     expect((await d1(path(), { Authorization: `Bearer ${token}` })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
+  it("screen /bip/goal/{id}/edit: session, scope, the plan with its audit row", async () => {
+    const before = await auditRows();
+    expect((await d1(`/bip/goal/${seed.plan}/edit`, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
     expect(await auditRows()).toBe(before + 1);
   });
 
