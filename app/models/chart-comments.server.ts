@@ -26,20 +26,22 @@ export function chartCommentJson(r: Row) {
 export type ChartCommentJson = ReturnType<typeof chartCommentJson>;
 
 export async function listChartComments(ctx: ModelContext, query: Pick<ListQuery, "page" | "per_page" | "search">, raw: Record<string, unknown>): Promise<ModelResult<Paged<ChartCommentJson>>> {
-  const scope = await listScope(ctx, raw);
+  const scope = listScope(ctx, raw);
   if (!scope.ok) return scope;
-  const { plans: inPlans, from, to, patientId } = scope.data;
+  const { check, what, plans: inPlans, from, to } = scope.data;
   const where = and(
     inPlans(chartComments.planId),
     inWindow(chartComments.commentDate, from, to),
     query.search ? contains(chartComments.comment, query.search) : undefined,
   );
-  const [rows, [total]] = await ctx.db.batch([
+  const [[found], rows, [total]] = await ctx.db.batch([
+    check,
     ctx.db.select().from(chartComments).where(where).orderBy(asc(chartComments.commentDate), asc(chartComments.id)).limit(query.per_page).offset(offset(query)),
     ctx.db.select({ n: count() }).from(chartComments).where(where),
   ]);
+  if (!found) return notFound(what);
   // One client's chart notes: the API records the read with the client (withClients).
-  return ok(withClients(paged(rows.map(chartCommentJson), total?.n ?? 0, query), rows.length ? [patientId] : []));
+  return ok(withClients(paged(rows.map(chartCommentJson), total?.n ?? 0, query), rows.length ? [found.patientId] : []));
 }
 
 async function findComment(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; plan: PlanInScope } | null> {
