@@ -227,6 +227,8 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/chart-comments?plan_id={plan}", () => `/api/v2/chart-comments?plan_id=${seed.plan}`],
     ["/api/v2/objectives/{id}", () => `/api/v2/objectives/${seed.objective}`],
     ["/api/v2/objectives?plan_id={plan}", () => `/api/v2/objectives?plan_id=${seed.plan}`],
+    ["/api/v2/intake-assessments/{id}", () => `/api/v2/intake-assessments/${seed.intake}`],
+    ["/api/v2/patients/{id}/pa-services", () => `/api/v2/patients/${seed.patient}/pa-services`],
   ];
   it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();
