@@ -27,6 +27,11 @@ export interface PlanInScope extends BipInScope {
   category: string;
 }
 
+/** The BIP is live and its client is one the actor may see (joined: bips, patients). */
+export function bipInScopeWhere(ctx: ModelContext, bipId: number) {
+  return and(eq(bips.id, bipId), isNull(bips.deletedAt), patientScope(ctx));
+}
+
 export async function findBipInScope(ctx: ModelContext, bipId: number): Promise<BipInScope | null> {
   const [row] = await ctx.db
     .select({
@@ -42,32 +47,46 @@ export async function findBipInScope(ctx: ModelContext, bipId: number): Promise<
     })
     .from(bips)
     .innerJoin(patients, eq(patients.id, bips.patientId))
-    .where(and(eq(bips.id, bipId), isNull(bips.deletedAt), patientScope(ctx)));
+    .where(bipInScopeWhere(ctx, bipId));
   if (!row) return null;
+  const { firstName, lastName, ...rest } = row;
+  return { ...rest, patientName: `${firstName} ${lastName}`.trim() };
+}
+
+/** The columns of a plan's scope (PlanInScope before planScope() shapes it), to select beside a record of the plan. */
+export const planScopeColumns = {
+  planId: plans.id,
+  category: plans.category,
+  bipId: bips.id,
+  patientId: patients.id,
+  locationId: patients.locationId,
+  firstName: patients.firstName,
+  lastName: patients.lastName,
+  patientIdentifier: patients.patientIdentifier,
+  gender: patients.gender,
+  version: plans.version,
+  tail: auditTail,
+};
+
+type PlanScopeRow = Omit<PlanInScope, "patientName"> & { firstName: string; lastName: string };
+
+/** The plan is live, its BIP is live, and its client is one the actor may see (joined: plans, bips, patients). */
+export function planInScopeWhere(ctx: ModelContext) {
+  return and(isNull(plans.deletedAt), isNull(bips.deletedAt), patientScope(ctx));
+}
+
+/** A row of planScopeColumns as a PlanInScope. */
+export function planScope(row: PlanScopeRow): PlanInScope {
   const { firstName, lastName, ...rest } = row;
   return { ...rest, patientName: `${firstName} ${lastName}`.trim() };
 }
 
 export async function findPlanInScope(ctx: ModelContext, planId: number): Promise<PlanInScope | null> {
   const [row] = await ctx.db
-    .select({
-      planId: plans.id,
-      category: plans.category,
-      bipId: bips.id,
-      patientId: patients.id,
-      locationId: patients.locationId,
-      firstName: patients.firstName,
-      lastName: patients.lastName,
-      patientIdentifier: patients.patientIdentifier,
-      gender: patients.gender,
-      version: plans.version,
-      tail: auditTail,
-    })
+    .select(planScopeColumns)
     .from(plans)
     .innerJoin(bips, eq(bips.id, plans.bipId))
     .innerJoin(patients, eq(patients.id, plans.patientId))
-    .where(and(eq(plans.id, planId), isNull(plans.deletedAt), isNull(bips.deletedAt), patientScope(ctx)));
-  if (!row) return null;
-  const { firstName, lastName, ...rest } = row;
-  return { ...rest, patientName: `${firstName} ${lastName}`.trim() };
+    .where(and(eq(plans.id, planId), planInScopeWhere(ctx)));
+  return row ? planScope(row) : null;
 }

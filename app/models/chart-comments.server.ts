@@ -1,10 +1,10 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import { chartComments } from "~/db/schema";
+import { bips, chartComments, patients, plans } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import { CHART_COMMENT_NOTICES, ChartCommentInput, ChartCommentUpdate } from "~/domain/weekly-reports";
 import { withClients } from "~/services/audit.server";
-import { findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import { planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
@@ -26,27 +26,34 @@ export function chartCommentJson(r: Row) {
 export type ChartCommentJson = ReturnType<typeof chartCommentJson>;
 
 export async function listChartComments(ctx: ModelContext, query: Pick<ListQuery, "page" | "per_page" | "search">, raw: Record<string, unknown>): Promise<ModelResult<Paged<ChartCommentJson>>> {
-  const scope = await listScope(ctx, raw);
+  const scope = listScope(ctx, raw);
   if (!scope.ok) return scope;
-  const { plans: inPlans, from, to, patientId } = scope.data;
+  const { check, what, plans: inPlans, from, to } = scope.data;
   const where = and(
     inPlans(chartComments.planId),
     inWindow(chartComments.commentDate, from, to),
     query.search ? contains(chartComments.comment, query.search) : undefined,
   );
-  const [rows, [total]] = await ctx.db.batch([
+  const [[found], rows, [total]] = await ctx.db.batch([
+    check,
     ctx.db.select().from(chartComments).where(where).orderBy(asc(chartComments.commentDate), asc(chartComments.id)).limit(query.per_page).offset(offset(query)),
     ctx.db.select({ n: count() }).from(chartComments).where(where),
   ]);
+  if (!found) return notFound(what);
   // One client's chart notes: the API records the read with the client (withClients).
-  return ok(withClients(paged(rows.map(chartCommentJson), total?.n ?? 0, query), rows.length ? [patientId] : []));
+  return ok(withClients(paged(rows.map(chartCommentJson), total?.n ?? 0, query), rows.length ? [found.patientId] : []));
 }
 
 async function findComment(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; plan: PlanInScope } | null> {
-  const [row] = await ctx.db.select().from(chartComments).where(eq(chartComments.id, id));
-  if (!row || (planId !== undefined && row.planId !== planId)) return null;
-  const plan = await findPlanInScope(ctx, row.planId);
-  return plan ? { row, plan } : null;
+  // One statement: the comment and its plan's scope (a single read stays within 3 round trips with its audit row).
+  const [found] = await ctx.db
+    .select({ row: chartComments, scope: planScopeColumns })
+    .from(chartComments)
+    .innerJoin(plans, eq(plans.id, chartComments.planId))
+    .innerJoin(bips, eq(bips.id, plans.bipId))
+    .innerJoin(patients, eq(patients.id, plans.patientId))
+    .where(and(eq(chartComments.id, id), planId === undefined ? undefined : eq(chartComments.planId, planId), planInScopeWhere(ctx)));
+  return found ? { row: found.row, plan: planScope(found.scope) } : null;
 }
 
 export async function getChartComment(ctx: ModelContext, id: number): Promise<ChartCommentJson | null> {

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, or, sql, type SQLWrapper } from "drizzle-orm";
 import * as v from "valibot";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
@@ -6,7 +6,7 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import { auditRead, clientIds, withAudit, withClients } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
-import { findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import { findPlanInScope, planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
@@ -81,6 +81,11 @@ export function objectivesOfBipQuery(ctx: ModelContext, bipId: number) {
   return ctx.db.select().from(objectives).where(and(live, inArray(objectives.planId, ofBip)));
 }
 
+/** The live objectives of the plans (ids, or a subquery that selects them), as one statement not yet run (to batch with the plans' read). */
+export function objectivesOfPlansQuery(ctx: ModelContext, planIds: SQLWrapper | readonly number[]) {
+  return ctx.db.select().from(objectives).where(and(live, inArray(objectives.planId, planIds)));
+}
+
 /** Objectives grouped by plan (every id of `planIds` present), each plan's in order (LTO last). */
 export function objectivesByPlan(planIds: readonly number[], rows: Row[]): Map<number, ObjectiveJson[]> {
   const out = new Map<number, ObjectiveJson[]>(planIds.map((id) => [id, []]));
@@ -102,10 +107,15 @@ function bumps(ctx: ModelContext) {
 
 /** An objective and its plan's scope; null when either is gone or out of the actor's locations (or not of `planId`). */
 async function findObjective(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; scope: PlanInScope } | null> {
-  const [row] = await ctx.db.select().from(objectives).where(and(eq(objectives.id, id), live));
-  if (!row || (planId !== undefined && row.planId !== planId)) return null;
-  const scope = await findPlanInScope(ctx, row.planId);
-  return scope ? { row, scope } : null;
+  // One statement: the objective and its plan's scope (a single read stays within 3 round trips with its audit row).
+  const [found] = await ctx.db
+    .select({ row: objectives, scope: planScopeColumns })
+    .from(objectives)
+    .innerJoin(plans, eq(plans.id, objectives.planId))
+    .innerJoin(bips, eq(bips.id, plans.bipId))
+    .innerJoin(patients, eq(patients.id, plans.patientId))
+    .where(and(eq(objectives.id, id), live, planId === undefined ? undefined : eq(objectives.planId, planId), planInScopeWhere(ctx)));
+  return found ? { row: found.row, scope: planScope(found.scope) } : null;
 }
 
 const ObjectiveFilters = v.object({ plan_id: idFilter("plan_id") });
@@ -114,8 +124,6 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
   const parsed = parseWith(ObjectiveFilters, { plan_id: raw.plan_id ?? "" });
   if (!parsed.ok) return invalid(parsed.errors);
   const planId = parsed.data.plan_id;
-  const scope = planId === "" ? null : await findPlanInScope(ctx, planId);
-  if (planId !== "" && !scope) return notFound("Plan");
   const s = query.search;
   const where = and(
     live,
@@ -127,7 +135,14 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
     query.date_from ? sql`${objectives.endDate} >= ${query.date_from}` : undefined,
     query.date_to ? sql`${objectives.initialDate} <= ${query.date_to}` : undefined,
   );
-  const [rows, [total]] = await ctx.db.batch([
+  // One round trip: the plan's scope check (id 0 matches nothing when unfiltered), the page and its total.
+  const [plan, rows, [total]] = await ctx.db.batch([
+    ctx.db
+      .select({ id: plans.id })
+      .from(plans)
+      .innerJoin(bips, eq(bips.id, plans.bipId))
+      .innerJoin(patients, eq(patients.id, plans.patientId))
+      .where(and(eq(plans.id, planId === "" ? 0 : planId), planInScopeWhere(ctx))),
     ctx.db
       .select({ o: objectives, patientId: plans.patientId })
       .from(objectives)
@@ -146,6 +161,7 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
       .innerJoin(patients, eq(patients.id, plans.patientId))
       .where(where),
   ]);
+  if (planId !== "" && !plan.length) return notFound("Plan");
   // Objectives are clinical data of their clients: the API records the read with these clients (withClients).
   return ok(withClients(paged(rows.map((r) => objectiveJson(r.o)), total?.n ?? 0, query), clientIds(rows, (r) => r.patientId)));
 }

@@ -5,11 +5,11 @@ import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { PLAN_CATEGORIES, PLAN_MESSAGES, PlanInput, PlanStatusInput } from "~/domain/plans";
 import { parseWith } from "~/domain/validation";
-import { auditRead, withAudit } from "~/services/audit.server";
+import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
-import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import { bipInScopeWhere, findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
-import { idFilter, objectiveInserts, objectivesOfPlans, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
+import { idFilter, objectiveInserts, objectivesByPlan, objectivesOfPlans, objectivesOfPlansQuery, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 import { contains } from "./like.server";
@@ -68,8 +68,6 @@ export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record
   const parsed = parseWith(PlanFilters, { bip_id: raw.bip_id ?? "", category: raw.category ?? "" });
   if (!parsed.ok) return invalid(parsed.errors);
   const { bip_id: bipId, category } = parsed.data;
-  const bip = bipId === "" ? null : await findBipInScope(ctx, bipId);
-  if (bipId !== "" && !bip) return notFound("BIP");
   const s = query.search;
   const where = and(
     live,
@@ -81,21 +79,39 @@ export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record
     query.date_from ? sql`${plans.createdAt} >= ${query.date_from}` : undefined,
     query.date_to ? sql`${plans.createdAt} <= ${`${query.date_to}T23:59:59.999Z`}` : undefined,
   );
-  const [rows, [total]] = await ctx.db.batch([
+  const order = [asc(plans.bipId), categoryOrder, asc(plans.position), asc(plans.id)] as const;
+  const pageIds = ctx.db
+    .select({ id: plans.id })
+    .from(plans)
+    .innerJoin(bips, eq(bips.id, plans.bipId))
+    .innerJoin(patients, eq(patients.id, plans.patientId))
+    .where(where)
+    .orderBy(...order)
+    .limit(query.per_page)
+    .offset(offset(query));
+  // One round trip: the BIP's scope check (id 0 matches nothing when unfiltered), the page, its total and the page's objectives.
+  const [bip, rows, [total], objectiveRows] = await ctx.db.batch([
+    ctx.db
+      .select({ id: bips.id })
+      .from(bips)
+      .innerJoin(patients, eq(patients.id, bips.patientId))
+      .where(bipInScopeWhere(ctx, bipId === "" ? 0 : bipId)),
     ctx.db
       .select({ plan: plans, firstName: patients.firstName, lastName: patients.lastName })
       .from(plans)
       .innerJoin(bips, eq(bips.id, plans.bipId))
       .innerJoin(patients, eq(patients.id, plans.patientId))
       .where(where)
-      .orderBy(asc(plans.bipId), categoryOrder, asc(plans.position), asc(plans.id))
+      .orderBy(...order)
       .limit(query.per_page)
       .offset(offset(query)),
     ctx.db.select({ n: count() }).from(plans).innerJoin(bips, eq(bips.id, plans.bipId)).innerJoin(patients, eq(patients.id, plans.patientId)).where(where),
+    objectivesOfPlansQuery(ctx, pageIds),
   ]);
-  const objectives = await objectivesOfPlans(
-    ctx,
+  if (bipId !== "" && !bip.length) return notFound("BIP");
+  const objectives = objectivesByPlan(
     rows.map((r) => r.plan.id),
+    objectiveRows,
   );
   // Goals are clinical data of their clients: the API records the read with the clients of the page (patient_id).
   return ok(paged(rows.map((r) => planJson(r.plan, `${r.firstName} ${r.lastName}`.trim(), objectives.get(r.plan.id) ?? [])), total?.n ?? 0, query));
@@ -110,9 +126,10 @@ async function loadPlan(ctx: ModelContext, scope: PlanInScope): Promise<PlanJson
 /** A plan with its objectives (API show, the edit screen): in scope, and the read is audited. */
 export async function getPlan(ctx: ModelContext, id: number): Promise<PlanJson | null> {
   const scope = await findPlanInScope(ctx, id);
-  const plan = scope ? await loadPlan(ctx, scope) : null;
-  if (plan) await auditRead(ctx.db, who(ctx), { entity: "plan", entityId: id, patientId: plan.patient_id }, scope?.tail);
-  return plan;
+  if (!scope) return null;
+  // The plan and its objectives ride in the batch of the read's audit row (scope, then read: 2 round trips).
+  const [[row], objectiveRows] = await auditedRead(ctx.db, who(ctx), { entity: "plan", entityId: id, patientId: scope.patientId }, () => [ctx.db.select().from(plans).where(and(eq(plans.id, id), live)), objectivesOfPlansQuery(ctx, [id])], scope.tail);
+  return row ? planJson(row, scope.patientName, objectivesByPlan([id], objectiveRows).get(id)!) : null;
 }
 
 function values(input: PlanInput) {

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
-import { plans, weeklyReports } from "~/db/schema";
+import { bips, patients, plans, weeklyReports } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import {
@@ -21,9 +21,9 @@ import { weekStartOf } from "~/domain/weeks";
 import { readXlsx } from "~/domain/xlsx";
 import { withAudit, withClients } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
-import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import { findPlanInScope, planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
-import { isKeyRace, nextId, who } from "./patients.server";
+import { isKeyRace, nextId, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 import { contains } from "./like.server";
 
@@ -99,24 +99,36 @@ export async function planFromInput(ctx: ModelContext, raw: Record<string, unkno
 }
 
 /**
- * The plans a list covers (plan_id, or every plan of bip_id), found in scope first, and the date range.
- * A plan or BIP of another location answers 404.
+ * The plans a list covers (plan_id, or every plan of bip_id) and the date range, as statements not yet run:
+ * `check` finds the plan or BIP in the actor's scope (its client; no row: 404), and `plans` filters a
+ * column to the plans in scope, so the page read is scoped by itself. Both ride in the page's batch: the
+ * scope check costs no round trip of its own. A plan or BIP of another location answers 404.
  */
-export async function listScope(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<{ plans: (column: SQLWrapper) => SQL; from: string; to: string; patientId: number }>> {
+export function listScope(ctx: ModelContext, raw: Record<string, unknown>) {
   const parsed = parseWith(WeeklyListFilters, weeklyListFilters(raw));
   if (!parsed.ok) return invalid(parsed.errors);
   const f: WeeklyListFilters = parsed.data;
   const range = { from: f.date_start, to: f.date_end };
-  if (f.plan_id !== "") {
-    const plan = await findPlanInScope(ctx, f.plan_id);
-    if (!plan || (f.bip_id !== "" && plan.bipId !== f.bip_id)) return notFound("Plan");
-    const planId = plan.planId;
-    return ok({ plans: (column) => eq(column, planId), ...range, patientId: plan.patientId });
-  }
-  const bip = await findBipInScope(ctx, f.bip_id as number);
-  if (!bip) return notFound("BIP");
-  const ofBip = ctx.db.select({ id: plans.id }).from(plans).where(and(eq(plans.bipId, bip.bipId), isNull(plans.deletedAt)));
-  return ok({ plans: (column) => inArray(column, ofBip), ...range, patientId: bip.patientId });
+  const planId = f.plan_id === "" ? null : f.plan_id;
+  // The BIP in scope: bip_id, or the BIP of plan_id (and then of bip_id too, when both are given).
+  const bip = and(
+    planId === null
+      ? eq(bips.id, f.bip_id as number)
+      : inArray(bips.id, ctx.db.select({ id: plans.bipId }).from(plans).where(and(eq(plans.id, planId), isNull(plans.deletedAt), f.bip_id !== "" ? eq(plans.bipId, f.bip_id) : undefined))),
+    isNull(bips.deletedAt),
+    patientScope(ctx),
+  );
+  const bipIds = ctx.db.select({ id: bips.id }).from(bips).innerJoin(patients, eq(patients.id, bips.patientId)).where(bip);
+  const inScope = ctx.db
+    .select({ id: plans.id })
+    .from(plans)
+    .where(and(isNull(plans.deletedAt), planId === null ? undefined : eq(plans.id, planId), inArray(plans.bipId, bipIds)));
+  return ok({
+    check: ctx.db.select({ patientId: patients.id }).from(bips).innerJoin(patients, eq(patients.id, bips.patientId)).where(bip),
+    what: planId === null ? ("BIP" as const) : ("Plan" as const),
+    plans: (column: SQLWrapper) => inArray(column, inScope),
+    ...range,
+  });
 }
 
 /** A date column within [from, to] (either end may be open). */
@@ -127,28 +139,35 @@ export function inWindow(column: SQLWrapper, from: string | null | undefined, to
 /* ------------------------------------------------------------------ reads */
 
 export async function listWeeklyReports(ctx: ModelContext, query: Pick<ListQuery, "page" | "per_page" | "search">, raw: Record<string, unknown>): Promise<ModelResult<Paged<WeeklyReportJson>>> {
-  const scope = await listScope(ctx, raw);
+  const scope = listScope(ctx, raw);
   if (!scope.ok) return scope;
-  const { plans: inPlans, from, to, patientId } = scope.data;
+  const { check, what, plans: inPlans, from, to } = scope.data;
   const where = and(
     inPlans(weeklyReports.planId),
     inWindow(weeklyReports.weekEnd, from, to),
     query.search ? contains(weeklyReports.weekEnd, query.search) : undefined,
   );
-  const [rows, [total]] = await ctx.db.batch([
+  const [[found], rows, [total]] = await ctx.db.batch([
+    check,
     ctx.db.select().from(weeklyReports).where(where).orderBy(asc(weeklyReports.weekEnd), asc(weeklyReports.planId), asc(weeklyReports.id)).limit(query.per_page).offset(offset(query)),
     ctx.db.select({ n: count() }).from(weeklyReports).where(where),
   ]);
+  if (!found) return notFound(what);
   // One client's measurements: the API records the read with the client (withClients).
-  return ok(withClients(paged(rows.map(weeklyReportJson), total?.n ?? 0, query), rows.length ? [patientId] : []));
+  return ok(withClients(paged(rows.map(weeklyReportJson), total?.n ?? 0, query), rows.length ? [found.patientId] : []));
 }
 
 /** A weekly report with its plan, or null when either is missing or out of scope. */
 async function findReport(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; plan: PlanInScope } | null> {
-  const [row] = await ctx.db.select().from(weeklyReports).where(eq(weeklyReports.id, id));
-  if (!row || (planId !== undefined && row.planId !== planId)) return null;
-  const plan = await findPlanInScope(ctx, row.planId);
-  return plan ? { row, plan } : null;
+  // One statement: the report and its plan's scope (a single read stays within 3 round trips with its audit row).
+  const [found] = await ctx.db
+    .select({ row: weeklyReports, scope: planScopeColumns })
+    .from(weeklyReports)
+    .innerJoin(plans, eq(plans.id, weeklyReports.planId))
+    .innerJoin(bips, eq(bips.id, plans.bipId))
+    .innerJoin(patients, eq(patients.id, plans.patientId))
+    .where(and(eq(weeklyReports.id, id), planId === undefined ? undefined : eq(weeklyReports.planId, planId), planInScopeWhere(ctx)));
+  return found ? { row: found.row, plan: planScope(found.scope) } : null;
 }
 
 export async function getWeeklyReport(ctx: ModelContext, id: number): Promise<WeeklyReportJson | null> {

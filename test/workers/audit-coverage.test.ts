@@ -217,6 +217,34 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     expect(await auditRows()).toBe(before + 1);
   });
 
+  // A list that checks its BIP's scope, and single records found through their plan: the scope check rides
+  // in the read's statement or batch, not in a round trip of its own.
+  const scoped: [string, () => string][] = [
+    ["/api/v2/plans", () => "/api/v2/plans"],
+    ["/api/v2/plans?bip_id={bip}", () => `/api/v2/plans?bip_id=${seed.bip}`],
+    ["/api/v2/weekly-reports/{id}", () => `/api/v2/weekly-reports/${seed.report}`],
+    ["/api/v2/chart-comments/{id}", () => `/api/v2/chart-comments/${seed.comment}`],
+    ["/api/v2/plans/{id}", () => `/api/v2/plans/${seed.plan}`],
+    ["/api/v2/weekly-reports?plan_id={plan}", () => `/api/v2/weekly-reports?plan_id=${seed.plan}`],
+    ["/api/v2/weekly-reports?bip_id={bip}", () => `/api/v2/weekly-reports?bip_id=${seed.bip}`],
+    ["/api/v2/chart-comments?plan_id={plan}", () => `/api/v2/chart-comments?plan_id=${seed.plan}`],
+    ["/api/v2/objectives/{id}", () => `/api/v2/objectives/${seed.objective}`],
+    ["/api/v2/objectives?plan_id={plan}", () => `/api/v2/objectives?plan_id=${seed.plan}`],
+    ["/api/v2/intake-assessments/{id}", () => `/api/v2/intake-assessments/${seed.intake}`],
+    ["/api/v2/patients/{id}/pa-services", () => `/api/v2/patients/${seed.patient}/pa-services`],
+  ];
+  it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
+    const before = await auditRows();
+    expect((await d1(path(), { Authorization: `Bearer ${token}` })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
+  it("screen /bip/goal/{id}/edit: session, scope, the plan with its audit row", async () => {
+    const before = await auditRows();
+    expect((await d1(`/bip/goal/${seed.plan}/edit`, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
   it.each(["/patients/list", "/dashboard", "/bip/list"])("screen %s: session, page, audit row", async (path) => {
     const before = await auditRows();
     expect((await d1(path, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
@@ -320,3 +348,4 @@ describe("API sign-ins are audited", () => {
     expect(JSON.parse(row!.detail!)).toEqual({ email: user.email, via: "api" });
   });
 });
+

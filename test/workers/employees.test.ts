@@ -196,6 +196,22 @@ describe("employees API", () => {
     expect(await auditCount(target.id)).toBe(3);
   });
 
+  it("editUser with a body that names no field answers 422 and leaves the version and the audit trail as they were", async () => {
+    const { loc, role, token } = await setup();
+    const target = await employeeIn(loc.id, role.id);
+    const before = await userRow(target.id);
+    for (const body of [{}, { version: before.version }, { id: target.id }, { id: target.id, version: before.version }]) {
+      const res = await api(`/v2/users/editUser/${target.id}`, { method: "POST", token, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(((await res.json()) as { message: string }).message).toBe("Nothing to change: send at least one field to update.");
+    }
+    expect((await userRow(target.id)).version).toBe(before.version);
+    expect(await auditCount(target.id)).toBe(0);
+    const edit = await api(`/v2/users/editUser/${target.id}`, { method: "POST", token, body: { city: "Tampa", version: before.version } });
+    expect(edit.status, await edit.clone().text()).toBe(200);
+    expect((await userRow(target.id)).version).toBe(before.version + 1);
+  });
+
   it("changes a user's password (rules checked), ending their sessions; resets two-factor", async () => {
     const { loc, token } = await setup();
     const target = await createUser({ permissions: [], locations: [loc.id], twoFactor: true });

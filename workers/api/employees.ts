@@ -20,7 +20,7 @@ import {
 } from "~/models/employees.server";
 import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, requireApiStaff, type AppEnv, type GuardMiddleware } from "./env";
-import { answer, listCacheKey, modelContext, pathId, requestVersion, v2Router, type RestResource } from "./rest";
+import { answer, emptyChange, isEmptyChange, listCacheKey, modelContext, pathId, requestVersion, v2Router, type RestResource } from "./rest";
 
 /**
  * Employees ("doctors", platform §7): the v1 doctors calls, the v2 employees resource, and the user
@@ -150,7 +150,8 @@ export const usersV2 = new Hono<AppEnv>()
     if (id === null) return notFoundEmployee(c);
     const body = await bodyOf(c);
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
-    // editUser changes only the fields it is given.
+    // editUser changes only the fields it is given; one that names none writes nothing (the PATCH rule).
+    if (isEmptyChange(body)) return emptyChange(c);
     return answer(c, await updateEmployee(modelContext(c), id, body, { partial: true, version: requestVersion(c, body) }));
   })
   .patch("/:id/change-password", manageEmployees, async (c) => {
