@@ -76,10 +76,15 @@ export async function listPaServices(ctx: ModelContext, query: ListQuery, raw: R
 export async function listPaServicesOfPatient(ctx: ModelContext, patientId: number, patientKnown = false): Promise<PaServiceJson[] | null> {
   // The query itself is scoped; the check only tells "no such client" (null) from "no PA services" ([]).
   if (!patientKnown && !(await findPatient(ctx, patientId))) return null;
-  const rows = await select(ctx)
+  const rows = await paServicesOfPatientQuery(ctx, patientId);
+  return rows.map(paServiceJson);
+}
+
+/** A client's PA services as one statement (scoped by the client's location), to run in a batch. */
+export function paServicesOfPatientQuery(ctx: ModelContext, patientId: number) {
+  return select(ctx)
     .where(and(live, eq(paServices.patientId, patientId), patientScope(ctx)))
     .orderBy(asc(paServices.endDate), asc(paServices.id));
-  return rows.map(paServiceJson);
 }
 
 export async function getPaService(ctx: ModelContext, id: number): Promise<PaServiceJson | null> {

@@ -4,7 +4,7 @@ import { YearChart } from "~/components/charts/year-chart";
 import { buildYearChartModel, YearQuery } from "~/domain/dashboard";
 import { greetingName } from "~/domain/shell";
 import { parseWith } from "~/domain/validation";
-import { actorYear, getAdminDashboard, getAdminYear } from "~/models/dashboard.server";
+import { actorYear, getDashboardWithYear } from "~/models/dashboard.server";
 import { listChildrenOfParent } from "~/models/parents.server";
 import { requirePrincipal } from "~/services/guard.server";
 
@@ -30,7 +30,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const asked = new URL(request.url).searchParams.get("year");
   const parsed = asked === null ? null : parseWith(YearQuery, { year: asked });
   const year = parsed?.ok ? (parsed.data.year ?? thisYear) : thisYear;
-  const [dashboard, yearAnswer] = await Promise.all([getAdminDashboard(context.app.db, actor, now, context.app.ip), getAdminYear(context.app.db, actor, now, year)]);
+  const { dashboard, yearAnswer } = await getDashboardWithYear(context.app.db, actor, now, context.app.ip, year);
   const years = Array.from({ length: YEARS_OFFERED }, (_, i) => thisYear - i);
   if (!years.includes(year)) years.push(year);
   return {
