@@ -6,7 +6,8 @@
  * - public/styles/app.css and public/enhance.js are copied to public/assets/<name>-<hash>.<ext>.
  * - The behavior chart's browser module (docs/decisions/008): app/client/behavior-chart.ts with uPlot,
  *   bundled by esbuild into one minified ES module, public/assets/behavior-chart-<hash>.js, with uPlot's
- *   stylesheet beside it as public/assets/uplot-<hash>.css (the module is told that name at build time).
+ *   stylesheet inside it (added as a <style> when it draws: no second, sequential request on a slow
+ *   connection).
  * - The dashboard's year chart module (docs/decisions/021): app/client/year-chart.ts, built the same way.
  * - app/generated/assets.json maps each file to its URL; the root and the chart read their links from it.
  *
@@ -40,7 +41,7 @@ await mkdir(path.dirname(manifestFile), { recursive: true });
 
 const appCss = await emit("app", ".css", await readFile(path.join(root, "public", "styles", "app.css")));
 const enhanceJs = await emit("enhance", ".js", await readFile(path.join(root, "public", "enhance.js")));
-const uplotCss = await emit("uplot", ".css", await readFile(path.join(root, "node_modules", "uplot", "dist", "uPlot.min.css")));
+const uplotCssText = await readFile(path.join(root, "node_modules", "uplot", "dist", "uPlot.min.css"), "utf8");
 /** A chart module (app/client/<name>.ts with uPlot) as one minified ES module; a screen loads only its own. */
 async function chartModule(name) {
   const result = await build({
@@ -53,11 +54,11 @@ async function chartModule(name) {
     minify: true,
     legalComments: "none",
     logLevel: "warning",
-    define: { __UPLOT_CSS__: JSON.stringify(uplotCss) },
+    define: { __UPLOT_CSS_TEXT__: JSON.stringify(uplotCssText) },
   });
   return emit(name, ".js", Buffer.from(result.outputFiles[0].contents));
 }
 const behaviorChartJs = await chartModule("behavior-chart");
 const yearChartJs = await chartModule("year-chart");
 
-await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs, uplotCss }, null, 2)}\n`);
+await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs }, null, 2)}\n`);

@@ -18,15 +18,19 @@ const DEFAULT_TIME_ZONE = "America/New_York";
 
 /** The dashboard: counts, and the newest clients and BIPs (client data: the read is recorded, naming them). */
 export async function getAdminDashboard(db: Db, actor: Actor, now: Date, ip: string) {
-  return (await readDashboard(db, actor, now, ip, null)).dashboard;
+  return (await dashboardRead(db, actor, now, ip, null)).dashboard;
 }
 
-/** The dashboard screen: the dashboard and a year's answer (the chart), read in the same batch. */
-export function getDashboardWithYear(db: Db, actor: Actor, now: Date, ip: string, year: number) {
-  return readDashboard(db, actor, now, ip, year) as Promise<{ dashboard: AdminDashboard; year: AdminYear }>;
+/**
+ * The dashboard screen: the dashboard and the year answer of `year`, whose query rides in the
+ * dashboard's batch (session + batch + audit row: 3 D1 round trips, decision 019).
+ */
+export async function getDashboardWithYear(db: Db, actor: Actor, now: Date, ip: string, year: number) {
+  const { dashboard, yearAnswer } = await dashboardRead(db, actor, now, ip, year);
+  return { dashboard, yearAnswer: yearAnswer! };
 }
 
-async function readDashboard(db: Db, actor: Actor, now: Date, ip: string, year: number | null) {
+async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: number | null) {
   const scope = locationScope(actor);
   const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
   const thisMonth = zonedMonthStart(now, tz, 0).toISOString();
@@ -42,7 +46,7 @@ async function readDashboard(db: Db, actor: Actor, now: Date, ip: string, year: 
     isNull(users.deletedAt),
     scope === null ? sql`1 = 1` : scope.length === 0 ? sql`1 = 0` : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ul.location_id in ${scope})`,
   );
-  const yearRead = year === null ? null : adminYearRead(db, actor, year);
+  const yearRead = year === null ? null : yearQuery(db, actor, year);
   const [counts, recentPatients, recentBips, visibleLocations, yearRows] = await db.batch([
     // One pass over each table: the counts of a table come from one derived row (p, b), not one scan each.
     // (Column names stay unique across both rows: D1 answers rows keyed by column name.)
@@ -93,14 +97,14 @@ async function readDashboard(db: Db, actor: Actor, now: Date, ip: string, year: 
       .from(locations)
       .where(and(isNull(locations.deletedAt), inScope(locations.id, scope)))
       .orderBy(locations.title),
-    // The year's answer rides along when asked for (the screen's chart), else a statement that reads nothing.
-    yearRead?.query ?? db.select({ hour: sql<string>`''`, gender: sql<number | null>`null`, n: sql<number>`0` }).from(locations).where(sql`0`),
+    ...(yearRead ? [yearRead.query] : []),
   ]);
 
   const c = counts[0]!;
   const shown = [...recentPatients.map((p) => p.id), ...recentBips.map((b) => b.patient_id)];
   await auditClientsRead(db, { actor, ip }, "dashboard", clientIds(shown, (id) => id), c.tail);
   const num = (x: unknown) => Number(x ?? 0);
+  const yearAnswer = yearRead ? yearRead.answer(yearRows as YearRow[]) : null;
   const dashboard = {
     bips: recentBips,
     locations: visibleLocations,
@@ -120,11 +124,10 @@ async function readDashboard(db: Db, actor: Actor, now: Date, ip: string, year: 
     num_patients_before: num(c.patientsBefore),
     porcentajeDP: percentChange(num(c.patientsCurrent), num(c.patientsBefore)),
   };
-  return { dashboard, year: yearRead ? yearRead.answer(yearRows) : null };
+  return { dashboard, yearAnswer };
 }
 
 export type AdminDashboard = Awaited<ReturnType<typeof getAdminDashboard>>;
-export type AdminYear = ReturnType<ReturnType<typeof adminYearRead>["answer"]>;
 
 /** The current year in the actor's time zone (the year answer's default). */
 export function actorYear(actor: Actor, now: Date): number {
@@ -133,12 +136,18 @@ export function actorYear(actor: Actor, now: Date): number {
 
 /** New patients per month of a year by gender, in the actor's time zone. */
 export async function getAdminYear(db: Db, actor: Actor, now: Date, year?: number) {
-  const { query, answer } = adminYearRead(db, actor, year ?? actorYear(actor, now));
-  return answer(await query);
+  const read = yearQuery(db, actor, year ?? actorYear(actor, now));
+  return read.answer(await read.query);
 }
 
-/** The year answer's statement (for a batch) and how its rows become the answer. */
-function adminYearRead(db: Db, actor: Actor, y: number) {
+interface YearRow {
+  hour: string;
+  gender: number | null;
+  n: number;
+}
+
+/** The year answer's statement (to run alone or in a batch) and how its rows become the answer. */
+function yearQuery(db: Db, actor: Actor, y: number) {
   const scope = locationScope(actor);
   const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
   const from = zonedMidnight(y, 1, 1, tz).toISOString();
@@ -150,7 +159,7 @@ function adminYearRead(db: Db, actor: Actor, y: number) {
     .from(patients)
     .where(and(isNull(patients.deletedAt), inScope(patients.locationId, scope), sql`${patients.createdAt} >= ${from} and ${patients.createdAt} < ${to}`))
     .groupBy(hour, patients.gender);
-  const answer = (rows: { hour: string; gender: number | null; n: number }[]) => {
+  const answer = (rows: YearRow[]) => {
     const perMonth = rows.map((r) => ({ month: zonedYearMonth(new Date(`${r.hour}:00:00Z`), tz).month, gender: r.gender, n: Number(r.n) }));
     return { months_name: MONTHS_NAME, query_patients_by_gender: patientsByGender(y, perMonth) };
   };

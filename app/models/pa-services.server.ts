@@ -74,13 +74,18 @@ export async function listPaServices(ctx: ModelContext, query: ListQuery, raw: R
 
 /** Every PA service of one client (the profile table); null when the client is out of scope. */
 export async function listPaServicesOfPatient(ctx: ModelContext, patientId: number, patientKnown = false): Promise<PaServiceJson[] | null> {
-  const query = select(ctx)
-    .where(and(live, eq(paServices.patientId, patientId), patientScope(ctx)))
-    .orderBy(asc(paServices.endDate), asc(paServices.id));
+  const query = paServicesOfPatientQuery(ctx, patientId);
   if (patientKnown) return (await query).map(paServiceJson);
   // The query itself is scoped; the check, in the same batch, only tells "no such client" (null) from "no PA services" ([]).
   const [patient, rows] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx))), query]);
   return patient.length ? rows.map(paServiceJson) : null;
+}
+
+/** A client's PA services as one statement (scoped by the client's location), to run in a batch. */
+export function paServicesOfPatientQuery(ctx: ModelContext, patientId: number) {
+  return select(ctx)
+    .where(and(live, eq(paServices.patientId, patientId), patientScope(ctx)))
+    .orderBy(asc(paServices.endDate), asc(paServices.id));
 }
 
 export async function getPaService(ctx: ModelContext, id: number): Promise<PaServiceJson | null> {

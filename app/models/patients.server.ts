@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
@@ -8,7 +9,7 @@ import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, parsePatient, PATIENT_STATUSES, Pa
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { auditClientsRead, auditRead, auditTail, clientIds, withAudit, type AuditWho } from "~/services/audit.server";
+import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, withAudit, type AuditWho } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { insuranceOptions } from "./insurances.server";
@@ -462,7 +463,12 @@ const fullName = (p: { name: string; surname: string }) => `${p.name} ${p.surnam
  * "patients" in plain SQL because drizzle leaves a single-table select's columns unqualified), then the
  * audited read. The names have the shape of patientFormOptions.
  */
-export async function getPatientProfile(ctx: ModelContext, patientId: number) {
+/**
+ * The client profile: the record with its option names (and the audit tail), then its read recorded.
+ * `alsoRead`: more reads of this client's data (built in scope) that ride in the batch of the audit row
+ * and come back in `also`: one round trip for both (decision 019).
+ */
+export async function getPatientProfile<T extends BatchItem<"sqlite">[] = []>(ctx: ModelContext, patientId: number, alsoRead: () => [...T] = () => [] as unknown as [...T]) {
   const staffColumns = sql.raw(STAFF_FIELDS.map(([name]) => `"patients"."${name}"`).join(", "));
   const [row] = await ctx.db
     .select({
@@ -476,8 +482,9 @@ export async function getPatientProfile(ctx: ModelContext, patientId: number) {
     .from(patients)
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
   if (!row) return null;
-  await auditRead(ctx.db, who(ctx), { entity: "patient", entityId: row.p.id, patientId: row.p.id }, row.tail);
+  const also = await auditedRead(ctx.db, who(ctx), { entity: "patient", entityId: row.p.id, patientId: row.p.id }, alsoRead, row.tail);
   return {
+    also,
     patient: patientJson(row.p, ctx.now().toISOString().slice(0, 10)),
     options: {
       locations: row.location,

@@ -30,7 +30,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const asked = new URL(request.url).searchParams.get("year");
   const parsed = asked === null ? null : parseWith(YearQuery, { year: asked });
   const year = parsed?.ok ? (parsed.data.year ?? thisYear) : thisYear;
-  const { dashboard, year: yearAnswer } = await getDashboardWithYear(context.app.db, actor, now, context.app.ip, year);
+  const { dashboard, yearAnswer } = await getDashboardWithYear(context.app.db, actor, now, context.app.ip, year);
   const years = Array.from({ length: YEARS_OFFERED }, (_, i) => thisYear - i);
   if (!years.includes(year)) years.push(year);
   return {

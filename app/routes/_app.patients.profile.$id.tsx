@@ -8,7 +8,7 @@ import { posLabel } from "~/domain/locations";
 import type { PaAssessment } from "~/domain/pa-assessments";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
 import { can } from "~/domain/permissions";
-import { createPaService, deletePaService, listPaServicesOfPatient, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
+import { createPaService, deletePaService, listPaServicesOfPatient, paServiceJson, paServicesOfPatientQuery, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
 import { findPatient, getPatientProfile } from "~/models/patients.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
@@ -20,14 +20,14 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_clients");
   const ctx = modelContextFor(context, actor);
   const id = requireId(params.id, "Patient");
-  // The record (with its names and the audit tail) and its PA services side by side; the PA query is
-  // scoped by the client's location itself, so a client out of scope yields nothing there either.
-  const [profile, paServices] = await Promise.all([getPatientProfile(ctx, id), listPaServicesOfPatient(ctx, id, true)]);
+  // The record (with its names and the audit tail) first; its PA services come back in the batch of
+  // the read's audit row (session + record + audit: 3 round trips). Nothing is read for a client out of scope.
+  const profile = await getPatientProfile(ctx, id, () => [paServicesOfPatientQuery(ctx, id)]);
   if (!profile) throw notFound("Patient not found.");
   const { patient, options } = profile;
   return {
     patient,
-    paServices: paServices ?? [],
+    paServices: profile.also[0].map(paServiceJson),
     options,
     missing: missingOnboarding(patient),
     today: ctx.now().toISOString().slice(0, 10),

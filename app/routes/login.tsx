@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { ASSET_URLS } from "~/assets";
 import { AuthLayout } from "~/components/auth-layout";
 import { Field, FormMessage } from "~/components/ui/field";
 import { LoginInput } from "~/domain/auth-schemas";
@@ -52,7 +53,8 @@ export default function Login() {
       {params.get("reset") === "1" ? <FormMessage success="Your password has been changed. Please sign in." /> : null}
       {params.get("loggedOut") === "1" ? <FormMessage success="You have been signed out." /> : null}
       <FormMessage error={actionData?.message} />
-      <Form method="post" noValidate>
+      {/* data-prefetch: the dashboard's chart module, fetched by enhance.js while the user signs in (decision 021). */}
+      <Form method="post" noValidate data-prefetch={ASSET_URLS.yearChartJs}>
         <input type="hidden" name="redirectTo" value={params.get("redirectTo") ?? "/dashboard"} />
         <Field label="Email" name="email" type="email" autoComplete="username" required defaultValue={actionData?.values.email} error={errors.email} />
         <Field label="Password" name="password" type="password" autoComplete="current-password" required error={errors.password} />

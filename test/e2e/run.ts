@@ -742,6 +742,7 @@ for (const javaScript of [false, true]) {
         await page.waitForFunction(() => document.querySelector("figure[data-year-chart]")?.getAttribute("data-enhanced") === "uplot");
         assert.ok(await figure.locator("canvas").count(), "uPlot drew a canvas");
         assert.equal(await figure.locator("svg[role=img]").isVisible(), false, "the SVG gives way to uPlot");
+        assert.equal(await page.locator("style[data-uplot-css]").count(), 1, "uPlot's styles came inside the chart module");
       } else {
         await shown(figure.locator("svg[role=img]"));
         assert.ok((await figure.locator("svg rect title").count()) > 0, "bars for the demo patients");
