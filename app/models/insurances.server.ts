@@ -95,6 +95,11 @@ export async function listInsurances(ctx: ModelContext, query: ListQuery, filter
 
 /** Every insurer, for selects. */
 export async function insuranceOptions(ctx: ModelContext) {
+  return insuranceOptionsQuery(ctx);
+}
+
+/** Every insurer, as a statement (to ride in a batch). */
+export function insuranceOptionsQuery(ctx: ModelContext) {
   return ctx.db.select({ id: insurances.id, name: insurances.name }).from(insurances).where(live).orderBy(asc(insurances.name));
 }
 

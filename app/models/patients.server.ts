@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
@@ -12,8 +12,8 @@ import { parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, withAudit, type AuditWho } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
-import { insuranceOptions } from "./insurances.server";
-import { locationOptions } from "./locations.server";
+import { insuranceOptionsQuery } from "./insurances.server";
+import { locationOptionsQuery } from "./locations.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 import { contains } from "./like.server";
 
@@ -240,6 +240,22 @@ async function readAudited(ctx: ModelContext, condition: SQL): Promise<PatientJs
   return patientJson(row.p, ctx.now().toISOString().slice(0, 10));
 }
 
+/**
+ * A client record read in scope with the audit chain's tail, then `alsoRead` (statements built from the
+ * record, e.g. a form's options) in the batch of its audit row: the scope check decides first, and the
+ * record and the rest come back in one more round trip with the row that records them (decision 019).
+ */
+export async function getPatientWith<T extends BatchItem<"sqlite">[]>(ctx: ModelContext, patientId: number, alsoRead: (patient: PatientJson) => [...T]): Promise<{ patient: PatientJson; also: BatchResponse<T> } | null> {
+  const [row] = await ctx.db
+    .select({ p: patients, tail: auditTail })
+    .from(patients)
+    .where(and(eq(patients.id, patientId), patientScope(ctx)));
+  if (!row) return null;
+  const patient = patientJson(row.p, ctx.now().toISOString().slice(0, 10));
+  const also = await auditedRead(ctx.db, who(ctx), { entity: "patient", entityId: row.p.id, patientId: row.p.id }, () => alsoRead(patient), row.tail);
+  return { patient, also };
+}
+
 /** A client record read (profile, show): in scope, and the read is audited. */
 export async function getPatient(ctx: ModelContext, patientId: number): Promise<PatientJson | null> {
   return readAudited(ctx, eq(patients.id, patientId));
@@ -279,10 +295,15 @@ export async function staffByLocation(ctx: ModelContext, locationIds: number[]) 
 }
 
 export async function parentOptions(ctx: ModelContext) {
+  const rows = await parentOptionsQuery(ctx);
+  return rows.map((r) => ({ id: r.id, name: `${r.name} ${r.surname}`.trim(), email: r.email }));
+}
+
+/** The parents the actor can see (those of no location too), as a statement (to ride in a batch). */
+function parentOptionsQuery(ctx: ModelContext) {
   const scope = locationScope(ctx.actor);
   const where = and(isNull(parents.deletedAt), scope === null ? undefined : or(isNull(parents.locationId), scope.length ? inArray(parents.locationId, scope) : sql`1 = 0`));
-  const rows = await ctx.db.select({ id: parents.id, name: parents.name, surname: parents.surname, email: parents.email }).from(parents).where(where).orderBy(asc(parents.name)).limit(500);
-  return rows.map((r) => ({ id: r.id, name: `${r.name} ${r.surname}`.trim(), email: r.email }));
+  return ctx.db.select({ id: parents.id, name: parents.name, surname: parents.surname, email: parents.email }).from(parents).where(where).orderBy(asc(parents.name)).limit(500);
 }
 
 /** Checks that need the database: location in scope, staff of that location, parent and insurers exist, identifier unique. */
@@ -443,16 +464,48 @@ export async function deletePatient(ctx: ModelContext, patientId: number): Promi
  * What the client form's selects offer. Staff: the employees of the client's location only; before a
  * location is chosen (add form), one labelled group per location the actor can see.
  */
-export async function patientFormOptions(ctx: ModelContext, locationId: number | null) {
-  const [locs, insurers, parentList] = await Promise.all([locationOptions(ctx), insuranceOptions(ctx), parentOptions(ctx)]);
+/**
+ * The client form's options as statements, to ride in one batch (or the batch of an audit row): the
+ * locations the actor can see, the parents, the insurers, and the staff of `locationId` when it is one of
+ * those locations (else of every one of them). Turn the results into options with patientFormOptionsFrom.
+ */
+export function patientFormOptionReads(ctx: ModelContext, locationId: number | null) {
+  const visible = sql`(select "id" from ${locationOptionsQuery(ctx)})`;
+  const staff = ctx.db
+    .select({ id: users.id, name: users.name, surname: users.surname, locationId: userLocations.locationId })
+    .from(users)
+    .innerJoin(userLocations, eq(userLocations.userId, users.id))
+    .where(
+      and(
+        sql`${userLocations.locationId} in ${visible}`,
+        isNull(users.deletedAt),
+        locationId === null ? undefined : sql`(${userLocations.locationId} = ${locationId} or ${locationId} not in ${visible})`,
+      ),
+    )
+    .orderBy(asc(users.name), asc(users.surname));
+  const reads: [ReturnType<typeof locationOptionsQuery>, ReturnType<typeof insuranceOptionsQuery>, ReturnType<typeof parentOptionsQuery>, typeof staff] = [locationOptionsQuery(ctx), insuranceOptionsQuery(ctx), parentOptionsQuery(ctx), staff];
+  return reads;
+}
+
+type FormOptionRows = BatchResponse<ReturnType<typeof patientFormOptionReads>>;
+
+/** The options of the client form from the results of patientFormOptionReads. */
+export function patientFormOptionsFrom(locationId: number | null, [locs, insurers, parentList, staffRows]: FormOptionRows) {
   const shown = locationId !== null && locs.some((l) => l.id === locationId) ? locs.filter((l) => l.id === locationId) : locs;
-  const byLocation = await staffByLocation(ctx, shown.map((l) => l.id));
+  const byLocation: Record<number, { id: number; name: string }[]> = {};
+  for (const r of staffRows) (byLocation[r.locationId] ??= []).push({ id: r.id, name: fullName(r) });
   return {
     locations: locs,
-    parents: parentList.map((p) => ({ id: p.id, name: `${p.name} (${p.email})` })),
+    parents: parentList.map((p) => ({ id: p.id, name: `${fullName(p)} (${p.email})` })),
     insurers: insurers.map((i) => ({ id: i.id, name: i.name })),
     staff: shown.map((l) => ({ label: l.title, options: byLocation[l.id] ?? [] })),
   };
+}
+
+/** The client form's options (the add screen): one batch. */
+export async function patientFormOptions(ctx: ModelContext, locationId: number | null) {
+  const reads = patientFormOptionReads(ctx, locationId);
+  return patientFormOptionsFrom(locationId, await ctx.db.batch(reads));
 }
 
 const fullName = (p: { name: string; surname: string }) => `${p.name} ${p.surname}`.trim();
@@ -506,10 +559,11 @@ export async function findPatientIdByIdentifier(ctx: ModelContext, identifier: s
  * employees of the client's location to assign.
  */
 export async function getPatientSettings(ctx: ModelContext, patientId: number) {
-  const patient = await getPatient(ctx, patientId);
-  if (!patient) return null;
-  const staff = await staffQuery(ctx, patient.location_id);
-  return { patient, staff: staff.map((s) => ({ id: s.id, name: fullName(s) })) };
+  // The staff of the client's location ride in the batch of the read's audit row.
+  const read = await getPatientWith(ctx, patientId, (p) => [staffQuery(ctx, p.location_id)]);
+  if (!read) return null;
+  const [staff] = read.also;
+  return { patient: read.patient, staff: staff.map((s) => ({ id: s.id, name: fullName(s) })) };
 }
 
 /**

@@ -5,7 +5,7 @@ import { PatientForm, patientFormValues } from "~/components/patient-form";
 import { FormMessage } from "~/components/ui/field";
 import { nestFormFields } from "~/domain/intake";
 import { applyPaAssessmentIntent, paAssessmentIntent } from "~/domain/pa-assessments";
-import { deletePatient, findPatient, getPatient, patientFormOptions, updatePatient, type PatientJson } from "~/models/patients.server";
+import { deletePatient, findPatient, getPatientWith, patientFormOptionReads, patientFormOptionsFrom, updatePatient, type PatientJson } from "~/models/patients.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -15,9 +15,10 @@ export const handle = { guard: "manage_clients" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_clients");
   const ctx = modelContextFor(context, actor);
-  const patient = await getPatient(ctx, requireId(params.id, "Patient"));
-  if (!patient) throw notFound("Patient not found.");
-  return { patient, options: await patientFormOptions(ctx, patient.location_id) };
+  // The record (scope decides 404 first), then the form's options in the batch of its audit row.
+  const read = await getPatientWith(ctx, requireId(params.id, "Patient"), (p) => patientFormOptionReads(ctx, p.location_id));
+  if (!read) throw notFound("Patient not found.");
+  return { patient: read.patient, options: patientFormOptionsFrom(read.patient.location_id, read.also) };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {

@@ -245,9 +245,23 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     expect(await auditRows()).toBe(before + 1);
   });
 
-  // The dashboard's year chart rides in the dashboard's batch; the profile's PA services in its audit row's batch.
-  it.each(["/patients/list", "/dashboard", "/bip/list", "/patients/profile/:patient", "/bip/goal/:plan"])("screen %s: session, page, audit row", async (route) => {
-    const path = route.replace(":patient", String(seed.patient)).replace(":plan", String(seed.plan));
+  // The dashboard's year chart rides in the dashboard's batch; the profile's PA services, the editor's form
+  // options and the settings' staff in the batch of the client's audit row.
+  it.each([
+    "/patients/list",
+    "/dashboard",
+    "/bip/list",
+    "/patients/profile/:patient",
+    "/bip/goal/:plan",
+    "/patients/list/edit/:patient",
+    "/patients/setting/:patient",
+  ])("screen %s: session, page, audit row", async (route) => {
+    const path = route
+      .replace(":patient", String(seed.patient))
+      .replace(":plan", String(seed.plan))
+      .replace(":parent", String(seed.parent))
+      .replace(":intake", String(seed.intake))
+      .replace(":bip", String(seed.bip));
     const before = await auditRows();
     expect((await d1(path, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
     expect(await auditRows()).toBe(before + 1);
