@@ -15,7 +15,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import { findBipInScope, type BipInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { objectivesByPlan, objectivesOfBipQuery, type ObjectiveJson } from "./objectives.server";
-import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
+import { findPatient, getPatientWith, isKeyRace, patientScope, who } from "./patients.server";
 import { planJson, PLANS, type PlanJson } from "./plans.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 import { contains } from "./like.server";
@@ -172,6 +172,24 @@ export async function readBip<M extends readonly BatchItem<"sqlite">[]>(
   return loaded ? { detail: detail(loaded), scope, more: results.slice(3) as BatchResponse<[...M]> } : null;
 }
 
+/**
+ * The tabbed BIP editor: the BIP read, and with `withDoctors` the employees of the BIP's location (the
+ * identity tab's doctor select) in the batch of the read's audit row: session, scope, batch.
+ */
+export async function getBipEditor(ctx: ModelContext, bipId: number, withDoctors: boolean) {
+  const doctorsQuery = () =>
+    ctx.db
+      .select({ id: users.id, name: users.name, surname: users.surname })
+      .from(users)
+      .innerJoin(userLocations, eq(userLocations.userId, users.id))
+      .where(and(sql`${userLocations.locationId} = (select ${bips.locationId} from ${bips} where ${bips.id} = ${bipId})`, isNull(users.deletedAt)))
+      .orderBy(asc(users.name), asc(users.surname));
+  const read = await readBip(ctx, bipId, () => (withDoctors ? ([doctorsQuery()] as const) : ([] as const)));
+  if (!read) return null;
+  const [doctors] = read.more;
+  return { detail: read.detail, doctors: (doctors ?? []).map((d) => ({ id: d.id, name: `${d.name} ${d.surname}`.trim() })) };
+}
+
 export async function getBip(ctx: ModelContext, bipId: number): Promise<BipJson | null> {
   return (await getBipDetail(ctx, bipId))?.bip ?? null;
 }
@@ -256,13 +274,16 @@ export async function listBips(ctx: ModelContext, query: ListQuery, raw: Record<
 
 /** Every BIP of one client, newest first; null when the client is out of scope. The read is audited. */
 export async function listBipsOfPatient(ctx: ModelContext, patientId: number) {
-  const patient = await findPatient(ctx, patientId);
-  if (!patient) return null;
-  const rows = await listSelect(ctx)
-    .where(and(isNull(bips.deletedAt), eq(bips.patientId, patientId), patientScope(ctx)))
-    .orderBy(desc(bips.id));
-  await auditRead(ctx.db, who(ctx), { entity: "bip", entityId: null, patientId });
-  return { patient, bips: rows.map(bipListJson) };
+  // The client in scope (404 first), then its BIPs in the batch of the read's audit row.
+  const read = await getPatientWith(
+    ctx,
+    patientId,
+    () => [listSelect(ctx).where(and(isNull(bips.deletedAt), eq(bips.patientId, patientId), patientScope(ctx))).orderBy(desc(bips.id))],
+    { entity: "bip", entityId: null },
+  );
+  if (!read) return null;
+  const [rows] = read.also;
+  return { patient: read.patient, bips: rows.map(bipListJson) };
 }
 
 /** How far back a behavior goal must have data not to be listed as "without recent data". */

@@ -9,7 +9,7 @@ import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, parsePatient, PATIENT_STATUSES, Pa
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, withAudit, type AuditWho } from "~/services/audit.server";
+import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, withAudit, type AuditEntry, type AuditWho } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { insuranceOptionsQuery } from "./insurances.server";
@@ -242,17 +242,23 @@ async function readAudited(ctx: ModelContext, condition: SQL): Promise<PatientJs
 
 /**
  * A client record read in scope with the audit chain's tail, then `alsoRead` (statements built from the
- * record, e.g. a form's options) in the batch of its audit row: the scope check decides first, and the
+ * record, e.g. a form's options) in the batch of its audit row (`recorded`: what the row names, the
+ * client by default): the scope check decides first, and the
  * record and the rest come back in one more round trip with the row that records them (decision 019).
  */
-export async function getPatientWith<T extends BatchItem<"sqlite">[]>(ctx: ModelContext, patientId: number, alsoRead: (patient: PatientJson) => [...T]): Promise<{ patient: PatientJson; also: BatchResponse<T> } | null> {
+export async function getPatientWith<T extends BatchItem<"sqlite">[]>(
+  ctx: ModelContext,
+  patientId: number,
+  alsoRead: (patient: PatientJson) => [...T],
+  recorded: Pick<AuditEntry, "entity" | "entityId"> = { entity: "patient", entityId: patientId },
+): Promise<{ patient: PatientJson; also: BatchResponse<T> } | null> {
   const [row] = await ctx.db
     .select({ p: patients, tail: auditTail })
     .from(patients)
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
   if (!row) return null;
   const patient = patientJson(row.p, ctx.now().toISOString().slice(0, 10));
-  const also = await auditedRead(ctx.db, who(ctx), { entity: "patient", entityId: row.p.id, patientId: row.p.id }, () => alsoRead(patient), row.tail);
+  const also = await auditedRead(ctx.db, who(ctx), { ...recorded, patientId: row.p.id }, () => alsoRead(patient), row.tail);
   return { patient, also };
 }
 
