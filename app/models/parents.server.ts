@@ -6,12 +6,13 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { endAllAccessStatements } from "~/services/access.server";
-import { auditRead, auditTail, withAudit } from "~/services/audit.server";
+import { auditedRead, auditRead, auditTail, withAudit } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { enqueueEmail, securityNotice } from "~/services/jobs.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
+import { locationOptionsQuery } from "./locations.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 import { contains } from "./like.server";
@@ -97,8 +98,23 @@ export async function getParent(ctx: ModelContext, id: number): Promise<ParentJs
   return toJson(row);
 }
 
-/** The parent's children the actor may see. */
-export async function listChildren(ctx: ModelContext, parentId: number) {
+/**
+ * The parent's profile screen: the parent in scope (404 first), then the children the actor may see and
+ * the location options in the batch of the read's audit row (session, parent, batch: 3 round trips).
+ */
+export async function getParentProfile(ctx: ModelContext, id: number) {
+  const [row] = await ctx.db
+    .select({ p: parents, locationTitle: locations.title, tail: auditTail })
+    .from(parents)
+    .leftJoin(locations, eq(locations.id, parents.locationId))
+    .where(and(eq(parents.id, id), scoped(ctx)));
+  if (!row) return null;
+  const [children, locationList] = await auditedRead(ctx.db, who(ctx), { entity: "parent", entityId: id }, () => [childrenQuery(ctx, id), locationOptionsQuery(ctx)], row.tail);
+  return { parent: toJson(row), children, locations: locationList };
+}
+
+/** The parent's children the actor may see, as a statement. */
+function childrenQuery(ctx: ModelContext, parentId: number) {
   return ctx.db
     .select({ id: patients.id, first_name: patients.firstName, last_name: patients.lastName, status: patients.status, patient_identifier: patients.patientIdentifier })
     .from(patients)

@@ -7,8 +7,7 @@ import { FormMessage, NewPasswordFields } from "~/components/ui/field";
 import { FormActions } from "~/components/ui/form-controls";
 import { GENDERS } from "~/domain/patients";
 import { can } from "~/domain/permissions";
-import { locationOptions } from "~/models/locations.server";
-import { findParent, getParent, listChildren, parentAsInput, setParentPassword, updateParent, type ParentJson } from "~/models/parents.server";
+import { findParent, getParentProfile, parentAsInput, setParentPassword, updateParent, type ParentJson } from "~/models/parents.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -18,10 +17,9 @@ export const handle = { guard: "view_parents" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_parents");
   const ctx = modelContextFor(context, actor);
-  const parent = await getParent(ctx, requireId(params.id, "Parent"));
-  if (!parent) throw notFound("Parent not found.");
-  const [children, locations] = await Promise.all([listChildren(ctx, parent.id), locationOptions(ctx)]);
-  return { parent, children, locations, canManage: can(actor, "manage_parents"), canSeeClients: can(actor, "view_clients") };
+  const profile = await getParentProfile(ctx, requireId(params.id, "Parent"));
+  if (!profile) throw notFound("Parent not found.");
+  return { ...profile, canManage: can(actor, "manage_parents"), canSeeClients: can(actor, "view_clients") };
 }
 
 /** Edit the parent on the profile (intent save) or set their password (intent password), with manage_parents. */
