@@ -4,7 +4,8 @@ import { bips, intakeAssessments, patients } from "~/db/schema";
 import { documentOf, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
-import { auditRead, auditTail, withAudit } from "~/services/audit.server";
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import { auditedRead, auditRead, auditTail, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findBipInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
@@ -92,6 +93,22 @@ export async function findIntakeAssessment(ctx: ModelContext, id: number): Promi
 
 /** One intake in scope; the read is audited (view screen, API show). */
 export async function getIntakeAssessment(ctx: ModelContext, id: number): Promise<IntakeJson | null> {
+  return (await readIntake(ctx, id, () => []))?.intake ?? null;
+}
+
+/**
+ * The intake screen: the intake in scope (404 first), then its client's BIPs for the form's select in the
+ * batch of the read's audit row (session, intake, batch: 3 round trips).
+ */
+export async function getIntakeAssessmentWithBipOptions(ctx: ModelContext, id: number) {
+  const read = await readIntake(ctx, id, (found) => [bipOptionsQuery(ctx, found.patient_id)]);
+  if (!read) return null;
+  const [rows] = read.also;
+  return { intake: read.intake, bipOptions: rows.map(bipOption) };
+}
+
+/** The intake in scope with the chain's tail, then `alsoRead` in the batch of the audit row recording the read. */
+async function readIntake<T extends BatchItem<"sqlite">[]>(ctx: ModelContext, id: number, alsoRead: (found: IntakeJson) => [...T]): Promise<{ intake: IntakeJson; also: BatchResponse<T> } | null> {
   // The chain's tail is read with the intake, so recording the read costs one round trip, not two.
   const [row] = await ctx.db
     .select({ ia: intakeAssessments, firstName: patients.firstName, lastName: patients.lastName, patientIdentifier: patients.patientIdentifier, tail: auditTail })
@@ -100,19 +117,24 @@ export async function getIntakeAssessment(ctx: ModelContext, id: number): Promis
     .where(and(eq(intakeAssessments.id, id), live, patientScope(ctx)));
   if (!row) return null;
   const found = intakeJson(row);
-  await auditRead(ctx.db, who(ctx), { entity: ENTITY, entityId: found.id, patientId: found.patient_id }, row.tail);
-  return found;
+  const also = await auditedRead(ctx.db, who(ctx), { entity: ENTITY, entityId: found.id, patientId: found.patient_id }, () => alsoRead(found), row.tail);
+  return { intake: found, also };
 }
 
 /** The client's BIPs, for the form's BIP select (the client is already known to be in scope). */
 export async function intakeBipOptions(ctx: ModelContext, patientId: number) {
-  const rows = await ctx.db
+  return (await bipOptionsQuery(ctx, patientId)).map(bipOption);
+}
+
+function bipOptionsQuery(ctx: ModelContext, patientId: number) {
+  return ctx.db
     .select({ id: bips.id, createdAt: bips.createdAt })
     .from(bips)
     .where(and(eq(bips.patientId, patientId), isNull(bips.deletedAt)))
     .orderBy(desc(bips.createdAt), desc(bips.id));
-  return rows.map((b) => ({ id: b.id, label: `BIP #${b.id} (${b.createdAt.slice(0, 10)})` }));
 }
+
+const bipOption = (b: { id: number; createdAt: string }) => ({ id: b.id, label: `BIP #${b.id} (${b.createdAt.slice(0, 10)})` });
 
 /** bip_id, when given, must be a BIP of the same client that the actor can see. */
 async function checkBip(ctx: ModelContext, bipId: number | null, patientId: number): Promise<Record<string, string>> {

@@ -6,7 +6,7 @@ import { IntakeView } from "~/components/intake/intake-view";
 import { FormMessage } from "~/components/ui/field";
 import { applyRowIntent, nestFormFields, rowIntent } from "~/domain/intake";
 import { can } from "~/domain/permissions";
-import { deleteIntakeAssessment, findIntakeAssessment, getIntakeAssessment, intakeBipOptions, updateIntakeAssessment, type IntakeJson } from "~/models/intake-assessments.server";
+import { deleteIntakeAssessment, findIntakeAssessment, getIntakeAssessmentWithBipOptions, updateIntakeAssessment, type IntakeJson } from "~/models/intake-assessments.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
 
@@ -17,10 +17,11 @@ export const handle = { guard: "view_bips" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_bips");
   const ctx = modelContextFor(context, actor);
-  const intake = await getIntakeAssessment(ctx, requireId(params.id, "Intake assessment"));
-  if (!intake) throw notFound("Intake assessment not found.");
+  // The intake in scope (404 first), then its client's BIPs in the batch of the read's audit row.
+  const read = await getIntakeAssessmentWithBipOptions(ctx, requireId(params.id, "Intake assessment"));
+  if (!read) throw notFound("Intake assessment not found.");
+  const { intake, bipOptions } = read;
   const canManage = can(actor, "manage_bips");
-  const bipOptions = await intakeBipOptions(ctx, intake.patient_id);
   return {
     intake,
     canManage,
