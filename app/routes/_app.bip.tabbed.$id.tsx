@@ -6,8 +6,7 @@ import { TableEditor } from "~/components/bip/table-editor";
 import { TabForm } from "~/components/bip/tab-form";
 import { FormMessage } from "~/components/ui/field";
 import { BIP_TABS, tabById, tabOf, tableFromForm, TABLE_FIELDS, typeOfAssessmentLabel, unflatten } from "~/domain/bip-document";
-import { changeBipList, deleteBip, getBipDetail, updateBip } from "~/models/bips.server";
-import { staffByLocation } from "~/models/patients.server";
+import { changeBipList, deleteBip, getBipDetail, getBipEditor, updateBip } from "~/models/bips.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
@@ -22,10 +21,11 @@ export const handle = { guard: "manage_bips" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_bips");
   const ctx = modelContextFor(context, actor);
-  const detail = await getBipDetail(ctx, requireId(params.id, "BIP"));
-  if (!detail) throw notFound("BIP not found.");
   const tab = tabById(new URL(request.url).searchParams.get("tab"));
-  const doctors = tab.id === "identity" ? ((await staffByLocation(ctx, [detail.bip.location_id]))[detail.bip.location_id] ?? []) : [];
+  // The identity tab's doctor select rides in the batch of the BIP read's audit row.
+  const read = await getBipEditor(ctx, requireId(params.id, "BIP"), tab.id === "identity");
+  if (!read) throw notFound("BIP not found.");
+  const { detail, doctors } = read;
   return { bip: detail.bip, defaulted: detail.defaulted, tab: tab.id, doctors };
 }
 

@@ -245,8 +245,10 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     expect(await auditRows()).toBe(before + 1);
   });
 
-  // The dashboard's year chart rides in the dashboard's batch; the profile's PA services, the editor's form
-  // options and the settings' staff in the batch of the client's audit row.
+  // The dashboard's year chart rides in the dashboard's batch. Related reads ride in the batch of the
+  // record's audit row, after its scope check: the profile's PA services, the client editor's form
+  // options, the settings' staff, a client's BIPs, a parent's children and locations, the intake's BIP
+  // options, the BIP editor's doctors.
   it.each([
     "/patients/list",
     "/dashboard",
@@ -255,6 +257,11 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/bip/goal/:plan",
     "/patients/list/edit/:patient",
     "/patients/setting/:patient",
+    "/bip/show/patient/:patient",
+    "/parents/profile/:parent",
+    "/medical/initial-assessment/:intake",
+    "/bip/tabbed/:bip",
+    "/bip/tabbed/:bip?tab=identity",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = route
       .replace(":patient", String(seed.patient))
