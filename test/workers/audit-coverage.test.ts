@@ -275,6 +275,30 @@ describe("a recorded read stays within 3 D1 round trips", () => {
   });
 });
 
+describe("a screen whose related reads ride in the audit row's batch still checks scope first", () => {
+  // Staff of another location with every permission these screens need: each record answers 404, and
+  // no audit row is written (nothing was read).
+  it.each([
+    "/patients/list/edit/:patient",
+    "/patients/setting/:patient",
+    "/bip/show/patient/:patient",
+    "/parents/profile/:parent",
+    "/medical/initial-assessment/:intake",
+    "/bip/tabbed/:bip",
+  ])("screen %s of another location: 404, no audit row", async (route) => {
+    const elsewhere = await createLocation();
+    const outsider = await signInCookie(await createUser({ permissions: ["manage_clients", "view_clients", "view_bips", "manage_bips", "view_parents"], locations: [elsewhere.id] }));
+    const path = route
+      .replace(":patient", String(seed.patient))
+      .replace(":parent", String(seed.parent))
+      .replace(":intake", String(seed.intake))
+      .replace(":bip", String(seed.bip));
+    const before = await auditRows();
+    expect((await request(path, { cookie: outsider })).status).toBe(404);
+    expect(await auditRows()).toBe(before);
+  });
+});
+
 describe("a list's audit row names the clients of the page", () => {
   it("GET /api/v2/patients: one row, the page's client ids in its detail, chained", async () => {
     const before = await auditRows();
