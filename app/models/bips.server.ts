@@ -10,7 +10,7 @@ import { PLAN_CATEGORIES, type PlanCategory } from "~/domain/plans";
 import { parseWith } from "~/domain/validation";
 import { addDays } from "~/domain/weeks";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
-import { auditedRead, auditRead, withAudit } from "~/services/audit.server";
+import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findBipInScope, type BipInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";

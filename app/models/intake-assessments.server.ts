@@ -5,7 +5,7 @@ import { documentOf, nestFormFields, parseIntake, readDocument, type IntakeInput
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
-import { auditedRead, auditRead, auditTail, withAudit } from "~/services/audit.server";
+import { auditedRead, auditTail, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findBipInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
