@@ -32,19 +32,20 @@ export function bipInScopeWhere(ctx: ModelContext, bipId: number) {
   return and(eq(bips.id, bipId), isNull(bips.deletedAt), patientScope(ctx));
 }
 
+/** The client behind a BIP or plan, and the audit tail, as selected beside the scope check. */
+const clientColumns = {
+  patientId: patients.id,
+  locationId: patients.locationId,
+  firstName: patients.firstName,
+  lastName: patients.lastName,
+  patientIdentifier: patients.patientIdentifier,
+  gender: patients.gender,
+  tail: auditTail,
+};
+
 export async function findBipInScope(ctx: ModelContext, bipId: number): Promise<BipInScope | null> {
   const [row] = await ctx.db
-    .select({
-      bipId: bips.id,
-      patientId: patients.id,
-      locationId: patients.locationId,
-      firstName: patients.firstName,
-      lastName: patients.lastName,
-      patientIdentifier: patients.patientIdentifier,
-      gender: patients.gender,
-      version: bips.version,
-      tail: auditTail,
-    })
+    .select({ ...clientColumns, bipId: bips.id, version: bips.version })
     .from(bips)
     .innerJoin(patients, eq(patients.id, bips.patientId))
     .where(bipInScopeWhere(ctx, bipId));
@@ -54,19 +55,7 @@ export async function findBipInScope(ctx: ModelContext, bipId: number): Promise<
 }
 
 /** The columns of a plan's scope (PlanInScope before planScope() shapes it), to select beside a record of the plan. */
-export const planScopeColumns = {
-  planId: plans.id,
-  category: plans.category,
-  bipId: bips.id,
-  patientId: patients.id,
-  locationId: patients.locationId,
-  firstName: patients.firstName,
-  lastName: patients.lastName,
-  patientIdentifier: patients.patientIdentifier,
-  gender: patients.gender,
-  version: plans.version,
-  tail: auditTail,
-};
+export const planScopeColumns = { ...clientColumns, planId: plans.id, category: plans.category, bipId: bips.id, version: plans.version };
 
 type PlanScopeRow = Omit<PlanInScope, "patientName"> & { firstName: string; lastName: string };
 

@@ -86,13 +86,18 @@ export async function findParent(ctx: ModelContext, id: number): Promise<ParentJ
   return row ? toJson(row) : null;
 }
 
-/** A parent record read (profile, show): in scope, and the read is audited like a client read (entity "parent"). */
-export async function getParent(ctx: ModelContext, id: number): Promise<ParentJson | null> {
-  const [row] = await ctx.db
+/** A parent in the actor's scope with its location's title and the audit tail (one statement). */
+function parentRecordQuery(ctx: ModelContext, id: number) {
+  return ctx.db
     .select({ p: parents, locationTitle: locations.title, tail: auditTail })
     .from(parents)
     .leftJoin(locations, eq(locations.id, parents.locationId))
     .where(and(eq(parents.id, id), scoped(ctx)));
+}
+
+/** A parent record read (profile, show): in scope, and the read is audited like a client read (entity "parent"). */
+export async function getParent(ctx: ModelContext, id: number): Promise<ParentJson | null> {
+  const [row] = await parentRecordQuery(ctx, id);
   if (!row) return null;
   await auditRead(ctx.db, who(ctx), { entity: "parent", entityId: id }, row.tail);
   return toJson(row);
@@ -103,11 +108,7 @@ export async function getParent(ctx: ModelContext, id: number): Promise<ParentJs
  * the location options in the batch of the read's audit row (session, parent, batch: 3 round trips).
  */
 export async function getParentProfile(ctx: ModelContext, id: number) {
-  const [row] = await ctx.db
-    .select({ p: parents, locationTitle: locations.title, tail: auditTail })
-    .from(parents)
-    .leftJoin(locations, eq(locations.id, parents.locationId))
-    .where(and(eq(parents.id, id), scoped(ctx)));
+  const [row] = await parentRecordQuery(ctx, id);
   if (!row) return null;
   const [children, locationList] = await auditedRead(ctx.db, who(ctx), { entity: "parent", entityId: id }, () => [childrenQuery(ctx, id), locationOptionsQuery(ctx)], row.tail);
   return { parent: toJson(row), children, locations: locationList };
