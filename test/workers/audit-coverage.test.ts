@@ -202,6 +202,16 @@ describe("every read of client data is audited", () => {
   });
 });
 
+/** A route with the seeded records' ids in place of :patient, :plan, :parent, :intake and :bip. */
+function seeded(route: string): string {
+  return route
+    .replace(":patient", String(seed.patient))
+    .replace(":plan", String(seed.plan))
+    .replace(":parent", String(seed.parent))
+    .replace(":intake", String(seed.intake))
+    .replace(":bip", String(seed.bip));
+}
+
 describe("a recorded read stays within 3 D1 round trips", () => {
   /** "statements;round trips" of one request, counted by the bench's wrapper of the D1 binding. */
   async function d1(path: string, headers: Record<string, string>) {
@@ -263,12 +273,7 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/bip/tabbed/:bip",
     "/bip/tabbed/:bip?tab=identity",
   ])("screen %s: session, page, audit row", async (route) => {
-    const path = route
-      .replace(":patient", String(seed.patient))
-      .replace(":plan", String(seed.plan))
-      .replace(":parent", String(seed.parent))
-      .replace(":intake", String(seed.intake))
-      .replace(":bip", String(seed.bip));
+    const path = seeded(route);
     const before = await auditRows();
     expect((await d1(path, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
     expect(await auditRows()).toBe(before + 1);
@@ -288,11 +293,7 @@ describe("a screen whose related reads ride in the audit row's batch still check
   ])("screen %s of another location: 404, no audit row", async (route) => {
     const elsewhere = await createLocation();
     const outsider = await signInCookie(await createUser({ permissions: ["manage_clients", "view_clients", "view_bips", "manage_bips", "view_parents"], locations: [elsewhere.id] }));
-    const path = route
-      .replace(":patient", String(seed.patient))
-      .replace(":parent", String(seed.parent))
-      .replace(":intake", String(seed.intake))
-      .replace(":bip", String(seed.bip));
+    const path = seeded(route);
     const before = await auditRows();
     expect((await request(path, { cookie: outsider })).status).toBe(404);
     expect(await auditRows()).toBe(before);
