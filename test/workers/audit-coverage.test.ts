@@ -202,6 +202,16 @@ describe("every read of client data is audited", () => {
   });
 });
 
+/** Screens whose related reads (form options, lists) ride in the batch of the record's audit row. */
+const RELATED_READ_SCREENS = [
+    "/patients/list/edit/:patient",
+    "/patients/setting/:patient",
+    "/bip/show/patient/:patient",
+    "/parents/profile/:parent",
+    "/medical/initial-assessment/:intake",
+    "/bip/tabbed/:bip",
+];
+
 /** A route with the seeded records' ids in place of :patient, :plan, :parent, :intake and :bip. */
 function seeded(route: string): string {
   return route
@@ -265,12 +275,7 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/bip/list",
     "/patients/profile/:patient",
     "/bip/goal/:plan",
-    "/patients/list/edit/:patient",
-    "/patients/setting/:patient",
-    "/bip/show/patient/:patient",
-    "/parents/profile/:parent",
-    "/medical/initial-assessment/:intake",
-    "/bip/tabbed/:bip",
+    ...RELATED_READ_SCREENS,
     "/bip/tabbed/:bip?tab=identity",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
@@ -283,14 +288,7 @@ describe("a recorded read stays within 3 D1 round trips", () => {
 describe("a screen whose related reads ride in the audit row's batch still checks scope first", () => {
   // Staff of another location with every permission these screens need: each record answers 404, and
   // no audit row is written (nothing was read).
-  it.each([
-    "/patients/list/edit/:patient",
-    "/patients/setting/:patient",
-    "/bip/show/patient/:patient",
-    "/parents/profile/:parent",
-    "/medical/initial-assessment/:intake",
-    "/bip/tabbed/:bip",
-  ])("screen %s of another location: 404, no audit row", async (route) => {
+  it.each(RELATED_READ_SCREENS)("screen %s of another location: 404, no audit row", async (route) => {
     const elsewhere = await createLocation();
     const outsider = await signInCookie(await createUser({ permissions: ["manage_clients", "view_clients", "view_bips", "manage_bips", "view_parents"], locations: [elsewhere.id] }));
     const path = seeded(route);
