@@ -27,7 +27,7 @@ const LOCATIONS = [
 export const ROLE_PERMISSIONS: Record<string, readonly Permission[]> = {
   SUPERADMIN: PERMISSIONS,
   ADMIN: PERMISSIONS,
-  MANAGER: ["view_employees", "manage_employees", "view_clients", "manage_clients", "view_notes", "manage_notes", "view_parents", "manage_parents", "view_bips", "manage_bips", "manage_insurances", "manage_locations_access", "manage_tickets", "manage_claims"],
+  MANAGER: ["view_employees", "manage_employees", "view_clients", "manage_clients", "view_notes", "manage_notes", "view_parents", "manage_parents", "view_bips", "manage_bips", "manage_insurances", "manage_locations_access", "manage_tickets", "manage_claims", "ignore_time_limits"],
   DOCTOR: ["view_employees", "view_clients", "view_notes", "manage_notes", "view_parents", "view_bips", "manage_bips"],
   LM: ["view_employees", "manage_employees", "view_clients", "manage_clients", "view_notes", "view_parents", "manage_parents", "view_bips", "manage_locations_access"],
   BCBA: ["view_clients", "view_notes", "view_parents", "view_bips", "manage_bips"],

@@ -306,22 +306,114 @@ export const intakeAssessments = sqliteTable(
   (t) => [index("intake_assessments_patient_idx").on(t.patientId)],
 );
 
-/** Session notes (RBT and BCBA). Minimal here; the notes issue completes them. */
+/**
+ * Session notes (clinical §3; issue 10): RBT, BCBA and combined. The columns hold what the rules, lists
+ * and billing query; the type- and CPT-specific clinical fields live in `content` (JSON, `NoteContent`).
+ *
+ * Times: `time_in`…`time_out2` are the location's local "HH:MM"; `start1_at`…`end2_at` are the same
+ * instants as local minutes since 1970-01-01 (day number × 1440 + minute), so the overlap, buffer and
+ * cap checks compare integers across midnight. `start_at`/`end_at` span both pairs (index range scans).
+ */
 export const notes = sqliteTable(
   "notes",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    type: text("type", { enum: ["rbt", "bcba"] }).notNull(),
+    type: text("type", { enum: ["rbt", "bcba", "combined"] }).notNull(),
     patientId: integer("patient_id").notNull().references(() => patients.id),
     locationId: integer("location_id").notNull().references(() => locations.id),
     providerId: integer("provider_id").references(() => users.id),
+    supervisorId: integer("supervisor_id").references(() => users.id),
+    bipId: integer("bip_id").references(() => bips.id),
+    paServiceId: integer("pa_service_id").references(() => paServices.id),
+    cptCode: text("cpt_code").notNull().default(""),
+    subtype: text("subtype"),
+    diagnosisCode: text("diagnosis_code").notNull().default(""),
+    pos: text("pos").notNull().default(""),
+    isTelehealth: integer("is_telehealth", { mode: "boolean" }).notNull().default(false),
     sessionDate: text("session_date").notNull(),
+    timeIn: text("time_in"),
+    timeOut: text("time_out"),
+    timeIn2: text("time_in2"),
+    timeOut2: text("time_out2"),
+    start1At: integer("start1_at"),
+    end1At: integer("end1_at"),
+    start2At: integer("start2_at"),
+    end2At: integer("end2_at"),
+    startAt: integer("start_at"),
+    endAt: integer("end_at"),
+    /** Minutes of both pairs; units = unitsForMinutes(minutes). */
+    minutes: integer("minutes").notNull().default(0),
+    units: integer("units").notNull().default(0),
+    md: text("md"),
+    md2: text("md2"),
+    md3: text("md3"),
+    /** Combined notes: the unit price in cents (clinical §3 unit_price). */
+    unitPriceCents: integer("unit_price_cents"),
     status: text("status").notNull().default("pending"),
+    billed: integer("billed", { mode: "boolean" }).notNull().default(false),
+    paid: integer("paid", { mode: "boolean" }).notNull().default(false),
+    providerName: text("provider_name").notNull().default(""),
+    /** A drawn signature as a PNG data URL, or null when only the typed name was given. */
+    providerSignature: text("provider_signature"),
+    providerSignedOn: text("provider_signed_on"),
+    supervisorName: text("supervisor_name").notNull().default(""),
+    supervisorSignature: text("supervisor_signature"),
+    supervisorSignedOn: text("supervisor_signed_on"),
+    /** Set when the note is signed: from then on it changes only by amendment (note_versions). */
+    signedAt: text("signed_at"),
+    summaryNote: text("summary_note").notNull().default(""),
+    content: text("content").notNull().default("{}"),
+    /** The one-time token of the form (or Idempotency-Key) that created the note: a resend creates nothing. */
+    formToken: text("form_token"),
+    createdBy: integer("created_by").references(() => users.id),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
     ...timestamps,
   },
-  (t) => [index("notes_location_type_idx").on(t.locationId, t.type), index("notes_patient_idx").on(t.patientId)],
+  (t) => [
+    index("notes_location_type_idx").on(t.locationId, t.type),
+    index("notes_patient_idx").on(t.patientId),
+    uniqueIndex("notes_form_token_unique").on(t.formToken),
+    index("notes_provider_start_idx").on(t.providerId, t.startAt).where(sql`${t.deletedAt} is null`),
+    index("notes_patient_start_idx").on(t.patientId, t.startAt).where(sql`${t.deletedAt} is null`),
+    index("notes_patient_date_idx").on(t.patientId, t.sessionDate).where(sql`${t.deletedAt} is null`),
+    index("notes_pa_service_idx").on(t.paServiceId).where(sql`${t.deletedAt} is null`),
+    index("notes_location_date_idx").on(t.locationId, t.sessionDate).where(sql`${t.deletedAt} is null`),
+  ],
+);
+
+/** Earlier versions of a note: an amendment of a signed note keeps the version it replaces here. */
+export const noteVersions = sqliteTable(
+  "note_versions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    noteId: integer("note_id").notNull().references(() => notes.id),
+    version: integer("version").notNull(),
+    /** The whole note as it was (the API's JSON shape). */
+    snapshot: text("snapshot").notNull(),
+    reason: text("reason").notNull().default(""),
+    amendedBy: integer("amended_by").references(() => users.id),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex("note_versions_note_version_unique").on(t.noteId, t.version)],
+);
+
+/**
+ * A note's typed values kept on the server when its POST arrived after the session had ended: bound to
+ * the user, encrypted at rest (AES-GCM), deleted once restored or after 24 hours.
+ */
+export const noteDrafts = sqliteTable(
+  "note_drafts",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id").notNull().references(() => users.id),
+    /** Where the form lives, e.g. "/note-rbt" or "/note-rbt/edit/12". */
+    path: text("path").notNull(),
+    ciphertext: text("ciphertext").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    ...timestamps,
+  },
+  (t) => [index("note_drafts_user_idx").on(t.userId, t.expiresAt)],
 );
 
 /** Customer-service tickets: only what the notification badge needs until the tickets issue. */

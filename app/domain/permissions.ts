@@ -21,6 +21,8 @@ export const PERMISSIONS = [
   "manage_clients",
   "view_clients",
   "manage_claims",
+  /** Issue 10: may date a session note more than 14 days back. */
+  "ignore_time_limits",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

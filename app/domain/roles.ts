@@ -26,6 +26,7 @@ export const PERMISSION_LABELS: Readonly<Record<Permission, string>> = {
   manage_clients: "Manage clients",
   view_clients: "View clients",
   manage_claims: "Manage claims",
+  ignore_time_limits: "Date notes past the 14-day limit",
 };
 
 /** "view_clients — View clients". */

@@ -1,0 +1,230 @@
+/**
+ * Session notes (clinical §3, §5; issue 10): the shared contract of every part that reads or writes a
+ * note — the rules, the model, the screens, the API, the AI summary, the PDF and the weekly data.
+ *
+ * A note's columns hold what the rules, lists and billing query (who, when, which CPT, units); the
+ * type- and CPT-specific clinical content travels in one JSON document (`NoteContent`).
+ */
+
+export const NOTE_TYPES = ["rbt", "bcba", "combined"] as const;
+export type NoteType = (typeof NOTE_TYPES)[number];
+
+/** The CPT codes each note type may carry (clinical §9: 97151, 97153, 97155, 97156). */
+export const NOTE_CPT_CODES: Readonly<Record<NoteType, readonly string[]>> = {
+  rbt: ["97153"],
+  bcba: ["97151", "97155", "97156"],
+  combined: ["97153", "97155", "97156"],
+};
+
+export const NOTE_STATUSES = ["pending", "ok"] as const;
+export type NoteStatus = (typeof NOTE_STATUSES)[number];
+
+/** 97151 assessments are an observation (default) or a report (clinical §3). */
+export const NOTE_SUBTYPES = ["observation", "report"] as const;
+export type NoteSubtype = (typeof NOTE_SUBTYPES)[number];
+
+/** Session limits (issue 10 "Rules"). */
+export const NOTE_LIMITS = {
+  /** Minutes a provider needs between two of their sessions. */
+  providerBufferMinutes: 15,
+  /** Minutes of sessions a client may have on one day. */
+  clientDayMinutes: 10 * 60,
+  /** Minutes of sessions a client may have in one Sunday–Saturday week. */
+  clientWeekMinutes: 40 * 60,
+  /** Days back a session date may lie without `ignore_time_limits`. */
+  maxAgeDays: 14,
+} as const;
+
+/**
+ * Billing units of a session (issue 10, architecture "Units"): the minutes of both time pairs are added
+ * first; whole 15-minute blocks, plus one when the remainder is 8 minutes or more.
+ * 0→0, 7→0, 8→1, 22→1, 23→2, 60→4, 90→6, 135→9, 143→10. The one function for the whole product.
+ */
+export function unitsForMinutes(minutes: number): number {
+  if (!Number.isFinite(minutes) || minutes <= 0) return 0;
+  const whole = Math.floor(minutes);
+  const blocks = Math.floor(whole / 15);
+  return whole % 15 >= 8 ? blocks + 1 : blocks;
+}
+
+/** "HH:MM" (24-hour, local to the location) → minutes after midnight, or null. */
+export function minuteOfDay(time: string): number | null {
+  const m = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(time);
+  return m ? Number(m[1]) * 60 + Number(m[2]) : null;
+}
+
+/** Minutes after midnight → "HH:MM". */
+export function timeOfMinute(minute: number): string {
+  const h = Math.floor(minute / 60);
+  const m = minute % 60;
+  return `${h < 10 ? "0" : ""}${h}:${m < 10 ? "0" : ""}${m}`;
+}
+
+/* ------------------------------------------------------------------ content (the JSON document) */
+
+/** A maladaptive behaviour measured in a session: its plan (from the client's active BIP) and how often. */
+export interface MaladaptiveEntry {
+  plan_id: number | null;
+  name: string;
+  frequency: number | null;
+}
+
+/** A replacement behaviour in an RBT session: trials and correct responses. */
+export interface ReplacementTrialEntry {
+  plan_id: number | null;
+  name: string;
+  total_trials: number | null;
+  correct_responses: number | null;
+}
+
+/** A goal measured as a percentage (97155 replacements, 97156 caregiver goals). */
+export interface PercentEntry {
+  plan_id: number | null;
+  name: string;
+  percent: number | null;
+}
+
+/** A protocol reviewed in a 97155 session. */
+export interface ProtocolModification {
+  name: string;
+  assessed: boolean;
+  modified: boolean;
+  demonstrated: boolean;
+}
+
+/**
+ * The clinical content of a note. Every key is optional in storage; which ones a note needs depends on
+ * its type and CPT (the AI pre-check, clinical §5, lists them). Field names are the spec's.
+ */
+export interface NoteContent {
+  /* shared */
+  participants?: string;
+  environmental_changes?: string;
+  summary_note?: string;
+  /* 97151 */
+  procedure?: string;
+  assessment_tools?: string;
+  intake_outcome?: string;
+  /* 97155 */
+  maladaptives?: MaladaptiveEntry[];
+  replacement_percentages?: PercentEntry[];
+  protocol_modifications?: ProtocolModification[];
+  other_protocol?: string;
+  other_protocol_details?: string;
+  why_was_the_protocol_modified_or_not_modified?: string;
+  describe_in_detail_the_protocol_modifications?: string;
+  progress_noted_this_session_compared_to_previous_session?: string;
+  /* 97156 */
+  caregiver_goals?: PercentEntry[];
+  demonstrated_replacement_protocols?: string[];
+  demonstrated_intervention_protocols?: string[];
+  discussed_behaviors?: string[];
+  /* 97153 (RBT) */
+  replacements?: ReplacementTrialEntry[];
+  interventions?: string[];
+  client_appeared?: string;
+  as_evidenced_by?: string;
+  rbt_modeled_and_demonstrated_to_caregiver?: string;
+  client_response_to_treatment_this_session?: string;
+  next_session_is_scheduled_for?: string;
+}
+
+/** One session time pair, as typed ("HH:MM" local times). */
+export interface TimePair {
+  time_in: string | null;
+  time_out: string | null;
+}
+
+/**
+ * A note as the user submits it (form or API body), before the rules. Field names are the spec's
+ * (clinical §3); `content` holds the type-specific fields.
+ */
+export interface NoteInput {
+  type: NoteType;
+  patient_id: number;
+  provider_id: number;
+  supervisor_id: number | null;
+  bip_id: number | null;
+  pa_service_id: number;
+  cpt_code: string;
+  subtype: NoteSubtype | null;
+  diagnosis_code: string;
+  pos: string;
+  is_telehealth: boolean;
+  session_date: string;
+  time_in: string | null;
+  time_out: string | null;
+  time_in2: string | null;
+  time_out2: string | null;
+  md: string | null;
+  md2: string | null;
+  md3: string | null;
+  provider_name: string;
+  provider_signature: string | null;
+  provider_signed_on: string | null;
+  supervisor_name: string;
+  supervisor_signature: string | null;
+  supervisor_signed_on: string | null;
+  /** Combined notes only (clinical §3). */
+  unit_price_cents: number | null;
+  content: NoteContent;
+}
+
+/**
+ * A stored note as the API answers it and every reader (screens, PDF, AI summary, billing) sees it:
+ * the spec's field names, times as typed, units from `unitsForMinutes`.
+ */
+export interface NoteJson {
+  id: number;
+  type: NoteType;
+  patient_id: number;
+  patient_name: string;
+  location_id: number;
+  provider_id: number | null;
+  provider_name: string;
+  supervisor_id: number | null;
+  supervisor_name: string;
+  bip_id: number | null;
+  pa_service_id: number | null;
+  cpt_code: string;
+  subtype: NoteSubtype | null;
+  diagnosis_code: string;
+  pos: string;
+  is_telehealth: boolean;
+  session_date: string;
+  time_in: string | null;
+  time_out: string | null;
+  time_in2: string | null;
+  time_out2: string | null;
+  /** Minutes of the first pair, of the second pair, and both (clinical §5: missing totals are 0). */
+  session_length_morning_total: number;
+  session_length_afternon_total: number;
+  session_length_total: number;
+  total_hours: number;
+  total_minutes: number;
+  total_units: number;
+  md: string | null;
+  md2: string | null;
+  md3: string | null;
+  unit_price_cents: number | null;
+  status: NoteStatus;
+  billed: boolean;
+  paid: boolean;
+  provider_signature: string | null;
+  provider_signed_on: string | null;
+  supervisor_signature: string | null;
+  supervisor_signed_on: string | null;
+  signed_at: string | null;
+  summary_note: string;
+  content: NoteContent;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a note's view, PDF and AI summary need beside the note: its client, location and PA service. */
+export interface NoteContext {
+  patient: { id: number; first_name: string; last_name: string; patient_identifier: string | null; birth_date: string | null; insurance_identifier: string | null; insurance_name: string | null };
+  location: { id: number; title: string; address: string | null; city: string | null; state: string | null; zip: string | null; phone1: string | null; time_zone: string };
+  pa_service: { id: number; pa_service: string; cpt: string; n_units: number; start_date: string; end_date: string } | null;
+}
