@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { noteBodyToFormFields, noteFormToBody } from "~/domain/note-form";
+
+describe("a note form's fields become the note body the API takes", () => {
+  it("reads top-level fields, ids as numbers, blanks of nullable fields as null and the telehealth box", () => {
+    const body = noteFormToBody([
+      ["intent", "save"],
+      ["form_token", "t1"],
+      ["type", "rbt"],
+      ["patient_id", "12"],
+      ["pa_service_id", "3"],
+      ["supervisor_id", ""],
+      ["time_in", "09:00"],
+      ["time_out", "11:30"],
+      ["time_in2", ""],
+      ["cpt_code", "97153"],
+    ]);
+    expect(body).toEqual({
+      type: "rbt",
+      patient_id: 12,
+      pa_service_id: 3,
+      supervisor_id: null,
+      time_in: "09:00",
+      time_out: "11:30",
+      time_in2: null,
+      cpt_code: "97153",
+      is_telehealth: false,
+      content: {},
+    });
+  });
+
+  it("keeps a value that does not read as a number as typed, for the schema to refuse", () => {
+    expect(noteFormToBody([["patient_id", "12a"]]).patient_id).toBe("12a");
+    expect(noteFormToBody([["content.maladaptives[0].frequency", "lots"], ["content.maladaptives[0].name", "Aggression"]]).content).toEqual({
+      maladaptives: [{ frequency: "lots", name: "Aggression" }],
+    });
+  });
+
+  it("builds lists of entries in index order, dropping blank entries, with numbers and checkboxes", () => {
+    const body = noteFormToBody([
+      ["content.replacements[2].name", "Manding"],
+      ["content.replacements[2].plan_id", "7"],
+      ["content.replacements[2].total_trials", "10"],
+      ["content.replacements[2].correct_responses", "7"],
+      ["content.replacements[0].name", "Tacting"],
+      ["content.replacements[0].plan_id", "6"],
+      ["content.replacements[0].total_trials", "4"],
+      ["content.replacements[0].correct_responses", "2.5"],
+      ["content.replacements[1].name", ""],
+      ["content.replacements[1].total_trials", ""],
+      ["content.protocol_modifications[0].name", "DRA"],
+      ["content.protocol_modifications[0].modified", "on"],
+      ["content.interventions[]", "Prompting"],
+      ["content.interventions[]", ""],
+      ["content.interventions[]", "Token economy"],
+      ["content.participants", "Mother"],
+      ["is_telehealth", "on"],
+    ]);
+    expect(body.is_telehealth).toBe(true);
+    expect(body.content).toEqual({
+      replacements: [
+        { name: "Tacting", plan_id: 6, total_trials: 4, correct_responses: 2.5 },
+        { name: "Manding", plan_id: 7, total_trials: 10, correct_responses: 7 },
+      ],
+      protocol_modifications: [{ name: "DRA", modified: true, assessed: false, demonstrated: false }],
+      interventions: ["Prompting", "Token economy"],
+      participants: "Mother",
+    });
+  });
+
+  it("round-trips a body through form fields", () => {
+    const body = {
+      type: "bcba",
+      patient_id: 4,
+      cpt_code: "97155",
+      time_in: "13:00",
+      is_telehealth: true,
+      content: {
+        participants: "Father, RBT",
+        maladaptives: [{ plan_id: 3, name: "Elopement", frequency: 2 }],
+        discussed_behaviors: ["Elopement"],
+        protocol_modifications: [{ name: "FCT", assessed: true, modified: false, demonstrated: true }],
+      },
+    };
+    expect(noteFormToBody(noteBodyToFormFields(body))).toEqual(body);
+  });
+});
