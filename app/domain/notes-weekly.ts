@@ -50,10 +50,17 @@ const RequiredDate = (missing: string) =>
     v.transform((x) => String(x).trim()),
   );
 
-/** The request: a client, a date range (at most one year), optionally one plan. */
+/**
+ * The request: a client, a date range (at most one year), optionally one plan. The goal screen names
+ * only its plan: then the client is the plan's.
+ */
 export const NotesWeeklyInput = v.pipe(
   v.object({
-    patient_id: v.pipe(v.optional(v.unknown(), ""), v.check((x) => !blank(x), M.patient), RecordId(M.patient)),
+    patient_id: v.pipe(
+      v.optional(v.unknown(), ""),
+      v.transform((x) => (blank(x) ? null : x)),
+      v.union([v.null(), RecordId(M.patient)], M.patient),
+    ),
     plan_id: v.pipe(
       v.optional(v.unknown(), ""),
       v.transform((x) => (blank(x) ? null : x)),
@@ -62,6 +69,10 @@ export const NotesWeeklyInput = v.pipe(
     date_from: RequiredDate(M.dateFromRequired),
     date_to: RequiredDate(M.dateToRequired),
   }),
+  v.forward(
+    v.check((x) => x.patient_id !== null || x.plan_id !== null, M.patient),
+    ["patient_id"],
+  ),
   v.forward(
     v.check((x) => x.date_from <= x.date_to, M.order),
     ["date_to"],
@@ -167,6 +178,17 @@ export function weeklyValuesFromSessions(sessions: readonly SessionData[], plans
   }
   return out.sort((p, q) => p.plan_id - q.plan_id || (p.week_end < q.week_end ? -1 : p.week_end > q.week_end ? 1 : 0));
 }
+
+/** The goal screen's default range: the last 12 weeks, this one included, up to today (in `timeZone`). */
+export function defaultNotesRange(now: Date, timeZone: string): { date_from: string; date_to: string } {
+  const p = Object.fromEntries(new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(now).map((x) => [x.type, x.value]));
+  const today = dayNumber(`${p.year}-${p.month}-${p.day}`) ?? Math.floor(now.getTime() / 86_400_000);
+  return { date_from: dateOfDay(weekEndingDay(today) - 6 - 11 * 7), date_to: dateOfDay(today) };
+}
+
+/** The title the flash is shown under, and how the flash is recognised (weekly-reports noticeTitle). */
+export const NOTES_WEEKLY_TITLE = "Weekly Data from Notes";
+export const NOTES_WEEKLY_FLASH = /^\d+ weeks? updated from session notes$/;
 
 /** The flash after a generation: "N weeks updated from session notes". */
 export function notesWeeklyMessage(written: number): string {

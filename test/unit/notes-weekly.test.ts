@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { NOTES_WEEKLY_MESSAGES as M, NotesWeeklyInput, notesWeeklyMessage, weeklyValuesFromSessions, wholeWeeks, type SessionData } from "~/domain/notes-weekly";
+import { defaultNotesRange, NOTES_WEEKLY_MESSAGES as M, NotesWeeklyInput, notesWeeklyMessage, weeklyValuesFromSessions, wholeWeeks, type SessionData } from "~/domain/notes-weekly";
 import { parseWith } from "~/domain/validation";
+import { noticeTitle } from "~/domain/weekly-reports";
 
 /** Weekly data from RBT notes (issue 10; docs/decisions/029): the request, the weeks, the values. */
 
@@ -29,6 +30,7 @@ describe("NotesWeeklyInput", () => {
     [{ patient_id: 5, date_to: "2026-03-01" }, null, { date_from: M.dateFromRequired }],
     [{ patient_id: 5, date_from: "2026-03-01", date_to: "" }, null, { date_to: M.dateToRequired }],
     [{ date_from: "2026-01-01", date_to: "2026-03-01" }, null, { patient_id: M.patient }],
+    [{ plan_id: 7, date_from: "2026-01-01", date_to: "2026-03-01" }, { patient_id: null, plan_id: 7, date_from: "2026-01-01", date_to: "2026-03-01" }, null], // the goal screen: the plan's client
     [{ patient_id: "abc", date_from: "2026-01-01", date_to: "2026-03-01" }, null, { patient_id: M.patient }],
     [{ patient_id: 0, date_from: "2026-01-01", date_to: "2026-03-01" }, null, { patient_id: M.patient }],
     [{ patient_id: 1.5, date_from: "2026-01-01", date_to: "2026-03-01" }, null, { patient_id: M.patient }],
@@ -131,10 +133,24 @@ describe("weeklyValuesFromSessions", () => {
   });
 });
 
+describe("defaultNotesRange", () => {
+  it.each([
+    ["2026-01-14T12:00:00Z", "America/New_York", "2025-10-26", "2026-01-14"], // a Wednesday: 12 weeks, this one included
+    ["2026-01-17T12:00:00Z", "America/New_York", "2025-10-26", "2026-01-17"], // a Saturday
+    ["2026-01-18T03:00:00Z", "America/Los_Angeles", "2025-10-26", "2026-01-17"], // still Saturday evening in Los Angeles
+    ["2026-01-18T03:00:00Z", "UTC", "2025-11-02", "2026-01-18"], // already Sunday in UTC: a new week
+  ])("%s in %s → %s..%s", (at, tz, from, to) => {
+    expect(defaultNotesRange(new Date(at), tz)).toEqual({ date_from: from, date_to: to });
+  });
+});
+
 describe("notesWeeklyMessage", () => {
   it.each([
     [0, "0 weeks updated from session notes"],
     [1, "1 week updated from session notes"],
     [12, "12 weeks updated from session notes"],
-  ])("%i → %s", (n, text) => expect(notesWeeklyMessage(n)).toBe(text));
+  ])("%i → %s, shown under its own title", (n, text) => {
+    expect(notesWeeklyMessage(n)).toBe(text);
+    expect(noticeTitle(text)).toBe("Weekly Data from Notes");
+  });
 });
