@@ -68,7 +68,8 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
   const patientId: SQL | number = input.patient_id ?? sql`(select ${plans.patientId} from ${plans} where ${plans.id} = ${input.plan_id})`;
   const clientInScope = and(eq(patients.id, patientId), patientScope(ctx));
   // The content's lists only (not the narrative); a content that is not JSON yields nulls, not an error.
-  const list = (path: string) => sql<string | null>`case when json_valid(${notes.content}) then json_extract(${notes.content}, ${path}) end`;
+  // Named: in a batch D1 answers rows keyed by column name, and both expressions would read the same.
+  const list = (key: "maladaptives" | "replacements") => sql<string | null>`case when json_valid(${notes.content}) then json_extract(${notes.content}, ${`$.${key}`}) end`.as(key);
 
   const [[client], planRows, noteRows, stored] = await ctx.db.batch([
     ctx.db.select({ id: patients.id, tail: auditTail }).from(patients).where(clientInScope),
@@ -80,7 +81,7 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
       .where(and(eq(plans.patientId, patientId), planInScopeWhere(ctx))),
     // notes_patient_date_idx (patient_id, session_date) where deleted_at is null.
     ctx.db
-      .select({ session_date: notes.sessionDate, maladaptives: list("$.maladaptives"), replacements: list("$.replacements") })
+      .select({ session_date: notes.sessionDate, maladaptives: list("maladaptives"), replacements: list("replacements") })
       .from(notes)
       .innerJoin(patients, eq(patients.id, notes.patientId))
       .where(and(eq(notes.patientId, patientId), isNull(notes.deletedAt), eq(notes.type, "rbt"), sql`${notes.sessionDate} between ${weeks.from} and ${weeks.to}`, patientScope(ctx))),
