@@ -640,6 +640,22 @@ for (const javaScript of [false, true]) {
       await ready(page);
       await shown(page.getByText("Imported 2 weeks; overwrote 1 week; left out 1 invalid row."));
       assert.deepEqual(await pointTitles(), ["01/17/2026: 6", "01/24/2026: 5", "01/31/2026: 3"], "the imported weeks are on the chart");
+
+      // Generate from notes (docs/decisions/029): a range over a year is refused with the dates kept; a goal no
+      // note names gets 0 weeks and keeps its data.
+      const fromNotes = () => page.getByRole("region", { name: "Weekly data from session notes" });
+      await fromNotes().getByLabel("From", { exact: true }).fill("2024-01-01");
+      await fromNotes().getByLabel("To", { exact: true }).fill("2026-01-31");
+      await fromNotes().getByRole("button", { name: "Generate from notes" }).click();
+      await ready(page);
+      await shown(fromNotes().getByText("The date range may cover at most one year"));
+      assert.equal(await fromNotes().getByLabel("From", { exact: true }).inputValue(), "2024-01-01", "the typed dates stay");
+      await fromNotes().getByLabel("From", { exact: true }).fill("2026-01-01");
+      await fromNotes().getByRole("button", { name: "Generate from notes" }).click();
+      await page.waitForURL((url) => url.searchParams.get("flash") === "0 weeks updated from session notes");
+      await ready(page);
+      await shown(page.getByText("0 weeks updated from session notes"));
+      assert.deepEqual(await pointTitles(), ["01/17/2026: 6", "01/24/2026: 5", "01/31/2026: 3"], "no note, no change");
     });
 
     /* ---- Behavior chart: the same goal drawn as SVG without JavaScript and with uPlot when it runs. */
