@@ -244,9 +244,9 @@ export function summaryPrecheck(body: Body): string[] {
 
 const MONTHS = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
 const WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday";
+const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+const LINK = /\b(?:https?:\/\/|www\.)\S+/gi;
 const SCRUB: RegExp[] = [
-  /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g, // email
-  /\bhttps?:\/\/\S+/gi, // links
   /[#№]\s*\w+/g, // #12345
   /\b\d{1,2}\s*:\s*\d{2}(?:\s*:\s*\d{2})?(?:\s*[ap]\.?\s?m\b\.?)?/gi, // 10:30, 10:30 am
   /\b\d{1,2}\s*[ap]\.?\s?m\b\.?/gi, // 3pm, 10 a.m.
@@ -268,12 +268,13 @@ export function scrubFreeText(raw: string, redact: Redactions = { client: [], ot
     const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     s = s.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?:'s)?(?![\\p{L}\\p{N}])`, "giu"), by);
   };
+  s = s.replace(EMAIL, ` ${CUT} `).replace(LINK, ` ${CUT} `);
   for (const name of redact.client) replaceWord(name, "the client");
   s = s.replace(/\bthe client(?:\s+the client)+/gi, "the client");
   for (const name of redact.other) replaceWord(name, ` ${CUT} `);
   for (const re of SCRUB) s = s.replace(re, ` ${CUT} `);
   // A word that only led to what was cut goes with it ("on", "at", "ID", "call").
-  const lead = new RegExp(`\\b(?:on|at|by|with|from|to|until|since|before|after|around|in|of|for|and|call|called|id|phone|tel|dob|no|number|email|date|time|named)\\s*(?:[,:]\\s*)?(?=${CUT})`, "gi");
+  const lead = new RegExp(`\\b(?:on|at|by|with|from|to|until|since|before|after|around|in|of|for|and|call|called|id|phone|tel|dob|no|number|email|date|time|named|cpt|icd|dx|code|member|auth|authorization|policy|insurance|see|or)\\s*(?:[,:]\\s*)?(?=${CUT})`, "gi");
   for (let i = 0; i < 3; i++) s = s.replace(lead, " ").replace(new RegExp(`${CUT}(?:[\\s,:()/-]*${CUT})+`, "g"), CUT);
   s = s.replace(new RegExp(CUT, "g"), " ");
   s = s
@@ -505,14 +506,12 @@ function narrativeSentences(f: NoteFacts): { opening: string; middle: string[]; 
   } else {
     const caregiverTraining = f.service === SERVICES["97156"];
     opening = sentence(`The BCBA met with client at ${f.placePhrase}${present} to provide ${f.service}`);
-    add(environment);
     add(maladaptives);
     add(f.percentGoals.length && `replacement goals were measured, with ${joinList(f.percentGoals.map((g) => (g.percent === null ? lower(g.name) : `${lower(g.name)} at ${g.percent}%`)))}`);
-    const byFlag = (flag: "assessed" | "modified" | "demonstrated") => f.protocols.filter((p) => p[flag]).map((p) => lower(p.name));
-    add(byFlag("assessed").length && `protocols assessed included ${joinList(byFlag("assessed"))}`);
-    add(byFlag("modified").length && `protocols modified included ${joinList(byFlag("modified"))}`);
-    add(byFlag("demonstrated").length && `protocols demonstrated included ${joinList(byFlag("demonstrated"))}`);
-    add(t.whyModified && `the protocol decision was based on ${lower(t.whyModified)}`);
+    const flags = (p: NoteFacts["protocols"][number]) => joinList([p.assessed && "assessed", p.modified && "modified", p.demonstrated && "demonstrated"].filter((x): x is string => !!x));
+    const reviewed = f.protocols.filter((p) => p.assessed || p.modified || p.demonstrated);
+    add(reviewed.length && `protocols were reviewed, with ${joinList(reviewed.map((p) => `${lower(p.name)} ${flags(p)}`))}`);
+    add(t.whyModified && `regarding whether to modify the protocol, ${lower(t.whyModified)}`);
     add(t.modificationDetails && `the modifications were as follows: ${lower(t.modificationDetails)}`);
     if (caregiverTraining) {
       add(f.caregiverGoals.length && `caregiver goals were addressed, with ${joinList(f.caregiverGoals.map((g) => (g.percent === null ? lower(g.name) : `${lower(g.name)} achieved at ${g.percent}%`)))}`);
@@ -521,6 +520,8 @@ function narrativeSentences(f: NoteFacts): { opening: string; middle: string[]; 
       add(f.discussedBehaviors.length && `behaviors discussed with the caregiver included ${joinList(f.discussedBehaviors.map(lower))}`);
     }
     add(t.progressCompared && `compared to the previous session, ${lower(t.progressCompared)}`);
+    // Last: the first to give way when a full note reaches nine sentences.
+    add(environment);
   }
 
   const closing = [
