@@ -264,12 +264,12 @@ const SCRUB: RegExp[] = [
 export function scrubFreeText(raw: string, redact: Redactions = { client: [], other: [] }, max = 400): string {
   const CUT = "\u2063"; // where something was taken out
   let s = raw.replace(/[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060-\u2069]/g, " ");
-  const replaceWord = (word: string, by: string) => {
+  const replaceWord = (word: string, by: string, possessive = by) => {
     const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    s = s.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?:'s)?(?![\\p{L}\\p{N}])`, "giu"), by);
+    s = s.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(['’]s)?(?![\\p{L}\\p{N}])`, "giu"), (_m, apostrophe?: string) => (apostrophe ? possessive : by));
   };
   s = s.replace(EMAIL, ` ${CUT} `).replace(LINK, ` ${CUT} `);
-  for (const name of redact.client) replaceWord(name, "the client");
+  for (const name of redact.client) replaceWord(name, "the client", "the client's");
   s = s.replace(/\bthe client(?:\s+the client)+/gi, "the client");
   for (const name of redact.other) replaceWord(name, ` ${CUT} `);
   for (const re of SCRUB) s = s.replace(re, ` ${CUT} `);

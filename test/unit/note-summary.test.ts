@@ -349,6 +349,9 @@ describe("free text scrubbing", () => {
     ["Worked on tacting 3 times", "Worked on tacting 3 times"],
     ["Accuracy 80.5% overall", "Accuracy 80.5% overall"],
     ["Met Jane. She was calm!", "Met the client, She was calm"],
+    ["Jane's mother joined", "the client's mother joined"],
+    ["Sent the plan to maria@example.com today", "Sent the plan"],
+    ["Reviewed notes, see www.example.com/x", "Reviewed notes"],
   ])("%j → %j", (raw, out) => {
     expect(scrubFreeText(raw, { client: ["Jane"], other: [] })).toBe(out);
   });
