@@ -9,6 +9,8 @@
  *   stylesheet inside it (added as a <style> when it draws: no second, sequential request on a slow
  *   connection).
  * - The dashboard's year chart module (docs/decisions/021): app/client/year-chart.ts, built the same way.
+ * - The note forms' AI summary button standalone (docs/decisions/026): app/client/note-summary-page.ts, built the
+ *   same way (no uPlot).
  * - app/generated/assets.json maps each file to its URL; the root and the chart read their links from it.
  *
  * Prints the sizes (raw and gzip).
@@ -60,5 +62,6 @@ async function chartModule(name) {
 }
 const behaviorChartJs = await chartModule("behavior-chart");
 const yearChartJs = await chartModule("year-chart");
+const noteSummaryJs = await chartModule("note-summary-page");
 
-await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs }, null, 2)}\n`);
+await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs, noteSummaryJs }, null, 2)}\n`);

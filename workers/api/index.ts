@@ -10,6 +10,7 @@ import { clientsApi } from "./clients";
 import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
 import { mockApi, mockMode } from "./mock";
+import { noteSummaryApi } from "./note-summary";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
 import { rolesV1, rolesV2 } from "./roles";
@@ -67,6 +68,8 @@ export const api = new Hono<AppEnv>()
   .route("/bip", bipsV1)
   // Clients, PA services and parents (see ./clients.ts); employees and user administration (./employees.ts).
   .route("/", clientsApi)
-  .route("/", employeesApi);
+  .route("/", employeesApi)
+  // The notes' AI summary (./note-summary.ts).
+  .route("/", noteSummaryApi);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));
