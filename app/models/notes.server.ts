@@ -175,11 +175,18 @@ export function noteAsInput(n: NoteJson): NoteInput {
 
 /* ------------------------------------------------------------------ scope and reads */
 
-/** A note is in scope when its location is one of the actor's and its client is not deleted (joined: notes, patients). */
-export function noteScope(ctx: ModelContext): SQL {
+/**
+ * A note is in scope when its location is one of the actor's and its client is not deleted (joined:
+ * notes, patients). `viaOtherIndex`: a query narrowed by client or provider filters on the location
+ * without offering its index (`+location_id`), so SQLite reads the client's or provider's index instead of
+ * walking the whole location.
+ */
+export function noteScope(ctx: ModelContext, viaOtherIndex = false): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return and(isNull(notes.deletedAt), isNull(patients.deletedAt))!;
-  return and(isNull(notes.deletedAt), isNull(patients.deletedAt), scope.length ? inArray(notes.locationId, scope) : sql`1 = 0`)!;
+  if (!scope.length) return sql`1 = 0`;
+  const inScope = viaOtherIndex ? sql`+${notes.locationId} in ${scope}` : inArray(notes.locationId, scope);
+  return and(isNull(notes.deletedAt), isNull(patients.deletedAt), inScope)!;
 }
 
 const patientName = sql<string>`trim(${patients.firstName} || ' ' || ${patients.lastName})`;
@@ -328,7 +335,7 @@ function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_fr
   const to = f.date_to || query.date_to;
   const s = query.search;
   return and(
-    noteScope(ctx),
+    noteScope(ctx, f.patient_id !== "" || f.provider_id !== ""),
     f.patient_id !== "" ? eq(notes.patientId, f.patient_id) : undefined,
     f.provider_id !== "" ? eq(notes.providerId, f.provider_id) : undefined,
     f.type !== "" ? eq(notes.type, f.type) : undefined,
@@ -353,7 +360,8 @@ export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record
       .from(notes)
       .innerJoin(patients, eq(patients.id, notes.patientId))
       .where(where)
-      .orderBy(desc(notes.sessionDate), desc(notes.startAt), desc(notes.id))
+      // Newest session first; (session_date, id) is the order of the location's and the client's date indexes.
+      .orderBy(desc(notes.sessionDate), desc(notes.id))
       .limit(query.per_page)
       .offset(offset(query)),
     ctx.db.select({ n: count() }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where),
