@@ -253,6 +253,24 @@ describe("reads", () => {
     expect(after!.version).toBe(before!.version);
   });
 
+  it.each([
+    ["v2 list", () => `/api/v2/notes-rbt?patient_id=${s.patient.id}`],
+    ["v2 show", () => `/api/v2/notes-rbt/${id}`],
+    ["legacy list", () => `/api/note_rbt?patient_id=${s.patient.id}`],
+    ["legacy show", () => `/api/note_rbt/show/${id}`],
+    ["byclient", () => `/api/note_rbt/byclient/${s.patient.id}`],
+    ["byprofile", () => `/api/note_rbt/byprofile/${s.rbt.id}`],
+    ["config", () => `/api/note_rbt/config?patient_id=${s.patient.id}`],
+    ["showReplacementBypatient", () => `/api/note_rbt/showReplacementBypatient/${s.patient.id}`],
+  ])("%s: at most 3 D1 round trips with its audit row", async (_n, path) => {
+    const before = await auditCount();
+    const res = await countingWorker.fetch(new Request(`http://localhost${path()}`, { headers: { Authorization: `Bearer ${manager.token}` } }) as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+    expect(res.status).toBe(200);
+    const [, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
+    expect(roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditCount()).toBe(before + 1);
+  });
+
   it("byclient, byprofile, config, showReplacementBypatient", async () => {
     expect((await call(s.rbt.token, "GET", `/note_rbt/byclient/${s.patient.id}`)).json.data.map((n: { id: number }) => n.id)).toEqual([id]);
     expect((await call(outsider.token, "GET", `/note_rbt/byclient/${s.patient.id}`)).status).toBe(404);
