@@ -6,6 +6,8 @@
  */
 import { type NoteContext, type NoteJson, type NoteType, type PercentEntry } from "./notes";
 import { ageOn } from "./patients";
+import { isValidTimeZone, zoneOffsetMinutes } from "./time";
+import { isoDate } from "./weeks";
 import { usDate } from "./weekly-reports";
 
 /** The document's title by note type (RBT 'Appointment Note', BCBA 'Supervision Note'). */
@@ -26,7 +28,8 @@ export interface NotePdfHistoryEntry {
   reason: string;
   /** When the version was replaced (ISO date or date-time). */
   amended_at: string;
-  amended_by?: string | null;
+  /** Who amended it (the model's NoteHistoryEntry carries more; only these fields are read). */
+  amended_by_name?: string | null;
 }
 
 export interface NotePdfView {
@@ -76,6 +79,17 @@ export const NONE_RECORDED = "None recorded.";
 const text = (x: string | null | undefined) => (x == null || x.trim() === "" ? EMPTY : x.trim());
 const num = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ? EMPTY : String(x));
 const date = (x: string | null | undefined) => (x ? usDate(x.slice(0, 10)) : EMPTY);
+
+/**
+ * The location's local date (mm/dd/yyyy) of a stored instant ("2026-11-21T03:00:00Z" is 11/20/2026 in
+ * Chicago); a plain date is shown as it is.
+ */
+export function localDate(at: string | null | undefined, timeZone: string): string {
+  if (!at) return EMPTY;
+  const instant = at.length > 10 ? new Date(at) : null;
+  if (!instant || Number.isNaN(instant.getTime()) || !isValidTimeZone(timeZone)) return date(at);
+  return usDate(isoDate(new Date(instant.getTime() + zoneOffsetMinutes(instant, timeZone) * 60_000)));
+}
 
 /** A number with at most `digits` decimals and no trailing zeros: 66.666… → "66.7", 50 → "50". */
 export function decimal(value: number, digits = 1): string {
@@ -249,7 +263,7 @@ export function notePdfDocument({ note, context, history }: NotePdfView): NotePd
     ],
     history:
       past.length > 0
-        ? { columns: ["Version", "Replaced on", "By", "Reason"], widths: [0.12, 0.18, 0.22, 0.48], rows: past.map((h) => [String(h.version), date(h.amended_at), text(h.amended_by), text(h.reason)]) }
+        ? { columns: ["Version", "Replaced on", "By", "Reason"], widths: [0.12, 0.18, 0.22, 0.48], rows: past.map((h) => [String(h.version), localDate(h.amended_at, context.location.time_zone), text(h.amended_by_name), text(h.reason)]) }
         : null,
     footer: `${title} #${note.id}`,
   };

@@ -1,5 +1,5 @@
 import { PDFDocument, PDFFont, PDFImage, PDFPage, StandardFonts, rgb } from "pdf-lib";
-import { notePdfDocument, NONE_RECORDED, type NotePdfBlock, type NotePdfSignature, type NotePdfView } from "~/domain/note-pdf";
+import { notePdfDocument, notePdfFilename, NONE_RECORDED, type NotePdfBlock, type NotePdfSignature, type NotePdfView } from "~/domain/note-pdf";
 import { toWinAnsi, wrapText } from "~/domain/pdf-text";
 
 /**
@@ -294,4 +294,21 @@ export async function renderNotePdf(view: NotePdfView): Promise<Uint8Array> {
     page.drawText("Confidential: contains protected health information.", { x: MARGIN, y: MARGIN - 14, size: 8, font: fonts.italic, color: MUTED });
   });
   return doc.save();
+}
+
+/**
+ * The answer with a note's PDF, for the API and the screens alike: shown inline in a new tab, named by
+ * the note's type and id (never the client), never cached (it is PHI).
+ */
+export async function notePdfResponse(view: NotePdfView): Promise<Response> {
+  const bytes = await renderNotePdf(view);
+  return new Response(bytes as Uint8Array<ArrayBuffer>, {
+    headers: {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `inline; filename="${notePdfFilename(view.note.type, view.note.id)}"`,
+      "Content-Length": String(bytes.byteLength),
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
 }
