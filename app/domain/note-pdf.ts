@@ -244,7 +244,7 @@ export function notePdfDocument({ note, context, history }: NotePdfView): NotePd
     ["Place of service", note.is_telehealth ? `${text(note.pos)} (telehealth)` : text(note.pos)],
     ["Time in / out (1)", timeRange(note.time_in, note.time_out)],
     ["Time in / out (2)", timeRange(note.time_in2, note.time_out2)],
-    ["Total hours", hoursText(note.session_length_total)],
+    ["Total hours", hoursText(note.total_minutes)],
     ["Units", String(note.total_units)],
     ["CPT", cptText(note)],
     ["PA service", pa ? `${text(pa.pa_service)} (${pa.cpt}), ${date(pa.start_date)} – ${date(pa.end_date)}` : EMPTY],
