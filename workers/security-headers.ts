@@ -30,9 +30,9 @@ export function contentSecurityPolicy(nonce: string): string {
 
 /**
  * A PDF the browser shows in its own viewer (the note PDFs, decision 027). Chrome's viewer is an `<embed>`
- * in a page it makes from the response, under the response's own policy, so `object-src 'none'` would
- * block it ("This content is blocked"). The PDF may embed itself and the viewer's page may style itself;
- * nothing else loads, no script runs and no site may frame it.
+ * in a page it makes from the response, under the response's own policy, and Chrome builds have blocked
+ * it under `object-src 'none'` ("This content is blocked"). The PDF may embed itself and the viewer's page
+ * may style itself; nothing else loads, no script runs and no site may frame it.
  */
 export const PDF_CONTENT_SECURITY_POLICY = ["default-src 'none'", "object-src 'self'", "style-src 'unsafe-inline'", "frame-ancestors 'none'", "form-action 'none'", "base-uri 'none'"].join("; ");
 
