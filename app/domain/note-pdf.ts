@@ -22,6 +22,11 @@ export function notePdfFilename(type: NoteType, id: number): string {
   return `${NOTE_PDF_TITLES[type].toLowerCase().replace(/ /g, "-")}-${id}.pdf`;
 }
 
+/** The screens' link to a note's PDF (a plain `<a target="_blank">`: works without JavaScript). */
+export function notePdfHref(type: NoteType, id: number): string {
+  return `/note-${type}/pdf/${id}`;
+}
+
 /** An earlier version of an amended note, as the history shows it. */
 export interface NotePdfHistoryEntry {
   version: number;

@@ -1,6 +1,6 @@
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cptText, decimal, hoursText, localDate, notePdfDocument, notePdfFilename, percentCorrect, timeRange } from "~/domain/note-pdf";
+import { cptText, decimal, hoursText, localDate, notePdfDocument, notePdfFilename, notePdfHref, percentCorrect, timeRange } from "~/domain/note-pdf";
 import type { NoteContent, NoteJson } from "~/domain/notes";
 import { ageOn } from "~/domain/patients";
 import { isWinAnsi, toWinAnsi, wrapText } from "~/domain/pdf-text";
@@ -72,6 +72,7 @@ describe("what a note PDF says", () => {
   ] as const)("a %s note is titled %s and named %s (no client name)", (type, title, file) => {
     expect(notePdfDocument({ note: fixtureNote(type, "97153"), context: fixtureContext }).title).toBe(title);
     expect(notePdfFilename(type, 7)).toBe(file);
+    expect(notePdfHref(type, 7)).toBe(`/note-${type}/pdf/7`);
   });
 
   it.each([
