@@ -4,7 +4,7 @@ import { auditLog, insurances, notes, noteVersions } from "~/db/schema";
 import type { NoteContent, NoteType } from "~/domain/notes";
 import { SIGNATURE_PNG } from "../support/note-fixtures";
 import { pdfImageCount, pdfText } from "../support/pdf-text";
-import { api, apiToken, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { api, apiToken, createLocation, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
  * Note PDFs (decision 027): GET /api/v2/note_{rbt,bcba,combined}/pdf/{id} and the screens' resource
@@ -157,6 +157,8 @@ describe("GET /api/v2/note_{type}/pdf/{id}", () => {
     const denied = await api(`${API_PATH.rbt}/${ids.rbt}`, { token: other });
     expect(denied.status).toBe(403);
     expect(((await denied.json()) as { message: string }).message).toBe("You don't have permission to access this resource.");
+    const parent = await apiToken(await createParent(), true);
+    expect((await api(`${API_PATH.rbt}/${ids.rbt}`, { token: parent })).status).toBe(403);
   });
 
   it.each([
@@ -194,9 +196,11 @@ describe("GET /note-{type}/pdf/{id} (screens)", () => {
     expect(res.headers.get("Location")).toBe(`/login?redirectTo=${encodeURIComponent(`/note-rbt/pdf/${ids.rbt}`)}`);
   });
 
-  it("without view_notes: 403", async () => {
+  it("without view_notes, or as a parent: 403", async () => {
     const other = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [home.id] }));
     expect((await request(`${SCREEN_PATH.rbt}/${ids.rbt}`, { cookie: other })).status).toBe(403);
+    const parent = await signInCookie(await createParent(), true);
+    expect((await request(`${SCREEN_PATH.rbt}/${ids.rbt}`, { cookie: parent })).status).toBe(403);
   });
 
   it.each([
