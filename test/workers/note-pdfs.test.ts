@@ -1,6 +1,8 @@
 import { count, desc } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, insurances, notes, noteVersions } from "~/db/schema";
+import { auditLog, insurances, notes, noteVersions, paServices } from "~/db/schema";
+import { todayIn } from "~/domain/note-rules";
+import { addDays } from "~/domain/weeks";
 import type { NoteContent, NoteType } from "~/domain/notes";
 import { SIGNATURE_PNG } from "../support/note-fixtures";
 import { pdfImageCount, pdfText } from "../support/pdf-text";
@@ -17,6 +19,7 @@ let ids: Record<NoteType | "amended" | "other" | "deleted", number>;
 let patientId: number;
 let token: string;
 let cookie: string;
+let staffId: number;
 
 async function insertNote(type: NoteType, cpt: string, locationId: number, patient: number, over: Partial<typeof notes.$inferInsert> = {}, content: NoteContent = {}) {
   const [row] = await db()
@@ -74,6 +77,7 @@ beforeAll(async () => {
   };
   const staff = await createUser({ permissions: ["view_notes"], locations: [home.id] });
   await db().insert(noteVersions).values({ noteId: ids.amended, version: 1, snapshot: "{}", reason: "Wrong time out", amendedBy: staff.id, createdAt: "2026-11-21T15:00:00.000Z" });
+  staffId = staff.id;
   token = await apiToken(staff);
   cookie = await signInCookie(staff);
 });
@@ -175,6 +179,40 @@ describe("GET /api/v2/note_{type}/pdf/{id}", () => {
     expect(res.headers.get("Content-Type")).toContain("application/json");
     expect(((await res.json()) as { message: string }).message).toBe("Note not found.");
     expect(await auditRows()).toBe(before);
+  });
+});
+
+describe("a note written and amended through the notes API", () => {
+  it("its PDF shows what was saved, the drawn signature and the amendment", async () => {
+    const [pa] = await db().insert(paServices).values({ patientId, paService: "Direct therapy", cpt: "97153", nUnits: 400, startDate: "2026-01-01", endDate: "2027-12-31" }).returning();
+    const date = addDays(todayIn(new Date(), "America/Chicago"), -1);
+    const write = (method: string, path: string, body: unknown) => api(path, { method, token, body });
+    const created = await write("POST", "/v2/notes-rbt", {
+      patient_id: patientId,
+      provider_id: staffId,
+      pa_service_id: pa!.id,
+      cpt_code: "97153",
+      session_date: date,
+      time_in: "07:00",
+      time_out: "08:00",
+      pos: "03",
+      diagnosis_code: "F84.0",
+      provider_name: "Robin RBT",
+      provider_signed_on: date,
+      provider_signature: SIGNATURE_PNG,
+      maladaptives: [{ plan_id: null, name: "Hitting", frequency: 4 }],
+      replacements: [{ plan_id: null, name: "Asking for a break", total_trials: 10, correct_responses: 7 }],
+      summary_note: "Met with client at school. Client asked for breaks with a card.",
+    });
+    const note = ((await created.json()) as { data: { id: number } }).data;
+    expect(created.status, JSON.stringify(note)).toBe(201);
+    const amended = await write("PATCH", `/v2/notes-rbt/${note.id}`, { time_out: "08:30", amendment_reason: "Session ran longer" });
+    expect(amended.status, await amended.clone().text()).toBe(200);
+    const { bytes, text } = await expectPdf(await api(`${API_PATH.rbt}/${note.id}`, { token }), "rbt", note.id);
+    for (const s of ["Appointment Note", "Amended — version 2", "Robin RBT", "Provider signature (drawn)", "07:00 – 08:30", "1.5 h (90 min)", "Hitting", "Asking for a break", "70%", "Session ran longer", "Met with client at school. Client asked for breaks with a card."])
+      expect(text, s).toContain(s);
+    expect(text.split("\n")).toContain("6"); // units of 90 minutes
+    expect(await pdfImageCount(bytes)).toBe(1);
   });
 });
 
