@@ -81,8 +81,17 @@ export const EMPTY = "—";
 /** Shown for a table or list with nothing in it. */
 export const NONE_RECORDED = "None recorded.";
 
-const text = (x: string | null | undefined) => (x == null || x.trim() === "" ? EMPTY : x.trim());
-const num = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ? EMPTY : String(x));
+/*
+ * Readers of stored content: the model validates what it writes, but a PDF of an old version or of data
+ * written before a rule existed must still render, so a value of an unexpected type reads as empty.
+ */
+const text = (x: unknown) => {
+  const s = typeof x === "string" ? x.trim() : typeof x === "number" && Number.isFinite(x) ? String(x) : "";
+  return s === "" ? EMPTY : s;
+};
+const num = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? String(x) : EMPTY);
+/** The entries of a stored list: [] when it is not an array, objects only. */
+const entries = <T extends object>(x: readonly T[] | undefined): Partial<T>[] => (Array.isArray(x) ? x.filter((e): e is T => !!e && typeof e === "object") : []);
 const date = (x: string | null | undefined) => (x ? usDate(x.slice(0, 10)) : EMPTY);
 
 /**
@@ -102,12 +111,12 @@ export function decimal(value: number, digits = 1): string {
 }
 
 /** Correct responses as a percentage of trials ("66.7%"), or "—" when there were no trials. */
-export function percentCorrect(trials: number | null, correct: number | null): string {
-  if (!trials || trials <= 0 || correct == null || !Number.isFinite(correct)) return EMPTY;
+export function percentCorrect(trials: unknown, correct: unknown): string {
+  if (typeof trials !== "number" || typeof correct !== "number" || !Number.isFinite(trials) || !Number.isFinite(correct) || trials <= 0) return EMPTY;
   return `${decimal((correct / trials) * 100)}%`;
 }
 
-const percent = (x: number | null) => (x == null || !Number.isFinite(x) ? EMPTY : `${decimal(x)}%`);
+const percent = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? `${decimal(x)}%` : EMPTY);
 
 /** "09:00 – 11:30", or "—" when the pair is empty. */
 export function timeRange(from: string | null, to: string | null): string {
@@ -136,13 +145,13 @@ function locationLines(l: NoteContext["location"]): string[] {
 }
 
 const paragraph = (label: string, value: string | null | undefined): NotePdfBlock => ({ kind: "paragraph", label, text: text(value) });
-const list = (label: string, items: readonly string[] | undefined): NotePdfBlock => ({ kind: "list", label, items: (items ?? []).map((x) => x.trim()).filter(Boolean) });
+const list = (label: string, items: readonly string[] | undefined): NotePdfBlock => ({ kind: "list", label, items: (Array.isArray(items) ? items : []).map((x) => text(x)).filter((x) => x !== EMPTY) });
 const percentTable = (label: string, first: string, rows: readonly PercentEntry[] | undefined): NotePdfBlock => ({
   kind: "table",
   label,
   columns: [first, "% achieved"],
   widths: [0.75, 0.25],
-  rows: (rows ?? []).map((r) => [text(r.name), percent(r.percent)]),
+  rows: entries(rows).map((r) => [text(r.name), percent(r.percent)]),
 });
 
 /** The sections of a note's CPT (clinical §3); a CPT the product does not know has none. */
@@ -153,7 +162,7 @@ export function cptSections(note: NoteJson): NotePdfSection[] {
     label: "Maladaptive behaviors",
     columns: ["Behavior", "Frequency"],
     widths: [0.75, 0.25],
-    rows: (c.maladaptives ?? []).map((m) => [text(m.name), num(m.frequency)]),
+    rows: entries(c.maladaptives).map((m) => [text(m.name), num(m.frequency)]),
   };
   switch (note.cpt_code) {
     case "97153":
@@ -167,7 +176,7 @@ export function cptSections(note: NoteJson): NotePdfSection[] {
               label: "Replacement behaviors",
               columns: ["Replacement", "Trials", "Correct", "% correct"],
               widths: [0.52, 0.16, 0.16, 0.16],
-              rows: (c.replacements ?? []).map((r) => [text(r.name), num(r.total_trials), num(r.correct_responses), percentCorrect(r.total_trials, r.correct_responses)]),
+              rows: entries(c.replacements).map((r) => [text(r.name), num(r.total_trials), num(r.correct_responses), percentCorrect(r.total_trials, r.correct_responses)]),
             },
             list("Interventions", c.interventions),
           ],
@@ -201,7 +210,7 @@ export function cptSections(note: NoteJson): NotePdfSection[] {
               label: "Protocols",
               columns: ["Protocol", "Assessed", "Modified", "Demonstrated"],
               widths: [0.49, 0.17, 0.17, 0.17],
-              rows: (c.protocol_modifications ?? []).map((p) => [text(p.name), p.assessed ? "Yes" : "No", p.modified ? "Yes" : "No", p.demonstrated ? "Yes" : "No"]),
+              rows: entries(c.protocol_modifications).map((p) => [text(p.name), p.assessed ? "Yes" : "No", p.modified ? "Yes" : "No", p.demonstrated ? "Yes" : "No"]),
             },
             paragraph("Other protocol", c.other_protocol),
             paragraph("Other protocol details", c.other_protocol_details),

@@ -103,6 +103,8 @@ describe("what a note PDF says", () => {
     [0, 0, "—"],
     [null, 3, "—"],
     [5, null, "—"],
+    ["12", 8, "—"],
+    [Infinity, 1, "—"],
   ])("%s trials, %s correct: %s", (trials, correct, text) => {
     expect(percentCorrect(trials, correct)).toBe(text);
   });
@@ -314,6 +316,41 @@ describe("renderNotePdf", () => {
     expect(text).toContain("Zoë ? ?");
     expect(text).toContain("Clínica ? Sol");
     expect(text).toContain("Amended — version 1");
+  });
+
+  it("stored content of unexpected shapes (old versions, hand-edited data) renders instead of failing", async () => {
+    const odd = { maladaptives: "Elopement", replacements: [null, 7, { name: 5, total_trials: "12", correct_responses: 3 }], interventions: [3, "", null, "Token economy"], caregiver_goals: { name: "x" }, participants: 42 } as unknown as NoteContent;
+    for (const cpt of ["97153", "97155", "97156", "97151"]) {
+      const { text } = await render(fixtureNote("bcba", cpt, {}, odd));
+      expect(text).toContain("Supervision Note");
+    }
+    const { text } = await render(fixtureNote("rbt", "97153", {}, odd));
+    expect(text).toContain("Token economy");
+    expect(text.split("\n")).toContain("42");
+  });
+
+  it("never throws on random text in every field", async () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const ranges = [[0x00, 0x7f], [0x80, 0x24f], [0x2000, 0x206f], [0x4e00, 0x4fff], [0xd800, 0xdfff], [0x1f300, 0x1f6ff], [0xe000, 0xf8ff]] as const;
+    const junk = (n: number) =>
+      Array.from({ length: n }, () => {
+        const [lo, hi] = ranges[Math.floor(rand() * ranges.length)]!;
+        const cp = lo + Math.floor(rand() * (hi - lo));
+        return cp >= 0xd800 && cp <= 0xdfff ? String.fromCharCode(cp) : String.fromCodePoint(cp);
+      }).join("");
+    for (let i = 0; i < 15; i++) {
+      const note = fixtureNote(i % 2 ? "bcba" : "rbt", ["97153", "97151", "97155", "97156"][i % 4]!, { provider_name: junk(30), supervisor_name: junk(5), diagnosis_code: junk(8), pos: junk(3), summary_note: junk(400) }, {
+        ...RBT_CONTENT,
+        participants: junk(100),
+        maladaptives: [{ plan_id: 1, name: junk(60), frequency: 2 }],
+        protocol_modifications: [{ name: junk(40), assessed: true, modified: false, demonstrated: true }],
+        discussed_behaviors: [junk(20)],
+        intake_outcome: junk(200),
+      });
+      const bytes = await renderNotePdf({ note, context: { ...fixtureContext, patient: { ...fixtureContext.patient, first_name: junk(10), insurance_identifier: junk(12) }, location: { ...fixtureContext.location, title: junk(20), address: junk(30) } }, history: [{ version: 1, reason: junk(50), amended_at: "2026-11-21T00:00:00Z", amended_by_name: junk(10) }] });
+      expect((await pdfPages(bytes)).length).toBeGreaterThan(0);
+    }
   });
 
   it("is quick: a typical note renders in tens of milliseconds (bound generous for a shared machine)", async () => {
