@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { primaryOf, type Db } from "~/db/client.server";
-import { bips, insurances, locations, notes, noteVersions, paServices, patients, plans, userLocations, users } from "~/db/schema";
+import { bips, insurances, listVersions, locations, notes, noteVersions, paServices, patients, plans, userLocations, users } from "~/db/schema";
 import {
   AmendmentReason,
   checkSessionDate,
@@ -9,6 +9,7 @@ import {
   isSigning,
   NOTE_MESSAGES,
   NoteBody,
+  NOTE_CONTENT_KEYS,
   noteBodyErrors,
   NoteModifier,
   noteBodyInput,
@@ -27,7 +28,6 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
-import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { contains } from "./like.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
@@ -566,6 +566,17 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
   };
 }
 
+/**
+ * The notes list cache's version bump, placed last in a write's batch and run only when the statement
+ * before it (the audit row, or an amendment's kept version, both conditioned on the write) inserted a row.
+ */
+function bumpIfWritten(ctx: ModelContext) {
+  return ctx.db
+    .insert(listVersions)
+    .select(sql`select ${NOTES}, 1 where changes() = 1`)
+    .onConflictDoUpdate({ target: listVersions.resource, set: { version: sql`${listVersions.version} + 1` } });
+}
+
 /** Whether a batch's write statement (run) changed a row. */
 function changed(result: unknown): boolean {
   return Number((result as { meta?: { changes?: number } })?.meta?.changes ?? 0) > 0;
@@ -713,7 +724,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
           conditionalInsert(ctx, values, type, formToken),
           audit(sql`changes() = 1`),
           ctx.db.select().from(notes).where(eq(notes.id, id)),
-          bumpListVersion(ctx.db, NOTES),
+          bumpIfWritten(ctx),
         ],
         tail,
       );
@@ -756,7 +767,13 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
   const base: Record<string, unknown> = opts.partial ? { ...noteAsInput(current), ...raw } : { patient_id: current.patient_id, provider_id: current.provider_id, ...raw };
-  if (opts.partial && raw.content && typeof raw.content === "object" && !Array.isArray(raw.content)) base.content = { ...noteAsInput(current).content, ...(raw.content as Record<string, unknown>) };
+  if (opts.partial) {
+    // A PATCH changes the content fields it names, sent flat or inside `content`; the others stay.
+    const flat = Object.fromEntries(NOTE_CONTENT_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
+    const isObject = !!raw.content && typeof raw.content === "object" && !Array.isArray(raw.content);
+    // A `content` that is not an object goes to the schema as it is, which refuses it.
+    base.content = raw.content !== undefined && !isObject ? raw.content : { ...noteAsInput(current).content, ...flat, ...(isObject ? (raw.content as Record<string, unknown>) : {}) };
+  }
   const parsed = parseNote(type, base);
   if (!parsed.ok) return parsed.result;
   const input = parsed.input;
@@ -803,7 +820,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
           ? ctx.db.insert(noteVersions).select(sql`select null, ${id}, ${current.version}, ${JSON.stringify(current)}, ${reason}, ${ctx.actor.id}, ${ctx.now().toISOString()}, ${ctx.now().toISOString()} where changes() = 1`)
           : ctx.db.select({ id: notes.id }).from(notes).where(sql`1 = 0`),
         ctx.db.select().from(notes).where(and(eq(notes.id, id), eq(notes.version, current.version + 1))),
-        bumpListVersion(ctx.db, NOTES),
+        bumpIfWritten(ctx),
       ],
       attempt === 0 ? found.tail : undefined,
     );
@@ -844,7 +861,7 @@ async function simpleChange(
         .where(and(eq(notes.id, id), eq(notes.version, current.version), isNull(notes.deletedAt))),
       audit(sql`changes() = 1`),
       ctx.db.select().from(notes).where(eq(notes.id, id)),
-      bumpListVersion(ctx.db, NOTES),
+      bumpIfWritten(ctx),
     ],
     found.tail,
   );

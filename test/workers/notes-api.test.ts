@@ -1,7 +1,7 @@
 import { createExecutionContext, env, SELF } from "cloudflare:test";
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, notes, noteVersions, paServices } from "~/db/schema";
+import { auditLog, listVersions, notes, noteVersions, paServices } from "~/db/schema";
 import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
@@ -235,6 +235,22 @@ describe("reads", () => {
     expect(await auditCount()).toBe(before + 1);
     expect((await call(outsider.token, "GET", `/v2/notes-rbt?patient_id=${s.patient.id}`)).json.data).toEqual([]);
     expect((await call(noPerm, "GET", `/note_rbt`)).status).toBe(403);
+    // Another method on a legacy path: 405.
+    expect((await call(manager.token, "GET", "/note_rbt/store")).status).toBe(405);
+    expect((await call(manager.token, "PATCH", `/note_bcba/update/${id}`, { time_out: "10:00" })).status).toBe(405);
+    expect((await call(manager.token, "GET", "/note_rbt/storeReplacemts")).status).toBe(405);
+  });
+
+  it("a cached list sees a new note at once; a refused write leaves the cache as it was", async () => {
+    const t = await scene();
+    const path = `/v2/notes-rbt?patient_id=${t.patient.id}&cache=true`;
+    expect((await call(manager.token, "GET", path)).json.data).toEqual([]);
+    const n = (await post(t.rbt.token, "/v2/notes-rbt", body(t))).json.data;
+    expect((await call(manager.token, "GET", path)).json.data.map((x: { id: number }) => x.id)).toEqual([n.id]);
+    const [before] = await db().select().from(listVersions).where(eq(listVersions.resource, "notes"));
+    expect((await post(t.rbt.token, "/v2/notes-rbt", body(t))).status).toBe(422);
+    const [after] = await db().select().from(listVersions).where(eq(listVersions.resource, "notes"));
+    expect(after!.version).toBe(before!.version);
   });
 
   it("byclient, byprofile, config, showReplacementBypatient", async () => {
@@ -264,8 +280,8 @@ describe("update, status, modifiers, delete", () => {
     const put = await call(s.rbt.token, "PUT", `/v2/notes-rbt/${created.id}`, { ...body(s, { time_out: "10:30" }), version: 1 });
     expect(put.status, JSON.stringify(put.json)).toBe(200);
     expect(put.json.data).toMatchObject({ total_minutes: 90, total_units: 6, version: 2 });
-    const patch = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${created.id}`, { time_out: "10:15", version: 2 });
-    expect(patch.json.data).toMatchObject({ total_minutes: 75, total_units: 5, version: 3, pos: "12" });
+    const patch = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${created.id}`, { time_out: "10:15", participants: "Father", version: 2 });
+    expect(patch.json.data).toMatchObject({ total_minutes: 75, total_units: 5, version: 3, pos: "12", content: { participants: "Father" } });
     const stale = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${created.id}`, { time_out: "10:45", version: 2 });
     expect(stale.status).toBe(409);
     const legacy = await call(s.rbt.token, "PUT", `/note_rbt/update/${created.id}`, body(s, { time_out: "11:00" }));
