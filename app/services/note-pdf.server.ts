@@ -185,6 +185,14 @@ function fieldGrid(l: Layout, fields: [string, string][]) {
   for (let i = 0; i < fields.length; i += 2) {
     const pair = fields.slice(i, i + 2).map(([label, value]) => ({ label: l.lines(label, labelWidth - 6, size, l.fonts.bold), value: l.lines(value, colWidth - labelWidth, size, l.fonts.regular) }));
     const rows = Math.max(...pair.map((p) => Math.max(p.label.length, p.value.length)));
+    if (rows * lead + 4 > PAGE.height - 2 * MARGIN - FOOTER_SPACE - 60) {
+      // A value taller than a page (extreme text): label above value at full width, breaking across pages.
+      for (const [label, value] of fields.slice(i, i + 2)) {
+        l.label(label);
+        l.paragraph(value, MARGIN + 8, CONTENT - 8, size, l.fonts.regular);
+      }
+      continue;
+    }
     l.ensure(rows * lead + 4);
     const top = l.y;
     pair.forEach((p, j) => {
@@ -216,8 +224,10 @@ async function signatureBlocks(l: Layout, signatures: NotePdfSignature[]) {
       }
     }),
   );
+  const names = signatures.map((s) => l.lines(s.name, width, 10, l.fonts.bold));
+  const nameHeight = Math.max(...names.map((n) => n.length)) * 13.5;
   l.heading("Signatures");
-  l.ensure(imageBox.height + 60);
+  l.ensure(imageBox.height + nameHeight + 46);
   const top = l.y - 6;
   signatures.forEach((s, i) => {
     const x = MARGIN + i * (width + 32);
@@ -229,13 +239,15 @@ async function signatureBlocks(l: Layout, signatures: NotePdfSignature[]) {
     const lineY = top - imageBox.height - 4;
     l.page.drawLine({ start: { x, y: lineY }, end: { x: x + width, y: lineY }, thickness: 0.8, color: INK });
     l.y = lineY - 4;
-    l.text(s.name, x, 10, l.fonts.bold);
-    l.y -= 14;
+    for (const line of names[i]!) {
+      l.text(line, x, 10, l.fonts.bold);
+      l.y -= 13.5;
+    }
     l.text(`${s.role} signature${image ? " (drawn)" : ""}`, x, 8.5, l.fonts.regular, MUTED);
     l.y -= 12;
     l.text(`Date: ${s.date}`, x, 8.5, l.fonts.regular, MUTED);
   });
-  l.y = top - imageBox.height - 4 - 4 - 14 - 12 - 14;
+  l.y = top - imageBox.height - 4 - 4 - nameHeight - 12 - 14;
 }
 
 /** The PDF of a note: bytes of a complete document. */

@@ -282,6 +282,17 @@ describe("renderNotePdf", () => {
     for (let i = 1; i <= 90; i++) expect(text.split("\n")).toContain(`Behavior ${i}`);
   });
 
+  it("very long names and field values wrap or break across pages instead of running off the page", async () => {
+    const long = "Alexandria-Konstantina Montgomery-Vanderbilt ".repeat(6).trim();
+    const { pages, text } = await render(fixtureNote("rbt", "97153", { provider_name: long, diagnosis_code: "F84.0 ".repeat(700) }, RBT_CONTENT));
+    expect(pages.length).toBeGreaterThan(2);
+    const flat = text.replace(/\n/g, " ");
+    expect(flat).toContain(long);
+    expect(flat.match(/F84\.0/g)).toHaveLength(700);
+    const font = await (await PDFDocument.create()).embedFont(StandardFonts.HelveticaBold);
+    for (const line of text.split("\n")) expect(font.widthOfTextAtSize(line, 9), line.slice(0, 40)).toBeLessThan(612);
+  });
+
   it("draws the provider's drawn signature beside the typed name and date", async () => {
     const plain = await render(fixtureNote("rbt", "97153"));
     expect(await pdfImageCount(plain.bytes)).toBe(0);
@@ -312,7 +323,8 @@ describe("renderNotePdf", () => {
       history: [{ version: 1, reason: hostile, amended_at: "2026-11-21", amended_by_name: hostile }],
     });
     const text = await pdfText(bytes);
-    expect(text).toContain("José Ñúñez ? ?? Dvorák  ) Tj (BT /F1 <ff> \\ endstream %%EOF");
+    const flat = text.replace(/\n/g, " ");
+    expect(flat).toContain("José Ñúñez ? ?? Dvorák ) Tj (BT /F1 <ff> \\ endstream %%EOF");
     expect(text).toContain("Zoë ? ?");
     expect(text).toContain("Clínica ? Sol");
     expect(text).toContain("Amended — version 1");
