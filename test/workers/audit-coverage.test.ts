@@ -187,6 +187,9 @@ function apiUrl(path: string): string {
     [/^\/(note_bcba|v2\/notes-bcba)\//, () => seed.notes.bcba],
     [/^\/v2\/notes-combined\//, () => seed.notes.combined],
     [/^\/(note_rbt|v2\/notes-rbt)\//, () => seed.notes.rbt],
+    [/^\/v2\/note_rbt\/pdf\//, () => seed.notes.rbt],
+    [/^\/v2\/note_bcba\/pdf\//, () => seed.notes.bcba],
+    [/^\/v2\/note_combined\/pdf\//, () => seed.notes.combined],
   ];
   const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
   const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
@@ -198,6 +201,8 @@ function apiUrl(path: string): string {
 
 function screenUrl(route: BuildRoute): string {
   const path = rawPath(route);
+  const notePdf = /^\/note-(rbt|bcba|combined)\/pdf\//.exec(path);
+  if (notePdf) return path.replace(/:id$/, String(seed.notes[notePdf[1] as "rbt" | "bcba" | "combined"]));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)

@@ -10,6 +10,7 @@ import { clientsApi } from "./clients";
 import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
 import { mockApi, mockMode } from "./mock";
+import { notePdfsApi } from "./note-pdfs";
 import { noteSummaryApi } from "./note-summary";
 import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
 import { objectivesV2, plansV2 } from "./plans";
@@ -77,6 +78,8 @@ export const api = new Hono<AppEnv>()
   .route("/note_bcba", noteBcbaV1)
   .route("/v2/notes-rbt", notesRbtV2)
   .route("/v2/notes-bcba", notesBcbaV2)
-  .route("/v2/notes-combined", notesCombinedV2);
+  .route("/v2/notes-combined", notesCombinedV2)
+  // Note PDFs: /v2/note_rbt/pdf/:id, /v2/note_bcba/pdf/:id, /v2/note_combined/pdf/:id (./note-pdfs.ts).
+  .route("/v2", notePdfsApi);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));
