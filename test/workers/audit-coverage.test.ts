@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, intakeAssessments, paServices } from "~/db/schema";
+import { auditLog, intakeAssessments, notes, paServices } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
@@ -92,7 +92,6 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.tickets.list": "placeholder screen (guard only, no data yet)",
   "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
   "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
-  "routes/_app.notes-list": "placeholder screen (guard only, no data yet)",
 };
 
 
@@ -124,6 +123,7 @@ let seed: {
   comment: number;
   pa: number;
   intake: number;
+  notes: { rbt: number; bcba: number; combined: number };
 };
 let token: string;
 let cookie: string;
@@ -139,7 +139,9 @@ beforeAll(async () => {
   const comment = await createChartComment(plan, "2026-01-02", "New routine");
   const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97151", nUnits: 32, startDate: "2026-01-01", endDate: "2026-06-30" }).returning();
   const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id }).returning();
-  seed = { patient: patient.id, parent: parent.id, identifier: patient.patientIdentifier, bip: bip.id, plan: plan.id, objective: objective.id, report: report.id, comment: comment.id, pa: pa!.id, intake: intake!.id };
+  const note = (type: "rbt" | "bcba" | "combined", cptCode: string) => db().insert(notes).values({ type, patientId: patient.id, locationId: location.id, cptCode, sessionDate: "2026-01-05" }).returning();
+  const [[rbt], [bcba], [combined]] = await Promise.all([note("rbt", "97153"), note("bcba", "97155"), note("combined", "97156")]);
+  seed = { patient: patient.id, parent: parent.id, identifier: patient.patientIdentifier, bip: bip.id, plan: plan.id, objective: objective.id, report: report.id, comment: comment.id, pa: pa!.id, intake: intake!.id, notes: { rbt: rbt!.id, bcba: bcba!.id, combined: combined!.id } };
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
