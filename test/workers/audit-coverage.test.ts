@@ -123,7 +123,8 @@ let seed: {
   comment: number;
   pa: number;
   intake: number;
-  notes: { rbt: number; bcba: number; combined: number };
+  provider: number;
+  notes: Record<"rbt" | "bcba" | "combined", number>;
 };
 let token: string;
 let cookie: string;
@@ -139,9 +140,28 @@ beforeAll(async () => {
   const comment = await createChartComment(plan, "2026-01-02", "New routine");
   const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97151", nUnits: 32, startDate: "2026-01-01", endDate: "2026-06-30" }).returning();
   const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id }).returning();
-  const note = (type: "rbt" | "bcba" | "combined", cptCode: string) => db().insert(notes).values({ type, patientId: patient.id, locationId: location.id, cptCode, sessionDate: "2026-01-05" }).returning();
-  const [[rbt], [bcba], [combined]] = await Promise.all([note("rbt", "97153"), note("bcba", "97155"), note("combined", "97156")]);
-  seed = { patient: patient.id, parent: parent.id, identifier: patient.patientIdentifier, bip: bip.id, plan: plan.id, objective: objective.id, report: report.id, comment: comment.id, pa: pa!.id, intake: intake!.id, notes: { rbt: rbt!.id, bcba: bcba!.id, combined: combined!.id } };
+  const provider = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  const note = async (type: "rbt" | "bcba" | "combined", hour: number) => {
+    const [row] = await db()
+      .insert(notes)
+      .values({ type, patientId: patient.id, locationId: location.id, providerId: provider.id, paServiceId: pa!.id, cptCode: type === "bcba" ? "97155" : "97153", sessionDate: "2026-01-05", timeIn: `${hour}:00`, timeOut: `${hour}:30`, minutes: 30, units: 2 })
+      .returning();
+    return row!.id;
+  };
+  seed = {
+    patient: patient.id,
+    parent: parent.id,
+    identifier: patient.patientIdentifier,
+    bip: bip.id,
+    plan: plan.id,
+    objective: objective.id,
+    report: report.id,
+    comment: comment.id,
+    pa: pa!.id,
+    intake: intake!.id,
+    provider: provider.id,
+    notes: { rbt: await note("rbt", 10), bcba: await note("bcba", 12), combined: await note("combined", 14) },
+  };
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
@@ -160,10 +180,17 @@ function apiUrl(path: string): string {
     [/^\/v2\/weekly-reports\//, () => seed.report],
     [/^\/v2\/chart-comments\//, () => seed.comment],
     [/^\/v2\/intake-assessments\//, () => seed.intake],
+    [/^\/note_(rbt|bcba)\/(byclient|showReplacementBypatient)\//, () => seed.patient],
+    [/^\/note_(rbt|bcba)\/byprofile\//, () => seed.provider],
+    [/^\/(note_bcba|v2\/notes-bcba)\//, () => seed.notes.bcba],
+    [/^\/v2\/notes-combined\//, () => seed.notes.combined],
+    [/^\/(note_rbt|v2\/notes-rbt)\//, () => seed.notes.rbt],
   ];
   const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
   const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
   if (/^\/v2\/(weekly-reports|chart-comments)$/.test(path)) return `${url}?plan_id=${seed.plan}`;
+  // A note form's options name the client's goals and PA services when they are for a client.
+  if (/^\/note_(rbt|bcba)\/config$/.test(path)) return `${url}?patient_id=${seed.patient}`;
   return url;
 }
 
