@@ -59,7 +59,7 @@ export default function NotesList() {
     {
       header: "Client",
       cell: (n) => (
-        <Link to={withFilter("patient_id", String(n.patient_id))} aria-label={`Only the notes of ${n.patient_name}`}>
+        <Link to={withFilter("patient_id", String(n.patient_id))} aria-label={`Only the notes of the client ${n.patient_name}`}>
           {n.patient_name}
         </Link>
       ),
@@ -68,7 +68,7 @@ export default function NotesList() {
       header: "Provider",
       cell: (n) =>
         n.provider_id ? (
-          <Link to={withFilter("provider_id", String(n.provider_id))} aria-label={`Only the notes of ${n.provider_name || "this provider"}`}>
+          <Link to={withFilter("provider_id", String(n.provider_id))} aria-label={`Only the notes written by ${n.provider_name || "this provider"}`}>
             {n.provider_name || `#${n.provider_id}`}
           </Link>
         ) : (
