@@ -772,5 +772,36 @@ for (const javaScript of [false, true]) {
       await goto(page, "/dashboard/admin");
       await shown(page.getByRole("heading", { name: "Good Day, Marcus" }));
     });
+
+    /* ---- Notes list: from the sidebar, filtered by a client and a type; empty filters stay out of the address. */
+    flow("notes: an RBT opens Notes from the sidebar and filters by client and type", async () => {
+      await signIn(page, "rbt@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Notes", exact: true }).click();
+      await page.waitForURL(onPath("/notes-list"));
+      await ready(page);
+      await shown(page.getByRole("heading", { name: "Notes", exact: true }));
+      const rows = page.locator("table tbody tr");
+      assert.ok((await rows.count()) > 1, "the demo notes are listed");
+      // A client's name in a row filters the list by that client.
+      const clientLink = rows.first().getByRole("link", { name: /^Only the notes of the client / });
+      const client = (await clientLink.innerText()).trim();
+      await clientLink.click();
+      await page.waitForURL((url) => url.pathname === "/notes-list" && url.searchParams.has("patient_id"));
+      await ready(page);
+      await shown(page.getByText(`Client: ${client}`));
+      for (const name of await rows.locator("td:nth-child(2)").allInnerTexts()) assert.equal(name.trim(), client);
+      // Then the type: only BCBA notes of that client, and no empty filter in the address.
+      await page.getByLabel("Type", { exact: true }).selectOption({ label: "BCBA" });
+      await page.getByRole("button", { name: "Filter", exact: true }).click();
+      await page.waitForURL((url) => url.pathname === "/notes-list" && url.searchParams.get("type") === "bcba");
+      await ready(page);
+      const url = new URL(page.url());
+      assert.deepEqual([...url.searchParams.keys()].sort(), ["patient_id", "type"], "empty filters are left out of the address");
+      const types = await rows.locator("td:nth-child(4)").allInnerTexts();
+      assert.ok(types.length > 0, "the client has BCBA notes");
+      assert.ok(types.every((t) => t.trim() === "BCBA"));
+      await shown(page.getByText(`Client: ${client}`));
+    });
   });
 }
