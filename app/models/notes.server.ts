@@ -676,6 +676,11 @@ function isFormTokenRace(e: unknown): boolean {
 const MAX_ATTEMPTS = 40;
 const RACED = "Other notes changed while this one was saved. Save again.";
 
+/** The note a form token already created (none without a token). */
+function tokenRead(db: Db, formToken: string | null) {
+  return db.select({ id: notes.id }).from(notes).where(formToken ? eq(notes.formToken, formToken) : sql`1 = 0`);
+}
+
 /** The note a form token (or Idempotency-Key) already created, if the actor may see it; its read is recorded. */
 async function replay(ctx: ModelContext, formToken: string): Promise<ModelResult<NoteJson>> {
   const [r] = await primaryOf(ctx.db).select({ id: notes.id, type: notes.type }).from(notes).where(eq(notes.formToken, formToken));
@@ -715,7 +720,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       .innerJoin(locations, eq(locations.id, patients.locationId))
       .where(and(eq(patients.id, input.patient_id), patientScope(ctx))),
     db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes),
-    db.select({ id: notes.id }).from(notes).where(formToken ? eq(notes.formToken, formToken) : sql`1 = 0`),
+    tokenRead(db, formToken),
     // Read beside the client, answered only once the client is found in scope.
     ...refReads(db, input.patient_id, clientLocation, refs),
   ]);
@@ -732,7 +737,9 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   let unexplained = 0;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) {
-      const [n] = await db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes);
+      // A retry: a fresh id, and the token again (a racing resend may have landed: its note is the answer).
+      const [[n], sent] = await db.batch([db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes), tokenRead(db, formToken)]);
+      if (sent.length) return replay(ctx, formToken!);
       id = Number(n?.n ?? 1);
       tail = undefined;
     }
@@ -752,6 +759,8 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       );
       const row = (rows as NoteRow[])[0];
       if (changed(inserted) && row) return ok(noteJson(row, patient.name), NOTE_CREATED);
+      // A racing resend with the same token may be what refused this one (its note overlaps): answer that note.
+      if (formToken && (await tokenRead(db, formToken)).length) return replay(ctx, formToken);
       const refusal = firstRefusal(input, times, await surroundings(ctx, input, times, id));
       if (refusal) return refused(refusal);
       // The rule that refused no longer holds (the other note changed meanwhile): try again, a few times.
