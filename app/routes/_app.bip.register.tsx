@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
+import { actionsColumn, DataTable } from "~/components/ui/data-list";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
 import { TYPES_OF_ASSESSMENT } from "~/domain/bip-document";
 import { parseWith, pathId, searchText } from "~/domain/validation";
@@ -98,34 +99,18 @@ export default function RegisterBip() {
               Search
             </button>
           </Form>
-          {choices.length === 0 ? (
-            <p>No data to display.</p>
-          ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th>Identifier</th>
-                  <th>Client</th>
-                  <th>
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {choices.map((c) => (
-                  <tr key={c.id}>
-                    <td>{c.identifier}</td>
-                    <td>{c.name}</td>
-                    <td>
-                      <Link to={`/bip/register?patient_id=${c.id}`} aria-label={`Choose ${c.name}`}>
-                        Choose
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <DataTable
+            rows={choices}
+            columns={[
+              { header: "Identifier", cell: (c) => c.identifier },
+              { header: "Client", cell: (c) => c.name },
+              actionsColumn<(typeof choices)[number]>((c) => (
+                <Link to={`/bip/register?patient_id=${c.id}`} aria-label={`Choose ${c.name}`}>
+                  Choose
+                </Link>
+              )),
+            ]}
+          />
         </>
       )}
     </section>

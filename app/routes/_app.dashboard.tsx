@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Form, useLoaderData } from "@remix-run/react";
 import { YearChart } from "~/components/charts/year-chart";
+import { DataTable } from "~/components/ui/data-list";
 import { buildYearChartModel, YearQuery } from "~/domain/dashboard";
 import { greetingName } from "~/domain/shell";
 import { parseWith } from "~/domain/validation";
@@ -110,32 +111,15 @@ export default function Dashboard() {
           </section>
           <section className="card">
             <h2>Recent patients</h2>
-            {data.dashboard.recent_patients.length === 0 ? (
-              <p>No data to display.</p>
-            ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th>Patient</th>
-                    <th>Identifier</th>
-                    <th>Status</th>
-                    <th>Added</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.dashboard.recent_patients.map((p) => (
-                    <tr key={p.id}>
-                      <td>
-                        {p.first_name} {p.last_name}
-                      </td>
-                      <td>{p.patient_identifier}</td>
-                      <td>{p.status}</td>
-                      <td>{p.created_at.slice(0, 10)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <DataTable
+              rows={data.dashboard.recent_patients}
+              columns={[
+                { header: "Patient", cell: (p) => `${p.first_name} ${p.last_name}` },
+                { header: "Identifier", cell: (p) => p.patient_identifier },
+                { header: "Status", cell: (p) => p.status },
+                { header: "Added", cell: (p) => p.created_at.slice(0, 10) },
+              ]}
+            />
             <p className="muted">Locations: {data.dashboard.locations.map((l) => l.title).join(", ") || "none"}</p>
           </section>
           <section className="card" aria-labelledby="year-chart-heading">

@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, FilterSelect, SearchForm } from "~/components/ui/list";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { FilterSelect, SearchForm } from "~/components/ui/list";
 import { EMPLOYEE_STATUSES } from "~/domain/employees";
 import { employeeListScreen } from "~/models/employees.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
@@ -22,6 +23,22 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export default function EmployeeList() {
   const { page, locations, queryError } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
+  const columns: Column<(typeof page.data)[number]>[] = [
+    { header: "Name", cell: (e) => e.full_name },
+    { header: "Email", cell: (e) => e.email },
+    { header: "Phone", cell: (e) => e.phone },
+    { header: "Roles", cell: (e) => e.roles.map((r) => r.name).join(", ") },
+    { header: "Locations", cell: (e) => e.locations.map((l) => l.title).join(", ") },
+    { header: "Status", cell: (e) => <span className={`badge badge-${e.status}`}>{e.status === "active" ? "Active" : "Inactive"}</span> },
+    actionsColumn((e) => [
+      <Link key="profile" to={`/doctors/profile/${e.id}`} aria-label={`Profile of ${e.full_name}`}>
+        Profile
+      </Link>,
+      <Link key="edit" to={`/doctors/list/edit/${e.id}`} aria-label={`Edit ${e.full_name}`}>
+        Edit
+      </Link>,
+    ]),
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -32,53 +49,16 @@ export default function EmployeeList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <SearchForm placeholder="Search by name or email">
-        <FilterSelect name="location_id" label="Location" any="All locations" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
-        <FilterSelect name="status" label="Status" any="Any status" options={EMPLOYEE_STATUSES.map((s) => ({ value: s, label: s === "active" ? "Active" : "Inactive" }))} />
-      </SearchForm>
-      {page.data.length === 0 ? (
-        <p>No data to display.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Email</th>
-              <th>Phone</th>
-              <th>Roles</th>
-              <th>Locations</th>
-              <th>Status</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((e) => (
-              <tr key={e.id}>
-                <td>{e.full_name}</td>
-                <td>{e.email}</td>
-                <td>{e.phone}</td>
-                <td>{e.roles.map((r) => r.name).join(", ")}</td>
-                <td>{e.locations.map((l) => l.title).join(", ")}</td>
-                <td>
-                  <span className={`badge badge-${e.status}`}>{e.status === "active" ? "Active" : "Inactive"}</span>
-                </td>
-                <td className="actions">
-                  <Link to={`/doctors/profile/${e.id}`} aria-label={`Profile of ${e.full_name}`}>
-                    Profile
-                  </Link>
-                  {" · "}
-                  <Link to={`/doctors/list/edit/${e.id}`} aria-label={`Edit ${e.full_name}`}>
-                    Edit
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pagination page={page} />
+      <DataList
+        page={page}
+        columns={columns}
+        filters={
+          <SearchForm placeholder="Search by name or email">
+            <FilterSelect name="location_id" label="Location" any="All locations" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
+            <FilterSelect name="status" label="Status" any="Any status" options={EMPLOYEE_STATUSES.map((s) => ({ value: s, label: s === "active" ? "Active" : "Inactive" }))} />
+          </SearchForm>
+        }
+      />
     </section>
   );
 }

@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { SearchForm } from "~/components/ui/list";
 import { listInsurances } from "~/models/insurances.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
@@ -19,6 +20,20 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export default function InsuranceList() {
   const { page, queryError } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
+  const columns: Column<(typeof page.data)[number]>[] = [
+    { header: "Name", cell: (i) => i.name },
+    { header: "Payer ID", cell: (i) => i.payer_id },
+    { header: "City", cell: (i) => i.city },
+    { header: "State", cell: (i) => i.state },
+    actionsColumn((i) => [
+      <Link key="view" to={`/insurance/view/${i.id}`} aria-label={`View ${i.name}`}>
+        View
+      </Link>,
+      <Link key="edit" to={`/insurance/list/edit/${i.id}`} aria-label={`Edit ${i.name}`}>
+        Edit
+      </Link>,
+    ]),
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -32,44 +47,7 @@ export default function InsuranceList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <SearchForm placeholder="Search by name or payer ID" />
-      {page.data.length === 0 ? (
-        <p>No data to display.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Payer ID</th>
-              <th>City</th>
-              <th>State</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((i) => (
-              <tr key={i.id}>
-                <td>{i.name}</td>
-                <td>{i.payer_id}</td>
-                <td>{i.city}</td>
-                <td>{i.state}</td>
-                <td className="actions">
-                  <Link to={`/insurance/view/${i.id}`} aria-label={`View ${i.name}`}>
-                    View
-                  </Link>
-                  {" · "}
-                  <Link to={`/insurance/list/edit/${i.id}`} aria-label={`Edit ${i.name}`}>
-                    Edit
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pagination page={page} />
+      <DataList page={page} columns={columns} filters={<SearchForm placeholder="Search by name or payer ID" />} />
     </section>
   );
 }

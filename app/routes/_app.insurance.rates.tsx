@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, FilterSelect, SearchForm } from "~/components/ui/list";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { FilterSelect, SearchForm } from "~/components/ui/list";
 import { locationOptions } from "~/models/locations.server";
 import { listRateRecords } from "~/models/rate-records.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
@@ -28,6 +29,19 @@ export default function RateRecordList() {
   const { page, locations, queryError } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const locationTitle = (id: number | null) => locations.find((l) => l.id === id)?.title ?? "—";
+  const columns: Column<(typeof page.data)[number]>[] = [
+    { header: "Name", cell: (r) => r.name },
+    { header: "Location", cell: (r) => locationTitle(r.location_id) },
+    { header: "RBT", cell: (r) => amount(r.rbt) },
+    { header: "BCBA", cell: (r) => amount(r.bcba) },
+    { header: "Manager", cell: (r) => amount(r.manager) },
+    { header: "Client", cell: (r) => amount(r.client) },
+    actionsColumn((r) => (
+      <Link to={`/insurance/rates/edit/${r.id}`} aria-label={`Edit ${r.name}`}>
+        Edit
+      </Link>
+    )),
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -41,46 +55,15 @@ export default function RateRecordList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <SearchForm placeholder="Search by name">
-        <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
-      </SearchForm>
-      {page.data.length === 0 ? (
-        <p>No data to display.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Location</th>
-              <th>RBT</th>
-              <th>BCBA</th>
-              <th>Manager</th>
-              <th>Client</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((r) => (
-              <tr key={r.id}>
-                <td>{r.name}</td>
-                <td>{locationTitle(r.location_id)}</td>
-                <td>{amount(r.rbt)}</td>
-                <td>{amount(r.bcba)}</td>
-                <td>{amount(r.manager)}</td>
-                <td>{amount(r.client)}</td>
-                <td className="actions">
-                  <Link to={`/insurance/rates/edit/${r.id}`} aria-label={`Edit ${r.name}`}>
-                    Edit
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pagination page={page} />
+      <DataList
+        page={page}
+        columns={columns}
+        filters={
+          <SearchForm placeholder="Search by name">
+            <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
+          </SearchForm>
+        }
+      />
     </section>
   );
 }

@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { SearchForm } from "~/components/ui/list";
 import { posLabel } from "~/domain/locations";
 import { can } from "~/domain/permissions";
 import { listLocations } from "~/models/locations.server";
@@ -25,6 +26,24 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export default function LocationList() {
   const { page, canManage, queryError } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
+  const columns: Column<(typeof page.data)[number]>[] = [
+    { header: "Title", cell: (l) => l.title },
+    { header: "City", cell: (l) => l.city },
+    { header: "State", cell: (l) => l.state },
+    { header: "Phone", cell: (l) => l.phone1 },
+    { header: "Time zone", cell: (l) => l.time_zone },
+    { header: "POS codes", cell: (l) => l.pos_codes.map((c) => `${c} ${posLabel(c)}`).join(", ") },
+    actionsColumn((l) => [
+      <Link key="view" to={`/location/view/${l.id}`} aria-label={`View ${l.title}`}>
+        View
+      </Link>,
+      canManage ? (
+        <Link key="edit" to={`/location/list/edit/${l.id}`} aria-label={`Edit ${l.title}`}>
+          Edit
+        </Link>
+      ) : null,
+    ]),
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -37,52 +56,7 @@ export default function LocationList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <SearchForm placeholder="Search by title or city" />
-      {page.data.length === 0 ? (
-        <p>No data to display.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Title</th>
-              <th>City</th>
-              <th>State</th>
-              <th>Phone</th>
-              <th>Time zone</th>
-              <th>POS codes</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((l) => (
-              <tr key={l.id}>
-                <td>{l.title}</td>
-                <td>{l.city}</td>
-                <td>{l.state}</td>
-                <td>{l.phone1}</td>
-                <td>{l.time_zone}</td>
-                <td>{l.pos_codes.map((c) => `${c} ${posLabel(c)}`).join(", ")}</td>
-                <td className="actions">
-                  <Link to={`/location/view/${l.id}`} aria-label={`View ${l.title}`}>
-                    View
-                  </Link>
-                  {canManage ? (
-                    <>
-                      {" · "}
-                      <Link to={`/location/list/edit/${l.id}`} aria-label={`Edit ${l.title}`}>
-                        Edit
-                      </Link>
-                    </>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pagination page={page} />
+      <DataList page={page} columns={columns} filters={<SearchForm placeholder="Search by title or city" />} />
     </section>
   );
 }

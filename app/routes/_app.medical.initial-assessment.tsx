@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { SearchForm } from "~/components/ui/list";
 import { can } from "~/domain/permissions";
 import { listIntakeAssessments } from "~/models/intake-assessments.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
@@ -36,6 +37,32 @@ export default function IntakeAssessmentList() {
   const { page, canManage, queryError } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const patientFilter = params.get("patient_id");
+  const columns: Column<(typeof page.data)[number]>[] = [
+    {
+      header: "Client",
+      cell: (x) => (
+        <>
+          <Link to={`/medical/initial-assessment?patient_id=${x.patient_id}`} aria-label={`Intake assessments of ${x.patient_name}`}>
+            {x.patient_name}
+          </Link>{" "}
+          <span className="muted">{x.patient_identifier}</span>
+        </>
+      ),
+    },
+    { header: "Observation date", cell: (x) => x.observation_date ?? "—" },
+    { header: "Person responding", cell: (x) => x.person_responding ?? "—" },
+    { header: "BIP", cell: (x) => (x.bip_id ? `#${x.bip_id}` : "—") },
+    actionsColumn((x) => [
+      <Link key="view" to={`/medical/initial-assessment/${x.id}`} aria-label={`View the intake assessment of ${x.patient_name} on ${x.observation_date ?? "no date"}`}>
+        View
+      </Link>,
+      canManage ? (
+        <Link key="new" to={`/medical/initial-assessment/create?patient_id=${x.patient_id}`} aria-label={`New intake assessment for ${x.patient_name}`}>
+          New intake assessment
+        </Link>
+      ) : null,
+    ]),
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -48,58 +75,20 @@ export default function IntakeAssessmentList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <SearchForm placeholder="Search by client name or identifier">{patientFilter ? <input type="hidden" name="patient_id" value={patientFilter} /> : null}</SearchForm>
-      {patientFilter ? (
-        <p>
-          Showing one client&apos;s intake assessments. <Link to="/medical/initial-assessment">Show every client</Link>
-        </p>
-      ) : null}
-      {page.data.length === 0 ? (
-        <p>No data to display.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Client</th>
-              <th>Observation date</th>
-              <th>Person responding</th>
-              <th>BIP</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((x) => (
-              <tr key={x.id}>
-                <td>
-                  <Link to={`/medical/initial-assessment?patient_id=${x.patient_id}`} aria-label={`Intake assessments of ${x.patient_name}`}>
-                    {x.patient_name}
-                  </Link>{" "}
-                  <span className="muted">{x.patient_identifier}</span>
-                </td>
-                <td>{x.observation_date ?? "—"}</td>
-                <td>{x.person_responding ?? "—"}</td>
-                <td>{x.bip_id ? `#${x.bip_id}` : "—"}</td>
-                <td className="actions">
-                  <Link to={`/medical/initial-assessment/${x.id}`} aria-label={`View the intake assessment of ${x.patient_name} on ${x.observation_date ?? "no date"}`}>
-                    View
-                  </Link>
-                  {canManage ? (
-                    <>
-                      {" · "}
-                      <Link to={`/medical/initial-assessment/create?patient_id=${x.patient_id}`} aria-label={`New intake assessment for ${x.patient_name}`}>
-                        New intake assessment
-                      </Link>
-                    </>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pagination page={page} />
+      <DataList
+        page={page}
+        columns={columns}
+        filters={
+          <>
+            <SearchForm placeholder="Search by client name or identifier">{patientFilter ? <input type="hidden" name="patient_id" value={patientFilter} /> : null}</SearchForm>
+            {patientFilter ? (
+              <p>
+                Showing one client&apos;s intake assessments. <Link to="/medical/initial-assessment">Show every client</Link>
+              </p>
+            ) : null}
+          </>
+        }
+      />
     </section>
   );
 }

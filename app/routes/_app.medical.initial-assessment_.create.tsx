@@ -3,7 +3,8 @@ import { data } from "@remix-run/cloudflare";
 import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { IntakeForm } from "~/components/intake/intake-form";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { actionsColumn, DataList } from "~/components/ui/data-list";
+import { SearchForm } from "~/components/ui/list";
 import { applyRowIntent, nestFormFields, rowIntent } from "~/domain/intake";
 import { createIntakeAssessment, intakeBipOptions } from "~/models/intake-assessments.server";
 import { findPatient, listPatients } from "~/models/patients.server";
@@ -80,36 +81,19 @@ export default function CreateIntakeAssessment() {
         <>
           <p>Choose the client for the intake assessment.</p>
           <FormMessage error={queryError} />
-          <SearchForm placeholder="Search by client name or identifier" />
-          {clients.data.length === 0 ? (
-            <p>No data to display.</p>
-          ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th>Client</th>
-                  <th>Identifier</th>
-                  <th>
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {clients.data.map((c) => (
-                  <tr key={c.id}>
-                    <td>{c.name}</td>
-                    <td>{c.identifier}</td>
-                    <td className="actions">
-                      <Link to={`?patient_id=${c.id}`} aria-label={`Start an intake assessment for ${c.name}`}>
-                        Start an intake assessment
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-          <Pagination page={clients} />
+          <DataList
+            page={clients}
+            filters={<SearchForm placeholder="Search by client name or identifier" />}
+            columns={[
+              { header: "Client", cell: (c) => c.name },
+              { header: "Identifier", cell: (c) => c.identifier },
+              actionsColumn<(typeof clients.data)[number]>((c) => (
+                <Link to={`?patient_id=${c.id}`} aria-label={`Start an intake assessment for ${c.name}`}>
+                  Start an intake assessment
+                </Link>
+              )),
+            ]}
+          />
         </>
       ) : null}
     </section>

@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { SearchForm } from "~/components/ui/list";
 import { can } from "~/domain/permissions";
 import { listParents } from "~/models/parents.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
@@ -24,6 +25,18 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export default function ParentList() {
   const { page, queryError, canManage } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
+  const columns: Column<(typeof page.data)[number]>[] = [
+    { header: "Name", cell: (p) => p.full_name },
+    { header: "Email", cell: (p) => p.email },
+    { header: "Phone", cell: (p) => p.phone ?? "—" },
+    { header: "Location", cell: (p) => p.location?.title ?? "—" },
+    { header: "Status", cell: (p) => <span className="badge">{p.status}</span> },
+    actionsColumn((p) => (
+      <Link to={`/parents/profile/${p.id}`} aria-label={`Profile of ${p.full_name}`}>
+        Profile
+      </Link>
+    )),
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -36,44 +49,7 @@ export default function ParentList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <SearchForm placeholder="Search by name or email" />
-      {page.data.length === 0 ? (
-        <p>No data to display.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Email</th>
-              <th>Phone</th>
-              <th>Location</th>
-              <th>Status</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((p) => (
-              <tr key={p.id}>
-                <td>{p.full_name}</td>
-                <td>{p.email}</td>
-                <td>{p.phone ?? "—"}</td>
-                <td>{p.location?.title ?? "—"}</td>
-                <td>
-                  <span className="badge">{p.status}</span>
-                </td>
-                <td className="actions">
-                  <Link to={`/parents/profile/${p.id}`} aria-label={`Profile of ${p.full_name}`}>
-                    Profile
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pagination page={page} />
+      <DataList page={page} columns={columns} filters={<SearchForm placeholder="Search by name or email" />} />
     </section>
   );
 }

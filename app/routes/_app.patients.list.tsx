@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, FilterSelect, SearchForm } from "~/components/ui/list";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { FilterSelect, SearchForm } from "~/components/ui/list";
 import { PATIENT_STATUSES } from "~/domain/patients";
 import { can } from "~/domain/permissions";
 import { patientListScreen } from "~/models/patients.server";
@@ -30,6 +31,23 @@ export default function PatientList() {
   const { page, locations, insurers, staff, canManage, queryError } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const locationTitle = (id: number) => locations.find((l) => l.id === id)?.title ?? "";
+  const columns: Column<(typeof page.data)[number]>[] = [
+    { header: "Identifier", cell: (p) => p.patient_identifier },
+    { header: "Name", cell: (p) => p.full_name },
+    { header: "Status", cell: (p) => <span className="badge">{p.status}</span> },
+    { header: "Age", cell: (p) => p.age ?? "—" },
+    { header: "Location", cell: (p) => locationTitle(p.location_id) },
+    actionsColumn((p) => [
+      <Link key="profile" to={`/patients/profile/${p.id}`} aria-label={`Profile of ${p.full_name}`}>
+        Profile
+      </Link>,
+      canManage ? (
+        <Link key="edit" to={`/patients/list/edit/${p.id}`} aria-label={`Edit ${p.full_name}`}>
+          Edit
+        </Link>
+      ) : null,
+    ]),
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -42,57 +60,18 @@ export default function PatientList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <SearchForm placeholder="Search by name or identifier">
-        <FilterSelect name="status" label="Status" any="Any status" options={PATIENT_STATUSES.map((s) => ({ value: s, label: s }))} />
-        <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
-        <FilterSelect name="insurer_id" label="Insurer" any="Any insurer" options={insurers.map((i) => ({ value: i.id, label: i.name }))} />
-        <FilterSelect name="staff_id" label="Assigned staff" any={staff.length ? "Any staff" : "Any staff (choose a location to pick one)"} options={staff.map((m) => ({ value: m.id, label: `${m.name} ${m.surname}` }))} />
-      </SearchForm>
-      {page.data.length === 0 ? (
-        <p>No data to display.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Identifier</th>
-              <th>Name</th>
-              <th>Status</th>
-              <th>Age</th>
-              <th>Location</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((p) => (
-              <tr key={p.id}>
-                <td>{p.patient_identifier}</td>
-                <td>{p.full_name}</td>
-                <td>
-                  <span className="badge">{p.status}</span>
-                </td>
-                <td>{p.age ?? "—"}</td>
-                <td>{locationTitle(p.location_id)}</td>
-                <td className="actions">
-                  <Link to={`/patients/profile/${p.id}`} aria-label={`Profile of ${p.full_name}`}>
-                    Profile
-                  </Link>
-                  {canManage ? (
-                    <>
-                      {" · "}
-                      <Link to={`/patients/list/edit/${p.id}`} aria-label={`Edit ${p.full_name}`}>
-                        Edit
-                      </Link>
-                    </>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pagination page={page} />
+      <DataList
+        page={page}
+        columns={columns}
+        filters={
+          <SearchForm placeholder="Search by name or identifier">
+            <FilterSelect name="status" label="Status" any="Any status" options={PATIENT_STATUSES.map((s) => ({ value: s, label: s }))} />
+            <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
+            <FilterSelect name="insurer_id" label="Insurer" any="Any insurer" options={insurers.map((i) => ({ value: i.id, label: i.name }))} />
+            <FilterSelect name="staff_id" label="Assigned staff" any={staff.length ? "Any staff" : "Any staff (choose a location to pick one)"} options={staff.map((m) => ({ value: m.id, label: `${m.name} ${m.surname}` }))} />
+          </SearchForm>
+        }
+      />
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination } from "~/components/ui/list";
+import { DataList, type Column } from "~/components/ui/data-list";
 import { patientLogReport } from "~/models/patients.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -28,6 +28,16 @@ const label = (map: Record<string, string>, key: string) => map[key] ?? key.repl
 
 export default function PatientLogReport() {
   const { patient, page, queryError } = useLoaderData<typeof loader>();
+  const columns: Column<(typeof page.data)[number]>[] = [
+    { header: "When (UTC)", cell: (r) => <time dateTime={r.at}>{r.at.replace("T", " ").slice(0, 19)}</time> },
+    { header: "Who", cell: (r) => r.actor_name ?? `${r.actor_type} #${r.actor_id ?? "?"}` },
+    { header: "Action", cell: (r) => label(ACTIONS, r.action) },
+    {
+      header: "Record",
+      cell: (r) => `${label(ENTITIES, r.entity)}${r.entity_id && r.entity !== "patient" && r.entity !== "patient_log" ? ` #${r.entity_id}` : ""}`,
+    },
+    { header: "Address", cell: (r) => r.ip ?? "—" },
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -35,38 +45,7 @@ export default function PatientLogReport() {
         <Link to={`/patients/profile/${patient.id}`}>Back to {patient.full_name}</Link>
       </div>
       <FormMessage error={queryError} />
-      {page.data.length === 0 ? (
-        <p>No data to display.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>When (UTC)</th>
-              <th>Who</th>
-              <th>Action</th>
-              <th>Record</th>
-              <th>Address</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((r) => (
-              <tr key={r.id}>
-                <td>
-                  <time dateTime={r.at}>{r.at.replace("T", " ").slice(0, 19)}</time>
-                </td>
-                <td>{r.actor_name ?? `${r.actor_type} #${r.actor_id ?? "?"}`}</td>
-                <td>{label(ACTIONS, r.action)}</td>
-                <td>
-                  {label(ENTITIES, r.entity)}
-                  {r.entity_id && r.entity !== "patient" && r.entity !== "patient_log" ? ` #${r.entity_id}` : ""}
-                </td>
-                <td>{r.ip ?? "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pagination page={page} />
+      <DataList page={page} columns={columns} />
     </section>
   );
 }

@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination, SearchForm } from "~/components/ui/list";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { SearchForm } from "~/components/ui/list";
 import { listRolesPage } from "~/models/roles.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
@@ -21,6 +22,16 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export default function RolesList() {
   const { page, queryError } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
+  const columns: Column<(typeof page.data)[number]>[] = [
+    { header: "Role", cell: (r) => r.name },
+    { header: "Users", cell: (r) => r.users },
+    { header: "Permissions", cell: (r) => (r.all_access ? "All permissions" : r.permissions.join(", ") || "none") },
+    actionsColumn((r) => (
+      <Link to={`/roles/list/edit/${r.id}`} aria-label={`Edit ${r.name}`}>
+        Edit
+      </Link>
+    )),
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -32,38 +43,7 @@ export default function RolesList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <p className="muted">SUPERADMIN and ADMIN pass every permission check; other roles hold exactly the permissions listed.</p>
-      <SearchForm placeholder="Search by name" />
-      {page.data.length === 0 ? (
-        <p>No data to display.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Role</th>
-              <th>Users</th>
-              <th>Permissions</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.data.map((r) => (
-              <tr key={r.id}>
-                <td>{r.name}</td>
-                <td>{r.users}</td>
-                <td>{r.all_access ? "All permissions" : r.permissions.join(", ") || "none"}</td>
-                <td className="actions">
-                  <Link to={`/roles/list/edit/${r.id}`} aria-label={`Edit ${r.name}`}>
-                    Edit
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pagination page={page} />
+      <DataList page={page} columns={columns} filters={<SearchForm placeholder="Search by name" />} />
     </section>
   );
 }

@@ -1,0 +1,145 @@
+import { Link, useSearchParams } from "@remix-run/react";
+import { Children, Fragment, type Key, type ReactNode } from "react";
+import type { Paged } from "~/domain/paging";
+import { Pagination } from "./list";
+
+/**
+ * One column-driven list for every list screen (decision 028): a screen declares its columns as data and
+ * this renders the filter form it is given, the table (or the empty text) and the pagination. Plain links
+ * and GET forms only, so it works the same with JavaScript off.
+ */
+
+/** What every list shows when there is nothing to list (clinical §2). */
+export const EMPTY_TEXT = "No data to display.";
+
+export interface Column<T> {
+  /** The header text; also the cell's label for assistive technology. */
+  header: string;
+  /** Keep the header for screen readers only (an actions column). */
+  hideHeader?: boolean;
+  /** What the cell shows for one row. */
+  cell: (row: T) => ReactNode;
+  /** A class on the cells of this column ("actions" for the links column). */
+  className?: string;
+  /** When set, the header links to `?sort=<key>&dir=asc|desc` (the loader decides what the key means). */
+  sort?: string;
+  /** Show this column only when true (a column that depends on a permission or on the screen). */
+  when?: boolean;
+}
+
+type Row = object;
+
+function keyOf<T extends Row>(row: T, index: number, rowKey?: (row: T) => Key): Key {
+  if (rowKey) return rowKey(row);
+  const id = (row as { id?: unknown }).id;
+  return typeof id === "number" || typeof id === "string" ? id : index;
+}
+
+/** The links of a row ('View · Edit · PDF'); empty entries (a link the actor may not use) are left out. */
+export function RowActions({ children }: { children: ReactNode }) {
+  // toArray already drops null, undefined and booleans (a link behind a permission check).
+  const items = Children.toArray(children).filter((c) => c !== "");
+  return (
+    <>
+      {items.map((c, i) => (
+        <Fragment key={i}>
+          {i > 0 ? " · " : null}
+          {c}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
+/** The usual last column: its header hidden, its cell the row's links. */
+export function actionsColumn<T>(links: (row: T) => ReactNode, when = true): Column<T> {
+  return { header: "Actions", hideHeader: true, className: "actions", when, cell: (row) => <RowActions>{links(row)}</RowActions> };
+}
+
+function SortHeader({ column }: { column: { header: string; sort: string } }) {
+  const [params] = useSearchParams();
+  const current = params.get("sort") === column.sort;
+  const dir = current && params.get("dir") !== "desc" ? "asc" : current ? "desc" : null;
+  const next = new URLSearchParams(params);
+  next.set("sort", column.sort);
+  next.set("dir", dir === "asc" ? "desc" : "asc");
+  next.delete("page");
+  return (
+    <th aria-sort={dir === "asc" ? "ascending" : dir === "desc" ? "descending" : undefined}>
+      <Link to={`?${next.toString()}`}>
+        {column.header}
+        {dir ? <span aria-hidden="true">{dir === "asc" ? " ▲" : " ▼"}</span> : null}
+      </Link>
+    </th>
+  );
+}
+
+/** The table of a list: a header row from the columns, one row per record, or the empty text. */
+export function DataTable<T extends Row>({
+  rows,
+  columns,
+  rowKey,
+  empty = EMPTY_TEXT,
+  caption,
+}: {
+  rows: readonly T[];
+  columns: readonly Column<T>[];
+  rowKey?: (row: T) => Key;
+  empty?: ReactNode;
+  caption?: string;
+}) {
+  if (rows.length === 0) return <p>{empty}</p>;
+  const shown = columns.filter((c) => c.when !== false);
+  return (
+    <table>
+      {caption ? <caption className="visually-hidden">{caption}</caption> : null}
+      <thead>
+        <tr>
+          {shown.map((c) =>
+            c.sort ? (
+              <SortHeader key={c.header} column={{ header: c.header, sort: c.sort }} />
+            ) : (
+              <th key={c.header}>{c.hideHeader ? <span className="visually-hidden">{c.header}</span> : c.header}</th>
+            ),
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row, i) => (
+          <tr key={keyOf(row, i, rowKey)}>
+            {shown.map((c) => (
+              <td key={c.header} className={c.className}>
+                {c.cell(row)}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A paged list screen's body: the filter form (a `<Form method="get">`, e.g. SearchForm), the table, the pages. */
+export function DataList<T extends Row>({
+  page,
+  columns,
+  rowKey,
+  empty,
+  filters,
+  caption,
+}: {
+  page: Paged<T>;
+  columns: readonly Column<T>[];
+  rowKey?: (row: T) => Key;
+  empty?: ReactNode;
+  filters?: ReactNode;
+  caption?: string;
+}) {
+  return (
+    <>
+      {filters}
+      <DataTable rows={page.data} columns={columns} rowKey={rowKey} empty={empty} caption={caption} />
+      <Pagination page={page} />
+    </>
+  );
+}
