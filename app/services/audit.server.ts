@@ -1,4 +1,4 @@
-import { asc, desc, sql } from "drizzle-orm";
+import { asc, desc, sql, type SQL } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { primaryOf, type Db } from "~/db/client.server";
 import { auditLog } from "~/db/schema";
@@ -77,7 +77,7 @@ async function auditValues(who: AuditWho, entry: AuditEntry, prevHash: string) {
 }
 
 /** A unique-constraint failure on prev_hash anywhere in the error's cause chain: another writer got the tail first. */
-function isChainRace(e: unknown): boolean {
+export function isChainRace(e: unknown): boolean {
   for (let x: unknown = e, depth = 0; x && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
     if (String((x as Error).message ?? x).includes("audit_log.prev_hash")) return true;
   }
@@ -97,6 +97,32 @@ export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: Au
     try {
       const results = await db.batch([...writes(), audit] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
       return results.slice(0, -1) as BatchResponse<T>;
+    } catch (e) {
+      if (attempt < 10 && isChainRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/** Builds the audit row's insert for a batch, to run only when `condition` holds (e.g. `changes() = 1`). */
+export type ConditionalAudit = (condition: SQL) => BatchItem<"sqlite">;
+
+/**
+ * Like withAudit, for a write that may decide not to happen (a conditional INSERT … SELECT … WHERE or
+ * an UPDATE … WHERE whose rules refuse it): `writes` receives `audit(condition)`, which builds the audit
+ * row's insert as `INSERT … SELECT … WHERE condition`, and places it in the batch itself (right after
+ * the write, conditioned on `changes() = 1`). A refused write then leaves no audit row and the chain's
+ * tail where it was. Returns every result of the batch, the audit insert's included.
+ */
+export async function withConditionalAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: (audit: ConditionalAudit) => [...T], tail?: KnownTail): Promise<BatchResponse<T>> {
+  for (let attempt = 0; ; attempt++) {
+    const prev = attempt === 0 && tail !== undefined ? (tail ?? GENESIS) : await tailHash(db);
+    const v = await auditValues(who, entry, prev);
+    // Columns in table order: id (assigned), actor_type, actor_id, action, entity, entity_id, patient_id, ip, at, detail, prev_hash, hash.
+    const audit: ConditionalAudit = (condition) =>
+      db.insert(auditLog).select(sql`select null, ${v.actorType}, ${v.actorId}, ${v.action}, ${v.entity}, ${v.entityId}, ${v.patientId}, ${v.ip}, ${v.at}, ${v.detail}, ${v.prevHash}, ${v.hash} where ${condition}`);
+    try {
+      return (await db.batch(writes(audit) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as BatchResponse<T>;
     } catch (e) {
       if (attempt < 10 && isChainRace(e)) continue;
       throw e;

@@ -10,6 +10,7 @@ import { clientsApi } from "./clients";
 import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
 import { mockApi, mockMode } from "./mock";
+import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
 import { rolesV1, rolesV2 } from "./roles";
@@ -67,6 +68,12 @@ export const api = new Hono<AppEnv>()
   .route("/bip", bipsV1)
   // Clients, PA services and parents (see ./clients.ts); employees and user administration (./employees.ts).
   .route("/", clientsApi)
-  .route("/", employeesApi);
+  .route("/", employeesApi)
+  // Session notes (./notes.ts). generate-summary and the note PDFs are mounted by their own routers.
+  .route("/note_rbt", noteRbtV1)
+  .route("/note_bcba", noteBcbaV1)
+  .route("/v2/notes-rbt", notesRbtV2)
+  .route("/v2/notes-bcba", notesBcbaV2)
+  .route("/v2/notes-combined", notesCombinedV2);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));

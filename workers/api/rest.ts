@@ -20,11 +20,19 @@ export interface RestResource<Row> {
   label: string;
   view: Permission;
   manage: Permission;
+  /**
+   * A different permission for some changes than `manage` (notes: a user with view_notes writes and edits
+   * their own notes, the model checks whose; deleting and status need manage_notes). Unset: `manage`.
+   */
+  permissions?: Partial<Record<"create" | "update" | "status" | "remove", Permission>>;
   maxPerPage?: number;
   defaultPerPage?: number;
   list(ctx: ModelContext, query: ListQuery, filters: Record<string, string>): Promise<Paged<Row> | ModelResult<Paged<Row>>>;
   get(ctx: ModelContext, id: number): Promise<Row | null>;
-  create?(ctx: ModelContext, input: Record<string, unknown>): Promise<ModelResult<Row>>;
+  /** `headers`: the request's (notes read Idempotency-Key). */
+  create?(ctx: ModelContext, input: Record<string, unknown>, headers?: Headers): Promise<ModelResult<Row>>;
+  /** A create that answered an earlier one (an idempotent resend): 200 instead of 201. */
+  replayed?(result: { data: Row; message?: string }): boolean;
   update?(ctx: ModelContext, id: number, input: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<Row>>;
   updateStatus?(ctx: ModelContext, id: number, input: Record<string, unknown>): Promise<ModelResult<Row>>;
   remove?(ctx: ModelContext, id: number): Promise<ModelResult<unknown>>;
@@ -130,7 +138,8 @@ async function createHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   if (!resource.create) return jsonError(c, 405, UNSUPPORTED);
   const body = await bodyOr400(c);
   if (!body) return jsonError(c, 400, "The request body must be JSON.");
-  return answer(c, await resource.create(modelContext(c), body), 201);
+  const result = await resource.create(modelContext(c), body, c.req.raw.headers);
+  return answer(c, result, result.ok && resource.replayed?.(result) ? 200 : 201);
 }
 
 async function updateHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>, partial: boolean) {
@@ -165,15 +174,15 @@ const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
 /** GET list, GET /:id, POST, PUT /:id, PUT /update-status/:id, PATCH /:id, DELETE /:id; anything else 405. */
 export function v2Router<Row>(resource: RestResource<Row>) {
   const view = requireApiPermission(resource.view);
-  const manage = requireApiPermission(resource.manage);
+  const [create, update, status, remove] = (["create", "update", "status", "remove"] as const).map((k) => requireApiPermission(resource.permissions?.[k] ?? resource.manage));
   return new Hono<AppEnv>()
     .get("/", view, (c) => listHandler(c, resource))
-    .post("/", manage, (c) => createHandler(c, resource))
-    .put("/update-status/:id", manage, (c) => statusHandler(c, resource))
+    .post("/", create!, (c) => createHandler(c, resource))
+    .put("/update-status/:id", status!, (c) => statusHandler(c, resource))
     .get("/:id", view, (c) => showHandler(c, resource))
-    .put("/:id", manage, (c) => updateHandler(c, resource, false))
-    .patch("/:id", manage, (c) => updateHandler(c, resource, true))
-    .delete("/:id", manage, (c) => removeHandler(c, resource))
+    .put("/:id", update!, (c) => updateHandler(c, resource, false))
+    .patch("/:id", update!, (c) => updateHandler(c, resource, true))
+    .delete("/:id", remove!, (c) => removeHandler(c, resource))
     .all("/", unsupported)
     .all("/update-status/:id", unsupported)
     .all("/:id", unsupported);

@@ -1,0 +1,422 @@
+import * as v from "valibot";
+import { flag, MESSAGES, optionalDate, optionalId, optionalText, requiredDate } from "./fields";
+import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
+import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
+import { MODIFIER_CODES } from "./insurance";
+import { plainText } from "./validation";
+
+/**
+ * The rules of a session note (issue 10 "Rules"), pure: the body schema every path parses with (form,
+ * API PUT/PATCH, amendment), the time pairs, the dates, and the overlap / buffer / cap / PA-unit
+ * predicates over interval lists. The model (app/models/notes.server.ts) runs the same predicates in
+ * SQL inside the write's batch, and uses these functions to say which rule refused a write.
+ *
+ * A refusal is `{ field, message }`: the field is the input that is at fault, so a screen shows the
+ * message next to it and the API answers it in `errors`.
+ */
+
+export interface Refusal {
+  field: string;
+  message: string;
+}
+
+export const NOTE_MESSAGES = {
+  patient: "Choose a client.",
+  provider: "Choose the provider of the session.",
+  providerOutOfScope: "Choose a provider of the client's location.",
+  supervisorOutOfScope: "Choose a supervisor of the client's location.",
+  otherProvider: "Only a user with manage_notes may write a note for another provider.",
+  bip: "Choose one of the client's behavior plans.",
+  plan: "Choose goals from the client's behavior plans.",
+  paService: "Choose the PA service for this session.",
+  paNotOfClient: "Choose one of the client's PA services.",
+  paNotCovering: (date: string, cpt: string) => `The PA service does not cover CPT ${cpt} on ${date}.`,
+  paUnits: (needed: number, left: number) =>
+    `This session needs ${needed} unit${needed === 1 ? "" : "s"} but the PA service has only ${left} unit${left === 1 ? "" : "s"} left.`,
+  cpt: (type: NoteType) => `Choose a CPT code allowed on this note (${NOTE_CPT_CODES[type].join(", ")}).`,
+  sessionDate: "Enter the session date.",
+  futureDate: "The session date cannot be in the future.",
+  tooOld: (days: number) => `The session date cannot be more than ${days} days ago.`,
+  time: "Enter a time like 09:30.",
+  noTimes: "Enter the session time: a time in and a time out.",
+  missingOut: "Enter the time out of this session.",
+  missingIn: "Enter the time in of this session.",
+  endBeforeStart: "The time out must be after the time in.",
+  pairsOverlap: "The second session must not overlap the first one.",
+  clientOverlap: (from: string, to: string) => `The client already has a session from ${from} to ${to} that overlaps this time.`,
+  providerOverlap: (from: string, to: string) => `The provider already has a session from ${from} to ${to} that overlaps this time.`,
+  providerBuffer: (from: string, to: string, gap: number) =>
+    `The provider needs ${gap} minutes between sessions; another session runs from ${from} to ${to}.`,
+  dayCap: (hours: number) => `The client would have more than ${hours} hours of sessions on this day.`,
+  weekCap: (hours: number) => `The client would have more than ${hours} hours of sessions in this week (Sunday to Saturday).`,
+  signed: "This note is signed: a change is an amendment and needs a reason.",
+  patientReadOnly: "The client of a note cannot change; write a new note for another client.",
+  status: "Choose a status: pending or ok.",
+  modifier: `Choose a modifier from the list (${MODIFIER_CODES.join(", ")}).`,
+  signature: "A signature must be a drawn PNG image.",
+  amendmentReason: "Give the reason for the amendment.",
+} as const;
+
+/* ------------------------------------------------------------------ the body schema */
+
+const MAX_NOTE_TEXT = 5000;
+const MAX_LIST = 100;
+const MAX_SIGNATURE_CHARS = 200_000;
+
+/** A note id reference (patient, provider, PA …) from a form string or a JSON number. */
+function requiredId(message: string) {
+  return v.pipe(
+    v.union([v.string(message), v.number(message)], message),
+    v.transform((x) => (typeof x === "string" && x.trim() === "" ? Number.NaN : Number(x))),
+    v.check((n) => Number.isSafeInteger(n) && n > 0, message),
+  );
+}
+
+/** "HH:MM" (also "H:MM" and "HH:MM:SS", normalised to "HH:MM"); "" or null = none. */
+const optionalTime = v.pipe(
+  v.optional(v.nullable(v.string(NOTE_MESSAGES.time)), null),
+  v.transform((x) => {
+    const t = typeof x === "string" ? x.trim() : null;
+    if (!t) return null;
+    const m = /^(\d{1,2}):(\d{2})(?::00)?$/.exec(t);
+    return m ? `${m[1]!.padStart(2, "0")}:${m[2]}` : t;
+  }),
+  v.nullable(v.pipe(v.string(), v.check((s) => minuteOfDay(s) !== null, NOTE_MESSAGES.time))),
+);
+
+const text = (label: string, max = MAX_NOTE_TEXT) => v.pipe(optionalText(label, max), v.transform((x) => x ?? ""));
+const optionalString = (label: string, max = MAX_NOTE_TEXT) => v.optional(text(label, max));
+const optionalNum = (label: string, max = 1_000_000) =>
+  v.pipe(
+    v.optional(v.nullable(v.union([v.string(), v.number()])), null),
+    v.transform((x) => (x === null || x === "" ? null : Number(x))),
+    v.nullable(v.pipe(v.number(`${label} must be a number.`), v.check((n: number) => Number.isFinite(n), `${label} must be a number.`), v.minValue(0, `${label} must be 0 or more.`), v.maxValue(max, `${label} is too large.`))),
+  );
+const planRef = v.pipe(
+  v.optional(v.nullable(v.union([v.string(), v.number()])), null),
+  v.transform((x) => (x === null || x === "" ? null : Number(x))),
+  v.nullable(v.pipe(v.number(NOTE_MESSAGES.plan), v.integer(NOTE_MESSAGES.plan), v.minValue(1, NOTE_MESSAGES.plan))),
+);
+const entryName = v.pipe(v.optional(v.nullable(v.string()), ""), v.transform((x) => (x ?? "").trim()), v.maxLength(255, MESSAGES.tooLong("Name", 255)), plainText("Name"));
+const list = <T extends v.GenericSchema>(item: T, label: string) =>
+  v.optional(v.pipe(v.array(item, `${label} must be a list.`), v.maxLength(MAX_LIST, `${label}: at most ${MAX_LIST} entries.`)));
+const stringList = (label: string) => list(v.pipe(v.string(`${label} must be text.`), v.trim(), v.maxLength(500, MESSAGES.tooLong(label, 500)), plainText(label)), label);
+
+const Maladaptive = v.object({ plan_id: planRef, name: entryName, frequency: optionalNum("Frequency") });
+const ReplacementTrials = v.pipe(
+  v.object({ plan_id: planRef, name: entryName, total_trials: optionalNum("Total trials"), correct_responses: optionalNum("Correct responses") }),
+  v.check((r) => r.total_trials === null || r.correct_responses === null || r.correct_responses <= r.total_trials, "Correct responses cannot exceed the total trials."),
+);
+const Percent = v.object({ plan_id: planRef, name: entryName, percent: optionalNum("Percent", 100) });
+const Protocol = v.object({ name: entryName, assessed: flag, modified: flag, demonstrated: flag });
+
+/** The clinical content: types and bounds only (what the AI summary needs is not a save rule). */
+export const NoteContentSchema = v.object({
+  participants: optionalString("Participants"),
+  environmental_changes: optionalString("Environmental changes"),
+  summary_note: optionalString("Summary", 20_000),
+  procedure: optionalString("Procedure"),
+  assessment_tools: optionalString("Assessment tools"),
+  intake_outcome: optionalString("Intake and outcome measurements"),
+  maladaptives: list(Maladaptive, "Maladaptives"),
+  replacement_percentages: list(Percent, "Replacements"),
+  protocol_modifications: list(Protocol, "Protocol modifications"),
+  other_protocol: optionalString("Other protocol", 500),
+  other_protocol_details: optionalString("Other protocol details"),
+  why_was_the_protocol_modified_or_not_modified: optionalString("Why was the protocol modified or not modified"),
+  describe_in_detail_the_protocol_modifications: optionalString("Describe in detail the protocol modifications"),
+  progress_noted_this_session_compared_to_previous_session: optionalString("Progress noted this session"),
+  caregiver_goals: list(Percent, "Caregiver goals"),
+  demonstrated_replacement_protocols: stringList("Demonstrated replacement protocols"),
+  demonstrated_intervention_protocols: stringList("Demonstrated intervention protocols"),
+  discussed_behaviors: stringList("Discussed behaviors"),
+  replacements: list(ReplacementTrials, "Replacements"),
+  interventions: stringList("Interventions"),
+  client_appeared: optionalString("Client appeared", 500),
+  as_evidenced_by: optionalString("As evidenced by"),
+  rbt_modeled_and_demonstrated_to_caregiver: optionalString("RBT modeled and demonstrated to caregiver"),
+  client_response_to_treatment_this_session: optionalString("Client response to treatment"),
+  next_session_is_scheduled_for: optionalString("Next session", 500),
+});
+
+/** The keys of the content document; a flat body (the spec's payloads) may send them at the top level. */
+export const NOTE_CONTENT_KEYS = Object.keys(NoteContentSchema.entries) as (keyof NoteContent)[];
+
+/** A modifier (md, md2, md3) from the product's modifiers table (app/domain/insurance.ts); "" or null = none. */
+export const NoteModifier = v.pipe(
+  v.nullable(v.string(NOTE_MESSAGES.modifier)),
+  v.transform((x) => (typeof x === "string" && x.trim() !== "" ? x.trim().toUpperCase() : null)),
+  v.nullable(v.picklist(MODIFIER_CODES, NOTE_MESSAGES.modifier)),
+);
+const modifier = v.optional(NoteModifier, null);
+
+const signature = v.pipe(
+  v.optional(v.nullable(v.string(NOTE_MESSAGES.signature)), null),
+  v.transform((x) => (typeof x === "string" && x.trim() !== "" ? x.trim() : null)),
+  v.nullable(v.pipe(v.string(), v.maxLength(MAX_SIGNATURE_CHARS, "The drawn signature is too large."), v.regex(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/, NOTE_MESSAGES.signature))),
+);
+
+const unitPriceCents = v.pipe(
+  v.optional(v.nullable(v.union([v.string(), v.number()])), null),
+  v.transform((x) => (x === null || x === "" ? null : Number(x))),
+  v.nullable(v.pipe(v.number("Unit price must be a number."), v.integer("Unit price is in whole cents."), v.minValue(0, "Unit price must be 0 or more."), v.maxValue(100_000_000, "Unit price is too large."))),
+);
+
+/**
+ * The body of a note (API JSON or the object a screen builds from its form) → NoteInput. `type` comes
+ * from the route (the model sets it); content fields may come inside `content` or flat at the top level.
+ */
+export const NoteBody = v.pipe(
+  v.object({
+    type: v.picklist(NOTE_TYPES, "Unknown note type."),
+    patient_id: requiredId(NOTE_MESSAGES.patient),
+    provider_id: requiredId(NOTE_MESSAGES.provider),
+    supervisor_id: optionalId,
+    bip_id: optionalId,
+    pa_service_id: requiredId(NOTE_MESSAGES.paService),
+    cpt_code: v.pipe(v.optional(v.nullable(v.string()), ""), v.transform((x) => (x ?? "").trim())),
+    subtype: v.pipe(v.optional(v.nullable(v.string()), null), v.transform((x) => (x ? x.trim() || null : null)), v.nullable(v.picklist(NOTE_SUBTYPES, "Choose observation or report."))),
+    diagnosis_code: v.pipe(optionalText("Diagnosis", 20), v.transform((x) => x ?? "")),
+    pos: v.pipe(optionalText("POS", 10), v.transform((x) => x ?? "")),
+    is_telehealth: flag,
+    session_date: requiredDate("Session date"),
+    time_in: optionalTime,
+    time_out: optionalTime,
+    time_in2: optionalTime,
+    time_out2: optionalTime,
+    md: modifier,
+    md2: modifier,
+    md3: modifier,
+    provider_name: v.pipe(optionalText("Provider name", 120), v.transform((x) => x ?? "")),
+    provider_signature: signature,
+    provider_signed_on: optionalDate,
+    supervisor_name: v.pipe(optionalText("Supervisor name", 120), v.transform((x) => x ?? "")),
+    supervisor_signature: signature,
+    supervisor_signed_on: optionalDate,
+    unit_price_cents: unitPriceCents,
+    content: v.optional(NoteContentSchema, {}),
+  }),
+  v.forward(
+    v.check((n) => NOTE_CPT_CODES[n.type].includes(n.cpt_code), "CPT"),
+    ["cpt_code"],
+  ),
+  v.transform((n): NoteInput => ({
+    ...n,
+    // 97151 is an observation unless told (clinical §3); other codes have no subtype.
+    subtype: n.cpt_code === "97151" ? (n.subtype ?? "observation") : null,
+    unit_price_cents: n.type === "combined" ? n.unit_price_cents : null,
+    content: stripEmpty(n.content as NoteContent),
+  })),
+);
+
+function stripEmpty(c: NoteContent): NoteContent {
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(c)) if (val !== undefined) out[k] = val;
+  return out as NoteContent;
+}
+
+/**
+ * A raw body as NoteBody takes it: the route's type, content fields sent flat moved into `content`
+ * (`content` itself wins), and `summary_note` at the top level too.
+ */
+export function noteBodyInput(type: NoteType, raw: Record<string, unknown>): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  for (const k of NOTE_CONTENT_KEYS) if (raw[k] !== undefined) content[k] = raw[k];
+  const nested = raw.content && typeof raw.content === "object" && !Array.isArray(raw.content) ? (raw.content as Record<string, unknown>) : raw.content === undefined ? {} : raw.content;
+  return { ...raw, type, content: typeof nested === "object" && nested !== null && !Array.isArray(nested) ? { ...content, ...nested } : nested };
+}
+
+/** The CPT message names the type: the schema cannot, so the parse's errors are finished here. */
+export function noteBodyErrors(type: NoteType, errors: Record<string, string>): Record<string, string> {
+  if (errors.cpt_code === "CPT") return { ...errors, cpt_code: NOTE_MESSAGES.cpt(type) };
+  return errors;
+}
+
+/* ------------------------------------------------------------------ times */
+
+/** An interval of local minutes since 1970-01-01 (dayNumber × 1440 + minute), end exclusive. */
+export interface Interval {
+  start: number;
+  end: number;
+}
+
+export interface SessionTimes {
+  /** The first and second pair as instants (null when the pair is empty). */
+  pair1: Interval | null;
+  pair2: Interval | null;
+  /** The span of both pairs (for the index range scans). */
+  startAt: number;
+  endAt: number;
+  minutes1: number;
+  minutes2: number;
+  minutes: number;
+  units: number;
+}
+
+/** The local-minute instant of a time on a date: dayNumber(date) × 1440 + minute of the day. */
+export function localMinute(date: string, time: string): number | null {
+  const day = dayNumber(date);
+  const minute = minuteOfDay(time);
+  return day === null || minute === null ? null : day * 1440 + minute;
+}
+
+/**
+ * The two time pairs of a session: each complete or empty (a start without its end, or the reverse, is
+ * refused on the missing field), the end after the start, the pairs not overlapping each other, and at
+ * least one pair. Minutes of both pairs are added, then turned into units (unitsForMinutes).
+ */
+export function sessionTimes(input: Pick<NoteInput, "session_date" | "time_in" | "time_out" | "time_in2" | "time_out2">): { ok: true; times: SessionTimes } | { ok: false; refusals: Refusal[] } {
+  const refusals: Refusal[] = [];
+  const pair = (inKey: "time_in" | "time_in2", outKey: "time_out" | "time_out2"): Interval | null => {
+    const a = input[inKey];
+    const b = input[outKey];
+    if (!a && !b) return null;
+    if (a && !b) return refusals.push({ field: outKey, message: NOTE_MESSAGES.missingOut }), null;
+    if (!a && b) return refusals.push({ field: inKey, message: NOTE_MESSAGES.missingIn }), null;
+    const start = localMinute(input.session_date, a!);
+    const end = localMinute(input.session_date, b!);
+    if (start === null || end === null) return refusals.push({ field: start === null ? inKey : outKey, message: NOTE_MESSAGES.time }), null;
+    if (end <= start) return refusals.push({ field: outKey, message: NOTE_MESSAGES.endBeforeStart }), null;
+    return { start, end };
+  };
+  const pair1 = pair("time_in", "time_out");
+  const pair2 = pair("time_in2", "time_out2");
+  if (refusals.length) return { ok: false, refusals };
+  if (!pair1 && !pair2) return { ok: false, refusals: [{ field: "time_in", message: NOTE_MESSAGES.noTimes }] };
+  if (pair1 && pair2 && overlaps(pair1, pair2)) return { ok: false, refusals: [{ field: "time_in2", message: NOTE_MESSAGES.pairsOverlap }] };
+  const minutes1 = pair1 ? pair1.end - pair1.start : 0;
+  const minutes2 = pair2 ? pair2.end - pair2.start : 0;
+  const minutes = minutes1 + minutes2;
+  const spans = [pair1, pair2].filter((p): p is Interval => p !== null);
+  return {
+    ok: true,
+    times: {
+      pair1,
+      pair2,
+      startAt: Math.min(...spans.map((p) => p.start)),
+      endAt: Math.max(...spans.map((p) => p.end)),
+      minutes1,
+      minutes2,
+      minutes,
+      units: unitsForMinutes(minutes),
+    },
+  };
+}
+
+/* ------------------------------------------------------------------ dates */
+
+/** The calendar date at `now` in the time zone (the location's "today"). */
+export function todayIn(now: Date, timeZone: string): string {
+  const f = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
+  const p = Object.fromEntries(f.formatToParts(now).map((x) => [x.type, x.value]));
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
+/** No session date in the future; none older than 14 days unless the actor may ignore time limits. */
+export function checkSessionDate(date: string, today: string, ignoreTimeLimits: boolean): Refusal | null {
+  const day = dayNumber(date);
+  const t = dayNumber(today);
+  if (day === null || t === null) return { field: "session_date", message: NOTE_MESSAGES.sessionDate };
+  if (day > t) return { field: "session_date", message: NOTE_MESSAGES.futureDate };
+  if (!ignoreTimeLimits && t - day > NOTE_LIMITS.maxAgeDays) return { field: "session_date", message: NOTE_MESSAGES.tooOld(NOTE_LIMITS.maxAgeDays) };
+  return null;
+}
+
+/** The Sunday–Saturday week of a date (the product's one week: app/domain/weeks.ts). */
+export function weekOf(date: string): { start: string; end: string } {
+  const end = weekEndingOn(date);
+  return { start: weekStartOf(end), end };
+}
+
+/* ------------------------------------------------------------------ interval predicates (mirrored in SQL) */
+
+/** Two intervals overlap (touching ends do not); with `gap`, they must be at least `gap` minutes apart. */
+export function overlaps(a: Interval, b: Interval, gap = 0): boolean {
+  return a.start < b.end + gap && b.start < a.end + gap;
+}
+
+/** Another note's time pairs, as the rules see them. */
+export interface NoteIntervals {
+  id: number;
+  pairs: Interval[];
+}
+
+/** The first pair of `others` that `mine` overlaps (with `gap`), and which of my pairs it hits. */
+export function firstConflict(mine: (Interval | null)[], others: readonly NoteIntervals[], gap = 0): { mine: number; other: Interval } | null {
+  for (const o of others) {
+    for (const p of o.pairs) {
+      for (let i = 0; i < mine.length; i++) {
+        const m = mine[i];
+        if (m && overlaps(m, p, gap)) return { mine: i, other: p };
+      }
+    }
+  }
+  return null;
+}
+
+/** Minutes already booked plus the new ones stay within the cap (exactly at the cap passes). */
+export function withinCap(bookedMinutes: number, newMinutes: number, capMinutes: number): boolean {
+  return bookedMinutes + newMinutes <= capMinutes;
+}
+
+/** Units already spent on the PA service plus the new ones stay within its authorized units. */
+export function withinUnits(spentUnits: number, newUnits: number, authorizedUnits: number): boolean {
+  return spentUnits + newUnits <= authorizedUnits;
+}
+
+const clock = (minute: number) => timeOfMinute(((minute % 1440) + 1440) % 1440);
+
+/** Everything the rules need about the notes around a new or changed one (read on the refusal path). */
+export interface Surroundings {
+  /** The client's other live notes near the session (any provider). */
+  clientNotes: NoteIntervals[];
+  /** The provider's other live notes near the session (any client). */
+  providerNotes: NoteIntervals[];
+  /** Minutes of the client's other live notes on the session's day and in its week. */
+  dayMinutes: number;
+  weekMinutes: number;
+  /** The PA service as found for the client (null: not the client's, deleted, or missing). */
+  pa: { cpt: string; start_date: string; end_date: string; n_units: number; spent_units: number } | null;
+}
+
+/**
+ * Which rule refuses a note, in the order a user fixes them: the PA service, the client's overlap, the
+ * provider's overlap, the provider's buffer, the day cap, the week cap, the PA units. Null: none.
+ */
+export function firstRefusal(input: Pick<NoteInput, "session_date" | "cpt_code">, times: SessionTimes, s: Surroundings): Refusal | null {
+  if (!s.pa) return { field: "pa_service_id", message: NOTE_MESSAGES.paNotOfClient };
+  if (s.pa.cpt !== input.cpt_code || s.pa.start_date > input.session_date || s.pa.end_date < input.session_date)
+    return { field: "pa_service_id", message: NOTE_MESSAGES.paNotCovering(input.session_date, input.cpt_code) };
+  const mine = [times.pair1, times.pair2];
+  const pairField = (i: number) => (i === 0 ? "time_in" : "time_in2");
+  const client = firstConflict(mine, s.clientNotes);
+  if (client) return { field: pairField(client.mine), message: NOTE_MESSAGES.clientOverlap(clock(client.other.start), clock(client.other.end)) };
+  const provider = firstConflict(mine, s.providerNotes);
+  if (provider) return { field: pairField(provider.mine), message: NOTE_MESSAGES.providerOverlap(clock(provider.other.start), clock(provider.other.end)) };
+  const gap = NOTE_LIMITS.providerBufferMinutes;
+  const buffer = firstConflict(mine, s.providerNotes, gap);
+  if (buffer) return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(clock(buffer.other.start), clock(buffer.other.end), gap) };
+  if (!withinCap(s.dayMinutes, times.minutes, NOTE_LIMITS.clientDayMinutes)) return { field: "time_out", message: NOTE_MESSAGES.dayCap(NOTE_LIMITS.clientDayMinutes / 60) };
+  if (!withinCap(s.weekMinutes, times.minutes, NOTE_LIMITS.clientWeekMinutes)) return { field: "time_out", message: NOTE_MESSAGES.weekCap(NOTE_LIMITS.clientWeekMinutes / 60) };
+  if (!withinUnits(s.pa.spent_units, times.units, s.pa.n_units))
+    return { field: "pa_service_id", message: NOTE_MESSAGES.paUnits(times.units, Math.max(0, s.pa.n_units - s.pa.spent_units)) };
+  return null;
+}
+
+/** The local-minute window a range scan must cover to find every note that can touch [startAt, endAt) with `gap`. */
+export function scanWindow(times: Pick<SessionTimes, "startAt" | "endAt">, gap = NOTE_LIMITS.providerBufferMinutes): { from: number; to: number } {
+  // A note spans at most one day, so one that reaches into the window starts after startAt − 1440 − gap.
+  return { from: times.startAt - 1440 - gap, to: times.endAt + gap };
+}
+
+/** The session date of a local-minute instant. */
+export function dateOfMinute(minute: number): string {
+  return dateOfDay(Math.floor(minute / 1440));
+}
+
+/** A note is signed once its provider typed their name and the date (decision 023). */
+export function isSigning(input: Pick<NoteInput, "provider_name" | "provider_signed_on">): boolean {
+  return input.provider_name.trim() !== "" && !!input.provider_signed_on;
+}
+
+export const AmendmentReason = v.pipe(v.string(NOTE_MESSAGES.amendmentReason), v.trim(), v.nonEmpty(NOTE_MESSAGES.amendmentReason), v.maxLength(1000, MESSAGES.tooLong("Reason", 1000)), plainText("Reason"));

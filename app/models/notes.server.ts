@@ -1,0 +1,1045 @@
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import * as v from "valibot";
+import { primaryOf, type Db } from "~/db/client.server";
+import { bips, insurances, locations, notes, noteVersions, paServices, patients, plans, userLocations, users } from "~/db/schema";
+import {
+  AmendmentReason,
+  checkSessionDate,
+  firstRefusal,
+  isSigning,
+  NOTE_MESSAGES,
+  NoteBody,
+  noteBodyErrors,
+  NoteModifier,
+  noteBodyInput,
+  scanWindow,
+  sessionTimes,
+  todayIn,
+  weekOf,
+  type NoteIntervals,
+  type Refusal,
+  type SessionTimes,
+  type Surroundings,
+} from "~/domain/note-rules";
+import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_STATUSES, NOTE_SUBTYPES, NOTE_TYPES, type NoteContent, type NoteContext, type NoteInput, type NoteJson, type NoteStatus, type NoteSubtype, type NoteType } from "~/domain/notes";
+import { MODIFIERS } from "~/domain/insurance";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { can, locationScope } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import { auditClientsRead, auditedRead, auditRead, auditTail, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import type { ModelContext } from "./context";
+import { contains } from "./like.server";
+import { isKeyRace, patientScope, who } from "./patients.server";
+import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Session notes (clinical §3, §4, §5, §7; issue 10; decisions 023 and 024).
+ *
+ * Scope: a note is visible when its location is one of the actor's and its client is not deleted (the
+ * stored location decides, decision 017); anything else answers 404. view_notes reads notes and writes
+ * and edits the actor's OWN notes (provider = the actor); manage_notes writes for another provider,
+ * changes status and modifiers, and deletes. A signed note changes only by amendment (a reason; the
+ * earlier version is kept in note_versions).
+ *
+ * Atomicity (decision 024): every create / update / delete is ONE D1 batch. The note's write is a
+ * conditional statement whose WHERE holds every rule (no client overlap, no provider overlap within the
+ * 15-minute buffer, day and week caps, PA units and coverage), so racing requests cannot both pass; the
+ * audit row rides in the same batch conditioned on `changes() = 1`. When the write did not happen, a
+ * follow-up read (refusal path only) finds which rule refused, with the pure predicates of
+ * app/domain/note-rules.ts, and the answer is a 422 on that field.
+ */
+export const NOTES = "notes";
+
+type NoteRow = typeof notes.$inferSelect;
+
+export const NOTE_CREATED = "Note created.";
+export const NOTE_UPDATED = "Note updated.";
+export const NOTE_AMENDED = "Note amended; the earlier version is kept in its history.";
+export const NOTE_ALREADY_SAVED = "This note was already saved.";
+export const NOTE_DELETED = "Note deleted.";
+
+/* ------------------------------------------------------------------ shapes */
+
+function parseContent(text: string): NoteContent {
+  try {
+    const c = JSON.parse(text) as unknown;
+    return c && typeof c === "object" && !Array.isArray(c) ? (c as NoteContent) : {};
+  } catch {
+    return {};
+  }
+}
+
+const span = (a: number | null, b: number | null) => (a !== null && b !== null ? b - a : 0);
+
+/** A stored note as every reader sees it (NoteJson: the spec's field names). */
+export function noteJson(row: NoteRow, patientName: string): NoteJson {
+  const morning = span(row.start1At, row.end1At);
+  const afternoon = span(row.start2At, row.end2At);
+  const content = parseContent(row.content);
+  return {
+    id: row.id,
+    type: row.type,
+    patient_id: row.patientId,
+    patient_name: patientName,
+    location_id: row.locationId,
+    provider_id: row.providerId,
+    provider_name: row.providerName,
+    supervisor_id: row.supervisorId,
+    supervisor_name: row.supervisorName,
+    bip_id: row.bipId,
+    pa_service_id: row.paServiceId,
+    cpt_code: row.cptCode,
+    subtype: (row.subtype as NoteSubtype | null) ?? null,
+    diagnosis_code: row.diagnosisCode,
+    pos: row.pos,
+    is_telehealth: row.isTelehealth,
+    session_date: row.sessionDate,
+    time_in: row.timeIn,
+    time_out: row.timeOut,
+    time_in2: row.timeIn2,
+    time_out2: row.timeOut2,
+    session_length_morning_total: morning,
+    session_length_afternon_total: afternoon,
+    session_length_total: morning + afternoon,
+    total_hours: Math.round((row.minutes / 60) * 100) / 100,
+    total_minutes: row.minutes,
+    total_units: row.units,
+    md: row.md,
+    md2: row.md2,
+    md3: row.md3,
+    unit_price_cents: row.unitPriceCents,
+    status: (row.status as NoteStatus) ?? "pending",
+    billed: row.billed,
+    paid: row.paid,
+    provider_signature: row.providerSignature,
+    provider_signed_on: row.providerSignedOn,
+    supervisor_signature: row.supervisorSignature,
+    supervisor_signed_on: row.supervisorSignedOn,
+    signed_at: row.signedAt,
+    summary_note: row.summaryNote,
+    content: { ...content, summary_note: row.summaryNote },
+    version: row.version,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+/** An earlier version of a note (kept by an amendment), as the note's history shows it. */
+export interface NoteHistoryEntry {
+  version: number;
+  reason: string;
+  amended_by: number | null;
+  amended_by_name: string;
+  amended_at: string;
+  /** The note as it was before the amendment. */
+  note: NoteJson;
+}
+
+/** A note with its history (getNote, the API's show). */
+export type NoteWithHistory = NoteJson & { history: NoteHistoryEntry[] };
+
+/** A stored note as the body of an update (PATCH merges the change into it). */
+export function noteAsInput(n: NoteJson): NoteInput {
+  const { summary_note, ...content } = n.content;
+  return {
+    type: n.type,
+    patient_id: n.patient_id,
+    provider_id: n.provider_id ?? 0,
+    supervisor_id: n.supervisor_id,
+    bip_id: n.bip_id,
+    pa_service_id: n.pa_service_id ?? 0,
+    cpt_code: n.cpt_code,
+    subtype: n.subtype,
+    diagnosis_code: n.diagnosis_code,
+    pos: n.pos,
+    is_telehealth: n.is_telehealth,
+    session_date: n.session_date,
+    time_in: n.time_in,
+    time_out: n.time_out,
+    time_in2: n.time_in2,
+    time_out2: n.time_out2,
+    md: n.md,
+    md2: n.md2,
+    md3: n.md3,
+    provider_name: n.provider_name,
+    provider_signature: n.provider_signature,
+    provider_signed_on: n.provider_signed_on,
+    supervisor_name: n.supervisor_name,
+    supervisor_signature: n.supervisor_signature,
+    supervisor_signed_on: n.supervisor_signed_on,
+    unit_price_cents: n.unit_price_cents,
+    content: { ...content, summary_note: summary_note ?? n.summary_note },
+  };
+}
+
+/* ------------------------------------------------------------------ scope and reads */
+
+/** A note is in scope when its location is one of the actor's and its client is not deleted (joined: notes, patients). */
+export function noteScope(ctx: ModelContext): SQL {
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return and(isNull(notes.deletedAt), isNull(patients.deletedAt))!;
+  return and(isNull(notes.deletedAt), isNull(patients.deletedAt), scope.length ? inArray(notes.locationId, scope) : sql`1 = 0`)!;
+}
+
+const patientName = sql<string>`trim(${patients.firstName} || ' ' || ${patients.lastName})`;
+
+/** The columns of a note found in scope: the note, its client, location and PA service (NoteContext), and the audit tail. */
+const foundColumns = {
+  n: notes,
+  patientName,
+  patient: {
+    id: patients.id,
+    firstName: patients.firstName,
+    lastName: patients.lastName,
+    identifier: patients.patientIdentifier,
+    birthDate: patients.birthDate,
+    insuranceIdentifier: sql<string | null>`json_extract(${patients.details}, '$.insuranceId')`,
+  },
+  insuranceName: insurances.name,
+  location: {
+    id: locations.id,
+    title: locations.title,
+    address: locations.address,
+    city: locations.city,
+    state: locations.state,
+    zip: locations.zip,
+    phone1: locations.phone1,
+    timeZone: locations.timeZone,
+  },
+  pa: {
+    id: paServices.id,
+    paService: paServices.paService,
+    cpt: paServices.cpt,
+    nUnits: paServices.nUnits,
+    startDate: paServices.startDate,
+    endDate: paServices.endDate,
+  },
+  tail: auditTail,
+};
+
+interface Found {
+  row: NoteRow;
+  note: NoteJson;
+  context: NoteContext;
+  tail: KnownTail;
+}
+
+/** One statement: the note of that type in scope, with its context and the audit chain's tail; null when not found. */
+async function findNote(ctx: ModelContext, type: NoteType | null, id: number, db: Db = ctx.db): Promise<Found | null> {
+  const [r] = await db
+    .select(foundColumns)
+    .from(notes)
+    .innerJoin(patients, eq(patients.id, notes.patientId))
+    .innerJoin(locations, eq(locations.id, notes.locationId))
+    .leftJoin(insurances, eq(insurances.id, patients.insurerId))
+    .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
+    .where(and(eq(notes.id, id), type ? eq(notes.type, type) : undefined, noteScope(ctx)));
+  if (!r) return null;
+  const context: NoteContext = {
+    patient: {
+      id: r.patient.id,
+      first_name: r.patient.firstName,
+      last_name: r.patient.lastName,
+      patient_identifier: r.patient.identifier,
+      birth_date: r.patient.birthDate,
+      insurance_identifier: r.patient.insuranceIdentifier == null ? null : String(r.patient.insuranceIdentifier),
+      insurance_name: r.insuranceName,
+    },
+    location: { id: r.location.id, title: r.location.title, address: r.location.address, city: r.location.city, state: r.location.state, zip: r.location.zip, phone1: r.location.phone1, time_zone: r.location.timeZone },
+    pa_service: r.pa?.id != null ? { id: r.pa.id, pa_service: r.pa.paService, cpt: r.pa.cpt, n_units: r.pa.nUnits, start_date: r.pa.startDate, end_date: r.pa.endDate } : null,
+  };
+  return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail };
+}
+
+function historyQuery(ctx: ModelContext, noteId: number) {
+  return ctx.db
+    .select({ v: noteVersions, name: users.name, surname: users.surname })
+    .from(noteVersions)
+    .leftJoin(users, eq(users.id, noteVersions.amendedBy))
+    .where(eq(noteVersions.noteId, noteId))
+    .orderBy(desc(noteVersions.version));
+}
+
+function historyJson(r: { v: typeof noteVersions.$inferSelect; name: string | null; surname: string | null }): NoteHistoryEntry {
+  return {
+    version: r.v.version,
+    reason: r.v.reason,
+    amended_by: r.v.amendedBy,
+    amended_by_name: `${r.name ?? ""} ${r.surname ?? ""}`.trim(),
+    amended_at: r.v.createdAt,
+    note: JSON.parse(r.v.snapshot) as NoteJson,
+  };
+}
+
+const readEntry = (found: Found) => ({ entity: "note", entityId: found.row.id, patientId: found.row.patientId, detail: { patients: [found.row.patientId], type: found.row.type } });
+
+/** One note with its history: an audited read (the history rides in the audit row's batch). Null: not found or out of scope. */
+export async function getNote(ctx: ModelContext, type: NoteType | null, id: number): Promise<{ note: NoteJson; history: NoteHistoryEntry[] } | null> {
+  const found = await findNote(ctx, type, id);
+  if (!found) return null;
+  const [history] = await auditedRead(ctx.db, who(ctx), readEntry(found), () => [historyQuery(ctx, id)], found.tail);
+  return { note: found.note, history: history.map(historyJson) };
+}
+
+/**
+ * What the view screen, the PDF and the AI summary need: the note, its context (client, location, PA
+ * service) and its history. Two round trips: the scoped read, then the history with the audit row.
+ */
+export async function getNoteView(ctx: ModelContext, type: NoteType | null, id: number): Promise<{ note: NoteJson; context: NoteContext; history: NoteHistoryEntry[] } | null> {
+  const found = await findNote(ctx, type, id);
+  if (!found) return null;
+  const [history] = await auditedRead(ctx.db, who(ctx), readEntry(found), () => [historyQuery(ctx, id)], found.tail);
+  return { note: found.note, context: found.context, history: history.map(historyJson) };
+}
+
+/* ------------------------------------------------------------------ lists */
+
+const ID_FILTER = "Filters take a record id.";
+const DATE_FILTER = "Dates must be real dates like 2026-01-31.";
+const idFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number))], ID_FILTER), "");
+const dateFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_FILTER))], DATE_FILTER), "");
+
+/** The notes list's filters (clinical §5: empty values are left out; type '' means all). */
+export const NoteFilters = v.object({
+  patient_id: idFilter,
+  provider_id: idFilter,
+  type: v.optional(v.union([v.literal(""), v.picklist(NOTE_TYPES)], "Choose a note type: rbt, bcba or combined."), ""),
+  status: v.optional(v.union([v.literal(""), v.picklist(NOTE_STATUSES)], NOTE_MESSAGES.status), ""),
+  date_from: dateFilter,
+  date_to: dateFilter,
+});
+export type NoteFilters = v.InferOutput<typeof NoteFilters>;
+
+const FILTER_KEYS = ["patient_id", "provider_id", "type", "status", "date_from", "date_to"] as const;
+
+function filtersFrom(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of FILTER_KEYS) {
+    const x = raw[k];
+    // "null" is the spec's "all" for the type filter.
+    if (x !== undefined && x !== null && x !== "null") out[k] = typeof x === "number" ? String(x) : x;
+  }
+  return out;
+}
+
+function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_from" | "date_to">, f: NoteFilters): SQL {
+  const from = f.date_from || query.date_from;
+  const to = f.date_to || query.date_to;
+  const s = query.search;
+  return and(
+    noteScope(ctx),
+    f.patient_id !== "" ? eq(notes.patientId, f.patient_id) : undefined,
+    f.provider_id !== "" ? eq(notes.providerId, f.provider_id) : undefined,
+    f.type !== "" ? eq(notes.type, f.type) : undefined,
+    f.status !== "" ? eq(notes.status, f.status) : undefined,
+    from ? sql`${notes.sessionDate} >= ${from}` : undefined,
+    to ? sql`${notes.sessionDate} <= ${to}` : undefined,
+    s ? or(contains(patients.firstName, s), contains(patients.lastName, s), contains(notes.providerName, s), contains(notes.cptCode, s)) : undefined,
+  )!;
+}
+
+/**
+ * A page of notes in the actor's scope, newest session first, NOT audited: the API's RestResource records
+ * the page's read itself (workers/api/rest.ts). Screens use listNotes, which records it.
+ */
+export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
+  const parsed = parseWith(NoteFilters, filtersFrom(raw));
+  if (!parsed.ok) return invalid(parsed.errors);
+  const where = listWhere(ctx, query, parsed.data);
+  const [rows, [total]] = await ctx.db.batch([
+    ctx.db
+      .select({ n: notes, patientName })
+      .from(notes)
+      .innerJoin(patients, eq(patients.id, notes.patientId))
+      .where(where)
+      .orderBy(desc(notes.sessionDate), desc(notes.startAt), desc(notes.id))
+      .limit(query.per_page)
+      .offset(offset(query)),
+    ctx.db.select({ n: count() }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where),
+  ]);
+  return ok(paged(rows.map((r) => noteJson(r.n, r.patientName)), total?.n ?? 0, query));
+}
+
+/** The notes list (screens and legacy API): a page in scope with the filters, its read recorded (one audit row naming the page's clients). */
+export async function listNotes(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
+  const page = await notesPage(ctx, query, raw);
+  if (!page.ok) return page;
+  await auditClientsRead(ctx.db, who(ctx), "note", [...new Set(page.data.data.map((n) => n.patient_id))].sort((a, b) => a - b));
+  return page;
+}
+
+/** A client's notes (of one type, or all): null when the client is out of scope (404). Audited. */
+export async function notesByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
+  const [[patient]] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx)))]);
+  if (!patient) return null;
+  const page = await notesPage(ctx, query, { patient_id: String(patientId), type: type ?? "" });
+  if (!page.ok) return paged([], 0, query);
+  await auditClientsRead(ctx.db, who(ctx), "note", page.data.data.length ? [patientId] : []);
+  return page.data;
+}
+
+/** A provider's notes ("byprofile"), in the actor's scope. Null when the user does not exist. Audited. */
+export async function notesByProvider(ctx: ModelContext, type: NoteType | null, providerId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
+  const [user] = await ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt)));
+  if (!user) return null;
+  const page = await notesPage(ctx, query, { provider_id: String(providerId), type: type ?? "" });
+  if (!page.ok) return paged([], 0, query);
+  await auditClientsRead(ctx.db, who(ctx), "note", [...new Set(page.data.data.map((n) => n.patient_id))].sort((a, b) => a - b));
+  return page.data;
+}
+
+/* ------------------------------------------------------------------ the rules in SQL */
+
+/**
+ * The values of a note's write, bound once in a CTE `n` (column name → value), so the rules below refer
+ * to them by name and a statement stays well under D1's 100 bound parameters.
+ */
+type WriteValues = Record<string, string | number | null>;
+
+function writeValues(ctx: ModelContext, input: NoteInput, times: SessionTimes, extra: { id: number; locationId: number; signedAt: string | null }): WriteValues {
+  const week = weekOf(input.session_date);
+  const { summary_note, ...content } = input.content;
+  return {
+    id: extra.id,
+    patient_id: input.patient_id,
+    location_id: extra.locationId,
+    provider_id: input.provider_id,
+    supervisor_id: input.supervisor_id,
+    bip_id: input.bip_id,
+    pa_service_id: input.pa_service_id,
+    cpt_code: input.cpt_code,
+    subtype: input.subtype,
+    diagnosis_code: input.diagnosis_code,
+    pos: input.pos,
+    is_telehealth: input.is_telehealth ? 1 : 0,
+    session_date: input.session_date,
+    time_in: times.pair1 ? input.time_in : null,
+    time_out: times.pair1 ? input.time_out : null,
+    time_in2: times.pair2 ? input.time_in2 : null,
+    time_out2: times.pair2 ? input.time_out2 : null,
+    start1_at: times.pair1?.start ?? null,
+    end1_at: times.pair1?.end ?? null,
+    start2_at: times.pair2?.start ?? null,
+    end2_at: times.pair2?.end ?? null,
+    start_at: times.startAt,
+    end_at: times.endAt,
+    minutes: times.minutes,
+    units: times.units,
+    md: input.md,
+    md2: input.md2,
+    md3: input.md3,
+    unit_price_cents: input.unit_price_cents,
+    provider_name: input.provider_name,
+    provider_signature: input.provider_signature,
+    provider_signed_on: input.provider_signed_on,
+    supervisor_name: input.supervisor_name,
+    supervisor_signature: input.supervisor_signature,
+    supervisor_signed_on: input.supervisor_signed_on,
+    signed_at: extra.signedAt,
+    summary_note: summary_note ?? "",
+    content: JSON.stringify(content),
+    updated_at: ctx.now().toISOString(),
+    // Not columns: the rules' week (Sunday–Saturday, app/domain/weeks.ts).
+    week_start: week.start,
+    week_end: week.end,
+  };
+}
+
+function cte(values: WriteValues): SQL {
+  return sql`with n as (select ${sql.join(
+    Object.entries(values).map(([k, x]) => sql`${x} as ${sql.identifier(k)}`),
+    sql`, `,
+  )})`;
+}
+
+const B = NOTE_LIMITS.providerBufferMinutes;
+
+/** Any pair of note `o` within `gap` minutes of any pair of the new values `n` (touching ends do not overlap at gap 0). */
+function overlapSql(gap: number): string {
+  const pairs = [
+    ["1", "1"],
+    ["1", "2"],
+    ["2", "1"],
+    ["2", "2"],
+  ];
+  return `(${pairs.map(([a, b]) => `(o.start${a}_at < n.end${b}_at + ${gap} and n.start${b}_at < o.end${a}_at + ${gap})`).join(" or ")})`;
+}
+
+/**
+ * Every rule as one SQL condition over `n` (the new values) — the mirror of firstRefusal in
+ * app/domain/note-rules.ts. Range scans are bounded by start_at (a note spans at most one day) and use
+ * the partial indexes notes_patient_start_idx, notes_provider_start_idx, notes_patient_date_idx and
+ * notes_pa_service_idx.
+ */
+const RULES_SQL = sql.raw(`
+  not exists (select 1 from notes o where o.patient_id = n.patient_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B} and o.start_at < n.end_at + ${B} and o.id <> n.id and ${overlapSql(0)})
+  and not exists (select 1 from notes o where o.provider_id = n.provider_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B} and o.start_at < n.end_at + ${B} and o.id <> n.id and ${overlapSql(B)})
+  and (select coalesce(sum(o.minutes), 0) from notes o where o.patient_id = n.patient_id and o.session_date = n.session_date and o.deleted_at is null and o.id <> n.id) + n.minutes <= ${NOTE_LIMITS.clientDayMinutes}
+  and (select coalesce(sum(o.minutes), 0) from notes o where o.patient_id = n.patient_id and o.session_date between n.week_start and n.week_end and o.deleted_at is null and o.id <> n.id) + n.minutes <= ${NOTE_LIMITS.clientWeekMinutes}
+  and exists (select 1 from pa_services p where p.id = n.pa_service_id and p.patient_id = n.patient_id and p.deleted_at is null and p.cpt = n.cpt_code
+    and p.start_date <= n.session_date and p.end_date >= n.session_date
+    and (select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = p.id and o.deleted_at is null and o.id <> n.id) + n.units <= p.n_units)`);
+
+/** The columns of notes in table order: drizzle's INSERT … SELECT lists every one of them. */
+const NOTE_COLUMNS = Object.entries(getTableColumns(notes)).map(([key, column]) => ({ key, name: column.name }));
+
+/** The values the rules read (bound once in the CTE `n` of an update's condition). */
+const RULE_KEYS = ["id", "patient_id", "provider_id", "pa_service_id", "cpt_code", "session_date", "start1_at", "end1_at", "start2_at", "end2_at", "start_at", "end_at", "minutes", "units", "week_start", "week_end"];
+
+/** INSERT … WITH n AS (…) SELECT … FROM n WHERE <rules>: inserts the note only when every rule holds. */
+function conditionalInsert(ctx: ModelContext, values: WriteValues, type: NoteType, formToken: string | null) {
+  const now = ctx.now().toISOString();
+  const all: WriteValues = { ...values, type, created_by: ctx.actor.id, form_token: formToken, status: "pending", billed: 0, paid: 0, version: 1, deleted_at: null, created_at: now, updated_at: now };
+  const missing = NOTE_COLUMNS.filter((c) => !(c.name in all));
+  if (missing.length) throw new Error(`insertNote: no value for ${missing.map((c) => c.name).join(", ")}`);
+  return ctx.db.insert(notes).select(sql`${cte(all)} select ${sql.raw(NOTE_COLUMNS.map((c) => `n."${c.name}"`).join(", "))} from n where ${RULES_SQL}`);
+}
+
+/** UPDATE … WHERE id, version, live AND EXISTS (WITH n AS (…) SELECT 1 FROM n WHERE <rules>): changes the note only when every rule holds and nobody saved first. */
+function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersion: number) {
+  const fixed = new Set(["id", "patient_id", "location_id"]);
+  const set: Record<string, unknown> = {};
+  for (const c of NOTE_COLUMNS) if (c.name in values && !fixed.has(c.name)) set[c.key] = values[c.name];
+  const rules: WriteValues = Object.fromEntries(RULE_KEYS.map((k) => [k, values[k] ?? null]));
+  return ctx.db
+    .update(notes)
+    .set({ ...(set as Partial<typeof notes.$inferInsert>), version: sql`${notes.version} + 1` })
+    .where(and(eq(notes.id, values.id as number), eq(notes.version, expectedVersion), isNull(notes.deletedAt), sql`exists (${cte(rules)} select 1 from n where ${RULES_SQL})`));
+}
+
+/** The surroundings of a session for firstRefusal: read only when a write was refused (decision 024). */
+async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionTimes, selfId: number): Promise<Surroundings> {
+  const db = primaryOf(ctx.db);
+  const w = scanWindow(times);
+  const week = weekOf(input.session_date);
+  const intervalCols = { id: notes.id, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At };
+  const near = (column: typeof notes.patientId | typeof notes.providerId, id: number) =>
+    db
+      .select(intervalCols)
+      .from(notes)
+      .where(and(eq(column, id), isNull(notes.deletedAt), sql`${notes.startAt} > ${w.from}`, sql`${notes.startAt} < ${w.to}`, sql`${notes.id} <> ${selfId}`))
+      .orderBy(asc(notes.startAt));
+  const minutes = (range: SQL) =>
+    db
+      .select({ m: sql<number>`coalesce(sum(${notes.minutes}), 0)` })
+      .from(notes)
+      .where(and(eq(notes.patientId, input.patient_id), isNull(notes.deletedAt), range, sql`${notes.id} <> ${selfId}`));
+  const [client, provider, [day], [wk], [pa]] = await db.batch([
+    near(notes.patientId, input.patient_id),
+    near(notes.providerId, input.provider_id),
+    minutes(sql`${notes.sessionDate} = ${input.session_date}`),
+    minutes(sql`${notes.sessionDate} between ${week.start} and ${week.end}`),
+    db
+      .select({
+        cpt: paServices.cpt,
+        start_date: paServices.startDate,
+        end_date: paServices.endDate,
+        n_units: paServices.nUnits,
+        spent_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = ${paServices.id} and o.deleted_at is null and o.id <> ${selfId})`,
+      })
+      .from(paServices)
+      .where(and(eq(paServices.id, input.pa_service_id), eq(paServices.patientId, input.patient_id), isNull(paServices.deletedAt))),
+  ]);
+  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null }[]): NoteIntervals[] =>
+    rows.map((r) => ({
+      id: r.id,
+      pairs: [
+        r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null,
+        r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null,
+      ].filter((p): p is { start: number; end: number } => p !== null),
+    }));
+  return {
+    clientNotes: intervals(client),
+    providerNotes: intervals(provider),
+    dayMinutes: Number(day?.m ?? 0),
+    weekMinutes: Number(wk?.m ?? 0),
+    pa: pa ? { ...pa, spent_units: Number(pa.spent_units) } : null,
+  };
+}
+
+/** Whether a batch's write statement (run) changed a row. */
+function changed(result: unknown): boolean {
+  return Number((result as { meta?: { changes?: number } })?.meta?.changes ?? 0) > 0;
+}
+
+const refused = (r: Refusal) => invalid({ [r.field]: r.message });
+
+/* ------------------------------------------------------------------ references */
+
+/** A staff member of the client's location (provider, supervisor). */
+function staffOfLocation(db: Db, userId: number, locationId: number) {
+  return db
+    .select({ id: users.id })
+    .from(users)
+    .innerJoin(userLocations, eq(userLocations.userId, users.id))
+    .where(and(eq(users.id, userId), eq(userLocations.locationId, locationId), isNull(users.deletedAt)));
+}
+
+/** The plan ids a note's content names (goals from the client's BIPs). */
+function contentPlanIds(c: NoteContent): number[] {
+  const ids = new Set<number>();
+  for (const list of [c.maladaptives, c.replacements, c.replacement_percentages, c.caregiver_goals]) for (const e of list ?? []) if (e.plan_id != null) ids.add(e.plan_id);
+  return [...ids];
+}
+
+interface RefsToCheck {
+  provider: number | null;
+  supervisor: number | null;
+  bip: number | null;
+  plans: number[];
+}
+
+/** The reference ids of a note that must be the client's (or its location's): 422 on the field, never revealing other locations. */
+async function checkRefs(db: Db, patient: { id: number; locationId: number }, refs: RefsToCheck): Promise<Record<string, string>> {
+  const none = db.select({ id: users.id }).from(users).where(sql`1 = 0`);
+  const [provider, supervisor, bip, planRows] = await db.batch([
+    refs.provider !== null ? staffOfLocation(db, refs.provider, patient.locationId) : none,
+    refs.supervisor !== null ? staffOfLocation(db, refs.supervisor, patient.locationId) : none,
+    refs.bip !== null ? db.select({ id: bips.id }).from(bips).where(and(eq(bips.id, refs.bip), eq(bips.patientId, patient.id), isNull(bips.deletedAt))) : none,
+    refs.plans.length ? db.select({ id: plans.id }).from(plans).where(and(inArray(plans.id, refs.plans), eq(plans.patientId, patient.id), isNull(plans.deletedAt))) : none,
+  ]);
+  const errors: Record<string, string> = {};
+  if (refs.provider !== null && !provider.length) errors.provider_id = NOTE_MESSAGES.providerOutOfScope;
+  if (refs.supervisor !== null && !supervisor.length) errors.supervisor_id = NOTE_MESSAGES.supervisorOutOfScope;
+  if (refs.bip !== null && !bip.length) errors.bip_id = NOTE_MESSAGES.bip;
+  if (planRows.length < refs.plans.length) errors.content = NOTE_MESSAGES.plan;
+  return errors;
+}
+
+const manages = (ctx: ModelContext) => can(ctx.actor, "manage_notes");
+const MODIFIERS_NEED_MANAGE = "Only a user with manage_notes may set modifiers.";
+
+/* ------------------------------------------------------------------ create */
+
+function parseNote(type: NoteType, raw: Record<string, unknown>): { ok: true; input: NoteInput } | { ok: false; result: ModelResult<never> } {
+  const parsed = parseWith(NoteBody, noteBodyInput(type, raw));
+  if (!parsed.ok) return { ok: false, result: invalid(noteBodyErrors(type, parsed.errors)) };
+  return { ok: true, input: parsed.data };
+}
+
+function isFormTokenRace(e: unknown): boolean {
+  for (let x: unknown = e, depth = 0; x && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
+    if (/UNIQUE constraint failed: notes\.form_token/.test(String((x as Error).message ?? x))) return true;
+  }
+  return false;
+}
+
+const MAX_ATTEMPTS = 40;
+
+/** The note a form token (or Idempotency-Key) already created, if the actor may see it; its read is recorded. */
+async function replay(ctx: ModelContext, formToken: string): Promise<ModelResult<NoteJson>> {
+  const [r] = await primaryOf(ctx.db).select({ id: notes.id, type: notes.type }).from(notes).where(eq(notes.formToken, formToken));
+  const found = r ? await findNote(ctx, r.type, r.id, primaryOf(ctx.db)) : null;
+  if (!found) return invalid({ form: "This form was already used. Open a new form to write another note." });
+  await auditRead(ctx.db, who(ctx), readEntry(found), found.tail);
+  return ok(found.note, NOTE_ALREADY_SAVED);
+}
+
+/**
+ * Creates a note (form or API). `input` carries its `type` (the route's); a missing provider is the actor.
+ * `formToken` (the form's one-time token, or the API's Idempotency-Key) makes a resend answer the first
+ * note (message NOTE_ALREADY_SAVED) instead of creating a second. Round trips: one read batch (client,
+ * location, references, next id, token, audit tail), one write batch; more only on a race or a refusal.
+ */
+export async function createNote(ctx: ModelContext, raw: Record<string, unknown>, opts: { formToken?: string | null } = {}): Promise<ModelResult<NoteJson>> {
+  const type = raw.type as NoteType;
+  if (!NOTE_TYPES.includes(type)) return invalid({ type: "Unknown note type." });
+  const formToken = opts.formToken?.trim() ? opts.formToken.trim().slice(0, 200) : null;
+  const withProvider = raw.provider_id === undefined || raw.provider_id === null || raw.provider_id === "" ? { ...raw, provider_id: ctx.actor.id } : raw;
+  const parsed = parseNote(type, withProvider);
+  if (!parsed.ok) return parsed.result;
+  const input = parsed.input;
+  if (input.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
+  if ((input.md || input.md2 || input.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
+  const timed = sessionTimes(input);
+  if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
+  const times = timed.times;
+
+  const db = primaryOf(ctx.db);
+  const [[patient], [next], byToken] = await db.batch([
+    db
+      .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
+      .from(patients)
+      .innerJoin(locations, eq(locations.id, patients.locationId))
+      .where(and(eq(patients.id, input.patient_id), patientScope(ctx))),
+    db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes),
+    db.select({ id: notes.id }).from(notes).where(formToken ? eq(notes.formToken, formToken) : sql`1 = 0`),
+  ]);
+  if (byToken.length) return replay(ctx, formToken!);
+  if (!patient) return notFound("Client");
+  const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), patient.timeZone), can(ctx.actor, "ignore_time_limits"));
+  if (dateRefusal) return refused(dateRefusal);
+  const refErrors = await checkRefs(db, patient, { provider: input.provider_id, supervisor: input.supervisor_id, bip: input.bip_id, plans: contentPlanIds(input.content) });
+  if (Object.keys(refErrors).length) return invalid(refErrors);
+
+  let id = Number(next?.n ?? 1);
+  let tail: KnownTail = patient.tail;
+  const signedAt = isSigning(input) ? ctx.now().toISOString() : null;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if (attempt > 0) {
+      const [n] = await db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes);
+      id = Number(n?.n ?? 1);
+      tail = undefined;
+    }
+    const values = writeValues(ctx, input, times, { id, locationId: patient.locationId, signedAt });
+    try {
+      const [inserted, , rows] = await withConditionalAudit(
+        ctx.db,
+        who(ctx),
+        { action: "create", entity: "note", entityId: id, patientId: patient.id, detail: { patients: [patient.id], type } },
+        (audit) => [
+          conditionalInsert(ctx, values, type, formToken),
+          audit(sql`changes() = 1`),
+          ctx.db.select().from(notes).where(eq(notes.id, id)),
+          bumpListVersion(ctx.db, NOTES),
+        ],
+        tail,
+      );
+      const row = (rows as NoteRow[])[0];
+      if (changed(inserted) && row) return ok(noteJson(row, patient.name), NOTE_CREATED);
+      const refusal = firstRefusal(input, times, await surroundings(ctx, input, times, id));
+      if (refusal) return refused(refusal);
+      // The rule that refused no longer holds (the other note changed meanwhile): try again.
+    } catch (e) {
+      if (formToken && isFormTokenRace(e)) return replay(ctx, formToken);
+      if (isKeyRace(e) || isChainRace(e)) continue;
+      throw e;
+    }
+  }
+  throw new Error("createNote: too many concurrent writers");
+}
+
+/* ------------------------------------------------------------------ update (and amendment) */
+
+export interface UpdateNoteOptions {
+  /** The version the user edited (null: the current one). */
+  version: number | null;
+  /** PATCH: the body changes only the fields it names. */
+  partial: boolean;
+  /** Required to change a signed note: the amendment's reason. */
+  amendmentReason?: string | null;
+}
+
+/**
+ * Changes a note: the same rules as a create (the note never conflicts with itself). A signed note
+ * changes only as an amendment: it needs a reason, and the version it replaces is kept in note_versions
+ * (in the same batch). The client of a note cannot change.
+ */
+export async function updateNote(ctx: ModelContext, type: NoteType, id: number, raw: Record<string, unknown>, opts: UpdateNoteOptions): Promise<ModelResult<NoteJson>> {
+  const db = primaryOf(ctx.db);
+  const found = await findNote(ctx, type, id, db);
+  if (!found) return notFound("Note");
+  const current = found.note;
+  if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
+  if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
+  const base: Record<string, unknown> = opts.partial ? { ...noteAsInput(current), ...raw } : { patient_id: current.patient_id, provider_id: current.provider_id, ...raw };
+  if (opts.partial && raw.content && typeof raw.content === "object" && !Array.isArray(raw.content)) base.content = { ...noteAsInput(current).content, ...(raw.content as Record<string, unknown>) };
+  const parsed = parseNote(type, base);
+  if (!parsed.ok) return parsed.result;
+  const input = parsed.input;
+  let reason: string | null = null;
+  if (current.signed_at) {
+    const r = parseWith(AmendmentReason, opts.amendmentReason ?? "");
+    if (!r.ok) return invalid({ amendment_reason: opts.amendmentReason?.trim() ? Object.values(r.errors)[0]! : NOTE_MESSAGES.signed });
+    reason = r.data;
+  }
+  if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  if (input.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
+  if ((input.md !== current.md || input.md2 !== current.md2 || input.md3 !== current.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
+  const timed = sessionTimes(input);
+  if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
+  const times = timed.times;
+  const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), found.context.location.time_zone), can(ctx.actor, "ignore_time_limits"));
+  if (dateRefusal) return refused(dateRefusal);
+  // Only the references the change names are checked (decision 017: an edit never fails on a link it did not touch).
+  const oldPlans = new Set(contentPlanIds(current.content));
+  const refErrors = await checkRefs(db, { id: current.patient_id, locationId: found.row.locationId }, {
+    provider: input.provider_id !== current.provider_id ? input.provider_id : null,
+    supervisor: input.supervisor_id !== current.supervisor_id ? input.supervisor_id : null,
+    bip: input.bip_id !== current.bip_id ? input.bip_id : null,
+    plans: contentPlanIds(input.content).filter((p) => !oldPlans.has(p)),
+  });
+  if (Object.keys(refErrors).length) return invalid(refErrors);
+
+  const signedAt = current.signed_at ?? (isSigning(input) ? ctx.now().toISOString() : null);
+  const values = writeValues(ctx, input, times, { id, locationId: found.row.locationId, signedAt });
+  const action = reason !== null ? "amend" : "update";
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const [updated, , , rows] = await withConditionalAudit(
+      ctx.db,
+      who(ctx),
+      { action, entity: "note", entityId: id, patientId: current.patient_id, detail: { patients: [current.patient_id], type, ...(reason !== null ? { reason } : {}) } },
+      (audit) => [
+        conditionalUpdate(ctx, values, current.version),
+        audit(sql`changes() = 1`),
+        // An amendment keeps the version it replaces, in the same batch (only when the update happened: the audit row did).
+        reason !== null
+          ? ctx.db.insert(noteVersions).select(sql`select null, ${id}, ${current.version}, ${JSON.stringify(current)}, ${reason}, ${ctx.actor.id}, ${ctx.now().toISOString()}, ${ctx.now().toISOString()} where changes() = 1`)
+          : ctx.db.select({ id: notes.id }).from(notes).where(sql`1 = 0`),
+        ctx.db.select().from(notes).where(and(eq(notes.id, id), eq(notes.version, current.version + 1))),
+        bumpListVersion(ctx.db, NOTES),
+      ],
+      attempt === 0 ? found.tail : undefined,
+    );
+    const row = (rows as NoteRow[])[0];
+    if (changed(updated) && row) return ok(noteJson(row, current.patient_name), reason !== null ? NOTE_AMENDED : NOTE_UPDATED);
+    const now = await findNote(ctx, type, id, db);
+    if (!now) return notFound("Note");
+    if (now.note.version !== current.version) return conflict(now.note);
+    const refusal = firstRefusal(input, times, await surroundings(ctx, input, times, id));
+    if (refusal) return refused(refusal);
+  }
+  throw new Error("updateNote: the note kept changing");
+}
+
+/* ------------------------------------------------------------------ delete, status, modifiers */
+
+/** A change that touches neither time nor units (status, modifiers, delete): one versioned statement and its audit row. */
+async function simpleChange(
+  ctx: ModelContext,
+  type: NoteType,
+  id: number,
+  what: { action: string; set: Partial<typeof notes.$inferInsert>; message: string; version?: number | null },
+): Promise<ModelResult<NoteJson>> {
+  if (!manages(ctx)) return denied();
+  const db = primaryOf(ctx.db);
+  const found = await findNote(ctx, type, id, db);
+  if (!found) return notFound("Note");
+  const current = found.note;
+  if (what.version != null && what.version !== current.version) return conflict(current);
+  const [updated, , rows] = await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: what.action, entity: "note", entityId: id, patientId: current.patient_id, detail: { patients: [current.patient_id], type } },
+    (audit) => [
+      ctx.db
+        .update(notes)
+        .set({ ...what.set, version: sql`${notes.version} + 1`, updatedAt: ctx.now().toISOString() })
+        .where(and(eq(notes.id, id), eq(notes.version, current.version), isNull(notes.deletedAt))),
+      audit(sql`changes() = 1`),
+      ctx.db.select().from(notes).where(eq(notes.id, id)),
+      bumpListVersion(ctx.db, NOTES),
+    ],
+    found.tail,
+  );
+  const row = (rows as NoteRow[])[0];
+  if (!changed(updated) || !row) {
+    const now = await findNote(ctx, type, id, db);
+    return now ? conflict(now.note) : notFound("Note");
+  }
+  return ok(noteJson(row, current.patient_name), what.message);
+}
+
+/** Soft delete (manage_notes): the note leaves every list and its units go back to its PA service. */
+export async function deleteNote(ctx: ModelContext, type: NoteType, id: number): Promise<ModelResult<NoteJson>> {
+  return simpleChange(ctx, type, id, { action: "delete", set: { deletedAt: ctx.now().toISOString() }, message: NOTE_DELETED });
+}
+
+const StatusBody = v.object({ status: v.picklist(NOTE_STATUSES, NOTE_MESSAGES.status) });
+
+/** PUT …/update/status/{id} (manage_notes): pending or ok (clinical §4), saved at once. Allowed on signed notes (billing, not content). */
+export async function setNoteStatus(ctx: ModelContext, type: NoteType, id: number, raw: Record<string, unknown>): Promise<ModelResult<NoteJson>> {
+  const parsed = parseWith(StatusBody, { status: typeof raw.status === "string" ? raw.status.trim().toLowerCase() : raw.status });
+  if (!parsed.ok) return invalid(parsed.errors);
+  return simpleChange(ctx, type, id, { action: "status", set: { status: parsed.data.status }, message: "Status updated." });
+}
+
+const modifierField = v.optional(NoteModifier);
+const ModifierBody = v.object({ md: modifierField, md2: modifierField, md3: modifierField });
+
+/** PUT …/update/modifier/{id} (manage_notes): md, md2, md3 — the ones the body names change. */
+export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: number, raw: Record<string, unknown>): Promise<ModelResult<NoteJson>> {
+  const parsed = parseWith(ModifierBody, { md: raw.md, md2: raw.md2, md3: raw.md3 });
+  if (!parsed.ok) return invalid(parsed.errors);
+  const set: Partial<typeof notes.$inferInsert> = {};
+  if (parsed.data.md !== undefined) set.md = parsed.data.md;
+  if (parsed.data.md2 !== undefined) set.md2 = parsed.data.md2;
+  if (parsed.data.md3 !== undefined) set.md3 = parsed.data.md3;
+  if (!Object.keys(set).length) return invalid({ md: "Send md, md2 or md3." });
+  return simpleChange(ctx, type, id, { action: "update_modifiers", set, message: "Modifiers updated." });
+}
+
+/* ------------------------------------------------------------------ form configuration and replacements */
+
+export interface NoteConfig {
+  type: NoteType;
+  cpt_codes: readonly string[];
+  subtypes: readonly string[];
+  statuses: readonly string[];
+  modifiers: { code: string; meaning: string }[];
+  /** With a client: its location's POS codes, staff (providers and supervisors), BIPs, goals and PA services. */
+  client: {
+    patient_id: number;
+    patient_name: string;
+    location_id: number;
+    time_zone: string;
+    today: string;
+    pos_codes: string[];
+    providers: { id: number; name: string }[];
+    bips: { id: number }[];
+    maladaptives: { plan_id: number; name: string; bip_id: number }[];
+    replacements: { plan_id: number; name: string; bip_id: number }[];
+    caregiver_goals: { plan_id: number; name: string; bip_id: number }[];
+    /** The client's live PA services for the note's CPT codes; with `session_date` (and `cpt_code`), only those covering it. */
+    pa_services: { id: number; pa_service: string; cpt: string; n_units: number; spent_units: number; available_units: number; start_date: string; end_date: string }[];
+  } | null;
+}
+
+const ConfigQuery = v.object({
+  patient_id: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number))], ID_FILTER), ""),
+  session_date: dateFilter,
+  cpt_code: v.optional(v.string(), ""),
+});
+
+/** The active goals of a client's live BIPs, by category (one statement). */
+function goalsQuery(ctx: ModelContext, patientId: number, categories: string[]) {
+  return ctx.db
+    .select({ plan_id: plans.id, name: plans.name, bip_id: plans.bipId, category: plans.category })
+    .from(plans)
+    .innerJoin(bips, eq(bips.id, plans.bipId))
+    .where(and(eq(plans.patientId, patientId), isNull(plans.deletedAt), isNull(bips.deletedAt), eq(plans.status, "active"), inArray(plans.category, categories)))
+    .orderBy(asc(plans.category), asc(plans.position), asc(plans.id));
+}
+
+/**
+ * What a note form needs (GET …/config): the CPT codes of the type, subtypes, statuses and modifiers;
+ * with `patient_id`, the client's location (POS codes, time zone and today, staff), BIPs, active goals
+ * and the PA services that cover `session_date` and `cpt_code` (all of the type's codes when absent).
+ * A client out of scope answers 404; a client's options are an audited read.
+ */
+export async function noteConfig(ctx: ModelContext, type: NoteType, raw: Record<string, unknown> = {}): Promise<ModelResult<NoteConfig>> {
+  const parsed = parseWith(ConfigQuery, { patient_id: raw.patient_id == null ? "" : String(raw.patient_id), session_date: raw.session_date ?? "", cpt_code: raw.cpt_code ?? "" });
+  if (!parsed.ok) return invalid(parsed.errors);
+  const q = parsed.data;
+  const base = {
+    type,
+    cpt_codes: NOTE_CPT_CODES[type],
+    subtypes: NOTE_SUBTYPES,
+    statuses: NOTE_STATUSES,
+    modifiers: MODIFIERS.map((m) => ({ code: m.code, meaning: m.meaning })),
+  };
+  if (q.patient_id === "") return ok({ ...base, client: null });
+  const patientId = q.patient_id;
+  const [p] = await ctx.db
+    .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, posCodes: locations.posCodes, tail: auditTail })
+    .from(patients)
+    .innerJoin(locations, eq(locations.id, patients.locationId))
+    .where(and(eq(patients.id, patientId), patientScope(ctx)));
+  if (!p) return notFound("Client");
+  const cpts = q.cpt_code && NOTE_CPT_CODES[type].includes(q.cpt_code) ? [q.cpt_code] : [...NOTE_CPT_CODES[type]];
+  const [staff, bipRows, goals, pas] = await auditedRead(
+    ctx.db,
+    who(ctx),
+    { entity: "patient", entityId: patientId, patientId, detail: { patients: [patientId], for: `note_${type}_config` } },
+    () => [
+      ctx.db
+        .select({ id: users.id, name: users.name, surname: users.surname })
+        .from(users)
+        .innerJoin(userLocations, eq(userLocations.userId, users.id))
+        .where(and(eq(userLocations.locationId, p.locationId), isNull(users.deletedAt)))
+        .orderBy(asc(users.name), asc(users.surname)),
+      ctx.db.select({ id: bips.id }).from(bips).where(and(eq(bips.patientId, patientId), isNull(bips.deletedAt))).orderBy(desc(bips.id)),
+      goalsQuery(ctx, patientId, ["maladaptive", "replacement", "caregiver_training"]),
+      ctx.db
+        .select({
+          id: paServices.id,
+          pa_service: paServices.paService,
+          cpt: paServices.cpt,
+          n_units: paServices.nUnits,
+          start_date: paServices.startDate,
+          end_date: paServices.endDate,
+          spent_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = ${paServices.id} and o.deleted_at is null)`,
+        })
+        .from(paServices)
+        .where(
+          and(
+            eq(paServices.patientId, patientId),
+            isNull(paServices.deletedAt),
+            inArray(paServices.cpt, cpts),
+            q.session_date ? sql`${paServices.startDate} <= ${q.session_date} and ${paServices.endDate} >= ${q.session_date}` : undefined,
+          ),
+        )
+        .orderBy(asc(paServices.endDate), asc(paServices.id)),
+    ],
+    p.tail,
+  );
+  const byCategory = (c: string) => goals.filter((g) => g.category === c).map(({ plan_id, name, bip_id }) => ({ plan_id, name, bip_id }));
+  return ok({
+    ...base,
+    client: {
+      patient_id: p.id,
+      patient_name: p.name,
+      location_id: p.locationId,
+      time_zone: p.timeZone,
+      today: todayIn(ctx.now(), p.timeZone),
+      pos_codes: p.posCodes.split(",").map((s) => s.trim()).filter(Boolean),
+      providers: staff.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
+      bips: bipRows,
+      maladaptives: byCategory("maladaptive"),
+      replacements: byCategory("replacement"),
+      caregiver_goals: byCategory("caregiver_training"),
+      pa_services: pas.map((x) => ({ ...x, spent_units: Number(x.spent_units), available_units: x.n_units - Number(x.spent_units) })),
+    },
+  });
+}
+
+export interface ReplacementOfPatient {
+  plan_id: number;
+  bip_id: number;
+  name: string;
+  /** The latest RBT note data for the goal: trials and correct responses, with the note's date. */
+  last: { note_id: number; session_date: string; total_trials: number | null; correct_responses: number | null } | null;
+}
+
+/**
+ * GET /note_rbt/showReplacementBypatient/{id}: the client's active replacement goals, each with its data
+ * from the client's latest RBT note that measured it. Null when the client is out of scope. Audited.
+ */
+export async function replacementsByPatient(ctx: ModelContext, patientId: number): Promise<ReplacementOfPatient[] | null> {
+  const [p] = await ctx.db.select({ id: patients.id, tail: auditTail }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx)));
+  if (!p) return null;
+  const [goals, recent] = await auditedRead(
+    ctx.db,
+    who(ctx),
+    { entity: "patient", entityId: patientId, patientId, detail: { patients: [patientId], for: "note_rbt_replacements" } },
+    () => [
+      goalsQuery(ctx, patientId, ["replacement"]),
+      ctx.db
+        .select({ id: notes.id, sessionDate: notes.sessionDate, content: notes.content })
+        .from(notes)
+        .where(and(eq(notes.patientId, patientId), eq(notes.type, "rbt"), isNull(notes.deletedAt)))
+        .orderBy(desc(notes.sessionDate), desc(notes.startAt))
+        .limit(30),
+    ],
+    p.tail,
+  );
+  return goals.map((g) => {
+    let last: ReplacementOfPatient["last"] = null;
+    for (const n of recent) {
+      const hit = (parseContent(n.content).replacements ?? []).find((r) => r.plan_id === g.plan_id);
+      if (hit) {
+        last = { note_id: n.id, session_date: n.sessionDate, total_trials: hit.total_trials, correct_responses: hit.correct_responses };
+        break;
+      }
+    }
+    return { plan_id: g.plan_id, bip_id: g.bip_id, name: g.name, last };
+  });
+}
+
+const StoreReplacements = v.object({
+  note_id: v.pipe(v.union([v.string(), v.number()], "Choose the RBT note (note_id)."), v.transform(Number), v.number("Choose the RBT note (note_id)."), v.integer("Choose the RBT note (note_id)."), v.minValue(1, "Choose the RBT note (note_id).")),
+});
+
+/**
+ * POST /note_rbt/storeReplacemts (decision 023): saves the replacement data (goal, trials, correct
+ * responses) of an RBT note — a partial update of its content.replacements through updateNote, so the
+ * same permission, version, signature and amendment rules apply. Body: note_id, replacements, and
+ * optionally version and amendment_reason.
+ */
+export async function storeReplacements(ctx: ModelContext, raw: Record<string, unknown>, opts: { version: number | null }): Promise<ModelResult<NoteJson>> {
+  const ref = parseWith(StoreReplacements, { note_id: raw.note_id ?? "" });
+  if (!ref.ok) return invalid(ref.errors);
+  const replacements = raw.replacements === undefined ? [] : raw.replacements;
+  return updateNote(ctx, "rbt", ref.data.note_id, { content: { replacements } }, { partial: true, version: opts.version, amendmentReason: typeof raw.amendment_reason === "string" ? raw.amendment_reason : null });
+}

@@ -1,0 +1,258 @@
+import { describe, expect, it } from "vitest";
+import * as v from "valibot";
+import {
+  checkSessionDate,
+  firstConflict,
+  firstRefusal,
+  localMinute,
+  NOTE_MESSAGES,
+  NoteBody,
+  noteBodyErrors,
+  noteBodyInput,
+  overlaps,
+  scanWindow,
+  sessionTimes,
+  todayIn,
+  weekOf,
+  withinCap,
+  withinUnits,
+  type Interval,
+  type Surroundings,
+} from "~/domain/note-rules";
+import { NOTE_LIMITS, unitsForMinutes } from "~/domain/notes";
+import { parseWith } from "~/domain/validation";
+
+const DAY = 20_000; // any day number
+
+describe("units: minutes of both pairs, whole 15-minute blocks, plus one from 8 minutes", () => {
+  it.each([
+    [0, 0],
+    [7, 0],
+    [8, 1],
+    [14, 1],
+    [15, 1],
+    [22, 1],
+    [23, 2],
+    [60, 4],
+    [90, 6],
+    [120, 8],
+    [135, 9],
+    [143, 10],
+    [600, 40],
+  ])("%i minutes → %i units", (minutes, units) => {
+    expect(unitsForMinutes(minutes)).toBe(units);
+  });
+
+  it("adds the minutes of both pairs before rounding (7 + 8 = 15 → 1, not 0 + 1)", () => {
+    const r = sessionTimes({ session_date: "2026-03-02", time_in: "09:00", time_out: "09:07", time_in2: "13:00", time_out2: "13:08" });
+    expect(r.ok && r.times).toMatchObject({ minutes1: 7, minutes2: 8, minutes: 15, units: 1 });
+  });
+});
+
+describe("time pairs", () => {
+  const base = { session_date: "2026-03-02", time_in: null, time_out: null, time_in2: null, time_out2: null };
+  it.each([
+    ["start without end", { time_in: "09:00" }, "time_out", NOTE_MESSAGES.missingOut],
+    ["end without start", { time_out: "10:00" }, "time_in", NOTE_MESSAGES.missingIn],
+    ["second start without end", { time_in: "09:00", time_out: "10:00", time_in2: "13:00" }, "time_out2", NOTE_MESSAGES.missingOut],
+    ["second end without start", { time_in: "09:00", time_out: "10:00", time_out2: "14:00" }, "time_in2", NOTE_MESSAGES.missingIn],
+    ["end before start", { time_in: "10:00", time_out: "09:00" }, "time_out", NOTE_MESSAGES.endBeforeStart],
+    ["end equal to start", { time_in: "10:00", time_out: "10:00" }, "time_out", NOTE_MESSAGES.endBeforeStart],
+    ["no pair at all", {}, "time_in", NOTE_MESSAGES.noTimes],
+    ["pairs overlapping each other", { time_in: "09:00", time_out: "11:00", time_in2: "10:30", time_out2: "12:00" }, "time_in2", NOTE_MESSAGES.pairsOverlap],
+  ] as const)("%s is refused on the field at fault", (_name, times, field, message) => {
+    const r = sessionTimes({ ...base, ...times });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.refusals[0]).toEqual({ field, message });
+  });
+
+  it("only the second pair is enough (clinical §5)", () => {
+    const r = sessionTimes({ ...base, time_in2: "13:00", time_out2: "14:30" });
+    expect(r.ok && r.times).toMatchObject({ pair1: null, minutes1: 0, minutes2: 90, minutes: 90, units: 6 });
+  });
+
+  it("pairs that touch are fine; instants are dayNumber × 1440 + minute", () => {
+    const r = sessionTimes({ ...base, time_in: "09:00", time_out: "12:00", time_in2: "12:00", time_out2: "13:00" });
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.times.startAt).toBe(localMinute("2026-03-02", "09:00"));
+      expect(r.times.endAt).toBe(localMinute("2026-03-02", "13:00"));
+      expect(r.times.minutes).toBe(240);
+    }
+    expect(localMinute("1970-01-02", "00:30")).toBe(1440 + 30);
+  });
+});
+
+describe("overlap and buffer predicates", () => {
+  const i = (start: number, end: number): Interval => ({ start: DAY * 1440 + start, end: DAY * 1440 + end });
+  it.each([
+    ["touching ends", i(540, 600), i(600, 660), 0, false],
+    ["overlap by a minute", i(540, 601), i(600, 660), 0, true],
+    ["inside", i(540, 720), i(600, 660), 0, true],
+    ["buffer: exactly 15 minutes apart passes", i(540, 600), i(615, 660), 15, false],
+    ["buffer: 10 minutes apart fails", i(540, 600), i(610, 660), 15, true],
+    ["buffer: touching fails", i(540, 600), i(600, 660), 15, true],
+    ["buffer the other way round", i(615, 660), i(540, 600), 15, false],
+    ["buffer across midnight: 23:50 end, 00:05 start (15 min) passes", i(1380, 1430), i(1440 + 5, 1440 + 60), 15, false],
+    ["buffer across midnight: 23:55 end, 00:05 start (10 min) fails", i(1380, 1435), i(1440 + 5, 1440 + 60), 15, true],
+  ] as const)("%s", (_n, a, b, gap, expected) => {
+    expect(overlaps(a, b, gap)).toBe(expected);
+  });
+
+  it("firstConflict looks at both pairs of both notes", () => {
+    const mine = [i(540, 600), i(780, 840)];
+    expect(firstConflict(mine, [{ id: 1, pairs: [i(300, 360), i(800, 820)] }])).toEqual({ mine: 1, other: i(800, 820) });
+    expect(firstConflict(mine, [{ id: 1, pairs: [i(600, 780)] }])).toBeNull();
+    expect(firstConflict([null, i(780, 840)], [{ id: 1, pairs: [i(540, 600)] }])).toBeNull();
+  });
+
+  it("the scan window reaches a day and a buffer back", () => {
+    expect(scanWindow({ startAt: 10_000, endAt: 10_060 })).toEqual({ from: 10_000 - 1440 - 15, to: 10_060 + 15 });
+  });
+});
+
+describe("caps and PA units (exactly at the cap passes)", () => {
+  it.each([
+    [540, 60, NOTE_LIMITS.clientDayMinutes, true],
+    [541, 60, NOTE_LIMITS.clientDayMinutes, false],
+    [2340, 60, NOTE_LIMITS.clientWeekMinutes, true],
+    [2341, 60, NOTE_LIMITS.clientWeekMinutes, false],
+  ])("booked %i + new %i within %i: %s", (booked, added, cap, expected) => {
+    expect(withinCap(booked, added, cap)).toBe(expected);
+  });
+  it.each([
+    [36, 4, 40, true],
+    [37, 4, 40, false],
+    [0, 0, 0, true],
+  ])("spent %i + new %i of %i units: %s", (spent, added, n, expected) => {
+    expect(withinUnits(spent, added, n)).toBe(expected);
+  });
+});
+
+describe("session dates", () => {
+  it.each([
+    ["today", "2026-03-16", false, null],
+    ["14 days ago", "2026-03-02", false, null],
+    ["15 days ago", "2026-03-01", false, NOTE_MESSAGES.tooOld(14)],
+    ["15 days ago with ignore_time_limits", "2026-03-01", true, null],
+    ["a year ago with ignore_time_limits", "2025-03-16", true, null],
+    ["tomorrow", "2026-03-17", false, NOTE_MESSAGES.futureDate],
+    ["tomorrow with ignore_time_limits", "2026-03-17", true, NOTE_MESSAGES.futureDate],
+  ] as const)("%s", (_n, date, ignore, message) => {
+    const r = checkSessionDate(date, "2026-03-16", ignore);
+    expect(r).toEqual(message ? { field: "session_date", message } : null);
+  });
+
+  it("today is the location's: 02:00 UTC is still yesterday in New York", () => {
+    const at = new Date("2026-03-17T02:00:00Z");
+    expect(todayIn(at, "America/New_York")).toBe("2026-03-16");
+    expect(todayIn(at, "Europe/Berlin")).toBe("2026-03-17");
+  });
+
+  it("the week is the product's Sunday–Saturday week", () => {
+    expect(weekOf("2026-03-18")).toEqual({ start: "2026-03-15", end: "2026-03-21" });
+    expect(weekOf("2026-03-21")).toEqual({ start: "2026-03-15", end: "2026-03-21" });
+    expect(weekOf("2026-03-22")).toEqual({ start: "2026-03-22", end: "2026-03-28" });
+  });
+});
+
+describe("which rule refuses (the order a user fixes them)", () => {
+  const date = "2026-03-16";
+  const at = (t: string) => localMinute(date, t)!;
+  const times = (() => {
+    const r = sessionTimes({ session_date: date, time_in: "10:00", time_out: "11:00", time_in2: null, time_out2: null });
+    if (!r.ok) throw new Error("bad times");
+    return r.times;
+  })();
+  const quiet: Surroundings = { clientNotes: [], providerNotes: [], dayMinutes: 0, weekMinutes: 0, pa: { cpt: "97153", start_date: "2026-01-01", end_date: "2026-06-30", n_units: 100, spent_units: 0 } };
+  const input = { session_date: date, cpt_code: "97153" };
+  it.each([
+    ["nothing in the way", {}, null],
+    ["PA of another client or missing", { pa: null }, { field: "pa_service_id", message: NOTE_MESSAGES.paNotOfClient }],
+    ["PA for another CPT", { pa: { ...quiet.pa!, cpt: "97155" } }, { field: "pa_service_id", message: NOTE_MESSAGES.paNotCovering(date, "97153") }],
+    ["PA ended before the date", { pa: { ...quiet.pa!, end_date: "2026-03-15" } }, { field: "pa_service_id", message: NOTE_MESSAGES.paNotCovering(date, "97153") }],
+    ["client overlap", { clientNotes: [{ id: 9, pairs: [{ start: at("10:30"), end: at("11:30") }] }] }, { field: "time_in", message: NOTE_MESSAGES.clientOverlap("10:30", "11:30") }],
+    ["provider overlap", { providerNotes: [{ id: 9, pairs: [{ start: at("09:00"), end: at("10:01") }] }] }, { field: "time_in", message: NOTE_MESSAGES.providerOverlap("09:00", "10:01") }],
+    ["provider buffer 10 minutes", { providerNotes: [{ id: 9, pairs: [{ start: at("11:10"), end: at("12:00") }] }] }, { field: "time_in", message: NOTE_MESSAGES.providerBuffer("11:10", "12:00", 15) }],
+    ["provider buffer 15 minutes passes", { providerNotes: [{ id: 9, pairs: [{ start: at("11:15"), end: at("12:00") }] }] }, null],
+    ["day cap exactly", { dayMinutes: 540 }, null],
+    ["day cap over", { dayMinutes: 541 }, { field: "time_out", message: NOTE_MESSAGES.dayCap(10) }],
+    ["week cap exactly", { weekMinutes: 2340 }, null],
+    ["week cap over", { weekMinutes: 2341 }, { field: "time_out", message: NOTE_MESSAGES.weekCap(40) }],
+    ["PA units exactly", { pa: { ...quiet.pa!, spent_units: 96 } }, null],
+    ["PA units over", { pa: { ...quiet.pa!, spent_units: 97 } }, { field: "pa_service_id", message: NOTE_MESSAGES.paUnits(4, 3) }],
+  ] as const)("%s", (_n, over, expected) => {
+    expect(firstRefusal(input, times, { ...quiet, ...over } as Surroundings)).toEqual(expected);
+  });
+});
+
+describe("the note body", () => {
+  const body = {
+    patient_id: "3",
+    provider_id: 4,
+    pa_service_id: "5",
+    cpt_code: "97153",
+    session_date: "2026-03-16",
+    time_in: "9:00",
+    time_out: "10:30:00",
+    participants: "Mother",
+    maladaptives: [{ plan_id: "7", name: "Elopement", frequency: "3" }],
+    content: { interventions: ["DRA"] },
+  };
+  it("parses a flat API body into NoteInput (times normalised, content gathered)", () => {
+    const r = parseWith(NoteBody, noteBodyInput("rbt", body));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.data).toMatchObject({
+      type: "rbt",
+      patient_id: 3,
+      provider_id: 4,
+      pa_service_id: 5,
+      time_in: "09:00",
+      time_out: "10:30",
+      time_in2: null,
+      subtype: null,
+      supervisor_id: null,
+      content: { participants: "Mother", maladaptives: [{ plan_id: 7, name: "Elopement", frequency: 3 }], interventions: ["DRA"] },
+    });
+  });
+
+  it.each([
+    ["rbt", "97155", false],
+    ["rbt", "97153", true],
+    ["bcba", "97153", false],
+    ["bcba", "97151", true],
+    ["combined", "97151", false],
+    ["combined", "97156", true],
+  ] as const)("a %s note with CPT %s: allowed %s", (type, cpt, allowed) => {
+    const r = parseWith(NoteBody, noteBodyInput(type, { ...body, cpt_code: cpt }));
+    expect(r.ok).toBe(allowed);
+    if (!r.ok) expect(noteBodyErrors(type, r.errors).cpt_code).toBe(NOTE_MESSAGES.cpt(type));
+  });
+
+  it("97151 is an observation unless told", () => {
+    const r = parseWith(NoteBody, noteBodyInput("bcba", { ...body, cpt_code: "97151" }));
+    expect(r.ok && r.data.subtype).toBe("observation");
+  });
+
+  it.each([
+    ["patient_id", { patient_id: "" }, NOTE_MESSAGES.patient],
+    ["pa_service_id", { pa_service_id: null }, NOTE_MESSAGES.paService],
+    ["time_in", { time_in: "25:00" }, NOTE_MESSAGES.time],
+    ["session_date", { session_date: "2026-02-30" }, "Enter a valid date (YYYY-MM-DD)."],
+    ["content.participants", { participants: "a\u202Eb" }, "Participants: remove control or text-direction characters."],
+    ["content.maladaptives.frequency", { maladaptives: [{ name: "x", frequency: -1 }] }, "Frequency must be 0 or more."],
+    ["content.replacements", { replacements: [{ name: "x", total_trials: 3, correct_responses: 4 }] }, "Correct responses cannot exceed the total trials."],
+    ["provider_signature", { provider_signature: "javascript:alert(1)" }, NOTE_MESSAGES.signature],
+    ["md", { md: "<b>" }, NOTE_MESSAGES.modifier],
+  ] as const)("refuses a bad %s", (field, over, message) => {
+    const r = parseWith(NoteBody, noteBodyInput("rbt", { ...body, ...over }));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[field]).toBe(message);
+  });
+
+  it("bounds every text (a 5001-character narrative is refused)", () => {
+    const r = v.safeParse(NoteBody, noteBodyInput("rbt", { ...body, as_evidenced_by: "x".repeat(5001) }));
+    expect(r.success).toBe(false);
+  });
+});

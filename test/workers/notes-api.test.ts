@@ -1,0 +1,466 @@
+import { createExecutionContext, env, SELF } from "cloudflare:test";
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog, notes, noteVersions, paServices } from "~/db/schema";
+import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
+import type { Permission } from "~/domain/permissions";
+import { addDays } from "~/domain/weeks";
+import countingWorker from "../bench/d1-count-worker";
+import { D1_COUNT_HEADER } from "../bench/d1-count-header";
+import { api, apiToken, createBip, createLocation, createPatient, createPlan, createUser, db } from "./helpers";
+
+/**
+ * The notes API (clinical §7; issue 10): every call allowed / 403 / 404 for another location / bad input
+ * 422 with nothing changed, and every rule through the API, the concurrency rules included.
+ */
+
+const today = () => todayIn(new Date(), "America/New_York");
+const day = (offset: number) => addDays(today(), offset);
+
+let location: { id: number };
+let elsewhere: { id: number };
+let manager: { id: number; token: string };
+let outsider: { id: number; token: string };
+let noPerm: string;
+
+async function staff(permissions: Permission[], locations: number[]) {
+  const user = await createUser({ permissions, locations });
+  return { id: user.id, token: await apiToken(user) };
+}
+
+/** A fresh client with a PA service (97153 unless told) and an RBT of the location: each test its own. */
+async function scene(opts: { units?: number; cpt?: string; start?: string; end?: string; permissions?: Permission[] } = {}) {
+  const patient = await createPatient({ locationId: location.id });
+  const [pa] = await db()
+    .insert(paServices)
+    .values({ patientId: patient.id, paService: "Direct therapy", cpt: opts.cpt ?? "97153", nUnits: opts.units ?? 400, startDate: opts.start ?? day(-200), endDate: opts.end ?? day(200) })
+    .returning();
+  const rbt = await staff(opts.permissions ?? ["view_notes"], [location.id]);
+  return { patient, pa: pa!, rbt };
+}
+
+type Scene = Awaited<ReturnType<typeof scene>>;
+
+function body(s: Scene, over: Record<string, unknown> = {}) {
+  return { patient_id: s.patient.id, provider_id: s.rbt.id, pa_service_id: s.pa.id, cpt_code: "97153", session_date: day(-1), time_in: "09:00", time_out: "10:00", pos: "12", diagnosis_code: "F84.0", ...over };
+}
+
+async function post(token: string, path: string, b: unknown, headers: Record<string, string> = {}) {
+  const h = new Headers({ Accept: "application/json", "Content-Type": "application/json", Authorization: `Bearer ${token}`, ...headers });
+  const res = await SELF.fetch(`http://localhost/api${path}`, { method: "POST", headers: h, body: JSON.stringify(b) });
+  return { status: res.status, json: (await res.json()) as { data: Record<string, any> & { id: number }; message: string; errors?: Record<string, string> } };
+}
+
+async function call(token: string, method: string, path: string, b?: unknown) {
+  const res = await api(path, { method, token, body: b });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+}
+
+async function notesOf(patientId: number) {
+  return db().select().from(notes).where(and(eq(notes.patientId, patientId), isNull(notes.deletedAt)));
+}
+
+async function auditCount() {
+  const [r] = await db().select({ n: count() }).from(auditLog);
+  return r!.n;
+}
+
+beforeAll(async () => {
+  location = await createLocation();
+  elsewhere = await createLocation();
+  manager = await staff(["view_notes", "manage_notes"], [location.id]);
+  outsider = await staff(["view_notes", "manage_notes", "ignore_time_limits"], [elsewhere.id]);
+  noPerm = (await staff([], [location.id])).token;
+});
+
+describe("create (POST /v2/notes-rbt, POST /note_rbt/store, POST /note_bcba/store)", () => {
+  it("an RBT writes their own note: units from both pairs, audited in the write's batch", async () => {
+    const s = await scene();
+    const before = await auditCount();
+    const r = await post(s.rbt.token, "/v2/notes-rbt", body(s, { time_in: "09:00", time_out: "09:07", time_in2: "13:00", time_out2: "13:08", participants: "Mother" }));
+    expect(r.status, JSON.stringify(r.json)).toBe(201);
+    expect(r.json.data).toMatchObject({
+      type: "rbt",
+      patient_id: s.patient.id,
+      provider_id: s.rbt.id,
+      session_length_morning_total: 7,
+      session_length_afternon_total: 8,
+      session_length_total: 15,
+      total_minutes: 15,
+      total_units: 1,
+      status: "pending",
+      signed_at: null,
+      content: { participants: "Mother" },
+    });
+    expect(await auditCount()).toBe(before + 1);
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(row).toMatchObject({ action: "create", entity: "note", entityId: String(r.json.data.id), patientId: s.patient.id });
+  });
+
+  it("the legacy paths create RBT and BCBA notes; a BCBA note takes 97151/97155/97156 only", async () => {
+    const s = await scene({ cpt: "97155" });
+    const bcba = await post(manager.token, "/note_bcba/store", body(s, { provider_id: manager.id, cpt_code: "97155" }));
+    expect(bcba.status, JSON.stringify(bcba.json)).toBe(201);
+    expect(bcba.json.data.type).toBe("bcba");
+    const wrong = await post(manager.token, "/note_bcba/store", body(s, { provider_id: manager.id, cpt_code: "97153", time_in: "12:00", time_out: "13:00" }));
+    expect(wrong.status).toBe(422);
+    expect(wrong.json.errors!.cpt_code).toBe(NOTE_MESSAGES.cpt("bcba"));
+    const t = await scene();
+    const rbt = await post(t.rbt.token, "/note_rbt/store", body(t));
+    expect(rbt.status).toBe(201);
+  });
+
+  it("without view_notes 403; another provider's note without manage_notes 403; nothing written", async () => {
+    const s = await scene();
+    const other = await staff(["view_notes"], [location.id]);
+    expect((await post(noPerm, "/v2/notes-rbt", body(s))).status).toBe(403);
+    expect((await post(noPerm, "/note_rbt/store", body(s))).status).toBe(403);
+    const r = await post(other.token, "/v2/notes-rbt", body(s));
+    expect(r.status).toBe(403);
+    expect(await notesOf(s.patient.id)).toHaveLength(0);
+    // A manager may write it for the RBT.
+    expect((await post(manager.token, "/v2/notes-rbt", body(s))).status).toBe(201);
+  });
+
+  it("a client of another location answers 404; references out of scope answer 422 on their field", async () => {
+    const s = await scene();
+    expect((await post(outsider.token, "/v2/notes-rbt", body(s, { provider_id: outsider.id }))).status).toBe(404);
+    const stranger = await staff(["view_notes"], [elsewhere.id]);
+    const r = await post(manager.token, "/v2/notes-rbt", body(s, { provider_id: stranger.id, supervisor_id: stranger.id }));
+    expect(r.status).toBe(422);
+    expect(r.json.errors).toMatchObject({ provider_id: NOTE_MESSAGES.providerOutOfScope, supervisor_id: NOTE_MESSAGES.supervisorOutOfScope });
+    const otherClient = await createPatient({ locationId: location.id });
+    const bip = await createBip(otherClient);
+    const plan = await createPlan(bip);
+    const r2 = await post(s.rbt.token, "/v2/notes-rbt", body(s, { bip_id: bip.id, maladaptives: [{ plan_id: plan.id, name: "x", frequency: 1 }] }));
+    expect(r2.status).toBe(422);
+    expect(r2.json.errors).toMatchObject({ bip_id: NOTE_MESSAGES.bip, content: NOTE_MESSAGES.plan });
+    expect(await notesOf(s.patient.id)).toHaveLength(0);
+  });
+
+  it.each([
+    ["a start without its end", { time_out: null }, "time_out", NOTE_MESSAGES.missingOut],
+    ["an end before its start", { time_in: "10:00", time_out: "09:00" }, "time_out", NOTE_MESSAGES.endBeforeStart],
+    ["a future date", { session_date: "2099-01-01" }, "session_date", NOTE_MESSAGES.futureDate],
+    ["a date 15 days back", { session_date: "__15" }, "session_date", NOTE_MESSAGES.tooOld(14)],
+    ["a missing PA service", { pa_service_id: "" }, "pa_service_id", NOTE_MESSAGES.paService],
+    ["a bad modifier", { md: "ZZ" }, "md", NOTE_MESSAGES.modifier],
+  ] as const)("bad input (%s): 422 on the field, nothing written, no audit row", async (_n, over, field, message) => {
+    const s = await scene();
+    const b = body(s, "session_date" in over && over.session_date === "__15" ? { session_date: day(-15) } : over);
+    const before = await auditCount();
+    const r = await post(s.rbt.token, "/v2/notes-rbt", b);
+    expect(r.status).toBe(422);
+    expect(r.json.errors![field]).toBe(message);
+    expect(r.json.message).toBeTruthy();
+    expect(await notesOf(s.patient.id)).toHaveLength(0);
+    expect(await auditCount()).toBe(before);
+  });
+
+  it("dates: 14 days back passes; 15 days back passes with ignore_time_limits", async () => {
+    const s = await scene({ permissions: ["view_notes", "ignore_time_limits"] });
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-14) }))).status).toBe(201);
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-15) }))).status).toBe(201);
+    const t = await scene();
+    expect((await post(t.rbt.token, "/v2/notes-rbt", body(t, { session_date: day(-14) }))).status).toBe(201);
+  });
+
+  it("a resend with the same Idempotency-Key answers the first note (200) and creates nothing", async () => {
+    const s = await scene();
+    const key = `key-${crypto.randomUUID()}`;
+    const first = await post(s.rbt.token, "/v2/notes-rbt", body(s), { "Idempotency-Key": key });
+    expect(first.status).toBe(201);
+    const again = await post(s.rbt.token, "/v2/notes-rbt", body(s), { "Idempotency-Key": key });
+    expect(again.status).toBe(200);
+    expect(again.json.data.id).toBe(first.json.data.id);
+    const legacy = await post(s.rbt.token, "/note_rbt/store", body(s), { "Idempotency-Key": key });
+    expect(legacy.status).toBe(200);
+    expect(await notesOf(s.patient.id)).toHaveLength(1);
+  });
+
+  it("a create costs at most 4 D1 round trips (guard, lookups, write)", async () => {
+    const s = await scene();
+    const res = await countingWorker.fetch(
+      new Request("http://localhost/api/v2/notes-rbt", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${s.rbt.token}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body(s)),
+      }) as Request<unknown, IncomingRequestCfProperties>,
+      env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(201);
+    const [, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
+    expect(roundTrips).toBeLessThanOrEqual(4);
+  });
+});
+
+describe("reads", () => {
+  let s: Scene;
+  let id: number;
+  beforeAll(async () => {
+    s = await scene();
+    const bip = await createBip(s.patient);
+    await createPlan(bip, { name: "Elopement" });
+    await createPlan(bip, { name: "Manding", category: "replacement", timeframe: null, baselineTimeframe: null, unitType: null });
+    id = (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data.id;
+  });
+
+  it("show (v2 and legacy): the note with its history, an audited read; 404 elsewhere and for another type", async () => {
+    const before = await auditCount();
+    const v2 = await call(s.rbt.token, "GET", `/v2/notes-rbt/${id}`);
+    expect(v2.status).toBe(200);
+    expect(v2.json.data).toMatchObject({ id, patient_id: s.patient.id, history: [] });
+    expect(await auditCount()).toBe(before + 1);
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(row).toMatchObject({ action: "read", entity: "note", entityId: String(id), patientId: s.patient.id });
+    expect((await call(s.rbt.token, "GET", `/note_rbt/show/${id}`)).json.data.id).toBe(id);
+    expect((await call(outsider.token, "GET", `/v2/notes-rbt/${id}`)).status).toBe(404);
+    expect((await call(outsider.token, "GET", `/note_rbt/show/${id}`)).status).toBe(404);
+    expect((await call(s.rbt.token, "GET", `/v2/notes-bcba/${id}`)).status).toBe(404);
+    expect((await call(noPerm, "GET", `/v2/notes-rbt/${id}`)).status).toBe(403);
+  });
+
+  it("lists: filters, scope and one audit row naming the clients", async () => {
+    const v2 = await call(manager.token, "GET", `/v2/notes-rbt?patient_id=${s.patient.id}`);
+    expect(v2.status).toBe(200);
+    expect(v2.json.data.map((n: { id: number }) => n.id)).toEqual([id]);
+    expect((await call(manager.token, "GET", `/v2/notes-bcba?patient_id=${s.patient.id}`)).json.data).toEqual([]);
+    expect((await call(manager.token, "GET", `/v2/notes-rbt?patient_id=${s.patient.id}&status=ok`)).json.data).toEqual([]);
+    expect((await call(manager.token, "GET", `/v2/notes-rbt?patient_id=${s.patient.id}&date_from=${day(-1)}&date_to=${day(-1)}`)).json.data).toHaveLength(1);
+    expect((await call(manager.token, "GET", `/v2/notes-rbt?status=nope`)).status).toBe(422);
+    const before = await auditCount();
+    const legacy = await call(manager.token, "GET", `/note_rbt?provider_id=${s.rbt.id}`);
+    expect(legacy.json.data.map((n: { id: number }) => n.id)).toEqual([id]);
+    expect(await auditCount()).toBe(before + 1);
+    expect((await call(outsider.token, "GET", `/v2/notes-rbt?patient_id=${s.patient.id}`)).json.data).toEqual([]);
+    expect((await call(noPerm, "GET", `/note_rbt`)).status).toBe(403);
+  });
+
+  it("byclient, byprofile, config, showReplacementBypatient", async () => {
+    expect((await call(s.rbt.token, "GET", `/note_rbt/byclient/${s.patient.id}`)).json.data.map((n: { id: number }) => n.id)).toEqual([id]);
+    expect((await call(outsider.token, "GET", `/note_rbt/byclient/${s.patient.id}`)).status).toBe(404);
+    expect((await call(s.rbt.token, "GET", `/note_rbt/byprofile/${s.rbt.id}`)).json.data.map((n: { id: number }) => n.id)).toEqual([id]);
+    expect((await call(outsider.token, "GET", `/note_rbt/byprofile/${s.rbt.id}`)).json.data).toEqual([]);
+    const config = await call(s.rbt.token, "GET", `/note_rbt/config?patient_id=${s.patient.id}&session_date=${day(-1)}`);
+    expect(config.status).toBe(200);
+    expect(config.json.data).toMatchObject({ cpt_codes: ["97153"], client: { patient_id: s.patient.id, today: today() } });
+    expect(config.json.data.client.maladaptives.map((g: { name: string }) => g.name)).toEqual(["Elopement"]);
+    expect(config.json.data.client.replacements.map((g: { name: string }) => g.name)).toEqual(["Manding"]);
+    expect(config.json.data.client.pa_services).toEqual([expect.objectContaining({ id: s.pa.id, spent_units: 4, available_units: 396 })]);
+    expect(config.json.data.client.providers.map((p: { id: number }) => p.id)).toContain(s.rbt.id);
+    expect((await call(outsider.token, "GET", `/note_rbt/config?patient_id=${s.patient.id}`)).status).toBe(404);
+    expect((await call(s.rbt.token, "GET", `/note_bcba/config`)).json.data).toMatchObject({ cpt_codes: ["97151", "97155", "97156"], client: null });
+    const repl = await call(s.rbt.token, "GET", `/note_rbt/showReplacementBypatient/${s.patient.id}`);
+    expect(repl.json.data).toEqual([expect.objectContaining({ name: "Manding", last: null })]);
+    expect((await call(outsider.token, "GET", `/note_rbt/showReplacementBypatient/${s.patient.id}`)).status).toBe(404);
+  });
+});
+
+describe("update, status, modifiers, delete", () => {
+  it("PUT and PATCH with version; a stale version answers 409; others' notes need manage_notes", async () => {
+    const s = await scene();
+    const created = (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data;
+    const put = await call(s.rbt.token, "PUT", `/v2/notes-rbt/${created.id}`, { ...body(s, { time_out: "10:30" }), version: 1 });
+    expect(put.status, JSON.stringify(put.json)).toBe(200);
+    expect(put.json.data).toMatchObject({ total_minutes: 90, total_units: 6, version: 2 });
+    const patch = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${created.id}`, { time_out: "10:15", version: 2 });
+    expect(patch.json.data).toMatchObject({ total_minutes: 75, total_units: 5, version: 3, pos: "12" });
+    const stale = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${created.id}`, { time_out: "10:45", version: 2 });
+    expect(stale.status).toBe(409);
+    const legacy = await call(s.rbt.token, "PUT", `/note_rbt/update/${created.id}`, body(s, { time_out: "11:00" }));
+    expect(legacy.json.data).toMatchObject({ total_minutes: 120, version: 4 });
+    const other = await staff(["view_notes"], [location.id]);
+    expect((await call(other.token, "PATCH", `/v2/notes-rbt/${created.id}`, { time_out: "10:00" })).status).toBe(403);
+    expect((await call(outsider.token, "PATCH", `/v2/notes-rbt/${created.id}`, { time_out: "10:00" })).status).toBe(404);
+    expect((await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${created.id}`, { patient_id: 999999 })).status).toBe(422);
+    expect((await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${created.id}`, { time_in: "12:00" })).json.errors).toEqual({ time_out: NOTE_MESSAGES.endBeforeStart });
+    const [row] = await notesOf(s.patient.id);
+    expect(row).toMatchObject({ version: 4, minutes: 120 });
+  });
+
+  it("status and modifiers need manage_notes; 404 elsewhere; bad values 422", async () => {
+    const s = await scene();
+    const n = (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data;
+    expect((await call(s.rbt.token, "PUT", `/note_rbt/update/status/${n.id}`, { status: "ok" })).status).toBe(403);
+    expect((await call(outsider.token, "PUT", `/note_rbt/update/status/${n.id}`, { status: "ok" })).status).toBe(404);
+    expect((await call(manager.token, "PUT", `/note_rbt/update/status/${n.id}`, { status: "done" })).status).toBe(422);
+    const ok = await call(manager.token, "PUT", `/note_rbt/update/status/${n.id}`, { status: "ok" });
+    expect(ok.json.data.status).toBe("ok");
+    expect((await call(manager.token, "PUT", `/v2/notes-rbt/update-status/${n.id}`, { status: "pending" })).json.data.status).toBe("pending");
+    expect((await call(manager.token, "PUT", `/note_rbt/update/modifier/${n.id}`, { md: "hm", md2: "XE" })).json.data).toMatchObject({ md: "HM", md2: "XE", md3: null });
+    expect((await call(manager.token, "PUT", `/note_rbt/update/modifier/${n.id}`, { md: "QQ" })).status).toBe(422);
+    expect((await call(s.rbt.token, "PUT", `/note_rbt/update/modifier/${n.id}`, { md: "HM" })).status).toBe(403);
+  });
+
+  it("delete (manage_notes) hides the note and gives its units back", async () => {
+    const s = await scene({ units: 4 });
+    const n = (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data;
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-2) }))).json.errors).toEqual({ pa_service_id: NOTE_MESSAGES.paUnits(4, 0) });
+    expect((await call(s.rbt.token, "DELETE", `/v2/notes-rbt/${n.id}`)).status).toBe(403);
+    expect((await call(outsider.token, "DELETE", `/note_rbt/destroy/${n.id}`)).status).toBe(404);
+    expect((await call(manager.token, "DELETE", `/note_rbt/destroy/${n.id}`)).status).toBe(200);
+    expect((await call(manager.token, "GET", `/v2/notes-rbt/${n.id}`)).status).toBe(404);
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-2) }))).status).toBe(201);
+  });
+
+  it("a signed note changes only as an amendment that keeps the earlier version", async () => {
+    const s = await scene();
+    const signed = await post(s.rbt.token, "/v2/notes-rbt", body(s, { provider_name: "Robin RBT", provider_signed_on: day(-1) }));
+    expect(signed.json.data.signed_at).toBeTruthy();
+    const id = signed.json.data.id;
+    const refused = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${id}`, { time_out: "10:30" });
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual({ amendment_reason: NOTE_MESSAGES.signed });
+    expect((await call(s.rbt.token, "PUT", `/note_rbt/update/${id}`, body(s, { time_out: "10:30" }))).status).toBe(422);
+    const amended = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${id}`, { time_out: "10:30", amendment_reason: "Session ran longer" });
+    expect(amended.status, JSON.stringify(amended.json)).toBe(200);
+    expect(amended.json.data).toMatchObject({ total_minutes: 90, version: 2 });
+    const shown = await call(s.rbt.token, "GET", `/v2/notes-rbt/${id}`);
+    expect(shown.json.data.history).toHaveLength(1);
+    expect(shown.json.data.history[0]).toMatchObject({ version: 1, reason: "Session ran longer", amended_by: s.rbt.id, note: { total_minutes: 60, version: 1 } });
+    const versions = await db().select().from(noteVersions).where(eq(noteVersions.noteId, id));
+    expect(versions).toHaveLength(1);
+  });
+
+  it("storeReplacemts saves an RBT note's replacement data", async () => {
+    const s = await scene();
+    const bip = await createBip(s.patient);
+    const plan = await createPlan(bip, { name: "Manding", category: "replacement", timeframe: null, baselineTimeframe: null, unitType: null });
+    const n = (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data;
+    const r = await call(s.rbt.token, "POST", "/note_rbt/storeReplacemts", { note_id: n.id, replacements: [{ plan_id: plan.id, name: "Manding", total_trials: 10, correct_responses: 7 }] });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(r.json.data.content.replacements).toEqual([{ plan_id: plan.id, name: "Manding", total_trials: 10, correct_responses: 7 }]);
+    const repl = await call(s.rbt.token, "GET", `/note_rbt/showReplacementBypatient/${s.patient.id}`);
+    expect(repl.json.data[0].last).toMatchObject({ note_id: n.id, total_trials: 10, correct_responses: 7 });
+    expect((await call(outsider.token, "POST", "/note_rbt/storeReplacemts", { note_id: n.id, replacements: [] })).status).toBe(404);
+  });
+});
+
+describe("the rules through the API", () => {
+  it("no overlap for the client (any provider), touching ends pass, both pairs count", async () => {
+    const s = await scene();
+    const other = await staff(["view_notes"], [location.id]);
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { time_in: "09:00", time_out: "10:00", time_in2: "13:00", time_out2: "14:00" }))).status).toBe(201);
+    const clash = await post(manager.token, "/v2/notes-rbt", body(s, { provider_id: other.id, time_in: "09:30", time_out: "09:45" }));
+    expect(clash.status).toBe(422);
+    expect(clash.json.errors).toEqual({ time_in: NOTE_MESSAGES.clientOverlap("09:00", "10:00") });
+    const second = await post(manager.token, "/v2/notes-rbt", body(s, { provider_id: other.id, time_in: "11:00", time_out: "11:30", time_in2: "13:45", time_out2: "14:30" }));
+    expect(second.json.errors).toEqual({ time_in2: NOTE_MESSAGES.clientOverlap("13:00", "14:00") });
+    const touching = await post(manager.token, "/v2/notes-rbt", body(s, { provider_id: other.id, time_in: "10:00", time_out: "11:00" }));
+    expect(touching.status).toBe(201);
+  });
+
+  it("no overlap for the provider (any client), and 15 minutes between their sessions (10 fail)", async () => {
+    const a = await scene();
+    const b = await scene();
+    expect((await post(a.rbt.token, "/v2/notes-rbt", body(a, { time_in: "09:00", time_out: "10:00" }))).status).toBe(201);
+    const clash = await post(manager.token, "/v2/notes-rbt", body(b, { provider_id: a.rbt.id, time_in: "09:30", time_out: "11:00" }));
+    expect(clash.json.errors).toEqual({ time_in: NOTE_MESSAGES.providerOverlap("09:00", "10:00") });
+    const ten = await post(manager.token, "/v2/notes-rbt", body(b, { provider_id: a.rbt.id, time_in: "10:10", time_out: "11:00" }));
+    expect(ten.json.errors).toEqual({ time_in: NOTE_MESSAGES.providerBuffer("09:00", "10:00", 15) });
+    const fifteen = await post(manager.token, "/v2/notes-rbt", body(b, { provider_id: a.rbt.id, time_in: "10:15", time_out: "11:00" }));
+    expect(fifteen.status).toBe(201);
+  });
+
+  it("the buffer holds across midnight", async () => {
+    const a = await scene();
+    const b = await scene();
+    expect((await post(a.rbt.token, "/v2/notes-rbt", body(a, { session_date: day(-3), time_in: "22:00", time_out: "23:55" }))).status).toBe(201);
+    const early = await post(manager.token, "/v2/notes-rbt", body(b, { provider_id: a.rbt.id, session_date: day(-2), time_in: "00:05", time_out: "01:00" }));
+    expect(early.json.errors).toEqual({ time_in: NOTE_MESSAGES.providerBuffer("22:00", "23:55", 15) });
+    expect((await post(manager.token, "/v2/notes-rbt", body(b, { provider_id: a.rbt.id, session_date: day(-2), time_in: "00:10", time_out: "01:00" }))).status).toBe(201);
+  });
+
+  it("an edit does not conflict with itself; an edit into another note is refused and changes nothing", async () => {
+    const s = await scene();
+    const n1 = (await post(s.rbt.token, "/v2/notes-rbt", body(s, { time_in: "09:00", time_out: "10:00" }))).json.data;
+    const n2 = (await post(s.rbt.token, "/v2/notes-rbt", body(s, { time_in: "11:00", time_out: "12:00" }))).json.data;
+    expect((await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n1.id}`, { time_in: "09:15", time_out: "10:30" })).status).toBe(200);
+    const into = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n1.id}`, { time_out: "11:30" });
+    expect(into.status).toBe(422);
+    expect(into.json.errors).toEqual({ time_in: NOTE_MESSAGES.clientOverlap("11:00", "12:00") });
+    const [row] = await db().select().from(notes).where(eq(notes.id, n1.id));
+    expect(row).toMatchObject({ timeOut: "10:30", version: 2 });
+    expect(n2.id).toBeGreaterThan(n1.id);
+  });
+
+  it("caps: 10 hours a day and 40 a week per client, exactly at the cap passes", async () => {
+    const s = await scene({ permissions: ["view_notes", "ignore_time_limits"], units: 2000 });
+    // A past week (Sunday–Saturday), whole: from the Sunday 4 weeks back.
+    const sunday = addDays(today(), -28 - new Date(`${today()}T12:00:00Z`).getUTCDay());
+    const second = await staff(["view_notes"], [location.id]);
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: sunday, time_in: "08:00", time_out: "13:00" }))).status).toBe(201);
+    expect((await post(manager.token, "/v2/notes-rbt", body(s, { provider_id: second.id, session_date: sunday, time_in: "13:00", time_out: "18:00" }))).status).toBe(201);
+    const over = await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: sunday, time_in: "19:00", time_out: "19:01" }));
+    expect(over.json.errors).toEqual({ time_out: NOTE_MESSAGES.dayCap(10) });
+    for (const d of [1, 2, 3]) expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: addDays(sunday, d), time_in: "08:00", time_out: "18:00" }))).status).toBe(201);
+    const week = await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: addDays(sunday, 6), time_in: "08:00", time_out: "08:15" }));
+    expect(week.json.errors).toEqual({ time_out: NOTE_MESSAGES.weekCap(40) });
+    // The next Sunday starts a new week.
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: addDays(sunday, 7), time_in: "08:00", time_out: "08:15" }))).status).toBe(201);
+  });
+
+  it("PA units: consumed on create, moved on edit, refused when exceeded; the PA must be the client's and cover date and CPT", async () => {
+    const s = await scene({ units: 8 });
+    const n = (await post(s.rbt.token, "/v2/notes-rbt", body(s, { time_in: "09:00", time_out: "11:00" }))).json.data;
+    expect(n.total_units).toBe(8);
+    const over = await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-2), time_in: "09:00", time_out: "09:15" }));
+    expect(over.json.errors).toEqual({ pa_service_id: NOTE_MESSAGES.paUnits(1, 0) });
+    expect((await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { time_out: "10:00" })).json.data.total_units).toBe(4);
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-2), time_in: "09:00", time_out: "10:00" }))).status).toBe(201);
+    const grow = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { time_out: "10:15" });
+    expect(grow.json.errors).toEqual({ pa_service_id: NOTE_MESSAGES.paUnits(5, 4) });
+    // Moving the note to another PA service gives its units back to the first.
+    const [pa2] = await db().insert(paServices).values({ patientId: s.patient.id, paService: "Second", cpt: "97153", nUnits: 10, startDate: day(-30), endDate: day(30) }).returning();
+    expect((await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { pa_service_id: pa2!.id })).status).toBe(200);
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-3), time_in: "09:00", time_out: "10:00" }))).status).toBe(201);
+    const other = await scene();
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-4), pa_service_id: other.pa.id }))).json.errors).toEqual({ pa_service_id: NOTE_MESSAGES.paNotOfClient });
+    const [old] = await db().insert(paServices).values({ patientId: s.patient.id, paService: "Old", cpt: "97153", nUnits: 10, startDate: day(-100), endDate: day(-50) }).returning();
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-4), pa_service_id: old!.id }))).json.errors).toEqual({ pa_service_id: NOTE_MESSAGES.paNotCovering(day(-4), "97153") });
+    const [bcbaPa] = await db().insert(paServices).values({ patientId: s.patient.id, paService: "BCBA", cpt: "97155", nUnits: 10, startDate: day(-30), endDate: day(30) }).returning();
+    expect((await post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-4), pa_service_id: bcbaPa!.id }))).json.errors).toEqual({ pa_service_id: NOTE_MESSAGES.paNotCovering(day(-4), "97153") });
+  });
+});
+
+describe("atomic under concurrency", () => {
+  it("20 concurrent creates against a PA service with room for 10 notes: exactly 10 land and the units add up", async () => {
+    const s = await scene({ units: 40, permissions: ["view_notes", "ignore_time_limits"] });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        post(s.rbt.token, "/v2/notes-rbt", body(s, { session_date: day(-1 - Math.floor(i / 2)), time_in: i % 2 ? "13:00" : "09:00", time_out: i % 2 ? "14:00" : "10:00" })),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((x) => x === 201)).toHaveLength(10);
+    expect(statuses.filter((x) => x === 422)).toHaveLength(10);
+    for (const r of results.filter((x) => x.status === 422)) expect(r.json.errors).toEqual({ pa_service_id: NOTE_MESSAGES.paUnits(4, 0) });
+    const [sum] = await db()
+      .select({ units: sql<number>`sum(${notes.units})`, n: count() })
+      .from(notes)
+      .where(and(eq(notes.paServiceId, s.pa.id), isNull(notes.deletedAt)));
+    expect(sum).toEqual({ units: 40, n: 10 });
+  });
+
+  it("two concurrent overlapping notes for one provider: exactly one lands", async () => {
+    const a = await scene();
+    const b = await scene();
+    const [r1, r2] = await Promise.all([
+      post(manager.token, "/v2/notes-rbt", body(a, { provider_id: manager.id, time_in: "15:00", time_out: "16:00" })),
+      post(manager.token, "/v2/notes-rbt", body(b, { provider_id: manager.id, time_in: "15:30", time_out: "16:30" })),
+    ]);
+    expect([r1.status, r2.status].sort()).toEqual([201, 422]);
+    const [n] = await db().select({ n: count() }).from(notes).where(and(eq(notes.providerId, manager.id), eq(notes.sessionDate, day(-1)), sql`${notes.timeIn} in ('15:00', '15:30')`));
+    expect(n!.n).toBe(1);
+  });
+
+  it("a resend racing the first request with the same key creates one note", async () => {
+    const s = await scene();
+    const key = `race-${crypto.randomUUID()}`;
+    const rs = await Promise.all([0, 1, 2].map(() => post(s.rbt.token, "/v2/notes-rbt", body(s), { "Idempotency-Key": key })));
+    expect(new Set(rs.map((r) => r.json.data.id)).size).toBe(1);
+    expect(rs.map((r) => r.status).sort()).toEqual([200, 200, 201]);
+    expect(await notesOf(s.patient.id)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,166 @@
+import { Hono, type Context } from "hono";
+import { listQuerySchema } from "~/domain/paging";
+import type { NoteJson, NoteType } from "~/domain/notes";
+import { parseWith, pathId } from "~/domain/validation";
+import {
+  createNote,
+  deleteNote,
+  getNote,
+  listNotes,
+  NOTE_ALREADY_SAVED,
+  noteConfig,
+  NOTES,
+  notesByClient,
+  notesByProvider,
+  notesPage,
+  replacementsByPatient,
+  setNoteModifiers,
+  setNoteStatus,
+  storeReplacements,
+  updateNote,
+  type NoteWithHistory,
+} from "~/models/notes.server";
+import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, v2Router, type RestResource } from "./rest";
+
+/**
+ * Session notes (clinical §7 notes calls; issue 10; decision 023).
+ *
+ * Legacy: /note_rbt and /note_bcba with every path of the spec's table (list, show, store, update,
+ * destroy, byprofile, showReplacementBypatient, byclient, config, update/status, update/modifier, and
+ * storeReplacemts on RBT). generate-summary and the v2 PDFs are other modules' routers at their paths.
+ * v2: /v2/notes-rbt, /v2/notes-bcba, /v2/notes-combined (RestResource: list with filters, show,
+ * create, PUT/PATCH with version, update-status, delete).
+ *
+ * Permissions: view_notes reads, and writes or edits the actor's own notes (the model checks whose);
+ * manage_notes deletes and changes status and modifiers (and writes for another provider). A create takes
+ * the `Idempotency-Key` header as its one-time token: a resend answers the first note (200).
+ */
+const view = requireApiPermission("view_notes");
+const manage = requireApiPermission("manage_notes");
+
+/** The Idempotency-Key header (the API's form token), bounded. */
+function idempotencyKey(headers: Headers | undefined): string | null {
+  const key = headers?.get("Idempotency-Key")?.trim();
+  return key ? key.slice(0, 200) : null;
+}
+
+/** A signed note changes only with a reason: `amendment_reason` in the body. */
+function amendmentReason(body: Record<string, unknown>): string | null {
+  return typeof body.amendment_reason === "string" ? body.amendment_reason : null;
+}
+
+function noteResource(type: NoteType, label: string): RestResource<NoteWithHistory | NoteJson> {
+  return {
+    name: NOTES,
+    label,
+    view: "view_notes",
+    manage: "manage_notes",
+    permissions: { create: "view_notes", update: "view_notes", status: "manage_notes", remove: "manage_notes" },
+    list: (ctx, query, filters) => notesPage(ctx, query, { ...filters, type }),
+    get: async (ctx, id) => {
+      const found = await getNote(ctx, type, id);
+      return found ? { ...found.note, history: found.history } : null;
+    },
+    create: (ctx, body, headers) => createNote(ctx, { ...body, type }, { formToken: idempotencyKey(headers) }),
+    replayed: (result) => result.message === NOTE_ALREADY_SAVED,
+    update: (ctx, id, body, opts) => updateNote(ctx, type, id, body, { ...opts, amendmentReason: amendmentReason(body) }),
+    updateStatus: (ctx, id, body) => setNoteStatus(ctx, type, id, body),
+    remove: (ctx, id) => deleteNote(ctx, type, id),
+    // Every page names its clients in one audit row; a show records its own read with the note's history.
+    audit: { entity: "note", patientOf: (n) => n.patient_id, showAudited: true },
+  };
+}
+
+export const notesRbtV2 = v2Router(noteResource("rbt", "Note"));
+export const notesBcbaV2 = v2Router(noteResource("bcba", "Note"));
+export const notesCombinedV2 = v2Router(noteResource("combined", "Note"));
+
+const NOT_FOUND = "Note not found.";
+
+function listQuery(c: Context<AppEnv>) {
+  return parseWith(listQuerySchema(), c.req.query());
+}
+
+async function body(c: Context<AppEnv>) {
+  const b = await readBody(c);
+  return b;
+}
+
+/** The legacy router of one note type (clinical §7 "Notes (BCBA and RBT, same shapes)"). */
+function legacyRouter(type: NoteType) {
+  const router = new Hono<AppEnv>()
+    .get("/", view, async (c) => {
+      const q = listQuery(c);
+      if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
+      const result = await listNotes(modelContext(c), q.data, { ...c.req.query(), type });
+      return result.ok ? c.json(result.data) : answer(c, result);
+    })
+    .get("/config", view, async (c) => answer(c, await noteConfig(modelContext(c), type, c.req.query())))
+    .get("/show/:id", view, async (c) => {
+      const id = pathId(c.req.param("id"));
+      const found = id === null ? null : await getNote(modelContext(c), type, id);
+      return found ? c.json({ data: { ...found.note, history: found.history } }) : jsonError(c, 404, NOT_FOUND);
+    })
+    .get("/byclient/:id", view, async (c) => {
+      const id = pathId(c.req.param("id"));
+      const q = listQuery(c);
+      if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
+      const page = id === null ? null : await notesByClient(modelContext(c), type, id, q.data);
+      return page ? c.json(page) : jsonError(c, 404, "Client not found.");
+    })
+    .get("/byprofile/:id", view, async (c) => {
+      const id = pathId(c.req.param("id"));
+      const q = listQuery(c);
+      if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
+      const page = id === null ? null : await notesByProvider(modelContext(c), type, id, q.data);
+      return page ? c.json(page) : jsonError(c, 404, "Employee not found.");
+    })
+    .get("/showReplacementBypatient/:id", view, async (c) => {
+      const id = pathId(c.req.param("id"));
+      const rows = id === null ? null : await replacementsByPatient(modelContext(c), id);
+      return rows ? c.json({ data: rows }) : jsonError(c, 404, "Client not found.");
+    })
+    .post("/store", view, async (c) => {
+      const b = await body(c);
+      if (!b) return jsonError(c, 400, "The request body must be JSON.");
+      const result = await createNote(modelContext(c), { ...b, type }, { formToken: idempotencyKey(c.req.raw.headers) });
+      return answer(c, result, result.ok && result.message === NOTE_ALREADY_SAVED ? 200 : 201);
+    })
+    .put("/update/status/:id", manage, async (c) => {
+      const id = pathId(c.req.param("id"));
+      if (id === null) return jsonError(c, 404, NOT_FOUND);
+      const b = await body(c);
+      if (!b) return jsonError(c, 400, "The request body must be JSON.");
+      return answer(c, await setNoteStatus(modelContext(c), type, id, b));
+    })
+    .put("/update/modifier/:id", manage, async (c) => {
+      const id = pathId(c.req.param("id"));
+      if (id === null) return jsonError(c, 404, NOT_FOUND);
+      const b = await body(c);
+      if (!b) return jsonError(c, 400, "The request body must be JSON.");
+      return answer(c, await setNoteModifiers(modelContext(c), type, id, b));
+    })
+    .put("/update/:id", view, async (c) => {
+      const id = pathId(c.req.param("id"));
+      if (id === null) return jsonError(c, 404, NOT_FOUND);
+      const b = await body(c);
+      if (!b) return jsonError(c, 400, "The request body must be JSON.");
+      if (isEmptyChange(b)) return emptyChange(c);
+      return answer(c, await updateNote(modelContext(c), type, id, b, { partial: false, version: requestVersion(c, b), amendmentReason: amendmentReason(b) }));
+    })
+    .delete("/destroy/:id", manage, async (c) => {
+      const id = pathId(c.req.param("id"));
+      if (id === null) return jsonError(c, 404, NOT_FOUND);
+      const result = await deleteNote(modelContext(c), type, id);
+      return result.ok ? c.json({ message: result.message }) : answer(c, result);
+    });
+  return router;
+}
+
+export const noteRbtV1 = legacyRouter("rbt").post("/storeReplacemts", view, async (c) => {
+  const b = await body(c);
+  if (!b) return jsonError(c, 400, "The request body must be JSON.");
+  return answer(c, await storeReplacements(modelContext(c), b, { version: requestVersion(c, b) }));
+});
+export const noteBcbaV1 = legacyRouter("bcba");
