@@ -165,7 +165,7 @@ function TimesSection({ options }: { options: NoteFormOptions }) {
   const morning = pairMinutes(valueOf(values, "time_in"), valueOf(values, "time_out"));
   const afternoon = pairMinutes(valueOf(values, "time_in2"), valueOf(values, "time_out2"));
   const total = morning + afternoon;
-  const zone = options.patient ? `${options.patient.location_title} time (${options.patient.time_zone})` : "the location's local time";
+  const zone = options.patient ? `local to the client's location (${options.patient.time_zone.replace(/_/g, " ")})` : "local to the client's location";
   return (
     <section className="note-section" aria-labelledby="times-head" data-times>
       <h2 id="times-head">Session times</h2>

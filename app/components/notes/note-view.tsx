@@ -83,9 +83,7 @@ function Content({ note }: { note: NoteJson }) {
           <dd>
             <ul>
               {c.maladaptives.map((m, i) => (
-                <li key={i}>
-                  {m.name}: {text(m.frequency)} {m.frequency === 1 ? "time" : "times"}
-                </li>
+                <li key={i}>{`${m.name}: ${text(m.frequency)} ${m.frequency === 1 ? "time" : "times"}`}</li>
               ))}
             </ul>
           </dd>
@@ -97,9 +95,7 @@ function Content({ note }: { note: NoteJson }) {
           <dd>
             <ul>
               {c.replacements.map((r, i) => (
-                <li key={i}>
-                  {r.name}: {text(r.correct_responses)} correct of {text(r.total_trials)} trials
-                </li>
+                <li key={i}>{`${r.name}: ${text(r.correct_responses)} correct of ${text(r.total_trials)} trials`}</li>
               ))}
             </ul>
           </dd>
@@ -112,9 +108,7 @@ function Content({ note }: { note: NoteJson }) {
             <dd>
               <ul>
                 {c[k]!.map((g, i) => (
-                  <li key={i}>
-                    {g.name}: {g.percent === null ? "—" : `${g.percent}%`}
-                  </li>
+                  <li key={i}>{`${g.name}: ${g.percent === null ? "—" : `${g.percent}%`}`}</li>
                 ))}
               </ul>
             </dd>
@@ -127,9 +121,7 @@ function Content({ note }: { note: NoteJson }) {
           <dd>
             <ul>
               {c.protocol_modifications.map((p, i) => (
-                <li key={i}>
-                  {p.name}: {[p.assessed && "assessed", p.modified && "modified", p.demonstrated && "demonstrated"].filter(Boolean).join(", ") || "—"}
-                </li>
+                <li key={i}>{`${p.name}: ${[p.assessed && "assessed", p.modified && "modified", p.demonstrated && "demonstrated"].filter(Boolean).join(", ") || "—"}`}</li>
               ))}
             </ul>
           </dd>
@@ -188,7 +180,7 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
       ) : null}
       <div className="page-head">
         <h1>
-          {NOTE_TYPE_LABELS[note.type]} · {context.patient.first_name} {context.patient.last_name}{" "}
+          {`${NOTE_TYPE_LABELS[note.type]} · ${context.patient.first_name} ${context.patient.last_name} `}
           <span className={`status status-${note.status}`}>{note.status === "ok" ? "OK" : "Pending"}</span>
         </h1>
         <span className="head-links">
@@ -202,7 +194,7 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
             </>
           ) : null}
           {" · "}
-          <Link to={`${base}/listbyclient/${note.patient_id}`}>Client's {NOTE_TYPE_LABELS[note.type]}s</Link>
+          <Link to={`${base}/listbyclient/${note.patient_id}`}>{`Client's ${NOTE_TYPE_LABELS[note.type]}s`}</Link>
         </span>
       </div>
       <FormMessage success={flash} />

@@ -3,7 +3,7 @@ import type { NoteType } from "~/domain/notes";
 /** What a note form offers (built by app/services/note-screens.server.ts from the model's noteConfig). */
 export interface NoteFormOptions {
   type: NoteType;
-  patient: { id: number; name: string; identifier: string | null; location_title: string; time_zone: string } | null;
+  patient: { id: number; name: string; identifier: string | null; time_zone: string } | null;
   /** The acting user; a user without manage_notes writes only their own notes. */
   self: { id: number; name: string };
   canManage: boolean;
