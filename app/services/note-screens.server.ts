@@ -5,15 +5,16 @@ import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/no
 import { noteBodyToFormFields, noteFormToBody } from "~/domain/note-form";
 import type { NoteJson, NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
-import { ListQuery } from "~/domain/paging";
+import { ListQuery, paged } from "~/domain/paging";
 import { parseWith, pathId, searchText } from "~/domain/validation";
 import * as v from "valibot";
 import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
-import { createNote, getNote, getNoteView, noteAsInput, noteConfig, notesByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
-import { findPatient } from "~/models/patients.server";
+import { createNote, getNote, getNoteView, noteAsInput, noteConfig, notesPage, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { getPatient } from "~/models/patients.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
+import { auditClientsRead, auditWho } from "./audit.server";
 import { randomToken } from "./crypto.server";
 import { formValues, modelContextFor } from "./forms.server";
 import { endedSessionUser, forbidden, getSigned, notFound, requireId, requirePermission } from "./guard.server";
@@ -207,7 +208,7 @@ async function summaryFor(context: AppLoadContext, type: NoteType, form: FormDat
 
 export function createNoteLoader(type: NoteType) {
   return async ({ request, context }: { request: Request; context: AppLoadContext }): Promise<NoteFormData | ClientChoiceData> => {
-    const { actor } = await requirePermission(request, context, NOTE_GUARD);
+    const { actor, auditTail } = await requirePermission(request, context, NOTE_GUARD);
     const ctx = modelContextFor(context, actor);
     const url = new URL(request.url);
     const patientId = pathId(url.searchParams.get("patient_id") ?? undefined);
@@ -217,10 +218,13 @@ export function createNoteLoader(type: NoteType) {
     if (!options) {
       const searched = parseWith(searchText(), url.searchParams.get("search") ?? "");
       const search = searched.ok ? searched.data : "";
+      const choices = searched.ok ? await clientChoices(ctx, search) : [];
+      // The clients named on the page are a read of client data (decision 019): one audit row names them.
+      await auditClientsRead(context.app.db, auditWho(ctx), "patient", choices.map((c) => c.id), auditTail);
       return {
         kind: "choose-client",
         type,
-        choices: searched.ok ? await clientChoices(ctx, search) : [],
+        choices,
         search: searched.ok ? search : (url.searchParams.get("search") ?? "").slice(0, 100),
         notice: !searched.ok ? searched.errors.form! : null,
       };
@@ -439,19 +443,32 @@ export function viewNoteAction(type: NoteType) {
 
 export function notesByClientLoader(type: NoteType) {
   return async ({ request, context, params }: { request: Request; context: AppLoadContext; params: { patientId?: string } }) => {
-    const { actor } = await requirePermission(request, context, NOTE_GUARD);
+    const { actor, auditTail } = await requirePermission(request, context, NOTE_GUARD);
     const ctx = modelContextFor(context, actor);
     const patientId = requireId(params.patientId, "Client");
     const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
     const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
-    const page = await notesByClient(ctx, type, patientId, query);
-    if (!page) throw notFound("Client not found.");
-    let clientName = page.data[0]?.patient_name ?? null;
-    if (clientName === null) {
-      const patient = await findPatient(ctx, patientId);
+    // The page (scoped to the actor's locations by the model), then its audit row with the tail read with the
+    // session: 3 round trips. An empty page asks whether the client is in scope at all (404 otherwise).
+    // (The model's notesByClient checks the client first and reads the tail again: 5 round trips.)
+    const result = await notesPage(ctx, query, { patient_id: String(patientId), type });
+    const page = result.ok ? result.data : null;
+    let clientName = page?.data[0]?.patient_name ?? null;
+    if (page && page.data.length) await auditClientsRead(context.app.db, auditWho(ctx), "note", [patientId], auditTail);
+    else {
+      // The client's name is shown: an audited read of the client (one more round trip, on an empty page only).
+      const patient = await getPatient(ctx, patientId);
       if (!patient) throw notFound("Client not found.");
       clientName = patient.full_name;
     }
-    return { type, patientId, clientName, page, queryError: parsed.ok ? null : Object.values(parsed.errors)[0]!, canManage: can(actor, "manage_notes"), selfId: actor.id };
+    return {
+      type,
+      patientId,
+      clientName: clientName ?? "",
+      page: page ?? paged([], 0, query),
+      queryError: parsed.ok ? null : Object.values(parsed.errors)[0]!,
+      canManage: can(actor, "manage_notes"),
+      selfId: actor.id,
+    };
   };
 }

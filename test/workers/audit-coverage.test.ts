@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, intakeAssessments, paServices } from "~/db/schema";
+import { auditLog, intakeAssessments, notes, paServices } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
@@ -124,6 +124,8 @@ let seed: {
   comment: number;
   pa: number;
   intake: number;
+  /** One note of each type (the note screens are per type). */
+  notes: Record<string, number>;
 };
 let token: string;
 let cookie: string;
@@ -139,7 +141,12 @@ beforeAll(async () => {
   const comment = await createChartComment(plan, "2026-01-02", "New routine");
   const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97151", nUnits: 32, startDate: "2026-01-01", endDate: "2026-06-30" }).returning();
   const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id }).returning();
-  seed = { patient: patient.id, parent: parent.id, identifier: patient.patientIdentifier, bip: bip.id, plan: plan.id, objective: objective.id, report: report.id, comment: comment.id, pa: pa!.id, intake: intake!.id };
+  const noteIds: Record<string, number> = {};
+  for (const type of ["rbt", "bcba", "combined"] as const) {
+    const [n] = await db().insert(notes).values({ type, patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05", cptCode: type === "bcba" ? "97155" : "97153" }).returning();
+    noteIds[type] = n!.id;
+  }
+  seed = { patient: patient.id, parent: parent.id, identifier: patient.patientIdentifier, bip: bip.id, plan: plan.id, objective: objective.id, report: report.id, comment: comment.id, pa: pa!.id, intake: intake!.id, notes: noteIds };
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
@@ -167,6 +174,9 @@ function apiUrl(path: string): string {
 
 function screenUrl(route: BuildRoute): string {
   const path = rawPath(route);
+  // The note screens: a note of the screen's type, or the client (create with ?patient_id, list by client).
+  const noteScreen = /^\/note-(rbt|bcba|combined)(\/(edit|view)\/:id)?/.exec(path);
+  if (noteScreen?.[2]) return path.replace(":id", String(seed.notes[noteScreen[1]!]));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)
@@ -219,7 +229,8 @@ function seeded(route: string): string {
     .replace(":plan", String(seed.plan))
     .replace(":parent", String(seed.parent))
     .replace(":intake", String(seed.intake))
-    .replace(":bip", String(seed.bip));
+    .replace(":bip", String(seed.bip))
+    .replace(":noteRbt", String(seed.notes.rbt));
 }
 
 describe("a recorded read stays within 3 D1 round trips", () => {
@@ -277,6 +288,8 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/bip/goal/:plan",
     ...RELATED_READ_SCREENS,
     "/bip/tabbed/:bip?tab=identity",
+    "/note-rbt/view/:noteRbt",
+    "/note-rbt/listbyclient/:patient",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();
