@@ -1,5 +1,6 @@
 /// <reference types="@remix-run/cloudflare" />
 import type { D1Migration } from "@cloudflare/vitest-pool-workers";
+import type { WorkersAiBinding } from "./app/services/ai-summary.server";
 import type { EmailJob } from "./app/services/jobs.server";
 
 declare global {
@@ -21,6 +22,14 @@ declare global {
     JWT_SECRET?: string;
     /** Optional secret mixed into every password hash. */
     PASSWORD_PEPPER?: string;
+    /** AI summary (docs/decisions/026): an OpenAI-compatible endpoint when AI_BASE_URL is set, else the Workers AI
+     * binding when one is configured ([ai] binding = "AI"), else the built-in summariser. */
+    AI?: WorkersAiBinding;
+    AI_BASE_URL?: string;
+    AI_API_KEY?: string;
+    AI_MODEL?: string;
+    /** Milliseconds before a provider that does not answer is cut off (default 20000). */
+    AI_TIMEOUT_MS?: string;
     TEST_MIGRATIONS?: D1Migration[];
   }
   namespace Cloudflare {

@@ -10,6 +10,7 @@
  * - the AI summary button (app/client/note-summary.ts) when that module is present.
  */
 import { minuteOfDay, unitsForMinutes } from "../domain/notes";
+import { attachAiSummary } from "./note-summary";
 
 const DRAFT_PREFIX = "note-draft:";
 /** Fields the page owns: never written back from a draft. */
@@ -224,6 +225,7 @@ export function enhanceNoteForm(form: HTMLFormElement) {
   liveUnits(form);
   liveCpt(form);
   signaturePads(form);
+  attachAiSummary(form);
   if (key && key.startsWith(DRAFT_PREFIX)) {
     draftBanner(form, key);
     keepDrafts(form, key);

@@ -14,6 +14,8 @@ import { createNote, getNote, getNoteView, noteAsInput, noteConfig, notesPage, s
 import { getPatient } from "~/models/patients.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
+import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
+import { summarizeNoteForm } from "./ai-summary.server";
 import { auditClientsRead, auditWho } from "./audit.server";
 import { randomToken } from "./crypto.server";
 import { formValues, modelContextFor } from "./forms.server";
@@ -198,10 +200,10 @@ function refusal<T>(result: Exclude<ModelResult<T>, { ok: true }>) {
 
 /** The no-JavaScript summary: the built-in (or configured) summariser over the typed form. */
 async function summaryFor(context: AppLoadContext, type: NoteType, form: FormData): Promise<{ summary: string } | { message: string; missing?: string[] }> {
-  void context;
-  void type;
-  void form;
-  return { message: "Error generating AI summary. Please try again." };
+  const result = await summarizeNoteForm(context.app.env, form, { type });
+  if (result.ok) return { summary: result.summary };
+  if (result.status === 422) return { message: result.message, missing: result.missing };
+  return { message: result.message || AI_SUMMARY_ERROR };
 }
 
 /* ------------------------------------------------------------------ create */
@@ -298,7 +300,7 @@ export function createNoteAction(type: NoteType) {
         values["content.summary_note"] = s.summary;
         return rerender(200, { values });
       }
-      return rerender(200, { summaryError: s.missing?.length ? `${s.message}: ${s.missing.join("; ")}` : s.message });
+      return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });
     }
     if (intent !== "save") return rerender(400, { message: "Unknown action." });
     const result = await createNote(ctx, body, { formToken });
@@ -381,7 +383,7 @@ export function editNoteAction(type: NoteType) {
     if (intent === "generate-summary") {
       const s = await summaryFor(context, type, form);
       if ("summary" in s) return rerender(200, { values: { ...typed, "content.summary_note": s.summary } });
-      return rerender(200, { summaryError: s.missing?.length ? `${s.message}: ${s.missing.join("; ")}` : s.message });
+      return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });
     }
     if (intent !== "save" && intent !== "amend") return rerender(400, { message: "Unknown action." });
     const result = await updateNote(ctx, type, id, bodyOf(type, form), { version, partial: false, amendmentReason: String(form.get("amendment_reason") ?? "") || null });

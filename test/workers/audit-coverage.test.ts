@@ -93,6 +93,7 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
   "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
   "routes/_app.notes-list": "placeholder screen (guard only, no data yet)",
+  "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
 };
 
 

@@ -221,6 +221,19 @@ describe("create", () => {
     expect(await noteCount()).toBe(before);
   });
 
+  it("'Generate AI Summary' without JavaScript renders the built-in summary into the form, typed values kept; missing fields are listed", async () => {
+    const before = await noteCount();
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ intent: "generate-summary", "content.summary_note": "", "content.client_appeared": "Focused" }), w.rbtCookie);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toMatch(/<textarea[^>]*name="content.summary_note"[^>]*>Met with client at/);
+    expect(html).toContain('value="Focused"');
+    const missing = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ intent: "generate-summary", "content.as_evidenced_by": "" }), w.rbtCookie);
+    expect(missing.status).toBe(200);
+    expect(await missing.text()).toMatch(/data-summary-error="true">Missing Required Fields\. Please complete the required fields below/);
+    expect(await noteCount()).toBe(before);
+  });
+
   it("a user without manage_notes cannot write a note for another provider", async () => {
     const before = await noteCount();
     const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ provider_id: String(w.other.id), session_date: nextDay(), ...nextTimes() }), w.rbtCookie);

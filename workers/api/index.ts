@@ -11,6 +11,7 @@ import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
 import { mockApi, mockMode } from "./mock";
 import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
+import { noteSummaryApi } from "./note-summary";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
 import { rolesV1, rolesV2 } from "./roles";
@@ -69,6 +70,8 @@ export const api = new Hono<AppEnv>()
   // Clients, PA services and parents (see ./clients.ts); employees and user administration (./employees.ts).
   .route("/", clientsApi)
   .route("/", employeesApi)
+  // The notes' AI summary (./note-summary.ts).
+  .route("/", noteSummaryApi)
   // Session notes (./notes.ts). generate-summary and the note PDFs are mounted by their own routers.
   .route("/note_rbt", noteRbtV1)
   .route("/note_bcba", noteBcbaV1)

@@ -1,0 +1,36 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { requirePermission } from "~/services/guard.server";
+import { summarizeNoteForm } from "~/services/ai-summary.server";
+
+/**
+ * The note forms' AI summary with JavaScript (app/client/note-summary.ts; docs/decisions/026): the note FORM's
+ * fields (`noteFormToBody`) in, JSON out like the API — `{ summary }`, 422 `{ message, missing }`, 502/504
+ * `{ message }`. Screen session (cookie); the Worker refuses cross-site posts before Remix (workers/app.ts).
+ * Without JavaScript the note form's own action answers the same submit (intent=generate-summary).
+ */
+export const handle = { guard: "view_notes" };
+
+const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requirePermission(request, context, "view_notes");
+  return json({ message: "Use POST with the note form's fields." }, 405);
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requirePermission(request, context, "view_notes");
+  const type = (request.headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
+    return json({ message: "The request body must be the note form (application/x-www-form-urlencoded or multipart/form-data)." }, 415);
+  }
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    return json({ message: "The note form could not be read." }, 400);
+  }
+  const result = await summarizeNoteForm(context.app.env, form);
+  if (result.ok) return json({ summary: result.summary, provider: result.provider });
+  if (result.status === 422) return json({ message: result.message, missing: result.missing }, 422);
+  return json({ message: result.message }, result.status);
+}

@@ -1,0 +1,174 @@
+import { count } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog } from "~/db/schema";
+import { noteBodyToFormFields } from "~/domain/note-form";
+import { api, apiToken, createLocation, createUser, db, request, signInCookie } from "./helpers";
+
+/** The AI summary: POST /api/note_{rbt,bcba,combined}/generate-summary and the note forms' POST /notes/generate-summary. */
+
+const rbtNote = {
+  cpt_code: "97153",
+  diagnosis_code: "F84.0",
+  pos: "12",
+  time_in: "09:00",
+  time_out: "10:30",
+  patient_name: "Jane Doe",
+  session_date: "2026-03-14",
+  content: {
+    participants: "Mother",
+    maladaptives: [{ plan_id: 1, name: "Aggression", frequency: 3 }],
+    replacements: [{ plan_id: 2, name: "Manding", total_trials: 10, correct_responses: 7 }],
+    interventions: ["DRA", "Prompting"],
+    client_appeared: "Calm",
+    as_evidenced_by: "Jane followed directions",
+    client_response_to_treatment_this_session: "responded well to prompting",
+    rbt_modeled_and_demonstrated_to_caregiver: "labeled praise",
+  },
+};
+
+const bcba97156 = {
+  cpt_code: "97156",
+  diagnosis_code: "F84.0",
+  pos: "home", // the legacy client sends the POS normalised
+  time_in2: "13:00",
+  time_out2: "14:00",
+  participants: "Mother", // and the content fields beside the others
+  environmental_changes: "None",
+  caregiver_goals: [{ name: "First-then language", percent: 70 }],
+  demonstrated_replacement_protocols: ["Manding"],
+  demonstrated_intervention_protocols: ["DRA"],
+  discussed_behaviors: ["Aggression"],
+  progress_noted_this_session_compared_to_previous_session: "more consistent",
+};
+
+async function auditRows() {
+  const [row] = await db().select({ n: count() }).from(auditLog);
+  return row!.n;
+}
+
+let token: string;
+let noPermissionToken: string;
+let cookie: string;
+let noPermissionCookie: string;
+
+beforeAll(async () => {
+  const location = await createLocation();
+  const rbt = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  const other = await createUser({ permissions: ["view_clients"], locations: [location.id] });
+  [token, noPermissionToken, cookie, noPermissionCookie] = await Promise.all([apiToken(rbt), apiToken(other), signInCookie(rbt), signInCookie(other)]);
+});
+
+describe("POST /api/note_*/generate-summary", () => {
+  it("answers the built-in summary for a complete RBT note, with nothing identifying in it", async () => {
+    const before = await auditRows();
+    const res = await api("/note_rbt/generate-summary", { method: "POST", token, body: rbtNote });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { summary: string; provider: string };
+    expect(body.provider).toBe("built-in");
+    expect(body.summary).toMatch(/^Met with client at home/);
+    expect(body.summary).toContain("aggression observed 3 times");
+    expect(body.summary).not.toMatch(/Jane|Doe|2026|97153|F84|09:00/);
+    const sentences = body.summary.split(/(?<=[.!?])\s+/).length;
+    expect(sentences).toBeGreaterThanOrEqual(5);
+    expect(sentences).toBeLessThanOrEqual(9);
+    // Nothing stored, nothing read: no audit row.
+    expect(await auditRows()).toBe(before);
+  });
+
+  it("BCBA and combined notes, from the legacy client's flat fields and normalised POS", async () => {
+    const bcba = await api("/note_bcba/generate-summary", { method: "POST", token, body: bcba97156 });
+    expect(bcba.status).toBe(200);
+    expect(((await bcba.json()) as { summary: string }).summary).toMatch(/^The BCBA met with client at home/);
+    const combined = await api("/note_combined/generate-summary", { method: "POST", token, body: rbtNote });
+    expect(combined.status).toBe(200);
+    expect(((await combined.json()) as { summary: string }).summary).toMatch(/^Met with client at home/);
+  });
+
+  it.each([
+    ["no CPT code", "/note_rbt/generate-summary", { ...rbtNote, cpt_code: "" }, ["CPT Code"]],
+    ["missing RBT fields", "/note_rbt/generate-summary", { ...rbtNote, pos: "", content: { ...rbtNote.content, interventions: [], client_appeared: "" } }, ["POS", "Interventions", "Mood"]],
+    ["97153 on a BCBA note", "/note_bcba/generate-summary", rbtNote, ["THIS CPT HAS NOT BEEN IMPLEMENTED YET"]],
+    ["97156 at home without caregiver goals", "/note_bcba/generate-summary", { ...bcba97156, caregiver_goals: [] }, ["Caregiver Goals"]],
+  ])("%s → 422 Missing Required Fields with the list", async (_label, path, note, missing) => {
+    const res = await api(path, { method: "POST", token, body: note });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({ message: "Missing Required Fields", missing });
+  });
+
+  it("401 without a token, 403 without view_notes", async () => {
+    const anonymous = await api("/note_rbt/generate-summary", { method: "POST", body: rbtNote });
+    expect(anonymous.status).toBe(401);
+    for (const path of ["/note_rbt/generate-summary", "/note_bcba/generate-summary", "/note_combined/generate-summary"]) {
+      const res = await api(path, { method: "POST", token: noPermissionToken, body: rbtNote });
+      expect(res.status, path).toBe(403);
+      expect(((await res.json()) as { message: string }).message).toBeTruthy();
+    }
+  });
+
+  it("415 for a body that is not JSON, 400 for JSON that is not an object", async () => {
+    const res = await request("/api/note_rbt/generate-summary", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/x-www-form-urlencoded" },
+      body: "cpt_code=97153",
+    });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { message: string }).message).toMatch(/JSON/);
+    const list = await api("/note_rbt/generate-summary", { method: "POST", token, body: [1, 2] });
+    expect(list.status).toBe(400);
+    const broken = await request("/api/note_rbt/generate-summary", { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: "{" });
+    expect(broken.status).toBe(400);
+  });
+});
+
+/** The form fields of a note body, as the note form posts them. */
+function formOf(note: Record<string, unknown>, extra: Record<string, string> = {}): URLSearchParams {
+  const params = new URLSearchParams(noteBodyToFormFields(note));
+  for (const [k, v] of Object.entries(extra)) params.set(k, v);
+  return params;
+}
+
+describe("POST /notes/generate-summary (the note forms, cookie session)", () => {
+  const post = (body: URLSearchParams | string, init: { cookie?: string; type?: string; origin?: string } = {}) =>
+    request("/notes/generate-summary", {
+      method: "POST",
+      cookie: init.cookie ?? cookie,
+      body,
+      headers: { "Content-Type": init.type ?? "application/x-www-form-urlencoded", Accept: "application/json", ...(init.origin ? { Origin: init.origin } : {}) },
+    });
+
+  it("answers the summary for the note form's fields", async () => {
+    const res = await post(formOf({ type: "rbt", ...rbtNote }, { intent: "generate-summary", form_token: "abc" }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toMatch(/application\/json/);
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    const body = (await res.json()) as { summary: string };
+    expect(body.summary).toMatch(/^Met with client at home/);
+    expect(body.summary).not.toMatch(/Jane|2026|97153/);
+  });
+
+  it("answers 422 with the missing fields", async () => {
+    const res = await post(formOf({ type: "rbt", ...rbtNote, diagnosis_code: "", time_in: "", time_out: "" }));
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({ message: "Missing Required Fields", missing: ["Diagnosis Code", "Session Time"] });
+  });
+
+  it("multipart forms are read too", async () => {
+    const data = new FormData();
+    for (const [k, v] of formOf({ type: "rbt", ...rbtNote })) data.append(k, v);
+    const res = await request("/notes/generate-summary", { method: "POST", cookie, body: data });
+    expect(res.status).toBe(200);
+  });
+
+  it("refuses: no session → sign-in, no view_notes → 403, cross-site → 403, not a form → 415, GET → 405", async () => {
+    const anonymous = await request("/notes/generate-summary", { method: "POST", body: formOf(rbtNote), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect([302, 303]).toContain(anonymous.status);
+    expect(anonymous.headers.get("Location")).toMatch(/^\/login/);
+    expect((await post(formOf(rbtNote), { cookie: noPermissionCookie })).status).toBe(403);
+    expect((await post(formOf(rbtNote), { origin: "https://evil.example" })).status).toBe(403);
+    const json = await post(JSON.stringify(rbtNote), { type: "application/json" });
+    expect(json.status).toBe(415);
+    expect(((await json.json()) as { message: string }).message).toMatch(/note form/);
+    const get = await request("/notes/generate-summary", { cookie });
+    expect(get.status).toBe(405);
+  });
+});
