@@ -220,7 +220,26 @@ function signaturePads(form: HTMLFormElement) {
   }
 }
 
+/**
+ * A goal row left blank was not measured: its hidden goal fields are disabled so the row is not sent (the save
+ * and the AI summary's pre-check see only measured goals; the server drops blank rows the same way).
+ */
+function measuredRowsOnly(form: HTMLFormElement) {
+  const rows = Array.from(form.querySelectorAll<HTMLElement>(".goal-row"));
+  const update = () => {
+    for (const row of rows) {
+      const measures = Array.from(row.querySelectorAll<HTMLInputElement>("input[type=number], input[type=checkbox]"));
+      const blank = measures.every((m) => (m.type === "checkbox" ? !m.checked : m.value.trim() === ""));
+      for (const h of Array.from(row.querySelectorAll<HTMLInputElement>("input[type=hidden]"))) h.disabled = blank;
+    }
+  };
+  form.addEventListener("input", update, true);
+  form.addEventListener("change", update, true);
+  update();
+}
+
 export function enhanceNoteForm(form: HTMLFormElement) {
+  measuredRowsOnly(form);
   const key = form.dataset.draftKey;
   liveUnits(form);
   liveCpt(form);

@@ -15,7 +15,7 @@ import { getPatient } from "~/models/patients.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
 import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
-import { summarizeNoteForm } from "./ai-summary.server";
+import { generateNoteSummary } from "./ai-summary.server";
 import { auditClientsRead, auditWho } from "./audit.server";
 import { randomToken } from "./crypto.server";
 import { formValues, modelContextFor } from "./forms.server";
@@ -111,9 +111,28 @@ export function formErrors(errors: Record<string, string>): Record<string, strin
   return out;
 }
 
-/** The body the model takes from a posted note form. */
-function bodyOf(type: NoteType, form: FormData): Record<string, unknown> {
-  return { ...noteFormToBody(form.entries() as Iterable<[string, FormDataEntryValue]>), type };
+const MEASURES: Record<string, readonly string[]> = {
+  maladaptives: ["frequency"],
+  replacements: ["total_trials", "correct_responses"],
+  replacement_percentages: ["percent"],
+  caregiver_goals: ["percent"],
+  protocol_modifications: ["assessed", "modified", "demonstrated"],
+};
+
+/**
+ * The body the model takes from a posted note form. The form lists every active goal of the client; a goal
+ * row left blank was not measured this session and is left out (the browser module disables such rows too,
+ * so the AI summary's pre-check sees the same).
+ */
+export function bodyOf(type: NoteType, form: FormData): Record<string, unknown> {
+  const body = noteFormToBody(form.entries() as Iterable<[string, FormDataEntryValue]>);
+  const content = body.content as Record<string, unknown>;
+  for (const [key, fields] of Object.entries(MEASURES)) {
+    const list = content[key];
+    if (!Array.isArray(list)) continue;
+    content[key] = list.filter((e: Record<string, unknown>) => fields.some((f) => e[f] !== null && e[f] !== undefined && e[f] !== false && e[f] !== ""));
+  }
+  return { ...body, type };
 }
 
 /** The form's options from the model's noteConfig, or null when the client is not in the actor's scope. */
@@ -200,7 +219,7 @@ function refusal<T>(result: Exclude<ModelResult<T>, { ok: true }>) {
 
 /** The no-JavaScript summary: the built-in (or configured) summariser over the typed form. */
 async function summaryFor(context: AppLoadContext, type: NoteType, form: FormData): Promise<{ summary: string } | { message: string; missing?: string[] }> {
-  const result = await summarizeNoteForm(context.app.env, form, { type });
+  const result = await generateNoteSummary(context.app.env, bodyOf(type, form), { type });
   if (result.ok) return { summary: result.summary };
   if (result.status === 422) return { message: result.message, missing: result.missing };
   return { message: result.message || AI_SUMMARY_ERROR };

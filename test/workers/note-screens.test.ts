@@ -150,7 +150,7 @@ function nextTimes(): { time_in: string; time_out: string } {
 describe("create", () => {
   it("offers the client chooser, then the form with the client's goals, PA services and the local time zone", async () => {
     const chooser = await (await request("/note-rbt", { cookie: w.rbtCookie })).text();
-    expect(chooser).toContain(`Write a note for Noah ${w.patient.lastName}`);
+    expect(chooser).toContain(`href="/note-rbt?patient_id=${w.patient.id}">Noah ${w.patient.lastName}`);
     const res = await request(`/note-rbt?patient_id=${w.patient.id}`, { cookie: w.rbtCookie });
     expect(res.status).toBe(200);
     const html = await res.text();

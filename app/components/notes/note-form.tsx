@@ -293,12 +293,17 @@ function MaladaptiveFrequencies({ options }: { options: NoteFormOptions }) {
       <legend>Maladaptive behaviors (frequency this session)</legend>
       <ListError name="content.maladaptives" />
       {rows.length === 0 ? <p className="muted">No maladaptive goals in the client's active plans.</p> : null}
-      {rows.map((row, i) => (
-        <div key={`${row.plan_id}-${row.name}`} className="goal-row">
-          <GoalHidden listKey="maladaptives" i={i} row={row} />
-          <NoteInput label={row.name} name={`content.maladaptives[${i}].frequency`} type="number" inputMode="numeric" min={0} step={1} />
-        </div>
-      ))}
+      {rows.map((row, i) =>
+        row.plan_id === "" ? (
+          <OtherRow key={`other-${i}`} listKey="maladaptives" i={i} fields={[["frequency", "Frequency"]]} />
+        ) : (
+          <div key={`${row.plan_id}-${row.name}`} className="goal-row">
+            <GoalHidden listKey="maladaptives" i={i} row={row} />
+            <NoteInput label={row.name} name={`content.maladaptives[${i}].frequency`} type="number" inputMode="numeric" min={0} step={1} />
+          </div>
+        ),
+      )}
+      {rows.every((r) => r.plan_id !== "") ? <OtherRow listKey="maladaptives" i={rows.length} fields={[["frequency", "Frequency"]]} /> : null}
     </fieldset>
   );
 }
@@ -310,15 +315,37 @@ function ReplacementTrials({ options }: { options: NoteFormOptions }) {
       <legend>Replacement behaviors (trials and correct responses)</legend>
       <ListError name="content.replacements" />
       {rows.length === 0 ? <p className="muted">No replacement goals in the client's active plans.</p> : null}
-      {rows.map((row, i) => (
-        <div key={`${row.plan_id}-${row.name}`} className="goal-row goal-row-2">
-          <GoalHidden listKey="replacements" i={i} row={row} />
-          <p className="goal-name">{row.name}</p>
-          <NoteInput label="Trials" name={`content.replacements[${i}].total_trials`} type="number" inputMode="numeric" min={0} step={1} />
-          <NoteInput label="Correct" name={`content.replacements[${i}].correct_responses`} type="number" inputMode="numeric" min={0} step={1} />
-        </div>
-      ))}
+      {rows.map((row, i) =>
+        row.plan_id === "" ? (
+          <OtherRow key={`other-${i}`} listKey="replacements" i={i} fields={TRIAL_FIELDS} />
+        ) : (
+          <div key={`${row.plan_id}-${row.name}`} className="goal-row goal-row-2">
+            <GoalHidden listKey="replacements" i={i} row={row} />
+            <p className="goal-name">{row.name}</p>
+            <NoteInput label={`${row.name}: trials`} name={`content.replacements[${i}].total_trials`} type="number" inputMode="numeric" min={0} step={1} />
+            <NoteInput label={`${row.name}: correct`} name={`content.replacements[${i}].correct_responses`} type="number" inputMode="numeric" min={0} step={1} />
+          </div>
+        ),
+      )}
+      {rows.every((r) => r.plan_id !== "") ? <OtherRow listKey="replacements" i={rows.length} fields={TRIAL_FIELDS} /> : null}
     </fieldset>
+  );
+}
+
+const TRIAL_FIELDS: [string, string][] = [
+  ["total_trials", "Trials"],
+  ["correct_responses", "Correct"],
+];
+
+/** A behavior the client's plans do not list, typed by name (one per list; blank rows are dropped on save). */
+function OtherRow({ listKey, i, fields }: { listKey: string; i: number; fields: [string, string][] }) {
+  return (
+    <div className={`goal-row ${fields.length > 1 ? "goal-row-2" : ""}`}>
+      <NoteInput label="Other behavior (name)" name={`content.${listKey}[${i}].name`} maxLength={255} className="goal-name" />
+      {fields.map(([f, label]) => (
+        <NoteInput key={f} label={`Other behavior: ${label.toLowerCase()}`} name={`content.${listKey}[${i}].${f}`} type="number" inputMode="numeric" min={0} step={1} />
+      ))}
+    </div>
   );
 }
 
@@ -379,7 +406,7 @@ function SummarySection({ error }: { error: string | null }) {
           {error}
         </p>
       ) : null}
-      <button type="submit" name="intent" value="generate-summary" data-ai-summary formNoValidate className="btn">
+      <button type="submit" name="intent" value="generate-summary" data-ai-summary="/notes/generate-summary" formNoValidate className="btn">
         Generate AI Summary
       </button>
     </section>

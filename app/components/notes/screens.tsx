@@ -20,6 +20,7 @@ function ChooseClient({ data }: { data: ClientChoiceData }) {
         <Link to="/notes-list">Notes</Link>
       </div>
       <FormMessage error={data.notice} />
+      <p>Choose the client of the session.</p>
       <Form method="get" className="search-form" role="search">
         <label htmlFor="f-search">Find the client</label>
         <input id="f-search" type="search" name="search" defaultValue={data.search} placeholder="Name or identifier" />
@@ -30,11 +31,11 @@ function ChooseClient({ data }: { data: ClientChoiceData }) {
       {data.choices.length === 0 ? (
         <p>No data to display.</p>
       ) : (
-        <ul className="choice-list">
+        <ul className="choice-list" aria-label="Clients">
           {data.choices.map((c) => (
             <li key={c.id}>
-              <Link className="btn btn-block choice" to={`${base}?patient_id=${c.id}`} aria-label={`Write a note for ${c.name}`}>
-                {c.name} <span className="muted">{c.identifier}</span>
+              <Link className="btn btn-block choice" to={`${base}?patient_id=${c.id}`}>
+                {`${c.name}${c.identifier ? ` (${c.identifier})` : ""}`}
               </Link>
             </li>
           ))}
