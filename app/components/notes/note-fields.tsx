@@ -84,7 +84,7 @@ function useFieldError(name: string, hintId?: string) {
   };
 }
 
-type InputProps = { label: string; name: string; hint?: ReactNode; value?: string } & Omit<InputHTMLAttributes<HTMLInputElement>, "name" | "value" | "defaultValue">;
+type InputProps = { label: ReactNode; name: string; hint?: ReactNode; value?: string } & Omit<InputHTMLAttributes<HTMLInputElement>, "name" | "value" | "defaultValue">;
 
 export function NoteInput({ label, name, hint, value, className, ...input }: InputProps) {
   const { values, readOnly, idPrefix } = useNoteForm();

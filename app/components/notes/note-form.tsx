@@ -322,8 +322,8 @@ function ReplacementTrials({ options }: { options: NoteFormOptions }) {
           <div key={`${row.plan_id}-${row.name}`} className="goal-row goal-row-2">
             <GoalHidden listKey="replacements" i={i} row={row} />
             <p className="goal-name">{row.name}</p>
-            <NoteInput label={`${row.name}: trials`} name={`content.replacements[${i}].total_trials`} type="number" inputMode="numeric" min={0} step={1} />
-            <NoteInput label={`${row.name}: correct`} name={`content.replacements[${i}].correct_responses`} type="number" inputMode="numeric" min={0} step={1} />
+            <NoteInput label={<><span className="visually-hidden">{`${row.name}: `}</span>Trials</>} name={`content.replacements[${i}].total_trials`} type="number" inputMode="numeric" min={0} step={1} />
+            <NoteInput label={<><span className="visually-hidden">{`${row.name}: `}</span>Correct</>} name={`content.replacements[${i}].correct_responses`} type="number" inputMode="numeric" min={0} step={1} />
           </div>
         ),
       )}
@@ -343,7 +343,7 @@ function OtherRow({ listKey, i, fields }: { listKey: string; i: number; fields: 
     <div className={`goal-row ${fields.length > 1 ? "goal-row-2" : ""}`}>
       <NoteInput label="Other behavior (name)" name={`content.${listKey}[${i}].name`} maxLength={255} className="goal-name" />
       {fields.map(([f, label]) => (
-        <NoteInput key={f} label={`Other behavior: ${label.toLowerCase()}`} name={`content.${listKey}[${i}].${f}`} type="number" inputMode="numeric" min={0} step={1} />
+        <NoteInput key={f} label={<><span className="visually-hidden">Other behavior: </span>{label}</>} name={`content.${listKey}[${i}].${f}`} type="number" inputMode="numeric" min={0} step={1} />
       ))}
     </div>
   );
