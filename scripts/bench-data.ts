@@ -3,13 +3,14 @@ import { argValue, localD1File } from "./local-d1";
 import { seedDemo } from "./demo-data";
 import { libsqlDatabase } from "../app/db/libsql.server";
 import { hashPassword } from "../app/services/passwords.server";
+import { dayNumber } from "../app/domain/weeks";
 
 /**
  * Fills a local D1 database with a practice at scale: 40 locations, 2,000 employees, 20,000 clients,
- * 10,000 parents, 20 insurers with CPT services, two PA services per client and a BIP with two goals and
- * about 500,000 weekly reports in all, on top of the demo data
+ * 10,000 parents, 20 insurers with CPT services, two PA services per client, a BIP with two goals and
+ * about 500,000 weekly reports in all, and about 2,000,000 session notes, on top of the demo data
  * (so the demo sign-ins still work). Deterministic and idempotent (fixed ids, INSERT OR REPLACE).
- * Usage: npm run bench:data [-- --persist-to DIR | --url file:x.db] [--clients N]
+ * Usage: npm run bench:data [-- --persist-to DIR | --url file:x.db] [--clients N] [--notes N]
  */
 const url = argValue("--url") ?? `file:${localD1File(argValue("--persist-to"))}`;
 const CLIENTS = Number(argValue("--clients") ?? 20_000);
@@ -18,12 +19,21 @@ const EMPLOYEES = 2_000;
 const PARENTS = Math.floor(CLIENTS / 2);
 const INSURERS = 20;
 const BASE = 1_000; // generated ids start above the demo data's
+const NOTES = Number(argValue("--notes") ?? 2_000_000);
+/** Notes: four two-hour-or-shorter slots a day per provider (08:00, 10:30, 13:00, 15:30: gaps of 30 minutes). */
+const NOTE_SLOTS = [480, 630, 780, 930];
+const PER_LOCATION_EMPLOYEES = EMPLOYEES / LOCATIONS;
+const NOTE_DAYS = Math.ceil(NOTES / (LOCATIONS * PER_LOCATION_EMPLOYEES * NOTE_SLOTS.length));
+const NOTE_BASE = 1_000_000;
 
 const { db, client: demoClient } = libsqlDatabase(url);
 await seedDemo(db);
 demoClient.close();
 
 const client = createClient({ url });
+// A bulk load on a throwaway database: a large page cache, the rollback journal in memory and no fsync
+// per statement (these settings last for this connection only; the file stays a normal SQLite file).
+for (const pragma of ["cache_size = -1000000", "journal_mode = MEMORY", "synchronous = OFF", "temp_store = MEMORY"]) await client.execute(`pragma ${pragma}`);
 let seed = 42;
 const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
@@ -31,6 +41,7 @@ const FIRST = ["Liam", "Olivia", "Noah", "Emma", "Mateo", "Ava", "Lucas", "Mia",
 const LAST = ["Garcia", "Smith", "Nguyen", "Johnson", "Lopez", "Williams", "Brown", "Davis", "Martinez", "Wilson", "Anderson", "Taylor", "Moore", "Jackson", "Martin", "Lee", "Perez", "Clark", "Lewis", "Walker"];
 const ZONES = ["America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles"];
 const STATUSES = ["active", "active", "active", "active", "inactive", "incoming"];
+const dayNumberOf = (date: string) => dayNumber(date)!;
 const day = (offset: number) => new Date(Date.UTC(2026, 10, 1) - offset * 86_400_000).toISOString();
 
 async function inChunks(rows: InStatement[], size = 2_000) {
@@ -88,7 +99,8 @@ for (let i = 0; i < CLIENTS; i++) {
   for (let k = 0; k < 2; k++) {
     patients.push({
       sql: "insert or replace into pa_services (id, patient_id, pa_service, cpt, n_units, start_date, end_date, insurance_id, is_primary) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      args: [BASE + i * 2 + k, id, k === 0 ? "Direct therapy" : "Supervision", k === 0 ? "97153" : "97155", k === 0 ? 960 : 120, day(120).slice(0, 10), day(-60 + (i % 90)).slice(0, 10), BASE + (i % INSURERS), k === 0 ? 1 : 0],
+      // From before the first bench note (below) to after today; enough units for the client's bench notes.
+      args: [BASE + i * 2 + k, id, k === 0 ? "Direct therapy" : "Supervision", k === 0 ? "97153" : "97155", k === 0 ? 960 : 480, day(Math.max(120, NOTE_DAYS + 10)).slice(0, 10), day(-60 + (i % 90)).slice(0, 10), BASE + (i % INSURERS), k === 0 ? 1 : 0],
     });
   }
 }
@@ -141,5 +153,62 @@ for (let i = 0; i < valueRows.length; i += PER_INSERT) {
   });
 }
 await inChunks(reportStatements, 200);
+
+// Session notes: every provider sees a client in each of four daily slots, on every day of the last
+// NOTE_DAYS days before 2026-11-01. On day n in slot k, a location's 50 providers see 50 different clients
+// of one block of 50 (block (4n + k) mod 10, rotated by n), so no client and no provider has two sessions
+// at once, a provider has 30 minutes between sessions, and a client has at most one session a day. RBTs
+// (two employees in three) write 97153 notes of 90–118 minutes, BCBAs 97155 notes of 45–60 minutes; units
+// follow unitsForMinutes (whole 15-minute blocks, plus one from 8 minutes). Generated inside SQLite, one
+// INSERT … SELECT per day, so 2,000,000 rows take seconds rather than megabytes of parameters.
+const perLocationClients = Math.floor(CLIENTS / LOCATIONS);
+const blocks = Math.floor(perLocationClients / PER_LOCATION_EMPLOYEES);
+if (blocks < NOTE_SLOTS.length) throw new Error(`--clients ${CLIENTS} is too few for the notes: need ${NOTE_SLOTS.length * EMPLOYEES} or more.`);
+const notesStarted = Date.now();
+// Building the notes' indexes once after the load is several times faster than updating them row by
+// row: drop them (their definitions come from the schema, as the migrations created them) and recreate.
+const noteIndexes = (await client.execute("select name, sql from sqlite_master where type = 'index' and tbl_name = 'notes' and sql is not null")).rows.map((r) => ({ name: String(r.name), sql: String(r.sql) }));
+for (const ix of noteIndexes) await client.execute(`drop index if exists "${ix.name}"`);
+const lastNoteDay = dayNumberOf("2026-10-31");
+let noteCount = 0;
+for (let n = 0; n < NOTE_DAYS; n++) {
+  const perDay = LOCATIONS * PER_LOCATION_EMPLOYEES * NOTE_SLOTS.length;
+  const take = Math.min(perDay, NOTES - noteCount);
+  if (take <= 0) break;
+  const dn = lastNoteDay - n;
+  const date = new Date(dn * 86_400_000).toISOString().slice(0, 10);
+  await client.execute({
+    sql: `insert or replace into notes (id, type, patient_id, location_id, provider_id, supervisor_id, bip_id, pa_service_id, cpt_code, diagnosis_code, pos,
+            session_date, time_in, time_out, start1_at, end1_at, start_at, end_at, minutes, units, md, status, provider_name, provider_signed_on, signed_at,
+            summary_note, content, created_by, created_at, updated_at)
+          with recursive
+            l(x) as (select 0 union all select x + 1 from l where x < ${LOCATIONS - 1}),
+            e(y) as (select 0 union all select y + 1 from e where y < ${PER_LOCATION_EMPLOYEES - 1}),
+            s(k, st) as (values ${NOTE_SLOTS.map((m, k) => `(${k}, ${m})`).join(", ")}),
+            g as (select x, y, k, st, x + ${LOCATIONS} * y as emp,
+                         x + ${LOCATIONS} * (((:n * ${NOTE_SLOTS.length} + k) % ${blocks}) * ${PER_LOCATION_EMPLOYEES} + ((y + :n) % ${PER_LOCATION_EMPLOYEES})) as cli
+                  from l, e, s),
+            h as (select *, (emp % 3 = 0) as bcba,
+                         case when emp % 3 = 0 then 45 + ((cli + :n) % 4) * 5 else 90 + ((cli + :n) % 5) * 7 end as m
+                  from g)
+          select ${NOTE_BASE} + :n * ${perDay} + (x * ${PER_LOCATION_EMPLOYEES} + y) * ${NOTE_SLOTS.length} + k,
+                 case when bcba then 'bcba' else 'rbt' end, ${BASE} + cli, ${BASE} + x, ${BASE} + emp,
+                 case when bcba then null else ${BASE} + x + ${LOCATIONS} * ((3 - x % 3) % 3) end,
+                 ${BASE} + cli, ${BASE} + cli * 2 + bcba, case when bcba then '97155' else '97153' end, 'F84.0', '12',
+                 :date, printf('%02d:%02d', st / 60, st % 60), printf('%02d:%02d', (st + m) / 60, (st + m) % 60),
+                 :dn * 1440 + st, :dn * 1440 + st + m, :dn * 1440 + st, :dn * 1440 + st + m, m, m / 15 + (m % 15 >= 8),
+                 case when bcba then 'HO' else 'HM' end, case when (cli + :n) % 7 = 0 then 'pending' else 'ok' end,
+                 'Bench employee ' || emp, :date, :date || 'T23:00:00.000Z',
+                 'Met with client at home for a direct therapy session. Maladaptive behaviors were recorded and replacement skills were practised with prompts faded as the client responded.',
+                 printf('{"maladaptives":[{"plan_id":%d,"name":"Physical aggression","frequency":%d}],"replacements":[{"plan_id":%d,"name":"Functional communication","total_trials":10,"correct_responses":%d}],"client_appeared":"Calm"}',
+                        ${BASE} + cli * 2, (cli + :n) % 6, ${BASE} + cli * 2 + 1, (cli + :n) % 11),
+                 ${BASE} + emp, :date || 'T23:00:00.000Z', :date || 'T23:00:00.000Z'
+          from h order by 1 limit :take`,
+    args: { n, dn, date, take },
+  });
+  noteCount += take;
+}
+for (const ix of noteIndexes) await client.execute(ix.sql);
+await client.execute("analyze notes");
 client.close();
-console.log(`Bench data: ${LOCATIONS} locations, ${EMPLOYEES} employees, ${CLIENTS} clients, ${PARENTS} parents, ${CLIENTS * 2} PA services, ${CLIENTS} BIPs, ${CLIENTS * 2} goals, ${reports} weekly reports into ${url} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+console.log(`Bench data: ${LOCATIONS} locations, ${EMPLOYEES} employees, ${CLIENTS} clients, ${PARENTS} parents, ${CLIENTS * 2} PA services, ${CLIENTS} BIPs, ${CLIENTS * 2} goals, ${reports} weekly reports, ${noteCount} notes (${((Date.now() - notesStarted) / 1000).toFixed(1)} s) into ${url} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);

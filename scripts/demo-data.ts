@@ -1,12 +1,13 @@
 import { sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../app/db/client.server";
-import { backupCodes, bips, insurances, insuranceServices, locations, notes, paServices, parents, patients, roles, tickets, userLocations, userRoles, users } from "../app/db/schema";
+import { backupCodes, bips, insurances, insuranceServices, locations, paServices, parents, patients, roles, tickets, userLocations, userRoles, users } from "../app/db/schema";
 import { PERMISSIONS, type Permission } from "../app/domain/permissions";
 import { sha256Hex } from "../app/services/crypto.server";
 import { hashPassword } from "../app/services/passwords.server";
 import { normalizeBackupCode } from "../app/models/auth.server";
-import { seedBipGoals } from "./demo-bips";
+import { DEMO_BIP_COUNT, seedBipGoals } from "./demo-bips";
+import { demoNoteClients, seedDemoNotes } from "./demo-notes";
 
 /**
  * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
@@ -51,6 +52,10 @@ const USERS: { id: number; email: string; name: string; surname: string; role: s
   { id: 10, email: "twofactor-lockout@demo.test", name: "Grace", surname: "Lindqvist", role: "RBT", locations: [2], twoFactor: true, gender: "female" },
   { id: 11, email: "reset-nojs@demo.test", name: "Omar", surname: "Haddad", role: "RBT", locations: [3], gender: "male" },
   { id: 12, email: "reset-js@demo.test", name: "Ines", surname: "Duarte", role: "RBT", locations: [3], gender: "female" },
+  // RBTs whose caseloads fill the demo notes (one more at Miami, one at Denver and one at Los Angeles).
+  { id: 13, email: "rbt2@demo.test", name: "Maya", surname: "Thompson", role: "RBT", locations: [1], gender: "female" },
+  { id: 14, email: "rbt-denver@demo.test", name: "Diego", surname: "Ramirez", role: "RBT", locations: [2], gender: "male" },
+  { id: 15, email: "rbt-la@demo.test", name: "Aisha", surname: "Bello", role: "RBT", locations: [3], gender: "female" },
 ];
 
 const FIRST = ["Liam", "Olivia", "Mateo", "Emma", "Lucas", "Mia", "Ethan", "Ava", "Leo", "Isabella", "Noah", "Zoe", "Elijah", "Chloe", "Aiden", "Layla", "Owen", "Nora"];
@@ -159,7 +164,9 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
   }
   await upsert(db, insuranceServices, services);
   // Staff who work at each clinic (user_locations above): RBT, BCBA, clinical director.
-  const staffAt: Record<number, { rbt: number | null; bcba: number; director: number }> = { 1: { rbt: 8, bcba: 6, director: 4 }, 2: { rbt: null, bcba: 9, director: 5 }, 3: { rbt: null, bcba: 7, director: 6 } };
+  const staffAt: Record<number, { rbt: number | null; bcba: number; director: number }> = { 1: { rbt: 8, bcba: 6, director: 4 }, 2: { rbt: 14, bcba: 9, director: 5 }, 3: { rbt: 15, bcba: 7, director: 6 } };
+  // Miami's caseload is shared by its two RBTs.
+  const rbtOf = (locationId: number, i: number) => (locationId === 1 && i % 2 === 1 ? 13 : staffAt[locationId]!.rbt);
   for (let i = 0; i < FIRST.length; i++) {
     const locationId = i < 2 ? 1 : (i % 3) + 1;
     const staff = staffAt[locationId]!;
@@ -167,7 +174,7 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
       .update(patients)
       .set({
         insurerId: locationId,
-        rbtHomeId: staff.rbt,
+        rbtHomeId: rbtOf(locationId, i),
         bcbaHomeId: staff.bcba,
         clinDirectorId: staff.director,
         details: JSON.stringify({
@@ -189,13 +196,21 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
       .where(sql`${patients.id} = ${i + 1}`);
   }
   const dayOffset = (days: number) => new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+  // Four authorizations per client with a plan, one per CPT the notes use; the units cover the demo
+  // notes (scripts/demo-notes.ts) with room left for the notes a demo user writes.
+  const PA_KINDS = [
+    { paService: "Direct ABA therapy", cpt: "97153", nUnits: 960, end: (i: number) => [10, 25, 50, 120][i % 4]!, primary: true },
+    { paService: "Protocol modification", cpt: "97155", nUnits: 160, end: () => 120, primary: false },
+    { paService: "Caregiver training", cpt: "97156", nUnits: 48, end: () => 120, primary: false },
+    { paService: "Assessment and reassessment", cpt: "97151", nUnits: 32, end: () => 120, primary: false },
+  ];
   await upsert(
     db,
     paServices,
-    FIRST.slice(0, 14).flatMap((_, i) => [
-      { id: i * 2 + 1, patientId: i + 1, paService: "Direct ABA therapy", cpt: "97153", nUnits: 960, startDate: dayOffset(-90), endDate: dayOffset([10, 25, 50, 120][i % 4]!), insuranceId: i < 2 ? 1 : (i % 3) + 1, isPrimary: true },
-      { id: i * 2 + 2, patientId: i + 1, paService: "Protocol modification", cpt: "97155", nUnits: 160, startDate: dayOffset(-90), endDate: dayOffset(120), insuranceId: i < 2 ? 1 : (i % 3) + 1, isPrimary: false },
-    ]),
+    FIRST.slice(0, 14).flatMap((_, i) =>
+      // Ids 1–28 are the first two kinds (as before); the later kinds follow from 101.
+      PA_KINDS.map((k, n) => ({ id: n < 2 ? i * 2 + n + 1 : 100 + i * 2 + n - 1, patientId: i + 1, paService: k.paService, cpt: k.cpt, nUnits: k.nUnits, startDate: dayOffset(-90), endDate: dayOffset(k.end(i)), insuranceId: i < 2 ? 1 : (i % 3) + 1, isPrimary: k.primary })),
+    ),
     ["createdAt", "startDate", "endDate"],
   );
 
@@ -213,26 +228,18 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
     })),
   );
 
-  const noteRows: (typeof notes.$inferInsert)[] = [];
-  let id = 1;
-  for (let p = 0; p < 14; p++) {
-    for (let k = 0; k < 4; k++) {
-      const type = k % 2 === 0 ? "rbt" : "bcba";
-      noteRows.push({
-        id: id++,
-        type,
-        patientId: p + 1,
-        locationId: p < 2 ? 1 : (p % 3) + 1,
-        providerId: type === "rbt" ? 8 : 6,
-        sessionDate: daysAgo(now, k * 7 + p).slice(0, 10),
-        status: k === 0 ? "pending" : "ok",
-        createdAt: daysAgo(now, k * 7 + p),
-      });
-    }
-  }
-  await upsert(db, notes, noteRows);
-
   await seedBipGoals(db, now);
+
+  // About six weeks of RBT and BCBA notes for every client with a plan, from their plans and PA services.
+  const person = (id: number) => {
+    const u = USERS.find((x) => x.id === id)!;
+    return { id, name: `${u.name} ${u.surname}` };
+  };
+  await seedDemoNotes(
+    db,
+    now,
+    await demoNoteClients(db, DEMO_BIP_COUNT, (locationId, patientId) => ({ rbt: person(rbtOf(locationId, patientId - 1)!), bcba: person(staffAt[locationId]!.bcba) })),
+  );
 
   await upsert(db, tickets, [
     { id: 1, userId: 8, subject: "Cannot see Friday session", status: "open", readByStaff: false, unreadResponses: 2 },

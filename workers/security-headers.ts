@@ -29,6 +29,16 @@ export function contentSecurityPolicy(nonce: string): string {
 }
 
 /**
+ * A PDF the browser shows in its own viewer (the note PDFs, decision 027). Chrome's viewer is an `<embed>`
+ * in a page it makes from the response, under the response's own policy, and Chrome builds have blocked
+ * it under `object-src 'none'` ("This content is blocked"). The PDF may embed itself and the viewer's page
+ * may style itself; nothing else loads, no script runs and no site may frame it.
+ */
+export const PDF_CONTENT_SECURITY_POLICY = ["default-src 'none'", "object-src 'self'", "style-src 'unsafe-inline'", "frame-ancestors 'none'", "form-action 'none'", "base-uri 'none'"].join("; ");
+
+const isPdf = (headers: Headers) => (headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase() === "application/pdf";
+
+/**
  * Pages, single-fetch `.data` answers and the API carry client data: no cache (browser, proxy or
  * back/forward) may keep them. Other Worker answers (avatars, resource routes) keep a Cache-Control
  * they chose and get `no-store` otherwise.
@@ -44,7 +54,7 @@ function mustNotStore(url: URL, headers: Headers): boolean {
 export function applySecurityHeaders(request: Request, headers: Headers, nonce: string): void {
   const url = new URL(request.url);
   if (mustNotStore(url, headers)) headers.set("Cache-Control", "no-store");
-  headers.set("Content-Security-Policy", contentSecurityPolicy(nonce));
+  headers.set("Content-Security-Policy", isPdf(headers) ? PDF_CONTENT_SECURITY_POLICY : contentSecurityPolicy(nonce));
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("Referrer-Policy", "same-origin");
   headers.set("X-Frame-Options", "DENY");

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { NOTES_WEEKLY_FLASH, NOTES_WEEKLY_TITLE } from "./notes-weekly";
 import { isSaturday, parseIsoDate, weekStartOf } from "./weeks";
 import { cellToIsoDate, type Cell, type SheetRow } from "./xlsx";
 import { isPlainText, MAX_AMOUNT } from "./validation";
@@ -57,6 +58,7 @@ const TITLES = new Map<string, string>([...Object.values(WEEKLY_REPORT_NOTICES),
 
 /** The spec's title for a message text; 'Error' for any other (clinical §8: failures show in a dialog titled 'Error'). */
 export function noticeTitle(text: string): string {
+  if (NOTES_WEEKLY_FLASH.test(text)) return NOTES_WEEKLY_TITLE;
   return TITLES.get(text) ?? "Error";
 }
 

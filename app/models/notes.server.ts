@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { primaryOf, type Db } from "~/db/client.server";
-import { bips, insurances, locations, notes, noteVersions, paServices, patients, plans, userLocations, users } from "~/db/schema";
+import { bips, insurances, listVersions, locations, notes, noteVersions, paServices, patients, plans, userLocations, users } from "~/db/schema";
 import {
   AmendmentReason,
   checkSessionDate,
@@ -9,6 +9,7 @@ import {
   isSigning,
   NOTE_MESSAGES,
   NoteBody,
+  NOTE_CONTENT_KEYS,
   noteBodyErrors,
   NoteModifier,
   noteBodyInput,
@@ -27,7 +28,6 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
-import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { contains } from "./like.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
@@ -175,11 +175,18 @@ export function noteAsInput(n: NoteJson): NoteInput {
 
 /* ------------------------------------------------------------------ scope and reads */
 
-/** A note is in scope when its location is one of the actor's and its client is not deleted (joined: notes, patients). */
-export function noteScope(ctx: ModelContext): SQL {
+/**
+ * A note is in scope when its location is one of the actor's and its client is not deleted (joined:
+ * notes, patients). `viaOtherIndex`: a query narrowed by client or provider filters on the location
+ * without offering its index (`+location_id`), so SQLite reads the client's or provider's index instead of
+ * walking the whole location.
+ */
+export function noteScope(ctx: ModelContext, viaOtherIndex = false): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return and(isNull(notes.deletedAt), isNull(patients.deletedAt))!;
-  return and(isNull(notes.deletedAt), isNull(patients.deletedAt), scope.length ? inArray(notes.locationId, scope) : sql`1 = 0`)!;
+  if (!scope.length) return sql`1 = 0`;
+  const inScope = viaOtherIndex ? sql`+${notes.locationId} in ${scope}` : inArray(notes.locationId, scope);
+  return and(isNull(notes.deletedAt), isNull(patients.deletedAt), inScope)!;
 }
 
 const patientName = sql<string>`trim(${patients.firstName} || ' ' || ${patients.lastName})`;
@@ -328,7 +335,7 @@ function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_fr
   const to = f.date_to || query.date_to;
   const s = query.search;
   return and(
-    noteScope(ctx),
+    noteScope(ctx, f.patient_id !== "" || f.provider_id !== ""),
     f.patient_id !== "" ? eq(notes.patientId, f.patient_id) : undefined,
     f.provider_id !== "" ? eq(notes.providerId, f.provider_id) : undefined,
     f.type !== "" ? eq(notes.type, f.type) : undefined,
@@ -339,54 +346,77 @@ function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_fr
   )!;
 }
 
-/**
- * A page of notes in the actor's scope, newest session first, NOT audited: the API's RestResource records
- * the page's read itself (workers/api/rest.ts). Screens use listNotes, which records it.
- */
-export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
-  const parsed = parseWith(NoteFilters, filtersFrom(raw));
-  if (!parsed.ok) return invalid(parsed.errors);
-  const where = listWhere(ctx, query, parsed.data);
-  const [rows, [total]] = await ctx.db.batch([
+/** The page's two reads (rows, and the total with the audit chain's tail), to ride in one batch. */
+function pageReads(ctx: ModelContext, query: ListQuery, f: NoteFilters) {
+  const where = listWhere(ctx, query, f);
+  return [
     ctx.db
       .select({ n: notes, patientName })
       .from(notes)
       .innerJoin(patients, eq(patients.id, notes.patientId))
       .where(where)
-      .orderBy(desc(notes.sessionDate), desc(notes.startAt), desc(notes.id))
+      // Newest session first; (session_date, id) is the order of the location's and the client's date indexes.
+      .orderBy(desc(notes.sessionDate), desc(notes.id))
       .limit(query.per_page)
       .offset(offset(query)),
-    ctx.db.select({ n: count() }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where),
-  ]);
-  return ok(paged(rows.map((r) => noteJson(r.n, r.patientName)), total?.n ?? 0, query));
+    ctx.db.select({ n: count(), tail: auditTail }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where),
+  ] as const;
 }
 
-/** The notes list (screens and legacy API): a page in scope with the filters, its read recorded (one audit row naming the page's clients). */
+type PageRows = [{ n: NoteRow; patientName: string }[], { n: number; tail: string | null }[]];
+
+function pageOf(query: ListQuery, [rows, [total]]: PageRows): { page: Paged<NoteJson>; tail: KnownTail } {
+  return { page: paged(rows.map((r) => noteJson(r.n, r.patientName)), total?.n ?? 0, query), tail: total ? total.tail : undefined };
+}
+
+const clientsOfPage = (page: Paged<NoteJson>) => [...new Set(page.data.map((n) => n.patient_id))].sort((a, b) => a - b);
+
+function parseFilters(raw: Record<string, unknown>): ModelResult<NoteFilters> {
+  const parsed = parseWith(NoteFilters, filtersFrom(raw));
+  return parsed.ok ? ok(parsed.data) : invalid(parsed.errors);
+}
+
+/**
+ * A page of notes in the actor's scope, newest session first, NOT audited: the API's RestResource records
+ * the page's read itself (workers/api/rest.ts). Screens use listNotes, which records it.
+ */
+export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
+  const f = parseFilters(raw);
+  if (!f.ok) return f;
+  const result = await ctx.db.batch([...pageReads(ctx, query, f.data)]);
+  return ok(pageOf(query, result as unknown as PageRows).page);
+}
+
+/**
+ * The notes list (screens and legacy API): a page in scope with the filters, its read recorded (one audit
+ * row naming the page's clients). Two round trips: the page (with the audit tail), the audit row.
+ */
 export async function listNotes(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
-  const page = await notesPage(ctx, query, raw);
-  if (!page.ok) return page;
-  await auditClientsRead(ctx.db, who(ctx), "note", [...new Set(page.data.data.map((n) => n.patient_id))].sort((a, b) => a - b));
+  const f = parseFilters(raw);
+  if (!f.ok) return f;
+  const { page, tail } = pageOf(query, (await ctx.db.batch([...pageReads(ctx, query, f.data)])) as unknown as PageRows);
+  await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
+  return ok(page);
+}
+
+/** A client's notes (of one type, or all): null when the client is out of scope (404). Audited; two round trips. */
+export async function notesByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
+  const f: NoteFilters = { patient_id: patientId, provider_id: "", type: type ?? "", status: "", date_from: "", date_to: "" };
+  const [[patient], ...rest] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx))), ...pageReads(ctx, query, f)]);
+  if (!patient) return null;
+  const { page, tail } = pageOf(query, rest as unknown as PageRows);
+  await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
   return page;
 }
 
-/** A client's notes (of one type, or all): null when the client is out of scope (404). Audited. */
-export async function notesByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
-  const [[patient]] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx)))]);
-  if (!patient) return null;
-  const page = await notesPage(ctx, query, { patient_id: String(patientId), type: type ?? "" });
-  if (!page.ok) return paged([], 0, query);
-  await auditClientsRead(ctx.db, who(ctx), "note", page.data.data.length ? [patientId] : []);
-  return page.data;
-}
-
-/** A provider's notes ("byprofile"), in the actor's scope. Null when the user does not exist. Audited. */
+/** A provider's notes ("byprofile"), in the actor's scope. Null when the user does not exist. Audited; two round trips. */
 export async function notesByProvider(ctx: ModelContext, type: NoteType | null, providerId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
-  const [user] = await ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt)));
+  const f: NoteFilters = { patient_id: "", provider_id: providerId, type: type ?? "", status: "", date_from: "", date_to: "" };
+  const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt))), ...pageReads(ctx, query, f)]);
   if (!user) return null;
-  const page = await notesPage(ctx, query, { provider_id: String(providerId), type: type ?? "" });
-  if (!page.ok) return paged([], 0, query);
-  await auditClientsRead(ctx.db, who(ctx), "note", [...new Set(page.data.data.map((n) => n.patient_id))].sort((a, b) => a - b));
-  return page.data;
+  const { page, tail } = pageOf(query, rest as unknown as PageRows);
+  await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
+  return page;
 }
 
 /* ------------------------------------------------------------------ the rules in SQL */
@@ -536,7 +566,7 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
         start_date: paServices.startDate,
         end_date: paServices.endDate,
         n_units: paServices.nUnits,
-        spent_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = ${paServices.id} and o.deleted_at is null and o.id <> ${selfId})`,
+        spent_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = "pa_services"."id" and o.deleted_at is null and o.id <> ${selfId})`,
       })
       .from(paServices)
       .where(and(eq(paServices.id, input.pa_service_id), eq(paServices.patientId, input.patient_id), isNull(paServices.deletedAt))),
@@ -558,6 +588,17 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
   };
 }
 
+/**
+ * The notes list cache's version bump, placed last in a write's batch and run only when the statement
+ * before it (the audit row, or an amendment's kept version, both conditioned on the write) inserted a row.
+ */
+function bumpIfWritten(ctx: ModelContext) {
+  return ctx.db
+    .insert(listVersions)
+    .select(sql`select ${NOTES}, 1 where changes() = 1`)
+    .onConflictDoUpdate({ target: listVersions.resource, set: { version: sql`${listVersions.version} + 1` } });
+}
+
 /** Whether a batch's write statement (run) changed a row. */
 function changed(result: unknown): boolean {
   return Number((result as { meta?: { changes?: number } })?.meta?.changes ?? 0) > 0;
@@ -567,13 +608,13 @@ const refused = (r: Refusal) => invalid({ [r.field]: r.message });
 
 /* ------------------------------------------------------------------ references */
 
-/** A staff member of the client's location (provider, supervisor). */
-function staffOfLocation(db: Db, userId: number, locationId: number) {
+/** A staff member of the client's location (provider, supervisor); the location may be a subquery. */
+function staffOfLocation(db: Db, userId: number, locationId: number | SQL) {
   return db
     .select({ id: users.id })
     .from(users)
     .innerJoin(userLocations, eq(userLocations.userId, users.id))
-    .where(and(eq(users.id, userId), eq(userLocations.locationId, locationId), isNull(users.deletedAt)));
+    .where(and(eq(users.id, userId), typeof locationId === "number" ? eq(userLocations.locationId, locationId) : sql`${userLocations.locationId} = ${locationId}`, isNull(users.deletedAt)));
 }
 
 /** The plan ids a note's content names (goals from the client's BIPs). */
@@ -590,20 +631,27 @@ interface RefsToCheck {
   plans: number[];
 }
 
-/** The reference ids of a note that must be the client's (or its location's): 422 on the field, never revealing other locations. */
-async function checkRefs(db: Db, patient: { id: number; locationId: number }, refs: RefsToCheck): Promise<Record<string, string>> {
+/**
+ * The reads that check a note's references (provider and supervisor: staff of the client's location;
+ * BIP and goals: the client's), to ride in a batch. `locationId` may be a subquery on the client.
+ */
+function refReads(db: Db, patientId: number, locationId: number | SQL, refs: RefsToCheck) {
   const none = db.select({ id: users.id }).from(users).where(sql`1 = 0`);
-  const [provider, supervisor, bip, planRows] = await db.batch([
-    refs.provider !== null ? staffOfLocation(db, refs.provider, patient.locationId) : none,
-    refs.supervisor !== null ? staffOfLocation(db, refs.supervisor, patient.locationId) : none,
-    refs.bip !== null ? db.select({ id: bips.id }).from(bips).where(and(eq(bips.id, refs.bip), eq(bips.patientId, patient.id), isNull(bips.deletedAt))) : none,
-    refs.plans.length ? db.select({ id: plans.id }).from(plans).where(and(inArray(plans.id, refs.plans), eq(plans.patientId, patient.id), isNull(plans.deletedAt))) : none,
-  ]);
+  return [
+    refs.provider !== null ? staffOfLocation(db, refs.provider, locationId) : none,
+    refs.supervisor !== null ? staffOfLocation(db, refs.supervisor, locationId) : none,
+    refs.bip !== null ? db.select({ id: bips.id }).from(bips).where(and(eq(bips.id, refs.bip), eq(bips.patientId, patientId), isNull(bips.deletedAt))) : none,
+    refs.plans.length ? db.select({ id: plans.id }).from(plans).where(and(inArray(plans.id, refs.plans), eq(plans.patientId, patientId), isNull(plans.deletedAt))) : none,
+  ] as const;
+}
+
+/** 422 field errors for references that are not the client's (never revealing other locations: decision 017). */
+function refErrors(refs: RefsToCheck, [provider, supervisor, bip, planRows]: readonly { id: number }[][]): Record<string, string> {
   const errors: Record<string, string> = {};
-  if (refs.provider !== null && !provider.length) errors.provider_id = NOTE_MESSAGES.providerOutOfScope;
-  if (refs.supervisor !== null && !supervisor.length) errors.supervisor_id = NOTE_MESSAGES.supervisorOutOfScope;
-  if (refs.bip !== null && !bip.length) errors.bip_id = NOTE_MESSAGES.bip;
-  if (planRows.length < refs.plans.length) errors.content = NOTE_MESSAGES.plan;
+  if (refs.provider !== null && !provider!.length) errors.provider_id = NOTE_MESSAGES.providerOutOfScope;
+  if (refs.supervisor !== null && !supervisor!.length) errors.supervisor_id = NOTE_MESSAGES.supervisorOutOfScope;
+  if (refs.bip !== null && !bip!.length) errors.bip_id = NOTE_MESSAGES.bip;
+  if (planRows!.length < refs.plans.length) errors.content = NOTE_MESSAGES.plan;
   return errors;
 }
 
@@ -626,6 +674,7 @@ function isFormTokenRace(e: unknown): boolean {
 }
 
 const MAX_ATTEMPTS = 40;
+const RACED = "Other notes changed while this one was saved. Save again.";
 
 /** The note a form token (or Idempotency-Key) already created, if the actor may see it; its read is recorded. */
 async function replay(ctx: ModelContext, formToken: string): Promise<ModelResult<NoteJson>> {
@@ -657,7 +706,9 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   const times = timed.times;
 
   const db = primaryOf(ctx.db);
-  const [[patient], [next], byToken] = await db.batch([
+  const refs: RefsToCheck = { provider: input.provider_id, supervisor: input.supervisor_id, bip: input.bip_id, plans: contentPlanIds(input.content) };
+  const clientLocation = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${input.patient_id})`;
+  const [[patient], [next], byToken, ...refRows] = await db.batch([
     db
       .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
       .from(patients)
@@ -665,17 +716,20 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       .where(and(eq(patients.id, input.patient_id), patientScope(ctx))),
     db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes),
     db.select({ id: notes.id }).from(notes).where(formToken ? eq(notes.formToken, formToken) : sql`1 = 0`),
+    // Read beside the client, answered only once the client is found in scope.
+    ...refReads(db, input.patient_id, clientLocation, refs),
   ]);
   if (byToken.length) return replay(ctx, formToken!);
   if (!patient) return notFound("Client");
   const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), patient.timeZone), can(ctx.actor, "ignore_time_limits"));
   if (dateRefusal) return refused(dateRefusal);
-  const refErrors = await checkRefs(db, patient, { provider: input.provider_id, supervisor: input.supervisor_id, bip: input.bip_id, plans: contentPlanIds(input.content) });
-  if (Object.keys(refErrors).length) return invalid(refErrors);
+  const badRefs = refErrors(refs, refRows);
+  if (Object.keys(badRefs).length) return invalid(badRefs);
 
   let id = Number(next?.n ?? 1);
   let tail: KnownTail = patient.tail;
   const signedAt = isSigning(input) ? ctx.now().toISOString() : null;
+  let unexplained = 0;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) {
       const [n] = await db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes);
@@ -692,7 +746,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
           conditionalInsert(ctx, values, type, formToken),
           audit(sql`changes() = 1`),
           ctx.db.select().from(notes).where(eq(notes.id, id)),
-          bumpListVersion(ctx.db, NOTES),
+          bumpIfWritten(ctx),
         ],
         tail,
       );
@@ -700,7 +754,8 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       if (changed(inserted) && row) return ok(noteJson(row, patient.name), NOTE_CREATED);
       const refusal = firstRefusal(input, times, await surroundings(ctx, input, times, id));
       if (refusal) return refused(refusal);
-      // The rule that refused no longer holds (the other note changed meanwhile): try again.
+      // The rule that refused no longer holds (the other note changed meanwhile): try again, a few times.
+      if (++unexplained >= 3) return invalid({ form: RACED });
     } catch (e) {
       if (formToken && isFormTokenRace(e)) return replay(ctx, formToken);
       if (isKeyRace(e) || isChainRace(e)) continue;
@@ -734,7 +789,13 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
   const base: Record<string, unknown> = opts.partial ? { ...noteAsInput(current), ...raw } : { patient_id: current.patient_id, provider_id: current.provider_id, ...raw };
-  if (opts.partial && raw.content && typeof raw.content === "object" && !Array.isArray(raw.content)) base.content = { ...noteAsInput(current).content, ...(raw.content as Record<string, unknown>) };
+  if (opts.partial) {
+    // A PATCH changes the content fields it names, sent flat or inside `content`; the others stay.
+    const flat = Object.fromEntries(NOTE_CONTENT_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
+    const isObject = !!raw.content && typeof raw.content === "object" && !Array.isArray(raw.content);
+    // A `content` that is not an object goes to the schema as it is, which refuses it.
+    base.content = raw.content !== undefined && !isObject ? raw.content : { ...noteAsInput(current).content, ...flat, ...(isObject ? (raw.content as Record<string, unknown>) : {}) };
+  }
   const parsed = parseNote(type, base);
   if (!parsed.ok) return parsed.result;
   const input = parsed.input;
@@ -754,13 +815,16 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if (dateRefusal) return refused(dateRefusal);
   // Only the references the change names are checked (decision 017: an edit never fails on a link it did not touch).
   const oldPlans = new Set(contentPlanIds(current.content));
-  const refErrors = await checkRefs(db, { id: current.patient_id, locationId: found.row.locationId }, {
+  const refs: RefsToCheck = {
     provider: input.provider_id !== current.provider_id ? input.provider_id : null,
     supervisor: input.supervisor_id !== current.supervisor_id ? input.supervisor_id : null,
     bip: input.bip_id !== current.bip_id ? input.bip_id : null,
     plans: contentPlanIds(input.content).filter((p) => !oldPlans.has(p)),
-  });
-  if (Object.keys(refErrors).length) return invalid(refErrors);
+  };
+  if (refs.provider !== null || refs.supervisor !== null || refs.bip !== null || refs.plans.length) {
+    const badRefs = refErrors(refs, await db.batch([...refReads(db, current.patient_id, found.row.locationId, refs)]));
+    if (Object.keys(badRefs).length) return invalid(badRefs);
+  }
 
   const signedAt = current.signed_at ?? (isSigning(input) ? ctx.now().toISOString() : null);
   const values = writeValues(ctx, input, times, { id, locationId: found.row.locationId, signedAt });
@@ -778,7 +842,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
           ? ctx.db.insert(noteVersions).select(sql`select null, ${id}, ${current.version}, ${JSON.stringify(current)}, ${reason}, ${ctx.actor.id}, ${ctx.now().toISOString()}, ${ctx.now().toISOString()} where changes() = 1`)
           : ctx.db.select({ id: notes.id }).from(notes).where(sql`1 = 0`),
         ctx.db.select().from(notes).where(and(eq(notes.id, id), eq(notes.version, current.version + 1))),
-        bumpListVersion(ctx.db, NOTES),
+        bumpIfWritten(ctx),
       ],
       attempt === 0 ? found.tail : undefined,
     );
@@ -790,7 +854,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     const refusal = firstRefusal(input, times, await surroundings(ctx, input, times, id));
     if (refusal) return refused(refusal);
   }
-  throw new Error("updateNote: the note kept changing");
+  return invalid({ form: RACED });
 }
 
 /* ------------------------------------------------------------------ delete, status, modifiers */
@@ -819,7 +883,7 @@ async function simpleChange(
         .where(and(eq(notes.id, id), eq(notes.version, current.version), isNull(notes.deletedAt))),
       audit(sql`changes() = 1`),
       ctx.db.select().from(notes).where(eq(notes.id, id)),
-      bumpListVersion(ctx.db, NOTES),
+      bumpIfWritten(ctx),
     ],
     found.tail,
   );
@@ -908,7 +972,8 @@ function goalsQuery(ctx: ModelContext, patientId: number, categories: string[]) 
  * and the PA services that cover `session_date` and `cpt_code` (all of the type's codes when absent).
  * A client out of scope answers 404; a client's options are an audited read.
  */
-export async function noteConfig(ctx: ModelContext, type: NoteType, raw: Record<string, unknown> = {}): Promise<ModelResult<NoteConfig>> {
+export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQuery: number | Record<string, unknown> = {}): Promise<ModelResult<NoteConfig>> {
+  const raw: Record<string, unknown> = typeof patientOrQuery === "number" ? { patient_id: patientOrQuery } : patientOrQuery;
   const parsed = parseWith(ConfigQuery, { patient_id: raw.patient_id == null ? "" : String(raw.patient_id), session_date: raw.session_date ?? "", cpt_code: raw.cpt_code ?? "" });
   if (!parsed.ok) return invalid(parsed.errors);
   const q = parsed.data;
@@ -949,7 +1014,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, raw: Record<
           n_units: paServices.nUnits,
           start_date: paServices.startDate,
           end_date: paServices.endDate,
-          spent_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = ${paServices.id} and o.deleted_at is null)`,
+          spent_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = "pa_services"."id" and o.deleted_at is null)`,
         })
         .from(paServices)
         .where(

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
-import { insurances, paServices, patients } from "~/db/schema";
+import { insurances, notes, paServices, patients } from "~/db/schema";
 import { PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
@@ -13,14 +13,22 @@ import { contains } from "./like.server";
 
 /**
  * Prior-authorization services (clinical §3). Scoped through the client's location: a PA service is
- * visible exactly when its client is. spent_units stays 0 until session notes exist.
+ * visible exactly when its client is. spent_units is the sum of the units of the service's live notes
+ * (every type; a deleted note gives its units back), available_units what is left of n_units (negative
+ * when the notes overspent the authorization: shown as it is, not hidden).
  */
 export const PA_SERVICES = "pa_services";
 
-type Joined = { pa: typeof paServices.$inferSelect; firstName: string; lastName: string; insuranceName: string | null };
+type Joined = { pa: typeof paServices.$inferSelect; firstName: string; lastName: string; insuranceName: string | null; spentUnits: number | null };
+
+/**
+ * The units the service's live notes used, as a correlated subquery selected beside the service: no
+ * round trip of its own (notes_pa_service_idx: pa_service_id where deleted_at is null).
+ */
+export const spentUnits = sql<number>`(select coalesce(sum(${notes.units}), 0) from ${notes} where ${notes.paServiceId} = ${paServices.id} and ${notes.deletedAt} is null)`.mapWith(Number);
 
 export function paServiceJson(r: Joined) {
-  const spent = 0;
+  const spent = Number(r.spentUnits ?? 0);
   return {
     id: r.pa.id,
     patient_id: r.pa.patientId,
@@ -44,7 +52,7 @@ export type PaServiceJson = ReturnType<typeof paServiceJson>;
 
 function select(ctx: ModelContext) {
   return ctx.db
-    .select({ pa: paServices, firstName: patients.firstName, lastName: patients.lastName, insuranceName: insurances.name })
+    .select({ pa: paServices, firstName: patients.firstName, lastName: patients.lastName, insuranceName: insurances.name, spentUnits })
     .from(paServices)
     .innerJoin(patients, eq(patients.id, paServices.patientId))
     .leftJoin(insurances, eq(insurances.id, paServices.insuranceId));

@@ -4,8 +4,10 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { BehaviorChart } from "~/components/charts/behavior-chart";
 import { ObjectiveProgress } from "~/components/weekly/objective-progress";
 import { Notice } from "~/components/weekly/notice";
+import { FromNotesForm } from "~/components/weekly/from-notes-form";
 import { AddCommentForm, AddReportForm, CommentsTable, ConfirmDelete, ReportsTable } from "~/components/weekly/weekly-editor";
 import { buildChartModel } from "~/domain/chart";
+import { defaultNotesRange } from "~/domain/notes-weekly";
 import { can } from "~/domain/permissions";
 import { PLAN_CATEGORY_LABELS, type PlanCategory } from "~/domain/plans";
 import { chartWindow, usDate } from "~/domain/weekly-reports";
@@ -14,6 +16,7 @@ import { who } from "~/models/patients.server";
 import { auditedRead } from "~/services/audit.server";
 import { createChartComment, deleteChartComment, updateChartComment } from "~/models/chart-comments.server";
 import { chartInputsFrom, chartInputsQuery, editorRowsFrom, editorRowsQuery } from "~/models/charts.server";
+import { generateWeeklyReportsFromNotes } from "~/models/notes-weekly.server";
 import { createWeeklyReport, deleteWeeklyReport, updateWeeklyReport } from "~/models/weekly-reports.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -79,6 +82,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     latest: last && last.value !== null ? { value: last.value, weekEnd: last.weekEnd } : null,
     dates,
     canManage,
+    // "Generate from notes": the last 12 weeks up to today in the user's time zone.
+    notesRange: canManage ? defaultNotesRange(ctx.now(), actor.timeZone ?? "America/New_York") : null,
     editing,
     editor,
     confirm: confirmReport
@@ -121,13 +126,16 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return formResult(await updateChartComment(ctx, id("comment_id"), { comment_date: values.comment_date, comment: values.comment }, { partial: false, version: version(), planId }), values, done);
     case "delete-comment":
       return formResult(await deleteChartComment(ctx, id("comment_id"), { planId }), values, done);
+    case "from-notes":
+      // This goal only, from its client's RBT notes (the client is the plan's; another location's goal: 404).
+      return formResult(await generateWeeklyReportsFromNotes(ctx, { plan_id: planId, date_from: values.date_from, date_to: values.date_to }), values, done);
     default:
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   }
 }
 
 export default function GoalScreen() {
-  const { goal, model, objectives, latest, dates, canManage, editing, editor, confirm } = useLoaderData<typeof loader>();
+  const { goal, model, objectives, latest, dates, canManage, notesRange, editing, editor, confirm } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -188,6 +196,8 @@ export default function GoalScreen() {
         <h2 id="objectives">Objectives</h2>
         <ObjectiveProgress objectives={objectives} latest={latest} category={goal.category} />
       </section>
+
+      {notesRange ? <FromNotesForm answer={answer} busy={busy} range={notesRange} /> : null}
 
       {editing && editor ? (
         <section aria-labelledby="weekly-data" className="weekly-editor">

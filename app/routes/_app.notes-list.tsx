@@ -1,11 +1,174 @@
-import type { MetaFunction } from "@remix-run/cloudflare";
-import { ComingSoon } from "~/components/coming-soon";
-import { guardedLoader } from "~/services/guard.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { redirect } from "@remix-run/cloudflare";
+import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { FormMessage } from "~/components/ui/field";
+import { NOTE_FILTER_KEYS, NOTE_TYPE_LABELS, noteHref, noteListAddress, noteTimesText } from "~/domain/note-list";
+import { NOTE_STATUSES, NOTE_TYPES } from "~/domain/notes";
+import { can } from "~/domain/permissions";
+import { listNotes } from "~/models/notes.server";
+import { listQueryFrom, modelContextFor } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Notes · Baseline" }];
+/** The sidebar's Notes entry (platform §2): every note in the actor's locations, RBT, BCBA and combined. */
 export const handle = { guard: "view_notes" };
-export const loader = guardedLoader("view_notes");
 
-export default function Screen() {
-  return <ComingSoon title="Notes" arrivesWith="the session notes screens" />;
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_notes");
+  // Empty filter values are left out of the query (clinical §5) and of the address: a GET form sends
+  // them without JavaScript, so the first answer is a redirect to the same list without them.
+  const url = new URL(request.url);
+  const clean = noteListAddress(url.searchParams);
+  if (clean !== `${url.pathname}${url.search}`) throw redirect(clean);
+
+  const { query, queryError, params } = listQueryFrom(request, NOTE_FILTER_KEYS);
+  const filters = Object.fromEntries(NOTE_FILTER_KEYS.filter((k) => k in params).map((k) => [k, params[k]]));
+  const ctx = modelContextFor(context, actor);
+  let result = await listNotes(ctx, query, filters);
+  let filterError: string | null = null;
+  if (!result.ok) {
+    // A hand-edited filter that does not parse: its message, and the list without the filters.
+    filterError = result.message;
+    result = await listNotes(ctx, query, {});
+  }
+  const page = result.ok ? result.data : { data: [], total: 0, page: query.page, per_page: query.per_page, last_page: 1 };
+  return { page, actorId: actor.id, canManage: can(actor, "manage_notes"), queryError: queryError ?? filterError };
+}
+
+const TYPE_OPTIONS = NOTE_TYPES.map((t) => ({ value: t, label: NOTE_TYPE_LABELS[t] }));
+
+export default function NotesList() {
+  const { page, actorId, canManage, queryError } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  type Row = (typeof page.data)[number];
+  const patientId = params.get("patient_id");
+  const providerId = params.get("provider_id");
+  const chosenClient = patientId ? page.data.find((n) => String(n.patient_id) === patientId)?.patient_name ?? `client #${patientId}` : null;
+  const chosenProvider = providerId ? page.data.find((n) => String(n.provider_id) === providerId)?.provider_name || `provider #${providerId}` : null;
+  /** This list's address with one filter set (or removed), the others kept, back on the first page. */
+  const withFilter = (key: string, value: string | null) => {
+    const next = new URLSearchParams(params);
+    next.delete("page");
+    if (value === null) next.delete(key);
+    else next.set(key, value);
+    return noteListAddress(next);
+  };
+  const columns: Column<Row>[] = [
+    { header: "Date", cell: (n) => n.session_date },
+    {
+      header: "Client",
+      cell: (n) => (
+        <Link to={withFilter("patient_id", String(n.patient_id))} aria-label={`Only the notes of the client ${n.patient_name}`}>
+          {n.patient_name}
+        </Link>
+      ),
+    },
+    {
+      header: "Provider",
+      cell: (n) =>
+        n.provider_id ? (
+          <Link to={withFilter("provider_id", String(n.provider_id))} aria-label={`Only the notes written by ${n.provider_name || "this provider"}`}>
+            {n.provider_name || `#${n.provider_id}`}
+          </Link>
+        ) : (
+          "—"
+        ),
+    },
+    { header: "Type", cell: (n) => NOTE_TYPE_LABELS[n.type] },
+    { header: "CPT", cell: (n) => n.cpt_code || "—" },
+    { header: "Times", cell: (n) => noteTimesText(n) || "—" },
+    { header: "Units", cell: (n) => n.total_units },
+    { header: "Status", cell: (n) => <span className={`badge badge-${n.status}`}>{n.status}</span> },
+    { header: "Signed", cell: (n) => (n.signed_at ? n.provider_signed_on ?? n.signed_at.slice(0, 10) : "—") },
+    actionsColumn((n) => [
+      <Link key="view" to={noteHref(n.type, "view", n.id)} aria-label={`View the note of ${n.patient_name} on ${n.session_date}`}>
+        View
+      </Link>,
+      canManage || n.provider_id === actorId ? (
+        <Link key="edit" to={noteHref(n.type, "edit", n.id)} aria-label={`${n.signed_at ? "Amend" : "Edit"} the note of ${n.patient_name} on ${n.session_date}`}>
+          {n.signed_at ? "Amend" : "Edit"}
+        </Link>
+      ) : null,
+      <a key="pdf" href={noteHref(n.type, "pdf", n.id)} target="_blank" rel="noopener" aria-label={`PDF of the note of ${n.patient_name} on ${n.session_date} (opens in a new tab)`}>
+        PDF
+      </a>,
+    ]),
+  ];
+
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Notes</h1>
+        <span>
+          <Link to={withFilter("provider_id", String(actorId))}>My notes</Link>{" "}
+          <Link className="btn btn-primary" to="/note-rbt">
+            New RBT note
+          </Link>{" "}
+          <Link className="btn" to="/note-bcba">
+            New BCBA note
+          </Link>
+        </span>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError} />
+      <DataList
+        page={page}
+        columns={columns}
+        caption="Session notes"
+        filters={
+          <>
+            <Form method="get" className="search-form" role="search" aria-label="Filter notes">
+              {patientId ? <input type="hidden" name="patient_id" value={patientId} /> : null}
+              {providerId ? <input type="hidden" name="provider_id" value={providerId} /> : null}
+              <label htmlFor="f-search">Client or provider</label>
+              <input id="f-search" type="search" name="search" defaultValue={params.get("search") ?? ""} placeholder="Name or CPT" />
+              <label htmlFor="f-type">Type</label>
+              <select id="f-type" name="type" defaultValue={params.get("type") ?? ""}>
+                <option value="">All</option>
+                {TYPE_OPTIONS.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </select>
+              <label htmlFor="f-status">Status</label>
+              <select id="f-status" name="status" defaultValue={params.get("status") ?? ""}>
+                <option value="">Any</option>
+                {NOTE_STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
+              </select>
+              <label htmlFor="f-from">From</label>
+              <input id="f-from" type="date" name="date_from" defaultValue={params.get("date_from") ?? ""} />
+              <label htmlFor="f-to">To</label>
+              <input id="f-to" type="date" name="date_to" defaultValue={params.get("date_to") ?? ""} />
+              <button type="submit" className="btn">
+                Filter
+              </button>
+              <Link className="btn" to="/notes-list">
+                Reset
+              </Link>
+            </Form>
+            {chosenClient || chosenProvider ? (
+              <p className="filters-chosen">
+                {chosenClient ? (
+                  <>
+                    Client: <strong>{chosenClient}</strong> <Link to={withFilter("patient_id", null)}>Show every client</Link>{" "}
+                  </>
+                ) : null}
+                {chosenProvider ? (
+                  <>
+                    Provider: <strong>{chosenProvider}</strong> <Link to={withFilter("provider_id", null)}>Show every provider</Link>
+                  </>
+                ) : null}
+              </p>
+            ) : null}
+          </>
+        }
+      />
+    </section>
+  );
 }

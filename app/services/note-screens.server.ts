@@ -5,12 +5,12 @@ import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/no
 import { noteBodyToFormFields, noteFormToBody } from "~/domain/note-form";
 import type { NoteJson, NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
-import { ListQuery, paged } from "~/domain/paging";
+import { ListQuery } from "~/domain/paging";
 import { parseWith, pathId, searchText } from "~/domain/validation";
 import * as v from "valibot";
 import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
-import { createNote, getNote, getNoteView, noteAsInput, noteConfig, notesPage, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { createNote, getNote, getNoteView, noteAsInput, noteConfig, notesByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
 import { getPatient } from "~/models/patients.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
@@ -464,20 +464,17 @@ export function viewNoteAction(type: NoteType) {
 
 export function notesByClientLoader(type: NoteType) {
   return async ({ request, context, params }: { request: Request; context: AppLoadContext; params: { patientId?: string } }) => {
-    const { actor, auditTail } = await requirePermission(request, context, NOTE_GUARD);
+    const { actor } = await requirePermission(request, context, NOTE_GUARD);
     const ctx = modelContextFor(context, actor);
     const patientId = requireId(params.patientId, "Client");
     const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
     const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
-    // The page (scoped to the actor's locations by the model), then its audit row with the tail read with the
-    // session: 3 round trips. An empty page asks whether the client is in scope at all (404 otherwise).
-    // (The model's notesByClient checks the client first and reads the tail again: 5 round trips.)
-    const result = await notesPage(ctx, query, { patient_id: String(patientId), type });
-    const page = result.ok ? result.data : null;
-    let clientName = page?.data[0]?.patient_name ?? null;
-    if (page && page.data.length) await auditClientsRead(context.app.db, auditWho(ctx), "note", [patientId], auditTail);
-    else {
-      // The client's name is shown: an audited read of the client (one more round trip, on an empty page only).
+    // The client in scope, the page and the audit tail in one batch, then the audit row (the model's notesByClient).
+    const page = await notesByClient(ctx, type, patientId, query);
+    if (!page) throw notFound("Client not found.");
+    let clientName = page.data[0]?.patient_name ?? null;
+    if (clientName === null) {
+      // An empty page: the client's name for the heading is an audited read of its own.
       const patient = await getPatient(ctx, patientId);
       if (!patient) throw notFound("Client not found.");
       clientName = patient.full_name;
@@ -486,7 +483,7 @@ export function notesByClientLoader(type: NoteType) {
       type,
       patientId,
       clientName: clientName ?? "",
-      page: page ?? paged([], 0, query),
+      page,
       queryError: parsed.ok ? null : Object.values(parsed.errors)[0]!,
       canManage: can(actor, "manage_notes"),
       selfId: actor.id,

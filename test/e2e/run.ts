@@ -650,6 +650,22 @@ for (const javaScript of [false, true]) {
       await ready(page);
       await shown(page.getByText("Imported 2 weeks; overwrote 1 week; left out 1 invalid row."));
       assert.deepEqual(await pointTitles(), ["01/17/2026: 6", "01/24/2026: 5", "01/31/2026: 3"], "the imported weeks are on the chart");
+
+      // Generate from notes (docs/decisions/029): a range over a year is refused with the dates kept; a goal no
+      // note names gets 0 weeks and keeps its data.
+      const fromNotes = () => page.getByRole("region", { name: "Weekly data from session notes" });
+      await fromNotes().getByLabel("From", { exact: true }).fill("2024-01-01");
+      await fromNotes().getByLabel("To", { exact: true }).fill("2026-01-31");
+      await fromNotes().getByRole("button", { name: "Generate from notes" }).click();
+      await ready(page);
+      await shown(fromNotes().getByText("The date range may cover at most one year"));
+      assert.equal(await fromNotes().getByLabel("From", { exact: true }).inputValue(), "2024-01-01", "the typed dates stay");
+      await fromNotes().getByLabel("From", { exact: true }).fill("2026-01-01");
+      await fromNotes().getByRole("button", { name: "Generate from notes" }).click();
+      await page.waitForURL((url) => url.searchParams.get("flash") === "0 weeks updated from session notes");
+      await ready(page);
+      await shown(page.getByText("0 weeks updated from session notes"));
+      assert.deepEqual(await pointTitles(), ["01/17/2026: 6", "01/24/2026: 5", "01/31/2026: 3"], "no note, no change");
     });
 
     /* ---- Behavior chart: the same goal drawn as SVG without JavaScript and with uPlot when it runs. */
@@ -898,5 +914,37 @@ for (const javaScript of [false, true]) {
         assert.equal(await page.getByLabel("As evidenced by").inputValue(), "Typed while the session locked");
       });
     }
+
+
+    /* ---- Notes list: from the sidebar, filtered by a client and a type; empty filters stay out of the address. */
+    flow("notes: an RBT opens Notes from the sidebar and filters by client and type", async () => {
+      await signIn(page, "rbt@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Notes", exact: true }).click();
+      await page.waitForURL(onPath("/notes-list"));
+      await ready(page);
+      await shown(page.getByRole("heading", { name: "Notes", exact: true }));
+      const rows = page.locator("table tbody tr");
+      assert.ok((await rows.count()) > 1, "the demo notes are listed");
+      // A client's name in a row filters the list by that client.
+      const clientLink = rows.first().getByRole("link", { name: /^Only the notes of the client / });
+      const client = (await clientLink.innerText()).trim();
+      await clientLink.click();
+      await page.waitForURL((url) => url.pathname === "/notes-list" && url.searchParams.has("patient_id"));
+      await ready(page);
+      await shown(page.getByText(`Client: ${client}`));
+      for (const name of await rows.locator("td:nth-child(2)").allInnerTexts()) assert.equal(name.trim(), client);
+      // Then the type: only BCBA notes of that client, and no empty filter in the address.
+      await page.getByLabel("Type", { exact: true }).selectOption({ label: "BCBA" });
+      await page.getByRole("button", { name: "Filter", exact: true }).click();
+      await page.waitForURL((url) => url.pathname === "/notes-list" && url.searchParams.get("type") === "bcba");
+      await ready(page);
+      const url = new URL(page.url());
+      assert.deepEqual([...url.searchParams.keys()].sort(), ["patient_id", "type"], "empty filters are left out of the address");
+      const types = await rows.locator("td:nth-child(4)").allInnerTexts();
+      assert.ok(types.length > 0, "the client has BCBA notes");
+      assert.ok(types.every((t) => t.trim() === "BCBA"));
+      await shown(page.getByText(`Client: ${client}`));
+    });
   });
 }

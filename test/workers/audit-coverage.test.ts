@@ -92,7 +92,6 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.tickets.list": "placeholder screen (guard only, no data yet)",
   "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
   "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
-  "routes/_app.notes-list": "placeholder screen (guard only, no data yet)",
   "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
 };
 
@@ -125,8 +124,8 @@ let seed: {
   comment: number;
   pa: number;
   intake: number;
-  /** One note of each type (the note screens are per type). */
-  notes: Record<string, number>;
+  provider: number;
+  notes: Record<"rbt" | "bcba" | "combined", number>;
 };
 let token: string;
 let cookie: string;
@@ -142,12 +141,28 @@ beforeAll(async () => {
   const comment = await createChartComment(plan, "2026-01-02", "New routine");
   const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97151", nUnits: 32, startDate: "2026-01-01", endDate: "2026-06-30" }).returning();
   const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id }).returning();
-  const noteIds: Record<string, number> = {};
-  for (const type of ["rbt", "bcba", "combined"] as const) {
-    const [n] = await db().insert(notes).values({ type, patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05", cptCode: type === "bcba" ? "97155" : "97153" }).returning();
-    noteIds[type] = n!.id;
-  }
-  seed = { patient: patient.id, parent: parent.id, identifier: patient.patientIdentifier, bip: bip.id, plan: plan.id, objective: objective.id, report: report.id, comment: comment.id, pa: pa!.id, intake: intake!.id, notes: noteIds };
+  const provider = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  const note = async (type: "rbt" | "bcba" | "combined", hour: number) => {
+    const [row] = await db()
+      .insert(notes)
+      .values({ type, patientId: patient.id, locationId: location.id, providerId: provider.id, paServiceId: pa!.id, cptCode: type === "bcba" ? "97155" : "97153", sessionDate: "2026-01-05", timeIn: `${hour}:00`, timeOut: `${hour}:30`, minutes: 30, units: 2 })
+      .returning();
+    return row!.id;
+  };
+  seed = {
+    patient: patient.id,
+    parent: parent.id,
+    identifier: patient.patientIdentifier,
+    bip: bip.id,
+    plan: plan.id,
+    objective: objective.id,
+    report: report.id,
+    comment: comment.id,
+    pa: pa!.id,
+    intake: intake!.id,
+    provider: provider.id,
+    notes: { rbt: await note("rbt", 10), bcba: await note("bcba", 12), combined: await note("combined", 14) },
+  };
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
@@ -166,18 +181,28 @@ function apiUrl(path: string): string {
     [/^\/v2\/weekly-reports\//, () => seed.report],
     [/^\/v2\/chart-comments\//, () => seed.comment],
     [/^\/v2\/intake-assessments\//, () => seed.intake],
+    [/^\/note_(rbt|bcba)\/(byclient|showReplacementBypatient)\//, () => seed.patient],
+    [/^\/note_(rbt|bcba)\/byprofile\//, () => seed.provider],
+    [/^\/(note_bcba|v2\/notes-bcba)\//, () => seed.notes.bcba],
+    [/^\/v2\/notes-combined\//, () => seed.notes.combined],
+    [/^\/(note_rbt|v2\/notes-rbt)\//, () => seed.notes.rbt],
+    [/^\/v2\/note_rbt\/pdf\//, () => seed.notes.rbt],
+    [/^\/v2\/note_bcba\/pdf\//, () => seed.notes.bcba],
+    [/^\/v2\/note_combined\/pdf\//, () => seed.notes.combined],
   ];
   const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
   const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
   if (/^\/v2\/(weekly-reports|chart-comments)$/.test(path)) return `${url}?plan_id=${seed.plan}`;
+  // A note form's options name the client's goals and PA services when they are for a client.
+  if (/^\/note_(rbt|bcba)\/config$/.test(path)) return `${url}?patient_id=${seed.patient}`;
   return url;
 }
 
 function screenUrl(route: BuildRoute): string {
   const path = rawPath(route);
-  // The note screens: a note of the screen's type, or the client (create with ?patient_id, list by client).
-  const noteScreen = /^\/note-(rbt|bcba|combined)(\/(edit|view)\/:id)?/.exec(path);
-  if (noteScreen?.[2]) return path.replace(":id", String(seed.notes[noteScreen[1]!]));
+  // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
+  const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
+  if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)

@@ -69,7 +69,7 @@ describe("screen guards", () => {
     expect(res.headers.get("Location")).toMatch(/^\/login/);
   });
 
-  it("a staff user without permissions gets 403 on every permission-guarded screen, and a parent on every staff screen", { timeout: 180_000 }, async () => {
+  it("a staff user without permissions gets 403 on every permission-guarded screen, and a parent on every staff screen", { timeout: 360_000 }, async () => {
     const staffCookie = await signInCookie(await createUser({ permissions: [] }));
     const parentCookie = await signInCookie(await createParent(), true);
     const check = async (r: (typeof leafGuarded)[number]) => {
@@ -124,7 +124,7 @@ describe("API guards", () => {
     expect(((await res.json()) as { message: string }).message).toBeTruthy();
   });
 
-  it("a token without the permission answers 403, a parent token 403 on staff routes", { timeout: 180_000 }, async () => {
+  it("a token without the permission answers 403, a parent token 403 on staff routes", { timeout: 360_000 }, async () => {
     const staff = await apiToken(await createUser({ permissions: [] }));
     const parent = await apiToken(await createParent(), true);
     // Any valid token passes a "principal" guard (and logout would revoke the token for the rest).

@@ -10,8 +10,9 @@ import { clientsApi } from "./clients";
 import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
 import { mockApi, mockMode } from "./mock";
-import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
+import { notePdfsApi } from "./note-pdfs";
 import { noteSummaryApi } from "./note-summary";
+import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
 import { rolesV1, rolesV2 } from "./roles";
@@ -70,13 +71,15 @@ export const api = new Hono<AppEnv>()
   // Clients, PA services and parents (see ./clients.ts); employees and user administration (./employees.ts).
   .route("/", clientsApi)
   .route("/", employeesApi)
-  // The notes' AI summary (./note-summary.ts).
+  // The notes' AI summary (./note-summary.ts), before the notes' routers answer 405 on their other paths.
   .route("/", noteSummaryApi)
   // Session notes (./notes.ts). generate-summary and the note PDFs are mounted by their own routers.
   .route("/note_rbt", noteRbtV1)
   .route("/note_bcba", noteBcbaV1)
   .route("/v2/notes-rbt", notesRbtV2)
   .route("/v2/notes-bcba", notesBcbaV2)
-  .route("/v2/notes-combined", notesCombinedV2);
+  .route("/v2/notes-combined", notesCombinedV2)
+  // Note PDFs: /v2/note_rbt/pdf/:id, /v2/note_bcba/pdf/:id, /v2/note_combined/pdf/:id (./note-pdfs.ts).
+  .route("/v2", notePdfsApi);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));

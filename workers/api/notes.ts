@@ -21,7 +21,7 @@ import {
   type NoteWithHistory,
 } from "~/models/notes.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, v2Router, type RestResource } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, UNSUPPORTED, v2Router, type RestResource } from "./rest";
 
 /**
  * Session notes (clinical §7 notes calls; issue 10; decision 023).
@@ -77,6 +77,7 @@ export const notesBcbaV2 = v2Router(noteResource("bcba", "Note"));
 export const notesCombinedV2 = v2Router(noteResource("combined", "Note"));
 
 const NOT_FOUND = "Note not found.";
+const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
 
 function listQuery(c: Context<AppEnv>) {
   return parseWith(listQuerySchema(), c.req.query());
@@ -155,12 +156,17 @@ function legacyRouter(type: NoteType) {
       const result = await deleteNote(modelContext(c), type, id);
       return result.ok ? c.json({ message: result.message }) : answer(c, result);
     });
+  // Any other method on these paths: 405 (decision 017).
+  for (const path of ["/", "/config", "/show/:id", "/byclient/:id", "/byprofile/:id", "/showReplacementBypatient/:id", "/store", "/update/status/:id", "/update/modifier/:id", "/update/:id", "/destroy/:id"]) router.all(path, unsupported);
   return router;
 }
 
-export const noteRbtV1 = legacyRouter("rbt").post("/storeReplacemts", view, async (c) => {
-  const b = await body(c);
-  if (!b) return jsonError(c, 400, "The request body must be JSON.");
-  return answer(c, await storeReplacements(modelContext(c), b, { version: requestVersion(c, b) }));
-});
+export const noteRbtV1 = new Hono<AppEnv>()
+  .post("/storeReplacemts", view, async (c) => {
+    const b = await body(c);
+    if (!b) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await storeReplacements(modelContext(c), b, { version: requestVersion(c, b) }));
+  })
+  .all("/storeReplacemts", unsupported)
+  .route("/", legacyRouter("rbt"));
 export const noteBcbaV1 = legacyRouter("bcba");

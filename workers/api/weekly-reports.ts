@@ -15,15 +15,17 @@ import {
   type Upload,
   type WeeklyReportJson,
 } from "~/models/weekly-reports.server";
+import { generateWeeklyReportsFromNotes } from "~/models/notes-weekly.server";
 import type { ModelResult } from "~/models/results";
-import { jsonError, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, v2Router, type RestResource } from "./rest";
+import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { answer, modelContext, UNSUPPORTED, v2Router, type RestResource } from "./rest";
 
 /**
  * Weekly reports and chart comments (clinical §7): /v2/weekly-reports and /v2/chart-comments, viewed
  * with view_bips and changed with manage_bips. Lists need plan_id or bip_id; per_page defaults to 500
  * (the editors) and may go to 2500. A weekly report's update answers { status: 'success', message,
  * data }. The .xlsx check and import take a multipart upload (field `file`, plus `plan_id`).
+ * POST /from-notes generates a client's weekly reports from their RBT notes (manage_bips).
  */
 export const weeklyReportResource: RestResource<WeeklyReportJson> = {
   name: WEEKLY_REPORTS,
@@ -114,6 +116,13 @@ export const weeklyReportsV2 = new Hono<AppEnv>()
   .post("/import-data", manage, (c) =>
     fileCall(c, (r) => importWeeklyReportsFile(modelContext(c), r.fields, r.upload, v.parse(looseBoolean, r.fields.force_update ?? false))),
   )
+  // Weekly reports from the client's RBT notes (docs/decisions/029): body patient_id, date_from, date_to, plan_id?.
+  .post("/from-notes", manage, async (c) => {
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await generateWeeklyReportsFromNotes(modelContext(c), body));
+  })
+  .all("/from-notes", (c) => jsonError(c, 405, UNSUPPORTED))
   .on(["PUT", "PATCH"], "/:id", successStatus)
   .route("/", v2Router(weeklyReportResource));
 

@@ -1,0 +1,150 @@
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { bips, notes, patients, plans, weeklyReports } from "~/db/schema";
+import { NotesWeeklyInput, notesWeeklyMessage, weeklyValuesFromSessions, wholeWeeks, type SessionData, type WeekValue } from "~/domain/notes-weekly";
+import { parseWith } from "~/domain/validation";
+import { auditTail, withAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
+import { planInScopeWhere } from "./bip-scope.server";
+import type { ModelContext } from "./context";
+import { patientScope, who } from "./patients.server";
+import { invalid, notFound, ok, type ModelResult } from "./results";
+import { touchPlan, WEEKLY_REPORTS } from "./weekly-reports.server";
+
+/**
+ * Weekly reports generated from a client's RBT notes (issue 10; docs/decisions/029). The rule is in
+ * app/domain/notes-weekly.ts; this reads, compares and upserts:
+ *
+ * 1. ONE batch reads the client in scope (with the audit chain's tail), the client's live plans, the live
+ *    RBT notes of the whole weeks of the range (only the two lists of their content) and the weekly
+ *    reports already stored for those plans and weeks. Every statement carries the client's scope, so
+ *    nothing of another location is read; a client out of scope answers 404, as does a plan_id that is not
+ *    one of the client's live plans.
+ * 2. ONE batch upserts the weeks whose value is new or changed (one statement for all rows; a week that
+ *    has a report keeps its id and total_units, its value is replaced and its version moves), bumps the
+ *    weekly-report list cache, touches the plans written, and writes the audit row (entity patient,
+ *    action generate_weekly_reports, the plans, range and counts in `detail`). A generation that changes
+ *    nothing still writes its audit row: the client's notes were read.
+ */
+
+export type WeekStatus = "created" | "updated" | "unchanged";
+
+export interface GeneratedWeek extends WeekValue {
+  status: WeekStatus;
+  /** The value stored before, for an updated or unchanged week. */
+  previous_value: number | null;
+}
+
+export interface NotesWeeklyResult {
+  patient_id: number;
+  plan_id: number | null;
+  /** The range asked for, and the whole weeks it was widened to. */
+  date_from: string;
+  date_to: string;
+  week_from: string;
+  week_to: string;
+  sessions: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  weeks: GeneratedWeek[];
+}
+
+/** A list from the content JSON (json_extract answers arrays as JSON text); anything else is no list. */
+function jsonList(x: unknown): unknown {
+  if (typeof x !== "string") return x ?? null;
+  try {
+    return JSON.parse(x) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<NotesWeeklyResult>> {
+  const parsed = parseWith(NotesWeeklyInput, { patient_id: raw.patient_id, plan_id: raw.plan_id, date_from: raw.date_from, date_to: raw.date_to });
+  if (!parsed.ok) return invalid(parsed.errors);
+  const input = parsed.data;
+  const weeks = wholeWeeks(input.date_from, input.date_to);
+  // The client named, or (the goal screen) the client of the plan named: a subquery, not a round trip.
+  const patientId: SQL | number = input.patient_id ?? sql`(select ${plans.patientId} from ${plans} where ${plans.id} = ${input.plan_id})`;
+  const clientInScope = and(eq(patients.id, patientId), patientScope(ctx));
+  // The content's lists only (not the narrative); a content that is not JSON yields nulls, not an error.
+  // Named: in a batch D1 answers rows keyed by column name, and both expressions would read the same.
+  const list = (key: "maladaptives" | "replacements") => sql<string | null>`case when json_valid(${notes.content}) then json_extract(${notes.content}, ${`$.${key}`}) end`.as(key);
+
+  const [[client], planRows, noteRows, stored] = await ctx.db.batch([
+    ctx.db.select({ id: patients.id, tail: auditTail }).from(patients).where(clientInScope),
+    ctx.db
+      .select({ id: plans.id, category: plans.category })
+      .from(plans)
+      .innerJoin(bips, eq(bips.id, plans.bipId))
+      .innerJoin(patients, eq(patients.id, plans.patientId))
+      .where(and(eq(plans.patientId, patientId), planInScopeWhere(ctx))),
+    // notes_patient_date_idx (patient_id, session_date) where deleted_at is null.
+    ctx.db
+      .select({ session_date: notes.sessionDate, maladaptives: list("maladaptives"), replacements: list("replacements") })
+      .from(notes)
+      .innerJoin(patients, eq(patients.id, notes.patientId))
+      .where(and(eq(notes.patientId, patientId), isNull(notes.deletedAt), eq(notes.type, "rbt"), sql`${notes.sessionDate} between ${weeks.from} and ${weeks.to}`, patientScope(ctx))),
+    // weekly_reports_plan_week_unique (plan_id, week_end).
+    ctx.db
+      .select({ planId: weeklyReports.planId, weekEnd: weeklyReports.weekEnd, value: weeklyReports.value })
+      .from(weeklyReports)
+      .innerJoin(plans, eq(plans.id, weeklyReports.planId))
+      .innerJoin(patients, eq(patients.id, plans.patientId))
+      .where(and(eq(plans.patientId, patientId), sql`${weeklyReports.weekEnd} between ${weeks.from} and ${weeks.to}`, patientScope(ctx))),
+  ]);
+  if (!client) return notFound(input.patient_id === null ? "Plan" : "Patient");
+  if (input.plan_id !== null && !planRows.some((p) => p.id === input.plan_id)) return notFound("Plan");
+
+  const sessions: SessionData[] = noteRows.map((n) => ({ session_date: n.session_date, maladaptives: jsonList(n.maladaptives), replacements: jsonList(n.replacements) }));
+  const before = new Map(stored.map((s) => [`${s.planId}:${s.weekEnd}`, s.value]));
+  const generated: GeneratedWeek[] = weeklyValuesFromSessions(sessions, planRows, input.plan_id).map((w) => {
+    const previous = before.get(`${w.plan_id}:${w.week_end}`);
+    const status: WeekStatus = previous === undefined ? "created" : previous === w.value ? "unchanged" : "updated";
+    return { ...w, status, previous_value: previous ?? null };
+  });
+  const writes = generated.filter((w) => w.status !== "unchanged");
+  const count = (s: WeekStatus) => generated.filter((w) => w.status === s).length;
+  const result: NotesWeeklyResult = {
+    patient_id: client.id,
+    plan_id: input.plan_id,
+    date_from: input.date_from,
+    date_to: input.date_to,
+    week_from: weeks.from,
+    week_to: weeks.to,
+    sessions: noteRows.length,
+    created: count("created"),
+    updated: count("updated"),
+    unchanged: count("unchanged"),
+    weeks: generated,
+  };
+  const planIds = [...new Set(writes.map((w) => w.plan_id))];
+  const entry = {
+    action: "generate_weekly_reports",
+    entity: "patient",
+    entityId: client.id,
+    patientId: client.id,
+    detail: { source: "notes", plans: planIds, week_from: weeks.from, week_to: weeks.to, created: result.created, updated: result.updated },
+  };
+  if (writes.length === 0) {
+    await withAudit(ctx.db, who(ctx), entry, () => [] as [], client.tail);
+    return ok(result, notesWeeklyMessage(0));
+  }
+  const now = ctx.now().toISOString();
+  // Every week in one statement: the rows travel as one JSON parameter (D1 binds at most 100 per statement).
+  // Columns in table order: id (assigned), plan_id, week_start, week_end, value, total_units, version, created_at, updated_at.
+  const payload = JSON.stringify(writes.map((w) => ({ p: w.plan_id, s: w.week_start, e: w.week_end, v: w.value })));
+  const rows = sql`select null, json_extract(value, '$.p'), json_extract(value, '$.s'), json_extract(value, '$.e'), json_extract(value, '$.v'), null, 1, ${now}, ${now}
+    from json_each(${payload}) where true`;
+  const upsert = () =>
+    ctx.db
+      .insert(weeklyReports)
+      .select(rows)
+      .onConflictDoUpdate({
+        target: [weeklyReports.planId, weeklyReports.weekEnd],
+        set: { value: sql`excluded.value`, version: sql`${weeklyReports.version} + 1`, updatedAt: now },
+        setWhere: sql`${weeklyReports.value} is not excluded.value`,
+      });
+  await withAudit(ctx.db, who(ctx), entry, () => [upsert(), bumpListVersion(ctx.db, WEEKLY_REPORTS), ...planIds.map((id) => touchPlan(ctx, id))], client.tail);
+  return ok(result, notesWeeklyMessage(writes.length));
+}

@@ -1,0 +1,177 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { libsqlDatabase, migrateLibsql } from "~/db/libsql.server";
+import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_STATUSES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteType } from "~/domain/notes";
+import { dayNumber, weekEndingOn } from "~/domain/weeks";
+import { seedDemo } from "../../scripts/demo-data";
+
+/**
+ * The demo seed's notes break no rule of issue 10: the seed is loaded into a fresh database (the real
+ * migrations, the libSQL driver the seed script uses) and every stored note is checked again here,
+ * independently of the planner that placed it.
+ */
+
+const NOW = new Date("2026-11-25T15:00:00Z");
+const TODAY = "2026-11-25";
+
+interface NoteRow {
+  id: number;
+  type: NoteType;
+  patient_id: number;
+  location_id: number;
+  provider_id: number;
+  supervisor_id: number | null;
+  pa_service_id: number;
+  cpt_code: string;
+  session_date: string;
+  time_in: string;
+  time_out: string;
+  time_in2: string | null;
+  time_out2: string | null;
+  start1_at: number;
+  end1_at: number;
+  start2_at: number | null;
+  end2_at: number | null;
+  start_at: number;
+  end_at: number;
+  minutes: number;
+  units: number;
+  status: string;
+  provider_name: string;
+  provider_signed_on: string | null;
+  signed_at: string | null;
+  content: string;
+  deleted_at: string | null;
+}
+
+let dir: string;
+let url: string;
+let rows: NoteRow[];
+let query: <T>(sql: string) => Promise<T[]>;
+let close: () => void;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "baseline-demo-notes-"));
+  url = `file:${path.join(dir, "demo.db")}`;
+  await migrateLibsql(url);
+  const { db, client } = libsqlDatabase(url);
+  await seedDemo(db, NOW);
+  query = async <T>(sql: string) => (await client.execute(sql)).rows as unknown as T[];
+  close = () => client.close();
+  rows = await query<NoteRow>("select * from notes where deleted_at is null order by id");
+}, 60_000);
+
+afterAll(() => {
+  close?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Each note's time pairs as [start, end] local minutes. */
+const pairsOf = (n: NoteRow): [number, number][] => (n.start2_at === null ? [[n.start1_at, n.end1_at]] : [[n.start1_at, n.end1_at], [n.start2_at, n.end2_at!]]);
+
+/** Every pair of distinct notes that share `key` whose sessions come closer than `gap` minutes. */
+function clashes(key: (n: NoteRow) => number, gap: number): string[] {
+  const found: string[] = [];
+  const groups = new Map<number, NoteRow[]>();
+  for (const n of rows) groups.set(key(n), [...(groups.get(key(n)) ?? []), n]);
+  for (const list of groups.values()) {
+    for (let i = 0; i < list.length; i++) {
+      for (let j = i + 1; j < list.length; j++) {
+        for (const [a, b] of pairsOf(list[i]!)) {
+          for (const [c, d] of pairsOf(list[j]!)) if (a < d + gap && c < b + gap) found.push(`notes ${list[i]!.id} and ${list[j]!.id}`);
+        }
+      }
+    }
+  }
+  return found;
+}
+
+describe("demo notes", () => {
+  it("give every demo client with a plan about six weeks of RBT and BCBA notes over all four CPT codes", async () => {
+    const clients = await query<{ patient_id: number }>("select distinct patient_id from bips order by patient_id");
+    expect(clients.length).toBe(14);
+    for (const { patient_id } of clients) {
+      const mine = rows.filter((n) => n.patient_id === patient_id);
+      expect(mine.filter((n) => n.type === "rbt").length, `RBT notes of client ${patient_id}`).toBeGreaterThanOrEqual(15);
+      expect(new Set(mine.filter((n) => n.type === "bcba").map((n) => n.cpt_code)), `BCBA CPTs of client ${patient_id}`).toEqual(new Set(["97151", "97155", "97156"]));
+      const dates = mine.map((n) => n.session_date).sort();
+      expect(dates[0]! <= "2026-10-20" && dates.at(-1)! >= "2026-11-20", `history of client ${patient_id}`).toBe(true);
+    }
+    // Some notes have a second (afternoon) pair; older notes are signed, recent ones not yet.
+    expect(rows.some((n) => n.start2_at !== null)).toBe(true);
+    expect(rows.some((n) => n.signed_at !== null) && rows.some((n) => n.signed_at === null)).toBe(true);
+    expect(new Set(rows.map((n) => n.status))).toEqual(new Set(NOTE_STATUSES));
+  });
+
+  it("store times, minutes and units that agree (units from unitsForMinutes), with a CPT of the note's type", () => {
+    for (const n of rows) {
+      const day = dayNumber(n.session_date)!;
+      const pairs = pairsOf(n);
+      const minutes = pairs.reduce((m, [a, b]) => m + b - a, 0);
+      expect(NOTE_CPT_CODES[n.type], `note ${n.id}`).toContain(n.cpt_code);
+      expect([n.time_in, n.time_out], `note ${n.id}`).toEqual([timeOfMinute(n.start1_at - day * 1440), timeOfMinute(n.end1_at - day * 1440)]);
+      if (n.start2_at !== null) expect([n.time_in2, n.time_out2]).toEqual([timeOfMinute(n.start2_at - day * 1440), timeOfMinute(n.end2_at! - day * 1440)]);
+      for (const [a, b] of pairs) expect(a < b && a >= day * 1440 && b <= (day + 1) * 1440, `note ${n.id} pair within its day`).toBe(true);
+      expect([n.start_at, n.end_at]).toEqual([pairs[0]![0], pairs.at(-1)![1]]);
+      expect(n.minutes).toBe(minutes);
+      expect(n.units, `note ${n.id}`).toBe(unitsForMinutes(minutes));
+    }
+  });
+
+  it("never overlap for a client, and keep the 15-minute buffer between a provider's sessions", () => {
+    expect(clashes((n) => n.patient_id, 0)).toEqual([]);
+    expect(clashes((n) => n.provider_id, NOTE_LIMITS.providerBufferMinutes)).toEqual([]);
+  });
+
+  it("stay within 10 hours a day and 40 hours a week per client, and no session date lies in the future", () => {
+    const day = new Map<string, number>();
+    const week = new Map<string, number>();
+    for (const n of rows) {
+      day.set(`${n.patient_id} ${n.session_date}`, (day.get(`${n.patient_id} ${n.session_date}`) ?? 0) + n.minutes);
+      const w = `${n.patient_id} ${weekEndingOn(n.session_date)}`;
+      week.set(w, (week.get(w) ?? 0) + n.minutes);
+      expect(n.session_date < TODAY, `note ${n.id} date`).toBe(true);
+    }
+    expect(Math.max(...day.values())).toBeLessThanOrEqual(NOTE_LIMITS.clientDayMinutes);
+    expect(Math.max(...week.values())).toBeLessThanOrEqual(NOTE_LIMITS.clientWeekMinutes);
+  });
+
+  it("consume units of a PA service of the same client that covers the date and CPT, never more than it authorizes", async () => {
+    const bad = await query<{ id: number }>(`
+      select n.id from notes n left join pa_services p on p.id = n.pa_service_id
+      where n.deleted_at is null and (p.id is null or p.patient_id <> n.patient_id or p.cpt <> n.cpt_code or n.session_date < p.start_date or n.session_date > p.end_date)`);
+    expect(bad).toEqual([]);
+    const over = await query<{ id: number; spent: number; n_units: number }>(`
+      select p.id, sum(n.units) spent, p.n_units from pa_services p join notes n on n.pa_service_id = p.id and n.deleted_at is null
+      group by p.id having sum(n.units) > p.n_units`);
+    expect(over).toEqual([]);
+  });
+
+  it("are written by providers who work at the client's location, with the client's location and active plans", async () => {
+    const outside = await query<{ id: number }>(`
+      select n.id from notes n join patients p on p.id = n.patient_id
+      where n.location_id <> p.location_id
+         or not exists (select 1 from user_locations ul where ul.user_id = n.provider_id and ul.location_id = n.location_id)
+         or (n.supervisor_id is not null and not exists (select 1 from user_locations ul where ul.user_id = n.supervisor_id and ul.location_id = n.location_id))`);
+    expect(outside).toEqual([]);
+    const active = new Set((await query<{ id: number; patient_id: number }>("select id, patient_id from plans where status = 'active'")).map((p) => `${p.patient_id}:${p.id}`));
+    for (const n of rows) {
+      const c = JSON.parse(n.content) as NoteContent;
+      const planIds = [...(c.maladaptives ?? []), ...(c.replacements ?? []), ...(c.replacement_percentages ?? []), ...(c.caregiver_goals ?? [])].map((x) => x.plan_id);
+      for (const id of planIds) expect(active.has(`${n.patient_id}:${id}`), `note ${n.id} plan ${id}`).toBe(true);
+      if (n.cpt_code === "97153") expect(c.maladaptives?.length && c.replacements?.length, `note ${n.id} RBT content`).toBeTruthy();
+      for (const r of c.replacements ?? []) expect(r.correct_responses! <= r.total_trials!).toBe(true);
+      if (n.signed_at) expect(n.provider_name && n.provider_signed_on, `note ${n.id} signature`).toBeTruthy();
+    }
+  });
+
+  it("are written once: a second seed run changes no note", async () => {
+    const before = await query<Record<string, unknown>>("select * from notes order by id");
+    const { db, client } = libsqlDatabase(url);
+    await seedDemo(db, new Date(NOW.getTime() + 3 * 86_400_000));
+    client.close();
+    expect(await query<Record<string, unknown>>("select * from notes order by id")).toEqual(before);
+  }, 60_000);
+});
