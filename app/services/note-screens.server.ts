@@ -257,6 +257,10 @@ export function createNoteLoader(type: NoteType) {
       : {
           session_date: url.searchParams.get("session_date") ?? options.today,
           cpt_code: url.searchParams.get("cpt_code") ?? (options.cptCodes.length === 1 ? options.cptCodes[0]! : ""),
+          // The writer is the provider unless a manager picks another; the provider's typed name starts as theirs
+          // (the note is signed only once the signature's date is given too).
+          provider_id: String(actor.id),
+          provider_name: options.self.name,
         };
     const token = typeof values.form_token === "string" && values.form_token ? values.form_token : randomToken(18);
     return {

@@ -846,6 +846,12 @@ for (const javaScript of [false, true]) {
       await shown(page.getByText("Note created."));
       assert.equal((await page.getByTestId("note-units").textContent())?.trim(), "5");
       const notePath = new URL(page.url()).pathname;
+      // The PDF opens in a new tab (a plain link): the Appointment Note.
+      const pdfLink = page.getByRole("link", { name: "PDF", exact: true });
+      assert.equal(await pdfLink.getAttribute("target"), "_blank");
+      const pdf = await page.request.get((await pdfLink.getAttribute("href"))!);
+      assert.equal(pdf.status(), 200);
+      assert.match(pdf.headers()["content-type"] ?? "", /application\/pdf/);
       // The same form sent again (a resend after a timeout) lands on the same note.
       const resend = await page.request.post(`/note-rbt?patient_id=${patientId}`, { form: sent, headers: { Origin: app!.url }, maxRedirects: 0 });
       assert.equal(resend.status(), 303);

@@ -417,7 +417,7 @@ function SignaturesSection() {
   return (
     <section className="note-section" aria-labelledby="signatures-head">
       <h2 id="signatures-head">Signatures</h2>
-      <p className="hint">A note signed by its provider (name and date) is read-only afterwards; corrections are amendments.</p>
+      <p className="hint">Giving the provider's name and the date signed signs the note: it is read-only afterwards, and corrections are amendments.</p>
       <div className="note-grid">
         <SignatureBlock who="provider" label="Provider" />
         <SignatureBlock who="supervisor" label="Supervisor" />
