@@ -9,6 +9,8 @@
  *   stylesheet inside it (added as a <style> when it draws: no second, sequential request on a slow
  *   connection).
  * - The dashboard's year chart module (docs/decisions/021): app/client/year-chart.ts, built the same way.
+ * - The note form's module (docs/decisions/025): app/client/note-form.ts, built the same way (it bundles the AI
+ *   summary button, app/client/note-summary.ts).
  * - The note forms' AI summary button standalone (docs/decisions/026): app/client/note-summary-page.ts, built the
  *   same way (no uPlot).
  * - app/generated/assets.json maps each file to its URL; the root and the chart read their links from it.
@@ -62,6 +64,9 @@ async function chartModule(name) {
 }
 const behaviorChartJs = await chartModule("behavior-chart");
 const yearChartJs = await chartModule("year-chart");
+// The note form's module (docs/decisions/025): drafts, live units, signature pads, the AI summary button.
+const noteFormJs = await chartModule("note-form");
 const noteSummaryJs = await chartModule("note-summary-page");
 
-await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs, noteSummaryJs }, null, 2)}\n`);
+await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs, noteFormJs, noteSummaryJs }, null, 2)}
+`);

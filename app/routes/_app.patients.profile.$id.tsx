@@ -34,6 +34,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     canManage: can(actor, "manage_clients"),
     canSeeLog: can(actor, "manage_notes"),
     canSeeBips: can(actor, "view_bips"),
+    canSeeNotes: can(actor, "view_notes"),
   };
 }
 
@@ -146,7 +147,7 @@ function PaAssessmentsView({ assessments }: { assessments: PaAssessment[] }) {
 }
 
 export default function PatientProfile() {
-  const { patient, paServices, options, missing, today, canManage, canSeeLog, canSeeBips } = useLoaderData<typeof loader>();
+  const { patient, paServices, options, missing, today, canManage, canSeeLog, canSeeBips, canSeeNotes } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -172,6 +173,13 @@ export default function PatientProfile() {
               {" "}
               <Link to={`/bip/show/patient/${patient.id}`}>Behavior plans</Link>{" "}
               <Link to={`/medical/initial-assessment?patient_id=${patient.id}`}>Intake assessments</Link>
+            </>
+          ) : null}
+          {canSeeNotes ? (
+            <>
+              {" "}
+              <Link to={`/note-rbt/listbyclient/${patient.id}`}>RBT notes</Link> <Link to={`/note-bcba/listbyclient/${patient.id}`}>BCBA notes</Link>{" "}
+              <Link to={`/note-combined/listbyclient/${patient.id}`}>Combined notes</Link>
             </>
           ) : null}
           {canSeeLog ? (

@@ -11,6 +11,11 @@ import { challengeCookie, redirectWithCookies, safeRedirect } from "~/services/f
 import { getSigned } from "~/services/guard.server";
 import { createSession, destroySession } from "~/services/session.server";
 
+export const NOTE_DRAFT_NOTICES = {
+  kept: "Your session ended before your note was saved. It has been kept: sign in and it will be back in the form.",
+  lost: "Your session had ended, so the note you sent could not be kept on the server. If JavaScript was on, this browser kept a copy: sign in and the form will offer to restore it.",
+};
+
 export const meta: MetaFunction = () => [{ title: "Sign in · Baseline" }];
 export const handle = { guard: "public" };
 
@@ -52,6 +57,9 @@ export default function Login() {
     <AuthLayout title="Sign in" subtitle="Welcome back. Sign in to continue.">
       {params.get("reset") === "1" ? <FormMessage success="Your password has been changed. Please sign in." /> : null}
       {params.get("loggedOut") === "1" ? <FormMessage success="You have been signed out." /> : null}
+      {/* A note form posted after the session ended (decision 025). */}
+      {params.get("draft") === "kept" ? <p className="alert alert-info" role="status">{NOTE_DRAFT_NOTICES.kept}</p> : null}
+      {params.get("draft") === "lost" ? <FormMessage error={NOTE_DRAFT_NOTICES.lost} /> : null}
       <FormMessage error={actionData?.message} />
       {/* data-prefetch: the dashboard's chart module, fetched by enhance.js while the user signs in (decision 021). */}
       <Form method="post" noValidate data-prefetch={ASSET_URLS.yearChartJs}>

@@ -59,6 +59,17 @@ export async function getSigned(request: Request, context: AppLoadContext): Prom
   return session && actor ? { actor, session, notifications, auditTail } : null;
 }
 
+/**
+ * The staff user whose session ended (locked or expired) when this request has no active session, or null:
+ * what a note form's POST needs to keep its text for that user (decision 025). Not a guard: the caller
+ * still applies one.
+ */
+export async function endedSessionUser(request: Request, context: AppLoadContext): Promise<{ userId: number; locked: boolean } | null> {
+  const { session, actor, ended } = await load(request, context);
+  if (actor || !ended || ended.principalType !== "user") return null;
+  return { userId: ended.principalId, locked: session?.state === "locked" };
+}
+
 /** Any signed-in principal (staff or parent). Redirects to sign-in, or to the lock screen after the idle limit. */
 export async function requirePrincipal(request: Request, context: AppLoadContext): Promise<Signed> {
   const { session, actor, notifications, auditTail } = await load(request, context);

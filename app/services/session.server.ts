@@ -76,6 +76,11 @@ export interface SessionAndActor {
   notifications: NotificationSummary;
   /** The audit chain's tail, read with the session so a screen's read audit costs only its insert (decision 019). */
   auditTail: KnownTail;
+  /**
+   * The principal whose session this request's cookie names when that session has ended (locked after the
+   * idle limit, or expired just now): a note form posted after that keeps its text for them (decision 025).
+   */
+  ended?: { principalType: PrincipalType; principalId: number };
 }
 
 /**
@@ -94,7 +99,10 @@ export async function readSessionActor(db: Db, request: Request, now: Date): Pro
     .where(eq(sessions.idHash, idHash));
   if (!row) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: undefined };
   const session = await applyLimits(db, row.session, now);
-  if (!session || session.state !== "active") return { session, actor: null, notifications: NO_NOTIFICATIONS, auditTail: row.tail };
+  if (!session || session.state !== "active") {
+    const ended = { principalType: row.session.principalType, principalId: row.session.principalId };
+    return { session, actor: null, notifications: NO_NOTIFICATIONS, auditTail: row.tail, ended };
+  }
   const actor = session.principalType === "user" ? userActorFrom(row.user) : parentActorFrom(row.parent);
   return { session, actor, notifications: actor ? notificationSummary(actor, row.tickets) : NO_NOTIFICATIONS, auditTail: row.tail };
 }

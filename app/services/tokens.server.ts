@@ -16,7 +16,7 @@ const ISSUER = "baseline";
 type TokenEnv = Pick<Env, "JWT_SECRET" | "APP_ENV">;
 
 /** The published development secret is accepted in development only; elsewhere JWT_SECRET is required. */
-function secretKey(env: TokenEnv): Uint8Array {
+export function secretKey(env: TokenEnv): Uint8Array {
   if (env.JWT_SECRET) return new TextEncoder().encode(env.JWT_SECRET);
   if (env.APP_ENV === "development") return new TextEncoder().encode(DEV_SECRET);
   throw new Error("JWT_SECRET is required outside development");

@@ -119,6 +119,16 @@ async function dashboardCount(page: Page, testId: string): Promise<number> {
   return Number(text);
 }
 
+/** Locks every screen session in the running app's local D1 (as the idle limit would). */
+function lockAllSessions(): void {
+  const r = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", app!.persistDir, "--command", "UPDATE sessions SET locked = 1"], {
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    encoding: "utf8",
+  });
+  assert.equal(r.status, 0, `wrangler d1 execute: ${r.stderr}`);
+}
+
 /* ------------------------------------------------------------------ flows */
 
 for (const javaScript of [false, true]) {
@@ -772,6 +782,145 @@ for (const javaScript of [false, true]) {
       await goto(page, "/dashboard/admin");
       await shown(page.getByRole("heading", { name: "Good Day, Marcus" }));
     });
+    /* ---- Note forms (issue 10; decision 025): write an RBT note and see its units, an overlap refused beside the
+       time, a resend that saves one note, the AI summary, a browser draft restored after a reload, and a note
+       kept on the server when the session locked while it was typed. Each run uses its own session day. */
+    const noteDay = (back: number) => {
+      const today = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
+      const d = new Date(`${today}T12:00:00Z`);
+      d.setUTCDate(d.getUTCDate() - back);
+      return d.toISOString().slice(0, 10);
+    };
+    /** Signs in as the demo RBT and opens a new RBT note for the first client offered (or the one named). */
+    async function openRbtForm(patientName?: string): Promise<string> {
+      await signIn(page, "rbt@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/note-rbt");
+      const list = page.getByRole("list", { name: "Clients" });
+      const choice = patientName ? list.getByRole("link", { name: new RegExp(`^${patientName}`) }) : list.getByRole("link").first();
+      await shown(choice);
+      await choice.click();
+      await page.waitForURL((url) => url.pathname === "/note-rbt" && url.searchParams.has("patient_id"));
+      await ready(page);
+      await shown(page.getByLabel("Morning: time in"));
+      return new URL(page.url()).searchParams.get("patient_id")!;
+    }
+    async function fillSession(day: string, timeIn: string, timeOut: string) {
+      await page.getByLabel("Session date").fill(day);
+      if (!javaScript) {
+        // Without JavaScript the PA options follow the date after "Update the form".
+        await page.getByRole("button", { name: "Update the form for this date and CPT" }).click();
+        await shown(page.getByLabel("Morning: time in"));
+      }
+      const pa = page.getByLabel("PA service");
+      const firstOffered = await pa.locator("option:not([disabled]):not([value=''])").first().getAttribute("value");
+      await pa.selectOption(firstOffered!);
+      await page.getByLabel("Place of service (POS)").selectOption("12");
+      await page.getByLabel("Morning: time in").fill(timeIn);
+      await page.getByLabel("Morning: time out").fill(timeOut);
+    }
+
+    flow("notes: an RBT note is saved with its units; a resend saves it once; an overlap is refused beside the time", async () => {
+      const day = noteDay(javaScript ? 3 : 2);
+      const patientId = await openRbtForm();
+      await fillSession(day, "05:00", "06:08");
+      await page.getByLabel("Client appeared (mood)").fill("Calm and engaged");
+      if (javaScript) assert.equal(await page.locator("output[data-units]").textContent(), "5", "live units: 68 minutes are 5 units");
+      const token = await page.locator("input[name=form_token]").getAttribute("value");
+      const sent = {
+        form_token: token!,
+        type: "rbt",
+        patient_id: patientId,
+        provider_id: (await page.locator("input[name=provider_id]").getAttribute("value"))!,
+        session_date: day,
+        cpt_code: "97153",
+        pa_service_id: await page.getByLabel("PA service").inputValue(),
+        pos: "12",
+        time_in: "05:00",
+        time_out: "06:08",
+        intent: "save",
+      };
+      await page.getByRole("button", { name: "Save note" }).click();
+      await page.waitForURL((url) => /^\/note-rbt\/view\/\d+$/.test(url.pathname));
+      await ready(page);
+      await shown(page.getByText("Note created."));
+      assert.equal((await page.getByTestId("note-units").textContent())?.trim(), "5");
+      const notePath = new URL(page.url()).pathname;
+      // The PDF opens in a new tab (a plain link): the Appointment Note.
+      const pdfLink = page.getByRole("link", { name: "PDF", exact: true });
+      assert.equal(await pdfLink.getAttribute("target"), "_blank");
+      const pdf = await page.request.get((await pdfLink.getAttribute("href"))!);
+      assert.equal(pdf.status(), 200);
+      assert.match(pdf.headers()["content-type"] ?? "", /application\/pdf/);
+      // The same form sent again (a resend after a timeout) lands on the same note.
+      const resend = await page.request.post(`/note-rbt?patient_id=${patientId}`, { form: sent, headers: { Origin: app!.url }, maxRedirects: 0 });
+      assert.equal(resend.status(), 303);
+      assert.equal(new URL(resend.headers().location!, app!.url).pathname, notePath, "the resend answers the first note");
+      await goto(page, `/note-rbt/listbyclient/${patientId}`);
+      assert.equal(await page.getByRole("row").filter({ hasText: day }).count(), 1, "one note on that day");
+      // An overlapping second note for the same client: refused, the message beside the time, the values kept.
+      await goto(page, `/note-rbt?patient_id=${patientId}`);
+      await fillSession(day, "05:30", "06:30");
+      await page.getByRole("button", { name: "Save note" }).click();
+      await ready(page);
+      const error = page.locator("[data-times] .field-error").first();
+      await shown(error);
+      assert.match((await error.textContent()) ?? "", /overlap|another/i);
+      assert.equal(await page.getByLabel("Morning: time in").inputValue(), "05:30", "the typed time is kept");
+    });
+
+    flow("notes: 'Generate AI Summary' writes the built-in summary into the form", async () => {
+      // A demo client with a behavior plan: its maladaptive and replacement goals are in the form.
+      await openRbtForm("Liam Garcia");
+      await fillSession(noteDay(javaScript ? 5 : 4), "07:00", "08:00");
+      const freq = page.locator("input[name^='content.maladaptives['][name$='].frequency']");
+      if (await freq.count()) await freq.first().fill("2");
+      const trials = page.locator("input[name^='content.replacements['][name$='].total_trials']");
+      if (await trials.count()) {
+        await trials.first().fill("10");
+        await page.locator("input[name^='content.replacements['][name$='].correct_responses']").first().fill("6");
+      }
+      await page.locator("input[name='content.interventions[]']").first().check();
+      await page.getByLabel("Diagnosis code").fill("F84.0");
+      await page.getByLabel("Client appeared (mood)").fill("Calm");
+      await page.getByLabel("As evidenced by").fill("Smiling and following directions");
+      await page.getByLabel("RBT modeled and demonstrated to caregiver").fill("Modeled the break request");
+      await page.getByLabel(/Client's response to treatment/).fill("Good progress on requesting");
+      await page.getByRole("button", { name: "Generate AI Summary" }).click();
+      await ready(page);
+      await page.waitForFunction(() => (document.querySelector("textarea[name='content.summary_note']") as HTMLTextAreaElement | null)?.value.startsWith("Met with client at"), undefined, { timeout: STEP_TIMEOUT_MS }).catch(() => {});
+      const why = (await page.locator("[data-summary-error], dialog[open]").allTextContents()).join(" ");
+      assert.match(await page.getByLabel("Session summary").inputValue(), /^Met with client at/, why);
+      assert.equal(await page.getByLabel("Client appeared (mood)").inputValue(), "Calm", "typed values kept");
+    });
+
+    if (javaScript) {
+      flow("notes: the draft typed in the browser is offered back after a reload", async () => {
+        await openRbtForm();
+        await page.getByLabel("As evidenced by").fill("Kept in this browser");
+        await page.waitForTimeout(700);
+        await page.reload();
+        await ready(page);
+        const offer = page.getByText(/^Restore your unsaved note from \d{1,2}:\d{2}/);
+        await shown(offer);
+        await page.getByRole("button", { name: "Restore", exact: true }).click();
+        assert.equal(await page.getByLabel("As evidenced by").inputValue(), "Kept in this browser");
+      });
+    } else {
+      flow("notes: a note sent after the session locked is kept, and restored after unlocking", async () => {
+        await openRbtForm();
+        await page.getByLabel("As evidenced by").fill("Typed while the session locked");
+        lockAllSessions();
+        await page.getByRole("button", { name: "Save note" }).click();
+        await page.waitForURL(onPath("/lock-screen"));
+        await page.getByLabel("Password", { exact: true }).fill(DEMO_PASSWORD);
+        await page.getByRole("button", { name: "Unlock" }).click();
+        await page.waitForURL((url) => url.pathname === "/note-rbt" && url.searchParams.has("draft"));
+        await shown(page.getByText("Everything you typed has been restored"));
+        assert.equal(await page.getByLabel("As evidenced by").inputValue(), "Typed while the session locked");
+      });
+    }
+
 
     /* ---- Notes list: from the sidebar, filtered by a client and a type; empty filters stay out of the address. */
     flow("notes: an RBT opens Notes from the sidebar and filters by client and type", async () => {

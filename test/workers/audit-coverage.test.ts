@@ -200,8 +200,9 @@ function apiUrl(path: string): string {
 
 function screenUrl(route: BuildRoute): string {
   const path = rawPath(route);
-  const notePdf = /^\/note-(rbt|bcba|combined)\/pdf\//.exec(path);
-  if (notePdf) return path.replace(/:id$/, String(seed.notes[notePdf[1] as "rbt" | "bcba" | "combined"]));
+  // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
+  const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
+  if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)
@@ -254,7 +255,8 @@ function seeded(route: string): string {
     .replace(":plan", String(seed.plan))
     .replace(":parent", String(seed.parent))
     .replace(":intake", String(seed.intake))
-    .replace(":bip", String(seed.bip));
+    .replace(":bip", String(seed.bip))
+    .replace(":noteRbt", String(seed.notes.rbt));
 }
 
 describe("a recorded read stays within 3 D1 round trips", () => {
@@ -312,6 +314,8 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/bip/goal/:plan",
     ...RELATED_READ_SCREENS,
     "/bip/tabbed/:bip?tab=identity",
+    "/note-rbt/view/:noteRbt",
+    "/note-rbt/listbyclient/:patient",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();

@@ -1,0 +1,254 @@
+/**
+ * The note form's browser module (docs/decisions/025), loaded only by the note form screens and bundled by
+ * scripts/build-assets.mjs. Everything here is an enhancement of a form that works without it:
+ * - the draft: the form's fields are kept in localStorage as they are typed (debounced), keyed by user and
+ *   form; after a reload, a crash or a closed tab the form offers "Restore your unsaved note from 10:42?";
+ *   the view screen clears it after a successful save (an inline script there: app/components/notes/note-view.tsx);
+ * - live units from the two time pairs (the one units function, app/domain/notes.ts);
+ * - the CPT's fields and the PA services covering the date and CPT, without a round trip;
+ * - signature pads (pointer drawing → PNG data URL in the hidden input);
+ * - the AI summary button (app/client/note-summary.ts) when that module is present.
+ */
+import { minuteOfDay, unitsForMinutes } from "../domain/notes";
+import { attachAiSummary } from "./note-summary";
+
+const DRAFT_PREFIX = "note-draft:";
+/** Fields the page owns: never written back from a draft. */
+const PAGE_FIELDS = new Set(["form_token", "version", "type", "patient_id", "intent"]);
+export const SIGNATURE_MAX_CHARS = 100_000;
+
+type Draft = { at: number; fields: [string, string][] };
+
+function fieldsOf(form: HTMLFormElement): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [name, value] of new FormData(form)) if (typeof value === "string" && !PAGE_FIELDS.has(name)) out.push([name, value]);
+  return out;
+}
+
+const same = (a: [string, string][], b: [string, string][]) => JSON.stringify(a) === JSON.stringify(b);
+
+function readDraft(key: string): Draft | null {
+  try {
+    const raw = localStorage.getItem(key);
+    const d = raw ? (JSON.parse(raw) as Draft) : null;
+    return d && typeof d.at === "number" && Array.isArray(d.fields) ? d : null;
+  } catch {
+    return null;
+  }
+}
+
+function restore(form: HTMLFormElement, fields: [string, string][]) {
+  const byName = new Map<string, string[]>();
+  for (const [n, v] of fields) byName.set(n, [...(byName.get(n) ?? []), v]);
+  for (const el of Array.from(form.elements)) {
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)) continue;
+    if (!el.name || PAGE_FIELDS.has(el.name)) continue;
+    const vals = byName.get(el.name) ?? [];
+    if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) el.checked = vals.includes(el.value);
+    else if (el instanceof HTMLInputElement && el.type === "hidden" && !el.hasAttribute("data-signature-input")) continue;
+    else el.value = vals.shift() ?? "";
+    if (vals.length && !(el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio"))) byName.set(el.name, vals);
+  }
+  form.dispatchEvent(new Event("input", { bubbles: true }));
+  form.dispatchEvent(new Event("change", { bubbles: true }));
+}
+
+function draftBanner(form: HTMLFormElement, key: string) {
+  const draft = readDraft(key);
+  if (!draft || same(draft.fields, fieldsOf(form))) return;
+  const when = new Date(draft.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const box = document.createElement("div");
+  box.className = "alert alert-info draft-offer";
+  box.setAttribute("role", "alertdialog");
+  box.setAttribute("aria-label", "Unsaved note");
+  box.innerHTML = `<p></p><button type="button" class="btn btn-primary" data-restore>Restore</button> <button type="button" class="btn" data-discard>Discard</button>`;
+  box.querySelector("p")!.textContent = `Restore your unsaved note from ${when}?`;
+  box.querySelector("[data-restore]")!.addEventListener("click", () => {
+    restore(form, draft.fields);
+    box.remove();
+    form.querySelector<HTMLElement>("input:not([type=hidden]), select, textarea")?.focus();
+  });
+  box.querySelector("[data-discard]")!.addEventListener("click", () => {
+    localStorage.removeItem(key);
+    box.remove();
+  });
+  form.parentNode?.insertBefore(box, form);
+  (box.querySelector("[data-restore]") as HTMLElement).focus();
+}
+
+function keepDrafts(form: HTMLFormElement, key: string) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const initial = JSON.stringify(fieldsOf(form));
+  const save = () => {
+    const fields = fieldsOf(form);
+    // Nothing typed yet (the form as it loaded): keep no draft, and never overwrite one still on offer.
+    if (JSON.stringify(fields) === initial) return;
+    try {
+      localStorage.setItem(key, JSON.stringify({ at: Date.now(), fields } satisfies Draft));
+    } catch {
+      /* storage full or refused: the server-side paths still hold */
+    }
+  };
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(save, 400);
+  };
+  form.addEventListener("input", later);
+  form.addEventListener("change", later);
+  form.addEventListener("submit", () => {
+    clearTimeout(timer);
+    save();
+  });
+  window.addEventListener("pagehide", save);
+}
+
+function liveUnits(form: HTMLFormElement) {
+  const total = form.querySelector<HTMLOutputElement>("[data-total-minutes]");
+  const units = form.querySelector<HTMLOutputElement>("[data-units]");
+  if (!total || !units) return;
+  const val = (n: string) => (form.elements.namedItem(n) as HTMLInputElement | null)?.value ?? "";
+  const pair = (a: string, b: string) => {
+    const s = minuteOfDay(val(a));
+    const e = minuteOfDay(val(b));
+    return s === null || e === null || e <= s ? 0 : e - s;
+  };
+  const update = () => {
+    const minutes = pair("time_in", "time_out") + pair("time_in2", "time_out2");
+    total.value = String(minutes);
+    units.value = String(unitsForMinutes(minutes));
+  };
+  form.addEventListener("input", update);
+  form.addEventListener("change", update);
+  update();
+}
+
+function liveCpt(form: HTMLFormElement) {
+  const cpt = form.elements.namedItem("cpt_code") as HTMLSelectElement | null;
+  const date = form.elements.namedItem("session_date") as HTMLInputElement | null;
+  const pa = form.querySelector("[data-pa-select]") as unknown as HTMLSelectElement | null;
+  const hint = form.querySelector<HTMLElement>("[data-pa-hint]");
+  const refresh = form.querySelector<HTMLElement>("[data-refresh-options]");
+  if (refresh) refresh.hidden = true;
+  const update = () => {
+    const code = cpt?.value ?? "";
+    for (const section of form.querySelectorAll<HTMLFieldSetElement>("[data-cpt-section]")) {
+      const on = section.dataset.cptSection === code;
+      section.disabled = !on;
+      section.hidden = !on;
+    }
+    if (!pa) return;
+    const d = date?.value ?? "";
+    let any = false;
+    for (const o of Array.from(pa.options)) {
+      if (!o.value) continue;
+      const fits = (!code || o.dataset.cpt === code) && (!d || (o.dataset.start! <= d && d <= o.dataset.end!));
+      o.disabled = !fits && !o.selected;
+      any ||= fits;
+    }
+    if (hint) hint.textContent = any ? "The client's PA services that cover the session date and CPT." : "No PA service of this client covers the session date and CPT.";
+  };
+  cpt?.addEventListener("change", update);
+  date?.addEventListener("change", update);
+  update();
+}
+
+function signaturePads(form: HTMLFormElement) {
+  for (const holder of form.querySelectorAll<HTMLElement>("[data-signature-pad]")) {
+    const input = form.elements.namedItem(holder.dataset.signaturePad!) as HTMLInputElement | null;
+    if (!input) continue;
+    const canvas = document.createElement("canvas");
+    canvas.width = 480;
+    canvas.height = 140;
+    canvas.className = "signature-pad";
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", holder.dataset.label ?? "Signature pad");
+    const clear = document.createElement("button");
+    clear.type = "button";
+    clear.className = "btn btn-small";
+    clear.textContent = "Clear signature";
+    const note = document.createElement("p");
+    note.className = "hint";
+    note.textContent = holder.dataset.label ?? "Draw the signature";
+    for (const el of [note, canvas, clear]) holder.appendChild(el);
+    const ctx = canvas.getContext("2d")!;
+    ctx.lineWidth = 2.5;
+    ctx.lineCap = "round";
+    ctx.strokeStyle = "#111";
+    let drawing = false;
+    let drew = false;
+    const at = (e: PointerEvent) => {
+      const r = canvas.getBoundingClientRect();
+      return [((e.clientX - r.left) * canvas.width) / r.width, ((e.clientY - r.top) * canvas.height) / r.height] as const;
+    };
+    canvas.addEventListener("pointerdown", (e) => {
+      drawing = true;
+      canvas.setPointerCapture(e.pointerId);
+      const [x, y] = at(e);
+      ctx.beginPath();
+      ctx.moveTo(x, y);
+      e.preventDefault();
+    });
+    canvas.addEventListener("pointermove", (e) => {
+      if (!drawing) return;
+      const [x, y] = at(e);
+      ctx.lineTo(x, y);
+      ctx.stroke();
+      drew = true;
+    });
+    const finish = () => {
+      if (!drawing) return;
+      drawing = false;
+      if (!drew) return;
+      const url = canvas.toDataURL("image/png");
+      if (url.length > SIGNATURE_MAX_CHARS) {
+        note.textContent = "This signature is too large to keep; clear it and sign again.";
+        return;
+      }
+      input.value = url;
+      holder.parentElement?.querySelector("[data-signature-preview]")?.remove();
+      form.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    canvas.addEventListener("pointerup", finish);
+    canvas.addEventListener("pointercancel", finish);
+    clear.addEventListener("click", () => {
+      ctx.clearRect(0, 0, canvas.width, canvas.height);
+      drew = false;
+      input.value = "";
+      holder.parentElement?.querySelector("[data-signature-preview]")?.remove();
+      form.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+  }
+}
+
+/**
+ * A goal row left blank was not measured: its hidden goal fields are disabled so the row is not sent (the save
+ * and the AI summary's pre-check see only measured goals; the server drops blank rows the same way).
+ */
+function measuredRowsOnly(form: HTMLFormElement) {
+  const rows = Array.from(form.querySelectorAll<HTMLElement>(".goal-row"));
+  const update = () => {
+    for (const row of rows) {
+      const measures = Array.from(row.querySelectorAll<HTMLInputElement>("input[type=number], input[type=checkbox]"));
+      const blank = measures.every((m) => (m.type === "checkbox" ? !m.checked : m.value.trim() === ""));
+      for (const h of Array.from(row.querySelectorAll<HTMLInputElement>("input[type=hidden]"))) h.disabled = blank;
+    }
+  };
+  form.addEventListener("input", update, true);
+  form.addEventListener("change", update, true);
+  update();
+}
+
+export function enhanceNoteForm(form: HTMLFormElement) {
+  measuredRowsOnly(form);
+  const key = form.dataset.draftKey;
+  liveUnits(form);
+  liveCpt(form);
+  signaturePads(form);
+  attachAiSummary(form);
+  if (key && key.startsWith(DRAFT_PREFIX)) {
+    draftBanner(form, key);
+    keepDrafts(form, key);
+  }
+}
+
+for (const form of document.querySelectorAll<HTMLFormElement>("form[data-note-form]")) enhanceNoteForm(form);

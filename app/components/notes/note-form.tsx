@@ -1,0 +1,443 @@
+import { minuteOfDay, NOTE_SUBTYPES, unitsForMinutes } from "~/domain/notes";
+import { fieldId, ListError, NoteCheckbox, NoteCheckboxList, NoteFormProvider, NoteInput, NoteSelect, NoteTextarea, UnshownErrors, useNoteForm, valueOf, type FormValues } from "./note-fields";
+import { CPT_LABELS, type NoteFormOptions } from "./types";
+
+/**
+ * The note form (RBT, BCBA, combined; clinical §3, issue 10 "Notes"), one component for the three types and
+ * for create, edit and amend. Plain HTML that works with JavaScript off: the session date and CPT decide the
+ * PA service options and the CPT's fields; "Update the form" re-renders with every typed value kept. With
+ * JavaScript (app/client/note-form.ts) the same happens live, the units follow the times, signatures can be
+ * drawn, and the draft is kept in the browser as it is typed.
+ */
+
+export type NoteFormMode = "create" | "edit" | "amend";
+
+export interface NoteFormProps {
+  options: NoteFormOptions;
+  values: FormValues;
+  errors: Record<string, string>;
+  mode: NoteFormMode;
+  /** One-time token of this form load (create), so a resend lands on the first note. */
+  formToken: string | null;
+  version: number | null;
+  /** Where the form posts (its own path). */
+  action: string;
+  /** The browser draft's key: user and path (app/client/note-form.ts). */
+  draftKey: string;
+  /** The summary generator's message when it failed (no JavaScript path). */
+  summaryError?: string | null;
+}
+
+/** Minutes of a time pair as typed, or 0 when it is incomplete or reversed (the rules refuse those on save). */
+export function pairMinutes(start: string, end: string): number {
+  const a = minuteOfDay(start);
+  const b = minuteOfDay(end);
+  return a === null || b === null || b <= a ? 0 : b - a;
+}
+
+export function NoteForm(props: NoteFormProps) {
+  const { options, values, errors, mode } = props;
+  const cpt = valueOf(values, "cpt_code") || (options.cptCodes.length === 1 ? options.cptCodes[0]! : "");
+  const shown = { ...values, cpt_code: cpt };
+  return (
+    <NoteFormProvider values={shown} errors={errors}>
+      <form method="post" action={props.action} noValidate className="note-form" data-note-form data-draft-key={props.draftKey} data-mode={mode}>
+        {props.formToken ? <input type="hidden" name="form_token" value={props.formToken} /> : null}
+        {props.version !== null ? <input type="hidden" name="version" value={props.version} /> : null}
+        <input type="hidden" name="type" value={options.type} />
+        {options.patient ? <input type="hidden" name="patient_id" value={options.patient.id} /> : null}
+        {options.bipId !== null ? <input type="hidden" name="bip_id" value={valueOf(values, "bip_id") || options.bipId} /> : null}
+
+        <SessionSection options={options} cpt={cpt} />
+        <TimesSection options={options} />
+        {options.cptCodes.map((code) => (
+          <fieldset key={code} className="note-section" data-cpt-section={code} disabled={code !== cpt || undefined} hidden={code !== cpt || undefined}>
+            <legend>{CPT_LABELS[code] ?? code}</legend>
+            {code === cpt ? (
+              <CptFields code={code} options={options} />
+            ) : (
+              // Another CPT's fields (shown by the browser module when the CPT changes): values, but no errors.
+              <NoteFormProvider values={shown} errors={{}} idPrefix={`cpt${code}-`}>
+                <CptFields code={code} options={options} />
+              </NoteFormProvider>
+            )}
+          </fieldset>
+        ))}
+        {cpt === "" ? <p className="hint">Choose the CPT code and update the form to see its fields.</p> : null}
+        <SummarySection error={props.summaryError ?? null} />
+        <SignaturesSection />
+        {mode === "amend" ? (
+          <section className="note-section" aria-labelledby="amend-head">
+            <h2 id="amend-head">Amendment</h2>
+            <p className="hint">This note is signed. Saving keeps the signed version in the note's history and records your reason.</p>
+            <NoteTextarea label="Reason for the amendment" name="amendment_reason" required maxLength={1000} />
+          </section>
+        ) : null}
+        <UnshownErrors />
+        <div className="form-actions note-actions">
+          <button className="btn btn-primary btn-large" type="submit" name="intent" value={mode === "amend" ? "amend" : "save"} data-pending="Saving…">
+            {mode === "amend" ? "Save amendment" : "Save note"}
+          </button>
+          <button className="btn" type="submit" name="intent" value="options" formNoValidate data-refresh-options>
+            Update the form for this date and CPT
+          </button>
+        </div>
+      </form>
+    </NoteFormProvider>
+  );
+}
+
+function SessionSection({ options, cpt }: { options: NoteFormOptions; cpt: string }) {
+  const { values } = useNoteForm();
+  const date = valueOf(values, "session_date");
+  const chosenPa = valueOf(values, "pa_service_id");
+  const covering = (p: NoteFormOptions["paServices"][number]) => (!cpt || p.cpt === cpt) && (!date || (p.start_date <= date && date <= p.end_date));
+  return (
+    <section className="note-section" aria-labelledby="session-head">
+      <h2 id="session-head">Session</h2>
+      <div className="note-grid">
+        {options.canManage ? (
+          <NoteSelect label="Provider" name="provider_id" options={options.providers} placeholder="Choose the provider" />
+        ) : (
+          <div className="field">
+            <span className="label">Provider</span>
+            <p className="static">{options.self.name}</p>
+            <input type="hidden" name="provider_id" value={options.self.id} />
+          </div>
+        )}
+        <NoteSelect label="Supervisor" name="supervisor_id" options={options.supervisors} placeholder="None" />
+        <NoteInput label="Session date" name="session_date" type="date" max={options.today} required />
+        <NoteSelect
+          label="CPT code"
+          name="cpt_code"
+          options={options.cptCodes.map((c) => ({ value: c, label: CPT_LABELS[c] ?? c }))}
+          placeholder={options.cptCodes.length > 1 ? "Choose the CPT code" : undefined}
+          required
+        />
+        <div className="field">
+          <NoteSelectPa options={options} chosen={chosenPa} covering={covering} />
+        </div>
+        <NoteSelect label="Place of service (POS)" name="pos" options={options.pos} placeholder="Choose the place of service" required />
+        <NoteInput label="Diagnosis code" name="diagnosis_code" maxLength={20} autoComplete="off" />
+        <NoteCheckbox label="Telehealth session" name="is_telehealth" />
+        {options.type === "combined" ? <NoteInput label="Unit price (cents)" name="unit_price_cents" type="number" inputMode="numeric" min={0} step={1} /> : null}
+      </div>
+    </section>
+  );
+}
+
+/** The PA service select: every PA service of the client, those not covering the date and CPT disabled. */
+function NoteSelectPa({ options, chosen, covering }: { options: NoteFormOptions; chosen: string; covering: (p: NoteFormOptions["paServices"][number]) => boolean }) {
+  const { errors } = useNoteForm();
+  const name = "pa_service_id";
+  const id = fieldId(name);
+  const error = errors[name];
+  const any = options.paServices.some(covering);
+  useNoteForm().shown.add(name);
+  return (
+    <>
+      <label htmlFor={id}>PA service</label>
+      <select id={id} name={name} defaultValue={chosen} aria-invalid={error ? true : undefined} aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`} data-pa-select required>
+        <option value="">Choose the PA service</option>
+        {options.paServices.map((p) => {
+          const fits = covering(p);
+          return (
+            <option key={p.id} value={p.id} data-cpt={p.cpt} data-start={p.start_date} data-end={p.end_date} disabled={!fits && String(p.id) !== chosen ? true : undefined}>
+              {p.label}
+            </option>
+          );
+        })}
+      </select>
+      <small id={`${id}-hint`} className="hint" data-pa-hint>
+        {any ? "The client's PA services that cover the session date and CPT." : "No PA service of this client covers the session date and CPT."}
+      </small>
+      {error ? (
+        <p id={`${id}-error`} className="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function TimesSection({ options }: { options: NoteFormOptions }) {
+  const { values } = useNoteForm();
+  const morning = pairMinutes(valueOf(values, "time_in"), valueOf(values, "time_out"));
+  const afternoon = pairMinutes(valueOf(values, "time_in2"), valueOf(values, "time_out2"));
+  const total = morning + afternoon;
+  const zone = options.patient ? `local to the client's location (${options.patient.time_zone.replace(/_/g, " ")})` : "local to the client's location";
+  return (
+    <section className="note-section" aria-labelledby="times-head" data-times>
+      <h2 id="times-head">Session times</h2>
+      <p className="hint" id="times-zone">
+        Times are {zone}. Fill in one or both pairs.
+      </p>
+      <div className="note-grid note-times">
+        <NoteInput label="Morning: time in" name="time_in" type="time" />
+        <NoteInput label="Morning: time out" name="time_out" type="time" />
+        <NoteInput label="Afternoon: time in" name="time_in2" type="time" />
+        <NoteInput label="Afternoon: time out" name="time_out2" type="time" />
+      </div>
+      <p className="note-totals" aria-live="polite">
+        Total:{" "}
+        <output data-total-minutes htmlFor="f-time_in f-time_out f-time_in2 f-time_out2">
+          {total}
+        </output>{" "}
+        minutes ·{" "}
+        <strong>
+          <output data-units>{unitsForMinutes(total)}</output> units
+        </strong>
+      </p>
+    </section>
+  );
+}
+
+function CptFields({ code, options }: { code: string; options: NoteFormOptions }) {
+  const p = `content.`;
+  switch (code) {
+    case "97151":
+      return (
+        <>
+          <NoteSelect label="Assessment type" name="subtype" options={NOTE_SUBTYPES.map((s) => ({ value: s, label: s === "observation" ? "Observation" : "Report" }))} />
+          <NoteTextarea label="Procedure" name={`${p}procedure`} />
+          <NoteTextarea label="Assessment tools" name={`${p}assessment_tools`} />
+          <NoteTextarea label="Intake and outcome measurements" name={`${p}intake_outcome`} />
+        </>
+      );
+    case "97155":
+      return (
+        <>
+          <SharedNarrative />
+          <MaladaptiveFrequencies options={options} />
+          <PercentGoals legend="Replacements (% achieved)" listKey="replacement_percentages" goals={options.replacements} />
+          <ProtocolModifications options={options} />
+          <NoteInput label="Other protocol" name={`${p}other_protocol`} maxLength={255} />
+          <NoteTextarea label="Other protocol: details" name={`${p}other_protocol_details`} />
+          <NoteTextarea label="Why was the protocol modified or not modified" name={`${p}why_was_the_protocol_modified_or_not_modified`} />
+          <NoteTextarea label="Describe in detail the protocol modifications" name={`${p}describe_in_detail_the_protocol_modifications`} />
+          <NoteTextarea label="Progress noted this session compared to previous session" name={`${p}progress_noted_this_session_compared_to_previous_session`} />
+        </>
+      );
+    case "97156":
+      return (
+        <>
+          <SharedNarrative />
+          <PercentGoals legend="Caregiver goals (% achieved)" listKey="caregiver_goals" goals={options.caregiverGoals} />
+          <NoteCheckboxList legend="Demonstrated replacement protocols" name={`${p}demonstrated_replacement_protocols[]`} options={options.replacements.map((g) => g.name)} />
+          <NoteCheckboxList legend="Demonstrated intervention protocols" name={`${p}demonstrated_intervention_protocols[]`} options={options.interventions} />
+          <NoteCheckboxList legend="Behaviors discussed" name={`${p}discussed_behaviors[]`} options={options.maladaptives.map((g) => g.name)} />
+          <NoteTextarea label="Progress noted this session compared to previous session" name={`${p}progress_noted_this_session_compared_to_previous_session`} />
+        </>
+      );
+    case "97153":
+      return (
+        <>
+          <SharedNarrative />
+          <MaladaptiveFrequencies options={options} />
+          <ReplacementTrials options={options} />
+          <NoteCheckboxList legend="Interventions" name={`${p}interventions[]`} options={options.interventions} />
+          <NoteInput label="Client appeared (mood)" name={`${p}client_appeared`} maxLength={255} />
+          <NoteTextarea label="As evidenced by" name={`${p}as_evidenced_by`} />
+          <NoteTextarea label="RBT modeled and demonstrated to caregiver" name={`${p}rbt_modeled_and_demonstrated_to_caregiver`} />
+          <NoteTextarea label="Client's response to treatment this session (progress noted)" name={`${p}client_response_to_treatment_this_session`} />
+          <NoteInput label="Next session is scheduled for" name={`${p}next_session_is_scheduled_for`} maxLength={255} />
+        </>
+      );
+    default:
+      return null;
+  }
+}
+
+function SharedNarrative() {
+  return (
+    <>
+      <NoteTextarea label="Participants" name="content.participants" rows={2} />
+      <NoteTextarea label="Environmental changes" name="content.environmental_changes" rows={2} />
+    </>
+  );
+}
+
+/** Goals of a list: the client's active-plan goals first, then any entries typed before that are not among them. */
+function useGoalRows(listKey: string, goals: { plan_id: number; name: string }[]) {
+  const { values } = useNoteForm();
+  const rows: { plan_id: string; name: string }[] = goals.map((g) => ({ plan_id: String(g.plan_id), name: g.name }));
+  // Entries already in the values (a stored note, a refused save) keep their index.
+  const typed = new Map<number, { plan_id: string; name: string }>();
+  for (const key of Object.keys(values)) {
+    const m = new RegExp(`^content\\.${listKey}\\[(\\d+)\\]\\.(plan_id|name)$`).exec(key);
+    if (!m) continue;
+    const i = Number(m[1]);
+    const row = typed.get(i) ?? { plan_id: "", name: "" };
+    row[m[2] as "plan_id" | "name"] = valueOf(values, key);
+    typed.set(i, row);
+  }
+  if (typed.size === 0) return rows;
+  const ordered = [...typed.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+  const extra = rows.filter((r) => !ordered.some((t) => t.plan_id === r.plan_id && t.name === r.name));
+  return [...ordered, ...extra];
+}
+
+function GoalHidden({ listKey, i, row }: { listKey: string; i: number; row: { plan_id: string; name: string } }) {
+  return (
+    <>
+      <input type="hidden" name={`content.${listKey}[${i}].plan_id`} value={row.plan_id} />
+      <input type="hidden" name={`content.${listKey}[${i}].name`} value={row.name} />
+    </>
+  );
+}
+
+function MaladaptiveFrequencies({ options }: { options: NoteFormOptions }) {
+  const rows = useGoalRows("maladaptives", options.maladaptives);
+  return (
+    <fieldset className="field goal-rows">
+      <legend>Maladaptive behaviors (frequency this session)</legend>
+      <ListError name="content.maladaptives" />
+      {rows.length === 0 ? <p className="muted">No maladaptive goals in the client's active plans.</p> : null}
+      {rows.map((row, i) =>
+        row.plan_id === "" ? (
+          <OtherRow key={`other-${i}`} listKey="maladaptives" i={i} fields={[["frequency", "Frequency"]]} />
+        ) : (
+          <div key={`${row.plan_id}-${row.name}`} className="goal-row">
+            <GoalHidden listKey="maladaptives" i={i} row={row} />
+            <NoteInput label={row.name} name={`content.maladaptives[${i}].frequency`} type="number" inputMode="numeric" min={0} step={1} />
+          </div>
+        ),
+      )}
+      {rows.every((r) => r.plan_id !== "") ? <OtherRow listKey="maladaptives" i={rows.length} fields={[["frequency", "Frequency"]]} /> : null}
+    </fieldset>
+  );
+}
+
+function ReplacementTrials({ options }: { options: NoteFormOptions }) {
+  const rows = useGoalRows("replacements", options.replacements);
+  return (
+    <fieldset className="field goal-rows">
+      <legend>Replacement behaviors (trials and correct responses)</legend>
+      <ListError name="content.replacements" />
+      {rows.length === 0 ? <p className="muted">No replacement goals in the client's active plans.</p> : null}
+      {rows.map((row, i) =>
+        row.plan_id === "" ? (
+          <OtherRow key={`other-${i}`} listKey="replacements" i={i} fields={TRIAL_FIELDS} />
+        ) : (
+          <div key={`${row.plan_id}-${row.name}`} className="goal-row goal-row-2">
+            <GoalHidden listKey="replacements" i={i} row={row} />
+            <p className="goal-name">{row.name}</p>
+            <NoteInput label={<><span className="visually-hidden">{`${row.name}: `}</span>Trials</>} name={`content.replacements[${i}].total_trials`} type="number" inputMode="numeric" min={0} step={1} />
+            <NoteInput label={<><span className="visually-hidden">{`${row.name}: `}</span>Correct</>} name={`content.replacements[${i}].correct_responses`} type="number" inputMode="numeric" min={0} step={1} />
+          </div>
+        ),
+      )}
+      {rows.every((r) => r.plan_id !== "") ? <OtherRow listKey="replacements" i={rows.length} fields={TRIAL_FIELDS} /> : null}
+    </fieldset>
+  );
+}
+
+const TRIAL_FIELDS: [string, string][] = [
+  ["total_trials", "Trials"],
+  ["correct_responses", "Correct"],
+];
+
+/** A behavior the client's plans do not list, typed by name (one per list; blank rows are dropped on save). */
+function OtherRow({ listKey, i, fields }: { listKey: string; i: number; fields: [string, string][] }) {
+  return (
+    <div className={`goal-row ${fields.length > 1 ? "goal-row-2" : ""}`}>
+      <NoteInput label="Other behavior (name)" name={`content.${listKey}[${i}].name`} maxLength={255} className="goal-name" />
+      {fields.map(([f, label]) => (
+        <NoteInput key={f} label={<><span className="visually-hidden">Other behavior: </span>{label}</>} name={`content.${listKey}[${i}].${f}`} type="number" inputMode="numeric" min={0} step={1} />
+      ))}
+    </div>
+  );
+}
+
+function PercentGoals({ legend, listKey, goals }: { legend: string; listKey: string; goals: { plan_id: number; name: string }[] }) {
+  const rows = useGoalRows(listKey, goals);
+  return (
+    <fieldset className="field goal-rows">
+      <legend>{legend}</legend>
+      <ListError name={`content.${listKey}`} />
+      {rows.length === 0 ? <p className="muted">None in the client's active plans.</p> : null}
+      {rows.map((row, i) => (
+        <div key={`${row.plan_id}-${row.name}`} className="goal-row">
+          <GoalHidden listKey={listKey} i={i} row={row} />
+          <NoteInput label={`${row.name} (%)`} name={`content.${listKey}[${i}].percent`} type="number" inputMode="decimal" min={0} max={100} step="any" />
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+function ProtocolModifications({ options }: { options: NoteFormOptions }) {
+  const { values } = useNoteForm();
+  const names = options.replacements.map((g) => g.name);
+  const typed: string[] = [];
+  for (const key of Object.keys(values)) {
+    const m = /^content\.protocol_modifications\[(\d+)\]\.name$/.exec(key);
+    if (m) typed[Number(m[1])] = valueOf(values, key);
+  }
+  const rows = [...typed.filter((x) => x !== undefined), ...names.filter((n) => !typed.includes(n))];
+  return (
+    <fieldset className="field goal-rows">
+      <legend>Protocol modifications</legend>
+      <ListError name="content.protocol_modifications" />
+      {rows.length === 0 ? <p className="muted">No replacement protocols in the client's active plans.</p> : null}
+      {rows.map((name, i) => (
+        <div key={name} className="goal-row">
+          <input type="hidden" name={`content.protocol_modifications[${i}].name`} value={name} />
+          <p className="goal-name">{name}</p>
+          <div className="check-line">
+            <NoteCheckbox label="Assessed" name={`content.protocol_modifications[${i}].assessed`} />
+            <NoteCheckbox label="Modified" name={`content.protocol_modifications[${i}].modified`} />
+            <NoteCheckbox label="Demonstrated" name={`content.protocol_modifications[${i}].demonstrated`} />
+          </div>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+function SummarySection({ error }: { error: string | null }) {
+  const { errors } = useNoteForm();
+  return (
+    <section className="note-section" aria-labelledby="summary-head">
+      <h2 id="summary-head">Summary</h2>
+      <NoteTextarea label="Session summary" name="content.summary_note" rows={6} maxLength={10000} />
+      {error && !errors["content.summary_note"] ? (
+        <p className="field-error" role="alert" data-summary-error>
+          {error}
+        </p>
+      ) : null}
+      <button type="submit" name="intent" value="generate-summary" data-ai-summary="/notes/generate-summary" formNoValidate className="btn">
+        Generate AI Summary
+      </button>
+    </section>
+  );
+}
+
+function SignaturesSection() {
+  return (
+    <section className="note-section" aria-labelledby="signatures-head">
+      <h2 id="signatures-head">Signatures</h2>
+      <p className="hint">Giving the provider's name and the date signed signs the note: it is read-only afterwards, and corrections are amendments.</p>
+      <div className="note-grid">
+        <SignatureBlock who="provider" label="Provider" />
+        <SignatureBlock who="supervisor" label="Supervisor" />
+      </div>
+    </section>
+  );
+}
+
+function SignatureBlock({ who, label }: { who: "provider" | "supervisor"; label: string }) {
+  const { values } = useNoteForm();
+  const drawn = valueOf(values, `${who}_signature`);
+  return (
+    <fieldset className="field signature">
+      <legend>{label} signature</legend>
+      <NoteInput label={`${label}: typed name`} name={`${who}_name`} maxLength={150} autoComplete="name" />
+      <NoteInput label={`${label}: date signed`} name={`${who}_signed_on`} type="date" />
+      <input type="hidden" name={`${who}_signature`} value={drawn} data-signature-input />
+      {drawn ? <img className="signature-img" src={drawn} alt={`${label}'s drawn signature`} data-signature-preview /> : null}
+      {/* With JavaScript, a drawing pad appears here (app/client/note-form.ts). */}
+      <div data-signature-pad={`${who}_signature`} data-label={`Draw the ${label.toLowerCase()}'s signature`} />
+    </fieldset>
+  );
+}

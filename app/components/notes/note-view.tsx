@@ -1,0 +1,314 @@
+import { Form, Link } from "@remix-run/react";
+import { MODIFIERS } from "~/domain/insurance";
+import { NOTE_STATUSES, type NoteContext, type NoteJson } from "~/domain/notes";
+import { useNonce } from "../nonce";
+import { FormMessage } from "../ui/field";
+import { CPT_LABELS, NOTE_TYPE_LABELS, NOTE_TYPE_PATHS } from "./types";
+
+/**
+ * A note as read (clinical §3, issue 10): every field, its times, minutes and units, status and modifiers,
+ * the signatures (drawn ones as images), the history of versions, the PDF link and — for manage_notes — the
+ * status and modifier forms (plain POST → 303 → GET, with or without JavaScript).
+ */
+
+export interface NoteHistoryEntry {
+  version: number;
+  reason: string;
+  by: string;
+  at: string;
+}
+
+export interface NoteViewProps {
+  note: NoteJson;
+  context: NoteContext;
+  history: NoteHistoryEntry[];
+  canManage: boolean;
+  canEdit: boolean;
+  flash: string | null;
+  error: { intent: string; message: string; errors: Record<string, string> } | null;
+  /** localStorage keys of this note's form drafts, cleared after a successful save (decision 025). */
+  clearDrafts: string[];
+}
+
+const text = (v: unknown) => (v === null || v === undefined || v === "" ? "—" : String(v));
+
+function Row({ label, value }: { label: string; value: unknown }) {
+  return (
+    <div className="dl-row">
+      <dt>{label}</dt>
+      <dd>{text(value)}</dd>
+    </div>
+  );
+}
+
+function TextBlock({ label, value }: { label: string; value: string | undefined }) {
+  if (!value) return null;
+  return (
+    <div className="dl-row dl-block">
+      <dt>{label}</dt>
+      <dd className="pre-line">{value}</dd>
+    </div>
+  );
+}
+
+function ListBlock({ label, items }: { label: string; items: string[] | undefined }) {
+  if (!items || items.length === 0) return null;
+  return (
+    <div className="dl-row dl-block">
+      <dt>{label}</dt>
+      <dd>
+        <ul>
+          {items.map((i) => (
+            <li key={i}>{i}</li>
+          ))}
+        </ul>
+      </dd>
+    </div>
+  );
+}
+
+function Content({ note }: { note: NoteJson }) {
+  const c = note.content ?? {};
+  return (
+    <dl className="note-dl">
+      {note.cpt_code === "97151" ? <Row label="Assessment type" value={note.subtype === "report" ? "Report" : "Observation"} /> : null}
+      <TextBlock label="Participants" value={c.participants} />
+      <TextBlock label="Environmental changes" value={c.environmental_changes} />
+      <TextBlock label="Procedure" value={c.procedure} />
+      <TextBlock label="Assessment tools" value={c.assessment_tools} />
+      <TextBlock label="Intake and outcome measurements" value={c.intake_outcome} />
+      {c.maladaptives?.length ? (
+        <div className="dl-row dl-block">
+          <dt>Maladaptive behaviors</dt>
+          <dd>
+            <ul>
+              {c.maladaptives.map((m, i) => (
+                <li key={i}>{`${m.name}: ${text(m.frequency)} ${m.frequency === 1 ? "time" : "times"}`}</li>
+              ))}
+            </ul>
+          </dd>
+        </div>
+      ) : null}
+      {c.replacements?.length ? (
+        <div className="dl-row dl-block">
+          <dt>Replacement behaviors</dt>
+          <dd>
+            <ul>
+              {c.replacements.map((r, i) => (
+                <li key={i}>{`${r.name}: ${text(r.correct_responses)} correct of ${text(r.total_trials)} trials`}</li>
+              ))}
+            </ul>
+          </dd>
+        </div>
+      ) : null}
+      {(["replacement_percentages", "caregiver_goals"] as const).map((k) =>
+        c[k]?.length ? (
+          <div className="dl-row dl-block" key={k}>
+            <dt>{k === "caregiver_goals" ? "Caregiver goals" : "Replacements (% achieved)"}</dt>
+            <dd>
+              <ul>
+                {c[k]!.map((g, i) => (
+                  <li key={i}>{`${g.name}: ${g.percent === null ? "—" : `${g.percent}%`}`}</li>
+                ))}
+              </ul>
+            </dd>
+          </div>
+        ) : null,
+      )}
+      {c.protocol_modifications?.length ? (
+        <div className="dl-row dl-block">
+          <dt>Protocol modifications</dt>
+          <dd>
+            <ul>
+              {c.protocol_modifications.map((p, i) => (
+                <li key={i}>{`${p.name}: ${[p.assessed && "assessed", p.modified && "modified", p.demonstrated && "demonstrated"].filter(Boolean).join(", ") || "—"}`}</li>
+              ))}
+            </ul>
+          </dd>
+        </div>
+      ) : null}
+      <TextBlock label="Other protocol" value={c.other_protocol} />
+      <TextBlock label="Other protocol: details" value={c.other_protocol_details} />
+      <TextBlock label="Why was the protocol modified or not modified" value={c.why_was_the_protocol_modified_or_not_modified} />
+      <TextBlock label="Protocol modifications in detail" value={c.describe_in_detail_the_protocol_modifications} />
+      <ListBlock label="Demonstrated replacement protocols" items={c.demonstrated_replacement_protocols} />
+      <ListBlock label="Demonstrated intervention protocols" items={c.demonstrated_intervention_protocols} />
+      <ListBlock label="Behaviors discussed" items={c.discussed_behaviors} />
+      <ListBlock label="Interventions" items={c.interventions} />
+      <TextBlock label="Client appeared (mood)" value={c.client_appeared} />
+      <TextBlock label="As evidenced by" value={c.as_evidenced_by} />
+      <TextBlock label="RBT modeled and demonstrated to caregiver" value={c.rbt_modeled_and_demonstrated_to_caregiver} />
+      <TextBlock label="Client's response to treatment this session" value={c.client_response_to_treatment_this_session} />
+      <TextBlock label="Progress noted this session compared to previous session" value={c.progress_noted_this_session_compared_to_previous_session} />
+      <TextBlock label="Next session is scheduled for" value={c.next_session_is_scheduled_for} />
+      <TextBlock label="Summary" value={note.summary_note || c.summary_note} />
+    </dl>
+  );
+}
+
+function Signature({ label, name, signedOn, image }: { label: string; name: string; signedOn: string | null; image: string | null }) {
+  return (
+    <div className="signature-view">
+      <h3>{label}</h3>
+      {image && image.startsWith("data:image/png;base64,") ? <img className="signature-img" src={image} alt={`${label}'s signature`} /> : null}
+      <p>
+        {name || "—"}
+        {signedOn ? <span className="muted"> · signed {signedOn}</span> : <span className="muted"> · not signed</span>}
+      </p>
+    </div>
+  );
+}
+
+export function NoteView({ note, context, history, canManage, canEdit, flash, error, clearDrafts }: NoteViewProps) {
+  const nonce = useNonce();
+  const base = NOTE_TYPE_PATHS[note.type];
+  const times = [
+    note.time_in || note.time_out ? `${text(note.time_in)}–${text(note.time_out)}` : null,
+    note.time_in2 || note.time_out2 ? `${text(note.time_in2)}–${text(note.time_out2)}` : null,
+  ].filter(Boolean);
+  const modifiers = [note.md, note.md2, note.md3].filter(Boolean) as string[];
+  const statusError = error?.intent === "status" ? error : null;
+  const modifierError = error?.intent === "modifiers" ? error : null;
+  return (
+    <section className="card note-view">
+      {flash && clearDrafts.length ? (
+        // The save went through: the browser drafts of this note's forms are no longer needed.
+        <script
+          nonce={nonce}
+          dangerouslySetInnerHTML={{ __html: `try{${clearDrafts.map((k) => `localStorage.removeItem(${JSON.stringify(k).replace(/</g, "\\u003c")});`).join("")}}catch(e){}` }}
+        />
+      ) : null}
+      <div className="page-head">
+        <h1>
+          {`${NOTE_TYPE_LABELS[note.type]} · ${context.patient.first_name} ${context.patient.last_name} `}
+          <span className={`status status-${note.status}`}>{note.status === "ok" ? "OK" : "Pending"}</span>
+        </h1>
+        <span className="head-links">
+          <a href={`${base}/pdf/${note.id}`} target="_blank" rel="noopener">
+            PDF
+          </a>
+          {canEdit ? (
+            <>
+              {" · "}
+              <Link to={`${base}/edit/${note.id}`}>{note.signed_at ? "Amend" : "Edit"}</Link>
+            </>
+          ) : null}
+          {" · "}
+          <Link to={`${base}/listbyclient/${note.patient_id}`}>{`Client's ${NOTE_TYPE_LABELS[note.type]}s`}</Link>
+        </span>
+      </div>
+      <FormMessage success={flash} />
+      {error && !statusError && !modifierError ? <FormMessage error={error.message} /> : null}
+      {note.signed_at ? <p className="alert alert-info">Signed on {note.signed_at.slice(0, 10)}. This note is read-only; corrections are amendments kept in its history.</p> : null}
+
+      <dl className="note-dl">
+        <Row label="Client" value={`${context.patient.first_name} ${context.patient.last_name}${context.patient.patient_identifier ? ` (${context.patient.patient_identifier})` : ""}`} />
+        <Row label="Location" value={`${context.location.title} (${context.location.time_zone})`} />
+        <Row label="Provider" value={note.provider_name} />
+        <Row label="Supervisor" value={note.supervisor_name} />
+        <Row label="Session date" value={note.session_date} />
+        <Row label="Times (local)" value={times.join(", ")} />
+        <Row label="Total minutes" value={note.total_minutes} />
+        <div className="dl-row">
+          <dt>Units</dt>
+          <dd data-testid="note-units">
+            <strong>{note.total_units}</strong>
+          </dd>
+        </div>
+        <Row label="CPT code" value={CPT_LABELS[note.cpt_code] ?? note.cpt_code} />
+        <Row label="PA service" value={context.pa_service ? `${context.pa_service.pa_service} (${context.pa_service.cpt}, ${context.pa_service.start_date} to ${context.pa_service.end_date})` : null} />
+        <Row label="Place of service" value={note.pos} />
+        <Row label="Diagnosis code" value={note.diagnosis_code} />
+        <Row label="Telehealth" value={note.is_telehealth ? "Yes" : "No"} />
+        <Row label="Modifiers" value={modifiers.join(", ")} />
+        {note.type === "combined" ? <Row label="Unit price" value={note.unit_price_cents === null ? null : `$${(note.unit_price_cents / 100).toFixed(2)}`} /> : null}
+      </dl>
+
+      <h2>Session</h2>
+      <Content note={note} />
+
+      <h2>Signatures</h2>
+      <div className="note-grid">
+        <Signature label="Provider" name={note.provider_name} signedOn={note.provider_signed_on} image={note.provider_signature} />
+        <Signature label="Supervisor" name={note.supervisor_name} signedOn={note.supervisor_signed_on} image={note.supervisor_signature} />
+      </div>
+
+      {canManage ? (
+        <section aria-labelledby="manage-head" className="note-manage">
+          <h2 id="manage-head">Status and modifiers</h2>
+          <Form method="post" className="search-form" aria-label="Change status">
+            <input type="hidden" name="intent" value="status" />
+            <label htmlFor="f-status">Status</label>
+            <select id="f-status" name="status" defaultValue={note.status} aria-invalid={statusError ? true : undefined} aria-describedby={statusError ? "f-status-error" : undefined}>
+              {NOTE_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s === "ok" ? "OK" : "Pending"}
+                </option>
+              ))}
+            </select>
+            <button className="btn" type="submit" data-pending="Saving…">
+              Save status
+            </button>
+            {statusError ? (
+              <p id="f-status-error" className="field-error" role="alert">
+                {statusError.message}
+              </p>
+            ) : null}
+          </Form>
+          <Form method="post" className="search-form" aria-label="Change modifiers">
+            <input type="hidden" name="intent" value="modifiers" />
+            {(["md", "md2", "md3"] as const).map((k, i) => (
+              <span key={k}>
+                <label htmlFor={`f-${k}`}>Modifier {i + 1}</label>{" "}
+                <select id={`f-${k}`} name={k} defaultValue={note[k] ?? ""} aria-invalid={modifierError?.errors[k] ? true : undefined}>
+                  <option value="">None</option>
+                  {MODIFIERS.map((m) => (
+                    <option key={m.code} value={m.code}>
+                      {m.code} — {m.meaning}
+                    </option>
+                  ))}
+                </select>
+              </span>
+            ))}
+            <button className="btn" type="submit" data-pending="Saving…">
+              Save modifiers
+            </button>
+            {modifierError ? (
+              <p className="field-error" role="alert">
+                {modifierError.message}
+              </p>
+            ) : null}
+          </Form>
+        </section>
+      ) : null}
+
+      <section aria-labelledby="history-head">
+        <h2 id="history-head">History</h2>
+        {history.length === 0 ? (
+          <p className="muted">No amendments.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th>Version</th>
+                <th>Amended by</th>
+                <th>When</th>
+                <th>Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.map((h) => (
+                <tr key={h.version}>
+                  <td>{h.version}</td>
+                  <td>{h.by}</td>
+                  <td>{h.at.replace("T", " ").slice(0, 16)} UTC</td>
+                  <td className="pre-line">{h.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </section>
+  );
+}

@@ -1,0 +1,496 @@
+import { data, redirect, type AppLoadContext } from "@remix-run/cloudflare";
+import type { FormValues } from "~/components/notes/note-fields";
+import { NOTE_TYPE_PATHS, type NoteFormOptions } from "~/components/notes/types";
+import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/note-view";
+import { noteBodyToFormFields, noteFormToBody } from "~/domain/note-form";
+import type { NoteJson, NoteType } from "~/domain/notes";
+import { can, type Actor } from "~/domain/permissions";
+import { ListQuery } from "~/domain/paging";
+import { parseWith, pathId, searchText } from "~/domain/validation";
+import * as v from "valibot";
+import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
+import { clientChoices } from "~/models/bips.server";
+import { createNote, getNote, getNoteView, noteAsInput, noteConfig, notesByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { getPatient } from "~/models/patients.server";
+import type { ModelContext } from "~/models/context";
+import type { ModelResult } from "~/models/results";
+import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
+import { generateNoteSummary } from "./ai-summary.server";
+import { auditClientsRead, auditWho } from "./audit.server";
+import { randomToken } from "./crypto.server";
+import { formValues, modelContextFor } from "./forms.server";
+import { endedSessionUser, forbidden, getSigned, notFound, requireId, requirePermission } from "./guard.server";
+import { draftFieldsOf, keepDraft, takeDraft, type DraftFields } from "./note-drafts.server";
+
+/**
+ * The note screens' loaders and actions (RBT, BCBA and combined alike; docs/decisions/025). The route
+ * modules are thin: each calls one factory here with its note type. Guard first (view_notes; the model
+ * decides what needs manage_notes), then the model; a refused save re-renders the form with every typed
+ * value and each message beside its field; a note form posted after the session ended is kept as a
+ * server-side draft for its user and restored after signing in again.
+ */
+
+export const NOTE_GUARD = "view_notes" as const;
+
+/** A note form as the screen renders it: its options, the typed values, the messages. */
+export interface NoteFormData {
+  kind: "form";
+  options: NoteFormOptions;
+  values: FormValues;
+  errors: Record<string, string>;
+  message: string | null;
+  notice: string | null;
+  formToken: string | null;
+  version: number | null;
+  mode: "create" | "edit" | "amend";
+  action: string;
+  draftKey: string;
+  summaryError: string | null;
+  /** The edited note (edit and amend). */
+  note: { id: number; signed_at: string | null; patient_id: number } | null;
+}
+
+export interface ClientChoiceData {
+  kind: "choose-client";
+  type: NoteType;
+  choices: { id: number; identifier: string | null; name: string }[];
+  search: string;
+  notice: string | null;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+/** The form's own path: where it posts, where its drafts belong. */
+function createPath(type: NoteType, patientId: number): string {
+  return `${NOTE_TYPE_PATHS[type]}?patient_id=${patientId}`;
+}
+function editPath(type: NoteType, id: number): string {
+  return `${NOTE_TYPE_PATHS[type]}/edit/${id}`;
+}
+/** The browser draft's localStorage key (app/client/note-form.ts): user and form. */
+export function browserDraftKey(userId: number, path: string): string {
+  return `note-draft:${userId}:${path}`;
+}
+
+/** May the actor write this note? Their own with view_notes; anyone's with manage_notes (decision 023). */
+export function mayWriteNote(actor: Actor, note: Pick<NoteJson, "provider_id">): boolean {
+  return note.provider_id === actor.id || can(actor, "manage_notes");
+}
+
+/** Form values as the form reads them (repeated names become lists). */
+function valuesOfPairs(pairs: Iterable<readonly [string, string]>): FormValues {
+  const out: FormValues = {};
+  for (const [k, val] of pairs) {
+    const cur = out[k];
+    if (cur === undefined) out[k] = k.endsWith("[]") ? [val] : val;
+    else out[k] = Array.isArray(cur) ? [...cur, val] : [cur, val];
+  }
+  return out;
+}
+
+/** A stored note as form values. */
+function noteValues(note: NoteJson): FormValues {
+  return valuesOfPairs(noteBodyToFormFields(noteAsInput(note) as unknown as Record<string, unknown>));
+}
+
+const TEXT_LISTS = new Set(["interventions", "demonstrated_replacement_protocols", "demonstrated_intervention_protocols", "discussed_behaviors"]);
+
+/**
+ * The rules' field names → the form's: a list entry's field (`content.maladaptives.frequency`) is shown on
+ * its list, a list of text on its checkboxes (`content.interventions[]`).
+ */
+export function formErrors(errors: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, m] of Object.entries(errors)) {
+    const entry = /^content\.([a-z0-9_]+)\.[a-z0-9_.]+$/.exec(k);
+    let name = entry ? `content.${entry[1]}` : k;
+    const list = /^content\.([a-z0-9_]+)$/.exec(name);
+    if (list && TEXT_LISTS.has(list[1]!)) name = `content.${list[1]}[]`;
+    out[name] ??= m;
+  }
+  return out;
+}
+
+const MEASURES: Record<string, readonly string[]> = {
+  maladaptives: ["frequency"],
+  replacements: ["total_trials", "correct_responses"],
+  replacement_percentages: ["percent"],
+  caregiver_goals: ["percent"],
+  protocol_modifications: ["assessed", "modified", "demonstrated"],
+};
+
+/**
+ * The body the model takes from a posted note form. The form lists every active goal of the client; a goal
+ * row left blank was not measured this session and is left out (the browser module disables such rows too,
+ * so the AI summary's pre-check sees the same).
+ */
+export function bodyOf(type: NoteType, form: FormData): Record<string, unknown> {
+  const body = noteFormToBody(form.entries() as Iterable<[string, FormDataEntryValue]>);
+  const content = body.content as Record<string, unknown>;
+  for (const [key, fields] of Object.entries(MEASURES)) {
+    const list = content[key];
+    if (!Array.isArray(list)) continue;
+    content[key] = list.filter((e: Record<string, unknown>) => fields.some((f) => e[f] !== null && e[f] !== undefined && e[f] !== false && e[f] !== ""));
+  }
+  return { ...body, type };
+}
+
+/** The form's options from the model's noteConfig, or null when the client is not in the actor's scope. */
+async function formOptions(ctx: ModelContext, type: NoteType, patientId: number): Promise<NoteFormOptions | null> {
+  // Every PA service of the client for the type's codes: the form offers those covering the date and CPT.
+  const result = await noteConfig(ctx, type, { patient_id: patientId });
+  if (!result.ok) {
+    if (result.status === 404 || result.status === 422) return null;
+    throw forbidden(result.message);
+  }
+  const config = result.data;
+  const c = config.client;
+  if (!c) return null;
+  const staff = c.providers.map((x) => ({ value: x.id, label: x.name }));
+  return {
+    type,
+    patient: { id: c.patient_id, name: c.patient_name, identifier: null, time_zone: c.time_zone },
+    self: { id: ctx.actor.id, name: `${ctx.actor.name} ${ctx.actor.surname}`.trim() },
+    canManage: can(ctx.actor, "manage_notes"),
+    providers: staff,
+    supervisors: staff,
+    paServices: c.pa_services.map((s) => ({
+      id: s.id,
+      label: `${s.pa_service} · ${s.cpt} · ${s.start_date} to ${s.end_date} · ${s.available_units} of ${s.n_units} units left`,
+      cpt: s.cpt,
+      start_date: s.start_date,
+      end_date: s.end_date,
+    })),
+    pos: c.pos_codes.map((code) => ({ value: code, label: code })),
+    cptCodes: config.cpt_codes,
+    maladaptives: c.maladaptives.map((g) => ({ plan_id: g.plan_id, name: g.name })),
+    replacements: c.replacements.map((g) => ({ plan_id: g.plan_id, name: g.name })),
+    caregiverGoals: c.caregiver_goals.map((g) => ({ plan_id: g.plan_id, name: g.name })),
+    // The interventions of the BIP defaults (clinical §3 "Default clinical content").
+    interventions: DEFAULT_INTERVENTIONS.map((i) => i.title ?? "").filter(Boolean),
+    bipId: c.bips[0]?.id ?? null,
+    today: c.today,
+  };
+}
+
+const DRAFT_RESTORED = "Your session had ended before this note was saved. Everything you typed has been restored: check it and save.";
+const DRAFT_GONE = "The note you were writing when your session ended could not be restored (it is kept for 24 hours, once, for the user who wrote it).";
+
+/** The values of a server-side draft on this form for this user, once (decision 025). */
+async function restoredDraft(context: AppLoadContext, request: Request, actor: Actor, path: string): Promise<{ fields: DraftFields | null; notice: string | null }> {
+  const id = new URL(request.url).searchParams.get("draft");
+  if (!id) return { fields: null, notice: null };
+  const { db, env, now } = context.app;
+  const taken = await takeDraft(db, env, id, actor.id, path, now());
+  return taken.ok ? { fields: taken.fields, notice: DRAFT_RESTORED } : { fields: null, notice: DRAFT_GONE };
+}
+
+/**
+ * A note form posted without an active session: keep its fields for the user of the ended session, then
+ * send them to unlock or sign in, back to the form with the draft (decision 025). When no user can be
+ * told from the request, nothing is kept and the sign-in page says so.
+ */
+async function keepForLater(request: Request, context: AppLoadContext, path: string): Promise<never> {
+  const ended = await endedSessionUser(request, context);
+  if (!ended) throw redirect(`/login?redirectTo=${encodeURIComponent(path)}&draft=lost`, 303);
+  const { db, env, now } = context.app;
+  const id = await keepDraft(db, env, ended.userId, path, draftFieldsOf(await request.formData()), now());
+  const back = id ? `${path}${path.includes("?") ? "&" : "?"}draft=${id}` : path;
+  if (ended.locked) throw redirect(`/lock-screen?redirectTo=${encodeURIComponent(back)}`, 303);
+  throw redirect(`/login?redirectTo=${encodeURIComponent(back)}&draft=${id ? "kept" : "lost"}`, 303);
+}
+
+/** The guard of a note form's action: with no active session the form is kept first (see keepForLater). */
+async function requireNoteAction(request: Request, context: AppLoadContext, path: string) {
+  if (!(await getSigned(request, context))) await keepForLater(request, context, path);
+  return requirePermission(request, context, NOTE_GUARD);
+}
+
+function redirectToView(type: NoteType, id: number, message: string | undefined) {
+  return redirect(`${NOTE_TYPE_PATHS[type]}/view/${id}?flash=${encodeURIComponent(message ?? "Saved.")}`, 303);
+}
+
+/** A model refusal on a form: 403/404 thrown; 409/422 re-render with the values and messages. */
+function refusal<T>(result: Exclude<ModelResult<T>, { ok: true }>) {
+  if (result.status === 404) throw notFound(result.message);
+  if (result.status === 403) throw forbidden(result.message);
+  return result;
+}
+
+/** The no-JavaScript summary: the built-in (or configured) summariser over the typed form. */
+async function summaryFor(context: AppLoadContext, type: NoteType, form: FormData): Promise<{ summary: string } | { message: string; missing?: string[] }> {
+  const result = await generateNoteSummary(context.app.env, bodyOf(type, form), { type });
+  if (result.ok) return { summary: result.summary };
+  if (result.status === 422) return { message: result.message, missing: result.missing };
+  return { message: result.message || AI_SUMMARY_ERROR };
+}
+
+/* ------------------------------------------------------------------ create */
+
+export function createNoteLoader(type: NoteType) {
+  return async ({ request, context }: { request: Request; context: AppLoadContext }): Promise<NoteFormData | ClientChoiceData> => {
+    const { actor, auditTail } = await requirePermission(request, context, NOTE_GUARD);
+    const ctx = modelContextFor(context, actor);
+    const url = new URL(request.url);
+    const patientId = pathId(url.searchParams.get("patient_id") ?? undefined);
+    const options = patientId === null ? null : await formOptions(ctx, type, patientId);
+    // Another location's client (or none such) answers 404, as every record out of scope does.
+    if (patientId !== null && !options) throw notFound("Client not found.");
+    if (!options) {
+      const searched = parseWith(searchText(), url.searchParams.get("search") ?? "");
+      const search = searched.ok ? searched.data : "";
+      const choices = searched.ok ? await clientChoices(ctx, search) : [];
+      // The clients named on the page are a read of client data (decision 019): one audit row names them.
+      await auditClientsRead(context.app.db, auditWho(ctx), "patient", choices.map((c) => c.id), auditTail);
+      return {
+        kind: "choose-client",
+        type,
+        choices,
+        search: searched.ok ? search : (url.searchParams.get("search") ?? "").slice(0, 100),
+        notice: !searched.ok ? searched.errors.form! : null,
+      };
+    }
+    const path = createPath(type, options.patient!.id);
+    const restored = await restoredDraft(context, request, actor, path);
+    const values: FormValues = restored.fields
+      ? valuesOfPairs(restored.fields)
+      : {
+          session_date: url.searchParams.get("session_date") ?? options.today,
+          cpt_code: url.searchParams.get("cpt_code") ?? (options.cptCodes.length === 1 ? options.cptCodes[0]! : ""),
+          // The writer is the provider unless a manager picks another; the provider's typed name starts as theirs
+          // (the note is signed only once the signature's date is given too).
+          provider_id: String(actor.id),
+          provider_name: options.self.name,
+        };
+    const token = typeof values.form_token === "string" && values.form_token ? values.form_token : randomToken(18);
+    return {
+      kind: "form",
+      options,
+      values,
+      errors: {},
+      message: null,
+      notice: restored.notice,
+      formToken: token,
+      version: null,
+      mode: "create",
+      action: path,
+      draftKey: browserDraftKey(actor.id, path),
+      summaryError: null,
+      note: null,
+    };
+  };
+}
+
+export function createNoteAction(type: NoteType) {
+  return async ({ request, context }: { request: Request; context: AppLoadContext }) => {
+    const url = new URL(request.url);
+    const patientParam = pathId(url.searchParams.get("patient_id") ?? undefined);
+    const path = patientParam === null ? NOTE_TYPE_PATHS[type] : createPath(type, patientParam);
+    const { actor } = await requireNoteAction(request, context, path);
+    const ctx = modelContextFor(context, actor);
+    const form = await request.formData();
+    const intent = String(form.get("intent") ?? "save");
+    const body = bodyOf(type, form);
+    const patientId = pathId(String(form.get("patient_id") ?? "")) ?? patientParam;
+    const formToken = String(form.get("form_token") ?? "") || null;
+    const rerender = async (status: number, extra: Partial<NoteFormData>) => {
+      const options = patientId === null ? null : await formOptions(ctx, type, patientId);
+      if (!options) throw notFound("Client not found.");
+      const p = createPath(type, options.patient!.id);
+      const answer: NoteFormData = {
+        kind: "form",
+        options,
+        values: valuesOfPairs(draftFieldsOf(form)),
+        errors: {},
+        message: null,
+        notice: null,
+        formToken: formToken ?? randomToken(18),
+        version: null,
+        mode: "create",
+        action: p,
+        draftKey: browserDraftKey(actor.id, p),
+        summaryError: null,
+        note: null,
+        ...extra,
+      };
+      return data(answer, { status });
+    };
+    if (intent === "options") return rerender(200, {});
+    if (intent === "generate-summary") {
+      const s = await summaryFor(context, type, form);
+      if ("summary" in s) {
+        const values = valuesOfPairs(draftFieldsOf(form));
+        values["content.summary_note"] = s.summary;
+        return rerender(200, { values });
+      }
+      return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });
+    }
+    if (intent !== "save") return rerender(400, { message: "Unknown action." });
+    const result = await createNote(ctx, body, { formToken });
+    if (result.ok) return redirectToView(type, result.data.id, result.message);
+    const r = refusal(result);
+    return rerender(r.status, { errors: r.status === 422 ? formErrors(r.errors) : {}, message: r.message });
+  };
+}
+
+/* ------------------------------------------------------------------ edit and amend */
+
+export function editNoteLoader(type: NoteType) {
+  return async ({ request, context, params }: { request: Request; context: AppLoadContext; params: { id?: string } }): Promise<NoteFormData> => {
+    const { actor } = await requirePermission(request, context, NOTE_GUARD);
+    const ctx = modelContextFor(context, actor);
+    const id = requireId(params.id, "Note");
+    const found = await getNote(ctx, type, id);
+    if (!found) throw notFound("Note not found.");
+    const { note } = found;
+    if (!mayWriteNote(actor, note)) throw forbidden();
+    const options = await formOptions(ctx, type, note.patient_id);
+    if (!options) throw notFound("Note not found.");
+    const path = editPath(type, id);
+    const restored = await restoredDraft(context, request, actor, path);
+    const values = restored.fields ? valuesOfPairs(restored.fields) : noteValues(note);
+    const version = restored.fields ? (Number(values.version) || note.version) : note.version;
+    return {
+      kind: "form",
+      options,
+      values,
+      errors: {},
+      message: null,
+      notice: restored.notice,
+      formToken: null,
+      version,
+      mode: note.signed_at ? "amend" : "edit",
+      action: path,
+      draftKey: browserDraftKey(actor.id, path),
+      summaryError: null,
+      note: { id: note.id, signed_at: note.signed_at, patient_id: note.patient_id },
+    };
+  };
+}
+
+export function editNoteAction(type: NoteType) {
+  return async ({ request, context, params }: { request: Request; context: AppLoadContext; params: { id?: string } }) => {
+    const id = requireId(params.id, "Note");
+    const path = editPath(type, id);
+    const { actor } = await requireNoteAction(request, context, path);
+    const ctx = modelContextFor(context, actor);
+    const form = await request.formData();
+    const intent = String(form.get("intent") ?? "save");
+    const typed = valuesOfPairs(draftFieldsOf(form));
+    const version = pathId(String(form.get("version") ?? "")) ?? null;
+    const rerender = async (status: number, extra: Partial<NoteFormData>, current?: NoteJson) => {
+      const found = current ? { note: current } : await getNote(ctx, type, id);
+      if (!found) throw notFound("Note not found.");
+      const note = found.note;
+      const options = await formOptions(ctx, type, note.patient_id);
+      if (!options) throw notFound("Note not found.");
+      const answer: NoteFormData = {
+        kind: "form",
+        options,
+        values: typed,
+        errors: {},
+        message: null,
+        notice: null,
+        formToken: null,
+        version: version ?? note.version,
+        mode: note.signed_at ? "amend" : "edit",
+        action: path,
+        draftKey: browserDraftKey(actor.id, path),
+        summaryError: null,
+        note: { id: note.id, signed_at: note.signed_at, patient_id: note.patient_id },
+        ...extra,
+      };
+      return data(answer, { status });
+    };
+    if (intent === "options") return rerender(200, {});
+    if (intent === "generate-summary") {
+      const s = await summaryFor(context, type, form);
+      if ("summary" in s) return rerender(200, { values: { ...typed, "content.summary_note": s.summary } });
+      return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });
+    }
+    if (intent !== "save" && intent !== "amend") return rerender(400, { message: "Unknown action." });
+    const result = await updateNote(ctx, type, id, bodyOf(type, form), { version, partial: false, amendmentReason: String(form.get("amendment_reason") ?? "") || null });
+    if (result.ok) return redirectToView(type, result.data.id, result.message);
+    const r = refusal(result);
+    if (r.status === 409) {
+      // Someone saved meanwhile: show what is stored now, with its version, and say so.
+      const current = r.current as NoteJson;
+      return rerender(409, { values: noteValues(current), version: current.version, message: r.message }, current);
+    }
+    return rerender(r.status, { errors: r.status === 422 ? formErrors(r.errors) : {}, message: r.message });
+  };
+}
+
+/* ------------------------------------------------------------------ view */
+
+export function viewNoteLoader(type: NoteType) {
+  return async ({ request, context, params }: { request: Request; context: AppLoadContext; params: { id?: string } }) => {
+    const { actor } = await requirePermission(request, context, NOTE_GUARD);
+    const ctx = modelContextFor(context, actor);
+    const id = requireId(params.id, "Note");
+    const view = await getNoteView(ctx, type, id);
+    if (!view) throw notFound("Note not found.");
+    const flash = new URL(request.url).searchParams.get("flash");
+    const history: ViewHistoryEntry[] = view.history.map((h) => ({ version: h.version, reason: h.reason, by: h.amended_by_name, at: h.amended_at }));
+    return {
+      note: view.note,
+      context: view.context,
+      history,
+      canManage: can(actor, "manage_notes"),
+      canEdit: mayWriteNote(actor, view.note),
+      flash: flash ? flash.slice(0, 200) : null,
+      clearDrafts: flash ? [browserDraftKey(actor.id, createPath(type, view.note.patient_id)), browserDraftKey(actor.id, editPath(type, id))] : [],
+    };
+  };
+}
+
+export function viewNoteAction(type: NoteType) {
+  return async ({ request, context, params }: { request: Request; context: AppLoadContext; params: { id?: string } }) => {
+    const { actor } = await requirePermission(request, context, NOTE_GUARD);
+    const ctx = modelContextFor(context, actor);
+    const id = requireId(params.id, "Note");
+    const values = formValues(await request.formData());
+    const intent = String(values.intent ?? "");
+    const result =
+      intent === "status"
+        ? await setNoteStatus(ctx, type, id, { status: values.status })
+        : intent === "modifiers"
+          ? await setNoteModifiers(ctx, type, id, { md: values.md || null, md2: values.md2 || null, md3: values.md3 || null })
+          : null;
+    if (!result) return data({ intent, message: "Unknown action.", errors: {} as Record<string, string> }, { status: 400 });
+    if (result.ok) return redirect(`${NOTE_TYPE_PATHS[type]}/view/${id}?flash=${encodeURIComponent(result.message ?? "Saved.")}`, 303);
+    const r = refusal(result);
+    return data({ intent, message: r.message, errors: r.status === 422 ? r.errors : ({} as Record<string, string>) }, { status: r.status });
+  };
+}
+
+/* ------------------------------------------------------------------ list by client */
+
+export function notesByClientLoader(type: NoteType) {
+  return async ({ request, context, params }: { request: Request; context: AppLoadContext; params: { patientId?: string } }) => {
+    const { actor } = await requirePermission(request, context, NOTE_GUARD);
+    const ctx = modelContextFor(context, actor);
+    const patientId = requireId(params.patientId, "Client");
+    const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
+    const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
+    // The client in scope, the page and the audit tail in one batch, then the audit row (the model's notesByClient).
+    const page = await notesByClient(ctx, type, patientId, query);
+    if (!page) throw notFound("Client not found.");
+    let clientName = page.data[0]?.patient_name ?? null;
+    if (clientName === null) {
+      // An empty page: the client's name for the heading is an audited read of its own.
+      const patient = await getPatient(ctx, patientId);
+      if (!patient) throw notFound("Client not found.");
+      clientName = patient.full_name;
+    }
+    return {
+      type,
+      patientId,
+      clientName: clientName ?? "",
+      page,
+      queryError: parsed.ok ? null : Object.values(parsed.errors)[0]!,
+      canManage: can(actor, "manage_notes"),
+      selfId: actor.id,
+    };
+  };
+}

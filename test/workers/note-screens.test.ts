@@ -1,0 +1,393 @@
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { noteDrafts, notes, paServices, sessions } from "~/db/schema";
+import type { Permission } from "~/domain/permissions";
+import { addDays } from "~/domain/weeks";
+import { sha256Hex } from "~/services/crypto.server";
+import { createBip, createLocation, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser } from "./helpers";
+
+/**
+ * The note screens (issue 10 "Notes", "A note is never lost"; decision 025), JavaScript off: create, edit,
+ * amend, view with status and modifiers, list by client, the one-time form token, and server-side drafts
+ * when the session has ended.
+ */
+
+const VIEW: Permission[] = ["view_notes"];
+const MANAGE: Permission[] = ["view_notes", "manage_notes"];
+
+function post(path: string, fields: Record<string, string | string[]>, cookie?: string) {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+  return request(path, { method: "POST", body, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+}
+
+/** Yesterday in New York (the test locations' zone): a date the rules accept. */
+function recentDay(back = 1): string {
+  const today = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
+  return addDays(today, -back);
+}
+
+async function noteCount(): Promise<number> {
+  const [r] = await db().select({ n: sql<number>`count(*)` }).from(notes);
+  return Number(r!.n);
+}
+
+let w: {
+  rbt: TestUser;
+  rbtCookie: string;
+  manager: TestUser;
+  managerCookie: string;
+  other: TestUser;
+  otherCookie: string;
+  outsiderCookie: string;
+  noPermCookie: string;
+  patient: { id: number; firstName: string; lastName: string };
+  stranger: { id: number };
+  pa: number;
+  maladaptive: { id: number; name: string };
+  replacement: { id: number; name: string };
+};
+
+beforeAll(async () => {
+  const loc = await createLocation({ posCodes: "12,11" });
+  const elsewhere = await createLocation();
+  const patient = await createPatient({ locationId: loc.id, firstName: "Noah" });
+  const stranger = await createPatient({ locationId: elsewhere.id });
+  const bip = await createBip(patient);
+  const maladaptive = await createPlan(bip, { name: "Elopement" });
+  const replacement = await createPlan(bip, { name: "Requesting a break", category: "replacement", timeframe: null, baselineTimeframe: null, unitType: null });
+  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "RBT direct", cpt: "97153", nUnits: 400, startDate: "2020-01-01", endDate: "2099-12-31" }).returning();
+  await db().insert(paServices).values({ patientId: patient.id, paService: "Old auth", cpt: "97153", nUnits: 40, startDate: "2019-01-01", endDate: "2019-12-31" });
+  const rbt = await createUser({ permissions: VIEW, locations: [loc.id], name: "Riley" });
+  const manager = await createUser({ permissions: MANAGE, locations: [loc.id], name: "Morgan" });
+  const other = await createUser({ permissions: VIEW, locations: [loc.id], name: "Olive" });
+  const outsider = await createUser({ permissions: MANAGE, locations: [elsewhere.id] });
+  const noPerm = await createUser({ permissions: [], locations: [loc.id] });
+  w = {
+    rbt,
+    rbtCookie: await signInCookie(rbt),
+    manager,
+    managerCookie: await signInCookie(manager),
+    other,
+    otherCookie: await signInCookie(other),
+    outsiderCookie: await signInCookie(outsider),
+    noPermCookie: await signInCookie(noPerm),
+    patient,
+    stranger,
+    pa: pa!.id,
+    maladaptive: { id: maladaptive.id, name: maladaptive.name },
+    replacement: { id: replacement.id, name: replacement.name },
+  };
+});
+
+/** The fields of a complete RBT note as the form sends them. */
+function rbtFields(over: Record<string, string | string[]> = {}): Record<string, string | string[]> {
+  return {
+    intent: "save",
+    form_token: crypto.randomUUID(),
+    type: "rbt",
+    patient_id: String(w.patient.id),
+    provider_id: String(w.rbt.id),
+    supervisor_id: "",
+    session_date: recentDay(),
+    cpt_code: "97153",
+    pa_service_id: String(w.pa),
+    pos: "12",
+    diagnosis_code: "F84.0",
+    time_in: "09:00",
+    time_out: "10:00",
+    time_in2: "",
+    time_out2: "",
+    "content.participants": "Client and mother",
+    "content.environmental_changes": "None",
+    "content.maladaptives[0].plan_id": String(w.maladaptive.id),
+    "content.maladaptives[0].name": w.maladaptive.name,
+    "content.maladaptives[0].frequency": "3",
+    "content.replacements[0].plan_id": String(w.replacement.id),
+    "content.replacements[0].name": w.replacement.name,
+    "content.replacements[0].total_trials": "10",
+    "content.replacements[0].correct_responses": "7",
+    "content.interventions[]": ["Redirection", "Response Block"],
+    "content.client_appeared": "Calm",
+    "content.as_evidenced_by": "Smiling and following directions",
+    "content.rbt_modeled_and_demonstrated_to_caregiver": "Modeled the break request",
+    "content.client_response_to_treatment_this_session": "Good progress",
+    "content.next_session_is_scheduled_for": "Thursday",
+    "content.summary_note": "Met with client at home.",
+    provider_name: "",
+    provider_signed_on: "",
+    provider_signature: "",
+    supervisor_name: "",
+    supervisor_signed_on: "",
+    supervisor_signature: "",
+    ...over,
+  };
+}
+
+/** Creates a note through the screen; answers its id. */
+async function createViaForm(cookie: string, over: Record<string, string | string[]> = {}): Promise<number> {
+  const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields(over), cookie);
+  expect(res.status, await res.clone().text().then((t) => t.slice(0, 300))).toBe(303);
+  const m = /\/note-rbt\/view\/(\d+)/.exec(res.headers.get("Location") ?? "");
+  expect(m).not.toBeNull();
+  return Number(m![1]);
+}
+
+let dayOffset = 1;
+/** A fresh session day for each note so notes of different tests never overlap (each test day moves back). */
+function nextDay(): string {
+  dayOffset = (dayOffset % 12) + 1;
+  return recentDay(dayOffset);
+}
+let slot = 0;
+/** Distinct hours on a day, far enough apart for the provider buffer. */
+function nextTimes(): { time_in: string; time_out: string } {
+  const h = 6 + ((slot++ * 2) % 14);
+  const hh = (n: number) => String(n).padStart(2, "0");
+  return { time_in: `${hh(h)}:00`, time_out: `${hh(h)}:45` };
+}
+
+describe("create", () => {
+  it("offers the client chooser, then the form with the client's goals, PA services and the local time zone", async () => {
+    const chooser = await (await request("/note-rbt", { cookie: w.rbtCookie })).text();
+    expect(chooser).toContain(`href="/note-rbt?patient_id=${w.patient.id}">Noah ${w.patient.lastName}`);
+    const res = await request(`/note-rbt?patient_id=${w.patient.id}`, { cookie: w.rbtCookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('name="form_token"');
+    expect(html).toContain("Elopement");
+    expect(html).toContain("Requesting a break");
+    expect(html).toContain("RBT direct");
+    expect(html).toContain("America/New York");
+    expect(html).toContain('type="time"');
+    expect(html).toContain("Generate AI Summary");
+    // The 2019 authorization does not cover today: listed, but not offered.
+    expect(html).toMatch(/<option[^>]*disabled=""[^>]*>Old auth/);
+  });
+
+  it("403 without view_notes; another location's client 404", async () => {
+    expect((await request("/note-rbt", { cookie: w.noPermCookie })).status).toBe(403);
+    expect((await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields(), w.noPermCookie)).status).toBe(403);
+    expect((await request(`/note-rbt?patient_id=${w.patient.id}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    const before = await noteCount();
+    expect((await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields(), w.outsiderCookie)).status).toBe(404);
+    expect(await noteCount()).toBe(before);
+  });
+
+  it("saves a note (303 to its view with its units); a second submit of the same form lands on the first note", async () => {
+    const before = await noteCount();
+    const token = crypto.randomUUID();
+    const fields = rbtFields({ form_token: token, session_date: nextDay(), time_in: "08:00", time_out: "09:30" });
+    const first = await post(`/note-rbt?patient_id=${w.patient.id}`, fields, w.rbtCookie);
+    expect(first.status).toBe(303);
+    const again = await post(`/note-rbt?patient_id=${w.patient.id}`, fields, w.rbtCookie);
+    expect(again.status).toBe(303);
+    const path = (l: string | null) => (l ?? "").split("?")[0];
+    expect(path(again.headers.get("Location"))).toBe(path(first.headers.get("Location")));
+    expect(await noteCount()).toBe(before + 1);
+    const view = await (await request(first.headers.get("Location")!, { cookie: w.rbtCookie })).text();
+    expect(view).toMatch(/data-testid="note-units"><strong>6<\/strong>/);
+    expect(view).toContain("Elopement: 3 times");
+    expect(view).toContain("7 correct of 10 trials");
+  });
+
+  it("a refused save re-renders with every typed value and the message next to the field; nothing is saved", async () => {
+    const before = await noteCount();
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ time_in: "10:00", time_out: "09:00", "content.as_evidenced_by": "Typed text kept <b>" }), w.rbtCookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toMatch(/id="f-time_out"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*id="f-time_out"/);
+    expect(html).toMatch(/id="f-time_out-error" class="field-error" role="alert">[^<]+</);
+    expect(html).toContain("Typed text kept &lt;b&gt;");
+    expect(html).toContain('value="10:00"');
+    expect(await noteCount()).toBe(before);
+  });
+
+  it("an overlap with another note of the client is refused beside the time", async () => {
+    const day = nextDay();
+    await createViaForm(w.rbtCookie, { session_date: day, time_in: "13:00", time_out: "14:00" });
+    const before = await noteCount();
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ session_date: day, provider_id: String(w.other.id), time_in: "13:30", time_out: "14:30" }), w.otherCookie);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toMatch(/class="field-error" role="alert">[^<]*overlap/i);
+    expect(await noteCount()).toBe(before);
+  });
+
+  it("'Update the form' re-renders with the typed values and saves nothing", async () => {
+    const before = await noteCount();
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ intent: "options", "content.client_appeared": "Sleepy" }), w.rbtCookie);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('value="Sleepy"');
+    expect(await noteCount()).toBe(before);
+  });
+
+  it("'Generate AI Summary' without JavaScript renders the built-in summary into the form, typed values kept; missing fields are listed", async () => {
+    const before = await noteCount();
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ intent: "generate-summary", "content.summary_note": "", "content.client_appeared": "Focused" }), w.rbtCookie);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toMatch(/<textarea[^>]*name="content.summary_note"[^>]*>Met with client at/);
+    expect(html).toContain('value="Focused"');
+    const missing = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ intent: "generate-summary", "content.as_evidenced_by": "" }), w.rbtCookie);
+    expect(missing.status).toBe(200);
+    expect(await missing.text()).toMatch(/data-summary-error="true">Missing Required Fields\. Please complete the required fields below/);
+    expect(await noteCount()).toBe(before);
+  });
+
+  it("a user without manage_notes cannot write a note for another provider", async () => {
+    const before = await noteCount();
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ provider_id: String(w.other.id), session_date: nextDay(), ...nextTimes() }), w.rbtCookie);
+    expect(res.status).toBe(403);
+    expect(await noteCount()).toBe(before);
+  });
+});
+
+describe("edit, amend, view", () => {
+  it("the provider edits their own note; another provider without manage_notes gets 403; another location 404; a stale version 409", async () => {
+    const day = nextDay();
+    const id = await createViaForm(w.rbtCookie, { session_date: day, ...nextTimes() });
+    const page = await request(`/note-rbt/edit/${id}`, { cookie: w.rbtCookie });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('value="Calm"');
+    expect((await request(`/note-rbt/edit/${id}`, { cookie: w.otherCookie })).status).toBe(403);
+    expect((await request(`/note-rbt/edit/${id}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    expect((await request(`/note-rbt/view/${id}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    expect((await request(`/note-bcba/view/${id}`, { cookie: w.rbtCookie })).status).toBe(404);
+    const [row] = await db().select().from(notes).where(eq(notes.id, id));
+    const saved = await post(`/note-rbt/edit/${id}`, rbtFields({ session_date: day, time_in: row!.timeIn!, time_out: row!.timeOut!, version: String(row!.version), "content.client_appeared": "Cheerful" }), w.rbtCookie);
+    expect(saved.status).toBe(303);
+    const stale = await post(`/note-rbt/edit/${id}`, rbtFields({ session_date: day, time_in: row!.timeIn!, time_out: row!.timeOut!, version: String(row!.version), "content.client_appeared": "Grumpy" }), w.rbtCookie);
+    expect(stale.status).toBe(409);
+    const html = await stale.text();
+    expect(html).toContain("Someone else saved a newer version");
+    expect(html).toContain('value="Cheerful"');
+    const [after] = await db().select().from(notes).where(eq(notes.id, id));
+    expect(JSON.parse(after!.content).client_appeared).toBe("Cheerful");
+  });
+
+  it("a signed note is read-only: its edit screen is an amendment with a required reason, and the view lists the earlier version", async () => {
+    const day = nextDay();
+    const times = nextTimes();
+    const id = await createViaForm(w.rbtCookie, { session_date: day, ...times, provider_name: "Riley User", provider_signed_on: day });
+    const view = await (await request(`/note-rbt/view/${id}`, { cookie: w.rbtCookie })).text();
+    expect(view).toContain("read-only");
+    const edit = await (await request(`/note-rbt/edit/${id}`, { cookie: w.rbtCookie })).text();
+    expect(edit).toContain("Reason for the amendment");
+    const [row] = await db().select().from(notes).where(eq(notes.id, id));
+    const base = rbtFields({ intent: "amend", session_date: day, ...times, provider_name: "Riley User", provider_signed_on: day, version: String(row!.version), "content.client_appeared": "Tired" });
+    const refused = await post(`/note-rbt/edit/${id}`, { ...base, amendment_reason: "" }, w.rbtCookie);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toMatch(/id="f-amendment_reason-error"/);
+    const amended = await post(`/note-rbt/edit/${id}`, { ...base, amendment_reason: "Mood was recorded wrong" }, w.rbtCookie);
+    expect(amended.status).toBe(303);
+    const after = await (await request(`/note-rbt/view/${id}`, { cookie: w.rbtCookie })).text();
+    expect(after).toContain("Mood was recorded wrong");
+    expect(after).toContain("Tired");
+  });
+
+  it("status and modifiers need manage_notes", async () => {
+    const id = await createViaForm(w.rbtCookie, { session_date: nextDay(), ...nextTimes() });
+    const asRbt = await (await request(`/note-rbt/view/${id}`, { cookie: w.rbtCookie })).text();
+    expect(asRbt).not.toContain("Save status");
+    expect((await post(`/note-rbt/view/${id}`, { intent: "status", status: "ok" }, w.rbtCookie)).status).toBe(403);
+    expect((await post(`/note-rbt/view/${id}`, { intent: "modifiers", md: "HM" }, w.rbtCookie)).status).toBe(403);
+    const ok = await post(`/note-rbt/view/${id}`, { intent: "status", status: "ok" }, w.managerCookie);
+    expect(ok.status).toBe(303);
+    const md = await post(`/note-rbt/view/${id}`, { intent: "modifiers", md: "HM", md2: "", md3: "" }, w.managerCookie);
+    expect(md.status).toBe(303);
+    const [row] = await db().select().from(notes).where(eq(notes.id, id));
+    expect(row).toMatchObject({ status: "ok", md: "HM" });
+    const bad = await post(`/note-rbt/view/${id}`, { intent: "status", status: "maybe" }, w.managerCookie);
+    expect(bad.status).toBe(422);
+    expect((await post(`/note-rbt/view/${id}`, { intent: "status", status: "ok" }, w.outsiderCookie)).status).toBe(404);
+  });
+
+  it("lists a client's notes of the type; another location 404; 403 without view_notes", async () => {
+    const res = await request(`/note-rbt/listbyclient/${w.patient.id}`, { cookie: w.rbtCookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain(`RBT notes · Noah ${w.patient.lastName}`);
+    expect(html).toMatch(/href="\/note-rbt\/view\/\d+"/);
+    expect(await (await request(`/note-bcba/listbyclient/${w.patient.id}`, { cookie: w.rbtCookie })).text()).toContain("No data to display.");
+    expect((await request(`/note-rbt/listbyclient/${w.patient.id}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    expect((await request(`/note-rbt/listbyclient/${w.stranger.id}`, { cookie: w.rbtCookie })).status).toBe(404);
+    expect((await request(`/note-rbt/listbyclient/${w.patient.id}`, { cookie: w.noPermCookie })).status).toBe(403);
+  });
+});
+
+describe("a note is never lost when the session has ended", () => {
+  async function lockSessionOf(cookie: string) {
+    const id = /__session=([^;]+)/.exec(cookie)![1]!;
+    await db().update(sessions).set({ lastSeenAt: new Date(Date.now() - 3 * 3_600_000).toISOString() }).where(eq(sessions.idHash, await sha256Hex(id)));
+  }
+
+  it("keeps the typed note for the user of a locked session and restores it once, after unlocking, to that user only", async () => {
+    const cookie = await signInCookie(w.rbt);
+    await lockSessionOf(cookie);
+    const before = await noteCount();
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ "content.as_evidenced_by": "Written before the lock" }), cookie);
+    expect(res.status).toBe(303);
+    const location = res.headers.get("Location")!;
+    expect(location).toMatch(/^\/lock-screen\?redirectTo=/);
+    const back = decodeURIComponent(location.split("redirectTo=")[1]!);
+    expect(back).toMatch(new RegExp(`^/note-rbt\\?patient_id=${w.patient.id}&draft=`));
+    expect(await noteCount()).toBe(before);
+    const [draft] = await db().select().from(noteDrafts).where(eq(noteDrafts.userId, w.rbt.id));
+    expect(draft!.ciphertext).not.toContain("Written before the lock");
+
+    // Another user with the draft's link gets nothing, and the draft stays for its owner.
+    const stolen = await (await request(back, { cookie: w.otherCookie })).text();
+    expect(stolen).not.toContain("Written before the lock");
+    expect(stolen).toContain("could not be restored");
+
+    // The owner unlocks and lands on the form with everything restored.
+    const unlocked = await post("/lock-screen", { password: w.rbt.password, redirectTo: back }, cookie);
+    expect(unlocked.status).toBe(303);
+    expect(unlocked.headers.get("Location")).toBe(back);
+    const restored = await (await request(back, { cookie })).text();
+    expect(restored).toContain("Written before the lock");
+    expect(restored).toContain("Everything you typed has been restored");
+    // Once only.
+    const again = await (await request(back, { cookie })).text();
+    expect(again).not.toContain("Written before the lock");
+    expect(await db().select().from(noteDrafts).where(eq(noteDrafts.userId, w.rbt.id))).toHaveLength(0);
+  });
+
+  it("an expired draft is never restored, and is purged", async () => {
+    const cookie = await signInCookie(w.rbt);
+    await lockSessionOf(cookie);
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ "content.as_evidenced_by": "Too old to keep" }), cookie);
+    const back = decodeURIComponent(res.headers.get("Location")!.split("redirectTo=")[1]!);
+    await db().update(noteDrafts).set({ expiresAt: new Date(Date.now() - 1000).toISOString() }).where(eq(noteDrafts.userId, w.rbt.id));
+    await post("/lock-screen", { password: w.rbt.password, redirectTo: back }, cookie);
+    const html = await (await request(back, { cookie })).text();
+    expect(html).not.toContain("Too old to keep");
+    expect(html).toContain("could not be restored");
+    expect(await db().select().from(noteDrafts).where(eq(noteDrafts.userId, w.rbt.id))).toHaveLength(0);
+  });
+
+  it("without any session nothing is kept and the sign-in page says so", async () => {
+    const [{ n }] = (await db().select({ n: sql<number>`count(*)` }).from(noteDrafts)) as [{ n: number }];
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields());
+    expect(res.status).toBe(303);
+    const to = res.headers.get("Location")!;
+    expect(to).toMatch(/^\/login\?redirectTo=.*&draft=lost$/);
+    const [{ n: after }] = (await db().select({ n: sql<number>`count(*)` }).from(noteDrafts)) as [{ n: number }];
+    expect(Number(after)).toBe(Number(n));
+    expect(await (await request(to)).text()).toContain("could not be kept on the server");
+  });
+
+  it("an expired session's note is kept for its user and restored after signing in again", async () => {
+    const cookie = await signInCookie(w.other);
+    const id = /__session=([^;]+)/.exec(cookie)![1]!;
+    await db().update(sessions).set({ createdAt: new Date(Date.now() - 48 * 3_600_000).toISOString() }).where(eq(sessions.idHash, await sha256Hex(id)));
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ provider_id: String(w.other.id), "content.as_evidenced_by": "Kept across sign-in" }), cookie);
+    expect(res.status).toBe(303);
+    const to = res.headers.get("Location")!;
+    expect(to).toMatch(/^\/login\?redirectTo=.*&draft=kept$/);
+    const back = decodeURIComponent(/redirectTo=([^&]+)/.exec(to)![1]!);
+    const fresh = await signInCookie(w.other);
+    const html = await (await request(back, { cookie: fresh })).text();
+    expect(html).toContain("Kept across sign-in");
+  });
+});
