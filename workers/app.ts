@@ -9,6 +9,8 @@ import { jsonError, type AppEnv } from "./api/env";
 import { MOCK_REFUSED_MESSAGE, mockMode } from "./api/mock";
 import { handleQueue } from "./jobs";
 import { applySecurityHeaders } from "./security-headers";
+import { d1Database } from "~/db/client.server";
+import { purgeExpiredDrafts } from "~/services/note-drafts.server";
 
 const remix = createRequestHandler(build as unknown as ServerBuild);
 
@@ -70,7 +72,13 @@ app.onError((err, c) => {
   return c.redirect("/error/error500", 303);
 });
 
+/** The hourly cron (wrangler.toml [triggers]): note drafts kept past their 24 hours are deleted (decision 025). */
+export async function scheduled(_controller: ScheduledController, env: Env): Promise<void> {
+  await purgeExpiredDrafts(d1Database(env.DB), new Date());
+}
+
 export default {
   fetch: app.fetch,
   queue: handleQueue,
+  scheduled,
 } satisfies ExportedHandler<Env>;

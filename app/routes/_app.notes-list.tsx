@@ -68,7 +68,7 @@ export default function NotesList() {
       header: "Provider",
       cell: (n) =>
         n.provider_id ? (
-          <Link to={withFilter("provider_id", String(n.provider_id))} aria-label={`Only the notes written by ${n.provider_name || "this provider"}`}>
+          <Link to={withFilter("provider_id", String(n.provider_id))} aria-label={`Only the notes written by ${n.provider_name || `provider #${n.provider_id}`}`}>
             {n.provider_name || `#${n.provider_id}`}
           </Link>
         ) : (

@@ -10,7 +10,7 @@ import { parseWith, pathId, searchText } from "~/domain/validation";
 import * as v from "valibot";
 import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
-import { createNote, getNote, getNoteView, noteAsInput, noteConfig, notesByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, notesByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
 import { getPatient } from "~/models/patients.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
@@ -451,6 +451,12 @@ export function viewNoteAction(type: NoteType) {
     const id = requireId(params.id, "Note");
     const values = formValues(await request.formData());
     const intent = String(values.intent ?? "");
+    if (intent === "delete") {
+      const deleted = await deleteNote(ctx, type, id);
+      if (deleted.ok) return redirect(`${NOTE_TYPE_PATHS[type]}/listbyclient/${deleted.data.patient_id}`, 303);
+      const r = refusal(deleted);
+      return data({ intent, message: r.message, errors: {} as Record<string, string> }, { status: r.status });
+    }
     const result =
       intent === "status"
         ? await setNoteStatus(ctx, type, id, { status: values.status })

@@ -869,10 +869,8 @@ for (const javaScript of [false, true]) {
       assert.equal(await page.getByLabel("Morning: time in").inputValue(), "05:30", "the typed time is kept");
     });
 
-    flow("notes: 'Generate AI Summary' writes the built-in summary into the form", async () => {
-      // A demo client with a behavior plan: its maladaptive and replacement goals are in the form.
-      await openRbtForm("Liam Garcia");
-      await fillSession(noteDay(javaScript ? 5 : 4), "07:00", "08:00");
+    /** The fields the AI summary's pre-check asks of an RBT note, beyond the session (clinical §5). */
+    async function fillForSummary() {
       const freq = page.locator("input[name^='content.maladaptives['][name$='].frequency']");
       if (await freq.count()) await freq.first().fill("2");
       const trials = page.locator("input[name^='content.replacements['][name$='].total_trials']");
@@ -886,6 +884,13 @@ for (const javaScript of [false, true]) {
       await page.getByLabel("As evidenced by").fill("Smiling and following directions");
       await page.getByLabel("RBT modeled and demonstrated to caregiver").fill("Modeled the break request");
       await page.getByLabel(/Client's response to treatment/).fill("Good progress on requesting");
+    }
+
+    flow("notes: 'Generate AI Summary' writes the built-in summary into the form", async () => {
+      // A demo client with a behavior plan: its maladaptive and replacement goals are in the form.
+      await openRbtForm("Liam Garcia");
+      await fillSession(noteDay(javaScript ? 5 : 4), "07:00", "08:00");
+      await fillForSummary();
       await page.getByRole("button", { name: "Generate AI Summary" }).click();
       await ready(page);
       await page.waitForFunction(() => (document.querySelector("textarea[name='content.summary_note']") as HTMLTextAreaElement | null)?.value.startsWith("Met with client at"), undefined, { timeout: STEP_TIMEOUT_MS }).catch(() => {});
@@ -895,6 +900,35 @@ for (const javaScript of [false, true]) {
     });
 
     if (javaScript) {
+      flow("notes: the AI summary's 'Missing Required Fields' and 'Error' dialogs", async () => {
+        await openRbtForm("Liam Garcia");
+        let posted = 0;
+        page.on("request", (r) => {
+          if (r.url().endsWith("/notes/generate-summary")) posted++;
+        });
+        // Nothing filled in: the pre-check in the browser lists what is missing and asks the server nothing.
+        await page.getByRole("button", { name: "Generate AI Summary" }).click();
+        const missing = page.getByRole("alertdialog", { name: "Missing Required Fields" });
+        await shown(missing);
+        assert.match((await missing.textContent()) ?? "", /Please complete the required fields below before generating the AI summary:/);
+        assert.ok((await missing.locator("li").count()) > 0, "the missing fields are listed");
+        await page.keyboard.press("Escape");
+        await missing.waitFor({ state: "detached" });
+        assert.equal(await page.evaluate(() => document.activeElement?.hasAttribute("data-ai-summary")), true, "focus goes back to the button");
+        assert.equal(posted, 0, "the server is not asked");
+        // A complete form whose provider times out: the 'Error' dialog shows the server's message; the button is back.
+        await fillSession(noteDay(6), "07:00", "08:00");
+        await fillForSummary();
+        await page.route("**/notes/generate-summary", (route) => route.fulfill({ status: 504, contentType: "application/json", body: JSON.stringify({ message: "The AI summary took too long. Please try again." }) }));
+        await page.getByRole("button", { name: "Generate AI Summary" }).click();
+        const error = page.getByRole("alertdialog", { name: "Error" });
+        await shown(error);
+        assert.match((await error.textContent()) ?? "", /The AI summary took too long/);
+        await page.keyboard.press("Escape");
+        await error.waitFor({ state: "detached" });
+        assert.equal(await page.getByRole("button", { name: "Generate AI Summary" }).isEnabled(), true);
+      });
+
       flow("notes: the draft typed in the browser is offered back after a reload", async () => {
         await openRbtForm();
         await page.getByLabel("As evidenced by").fill("Kept in this browser");

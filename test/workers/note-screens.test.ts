@@ -1,4 +1,6 @@
+import { env } from "cloudflare:test";
 import { eq, sql } from "drizzle-orm";
+import { scheduled } from "../../workers/app";
 import { beforeAll, describe, expect, it } from "vitest";
 import { noteDrafts, notes, paServices, sessions } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
@@ -302,6 +304,21 @@ describe("edit, amend, view", () => {
     expect((await post(`/note-rbt/view/${id}`, { intent: "status", status: "ok" }, w.outsiderCookie)).status).toBe(404);
   });
 
+  it("a manager deletes a note from its view: it leaves the client's list; others cannot", async () => {
+    const id = await createViaForm(w.rbtCookie, { session_date: nextDay(), ...nextTimes() });
+    expect(await (await request(`/note-rbt/view/${id}`, { cookie: w.rbtCookie })).text()).not.toContain("Yes, delete it");
+    expect((await post(`/note-rbt/view/${id}`, { intent: "delete" }, w.rbtCookie)).status).toBe(403);
+    expect((await post(`/note-rbt/view/${id}`, { intent: "delete" }, w.outsiderCookie)).status).toBe(404);
+    expect((await db().select().from(notes).where(eq(notes.id, id)))[0]!.deletedAt).toBeNull();
+    expect(await (await request(`/note-rbt/view/${id}`, { cookie: w.managerCookie })).text()).toContain("Yes, delete it");
+    const res = await post(`/note-rbt/view/${id}`, { intent: "delete" }, w.managerCookie);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe(`/note-rbt/listbyclient/${w.patient.id}`);
+    expect((await db().select().from(notes).where(eq(notes.id, id)))[0]!.deletedAt).not.toBeNull();
+    expect((await request(`/note-rbt/view/${id}`, { cookie: w.managerCookie })).status).toBe(404);
+    expect(await (await request(`/note-rbt/listbyclient/${w.patient.id}`, { cookie: w.managerCookie })).text()).not.toContain(`/note-rbt/view/${id}"`);
+  });
+
   it("lists a client's notes of the type; another location 404; 403 without view_notes", async () => {
     const res = await request(`/note-rbt/listbyclient/${w.patient.id}`, { cookie: w.rbtCookie });
     expect(res.status).toBe(200);
@@ -364,6 +381,18 @@ describe("a note is never lost when the session has ended", () => {
     expect(html).not.toContain("Too old to keep");
     expect(html).toContain("could not be restored");
     expect(await db().select().from(noteDrafts).where(eq(noteDrafts.userId, w.rbt.id))).toHaveLength(0);
+  });
+
+  it("the hourly cron deletes drafts past their 24 hours and keeps the others", async () => {
+    const cookie = await signInCookie(w.rbt);
+    await lockSessionOf(cookie);
+    await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ "content.as_evidenced_by": "Kept for the cron" }), cookie);
+    const [kept] = await db().select().from(noteDrafts).where(eq(noteDrafts.userId, w.rbt.id));
+    await db().insert(noteDrafts).values({ id: "expired-by-cron", userId: w.rbt.id, path: "/note-rbt", ciphertext: "x", expiresAt: new Date(Date.now() - 60_000).toISOString() });
+    await scheduled({} as ScheduledController, env);
+    const left = await db().select({ id: noteDrafts.id }).from(noteDrafts).where(eq(noteDrafts.userId, w.rbt.id));
+    expect(left.map((d) => d.id)).toEqual([kept!.id]);
+    await db().delete(noteDrafts).where(eq(noteDrafts.userId, w.rbt.id));
   });
 
   it("without any session nothing is kept and the sign-in page says so", async () => {

@@ -279,6 +279,16 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
               </p>
             ) : null}
           </Form>
+          <details>
+            <summary>Delete this note</summary>
+            <Form method="post" aria-label="Delete this note">
+              <input type="hidden" name="intent" value="delete" />
+              <p>The note leaves every list and its {note.total_units} units go back to its PA service. This action cannot be undone.</p>
+              <button className="btn btn-danger" type="submit" data-pending="Deleting…">
+                Yes, delete it
+              </button>
+            </Form>
+          </details>
         </section>
       ) : null}
 
