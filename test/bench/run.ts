@@ -60,7 +60,7 @@ const PAGES: PageSpec[] = [
   { name: "bip-profile", path: "/bip/profile/1000", signedIn: true, expect: "Physical aggression" },
   { name: "bip-list", path: "/bip/list", signedIn: true, expect: "BN-" },
   // Notes (issue 10), on 2,000,000 bench notes: the list, one client's notes, one note.
-  { name: "notes-list", path: "/notes-list", signedIn: true, expect: "Bench employee" },
+  { name: "notes-list", path: "/notes-list", signedIn: true, expect: "Showing 1 to 25 of" },
   { name: "notes-list-client", path: "/notes-list?patient_id=1500", signedIn: true, expect: "Client:" },
   { name: "notes-list-type", path: "/notes-list?type=bcba&date_from=2026-10-01", signedIn: true, expect: "BCBA" },
   { name: "notes-by-client", path: "/note-rbt/listbyclient/1500", signedIn: true, expect: "BN-100500", optional: true },
