@@ -346,15 +346,10 @@ function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_fr
   )!;
 }
 
-/**
- * A page of notes in the actor's scope, newest session first, NOT audited: the API's RestResource records
- * the page's read itself (workers/api/rest.ts). Screens use listNotes, which records it.
- */
-export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
-  const parsed = parseWith(NoteFilters, filtersFrom(raw));
-  if (!parsed.ok) return invalid(parsed.errors);
-  const where = listWhere(ctx, query, parsed.data);
-  const [rows, [total]] = await ctx.db.batch([
+/** The page's two reads (rows, and the total with the audit chain's tail), to ride in one batch. */
+function pageReads(ctx: ModelContext, query: ListQuery, f: NoteFilters) {
+  const where = listWhere(ctx, query, f);
+  return [
     ctx.db
       .select({ n: notes, patientName })
       .from(notes)
@@ -364,37 +359,64 @@ export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record
       .orderBy(desc(notes.sessionDate), desc(notes.id))
       .limit(query.per_page)
       .offset(offset(query)),
-    ctx.db.select({ n: count() }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where),
-  ]);
-  return ok(paged(rows.map((r) => noteJson(r.n, r.patientName)), total?.n ?? 0, query));
+    ctx.db.select({ n: count(), tail: auditTail }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where),
+  ] as const;
 }
 
-/** The notes list (screens and legacy API): a page in scope with the filters, its read recorded (one audit row naming the page's clients). */
+type PageRows = [{ n: NoteRow; patientName: string }[], { n: number; tail: string | null }[]];
+
+function pageOf(query: ListQuery, [rows, [total]]: PageRows): { page: Paged<NoteJson>; tail: KnownTail } {
+  return { page: paged(rows.map((r) => noteJson(r.n, r.patientName)), total?.n ?? 0, query), tail: total ? total.tail : undefined };
+}
+
+const clientsOfPage = (page: Paged<NoteJson>) => [...new Set(page.data.map((n) => n.patient_id))].sort((a, b) => a - b);
+
+function parseFilters(raw: Record<string, unknown>): ModelResult<NoteFilters> {
+  const parsed = parseWith(NoteFilters, filtersFrom(raw));
+  return parsed.ok ? ok(parsed.data) : invalid(parsed.errors);
+}
+
+/**
+ * A page of notes in the actor's scope, newest session first, NOT audited: the API's RestResource records
+ * the page's read itself (workers/api/rest.ts). Screens use listNotes, which records it.
+ */
+export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
+  const f = parseFilters(raw);
+  if (!f.ok) return f;
+  const result = await ctx.db.batch([...pageReads(ctx, query, f.data)]);
+  return ok(pageOf(query, result as unknown as PageRows).page);
+}
+
+/**
+ * The notes list (screens and legacy API): a page in scope with the filters, its read recorded (one audit
+ * row naming the page's clients). Two round trips: the page (with the audit tail), the audit row.
+ */
 export async function listNotes(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
-  const page = await notesPage(ctx, query, raw);
-  if (!page.ok) return page;
-  await auditClientsRead(ctx.db, who(ctx), "note", [...new Set(page.data.data.map((n) => n.patient_id))].sort((a, b) => a - b));
+  const f = parseFilters(raw);
+  if (!f.ok) return f;
+  const { page, tail } = pageOf(query, (await ctx.db.batch([...pageReads(ctx, query, f.data)])) as unknown as PageRows);
+  await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
+  return ok(page);
+}
+
+/** A client's notes (of one type, or all): null when the client is out of scope (404). Audited; two round trips. */
+export async function notesByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
+  const f: NoteFilters = { patient_id: patientId, provider_id: "", type: type ?? "", status: "", date_from: "", date_to: "" };
+  const [[patient], ...rest] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx))), ...pageReads(ctx, query, f)]);
+  if (!patient) return null;
+  const { page, tail } = pageOf(query, rest as unknown as PageRows);
+  await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
   return page;
 }
 
-/** A client's notes (of one type, or all): null when the client is out of scope (404). Audited. */
-export async function notesByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
-  const [[patient]] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx)))]);
-  if (!patient) return null;
-  const page = await notesPage(ctx, query, { patient_id: String(patientId), type: type ?? "" });
-  if (!page.ok) return paged([], 0, query);
-  await auditClientsRead(ctx.db, who(ctx), "note", page.data.data.length ? [patientId] : []);
-  return page.data;
-}
-
-/** A provider's notes ("byprofile"), in the actor's scope. Null when the user does not exist. Audited. */
+/** A provider's notes ("byprofile"), in the actor's scope. Null when the user does not exist. Audited; two round trips. */
 export async function notesByProvider(ctx: ModelContext, type: NoteType | null, providerId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
-  const [user] = await ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt)));
+  const f: NoteFilters = { patient_id: "", provider_id: providerId, type: type ?? "", status: "", date_from: "", date_to: "" };
+  const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt))), ...pageReads(ctx, query, f)]);
   if (!user) return null;
-  const page = await notesPage(ctx, query, { provider_id: String(providerId), type: type ?? "" });
-  if (!page.ok) return paged([], 0, query);
-  await auditClientsRead(ctx.db, who(ctx), "note", [...new Set(page.data.data.map((n) => n.patient_id))].sort((a, b) => a - b));
-  return page.data;
+  const { page, tail } = pageOf(query, rest as unknown as PageRows);
+  await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
+  return page;
 }
 
 /* ------------------------------------------------------------------ the rules in SQL */
@@ -654,6 +676,11 @@ function isFormTokenRace(e: unknown): boolean {
 const MAX_ATTEMPTS = 40;
 const RACED = "Other notes changed while this one was saved. Save again.";
 
+/** The note a form token already created (none without a token). */
+function tokenRead(db: Db, formToken: string | null) {
+  return db.select({ id: notes.id }).from(notes).where(formToken ? eq(notes.formToken, formToken) : sql`1 = 0`);
+}
+
 /** The note a form token (or Idempotency-Key) already created, if the actor may see it; its read is recorded. */
 async function replay(ctx: ModelContext, formToken: string): Promise<ModelResult<NoteJson>> {
   const [r] = await primaryOf(ctx.db).select({ id: notes.id, type: notes.type }).from(notes).where(eq(notes.formToken, formToken));
@@ -693,7 +720,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       .innerJoin(locations, eq(locations.id, patients.locationId))
       .where(and(eq(patients.id, input.patient_id), patientScope(ctx))),
     db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes),
-    db.select({ id: notes.id }).from(notes).where(formToken ? eq(notes.formToken, formToken) : sql`1 = 0`),
+    tokenRead(db, formToken),
     // Read beside the client, answered only once the client is found in scope.
     ...refReads(db, input.patient_id, clientLocation, refs),
   ]);
@@ -710,7 +737,9 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   let unexplained = 0;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) {
-      const [n] = await db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes);
+      // A retry: a fresh id, and the token again (a racing resend may have landed: its note is the answer).
+      const [[n], sent] = await db.batch([db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes), tokenRead(db, formToken)]);
+      if (sent.length) return replay(ctx, formToken!);
       id = Number(n?.n ?? 1);
       tail = undefined;
     }
@@ -730,6 +759,8 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       );
       const row = (rows as NoteRow[])[0];
       if (changed(inserted) && row) return ok(noteJson(row, patient.name), NOTE_CREATED);
+      // A racing resend with the same token may be what refused this one (its note overlaps): answer that note.
+      if (formToken && (await tokenRead(db, formToken)).length) return replay(ctx, formToken);
       const refusal = firstRefusal(input, times, await surroundings(ctx, input, times, id));
       if (refusal) return refused(refusal);
       // The rule that refused no longer holds (the other note changed meanwhile): try again, a few times.
