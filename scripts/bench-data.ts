@@ -31,9 +31,9 @@ await seedDemo(db);
 demoClient.close();
 
 const client = createClient({ url });
-// A bulk load on a throwaway database: a large page cache, the rollback journal in memory and no fsync
+// A bulk load on a throwaway database: a large page cache, temporary data in memory and no fsync
 // per statement (these settings last for this connection only; the file stays a normal SQLite file).
-for (const pragma of ["cache_size = -1000000", "journal_mode = MEMORY", "synchronous = OFF", "temp_store = MEMORY"]) await client.execute(`pragma ${pragma}`);
+for (const pragma of ["cache_size = -1000000", "synchronous = OFF", "temp_store = MEMORY"]) await client.execute(`pragma ${pragma}`);
 let seed = 42;
 const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;

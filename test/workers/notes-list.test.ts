@@ -210,8 +210,7 @@ describe("/notes-list", () => {
     expect(JSON.parse(row!.detail ?? "{}")).toMatchObject({ patients: [alice.id, bruno.id].sort((a, b) => a - b) });
   });
 
-  // The budget is 3 round trips: the session, the page (with the audit chain's tail), the audit row.
-  it("stays within 3 D1 round trips", async () => {
+  it("stays within 3 D1 round trips: the session, the page (with the audit chain's tail), the audit row", async () => {
     expect(await roundTrips("/notes-list?type=rbt", rbt.cookie)).toBeLessThanOrEqual(3);
   });
 
