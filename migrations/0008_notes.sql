@@ -24,6 +24,7 @@ CREATE TABLE `note_versions` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `note_versions_note_version_unique` ON `note_versions` (`note_id`,`version`);--> statement-breakpoint
+DROP INDEX `notes_location_type_idx`;--> statement-breakpoint
 ALTER TABLE `notes` ADD `supervisor_id` integer REFERENCES users(id);--> statement-breakpoint
 ALTER TABLE `notes` ADD `bip_id` integer REFERENCES bips(id);--> statement-breakpoint
 ALTER TABLE `notes` ADD `pa_service_id` integer REFERENCES pa_services(id);--> statement-breakpoint
@@ -61,9 +62,12 @@ ALTER TABLE `notes` ADD `summary_note` text DEFAULT '' NOT NULL;--> statement-br
 ALTER TABLE `notes` ADD `content` text DEFAULT '{}' NOT NULL;--> statement-breakpoint
 ALTER TABLE `notes` ADD `form_token` text;--> statement-breakpoint
 ALTER TABLE `notes` ADD `created_by` integer REFERENCES users(id);--> statement-breakpoint
+CREATE INDEX `notes_type_date_idx` ON `notes` (`type`,`session_date`,`deleted_at`) WHERE "notes"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX `notes_date_idx` ON `notes` (`session_date`) WHERE "notes"."deleted_at" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX `notes_form_token_unique` ON `notes` (`form_token`);--> statement-breakpoint
 CREATE INDEX `notes_provider_start_idx` ON `notes` (`provider_id`,`start_at`) WHERE "notes"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX `notes_patient_start_idx` ON `notes` (`patient_id`,`start_at`) WHERE "notes"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX `notes_patient_date_idx` ON `notes` (`patient_id`,`session_date`) WHERE "notes"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX `notes_pa_service_idx` ON `notes` (`pa_service_id`) WHERE "notes"."deleted_at" is null;--> statement-breakpoint
-CREATE INDEX `notes_location_date_idx` ON `notes` (`location_id`,`session_date`) WHERE "notes"."deleted_at" is null;
+CREATE INDEX `notes_location_date_idx` ON `notes` (`location_id`,`session_date`) WHERE "notes"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX `notes_location_type_idx` ON `notes` (`location_id`,`type`,`session_date`,`deleted_at`) WHERE "notes"."deleted_at" is null;

@@ -371,7 +371,12 @@ export const notes = sqliteTable(
     ...timestamps,
   },
   (t) => [
-    index("notes_location_type_idx").on(t.locationId, t.type),
+    // Live notes only: the dashboard's counts by location and type read this index alone (deleted_at, always
+    // null here, makes it covering), and so do the notes list's type and date filters within a location.
+    index("notes_location_type_idx").on(t.locationId, t.type, t.sessionDate, t.deletedAt).where(sql`${t.deletedAt} is null`),
+    // Every location (access_all_locations): the counts by type, and the lists newest first.
+    index("notes_type_date_idx").on(t.type, t.sessionDate, t.deletedAt).where(sql`${t.deletedAt} is null`),
+    index("notes_date_idx").on(t.sessionDate).where(sql`${t.deletedAt} is null`),
     index("notes_patient_idx").on(t.patientId),
     uniqueIndex("notes_form_token_unique").on(t.formToken),
     index("notes_provider_start_idx").on(t.providerId, t.startAt).where(sql`${t.deletedAt} is null`),

@@ -4,6 +4,7 @@
  * (app/services/note-pdf.server.ts) only lays this out, so every wording and rule is here and tested
  * without a PDF.
  */
+import { noteHref } from "./note-list";
 import { type NoteContext, type NoteJson, type NoteType, type PercentEntry } from "./notes";
 import { ageOn } from "./patients";
 import { isValidTimeZone, zoneOffsetMinutes } from "./time";
@@ -24,7 +25,7 @@ export function notePdfFilename(type: NoteType, id: number): string {
 
 /** The screens' link to a note's PDF (a plain `<a target="_blank">`: works without JavaScript). */
 export function notePdfHref(type: NoteType, id: number): string {
-  return `/note-${type}/pdf/${id}`;
+  return noteHref(type, "pdf", id);
 }
 
 /** An earlier version of an amended note, as the history shows it. */
