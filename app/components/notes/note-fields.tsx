@@ -94,12 +94,7 @@ export function NoteInput({ label, name, hint, value, className, ...input }: Inp
     <div className={`field ${className ?? ""}`.trim()}>
       <label htmlFor={f.id}>{label}</label>
       <input id={f.id} name={name} defaultValue={value ?? valueOf(values, name)} readOnly={readOnly || undefined} {...f.attrs} {...input} />
-      {hint ? (
-        <small id={hintId} className="hint">
-          {hint}
-        </small>
-      ) : null}
-      {f.node}
+      <FieldFoot hint={hint} hintId={hintId} error={f.node} />
     </div>
   );
 }
@@ -112,12 +107,7 @@ export function NoteTextarea({ label, name, hint, ...area }: { label: string; na
     <div className="field">
       <label htmlFor={f.id}>{label}</label>
       <textarea id={f.id} name={name} rows={area.rows ?? 3} defaultValue={valueOf(values, name)} readOnly={readOnly || undefined} maxLength={area.maxLength ?? 5000} {...f.attrs} {...area} />
-      {hint ? (
-        <small id={hintId} className="hint">
-          {hint}
-        </small>
-      ) : null}
-      {f.node}
+      <FieldFoot hint={hint} hintId={hintId} error={f.node} />
     </div>
   );
 }
@@ -148,12 +138,7 @@ export function NoteSelect({
           </option>
         ))}
       </select>
-      {hint ? (
-        <small id={hintId} className="hint">
-          {hint}
-        </small>
-      ) : null}
-      {f.node}
+      <FieldFoot hint={hint} hintId={hintId} error={f.node} />
     </div>
   );
 }
@@ -210,5 +195,19 @@ export function UnshownErrors() {
         <li key={k}>{m}</li>
       ))}
     </ul>
+  );
+}
+
+/** A field's hint (described by the input) and its error message, under the control. */
+function FieldFoot({ hint, hintId, error }: { hint?: ReactNode; hintId?: string; error: ReactNode }) {
+  return (
+    <>
+      {hint ? (
+        <small id={hintId} className="hint">
+          {hint}
+        </small>
+      ) : null}
+      {error}
+    </>
   );
 }
