@@ -23,6 +23,9 @@ export const locations = sqliteTable("locations", {
   timeZone: text("time_zone").notNull().default("America/New_York"),
   /** Place-of-service codes offered at this location, comma-separated (02,03,11,12,99,10). */
   posCodes: text("pos_codes").notNull().default("11"),
+  /** The billing provider of claims made here (837P loop 2010AA): 10-digit NPI and 9-digit tax id (EIN). */
+  npi: text("npi"),
+  taxId: text("tax_id"),
   version: integer("version").notNull().default(1),
   deletedAt: text("deleted_at"),
   ...timestamps,
@@ -687,4 +690,178 @@ export const avatars = sqliteTable(
     createdAt: text("created_at").notNull().default(now),
   },
   (t) => [index("avatars_owner_idx").on(t.ownerType, t.ownerId)],
+);
+
+/**
+ * Billing rows (clinical §2 report-by-client, §3 billing report save payload, §4 billing row save): one per
+ * note, created by the first Save and updated by the next. The note keeps its modifiers, status and billed/pay
+ * flags (the billing table edits them in the same batch); this row keeps what was billed: the price, the
+ * multiplier and the charges as they were when saved, in integer cents.
+ */
+export const clientReports = sqliteTable(
+  "client_reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    noteId: integer("note_id").notNull().references(() => notes.id),
+    noteType: text("note_type", { enum: ["rbt", "bcba", "combined"] }).notNull(),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    locationId: integer("location_id").notNull().references(() => locations.id),
+    insurerId: integer("insurer_id").references(() => insurances.id),
+    sessionDate: text("session_date").notNull(),
+    pos: text("pos").notNull().default(""),
+    /** Minutes of the note's sessions (total hours = minutes / 60). */
+    minutes: integer("minutes").notNull().default(0),
+    cptCode: text("cpt_code").notNull().default(""),
+    md: text("md"),
+    md2: text("md2"),
+    units: integer("units").notNull().default(0),
+    unitPriceCents: integer("unit_price_cents").notNull().default(0),
+    /** The product of the modifiers' and the service's multipliers (XP → 0). */
+    multiplier: real("multiplier").notNull().default(1),
+    chargesCents: integer("charges_cents").notNull().default(0),
+    /** With an XP modifier: what the units would have been charged without it (not reimbursed). */
+    xpCents: integer("xp_cents").notNull().default(0),
+    paNumber: text("pa_number"),
+    npi: text("npi"),
+    billed: integer("billed", { mode: "boolean" }).notNull().default(false),
+    pay: integer("pay", { mode: "boolean" }).notNull().default(false),
+    createdBy: integer("created_by").references(() => users.id),
+    version: integer("version").notNull().default(1),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("client_reports_note_unique").on(t.noteId),
+    index("client_reports_patient_date_idx").on(t.patientId, t.sessionDate),
+    index("client_reports_location_date_idx").on(t.locationId, t.sessionDate),
+  ],
+);
+
+/**
+ * One X12 file: an 837P interchange of claims, or an 835 remittance as received. Its id is the interchange and
+ * group control number (ISA13 = id padded to 9 digits, GS06 = id): unique and increasing by construction.
+ */
+export const x12Files = sqliteTable(
+  "x12_files",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    kind: text("kind", { enum: ["837P", "835"] }).notNull(),
+    fileName: text("file_name").notNull(),
+    content: text("content").notNull(),
+    /** 837P: sent through which sender ("local" records the file), and when. */
+    sender: text("sender"),
+    sentAt: text("sent_at"),
+    createdBy: integer("created_by").references(() => users.id),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("x12_files_kind_created_idx").on(t.kind, t.createdAt)],
+);
+
+/**
+ * A claim (platform §2 claims): one per client + location + rendering provider + payer. Draft until its 837P is
+ * generated (file_id set), then sent, accepted or rejected. Money in integer cents.
+ */
+export const claims = sqliteTable(
+  "claims",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    status: text("status", { enum: ["draft", "generated", "sent", "accepted", "rejected"] }).notNull().default("draft"),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    locationId: integer("location_id").notNull().references(() => locations.id),
+    providerId: integer("provider_id").references(() => users.id),
+    insurerId: integer("insurer_id").references(() => insurances.id),
+    /** CLM01, the patient control number the payer echoes back in the 835 (CLP01). */
+    claimNumber: text("claim_number").notNull(),
+    fileId: integer("file_id").references(() => x12Files.id),
+    /** The transaction set control number (ST02) of this claim's set within its file. */
+    setControl: text("set_control"),
+    /** ICD-10 codes without the dot, comma-separated, principal first. */
+    diagnosisCodes: text("diagnosis_codes").notNull().default(""),
+    totalCents: integer("total_cents").notNull().default(0),
+    paidCents: integer("paid_cents").notNull().default(0),
+    adjustedCents: integer("adjusted_cents").notNull().default(0),
+    /** JSON: the validation errors of the last build ([{ field, message }]). */
+    errors: text("errors").notNull().default("[]"),
+    createdBy: integer("created_by").references(() => users.id),
+    version: integer("version").notNull().default(1),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("claims_number_unique").on(t.claimNumber),
+    index("claims_location_status_created_idx").on(t.locationId, t.status, t.createdAt),
+    index("claims_status_created_idx").on(t.status, t.createdAt),
+    index("claims_patient_idx").on(t.patientId),
+    index("claims_file_idx").on(t.fileId),
+  ],
+);
+
+/** A claim's service lines: one per CPT and date of service (and modifiers), with the notes it bills. */
+export const claimLines = sqliteTable(
+  "claim_lines",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    claimId: integer("claim_id").notNull().references(() => claims.id),
+    /** LX01: 1, 2, … within the claim. */
+    lineNumber: integer("line_number").notNull(),
+    serviceDate: text("service_date").notNull(),
+    cptCode: text("cpt_code").notNull(),
+    /** Dash-separated, at most four (SV101-3..6). */
+    modifiers: text("modifiers").notNull().default(""),
+    units: integer("units").notNull(),
+    unitPriceCents: integer("unit_price_cents").notNull(),
+    chargeCents: integer("charge_cents").notNull(),
+    pos: text("pos").notNull(),
+    paNumber: text("pa_number"),
+    paidCents: integer("paid_cents").notNull().default(0),
+    /** JSON from the remittance: [{ group, reason, amount_cents }] (CARC) and remark codes (RARC). */
+    adjustments: text("adjustments").notNull().default("[]"),
+    remarks: text("remarks").notNull().default("[]"),
+    status: text("status", { enum: ["open", "paid", "partial", "denied"] }).notNull().default("open"),
+  },
+  (t) => [uniqueIndex("claim_lines_claim_line_unique").on(t.claimId, t.lineNumber)],
+);
+
+/** Which notes a claim line bills. A note is on at most one claim that is not rejected (checked on build). */
+export const claimLineNotes = sqliteTable(
+  "claim_line_notes",
+  {
+    claimLineId: integer("claim_line_id").notNull().references(() => claimLines.id),
+    noteId: integer("note_id").notNull().references(() => notes.id),
+  },
+  (t) => [primaryKey({ columns: [t.claimLineId, t.noteId] }), index("claim_line_notes_note_idx").on(t.noteId)],
+);
+
+/** An imported 835 remittance (its file in x12_files) and what it did. */
+export const remittances = sqliteTable(
+  "remittances",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    fileId: integer("file_id").notNull().references(() => x12Files.id),
+    payerName: text("payer_name").notNull().default(""),
+    /** TRN02: the check or EFT trace number; one import per payer and trace. */
+    traceNumber: text("trace_number").notNull(),
+    paymentDate: text("payment_date"),
+    totalPaidCents: integer("total_paid_cents").notNull().default(0),
+    createdBy: integer("created_by").references(() => users.id),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("remittances_trace_unique").on(t.payerName, t.traceNumber), index("remittances_created_idx").on(t.createdAt)],
+);
+
+/** A remittance's service lines (835 SVC) as matched to claim lines. */
+export const remittanceLines = sqliteTable(
+  "remittance_lines",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    remittanceId: integer("remittance_id").notNull().references(() => remittances.id),
+    claimId: integer("claim_id").notNull().references(() => claims.id),
+    claimLineId: integer("claim_line_id").notNull().references(() => claimLines.id),
+    chargeCents: integer("charge_cents").notNull(),
+    paidCents: integer("paid_cents").notNull(),
+    /** JSON: [{ group, reason, amount_cents }] (CAS: CARC codes by group CO/PR/OA/PI). */
+    adjustments: text("adjustments").notNull().default("[]"),
+    /** JSON: RARC codes (LQ). */
+    remarks: text("remarks").notNull().default("[]"),
+    status: text("status", { enum: ["paid", "partial", "denied"] }).notNull(),
+  },
+  (t) => [index("remittance_lines_remittance_idx").on(t.remittanceId), index("remittance_lines_claim_idx").on(t.claimId)],
 );

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations } from "~/db/schema";
+import { pickService } from "~/domain/billing";
 import { InsuranceInput, InsuranceServiceInput, modifierInfo, providerType, serviceCode, splitModifiers, unitMultiplier } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
@@ -356,24 +357,19 @@ export async function deleteInsuranceService(ctx: ModelContext, id: number, insu
 }
 
 /**
- * The price of a CPT for a provider at an insurer: the service whose CPT matches and whose type matches
- * the provider's type (bcba for bcba or bcaba, rbt for rbt), preferring the exact type over "all".
- * Among equals: the one for that exact provider (bcaba over bcba), then without modifiers, then the oldest. Null when none matches — never another CPT's price.
+ * The price of a CPT for a provider at an insurer (clinical §7 showInsuranceCpt): the pick of the one price
+ * function (`pickService`, app/domain/billing.ts) over the insurer's services of that CPT the actor may see.
+ * Null when none matches — never another CPT's price.
  */
-export async function findUnitPrice(ctx: ModelContext, insuranceId: number, cpt: string, provider: string): Promise<InsuranceServiceJson | null> {
+export async function findUnitPrice(ctx: ModelContext, insuranceId: number, cpt: string, provider: string, locationId: number | null = null): Promise<InsuranceServiceJson | null> {
   const code = cpt.trim().toUpperCase();
   if (!code) return null;
-  const type = providerType(provider);
-  const types = type === "all" ? ["all" as const] : [type, "all" as const];
-  const [row] = await ctx.db
+  const rows = await ctx.db
     .select({ service: insuranceServices })
     .from(insuranceServices)
     .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
-    .where(and(eq(insuranceServices.insuranceId, insuranceId), live, isNull(insuranceServices.deletedAt), serviceInScope(ctx), eq(insuranceServices.cptCode, code), inArray(insuranceServices.type, types)))
-    .orderBy(
-      sql`case when ${insuranceServices.type} = ${type} then 0 else 1 end`,
-      sql`case when ${insuranceServices.provider} = ${provider.trim().toLowerCase()} then 0 else 1 end`,
-      sql`case when ${insuranceServices.modifiers} = '' then 0 else 1 end`, asc(insuranceServices.id))
-    .limit(1);
-  return row ? serviceJson(row.service) : null;
+    .where(and(eq(insuranceServices.insuranceId, insuranceId), live, isNull(insuranceServices.deletedAt), serviceInScope(ctx), eq(insuranceServices.cptCode, code)));
+  const services = rows.map((r) => r.service);
+  const picked = pickService(services, insuranceId, code, provider, locationId);
+  return picked ? serviceJson(services.find((s) => s.id === picked.id)!) : null;
 }

@@ -1,0 +1,152 @@
+import { providerType, splitModifiers, unitMultiplier, type ProviderType } from "./insurance";
+import type { NoteType } from "./notes";
+
+/**
+ * Prices and charges (clinical §3 billing entities and modifiers, §9 billing): the one place where a note's
+ * unit price, multiplier and charges are decided. The billing table, the client_report API, claims, the
+ * scrubber and reports all call `priceNote` (through `app/models/billing-prices.server.ts`, which loads the
+ * insurer's services in one query). Money is integer cents; a charge is rounded once, at the end.
+ */
+
+/** A priced service as the lookup needs it (an insurance_services row). */
+export interface PriceService {
+  id: number;
+  insuranceId: number;
+  locationId: number | null;
+  cptCode: string;
+  /** Dash-separated, as stored. */
+  modifiers: string;
+  provider: string;
+  type: ProviderType;
+  /** Dollars as stored (REAL); converted to cents once by `centsOf`. */
+  unitPrice: number;
+  multiplier: number;
+  maxPerDay: number | null;
+}
+
+/** Dollars (a REAL with at most 2 decimals, decision 017) to integer cents. */
+export function centsOf(dollars: number): number {
+  return Math.round(dollars * 100);
+}
+
+/** "1234.50" from 123450 cents; negative amounts keep their sign. For CSV, X12 and screens alike. */
+export function dollarsOf(cents: number): string {
+  const sign = cents < 0 ? "-" : "";
+  const abs = Math.abs(Math.trunc(cents));
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
+}
+
+/** "$1,234.50" for people. */
+export function money(cents: number): string {
+  const [whole, frac] = dollarsOf(Math.abs(cents)).split(".");
+  return `${cents < 0 ? "-" : ""}$${Number(whole).toLocaleString("en-US")}.${frac}`;
+}
+
+/**
+ * The provider whose price applies to a note: its provider's credential when known (bcba, bcaba, rbt), else the
+ * note's type (an RBT note is priced as rbt, a BCBA note as bcba; a combined note as bcba, the supervising
+ * analyst's session).
+ */
+export function pricingProvider(noteType: NoteType, credential?: string | null): string {
+  const c = (credential ?? "").trim().toLowerCase();
+  if (c === "bcba" || c === "bcaba" || c === "rbt") return c;
+  return noteType === "rbt" ? "rbt" : "bcba";
+}
+
+/**
+ * The insurer's service for a CPT and provider (the lookup of clinical §7 showInsuranceCpt, as a pure pick over
+ * the insurer's services): same insurer and CPT; type equal to the provider's type, else "all"; a service of the
+ * note's location before the insurer-wide one (a service of another location never applies); then the exact
+ * provider (bcaba over bcba), then the one without modifiers, then the oldest. Null when none matches — never
+ * another CPT's price.
+ */
+export function pickService(services: readonly PriceService[], insurerId: number | null, cpt: string, provider: string, locationId: number | null): PriceService | null {
+  if (insurerId === null) return null;
+  const code = cpt.trim().toUpperCase();
+  if (!code) return null;
+  const type = providerType(provider);
+  const p = provider.trim().toLowerCase();
+  let best: PriceService | null = null;
+  let bestKey: number[] | null = null;
+  for (const s of services) {
+    if (s.insuranceId !== insurerId || s.cptCode !== code) continue;
+    if (s.type !== type && s.type !== "all") continue;
+    if (s.locationId !== null && s.locationId !== locationId) continue;
+    const key = [s.type === type ? 0 : 1, s.locationId !== null ? 0 : 1, s.provider === p ? 0 : 1, s.modifiers === "" ? 0 : 1, s.id];
+    if (!bestKey || lexLess(key, bestKey)) {
+      best = s;
+      bestKey = key;
+    }
+  }
+  return best;
+}
+
+function lexLess(a: number[], b: number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
+  return false;
+}
+
+export interface Charge {
+  unitPriceCents: number;
+  /** The modifiers' multiplier (XP → 0, others 1) times the service's own multiplier (default 1). */
+  multiplier: number;
+  chargesCents: number;
+  /** With XP: what the units would have been charged without it (shown beside the charges; not billed). */
+  xpCents: number;
+}
+
+/** charges = units × unit price × multiplier, rounded once, in cents. */
+export function chargeFor(units: number, unitPriceCents: number, modifiers: readonly string[], serviceMultiplier = 1): Charge {
+  const modifierMultiplier = unitMultiplier(modifiers);
+  const multiplier = modifierMultiplier * serviceMultiplier;
+  const hasXp = modifiers.some((m) => m.trim().toUpperCase() === "XP");
+  return {
+    unitPriceCents,
+    multiplier,
+    chargesCents: Math.round(units * unitPriceCents * multiplier),
+    xpCents: hasXp ? Math.round(units * unitPriceCents * serviceMultiplier) : 0,
+  };
+}
+
+/** What a note needs to be priced. */
+export interface PricedNoteFacts {
+  type: NoteType;
+  cptCode: string;
+  units: number;
+  /** The billing modifiers (RBT md/md2, BCBA mdbcba/md2bcba: the note's md and md2). */
+  modifiers: readonly (string | null | undefined)[];
+  locationId: number;
+  /** The payer: the PA service's insurer when it names one, else the client's primary insurer. */
+  insurerId: number | null;
+  providerCredential?: string | null;
+  /** A combined note carries its own unit price (clinical §3 unit_price): it wins over the lookup. */
+  unitPriceCents?: number | null;
+}
+
+export interface NotePrice extends Charge {
+  /** The service that priced it, or null (no price: charges 0, and the scrubber says why). */
+  service: PriceService | null;
+  modifiers: string[];
+}
+
+/** The one price function: a note's unit price, multiplier and charges. */
+export function priceNote(services: readonly PriceService[], note: PricedNoteFacts): NotePrice {
+  const modifiers = note.modifiers.map((m) => (m ?? "").trim().toUpperCase()).filter(Boolean);
+  const service = pickService(services, note.insurerId, note.cptCode, pricingProvider(note.type, note.providerCredential), note.locationId);
+  const own = note.unitPriceCents ?? null;
+  const unitPriceCents = own !== null && own > 0 ? own : service ? centsOf(service.unitPrice) : 0;
+  return { service, modifiers, ...chargeFor(note.units, unitPriceCents, modifiers, service?.multiplier ?? 1) };
+}
+
+/** The payer of a note: the PA service's insurer when set, else the client's primary insurer. */
+export function notePayer(paServiceInsurerId: number | null | undefined, patientInsurerId: number | null | undefined): number | null {
+  return paServiceInsurerId ?? patientInsurerId ?? null;
+}
+
+/** Modifiers as stored on a service: dash-separated. */
+export { splitModifiers };
+
+/** 4 units = 1 hour (clinical §9). Hours of a number of minutes, to 2 decimals, as shown. */
+export function hoursOf(minutes: number): number {
+  return Math.round((minutes / 60) * 100) / 100;
+}

@@ -1,0 +1,34 @@
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import { insurances, insuranceServices } from "~/db/schema";
+import type { PriceService } from "~/domain/billing";
+import type { ModelContext } from "./context";
+
+/**
+ * The insurers' services as the one price function (`priceNote` in app/domain/billing.ts) needs them, as one
+ * statement to put in a read's batch (no round trip of its own). Services of deleted insurers and deleted
+ * services are left out; location-specific services stay in (the pick keeps only the note's location).
+ */
+export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly number[]) {
+  const ids = [...new Set(insurerIds)];
+  return ctx.db
+    .select({
+      id: insuranceServices.id,
+      insuranceId: insuranceServices.insuranceId,
+      locationId: insuranceServices.locationId,
+      cptCode: insuranceServices.cptCode,
+      modifiers: insuranceServices.modifiers,
+      provider: insuranceServices.provider,
+      type: insuranceServices.type,
+      unitPrice: insuranceServices.unitPrice,
+      multiplier: insuranceServices.multiplier,
+      maxPerDay: insuranceServices.maxPerDay,
+    })
+    .from(insuranceServices)
+    .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
+    .where(and(inArray(insuranceServices.insuranceId, ids.length ? ids : [-1]), isNull(insuranceServices.deletedAt), isNull(insurances.deletedAt)));
+}
+
+export async function loadPriceServices(ctx: ModelContext, insurerIds: readonly number[]): Promise<PriceService[]> {
+  if (!insurerIds.length) return [];
+  return priceServicesQuery(ctx, insurerIds);
+}
