@@ -1,0 +1,209 @@
+/**
+ * The PA calculator, the note form's weekly units meter and pacing (clinical §2 weekly units meter, §3 weekly
+ * calculation result, §5 units display, §7 PA calculator, §8 PA calculation failure; decision 031). Pure: the
+ * caller gives the authorization, its live notes' units per day and "today" at the client's location (the
+ * location's time zone decides which day it is: see `todayAtLocation`). Dates are ISO yyyy-mm-dd; the week
+ * rules are app/domain/weeks.ts. Units are whole numbers; nothing here uses floating-point money.
+ */
+import { todayIn } from "./note-rules";
+import { dateOfDay, dayNumber, weekEndingOn, weekStartOf } from "./weeks";
+
+/** The authorization as the rules read it. */
+export interface PaFacts {
+  n_units: number;
+  start_date: string;
+  end_date: string;
+  /** Units of the service's live notes (every date). */
+  spent_units: number;
+}
+
+/** Units of the service's live notes on one session date. */
+export interface DayUnits {
+  date: string;
+  units: number;
+}
+
+/** The weekly calculation result of clinical §3, with the units left (what GET /v2/pa-service-calculator answers). */
+export interface PaCalculation {
+  used_units_this_week: number;
+  average_units_per_week: number;
+  week_start_date: string;
+  week_end_date: string;
+  weeks: number;
+  n_units: number;
+  spent_units: number;
+  remaining_units: number;
+  available_units: number;
+}
+
+/** The rate window of pacing: the last four weeks. */
+export const PACING_WINDOW_DAYS = 28;
+/** Under-using: the forecast leaves more than this share of the authorized units unused… */
+export const UNDER_USING_SHARE_PERCENT = 20;
+/** …judged only once the authorization has run this many days (a first session day is no rate). */
+export const UNDER_USING_MIN_DAYS = 7;
+
+export const METER_MESSAGES = {
+  exceeded: "Expected weekly usage exceeded.",
+  noPaService: "Please select a CPT Code",
+} as const;
+
+function day(date: string): number {
+  const d = dayNumber(date);
+  if (d === null) throw new Error(`Not a date: ${date}`);
+  return d;
+}
+
+/** "Today" at a location: the calendar date at `now` in its IANA time zone. */
+export function todayAtLocation(now: Date, timeZone: string): string {
+  return todayIn(now, timeZone);
+}
+
+/** The Sunday–Saturday week containing `today`. */
+export function currentWeek(today: string): { week_start_date: string; week_end_date: string } {
+  const end = weekEndingOn(today);
+  return { week_start_date: weekStartOf(end), week_end_date: end };
+}
+
+/**
+ * Weeks in the authorization: ceil(days ÷ 7), the days counted inclusively (start and end both in). A
+ * one-day authorization is one week; an end before the start (refused on input) still counts one week, so
+ * the average is never a division by zero.
+ */
+export function weeksInAuthorization(startDate: string, endDate: string): number {
+  const days = day(endDate) - day(startDate) + 1;
+  return Math.max(1, Math.ceil(days / 7));
+}
+
+/** average_units_per_week = ceil(n_units ÷ weeks). */
+export function averageUnitsPerWeek(nUnits: number, startDate: string, endDate: string): number {
+  return Math.ceil(nUnits / weeksInAuthorization(startDate, endDate));
+}
+
+/** Units of the days from `from` to `to`, both included. */
+export function unitsBetween(days: readonly DayUnits[], from: string, to: string): number {
+  let sum = 0;
+  for (const d of days) if (d.date >= from && d.date <= to) sum += d.units;
+  return sum;
+}
+
+/** The calculator (clinical §3 weekly calculation result, plus the units left). */
+export function paCalculation(pa: PaFacts, days: readonly DayUnits[], today: string): PaCalculation {
+  const week = currentWeek(today);
+  const remaining = pa.n_units - pa.spent_units;
+  return {
+    used_units_this_week: unitsBetween(days, week.week_start_date, week.week_end_date),
+    average_units_per_week: averageUnitsPerWeek(pa.n_units, pa.start_date, pa.end_date),
+    ...week,
+    weeks: weeksInAuthorization(pa.start_date, pa.end_date),
+    n_units: pa.n_units,
+    spent_units: pa.spent_units,
+    remaining_units: remaining,
+    available_units: remaining,
+  };
+}
+
+/* ------------------------------------------------------------------ the note form's meter */
+
+/** What the meter needs of one PA service (the note being edited already left out of used and available). */
+export interface MeterFacts {
+  used_units_this_week: number;
+  average_units_per_week: number;
+  available_units: number;
+}
+
+export interface MeterState {
+  /** used this week + the note's projected units. */
+  total: number;
+  average: number;
+  /** Above the average: 'Expected weekly usage exceeded.' in red. */
+  exceeded: boolean;
+  /** The projected units exceed available_units: the units display is red (clinical §5). */
+  overAvailable: boolean;
+  message: string | null;
+}
+
+/** The meter for a chosen PA service and the note's projected units; null facts: no PA service chosen. */
+export function meterState(facts: MeterFacts | null, projectedUnits: number): MeterState | null {
+  if (!facts) return null;
+  const total = facts.used_units_this_week + projectedUnits;
+  const exceeded = total > facts.average_units_per_week;
+  return { total, average: facts.average_units_per_week, exceeded, overAvailable: projectedUnits > facts.available_units, message: exceeded ? METER_MESSAGES.exceeded : null };
+}
+
+/** The meter's line of text (the same words with and without JavaScript). */
+export function meterText(state: MeterState | null): string {
+  if (!state) return METER_MESSAGES.noPaService;
+  return `This week: ${state.total} of ${state.average} units expected per week (including this note).`;
+}
+
+/* ------------------------------------------------------------------ pacing */
+
+export type PacingPhase = "not_started" | "active" | "ended";
+
+export interface Pacing {
+  phase: PacingPhase;
+  /** Units per week at the current rate (one decimal), null when there is no rate (not started, ended). */
+  rate_per_week: number | null;
+  /** Days the rate was measured over (1–28): the last 28 days, or the days since the start when fewer. */
+  rate_days: number;
+  /** Units of the rate window. */
+  rate_units: number;
+  available_units: number;
+  /** Units left at the end date at the current rate (negative: the shortfall); for an ended one, what was left. */
+  forecast_units_left: number;
+  /** The date the units run out at the current rate (on or before the end date), or null. */
+  runs_out_on: string | null;
+  exhausted: boolean;
+  will_run_out: boolean;
+  under_using: boolean;
+  /** The forecast as a sentence (flags in words, not only colour). */
+  summary: string;
+}
+
+/**
+ * Pacing at the current 4-week rate (decision 031). The rate is the units of the last 28 days (today
+ * included) over those days; an authorization younger than 28 days is measured over the days since its
+ * start. Before the start there is no rate (nothing is forecast); after the end the forecast is what was
+ * left. will_run_out: the units run out before the end date (or already have); under_using: the forecast
+ * leaves more than 20 % of n_units unused, judged after the first 7 days.
+ */
+export function paPacing(pa: PaFacts, days: readonly DayUnits[], today: string): Pacing {
+  const t = day(today);
+  const start = day(pa.start_date);
+  const end = day(pa.end_date);
+  const available = pa.n_units - pa.spent_units;
+  const exhausted = available <= 0;
+  const base = { available_units: available, exhausted, runs_out_on: null as string | null, under_using: false };
+  if (t < start) {
+    return { ...base, phase: "not_started", rate_per_week: null, rate_days: 0, rate_units: 0, forecast_units_left: available, will_run_out: false, summary: `Starts on ${pa.start_date}; ${available} units authorized to use.` };
+  }
+  if (t > end) {
+    return { ...base, phase: "ended", rate_per_week: null, rate_days: 0, rate_units: 0, forecast_units_left: available, will_run_out: false, summary: `Ended on ${pa.end_date} with ${Math.max(0, available)} units unused.` };
+  }
+  const from = Math.max(start, t - PACING_WINDOW_DAYS + 1);
+  const rateDays = t - from + 1;
+  const rateUnits = unitsBetween(days, dateOfDay(from), today);
+  const after = end - t; // days left after today
+  const forecastUse = Math.round((rateUnits * after) / rateDays);
+  const left = available - forecastUse;
+  const ratePerWeek = Math.round((rateUnits * 70) / rateDays) / 10;
+  if (exhausted) {
+    return { ...base, phase: "active", rate_per_week: ratePerWeek, rate_days: rateDays, rate_units: rateUnits, forecast_units_left: available - forecastUse, will_run_out: t < end || available < 0, summary: available < 0 ? `Used up: ${-available} units over the authorization.` : "Used up: no units left." };
+  }
+  // Runs out before the end date when the units left are fewer than the forecast use (exact integers).
+  const willRunOut = available * rateDays < rateUnits * after;
+  const runsOutOn = willRunOut ? dateOfDay(t + Math.ceil((available * rateDays) / rateUnits)) : null;
+  const underUsing = !willRunOut && rateDays >= UNDER_USING_MIN_DAYS && left * 100 > pa.n_units * UNDER_USING_SHARE_PERCENT;
+  const summary = willRunOut
+    ? `Will run out on ${runsOutOn}, before the end date ${pa.end_date}, at ${ratePerWeek} units a week.`
+    : underUsing
+      ? `Under-using: ${left} units forecast unused on ${pa.end_date}, at ${ratePerWeek} units a week.`
+      : `${left} units forecast left on ${pa.end_date}, at ${ratePerWeek} units a week.`;
+  return { ...base, phase: "active", rate_per_week: ratePerWeek, rate_days: rateDays, rate_units: rateUnits, forecast_units_left: left, runs_out_on: runsOutOn, will_run_out: willRunOut, under_using: underUsing, summary };
+}
+
+/** The earliest session date whose units the calculator and pacing can need, for any time zone (UTC ±14 h). */
+export function unitsWindowStart(now: Date): string {
+  return dateOfDay(Math.floor(now.getTime() / 86_400_000) - PACING_WINDOW_DAYS - 2);
+}
