@@ -4,12 +4,14 @@
  * - the draft: the form's fields are kept in localStorage as they are typed (debounced), keyed by user and
  *   form; after a reload, a crash or a closed tab the form offers "Restore your unsaved note from 10:42?";
  *   the view screen clears it after a successful save (an inline script there: app/components/notes/note-view.tsx);
- * - live units from the two time pairs (the one units function, app/domain/notes.ts);
+ * - live units from the two time pairs (the one units function, app/domain/notes.ts), and the weekly units meter
+ *   of the chosen PA service (app/domain/pa-pacing.ts);
  * - the CPT's fields and the PA services covering the date and CPT, without a round trip;
  * - signature pads (pointer drawing → PNG data URL in the hidden input);
  * - the AI summary button (app/client/note-summary.ts) when that module is present.
  */
 import { minuteOfDay, unitsForMinutes } from "../domain/notes";
+import { meterState, meterText } from "../domain/pa-pacing";
 import { attachAiSummary } from "./note-summary";
 
 const DRAFT_PREFIX = "note-draft:";
@@ -115,11 +117,39 @@ function liveUnits(form: HTMLFormElement) {
   const update = () => {
     const minutes = pair("time_in", "time_out") + pair("time_in2", "time_out2");
     total.value = String(minutes);
-    units.value = String(unitsForMinutes(minutes));
+    const projected = unitsForMinutes(minutes);
+    units.value = String(projected);
+    liveMeter(form, projected);
   };
   form.addEventListener("input", update);
   form.addEventListener("change", update);
   update();
+}
+
+/**
+ * The weekly units meter (decision 031): the chosen PA service's facts ride on its <option> (this week's units
+ * and the units left, without the note being edited, and the weekly average), so the meter follows the times
+ * and the PA service with no request, computed by the same functions as the server's.
+ */
+function liveMeter(form: HTMLFormElement, projected: number) {
+  const box = form.querySelector<HTMLElement>("[data-pa-meter]");
+  if (!box) return;
+  const pa = form.querySelector("[data-pa-select]") as unknown as HTMLSelectElement | null;
+  const o = pa && pa.value ? pa.selectedOptions[0] : undefined;
+  const facts = o ? { used_units_this_week: Number(o.dataset.used), average_units_per_week: Number(o.dataset.average), available_units: Number(o.dataset.available) } : null;
+  const state = meterState(facts, projected);
+  box.querySelector("[data-meter-text]")!.textContent = meterText(state);
+  const week = box.querySelector("[data-meter-week]");
+  if (week) week.textContent = state && box.dataset.week ? `Week ${box.dataset.week}.` : "";
+  (box.querySelector("[data-meter-exceeded]") as HTMLElement).hidden = !state?.exceeded;
+  const over = !!state?.overAvailable;
+  form.querySelector("[data-units-display]")?.classList.toggle("units-over", over);
+  const overText = form.querySelector<HTMLElement>("[data-units-over]");
+  if (overText) {
+    overText.hidden = !over;
+    const n = overText.querySelector("[data-available]");
+    if (n && facts) n.textContent = String(facts.available_units);
+  }
 }
 
 function liveCpt(form: HTMLFormElement) {

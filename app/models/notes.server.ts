@@ -29,6 +29,8 @@ import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
+import { meterUnitsQuery } from "./pa-pacing.server";
+import { averageUnitsPerWeek, currentWeek } from "~/domain/pa-pacing";
 import { contains } from "./like.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
@@ -955,7 +957,7 @@ export interface NoteConfig {
     replacements: { plan_id: number; name: string; bip_id: number }[];
     caregiver_goals: { plan_id: number; name: string; bip_id: number }[];
     /** The client's live PA services for the note's CPT codes; with `session_date` (and `cpt_code`), only those covering it. */
-    pa_services: { id: number; pa_service: string; cpt: string; n_units: number; spent_units: number; available_units: number; start_date: string; end_date: string }[];
+    pa_services: { id: number; pa_service: string; cpt: string; n_units: number; spent_units: number; available_units: number; start_date: string; end_date: string; meter: PaMeter }[];
   } | null;
 }
 
@@ -981,7 +983,19 @@ function goalsQuery(ctx: ModelContext, patientId: number, categories: string[]) 
  * and the PA services that cover `session_date` and `cpt_code` (all of the type's codes when absent).
  * A client out of scope answers 404; a client's options are an audited read.
  */
-export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQuery: number | Record<string, unknown> = {}): Promise<ModelResult<NoteConfig>> {
+/**
+ * The weekly units meter's facts of a PA service (clinical §2, decision 031): its units this week at the client's
+ * location and its units left, both without the note being edited (`excludeNoteId`), and the weekly average.
+ */
+export interface PaMeter {
+  used_units_this_week: number;
+  average_units_per_week: number;
+  available_units: number;
+  week_start_date: string;
+  week_end_date: string;
+}
+
+export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQuery: number | Record<string, unknown> = {}, opts: { excludeNoteId?: number | null } = {}): Promise<ModelResult<NoteConfig>> {
   const raw: Record<string, unknown> = typeof patientOrQuery === "number" ? { patient_id: patientOrQuery } : patientOrQuery;
   const parsed = parseWith(ConfigQuery, { patient_id: raw.patient_id == null ? "" : String(raw.patient_id), session_date: raw.session_date ?? "", cpt_code: raw.cpt_code ?? "" });
   if (!parsed.ok) return invalid(parsed.errors);
@@ -1002,7 +1016,9 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
   if (!p) return notFound("Client");
   const cpts = q.cpt_code && NOTE_CPT_CODES[type].includes(q.cpt_code) ? [q.cpt_code] : [...NOTE_CPT_CODES[type]];
-  const [staff, bipRows, goals, pas] = await auditedRead(
+  const today = todayIn(ctx.now(), p.timeZone);
+  const week = currentWeek(today);
+  const [staff, bipRows, goals, pas, meterUnits] = await auditedRead(
     ctx.db,
     who(ctx),
     { entity: "patient", entityId: patientId, patientId, detail: { patients: [patientId], for: `note_${type}_config` } },
@@ -1035,9 +1051,19 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
           ),
         )
         .orderBy(asc(paServices.endDate), asc(paServices.id)),
+      meterUnitsQuery(ctx, patientId, week.week_start_date, week.week_end_date, opts.excludeNoteId ?? null),
     ],
     p.tail,
   );
+  const meterOf = (x: { id: number; n_units: number; start_date: string; end_date: string }): PaMeter => {
+    const m = meterUnits.find((r) => r.paServiceId === x.id);
+    return {
+      used_units_this_week: Number(m?.week ?? 0),
+      average_units_per_week: averageUnitsPerWeek(x.n_units, x.start_date, x.end_date),
+      available_units: x.n_units - Number(m?.spent ?? 0),
+      ...week,
+    };
+  };
   const byCategory = (c: string) => goals.filter((g) => g.category === c).map(({ plan_id, name, bip_id }) => ({ plan_id, name, bip_id }));
   return ok({
     ...base,
@@ -1046,14 +1072,14 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
       patient_name: p.name,
       location_id: p.locationId,
       time_zone: p.timeZone,
-      today: todayIn(ctx.now(), p.timeZone),
+      today,
       pos_codes: p.posCodes.split(",").map((s) => s.trim()).filter(Boolean),
       providers: staff.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
       bips: bipRows,
       maladaptives: byCategory("maladaptive"),
       replacements: byCategory("replacement"),
       caregiver_goals: byCategory("caregiver_training"),
-      pa_services: pas.map((x) => ({ ...x, spent_units: Number(x.spent_units), available_units: x.n_units - Number(x.spent_units) })),
+      pa_services: pas.map((x) => ({ ...x, spent_units: Number(x.spent_units), available_units: x.n_units - Number(x.spent_units), meter: meterOf(x) })),
     },
   });
 }

@@ -136,9 +136,10 @@ export function bodyOf(type: NoteType, form: FormData): Record<string, unknown> 
 }
 
 /** The form's options from the model's noteConfig, or null when the client is not in the actor's scope. */
-async function formOptions(ctx: ModelContext, type: NoteType, patientId: number): Promise<NoteFormOptions | null> {
-  // Every PA service of the client for the type's codes: the form offers those covering the date and CPT.
-  const result = await noteConfig(ctx, type, { patient_id: patientId });
+async function formOptions(ctx: ModelContext, type: NoteType, patientId: number, editedNoteId: number | null = null): Promise<NoteFormOptions | null> {
+  // Every PA service of the client for the type's codes: the form offers those covering the date and CPT. Their
+  // weekly meter leaves the edited note out (its own units are not counted twice).
+  const result = await noteConfig(ctx, type, { patient_id: patientId }, { excludeNoteId: editedNoteId });
   if (!result.ok) {
     if (result.status === 404 || result.status === 422) return null;
     throw forbidden(result.message);
@@ -160,6 +161,7 @@ async function formOptions(ctx: ModelContext, type: NoteType, patientId: number)
       cpt: s.cpt,
       start_date: s.start_date,
       end_date: s.end_date,
+      meter: s.meter,
     })),
     pos: c.pos_codes.map((code) => ({ value: code, label: code })),
     cptCodes: config.cpt_codes,
@@ -344,7 +346,7 @@ export function editNoteLoader(type: NoteType) {
     if (!found) throw notFound("Note not found.");
     const { note } = found;
     if (!mayWriteNote(actor, note)) throw forbidden();
-    const options = await formOptions(ctx, type, note.patient_id);
+    const options = await formOptions(ctx, type, note.patient_id, note.id);
     if (!options) throw notFound("Note not found.");
     const path = editPath(type, id);
     const restored = await restoredDraft(context, request, actor, path);
@@ -382,7 +384,7 @@ export function editNoteAction(type: NoteType) {
       const found = current ? { note: current } : await getNote(ctx, type, id);
       if (!found) throw notFound("Note not found.");
       const note = found.note;
-      const options = await formOptions(ctx, type, note.patient_id);
+      const options = await formOptions(ctx, type, note.patient_id, note.id);
       if (!options) throw notFound("Note not found.");
       const answer: NoteFormData = {
         kind: "form",

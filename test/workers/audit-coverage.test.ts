@@ -174,6 +174,7 @@ function apiUrl(path: string): string {
     [/^\/v2\/patients\/by-identifier/, () => seed.identifier],
     [/^\/(v2\/patients|patient)\//, () => seed.patient],
     [/^\/v2\/pa-services\//, () => seed.pa],
+    [/^\/v2\/pa-service-calculator\//, () => seed.pa],
     [/^\/(v2\/parents|parent)\//, () => seed.parent],
     [/^\/(v2\/bips|bip)\//, () => seed.bip],
     [/^\/v2\/plans\//, () => seed.plan],
@@ -195,6 +196,7 @@ function apiUrl(path: string): string {
   if (/^\/v2\/(weekly-reports|chart-comments)$/.test(path)) return `${url}?plan_id=${seed.plan}`;
   // A note form's options name the client's goals and PA services when they are for a client.
   if (/^\/note_(rbt|bcba)\/config$/.test(path)) return `${url}?patient_id=${seed.patient}`;
+  if (path === "/v2/pa-pacing") return `${url}?patient_id=${seed.patient}`;
   return url;
 }
 
@@ -289,6 +291,9 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/objectives?plan_id={plan}", () => `/api/v2/objectives?plan_id=${seed.plan}`],
     ["/api/v2/intake-assessments/{id}", () => `/api/v2/intake-assessments/${seed.intake}`],
     ["/api/v2/patients/{id}/pa-services", () => `/api/v2/patients/${seed.patient}/pa-services`],
+    ["/api/v2/pa-service-calculator/{id}", () => `/api/v2/pa-service-calculator/${seed.pa}`],
+    ["/api/v2/pa-services/{id}/pacing", () => `/api/v2/pa-services/${seed.pa}/pacing`],
+    ["/api/v2/pa-pacing?patient_id={patient}", () => `/api/v2/pa-pacing?patient_id=${seed.patient}`],
   ];
   it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();

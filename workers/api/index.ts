@@ -12,6 +12,7 @@ import { locationsV1, locationsV2 } from "./locations";
 import { mockApi, mockMode } from "./mock";
 import { notePdfsApi } from "./note-pdfs";
 import { noteSummaryApi } from "./note-summary";
+import { paPacingApi } from "./pa-pacing";
 import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
@@ -68,6 +69,8 @@ export const api = new Hono<AppEnv>()
   // Behavior intervention plans (./bips.ts).
   .route("/v2/bips", bipsV2)
   .route("/bip", bipsV1)
+  // The PA calculator and pacing (./pa-pacing.ts), before the PA services' router answers 405 on its other paths.
+  .route("/v2", paPacingApi)
   // Clients, PA services and parents (see ./clients.ts); employees and user administration (./employees.ts).
   .route("/", clientsApi)
   .route("/", employeesApi)

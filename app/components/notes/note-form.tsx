@@ -1,6 +1,7 @@
 import { minuteOfDay, NOTE_SUBTYPES, unitsForMinutes } from "~/domain/notes";
 import { fieldId, ListError, NoteCheckbox, NoteCheckboxList, NoteFormProvider, NoteInput, NoteSelect, NoteTextarea, UnshownErrors, useNoteForm, valueOf, type FormValues } from "./note-fields";
 import { CPT_LABELS, type NoteFormOptions } from "./types";
+import { METER_MESSAGES, meterState, meterText, type MeterState } from "~/domain/pa-pacing";
 
 /**
  * The note form (RBT, BCBA, combined; clinical §3, issue 10 "Notes"), one component for the three types and
@@ -142,7 +143,17 @@ function NoteSelectPa({ options, chosen, covering }: { options: NoteFormOptions;
         {options.paServices.map((p) => {
           const fits = covering(p);
           return (
-            <option key={p.id} value={p.id} data-cpt={p.cpt} data-start={p.start_date} data-end={p.end_date} disabled={!fits && String(p.id) !== chosen ? true : undefined}>
+            <option
+              key={p.id}
+              value={p.id}
+              data-cpt={p.cpt}
+              data-start={p.start_date}
+              data-end={p.end_date}
+              data-used={p.meter.used_units_this_week}
+              data-average={p.meter.average_units_per_week}
+              data-available={p.meter.available_units}
+              disabled={!fits && String(p.id) !== chosen ? true : undefined}
+            >
               {p.label}
             </option>
           );
@@ -165,6 +176,9 @@ function TimesSection({ options }: { options: NoteFormOptions }) {
   const morning = pairMinutes(valueOf(values, "time_in"), valueOf(values, "time_out"));
   const afternoon = pairMinutes(valueOf(values, "time_in2"), valueOf(values, "time_out2"));
   const total = morning + afternoon;
+  const units = unitsForMinutes(total);
+  const chosen = options.paServices.find((p) => String(p.id) === valueOf(values, "pa_service_id"));
+  const meter = meterState(chosen?.meter ?? null, units);
   const zone = options.patient ? `local to the client's location (${options.patient.time_zone.replace(/_/g, " ")})` : "local to the client's location";
   return (
     <section className="note-section" aria-labelledby="times-head" data-times>
@@ -184,11 +198,34 @@ function TimesSection({ options }: { options: NoteFormOptions }) {
           {total}
         </output>{" "}
         minutes ·{" "}
-        <strong>
-          <output data-units>{unitsForMinutes(total)}</output> units
+        <strong className={meter?.overAvailable ? "units-over" : undefined} data-units-display>
+          <output data-units>{units}</output> units
         </strong>
+        <span className="units-over" data-units-over hidden={!meter?.overAvailable || undefined}>
+          {" "}
+          — more than the <span data-available>{chosen?.meter.available_units ?? 0}</span> units left on the PA service
+        </span>
       </p>
+      <UnitsMeter meter={meter} week={options.paServices[0] ? `${options.paServices[0].meter.week_start_date} to ${options.paServices[0].meter.week_end_date}` : ""} />
     </section>
+  );
+}
+
+/**
+ * The weekly units meter (clinical §2, §5, §8; decision 031): this week's units of the chosen PA service plus
+ * the note's projected units against the authorization's weekly average. Rendered by the server from the
+ * typed values (JavaScript off) and kept live by app/client/note-form.ts with the same functions.
+ */
+function UnitsMeter({ meter, week }: { meter: MeterState | null; week: string }) {
+  return (
+    <div className="pa-meter" data-pa-meter data-week={week} aria-live="polite">
+      <p>
+        <span data-meter-text>{meterText(meter)}</span> <span className="hint" data-meter-week>{meter && week ? `Week ${week}.` : ""}</span>
+      </p>
+      <p className="meter-exceeded" data-meter-exceeded hidden={!meter?.exceeded || undefined}>
+        {METER_MESSAGES.exceeded}
+      </p>
+    </div>
   );
 }
 

@@ -1,4 +1,5 @@
 import type { NoteType } from "~/domain/notes";
+import type { MeterFacts } from "~/domain/pa-pacing";
 
 /** What a note form offers (built by app/services/note-screens.server.ts from the model's noteConfig). */
 export interface NoteFormOptions {
@@ -10,7 +11,7 @@ export interface NoteFormOptions {
   providers: { value: number; label: string }[];
   supervisors: { value: number; label: string }[];
   /** Every PA service of the client; the form offers those covering the session date and CPT. */
-  paServices: { id: number; label: string; cpt: string; start_date: string; end_date: string }[];
+  paServices: { id: number; label: string; cpt: string; start_date: string; end_date: string; meter: MeterFacts & { week_start_date: string; week_end_date: string } }[];
   pos: { value: string; label: string }[];
   cptCodes: readonly string[];
   maladaptives: { plan_id: number; name: string }[];
