@@ -10,6 +10,9 @@ import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryTe
 import { can } from "~/domain/permissions";
 import { createPaService, deletePaService, listPaServicesOfPatient, paServiceJson, paServicesOfPatientQuery, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
 import { findPatient, getPatientProfile } from "~/models/patients.server";
+import { pacingOf, patientTimeZoneQuery, recentUnitsQuery } from "~/models/pa-pacing.server";
+import { todayAtLocation, unitsWindowStart, type Pacing } from "~/domain/pa-pacing";
+import { PacingText } from "~/components/pa-pacing";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -22,12 +25,18 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const id = requireId(params.id, "Patient");
   // The record (with its names and the audit tail) first; its PA services come back in the batch of
   // the read's audit row (session + record + audit: 3 round trips). Nothing is read for a client out of scope.
-  const profile = await getPatientProfile(ctx, id, () => [paServicesOfPatientQuery(ctx, id)]);
+  // Pacing (decision 031): the live notes' units per day of the last weeks and the location's zone ride along.
+  const profile = await getPatientProfile(ctx, id, () => [paServicesOfPatientQuery(ctx, id), recentUnitsQuery(ctx, id, unitsWindowStart(ctx.now())), patientTimeZoneQuery(ctx, id)]);
   if (!profile) throw notFound("Patient not found.");
   const { patient, options } = profile;
+  const [paRows, dayRows, zone] = profile.also;
+  const localToday = todayAtLocation(ctx.now(), zone[0]?.timeZone ?? "UTC");
   return {
     patient,
-    paServices: profile.also[0].map(paServiceJson),
+    paServices: paRows.map((r) => {
+      const pa = paServiceJson(r);
+      return { ...pa, pacing: pacingOf(pa, dayRows, localToday).pacing };
+    }),
     options,
     missing: missingOnboarding(patient),
     today: ctx.now().toISOString().slice(0, 10),
@@ -240,6 +249,7 @@ export default function PatientProfile() {
                 <th>End</th>
                 <th>Insurance</th>
                 <th>Expiry</th>
+                <th>Pacing</th>
                 {canManage ? (
                   <th>
                     <span className="visually-hidden">Actions</span>
@@ -248,7 +258,7 @@ export default function PatientProfile() {
               </tr>
             </thead>
             <tbody>
-              {paServices.map((s: PaServiceJson) => {
+              {paServices.map((s: PaServiceJson & { pacing: Pacing }) => {
                 const warning = paExpiryText(paExpiryWarning(s.end_date, today));
                 const edit = formFor("pa-update", s.id);
                 return (
@@ -265,6 +275,9 @@ export default function PatientProfile() {
                       {s.is_primary ? " (primary)" : ""}
                     </td>
                     <td>{warning ? <span className="badge warning">{warning}</span> : "—"}</td>
+                    <td>
+                      <PacingText pacing={s.pacing} />
+                    </td>
                     {canManage ? (
                       <td className="actions">
                         <details open={!!edit}>

@@ -16,6 +16,7 @@ const today = () => todayAtLocation(new Date(), ZONE);
 
 let w: {
   token: string;
+  managerCookie: string;
   noPermToken: string;
   outsiderToken: string;
   rbt: TestUser;
@@ -53,6 +54,7 @@ beforeAll(async () => {
   const manager = await createUser({ permissions: ["view_clients"], locations: [loc.id] });
   w = {
     token: await apiToken(manager),
+    managerCookie: await signInCookie(manager),
     noPermToken: await apiToken(await createUser({ permissions: ["view_notes"], locations: [loc.id] })),
     outsiderToken: await apiToken(await createUser({ permissions: ["view_clients"], locations: [elsewhere.id] })),
     rbt,
@@ -94,14 +96,14 @@ describe("GET /api/v2/pa-service-calculator/{id}", () => {
     expect(again.data.used_units_this_week).toBe(8);
   });
 
-  it.each([
+  it.each<[string, () => string, () => number | string, number]>([
     ["without view_clients: 403", () => w.noPermToken, () => w.pa, 403],
     ["another location's PA service: 404", () => w.outsiderToken, () => w.pa, 404],
     ["a PA service of another location seen from here: 404", () => w.token, () => w.strangerPa, 404],
     ["no such PA service: 404", () => w.token, () => 99_999, 404],
     ["a bad id: 404 JSON", () => w.token, () => "abc", 404],
     ["a zero id: 404 JSON", () => w.token, () => "0", 404],
-  ] as const)("%s", async (_label, token, id, status) => {
+  ])("%s", async (_label, token, id, status) => {
     const before = await auditRows();
     const res = await api(`/v2/pa-service-calculator/${id()}`, { token: token() });
     expect(res.status).toBe(status);
@@ -131,7 +133,7 @@ describe("pacing as JSON", () => {
     expect(await auditRows()).toBe(before + 1);
   });
 
-  it.each([
+  it.each<[string, () => string, () => string, number]>([
     ["without view_clients: 403", () => w.noPermToken, () => `/v2/pa-pacing?patient_id=${w.patient}`, 403],
     ["another location's client: 404", () => w.outsiderToken, () => `/v2/pa-pacing?patient_id=${w.patient}`, 404],
     ["a client of another location: 404", () => w.token, () => `/v2/pa-pacing?patient_id=${w.stranger}`, 404],
@@ -140,10 +142,22 @@ describe("pacing as JSON", () => {
     ["another location's PA service: 404", () => w.outsiderToken, () => `/v2/pa-services/${w.pa}/pacing`, 404],
     ["a bad PA service id: 404", () => w.token, () => `/v2/pa-services/x1/pacing`, 404],
     ["without view_clients, one PA service: 403", () => w.noPermToken, () => `/v2/pa-services/${w.pa}/pacing`, 403],
-  ] as const)("%s", async (_label, token, path, status) => {
+  ])("%s", async (_label, token, path, status) => {
     const res = await api(path(), { token: token() });
     expect(res.status).toBe(status);
     expect(((await res.json()) as { message: string }).message).toBeTruthy();
+  });
+});
+
+describe("pacing on the client profile", () => {
+  it("the PA services table says in words which authorization will run out", async () => {
+    const res = await request(`/patients/profile/${w.patient}`, { cookie: w.managerCookie });
+    expect(res.status).toBe(200);
+    const html = (await res.text()).replace(/<!-- -->/g, "");
+    expect(html).toContain("<th>Pacing</th>");
+    expect(html).toMatch(/Will run out\. <\/strong>Will run out on \d{4}-\d{2}-\d{2}, before the end date/);
+    // The other one: 8 of 40 units in 14 days, at 4 a week for 14 more days → 24 left, above 20 % of 40.
+    expect(html).toContain("Under-using. </strong>Under-using: 24 units forecast unused on");
   });
 });
 
