@@ -97,6 +97,9 @@ const API_SCENARIOS: ApiSpec[] = [
   { name: "api-notes-list", method: "GET", path: () => "/api/v2/notes-rbt?per_page=25", status: 200, target: { ms: 20, roundTrips: 3 } },
   { name: "api-notes-by-client", method: "GET", path: () => "/api/note_rbt/byclient/1500", status: 200, target: { ms: 20, roundTrips: 3 } },
   { name: "api-note-view", method: "GET", path: () => `/api/v2/notes-rbt/${BENCH_RBT_NOTE}`, status: 200, target: { ms: 20, roundTrips: 3 } },
+  // The PA calculator and pacing (decision 031): bench client 1500's 97153 PA service (id 1000 + 500 × 2) and all of its PA services.
+  { name: "pa-service-calculator", method: "GET", path: () => "/api/v2/pa-service-calculator/2000", status: 200, target: { ms: 20, roundTrips: 3 } },
+  { name: "api-pa-pacing", method: "GET", path: () => "/api/v2/pa-pacing?patient_id=1500", status: 200, target: { ms: 20, roundTrips: 3 } },
 ];
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

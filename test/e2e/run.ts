@@ -869,6 +869,43 @@ for (const javaScript of [false, true]) {
       assert.equal(await page.getByLabel("Morning: time in").inputValue(), "05:30", "the typed time is kept");
     });
 
+    flow("notes: the weekly units meter compares this week's units and the note's with the weekly average", async () => {
+      const day = noteDay(1);
+      await openRbtForm();
+      const meter = page.locator("[data-pa-meter]");
+      const exceeded = page.locator("[data-meter-exceeded]");
+      /** "This week: T of A units …" as numbers; the warning is shown exactly when T > A. */
+      const read = async () => {
+        const text = (await meter.locator("[data-meter-text]").textContent()) ?? "";
+        const m = /^This week: (\d+) of (\d+) units/.exec(text);
+        assert.ok(m, `meter text: ${text}`);
+        const [total, average] = [Number(m![1]), Number(m![2])];
+        assert.equal(await exceeded.isVisible(), total > average, `'Expected weekly usage exceeded.' shown iff ${total} > ${average}`);
+        return { total, average };
+      };
+      if (javaScript) {
+        await page.getByLabel("Session date").fill(day);
+        assert.equal(await meter.locator("[data-meter-text]").textContent(), "Please select a CPT Code", "no PA service chosen yet");
+      }
+      await fillSession(day, "06:00", "07:00");
+      if (javaScript) {
+        // Live: the meter follows the times with no request.
+        const hour = await read();
+        await page.getByLabel("Morning: time out").fill("12:00");
+        const six = await read();
+        assert.equal(six.total - hour.total, 20, "five more hours are twenty more units");
+      } else {
+        // A refused save (a second pair without its time out) shows the form again with the meter for the typed times.
+        await page.getByLabel("Morning: time out").fill("12:00");
+        await page.getByLabel("Afternoon: time in").fill("21:00");
+        await page.getByRole("button", { name: "Save note" }).click();
+        await ready(page);
+        await shown(page.locator("[data-times] .field-error").first());
+        const shownMeter = await read();
+        assert.ok(shownMeter.total >= 24, "the six typed hours (24 units) are counted");
+      }
+    });
+
     /** The fields the AI summary's pre-check asks of an RBT note, beyond the session (clinical §5). */
     async function fillForSummary() {
       const freq = page.locator("input[name^='content.maladaptives['][name$='].frequency']");
