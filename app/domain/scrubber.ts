@@ -40,6 +40,9 @@ export interface ScrubReason {
   message: string;
 }
 
+/** The report covers at most this many days (one location's month of notes is read at once). */
+export const SCRUB_MAX_DAYS = 31;
+
 /** Caregiver training CPTs (97156 with the caregiver, 97157 multi-family group): their POS list is pos_allowed_to_cg. */
 export const CAREGIVER_CPTS: readonly string[] = ["97156", "97157"];
 
@@ -109,6 +112,8 @@ export interface ScrubPaFacts {
 
 export interface ScrubOtherNote {
   id: number;
+  /** Its location: a note of another location is not named by number (the biller may not see it). */
+  locationId?: number;
   cptCode: string;
   units: number;
   pairs: readonly Interval[];
@@ -269,7 +274,9 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
     rule: (f) => {
       if (!f.provider) return null;
       const o = overlapping(f.note.pairs, f.providerNearby, f.note.id);
-      return o ? { code: "provider_overlap", message: `Session overlaps note #${o.id} of the same provider, ${f.provider.name}.` } : null;
+      if (!o) return null;
+      const elsewhere = o.locationId !== undefined && o.locationId !== f.note.locationId;
+      return { code: "provider_overlap", message: elsewhere ? `Session overlaps a note of the same provider, ${f.provider.name}, at another location.` : `Session overlaps note #${o.id} of the same provider, ${f.provider.name}.` };
     },
   },
   {

@@ -4,15 +4,16 @@ import * as v from "valibot";
 import { insurances, insuranceServices, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import type { PriceService } from "~/domain/billing";
 import { canSeeLocation } from "~/domain/permissions";
-import { codeList, scrubNote, unbillableMessage, type ScrubFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
+import { codeList, SCRUB_MAX_DAYS, scrubNote, unbillableMessage, type ScrubFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
 import type { Interval } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import { dayNumber } from "~/domain/weeks";
-import { auditClientsRead, auditRead, auditTail } from "~/services/audit.server";
+import { auditClientsRead, auditRead, auditTail, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
 import { noteScope } from "./notes.server";
+import { locationOptionsQuery } from "./locations.server";
 import { who } from "./patients.server";
 import { invalid, notFound, ok, type ModelResult } from "./results";
 
@@ -28,8 +29,7 @@ export type { ScrubReason } from "~/domain/scrubber";
 
 /** At most this many notes per scrubNotes call (a page of billing or a claim batch). */
 export const SCRUB_MAX_NOTES = 1000;
-/** The report covers at most this many days (one location's month of notes is read at once). */
-export const SCRUB_MAX_DAYS = 31;
+export { SCRUB_MAX_DAYS } from "~/domain/scrubber";
 
 const o = alias(notes, "o");
 
@@ -60,6 +60,7 @@ const otherColumns = {
   id: o.id,
   patientId: o.patientId,
   providerId: o.providerId,
+  locationId: o.locationId,
   sessionDate: o.sessionDate,
   cptCode: o.cptCode,
   units: o.units,
@@ -96,7 +97,7 @@ function named<T extends SQLiteColumn>(column: T, name: string) {
  * The batch that reads every fact for the notes `filter` selects (a condition on `notes`, within the actor's
  * scope). `extra` rides in the same batch (e.g. the audit chain's tail).
  */
-function factReads(ctx: ModelContext, filter: SQL) {
+function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
   const where = and(filter, noteScope(ctx))!;
   const payer = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
   const targets = () => ctx.db.select({ id: notes.id }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where);
@@ -149,6 +150,8 @@ function factReads(ctx: ModelContext, filter: SQL) {
       provider: { id: named(users.id, "prov_id"), name: sql<string>`trim(${users.name} || ' ' || ${users.surname})`.as("prov_name") },
       providerRoles: sql<string | null>`(select group_concat(r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ${notes.providerId})`.as("prov_roles"),
       compliance: named(userLocations.compliance, "prov_compliance"),
+      // The audit chain's tail, when the caller records its read next (a one-note read: no round trip of its own).
+      tail: withTail ? sql<string | null>`${auditTail}`.as("audit_tail") : sql<null>`null`.as("audit_tail"),
     })
     .from(notes)
     .innerJoin(patients, eq(patients.id, notes.patientId))
@@ -237,7 +240,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows): Scrubbe
     for (const r of rows) {
       const k = key(by(r), r.sessionDate);
       const list = m.get(k) ?? [];
-      list.push({ id: r.id, cptCode: r.cptCode, units: r.units, pairs: pairsOf(r) });
+      list.push({ id: r.id, locationId: r.locationId, cptCode: r.cptCode, units: r.units, pairs: pairsOf(r) });
       m.set(k, list);
     }
     return m;
@@ -312,12 +315,13 @@ function idsIn(ids: readonly number[]): SQL {
   return sql`${notes.id} in (${sql.raw(ids.map((id) => String(Math.trunc(id))).join(","))})`;
 }
 
-async function scrubbed(ctx: ModelContext, noteIds: readonly number[]): Promise<ScrubbedNote[]> {
+async function scrubbed(ctx: ModelContext, noteIds: readonly number[], withTail = false): Promise<{ notes: ScrubbedNote[]; tail: KnownTail }> {
   const ids = cleanIds(noteIds);
-  if (!ids.length) return [];
+  if (!ids.length) return { notes: [], tail: undefined };
   if (ids.length > SCRUB_MAX_NOTES) throw new RangeError(`scrubNotes takes at most ${SCRUB_MAX_NOTES} notes.`);
-  const rows = await ctx.db.batch([...factReads(ctx, idsIn(ids))]);
-  return scrubRows(rows as unknown as FactRows);
+  const rows = (await ctx.db.batch([...factReads(ctx, idsIn(ids), withTail)])) as unknown as FactRows;
+  const first = rows[0][0];
+  return { notes: scrubRows(rows), tail: withTail && first ? (first.tail == null ? null : String(first.tail)) : undefined };
 }
 
 /**
@@ -326,7 +330,7 @@ async function scrubbed(ctx: ModelContext, noteIds: readonly number[]): Promise<
  * as not found). Not audited: callers record their own read or write of these notes.
  */
 export async function scrubNotes(ctx: ModelContext, noteIds: number[]): Promise<Map<number, ScrubReason[]>> {
-  return new Map((await scrubbed(ctx, noteIds)).map((n) => [n.id, n.reasons]));
+  return new Map((await scrubbed(ctx, noteIds)).notes.map((n) => [n.id, n.reasons]));
 }
 
 /**
@@ -356,22 +360,29 @@ export async function refuseUnbillable(ctx: ModelContext, noteIds: number[], fie
 
 /** GET …/scrubber/notes/{id}: one note's reasons, its read recorded. Two round trips. Null: not found or out of scope. */
 export async function scrubOneNote(ctx: ModelContext, id: number): Promise<ScrubbedNote | null> {
-  const [note] = await scrubbed(ctx, [id]);
+  const {
+    notes: [note],
+    tail,
+  } = await scrubbed(ctx, [id], true);
   if (!note) return null;
-  await auditRead(ctx.db, who(ctx), { entity: "note", entityId: note.id, patientId: note.patient_id, detail: { scrubber: true } });
+  await auditRead(ctx.db, who(ctx), { entity: "note", entityId: note.id, patientId: note.patient_id, detail: { scrubber: true } }, tail);
   return note;
 }
 
 /* ------------------------------------------------------------------ the report */
 
 const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
-const isoDate = (label: string) =>
-  v.pipe(v.string(`${label} is required.`), v.trim(), v.nonEmpty(`${label} is required.`), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check((s) => dayNumber(s) !== null, DATE_MESSAGE));
+const text = v.pipe(
+  v.optional(v.union([v.string(), v.number()]), ""),
+  v.transform((x) => String(x).trim()),
+);
+const isoDate = (label: string) => v.pipe(text, v.nonEmpty(`${label} is required.`), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check((s) => dayNumber(s) !== null, DATE_MESSAGE));
 const wholeNumber = (label: string, min: number, max: number, fallback?: number) =>
   v.pipe(
-    fallback === undefined ? v.union([v.string(`${label} is required.`), v.number()], `${label} is required.`) : v.optional(v.union([v.string(), v.number()]), String(fallback)),
-    v.transform((x) => (typeof x === "number" ? String(x) : x.trim())),
-    v.check((x) => /^\d+$/.test(x), fallback === undefined ? `${label} must be a whole number.` : `${label} must be a whole number.`),
+    text,
+    v.transform((x) => (x === "" && fallback !== undefined ? String(fallback) : x)),
+    v.nonEmpty(`${label} is required.`),
+    v.regex(/^\d+$/, `${label} must be a whole number.`),
     v.transform(Number),
     v.minValue(min, `${label} must be at least ${min}.`),
     v.maxValue(max, `${label} must be at most ${max}.`),
@@ -398,6 +409,8 @@ export type ScrubReportQuery = v.InferOutput<typeof ScrubReportQuery>;
 
 export interface ScrubReport extends Paged<ScrubbedNote> {
   location: { id: number; title: string };
+  /** The locations the actor can see (the screen's filter), when asked for. */
+  locations?: { id: number; title: string }[];
   date_from: string;
   date_to: string;
   /** Notes of the period scrubbed (with and without reasons). */
@@ -410,14 +423,15 @@ export interface ScrubReport extends Paged<ScrubbedNote> {
  * (notes_location_date_idx) with the location and the audit chain's tail, then the audit row naming the page's
  * clients.
  */
-export async function scrubReport(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<ScrubReport>> {
+export async function scrubReport(ctx: ModelContext, raw: Record<string, unknown>, opts: { locationOptions?: boolean } = {}): Promise<ModelResult<ScrubReport>> {
   const parsed = parseWith(ScrubReportQuery, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const q = parsed.data;
   if (!canSeeLocation(ctx.actor, q.location_id)) return notFound("Location");
   const filter = and(eq(notes.locationId, q.location_id), gte(notes.sessionDate, q.date_from), sql`${notes.sessionDate} <= ${q.date_to}`)!;
-  const [loc, ...rows] = await ctx.db.batch([
+  const [loc, options, ...rows] = await ctx.db.batch([
     ctx.db.select({ id: locations.id, title: locations.title, tail: auditTail }).from(locations).where(and(eq(locations.id, q.location_id), isNull(locations.deletedAt))),
+    opts.locationOptions ? locationOptionsQuery(ctx) : ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(sql`0`),
     ...factReads(ctx, filter),
   ]);
   const location = (loc as { id: number; title: string; tail: string | null }[])[0];
@@ -437,5 +451,6 @@ export async function scrubReport(ctx: ModelContext, raw: Record<string, unknown
     date_from: q.date_from,
     date_to: q.date_to,
     scrubbed: all.length,
+    ...(opts.locationOptions ? { locations: options as { id: number; title: string }[] } : {}),
   });
 }

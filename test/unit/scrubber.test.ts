@@ -64,6 +64,7 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["client's note touching ends: no overlap", (f) => (f.clientSameDay = [{ id: 101, cptCode: "97155", units: 4, pairs: [{ start: at(11), end: at(12) }] }]), []],
     ["client's note overlapping", (f) => (f.clientSameDay = [{ id: 100, cptCode: "97153", units: 8, pairs: [{ start: at(9), end: at(11) }] }, { id: 101, cptCode: "97155", units: 4, pairs: [{ start: at(10, 45), end: at(12) }] }]), ["client_overlap"], /overlaps the client's note #101 on 2026-10-05/],
     ["provider's note overlapping (second pair)", (f) => (f.providerNearby = [{ id: 102, cptCode: "97153", units: 4, pairs: [{ start: at(7), end: at(8) }, { start: at(8, 30), end: at(9, 15) }] }]), ["provider_overlap"], /overlaps note #102 of the same provider, Jane Doe/],
+    ["provider's note at another location: not named", (f) => (f.providerNearby = [{ id: 105, locationId: 2, cptCode: "97153", units: 4, pairs: [{ start: at(10), end: at(12) }] }]), ["provider_overlap"], /^Session overlaps a note of the same provider, Jane Doe, at another location\.$/],
     ["no insurer at all", (f) => ((f.client.insurerId = null), (f.insurer = null)), ["no_payer"], /No payer/],
     ["the PA's insurer is the payer", (f) => ((f.client.insurerId = null), (f.pa!.insuranceId = 7)), []],
     ["no price for the CPT", (f) => (f.services = [svc({ cptCode: "97155" })]), ["no_price"], /^Acme has no price for CPT 97153 for RBT providers\.$/],

@@ -1,12 +1,12 @@
-import { eq } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { insurances, insuranceServices, notes, paServices, userLocations } from "~/db/schema";
+import { auditLog, insurances, insuranceServices, notes, paServices, userLocations } from "~/db/schema";
 import { localMinute } from "~/domain/note-rules";
 import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
 import { refuseUnbillable, scrubNotes, unbillableReasons } from "~/models/scrubber.server";
-import { countingDb, createLocation, createPatient, createUser, db } from "./helpers";
+import { api, apiToken, countingDb, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
  * The pre-billing scrubber (decision 034) against real D1 rows: every rule seen through scrubNotes, the
@@ -166,5 +166,109 @@ describe("scrubNotes: every rule through real rows", () => {
     // 240 units authorized, 2 units a note: the notes past the 120th (in session order) ran out.
     const exhausted = [...m.values()].filter((r) => r.some((x) => x.code === "pa_exhausted")).length;
     expect(exhausted).toBe(180);
+  });
+});
+
+async function auditCount() {
+  const [row] = await db().select({ n: count() }).from(auditLog);
+  return row!.n;
+}
+
+describe("the report and its API and screen", () => {
+  async function reportWorld() {
+    const w = await world();
+    const base = (date: string, over: NoteOver = {}) => note(w.client, date, { providerId: w.rbt.id, paServiceId: w.pa.id, ...over });
+    const clean = await base("2026-10-05");
+    const unsigned = await base("2026-10-06", { signedAt: null });
+    const office = await base("2026-10-07", { pos: "11" });
+    const noPa = await base("2026-10-08", { paServiceId: null });
+    const outOfPeriod = await base("2026-11-20", { signedAt: null });
+    const away = await note(await createPatient({ locationId: w.elsewhere.id, insurerId: w.acme.id }), "2026-10-06", { providerId: w.rbt.id, signedAt: null, time: ["13:00", "14:00"] });
+    return { ...w, clean, unsigned, office, noPa, outOfPeriod, away };
+  }
+
+  it("API: the notes of the period with reasons, a page at a time; 403, 404 and 422 change nothing", async () => {
+    const w = await reportWorld();
+    const token = await apiToken(w.manager);
+    const period = `location_id=${w.loc.id}&date_from=2026-10-01&date_to=2026-10-31`;
+    let before = await auditCount();
+    const first = await api(`/v2/billing/scrubber?${period}&per_page=2`, { token });
+    expect(first.status).toBe(200);
+    const body = (await first.json()) as { data: { data: { id: number; reasons: { code: string; message: string }[]; client_name: string }[]; total: number; last_page: number; scrubbed: number; location: { title: string } } };
+    expect(body.data).toMatchObject({ total: 3, last_page: 2, scrubbed: 4, location: { title: "Scrub Clinic" } });
+    expect(body.data.data.map((n) => n.id)).toEqual([w.unsigned.id, w.office.id]);
+    expect(body.data.data[0]!.reasons).toEqual([{ code: "unsigned", message: "Note is not signed by the provider." }]);
+    expect(body.data.data[0]!.client_name).toBe("Mia Lopez");
+    expect(await auditCount()).toBe(before + 1);
+    const second = (await (await api(`/v2/billing/scrubber?${period}&per_page=2&page=2`, { token })).json()) as typeof body;
+    expect(second.data.data.map((n) => n.id)).toEqual([w.noPa.id]);
+
+    // One note's reasons; a clean note answers an empty list.
+    const one = (await (await api(`/v2/billing/scrubber/notes/${w.office.id}`, { token })).json()) as { data: { reasons: { code: string }[] } };
+    expect(one.data.reasons.map((r) => r.code)).toEqual(["pos_not_allowed"]);
+    const ok = (await (await api(`/v2/billing/scrubber/notes/${w.clean.id}`, { token })).json()) as { data: { reasons: unknown[] } };
+    expect(ok.data.reasons).toEqual([]);
+
+    before = await auditCount();
+    // Another location's report and note: 404, as an unknown one.
+    for (const path of [`/v2/billing/scrubber?location_id=${w.elsewhere.id}&date_from=2026-10-01&date_to=2026-10-31`, `/v2/billing/scrubber/notes/${w.away.id}`, `/v2/billing/scrubber/notes/999999`, "/v2/billing/scrubber/notes/abc"]) {
+      const res = await api(path, { token });
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as { message: string }).message).toBeTruthy();
+    }
+    // Bad filters: 422 with the field's message.
+    const bad: [string, string, string][] = [
+      ["date_from=2026-10-01&date_to=2026-10-31", "location_id", "Location is required."],
+      [`location_id=${w.loc.id}&date_from=2026-10-31&date_to=2026-10-01`, "date_to", "To must be on or after From."],
+      [`location_id=${w.loc.id}&date_from=2026-09-01&date_to=2026-10-31`, "date_to", "The period may cover at most 31 days."],
+      [`location_id=${w.loc.id}&date_from=2026-02-30&date_to=2026-03-01`, "date_from", "Dates must be real dates like 2026-01-31."],
+      [`location_id=x&date_from=2026-10-01&date_to=2026-10-31`, "location_id", "Location must be a whole number."],
+      [`${period}&page=0`, "page", "Page must be at least 1."],
+    ];
+    for (const [query, field, message] of bad) {
+      const res = await api(`/v2/billing/scrubber?${query}`, { token });
+      expect(res.status, query).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors[field], query).toBe(message);
+    }
+    expect(await auditCount()).toBe(before);
+
+    // Without manage_claims: 403, nothing read.
+    const viewer = await apiToken(await createUser({ permissions: ["view_notes", "view_clients"], locations: [w.loc.id] }));
+    before = await auditCount(); // the sign-in's own row
+    expect((await api(`/v2/billing/scrubber?${period}`, { token: viewer })).status).toBe(403);
+    expect((await api(`/v2/billing/scrubber/notes/${w.office.id}`, { token: viewer })).status).toBe(403);
+    expect(await auditCount()).toBe(before);
+  });
+
+  it("screen: the reasons as text with JavaScript off, the first visit filled in, bad filters shown, 403 and 404", async () => {
+    const w = await reportWorld();
+    const cookie = await signInCookie(w.manager);
+    const period = `location_id=${w.loc.id}&date_from=2026-10-01&date_to=2026-10-31`;
+    const res = await request(`/billing/scrubber?${period}`, { cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("Pre-billing scrubber");
+    expect(html).toContain("Note is not signed by the provider.");
+    expect(html).toContain("POS 11 (Office) is not allowed by Acme for RBT services (allowed: 12, 03).");
+    expect(html).toContain(`href="/note-rbt/view/${w.unsigned.id}"`);
+    expect(html).toContain("3 of 4 notes need attention");
+    expect(html).not.toContain(`/note-rbt/view/${w.clean.id}"`);
+    expect(html).toContain("Showing 1 to 3 of 3 entries");
+
+    // The first visit: the actor's location and the last 31 days.
+    const first = await request("/billing/scrubber", { cookie });
+    expect(first.status).toBe(302);
+    expect(first.headers.get("Location")).toMatch(new RegExp(`^/billing/scrubber\\?location_id=${w.loc.id}&date_from=\\d{4}-\\d{2}-\\d{2}&date_to=\\d{4}-\\d{2}-\\d{2}$`));
+
+    // Bad filters: the field's message and the typed values.
+    const bad = await request(`/billing/scrubber?location_id=${w.loc.id}&date_from=2026-10-31&date_to=2026-10-01`, { cookie });
+    expect(bad.status).toBe(200);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain("To must be on or after From.");
+    expect(badHtml).toContain('value="2026-10-31"');
+
+    expect((await request(`/billing/scrubber?location_id=${w.elsewhere.id}&date_from=2026-10-01&date_to=2026-10-31`, { cookie })).status).toBe(404);
+    const viewer = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [w.loc.id] }));
+    expect((await request(`/billing/scrubber?${period}`, { cookie: viewer })).status).toBe(403);
   });
 });
