@@ -27,7 +27,7 @@ import { invalid, notFound, ok, type ModelResult } from "./results";
 
 export type { ScrubReason } from "~/domain/scrubber";
 
-/** At most this many notes per scrubNotes call (a page of billing or a claim batch). */
+/** Notes per D1 batch (a page of billing or a claim batch); more take one more round trip per this many. */
 export const SCRUB_MAX_NOTES = 1000;
 export { SCRUB_MAX_DAYS } from "~/domain/scrubber";
 
@@ -318,7 +318,12 @@ function idsIn(ids: readonly number[]): SQL {
 async function scrubbed(ctx: ModelContext, noteIds: readonly number[], withTail = false): Promise<{ notes: ScrubbedNote[]; tail: KnownTail }> {
   const ids = cleanIds(noteIds);
   if (!ids.length) return { notes: [], tail: undefined };
-  if (ids.length > SCRUB_MAX_NOTES) throw new RangeError(`scrubNotes takes at most ${SCRUB_MAX_NOTES} notes.`);
+  if (ids.length > SCRUB_MAX_NOTES) {
+    // More than a page: one batch per SCRUB_MAX_NOTES notes (each note's facts are read whole in its batch).
+    const out: ScrubbedNote[] = [];
+    for (let i = 0; i < ids.length; i += SCRUB_MAX_NOTES) out.push(...(await scrubbed(ctx, ids.slice(i, i + SCRUB_MAX_NOTES))).notes);
+    return { notes: out, tail: undefined };
+  }
   const rows = (await ctx.db.batch([...factReads(ctx, idsIn(ids), withTail)])) as unknown as FactRows;
   const first = rows[0][0];
   return { notes: scrubRows(rows), tail: withTail && first ? (first.tail == null ? null : String(first.tail)) : undefined };
@@ -326,8 +331,8 @@ async function scrubbed(ctx: ModelContext, noteIds: readonly number[], withTail 
 
 /**
  * The reasons each note cannot be billed (empty list: it can), for up to SCRUB_MAX_NOTES notes in ONE D1
- * round trip. Notes out of the actor's scope, deleted or unknown are absent from the map (callers treat absent
- * as not found). Not audited: callers record their own read or write of these notes.
+ * round trip (more: one more per SCRUB_MAX_NOTES). Notes out of the actor's scope, deleted or unknown are
+ * absent from the map (callers treat absent as not found). Not audited: callers record their own read or write.
  */
 export async function scrubNotes(ctx: ModelContext, noteIds: number[]): Promise<Map<number, ScrubReason[]>> {
   return new Map((await scrubbed(ctx, noteIds)).notes.map((n) => [n.id, n.reasons]));

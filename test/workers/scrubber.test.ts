@@ -150,7 +150,7 @@ describe("scrubNotes: every rule through real rows", () => {
     expect([...outside.keys()]).toEqual([away.id]);
   });
 
-  it("scrubs a page of 300 notes in one round trip", async () => {
+  it("scrubs a page of 300 notes in one round trip, and more than 1,000 ids in one batch per 1,000", async () => {
     const w = await world();
     const d = db();
     const inserts = Array.from({ length: 300 }, (_, i) => {
@@ -166,6 +166,12 @@ describe("scrubNotes: every rule through real rows", () => {
     // 240 units authorized, 2 units a note: the notes past the 120th (in session order) ran out.
     const exhausted = [...m.values()].filter((r) => r.some((x) => x.code === "pa_exhausted")).length;
     expect(exhausted).toBe(180);
+    // More than 1,000 ids: one more round trip per 1,000, the same answers (unknown ids are absent).
+    const many = countingDb();
+    const unknown = Array.from({ length: 750 }, (_, i) => 10_000_000 + i);
+    const again = await scrubNotes(await ctxOf(w.manager.id, many.db), [...unknown, ...ids]);
+    expect(many.roundTrips()).toBe(2);
+    expect(again).toEqual(m);
   });
 });
 
