@@ -321,14 +321,16 @@ describe("item 15: pay only with manage_employees; lists stay within the actor's
     expect(shown.status).toBe(200);
     const text = await shown.text();
     expect((JSON.parse(text) as { data: Emp }).data.locations[0]).toMatchObject({ salary: null, telehealth_salary: null, fixed_hours_salary: null, fixed_weekly_hours: 40 });
-    for (const pay of ["31.75", "27.25", "1234.5"]) expect(text).not.toContain(pay);
+    // A pay figure not followed by a digit: timestamps' milliseconds ("…:31.758Z") must not count as pay.
+    const shows = (body: string, pay: string) => new RegExp(`${pay.replace(".", "\\.")}(?!\\d)`).test(body);
+    for (const pay of ["31.75", "27.25", "1234.5"]) expect(shows(text, pay)).toBe(false);
     const listedRes = await api("/v2/employees?per_page=100", { token: doctor });
     expect(listedRes.status).toBe(200);
     const listed = await listedRes.text();
     expect(listed).toContain('"id":8');
-    for (const pay of ["31.75", "27.25", "1234.5"]) expect(listed).not.toContain(pay);
+    for (const pay of ["31.75", "27.25", "1234.5"]) expect(shows(listed, pay)).toBe(false);
     const page = await (await request("/doctors/profile/8", { cookie: await signInCookie(DOCTOR) })).text();
-    expect(page).not.toContain("31.75");
+    expect(shows(page, "31.75")).toBe(false);
     expect(page).not.toContain("Telehealth salary");
 
     const manager = (await (await api("/doctors/show/8", { token: await apiToken(MANAGER) })).json()) as { data: Emp };
