@@ -1,15 +1,17 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
+import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { insurances, insuranceServices } from "~/db/schema";
 import type { PriceService } from "~/domain/billing";
 import type { ModelContext } from "./context";
 
 /**
  * The insurers' services as the one price function (`priceNote` in app/domain/billing.ts) needs them, as one
- * statement to put in a read's batch (no round trip of its own). Services of deleted insurers and deleted
+ * statement to put in a read's batch (no round trip of its own). The insurers are ids, or a subquery selecting
+ * them (the payers of the notes a batch reads, so the prices ride in the same batch). Services of deleted insurers and deleted
  * services are left out; location-specific services stay in (the pick keeps only the note's location).
  */
-export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly number[]) {
-  const ids = [...new Set(insurerIds)];
+export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly number[] | SQLiteSelect) {
+  const ids = Array.isArray(insurerIds) ? [...new Set(insurerIds as readonly number[])] : null;
   return ctx.db
     .select({
       id: insuranceServices.id,
@@ -25,7 +27,7 @@ export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly numbe
     })
     .from(insuranceServices)
     .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
-    .where(and(inArray(insuranceServices.insuranceId, ids.length ? ids : [-1]), isNull(insuranceServices.deletedAt), isNull(insurances.deletedAt)));
+    .where(and(inArray(insuranceServices.insuranceId, ids ? (ids.length ? ids : [-1]) : (insurerIds as SQLiteSelect)), isNull(insuranceServices.deletedAt), isNull(insurances.deletedAt)));
 }
 
 export async function loadPriceServices(ctx: ModelContext, insurerIds: readonly number[]): Promise<PriceService[]> {

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
-import { insurances, insuranceServices, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
+import { insurances, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import type { PriceService } from "~/domain/billing";
 import { canSeeLocation } from "~/domain/permissions";
 import { codeList, SCRUB_MAX_DAYS, scrubNote, unbillableMessage, type ScrubFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
@@ -11,6 +11,7 @@ import { lastPage, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import { dayNumber } from "~/domain/weeks";
 import { auditClientsRead, auditRead, auditTail, type KnownTail } from "~/services/audit.server";
+import { priceServicesQuery } from "./billing-prices.server";
 import type { ModelContext } from "./context";
 import { noteScope } from "./notes.server";
 import { locationOptionsQuery } from "./locations.server";
@@ -161,38 +162,18 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
     .leftJoin(userLocations, and(eq(userLocations.userId, notes.providerId), eq(userLocations.locationId, notes.locationId)))
     .where(where)
     .orderBy(asc(notes.sessionDate), asc(notes.startAt), asc(notes.id));
-  // The payers' services, as the one price function needs them (the columns of priceServicesQuery in
-  // app/models/billing-prices.server.ts; here the insurers come from a subquery, so it rides in this batch).
-  const services = ctx.db
-    .select({
-      id: insuranceServices.id,
-      insuranceId: insuranceServices.insuranceId,
-      locationId: insuranceServices.locationId,
-      cptCode: insuranceServices.cptCode,
-      modifiers: insuranceServices.modifiers,
-      provider: insuranceServices.provider,
-      type: insuranceServices.type,
-      unitPrice: insuranceServices.unitPrice,
-      multiplier: insuranceServices.multiplier,
-      maxPerDay: insuranceServices.maxPerDay,
-    })
-    .from(insuranceServices)
-    .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
-    .where(
-      and(
-        inArray(
-          insuranceServices.insuranceId,
-          ctx.db
-            .select({ id: payer })
-            .from(notes)
-            .innerJoin(patients, eq(patients.id, notes.patientId))
-            .leftJoin(paServices, and(eq(paServices.id, notes.paServiceId), isNull(paServices.deletedAt)))
-            .where(where),
-        ),
-        isNull(insuranceServices.deletedAt),
-        isNull(insurances.deletedAt),
-      ),
-    );
+  // The payers' services, as the one price function needs them; the insurers come from a subquery, so the
+  // prices ride in this batch.
+  const services = priceServicesQuery(
+    ctx,
+    ctx.db
+      .select({ id: payer })
+      .from(notes)
+      .innerJoin(patients, eq(patients.id, notes.patientId))
+      .leftJoin(paServices, and(eq(paServices.id, notes.paServiceId), isNull(paServices.deletedAt)))
+      .where(where)
+      .$dynamic(),
+  );
   // The clients' live notes of the same session dates (notes_patient_date_idx).
   const sameDay = ctx.db
     .selectDistinct(otherColumns)
