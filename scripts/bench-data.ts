@@ -4,6 +4,8 @@ import { seedDemo } from "./demo-data";
 import { libsqlDatabase } from "../app/db/libsql.server";
 import { hashPassword } from "../app/services/passwords.server";
 import { dayNumber } from "../app/domain/weeks";
+import { RECOUNT_NOTES_SQL } from "../app/db/note-counts";
+import { BENCH_BASE, BENCH_CLIENTS, BENCH_EMPLOYEES, BENCH_LOCATIONS, benchDay, benchPaService } from "./bench-shape";
 
 /**
  * Fills a local D1 database with a practice at scale: 40 locations, 2,000 employees, 20,000 clients,
@@ -13,12 +15,12 @@ import { dayNumber } from "../app/domain/weeks";
  * Usage: npm run bench:data [-- --persist-to DIR | --url file:x.db] [--clients N] [--notes N]
  */
 const url = argValue("--url") ?? `file:${localD1File(argValue("--persist-to"))}`;
-const CLIENTS = Number(argValue("--clients") ?? 20_000);
-const LOCATIONS = 40;
-const EMPLOYEES = 2_000;
+const CLIENTS = Number(argValue("--clients") ?? BENCH_CLIENTS);
+const LOCATIONS = BENCH_LOCATIONS;
+const EMPLOYEES = BENCH_EMPLOYEES;
 const PARENTS = Math.floor(CLIENTS / 2);
 const INSURERS = 20;
-const BASE = 1_000; // generated ids start above the demo data's
+const BASE = BENCH_BASE;
 const NOTES = Number(argValue("--notes") ?? 2_000_000);
 /** Notes: four two-hour-or-shorter slots a day per provider (08:00, 10:30, 13:00, 15:30: gaps of 30 minutes). */
 const NOTE_SLOTS = [480, 630, 780, 930];
@@ -42,7 +44,7 @@ const LAST = ["Garcia", "Smith", "Nguyen", "Johnson", "Lopez", "Williams", "Brow
 const ZONES = ["America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles"];
 const STATUSES = ["active", "active", "active", "active", "inactive", "incoming"];
 const dayNumberOf = (date: string) => dayNumber(date)!;
-const day = (offset: number) => new Date(Date.UTC(2026, 10, 1) - offset * 86_400_000).toISOString();
+const day = benchDay;
 
 async function inChunks(rows: InStatement[], size = 2_000) {
   for (let i = 0; i < rows.length; i += size) await client.batch(rows.slice(i, i + size), "write");
@@ -96,11 +98,12 @@ for (let i = 0; i < CLIENTS; i++) {
           rbt_home_id, bcba_home_id, clin_director_id, details, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     args: [id, `BN-${100_000 + i}`, pick(FIRST), pick(LAST), pick(STATUSES), (i % 2) + 1, `20${String(10 + (i % 12)).padStart(2, "0")}-0${(i % 9) + 1}-15`, loc(l), BASE + (i % PARENTS), BASE + (i % INSURERS), staff(0), staff(1), staff(2), JSON.stringify({ city: `City ${l + 1}`, diagnosis_code: "F84.0", onboarding: { welcome: "yes", consent: pick(["yes", "requested", "waiting"]) } }), day(i % 900)],
   });
-  for (let k = 0; k < 2; k++) {
+  for (const k of [0, 1] as const) {
+    const pa = benchPaService(i, k, NOTE_DAYS);
     patients.push({
       sql: "insert or replace into pa_services (id, patient_id, pa_service, cpt, n_units, start_date, end_date, insurance_id, is_primary) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       // From before the first bench note (below) to after today; enough units for the client's bench notes.
-      args: [BASE + i * 2 + k, id, k === 0 ? "Direct therapy" : "Supervision", k === 0 ? "97153" : "97155", k === 0 ? 960 : 480, day(Math.max(120, NOTE_DAYS + 10)).slice(0, 10), day(-60 + (i % 90)).slice(0, 10), BASE + (i % INSURERS), k === 0 ? 1 : 0],
+      args: [pa.id, id, k === 0 ? "Direct therapy" : "Supervision", pa.cpt, pa.nUnits, pa.startDate, pa.endDate, BASE + (i % INSURERS), k === 0 ? 1 : 0],
     });
   }
 }
@@ -169,6 +172,10 @@ const notesStarted = Date.now();
 // row: drop them (their definitions come from the schema, as the migrations created them) and recreate.
 const noteIndexes = (await client.execute("select name, sql from sqlite_master where type = 'index' and tbl_name = 'notes' and sql is not null")).rows.map((r) => ({ name: String(r.name), sql: String(r.sql) }));
 for (const ix of noteIndexes) await client.execute(`drop index if exists "${ix.name}"`);
+// The note_counts triggers (migration 0010, decision 035) would run once per row, and INSERT OR REPLACE does
+// not fire their delete side: drop them for the load, recount once after it, and put them back.
+const noteTriggers = (await client.execute("select name, sql from sqlite_master where type = 'trigger' and tbl_name = 'notes'")).rows.map((r) => ({ name: String(r.name), sql: String(r.sql) }));
+for (const tr of noteTriggers) await client.execute(`drop trigger if exists "${tr.name}"`);
 const lastNoteDay = dayNumberOf("2026-10-31");
 let noteCount = 0;
 for (let n = 0; n < NOTE_DAYS; n++) {
@@ -209,6 +216,9 @@ for (let n = 0; n < NOTE_DAYS; n++) {
   noteCount += take;
 }
 for (const ix of noteIndexes) await client.execute(ix.sql);
+await client.batch(RECOUNT_NOTES_SQL.map((sql) => ({ sql, args: [] })), "write");
+for (const tr of noteTriggers) await client.execute(tr.sql);
 await client.execute("analyze notes");
+await client.execute("analyze patients");
 client.close();
 console.log(`Bench data: ${LOCATIONS} locations, ${EMPLOYEES} employees, ${CLIENTS} clients, ${PARENTS} parents, ${CLIENTS * 2} PA services, ${CLIENTS} BIPs, ${CLIENTS * 2} goals, ${reports} weekly reports, ${noteCount} notes (${((Date.now() - notesStarted) / 1000).toFixed(1)} s) into ${url} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);

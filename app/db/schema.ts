@@ -170,6 +170,9 @@ export const patients = sqliteTable(
     index("patients_clin_director_idx").on(t.clinDirectorId),
     index("patients_case_manager_idx").on(t.caseManagerId),
     index("patients_parent_idx").on(t.parentId),
+    // The deleted clients (few): the notes lists' capped totals leave out their notes without reading each
+    // note's client (decision 035).
+    index("patients_deleted_idx").on(t.id, t.deletedAt).where(sql`${t.deletedAt} is not null`),
   ],
 );
 
@@ -374,11 +377,12 @@ export const notes = sqliteTable(
     ...timestamps,
   },
   (t) => [
-    // Live notes only: the dashboard's counts by location and type read this index alone (deleted_at, always
-    // null here, makes it covering), and so do the notes list's type and date filters within a location.
-    index("notes_location_type_idx").on(t.locationId, t.type, t.sessionDate, t.deletedAt).where(sql`${t.deletedAt} is null`),
-    // Every location (access_all_locations): the counts by type, and the lists newest first.
-    index("notes_type_date_idx").on(t.type, t.sessionDate, t.deletedAt).where(sql`${t.deletedAt} is null`),
+    // Live notes only, for the capped totals of filtered lists (decision 035): type, date range and status
+    // within a location (or every location), answered from the index alone — status and patient_id are here
+    // so that the status filter and the "client not deleted" check need no table row (deleted_at, always
+    // null here, makes it covering).
+    index("notes_location_type_idx").on(t.locationId, t.type, t.sessionDate, t.status, t.patientId, t.deletedAt).where(sql`${t.deletedAt} is null`),
+    index("notes_type_date_idx").on(t.type, t.sessionDate, t.status, t.patientId, t.deletedAt).where(sql`${t.deletedAt} is null`),
     index("notes_date_idx").on(t.sessionDate).where(sql`${t.deletedAt} is null`),
     index("notes_patient_idx").on(t.patientId),
     uniqueIndex("notes_form_token_unique").on(t.formToken),
@@ -388,6 +392,24 @@ export const notes = sqliteTable(
     index("notes_pa_service_idx").on(t.paServiceId).where(sql`${t.deletedAt} is null`),
     index("notes_location_date_idx").on(t.locationId, t.sessionDate).where(sql`${t.deletedAt} is null`),
   ],
+);
+
+/**
+ * How many notes each location holds of each type, counting exactly the notes the lists show: live notes
+ * (deleted_at null) of live clients (decision 035). Kept by triggers of migration 0010 on notes (insert,
+ * delete, and updates of deleted_at, location_id, type or patient_id) and on patients (deleted_at), so
+ * every write path — the note models, the seed, the bench data, a client's deletion — moves the count in
+ * the same statement as the write, and a refused write moves nothing. Read by the dashboard and by the
+ * totals of the notes lists without other filters than the location scope and the type.
+ */
+export const noteCounts = sqliteTable(
+  "note_counts",
+  {
+    locationId: integer("location_id").notNull(),
+    type: text("type", { enum: ["rbt", "bcba", "combined"] }).notNull(),
+    n: integer("n").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.locationId, t.type] })],
 );
 
 /** Earlier versions of a note: an amendment of a signed note keeps the version it replaces here. */

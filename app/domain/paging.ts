@@ -50,6 +50,11 @@ export interface Paged<T> {
   page: number;
   per_page: number;
   last_page: number;
+  /**
+   * Set (true) when the list stopped counting (decision 035: the notes lists count at most 10,000 rows
+   * past the page): there are MORE than `total` records, and `last_page` is the last page known to exist.
+   */
+  total_is_lower_bound?: true;
 }
 
 export function lastPage(total: number, perPage: number): number {
@@ -60,14 +65,30 @@ export function paged<T>(data: T[], total: number, query: Pick<ListQuery, "page"
   return { data, total, page: query.page, per_page: query.per_page, last_page: lastPage(total, query.per_page) };
 }
 
+/**
+ * A page whose total was counted up to `limit` (a capped count read `counted` ≤ limit + 1 rows): when more
+ * than `limit` matched, the total is the lower bound `limit` and there is at least one page after it.
+ */
+export function pagedAtLeast<T>(data: T[], counted: number, limit: number, query: Pick<ListQuery, "page" | "per_page">): Paged<T> {
+  if (counted <= limit) return paged(data, counted, query);
+  return { data, total: limit, page: query.page, per_page: query.per_page, last_page: lastPage(limit + 1, query.per_page), total_is_lower_bound: true };
+}
+
+/** How far a capped count must read for this page: `cap` rows, or up to the end of the page asked for. */
+export function countLimit(cap: number, query: Pick<ListQuery, "page" | "per_page">): number {
+  return Math.max(cap, query.page * query.per_page);
+}
+
 export function offset(query: Pick<ListQuery, "page" | "per_page">): number {
   return (query.page - 1) * query.per_page;
 }
 
 /** 'Showing x to y of n entries' (clinical §2). */
-export function showingText(p: Pick<Paged<unknown>, "page" | "per_page" | "total">): string {
+export function showingText(p: Pick<Paged<unknown>, "page" | "per_page" | "total" | "total_is_lower_bound">): string {
   if (p.total === 0) return "Showing 0 to 0 of 0 entries";
   const from = (p.page - 1) * p.per_page + 1;
+  // A capped count (decision 035): "of 10,000+ entries".
+  if (p.total_is_lower_bound) return `Showing ${from} to ${p.page * p.per_page} of ${p.total.toLocaleString("en-US")}+ entries`;
   return `Showing ${from} to ${Math.min(p.total, p.page * p.per_page)} of ${p.total} entries`;
 }
 

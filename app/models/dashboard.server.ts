@@ -1,7 +1,7 @@
 import { and, desc, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "~/db/client.server";
-import { bips, locations, notes, patients, users } from "~/db/schema";
+import { bips, locations, noteCounts, patients, users } from "~/db/schema";
 import { MONTHS_NAME, patientsByGender, percentChange } from "~/domain/dashboard";
 import { locationScope, type Actor } from "~/domain/permissions";
 import { auditClientsRead, auditTail, clientIds } from "~/services/audit.server";
@@ -41,7 +41,7 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
   // Every count in one statement (scalar subqueries), the three short lists beside it: one round trip.
   const patientScope = and(isNull(patients.deletedAt), inScope(patients.locationId, scope));
   const bipScope = and(isNull(bips.deletedAt), inScope(bips.locationId, scope));
-  const noteScope = and(isNull(notes.deletedAt), inScope(notes.locationId, scope));
+  const noteCountScope = inScope(noteCounts.locationId, scope);
   const employeeScope = and(
     isNull(users.deletedAt),
     scope === null ? sql`1 = 1` : scope.length === 0 ? sql`1 = 0` : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ul.location_id in ${scope})`,
@@ -60,8 +60,9 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
         bipsBefore: sql<number>`b.b_bef`,
         attentionCurrent: sql<number>`b.att_cur`,
         attentionBefore: sql<number>`b.att_bef`,
-        rbt: sql<number>`(select count(*) from ${notes} where ${noteScope} and ${notes.type} = 'rbt')`,
-        bcba: sql<number>`(select count(*) from ${notes} where ${noteScope} and ${notes.type} = 'bcba')`,
+        // Kept per location and type by triggers (decision 035): live notes of live clients, as the notes list counts them.
+        rbt: sql<number>`(select coalesce(sum(${noteCounts.n}), 0) from ${noteCounts} where ${noteCountScope} and ${noteCounts.type} = 'rbt')`,
+        bcba: sql<number>`(select coalesce(sum(${noteCounts.n}), 0) from ${noteCounts} where ${noteCountScope} and ${noteCounts.type} = 'bcba')`,
         employees: sql<number>`(select count(*) from ${users} where ${employeeScope})`,
         tail: auditTail,
       })

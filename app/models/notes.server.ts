@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { primaryOf, type Db } from "~/db/client.server";
-import { bips, insurances, listVersions, locations, notes, noteVersions, paServices, patients, plans, userLocations, users } from "~/db/schema";
+import { bips, insurances, listVersions, locations, noteCounts, notes, noteVersions, paServices, patients, plans, userLocations, users } from "~/db/schema";
 import {
   AmendmentReason,
   checkSessionDate,
@@ -24,7 +24,7 @@ import {
 } from "~/domain/note-rules";
 import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_STATUSES, NOTE_SUBTYPES, NOTE_TYPES, type NoteContent, type NoteContext, type NoteInput, type NoteJson, type NoteStatus, type NoteSubtype, type NoteType } from "~/domain/notes";
 import { MODIFIERS } from "~/domain/insurance";
-import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
@@ -340,12 +340,74 @@ function listWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_fr
     noteScope(ctx, f.patient_id !== "" || f.provider_id !== ""),
     f.patient_id !== "" ? eq(notes.patientId, f.patient_id) : undefined,
     f.provider_id !== "" ? eq(notes.providerId, f.provider_id) : undefined,
-    f.type !== "" ? eq(notes.type, f.type) : undefined,
+    f.type !== "" ? (f.patient_id !== "" || f.provider_id !== "" ? sql`+${notes.type} = ${f.type}` : eq(notes.type, f.type)) : undefined,
     f.status !== "" ? eq(notes.status, f.status) : undefined,
     from ? sql`${notes.sessionDate} >= ${from}` : undefined,
     to ? sql`${notes.sessionDate} <= ${to}` : undefined,
     s ? or(contains(patients.firstName, s), contains(patients.lastName, s), contains(notes.providerName, s), contains(notes.cptCode, s)) : undefined,
   )!;
+}
+
+/**
+ * The most notes a filtered list counts (decision 035). Counting every match through an index costs about
+ * a microsecond a note (2,000,000 notes: two seconds); counting at most this many (or up to the page asked
+ * for) stays within a few milliseconds, and a list with more says "10,000+" (`total_is_lower_bound`).
+ */
+export const NOTE_COUNT_CAP = 10_000;
+/** A search by name reads each candidate note and its client: its count stops sooner ("1,000+"). */
+export const NOTE_SEARCH_COUNT_CAP = 1_000;
+
+const capOf = (query: Pick<ListQuery, "search">) => (query.search ? NOTE_SEARCH_COUNT_CAP : NOTE_COUNT_CAP);
+
+/** A list with no filter but the actor's scope and the type: its total is exact, from note_counts. */
+function countsFromCounters(query: Pick<ListQuery, "search" | "date_from" | "date_to">, f: NoteFilters): boolean {
+  return !query.search && !query.date_from && !query.date_to && f.patient_id === "" && f.provider_id === "" && f.status === "" && f.date_from === "" && f.date_to === "";
+}
+
+/**
+ * The capped count's condition: the list's filters on notes alone, answered from a covering index
+ * (notes_type_date_idx or notes_location_type_idx: type, date, status and client are in it). A deleted
+ * client's notes are left out by the short list of deleted clients (patients_deleted_idx) instead of a
+ * join that would read each note's client. With a search (client names), the join is needed.
+ */
+function countWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_from" | "date_to">, f: NoteFilters): SQL {
+  const from = f.date_from || query.date_from;
+  const to = f.date_to || query.date_to;
+  const s = query.search;
+  const byPerson = f.patient_id !== "" || f.provider_id !== "";
+  const scope = locationScope(ctx.actor);
+  return and(
+    isNull(notes.deletedAt),
+    scope === null ? undefined : !scope.length ? sql`1 = 0` : byPerson ? sql`+${notes.locationId} in ${scope}` : inArray(notes.locationId, scope),
+    s ? isNull(patients.deletedAt) : sql`${notes.patientId} not in (select ${patients.id} from ${patients} where ${patients.deletedAt} is not null)`,
+    f.patient_id !== "" ? eq(notes.patientId, f.patient_id) : undefined,
+    f.provider_id !== "" ? eq(notes.providerId, f.provider_id) : undefined,
+    // Every type spelled out lets SQLite walk the (type, session_date, …) index once per type.
+    // A client's or provider's notes are found through their own index: the type (`+`) does not offer its index.
+    f.type !== "" ? (byPerson ? sql`+${notes.type} = ${f.type}` : eq(notes.type, f.type)) : byPerson ? undefined : inArray(notes.type, [...NOTE_TYPES]),
+    f.status !== "" ? eq(notes.status, f.status) : undefined,
+    from ? sql`${notes.sessionDate} >= ${from}` : undefined,
+    to ? sql`${notes.sessionDate} <= ${to}` : undefined,
+    s ? or(contains(patients.firstName, s), contains(patients.lastName, s), contains(notes.providerName, s), contains(notes.cptCode, s)) : undefined,
+  )!;
+}
+
+/**
+ * The page's total, with the audit chain's tail beside it. Exact from note_counts when the list has no
+ * filter but the scope and the type (decision 035: triggers keep those counts in the statement of every
+ * note and client write); otherwise a count of at most `limit` + 1 matching notes.
+ */
+function totalRead(ctx: ModelContext, query: ListQuery, f: NoteFilters, limit: number) {
+  if (countsFromCounters(query, f)) {
+    const scope = locationScope(ctx.actor);
+    return ctx.db
+      .select({ n: sql<number>`coalesce(sum(${noteCounts.n}), 0)`, tail: auditTail })
+      .from(noteCounts)
+      .where(and(scope === null ? undefined : scope.length ? inArray(noteCounts.locationId, scope) : sql`1 = 0`, f.type !== "" ? eq(noteCounts.type, f.type) : undefined));
+  }
+  const matching = ctx.db.select({ one: sql<number>`1`.as("one") }).from(notes);
+  const capped = (query.search ? matching.innerJoin(patients, eq(patients.id, notes.patientId)) : matching).where(countWhere(ctx, query, f)).limit(limit + 1).as("matching");
+  return ctx.db.select({ n: sql<number>`count(*)`, tail: auditTail }).from(capped);
 }
 
 /** The page's two reads (rows, and the total with the audit chain's tail), to ride in one batch. */
@@ -361,14 +423,17 @@ function pageReads(ctx: ModelContext, query: ListQuery, f: NoteFilters) {
       .orderBy(desc(notes.sessionDate), desc(notes.id))
       .limit(query.per_page)
       .offset(offset(query)),
-    ctx.db.select({ n: count(), tail: auditTail }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where),
+    totalRead(ctx, query, f, countLimit(capOf(query), query)),
   ] as const;
 }
 
 type PageRows = [{ n: NoteRow; patientName: string }[], { n: number; tail: string | null }[]];
 
-function pageOf(query: ListQuery, [rows, [total]]: PageRows): { page: Paged<NoteJson>; tail: KnownTail } {
-  return { page: paged(rows.map((r) => noteJson(r.n, r.patientName)), total?.n ?? 0, query), tail: total ? total.tail : undefined };
+function pageOf(query: ListQuery, f: NoteFilters, [rows, [total]]: PageRows): { page: Paged<NoteJson>; tail: KnownTail } {
+  const data = rows.map((r) => noteJson(r.n, r.patientName));
+  const n = Number(total?.n ?? 0);
+  const page = countsFromCounters(query, f) ? paged(data, n, query) : pagedAtLeast(data, n, countLimit(capOf(query), query), query);
+  return { page, tail: total ? total.tail : undefined };
 }
 
 const clientsOfPage = (page: Paged<NoteJson>) => [...new Set(page.data.map((n) => n.patient_id))].sort((a, b) => a - b);
@@ -386,7 +451,7 @@ export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record
   const f = parseFilters(raw);
   if (!f.ok) return f;
   const result = await ctx.db.batch([...pageReads(ctx, query, f.data)]);
-  return ok(pageOf(query, result as unknown as PageRows).page);
+  return ok(pageOf(query, f.data, result as unknown as PageRows).page);
 }
 
 /**
@@ -396,7 +461,7 @@ export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record
 export async function listNotes(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
   const f = parseFilters(raw);
   if (!f.ok) return f;
-  const { page, tail } = pageOf(query, (await ctx.db.batch([...pageReads(ctx, query, f.data)])) as unknown as PageRows);
+  const { page, tail } = pageOf(query, f.data, (await ctx.db.batch([...pageReads(ctx, query, f.data)])) as unknown as PageRows);
   await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
   return ok(page);
 }
@@ -406,7 +471,7 @@ export async function notesByClient(ctx: ModelContext, type: NoteType | null, pa
   const f: NoteFilters = { patient_id: patientId, provider_id: "", type: type ?? "", status: "", date_from: "", date_to: "" };
   const [[patient], ...rest] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx))), ...pageReads(ctx, query, f)]);
   if (!patient) return null;
-  const { page, tail } = pageOf(query, rest as unknown as PageRows);
+  const { page, tail } = pageOf(query, f, rest as unknown as PageRows);
   await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
   return page;
 }
@@ -416,7 +481,7 @@ export async function notesByProvider(ctx: ModelContext, type: NoteType | null, 
   const f: NoteFilters = { patient_id: "", provider_id: providerId, type: type ?? "", status: "", date_from: "", date_to: "" };
   const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt))), ...pageReads(ctx, query, f)]);
   if (!user) return null;
-  const { page, tail } = pageOf(query, rest as unknown as PageRows);
+  const { page, tail } = pageOf(query, f, rest as unknown as PageRows);
   await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
   return page;
 }

@@ -19,6 +19,7 @@
  *   `npm run bench -- --3g` runs only this part.
  */
 import { gzipSync } from "node:zlib";
+import { benchCreateTarget } from "../../scripts/bench-shape";
 import { DEMO_PASSWORD } from "../../scripts/demo-data";
 import { startApp, type AppServer } from "../support/server";
 import { D1_COUNT_HEADER } from "./d1-count-header";
@@ -63,7 +64,8 @@ const PAGES: PageSpec[] = [
   { name: "notes-list", path: "/notes-list", signedIn: true, expect: "Showing 1 to 25 of" },
   { name: "notes-list-client", path: "/notes-list?patient_id=1500", signedIn: true, expect: "Client:" },
   { name: "notes-list-type", path: "/notes-list?type=bcba&date_from=2026-10-01", signedIn: true, expect: "BCBA" },
-  { name: "notes-by-client", path: "/note-rbt/listbyclient/1500", signedIn: true, expect: "BN-100500", optional: true },
+  // The screen names the client (a random bench name), not the identifier: a full first page proves the notes are there.
+  { name: "notes-by-client", path: "/note-rbt/listbyclient/1500", signedIn: true, expect: "Showing 1 to 25 of", optional: true },
   { name: "note-view", path: `/note-rbt/view/${BENCH_RBT_NOTE}`, signedIn: true, expect: "97153", optional: true },
 ];
 
@@ -79,18 +81,25 @@ interface ApiSpec {
   target: { ms: number; roundTrips: number };
 }
 /**
- * Create k: an RBT note for bench client e and the employee e of the same location (e runs over the
- * employees that are RBTs: e % 3 ≠ 0), yesterday 09:00–10:00, from the client's 97153 PA service. The
+ * Create k: an RBT note yesterday 09:00–10:00 for the k-th bench client whose 97153 PA service covers
+ * yesterday, by the RBT of the same index and location (benchCreateTarget, from the generator's own shape
+ * in scripts/bench-shape.ts: the PA services' end dates are spread over 90 days around 2026-11-01). The
  * bench notes end on 2026-10-31, so a create meets no other session and stays within the 14 days.
  */
-const rbtEmployee = (k: number) => Math.floor(k / 2) * 3 + 1 + (k % 2);
 const yesterday = () => new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+const BENCH_NOTE_DAYS = 250; // scripts/bench-data.ts: 2,000,000 notes over 40 × 50 providers × 4 slots a day
+function createBody(k: number) {
+  const date = yesterday();
+  const target = benchCreateTarget(k, date, BENCH_NOTE_DAYS);
+  if (!target) throw new Error(`No bench client has a PA service covering ${date} for create ${k}: regenerate the bench data's dates.`);
+  return { patient_id: target.patientId, provider_id: target.providerId, pa_service_id: target.paServiceId, cpt_code: "97153", session_date: date, time_in: "09:00", time_out: "10:00", pos: "12", diagnosis_code: "F84.0" };
+}
 const API_SCENARIOS: ApiSpec[] = [
   {
     name: "create-note",
     method: "POST",
     path: () => "/api/v2/notes-rbt",
-    body: (k) => ({ patient_id: 1000 + rbtEmployee(k), provider_id: 1000 + rbtEmployee(k), pa_service_id: 1000 + rbtEmployee(k) * 2, cpt_code: "97153", session_date: yesterday(), time_in: "09:00", time_out: "10:00", pos: "12", diagnosis_code: "F84.0" }),
+    body: createBody,
     status: 201,
     target: { ms: 30, roundTrips: 4 },
   },

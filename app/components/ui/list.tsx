@@ -43,7 +43,7 @@ export function FilterSelect({ name, label, any, options }: { name: string; labe
 }
 
 /** 'Showing x to y of n entries' and a window of five page links that keep the other query values. */
-export function Pagination({ page }: { page: Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page"> }) {
+export function Pagination({ page }: { page: Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page" | "total_is_lower_bound"> }) {
   const [params] = useSearchParams();
   const href = (n: number) => {
     const next = new URLSearchParams(params);
