@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import { insurances, insuranceServices } from "~/db/schema";
 import type { PriceService } from "~/domain/billing";
 import type { ModelContext } from "./context";
@@ -8,8 +8,9 @@ import type { ModelContext } from "./context";
  * statement to put in a read's batch (no round trip of its own). Services of deleted insurers and deleted
  * services are left out; location-specific services stay in (the pick keeps only the note's location).
  */
-export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly number[]) {
-  const ids = [...new Set(insurerIds)];
+export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly number[] | SQL) {
+  // A subquery (`select … insurer ids`) lets a write's first read carry the services of insurers it has not read yet.
+  const ids: number[] | SQL = Array.isArray(insurerIds) ? [...new Set(insurerIds as readonly number[])] : (insurerIds as SQL);
   return ctx.db
     .select({
       id: insuranceServices.id,
@@ -25,7 +26,7 @@ export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly numbe
     })
     .from(insuranceServices)
     .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
-    .where(and(inArray(insuranceServices.insuranceId, ids.length ? ids : [-1]), isNull(insuranceServices.deletedAt), isNull(insurances.deletedAt)));
+    .where(and(inArray(insuranceServices.insuranceId, Array.isArray(ids) ? (ids.length ? ids : [-1]) : ids), isNull(insuranceServices.deletedAt), isNull(insurances.deletedAt)));
 }
 
 export async function loadPriceServices(ctx: ModelContext, insurerIds: readonly number[]): Promise<PriceService[]> {
