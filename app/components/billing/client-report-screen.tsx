@@ -91,7 +91,7 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
       cell: (r) => (
         <>
           {money(r.charges_cents)}
-          {r.xp !== null ? <small className="xp-amount"> (XP {money(r.xp_cents)})</small> : null}
+          {r.xp !== null ? <small className="xp-amount">{` (XP ${money(r.xp_cents)})`}</small> : null}
         </>
       ),
     },
