@@ -29,6 +29,7 @@ import { auditClientsRead, auditedRead, auditTail, withConditionalAudit } from "
 import { priceServicesQuery } from "./billing-prices.server";
 import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
+import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import { patientScope, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
 
@@ -216,8 +217,8 @@ function payersOf(patientId: number | SQL, primaryInsurer: SQL | number | null):
 export interface ReportOptions {
   /** /client-report/employee-by-client: only this provider's notes. */
   providerId?: number | null;
-  /** The scrubber's reasons for the page's rows. */
-  reasonsOf?: ReasonsOf;
+  /** Show the pre-billing scrubber's reasons for the page's rows (its reads ride in the page's batch). */
+  scrub?: boolean;
 }
 
 /**
@@ -257,21 +258,28 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
   const per = CLIENT_REPORT_PAGE_SIZE;
   const order = q.sort ? [q.dir === "desc" ? desc(SORT_COLUMNS[q.sort]) : asc(SORT_COLUMNS[q.sort]), asc(notes.sessionDate), asc(notes.id)] : [asc(notes.sessionDate), asc(notes.type), asc(notes.id)];
   const staffIds = [head.p.rbt, head.p.rbt2, head.p.bcba, head.p.bcba2].filter((x): x is number => x != null);
-  const [rows, [totals], [weekTotals], pas, doctors, services] = await auditedRead(
+  const pageRows = () =>
+    ctx.db
+      .select(rowColumns)
+      .from(notes)
+      .leftJoin(users, eq(users.id, notes.providerId))
+      .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
+      .leftJoin(clientReports, eq(clientReports.noteId, notes.id))
+      .where(where)
+      .orderBy(...order)
+      .limit(per)
+      .offset((q.page - 1) * per);
+  // The page's note ids as a subquery, for the scrubber's reads in the same batch.
+  const pageIds = sql`${notes.id} in (select ${notes.id} from ${notes} left join ${users} on ${users.id} = ${notes.providerId} where ${where} order by ${sql.join(
+    order.map((o) => sql`${o}`),
+    sql`, `,
+  )} limit ${per} offset ${(q.page - 1) * per})`;
+  const [rows, [totals], [weekTotals], pas, doctors, services, ...scrubRows] = await auditedRead(
     ctx.db,
     who(ctx),
     { entity: "client_report", entityId: patientId, patientId, detail: { patients: [patientId], ...(providerId !== null ? { provider: providerId } : {}) } },
     () => [
-      ctx.db
-        .select(rowColumns)
-        .from(notes)
-        .leftJoin(users, eq(users.id, notes.providerId))
-        .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
-        .leftJoin(clientReports, eq(clientReports.noteId, notes.id))
-        .where(where)
-        .orderBy(...order)
-        .limit(per)
-        .offset((q.page - 1) * per),
+      pageRows(),
       ctx.db.select({ n: count() }).from(notes).where(where),
       ctx.db
         .select({ minutes: sql<number>`coalesce(sum(${notes.minutes}), 0)`, units: sql<number>`coalesce(sum(${notes.units}), 0)` })
@@ -287,12 +295,13 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
         .from(users)
         .where(inArray(users.id, staffIds.length ? staffIds : [-1])),
       priceServicesQuery(ctx, payersOf(patientId, head.p.insurerId)),
+      // Without `scrub` the scrubber's statements select nothing (a constant false filter).
+      ...scrubReadsFor(ctx, opts.scrub ? pageIds : sql`0`),
     ],
     head.tail,
   );
-  const noteIds = (rows as RawRow[]).map((r) => r.n.id);
-  const reasons = noteIds.length ? await (opts.reasonsOf ?? noReasons)(ctx, noteIds) : new Map<number, string[]>();
-  const data = (rows as RawRow[]).map((r) => billingRow(r, services, head.p.insurerId, reasons.get(r.n.id) ?? []));
+  const reasons = opts.scrub ? reasonsFromReads(scrubRows) : new Map<number, { message: string }[]>();
+  const data = (rows as RawRow[]).map((r) => billingRow(r, services, head.p.insurerId, (reasons.get(r.n.id) ?? []).map((x) => x.message)));
   const total = totals?.n ?? 0;
   const page: Paged<BillingRow> = { data, total, page: q.page, per_page: per, last_page: lastPage(total, per) };
   const rates = [...new Set(pas.map((p) => p.cpt))].flatMap((cpt) => {

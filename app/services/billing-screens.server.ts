@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
-import { billingList, clientReport, saveClientReport, setBillingStatus, type ReasonsOf } from "~/models/client-reports.server";
+import { billingList, clientReport, saveClientReport, setBillingStatus } from "~/models/client-reports.server";
 import { reportQueryInput } from "~/domain/client-reports";
 import { pathId } from "~/domain/validation";
 import { formResult, formValues, modelContextFor } from "./forms.server";
@@ -58,12 +58,11 @@ export async function reportData(request: Request, context: LoaderFunctionArgs["
   redirectIfEmptyFilters(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const ctx = modelContextFor(context, actor);
-  const reasonsOf: ReasonsOf = scrubReasons;
-  let result = await clientReport(ctx, patientId, reportQueryInput(params), { providerId, reasonsOf });
+  let result = await clientReport(ctx, patientId, reportQueryInput(params), { providerId, scrub: true });
   let queryError: string | null = null;
   if (!result.ok && result.status === 422) {
     queryError = result.message;
-    result = await clientReport(ctx, patientId, {}, { providerId, reasonsOf });
+    result = await clientReport(ctx, patientId, {}, { providerId, scrub: true });
   }
   if (!result.ok) throwFor(result);
   return { report: result.data, queryError };

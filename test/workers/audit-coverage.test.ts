@@ -117,6 +117,7 @@ async function auditRows(): Promise<number> {
 }
 
 let seed: {
+  location: number;
   patient: number;
   parent: number;
   identifier: string;
@@ -128,7 +129,6 @@ let seed: {
   pa: number;
   intake: number;
   provider: number;
-  location: number;
   clientReport: number;
   notes: Record<"rbt" | "bcba" | "combined", number>;
 };
@@ -155,6 +155,7 @@ beforeAll(async () => {
     return row!.id;
   };
   seed = {
+    location: location.id,
     patient: patient.id,
     parent: parent.id,
     identifier: patient.patientIdentifier,
@@ -167,11 +168,10 @@ beforeAll(async () => {
     intake: intake!.id,
     provider: provider.id,
     notes: { rbt: await note("rbt", 10), bcba: await note("bcba", 12), combined: await note("combined", 14) },
-    location: location.id,
     clientReport: 0,
   };
-  const [report] = await db().insert(clientReports).values({ noteId: seed.notes.rbt, noteType: "rbt", patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05" }).returning();
-  seed.clientReport = report!.id;
+  const [billingRecord] = await db().insert(clientReports).values({ noteId: seed.notes.rbt, noteType: "rbt", patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05" }).returning();
+  seed.clientReport = billingRecord!.id;
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
@@ -201,22 +201,28 @@ function apiUrl(path: string): string {
     [/^\/client_report\/(byprofile|profile)\//, () => seed.patient],
     [/^\/client_report\/show\//, () => seed.clientReport],
     [/^\/client_report\/bylocation\//, () => seed.location],
+    [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
   ];
   if (path === "/client_report/byemployee/:employee/:patient") return `/client_report/byemployee/${seed.provider}/${seed.patient}`;
   if (path === "/client_report/bylocation/:id") return `/client_report/bylocation/${seed.location}?date_from=2026-01-01&date_to=2026-01-31`;
   const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
   const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
   if (/^\/v2\/(weekly-reports|chart-comments)$/.test(path)) return `${url}?plan_id=${seed.plan}`;
+  // The scrubber's report: the seeded location and the month of the seeded notes (which have reasons).
+  if (path === "/v2/billing/scrubber") return `${url}?${scrubberPeriod()}`;
   // A note form's options name the client's goals and PA services when they are for a client.
   if (/^\/note_(rbt|bcba)\/config$/.test(path)) return `${url}?patient_id=${seed.patient}`;
   return url;
 }
+
+const scrubberPeriod = () => `location_id=${seed.location}&date_from=2026-01-01&date_to=2026-01-31`;
 
 function screenUrl(route: BuildRoute): string {
   const path = rawPath(route);
   // The billing list reads one period (the current month unless chosen): the seeded notes' month.
   if (path === "/billing/list") return "/billing/list?date_from=2026-01-01&date_to=2026-01-31";
   if (path === "/client-report/employee-by-client") return `/client-report/employee-by-client?patient_id=${seed.patient}&employee_id=${seed.provider}`;
+  if (path === "/billing/scrubber") return `${path}?${scrubberPeriod()}`;
   // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
@@ -306,10 +312,18 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/objectives?plan_id={plan}", () => `/api/v2/objectives?plan_id=${seed.plan}`],
     ["/api/v2/intake-assessments/{id}", () => `/api/v2/intake-assessments/${seed.intake}`],
     ["/api/v2/patients/{id}/pa-services", () => `/api/v2/patients/${seed.patient}/pa-services`],
+    ["/api/v2/billing/scrubber?location_id&date_from&date_to", () => `/api/v2/billing/scrubber?${scrubberPeriod()}`],
+    ["/api/v2/billing/scrubber/notes/{id}", () => `/api/v2/billing/scrubber/notes/${seed.notes.rbt}`],
   ];
   it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();
     expect((await d1(path(), { Authorization: `Bearer ${token}` })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
+  it("screen /billing/scrubber: session, every fact of the period with the location options, audit row", async () => {
+    const before = await auditRows();
+    expect((await d1(`/billing/scrubber?${scrubberPeriod()}`, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
     expect(await auditRows()).toBe(before + 1);
   });
 

@@ -21,11 +21,11 @@ let noPerm: string;
 let outsider: string;
 const ids: Record<string, number> = {};
 
-async function note(over: { type: "rbt" | "bcba"; patientId: number; locationId: number; date: string; providerId?: number }) {
+async function note(over: { type: "rbt" | "bcba"; patientId: number; locationId: number; date: string; providerId?: number; paServiceId?: number; signed?: boolean }) {
   const s = dayNumber(over.date)! * 1440 + 9 * 60;
   const [row] = await db()
     .insert(notes)
-    .values({ type: over.type, patientId: over.patientId, locationId: over.locationId, providerId: over.providerId ?? provider.id, cptCode: over.type === "rbt" ? "97153" : "97155", pos: "12", sessionDate: over.date, timeIn: "09:00", timeOut: "11:00", start1At: s, end1At: s + 120, startAt: s, endAt: s + 120, minutes: 120, units: 8 })
+    .values({ type: over.type, patientId: over.patientId, locationId: over.locationId, providerId: over.providerId ?? provider.id, cptCode: over.type === "rbt" ? "97153" : "97155", pos: "12", diagnosisCode: "F84.0", paServiceId: over.paServiceId ?? null, signedAt: over.signed === false ? null : `${over.date}T23:00:00.000Z`, providerSignedOn: over.signed === false ? null : over.date, sessionDate: over.date, timeIn: "09:00", timeOut: "11:00", start1At: s, end1At: s + 120, startAt: s, endAt: s + 120, minutes: 120, units: 8 })
     .returning();
   return row!;
 }
@@ -48,14 +48,15 @@ beforeAll(async () => {
       { insuranceId: ins!.id, cptCode: "97155", provider: "bcba", type: "bcba", unitPrice: 25.25 },
     ]);
   alice = await createPatient({ locationId: here.id, insurerId: ins!.id, firstName: "Alice", lastName: "Anders" });
-  await db().insert(paServices).values({ patientId: alice.id, paService: "Direct therapy", cpt: "97153", nUnits: 300, startDate: "2026-01-01", endDate: "2026-06-30", insuranceId: ins!.id });
+  const [pa] = await db().insert(paServices).values({ patientId: alice.id, paService: "Direct therapy", cpt: "97153", nUnits: 300, startDate: "2026-01-01", endDate: "2026-06-30", insuranceId: ins!.id }).returning();
   faraway = await createPatient({ locationId: there.id, insurerId: ins!.id });
   provider = await createUser({ permissions: ["view_notes"], locations: [here.id], name: "Rita" });
   const other = await createUser({ permissions: ["view_notes"], locations: [here.id], name: "Omar" });
   ids.rbt = (await note({ type: "rbt", patientId: alice.id, locationId: here.id, date: "2026-02-02" })).id;
   ids.bcba = (await note({ type: "bcba", patientId: alice.id, locationId: here.id, date: "2026-02-03", providerId: other.id })).id;
-  ids.rbt2 = (await note({ type: "rbt", patientId: alice.id, locationId: here.id, date: "2026-02-09" })).id;
-  ids.far = (await note({ type: "rbt", patientId: faraway.id, locationId: there.id, date: "2026-02-02" })).id;
+  ids.rbt2 = (await note({ type: "rbt", patientId: alice.id, locationId: here.id, date: "2026-02-09", paServiceId: pa!.id })).id;
+  ids.far = (await note({ type: "rbt", patientId: faraway.id, locationId: there.id, date: "2026-02-02", providerId: other.id })).id;
+  ids.unsigned = (await note({ type: "rbt", patientId: alice.id, locationId: here.id, date: "2026-01-12", paServiceId: pa!.id, signed: false })).id;
   ids.other = other.id;
   manager = await signInCookie(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [here.id] }));
   noPerm = await signInCookie(await createUser({ permissions: ["view_notes", "manage_notes", "view_clients"], locations: [here.id] }));
@@ -108,7 +109,7 @@ describe("billing by client", () => {
     expect(rows).toContain(`/note-rbt/view/${ids.rbt}`);
     expect(rows).toContain("$120.00"); // 8 × $15.00
     expect(rows).toContain("$202.00"); // 8 × $25.25
-    expect(page).toContain("Showing 1 to 3 of 3 entries");
+    expect(page).toContain("Showing 1 to 4 of 4 entries");
     expect(page).toMatch(/Week Total Units <input[^>]*value="8"/);
   });
 
@@ -161,6 +162,17 @@ describe("billing by client", () => {
     const page = await html(await request(updated.headers.get("Location")!, { cookie: manager }));
     expect(page).toContain("Updated - Bip Updated successfully!");
     expect(page).toContain("(XP $120.00)");
+  });
+
+  it("a scrubber reason is shown as text on its row, and marking that note billed is refused with it", async () => {
+    const page = await html(await request(`/billing/by-client/${alice.id}?to=2026-01-31`, { cookie: manager }));
+    expect(rowsOf(page)).toMatch(/<li>Note is not signed[^<]*<\/li>/);
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.unsigned));
+    const res = await form(`/billing/by-client/${alice.id}`, { intent: "save", note_id: String(ids.unsigned), note_version: String(n!.version), version: "", billed: "true" }, manager);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain("This note cannot be billed");
+    const [after] = await db().select().from(notes).where(eq(notes.id, ids.unsigned));
+    expect(after!.billed).toBe(false);
   });
 
   it("a stale save answers 409 with the message and changes nothing", async () => {

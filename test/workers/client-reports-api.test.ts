@@ -21,7 +21,7 @@ let noPerm: string;
 let outsider: string;
 const ids: Record<string, number> = {};
 
-async function note(over: { type: "rbt" | "bcba" | "combined"; patientId: number; locationId: number; date: string; minutes?: number; paServiceId?: number | null; cpt?: string; md?: string | null }) {
+async function note(over: { type: "rbt" | "bcba" | "combined"; patientId: number; locationId: number; date: string; minutes?: number; paServiceId?: number | null; cpt?: string; md?: string | null; providerId?: number }) {
   const minutes = over.minutes ?? 120;
   const s = dayNumber(over.date)! * 1440 + 9 * 60;
   const [row] = await db()
@@ -30,8 +30,11 @@ async function note(over: { type: "rbt" | "bcba" | "combined"; patientId: number
       type: over.type,
       patientId: over.patientId,
       locationId: over.locationId,
-      providerId: provider.id,
+      providerId: over.providerId ?? provider.id,
       paServiceId: over.paServiceId ?? null,
+      diagnosisCode: "F84.0",
+      signedAt: `${over.date}T23:00:00.000Z`,
+      providerSignedOn: over.date,
       cptCode: over.cpt ?? (over.type === "rbt" ? "97153" : "97155"),
       pos: "12",
       sessionDate: over.date,
@@ -71,7 +74,10 @@ beforeAll(async () => {
   ids.rbt1 = (await note({ type: "rbt", patientId: patient.id, locationId: here.id, date: "2026-03-02", paServiceId: pa!.id })).id;
   ids.bcba1 = (await note({ type: "bcba", patientId: patient.id, locationId: here.id, date: "2026-03-03", minutes: 60 })).id;
   ids.rbt2 = (await note({ type: "rbt", patientId: patient.id, locationId: here.id, date: "2026-03-10", paServiceId: pa!.id, md: "XP" })).id;
-  ids.far = (await note({ type: "rbt", patientId: farPatient.id, locationId: there.id, date: "2026-03-02" })).id;
+  const farProvider = await createUser({ permissions: ["view_notes"], locations: [there.id] });
+  ids.far = (await note({ type: "rbt", patientId: farPatient.id, locationId: there.id, date: "2026-03-02", providerId: farProvider.id })).id;
+  ids.unsigned = (await note({ type: "rbt", patientId: patient.id, locationId: here.id, date: "2026-02-16", paServiceId: pa!.id })).id;
+  await db().update(notes).set({ signedAt: null, providerSignedOn: null }).where(eq(notes.id, ids.unsigned));
   manager = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [here.id] }));
   noPerm = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [here.id] }));
   outsider = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [there.id] }));
@@ -84,14 +90,17 @@ describe("byprofile: the client report response", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body.patient).toMatchObject({ id: patient.id, patient_id: patient.patientIdentifier, insurer_id: insurer });
-    expect(body.noteRbts.map((r: any) => r.id)).toEqual([ids.rbt1, ids.rbt2]);
+    expect(body.noteRbts.map((r: any) => r.id)).toEqual([ids.unsigned, ids.rbt1, ids.rbt2]);
     expect(body.noteBcbas.map((r: any) => r.id)).toEqual([ids.bcba1]);
-    expect(body.data.map((r: any) => r.session_date)).toEqual(["2026-03-02", "2026-03-03", "2026-03-10"]);
+    expect(body.data.map((r: any) => r.session_date)).toEqual(["2026-02-16", "2026-03-02", "2026-03-03", "2026-03-10"]);
+    // The pre-billing scrubber's reasons, as text, per row.
+    expect(body.noteRbts[0].reasons).toEqual([expect.stringMatching(/not signed/)]);
+    expect(body.noteRbts[1].reasons).toEqual([]);
     // 8 units × $12.50 = $100.00; 4 units × $30.10 = $120.40; XP: charged 0, $100.00 shown beside.
-    expect(body.noteRbts[0]).toMatchObject({ total_units: 8, unit_price_cents: 1250, charges_cents: 10000, xp: null });
+    expect(body.noteRbts[1]).toMatchObject({ total_units: 8, unit_price_cents: 1250, charges_cents: 10000, xp: null });
     expect(body.noteBcbas[0]).toMatchObject({ total_units: 4, unit_price_cents: 3010, charges_cents: 12040, mdbcba: null, billedbcba: false });
-    expect(body.noteRbts[1]).toMatchObject({ charges_cents: 0, xp_cents: 10000, xp: "100.00", multiplier: 0 });
-    expect(body).toMatchObject({ total: 3, per_page: 50, arrayPages: [1], showing: "Showing 1 to 3 of 3 entries" });
+    expect(body.noteRbts[2]).toMatchObject({ charges_cents: 0, xp_cents: 10000, xp: "100.00", multiplier: 0 });
+    expect(body).toMatchObject({ total: 4, per_page: 50, arrayPages: [1], showing: "Showing 1 to 4 of 4 entries" });
     // The week of the latest note (Sun 2026-03-08 – Sat 2026-03-14): one RBT note of 2 h, 8 units.
     expect(body.week).toEqual({ start: "2026-03-08", end: "2026-03-14" });
     expect(body).toMatchObject({ week_total_hours: 2, week_total_units: 8 });
@@ -121,7 +130,7 @@ describe("byprofile: the client report response", () => {
 
   it("byemployee keeps one employee's notes; profile answers the header and PA services", async () => {
     const mine = (await (await api(`/client_report/byemployee/${provider.id}/${patient.id}`, { token: manager })).json()) as any;
-    expect(mine.total).toBe(3);
+    expect(mine.total).toBe(4);
     const other = await createUser({ permissions: ["view_notes"], locations: [here.id] });
     const none = (await (await api(`/client_report/byemployee/${other.id}/${patient.id}`, { token: manager })).json()) as any;
     expect(none.total).toBe(0);
@@ -209,6 +218,17 @@ describe("store, show, update, destroy", () => {
     expect(((await stale.json()) as any).current.client_report.version).toBe(2);
     const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt1));
     expect(n).toMatchObject({ md: "HM", md2: "XP", billed: true, paid: true });
+  });
+
+  it("a note the scrubber refuses cannot be marked billed (422 with its reasons); saved unbilled it can", async () => {
+    const before = await rowsOf();
+    const res = await api(`/client_report/store`, { method: "POST", token: manager, body: { note_rbt_id: ids.unsigned, billed: true } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).errors.billed).toMatch(/cannot be billed: .*not signed/);
+    expect(await rowsOf()).toBe(before);
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.unsigned));
+    expect(n!.billed).toBe(false);
+    expect((await api(`/client_report/store`, { method: "POST", token: manager, body: { note_rbt_id: ids.unsigned, md: "HM" } })).status).toBe(201);
   });
 
   it("a stale note version answers 409", async () => {

@@ -98,7 +98,7 @@ export const clientReportsApi = new Hono<AppEnv>()
   .get("/byprofile/:patient", manage, async (c) => {
     const id = pathId(c.req.param("patient"));
     if (id === null) return jsonError(c, 404, "Client not found.");
-    const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { reasonsOf: scrubReasons });
+    const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { scrub: true });
     return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
   })
   .get("/byemployee/:employee/:patient", manage, async (c) => {
@@ -106,7 +106,7 @@ export const clientReportsApi = new Hono<AppEnv>()
     const patient = pathId(c.req.param("patient"));
     if (employee === null) return jsonError(c, 404, "Employee not found.");
     if (patient === null) return jsonError(c, 404, "Client not found.");
-    const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, reasonsOf: scrubReasons });
+    const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, scrub: true });
     return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
   })
   .get("/bylocation/:id", manage, async (c) => {
