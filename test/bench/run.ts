@@ -65,6 +65,10 @@ const PAGES: PageSpec[] = [
   { name: "notes-list-type", path: "/notes-list?type=bcba&date_from=2026-10-01", signedIn: true, expect: "BCBA" },
   { name: "notes-by-client", path: "/note-rbt/listbyclient/1500", signedIn: true, expect: "BN-100500", optional: true },
   { name: "note-view", path: `/note-rbt/view/${BENCH_RBT_NOTE}`, signedIn: true, expect: "97153", optional: true },
+  // Billing by client (issue 11): a client with a year of notes, priced and scrubbed per row; the billing list
+  // of one location for the bench notes' last month (they end on 2026-10-31).
+  { name: "billing-by-client", path: "/billing/by-client/1500", signedIn: true, expect: "BN-100500" },
+  { name: "billing-list", path: "/billing/list?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Showing 1 to" },
 ];
 
 /** The API calls of the notes (measured with a Bearer token of the admin). */
@@ -97,6 +101,9 @@ const API_SCENARIOS: ApiSpec[] = [
   { name: "api-notes-list", method: "GET", path: () => "/api/v2/notes-rbt?per_page=25", status: 200, target: { ms: 20, roundTrips: 3 } },
   { name: "api-notes-by-client", method: "GET", path: () => "/api/note_rbt/byclient/1500", status: 200, target: { ms: 20, roundTrips: 3 } },
   { name: "api-note-view", method: "GET", path: () => `/api/v2/notes-rbt/${BENCH_RBT_NOTE}`, status: 200, target: { ms: 20, roundTrips: 3 } },
+  // Billing by client and the billing list of a location (issue 11: p95 ≤ 25 ms, ≤ 3 round trips).
+  { name: "api-billing-by-client", method: "GET", path: () => "/api/client_report/byprofile/1500", status: 200, target: { ms: 25, roundTrips: 3 } },
+  { name: "api-billing-list", method: "GET", path: () => "/api/client_report/bylocation/1005?date_from=2026-10-01&date_to=2026-10-31", status: 200, target: { ms: 25, roundTrips: 3 } },
 ];
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
