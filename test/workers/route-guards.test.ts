@@ -124,7 +124,7 @@ describe("API guards", () => {
     expect(((await res.json()) as { message: string }).message).toBeTruthy();
   });
 
-  it("a token without the permission answers 403, a parent token 403 on staff routes", { timeout: 600_000 }, async () => {
+  it("a token without the permission answers 403, a parent token 403 on staff routes", { timeout: 360_000 }, async () => {
     const staff = await apiToken(await createUser({ permissions: [] }));
     const parent = await apiToken(await createParent(), true);
     // Any valid token passes a "principal" guard (and logout would revoke the token for the rest).
