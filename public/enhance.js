@@ -131,6 +131,44 @@
     update();
   }
 
+  // In-place forms (the billing table, clinical §4): a form marked data-fetch posts without leaving the
+  // page, then the region marked data-reload is replaced by the same region of the answer (the table
+  // reloads with the saved values and the message). A select marked data-autosubmit saves at once on
+  // change (its Set button is then hidden). Without JavaScript the same forms post and the page returns.
+  const reload = async (form, submitter) => {
+    const region = form.closest("[data-reload]") || document.querySelector("[data-reload]");
+    const body = new FormData(form, submitter || undefined);
+    form.setAttribute("aria-busy", "true");
+    try {
+      const res = await fetch(form.action || location.href, { method: "POST", body, credentials: "same-origin" });
+      const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+      const fresh = region && doc.querySelector(`[data-reload="${region.dataset.reload}"]`);
+      if (!fresh) return form.submit();
+      if (res.redirected) history.replaceState(null, "", res.url);
+      region.replaceWith(fresh);
+      wire(fresh);
+      const msg = fresh.querySelector("[role=alert], [role=status]");
+      if (msg) msg.setAttribute("tabindex", "-1"), msg.focus();
+    } catch {
+      form.submit();
+    }
+  };
+  const wire = (root) => {
+    for (const form of root.querySelectorAll("form[data-fetch]")) {
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        reload(form, event.submitter);
+      });
+    }
+    for (const select of root.querySelectorAll("select[data-autosubmit]")) {
+      const button = select.form && select.form.querySelector("[data-autosubmit-button]");
+      if (button) button.hidden = true;
+      select.addEventListener("change", () => select.form && select.form.requestSubmit());
+    }
+  };
+  wire(document);
+
   // The next page's module, fetched while the user is still on this page (docs/decisions/021): the sign-in
   // form names the dashboard's chart module, so on a slow connection the dashboard that follows needs no
   // round trip of its own for it. After the load event, at the browser's idle priority; with JavaScript off

@@ -8,6 +8,7 @@ import { hashPassword } from "../app/services/passwords.server";
 import { normalizeBackupCode } from "../app/models/auth.server";
 import { DEMO_BIP_COUNT, seedBipGoals } from "./demo-bips";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
+import { seedDemoBilling } from "./demo-billing";
 
 /**
  * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
@@ -240,6 +241,9 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
     now,
     await demoNoteClients(db, DEMO_BIP_COUNT, (locationId, patientId) => ({ rbt: person(rbtOf(locationId, patientId - 1)!), bcba: person(staffAt[locationId]!.bcba) })),
   );
+
+  // Billing records for part of the notes: billed, billed and paid, saved, a few with XP (issue 11).
+  await seedDemoBilling(db, now);
 
   await upsert(db, tickets, [
     { id: 1, userId: 8, subject: "Cannot see Friday session", status: "open", readByStaff: false, unreadResponses: 2 },

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { insurances, insuranceServices } from "~/db/schema";
 import type { PriceService } from "~/domain/billing";
@@ -10,8 +10,9 @@ import type { ModelContext } from "./context";
  * them (the payers of the notes a batch reads, so the prices ride in the same batch). Services of deleted insurers and deleted
  * services are left out; location-specific services stay in (the pick keeps only the note's location).
  */
-export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly number[] | SQLiteSelect) {
-  const ids = Array.isArray(insurerIds) ? [...new Set(insurerIds as readonly number[])] : null;
+export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly number[] | SQL | SQLiteSelect) {
+  // A subquery (`select … insurer ids`) lets a write's first read carry the services of insurers it has not read yet.
+  const ids: number[] | SQL | SQLiteSelect = Array.isArray(insurerIds) ? [...new Set(insurerIds as readonly number[])] : (insurerIds as SQL | SQLiteSelect);
   return ctx.db
     .select({
       id: insuranceServices.id,
@@ -27,7 +28,7 @@ export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly numbe
     })
     .from(insuranceServices)
     .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
-    .where(and(inArray(insuranceServices.insuranceId, ids ? (ids.length ? ids : [-1]) : (insurerIds as SQLiteSelect)), isNull(insuranceServices.deletedAt), isNull(insurances.deletedAt)));
+    .where(and(inArray(insuranceServices.insuranceId, Array.isArray(ids) ? (ids.length ? ids : [-1]) : ids), isNull(insuranceServices.deletedAt), isNull(insurances.deletedAt)));
 }
 
 export async function loadPriceServices(ctx: ModelContext, insurerIds: readonly number[]): Promise<PriceService[]> {

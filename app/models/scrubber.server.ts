@@ -440,3 +440,16 @@ export async function scrubReport(ctx: ModelContext, raw: Record<string, unknown
     ...(opts.locationOptions ? { locations: options as { id: number; title: string }[] } : {}),
   });
 }
+
+/**
+ * The scrubber's reads for the notes a filter selects (e.g. one page of the billing table), to ride in another
+ * read's batch so that the reasons cost no round trip of their own; `reasonsFromReads` turns their answers
+ * (in order) into each note's reasons. Notes out of scope are absent, as with scrubNotes.
+ */
+export function scrubReadsFor(ctx: ModelContext, filter: SQL) {
+  return factReads(ctx, filter);
+}
+
+export function reasonsFromReads(rows: readonly unknown[]): Map<number, ScrubReason[]> {
+  return new Map(scrubRows(rows as unknown as FactRows).map((n) => [n.id, n.reasons]));
+}

@@ -67,6 +67,10 @@ const PAGES: PageSpec[] = [
   // The screen names the client (a random bench name), not the identifier: a full first page proves the notes are there.
   { name: "notes-by-client", path: "/note-rbt/listbyclient/1500", signedIn: true, expect: "Showing 1 to 25 of", optional: true },
   { name: "note-view", path: `/note-rbt/view/${BENCH_RBT_NOTE}`, signedIn: true, expect: "97153", optional: true },
+  // Billing by client (issue 11): a client with a year of notes, priced and scrubbed per row; the billing list
+  // of one location for the bench notes' last month (they end on 2026-10-31).
+  { name: "billing-by-client", path: "/billing/by-client/1500", signedIn: true, expect: "BN-100500" },
+  { name: "billing-list", path: "/billing/list?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Showing 1 to" },
 ];
 
 /** The API calls of the notes (measured with a Bearer token of the admin). */
@@ -109,6 +113,9 @@ const API_SCENARIOS: ApiSpec[] = [
   // The PA calculator and pacing (decision 031): bench client 1500's 97153 PA service (id 1000 + 500 × 2) and all of its PA services.
   { name: "pa-service-calculator", method: "GET", path: () => "/api/v2/pa-service-calculator/2000", status: 200, target: { ms: 20, roundTrips: 3 } },
   { name: "api-pa-pacing", method: "GET", path: () => "/api/v2/pa-pacing?patient_id=1500", status: 200, target: { ms: 20, roundTrips: 3 } },
+  // Billing by client and the billing list of a location (issue 11: p95 ≤ 25 ms, ≤ 3 round trips).
+  { name: "api-billing-by-client", method: "GET", path: () => "/api/client_report/byprofile/1500", status: 200, target: { ms: 25, roundTrips: 3 } },
+  { name: "api-billing-list", method: "GET", path: () => "/api/client_report/bylocation/1005?date_from=2026-10-01&date_to=2026-10-31", status: 200, target: { ms: 25, roundTrips: 3 } },
 ];
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

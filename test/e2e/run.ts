@@ -1020,6 +1020,47 @@ for (const javaScript of [false, true]) {
     });
 
     /* ---- Notes list: from the sidebar, filtered by a client and a type; empty filters stay out of the address. */
+    // ---- Billing by client (issue 11): the list filtered, a row's status switched, a row saved, a scrubber reason read.
+    flow("billing: a manager filters the billing table, switches a status, saves a row and reads a scrubber reason", async () => {
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Billing", exact: true }).click();
+      await page.waitForURL(onPath("/billing/list"));
+      await ready(page);
+      const clientLink = page.locator("table tbody tr").first().getByRole("link", { name: /^Billing of / });
+      await clientLink.click();
+      await page.waitForURL((url) => /^\/billing\/by-client\/\d+$/.test(url.pathname));
+      await ready(page);
+      const base = new URL(page.url()).pathname;
+      // Filter: RBT notes only; the address keeps no empty filter.
+      await page.getByLabel("Note type", { exact: true }).selectOption({ label: "Rbt" });
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await page.waitForURL((url) => url.pathname === base && url.searchParams.get("type") === "rbt");
+      await ready(page);
+      assert.deepEqual([...new URL(page.url()).searchParams.keys()], ["type"], "empty filters are left out");
+      const table = page.getByRole("table", { name: "Billing by note" });
+      const types = await table.locator("tbody tr td:nth-child(1)").allInnerTexts();
+      assert.ok(types.length > 0 && types.every((t) => t.trim() === "RBT"), "only RBT rows");
+      // Status: switch the first row (without JavaScript with its Set button; with it, on change).
+      const status = table.locator("tbody tr").first().getByRole("combobox", { name: /^Status of / });
+      const next = (await status.inputValue()) === "ok" ? "pending" : "ok";
+      await status.selectOption(next);
+      if (!javaScript) await table.locator("tbody tr").first().getByRole("button", { name: "Set" }).click();
+      await shown(page.getByText("Status updated."));
+      await ready(page);
+      assert.equal(await page.getByRole("table", { name: "Billing by note" }).locator("tbody tr").first().getByRole("combobox", { name: /^Status of / }).inputValue(), next);
+      // Save a row with a modifier: its billing record is created or updated.
+      const row = page.getByRole("table", { name: "Billing by note" }).locator("tbody tr").first();
+      await row.getByRole("combobox", { name: /^Modifier 1 of / }).selectOption("HM");
+      await row.getByRole("button", { name: /^Save / }).click();
+      await shown(page.getByText(/Updated - (Bip Updated|Added) successfully!/));
+      await ready(page);
+      // A scrubber reason as text: the newest notes are not signed yet.
+      await goto(page, `${base}?sort=date&dir=desc`);
+      await shown(page.locator(".scrub-reasons li").first());
+      assert.match(await page.locator(".scrub-reasons li").first().innerText(), /\w+ \w+/, "a reason in words");
+    });
+
     flow("notes: an RBT opens Notes from the sidebar and filters by client and type", async () => {
       await signIn(page, "rbt@demo.test");
       await page.waitForURL(onPath("/dashboard"));

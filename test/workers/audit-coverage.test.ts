@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, intakeAssessments, notes, paServices } from "~/db/schema";
+import { auditLog, clientReports, intakeAssessments, notes, paServices } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
@@ -45,6 +45,7 @@ const API_NO_CLIENT_DATA: Record<string, string> = {
   "GET /doctors/show/:id": "a staff record",
   "GET /doctors/profile/:id": "a staff record",
   "GET /doctors/employeesbylocation/:id": "staff of a location",
+  "GET /client_report/config": "the billing table's choices: modifiers, note types, POS codes",
 };
 
 /** Screens (route ids) that show no client data. */
@@ -78,6 +79,8 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.roles.list_.edit.$id": "a role",
   "routes/_app.roles.register": "role form",
   "routes/_app.patients._index": "redirect",
+  "routes/_app.billing._index": "redirect",
+  "routes/_app.client-report._index": "redirect",
   "routes/_app.patients.add": "an empty client form with its options",
   "routes/_app.bip._index": "redirect",
   "routes/_app.parents._index": "redirect",
@@ -126,6 +129,7 @@ let seed: {
   pa: number;
   intake: number;
   provider: number;
+  clientReport: number;
   notes: Record<"rbt" | "bcba" | "combined", number>;
 };
 let token: string;
@@ -164,7 +168,10 @@ beforeAll(async () => {
     intake: intake!.id,
     provider: provider.id,
     notes: { rbt: await note("rbt", 10), bcba: await note("bcba", 12), combined: await note("combined", 14) },
+    clientReport: 0,
   };
+  const [billingRecord] = await db().insert(clientReports).values({ noteId: seed.notes.rbt, noteType: "rbt", patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05" }).returning();
+  seed.clientReport = billingRecord!.id;
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
@@ -192,8 +199,13 @@ function apiUrl(path: string): string {
     [/^\/v2\/note_rbt\/pdf\//, () => seed.notes.rbt],
     [/^\/v2\/note_bcba\/pdf\//, () => seed.notes.bcba],
     [/^\/v2\/note_combined\/pdf\//, () => seed.notes.combined],
+    [/^\/client_report\/(byprofile|profile)\//, () => seed.patient],
+    [/^\/client_report\/show\//, () => seed.clientReport],
+    [/^\/client_report\/bylocation\//, () => seed.location],
     [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
   ];
+  if (path === "/client_report/byemployee/:employee/:patient") return `/client_report/byemployee/${seed.provider}/${seed.patient}`;
+  if (path === "/client_report/bylocation/:id") return `/client_report/bylocation/${seed.location}?date_from=2026-01-01&date_to=2026-01-31`;
   const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
   const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
   if (/^\/v2\/(weekly-reports|chart-comments)$/.test(path)) return `${url}?plan_id=${seed.plan}`;
@@ -209,6 +221,9 @@ const scrubberPeriod = () => `location_id=${seed.location}&date_from=2026-01-01&
 
 function screenUrl(route: BuildRoute): string {
   const path = rawPath(route);
+  // The billing list reads one period (the current month unless chosen): the seeded notes' month.
+  if (path === "/billing/list") return "/billing/list?date_from=2026-01-01&date_to=2026-01-31";
+  if (path === "/client-report/employee-by-client") return `/client-report/employee-by-client?patient_id=${seed.patient}&employee_id=${seed.provider}`;
   if (path === "/billing/scrubber") return `${path}?${scrubberPeriod()}`;
   // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
@@ -337,6 +352,8 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/bip/tabbed/:bip?tab=identity",
     "/note-rbt/view/:noteRbt",
     "/note-rbt/listbyclient/:patient",
+    "/billing/by-client/:patient",
+    "/billing/list?date_from=2026-01-01&date_to=2026-01-31",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();

@@ -7,6 +7,7 @@ import { jsonError, type AppEnv } from "./env";
 import { insurancesV1, insurancesV2 } from "./insurances";
 import { intakeAssessmentsV2 } from "./intake-assessments";
 import { clientsApi } from "./clients";
+import { clientReportsApi } from "./client-reports";
 import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
 import { mockApi, mockMode } from "./mock";
@@ -85,6 +86,8 @@ export const api = new Hono<AppEnv>()
   .route("/v2/notes-combined", notesCombinedV2)
   // Note PDFs: /v2/note_rbt/pdf/:id, /v2/note_bcba/pdf/:id, /v2/note_combined/pdf/:id (./note-pdfs.ts).
   .route("/v2", notePdfsApi)
+  // Billing by client: the client_report calls (./client-reports.ts; decision 030).
+  .route("/client_report", clientReportsApi)
   // The pre-billing scrubber's report and one note's reasons (./scrubber.ts).
   .route("/v2/billing/scrubber", scrubberApi);
 

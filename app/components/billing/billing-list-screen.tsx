@@ -1,0 +1,93 @@
+import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { DataList, type Column } from "~/components/ui/data-list";
+import { FormMessage } from "~/components/ui/field";
+import { BILLING_LIST_STATUS_LABELS, BILLING_LIST_STATUSES } from "~/domain/client-reports";
+import type { BillingList, BillingListRow } from "~/models/client-reports.server";
+
+/**
+ * The billing list (platform §2 billing/list): the clients with notes in the period, filtered by location,
+ * provider and status, each linking to its billing by client. A plain GET form: works without JavaScript.
+ */
+export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title: string; rowHref: (row: BillingListRow, providerId: number | "") => string; hiddenFields?: Record<string, string> }) {
+  const { list, queryError } = useLoaderData<{ list: BillingList; queryError: string | null }>() as unknown as { list: BillingList; queryError: string | null };
+  const [params] = useSearchParams();
+  const columns: Column<BillingListRow>[] = [
+    {
+      header: "Client",
+      cell: (r) => (
+        <Link to={rowHref(r, list.filters.provider_id)} aria-label={`Billing of ${r.patient_name}`}>
+          {r.patient_name}
+        </Link>
+      ),
+    },
+    { header: "Client id", cell: (r) => r.patient_identifier },
+    { header: "Location", cell: (r) => r.location },
+    { header: "Notes", cell: (r) => r.notes },
+    { header: "Pending", cell: (r) => r.pending },
+    { header: "Not billed", cell: (r) => r.unbilled },
+    { header: "Billed", cell: (r) => r.billed },
+    { header: "Paid", cell: (r) => r.paid },
+    { header: "Total units", cell: (r) => r.total_units },
+    { header: "Total hours", cell: (r) => r.total_hours.toFixed(2) },
+    { header: "Dates", cell: (r) => (r.first_date === r.last_date ? r.first_date : `${r.first_date} – ${r.last_date}`) },
+  ];
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>{title}</h1>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError} />
+      <DataList
+        page={list.page}
+        columns={columns}
+        rowKey={(r) => r.patient_id}
+        caption="Clients with notes to bill"
+        filters={
+          <Form method="get" className="search-form" role="search" aria-label="Filter the billing list">
+            {Object.entries(hiddenFields).map(([k, v]) => (
+              <input key={k} type="hidden" name={k} value={v} />
+            ))}
+            <label htmlFor="f-location">Location</label>
+            <select id="f-location" name="location_id" defaultValue={String(list.filters.location_id)}>
+              <option value="">All</option>
+              {list.locations.map((l) => (
+                <option key={l.id} value={l.id}>
+                  {l.title}
+                </option>
+              ))}
+            </select>
+            <label htmlFor="f-provider">Provider</label>
+            <select id="f-provider" name="provider_id" defaultValue={String(list.filters.provider_id)}>
+              <option value="">All</option>
+              {list.providers.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.name}
+                </option>
+              ))}
+            </select>
+            <label htmlFor="f-from">From</label>
+            <input id="f-from" type="date" name="date_from" defaultValue={list.period.from} />
+            <label htmlFor="f-to">To</label>
+            <input id="f-to" type="date" name="date_to" defaultValue={list.period.to} />
+            <label htmlFor="f-status">Status</label>
+            <select id="f-status" name="status" defaultValue={list.filters.status}>
+              <option value="">Any</option>
+              {BILLING_LIST_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {BILLING_LIST_STATUS_LABELS[s]}
+                </option>
+              ))}
+            </select>
+            <button type="submit" className="btn">
+              Filter
+            </button>
+            <Link className="btn" to="?">
+              Reset
+            </Link>
+          </Form>
+        }
+      />
+    </section>
+  );
+}

@@ -1,0 +1,219 @@
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { DataTable, type Column } from "~/components/ui/data-list";
+import { FormMessage } from "~/components/ui/field";
+import { Pagination } from "~/components/ui/list";
+import { MODIFIER_CHOICES, REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
+import { money } from "~/domain/billing";
+import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
+import { NOTE_STATUSES } from "~/domain/notes";
+import type { BillingRow, ClientReport } from "~/models/client-reports.server";
+
+/**
+ * The report-by-client screen (clinical §2): Back, the header fields, the PA services, the filters, one row
+ * per note with a small form per row (status; modifiers, billed, pay and Save), the pages and the week's
+ * totals. Without JavaScript every form posts and the page comes back (POST → 303 → GET); with it,
+ * enhance.js posts the form in place and reloads the table (`data-fetch`).
+ */
+
+interface ActionAnswer {
+  errors: Record<string, string>;
+  message: string | null;
+  values: Record<string, string | string[]>;
+}
+
+type LoaderShape = { report: ClientReport; queryError: string | null };
+
+function ModifierSelect({ row, name, label, value, form }: { row: BillingRow; name: "md" | "md2"; label: string; value: string; form: string }) {
+  return (
+    <select name={name} form={form} defaultValue={value} aria-label={`${label} of the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`}>
+      <option value="">—</option>
+      {MODIFIER_CHOICES.map((m) => (
+        <option key={m} value={m}>
+          {m}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export function ClientReportScreen({ title, backTo = "/billing/list" }: { title: string; backTo?: string }) {
+  const { report, queryError } = useLoaderData<LoaderShape>() as unknown as LoaderShape;
+  const answer = useActionData<ActionAnswer>() as ActionAnswer | undefined;
+  const [params] = useSearchParams();
+  const p = report.patient;
+  const failedNote = answer?.values?.note_id;
+  const typed = (row: BillingRow, key: string, fallback: string) => (failedNote === String(row.id) && typeof answer?.values[key] === "string" ? (answer.values[key] as string) : fallback);
+  const typedBox = (row: BillingRow, key: string, fallback: boolean) => (failedNote === String(row.id) && answer?.values.intent === "save" ? answer.values[key] === "on" || answer.values[key] === "true" : fallback);
+  const rowLabel = (row: BillingRow) => `the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`;
+
+  const columns: Column<BillingRow>[] = [
+    { header: "Type", sort: "type", cell: (r) => NOTE_TYPE_LABELS[r.type] },
+    {
+      header: "Note date",
+      sort: "date",
+      cell: (r) => (
+        <Link to={noteHref(r.type, "view", r.id)} aria-label={`View ${rowLabel(r)}`}>
+          {r.session_date}
+        </Link>
+      ),
+    },
+    {
+      header: "Status",
+      sort: "status",
+      cell: (r) => (
+        <form method="post" className="row-status" data-fetch="">
+          <input type="hidden" name="intent" value="status" />
+          <input type="hidden" name="note_id" value={r.id} />
+          <input type="hidden" name="note_version" value={r.note_version} />
+          <span className={`status status-${r.status}`}>{r.status}</span>{" "}
+          <select name="status" defaultValue={r.status} aria-label={`Status of ${rowLabel(r)}`} data-autosubmit="">
+            {NOTE_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>{" "}
+          <button type="submit" className="btn btn-small" data-autosubmit-button="">
+            Set
+          </button>
+        </form>
+      ),
+    },
+    { header: "POS", sort: "pos", cell: (r) => r.pos || "—" },
+    { header: "Total hours", sort: "hours", cell: (r) => r.total_hours.toFixed(2) },
+    { header: "CPT", sort: "cpt", cell: (r) => r.cpt_code || "—" },
+    { header: "Modifier 1", cell: (r) => <ModifierSelect row={r} name="md" label="Modifier 1" value={typed(r, "md", r.md ?? "")} form={`row-${r.id}`} /> },
+    { header: "Modifier 2", cell: (r) => <ModifierSelect row={r} name="md2" label="Modifier 2" value={typed(r, "md2", r.md2 ?? "")} form={`row-${r.id}`} /> },
+    { header: "Total units", sort: "units", cell: (r) => r.total_units },
+    { header: "Unit price", cell: (r) => money(r.unit_price_cents) },
+    {
+      header: "Charges",
+      cell: (r) => (
+        <>
+          {money(r.charges_cents)}
+          {r.xp !== null ? <small className="xp-amount">{` (XP ${money(r.xp_cents)})`}</small> : null}
+        </>
+      ),
+    },
+    { header: "Provider", sort: "provider", cell: (r) => r.provider_name || "—" },
+    { header: "Billed", sort: "billed", cell: (r) => <input type="checkbox" name="billed" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "billed", r.billed)} aria-label={`Billed: ${rowLabel(r)}`} /> },
+    { header: "Pay", sort: "pay", cell: (r) => <input type="checkbox" name="pay" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "pay", r.pay)} aria-label={`Pay: ${rowLabel(r)}`} /> },
+    { header: "Created", sort: "created", cell: (r) => r.created_at.slice(0, 10) },
+    {
+      header: "Claim check",
+      cell: (r) =>
+        r.reasons.length ? (
+          <ul className="scrub-reasons" aria-label={`Why ${rowLabel(r)} cannot be billed`}>
+            {r.reasons.map((x) => (
+              <li key={x}>{x}</li>
+            ))}
+          </ul>
+        ) : (
+          "Ready"
+        ),
+    },
+    {
+      header: "Save",
+      hideHeader: true,
+      cell: (r) => (
+        <form method="post" id={`row-${r.id}`} data-fetch="">
+          <input type="hidden" name="intent" value="save" />
+          <input type="hidden" name="note_id" value={r.id} />
+          <input type="hidden" name="note_version" value={r.note_version} />
+          <input type="hidden" name="version" value={r.client_report?.version ?? ""} />
+          <button type="submit" className="btn btn-small btn-primary" aria-label={`Save ${rowLabel(r)}`}>
+            Save
+          </button>
+          {failedNote === String(r.id) && answer?.message ? (
+            <p className="field-error" role="alert">
+              {Object.values(answer.errors ?? {})[0] ?? answer.message}
+            </p>
+          ) : null}
+        </form>
+      ),
+    },
+  ];
+
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>{title}</h1>
+        <Link className="btn" to={backTo}>
+          Back
+        </Link>
+      </div>
+      <dl className="report-head">
+        <dt>Patient name</dt>
+        <dd>{p.full_name}</dd>
+        <dt>Patient id</dt>
+        <dd>{p.patient_id}</dd>
+        <dt>Insurer</dt>
+        <dd>{p.insurer_name ?? "—"}</dd>
+        <dt>Insurer rate and CPT</dt>
+        <dd>{report.rates.length ? report.rates.map((r) => `${r.cpt}: ${money(r.unit_price_cents)}`).join(" · ") : "—"}</dd>
+        {report.provider ? (
+          <>
+            <dt>Employee</dt>
+            <dd>{report.provider.name}</dd>
+          </>
+        ) : null}
+      </dl>
+      <DataTable
+        caption="PA services"
+        rows={report.pa_services}
+        columns={[
+          { header: "PA Services", cell: (s) => s.pa_service },
+          { header: "CPT", cell: (s) => s.cpt },
+          { header: "Units Allowed", cell: (s) => s.n_units },
+          { header: "Beginning", cell: (s) => s.start_date },
+          { header: "Expiration", cell: (s) => s.end_date },
+        ]}
+      />
+      <Form method="get" className="search-form" role="search" aria-label="Filter the notes">
+        {report.provider ? (
+          <>
+            <input type="hidden" name="patient_id" value={p.id} />
+            <input type="hidden" name="employee_id" value={report.provider.id} />
+          </>
+        ) : null}
+        <label htmlFor="f-from">From</label>
+        <input id="f-from" type="date" name="from" defaultValue={report.filters.date_start} />
+        <label htmlFor="f-to">To</label>
+        <input id="f-to" type="date" name="to" defaultValue={report.filters.date_end} />
+        <label htmlFor="f-type">Note type</label>
+        <select id="f-type" name="type" defaultValue={report.filters.noteType}>
+          {REPORT_NOTE_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {REPORT_NOTE_TYPE_LABELS[t]}
+            </option>
+          ))}
+        </select>
+        <button type="submit" className="btn">
+          Search
+        </button>
+        <Link className="btn" to={report.provider ? `?patient_id=${p.id}&employee_id=${report.provider.id}` : "?"}>
+          Reset
+        </Link>
+      </Form>
+      <div data-reload="billing-table">
+        <FormMessage success={params.get("flash")} />
+        <FormMessage error={queryError ?? (answer && !failedNote ? answer.message : failedNote && answer?.message ? answer.message : null)} />
+        <DataTable caption="Billing by note" rows={report.page.data} columns={columns} />
+        <Pagination page={report.page} />
+        <p className="week-totals">
+          <label>
+            Week Total Hours <input readOnly value={report.week_total_hours.toFixed(2)} size={6} />
+          </label>{" "}
+          <label>
+            Week Total Units <input readOnly value={report.week_total_units} size={6} />
+          </label>{" "}
+          {report.week ? (
+            <small>
+              (week {report.week.start} to {report.week.end})
+            </small>
+          ) : null}
+        </p>
+      </div>
+    </section>
+  );
+}

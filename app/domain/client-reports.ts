@@ -1,0 +1,248 @@
+import * as v from "valibot";
+import { MODIFIER_CODES } from "./insurance";
+import { NoteModifier, weekOf } from "./note-rules";
+import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
+import { looseBoolean, plainText } from "./validation";
+
+/**
+ * Billing by client (clinical §2 report-by-client, §3 billing report save payload and client report response,
+ * §4 note status and billing row save, §8 billing save success, §9 billing and paging; decision 030). Pure:
+ * the filters, the sort keys, the save payload, the week of "Week Total", the messages.
+ */
+
+/** Clinical §9: page size 50, a window of 5 page numbers. */
+export const CLIENT_REPORT_PAGE_SIZE = 50;
+export const CLIENT_REPORT_PAGE_WINDOW = 5;
+/** The billing list (clients with billable notes) pages by the same size. */
+export const BILLING_LIST_PAGE_SIZE = 50;
+
+/** Clinical §8. */
+export const BILLING_MESSAGES = {
+  updated: "Updated - Bip Updated successfully!",
+  added: "Updated - Added successfully!",
+  statusSaved: "Status updated.",
+  deleted: "Billing record deleted.",
+  noteId: "Name exactly one note: note_rbt_id, note_bcba_id or note_id.",
+  patient: "The client does not match the note's client.",
+  insurer: "The insurer is not the payer of this note.",
+  billedDelete: "A billed or paid record cannot be deleted.",
+  payNeedsBilled: "A note is paid only after it is billed.",
+  noteType: "Choose All, Rbt or Bcba.",
+  sort: "Choose a column to sort by.",
+  status: "Choose pending or ok.",
+  listStatus: "Choose a status from the list.",
+  id: "Filters take a record id.",
+} as const;
+
+/** The note type filter of the report (All, Rbt, Bcba); "" is All. A combined note counts as Bcba (its analyst's session). */
+export const REPORT_NOTE_TYPES = ["", "rbt", "bcba"] as const;
+export type ReportNoteType = (typeof REPORT_NOTE_TYPES)[number];
+export const REPORT_NOTE_TYPE_LABELS: Readonly<Record<ReportNoteType, string>> = { "": "All", rbt: "Rbt", bcba: "Bcba" };
+
+/** The note types a report filter keeps. */
+export function noteTypesOf(filter: ReportNoteType): readonly NoteType[] {
+  return filter === "rbt" ? ["rbt"] : filter === "bcba" ? ["bcba", "combined"] : NOTE_TYPES;
+}
+
+/** Sortable columns of the table (the price columns are computed by priceNote, not stored: not sortable). */
+export const REPORT_SORTS = ["date", "type", "status", "pos", "hours", "cpt", "units", "provider", "billed", "pay", "created"] as const;
+export type ReportSort = (typeof REPORT_SORTS)[number];
+
+const IsoDate = v.pipe(
+  v.string(),
+  v.regex(/^\d{4}-\d{2}-\d{2}$/, "Dates must be real dates like 2026-01-31."),
+  v.check((s) => {
+    const d = new Date(`${s}T00:00:00Z`);
+    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+  }, "Dates must be real dates like 2026-01-31."),
+);
+const optionalDate = v.optional(v.union([v.literal(""), IsoDate], "Dates must be real dates like 2026-01-31."), "");
+const pageNumber = v.pipe(
+  v.optional(v.union([v.string(), v.number()]), "1"),
+  v.check((x) => typeof x === "number" || /^\d{0,7}$/.test(x), "page must be a whole number."),
+  v.transform((x) => (x === "" ? 1 : Number(x))),
+  v.number(),
+  v.integer("page must be a whole number."),
+  v.minValue(1, "page must be at least 1."),
+);
+
+/**
+ * The report's query: page, date_start/date_end (the API's names; the screen's From and To) and noteType.
+ * Empty values mean "no filter" (clinical §5: empty filters are left out).
+ */
+export const ReportQuery = v.pipe(
+  v.object({
+    page: pageNumber,
+    date_start: optionalDate,
+    date_end: optionalDate,
+    noteType: v.optional(v.pipe(v.string(), v.transform((s) => s.trim().toLowerCase()), v.picklist(REPORT_NOTE_TYPES, BILLING_MESSAGES.noteType)), ""),
+    sort: v.optional(v.union([v.literal(""), v.picklist(REPORT_SORTS)], BILLING_MESSAGES.sort), ""),
+    dir: v.optional(v.union([v.literal(""), v.literal("asc"), v.literal("desc")], BILLING_MESSAGES.sort), ""),
+  }),
+  v.forward(
+    v.check((q) => !q.date_start || !q.date_end || q.date_start <= q.date_end, "To must be on or after From."),
+    ["date_end"],
+  ),
+);
+export type ReportQuery = v.InferOutput<typeof ReportQuery>;
+
+/** The query from a URL's parameters: the screen's from/to/type are the API's date_start/date_end/noteType. */
+export function reportQueryInput(params: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const pick = (...keys: string[]) => keys.map((k) => params[k]).find((x) => x !== undefined);
+  const set = (k: string, val: string | undefined) => {
+    if (val !== undefined) out[k] = val;
+  };
+  set("page", pick("page"));
+  set("date_start", pick("date_start", "from"));
+  set("date_end", pick("date_end", "to"));
+  set("noteType", pick("noteType", "type"));
+  set("sort", pick("sort"));
+  set("dir", pick("dir"));
+  return out;
+}
+
+/**
+ * The week of Week Total Hours and Week Total Units (decision 030): the Sunday–Saturday week that ends the
+ * filtered period — the week of the To date when one is set, else the week of the latest note that the
+ * filters keep. Null when there is no note (the totals are then 0).
+ */
+export function totalsWeek(dateEnd: string, latestNoteDate: string | null): { start: string; end: string } | null {
+  const day = dateEnd || latestNoteDate;
+  return day ? weekOf(day) : null;
+}
+
+/** Billing list filters (/billing/list): location, provider, period, status. */
+export const BILLING_LIST_STATUSES = ["pending", "ok", "unbilled", "billed", "paid"] as const;
+export type BillingListStatus = (typeof BILLING_LIST_STATUSES)[number];
+export const BILLING_LIST_STATUS_LABELS: Readonly<Record<BillingListStatus, string>> = {
+  pending: "Status pending",
+  ok: "Status ok",
+  unbilled: "Not billed",
+  billed: "Billed",
+  paid: "Paid",
+};
+
+const idFilter = v.optional(
+  v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, BILLING_MESSAGES.id), v.transform(Number))], BILLING_MESSAGES.id),
+  "",
+);
+export const BillingListQuery = v.pipe(
+  v.object({
+    page: pageNumber,
+    location_id: idFilter,
+    provider_id: idFilter,
+    date_from: optionalDate,
+    date_to: optionalDate,
+    status: v.optional(v.union([v.literal(""), v.picklist(BILLING_LIST_STATUSES)], BILLING_MESSAGES.listStatus), ""),
+  }),
+  v.forward(
+    v.check((q) => !q.date_from || !q.date_to || q.date_from <= q.date_to, "To must be on or after From."),
+    ["date_to"],
+  ),
+);
+export type BillingListQuery = v.InferOutput<typeof BillingListQuery>;
+
+/**
+ * The period of the billing list when none is chosen: the calendar month of `today` (the list reads one
+ * location's notes of a period; without a bound it would walk years of notes).
+ */
+export function defaultPeriod(today: string): { from: string; to: string } {
+  const [y, m] = today.split("-").map(Number) as [number, number];
+  const last = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  const mm = String(m).padStart(2, "0");
+  return { from: `${y}-${mm}-01`, to: `${y}-${mm}-${String(last).padStart(2, "0")}` };
+}
+
+const noteId = v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "Note ids are whole numbers."))], "Note ids are whole numbers.")), null);
+const refId = v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "Ids are whole numbers."))], "Ids are whole numbers.")), null);
+const modifier = v.optional(NoteModifier, null);
+const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v.string(`${label} is text.`), plainText(label), v.maxLength(max, `${label} is at most ${max} characters.`))), null);
+
+/**
+ * The billing report save payload (clinical §3): session_date, pos, total_hours, cpt_code, the four
+ * modifiers (md, md2 for an RBT note; mdbcba, md2bcba for a BCBA note), xe, chargesrbt, chargesbcba,
+ * total_units, pa_number, patient_id, insurer_id, npi, note_rbt_id, note_bcba_id, and billed/pay
+ * (billedbcba/paybcba). The figures a client sends (date, POS, hours, CPT, units, charges) are the note's
+ * and the price function's: they are not taken from the body (decision 030). `version` and `note_version`
+ * guard against stale saves.
+ */
+export const SavePayload = v.object({
+  note_id: noteId,
+  note_rbt_id: noteId,
+  note_bcba_id: noteId,
+  patient_id: refId,
+  insurer_id: refId,
+  md: modifier,
+  md2: modifier,
+  mdbcba: modifier,
+  md2bcba: modifier,
+  billed: looseBoolean,
+  pay: looseBoolean,
+  billedbcba: looseBoolean,
+  paybcba: looseBoolean,
+  pa_number: shortText("PA number", 50),
+  npi: v.optional(v.nullable(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{10}$/, "An NPI is 10 digits."))], "An NPI is 10 digits.")), null),
+  version: v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "version is a whole number."))])), null),
+  note_version: v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "note_version is a whole number."))])), null),
+});
+export type SavePayload = v.InferOutput<typeof SavePayload>;
+
+const num = (x: number | string | null | undefined): number | null => (x === null || x === undefined || x === "" ? null : Number(x));
+
+/** What a save changes, decided from the payload: the note, its billing modifiers and flags. */
+export interface SaveInput {
+  noteId: number;
+  /** Which role's fields the payload used (rbt: md/md2/billed/pay; bcba: mdbcba/md2bcba/billedbcba/paybcba). */
+  role: "rbt" | "bcba";
+  patientId: number | null;
+  insurerId: number | null;
+  md: string | null;
+  md2: string | null;
+  billed: boolean;
+  pay: boolean;
+  paNumber: string | null;
+  npi: string | null;
+  version: number | null;
+  noteVersion: number | null;
+}
+
+/** The one note a payload names, and its fields for that role; errors by field otherwise. */
+export function saveInputOf(p: SavePayload): { ok: true; input: SaveInput } | { ok: false; errors: Record<string, string> } {
+  const ids = [
+    ["note_id", num(p.note_id)],
+    ["note_rbt_id", num(p.note_rbt_id)],
+    ["note_bcba_id", num(p.note_bcba_id)],
+  ].filter((x): x is [string, number] => typeof x[1] === "number" && x[1] > 0);
+  if (ids.length !== 1) return { ok: false, errors: { note_id: BILLING_MESSAGES.noteId } };
+  const [key, noteId] = ids[0]!;
+  // A BCBA note's billing-view fields are mdbcba/md2bcba/billedbcba/paybcba (clinical §3); note_id takes either set.
+  const bcbaFields = key === "note_bcba_id" || (key === "note_id" && (p.mdbcba != null || p.md2bcba != null || p.billedbcba || p.paybcba));
+  const input: SaveInput = {
+    noteId,
+    role: bcbaFields ? "bcba" : "rbt",
+    patientId: num(p.patient_id),
+    insurerId: num(p.insurer_id),
+    md: bcbaFields ? (p.mdbcba ?? null) : (p.md ?? null),
+    md2: bcbaFields ? (p.md2bcba ?? null) : (p.md2 ?? null),
+    billed: bcbaFields ? p.billedbcba : p.billed,
+    pay: bcbaFields ? p.paybcba : p.pay,
+    paNumber: p.pa_number?.trim() || null,
+    npi: p.npi || null,
+    version: num(p.version),
+    noteVersion: num(p.note_version),
+  };
+  if (input.pay && !input.billed) return { ok: false, errors: { [bcbaFields ? "paybcba" : "pay"]: BILLING_MESSAGES.payNeedsBilled } };
+  return { ok: true, input };
+}
+
+export const StatusInput = v.object({
+  status: v.pipe(v.string(BILLING_MESSAGES.status), v.transform((s) => s.trim().toLowerCase()), v.picklist(NOTE_STATUSES, BILLING_MESSAGES.status)),
+  note_version: v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "note_version is a whole number."))])), null),
+});
+
+/** The modifier choices of the two selectors (clinical §3 modifiers). */
+export const MODIFIER_CHOICES: readonly string[] = MODIFIER_CODES;
+
+/** Place-of-service codes (clinical §3). */
+export const POS_CODES: Readonly<Record<string, string>> = { "02": "Telehealth", "03": "School", "10": "Telehealth in Patient Home", "11": "Office", "12": "Home", "99": "Other" };

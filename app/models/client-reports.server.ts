@@ -1,0 +1,799 @@
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
+import { primaryOf } from "~/db/client.server";
+import { clientReports, insurances, listVersions, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
+import { dollarsOf, hoursOf, notePayer, pickService, priceNote, type PriceService } from "~/domain/billing";
+import {
+  BILLING_LIST_PAGE_SIZE,
+  BILLING_MESSAGES,
+  BillingListQuery,
+  CLIENT_REPORT_PAGE_SIZE,
+  CLIENT_REPORT_PAGE_WINDOW,
+  defaultPeriod,
+  MODIFIER_CHOICES,
+  noteTypesOf,
+  POS_CODES,
+  REPORT_NOTE_TYPE_LABELS,
+  ReportQuery,
+  saveInputOf,
+  SavePayload,
+  StatusInput,
+  totalsWeek,
+  type ReportSort,
+} from "~/domain/client-reports";
+import { todayIn } from "~/domain/note-rules";
+import type { NoteType } from "~/domain/notes";
+import { lastPage, pageWindow, showingText, type Paged } from "~/domain/paging";
+import { can, locationScope } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import { auditClientsRead, auditedRead, auditTail, withConditionalAudit } from "~/services/audit.server";
+import { priceServicesQuery } from "./billing-prices.server";
+import type { ModelContext } from "./context";
+import { NOTES } from "./notes.server";
+import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
+import { patientScope, who } from "./patients.server";
+import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Billing by client (clinical §2 report-by-client, §3, §4, §7 client reports; issue 11; decision 030).
+ *
+ * Every screen and call here needs manage_claims, and the client (or note) must be in one of the actor's
+ * locations: another location's record answers 404. A row is one note (RBT, BCBA and combined rows apart,
+ * sorted by date); its price, multiplier and charges come from `priceNote` with the services loaded by
+ * `priceServicesQuery` in the same batch as the rows. A save writes the note's client_reports row and the
+ * note's md/md2/billed/paid in ONE batch, conditional on both versions: a stale save changes nothing and
+ * answers 409 with the current row.
+ */
+
+/** Reasons a note cannot be billed (the pre-billing scrubber); empty until it is merged. */
+export type ReasonsOf = (ctx: ModelContext, noteIds: readonly number[]) => Promise<Map<number, string[]>>;
+
+const noReasons: ReasonsOf = async () => new Map();
+
+/** One row of the billing table: a note priced by the one price function. */
+export interface BillingRow {
+  id: number;
+  note_id: number;
+  type: NoteType;
+  session_date: string;
+  status: string;
+  pos: string;
+  total_minutes: number;
+  total_hours: number;
+  cpt_code: string;
+  md: string | null;
+  md2: string | null;
+  total_units: number;
+  unit_price_cents: number;
+  unit_price: string;
+  multiplier: number;
+  charges_cents: number;
+  charges: string;
+  xp_cents: number;
+  xp: string | null;
+  provider_id: number | null;
+  provider_name: string;
+  billed: boolean;
+  pay: boolean;
+  created_at: string;
+  note_version: number;
+  signed: boolean;
+  patient_id: number;
+  insurer_id: number | null;
+  pa_number: string | null;
+  /** The note's billing record, when one was saved. */
+  client_report: { id: number; version: number; charges_cents: number; updated_at: string } | null;
+  /** What would make a claim for this note fail (the scrubber); empty when nothing. */
+  reasons: string[];
+}
+
+export interface ClientReport {
+  patient: {
+    id: number;
+    full_name: string;
+    patient_id: string;
+    location_id: number;
+    insurer_id: number | null;
+    insurer_name: string | null;
+    rbt_id: number | null;
+    rbt2_id: number | null;
+    bcba_id: number | null;
+    bcba2_id: number | null;
+  };
+  /** "Insurer rate and CPT": the insurer's unit price for each CPT of the client's PA services. */
+  rates: { cpt: string; provider: string; unit_price_cents: number; unit_price: string }[];
+  pa_services: { id: number; pa_service: string; cpt: string; n_units: number; start_date: string; end_date: string }[];
+  page: Paged<BillingRow>;
+  arrayPages: number[];
+  showing: string;
+  week: { start: string; end: string } | null;
+  week_total_hours: number;
+  week_total_units: number;
+  doctors: { id: number; name: string }[];
+  pos_covered: { code: string; label: string }[];
+  filters: { date_start: string; date_end: string; noteType: string; sort: string; dir: string };
+  provider: { id: number; name: string } | null;
+}
+
+/**
+ * A table's columns under prefixed names: D1's batch answers rows as objects keyed by column name, so two
+ * joined tables' "id" (or "version") would overwrite each other.
+ */
+function prefixed<T extends Record<string, { name: string }>>(columns: T, prefix: string): { [K in keyof T]: SQL.Aliased<T[K] extends { _: { data: infer D } } ? D : unknown> } {
+  return Object.fromEntries(Object.entries(columns).map(([k, c]) => [k, sql`${c}`.mapWith(c as never).as(`${prefix}${c.name}`)])) as never;
+}
+
+const providerName = sql<string>`coalesce(nullif(trim(coalesce(${users.name}, '') || ' ' || coalesce(${users.surname}, '')), ''), ${notes.providerName})`;
+
+const SORT_COLUMNS: Record<ReportSort, SQL | typeof notes.sessionDate> = {
+  date: sql`${notes.sessionDate}`,
+  type: sql`${notes.type}`,
+  status: sql`${notes.status}`,
+  pos: sql`${notes.pos}`,
+  hours: sql`${notes.minutes}`,
+  cpt: sql`${notes.cptCode}`,
+  units: sql`${notes.units}`,
+  provider: providerName,
+  billed: sql`${notes.billed}`,
+  pay: sql`${notes.paid}`,
+  created: sql`${notes.createdAt}`,
+};
+
+const rowColumns = {
+  n: {
+    id: notes.id,
+    type: notes.type,
+    patientId: notes.patientId,
+    locationId: notes.locationId,
+    sessionDate: notes.sessionDate,
+    status: notes.status,
+    pos: notes.pos,
+    minutes: notes.minutes,
+    cptCode: notes.cptCode,
+    md: notes.md,
+    md2: notes.md2,
+    units: notes.units,
+    unitPriceCents: notes.unitPriceCents,
+    providerId: notes.providerId,
+    billed: notes.billed,
+    paid: notes.paid,
+    createdAt: notes.createdAt,
+    version: notes.version,
+    signedAt: notes.signedAt,
+  },
+  providerName,
+  paInsurerId: paServices.insuranceId,
+  cr: prefixed({ id: clientReports.id, version: clientReports.version, chargesCents: clientReports.chargesCents, paNumber: clientReports.paNumber, updatedAt: clientReports.updatedAt }, "cr_"),
+};
+type RawRow = { n: { id: number; type: NoteType; patientId: number; locationId: number; sessionDate: string; status: string; pos: string; minutes: number; cptCode: string; md: string | null; md2: string | null; units: number; unitPriceCents: number | null; providerId: number | null; billed: boolean; paid: boolean; createdAt: string; version: number; signedAt: string | null }; providerName: string; paInsurerId: number | null; cr: { id: number | null; version: number | null; chargesCents: number | null; paNumber: string | null; updatedAt: string | null } | null };
+
+/** A stored note as a priced billing row (the one price function). */
+export function billingRow(r: RawRow, services: readonly PriceService[], patientInsurerId: number | null, reasons: string[] = []): BillingRow {
+  const insurerId = notePayer(r.paInsurerId, patientInsurerId);
+  const price = priceNote(services, { type: r.n.type, cptCode: r.n.cptCode, units: r.n.units, modifiers: [r.n.md, r.n.md2], locationId: r.n.locationId, insurerId, unitPriceCents: r.n.unitPriceCents });
+  return {
+    id: r.n.id,
+    note_id: r.n.id,
+    type: r.n.type,
+    session_date: r.n.sessionDate,
+    status: r.n.status,
+    pos: r.n.pos,
+    total_minutes: r.n.minutes,
+    total_hours: hoursOf(r.n.minutes),
+    cpt_code: r.n.cptCode,
+    md: r.n.md,
+    md2: r.n.md2,
+    total_units: r.n.units,
+    unit_price_cents: price.unitPriceCents,
+    unit_price: dollarsOf(price.unitPriceCents),
+    multiplier: price.multiplier,
+    charges_cents: price.chargesCents,
+    charges: dollarsOf(price.chargesCents),
+    xp_cents: price.xpCents,
+    xp: price.modifiers.includes("XP") ? dollarsOf(price.xpCents) : null,
+    provider_id: r.n.providerId,
+    provider_name: r.providerName ?? "",
+    billed: !!r.n.billed,
+    pay: !!r.n.paid,
+    created_at: r.n.createdAt,
+    note_version: r.n.version,
+    signed: !!r.n.signedAt,
+    patient_id: r.n.patientId,
+    insurer_id: insurerId,
+    pa_number: r.cr?.paNumber ?? null,
+    client_report: r.cr?.id != null ? { id: r.cr.id, version: r.cr.version!, charges_cents: r.cr.chargesCents!, updated_at: r.cr.updatedAt! } : null,
+    reasons,
+  };
+}
+
+const manages = (ctx: ModelContext) => can(ctx.actor, "manage_claims");
+
+/** Insurer ids that may pay a client's notes: the primary insurer and the insurers of its PA services. */
+function payersOf(patientId: number | SQL, primaryInsurer: SQL | number | null): SQL {
+  return sql`(select ${primaryInsurer ?? sql`null`} union select ${paServices.insuranceId} from ${paServices} where ${paServices.patientId} = ${patientId} and ${paServices.deletedAt} is null and ${paServices.insuranceId} is not null)`;
+}
+
+/* ------------------------------------------------------------------ report by client */
+
+export interface ReportOptions {
+  /** /client-report/employee-by-client: only this provider's notes. */
+  providerId?: number | null;
+  /** Show the pre-billing scrubber's reasons for the page's rows (its reads ride in the page's batch). */
+  scrub?: boolean;
+}
+
+/**
+ * The report-by-client screen and GET byprofile / byemployee: the client's header, PA services, one page of
+ * rows, the totals. Round trips: the client in scope (with its latest note date and the chain's tail), then
+ * the rows, count, week totals, PA services, doctors and the insurers' services with the audit row.
+ */
+export async function clientReport(ctx: ModelContext, patientId: number, rawQuery: Record<string, unknown>, opts: ReportOptions = {}): Promise<ModelResult<ClientReport>> {
+  if (!manages(ctx)) return denied();
+  const parsed = parseWith(ReportQuery, rawQuery);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const q = parsed.data;
+  const types = noteTypesOf(q.noteType);
+  const providerId = opts.providerId ?? null;
+  const where = and(
+    eq(notes.patientId, patientId),
+    isNull(notes.deletedAt),
+    types.length < 3 ? inArray(notes.type, [...types]) : undefined,
+    q.date_start ? gte(notes.sessionDate, q.date_start) : undefined,
+    q.date_end ? lte(notes.sessionDate, q.date_end) : undefined,
+    providerId !== null ? eq(notes.providerId, providerId) : undefined,
+  )!;
+  const [head] = await ctx.db
+    .select({
+      p: { id: patients.id, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, insurerId: patients.insurerId, rbt: patients.rbtHomeId, rbt2: patients.rbt2SchoolId, bcba: patients.bcbaHomeId, bcba2: patients.bcba2SchoolId },
+      insurerName: insurances.name,
+      latest: sql<string | null>`(select max(${notes.sessionDate}) from ${notes} where ${where})`,
+      providerName: providerId !== null ? sql<string | null>`(select trim(${users.name} || ' ' || ${users.surname}) from ${users} where ${users.id} = ${providerId})` : sql<string | null>`null`,
+      tail: auditTail,
+    })
+    .from(patients)
+    .leftJoin(insurances, eq(insurances.id, patients.insurerId))
+    .where(and(eq(patients.id, patientId), patientScope(ctx)));
+  if (!head) return notFound("Client");
+  if (providerId !== null && head.providerName === null) return notFound("Employee");
+  const week = totalsWeek(q.date_end, head.latest);
+  const per = CLIENT_REPORT_PAGE_SIZE;
+  const order = q.sort ? [q.dir === "desc" ? desc(SORT_COLUMNS[q.sort]) : asc(SORT_COLUMNS[q.sort]), asc(notes.sessionDate), asc(notes.id)] : [asc(notes.sessionDate), asc(notes.type), asc(notes.id)];
+  const staffIds = [head.p.rbt, head.p.rbt2, head.p.bcba, head.p.bcba2].filter((x): x is number => x != null);
+  const pageRows = () =>
+    ctx.db
+      .select(rowColumns)
+      .from(notes)
+      .leftJoin(users, eq(users.id, notes.providerId))
+      .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
+      .leftJoin(clientReports, eq(clientReports.noteId, notes.id))
+      .where(where)
+      .orderBy(...order)
+      .limit(per)
+      .offset((q.page - 1) * per);
+  // The page's note ids as a subquery, for the scrubber's reads in the same batch.
+  const pageIds = sql`${notes.id} in (select ${notes.id} from ${notes} left join ${users} on ${users.id} = ${notes.providerId} where ${where} order by ${sql.join(
+    order.map((o) => sql`${o}`),
+    sql`, `,
+  )} limit ${per} offset ${(q.page - 1) * per})`;
+  const [rows, [totals], [weekTotals], pas, doctors, services, ...scrubRows] = await auditedRead(
+    ctx.db,
+    who(ctx),
+    { entity: "client_report", entityId: patientId, patientId, detail: { patients: [patientId], ...(providerId !== null ? { provider: providerId } : {}) } },
+    () => [
+      pageRows(),
+      ctx.db.select({ n: count() }).from(notes).where(where),
+      ctx.db
+        .select({ minutes: sql<number>`coalesce(sum(${notes.minutes}), 0)`, units: sql<number>`coalesce(sum(${notes.units}), 0)` })
+        .from(notes)
+        .where(week ? and(where, gte(notes.sessionDate, week.start), lte(notes.sessionDate, week.end)) : sql`0`),
+      ctx.db
+        .select({ id: paServices.id, paService: paServices.paService, cpt: paServices.cpt, nUnits: paServices.nUnits, startDate: paServices.startDate, endDate: paServices.endDate })
+        .from(paServices)
+        .where(and(eq(paServices.patientId, patientId), isNull(paServices.deletedAt)))
+        .orderBy(desc(paServices.endDate), asc(paServices.id)),
+      ctx.db
+        .select({ id: users.id, name: sql<string>`trim(${users.name} || ' ' || ${users.surname})` })
+        .from(users)
+        .where(inArray(users.id, staffIds.length ? staffIds : [-1])),
+      priceServicesQuery(ctx, payersOf(patientId, head.p.insurerId)),
+      // Without `scrub` the scrubber's statements select nothing (a constant false filter).
+      ...scrubReadsFor(ctx, opts.scrub ? pageIds : sql`0`),
+    ],
+    head.tail,
+  );
+  const reasons = opts.scrub ? reasonsFromReads(scrubRows) : new Map<number, { message: string }[]>();
+  const data = (rows as RawRow[]).map((r) => billingRow(r, services, head.p.insurerId, (reasons.get(r.n.id) ?? []).map((x) => x.message)));
+  const total = totals?.n ?? 0;
+  const page: Paged<BillingRow> = { data, total, page: q.page, per_page: per, last_page: lastPage(total, per) };
+  const rates = [...new Set(pas.map((p) => p.cpt))].flatMap((cpt) => {
+    const provider = cpt.startsWith("97153") ? "rbt" : "bcba";
+    const s = pickService(services, head.p.insurerId, cpt, provider, head.p.locationId);
+    return s ? [{ cpt, provider, unit_price_cents: Math.round(s.unitPrice * 100), unit_price: dollarsOf(Math.round(s.unitPrice * 100)) }] : [];
+  });
+  return ok({
+    patient: {
+      id: head.p.id,
+      full_name: `${head.p.firstName} ${head.p.lastName}`.trim(),
+      patient_id: head.p.identifier,
+      location_id: head.p.locationId,
+      insurer_id: head.p.insurerId,
+      insurer_name: head.insurerName,
+      rbt_id: head.p.rbt,
+      rbt2_id: head.p.rbt2,
+      bcba_id: head.p.bcba,
+      bcba2_id: head.p.bcba2,
+    },
+    rates,
+    pa_services: pas.map((p) => ({ id: p.id, pa_service: p.paService, cpt: p.cpt, n_units: p.nUnits, start_date: p.startDate, end_date: p.endDate })),
+    page,
+    arrayPages: pageWindow(page.page, page.last_page, CLIENT_REPORT_PAGE_WINDOW),
+    showing: showingText(page),
+    week,
+    week_total_hours: hoursOf(Number(weekTotals?.minutes ?? 0)),
+    week_total_units: Number(weekTotals?.units ?? 0),
+    doctors,
+    pos_covered: Object.entries(POS_CODES).map(([code, label]) => ({ code, label })),
+    filters: { date_start: q.date_start, date_end: q.date_end, noteType: q.noteType, sort: q.sort, dir: q.dir },
+    provider: providerId !== null ? { id: providerId, name: head.providerName ?? "" } : null,
+  });
+}
+
+/* ------------------------------------------------------------------ the billing list */
+
+export interface BillingListRow {
+  patient_id: number;
+  patient_name: string;
+  patient_identifier: string;
+  location_id: number;
+  location: string;
+  notes: number;
+  pending: number;
+  unbilled: number;
+  billed: number;
+  paid: number;
+  total_units: number;
+  total_hours: number;
+  first_date: string;
+  last_date: string;
+}
+
+export interface BillingList {
+  page: Paged<BillingListRow>;
+  period: { from: string; to: string };
+  filters: { location_id: number | ""; provider_id: number | ""; status: string };
+  locations: { id: number; title: string }[];
+  providers: { id: number; name: string }[];
+}
+
+/**
+ * /billing/list and GET bylocation: the clients with notes in the period (the current month unless one is
+ * chosen), within the actor's locations, by location, provider and status, 50 clients a page. Round trips:
+ * the page, its count, the location options and the chain's tail in one batch, then the audit row naming the
+ * page's clients.
+ */
+export async function billingList(ctx: ModelContext, rawQuery: Record<string, unknown>): Promise<ModelResult<BillingList>> {
+  if (!manages(ctx)) return denied();
+  const parsed = parseWith(BillingListQuery, rawQuery);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const q = parsed.data;
+  const scope = locationScope(ctx.actor);
+  if (q.location_id !== "" && scope !== null && !scope.includes(q.location_id)) return notFound("Location");
+  const fallback = defaultPeriod(todayIn(ctx.now(), "UTC"));
+  const period = { from: q.date_from || (q.date_to ? q.date_to.slice(0, 8) + "01" : fallback.from), to: q.date_to || (q.date_from ? defaultPeriod(q.date_from).to : fallback.to) };
+  const statusCond: Record<string, SQL> = {
+    pending: sql`${notes.status} = 'pending'`,
+    ok: sql`${notes.status} = 'ok'`,
+    unbilled: sql`${notes.billed} = 0`,
+    billed: sql`${notes.billed} = 1`,
+    paid: sql`${notes.paid} = 1`,
+  };
+  const where = and(
+    isNull(notes.deletedAt),
+    q.location_id !== "" ? eq(notes.locationId, q.location_id) : scope === null ? undefined : scope.length ? inArray(notes.locationId, scope) : sql`1 = 0`,
+    gte(notes.sessionDate, period.from),
+    lte(notes.sessionDate, period.to),
+    q.provider_id !== "" ? eq(notes.providerId, q.provider_id) : undefined,
+    q.status ? statusCond[q.status] : undefined,
+  )!;
+  const per = BILLING_LIST_PAGE_SIZE;
+  // Per client in the period: the aggregate is read from the notes of the location's date index; the client's name after grouping.
+  const grouped = ctx.db
+    .select({
+      patientId: notes.patientId,
+      notes: sql<number>`count(*)`.as("notes_n"),
+      pending: sql<number>`sum(${notes.status} = 'pending')`.as("pending_n"),
+      unbilled: sql<number>`sum(${notes.billed} = 0)`.as("unbilled_n"),
+      billed: sql<number>`sum(${notes.billed})`.as("billed_n"),
+      paid: sql<number>`sum(${notes.paid})`.as("paid_n"),
+      units: sql<number>`sum(${notes.units})`.as("units_n"),
+      minutes: sql<number>`sum(${notes.minutes})`.as("minutes_n"),
+      first: sql<string>`min(${notes.sessionDate})`.as("first_d"),
+      last: sql<string>`max(${notes.sessionDate})`.as("last_d"),
+    })
+    .from(notes)
+    .where(where)
+    .groupBy(notes.patientId)
+    .as("g");
+  const db = ctx.db;
+  const [rows, [total], locs, providers] = await db.batch([
+    db
+      .select({ g: { patientId: grouped.patientId, notes: grouped.notes, pending: grouped.pending, unbilled: grouped.unbilled, billed: grouped.billed, paid: grouped.paid, units: grouped.units, minutes: grouped.minutes, first: grouped.first, last: grouped.last }, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, location: locations.title })
+      .from(grouped)
+      .innerJoin(patients, eq(patients.id, grouped.patientId))
+      .innerJoin(locations, eq(locations.id, patients.locationId))
+      .where(isNull(patients.deletedAt))
+      .orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id))
+      .limit(per)
+      .offset((q.page - 1) * per),
+    db.select({ n: count(), tail: auditTail }).from(grouped).innerJoin(patients, eq(patients.id, grouped.patientId)).where(isNull(patients.deletedAt)),
+    db
+      .select({ id: locations.id, title: locations.title })
+      .from(locations)
+      .where(and(isNull(locations.deletedAt), scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`))
+      .orderBy(asc(locations.title)),
+    db
+      .selectDistinct({ id: users.id, name: sql<string>`trim(${users.name} || ' ' || ${users.surname})` })
+      .from(users)
+      .innerJoin(userLocations, eq(userLocations.userId, users.id))
+      .where(and(isNull(users.deletedAt), q.location_id !== "" ? eq(userLocations.locationId, q.location_id) : scope === null ? undefined : scope.length ? inArray(userLocations.locationId, scope) : sql`1 = 0`))
+      .orderBy(asc(users.name), asc(users.surname)),
+  ]);
+  const data: BillingListRow[] = rows.map((r) => ({
+    patient_id: r.g.patientId,
+    patient_name: `${r.firstName} ${r.lastName}`.trim(),
+    patient_identifier: r.identifier,
+    location_id: r.locationId,
+    location: r.location,
+    notes: Number(r.g.notes),
+    pending: Number(r.g.pending),
+    unbilled: Number(r.g.unbilled),
+    billed: Number(r.g.billed),
+    paid: Number(r.g.paid),
+    total_units: Number(r.g.units),
+    total_hours: hoursOf(Number(r.g.minutes)),
+    first_date: r.g.first,
+    last_date: r.g.last,
+  }));
+  await auditClientsRead(ctx.db, who(ctx), "client_report", data.map((r) => r.patient_id), total?.tail);
+  const n = total?.n ?? 0;
+  return ok({
+    page: { data, total: n, page: q.page, per_page: per, last_page: lastPage(n, per) },
+    period,
+    filters: { location_id: q.location_id, provider_id: q.provider_id, status: q.status },
+    locations: locs,
+    providers,
+  });
+}
+
+/* ------------------------------------------------------------------ one billing record */
+
+export interface ClientReportJson {
+  id: number;
+  note_id: number;
+  note_type: NoteType;
+  patient_id: number;
+  location_id: number;
+  insurer_id: number | null;
+  session_date: string;
+  pos: string;
+  total_minutes: number;
+  total_hours: number;
+  cpt_code: string;
+  md: string | null;
+  md2: string | null;
+  total_units: number;
+  unit_price_cents: number;
+  multiplier: number;
+  charges_cents: number;
+  charges: string;
+  xp_cents: number;
+  pa_number: string | null;
+  npi: string | null;
+  billed: boolean;
+  pay: boolean;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+type ReportRow = typeof clientReports.$inferSelect;
+
+export function clientReportJson(r: ReportRow): ClientReportJson {
+  return {
+    id: r.id,
+    note_id: r.noteId,
+    note_type: r.noteType,
+    patient_id: r.patientId,
+    location_id: r.locationId,
+    insurer_id: r.insurerId,
+    session_date: r.sessionDate,
+    pos: r.pos,
+    total_minutes: r.minutes,
+    total_hours: hoursOf(r.minutes),
+    cpt_code: r.cptCode,
+    md: r.md,
+    md2: r.md2,
+    total_units: r.units,
+    unit_price_cents: r.unitPriceCents,
+    multiplier: r.multiplier,
+    charges_cents: r.chargesCents,
+    charges: dollarsOf(r.chargesCents),
+    xp_cents: r.xpCents,
+    pa_number: r.paNumber,
+    npi: r.npi,
+    billed: r.billed,
+    pay: r.pay,
+    version: r.version,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+
+function reportScope(ctx: ModelContext): SQL {
+  const scope = locationScope(ctx.actor);
+  return and(isNull(patients.deletedAt), scope === null ? undefined : scope.length ? inArray(clientReports.locationId, scope) : sql`1 = 0`)!;
+}
+
+/** GET show/{id}: one billing record in scope, its read audited. */
+export async function getClientReport(ctx: ModelContext, id: number): Promise<ModelResult<ClientReportJson>> {
+  if (!manages(ctx)) return denied();
+  const [found] = await ctx.db
+    .select({ patientId: clientReports.patientId, tail: auditTail })
+    .from(clientReports)
+    .innerJoin(patients, eq(patients.id, clientReports.patientId))
+    .where(and(eq(clientReports.id, id), reportScope(ctx)));
+  if (!found) return notFound("Billing record");
+  const [[row]] = await auditedRead(ctx.db, who(ctx), { entity: "client_report", entityId: id, patientId: found.patientId, detail: { patients: [found.patientId] } }, () => [ctx.db.select().from(clientReports).where(eq(clientReports.id, id))], found.tail);
+  return row ? ok(clientReportJson(row)) : notFound("Billing record");
+}
+
+/* ------------------------------------------------------------------ save (store / update) */
+
+function changed(result: unknown): boolean {
+  return Number((result as { meta?: { changes?: number } })?.meta?.changes ?? 0) > 0;
+}
+
+/** The notes lists' cache version moves when a note changed (as the notes model does). */
+function bumpNotesIfWritten(ctx: ModelContext) {
+  return ctx.db
+    .insert(listVersions)
+    .select(sql`select ${NOTES}, 1 where changes() = 1`)
+    .onConflictDoUpdate({ target: listVersions.resource, set: { version: sql`${listVersions.version} + 1` } });
+}
+
+/** A note in scope with what a save needs: the note, its payer, the location's NPI, its billing row, the insurers' services. */
+async function saveFacts(ctx: ModelContext, noteId: number) {
+  const db = primaryOf(ctx.db);
+  const [found, services] = await db.batch([
+    db
+      .select({
+        n: notes,
+        patientInsurerId: patients.insurerId,
+        paInsurerId: paServices.insuranceId,
+        locationNpi: sql<string | null>`${locations.npi}`.as("location_npi"),
+        cr: prefixed(getTableColumns(clientReports), "cr_"),
+        tail: auditTail,
+      })
+      .from(notes)
+      .innerJoin(patients, eq(patients.id, notes.patientId))
+      .innerJoin(locations, eq(locations.id, notes.locationId))
+      .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
+      .leftJoin(clientReports, eq(clientReports.noteId, notes.id))
+      .where(and(eq(notes.id, noteId), isNull(notes.deletedAt), isNull(patients.deletedAt), noteLocationScope(ctx))),
+    priceServicesQuery(ctx, payersOf(sql`(select ${notes.patientId} from ${notes} where ${notes.id} = ${noteId})`, sql`(select ${patients.insurerId} from ${patients} join ${notes} on ${notes.patientId} = ${patients.id} where ${notes.id} = ${noteId})`)),
+  ]);
+  const f = found[0];
+  if (!f) return null;
+  const cr = f.cr.id == null ? null : (f.cr as unknown as ReportRow);
+  return { ...f, cr, services };
+}
+
+function noteLocationScope(ctx: ModelContext): SQL | undefined {
+  const scope = locationScope(ctx.actor);
+  return scope === null ? undefined : scope.length ? inArray(notes.locationId, scope) : sql`1 = 0`;
+}
+
+const REPORT_COLUMNS = Object.entries(getTableColumns(clientReports)).map(([key, column]) => ({ key, name: column.name }));
+
+export interface SaveOptions {
+  /** update/{id}: the billing record named by the path (it must be the note's). */
+  reportId?: number | null;
+  /** The scrubber: reasons a note cannot be billed. */
+  reasonsOf?: ReasonsOf;
+}
+
+/**
+ * Creates or updates a note's billing record (clinical §4 billing row save) with the note's md/md2/billed/paid,
+ * in one batch conditional on the versions. Messages of clinical §8.
+ */
+export async function saveClientReport(ctx: ModelContext, raw: Record<string, unknown>, opts: SaveOptions = {}): Promise<ModelResult<{ report: ClientReportJson; row: CurrentRow }>> {
+  if (!manages(ctx)) return denied();
+  const parsed = parseWith(SavePayload, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const checked = saveInputOf(parsed.data);
+  if (!checked.ok) return invalid(checked.errors);
+  const input = checked.input;
+  const facts = await saveFacts(ctx, input.noteId);
+  if (!facts) return notFound("Note");
+  const note = facts.n;
+  const existing = facts.cr;
+  if (opts.reportId != null && existing?.id !== opts.reportId) return notFound("Billing record");
+  if (input.patientId !== null && input.patientId !== note.patientId) return invalid({ patient_id: BILLING_MESSAGES.patient });
+  const payer = notePayer(facts.paInsurerId, facts.patientInsurerId);
+  if (input.insurerId !== null && input.insurerId !== payer) return invalid({ insurer_id: BILLING_MESSAGES.insurer });
+  const current = (): CurrentRow => currentRow(note, existing);
+  // Stale: the client saw another version of the note or of its billing record (or none when one exists now).
+  if (input.noteVersion !== null && input.noteVersion !== note.version) return conflict(current());
+  if (existing && input.version !== existing.version) return conflict(current());
+  if (!existing && input.version !== null) return conflict(current());
+  if (input.billed && !note.billed) {
+    const reasons = (await (opts.reasonsOf ?? noReasons)(ctx, [note.id])).get(note.id) ?? [];
+    if (reasons.length) return invalid({ [input.role === "bcba" ? "billedbcba" : "billed"]: `This note cannot be billed: ${reasons.join(" ")}` });
+  }
+  const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [input.md, input.md2], locationId: note.locationId, insurerId: payer, unitPriceCents: note.unitPriceCents });
+  const now = ctx.now().toISOString();
+  const values = {
+    noteId: note.id,
+    noteType: note.type,
+    patientId: note.patientId,
+    locationId: note.locationId,
+    insurerId: payer,
+    sessionDate: note.sessionDate,
+    pos: note.pos,
+    minutes: note.minutes,
+    cptCode: note.cptCode,
+    md: input.md,
+    md2: input.md2,
+    units: note.units,
+    unitPriceCents: price.unitPriceCents,
+    multiplier: price.multiplier,
+    chargesCents: price.chargesCents,
+    xpCents: price.xpCents,
+    paNumber: input.paNumber,
+    npi: input.npi ?? facts.locationNpi ?? null,
+    billed: input.billed,
+    pay: input.pay,
+  };
+  const noteMatches = sql`(select ${notes.version} from ${notes} where ${notes.id} = ${note.id} and ${notes.deletedAt} is null) = ${note.version}`;
+  const reportWrite = existing
+    ? ctx.db
+        .update(clientReports)
+        .set({ ...values, version: sql`${clientReports.version} + 1`, updatedAt: now })
+        .where(and(eq(clientReports.id, existing.id), eq(clientReports.version, existing.version), noteMatches))
+    : (() => {
+        const all: Record<string, unknown> = { ...values, id: null, createdBy: ctx.actor.kind === "user" ? ctx.actor.id : null, version: 1, createdAt: now, updatedAt: now };
+        const cells = REPORT_COLUMNS.map((c) => {
+          const x = all[c.key];
+          return typeof x === "boolean" ? sql`${x ? 1 : 0}` : x === null || x === undefined ? sql`null` : sql`${x}`;
+        });
+        return ctx.db.insert(clientReports).select(sql`select ${sql.join(cells, sql`, `)} where not exists (select 1 from ${clientReports} where ${clientReports.noteId} = ${note.id}) and ${noteMatches}`);
+      })();
+  const [written, noteWritten, , , reportRows, noteRows] = await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: existing ? "update" : "create", entity: "client_report", entityId: existing?.id ?? null, patientId: note.patientId, detail: { patients: [note.patientId], note: note.id, billed: input.billed, pay: input.pay } },
+    (audit) => [
+      reportWrite,
+      ctx.db
+        .update(notes)
+        .set({ md: input.md, md2: input.md2, billed: input.billed, paid: input.pay, version: sql`${notes.version} + 1`, updatedAt: now })
+        .where(and(eq(notes.id, note.id), eq(notes.version, note.version), sql`changes() = 1`)),
+      audit(sql`changes() = 1`),
+      bumpNotesIfWritten(ctx),
+      ctx.db.select().from(clientReports).where(eq(clientReports.noteId, note.id)),
+      ctx.db.select().from(notes).where(eq(notes.id, note.id)),
+    ],
+    facts.tail,
+  );
+  const report = (reportRows as ReportRow[])[0];
+  const after = (noteRows as (typeof notes.$inferSelect)[])[0];
+  if (!changed(written) || !changed(noteWritten) || !report || !after) {
+    const again = await saveFacts(ctx, input.noteId);
+    return again ? conflict(currentRow(again.n, again.cr)) : notFound("Note");
+  }
+  return ok({ report: clientReportJson(report), row: currentRow(after, report) }, existing ? BILLING_MESSAGES.updated : BILLING_MESSAGES.added);
+}
+
+/** What a 409 answers: the note's billing fields and its billing record as they are now. */
+export interface CurrentRow {
+  note_id: number;
+  note_version: number;
+  md: string | null;
+  md2: string | null;
+  billed: boolean;
+  pay: boolean;
+  status: string;
+  client_report: ClientReportJson | null;
+}
+
+function currentRow(n: typeof notes.$inferSelect, cr: ReportRow | null): CurrentRow {
+  return { note_id: n.id, note_version: n.version, md: n.md, md2: n.md2, billed: n.billed, pay: n.paid, status: n.status, client_report: cr ? clientReportJson(cr) : null };
+}
+
+/** POST update/{id}: the billing record's note, saved with the payload. */
+export async function updateClientReport(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: Omit<SaveOptions, "reportId"> = {}) {
+  if (!manages(ctx)) return denied();
+  const [found] = await primaryOf(ctx.db)
+    .select({ noteId: clientReports.noteId, noteType: clientReports.noteType })
+    .from(clientReports)
+    .innerJoin(patients, eq(patients.id, clientReports.patientId))
+    .where(and(eq(clientReports.id, id), reportScope(ctx)));
+  if (!found) return notFound("Billing record");
+  const key = found.noteType === "bcba" ? "note_bcba_id" : "note_rbt_id";
+  const named = ["note_id", "note_rbt_id", "note_bcba_id"].filter((k) => raw[k] != null && raw[k] !== "");
+  // The path names the record; a body that names another note is refused, one that names none takes the record's.
+  const body = named.length ? raw : { ...raw, [key]: found.noteId };
+  return saveClientReport(ctx, body, { ...opts, reportId: id });
+}
+
+/** DELETE destroy/{id}: a billing record not billed nor paid. */
+export async function deleteClientReport(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+  if (!manages(ctx)) return denied();
+  const [found] = await primaryOf(ctx.db)
+    .select({ r: clientReports, tail: auditTail })
+    .from(clientReports)
+    .innerJoin(patients, eq(patients.id, clientReports.patientId))
+    .where(and(eq(clientReports.id, id), reportScope(ctx)));
+  if (!found) return notFound("Billing record");
+  if (found.r.billed || found.r.pay) return invalid({ billed: BILLING_MESSAGES.billedDelete });
+  const [deleted] = await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: "delete", entity: "client_report", entityId: id, patientId: found.r.patientId, detail: { patients: [found.r.patientId], note: found.r.noteId } },
+    (audit) => [ctx.db.delete(clientReports).where(and(eq(clientReports.id, id), eq(clientReports.billed, false), eq(clientReports.pay, false))), audit(sql`changes() = 1`)],
+    found.tail,
+  );
+  if (!changed(deleted)) return invalid({ billed: BILLING_MESSAGES.billedDelete });
+  return ok(null, BILLING_MESSAGES.deleted);
+}
+
+/* ------------------------------------------------------------------ status */
+
+/**
+ * A row's status, pending or ok (clinical §4), saved at once. Billing work: manage_claims (decision 030),
+ * where the notes' own status call needs manage_notes. `note_version` optional: when sent, a stale one is a 409.
+ */
+export async function setBillingStatus(ctx: ModelContext, noteId: number, raw: Record<string, unknown>): Promise<ModelResult<CurrentRow>> {
+  if (!manages(ctx)) return denied();
+  const parsed = parseWith(StatusInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const facts = await saveFacts(ctx, noteId);
+  if (!facts) return notFound("Note");
+  const note = facts.n;
+  const expected = parsed.data.note_version == null || parsed.data.note_version === "" ? note.version : Number(parsed.data.note_version);
+  if (expected !== note.version) return conflict(currentRow(note, facts.cr));
+  const [updated, , rows] = await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: "status", entity: "note", entityId: noteId, patientId: note.patientId, detail: { patients: [note.patientId], status: parsed.data.status } },
+    (audit) => [
+      ctx.db
+        .update(notes)
+        .set({ status: parsed.data.status, version: sql`${notes.version} + 1`, updatedAt: ctx.now().toISOString() })
+        .where(and(eq(notes.id, noteId), eq(notes.version, expected), isNull(notes.deletedAt))),
+      audit(sql`changes() = 1`),
+      ctx.db.select().from(notes).where(eq(notes.id, noteId)),
+      bumpNotesIfWritten(ctx),
+    ],
+    facts.tail,
+  );
+  const row = (rows as (typeof notes.$inferSelect)[])[0];
+  if (!changed(updated) || !row) {
+    const again = await saveFacts(ctx, noteId);
+    return again ? conflict(currentRow(again.n, again.cr)) : notFound("Note");
+  }
+  return ok(currentRow(row, facts.cr), BILLING_MESSAGES.statusSaved);
+}
+
+/* ------------------------------------------------------------------ config */
+
+/** GET config: the choices of the billing table (no client data). */
+export function clientReportConfig() {
+  return {
+    modifiers: MODIFIER_CHOICES,
+    note_types: Object.entries(REPORT_NOTE_TYPE_LABELS).map(([value, label]) => ({ value, label })),
+    statuses: ["pending", "ok"],
+    pos: Object.entries(POS_CODES).map(([code, label]) => ({ code, label })),
+    page_size: CLIENT_REPORT_PAGE_SIZE,
+    page_window: CLIENT_REPORT_PAGE_WINDOW,
+  };
+}

@@ -1,0 +1,12 @@
+import type { MetaFunction } from "@remix-run/cloudflare";
+import { BillingListScreen } from "~/components/billing/billing-list-screen";
+import { billingListLoader } from "~/services/billing-screens.server";
+
+export const meta: MetaFunction = () => [{ title: "Billing · Baseline" }];
+/** The billing list (platform §2 billing, billing/list; decision 030): manage_claims, the actor's locations. */
+export const handle = { guard: "manage_claims" };
+export const loader = billingListLoader;
+
+export default function BillingListRoute() {
+  return <BillingListScreen title="Billing" rowHref={(r) => `/billing/by-client/${r.patient_id}`} />;
+}

@@ -1,0 +1,111 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { redirect } from "@remix-run/cloudflare";
+import { billingList, clientReport, saveClientReport, setBillingStatus } from "~/models/client-reports.server";
+import { reportQueryInput } from "~/domain/client-reports";
+import { pathId } from "~/domain/validation";
+import { formResult, formValues, modelContextFor } from "./forms.server";
+import { forbidden, notFound, requirePermission, requireId } from "./guard.server";
+import { scrubReasons } from "./billing-scrubber.server";
+
+/**
+ * The billing screens' loaders and actions (/billing/list, /billing/by-client/:patient_id and its twin
+ * /client-report/by-client/:patient_id, /client-report/employee-by-client): guard first (manage_claims),
+ * then the model. Shared by the route modules, which stay one line each.
+ */
+
+/** The address without empty values (clinical §5: empty filters are left out) and without the flash. */
+export function cleanAddress(url: URL): string {
+  const kept = new URLSearchParams();
+  for (const [k, v] of url.searchParams) if (v.trim() !== "" && k !== "flash") kept.append(k, v);
+  const q = kept.toString();
+  return q ? `${url.pathname}?${q}` : url.pathname;
+}
+
+function redirectIfEmptyFilters(request: Request) {
+  const url = new URL(request.url);
+  const hasEmpty = [...url.searchParams].some(([, v]) => v.trim() === "");
+  if (hasEmpty) {
+    const flash = url.searchParams.get("flash");
+    const clean = cleanAddress(url);
+    throw redirect(flash ? `${clean}${clean.includes("?") ? "&" : "?"}flash=${encodeURIComponent(flash)}` : clean);
+  }
+}
+
+function throwFor(result: { ok: false; status: number; message: string }): never {
+  if (result.status === 403) throw forbidden(result.message);
+  throw notFound(result.message);
+}
+
+export async function billingListLoader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_claims");
+  redirectIfEmptyFilters(request);
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const ctx = modelContextFor(context, actor);
+  let result = await billingList(ctx, params);
+  let queryError: string | null = null;
+  if (!result.ok && result.status === 422) {
+    // A hand-edited filter that does not parse: its message, and the list without the filters.
+    queryError = result.message;
+    result = await billingList(ctx, {});
+  }
+  if (!result.ok) throwFor(result);
+  return { list: result.data, queryError };
+}
+
+/** The report of one client (and, from employee-by-client, of one employee's notes for it). */
+export async function reportData(request: Request, context: LoaderFunctionArgs["context"], patientId: number, providerId: number | null) {
+  const { actor } = await requirePermission(request, context, "manage_claims");
+  redirectIfEmptyFilters(request);
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const ctx = modelContextFor(context, actor);
+  let result = await clientReport(ctx, patientId, reportQueryInput(params), { providerId, scrub: true });
+  let queryError: string | null = null;
+  if (!result.ok && result.status === 422) {
+    queryError = result.message;
+    result = await clientReport(ctx, patientId, {}, { providerId, scrub: true });
+  }
+  if (!result.ok) throwFor(result);
+  return { report: result.data, queryError };
+}
+
+export async function reportLoader({ request, context, params }: LoaderFunctionArgs) {
+  await requirePermission(request, context, "manage_claims");
+  const patientId = requireId(params.patient_id, "Client");
+  return reportData(request, context, patientId, null);
+}
+
+/** POST on a report screen: intent save (the row's billing record) or status (pending/ok), then back to the same address. */
+export async function reportAction({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_claims");
+  const url = new URL(request.url);
+  const patientId = params.patient_id !== undefined ? requireId(params.patient_id, "Client") : pathId(url.searchParams.get("patient_id") ?? undefined);
+  if (patientId === null) throw notFound("Client not found.");
+  const values = formValues(await request.formData());
+  const ctx = modelContextFor(context, actor);
+  const back = cleanAddress(url);
+  const one = (k: string) => (typeof values[k] === "string" ? (values[k] as string) : "");
+  if (values.intent === "status") {
+    const noteId = pathId(one("note_id"));
+    if (noteId === null) throw notFound("Note not found.");
+    return formResult(await setBillingStatus(ctx, noteId, { status: one("status"), note_version: one("note_version") || null }), values, () => back);
+  }
+  if (values.intent === "save") {
+    const result = await saveClientReport(
+      ctx,
+      {
+        note_id: one("note_id"),
+        patient_id: patientId,
+        md: one("md") || null,
+        md2: one("md2") || null,
+        billed: one("billed"),
+        pay: one("pay"),
+        pa_number: one("pa_number") || null,
+        version: one("version") || null,
+        note_version: one("note_version") || null,
+      },
+      { reasonsOf: scrubReasons },
+    );
+    return formResult(result, values, () => back);
+  }
+  return formResult({ ok: false, status: 422, message: "Choose Save or a status.", errors: { intent: "Choose Save or a status." } }, values, () => back);
+}

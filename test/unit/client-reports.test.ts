@@ -1,0 +1,99 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { BillingListQuery, defaultPeriod, noteTypesOf, ReportQuery, reportQueryInput, saveInputOf, SavePayload, totalsWeek } from "~/domain/client-reports";
+
+/** Billing by client's rules (decision 030): the save payload, the week of the totals, filters. */
+
+const save = (raw: Record<string, unknown>) => saveInputOf(v.parse(SavePayload, raw));
+
+describe("the save payload names one note and takes that role's fields", () => {
+  it.each([
+    ["an RBT note: md, md2, billed, pay", { note_rbt_id: 5, md: "hm", md2: "XP", billed: true, pay: "true" }, { noteId: 5, role: "rbt", md: "HM", md2: "XP", billed: true, pay: true }],
+    ["a BCBA note: mdbcba, md2bcba, billedbcba, paybcba", { note_bcba_id: "7", mdbcba: "HO", billedbcba: "on", md: "HM" }, { noteId: 7, role: "bcba", md: "HO", md2: null, billed: true, pay: false }],
+    ["note_id with the BCBA fields", { note_id: 9, mdbcba: "GT" }, { noteId: 9, role: "bcba", md: "GT" }],
+    ["note_id alone: the RBT names", { note_id: 9, md: "TS" }, { noteId: 9, role: "rbt", md: "TS" }],
+    ["versions as text", { note_id: 1, version: "3", note_version: "4" }, { version: 3, noteVersion: 4 }],
+    ["an empty NPI and PA number are none", { note_id: 1, npi: "", pa_number: "  " }, { npi: null, paNumber: null }],
+  ])("%s", (_l, raw, expected) => {
+    const r = save(raw);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.input).toMatchObject(expected);
+  });
+
+  it.each([
+    ["no note", {}, "note_id"],
+    ["two notes", { note_rbt_id: 1, note_bcba_id: 2 }, "note_id"],
+    ["a zero id", { note_id: 0 }, "note_id"],
+    ["pay without billed", { note_rbt_id: 1, pay: true }, "pay"],
+    ["a BCBA pay without billed", { note_bcba_id: 1, paybcba: true }, "paybcba"],
+  ])("%s is refused on %s", (_l, raw, field) => {
+    const r = save(raw);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(Object.keys(r.errors)).toEqual([field]);
+  });
+
+  it.each([
+    ["an unknown modifier", { note_id: 1, md: "ZZ" }],
+    ["an NPI of 9 digits", { note_id: 1, npi: "123456789" }],
+    ["a PA number over 50 characters", { note_id: 1, pa_number: "x".repeat(51) }],
+    ["a control character", { note_id: 1, pa_number: "A\u0007" }],
+  ])("%s does not parse", (_l, raw) => {
+    expect(v.safeParse(SavePayload, raw).success).toBe(false);
+  });
+});
+
+describe("Week Total: the Sunday–Saturday week that ends the filtered period", () => {
+  it.each([
+    ["the To date's week", "2026-03-05", "2026-01-01", { start: "2026-03-01", end: "2026-03-07" }],
+    ["else the latest note's week", "", "2026-03-10", { start: "2026-03-08", end: "2026-03-14" }],
+    ["a Saturday ends its own week", "2026-03-14", null, { start: "2026-03-08", end: "2026-03-14" }],
+    ["a Sunday starts one", "", "2026-03-08", { start: "2026-03-08", end: "2026-03-14" }],
+    ["a week across a year", "", "2026-01-01", { start: "2025-12-28", end: "2026-01-03" }],
+    ["no note, no To: none", "", null, null],
+  ])("%s", (_l, to, latest, expected) => {
+    expect(totalsWeek(to, latest)).toEqual(expected);
+  });
+});
+
+describe("filters", () => {
+  it.each([
+    ["", ["rbt", "bcba", "combined"]],
+    ["rbt", ["rbt"]],
+    ["bcba", ["bcba", "combined"]],
+  ] as const)("note type %j keeps %j", (filter, types) => {
+    expect(noteTypesOf(filter)).toEqual(types);
+  });
+
+  it("the screen's from/to/type are the API's date_start/date_end/noteType", () => {
+    expect(reportQueryInput({ from: "2026-01-01", to: "2026-01-31", type: "rbt", page: "2", flash: "x" })).toEqual({ page: "2", date_start: "2026-01-01", date_end: "2026-01-31", noteType: "rbt" });
+  });
+
+  it.each([
+    [{}, true],
+    [{ date_start: "2026-02-01", date_end: "2026-01-01" }, false],
+    [{ noteType: "RBT" }, true],
+    [{ noteType: "parent" }, false],
+    [{ sort: "charges" }, false],
+    [{ sort: "units", dir: "desc" }, true],
+    [{ page: "0" }, false],
+  ])("report query %j parses: %s", (raw, okay) => {
+    expect(v.safeParse(ReportQuery, raw).success).toBe(okay);
+  });
+
+  it.each([
+    [{ status: "billed", location_id: "3" }, true],
+    [{ status: "sent" }, false],
+    [{ location_id: "x" }, false],
+    [{ date_from: "2026-03-01", date_to: "2026-02-01" }, false],
+  ])("billing list query %j parses: %s", (raw, okay) => {
+    expect(v.safeParse(BillingListQuery, raw).success).toBe(okay);
+  });
+
+  it.each([
+    ["2026-02-14", { from: "2026-02-01", to: "2026-02-28" }],
+    ["2028-02-01", { from: "2028-02-01", to: "2028-02-29" }],
+    ["2026-12-31", { from: "2026-12-01", to: "2026-12-31" }],
+  ])("the default period of %s is its month", (today, period) => {
+    expect(defaultPeriod(today)).toEqual(period);
+  });
+});

@@ -1,0 +1,208 @@
+import { count, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { clientReports, insurances, insuranceServices, notes, paServices } from "~/db/schema";
+import { dayNumber } from "~/domain/weeks";
+import { createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
+
+/**
+ * The billing screens (platform §2 billing, billing/list, billing/by-client, client-report…; clinical §2
+ * report-by-client; decision 030): guard and scope, filters, a row saved and a status switched without
+ * JavaScript (POST → 303 → GET with the message), bad input and stale saves.
+ */
+
+type Loc = { id: number };
+let here: Loc;
+let there: Loc;
+let alice: { id: number; firstName: string; lastName: string };
+let faraway: { id: number };
+let provider: { id: number };
+let manager: string;
+let noPerm: string;
+let outsider: string;
+const ids: Record<string, number> = {};
+
+async function note(over: { type: "rbt" | "bcba"; patientId: number; locationId: number; date: string; providerId?: number; paServiceId?: number; signed?: boolean }) {
+  const s = dayNumber(over.date)! * 1440 + 9 * 60;
+  const [row] = await db()
+    .insert(notes)
+    .values({ type: over.type, patientId: over.patientId, locationId: over.locationId, providerId: over.providerId ?? provider.id, cptCode: over.type === "rbt" ? "97153" : "97155", pos: "12", diagnosisCode: "F84.0", paServiceId: over.paServiceId ?? null, signedAt: over.signed === false ? null : `${over.date}T23:00:00.000Z`, providerSignedOn: over.signed === false ? null : over.date, sessionDate: over.date, timeIn: "09:00", timeOut: "11:00", start1At: s, end1At: s + 120, startAt: s, endAt: s + 120, minutes: 120, units: 8 })
+    .returning();
+  return row!;
+}
+
+const html = async (res: Response) => {
+  expect(res.status, res.headers.get("Location") ?? "").toBe(200);
+  return res.text();
+};
+const rowsOf = (page: string) => /<caption class="visually-hidden">Billing by note<\/caption>[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? "";
+const reports = async () => (await db().select({ n: count() }).from(clientReports))[0]!.n;
+
+beforeAll(async () => {
+  here = await createLocation();
+  there = await createLocation();
+  const [ins] = await db().insert(insurances).values({ name: "Blue Payer" }).returning();
+  await db()
+    .insert(insuranceServices)
+    .values([
+      { insuranceId: ins!.id, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 15 },
+      { insuranceId: ins!.id, cptCode: "97155", provider: "bcba", type: "bcba", unitPrice: 25.25 },
+    ]);
+  alice = await createPatient({ locationId: here.id, insurerId: ins!.id, firstName: "Alice", lastName: "Anders" });
+  const [pa] = await db().insert(paServices).values({ patientId: alice.id, paService: "Direct therapy", cpt: "97153", nUnits: 300, startDate: "2026-01-01", endDate: "2026-06-30", insuranceId: ins!.id }).returning();
+  faraway = await createPatient({ locationId: there.id, insurerId: ins!.id });
+  provider = await createUser({ permissions: ["view_notes"], locations: [here.id], name: "Rita" });
+  const other = await createUser({ permissions: ["view_notes"], locations: [here.id], name: "Omar" });
+  ids.rbt = (await note({ type: "rbt", patientId: alice.id, locationId: here.id, date: "2026-02-02" })).id;
+  ids.bcba = (await note({ type: "bcba", patientId: alice.id, locationId: here.id, date: "2026-02-03", providerId: other.id })).id;
+  ids.rbt2 = (await note({ type: "rbt", patientId: alice.id, locationId: here.id, date: "2026-02-09", paServiceId: pa!.id })).id;
+  ids.far = (await note({ type: "rbt", patientId: faraway.id, locationId: there.id, date: "2026-02-02", providerId: other.id })).id;
+  ids.unsigned = (await note({ type: "rbt", patientId: alice.id, locationId: here.id, date: "2026-01-12", paServiceId: pa!.id, signed: false })).id;
+  ids.other = other.id;
+  manager = await signInCookie(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [here.id] }));
+  noPerm = await signInCookie(await createUser({ permissions: ["view_notes", "manage_notes", "view_clients"], locations: [here.id] }));
+  outsider = await signInCookie(await createUser({ permissions: ["manage_claims"], locations: [there.id] }));
+});
+
+describe("the billing list", () => {
+  it("lists the clients with notes of the period in the actor's locations, with counts", async () => {
+    const page = await html(await request("/billing/list?date_from=2026-02-01&date_to=2026-02-28", { cookie: manager }));
+    expect(page).toContain("Alice Anders");
+    expect(page).toContain(`/billing/by-client/${alice.id}`);
+    expect(page).not.toContain(`/billing/by-client/${faraway.id}`);
+    expect(page).toContain("Showing 1 to 1 of 1 entries");
+  });
+
+  it("filters by provider and status; empty filters are left out of the address", async () => {
+    const byOther = await html(await request(`/billing/list?date_from=2026-02-01&date_to=2026-02-28&provider_id=${ids.other}`, { cookie: manager }));
+    expect(byOther).toContain("Alice Anders");
+    const paid = await html(await request("/billing/list?date_from=2026-02-01&date_to=2026-02-28&status=paid", { cookie: manager }));
+    expect(paid).toContain("No data to display.");
+    const res = await request("/billing/list?date_from=2026-02-01&status=&provider_id=", { cookie: manager });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/billing/list?date_from=2026-02-01");
+  });
+
+  it("/billing and /client-report lead to the list; without manage_claims 403; another location's filter 404", async () => {
+    expect((await request("/billing?status=ok", { cookie: manager })).headers.get("Location")).toBe("/billing/list?status=ok");
+    expect((await request("/client-report", { cookie: manager })).headers.get("Location")).toBe("/billing/list");
+    expect((await request("/billing/list", { cookie: noPerm })).status).toBe(403);
+    expect((await request(`/billing/list?location_id=${there.id}`, { cookie: manager })).status).toBe(404);
+  });
+
+  it("a filter that does not parse shows its message and the list without filters", async () => {
+    const page = await html(await request("/billing/list?status=everything", { cookie: manager }));
+    expect(page).toContain("Choose a status from the list.");
+  });
+});
+
+describe("billing by client", () => {
+  it("shows the header, the PA services table, one row per note sorted by date, prices and the week's totals", async () => {
+    const page = await html(await request(`/billing/by-client/${alice.id}`, { cookie: manager }));
+    expect(page).toContain("Alice Anders");
+    expect(page).toContain("Blue Payer");
+    expect(page).toContain(">Back<");
+    for (const h of ["PA Services", "Units Allowed", "Beginning", "Expiration", "Direct therapy", "2026-06-30"]) expect(page).toContain(h);
+    expect(page).toContain("97153: $15.00");
+    const rows = rowsOf(page);
+    expect(rows.indexOf("2026-02-02")).toBeLessThan(rows.indexOf("2026-02-03"));
+    expect(rows.indexOf("2026-02-03")).toBeLessThan(rows.indexOf("2026-02-09"));
+    expect(rows).toContain(`/note-rbt/view/${ids.rbt}`);
+    expect(rows).toContain("$120.00"); // 8 × $15.00
+    expect(rows).toContain("$202.00"); // 8 × $25.25
+    expect(page).toContain("Showing 1 to 4 of 4 entries");
+    expect(page).toMatch(/Week Total Units <input[^>]*value="8"/);
+  });
+
+  it("filters by type and dates, and sorts by a column", async () => {
+    const bcba = rowsOf(await html(await request(`/billing/by-client/${alice.id}?type=bcba`, { cookie: manager })));
+    expect(bcba).toContain("2026-02-03");
+    expect(bcba).not.toContain("2026-02-02");
+    const early = rowsOf(await html(await request(`/billing/by-client/${alice.id}?from=2026-02-01&to=2026-02-05`, { cookie: manager })));
+    expect(early).not.toContain("2026-02-09");
+    const desc = rowsOf(await html(await request(`/billing/by-client/${alice.id}?sort=date&dir=desc`, { cookie: manager })));
+    expect(desc.indexOf("2026-02-09")).toBeLessThan(desc.indexOf("2026-02-02"));
+  });
+
+  it("the twin address /client-report/by-client answers the same screen; employee-by-client keeps one employee's notes", async () => {
+    expect(rowsOf(await html(await request(`/client-report/by-client/${alice.id}`, { cookie: manager })))).toContain("2026-02-09");
+    const mine = rowsOf(await html(await request(`/client-report/employee-by-client?patient_id=${alice.id}&employee_id=${ids.other}`, { cookie: manager })));
+    expect(mine).toContain("2026-02-03");
+    expect(mine).not.toContain("2026-02-02");
+  });
+
+  it("without manage_claims 403; a client of another location 404", async () => {
+    expect((await request(`/billing/by-client/${alice.id}`, { cookie: noPerm })).status).toBe(403);
+    expect((await request(`/billing/by-client/${alice.id}`, { cookie: outsider })).status).toBe(404);
+    expect((await form(`/billing/by-client/${alice.id}`, { intent: "status", note_id: String(ids.rbt), status: "ok" }, outsider)).status).toBe(404);
+    expect((await form(`/billing/by-client/${alice.id}`, { intent: "status", note_id: String(ids.rbt), status: "ok" }, noPerm)).status).toBe(403);
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt));
+    expect(n!.status).toBe("pending");
+  });
+
+  it("a row's status switches at once (303 back to the same address, the table shows it)", async () => {
+    const res = await form(`/billing/by-client/${alice.id}?type=rbt`, { intent: "status", note_id: String(ids.rbt), status: "ok" }, manager);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toMatch(new RegExp(`^/billing/by-client/${alice.id}\\?type=rbt&flash=`));
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt));
+    expect(n!.status).toBe("ok");
+  });
+
+  it("Save creates the billing record ('Updated - Added successfully!'), then updates it ('Updated - Bip Updated successfully!')", async () => {
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt2));
+    const created = await form(`/billing/by-client/${alice.id}`, { intent: "save", note_id: String(ids.rbt2), note_version: String(n!.version), version: "", md: "HM", md2: "", billed: "true" }, manager);
+    expect(created.status).toBe(303);
+    expect(decodeURIComponent(created.headers.get("Location")!)).toContain("Updated - Added successfully!");
+    const [after] = await db().select().from(notes).where(eq(notes.id, ids.rbt2));
+    expect(after).toMatchObject({ md: "HM", billed: true, paid: false });
+    const [cr] = await db().select().from(clientReports).where(eq(clientReports.noteId, ids.rbt2));
+    expect(cr).toMatchObject({ chargesCents: 12000, billed: true, version: 1 });
+    const updated = await form(`/billing/by-client/${alice.id}`, { intent: "save", note_id: String(ids.rbt2), note_version: String(after!.version), version: "1", md: "HM", md2: "XP", billed: "true", pay: "true" }, manager);
+    expect(updated.status).toBe(303);
+    expect(decodeURIComponent(updated.headers.get("Location")!)).toContain("Updated - Bip Updated successfully!");
+    const page = await html(await request(updated.headers.get("Location")!, { cookie: manager }));
+    expect(page).toContain("Updated - Bip Updated successfully!");
+    expect(page).toContain("(XP $120.00)");
+  });
+
+  it("a scrubber reason is shown as text on its row, and marking that note billed is refused with it", async () => {
+    const page = await html(await request(`/billing/by-client/${alice.id}?to=2026-01-31`, { cookie: manager }));
+    expect(rowsOf(page)).toMatch(/<li>Note is not signed[^<]*<\/li>/);
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.unsigned));
+    const res = await form(`/billing/by-client/${alice.id}`, { intent: "save", note_id: String(ids.unsigned), note_version: String(n!.version), version: "", billed: "true" }, manager);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain("This note cannot be billed");
+    const [after] = await db().select().from(notes).where(eq(notes.id, ids.unsigned));
+    expect(after!.billed).toBe(false);
+  });
+
+  it("a stale save answers 409 with the message and changes nothing", async () => {
+    const before = await reports();
+    const res = await form(`/billing/by-client/${alice.id}`, { intent: "save", note_id: String(ids.rbt2), note_version: "1", version: "1", md: "GT" }, manager);
+    expect(res.status).toBe(409);
+    expect(await res.text()).toContain("Someone else saved a newer version");
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt2));
+    expect(n!.md).toBe("HM");
+    expect(await reports()).toBe(before);
+  });
+
+  it("bad input shows the field's message with the typed values kept; nothing changes", async () => {
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.bcba));
+    const res = await form(`/billing/by-client/${alice.id}`, { intent: "save", note_id: String(ids.bcba), note_version: String(n!.version), version: "", md: "ZZ", pay: "true" }, manager);
+    expect(res.status).toBe(422);
+    const page = await res.text();
+    expect(page).toContain('role="alert"');
+    const [after] = await db().select().from(notes).where(eq(notes.id, ids.bcba));
+    expect(after!.version).toBe(n!.version);
+    const bad = await form(`/billing/by-client/${alice.id}`, { intent: "status", note_id: String(ids.bcba), status: "done" }, manager);
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("Choose pending or ok.");
+  });
+
+  it("a note of another client cannot be saved through this client's screen", async () => {
+    const other = await createPatient({ locationId: here.id });
+    const before = await reports();
+    const res = await form(`/billing/by-client/${other.id}`, { intent: "save", note_id: String(ids.bcba), version: "" }, manager);
+    expect(res.status).toBe(422);
+    expect(await reports()).toBe(before);
+  });
+});

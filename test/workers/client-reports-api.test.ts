@@ -1,0 +1,293 @@
+import { count, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog, clientReports, insurances, insuranceServices, notes, paServices } from "~/db/schema";
+import { dayNumber } from "~/domain/weeks";
+import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
+
+/**
+ * The client_report API (clinical §7 client reports; decision 030): every call allowed, 403 without
+ * manage_claims, 404 for another location, bad input → 4xx and nothing changed, a stale save → 409.
+ */
+
+type Loc = { id: number };
+let here: Loc;
+let there: Loc;
+let insurer: number;
+let patient: { id: number; patientIdentifier: string };
+let farPatient: { id: number };
+let provider: { id: number };
+let manager: string;
+let noPerm: string;
+let outsider: string;
+const ids: Record<string, number> = {};
+
+async function note(over: { type: "rbt" | "bcba" | "combined"; patientId: number; locationId: number; date: string; minutes?: number; paServiceId?: number | null; cpt?: string; md?: string | null; providerId?: number }) {
+  const minutes = over.minutes ?? 120;
+  const s = dayNumber(over.date)! * 1440 + 9 * 60;
+  const [row] = await db()
+    .insert(notes)
+    .values({
+      type: over.type,
+      patientId: over.patientId,
+      locationId: over.locationId,
+      providerId: over.providerId ?? provider.id,
+      paServiceId: over.paServiceId ?? null,
+      diagnosisCode: "F84.0",
+      signedAt: `${over.date}T23:00:00.000Z`,
+      providerSignedOn: over.date,
+      cptCode: over.cpt ?? (over.type === "rbt" ? "97153" : "97155"),
+      pos: "12",
+      sessionDate: over.date,
+      timeIn: "09:00",
+      timeOut: "11:00",
+      start1At: s,
+      end1At: s + minutes,
+      startAt: s,
+      endAt: s + minutes,
+      minutes,
+      units: Math.round(minutes / 15),
+      md: over.md ?? null,
+    })
+    .returning();
+  return row!;
+}
+
+const rowsOf = async () => (await db().select({ n: count() }).from(clientReports))[0]!.n;
+const auditCount = async () => (await db().select({ n: count() }).from(auditLog))[0]!.n;
+
+beforeAll(async () => {
+  here = await createLocation();
+  there = await createLocation();
+  const [ins] = await db().insert(insurances).values({ name: "Acme Health" }).returning();
+  insurer = ins!.id;
+  await db()
+    .insert(insuranceServices)
+    .values([
+      { insuranceId: insurer, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 12.5 },
+      { insuranceId: insurer, cptCode: "97155", provider: "bcba", type: "bcba", unitPrice: 30.1 },
+    ]);
+  patient = await createPatient({ locationId: here.id, insurerId: insurer });
+  farPatient = await createPatient({ locationId: there.id, insurerId: insurer });
+  provider = await createUser({ permissions: ["view_notes"], locations: [here.id] });
+  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Treatment", cpt: "97153", nUnits: 400, startDate: "2026-01-01", endDate: "2026-12-31", insuranceId: insurer }).returning();
+  ids.pa = pa!.id;
+  ids.rbt1 = (await note({ type: "rbt", patientId: patient.id, locationId: here.id, date: "2026-03-02", paServiceId: pa!.id })).id;
+  ids.bcba1 = (await note({ type: "bcba", patientId: patient.id, locationId: here.id, date: "2026-03-03", minutes: 60 })).id;
+  ids.rbt2 = (await note({ type: "rbt", patientId: patient.id, locationId: here.id, date: "2026-03-10", paServiceId: pa!.id, md: "XP" })).id;
+  const farProvider = await createUser({ permissions: ["view_notes"], locations: [there.id] });
+  ids.far = (await note({ type: "rbt", patientId: farPatient.id, locationId: there.id, date: "2026-03-02", providerId: farProvider.id })).id;
+  ids.unsigned = (await note({ type: "rbt", patientId: patient.id, locationId: here.id, date: "2026-02-16", paServiceId: pa!.id })).id;
+  await db().update(notes).set({ signedAt: null, providerSignedOn: null }).where(eq(notes.id, ids.unsigned));
+  manager = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [here.id] }));
+  noPerm = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [here.id] }));
+  outsider = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [there.id] }));
+});
+
+describe("byprofile: the client report response", () => {
+  it("answers the client, RBT and BCBA rows apart, priced by the one price function, with pages and the week's totals", async () => {
+    const before = await auditCount();
+    const res = await api(`/client_report/byprofile/${patient.id}`, { token: manager });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.patient).toMatchObject({ id: patient.id, patient_id: patient.patientIdentifier, insurer_id: insurer });
+    expect(body.noteRbts.map((r: any) => r.id)).toEqual([ids.unsigned, ids.rbt1, ids.rbt2]);
+    expect(body.noteBcbas.map((r: any) => r.id)).toEqual([ids.bcba1]);
+    expect(body.data.map((r: any) => r.session_date)).toEqual(["2026-02-16", "2026-03-02", "2026-03-03", "2026-03-10"]);
+    // The pre-billing scrubber's reasons, as text, per row.
+    expect(body.noteRbts[0].reasons).toEqual([expect.stringMatching(/not signed/)]);
+    expect(body.noteRbts[1].reasons).toEqual([]);
+    // 8 units × $12.50 = $100.00; 4 units × $30.10 = $120.40; XP: charged 0, $100.00 shown beside.
+    expect(body.noteRbts[1]).toMatchObject({ total_units: 8, unit_price_cents: 1250, charges_cents: 10000, xp: null });
+    expect(body.noteBcbas[0]).toMatchObject({ total_units: 4, unit_price_cents: 3010, charges_cents: 12040, mdbcba: null, billedbcba: false });
+    expect(body.noteRbts[2]).toMatchObject({ charges_cents: 0, xp_cents: 10000, xp: "100.00", multiplier: 0 });
+    expect(body).toMatchObject({ total: 4, per_page: 50, arrayPages: [1], showing: "Showing 1 to 4 of 4 entries" });
+    // The week of the latest note (Sun 2026-03-08 – Sat 2026-03-14): one RBT note of 2 h, 8 units.
+    expect(body.week).toEqual({ start: "2026-03-08", end: "2026-03-14" });
+    expect(body).toMatchObject({ week_total_hours: 2, week_total_units: 8 });
+    expect(body.pa_services).toEqual([expect.objectContaining({ pa_service: "Treatment", cpt: "97153", n_units: 400, start_date: "2026-01-01", end_date: "2026-12-31" })]);
+    expect(await auditCount()).toBe(before + 1);
+  });
+
+  it("filters by dates and note type; empty filters are left out; the To date picks the week", async () => {
+    const bcba = (await (await api(`/client_report/byprofile/${patient.id}?noteType=bcba&date_start=&date_end=`, { token: manager })).json()) as any;
+    expect(bcba.data.map((r: any) => r.id)).toEqual([ids.bcba1]);
+    const march = (await (await api(`/client_report/byprofile/${patient.id}?date_start=2026-03-01&date_end=2026-03-05&noteType=rbt`, { token: manager })).json()) as any;
+    expect(march.data.map((r: any) => r.id)).toEqual([ids.rbt1]);
+    expect(march.week).toEqual({ start: "2026-03-01", end: "2026-03-07" });
+    expect(march.week_total_units).toBe(8);
+  });
+
+  it.each([
+    ["a bad date", "date_start=2026-02-30"],
+    ["To before From", "date_start=2026-03-05&date_end=2026-03-01"],
+    ["an unknown note type", "noteType=parent"],
+    ["a page that is not a number", "page=1e3"],
+  ])("%s answers 422 with the message", async (_l, query) => {
+    const res = await api(`/client_report/byprofile/${patient.id}?${query}`, { token: manager });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).message).toBeTruthy();
+  });
+
+  it("byemployee keeps one employee's notes; profile answers the header and PA services", async () => {
+    const mine = (await (await api(`/client_report/byemployee/${provider.id}/${patient.id}`, { token: manager })).json()) as any;
+    expect(mine.total).toBe(4);
+    const other = await createUser({ permissions: ["view_notes"], locations: [here.id] });
+    const none = (await (await api(`/client_report/byemployee/${other.id}/${patient.id}`, { token: manager })).json()) as any;
+    expect(none.total).toBe(0);
+    const profile = (await (await api(`/client_report/profile/${patient.id}`, { token: manager })).json()) as any;
+    expect(profile.data.patient.id).toBe(patient.id);
+    expect(profile.data.pa_services).toHaveLength(1);
+    expect(profile.data.rates).toEqual([{ cpt: "97153", provider: "rbt", unit_price_cents: 1250, unit_price: "12.50" }]);
+  });
+
+  it("bylocation lists the clients with notes of the period", async () => {
+    const res = await api(`/client_report/bylocation/${here.id}?date_from=2026-03-01&date_to=2026-03-31`, { token: manager });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.data).toEqual([expect.objectContaining({ patient_id: patient.id, notes: 3, unbilled: 3, total_units: 20 })]);
+    expect((await api(`/client_report/bylocation/${there.id}`, { token: manager })).status).toBe(404);
+  });
+
+  it.each([
+    ["GET", () => `/client_report/byprofile/${patient.id}`],
+    ["GET", () => `/client_report/byemployee/${provider.id}/${patient.id}`],
+    ["GET", () => `/client_report/profile/${patient.id}`],
+    ["GET", () => `/client_report/bylocation/${here.id}`],
+    ["GET", () => `/client_report/config`],
+    ["GET", () => `/client_report/show/1`],
+    ["POST", () => `/client_report/store`],
+    ["POST", () => `/client_report/update/1`],
+    ["DELETE", () => `/client_report/destroy/1`],
+    ["PUT", () => `/client_report/update/status/${ids.rbt1}`],
+  ])("%s %s without manage_claims answers 403", async (method, path) => {
+    const res = await api(path(), { method, token: noPerm, body: method === "GET" || method === "DELETE" ? undefined : { note_id: ids.rbt1, status: "ok" } });
+    expect(res.status).toBe(403);
+  });
+
+  it("a client, note or location of another location answers 404", async () => {
+    expect((await api(`/client_report/byprofile/${patient.id}`, { token: outsider })).status).toBe(404);
+    expect((await api(`/client_report/profile/${patient.id}`, { token: outsider })).status).toBe(404);
+    expect((await api(`/client_report/byprofile/${farPatient.id}`, { token: manager })).status).toBe(404);
+    const before = await rowsOf();
+    expect((await api(`/client_report/store`, { method: "POST", token: manager, body: { note_rbt_id: ids.far } })).status).toBe(404);
+    expect((await api(`/client_report/update/status/${ids.far}`, { method: "PUT", token: manager, body: { status: "ok" } })).status).toBe(404);
+    expect(await rowsOf()).toBe(before);
+  });
+
+  it("config names the modifiers, note types and page size", async () => {
+    const body = (await (await api(`/client_report/config`, { token: manager })).json()) as any;
+    expect(body.data.modifiers).toEqual(expect.arrayContaining(["HM", "XP", "HO"]));
+    expect(body.data.page_size).toBe(50);
+  });
+});
+
+describe("store, show, update, destroy", () => {
+  let reportId: number;
+
+  it("store creates the note's billing record and sets the note's modifiers and flags in one change", async () => {
+    const res = await api(`/client_report/store`, { method: "POST", token: manager, body: { note_rbt_id: ids.rbt1, patient_id: patient.id, insurer_id: insurer, md: "HM", billed: true, pay: false, pa_number: "PA-77", chargesrbt: 999999 } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const body = (await res.json()) as any;
+    expect(body.message).toBe("Updated - Added successfully!");
+    // The charges are the price function's, not the body's.
+    expect(body.data.report).toMatchObject({ note_id: ids.rbt1, md: "HM", billed: true, pay: false, charges_cents: 10000, unit_price_cents: 1250, total_units: 8, pa_number: "PA-77", version: 1 });
+    reportId = body.data.report.id;
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt1));
+    expect(n).toMatchObject({ md: "HM", billed: true, paid: false });
+    const shown = (await (await api(`/client_report/show/${reportId}`, { token: manager })).json()) as any;
+    expect(shown.data).toMatchObject({ id: reportId, billed: true });
+    expect((await api(`/client_report/show/${reportId}`, { token: outsider })).status).toBe(404);
+  });
+
+  it("a second store for the same note answers 409 with the current record; nothing changes", async () => {
+    const res = await api(`/client_report/store`, { method: "POST", token: manager, body: { note_rbt_id: ids.rbt1, md: "GT" } });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as any).current.client_report.id).toBe(reportId);
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt1));
+    expect(n!.md).toBe("HM");
+  });
+
+  it("update with the current version updates ('Updated - Bip Updated successfully!'); a stale version answers 409 and changes nothing", async () => {
+    const ok = await api(`/client_report/update/${reportId}`, { method: "POST", token: manager, body: { version: 1, md: "HM", md2: "XP", billed: true, pay: true } });
+    expect(ok.status).toBe(200);
+    const body = (await ok.json()) as any;
+    expect(body.message).toBe("Updated - Bip Updated successfully!");
+    expect(body.data.report).toMatchObject({ version: 2, md2: "XP", charges_cents: 0, xp_cents: 10000, pay: true });
+    const stale = await api(`/client_report/update/${reportId}`, { method: "POST", token: manager, body: { version: 1, md: "GT", billed: false } });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as any).current.client_report.version).toBe(2);
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt1));
+    expect(n).toMatchObject({ md: "HM", md2: "XP", billed: true, paid: true });
+  });
+
+  it("a note the scrubber refuses cannot be marked billed (422 with its reasons); saved unbilled it can", async () => {
+    const before = await rowsOf();
+    const res = await api(`/client_report/store`, { method: "POST", token: manager, body: { note_rbt_id: ids.unsigned, billed: true } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).errors.billed).toMatch(/cannot be billed: .*not signed/);
+    expect(await rowsOf()).toBe(before);
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.unsigned));
+    expect(n!.billed).toBe(false);
+    expect((await api(`/client_report/store`, { method: "POST", token: manager, body: { note_rbt_id: ids.unsigned, md: "HM" } })).status).toBe(201);
+  });
+
+  it("a stale note version answers 409", async () => {
+    const res = await api(`/client_report/store`, { method: "POST", token: manager, body: { note_bcba_id: ids.bcba1, note_version: 99 } });
+    expect(res.status).toBe(409);
+  });
+
+  it.each([
+    ["no note", { md: "HM" }, "note_id"],
+    ["two notes", { note_rbt_id: 1, note_bcba_id: 2 }, "note_id"],
+    ["an unknown modifier", { note_bcba_id: 0, note_id: 5, md: "ZZ" }, "md"],
+    ["pay without billed", { note_rbt_id: 1, pay: true }, "pay"],
+    ["an NPI that is not 10 digits", { note_rbt_id: 1, npi: "123" }, "npi"],
+    ["a PA number with control characters", { note_rbt_id: 1, pa_number: "A\u0000B" }, "pa_number"],
+  ])("%s answers 422 on its field; nothing changes", async (_l, payload, field) => {
+    const before = await rowsOf();
+    const res = await api(`/client_report/store`, { method: "POST", token: manager, body: payload });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as any;
+    expect(body.message).toBeTruthy();
+    expect(Object.keys(body.errors)).toContain(field);
+    expect(await rowsOf()).toBe(before);
+  });
+
+  it("a client or insurer that is not the note's answers 422; a body that is not JSON 400", async () => {
+    const other = await createPatient({ locationId: here.id });
+    const before = await rowsOf();
+    const a = await api(`/client_report/store`, { method: "POST", token: manager, body: { note_bcba_id: ids.bcba1, patient_id: other.id } });
+    expect(a.status).toBe(422);
+    expect(((await a.json()) as any).errors.patient_id).toBeTruthy();
+    const b = await api(`/client_report/store`, { method: "POST", token: manager, body: { note_bcba_id: ids.bcba1, insurer_id: insurer + 100 } });
+    expect(b.status).toBe(422);
+    const c = await api(`/client_report/store`, { method: "POST", token: manager, body: [1, 2] });
+    expect(c.status).toBe(400);
+    expect(await rowsOf()).toBe(before);
+  });
+
+  it("the row's status is saved at once; a bad status answers 422", async () => {
+    const ok = await api(`/client_report/update/status/${ids.bcba1}`, { method: "PUT", token: manager, body: { status: "ok" } });
+    expect(ok.status).toBe(200);
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.bcba1));
+    expect(n!.status).toBe("ok");
+    const bad = await api(`/client_report/update/status/${ids.bcba1}`, { method: "PUT", token: manager, body: { status: "done" } });
+    expect(bad.status).toBe(422);
+    const stale = await api(`/client_report/update/status/${ids.bcba1}`, { method: "PUT", token: manager, body: { status: "pending", note_version: 1 } });
+    expect(stale.status).toBe(409);
+  });
+
+  it("destroy refuses a billed record (422) and deletes one that is not billed", async () => {
+    expect((await api(`/client_report/destroy/${reportId}`, { method: "DELETE", token: manager })).status).toBe(422);
+    const created = (await (await api(`/client_report/store`, { method: "POST", token: manager, body: { note_bcba_id: ids.bcba1, mdbcba: "HO" } })).json()) as any;
+    const id = created.data.report.id;
+    expect(created.data.report).toMatchObject({ md: "HO", note_type: "bcba" });
+    expect((await api(`/client_report/destroy/${id}`, { method: "DELETE", token: outsider })).status).toBe(404);
+    expect((await api(`/client_report/destroy/${id}`, { method: "DELETE", token: manager })).status).toBe(200);
+    expect((await api(`/client_report/show/${id}`, { token: manager })).status).toBe(404);
+  });
+
+  it("other methods answer 405", async () => {
+    expect((await api(`/client_report/store`, { token: manager })).status).toBe(405);
+  });
+});

@@ -1,0 +1,128 @@
+import { Hono, type Context } from "hono";
+import { reportQueryInput } from "~/domain/client-reports";
+import { pathId } from "~/domain/validation";
+import {
+  billingList,
+  clientReport,
+  clientReportConfig,
+  deleteClientReport,
+  getClientReport,
+  saveClientReport,
+  setBillingStatus,
+  updateClientReport,
+  type BillingRow,
+  type ClientReport,
+} from "~/models/client-reports.server";
+import { scrubReasons } from "~/services/billing-scrubber.server";
+import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { answer, modelContext, UNSUPPORTED } from "./rest";
+
+/**
+ * Client reports — billing by client (clinical §7 client reports; issue 11; decision 030), under
+ * /api/client_report. Every call needs manage_claims; a client, note or billing record of another location
+ * answers 404. Bodies are JSON; the referenced ids (note, client, insurer) are checked against the note the
+ * actor may see.
+ *
+ * - GET config: the table's choices (modifiers, note types, statuses, POS, page size).
+ * - GET show/{id}, POST update/{id}, POST store, DELETE destroy/{id}: one billing record (a note's).
+ * - GET byprofile/{patient}?page&date_start&date_end&noteType: the client report response (clinical §3).
+ * - GET byemployee/{employee}/{patient}?…: the same, only that employee's notes.
+ * - GET bylocation/{id}?date_from&date_to&provider_id&status&page: the clients with notes of a location.
+ * - GET profile/{patient}: the client's header and PA services (the report without rows).
+ * - PUT update/status/{note}: the row's status, pending or ok.
+ */
+const manage = requireApiPermission("manage_claims");
+const NOT_FOUND = "Billing record not found.";
+const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
+
+/** The spec's response: noteRbts and noteBcbas (a BCBA row's billing fields named mdbcba, md2bcba, billedbcba, paybcba). */
+function reportJson(r: ClientReport) {
+  const bcba = (row: BillingRow) => ({ ...row, mdbcba: row.md, md2bcba: row.md2, billedbcba: row.billed, paybcba: row.pay });
+  return {
+    patient: r.patient,
+    rates: r.rates,
+    noteRbts: r.page.data.filter((x) => x.type === "rbt"),
+    noteBcbas: r.page.data.filter((x) => x.type !== "rbt").map(bcba),
+    data: r.page.data,
+    total: r.page.total,
+    page: r.page.page,
+    per_page: r.page.per_page,
+    last_page: r.page.last_page,
+    arrayPages: r.arrayPages,
+    showing: r.showing,
+    week: r.week,
+    week_total_hours: r.week_total_hours,
+    week_total_units: r.week_total_units,
+    pos_covered: r.pos_covered,
+    doctors: r.doctors,
+    pa_services: r.pa_services,
+  };
+}
+
+async function body(c: Context<AppEnv>) {
+  return readBody(c);
+}
+
+export const clientReportsApi = new Hono<AppEnv>()
+  .get("/config", manage, (c) => c.json({ data: clientReportConfig() }))
+  .get("/show/:id", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, NOT_FOUND);
+    return answer(c, await getClientReport(modelContext(c), id));
+  })
+  .post("/store", manage, async (c) => {
+    const b = await body(c);
+    if (!b) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await saveClientReport(modelContext(c), b, { reasonsOf: scrubReasons }), 201);
+  })
+  .post("/update/:id", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, NOT_FOUND);
+    const b = await body(c);
+    if (!b) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await updateClientReport(modelContext(c), id, b, { reasonsOf: scrubReasons }));
+  })
+  .put("/update/status/:id", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, "Note not found.");
+    const b = await body(c);
+    if (!b) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await setBillingStatus(modelContext(c), id, b));
+  })
+  .delete("/destroy/:id", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, NOT_FOUND);
+    const result = await deleteClientReport(modelContext(c), id);
+    return result.ok ? c.json({ message: result.message }) : answer(c, result);
+  })
+  .get("/byprofile/:patient", manage, async (c) => {
+    const id = pathId(c.req.param("patient"));
+    if (id === null) return jsonError(c, 404, "Client not found.");
+    const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { scrub: true });
+    return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
+  })
+  .get("/byemployee/:employee/:patient", manage, async (c) => {
+    const employee = pathId(c.req.param("employee"));
+    const patient = pathId(c.req.param("patient"));
+    if (employee === null) return jsonError(c, 404, "Employee not found.");
+    if (patient === null) return jsonError(c, 404, "Client not found.");
+    const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, scrub: true });
+    return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
+  })
+  .get("/bylocation/:id", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, "Location not found.");
+    const result = await billingList(modelContext(c), { ...c.req.query(), location_id: String(id) });
+    return result.ok ? c.json({ ...result.data.page, period: result.data.period }) : answer(c, result);
+  })
+  .get("/profile/:patient", manage, async (c) => {
+    const id = pathId(c.req.param("patient"));
+    if (id === null) return jsonError(c, 404, "Client not found.");
+    const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()));
+    if (!result.ok) return answer(c, result);
+    const r = result.data;
+    return c.json({ data: { patient: r.patient, rates: r.rates, pa_services: r.pa_services, doctors: r.doctors, pos_covered: r.pos_covered, week: r.week, week_total_hours: r.week_total_hours, week_total_units: r.week_total_units, total: r.page.total } });
+  });
+
+// Any other method on these paths: 405 (decision 017).
+for (const path of ["/config", "/show/:id", "/store", "/update/:id", "/update/status/:id", "/destroy/:id", "/byprofile/:patient", "/byemployee/:employee/:patient", "/bylocation/:id", "/profile/:patient"]) clientReportsApi.all(path, unsupported);
