@@ -271,7 +271,8 @@ export function read835(input: string): Read835 {
   if (text.length > MAX_835_BYTES) return { ok: false, errors: [{ position: null, segment: null, message: `The file is too large: at most ${MAX_835_BYTES / 1_000_000} MB.` }], remittance: null };
   const sep = separatorsOf(text);
   if (typeof sep === "string") return { ok: false, errors: [{ position: 1, segment: "ISA", message: sep }], remittance: null };
-  const segments = splitSegments(text, sep);
+  const separators: Separators = sep;
+  const segments = splitSegments(text, separators);
 
   const remittance: Remittance835 = {
     interchangeControl: "",
@@ -469,7 +470,7 @@ export function read835(input: string): Read835 {
           break;
         }
         const procedure = (n: number) => {
-          const parts = el(s, n).split(sep.component).map((p) => p.trim());
+          const parts = el(s, n).split(separators.component).map((p) => p.trim());
           return { qualifier: parts[0] ?? "", code: parts[1] ?? "", modifiers: parts.slice(2).filter(Boolean) };
         };
         const paid = procedure(1);
@@ -513,7 +514,7 @@ export function read835(input: string): Read835 {
         // PLB03/04, 05/06, …: adjustment identifier (reason:reference) and amount.
         for (let i = 3; i + 1 < s.elements.length; i += 2) {
           if (!el(s, i) && !el(s, i + 1)) continue;
-          remittance.providerAdjustments.push({ position: s.position, reason: el(s, i).split(sep.component)[0] ?? "", amountCents: amount(s, i + 1, "provider adjustment") });
+          remittance.providerAdjustments.push({ position: s.position, reason: el(s, i).split(separators.component)[0] ?? "", amountCents: amount(s, i + 1, "provider adjustment") });
         }
         break;
       default:

@@ -15,6 +15,7 @@ import { noteSummaryApi } from "./note-summary";
 import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
+import { remittancesV2 } from "./remittances";
 import { rolesV1, rolesV2 } from "./roles";
 import { chartCommentsV2, weeklyReportsV2 } from "./weekly-reports";
 
@@ -80,6 +81,8 @@ export const api = new Hono<AppEnv>()
   .route("/v2/notes-bcba", notesBcbaV2)
   .route("/v2/notes-combined", notesCombinedV2)
   // Note PDFs: /v2/note_rbt/pdf/:id, /v2/note_bcba/pdf/:id, /v2/note_combined/pdf/:id (./note-pdfs.ts).
-  .route("/v2", notePdfsApi);
+  .route("/v2", notePdfsApi)
+  // Remittances: X12 835 import, list and detail (./remittances.ts, decision 033).
+  .route("/v2/remittances", remittancesV2);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));
