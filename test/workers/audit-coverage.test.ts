@@ -5,6 +5,8 @@ import * as build from "../../build/index.js";
 import { auditLog, intakeAssessments, notes, paServices } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
+import { write835 } from "../support/x12-835";
+import { createClaim } from "./claim-fixtures";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
 import { api, apiToken, codeIn, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, lastEmail, request, signInCookie } from "./helpers";
 
@@ -45,6 +47,7 @@ const API_NO_CLIENT_DATA: Record<string, string> = {
   "GET /doctors/show/:id": "a staff record",
   "GET /doctors/profile/:id": "a staff record",
   "GET /doctors/employeesbylocation/:id": "staff of a location",
+  "GET /v2/remittances": "payers' payments: payer, trace number, totals and counts (no client named)",
 };
 
 /** Screens (route ids) that show no client data. */
@@ -92,6 +95,8 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.tickets.list": "placeholder screen (guard only, no data yet)",
   "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
   "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
+  "routes/_app.claims_.remittances._index": "payers' payments: payer, trace number, totals and counts (no client named)",
+  "routes/_app.claims_.remittances.import": "the empty import form (its check is an action, audited by the model)",
   "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
 };
 
@@ -126,6 +131,7 @@ let seed: {
   intake: number;
   provider: number;
   notes: Record<"rbt" | "bcba" | "combined", number>;
+  remittance: number;
 };
 let token: string;
 let cookie: string;
@@ -162,11 +168,22 @@ beforeAll(async () => {
     intake: intake!.id,
     provider: provider.id,
     notes: { rbt: await note("rbt", 10), bcba: await note("bcba", 12), combined: await note("combined", 14) },
+    remittance: await remittanceOf(patient),
   };
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
 });
+
+/** A claim of the client with one line, paid by an imported 835: the remittance's id. */
+async function remittanceOf(patient: { id: number; locationId: number }): Promise<number> {
+  const line = { cpt: "97153", serviceDate: "2026-01-05", units: 2, chargeCents: 2500 };
+  const { claim } = await createClaim(patient, [line]);
+  const text = write835({ claims: [{ claimNumber: claim.claimNumber, lines: [{ ...line, outcome: { kind: "paid" } }] }], trace: "AUDIT-1" });
+  const manager = await createUser({ permissions: ["manage_claims"], locations: [patient.locationId] });
+  const res = await api("/v2/remittances", { method: "POST", token: await apiToken(manager), body: { content: text } });
+  return ((await res.json()) as { data: { remittance_id: number } }).data.remittance_id;
+}
 
 /** A path's parameters filled with the seeded records' ids, and the filters a list requires. */
 function apiUrl(path: string): string {
@@ -189,6 +206,7 @@ function apiUrl(path: string): string {
     [/^\/v2\/note_rbt\/pdf\//, () => seed.notes.rbt],
     [/^\/v2\/note_bcba\/pdf\//, () => seed.notes.bcba],
     [/^\/v2\/note_combined\/pdf\//, () => seed.notes.combined],
+    [/^\/v2\/remittances\//, () => seed.remittance],
   ];
   const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
   const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
@@ -203,6 +221,7 @@ function screenUrl(route: BuildRoute): string {
   // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
+  if (path.startsWith("/claims/remittances/")) return path.replace(/:id$/, String(seed.remittance));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)
@@ -256,7 +275,8 @@ function seeded(route: string): string {
     .replace(":parent", String(seed.parent))
     .replace(":intake", String(seed.intake))
     .replace(":bip", String(seed.bip))
-    .replace(":noteRbt", String(seed.notes.rbt));
+    .replace(":noteRbt", String(seed.notes.rbt))
+    .replace(":remittance", String(seed.remittance));
 }
 
 describe("a recorded read stays within 3 D1 round trips", () => {
@@ -289,6 +309,7 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/objectives?plan_id={plan}", () => `/api/v2/objectives?plan_id=${seed.plan}`],
     ["/api/v2/intake-assessments/{id}", () => `/api/v2/intake-assessments/${seed.intake}`],
     ["/api/v2/patients/{id}/pa-services", () => `/api/v2/patients/${seed.patient}/pa-services`],
+    ["/api/v2/remittances/{id}", () => `/api/v2/remittances/${seed.remittance}`],
   ];
   it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();
@@ -316,6 +337,7 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/bip/tabbed/:bip?tab=identity",
     "/note-rbt/view/:noteRbt",
     "/note-rbt/listbyclient/:patient",
+    "/claims/remittances/:remittance",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();
