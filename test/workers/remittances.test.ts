@@ -1,10 +1,12 @@
 import { SELF } from "cloudflare:test";
-import { count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, claimLines, remittanceLines, remittances, x12Files } from "~/db/schema";
+import { auditLog, claimLineNotes, claimLines, claims, notes, remittanceLines, remittances, x12Files } from "~/db/schema";
+import { getActor } from "~/models/actors.server";
+import { importRemittance } from "~/models/remittances.server";
 import { write835, type Claim835, type Line835 } from "../support/x12-835";
 import { claimState, createClaim, type FixtureLine } from "./claim-fixtures";
-import { BASE, api, apiToken, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { BASE, api, apiToken, countingDb, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
  * Remittances (decision 033): an 835 matched and applied, partly matched, and refused (unmatched claim, unknown
@@ -327,5 +329,55 @@ describe("screens (plain form posts, as without JavaScript)", () => {
     const res = await upload({ intent: "import", content: "  " }, null, managerCookie);
     expect(res.status).toBe(422);
     expect(await res.text()).toContain("Choose an 835 file or paste its text.");
+  });
+});
+
+describe("scale (issue 11: importing an 835 of 1,000 lines ≤ 500 ms)", () => {
+  /** 100 claims of 10 lines each (each line billing one note), inserted in a few batches. */
+  async function bigClaims(patient: { id: number; locationId: number }) {
+    const tag = Date.now().toString(36);
+    const claimRows = await db().batch(
+      Array.from({ length: 20 }, (_, b) =>
+        db()
+          .insert(claims)
+          .values(Array.from({ length: 5 }, (_, i) => ({ patientId: patient.id, locationId: patient.locationId, claimNumber: `BIG-${tag}-${b * 5 + i}`, status: "sent" as const, totalCents: 100_000 })))
+          .returning({ id: claims.id, claimNumber: claims.claimNumber }),
+      ) as unknown as [never],
+    ) as unknown as { id: number; claimNumber: string }[][];
+    const all = claimRows.flat();
+    const lineValues = all.flatMap((c) => Array.from({ length: 10 }, (_, i) => ({ claimId: c.id, lineNumber: i + 1, serviceDate: `2026-03-${String(i + 1).padStart(2, "0")}`, cptCode: "97153", modifiers: "", units: 8, unitPriceCents: 1250, chargeCents: 10_000, pos: "12" })));
+    const chunks = <T,>(xs: T[], n: number) => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
+    const lineRows = (await db().batch(chunks(lineValues, 5).map((c) => db().insert(claimLines).values(c).returning({ id: claimLines.id })) as unknown as [never])) as unknown as { id: number }[][];
+    const noteRows = (await db().batch(
+      chunks(lineValues, 5).map((c) => db().insert(notes).values(c.map((l) => ({ type: "rbt" as const, patientId: patient.id, locationId: patient.locationId, sessionDate: l.serviceDate, cptCode: "97153", units: 8 }))).returning({ id: notes.id })) as unknown as [never],
+    )) as unknown as { id: number }[][];
+    const lineIds = lineRows.flat().map((r) => r.id);
+    const noteIds = noteRows.flat().map((r) => r.id);
+    await db().batch(chunks(lineIds.map((id, i) => ({ claimLineId: id, noteId: noteIds[i]! })), 25).map((c) => db().insert(claimLineNotes).values(c)) as unknown as [never]);
+    return all;
+  }
+
+  it("1,000 service lines on 100 claims: applied in ≤ 500 ms and ≤ 3 round trips (lookup, write; the audit tail read here)", { timeout: 120_000 }, async () => {
+    const patient = await patientIn(locA.id);
+    const big = await bigClaims(patient);
+    const outcomes: Line835["outcome"][] = [{ kind: "paid" }, { kind: "partial", paidCents: 8000 }, { kind: "denied" }];
+    const text = write835({
+      claims: big.map((c) => ({ claimNumber: c.claimNumber, lines: Array.from({ length: 10 }, (_, i) => ({ cpt: "97153", serviceDate: `2026-03-${String(i + 1).padStart(2, "0")}`, chargeCents: 10_000, units: 8, outcome: outcomes[i % 3]! })) })),
+      trace: trace(),
+    });
+    const user = await createUser({ permissions: ["manage_claims"], locations: [locA.id] });
+    const counting = countingDb();
+    const ctx = { db: counting.db, actor: (await getActor(db(), "user", user.id))!, ip: "127.0.0.1", now: () => new Date() };
+    const started = performance.now();
+    const result = await importRemittance(ctx, text, { dryRun: false });
+    const ms = performance.now() - started;
+    expect(result.ok, JSON.stringify(!result.ok && result.message)).toBe(true);
+    console.log(`835 import of 1,000 lines: ${ms.toFixed(0)} ms, ${counting.roundTrips()} round trips, ${counting.statements()} statements`);
+    // Without the audit tail from a guard, withAudit reads it: one more round trip than through a screen or the API.
+    expect(counting.roundTrips()).toBeLessThanOrEqual(3);
+    expect(ms).toBeLessThan(500);
+    if (result.ok) expect(result.report.summary).toEqual({ claims: 100, lines: 1000, paid: 400, partial: 300, denied: 300 });
+    const [paid] = await db().select({ n: count() }).from(notes).where(and(eq(notes.patientId, patient.id), eq(notes.paid, true)));
+    expect(paid!.n).toBe(700);
   });
 });
