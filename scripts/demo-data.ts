@@ -8,6 +8,7 @@ import { hashPassword } from "../app/services/passwords.server";
 import { normalizeBackupCode } from "../app/models/auth.server";
 import { DEMO_BIP_COUNT, seedBipGoals } from "./demo-bips";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
+import { seedDemoRemittances } from "./demo-remittances";
 
 /**
  * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
@@ -246,4 +247,8 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
     { id: 2, userId: 6, subject: "Update my NPI", status: "open", readByStaff: false, unreadResponses: 0 },
     { id: 3, userId: 4, subject: "Printer at Miami", status: "closed", readByStaff: true, unreadResponses: 1 },
   ]);
+
+  // Last, after the claims: one remittance that pays, partly pays and denies lines of two sent demo claims
+  // (scripts/demo-remittances.ts; nothing happens while there are no sent claims).
+  await seedDemoRemittances(db);
 }

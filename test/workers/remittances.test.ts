@@ -381,3 +381,18 @@ describe("scale (issue 11: importing an 835 of 1,000 lines ≤ 500 ms)", () => {
     expect(paid!.n).toBe(700);
   });
 });
+
+describe("demo seed", () => {
+  it("imports one remittance against two sent claims of locations 1 and 2, once", async () => {
+    const { seedDemoRemittances, DEMO_TRACE } = await import("../../scripts/demo-remittances");
+    const patient = await patientIn(locA.id);
+    await createClaim(patient, LINES);
+    await createClaim(patient, LINES);
+    const first = await seedDemoRemittances(db());
+    expect(first, first.message).toMatchObject({ imported: true });
+    const [r] = await db().select().from(remittances).where(eq(remittances.traceNumber, DEMO_TRACE));
+    const lines = await db().select().from(remittanceLines).where(eq(remittanceLines.remittanceId, r!.id));
+    expect(new Set(lines.map((l) => l.status))).toEqual(new Set(["paid", "partial", "denied"]));
+    expect(await seedDemoRemittances(db())).toMatchObject({ imported: false });
+  });
+});
