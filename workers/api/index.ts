@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { listOutbox } from "~/services/email.server";
 import { authApi } from "./auth";
 import { bipsV1, bipsV2 } from "./bips";
+import { claimsV2 } from "./claims";
 import { dashboardApi } from "./dashboard";
 import { jsonError, type AppEnv } from "./env";
 import { insurancesV1, insurancesV2 } from "./insurances";
@@ -58,6 +59,8 @@ export const api = new Hono<AppEnv>()
   .route("/v2/roles", rolesV2)
   .route("/roles", rolesV1)
   .route("/v2/rate-records", rateRecordsV2)
+  // Claims: build, generate the 837P, send, status, download (./claims.ts).
+  .route("/v2/claims", claimsV2)
   // Goals (plans) and objectives of a BIP (./plans.ts).
   .route("/v2/plans", plansV2)
   .route("/v2/objectives", objectivesV2)
