@@ -1,4 +1,5 @@
 import { aliasedTable, and, asc, count, desc, eq, gte, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
 import { notePayer, priceNote } from "~/domain/billing";
@@ -127,6 +128,11 @@ export function claimDataOf(claimNumber: string, rows: PartyRows, diagnosisCodes
 
 const payerInsurer = aliasedTable(insurances, "payer_insurer");
 const provider = aliasedTable(users, "claim_provider");
+/**
+ * The payer's name under its own column name: D1's batch answers rows keyed by column name, so two columns
+ * called "name" (the provider's and the payer's) would collapse into one.
+ */
+const payerName = () => sql<string | null>`${payerInsurer.name}`.as("payer_name");
 
 function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
   return ctx.db
@@ -151,7 +157,7 @@ function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
       patient: { firstName: patients.firstName, lastName: patients.lastName, birthDate: patients.birthDate, gender: patients.gender, details: patients.details },
       location: { title: locations.title, address: locations.address, city: locations.city, state: locations.state, zip: locations.zip, phone1: locations.phone1, npi: locations.npi, taxId: locations.taxId },
       provider: { name: provider.name, surname: provider.surname, profile: provider.profile },
-      insurer: { name: payerInsurer.name, payerId: payerInsurer.payerId },
+      insurer: { name: payerName(), payerId: payerInsurer.payerId },
     })
     .from(notes)
     .innerJoin(patients, eq(patients.id, notes.patientId))
@@ -257,24 +263,34 @@ async function writeBuild(ctx: ModelContext, ids: number[], grouped: GroupedClai
     auditWho(ctx),
     entry,
     (audit) => {
-      const statements: ReturnType<typeof ctx.db.run>[] = [];
+      // Every claim first (each checks that no note is taken yet), then their lines and the lines' notes.
+      const statements: BatchItem<"sqlite">[] = [];
+      const later: BatchItem<"sqlite">[] = [];
       grouped.forEach((g, i) => {
         const tmp = tmps[i]!;
         statements.push(
-          ctx.db.run(sql`insert into claims (status, patient_id, location_id, provider_id, insurer_id, claim_number, diagnosis_codes, total_cents, errors, created_by, created_at, updated_at)
-            select 'draft', ${g.patientId}, ${g.locationId}, ${g.providerId}, ${g.payerId}, ${tmp}, ${g.diagnosisCodes.join(",")}, ${g.totalCents}, ${JSON.stringify(errors[i] ?? [])}, ${ctx.actor.id}, ${now}, ${now} where ${free}`),
+          // Columns in table order (drizzle's insert … select names them all): id, status, patient_id, location_id,
+          // provider_id, insurer_id, claim_number, file_id, set_control, diagnosis_codes, total_cents, paid_cents,
+          // adjusted_cents, errors, created_by, version, created_at, updated_at.
+          ctx.db.insert(claims).select(
+            sql`select null, 'draft', ${g.patientId}, ${g.locationId}, ${g.providerId}, ${g.payerId}, ${tmp}, null, null, ${g.diagnosisCodes.join(",")}, ${g.totalCents}, 0, 0, ${JSON.stringify(errors[i] ?? [])}, ${ctx.actor.id}, 1, ${now}, ${now} where ${free}`,
+          ),
         );
         const lines = JSON.stringify(g.lines.map((l) => [l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber]));
-        statements.push(
-          ctx.db.run(sql`insert into claim_lines (claim_id, line_number, service_date, cpt_code, modifiers, units, unit_price_cents, charge_cents, pos, pa_number)
-            select c.id, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8
-            from claims c, json_each(${lines}) j where c.claim_number = ${tmp}`),
+        later.push(
+          // id, claim_id, line_number, service_date, cpt_code, modifiers, units, unit_price_cents, charge_cents, pos,
+          // pa_number, paid_cents, adjustments, remarks, status.
+          ctx.db.insert(claimLines).select(
+            sql`select null, c.id, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, 0, '[]', '[]', 'open'
+              from claims c, json_each(${lines}) j where c.claim_number = ${tmp}`,
+          ),
         );
         const links = JSON.stringify(g.lines.flatMap((l) => l.noteIds.map((n) => [l.lineNumber, n])));
-        statements.push(
-          ctx.db.run(sql`insert into claim_line_notes (claim_line_id, note_id)
-            select cl.id, j.value ->> 1 from claims c join claim_lines cl on cl.claim_id = c.id, json_each(${links}) j
-            where c.claim_number = ${tmp} and cl.line_number = j.value ->> 0`),
+        later.push(
+          ctx.db.insert(claimLineNotes).select(
+            sql`select cl.id, j.value ->> 1 from claims c join claim_lines cl on cl.claim_id = c.id, json_each(${links}) j
+              where c.claim_number = ${tmp} and cl.line_number = j.value ->> 0`,
+          ),
         );
       });
       const numbered = tmps.map((tmp) =>
@@ -284,7 +300,7 @@ async function writeBuild(ctx: ModelContext, ids: number[], grouped: GroupedClai
           .where(eq(claims.claimNumber, tmp))
           .returning({ id: claims.id, claimNumber: claims.claimNumber, patientId: claims.patientId, totalCents: claims.totalCents }),
       );
-      return [...statements, ...numbered, audit(sql`changes() = 1`)] as const;
+      return [...statements, ...later, ...numbered, audit(sql`changes() = 1`)] as const;
     },
     tail,
   );
@@ -311,7 +327,7 @@ function claimPartyQuery(ctx: ModelContext, claimIds: readonly number[]) {
       patient: { firstName: patients.firstName, lastName: patients.lastName, birthDate: patients.birthDate, gender: patients.gender, details: patients.details },
       location: { title: locations.title, address: locations.address, city: locations.city, state: locations.state, zip: locations.zip, phone1: locations.phone1, npi: locations.npi, taxId: locations.taxId },
       provider: { name: provider.name, surname: provider.surname, profile: provider.profile },
-      insurer: { name: payerInsurer.name, payerId: payerInsurer.payerId },
+      insurer: { name: payerName(), payerId: payerInsurer.payerId },
     })
     .from(claims)
     .innerJoin(patients, eq(patients.id, claims.patientId))
@@ -404,7 +420,7 @@ export async function listClaims(ctx: ModelContext, query: ListQuery, rawFilters
         providerName: provider.name,
         providerSurname: provider.surname,
         insurerId: claims.insurerId,
-        payer: payerInsurer.name,
+        payer: payerName(),
         totalCents: claims.totalCents,
         paidCents: claims.paidCents,
         errors: claims.errors,
@@ -619,7 +635,8 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
         auditWho(ctx),
         { action: "generate", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { claims: ordered.map((c) => c.claim.id), file: fileId, patients: patientIds } },
         (audit) => [
-          ctx.db.run(sql`insert into x12_files (id, kind, file_name, content, created_by, created_at) select ${fileId}, '837P', ${file.fileName}, ${file.content}, ${ctx.actor.id}, ${now} where ${allDraft}`),
+          // id, kind, file_name, content, sender, sent_at, created_by, created_at.
+          ctx.db.insert(x12Files).select(sql`select ${fileId}, '837P', ${file.fileName}, ${file.content}, null, null, ${ctx.actor.id}, ${now} where ${allDraft}`),
           ...ordered.map((c, i) =>
             ctx.db
               .update(claims)
