@@ -1,8 +1,8 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { count, desc } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, intakeAssessments, notes, paServices } from "~/db/schema";
+import { auditLog, claims, intakeAssessments, notes, paServices, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
@@ -126,6 +126,7 @@ let seed: {
   intake: number;
   provider: number;
   notes: Record<"rbt" | "bcba" | "combined", number>;
+  claim: number;
 };
 let token: string;
 let cookie: string;
@@ -162,7 +163,13 @@ beforeAll(async () => {
     intake: intake!.id,
     provider: provider.id,
     notes: { rbt: await note("rbt", 10), bcba: await note("bcba", 12), combined: await note("combined", 14) },
+    claim: 0,
   };
+  // A generated claim with its file (claims list, viewer, download) and a billed note on no claim (the build picker).
+  const [file] = await db().insert(x12Files).values({ kind: "837P", fileName: "837P-000000001.x12", content: "ISA*00~" }).returning();
+  const [claim] = await db().insert(claims).values({ status: "generated", patientId: patient.id, locationId: location.id, claimNumber: "C0000001", fileId: file!.id, setControl: "0001" }).returning();
+  seed.claim = claim!.id;
+  await db().update(notes).set({ billed: true }).where(eq(notes.id, seed.notes.rbt));
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
@@ -189,6 +196,7 @@ function apiUrl(path: string): string {
     [/^\/v2\/note_rbt\/pdf\//, () => seed.notes.rbt],
     [/^\/v2\/note_bcba\/pdf\//, () => seed.notes.bcba],
     [/^\/v2\/note_combined\/pdf\//, () => seed.notes.combined],
+    [/^\/v2\/claims\//, () => seed.claim],
   ];
   const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
   const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
@@ -203,6 +211,7 @@ function screenUrl(route: BuildRoute): string {
   // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
+  if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)
