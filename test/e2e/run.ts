@@ -995,6 +995,32 @@ for (const javaScript of [false, true]) {
     }
 
 
+    /* ---- Pre-billing scrubber: the demo's recent notes are not signed yet, and the report says so per note. */
+    flow("billing: the scrubber report shows why a demo note cannot be billed, and its period can be changed", async () => {
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/billing/scrubber");
+      // The first visit is filled in: the manager's location and the last 31 days.
+      await page.waitForURL((url) => url.pathname === "/billing/scrubber" && url.searchParams.has("location_id") && url.searchParams.has("date_from"));
+      await ready(page);
+      await shown(page.getByRole("heading", { name: "Pre-billing scrubber" }));
+      const reasons = page.locator("table tbody tr td.scrub-reasons");
+      assert.ok((await reasons.count()) > 0, "the demo has notes with reasons");
+      await shown(page.getByText("Note is not signed by the provider.").first());
+      const noteLink = await page.locator("table tbody tr td a").first().getAttribute("href");
+      assert.match(noteLink ?? "", /^\/note-(rbt|bcba|combined)\/view\/\d+$/, "a row's date links to its note");
+      // A narrower period: the form is a GET, the address carries it.
+      const to = new URL(page.url()).searchParams.get("date_to")!;
+      await page.getByLabel("From", { exact: true }).fill(to);
+      await page.getByRole("button", { name: "Scrub", exact: true }).click();
+      await page.waitForURL((url) => url.pathname === "/billing/scrubber" && url.searchParams.get("date_from") === to);
+      await ready(page);
+      await shown(page.getByText(new RegExp(`${to} to ${to}: \\d+ of \\d+ notes need attention`)));
+      // A row's date opens its note.
+      await goto(page, noteLink!);
+      await shown(page.getByRole("heading").first());
+    });
+
     /* ---- Notes list: from the sidebar, filtered by a client and a type; empty filters stay out of the address. */
     flow("notes: an RBT opens Notes from the sidebar and filters by client and type", async () => {
       await signIn(page, "rbt@demo.test");

@@ -114,6 +114,7 @@ async function auditRows(): Promise<number> {
 }
 
 let seed: {
+  location: number;
   patient: number;
   parent: number;
   identifier: string;
@@ -151,6 +152,7 @@ beforeAll(async () => {
     return row!.id;
   };
   seed = {
+    location: location.id,
     patient: patient.id,
     parent: parent.id,
     identifier: patient.patientIdentifier,
@@ -197,17 +199,23 @@ function apiUrl(path: string): string {
     [/^\/v2\/note_bcba\/pdf\//, () => seed.notes.bcba],
     [/^\/v2\/note_combined\/pdf\//, () => seed.notes.combined],
     [/^\/v2\/claims\//, () => seed.claim],
+    [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
   ];
   const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
   const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
   if (/^\/v2\/(weekly-reports|chart-comments)$/.test(path)) return `${url}?plan_id=${seed.plan}`;
+  // The scrubber's report: the seeded location and the month of the seeded notes (which have reasons).
+  if (path === "/v2/billing/scrubber") return `${url}?${scrubberPeriod()}`;
   // A note form's options name the client's goals and PA services when they are for a client.
   if (/^\/note_(rbt|bcba)\/config$/.test(path)) return `${url}?patient_id=${seed.patient}`;
   return url;
 }
 
+const scrubberPeriod = () => `location_id=${seed.location}&date_from=2026-01-01&date_to=2026-01-31`;
+
 function screenUrl(route: BuildRoute): string {
   const path = rawPath(route);
+  if (path === "/billing/scrubber") return `${path}?${scrubberPeriod()}`;
   // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
@@ -298,10 +306,18 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/objectives?plan_id={plan}", () => `/api/v2/objectives?plan_id=${seed.plan}`],
     ["/api/v2/intake-assessments/{id}", () => `/api/v2/intake-assessments/${seed.intake}`],
     ["/api/v2/patients/{id}/pa-services", () => `/api/v2/patients/${seed.patient}/pa-services`],
+    ["/api/v2/billing/scrubber?location_id&date_from&date_to", () => `/api/v2/billing/scrubber?${scrubberPeriod()}`],
+    ["/api/v2/billing/scrubber/notes/{id}", () => `/api/v2/billing/scrubber/notes/${seed.notes.rbt}`],
   ];
   it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();
     expect((await d1(path(), { Authorization: `Bearer ${token}` })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
+  it("screen /billing/scrubber: session, every fact of the period with the location options, audit row", async () => {
+    const before = await auditRows();
+    expect((await d1(`/billing/scrubber?${scrubberPeriod()}`, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
     expect(await auditRows()).toBe(before + 1);
   });
 

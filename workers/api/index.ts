@@ -17,6 +17,7 @@ import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from 
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
 import { rolesV1, rolesV2 } from "./roles";
+import { scrubberApi } from "./scrubber";
 import { chartCommentsV2, weeklyReportsV2 } from "./weekly-reports";
 
 /**
@@ -83,6 +84,8 @@ export const api = new Hono<AppEnv>()
   .route("/v2/notes-bcba", notesBcbaV2)
   .route("/v2/notes-combined", notesCombinedV2)
   // Note PDFs: /v2/note_rbt/pdf/:id, /v2/note_bcba/pdf/:id, /v2/note_combined/pdf/:id (./note-pdfs.ts).
-  .route("/v2", notePdfsApi);
+  .route("/v2", notePdfsApi)
+  // The pre-billing scrubber's report and one note's reasons (./scrubber.ts).
+  .route("/v2/billing/scrubber", scrubberApi);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));
