@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
 import { notePayer, priceNote } from "~/domain/billing";
+import { unbillableMessage } from "~/domain/scrubber";
 import { BuildInput, canTransition, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { locationScope } from "~/domain/permissions";
@@ -11,6 +12,7 @@ import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimDat
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
 import { loadPriceServices } from "./billing-prices.server";
+import { scrubNotes } from "./scrubber.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 
@@ -186,17 +188,8 @@ export interface BuiltClaim {
   errors: ClaimIssue[];
 }
 
-/** A per-note reason a note cannot go on a claim (besides not found). */
-export type NoteRefusal = { note_id: number; message: string };
-
-/**
- * Optional pre-billing check (the scrubber): reasons by note id. Passed in so this model does not depend on how
- * the scrubber is built; see buildClaims.
- */
-export type NoteScrubber = (ctx: ModelContext, noteIds: number[]) => Promise<NoteRefusal[]>;
-
 /** Builds draft claims from billed notes (see the module comment). */
-export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown>, scrub?: NoteScrubber): Promise<ModelResult<BuiltClaim[]>> {
+export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<BuiltClaim[]>> {
   const parsed = parseWith(BuildInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const ids = parsed.data.note_ids;
@@ -207,8 +200,18 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   const refusals: string[] = [];
   for (const r of rows) if (!r.billed) refusals.push(`Note ${r.id} (${r.sessionDate}) is not billed yet. Mark it billed on the billing screen first.`);
   for (const t of taken) refusals.push(`Note ${t.noteId} is already on claim ${t.claimNumber}. Reject that claim first to claim the note again.`);
-  if (scrub && refusals.length === 0) for (const r of await scrub(ctx, ids)) refusals.push(`Note ${r.note_id}: ${r.message}`);
   if (refusals.length) return invalid({ note_ids: refusals.join(" ") });
+  // The pre-billing scrubber (decision 034): a note with any reason not to bill it is refused, with its reasons.
+  const scrubbed = await scrubNotes(ctx, ids);
+  const unbillable: Record<string, string> = {};
+  for (const id of ids) {
+    const reasons = scrubbed.get(id);
+    if (reasons?.length) unbillable[`notes.${id}`] = `Note ${id}: ${unbillableMessage(reasons)}`;
+  }
+  if (Object.keys(unbillable).length) {
+    const text = Object.values(unbillable).join(" ");
+    return { ok: false, status: 422, message: text, errors: { note_ids: text, ...unbillable } };
+  }
 
   // The payer of each note, then the prices of those payers (the one price function).
   const payers = rows.map((r) => notePayer(r.paInsurerId, r.patientInsurerId));

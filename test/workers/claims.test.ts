@@ -1,6 +1,6 @@
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { claimLineNotes, claims, insurances, insuranceServices, notes, users, x12Files } from "~/db/schema";
+import { claimLineNotes, claims, insurances, insuranceServices, notes, paServices, users, x12Files } from "~/db/schema";
 import { npiFrom } from "~/domain/npi";
 import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 import { readBack837 } from "../support/x12";
@@ -20,10 +20,17 @@ async function world(opts: { npi?: string | null } = {}) {
   const patient = await createPatient({ locationId: location.id, insurerId: insurer!.id, birthDate: "2018-04-02", gender: 2, details: JSON.stringify(details) });
   const provider = await createUser({ permissions: ["view_notes"], locations: [location.id] });
   await db().update(users).set({ name: "Rita", surname: "Baker", profile: JSON.stringify({ npi: npiFrom("111222333") }) }).where(eq(users.id, provider.id));
+  const pa = async (patientId: number) => {
+    const [row] = await db().insert(paServices).values({ patientId, paService: `PA-${seq}-${patientId}`, cpt: "97153", nUnits: 2000, startDate: "2026-10-01", endDate: "2026-12-31", insuranceId: insurer!.id }).returning();
+    return row!.id;
+  };
+  const pas = new Map<number, number>();
   const note = async (over: Partial<typeof notes.$inferInsert> = {}) => {
+    const pid = over.patientId ?? patient.id;
+    if (!pas.has(pid)) pas.set(pid, await pa(pid));
     const [row] = await db()
       .insert(notes)
-      .values({ type: "rbt", patientId: patient.id, locationId: location.id, providerId: provider.id, cptCode: "97153", diagnosisCode: "F84.0", pos: "12", sessionDate: "2026-11-02", minutes: 120, units: 8, billed: true, status: "ok", ...over })
+      .values({ type: "rbt", patientId: patient.id, locationId: location.id, providerId: provider.id, paServiceId: pas.get(pid)!, cptCode: "97153", diagnosisCode: "F84.0", pos: "12", sessionDate: "2026-11-02", minutes: 120, units: 8, billed: true, status: "ok", signedAt: "2026-11-02T20:00:00.000Z", providerName: "Rita Baker", providerSignedOn: "2026-11-02", ...over })
       .returning();
     return row!.id;
   };
@@ -44,7 +51,7 @@ describe("API /v2/claims", () => {
     const c = await w.note({ sessionDate: "2026-11-03" });
     const d = await w.note({ sessionDate: "2026-11-03" });
     const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [a, b, c, d] } });
-    expect(built.status).toBe(201);
+    expect(built.status, await built.clone().text()).toBe(201);
     const { data } = (await built.json()) as { data: { id: number; claim_number: string; total_cents: number; lines: number; errors: unknown[] }[] };
     expect(data).toHaveLength(1);
     expect(data[0]).toMatchObject({ lines: 3, errors: [], total_cents: 4 * 8 * 1250 });
@@ -116,6 +123,11 @@ describe("API /v2/claims", () => {
     const res = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [unbilled] } });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { errors: { note_ids: string } }).errors.note_ids).toMatch(new RegExp(`Note ${unbilled} .*not billed`));
+    // The pre-billing scrubber's reasons refuse a note (decision 034): here, not signed.
+    const unsigned = await w.note({ signedAt: null });
+    const scrubbed = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [unsigned] } });
+    expect(scrubbed.status).toBe(422);
+    expect(((await scrubbed.json()) as { errors: Record<string, string> }).errors[`notes.${unsigned}`]).toMatch(/^Note \d+: Cannot bill this note: .*signed/);
     const billed = await w.note();
     expect((await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [billed] } })).status).toBe(201);
     const twice = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [billed] } });
