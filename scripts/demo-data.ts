@@ -7,6 +7,7 @@ import { sha256Hex } from "../app/services/crypto.server";
 import { hashPassword } from "../app/services/passwords.server";
 import { normalizeBackupCode } from "../app/models/auth.server";
 import { DEMO_BIP_COUNT, seedBipGoals } from "./demo-bips";
+import { seedDemoClaims } from "./demo-claims";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
 import { seedDemoRemittances } from "./demo-remittances";
 
@@ -241,6 +242,8 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
     now,
     await demoNoteClients(db, DEMO_BIP_COUNT, (locationId, patientId) => ({ rbt: person(rbtOf(locationId, patientId - 1)!), bcba: person(staffAt[locationId]!.bcba) })),
   );
+  // Claims in every status from some of those notes, and the locations' billing NPI and tax id (scripts/demo-claims.ts).
+  await seedDemoClaims(db, now);
 
   await upsert(db, tickets, [
     { id: 1, userId: 8, subject: "Cannot see Friday session", status: "open", readByStaff: false, unreadResponses: 2 },

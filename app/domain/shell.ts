@@ -28,6 +28,7 @@ export const SIDEBAR: readonly NavItem[] = [
   { label: "Notes", to: "/notes-list", permission: "view_notes" },
   { label: "Calendar", to: "/calendar/view", permission: "view_notes" },
   { label: "Insurance", to: "/insurance/list", permission: "manage_insurances" },
+  { label: "Claims", to: "/claims", permission: "manage_claims" },
   { label: "Location", to: "/location/list", permission: "manage_locations_access" },
   { label: "Reports", to: "/reports/access", permission: "manage_notes" },
   { label: "Tickets", to: "/tickets/list", permission: "manage_tickets", badge: "tickets" },

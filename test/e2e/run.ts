@@ -847,6 +847,45 @@ for (const javaScript of [false, true]) {
       await page.getByLabel("Morning: time out").fill(timeOut);
     }
 
+    flow("claims: a manager builds a claim from a billed note, generates the 837P and downloads it", async () => {
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/claims?pick=1");
+      const boxes = page.locator("input[name=note_ids]");
+      assert.ok((await boxes.count()) > 0, "billed notes wait for a claim");
+      // One day per run (JavaScript off takes the oldest waiting day, on the newest), so the runs do not meet.
+      const labels = await page.locator("fieldset label").allTextContents();
+      const days = labels.map((l) => /\d{4}-\d{2}-\d{2}/.exec(l)?.[0]).filter((d): d is string => !!d).sort();
+      const day = javaScript ? days[days.length - 1]! : days[0]!;
+      await page.getByLabel("From", { exact: true }).last().fill(day);
+      await page.getByLabel("To", { exact: true }).last().fill(day);
+      await page.getByRole("button", { name: "Show billed notes" }).click();
+      await ready(page);
+      await page.getByRole("button", { name: "Build claims" }).click();
+      await page.waitForURL((url) => /^\/claims(\/edit-viewer\/\d+)?$/.test(url.pathname));
+      await ready(page);
+      if (!/edit-viewer/.test(page.url())) {
+        await page.getByRole("link", { name: /^Open claim/ }).first().click();
+        await page.waitForURL((url) => /^\/claims\/edit-viewer\/\d+$/.test(url.pathname));
+        await ready(page);
+      }
+      await shown(page.getByRole("heading", { name: /^Claim C\d{7}$/ }));
+      await page.getByRole("button", { name: "Generate 837P" }).click();
+      await ready(page);
+      await shown(page.getByText(/837P 837P-\d{9}\.x12 generated\./));
+      await shown(page.getByText("Billing provider tax id").first());
+      const link = page.getByRole("link", { name: "Download 837P" });
+      const file = await page.request.get((await link.getAttribute("href"))!);
+      assert.equal(file.status(), 200);
+      assert.match(file.headers()["content-disposition"] ?? "", /attachment; filename="837P-\d{9}\.x12"/);
+      const body = await file.text();
+      assert.match(body, /^ISA\*00\*/);
+      assert.match(body, /IEA\*1\*\d{9}~\n?$/);
+      await page.getByRole("button", { name: "Send" }).click();
+      await ready(page);
+      await shown(page.getByText(/sent/i).first());
+    });
+
     flow("notes: an RBT note is saved with its units; a resend saves it once; an overlap is refused beside the time", async () => {
       const day = noteDay(javaScript ? 3 : 2);
       const patientId = await openRbtForm();
@@ -982,6 +1021,32 @@ for (const javaScript of [false, true]) {
       });
     }
 
+
+    /* ---- Pre-billing scrubber: the demo's recent notes are not signed yet, and the report says so per note. */
+    flow("billing: the scrubber report shows why a demo note cannot be billed, and its period can be changed", async () => {
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/billing/scrubber");
+      // The first visit is filled in: the manager's location and the last 31 days.
+      await page.waitForURL((url) => url.pathname === "/billing/scrubber" && url.searchParams.has("location_id") && url.searchParams.has("date_from"));
+      await ready(page);
+      await shown(page.getByRole("heading", { name: "Pre-billing scrubber" }));
+      const reasons = page.locator("table tbody tr td.scrub-reasons");
+      assert.ok((await reasons.count()) > 0, "the demo has notes with reasons");
+      await shown(page.getByText("Note is not signed by the provider.").first());
+      const noteLink = await page.locator("table tbody tr td a").first().getAttribute("href");
+      assert.match(noteLink ?? "", /^\/note-(rbt|bcba|combined)\/view\/\d+$/, "a row's date links to its note");
+      // A narrower period: the form is a GET, the address carries it.
+      const to = new URL(page.url()).searchParams.get("date_to")!;
+      await page.getByLabel("From", { exact: true }).fill(to);
+      await page.getByRole("button", { name: "Scrub", exact: true }).click();
+      await page.waitForURL((url) => url.pathname === "/billing/scrubber" && url.searchParams.get("date_from") === to);
+      await ready(page);
+      await shown(page.getByText(new RegExp(`${to} to ${to}: \\d+ of \\d+ notes need attention`)));
+      // A row's date opens its note.
+      await goto(page, noteLink!);
+      await shown(page.getByRole("heading").first());
+    });
 
     /* ---- Notes list: from the sidebar, filtered by a client and a type; empty filters stay out of the address. */
     flow("notes: an RBT opens Notes from the sidebar and filters by client and type", async () => {

@@ -1,8 +1,8 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { count, desc } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, intakeAssessments, notes, paServices } from "~/db/schema";
+import { auditLog, claims, intakeAssessments, notes, paServices, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
@@ -119,6 +119,7 @@ async function auditRows(): Promise<number> {
 }
 
 let seed: {
+  location: number;
   patient: number;
   parent: number;
   identifier: string;
@@ -132,6 +133,7 @@ let seed: {
   provider: number;
   notes: Record<"rbt" | "bcba" | "combined", number>;
   remittance: number;
+  claim: number;
 };
 let token: string;
 let cookie: string;
@@ -156,6 +158,7 @@ beforeAll(async () => {
     return row!.id;
   };
   seed = {
+    location: location.id,
     patient: patient.id,
     parent: parent.id,
     identifier: patient.patientIdentifier,
@@ -169,7 +172,13 @@ beforeAll(async () => {
     provider: provider.id,
     notes: { rbt: await note("rbt", 10), bcba: await note("bcba", 12), combined: await note("combined", 14) },
     remittance: await remittanceOf(patient),
+    claim: 0,
   };
+  // A generated claim with its file (claims list, viewer, download) and a billed note on no claim (the build picker).
+  const [file] = await db().insert(x12Files).values({ kind: "837P", fileName: "837P-000000001.x12", content: "ISA*00~" }).returning();
+  const [claim] = await db().insert(claims).values({ status: "generated", patientId: patient.id, locationId: location.id, claimNumber: "C0000001", fileId: file!.id, setControl: "0001" }).returning();
+  seed.claim = claim!.id;
+  await db().update(notes).set({ billed: true }).where(eq(notes.id, seed.notes.rbt));
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
@@ -207,21 +216,29 @@ function apiUrl(path: string): string {
     [/^\/v2\/note_bcba\/pdf\//, () => seed.notes.bcba],
     [/^\/v2\/note_combined\/pdf\//, () => seed.notes.combined],
     [/^\/v2\/remittances\//, () => seed.remittance],
+    [/^\/v2\/claims\//, () => seed.claim],
+    [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
   ];
   const id = idOf.find(([re]) => re.test(path))?.[1]() ?? 1;
   const url = path.replace(/:identifier/, String(seed.identifier)).replace(/:[^/]+/g, String(id));
   if (/^\/v2\/(weekly-reports|chart-comments)$/.test(path)) return `${url}?plan_id=${seed.plan}`;
+  // The scrubber's report: the seeded location and the month of the seeded notes (which have reasons).
+  if (path === "/v2/billing/scrubber") return `${url}?${scrubberPeriod()}`;
   // A note form's options name the client's goals and PA services when they are for a client.
   if (/^\/note_(rbt|bcba)\/config$/.test(path)) return `${url}?patient_id=${seed.patient}`;
   return url;
 }
 
+const scrubberPeriod = () => `location_id=${seed.location}&date_from=2026-01-01&date_to=2026-01-31`;
+
 function screenUrl(route: BuildRoute): string {
   const path = rawPath(route);
+  if (path === "/billing/scrubber") return `${path}?${scrubberPeriod()}`;
   // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
   if (path.startsWith("/claims/remittances/")) return path.replace(/:id$/, String(seed.remittance));
+  if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)
@@ -310,10 +327,18 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/intake-assessments/{id}", () => `/api/v2/intake-assessments/${seed.intake}`],
     ["/api/v2/patients/{id}/pa-services", () => `/api/v2/patients/${seed.patient}/pa-services`],
     ["/api/v2/remittances/{id}", () => `/api/v2/remittances/${seed.remittance}`],
+    ["/api/v2/billing/scrubber?location_id&date_from&date_to", () => `/api/v2/billing/scrubber?${scrubberPeriod()}`],
+    ["/api/v2/billing/scrubber/notes/{id}", () => `/api/v2/billing/scrubber/notes/${seed.notes.rbt}`],
   ];
   it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();
     expect((await d1(path(), { Authorization: `Bearer ${token}` })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
+  it("screen /billing/scrubber: session, every fact of the period with the location options, audit row", async () => {
+    const before = await auditRows();
+    expect((await d1(`/billing/scrubber?${scrubberPeriod()}`, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
     expect(await auditRows()).toBe(before + 1);
   });
 

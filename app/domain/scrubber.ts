@@ -1,0 +1,337 @@
+import { notePayer, priceNote, pricingProvider, type PriceService } from "./billing";
+import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
+import { providerType } from "./insurance";
+import { posLabel } from "./locations";
+import { overlaps, type Interval } from "./note-rules";
+import type { NoteType } from "./notes";
+import { dayNumber } from "./weeks";
+
+/**
+ * The pre-billing scrubber (issue 11, decision 034): from the plain facts of a note — its client, payer, the
+ * payer's services, its provider's credential and compliance dates, its PA service and the other notes of the
+ * same day — the reasons a claim for it would fail, each a sentence a biller can act on. Pure: the facts are
+ * read by app/models/scrubber.server.ts. A note with no reason may be billed; one with any reason may not.
+ */
+
+export const SCRUB_CODES = [
+  "unsigned",
+  "no_provider",
+  "missing_diagnosis",
+  "missing_pos",
+  "pos_not_allowed",
+  "pos_not_covered",
+  "credential_expired",
+  "compliance_expired",
+  "no_pa",
+  "pa_other_client",
+  "pa_out_of_dates",
+  "pa_other_cpt",
+  "pa_exhausted",
+  "client_overlap",
+  "provider_overlap",
+  "no_payer",
+  "no_price",
+  "above_max_per_day",
+] as const;
+export type ScrubCode = (typeof SCRUB_CODES)[number];
+
+export interface ScrubReason {
+  code: ScrubCode;
+  message: string;
+}
+
+/** The report covers at most this many days (one location's month of notes is read at once). */
+export const SCRUB_MAX_DAYS = 31;
+
+/** Caregiver training CPTs (97156 with the caregiver, 97157 multi-family group): their POS list is pos_allowed_to_cg. */
+export const CAREGIVER_CPTS: readonly string[] = ["97156", "97157"];
+
+/**
+ * The compliance dates (platform §3) a payer checks on the date of service. BACB license is the credential
+ * (its own reason); the others are the dates whose lapse makes a session unbillable for most payers. Driver
+ * license, work authorisation, E-Verify and CEU dates are HR matters that do not void a claim.
+ */
+export const CREDENTIAL_DATE: ComplianceKey = "bacb_license_expiration";
+export const BILLING_COMPLIANCE_DATES: readonly ComplianceKey[] = ["medicaid_provider_expiration", "liability_insurance_annually", "background_every_5_years", "cpr_every_2_years"];
+
+export interface ScrubNoteFacts {
+  id: number;
+  type: NoteType;
+  patientId: number;
+  locationId: number;
+  cptCode: string;
+  diagnosisCode: string;
+  pos: string;
+  sessionDate: string;
+  units: number;
+  signedAt: string | null;
+  providerId: number | null;
+  /** md and md2: the billing modifiers. */
+  modifiers: readonly (string | null | undefined)[];
+  unitPriceCents: number | null;
+  /** The note's time pairs (local minutes, end exclusive). */
+  pairs: readonly Interval[];
+}
+
+export interface ScrubClientFacts {
+  insurerId: number | null;
+  /** The client's own diagnosis code (details.diagnosis_code): a note without one uses it on the claim. */
+  diagnosisCode: string;
+  /** details.pos_covered; empty: not restricted. */
+  posCovered: readonly string[];
+}
+
+export interface ScrubInsurerFacts {
+  id: number;
+  name: string;
+  posAllowedToCg: readonly string[];
+  posAllowedToTt: readonly string[];
+  extraPosForBcba: readonly string[];
+}
+
+export interface ScrubProviderFacts {
+  name: string;
+  /** bcba, bcaba or rbt (the provider's role), or null: the note's type decides (pricingProvider). */
+  credential: string | null;
+  /** The compliance dates of the provider's entry at the note's location (YYYY-MM-DD or missing). */
+  compliance: Readonly<Record<string, string | null | undefined>>;
+}
+
+export interface ScrubPaFacts {
+  id: number;
+  patientId: number;
+  name: string;
+  cpt: string;
+  nUnits: number;
+  startDate: string;
+  endDate: string;
+  insuranceId: number | null;
+  /** Units of the PA service's other live notes ordered before this one (session date, start, id). */
+  unitsBefore: number;
+}
+
+export interface ScrubOtherNote {
+  id: number;
+  /** Its location: a note of another location is not named by number (the biller may not see it). */
+  locationId?: number;
+  cptCode: string;
+  units: number;
+  pairs: readonly Interval[];
+}
+
+export interface ScrubFacts {
+  note: ScrubNoteFacts;
+  client: ScrubClientFacts;
+  /** The payer (the PA service's insurer, else the client's primary), null when unknown or deleted. */
+  insurer: ScrubInsurerFacts | null;
+  /** The payer's services (loadPriceServices / priceServicesQuery). */
+  services: readonly PriceService[];
+  /** Null when the note names no provider (or the user is gone). */
+  provider: ScrubProviderFacts | null;
+  /** Null when the note has no PA service (or it was deleted). */
+  pa: ScrubPaFacts | null;
+  /** The client's other live notes of the same session date. */
+  clientSameDay: readonly ScrubOtherNote[];
+  /** The provider's other live notes that may overlap (any client). */
+  providerNearby: readonly ScrubOtherNote[];
+}
+
+const CREDENTIAL_LABEL: Record<string, string> = { bcba: "BCBA", bcaba: "BCaBA", rbt: "RBT" };
+const complianceLabel = (key: ComplianceKey) => COMPLIANCE_FIELDS.find(([k]) => k === key)![1];
+const posText = (pos: string) => (posLabel(pos) === pos ? `POS ${pos}` : `POS ${pos} (${posLabel(pos)})`);
+
+/** Comma- or array-stored code lists, trimmed, without empties. */
+export function codeList(stored: unknown): string[] {
+  const parts = Array.isArray(stored) ? stored.map(String) : typeof stored === "string" ? stored.split(",") : [];
+  return parts.map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * The POS codes the payer allows for a note, or null for no restriction (decision 034): caregiver training
+ * (97156, 97157) → pos_allowed_to_cg; an RBT's service → pos_allowed_to_tt (technicians); a BCBA's or BCaBA's →
+ * pos_allowed_to_tt plus extra_pos_for_bcba. An empty list restricts nothing.
+ */
+export function allowedPos(insurer: ScrubInsurerFacts, cpt: string, provider: "bcba" | "rbt" | "all"): { codes: string[]; what: string } | null {
+  if (CAREGIVER_CPTS.includes(cpt)) return insurer.posAllowedToCg.length ? { codes: [...insurer.posAllowedToCg], what: `caregiver training (${cpt})` } : null;
+  if (!insurer.posAllowedToTt.length) return null;
+  if (provider === "rbt") return { codes: [...insurer.posAllowedToTt], what: "RBT services" };
+  return { codes: [...new Set([...insurer.posAllowedToTt, ...insurer.extraPosForBcba])], what: "BCBA services" };
+}
+
+function overlapping(mine: readonly Interval[], others: readonly ScrubOtherNote[], selfId: number): ScrubOtherNote | null {
+  for (const o of others) {
+    if (o.id === selfId) continue;
+    if (o.pairs.some((p) => mine.some((m) => overlaps(m, p)))) return o;
+  }
+  return null;
+}
+
+type Rule = (f: ScrubFacts, derived: Derived) => ScrubReason | ScrubReason[] | null;
+
+interface Derived {
+  provider: string;
+  payer: number | null;
+  service: PriceService | null;
+}
+
+/**
+ * The rules, in the order their reasons are listed. Each answers null when the note passes it.
+ */
+export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
+  { code: "unsigned", rule: (f) => (f.note.signedAt ? null : { code: "unsigned", message: "Note is not signed by the provider." }) },
+  { code: "no_provider", rule: (f) => (f.provider ? null : { code: "no_provider", message: "Note has no rendering provider." }) },
+  {
+    code: "missing_diagnosis",
+    rule: (f) => (f.note.diagnosisCode.trim() || f.client.diagnosisCode.trim() ? null : { code: "missing_diagnosis", message: "Diagnosis code is missing on the note and the client." }),
+  },
+  { code: "missing_pos", rule: (f) => (f.note.pos.trim() ? null : { code: "missing_pos", message: "Place of service (POS) is missing." }) },
+  {
+    code: "pos_not_allowed",
+    rule: (f, d) => {
+      const pos = f.note.pos.trim();
+      if (!pos || !f.insurer) return null;
+      const allowed = allowedPos(f.insurer, f.note.cptCode.trim(), providerType(d.provider));
+      if (!allowed || allowed.codes.includes(pos)) return null;
+      return { code: "pos_not_allowed", message: `${posText(pos)} is not allowed by ${f.insurer.name} for ${allowed.what} (allowed: ${allowed.codes.join(", ")}).` };
+    },
+  },
+  {
+    code: "pos_not_covered",
+    rule: (f) => {
+      const pos = f.note.pos.trim();
+      if (!pos || !f.client.posCovered.length || f.client.posCovered.includes(pos)) return null;
+      return { code: "pos_not_covered", message: `${posText(pos)} is not covered for this client (covered: ${f.client.posCovered.join(", ")}).` };
+    },
+  },
+  {
+    code: "credential_expired",
+    rule: (f, d) => {
+      if (!f.provider) return null;
+      const date = f.provider.compliance[CREDENTIAL_DATE];
+      if (complianceState(date, f.note.sessionDate) !== "expired") return null;
+      const cred = CREDENTIAL_LABEL[d.provider] ?? "";
+      return { code: "credential_expired", message: `BACB license${cred ? ` (${cred})` : ""} of ${f.provider.name} expired on ${date!.slice(0, 10)}, before the session date ${f.note.sessionDate}.` };
+    },
+  },
+  {
+    code: "compliance_expired",
+    rule: (f) => {
+      if (!f.provider) return null;
+      const out: ScrubReason[] = [];
+      for (const key of BILLING_COMPLIANCE_DATES) {
+        const date = f.provider.compliance[key];
+        if (complianceState(date, f.note.sessionDate) === "expired") {
+          out.push({ code: "compliance_expired", message: `${complianceLabel(key)} of ${f.provider.name} expired on ${date!.slice(0, 10)}, before the session date ${f.note.sessionDate}.` });
+        }
+      }
+      return out;
+    },
+  },
+  { code: "no_pa", rule: (f) => (f.pa ? null : { code: "no_pa", message: "Note has no prior authorization (PA service)." }) },
+  {
+    code: "pa_other_client",
+    rule: (f) => (f.pa && f.pa.patientId !== f.note.patientId ? { code: "pa_other_client", message: `PA '${f.pa.name}' belongs to another client.` } : null),
+  },
+  {
+    code: "pa_out_of_dates",
+    rule: (f) => {
+      if (!f.pa) return null;
+      const d = dayNumber(f.note.sessionDate);
+      const s = dayNumber(f.pa.startDate);
+      const e = dayNumber(f.pa.endDate);
+      if (d === null || s === null || e === null) return { code: "pa_out_of_dates", message: `PA '${f.pa.name}' has no valid dates.` };
+      if (d > e) return { code: "pa_out_of_dates", message: `PA '${f.pa.name}' expired on ${f.pa.endDate}, before the session date ${f.note.sessionDate}.` };
+      if (d < s) return { code: "pa_out_of_dates", message: `PA '${f.pa.name}' starts on ${f.pa.startDate}, after the session date ${f.note.sessionDate}.` };
+      return null;
+    },
+  },
+  {
+    code: "pa_other_cpt",
+    rule: (f) => {
+      if (!f.pa) return null;
+      const cpt = f.note.cptCode.trim().toUpperCase();
+      return f.pa.cpt.trim().toUpperCase() === cpt ? null : { code: "pa_other_cpt", message: `PA '${f.pa.name}' covers CPT ${f.pa.cpt}, not ${cpt || "(none)"}.` };
+    },
+  },
+  {
+    code: "pa_exhausted",
+    rule: (f) => {
+      if (!f.pa) return null;
+      const left = f.pa.nUnits - f.pa.unitsBefore;
+      if (f.note.units <= left) return null;
+      return { code: "pa_exhausted", message: `PA '${f.pa.name}' ran out: ${Math.max(0, left)} of ${f.pa.nUnits} units left for this session's ${f.note.units}.` };
+    },
+  },
+  {
+    code: "client_overlap",
+    rule: (f) => {
+      const o = overlapping(f.note.pairs, f.clientSameDay, f.note.id);
+      return o ? { code: "client_overlap", message: `Session overlaps the client's note #${o.id} on ${f.note.sessionDate}.` } : null;
+    },
+  },
+  {
+    code: "provider_overlap",
+    rule: (f) => {
+      if (!f.provider) return null;
+      const o = overlapping(f.note.pairs, f.providerNearby, f.note.id);
+      if (!o) return null;
+      const elsewhere = o.locationId !== undefined && o.locationId !== f.note.locationId;
+      return { code: "provider_overlap", message: elsewhere ? `Session overlaps a note of the same provider, ${f.provider.name}, at another location.` : `Session overlaps note #${o.id} of the same provider, ${f.provider.name}.` };
+    },
+  },
+  {
+    code: "no_payer",
+    rule: (f, d) => (d.payer !== null && f.insurer ? null : { code: "no_payer", message: "No payer: neither the PA service nor the client names an insurer." }),
+  },
+  {
+    code: "no_price",
+    rule: (f, d) => {
+      if (d.payer === null || !f.insurer || d.service) return null;
+      const cpt = f.note.cptCode.trim().toUpperCase() || "(none)";
+      return { code: "no_price", message: `${f.insurer.name} has no price for CPT ${cpt} for ${(CREDENTIAL_LABEL[d.provider] ?? d.provider).toUpperCase()} providers.` };
+    },
+  },
+  {
+    code: "above_max_per_day",
+    rule: (f, d) => {
+      const max = d.service?.maxPerDay;
+      if (max == null || max <= 0) return null;
+      const cpt = f.note.cptCode.trim().toUpperCase();
+      const others = f.clientSameDay.filter((o) => o.id !== f.note.id && o.cptCode.trim().toUpperCase() === cpt).reduce((s, o) => s + o.units, 0);
+      const total = others + f.note.units;
+      if (total <= max) return null;
+      return { code: "above_max_per_day", message: `${total} units of CPT ${cpt} on ${f.note.sessionDate} for this client, above ${f.insurer?.name ?? "the payer"}'s maximum of ${max} a day.` };
+    },
+  },
+];
+
+/** The reasons a note cannot be billed; empty when it can. */
+export function scrubNote(f: ScrubFacts): ScrubReason[] {
+  const provider = pricingProvider(f.note.type, f.provider?.credential ?? null);
+  const payer = notePayer(f.pa?.insuranceId ?? null, f.client.insurerId);
+  const price = priceNote(f.services, {
+    type: f.note.type,
+    cptCode: f.note.cptCode,
+    units: f.note.units,
+    modifiers: f.note.modifiers,
+    locationId: f.note.locationId,
+    insurerId: payer,
+    providerCredential: f.provider?.credential ?? null,
+    unitPriceCents: f.note.unitPriceCents,
+  });
+  const derived: Derived = { provider, payer, service: price.service };
+  const reasons: ScrubReason[] = [];
+  for (const { rule } of SCRUB_RULES) {
+    const r = rule(f, derived);
+    if (!r) continue;
+    if (Array.isArray(r)) reasons.push(...r);
+    else reasons.push(r);
+  }
+  // A combined note's own unit price is a price: no "no price" reason for it.
+  return !price.service && price.unitPriceCents > 0 ? reasons.filter((r) => r.code !== "no_price") : reasons;
+}
+
+/** One sentence for a refusal: "Cannot bill this note: A. B." */
+export function unbillableMessage(reasons: readonly ScrubReason[]): string {
+  return `Cannot bill this note: ${reasons.map((r) => r.message).join(" ")}`;
+}

@@ -1,0 +1,456 @@
+import { and, asc, eq, gte, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import * as v from "valibot";
+import { insurances, insuranceServices, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
+import type { PriceService } from "~/domain/billing";
+import { canSeeLocation } from "~/domain/permissions";
+import { codeList, SCRUB_MAX_DAYS, scrubNote, unbillableMessage, type ScrubFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
+import type { Interval } from "~/domain/note-rules";
+import type { NoteType } from "~/domain/notes";
+import { lastPage, type Paged } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
+import { dayNumber } from "~/domain/weeks";
+import { auditClientsRead, auditRead, auditTail, type KnownTail } from "~/services/audit.server";
+import type { ModelContext } from "./context";
+import { noteScope } from "./notes.server";
+import { locationOptionsQuery } from "./locations.server";
+import { who } from "./patients.server";
+import { invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * The pre-billing scrubber's reads (decision 034): every fact the rules of app/domain/scrubber.ts need for a
+ * set of notes, read in ONE D1 batch whatever the number of notes — the notes with their client, payer, PA
+ * service and provider; the payers' services; the clients' other notes of the same days; the providers'
+ * notes near them; and each PA service's units before each note. Notes out of the actor's scope (another
+ * location, deleted note or client) are simply absent.
+ */
+
+export type { ScrubReason } from "~/domain/scrubber";
+
+/** At most this many notes per scrubNotes call (a page of billing or a claim batch). */
+export const SCRUB_MAX_NOTES = 1000;
+export { SCRUB_MAX_DAYS } from "~/domain/scrubber";
+
+const o = alias(notes, "o");
+
+/** One scrubbed note, with what the report and the API show beside its reasons. */
+export interface ScrubbedNote {
+  id: number;
+  type: NoteType;
+  patient_id: number;
+  client_name: string;
+  location_id: number;
+  provider_id: number | null;
+  provider_name: string;
+  session_date: string;
+  cpt_code: string;
+  units: number;
+  billed: boolean;
+  reasons: ScrubReason[];
+}
+
+const pairsOf = (r: { start1At: number | null; end1At: number | null; start2At: number | null; end2At: number | null }): Interval[] => {
+  const out: Interval[] = [];
+  if (r.start1At != null && r.end1At != null) out.push({ start: r.start1At, end: r.end1At });
+  if (r.start2At != null && r.end2At != null) out.push({ start: r.start2At, end: r.end2At });
+  return out;
+};
+
+const otherColumns = {
+  id: o.id,
+  patientId: o.patientId,
+  providerId: o.providerId,
+  locationId: o.locationId,
+  sessionDate: o.sessionDate,
+  cptCode: o.cptCode,
+  units: o.units,
+  start1At: o.start1At,
+  end1At: o.end1At,
+  start2At: o.start2At,
+  end2At: o.end2At,
+};
+
+/** The provider's credential from their roles: bcba, bcaba or rbt (the first held, in that order), else null. */
+const credentialOf = (roles: string | null): string | null => {
+  const held = (roles ?? "").toLowerCase().split(",").map((s) => s.trim());
+  return ["bcba", "bcaba", "rbt"].find((c) => held.includes(c)) ?? null;
+};
+
+function parseJson(text: string | null | undefined): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A column under its own name: drizzle maps a D1 batch's rows by column name, so joined tables' columns of
+ * the same name (id, patient_id, name) must not meet in one result.
+ */
+function named<T extends SQLiteColumn>(column: T, name: string) {
+  return sql<T["_"]["data"] | (T["_"]["notNull"] extends true ? never : null)>`${column}`.mapWith(column).as(name);
+}
+
+/**
+ * The batch that reads every fact for the notes `filter` selects (a condition on `notes`, within the actor's
+ * scope). `extra` rides in the same batch (e.g. the audit chain's tail).
+ */
+function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
+  const where = and(filter, noteScope(ctx))!;
+  const payer = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
+  const targets = () => ctx.db.select({ id: notes.id }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where);
+  const main = ctx.db
+    .select({
+      n: {
+        id: notes.id,
+        type: notes.type,
+        patientId: notes.patientId,
+        locationId: notes.locationId,
+        providerId: notes.providerId,
+        paServiceId: notes.paServiceId,
+        cptCode: notes.cptCode,
+        diagnosisCode: notes.diagnosisCode,
+        pos: notes.pos,
+        sessionDate: notes.sessionDate,
+        units: notes.units,
+        md: notes.md,
+        md2: notes.md2,
+        unitPriceCents: notes.unitPriceCents,
+        signedAt: notes.signedAt,
+        billed: notes.billed,
+        start1At: notes.start1At,
+        end1At: notes.end1At,
+        start2At: notes.start2At,
+        end2At: notes.end2At,
+        startAt: notes.startAt,
+      },
+      clientName: sql<string>`trim(${patients.firstName} || ' ' || ${patients.lastName})`.as("client_name"),
+      clientInsurerId: named(patients.insurerId, "client_insurer_id"),
+      clientDiagnosis: sql<string | null>`json_extract(${patients.details}, '$.diagnosis_code')`.as("client_diagnosis"),
+      clientPos: sql<string | null>`json_extract(${patients.details}, '$.pos_covered')`.as("client_pos"),
+      pa: {
+        id: named(paServices.id, "pa_id"),
+        patientId: named(paServices.patientId, "pa_patient_id"),
+        name: named(paServices.paService, "pa_name"),
+        cpt: named(paServices.cpt, "pa_cpt"),
+        nUnits: named(paServices.nUnits, "pa_n_units"),
+        startDate: named(paServices.startDate, "pa_start_date"),
+        endDate: named(paServices.endDate, "pa_end_date"),
+        insuranceId: named(paServices.insuranceId, "pa_insurance_id"),
+      },
+      insurer: {
+        id: named(insurances.id, "ins_id"),
+        name: named(insurances.name, "ins_name"),
+        cg: named(insurances.posAllowedToCg, "ins_cg"),
+        tt: named(insurances.posAllowedToTt, "ins_tt"),
+        bcba: named(insurances.extraPosForBcba, "ins_bcba"),
+      },
+      provider: { id: named(users.id, "prov_id"), name: sql<string>`trim(${users.name} || ' ' || ${users.surname})`.as("prov_name") },
+      providerRoles: sql<string | null>`(select group_concat(r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ${notes.providerId})`.as("prov_roles"),
+      compliance: named(userLocations.compliance, "prov_compliance"),
+      // The audit chain's tail, when the caller records its read next (a one-note read: no round trip of its own).
+      tail: withTail ? sql<string | null>`${auditTail}`.as("audit_tail") : sql<null>`null`.as("audit_tail"),
+    })
+    .from(notes)
+    .innerJoin(patients, eq(patients.id, notes.patientId))
+    .leftJoin(paServices, and(eq(paServices.id, notes.paServiceId), isNull(paServices.deletedAt)))
+    .leftJoin(insurances, and(eq(insurances.id, payer), isNull(insurances.deletedAt)))
+    .leftJoin(users, and(eq(users.id, notes.providerId), isNull(users.deletedAt)))
+    .leftJoin(userLocations, and(eq(userLocations.userId, notes.providerId), eq(userLocations.locationId, notes.locationId)))
+    .where(where)
+    .orderBy(asc(notes.sessionDate), asc(notes.startAt), asc(notes.id));
+  // The payers' services, as the one price function needs them (the columns of priceServicesQuery in
+  // app/models/billing-prices.server.ts; here the insurers come from a subquery, so it rides in this batch).
+  const services = ctx.db
+    .select({
+      id: insuranceServices.id,
+      insuranceId: insuranceServices.insuranceId,
+      locationId: insuranceServices.locationId,
+      cptCode: insuranceServices.cptCode,
+      modifiers: insuranceServices.modifiers,
+      provider: insuranceServices.provider,
+      type: insuranceServices.type,
+      unitPrice: insuranceServices.unitPrice,
+      multiplier: insuranceServices.multiplier,
+      maxPerDay: insuranceServices.maxPerDay,
+    })
+    .from(insuranceServices)
+    .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
+    .where(
+      and(
+        inArray(
+          insuranceServices.insuranceId,
+          ctx.db
+            .select({ id: payer })
+            .from(notes)
+            .innerJoin(patients, eq(patients.id, notes.patientId))
+            .leftJoin(paServices, and(eq(paServices.id, notes.paServiceId), isNull(paServices.deletedAt)))
+            .where(where),
+        ),
+        isNull(insuranceServices.deletedAt),
+        isNull(insurances.deletedAt),
+      ),
+    );
+  // The clients' live notes of the same session dates (notes_patient_date_idx).
+  const sameDay = ctx.db
+    .selectDistinct(otherColumns)
+    .from(notes)
+    .innerJoin(patients, eq(patients.id, notes.patientId))
+    .innerJoin(o, and(eq(o.patientId, notes.patientId), eq(o.sessionDate, notes.sessionDate), isNull(o.deletedAt)))
+    .where(where);
+  // The providers' live notes starting within a day before a note's end (notes_provider_start_idx); a
+  // session never crosses midnight, so only those of the same date can overlap.
+  const nearby = ctx.db
+    .selectDistinct(otherColumns)
+    .from(notes)
+    .innerJoin(patients, eq(patients.id, notes.patientId))
+    .innerJoin(o, and(eq(o.providerId, notes.providerId), gte(o.startAt, sql`${notes.startAt} - 1440`), lt(o.startAt, notes.endAt), eq(o.sessionDate, notes.sessionDate), isNull(o.deletedAt)))
+    .where(where);
+  // Each PA service's units spent before each note (session date, start, id), over all its live notes.
+  const running = ctx.db
+    .select({
+      id: o.id,
+      before: sql<number>`sum(${o.units}) over (partition by ${o.paServiceId} order by ${o.sessionDate}, coalesce(${o.startAt}, 0), ${o.id} rows between unbounded preceding and current row) - ${o.units}`.as("before"),
+    })
+    .from(o)
+    .where(and(isNull(o.deletedAt), inArray(o.paServiceId, ctx.db.select({ id: notes.paServiceId }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where))))
+    .as("running");
+  const before = ctx.db
+    .select({ id: running.id, before: running.before })
+    .from(running)
+    .where(inArray(running.id, targets()));
+  return [main, services, sameDay, nearby, before] as const;
+}
+
+type FactRows = [
+  Awaited<ReturnType<typeof factReads>[0]>,
+  PriceService[],
+  Awaited<ReturnType<typeof factReads>[2]>,
+  Awaited<ReturnType<typeof factReads>[3]>,
+  { id: number; before: number }[],
+];
+
+/** The reads' rows → each note scrubbed, in session order. */
+function scrubRows([main, services, sameDay, nearby, before]: FactRows): ScrubbedNote[] {
+  const key = (a: number | null, d: string) => `${a}|${d}`;
+  const group = (rows: typeof sameDay, by: (r: (typeof sameDay)[number]) => number | null) => {
+    const m = new Map<string, ScrubOtherNote[]>();
+    for (const r of rows) {
+      const k = key(by(r), r.sessionDate);
+      const list = m.get(k) ?? [];
+      list.push({ id: r.id, locationId: r.locationId, cptCode: r.cptCode, units: r.units, pairs: pairsOf(r) });
+      m.set(k, list);
+    }
+    return m;
+  };
+  const byClient = group(sameDay, (r) => r.patientId);
+  const byProvider = group(nearby, (r) => r.providerId);
+  const unitsBefore = new Map(before.map((r) => [r.id, Number(r.before) || 0]));
+  return main.map((r) => {
+    const n = r.n;
+    const facts: ScrubFacts = {
+      note: {
+        id: n.id,
+        type: n.type,
+        patientId: n.patientId,
+        locationId: n.locationId,
+        cptCode: n.cptCode,
+        diagnosisCode: n.diagnosisCode,
+        pos: n.pos,
+        sessionDate: n.sessionDate,
+        units: n.units,
+        signedAt: n.signedAt,
+        providerId: n.providerId,
+        modifiers: [n.md, n.md2],
+        unitPriceCents: n.unitPriceCents,
+        pairs: pairsOf(n),
+      },
+      client: { insurerId: r.clientInsurerId, diagnosisCode: r.clientDiagnosis == null ? "" : String(r.clientDiagnosis), posCovered: codeList(parseJson(r.clientPos) ?? r.clientPos) },
+      insurer: r.insurer?.id != null ? { id: r.insurer.id, name: r.insurer.name, posAllowedToCg: codeList(r.insurer.cg), posAllowedToTt: codeList(r.insurer.tt), extraPosForBcba: codeList(r.insurer.bcba) } : null,
+      services,
+      provider: r.provider?.id != null ? { name: r.provider.name || `Provider #${r.provider.id}`, credential: credentialOf(r.providerRoles), compliance: complianceOf(r.compliance) } : null,
+      pa:
+        r.pa?.id != null
+          ? { id: r.pa.id, patientId: r.pa.patientId, name: r.pa.name, cpt: r.pa.cpt, nUnits: r.pa.nUnits, startDate: r.pa.startDate, endDate: r.pa.endDate, insuranceId: r.pa.insuranceId, unitsBefore: unitsBefore.get(n.id) ?? 0 }
+          : null,
+      clientSameDay: byClient.get(key(n.patientId, n.sessionDate)) ?? [],
+      providerNearby: n.providerId == null ? [] : (byProvider.get(key(n.providerId, n.sessionDate)) ?? []),
+    };
+    return {
+      id: n.id,
+      type: n.type,
+      patient_id: n.patientId,
+      client_name: r.clientName,
+      location_id: n.locationId,
+      provider_id: n.providerId,
+      provider_name: facts.provider?.name ?? "",
+      session_date: n.sessionDate,
+      cpt_code: n.cptCode,
+      units: n.units,
+      billed: n.billed,
+      reasons: scrubNote(facts),
+    };
+  });
+}
+
+function complianceOf(text: string | null): Record<string, string | null> {
+  const parsed = parseJson(text);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return {};
+  const out: Record<string, string | null> = {};
+  for (const [k, val] of Object.entries(parsed as Record<string, unknown>)) out[k] = typeof val === "string" ? val : null;
+  return out;
+}
+
+function cleanIds(noteIds: readonly number[]): number[] {
+  return [...new Set(noteIds.filter((id) => Number.isSafeInteger(id) && id > 0))];
+}
+
+/**
+ * `notes.id in (…)` with the ids written into the statement: D1 binds at most 100 parameters, and these are
+ * checked safe integers (cleanIds), so no text of a request reaches the SQL.
+ */
+function idsIn(ids: readonly number[]): SQL {
+  return sql`${notes.id} in (${sql.raw(ids.map((id) => String(Math.trunc(id))).join(","))})`;
+}
+
+async function scrubbed(ctx: ModelContext, noteIds: readonly number[], withTail = false): Promise<{ notes: ScrubbedNote[]; tail: KnownTail }> {
+  const ids = cleanIds(noteIds);
+  if (!ids.length) return { notes: [], tail: undefined };
+  if (ids.length > SCRUB_MAX_NOTES) throw new RangeError(`scrubNotes takes at most ${SCRUB_MAX_NOTES} notes.`);
+  const rows = (await ctx.db.batch([...factReads(ctx, idsIn(ids), withTail)])) as unknown as FactRows;
+  const first = rows[0][0];
+  return { notes: scrubRows(rows), tail: withTail && first ? (first.tail == null ? null : String(first.tail)) : undefined };
+}
+
+/**
+ * The reasons each note cannot be billed (empty list: it can), for up to SCRUB_MAX_NOTES notes in ONE D1
+ * round trip. Notes out of the actor's scope, deleted or unknown are absent from the map (callers treat absent
+ * as not found). Not audited: callers record their own read or write of these notes.
+ */
+export async function scrubNotes(ctx: ModelContext, noteIds: number[]): Promise<Map<number, ScrubReason[]>> {
+  return new Map((await scrubbed(ctx, noteIds)).notes.map((n) => [n.id, n.reasons]));
+}
+
+/**
+ * Refuses billing (billed = true, a claim) of notes that fail the scrubber: null when every note may be billed;
+ * else field errors — `field` (one note) or `notes.{id}` (several) → "Cannot bill this note: …", and
+ * `missing` the ids not found in scope. Answer 422 with these errors (404 when only `missing`). One round trip.
+ */
+export async function unbillableReasons(ctx: ModelContext, noteIds: number[], field = "billed"): Promise<{ errors: Record<string, string>; missing: number[] } | null> {
+  const ids = cleanIds(noteIds);
+  const found = await scrubNotes(ctx, ids);
+  const missing = ids.filter((id) => !found.has(id));
+  const errors: Record<string, string> = {};
+  for (const id of ids) {
+    const reasons = found.get(id);
+    if (reasons?.length) errors[ids.length === 1 ? field : `notes.${id}`] = unbillableMessage(reasons);
+  }
+  return Object.keys(errors).length || missing.length ? { errors, missing } : null;
+}
+
+/** unbillableReasons as a model result: ok(null) when every note may be billed; 404 for an unknown note; 422 with the reasons. */
+export async function refuseUnbillable(ctx: ModelContext, noteIds: number[], field = "billed"): Promise<ModelResult<null>> {
+  const refusal = await unbillableReasons(ctx, noteIds, field);
+  if (!refusal) return ok(null);
+  if (Object.keys(refusal.errors).length) return invalid(refusal.errors);
+  return notFound("Note");
+}
+
+/** GET …/scrubber/notes/{id}: one note's reasons, its read recorded. Two round trips. Null: not found or out of scope. */
+export async function scrubOneNote(ctx: ModelContext, id: number): Promise<ScrubbedNote | null> {
+  const {
+    notes: [note],
+    tail,
+  } = await scrubbed(ctx, [id], true);
+  if (!note) return null;
+  await auditRead(ctx.db, who(ctx), { entity: "note", entityId: note.id, patientId: note.patient_id, detail: { scrubber: true } }, tail);
+  return note;
+}
+
+/* ------------------------------------------------------------------ the report */
+
+const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
+const text = v.pipe(
+  v.optional(v.union([v.string(), v.number()]), ""),
+  v.transform((x) => String(x).trim()),
+);
+const isoDate = (label: string) => v.pipe(text, v.nonEmpty(`${label} is required.`), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check((s) => dayNumber(s) !== null, DATE_MESSAGE));
+const wholeNumber = (label: string, min: number, max: number, fallback?: number) =>
+  v.pipe(
+    text,
+    v.transform((x) => (x === "" && fallback !== undefined ? String(fallback) : x)),
+    v.nonEmpty(`${label} is required.`),
+    v.regex(/^\d+$/, `${label} must be a whole number.`),
+    v.transform(Number),
+    v.minValue(min, `${label} must be at least ${min}.`),
+    v.maxValue(max, `${label} must be at most ${max}.`),
+  );
+
+export const ScrubReportQuery = v.pipe(
+  v.object({
+    location_id: wholeNumber("Location", 1, Number.MAX_SAFE_INTEGER),
+    date_from: isoDate("From"),
+    date_to: isoDate("To"),
+    page: wholeNumber("Page", 1, 1_000_000, 1),
+    per_page: wholeNumber("per_page", 1, 100, 50),
+  }),
+  v.forward(
+    v.check((q) => q.date_from <= q.date_to, "To must be on or after From."),
+    ["date_to"],
+  ),
+  v.forward(
+    v.check((q) => dayNumber(q.date_to)! - dayNumber(q.date_from)! < SCRUB_MAX_DAYS, `The period may cover at most ${SCRUB_MAX_DAYS} days.`),
+    ["date_to"],
+  ),
+);
+export type ScrubReportQuery = v.InferOutput<typeof ScrubReportQuery>;
+
+export interface ScrubReport extends Paged<ScrubbedNote> {
+  location: { id: number; title: string };
+  /** The locations the actor can see (the screen's filter), when asked for. */
+  locations?: { id: number; title: string }[];
+  date_from: string;
+  date_to: string;
+  /** Notes of the period scrubbed (with and without reasons). */
+  scrubbed: number;
+}
+
+/**
+ * Every note of a location and period (at most 31 days) with at least one reason, oldest first, a page at a
+ * time. 422 for bad filters, 404 for a location out of scope. Two round trips: every fact of the period's notes
+ * (notes_location_date_idx) with the location and the audit chain's tail, then the audit row naming the page's
+ * clients.
+ */
+export async function scrubReport(ctx: ModelContext, raw: Record<string, unknown>, opts: { locationOptions?: boolean } = {}): Promise<ModelResult<ScrubReport>> {
+  const parsed = parseWith(ScrubReportQuery, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const q = parsed.data;
+  if (!canSeeLocation(ctx.actor, q.location_id)) return notFound("Location");
+  const filter = and(eq(notes.locationId, q.location_id), gte(notes.sessionDate, q.date_from), sql`${notes.sessionDate} <= ${q.date_to}`)!;
+  const [loc, options, ...rows] = await ctx.db.batch([
+    ctx.db.select({ id: locations.id, title: locations.title, tail: auditTail }).from(locations).where(and(eq(locations.id, q.location_id), isNull(locations.deletedAt))),
+    opts.locationOptions ? locationOptionsQuery(ctx) : ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(sql`0`),
+    ...factReads(ctx, filter),
+  ]);
+  const location = (loc as { id: number; title: string; tail: string | null }[])[0];
+  if (!location) return notFound("Location");
+  const all = scrubRows(rows as unknown as FactRows);
+  const failing = all.filter((n) => n.reasons.length);
+  const start = (q.page - 1) * q.per_page;
+  const data = failing.slice(start, start + q.per_page);
+  await auditClientsRead(ctx.db, who(ctx), "note", [...new Set(data.map((n) => n.patient_id))].sort((a, b) => a - b), location.tail);
+  return ok({
+    data,
+    total: failing.length,
+    page: q.page,
+    per_page: q.per_page,
+    last_page: lastPage(failing.length, q.per_page),
+    location: { id: location.id, title: location.title },
+    date_from: q.date_from,
+    date_to: q.date_to,
+    scrubbed: all.length,
+    ...(opts.locationOptions ? { locations: options as { id: number; title: string }[] } : {}),
+  });
+}

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import type { PriceService } from "~/domain/billing";
+import { allowedPos, codeList, scrubNote, SCRUB_RULES, unbillableMessage, type ScrubFacts } from "~/domain/scrubber";
+import { dayNumber } from "~/domain/weeks";
+
+const DAY = dayNumber("2026-10-05")! * 1440;
+const at = (h: number, m = 0) => DAY + h * 60 + m;
+
+const svc = (over: Partial<PriceService> = {}): PriceService => ({
+  id: 1, insuranceId: 7, locationId: null, cptCode: "97153", modifiers: "HM", provider: "rbt", type: "rbt", unitPrice: 12.5, multiplier: 1, maxPerDay: 16, ...over,
+});
+
+/** A note that passes every rule: signed RBT 97153 at home, within its PA, priced, no overlap. */
+function base(): ScrubFacts {
+  return {
+    note: {
+      id: 100, type: "rbt", patientId: 1, locationId: 1, cptCode: "97153", diagnosisCode: "F84.0", pos: "12", sessionDate: "2026-10-05", units: 8,
+      signedAt: "2026-10-05T18:00:00Z", providerId: 8, modifiers: ["HM", null], unitPriceCents: null, pairs: [{ start: at(9), end: at(11) }],
+    },
+    client: { insurerId: 7, diagnosisCode: "F84.0", posCovered: ["12", "03"] },
+    insurer: { id: 7, name: "Acme", posAllowedToCg: ["11", "12"], posAllowedToTt: ["12", "03"], extraPosForBcba: ["11"] },
+    services: [svc(), svc({ id: 2, cptCode: "97155", provider: "bcba", type: "bcba", modifiers: "HO", unitPrice: 20, maxPerDay: 8 }), svc({ id: 3, cptCode: "97156", provider: "bcba", type: "bcba", modifiers: "HO" })],
+    provider: { name: "Jane Doe", credential: "rbt", compliance: { bacb_license_expiration: "2027-01-01", cpr_every_2_years: "2027-06-01" } },
+    pa: { id: 5, patientId: 1, name: "ABA 97153", cpt: "97153", nUnits: 240, startDate: "2026-09-01", endDate: "2026-12-31", insuranceId: null, unitsBefore: 100 },
+    clientSameDay: [],
+    providerNearby: [],
+  };
+}
+
+type Change = (f: ScrubFacts) => void;
+const codes = (f: ScrubFacts) => scrubNote(f).map((r) => r.code);
+
+describe("the scrubber's rules, each passing and failing", () => {
+  it("a clean note has no reason", () => {
+    expect(scrubNote(base())).toEqual([]);
+  });
+
+  const cases: [string, Change, string[], RegExp?][] = [
+    ["unsigned", (f) => (f.note.signedAt = null), ["unsigned"], /^Note is not signed by the provider\.$/],
+    ["no provider", (f) => (f.provider = null), ["no_provider"], /no rendering provider/],
+    ["diagnosis on the client only passes", (f) => (f.note.diagnosisCode = ""), []],
+    ["diagnosis missing on both", (f) => ((f.note.diagnosisCode = ""), (f.client.diagnosisCode = " ")), ["missing_diagnosis"], /Diagnosis code is missing/],
+    ["POS missing", (f) => (f.note.pos = ""), ["missing_pos"], /Place of service/],
+    ["RBT at the office: not in pos_allowed_to_tt", (f) => ((f.note.pos = "11"), (f.client.posCovered = [])), ["pos_not_allowed"], /^POS 11 \(Office\) is not allowed by Acme for RBT services \(allowed: 12, 03\)\.$/],
+    ["BCBA at the office: extra_pos_for_bcba allows it", (f) => ((f.note.type = "bcba"), (f.note.cptCode = "97155"), (f.pa!.cpt = "97155"), (f.provider!.credential = "bcba"), (f.note.pos = "11"), (f.client.posCovered = []), (f.note.units = 4)), []],
+    ["BCBA at POS 99: neither list", (f) => ((f.note.type = "bcba"), (f.note.cptCode = "97155"), (f.pa!.cpt = "97155"), (f.provider!.credential = "bcba"), (f.note.pos = "99"), (f.client.posCovered = []), (f.note.units = 4)), ["pos_not_allowed"], /POS 99 \(Other\) is not allowed by Acme for BCBA services \(allowed: 12, 03, 11\)/],
+    ["caregiver training at school: not in pos_allowed_to_cg", (f) => ((f.note.type = "bcba"), (f.note.cptCode = "97156"), (f.pa!.cpt = "97156"), (f.provider!.credential = "bcba"), (f.note.pos = "03")), ["pos_not_allowed"], /for caregiver training \(97156\)/],
+    ["empty technician list: no restriction", (f) => ((f.insurer!.posAllowedToTt = []), (f.note.pos = "99"), (f.client.posCovered = [])), []],
+    ["POS not covered for the client", (f) => ((f.note.pos = "03"), (f.client.posCovered = ["12"])), ["pos_not_covered"], /POS 03 \(School\) is not covered for this client \(covered: 12\)/],
+    ["BACB license expires on the session date: still valid", (f) => (f.provider!.compliance = { bacb_license_expiration: "2026-10-05" }), []],
+    ["BACB license expired the day before", (f) => (f.provider!.compliance = { bacb_license_expiration: "2026-10-04" }), ["credential_expired"], /^BACB license \(RBT\) of Jane Doe expired on 2026-10-04, before the session date 2026-10-05\.$/],
+    ["BACB license date missing: not a reason", (f) => (f.provider!.compliance = {}), []],
+    ["CPR and liability expired", (f) => (f.provider!.compliance = { cpr_every_2_years: "2026-01-01", liability_insurance_annually: "2026-10-01", driver_license_expiration: "2020-01-01" }), ["compliance_expired", "compliance_expired"], /Liability insurance \(annually\) of Jane Doe expired on 2026-10-01/],
+    ["no PA", (f) => (f.pa = null), ["no_pa"], /no prior authorization/],
+    ["PA of another client", (f) => (f.pa!.patientId = 2), ["pa_other_client"], /belongs to another client/],
+    ["PA ends on the session date: covered", (f) => (f.pa!.endDate = "2026-10-05"), []],
+    ["PA ended the day before", (f) => (f.pa!.endDate = "2026-10-04"), ["pa_out_of_dates"], /^PA 'ABA 97153' expired on 2026-10-04, before the session date 2026-10-05\.$/],
+    ["PA starts on the session date: covered", (f) => (f.pa!.startDate = "2026-10-05"), []],
+    ["PA starts the day after", (f) => (f.pa!.startDate = "2026-10-06"), ["pa_out_of_dates"], /starts on 2026-10-06, after the session date/],
+    ["PA for another CPT", (f) => (f.pa!.cpt = "97155"), ["pa_other_cpt"], /covers CPT 97155, not 97153/],
+    ["PA exactly used up by this note", (f) => (f.pa!.unitsBefore = 232), []],
+    ["PA one unit short", (f) => (f.pa!.unitsBefore = 233), ["pa_exhausted"], /^PA 'ABA 97153' ran out: 7 of 240 units left for this session's 8\.$/],
+    ["PA already spent", (f) => (f.pa!.unitsBefore = 300), ["pa_exhausted"], /ran out: 0 of 240 units left/],
+    ["client's note touching ends: no overlap", (f) => (f.clientSameDay = [{ id: 101, cptCode: "97155", units: 4, pairs: [{ start: at(11), end: at(12) }] }]), []],
+    ["client's note overlapping", (f) => (f.clientSameDay = [{ id: 100, cptCode: "97153", units: 8, pairs: [{ start: at(9), end: at(11) }] }, { id: 101, cptCode: "97155", units: 4, pairs: [{ start: at(10, 45), end: at(12) }] }]), ["client_overlap"], /overlaps the client's note #101 on 2026-10-05/],
+    ["provider's note overlapping (second pair)", (f) => (f.providerNearby = [{ id: 102, cptCode: "97153", units: 4, pairs: [{ start: at(7), end: at(8) }, { start: at(8, 30), end: at(9, 15) }] }]), ["provider_overlap"], /overlaps note #102 of the same provider, Jane Doe/],
+    ["provider's note at another location: not named", (f) => (f.providerNearby = [{ id: 105, locationId: 2, cptCode: "97153", units: 4, pairs: [{ start: at(10), end: at(12) }] }]), ["provider_overlap"], /^Session overlaps a note of the same provider, Jane Doe, at another location\.$/],
+    ["no insurer at all", (f) => ((f.client.insurerId = null), (f.insurer = null)), ["no_payer"], /No payer/],
+    ["the PA's insurer is the payer", (f) => ((f.client.insurerId = null), (f.pa!.insuranceId = 7)), []],
+    ["no price for the CPT", (f) => (f.services = [svc({ cptCode: "97155" })]), ["no_price"], /^Acme has no price for CPT 97153 for RBT providers\.$/],
+    ["combined note with its own price: no price reason", (f) => ((f.note.type = "combined"), (f.note.unitPriceCents = 2000), (f.services = [])), []],
+    ["exactly the max per day", (f) => (f.clientSameDay = [{ id: 103, cptCode: "97153", units: 8, pairs: [{ start: at(13), end: at(15) }] }]), []],
+    ["above the max per day", (f) => (f.clientSameDay = [{ id: 103, cptCode: "97153", units: 9, pairs: [{ start: at(13), end: at(15, 15) }] }, { id: 104, cptCode: "97155", units: 8, pairs: [{ start: at(16), end: at(18) }] }]), ["above_max_per_day"], /^17 units of CPT 97153 on 2026-10-05 for this client, above Acme's maximum of 16 a day\.$/],
+    ["several reasons at once, in the table's order", (f) => ((f.note.signedAt = null), (f.pa = null), (f.note.pos = "")), ["unsigned", "missing_pos", "no_pa"]],
+  ];
+
+  it.each(cases)("%s", (_name, change, expected, message) => {
+    const f = base();
+    change(f);
+    expect(codes(f)).toEqual(expected);
+    if (message) expect(scrubNote(f).map((r) => r.message).join("\n")).toMatch(message);
+  });
+
+  it("every rule of the table is exercised by a failing case", () => {
+    const seen = new Set(cases.flatMap(([, , c]) => c));
+    for (const { code } of SCRUB_RULES) expect(seen.has(code), code).toBe(true);
+  });
+});
+
+describe("helpers", () => {
+  it.each([
+    ["12,03", ["12", "03"]],
+    [" 12 , ,03 ", ["12", "03"]],
+    [["02", "12"], ["02", "12"]],
+    ["", []],
+    [null, []],
+  ])("codeList(%j) → %j", (stored, expected) => expect(codeList(stored)).toEqual(expected));
+
+  it("allowedPos: caregiver list for 97156/97157, technicians for RBT, technicians + extra for BCBA, null when empty", () => {
+    const ins = { id: 1, name: "A", posAllowedToCg: ["12"], posAllowedToTt: ["03"], extraPosForBcba: ["11"] };
+    expect(allowedPos(ins, "97157", "bcba")?.codes).toEqual(["12"]);
+    expect(allowedPos(ins, "97153", "rbt")?.codes).toEqual(["03"]);
+    expect(allowedPos(ins, "97155", "bcba")?.codes).toEqual(["03", "11"]);
+    expect(allowedPos({ ...ins, posAllowedToCg: [] }, "97156", "bcba")).toBeNull();
+    expect(allowedPos({ ...ins, posAllowedToTt: [] }, "97155", "bcba")).toBeNull();
+  });
+
+  it("a refusal reads as one sentence a biller can act on", () => {
+    expect(unbillableMessage([{ code: "unsigned", message: "Note is not signed by the provider." }, { code: "no_pa", message: "Note has no prior authorization (PA service)." }])).toBe(
+      "Cannot bill this note: Note is not signed by the provider. Note has no prior authorization (PA service).",
+    );
+  });
+});

@@ -1,0 +1,274 @@
+import { count, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditLog, insurances, insuranceServices, notes, paServices, userLocations } from "~/db/schema";
+import { localMinute } from "~/domain/note-rules";
+import type { Permission } from "~/domain/permissions";
+import { getUserActor } from "~/models/actors.server";
+import type { ModelContext } from "~/models/context";
+import { refuseUnbillable, scrubNotes, unbillableReasons } from "~/models/scrubber.server";
+import { api, apiToken, countingDb, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+
+/**
+ * The pre-billing scrubber (decision 034) against real D1 rows: every rule seen through scrubNotes, the
+ * one-round-trip read, scope (notes of another location are absent), the refusal helper, the report and
+ * the screen and API guards.
+ */
+
+const MANAGER: Permission[] = ["manage_claims", "view_notes", "view_clients"];
+
+async function ctxOf(userId: number, database = db()): Promise<ModelContext> {
+  const actor = await getUserActor(db(), userId);
+  return { db: database, actor: actor!, ip: "127.0.0.1", now: () => new Date("2026-10-20T12:00:00Z") };
+}
+
+let token = 0;
+type NoteOver = Partial<typeof notes.$inferInsert> & { time?: [string, string] };
+function noteValues(patient: { id: number; locationId: number }, sessionDate: string, over: NoteOver = {}): typeof notes.$inferInsert {
+  const [tIn, tOut] = over.time ?? ["09:00", "11:00"];
+  const start = localMinute(sessionDate, tIn)!;
+  const end = localMinute(sessionDate, tOut)!;
+  const minutes = end - start;
+  const { time: _t, ...rest } = over;
+  return {
+      type: "rbt",
+      patientId: patient.id,
+      locationId: patient.locationId,
+      cptCode: "97153",
+      diagnosisCode: "F84.0",
+      pos: "12",
+      sessionDate,
+      timeIn: tIn,
+      timeOut: tOut,
+      start1At: start,
+      end1At: end,
+      startAt: start,
+      endAt: end,
+      minutes,
+      units: Math.round(minutes / 15),
+      signedAt: `${sessionDate}T20:00:00Z`,
+      providerName: "Jane Doe",
+      formToken: `scrub-${++token}`,
+      ...rest,
+  };
+}
+
+async function note(patient: { id: number; locationId: number }, sessionDate: string, over: NoteOver = {}) {
+  const [row] = await db().insert(notes).values(noteValues(patient, sessionDate, over)).returning();
+  return row!;
+}
+
+/** A clinic with an insurer (POS lists, 97153 for RBTs at 16 units a day), an RBT with valid dates, a client with a PA. */
+async function world() {
+  const loc = await createLocation({ title: "Scrub Clinic" });
+  const elsewhere = await createLocation({ title: "Elsewhere" });
+  const [acme] = await db().insert(insurances).values({ name: "Acme", posAllowedToTt: "12,03", extraPosForBcba: "11", posAllowedToCg: "11,12" }).returning();
+  await db().insert(insuranceServices).values([
+    { insuranceId: acme!.id, cptCode: "97153", provider: "rbt", type: "rbt", modifiers: "HM", unitPrice: 12.5, maxPerDay: 16 },
+    { insuranceId: acme!.id, cptCode: "97155", provider: "bcba", type: "bcba", modifiers: "HO", unitPrice: 20, maxPerDay: 8 },
+  ]);
+  const rbt = await createUser({ role: "RBT", locations: [loc.id, elsewhere.id], name: "Jane" });
+  await db().update(userLocations).set({ compliance: JSON.stringify({ bacb_license_expiration: "2027-01-01", cpr_every_2_years: "2027-06-01" }) }).where(eq(userLocations.userId, rbt.id));
+  const lapsed = await createUser({ role: "RBT", locations: [loc.id], name: "Lapsed" });
+  await db().update(userLocations).set({ compliance: JSON.stringify({ bacb_license_expiration: "2026-10-04" }) }).where(eq(userLocations.userId, lapsed.id));
+  const client = await createPatient({ locationId: loc.id, firstName: "Mia", lastName: "Lopez", insurerId: acme!.id, details: JSON.stringify({ diagnosis_code: "F84.0", pos_covered: ["12", "03", "11"] }) });
+  const [pa] = await db().insert(paServices).values({ patientId: client.id, paService: "ABA 97153", cpt: "97153", nUnits: 240, startDate: "2026-09-01", endDate: "2026-12-31", insuranceId: acme!.id }).returning();
+  const manager = await createUser({ permissions: MANAGER, locations: [loc.id] });
+  const outsider = await createUser({ permissions: MANAGER, locations: [elsewhere.id] });
+  return { loc, elsewhere, acme: acme!, rbt, lapsed, client, pa: pa!, manager, outsider };
+}
+
+type World = Awaited<ReturnType<typeof world>>;
+const codesOf = (m: Map<number, { code: string }[]>, id: number) => m.get(id)?.map((r) => r.code);
+
+describe("scrubNotes: every rule through real rows", () => {
+  it("finds each reason, in one round trip", async () => {
+    const w: World = await world();
+    const base = (date: string, over: NoteOver = {}) => note(w.client, date, { providerId: w.rbt.id, paServiceId: w.pa.id, ...over });
+    const clean = await base("2026-10-05");
+    const unsigned = await base("2026-10-06", { signedAt: null });
+    const noDiagnosisOrPos = await note(await createPatient({ locationId: w.loc.id, insurerId: w.acme.id }), "2026-10-06", { providerId: w.rbt.id, diagnosisCode: "", pos: "", time: ["13:00", "14:00"] });
+    const office = await base("2026-10-07", { pos: "11" });
+    const lapsed = await base("2026-10-08", { providerId: w.lapsed.id });
+    const [expiredPa] = await db().insert(paServices).values({ patientId: w.client.id, paService: "Old PA", cpt: "97153", nUnits: 100, startDate: "2026-01-01", endDate: "2026-09-30", insuranceId: w.acme.id }).returning();
+    const paExpired = await base("2026-10-09", { paServiceId: expiredPa!.id });
+    const paOtherCpt = await base("2026-10-10", { paServiceId: expiredPa!.id, sessionDate: "2026-09-10", cptCode: "97155", type: "bcba", time: ["09:00", "10:00"] });
+    const [small] = await db().insert(paServices).values({ patientId: w.client.id, paService: "Small PA", cpt: "97153", nUnits: 10, startDate: "2026-10-01", endDate: "2026-10-31", insuranceId: w.acme.id }).returning();
+    const withinSmall = await base("2026-10-12", { paServiceId: small!.id }); // 8 of 10
+    const beyondSmall = await base("2026-10-13", { paServiceId: small!.id }); // 2 left for 8
+    const noPa = await base("2026-10-14", { paServiceId: null });
+    const overlapA = await base("2026-10-15");
+    const overlapB = await base("2026-10-15", { time: ["10:30", "11:30"], providerId: w.lapsed.id, signedAt: "2026-10-15T20:00:00Z" });
+    const other = await createPatient({ locationId: w.loc.id, insurerId: w.acme.id, details: JSON.stringify({ diagnosis_code: "F84.0" }) });
+    const providerBusy = await base("2026-10-16");
+    const providerOther = await note(other, "2026-10-16", { providerId: w.rbt.id, time: ["10:00", "12:00"] });
+    const dayA = await base("2026-10-19", { time: ["08:00", "10:00"] });
+    const dayB = await base("2026-10-19", { time: ["13:00", "15:15"] }); // 8 + 9 = 17 > 16
+    const noPrice = await base("2026-10-20", { cptCode: "97151", type: "bcba", providerId: null });
+    const deleted = await base("2026-10-21", { deletedAt: "2026-10-21T00:00:00Z" });
+    const away = await note(await createPatient({ locationId: w.elsewhere.id, insurerId: w.acme.id }), "2026-10-22", { providerId: w.rbt.id });
+
+    const counting = countingDb();
+    const ctx = await ctxOf(w.manager.id, counting.db);
+    const ids = [clean, unsigned, noDiagnosisOrPos, office, lapsed, paExpired, paOtherCpt, withinSmall, beyondSmall, noPa, overlapA, overlapB, providerBusy, providerOther, dayA, dayB, noPrice, deleted, away].map((n) => n.id);
+    const m = await scrubNotes(ctx, ids);
+    expect(counting.roundTrips()).toBe(1);
+
+    expect(codesOf(m, clean.id)).toEqual([]);
+    expect(codesOf(m, unsigned.id)).toEqual(["unsigned"]);
+    expect(m.get(unsigned.id)![0]!.message).toBe("Note is not signed by the provider.");
+    expect(codesOf(m, noDiagnosisOrPos.id)).toEqual(["missing_diagnosis", "missing_pos", "no_pa"]);
+    expect(m.get(office.id)).toEqual([{ code: "pos_not_allowed", message: "POS 11 (Office) is not allowed by Acme for RBT services (allowed: 12, 03)." }]);
+    expect(m.get(lapsed.id)).toEqual([{ code: "credential_expired", message: "BACB license (RBT) of Lapsed User expired on 2026-10-04, before the session date 2026-10-08." }]);
+    expect(m.get(paExpired.id)).toEqual([{ code: "pa_out_of_dates", message: "PA 'Old PA' expired on 2026-09-30, before the session date 2026-10-09." }]);
+    expect(codesOf(m, paOtherCpt.id)).toContain("pa_other_cpt");
+    expect(codesOf(m, withinSmall.id)).toEqual([]);
+    expect(m.get(beyondSmall.id)).toEqual([{ code: "pa_exhausted", message: "PA 'Small PA' ran out: 2 of 10 units left for this session's 8." }]);
+    expect(codesOf(m, noPa.id)).toEqual(["no_pa"]);
+    expect(m.get(overlapA.id)).toEqual([{ code: "client_overlap", message: `Session overlaps the client's note #${overlapB.id} on 2026-10-15.` }]);
+    expect(codesOf(m, overlapB.id)).toEqual(["credential_expired", "client_overlap"]);
+    expect(m.get(providerBusy.id)).toEqual([{ code: "provider_overlap", message: `Session overlaps note #${providerOther.id} of the same provider, Jane User.` }]);
+    expect(codesOf(m, providerOther.id)).toEqual(["no_pa", "provider_overlap"]);
+    expect(m.get(dayB.id)).toEqual([{ code: "above_max_per_day", message: "17 units of CPT 97153 on 2026-10-19 for this client, above Acme's maximum of 16 a day." }]);
+    expect(codesOf(m, dayA.id)).toEqual(["above_max_per_day"]);
+    expect(codesOf(m, noPrice.id)).toEqual(["no_provider", "pa_other_cpt", "no_price"]);
+    expect(m.get(noPrice.id)!.at(-1)!.message).toBe("Acme has no price for CPT 97151 for BCBA providers.");
+    // Deleted notes and notes of another location are absent: callers answer 404.
+    expect(m.has(deleted.id)).toBe(false);
+    expect(m.has(away.id)).toBe(false);
+    expect(m.size).toBe(ids.length - 2);
+
+    // The refusal helper: one note → its field; several → notes.{id}; unknown → missing.
+    expect(await unbillableReasons(ctx, [clean.id])).toBeNull();
+    expect(await unbillableReasons(ctx, [unsigned.id])).toEqual({ errors: { billed: "Cannot bill this note: Note is not signed by the provider." }, missing: [] });
+    expect(await unbillableReasons(ctx, [clean.id, noPa.id, away.id])).toEqual({ errors: { [`notes.${noPa.id}`]: "Cannot bill this note: Note has no prior authorization (PA service)." }, missing: [away.id] });
+    expect(await refuseUnbillable(ctx, [away.id])).toMatchObject({ ok: false, status: 404 });
+    expect(await refuseUnbillable(ctx, [unsigned.id])).toMatchObject({ ok: false, status: 422, errors: { billed: "Cannot bill this note: Note is not signed by the provider." } });
+    expect(await refuseUnbillable(ctx, [clean.id])).toMatchObject({ ok: true });
+
+    // The other location's manager sees only its own note.
+    const outside = await scrubNotes(await ctxOf(w.outsider.id), ids);
+    expect([...outside.keys()]).toEqual([away.id]);
+  });
+
+  it("scrubs a page of 300 notes in one round trip", async () => {
+    const w = await world();
+    const d = db();
+    const inserts = Array.from({ length: 300 }, (_, i) => {
+      const day = `2026-10-${String(1 + (i % 28)).padStart(2, "0")}`;
+      const h = String(6 + Math.floor(i / 28)).padStart(2, "0");
+      return d.insert(notes).values(noteValues(w.client, day, { providerId: w.rbt.id, paServiceId: w.pa.id, time: [`${h}:00`, `${h}:30`] })).returning({ id: notes.id });
+    });
+    const ids = ((await d.batch(inserts as unknown as Parameters<typeof d.batch>[0])) as unknown as { id: number }[][]).map(([r]) => r!.id);
+    const counting = countingDb();
+    const m = await scrubNotes(await ctxOf(w.manager.id, counting.db), ids);
+    expect(counting.roundTrips()).toBe(1);
+    expect(m.size).toBe(300);
+    // 240 units authorized, 2 units a note: the notes past the 120th (in session order) ran out.
+    const exhausted = [...m.values()].filter((r) => r.some((x) => x.code === "pa_exhausted")).length;
+    expect(exhausted).toBe(180);
+  });
+});
+
+async function auditCount() {
+  const [row] = await db().select({ n: count() }).from(auditLog);
+  return row!.n;
+}
+
+describe("the report and its API and screen", () => {
+  async function reportWorld() {
+    const w = await world();
+    const base = (date: string, over: NoteOver = {}) => note(w.client, date, { providerId: w.rbt.id, paServiceId: w.pa.id, ...over });
+    const clean = await base("2026-10-05");
+    const unsigned = await base("2026-10-06", { signedAt: null });
+    const office = await base("2026-10-07", { pos: "11" });
+    const noPa = await base("2026-10-08", { paServiceId: null });
+    const outOfPeriod = await base("2026-11-20", { signedAt: null });
+    const away = await note(await createPatient({ locationId: w.elsewhere.id, insurerId: w.acme.id }), "2026-10-06", { providerId: w.rbt.id, signedAt: null, time: ["13:00", "14:00"] });
+    return { ...w, clean, unsigned, office, noPa, outOfPeriod, away };
+  }
+
+  it("API: the notes of the period with reasons, a page at a time; 403, 404 and 422 change nothing", async () => {
+    const w = await reportWorld();
+    const token = await apiToken(w.manager);
+    const period = `location_id=${w.loc.id}&date_from=2026-10-01&date_to=2026-10-31`;
+    let before = await auditCount();
+    const first = await api(`/v2/billing/scrubber?${period}&per_page=2`, { token });
+    expect(first.status).toBe(200);
+    const body = (await first.json()) as { data: { data: { id: number; reasons: { code: string; message: string }[]; client_name: string }[]; total: number; last_page: number; scrubbed: number; location: { title: string } } };
+    expect(body.data).toMatchObject({ total: 3, last_page: 2, scrubbed: 4, location: { title: "Scrub Clinic" } });
+    expect(body.data.data.map((n) => n.id)).toEqual([w.unsigned.id, w.office.id]);
+    expect(body.data.data[0]!.reasons).toEqual([{ code: "unsigned", message: "Note is not signed by the provider." }]);
+    expect(body.data.data[0]!.client_name).toBe("Mia Lopez");
+    expect(await auditCount()).toBe(before + 1);
+    const second = (await (await api(`/v2/billing/scrubber?${period}&per_page=2&page=2`, { token })).json()) as typeof body;
+    expect(second.data.data.map((n) => n.id)).toEqual([w.noPa.id]);
+
+    // One note's reasons; a clean note answers an empty list.
+    const one = (await (await api(`/v2/billing/scrubber/notes/${w.office.id}`, { token })).json()) as { data: { reasons: { code: string }[] } };
+    expect(one.data.reasons.map((r) => r.code)).toEqual(["pos_not_allowed"]);
+    const ok = (await (await api(`/v2/billing/scrubber/notes/${w.clean.id}`, { token })).json()) as { data: { reasons: unknown[] } };
+    expect(ok.data.reasons).toEqual([]);
+
+    before = await auditCount();
+    // Another location's report and note: 404, as an unknown one.
+    for (const path of [`/v2/billing/scrubber?location_id=${w.elsewhere.id}&date_from=2026-10-01&date_to=2026-10-31`, `/v2/billing/scrubber/notes/${w.away.id}`, `/v2/billing/scrubber/notes/999999`, "/v2/billing/scrubber/notes/abc"]) {
+      const res = await api(path, { token });
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as { message: string }).message).toBeTruthy();
+    }
+    // Bad filters: 422 with the field's message.
+    const bad: [string, string, string][] = [
+      ["date_from=2026-10-01&date_to=2026-10-31", "location_id", "Location is required."],
+      [`location_id=${w.loc.id}&date_from=2026-10-31&date_to=2026-10-01`, "date_to", "To must be on or after From."],
+      [`location_id=${w.loc.id}&date_from=2026-09-01&date_to=2026-10-31`, "date_to", "The period may cover at most 31 days."],
+      [`location_id=${w.loc.id}&date_from=2026-02-30&date_to=2026-03-01`, "date_from", "Dates must be real dates like 2026-01-31."],
+      [`location_id=x&date_from=2026-10-01&date_to=2026-10-31`, "location_id", "Location must be a whole number."],
+      [`${period}&page=0`, "page", "Page must be at least 1."],
+    ];
+    for (const [query, field, message] of bad) {
+      const res = await api(`/v2/billing/scrubber?${query}`, { token });
+      expect(res.status, query).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors[field], query).toBe(message);
+    }
+    expect(await auditCount()).toBe(before);
+
+    // Without manage_claims: 403, nothing read.
+    const viewer = await apiToken(await createUser({ permissions: ["view_notes", "view_clients"], locations: [w.loc.id] }));
+    before = await auditCount(); // the sign-in's own row
+    expect((await api(`/v2/billing/scrubber?${period}`, { token: viewer })).status).toBe(403);
+    expect((await api(`/v2/billing/scrubber/notes/${w.office.id}`, { token: viewer })).status).toBe(403);
+    expect(await auditCount()).toBe(before);
+  });
+
+  it("screen: the reasons as text with JavaScript off, the first visit filled in, bad filters shown, 403 and 404", async () => {
+    const w = await reportWorld();
+    const cookie = await signInCookie(w.manager);
+    const period = `location_id=${w.loc.id}&date_from=2026-10-01&date_to=2026-10-31`;
+    const res = await request(`/billing/scrubber?${period}`, { cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("Pre-billing scrubber");
+    expect(html).toContain("Note is not signed by the provider.");
+    expect(html).toContain("POS 11 (Office) is not allowed by Acme for RBT services (allowed: 12, 03).");
+    expect(html).toContain(`href="/note-rbt/view/${w.unsigned.id}"`);
+    expect(html).toContain("3 of 4 notes need attention");
+    expect(html).not.toContain(`/note-rbt/view/${w.clean.id}"`);
+    expect(html).toContain("Showing 1 to 3 of 3 entries");
+
+    // The first visit: the actor's location and the last 31 days.
+    const first = await request("/billing/scrubber", { cookie });
+    expect(first.status).toBe(302);
+    expect(first.headers.get("Location")).toMatch(new RegExp(`^/billing/scrubber\\?location_id=${w.loc.id}&date_from=\\d{4}-\\d{2}-\\d{2}&date_to=\\d{4}-\\d{2}-\\d{2}$`));
+
+    // Bad filters: the field's message and the typed values.
+    const bad = await request(`/billing/scrubber?location_id=${w.loc.id}&date_from=2026-10-31&date_to=2026-10-01`, { cookie });
+    expect(bad.status).toBe(200);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain("To must be on or after From.");
+    expect(badHtml).toContain('value="2026-10-31"');
+
+    expect((await request(`/billing/scrubber?location_id=${w.elsewhere.id}&date_from=2026-10-01&date_to=2026-10-31`, { cookie })).status).toBe(404);
+    const viewer = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [w.loc.id] }));
+    expect((await request(`/billing/scrubber?${period}`, { cookie: viewer })).status).toBe(403);
+  });
+});
