@@ -318,6 +318,7 @@ export function read835(input: string): Read835 {
   let service: ServicePayment | null = null;
   let sawBpr = false;
   let sawTrn = false;
+  let sawPayer = false;
 
   const adjustmentsOf = (s: Segment): Adjustment[] => {
     const group = el(s, 1) as AdjustmentGroup;
@@ -411,6 +412,7 @@ export function read835(input: string): Read835 {
   if (sets === 0) fail(null, "ST", "The file holds no 835 transaction set.");
   if (sets > 0 && !sawBpr) fail(null, "BPR", "The payment has no BPR segment (the amount paid).");
   if (sets > 0 && !sawTrn) fail(null, "TRN", "The payment has no TRN segment (its trace number).");
+  if (sets > 0 && !sawPayer) fail(null, "N1", "The payment names no payer (an N1*PR segment).");
 
   function readBody(s: Segment) {
     switch (s.id) {
@@ -435,6 +437,7 @@ export function read835(input: string): Read835 {
         break;
       case "N1":
         if (el(s, 1) === "PR") {
+          sawPayer = true;
           remittance.payerName = el(s, 2);
           if (!remittance.payerName) fail(s.position, "N1", "N102 (the payer's name) is missing.");
           else if (remittance.payerName.length > 60) fail(s.position, "N1", "N102 (the payer's name) is longer than 60 characters.");
