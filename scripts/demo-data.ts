@@ -7,8 +7,10 @@ import { sha256Hex } from "../app/services/crypto.server";
 import { hashPassword } from "../app/services/passwords.server";
 import { normalizeBackupCode } from "../app/models/auth.server";
 import { DEMO_BIP_COUNT, seedBipGoals } from "./demo-bips";
+import { seedDemoClaims } from "./demo-claims";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
 import { seedDemoBilling } from "./demo-billing";
+import { seedDemoRemittances } from "./demo-remittances";
 
 /**
  * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
@@ -241,6 +243,8 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
     now,
     await demoNoteClients(db, DEMO_BIP_COUNT, (locationId, patientId) => ({ rbt: person(rbtOf(locationId, patientId - 1)!), bcba: person(staffAt[locationId]!.bcba) })),
   );
+  // Claims in every status from some of those notes, and the locations' billing NPI and tax id (scripts/demo-claims.ts).
+  await seedDemoClaims(db, now);
 
   // Billing records for part of the notes: billed, billed and paid, saved, a few with XP (issue 11).
   await seedDemoBilling(db, now);
@@ -250,4 +254,8 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
     { id: 2, userId: 6, subject: "Update my NPI", status: "open", readByStaff: false, unreadResponses: 0 },
     { id: 3, userId: 4, subject: "Printer at Miami", status: "closed", readByStaff: true, unreadResponses: 1 },
   ]);
+
+  // Last, after the claims: one remittance that pays, partly pays and denies lines of two sent demo claims
+  // (scripts/demo-remittances.ts; nothing happens while there are no sent claims).
+  await seedDemoRemittances(db);
 }

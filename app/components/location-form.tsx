@@ -10,7 +10,7 @@ export type LocationFormValues = Record<string, string | string[] | null | undef
 const POS_OPTIONS = POS_CODES.map((p) => ({ value: p.code, label: `${p.code} ${p.label}` }));
 
 /** A stored location's fields as form values (the shape a form re-renders with). */
-export function locationFormValues(l: { [K in "title" | "address" | "phone1" | "phone2" | "email" | "city" | "state" | "zip" | "telfax" | "time_zone"]: string | null } & { pos_codes: string[] }): LocationFormValues {
+export function locationFormValues(l: { [K in "title" | "address" | "phone1" | "phone2" | "email" | "city" | "state" | "zip" | "telfax" | "time_zone" | "npi" | "tax_id"]: string | null } & { pos_codes: string[] }): LocationFormValues {
   return {
     title: l.title,
     address: l.address,
@@ -23,6 +23,8 @@ export function locationFormValues(l: { [K in "title" | "address" | "phone1" | "
     telfax: l.telfax,
     time_zone: l.time_zone,
     pos_codes: l.pos_codes,
+    npi: l.npi,
+    tax_id: l.tax_id,
   };
 }
 
@@ -70,6 +72,8 @@ export function LocationForm({
       <Field label="Fax" name="telfax" type="tel" defaultValue={text(values.telfax)} error={errors.telfax} />
       <Field label="Email" name="email" type="email" defaultValue={text(values.email)} error={errors.email} />
       <SelectField label="Time zone" name="time_zone" required placeholder="Choose a time zone" options={timeZoneOptions(timeZone)} defaultValue={timeZone} error={errors.time_zone} />
+      <Field label="NPI (billing provider)" name="npi" inputMode="numeric" maxLength={12} hint="10 digits; needed to send claims." defaultValue={text(values.npi)} error={errors.npi} />
+      <Field label="Tax id (EIN)" name="tax_id" inputMode="numeric" maxLength={11} hint="9 digits; needed to send claims." defaultValue={text(values.tax_id)} error={errors.tax_id} />
       <CheckboxGroup legend="Place-of-service codes" name="pos_codes" options={POS_OPTIONS} selected={list(values.pos_codes)} error={errors.pos_codes} />
       <FormActions>
         <button className="btn btn-primary" type="submit" disabled={busy}>

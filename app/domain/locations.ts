@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { choiceList, MESSAGES, optionalEmail, optionalPhone, optionalText, optionalZip, requiredText } from "./fields";
+import { isValidNpi, NPI_MESSAGE, TAX_ID_MESSAGE } from "./npi";
 import { isValidTimeZone } from "./time";
 
 /** Place-of-service codes (platform §3, clinical §3). */
@@ -33,5 +34,20 @@ export const LocationInput = v.object({
   telfax: optionalPhone,
   time_zone: v.pipe(v.string(MESSAGES.required("Time zone")), v.trim(), v.nonEmpty(MESSAGES.required("Time zone")), v.check(isValidTimeZone, "Choose a valid time zone.")),
   pos_codes: v.pipe(choiceList(POS_CODE_VALUES, "Choose place-of-service codes from the list."), v.minLength(1, "Choose at least one place-of-service code.")),
+  /** The billing provider of this location's claims (837P 2010AA). Optional here; a claim is refused without them. */
+  npi: optionalDigits(NPI_MESSAGE, 10, isValidNpi),
+  tax_id: optionalDigits(TAX_ID_MESSAGE, 9),
 });
+
+/** Digits only (spaces and dashes typed by people are dropped), exactly `length` of them, then an optional check. */
+function optionalDigits(message: string, length: number, check: (s: string) => boolean = () => true) {
+  return v.pipe(
+    v.optional(v.nullable(v.string(message)), null),
+    v.transform((x: string | null) => {
+      const d = (x ?? "").replace(/[\s-]/g, "");
+      return d === "" ? null : d;
+    }),
+    v.nullable(v.pipe(v.string(), v.regex(new RegExp(`^\\d{${length}}$`), message), v.check(check, message))),
+  );
+}
 export type LocationInput = v.InferOutput<typeof LocationInput>;

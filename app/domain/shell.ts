@@ -29,6 +29,7 @@ export const SIDEBAR: readonly NavItem[] = [
   { label: "Calendar", to: "/calendar/view", permission: "view_notes" },
   // Billing by client (issue 11; docs/decisions/030): the clients with notes to bill.
   { label: "Billing", to: "/billing/list", permission: "manage_claims" },
+  { label: "Claims", to: "/claims", permission: "manage_claims" },
   { label: "Insurance", to: "/insurance/list", permission: "manage_insurances" },
   { label: "Location", to: "/location/list", permission: "manage_locations_access" },
   { label: "Reports", to: "/reports/access", permission: "manage_notes" },

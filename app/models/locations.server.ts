@@ -30,6 +30,8 @@ export function locationJson(r: Row) {
     avatar: r.avatar,
     time_zone: r.timeZone,
     pos_codes: r.posCodes ? r.posCodes.split(",") : [],
+    npi: r.npi,
+    tax_id: r.taxId,
     version: r.version,
     created_at: r.createdAt,
   };
@@ -84,6 +86,8 @@ function values(input: LocationInput) {
     telfax: input.telfax,
     timeZone: input.time_zone,
     posCodes: input.pos_codes.join(","),
+    npi: input.npi,
+    taxId: input.tax_id,
   };
 }
 

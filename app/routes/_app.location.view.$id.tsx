@@ -28,6 +28,8 @@ export default function ViewLocation() {
     ["City", l.city],
     ["State", l.state],
     ["ZIP code", l.zip],
+    ["NPI", l.npi],
+    ["Tax id", l.tax_id],
     ["Phone 1", l.phone1],
     ["Phone 2", l.phone2],
     ["Fax", l.telfax],

@@ -12,6 +12,7 @@ import { DEMO_PASSWORD } from "../../scripts/demo-data";
 import { startApp, type AppServer } from "../support/server";
 import { checkEveryScreen } from "./axe";
 import { weeklySheet } from "../support/xlsx";
+import { write835 } from "../support/x12-835";
 
 // CI reads node's TAP summary ("# pass N", "# fail N"). Node picks TAP only when stdout is not a
 // terminal, so in a terminal re-run this file with the TAP reporter forced.
@@ -127,6 +128,32 @@ function lockAllSessions(): void {
     encoding: "utf8",
   });
   assert.equal(r.status, 0, `wrangler d1 execute: ${r.stderr}`);
+}
+
+/**
+ * A claim of three lines in the running app's local D1 (a demo client of location 1), inserted directly as the
+ * claims screens would have built it, and an 835 that pays one line, pays one in part (CO-45) and denies one
+ * (CO-197, N54). One per run (JavaScript off and on).
+ */
+function remittanceFixture(tag: string): { claimNumber: string; text: string } {
+  const claimNumber = `E2E-REMIT-${tag}-${Date.now()}`;
+  const lines = [
+    { cpt: "97153", serviceDate: "2026-02-02", units: 8, chargeCents: 10000, outcome: { kind: "paid" as const } },
+    { cpt: "97153", serviceDate: "2026-02-03", units: 10, chargeCents: 12550, outcome: { kind: "partial" as const, paidCents: 9000 } },
+    { cpt: "97155", serviceDate: "2026-02-04", units: 4, chargeCents: 5000, outcome: { kind: "denied" as const } },
+  ];
+  const claim = `(select id from claims where claim_number = '${claimNumber}')`;
+  const sql = [
+    `INSERT INTO claims (status, patient_id, location_id, claim_number, total_cents) SELECT 'sent', id, location_id, '${claimNumber}', 27550 FROM patients WHERE location_id = 1 ORDER BY id LIMIT 1`,
+    ...lines.map((l, i) => `INSERT INTO claim_lines (claim_id, line_number, service_date, cpt_code, units, unit_price_cents, charge_cents, pos) VALUES (${claim}, ${i + 1}, '${l.serviceDate}', '${l.cpt}', ${l.units}, ${Math.round(l.chargeCents / l.units)}, ${l.chargeCents}, '12')`),
+  ].join("; ");
+  const r = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", app!.persistDir, "--command", sql], {
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    encoding: "utf8",
+  });
+  assert.equal(r.status, 0, `wrangler d1 execute: ${r.stderr}`);
+  return { claimNumber, text: write835({ claims: [{ claimNumber, lines }], trace: `E2E-${tag}-${Date.now()}` }) };
 }
 
 /* ------------------------------------------------------------------ flows */
@@ -820,6 +847,45 @@ for (const javaScript of [false, true]) {
       await page.getByLabel("Morning: time out").fill(timeOut);
     }
 
+    flow("claims: a manager builds a claim from a billed note, generates the 837P and downloads it", async () => {
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/claims?pick=1");
+      const boxes = page.locator("input[name=note_ids]");
+      assert.ok((await boxes.count()) > 0, "billed notes wait for a claim");
+      // One day per run (JavaScript off takes the oldest waiting day, on the newest), so the runs do not meet.
+      const labels = await page.locator("fieldset label").allTextContents();
+      const days = labels.map((l) => /\d{4}-\d{2}-\d{2}/.exec(l)?.[0]).filter((d): d is string => !!d).sort();
+      const day = javaScript ? days[days.length - 1]! : days[0]!;
+      await page.getByLabel("From", { exact: true }).last().fill(day);
+      await page.getByLabel("To", { exact: true }).last().fill(day);
+      await page.getByRole("button", { name: "Show billed notes" }).click();
+      await ready(page);
+      await page.getByRole("button", { name: "Build claims" }).click();
+      await page.waitForURL((url) => /^\/claims(\/edit-viewer\/\d+)?$/.test(url.pathname));
+      await ready(page);
+      if (!/edit-viewer/.test(page.url())) {
+        await page.getByRole("link", { name: /^Open claim/ }).first().click();
+        await page.waitForURL((url) => /^\/claims\/edit-viewer\/\d+$/.test(url.pathname));
+        await ready(page);
+      }
+      await shown(page.getByRole("heading", { name: /^Claim C\d{7}$/ }));
+      await page.getByRole("button", { name: "Generate 837P" }).click();
+      await ready(page);
+      await shown(page.getByText(/837P 837P-\d{9}\.x12 generated\./));
+      await shown(page.getByText("Billing provider tax id").first());
+      const link = page.getByRole("link", { name: "Download 837P" });
+      const file = await page.request.get((await link.getAttribute("href"))!);
+      assert.equal(file.status(), 200);
+      assert.match(file.headers()["content-disposition"] ?? "", /attachment; filename="837P-\d{9}\.x12"/);
+      const body = await file.text();
+      assert.match(body, /^ISA\*00\*/);
+      assert.match(body, /IEA\*1\*\d{9}~\n?$/);
+      await page.getByRole("button", { name: "Send" }).click();
+      await ready(page);
+      await shown(page.getByText(/sent/i).first());
+    });
+
     flow("notes: an RBT note is saved with its units; a resend saves it once; an overlap is refused beside the time", async () => {
       const day = noteDay(javaScript ? 3 : 2);
       const patientId = await openRbtForm();
@@ -1089,6 +1155,38 @@ for (const javaScript of [false, true]) {
       assert.ok(types.length > 0, "the client has BCBA notes");
       assert.ok(types.every((t) => t.trim() === "BCBA"));
       await shown(page.getByText(`Client: ${client}`));
+    });
+    flow("remittances: a manager checks an 835, imports it and sees what was paid, adjusted and denied", async () => {
+      const { claimNumber, text } = remittanceFixture(javaScript ? "ON" : "OFF");
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/claims/remittances");
+      await shown(page.getByRole("heading", { name: "Remittances", exact: true }));
+      await page.getByRole("link", { name: "Import an 835" }).click();
+      await page.waitForURL(onPath("/claims/remittances/import"));
+      await ready(page);
+      // Without JavaScript the file is uploaded; with it, its text is pasted.
+      if (javaScript) await page.getByLabel("Or paste the file's text").fill(text);
+      else await page.getByLabel("835 file").setInputFiles({ name: `era-${claimNumber}.835`, mimeType: "text/plain", buffer: Buffer.from(text) });
+      await page.getByRole("button", { name: "Check", exact: true }).click();
+      await shown(page.getByRole("heading", { name: "What the import will record" }));
+      await shown(page.getByText("The file can be imported. 3 service lines on 1 claim: 1 paid, 1 partly paid, 1 denied."));
+      await page.getByRole("button", { name: "Import", exact: true }).click();
+      await page.waitForURL((url) => /^\/claims\/remittances\/\d+$/.test(url.pathname));
+      await ready(page);
+      await shown(page.getByText("Remittance imported."));
+      const claim = page.getByRole("region", { name: new RegExp(`Claim ${claimNumber}`) });
+      await shown(claim.getByRole("heading", { name: new RegExp(`Claim ${claimNumber} · .* · Accepted`) }));
+      const rows = claim.locator("tbody tr");
+      assert.deepEqual((await rows.locator("td:nth-child(8)").allInnerTexts()).map((t) => t.trim()), ["Paid", "Partly paid", "Denied"]);
+      await shown(claim.getByText(/CO-45 \$35\.50: Charge exceeds fee schedule/));
+      await shown(claim.getByText(/CO-197 \$50\.00: Precertification/));
+      await shown(claim.getByText(/N54: Claim information is inconsistent/));
+      // The same file again is refused, and nothing changes.
+      await goto(page, "/claims/remittances/import");
+      await page.getByLabel("Or paste the file's text").fill(text);
+      await page.getByRole("button", { name: "Import", exact: true }).click();
+      await shown(page.getByText(/was imported before/));
     });
   });
 }

@@ -11,9 +11,9 @@ const summary = (responses: number, tickets = 0) => ({ unread_tickets_count: tic
 
 describe("sidebar", () => {
   it.each([
-    ["ADMIN sees every item", actor(["ADMIN"]), ["Home", "Employees", "Clients", "Parents", "Behavior plans", "Notes", "Calendar", "Billing", "Insurance", "Location", "Reports", "Tickets", "Roles"]],
-    ["SUPERADMIN sees every item and Settings", actor(["SUPERADMIN"]), ["Home", "Employees", "Clients", "Parents", "Behavior plans", "Notes", "Calendar", "Billing", "Insurance", "Location", "Reports", "Tickets", "Roles", "Settings"]],
-    ["a MANAGER holding every permission still does not see Settings", actor(["MANAGER"], ["manage_employees", "view_clients", "view_parents", "view_bips", "view_notes", "manage_insurances", "manage_locations_access", "manage_notes", "manage_tickets", "manage_roles", "manage_claims"]), ["Home", "Employees", "Clients", "Parents", "Behavior plans", "Notes", "Calendar", "Billing", "Insurance", "Location", "Reports", "Tickets", "Roles"]],
+    ["ADMIN sees every item", actor(["ADMIN"]), ["Home", "Employees", "Clients", "Parents", "Behavior plans", "Notes", "Calendar", "Billing", "Claims", "Insurance", "Location", "Reports", "Tickets", "Roles"]],
+    ["SUPERADMIN sees every item and Settings", actor(["SUPERADMIN"]), ["Home", "Employees", "Clients", "Parents", "Behavior plans", "Notes", "Calendar", "Billing", "Claims", "Insurance", "Location", "Reports", "Tickets", "Roles", "Settings"]],
+    ["a MANAGER holding every permission still does not see Settings", actor(["MANAGER"], ["manage_employees", "view_clients", "view_parents", "view_bips", "view_notes", "manage_insurances", "manage_locations_access", "manage_notes", "manage_tickets", "manage_roles", "manage_claims"]), ["Home", "Employees", "Clients", "Parents", "Behavior plans", "Notes", "Calendar", "Billing", "Claims", "Insurance", "Location", "Reports", "Tickets", "Roles"]],
     ["an RBT with view_notes, view_clients and view_bips sees Home, Clients, Behavior plans, Notes, Calendar", actor(["RBT"], ["view_notes", "view_clients", "view_bips"]), ["Home", "Clients", "Behavior plans", "Notes", "Calendar"]],
     ["view_notes alone does not show Clients (its screens need view_clients)", actor(["RBT"], ["view_notes"]), ["Home", "Notes", "Calendar"]],
     ["no permissions: only Home", actor(["BCBA"]), ["Home"]],

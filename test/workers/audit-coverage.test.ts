@@ -1,10 +1,12 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { count, desc } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, clientReports, intakeAssessments, notes, paServices } from "~/db/schema";
+import { auditLog, claims, clientReports, intakeAssessments, notes, paServices, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
+import { write835 } from "../support/x12-835";
+import { createClaim } from "./claim-fixtures";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
 import { api, apiToken, codeIn, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, lastEmail, request, signInCookie } from "./helpers";
 
@@ -46,6 +48,7 @@ const API_NO_CLIENT_DATA: Record<string, string> = {
   "GET /doctors/profile/:id": "a staff record",
   "GET /doctors/employeesbylocation/:id": "staff of a location",
   "GET /client_report/config": "the billing table's choices: modifiers, note types, POS codes",
+  "GET /v2/remittances": "payers' payments: payer, trace number, totals and counts (no client named)",
 };
 
 /** Screens (route ids) that show no client data. */
@@ -95,6 +98,8 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.tickets.list": "placeholder screen (guard only, no data yet)",
   "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
   "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
+  "routes/_app.claims_.remittances._index": "payers' payments: payer, trace number, totals and counts (no client named)",
+  "routes/_app.claims_.remittances.import": "the empty import form (its check is an action, audited by the model)",
   "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
 };
 
@@ -131,6 +136,8 @@ let seed: {
   provider: number;
   clientReport: number;
   notes: Record<"rbt" | "bcba" | "combined", number>;
+  remittance: number;
+  claim: number;
 };
 let token: string;
 let cookie: string;
@@ -169,13 +176,30 @@ beforeAll(async () => {
     provider: provider.id,
     notes: { rbt: await note("rbt", 10), bcba: await note("bcba", 12), combined: await note("combined", 14) },
     clientReport: 0,
+    remittance: await remittanceOf(patient),
+    claim: 0,
   };
   const [billingRecord] = await db().insert(clientReports).values({ noteId: seed.notes.rbt, noteType: "rbt", patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05" }).returning();
   seed.clientReport = billingRecord!.id;
+  // A generated claim with its file (claims list, viewer, download) and a billed note on no claim (the build picker).
+  const [file] = await db().insert(x12Files).values({ kind: "837P", fileName: "837P-000000001.x12", content: "ISA*00~" }).returning();
+  const [claim] = await db().insert(claims).values({ status: "generated", patientId: patient.id, locationId: location.id, claimNumber: "C0000001", fileId: file!.id, setControl: "0001" }).returning();
+  seed.claim = claim!.id;
+  await db().update(notes).set({ billed: true }).where(eq(notes.id, seed.notes.rbt));
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
 });
+
+/** A claim of the client with one line, paid by an imported 835: the remittance's id. */
+async function remittanceOf(patient: { id: number; locationId: number }): Promise<number> {
+  const line = { cpt: "97153", serviceDate: "2026-01-05", units: 2, chargeCents: 2500 };
+  const { claim } = await createClaim(patient, [line]);
+  const text = write835({ claims: [{ claimNumber: claim.claimNumber, lines: [{ ...line, outcome: { kind: "paid" } }] }], trace: "AUDIT-1" });
+  const manager = await createUser({ permissions: ["manage_claims"], locations: [patient.locationId] });
+  const res = await api("/v2/remittances", { method: "POST", token: await apiToken(manager), body: { content: text } });
+  return ((await res.json()) as { data: { remittance_id: number } }).data.remittance_id;
+}
 
 /** A path's parameters filled with the seeded records' ids, and the filters a list requires. */
 function apiUrl(path: string): string {
@@ -202,6 +226,8 @@ function apiUrl(path: string): string {
     [/^\/client_report\/(byprofile|profile)\//, () => seed.patient],
     [/^\/client_report\/show\//, () => seed.clientReport],
     [/^\/client_report\/bylocation\//, () => seed.location],
+    [/^\/v2\/remittances\//, () => seed.remittance],
+    [/^\/v2\/claims\//, () => seed.claim],
     [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
   ];
   if (path === "/client_report/byemployee/:employee/:patient") return `/client_report/byemployee/${seed.provider}/${seed.patient}`;
@@ -228,6 +254,8 @@ function screenUrl(route: BuildRoute): string {
   // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
+  if (path.startsWith("/claims/remittances/")) return path.replace(/:id$/, String(seed.remittance));
+  if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)
@@ -281,7 +309,8 @@ function seeded(route: string): string {
     .replace(":parent", String(seed.parent))
     .replace(":intake", String(seed.intake))
     .replace(":bip", String(seed.bip))
-    .replace(":noteRbt", String(seed.notes.rbt));
+    .replace(":noteRbt", String(seed.notes.rbt))
+    .replace(":remittance", String(seed.remittance));
 }
 
 describe("a recorded read stays within 3 D1 round trips", () => {
@@ -317,6 +346,7 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/pa-service-calculator/{id}", () => `/api/v2/pa-service-calculator/${seed.pa}`],
     ["/api/v2/pa-services/{id}/pacing", () => `/api/v2/pa-services/${seed.pa}/pacing`],
     ["/api/v2/pa-pacing?patient_id={patient}", () => `/api/v2/pa-pacing?patient_id=${seed.patient}`],
+    ["/api/v2/remittances/{id}", () => `/api/v2/remittances/${seed.remittance}`],
     ["/api/v2/billing/scrubber?location_id&date_from&date_to", () => `/api/v2/billing/scrubber?${scrubberPeriod()}`],
     ["/api/v2/billing/scrubber/notes/{id}", () => `/api/v2/billing/scrubber/notes/${seed.notes.rbt}`],
   ];
@@ -354,6 +384,7 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/note-rbt/listbyclient/:patient",
     "/billing/by-client/:patient",
     "/billing/list?date_from=2026-01-01&date_to=2026-01-31",
+    "/claims/remittances/:remittance",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();

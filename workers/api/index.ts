@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { listOutbox } from "~/services/email.server";
 import { authApi } from "./auth";
 import { bipsV1, bipsV2 } from "./bips";
+import { claimsV2 } from "./claims";
 import { dashboardApi } from "./dashboard";
 import { jsonError, type AppEnv } from "./env";
 import { insurancesV1, insurancesV2 } from "./insurances";
@@ -17,6 +18,7 @@ import { paPacingApi } from "./pa-pacing";
 import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
+import { remittancesV2 } from "./remittances";
 import { rolesV1, rolesV2 } from "./roles";
 import { scrubberApi } from "./scrubber";
 import { chartCommentsV2, weeklyReportsV2 } from "./weekly-reports";
@@ -61,6 +63,8 @@ export const api = new Hono<AppEnv>()
   .route("/v2/roles", rolesV2)
   .route("/roles", rolesV1)
   .route("/v2/rate-records", rateRecordsV2)
+  // Claims: build, generate the 837P, send, status, download (./claims.ts).
+  .route("/v2/claims", claimsV2)
   // Goals (plans) and objectives of a BIP (./plans.ts).
   .route("/v2/plans", plansV2)
   .route("/v2/objectives", objectivesV2)
@@ -88,6 +92,8 @@ export const api = new Hono<AppEnv>()
   .route("/v2", notePdfsApi)
   // Billing by client: the client_report calls (./client-reports.ts; decision 030).
   .route("/client_report", clientReportsApi)
+  // Remittances: X12 835 import, list and detail (./remittances.ts, decision 033).
+  .route("/v2/remittances", remittancesV2)
   // The pre-billing scrubber's report and one note's reasons (./scrubber.ts).
   .route("/v2/billing/scrubber", scrubberApi);
 

@@ -1,0 +1,164 @@
+import * as v from "valibot";
+import type { NotePrice } from "./billing";
+
+/**
+ * Claims (platform §2 claims, claims/edit-viewer; issue 11 "Claims"): statuses and their transitions, the
+ * grouping of billed notes into claims and service lines, and the input schemas of the screens and the API.
+ * Pure. The 837P itself is written by app/domain/x12-837p.ts.
+ */
+
+export const CLAIM_STATUSES = ["draft", "generated", "sent", "accepted", "rejected"] as const;
+export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
+
+/**
+ * The allowed transitions. generated is reached only by generating the 837P (a file is written) and sent only
+ * by sending that file; a person sets accepted or rejected from the payer's answer, and may void (reject) a
+ * claim that was never sent, which frees its notes for another claim. accepted and rejected are final.
+ */
+export const TRANSITIONS: Readonly<Record<ClaimStatus, readonly ClaimStatus[]>> = {
+  draft: ["generated", "rejected"],
+  generated: ["sent", "rejected"],
+  sent: ["accepted", "rejected"],
+  accepted: [],
+  rejected: [],
+};
+
+/** The statuses a person may set by hand (generate and send have their own actions). */
+export const MANUAL_STATUSES: readonly ClaimStatus[] = ["accepted", "rejected"];
+
+export function canTransition(from: ClaimStatus, to: ClaimStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export const STATUS_LABELS: Record<ClaimStatus, string> = { draft: "Draft", generated: "Generated", sent: "Sent", accepted: "Accepted", rejected: "Rejected" };
+
+/** At most this many notes in one build (one batch write). */
+export const MAX_BUILD_NOTES = 500;
+
+const Id = v.pipe(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, "Note ids are whole numbers."), v.transform(Number))], "Note ids are whole numbers."), v.number(), v.integer("Note ids are whole numbers."), v.minValue(1, "Note ids are whole numbers."), v.maxValue(2_147_483_647, "Note ids are whole numbers."));
+
+export const BuildInput = v.object({
+  note_ids: v.pipe(
+    v.union([v.array(Id), Id], "Choose at least one billed note."),
+    v.transform((x) => [...new Set(Array.isArray(x) ? x : [x])]),
+    v.minLength(1, "Choose at least one billed note."),
+    v.maxLength(MAX_BUILD_NOTES, `Build at most ${MAX_BUILD_NOTES} notes at a time.`),
+  ),
+});
+
+export const ClaimIdsInput = v.object({
+  claim_ids: v.pipe(
+    v.union([v.array(Id), Id], "Choose at least one claim."),
+    v.transform((x) => [...new Set(Array.isArray(x) ? x : [x])]),
+    v.minLength(1, "Choose at least one claim."),
+    v.maxLength(100, "Generate at most 100 claims in one file."),
+  ),
+});
+
+export const StatusInput = v.object({
+  status: v.picklist(MANUAL_STATUSES as unknown as ["accepted", "rejected"], "Choose accepted or rejected."),
+  version: v.optional(v.nullable(v.union([v.number(), v.string()])), null),
+});
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const optionalDate = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(DATE, "Dates must be real dates like 2026-01-31."))]), "");
+const optionalId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,9}$/, "Choose from the list."))]), "");
+
+/** The claims list's filters (query string of the screen and the API). */
+export const ClaimFilters = v.object({
+  status: v.optional(v.union([v.literal(""), v.picklist(CLAIM_STATUSES, "Choose a status from the list.")]), ""),
+  location_id: optionalId,
+  patient_id: optionalId,
+  insurer_id: optionalId,
+  date_from: optionalDate,
+  date_to: optionalDate,
+});
+export type ClaimFilters = v.InferOutput<typeof ClaimFilters>;
+
+/** The notes picker of the build form: billed notes by client, location and period. */
+export const NotePickFilters = v.object({
+  location_id: optionalId,
+  patient_id: optionalId,
+  from: optionalDate,
+  to: optionalDate,
+});
+export type NotePickFilters = v.InferOutput<typeof NotePickFilters>;
+
+/** A billed note as grouping needs it, already priced by priceNote. */
+export interface PricedClaimNote {
+  id: number;
+  patientId: number;
+  locationId: number;
+  providerId: number | null;
+  /** notePayer(pa service insurer, client's primary insurer). */
+  payerId: number | null;
+  sessionDate: string;
+  cptCode: string;
+  units: number;
+  pos: string;
+  paNumber: string | null;
+  diagnosisCode: string;
+  price: NotePrice;
+}
+
+export interface GroupedLine {
+  lineNumber: number;
+  serviceDate: string;
+  cptCode: string;
+  modifiers: string[];
+  units: number;
+  unitPriceCents: number;
+  chargeCents: number;
+  pos: string;
+  paNumber: string | null;
+  noteIds: number[];
+}
+
+export interface GroupedClaim {
+  key: string;
+  patientId: number;
+  locationId: number;
+  providerId: number | null;
+  payerId: number | null;
+  diagnosisCodes: string[];
+  lines: GroupedLine[];
+  totalCents: number;
+}
+
+/**
+ * One claim per client + location + rendering provider + payer; within it one line per CPT + date of service +
+ * modifiers (and place of service and authorization, which a line carries once). A line's units and charge are
+ * the sums of its notes' (each priced by priceNote). Claims and lines come out in a stable order.
+ */
+export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (patientId: number) => string[] = () => []): GroupedClaim[] {
+  const claims = new Map<string, GroupedClaim & { lineMap: Map<string, GroupedLine> }>();
+  const sorted = [...notes].sort((a, b) => a.sessionDate.localeCompare(b.sessionDate) || a.cptCode.localeCompare(b.cptCode) || a.id - b.id);
+  for (const n of sorted) {
+    const key = `${n.patientId}|${n.locationId}|${n.providerId ?? ""}|${n.payerId ?? ""}`;
+    let c = claims.get(key);
+    if (!c) {
+      c = { key, patientId: n.patientId, locationId: n.locationId, providerId: n.providerId, payerId: n.payerId, diagnosisCodes: [], lines: [], totalCents: 0, lineMap: new Map() };
+      claims.set(key, c);
+    }
+    const code = n.diagnosisCode.trim().toUpperCase();
+    if (code && !c.diagnosisCodes.includes(code)) c.diagnosisCodes.push(code);
+    const lineKey = `${n.cptCode}|${n.sessionDate}|${n.price.modifiers.join("-")}|${n.pos}|${n.paNumber ?? ""}`;
+    let line = c.lineMap.get(lineKey);
+    if (!line) {
+      line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, noteIds: [] };
+      c.lineMap.set(lineKey, line);
+      c.lines.push(line);
+    }
+    line.units += n.units;
+    line.chargeCents += n.price.chargesCents;
+    line.noteIds.push(n.id);
+    c.totalCents += n.price.chargesCents;
+  }
+  return [...claims.values()]
+    .sort((a, b) => a.patientId - b.patientId || a.locationId - b.locationId || (a.providerId ?? 0) - (b.providerId ?? 0) || (a.payerId ?? 0) - (b.payerId ?? 0))
+    .map(({ lineMap: _m, ...c }) => {
+      for (const d of extraDiagnoses(c.patientId)) if (d && !c.diagnosisCodes.includes(d)) c.diagnosisCodes.push(d);
+      c.lines.forEach((l, i) => (l.lineNumber = i + 1));
+      return c;
+    });
+}

@@ -1,0 +1,425 @@
+import { dollarsOf } from "./billing";
+import { isValidNpi, isValidTaxId } from "./npi";
+
+/**
+ * The X12 837P 5010 writer (005010X222A1), pure: plain claim data in, the interchange text out. No clock and
+ * no I/O inside: the file id (the interchange and group control number) and the creation time are passed in, so
+ * the same input always gives the same bytes (golden files in test/golden/837p).
+ *
+ * One interchange (ISA/IEA) holds one functional group (GS/GE) with one transaction set (ST/SE) per claim, so
+ * each claim has its own set control number (ST02 = 0001, 0002, … within the file; stored in claims.set_control).
+ * ISA13 = the x12_files id padded to 9 digits, GS06 = the same id: unique and increasing by construction.
+ *
+ * Charges are never computed here: every line's charge comes in already priced by `priceNote`
+ * (app/domain/billing.ts) and the claim total is their sum.
+ */
+
+export const ELEMENT = "*";
+export const SEGMENT = "~";
+export const COMPONENT = ":";
+export const REPETITION = "^";
+const SEPARATORS = /[*~:^]/;
+/** Printable ASCII only (the X12 extended character set, without the separators). */
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+export interface ClaimIssue {
+  field: string;
+  message: string;
+}
+
+export interface X12Address {
+  address: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+}
+
+export interface ClaimLineData {
+  serviceDate: string; // YYYY-MM-DD
+  cptCode: string;
+  modifiers: string[];
+  units: number;
+  chargeCents: number;
+  pos: string;
+  paNumber: string | null;
+}
+
+export interface ClaimData {
+  claimNumber: string;
+  billingProvider: X12Address & { name: string; npi: string | null; taxId: string | null; phone: string | null };
+  subscriber: X12Address & {
+    memberId: string | null;
+    groupNumber: string | null;
+    selfSubscriber: boolean;
+    firstName: string;
+    lastName: string;
+    birthDate: string | null;
+    gender: "M" | "F" | "U";
+  };
+  /** The client when they are not the subscriber (loop 2000C, relationship 19: child). */
+  patient: (X12Address & { firstName: string; lastName: string; birthDate: string | null; gender: "M" | "F" | "U" }) | null;
+  payer: { name: string; payerId: string | null };
+  renderingProvider: { firstName: string; lastName: string; npi: string | null };
+  /** ICD-10 codes (dots are removed on output), principal first. */
+  diagnosisCodes: string[];
+  lines: ClaimLineData[];
+}
+
+export interface Envelope {
+  /** The x12_files id: ISA13 (padded to 9) and GS06. */
+  fileId: number;
+  /** ISO date-time of creation (UTC): ISA09/10, GS04/05, BHT04/05. */
+  createdAt: string;
+  senderId: string;
+  senderName: string;
+  receiverId: string;
+  receiverName: string;
+  /** ISA15: P production, T test. */
+  usage: "P" | "T";
+}
+
+/** The submitter and receiver when no clearinghouse is configured (the local sender records the file). */
+export const DEFAULT_ENVELOPE = { senderId: "BASELINE", senderName: "BASELINE ABA", receiverId: "CLEARINGHOUSE", receiverName: "CLEARINGHOUSE", usage: "P" } as const;
+
+export const MAX_LINES = 50;
+export const MAX_DIAGNOSES = 12;
+
+function icd(code: string): string {
+  return code.replace(/\./g, "").trim().toUpperCase();
+}
+
+function sameText(label: string, field: string, value: string | null | undefined, out: ClaimIssue[]) {
+  if (value == null) return;
+  if (SEPARATORS.test(value) || !PRINTABLE.test(value)) out.push({ field, message: `${label} contains a character a claim cannot carry (* ~ : ^ or a non-printable character). Edit it and build again.` });
+}
+
+function requireText(label: string, field: string, value: string | null | undefined, out: ClaimIssue[], where: string) {
+  if (!value || !value.trim()) out.push({ field, message: `${label} is missing. Add it ${where}.` });
+  else sameText(label, field, value, out);
+}
+
+function checkAddress(who: string, field: string, a: X12Address, out: ClaimIssue[], where: string) {
+  requireText(`${who} address`, `${field}.address`, a.address, out, where);
+  requireText(`${who} city`, `${field}.city`, a.city, out, where);
+  if (!a.state || !/^[A-Za-z]{2}$/.test(a.state.trim())) out.push({ field: `${field}.state`, message: `${who} state must be a 2-letter code (for example FL). Set it ${where}.` });
+  if (!a.zip || !/^\d{5}(-?\d{4})?$/.test(a.zip.trim())) out.push({ field: `${field}.zip`, message: `${who} ZIP code must be 5 or 9 digits. Set it ${where}.` });
+}
+
+function isDate(s: string | null): boolean {
+  if (!s || !/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+/** What stops a claim from going out, as messages a person can act on (empty: the claim can be written). */
+export function validateClaim(c: ClaimData): ClaimIssue[] {
+  const out: ClaimIssue[] = [];
+  const bp = c.billingProvider;
+  const loc = "on the location's page";
+  requireText("Billing provider (location) name", "billing.name", bp.name, out, loc);
+  if (!bp.npi) out.push({ field: "billing.npi", message: "The location has no NPI. Add the billing provider's 10-digit NPI on the location's page." });
+  else if (!isValidNpi(bp.npi)) out.push({ field: "billing.npi", message: `The location's NPI ${bp.npi} is not a valid NPI (10 digits with a check digit). Correct it on the location's page.` });
+  if (!bp.taxId) out.push({ field: "billing.tax_id", message: "The location has no tax id. Add the 9-digit tax id (EIN) on the location's page." });
+  else if (!isValidTaxId(bp.taxId)) out.push({ field: "billing.tax_id", message: "The location's tax id must be 9 digits. Correct it on the location's page." });
+  checkAddress("Location", "billing", bp, out, loc);
+  if (!bp.phone || bp.phone.replace(/\D/g, "").length < 10) out.push({ field: "billing.phone", message: "The location needs a phone number (10 digits) for the claim's contact. Add it on the location's page." });
+
+  const s = c.subscriber;
+  const client = "on the client's insurance details";
+  requireText("Member id (primary insurance identifier)", "subscriber.member_id", s.memberId, out, client);
+  sameText("Insured policy group", "subscriber.group", s.groupNumber, out);
+  requireText("Subscriber first name", "subscriber.first_name", s.firstName, out, client);
+  requireText("Subscriber last name", "subscriber.last_name", s.lastName, out, client);
+  if (!isDate(s.birthDate)) out.push({ field: "subscriber.birth_date", message: `The subscriber's birth date is missing. Add it ${s.selfSubscriber ? "on the client's profile" : "as the parent's birth date on the client's profile"}.` });
+  checkAddress("Subscriber", "subscriber", s, out, s.selfSubscriber ? "on the client's profile" : "as the parent's address on the client's profile");
+  if (c.patient) {
+    requireText("Client first name", "patient.first_name", c.patient.firstName, out, "on the client's profile");
+    requireText("Client last name", "patient.last_name", c.patient.lastName, out, "on the client's profile");
+    if (!isDate(c.patient.birthDate)) out.push({ field: "patient.birth_date", message: "The client's birth date is missing. Add it on the client's profile." });
+    checkAddress("Client", "patient", c.patient, out, "on the client's profile");
+  }
+
+  requireText("Payer name", "payer.name", c.payer.name, out, "on the insurer's page");
+  if (!c.payer.payerId || !/^[A-Za-z0-9]{2,80}$/.test(c.payer.payerId.trim())) out.push({ field: "payer.payer_id", message: "The insurer has no payer id (letters and digits). Add it on the insurer's page." });
+
+  const rp = c.renderingProvider;
+  requireText("Rendering provider last name", "rendering.last_name", rp.lastName, out, "on the employee's profile");
+  sameText("Rendering provider first name", "rendering.first_name", rp.firstName, out);
+  if (!rp.npi) out.push({ field: "rendering.npi", message: `${rp.firstName} ${rp.lastName}`.trim() + " has no NPI. Add the rendering provider's NPI on the employee's profile." });
+  else if (!isValidNpi(rp.npi)) out.push({ field: "rendering.npi", message: `The rendering provider's NPI ${rp.npi} is not a valid NPI. Correct it on the employee's profile.` });
+
+  if (c.diagnosisCodes.length === 0) out.push({ field: "diagnosis", message: "No diagnosis code. Add the client's diagnosis code (ICD-10) on the note or the client's profile." });
+  if (c.diagnosisCodes.length > MAX_DIAGNOSES) out.push({ field: "diagnosis", message: `A claim carries at most ${MAX_DIAGNOSES} diagnosis codes.` });
+  for (const d of c.diagnosisCodes) {
+    if (!/^[A-Z][0-9][0-9A-Z]{1,5}$/.test(icd(d))) out.push({ field: "diagnosis", message: `Diagnosis code ${d} is not an ICD-10 code (for example F84.0).` });
+  }
+
+  if (!/^[A-Za-z0-9-]{1,20}$/.test(c.claimNumber)) out.push({ field: "claim_number", message: "The claim number must be 1 to 20 letters, digits or dashes." });
+  if (c.lines.length === 0) out.push({ field: "lines", message: "The claim has no service lines." });
+  if (c.lines.length > MAX_LINES) out.push({ field: "lines", message: `A claim carries at most ${MAX_LINES} service lines; build it from fewer notes.` });
+  c.lines.forEach((l, i) => {
+    const at = `Line ${i + 1} (${l.cptCode || "no CPT"} on ${l.serviceDate})`;
+    if (!/^[A-Z0-9]{5}$/.test(l.cptCode)) out.push({ field: `lines.${i}.cpt`, message: `${at}: the CPT code must be 5 letters or digits.` });
+    if (!isDate(l.serviceDate)) out.push({ field: `lines.${i}.date`, message: `${at}: the date of service is not a date.` });
+    if (!Number.isInteger(l.units) || l.units <= 0) out.push({ field: `lines.${i}.units`, message: `${at}: no units to bill.` });
+    // An XP line is priced at $0 by design (priceNote: XP multiplies by 0) and goes out with its units; any other
+    // $0 line means the insurer has no price for the CPT.
+    const xp = l.modifiers.includes("XP");
+    if (!Number.isInteger(l.chargeCents) || l.chargeCents < 0 || (l.chargeCents === 0 && !xp)) out.push({ field: `lines.${i}.charge`, message: `${at}: the charge is $0. Set a price for this CPT on the insurer's services.` });
+    if (!/^\d{2}$/.test(l.pos)) out.push({ field: `lines.${i}.pos`, message: `${at}: the place of service must be a 2-digit code.` });
+    if (l.modifiers.length > 4) out.push({ field: `lines.${i}.modifiers`, message: `${at}: at most 4 modifiers.` });
+    for (const m of l.modifiers) if (!/^[A-Z0-9]{2}$/.test(m)) out.push({ field: `lines.${i}.modifiers`, message: `${at}: modifier ${m} must be 2 letters or digits.` });
+    if (l.paNumber != null) sameText(`${at}: the prior authorization number`, `lines.${i}.pa_number`, l.paNumber, out);
+  });
+  return out;
+}
+
+/** Upper-case text with runs of spaces collapsed (names and addresses in the file). */
+function t(value: string | null | undefined, max = 60): string {
+  return (value ?? "").trim().replace(/\s+/g, " ").toUpperCase().slice(0, max);
+}
+
+function d8(isoDate: string): string {
+  return isoDate.replace(/-/g, "");
+}
+
+function seg(...elements: (string | number | null | undefined)[]): string {
+  let last = elements.length;
+  while (last > 1 && (elements[last - 1] == null || elements[last - 1] === "")) last--;
+  return elements
+    .slice(0, last)
+    .map((e) => (e == null ? "" : String(e)))
+    .join(ELEMENT);
+}
+
+function pad(value: string, width: number): string {
+  return value.slice(0, width).padEnd(width, " ");
+}
+
+/** The claim's place of service (CLM05-1): the most frequent line POS, the earliest line's on a tie. */
+export function claimPos(lines: readonly ClaimLineData[]): string {
+  const counts = new Map<string, number>();
+  for (const l of lines) counts.set(l.pos, (counts.get(l.pos) ?? 0) + 1);
+  let best = lines[0]?.pos ?? "";
+  for (const l of lines) if ((counts.get(l.pos) ?? 0) > (counts.get(best) ?? 0)) best = l.pos;
+  return best;
+}
+
+export function claimTotalCents(c: ClaimData): number {
+  return c.lines.reduce((sum, l) => sum + l.chargeCents, 0);
+}
+
+function zip(z: string | null): string {
+  return (z ?? "").replace(/\D/g, "");
+}
+
+function address(a: X12Address): string[] {
+  return [seg("N3", t(a.address, 55)), seg("N4", t(a.city, 30), t(a.state, 2), zip(a.zip))];
+}
+
+/** The segments of one transaction set (ST … SE) for a claim. */
+function transactionSet(c: ClaimData, env: Envelope, setControl: string): string[] {
+  const when = env.createdAt;
+  const date = d8(when.slice(0, 10));
+  const time = when.slice(11, 13) + when.slice(14, 16);
+  const s = c.subscriber;
+  const bp = c.billingProvider;
+  const body: string[] = [
+    seg("ST", "837", setControl, "005010X222A1"),
+    seg("BHT", "0019", "00", `${env.fileId}-${setControl}`, date, time, "CH"),
+    seg("NM1", "41", "2", t(env.senderName), "", "", "", "", "46", env.senderId),
+    seg("PER", "IC", t(bp.name), "TE", (bp.phone ?? "").replace(/\D/g, "")),
+    seg("NM1", "40", "2", t(env.receiverName), "", "", "", "", "46", env.receiverId),
+    seg("HL", "1", "", "20", "1"),
+    seg("NM1", "85", "2", t(bp.name), "", "", "", "", "XX", bp.npi),
+    ...address(bp),
+    seg("REF", "EI", bp.taxId),
+    seg("HL", "2", "1", "22", c.patient ? "1" : "0"),
+    seg("SBR", "P", s.selfSubscriber ? "18" : "", t(s.groupNumber, 50), "", "", "", "", "", "CI"),
+    seg("NM1", "IL", "1", t(s.lastName), t(s.firstName, 35), "", "", "", "MI", t(s.memberId, 80)),
+    ...address(s),
+    seg("DMG", "D8", d8(s.birthDate ?? ""), s.gender),
+    seg("NM1", "PR", "2", t(c.payer.name), "", "", "", "", "PI", t(c.payer.payerId, 80)),
+  ];
+  if (c.patient) {
+    body.push(seg("HL", "3", "2", "23", "0"), seg("PAT", "19"), seg("NM1", "QC", "1", t(c.patient.lastName), t(c.patient.firstName, 35)), ...address(c.patient), seg("DMG", "D8", d8(c.patient.birthDate ?? ""), c.patient.gender));
+  }
+  const pos = claimPos(c.lines);
+  const codes = c.diagnosisCodes.map(icd);
+  body.push(
+    seg("CLM", c.claimNumber, dollarsOf(claimTotalCents(c)), "", "", [pos, "B", "1"].join(COMPONENT), "Y", "A", "Y", "Y"),
+    seg("HI", ...codes.map((code, i) => [i === 0 ? "ABK" : "ABF", code].join(COMPONENT))),
+    seg("NM1", "82", "1", t(c.renderingProvider.lastName), t(c.renderingProvider.firstName, 35), "", "", "", "XX", c.renderingProvider.npi),
+  );
+  const pointers = codes.slice(0, 4).map((_, i) => String(i + 1)).join(COMPONENT);
+  c.lines.forEach((l, i) => {
+    body.push(
+      seg("LX", String(i + 1)),
+      seg("SV1", ["HC", l.cptCode, ...l.modifiers].join(COMPONENT), dollarsOf(l.chargeCents), "UN", String(l.units), l.pos === pos ? "" : l.pos, "", pointers),
+      seg("DTP", "472", "D8", d8(l.serviceDate)),
+    );
+    if (l.paNumber) body.push(seg("REF", "G1", t(l.paNumber, 50)));
+  });
+  body.push(seg("SE", String(body.length + 1), setControl));
+  return body;
+}
+
+export interface Written837 {
+  content: string;
+  fileName: string;
+  /** Per claim, in input order: its ST02 and the number of segments ST through SE. */
+  sets: { claimNumber: string; setControl: string; segments: number }[];
+}
+
+export type WriteResult = { ok: true; file: Written837 } | { ok: false; errors: (ClaimIssue & { claimNumber: string })[] };
+
+/** ST02 of the n-th (0-based) set of a file. */
+export function setControlOf(index: number): string {
+  return String(index + 1).padStart(4, "0");
+}
+
+/** Writes one interchange for the claims, or says what stops each claim. */
+export function write837P(claims: readonly ClaimData[], env: Envelope): WriteResult {
+  const errors = claims.flatMap((c) => validateClaim(c).map((e) => ({ ...e, claimNumber: c.claimNumber })));
+  if (claims.length === 0) errors.push({ claimNumber: "", field: "claims", message: "No claims to write." });
+  for (const [label, value] of [
+    ["Sender id", env.senderId],
+    ["Receiver id", env.receiverId],
+  ] as const) {
+    if (!/^[A-Za-z0-9 ]{1,15}$/.test(value)) errors.push({ claimNumber: "", field: "envelope", message: `${label} must be 1 to 15 letters or digits.` });
+  }
+  if (!Number.isInteger(env.fileId) || env.fileId <= 0 || env.fileId > 999_999_999) errors.push({ claimNumber: "", field: "envelope", message: "The file id must be 1 to 999999999." });
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(env.createdAt)) errors.push({ claimNumber: "", field: "envelope", message: "The creation time must be an ISO date-time." });
+  if (errors.length) return { ok: false, errors };
+
+  const date = d8(env.createdAt.slice(0, 10));
+  const time = env.createdAt.slice(11, 13) + env.createdAt.slice(14, 16);
+  const control = String(env.fileId).padStart(9, "0");
+  const isa = [
+    "ISA",
+    "00",
+    pad("", 10),
+    "00",
+    pad("", 10),
+    "ZZ",
+    pad(env.senderId, 15),
+    "ZZ",
+    pad(env.receiverId, 15),
+    date.slice(2),
+    time,
+    REPETITION,
+    "00501",
+    control,
+    "0",
+    env.usage,
+    COMPONENT,
+  ].join(ELEMENT);
+  const segments: string[] = [isa, seg("GS", "HC", env.senderId.trim(), env.receiverId.trim(), date, time, String(env.fileId), "X", "005010X222A1")];
+  const sets: Written837["sets"] = [];
+  claims.forEach((c, i) => {
+    const setControl = setControlOf(i);
+    const body = transactionSet(c, env, setControl);
+    segments.push(...body);
+    sets.push({ claimNumber: c.claimNumber, setControl, segments: body.length });
+  });
+  segments.push(seg("GE", String(claims.length), String(env.fileId)), seg("IEA", "1", control));
+  return { ok: true, file: { content: segments.map((s) => s + SEGMENT + "\n").join(""), fileName: `837P-${control}.x12`, sets } };
+}
+
+/* ---------- The human-readable rendering (the edit-viewer) ---------- */
+
+export interface ReadableSegment {
+  /** The loop the segment belongs to (e.g. "2010AA Billing provider name"). */
+  loop: string;
+  id: string;
+  label: string;
+  /** The segment's text as in the file. */
+  raw: string;
+  /** The elements with their meaning, where known. */
+  parts: { name: string; value: string }[];
+}
+
+const NM1_LOOPS: Record<string, string> = {
+  "41": "1000A Submitter",
+  "40": "1000B Receiver",
+  "85": "2010AA Billing provider",
+  IL: "2010BA Subscriber",
+  PR: "2010BB Payer",
+  QC: "2010CA Patient",
+  "82": "2310B Rendering provider",
+};
+
+const LABELS: Record<string, string> = {
+  ISA: "Interchange header",
+  GS: "Functional group header",
+  ST: "Transaction set header",
+  BHT: "Beginning of hierarchical transaction",
+  NM1: "Name",
+  PER: "Submitter contact",
+  HL: "Hierarchical level",
+  N3: "Address",
+  N4: "City, state, ZIP",
+  REF: "Reference",
+  SBR: "Subscriber information",
+  DMG: "Demographics",
+  PAT: "Patient relationship",
+  CLM: "Claim",
+  HI: "Diagnosis codes",
+  LX: "Service line number",
+  SV1: "Professional service",
+  DTP: "Date of service",
+  SE: "Transaction set trailer",
+  GE: "Functional group trailer",
+  IEA: "Interchange trailer",
+};
+
+const PARTS: Record<string, string[]> = {
+  ISA: ["Authorization qualifier", "Authorization", "Security qualifier", "Security", "Sender qualifier", "Sender id", "Receiver qualifier", "Receiver id", "Date", "Time", "Repetition separator", "Version", "Interchange control number", "Acknowledgment requested", "Usage", "Component separator"],
+  GS: ["Functional id", "Sender", "Receiver", "Date", "Time", "Group control number", "Agency", "Version"],
+  ST: ["Transaction set", "Set control number", "Implementation guide"],
+  BHT: ["Structure", "Purpose", "Reference", "Date", "Time", "Type"],
+  NM1: ["Entity", "Entity type", "Last or organization name", "First name", "Middle name", "Prefix", "Suffix", "Id qualifier", "Id"],
+  PER: ["Contact function", "Name", "Number qualifier", "Number"],
+  HL: ["Id", "Parent id", "Level code", "Has children"],
+  N3: ["Address"],
+  N4: ["City", "State", "ZIP"],
+  REF: ["Qualifier", "Value"],
+  SBR: ["Payer responsibility", "Relationship", "Group number", "Group name", "Insurance type", "", "", "", "Claim filing indicator"],
+  DMG: ["Format", "Birth date", "Gender"],
+  PAT: ["Relationship"],
+  CLM: ["Claim number (patient control)", "Total charge", "", "", "Place of service : facility qualifier : frequency", "Provider signature", "Assignment", "Benefits assigned", "Release of information"],
+  HI: ["Principal diagnosis", "Diagnosis 2", "Diagnosis 3", "Diagnosis 4", "Diagnosis 5", "Diagnosis 6", "Diagnosis 7", "Diagnosis 8", "Diagnosis 9", "Diagnosis 10", "Diagnosis 11", "Diagnosis 12"],
+  LX: ["Line number"],
+  SV1: ["Procedure (HC : CPT : modifiers)", "Charge", "Unit basis", "Units", "Place of service", "", "Diagnosis pointers"],
+  DTP: ["Qualifier", "Format", "Date"],
+  SE: ["Segment count", "Set control number"],
+  GE: ["Transaction sets", "Group control number"],
+  IEA: ["Functional groups", "Interchange control number"],
+};
+
+const REF_LABELS: Record<string, string> = { EI: "Billing provider tax id", G1: "Prior authorization number" };
+const HL_LOOPS: Record<string, string> = { "20": "2000A Billing provider", "22": "2000B Subscriber", "23": "2000C Patient" };
+
+/** The file segment by segment, with loop names and labels, for people (the claim's edit-viewer). */
+export function readable837P(content: string): ReadableSegment[] {
+  const out: ReadableSegment[] = [];
+  let loop = "Envelope";
+  for (const raw of content.split(SEGMENT).map((s) => s.trim()).filter(Boolean)) {
+    const elements = raw.split(ELEMENT);
+    const id = elements[0]!;
+    const values = elements.slice(1);
+    if (id === "ISA" || id === "GS" || id === "GE" || id === "IEA") loop = "Envelope";
+    else if (id === "ST" || id === "BHT") loop = "Header";
+    else if (id === "NM1") loop = NM1_LOOPS[values[0] ?? ""] ?? loop;
+    else if (id === "HL") loop = HL_LOOPS[values[2] ?? ""] ?? loop;
+    else if (id === "CLM") loop = "2300 Claim";
+    else if (id === "LX") loop = `2400 Service line ${values[0] ?? ""}`;
+    else if (id === "SE") loop = "Trailer";
+    let label = LABELS[id] ?? id;
+    if (id === "NM1") label = `${NM1_LOOPS[values[0] ?? ""]?.replace(/^\S+ /, "") ?? "Name"}`;
+    if (id === "REF") label = REF_LABELS[values[0] ?? ""] ?? "Reference";
+    const names = PARTS[id] ?? [];
+    out.push({ loop, id, label, raw, parts: values.map((value, i) => ({ name: names[i] || `${id}${String(i + 1).padStart(2, "0")}`, value })).filter((p) => p.value.trim() !== "") });
+  }
+  return out;
+}

@@ -1,0 +1,775 @@
+import { aliasedTable, and, asc, count, desc, eq, gte, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
+import { notePayer, priceNote } from "~/domain/billing";
+import { unbillableMessage } from "~/domain/scrubber";
+import { BuildInput, canTransition, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { locationScope } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
+import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
+import { loadPriceServices } from "./billing-prices.server";
+import { scrubNotes } from "./scrubber.server";
+import type { ModelContext } from "./context";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Claims (platform §2 claims and claims/edit-viewer; issue 11; decision 032). Every read is limited to the
+ * actor's locations (another location's claim or note answers 404); the routes and API check manage_claims first.
+ *
+ * Build: selected billed notes → one draft claim per client + location + rendering provider + payer, lines per
+ * CPT + date (+ modifiers), charges from priceNote. One conditional batch: a note already on a claim that is not
+ * rejected (or no longer billed) makes the whole build insert nothing, so two racing builds cannot both take it.
+ * Generate: drafts → one 837P file (x12_files row whose id is the control number) → generated.
+ * Send: through a ClaimSender (local default records the file) → sent. Then accepted / rejected by hand.
+ */
+
+export const CLAIMS = "claims";
+
+function inIds(column: SQL | SQLiteColumn, ids: readonly number[]): SQL {
+  return sql`${column} in (select value from json_each(${JSON.stringify(ids)}))`;
+}
+
+function scopeOf(ctx: ModelContext, column: typeof notes.locationId | typeof claims.locationId): SQL | undefined {
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return undefined;
+  return scope.length ? sql`${column} in (select value from json_each(${JSON.stringify(scope)}))` : sql`1 = 0`;
+}
+
+/* ---------- claim data from rows ---------- */
+
+type Details = Record<string, unknown>;
+
+function parseJson(text: string | null | undefined): Details {
+  try {
+    const v = JSON.parse(text ?? "{}");
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Details) : {};
+  } catch {
+    return {};
+  }
+}
+
+function str(d: Details, key: string): string | null {
+  const v = d[key];
+  return typeof v === "string" && v.trim() ? v.trim() : typeof v === "number" ? String(v) : null;
+}
+
+function flag(d: Details, key: string): boolean {
+  const v = d[key];
+  return v === true || v === 1 || (typeof v === "string" && ["1", "true", "on", "yes"].includes(v.toLowerCase()));
+}
+
+function genderOf(v: unknown): "M" | "F" | "U" {
+  const s = String(v ?? "");
+  return s === "1" ? "M" : s === "2" ? "F" : "U";
+}
+
+/** "Maria del Carmen Perez" → first "Maria del Carmen", last "Perez". */
+function splitName(full: string | null): { firstName: string; lastName: string } {
+  const parts = (full ?? "").trim().split(/\s+/).filter(Boolean);
+  if (parts.length === 0) return { firstName: "", lastName: "" };
+  if (parts.length === 1) return { firstName: "", lastName: parts[0]! };
+  return { firstName: parts.slice(0, -1).join(" "), lastName: parts[parts.length - 1]! };
+}
+
+export interface PartyRows {
+  patient: { firstName: string; lastName: string; birthDate: string | null; gender: number | null; details: string };
+  location: { title: string; address: string | null; city: string | null; state: string | null; zip: string | null; phone1: string | null; npi: string | null; taxId: string | null };
+  provider: { name: string; surname: string; profile: string } | null;
+  insurer: { name: string; payerId: string | null } | null;
+}
+
+/** The client's diagnoses from the profile (principal, then secondary), upper-case. */
+export function profileDiagnoses(details: string): string[] {
+  const d = parseJson(details);
+  const secondary = Array.isArray(d.secondary_diagnosis_codes) ? d.secondary_diagnosis_codes.map(String) : typeof d.secondary_diagnosis_codes === "string" ? d.secondary_diagnosis_codes.split(/[,;]/) : [];
+  return [str(d, "diagnosis_code") ?? "", ...secondary].map((s) => s.trim().toUpperCase()).filter(Boolean);
+}
+
+/** The 837P data of a claim: billing provider from the location, subscriber from the client's insurance details. */
+export function claimDataOf(claimNumber: string, rows: PartyRows, diagnosisCodes: string[], lines: ClaimData["lines"]): ClaimData {
+  const d = parseJson(rows.patient.details);
+  const self = flag(d, "is_self_subscriber");
+  const client = {
+    firstName: rows.patient.firstName,
+    lastName: rows.patient.lastName,
+    birthDate: rows.patient.birthDate,
+    gender: genderOf(rows.patient.gender),
+    address: str(d, "address"),
+    city: str(d, "city"),
+    state: str(d, "state"),
+    zip: str(d, "zip"),
+  };
+  const parent = {
+    ...splitName(str(d, "parent_name")),
+    birthDate: str(d, "parent_birth_date"),
+    gender: genderOf(d.parent_gender),
+    address: str(d, "parent_address") ?? client.address,
+    city: str(d, "parent_city") ?? client.city,
+    state: str(d, "parent_state") ?? client.state,
+    zip: str(d, "parent_zip") ?? client.zip,
+  };
+  const profile = parseJson(rows.provider?.profile);
+  const l = rows.location;
+  return {
+    claimNumber,
+    billingProvider: { name: l.title, address: l.address, city: l.city, state: l.state, zip: l.zip, npi: l.npi, taxId: l.taxId, phone: l.phone1 },
+    subscriber: { ...(self ? client : parent), memberId: str(d, "insuranceId"), groupNumber: str(d, "insured_policy_group"), selfSubscriber: self },
+    patient: self ? null : client,
+    payer: { name: rows.insurer?.name ?? "", payerId: rows.insurer?.payerId ?? null },
+    renderingProvider: { firstName: rows.provider?.name ?? "", lastName: rows.provider?.surname || (rows.provider ? "" : ""), npi: str(profile, "npi") },
+    diagnosisCodes,
+    lines,
+  };
+}
+
+/* ---------- build ---------- */
+
+const payerInsurer = aliasedTable(insurances, "payer_insurer");
+const provider = aliasedTable(users, "claim_provider");
+/**
+ * The payer's name under its own column name: D1's batch answers rows keyed by column name, so two columns
+ * called "name" (the provider's and the payer's) would collapse into one.
+ */
+const payerName = () => sql<string | null>`${payerInsurer.name}`.as("payer_name");
+
+function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
+  return ctx.db
+    .select({
+      id: notes.id,
+      type: notes.type,
+      patientId: notes.patientId,
+      locationId: notes.locationId,
+      providerId: notes.providerId,
+      cptCode: notes.cptCode,
+      diagnosisCode: notes.diagnosisCode,
+      pos: notes.pos,
+      sessionDate: notes.sessionDate,
+      units: notes.units,
+      md: notes.md,
+      md2: notes.md2,
+      unitPriceCents: notes.unitPriceCents,
+      billed: notes.billed,
+      paNumber: paServices.paService,
+      paInsurerId: paServices.insuranceId,
+      patientInsurerId: patients.insurerId,
+      patient: { firstName: patients.firstName, lastName: patients.lastName, birthDate: patients.birthDate, gender: patients.gender, details: patients.details },
+      location: { title: locations.title, address: locations.address, city: locations.city, state: locations.state, zip: locations.zip, phone1: locations.phone1, npi: locations.npi, taxId: locations.taxId },
+      provider: { name: provider.name, surname: provider.surname, profile: provider.profile },
+      insurer: { name: payerName(), payerId: payerInsurer.payerId },
+    })
+    .from(notes)
+    .innerJoin(patients, eq(patients.id, notes.patientId))
+    .innerJoin(locations, eq(locations.id, notes.locationId))
+    .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
+    .leftJoin(provider, eq(provider.id, notes.providerId))
+    .leftJoin(payerInsurer, eq(payerInsurer.id, sql`coalesce(${paServices.insuranceId}, ${patients.insurerId})`))
+    .where(and(inIds(notes.id, noteIds), isNull(notes.deletedAt), isNull(patients.deletedAt), scopeOf(ctx, notes.locationId)));
+}
+
+function takenQuery(ctx: ModelContext, noteIds: readonly number[]) {
+  return ctx.db
+    .select({ noteId: claimLineNotes.noteId, claimNumber: claims.claimNumber })
+    .from(claimLineNotes)
+    .innerJoin(claimLines, eq(claimLines.id, claimLineNotes.claimLineId))
+    .innerJoin(claims, eq(claims.id, claimLines.claimId))
+    .where(and(inIds(claimLineNotes.noteId, noteIds), ne(claims.status, "rejected")));
+}
+
+export interface BuiltClaim {
+  id: number;
+  claim_number: string;
+  patient_id: number;
+  total_cents: number;
+  lines: number;
+  errors: ClaimIssue[];
+}
+
+/** Builds draft claims from billed notes (see the module comment). */
+export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<BuiltClaim[]>> {
+  const parsed = parseWith(BuildInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const ids = parsed.data.note_ids;
+  const [rows, taken, tailRows] = await ctx.db.batch([buildRowsQuery(ctx, ids), takenQuery(ctx, ids), ctx.db.select({ tail: auditTail }).from(sql`(select 1)`)]);
+  const found = new Set(rows.map((r) => r.id));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length) return notFound(`Note ${missing.slice(0, 5).join(", ")}`);
+  const refusals: string[] = [];
+  for (const r of rows) if (!r.billed) refusals.push(`Note ${r.id} (${r.sessionDate}) is not billed yet. Mark it billed on the billing screen first.`);
+  for (const t of taken) refusals.push(`Note ${t.noteId} is already on claim ${t.claimNumber}. Reject that claim first to claim the note again.`);
+  if (refusals.length) return invalid({ note_ids: refusals.join(" ") });
+  // The pre-billing scrubber (decision 034): a note with any reason not to bill it is refused, with its reasons.
+  const scrubbed = await scrubNotes(ctx, ids);
+  const unbillable: Record<string, string> = {};
+  for (const id of ids) {
+    const reasons = scrubbed.get(id);
+    if (reasons?.length) unbillable[`notes.${id}`] = `Note ${id}: ${unbillableMessage(reasons)}`;
+  }
+  if (Object.keys(unbillable).length) {
+    const text = Object.values(unbillable).join(" ");
+    return { ok: false, status: 422, message: text, errors: { note_ids: text, ...unbillable } };
+  }
+
+  // The payer of each note, then the prices of those payers (the one price function).
+  const payers = rows.map((r) => notePayer(r.paInsurerId, r.patientInsurerId));
+  const services = await loadPriceServices(ctx, payers.filter((p): p is number => p !== null));
+  const priced: PricedClaimNote[] = rows.map((r, i) => ({
+    id: r.id,
+    patientId: r.patientId,
+    locationId: r.locationId,
+    providerId: r.providerId,
+    payerId: payers[i]!,
+    sessionDate: r.sessionDate,
+    cptCode: r.cptCode,
+    units: r.units,
+    pos: r.pos,
+    paNumber: r.paNumber,
+    diagnosisCode: r.diagnosisCode,
+    price: priceNote(services, { type: r.type, cptCode: r.cptCode, units: r.units, modifiers: [r.md, r.md2], locationId: r.locationId, insurerId: payers[i]!, unitPriceCents: r.unitPriceCents }),
+  }));
+  const detailsOf = new Map(rows.map((r) => [r.patientId, r.patient.details]));
+  const grouped = groupClaims(priced, (pid) => profileDiagnoses(detailsOf.get(pid) ?? "{}"));
+  // What each draft lacks for its 837P (missing NPI, member id, …), stored with it so the list and viewer show it.
+  const firstNote = new Map(rows.map((r) => [r.id, r]));
+  const errors = grouped.map((g) => {
+    const r = firstNote.get(g.lines[0]!.noteIds[0]!)!;
+    const data = claimDataOf("C0000000", partyOf(r), g.diagnosisCodes, g.lines.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers, units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber })));
+    return validateClaim(data);
+  });
+  return writeBuild(ctx, ids, grouped, errors, tailRows[0]?.tail);
+}
+
+function partyOf(r: { patient: PartyRows["patient"]; location: PartyRows["location"]; provider: { name: string | null; surname: string | null; profile: string | null } | null; insurer: { name: string | null; payerId: string | null } | null }): PartyRows {
+  return {
+    patient: r.patient,
+    location: r.location,
+    provider: r.provider?.name != null ? { name: r.provider.name, surname: r.provider.surname ?? "", profile: r.provider.profile ?? "{}" } : null,
+    insurer: r.insurer?.name != null ? { name: r.insurer.name, payerId: r.insurer.payerId } : null,
+  };
+}
+
+async function writeBuild(ctx: ModelContext, ids: number[], grouped: GroupedClaim[], errors: ClaimIssue[][], tail: string | null | undefined): Promise<ModelResult<BuiltClaim[]>> {
+  const now = ctx.now().toISOString();
+  const idsJson = JSON.stringify(ids);
+  // The build happens only while every note is live, billed and on no claim that is not rejected.
+  const free = sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id
+      where cln.note_id in (select value from json_each(${idsJson})) and c.status <> 'rejected')
+    and (select count(*) from notes where id in (select value from json_each(${idsJson})) and billed = 1 and deleted_at is null) = ${ids.length}`;
+  const tmps = grouped.map(() => `tmp-${crypto.randomUUID()}`);
+  const patientIds = [...new Set(grouped.map((g) => g.patientId))].sort((a, b) => a - b);
+  const entry = { action: "create", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { patients: patientIds, notes: ids } };
+  const results = await withConditionalAudit(
+    ctx.db,
+    auditWho(ctx),
+    entry,
+    (audit) => {
+      // Every claim first (each checks that no note is taken yet), then their lines and the lines' notes.
+      const statements: BatchItem<"sqlite">[] = [];
+      const later: BatchItem<"sqlite">[] = [];
+      grouped.forEach((g, i) => {
+        const tmp = tmps[i]!;
+        statements.push(
+          // Columns in table order (drizzle's insert … select names them all): id, status, patient_id, location_id,
+          // provider_id, insurer_id, claim_number, file_id, set_control, diagnosis_codes, total_cents, paid_cents,
+          // adjusted_cents, errors, created_by, version, created_at, updated_at.
+          ctx.db.insert(claims).select(
+            sql`select null, 'draft', ${g.patientId}, ${g.locationId}, ${g.providerId}, ${g.payerId}, ${tmp}, null, null, ${g.diagnosisCodes.join(",")}, ${g.totalCents}, 0, 0, ${JSON.stringify(errors[i] ?? [])}, ${ctx.actor.id}, 1, ${now}, ${now} where ${free}`,
+          ),
+        );
+        const lines = JSON.stringify(g.lines.map((l) => [l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber]));
+        later.push(
+          // id, claim_id, line_number, service_date, cpt_code, modifiers, units, unit_price_cents, charge_cents, pos,
+          // pa_number, paid_cents, adjustments, remarks, status.
+          ctx.db.insert(claimLines).select(
+            sql`select null, c.id, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, 0, '[]', '[]', 'open'
+              from claims c, json_each(${lines}) j where c.claim_number = ${tmp}`,
+          ),
+        );
+        const links = JSON.stringify(g.lines.flatMap((l) => l.noteIds.map((n) => [l.lineNumber, n])));
+        later.push(
+          ctx.db.insert(claimLineNotes).select(
+            sql`select cl.id, j.value ->> 1 from claims c join claim_lines cl on cl.claim_id = c.id, json_each(${links}) j
+              where c.claim_number = ${tmp} and cl.line_number = j.value ->> 0`,
+          ),
+        );
+      });
+      const numbered = tmps.map((tmp) =>
+        ctx.db
+          .update(claims)
+          .set({ claimNumber: sql`'C' || printf('%07d', ${claims.id})` })
+          .where(eq(claims.claimNumber, tmp))
+          .returning({ id: claims.id, claimNumber: claims.claimNumber, patientId: claims.patientId, totalCents: claims.totalCents }),
+      );
+      return [...statements, ...later, ...numbered, audit(sql`changes() = 1`)] as const;
+    },
+    tail,
+  );
+  const made = (results.slice(grouped.length * 3, grouped.length * 4) as { id: number; claimNumber: string; patientId: number; totalCents: number }[][]).flat();
+  if (made.length !== grouped.length) return conflict({ message: "Another build claimed some of these notes just now." });
+
+  const built: BuiltClaim[] = made.map((m, i) => ({ id: m.id, claim_number: m.claimNumber, patient_id: m.patientId, total_cents: m.totalCents, lines: grouped[i]!.lines.length, errors: errors[i] ?? [] }));
+  return ok(built, built.length === 1 ? `Claim ${built[0]!.claim_number} built.` : `${built.length} claims built.`);
+}
+
+/* ---------- reading claims ---------- */
+
+interface LoadedClaim {
+  claim: typeof claims.$inferSelect;
+  data: ClaimData;
+  lines: (typeof claimLines.$inferSelect)[];
+  noteIds: Map<number, number[]>;
+}
+
+function claimPartyQuery(ctx: ModelContext, claimIds: readonly number[]) {
+  return ctx.db
+    .select({
+      claim: claims,
+      patient: { firstName: patients.firstName, lastName: patients.lastName, birthDate: patients.birthDate, gender: patients.gender, details: patients.details },
+      location: { title: locations.title, address: locations.address, city: locations.city, state: locations.state, zip: locations.zip, phone1: locations.phone1, npi: locations.npi, taxId: locations.taxId },
+      provider: { name: provider.name, surname: provider.surname, profile: provider.profile },
+      insurer: { name: payerName(), payerId: payerInsurer.payerId },
+    })
+    .from(claims)
+    .innerJoin(patients, eq(patients.id, claims.patientId))
+    .innerJoin(locations, eq(locations.id, claims.locationId))
+    .leftJoin(provider, eq(provider.id, claims.providerId))
+    .leftJoin(payerInsurer, eq(payerInsurer.id, claims.insurerId))
+    .where(and(inIds(claims.id, claimIds), scopeOf(ctx, claims.locationId)));
+}
+
+function linesQuery(ctx: ModelContext, claimIds: readonly number[]) {
+  return ctx.db.select().from(claimLines).where(inIds(claimLines.claimId, claimIds)).orderBy(asc(claimLines.claimId), asc(claimLines.lineNumber));
+}
+
+function lineNotesQuery(ctx: ModelContext, claimIds: readonly number[]) {
+  return ctx.db
+    .select({ lineId: claimLineNotes.claimLineId, noteId: claimLineNotes.noteId })
+    .from(claimLineNotes)
+    .innerJoin(claimLines, eq(claimLines.id, claimLineNotes.claimLineId))
+    .where(inIds(claimLines.claimId, claimIds));
+}
+
+type PartyRow = Awaited<ReturnType<typeof claimPartyQuery>>[number];
+
+function assemble(parties: PartyRow[], lines: (typeof claimLines.$inferSelect)[], links: { lineId: number; noteId: number }[]): Map<number, LoadedClaim> {
+  const byLine = new Map<number, number[]>();
+  for (const l of links) byLine.set(l.lineId, [...(byLine.get(l.lineId) ?? []), l.noteId]);
+  const out = new Map<number, LoadedClaim>();
+  for (const p of parties) {
+    const own = lines.filter((l) => l.claimId === p.claim.id);
+    const data = claimDataOf(
+      p.claim.claimNumber,
+      partyOf(p),
+      p.claim.diagnosisCodes ? p.claim.diagnosisCodes.split(",").filter(Boolean) : [],
+      own.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers ? l.modifiers.split("-").filter(Boolean) : [], units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber })),
+    );
+    out.set(p.claim.id, { claim: p.claim, data, lines: own, noteIds: new Map(own.map((l) => [l.id, byLine.get(l.id) ?? []])) });
+  }
+  return out;
+}
+
+
+export interface ClaimRow {
+  id: number;
+  claim_number: string;
+  status: ClaimStatus;
+  patient_id: number;
+  patient_name: string;
+  location_id: number;
+  location: string;
+  provider_name: string;
+  insurer_id: number | null;
+  payer: string;
+  total_cents: number;
+  paid_cents: number;
+  errors: number;
+  file_id: number | null;
+  created_at: string;
+}
+
+function listWhere(ctx: ModelContext, f: ClaimFilters, query: ListQuery): SQL | undefined {
+  const from = f.date_from || query.date_from;
+  const to = f.date_to || query.date_to;
+  return and(
+    scopeOf(ctx, claims.locationId),
+    f.status ? eq(claims.status, f.status) : undefined,
+    f.location_id ? eq(claims.locationId, Number(f.location_id)) : undefined,
+    f.patient_id ? eq(claims.patientId, Number(f.patient_id)) : undefined,
+    f.insurer_id ? eq(claims.insurerId, Number(f.insurer_id)) : undefined,
+    from ? gte(claims.createdAt, from) : undefined,
+    to ? lte(claims.createdAt, `${to}T23:59:59.999Z`) : undefined,
+  );
+}
+
+/** The claims list (filters: status, location, client, payer, created between dates), newest first. */
+export async function listClaims(ctx: ModelContext, query: ListQuery, rawFilters: Record<string, unknown>): Promise<ModelResult<Paged<ClaimRow>>> {
+  const parsed = parseWith(ClaimFilters, pick(rawFilters, ["status", "location_id", "patient_id", "insurer_id", "date_from", "date_to"]));
+  if (!parsed.ok) return invalid(parsed.errors);
+  const where = listWhere(ctx, parsed.data, query);
+  const [rows, [total], tailRows] = await ctx.db.batch([
+    ctx.db
+      .select({
+        id: claims.id,
+        claimNumber: claims.claimNumber,
+        status: claims.status,
+        patientId: claims.patientId,
+        firstName: patients.firstName,
+        lastName: patients.lastName,
+        locationId: claims.locationId,
+        location: locations.title,
+        providerName: provider.name,
+        providerSurname: provider.surname,
+        insurerId: claims.insurerId,
+        payer: payerName(),
+        totalCents: claims.totalCents,
+        paidCents: claims.paidCents,
+        errors: claims.errors,
+        fileId: claims.fileId,
+        createdAt: claims.createdAt,
+      })
+      .from(claims)
+      .innerJoin(patients, eq(patients.id, claims.patientId))
+      .innerJoin(locations, eq(locations.id, claims.locationId))
+      .leftJoin(provider, eq(provider.id, claims.providerId))
+      .leftJoin(payerInsurer, eq(payerInsurer.id, claims.insurerId))
+      .where(where)
+      .orderBy(desc(claims.createdAt), desc(claims.id))
+      .limit(query.per_page)
+      .offset(offset(query)),
+    ctx.db.select({ n: count() }).from(claims).where(where),
+    ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
+  ]);
+  const data: ClaimRow[] = rows.map((r) => ({
+    id: r.id,
+    claim_number: r.claimNumber,
+    status: r.status,
+    patient_id: r.patientId,
+    patient_name: `${r.firstName} ${r.lastName}`,
+    location_id: r.locationId,
+    location: r.location,
+    provider_name: [r.providerName, r.providerSurname].filter(Boolean).join(" "),
+    insurer_id: r.insurerId,
+    payer: r.payer ?? "",
+    total_cents: r.totalCents,
+    paid_cents: r.paidCents,
+    errors: (JSON.parse(r.errors || "[]") as unknown[]).length,
+    file_id: r.fileId,
+    created_at: r.createdAt,
+  }));
+  const ids = clientIds(data, (r) => r.patient_id);
+  if (ids.length) await auditedRead(ctx.db, auditWho(ctx), clientsReadEntry("claim", ids), () => [] as [], tailRows[0]?.tail);
+  return ok(paged(data, total?.n ?? 0, query));
+}
+
+function pick(raw: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (raw[k] !== undefined) out[k] = typeof raw[k] === "string" ? (raw[k] as string).trim() : raw[k];
+  return out;
+}
+
+export interface ClaimDetail {
+  id: number;
+  claim_number: string;
+  status: ClaimStatus;
+  version: number;
+  patient_id: number;
+  location_id: number;
+  provider_id: number | null;
+  insurer_id: number | null;
+  diagnosis_codes: string[];
+  total_cents: number;
+  paid_cents: number;
+  adjusted_cents: number;
+  file_id: number | null;
+  set_control: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Stored at the last build or generation. */
+  errors: ClaimIssue[];
+  /** What would stop the claim if it were generated now (drafts only; others were written already). */
+  current_errors: ClaimIssue[];
+  data: ClaimData;
+  lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; charge_cents: number; pos: string; pa_number: string | null; paid_cents: number; status: string; note_ids: number[] }[];
+  file: { id: number; file_name: string; sender: string | null; sent_at: string | null; created_at: string } | null;
+  /** The claim's own transaction set of the file, segment by segment (with the envelope around it). */
+  readable: ReadableSegment[];
+}
+
+/** One claim for the edit-viewer and the API's show: its data, lines, file and validation (an audited read). */
+export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDetail | null> {
+  const [parties, lines, links, files] = await ctx.db.batch([
+    claimPartyQuery(ctx, [id]),
+    linesQuery(ctx, [id]),
+    lineNotesQuery(ctx, [id]),
+    ctx.db
+      .select({ id: x12Files.id, fileName: x12Files.fileName, content: x12Files.content, sender: x12Files.sender, sentAt: x12Files.sentAt, createdAt: x12Files.createdAt })
+      .from(x12Files)
+      .innerJoin(claims, eq(claims.fileId, x12Files.id))
+      .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
+  ]);
+  const loaded = assemble(parties, lines, links).get(id);
+  if (!loaded) return null;
+  await auditedRead(ctx.db, auditWho(ctx), { entity: "claim", entityId: id, patientId: loaded.claim.patientId }, () => [] as []);
+  const c = loaded.claim;
+  const file = files[0] ?? null;
+  return {
+    id: c.id,
+    claim_number: c.claimNumber,
+    status: c.status,
+    version: c.version,
+    patient_id: c.patientId,
+    location_id: c.locationId,
+    provider_id: c.providerId,
+    insurer_id: c.insurerId,
+    diagnosis_codes: loaded.data.diagnosisCodes,
+    total_cents: c.totalCents,
+    paid_cents: c.paidCents,
+    adjusted_cents: c.adjustedCents,
+    file_id: c.fileId,
+    set_control: c.setControl,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+    errors: JSON.parse(c.errors || "[]") as ClaimIssue[],
+    current_errors: c.status === "draft" ? validateClaim(loaded.data) : [],
+    data: loaded.data,
+    lines: loaded.lines.map((l) => ({
+      id: l.id,
+      line_number: l.lineNumber,
+      service_date: l.serviceDate,
+      cpt_code: l.cptCode,
+      modifiers: l.modifiers,
+      units: l.units,
+      unit_price_cents: l.unitPriceCents,
+      charge_cents: l.chargeCents,
+      pos: l.pos,
+      pa_number: l.paNumber,
+      paid_cents: l.paidCents,
+      status: l.status,
+      note_ids: loaded.noteIds.get(l.id) ?? [],
+    })),
+    file: file ? { id: file.id, file_name: file.fileName, sender: file.sender, sent_at: file.sentAt, created_at: file.createdAt } : null,
+    readable: file ? ownSet(readable837P(file.content), c.setControl) : [],
+  };
+}
+
+/** The envelope plus the claim's own ST…SE of a file that may hold several claims. */
+function ownSet(segments: ReadableSegment[], setControl: string | null): ReadableSegment[] {
+  const out: ReadableSegment[] = [];
+  let inside = false;
+  for (const s of segments) {
+    if (s.id === "ST") inside = s.parts.find((p) => p.name === "Set control number")?.value === setControl;
+    if (inside || s.id === "ISA" || s.id === "GS" || s.id === "GE" || s.id === "IEA") out.push(s);
+    if (s.id === "SE") inside = false;
+  }
+  return out;
+}
+
+/** The claim's 837P file, for download (an audited read: the file carries PHI). */
+export async function getClaimFile(ctx: ModelContext, id: number): Promise<{ fileName: string; content: string } | null> {
+  const [rows] = await ctx.db.batch([
+    ctx.db
+      .select({ fileName: x12Files.fileName, content: x12Files.content, patientId: claims.patientId })
+      .from(claims)
+      .innerJoin(x12Files, eq(x12Files.id, claims.fileId))
+      .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  await auditedRead(ctx.db, auditWho(ctx), { entity: "claim_file", entityId: id, patientId: row.patientId }, () => [] as []);
+  return { fileName: row.fileName, content: row.content };
+}
+
+/* ---------- generate, send, status ---------- */
+
+export interface GeneratedFile {
+  file_id: number;
+  file_name: string;
+  claims: { id: number; claim_number: string; set_control: string }[];
+}
+
+/** Writes one 837P for the draft claims (one transaction set each) and marks them generated. */
+export async function generateClaims(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<GeneratedFile>> {
+  const parsed = parseWith(ClaimIdsInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const ids = parsed.data.claim_ids;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const [parties, lines, links, [next]] = await ctx.db.batch([
+      claimPartyQuery(ctx, ids),
+      linesQuery(ctx, ids),
+      lineNotesQuery(ctx, ids),
+      ctx.db.select({ id: sql<number>`coalesce(max(${x12Files.id}), 0) + 1` }).from(x12Files),
+    ]);
+    const loaded = assemble(parties, lines, links);
+    const missing = ids.filter((id) => !loaded.has(id));
+    if (missing.length) return notFound(`Claim ${missing.slice(0, 5).join(", ")}`);
+    const ordered = ids.map((id) => loaded.get(id)!).sort((a, b) => a.claim.id - b.claim.id);
+    const notDraft = ordered.filter((c) => c.claim.status !== "draft");
+    if (notDraft.length) return invalid({ claim_ids: notDraft.map((c) => `Claim ${c.claim.claimNumber} is ${c.claim.status}; only draft claims are generated.`).join(" ") });
+
+    const fileId = Number(next?.id ?? 1);
+    const now = ctx.now().toISOString();
+    const written = write837P(
+      ordered.map((c) => c.data),
+      { ...DEFAULT_ENVELOPE, fileId, createdAt: now },
+    );
+    if (!written.ok) {
+      // Keep the reasons on each claim (the list and the viewer show them), then refuse.
+      const byClaim = new Map<string, ClaimIssue[]>();
+      for (const e of written.errors) byClaim.set(e.claimNumber, [...(byClaim.get(e.claimNumber) ?? []), { field: e.field, message: e.message }]);
+      await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "claim", entityId: null, detail: { claims: ordered.map((c) => c.claim.id), refused: true } }, () =>
+        ordered.map((c) => ctx.db.update(claims).set({ errors: JSON.stringify(byClaim.get(c.claim.claimNumber) ?? []) }).where(and(eq(claims.id, c.claim.id), eq(claims.status, "draft")))),
+      );
+      const errors: Record<string, string> = {};
+      for (const e of written.errors) {
+        const key = e.claimNumber ? `${e.claimNumber}.${e.field}` : e.field;
+        errors[key] = errors[key] ? `${errors[key]} ${e.message}` : e.message;
+      }
+      return { ok: false, status: 422, message: `The 837P was not written: ${written.errors[0]!.message}`, errors };
+    }
+    const file = written.file;
+    const allDraft = sql`(select count(*) from claims where id in (select value from json_each(${JSON.stringify(ids)})) and status = 'draft') = ${ids.length}`;
+    const patientIds = [...new Set(ordered.map((c) => c.claim.patientId))].sort((a, b) => a - b);
+    try {
+      const results = await withConditionalAudit(
+        ctx.db,
+        auditWho(ctx),
+        { action: "generate", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { claims: ordered.map((c) => c.claim.id), file: fileId, patients: patientIds } },
+        (audit) => [
+          // id, kind, file_name, content, sender, sent_at, created_by, created_at.
+          ctx.db.insert(x12Files).select(sql`select ${fileId}, '837P', ${file.fileName}, ${file.content}, null, null, ${ctx.actor.id}, ${now} where ${allDraft}`),
+          ...ordered.map((c, i) =>
+            ctx.db
+              .update(claims)
+              .set({ status: "generated", fileId, setControl: file.sets[i]!.setControl, errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
+              .where(and(eq(claims.id, c.claim.id), eq(claims.status, "draft"), sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`)),
+          ),
+          audit(sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
+        ],
+      );
+      void results;
+    } catch (e) {
+      if (String((e as Error)?.message ?? e).includes("x12_files.id") || String((e as { cause?: Error })?.cause?.message ?? "").includes("x12_files.id")) continue;
+      throw e;
+    }
+    const [check] = await ctx.db.select({ id: x12Files.id }).from(x12Files).where(and(eq(x12Files.id, fileId), eq(x12Files.createdAt, now)));
+    if (!check) return conflict({ message: "These claims changed while the file was written. Reload and try again." });
+    return ok({ file_id: fileId, file_name: file.fileName, claims: ordered.map((c, i) => ({ id: c.claim.id, claim_number: c.claim.claimNumber, set_control: file.sets[i]!.setControl })) }, `837P ${file.fileName} generated.`);
+  }
+  return conflict({ message: "Other files were being written at the same time. Try again." });
+}
+
+/**
+ * Sends the claim's file through the sender (local default: records it). Every claim of that file is sent with it.
+ */
+export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSender = localClaimSender): Promise<ModelResult<{ file_id: number; sender: string; sent_at: string; claims: number }>> {
+  const [rows] = await ctx.db.batch([
+    ctx.db
+      .select({ status: claims.status, fileId: claims.fileId, patientId: claims.patientId, fileName: x12Files.fileName, content: x12Files.content })
+      .from(claims)
+      .leftJoin(x12Files, eq(x12Files.id, claims.fileId))
+      .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
+  ]);
+  const row = rows[0];
+  if (!row) return notFound("Claim");
+  if (row.status !== "generated" || row.fileId === null || row.content === null) return invalid({ status: row.status === "draft" ? "Generate the 837P before sending the claim." : `The claim is ${row.status}; only a generated claim is sent.` });
+  const sent = await sender.send({ fileId: row.fileId, fileName: row.fileName ?? "", content: row.content });
+  if (!sent.ok) return invalid({ status: `The file was not sent: ${sent.message}` });
+  const now = ctx.now().toISOString();
+  const [, updated] = await withAudit(ctx.db, auditWho(ctx), { action: "send", entity: "claim", entityId: id, patientId: row.patientId, detail: { file: row.fileId, sender: sender.name } }, () => [
+    ctx.db.update(x12Files).set({ sender: sender.name, sentAt: now }).where(eq(x12Files.id, row.fileId!)),
+    ctx.db
+      .update(claims)
+      .set({ status: "sent", version: sql`${claims.version} + 1`, updatedAt: now })
+      .where(and(eq(claims.fileId, row.fileId!), eq(claims.status, "generated")))
+      .returning({ id: claims.id }),
+  ]);
+  return ok({ file_id: row.fileId, sender: sender.name, sent_at: now, claims: updated.length }, updated.length > 1 ? `File sent with ${updated.length} claims.` : "Claim sent.");
+}
+
+/** accepted or rejected by hand (TRANSITIONS); a stale version answers 409. */
+export async function setClaimStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<{ id: number; status: ClaimStatus; version: number }>> {
+  const parsed = parseWith(StatusInput, raw);
+  const [rows] = await ctx.db.batch([ctx.db.select({ status: claims.status, version: claims.version, patientId: claims.patientId }).from(claims).where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId)))]);
+  const current = rows[0];
+  if (!current) return notFound("Claim");
+  if (!parsed.ok) return invalid(parsed.errors);
+  const to = parsed.data.status;
+  if (!canTransition(current.status, to)) return invalid({ status: `A ${current.status} claim cannot become ${to}.` });
+  const version = parsed.data.version === null || parsed.data.version === "" ? null : Number(parsed.data.version);
+  const now = ctx.now().toISOString();
+  const [updated] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "status", entity: "claim", entityId: id, patientId: current.patientId, detail: { from: current.status, to } }, (audit) => [
+    ctx.db
+      .update(claims)
+      .set({ status: to, version: sql`${claims.version} + 1`, updatedAt: now })
+      .where(and(eq(claims.id, id), eq(claims.status, current.status), version === null || Number.isNaN(version) ? undefined : eq(claims.version, version)))
+      .returning({ id: claims.id, status: claims.status, version: claims.version }),
+    audit(sql`changes() = 1`),
+  ]);
+  const row = (updated as { id: number; status: ClaimStatus; version: number }[])[0];
+  if (!row) return conflict({ status: current.status, version: current.version });
+  return ok(row, `Claim marked ${to}.`);
+}
+
+/* ---------- the build form's note picker ---------- */
+
+export interface BillableNote {
+  id: number;
+  type: string;
+  patient_id: number;
+  patient_name: string;
+  location_id: number;
+  session_date: string;
+  cpt_code: string;
+  units: number;
+  md: string | null;
+  md2: string | null;
+  provider_name: string;
+}
+
+/** Billed notes on no open claim, in the actor's scope, by location, client and period (newest first, at most 200). */
+export async function billableNotes(ctx: ModelContext, rawFilters: Record<string, unknown>): Promise<ModelResult<BillableNote[]>> {
+  const parsed = parseWith(NotePickFilters, pick(rawFilters, ["location_id", "patient_id", "from", "to"]));
+  if (!parsed.ok) return invalid(parsed.errors);
+  const f = parsed.data;
+  const [rows, tailRows] = await ctx.db.batch([
+    ctx.db
+      .select({
+        id: notes.id,
+        type: notes.type,
+        patientId: notes.patientId,
+        firstName: patients.firstName,
+        lastName: patients.lastName,
+        locationId: notes.locationId,
+        sessionDate: notes.sessionDate,
+        cptCode: notes.cptCode,
+        units: notes.units,
+        md: notes.md,
+        md2: notes.md2,
+        providerName: notes.providerName,
+      })
+      .from(notes)
+      .innerJoin(patients, eq(patients.id, notes.patientId))
+      .where(
+        and(
+          isNull(notes.deletedAt),
+          eq(notes.billed, true),
+          scopeOf(ctx, notes.locationId),
+          f.location_id ? eq(notes.locationId, Number(f.location_id)) : undefined,
+          f.patient_id ? eq(notes.patientId, Number(f.patient_id)) : undefined,
+          f.from ? gte(notes.sessionDate, f.from) : undefined,
+          f.to ? lte(notes.sessionDate, f.to) : undefined,
+          sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = ${notes.id} and c.status <> 'rejected')`,
+        ),
+      )
+      .orderBy(desc(notes.sessionDate), desc(notes.id))
+      .limit(200),
+    ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
+  ]);
+  const data = rows.map((r) => ({ id: r.id, type: r.type, patient_id: r.patientId, patient_name: `${r.firstName} ${r.lastName}`, location_id: r.locationId, session_date: r.sessionDate, cpt_code: r.cptCode, units: r.units, md: r.md, md2: r.md2, provider_name: r.providerName }));
+  const ids = clientIds(data, (r) => r.patient_id);
+  if (ids.length) await auditedRead(ctx.db, auditWho(ctx), clientsReadEntry("billable_notes", ids), () => [] as [], tailRows[0]?.tail);
+  return ok(data);
+}

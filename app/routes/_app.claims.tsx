@@ -1,0 +1,189 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { FormMessage } from "~/components/ui/field";
+import { money } from "~/domain/billing";
+import { CLAIM_STATUSES, STATUS_LABELS } from "~/domain/claims";
+import { billableNotes, buildClaims, generateClaims, listClaims } from "~/models/claims.server";
+import { locationOptions } from "~/models/locations.server";
+import { formResult, formValues, listQueryFrom, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { requirePermission } from "~/services/guard.server";
+
+export const meta: MetaFunction = () => [{ title: "Claims · Baseline" }];
+/** Claims (platform §2 claims; decision 032): the list, and building claims from billed notes. */
+export const handle = { guard: "manage_claims" };
+
+const FILTERS = ["status", "location_id", "patient_id", "insurer_id", "date_from", "date_to", "pick", "b_location_id", "b_patient_id", "b_from", "b_to"] as const;
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_claims");
+  const { query, queryError, params } = listQueryFrom(request, FILTERS);
+  const ctx = modelContextFor(context, actor);
+  let result = await listClaims(ctx, query, params);
+  let filterError: string | null = null;
+  if (!result.ok) {
+    filterError = result.message;
+    result = await listClaims(ctx, query, {});
+  }
+  const page = result.ok ? result.data : { data: [], total: 0, page: query.page, per_page: query.per_page, last_page: 1 };
+  const locations = await locationOptions(ctx);
+  // The build form's notes: only once the person asked for them (by location, client, period).
+  let pick: { notes: Awaited<ReturnType<typeof billableNotes>> extends infer R ? (R extends { ok: true; data: infer D } ? D : never) : never; error: string | null } | null = null;
+  if (params.pick) {
+    const notes = await billableNotes(ctx, { location_id: params.b_location_id ?? "", patient_id: params.b_patient_id ?? "", from: params.b_from ?? "", to: params.b_to ?? "" });
+    pick = notes.ok ? { notes: notes.data, error: null } : { notes: [], error: notes.message };
+  }
+  return { page, locations, pick, queryError: queryError ?? filterError };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_claims");
+  const form = await request.formData();
+  const values = formValues(form);
+  const ctx = modelContextFor(context, actor);
+  const ids = form.getAll("note_ids").map(String);
+  switch (values.intent) {
+    case "build":
+      return formResult(await buildClaims(ctx, { note_ids: ids.length ? ids : [] }), values, (built) => (built.length === 1 ? `/claims/edit-viewer/${built[0]!.id}` : "/claims?status=draft"));
+    case "generate": {
+      const claimIds = form.getAll("claim_ids").map(String);
+      return formResult(await generateClaims(ctx, { claim_ids: claimIds }), values, (file) => (file.claims.length === 1 ? `/claims/edit-viewer/${file.claims[0]!.id}` : "/claims?status=generated"));
+    }
+    default:
+      return formResult({ ok: false, status: 422, message: "Unknown action.", errors: { intent: "Unknown action." } }, values, () => "/claims");
+  }
+}
+
+export default function Claims() {
+  const { page, locations, pick, queryError } = useLoaderData<typeof loader>();
+  const answer = useActionData<FormAnswer>();
+  const [params] = useSearchParams();
+  const busy = useNavigation().state === "submitting";
+  type Row = (typeof page.data)[number];
+  const columns: Column<Row>[] = [
+    {
+      header: "Select",
+      cell: (c) =>
+        c.status === "draft" ? <input type="checkbox" name="claim_ids" value={c.id} form="generate-form" aria-label={`Select draft claim ${c.claim_number} to generate`} /> : null,
+    },
+    { header: "Claim", cell: (c) => c.claim_number },
+    { header: "Status", cell: (c) => <span className={`badge badge-${c.status}`}>{STATUS_LABELS[c.status]}</span> },
+    { header: "Client", cell: (c) => c.patient_name },
+    { header: "Location", cell: (c) => c.location },
+    { header: "Provider", cell: (c) => c.provider_name || "—" },
+    { header: "Payer", cell: (c) => c.payer || "—" },
+    { header: "Total", cell: (c) => money(c.total_cents) },
+    { header: "Problems", cell: (c) => (c.errors ? `${c.errors} to fix` : "—") },
+    { header: "Created", cell: (c) => c.created_at.slice(0, 10) },
+    actionsColumn((c) => [
+      <Link key="view" to={`/claims/edit-viewer/${c.id}`} aria-label={`Open claim ${c.claim_number}`}>
+        Open
+      </Link>,
+      c.file_id ? (
+        <a key="dl" href={`/claims/edit-viewer/${c.id}/download`} aria-label={`Download the 837P of claim ${c.claim_number}`}>
+          837P
+        </a>
+      ) : null,
+    ]),
+  ];
+  const picked = new Set([answer?.values.note_ids ?? []].flat().map(String));
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Claims</h1>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={queryError ?? (answer && !answer.errors.note_ids ? answer.message : null)} />
+      <DataList
+        page={page}
+        columns={columns}
+        caption="Claims"
+        filters={
+          <Form method="get" className="search-form" role="search" aria-label="Filter claims">
+            <label htmlFor="f-status">Status</label>
+            <select id="f-status" name="status" defaultValue={params.get("status") ?? ""}>
+              <option value="">Any</option>
+              {CLAIM_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {STATUS_LABELS[s]}
+                </option>
+              ))}
+            </select>
+            <label htmlFor="f-location">Location</label>
+            <select id="f-location" name="location_id" defaultValue={params.get("location_id") ?? ""}>
+              <option value="">All</option>
+              {locations.map((l) => (
+                <option key={l.id} value={l.id}>
+                  {l.title}
+                </option>
+              ))}
+            </select>
+            <label htmlFor="f-from">From</label>
+            <input id="f-from" type="date" name="date_from" defaultValue={params.get("date_from") ?? ""} />
+            <label htmlFor="f-to">To</label>
+            <input id="f-to" type="date" name="date_to" defaultValue={params.get("date_to") ?? ""} />
+            <button type="submit" className="btn">
+              Filter
+            </button>
+            <Link className="btn" to="/claims">
+              Reset
+            </Link>
+          </Form>
+        }
+      />
+      <Form method="post" id="generate-form">
+        <input type="hidden" name="intent" value="generate" />
+        <button type="submit" className="btn" disabled={busy}>
+          Generate one 837P for the selected drafts
+        </button>
+      </Form>
+
+      <h2>Build claims from billed notes</h2>
+      <Form method="get" className="search-form" aria-label="Choose billed notes">
+        <input type="hidden" name="pick" value="1" />
+        <label htmlFor="b-location">Location</label>
+        <select id="b-location" name="b_location_id" defaultValue={params.get("b_location_id") ?? ""}>
+          <option value="">All</option>
+          {locations.map((l) => (
+            <option key={l.id} value={l.id}>
+              {l.title}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="b-patient">Client id</label>
+        <input id="b-patient" name="b_patient_id" inputMode="numeric" defaultValue={params.get("b_patient_id") ?? ""} />
+        <label htmlFor="b-from">From</label>
+        <input id="b-from" type="date" name="b_from" defaultValue={params.get("b_from") ?? ""} />
+        <label htmlFor="b-to">To</label>
+        <input id="b-to" type="date" name="b_to" defaultValue={params.get("b_to") ?? ""} />
+        <button type="submit" className="btn">
+          Show billed notes
+        </button>
+      </Form>
+      {pick ? (
+        <Form method="post" aria-label="Build claims">
+          <input type="hidden" name="intent" value="build" />
+          <FormMessage error={pick.error ?? answer?.errors.note_ids ?? null} />
+          {pick.notes.length === 0 ? (
+            <p>No billed notes waiting for a claim here.</p>
+          ) : (
+            <fieldset>
+              <legend>Billed notes not on a claim ({pick.notes.length})</legend>
+              {pick.notes.map((n) => (
+                <div key={n.id}>
+                  <label>
+                    <input type="checkbox" name="note_ids" value={n.id} defaultChecked={picked.size === 0 || picked.has(String(n.id))} /> {n.session_date} · {n.patient_name} · {n.type.toUpperCase()} {n.cpt_code} · {n.units} units
+                    {n.md ? ` · ${[n.md, n.md2].filter(Boolean).join(", ")}` : ""} · {n.provider_name || "no provider"} (note {n.id})
+                  </label>
+                </div>
+              ))}
+            </fieldset>
+          )}
+          <button type="submit" className="btn btn-primary" disabled={busy || pick.notes.length === 0}>
+            {busy ? "Building…" : "Build claims"}
+          </button>
+        </Form>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,158 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { DataTable, type Column } from "~/components/ui/data-list";
+import { FormMessage } from "~/components/ui/field";
+import { money } from "~/domain/billing";
+import { STATUS_LABELS, TRANSITIONS } from "~/domain/claims";
+import { posLabel } from "~/domain/locations";
+import { generateClaims, getClaim, sendClaim, setClaimStatus } from "~/models/claims.server";
+import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { notFound, requireId, requirePermission } from "~/services/guard.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Claim ${data?.claim.claim_number ?? ""} · Baseline` }];
+/** A claim (platform §2 claims/edit-viewer): its data, lines, validation errors, the readable 837P, actions. */
+export const handle = { guard: "manage_claims" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_claims");
+  const id = requireId(params.id, "Claim");
+  const claim = await getClaim(modelContextFor(context, actor), id);
+  if (!claim) throw notFound("Claim not found.");
+  return { claim };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "manage_claims");
+  const id = requireId(params.id, "Claim");
+  const values = formValues(await request.formData());
+  const ctx = modelContextFor(context, actor);
+  const here = `/claims/edit-viewer/${id}`;
+  switch (values.intent) {
+    case "generate":
+      return formResult(await generateClaims(ctx, { claim_ids: [id] }), values, () => here);
+    case "send":
+      return formResult(await sendClaim(ctx, id), values, () => here);
+    case "status":
+      return formResult(await setClaimStatus(ctx, id, { status: values.status, version: values.version }), values, () => here);
+    default:
+      return formResult({ ok: false, status: 422, message: "Unknown action.", errors: { intent: "Unknown action." } }, values, () => here);
+  }
+}
+
+export default function ClaimViewer() {
+  const { claim: c } = useLoaderData<typeof loader>();
+  const answer = useActionData<FormAnswer>();
+  const [params] = useSearchParams();
+  const busy = useNavigation().state === "submitting";
+  const d = c.data;
+  type Line = (typeof c.lines)[number];
+  const lineColumns: Column<Line>[] = [
+    { header: "Line", cell: (l) => l.line_number },
+    { header: "Date of service", cell: (l) => l.service_date },
+    { header: "CPT", cell: (l) => l.cpt_code },
+    { header: "Modifiers", cell: (l) => l.modifiers || "—" },
+    { header: "Units", cell: (l) => l.units },
+    { header: "Unit price", cell: (l) => money(l.unit_price_cents) },
+    { header: "Charge", cell: (l) => money(l.charge_cents) },
+    { header: "POS", cell: (l) => `${l.pos} ${posLabel(l.pos)}` },
+    { header: "Authorization", cell: (l) => l.pa_number || "—" },
+    { header: "Notes", cell: (l) => l.note_ids.map((n) => `#${n}`).join(", ") },
+  ];
+  type Segment = (typeof c.readable)[number];
+  const segmentColumns: Column<Segment>[] = [
+    { header: "Loop", cell: (s) => s.loop },
+    {
+      header: "Segment",
+      cell: (s) => (
+        <>
+          <code>{s.id}</code> {s.label}
+        </>
+      ),
+    },
+    { header: "Values", cell: (s) => s.parts.map((p) => `${p.name}: ${p.value}`).join(" · ") },
+  ];
+  const problems = c.status === "draft" ? c.current_errors : c.errors;
+  const answerErrors = answer ? Object.values(answer.errors) : [];
+  const rows: [string, string][] = [
+    ["Status", STATUS_LABELS[c.status]],
+    ["Client", `${d.patient ? `${d.patient.firstName} ${d.patient.lastName}` : `${d.subscriber.firstName} ${d.subscriber.lastName}`}`],
+    ["Subscriber", `${d.subscriber.firstName} ${d.subscriber.lastName}${d.subscriber.selfSubscriber ? " (self)" : ""} · member id ${d.subscriber.memberId ?? "—"}${d.subscriber.groupNumber ? ` · group ${d.subscriber.groupNumber}` : ""}`],
+    ["Payer", `${d.payer.name || "—"} (payer id ${d.payer.payerId ?? "—"})`],
+    ["Billing provider", `${d.billingProvider.name} · NPI ${d.billingProvider.npi ?? "—"} · tax id ${d.billingProvider.taxId ?? "—"}`],
+    ["Rendering provider", `${`${d.renderingProvider.firstName} ${d.renderingProvider.lastName}`.trim() || "—"} · NPI ${d.renderingProvider.npi ?? "—"}`],
+    ["Diagnoses", c.diagnosis_codes.join(", ") || "—"],
+    ["Total", money(c.total_cents)],
+    ["File", c.file ? `${c.file.file_name} (set ${c.set_control})${c.file.sent_at ? ` · sent ${c.file.sent_at.slice(0, 16).replace("T", " ")} via ${c.file.sender}` : ""}` : "not generated"],
+  ];
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Claim {c.claim_number}</h1>
+        <Link to="/claims">All claims</Link>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={answer ? [answer.message, ...answerErrors.filter((e) => e !== answer.message)].join(" ") : null} />
+      <dl className="details">
+        {rows.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      {problems.length ? (
+        <div role="alert" className="form-message error">
+          <h2>To fix before the 837P can be written</h2>
+          <ul>
+            {problems.map((e, i) => (
+              <li key={i}>{e.message}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <div className="form-actions">
+        {c.status === "draft" ? (
+          <Form method="post">
+            <input type="hidden" name="intent" value="generate" />
+            <button className="btn btn-primary" type="submit" disabled={busy}>
+              Generate 837P
+            </button>
+          </Form>
+        ) : null}
+        {c.status === "generated" ? (
+          <Form method="post">
+            <input type="hidden" name="intent" value="send" />
+            <button className="btn btn-primary" type="submit" disabled={busy}>
+              Send
+            </button>
+          </Form>
+        ) : null}
+        {c.file ? (
+          <a className="btn" href={`/claims/edit-viewer/${c.id}/download`}>
+            Download 837P
+          </a>
+        ) : null}
+        {TRANSITIONS[c.status]
+          .filter((s) => s === "accepted" || s === "rejected")
+          .map((s) => (
+            <Form method="post" key={s}>
+              <input type="hidden" name="intent" value="status" />
+              <input type="hidden" name="status" value={s} />
+              <input type="hidden" name="version" value={c.version} />
+              <button className="btn" type="submit" disabled={busy}>
+                {s === "accepted" ? "Mark accepted" : c.status === "sent" ? "Mark rejected" : "Void (reject)"}
+              </button>
+            </Form>
+          ))}
+      </div>
+      <h2>Service lines</h2>
+      <DataTable rows={c.lines} columns={lineColumns} caption="Service lines" />
+      <h2>837P, segment by segment</h2>
+      {c.readable.length === 0 ? (
+        <p>The 837P is written when the claim is generated.</p>
+      ) : (
+        <DataTable rows={c.readable} columns={segmentColumns} rowKey={(s) => c.readable.indexOf(s)} caption="The claim's transaction set in its interchange" />
+      )}
+    </section>
+  );
+}

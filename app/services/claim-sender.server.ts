@@ -1,0 +1,24 @@
+/**
+ * Sending an 837P (decision 032): one small interface, so a clearinghouse client (SFTP or an HTTP API) can be
+ * added later without touching the claims model. The local default sends nothing over the network: the file is
+ * already stored in x12_files, and sending records who sent it and when (x12_files.sender = "local", sent_at).
+ */
+export interface ClaimFileToSend {
+  fileId: number;
+  fileName: string;
+  content: string;
+}
+
+export interface ClaimSender {
+  /** Stored in x12_files.sender. */
+  name: string;
+  send(file: ClaimFileToSend): Promise<{ ok: true } | { ok: false; message: string }>;
+}
+
+export const localClaimSender: ClaimSender = {
+  name: "local",
+  async send(file) {
+    if (!file.content.startsWith("ISA")) return { ok: false, message: "the stored file is not an X12 interchange." };
+    return { ok: true };
+  },
+};

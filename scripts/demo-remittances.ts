@@ -1,0 +1,50 @@
+import { and, asc, eq, inArray, notExists, sql } from "drizzle-orm";
+import type { Db } from "../app/db/client.server";
+import { claimLines, claims, remittanceLines, remittances } from "../app/db/schema";
+import { getActor } from "../app/models/actors.server";
+import { importRemittance } from "../app/models/remittances.server";
+import { write835, type Line835 } from "../test/support/x12-835";
+
+/** The demo remittance's trace number: the seed is idempotent (a second run finds it and stops). */
+export const DEMO_TRACE = "DEMO-EFT-0001";
+
+/**
+ * One remittance against the demo claims (run after the claims seed): the first two sent claims of the demo
+ * manager's locations (1 and 2) that no remittance paid yet; their lines are paid in full, the second line of
+ * each in part (CO-45, 80% paid) and the third denied (CO-197 with N54). Applied through the same model as the
+ * import screen (as the demo admin), so the claims' totals, statuses and the notes' pay flags follow. Does
+ * nothing when there are no such claims (the claims seed has not run) or when it ran before.
+ */
+export async function seedDemoRemittances(db: Db): Promise<{ imported: boolean; message: string }> {
+  const [done] = await db.select({ id: remittances.id }).from(remittances).where(eq(remittances.traceNumber, DEMO_TRACE));
+  if (done) return { imported: false, message: "The demo remittance is there already." };
+  const sent = await db
+    .select({ id: claims.id, claimNumber: claims.claimNumber })
+    .from(claims)
+    .where(and(inArray(claims.status, ["sent", "generated"]), inArray(claims.locationId, [1, 2]), notExists(db.select({ x: sql`1` }).from(remittanceLines).where(eq(remittanceLines.claimId, claims.id)))))
+    .orderBy(asc(claims.id))
+    .limit(2);
+  if (!sent.length) return { imported: false, message: "No sent demo claims to pay: run the claims seed first." };
+  const lines = await db.select().from(claimLines).where(inArray(claimLines.claimId, sent.map((c) => c.id))).orderBy(asc(claimLines.claimId), asc(claimLines.lineNumber));
+  const text = write835({
+    trace: DEMO_TRACE,
+    payerName: "DEMO HEALTH PLAN",
+    claims: sent.map((c) => ({
+      claimNumber: c.claimNumber,
+      lines: lines
+        .filter((l) => l.claimId === c.id)
+        .map((l, i): Line835 => ({
+          cpt: l.cptCode,
+          modifiers: l.modifiers ? l.modifiers.split("-") : [],
+          serviceDate: l.serviceDate,
+          chargeCents: l.chargeCents,
+          units: l.units,
+          outcome: i === 1 && l.chargeCents > 0 ? { kind: "partial", paidCents: Math.floor((l.chargeCents * 8) / 10) } : i === 2 && l.chargeCents > 0 ? { kind: "denied" } : { kind: "paid" },
+        })),
+    })),
+  });
+  const actor = await getActor(db, "user", 1);
+  if (!actor) return { imported: false, message: "The demo admin (user 1) is missing." };
+  const result = await importRemittance({ db, actor, ip: "127.0.0.1", now: () => new Date() }, text, { dryRun: false, fileName: "demo-remittance.835" });
+  return { imported: result.ok, message: result.message };
+}

@@ -1,0 +1,180 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { carcText, centsFromX12, dateFromX12, rarcText, read835 } from "~/domain/x12-835";
+import { write835, type Claim835 } from "../support/x12-835";
+
+const claimA: Claim835 = {
+  claimNumber: "CLM-1",
+  lines: [
+    { cpt: "97153", serviceDate: "2026-02-02", chargeCents: 10000, units: 8, outcome: { kind: "paid" } },
+    { cpt: "97153", modifiers: ["HM"], serviceDate: "2026-02-03", chargeCents: 12550, units: 10, outcome: { kind: "partial", paidCents: 9000 } },
+    { cpt: "97155", serviceDate: "2026-02-04", chargeCents: 5000, units: 4, outcome: { kind: "denied" } },
+  ],
+};
+const good = () => write835({ claims: [claimA], trace: "EFT-001" });
+
+function errorsOf(text: string): string[] {
+  const r = read835(text);
+  expect(r.ok).toBe(false);
+  return r.ok ? [] : r.errors.map((e) => `${e.position ?? "-"} ${e.segment ?? "-"}: ${e.message}`);
+}
+
+describe("amounts and dates", () => {
+  it.each([
+    ["120", 12000],
+    ["120.5", 12050],
+    ["120.50", 12050],
+    ["0.07", 7],
+    [".75", 75],
+    ["-12.5", -1250],
+    ["12.500", 1250],
+    ["0", 0],
+    ["19.99", 1999], // a float sum would drift; string arithmetic does not
+  ])("%s → %i cents", (text, cents) => expect(centsFromX12(text)).toBe(cents));
+
+  it.each(["", "12.345", "1e3", "12,00", "abc", "-", ".", "1.2.3", "0x10"])("%j is not an amount", (text) => expect(centsFromX12(text)).toBeNull());
+
+  it.each([
+    ["20260215", "2026-02-15"],
+    ["20240229", "2024-02-29"],
+    ["20260230", null],
+    ["2026021", null],
+    ["2026-02-15", null],
+  ])("date %s → %s", (text, iso) => expect(dateFromX12(text)).toBe(iso));
+});
+
+describe("reading a balanced 835", () => {
+  it("reads the payment, trace, payer, claims, lines, adjustments and remarks", () => {
+    const r = read835(good());
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const p = r.remittance;
+    expect(p).toMatchObject({ traceNumber: "EFT-001", payerName: "DEMO HEALTH PLAN", paymentDate: "2026-02-15", totalPaidCents: 19000, interchangeControl: "000000001", groupControl: "1", setControl: "0001" });
+    expect(p.claims).toHaveLength(1);
+    const [c] = p.claims;
+    expect(c).toMatchObject({ claimNumber: "CLM-1", statusCode: "1", chargeCents: 27550, paidCents: 19000 });
+    expect(c!.services.map((s) => [s.cptCode, s.modifiers, s.serviceDate, s.chargeCents, s.paidCents, s.units])).toEqual([
+      ["97153", [], "2026-02-02", 10000, 10000, 8],
+      ["97153", ["HM"], "2026-02-03", 12550, 9000, 10],
+      ["97155", [], "2026-02-04", 5000, 0, 4],
+    ]);
+    expect(c!.services[1]!.adjustments).toEqual([{ group: "CO", reason: "45", amountCents: 3550 }]);
+    expect(c!.services[2]!.adjustments).toEqual([{ group: "CO", reason: "197", amountCents: 5000 }]);
+    expect(c!.services[2]!.remarks).toEqual(["N54"]);
+  });
+
+  it.each([
+    ["~ and newlines", { terminator: "~", newlines: true }],
+    ["~ on one line", { terminator: "~", newlines: false }],
+    ["' as terminator", { terminator: "'", newlines: false }],
+  ])("takes its separators from the ISA segment (%s)", (_label, opts) => {
+    const r = read835(write835({ claims: [claimA], trace: "T1", ...opts }));
+    expect(r.ok).toBe(true);
+  });
+
+  it("reads other element and component separators", () => {
+    const text = good().replace(/\*/g, "|").replace(/:/g, ">");
+    const r = read835(text);
+    expect(r.ok, JSON.stringify(!r.ok && r.errors)).toBe(true);
+    if (r.ok) expect(r.remittance.claims[0]!.services[1]!.modifiers).toEqual(["HM"]);
+  });
+
+  it("subtracts a provider-level adjustment (PLB) from the payment", () => {
+    const r = read835(write835({ claims: [claimA], trace: "T2", plb: { reason: "WO", amountCents: 500 } }));
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.remittance.totalPaidCents).toBe(18500);
+  });
+
+  it("keeps several adjustments of a line and the patient's share", () => {
+    const r = read835(write835({ claims: [{ claimNumber: "C2", lines: [{ cpt: "97153", serviceDate: "2026-02-02", chargeCents: 10000, units: 8, outcome: { kind: "partial", paidCents: 6000, patientCents: 1500 } }] }], trace: "T3" }));
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.remittance.claims[0]!.services[0]!.adjustments).toEqual([
+      { group: "CO", reason: "45", amountCents: 2500 },
+      { group: "PR", reason: "2", amountCents: 1500 },
+    ]);
+  });
+
+  it("prefers the original procedure (SVC06) when the payer changed it", () => {
+    const text = good().replace("SVC*HC:97155*50.00*0.00**4", "SVC*HC:97156*50.00*0.00**4*HC:97155");
+    const r = read835(text);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.remittance.claims[0]!.services[2]).toMatchObject({ cptCode: "97155", paidCptCode: "97156" });
+  });
+});
+
+describe("malformed files are refused with the segment's position and a reason", () => {
+  const cases: [string, (t: string) => string, RegExp][] = [
+    ["empty", () => "", /empty/],
+    ["not X12", () => "hello world", /not an X12 file/],
+    ["a cut-short ISA", (t) => t.slice(0, 40), /cut short/],
+    ["SE01 off by one", () => write835({ claims: [claimA], trace: "T", breakSeCount: true }), /SE01 says \d+ segments; the set has \d+/],
+    ["SE02 not ST02", (t) => t.replace("SE*", "SE*").replace(/SE\*(\d+)\*0001/, "SE*$1*0002"), /SE02 "0002" does not match ST02 "0001"/],
+    ["GE01 wrong", (t) => t.replace("GE*1*", "GE*2*"), /GE01 says 2 transaction sets; the group has 1/],
+    ["GE02 not GS06", (t) => t.replace(/GE\*1\*1/, "GE*1*9"), /GE02 "9" does not match GS06 "1"/],
+    ["IEA01 wrong", (t) => t.replace("IEA*1*", "IEA*3*"), /IEA01 says 3 groups; the interchange has 1/],
+    ["IEA02 not ISA13", (t) => t.replace("IEA*1*000000001", "IEA*1*000000002"), /IEA02 "000000002" does not match ISA13/],
+    ["no IEA", (t) => t.replace(/IEA[^~]*~\n?/, ""), /ends without its IEA/],
+    ["an 837 set", (t) => t.replace("ST*835", "ST*837"), /835 remittances only/],
+    ["GS01 not HP", (t) => t.replace("GS*HP", "GS*HC"), /GS01 is "HC"/],
+    ["a bad amount", (t) => t.replace("CLP*CLM-1*1*275.50", "CLP*CLM-1*1*275.505"), /CLP03 \(claim charge\) "275.505" is not an amount/],
+    ["a bad date", (t) => t.replace("DTM*472*20260202", "DTM*472*20260231"), /DTM02 \(service date\) "20260231" is not a date/],
+    ["a bad CAS group", (t) => t.replace("CAS*CO*45", "CAS*XX*45"), /CAS01 \(adjustment group\) "XX"/],
+    ["no payer", (t) => t.replace(/N1\*PR\*[^~]*~\n/, ""), /names no payer \(an N1\*PR segment\)/],
+    ["no trace", (t) => t.replace(/TRN\*1\*EFT-001/, "TRN*1*"), /TRN02 .* missing/],
+    ["a segment outside the set", (t) => t.replace("GE*1*1", "REF*EV*X~\nGE*1*1"), /outside a transaction set/],
+    ["two payments in one file", (t) => t.replace(/(SE\*\d+\*0001~\n)/, "$1ST*835*0002~\nBPR*I*0*C*NON************20260215~\nTRN*1*X*1~\nSE*4*0002~\n").replace("GE*1*1", "GE*2*1"), /more than one payment/],
+    ["SVC before CLP", (t) => t.replace("LX*1", "SVC*HC:97153*1*1**1"), /SVC segment before any claim/],
+  ];
+  it.each(cases)("%s", (_label, mutate, message) => {
+    const errors = errorsOf(mutate(good()));
+    expect(errors.join("\n")).toMatch(message);
+  });
+
+  it("names the segment's position (ISA = 1)", () => {
+    const text = good().replace("CLP*CLM-1*1*275.50", "CLP*CLM-1*1*2x");
+    const r = read835(text);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const lines = text.split("~\n");
+    const at = lines.findIndex((l) => l.startsWith("CLP")) + 1;
+    expect(r.errors[0]).toMatchObject({ position: at, segment: "CLP" });
+  });
+});
+
+describe("balance checks", () => {
+  it("BPR02 must equal the claims' payments", () => {
+    expect(errorsOf(write835({ claims: [claimA], trace: "T", breakTotal: true })).join("\n")).toMatch(/does not balance: BPR02 is 190.01, the claims paid 190.00/);
+  });
+  it("a line's charge − paid must equal its adjustments", () => {
+    const text = good().replace("CAS*CO*45*35.50", "CAS*CO*45*35.00");
+    expect(errorsOf(text).join("\n")).toMatch(/CLM-1, 97153: charged 125.50, paid 90.00, but the adjustments \(CAS\) add up to 35.00, not 35.50/);
+  });
+  it("a claim's payment must equal its lines'", () => {
+    const text = good().replace("CLP*CLM-1*1*275.50*190.00", "CLP*CLM-1*1*275.50*180.00").replace("BPR*I*190.00", "BPR*I*180.00");
+    expect(errorsOf(text).join("\n")).toMatch(/CLP04 paid 180.00, its service lines 190.00/);
+  });
+});
+
+describe("codes for people", () => {
+  it.each([
+    ["45", /fee schedule/],
+    ["197", /authorization/],
+    ["1", /Deductible/],
+  ])("CARC %s", (code, text) => expect(carcText(code)).toMatch(text));
+  it("N54 and an unknown code", () => {
+    expect(rarcText("N54")).toMatch(/authorized/);
+    expect(carcText("ZZ9")).toBeNull();
+  });
+});
+
+describe("golden 835 files read without error", () => {
+  const dir = path.join(import.meta.dirname, "../golden/835");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".x12"));
+  it.each(files)("%s", (file) => {
+    const text = readFileSync(path.join(dir, file), "utf8");
+    const r = read835(text);
+    if (file.startsWith("bad-")) expect(r.ok).toBe(false);
+    else expect(r.ok, JSON.stringify(!r.ok && r.errors)).toBe(true);
+  });
+});

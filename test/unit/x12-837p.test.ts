@@ -1,0 +1,160 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { priceNote, type PriceService } from "~/domain/billing";
+import { isValidNpi, npiFrom } from "~/domain/npi";
+import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
+import { readBack837 } from "../support/x12";
+
+const GOLDEN = join(__dirname, "../golden/837p");
+const env = (fileId: number): Envelope => ({ ...DEFAULT_ENVELOPE, fileId, createdAt: "2026-11-26T01:02:03.000Z" });
+
+const services: PriceService[] = [
+  { id: 1, insuranceId: 7, locationId: null, cptCode: "97153", modifiers: "", provider: "rbt", type: "rbt", unitPrice: 12.5, multiplier: 1, maxPerDay: null },
+  { id: 2, insuranceId: 7, locationId: null, cptCode: "97155", modifiers: "", provider: "bcba", type: "bcba", unitPrice: 31.13, multiplier: 1, maxPerDay: null },
+];
+/** A line priced by the one price function. */
+function line(cpt: string, type: "rbt" | "bcba", date: string, units: number, modifiers: string[], pos = "12", paNumber: string | null = null): ClaimLineData {
+  const p = priceNote(services, { type, cptCode: cpt, units, modifiers, locationId: 1, insurerId: 7 });
+  return { serviceDate: date, cptCode: cpt, modifiers: p.modifiers, units, chargeCents: p.chargesCents, pos, paNumber };
+}
+
+function claim(over: Partial<ClaimData> = {}): ClaimData {
+  return {
+    claimNumber: "C000001",
+    billingProvider: { name: "Sunrise ABA Miami", address: "100 Main St", city: "Miami", state: "FL", zip: "33101", npi: "1234567893", taxId: "591234567", phone: "(305) 555-0100" },
+    subscriber: { memberId: "W123456789", groupNumber: "GRP01", selfSubscriber: true, firstName: "Ana", lastName: "Lopez", birthDate: "2018-04-02", gender: "F", address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102" },
+    patient: null,
+    payer: { name: "Florida Blue", payerId: "00590" },
+    renderingProvider: { firstName: "Rita", lastName: "Baker", npi: npiFrom("111222333") },
+    diagnosisCodes: ["F84.0"],
+    lines: [line("97153", "rbt", "2026-11-02", 8, [])],
+    ...over,
+  };
+}
+
+function golden(name: string, content: string) {
+  const path = join(GOLDEN, `${name}.x12`);
+  if (process.env.UPDATE_GOLDEN || !existsSync(path)) writeFileSync(path, content);
+  expect(content).toBe(readFileSync(path, "utf8"));
+}
+
+describe("837P writer: golden files, read back", () => {
+  it("one claim, one line", () => {
+    const r = write837P([claim()], env(1));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    golden("one-claim-one-line", r.file.content);
+    const back = readBack837(r.file.content);
+    expect(back.interchangeControl).toBe("000000001");
+    expect(back.groupControl).toBe("1");
+    expect(back.sets).toHaveLength(1);
+    expect(back.sets[0]!.count).toBe(r.file.sets[0]!.segments);
+    expect(r.file.content).toContain("SV1*HC:97153*100.00*UN*8***1~");
+    expect(r.file.content).toContain("CLM*C000001*100.00***12:B:1*Y*A*Y*Y~");
+  });
+
+  it("two claims in one batch, with XP/HM modifiers, two diagnoses and a dependent client", () => {
+    const second = claim({
+      claimNumber: "C000002",
+      subscriber: { memberId: "X99", groupNumber: null, selfSubscriber: false, firstName: "Maria", lastName: "Perez", birthDate: "1988-01-20", gender: "F", address: "9 Bay Rd", city: "Doral", state: "FL", zip: "331721234" },
+      patient: { firstName: "Leo", lastName: "Perez", birthDate: "2019-09-09", gender: "M", address: "9 Bay Rd", city: "Doral", state: "FL", zip: "33172" },
+      diagnosisCodes: ["F84.0", "F80.2"],
+      lines: [line("97153", "rbt", "2026-11-03", 4, ["XP", "HM"]), line("97153", "rbt", "2026-11-04", 6, ["HM"], "03")],
+    });
+    const r = write837P([claim({ diagnosisCodes: ["F84.0", "F90.9"] }), second], env(42));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    golden("two-claims-modifiers", r.file.content);
+    const back = readBack837(r.file.content);
+    expect(back.interchangeControl).toBe("000000042");
+    expect(back.sets.map((s) => s.control)).toEqual(["0001", "0002"]);
+    expect(back.sets.map((s) => s.count)).toEqual(r.file.sets.map((s) => s.segments));
+    // XP bills nothing (priceNote multiplies by 0): the line goes out with its units and a $0 charge.
+    expect(r.file.content).toContain("SV1*HC:97153:XP:HM*0.00*UN*4***1:2~");
+    expect(back.sets[1]!.segments).toContain("PAT");
+    expect(r.file.content).toContain("HI*ABK:F840*ABF:F802~");
+    expect(r.file.content).toContain("SV1*HC:97153:HM*75.00*UN*6*03**1:2~");
+  });
+
+  it("a BCBA 97155 with a prior authorization number", () => {
+    const r = write837P([claim({ claimNumber: "C000003", lines: [line("97155", "bcba", "2026-11-05", 4, [], "11", "PA-7788")] })], env(7));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    golden("bcba-97155-pa", r.file.content);
+    readBack837(r.file.content);
+    expect(r.file.content).toContain("SV1*HC:97155*124.52*UN*4***1~\nDTP*472*D8*20261105~\nREF*G1*PA-7788~");
+  });
+
+  it("is the same bytes for the same input (no clock inside)", () => {
+    const a = write837P([claim()], env(5));
+    const b = write837P([claim()], env(5));
+    expect(a).toEqual(b);
+  });
+
+  it("a read-back catches a wrong SE01", () => {
+    const r = write837P([claim()], env(1));
+    if (!r.ok) throw new Error("not written");
+    expect(() => readBack837(r.file.content.replace(/\nSE\*\d+\*/, "\nSE*3*"))).toThrow();
+  });
+});
+
+describe("837P validation: what a person must fix", () => {
+  const cases: [string, Partial<ClaimData> | ((c: ClaimData) => ClaimData), string, RegExp][] = [
+    ["missing location NPI", (c) => ({ ...c, billingProvider: { ...c.billingProvider, npi: null } }), "billing.npi", /location has no NPI/],
+    ["bad location NPI check digit", (c) => ({ ...c, billingProvider: { ...c.billingProvider, npi: "1234567890" } }), "billing.npi", /not a valid NPI/],
+    ["missing tax id", (c) => ({ ...c, billingProvider: { ...c.billingProvider, taxId: null } }), "billing.tax_id", /no tax id/],
+    ["missing member id", (c) => ({ ...c, subscriber: { ...c.subscriber, memberId: "" } }), "subscriber.member_id", /Member id/],
+    ["no diagnosis", { diagnosisCodes: [] }, "diagnosis", /No diagnosis code/],
+    ["bad diagnosis", { diagnosisCodes: ["84"] }, "diagnosis", /not an ICD-10/],
+    ["rendering NPI missing", (c) => ({ ...c, renderingProvider: { ...c.renderingProvider, npi: null } }), "rendering.npi", /Rita Baker has no NPI/],
+    ["no payer id", { payer: { name: "X", payerId: null } }, "payer.payer_id", /payer id/],
+    ["separator in a name", (c) => ({ ...c, subscriber: { ...c.subscriber, lastName: "Lo*pez" } }), "subscriber.last_name", /cannot carry/],
+    ["zero charge", (c) => ({ ...c, lines: [{ ...c.lines[0]!, chargeCents: 0 }] }), "lines.0.charge", /\$0/],
+    ["five modifiers", (c) => ({ ...c, lines: [{ ...c.lines[0]!, modifiers: ["HM", "HN", "HO", "XP", "GT"] }] }), "lines.0.modifiers", /at most 4/],
+    ["no lines", { lines: [] }, "lines", /no service lines/],
+  ];
+  it.each(cases)("%s", (_name, change, field, message) => {
+    const c = typeof change === "function" ? change(claim()) : claim(change);
+    const errors = validateClaim(c);
+    expect(errors.find((e) => e.field === field)?.message).toMatch(message);
+    const r = write837P([c], env(1));
+    expect(r.ok).toBe(false);
+  });
+
+  it("a valid claim has no errors", () => {
+    expect(validateClaim(claim())).toEqual([]);
+  });
+});
+
+describe("NPI check digit", () => {
+  it.each([
+    ["1234567893", true],
+    ["1234567890", false],
+    ["123456789", false],
+    [npiFrom("987654321"), true],
+  ])("%s → %s", (npi, ok) => expect(isValidNpi(npi)).toBe(ok));
+});
+
+describe("readable837P", () => {
+  it("names loops and elements for people", () => {
+    const r = write837P([claim({ lines: [line("97155", "bcba", "2026-11-05", 4, [], "11", "PA-1")] })], env(3));
+    if (!r.ok) throw new Error("not written");
+    const rows = readable837P(r.file.content);
+    expect(rows.find((s) => s.id === "NM1" && s.loop.startsWith("2010AA"))?.parts).toContainEqual({ name: "Id", value: "1234567893" });
+    expect(rows.find((s) => s.id === "REF" && s.loop.startsWith("2400"))?.label).toBe("Prior authorization number");
+    expect(rows.find((s) => s.id === "SE")?.parts[0]).toEqual({ name: "Segment count", value: String(r.file.sets[0]!.segments) });
+  });
+});
+
+describe("bench: 837P for 1,000 notes", () => {
+  it("writes 1,000 lines (20 claims of 50) in ≤ 200 ms", () => {
+    const claims = Array.from({ length: 20 }, (_, i) =>
+      claim({ claimNumber: `B${i}`, lines: Array.from({ length: 50 }, (_, j) => line("97153", "rbt", `2026-0${1 + (j % 9)}-${String(1 + (j % 28)).padStart(2, "0")}`, 4 + (j % 5), j % 3 ? [] : ["HM"])) }),
+    );
+    write837P(claims, env(9)); // warm up
+    const t0 = performance.now();
+    const r = write837P(claims, env(10));
+    const ms = performance.now() - t0;
+    expect(r.ok).toBe(true);
+    if (r.ok) readBack837(r.file.content);
+    expect(ms).toBeLessThan(200);
+  });
+});

@@ -1,0 +1,246 @@
+import { count, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { claimLineNotes, claims, insurances, insuranceServices, notes, paServices, users, x12Files } from "~/db/schema";
+import { npiFrom } from "~/domain/npi";
+import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
+import { readBack837 } from "../support/x12";
+
+/** Claims: build from billed notes, generate the 837P, send, status, download; screens and API (decision 032). */
+
+let seq = 0;
+async function world(opts: { npi?: string | null } = {}) {
+  seq++;
+  const location = await createLocation({ address: "100 Main St", city: "Miami", state: "FL", zip: "33101", phone1: "305-555-0100", npi: opts.npi === undefined ? "1234567893" : opts.npi, taxId: "591234567" });
+  const [insurer] = await db().insert(insurances).values({ name: `Florida Blue ${seq}`, payerId: "00590" }).returning();
+  await db().insert(insuranceServices).values([
+    { insuranceId: insurer!.id, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 12.5 },
+    { insuranceId: insurer!.id, cptCode: "97155", provider: "bcba", type: "bcba", unitPrice: 31.13 },
+  ]);
+  const details = { insuranceId: `W${seq}000`, insured_policy_group: "GRP", is_self_subscriber: true, address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102", diagnosis_code: "F84.0" };
+  const patient = await createPatient({ locationId: location.id, insurerId: insurer!.id, birthDate: "2018-04-02", gender: 2, details: JSON.stringify(details) });
+  const provider = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  await db().update(users).set({ name: "Rita", surname: "Baker", profile: JSON.stringify({ npi: npiFrom("111222333") }) }).where(eq(users.id, provider.id));
+  const pa = async (patientId: number) => {
+    const [row] = await db().insert(paServices).values({ patientId, paService: `PA-${seq}-${patientId}`, cpt: "97153", nUnits: 2000, startDate: "2026-10-01", endDate: "2026-12-31", insuranceId: insurer!.id }).returning();
+    return row!.id;
+  };
+  const pas = new Map<number, number>();
+  const note = async (over: Partial<typeof notes.$inferInsert> = {}) => {
+    const pid = over.patientId ?? patient.id;
+    if (!pas.has(pid)) pas.set(pid, await pa(pid));
+    const [row] = await db()
+      .insert(notes)
+      .values({ type: "rbt", patientId: patient.id, locationId: location.id, providerId: provider.id, paServiceId: pas.get(pid)!, cptCode: "97153", diagnosisCode: "F84.0", pos: "12", sessionDate: "2026-11-02", minutes: 120, units: 8, billed: true, status: "ok", signedAt: "2026-11-02T20:00:00.000Z", providerName: "Rita Baker", providerSignedOn: "2026-11-02", ...over })
+      .returning();
+    return row!.id;
+  };
+  const manager = await createUser({ permissions: ["manage_claims"], locations: [location.id] });
+  return { location, insurer: insurer!, patient, provider, note, manager, token: await apiToken(manager) };
+}
+
+async function claimCount() {
+  const [row] = await db().select({ n: count() }).from(claims);
+  return row!.n;
+}
+
+describe("API /v2/claims", () => {
+  it("builds one claim per client + provider + payer with lines per CPT and date, generates, sends, accepts, downloads", async () => {
+    const w = await world();
+    const a = await w.note();
+    const b = await w.note({ sessionDate: "2026-11-02", md: "HM" });
+    const c = await w.note({ sessionDate: "2026-11-03" });
+    const d = await w.note({ sessionDate: "2026-11-03" });
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [a, b, c, d] } });
+    expect(built.status, await built.clone().text()).toBe(201);
+    const { data } = (await built.json()) as { data: { id: number; claim_number: string; total_cents: number; lines: number; errors: unknown[] }[] };
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({ lines: 3, errors: [], total_cents: 4 * 8 * 1250 });
+    expect(data[0]!.claim_number).toMatch(/^C\d{7}$/);
+    const id = data[0]!.id;
+
+    const shown = (await (await api(`/v2/claims/${id}`, { token: w.token })).json()) as { data: { status: string; lines: { units: number; note_ids: number[]; modifiers: string }[] } };
+    expect(shown.data.status).toBe("draft");
+    expect(shown.data.lines.map((l) => [l.units, l.modifiers, l.note_ids.length])).toEqual([
+      [8, "", 1],
+      [8, "HM", 1],
+      [16, "", 2],
+    ]);
+
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [id] } });
+    expect(gen.status).toBe(201);
+    const file = ((await gen.json()) as { data: { file_id: number; claims: { set_control: string }[] } }).data;
+    expect(file.claims[0]!.set_control).toBe("0001");
+
+    const dl = await api(`/v2/claims/${id}/download`, { token: w.token });
+    expect(dl.status).toBe(200);
+    expect(dl.headers.get("Content-Disposition")).toMatch(/attachment; filename="837P-\d{9}\.x12"/);
+    const content = await dl.text();
+    const back = readBack837(content);
+    expect(Number(back.interchangeControl)).toBe(file.file_id);
+    expect(content).toContain("NM1*85*2*");
+    expect(content).toContain("REF*EI*591234567~");
+    expect(content).toContain("SV1*HC:97153*200.00*UN*16***1~");
+
+    expect((await api(`/v2/claims/${id}/status`, { method: "POST", token: w.token, body: { status: "accepted" } })).status).toBe(422);
+    const sent = await api(`/v2/claims/${id}/send`, { method: "POST", token: w.token });
+    expect(sent.status).toBe(200);
+    const [stored] = await db().select().from(x12Files).where(eq(x12Files.id, file.file_id));
+    expect(stored!.sender).toBe("local");
+    expect(stored!.sentAt).toBeTruthy();
+    const acc = await api(`/v2/claims/${id}/status`, { method: "POST", token: w.token, body: { status: "accepted" } });
+    expect(acc.status).toBe(200);
+    expect((await api(`/v2/claims/${id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(422);
+
+    const list = (await (await api(`/v2/claims?status=accepted`, { token: w.token })).json()) as { data: { id: number }[]; total: number };
+    expect(list.data.map((r) => r.id)).toContain(id);
+  });
+
+  it("two drafts go into one file with increasing control numbers; a later file has a higher id", async () => {
+    const w = await world();
+    const other = await createPatient({ locationId: w.location.id, insurerId: w.insurer.id, birthDate: "2017-01-01", gender: 1, details: JSON.stringify({ insuranceId: "M2", is_self_subscriber: "1", address: "1 A St", city: "Miami", state: "FL", zip: "33101", diagnosis_code: "F84.0" }) });
+    const n1 = await w.note();
+    const n2 = await w.note({ patientId: other.id, md: "XP", md2: "HM" });
+    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n1, n2] } })).json()) as { data: { id: number; errors: unknown[] }[] }).data;
+    expect(built).toHaveLength(2);
+    const genRes = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: built.map((b) => b.id) } });
+    const genBody = (await genRes.json()) as { data: { file_id: number; claims: { set_control: string }[] }; message?: string };
+    expect(genRes.status, genBody.message).toBe(201);
+    const gen = genBody.data;
+    expect(gen.claims.map((c) => c.set_control)).toEqual(["0001", "0002"]);
+    const content = await (await api(`/v2/claims/${built[0]!.id}/download`, { token: w.token })).text();
+    expect(readBack837(content).sets).toHaveLength(2);
+    expect(content).toContain("SV1*HC:97153:XP:HM*0.00*UN*8***1~");
+    const n3 = await w.note({ sessionDate: "2026-11-09" });
+    const again = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n3] } })).json()) as { data: { id: number }[] }).data;
+    const gen2 = ((await (await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [again[0]!.id] } })).json()) as { data: { file_id: number } }).data;
+    expect(gen2.file_id).toBeGreaterThan(gen.file_id);
+  });
+
+  it("refuses notes that are not billed or already on a claim, with a message per note, and changes nothing", async () => {
+    const w = await world();
+    const unbilled = await w.note({ billed: false });
+    const before = await claimCount();
+    const res = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [unbilled] } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: { note_ids: string } }).errors.note_ids).toMatch(new RegExp(`Note ${unbilled} .*not billed`));
+    // The pre-billing scrubber's reasons refuse a note (decision 034): here, not signed.
+    const unsigned = await w.note({ signedAt: null });
+    const scrubbed = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [unsigned] } });
+    expect(scrubbed.status).toBe(422);
+    expect(((await scrubbed.json()) as { errors: Record<string, string> }).errors[`notes.${unsigned}`]).toMatch(/^Note \d+: Cannot bill this note: .*signed/);
+    const billed = await w.note();
+    expect((await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [billed] } })).status).toBe(201);
+    const twice = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [billed] } });
+    expect(twice.status).toBe(422);
+    expect(((await twice.json()) as { message: string }).message).toMatch(/already on claim C\d{7}/);
+    expect(await claimCount()).toBe(before + 1);
+  });
+
+  it("two racing builds of the same note make one claim", async () => {
+    const w = await world();
+    const n = await w.note();
+    const [r1, r2] = await Promise.all([1, 2].map(() => api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } })));
+    // The loser is told the note is taken: 422 when it read after the winner wrote, 409 when both read first.
+    expect([422, 409]).toContain([r1!.status, r2!.status].find((s) => s !== 201));
+    expect([r1!.status, r2!.status].filter((s) => s === 201)).toHaveLength(1);
+    const [row] = await db().select({ n: count() }).from(claimLineNotes).where(eq(claimLineNotes.noteId, n));
+    expect(row!.n).toBe(1);
+  });
+
+  it("a claim without the location's NPI is built as a draft with the reason, and generating it is refused", async () => {
+    const w = await world({ npi: null });
+    const n = await w.note();
+    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } })).json()) as { data: { id: number; errors: { field: string; message: string }[] }[] }).data;
+    expect(built[0]!.errors.map((e) => e.field)).toContain("billing.npi");
+    const files = (await db().select({ n: count() }).from(x12Files))[0]!.n;
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [built[0]!.id] } });
+    expect(gen.status).toBe(422);
+    expect(((await gen.json()) as { message: string }).message).toMatch(/location has no NPI/);
+    expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(files);
+    const [claim] = await db().select().from(claims).where(eq(claims.id, built[0]!.id));
+    expect(claim!.status).toBe("draft");
+  });
+
+  it("403 without manage_claims; 404 for another location's claim and notes; 4xx for bad input", async () => {
+    const w = await world();
+    const n = await w.note();
+    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } })).json()) as { data: { id: number }[] }).data;
+    const id = built[0]!.id;
+    const nobody = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [w.location.id] }));
+    for (const [method, path] of [
+      ["GET", "/v2/claims"],
+      ["GET", `/v2/claims/${id}`],
+      ["GET", `/v2/claims/${id}/download`],
+      ["POST", "/v2/claims"],
+      ["POST", "/v2/claims/generate"],
+      ["POST", `/v2/claims/${id}/send`],
+      ["POST", `/v2/claims/${id}/status`],
+      ["GET", "/v2/claims/billable-notes"],
+    ] as const) {
+      expect((await api(path, { method, token: nobody, body: method === "POST" ? {} : undefined })).status, `${method} ${path}`).toBe(403);
+    }
+    const elsewhere = await createLocation();
+    const outsider = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [elsewhere.id] }));
+    expect((await api(`/v2/claims/${id}`, { token: outsider })).status).toBe(404);
+    expect((await api(`/v2/claims/${id}/send`, { method: "POST", token: outsider })).status).toBe(404);
+    expect((await api(`/v2/claims/${id}/status`, { method: "POST", token: outsider, body: { status: "rejected" } })).status).toBe(404);
+    expect((await api("/v2/claims/generate", { method: "POST", token: outsider, body: { claim_ids: [id] } })).status).toBe(404);
+    const n2 = await w.note({ sessionDate: "2026-11-20" });
+    expect((await api("/v2/claims", { method: "POST", token: outsider, body: { note_ids: [n2] } })).status).toBe(404);
+    expect(((await (await api("/v2/claims", { token: outsider })).json()) as { data: unknown[] }).data).toEqual([]);
+
+    const before = await claimCount();
+    for (const body of [{}, { note_ids: [] }, { note_ids: ["x"] }, { note_ids: -1 }]) {
+      const res = await api("/v2/claims", { method: "POST", token: w.token, body });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { message: string }).message).toBeTruthy();
+    }
+    expect((await api(`/v2/claims/${id}/status`, { method: "POST", token: w.token, body: { status: "paid" } })).status).toBe(422);
+    expect((await api("/v2/claims?status=lost", { token: w.token })).status).toBe(422);
+    expect((await api("/v2/claims/abc", { token: w.token })).status).toBe(404);
+    expect(await claimCount()).toBe(before);
+  });
+});
+
+describe("screens /claims and /claims/edit-viewer/:id", () => {
+  it("builds from the form without JavaScript, shows the draft, generates, downloads; guards", async () => {
+    const w = await world();
+    const n = await w.note();
+    const cookie = await signInCookie(w.manager);
+    const list = await request(`/claims?pick=1&b_location_id=${w.location.id}`, { cookie });
+    expect(list.status).toBe(200);
+    const html = await list.text();
+    expect(html).toContain(`value="${n}"`);
+    const post = await form("/claims", { intent: "build", note_ids: String(n) }, cookie);
+    expect(post.status).toBe(303);
+    const to = post.headers.get("Location")!;
+    expect(to).toMatch(/^\/claims\/edit-viewer\/\d+\?flash=/);
+    const id = Number(/edit-viewer\/(\d+)/.exec(to)![1]);
+    const viewer = await request(to, { cookie });
+    expect(viewer.status).toBe(200);
+    expect(await viewer.text()).toContain("Generate 837P");
+    const gen = await form(`/claims/edit-viewer/${id}`, { intent: "generate" }, cookie);
+    expect(gen.status).toBe(303);
+    const page = await (await request(`/claims/edit-viewer/${id}`, { cookie })).text();
+    expect(page).toContain("Billing provider tax id");
+    const dl = await request(`/claims/edit-viewer/${id}/download`, { cookie });
+    expect(dl.status).toBe(200);
+    expect(dl.headers.get("Content-Type")).toMatch(/application\/edi-x12/);
+    readBack837(await dl.text());
+
+    // Bad input: nothing chosen → the form's message, nothing built.
+    const before = await claimCount();
+    const bad = await form("/claims", { intent: "build" }, cookie);
+    expect(bad.status).toBe(422);
+    expect(await claimCount()).toBe(before);
+
+    const plain = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [w.location.id] }));
+    expect((await request("/claims", { cookie: plain })).status).toBe(403);
+    expect((await request(`/claims/edit-viewer/${id}`, { cookie: plain })).status).toBe(403);
+    expect((await request(`/claims/edit-viewer/${id}/download`, { cookie: plain })).status).toBe(403);
+    const other = await signInCookie(await createUser({ permissions: ["manage_claims"], locations: [(await createLocation()).id] }));
+    expect((await request(`/claims/edit-viewer/${id}`, { cookie: other })).status).toBe(404);
+    expect((await request(`/claims/edit-viewer/${id}/download`, { cookie: other })).status).toBe(404);
+    expect((await form(`/claims/edit-viewer/${id}`, { intent: "send" }, other)).status).toBe(404);
+  });
+});

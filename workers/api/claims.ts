@@ -1,0 +1,64 @@
+import { Hono } from "hono";
+import { listQuerySchema } from "~/domain/paging";
+import { parseWith, pathId } from "~/domain/validation";
+import { billableNotes, buildClaims, generateClaims, getClaim, getClaimFile, listClaims, sendClaim, setClaimStatus } from "~/models/claims.server";
+import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { answer, modelContext } from "./rest";
+
+/**
+ * Claims (platform §2 claims; issue 11; decision 032), all under manage_claims and the actor's locations
+ * (another location's claim or note answers 404):
+ *   GET  /v2/claims                 list (status, location_id, patient_id, insurer_id, date_from, date_to; paginated)
+ *   GET  /v2/claims/billable-notes  billed notes on no open claim (location_id, patient_id, from, to)
+ *   GET  /v2/claims/:id             show: data, lines, validation errors, readable 837P
+ *   POST /v2/claims                 build drafts from { note_ids }
+ *   POST /v2/claims/generate        one 837P for { claim_ids } (drafts) → generated
+ *   POST /v2/claims/:id/send        send the claim's file (local sender records it) → sent
+ *   POST /v2/claims/:id/status      { status: accepted | rejected, version? }
+ *   GET  /v2/claims/:id/download    the 837P as an attachment
+ */
+const manage = requireApiPermission("manage_claims");
+const NOT_FOUND = "Claim not found.";
+const ListQuery = listQuerySchema();
+
+export const claimsV2 = new Hono<AppEnv>()
+  .get("/", manage, async (c) => {
+    const q = parseWith(ListQuery, c.req.query());
+    if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
+    const result = await listClaims(modelContext(c), q.data, c.req.query());
+    return result.ok ? c.json(result.data) : answer(c, result);
+  })
+  .get("/billable-notes", manage, async (c) => answer(c, await billableNotes(modelContext(c), c.req.query())))
+  .post("/", manage, async (c) => {
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The body must be a JSON object with note_ids.");
+    return answer(c, await buildClaims(modelContext(c), body), 201);
+  })
+  .post("/generate", manage, async (c) => {
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The body must be a JSON object with claim_ids.");
+    return answer(c, await generateClaims(modelContext(c), body), 201);
+  })
+  .get("/:id", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    const found = id === null ? null : await getClaim(modelContext(c), id);
+    return found ? c.json({ data: found }) : jsonError(c, 404, NOT_FOUND);
+  })
+  .get("/:id/download", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    const file = id === null ? null : await getClaimFile(modelContext(c), id);
+    if (!file) return jsonError(c, 404, "No 837P file for this claim.");
+    return c.body(file.content, 200, { "Content-Type": "application/edi-x12", "Content-Disposition": `attachment; filename="${file.fileName}"`, "Cache-Control": "no-store" });
+  })
+  .post("/:id/send", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, NOT_FOUND);
+    return answer(c, await sendClaim(modelContext(c), id));
+  })
+  .post("/:id/status", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, NOT_FOUND);
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The body must be a JSON object with status.");
+    return answer(c, await setClaimStatus(modelContext(c), id, body));
+  });
