@@ -201,8 +201,10 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   for (const r of rows) if (!r.billed) refusals.push(`Note ${r.id} (${r.sessionDate}) is not billed yet. Mark it billed on the billing screen first.`);
   for (const t of taken) refusals.push(`Note ${t.noteId} is already on claim ${t.claimNumber}. Reject that claim first to claim the note again.`);
   if (refusals.length) return invalid({ note_ids: refusals.join(" ") });
-  // The pre-billing scrubber (decision 034): a note with any reason not to bill it is refused, with its reasons.
-  const scrubbed = await scrubNotes(ctx, ids);
+  // The pre-billing scrubber (decision 034) and the payers' prices, read side by side: a note with any reason not
+  // to bill it is refused, with its reasons.
+  const payers = rows.map((r) => notePayer(r.paInsurerId, r.patientInsurerId));
+  const [scrubbed, services] = await Promise.all([scrubNotes(ctx, ids), loadPriceServices(ctx, payers.filter((p): p is number => p !== null))]);
   const unbillable: Record<string, string> = {};
   for (const id of ids) {
     const reasons = scrubbed.get(id);
@@ -213,9 +215,7 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
     return { ok: false, status: 422, message: text, errors: { note_ids: text, ...unbillable } };
   }
 
-  // The payer of each note, then the prices of those payers (the one price function).
-  const payers = rows.map((r) => notePayer(r.paInsurerId, r.patientInsurerId));
-  const services = await loadPriceServices(ctx, payers.filter((p): p is number => p !== null));
+  // Each note priced by the one price function, with its payer's services.
   const priced: PricedClaimNote[] = rows.map((r, i) => ({
     id: r.id,
     patientId: r.patientId,

@@ -20,6 +20,7 @@
  */
 import { gzipSync } from "node:zlib";
 import { benchCreateTarget } from "../../scripts/bench-shape";
+import { bench837P, TARGET_837P_MS } from "./claims-837p";
 import { DEMO_PASSWORD } from "../../scripts/demo-data";
 import { startApp, type AppServer } from "../support/server";
 import { D1_COUNT_HEADER } from "./d1-count-header";
@@ -480,6 +481,8 @@ async function main() {
   );
   console.log(JSON.stringify({ bench: "baseline", runs: RUNS, warmup: WARMUP, pages: results, api: apiResults, missing, failed, d1 }));
   printSlowNetwork(slow);
+  const x12 = bench837P();
+  console.log(`\n837P for 1,000 notes (priceNote + grouping + writer, in process; ${x12.claims} claims, ${x12.bytes} bytes): median ${x12.medianMs} ms, p95 ${x12.p95Ms} ms, target ≤ ${TARGET_837P_MS} ms: ${x12.met ? "met" : "MISSED"}`);
 }
 
 await main();

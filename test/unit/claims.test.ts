@@ -1,0 +1,85 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { priceNote, type PriceService } from "~/domain/billing";
+import { BuildInput, canTransition, CLAIM_STATUSES, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
+import { LocationInput } from "~/domain/locations";
+import { npiFrom } from "~/domain/npi";
+
+const services: PriceService[] = [
+  { id: 1, insuranceId: 1, locationId: null, cptCode: "97153", modifiers: "", provider: "rbt", type: "rbt", unitPrice: 12.5, multiplier: 1, maxPerDay: null },
+  { id: 2, insuranceId: 2, locationId: null, cptCode: "97153", modifiers: "", provider: "rbt", type: "rbt", unitPrice: 15, multiplier: 1, maxPerDay: null },
+];
+let nextId = 1;
+function note(over: Partial<PricedClaimNote> & { md?: string[] } = {}): PricedClaimNote {
+  const base = { patientId: 1, locationId: 1, providerId: 10, payerId: 1, sessionDate: "2026-11-02", cptCode: "97153", units: 4, pos: "12", paNumber: "PA1", diagnosisCode: "F84.0", ...over };
+  return { id: nextId++, ...base, price: priceNote(services, { type: "rbt", cptCode: base.cptCode, units: base.units, modifiers: over.md ?? [], locationId: base.locationId, insurerId: base.payerId }) };
+}
+
+describe("groupClaims: one claim per client + location + provider + payer, one line per CPT + date + modifiers", () => {
+  it.each([
+    ["same client, provider, payer, day → one claim, one line with summed units", [note(), note()], [[[8, 10000]]]],
+    ["two days → two lines", [note(), note({ sessionDate: "2026-11-03" })], [[[4, 5000], [4, 5000]]]],
+    ["modifiers split a line", [note(), note({ md: ["HM"] })], [[[4, 5000], [4, 5000]]]],
+    ["XP line is $0", [note({ md: ["XP"] })], [[[4, 0]]]],
+    ["another provider → another claim", [note(), note({ providerId: 11 })], [[[4, 5000]], [[4, 5000]]]],
+    ["another payer → another claim, its own price", [note(), note({ payerId: 2 })], [[[4, 5000]], [[4, 6000]]]],
+    ["another client → another claim", [note(), note({ patientId: 2 })], [[[4, 5000]], [[4, 5000]]]],
+  ] as const)("%s", (_name, notes, expected) => {
+    const claims = groupClaims(notes);
+    expect(claims.map((c) => c.lines.map((l) => [l.units, l.chargeCents]))).toEqual(expected);
+    for (const c of claims) {
+      expect(c.totalCents).toBe(c.lines.reduce((s, l) => s + l.chargeCents, 0));
+      expect(c.lines.map((l) => l.lineNumber)).toEqual(c.lines.map((_, i) => i + 1));
+    }
+  });
+
+  it("diagnoses: the notes' first, then the profile's, without repeats", () => {
+    const [c] = groupClaims([note({ diagnosisCode: "F84.0" }), note({ diagnosisCode: "F80.2" })], () => ["F84.0", "F90.9"]);
+    expect(c!.diagnosisCodes).toEqual(["F84.0", "F80.2", "F90.9"]);
+  });
+});
+
+describe("claim status transitions", () => {
+  const allowed: [ClaimStatus, ClaimStatus][] = [
+    ["draft", "generated"],
+    ["draft", "rejected"],
+    ["generated", "sent"],
+    ["generated", "rejected"],
+    ["sent", "accepted"],
+    ["sent", "rejected"],
+  ];
+  it.each(CLAIM_STATUSES.flatMap((from) => CLAIM_STATUSES.map((to) => [from, to] as const)))("%s → %s", (from, to) => {
+    expect(canTransition(from, to)).toBe(allowed.some(([a, b]) => a === from && b === to));
+  });
+});
+
+describe("build input", () => {
+  it.each([
+    [{ note_ids: [1, 2, 2] }, [1, 2]],
+    [{ note_ids: "7" }, [7]],
+    [{ note_ids: ["3", "4"] }, [3, 4]],
+  ])("%j → %j", (input, ids) => {
+    const r = v.safeParse(BuildInput, input);
+    expect(r.success && r.output.note_ids).toEqual(ids);
+  });
+  it.each([{}, { note_ids: [] }, { note_ids: [0] }, { note_ids: ["1.5"] }, { note_ids: Array.from({ length: 501 }, (_, i) => i + 1) }])("refuses %j", (input) => {
+    expect(v.safeParse(BuildInput, input).success).toBe(false);
+  });
+});
+
+describe("location NPI and tax id", () => {
+  const base = { title: "Clinic", time_zone: "America/New_York", pos_codes: ["11"] };
+  it.each([
+    [{}, null, null],
+    [{ npi: "", tax_id: "" }, null, null],
+    [{ npi: "1234567893", tax_id: "59-1234567" }, "1234567893", "591234567"],
+    [{ npi: npiFrom("987654321") }, npiFrom("987654321"), null],
+  ])("%j is accepted", (input, npi, taxId) => {
+    const r = v.safeParse(LocationInput, { ...base, ...input });
+    expect(r.success).toBe(true);
+    if (r.success) expect([r.output.npi, r.output.tax_id]).toEqual([npi, taxId]);
+  });
+  it.each([{ npi: "1234567890" }, { npi: "123456789" }, { npi: "12345678ab" }, { tax_id: "12345678" }, { tax_id: "1234567890" }])("%j is refused", (input) => {
+    expect(v.safeParse(LocationInput, { ...base, ...input }).success).toBe(false);
+  });
+});
