@@ -390,6 +390,8 @@ export const notes = sqliteTable(
     index("notes_patient_start_idx").on(t.patientId, t.startAt).where(sql`${t.deletedAt} is null`),
     index("notes_patient_date_idx").on(t.patientId, t.sessionDate).where(sql`${t.deletedAt} is null`),
     index("notes_pa_service_idx").on(t.paServiceId).where(sql`${t.deletedAt} is null`),
+    // The PA calculator's week and pacing's last 28 days of one PA service (decision 031).
+    index("notes_pa_service_date_idx").on(t.paServiceId, t.sessionDate).where(sql`${t.deletedAt} is null`),
     index("notes_location_date_idx").on(t.locationId, t.sessionDate).where(sql`${t.deletedAt} is null`),
   ],
 );
@@ -812,6 +814,9 @@ export const claims = sqliteTable(
     index("claims_location_status_created_idx").on(t.locationId, t.status, t.createdAt),
     index("claims_status_created_idx").on(t.status, t.createdAt),
     index("claims_patient_idx").on(t.patientId),
+    // The claims list filtered by payer, or by date alone (decision 032).
+    index("claims_insurer_created_idx").on(t.insurerId, t.createdAt),
+    index("claims_created_idx").on(t.createdAt),
     index("claims_file_idx").on(t.fileId),
   ],
 );

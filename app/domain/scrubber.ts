@@ -124,7 +124,7 @@ export interface ScrubFacts {
   client: ScrubClientFacts;
   /** The payer (the PA service's insurer, else the client's primary), null when unknown or deleted. */
   insurer: ScrubInsurerFacts | null;
-  /** The payer's services (loadPriceServices / priceServicesQuery). */
+  /** The payer's services (priceServicesQuery). */
   services: readonly PriceService[];
   /** Null when the note names no provider (or the user is gone). */
   provider: ScrubProviderFacts | null;

@@ -1,7 +1,6 @@
 import { and, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { insurances, insuranceServices } from "~/db/schema";
-import type { PriceService } from "~/domain/billing";
 import type { ModelContext } from "./context";
 
 /**
@@ -29,9 +28,4 @@ export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly numbe
     .from(insuranceServices)
     .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
     .where(and(inArray(insuranceServices.insuranceId, Array.isArray(ids) ? (ids.length ? ids : [-1]) : ids), isNull(insuranceServices.deletedAt), isNull(insurances.deletedAt)));
-}
-
-export async function loadPriceServices(ctx: ModelContext, insurerIds: readonly number[]): Promise<PriceService[]> {
-  if (!insurerIds.length) return [];
-  return priceServicesQuery(ctx, insurerIds);
 }

@@ -1,4 +1,4 @@
-import { aliasedTable, and, asc, count, desc, eq, gte, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
@@ -11,9 +11,10 @@ import { parseWith } from "~/domain/validation";
 import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
-import { loadPriceServices } from "./billing-prices.server";
-import { scrubNotes } from "./scrubber.server";
+import { priceServicesQuery } from "./billing-prices.server";
+import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import type { ModelContext } from "./context";
+import { locationOptionsQuery } from "./locations.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 
 /**
@@ -193,7 +194,24 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   const parsed = parseWith(BuildInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const ids = parsed.data.note_ids;
-  const [rows, taken, tailRows] = await ctx.db.batch([buildRowsQuery(ctx, ids), takenQuery(ctx, ids), ctx.db.select({ tail: auditTail }).from(sql`(select 1)`)]);
+  // One batch: the notes with their parties, the claims they are on, the audit chain's tail, the pre-billing
+  // scrubber's facts (decision 034) and the payers' prices (the payers selected by a subquery of the same notes).
+  const chosen = inArray(notes.id, ids);
+  const payerOf = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
+  const payerIds = ctx.db
+    .select({ id: payerOf })
+    .from(notes)
+    .innerJoin(patients, eq(patients.id, notes.patientId))
+    .leftJoin(paServices, and(eq(paServices.id, notes.paServiceId), isNull(paServices.deletedAt)))
+    .where(chosen)
+    .$dynamic();
+  const [rows, taken, tailRows, services, ...scrubRows] = await ctx.db.batch([
+    buildRowsQuery(ctx, ids),
+    takenQuery(ctx, ids),
+    ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
+    priceServicesQuery(ctx, payerIds),
+    ...scrubReadsFor(ctx, chosen),
+  ]);
   const found = new Set(rows.map((r) => r.id));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length) return notFound(`Note ${missing.slice(0, 5).join(", ")}`);
@@ -201,10 +219,9 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   for (const r of rows) if (!r.billed) refusals.push(`Note ${r.id} (${r.sessionDate}) is not billed yet. Mark it billed on the billing screen first.`);
   for (const t of taken) refusals.push(`Note ${t.noteId} is already on claim ${t.claimNumber}. Reject that claim first to claim the note again.`);
   if (refusals.length) return invalid({ note_ids: refusals.join(" ") });
-  // The pre-billing scrubber (decision 034) and the payers' prices, read side by side: a note with any reason not
-  // to bill it is refused, with its reasons.
+  // A note with any reason not to bill it is refused, with its reasons.
   const payers = rows.map((r) => notePayer(r.paInsurerId, r.patientInsurerId));
-  const [scrubbed, services] = await Promise.all([scrubNotes(ctx, ids), loadPriceServices(ctx, payers.filter((p): p is number => p !== null))]);
+  const scrubbed = reasonsFromReads(scrubRows);
   const unbillable: Record<string, string> = {};
   for (const id of ids) {
     const reasons = scrubbed.get(id);
@@ -406,10 +423,28 @@ function listWhere(ctx: ModelContext, f: ClaimFilters, query: ListQuery): SQL | 
 
 /** The claims list (filters: status, location, client, payer, created between dates), newest first. */
 export async function listClaims(ctx: ModelContext, query: ListQuery, rawFilters: Record<string, unknown>): Promise<ModelResult<Paged<ClaimRow>>> {
+  const result = await claimsScreen(ctx, query, rawFilters, null, false);
+  return result.ok ? ok(result.data.page) : result;
+}
+
+/**
+ * The claims screen in one batch: the list page and its count, the location choices (when asked), the build
+ * form's billed notes (when asked), and the audit chain's tail; then one audit row naming every client shown.
+ */
+export async function claimsScreen(
+  ctx: ModelContext,
+  query: ListQuery,
+  rawFilters: Record<string, unknown>,
+  pickFilters: Record<string, unknown> | null,
+  withLocations: boolean,
+  withList = true,
+): Promise<ModelResult<{ page: Paged<ClaimRow>; locations: { id: number; title: string }[]; pick: BillableNote[] | null }>> {
   const parsed = parseWith(ClaimFilters, pick(rawFilters, ["status", "location_id", "patient_id", "insurer_id", "date_from", "date_to"]));
   if (!parsed.ok) return invalid(parsed.errors);
-  const where = listWhere(ctx, parsed.data, query);
-  const [rows, [total], tailRows] = await ctx.db.batch([
+  const picked = pickFilters ? parseWith(NotePickFilters, pick(pickFilters, ["location_id", "patient_id", "from", "to"])) : null;
+  if (picked && !picked.ok) return invalid(picked.errors);
+  const where = withList ? listWhere(ctx, parsed.data, query) : sql`0`;
+  const [rows, [total], tailRows, locationRows, pickRows] = await ctx.db.batch([
     ctx.db
       .select({
         id: claims.id,
@@ -441,6 +476,8 @@ export async function listClaims(ctx: ModelContext, query: ListQuery, rawFilters
       .offset(offset(query)),
     ctx.db.select({ n: count() }).from(claims).where(where),
     ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
+    withLocations ? locationOptionsQuery(ctx) : ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(sql`0`),
+    billableNotesQuery(ctx, picked?.ok ? picked.data : null),
   ]);
   const data: ClaimRow[] = rows.map((r) => ({
     id: r.id,
@@ -459,9 +496,10 @@ export async function listClaims(ctx: ModelContext, query: ListQuery, rawFilters
     file_id: r.fileId,
     created_at: r.createdAt,
   }));
-  const ids = clientIds(data, (r) => r.patient_id);
+  const pickData = picked ? pickRows.map(billableNoteJson) : null;
+  const ids = clientIds([...data, ...(pickData ?? [])], (r) => r.patient_id);
   if (ids.length) await auditedRead(ctx.db, auditWho(ctx), clientsReadEntry("claim", ids), () => [] as [], tailRows[0]?.tail);
-  return ok(paged(data, total?.n ?? 0, query));
+  return ok({ page: paged(data, total?.n ?? 0, query), locations: locationRows, pick: pickData });
 }
 
 function pick(raw: Record<string, unknown>, keys: string[]): Record<string, unknown> {
@@ -731,45 +769,47 @@ export interface BillableNote {
 
 /** Billed notes on no open claim, in the actor's scope, by location, client and period (newest first, at most 200). */
 export async function billableNotes(ctx: ModelContext, rawFilters: Record<string, unknown>): Promise<ModelResult<BillableNote[]>> {
-  const parsed = parseWith(NotePickFilters, pick(rawFilters, ["location_id", "patient_id", "from", "to"]));
-  if (!parsed.ok) return invalid(parsed.errors);
-  const f = parsed.data;
-  const [rows, tailRows] = await ctx.db.batch([
-    ctx.db
-      .select({
-        id: notes.id,
-        type: notes.type,
-        patientId: notes.patientId,
-        firstName: patients.firstName,
-        lastName: patients.lastName,
-        locationId: notes.locationId,
-        sessionDate: notes.sessionDate,
-        cptCode: notes.cptCode,
-        units: notes.units,
-        md: notes.md,
-        md2: notes.md2,
-        providerName: notes.providerName,
-      })
-      .from(notes)
-      .innerJoin(patients, eq(patients.id, notes.patientId))
-      .where(
-        and(
-          isNull(notes.deletedAt),
-          eq(notes.billed, true),
-          scopeOf(ctx, notes.locationId),
-          f.location_id ? eq(notes.locationId, Number(f.location_id)) : undefined,
-          f.patient_id ? eq(notes.patientId, Number(f.patient_id)) : undefined,
-          f.from ? gte(notes.sessionDate, f.from) : undefined,
-          f.to ? lte(notes.sessionDate, f.to) : undefined,
-          sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = ${notes.id} and c.status <> 'rejected')`,
-        ),
-      )
-      .orderBy(desc(notes.sessionDate), desc(notes.id))
-      .limit(200),
-    ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
-  ]);
-  const data = rows.map((r) => ({ id: r.id, type: r.type, patient_id: r.patientId, patient_name: `${r.firstName} ${r.lastName}`, location_id: r.locationId, session_date: r.sessionDate, cpt_code: r.cptCode, units: r.units, md: r.md, md2: r.md2, provider_name: r.providerName }));
-  const ids = clientIds(data, (r) => r.patient_id);
-  if (ids.length) await auditedRead(ctx.db, auditWho(ctx), clientsReadEntry("billable_notes", ids), () => [] as [], tailRows[0]?.tail);
-  return ok(data);
+  const result = await claimsScreen(ctx, { page: 1, per_page: 1 } as ListQuery, {}, rawFilters, false, false);
+  return result.ok ? ok(result.data.pick ?? []) : result;
+}
+
+/** The build form's notes as one statement (nothing when not asked: a constant false filter). */
+function billableNotesQuery(ctx: ModelContext, f: NotePickFilters | null) {
+  return ctx.db
+    .select({
+      id: notes.id,
+      type: notes.type,
+      patientId: notes.patientId,
+      firstName: patients.firstName,
+      lastName: patients.lastName,
+      locationId: notes.locationId,
+      sessionDate: notes.sessionDate,
+      cptCode: notes.cptCode,
+      units: notes.units,
+      md: notes.md,
+      md2: notes.md2,
+      providerName: notes.providerName,
+    })
+    .from(notes)
+    .innerJoin(patients, eq(patients.id, notes.patientId))
+    .where(
+      f
+        ? and(
+            isNull(notes.deletedAt),
+            eq(notes.billed, true),
+            scopeOf(ctx, notes.locationId),
+            f.location_id ? eq(notes.locationId, Number(f.location_id)) : undefined,
+            f.patient_id ? eq(notes.patientId, Number(f.patient_id)) : undefined,
+            f.from ? gte(notes.sessionDate, f.from) : undefined,
+            f.to ? lte(notes.sessionDate, f.to) : undefined,
+            sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = ${notes.id} and c.status <> 'rejected')`,
+          )
+        : sql`0`,
+    )
+    .orderBy(desc(notes.sessionDate), desc(notes.id))
+    .limit(200);
+}
+
+function billableNoteJson(r: { id: number; type: BillableNote["type"]; patientId: number; firstName: string; lastName: string; locationId: number; sessionDate: string; cptCode: string; units: number; md: string | null; md2: string | null; providerName: string }): BillableNote {
+  return { id: r.id, type: r.type, patient_id: r.patientId, patient_name: `${r.firstName} ${r.lastName}`, location_id: r.locationId, session_date: r.sessionDate, cpt_code: r.cptCode, units: r.units, md: r.md, md2: r.md2, provider_name: r.providerName };
 }

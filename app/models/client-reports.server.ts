@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { clientReports, insurances, listVersions, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
-import { dollarsOf, hoursOf, notePayer, pickService, priceNote, type PriceService } from "~/domain/billing";
+import { centsOf, dollarsOf, hoursOf, notePayer, pickService, priceNote, type PriceService } from "~/domain/billing";
 import {
   BILLING_LIST_PAGE_SIZE,
   BILLING_MESSAGES,
@@ -307,7 +307,7 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
   const rates = [...new Set(pas.map((p) => p.cpt))].flatMap((cpt) => {
     const provider = cpt.startsWith("97153") ? "rbt" : "bcba";
     const s = pickService(services, head.p.insurerId, cpt, provider, head.p.locationId);
-    return s ? [{ cpt, provider, unit_price_cents: Math.round(s.unitPrice * 100), unit_price: dollarsOf(Math.round(s.unitPrice * 100)) }] : [];
+    return s ? [{ cpt, provider, unit_price_cents: centsOf(s.unitPrice), unit_price: dollarsOf(centsOf(s.unitPrice)) }] : [];
   });
   return ok({
     patient: {

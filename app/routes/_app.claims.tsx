@@ -4,8 +4,7 @@ import { actionsColumn, DataList, type Column } from "~/components/ui/data-list"
 import { FormMessage } from "~/components/ui/field";
 import { money } from "~/domain/billing";
 import { CLAIM_STATUSES, STATUS_LABELS } from "~/domain/claims";
-import { billableNotes, buildClaims, generateClaims, listClaims } from "~/models/claims.server";
-import { locationOptions } from "~/models/locations.server";
+import { buildClaims, claimsScreen, generateClaims } from "~/models/claims.server";
 import { formResult, formValues, listQueryFrom, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
@@ -19,20 +18,17 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_claims");
   const { query, queryError, params } = listQueryFrom(request, FILTERS);
   const ctx = modelContextFor(context, actor);
-  let result = await listClaims(ctx, query, params);
+  // The build form's notes only once the person asked for them (by location, client, period).
+  const pickFilters = params.pick ? { location_id: params.b_location_id ?? "", patient_id: params.b_patient_id ?? "", from: params.b_from ?? "", to: params.b_to ?? "" } : null;
+  let result = await claimsScreen(ctx, query, params, pickFilters, true);
   let filterError: string | null = null;
   if (!result.ok) {
     filterError = result.message;
-    result = await listClaims(ctx, query, {});
+    result = await claimsScreen(ctx, query, {}, null, true);
   }
-  const page = result.ok ? result.data : { data: [], total: 0, page: query.page, per_page: query.per_page, last_page: 1 };
-  const locations = await locationOptions(ctx);
-  // The build form's notes: only once the person asked for them (by location, client, period).
-  let pick: { notes: Awaited<ReturnType<typeof billableNotes>> extends infer R ? (R extends { ok: true; data: infer D } ? D : never) : never; error: string | null } | null = null;
-  if (params.pick) {
-    const notes = await billableNotes(ctx, { location_id: params.b_location_id ?? "", patient_id: params.b_patient_id ?? "", from: params.b_from ?? "", to: params.b_to ?? "" });
-    pick = notes.ok ? { notes: notes.data, error: null } : { notes: [], error: notes.message };
-  }
+  const page = result.ok ? result.data.page : { data: [], total: 0, page: query.page, per_page: query.per_page, last_page: 1 };
+  const locations = result.ok ? result.data.locations : [];
+  const pick = pickFilters ? { notes: result.ok ? (result.data.pick ?? []) : [], error: result.ok ? null : (filterError ?? null) } : null;
   return { page, locations, pick, queryError: queryError ?? filterError };
 }
 

@@ -385,6 +385,8 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/billing/by-client/:patient",
     "/billing/list?date_from=2026-01-01&date_to=2026-01-31",
     "/claims/remittances/:remittance",
+    "/claims",
+    `/claims?pick=1&b_from=2026-01-01&b_to=2026-01-31`,
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();
