@@ -8,7 +8,7 @@ import type { ModelContext } from "../app/models/context";
 
 /**
  * Demo claims (issue 11 "Seed"; decision 032), after the demo notes: the locations' billing NPI and tax id, the
- * providers' NPIs, the subscriber details the 837P needs on a few clients, and claims in every status, built
+ * providers' NPIs, the subscriber details the 837P needs on every client, and claims in every status, built
  * with the claims model (so they are priced by priceNote and written by the 837P writer like real ones).
  * Runs once: when claims exist it only refreshes the NPIs and tax ids.
  */
@@ -28,18 +28,14 @@ export async function seedDemoClaims(db: Db, now: Date): Promise<void> {
   // Every clinician gets an NPI in their profile (rendering provider, loop 2310B).
   const staff = await db.select({ id: users.id }).from(users);
   for (const u of staff) await db.update(users).set({ profile: sql`json_set(${users.profile}, '$.npi', ${npiFrom(String(200000000 + u.id * 7919))})` }).where(eq(users.id, u.id));
-  // The subscriber: the parent, with the member id and address the claims need.
-  for (const id of CLAIM_CLIENTS) {
-    await db
-      .update(patients)
-      .set({
-        birthDate: sql`coalesce(${patients.birthDate}, ${`201${id}-0${id}-1${id}`})`,
-        details: sql`json_set(${patients.details}, '$.insuranceId', ${`MBR${100200 + id - 1}`}, '$.insured_policy_group', 'GRP-100', '$.is_self_subscriber', json('false'),
-          '$.address', ${`${100 + id} Palm Ave`}, '$.zip', ${id === 5 ? "80203" : "33131"},
-          '$.parent_name', ${`Maria Parent${id}`}, '$.parent_birth_date', '1986-05-14', '$.parent_gender', '2')`,
-      })
-      .where(eq(patients.id, id));
-  }
+  // The subscriber of every demo client: the parent, with the member id and address a claim needs (any billed
+  // note can be claimed: the billing seed bills notes of every client).
+  await db.update(patients).set({
+    birthDate: sql`coalesce(${patients.birthDate}, printf('2015-%02d-%02d', 1 + ${patients.id} % 12, 1 + ${patients.id} % 28))`,
+    details: sql`json_set(${patients.details}, '$.insuranceId', 'MBR' || (100199 + ${patients.id}), '$.insured_policy_group', 'GRP-100', '$.is_self_subscriber', json('false'),
+      '$.address', (100 + ${patients.id}) || ' Palm Ave', '$.zip', case ${patients.locationId} when 2 then '80203' when 3 then '90012' else '33131' end,
+      '$.parent_name', 'Maria Parent' || ${patients.id}, '$.parent_birth_date', '1986-05-14', '$.parent_gender', '2')`,
+  });
   const [existing] = await db.select({ n: count() }).from(claims);
   if ((existing?.n ?? 0) > 0) return;
 

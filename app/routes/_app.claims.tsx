@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
+import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";
 import { money } from "~/domain/billing";
 import { CLAIM_STATUSES, STATUS_LABELS } from "~/domain/claims";
 import { buildClaims, claimsScreen, generateClaims } from "~/models/claims.server";
@@ -96,34 +97,10 @@ export default function Claims() {
         caption="Claims"
         filters={
           <Form method="get" className="search-form" role="search" aria-label="Filter claims">
-            <label htmlFor="f-status">Status</label>
-            <select id="f-status" name="status" defaultValue={params.get("status") ?? ""}>
-              <option value="">Any</option>
-              {CLAIM_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {STATUS_LABELS[s]}
-                </option>
-              ))}
-            </select>
-            <label htmlFor="f-location">Location</label>
-            <select id="f-location" name="location_id" defaultValue={params.get("location_id") ?? ""}>
-              <option value="">All</option>
-              {locations.map((l) => (
-                <option key={l.id} value={l.id}>
-                  {l.title}
-                </option>
-              ))}
-            </select>
-            <label htmlFor="f-from">From</label>
-            <input id="f-from" type="date" name="date_from" defaultValue={params.get("date_from") ?? ""} />
-            <label htmlFor="f-to">To</label>
-            <input id="f-to" type="date" name="date_to" defaultValue={params.get("date_to") ?? ""} />
-            <button type="submit" className="btn">
-              Filter
-            </button>
-            <Link className="btn" to="/claims">
-              Reset
-            </Link>
+            <FilterSelect visible name="status" label="Status" any="Any" options={CLAIM_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))} />
+            <FilterSelect visible name="location_id" label="Location" any="All" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
+            <DateRangeFilter />
+            <FilterButtons reset="/claims" />
           </Form>
         }
       />

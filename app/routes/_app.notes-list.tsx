@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";
 import { FormMessage } from "~/components/ui/field";
 import { NOTE_FILTER_KEYS, NOTE_TYPE_LABELS, noteHref, noteListAddress, noteTimesText } from "~/domain/note-list";
 import { NOTE_STATUSES, NOTE_TYPES } from "~/domain/notes";
@@ -123,34 +124,10 @@ export default function NotesList() {
               {providerId ? <input type="hidden" name="provider_id" value={providerId} /> : null}
               <label htmlFor="f-search">Client or provider</label>
               <input id="f-search" type="search" name="search" defaultValue={params.get("search") ?? ""} placeholder="Name or CPT" />
-              <label htmlFor="f-type">Type</label>
-              <select id="f-type" name="type" defaultValue={params.get("type") ?? ""}>
-                <option value="">All</option>
-                {TYPE_OPTIONS.map((o) => (
-                  <option key={o.value} value={o.value}>
-                    {o.label}
-                  </option>
-                ))}
-              </select>
-              <label htmlFor="f-status">Status</label>
-              <select id="f-status" name="status" defaultValue={params.get("status") ?? ""}>
-                <option value="">Any</option>
-                {NOTE_STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-              <label htmlFor="f-from">From</label>
-              <input id="f-from" type="date" name="date_from" defaultValue={params.get("date_from") ?? ""} />
-              <label htmlFor="f-to">To</label>
-              <input id="f-to" type="date" name="date_to" defaultValue={params.get("date_to") ?? ""} />
-              <button type="submit" className="btn">
-                Filter
-              </button>
-              <Link className="btn" to="/notes-list">
-                Reset
-              </Link>
+              <FilterSelect visible name="type" label="Type" any="All" options={TYPE_OPTIONS} />
+              <FilterSelect visible name="status" label="Status" any="Any" options={NOTE_STATUSES.map((s) => ({ value: s, label: s }))} />
+              <DateRangeFilter />
+              <FilterButtons reset="/notes-list" />
             </Form>
             {chosenClient || chosenProvider ? (
               <p className="filters-chosen">

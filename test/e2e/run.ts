@@ -194,7 +194,7 @@ for (const javaScript of [false, true]) {
         try {
           await body();
         } catch (e) {
-          const text = (await page.locator("body").innerText({ timeout: 1000 }).catch(() => "")).replace(/\s+/g, " ").slice(0, 400);
+          const text = (await page.locator("body").innerText({ timeout: 1000 }).catch(() => "")).replace(/\s+/g, " ").slice(0, 4000);
           (e as Error).message += `\n    at page ${page.url()}\n    page text: ${text}`;
           throw e;
         }

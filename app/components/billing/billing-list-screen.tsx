@@ -1,5 +1,6 @@
 import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { DataList, type Column } from "~/components/ui/data-list";
+import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";
 import { FormMessage } from "~/components/ui/field";
 import { BILLING_LIST_STATUS_LABELS, BILLING_LIST_STATUSES } from "~/domain/client-reports";
 import type { BillingList, BillingListRow } from "~/models/client-reports.server";
@@ -48,43 +49,11 @@ export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title
             {Object.entries(hiddenFields).map(([k, v]) => (
               <input key={k} type="hidden" name={k} value={v} />
             ))}
-            <label htmlFor="f-location">Location</label>
-            <select id="f-location" name="location_id" defaultValue={String(list.filters.location_id)}>
-              <option value="">All</option>
-              {list.locations.map((l) => (
-                <option key={l.id} value={l.id}>
-                  {l.title}
-                </option>
-              ))}
-            </select>
-            <label htmlFor="f-provider">Provider</label>
-            <select id="f-provider" name="provider_id" defaultValue={String(list.filters.provider_id)}>
-              <option value="">All</option>
-              {list.providers.map((u) => (
-                <option key={u.id} value={u.id}>
-                  {u.name}
-                </option>
-              ))}
-            </select>
-            <label htmlFor="f-from">From</label>
-            <input id="f-from" type="date" name="date_from" defaultValue={list.period.from} />
-            <label htmlFor="f-to">To</label>
-            <input id="f-to" type="date" name="date_to" defaultValue={list.period.to} />
-            <label htmlFor="f-status">Status</label>
-            <select id="f-status" name="status" defaultValue={list.filters.status}>
-              <option value="">Any</option>
-              {BILLING_LIST_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {BILLING_LIST_STATUS_LABELS[s]}
-                </option>
-              ))}
-            </select>
-            <button type="submit" className="btn">
-              Filter
-            </button>
-            <Link className="btn" to="?">
-              Reset
-            </Link>
+            <FilterSelect visible name="location_id" label="Location" any="All" value={String(list.filters.location_id)} options={list.locations.map((l) => ({ value: l.id, label: l.title }))} />
+            <FilterSelect visible name="provider_id" label="Provider" any="All" value={String(list.filters.provider_id)} options={list.providers.map((u) => ({ value: u.id, label: u.name }))} />
+            <DateRangeFilter from={list.period.from} to={list.period.to} />
+            <FilterSelect visible name="status" label="Status" any="Any" value={list.filters.status} options={BILLING_LIST_STATUSES.map((s) => ({ value: s, label: BILLING_LIST_STATUS_LABELS[s] }))} />
+            <FilterButtons />
           </Form>
         }
       />

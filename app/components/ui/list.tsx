@@ -22,15 +22,32 @@ export function SearchForm({ placeholder = "Search", children }: { placeholder?:
   );
 }
 
-/** One filter of a SearchForm: a labelled select whose value is kept in the URL (the current one preselected). */
-export function FilterSelect({ name, label, any, options }: { name: string; label: string; any: string; options: readonly { value: string | number; label: string }[] }) {
+/**
+ * One filter of a filter form: a labelled select whose value is kept in the URL (the current one preselected, or
+ * `value` when the server chose it). The label is for screen readers only unless `visible`.
+ */
+export function FilterSelect({
+  name,
+  label,
+  any,
+  options,
+  value,
+  visible = false,
+}: {
+  name: string;
+  label: string;
+  any: string;
+  options: readonly { value: string | number; label: string }[];
+  value?: string;
+  visible?: boolean;
+}) {
   const [params] = useSearchParams();
   return (
     <>
-      <label className="visually-hidden" htmlFor={`f-${name}`}>
+      <label className={visible ? undefined : "visually-hidden"} htmlFor={`f-${name}`}>
         {label}
       </label>
-      <select id={`f-${name}`} name={name} defaultValue={params.get(name) ?? ""}>
+      <select id={`f-${name}`} name={name} defaultValue={value ?? params.get(name) ?? ""}>
         <option value="">{any}</option>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -38,6 +55,33 @@ export function FilterSelect({ name, label, any, options }: { name: string; labe
           </option>
         ))}
       </select>
+    </>
+  );
+}
+
+/** From and To dates of a filter form (`date_from`, `date_to` unless named otherwise), kept in the URL. */
+export function DateRangeFilter({ from, to, names = ["date_from", "date_to"] }: { from?: string; to?: string; names?: readonly [string, string] }) {
+  const [params] = useSearchParams();
+  return (
+    <>
+      <label htmlFor={`f-${names[0]}`}>From</label>
+      <input id={`f-${names[0]}`} type="date" name={names[0]} defaultValue={from ?? params.get(names[0]) ?? ""} />
+      <label htmlFor={`f-${names[1]}`}>To</label>
+      <input id={`f-${names[1]}`} type="date" name={names[1]} defaultValue={to ?? params.get(names[1]) ?? ""} />
+    </>
+  );
+}
+
+/** A filter form's Filter button and its Reset link. */
+export function FilterButtons({ reset = "?" }: { reset?: string }) {
+  return (
+    <>
+      <button type="submit" className="btn">
+        Filter
+      </button>
+      <Link className="btn" to={reset}>
+        Reset
+      </Link>
     </>
   );
 }
