@@ -137,6 +137,16 @@ const provider = aliasedTable(users, "claim_provider");
  */
 const payerName = () => sql<string | null>`${payerInsurer.name}`.as("payer_name");
 
+/** The parties of a claim as the 837P needs them: client (and subscriber details), location, rendering provider, payer. */
+function partyColumns() {
+  return {
+    patient: { firstName: patients.firstName, lastName: patients.lastName, birthDate: patients.birthDate, gender: patients.gender, details: patients.details },
+    location: { title: locations.title, address: locations.address, city: locations.city, state: locations.state, zip: locations.zip, phone1: locations.phone1, npi: locations.npi, taxId: locations.taxId },
+    provider: { name: provider.name, surname: provider.surname, profile: provider.profile },
+    insurer: { name: payerName(), payerId: payerInsurer.payerId },
+  };
+}
+
 function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
   return ctx.db
     .select({
@@ -157,10 +167,7 @@ function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
       paNumber: paServices.paService,
       paInsurerId: paServices.insuranceId,
       patientInsurerId: patients.insurerId,
-      patient: { firstName: patients.firstName, lastName: patients.lastName, birthDate: patients.birthDate, gender: patients.gender, details: patients.details },
-      location: { title: locations.title, address: locations.address, city: locations.city, state: locations.state, zip: locations.zip, phone1: locations.phone1, npi: locations.npi, taxId: locations.taxId },
-      provider: { name: provider.name, surname: provider.surname, profile: provider.profile },
-      insurer: { name: payerName(), payerId: payerInsurer.payerId },
+      ...partyColumns(),
     })
     .from(notes)
     .innerJoin(patients, eq(patients.id, notes.patientId))
@@ -344,10 +351,7 @@ function claimPartyQuery(ctx: ModelContext, claimIds: readonly number[]) {
   return ctx.db
     .select({
       claim: claims,
-      patient: { firstName: patients.firstName, lastName: patients.lastName, birthDate: patients.birthDate, gender: patients.gender, details: patients.details },
-      location: { title: locations.title, address: locations.address, city: locations.city, state: locations.state, zip: locations.zip, phone1: locations.phone1, npi: locations.npi, taxId: locations.taxId },
-      provider: { name: provider.name, surname: provider.surname, profile: provider.profile },
-      insurer: { name: payerName(), payerId: payerInsurer.payerId },
+      ...partyColumns(),
     })
     .from(claims)
     .innerJoin(patients, eq(patients.id, claims.patientId))
