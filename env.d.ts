@@ -9,6 +9,10 @@ declare global {
     ASSETS?: Fetcher;
     /** Non-urgent email (security notices). Sign-in codes are sent at once, not queued. */
     EMAIL_QUEUE?: Queue<EmailJob>;
+    /** PDF jobs (plan export, weekly report, chart comments): the message is the pdf_jobs id. */
+    PDF_QUEUE?: Queue<{ kind: "pdf"; jobId: string }>;
+    /** Generated files (PDFs), keyed by pdf_jobs.file_key. */
+    FILES?: R2Bucket;
     /** "development" enables the outbox page and the dev API; anything else is production. */
     APP_ENV: string;
     APP_VERSION: string;

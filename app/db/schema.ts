@@ -448,20 +448,193 @@ export const noteDrafts = sqliteTable(
   (t) => [index("note_drafts_user_idx").on(t.userId, t.expiresAt)],
 );
 
-/** Customer-service tickets: only what the notification badge needs until the tickets issue. */
+/**
+ * Customer-service tickets (platform §2 tickets): a support request from a staff member to the office.
+ * status: open (nobody answered yet), answered (the office replied), closed. `read_by_staff` is false
+ * while the ticket or the requester's last response is unread by the office; `unread_responses` counts the
+ * office's responses the requester has not read (both feed the badges and the notification summary).
+ */
 export const tickets = sqliteTable(
   "tickets",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     userId: integer("user_id").notNull().references(() => users.id),
+    /** The requester's location when the ticket was opened (scope of the office's list and reports). */
+    locationId: integer("location_id").references(() => locations.id),
     subject: text("subject").notNull(),
+    body: text("body").notNull().default(""),
+    /** general | technical | billing | clinical | account (app/domain/tickets.ts). */
+    category: text("category").notNull().default("general"),
+    /** low | normal | high | urgent. */
+    priority: text("priority").notNull().default("normal"),
     status: text("status").notNull().default("open"),
     readByStaff: integer("read_by_staff", { mode: "boolean" }).notNull().default(false),
     unreadResponses: integer("unread_responses").notNull().default(0),
+    /** The office member the ticket is assigned to, if any. */
+    assignedTo: integer("assigned_to").references(() => users.id),
+    firstResponseAt: text("first_response_at"),
+    closedAt: text("closed_at"),
+    version: integer("version").notNull().default(1),
     ...timestamps,
   },
   // The badges count the tickets nobody on staff has read on every screen (with the session): a partial index keeps that small.
-  (t) => [index("tickets_user_idx").on(t.userId), index("tickets_unread_by_staff_idx").on(t.status).where(sql`${t.readByStaff} = 0`)],
+  (t) => [
+    index("tickets_user_idx").on(t.userId),
+    index("tickets_unread_by_staff_idx").on(t.status).where(sql`${t.readByStaff} = 0`),
+    index("tickets_status_created_idx").on(t.status, t.createdAt),
+    index("tickets_location_created_idx").on(t.locationId, t.createdAt),
+  ],
+);
+
+/** A response on a ticket, by the office or by the requester. */
+export const ticketResponses = sqliteTable(
+  "ticket_responses",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    ticketId: integer("ticket_id").notNull().references(() => tickets.id),
+    userId: integer("user_id").notNull().references(() => users.id),
+    body: text("body").notNull(),
+    /** True when written by someone answering for the office (manage_tickets), false for the requester. */
+    byStaff: integer("by_staff", { mode: "boolean" }).notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [index("ticket_responses_ticket_idx").on(t.ticketId, t.id)],
+);
+
+/**
+ * A weekly series of scheduled sessions (issue 12, beyond the original): every `weekday` from `starts_on`
+ * to `until` (local dates of the location). Its occurrences are rows of scheduled_sessions; cancelling
+ * "the rest of the series" cancels the occurrences from a date on and sets `cancelled_from`.
+ */
+export const scheduleSeries = sqliteTable(
+  "schedule_series",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    providerId: integer("provider_id").notNull().references(() => users.id),
+    locationId: integer("location_id").notNull().references(() => locations.id),
+    cptCode: text("cpt_code").notNull(),
+    paServiceId: integer("pa_service_id").references(() => paServices.id),
+    /** 0 = Sunday … 6 = Saturday (app/domain/weeks.ts). */
+    weekday: integer("weekday").notNull(),
+    startsOn: text("starts_on").notNull(),
+    until: text("until").notNull(),
+    timeIn: text("time_in").notNull(),
+    timeOut: text("time_out").notNull(),
+    cancelledFrom: text("cancelled_from"),
+    createdBy: integer("created_by").references(() => users.id),
+    ...timestamps,
+  },
+  (t) => [index("schedule_series_patient_idx").on(t.patientId)],
+);
+
+/**
+ * A scheduled session (one-off, or one occurrence of a series). Times are the location's local wall time;
+ * `start_at`/`end_at` are local minutes since 1970-01-01 exactly as on notes, so booking runs the notes'
+ * overlap, buffer and cap rules on the same integers. status: scheduled | cancelled | written (a note was
+ * written from it: note_id).
+ */
+export const scheduledSessions = sqliteTable(
+  "scheduled_sessions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    seriesId: integer("series_id").references(() => scheduleSeries.id),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    providerId: integer("provider_id").notNull().references(() => users.id),
+    locationId: integer("location_id").notNull().references(() => locations.id),
+    cptCode: text("cpt_code").notNull(),
+    paServiceId: integer("pa_service_id").references(() => paServices.id),
+    sessionDate: text("session_date").notNull(),
+    timeIn: text("time_in").notNull(),
+    timeOut: text("time_out").notNull(),
+    startAt: integer("start_at").notNull(),
+    endAt: integer("end_at").notNull(),
+    minutes: integer("minutes").notNull(),
+    units: integer("units").notNull(),
+    status: text("status").notNull().default("scheduled"),
+    noteId: integer("note_id").references(() => notes.id),
+    createdBy: integer("created_by").references(() => users.id),
+    version: integer("version").notNull().default(1),
+    ...timestamps,
+  },
+  (t) => [
+    index("scheduled_location_date_idx").on(t.locationId, t.sessionDate).where(sql`${t.status} != 'cancelled'`),
+    index("scheduled_provider_start_idx").on(t.providerId, t.startAt).where(sql`${t.status} = 'scheduled'`),
+    index("scheduled_patient_start_idx").on(t.patientId, t.startAt).where(sql`${t.status} = 'scheduled'`),
+    index("scheduled_series_idx").on(t.seriesId, t.sessionDate),
+  ],
+);
+
+/**
+ * A client consent (clinical §2 client-consent-form, §3 consent sections, §7 consents): the sections it
+ * covers (JSON array of section ids of app/domain/consents.ts) and who signed it. status: draft (staff may
+ * edit) | signed (read-only: signer, typed name, drawn signature, when).
+ */
+export const clientConsents = sqliteTable(
+  "client_consents",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    sections: text("sections").notNull().default("[]"),
+    notes: text("notes").notNull().default(""),
+    status: text("status").notNull().default("draft"),
+    /** parent | user */
+    signerType: text("signer_type"),
+    signerId: integer("signer_id"),
+    signerName: text("signer_name"),
+    /** A drawn signature as a PNG data URL, or null when only the typed name was given. */
+    signature: text("signature"),
+    signedAt: text("signed_at"),
+    signedIp: text("signed_ip"),
+    createdBy: integer("created_by").references(() => users.id),
+    version: integer("version").notNull().default(1),
+    deletedAt: text("deleted_at"),
+    ...timestamps,
+  },
+  (t) => [index("client_consents_patient_idx").on(t.patientId, t.createdAt)],
+);
+
+/**
+ * A PDF made by the queue consumer (plan export, weekly report, chart comments): what was asked
+ * (params JSON: sections, months…), its state queued | running | done | failed, and the R2 key of the file.
+ * The consumer claims a job with a conditional update (queued → running), so a duplicate delivery of the
+ * same message makes nothing twice.
+ */
+export const pdfJobs = sqliteTable(
+  "pdf_jobs",
+  {
+    id: text("id").primaryKey(),
+    /** plan | weekly_report | chart_comments */
+    kind: text("kind").notNull(),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    bipId: integer("bip_id").references(() => bips.id),
+    params: text("params").notNull().default("{}"),
+    status: text("status").notNull().default("queued"),
+    fileKey: text("file_key"),
+    fileSize: integer("file_size"),
+    error: text("error"),
+    attempts: integer("attempts").notNull().default(0),
+    requestedBy: integer("requested_by").notNull().references(() => users.id),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+    ...timestamps,
+  },
+  (t) => [index("pdf_jobs_patient_idx").on(t.patientId, t.createdAt)],
+);
+
+/** A document staff shared with a client's parents (a finished PDF job): listed on the parent portal. */
+export const sharedDocuments = sqliteTable(
+  "shared_documents",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    patientId: integer("patient_id").notNull().references(() => patients.id),
+    title: text("title").notNull(),
+    pdfJobId: text("pdf_job_id").notNull().references(() => pdfJobs.id),
+    sharedBy: integer("shared_by").notNull().references(() => users.id),
+    revokedAt: text("revoked_at"),
+    ...timestamps,
+  },
+  (t) => [index("shared_documents_patient_idx").on(t.patientId, t.createdAt)],
 );
 
 /** Key/value settings (two-factor expiry, session timeouts, demo flag). */
@@ -682,7 +855,15 @@ export const auditLog = sqliteTable(
     hash: text("hash").notNull(),
   },
   // A unique previous hash keeps the chain linear: two writers racing for the same tail cannot both land.
-  (t) => [uniqueIndex("audit_prev_hash_unique").on(t.prevHash), index("audit_patient_idx").on(t.patientId), index("audit_entity_idx").on(t.entity, t.entityId)],
+  (t) => [
+    uniqueIndex("audit_prev_hash_unique").on(t.prevHash),
+    index("audit_patient_idx").on(t.patientId),
+    index("audit_entity_idx").on(t.entity, t.entityId),
+    // The logs and access reports (issue 12): by period, by actor and period, by client and period.
+    index("audit_at_idx").on(t.at),
+    index("audit_actor_at_idx").on(t.actorId, t.at),
+    index("audit_patient_at_idx").on(t.patientId, t.at),
+  ],
 );
 
 /** A version counter per resource: any write bumps it, which invalidates cached lists (`cache=true`). */
