@@ -41,9 +41,12 @@ function ChooseClient({ data }: { data: ClientChoiceData }) {
           ))}
         </ul>
       )}
-      {/* The form's module, fetched at idle time while the user picks a client (decision 035: on a slow
-          connection it is a second round trip when the form opens). Nothing runs until the form loads it. */}
-      <link rel="prefetch" href={ASSET_URLS.noteFormJs} as="script" />
+      {/* The form's module, fetched with the chooser while the user picks a client (decision 035: on a slow
+          connection it is a second round trip when the form opens). A module preload is fetched at once in the
+          module script's own request mode, so the form's <script type="module"> finds it in the cache; an idle
+          prefetch was still in flight (or in the wrong mode) when the user clicked. Nothing runs until the form
+          loads it. */}
+      <link rel="modulepreload" href={ASSET_URLS.noteFormJs} />
     </section>
   );
 }
