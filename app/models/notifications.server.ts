@@ -44,6 +44,8 @@ export function notificationSummary(actor: Actor, counts: TicketCounts | null): 
 /** The summary on its own (the API): one statement. Screens get it with the session (Signed.notifications). */
 export async function getNotificationSummary(db: Db, actor: Actor): Promise<NotificationSummary> {
   if (actor.kind !== "user") return notificationSummary(actor, null);
-  const [row] = await db.select(ticketCountColumns(users.id)).from(users).where(eq(users.id, actor.id));
+  // The user's id as a value, not a column: a select from one table leaves its columns unqualified, and
+  // inside the subquery an unqualified "id" would be the ticket's.
+  const [row] = await db.select(ticketCountColumns(sql`${actor.id}`)).from(users).where(eq(users.id, actor.id));
   return notificationSummary(actor, row ?? null);
 }

@@ -15,6 +15,12 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Ticket
 /** A ticket's thread, the response form, close and reopen (platform §2 tickets). Another's ticket: 404. */
 export const handle = { guard: "staff" };
 
+/**
+ * Requests whose action ran: the loaders that render its answer (a 4xx with the form's errors) must not
+ * redirect, or the message would be lost. Remix calls them with a GET request, so the method cannot tell.
+ */
+const posted = new WeakSet<object>();
+
 function pageOf(url: URL): number {
   const raw = url.searchParams.get("page") ?? "1";
   return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
@@ -30,7 +36,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   // Opening the ticket marked it read. The header and sidebar badges were read with the session, before
   // that: answer once more (a plain redirect, `seen` keeps it to one) so the page shows the counts as
   // they are now.
-  if (thread.markedRead && !url.searchParams.has("seen")) {
+  if (thread.markedRead && !posted.has(context.app) && !url.searchParams.has("seen")) {
     url.searchParams.set("seen", "1");
     throw redirect(`${url.pathname}${url.search}`);
   }
@@ -44,6 +50,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requireStaff(request, context);
+  posted.add(context.app);
   const id = requireId(params.id, "Ticket");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
