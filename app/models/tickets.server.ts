@@ -17,7 +17,7 @@ import {
 } from "~/domain/tickets";
 import { parseWith } from "~/domain/validation";
 import type { Email } from "~/services/email.server";
-import { auditWho, withConditionalAudit } from "~/services/audit.server";
+import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 import { contains } from "./like.server";
@@ -130,10 +130,20 @@ export async function listTickets(ctx: ModelContext, query: ListQuery, filters: 
 
 /** The ticket with its requester, or null when it does not exist or the actor may not see it. */
 export async function getTicket(ctx: ModelContext, id: number): Promise<(TicketJson & { requester_email: string | null }) | null> {
-  const [row] = await joinedSelect(ctx).where(and(eq(tickets.id, id), visible(ctx)));
+  return (await findTicket(ctx, id))?.ticket ?? null;
+}
+
+/** The ticket in scope with the audit chain's tail beside it (one statement), for a change's batch. */
+async function findTicket(ctx: ModelContext, id: number): Promise<{ ticket: TicketJson & { requester_email: string | null }; tail: KnownTail } | null> {
+  const [row] = await ctx.db
+    .select({ ...ticketColumns, tail: auditTail })
+    .from(tickets)
+    .leftJoin(requesters, eq(requesters.id, tickets.userId))
+    .leftJoin(locations, eq(locations.id, tickets.locationId))
+    .where(and(eq(tickets.id, id), visible(ctx)));
   if (!row) return null;
   const role = ticketRole(ctx.actor, row.ticket);
-  return role ? { ...ticketJson(row, role), requester_email: row.requesterEmail } : null;
+  return role ? { ticket: { ...ticketJson(row, role), requester_email: row.requesterEmail }, tail: row.tail } : null;
 }
 
 function responseQuery(ctx: ModelContext, id: number) {
@@ -227,26 +237,32 @@ export async function createTicket(ctx: ModelContext, raw: Record<string, unknow
   const parsed = parseWith(TicketInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const locationId = ctx.actor.locationId ?? ctx.actor.locationIds[0] ?? null;
-  const [rows] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "create", entity: "ticket", entityId: null, detail: { category: parsed.data.category, priority: parsed.data.priority } }, (audit) => [
-    ctx.db
-      .insert(tickets)
-      .values({ userId: ctx.actor.id, locationId, ...parsed.data, status: "open", readByStaff: false, unreadResponses: 0, createdAt: nowIso(ctx), updatedAt: nowIso(ctx) })
-      .returning(),
+  // One batch: the insert, the new ticket read back with its requester and location (last_insert_rowid()
+  // is the ticket until the audit row is inserted, last), the audit row.
+  const [, created] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "create", entity: "ticket", entityId: null, detail: { category: parsed.data.category, priority: parsed.data.priority } }, (audit) => [
+    ctx.db.insert(tickets).values({ userId: ctx.actor.id, locationId, ...parsed.data, status: "open", readByStaff: false, unreadResponses: 0, createdAt: nowIso(ctx), updatedAt: nowIso(ctx) }),
+    joinedSelect(ctx).where(eq(tickets.id, sql`last_insert_rowid()`)),
     audit(sql`changes() = 1`),
   ]);
-  const created = (await getTicket(ctx, rows[0]!.id))!;
-  const { requester_email: _e, ...ticket } = created;
+  const ticket = ticketJson(created[0]!, "requester");
   return ok(ticket, "Ticket created.");
 }
 
-function withoutEmail(t: TicketJson & { requester_email?: string | null }): TicketJson {
-  const { requester_email: _e, ...rest } = t;
-  return rest;
+/** The ticket as it is after a change, read at the end of the change's batch (no round trip of its own). */
+function afterStatement(ctx: ModelContext, id: number) {
+  return joinedSelect(ctx).where(and(eq(tickets.id, id), visible(ctx)));
+}
+
+function afterJson(ctx: ModelContext, rows: Joined[]): TicketJson | null {
+  const row = rows[0];
+  const role = row ? ticketRole(ctx.actor, row.ticket) : null;
+  return row && role ? ticketJson(row, role) : null;
 }
 
 /** Edits subject, message, category and priority (PUT: all of them; PATCH: merged with the stored ones). */
 export async function updateTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<TicketJson>> {
-  const current = await getTicket(ctx, id);
+  const found = await findTicket(ctx, id);
+  const current = found?.ticket ?? null;
   if (!current) return notFound("Ticket");
   if (!canEditTicket(ctx.actor, { userId: current.user_id, locationId: current.location_id, status: current.status })) return invalid({ form: TICKET_MESSAGES.notEditable });
   const base = { subject: current.subject, body: current.body, category: current.category, priority: current.priority };
@@ -254,17 +270,19 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   if (!parsed.ok) return invalid(parsed.errors);
   // The state the rule allowed is part of the condition: a requester's edit loses to an answer that landed first.
   const state = current.role === "requester" ? eq(tickets.status, "open") : ne(tickets.status, "closed");
-  const [rows] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "update", entity: "ticket", entityId: id }, (audit) => [
+  const [rows, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "update", entity: "ticket", entityId: id }, (audit) => [
     ctx.db
       .update(tickets)
       .set({ ...parsed.data, version: sql`${tickets.version} + 1`, updatedAt: nowIso(ctx) })
       .where(and(eq(tickets.id, id), state, opts.version === null ? undefined : eq(tickets.version, opts.version)))
       .returning({ id: tickets.id }),
     audit(sql`changes() = 1`),
-  ]);
-  const after = await getTicket(ctx, id);
-  if (!rows[0]) return after ? conflict(withoutEmail(after)) : notFound("Ticket");
-  return ok(withoutEmail(after!), "Ticket updated.");
+    afterStatement(ctx, id),
+  ], found!.tail);
+  const current2 = afterJson(ctx, after);
+  if (!rows[0]) return current2 ? conflict(current2) : notFound("Ticket");
+  if (!current2) return notFound("Ticket");
+  return ok(current2, "Ticket updated.");
 }
 
 export interface ResponseNotice {
@@ -291,7 +309,8 @@ export function answeredEmail(to: string, name: string, ticketId: number, origin
  * update happened.
  */
 export async function respondToTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { version: number | null; notice?: ResponseNotice }): Promise<ModelResult<ResponseJson>> {
-  const current = await getTicket(ctx, id);
+  const found = await findTicket(ctx, id);
+  const current = found?.ticket ?? null;
   if (!current || !current.role) return notFound("Ticket");
   if (!canRespond(ctx.actor, { userId: current.user_id, locationId: current.location_id, status: current.status })) return invalid({ body: TICKET_MESSAGES.closed });
   const parsed = parseWith(ResponseInput, raw);
@@ -299,7 +318,7 @@ export async function respondToTicket(ctx: ModelContext, id: number, raw: Record
   const role = current.role;
   const effect = afterResponse(role);
   const at = nowIso(ctx);
-  const [updated, inserted] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "respond", entity: "ticket", entityId: id, detail: { by_staff: role === "office" } }, (audit) => [
+  const [updated, inserted, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "respond", entity: "ticket", entityId: id, detail: { by_staff: role === "office" } }, (audit) => [
     ctx.db
       .update(tickets)
       .set({
@@ -317,12 +336,13 @@ export async function respondToTicket(ctx: ModelContext, id: number, raw: Record
       .select(sql`select null, ${id}, ${ctx.actor.id}, ${parsed.data.body}, ${role === "office" ? 1 : 0}, ${at}, ${at} where changes() = 1`)
       .returning(),
     audit(sql`changes() = 1`),
-  ]);
+    afterStatement(ctx, id),
+  ], found!.tail);
   if (!updated[0]) {
-    const after = await getTicket(ctx, id);
-    if (!after) return notFound("Ticket");
-    if (after.status === "closed") return invalid({ body: TICKET_MESSAGES.closed });
-    return conflict(withoutEmail(after));
+    const now = afterJson(ctx, after);
+    if (!now) return notFound("Ticket");
+    if (now.status === "closed") return invalid({ body: TICKET_MESSAGES.closed });
+    return conflict(now);
   }
   const response = inserted[0]!;
   if (role === "office" && opts.notice && current.requester_email) {
@@ -333,13 +353,14 @@ export async function respondToTicket(ctx: ModelContext, id: number, raw: Record
 
 /** Closes (the requester or the office) or reopens a ticket; conditional on its version when given. */
 export async function setTicketClosed(ctx: ModelContext, id: number, closed: boolean, version: number | null): Promise<ModelResult<TicketJson>> {
-  const current = await getTicket(ctx, id);
+  const found = await findTicket(ctx, id);
+  const current = found?.ticket ?? null;
   if (!current || !current.role) return notFound("Ticket");
   const facts = { userId: current.user_id, locationId: current.location_id, status: current.status };
   if (closed && !canCloseTicket(ctx.actor, facts)) return invalid({ form: TICKET_MESSAGES.alreadyClosed });
   if (!closed && !canReopenTicket(ctx.actor, facts)) return invalid({ form: TICKET_MESSAGES.notClosed });
   const at = nowIso(ctx);
-  const [rows] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: closed ? "close" : "reopen", entity: "ticket", entityId: id }, (audit) => [
+  const [rows, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: closed ? "close" : "reopen", entity: "ticket", entityId: id }, (audit) => [
     ctx.db
       .update(tickets)
       .set(
@@ -351,10 +372,12 @@ export async function setTicketClosed(ctx: ModelContext, id: number, closed: boo
       .where(and(eq(tickets.id, id), closed ? ne(tickets.status, "closed") : eq(tickets.status, "closed"), version === null ? undefined : eq(tickets.version, version)))
       .returning({ id: tickets.id }),
     audit(sql`changes() = 1`),
-  ]);
-  const after = await getTicket(ctx, id);
-  if (!rows[0]) return after ? conflict(withoutEmail(after)) : notFound("Ticket");
-  return ok(withoutEmail(after!), closed ? "Ticket closed." : "Ticket reopened.");
+    afterStatement(ctx, id),
+  ], found!.tail);
+  const now = afterJson(ctx, after);
+  if (!rows[0]) return now ? conflict(now) : notFound("Ticket");
+  if (!now) return notFound("Ticket");
+  return ok(now, closed ? "Ticket closed." : "Ticket reopened.");
 }
 
 /** The location choices of the office's list filter (the actor's locations; a practice has tens). */

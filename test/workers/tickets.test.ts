@@ -1,7 +1,11 @@
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, ticketResponses, tickets } from "~/db/schema";
-import { api, apiToken, createLocation, createParent, createUser, db, form, lastEmail, request, signInCookie, type TestUser } from "./helpers";
+import { getUserActor } from "~/models/actors.server";
+import { createTicket, listTicketsWithOptions, respondToTicket, setTicketClosed, updateTicket, viewTicket } from "~/models/tickets.server";
+import { TicketFilters, TicketListQuery } from "~/domain/tickets";
+import * as v from "valibot";
+import { api, apiToken, countingDb, createLocation, createParent, createUser, db, form, lastEmail, request, signInCookie, type TestUser } from "./helpers";
 
 /** Tickets (platform §2, §3, §7; issue 12; decision 036): screens and API, allowed, 403, 404, bad input, badges, email. */
 
@@ -313,5 +317,41 @@ describe("tickets API", () => {
     expect((await ticketRow(t.id)).status).toBe("open");
     expect((await api(`/v2/tickets/${t.id}/reopen`, { method: "POST", token: tokens.requester })).status).toBe(422);
     expect((await api(`/v2/tickets/${t.id}/mark-read`, { method: "GET", token: tokens.requester })).status).toBe(405);
+  });
+});
+
+describe("round trips (≤ 3 per request with the session's)", () => {
+  it("list with its location options, view, create, update, respond and close each take at most 2 of their own", async () => {
+    const counting = countingDb();
+    const ctxOf = async (u: TestUser) => ({ db: counting.db, actor: (await getUserActor(db(), u.id))!, ip: "127.0.0.1", now: () => new Date() });
+    const asRequester = await ctxOf(requester);
+    const asOffice = await ctxOf(officeA);
+    const trips = async <T>(f: () => Promise<T>) => {
+      const before = counting.roundTrips();
+      const out = await f();
+      return { out, trips: counting.roundTrips() - before };
+    };
+    const created = await trips(() => createTicket(asRequester, { subject: "Counted", body: "b" }));
+    expect(created.trips).toBeLessThanOrEqual(2);
+    if (!created.out.ok) throw new Error(created.out.message);
+    const id = created.out.data.id;
+    expect(created.out.data).toMatchObject({ subject: "Counted", location_id: A, role: "requester" });
+    expect((await trips(() => listTicketsWithOptions(asOffice, v.parse(TicketListQuery, {}), v.parse(TicketFilters, {})))).trips).toBe(1);
+    const viewed = await trips(() => viewTicket(asOffice, id, 1, { markRead: true }));
+    expect(viewed.trips).toBe(2);
+    expect(viewed.out?.markedRead).toBe(true);
+    expect((await trips(() => viewTicket(asOffice, id, 1, { markRead: true }))).trips).toBe(1);
+    const updated = await trips(() => updateTicket(asRequester, id, { subject: "Counted 2", body: "b" }, { partial: false, version: 1 }));
+    expect(updated.trips).toBeLessThanOrEqual(2);
+    expect(updated.out.ok && updated.out.data.subject).toBe("Counted 2");
+    const stale = await trips(() => updateTicket(asRequester, id, { subject: "Stale", body: "b" }, { partial: false, version: 1 }));
+    expect(stale.trips).toBeLessThanOrEqual(2);
+    expect(stale.out.ok ? 200 : stale.out.status).toBe(409);
+    const responded = await trips(() => respondToTicket(asOffice, id, { body: "Counted answer" }, { version: 2 }));
+    expect(responded.trips).toBeLessThanOrEqual(2);
+    expect(responded.out.ok).toBe(true);
+    const closed = await trips(() => setTicketClosed(asRequester, id, true, 3));
+    expect(closed.trips).toBeLessThanOrEqual(2);
+    expect(closed.out.ok && closed.out.data.status).toBe("closed");
   });
 });
