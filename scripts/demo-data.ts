@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../app/db/client.server";
-import { backupCodes, bips, insurances, insuranceServices, locations, paServices, parents, patients, roles, tickets, userLocations, userRoles, users } from "../app/db/schema";
+import { backupCodes, bips, insurances, insuranceServices, locations, paServices, parents, patients, roles, userLocations, userRoles, users } from "../app/db/schema";
 import { PERMISSIONS, type Permission } from "../app/domain/permissions";
 import { sha256Hex } from "../app/services/crypto.server";
 import { hashPassword } from "../app/services/passwords.server";
@@ -11,6 +11,7 @@ import { seedDemoClaims } from "./demo-claims";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
 import { seedDemoBilling } from "./demo-billing";
 import { seedDemoRemittances } from "./demo-remittances";
+import { seedDemoTickets } from "./demo-tickets";
 
 /**
  * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
@@ -249,11 +250,8 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
   // Billing records for part of the notes: billed, billed and paid, saved, a few with XP (issue 11).
   await seedDemoBilling(db, now);
 
-  await upsert(db, tickets, [
-    { id: 1, userId: 8, subject: "Cannot see Friday session", status: "open", readByStaff: false, unreadResponses: 2 },
-    { id: 2, userId: 6, subject: "Update my NPI", status: "open", readByStaff: false, unreadResponses: 0 },
-    { id: 3, userId: 4, subject: "Printer at Miami", status: "closed", readByStaff: true, unreadResponses: 1 },
-  ]);
+  // Tickets with responses in every state (scripts/demo-tickets.ts).
+  await seedDemoTickets(db, now);
 
   // Last, after the claims: one remittance that pays, partly pays and denies lines of two sent demo claims
   // (scripts/demo-remittances.ts; nothing happens while there are no sent claims).

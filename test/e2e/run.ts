@@ -1188,5 +1188,60 @@ for (const javaScript of [false, true]) {
       await page.getByRole("button", { name: "Import", exact: true }).click();
       await shown(page.getByText(/was imported before/));
     });
+
+    flow("tickets: an RBT opens a ticket, the manager answers it, the RBT's badge shows 1 until the ticket is read", async () => {
+      const subject = `Tablet will not charge (${javaScript ? "js" : "nojs"})`;
+      // Maya (Miami) has no tickets in the demo data; each run reads its answer, so the badge starts at 0.
+      await signIn(page, "rbt2@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      assert.equal((await page.getByTestId("ticket-badge").innerText()).trim(), "0");
+      await page.getByRole("link", { name: /^My tickets, / }).click();
+      await page.waitForURL(onPath("/tickets/my-tickets"));
+      await ready(page);
+      await page.getByRole("link", { name: "New ticket" }).click();
+      await page.waitForURL(onPath("/tickets/add"));
+      await ready(page);
+      await page.getByLabel("Subject").fill(subject);
+      await page.getByLabel("Message").fill("The session tablet in room 2 stopped charging this morning.");
+      await page.getByLabel("Category").selectOption("technical");
+      await page.getByRole("button", { name: "Send ticket" }).click();
+      await page.waitForURL((url) => /^\/tickets\/view\/\d+$/.test(url.pathname));
+      await ready(page);
+      await shown(page.getByText("Ticket created."));
+
+      // The manager (Miami and Denver) answers from the office's list, in a browser of their own.
+      const office = await browser!.newContext({ javaScriptEnabled: javaScript, baseURL: app!.url });
+      try {
+        const manager = await office.newPage();
+        if (javaScript) scriptedPages.add(manager);
+        await signIn(manager, "manager@demo.test");
+        await manager.waitForURL(onPath("/dashboard"));
+        await goto(manager, "/tickets/list");
+        await manager.getByRole("link", { name: subject }).click();
+        await manager.waitForURL((url) => /^\/tickets\/view\/\d+$/.test(url.pathname));
+        await ready(manager);
+        await manager.getByLabel("Your response").fill("A new charger is on its way to room 2.");
+        await manager.getByRole("button", { name: "Send response" }).click();
+        await shown(manager.getByText("Response sent."));
+        await shown(manager.getByText("A new charger is on its way to room 2."));
+      } finally {
+        await office.close();
+      }
+
+      // The RBT sees one unread response on the header badge, opens the ticket, and the badge is back to 0.
+      await goto(page, "/dashboard");
+      assert.equal((await page.getByTestId("ticket-badge").innerText()).trim(), "1");
+      await page.getByRole("link", { name: /^My tickets, 1 unread/ }).click();
+      await page.waitForURL(onPath("/tickets/my-tickets"));
+      await ready(page);
+      await shown(page.getByText("1 unread response."));
+      await page.getByRole("link", { name: subject }).click();
+      await page.waitForURL((url) => /^\/tickets\/view\/\d+$/.test(url.pathname));
+      await ready(page);
+      await shown(page.getByText("A new charger is on its way to room 2."));
+      assert.equal((await page.getByTestId("ticket-badge").innerText()).trim(), "0");
+      await goto(page, "/tickets/my-tickets");
+      await shown(page.getByText("No unread responses."));
+    });
   });
 }

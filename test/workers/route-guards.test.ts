@@ -35,6 +35,9 @@ const PUBLIC_SCREENS = new Set([
 /** "principal" resource routes that answer a stored record by id (avatars: random ids, so /1 never exists). */
 const PRINCIPAL_RECORD_ROUTES = new Set(["routes/avatars.$id"]);
 
+/** "staff" screens of one stored record the actor must be allowed to see (a ticket: its requester or the office): /1 is none of theirs, so past the guard it is 404. */
+const STAFF_RECORD_ROUTES = new Set(["routes/_app.tickets.view.$id", "routes/_app.tickets.edit.$id"]);
+
 function fullPath(route: BuildRoute): string {
   const parts: string[] = [];
   for (let r: BuildRoute | undefined = route; r; r = r.parentId ? routes.find((x) => x.id === r!.parentId) : undefined) {
@@ -82,7 +85,7 @@ describe("screen guards", () => {
         expect(asStaff.status, `${r.id} as staff`).toBe(passed);
         expect(asParent.status, `${r.id} as parent`).toBe(passed);
       } else if (guard === "staff") {
-        expect(asStaff.status, `${r.id} as staff`).toBe(200);
+        expect(asStaff.status, `${r.id} as staff`).toBe(STAFF_RECORD_ROUTES.has(r.id) ? 404 : 200);
         expect(asParent.status, `${r.id} as parent`).toBe(403);
       } else {
         expect(asStaff.status, `${r.id} as staff without ${guard}`).toBe(403);

@@ -144,12 +144,14 @@ describe("shell", () => {
   });
 
   it("support staff see 0 in the header and the count on the Tickets item", async () => {
-    const other = await createUser();
-    await db().insert(tickets).values([{ userId: other.id, subject: "A" }, { userId: other.id, subject: "B" }]);
-    const token = await apiToken(await createUser({ permissions: ["manage_tickets"] }));
+    // The office counts the tickets of the locations it covers (decision 036).
+    const location = await createLocation();
+    const other = await createUser({ locations: [location.id] });
+    await db().insert(tickets).values([{ userId: other.id, subject: "A", locationId: location.id }, { userId: other.id, subject: "B", locationId: location.id }]);
+    const token = await apiToken(await createUser({ permissions: ["manage_tickets"], locations: [location.id] }));
     const summary = (await (await api("/v2/tickets/notifications/summary", { token })).json()) as Record<string, number>;
     expect(summary.unread_tickets_count).toBeGreaterThanOrEqual(2);
-    const staffCookie = await signInCookie(await createUser({ permissions: ["manage_tickets"] }));
+    const staffCookie = await signInCookie(await createUser({ permissions: ["manage_tickets"], locations: [location.id] }));
     const html = await (await request("/dashboard", { cookie: staffCookie })).text();
     expect(html).toMatch(/data-testid="ticket-badge">0</);
     // The screen's counts come with the session read; they agree with the API's and the poll's.

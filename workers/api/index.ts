@@ -21,6 +21,7 @@ import { rateRecordsV2 } from "./rate-records";
 import { remittancesV2 } from "./remittances";
 import { rolesV1, rolesV2 } from "./roles";
 import { scrubberApi } from "./scrubber";
+import { ticketsV2 } from "./tickets";
 import { chartCommentsV2, weeklyReportsV2 } from "./weekly-reports";
 
 /**
@@ -56,6 +57,8 @@ export const api = new Hono<AppEnv>()
   })
   .route("/", authApi)
   .route("/", dashboardApi)
+  // Tickets (./tickets.ts), after the dashboard's router, which answers GET /v2/tickets/notifications/summary.
+  .route("/v2/tickets", ticketsV2)
   .route("/v2/locations", locationsV2)
   .route("/v2/insurances", insurancesV2)
   .route("/insurance", insurancesV1)

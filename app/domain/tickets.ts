@@ -1,0 +1,178 @@
+import * as v from "valibot";
+import { MESSAGES, requiredText } from "./fields";
+import { can, locationScope, type Actor } from "./permissions";
+import { listQuerySchema } from "./paging";
+
+/**
+ * Customer-service tickets (platform §2 tickets; issue 12): a staff member asks the office for help,
+ * the office (manage_tickets, for the requester's location) answers. Pure rules: the choices, the
+ * schemas, who may see, answer, edit, close and reopen a ticket, and the staff badge counts in scope.
+ * See docs/decisions/036-tickets.md.
+ */
+
+export const TICKET_CATEGORIES = ["general", "technical", "billing", "clinical", "account"] as const;
+export type TicketCategory = (typeof TICKET_CATEGORIES)[number];
+export const TICKET_PRIORITIES = ["low", "normal", "high", "urgent"] as const;
+export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+export const TICKET_STATUSES = ["open", "answered", "closed"] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+
+const LABELS: Record<string, string> = {
+  general: "General",
+  technical: "Technical",
+  billing: "Billing",
+  clinical: "Clinical",
+  account: "Account",
+  low: "Low",
+  normal: "Normal",
+  high: "High",
+  urgent: "Urgent",
+  open: "Open",
+  answered: "Answered",
+  closed: "Closed",
+};
+export const ticketLabel = (value: string): string => LABELS[value] ?? value;
+export const optionsOf = (values: readonly string[]) => values.map((value) => ({ value, label: ticketLabel(value) }));
+
+export const SUBJECT_MAX = 200;
+export const BODY_MAX = 5000;
+
+const choice = <T extends string>(values: readonly T[], label: string, fallback: T) =>
+  v.pipe(
+    v.optional(v.nullable(v.string()), null),
+    v.transform((x) => (x == null || x.trim() === "" ? fallback : x.trim())),
+    v.picklist(values, `Choose a ${label.toLowerCase()} from the list.`),
+  );
+
+/** A new ticket, or the whole of an edited one (subject 1–200, body 1–5000, plain text). */
+export const TicketInput = v.object({
+  subject: requiredText("Subject", SUBJECT_MAX),
+  body: requiredText("Message", BODY_MAX),
+  category: choice(TICKET_CATEGORIES, "Category", "general"),
+  priority: choice(TICKET_PRIORITIES, "Priority", "normal"),
+});
+export type TicketInput = v.InferOutput<typeof TicketInput>;
+
+/** A response on a ticket (1–5000 characters). */
+export const ResponseInput = v.object({ body: requiredText("Response", BODY_MAX) });
+export type ResponseInput = v.InferOutput<typeof ResponseInput>;
+
+export const RESPONSE_REQUIRED = MESSAGES.required("Response");
+
+const optionalChoice = <T extends string>(values: readonly T[], label: string) =>
+  v.pipe(
+    v.optional(v.string(), ""),
+    v.transform((x) => x.trim()),
+    v.union([v.literal(""), v.picklist(values)], `Unknown ${label}.`),
+  );
+const optionalId = (label: string) =>
+  v.pipe(
+    v.optional(v.string(), ""),
+    v.check((x) => x === "" || /^\d{1,9}$/.test(x), `${label} must be a whole number.`),
+    v.transform((x) => (x === "" ? null : Number(x))),
+  );
+
+/** The list filters beyond the paging ones (status, priority, category, location; date range from ListQuery). */
+export const TicketFilters = v.object({
+  status: optionalChoice(TICKET_STATUSES, "status"),
+  priority: optionalChoice(TICKET_PRIORITIES, "priority"),
+  category: optionalChoice(TICKET_CATEGORIES, "category"),
+  location_id: optionalId("Location"),
+});
+export type TicketFilters = v.InferOutput<typeof TicketFilters>;
+export const TICKET_FILTER_NAMES = ["status", "priority", "category", "location_id"] as const;
+export const TicketListQuery = listQuerySchema();
+
+/** What the rules need to know about a stored ticket. */
+export interface TicketFacts {
+  userId: number;
+  locationId: number | null;
+  status: string;
+}
+
+/** The office's reach: manage_tickets, and the ticket's location within the actor's (all for access_all_locations). */
+export function coversTicket(actor: Actor, t: Pick<TicketFacts, "locationId">): boolean {
+  if (!can(actor, "manage_tickets")) return false;
+  const scope = locationScope(actor);
+  return scope === null || (t.locationId != null && scope.includes(t.locationId));
+}
+
+/**
+ * How the actor stands to a ticket: its requester (their own ticket, even if they also answer for the
+ * office), the office (covers it), or nobody (404: its existence is not revealed). Parents never.
+ */
+export type TicketRole = "requester" | "office" | null;
+export function ticketRole(actor: Actor, t: TicketFacts): TicketRole {
+  if (actor.kind !== "user") return null;
+  if (t.userId === actor.id) return "requester";
+  return coversTicket(actor, t) ? "office" : null;
+}
+
+export const canSeeTicket = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) !== null;
+
+/** Responses are written on a ticket that is not closed (reopen it first). */
+export const canRespond = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) !== null && t.status !== "closed";
+
+/** The requester edits their ticket while it is open (nobody answered since); the office edits it unless closed. */
+export function canEditTicket(actor: Actor, t: TicketFacts): boolean {
+  const role = ticketRole(actor, t);
+  if (role === "office") return t.status !== "closed";
+  return role === "requester" && t.status === "open";
+}
+
+export const canCloseTicket = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) !== null && t.status !== "closed";
+export const canReopenTicket = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) !== null && t.status === "closed";
+
+/** Why a change is refused, in the words the form shows. */
+export const TICKET_MESSAGES = {
+  closed: "This ticket is closed. Reopen it to respond.",
+  notEditable: "This ticket can no longer be edited: the office has answered it or it is closed.",
+  alreadyClosed: "This ticket is already closed.",
+  notClosed: "This ticket is not closed.",
+} as const;
+
+/** A response's effect on the ticket: the office answers (the requester has one more unread), the requester reopens the question. */
+export function afterResponse(role: Exclude<TicketRole, null>): { status: TicketStatus; readByStaff: boolean; unreadDelta: number } {
+  return role === "office" ? { status: "answered", readByStaff: true, unreadDelta: 1 } : { status: "open", readByStaff: false, unreadDelta: 0 };
+}
+
+/**
+ * Unread tickets per location as read with the session (JSON `{ "<location id or 0>": [unread, new] }`,
+ * 0 for a ticket without a location) summed over the locations the actor covers: an office member of
+ * Miami is not told about Denver's tickets. Null scope (all locations) sums every entry.
+ */
+export function staffCountsInScope(actor: Actor, byLocation: string | null | undefined): { unread: number; fresh: number } {
+  if (!can(actor, "manage_tickets") || !byLocation) return { unread: 0, fresh: 0 };
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(byLocation) as Record<string, unknown>;
+  } catch {
+    return { unread: 0, fresh: 0 };
+  }
+  const scope = locationScope(actor);
+  let unread = 0;
+  let fresh = 0;
+  for (const [key, value] of Object.entries(parsed)) {
+    const id = Number(key);
+    if (scope !== null && (id === 0 || !scope.includes(id))) continue;
+    const [u, n] = Array.isArray(value) ? value : [0, 0];
+    unread += Number(u) || 0;
+    fresh += Number(n) || 0;
+  }
+  return { unread, fresh };
+}
+
+/** A ticket list's address with the empty filter values a GET form sends without JavaScript left out. */
+export function ticketListAddress(pathname: string, params: URLSearchParams): string {
+  const kept = new URLSearchParams();
+  for (const [k, value] of params) if (value.trim() !== "") kept.append(k, value);
+  const query = kept.toString();
+  return query ? `${pathname}?${query}` : pathname;
+}
+
+/** Whether a row is unread for the one looking at it: the office (not read by staff, not closed), the requester (new responses). */
+export function isUnreadFor(role: TicketRole, t: { read_by_staff: boolean; unread_responses: number; status: string }): boolean {
+  if (role === "office") return !t.read_by_staff && t.status !== "closed";
+  if (role === "requester") return t.unread_responses > 0;
+  return false;
+}

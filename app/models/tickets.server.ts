@@ -1,0 +1,397 @@
+import { aliasedTable, and, asc, count, desc, eq, gte, inArray, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { locations, ticketResponses, tickets, users } from "~/db/schema";
+import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { can, locationScope } from "~/domain/permissions";
+import {
+  afterResponse,
+  canCloseTicket,
+  canEditTicket,
+  canReopenTicket,
+  canRespond,
+  ResponseInput,
+  TICKET_MESSAGES,
+  TicketInput,
+  ticketRole,
+  type TicketFilters,
+  type TicketRole,
+} from "~/domain/tickets";
+import { parseWith } from "~/domain/validation";
+import type { Email } from "~/services/email.server";
+import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import type { ModelContext } from "./context";
+import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { contains } from "./like.server";
+
+/**
+ * Customer-service tickets (platform §2; issue 12; docs/decisions/036). The office (manage_tickets)
+ * sees every ticket of the locations it covers; a requester sees their own. Every change is one batch,
+ * conditional on the ticket's version and state, with its audit row (no ticket text in the trail).
+ */
+
+type Row = typeof tickets.$inferSelect;
+const requesters = aliasedTable(users, "requester");
+
+const ticketColumns = {
+  ticket: tickets,
+  requesterName: sql<string>`trim(${requesters.name} || ' ' || ${requesters.surname})`,
+  requesterEmail: requesters.email,
+  locationTitle: locations.title,
+};
+type Joined = { ticket: Row; requesterName: string | null; requesterEmail: string | null; locationTitle: string | null };
+
+export function ticketJson(r: Joined, role: TicketRole = null) {
+  const t = r.ticket;
+  return {
+    id: t.id,
+    subject: t.subject,
+    body: t.body,
+    category: t.category,
+    priority: t.priority,
+    status: t.status,
+    user_id: t.userId,
+    requester_name: r.requesterName ?? "",
+    location_id: t.locationId,
+    location_title: r.locationTitle,
+    read_by_staff: t.readByStaff,
+    unread_responses: t.unreadResponses,
+    assigned_to: t.assignedTo,
+    first_response_at: t.firstResponseAt,
+    closed_at: t.closedAt,
+    version: t.version,
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+    /** How the asker stands to it: "requester" (their own) or "office". */
+    role,
+  };
+}
+export type TicketJson = ReturnType<typeof ticketJson>;
+
+export interface ResponseJson {
+  id: number;
+  ticket_id: number;
+  user_id: number;
+  author_name: string;
+  body: string;
+  by_staff: boolean;
+  created_at: string;
+}
+
+/** The tickets the actor may see, as SQL: their own, and (manage_tickets) those of the locations they cover. */
+function visible(ctx: ModelContext): SQL {
+  const own = eq(tickets.userId, ctx.actor.id);
+  if (ctx.actor.kind !== "user") return sql`1 = 0`;
+  if (!can(ctx.actor, "manage_tickets")) return own;
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return sql`1 = 1`;
+  return scope.length ? or(own, inArray(tickets.locationId, scope))! : own;
+}
+
+function joinedSelect(ctx: ModelContext) {
+  return ctx.db.select(ticketColumns).from(tickets).leftJoin(requesters, eq(requesters.id, tickets.userId)).leftJoin(locations, eq(locations.id, tickets.locationId));
+}
+
+/**
+ * One page of tickets, newest first. `mine`: the actor's own tickets (My Tickets); otherwise every ticket
+ * the actor may see (the office's list; for someone without manage_tickets that is their own again).
+ */
+function listStatements(ctx: ModelContext, query: ListQuery, filters: TicketFilters, opts: { mine: boolean }) {
+  const where = and(
+    opts.mine ? eq(tickets.userId, ctx.actor.id) : visible(ctx),
+    filters.status ? eq(tickets.status, filters.status) : undefined,
+    filters.priority ? eq(tickets.priority, filters.priority) : undefined,
+    filters.category ? eq(tickets.category, filters.category) : undefined,
+    filters.location_id !== null ? eq(tickets.locationId, filters.location_id) : undefined,
+    query.search ? or(contains(tickets.subject, query.search), contains(requesters.name, query.search), contains(requesters.surname, query.search)) : undefined,
+    query.date_from ? gte(tickets.createdAt, query.date_from) : undefined,
+    query.date_to ? lte(tickets.createdAt, `${query.date_to}T23:59:59.999Z`) : undefined,
+  );
+  return [
+    joinedSelect(ctx).where(where).orderBy(desc(tickets.createdAt), desc(tickets.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(tickets).leftJoin(requesters, eq(requesters.id, tickets.userId)).where(where),
+  ] as const;
+}
+
+function pageOf(ctx: ModelContext, rows: Joined[], total: { n: number } | undefined, query: ListQuery): Paged<TicketJson> {
+  return paged(
+    rows.map((r) => ticketJson(r, ticketRole(ctx.actor, r.ticket))),
+    total?.n ?? 0,
+    query,
+  );
+}
+
+/**
+ * One page of tickets, newest first. `mine`: the actor's own tickets (My Tickets); otherwise every ticket
+ * the actor may see (the office's list; for someone without manage_tickets that is their own again).
+ */
+export async function listTickets(ctx: ModelContext, query: ListQuery, filters: TicketFilters, opts: { mine: boolean }): Promise<Paged<TicketJson>> {
+  const [rows, [total]] = await ctx.db.batch(listStatements(ctx, query, filters, opts));
+  return pageOf(ctx, rows, total, query);
+}
+
+/** The ticket with its requester, or null when it does not exist or the actor may not see it. */
+export async function getTicket(ctx: ModelContext, id: number): Promise<(TicketJson & { requester_email: string | null }) | null> {
+  return (await findTicket(ctx, id))?.ticket ?? null;
+}
+
+/** The ticket in scope with the audit chain's tail beside it (one statement), for a change's batch. */
+async function findTicket(ctx: ModelContext, id: number): Promise<{ ticket: TicketJson & { requester_email: string | null }; tail: KnownTail } | null> {
+  const [row] = await ctx.db
+    .select({ ...ticketColumns, tail: auditTail })
+    .from(tickets)
+    .leftJoin(requesters, eq(requesters.id, tickets.userId))
+    .leftJoin(locations, eq(locations.id, tickets.locationId))
+    .where(and(eq(tickets.id, id), visible(ctx)));
+  if (!row) return null;
+  const role = ticketRole(ctx.actor, row.ticket);
+  return role ? { ticket: { ...ticketJson(row, role), requester_email: row.requesterEmail }, tail: row.tail } : null;
+}
+
+function responseQuery(ctx: ModelContext, id: number) {
+  // The scope rides in the statement: responses of a ticket the actor may not see are never read.
+  return and(eq(ticketResponses.ticketId, id), sql`exists (select 1 from ${tickets} where ${tickets.id} = ${id} and ${visible(ctx)})`);
+}
+
+const RESPONSES_PER_PAGE = 20;
+
+/** A page of a ticket's responses, oldest first. */
+function responsesPage(ctx: ModelContext, id: number, page: number) {
+  const where = responseQuery(ctx, id);
+  return [
+    ctx.db
+      .select({ r: ticketResponses, author: sql<string>`trim(${users.name} || ' ' || ${users.surname})` })
+      .from(ticketResponses)
+      .leftJoin(users, eq(users.id, ticketResponses.userId))
+      .where(where)
+      .orderBy(asc(ticketResponses.id))
+      .limit(RESPONSES_PER_PAGE)
+      .offset((page - 1) * RESPONSES_PER_PAGE),
+    ctx.db.select({ n: count() }).from(ticketResponses).where(where),
+  ] as const;
+}
+
+function responseJson(x: { r: typeof ticketResponses.$inferSelect; author: string | null }): ResponseJson {
+  return { id: x.r.id, ticket_id: x.r.ticketId, user_id: x.r.userId, author_name: x.author ?? "", body: x.r.body, by_staff: x.r.byStaff, created_at: x.r.createdAt };
+}
+
+/** A ticket's responses alone (the API's list). Null when the ticket is not the actor's to see. */
+export async function listTicketResponses(ctx: ModelContext, id: number, page: number): Promise<Paged<ResponseJson> | null> {
+  const [ticketRows, rows, [total]] = await ctx.db.batch([joinedSelect(ctx).where(and(eq(tickets.id, id), visible(ctx))), ...responsesPage(ctx, id, page)]);
+  if (!ticketRows[0] || !ticketRole(ctx.actor, ticketRows[0].ticket)) return null;
+  return paged(rows.map(responseJson), total?.n ?? 0, { page, per_page: RESPONSES_PER_PAGE });
+}
+
+export interface TicketThread {
+  ticket: TicketJson;
+  responses: Paged<ResponseJson>;
+  /** True when this view marked the ticket read (the badges read before it are one behind). */
+  markedRead: boolean;
+}
+
+/**
+ * The ticket and a page of its responses in one batch (the scope in both statements), then — when the
+ * screen opens it — marked read for the one who opened it (the office: read_by_staff; the requester:
+ * unread_responses back to 0). Null: not found or not the actor's to see (404).
+ */
+export async function viewTicket(ctx: ModelContext, id: number, page: number, opts: { markRead: boolean }): Promise<TicketThread | null> {
+  const [ticketRows, rows, [total]] = await ctx.db.batch([joinedSelect(ctx).where(and(eq(tickets.id, id), visible(ctx))), ...responsesPage(ctx, id, page)]);
+  const row = ticketRows[0];
+  const role = row ? ticketRole(ctx.actor, row.ticket) : null;
+  if (!row || !role) return null;
+  const ticket = ticketJson(row, role);
+  const markedRead = opts.markRead && needsMarking(role, ticket);
+  if (markedRead) {
+    await markStatement(ctx, id, role).run();
+    if (role === "office") ticket.read_by_staff = true;
+    else ticket.unread_responses = 0;
+  }
+  return { ticket, responses: paged(rows.map(responseJson), total?.n ?? 0, { page, per_page: RESPONSES_PER_PAGE }), markedRead };
+}
+
+function needsMarking(role: Exclude<TicketRole, null>, t: Pick<TicketJson, "read_by_staff" | "unread_responses">) {
+  return role === "office" ? !t.read_by_staff : t.unread_responses > 0;
+}
+
+/** Reading is not an edit: the version stays, so a form opened before is not made stale by a read. */
+function markStatement(ctx: ModelContext, id: number, role: Exclude<TicketRole, null>) {
+  return role === "office"
+    ? ctx.db.update(tickets).set({ readByStaff: true }).where(eq(tickets.id, id))
+    : ctx.db.update(tickets).set({ unreadResponses: 0 }).where(and(eq(tickets.id, id), eq(tickets.userId, ctx.actor.id)));
+}
+
+/** POST v2/tickets/{id}/mark-read: what the view screen does on opening, on its own. */
+export async function markTicketRead(ctx: ModelContext, id: number): Promise<ModelResult<TicketJson>> {
+  const current = await getTicket(ctx, id);
+  if (!current || !current.role) return notFound("Ticket");
+  if (needsMarking(current.role, current)) await markStatement(ctx, id, current.role).run();
+  const { requester_email: _e, ...ticket } = current;
+  return ok({ ...ticket, ...(current.role === "office" ? { read_by_staff: true } : { unread_responses: 0 }) }, "Marked as read.");
+}
+
+function nowIso(ctx: ModelContext) {
+  return ctx.now().toISOString();
+}
+
+/** Opens a ticket for the actor, at their location (the office of that location answers it). */
+export async function createTicket(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<TicketJson>> {
+  if (ctx.actor.kind !== "user") return notFound("Ticket");
+  const parsed = parseWith(TicketInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const locationId = ctx.actor.locationId ?? ctx.actor.locationIds[0] ?? null;
+  // One batch: the insert, the new ticket read back with its requester and location (last_insert_rowid()
+  // is the ticket until the audit row is inserted, last), the audit row.
+  const [, created] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "create", entity: "ticket", entityId: null, detail: { category: parsed.data.category, priority: parsed.data.priority } }, (audit) => [
+    ctx.db.insert(tickets).values({ userId: ctx.actor.id, locationId, ...parsed.data, status: "open", readByStaff: false, unreadResponses: 0, createdAt: nowIso(ctx), updatedAt: nowIso(ctx) }),
+    joinedSelect(ctx).where(eq(tickets.id, sql`last_insert_rowid()`)),
+    audit(sql`changes() = 1`),
+  ]);
+  const ticket = ticketJson(created[0]!, "requester");
+  return ok(ticket, "Ticket created.");
+}
+
+/** The ticket as it is after a change, read at the end of the change's batch (no round trip of its own). */
+function afterStatement(ctx: ModelContext, id: number) {
+  return joinedSelect(ctx).where(and(eq(tickets.id, id), visible(ctx)));
+}
+
+function afterJson(ctx: ModelContext, rows: Joined[]): TicketJson | null {
+  const row = rows[0];
+  const role = row ? ticketRole(ctx.actor, row.ticket) : null;
+  return row && role ? ticketJson(row, role) : null;
+}
+
+/** Edits subject, message, category and priority (PUT: all of them; PATCH: merged with the stored ones). */
+export async function updateTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<TicketJson>> {
+  const found = await findTicket(ctx, id);
+  const current = found?.ticket ?? null;
+  if (!current) return notFound("Ticket");
+  if (!canEditTicket(ctx.actor, { userId: current.user_id, locationId: current.location_id, status: current.status })) return invalid({ form: TICKET_MESSAGES.notEditable });
+  const base = { subject: current.subject, body: current.body, category: current.category, priority: current.priority };
+  const parsed = parseWith(TicketInput, opts.partial ? { ...base, ...raw } : raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  // The state the rule allowed is part of the condition: a requester's edit loses to an answer that landed first.
+  const state = current.role === "requester" ? eq(tickets.status, "open") : ne(tickets.status, "closed");
+  const [rows, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "update", entity: "ticket", entityId: id }, (audit) => [
+    ctx.db
+      .update(tickets)
+      .set({ ...parsed.data, version: sql`${tickets.version} + 1`, updatedAt: nowIso(ctx) })
+      .where(and(eq(tickets.id, id), state, opts.version === null ? undefined : eq(tickets.version, opts.version)))
+      .returning({ id: tickets.id }),
+    audit(sql`changes() = 1`),
+    afterStatement(ctx, id),
+  ], found!.tail);
+  const current2 = afterJson(ctx, after);
+  if (!rows[0]) return current2 ? conflict(current2) : notFound("Ticket");
+  if (!current2) return notFound("Ticket");
+  return ok(current2, "Ticket updated.");
+}
+
+export interface ResponseNotice {
+  /** Queues the email (enqueueEmail with the request's app). */
+  send: (email: Email) => Promise<void>;
+  /** The app's address, for the link in the email (the request's origin). */
+  origin: string;
+}
+
+/** The email that tells a requester the office answered: no ticket text (it may hold client details), a link. */
+export function answeredEmail(to: string, name: string, ticketId: number, origin: string): Email {
+  return {
+    to,
+    subject: `Baseline: your ticket #${ticketId} has a new response`,
+    text: `Hello ${name || "there"},\n\nThe office responded to your ticket #${ticketId}.\n\nRead the response: ${origin}/tickets/view/${ticketId}\n\nBaseline`,
+  };
+}
+
+/**
+ * Adds a response. The office's: status answered, one more unread response for the requester,
+ * first_response_at set once, and an email to the requester. The requester's: the office has not read
+ * it (read_by_staff 0) and the ticket is open again. One batch: the ticket's update (conditional on its
+ * version when given, and on not being closed), the response and the audit row, both only when the
+ * update happened.
+ */
+export async function respondToTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { version: number | null; notice?: ResponseNotice }): Promise<ModelResult<ResponseJson>> {
+  const found = await findTicket(ctx, id);
+  const current = found?.ticket ?? null;
+  if (!current || !current.role) return notFound("Ticket");
+  if (!canRespond(ctx.actor, { userId: current.user_id, locationId: current.location_id, status: current.status })) return invalid({ body: TICKET_MESSAGES.closed });
+  const parsed = parseWith(ResponseInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const role = current.role;
+  const effect = afterResponse(role);
+  const at = nowIso(ctx);
+  const [updated, inserted, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "respond", entity: "ticket", entityId: id, detail: { by_staff: role === "office" } }, (audit) => [
+    ctx.db
+      .update(tickets)
+      .set({
+        status: effect.status,
+        readByStaff: effect.readByStaff,
+        unreadResponses: sql`${tickets.unreadResponses} + ${effect.unreadDelta}`,
+        ...(role === "office" ? { firstResponseAt: sql`coalesce(${tickets.firstResponseAt}, ${at})` } : {}),
+        version: sql`${tickets.version} + 1`,
+        updatedAt: at,
+      })
+      .where(and(eq(tickets.id, id), ne(tickets.status, "closed"), opts.version === null ? undefined : eq(tickets.version, opts.version)))
+      .returning({ id: tickets.id }),
+    ctx.db
+      .insert(ticketResponses)
+      .select(sql`select null, ${id}, ${ctx.actor.id}, ${parsed.data.body}, ${role === "office" ? 1 : 0}, ${at}, ${at} where changes() = 1`)
+      .returning(),
+    audit(sql`changes() = 1`),
+    afterStatement(ctx, id),
+  ], found!.tail);
+  if (!updated[0]) {
+    const now = afterJson(ctx, after);
+    if (!now) return notFound("Ticket");
+    if (now.status === "closed") return invalid({ body: TICKET_MESSAGES.closed });
+    return conflict(now);
+  }
+  const response = inserted[0]!;
+  if (role === "office" && opts.notice && current.requester_email) {
+    await opts.notice.send(answeredEmail(current.requester_email, current.requester_name, id, opts.notice.origin));
+  }
+  return ok({ id: response.id, ticket_id: id, user_id: ctx.actor.id, author_name: `${ctx.actor.name} ${ctx.actor.surname}`.trim(), body: response.body, by_staff: response.byStaff, created_at: response.createdAt }, "Response sent.");
+}
+
+/** Closes (the requester or the office) or reopens a ticket; conditional on its version when given. */
+export async function setTicketClosed(ctx: ModelContext, id: number, closed: boolean, version: number | null): Promise<ModelResult<TicketJson>> {
+  const found = await findTicket(ctx, id);
+  const current = found?.ticket ?? null;
+  if (!current || !current.role) return notFound("Ticket");
+  const facts = { userId: current.user_id, locationId: current.location_id, status: current.status };
+  if (closed && !canCloseTicket(ctx.actor, facts)) return invalid({ form: TICKET_MESSAGES.alreadyClosed });
+  if (!closed && !canReopenTicket(ctx.actor, facts)) return invalid({ form: TICKET_MESSAGES.notClosed });
+  const at = nowIso(ctx);
+  const [rows, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: closed ? "close" : "reopen", entity: "ticket", entityId: id }, (audit) => [
+    ctx.db
+      .update(tickets)
+      .set(
+        closed
+          ? { status: "closed", closedAt: at, version: sql`${tickets.version} + 1`, updatedAt: at }
+          : // Reopened by the requester: a question for the office again (unread); by the office: read.
+            { status: "open", closedAt: null, readByStaff: current.role === "office", version: sql`${tickets.version} + 1`, updatedAt: at },
+      )
+      .where(and(eq(tickets.id, id), closed ? ne(tickets.status, "closed") : eq(tickets.status, "closed"), version === null ? undefined : eq(tickets.version, version)))
+      .returning({ id: tickets.id }),
+    audit(sql`changes() = 1`),
+    afterStatement(ctx, id),
+  ], found!.tail);
+  const now = afterJson(ctx, after);
+  if (!rows[0]) return now ? conflict(now) : notFound("Ticket");
+  if (!now) return notFound("Ticket");
+  return ok(now, closed ? "Ticket closed." : "Ticket reopened.");
+}
+
+/** The location choices of the office's list filter (the actor's locations; a practice has tens). */
+export function ticketLocationOptions(ctx: ModelContext) {
+  const scope = locationScope(ctx.actor);
+  return ctx.db
+    .select({ id: locations.id, title: locations.title })
+    .from(locations)
+    .where(and(sql`${locations.deletedAt} is null`, scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`))
+    .orderBy(asc(locations.title));
+}
+
+/** The office's list with its location options in one batch (one round trip). */
+export async function listTicketsWithOptions(ctx: ModelContext, query: ListQuery, filters: TicketFilters): Promise<{ page: Paged<TicketJson>; locations: { id: number; title: string }[] }> {
+  const [rows, [total], options] = await ctx.db.batch([...listStatements(ctx, query, filters, { mine: false }), ticketLocationOptions(ctx)]);
+  return { page: pageOf(ctx, rows, total, query), locations: options };
+}

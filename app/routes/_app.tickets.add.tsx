@@ -1,0 +1,49 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { TicketFields } from "~/components/ticket-ui";
+import { FormMessage } from "~/components/ui/field";
+import { FormActions } from "~/components/ui/form-controls";
+import { createTicket } from "~/models/tickets.server";
+import { formResult, formValues, modelContextFor } from "~/services/forms.server";
+import { requireStaff } from "~/services/guard.server";
+
+export const meta: MetaFunction = () => [{ title: "New ticket · Baseline" }];
+/** Any signed-in staff user asks the office for help (platform §2 tickets). */
+export const handle = { guard: "staff" };
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireStaff(request, context);
+  return null;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { actor } = await requireStaff(request, context);
+  const values = formValues(await request.formData());
+  return formResult(await createTicket(modelContextFor(context, actor), values), values, (t) => `/tickets/view/${t.id}`);
+}
+
+export default function AddTicket() {
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>New ticket</h1>
+        <Link to="/tickets/my-tickets">My tickets</Link>
+      </div>
+      <p>Ask the office for help. Please do not include more client details than the office needs.</p>
+      <FormMessage error={answer?.message} />
+      <Form method="post">
+        <TicketFields values={answer?.values ?? {}} errors={answer?.errors ?? {}} />
+        <FormActions>
+          <button className="btn btn-primary" type="submit" disabled={busy}>
+            Send ticket
+          </button>
+          <Link className="btn" to="/tickets/my-tickets">
+            Cancel
+          </Link>
+        </FormActions>
+      </Form>
+    </section>
+  );
+}

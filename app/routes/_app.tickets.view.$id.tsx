@@ -1,0 +1,173 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data, redirect } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { StatusBadge } from "~/components/ticket-ui";
+import { FormMessage } from "~/components/ui/field";
+import { FormActions, TextareaField } from "~/components/ui/form-controls";
+import { Pagination } from "~/components/ui/list";
+import { BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket, canRespond, ticketLabel } from "~/domain/tickets";
+import { respondToTicket, setTicketClosed, viewTicket, type TicketJson } from "~/models/tickets.server";
+import { formResult, formValues, formVersion, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { notFound, requireId, requireStaff } from "~/services/guard.server";
+import { responseNotice } from "~/services/ticket-screens.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Ticket #${data?.ticket.id ?? ""} · Baseline` }];
+/** A ticket's thread, the response form, close and reopen (platform §2 tickets). Another's ticket: 404. */
+export const handle = { guard: "staff" };
+
+/**
+ * Requests whose action ran: the loaders that render its answer (a 4xx with the form's errors) must not
+ * redirect, or the message would be lost. Remix calls them with a GET request, so the method cannot tell.
+ */
+const posted = new WeakSet<object>();
+
+function pageOf(url: URL): number {
+  const raw = url.searchParams.get("page") ?? "1";
+  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
+}
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requireStaff(request, context);
+  const id = requireId(params.id, "Ticket");
+  const url = new URL(request.url);
+  const thread = await viewTicket(modelContextFor(context, actor), id, pageOf(url), { markRead: true });
+  if (!thread) throw notFound("Ticket not found.");
+  const { ticket, responses } = thread;
+  // Opening the ticket marked it read. The header and sidebar badges were read with the session, before
+  // that: answer once more (a plain redirect, `seen` keeps it to one) so the page shows the counts as
+  // they are now.
+  if (thread.markedRead && !posted.has(context.app) && !url.searchParams.has("seen")) {
+    url.searchParams.set("seen", "1");
+    throw redirect(`${url.pathname}${url.search}`);
+  }
+  const facts = { userId: ticket.user_id, locationId: ticket.location_id, status: ticket.status };
+  return {
+    ticket,
+    responses,
+    may: { respond: canRespond(actor, facts), edit: canEditTicket(actor, facts), close: canCloseTicket(actor, facts), reopen: canReopenTicket(actor, facts) },
+  };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requireStaff(request, context);
+  posted.add(context.app);
+  const id = requireId(params.id, "Ticket");
+  const ctx = modelContextFor(context, actor);
+  const values = formValues(await request.formData());
+  const version = formVersion(values.version);
+  const back = () => `/tickets/view/${id}`;
+  switch (values.intent) {
+    case "respond":
+      return formResult(await respondToTicket(ctx, id, values, { version, notice: responseNotice(request, context.app) }), values, back);
+    case "close":
+      return formResult(await setTicketClosed(ctx, id, true, version), values, back);
+    case "reopen":
+      return formResult(await setTicketClosed(ctx, id, false, version), values, back);
+    default:
+      if (!(await viewTicket(ctx, id, 1, { markRead: false }))) throw notFound("Ticket not found.");
+      return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  }
+}
+
+export default function ViewTicket() {
+  const { ticket, responses, may } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const [params] = useSearchParams();
+  const current = (answer?.current ?? null) as TicketJson | null;
+  const version = current?.version ?? ticket.version;
+  const typed = answer?.values.intent === "respond" && typeof answer.values.body === "string" ? answer.values.body : "";
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>
+          Ticket #{ticket.id}: {ticket.subject}
+        </h1>
+        <span>
+          <Link to={ticket.role === "office" ? "/tickets/list" : "/tickets/my-tickets"}>Back to the tickets</Link>
+          {may.edit ? (
+            <>
+              {" · "}
+              <Link to={`/tickets/edit/${ticket.id}`}>Edit</Link>
+            </>
+          ) : null}
+        </span>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={answer?.message} />
+      {current ? <p className="alert alert-warning">The ticket changed while you were reading it: the page below shows it as it is now. Send again if you still want to.</p> : null}
+      <dl className="details">
+        <dt>Status</dt>
+        <dd data-testid="ticket-status">
+          <StatusBadge status={ticket.status} />
+        </dd>
+        <dt>Requester</dt>
+        <dd>{ticket.requester_name || "—"}</dd>
+        <dt>Location</dt>
+        <dd>{ticket.location_title ?? "—"}</dd>
+        <dt>Category</dt>
+        <dd>{ticketLabel(ticket.category)}</dd>
+        <dt>Priority</dt>
+        <dd>{ticketLabel(ticket.priority)}</dd>
+        <dt>Opened</dt>
+        <dd>{ticket.created_at.slice(0, 16).replace("T", " ")} UTC</dd>
+        {ticket.closed_at ? (
+          <>
+            <dt>Closed</dt>
+            <dd>{ticket.closed_at.slice(0, 16).replace("T", " ")} UTC</dd>
+          </>
+        ) : null}
+      </dl>
+      <article className="ticket-message">
+        <h2 className="visually-hidden">Message</h2>
+        <p style={{ whiteSpace: "pre-wrap" }}>{ticket.body}</p>
+      </article>
+      <h2>Responses</h2>
+      {responses.data.length === 0 ? (
+        <p>No responses yet.</p>
+      ) : (
+        <ol className="ticket-thread">
+          {responses.data.map((r) => (
+            <li key={r.id} data-testid="ticket-response">
+              <p>
+                <strong>{r.author_name || "—"}</strong> {r.by_staff ? "(office)" : "(requester)"} · {r.created_at.slice(0, 16).replace("T", " ")} UTC
+              </p>
+              <p style={{ whiteSpace: "pre-wrap" }}>{r.body}</p>
+            </li>
+          ))}
+        </ol>
+      )}
+      {responses.last_page > 1 ? <Pagination page={responses} /> : null}
+      {may.respond ? (
+        <Form method="post" key={`respond-${version}`}>
+          <input type="hidden" name="intent" value="respond" />
+          <input type="hidden" name="version" value={version} />
+          <TextareaField label="Your response" name="body" required maxLength={BODY_MAX} rows={4} defaultValue={current ? typed : answer ? typed : ""} error={answer?.values.intent === "respond" ? answer.errors.body : undefined} />
+          <FormActions>
+            <button className="btn btn-primary" type="submit" disabled={busy}>
+              Send response
+            </button>
+          </FormActions>
+        </Form>
+      ) : null}
+      {may.close ? (
+        <Form method="post">
+          <input type="hidden" name="intent" value="close" />
+          <input type="hidden" name="version" value={version} />
+          <button className="btn" type="submit" disabled={busy}>
+            Close ticket
+          </button>
+        </Form>
+      ) : null}
+      {may.reopen ? (
+        <Form method="post">
+          <input type="hidden" name="intent" value="reopen" />
+          <input type="hidden" name="version" value={version} />
+          <button className="btn" type="submit" disabled={busy}>
+            Reopen ticket
+          </button>
+        </Form>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,357 @@
+import { count, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog, ticketResponses, tickets } from "~/db/schema";
+import { getUserActor } from "~/models/actors.server";
+import { createTicket, listTicketsWithOptions, respondToTicket, setTicketClosed, updateTicket, viewTicket } from "~/models/tickets.server";
+import { TicketFilters, TicketListQuery } from "~/domain/tickets";
+import * as v from "valibot";
+import { api, apiToken, countingDb, createLocation, createParent, createUser, db, form, lastEmail, request, signInCookie, type TestUser } from "./helpers";
+
+/** Tickets (platform §2, §3, §7; issue 12; decision 036): screens and API, allowed, 403, 404, bad input, badges, email. */
+
+let A: number;
+let B: number;
+let requester: TestUser;
+let colleague: TestUser;
+let officeA: TestUser;
+let officeB: TestUser;
+const cookies: Record<string, string> = {};
+const tokens: Record<string, string> = {};
+
+beforeAll(async () => {
+  A = (await createLocation()).id;
+  B = (await createLocation()).id;
+  requester = await createUser({ permissions: [], locations: [A], name: "Rita" });
+  colleague = await createUser({ permissions: [], locations: [A] });
+  officeA = await createUser({ role: "MANAGER", permissions: ["manage_tickets"], locations: [A], name: "Olga" });
+  officeB = await createUser({ permissions: ["manage_tickets"], locations: [B] });
+  for (const [k, u] of Object.entries({ requester, colleague, officeA, officeB })) {
+    cookies[k] = await signInCookie(u);
+    tokens[k] = await apiToken(u);
+  }
+  const parent = await createParent();
+  cookies.parent = await signInCookie(parent, true);
+  tokens.parent = await apiToken(parent, true);
+});
+
+async function ticketRow(id: number) {
+  const [row] = await db().select().from(tickets).where(eq(tickets.id, id));
+  return row!;
+}
+async function ticketCount() {
+  const [row] = await db().select({ n: count() }).from(tickets);
+  return row!.n;
+}
+async function responseCount(id: number) {
+  const [row] = await db().select({ n: count() }).from(ticketResponses).where(eq(ticketResponses.ticketId, id));
+  return row!.n;
+}
+async function newTicket(subject = `Help ${Math.random().toString(36).slice(2, 8)}`, who = "requester") {
+  const res = await api("/v2/tickets", { method: "POST", token: tokens[who], body: { subject, body: "The printer jams.", category: "technical", priority: "high" } });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { data: { id: number; version: number; subject: string } }).data;
+}
+async function summary(who: string) {
+  return (await (await request("/resources/notifications", { cookie: cookies[who] })).json()) as { unread_tickets_count: number; unread_responses_count: number; ticketBadge: string };
+}
+/** The queue delivers the email a moment later: wait for it. */
+async function emailTo(to: string, subject: RegExp) {
+  for (let i = 0; i < 50; i++) {
+    const mail = await lastEmail(to);
+    if (mail && subject.test(mail.subject)) return mail;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+}
+const html = async (res: Response) => res.text();
+
+describe("ticket screens", () => {
+  it("any staff user opens a ticket at their location; bad input keeps the typed values and writes nothing", async () => {
+    expect((await request("/tickets/add", { cookie: cookies.colleague })).status).toBe(200);
+    expect((await request("/tickets/add", { cookie: cookies.parent })).status).toBe(403);
+    const before = await ticketCount();
+    const bad = await form("/tickets/add", { subject: "   ", body: "Typed message stays", category: "general", priority: "normal" }, cookies.requester);
+    expect(bad.status).toBe(422);
+    const page = await html(bad);
+    expect(page).toContain("Subject is required.");
+    expect(page).toContain("Typed message stays");
+    expect(await ticketCount()).toBe(before);
+    expect((await form("/tickets/add", { subject: "x".repeat(201), body: "b" }, cookies.requester)).status).toBe(422);
+    expect((await form("/tickets/add", { subject: "Hi", body: "b", priority: "asap" }, cookies.requester)).status).toBe(422);
+    expect(await ticketCount()).toBe(before);
+
+    const res = await form("/tickets/add", { subject: "Screen ticket", body: "Please help", category: "billing", priority: "urgent" }, cookies.requester);
+    expect(res.status).toBe(303);
+    const id = Number(/\/tickets\/view\/(\d+)/.exec(res.headers.get("Location")!)![1]);
+    const row = await ticketRow(id);
+    expect(row).toMatchObject({ userId: requester.id, locationId: A, subject: "Screen ticket", body: "Please help", category: "billing", priority: "urgent", status: "open", readByStaff: false, unreadResponses: 0, version: 1 });
+  });
+
+  it("the office list: manage_tickets only, the locations it covers, unread marked, filters", async () => {
+    const t = await newTicket("Office list ticket");
+    expect((await request("/tickets/list", { cookie: cookies.requester })).status).toBe(403);
+    expect((await request("/tickets/list", { cookie: cookies.parent })).status).toBe(403);
+    const mine = await html(await request("/tickets/list", { cookie: cookies.officeA }));
+    expect(mine).toContain("Office list ticket");
+    expect(mine).toMatch(/Office list ticket<\/strong><\/a><span class="badge badge-unread"[^>]*> Unread/);
+    expect(await html(await request("/tickets/list", { cookie: cookies.officeB }))).not.toContain("Office list ticket");
+    // Filters: a GET form's empty values are left out of the address; a bad one shows its message.
+    const empty = await request("/tickets/list?status=&priority=high&category=&location_id=", { cookie: cookies.officeA });
+    expect(empty.status).toBe(302);
+    expect(empty.headers.get("Location")).toBe("/tickets/list?priority=high");
+    expect(await html(await request(`/tickets/list?priority=high&location_id=${A}`, { cookie: cookies.officeA }))).toContain("Office list ticket");
+    expect(await html(await request("/tickets/list?status=closed", { cookie: cookies.officeA }))).not.toContain("Office list ticket");
+    expect(await html(await request("/tickets/list?category=account", { cookie: cookies.officeA }))).not.toContain("Office list ticket");
+    const bad = await request("/tickets/list?status=lost", { cookie: cookies.officeA });
+    expect(bad.status).toBe(200);
+    expect(await html(bad)).toContain("Unknown status.");
+    expect((await request(`/tickets/view/${t.id}`, { cookie: cookies.officeB })).status).toBe(404);
+  });
+
+  it("My Tickets lists the actor's own tickets only", async () => {
+    await newTicket("Rita's own");
+    await newTicket("Colleague's own", "colleague");
+    const page = await html(await request("/tickets/my-tickets", { cookie: cookies.requester }));
+    expect(page).toContain("Rita&#x27;s own");
+    expect(page).not.toContain("Colleague&#x27;s own");
+    expect((await request("/tickets/my-tickets", { cookie: cookies.parent })).status).toBe(403);
+  });
+
+  it("the whole round: the office opens (read), answers (email, badge 1), the requester opens (badge 0), answers back (office unread again)", async () => {
+    const t = await newTicket("Round trip");
+    expect((await request(`/tickets/view/${t.id}`, { cookie: cookies.colleague })).status).toBe(404);
+    expect((await request(`/tickets/view/${t.id}`, { cookie: cookies.parent })).status).toBe(403);
+    const officeBefore = await summary("officeA");
+    expect(officeBefore.ticketBadge).toBe("0");
+    // Opening marks it read by the office, then answers once more so the badges are current.
+    const open = await request(`/tickets/view/${t.id}`, { cookie: cookies.officeA });
+    expect(open.status).toBe(302);
+    expect(open.headers.get("Location")).toBe(`/tickets/view/${t.id}?seen=1`);
+    expect((await ticketRow(t.id)).readByStaff).toBe(true);
+    expect((await summary("officeA")).unread_tickets_count).toBe(officeBefore.unread_tickets_count - 1);
+    const viewed = await request(`/tickets/view/${t.id}?seen=1`, { cookie: cookies.officeA });
+    expect(viewed.status).toBe(200);
+    expect(await html(viewed)).toContain("The printer jams.");
+
+    // Bad input and a stale version change nothing.
+    const v1 = (await ticketRow(t.id)).version;
+    const blank = await form(`/tickets/view/${t.id}`, { intent: "respond", body: " ", version: String(v1) }, cookies.officeA);
+    expect(blank.status).toBe(422);
+    expect(await html(blank)).toContain("Response is required.");
+    const stale = await form(`/tickets/view/${t.id}`, { intent: "respond", body: "Late", version: String(v1 - 1 || 99) }, cookies.officeA);
+    expect(stale.status).toBe(409);
+    expect(await responseCount(t.id)).toBe(0);
+    expect((await ticketRow(t.id)).version).toBe(v1);
+
+    const answered = await form(`/tickets/view/${t.id}`, { intent: "respond", body: "A technician comes Thursday.", version: String(v1) }, cookies.officeA);
+    expect(answered.status).toBe(303);
+    const row = await ticketRow(t.id);
+    expect(row).toMatchObject({ status: "answered", unreadResponses: 1, readByStaff: true, version: v1 + 1 });
+    expect(row.firstResponseAt).toBeTruthy();
+    const mail = await emailTo(requester.email, /ticket #\d+ has a new response/);
+    expect(mail?.text).toContain(`/tickets/view/${t.id}`);
+    expect(mail?.text).not.toContain("technician");
+    expect(mail?.subject).not.toContain("Round trip");
+
+    // The requester's header badge shows 1 until they open the ticket.
+    expect((await summary("requester")).ticketBadge).toBe("1");
+    expect(await html(await request("/dashboard", { cookie: cookies.requester }))).toMatch(/data-testid="ticket-badge">1</);
+    const mine = await html(await request("/tickets/my-tickets", { cookie: cookies.requester }));
+    expect(mine).toContain("1 unread response.");
+    const reqOpen = await request(`/tickets/view/${t.id}`, { cookie: cookies.requester });
+    expect(reqOpen.status).toBe(302);
+    const reqView = await html(await request(reqOpen.headers.get("Location")!, { cookie: cookies.requester }));
+    expect(reqView).toMatch(/data-testid="ticket-badge">0</);
+    expect(reqView).toContain("A technician comes Thursday.");
+    expect((await ticketRow(t.id)).unreadResponses).toBe(0);
+
+    // The requester answers back: unread for the office again, the ticket open.
+    const before = (await summary("officeA")).unread_tickets_count;
+    const back = await form(`/tickets/view/${t.id}`, { intent: "respond", body: "Thanks, which time?", version: String(v1 + 1) }, cookies.requester);
+    expect(back.status).toBe(303);
+    expect(await ticketRow(t.id)).toMatchObject({ status: "open", readByStaff: false, unreadResponses: 0 });
+    expect((await summary("officeA")).unread_tickets_count).toBe(before + 1);
+    const sidebar = await html(await request("/dashboard", { cookie: cookies.officeA }));
+    expect(/href="\/tickets\/list"[^>]*>[\s\S]*?<span class="badge">(\d+)<\/span>/.exec(sidebar)?.[1]).toBe(String(before + 1));
+    expect(sidebar).toMatch(/data-testid="ticket-badge">0</);
+    // Another location's office cannot answer.
+    expect((await form(`/tickets/view/${t.id}`, { intent: "respond", body: "Not mine" }, cookies.officeB)).status).toBe(404);
+    expect(await responseCount(t.id)).toBe(2);
+  });
+
+  it("edit: the requester while open, the office unless closed; others 404; bad input and stale versions change nothing", async () => {
+    const t = await newTicket("Edit me");
+    expect((await request(`/tickets/edit/${t.id}`, { cookie: cookies.colleague })).status).toBe(404);
+    expect((await form(`/tickets/edit/${t.id}`, { subject: "Hijack", body: "x", version: "1" }, cookies.officeB)).status).toBe(404);
+    const bad = await form(`/tickets/edit/${t.id}`, { subject: "", body: "kept body", version: "1" }, cookies.requester);
+    expect(bad.status).toBe(422);
+    expect(await html(bad)).toContain("kept body");
+    const ok = await form(`/tickets/edit/${t.id}`, { subject: "Edited", body: "New body", category: "account", priority: "low", version: "1" }, cookies.requester);
+    expect(ok.status).toBe(303);
+    expect(await ticketRow(t.id)).toMatchObject({ subject: "Edited", body: "New body", category: "account", priority: "low", version: 2 });
+    const stale = await form(`/tickets/edit/${t.id}`, { subject: "Stale", body: "x", version: "1" }, cookies.requester);
+    expect(stale.status).toBe(409);
+    expect((await ticketRow(t.id)).subject).toBe("Edited");
+    // Once answered, the requester can no longer edit; the office can.
+    await form(`/tickets/view/${t.id}`, { intent: "respond", body: "Done", version: "2" }, cookies.officeA);
+    expect(await html(await request(`/tickets/edit/${t.id}`, { cookie: cookies.requester }))).toContain("can no longer be edited");
+    expect((await form(`/tickets/edit/${t.id}`, { subject: "Again", body: "x", version: "3" }, cookies.requester)).status).toBe(422);
+    expect((await form(`/tickets/edit/${t.id}`, { subject: "By office", body: "x", version: "3" }, cookies.officeA)).status).toBe(303);
+    expect((await ticketRow(t.id)).subject).toBe("By office");
+  });
+
+  it("close and reopen; a closed ticket takes no response", async () => {
+    const t = await newTicket("Close me");
+    expect((await form(`/tickets/view/${t.id}`, { intent: "close", version: "1" }, cookies.colleague)).status).toBe(404);
+    expect((await form(`/tickets/view/${t.id}`, { intent: "close", version: "1" }, cookies.requester)).status).toBe(303);
+    const closed = await ticketRow(t.id);
+    expect(closed.status).toBe("closed");
+    expect(closed.closedAt).toBeTruthy();
+    const refused = await form(`/tickets/view/${t.id}`, { intent: "respond", body: "Hello?", version: "2" }, cookies.officeA);
+    expect(refused.status, refused.headers.get("Location") ?? "").toBe(422);
+    expect(await html(refused)).toContain("This ticket is closed.");
+    expect(await responseCount(t.id)).toBe(0);
+    expect((await form(`/tickets/view/${t.id}`, { intent: "close", version: "2" }, cookies.requester)).status).toBe(422);
+    expect((await form(`/tickets/view/${t.id}`, { intent: "reopen", version: "2" }, cookies.officeA)).status).toBe(303);
+    expect(await ticketRow(t.id)).toMatchObject({ status: "open", closedAt: null, version: 3 });
+    expect((await form(`/tickets/view/${t.id}`, { intent: "dance" }, cookies.requester)).status).toBe(400);
+  });
+
+  it("every change leaves an audit row without the ticket's text", async () => {
+    const t = await newTicket("Audited subject");
+    const rows = await db().select().from(auditLog).where(eq(auditLog.entity, "ticket"));
+    const created = rows.filter((r) => r.action === "create");
+    expect(created.length).toBeGreaterThan(0);
+    expect(rows.map((r) => r.detail ?? "").join(" ")).not.toContain("Audited subject");
+    await api(`/v2/tickets/${t.id}/responses`, { method: "POST", token: tokens.officeA, body: { body: "ok" } });
+    const [row] = await db().select().from(auditLog).where(eq(auditLog.entityId, String(t.id)));
+    expect(row?.action).toBe("respond");
+  });
+});
+
+describe("tickets API", () => {
+  it("store: 201 for any staff user, 422 with message and errors for bad input (nothing written), 403 for a parent, 401 without a token", async () => {
+    const before = await ticketCount();
+    const bad = await api("/v2/tickets", { method: "POST", token: tokens.requester, body: { subject: "", body: "x".repeat(5001) } });
+    expect(bad.status).toBe(422);
+    const body = (await bad.json()) as { message: string; errors: Record<string, string> };
+    expect(body.message).toBeTruthy();
+    expect(Object.keys(body.errors).sort()).toEqual(["body", "subject"]);
+    expect((await api("/v2/tickets", { method: "POST", token: tokens.parent, body: { subject: "a", body: "b" } })).status).toBe(403);
+    expect((await api("/v2/tickets", { method: "POST", body: { subject: "a", body: "b" } })).status).toBe(401);
+    expect(await ticketCount()).toBe(before);
+    const t = await newTicket("API ticket");
+    expect(t.subject).toBe("API ticket");
+  });
+
+  it("list and show: own tickets, the office's locations; another's ticket 404; bad filters 422", async () => {
+    const t = await newTicket("API listed");
+    const list = async (who: string, q = "") => ((await (await api(`/v2/tickets${q}`, { token: tokens[who] })).json()) as { data: { id: number }[] }).data.map((x) => x.id);
+    expect(await list("requester")).toContain(t.id);
+    expect(await list("officeA")).toContain(t.id);
+    expect(await list("officeB")).not.toContain(t.id);
+    expect(await list("colleague")).not.toContain(t.id);
+    expect(await list("officeA", "?mine=1")).not.toContain(t.id);
+    expect(await list("officeA", "?status=open&priority=high&category=technical")).toContain(t.id);
+    expect(await list("officeA", "?status=closed")).not.toContain(t.id);
+    const bad = await api("/v2/tickets?status=lost", { token: tokens.officeA });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { message: string }).message).toBe("Unknown status.");
+    expect((await api("/v2/tickets?per_page=0", { token: tokens.officeA })).status).toBe(422);
+    expect((await api(`/v2/tickets/${t.id}`, { token: tokens.officeA })).status).toBe(200);
+    expect((await api(`/v2/tickets/${t.id}`, { token: tokens.colleague })).status).toBe(404);
+    expect((await api(`/v2/tickets/${t.id}`, { token: tokens.officeB })).status).toBe(404);
+    expect((await api(`/v2/tickets/${t.id}`, { token: tokens.parent })).status).toBe(403);
+    expect((await api(`/v2/tickets/${t.id}/responses`, { token: tokens.officeB })).status).toBe(404);
+    expect((await api("/v2/tickets/abc", { token: tokens.officeA })).status).toBe(404);
+  });
+
+  it("responses and mark-read move the summary; the requester is emailed when the office answers", async () => {
+    const t = await newTicket("API answered");
+    const sum = async (who: string) => (await (await api("/v2/tickets/notifications/summary", { token: tokens[who] })).json()) as { unread_tickets_count: number; unread_responses_count: number };
+    const officeBefore = (await sum("officeA")).unread_tickets_count;
+    expect((await api(`/v2/tickets/${t.id}/mark-read`, { method: "POST", token: tokens.colleague })).status).toBe(404);
+    expect((await api(`/v2/tickets/${t.id}/mark-read`, { method: "POST", token: tokens.officeB })).status).toBe(404);
+    expect((await api(`/v2/tickets/${t.id}/mark-read`, { method: "POST", token: tokens.officeA })).status).toBe(200);
+    expect((await sum("officeA")).unread_tickets_count).toBe(officeBefore - 1);
+
+    const responsesBefore = (await sum("requester")).unread_responses_count;
+    const bad = await api(`/v2/tickets/${t.id}/responses`, { method: "POST", token: tokens.officeA, body: { body: "" } });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { errors: Record<string, string> }).errors.body).toBe("Response is required.");
+    expect((await api(`/v2/tickets/${t.id}/responses`, { method: "POST", token: tokens.officeB, body: { body: "x" } })).status).toBe(404);
+    expect((await api(`/v2/tickets/${t.id}/responses`, { method: "POST", token: tokens.officeA, body: { body: "x", version: 99 } })).status).toBe(409);
+    expect(await responseCount(t.id)).toBe(0);
+    const res = await api(`/v2/tickets/${t.id}/responses`, { method: "POST", token: tokens.officeA, body: { body: "Answered by API" } });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { data: { by_staff: boolean } }).data.by_staff).toBe(true);
+    expect((await sum("requester")).unread_responses_count).toBe(responsesBefore + 1);
+    expect(await emailTo(requester.email, new RegExp(`ticket #${t.id} has a new response`))).not.toBeNull();
+
+    const thread = (await (await api(`/v2/tickets/${t.id}/responses`, { token: tokens.requester })).json()) as { data: { body: string }[]; total: number };
+    expect(thread.total).toBe(1);
+    expect(thread.data[0]!.body).toBe("Answered by API");
+    expect((await api(`/v2/tickets/${t.id}/responses?page=x`, { token: tokens.requester })).status).toBe(422);
+
+    expect((await api(`/v2/tickets/${t.id}/mark-read`, { method: "POST", token: tokens.requester })).status).toBe(200);
+    expect((await sum("requester")).unread_responses_count).toBe(responsesBefore);
+  });
+
+  it("update, close (DELETE) and reopen: the rules, stale versions, empty changes", async () => {
+    const t = await newTicket("API edit");
+    expect((await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.requester, body: {} })).status).toBe(422);
+    expect((await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.colleague, body: { subject: "x" } })).status).toBe(404);
+    expect((await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.requester, body: { subject: "x", version: 7 } })).status).toBe(409);
+    const bad = await api(`/v2/tickets/${t.id}`, { method: "PUT", token: tokens.requester, body: { subject: "only a subject" } });
+    expect(bad.status).toBe(422);
+    expect((await ticketRow(t.id)).subject).toBe("API edit");
+    const ok = await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.requester, body: { priority: "low", version: 1 } });
+    expect(ok.status).toBe(200);
+    expect(await ticketRow(t.id)).toMatchObject({ subject: "API edit", priority: "low", version: 2 });
+    expect((await api(`/v2/tickets/${t.id}`, { method: "DELETE", token: tokens.officeB })).status).toBe(404);
+    expect((await api(`/v2/tickets/${t.id}`, { method: "DELETE", token: tokens.requester })).status).toBe(200);
+    expect((await ticketRow(t.id)).status).toBe("closed");
+    expect((await api(`/v2/tickets/${t.id}`, { method: "DELETE", token: tokens.requester })).status).toBe(422);
+    expect((await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.officeA, body: { subject: "closed" } })).status).toBe(422);
+    expect((await api(`/v2/tickets/${t.id}/reopen`, { method: "POST", token: tokens.requester })).status).toBe(200);
+    expect((await ticketRow(t.id)).status).toBe("open");
+    expect((await api(`/v2/tickets/${t.id}/reopen`, { method: "POST", token: tokens.requester })).status).toBe(422);
+    expect((await api(`/v2/tickets/${t.id}/mark-read`, { method: "GET", token: tokens.requester })).status).toBe(405);
+  });
+});
+
+describe("round trips (≤ 3 per request with the session's)", () => {
+  it("list with its location options, view, create, update, respond and close each take at most 2 of their own", async () => {
+    const counting = countingDb();
+    const ctxOf = async (u: TestUser) => ({ db: counting.db, actor: (await getUserActor(db(), u.id))!, ip: "127.0.0.1", now: () => new Date() });
+    const asRequester = await ctxOf(requester);
+    const asOffice = await ctxOf(officeA);
+    const trips = async <T>(f: () => Promise<T>) => {
+      const before = counting.roundTrips();
+      const out = await f();
+      return { out, trips: counting.roundTrips() - before };
+    };
+    const created = await trips(() => createTicket(asRequester, { subject: "Counted", body: "b" }));
+    expect(created.trips).toBeLessThanOrEqual(2);
+    if (!created.out.ok) throw new Error(created.out.message);
+    const id = created.out.data.id;
+    expect(created.out.data).toMatchObject({ subject: "Counted", location_id: A, role: "requester" });
+    expect((await trips(() => listTicketsWithOptions(asOffice, v.parse(TicketListQuery, {}), v.parse(TicketFilters, {})))).trips).toBe(1);
+    const viewed = await trips(() => viewTicket(asOffice, id, 1, { markRead: true }));
+    expect(viewed.trips).toBe(2);
+    expect(viewed.out?.markedRead).toBe(true);
+    expect((await trips(() => viewTicket(asOffice, id, 1, { markRead: true }))).trips).toBe(1);
+    const updated = await trips(() => updateTicket(asRequester, id, { subject: "Counted 2", body: "b" }, { partial: false, version: 1 }));
+    expect(updated.trips).toBeLessThanOrEqual(2);
+    expect(updated.out.ok && updated.out.data.subject).toBe("Counted 2");
+    const stale = await trips(() => updateTicket(asRequester, id, { subject: "Stale", body: "b" }, { partial: false, version: 1 }));
+    expect(stale.trips).toBeLessThanOrEqual(2);
+    expect(stale.out.ok ? 200 : stale.out.status).toBe(409);
+    const responded = await trips(() => respondToTicket(asOffice, id, { body: "Counted answer" }, { version: 2 }));
+    expect(responded.trips).toBeLessThanOrEqual(2);
+    expect(responded.out.ok).toBe(true);
+    const closed = await trips(() => setTicketClosed(asRequester, id, true, 3));
+    expect(closed.trips).toBeLessThanOrEqual(2);
+    expect(closed.out.ok && closed.out.data.status).toBe("closed");
+  });
+});

@@ -1,0 +1,105 @@
+import { Hono, type Context } from "hono";
+import * as v from "valibot";
+import { TicketFilters, TicketListQuery } from "~/domain/tickets";
+import { looseBoolean, parseWith, pathId } from "~/domain/validation";
+import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket } from "~/models/tickets.server";
+import { enqueueEmail } from "~/services/jobs.server";
+import { jsonError, readBody, requireApiStaff, type AppEnv } from "./env";
+import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, UNSUPPORTED } from "./rest";
+
+/**
+ * Tickets on the generic v2 pattern (platform §7), by hand rather than RestResource: every staff user
+ * may list, open and answer tickets, and the model decides which (their own; the office those of the
+ * locations it covers). A ticket the asker may not see answers 404. DELETE closes (tickets are kept).
+ * `GET /v2/tickets/notifications/summary` is served by ./dashboard.ts, mounted before this router.
+ */
+
+const PageQuery = v.object({ page: v.optional(v.pipe(v.string(), v.regex(/^\d{1,6}$/, "page must be a whole number."), v.transform(Number), v.minValue(1, "page must be at least 1.")), "1") });
+
+function idOr404(c: Context<AppEnv>): number | null {
+  return pathId(c.req.param("id"));
+}
+
+const notFound = (c: Context<AppEnv>) => jsonError(c, 404, "Ticket not found.");
+const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
+
+async function jsonBody(c: Context<AppEnv>) {
+  const body = await readBody(c);
+  return body;
+}
+
+export const ticketsV2 = new Hono<AppEnv>()
+  .get("/", requireApiStaff, async (c) => {
+    const raw = c.req.query();
+    const { status, priority, category, location_id, mine, ...rest } = raw;
+    const query = parseWith(TicketListQuery, rest);
+    const filters = parseWith(TicketFilters, { status, priority, category, location_id });
+    const mineFlag = parseWith(looseBoolean, mine);
+    const errors = { ...(query.ok ? {} : query.errors), ...(filters.ok ? {} : filters.errors) };
+    if (!query.ok || !filters.ok || !mineFlag.ok) return jsonError(c, 422, Object.values(errors)[0] ?? "The query is not valid.", { errors });
+    return c.json(await listTickets(modelContext(c), query.data, filters.data, { mine: mineFlag.data }));
+  })
+  .post("/", requireApiStaff, async (c) => {
+    const body = await jsonBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await createTicket(modelContext(c), body), 201);
+  })
+  .get("/:id", requireApiStaff, async (c) => {
+    const id = idOr404(c);
+    const ticket = id === null ? null : await getTicket(modelContext(c), id);
+    if (!ticket) return notFound(c);
+    const { requester_email: _e, ...data } = ticket;
+    return c.json({ data });
+  })
+  .put("/:id", requireApiStaff, (c) => update(c, false))
+  .patch("/:id", requireApiStaff, (c) => update(c, true))
+  .delete("/:id", requireApiStaff, async (c) => {
+    const id = idOr404(c);
+    if (id === null) return notFound(c);
+    const version = requestVersion(c, {});
+    const result = await setTicketClosed(modelContext(c), id, true, version);
+    return result.ok ? c.json({ data: result.data, message: result.message }) : answer(c, result);
+  })
+  .post("/:id/reopen", requireApiStaff, async (c) => {
+    const id = idOr404(c);
+    if (id === null) return notFound(c);
+    const body = await jsonBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    return answer(c, await setTicketClosed(modelContext(c), id, false, requestVersion(c, body)));
+  })
+  .post("/:id/mark-read", requireApiStaff, async (c) => {
+    const id = idOr404(c);
+    if (id === null) return notFound(c);
+    return answer(c, await markTicketRead(modelContext(c), id));
+  })
+  .get("/:id/responses", requireApiStaff, async (c) => {
+    const id = idOr404(c);
+    if (id === null) return notFound(c);
+    const q = parseWith(PageQuery, { page: c.req.query("page") });
+    if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
+    const page = await listTicketResponses(modelContext(c), id, q.data.page);
+    return page ? c.json(page) : notFound(c);
+  })
+  .post("/:id/responses", requireApiStaff, async (c) => {
+    const id = idOr404(c);
+    if (id === null) return notFound(c);
+    const body = await jsonBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const app = c.var.app;
+    const notice = { send: (email: Parameters<typeof app.email.send>[0]) => enqueueEmail(app, email), origin: new URL(c.req.url).origin };
+    return answer(c, await respondToTicket(modelContext(c), id, body, { version: requestVersion(c, body), notice }), 201);
+  })
+  .all("/", unsupported)
+  .all("/:id", unsupported)
+  .all("/:id/reopen", unsupported)
+  .all("/:id/mark-read", unsupported)
+  .all("/:id/responses", unsupported);
+
+async function update(c: Context<AppEnv>, partial: boolean) {
+  const id = idOr404(c);
+  if (id === null) return notFound(c);
+  const body = await jsonBody(c);
+  if (!body) return jsonError(c, 400, "The request body must be JSON.");
+  if (partial && isEmptyChange(body)) return emptyChange(c);
+  return answer(c, await updateTicket(modelContext(c), id, body, { partial, version: requestVersion(c, body) }));
+}
