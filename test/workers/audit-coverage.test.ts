@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, claims, clientReports, intakeAssessments, notes, paServices, x12Files } from "~/db/schema";
+import { auditLog, claims, clientReports, intakeAssessments, notes, paServices, scheduledSessions, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
@@ -138,6 +138,7 @@ let seed: {
   notes: Record<"rbt" | "bcba" | "combined", number>;
   remittance: number;
   claim: number;
+  scheduled: number;
 };
 let token: string;
 let cookie: string;
@@ -178,7 +179,13 @@ beforeAll(async () => {
     clientReport: 0,
     remittance: await remittanceOf(patient),
     claim: 0,
+    scheduled: 0,
   };
+  const [scheduled] = await db()
+    .insert(scheduledSessions)
+    .values({ patientId: patient.id, providerId: provider.id, locationId: location.id, cptCode: "97151", paServiceId: pa!.id, sessionDate: "2026-01-06", timeIn: "09:00", timeOut: "10:00", startAt: 20_459 * 1440 + 540, endAt: 20_459 * 1440 + 600, minutes: 60, units: 4 })
+    .returning();
+  seed.scheduled = scheduled!.id;
   const [billingRecord] = await db().insert(clientReports).values({ noteId: seed.notes.rbt, noteType: "rbt", patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05" }).returning();
   seed.clientReport = billingRecord!.id;
   // A generated claim with its file (claims list, viewer, download) and a billed note on no claim (the build picker).
@@ -229,6 +236,7 @@ function apiUrl(path: string): string {
     [/^\/v2\/remittances\//, () => seed.remittance],
     [/^\/v2\/claims\//, () => seed.claim],
     [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
+    [/^\/v2\/scheduled-sessions\//, () => seed.scheduled],
   ];
   if (path === "/client_report/byemployee/:employee/:patient") return `/client_report/byemployee/${seed.provider}/${seed.patient}`;
   if (path === "/client_report/bylocation/:id") return `/client_report/bylocation/${seed.location}?date_from=2026-01-01&date_to=2026-01-31`;
@@ -240,6 +248,8 @@ function apiUrl(path: string): string {
   // A note form's options name the client's goals and PA services when they are for a client.
   if (/^\/note_(rbt|bcba)\/config$/.test(path)) return `${url}?patient_id=${seed.patient}`;
   if (path === "/v2/pa-pacing") return `${url}?patient_id=${seed.patient}`;
+  // The calendar's range: the week of the seeded notes and scheduled session.
+  if (path === "/v2/scheduled-sessions") return `${url}?from=2026-01-04&to=2026-01-10`;
   return url;
 }
 
