@@ -299,3 +299,22 @@ export type RangeQuery = v.InferOutput<typeof RangeQuery>;
 export function byStart<T extends { date: string; time_in: string | null }>(a: T, b: T): number {
   return a.date === b.date ? (a.time_in ?? "").localeCompare(b.time_in ?? "") : a.date.localeCompare(b.date);
 }
+
+/**
+ * "Write the note" from a scheduled session: the note form of its CPT (97153 → RBT, else BCBA) with client,
+ * date, times, CPT, provider and PA service filled in, and the session's id so the saved note marks it written.
+ */
+export function writeNoteHref(s: { id: number; patient_id: number; provider_id: number; session_date: string; time_in: string; time_out: string; cpt_code: string; pa_service_id: number | null }): string {
+  const type = NOTE_CPT_CODES.rbt.includes(s.cpt_code) ? "rbt" : "bcba";
+  const p = new URLSearchParams({
+    patient_id: String(s.patient_id),
+    session_date: s.session_date,
+    time_in: s.time_in,
+    time_out: s.time_out,
+    cpt_code: s.cpt_code,
+    provider_id: String(s.provider_id),
+    scheduled_id: String(s.id),
+  });
+  if (s.pa_service_id !== null) p.set("pa_service_id", String(s.pa_service_id));
+  return `/note-${type}?${p}`;
+}

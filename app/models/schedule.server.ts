@@ -485,7 +485,7 @@ export async function calendarRange(ctx: ModelContext, q: Pick<RangeQuery, "from
         note_type: n.type,
         patient_id: n.patientId,
         patient_name: n.patientName,
-        provider_id: n.providerId,
+        provider_id: n.providerId ?? 0,
         provider_name: n.providerName,
         location_id: Number(n.locationId),
         time_zone: n.timeZone,
@@ -550,4 +550,48 @@ export async function upcomingSessionsForPatients(ctx: ModelContext, patientIds:
   if (!patientIds.length || dayNumber(fromLocalDate) === null) return [];
   const rows = await upcomingSessionsQuery(ctx, patientIds, fromLocalDate, limit);
   return rows.map((r) => ({ ...r, id: Number(r.id), patient_id: Number(r.patient_id) }));
+}
+
+/* ------------------------------------------------------------------ the booking form */
+
+export interface BookingFormOptions {
+  patient: { id: number; name: string; location_id: number; time_zone: string };
+  today: string;
+  providers: { value: number; label: string }[];
+  paServices: { value: number; label: string; cpt: string }[];
+}
+
+/**
+ * The booking form's choices for a client in scope (null: out of scope → 404): staff of the client's
+ * location, the client's live PA services, the location's today. One read batch and the read's audit row.
+ */
+export async function bookingFormOptions(ctx: ModelContext, patientId: number): Promise<BookingFormOptions | null> {
+  const db = ctx.db;
+  const location = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${patientId})`;
+  const [[client], staff, pas] = await db.batch([
+    db
+      .select({ id: patients.id, name: patientName, locationId: patients.locationId, timeZone: locations.timeZone, tail: auditTail })
+      .from(patients)
+      .innerJoin(locations, eq(locations.id, patients.locationId))
+      .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
+    db
+      .select({ id: users.id, name: providerName })
+      .from(users)
+      .innerJoin(userLocations, eq(userLocations.userId, users.id))
+      .where(and(sql`${userLocations.locationId} = ${location}`, isNull(users.deletedAt)))
+      .orderBy(asc(users.name), asc(users.surname)),
+    db
+      .select({ id: paServices.id, name: paServices.paService, cpt: paServices.cpt, start: paServices.startDate, end: paServices.endDate })
+      .from(paServices)
+      .where(and(eq(paServices.patientId, patientId), isNull(paServices.deletedAt)))
+      .orderBy(asc(paServices.endDate), asc(paServices.id)),
+  ]);
+  if (!client) return null;
+  await withAudit(ctx.db, who(ctx), { action: "read", entity: "patient", entityId: patientId, patientId, detail: { for: "schedule_form" } }, () => [] as [], client.tail);
+  return {
+    patient: { id: client.id, name: client.name, location_id: client.locationId, time_zone: client.timeZone },
+    today: todayIn(ctx.now(), client.timeZone),
+    providers: staff.map((s) => ({ value: s.id, label: s.name })),
+    paServices: pas.map((p) => ({ value: p.id, label: `${p.name} (CPT ${p.cpt}, ${p.start} to ${p.end})`, cpt: p.cpt })),
+  };
 }

@@ -97,7 +97,6 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.tickets.my-tickets": "placeholder screen (guard only, no data yet)",
   "routes/_app.tickets.list": "placeholder screen (guard only, no data yet)",
   "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
-  "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
   "routes/_app.claims_.remittances._index": "payers' payments: payer, trace number, totals and counts (no client named)",
   "routes/_app.claims_.remittances.import": "the empty import form (its check is an action, audited by the model)",
   "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
@@ -266,6 +265,9 @@ function screenUrl(route: BuildRoute): string {
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
   if (path.startsWith("/claims/remittances/")) return path.replace(/:id$/, String(seed.remittance));
   if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
+  // The calendar: the week of the seeded notes and scheduled session; one scheduled session.
+  if (path === "/calendar/view") return "/calendar/view?view=week&date=2026-01-05";
+  if (path.startsWith("/calendar/session/")) return path.replace(/:id$/, String(seed.scheduled));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)

@@ -279,3 +279,103 @@ describe("cancel one, cancel the rest, and the range", () => {
     expect((await api(`/v2/scheduled-sessions?from=${date}&to=${date}`, { token: w.noPermToken })).status).toBe(403);
   });
 });
+
+describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", () => {
+  it("the week view shows notes and scheduled sessions at the location's local time, with links; month and day too", async () => {
+    const c = await client();
+    const date = nextOn(2, 50);
+    const noteId = await addNote(c.id, w.rbt.id, c.pa, date, "07:30", "08:00");
+    const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "09:00", time_out: "10:00" })).json()) as Booked;
+    const sid = booked.data.sessions[0]!.id;
+    for (const view of ["week", "month", "day"]) {
+      const res = await request(`/calendar/view?view=${view}&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie });
+      expect(res.status, view).toBe(200);
+      const html = await res.text();
+      expect(html).toContain(`href="/note-rbt/view/${noteId}"`);
+      expect(html).toContain(`href="/calendar/session/${sid}"`);
+      expect(html).toContain("09:00");
+      if (view !== "month") expect(html).toContain("09:00–10:00");
+    }
+    // Previous / next / today keep the filters.
+    const html = await (await request(`/calendar/view?view=week&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
+    expect(html).toMatch(new RegExp(`href="/calendar/view\\?view=week&amp;date=${addDays(date, -7)}&amp;patient_id=${c.id}"`));
+  });
+
+  it("403 without view_notes, 404 for another location's filter or client, 400 with the message for a bad date", async () => {
+    const c = await client();
+    expect((await request("/calendar/view", { cookie: w.noPermCookie })).status).toBe(403);
+    expect((await request(`/calendar/view?location_id=${w.location}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    expect((await request(`/calendar/view?patient_id=${c.id}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    const bad = await request("/calendar/view?date=2026-02-31", { cookie: w.rbtCookie });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("Enter a valid date (YYYY-MM-DD).");
+  });
+
+  it("books through the form without JavaScript (POST → 303 → calendar); bad input keeps the typed values and shows the message beside the field", async () => {
+    const c = await client();
+    const date = nextOn(4, 50);
+    const page = await request(`/calendar/schedule?patient_id=${c.id}`, { cookie: w.rbtCookie });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Schedule a session for");
+    expect((await request(`/calendar/schedule?patient_id=${c.id}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    expect((await request(`/calendar/schedule`, { cookie: w.noPermCookie })).status).toBe(403);
+    const fields = { patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97153", pa_service_id: String(c.pa), session_date: date, time_in: "11:00", time_out: "10:00", repeat: "weekly", until: addDays(date, 14) };
+    const bad = await form(`/calendar/schedule?patient_id=${c.id}`, fields, w.rbtCookie);
+    expect(bad.status).toBe(422);
+    const html = await bad.text();
+    expect(html).toContain("The time out must be after the time in.");
+    expect(html).toContain('value="11:00"');
+    expect(await scheduledCount(c.id)).toBe(0);
+    expect((await form(`/calendar/schedule?patient_id=${c.id}`, { ...fields, time_out: "12:00" }, w.outsiderCookie)).status).toBe(404);
+    const good = await form(`/calendar/schedule?patient_id=${c.id}`, { ...fields, time_out: "12:00" }, w.rbtCookie);
+    expect(good.status).toBe(303);
+    expect(good.headers.get("Location")).toContain(`/calendar/view?view=week&date=${date}`);
+    expect(decodeURIComponent(good.headers.get("Location")!)).toContain("Weekly series scheduled: 3 sessions.");
+    expect(await scheduledCount(c.id)).toBe(3);
+  });
+
+  it("a scheduled session's screen cancels it, or the rest of its series, with forms; another location 404", async () => {
+    const c = await client();
+    const first = nextOn(5, 50);
+    const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: first, time_in: "16:00", time_out: "17:00", repeat: "weekly", until: addDays(first, 21) })).json()) as Booked;
+    const [a, b] = booked.data.sessions;
+    expect((await request(`/calendar/session/${a!.id}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    expect((await form(`/calendar/session/${a!.id}`, { intent: "cancel" }, w.outsiderCookie)).status).toBe(404);
+    const page = await (await request(`/calendar/session/${a!.id}`, { cookie: w.rbtCookie })).text();
+    expect(page).toContain("Cancel this session");
+    expect(page).toContain("Cancel the rest of the series");
+    const cancel = await form(`/calendar/session/${a!.id}`, { intent: "cancel" }, w.rbtCookie);
+    expect(cancel.status).toBe(303);
+    const badRest = await form(`/calendar/session/${b!.id}`, { intent: "cancel_rest", from: "not-a-date" }, w.rbtCookie);
+    expect(badRest.status).toBe(422);
+    expect(await badRest.text()).toContain("Enter the date from which the rest of the series is cancelled.");
+    const rest = await form(`/calendar/session/${b!.id}`, { intent: "cancel_rest", from: b!.session_date }, w.rbtCookie);
+    expect(rest.status).toBe(303);
+    const rows = await db().select().from(scheduledSessions).where(eq(scheduledSessions.seriesId, booked.data.series_id!));
+    expect(rows.every((r) => r.status === "cancelled")).toBe(true);
+  });
+
+  it("'Write the note' opens the note form filled in, and saving the note marks the session written", async () => {
+    const c = await client();
+    const date = today();
+    const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "23:00", time_out: "23:45" })).json()) as Booked;
+    const sid = booked.data.sessions[0]!.id;
+    const page = await (await request(`/calendar/session/${sid}`, { cookie: w.rbtCookie })).text();
+    const m = /href="(\/note-rbt\?[^"]+)"/.exec(page);
+    expect(m).not.toBeNull();
+    const href = m![1]!.replace(/&amp;/g, "&");
+    const noteForm = await (await request(href, { cookie: w.rbtCookie })).text();
+    expect(noteForm).toContain('value="23:00"');
+    expect(noteForm).toContain('value="23:45"');
+    expect(noteForm).toContain(`name="scheduled_id" value="${sid}"`);
+    const saved = await form(`/note-rbt?patient_id=${c.id}`, { intent: "save", form_token: crypto.randomUUID(), type: "rbt", patient_id: String(c.id), provider_id: String(w.rbt.id), session_date: date, cpt_code: "97153", pa_service_id: String(c.pa), pos: "12", time_in: "23:00", time_out: "23:45", scheduled_id: String(sid) }, w.rbtCookie);
+    expect(saved.status, await saved.clone().text().then((t) => t.slice(0, 400))).toBe(303);
+    const noteId = Number(/\/note-rbt\/view\/(\d+)/.exec(saved.headers.get("Location") ?? "")![1]);
+    const [row] = await db().select().from(scheduledSessions).where(eq(scheduledSessions.id, sid));
+    expect(row).toMatchObject({ status: "written", noteId });
+    // A written session leaves the calendar (its note is there instead).
+    const cal = await (await request(`/calendar/view?view=day&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
+    expect(cal).not.toContain(`/calendar/session/${sid}"`);
+    expect(cal).toContain(`/note-rbt/view/${noteId}"`);
+  });
+});
