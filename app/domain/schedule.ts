@@ -295,11 +295,6 @@ export const RangeQuery = v.pipe(
 );
 export type RangeQuery = v.InferOutput<typeof RangeQuery>;
 
-/** The date of a calendar entry cell key and the HH:MM order within a day. */
-export function byStart<T extends { date: string; time_in: string | null }>(a: T, b: T): number {
-  return a.date === b.date ? (a.time_in ?? "").localeCompare(b.time_in ?? "") : a.date.localeCompare(b.date);
-}
-
 /**
  * "Write the note" from a scheduled session: the note form of its CPT (97153 → RBT, else BCBA) with client,
  * date, times, CPT, provider and PA service filled in, and the session's id so the saved note marks it written.

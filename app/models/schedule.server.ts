@@ -4,7 +4,7 @@ import { locations, notes, paServices, patients, scheduledSessions, scheduleSeri
 import { can, locationScope } from "~/domain/permissions";
 import { todayIn } from "~/domain/note-rules";
 import { NOTE_LIMITS } from "~/domain/notes";
-import { bookingDates, BookingSchema, byStart, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery } from "~/domain/schedule";
+import { bookingDates, BookingSchema, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { addDays, dayNumber, weekEndingOn, weekStartOf } from "~/domain/weeks";
 import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withConditionalAudit, type KnownTail } from "~/services/audit.server";
@@ -385,81 +385,81 @@ export interface CalendarEntry {
 
 export interface CalendarData {
   entries: CalendarEntry[];
-  /** True when more entries matched than ENTRY_CAP: narrow the filters. */
+  /** Sessions per date in the range (notes and scheduled), including those beyond the day's cap. */
+  day_totals: Record<string, number>;
+  /** True when a day has more sessions than `perDay`: narrow the filters or open the day. */
   truncated: boolean;
   locations: { id: number; title: string; time_zone: string }[];
 }
 
-/** At most this many entries of each kind per calendar read (a week of a busy location fits). */
-export const ENTRY_CAP = 2000;
+/** At most this many entries per day unless told (the API's cap; a screen asks for fewer). */
+export const PER_DAY_CAP = 500;
 
 /**
  * The calendar between two dates (inclusive): live notes and sessions still scheduled, of the actor's
- * locations, narrowed by location, provider and client. A filter naming another location, or a client or
- * provider of none of the actor's locations, answers 404. One read batch (entries, the filters' records, the
- * visible locations, the audit tail) and one audit row naming the clients shown.
+ * locations, narrowed by location, provider and client, at most `perDay` per date (in time order) with
+ * each date's total. A filter naming another location, or a client or provider of none of the actor's
+ * locations, answers 404. One read batch (the entries of both kinds in one ranked statement, the filters'
+ * records, the visible locations, the audit tail) and one audit row naming the clients shown.
  */
-export async function calendarRange(ctx: ModelContext, q: Pick<RangeQuery, "from" | "to" | "location_id" | "provider_id" | "patient_id">): Promise<ModelResult<CalendarData>> {
+export async function calendarRange(
+  ctx: ModelContext,
+  q: Pick<RangeQuery, "from" | "to" | "location_id" | "provider_id" | "patient_id">,
+  perDay = PER_DAY_CAP,
+): Promise<ModelResult<CalendarData>> {
   const scope = locationScope(ctx.actor);
   if (scope !== null && !scope.length) return notFound("Location");
   if (q.location_id !== "" && scope !== null && !scope.includes(q.location_id)) return notFound("Location");
   const locs = q.location_id !== "" ? [q.location_id] : scope;
-  const inLocs = (col: typeof notes.locationId | typeof scheduledSessions.locationId) => (locs === null ? undefined : sql`${col} in (select value from json_each(${JSON.stringify(locs)}))`);
+  const cap = Math.max(1, Math.min(PER_DAY_CAP, Math.floor(perDay)));
+  const inLocs = (alias: string) => (locs === null ? sql`` : sql` and ${sql.raw(alias)}.location_id in (select value from json_each(${JSON.stringify(locs)}))`);
+  const narrow = (alias: string) =>
+    sql`${q.provider_id !== "" ? sql` and ${sql.raw(alias)}.provider_id = ${q.provider_id}` : sql``}${q.patient_id !== "" ? sql` and ${sql.raw(alias)}.patient_id = ${q.patient_id}` : sql``}`;
+  // Notes (notes_location_date_idx) and sessions still scheduled (scheduled_location_date_idx: both status
+  // terms, the first one matching the partial index), ranked per date; names joined on the kept rows only.
+  const ranked = sql`(
+    select r.*, pt.first_name as pf, pt.last_name as pl, us.name as un, us.surname as us_, l.time_zone as tz from (
+      select u.*, row_number() over (partition by u.date order by u.start_at, u.kind, u.id) as rn, count(*) over (partition by u.date) as day_total from (
+        select 'note' as kind, n.id as id, n.type as note_type, n.patient_id as patient_id, n.provider_id as provider_id, n.location_id as location_id,
+               n.session_date as date, coalesce(n.time_in, n.time_in2) as time_in, coalesce(n.time_out2, n.time_out) as time_out, n.cpt_code as cpt_code,
+               n.status as status, null as series_id, n.start_at as start_at
+        from notes n join patients p on p.id = n.patient_id and p.deleted_at is null
+        where n.deleted_at is null${inLocs("n")} and n.session_date between ${q.from} and ${q.to}${narrow("n")}
+        union all
+        select 'scheduled', s.id, null, s.patient_id, s.provider_id, s.location_id, s.session_date, s.time_in, s.time_out, s.cpt_code, s.status, s.series_id, s.start_at
+        from scheduled_sessions s join patients p on p.id = s.patient_id and p.deleted_at is null
+        where s.status != 'cancelled' and s.status = 'scheduled'${inLocs("s")} and s.session_date between ${q.from} and ${q.to}${narrow("s")}
+      ) u
+    ) r
+    join patients pt on pt.id = r.patient_id
+    join users us on us.id = r.provider_id
+    join locations l on l.id = r.location_id
+    where r.rn <= ${cap}
+  ) c`;
   const none = ctx.db.select({ id: patients.id }).from(patients).where(sql`1 = 0`);
   const db = ctx.db;
-  const [noteList, schedList, locRows, clientRow, providerRow, [tailRow]] = await db.batch([
+  const [rows, locRows, clientRow, providerRow, [tailRow]] = await db.batch([
     db
       .select({
-        id: notes.id,
-        type: notes.type,
-        patientId: notes.patientId,
-        patientName,
-        providerId: notes.providerId,
-        providerName,
-        locationId: notes.locationId,
-        timeZone: locations.timeZone,
-        date: notes.sessionDate,
-        timeIn: sql<string | null>`coalesce(${notes.timeIn}, ${notes.timeIn2})`,
-        timeOut: sql<string | null>`coalesce(${notes.timeOut2}, ${notes.timeOut})`,
-        cpt: notes.cptCode,
-        status: notes.status,
+        kind: sql<string>`c.kind`,
+        id: sql<number>`c.id`,
+        noteType: sql<string | null>`c.note_type`,
+        patientId: sql<number>`c.patient_id`,
+        patientName: sql<string>`trim(c.pf || ' ' || c.pl)`,
+        providerId: sql<number>`c.provider_id`,
+        providerName: sql<string>`trim(c.un || ' ' || c.us_)`,
+        locationId: sql<number>`c.location_id`,
+        timeZone: sql<string>`c.tz`,
+        date: sql<string>`c.date`,
+        timeIn: sql<string | null>`c.time_in`,
+        timeOut: sql<string | null>`c.time_out`,
+        cpt: sql<string>`c.cpt_code`,
+        status: sql<string>`c.status`,
+        seriesId: sql<number | null>`c.series_id`,
+        dayTotal: sql<number>`c.day_total`,
       })
-      .from(notes)
-      .innerJoin(patients, eq(patients.id, notes.patientId))
-      .innerJoin(users, eq(users.id, notes.providerId))
-      .innerJoin(locations, eq(locations.id, notes.locationId))
-      .where(
-        and(
-          isNull(notes.deletedAt),
-          isNull(patients.deletedAt),
-          inLocs(notes.locationId),
-          sql`${notes.sessionDate} between ${q.from} and ${q.to}`,
-          q.provider_id !== "" ? eq(notes.providerId, q.provider_id) : undefined,
-          q.patient_id !== "" ? eq(notes.patientId, q.patient_id) : undefined,
-        ),
-      )
-      .orderBy(asc(notes.sessionDate), asc(notes.startAt))
-      .limit(ENTRY_CAP + 1),
-    db
-      .select({ ...scheduledColumns })
-      .from(scheduledSessions)
-      .innerJoin(patients, eq(patients.id, scheduledSessions.patientId))
-      .innerJoin(users, eq(users.id, scheduledSessions.providerId))
-      .innerJoin(locations, eq(locations.id, scheduledSessions.locationId))
-      .where(
-        and(
-          // Both terms: the first lets SQLite use the partial index scheduled_location_date_idx.
-          sql`${scheduledSessions.status} != 'cancelled'`,
-          sql`${scheduledSessions.status} = 'scheduled'`,
-          isNull(patients.deletedAt),
-          inLocs(scheduledSessions.locationId),
-          sql`${scheduledSessions.sessionDate} between ${q.from} and ${q.to}`,
-          q.provider_id !== "" ? eq(scheduledSessions.providerId, q.provider_id) : undefined,
-          q.patient_id !== "" ? eq(scheduledSessions.patientId, q.patient_id) : undefined,
-        ),
-      )
-      .orderBy(asc(scheduledSessions.sessionDate), asc(scheduledSessions.startAt))
-      .limit(ENTRY_CAP + 1),
+      .from(ranked)
+      .orderBy(sql`c.date`, sql`c.start_at`, sql`c.kind`, sql`c.id`),
     db
       .select({ id: locations.id, title: locations.title, time_zone: locations.timeZone })
       .from(locations)
@@ -476,35 +476,33 @@ export async function calendarRange(ctx: ModelContext, q: Pick<RangeQuery, "from
   ]);
   if (q.patient_id !== "" && !clientRow.length) return notFound("Client");
   if (q.provider_id !== "" && !providerRow.length) return notFound("Provider");
-  const truncated = noteList.length > ENTRY_CAP || schedList.length > ENTRY_CAP;
-  const entries: CalendarEntry[] = [
-    ...noteList.slice(0, ENTRY_CAP).map(
-      (n): CalendarEntry => ({
-        kind: "note",
-        id: n.id,
-        note_type: n.type,
-        patient_id: n.patientId,
-        patient_name: n.patientName,
-        provider_id: n.providerId ?? 0,
-        provider_name: n.providerName,
-        location_id: Number(n.locationId),
-        time_zone: n.timeZone,
-        date: n.date,
-        time_in: n.timeIn,
-        time_out: n.timeOut,
-        cpt_code: n.cpt,
-        status: n.status,
-        series_id: null,
-      }),
-    ),
-    ...schedList.slice(0, ENTRY_CAP).map((r): CalendarEntry => {
-      const s = scheduledJson(r as ScheduledRow);
-      return { kind: "scheduled", id: s.id, note_type: null, patient_id: s.patient_id, patient_name: s.patient_name, provider_id: s.provider_id, provider_name: s.provider_name, location_id: s.location_id, time_zone: s.time_zone, date: s.session_date, time_in: s.time_in, time_out: s.time_out, cpt_code: s.cpt_code, status: s.status, series_id: s.series_id };
-    }),
-  ].sort(byStart);
+  const dayTotals: Record<string, number> = {};
+  const entries = rows.map((r): CalendarEntry => {
+    dayTotals[r.date] = Number(r.dayTotal);
+    return {
+      kind: r.kind === "note" ? "note" : "scheduled",
+      id: Number(r.id),
+      note_type: r.noteType,
+      patient_id: Number(r.patientId),
+      patient_name: r.patientName,
+      provider_id: Number(r.providerId),
+      provider_name: r.providerName,
+      location_id: Number(r.locationId),
+      time_zone: r.timeZone,
+      date: r.date,
+      time_in: r.timeIn,
+      time_out: r.timeOut,
+      cpt_code: r.cpt,
+      status: r.status,
+      series_id: r.seriesId === null ? null : Number(r.seriesId),
+    };
+  });
+  const shown: Record<string, number> = {};
+  for (const e of entries) shown[e.date] = (shown[e.date] ?? 0) + 1;
+  const truncated = Object.entries(dayTotals).some(([d, n]) => n > (shown[d] ?? 0));
   const clients = clientIds(entries, (e) => e.patient_id);
   if (clients.length) await withAudit(ctx.db, who(ctx), { ...clientsReadEntry("calendar", clients), action: "read" }, () => [] as [], tailRow ? tailRow.tail : undefined);
-  return ok({ entries, truncated, locations: locRows });
+  return ok({ entries, day_totals: dayTotals, truncated, locations: locRows });
 }
 
 /* ------------------------------------------------------------------ for the parent portal */

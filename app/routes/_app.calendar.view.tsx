@@ -32,7 +32,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const q: CalendarQuery = parsed.ok ? parsed.data : { view: "", date: "", location_id: "", provider_id: "", patient_id: "" };
   const view: CalendarView = q.view || "week";
   const grid = calendarGrid(view, q.date || today);
-  const result = await calendarRange(ctx, { from: grid.from, to: grid.to, location_id: q.location_id, provider_id: q.provider_id, patient_id: q.patient_id });
+  // At most this many sessions per date in a cell; the rest are counted and linked to the day view.
+  const perDay = view === "month" ? 4 : view === "week" ? 40 : 500;
+  const result = await calendarRange(ctx, { from: grid.from, to: grid.to, location_id: q.location_id, provider_id: q.provider_id, patient_id: q.patient_id }, perDay);
   if (!result.ok) throw notFound(result.message);
   const answer = {
     values,
@@ -41,7 +43,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     today,
     grid,
     entries: result.data.entries,
-    truncated: result.data.truncated,
+    dayTotals: result.data.day_totals,
+    truncated: result.data.truncated && view === "day",
     locations: result.data.locations,
     flash: url.searchParams.get("flash"),
   };
@@ -63,26 +66,24 @@ function entryHref(e: CalendarEntry): string {
 function Entry({ e, detailed, zones }: { e: CalendarEntry; detailed: boolean; zones: boolean }) {
   const time = e.time_in ? `${e.time_in}${e.time_out ? `–${e.time_out}` : ""}` : "";
   const label = e.kind === "note" ? `${(e.note_type ?? "").toUpperCase()} note` : "Scheduled";
+  // The link's name is its text (a screen reader hears the kind and date first, from hidden text).
   return (
     <li className={`cal-entry cal-${e.kind}`}>
-      <Link to={entryHref(e)} aria-label={`${label}: ${e.patient_name} with ${e.provider_name} on ${e.date} ${time}`}>
+      <Link to={entryHref(e)}>
+        <span className="visually-hidden">{`${label} on ${e.date}, `}</span>
         <span className="cal-time">{time}</span> <span className="cal-client">{e.patient_name}</span>
         {detailed ? (
-          <>
-            {" "}
-            <span className="cal-meta">
-              · {e.provider_name} · CPT {e.cpt_code} · {label}
-              {zones ? ` · ${e.time_zone}` : ""}
-            </span>
-          </>
-        ) : null}
+          <span className="cal-meta">{` · ${e.provider_name} · CPT ${e.cpt_code} · ${label}${zones ? ` · ${e.time_zone}` : ""}`}</span>
+        ) : (
+          <span className="visually-hidden">{` with ${e.provider_name}`}</span>
+        )}
       </Link>
     </li>
   );
 }
 
 export default function Calendar() {
-  const { values, errors, view, today, grid, entries, truncated, locations, flash } = useLoaderData<typeof loader>();
+  const { values, errors, view, today, grid, entries, dayTotals, truncated, locations, flash } = useLoaderData<typeof loader>();
   const byDate = new Map<string, CalendarEntry[]>();
   for (const e of entries) byDate.set(e.date, [...(byDate.get(e.date) ?? []), e]);
   const zones = new Set(entries.map((e) => e.time_zone)).size > 1 || new Set(locations.map((l) => l.time_zone)).size > 1;
@@ -103,7 +104,6 @@ export default function Calendar() {
         {errors[name]}
       </p>
     ) : null;
-  const limit = view === "month" ? 4 : 1000;
   return (
     <section className="card calendar">
       <div className="page-head">
@@ -174,7 +174,7 @@ export default function Calendar() {
         <h2 className="cal-title">{grid.title}</h2>
       </nav>
       <p className="hint">Times are the local time of each session's location{zones ? " (its time zone is shown beside each session)" : ""}.</p>
-      {truncated ? <FormMessage error="More sessions than a page can show: choose a location, provider or client." /> : null}
+      {truncated ? <FormMessage error="More sessions on this day than a page shows: choose a location, provider or client." /> : null}
       <table className={`cal-grid cal-${view}`}>
         <caption className="visually-hidden">{grid.title}</caption>
         {view !== "day" ? (
@@ -193,20 +193,29 @@ export default function Calendar() {
             <tr key={week[0]}>
               {week.map((date) => {
                 const list = byDate.get(date) ?? [];
+                const more = (dayTotals[date] ?? 0) - list.length;
                 const outside = grid.month !== null && !date.startsWith(grid.month);
                 return (
                   <td key={date} className={[outside ? "cal-outside" : "", date === today ? "cal-today" : ""].filter(Boolean).join(" ") || undefined}>
-                    <Link className="cal-day" to={hrefWith(values, { view: "day", date })} aria-label={`Day view of ${date}`}>
-                      {view === "month" ? Number(date.slice(8, 10)) : date}
+                    <Link className="cal-day" to={hrefWith(values, { view: "day", date })}>
+                      <span className="visually-hidden">Day view of </span>
+                      {view === "month" ? (
+                        <>
+                          <span className="visually-hidden">{date}</span>
+                          <span aria-hidden="true">{Number(date.slice(8, 10))}</span>
+                        </>
+                      ) : (
+                        date
+                      )}
                     </Link>
                     {list.length ? (
                       <ul className="cal-entries">
-                        {list.slice(0, limit).map((e) => (
+                        {list.map((e) => (
                           <Entry key={`${e.kind}-${e.id}`} e={e} detailed={view !== "month"} zones={zones} />
                         ))}
-                        {list.length > limit ? (
+                        {more > 0 && view !== "day" ? (
                           <li>
-                            <Link to={hrefWith(values, { view: "day", date })}>{`+${list.length - limit} more`}</Link>
+                            <Link to={hrefWith(values, { view: "day", date })}>{`+${more} more`}</Link>
                           </li>
                         ) : null}
                       </ul>
