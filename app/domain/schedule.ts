@@ -283,6 +283,7 @@ export const RangeQuery = v.pipe(
     location_id: idFilter,
     provider_id: idFilter,
     patient_id: idFilter,
+    per_day: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,3}$/, "per_day takes a whole number from 1 to 500."), v.transform(Number), v.minValue(1, "per_day takes a whole number from 1 to 500."), v.maxValue(500, "per_day takes a whole number from 1 to 500."))], "per_day takes a whole number from 1 to 500."), ""),
   }),
   v.forward(
     v.check((q) => q.to >= q.from, "The end date must be on or after the start date."),

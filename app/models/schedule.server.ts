@@ -392,8 +392,10 @@ export interface CalendarData {
   locations: { id: number; title: string; time_zone: string }[];
 }
 
-/** At most this many entries per day unless told (the API's cap; a screen asks for fewer). */
+/** At most this many entries per day (the day view; the API's `per_day` may ask for up to this many). */
 export const PER_DAY_CAP = 500;
+/** The API's entries per day unless `per_day` says otherwise. */
+export const API_PER_DAY = 50;
 
 /**
  * The calendar between two dates (inclusive): live notes and sessions still scheduled, of the actor's
@@ -412,14 +414,17 @@ export async function calendarRange(
   if (q.location_id !== "" && scope !== null && !scope.includes(q.location_id)) return notFound("Location");
   const locs = q.location_id !== "" ? [q.location_id] : scope;
   const cap = Math.max(1, Math.min(PER_DAY_CAP, Math.floor(perDay)));
-  const inLocs = (alias: string) => (locs === null ? sql`` : sql` and ${sql.raw(alias)}.location_id in (select value from json_each(${JSON.stringify(locs)}))`);
+  // One location (the usual filter) compares directly; several go in as one JSON parameter.
+  const inLocs = (alias: string) =>
+    locs === null ? sql`` : locs.length === 1 ? sql` and ${sql.raw(alias)}.location_id = ${locs[0]}` : sql` and ${sql.raw(alias)}.location_id in (select value from json_each(${JSON.stringify(locs)}))`;
   const narrow = (alias: string) =>
     sql`${q.provider_id !== "" ? sql` and ${sql.raw(alias)}.provider_id = ${q.provider_id}` : sql``}${q.patient_id !== "" ? sql` and ${sql.raw(alias)}.patient_id = ${q.patient_id}` : sql``}`;
   // Notes (notes_location_date_idx) and sessions still scheduled (scheduled_location_date_idx: both status
   // terms, the first one matching the partial index), ranked per date; names joined on the kept rows only.
   const ranked = sql`(
     select r.*, pt.first_name as pf, pt.last_name as pl, us.name as un, us.surname as us_, l.time_zone as tz from (
-      select u.*, row_number() over (partition by u.date order by u.start_at, u.kind, u.id) as rn, count(*) over (partition by u.date) as day_total from (
+      select u.*, row_number() over (partition by u.date order by u.start_at, u.kind, u.id) as rn,
+             count(*) over (partition by u.date order by u.start_at, u.kind, u.id rows between unbounded preceding and unbounded following) as day_total from (
         select 'note' as kind, n.id as id, n.type as note_type, n.patient_id as patient_id, n.provider_id as provider_id, n.location_id as location_id,
                n.session_date as date, coalesce(n.time_in, n.time_in2) as time_in, coalesce(n.time_out2, n.time_out) as time_out, n.cpt_code as cpt_code,
                n.status as status, null as series_id, n.start_at as start_at

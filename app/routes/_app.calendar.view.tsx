@@ -33,7 +33,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const view: CalendarView = q.view || "week";
   const grid = calendarGrid(view, q.date || today);
   // At most this many sessions per date in a cell; the rest are counted and linked to the day view.
-  const perDay = view === "month" ? 4 : view === "week" ? 40 : 500;
+  const perDay = view === "month" ? 4 : view === "week" ? 30 : 500;
   const result = await calendarRange(ctx, { from: grid.from, to: grid.to, location_id: q.location_id, provider_id: q.provider_id, patient_id: q.patient_id }, perDay);
   if (!result.ok) throw notFound(result.message);
   const answer = {

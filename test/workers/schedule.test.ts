@@ -4,7 +4,9 @@ import { auditLog, notes, paServices, scheduledSessions, scheduleSeries } from "
 import { localMinute } from "~/domain/note-rules";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
-import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
+import { getActor } from "~/models/actors.server";
+import { upcomingSessionsForPatients } from "~/models/schedule.server";
+import { api, apiToken, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037): the API (book one-off and weekly, cancel one,
@@ -301,6 +303,21 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect(html).toMatch(new RegExp(`href="/calendar/view\\?view=week&amp;date=${addDays(date, -7)}&amp;patient_id=${c.id}"`));
   });
 
+  it("a month cell shows 4 sessions and '+N more' linking to the day; the API keeps per_day with each day's total", async () => {
+    const c = await client();
+    const date = nextOn(6, 50);
+    for (const h of ["07", "09", "11", "13", "15"]) await addNote(c.id, w.otherRbt.id, c.pa, date, `${h}:00`, `${h}:30`);
+    const html = await (await request(`/calendar/view?view=month&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
+    expect(html).toContain("+1 more");
+    expect(html).toContain(`href="/calendar/view?view=day&amp;date=${date}&amp;patient_id=${c.id}"`);
+    const res = await api(`/v2/scheduled-sessions?from=${date}&to=${date}&patient_id=${c.id}&per_day=2`, { token: w.rbtToken });
+    const { data } = (await res.json()) as { data: { entries: { time_in: string }[]; day_totals: Record<string, number>; truncated: boolean } };
+    expect(data.entries.map((e) => e.time_in)).toEqual(["07:00", "09:00"]);
+    expect(data.day_totals).toEqual({ [date]: 5 });
+    expect(data.truncated).toBe(true);
+    expect((await api(`/v2/scheduled-sessions?from=${date}&to=${date}&per_day=0`, { token: w.rbtToken })).status).toBe(422);
+  });
+
   it("403 without view_notes, 404 for another location's filter or client, 400 with the message for a bad date", async () => {
     const c = await client();
     expect((await request("/calendar/view", { cookie: w.noPermCookie })).status).toBe(403);
@@ -377,5 +394,30 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     const cal = await (await request(`/calendar/view?view=day&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
     expect(cal).not.toContain(`/calendar/session/${sid}"`);
     expect(cal).toContain(`/note-rbt/view/${noteId}"`);
+  });
+});
+
+describe("upcomingSessionsForPatients (the parent portal's next sessions)", () => {
+  it("answers a parent's own children's next scheduled sessions only, at most `limit` each, in order, naming no staff", async () => {
+    const parent = await createParent();
+    const own = await createPatient({ locationId: w.location, parentId: parent.id });
+    const [pa] = await db().insert(paServices).values({ patientId: own.id, paService: "RBT", cpt: "97153", nUnits: 1000, startDate: addDays(today(), -1), endDate: addDays(today(), 200) }).returning();
+    const other = await client();
+    const first = nextOn(1, 60);
+    await book(w.rbtToken, { patient_id: own.id, cpt_code: "97153", pa_service_id: pa!.id, session_date: first, time_in: "10:00", time_out: "11:00", repeat: "weekly", until: addDays(first, 21) });
+    await book(w.managerToken, { patient_id: other.id, provider_id: w.otherRbt.id, cpt_code: "97153", pa_service_id: other.pa, session_date: first, time_in: "10:00", time_out: "11:00" });
+    const cancelled = (await (await api(`/v2/scheduled-sessions?from=${first}&to=${first}&patient_id=${own.id}`, { token: w.rbtToken })).json()) as { data: { entries: { id: number }[] } };
+    await api(`/v2/scheduled-sessions/${cancelled.data.entries[0]!.id}/cancel`, { method: "POST", token: w.rbtToken });
+    const actor = (await getActor(db(), "parent", parent.id))!;
+    const ctx = { db: db(), actor, ip: "127.0.0.1", now: () => new Date() };
+    const next = await upcomingSessionsForPatients(ctx, [own.id, other.id], today(), 2);
+    expect(next.map((s) => [s.patient_id, s.session_date, s.time_in])).toEqual([
+      [own.id, addDays(first, 7), "10:00"],
+      [own.id, addDays(first, 14), "10:00"],
+    ]);
+    expect(Object.keys(next[0]!).sort()).toEqual(["cpt_code", "id", "location_title", "patient_id", "session_date", "time_in", "time_out", "time_zone"]);
+    // Staff see their locations' clients.
+    const staff = (await getActor(db(), "user", w.rbt.id))!;
+    expect((await upcomingSessionsForPatients({ ...ctx, actor: staff }, [other.id], today(), 5)).map((s) => s.patient_id)).toEqual([other.id]);
   });
 });

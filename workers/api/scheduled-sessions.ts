@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { RangeQuery } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
-import { bookSessions, calendarRange, cancelRestOfSeries, cancelSession, getScheduledSession } from "~/models/schedule.server";
+import { API_PER_DAY, bookSessions, calendarRange, cancelRestOfSeries, cancelSession, getScheduledSession } from "~/models/schedule.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, pathId } from "./rest";
 
@@ -18,7 +18,7 @@ export const scheduledSessionsV2 = new Hono<AppEnv>()
   .get("/", viewNotes, async (c) => {
     const parsed = parseWith(RangeQuery, c.req.query());
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0] ?? "The query is not valid.", { errors: parsed.errors });
-    return answer(c, await calendarRange(modelContext(c), parsed.data));
+    return answer(c, await calendarRange(modelContext(c), parsed.data, parsed.data.per_day === "" ? API_PER_DAY : parsed.data.per_day));
   })
   .get("/:id", viewNotes, async (c) => {
     const id = pathId(c.req.param("id"));
