@@ -109,10 +109,17 @@ const manages = (ctx: ModelContext) => can(ctx.actor, "manage_notes");
 
 /** One scheduled session in scope (audited read); null when out of scope or absent. */
 export async function getScheduledSession(ctx: ModelContext, id: number): Promise<ScheduledJson | null> {
-  const [r] = await scheduledRead(ctx, eq(scheduledSessions.id, id));
+  // The audit chain's tail rides in the read: guard + read + audit row = 3 round trips.
+  const [r] = await ctx.db
+    .select({ ...scheduledColumns, tail: auditTail })
+    .from(scheduledSessions)
+    .innerJoin(patients, eq(patients.id, scheduledSessions.patientId))
+    .innerJoin(users, eq(users.id, scheduledSessions.providerId))
+    .innerJoin(locations, eq(locations.id, scheduledSessions.locationId))
+    .where(and(eq(scheduledSessions.id, id), scheduledScope(ctx)));
   if (!r) return null;
   const s = scheduledJson(r);
-  await withAudit(ctx.db, who(ctx), { action: "read", entity: "scheduled_session", entityId: id, patientId: s.patient_id }, () => [] as []);
+  await withAudit(ctx.db, who(ctx), { action: "read", entity: "scheduled_session", entityId: id, patientId: s.patient_id }, () => [] as [], r.tail);
   return s;
 }
 

@@ -322,7 +322,9 @@ function seeded(route: string): string {
     .replace(":intake", String(seed.intake))
     .replace(":bip", String(seed.bip))
     .replace(":noteRbt", String(seed.notes.rbt))
-    .replace(":remittance", String(seed.remittance));
+    .replace(":remittance", String(seed.remittance))
+    .replace(":location", String(seed.location))
+    .replace(":scheduled", String(seed.scheduled));
 }
 
 describe("a recorded read stays within 3 D1 round trips", () => {
@@ -361,6 +363,8 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/remittances/{id}", () => `/api/v2/remittances/${seed.remittance}`],
     ["/api/v2/billing/scrubber?location_id&date_from&date_to", () => `/api/v2/billing/scrubber?${scrubberPeriod()}`],
     ["/api/v2/billing/scrubber/notes/{id}", () => `/api/v2/billing/scrubber/notes/${seed.notes.rbt}`],
+    ["/api/v2/scheduled-sessions?from&to&location_id", () => `/api/v2/scheduled-sessions?from=2026-01-04&to=2026-01-10&location_id=${seed.location}`],
+    ["/api/v2/scheduled-sessions/{id}", () => `/api/v2/scheduled-sessions/${seed.scheduled}`],
   ];
   it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();
@@ -399,6 +403,9 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/claims/remittances/:remittance",
     "/claims",
     `/claims?pick=1&b_from=2026-01-01&b_to=2026-01-31`,
+    "/calendar/view?view=week&date=2026-01-05",
+    "/calendar/view?view=month&date=2026-01-05&location_id=:location",
+    "/calendar/session/:scheduled",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();
