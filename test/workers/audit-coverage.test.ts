@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, claims, clientReports, intakeAssessments, notes, paServices, x12Files } from "~/db/schema";
+import { auditLog, claims, clientReports, intakeAssessments, notes, paServices, scheduledSessions, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
@@ -103,7 +103,6 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.tickets.edit.$id": "a staff support ticket (no client record; decision 036)",
   "routes/_app.tickets.view.$id": "a staff support ticket and its responses (no client record; decision 036)",
   "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
-  "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
   "routes/_app.claims_.remittances._index": "payers' payments: payer, trace number, totals and counts (no client named)",
   "routes/_app.claims_.remittances.import": "the empty import form (its check is an action, audited by the model)",
   "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
@@ -144,6 +143,7 @@ let seed: {
   notes: Record<"rbt" | "bcba" | "combined", number>;
   remittance: number;
   claim: number;
+  scheduled: number;
 };
 let token: string;
 let cookie: string;
@@ -184,7 +184,13 @@ beforeAll(async () => {
     clientReport: 0,
     remittance: await remittanceOf(patient),
     claim: 0,
+    scheduled: 0,
   };
+  const [scheduled] = await db()
+    .insert(scheduledSessions)
+    .values({ patientId: patient.id, providerId: provider.id, locationId: location.id, cptCode: "97151", paServiceId: pa!.id, sessionDate: "2026-01-06", timeIn: "09:00", timeOut: "10:00", startAt: 20_459 * 1440 + 540, endAt: 20_459 * 1440 + 600, minutes: 60, units: 4 })
+    .returning();
+  seed.scheduled = scheduled!.id;
   const [billingRecord] = await db().insert(clientReports).values({ noteId: seed.notes.rbt, noteType: "rbt", patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05" }).returning();
   seed.clientReport = billingRecord!.id;
   // A generated claim with its file (claims list, viewer, download) and a billed note on no claim (the build picker).
@@ -235,6 +241,7 @@ function apiUrl(path: string): string {
     [/^\/v2\/remittances\//, () => seed.remittance],
     [/^\/v2\/claims\//, () => seed.claim],
     [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
+    [/^\/v2\/scheduled-sessions\//, () => seed.scheduled],
   ];
   if (path === "/client_report/byemployee/:employee/:patient") return `/client_report/byemployee/${seed.provider}/${seed.patient}`;
   if (path === "/client_report/bylocation/:id") return `/client_report/bylocation/${seed.location}?date_from=2026-01-01&date_to=2026-01-31`;
@@ -246,6 +253,8 @@ function apiUrl(path: string): string {
   // A note form's options name the client's goals and PA services when they are for a client.
   if (/^\/note_(rbt|bcba)\/config$/.test(path)) return `${url}?patient_id=${seed.patient}`;
   if (path === "/v2/pa-pacing") return `${url}?patient_id=${seed.patient}`;
+  // The calendar's range: the week of the seeded notes and scheduled session.
+  if (path === "/v2/scheduled-sessions") return `${url}?from=2026-01-04&to=2026-01-10`;
   return url;
 }
 
@@ -262,6 +271,9 @@ function screenUrl(route: BuildRoute): string {
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
   if (path.startsWith("/claims/remittances/")) return path.replace(/:id$/, String(seed.remittance));
   if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
+  // The calendar: the week of the seeded notes and scheduled session; one scheduled session.
+  if (path === "/calendar/view") return "/calendar/view?view=week&date=2026-01-05";
+  if (path.startsWith("/calendar/session/")) return path.replace(/:id$/, String(seed.scheduled));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)
@@ -316,7 +328,9 @@ function seeded(route: string): string {
     .replace(":intake", String(seed.intake))
     .replace(":bip", String(seed.bip))
     .replace(":noteRbt", String(seed.notes.rbt))
-    .replace(":remittance", String(seed.remittance));
+    .replace(":remittance", String(seed.remittance))
+    .replace(":location", String(seed.location))
+    .replace(":scheduled", String(seed.scheduled));
 }
 
 describe("a recorded read stays within 3 D1 round trips", () => {
@@ -355,6 +369,8 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     ["/api/v2/remittances/{id}", () => `/api/v2/remittances/${seed.remittance}`],
     ["/api/v2/billing/scrubber?location_id&date_from&date_to", () => `/api/v2/billing/scrubber?${scrubberPeriod()}`],
     ["/api/v2/billing/scrubber/notes/{id}", () => `/api/v2/billing/scrubber/notes/${seed.notes.rbt}`],
+    ["/api/v2/scheduled-sessions?from&to&location_id", () => `/api/v2/scheduled-sessions?from=2026-01-04&to=2026-01-10&location_id=${seed.location}`],
+    ["/api/v2/scheduled-sessions/{id}", () => `/api/v2/scheduled-sessions/${seed.scheduled}`],
   ];
   it.each(scoped)("GET %s: guard, scope and read, audit row", async (_label, path) => {
     const before = await auditRows();
@@ -393,6 +409,9 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/claims/remittances/:remittance",
     "/claims",
     `/claims?pick=1&b_from=2026-01-01&b_to=2026-01-31`,
+    "/calendar/view?view=week&date=2026-01-05",
+    "/calendar/view?view=month&date=2026-01-05&location_id=:location",
+    "/calendar/session/:scheduled",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();
