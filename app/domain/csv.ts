@@ -72,6 +72,9 @@ export function csvStream(header: readonly string[], rows: readonly (readonly Cs
 
 /** A file name safe in a Content-Disposition header: letters, digits, dot, dash and underscore. */
 export function csvFileName(base: string, date: string): string {
-  const clean = `${base}-${date}`.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/-+/g, "-").replace(/^-|-$/g, "");
+  const clean = `${base}-${date}`
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/-+/g, "-")
+    .replace(/^-|-$/g, "");
   return `${clean || "report"}.csv`;
 }

@@ -1,5 +1,8 @@
 import type { ReportDefinition, ReportKey } from "./reports";
 import { accessReport, logsReport } from "./report-defs/audit";
+import { clientProjectionReport, pasReport } from "./report-defs/authorizations";
+import { clientEligibilityReport } from "./report-defs/eligibility";
+import { expirationDatesReport } from "./report-defs/expiration-dates";
 
 /**
  * The definition of each report (decision 038), by key: filters and the one column list of the screen and
@@ -9,5 +12,9 @@ import { accessReport, logsReport } from "./report-defs/audit";
 export const REPORT_DEFINITIONS: Partial<Record<ReportKey, ReportDefinition<any, any>>> = {
   logs: logsReport,
   access: accessReport,
+  pas: pasReport,
+  "client-projection": clientProjectionReport,
+  "client-eligibility": clientEligibilityReport,
+  "expiration-dates": expirationDatesReport,
   // h-reports-b: payroll, hours, bcba-report, location-cpt, provider-clients, ticket-support
 };

@@ -34,18 +34,54 @@ export function isReportKey(x: string | undefined): x is ReportKey {
 
 /** Titles and one-line descriptions of the index (each report's definition repeats its own). */
 export const REPORT_TITLES: Record<ReportKey, { title: string; description: string }> = {
-  logs: { title: "Logs", description: "The audit trail: who did what, to which record, when; with the chain's integrity check." },
-  access: { title: "Access", description: "Who read or changed which client's record." },
-  pas: { title: "Prior authorizations", description: "Authorizations with units used, remaining, expiry and pacing." },
-  payroll: { title: "Payroll", description: "Hours times the pay rates per employee and period." },
-  hours: { title: "Hours", description: "Hours per provider, client or CPT code." },
-  "expiration-dates": { title: "Expiration dates", description: "Employees' compliance dates: expired, due within 30 days, ok." },
-  "bcba-report": { title: "BCBA supervision", description: "BCBA hours against RBT hours per client, with the ratio." },
-  "client-projection": { title: "Client projection", description: "Each authorization's projected use by its end date at the current weekly rate." },
-  "location-cpt": { title: "Location and CPT", description: "Units and charges by location and CPT code." },
-  "provider-clients": { title: "Provider caseload", description: "The clients each provider saw in the period." },
-  "ticket-support": { title: "Ticket support", description: "Tickets by status and age." },
-  "client-eligibility": { title: "Client eligibility", description: "Clients whose insurance or authorization lapses within 60, 30 or 14 days." },
+  logs: {
+    title: "Logs",
+    description: "The audit trail: who did what, to which record, when; with the chain's integrity check.",
+  },
+  access: {
+    title: "Access",
+    description: "Who read or changed which client's record.",
+  },
+  pas: {
+    title: "Prior authorizations",
+    description: "Authorizations with units used, remaining, expiry and pacing.",
+  },
+  payroll: {
+    title: "Payroll",
+    description: "Hours times the pay rates per employee and period.",
+  },
+  hours: {
+    title: "Hours",
+    description: "Hours per provider, client or CPT code.",
+  },
+  "expiration-dates": {
+    title: "Expiration dates",
+    description: "Employees' compliance dates: expired, due within 30 days, ok.",
+  },
+  "bcba-report": {
+    title: "BCBA supervision",
+    description: "BCBA hours against RBT hours per client, with the ratio.",
+  },
+  "client-projection": {
+    title: "Client projection",
+    description: "Each authorization's projected use by its end date at the current weekly rate.",
+  },
+  "location-cpt": {
+    title: "Location and CPT",
+    description: "Units and charges by location and CPT code.",
+  },
+  "provider-clients": {
+    title: "Provider caseload",
+    description: "The clients each provider saw in the period.",
+  },
+  "ticket-support": {
+    title: "Ticket support",
+    description: "Tickets by status and age.",
+  },
+  "client-eligibility": {
+    title: "Client eligibility",
+    description: "Clients whose insurance or authorization lapses within 60, 30 or 14 days.",
+  },
 };
 
 /** Every report needs manage_notes (platform §2: sidebar Reports → reports/access with manage_notes; legacy `logs`). */
@@ -128,7 +164,7 @@ export const optionalDate = v.pipe(
   v.optional(v.string(), ""),
   v.trim(),
   v.check((s) => s === "" || (/^\d{4}-\d{2}-\d{2}$/.test(s) && realDate(s)), DATE_MESSAGE),
-  v.transform((s) => (s === "" ? null : s)),
+  v.transform((s) => (s === "" ? null : s))
 );
 
 /** An optional record id (a select of locations, staff, or a client id): "" → null. */
@@ -137,7 +173,7 @@ export function optionalId(what: string) {
     v.optional(v.string(), ""),
     v.trim(),
     v.check((s) => s === "" || (/^\d{1,15}$/.test(s) && Number(s) > 0), `${what} must be a record id.`),
-    v.transform((s) => (s === "" ? null : Number(s))),
+    v.transform((s) => (s === "" ? null : Number(s)))
   );
 }
 
@@ -147,7 +183,7 @@ export function oneOf<T extends string>(values: readonly T[], fallback: T, messa
     v.optional(v.string(), ""),
     v.trim(),
     v.check((s) => s === "" || (values as readonly string[]).includes(s), message),
-    v.transform((s) => (s === "" ? fallback : (s as T))),
+    v.transform((s) => (s === "" ? fallback : (s as T)))
   );
 }
 
@@ -157,7 +193,7 @@ export function optionalText(label: string, max = 60) {
     v.optional(v.string(), ""),
     v.trim(),
     v.maxLength(max, `${label} is too long: at most ${max} characters.`),
-    v.check((s) => !/[\u0000-\u001f]/.test(s), `${label} must be plain text.`),
+    v.check((s) => !/[\u0000-\u001f]/.test(s), `${label} must be plain text.`)
   );
 }
 
@@ -199,15 +235,15 @@ export function withPeriod<E extends v.ObjectEntries>(entries: E) {
         const p = period(q);
         return !p.date_from || !p.date_to || p.date_from <= p.date_to;
       }, "To must be on or after From."),
-      ["date_to"] as never,
+      ["date_to"] as never
     ),
     v.forward(
       v.check((q: Out) => {
         const p = period(q);
         return !p.date_from || !p.date_to || daysBetween(p.date_from, p.date_to) < MAX_PERIOD_DAYS;
       }, "Choose a period of at most one year."),
-      ["date_to"] as never,
-    ),
+      ["date_to"] as never
+    )
   );
 }
 

@@ -7,7 +7,11 @@ import { REPORT_TITLES, isReportKey } from "~/domain/reports";
 import { reportScreenLoader } from "~/services/report-screens.server";
 
 /** One report (platform §2 reports routes; decision 038): /reports/logs, /reports/access, … manage_notes. */
-export const meta: MetaFunction = ({ params }) => [{ title: `${isReportKey(params.report) ? REPORT_TITLES[params.report].title : "Reports"} · Reports · Baseline` }];
+export const meta: MetaFunction = ({ params }) => [
+  {
+    title: `${isReportKey(params.report) ? REPORT_TITLES[params.report].title : "Reports"} · Reports · Baseline`,
+  },
+];
 export const handle = { guard: "manage_notes" };
 export const loader = reportScreenLoader;
 

@@ -6,16 +6,7 @@ import { locations, userLocations, users } from "~/db/schema";
 import { csvFileName, csvStream, type CsvCell } from "~/domain/csv";
 import { can, locationScope } from "~/domain/permissions";
 import { paged, type Paged } from "~/domain/paging";
-import {
-  CSV_MAX_ROWS,
-  filterInput,
-  isReportKey,
-  REPORT_MAX_PER_PAGE,
-  REPORT_PER_PAGE,
-  type FilterOptions,
-  type ReportDefinition,
-  type ReportKey,
-} from "~/domain/reports";
+import { CSV_MAX_ROWS, filterInput, isReportKey, REPORT_MAX_PER_PAGE, REPORT_PER_PAGE, type FilterOptions, type ReportDefinition, type ReportKey } from "~/domain/reports";
 import { REPORT_DEFINITIONS } from "~/domain/report-registry";
 import { parseWith } from "~/domain/validation";
 import type { ModelContext } from "~/models/context";
@@ -69,8 +60,17 @@ export interface ReportAnswer<R> {
  * writes the audit row after the runner returns.
  */
 export interface ReportRunContext extends ModelContext {
-  read<T extends BatchItem<"sqlite">[]>(reads: [...T]): Promise<{ [K in keyof T]: T[K] extends BatchItem<"sqlite"> ? Awaited<T[K]> : never }>;
-  audited<T extends BatchItem<"sqlite">[]>(patientIds: readonly number[], reads: [...T]): Promise<{ [K in keyof T]: T[K] extends BatchItem<"sqlite"> ? Awaited<T[K]> : never }>;
+  read<T extends BatchItem<"sqlite">[]>(
+    reads: [...T]
+  ): Promise<{
+    [K in keyof T]: T[K] extends BatchItem<"sqlite"> ? Awaited<T[K]> : never;
+  }>;
+  audited<T extends BatchItem<"sqlite">[]>(
+    patientIds: readonly number[],
+    reads: [...T]
+  ): Promise<{
+    [K in keyof T]: T[K] extends BatchItem<"sqlite"> ? Awaited<T[K]> : never;
+  }>;
 }
 
 export type ReportRunner<F, R> = (rc: ReportRunContext, q: ReportQuery<F>) => Promise<ReportAnswer<R>>;
@@ -80,10 +80,19 @@ export const AUDIT_MAX_IDS = 5_000;
 
 export function reportAuditEntry(key: ReportKey, patientIds: readonly number[], filters: unknown, csv: boolean): Omit<AuditEntry, "action"> {
   const ids = [...new Set(patientIds)].sort((a, b) => a - b);
-  const detail: Record<string, unknown> = { report: key, format: csv ? "csv" : "screen", filters };
+  const detail: Record<string, unknown> = {
+    report: key,
+    format: csv ? "csv" : "screen",
+    filters,
+  };
   if (ids.length <= AUDIT_MAX_IDS) detail.patients = ids;
   else detail.patients_count = ids.length;
-  return { entity: "report", entityId: key, patientId: ids.length === 1 ? ids[0]! : null, detail };
+  return {
+    entity: "report",
+    entityId: key,
+    patientId: ids.length === 1 ? ids[0]! : null,
+    detail,
+  };
 }
 
 /** The filter form's options in the actor's scope: their locations, and the staff of those locations. */
@@ -94,11 +103,20 @@ function optionReads(ctx: ModelContext, def: ReportDefinition<unknown, unknown>)
   const locationWhere = and(isNull(locations.deletedAt), scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`);
   const staffWhere = and(
     isNull(users.deletedAt),
-    scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`,
+    scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`
   );
   return [
-    ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(needLocations ? locationWhere : sql`1 = 0`).orderBy(asc(locations.title)),
-    ctx.db.select({ id: users.id, name: users.name, surname: users.surname }).from(users).where(needStaff ? staffWhere : sql`1 = 0`).orderBy(asc(users.surname), asc(users.name)).limit(2000),
+    ctx.db
+      .select({ id: locations.id, title: locations.title })
+      .from(locations)
+      .where(needLocations ? locationWhere : sql`1 = 0`)
+      .orderBy(asc(locations.title)),
+    ctx.db
+      .select({ id: users.id, name: users.name, surname: users.surname })
+      .from(users)
+      .where(needStaff ? staffWhere : sql`1 = 0`)
+      .orderBy(asc(users.surname), asc(users.name))
+      .limit(2000),
   ];
 }
 
@@ -108,7 +126,10 @@ type StaffRow = { id: number; name: string; surname: string };
 function toOptions(locs: LocRow[], staff: StaffRow[]): FilterOptions {
   return {
     locations: locs.map((l) => ({ value: String(l.id), label: l.title })),
-    staff: staff.map((s) => ({ value: String(s.id), label: `${s.name} ${s.surname}`.trim() })),
+    staff: staff.map((s) => ({
+      value: String(s.id),
+      label: `${s.name} ${s.surname}`.trim(),
+    })),
   };
 }
 
@@ -118,14 +139,7 @@ interface Ran<R> {
 }
 
 /** Runs a report with its batches counted: first read (+ options), then the audited batch. */
-async function runReport<F, R>(
-  ctx: ModelContext,
-  def: ReportDefinition<F, R>,
-  runner: ReportRunner<F, R>,
-  q: ReportQuery<F>,
-  tail: KnownTail,
-  withOptions: boolean,
-): Promise<Ran<R>> {
+async function runReport<F, R>(ctx: ModelContext, def: ReportDefinition<F, R>, runner: ReportRunner<F, R>, q: ReportQuery<F>, tail: KnownTail, withOptions: boolean): Promise<Ran<R>> {
   const extra = withOptions ? optionReads(ctx, def as ReportDefinition<unknown, unknown>) : [];
   let options: FilterOptions = { locations: [], staff: [] };
   let audited = false;
@@ -167,11 +181,14 @@ const PageQuery = v.object({
     v.regex(/^\d{1,4}$/, "per_page must be a whole number."),
     v.transform(Number),
     v.minValue(1, "per_page must be at least 1."),
-    v.maxValue(REPORT_MAX_PER_PAGE, `per_page must be at most ${REPORT_MAX_PER_PAGE}.`),
+    v.maxValue(REPORT_MAX_PER_PAGE, `per_page must be at most ${REPORT_MAX_PER_PAGE}.`)
   ),
 });
 
-function definitionFor(key: string | undefined): { def: ReportDefinition<unknown, unknown>; runner: ReportRunner<unknown, unknown> } {
+function definitionFor(key: string | undefined): {
+  def: ReportDefinition<unknown, unknown>;
+  runner: ReportRunner<unknown, unknown>;
+} {
   if (!isReportKey(key)) throw notFound("No such report.");
   const def = REPORT_DEFINITIONS[key] as ReportDefinition<unknown, unknown> | undefined;
   const runner = REPORT_RUNNERS[key] as ReportRunner<unknown, unknown> | undefined;
@@ -188,10 +205,21 @@ async function guardReport(request: Request, context: AppLoadContext, key: strin
 
 function parseFilters(def: ReportDefinition<unknown, unknown>, params: URLSearchParams) {
   const input = filterInput(def, params);
-  const paging = parseWith(PageQuery, { page: params.get("page") || undefined, per_page: params.get("per_page") || undefined });
+  const paging = parseWith(PageQuery, {
+    page: params.get("page") || undefined,
+    per_page: params.get("per_page") || undefined,
+  });
   const filters = parseWith(def.schema, input);
-  const errors = { ...(paging.ok ? {} : paging.errors), ...(filters.ok ? {} : filters.errors) };
-  return { input, paging: paging.ok ? paging.data : { page: 1, per_page: REPORT_PER_PAGE }, filters: filters.ok ? filters.data : null, errors };
+  const errors = {
+    ...(paging.ok ? {} : paging.errors),
+    ...(filters.ok ? {} : filters.errors),
+  };
+  return {
+    input,
+    paging: paging.ok ? paging.data : { page: 1, per_page: REPORT_PER_PAGE },
+    filters: filters.ok ? filters.data : null,
+    errors,
+  };
 }
 
 export interface ReportScreenData {
@@ -224,7 +252,14 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     return data(empty(toOptions(locs, staff)), { status: 400 });
   }
   const { page, per_page } = parsed.paging;
-  const q: ReportQuery<unknown> = { filters: parsed.filters, csv: false, page, per_page, limit: per_page, offset: (page - 1) * per_page };
+  const q: ReportQuery<unknown> = {
+    filters: parsed.filters,
+    csv: false,
+    page,
+    per_page,
+    limit: per_page,
+    offset: (page - 1) * per_page,
+  };
   const { answer, options } = await runReport(ctx, def, runner, q, auditTail, true);
   const body: ReportScreenData = {
     key: def.key,
@@ -232,7 +267,11 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     errors: {},
     options,
     page: answer.totalIsLowerBound
-      ? { ...paged(answer.rows, answer.total, q), last_page: Math.max(page + 1, Math.ceil(answer.total / per_page)), total_is_lower_bound: true }
+      ? {
+          ...paged(answer.rows, answer.total, q),
+          last_page: Math.max(page + 1, Math.ceil(answer.total / per_page)),
+          total_is_lower_bound: true,
+        }
       : paged(answer.rows, answer.total, q),
     notes: answer.notes ?? [],
     chartSvg: answer.chartSvg ?? null,
@@ -242,7 +281,10 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
 
 /** The CSV's header and records from the same column list as the screen. */
 export function reportCsvRecords<R>(def: ReportDefinition<unknown, R>, rows: readonly R[]): { header: string[]; records: CsvCell[][] } {
-  return { header: def.columns.map((c) => c.header), records: rows.map((r) => def.columns.map((c) => c.value(r))) };
+  return {
+    header: def.columns.map((c) => c.header),
+    records: rows.map((r) => def.columns.map((c) => c.value(r))),
+  };
 }
 
 /** GET /reports/:report/export.csv — every matching row (at most CSV_MAX_ROWS) as an attachment. */
@@ -251,13 +293,29 @@ export async function reportCsvLoader({ request, context, params }: LoaderFuncti
   const url = new URL(request.url);
   const parsed = parseFilters(def, url.searchParams);
   if (Object.keys(parsed.errors).length || parsed.filters === null) {
-    return new Response(JSON.stringify({ message: Object.values(parsed.errors)[0] ?? "The filters are not valid.", errors: parsed.errors }), {
-      status: 400,
-      headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
-    });
+    return new Response(
+      JSON.stringify({
+        message: Object.values(parsed.errors)[0] ?? "The filters are not valid.",
+        errors: parsed.errors,
+      }),
+      {
+        status: 400,
+        headers: {
+          "Content-Type": "application/json; charset=utf-8",
+          "Cache-Control": "no-store",
+        },
+      }
+    );
   }
   const ctx = modelContextFor(context, actor);
-  const q: ReportQuery<unknown> = { filters: parsed.filters, csv: true, page: 1, per_page: CSV_MAX_ROWS, limit: CSV_MAX_ROWS + 1, offset: 0 };
+  const q: ReportQuery<unknown> = {
+    filters: parsed.filters,
+    csv: true,
+    page: 1,
+    per_page: CSV_MAX_ROWS,
+    limit: CSV_MAX_ROWS + 1,
+    offset: 0,
+  };
   const { answer } = await runReport(ctx, def, runner, q, auditTail, false);
   const truncated = answer.rows.length > CSV_MAX_ROWS;
   const rows = truncated ? answer.rows.slice(0, CSV_MAX_ROWS) : answer.rows;

@@ -14,7 +14,7 @@ describe("csv fields (RFC 4180, formula injection neutralised)", () => {
     ["-2", "'-2"],
     ["@cmd", "'@cmd"],
     ["\tTAB", "'\tTAB"],
-    ["\rCR", "\"'\rCR\""],
+    ["\rCR", '"\'\rCR"'],
     ['=HYPERLINK("x","y")', '"\'=HYPERLINK(""x"",""y"")"'],
     ["a=b", "a=b"],
     [" =lead space", " =lead space"],
@@ -46,7 +46,15 @@ describe("csv fields (RFC 4180, formula injection neutralised)", () => {
 describe("csv files", () => {
   it("a record ends in CRLF; a file starts with the BOM and the header", () => {
     expect(csvRow(["a", 1, null])).toBe("a,1,\r\n");
-    expect(csvText(["Name", "Units"], [["Doe, J", 4], ["=x", -2]])).toBe(`${CSV_BOM}Name,Units\r\n"Doe, J",4\r\n'=x,-2\r\n`);
+    expect(
+      csvText(
+        ["Name", "Units"],
+        [
+          ["Doe, J", 4],
+          ["=x", -2],
+        ]
+      )
+    ).toBe(`${CSV_BOM}Name,Units\r\n"Doe, J",4\r\n'=x,-2\r\n`);
   });
 
   it("the stream writes the same bytes as the text, in chunks", async () => {

@@ -20,16 +20,23 @@ function cellOf<R>(c: ReportColumn<R>, row: R): ReactNode {
 }
 
 export function screenColumns<R>(columns: readonly ReportColumn<R>[]): Column<R>[] {
-  return columns.map((c) => ({ header: c.header, className: c.numeric ? "num" : undefined, cell: (row: R) => cellOf(c, row) }));
+  return columns.map((c) => ({
+    header: c.header,
+    className: c.numeric ? "num" : undefined,
+    cell: (row: R) => cellOf(c, row),
+  }));
 }
 
 function FilterControl({ f, value, error, options }: { f: ReportFilter; value: string; error?: string; options: FilterOptions }) {
   const id = `f-${f.name}`;
   const errorId = `${id}-error`;
-  const aria = { "aria-invalid": error ? true : undefined, "aria-errormessage": error ? errorId : undefined } as const;
+  const aria = {
+    "aria-invalid": error ? true : undefined,
+    "aria-errormessage": error ? errorId : undefined,
+  } as const;
   let control: ReactNode;
   if (f.kind === "location" || f.kind === "provider" || f.kind === "actor" || f.kind === "select") {
-    const opts = f.kind === "location" ? options.locations : f.kind === "select" ? (f.options ?? []) : options.staff;
+    const opts = f.kind === "location" ? options.locations : f.kind === "select" ? f.options ?? [] : options.staff;
     control = (
       <select id={id} name={f.name} defaultValue={value} {...aria}>
         {f.any !== undefined ? <option value="">{f.any}</option> : null}
@@ -93,7 +100,7 @@ export function ReportScreen<R extends object>({ def, values, errors, options, p
       </div>
       <p>{def.description}</p>
       {def.note ? <p className="hint">{def.note}</p> : null}
-      <FormMessage error={hasErrors ? (errors.page ?? errors.per_page ?? "Check the filters: " + Object.values(errors)[0]) : null} />
+      <FormMessage error={hasErrors ? errors.page ?? errors.per_page ?? "Check the filters: " + Object.values(errors)[0] : null} />
       {notes.map((n) => (
         <p key={n} className={/FAILED/.test(n) ? "alert alert-danger" : "report-note"}>
           {n}

@@ -40,12 +40,31 @@ export function recordText(r: Pick<AuditReportRow, "entity" | "entity_id">): str
 
 const clientHref = (r: AuditReportRow) => (r.patient_id ? `/patients/profile/${r.patient_id}` : null);
 
-const whenColumn: ReportColumn<AuditReportRow> = { header: "When", value: (r) => auditTime(r.at) };
-const whoColumn: ReportColumn<AuditReportRow> = { header: "Who", value: actorText };
-const actionColumn: ReportColumn<AuditReportRow> = { header: "Action", value: (r) => r.action };
-const recordColumn: ReportColumn<AuditReportRow> = { header: "Record", value: recordText };
-const clientColumn: ReportColumn<AuditReportRow> = { header: "Client", value: (r) => r.client_name ?? (r.patient_id ? `#${r.patient_id}` : ""), href: clientHref };
-const addressColumn: ReportColumn<AuditReportRow> = { header: "Address", value: (r) => r.ip ?? "" };
+const whenColumn: ReportColumn<AuditReportRow> = {
+  header: "When",
+  value: (r) => auditTime(r.at),
+};
+const whoColumn: ReportColumn<AuditReportRow> = {
+  header: "Who",
+  value: actorText,
+};
+const actionColumn: ReportColumn<AuditReportRow> = {
+  header: "Action",
+  value: (r) => r.action,
+};
+const recordColumn: ReportColumn<AuditReportRow> = {
+  header: "Record",
+  value: recordText,
+};
+const clientColumn: ReportColumn<AuditReportRow> = {
+  header: "Client",
+  value: (r) => r.client_name ?? (r.patient_id ? `#${r.patient_id}` : ""),
+  href: clientHref,
+};
+const addressColumn: ReportColumn<AuditReportRow> = {
+  header: "Address",
+  value: (r) => r.ip ?? "",
+};
 
 const AuditFilters = withPeriod({
   actor_id: optionalId("Who"),
@@ -59,7 +78,12 @@ export const logsReport = defineReport<AuditFilters, AuditReportRow>({
   ...REPORT_TITLES.logs,
   permission: REPORTS_PERMISSION,
   clientData: true,
-  filters: [...PERIOD_FILTERS, { name: "actor_id", label: "Who", kind: "actor", any: "Anyone" }, { name: "action", label: "Action", kind: "text" }, { name: "patient_id", label: "Client ID", kind: "client" }],
+  filters: [
+    ...PERIOD_FILTERS,
+    { name: "actor_id", label: "Who", kind: "actor", any: "Anyone" },
+    { name: "action", label: "Action", kind: "text" },
+    { name: "patient_id", label: "Client ID", kind: "client" },
+  ],
   schema: AuditFilters,
   columns: [
     whenColumn,
@@ -80,7 +104,12 @@ export const accessReport = defineReport<AuditFilters, AuditReportRow>({
   ...REPORT_TITLES.access,
   permission: REPORTS_PERMISSION,
   clientData: true,
-  filters: [...PERIOD_FILTERS, { name: "patient_id", label: "Client ID", kind: "client" }, { name: "actor_id", label: "Who", kind: "actor", any: "Anyone" }, { name: "action", label: "Action", kind: "text" }],
+  filters: [
+    ...PERIOD_FILTERS,
+    { name: "patient_id", label: "Client ID", kind: "client" },
+    { name: "actor_id", label: "Who", kind: "actor", any: "Anyone" },
+    { name: "action", label: "Action", kind: "text" },
+  ],
   schema: AuditFilters,
   columns: [whenColumn, clientColumn, whoColumn, actionColumn, recordColumn, addressColumn],
   rowKey: (r) => r.id,

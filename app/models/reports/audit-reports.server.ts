@@ -25,7 +25,7 @@ function scopeOf(ctx: ModelContext): SQL | undefined {
   if (scope.length === 0) return sql`1 = 0`;
   const ids = sql.join(
     scope.map((id) => sql`${id}`),
-    sql`, `,
+    sql`, `
   );
   return sql`(case
     when ${auditLog.patientId} is not null then exists (select 1 from patients p where p.id = ${auditLog.patientId} and p.location_id in (${ids}))
@@ -50,7 +50,7 @@ function whereOf(ctx: ModelContext, f: AuditFilters, period: { from: string; to:
     f.patient_id === null ? undefined : eq(auditLog.patientId, f.patient_id),
     f.action === "" ? undefined : eq(auditLog.action, f.action),
     clientOnly ? isNotNull(auditLog.patientId) : undefined,
-    scopeOf(ctx),
+    scopeOf(ctx)
   )!;
 }
 
@@ -86,14 +86,23 @@ function pageQuery(ctx: ModelContext, where: SQL, q: ReportQuery<AuditFilters>) 
 
 function cappedCount(ctx: ModelContext, where: SQL, q: ReportQuery<AuditFilters>) {
   const cap = Math.max(AUDIT_COUNT_CAP, q.page * q.per_page);
-  const inner = ctx.db.select({ one: sql`1` }).from(auditLog).where(where).limit(q.csv ? 0 : cap + 1);
+  const inner = ctx.db
+    .select({ one: sql`1` })
+    .from(auditLog)
+    .where(where)
+    .limit(q.csv ? 0 : cap + 1);
   return ctx.db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(inner.as("capped"));
 }
 
 function finish(rows: AuditReportRow[], counted: number, q: ReportQuery<AuditFilters>) {
   const cap = Math.max(AUDIT_COUNT_CAP, q.page * q.per_page);
   const patientIds = [...new Set(rows.map((r) => r.patient_id).filter((x): x is number => x != null))];
-  return { rows, total: Math.min(counted, cap), totalIsLowerBound: counted > cap, patientIds };
+  return {
+    rows,
+    total: Math.min(counted, cap),
+    totalIsLowerBound: counted > cap,
+    patientIds,
+  };
 }
 
 export const runLogsReport: ReportRunner<AuditFilters, AuditReportRow> = async (rc, q) => {
@@ -115,7 +124,7 @@ export const runLogsReport: ReportRunner<AuditFilters, AuditReportRow> = async (
   notes.push(
     check.ok
       ? `Integrity check: the chain holds for entries ${check.from} to ${check.to} (${check.rows} entries checked).`
-      : `Integrity check FAILED: entry ${check.brokenAt} does not match its hash or its link to the entry before it (entries ${check.from} to ${check.to} checked).`,
+      : `Integrity check FAILED: entry ${check.brokenAt} does not match its hash or its link to the entry before it (entries ${check.from} to ${check.to} checked).`
   );
   return { ...answer, notes };
 };
@@ -124,6 +133,8 @@ export const runAccessReport: ReportRunner<AuditFilters, AuditReportRow> = async
   const period = auditPeriod(q.filters, rc.now(), 30);
   const where = whereOf(rc, q.filters, period, true);
   const [rows, [counted]] = await rc.read([pageQuery(rc, where, q), cappedCount(rc, where, q)]);
-  return { ...finish(rows as AuditReportRow[], counted?.n ?? 0, q), notes: [`Period: ${period.from} to ${period.to} (UTC).`] };
+  return {
+    ...finish(rows as AuditReportRow[], counted?.n ?? 0, q),
+    notes: [`Period: ${period.from} to ${period.to} (UTC).`],
+  };
 };
-

@@ -1,6 +1,9 @@
 import type { ReportKey } from "~/domain/reports";
 import type { ReportRunner } from "~/services/report-screens.server";
 import { runAccessReport, runLogsReport } from "./audit-reports.server";
+import { runClientProjectionReport, runPasReport } from "./authorizations.server";
+import { runClientEligibilityReport } from "./eligibility.server";
+import { runExpirationDatesReport } from "./expiration-dates.server";
 
 /**
  * The query of each report (decision 038), by key; its definition is in app/domain/report-registry.ts.
@@ -10,5 +13,9 @@ import { runAccessReport, runLogsReport } from "./audit-reports.server";
 export const REPORT_RUNNERS: Partial<Record<ReportKey, ReportRunner<any, any>>> = {
   logs: runLogsReport,
   access: runAccessReport,
+  pas: runPasReport,
+  "client-projection": runClientProjectionReport,
+  "client-eligibility": runClientEligibilityReport,
+  "expiration-dates": runExpirationDatesReport,
   // h-reports-b: payroll, hours, bcba-report, location-cpt, provider-clients, ticket-support
 };
