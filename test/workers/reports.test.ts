@@ -184,13 +184,13 @@ describe.each(["logs", "access"])("the %s report", (key) => {
 describe("the logs report's integrity check", () => {
   it("says the chain holds for the entries shown", async () => {
     const html = await (await request("/reports/logs", { cookie: w.cookie })).text();
-    expect(html).toMatch(/Integrity check: the chain holds for entries \d+ to \d+/);
+    expect(html).toMatch(/Integrity check: the \d+ entries shown and their links to the entries before them hold\./);
   });
 
   it("says where it breaks when an entry was edited", async () => {
     const [row] = await db().select().from(auditLog).where(eq(auditLog.patientId, w.patient)).limit(1);
     await db().update(auditLog).set({ ip: "10.9.9.9" }).where(eq(auditLog.id, row!.id));
-    const html = await (await request("/reports/logs", { cookie: w.cookie })).text();
+    const html = await (await request(`/reports/logs?patient_id=${w.patient}&per_page=100`, { cookie: w.cookie })).text();
     expect(html).toContain(`Integrity check FAILED: entry ${row!.id}`);
   });
 });

@@ -4,7 +4,7 @@ import { paPacing, todayAtLocation, unitsWindowStart } from "~/domain/pa-pacing"
 import { barChartSvg } from "~/domain/report-chart";
 import { ENDING_WITHIN_DAYS, pacingState, projectedUse, type AuthorizationRow, type PaFilters, type PaStatus, type ProjectionFilters } from "~/domain/report-defs/authorizations";
 import { addDays } from "~/domain/reports";
-import type { ReportQuery, ReportRunner, ReportRunContext } from "~/services/report-screens.server";
+import { windowed, type ReportQuery, type ReportRunner, type ReportRunContext } from "~/services/report-screens.server";
 import type { ModelContext } from "../context";
 import { daysOf } from "../pa-pacing.server";
 import { spentUnits } from "../pa-services.server";
@@ -12,14 +12,11 @@ import { patientScope } from "../patients.server";
 
 /**
  * The pas and client-projection reports' reads (decision 038). One batch: the page of authorizations in the
- * actor's scope (with each one's used units, the correlated sum of notes_pa_service_idx), the capped count,
- * and the live notes' units per day of the same page since the pacing window (notes_pa_service_date_idx),
+ * actor's scope and one more (with each one's used units, the correlated sum of notes_pa_service_idx), and the live notes' units per day of the same page since the pacing window (notes_pa_service_date_idx),
  * selected through the same page as a subquery so no id list is bound. Pacing is computed per row by the one
  * rule (app/domain/pa-pacing.ts) with "today" at the client's location; the status filter uses today in the
  * actor's time zone (UTC without one).
  */
-
-export const PA_COUNT_CAP = 10_000;
 
 /** Today for the status filter: in the actor's time zone, else UTC. */
 export function actorToday(ctx: ModelContext): string {
@@ -59,14 +56,7 @@ async function readAuthorizations(rc: ReportRunContext, q: ReportQuery<unknown>,
     .orderBy(...order)
     .limit(q.limit)
     .offset(q.offset);
-  const cap = Math.max(PA_COUNT_CAP, q.page * q.per_page);
-  const counted = rc.db
-    .select({ one: sql`1` })
-    .from(paServices)
-    .innerJoin(patients, eq(patients.id, paServices.patientId))
-    .where(where)
-    .limit(q.csv ? 0 : cap + 1);
-  const [rows, [count], days] = await rc.read([
+  const [rows, days] = await rc.read([
     rc.db
       .select({
         id: paServices.id,
@@ -89,7 +79,6 @@ async function readAuthorizations(rc: ReportRunContext, q: ReportQuery<unknown>,
       .orderBy(...order)
       .limit(q.limit)
       .offset(q.offset),
-    rc.db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(counted.as("capped")),
     rc.db
       .select({
         paServiceId: notes.paServiceId,
@@ -127,14 +116,8 @@ async function readAuthorizations(rc: ReportRunContext, q: ReportQuery<unknown>,
       ),
     };
   });
-  const n = count?.n ?? 0;
-  return {
-    rows: out,
-    total: Math.min(n, cap),
-    totalIsLowerBound: n > cap,
-    patientIds: [...new Set(out.map((r) => r.patient_id))],
-    today,
-  };
+  const page = windowed(out, q);
+  return { ...page, patientIds: [...new Set(page.rows.map((r) => r.patient_id))], today };
 }
 
 export const runPasReport: ReportRunner<PaFilters, AuthorizationRow> = async (rc, q) => {

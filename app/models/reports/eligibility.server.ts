@@ -3,7 +3,7 @@ import { unionAll } from "drizzle-orm/sqlite-core";
 import { insurances, locations, paServices, patients } from "~/db/schema";
 import type { EligibilityFilters, EligibilityRow } from "~/domain/report-defs/eligibility";
 import { addDays } from "~/domain/reports";
-import type { ReportRunner } from "~/services/report-screens.server";
+import { windowed, type ReportRunner } from "~/services/report-screens.server";
 import { patientScope } from "../patients.server";
 import { actorToday } from "./authorizations.server";
 
@@ -11,7 +11,7 @@ import { actorToday } from "./authorizations.server";
  * client-eligibility's reads (decision 038): the lapses of authorizations (pa_services by end date; a renewal
  * for the same CPT code starting by the next day hides the lapse) and of the clients' primary and secondary
  * insurance eligibility dates (the `details` JSON), within [today, today + window], in the actor's scope; one
- * UNION ALL, paged, with its count, in one batch. Indexes: pa_services_end_idx (scratch migration 0013) for
+ * UNION ALL, paged (one row of lookahead, no count), in one batch. Indexes: pa_services_end_idx (scratch migration 0013) for
  * the authorizations; the insurance dates are read from the clients of the actor's locations
  * (patients_location_status_name_idx) — see the bench.
  */
@@ -82,16 +82,14 @@ export const runClientEligibilityReport: ReportRunner<EligibilityFilters, Eligib
     .orderBy(sql`lapses_on`, sql`client_name`, sql`patient_id`, sql`kind`)
     .limit(q.limit)
     .offset(q.offset);
-  const [rows, [count]] = await rc.read([page, rc.db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(union().as("lapses"))]);
-  const out = (rows as EligibilityRow[]).map((r) => ({
-    ...r,
-    days_left: Number(r.days_left),
-    client_name: String(r.client_name).trim(),
-  }));
+  const [rows] = await rc.read([page]);
+  const out = windowed(
+    (rows as EligibilityRow[]).map((r) => ({ ...r, days_left: Number(r.days_left), client_name: String(r.client_name).trim() })),
+    q,
+  );
   return {
-    rows: out,
-    total: q.csv ? out.length : count?.n ?? 0,
-    patientIds: [...new Set(out.map((r) => r.patient_id))],
+    ...out,
+    patientIds: [...new Set(out.rows.map((r) => r.patient_id))],
     notes: [`Today: ${today}; lapses from ${today} to ${until}.`],
   };
 };

@@ -4,7 +4,7 @@ import { EXPIRY_WITHIN_DAYS, type ExpirationFilters, type ExpirationRow } from "
 import { COMPLIANCE_KEYS } from "~/domain/employees";
 import { addDays } from "~/domain/reports";
 import { locationScope } from "~/domain/permissions";
-import type { ReportRunner } from "~/services/report-screens.server";
+import { windowed, type ReportRunner } from "~/services/report-screens.server";
 import { actorToday } from "./authorizations.server";
 
 /**
@@ -57,16 +57,12 @@ export const runExpirationDatesReport: ReportRunner<ExpirationFilters, Expiratio
       .innerJoin(locations, eq(locations.id, userLocations.locationId))
       .innerJoin(sql`json_each(${userLocations.compliance}) je`, sql`1 = 1`)
       .where(where);
-  const [rows, [count]] = await rc.read([
-    from()
-      .orderBy(sql`date`, sql`employee`, sql`item`)
-      .limit(q.limit)
-      .offset(q.offset),
-    rc.db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(from().as("dates")),
-  ]);
+  const [rows] = await rc.read([from().orderBy(sql`date`, sql`employee`, sql`item`).limit(q.limit).offset(q.offset)]);
   return {
-    rows: rows.map((r) => ({ ...r, days_left: Number(r.days_left) })),
-    total: count?.n ?? 0,
+    ...windowed(
+      rows.map((r) => ({ ...r, days_left: Number(r.days_left) })),
+      q,
+    ),
     patientIds: [],
     notes: [`Today: ${today}.`],
   };
