@@ -59,6 +59,11 @@ async function tailHash(db: Db): Promise<string> {
   return row?.hash ?? GENESIS;
 }
 
+/** The hash of an entry that follows `prevHash` (for tools that write entries in bulk, such as the bench data). */
+export function chainedHash(prevHash: string, row: Parameters<typeof canonical>[0]): Promise<string> {
+  return sha256Hex(`${prevHash}|${canonical(row)}`);
+}
+
 /** The audit row's values. (Not the insert itself: an async function returning a drizzle query would run it.) */
 async function auditValues(who: AuditWho, entry: AuditEntry, prevHash: string) {
   const row = {
@@ -205,4 +210,31 @@ export async function verifyAuditChain(db: Db): Promise<ChainCheck> {
     prev = r.hash;
   }
   return { ok: true, rows: rows.length, brokenAt: null };
+}
+
+export interface EntriesCheck {
+  ok: boolean;
+  /** How many entries were checked (the ones shown and the one before each). */
+  rows: number;
+  /** The id of the first entry shown whose hash, or whose link to the entry before it, does not hold. */
+  brokenAt: number | null;
+}
+
+/**
+ * Checks the entries a screen shows without reading the chain from its start (decision 038): each shown entry's
+ * hash is recomputed from its previous hash and fields, and so is the hash of the entry just before it (id − 1),
+ * which must be that previous hash. An edited entry, or one removed or inserted next to a shown one, breaks it.
+ * `entries`: the shown entries and their predecessors, read by id.
+ */
+export async function verifyShownEntries(shownIds: readonly number[], entries: readonly (typeof auditLog.$inferSelect)[]): Promise<EntriesCheck> {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const valid = async (e: typeof auditLog.$inferSelect) => e.hash === (await sha256Hex(`${e.prevHash}|${canonical(e)}`));
+  for (const id of [...shownIds].sort((a, b) => a - b)) {
+    const e = byId.get(id);
+    if (!e || !(await valid(e))) return { ok: false, rows: entries.length, brokenAt: id };
+    const before = byId.get(id - 1);
+    const linked = before ? before.hash === e.prevHash && (await valid(before)) : e.prevHash === GENESIS;
+    if (!linked) return { ok: false, rows: entries.length, brokenAt: id };
+  }
+  return { ok: true, rows: entries.length, brokenAt: null };
 }

@@ -74,6 +74,16 @@ const PAGES: PageSpec[] = [
   { name: "billing-list", path: "/billing/list?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Showing 1 to" },
   // The calendar's week of one location at bench size (issue 12: ≤ 25 ms; decision 037): the last bench week.
   { name: "calendar-week", path: "/calendar/view?view=week&date=2026-10-28&location_id=1005", signedIn: true, expect: "Week of Sunday 25 October 2026" },
+  // The reports (issue 12: p95 ≤ 100 ms; decision 038). Run scripts/bench-reports.ts after bench:data for an audit trail and compliance dates at scale.
+  { name: "reports-logs", path: "/reports/logs", signedIn: true, expect: "Integrity check" },
+  { name: "reports-logs-actor", path: "/reports/logs?actor_id=1040", signedIn: true, expect: "Integrity check" },
+  { name: "reports-access", path: "/reports/access", signedIn: true, expect: "Access" },
+  { name: "reports-access-client", path: "/reports/access?patient_id=1500", signedIn: true, expect: "Access" },
+  { name: "reports-pas", path: "/reports/pas", signedIn: true, expect: "Pacing" },
+  { name: "reports-pas-location", path: "/reports/pas?location_id=1005&status=ending", signedIn: true, expect: "Pacing" },
+  { name: "reports-client-projection", path: "/reports/client-projection", signedIn: true, expect: "Projected use" },
+  { name: "reports-client-eligibility", path: "/reports/client-eligibility?window=60", signedIn: true, expect: "Lapses on" },
+  { name: "reports-expiration-dates", path: "/reports/expiration-dates", signedIn: true, expect: "Expiration dates" },
 ];
 
 /** The API calls of the notes (measured with a Bearer token of the admin). */

@@ -1,0 +1,296 @@
+import { count, desc, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog, notes, paServices, userLocations } from "~/db/schema";
+import { todayAtLocation } from "~/domain/pa-pacing";
+import { addDays } from "~/domain/reports";
+import { createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+
+/**
+ * The reports (issue 12; decision 038): the framework (guard, filters, paging, CSV) and the logs and access
+ * reports. For each: allowed succeeds, 403 without manage_notes, another location's rows absent, a bad filter
+ * is a field message (400) with nothing read, the CSV is an attachment with its cells quoted and neutralised.
+ */
+
+const today = () => todayAtLocation(new Date(), "America/New_York");
+
+let w: {
+  cookie: string;
+  noPermCookie: string;
+  outsiderCookie: string;
+  patient: number;
+  patientName: string;
+  stranger: number;
+  strangerName: string;
+  employee: number;
+};
+
+async function auditRows(): Promise<number> {
+  const [row] = await db().select({ n: count() }).from(auditLog);
+  return row!.n;
+}
+
+beforeAll(async () => {
+  const here = await createLocation();
+  const there = await createLocation();
+  const t = today();
+  const patient = await createPatient({ locationId: here.id, firstName: "=HYPERLINK(1)", lastName: "Doe, Jr.", details: JSON.stringify({ elegibility_date: addDays(t, 10) }) });
+  const stranger = await createPatient({ locationId: there.id, firstName: "Zed", lastName: "Elsewhere", details: JSON.stringify({ elegibility_date: addDays(t, 10) }) });
+  const manager = await createUser({ permissions: ["manage_notes", "view_clients", "manage_clients"], locations: [here.id], name: "Mona" });
+  const outsider = await createUser({ permissions: ["manage_notes", "view_clients", "manage_clients"], locations: [there.id], name: "Otto" });
+  const cookie = await signInCookie(manager);
+  const outsiderCookie = await signInCookie(outsider);
+  // Each reads its own client's profile: one audit row naming the client.
+  expect((await request(`/patients/profile/${patient.id}`, { cookie })).status).toBe(200);
+  expect((await request(`/patients/profile/${stranger.id}`, { cookie: outsiderCookie })).status).toBe(200);
+  // A running authorization of 50 units used at 4 units a day: it runs out before its end date.
+  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 50, startDate: addDays(t, -9), endDate: addDays(t, 20) }).returning();
+  // One that lapses in 5 days but is renewed from the next day on: not a lapse.
+  await db().insert(paServices).values({ patientId: patient.id, paService: "Supervision", cpt: "97155", nUnits: 10, startDate: addDays(t, -30), endDate: addDays(t, 5) });
+  await db().insert(paServices).values({ patientId: patient.id, paService: "Supervision renewal", cpt: "97155", nUnits: 10, startDate: addDays(t, 6), endDate: addDays(t, 200) });
+  await db().insert(paServices).values({ patientId: stranger.id, paService: "Stranger therapy", cpt: "97153", nUnits: 50, startDate: addDays(t, -9), endDate: addDays(t, 20) });
+  const provider = await createUser({ permissions: ["view_notes"], locations: [here.id], name: "Compliant" });
+  for (let d = 0; d < 8; d++) {
+    await db()
+      .insert(notes)
+      .values({ type: "rbt", patientId: patient.id, locationId: here.id, providerId: provider.id, paServiceId: pa!.id, cptCode: "97153", sessionDate: addDays(t, -8 + d), timeIn: "09:00", timeOut: "10:00", minutes: 60, units: 4, pos: "12" });
+  }
+  const compliance = { cpr_every_2_years: addDays(t, -3), bacb_license_expiration: addDays(t, 12), driver_license_expiration: addDays(t, 300) };
+  await db().update(userLocations).set({ compliance: JSON.stringify(compliance) }).where(eq(userLocations.userId, provider.id));
+  const elsewhereStaff = await createUser({ permissions: [], locations: [there.id], name: "Faraway" });
+  await db().update(userLocations).set({ compliance: JSON.stringify({ cpr_every_2_years: addDays(t, -3) }) }).where(eq(userLocations.userId, elsewhereStaff.id));
+  w = {
+    cookie,
+    outsiderCookie,
+    noPermCookie: await signInCookie(await createUser({ permissions: ["view_notes", "view_clients"], locations: [here.id] })),
+    patient: patient.id,
+    patientName: "=HYPERLINK(1) Doe, Jr.",
+    stranger: stranger.id,
+    strangerName: "Zed Elsewhere",
+    employee: provider.id,
+  };
+});
+
+describe("the reports index", () => {
+  it("lists the twelve reports for manage_notes, 403 without", async () => {
+    const res = await request("/reports", { cookie: w.cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    for (const title of [
+      "Logs",
+      "Access",
+      "Prior authorizations",
+      "Payroll",
+      "Hours",
+      "Expiration dates",
+      "BCBA supervision",
+      "Client projection",
+      "Location and CPT",
+      "Provider caseload",
+      "Ticket support",
+      "Client eligibility",
+    ])
+      expect(html).toContain(title);
+    expect(html).toContain('href="/reports/logs"');
+    expect((await request("/reports", { cookie: w.noPermCookie })).status).toBe(403);
+  });
+
+  it("an unknown report answers 404", async () => {
+    expect((await request("/reports/nope", { cookie: w.cookie })).status).toBe(404);
+    expect((await request("/reports/nope/export.csv", { cookie: w.cookie })).status).toBe(404);
+  });
+});
+
+describe.each(["logs", "access"])("the %s report", (key) => {
+  it("shows the actor's location's entries, not another location's, and records the read", async () => {
+    const before = await auditRows();
+    const res = await request(`/reports/${key}`, { cookie: w.cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("Doe, Jr.");
+    expect(html).not.toContain(w.strangerName);
+    expect(await auditRows()).toBe(before + 1);
+    const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(last).toMatchObject({
+      action: "read",
+      entity: "report",
+      entityId: key,
+    });
+    expect(JSON.parse(last!.detail!).patients).toContain(w.patient);
+  });
+
+  it("403 without manage_notes, for the screen and the CSV", async () => {
+    expect((await request(`/reports/${key}`, { cookie: w.noPermCookie })).status).toBe(403);
+    expect((await request(`/reports/${key}/export.csv`, { cookie: w.noPermCookie })).status).toBe(403);
+  });
+
+  it.each([
+    ["date_from=2026-02-30", "date_from", "Dates must be real dates"],
+    ["date_from=2026-03-01&date_to=2026-02-01", "date_to", "To must be on or after From."],
+    ["date_from=2024-01-01&date_to=2026-01-01", "date_to", "at most one year"],
+    ["patient_id=abc", "patient_id", "Client must be a record id."],
+    ["actor_id=-1", "actor_id", "Who must be a record id."],
+    ["page=0", "page", "page must be at least 1."],
+    ["per_page=1000", "per_page", "per_page must be at most 100."],
+  ])("a bad filter (%s) is a field message with the typed value kept, and reads nothing", async (query, _field, message) => {
+    const before = await auditRows();
+    const res = await request(`/reports/${key}?${query}`, {
+      cookie: w.cookie,
+    });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain(message);
+    expect(html).not.toContain("Doe, Jr.");
+    expect(await auditRows()).toBe(before);
+    const csv = await request(`/reports/${key}/export.csv?${query}`, {
+      cookie: w.cookie,
+    });
+    expect(csv.status).toBe(400);
+    expect(((await csv.json()) as { message: string }).message).toContain(message.replace(/^Check the filters: /, ""));
+  });
+
+  it("filters by client: another location's client shows nothing", async () => {
+    const res = await request(`/reports/${key}?patient_id=${w.stranger}`, {
+      cookie: w.cookie,
+    });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).not.toContain(w.strangerName);
+    expect(html).toContain("No data to display.");
+  });
+
+  it("exports a CSV attachment: BOM, CRLF, quoted commas, formula cells neutralised", async () => {
+    const res = await request(`/reports/${key}/export.csv?patient_id=${w.patient}`, { cookie: w.cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
+    expect(res.headers.get("Content-Disposition")).toMatch(new RegExp(`^attachment; filename="baseline-${key}-\\d{4}-\\d{2}-\\d{2}\\.csv"$`));
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = new TextDecoder().decode(bytes); // the decoder drops the BOM
+    const lines = text.split("\r\n");
+    expect(lines[0]).toContain("When,");
+    expect(text).toContain(`"'=HYPERLINK(1) Doe, Jr."`);
+    expect(text).not.toContain(w.strangerName);
+    expect(lines.at(-1)).toBe("");
+    const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(last).toMatchObject({
+      entity: "report",
+      entityId: key,
+      patientId: w.patient,
+    });
+    expect(JSON.parse(last!.detail!).format).toBe("csv");
+  });
+});
+
+describe("the logs report's integrity check", () => {
+  it("says the chain holds for the entries shown", async () => {
+    const html = await (await request("/reports/logs", { cookie: w.cookie })).text();
+    expect(html).toMatch(/Integrity check: the \d+ entries shown and their links to the entries before them hold\./);
+  });
+
+  it("says where it breaks when an entry was edited", async () => {
+    const [row] = await db().select().from(auditLog).where(eq(auditLog.patientId, w.patient)).limit(1);
+    await db().update(auditLog).set({ ip: "10.9.9.9" }).where(eq(auditLog.id, row!.id));
+    const html = await (await request(`/reports/logs?patient_id=${w.patient}&per_page=100`, { cookie: w.cookie })).text();
+    expect(html).toContain(`Integrity check FAILED: entry ${row!.id}`);
+  });
+});
+
+const ALL_MINE = ["logs", "access", "pas", "client-projection", "client-eligibility", "expiration-dates"] as const;
+
+describe.each(ALL_MINE)("the %s report's guard and export", (key) => {
+  it("403 without manage_notes (screen and CSV); a parent 403", async () => {
+    expect((await request(`/reports/${key}`, { cookie: w.noPermCookie })).status).toBe(403);
+    expect((await request(`/reports/${key}/export.csv`, { cookie: w.noPermCookie })).status).toBe(403);
+  });
+
+  it("answers the screen and a CSV attachment whose header is the screen's columns", async () => {
+    const page = await request(`/reports/${key}`, { cookie: w.cookie });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`href="/reports/${key}/export.csv"`);
+    const res = await request(`/reports/${key}/export.csv`, { cookie: w.cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Disposition")).toMatch(/^attachment; filename="baseline-/);
+    const [header] = (await res.text()).split("\r\n");
+    for (const h of header!.split(",")) expect(html).toContain(`<th>${h.replace(/"/g, "")}</th>`.replace(/&/g, "&amp;"));
+  });
+
+  it("a bad page is a field message, 400", async () => {
+    expect((await request(`/reports/${key}?page=x`, { cookie: w.cookie })).status).toBe(400);
+  });
+});
+
+describe("the pas report", () => {
+  it("lists the location's authorizations with used, remaining, expiry and pacing; not another location's", async () => {
+    const html = await (await request("/reports/pas", { cookie: w.cookie })).text();
+    expect(html).toContain("Direct therapy");
+    expect(html).toContain("Will run out");
+    expect(html).toContain(addDays(today(), 20));
+    expect(html).not.toContain("Stranger therapy");
+  });
+
+  it("filters by status; a made-up status is a field message", async () => {
+    expect(await (await request("/reports/pas?status=ended", { cookie: w.cookie })).text()).toContain("No data to display.");
+    const bad = await request("/reports/pas?status=forever", { cookie: w.cookie });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("Choose a status from the list.");
+  });
+
+  it("the CSV has the units as numbers", async () => {
+    const text = await (await request(`/reports/pas/export.csv?patient_id=${w.patient}&status=all`, { cookie: w.cookie })).text();
+    const line = text.split("\r\n").find((l) => l.includes("Direct therapy"))!;
+    expect(line).toContain(",50,32,18,");
+    expect(line.startsWith(`"'=HYPERLINK(1) Doe, Jr."`)).toBe(true);
+  });
+});
+
+describe("the client-projection report", () => {
+  it("projects use at the current rate, draws the chart, leaves out another location", async () => {
+    const html = await (await request("/reports/client-projection", { cookie: w.cookie })).text();
+    expect(html).toContain("<svg");
+    expect(html).toContain("Projected use by the end date");
+    expect(html).toContain("Will run out");
+    expect(html).not.toContain("Stranger therapy");
+    expect(html).not.toContain("Elsewhere");
+  });
+});
+
+describe("the client-eligibility report", () => {
+  it("60 days: the insurance and the authorization that lapse, not the renewed one, not another location's", async () => {
+    const html = await (await request("/reports/client-eligibility?window=60", { cookie: w.cookie })).text();
+    expect(html).toContain("Insurance eligibility");
+    expect(html).toContain("Direct therapy (97153)");
+    expect(html).not.toContain("Supervision (97155)");
+    expect(html).not.toContain("Elsewhere");
+  });
+
+  it("14 days: only what lapses within 14 days; a made-up window is a field message", async () => {
+    const html = await (await request("/reports/client-eligibility?window=14", { cookie: w.cookie })).text();
+    expect(html).toContain("Insurance eligibility");
+    expect(html).not.toContain("Direct therapy (97153)");
+    const bad = await request("/reports/client-eligibility?window=7", { cookie: w.cookie });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("Choose 60, 30 or 14 days.");
+  });
+});
+
+describe("the expiration-dates report", () => {
+  it("shows the location's employees' expired and soon-due dates with their states; no audit row (staff records)", async () => {
+    const before = await auditRows();
+    const html = await (await request("/reports/expiration-dates", { cookie: w.cookie })).text();
+    expect(html).toContain("CPR (every 2 years)");
+    expect(html).toContain("Expired");
+    expect(html).toContain("BACB license expiration");
+    expect(html).toContain("Within 30 days");
+    expect(html).not.toContain("Driver license expiration");
+    expect(html).not.toContain("Faraway");
+    expect(await auditRows()).toBe(before);
+  });
+
+  it("state ok lists the later dates; a made-up state is a field message", async () => {
+    const html = await (await request(`/reports/expiration-dates?state=ok&user_id=${w.employee}`, { cookie: w.cookie })).text();
+    expect(html).toContain("Driver license expiration");
+    expect(html).not.toContain("CPR (every 2 years)");
+    expect((await request("/reports/expiration-dates?state=soon", { cookie: w.cookie })).status).toBe(400);
+  });
+});
