@@ -96,7 +96,7 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.patients.profile-by-patient-id.$identifier": "redirect to the profile, which records its read",
   "routes/_app.tickets.my-tickets": "placeholder screen (guard only, no data yet)",
   "routes/_app.tickets.list": "placeholder screen (guard only, no data yet)",
-  "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
+  "routes/_app.reports._index": "the list of reports (titles only)",
   "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
   "routes/_app.claims_.remittances._index": "payers' payments: payer, trace number, totals and counts (no client named)",
   "routes/_app.claims_.remittances.import": "the empty import form (its check is an action, audited by the model)",
@@ -251,6 +251,9 @@ function screenUrl(route: BuildRoute): string {
   if (path === "/billing/list") return "/billing/list?date_from=2026-01-01&date_to=2026-01-31";
   if (path === "/client-report/employee-by-client") return `/client-report/employee-by-client?patient_id=${seed.patient}&employee_id=${seed.provider}`;
   if (path === "/billing/scrubber") return `${path}?${scrubberPeriod()}`;
+  // The reports (decision 038): the logs report and its CSV; test/workers/reports.test.ts walks every report.
+  if (path === "/reports/:report") return "/reports/logs";
+  if (path === "/reports/:report/export.csv") return "/reports/logs/export.csv";
   // The note screens and PDFs: a note of the screen's type (list by client and create take the client).
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));

@@ -1,0 +1,107 @@
+import { Form, Link, useSearchParams } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { DataList, type Column } from "~/components/ui/data-list";
+import { FormMessage } from "~/components/ui/field";
+import { FilterButtons } from "~/components/ui/list";
+import type { Paged } from "~/domain/paging";
+import { CSV_MAX_ROWS, csvHref, type FilterOptions, type ReportColumn, type ReportDefinition, type ReportFilter } from "~/domain/reports";
+
+/**
+ * The one report screen (decision 038): title, the GET filter form built from the definition's filters (works
+ * with JavaScript off; typed values and field messages kept), the notes the report said, an optional chart,
+ * the table from the definition's columns (the same list the CSV writes), pagination, and the CSV link.
+ */
+
+function cellOf<R>(c: ReportColumn<R>, row: R): ReactNode {
+  const value = c.value(row);
+  const text = value === null || value === undefined ? "" : typeof value === "number" ? value.toLocaleString("en-US") : String(value);
+  const href = c.href?.(row);
+  return href ? <Link to={href}>{text}</Link> : text;
+}
+
+export function screenColumns<R>(columns: readonly ReportColumn<R>[]): Column<R>[] {
+  return columns.map((c) => ({ header: c.header, className: c.numeric ? "num" : undefined, cell: (row: R) => cellOf(c, row) }));
+}
+
+function FilterControl({ f, value, error, options }: { f: ReportFilter; value: string; error?: string; options: FilterOptions }) {
+  const id = `f-${f.name}`;
+  const errorId = `${id}-error`;
+  const aria = { "aria-invalid": error ? true : undefined, "aria-errormessage": error ? errorId : undefined } as const;
+  let control: ReactNode;
+  if (f.kind === "location" || f.kind === "provider" || f.kind === "actor" || f.kind === "select") {
+    const opts = f.kind === "location" ? options.locations : f.kind === "select" ? (f.options ?? []) : options.staff;
+    control = (
+      <select id={id} name={f.name} defaultValue={value} {...aria}>
+        {f.any !== undefined ? <option value="">{f.any}</option> : null}
+        {opts.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    );
+  } else {
+    const type = f.kind === "date" ? "date" : f.kind === "client" ? "number" : "text";
+    control = <input id={id} name={f.name} type={type} defaultValue={value} min={f.kind === "client" ? 1 : undefined} inputMode={f.kind === "client" ? "numeric" : undefined} {...aria} />;
+  }
+  return (
+    <span className="filter">
+      <label htmlFor={id}>{f.label}</label>
+      {control}
+      {error ? (
+        <span id={errorId} className="field-error" role="alert">
+          {error}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+export interface ReportScreenProps<R> {
+  def: ReportDefinition<unknown, R>;
+  values: Record<string, string>;
+  errors: Record<string, string>;
+  options: FilterOptions;
+  page: Paged<R>;
+  notes: string[];
+  chartSvg: string | null;
+}
+
+export function ReportScreen<R extends object>({ def, values, errors, options, page, notes, chartSvg }: ReportScreenProps<R>) {
+  const [params] = useSearchParams();
+  const hasErrors = Object.keys(errors).length > 0;
+  const filters = (
+    <Form method="get" className="search-form report-filters" aria-label={`${def.title} filters`}>
+      {def.filters.map((f) => (
+        <FilterControl key={f.name} f={f} value={values[f.name] ?? ""} error={errors[f.name]} options={options} />
+      ))}
+      <FilterButtons reset={`/reports/${def.key}`} />
+    </Form>
+  );
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>{def.title}</h1>
+        <span>
+          <Link to="/reports">All reports</Link>{" "}
+          {hasErrors ? null : (
+            <a className="btn btn-primary" href={csvHref(def.key, params)} download>
+              Export CSV
+            </a>
+          )}
+        </span>
+      </div>
+      <p>{def.description}</p>
+      {def.note ? <p className="hint">{def.note}</p> : null}
+      <FormMessage error={hasErrors ? (errors.page ?? errors.per_page ?? "Check the filters: " + Object.values(errors)[0]) : null} />
+      {notes.map((n) => (
+        <p key={n} className={/FAILED/.test(n) ? "alert alert-danger" : "report-note"}>
+          {n}
+        </p>
+      ))}
+      {chartSvg ? <div className="report-chart" dangerouslySetInnerHTML={{ __html: chartSvg }} /> : null}
+      <DataList page={page} columns={screenColumns(def.columns)} rowKey={def.rowKey} filters={filters} caption={def.title} />
+      <p className="hint">The CSV export holds every matching row, at most {CSV_MAX_ROWS.toLocaleString("en-US")}; narrow the filters for more.</p>
+    </section>
+  );
+}

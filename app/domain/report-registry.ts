@@ -1,0 +1,13 @@
+import type { ReportDefinition, ReportKey } from "./reports";
+import { accessReport, logsReport } from "./report-defs/audit";
+
+/**
+ * The definition of each report (decision 038), by key: filters and the one column list of the screen and
+ * the CSV. The server's query for each is in app/models/reports/index.server.ts.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const REPORT_DEFINITIONS: Partial<Record<ReportKey, ReportDefinition<any, any>>> = {
+  logs: logsReport,
+  access: accessReport,
+  // h-reports-b: payroll, hours, bcba-report, location-cpt, provider-clients, ticket-support
+};

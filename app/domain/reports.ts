@@ -1,0 +1,244 @@
+import * as v from "valibot";
+import type { CsvCell } from "./csv";
+import type { Permission } from "./permissions";
+
+/**
+ * The reports (platform §2 reports routes; issue 12; decision 038). Pure and client-safe: a report's
+ * definition says what the screen and the CSV show; the query that fills it lives on the server
+ * (app/models/reports/*.server.ts, registered in app/services/report-screens.server.ts).
+ *
+ * ONE column list per report serves both the screen (app/components/ui/data-list.tsx) and the CSV: a
+ * column's `value` is the cell's content on the screen and in the file.
+ */
+
+/** The twelve reports of platform §2, in the index's order. */
+export const REPORT_KEYS = [
+  "logs",
+  "access",
+  "pas",
+  "payroll",
+  "hours",
+  "expiration-dates",
+  "bcba-report",
+  "client-projection",
+  "location-cpt",
+  "provider-clients",
+  "ticket-support",
+  "client-eligibility",
+] as const;
+export type ReportKey = (typeof REPORT_KEYS)[number];
+
+export function isReportKey(x: string | undefined): x is ReportKey {
+  return !!x && (REPORT_KEYS as readonly string[]).includes(x);
+}
+
+/** Titles and one-line descriptions of the index (each report's definition repeats its own). */
+export const REPORT_TITLES: Record<ReportKey, { title: string; description: string }> = {
+  logs: { title: "Logs", description: "The audit trail: who did what, to which record, when; with the chain's integrity check." },
+  access: { title: "Access", description: "Who read or changed which client's record." },
+  pas: { title: "Prior authorizations", description: "Authorizations with units used, remaining, expiry and pacing." },
+  payroll: { title: "Payroll", description: "Hours times the pay rates per employee and period." },
+  hours: { title: "Hours", description: "Hours per provider, client or CPT code." },
+  "expiration-dates": { title: "Expiration dates", description: "Employees' compliance dates: expired, due within 30 days, ok." },
+  "bcba-report": { title: "BCBA supervision", description: "BCBA hours against RBT hours per client, with the ratio." },
+  "client-projection": { title: "Client projection", description: "Each authorization's projected use by its end date at the current weekly rate." },
+  "location-cpt": { title: "Location and CPT", description: "Units and charges by location and CPT code." },
+  "provider-clients": { title: "Provider caseload", description: "The clients each provider saw in the period." },
+  "ticket-support": { title: "Ticket support", description: "Tickets by status and age." },
+  "client-eligibility": { title: "Client eligibility", description: "Clients whose insurance or authorization lapses within 60, 30 or 14 days." },
+};
+
+/** Every report needs manage_notes (platform §2: sidebar Reports → reports/access with manage_notes; legacy `logs`). */
+export const REPORTS_PERMISSION: Permission = "manage_notes";
+
+/** At most this many rows in one CSV export (the screen says so; narrow the filters for more). */
+export const CSV_MAX_ROWS = 50_000;
+/** Report pages: 25 rows by default, at most 100. */
+export const REPORT_PER_PAGE = 25;
+export const REPORT_MAX_PER_PAGE = 100;
+
+/* ------------------------------------------------------------------ columns */
+
+export interface ReportColumn<R> {
+  /** The header on the screen and in the CSV's first record. */
+  header: string;
+  /** The cell: shown on the screen and written to the CSV (numbers stay numbers in the file). */
+  value: (row: R) => CsvCell;
+  /** A link for the cell on the screen (not in the CSV); null for no link. */
+  href?: (row: R) => string | null;
+  /** Right-aligned figures. */
+  numeric?: boolean;
+}
+
+/* ------------------------------------------------------------------ filters */
+
+/**
+ * One control of a report's GET filter form. `location`, `provider` and `actor` are selects whose options the
+ * server reads in the actor's scope; `client` takes a client's record id; `date` a yyyy-mm-dd date; `select`
+ * fixed options; `text` free text.
+ */
+export interface ReportFilter {
+  name: string;
+  label: string;
+  kind: "location" | "provider" | "actor" | "client" | "date" | "select" | "text";
+  /** For `select`: the options (the first is the default unless `any` is given). */
+  options?: readonly { value: string; label: string }[];
+  /** The empty option's text ("All locations"); without it a select has no empty option. */
+  any?: string;
+}
+
+/** The options the server read for the filters of kind location, provider and actor. */
+export interface FilterOptions {
+  locations: { value: string; label: string }[];
+  staff: { value: string; label: string }[];
+}
+
+export interface ReportDefinition<F = Record<string, unknown>, R = Record<string, unknown>> {
+  key: ReportKey;
+  title: string;
+  description: string;
+  permission: Permission;
+  /** Whether the rows name clients: the read is then audited (decision 019, 038). */
+  clientData: boolean;
+  filters: readonly ReportFilter[];
+  /** Parses the filter fields of the address (strings; absent fields are ""), with field messages. */
+  schema: v.GenericSchema<Record<string, string>, F>;
+  columns: readonly ReportColumn<R>[];
+  /** A stable key per row for the table. */
+  rowKey?: (row: R) => string | number;
+  /** Said under the title (how the report reads, what its states mean). */
+  note?: string;
+}
+
+/** Defines a report with its types checked (a plain object otherwise). */
+export function defineReport<F, R>(def: ReportDefinition<F, R>): ReportDefinition<F, R> {
+  return def;
+}
+
+/* ------------------------------------------------------------------ shared filter schemas */
+
+const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
+function realDate(s: string): boolean {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+/** An optional yyyy-mm-dd date: "" → null. */
+export const optionalDate = v.pipe(
+  v.optional(v.string(), ""),
+  v.trim(),
+  v.check((s) => s === "" || (/^\d{4}-\d{2}-\d{2}$/.test(s) && realDate(s)), DATE_MESSAGE),
+  v.transform((s) => (s === "" ? null : s)),
+);
+
+/** An optional record id (a select of locations, staff, or a client id): "" → null. */
+export function optionalId(what: string) {
+  return v.pipe(
+    v.optional(v.string(), ""),
+    v.trim(),
+    v.check((s) => s === "" || (/^\d{1,15}$/.test(s) && Number(s) > 0), `${what} must be a record id.`),
+    v.transform((s) => (s === "" ? null : Number(s))),
+  );
+}
+
+/** One of fixed values; "" → the fallback. */
+export function oneOf<T extends string>(values: readonly T[], fallback: T, message: string) {
+  return v.pipe(
+    v.optional(v.string(), ""),
+    v.trim(),
+    v.check((s) => s === "" || (values as readonly string[]).includes(s), message),
+    v.transform((s) => (s === "" ? fallback : (s as T))),
+  );
+}
+
+/** Optional short free text (an action's name). */
+export function optionalText(label: string, max = 60) {
+  return v.pipe(
+    v.optional(v.string(), ""),
+    v.trim(),
+    v.maxLength(max, `${label} is too long: at most ${max} characters.`),
+    v.check((s) => !/[\u0000-\u001f]/.test(s), `${label} must be plain text.`),
+  );
+}
+
+/** The longest period a report reads (a year, issue 12's bound for the aggregating reports). */
+export const MAX_PERIOD_DAYS = 366;
+
+/** A date `days` after an ISO date. */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Whole days from `from` to `to` (ISO dates). */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+/**
+ * A period filter (date_from, date_to): both optional here; `to` on or after `from` and at most
+ * MAX_PERIOD_DAYS long. A report fills in its default period on the server (it knows "today").
+ */
+export function periodEntries() {
+  return { date_from: optionalDate, date_to: optionalDate };
+}
+
+/**
+ * A report's filter schema with a period (date_from, date_to) and its checks: To on or after From, and at most
+ * MAX_PERIOD_DAYS long (messages on date_to). The other entries are the report's own filters.
+ */
+export function withPeriod<E extends v.ObjectEntries>(entries: E) {
+  const schema = v.object({ ...periodEntries(), ...entries });
+  type Out = v.InferOutput<typeof schema>;
+  const period = (q: Out) => q as unknown as { date_from: string | null; date_to: string | null };
+  return v.pipe(
+    schema,
+    v.forward(
+      v.check((q: Out) => {
+        const p = period(q);
+        return !p.date_from || !p.date_to || p.date_from <= p.date_to;
+      }, "To must be on or after From."),
+      ["date_to"] as never,
+    ),
+    v.forward(
+      v.check((q: Out) => {
+        const p = period(q);
+        return !p.date_from || !p.date_to || daysBetween(p.date_from, p.date_to) < MAX_PERIOD_DAYS;
+      }, "Choose a period of at most one year."),
+      ["date_to"] as never,
+    ),
+  );
+}
+
+/** The period filter controls. */
+export const PERIOD_FILTERS: readonly ReportFilter[] = [
+  { name: "date_from", label: "From", kind: "date" },
+  { name: "date_to", label: "To", kind: "date" },
+];
+
+/** The query fields the framework reads itself (not filters). */
+export const PAGING_FIELDS = ["page", "per_page"] as const;
+
+/** The filter fields of an address: every declared filter name, "" when absent. */
+export function filterInput(def: Pick<ReportDefinition, "filters">, params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of def.filters) out[f.name] = params.get(f.name) ?? "";
+  return out;
+}
+
+/** The address of a report's CSV export with the same filters. */
+export function csvHref(key: ReportKey, params: URLSearchParams): string {
+  const kept = new URLSearchParams();
+  for (const [k, val] of params) if (val !== "" && !(PAGING_FIELDS as readonly string[]).includes(k)) kept.append(k, val);
+  const q = kept.toString();
+  return `/reports/${key}/export.csv${q ? `?${q}` : ""}`;
+}
+
+/** A period as the screen says it. */
+export function periodText(from: string | null, to: string | null): string {
+  if (from && to) return `${from} to ${to}`;
+  if (from) return `from ${from}`;
+  if (to) return `until ${to}`;
+  return "all dates";
+}

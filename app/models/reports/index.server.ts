@@ -1,0 +1,14 @@
+import type { ReportKey } from "~/domain/reports";
+import type { ReportRunner } from "~/services/report-screens.server";
+import { runAccessReport, runLogsReport } from "./audit-reports.server";
+
+/**
+ * The query of each report (decision 038), by key; its definition is in app/domain/report-registry.ts.
+ * A key without a runner answers 404 and shows on the index without a link.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const REPORT_RUNNERS: Partial<Record<ReportKey, ReportRunner<any, any>>> = {
+  logs: runLogsReport,
+  access: runAccessReport,
+  // h-reports-b: payroll, hours, bcba-report, location-cpt, provider-clients, ticket-support
+};

@@ -1,0 +1,274 @@
+import { data, type AppLoadContext, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import * as v from "valibot";
+import { locations, userLocations, users } from "~/db/schema";
+import { csvFileName, csvStream, type CsvCell } from "~/domain/csv";
+import { can, locationScope } from "~/domain/permissions";
+import { paged, type Paged } from "~/domain/paging";
+import {
+  CSV_MAX_ROWS,
+  filterInput,
+  isReportKey,
+  REPORT_MAX_PER_PAGE,
+  REPORT_PER_PAGE,
+  type FilterOptions,
+  type ReportDefinition,
+  type ReportKey,
+} from "~/domain/reports";
+import { REPORT_DEFINITIONS } from "~/domain/report-registry";
+import { parseWith } from "~/domain/validation";
+import type { ModelContext } from "~/models/context";
+import { REPORT_RUNNERS } from "~/models/reports/index.server";
+import { auditedRead, type AuditEntry, type KnownTail } from "./audit.server";
+import { modelContextFor } from "./forms.server";
+import { forbidden, notFound, requirePermission } from "./guard.server";
+
+/**
+ * The one report screen and CSV export (decision 038). Each report is a definition (app/domain/reports.ts:
+ * filters, columns) and a runner (app/models/reports/*.server.ts: the query). This module:
+ *
+ *   guard (manage_notes, then the definition's permission) → parse the filters (valibot; a bad filter is a
+ *   field message and a 400, never a 500) → run the report (one batch: the page, its count and the filter
+ *   form's options) → audit (one row naming the clients shown, riding in a batch with any follow-up read)
+ *   → the page, or the CSV of ALL matching rows (at most CSV_MAX_ROWS) as an attachment.
+ *
+ * So a report costs at most 3 D1 round trips: the session (with the audit tail), the batch, the audit.
+ */
+
+/** What a runner receives: the model context, the parsed filters, and the window to read. */
+export interface ReportQuery<F> {
+  filters: F;
+  /** CSV: every row up to CSV_MAX_ROWS + 1 (one more tells the file was cut), no count needed. */
+  csv: boolean;
+  page: number;
+  per_page: number;
+  limit: number;
+  offset: number;
+}
+
+/** What a runner answers. */
+export interface ReportAnswer<R> {
+  rows: R[];
+  /** Matching rows in all (ignored for CSV). */
+  total: number;
+  /** True when `total` is a capped count (more rows match). */
+  totalIsLowerBound?: boolean;
+  /** The clients whose data the rows hold, for the audit row (reports with clientData). */
+  patientIds: number[];
+  /** Lines said above the table (a check's result, the period read). */
+  notes?: string[];
+  /** A small chart drawn on the server (an SVG string built from the one chart model), or null. */
+  chartSvg?: string | null;
+}
+
+/**
+ * The batch helpers a runner calls. `read` runs the report's first reads in ONE batch together with the
+ * filter form's options (call it once). `audited` runs follow-up reads in the same batch as the audit row
+ * (call it at most once, after `read`, naming the clients the answer will show); without it the framework
+ * writes the audit row after the runner returns.
+ */
+export interface ReportRunContext extends ModelContext {
+  read<T extends BatchItem<"sqlite">[]>(reads: [...T]): Promise<{ [K in keyof T]: T[K] extends BatchItem<"sqlite"> ? Awaited<T[K]> : never }>;
+  audited<T extends BatchItem<"sqlite">[]>(patientIds: readonly number[], reads: [...T]): Promise<{ [K in keyof T]: T[K] extends BatchItem<"sqlite"> ? Awaited<T[K]> : never }>;
+}
+
+export type ReportRunner<F, R> = (rc: ReportRunContext, q: ReportQuery<F>) => Promise<ReportAnswer<R>>;
+
+/** The audit detail lists at most this many client ids; a larger export records the count (and its filters). */
+export const AUDIT_MAX_IDS = 5_000;
+
+export function reportAuditEntry(key: ReportKey, patientIds: readonly number[], filters: unknown, csv: boolean): Omit<AuditEntry, "action"> {
+  const ids = [...new Set(patientIds)].sort((a, b) => a - b);
+  const detail: Record<string, unknown> = { report: key, format: csv ? "csv" : "screen", filters };
+  if (ids.length <= AUDIT_MAX_IDS) detail.patients = ids;
+  else detail.patients_count = ids.length;
+  return { entity: "report", entityId: key, patientId: ids.length === 1 ? ids[0]! : null, detail };
+}
+
+/** The filter form's options in the actor's scope: their locations, and the staff of those locations. */
+function optionReads(ctx: ModelContext, def: ReportDefinition<unknown, unknown>): BatchItem<"sqlite">[] {
+  const scope = locationScope(ctx.actor);
+  const needLocations = def.filters.some((f) => f.kind === "location");
+  const needStaff = def.filters.some((f) => f.kind === "provider" || f.kind === "actor");
+  const locationWhere = and(isNull(locations.deletedAt), scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`);
+  const staffWhere = and(
+    isNull(users.deletedAt),
+    scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`,
+  );
+  return [
+    ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(needLocations ? locationWhere : sql`1 = 0`).orderBy(asc(locations.title)),
+    ctx.db.select({ id: users.id, name: users.name, surname: users.surname }).from(users).where(needStaff ? staffWhere : sql`1 = 0`).orderBy(asc(users.surname), asc(users.name)).limit(2000),
+  ];
+}
+
+type LocRow = { id: number; title: string };
+type StaffRow = { id: number; name: string; surname: string };
+
+function toOptions(locs: LocRow[], staff: StaffRow[]): FilterOptions {
+  return {
+    locations: locs.map((l) => ({ value: String(l.id), label: l.title })),
+    staff: staff.map((s) => ({ value: String(s.id), label: `${s.name} ${s.surname}`.trim() })),
+  };
+}
+
+interface Ran<R> {
+  answer: ReportAnswer<R>;
+  options: FilterOptions;
+}
+
+/** Runs a report with its batches counted: first read (+ options), then the audited batch. */
+async function runReport<F, R>(
+  ctx: ModelContext,
+  def: ReportDefinition<F, R>,
+  runner: ReportRunner<F, R>,
+  q: ReportQuery<F>,
+  tail: KnownTail,
+  withOptions: boolean,
+): Promise<Ran<R>> {
+  const extra = withOptions ? optionReads(ctx, def as ReportDefinition<unknown, unknown>) : [];
+  let options: FilterOptions = { locations: [], staff: [] };
+  let audited = false;
+  const db = ctx.db;
+  const rc: ReportRunContext = {
+    ...ctx,
+    async read(reads) {
+      const all = [...reads, ...extra] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+      const results = (await db.batch(all)) as unknown[];
+      if (extra.length) options = toOptions(results[reads.length] as LocRow[], results[reads.length + 1] as StaffRow[]);
+      extra.length = 0;
+      return results.slice(0, reads.length) as never;
+    },
+    async audited(patientIds, reads) {
+      audited = true;
+      if (!def.clientData) {
+        if (reads.length === 0) return [] as never;
+        return (await db.batch(reads as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as never;
+      }
+      return (await auditedRead(db, ctx, reportAuditEntry(def.key, patientIds, q.filters, q.csv), () => reads, tail)) as never;
+    },
+  };
+  const answer = await runner(rc, q);
+  if (extra.length) {
+    // A runner that read nothing through `read` (its data came otherwise): the options on their own.
+    const [locs, staff] = (await db.batch(extra as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as [LocRow[], StaffRow[]];
+    options = toOptions(locs, staff);
+  }
+  if (!audited && def.clientData) await auditedRead(db, ctx, reportAuditEntry(def.key, answer.patientIds, q.filters, q.csv), () => [] as [], tail);
+  return { answer, options };
+}
+
+/* ------------------------------------------------------------------ loaders */
+
+const PageQuery = v.object({
+  page: v.pipe(v.optional(v.string(), "1"), v.regex(/^\d{1,7}$/, "page must be a whole number."), v.transform(Number), v.minValue(1, "page must be at least 1.")),
+  per_page: v.pipe(
+    v.optional(v.string(), String(REPORT_PER_PAGE)),
+    v.regex(/^\d{1,4}$/, "per_page must be a whole number."),
+    v.transform(Number),
+    v.minValue(1, "per_page must be at least 1."),
+    v.maxValue(REPORT_MAX_PER_PAGE, `per_page must be at most ${REPORT_MAX_PER_PAGE}.`),
+  ),
+});
+
+function definitionFor(key: string | undefined): { def: ReportDefinition<unknown, unknown>; runner: ReportRunner<unknown, unknown> } {
+  if (!isReportKey(key)) throw notFound("No such report.");
+  const def = REPORT_DEFINITIONS[key] as ReportDefinition<unknown, unknown> | undefined;
+  const runner = REPORT_RUNNERS[key] as ReportRunner<unknown, unknown> | undefined;
+  if (!def || !runner) throw notFound("No such report.");
+  return { def, runner };
+}
+
+async function guardReport(request: Request, context: AppLoadContext, key: string | undefined) {
+  const signed = await requirePermission(request, context, "manage_notes");
+  const found = definitionFor(key);
+  if (!can(signed.actor, found.def.permission)) throw forbidden();
+  return { ...signed, ...found };
+}
+
+function parseFilters(def: ReportDefinition<unknown, unknown>, params: URLSearchParams) {
+  const input = filterInput(def, params);
+  const paging = parseWith(PageQuery, { page: params.get("page") || undefined, per_page: params.get("per_page") || undefined });
+  const filters = parseWith(def.schema, input);
+  const errors = { ...(paging.ok ? {} : paging.errors), ...(filters.ok ? {} : filters.errors) };
+  return { input, paging: paging.ok ? paging.data : { page: 1, per_page: REPORT_PER_PAGE }, filters: filters.ok ? filters.data : null, errors };
+}
+
+export interface ReportScreenData {
+  key: ReportKey;
+  values: Record<string, string>;
+  errors: Record<string, string>;
+  options: FilterOptions;
+  page: Paged<unknown>;
+  notes: string[];
+  chartSvg: string | null;
+}
+
+/** GET /reports/:report — the screen's data; a bad filter answers 400 with its field messages and no rows. */
+export async function reportScreenLoader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor, auditTail, def, runner } = await guardReport(request, context, params.report);
+  const url = new URL(request.url);
+  const parsed = parseFilters(def, url.searchParams);
+  const ctx = modelContextFor(context, actor);
+  const empty = (options: FilterOptions): ReportScreenData => ({
+    key: def.key,
+    values: parsed.input,
+    errors: parsed.errors,
+    options,
+    page: paged([], 0, { page: 1, per_page: parsed.paging.per_page }),
+    notes: [],
+    chartSvg: null,
+  });
+  if (Object.keys(parsed.errors).length || parsed.filters === null) {
+    const [locs, staff] = (await ctx.db.batch(optionReads(ctx, def) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as [LocRow[], StaffRow[]];
+    return data(empty(toOptions(locs, staff)), { status: 400 });
+  }
+  const { page, per_page } = parsed.paging;
+  const q: ReportQuery<unknown> = { filters: parsed.filters, csv: false, page, per_page, limit: per_page, offset: (page - 1) * per_page };
+  const { answer, options } = await runReport(ctx, def, runner, q, auditTail, true);
+  const body: ReportScreenData = {
+    key: def.key,
+    values: parsed.input,
+    errors: {},
+    options,
+    page: answer.totalIsLowerBound
+      ? { ...paged(answer.rows, answer.total, q), last_page: Math.max(page + 1, Math.ceil(answer.total / per_page)), total_is_lower_bound: true }
+      : paged(answer.rows, answer.total, q),
+    notes: answer.notes ?? [],
+    chartSvg: answer.chartSvg ?? null,
+  };
+  return body;
+}
+
+/** The CSV's header and records from the same column list as the screen. */
+export function reportCsvRecords<R>(def: ReportDefinition<unknown, R>, rows: readonly R[]): { header: string[]; records: CsvCell[][] } {
+  return { header: def.columns.map((c) => c.header), records: rows.map((r) => def.columns.map((c) => c.value(r))) };
+}
+
+/** GET /reports/:report/export.csv — every matching row (at most CSV_MAX_ROWS) as an attachment. */
+export async function reportCsvLoader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor, auditTail, def, runner } = await guardReport(request, context, params.report);
+  const url = new URL(request.url);
+  const parsed = parseFilters(def, url.searchParams);
+  if (Object.keys(parsed.errors).length || parsed.filters === null) {
+    return new Response(JSON.stringify({ message: Object.values(parsed.errors)[0] ?? "The filters are not valid.", errors: parsed.errors }), {
+      status: 400,
+      headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+    });
+  }
+  const ctx = modelContextFor(context, actor);
+  const q: ReportQuery<unknown> = { filters: parsed.filters, csv: true, page: 1, per_page: CSV_MAX_ROWS, limit: CSV_MAX_ROWS + 1, offset: 0 };
+  const { answer } = await runReport(ctx, def, runner, q, auditTail, false);
+  const truncated = answer.rows.length > CSV_MAX_ROWS;
+  const rows = truncated ? answer.rows.slice(0, CSV_MAX_ROWS) : answer.rows;
+  const { header, records } = reportCsvRecords(def, rows);
+  const name = csvFileName(`baseline-${def.key}`, ctx.now().toISOString().slice(0, 10));
+  const headers: Record<string, string> = {
+    "Content-Type": "text/csv; charset=utf-8",
+    "Content-Disposition": `attachment; filename="${name}"`,
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+  };
+  if (truncated) headers["X-Report-Truncated"] = `first ${CSV_MAX_ROWS} rows`;
+  return new Response(csvStream(header, records), { headers });
+}
