@@ -22,8 +22,7 @@ export function monthOf(today: string): { from: string; to: string } {
   if (day === null) throw new Error(`Not a date: ${today}`);
   const first = `${today.slice(0, 8)}01`;
   const [y, m] = [Number(today.slice(0, 4)), Number(today.slice(5, 7))];
-  const next =
-    m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, "0")}-01`;
+  const next = m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, "0")}-01`;
   return { from: first, to: dateOfDay(dayNumber(next)! - 1) };
 }
 
@@ -67,26 +66,19 @@ export interface WeekHours {
  * Folds minutes per session date into weeks ending on Saturday, one entry for EVERY week the period
  * touches (a week without sessions shows 0, so the chart has no holes), in order.
  */
-export function weeklyMinutes(
-  days: readonly { date: string; minutes: number }[],
-  from: string,
-  to: string
-): WeekHours[] {
+export function weeklyMinutes(days: readonly { date: string; minutes: number }[], from: string, to: string): WeekHours[] {
   const a = dayNumber(from);
   const b = dayNumber(to);
   if (a === null || b === null || b < a) return [];
   const byWeek = new Map<number, number>();
-  for (let w = weekEndingDay(a); w <= weekEndingDay(b); w += 7)
-    byWeek.set(w, 0);
+  for (let w = weekEndingDay(a); w <= weekEndingDay(b); w += 7) byWeek.set(w, 0);
   for (const d of days) {
     const n = dayNumber(d.date);
     if (n === null || n < a || n > b) continue;
     const w = weekEndingDay(n);
     byWeek.set(w, (byWeek.get(w) ?? 0) + d.minutes);
   }
-  return [...byWeek.entries()]
-    .sort((x, y) => x[0] - y[0])
-    .map(([w, minutes]) => ({ weekEnd: dateOfDay(w), minutes }));
+  return [...byWeek.entries()].sort((x, y) => x[0] - y[0]).map(([w, minutes]) => ({ weekEnd: dateOfDay(w), minutes }));
 }
 
 /* ---------------------------------------------------------------- payroll */
@@ -101,10 +93,7 @@ export function payRoleOf(noteType: string): PayRole {
  * Pay for `minutes` at an hourly amount in dollars as stored (REAL, 2 decimals): minutes × rate ÷ 60, in
  * integer cents, rounded once (half away from zero). No rate → null (the report says "No rate").
  */
-export function payCents(
-  minutes: number,
-  hourlyDollars: number | null | undefined
-): number | null {
+export function payCents(minutes: number, hourlyDollars: number | null | undefined): number | null {
   if (hourlyDollars == null || !Number.isFinite(hourlyDollars)) return null;
   return Math.round((minutes * centsOf(hourlyDollars)) / 60);
 }
@@ -125,23 +114,15 @@ export const SUPERVISION_LABELS: Record<SupervisionState, string> = {
 };
 
 /** BCBA minutes as a percentage of RBT minutes, one decimal; null without RBT minutes. */
-export function supervisionPercent(
-  bcbaMinutes: number,
-  rbtMinutes: number
-): number | null {
+export function supervisionPercent(bcbaMinutes: number, rbtMinutes: number): number | null {
   if (rbtMinutes <= 0) return null;
   return Math.round((bcbaMinutes / rbtMinutes) * 1000) / 10;
 }
 
 /** Compared on the exact ratio, not the rounded one: 4.96% is below 5% even though it shows as 5.0%. */
-export function supervisionState(
-  bcbaMinutes: number,
-  rbtMinutes: number
-): SupervisionState {
+export function supervisionState(bcbaMinutes: number, rbtMinutes: number): SupervisionState {
   if (rbtMinutes <= 0) return "no_rbt";
-  return bcbaMinutes * 100 >= SUPERVISION_MIN_PERCENT * rbtMinutes
-    ? "ok"
-    : "below";
+  return bcbaMinutes * 100 >= SUPERVISION_MIN_PERCENT * rbtMinutes ? "ok" : "below";
 }
 
 /* ---------------------------------------------------------------- ticket-support */
@@ -190,8 +171,7 @@ export function niceTicks(max: number): number[] {
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw)!;
   const ticks: number[] = [];
-  for (let t = 0; t < max + step - 1e-9; t += step)
-    ticks.push(Math.round(t * 1000) / 1000);
+  for (let t = 0; t < max + step - 1e-9; t += step) ticks.push(Math.round(t * 1000) / 1000);
   return ticks;
 }
 
@@ -203,26 +183,13 @@ export function barChart(
   opts: { limit?: number; sortDesc?: boolean } = {}
 ): BarChartModel {
   const limit = opts.limit ?? 20;
-  const picked = (
-    opts.sortDesc
-      ? [...rows].sort(
-          (a, b) => b.value - a.value || a.label.localeCompare(b.label)
-        )
-      : [...rows]
-  ).slice(0, limit);
+  const picked = (opts.sortDesc ? [...rows].sort((a, b) => b.value - a.value || a.label.localeCompare(b.label)) : [...rows]).slice(0, limit);
   const ticks = niceTicks(Math.max(0, ...picked.map((r) => r.value)));
   const total = rows.reduce((s, r) => s + r.value, 0);
-  const shown =
-    picked.length < rows.length
-      ? `the ${picked.length} largest of ${rows.length}`
-      : `${rows.length}`;
+  const shown = picked.length < rows.length ? `the ${picked.length} largest of ${rows.length}` : `${rows.length}`;
   return {
     title,
-    summary: rows.length
-      ? `${title}: ${shown} bars, ${
-          Math.round(total * 100) / 100
-        } ${unit} in all.`
-      : `${title}: nothing in this period.`,
+    summary: rows.length ? `${title}: ${shown} bars, ${Math.round(total * 100) / 100} ${unit} in all.` : `${title}: nothing in this period.`,
     bars: picked.map((r) => ({
       label: r.label,
       value: r.value,

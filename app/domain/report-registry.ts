@@ -1,5 +1,6 @@
 import type { ReportDefinition, ReportKey } from "./reports";
 import { accessReport, logsReport } from "./report-defs/audit";
+import { caseloadReport, hoursReport, locationCptReport, payrollReport, supervisionReport, ticketSupportReport } from "./report-defs/operations";
 
 /**
  * The definition of each report (decision 038), by key: filters and the one column list of the screen and
@@ -9,5 +10,10 @@ import { accessReport, logsReport } from "./report-defs/audit";
 export const REPORT_DEFINITIONS: Partial<Record<ReportKey, ReportDefinition<any, any>>> = {
   logs: logsReport,
   access: accessReport,
-  // h-reports-b: payroll, hours, bcba-report, location-cpt, provider-clients, ticket-support
+  payroll: payrollReport,
+  hours: hoursReport,
+  "bcba-report": supervisionReport,
+  "location-cpt": locationCptReport,
+  "provider-clients": caseloadReport,
+  "ticket-support": ticketSupportReport,
 };

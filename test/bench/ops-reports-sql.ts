@@ -21,7 +21,10 @@ const ctx: ModelContext = { db, actor, ip: "127.0.0.1", now: () => new Date("202
 const page = { limit: 25, offset: 0 };
 const month = { from: "2026-10-01", to: "2026-10-31", providerId: null, patientId: null };
 const cases: [string, () => Promise<unknown>][] = [];
-for (const [where, locationId] of [["all locations", null], ["one location", 1005]] as const) {
+for (const [where, locationId] of [
+  ["all locations", null],
+  ["one location", 1005],
+] as const) {
   const f = { ...month, locationId };
   cases.push(
     [`payroll ${where}`, () => payrollReport(ctx, f, page)],
@@ -31,7 +34,7 @@ for (const [where, locationId] of [["all locations", null], ["one location", 100
     [`bcba-report ${where}`, () => supervisionReport(ctx, f, { belowOnly: false }, page)],
     [`location-cpt ${where}`, () => locationCptReport(ctx, f, page)],
     [`provider-clients ${where}`, () => caseloadReport(ctx, f, page)],
-    [`ticket-support ${where}`, () => ticketSupportReport(ctx, f)],
+    [`ticket-support ${where}`, () => ticketSupportReport(ctx, f)]
   );
 }
 for (const [name, run] of cases) {
@@ -42,5 +45,9 @@ for (const [name, run] of cases) {
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
-  console.log(`${name.padEnd(36)} best ${times[0]!.toFixed(1)} ms  p50 ${times[Math.floor(runs / 2)]!.toFixed(1)} ms  p95 ${times[Math.min(runs - 1, Math.ceil(runs * 0.95) - 1)]!.toFixed(1)} ms`);
+  console.log(
+    `${name.padEnd(36)} best ${times[0]!.toFixed(1)} ms  p50 ${times[Math.floor(runs / 2)]!.toFixed(1)} ms  p95 ${times[Math.min(runs - 1, Math.ceil(runs * 0.95) - 1)]!.toFixed(
+      1
+    )} ms`
+  );
 }

@@ -72,6 +72,17 @@ const PAGES: PageSpec[] = [
   // of one location for the bench notes' last month (they end on 2026-10-31).
   { name: "billing-by-client", path: "/billing/by-client/1500", signedIn: true, expect: "BN-100500" },
   { name: "billing-list", path: "/billing/list?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Showing 1 to" },
+  // The operations reports (issue 12, decision 039; p95 ≤ 100 ms): the bench notes' last month in one location
+  // (~6,200 notes), and payroll and hours over every location (~248,000 notes: over budget, see 039).
+  { name: "report-payroll", path: "/reports/payroll?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Bench Clinic", optional: true },
+  { name: "report-hours", path: "/reports/hours?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Hours per week", optional: true },
+  { name: "report-hours-client", path: "/reports/hours?location_id=1005&by=client&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "BN-", optional: true },
+  { name: "report-bcba", path: "/reports/bcba-report?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "BN-", optional: true },
+  { name: "report-location-cpt", path: "/reports/location-cpt?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "97153", optional: true },
+  { name: "report-provider-clients", path: "/reports/provider-clients?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "BN-", optional: true },
+  { name: "report-ticket-support", path: "/reports/ticket-support?date_from=2026-10-01&date_to=2026-11-30", signedIn: true, expect: "Answered", optional: true },
+  { name: "report-payroll-all", path: "/reports/payroll?date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Bench Clinic", optional: true },
+  { name: "report-hours-all", path: "/reports/hours?date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Hours per week", optional: true },
 ];
 
 /** The API calls of the notes (measured with a Bearer token of the admin). */

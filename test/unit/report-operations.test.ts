@@ -143,8 +143,14 @@ describe("small bar charts", () => {
     expect(niceTicks(max)).toEqual(ticks);
   });
   it("keeps the largest bars and says how many it left out", () => {
-    const rows = Array.from({ length: 30 }, (_, i) => ({ label: `P${i}`, value: i }));
-    const chart = barChart("Clients per provider", "clients", rows, { limit: 5, sortDesc: true });
+    const rows = Array.from({ length: 30 }, (_, i) => ({
+      label: `P${i}`,
+      value: i,
+    }));
+    const chart = barChart("Clients per provider", "clients", rows, {
+      limit: 5,
+      sortDesc: true,
+    });
     expect(chart.bars.map((b) => b.label)).toEqual(["P29", "P28", "P27", "P26", "P25"]);
     expect(chart.summary).toContain("the 5 largest of 30");
     expect(chart.max).toBeGreaterThanOrEqual(29);

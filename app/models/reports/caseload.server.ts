@@ -1,17 +1,9 @@
 import { asc, desc, inArray, sql } from "drizzle-orm";
 import { notes, patients, users } from "~/db/schema";
 import { reportHours } from "~/domain/report-operations";
+import type { CaseloadRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import {
-  clientLabel,
-  employeeLabel,
-  groupsTotal,
-  noteReportWhere,
-  type NoteReportFilters,
-  type Window,
-  dbBatch,
-  type ReadBatch,
-} from "./note-scope.server";
+import { clientLabel, employeeLabel, groupsTotal, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Provider-clients (caseload, decision 039): per provider, the number of distinct clients seen in the period,
@@ -19,29 +11,14 @@ import {
  * providers (grouped over (provider, client) pairs, with the count of providers) and the pairs of that page's
  * providers with the clients' names.
  */
-export interface CaseloadRow {
-  provider_id: number | null;
-  provider: string;
-  clients: number;
-  sessions: number;
-  minutes: number;
-  hours: number;
-  /** The clients seen, "Last, First (ID)", by name. */
-  client_names: string[];
-  patient_ids: number[];
-}
+export type { CaseloadRow };
 
 export interface CaseloadReport {
   rows: CaseloadRow[];
   total: number;
 }
 
-export async function caseloadReport(
-  ctx: ModelContext,
-  f: NoteReportFilters,
-  page: Window,
-  batch: ReadBatch = dbBatch(ctx)
-): Promise<CaseloadReport> {
+export async function caseloadReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<CaseloadReport> {
   const where = noteReportWhere(ctx, f);
   const pairs = ctx.db
     .select({
@@ -64,12 +41,7 @@ export async function caseloadReport(
     .from(pairs)
     .groupBy(pairs.providerId)
     .as("g");
-  const order = [
-    desc(g.clients),
-    asc(users.surname),
-    asc(users.name),
-    asc(g.providerId),
-  ] as const;
+  const order = [desc(g.clients), asc(users.surname), asc(users.name), asc(g.providerId)] as const;
   const pageOf = () =>
     ctx.db
       .select({
@@ -109,16 +81,9 @@ export async function caseloadReport(
       .from(notes)
       .innerJoin(patients, sql`${patients.id} = ${notes.patientId}`)
       .where(sql`${where} and ${inArray(notes.providerId, pageIds)}`)
-      .orderBy(
-        asc(patients.lastName),
-        asc(patients.firstName),
-        asc(notes.patientId)
-      ),
+      .orderBy(asc(patients.lastName), asc(patients.firstName), asc(notes.patientId)),
   ]);
-  const byProvider = new Map<
-    number | null,
-    { names: string[]; ids: number[] }
-  >();
+  const byProvider = new Map<number | null, { names: string[]; ids: number[] }>();
   for (const s of seen) {
     const e = byProvider.get(s.providerId) ?? { names: [], ids: [] };
     e.names.push(clientLabel(s));

@@ -1,38 +1,16 @@
 import { asc, desc, sql } from "drizzle-orm";
 import { notes, patients, users } from "~/db/schema";
-import {
-  reportHours,
-  weeklyMinutes,
-  type HoursGroup,
-  type WeekHours,
-} from "~/domain/report-operations";
+import { reportHours, weeklyMinutes, type HoursGroup, type WeekHours } from "~/domain/report-operations";
+import type { HoursRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import {
-  clientLabel,
-  employeeLabel,
-  groupsTotal,
-  noteReportWhere,
-  type NoteReportFilters,
-  type Window,
-  dbBatch,
-  type ReadBatch,
-} from "./note-scope.server";
+import { clientLabel, employeeLabel, groupsTotal, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Hours (decision 039): sessions, units and hours of the period per provider, client or CPT (the group-by
  * selector), and hours per week for the chart. One batch: the page of groups (with the number of groups,
  * `count(*) over ()`) and the minutes per session date (at most 366 rows), folded into Sunday–Saturday weeks.
  */
-export interface HoursRow {
-  key: string;
-  label: string;
-  /** Set when grouped by client (the audit row names the clients a page shows). */
-  patient_id: number | null;
-  sessions: number;
-  units: number;
-  minutes: number;
-  hours: number;
-}
+export type { HoursRow };
 
 export interface HoursReport {
   rows: HoursRow[];
@@ -41,20 +19,9 @@ export interface HoursReport {
   totals: { minutes: number; sessions: number };
 }
 
-export async function hoursReport(
-  ctx: ModelContext,
-  f: NoteReportFilters,
-  by: HoursGroup,
-  page: Window,
-  batch: ReadBatch = dbBatch(ctx)
-): Promise<HoursReport> {
+export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: HoursGroup, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<HoursReport> {
   const where = noteReportWhere(ctx, f);
-  const key =
-    by === "provider"
-      ? notes.providerId
-      : by === "client"
-      ? notes.patientId
-      : notes.cptCode;
+  const key = by === "provider" ? notes.providerId : by === "client" ? notes.patientId : notes.cptCode;
   const g = ctx.db
     .select({
       key: sql<string | number | null>`${key}`.as("k"),

@@ -1,6 +1,7 @@
 import type { ReportKey } from "~/domain/reports";
 import type { ReportRunner } from "~/services/report-screens.server";
 import { runAccessReport, runLogsReport } from "./audit-reports.server";
+import { runCaseloadReport, runHoursReport, runLocationCptReport, runPayrollReport, runSupervisionReport, runTicketSupportReport } from "./operations.server";
 
 /**
  * The query of each report (decision 038), by key; its definition is in app/domain/report-registry.ts.
@@ -10,5 +11,10 @@ import { runAccessReport, runLogsReport } from "./audit-reports.server";
 export const REPORT_RUNNERS: Partial<Record<ReportKey, ReportRunner<any, any>>> = {
   logs: runLogsReport,
   access: runAccessReport,
-  // h-reports-b: payroll, hours, bcba-report, location-cpt, provider-clients, ticket-support
+  payroll: runPayrollReport,
+  hours: runHoursReport,
+  "bcba-report": runSupervisionReport,
+  "location-cpt": runLocationCptReport,
+  "provider-clients": runCaseloadReport,
+  "ticket-support": runTicketSupportReport,
 };

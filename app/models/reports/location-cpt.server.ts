@@ -1,23 +1,12 @@
 import { sql } from "drizzle-orm";
-import {
-  insurances,
-  locations,
-  notes,
-  paServices,
-  patients,
-} from "~/db/schema";
+import { insurances, locations, notes, paServices, patients } from "~/db/schema";
 import { priceNote } from "~/domain/billing";
 import type { NoteType } from "~/domain/notes";
 import { reportHours } from "~/domain/report-operations";
 import { priceServicesQuery } from "../billing-prices.server";
+import type { LocationCptRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import {
-  noteReportWhere,
-  type NoteReportFilters,
-  type Window,
-  dbBatch,
-  type ReadBatch,
-} from "./note-scope.server";
+import { noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Units and charges by location and CPT (decision 039). Charges come only from the one price function
@@ -26,18 +15,7 @@ import {
  * client's) — and each such group is priced once, as a note of that many units would be. The payer is looked
  * up per (client, PA service) group, not per note. One batch: the priced groups and the insurers' services.
  */
-export interface LocationCptRow {
-  location_id: number;
-  location: string;
-  cpt_code: string;
-  sessions: number;
-  units: number;
-  minutes: number;
-  hours: number;
-  charges_cents: number;
-  /** Units no service of the payer prices (they add nothing to the charges; the scrubber says why per note). */
-  unpriced_units: number;
-}
+export type { LocationCptRow };
 
 export interface LocationCptReport {
   rows: LocationCptRow[];
@@ -45,12 +23,7 @@ export interface LocationCptReport {
   totals: { units: number; charges_cents: number; unpriced_units: number };
 }
 
-export async function locationCptReport(
-  ctx: ModelContext,
-  f: NoteReportFilters,
-  page: Window,
-  batch: ReadBatch = dbBatch(ctx)
-): Promise<LocationCptReport> {
+export async function locationCptReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<LocationCptReport> {
   const inner = ctx.db
     .select({
       locationId: notes.locationId,
@@ -67,20 +40,9 @@ export async function locationCptReport(
     })
     .from(notes)
     .where(noteReportWhere(ctx, f))
-    .groupBy(
-      notes.locationId,
-      notes.cptCode,
-      notes.type,
-      notes.md,
-      notes.md2,
-      notes.unitPriceCents,
-      notes.paServiceId,
-      notes.patientId
-    )
+    .groupBy(notes.locationId, notes.cptCode, notes.type, notes.md, notes.md2, notes.unitPriceCents, notes.paServiceId, notes.patientId)
     .as("i");
-  const payer = sql<
-    number | null
-  >`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
+  const payer = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
   const [groups, services] = await batch([
     ctx.db
       .select({
@@ -100,15 +62,7 @@ export async function locationCptReport(
       .leftJoin(paServices, sql`${paServices.id} = ${inner.paServiceId}`)
       .leftJoin(patients, sql`${patients.id} = ${inner.patientId}`)
       .leftJoin(locations, sql`${locations.id} = ${inner.locationId}`)
-      .groupBy(
-        inner.locationId,
-        inner.cpt,
-        inner.type,
-        inner.md,
-        inner.md2,
-        inner.ownPrice,
-        payer
-      ),
+      .groupBy(inner.locationId, inner.cpt, inner.type, inner.md, inner.md2, inner.ownPrice, payer),
     priceServicesQuery(ctx, sql`(select ${insurances.id} from ${insurances})`),
   ]);
   const byKey = new Map<string, LocationCptRow>();
@@ -145,12 +99,7 @@ export async function locationCptReport(
     row.charges_cents += price.chargesCents;
     if (price.unitPriceCents === 0) row.unpriced_units += units;
   }
-  const rows = [...byKey.values()].sort(
-    (a, b) =>
-      a.location.localeCompare(b.location) ||
-      a.location_id - b.location_id ||
-      a.cpt_code.localeCompare(b.cpt_code)
-  );
+  const rows = [...byKey.values()].sort((a, b) => a.location.localeCompare(b.location) || a.location_id - b.location_id || a.cpt_code.localeCompare(b.cpt_code));
   const totals = { units: 0, charges_cents: 0, unpriced_units: 0 };
   for (const r of rows) {
     r.hours = reportHours(r.minutes);

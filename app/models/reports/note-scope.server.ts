@@ -1,14 +1,4 @@
-import {
-  and,
-  eq,
-  gte,
-  inArray,
-  isNull,
-  lte,
-  notInArray,
-  sql,
-  type SQL,
-} from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, lte, notInArray, sql, type SQL } from "drizzle-orm";
 import { locations, notes, patients } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -35,15 +25,8 @@ export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters): SQL {
   const scope = locationScope(ctx.actor);
   let location: SQL;
   // A location outside the actor's scope gives an empty report, never that location's sums (decision 015).
-  if (f.locationId !== null)
-    location = canSeeLocation(ctx.actor, f.locationId)
-      ? eq(notes.locationId, f.locationId)
-      : sql`0`;
-  else if (scope === null)
-    location = inArray(
-      notes.locationId,
-      ctx.db.select({ id: locations.id }).from(locations)
-    );
+  if (f.locationId !== null) location = canSeeLocation(ctx.actor, f.locationId) ? eq(notes.locationId, f.locationId) : sql`0`;
+  else if (scope === null) location = inArray(notes.locationId, ctx.db.select({ id: locations.id }).from(locations));
   else location = scope.length ? inArray(notes.locationId, scope) : sql`0`;
   return and(
     isNull(notes.deletedAt),
@@ -72,22 +55,13 @@ export interface Window {
 export const groupsTotal = sql<number>`count(*) over ()`.mapWith(Number);
 
 /** "Last, First (ID)" as the lists show a client. */
-export function clientLabel(p: {
-  firstName: string | null;
-  lastName: string | null;
-  identifier: string | null;
-}): string {
+export function clientLabel(p: { firstName: string | null; lastName: string | null; identifier: string | null }): string {
   if (p.firstName == null && p.lastName == null) return "";
-  return `${p.lastName ?? ""}, ${p.firstName ?? ""}${
-    p.identifier ? ` (${p.identifier})` : ""
-  }`;
+  return `${p.lastName ?? ""}, ${p.firstName ?? ""}${p.identifier ? ` (${p.identifier})` : ""}`;
 }
 
 /** "First Last" as the lists show an employee; a note whose provider is unknown keeps its typed name. */
-export function employeeLabel(
-  u: { name: string | null; surname: string | null },
-  fallback = ""
-): string {
+export function employeeLabel(u: { name: string | null; surname: string | null }, fallback = ""): string {
   const s = `${u.name ?? ""} ${u.surname ?? ""}`.trim();
   return s || fallback || "Unknown provider";
 }
@@ -103,8 +77,5 @@ export type ReadBatch = <T extends BatchItem<"sqlite">[]>(
 }>;
 
 export function dbBatch(ctx: Pick<ModelContext, "db">): ReadBatch {
-  return ((reads: BatchItem<"sqlite">[]) =>
-    ctx.db.batch(
-      reads as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]
-    )) as unknown as ReadBatch;
+  return ((reads: BatchItem<"sqlite">[]) => ctx.db.batch(reads as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown as ReadBatch;
 }

@@ -1,21 +1,10 @@
 import { and, asc, inArray, isNull, sql } from "drizzle-orm";
 import { locations, notes, rateRecords, users } from "~/db/schema";
 import { locationScope } from "~/domain/permissions";
-import {
-  payCents,
-  payRoleOf,
-  reportHours,
-  type PayRole,
-} from "~/domain/report-operations";
+import { payCents, payRoleOf, reportHours, type PayRole } from "~/domain/report-operations";
+import type { PayrollRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import {
-  employeeLabel,
-  noteReportWhere,
-  type NoteReportFilters,
-  type Window,
-  dbBatch,
-  type ReadBatch,
-} from "./note-scope.server";
+import { employeeLabel, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Payroll (decision 039): per employee, location and pay role (RBT notes → rbt, BCBA and combined notes →
@@ -24,20 +13,7 @@ import {
  * oldest live one). Pay is integer cents, rounded once per row. One batch: the grouped sums and the scope's
  * rate records.
  */
-export interface PayrollRow {
-  provider_id: number | null;
-  employee: string;
-  location_id: number;
-  location: string;
-  role: PayRole;
-  sessions: number;
-  minutes: number;
-  hours: number;
-  /** Dollars per hour as stored on the rate record; null: the location has no rate for this role. */
-  hourly_rate: number | null;
-  rate_record: string | null;
-  pay_cents: number | null;
-}
+export type { PayrollRow };
 
 export interface PayrollReport {
   rows: PayrollRow[];
@@ -46,12 +22,7 @@ export interface PayrollReport {
   totals: { minutes: number; pay_cents: number; unpriced_rows: number };
 }
 
-export async function payrollReport(
-  ctx: ModelContext,
-  f: NoteReportFilters,
-  page: Window,
-  batch: ReadBatch = dbBatch(ctx)
-): Promise<PayrollReport> {
+export async function payrollReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<PayrollReport> {
   const where = noteReportWhere(ctx, f);
   // RBT notes pay at the rbt amount, BCBA and combined at the bcba amount: group by that role, not by note type.
   const role = sql<string>`case when ${notes.type} = 'rbt' then 'rbt' else 'bcba' end`;
@@ -85,13 +56,7 @@ export async function payrollReport(
       .from(g)
       .leftJoin(users, sql`${users.id} = ${g.providerId}`)
       .leftJoin(locations, sql`${locations.id} = ${g.locationId}`)
-      .orderBy(
-        asc(users.surname),
-        asc(users.name),
-        asc(g.providerId),
-        asc(locations.title),
-        asc(g.role)
-      ),
+      .orderBy(asc(users.surname), asc(users.name), asc(g.providerId), asc(locations.title), asc(g.role)),
     ctx.db
       .select({
         id: rateRecords.id,
@@ -101,14 +66,7 @@ export async function payrollReport(
         bcba: rateRecords.bcba,
       })
       .from(rateRecords)
-      .where(
-        and(
-          isNull(rateRecords.deletedAt),
-          scope === null
-            ? undefined
-            : inArray(rateRecords.locationId, scope.length ? scope : [-1])
-        )
-      )
+      .where(and(isNull(rateRecords.deletedAt), scope === null ? undefined : inArray(rateRecords.locationId, scope.length ? scope : [-1])))
       .orderBy(asc(rateRecords.id)),
   ]);
   const rateOf = locationRates(rates);
@@ -154,12 +112,7 @@ function locationRates(
     bcba: number | null;
   }[]
 ) {
-  const out = new Map<
-    number,
-    { name: string; rbt: number | null; bcba: number | null }
-  >();
-  for (const r of rates)
-    if (r.locationId !== null && !out.has(r.locationId))
-      out.set(r.locationId, { name: r.name, rbt: r.rbt, bcba: r.bcba });
+  const out = new Map<number, { name: string; rbt: number | null; bcba: number | null }>();
+  for (const r of rates) if (r.locationId !== null && !out.has(r.locationId)) out.set(r.locationId, { name: r.name, rbt: r.rbt, bcba: r.bcba });
   return out;
 }

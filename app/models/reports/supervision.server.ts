@@ -1,22 +1,9 @@
 import { asc, sql } from "drizzle-orm";
 import { locations, notes, patients } from "~/db/schema";
-import {
-  reportHours,
-  supervisionPercent,
-  supervisionState,
-  SUPERVISION_MIN_PERCENT,
-  type SupervisionState,
-} from "~/domain/report-operations";
+import { reportHours, supervisionPercent, supervisionState, SUPERVISION_MIN_PERCENT, type SupervisionState } from "~/domain/report-operations";
+import type { SupervisionRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import {
-  clientLabel,
-  groupsTotal,
-  noteReportWhere,
-  type NoteReportFilters,
-  type Window,
-  dbBatch,
-  type ReadBatch,
-} from "./note-scope.server";
+import { clientLabel, groupsTotal, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * BCBA report (supervision, decision 039): per client, the RBT hours (RBT and combined notes) and the BCBA
@@ -24,18 +11,7 @@ import {
  * period, the BCBA share of the RBT hours and whether it meets the 5% supervision minimum. `below_only` keeps
  * the clients under it (a HAVING on the sums, so the paging and the count stay in SQL).
  */
-export interface SupervisionRow {
-  patient_id: number;
-  client: string;
-  location: string;
-  rbt_minutes: number;
-  bcba_minutes: number;
-  rbt_hours: number;
-  bcba_hours: number;
-  /** BCBA hours as a percentage of RBT hours (one decimal); null without RBT hours. */
-  percent: number | null;
-  state: SupervisionState;
-}
+export type { SupervisionRow };
 
 export interface SupervisionReport {
   rows: SupervisionRow[];
@@ -61,11 +37,7 @@ export async function supervisionReport(
     .where(noteReportWhere(ctx, f))
     .groupBy(notes.patientId)
     // Exact comparison in integers: bcba × 100 < 5 × rbt (the same rule as supervisionState).
-    .having(
-      opts.belowOnly
-        ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}`
-        : undefined
-    )
+    .having(opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined)
     .as("g");
   const [rows] = await batch([
     ctx.db
@@ -83,12 +55,7 @@ export async function supervisionReport(
       .leftJoin(patients, sql`${patients.id} = ${g.patientId}`)
       .leftJoin(locations, sql`${locations.id} = ${patients.locationId}`)
       // Lowest share first (the clients needing supervision on top); clients without RBT hours last.
-      .orderBy(
-        sql`case when ${g.rbt} > 0 then 0 else 1 end`,
-        sql`(${g.bcba} * 1.0) / nullif(${g.rbt}, 0)`,
-        asc(patients.lastName),
-        asc(g.patientId)
-      )
+      .orderBy(sql`case when ${g.rbt} > 0 then 0 else 1 end`, sql`(${g.bcba} * 1.0) / nullif(${g.rbt}, 0)`, asc(patients.lastName), asc(g.patientId))
       .limit(page.limit)
       .offset(page.offset),
   ]);
