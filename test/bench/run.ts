@@ -29,6 +29,9 @@ import { SLOW_3G, SLOW_TARGETS_MS, slowNetworkSteps, type SlowStep } from "./slo
 const RUNS = 50;
 const WARMUP = 5;
 const ADMIN = "admin@demo.test";
+/** `npm run bench -- --only report-`: measure only the pages and API scenarios whose name starts with it. */
+const ONLY = process.argv.includes("--only") ? (process.argv[process.argv.indexOf("--only") + 1] ?? "") : null;
+const picked = <T extends { name: string }>(xs: T[]) => (ONLY === null ? xs : xs.filter((x) => x.name.startsWith(ONLY)));
 
 interface PageSpec {
   name: string;
@@ -340,7 +343,7 @@ async function d1Counts(): Promise<Record<string, D1Count | null> | null> {
     await signIn.arrayBuffer();
     const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
     const out: Record<string, D1Count | null> = { "sign-in POST": parseCount(signIn.headers) };
-    for (const page of PAGES) {
+    for (const page of picked(PAGES)) {
       try {
         // The second request is the steady state (the first may create per-process rows such as settings).
         const first = await getText(`${base}${page.path}`, page.signedIn ? cookie : undefined);
@@ -352,7 +355,7 @@ async function d1Counts(): Promise<Record<string, D1Count | null> | null> {
       }
     }
     const token = await apiToken(base);
-    for (const spec of API_SCENARIOS) {
+    for (const spec of picked(API_SCENARIOS)) {
       // Two calls: the second is the steady state; creates 1000 and 1001 are sessions the timed run does not use.
       const a = await apiCall(base, spec, 1000, token);
       const b = await apiCall(base, spec, 1001, token);
@@ -422,7 +425,7 @@ async function main() {
   const failed: string[] = [];
   try {
     const cookie = await signInCookie(app.url);
-    for (const page of PAGES) {
+    for (const page of picked(PAGES)) {
       const c = page.signedIn ? cookie : undefined;
       if (page.optional && (await getText(`${app.url}${page.path}`, c)).status === 404) {
         missing.push(page.path);
@@ -438,7 +441,7 @@ async function main() {
       }
     }
     const token = await apiToken(app.url);
-    for (const spec of API_SCENARIOS) {
+    for (const spec of picked(API_SCENARIOS)) {
       log(`measuring ${spec.method} ${spec.path(0)}`);
       try {
         apiResults[spec.name] = await apiTimes(app.url, spec, token);
@@ -454,7 +457,8 @@ async function main() {
   await app.stop();
 
   const d1 = await d1Counts();
-  const slow = await slowNetwork();
+  // --only measures a few pages: the slow-network flows (sign-in and the clients list) are left out.
+  const slow = ONLY === null ? await slowNetwork() : null;
 
   const header = ["page", "HTML", "HTML gzip", "JS files", "JS", "JS gzip", "CSS gzip", "requests", "median", "p95", "server median", "server p95", "D1 statements (round trips)"];
   const ms = (n: number | null) => (n === null ? "n/a" : `${n} ms`);
