@@ -8,6 +8,7 @@ import { hashPassword } from "../app/services/passwords.server";
 import { normalizeBackupCode } from "../app/models/auth.server";
 import { DEMO_BIP_COUNT, seedBipGoals } from "./demo-bips";
 import { seedDemoClaims } from "./demo-claims";
+import { seedDemoReports } from "./demo-reports";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
 import { seedDemoBilling } from "./demo-billing";
 import { seedDemoRemittances } from "./demo-remittances";
@@ -253,6 +254,9 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
 
   // Tickets with responses in every state (scripts/demo-tickets.ts).
   await seedDemoTickets(db, now);
+
+  // A rate/pay record per location for the payroll report (scripts/demo-reports.ts).
+  await seedDemoReports(db);
 
   // Last, after the claims: one remittance that pays, partly pays and denies lines of two sent demo claims
   // (scripts/demo-remittances.ts; nothing happens while there are no sent claims).

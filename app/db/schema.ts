@@ -393,6 +393,12 @@ export const notes = sqliteTable(
     // The PA calculator's week and pacing's last 28 days of one PA service (decision 031).
     index("notes_pa_service_date_idx").on(t.paServiceId, t.sessionDate).where(sql`${t.deletedAt} is null`),
     index("notes_location_date_idx").on(t.locationId, t.sessionDate).where(sql`${t.deletedAt} is null`),
+    // The operations reports' sums (decision 039): hours, payroll, supervision, caseload and units by CPT of a
+    // period in a location, answered from the index alone (every column they group or sum is here; deleted_at,
+    // always null here, makes it covering for the `deleted_at is null` condition, as in decision 035).
+    index("notes_report_idx")
+      .on(t.locationId, t.sessionDate, t.providerId, t.patientId, t.type, t.cptCode, t.minutes, t.units, t.paServiceId, t.md, t.md2, t.unitPriceCents, t.deletedAt)
+      .where(sql`${t.deletedAt} is null`),
   ],
 );
 

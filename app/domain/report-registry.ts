@@ -3,6 +3,7 @@ import { accessReport, logsReport } from "./report-defs/audit";
 import { clientProjectionReport, pasReport } from "./report-defs/authorizations";
 import { clientEligibilityReport } from "./report-defs/eligibility";
 import { expirationDatesReport } from "./report-defs/expiration-dates";
+import { caseloadReport, hoursReport, locationCptReport, payrollReport, supervisionReport, ticketSupportReport } from "./report-defs/operations";
 
 /**
  * The definition of each report (decision 038), by key: filters and the one column list of the screen and
@@ -16,5 +17,10 @@ export const REPORT_DEFINITIONS: Partial<Record<ReportKey, ReportDefinition<any,
   "client-projection": clientProjectionReport,
   "client-eligibility": clientEligibilityReport,
   "expiration-dates": expirationDatesReport,
-  // h-reports-b: payroll, hours, bcba-report, location-cpt, provider-clients, ticket-support
+  payroll: payrollReport,
+  hours: hoursReport,
+  "bcba-report": supervisionReport,
+  "location-cpt": locationCptReport,
+  "provider-clients": caseloadReport,
+  "ticket-support": ticketSupportReport,
 };

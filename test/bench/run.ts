@@ -29,6 +29,9 @@ import { SLOW_3G, SLOW_TARGETS_MS, slowNetworkSteps, type SlowStep } from "./slo
 const RUNS = 50;
 const WARMUP = 5;
 const ADMIN = "admin@demo.test";
+/** `npm run bench -- --only report-`: measure only the pages and API scenarios whose name starts with it. */
+const ONLY = process.argv.includes("--only") ? (process.argv[process.argv.indexOf("--only") + 1] ?? "") : null;
+const picked = <T extends { name: string }>(xs: T[]) => (ONLY === null ? xs : xs.filter((x) => x.name.startsWith(ONLY)));
 
 interface PageSpec {
   name: string;
@@ -84,6 +87,17 @@ const PAGES: PageSpec[] = [
   { name: "reports-client-projection", path: "/reports/client-projection", signedIn: true, expect: "Projected use" },
   { name: "reports-client-eligibility", path: "/reports/client-eligibility?window=60", signedIn: true, expect: "Lapses on" },
   { name: "reports-expiration-dates", path: "/reports/expiration-dates", signedIn: true, expect: "Expiration dates" },
+  // The operations reports (issue 12, decision 039; p95 ≤ 100 ms): the bench notes' last month in one location
+  // (~6,200 notes), and payroll and hours over every location (~248,000 notes: over budget, see 039).
+  { name: "report-payroll", path: "/reports/payroll?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Bench Clinic", optional: true },
+  { name: "report-hours", path: "/reports/hours?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Hours per week", optional: true },
+  { name: "report-hours-client", path: "/reports/hours?location_id=1005&by=client&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "BN-", optional: true },
+  { name: "report-bcba", path: "/reports/bcba-report?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "BN-", optional: true },
+  { name: "report-location-cpt", path: "/reports/location-cpt?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "97153", optional: true },
+  { name: "report-provider-clients", path: "/reports/provider-clients?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "BN-", optional: true },
+  { name: "report-ticket-support", path: "/reports/ticket-support?date_from=2026-10-01&date_to=2026-11-30", signedIn: true, expect: "Answered", optional: true },
+  { name: "report-payroll-all", path: "/reports/payroll?date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Bench Clinic", optional: true },
+  { name: "report-hours-all", path: "/reports/hours?date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Hours per week", optional: true },
 ];
 
 /** The API calls of the notes (measured with a Bearer token of the admin). */
@@ -343,7 +357,7 @@ async function d1Counts(): Promise<Record<string, D1Count | null> | null> {
     await signIn.arrayBuffer();
     const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
     const out: Record<string, D1Count | null> = { "sign-in POST": parseCount(signIn.headers) };
-    for (const page of PAGES) {
+    for (const page of picked(PAGES)) {
       try {
         // The second request is the steady state (the first may create per-process rows such as settings).
         const first = await getText(`${base}${page.path}`, page.signedIn ? cookie : undefined);
@@ -355,7 +369,7 @@ async function d1Counts(): Promise<Record<string, D1Count | null> | null> {
       }
     }
     const token = await apiToken(base);
-    for (const spec of API_SCENARIOS) {
+    for (const spec of picked(API_SCENARIOS)) {
       // Two calls: the second is the steady state; creates 1000 and 1001 are sessions the timed run does not use.
       const a = await apiCall(base, spec, 1000, token);
       const b = await apiCall(base, spec, 1001, token);
@@ -425,7 +439,7 @@ async function main() {
   const failed: string[] = [];
   try {
     const cookie = await signInCookie(app.url);
-    for (const page of PAGES) {
+    for (const page of picked(PAGES)) {
       const c = page.signedIn ? cookie : undefined;
       if (page.optional && (await getText(`${app.url}${page.path}`, c)).status === 404) {
         missing.push(page.path);
@@ -441,7 +455,7 @@ async function main() {
       }
     }
     const token = await apiToken(app.url);
-    for (const spec of API_SCENARIOS) {
+    for (const spec of picked(API_SCENARIOS)) {
       log(`measuring ${spec.method} ${spec.path(0)}`);
       try {
         apiResults[spec.name] = await apiTimes(app.url, spec, token);
@@ -457,7 +471,8 @@ async function main() {
   await app.stop();
 
   const d1 = await d1Counts();
-  const slow = await slowNetwork();
+  // --only measures a few pages: the slow-network flows (sign-in and the clients list) are left out.
+  const slow = ONLY === null ? await slowNetwork() : null;
 
   const header = ["page", "HTML", "HTML gzip", "JS files", "JS", "JS gzip", "CSS gzip", "requests", "median", "p95", "server median", "server p95", "D1 statements (round trips)"];
   const ms = (n: number | null) => (n === null ? "n/a" : `${n} ms`);

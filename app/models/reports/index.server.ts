@@ -4,6 +4,7 @@ import { runAccessReport, runLogsReport } from "./audit-reports.server";
 import { runClientProjectionReport, runPasReport } from "./authorizations.server";
 import { runClientEligibilityReport } from "./eligibility.server";
 import { runExpirationDatesReport } from "./expiration-dates.server";
+import { runCaseloadReport, runHoursReport, runLocationCptReport, runPayrollReport, runSupervisionReport, runTicketSupportReport } from "./operations.server";
 
 /**
  * The query of each report (decision 038), by key; its definition is in app/domain/report-registry.ts.
@@ -17,5 +18,10 @@ export const REPORT_RUNNERS: Partial<Record<ReportKey, ReportRunner<any, any>>> 
   "client-projection": runClientProjectionReport,
   "client-eligibility": runClientEligibilityReport,
   "expiration-dates": runExpirationDatesReport,
-  // h-reports-b: payroll, hours, bcba-report, location-cpt, provider-clients, ticket-support
+  payroll: runPayrollReport,
+  hours: runHoursReport,
+  "bcba-report": runSupervisionReport,
+  "location-cpt": runLocationCptReport,
+  "provider-clients": runCaseloadReport,
+  "ticket-support": runTicketSupportReport,
 };

@@ -1,0 +1,340 @@
+import * as v from "valibot";
+import { money } from "../billing";
+import { defineReport, oneOf, optionalId, PERIOD_FILTERS, REPORT_TITLES, REPORTS_PERMISSION, withPeriod, type ReportColumn, type ReportFilter } from "../reports";
+import {
+  AGE_BUCKETS,
+  HOURS_GROUP_LABELS,
+  HOURS_GROUPS,
+  hoursText,
+  SUPERVISION_LABELS,
+  SUPERVISION_MIN_PERCENT,
+  TICKET_STATUS_LABELS,
+  type AgeBucket,
+  type HoursGroup,
+  type PayRole,
+  type SupervisionState,
+  type TicketStatus,
+} from "../report-operations";
+
+/**
+ * The six operations reports (decision 039): payroll, hours, bcba-report, location-cpt, provider-clients and
+ * ticket-support. Each is one definition — filters and the ONE column list of the screen and the CSV — read by
+ * the report screen of decision 038; the sums are app/models/reports/*.server.ts. Money is integer cents shown
+ * with `money`; hours have two decimals. Client-safe (no server import).
+ */
+
+/* ---------------------------------------------------------------- rows */
+
+export interface PayrollRow {
+  provider_id: number | null;
+  employee: string;
+  location_id: number;
+  location: string;
+  role: PayRole;
+  sessions: number;
+  minutes: number;
+  hours: number;
+  /** Dollars per hour as stored on the rate record; null: the location has no rate for this role. */
+  hourly_rate: number | null;
+  rate_record: string | null;
+  pay_cents: number | null;
+}
+
+export interface HoursRow {
+  key: string;
+  label: string;
+  /** Set when grouped by client (the audit row names the clients a page shows). */
+  patient_id: number | null;
+  sessions: number;
+  units: number;
+  minutes: number;
+  hours: number;
+}
+
+export interface SupervisionRow {
+  patient_id: number;
+  client: string;
+  location: string;
+  rbt_minutes: number;
+  bcba_minutes: number;
+  rbt_hours: number;
+  bcba_hours: number;
+  /** BCBA hours as a percentage of RBT hours (one decimal); null without RBT hours. */
+  percent: number | null;
+  state: SupervisionState;
+}
+
+export interface LocationCptRow {
+  location_id: number;
+  location: string;
+  cpt_code: string;
+  sessions: number;
+  units: number;
+  minutes: number;
+  hours: number;
+  charges_cents: number;
+  /** Units no service of the payer prices (they add nothing to the charges; the scrubber says why per note). */
+  unpriced_units: number;
+}
+
+export interface CaseloadRow {
+  provider_id: number | null;
+  provider: string;
+  clients: number;
+  sessions: number;
+  minutes: number;
+  hours: number;
+  /** The clients seen, "Last, First (ID)", by name. */
+  client_names: string[];
+  patient_ids: number[];
+}
+
+export interface TicketSupportRow {
+  status: TicketStatus;
+  total: number;
+  buckets: Record<AgeBucket, number>;
+  /** Mean hours from opening to the first response, one decimal; null when none was answered. */
+  mean_first_response_hours: number | null;
+}
+
+/* ---------------------------------------------------------------- filters */
+
+const NoteFilters = withPeriod({
+  location_id: optionalId("Location"),
+  provider_id: optionalId("Provider"),
+  patient_id: optionalId("Client"),
+});
+export type NoteFilters = v.InferOutput<typeof NoteFilters>;
+
+const NOTE_FILTERS: readonly ReportFilter[] = [
+  ...PERIOD_FILTERS,
+  {
+    name: "location_id",
+    label: "Location",
+    kind: "location",
+    any: "All my locations",
+  },
+  { name: "provider_id", label: "Provider", kind: "provider", any: "Everyone" },
+  { name: "patient_id", label: "Client ID", kind: "client" },
+];
+
+const HoursFilters = withPeriod({
+  location_id: optionalId("Location"),
+  provider_id: optionalId("Provider"),
+  patient_id: optionalId("Client"),
+  by: oneOf(HOURS_GROUPS, "provider", "Group by provider, client or CPT."),
+});
+export type HoursFilters = v.InferOutput<typeof HoursFilters>;
+
+const SupervisionFilters = withPeriod({
+  location_id: optionalId("Location"),
+  provider_id: optionalId("Provider"),
+  patient_id: optionalId("Client"),
+  show: oneOf(["all", "below"] as const, "all", "Choose all clients or only those below 5%."),
+});
+export type SupervisionFilters = v.InferOutput<typeof SupervisionFilters>;
+
+const TicketFilters = withPeriod({ location_id: optionalId("Location") });
+export type TicketReportFilters = v.InferOutput<typeof TicketFilters>;
+
+/* ---------------------------------------------------------------- columns */
+
+const hoursOf = (minutes: number) => hoursText(minutes);
+const employeeHref = (id: number | null) => (id ? `/doctors/profile/${id}` : null);
+const clientHref = (id: number | null) => (id ? `/patients/profile/${id}` : null);
+const PERIOD_NOTE = "The period defaults to this month (a missing end is the end of the start's month); at most one year.";
+const NOTES_COUNTED = "Counts the live session notes of live clients whose session date is in the period.";
+
+export const payrollReport = defineReport<NoteFilters, PayrollRow>({
+  key: "payroll",
+  ...REPORT_TITLES.payroll,
+  permission: "manage_employees",
+  clientData: false,
+  filters: NOTE_FILTERS,
+  schema: NoteFilters,
+  columns: [
+    {
+      header: "Employee",
+      value: (r) => r.employee,
+      href: (r) => employeeHref(r.provider_id),
+    },
+    { header: "Location", value: (r) => r.location },
+    { header: "Role", value: (r) => r.role.toUpperCase() },
+    { header: "Sessions", value: (r) => r.sessions, numeric: true },
+    { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
+    { header: "Rate record", value: (r) => r.rate_record ?? "" },
+    {
+      header: "Hourly rate",
+      value: (r) => (r.hourly_rate === null ? "No rate" : money(Math.round(r.hourly_rate * 100))),
+      numeric: true,
+    },
+    {
+      header: "Pay",
+      value: (r) => (r.pay_cents === null ? "No rate" : money(r.pay_cents)),
+      numeric: true,
+    },
+  ],
+  rowKey: (r) => `${r.provider_id}-${r.location_id}-${r.role}`,
+  note: `Pay = hours × the location's rate/pay record amount for the role: RBT notes at the RBT amount, BCBA and combined notes at the BCBA amount (the location's oldest record). Pay figures need manage_employees. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
+});
+
+const HOURS_FILTERS: readonly ReportFilter[] = [
+  ...NOTE_FILTERS,
+  {
+    name: "by",
+    label: "Group by",
+    kind: "select",
+    options: HOURS_GROUPS.map((g) => ({
+      value: g,
+      label: HOURS_GROUP_LABELS[g],
+    })),
+  },
+];
+
+export const hoursReport = defineReport<HoursFilters, HoursRow>({
+  key: "hours",
+  ...REPORT_TITLES.hours,
+  permission: REPORTS_PERMISSION,
+  clientData: true,
+  filters: HOURS_FILTERS,
+  schema: HoursFilters,
+  columns: [
+    {
+      header: "Provider, client or CPT",
+      value: (r) => r.label,
+      href: (r) => clientHref(r.patient_id),
+    },
+    { header: "Sessions", value: (r) => r.sessions, numeric: true },
+    { header: "Units", value: (r) => r.units, numeric: true },
+    { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
+  ],
+  rowKey: (r) => r.key,
+  note: `Most hours first. ${NOTES_COUNTED} The chart shows the hours of every Sunday–Saturday week of the period. ${PERIOD_NOTE}`,
+});
+
+const SUPERVISION_FILTERS: readonly ReportFilter[] = [
+  ...NOTE_FILTERS,
+  {
+    name: "show",
+    label: "Show",
+    kind: "select",
+    options: [
+      { value: "all", label: "All clients" },
+      { value: "below", label: `Below ${SUPERVISION_MIN_PERCENT}% only` },
+    ],
+  },
+];
+
+export const supervisionReport = defineReport<SupervisionFilters, SupervisionRow>({
+  key: "bcba-report",
+  ...REPORT_TITLES["bcba-report"],
+  permission: REPORTS_PERMISSION,
+  clientData: true,
+  filters: SUPERVISION_FILTERS,
+  schema: SupervisionFilters,
+  columns: [
+    {
+      header: "Client",
+      value: (r) => r.client,
+      href: (r) => clientHref(r.patient_id),
+    },
+    { header: "Location", value: (r) => r.location },
+    {
+      header: "RBT hours",
+      value: (r) => hoursOf(r.rbt_minutes),
+      numeric: true,
+    },
+    {
+      header: "BCBA hours",
+      value: (r) => hoursOf(r.bcba_minutes),
+      numeric: true,
+    },
+    {
+      header: "BCBA / RBT",
+      value: (r) => (r.percent === null ? "—" : `${r.percent.toFixed(1)}%`),
+      numeric: true,
+    },
+    { header: "Supervision", value: (r) => SUPERVISION_LABELS[r.state] },
+  ],
+  rowKey: (r) => r.patient_id,
+  note: `RBT hours are RBT and combined sessions; BCBA hours are BCBA and combined sessions (the analyst is present in a combined one). A client is flagged when the BCBA hours are below ${SUPERVISION_MIN_PERCENT}% of the RBT hours (the BACB's monthly minimum for RBT supervision). Lowest share first. ${PERIOD_NOTE}`,
+});
+
+export const locationCptReport = defineReport<NoteFilters, LocationCptRow>({
+  key: "location-cpt",
+  ...REPORT_TITLES["location-cpt"],
+  permission: REPORTS_PERMISSION,
+  clientData: false,
+  filters: NOTE_FILTERS,
+  schema: NoteFilters,
+  columns: [
+    { header: "Location", value: (r) => r.location },
+    { header: "CPT", value: (r) => r.cpt_code || "(none)" },
+    { header: "Sessions", value: (r) => r.sessions, numeric: true },
+    { header: "Units", value: (r) => r.units, numeric: true },
+    { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
+    { header: "Charges", value: (r) => money(r.charges_cents), numeric: true },
+    { header: "Unpriced units", value: (r) => r.unpriced_units, numeric: true },
+  ],
+  rowKey: (r) => `${r.location_id}-${r.cpt_code}`,
+  note: `Charges are priced as billing prices each note: the payer's service for the CPT, provider type, location and modifiers (XP bills nothing); units no service prices are counted apart. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
+});
+
+export const caseloadReport = defineReport<NoteFilters, CaseloadRow>({
+  key: "provider-clients",
+  ...REPORT_TITLES["provider-clients"],
+  permission: REPORTS_PERMISSION,
+  clientData: true,
+  filters: NOTE_FILTERS,
+  schema: NoteFilters,
+  columns: [
+    {
+      header: "Provider",
+      value: (r) => r.provider,
+      href: (r) => employeeHref(r.provider_id),
+    },
+    { header: "Clients", value: (r) => r.clients, numeric: true },
+    { header: "Sessions", value: (r) => r.sessions, numeric: true },
+    { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
+    { header: "Clients seen", value: (r) => r.client_names.join("; ") },
+  ],
+  rowKey: (r) => String(r.provider_id),
+  note: `Most clients first; a client counts once per provider however many sessions. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
+});
+
+export const ticketSupportReport = defineReport<TicketReportFilters, TicketSupportRow>({
+  key: "ticket-support",
+  ...REPORT_TITLES["ticket-support"],
+  permission: REPORTS_PERMISSION,
+  clientData: false,
+  filters: [
+    ...PERIOD_FILTERS,
+    {
+      name: "location_id",
+      label: "Location",
+      kind: "location",
+      any: "All my locations",
+    },
+  ],
+  schema: TicketFilters,
+  columns: [
+    { header: "Status", value: (r) => TICKET_STATUS_LABELS[r.status] },
+    ...AGE_BUCKETS.map(
+      (b): ReportColumn<TicketSupportRow> => ({
+        header: b.label,
+        value: (r) => r.buckets[b.key],
+        numeric: true,
+      })
+    ),
+    { header: "Total", value: (r) => r.total, numeric: true },
+    {
+      header: "Mean hours to first response",
+      value: (r) => (r.mean_first_response_hours === null ? "—" : r.mean_first_response_hours.toFixed(1)),
+      numeric: true,
+    },
+  ],
+  rowKey: (r) => r.status,
+  note: `Tickets opened in the period, by status and age: from opening to now, or to closing for a closed ticket. ${PERIOD_NOTE}`,
+});
+
+export type { HoursGroup };

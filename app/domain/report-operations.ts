@@ -1,0 +1,201 @@
+import { centsOf } from "./billing";
+import { dateOfDay, dayNumber, weekEndingDay } from "./weeks";
+
+/**
+ * The pure rules of six operations reports (decision 039): payroll, hours, bcba-report (supervision),
+ * location-cpt, provider-clients (caseload) and ticket-support. The database sums minutes and units with
+ * GROUP BY (app/models/reports/*.server.ts); what is decided here works on those grouped rows only.
+ */
+
+/* ---------------------------------------------------------------- periods */
+
+/** The longest period a report answers, in days (a year, leap day included). */
+export const MAX_REPORT_DAYS = 366;
+export const PERIOD_MESSAGES = {
+  tooLong: "Choose a period of at most one year.",
+  order: "The end date must be on or after the start date.",
+} as const;
+
+/** The first and last day of the month of `today` (yyyy-mm-dd). */
+export function monthOf(today: string): { from: string; to: string } {
+  const day = dayNumber(today);
+  if (day === null) throw new Error(`Not a date: ${today}`);
+  const first = `${today.slice(0, 8)}01`;
+  const [y, m] = [Number(today.slice(0, 4)), Number(today.slice(5, 7))];
+  const next = m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, "0")}-01`;
+  return { from: first, to: dateOfDay(dayNumber(next)! - 1) };
+}
+
+/** Null when the period may be answered, else the message for the end date's field. Both real dates. */
+export function periodProblem(from: string, to: string): string | null {
+  const a = dayNumber(from);
+  const b = dayNumber(to);
+  if (a === null || b === null) return null;
+  if (b < a) return PERIOD_MESSAGES.order;
+  if (b - a + 1 > MAX_REPORT_DAYS) return PERIOD_MESSAGES.tooLong;
+  return null;
+}
+
+/* ---------------------------------------------------------------- hours */
+
+/** Hours of minutes, to two decimals, as the reports show and export them (15-minute units: 4 = 1 hour). */
+export function reportHours(minutes: number): number {
+  return Math.round((minutes / 60) * 100) / 100;
+}
+
+/** "12.50" — hours with two decimals, for the screen and the CSV alike. */
+export function hoursText(minutes: number): string {
+  return reportHours(minutes).toFixed(2);
+}
+
+export const HOURS_GROUPS = ["provider", "client", "cpt"] as const;
+export type HoursGroup = (typeof HOURS_GROUPS)[number];
+export const HOURS_GROUP_LABELS: Record<HoursGroup, string> = {
+  provider: "Provider",
+  client: "Client",
+  cpt: "CPT",
+};
+
+export interface WeekHours {
+  /** The Saturday that ends the week (weeks run Sunday to Saturday, clinical §9). */
+  weekEnd: string;
+  minutes: number;
+}
+
+/**
+ * Folds minutes per session date into weeks ending on Saturday, one entry for EVERY week the period
+ * touches (a week without sessions shows 0, so the chart has no holes), in order.
+ */
+export function weeklyMinutes(days: readonly { date: string; minutes: number }[], from: string, to: string): WeekHours[] {
+  const a = dayNumber(from);
+  const b = dayNumber(to);
+  if (a === null || b === null || b < a) return [];
+  const byWeek = new Map<number, number>();
+  for (let w = weekEndingDay(a); w <= weekEndingDay(b); w += 7) byWeek.set(w, 0);
+  for (const d of days) {
+    const n = dayNumber(d.date);
+    if (n === null || n < a || n > b) continue;
+    const w = weekEndingDay(n);
+    byWeek.set(w, (byWeek.get(w) ?? 0) + d.minutes);
+  }
+  return [...byWeek.entries()].sort((x, y) => x[0] - y[0]).map(([w, minutes]) => ({ weekEnd: dateOfDay(w), minutes }));
+}
+
+/* ---------------------------------------------------------------- payroll */
+
+/** The rate-record amount that pays a note's hours: RBT notes at the rbt amount, BCBA and combined notes at the bcba amount. */
+export type PayRole = "rbt" | "bcba";
+export function payRoleOf(noteType: string): PayRole {
+  return noteType === "rbt" ? "rbt" : "bcba";
+}
+
+/**
+ * Pay for `minutes` at an hourly amount in dollars as stored (REAL, 2 decimals): minutes × rate ÷ 60, in
+ * integer cents, rounded once (half away from zero). No rate → null (the report says "No rate").
+ */
+export function payCents(minutes: number, hourlyDollars: number | null | undefined): number | null {
+  if (hourlyDollars == null || !Number.isFinite(hourlyDollars)) return null;
+  return Math.round((minutes * centsOf(hourlyDollars)) / 60);
+}
+
+/* ---------------------------------------------------------------- supervision (bcba-report) */
+
+/**
+ * BACB's RBT requirement: supervision of at least 5% of the hours an RBT spends providing behavior-analytic
+ * services each month. The report flags a client whose BCBA hours are below this share of the RBT hours.
+ */
+export const SUPERVISION_MIN_PERCENT = 5;
+
+export type SupervisionState = "ok" | "below" | "no_rbt";
+export const SUPERVISION_LABELS: Record<SupervisionState, string> = {
+  ok: "Meets 5%",
+  below: "Below 5%",
+  no_rbt: "No RBT hours",
+};
+
+/** BCBA minutes as a percentage of RBT minutes, one decimal; null without RBT minutes. */
+export function supervisionPercent(bcbaMinutes: number, rbtMinutes: number): number | null {
+  if (rbtMinutes <= 0) return null;
+  return Math.round((bcbaMinutes / rbtMinutes) * 1000) / 10;
+}
+
+/** Compared on the exact ratio, not the rounded one: 4.96% is below 5% even though it shows as 5.0%. */
+export function supervisionState(bcbaMinutes: number, rbtMinutes: number): SupervisionState {
+  if (rbtMinutes <= 0) return "no_rbt";
+  return bcbaMinutes * 100 >= SUPERVISION_MIN_PERCENT * rbtMinutes ? "ok" : "below";
+}
+
+/* ---------------------------------------------------------------- ticket-support */
+
+export const TICKET_STATUSES = ["open", "answered", "closed"] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+export const TICKET_STATUS_LABELS: Record<TicketStatus, string> = {
+  open: "Open",
+  answered: "Answered",
+  closed: "Closed",
+};
+
+/**
+ * Age buckets: open < 1 day, 1–3 days, 3–7 days, more than 7 days. A ticket's age is the time from its
+ * creation to now, or to its closing for a closed ticket. Upper bounds in days, exclusive; the last is open-ended.
+ */
+export const AGE_BUCKETS = [
+  { key: "under_1d", label: "< 1 day", maxDays: 1 },
+  { key: "d1_3", label: "1–3 days", maxDays: 3 },
+  { key: "d3_7", label: "3–7 days", maxDays: 7 },
+  { key: "over_7d", label: "> 7 days", maxDays: Infinity },
+] as const;
+export type AgeBucket = (typeof AGE_BUCKETS)[number]["key"];
+
+/** The bucket of an age in days (a fraction of a day counts: 0.99 → < 1 day, 1 → 1–3 days). */
+export function ageBucket(ageDays: number): AgeBucket {
+  for (const b of AGE_BUCKETS) if (ageDays < b.maxDays) return b.key;
+  return "over_7d";
+}
+
+/* ---------------------------------------------------------------- small bar charts */
+
+export interface BarChartModel {
+  title: string;
+  /** A sentence that says what the chart shows (the SVG's <desc>, for screen readers). */
+  summary: string;
+  bars: { label: string; value: number; text: string }[];
+  max: number;
+  ticks: number[];
+}
+
+/** A "nice" axis: the smallest of 1, 2, 5 × 10^k steps that covers `max` in at most 5 ticks. */
+export function niceTicks(max: number): number[] {
+  if (!(max > 0)) return [0, 1];
+  const raw = max / 5;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw)!;
+  const ticks: number[] = [];
+  for (let t = 0; t < max + step - 1e-9; t += step) ticks.push(Math.round(t * 1000) / 1000);
+  return ticks;
+}
+
+/** A bar chart of at most `limit` bars (the largest first when `sortDesc`), with its axis. */
+export function barChart(
+  title: string,
+  unit: string,
+  rows: readonly { label: string; value: number; text?: string }[],
+  opts: { limit?: number; sortDesc?: boolean } = {}
+): BarChartModel {
+  const limit = opts.limit ?? 20;
+  const picked = (opts.sortDesc ? [...rows].sort((a, b) => b.value - a.value || a.label.localeCompare(b.label)) : [...rows]).slice(0, limit);
+  const ticks = niceTicks(Math.max(0, ...picked.map((r) => r.value)));
+  const total = rows.reduce((s, r) => s + r.value, 0);
+  const shown = picked.length < rows.length ? `the ${picked.length} largest of ${rows.length}` : `${rows.length}`;
+  return {
+    title,
+    summary: rows.length ? `${title}: ${shown} bars, ${Math.round(total * 100) / 100} ${unit} in all.` : `${title}: nothing in this period.`,
+    bars: picked.map((r) => ({
+      label: r.label,
+      value: r.value,
+      text: r.text ?? String(r.value),
+    })),
+    max: ticks[ticks.length - 1] ?? 1,
+    ticks,
+  };
+}

@@ -1,0 +1,115 @@
+import { asc, desc, sql } from "drizzle-orm";
+import { notes, patients, users } from "~/db/schema";
+import { reportHours, weeklyMinutes, type HoursGroup, type WeekHours } from "~/domain/report-operations";
+import type { HoursRow } from "~/domain/report-defs/operations";
+import type { ModelContext } from "../context";
+import { clientLabel, employeeLabel, groupsTotal, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+
+/**
+ * Hours (decision 039): sessions, units and hours of the period per provider, client or CPT (the group-by
+ * selector), and hours per week for the chart. One batch: the page of groups (with the number of groups,
+ * `count(*) over ()`) and the minutes per session date (at most 366 rows), folded into Sunday–Saturday weeks.
+ */
+export type { HoursRow };
+
+export interface HoursReport {
+  rows: HoursRow[];
+  total: number;
+  weeks: WeekHours[];
+  totals: { minutes: number; sessions: number };
+}
+
+export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: HoursGroup, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<HoursReport> {
+  const where = noteReportWhere(ctx, f);
+  const key = by === "provider" ? notes.providerId : by === "client" ? notes.patientId : notes.cptCode;
+  const g = ctx.db
+    .select({
+      key: sql<string | number | null>`${key}`.as("k"),
+      sessions: sql<number>`count(*)`.as("sessions"),
+      units: sql<number>`sum(${notes.units})`.as("units"),
+      minutes: sql<number>`sum(${notes.minutes})`.as("minutes"),
+    })
+    .from(notes)
+    .where(where)
+    .groupBy(key)
+    .as("g");
+  const base = {
+    key: g.key,
+    sessions: g.sessions,
+    units: g.units,
+    minutes: g.minutes,
+    total: groupsTotal,
+  };
+  const pageQuery =
+    by === "provider"
+      ? ctx.db
+          .select({
+            ...base,
+            a: users.name,
+            b: users.surname,
+            c: sql<string | null>`null`,
+          })
+          .from(g)
+          .leftJoin(users, sql`${users.id} = ${g.key}`)
+          .orderBy(desc(g.minutes), asc(users.surname), asc(g.key))
+      : by === "client"
+      ? ctx.db
+          .select({
+            ...base,
+            a: patients.firstName,
+            b: patients.lastName,
+            c: patients.patientIdentifier,
+          })
+          .from(g)
+          .leftJoin(patients, sql`${patients.id} = ${g.key}`)
+          .orderBy(desc(g.minutes), asc(patients.lastName), asc(g.key))
+      : ctx.db
+          .select({
+            ...base,
+            a: sql<string | null>`null`,
+            b: sql<string | null>`null`,
+            c: sql<string | null>`null`,
+          })
+          .from(g)
+          .orderBy(desc(g.minutes), asc(g.key));
+  const [rows, days] = await batch([
+    pageQuery.limit(page.limit).offset(page.offset),
+    ctx.db
+      .select({
+        date: notes.sessionDate,
+        sessions: sql<number>`count(*)`,
+        minutes: sql<number>`sum(${notes.minutes})`,
+      })
+      .from(notes)
+      .where(where)
+      .groupBy(notes.sessionDate),
+  ]);
+  const totals = { minutes: 0, sessions: 0 };
+  for (const d of days) {
+    totals.minutes += Number(d.minutes);
+    totals.sessions += Number(d.sessions);
+  }
+  return {
+    rows: rows.map((r) => ({
+      key: String(r.key ?? ""),
+      label:
+        by === "provider"
+          ? employeeLabel({ name: r.a, surname: r.b })
+          : by === "client"
+          ? clientLabel({ firstName: r.a, lastName: r.b, identifier: r.c })
+          : String(r.key || "(no CPT)"),
+      patient_id: by === "client" && r.key != null ? Number(r.key) : null,
+      sessions: Number(r.sessions),
+      units: Number(r.units),
+      minutes: Number(r.minutes),
+      hours: reportHours(Number(r.minutes)),
+    })),
+    total: rows[0]?.total ?? 0,
+    weeks: weeklyMinutes(
+      days.map((d) => ({ date: d.date, minutes: Number(d.minutes) })),
+      f.from,
+      f.to
+    ),
+    totals,
+  };
+}

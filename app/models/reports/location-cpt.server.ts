@@ -1,0 +1,115 @@
+import { sql } from "drizzle-orm";
+import { insurances, locations, notes, paServices, patients } from "~/db/schema";
+import { priceNote } from "~/domain/billing";
+import type { NoteType } from "~/domain/notes";
+import { reportHours } from "~/domain/report-operations";
+import { priceServicesQuery } from "../billing-prices.server";
+import type { LocationCptRow } from "~/domain/report-defs/operations";
+import type { ModelContext } from "../context";
+import { noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+
+/**
+ * Units and charges by location and CPT (decision 039). Charges come only from the one price function
+ * (`priceNote`): SQLite sums units per everything the price depends on — location, CPT, note type, the two
+ * billing modifiers, a combined note's own unit price and the payer (the PA service's insurer, else the
+ * client's) — and each such group is priced once, as a note of that many units would be. The payer is looked
+ * up per (client, PA service) group, not per note. One batch: the priced groups and the insurers' services.
+ */
+export type { LocationCptRow };
+
+export interface LocationCptReport {
+  rows: LocationCptRow[];
+  total: number;
+  totals: { units: number; charges_cents: number; unpriced_units: number };
+}
+
+export async function locationCptReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<LocationCptReport> {
+  const inner = ctx.db
+    .select({
+      locationId: notes.locationId,
+      cpt: notes.cptCode,
+      type: notes.type,
+      md: notes.md,
+      md2: notes.md2,
+      ownPrice: notes.unitPriceCents,
+      paServiceId: notes.paServiceId,
+      patientId: notes.patientId,
+      sessions: sql<number>`count(*)`.as("sessions"),
+      units: sql<number>`sum(${notes.units})`.as("units"),
+      minutes: sql<number>`sum(${notes.minutes})`.as("minutes"),
+    })
+    .from(notes)
+    .where(noteReportWhere(ctx, f))
+    .groupBy(notes.locationId, notes.cptCode, notes.type, notes.md, notes.md2, notes.unitPriceCents, notes.paServiceId, notes.patientId)
+    .as("i");
+  const payer = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
+  const [groups, services] = await batch([
+    ctx.db
+      .select({
+        locationId: inner.locationId,
+        location: locations.title,
+        cpt: inner.cpt,
+        type: inner.type,
+        md: inner.md,
+        md2: inner.md2,
+        ownPrice: inner.ownPrice,
+        payer: payer.as("payer"),
+        sessions: sql<number>`sum(${inner.sessions})`,
+        units: sql<number>`sum(${inner.units})`,
+        minutes: sql<number>`sum(${inner.minutes})`,
+      })
+      .from(inner)
+      .leftJoin(paServices, sql`${paServices.id} = ${inner.paServiceId}`)
+      .leftJoin(patients, sql`${patients.id} = ${inner.patientId}`)
+      .leftJoin(locations, sql`${locations.id} = ${inner.locationId}`)
+      .groupBy(inner.locationId, inner.cpt, inner.type, inner.md, inner.md2, inner.ownPrice, payer),
+    priceServicesQuery(ctx, sql`(select ${insurances.id} from ${insurances})`),
+  ]);
+  const byKey = new Map<string, LocationCptRow>();
+  for (const gr of groups) {
+    const units = Number(gr.units);
+    const price = priceNote(services, {
+      type: gr.type as NoteType,
+      cptCode: gr.cpt,
+      units,
+      modifiers: [gr.md, gr.md2],
+      locationId: gr.locationId,
+      insurerId: gr.payer ?? null,
+      unitPriceCents: gr.ownPrice,
+    });
+    const k = `${gr.locationId}\u0000${gr.cpt}`;
+    let row = byKey.get(k);
+    if (!row) {
+      row = {
+        location_id: gr.locationId,
+        location: gr.location ?? "",
+        cpt_code: gr.cpt,
+        sessions: 0,
+        units: 0,
+        minutes: 0,
+        hours: 0,
+        charges_cents: 0,
+        unpriced_units: 0,
+      };
+      byKey.set(k, row);
+    }
+    row.sessions += Number(gr.sessions);
+    row.units += units;
+    row.minutes += Number(gr.minutes);
+    row.charges_cents += price.chargesCents;
+    if (price.unitPriceCents === 0) row.unpriced_units += units;
+  }
+  const rows = [...byKey.values()].sort((a, b) => a.location.localeCompare(b.location) || a.location_id - b.location_id || a.cpt_code.localeCompare(b.cpt_code));
+  const totals = { units: 0, charges_cents: 0, unpriced_units: 0 };
+  for (const r of rows) {
+    r.hours = reportHours(r.minutes);
+    totals.units += r.units;
+    totals.charges_cents += r.charges_cents;
+    totals.unpriced_units += r.unpriced_units;
+  }
+  return {
+    rows: rows.slice(page.offset, page.offset + page.limit),
+    total: rows.length,
+    totals,
+  };
+}

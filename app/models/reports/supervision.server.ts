@@ -1,0 +1,80 @@
+import { asc, sql } from "drizzle-orm";
+import { locations, notes, patients } from "~/db/schema";
+import { reportHours, supervisionPercent, supervisionState, SUPERVISION_MIN_PERCENT, type SupervisionState } from "~/domain/report-operations";
+import type { SupervisionRow } from "~/domain/report-defs/operations";
+import type { ModelContext } from "../context";
+import { clientLabel, groupsTotal, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+
+/**
+ * BCBA report (supervision, decision 039): per client, the RBT hours (RBT and combined notes) and the BCBA
+ * hours (BCBA and combined notes: a combined session is an RBT session with its analyst present) of the
+ * period, the BCBA share of the RBT hours and whether it meets the 5% supervision minimum. `below_only` keeps
+ * the clients under it (a HAVING on the sums, so the paging and the count stay in SQL).
+ */
+export type { SupervisionRow };
+
+export interface SupervisionReport {
+  rows: SupervisionRow[];
+  total: number;
+}
+
+export async function supervisionReport(
+  ctx: ModelContext,
+  f: NoteReportFilters,
+  opts: { belowOnly: boolean },
+  page: Window,
+  batch: ReadBatch = dbBatch(ctx)
+): Promise<SupervisionReport> {
+  const rbt = sql<number>`sum(case when ${notes.type} in ('rbt', 'combined') then ${notes.minutes} else 0 end)`;
+  const bcba = sql<number>`sum(case when ${notes.type} in ('bcba', 'combined') then ${notes.minutes} else 0 end)`;
+  const g = ctx.db
+    .select({
+      patientId: notes.patientId,
+      rbt: rbt.as("rbt"),
+      bcba: bcba.as("bcba"),
+    })
+    .from(notes)
+    .where(noteReportWhere(ctx, f))
+    .groupBy(notes.patientId)
+    // Exact comparison in integers: bcba × 100 < 5 × rbt (the same rule as supervisionState).
+    .having(opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined)
+    .as("g");
+  const [rows] = await batch([
+    ctx.db
+      .select({
+        patientId: g.patientId,
+        rbt: g.rbt,
+        bcba: g.bcba,
+        firstName: patients.firstName,
+        lastName: patients.lastName,
+        identifier: patients.patientIdentifier,
+        location: locations.title,
+        total: groupsTotal,
+      })
+      .from(g)
+      .leftJoin(patients, sql`${patients.id} = ${g.patientId}`)
+      .leftJoin(locations, sql`${locations.id} = ${patients.locationId}`)
+      // Lowest share first (the clients needing supervision on top); clients without RBT hours last.
+      .orderBy(sql`case when ${g.rbt} > 0 then 0 else 1 end`, sql`(${g.bcba} * 1.0) / nullif(${g.rbt}, 0)`, asc(patients.lastName), asc(g.patientId))
+      .limit(page.limit)
+      .offset(page.offset),
+  ]);
+  return {
+    rows: rows.map((r) => {
+      const rbtMinutes = Number(r.rbt);
+      const bcbaMinutes = Number(r.bcba);
+      return {
+        patient_id: r.patientId,
+        client: clientLabel(r),
+        location: r.location ?? "",
+        rbt_minutes: rbtMinutes,
+        bcba_minutes: bcbaMinutes,
+        rbt_hours: reportHours(rbtMinutes),
+        bcba_hours: reportHours(bcbaMinutes),
+        percent: supervisionPercent(bcbaMinutes, rbtMinutes),
+        state: supervisionState(bcbaMinutes, rbtMinutes),
+      };
+    }),
+    total: rows[0]?.total ?? 0,
+  };
+}

@@ -1,0 +1,436 @@
+import { count, desc } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog, insurances, insuranceServices, notes, rateRecords, tickets } from "~/db/schema";
+import { createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+
+/**
+ * The six operations reports (issue 12; decision 039) through the report screen and CSV of decision 038:
+ * payroll, hours, bcba-report, location-cpt, provider-clients and ticket-support. For each: the sums a user
+ * would check by hand, 403 without the permission, another location's rows absent, a bad filter is a field
+ * message (400), the CSV is an attachment from the same columns.
+ */
+
+const OCT = "date_from=2026-10-01&date_to=2026-10-31";
+
+let w: {
+  cookie: string;
+  notesOnlyCookie: string;
+  noPermCookie: string;
+  alice: number;
+  bob: number;
+  stranger: number;
+};
+
+async function auditRows(): Promise<number> {
+  const [row] = await db().select({ n: count() }).from(auditLog);
+  return row!.n;
+}
+
+const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
+
+beforeAll(async () => {
+  const here = await createLocation({ title: "Here Clinic" });
+  const there = await createLocation({ title: "There Clinic" });
+  const [insurer] = await db().insert(insurances).values({ name: "Acme Health" }).returning();
+  await db()
+    .insert(insuranceServices)
+    .values([
+      {
+        insuranceId: insurer!.id,
+        cptCode: "97153",
+        provider: "rbt",
+        type: "rbt",
+        unitPrice: 12.5,
+      },
+      {
+        insuranceId: insurer!.id,
+        cptCode: "97155",
+        provider: "bcba",
+        type: "bcba",
+        unitPrice: 30,
+      },
+    ]);
+  const alice = await createPatient({
+    locationId: here.id,
+    firstName: "Alice",
+    lastName: "Adams",
+    insurerId: insurer!.id,
+  });
+  const bob = await createPatient({
+    locationId: here.id,
+    firstName: "Bob",
+    lastName: "Baker",
+    insurerId: insurer!.id,
+  });
+  const stranger = await createPatient({
+    locationId: there.id,
+    firstName: "Zed",
+    lastName: "Elsewhere",
+    insurerId: insurer!.id,
+  });
+  const rita = await createUser({
+    permissions: ["view_notes"],
+    locations: [here.id],
+    name: "Rita",
+  });
+  const bert = await createUser({
+    permissions: ["view_notes"],
+    locations: [here.id],
+    name: "=Bert",
+  });
+  const otto = await createUser({
+    permissions: ["view_notes"],
+    locations: [there.id],
+    name: "Otto",
+  });
+  await db()
+    .insert(rateRecords)
+    .values([
+      { name: "Standard", locationId: here.id, rbt: 20, bcba: 50 },
+      { name: "Later", locationId: here.id, rbt: 99, bcba: 99 },
+      { name: "There", locationId: there.id, rbt: 30, bcba: 60 },
+    ]);
+  const note = (
+    over: Partial<typeof notes.$inferInsert> & {
+      patientId: number;
+      locationId: number;
+      sessionDate: string;
+    }
+  ) => ({
+    type: "rbt" as const,
+    cptCode: "97153",
+    minutes: 60,
+    units: 4,
+    ...over,
+  });
+  // One insert per note (D1 takes at most 100 bound values a statement).
+  const rows = [
+    note({
+      patientId: alice.id,
+      locationId: here.id,
+      providerId: rita.id,
+      sessionDate: "2026-10-05",
+      minutes: 120,
+      units: 8,
+    }),
+    note({
+      patientId: alice.id,
+      locationId: here.id,
+      providerId: rita.id,
+      sessionDate: "2026-10-06",
+      minutes: 90,
+      units: 6,
+    }),
+    note({
+      patientId: bob.id,
+      locationId: here.id,
+      providerId: rita.id,
+      sessionDate: "2026-10-07",
+      minutes: 60,
+      units: 4,
+    }),
+    note({
+      patientId: alice.id,
+      locationId: here.id,
+      providerId: bert.id,
+      type: "bcba",
+      cptCode: "97155",
+      sessionDate: "2026-10-05",
+      minutes: 15,
+      units: 1,
+    }),
+    // Not counted: a deleted note, a note after the period, another location's note.
+    note({
+      patientId: alice.id,
+      locationId: here.id,
+      providerId: rita.id,
+      sessionDate: "2026-10-08",
+      minutes: 600,
+      units: 40,
+      deletedAt: "2026-10-09T00:00:00Z",
+    }),
+    note({
+      patientId: alice.id,
+      locationId: here.id,
+      providerId: rita.id,
+      sessionDate: "2026-11-02",
+      minutes: 60,
+      units: 4,
+    }),
+    note({
+      patientId: stranger.id,
+      locationId: there.id,
+      providerId: otto.id,
+      sessionDate: "2026-10-05",
+      minutes: 300,
+      units: 20,
+    }),
+  ];
+  for (const row of rows) await db().insert(notes).values(row);
+  const manager = await createUser({
+    permissions: ["manage_notes", "manage_employees", "view_clients"],
+    locations: [here.id],
+    name: "Mona",
+  });
+  await db()
+    .insert(tickets)
+    .values([
+      {
+        userId: manager.id,
+        locationId: here.id,
+        subject: "New",
+        status: "open",
+        createdAt: hoursAgo(2),
+      },
+      {
+        userId: manager.id,
+        locationId: here.id,
+        subject: "Answered",
+        status: "answered",
+        createdAt: hoursAgo(48),
+        firstResponseAt: hoursAgo(44),
+      },
+      {
+        userId: manager.id,
+        locationId: here.id,
+        subject: "Closed",
+        status: "closed",
+        createdAt: hoursAgo(240),
+        firstResponseAt: hoursAgo(238),
+        closedAt: hoursAgo(120),
+      },
+      {
+        userId: manager.id,
+        locationId: here.id,
+        subject: "Old open",
+        status: "open",
+        createdAt: hoursAgo(24 * 9),
+      },
+      {
+        userId: otto.id,
+        locationId: there.id,
+        subject: "Elsewhere",
+        status: "open",
+        createdAt: hoursAgo(1),
+      },
+    ]);
+  w = {
+    cookie: await signInCookie(manager),
+    notesOnlyCookie: await signInCookie(
+      await createUser({
+        permissions: ["manage_notes", "view_clients"],
+        locations: [here.id],
+      })
+    ),
+    noPermCookie: await signInCookie(
+      await createUser({
+        permissions: ["view_notes", "view_clients", "manage_employees"],
+        locations: [here.id],
+      })
+    ),
+    alice: alice.id,
+    bob: bob.id,
+    stranger: stranger.id,
+  };
+});
+
+async function page(path: string, cookie = w.cookie): Promise<{ status: number; html: string }> {
+  const res = await request(path, { cookie });
+  return { status: res.status, html: await res.text() };
+}
+
+/** The text of each table row (cells joined by " | "), tags stripped. */
+function tableRows(html: string): string[] {
+  const body = html.slice(html.indexOf("<tbody"), html.indexOf("</tbody>"));
+  return [...body.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((m) =>
+    [...m[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)]
+      .map((c) =>
+        c[1]!
+          .replace(/<[^>]+>/g, "")
+          .replace(/&amp;/g, "&")
+          .replace(/&#x27;/g, "'")
+          .trim()
+      )
+      .join(" | ")
+  );
+}
+
+describe("payroll", () => {
+  it("pays each employee's hours at the location's rate record for the role", async () => {
+    const { status, html } = await page(`/reports/payroll?${OCT}`);
+    expect(status).toBe(200);
+    const rows = tableRows(html);
+    expect(rows).toContainEqual(expect.stringMatching(/^Rita User \| Here Clinic \| RBT \| 3 \| 4\.50 \| Standard \| \$20\.00 \| \$90\.00$/));
+    expect(rows).toContainEqual(expect.stringMatching(/^=Bert User \| Here Clinic \| BCBA \| 1 \| 0\.25 \| Standard \| \$50\.00 \| \$12\.50$/));
+    expect(rows).toHaveLength(2);
+    expect(html).toContain("pay $102.50");
+    expect(html).not.toContain("Otto");
+  });
+
+  it("needs manage_employees besides manage_notes (pay is theirs alone), and manage_notes", async () => {
+    expect((await page(`/reports/payroll?${OCT}`, w.notesOnlyCookie)).status).toBe(403);
+    expect((await page(`/reports/payroll?${OCT}`, w.noPermCookie)).status).toBe(403);
+    expect(
+      (
+        await request(`/reports/payroll/export.csv?${OCT}`, {
+          cookie: w.notesOnlyCookie,
+        })
+      ).status
+    ).toBe(403);
+  });
+
+  it("exports the same columns as CSV, formulas neutralised", async () => {
+    const res = await request(`/reports/payroll/export.csv?${OCT}`, {
+      cookie: w.cookie,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Disposition")).toMatch(/^attachment; filename="baseline-payroll/);
+    const text = await res.text();
+    const lines = text
+      .replace(/^\uFEFF/, "")
+      .trim()
+      .split("\r\n");
+    expect(lines[0]).toBe("Employee,Location,Role,Sessions,Hours,Rate record,Hourly rate,Pay");
+    expect(lines).toContain("Rita User,Here Clinic,RBT,3,4.50,Standard,$20.00,$90.00");
+    expect(lines).toContain("'=Bert User,Here Clinic,BCBA,1,0.25,Standard,$50.00,$12.50");
+  });
+
+  it("refuses a period longer than a year or ending before it starts, with the field's message", async () => {
+    const long = await page("/reports/payroll?date_from=2025-01-01&date_to=2026-06-30");
+    expect(long.status).toBe(400);
+    expect(long.html).toContain("Choose a period of at most one year.");
+    const reversed = await page("/reports/payroll?date_from=2026-10-31&date_to=2026-10-01");
+    expect(reversed.status).toBe(400);
+    const csv = await request("/reports/payroll/export.csv?date_from=2025-01-01&date_to=2026-06-30", { cookie: w.cookie });
+    expect(csv.status).toBe(400);
+    expect(((await csv.json()) as { message: string }).message).toBe("Choose a period of at most one year.");
+  });
+
+  it("another location chosen in the filter gives no rows", async () => {
+    const { html } = await page(`/reports/payroll?${OCT}&location_id=999999`);
+    expect(tableRows(html).filter((r) => r.includes("Clinic"))).toHaveLength(0);
+  });
+});
+
+describe("hours", () => {
+  it("sums hours per provider, client or CPT, with a chart of the weeks", async () => {
+    const byProvider = await page(`/reports/hours?${OCT}`);
+    expect(byProvider.status).toBe(200);
+    expect(tableRows(byProvider.html)).toEqual(["Rita User | 3 | 18 | 4.50", "=Bert User | 1 | 1 | 0.25"]);
+    expect(byProvider.html).toContain("<svg");
+    expect(byProvider.html).toContain("Week ending 2026-10-10");
+    expect(byProvider.html).toContain("4.75 hours in 4 sessions.");
+    const byClient = await page(`/reports/hours?${OCT}&by=client`);
+    expect(tableRows(byClient.html)).toEqual([
+      expect.stringMatching(/^Adams, Alice \(P-.*\) \| 3 \| 15 \| 3\.75$/),
+      expect.stringMatching(/^Baker, Bob \(P-.*\) \| 1 \| 4 \| 1\.00$/),
+    ]);
+    const byCpt = await page(`/reports/hours?${OCT}&by=cpt`);
+    expect(tableRows(byCpt.html)).toEqual(["97153 | 3 | 18 | 4.50", "97155 | 1 | 1 | 0.25"]);
+  });
+
+  it("records which clients a page by client showed, in one audit row", async () => {
+    const before = await auditRows();
+    expect((await page(`/reports/hours?${OCT}&by=client`)).status).toBe(200);
+    expect(await auditRows()).toBe(before + 1);
+    const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(last).toMatchObject({
+      action: "read",
+      entity: "report",
+      entityId: "hours",
+    });
+    expect(JSON.parse(last!.detail!).patients).toEqual([w.alice, w.bob].sort((a, b) => a - b));
+  });
+
+  it("filters by provider and client, and refuses an unknown grouping", async () => {
+    const one = await page(`/reports/hours?${OCT}&by=client&patient_id=${w.bob}`);
+    expect(tableRows(one.html)).toEqual([expect.stringMatching(/^Baker, Bob/)]);
+    const stranger = await page(`/reports/hours?${OCT}&by=client&patient_id=${w.stranger}`);
+    expect(stranger.html).not.toContain("Elsewhere");
+    const bad = await page(`/reports/hours?${OCT}&by=weather`);
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain("Group by provider, client or CPT.");
+  });
+
+  it("403 without manage_notes", async () => {
+    expect((await page(`/reports/hours?${OCT}`, w.noPermCookie)).status).toBe(403);
+  });
+});
+
+describe("bcba-report", () => {
+  it("shows BCBA hours against RBT hours per client and flags those below 5%", async () => {
+    const { status, html } = await page(`/reports/bcba-report?${OCT}`);
+    expect(status).toBe(200);
+    expect(tableRows(html)).toEqual([
+      expect.stringMatching(/^Baker, Bob.* \| Here Clinic \| 1\.00 \| 0\.00 \| 0\.0% \| Below 5%$/),
+      expect.stringMatching(/^Adams, Alice.* \| Here Clinic \| 3\.50 \| 0\.25 \| 7\.1% \| Meets 5%$/),
+    ]);
+    const below = await page(`/reports/bcba-report?${OCT}&show=below`);
+    expect(tableRows(below.html)).toEqual([expect.stringMatching(/^Baker, Bob/)]);
+    expect(html).not.toContain("Elsewhere");
+  });
+
+  it("CSV, 403 and a bad filter", async () => {
+    const csv = await request(`/reports/bcba-report/export.csv?${OCT}`, {
+      cookie: w.cookie,
+    });
+    expect(csv.status).toBe(200);
+    expect((await csv.text()).split("\r\n")[0]).toContain("Client,Location,RBT hours,BCBA hours,BCBA / RBT,Supervision");
+    expect((await page(`/reports/bcba-report?${OCT}`, w.noPermCookie)).status).toBe(403);
+    expect((await page(`/reports/bcba-report?${OCT}&show=most`)).status).toBe(400);
+  });
+});
+
+describe("location-cpt", () => {
+  it("sums units and prices them with the payer's services", async () => {
+    const { status, html } = await page(`/reports/location-cpt?${OCT}`);
+    expect(status).toBe(200);
+    expect(tableRows(html)).toEqual(["Here Clinic | 97153 | 3 | 18 | 4.50 | $225.00 | 0", "Here Clinic | 97155 | 1 | 1 | 0.25 | $30.00 | 0"]);
+    expect(html).toContain("19 units; charges $255.00.");
+    expect(html).not.toContain("There Clinic |");
+  });
+
+  it("CSV and 403", async () => {
+    const csv = await request(`/reports/location-cpt/export.csv?${OCT}`, {
+      cookie: w.cookie,
+    });
+    expect(await csv.text()).toContain("Here Clinic,97153,3,18,4.50,$225.00,0");
+    expect((await page(`/reports/location-cpt?${OCT}`, w.noPermCookie)).status).toBe(403);
+    expect((await page("/reports/location-cpt?date_from=2026-13-01")).status).toBe(400);
+  });
+});
+
+describe("provider-clients", () => {
+  it("counts and lists the clients each provider saw", async () => {
+    const { status, html } = await page(`/reports/provider-clients?${OCT}`);
+    expect(status).toBe(200);
+    const rows = tableRows(html);
+    expect(rows[0]).toMatch(/^Rita User \| 2 \| 3 \| 4\.50 \| Adams, Alice \(P-[^)]*\); Baker, Bob \(P-[^)]*\)$/);
+    expect(rows[1]).toMatch(/^=Bert User \| 1 \| 1 \| 0\.25 \| Adams, Alice/);
+    expect(html).not.toContain("Elsewhere");
+    expect(html).toContain("Clients per provider");
+  });
+
+  it("CSV, 403", async () => {
+    const csv = await request(`/reports/provider-clients/export.csv?${OCT}`, {
+      cookie: w.cookie,
+    });
+    expect(csv.headers.get("Content-Type")).toContain("text/csv");
+    expect(await csv.text()).toContain("Rita User,2,3,4.50,");
+    expect((await page(`/reports/provider-clients?${OCT}`, w.noPermCookie)).status).toBe(403);
+  });
+});
+
+describe("ticket-support", () => {
+  it("counts the location's tickets by status and age", async () => {
+    const from = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const { status, html } = await page(`/reports/ticket-support?date_from=${from}&date_to=${to}`);
+    expect(status).toBe(200);
+    expect(tableRows(html)).toEqual(["Open | 1 | 0 | 0 | 1 | 2 | —", "Answered | 0 | 1 | 0 | 0 | 1 | 4.0", "Closed | 0 | 0 | 1 | 0 | 1 | 2.0"]);
+    const csv = await request(`/reports/ticket-support/export.csv?date_from=${from}&date_to=${to}`, { cookie: w.cookie });
+    expect((await csv.text()).replace(/^\uFEFF/, "").split("\r\n")[0]).toBe("Status,< 1 day,1–3 days,3–7 days,> 7 days,Total,Mean hours to first response");
+    expect((await page("/reports/ticket-support", w.noPermCookie)).status).toBe(403);
+    expect((await page("/reports/ticket-support?location_id=abc")).status).toBe(400);
+  });
+});
