@@ -59,3 +59,10 @@ export type SettingsInput = v.InferOutput<typeof SettingsInput>;
 export function demoModeOn(stored: boolean | null, deploymentDemoMode: string | undefined): boolean {
   return stored ?? deploymentDemoMode === "true";
 }
+
+/**
+ * The parent portal shows a session note's summary (its clinical narrative) only when this setting's value
+ * is "true"; absent or anything else means off, the default (docs/decisions/040).
+ */
+export const PORTAL_SHOW_NARRATIVE = "portal_show_narrative";
+export const PORTAL_SHOW_NARRATIVE_DEFAULT = false;
