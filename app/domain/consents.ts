@@ -59,11 +59,15 @@ export const CONSENT_SECTIONS: readonly ConsentSection[] = [
   },
 ];
 
-export const CONSENT_SECTION_IDS: readonly number[] = CONSENT_SECTIONS.map((s) => s.id);
+export const CONSENT_SECTION_IDS: readonly number[] = CONSENT_SECTIONS.map(
+  (s) => s.id
+);
 
 /** The sections call's answer (clinical §3, §7): a map from section id to label. */
 export function consentSectionsMap(): Record<string, string> {
-  return Object.fromEntries(CONSENT_SECTIONS.map((s) => [String(s.id), s.label]));
+  return Object.fromEntries(
+    CONSENT_SECTIONS.map((s) => [String(s.id), s.label])
+  );
 }
 
 /** The sections with these ids, in the clinic's order; unknown ids are dropped. */
@@ -76,7 +80,9 @@ export function sectionsByIds(ids: readonly number[]): ConsentSection[] {
 export function parseStoredSections(json: string | null | undefined): number[] {
   try {
     const raw: unknown = JSON.parse(json ?? "[]");
-    return Array.isArray(raw) ? CONSENT_SECTION_IDS.filter((id) => raw.includes(id)) : [];
+    return Array.isArray(raw)
+      ? CONSENT_SECTION_IDS.filter((id) => raw.includes(id))
+      : [];
   } catch {
     return [];
   }
@@ -88,8 +94,10 @@ export const CONSENT_MESSAGES = {
   signedReadOnly: "This consent is signed and can no longer be changed.",
   notesTooLong: "Notes: at most 2000 characters.",
   nameRequired: "Type your full name (2 to 120 characters).",
-  signatureBad: "The drawn signature could not be read; clear it and sign again.",
-  signatureTooLarge: "The drawn signature is too large; clear it and sign again.",
+  signatureBad:
+    "The drawn signature could not be read; clear it and sign again.",
+  signatureTooLarge:
+    "The drawn signature is too large; clear it and sign again.",
   agreeRequired: "Tick the box to confirm you agree.",
   sectionsLoadError: "Error loading sections. Please try again.",
   created: "Consent saved as a draft.",
@@ -105,7 +113,12 @@ const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
 export function isPngDataUrl(url: string): boolean {
   if (!PNG_DATA_URL.test(url)) return false;
   try {
-    const head = atob(url.slice("data:image/png;base64,".length, "data:image/png;base64,".length + 12));
+    const head = atob(
+      url.slice(
+        "data:image/png;base64,".length,
+        "data:image/png;base64,".length + 12
+      )
+    );
     return head.startsWith("\x89PNG\r\n\x1a\n");
   } catch {
     return false;
@@ -115,61 +128,93 @@ export function isPngDataUrl(url: string): boolean {
 /** A list of section ids from a form (repeated checkbox) or JSON (numbers or numeric strings). */
 const sectionIds = v.pipe(
   v.unknown(),
-  v.transform((x) => (x === undefined || x === null || x === "" ? [] : Array.isArray(x) ? x : [x])),
+  v.transform((x) =>
+    x === undefined || x === null || x === "" ? [] : Array.isArray(x) ? x : [x]
+  ),
   v.array(v.unknown()),
-  v.check((xs) => xs.length <= CONSENT_SECTIONS.length * 2, CONSENT_MESSAGES.unknownSection),
-  v.transform((xs) => xs.map((x) => (typeof x === "string" && /^\d{1,3}$/.test(x.trim()) ? Number(x) : x))),
-  v.check((xs) => xs.every((x) => typeof x === "number" && CONSENT_SECTION_IDS.includes(x)), CONSENT_MESSAGES.unknownSection),
-  v.transform((xs) => CONSENT_SECTION_IDS.filter((id) => (xs as number[]).includes(id))),
-  v.check((xs) => xs.length > 0, CONSENT_MESSAGES.sectionsRequired),
+  v.check(
+    (xs) => xs.length <= CONSENT_SECTIONS.length * 2,
+    CONSENT_MESSAGES.unknownSection
+  ),
+  v.transform((xs) =>
+    xs.map((x) =>
+      typeof x === "string" && /^\d{1,3}$/.test(x.trim()) ? Number(x) : x
+    )
+  ),
+  v.check(
+    (xs) =>
+      xs.every((x) => typeof x === "number" && CONSENT_SECTION_IDS.includes(x)),
+    CONSENT_MESSAGES.unknownSection
+  ),
+  v.transform((xs) =>
+    CONSENT_SECTION_IDS.filter((id) => (xs as number[]).includes(id))
+  ),
+  v.check((xs) => xs.length > 0, CONSENT_MESSAGES.sectionsRequired)
 );
 
-const patientId = v.pipe(
-  v.unknown(),
-  v.transform((x) => (typeof x === "string" && /^\d{1,15}$/.test(x) ? Number(x) : x)),
-  v.number("Choose a client."),
-  v.integer("Choose a client."),
-  v.minValue(1, "Choose a client."),
+const patientId = v.optional(
+  v.pipe(
+    v.unknown(),
+    v.transform((x) =>
+      typeof x === "string" && /^\d{1,15}$/.test(x) ? Number(x) : x
+    ),
+    v.number("Choose a client."),
+    v.integer("Choose a client."),
+    v.minValue(1, "Choose a client.")
+  ),
+  ""
 );
 
 /** A consent draft as staff write it (form or JSON): the client, the sections, optional notes. */
 export const ConsentDraftInput = v.object({
   patient_id: patientId,
-  sections: sectionIds,
+  sections: v.optional(sectionIds, ""),
   notes: v.optional(
     v.pipe(
       v.string(CONSENT_MESSAGES.notesTooLong),
       v.trim(),
       v.maxLength(2000, CONSENT_MESSAGES.notesTooLong),
-      v.check(isPlainText, UNSAFE_TEXT_MESSAGE),
+      v.check(isPlainText, UNSAFE_TEXT_MESSAGE)
     ),
-    "",
+    ""
   ),
 });
 export type ConsentDraftInput = v.InferOutput<typeof ConsentDraftInput>;
 
 /** A parent's signature: the typed name (required), the drawn one (optional PNG), and the agreement box. */
 export const ConsentSignInput = v.object({
-  signer_name: v.pipe(
-    v.string(CONSENT_MESSAGES.nameRequired),
-    v.transform((s) => s.trim().replace(/\s+/g, " ")),
-    v.minLength(2, CONSENT_MESSAGES.nameRequired),
-    v.maxLength(120, CONSENT_MESSAGES.nameRequired),
-    v.check(isPlainText, UNSAFE_TEXT_MESSAGE),
+  signer_name: v.optional(
+    v.pipe(
+      v.string(CONSENT_MESSAGES.nameRequired),
+      v.transform((s) => s.trim().replace(/\s+/g, " ")),
+      v.minLength(2, CONSENT_MESSAGES.nameRequired),
+      v.maxLength(120, CONSENT_MESSAGES.nameRequired),
+      v.check(isPlainText, UNSAFE_TEXT_MESSAGE)
+    ),
+    ""
   ),
   signature: v.optional(
     v.pipe(
       v.string(CONSENT_MESSAGES.signatureBad),
       v.trim(),
       v.maxLength(SIGNATURE_MAX_CHARS, CONSENT_MESSAGES.signatureTooLarge),
-      v.check((s) => s === "" || isPngDataUrl(s), CONSENT_MESSAGES.signatureBad),
-      v.transform((s) => (s === "" ? null : s)),
+      v.check(
+        (s) => s === "" || isPngDataUrl(s),
+        CONSENT_MESSAGES.signatureBad
+      ),
+      v.transform((s) => (s === "" ? null : s))
     ),
-    "",
+    ""
   ),
-  agree: v.pipe(
-    v.unknown(),
-    v.check((x) => x === true || x === "on" || x === "true" || x === "1", CONSENT_MESSAGES.agreeRequired),
+  agree: v.optional(
+    v.pipe(
+      v.unknown(),
+      v.check(
+        (x) => x === true || x === "on" || x === "true" || x === "1",
+        CONSENT_MESSAGES.agreeRequired
+      )
+    ),
+    ""
   ),
 });
 export type ConsentSignInput = v.InferOutput<typeof ConsentSignInput>;
@@ -177,7 +222,10 @@ export type ConsentSignInput = v.InferOutput<typeof ConsentSignInput>;
 export type ConsentStatus = "draft" | "signed";
 
 /** The rule: only a draft may change (edit, sign); a signed consent is read-only. */
-export function isConsentEditable(consent: { status: string; deleted_at?: string | null }): boolean {
+export function isConsentEditable(consent: {
+  status: string;
+  deleted_at?: string | null;
+}): boolean {
   return consent.status === "draft" && !consent.deleted_at;
 }
 
@@ -186,26 +234,50 @@ export const ConsentPdfInput = v.object({
   sections: v.optional(
     v.pipe(
       v.unknown(),
-      v.transform((x) => (x === undefined || x === null || x === "" ? [] : Array.isArray(x) ? x : String(x).split(","))),
+      v.transform((x) =>
+        x === undefined || x === null || x === ""
+          ? []
+          : Array.isArray(x)
+          ? x
+          : String(x).split(",")
+      ),
       v.array(v.unknown()),
-      v.transform((xs) => xs.map((x) => (typeof x === "string" && /^\d{1,3}$/.test(x.trim()) ? Number(x) : x))),
-      v.check((xs) => xs.length <= 64 && xs.every((x) => typeof x === "number" && CONSENT_SECTION_IDS.includes(x)), CONSENT_MESSAGES.unknownSection),
-      v.transform((xs) => xs as number[]),
+      v.transform((xs) =>
+        xs.map((x) =>
+          typeof x === "string" && /^\d{1,3}$/.test(x.trim()) ? Number(x) : x
+        )
+      ),
+      v.check(
+        (xs) =>
+          xs.length <= 64 &&
+          xs.every(
+            (x) => typeof x === "number" && CONSENT_SECTION_IDS.includes(x)
+          ),
+        CONSENT_MESSAGES.unknownSection
+      ),
+      v.transform((xs) => xs as number[])
     ),
-    [],
+    []
   ),
   isPrint: v.optional(
     v.pipe(
       v.unknown(),
-      v.transform((x) => x === true || x === "true" || x === "1" || x === 1 || x === "on"),
+      v.transform(
+        (x) => x === true || x === "true" || x === "1" || x === 1 || x === "on"
+      )
     ),
-    false,
+    false
   ),
 });
 
 /** The sections a PDF prints: those asked for that the consent covers; none asked → all it covers. */
-export function pdfSections(covered: readonly number[], asked: readonly number[]): ConsentSection[] {
-  const chosen = asked.length ? covered.filter((id) => asked.includes(id)) : covered;
+export function pdfSections(
+  covered: readonly number[],
+  asked: readonly number[]
+): ConsentSection[] {
+  const chosen = asked.length
+    ? covered.filter((id) => asked.includes(id))
+    : covered;
   return sectionsByIds(chosen);
 }
 

@@ -53,6 +53,8 @@ export default function PortalChild() {
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
   const name = `${d.child.first_name} ${d.child.last_name}`;
+  // An answer about a consent no longer offered for signing (signed meanwhile) shows at the top.
+  const orphan = answer && !d.toSign.some((c) => String(c.id) === answer.values.consent_id) ? answer : null;
   return (
     <>
       <section className="card">
@@ -61,6 +63,7 @@ export default function PortalChild() {
           <Link to="/dashboard">Back to your children</Link>
         </div>
         <FormMessage success={params.get("flash")} />
+        <FormMessage error={orphan?.message} />
         <h2>Next sessions</h2>
         <DataTable
           caption="Next scheduled sessions"
@@ -82,7 +85,7 @@ export default function PortalChild() {
           const errors = mine?.errors ?? {};
           return (
             <article key={c.id} className="consent" aria-labelledby={`consent-${c.id}`}>
-              <h3 id={`consent-${c.id}`}>Consent #{c.id}</h3>
+              <h3 id={`consent-${c.id}`}>{`Consent #${c.id}`}</h3>
               <ul>
                 {c.section_texts.map((s) => (
                   <li key={s.label}>
@@ -95,7 +98,7 @@ export default function PortalChild() {
               <Form method="post" noValidate data-consent-sign key={JSON.stringify(mine ?? null)}>
                 <input type="hidden" name="intent" value="sign" />
                 <input type="hidden" name="consent_id" value={c.id} />
-                <Field label="Your full name" name="signer_name" autoComplete="name" maxLength={120} defaultValue={String(mine?.values.signer_name ?? "")} error={errors.signer_name} />
+                <Field label="Your full name" name="signer_name" id={`signer-${c.id}`} autoComplete="name" maxLength={120} defaultValue={String(mine?.values.signer_name ?? "")} error={errors.signer_name} />
                 <input type="hidden" name="signature" defaultValue="" data-signature-input />
                 {/* With JavaScript, a drawing pad appears here (app/client/consent-sign.ts). */}
                 <div data-signature-pad="signature" data-label="Draw your signature (optional)" />
@@ -133,7 +136,7 @@ export default function PortalChild() {
             <ul>
               {d.signed.map((c) => (
                 <li key={c.id} data-testid={`signed-consent-${c.id}`}>
-                  Consent #{c.id} ({c.section_labels.join(", ")}): signed by {c.signer_name} on {c.signed_at?.slice(0, 10)}
+                  {`Consent #${c.id} (${c.section_labels.join(", ")}): signed by ${c.signer_name ?? ""} on ${c.signed_at?.slice(0, 10) ?? ""}`}
                 </li>
               ))}
             </ul>
@@ -150,7 +153,7 @@ export default function PortalChild() {
             <figcaption>
               {c.heading}: {c.name}
             </figcaption>
-            <BehaviorChart model={c.model} id={`goal-${c.id}`} caption={c.name} />
+            <BehaviorChart model={c.model} id={`goal-${c.id}`} caption={c.name} interactive={false} />
           </figure>
         ))}
       </section>
