@@ -10,6 +10,7 @@ import { DEMO_BIP_COUNT, seedBipGoals } from "./demo-bips";
 import { seedDemoClaims } from "./demo-claims";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
 import { seedDemoBilling } from "./demo-billing";
+import { seedDemoConsents } from "./demo-consents";
 import { seedDemoRemittances } from "./demo-remittances";
 
 /**
@@ -248,6 +249,9 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
 
   // Billing records for part of the notes: billed, billed and paid, saved, a few with XP (issue 11).
   await seedDemoBilling(db, now);
+
+  // Consents for the demo parent's children: one to sign on the parent portal, one signed (issue 12).
+  await seedDemoConsents(db, now);
 
   await upsert(db, tickets, [
     { id: 1, userId: 8, subject: "Cannot see Friday session", status: "open", readByStaff: false, unreadResponses: 2 },
