@@ -44,7 +44,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const result = await signConsent(modelContextFor(context, actor), consentId, values);
   // A consent of another of the parent's children is signed from that child's page only.
   if (result.ok && result.data.patient_id !== patientId) return formResult(result, values, (c) => `/portal/child/${c.patient_id}`);
-  return formResult(result, values, () => `/portal/child/${patientId}#consents`);
+  return formResult(result, values, () => `/portal/child/${patientId}`);
 }
 
 export default function PortalChild() {
