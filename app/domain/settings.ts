@@ -47,6 +47,8 @@ export const SettingsInput = v.pipe(
     absolute_hours: bounded("absolute_hours"),
     /** A checkbox: absent means off. */
     demo_mode: looseBoolean,
+    /** The parent portal shows session note summaries (decision 040); a checkbox, absent means off. */
+    portal_show_narrative: looseBoolean,
   }),
   v.forward(
     v.check((x) => x.idle_minutes < x.absolute_hours * 60, SETTINGS_MESSAGES.idleNotShorter),

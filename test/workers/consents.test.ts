@@ -312,3 +312,22 @@ describe("the parent portal", () => {
     expect(rows).toHaveLength(0);
   });
 });
+
+describe("the narrative setting on the settings screen", () => {
+  it("a SUPERADMIN turns portal narratives on and off (default off); the portal follows", async () => {
+    const cookie = await signInCookie(await createUser({ role: "SUPERADMIN" }));
+    const page = await (await request("/settings", { cookie })).text();
+    expect(page).toContain("Parent portal: show parents the summary");
+    expect(page).not.toMatch(/name="portal_show_narrative"[^>]*checked/);
+    const fields = { intent: "save", code_expiry_minutes: "5", idle_minutes: "30", absolute_hours: "12", demo_mode: "true" };
+    expect((await form("/settings", { ...fields, portal_show_narrative: "true" }, cookie)).status).toBe(303);
+    const [on] = await db().select().from(settings).where(eq(settings.key, PORTAL_SHOW_NARRATIVE));
+    expect(on?.value).toBe("true");
+    const parentCookie = await signInCookie(parent, true);
+    expect(await (await request(`/portal/child/${child.id}`, { cookie: parentCookie })).text()).toContain("SECRET NARRATIVE");
+    expect((await form("/settings", fields, cookie)).status).toBe(303);
+    const [off] = await db().select().from(settings).where(eq(settings.key, PORTAL_SHOW_NARRATIVE));
+    expect(off?.value).toBe("false");
+    expect(await (await request(`/portal/child/${child.id}`, { cookie: parentCookie })).text()).not.toContain("SECRET NARRATIVE");
+  });
+});
