@@ -12,6 +12,7 @@ import { demoNoteClients, seedDemoNotes } from "./demo-notes";
 import { seedDemoBilling } from "./demo-billing";
 import { seedDemoConsents } from "./demo-consents";
 import { seedDemoRemittances } from "./demo-remittances";
+import { seedDemoSchedule } from "./demo-schedule";
 
 /**
  * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
@@ -262,4 +263,6 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
   // Last, after the claims: one remittance that pays, partly pays and denies lines of two sent demo claims
   // (scripts/demo-remittances.ts; nothing happens while there are no sent claims).
   await seedDemoRemittances(db);
+  // Weekly scheduled sessions in three time zones for the calendar (scripts/demo-schedule.ts).
+  await seedDemoSchedule(db, now);
 }

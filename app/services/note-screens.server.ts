@@ -12,6 +12,7 @@ import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
 import { createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, notesByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
 import { getPatient } from "~/models/patients.server";
+import { markSessionWritten } from "~/models/schedule.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
 import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
@@ -229,6 +230,28 @@ async function summaryFor(context: AppLoadContext, type: NoteType, form: FormDat
 
 /* ------------------------------------------------------------------ create */
 
+/**
+ * The note form's values taken from the address when it is opened from a scheduled session ("Write the
+ * note", decision 037): times (HH:MM), the PA service, the provider (only for manage_notes; otherwise the
+ * writer is the provider) and the scheduled session's id. Anything malformed is left out; the save checks all.
+ */
+export function scheduledPrefill(params: URLSearchParams, manages: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  const time = /^([01]\d|2[0-3]):[0-5]\d$/;
+  const id = /^\d{1,15}$/;
+  for (const k of ["time_in", "time_out"] as const) {
+    const x = params.get(k) ?? "";
+    if (time.test(x)) out[k] = x;
+  }
+  for (const k of ["pa_service_id", "scheduled_id"] as const) {
+    const x = params.get(k) ?? "";
+    if (id.test(x)) out[k] = x;
+  }
+  const provider = params.get("provider_id") ?? "";
+  if (manages && id.test(provider)) out.provider_id = provider;
+  return out;
+}
+
 export function createNoteLoader(type: NoteType) {
   return async ({ request, context }: { request: Request; context: AppLoadContext }): Promise<NoteFormData | ClientChoiceData> => {
     const { actor, auditTail } = await requirePermission(request, context, NOTE_GUARD);
@@ -263,6 +286,8 @@ export function createNoteLoader(type: NoteType) {
           // (the note is signed only once the signature's date is given too).
           provider_id: String(actor.id),
           provider_name: options.self.name,
+          // "Write the note" from a scheduled session (decision 037): its times, PA service, provider and id.
+          ...scheduledPrefill(url.searchParams, can(actor, "manage_notes")),
         };
     const token = typeof values.form_token === "string" && values.form_token ? values.form_token : randomToken(18);
     return {
@@ -329,7 +354,12 @@ export function createNoteAction(type: NoteType) {
     }
     if (intent !== "save") return rerender(400, { message: "Unknown action." });
     const result = await createNote(ctx, body, { formToken });
-    if (result.ok) return redirectToView(type, result.data.id, result.message);
+    if (result.ok) {
+      // Opened from a scheduled session: mark it written by this note, right after the note's own batch (decision 037).
+      const scheduledId = pathId(String(form.get("scheduled_id") ?? ""));
+      if (scheduledId !== null) await markSessionWritten(ctx, scheduledId, result.data.id);
+      return redirectToView(type, result.data.id, result.message);
+    }
     const r = refusal(result);
     return rerender(r.status, { errors: r.status === 422 ? formErrors(r.errors) : {}, message: r.message });
   };

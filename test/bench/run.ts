@@ -72,6 +72,8 @@ const PAGES: PageSpec[] = [
   // of one location for the bench notes' last month (they end on 2026-10-31).
   { name: "billing-by-client", path: "/billing/by-client/1500", signedIn: true, expect: "BN-100500" },
   { name: "billing-list", path: "/billing/list?location_id=1005&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Showing 1 to" },
+  // The calendar's week of one location at bench size (issue 12: ≤ 25 ms; decision 037): the last bench week.
+  { name: "calendar-week", path: "/calendar/view?view=week&date=2026-10-28&location_id=1005", signedIn: true, expect: "Week of Sunday 25 October 2026" },
 ];
 
 /** The API calls of the notes (measured with a Bearer token of the admin). */
@@ -117,6 +119,8 @@ const API_SCENARIOS: ApiSpec[] = [
   // Billing by client and the billing list of a location (issue 11: p95 ≤ 25 ms, ≤ 3 round trips).
   { name: "api-billing-by-client", method: "GET", path: () => "/api/client_report/byprofile/1500", status: 200, target: { ms: 25, roundTrips: 3 } },
   { name: "api-billing-list", method: "GET", path: () => "/api/client_report/bylocation/1005?date_from=2026-10-01&date_to=2026-10-31", status: 200, target: { ms: 25, roundTrips: 3 } },
+  // The calendar's week of one location (issue 12: p95 ≤ 25 ms; decision 037).
+  { name: "api-calendar-week", method: "GET", path: () => "/api/v2/scheduled-sessions?from=2026-10-25&to=2026-10-31&location_id=1005", status: 200, target: { ms: 25, roundTrips: 3 } },
 ];
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);

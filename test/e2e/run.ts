@@ -1215,6 +1215,45 @@ for (const javaScript of [false, true]) {
       assert.ok(types.every((t) => t.trim() === "BCBA"));
       await shown(page.getByText(`Client: ${client}`));
     });
+    flow("calendar: a manager in Miami schedules a weekly session for a Denver client and sees it at Denver's 09:00 on the week view", async () => {
+      // Chloe Moore is a Denver client (America/Denver) with an RBT authorization; the manager's own calendar
+      // is Miami's (America/New_York). Each run books its own weekday (Monday without JavaScript, Tuesday with it).
+      const weekday = javaScript ? 2 : 1;
+      const start = new Date(Date.now() + 3 * 86_400_000);
+      while (start.getUTCDay() !== weekday) start.setUTCDate(start.getUTCDate() + 1);
+      const first = start.toISOString().slice(0, 10);
+      const until = new Date(start.getTime() + 7 * 86_400_000).toISOString().slice(0, 10);
+      await signIn(page, "manager@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/calendar/view");
+      await shown(page.getByRole("heading", { name: "Calendar", exact: true }));
+      await page.getByRole("link", { name: "Schedule a session" }).click();
+      await page.waitForURL(onPath("/calendar/schedule"));
+      await ready(page);
+      await page.getByLabel("Find the client").fill("Chloe Moore");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await page.getByRole("link", { name: /^Chloe Moore/ }).click();
+      await shown(page.getByRole("heading", { name: "Schedule a session for Chloe Moore" }));
+      await ready(page);
+      await page.getByLabel("CPT", { exact: true }).selectOption("97153");
+      const pa = await page.locator("#f-pa_service_id option", { hasText: "CPT 97153" }).first().getAttribute("value");
+      await page.getByLabel("PA service").selectOption(pa!);
+      await page.getByLabel("Date", { exact: true }).fill(first);
+      await page.getByLabel("Repeat").selectOption("weekly");
+      await page.getByLabel("Time in").fill("09:00");
+      await page.getByLabel("Time out").fill("10:00");
+      await page.getByLabel(/^Until/).fill(until);
+      await page.getByRole("button", { name: "Schedule", exact: true }).click();
+      await page.waitForURL(onPath("/calendar/view"));
+      await ready(page);
+      await shown(page.getByText("Weekly series scheduled: 2 sessions."));
+      const entry = page.getByRole("link", { name: new RegExp(`^Scheduled on ${first}, 09:00–10:00 Chloe Moore · .* · America/Denver$`) });
+      await shown(entry);
+      // The next week shows the second occurrence, also at 09:00 Denver time.
+      await page.getByRole("link", { name: "Next ›" }).click();
+      await ready(page);
+      await shown(page.getByRole("link", { name: new RegExp(`^Scheduled on ${until}, 09:00–10:00 Chloe Moore · `) }));
+    });
     flow("remittances: a manager checks an 835, imports it and sees what was paid, adjusted and denied", async () => {
       const { claimNumber, text } = remittanceFixture(javaScript ? "ON" : "OFF");
       await signIn(page, "manager@demo.test");

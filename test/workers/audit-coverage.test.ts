@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, claims, clientConsents, clientReports, intakeAssessments, notes, paServices, pdfJobs, sharedDocuments, x12Files } from "~/db/schema";
+import { auditLog, claims, clientConsents, clientReports, intakeAssessments, notes, paServices, pdfJobs, scheduledSessions, sharedDocuments, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
@@ -98,7 +98,6 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.tickets.my-tickets": "placeholder screen (guard only, no data yet)",
   "routes/_app.tickets.list": "placeholder screen (guard only, no data yet)",
   "routes/_app.reports.access": "placeholder screen (guard only, no data yet)",
-  "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
   "routes/_app.claims_.remittances._index": "payers' payments: payer, trace number, totals and counts (no client named)",
   "routes/_app.claims_.remittances.import": "the empty import form (its check is an action, audited by the model)",
   "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
@@ -141,6 +140,7 @@ let seed: {
   claim: number;
   consent: number;
   document: number;
+  scheduled: number;
 };
 let token: string;
 let cookie: string;
@@ -185,7 +185,13 @@ beforeAll(async () => {
     claim: 0,
     consent: 0,
     document: 0,
+    scheduled: 0,
   };
+  const [scheduled] = await db()
+    .insert(scheduledSessions)
+    .values({ patientId: patient.id, providerId: provider.id, locationId: location.id, cptCode: "97151", paServiceId: pa!.id, sessionDate: "2026-01-06", timeIn: "09:00", timeOut: "10:00", startAt: 20_459 * 1440 + 540, endAt: 20_459 * 1440 + 600, minutes: 60, units: 4 })
+    .returning();
+  seed.scheduled = scheduled!.id;
   const [billingRecord] = await db().insert(clientReports).values({ noteId: seed.notes.rbt, noteType: "rbt", patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05" }).returning();
   seed.clientReport = billingRecord!.id;
   // A generated claim with its file (claims list, viewer, download) and a billed note on no claim (the build picker).
@@ -246,6 +252,7 @@ function apiUrl(path: string): string {
     [/^\/v2\/claims\//, () => seed.claim],
     [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
     [/^\/v2\/get-client-consents\//, () => seed.patient],
+    [/^\/v2\/scheduled-sessions\//, () => seed.scheduled],
   ];
   if (path === "/client_report/byemployee/:employee/:patient") return `/client_report/byemployee/${seed.provider}/${seed.patient}`;
   if (path === "/client_report/bylocation/:id") return `/client_report/bylocation/${seed.location}?date_from=2026-01-01&date_to=2026-01-31`;
@@ -257,6 +264,8 @@ function apiUrl(path: string): string {
   // A note form's options name the client's goals and PA services when they are for a client.
   if (/^\/note_(rbt|bcba)\/config$/.test(path)) return `${url}?patient_id=${seed.patient}`;
   if (path === "/v2/pa-pacing") return `${url}?patient_id=${seed.patient}`;
+  // The calendar's range: the week of the seeded notes and scheduled session.
+  if (path === "/v2/scheduled-sessions") return `${url}?from=2026-01-04&to=2026-01-10`;
   return url;
 }
 
@@ -275,6 +284,9 @@ function screenUrl(route: BuildRoute): string {
   if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
   if (path.startsWith("/patients/consents/pdf/")) return path.replace(/:id$/, String(seed.consent));
   if (path.startsWith("/portal/documents/")) return path.replace(/:id$/, String(seed.document));
+  // The calendar: the week of the seeded notes and scheduled session; one scheduled session.
+  if (path === "/calendar/view") return "/calendar/view?view=week&date=2026-01-05";
+  if (path.startsWith("/calendar/session/")) return path.replace(/:id$/, String(seed.scheduled));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path
     .replace(/:identifier/, seed.identifier)

@@ -204,7 +204,7 @@ describe("the parent portal", () => {
     expect(html).not.toContain(`/portal/child/${otherChild.id}`);
   });
 
-  it("the child's page: next sessions with the provider's first name only, goal chart, session dates without narrative; audited as the parent", async () => {
+  it("the child's page: next sessions, goal chart, session dates without narrative; audited as the parent", async () => {
     const res = await request(`/portal/child/${child.id}`, { cookie });
     expect(res.status).toBe(200);
     const html = await res.text();

@@ -21,6 +21,7 @@ import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
 import { remittancesV2 } from "./remittances";
 import { rolesV1, rolesV2 } from "./roles";
+import { scheduledSessionsV2 } from "./scheduled-sessions";
 import { scrubberApi } from "./scrubber";
 import { chartCommentsV2, weeklyReportsV2 } from "./weekly-reports";
 
@@ -98,6 +99,8 @@ export const api = new Hono<AppEnv>()
   // Remittances: X12 835 import, list and detail (./remittances.ts, decision 033).
   .route("/v2/remittances", remittancesV2)
   // The pre-billing scrubber's report and one note's reasons (./scrubber.ts).
-  .route("/v2/billing/scrubber", scrubberApi);
+  .route("/v2/billing/scrubber", scrubberApi)
+  // Issue 12: scheduled sessions and the calendar (decision 037).
+  .route("/v2/scheduled-sessions", scheduledSessionsV2);
 
 api.notFound((c) => jsonError(c, 404, "Not Found"));

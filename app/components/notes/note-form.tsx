@@ -46,6 +46,8 @@ export function NoteForm(props: NoteFormProps) {
         {props.formToken ? <input type="hidden" name="form_token" value={props.formToken} /> : null}
         {props.version !== null ? <input type="hidden" name="version" value={props.version} /> : null}
         <input type="hidden" name="type" value={options.type} />
+        {/* Opened from a scheduled session ("Write the note", decision 037): the saved note marks it written. */}
+        {mode === "create" && /^\d{1,15}$/.test(valueOf(values, "scheduled_id")) ? <input type="hidden" name="scheduled_id" value={valueOf(values, "scheduled_id")} /> : null}
         {options.patient ? <input type="hidden" name="patient_id" value={options.patient.id} /> : null}
         {options.bipId !== null ? <input type="hidden" name="bip_id" value={valueOf(values, "bip_id") || options.bipId} /> : null}
 

@@ -1,0 +1,315 @@
+import * as v from "valibot";
+import { optionalId, requiredDate } from "./fields";
+import { firstRefusal, localMinute, NOTE_MESSAGES, overlaps, withinUnits, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
+import { minuteOfDay, NOTE_CPT_CODES, unitsForMinutes } from "./notes";
+import { addDays, dateOfDay, dayNumber, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
+
+/**
+ * Scheduled sessions and the calendar (issue 12 "Calendar and scheduled sessions", decision 037), pure:
+ * the booking schema, the weekly series' occurrences, the booking rules (the notes' rules of
+ * app/domain/note-rules.ts, run over written notes AND scheduled sessions), the PA units warning, and the
+ * month / week / day grids (Sunday-first weeks of app/domain/weeks.ts).
+ *
+ * Times are the location's local wall time; an instant is a local minute since 1970-01-01 exactly as on
+ * notes (dayNumber × 1440 + minute), so a 9:00 session in Denver is 9:00 on Denver's calendar.
+ */
+
+/** At most this many occurrences in one weekly series (a year and a day). */
+export const MAX_OCCURRENCES = 53;
+
+/** Every CPT code a note may carry (a scheduled session becomes an RBT or BCBA note). */
+export const SCHEDULE_CPT_CODES: readonly string[] = [...new Set([...NOTE_CPT_CODES.rbt, ...NOTE_CPT_CODES.bcba])].sort();
+
+export const SCHEDULE_MESSAGES = {
+  patient: NOTE_MESSAGES.patient,
+  provider: NOTE_MESSAGES.provider,
+  providerOutOfScope: NOTE_MESSAGES.providerOutOfScope,
+  otherProvider: "Only a user with manage_notes may schedule or cancel sessions for another provider.",
+  paService: NOTE_MESSAGES.paService,
+  cpt: `Choose a CPT code (${SCHEDULE_CPT_CODES.join(", ")}).`,
+  time: NOTE_MESSAGES.time,
+  timeIn: "Enter the time in.",
+  timeOut: "Enter the time out.",
+  endBeforeStart: NOTE_MESSAGES.endBeforeStart,
+  repeat: "Choose whether the session repeats: once or weekly.",
+  until: "Enter the date the weekly series ends.",
+  untilBeforeStart: "The series must end on or after the first session's date.",
+  tooMany: (max: number, lastAllowed: string) => `A weekly series has at most ${max} sessions: choose an end date on or before ${lastAllowed}.`,
+  past: (today: string) => `A session can be scheduled from today (${today}) on.`,
+  onDates: (message: string, dates: readonly string[]) => (dates.length === 1 ? `On ${dates[0]}: ${message}` : `On ${dates.join(", ")}: ${message}`),
+  paWarning: (needed: number, left: number) =>
+    `These sessions need ${needed} unit${needed === 1 ? "" : "s"} but the PA service has only ${left} unit${left === 1 ? "" : "s"} left after the notes written and the sessions already scheduled.`,
+  cancelFrom: "Enter the date from which the rest of the series is cancelled.",
+  notScheduled: "This session is no longer scheduled (cancelled or written).",
+} as const;
+
+const idOf = (message: string) =>
+  v.pipe(
+    v.optional(v.union([v.string(message), v.number(message)], message), ""),
+    v.transform((x) => (typeof x === "string" && x.trim() === "" ? Number.NaN : Number(x))),
+    v.check((n) => Number.isSafeInteger(n) && n > 0, message),
+  );
+
+const time = (missing: string) =>
+  v.pipe(
+    v.union([v.string(missing), v.null(missing)], missing),
+    v.transform((x) => {
+      const t = (x ?? "").trim();
+      const m = /^(\d{1,2}):(\d{2})(?::00)?$/.exec(t);
+      return m ? `${m[1]!.padStart(2, "0")}:${m[2]}` : t;
+    }),
+    v.nonEmpty(missing),
+    v.check((s) => minuteOfDay(s) !== null, SCHEDULE_MESSAGES.time),
+  );
+
+/** A booking (form or API JSON): client, provider (empty = the actor), CPT, PA service, date, times, repeat. */
+export const BookingSchema = v.pipe(
+  v.object({
+    patient_id: idOf(SCHEDULE_MESSAGES.patient),
+    provider_id: optionalId,
+    cpt_code: v.pipe(v.optional(v.nullable(v.string(SCHEDULE_MESSAGES.cpt)), ""), v.transform((x) => (x ?? "").trim()), v.picklist(SCHEDULE_CPT_CODES as string[], SCHEDULE_MESSAGES.cpt)),
+    pa_service_id: idOf(SCHEDULE_MESSAGES.paService),
+    session_date: requiredDate("Session date"),
+    time_in: v.optional(time(SCHEDULE_MESSAGES.timeIn), ""),
+    time_out: v.optional(time(SCHEDULE_MESSAGES.timeOut), ""),
+    repeat: v.pipe(v.optional(v.nullable(v.string(SCHEDULE_MESSAGES.repeat)), "once"), v.transform((x) => (x ?? "").trim() || "once"), v.picklist(["once", "weekly"], SCHEDULE_MESSAGES.repeat)),
+    until: v.pipe(
+      v.optional(v.nullable(v.string(SCHEDULE_MESSAGES.until)), null),
+      v.transform((x) => (typeof x === "string" && x.trim() ? x.trim() : null)),
+      v.nullable(v.pipe(v.string(), v.check((s) => dayNumber(s) !== null, "Enter a valid date (YYYY-MM-DD)."))),
+    ),
+  }),
+  v.forward(
+    v.check((b) => minuteOfDay(b.time_out)! > minuteOfDay(b.time_in)!, SCHEDULE_MESSAGES.endBeforeStart),
+    ["time_out"],
+  ),
+  v.forward(
+    v.check((b) => b.repeat === "once" || b.until !== null, SCHEDULE_MESSAGES.until),
+    ["until"],
+  ),
+  v.forward(
+    v.check((b) => b.repeat === "once" || b.until === null || b.until >= b.session_date, SCHEDULE_MESSAGES.untilBeforeStart),
+    ["until"],
+  ),
+);
+export type Booking = v.InferOutput<typeof BookingSchema>;
+
+/** Cancelling the rest of a series: from which date on. */
+export const CancelRestSchema = v.object({ from: requiredDate("From") });
+
+/* ------------------------------------------------------------------ occurrences */
+
+/**
+ * The dates of a weekly series: the start date and every 7 days after it, through `until` inclusive.
+ * More than MAX_OCCURRENCES is refused (on `until`) with the last end date that fits.
+ */
+export function weeklyDates(startsOn: string, until: string, max = MAX_OCCURRENCES): { ok: true; dates: string[] } | { ok: false; refusal: Refusal } {
+  const a = dayNumber(startsOn);
+  const b = dayNumber(until);
+  if (a === null) return { ok: false, refusal: { field: "session_date", message: "Enter a valid date (YYYY-MM-DD)." } };
+  if (b === null) return { ok: false, refusal: { field: "until", message: SCHEDULE_MESSAGES.until } };
+  if (b < a) return { ok: false, refusal: { field: "until", message: SCHEDULE_MESSAGES.untilBeforeStart } };
+  const count = Math.floor((b - a) / 7) + 1;
+  if (count > max) return { ok: false, refusal: { field: "until", message: SCHEDULE_MESSAGES.tooMany(max, dateOfDay(a + 7 * (max - 1))) } };
+  return { ok: true, dates: Array.from({ length: count }, (_, i) => dateOfDay(a + 7 * i)) };
+}
+
+/** The dates a booking asks for: one, or the weekly series. */
+export function bookingDates(b: Pick<Booking, "session_date" | "repeat" | "until">): { ok: true; dates: string[] } | { ok: false; refusal: Refusal } {
+  return b.repeat === "weekly" ? weeklyDates(b.session_date, b.until ?? "") : { ok: true, dates: [b.session_date] };
+}
+
+/** One occurrence's local-minute times, as the notes' rules take them (one time pair). */
+export function occurrenceTimes(date: string, timeIn: string, timeOut: string): SessionTimes {
+  const start = localMinute(date, timeIn)!;
+  const end = localMinute(date, timeOut)!;
+  const minutes = end - start;
+  return { pair1: { start, end }, pair2: null, startAt: start, endAt: end, minutes1: minutes, minutes2: 0, minutes, units: unitsForMinutes(minutes) };
+}
+
+/* ------------------------------------------------------------------ the rules */
+
+/** A session already on the books (a live note or a scheduled session) as the booking rules see it. */
+export interface BookedSession {
+  /** "note:12" or "scheduled:7": an id unique across both kinds. */
+  key: string;
+  patientId: number;
+  providerId: number;
+  date: string;
+  pairs: Interval[];
+  minutes: number;
+}
+
+export interface PaFacts {
+  cpt: string;
+  start_date: string;
+  end_date: string;
+  n_units: number;
+  /** Units of live notes plus units of sessions still scheduled on it. */
+  used_units: number;
+}
+
+export interface BookingCheck {
+  /** Null: every occurrence may be booked. Else the first rule that refuses, naming the dates it refuses. */
+  refusal: Refusal | null;
+  /** A warning (not a refusal): the PA service has fewer units left than the booking needs. */
+  warning: string | null;
+  units: number;
+}
+
+/**
+ * Runs the notes' rules (firstRefusal of app/domain/note-rules.ts: the PA service covering the CPT and
+ * date, the client's overlap, the provider's overlap and 15-minute buffer, the 10 h/day and 40 h/week caps
+ * of the client) for every occurrence, against `booked` (written notes and scheduled sessions of the client
+ * and of the provider) plus the series' own earlier occurrences. The PA units are not a refusal here: when
+ * the booking needs more than the service has left, `warning` says so.
+ */
+export function checkBooking(input: { patientId: number; providerId: number; cpt: string; dates: readonly string[]; timeIn: string; timeOut: string }, booked: readonly BookedSession[], pa: PaFacts | null): BookingCheck {
+  const own: BookedSession[] = [];
+  let first: Refusal | null = null;
+  const refusedOn: string[] = [];
+  let units = 0;
+  for (const date of input.dates) {
+    const times = occurrenceTimes(date, input.timeIn, input.timeOut);
+    units += times.units;
+    const all = [...booked, ...own];
+    const week = { start: weekStartOf(weekEndingOn(date)), end: weekEndingOn(date) };
+    const near = (s: BookedSession) => s.pairs.some((p) => overlaps(p, { start: times.startAt, end: times.endAt }, 1440));
+    const asIntervals = (list: BookedSession[]): NoteIntervals[] => list.map((s, i) => ({ id: i, pairs: s.pairs }));
+    const clientOnes = all.filter((s) => s.patientId === input.patientId);
+    const refusal = firstRefusal(
+      { session_date: date, cpt_code: input.cpt },
+      times,
+      {
+        clientNotes: asIntervals(clientOnes.filter(near)),
+        providerNotes: asIntervals(all.filter((s) => s.providerId === input.providerId && near(s))),
+        dayMinutes: clientOnes.filter((s) => s.date === date).reduce((n, s) => n + s.minutes, 0),
+        weekMinutes: clientOnes.filter((s) => s.date >= week.start && s.date <= week.end).reduce((n, s) => n + s.minutes, 0),
+        // Units are a warning for a booking, not a refusal: the rules see an authorization without a ceiling.
+        pa: pa ? { cpt: pa.cpt, start_date: pa.start_date, end_date: pa.end_date, n_units: Number.MAX_SAFE_INTEGER, spent_units: 0 } : null,
+      },
+    );
+    if (refusal) {
+      if (!first) first = refusal;
+      if (refusal.field === first.field && refusal.message === first.message) refusedOn.push(date);
+    }
+    own.push({ key: `new:${date}`, patientId: input.patientId, providerId: input.providerId, date, pairs: [times.pair1!], minutes: times.minutes });
+  }
+  const refusal = first ? { field: first.field, message: input.dates.length > 1 ? SCHEDULE_MESSAGES.onDates(first.message, refusedOn) : first.message } : null;
+  const warning = pa && !withinUnits(pa.used_units, units, pa.n_units) ? SCHEDULE_MESSAGES.paWarning(units, Math.max(0, pa.n_units - pa.used_units)) : null;
+  return { refusal, warning, units };
+}
+
+/* ------------------------------------------------------------------ grids */
+
+export const CALENDAR_VIEWS = ["month", "week", "day"] as const;
+export type CalendarView = (typeof CALENDAR_VIEWS)[number];
+
+export interface CalendarGrid {
+  view: CalendarView;
+  /** The date the grid was asked for. */
+  date: string;
+  /** First and last date shown (inclusive). */
+  from: string;
+  to: string;
+  /** Rows of 7 dates (month, week) or one row of one date (day). */
+  weeks: string[][];
+  /** For a month: the yyyy-mm it shows (dates outside it are shown dimmed). */
+  month: string | null;
+  prev: string;
+  next: string;
+  title: string;
+}
+
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+export const WEEKDAY_SHORT = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+function monthStart(date: string): string {
+  return `${date.slice(0, 7)}-01`;
+}
+
+function addMonths(date: string, n: number): string {
+  const y = Number(date.slice(0, 4));
+  const m = Number(date.slice(5, 7)) - 1 + n;
+  const yy = y + Math.floor(m / 12);
+  const mm = ((m % 12) + 12) % 12;
+  return `${String(yy).padStart(4, "0")}-${String(mm + 1).padStart(2, "0")}-01`;
+}
+
+/** "Thursday 26 November 2026" */
+export function longDate(date: string): string {
+  const day = dayNumber(date)!;
+  return `${WEEKDAYS[weekdayOfDay(day)]} ${Number(date.slice(8, 10))} ${MONTHS[Number(date.slice(5, 7)) - 1]} ${date.slice(0, 4)}`;
+}
+
+/** The grid of a view around a date: a month as whole Sunday–Saturday weeks, a week, or a day. */
+export function calendarGrid(view: CalendarView, date: string): CalendarGrid {
+  const day = dayNumber(date);
+  if (day === null) throw new Error(`Not a date: ${date}`);
+  if (view === "day") return { view, date, from: date, to: date, weeks: [[date]], month: null, prev: addDays(date, -1), next: addDays(date, 1), title: longDate(date) };
+  if (view === "week") {
+    const end = weekEndingOn(date);
+    const start = weekStartOf(end);
+    const days = Array.from({ length: 7 }, (_, i) => addDays(start, i));
+    return { view, date, from: start, to: end, weeks: [days], month: null, prev: addDays(date, -7), next: addDays(date, 7), title: `Week of ${longDate(start)}` };
+  }
+  const first = monthStart(date);
+  const last = addDays(addMonths(first, 1), -1);
+  const from = weekStartOf(weekEndingOn(first));
+  const to = weekEndingOn(last);
+  const weeks: string[][] = [];
+  for (let d = from; d <= to; d = addDays(d, 7)) weeks.push(Array.from({ length: 7 }, (_, i) => addDays(d, i)));
+  return { view, date, from, to, weeks, month: first.slice(0, 7), prev: addMonths(first, -1), next: addMonths(first, 1), title: `${MONTHS[Number(first.slice(5, 7)) - 1]} ${first.slice(0, 4)}` };
+}
+
+/** The calendar's filters (a GET form): view, date, location, provider, client; bad values are 400 field errors. */
+const ID_FILTER = "Filters take a record id.";
+const idFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number))], ID_FILTER), "");
+export const CalendarQuery = v.object({
+  view: v.optional(v.union([v.literal(""), v.picklist(CALENDAR_VIEWS, "Choose month, week or day.")], "Choose month, week or day."), ""),
+  date: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.check((s) => dayNumber(s) !== null, "Enter a valid date (YYYY-MM-DD)."))], "Enter a valid date (YYYY-MM-DD)."), ""),
+  location_id: idFilter,
+  provider_id: idFilter,
+  patient_id: idFilter,
+});
+export type CalendarQuery = v.InferOutput<typeof CalendarQuery>;
+
+/** The API's range query: from..to at most 62 days, with the same filters. */
+export const RangeQuery = v.pipe(
+  v.object({
+    from: requiredDate("From"),
+    to: requiredDate("To"),
+    location_id: idFilter,
+    provider_id: idFilter,
+    patient_id: idFilter,
+  }),
+  v.forward(
+    v.check((q) => q.to >= q.from, "The end date must be on or after the start date."),
+    ["to"],
+  ),
+  v.forward(
+    v.check((q) => q.to < q.from || dayNumber(q.to)! - dayNumber(q.from)! <= 62, "A range covers at most 62 days."),
+    ["to"],
+  ),
+);
+export type RangeQuery = v.InferOutput<typeof RangeQuery>;
+
+/**
+ * "Write the note" from a scheduled session: the note form of its CPT (97153 → RBT, else BCBA) with client,
+ * date, times, CPT, provider and PA service filled in, and the session's id so the saved note marks it written.
+ */
+export function writeNoteHref(s: { id: number; patient_id: number; provider_id: number; session_date: string; time_in: string; time_out: string; cpt_code: string; pa_service_id: number | null }): string {
+  const type = NOTE_CPT_CODES.rbt.includes(s.cpt_code) ? "rbt" : "bcba";
+  const p = new URLSearchParams({
+    patient_id: String(s.patient_id),
+    session_date: s.session_date,
+    time_in: s.time_in,
+    time_out: s.time_out,
+    cpt_code: s.cpt_code,
+    provider_id: String(s.provider_id),
+    scheduled_id: String(s.id),
+  });
+  if (s.pa_service_id !== null) p.set("pa_service_id", String(s.pa_service_id));
+  return `/note-${type}?${p}`;
+}

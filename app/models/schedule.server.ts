@@ -1,0 +1,595 @@
+import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { primaryOf } from "~/db/client.server";
+import { locations, notes, paServices, patients, scheduledSessions, scheduleSeries, userLocations, users } from "~/db/schema";
+import { can, locationScope } from "~/domain/permissions";
+import { todayIn } from "~/domain/note-rules";
+import { NOTE_LIMITS } from "~/domain/notes";
+import { bookingDates, BookingSchema, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery } from "~/domain/schedule";
+import { parseWith } from "~/domain/validation";
+import { addDays, dayNumber, weekEndingOn, weekStartOf } from "~/domain/weeks";
+import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import type { ModelContext } from "./context";
+import { isKeyRace, who } from "./patients.server";
+import { denied, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Scheduled sessions and the calendar (issue 12, decision 037). Rules are app/domain/schedule.ts (which
+ * calls the notes' rule module); this file reads and writes. Scope: a scheduled session belongs to its
+ * client's location; another location's session, client or filter answers 404.
+ *
+ * Round trips: a booking is one read batch (client in scope with its location and the audit tail, the
+ * provider's membership, the PA service with its used units, the client's and the provider's written notes
+ * and scheduled sessions around the dates, the next ids) and one write batch (series, occurrences, audit
+ * row). A calendar range is one read batch and one audit row; with the guard, three.
+ */
+
+export const SESSION_BOOKED = "Session scheduled.";
+export const SERIES_BOOKED = (n: number) => `Weekly series scheduled: ${n} session${n === 1 ? "" : "s"}.`;
+export const SESSION_CANCELLED = "Session cancelled.";
+export const SERIES_CANCELLED = (n: number) => `Rest of the series cancelled: ${n} session${n === 1 ? "" : "s"}.`;
+
+const patientName = sql<string>`trim(${patients.firstName} || ' ' || ${patients.lastName})`;
+const providerName = sql<string>`trim(${users.name} || ' ' || ${users.surname})`;
+
+export interface ScheduledJson {
+  id: number;
+  series_id: number | null;
+  patient_id: number;
+  patient_name: string;
+  provider_id: number;
+  provider_name: string;
+  location_id: number;
+  time_zone: string;
+  cpt_code: string;
+  pa_service_id: number | null;
+  session_date: string;
+  time_in: string;
+  time_out: string;
+  minutes: number;
+  units: number;
+  status: string;
+  note_id: number | null;
+  version: number;
+}
+
+const scheduledColumns = {
+  s: scheduledSessions,
+  patientName,
+  providerName,
+  timeZone: locations.timeZone,
+};
+
+type ScheduledRow = { s: typeof scheduledSessions.$inferSelect; patientName: string; providerName: string; timeZone: string };
+
+function scheduledJson(r: ScheduledRow): ScheduledJson {
+  const s = r.s;
+  return {
+    id: s.id,
+    series_id: s.seriesId,
+    patient_id: s.patientId,
+    patient_name: r.patientName,
+    provider_id: s.providerId,
+    provider_name: r.providerName,
+    location_id: s.locationId,
+    time_zone: r.timeZone,
+    cpt_code: s.cptCode,
+    pa_service_id: s.paServiceId,
+    session_date: s.sessionDate,
+    time_in: s.timeIn,
+    time_out: s.timeOut,
+    minutes: s.minutes,
+    units: s.units,
+    status: s.status,
+    note_id: s.noteId,
+    version: s.version,
+  };
+}
+
+/** Scheduled sessions in the actor's scope (their client's location, the client not deleted). */
+function scheduledScope(ctx: ModelContext): SQL {
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return isNull(patients.deletedAt);
+  if (!scope.length) return sql`1 = 0`;
+  return and(isNull(patients.deletedAt), inArray(scheduledSessions.locationId, scope))!;
+}
+
+function scheduledRead(ctx: ModelContext, where: SQL) {
+  return ctx.db
+    .select(scheduledColumns)
+    .from(scheduledSessions)
+    .innerJoin(patients, eq(patients.id, scheduledSessions.patientId))
+    .innerJoin(users, eq(users.id, scheduledSessions.providerId))
+    .innerJoin(locations, eq(locations.id, scheduledSessions.locationId))
+    .where(and(where, scheduledScope(ctx)));
+}
+
+const manages = (ctx: ModelContext) => can(ctx.actor, "manage_notes");
+
+/* ------------------------------------------------------------------ one session */
+
+/** One scheduled session in scope (audited read); null when out of scope or absent. */
+export async function getScheduledSession(ctx: ModelContext, id: number): Promise<ScheduledJson | null> {
+  const [r] = await scheduledRead(ctx, eq(scheduledSessions.id, id));
+  if (!r) return null;
+  const s = scheduledJson(r);
+  await withAudit(ctx.db, who(ctx), { action: "read", entity: "scheduled_session", entityId: id, patientId: s.patient_id }, () => [] as []);
+  return s;
+}
+
+/* ------------------------------------------------------------------ booking */
+
+export interface BookingResult {
+  series_id: number | null;
+  sessions: ScheduledJson[];
+  units: number;
+  /** The PA units warning (null: the PA service has enough units left). */
+  warning: string | null;
+}
+
+/** Live notes of a client or provider as booked sessions. */
+function noteRows(ctx: ModelContext, where: SQL) {
+  return ctx.db
+    .select({ id: notes.id, patientId: notes.patientId, providerId: notes.providerId, date: notes.sessionDate, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, minutes: notes.minutes })
+    .from(notes)
+    .where(and(isNull(notes.deletedAt), where));
+}
+
+function scheduledRows(ctx: ModelContext, where: SQL) {
+  return ctx.db
+    .select({ id: scheduledSessions.id, patientId: scheduledSessions.patientId, providerId: scheduledSessions.providerId, date: scheduledSessions.sessionDate, s: scheduledSessions.startAt, e: scheduledSessions.endAt, minutes: scheduledSessions.minutes })
+    .from(scheduledSessions)
+    .where(and(sql`${scheduledSessions.status} = 'scheduled'`, where));
+}
+
+type NoteRow = { id: number; patientId: number; providerId: number; date: string; s1: number | null; e1: number | null; s2: number | null; e2: number | null; minutes: number };
+type SchedRow = { id: number; patientId: number; providerId: number; date: string; s: number; e: number; minutes: number };
+
+function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): BookedSession[] {
+  const out = new Map<string, BookedSession>();
+  for (const rows of noteRowsList)
+    for (const r of rows)
+      out.set(`note:${r.id}`, {
+        key: `note:${r.id}`,
+        patientId: r.patientId,
+        providerId: r.providerId,
+        date: r.date,
+        pairs: [r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null, r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null].filter((p): p is { start: number; end: number } => p !== null),
+        minutes: Number(r.minutes ?? 0),
+      });
+  for (const rows of schedRowsList) for (const r of rows) out.set(`scheduled:${r.id}`, { key: `scheduled:${r.id}`, patientId: r.patientId, providerId: r.providerId, date: r.date, pairs: [{ start: r.s, end: r.e }], minutes: Number(r.minutes) });
+  return [...out.values()];
+}
+
+/**
+ * Books a one-off session or a weekly series (form or API body: BookingSchema). Every occurrence is
+ * checked; any refusal refuses the whole booking (422 on the field, naming the dates). The occurrences go
+ * in one batch with the series and the audit row. A booking over the PA service's units left is booked,
+ * with `warning` set. The provider is the actor unless the actor holds manage_notes (decision 023).
+ */
+export async function bookSessions(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<BookingResult>> {
+  const parsed = parseWith(BookingSchema, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const b = parsed.data;
+  const providerId = b.provider_id ?? ctx.actor.id;
+  if (providerId !== ctx.actor.id && !manages(ctx)) return denied(SCHEDULE_MESSAGES.otherProvider);
+  const dated = bookingDates(b);
+  if (!dated.ok) return invalid({ [dated.refusal.field]: dated.refusal.message });
+  const dates = dated.dates;
+  const first = dates[0]!;
+  const last = dates[dates.length - 1]!;
+  // The client's sessions over every week the booking touches (the week cap), the provider's around each date.
+  const weekFrom = weekStartOf(weekEndingOn(first));
+  const weekTo = weekEndingOn(last);
+  const startFrom = dayNumber(addDays(weekFrom, -1))! * 1440;
+  const startTo = (dayNumber(weekTo)! + 2) * 1440;
+  const B = NOTE_LIMITS.providerBufferMinutes;
+  const dayStarts = JSON.stringify(dates.map((d) => dayNumber(d)! * 1440));
+  const nearDates = (col: SQL | typeof notes.startAt | typeof scheduledSessions.startAt) =>
+    sql`exists (select 1 from json_each(${dayStarts}) d where ${col} > d.value - ${1440 + B} and ${col} < d.value + ${1440 + B})`;
+  const db = primaryOf(ctx.db);
+  const clientLocation = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${b.patient_id})`;
+  const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled] = await db.batch([
+    db
+      .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
+      .from(patients)
+      .innerJoin(locations, eq(locations.id, patients.locationId))
+      .where(and(eq(patients.id, b.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
+    db
+      .select({ id: users.id })
+      .from(users)
+      .innerJoin(userLocations, eq(userLocations.userId, users.id))
+      .where(and(eq(users.id, providerId), sql`${userLocations.locationId} = ${clientLocation}`, isNull(users.deletedAt))),
+    db
+      .select({
+        cpt: paServices.cpt,
+        start_date: paServices.startDate,
+        end_date: paServices.endDate,
+        n_units: paServices.nUnits,
+        used_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = "pa_services"."id" and o.deleted_at is null)
+          + (select coalesce(sum(s.units), 0) from scheduled_sessions s where s.pa_service_id = "pa_services"."id" and s.status = 'scheduled')`.mapWith(Number),
+      })
+      .from(paServices)
+      .where(and(eq(paServices.id, b.pa_service_id), eq(paServices.patientId, b.patient_id), isNull(paServices.deletedAt))),
+    noteRows(ctx, and(eq(notes.patientId, b.patient_id), sql`${notes.sessionDate} between ${addDays(weekFrom, -1)} and ${addDays(weekTo, 1)}`)!),
+    scheduledRows(ctx, and(eq(scheduledSessions.patientId, b.patient_id), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`)!),
+    noteRows(ctx, and(eq(notes.providerId, providerId), sql`${notes.startAt} > ${startFrom}`, sql`${notes.startAt} < ${startTo}`, nearDates(notes.startAt))!),
+    scheduledRows(ctx, and(eq(scheduledSessions.providerId, providerId), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`, nearDates(scheduledSessions.startAt))!),
+  ]);
+  if (!client) return notFound("Client");
+  if (!provider.length) return invalid({ provider_id: SCHEDULE_MESSAGES.providerOutOfScope });
+  const today = todayIn(ctx.now(), client.timeZone);
+  if (first < today) return invalid({ session_date: SCHEDULE_MESSAGES.past(today) });
+  const booked = bookedOf([clientNotes as NoteRow[], providerNotes as NoteRow[]], [clientScheduled as SchedRow[], providerScheduled as SchedRow[]]);
+  const check = checkBooking({ patientId: b.patient_id, providerId, cpt: b.cpt_code, dates, timeIn: b.time_in, timeOut: b.time_out }, booked, pa ? { ...pa, used_units: Number(pa.used_units) } : null);
+  if (check.refusal) return invalid({ [check.refusal.field]: check.refusal.message });
+
+  const weekly = b.repeat === "weekly";
+  const now = ctx.now().toISOString();
+  const rows = dates.map((date) => {
+    const t = occurrenceTimes(date, b.time_in, b.time_out);
+    return [date, t.startAt, t.endAt, t.minutes, t.units];
+  });
+  let tail: KnownTail = client.tail;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const results = await withAudit(
+        ctx.db,
+        who(ctx),
+        { action: "create", entity: "scheduled_session", entityId: null, patientId: b.patient_id, detail: { dates: dates.length, first, last, weekly } },
+        () => [
+          weekly
+            ? ctx.db
+                .insert(scheduleSeries)
+                .values({ patientId: b.patient_id, providerId, locationId: client.locationId, cptCode: b.cpt_code, paServiceId: b.pa_service_id, weekday: (((dayNumber(first)! + 4) % 7) + 7) % 7, startsOn: first, until: b.until!, timeIn: b.time_in, timeOut: b.time_out, createdBy: ctx.actor.id, createdAt: now, updatedAt: now })
+                .returning({ id: scheduleSeries.id })
+            : ctx.db.select({ id: sql<number>`null` }).from(scheduleSeries).where(sql`1 = 0`),
+          // All occurrences in one statement: one JSON parameter (D1 binds at most 100 per statement).
+          ctx.db.insert(scheduledSessions).select(
+            sql`select null, ${weekly ? sql`(select max(id) from schedule_series where created_by = ${ctx.actor.id} and patient_id = ${b.patient_id})` : null}, ${b.patient_id}, ${providerId}, ${client.locationId}, ${b.cpt_code}, ${b.pa_service_id},
+              json_extract(j.value, '$[0]'), ${b.time_in}, ${b.time_out}, json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'),
+              'scheduled', null, ${ctx.actor.id}, 1, ${now}, ${now} from json_each(${JSON.stringify(rows)}) j`,
+          ).returning({ id: scheduledSessions.id }),
+        ],
+        tail,
+      );
+      const seriesId = weekly ? ((results[0] as { id: number }[])[0]?.id ?? null) : null;
+      const ids = (results[1] as { id: number }[]).map((r) => r.id);
+      const sessions = (await scheduledRead(ctx, inArray(scheduledSessions.id, ids.length ? ids : [0])).orderBy(asc(scheduledSessions.startAt))).map(scheduledJson);
+      return ok({ series_id: seriesId, sessions, units: check.units, warning: check.warning }, weekly ? SERIES_BOOKED(dates.length) : SESSION_BOOKED);
+    } catch (e) {
+      if (isChainRace(e) || isKeyRace(e)) {
+        tail = undefined;
+        continue;
+      }
+      throw e;
+    }
+  }
+  throw new Error("bookSessions: too many concurrent writers");
+}
+
+function scopeOfPatients(ctx: ModelContext): SQL[] {
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return [];
+  return [scope.length ? inArray(patients.locationId, scope) : sql`1 = 0`];
+}
+
+/* ------------------------------------------------------------------ cancel */
+
+/** Cancels one scheduled occurrence (its provider, or manage_notes). 404 out of scope; 422 when no longer scheduled. */
+export async function cancelSession(ctx: ModelContext, id: number): Promise<ModelResult<ScheduledJson>> {
+  const db = primaryOf(ctx.db);
+  const [r] = await scheduledRead({ ...ctx, db }, eq(scheduledSessions.id, id));
+  if (!r) return notFound("Scheduled session");
+  const s = scheduledJson(r);
+  if (s.provider_id !== ctx.actor.id && !manages(ctx)) return denied(SCHEDULE_MESSAGES.otherProvider);
+  if (s.status !== "scheduled") return invalid({ form: SCHEDULE_MESSAGES.notScheduled });
+  const now = ctx.now().toISOString();
+  const [updated] = await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: "cancel", entity: "scheduled_session", entityId: id, patientId: s.patient_id, detail: { date: s.session_date } },
+    (audit) => [
+      ctx.db
+        .update(scheduledSessions)
+        .set({ status: "cancelled", version: sql`${scheduledSessions.version} + 1`, updatedAt: now })
+        .where(and(eq(scheduledSessions.id, id), eq(scheduledSessions.status, "scheduled"))),
+      audit(sql`changes() = 1`),
+    ],
+  );
+  if (!changedRows(updated)) return invalid({ form: SCHEDULE_MESSAGES.notScheduled });
+  return ok({ ...s, status: "cancelled", version: s.version + 1 }, SESSION_CANCELLED);
+}
+
+/**
+ * Cancels the rest of the series of a scheduled occurrence, from `from` (default: that occurrence's date)
+ * on: every occurrence still scheduled on or after it, and the series' cancelled_from. Written and past
+ * occurrences before it stay.
+ */
+export async function cancelRestOfSeries(ctx: ModelContext, id: number, rawFrom: unknown): Promise<ModelResult<{ series_id: number; from: string; cancelled: number }>> {
+  const db = primaryOf(ctx.db);
+  const [r] = await scheduledRead({ ...ctx, db }, eq(scheduledSessions.id, id));
+  if (!r) return notFound("Scheduled session");
+  const s = scheduledJson(r);
+  if (s.provider_id !== ctx.actor.id && !manages(ctx)) return denied(SCHEDULE_MESSAGES.otherProvider);
+  if (s.series_id === null) return invalid({ form: "This session is not part of a weekly series." });
+  const from = typeof rawFrom === "string" && rawFrom.trim() ? rawFrom.trim() : rawFrom == null || rawFrom === "" ? s.session_date : null;
+  if (from === null || dayNumber(from) === null) return invalid({ from: SCHEDULE_MESSAGES.cancelFrom });
+  const seriesId = s.series_id;
+  const now = ctx.now().toISOString();
+  const where = and(eq(scheduledSessions.seriesId, seriesId), sql`${scheduledSessions.sessionDate} >= ${from}`, eq(scheduledSessions.status, "scheduled"))!;
+  const [[count]] = await db.batch([db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(scheduledSessions).where(where)]);
+  const n = Number(count?.n ?? 0);
+  if (n === 0) return invalid({ from: "No scheduled session of this series is left on or after that date." });
+  const [updated] = await withAudit(ctx.db, who(ctx), { action: "cancel", entity: "schedule_series", entityId: seriesId, patientId: s.patient_id, detail: { from } }, () => [
+    ctx.db.update(scheduledSessions).set({ status: "cancelled", version: sql`${scheduledSessions.version} + 1`, updatedAt: now }).where(where),
+    ctx.db.update(scheduleSeries).set({ cancelledFrom: from, updatedAt: now }).where(eq(scheduleSeries.id, seriesId)),
+  ]);
+  return ok({ series_id: seriesId, from, cancelled: Number((updated as { meta?: { changes?: number } }).meta?.changes ?? n) }, SERIES_CANCELLED(n));
+}
+
+function changedRows(result: unknown): boolean {
+  return Number((result as { meta?: { changes?: number } })?.meta?.changes ?? 0) > 0;
+}
+
+/**
+ * Marks a scheduled session written by a note (status written, note_id), when the note is the same
+ * client's. Called right after the note form saved a note it was opened for (decision 037). Out of scope,
+ * already written or cancelled, or another client's note: nothing changes (false).
+ */
+export async function markSessionWritten(ctx: ModelContext, scheduledId: number, noteId: number): Promise<boolean> {
+  const db = primaryOf(ctx.db);
+  const [r] = await scheduledRead({ ...ctx, db }, eq(scheduledSessions.id, scheduledId));
+  if (!r || r.s.status !== "scheduled") return false;
+  const now = ctx.now().toISOString();
+  const [updated] = await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: "written", entity: "scheduled_session", entityId: scheduledId, patientId: r.s.patientId, detail: { note_id: noteId } },
+    (audit) => [
+      ctx.db
+        .update(scheduledSessions)
+        .set({ status: "written", noteId, version: sql`${scheduledSessions.version} + 1`, updatedAt: now })
+        .where(
+          and(
+            eq(scheduledSessions.id, scheduledId),
+            eq(scheduledSessions.status, "scheduled"),
+            sql`exists (select 1 from ${notes} where ${notes.id} = ${noteId} and ${notes.patientId} = ${scheduledSessions.patientId} and ${notes.deletedAt} is null)`,
+          ),
+        ),
+      audit(sql`changes() = 1`),
+    ],
+  );
+  return changedRows(updated);
+}
+
+/* ------------------------------------------------------------------ the calendar */
+
+export interface CalendarEntry {
+  kind: "note" | "scheduled";
+  id: number;
+  /** rbt | bcba | combined for a note; null for a scheduled session. */
+  note_type: string | null;
+  patient_id: number;
+  patient_name: string;
+  provider_id: number;
+  provider_name: string;
+  location_id: number;
+  time_zone: string;
+  date: string;
+  time_in: string | null;
+  time_out: string | null;
+  cpt_code: string;
+  status: string;
+  series_id: number | null;
+}
+
+export interface CalendarData {
+  entries: CalendarEntry[];
+  /** Sessions per date in the range (notes and scheduled), including those beyond the day's cap. */
+  day_totals: Record<string, number>;
+  /** True when a day has more sessions than `perDay`: narrow the filters or open the day. */
+  truncated: boolean;
+  locations: { id: number; title: string; time_zone: string }[];
+}
+
+/** At most this many entries per day unless told (the API's cap; a screen asks for fewer). */
+export const PER_DAY_CAP = 500;
+
+/**
+ * The calendar between two dates (inclusive): live notes and sessions still scheduled, of the actor's
+ * locations, narrowed by location, provider and client, at most `perDay` per date (in time order) with
+ * each date's total. A filter naming another location, or a client or provider of none of the actor's
+ * locations, answers 404. One read batch (the entries of both kinds in one ranked statement, the filters'
+ * records, the visible locations, the audit tail) and one audit row naming the clients shown.
+ */
+export async function calendarRange(
+  ctx: ModelContext,
+  q: Pick<RangeQuery, "from" | "to" | "location_id" | "provider_id" | "patient_id">,
+  perDay = PER_DAY_CAP,
+): Promise<ModelResult<CalendarData>> {
+  const scope = locationScope(ctx.actor);
+  if (scope !== null && !scope.length) return notFound("Location");
+  if (q.location_id !== "" && scope !== null && !scope.includes(q.location_id)) return notFound("Location");
+  const locs = q.location_id !== "" ? [q.location_id] : scope;
+  const cap = Math.max(1, Math.min(PER_DAY_CAP, Math.floor(perDay)));
+  const inLocs = (alias: string) => (locs === null ? sql`` : sql` and ${sql.raw(alias)}.location_id in (select value from json_each(${JSON.stringify(locs)}))`);
+  const narrow = (alias: string) =>
+    sql`${q.provider_id !== "" ? sql` and ${sql.raw(alias)}.provider_id = ${q.provider_id}` : sql``}${q.patient_id !== "" ? sql` and ${sql.raw(alias)}.patient_id = ${q.patient_id}` : sql``}`;
+  // Notes (notes_location_date_idx) and sessions still scheduled (scheduled_location_date_idx: both status
+  // terms, the first one matching the partial index), ranked per date; names joined on the kept rows only.
+  const ranked = sql`(
+    select r.*, pt.first_name as pf, pt.last_name as pl, us.name as un, us.surname as us_, l.time_zone as tz from (
+      select u.*, row_number() over (partition by u.date order by u.start_at, u.kind, u.id) as rn, count(*) over (partition by u.date) as day_total from (
+        select 'note' as kind, n.id as id, n.type as note_type, n.patient_id as patient_id, n.provider_id as provider_id, n.location_id as location_id,
+               n.session_date as date, coalesce(n.time_in, n.time_in2) as time_in, coalesce(n.time_out2, n.time_out) as time_out, n.cpt_code as cpt_code,
+               n.status as status, null as series_id, n.start_at as start_at
+        from notes n join patients p on p.id = n.patient_id and p.deleted_at is null
+        where n.deleted_at is null${inLocs("n")} and n.session_date between ${q.from} and ${q.to}${narrow("n")}
+        union all
+        select 'scheduled', s.id, null, s.patient_id, s.provider_id, s.location_id, s.session_date, s.time_in, s.time_out, s.cpt_code, s.status, s.series_id, s.start_at
+        from scheduled_sessions s join patients p on p.id = s.patient_id and p.deleted_at is null
+        where s.status != 'cancelled' and s.status = 'scheduled'${inLocs("s")} and s.session_date between ${q.from} and ${q.to}${narrow("s")}
+      ) u
+    ) r
+    join patients pt on pt.id = r.patient_id
+    join users us on us.id = r.provider_id
+    join locations l on l.id = r.location_id
+    where r.rn <= ${cap}
+  ) c`;
+  const none = ctx.db.select({ id: patients.id }).from(patients).where(sql`1 = 0`);
+  const db = ctx.db;
+  const [rows, locRows, clientRow, providerRow, [tailRow]] = await db.batch([
+    db
+      .select({
+        kind: sql<string>`c.kind`,
+        id: sql<number>`c.id`,
+        noteType: sql<string | null>`c.note_type`,
+        patientId: sql<number>`c.patient_id`,
+        patientName: sql<string>`trim(c.pf || ' ' || c.pl)`,
+        providerId: sql<number>`c.provider_id`,
+        providerName: sql<string>`trim(c.un || ' ' || c.us_)`,
+        locationId: sql<number>`c.location_id`,
+        timeZone: sql<string>`c.tz`,
+        date: sql<string>`c.date`,
+        timeIn: sql<string | null>`c.time_in`,
+        timeOut: sql<string | null>`c.time_out`,
+        cpt: sql<string>`c.cpt_code`,
+        status: sql<string>`c.status`,
+        seriesId: sql<number | null>`c.series_id`,
+        dayTotal: sql<number>`c.day_total`,
+      })
+      .from(ranked)
+      .orderBy(sql`c.date`, sql`c.start_at`, sql`c.kind`, sql`c.id`),
+    db
+      .select({ id: locations.id, title: locations.title, time_zone: locations.timeZone })
+      .from(locations)
+      .where(scope === null ? undefined : sql`${locations.id} in (select value from json_each(${JSON.stringify(scope)}))`)
+      .orderBy(asc(locations.title)),
+    q.patient_id !== "" ? db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, q.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))) : none,
+    q.provider_id !== ""
+      ? db
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.id, q.provider_id), scope === null ? undefined : sql`exists (select 1 from ${userLocations} ul where ul.user_id = ${users.id} and ul.location_id in (select value from json_each(${JSON.stringify(scope)})))`))
+      : none,
+    db.select({ tail: auditTail }).from(locations).limit(1),
+  ]);
+  if (q.patient_id !== "" && !clientRow.length) return notFound("Client");
+  if (q.provider_id !== "" && !providerRow.length) return notFound("Provider");
+  const dayTotals: Record<string, number> = {};
+  const entries = rows.map((r): CalendarEntry => {
+    dayTotals[r.date] = Number(r.dayTotal);
+    return {
+      kind: r.kind === "note" ? "note" : "scheduled",
+      id: Number(r.id),
+      note_type: r.noteType,
+      patient_id: Number(r.patientId),
+      patient_name: r.patientName,
+      provider_id: Number(r.providerId),
+      provider_name: r.providerName,
+      location_id: Number(r.locationId),
+      time_zone: r.timeZone,
+      date: r.date,
+      time_in: r.timeIn,
+      time_out: r.timeOut,
+      cpt_code: r.cpt,
+      status: r.status,
+      series_id: r.seriesId === null ? null : Number(r.seriesId),
+    };
+  });
+  const shown: Record<string, number> = {};
+  for (const e of entries) shown[e.date] = (shown[e.date] ?? 0) + 1;
+  const truncated = Object.entries(dayTotals).some(([d, n]) => n > (shown[d] ?? 0));
+  const clients = clientIds(entries, (e) => e.patient_id);
+  if (clients.length) await withAudit(ctx.db, who(ctx), { ...clientsReadEntry("calendar", clients), action: "read" }, () => [] as [], tailRow ? tailRow.tail : undefined);
+  return ok({ entries, day_totals: dayTotals, truncated, locations: locRows });
+}
+
+/* ------------------------------------------------------------------ for the parent portal */
+
+export interface UpcomingSession {
+  id: number;
+  patient_id: number;
+  session_date: string;
+  time_in: string;
+  time_out: string;
+  cpt_code: string;
+  location_title: string;
+  time_zone: string;
+}
+
+/**
+ * The next sessions still scheduled of these clients, from a local date on (at most `limit` per client), in
+ * date and time order. Scope: a parent sees only their own children (patients.parent_id), staff only their
+ * locations' clients; other ids are left out silently. Names no staff member. NOT audited: the caller records
+ * the read (with its other reads) — one statement, to ride in the caller's batch if it wants (upcomingSessionsQuery).
+ */
+export function upcomingSessionsQuery(ctx: ModelContext, patientIds: readonly number[], fromLocalDate: string, limit: number) {
+  const ids = JSON.stringify([...new Set(patientIds)].filter((n) => Number.isSafeInteger(n) && n > 0));
+  const lim = Math.max(1, Math.min(50, Math.floor(limit) || 1));
+  const scope = locationScope(ctx.actor);
+  const who = ctx.actor.kind === "parent" ? sql`p.parent_id = ${ctx.actor.id}` : scope === null ? sql`1 = 1` : scope.length ? sql`p.location_id in (select value from json_each(${JSON.stringify(scope)}))` : sql`1 = 0`;
+  return ctx.db.all<{ id: number; patient_id: number; session_date: string; time_in: string; time_out: string; cpt_code: string; location_title: string; time_zone: string }>(sql`
+    select id, patient_id, session_date, time_in, time_out, cpt_code, location_title, time_zone from (
+      select s.id, s.patient_id, s.session_date, s.time_in, s.time_out, s.cpt_code, l.title as location_title, l.time_zone,
+             row_number() over (partition by s.patient_id order by s.start_at, s.id) as rn
+      from scheduled_sessions s
+      join patients p on p.id = s.patient_id and p.deleted_at is null
+      join locations l on l.id = s.location_id
+      where s.patient_id in (select value from json_each(${ids}))
+        and s.status = 'scheduled'
+        and s.start_at >= ${(dayNumber(fromLocalDate) ?? 0) * 1440}
+        and ${who}
+    ) where rn <= ${lim}
+    order by session_date, time_in, id`);
+}
+
+export async function upcomingSessionsForPatients(ctx: ModelContext, patientIds: readonly number[], fromLocalDate: string, limit: number): Promise<UpcomingSession[]> {
+  if (!patientIds.length || dayNumber(fromLocalDate) === null) return [];
+  const rows = await upcomingSessionsQuery(ctx, patientIds, fromLocalDate, limit);
+  return rows.map((r) => ({ ...r, id: Number(r.id), patient_id: Number(r.patient_id) }));
+}
+
+/* ------------------------------------------------------------------ the booking form */
+
+export interface BookingFormOptions {
+  patient: { id: number; name: string; location_id: number; time_zone: string };
+  today: string;
+  providers: { value: number; label: string }[];
+  paServices: { value: number; label: string; cpt: string }[];
+}
+
+/**
+ * The booking form's choices for a client in scope (null: out of scope → 404): staff of the client's
+ * location, the client's live PA services, the location's today. One read batch and the read's audit row.
+ */
+export async function bookingFormOptions(ctx: ModelContext, patientId: number): Promise<BookingFormOptions | null> {
+  const db = ctx.db;
+  const location = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${patientId})`;
+  const [[client], staff, pas] = await db.batch([
+    db
+      .select({ id: patients.id, name: patientName, locationId: patients.locationId, timeZone: locations.timeZone, tail: auditTail })
+      .from(patients)
+      .innerJoin(locations, eq(locations.id, patients.locationId))
+      .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
+    db
+      .select({ id: users.id, name: providerName })
+      .from(users)
+      .innerJoin(userLocations, eq(userLocations.userId, users.id))
+      .where(and(sql`${userLocations.locationId} = ${location}`, isNull(users.deletedAt)))
+      .orderBy(asc(users.name), asc(users.surname)),
+    db
+      .select({ id: paServices.id, name: paServices.paService, cpt: paServices.cpt, start: paServices.startDate, end: paServices.endDate })
+      .from(paServices)
+      .where(and(eq(paServices.patientId, patientId), isNull(paServices.deletedAt)))
+      .orderBy(asc(paServices.endDate), asc(paServices.id)),
+  ]);
+  if (!client) return null;
+  await withAudit(ctx.db, who(ctx), { action: "read", entity: "patient", entityId: patientId, patientId, detail: { for: "schedule_form" } }, () => [] as [], client.tail);
+  return {
+    patient: { id: client.id, name: client.name, location_id: client.locationId, time_zone: client.timeZone },
+    today: todayIn(ctx.now(), client.timeZone),
+    providers: staff.map((s) => ({ value: s.id, label: s.name })),
+    paServices: pas.map((p) => ({ value: p.id, label: `${p.name} (CPT ${p.cpt}, ${p.start} to ${p.end})`, cpt: p.cpt })),
+  };
+}

@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { localMinute } from "~/domain/note-rules";
+import { BookingSchema, calendarGrid, checkBooking, MAX_OCCURRENCES, RangeQuery, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
+import { parseWith } from "~/domain/validation";
+
+describe("weeklyDates: a weekly series' occurrences", () => {
+  it.each<[string, string, string[]]>([
+    ["2026-12-01", "2026-12-01", ["2026-12-01"]],
+    ["2026-12-01", "2026-12-07", ["2026-12-01"]],
+    ["2026-12-01", "2026-12-08", ["2026-12-01", "2026-12-08"]],
+    ["2026-12-29", "2027-01-12", ["2026-12-29", "2027-01-05", "2027-01-12"]],
+    ["2028-02-22", "2028-03-07", ["2028-02-22", "2028-02-29", "2028-03-07"]],
+  ])("%s until %s", (start, until, dates) => {
+    expect(weeklyDates(start, until)).toEqual({ ok: true, dates });
+  });
+
+  it("at most 53 occurrences; more is refused on `until` naming the last end date that fits", () => {
+    const ok = weeklyDates("2026-01-01", "2026-12-31");
+    expect(ok.ok && ok.dates.length).toBe(MAX_OCCURRENCES);
+    expect(weeklyDates("2026-01-01", "2027-01-07")).toEqual({ ok: false, refusal: { field: "until", message: "A weekly series has at most 53 sessions: choose an end date on or before 2026-12-31." } });
+  });
+
+  it("an end before the start is refused", () => {
+    expect(weeklyDates("2026-12-08", "2026-12-01")).toMatchObject({ ok: false, refusal: { field: "until" } });
+  });
+});
+
+describe("BookingSchema", () => {
+  const base = { patient_id: "3", cpt_code: "97153", pa_service_id: "4", session_date: "2026-12-01", time_in: "9:00", time_out: "10:30" };
+  it("normalises times and defaults to once with the actor as provider", () => {
+    const r = parseWith(BookingSchema, base);
+    expect(r).toEqual({ ok: true, data: { patient_id: 3, provider_id: null, cpt_code: "97153", pa_service_id: 4, session_date: "2026-12-01", time_in: "09:00", time_out: "10:30", repeat: "once", until: null } });
+  });
+  it.each<[string, Record<string, unknown>, string]>([
+    ["no client", { patient_id: "" }, "patient_id"],
+    ["a bad CPT", { cpt_code: "99999" }, "cpt_code"],
+    ["no PA service", { pa_service_id: undefined }, "pa_service_id"],
+    ["a bad date", { session_date: "2026-02-30" }, "session_date"],
+    ["a bad time", { time_in: "25:00" }, "time_in"],
+    ["time out before in", { time_out: "08:00" }, "time_out"],
+    ["an unknown repeat", { repeat: "daily" }, "repeat"],
+    ["weekly without until", { repeat: "weekly" }, "until"],
+    ["weekly ending before it starts", { repeat: "weekly", until: "2026-11-01" }, "until"],
+  ])("refuses %s on its field", (_label, over, field) => {
+    const r = parseWith(BookingSchema, { ...base, ...over });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(Object.keys(r.errors)).toContain(field);
+  });
+});
+
+const pa: PaFacts = { cpt: "97153", start_date: "2026-01-01", end_date: "2027-12-31", n_units: 100, used_units: 0 };
+function session(key: string, patientId: number, providerId: number, date: string, from: string, to: string): BookedSession {
+  const s = localMinute(date, from)!;
+  const e = localMinute(date, to)!;
+  return { key, patientId, providerId, date, pairs: [{ start: s, end: e }], minutes: e - s };
+}
+const input = (over: Partial<Parameters<typeof checkBooking>[0]> = {}) => ({ patientId: 1, providerId: 10, cpt: "97153", dates: ["2026-12-01"], timeIn: "09:00", timeOut: "10:00", ...over });
+
+describe("checkBooking: the notes' rules over notes and scheduled sessions", () => {
+  it.each<[string, BookedSession[], Partial<Parameters<typeof checkBooking>[0]>, { field: string; message: string } | null]>([
+    ["nothing booked", [], {}, null],
+    ["the client's other session touching the end", [session("n1", 1, 11, "2026-12-01", "10:00", "11:00")], {}, null],
+    ["the client's session overlapping", [session("n1", 1, 11, "2026-12-01", "09:30", "11:00")], {}, { field: "time_in", message: "The client already has a session from 09:30 to 11:00 that overlaps this time." }],
+    ["the provider's other client overlapping", [session("s1", 2, 10, "2026-12-01", "08:00", "09:15")], {}, { field: "time_in", message: "The provider already has a session from 08:00 to 09:15 that overlaps this time." }],
+    ["the provider's session 10 minutes before", [session("s1", 2, 10, "2026-12-01", "08:00", "08:50")], {}, { field: "time_in", message: "The provider needs 15 minutes between sessions; another session runs from 08:00 to 08:50." }],
+    ["the provider's session 15 minutes before", [session("s1", 2, 10, "2026-12-01", "08:00", "08:45")], {}, null],
+    ["another provider's other client at the same time", [session("s1", 2, 11, "2026-12-01", "09:00", "10:00")], {}, null],
+    ["9.5 hours already that day", [session("n1", 1, 11, "2026-12-01", "10:00", "19:30")], {}, { field: "time_out", message: "The client would have more than 10 hours of sessions on this day." }],
+    ["9 hours already that day (exactly the cap)", [session("n1", 1, 11, "2026-12-01", "10:00", "19:00")], {}, null],
+    [
+      "39.5 hours already that week",
+      ["2026-11-29", "2026-11-30", "2026-12-02", "2026-12-03"].map((d, i) => session(`n${i}`, 1, 11, d, "08:00", "17:52")).concat([session("n9", 1, 11, "2026-12-05", "08:00", "08:02")]),
+      {},
+      { field: "time_out", message: "The client would have more than 40 hours of sessions in this week (Sunday to Saturday)." },
+    ],
+    ["a CPT the PA service does not cover", [], { cpt: "97155" }, { field: "pa_service_id", message: "The PA service does not cover CPT 97155 on 2026-12-01." }],
+  ])("%s", (_label, booked, over, refusal) => {
+    expect(checkBooking(input(over), booked, pa).refusal).toEqual(refusal);
+  });
+
+  it("a series is refused as a whole, naming every date the same rule refuses", () => {
+    const booked = [session("n1", 1, 11, "2026-12-08", "09:00", "10:00"), session("n2", 1, 11, "2026-12-22", "09:30", "10:30")];
+    const r = checkBooking(input({ dates: ["2026-12-01", "2026-12-08", "2026-12-15", "2026-12-22"] }), booked, pa);
+    expect(r.refusal).toEqual({ field: "time_in", message: "On 2026-12-08: The client already has a session from 09:00 to 10:00 that overlaps this time." });
+    const same = checkBooking(input({ dates: ["2026-12-01", "2026-12-08", "2026-12-15", "2026-12-22"] }), [session("n1", 1, 11, "2026-12-08", "09:00", "10:00"), session("n2", 1, 11, "2026-12-22", "09:00", "10:00")], pa);
+    expect(same.refusal?.message).toBe("On 2026-12-08, 2026-12-22: The client already has a session from 09:00 to 10:00 that overlaps this time.");
+  });
+
+  it("a series past the PA service's end is refused on the first uncovered date", () => {
+    const r = checkBooking(input({ dates: ["2027-12-24", "2027-12-31", "2028-01-07"] }), [], pa);
+    expect(r.refusal).toEqual({ field: "pa_service_id", message: "On 2028-01-07: The PA service does not cover CPT 97153 on 2028-01-07." });
+  });
+
+  it.each<[number, number, string | null]>([
+    [0, 100, null],
+    [96, 100, null],
+    [97, 100, "These sessions need 4 units but the PA service has only 3 units left after the notes written and the sessions already scheduled."],
+    [120, 100, "These sessions need 4 units but the PA service has only 0 units left after the notes written and the sessions already scheduled."],
+  ])("units used %i of %i: warning %s (never a refusal)", (used, n, warning) => {
+    const r = checkBooking(input(), [], { ...pa, n_units: n, used_units: used });
+    expect(r.refusal).toBeNull();
+    expect(r.units).toBe(4);
+    expect(r.warning).toBe(warning);
+  });
+
+  it("no PA service of the client: refused on the PA service", () => {
+    expect(checkBooking(input(), [], null).refusal?.field).toBe("pa_service_id");
+  });
+});
+
+describe("calendarGrid: Sunday-first grids", () => {
+  it("a month is whole Sunday–Saturday weeks around it", () => {
+    const g = calendarGrid("month", "2026-11-26");
+    expect(g.from).toBe("2026-11-01");
+    expect(g.to).toBe("2026-12-05");
+    expect(g.weeks).toHaveLength(5);
+    expect(g.weeks.every((w) => w.length === 7)).toBe(true);
+    expect([g.prev, g.next, g.title, g.month]).toEqual(["2026-10-01", "2026-12-01", "November 2026", "2026-11"]);
+  });
+  it.each<[string, string, string, number]>([
+    ["2026-02-10", "2026-02-01", "2026-02-28", 4],
+    ["2026-08-15", "2026-07-26", "2026-09-05", 6],
+    ["2027-01-31", "2026-12-27", "2027-02-06", 6],
+  ])("month of %s runs %s to %s in %i weeks", (date, from, to, weeks) => {
+    const g = calendarGrid("month", date);
+    expect([g.from, g.to, g.weeks.length]).toEqual([from, to, weeks]);
+  });
+  it("a week runs Sunday to Saturday; a day is one date", () => {
+    const w = calendarGrid("week", "2026-11-26");
+    expect(w.weeks[0]).toEqual(["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"]);
+    expect([w.prev, w.next]).toEqual(["2026-11-19", "2026-12-03"]);
+    const d = calendarGrid("day", "2026-12-31");
+    expect([d.from, d.to, d.prev, d.next, d.title]).toEqual(["2026-12-31", "2026-12-31", "2026-12-30", "2027-01-01", "Thursday 31 December 2026"]);
+  });
+});
+
+describe("RangeQuery and writeNoteHref", () => {
+  it.each<[Record<string, string>, boolean]>([
+    [{ from: "2026-11-01", to: "2026-11-30" }, true],
+    [{ from: "2026-11-01", to: "2027-01-02" }, true],
+    [{ from: "2026-11-01", to: "2027-01-03" }, false],
+    [{ from: "2026-11-30", to: "2026-11-01" }, false],
+    [{ from: "2026-11-01", to: "2026-11-02", location_id: "x" }, false],
+  ])("%j valid: %s", (q, valid) => {
+    expect(parseWith(RangeQuery, q).ok).toBe(valid);
+  });
+  it("opens the RBT form for 97153 and the BCBA form otherwise, with the session's values", () => {
+    const s = { id: 7, patient_id: 3, provider_id: 10, session_date: "2026-12-01", time_in: "09:00", time_out: "10:00", cpt_code: "97153", pa_service_id: 4 };
+    expect(writeNoteHref(s)).toBe("/note-rbt?patient_id=3&session_date=2026-12-01&time_in=09%3A00&time_out=10%3A00&cpt_code=97153&provider_id=10&scheduled_id=7&pa_service_id=4");
+    expect(writeNoteHref({ ...s, cpt_code: "97155", pa_service_id: null })).toMatch(/^\/note-bcba\?.*cpt_code=97155/);
+  });
+});

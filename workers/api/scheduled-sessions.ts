@@ -1,0 +1,46 @@
+import { Hono } from "hono";
+import { RangeQuery } from "~/domain/schedule";
+import { parseWith } from "~/domain/validation";
+import { bookSessions, calendarRange, cancelRestOfSeries, cancelSession, getScheduledSession } from "~/models/schedule.server";
+import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { answer, modelContext, pathId } from "./rest";
+
+/**
+ * Scheduled sessions (issue 12, decision 037), mounted at /api/v2/scheduled-sessions. view_notes for every
+ * call; booking or cancelling for another provider needs manage_notes (403), as notes do (decision 023).
+ * Another location's session, client or filter answers 404; bad input 422 with `errors` by field.
+ */
+const viewNotes = requireApiPermission("view_notes");
+const NOT_FOUND = "Scheduled session not found.";
+const BAD_BODY = "The request body must be a JSON object.";
+
+export const scheduledSessionsV2 = new Hono<AppEnv>()
+  .get("/", viewNotes, async (c) => {
+    const parsed = parseWith(RangeQuery, c.req.query());
+    if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0] ?? "The query is not valid.", { errors: parsed.errors });
+    return answer(c, await calendarRange(modelContext(c), parsed.data));
+  })
+  .get("/:id", viewNotes, async (c) => {
+    const id = pathId(c.req.param("id"));
+    const data = id === null ? null : await getScheduledSession(modelContext(c), id);
+    return data ? c.json({ data }) : jsonError(c, 404, NOT_FOUND);
+  })
+  .post("/", viewNotes, async (c) => {
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, BAD_BODY);
+    const result = await bookSessions(modelContext(c), body);
+    if (result.ok) return c.json({ data: result.data, message: result.message, warning: result.data.warning }, 201);
+    return answer(c, result);
+  })
+  .post("/:id/cancel", viewNotes, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, NOT_FOUND);
+    return answer(c, await cancelSession(modelContext(c), id));
+  })
+  .post("/:id/cancel-rest", viewNotes, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, NOT_FOUND);
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, BAD_BODY);
+    return answer(c, await cancelRestOfSeries(modelContext(c), id, body.from));
+  });
