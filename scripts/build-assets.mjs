@@ -13,6 +13,7 @@
  *   summary button, app/client/note-summary.ts).
  * - The note forms' AI summary button standalone (docs/decisions/026): app/client/note-summary-page.ts, built the
  *   same way (no uPlot).
+ * - The parent portal's consent signing (docs/decisions/040): app/client/consent-sign.ts, the signature pad alone.
  * - app/generated/assets.json maps each file to its URL; the root and the chart read their links from it.
  *
  * Prints the sizes (raw and gzip).
@@ -67,6 +68,8 @@ const yearChartJs = await chartModule("year-chart");
 // The note form's module (docs/decisions/025): drafts, live units, signature pads, the AI summary button.
 const noteFormJs = await chartModule("note-form");
 const noteSummaryJs = await chartModule("note-summary-page");
+// The parent portal's consent signing: the note form's signature pad alone (docs/decisions/040).
+const consentSignJs = await chartModule("consent-sign");
 
-await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs, noteFormJs, noteSummaryJs }, null, 2)}
+await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs, noteFormJs, noteSummaryJs, consentSignJs }, null, 2)}
 `);

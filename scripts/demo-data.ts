@@ -11,6 +11,7 @@ import { seedDemoClaims } from "./demo-claims";
 import { seedDemoReports } from "./demo-reports";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
 import { seedDemoBilling } from "./demo-billing";
+import { seedDemoConsents } from "./demo-consents";
 import { seedDemoRemittances } from "./demo-remittances";
 import { seedDemoTickets } from "./demo-tickets";
 import { seedDemoSchedule } from "./demo-schedule";
@@ -257,6 +258,9 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
 
   // A rate/pay record per location for the payroll report (scripts/demo-reports.ts).
   await seedDemoReports(db);
+
+  // Consents for the demo parent's children: one to sign on the parent portal, one signed (issue 12).
+  await seedDemoConsents(db, now);
 
   // Last, after the claims: one remittance that pays, partly pays and denies lines of two sent demo claims
   // (scripts/demo-remittances.ts; nothing happens while there are no sent claims).

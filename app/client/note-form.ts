@@ -13,11 +13,12 @@
 import { minuteOfDay, unitsForMinutes } from "../domain/notes";
 import { meterState, meterText } from "../domain/pa-pacing";
 import { attachAiSummary } from "./note-summary";
+import { signaturePads } from "./signature-pad";
+export { SIGNATURE_MAX_CHARS } from "./signature-pad";
 
 const DRAFT_PREFIX = "note-draft:";
 /** Fields the page owns: never written back from a draft. */
 const PAGE_FIELDS = new Set(["form_token", "version", "type", "patient_id", "intent"]);
-export const SIGNATURE_MAX_CHARS = 100_000;
 
 type Draft = { at: number; fields: [string, string][] };
 
@@ -180,74 +181,6 @@ function liveCpt(form: HTMLFormElement) {
   cpt?.addEventListener("change", update);
   date?.addEventListener("change", update);
   update();
-}
-
-function signaturePads(form: HTMLFormElement) {
-  for (const holder of form.querySelectorAll<HTMLElement>("[data-signature-pad]")) {
-    const input = form.elements.namedItem(holder.dataset.signaturePad!) as HTMLInputElement | null;
-    if (!input) continue;
-    const canvas = document.createElement("canvas");
-    canvas.width = 480;
-    canvas.height = 140;
-    canvas.className = "signature-pad";
-    canvas.setAttribute("role", "img");
-    canvas.setAttribute("aria-label", holder.dataset.label ?? "Signature pad");
-    const clear = document.createElement("button");
-    clear.type = "button";
-    clear.className = "btn btn-small";
-    clear.textContent = "Clear signature";
-    const note = document.createElement("p");
-    note.className = "hint";
-    note.textContent = holder.dataset.label ?? "Draw the signature";
-    for (const el of [note, canvas, clear]) holder.appendChild(el);
-    const ctx = canvas.getContext("2d")!;
-    ctx.lineWidth = 2.5;
-    ctx.lineCap = "round";
-    ctx.strokeStyle = "#111";
-    let drawing = false;
-    let drew = false;
-    const at = (e: PointerEvent) => {
-      const r = canvas.getBoundingClientRect();
-      return [((e.clientX - r.left) * canvas.width) / r.width, ((e.clientY - r.top) * canvas.height) / r.height] as const;
-    };
-    canvas.addEventListener("pointerdown", (e) => {
-      drawing = true;
-      canvas.setPointerCapture(e.pointerId);
-      const [x, y] = at(e);
-      ctx.beginPath();
-      ctx.moveTo(x, y);
-      e.preventDefault();
-    });
-    canvas.addEventListener("pointermove", (e) => {
-      if (!drawing) return;
-      const [x, y] = at(e);
-      ctx.lineTo(x, y);
-      ctx.stroke();
-      drew = true;
-    });
-    const finish = () => {
-      if (!drawing) return;
-      drawing = false;
-      if (!drew) return;
-      const url = canvas.toDataURL("image/png");
-      if (url.length > SIGNATURE_MAX_CHARS) {
-        note.textContent = "This signature is too large to keep; clear it and sign again.";
-        return;
-      }
-      input.value = url;
-      holder.parentElement?.querySelector("[data-signature-preview]")?.remove();
-      form.dispatchEvent(new Event("input", { bubbles: true }));
-    };
-    canvas.addEventListener("pointerup", finish);
-    canvas.addEventListener("pointercancel", finish);
-    clear.addEventListener("click", () => {
-      ctx.clearRect(0, 0, canvas.width, canvas.height);
-      drew = false;
-      input.value = "";
-      holder.parentElement?.querySelector("[data-signature-preview]")?.remove();
-      form.dispatchEvent(new Event("input", { bubbles: true }));
-    });
-  }
 }
 
 /**

@@ -47,6 +47,8 @@ export const SettingsInput = v.pipe(
     absolute_hours: bounded("absolute_hours"),
     /** A checkbox: absent means off. */
     demo_mode: looseBoolean,
+    /** The parent portal shows session note summaries (decision 040); a checkbox, absent means off. */
+    portal_show_narrative: looseBoolean,
   }),
   v.forward(
     v.check((x) => x.idle_minutes < x.absolute_hours * 60, SETTINGS_MESSAGES.idleNotShorter),
@@ -59,3 +61,10 @@ export type SettingsInput = v.InferOutput<typeof SettingsInput>;
 export function demoModeOn(stored: boolean | null, deploymentDemoMode: string | undefined): boolean {
   return stored ?? deploymentDemoMode === "true";
 }
+
+/**
+ * The parent portal shows a session note's summary (its clinical narrative) only when this setting's value
+ * is "true"; absent or anything else means off, the default (docs/decisions/040).
+ */
+export const PORTAL_SHOW_NARRATIVE = "portal_show_narrative";
+export const PORTAL_SHOW_NARRATIVE_DEFAULT = false;

@@ -55,6 +55,18 @@ export function profileChartsQuery(ctx: ModelContext, bipId: number, range: Char
   return chartInputsWhere(ctx, and(eq(plans.bipId, bipId), inArray(plans.category, ["maladaptive", "replacement"]), eq(plans.status, "active")), range);
 }
 
+/**
+ * A client's active maladaptive and replacement goals, as profileChartsQuery does for one BIP, across the
+ * client's BIPs (the parent portal, docs/decisions/040), for a client already found in the actor's reach.
+ */
+export function patientChartsQuery(ctx: ModelContext, patientId: number, range: ChartRange) {
+  return chartInputsWhere(
+    ctx,
+    and(eq(plans.patientId, patientId), inArray(plans.category, ["maladaptive", "replacement"]), eq(plans.status, "active"), sql`${plans.bipId} in (select "id" from "bips" where "deleted_at" is null)`),
+    range,
+  );
+}
+
 function chartInputsWhere(ctx: ModelContext, where: SQL | undefined, range: ChartRange) {
   const from = range.from || null;
   const to = range.to || null;

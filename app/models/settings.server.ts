@@ -3,7 +3,7 @@ import type { Db } from "~/db/client.server";
 import { settings } from "~/db/schema";
 import { DEFAULT_ABSOLUTE_HOURS, DEFAULT_CODE_EXPIRY_MINUTES, DEFAULT_IDLE_MINUTES } from "~/domain/auth-rules";
 import { isSuperadmin } from "~/domain/permissions";
-import { demoModeOn, SETTINGS_MESSAGES, SettingsInput } from "~/domain/settings";
+import { demoModeOn, PORTAL_SHOW_NARRATIVE, PORTAL_SHOW_NARRATIVE_DEFAULT, SETTINGS_MESSAGES, SettingsInput } from "~/domain/settings";
 import { parseWith } from "~/domain/validation";
 import { withAudit } from "~/services/audit.server";
 import type { ModelContext } from "./context";
@@ -16,6 +16,8 @@ export interface AuthSettings {
   absoluteHours: number;
   /** The demo banner as a SUPERADMIN set it; null: never set, the deployment's DEMO_MODE decides. */
   demoMode: boolean | null;
+  /** The parent portal shows session note summaries (docs/decisions/040); off unless turned on. */
+  portalShowNarrative: boolean;
 }
 
 const KEYS = {
@@ -23,6 +25,7 @@ const KEYS = {
   idleMinutes: "session_idle_minutes",
   absoluteHours: "session_absolute_hours",
   demoMode: "demo_mode",
+  portalShowNarrative: PORTAL_SHOW_NARRATIVE,
 } as const;
 
 const DEFAULTS: AuthSettings = {
@@ -30,6 +33,7 @@ const DEFAULTS: AuthSettings = {
   idleMinutes: DEFAULT_IDLE_MINUTES,
   absoluteHours: DEFAULT_ABSOLUTE_HOURS,
   demoMode: null,
+  portalShowNarrative: PORTAL_SHOW_NARRATIVE_DEFAULT,
 };
 
 function positive(value: string | undefined, fallback: number): number {
@@ -60,6 +64,7 @@ async function readAuthSettings(db: Db): Promise<AuthSettings> {
     idleMinutes: positive(map.get(KEYS.idleMinutes), DEFAULTS.idleMinutes),
     absoluteHours: positive(map.get(KEYS.absoluteHours), DEFAULTS.absoluteHours),
     demoMode: flag(map.get(KEYS.demoMode)),
+    portalShowNarrative: flag(map.get(KEYS.portalShowNarrative)) ?? DEFAULTS.portalShowNarrative,
   };
 }
 
@@ -69,6 +74,7 @@ export interface SettingsForm {
   idle_minutes: number;
   absolute_hours: number;
   demo_mode: boolean;
+  portal_show_narrative: boolean;
   /** The deployment's DEMO_MODE, shown beside the switch. */
   deployment_demo_mode: boolean;
 }
@@ -81,6 +87,7 @@ export async function getSettingsForm(ctx: ModelContext, deploymentDemoMode: str
     idle_minutes: s.idleMinutes,
     absolute_hours: s.absoluteHours,
     demo_mode: demoModeOn(s.demoMode, deploymentDemoMode),
+    portal_show_narrative: s.portalShowNarrative,
     deployment_demo_mode: deploymentDemoMode === "true",
   });
 }
@@ -101,6 +108,7 @@ export async function updateSettings(ctx: ModelContext, deploymentDemoMode: stri
   if (next.idle_minutes !== now.idleMinutes) changes.push([KEYS.idleMinutes, String(next.idle_minutes)]);
   if (next.absolute_hours !== now.absoluteHours) changes.push([KEYS.absoluteHours, String(next.absolute_hours)]);
   if (next.demo_mode !== demoModeOn(now.demoMode, deploymentDemoMode)) changes.push([KEYS.demoMode, String(next.demo_mode)]);
+  if (next.portal_show_narrative !== now.portalShowNarrative) changes.push([KEYS.portalShowNarrative, String(next.portal_show_narrative)]);
   const form = { ...next, deployment_demo_mode: deploymentDemoMode === "true" };
   if (!changes.length) return ok(form, SETTINGS_MESSAGES.unchanged);
   await withAudit(ctx.db, who(ctx), { action: "update", entity: "setting", entityId: changes.map(([k]) => k).join(",") }, () =>

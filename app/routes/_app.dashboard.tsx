@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Form, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { YearChart } from "~/components/charts/year-chart";
 import { DataTable } from "~/components/ui/data-list";
 import { buildYearChartModel, YearQuery } from "~/domain/dashboard";
@@ -7,6 +7,7 @@ import { greetingName } from "~/domain/shell";
 import { parseWith } from "~/domain/validation";
 import { actorYear, getDashboardWithYear } from "~/models/dashboard.server";
 import { listChildrenOfParent } from "~/models/parents.server";
+import { auditClientsRead } from "~/services/audit.server";
 import { requirePrincipal } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Baseline" }];
@@ -21,10 +22,13 @@ export const handle = { guard: "principal" };
 const YEARS_OFFERED = 5;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePrincipal(request, context);
+  const { actor, auditTail } = await requirePrincipal(request, context);
   const name = greetingName(actor);
   if (actor.kind === "parent") {
-    return { kind: "parent" as const, name, children: await listChildrenOfParent(context.app.db, actor) };
+    // The parent's own children (names only); the read is audited with the parent as actor (decision 040).
+    const children = await listChildrenOfParent(context.app.db, actor);
+    await auditClientsRead(context.app.db, { actor, ip: context.app.ip }, "portal_children", children.map((c) => c.id), auditTail);
+    return { kind: "parent" as const, name, children };
   }
   const now = context.app.now();
   const thisYear = actorYear(actor, now);
@@ -72,7 +76,9 @@ export default function Dashboard() {
             <ul>
               {data.children.map((c) => (
                 <li key={c.id}>
-                  {c.first_name} {c.last_name}
+                  <Link to={`/portal/child/${c.id}`}>
+                    {c.first_name} {c.last_name}
+                  </Link>
                 </li>
               ))}
             </ul>

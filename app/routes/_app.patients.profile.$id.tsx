@@ -176,7 +176,7 @@ export default function PatientProfile() {
           {patient.full_name} <span className="badge">{patient.status}</span>
         </h1>
         <span>
-          <Link to="/patients/list">Back to clients</Link>
+          <Link to="/patients/list">Back to clients</Link> <Link to={`/patients/consents/${patient.id}`}>Consents</Link>
           {canSeeBips ? (
             <>
               {" "}

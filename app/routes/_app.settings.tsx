@@ -42,6 +42,7 @@ export default function Settings() {
   const errors = answer?.errors ?? {};
   const typed = (k: string) => (answer ? String(answer.values[k] ?? "") : String(current[k as keyof typeof current]));
   const demoChecked = answer ? answer.values.demo_mode === "true" || answer.values.demo_mode === "on" : current.demo_mode;
+  const narrativeChecked = answer ? answer.values.portal_show_narrative === "true" || answer.values.portal_show_narrative === "on" : current.portal_show_narrative;
   return (
     <section className="card">
       <div className="page-head">
@@ -72,6 +73,7 @@ export default function Settings() {
           );
         })}
         <CheckboxField label={`Demo mode: show the demo banner (this deployment's default: ${current.deployment_demo_mode ? "on" : "off"})`} name="demo_mode" defaultChecked={demoChecked} error={errors.demo_mode} />
+        <CheckboxField label="Parent portal: show parents the summary of each session note (off: dates and session types only)" name="portal_show_narrative" defaultChecked={narrativeChecked} error={errors.portal_show_narrative} />
         <FormActions>
           <button className="btn btn-primary" type="submit" disabled={busy}>
             Save settings

@@ -10,7 +10,7 @@ import { readSessionActor, type ScreenSession, type SessionAndActor } from "./se
  * Response) before the route reads any data. Every route module also declares its guard in `handle`
  * so the route-coverage test can prove the declaration and the behaviour agree.
  */
-export type Guard = "public" | "principal" | "staff" | "superadmin" | Permission;
+export type Guard = "public" | "principal" | "staff" | "parent" | "superadmin" | Permission;
 export interface GuardHandle {
   guard: Guard;
 }
@@ -87,6 +87,13 @@ export async function requireStaff(request: Request, context: AppLoadContext): P
   return signed;
 }
 
+/** A signed-in parent (the parent portal, docs/decisions/040); staff are refused with 403. */
+export async function requireParent(request: Request, context: AppLoadContext): Promise<Signed> {
+  const signed = await requirePrincipal(request, context);
+  if (signed.actor.kind !== "parent") throw forbidden();
+  return signed;
+}
+
 /** A staff user holding the permission (SUPERADMIN and ADMIN always pass). */
 export async function requirePermission(request: Request, context: AppLoadContext, permission: Permission): Promise<Signed> {
   const signed = await requireStaff(request, context);
@@ -106,6 +113,7 @@ export async function requireGuard(request: Request, context: AppLoadContext, gu
   if (guard === "public") return null;
   if (guard === "principal") return requirePrincipal(request, context);
   if (guard === "staff") return requireStaff(request, context);
+  if (guard === "parent") return requireParent(request, context);
   if (guard === "superadmin") return requireSuperadmin(request, context);
   return requirePermission(request, context, guard);
 }

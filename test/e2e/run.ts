@@ -417,6 +417,65 @@ for (const javaScript of [false, true]) {
       assert.equal(res?.status(), 403);
     });
 
+    // ---- Parent portal (issue 12, decision 040): a parent signs their child's consent (typed name; with
+    // JavaScript also drawn), and staff then see who signed it and when. JavaScript off signs Liam's demo
+    // consent, on signs Olivia's (each run's own record).
+    flow("portal: a parent signs a consent, and staff see it signed with the name and time", async () => {
+      const childName = javaScript ? "Olivia Garcia" : "Liam Garcia";
+      await goto(page, "/login");
+      await page.getByLabel("Email", { exact: true }).fill("parent@demo.test");
+      await page.getByLabel("Password", { exact: true }).fill(DEMO_PASSWORD);
+      await page.getByLabel("Sign in as a parent or guardian").check();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.waitForURL(onPath("/dashboard"));
+      await page.getByRole("link", { name: childName }).click();
+      await page.waitForURL((url) => /^\/portal\/child\/\d+$/.test(url.pathname));
+      await ready(page);
+      const childId = new URL(page.url()).pathname.split("/").pop()!;
+      await shown(page.getByRole("heading", { name: "Consents to sign" }));
+      const consent = page.locator("article.consent").first();
+      await shown(consent.getByText("Notice of privacy practices."));
+      const consentId = ((await consent.getByRole("heading").textContent()) ?? "").replace(/\D/g, "");
+      // Without the agreement box, nothing is signed and the typed name stays.
+      await consent.getByLabel("Your full name").fill("Laura Garcia");
+      await consent.getByRole("button", { name: "Sign consent" }).click();
+      await shown(page.getByText("Tick the box to confirm you agree.").first());
+      const again = page.locator("article.consent").first();
+      assert.equal(await again.getByLabel("Your full name").inputValue(), "Laura Garcia");
+      if (javaScript) {
+        await ready(page);
+        const pad = again.locator("canvas.signature-pad");
+        await shown(pad);
+        await pad.scrollIntoViewIfNeeded();
+        const box = (await pad.boundingBox())!;
+        await page.mouse.move(box.x + 20, box.y + box.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(box.x + box.width / 2, box.y + 20, { steps: 5 });
+        await page.mouse.move(box.x + box.width - 20, box.y + box.height - 20, { steps: 5 });
+        await page.mouse.up();
+        assert.match(await again.locator("input[name=signature]").inputValue(), /^data:image\/png;base64,/);
+      }
+      await again.getByLabel("I have read these sections and I agree to them.").check();
+      await again.getByRole("button", { name: "Sign consent" }).click();
+      await shown(page.getByText("Consent signed. Thank you."));
+      await shown(page.getByTestId(`signed-consent-${consentId}`));
+
+      // Staff see who signed what and when.
+      const staffContext = await browser!.newContext({ javaScriptEnabled: javaScript, baseURL: app!.url });
+      try {
+        const staff = await staffContext.newPage();
+        if (javaScript) scriptedPages.add(staff);
+        await signIn(staff, "manager@demo.test");
+        await staff.waitForURL(onPath("/dashboard"));
+        await goto(staff, `/patients/consents/${childId}`);
+        const signedBy = staff.getByTestId(`signed-${consentId}`);
+        await shown(signedBy);
+        assert.match((await signedBy.textContent()) ?? "", /^Laura Garcia \(parent\) · \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+      } finally {
+        await staffContext.close();
+      }
+    });
+
     // ---- Intake assessment (medical/initial-assessment): rows added without JavaScript, rules shown in place.
     flow("intake: a BCBA records an intake with a program row; a yes without its description is refused", async () => {
       await signIn(page, "bcba@demo.test");

@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, claims, clientReports, intakeAssessments, notes, paServices, scheduledSessions, x12Files } from "~/db/schema";
+import { auditLog, claims, clientConsents, clientReports, intakeAssessments, notes, paServices, pdfJobs, scheduledSessions, sharedDocuments, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
@@ -52,6 +52,7 @@ const API_NO_CLIENT_DATA: Record<string, string> = {
   "GET /doctors/employeesbylocation/:id": "staff of a location",
   "GET /client_report/config": "the billing table's choices: modifiers, note types, POS codes",
   "GET /v2/remittances": "payers' payments: payer, trace number, totals and counts (no client named)",
+  "GET /v2/get-client-consents-sections": "the clinic's consent sections (id → label)",
 };
 
 /** Screens (route ids) that show no client data. */
@@ -143,10 +144,14 @@ let seed: {
   notes: Record<"rbt" | "bcba" | "combined", number>;
   remittance: number;
   claim: number;
+  consent: number;
+  document: number;
   scheduled: number;
 };
 let token: string;
 let cookie: string;
+/** The seeded client's parent, signed in: the parent portal's screens are walked with it. */
+let parentCookie: string;
 
 beforeAll(async () => {
   const location = await createLocation();
@@ -184,6 +189,8 @@ beforeAll(async () => {
     clientReport: 0,
     remittance: await remittanceOf(patient),
     claim: 0,
+    consent: 0,
+    document: 0,
     scheduled: 0,
   };
   const [scheduled] = await db()
@@ -201,6 +208,15 @@ beforeAll(async () => {
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
+  // A consent (its PDF screen) and a document shared with the parent, its file in R2 (the portal's download).
+  const [consent] = await db().insert(clientConsents).values({ patientId: patient.id, sections: "[1,2]" }).returning();
+  seed.consent = consent!.id;
+  const jobId = "audit-coverage-job";
+  await env.FILES!.put(`pdf/${jobId}.pdf`, "%PDF-1.7\n");
+  await db().insert(pdfJobs).values({ id: jobId, kind: "plan", patientId: patient.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: admin.id });
+  const [shared] = await db().insert(sharedDocuments).values({ patientId: patient.id, title: "Plan", pdfJobId: jobId, sharedBy: admin.id }).returning();
+  seed.document = shared!.id;
+  parentCookie = await signInCookie(parent, true);
 });
 
 /** A claim of the client with one line, paid by an imported 835: the remittance's id. */
@@ -241,6 +257,7 @@ function apiUrl(path: string): string {
     [/^\/v2\/remittances\//, () => seed.remittance],
     [/^\/v2\/claims\//, () => seed.claim],
     [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
+    [/^\/v2\/get-client-consents\//, () => seed.patient],
     [/^\/v2\/scheduled-sessions\//, () => seed.scheduled],
   ];
   if (path === "/client_report/byemployee/:employee/:patient") return `/client_report/byemployee/${seed.provider}/${seed.patient}`;
@@ -274,6 +291,8 @@ function screenUrl(route: BuildRoute): string {
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
   if (path.startsWith("/claims/remittances/")) return path.replace(/:id$/, String(seed.remittance));
   if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
+  if (path.startsWith("/patients/consents/pdf/")) return path.replace(/:id$/, String(seed.consent));
+  if (path.startsWith("/portal/documents/")) return path.replace(/:id$/, String(seed.document));
   // The calendar: the week of the seeded notes and scheduled session; one scheduled session.
   if (path === "/calendar/view") return "/calendar/view?view=week&date=2026-01-05";
   if (path.startsWith("/calendar/session/")) return path.replace(/:id$/, String(seed.scheduled));
@@ -306,7 +325,8 @@ describe("every read of client data is audited", () => {
 
   it.each(screens.map((r) => [r.id, r] as const))("%s writes an audit row", async (_id, route) => {
     const before = await auditRows();
-    const res = await request(screenUrl(route), { cookie });
+    // The parent portal's screens are the seeded client's parent's.
+    const res = await request(screenUrl(route), { cookie: route.module.handle?.guard === "parent" ? parentCookie : cookie });
     expect(res.status, screenUrl(route)).toBe(200);
     expect(await auditRows(), `${route.id} left no audit row`).toBeGreaterThan(before);
   });
@@ -415,10 +435,21 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/calendar/view?view=week&date=2026-01-05",
     "/calendar/view?view=month&date=2026-01-05&location_id=:location",
     "/calendar/session/:scheduled",
+    "/patients/consents/:patient",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();
     expect((await d1(path, { Cookie: cookie })).roundTrips).toBeLessThanOrEqual(3);
+    expect(await auditRows()).toBe(before + 1);
+  });
+});
+
+describe("the parent portal's reads stay within 3 D1 round trips", () => {
+  it.each(["/portal/child/:patient", "/dashboard"])("screen %s as the parent: session, the child, the page with its audit row", async (route) => {
+    const before = await auditRows();
+    const res = await countingWorker.fetch(new Request(`http://localhost${seeded(route)}`, { headers: { Cookie: parentCookie } }) as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get(D1_COUNT_HEADER)!.split(";")[1])).toBeLessThanOrEqual(3);
     expect(await auditRows()).toBe(before + 1);
   });
 });

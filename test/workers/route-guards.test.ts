@@ -84,6 +84,11 @@ describe("screen guards", () => {
         const passed = PRINCIPAL_RECORD_ROUTES.has(r.id) ? 404 : 200;
         expect(asStaff.status, `${r.id} as staff`).toBe(passed);
         expect(asParent.status, `${r.id} as parent`).toBe(passed);
+      } else if (guard === "parent") {
+        // The parent portal: staff are refused; every parent route answers one of the parent's own records
+        // by id, and /1 is not this parent's, so past the guard it is 404.
+        expect(asStaff.status, `${r.id} as staff`).toBe(403);
+        expect(asParent.status, `${r.id} as parent`).toBe(404);
       } else if (guard === "staff") {
         expect(asStaff.status, `${r.id} as staff`).toBe(STAFF_RECORD_ROUTES.has(r.id) ? 404 : 200);
         expect(asParent.status, `${r.id} as parent`).toBe(403);

@@ -9,6 +9,7 @@ import { insurancesV1, insurancesV2 } from "./insurances";
 import { intakeAssessmentsV2 } from "./intake-assessments";
 import { clientsApi } from "./clients";
 import { clientReportsApi } from "./client-reports";
+import { consentsApi } from "./consents";
 import { employeesApi } from "./employees";
 import { locationsV1, locationsV2 } from "./locations";
 import { mockApi, mockMode } from "./mock";
@@ -81,6 +82,8 @@ export const api = new Hono<AppEnv>()
   .route("/bip", bipsV1)
   // The PA calculator and pacing (./pa-pacing.ts), before the PA services' router answers 405 on its other paths.
   .route("/v2", paPacingApi)
+  // Client consents: store, list, sections, PDF (./consents.ts, decision 040).
+  .route("/v2", consentsApi)
   // Clients, PA services and parents (see ./clients.ts); employees and user administration (./employees.ts).
   .route("/", clientsApi)
   .route("/", employeesApi)

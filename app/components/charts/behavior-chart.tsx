@@ -24,7 +24,7 @@ function scriptJson(value: unknown): string {
  * objectives), the data tables, and the model as JSON for the uPlot module. Several charts on a page
  * share one module script (a module runs once per URL).
  */
-export function BehaviorChart({ model, id, caption }: { model: ChartModel; id: string; caption?: string }) {
+export function BehaviorChart({ model, id, caption, interactive = true }: { model: ChartModel; id: string; caption?: string; /** false: the server SVG alone, no uPlot module (the parent portal, decision 040). */ interactive?: boolean }) {
   return (
     <figure className="bc" id={id} data-behavior-chart="">
       <figcaption>
@@ -58,8 +58,8 @@ export function BehaviorChart({ model, id, caption }: { model: ChartModel; id: s
         </span>
       </p>
       <details className="bc-data" dangerouslySetInnerHTML={{ __html: chartDataMarkup(model) }} />
-      <script type="application/json" data-chart-model="" dangerouslySetInnerHTML={{ __html: scriptJson(model) }} />
-      <script type="module" src={ASSET_URLS.behaviorChartJs} />
+      {interactive ? <script type="application/json" data-chart-model="" dangerouslySetInnerHTML={{ __html: scriptJson(model) }} /> : null}
+      {interactive ? <script type="module" src={ASSET_URLS.behaviorChartJs} /> : null}
     </figure>
   );
 }

@@ -1,0 +1,207 @@
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { clientConsents, locations, patients } from "~/db/schema";
+import { CONSENT_MESSAGES, ConsentDraftInput, ConsentSignInput, isConsentEditable, parseStoredSections, sectionsByIds, type ConsentStatus } from "~/domain/consents";
+import { can } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
+import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
+import type { ModelContext } from "./context";
+import { isKeyRace, patientScope, who } from "./patients.server";
+import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * Client consents (docs/decisions/040). Staff with manage_clients write drafts for clients of their
+ * locations; the parent linked to the client signs (typed name, drawn signature with JavaScript); a signed
+ * consent never changes. Every read is audited (entity "consent", the client named), every write goes in
+ * one batch with its audit row and is conditional on the draft's status and version, so a signed consent
+ * cannot be edited or signed twice even by a racing request.
+ */
+
+type Row = typeof clientConsents.$inferSelect;
+
+export function consentJson(r: Row) {
+  const ids = parseStoredSections(r.sections);
+  return {
+    id: r.id,
+    patient_id: r.patientId,
+    sections: ids,
+    section_labels: sectionsByIds(ids).map((s) => s.label),
+    section_texts: sectionsByIds(ids).map((s) => ({ label: s.label, text: s.text })),
+    notes: r.notes,
+    status: r.status as ConsentStatus,
+    signer_type: r.signerType as "parent" | "user" | null,
+    signer_name: r.signerName,
+    signature: r.signature,
+    signed_at: r.signedAt,
+    editable: isConsentEditable({ status: r.status, deleted_at: r.deletedAt }),
+    version: r.version,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+export type ConsentJson = ReturnType<typeof consentJson>;
+
+const live = isNull(clientConsents.deletedAt);
+
+/** The client in the actor's scope with the audit tail (one statement), or nothing. */
+function patientInScope(ctx: ModelContext, patientId: number) {
+  return ctx.db
+    .select({ id: patients.id, firstName: patients.firstName, lastName: patients.lastName, parentId: patients.parentId, tail: auditTail })
+    .from(patients)
+    .where(and(eq(patients.id, patientId), patientScope(ctx)));
+}
+
+/** A client's consents, newest first, as a statement (for a batch already scoped to the client). */
+export function consentsOfPatientQuery(ctx: ModelContext, patientId: number) {
+  return ctx.db
+    .select()
+    .from(clientConsents)
+    .where(and(eq(clientConsents.patientId, patientId), live))
+    .orderBy(desc(clientConsents.createdAt), desc(clientConsents.id));
+}
+
+export interface PatientConsents {
+  patient: { id: number; name: string; has_parent: boolean };
+  consents: ConsentJson[];
+}
+
+/** A client's consents (the consent screen and GET get-client-consents/{id}): scope first, then one audited read. */
+export async function listPatientConsents(ctx: ModelContext, patientId: number): Promise<PatientConsents | null> {
+  const [p] = await patientInScope(ctx, patientId);
+  if (!p) return null;
+  const [rows] = await auditedRead(ctx.db, who(ctx), { entity: "consent", entityId: null, patientId }, () => [consentsOfPatientQuery(ctx, patientId)], p.tail);
+  return { patient: { id: p.id, name: `${p.firstName} ${p.lastName}`.trim(), has_parent: p.parentId !== null }, consents: rows.map(consentJson) };
+}
+
+/** A consent whose client is in the actor's scope, with the client's name and location (no audit row: for checks). */
+function consentInScope(ctx: ModelContext, id: number) {
+  return ctx.db
+    .select({ c: clientConsents, firstName: patients.firstName, lastName: patients.lastName, locationTitle: locations.title, tail: auditTail })
+    .from(clientConsents)
+    .innerJoin(patients, eq(patients.id, clientConsents.patientId))
+    .leftJoin(locations, eq(locations.id, patients.locationId))
+    .where(and(eq(clientConsents.id, id), live, patientScope(ctx)));
+}
+
+export interface ConsentDocument {
+  consent: ConsentJson;
+  patientName: string;
+  locationTitle: string | null;
+}
+
+/** One consent for its PDF (staff in scope): the read is audited. */
+export async function getConsentDocument(ctx: ModelContext, id: number): Promise<ConsentDocument | null> {
+  const [row] = await consentInScope(ctx, id);
+  if (!row) return null;
+  await auditedRead(ctx.db, who(ctx), { entity: "consent", entityId: id, patientId: row.c.patientId, detail: { pdf: true } }, () => [] as [], row.tail);
+  return { consent: consentJson(row.c), patientName: `${row.firstName} ${row.lastName}`.trim(), locationTitle: row.locationTitle };
+}
+
+/**
+ * Creates a draft, or changes one (`id`), for a client in scope (manage_clients). The client id of the
+ * body is checked against scope like the record (another location's client: 404). A signed consent
+ * answers 422 and is left as it was; a stale version answers 409 with the current values.
+ */
+export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, unknown>, opts: { id?: number | null; version?: number | null } = {}): Promise<ModelResult<ConsentJson>> {
+  if (!can(ctx.actor, "manage_clients")) return denied();
+  const id = opts.id ?? null;
+  const existing = id === null ? null : ((await consentInScope(ctx, id))[0] ?? null);
+  if (id !== null && !existing) return notFound("Consent");
+  const body = existing && raw.patient_id === undefined ? { ...raw, patient_id: existing.c.patientId } : raw;
+  const parsed = parseWith(ConsentDraftInput, body);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const input = parsed.data;
+  const [p] = await patientInScope(ctx, input.patient_id);
+  if (!p) return notFound("Patient");
+  const values = { sections: JSON.stringify(input.sections), notes: input.notes };
+
+  if (existing) {
+    const current = consentJson(existing.c);
+    if (input.patient_id !== existing.c.patientId) return invalid({ patient_id: "A consent stays with its client." });
+    if (!current.editable) return invalid({ form: CONSENT_MESSAGES.signedReadOnly });
+    const version = opts.version ?? null;
+    if (version !== null && version !== current.version) return conflict(current);
+    const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "consent", entityId: id, patientId: input.patient_id }, () => {
+      const update = ctx.db
+        .update(clientConsents)
+        .set({ ...values, version: sql`${clientConsents.version} + 1`, updatedAt: ctx.now().toISOString() })
+        .where(and(eq(clientConsents.id, id!), live, eq(clientConsents.status, "draft"), version === null ? undefined : eq(clientConsents.version, version)))
+        .returning();
+      return [update];
+    });
+    if (!rows[0]) {
+      const [again] = await consentInScope(ctx, id!);
+      if (!again) return notFound("Consent");
+      const now = consentJson(again.c);
+      return now.editable ? conflict(now) : invalid({ form: CONSENT_MESSAGES.signedReadOnly });
+    }
+    return ok(consentJson(rows[0]), CONSENT_MESSAGES.updated);
+  }
+
+  for (let attempt = 0; ; attempt++) {
+    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${clientConsents.id}), 0) + 1` }).from(clientConsents);
+    const newId = Number(max?.n ?? 1);
+    try {
+      const [rows] = await withAudit(ctx.db, who(ctx), { action: "create", entity: "consent", entityId: newId, patientId: input.patient_id }, () => [
+        ctx.db
+          .insert(clientConsents)
+          .values({ id: newId, patientId: input.patient_id, ...values, status: "draft", createdBy: ctx.actor.id })
+          .returning(),
+      ]);
+      return ok(consentJson(rows[0]!), CONSENT_MESSAGES.created);
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/** A consent of one of the signed-in parent's own children (a parent actor only), with the audit tail. */
+function consentOfParent(ctx: ModelContext, id: number) {
+  return ctx.db
+    .select({ c: clientConsents, tail: auditTail })
+    .from(clientConsents)
+    .innerJoin(patients, eq(patients.id, clientConsents.patientId))
+    .where(and(eq(clientConsents.id, id), live, eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
+}
+
+/**
+ * The parent signs a consent of their own child: typed name, optional drawn signature. Another family's
+ * consent (or a staff actor) answers 404; a consent already signed answers 422 and keeps its first
+ * signature. The update is conditional on status draft, and its audit row is written only if it happened.
+ */
+export async function signConsent(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<ConsentJson>> {
+  if (ctx.actor.kind !== "parent") return notFound("Consent");
+  const [row] = await consentOfParent(ctx, id);
+  if (!row) return notFound("Consent");
+  const parsed = parseWith(ConsentSignInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  if (!isConsentEditable({ status: row.c.status, deleted_at: row.c.deletedAt })) return invalid({ form: CONSENT_MESSAGES.signedReadOnly });
+  const at = ctx.now().toISOString();
+  const results = await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: "sign", entity: "consent", entityId: id, patientId: row.c.patientId, detail: { drawn: parsed.data.signature !== null } },
+    (audit) => [
+      ctx.db
+        .update(clientConsents)
+        .set({
+          status: "signed",
+          signerType: "parent",
+          signerId: ctx.actor.id,
+          signerName: parsed.data.signer_name,
+          signature: parsed.data.signature,
+          signedAt: at,
+          signedIp: ctx.ip,
+          version: sql`${clientConsents.version} + 1`,
+          updatedAt: at,
+        })
+        .where(and(eq(clientConsents.id, id), live, eq(clientConsents.status, "draft")))
+        .returning(),
+      audit(sql`changes() = 1`),
+    ],
+    row.tail,
+  );
+  const updated = (results[0] as Row[])[0];
+  if (!updated) return invalid({ form: CONSENT_MESSAGES.signedReadOnly });
+  return ok(consentJson(updated), CONSENT_MESSAGES.signed);
+}

@@ -1,0 +1,154 @@
+import { and, asc, desc, eq, gte, isNull, sql } from "drizzle-orm";
+import { clientConsents, locations, notes, patients, pdfJobs, scheduledSessions, sharedDocuments, users } from "~/db/schema";
+import type { ChartInput } from "~/domain/chart";
+import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
+import { zoneOffsetMinutes } from "~/domain/time";
+import { auditedRead, auditTail } from "~/services/audit.server";
+import { chartInputsFrom, patientChartsQuery } from "./charts.server";
+import { consentJson, type ConsentJson } from "./consents.server";
+import type { ModelContext } from "./context";
+import { who } from "./patients.server";
+
+/**
+ * The parent portal (docs/decisions/040): what a signed-in parent sees of their OWN children only. A
+ * child is found by id AND the parent link (patients.parent_id = the parent), so another family's child
+ * answers exactly like one that does not exist (404). Every read is audited with the parent as actor.
+ * Nothing here answers staff details beyond a provider's first name, other families, or billing amounts:
+ * the selects name their columns, never whole rows of notes, sessions or jobs.
+ */
+
+/** How many upcoming sessions and recent session dates the child's page lists. */
+export const PORTAL_UPCOMING = 10;
+export const PORTAL_RECENT = 10;
+/** The goal charts show the last half year of weekly data. */
+export const PORTAL_CHART_DAYS = 182;
+
+function isParent(ctx: ModelContext): boolean {
+  return ctx.actor.kind === "parent";
+}
+
+/** One of the parent's own children (live), with the location's time zone and the audit tail; else nothing. */
+function ownChild(ctx: ModelContext, patientId: number) {
+  return ctx.db
+    .select({ id: patients.id, firstName: patients.firstName, lastName: patients.lastName, timeZone: locations.timeZone, tail: auditTail })
+    .from(patients)
+    .innerJoin(locations, eq(locations.id, patients.locationId))
+    .where(and(eq(patients.id, patientId), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
+}
+
+/**
+ * The child's next scheduled sessions from `fromLocalMinute` (local minutes since 1970 at the child's
+ * location, like start_at): date, times, and the provider's first name only. (The calendar's own
+ * upcoming-sessions read arrives with the calendar branch; this statement rides in the portal's batch.)
+ */
+export function upcomingSessionsQuery(ctx: ModelContext, patientId: number, fromLocalMinute: number) {
+  const s = scheduledSessions;
+  return ctx.db
+    .select({ id: s.id, session_date: s.sessionDate, time_in: s.timeIn, time_out: s.timeOut, provider_first_name: users.name })
+    .from(s)
+    .leftJoin(users, eq(users.id, s.providerId))
+    .where(and(eq(s.patientId, patientId), eq(s.status, "scheduled"), gte(s.startAt, fromLocalMinute)))
+    .orderBy(asc(s.startAt), asc(s.id))
+    .limit(PORTAL_UPCOMING);
+}
+
+/** The narrative setting as a scalar subquery: true only when the clinic turned it on. */
+const narrativeOn = sql<number>`coalesce((select "value" = 'true' from "settings" where "key" = ${PORTAL_SHOW_NARRATIVE}), 0)`;
+
+/** Recent session dates and types; the note's summary only when the clinic shows narratives (null otherwise). */
+function recentSessionsQuery(ctx: ModelContext, patientId: number) {
+  return ctx.db
+    .select({
+      id: notes.id,
+      session_date: notes.sessionDate,
+      type: notes.type,
+      provider_first_name: users.name,
+      summary: sql<string | null>`case when ${narrativeOn} then ${notes.summaryNote} else null end`,
+    })
+    .from(notes)
+    .leftJoin(users, eq(users.id, notes.providerId))
+    .where(and(eq(notes.patientId, patientId), isNull(notes.deletedAt)))
+    .orderBy(desc(notes.sessionDate), desc(notes.id))
+    .limit(PORTAL_RECENT);
+}
+
+function documentsQuery(ctx: ModelContext, patientId: number) {
+  return ctx.db
+    .select({ id: sharedDocuments.id, title: sharedDocuments.title, shared_at: sharedDocuments.createdAt })
+    .from(sharedDocuments)
+    .innerJoin(pdfJobs, eq(pdfJobs.id, sharedDocuments.pdfJobId))
+    .where(and(eq(sharedDocuments.patientId, patientId), isNull(sharedDocuments.revokedAt), eq(pdfJobs.status, "done")))
+    .orderBy(desc(sharedDocuments.createdAt), desc(sharedDocuments.id));
+}
+
+function consentsQuery(ctx: ModelContext, patientId: number) {
+  return ctx.db
+    .select()
+    .from(clientConsents)
+    .where(and(eq(clientConsents.patientId, patientId), isNull(clientConsents.deletedAt)))
+    .orderBy(desc(clientConsents.createdAt), desc(clientConsents.id));
+}
+
+export interface PortalChild {
+  child: { id: number; first_name: string; last_name: string };
+  upcoming: { id: number; session_date: string; time_in: string; time_out: string; provider_first_name: string | null }[];
+  recent: { id: number; session_date: string; type: string; provider_first_name: string | null; summary: string | null }[];
+  /** The active goals' chart inputs, by plan id. */
+  goals: { id: number; input: ChartInput }[];
+  /** Consents still to sign and those already signed (the parent sees only their child's). */
+  toSign: ConsentJson[];
+  signed: ConsentJson[];
+  documents: { id: number; title: string; shared_at: string }[];
+  showNarrative: boolean;
+}
+
+/** Today's date as YYYY-MM-DD minus `days`, in UTC (the chart window needs only a day's precision). */
+function daysAgo(now: Date, days: number): string {
+  return new Date(now.getTime() - days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The child's page: the child (scope: the parent's own, one statement), then the upcoming sessions, goal
+ * charts, recent sessions, consents and shared documents in ONE batch with the read's audit row. Null
+ * for anything not the parent's child (and for staff actors).
+ */
+export async function getPortalChild(ctx: ModelContext, patientId: number): Promise<PortalChild | null> {
+  if (!isParent(ctx)) return null;
+  const [child] = await ownChild(ctx, patientId);
+  if (!child) return null;
+  const now = ctx.now();
+  const localMinute = Math.floor(now.getTime() / 60_000) + zoneOffsetMinutes(now, child.timeZone);
+  const range = { from: daysAgo(now, PORTAL_CHART_DAYS), to: null };
+  const [upcoming, charts, recent, consentRows, documents] = await auditedRead(
+    ctx.db,
+    who(ctx),
+    { entity: "portal_child", entityId: patientId, patientId },
+    () => [upcomingSessionsQuery(ctx, patientId, localMinute), patientChartsQuery(ctx, patientId, range), recentSessionsQuery(ctx, patientId), consentsQuery(ctx, patientId), documentsQuery(ctx, patientId)],
+    child.tail,
+  );
+  const consents = consentRows.map(consentJson);
+  return {
+    child: { id: child.id, first_name: child.firstName, last_name: child.lastName },
+    upcoming,
+    recent: recent.map((r) => ({ ...r, summary: r.summary ?? null })),
+    goals: [...chartInputsFrom(charts, range)].map(([id, input]) => ({ id, input })),
+    toSign: consents.filter((c) => c.status === "draft"),
+    signed: consents.filter((c) => c.status === "signed"),
+    documents,
+    showNarrative: recent.some((r) => r.summary !== null),
+  };
+}
+
+/** A document shared with the parent's child, ready to download: its R2 key and title; the read is audited. */
+export async function getPortalDocument(ctx: ModelContext, id: number): Promise<{ fileKey: string; title: string } | null> {
+  if (!isParent(ctx)) return null;
+  const [row] = await ctx.db
+    .select({ patientId: sharedDocuments.patientId, title: sharedDocuments.title, fileKey: pdfJobs.fileKey, tail: auditTail })
+    .from(sharedDocuments)
+    .innerJoin(pdfJobs, eq(pdfJobs.id, sharedDocuments.pdfJobId))
+    .innerJoin(patients, eq(patients.id, sharedDocuments.patientId))
+    .where(and(eq(sharedDocuments.id, id), isNull(sharedDocuments.revokedAt), eq(pdfJobs.status, "done"), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
+  if (!row || !row.fileKey) return null;
+  await auditedRead(ctx.db, who(ctx), { entity: "shared_document", entityId: id, patientId: row.patientId }, () => [] as [], row.tail);
+  return { fileKey: row.fileKey, title: row.title };
+}

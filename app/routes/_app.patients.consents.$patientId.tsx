@@ -1,0 +1,142 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { FormMessage } from "~/components/ui/field";
+import { CheckboxGroup, FormActions, TextareaField } from "~/components/ui/form-controls";
+import { DataTable } from "~/components/ui/data-list";
+import { CONSENT_MESSAGES, CONSENT_SECTIONS } from "~/domain/consents";
+import { can } from "~/domain/permissions";
+import { pathId } from "~/domain/validation";
+import { listPatientConsents, saveConsentDraft, type ConsentJson } from "~/models/consents.server";
+import { formResult, formValues, formVersion, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
+
+/**
+ * The client-consent-form screen (clinical §2; docs/decisions/040): the client's consents (who signed
+ * what and when), and — with manage_clients — the form that writes a draft for the client's parent to
+ * sign on the parent portal (`?edit=<id>` loads a draft into it). The sections come from the server with
+ * the page, so they cannot fail to load; the spec's message stays for an empty section list. A signed
+ * consent is read-only: it offers its PDF only.
+ */
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Consents · ${data?.patient.name ?? "Client"} · Baseline` }];
+export const handle = { guard: "view_clients" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_clients");
+  const patientId = requireId(params.patientId, "Patient");
+  const found = await listPatientConsents(modelContextFor(context, actor), patientId);
+  if (!found) throw notFound("Patient not found.");
+  const canManage = can(actor, "manage_clients");
+  const editId = pathId(new URL(request.url).searchParams.get("edit") ?? undefined);
+  const editing = canManage && editId !== null ? (found.consents.find((c) => c.id === editId && c.editable) ?? null) : null;
+  return { ...found, canManage, editing, sections: CONSENT_SECTIONS.map((s) => ({ value: String(s.id), label: s.label, text: s.text })) };
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_clients");
+  if (!can(actor, "manage_clients")) throw forbidden();
+  const patientId = requireId(params.patientId, "Patient");
+  const values = formValues(await request.formData());
+  if (values.intent !== "save") return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  const rawId = typeof values.id === "string" && values.id !== "" ? values.id : null;
+  const id = rawId === null ? null : pathId(rawId);
+  if (rawId !== null && id === null) throw notFound("Consent not found.");
+  const ctx = modelContextFor(context, actor);
+  const sections = Array.isArray(values.sections) ? values.sections : values.sections ? [values.sections] : [];
+  const result = await saveConsentDraft(ctx, { patient_id: patientId, sections, notes: values.notes ?? "" }, { id, version: formVersion(values.version) });
+  // A consent id that belongs to another client is not this client's: it answers like one that does not exist.
+  if (result.ok && result.data.patient_id !== patientId) throw notFound("Consent not found.");
+  if (!result.ok && result.status === 422 && result.errors.patient_id) throw notFound("Consent not found.");
+  return formResult(result, values, () => `/patients/consents/${patientId}`);
+}
+
+function signedText(c: ConsentJson): string {
+  if (c.status !== "signed") return "Not signed yet";
+  const at = c.signed_at ? `${c.signed_at.slice(0, 10)} ${c.signed_at.slice(11, 16)} UTC` : "";
+  return `${c.signer_name ?? ""}${c.signer_type === "parent" ? " (parent)" : ""} · ${at}`;
+}
+
+export default function ClientConsentForm() {
+  const { patient, consents, canManage, editing, sections } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const [params] = useSearchParams();
+  const errors = answer?.errors ?? {};
+  const typed = answer?.values;
+  const current = (answer?.current ?? null) as ConsentJson | null;
+  const draft = current ?? editing;
+  const selected: string[] = typed && !current ? (Array.isArray(typed.sections) ? typed.sections : typed.sections ? [typed.sections] : []) : (draft?.sections.map(String) ?? sections.map((s) => s.value));
+  const notes = typed && !current ? String(typed.notes ?? "") : (draft?.notes ?? "");
+  const id = typed && !current ? String(typed.id ?? "") : draft ? String(draft.id) : "";
+  const version = current ? String(current.version) : typed ? String(typed.version ?? "") : draft ? String(draft.version) : "";
+  return (
+    <section className="card">
+      <div className="page-head">
+        <h1>Consents · {patient.name}</h1>
+        <Link to={`/patients/profile/${patient.id}`}>Back to the client</Link>
+      </div>
+      <FormMessage success={params.get("flash")} />
+      <FormMessage error={answer?.message} />
+      <h2>Consents</h2>
+      <DataTable
+        caption="The client's consents"
+        rows={consents}
+        empty="No consents yet."
+        columns={[
+          { header: "Consent", cell: (c) => `#${c.id}` },
+          { header: "Sections", cell: (c) => c.section_labels.join(", ") },
+          { header: "Status", cell: (c) => <span className="badge">{c.status === "signed" ? "Signed" : "Draft"}</span> },
+          { header: "Signed by", cell: (c) => <span data-testid={`signed-${c.id}`}>{signedText(c)}</span> },
+          {
+            header: "Actions",
+            hideHeader: true,
+            className: "actions",
+            cell: (c) => (
+              <>
+                <a href={`/patients/consents/pdf/${c.id}?print=1`} target="_blank" rel="noreferrer">
+                  PDF
+                </a>
+                {canManage && c.editable ? (
+                  <>
+                    {" · "}
+                    <Link to={`?edit=${c.id}`}>Edit</Link>
+                  </>
+                ) : null}
+              </>
+            ),
+          },
+        ]}
+      />
+      {!patient.has_parent ? <p className="hint">This client has no parent linked: a parent signs consents on the parent portal once linked.</p> : null}
+      {canManage ? (
+        <>
+          <h2>{id ? `Edit consent #${id}` : "New consent"}</h2>
+          <Form method="post" noValidate key={JSON.stringify([id, version, selected, notes])}>
+            <input type="hidden" name="intent" value="save" />
+            <input type="hidden" name="id" value={id} />
+            <input type="hidden" name="version" value={version} />
+            {sections.length === 0 ? (
+              <p className="field-error" role="alert">
+                {CONSENT_MESSAGES.sectionsLoadError}
+              </p>
+            ) : (
+              <CheckboxGroup legend="Sections" name="sections" options={sections} selected={selected} error={errors.sections} />
+            )}
+            <TextareaField label="Notes (optional)" name="notes" defaultValue={notes} maxLength={2000} error={errors.notes} />
+            {errors.form ? (
+              <p className="field-error" role="alert">
+                {errors.form}
+              </p>
+            ) : null}
+            <FormActions>
+              <button className="btn btn-primary" type="submit" disabled={busy}>
+                {id ? "Save consent" : "Create consent"}
+              </button>
+              {id ? <Link to=".">Cancel</Link> : null}
+            </FormActions>
+          </Form>
+        </>
+      ) : null}
+    </section>
+  );
+}

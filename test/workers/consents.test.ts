@@ -1,0 +1,333 @@
+import { env } from "cloudflare:test";
+import { and, desc, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { auditLog, clientConsents, notes, pdfJobs, scheduledSessions, settings, sharedDocuments } from "~/db/schema";
+import { CONSENT_MESSAGES } from "~/domain/consents";
+import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
+import { pdfText } from "../support/pdf-text";
+import { api, apiToken, createBip, createLocation, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, request, signInCookie, type TestUser } from "./helpers";
+
+/**
+ * Client consents and the parent portal (docs/decisions/040): the four consent calls, the staff screen,
+ * the parent's child page (reads audited, narrative hidden by default), signing (once, by the child's own
+ * parent), and shared documents from R2.
+ */
+
+const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+let home: { id: number };
+let away: { id: number };
+let parent: TestUser;
+let otherParent: TestUser;
+let child: Awaited<ReturnType<typeof createPatient>>;
+let otherChild: Awaited<ReturnType<typeof createPatient>>;
+let awayChild: Awaited<ReturnType<typeof createPatient>>;
+let provider: TestUser;
+let manager: string;
+let viewer: string;
+let outsider: string;
+let noPerms: string;
+
+async function consentRow(id: number) {
+  const [row] = await db().select().from(clientConsents).where(eq(clientConsents.id, id));
+  return row!;
+}
+async function consentCount() {
+  return (await db().select({ id: clientConsents.id }).from(clientConsents)).length;
+}
+async function lastAudit() {
+  const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+  return row!;
+}
+async function draft(patientId: number, sections = [1, 2, 3]) {
+  const res = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: patientId, sections } });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return ((await res.json()) as { data: { id: number; version: number } }).data;
+}
+
+beforeAll(async () => {
+  home = await createLocation();
+  away = await createLocation();
+  parent = await createParent({ locationId: home.id, name: "Rosa", surname: "Family" });
+  otherParent = await createParent({ locationId: home.id });
+  child = await createPatient({ locationId: home.id, parentId: parent.id, firstName: "Mia" });
+  otherChild = await createPatient({ locationId: home.id, parentId: otherParent.id, firstName: "Leo" });
+  awayChild = await createPatient({ locationId: away.id });
+  provider = await createUser({ permissions: ["view_notes"], locations: [home.id], name: "Jordan" });
+  manager = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [home.id] }));
+  viewer = await apiToken(await createUser({ permissions: ["view_clients"], locations: [home.id] }));
+  outsider = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [away.id] }));
+  noPerms = await apiToken(await createUser({ permissions: ["view_notes"], locations: [home.id] }));
+});
+
+describe("consent API", () => {
+  it("GET /v2/get-client-consents-sections answers the map from id to label; view_clients", async () => {
+    const res = await api("/v2/get-client-consents-sections", { token: viewer });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: Record<string, string> };
+    expect(body.data["1"]).toBe("Consent to assessment and treatment");
+    expect(Object.keys(body.data).length).toBeGreaterThanOrEqual(8);
+    expect((await api("/v2/get-client-consents-sections", { token: noPerms })).status).toBe(403);
+  });
+
+  it("POST /v2/store-client-consents creates a draft and updates it with its version (409 when stale); each change audited", async () => {
+    const created = await draft(child.id, [1, 4]);
+    expect(await lastAudit()).toMatchObject({ action: "create", entity: "consent", entityId: String(created.id), patientId: child.id });
+    const row = await consentRow(created.id);
+    expect(row).toMatchObject({ status: "draft", sections: "[1,4]", patientId: child.id });
+    const upd = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: created.id, version: 1, sections: [2], notes: "Annual renewal" } });
+    expect(upd.status, await upd.clone().text()).toBe(200);
+    expect(await consentRow(created.id)).toMatchObject({ sections: "[2]", notes: "Annual renewal", version: 2 });
+    const stale = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: created.id, version: 1, sections: [3] } });
+    expect(stale.status).toBe(409);
+    expect(await consentRow(created.id)).toMatchObject({ sections: "[2]", version: 2 });
+  });
+
+  it("without manage_clients 403; another location's client 404; bad input 422 with field errors; nothing written", async () => {
+    const before = await consentCount();
+    expect((await api("/v2/store-client-consents", { method: "POST", token: viewer, body: { patient_id: child.id, sections: [1] } })).status).toBe(403);
+    expect((await api("/v2/store-client-consents", { method: "POST", token: outsider, body: { patient_id: child.id, sections: [1] } })).status).toBe(404);
+    const bad = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: child.id, sections: [] } });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { errors: Record<string, string> }).errors.sections).toBe(CONSENT_MESSAGES.sectionsRequired);
+    const unknown = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: child.id, sections: [77] } });
+    expect(unknown.status).toBe(422);
+    expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: awayChild.id, sections: [1] } })).status).toBe(404);
+    expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: "x", sections: [1] } })).status).toBe(422);
+    expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: 999999, sections: [1] } })).status).toBe(404);
+    expect(await consentCount()).toBe(before);
+  });
+
+  it("a consent cannot move to another client", async () => {
+    const c = await draft(child.id);
+    const res = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: c.id, patient_id: otherChild.id, sections: [1] } });
+    expect(res.status).toBe(422);
+    expect((await consentRow(c.id)).patientId).toBe(child.id);
+  });
+
+  it("GET /v2/get-client-consents/{client} lists the client's consents, audited; another location 404", async () => {
+    await draft(child.id);
+    const res = await api(`/v2/get-client-consents/${child.id}`, { token: viewer });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: { patient_id: number; status: string; section_labels: string[] }[] };
+    expect(body.data.length).toBeGreaterThan(0);
+    expect(body.data.every((c) => c.patient_id === child.id)).toBe(true);
+    expect(await lastAudit()).toMatchObject({ action: "read", entity: "consent", patientId: child.id, actorType: "user" });
+    expect((await api(`/v2/get-client-consents/${child.id}`, { token: outsider })).status).toBe(404);
+    expect((await api(`/v2/get-client-consents/${child.id}`, { token: noPerms })).status).toBe(403);
+  });
+
+  it("POST /v2/get-client-consent-pdf/{id} is a PDF with the chosen sections' labels; isPrint inline, else a download", async () => {
+    const c = await draft(child.id, [1, 3, 5]);
+    const res = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: { sections: [1, 5], isPrint: true } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("application/pdf");
+    expect(res.headers.get("Content-Disposition")).toMatch(/^inline; filename="consent-\d+\.pdf"$/);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-");
+    const text = await pdfText(bytes);
+    expect(text).toContain("Consent to assessment and treatment");
+    expect(text).toContain("Financial responsibility");
+    expect(text).not.toContain("Telehealth");
+    const download = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: {} });
+    expect(download.headers.get("Content-Disposition")).toMatch(/^attachment;/);
+    expect(await pdfText(new Uint8Array(await download.arrayBuffer()))).toContain("Telehealth");
+    expect((await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: outsider, body: {} })).status).toBe(404);
+    expect((await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: { sections: [42] } })).status).toBe(422);
+  });
+});
+
+describe("the client-consent-form screen", () => {
+  it("staff list the consents and create a draft without JavaScript; bad input keeps the typed notes; other location 404; view only 403 on POST", async () => {
+    const cookie = await signInCookie(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [home.id] }));
+    const page = await request(`/patients/consents/${child.id}`, { cookie });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Release of information");
+    expect(html).toContain("New consent");
+    const before = await consentCount();
+    const bad = await form(`/patients/consents/${child.id}`, { intent: "save", notes: "Typed before the error" }, cookie);
+    expect(bad.status).toBe(422);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain(CONSENT_MESSAGES.sectionsRequired);
+    expect(badHtml).toContain("Typed before the error");
+    expect(await consentCount()).toBe(before);
+    const body = new URLSearchParams([["intent", "save"], ["sections", "1"], ["sections", "6"], ["notes", "Intake packet"]]);
+    const ok = await request(`/patients/consents/${child.id}`, { method: "POST", body, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(ok.status).toBe(303);
+    expect(await consentCount()).toBe(before + 1);
+    const [row] = await db().select().from(clientConsents).orderBy(desc(clientConsents.id)).limit(1);
+    expect(row).toMatchObject({ patientId: child.id, sections: "[1,6]", notes: "Intake packet", status: "draft" });
+    const pdf = await request(`/patients/consents/pdf/${row!.id}?print=1&sections=6`, { cookie });
+    expect(pdf.status).toBe(200);
+    expect(await pdfText(new Uint8Array(await pdf.arrayBuffer()))).toContain("Notice of privacy practices");
+
+    const elsewhere = await signInCookie(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [away.id] }));
+    expect((await request(`/patients/consents/${child.id}`, { cookie: elsewhere })).status).toBe(404);
+    expect((await request(`/patients/consents/pdf/${row!.id}`, { cookie: elsewhere })).status).toBe(404);
+    expect((await form(`/patients/consents/${child.id}`, { intent: "save", sections: "1" }, elsewhere)).status).toBe(404);
+    const viewOnly = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [home.id] }));
+    expect((await request(`/patients/consents/${child.id}`, { cookie: viewOnly })).status).toBe(200);
+    expect((await form(`/patients/consents/${child.id}`, { intent: "save", sections: "1" }, viewOnly)).status).toBe(403);
+    // A consent of another client cannot be edited through this client's screen.
+    const foreign = await draft(otherChild.id);
+    expect((await form(`/patients/consents/${child.id}`, { intent: "save", id: String(foreign.id), sections: "2" }, cookie)).status).toBe(404);
+    expect((await consentRow(foreign.id)).sections).toBe("[1,2,3]");
+    expect(await consentCount()).toBe(before + 2);
+  });
+
+  it("a parent is refused the staff screens", async () => {
+    const cookie = await signInCookie(parent, true);
+    for (const path of [`/patients/consents/${child.id}`, `/patients/profile/${child.id}`, "/patients/list", "/notes-list", "/billing/list", "/claims"]) {
+      expect((await request(path, { cookie })).status, path).toBe(403);
+    }
+  });
+});
+
+describe("the parent portal", () => {
+  let cookie: string;
+  beforeAll(async () => {
+    cookie = await signInCookie(parent, true);
+    const bip = await createBip(child);
+    const plan = await createPlan(bip, { name: "Reduce hitting" });
+    await createWeeklyReport(plan, new Date(Date.now() - 14 * 86_400_000).toISOString().slice(0, 10), 3);
+    // A session next year, and a session note with a clinical narrative.
+    const year = new Date().getUTCFullYear() + 1;
+    const startAt = Math.floor(Date.UTC(year, 0, 6, 9, 0) / 60_000);
+    await db().insert(scheduledSessions).values({ patientId: child.id, providerId: provider.id, locationId: home.id, cptCode: "97153", sessionDate: `${year}-01-06`, timeIn: "09:00", timeOut: "11:00", startAt, endAt: startAt + 120, minutes: 120, units: 8 });
+    await db().insert(notes).values({ type: "rbt", patientId: child.id, locationId: home.id, providerId: provider.id, cptCode: "97153", sessionDate: "2026-01-05", timeIn: "10:00", timeOut: "10:30", minutes: 30, units: 2, summaryNote: "SECRET NARRATIVE about the session" });
+  });
+
+  it("the dashboard links each of the parent's children, and only theirs", async () => {
+    const html = await (await request("/dashboard", { cookie })).text();
+    expect(html).toContain(`/portal/child/${child.id}`);
+    expect(html).not.toContain(`/portal/child/${otherChild.id}`);
+  });
+
+  it("the child's page: next sessions, goal chart, session dates without narrative; audited as the parent", async () => {
+    const res = await request(`/portal/child/${child.id}`, { cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("Mia");
+    expect(html).toContain("09:00");
+    expect(html).toContain("Jordan");
+    expect(html).not.toMatch(/Jordan\s+User|provider@|@test\.example/);
+    expect(html).toContain("Reduce hitting");
+    expect(html).toContain("<svg");
+    expect(html).toContain("2026-01-05");
+    expect(html).not.toContain("SECRET NARRATIVE");
+    expect(await lastAudit()).toMatchObject({ action: "read", entity: "portal_child", actorType: "parent", actorId: parent.id, patientId: child.id });
+  });
+
+  it("the clinic's narrative setting shows the note summary", async () => {
+    await db().insert(settings).values({ key: PORTAL_SHOW_NARRATIVE, value: "true" });
+    try {
+      expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).toContain("SECRET NARRATIVE");
+    } finally {
+      await db().delete(settings).where(eq(settings.key, PORTAL_SHOW_NARRATIVE));
+    }
+  });
+
+  it("another family's child answers 404, staff 403; nothing is audited for them", async () => {
+    const before = (await db().select({ id: auditLog.id }).from(auditLog)).length;
+    expect((await request(`/portal/child/${otherChild.id}`, { cookie })).status).toBe(404);
+    expect((await request(`/portal/child/99999999`, { cookie })).status).toBe(404);
+    expect((await db().select({ id: auditLog.id }).from(auditLog)).length).toBe(before);
+    const staff = await signInCookie(await createUser({ role: "ADMIN", locations: [home.id] }));
+    expect((await request(`/portal/child/${child.id}`, { cookie: staff })).status).toBe(403);
+  });
+
+  it("the parent signs a consent once (typed and drawn); staff then see who signed and when", async () => {
+    const c = await draft(child.id, [1, 2]);
+    const page = await (await request(`/portal/child/${child.id}`, { cookie })).text();
+    expect(page).toContain(`Consent #${c.id}`);
+    expect(page).toContain("Release of information");
+
+    // Bad input: nothing changes, the typed name is kept.
+    const noAgree = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family" }, cookie);
+    expect(noAgree.status).toBe(422);
+    expect(await noAgree.text()).toContain("Rosa Family");
+    const noName = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "", agree: "on" }, cookie);
+    expect(noName.status).toBe(422);
+    expect((await consentRow(c.id)).status).toBe("draft");
+
+    // Another family cannot sign it.
+    const intruder = await signInCookie(otherParent, true);
+    expect((await form(`/portal/child/${otherChild.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Intruder", agree: "on" }, intruder)).status).toBe(404);
+    expect((await consentRow(c.id)).status).toBe("draft");
+
+    const signed = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family", signature: PNG, agree: "on" }, cookie);
+    expect(signed.status).toBe(303);
+    const row = await consentRow(c.id);
+    expect(row).toMatchObject({ status: "signed", signerType: "parent", signerId: parent.id, signerName: "Rosa Family", signature: PNG });
+    expect(row.signedAt).toBeTruthy();
+    expect(await lastAudit()).toMatchObject({ action: "sign", entity: "consent", actorType: "parent", actorId: parent.id });
+
+    // Signed is final: a second signature, or a staff edit, changes nothing.
+    const again = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Someone Else", agree: "on" }, cookie);
+    expect(again.status).toBe(422);
+    expect(await again.text()).toContain(CONSENT_MESSAGES.signedReadOnly);
+    const edit = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: c.id, sections: [3] } });
+    expect(edit.status).toBe(422);
+    expect(await consentRow(c.id)).toMatchObject({ signerName: "Rosa Family", sections: "[1,2]", version: row.version });
+
+    const staff = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [home.id] }));
+    const staffHtml = await (await request(`/patients/consents/${child.id}`, { cookie: staff })).text();
+    expect(staffHtml).toContain("Rosa Family (parent)");
+    expect(staffHtml).toContain(row.signedAt!.slice(0, 10));
+    const pdf = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: { isPrint: true } });
+    const text = await pdfText(new Uint8Array(await pdf.arrayBuffer()));
+    expect(text).toContain("Signed by Rosa Family");
+  });
+
+  it("shared documents download from R2 for the child's parent only; revoked or another family's: 404", async () => {
+    const owner = await createUser({ role: "ADMIN", locations: [home.id] });
+    const share = async (patientId: number, revoked = false) => {
+      const jobId = crypto.randomUUID();
+      const key = `pdf/${jobId}.pdf`;
+      await env.FILES!.put(key, "%PDF-1.7\n% shared test document\n");
+      await db().insert(pdfJobs).values({ id: jobId, kind: "plan", patientId, status: "done", fileKey: key, requestedBy: owner.id });
+      const [doc] = await db()
+        .insert(sharedDocuments)
+        .values({ patientId, title: "Treatment plan 2026", pdfJobId: jobId, sharedBy: owner.id, revokedAt: revoked ? new Date().toISOString() : null })
+        .returning();
+      return doc!.id;
+    };
+    const mine = await share(child.id);
+    const revoked = await share(child.id, true);
+    const theirs = await share(otherChild.id);
+    const page = await (await request(`/portal/child/${child.id}`, { cookie })).text();
+    expect(page).toContain(`/portal/documents/${mine}`);
+    expect(page).not.toContain(`/portal/documents/${revoked}`);
+    const res = await request(`/portal/documents/${mine}`, { cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("application/pdf");
+    expect((await res.text()).startsWith("%PDF-")).toBe(true);
+    expect(await lastAudit()).toMatchObject({ action: "read", entity: "shared_document", entityId: String(mine), actorType: "parent" });
+    expect((await request(`/portal/documents/${revoked}`, { cookie })).status).toBe(404);
+    expect((await request(`/portal/documents/${theirs}`, { cookie })).status).toBe(404);
+    const staff = await signInCookie(owner);
+    expect((await request(`/portal/documents/${mine}`, { cookie: staff })).status).toBe(403);
+    const rows = await db().select().from(auditLog).where(and(eq(auditLog.entity, "shared_document"), eq(auditLog.entityId, String(theirs))));
+    expect(rows).toHaveLength(0);
+  });
+});
+
+describe("the narrative setting on the settings screen", () => {
+  it("a SUPERADMIN turns portal narratives on and off (default off); the portal follows", async () => {
+    const cookie = await signInCookie(await createUser({ role: "SUPERADMIN" }));
+    const page = await (await request("/settings", { cookie })).text();
+    expect(page).toContain("Parent portal: show parents the summary");
+    expect(page).not.toMatch(/name="portal_show_narrative"[^>]*checked/);
+    const fields = { intent: "save", code_expiry_minutes: "5", idle_minutes: "30", absolute_hours: "12", demo_mode: "true" };
+    expect((await form("/settings", { ...fields, portal_show_narrative: "true" }, cookie)).status).toBe(303);
+    const [on] = await db().select().from(settings).where(eq(settings.key, PORTAL_SHOW_NARRATIVE));
+    expect(on?.value).toBe("true");
+    const parentCookie = await signInCookie(parent, true);
+    expect(await (await request(`/portal/child/${child.id}`, { cookie: parentCookie })).text()).toContain("SECRET NARRATIVE");
+    expect((await form("/settings", fields, cookie)).status).toBe(303);
+    const [off] = await db().select().from(settings).where(eq(settings.key, PORTAL_SHOW_NARRATIVE));
+    expect(off?.value).toBe("false");
+    expect(await (await request(`/portal/child/${child.id}`, { cookie: parentCookie })).text()).not.toContain("SECRET NARRATIVE");
+  });
+});

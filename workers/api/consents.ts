@@ -1,0 +1,47 @@
+import { Hono } from "hono";
+import { consentSectionsMap, ConsentPdfInput } from "~/domain/consents";
+import { parseWith } from "~/domain/validation";
+import { getConsentDocument, listPatientConsents, saveConsentDraft } from "~/models/consents.server";
+import { consentPdfResponse } from "~/services/consent-pdf.server";
+import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { answer, modelContext, pathId, requestVersion } from "./rest";
+
+/**
+ * Client consents (clinical §7; docs/decisions/040):
+ * - POST /v2/store-client-consents — create a draft, or change one (`id` and optional `version` in the body); manage_clients.
+ * - GET /v2/get-client-consents/{id} — a client's consents ({id} is the client's id); view_clients, audited.
+ * - GET /v2/get-client-consents-sections — the sections as a map from id to label; view_clients.
+ * - POST /v2/get-client-consent-pdf/{id} — the consent's PDF ({id} is the consent's id), `sections` limits
+ *   the sections printed, `isPrint` shows it inline instead of as a download; view_clients, audited.
+ * Signing is the parent's, on the parent portal (screens only).
+ */
+export const consentsApi = new Hono<AppEnv>()
+  .get("/get-client-consents-sections", requireApiPermission("view_clients"), (c) => c.json({ data: consentSectionsMap() }))
+  .get("/get-client-consents/:id", requireApiPermission("view_clients"), async (c) => {
+    const id = pathId(c.req.param("id"));
+    const found = id === null ? null : await listPatientConsents(modelContext(c), id);
+    if (!found) return jsonError(c, 404, "Patient not found.");
+    return c.json({ data: found.consents, patient: found.patient });
+  })
+  .post("/store-client-consents", requireApiPermission("manage_clients"), async (c) => {
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
+    const rawId = body.id;
+    let id: number | null = null;
+    if (rawId !== undefined && rawId !== null && rawId !== "") {
+      id = pathId(String(rawId));
+      if (id === null) return jsonError(c, 422, "id must be a consent's id.", { errors: { id: "id must be a consent's id." } });
+    }
+    const version = requestVersion(c, body);
+    return answer(c, await saveConsentDraft(modelContext(c), body, { id, version }), id === null ? 201 : 200);
+  })
+  .post("/get-client-consent-pdf/:id", requireApiPermission("view_clients"), async (c) => {
+    const id = pathId(c.req.param("id"));
+    const body = await readBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
+    const parsed = parseWith(ConsentPdfInput, body);
+    if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
+    const doc = id === null ? null : await getConsentDocument(modelContext(c), id);
+    if (!doc) return jsonError(c, 404, "Consent not found.");
+    return consentPdfResponse(doc, parsed.data.sections, parsed.data.isPrint);
+  });
