@@ -835,7 +835,11 @@ export const paServices = sqliteTable(
     deletedAt: text("deleted_at"),
     ...timestamps,
   },
-  (t) => [index("pa_services_patient_idx").on(t.patientId, t.endDate)],
+  (t) => [
+    index("pa_services_patient_idx").on(t.patientId, t.endDate),
+    // The pas, client-projection and client-eligibility reports page authorizations by end date (decision 038).
+    index("pa_services_end_idx").on(t.endDate, t.id).where(sql`${t.deletedAt} is null`),
+  ],
 );
 
 /**

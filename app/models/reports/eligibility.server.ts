@@ -11,7 +11,7 @@ import { actorToday } from "./authorizations.server";
  * client-eligibility's reads (decision 038): the lapses of authorizations (pa_services by end date; a renewal
  * for the same CPT code starting by the next day hides the lapse) and of the clients' primary and secondary
  * insurance eligibility dates (the `details` JSON), within [today, today + window], in the actor's scope; one
- * UNION ALL, paged (one row of lookahead, no count), in one batch. Indexes: pa_services_end_idx (scratch migration 0013) for
+ * UNION ALL, paged (one row of lookahead, no count), in one batch. Indexes: pa_services_end_idx (migration 0013) for
  * the authorizations; the insurance dates are read from the clients of the actor's locations
  * (patients_location_status_name_idx) — see the bench.
  */

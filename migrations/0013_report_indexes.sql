@@ -1,0 +1,2 @@
+CREATE INDEX `notes_report_idx` ON `notes` (`location_id`,`session_date`,`provider_id`,`patient_id`,`type`,`cpt_code`,`minutes`,`units`,`pa_service_id`,`md`,`md2`,`unit_price_cents`,`deleted_at`) WHERE "notes"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX `pa_services_end_idx` ON `pa_services` (`end_date`,`id`) WHERE "pa_services"."deleted_at" is null;
