@@ -58,6 +58,7 @@ export const PDF_JOB_MESSAGES = {
   gone: "The plan or goal of this PDF was deleted or is no longer available.",
   renderFailed: "The PDF could not be made. Please try again.",
   noStorage: "File storage is not configured, so the PDF could not be saved.",
+  notQueued: "The PDF could not be queued. Please try again.",
 } as const;
 
 /** A failure with a message a user may read (anything else becomes PDF_JOB_MESSAGES.renderFailed). */
@@ -110,10 +111,25 @@ export interface JobRunner {
   waitUntil: (p: Promise<unknown>) => void;
 }
 
-/** Sends the job to the queue; without a queue binding (tests of other areas, self-hosting) it runs after the response. */
+/**
+ * Sends the job to the queue; without a queue binding (self-hosting, a Worker without queues) it runs
+ * after the response. A send that fails marks the job failed, so the user sees an error and Retry
+ * rather than 'Please wait…' for ever.
+ */
 export async function dispatchPdfJob(runner: JobRunner, jobId: string): Promise<void> {
-  if (runner.env.PDF_QUEUE) await runner.env.PDF_QUEUE.send({ kind: "pdf", jobId });
-  else runner.waitUntil(consumePdfJob(runner.env, jobId).catch(() => undefined));
+  if (!runner.env.PDF_QUEUE) {
+    runner.waitUntil(consumePdfJob(runner.env, jobId).catch(() => undefined));
+    return;
+  }
+  try {
+    await runner.env.PDF_QUEUE.send({ kind: "pdf", jobId });
+  } catch {
+    const at = new Date().toISOString();
+    await d1Database(runner.env.DB)
+      .update(pdfJobs)
+      .set({ status: "failed", error: PDF_JOB_MESSAGES.notQueued, finishedAt: at, updatedAt: at })
+      .where(and(eq(pdfJobs.id, jobId), eq(pdfJobs.status, "queued")));
+  }
 }
 
 async function insertJob(ctx: ModelContext, runner: JobRunner, values: { kind: PdfKind; patientId: number; bipId: number; params: JobParams }, tail: string | null | undefined) {
@@ -235,9 +251,6 @@ export async function openPdfDownload(ctx: ModelContext, files: R2Bucket | undef
 
 // ------------------------------------------------------------------------------------------ the consumer
 
-/** Counts renders (tests read it to prove a duplicate delivery renders nothing). */
-export const renderCount = { value: 0 };
-
 async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   const actor = await getUserActor(db, row.requestedBy);
   if (!actor || !can(actor, "view_bips")) throw new PdfJobError(PDF_JOB_MESSAGES.noAccess);
@@ -245,7 +258,6 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   const p = paramsOf(row);
   const today = isoDate(now);
   const window = pdfWindow(today, p.months);
-  renderCount.value++;
   if (row.kind === "plan") {
     const read = await readBip(ctx, row.bipId ?? 0, (scope) => [profileChartsQuery(ctx, scope.bipId, window)] as const);
     if (!read || read.scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);

@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, claims, clientReports, intakeAssessments, notes, paServices, x12Files } from "~/db/schema";
+import { auditLog, claims, clientReports, intakeAssessments, notes, paServices, pdfJobs, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
@@ -49,6 +49,7 @@ const API_NO_CLIENT_DATA: Record<string, string> = {
   "GET /doctors/employeesbylocation/:id": "staff of a location",
   "GET /client_report/config": "the billing table's choices: modifiers, note types, POS codes",
   "GET /v2/remittances": "payers' payments: payer, trace number, totals and counts (no client named)",
+  "GET /v2/pdf-jobs/:id": "a PDF job's status: ids, kind, status, size (no client data; polled while it runs)",
 };
 
 /** Screens (route ids) that show no client data. */
@@ -100,6 +101,7 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.calendar.view": "placeholder screen (guard only, no data yet)",
   "routes/_app.claims_.remittances._index": "payers' payments: payer, trace number, totals and counts (no client named)",
   "routes/_app.claims_.remittances.import": "the empty import form (its check is an action, audited by the model)",
+  "routes/_app.pdf-jobs.$id": "a PDF job's status: ids, kind, status, size (no client data; refreshes itself while it runs)",
   "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
 };
 
@@ -138,6 +140,7 @@ let seed: {
   notes: Record<"rbt" | "bcba" | "combined", number>;
   remittance: number;
   claim: number;
+  pdfJob: string;
 };
 let token: string;
 let cookie: string;
@@ -178,6 +181,7 @@ beforeAll(async () => {
     clientReport: 0,
     remittance: await remittanceOf(patient),
     claim: 0,
+    pdfJob: await donePdfJob(patient.id, bip.id, provider.id),
   };
   const [billingRecord] = await db().insert(clientReports).values({ noteId: seed.notes.rbt, noteType: "rbt", patientId: patient.id, locationId: location.id, sessionDate: "2026-01-05" }).returning();
   seed.clientReport = billingRecord!.id;
@@ -190,6 +194,15 @@ beforeAll(async () => {
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
 });
+
+/** A done plan PDF job of the client with its file in R2 (the status and download routes). */
+async function donePdfJob(patientId: number, bipId: number, requestedBy: number): Promise<string> {
+  const id = crypto.randomUUID();
+  const key = `pdf-jobs/${id}.pdf`;
+  await env.FILES!.put(key, "%PDF-1.7\n%%EOF\n");
+  await db().insert(pdfJobs).values({ id, kind: "plan", patientId, bipId, params: JSON.stringify({ sections: ["policy"], months: 6 }), status: "done", fileKey: key, fileSize: 15, requestedBy });
+  return id;
+}
 
 /** A claim of the client with one line, paid by an imported 835: the remittance's id. */
 async function remittanceOf(patient: { id: number; locationId: number }): Promise<number> {
@@ -229,6 +242,7 @@ function apiUrl(path: string): string {
     [/^\/v2\/remittances\//, () => seed.remittance],
     [/^\/v2\/claims\//, () => seed.claim],
     [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
+    [/^\/v2\/pdf-jobs\//, () => seed.pdfJob],
   ];
   if (path === "/client_report/byemployee/:employee/:patient") return `/client_report/byemployee/${seed.provider}/${seed.patient}`;
   if (path === "/client_report/bylocation/:id") return `/client_report/bylocation/${seed.location}?date_from=2026-01-01&date_to=2026-01-31`;
@@ -255,6 +269,7 @@ function screenUrl(route: BuildRoute): string {
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
   if (path.startsWith("/claims/remittances/")) return path.replace(/:id$/, String(seed.remittance));
+  if (path.startsWith("/pdf-jobs/")) return path.replace(/:id/, seed.pdfJob);
   if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
   const id = path.startsWith("/bip/goal") ? seed.plan : path.startsWith("/bip/show/patient") ? seed.patient : path.startsWith("/bip") ? seed.bip : path.startsWith("/parents") ? seed.parent : path.startsWith("/medical/initial-assessment/") ? seed.intake : seed.patient;
   return path

@@ -1,9 +1,10 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bips, pdfJobs, sharedDocuments } from "~/db/schema";
+import { bips, chartComments, pdfJobs, sharedDocuments, weeklyReports } from "~/db/schema";
 import { PDF_MESSAGES, PDF_SECTION_KEYS, PDF_SECTIONS } from "~/domain/plan-pdf";
 import { addDays, isoDate, weekEndingOn } from "~/domain/weeks";
+import { getUserActor } from "~/models/actors.server";
 import { consumePdfJob, PDF_JOB_MESSAGES, requestPlanPdf } from "~/models/pdf-jobs.server";
 import worker from "../../workers/app";
 import { pdfText } from "../support/pdf-text";
@@ -69,7 +70,6 @@ beforeAll(async () => {
   goal = await createPlan(bip, { name: "Aggression", baselineDate: addDays(weekEndingOn(isoDate(new Date())), -7 * 20), baselineLevel: 12 });
   await createObjective(goal, { name: "Half", target: 6, endDate: addDays(weekEndingOn(isoDate(new Date())), 70), type: "STO", position: 1 });
   const saturday = weekEndingOn(isoDate(new Date()));
-  const { weeklyReports } = await import("~/db/schema");
   const rows = Array.from({ length: 40 }, (_, i) => ({ planId: goal.id, weekEnd: addDays(saturday, -7 * i), weekStart: addDays(saturday, -7 * i - 6), value: (i * 3) % 17 }));
   // D1 binds at most 100 parameters per statement.
   for (let i = 0; i < rows.length; i += 15) await db().insert(weeklyReports).values(rows.slice(i, i + 15));
@@ -138,7 +138,7 @@ describe("the plan PDF through the API and the queue", () => {
     const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
     await db().update(bips).set({ deletedAt: new Date().toISOString() }).where(eq(bips.id, bip.id));
     const result = await deliver(row!.id, ["f1"]);
-    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["f1"]);
+    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual(["f1"]);
     const failed = await jobRow(row!.id);
     expect(failed.status).toBe("failed");
     expect(failed.error).toBe(PDF_JOB_MESSAGES.gone);
@@ -161,7 +161,7 @@ describe("the plan PDF through the API and the queue", () => {
   it("without a queue binding the job runs after the response (waitUntil)", async () => {
     const waits: Promise<unknown>[] = [];
     const result = await requestPlanPdf(
-      { db: db(), actor: (await import("~/models/actors.server").then((m) => m.getUserActor(db(), viewer.id)))!, ip: "127.0.0.1", now: () => new Date() },
+      { db: db(), actor: (await getUserActor(db(), viewer.id))!, ip: "127.0.0.1", now: () => new Date() },
       { env: { DB: env.DB, FILES: env.FILES }, waitUntil: (p) => waits.push(p) },
       bip.id,
       { sections: ["background"], months: "3" },
@@ -241,7 +241,6 @@ describe("the plan PDF through the API and the queue", () => {
     const patient = await createPatient({ locationId: location.id });
     const big = await createBip(patient, { document: JSON.stringify({ background_information: "Background. ".repeat(300), policy: "Policy. ".repeat(200) }) });
     const saturday = weekEndingOn(isoDate(new Date()));
-    const { weeklyReports, chartComments } = await import("~/db/schema");
     for (let g = 0; g < 10; g++) {
       const plan = await createPlan(big, { name: `Goal ${g + 1}`, category: g < 6 ? "maladaptive" : "replacement", baselineDate: addDays(saturday, -7 * 150), baselineLevel: 20 });
       for (let o = 1; o <= 4; o++) await createObjective(plan, { name: `Objective ${o}`, position: o, target: 20 - o * 4, endDate: addDays(saturday, -7 * (150 - o * 35)), type: o === 4 ? "LTO" : "STO" });
