@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useState, type MouseEvent } from "react";
+import { useEffect, useState, type MouseEvent } from "react";
 import { DEFAULT_PDF_MONTHS, MAX_PDF_MONTHS, PDF_SECTION_KEYS, PDF_SECTIONS, toggledSections } from "~/domain/plan-pdf";
 import { findBipInScope } from "~/models/bip-scope.server";
 import { requestPlanPdf } from "~/models/pdf-jobs.server";
@@ -59,6 +59,9 @@ export default function PlanPdfChooser() {
   const busy = useNavigation().state === "submitting";
   const selected = answer ? answer.selected : [...PDF_SECTION_KEYS];
   const [allOn, setAllOn] = useState<boolean | null>(null);
+  // A new answer (or none, after Close) sets the boxes again: the label follows them.
+  const shownKey = selected.join(",");
+  useEffect(() => setAllOn(null), [shownKey]);
   const everyChecked = allOn ?? PDF_SECTION_KEYS.every((k) => selected.includes(k));
   const sectionError = answer?.errors.sections;
 
