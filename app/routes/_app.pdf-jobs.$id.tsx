@@ -1,4 +1,4 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator, useSearchParams } from "@remix-run/react";
 import { useEffect } from "react";
@@ -8,8 +8,9 @@ import { formValues, modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
 
 /**
- * A PDF job's status (decision 041): 'Please wait…' while it is queued or running — the page refreshes
- * itself every 2 s without JavaScript (a meta refresh inside <noscript>) and polls its loader with it —
+ * A PDF job's status (decision 041): 'Please wait…' while it is queued or running — the document answer
+ * carries `Refresh: 2` so the page reloads itself without JavaScript (a client-side navigation, with
+ * JavaScript, never sees that header: it polls its loader instead) —
  * then the download link; a failed job shows its error and a Retry button; a done one can be shared with
  * the client's parents (manage_bips or manage_clients). The status carries no client data.
  */
@@ -21,8 +22,19 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   const job = await getPdfJob(ctx, params.id ?? "");
   if (!job) throw notFound("PDF job not found.");
-  return { job, canShare: canSharePdf(ctx) };
+  const pending = job.status === "queued" || job.status === "running";
+  return data({ job, canShare: canSharePdf(ctx) }, { headers: pending ? { Refresh: String(REFRESH_SECONDS) } : {} });
 }
+
+/** Without JavaScript the page reloads itself this often while the job runs. */
+const REFRESH_SECONDS = 2;
+
+export const headers: HeadersFunction = ({ loaderHeaders }) => {
+  const out = new Headers();
+  const refresh = loaderHeaders.get("Refresh");
+  if (refresh) out.set("Refresh", refresh);
+  return out;
+};
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_bips");
@@ -70,9 +82,6 @@ export default function PdfJobStatus() {
       <div aria-live="polite" id="pdf-status" data-status={job.status}>
         {pending ? (
           <>
-            <noscript>
-              <meta httpEquiv="refresh" content="2" />
-            </noscript>
             <p>
               <strong>Please wait…</strong> Your PDF is being prepared. This page updates by itself.
             </p>

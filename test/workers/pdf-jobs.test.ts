@@ -302,13 +302,16 @@ describe("the screens (no JavaScript needed)", () => {
     const to = res.headers.get("Location")!;
     expect(to).toMatch(/^\/pdf-jobs\/[0-9a-f-]{36}$/);
     const id = to.split("/").pop()!;
-    const waiting = await (await request(to, { cookie })).text();
-    if ((await jobRow(id)).status === "queued") {
+    const waitingRes = await request(to, { cookie });
+    const waiting = await waitingRes.text();
+    if (waiting.includes('data-status="queued"') || waiting.includes('data-status="running"')) {
       expect(waiting).toContain("Please wait…");
-      expect(waiting).toMatch(/<noscript><meta http-equiv="refresh" content="2"\/?><\/noscript>/);
+      expect(waitingRes.headers.get("Refresh")).toBe("2");
     }
     await settled(id);
-    const done = await (await request(to, { cookie })).text();
+    const doneRes = await request(to, { cookie });
+    expect(doneRes.headers.get("Refresh")).toBeNull();
+    const done = await doneRes.text();
     expect(done).toContain("Download PDF");
     expect(done).toContain(`/pdf-jobs/${id}/download`);
     expect(done).not.toContain("Share with parents"); // view_bips alone may not share
@@ -318,9 +321,22 @@ describe("the screens (no JavaScript needed)", () => {
     expect(new TextDecoder().decode(new Uint8Array(await file.arrayBuffer()).slice(0, 5))).toBe("%PDF-");
   });
 
+  it("a queued job's page says 'Please wait…' and reloads itself every 2 s without JavaScript", async () => {
+    const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
+    const res = await request(`/pdf-jobs/${row!.id}`, { cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Refresh")).toBe("2");
+    const html = await res.text();
+    expect(html).toContain("Please wait…");
+    expect(html).not.toContain("Download PDF");
+    expect((await request(`/pdf-jobs/${row!.id}/download`, { cookie })).headers.get("Location")).toBe(`/pdf-jobs/${row!.id}`);
+  });
+
   it("a failed job shows the error and a Retry button that queues it again; a manager shares a done one", async () => {
     const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id, status: "failed", error: PDF_JOB_MESSAGES.renderFailed }).returning();
-    const html = await (await request(`/pdf-jobs/${row!.id}`, { cookie })).text();
+    const failedRes = await request(`/pdf-jobs/${row!.id}`, { cookie });
+    expect(failedRes.headers.get("Refresh")).toBeNull();
+    const html = await failedRes.text();
     expect(html).toContain(">Error<");
     expect(html).toContain(PDF_JOB_MESSAGES.renderFailed);
     expect(html).toContain(">Retry<");
