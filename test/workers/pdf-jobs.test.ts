@@ -126,6 +126,18 @@ describe("the plan PDF through the API and the queue", () => {
     expect(listed.objects).toHaveLength(1);
   });
 
+  it("a PDF message without a job id, or of an unknown job, is acknowledged and does nothing", async () => {
+    const batch = createMessageBatch("baseline-pdf", [
+      { id: "u1", timestamp: new Date(), attempts: 1, body: { kind: "pdf" } },
+      { id: "u2", timestamp: new Date(), attempts: 1, body: { kind: "pdf", jobId: crypto.randomUUID() } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks.sort()).toEqual(["u1", "u2"]);
+    expect(result.retryMessages).toEqual([]);
+  });
+
   it("two deliveries at once render once (the conditional claim)", async () => {
     const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
     const outcomes = await Promise.all([consumePdfJob(env, row!.id), consumePdfJob(env, row!.id), consumePdfJob(env, row!.id)]);
