@@ -153,6 +153,10 @@ export default function GoalScreen() {
         </div>
         <span>
           <Link to={`/bip/profile/${goal.bipId}`}>Back to the BIP</Link>
+          {" "}
+          <Link className="btn" to={`/bip/goal/${goal.id}/pdf`}>
+            PDF
+          </Link>
           {canManage ? (
             <>
               {" "}

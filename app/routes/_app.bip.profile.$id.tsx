@@ -50,6 +50,10 @@ export default function BipProfile() {
         </h1>
         <span>
           <Link to={`/bip/show/patient/${bip.patient_id}`}>Plans of {bip.patient_name}</Link>
+          {" "}
+          <Link className="btn" to={`/bip/pdf/${bip.id}`}>
+            PDF
+          </Link>
           {canManage ? (
             <>
               {" "}

@@ -10,13 +10,13 @@ import { toWinAnsi, wrapText } from "~/domain/pdf-text";
  * Every string drawn passes through `toWinAnsi`, so no text can make it throw. Nothing is logged.
  */
 
-const PAGE = { width: 612, height: 792 };
-const MARGIN = 48;
-const CONTENT = PAGE.width - 2 * MARGIN;
+export const PAGE = { width: 612, height: 792 };
+export const MARGIN = 48;
+export const CONTENT = PAGE.width - 2 * MARGIN;
 const FOOTER_SPACE = 36;
-const INK = rgb(0.1, 0.1, 0.1);
-const MUTED = rgb(0.38, 0.38, 0.38);
-const RULE = rgb(0.75, 0.75, 0.75);
+export const INK = rgb(0.1, 0.1, 0.1);
+export const MUTED = rgb(0.38, 0.38, 0.38);
+export const RULE = rgb(0.75, 0.75, 0.75);
 const SHADE = rgb(0.93, 0.94, 0.96);
 
 /** The largest drawn signature embedded (bytes of PNG); a larger one is left out rather than slow the PDF. */
@@ -38,14 +38,14 @@ function decodePng(dataUrl: string | null): Uint8Array | null {
   }
 }
 
-interface Fonts {
+export interface Fonts {
   regular: PDFFont;
   bold: PDFFont;
   italic: PDFFont;
 }
 
 /** A cursor over pages: draws lines of text top-down and starts a new page when one is full. */
-class Layout {
+export class Layout {
   page!: PDFPage;
   y = 0;
   constructor(
@@ -150,7 +150,7 @@ function tableRow(l: Layout, cells: string[], widths: number[], font: PDFFont, s
   l.page.drawLine({ start: { x: MARGIN, y: l.y }, end: { x: PAGE.width - MARGIN, y: l.y }, thickness: 0.4, color: RULE });
 }
 
-function table(l: Layout, label: string, columns: string[], widths: number[], rows: string[][]) {
+export function table(l: Layout, label: string, columns: string[], widths: number[], rows: string[][]) {
   l.label(label);
   const header = () => tableRow(l, columns, widths, l.fonts.bold, true);
   header();
@@ -162,7 +162,7 @@ function table(l: Layout, label: string, columns: string[], widths: number[], ro
   l.y -= 8;
 }
 
-function block(l: Layout, b: NotePdfBlock) {
+export function block(l: Layout, b: NotePdfBlock) {
   if (b.kind === "table") return table(l, b.label, b.columns, b.widths, b.rows);
   l.label(b.label);
   if (b.kind === "paragraph") l.paragraph(b.text, MARGIN + 8, CONTENT - 8, 10, l.fonts.regular);
@@ -177,7 +177,7 @@ function block(l: Layout, b: NotePdfBlock) {
 }
 
 /** Label/value pairs in two columns. */
-function fieldGrid(l: Layout, fields: [string, string][]) {
+export function fieldGrid(l: Layout, fields: [string, string][]) {
   const size = 9;
   const lead = size * 1.35;
   const colWidth = (CONTENT - 16) / 2;

@@ -784,6 +784,43 @@ for (const javaScript of [false, true]) {
       else assert.ok((await points()) < all, "fewer points in the window");
     });
 
+    // ---- Plan PDF (decision 041): the chooser, the queue, the status page that refreshes itself, the download.
+    flow("pdf: a BCBA saves a plan PDF with every section, waits for it and downloads it", async () => {
+      await signIn(page, "bcba@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/bip/profile/1");
+      await page.getByRole("link", { name: "PDF", exact: true }).click();
+      await page.waitForURL(onPath("/bip/pdf/1"));
+      await ready(page);
+      await shown(page.getByRole("heading", { name: "Select sections" }));
+      const boxes = page.locator("input[name=sections]");
+      assert.equal(await boxes.count(), 26);
+      assert.equal(await page.locator("input[name=sections]:checked").count(), 26, "every section selected at first");
+      await page.getByRole("button", { name: "Deselect All" }).click();
+      await ready(page);
+      await shown(page.getByRole("button", { name: "Select All" }));
+      assert.equal(await page.locator("input[name=sections]:checked").count(), 0, "the toggle flips all");
+      await page.getByRole("button", { name: "Save PDF" }).click();
+      await ready(page);
+      await shown(page.getByRole("alertdialog", { name: "Error" }));
+      await shown(page.getByText("You must select at least one section."));
+      await page.getByRole("alertdialog").getByRole("link", { name: "Close" }).click();
+      await ready(page);
+      assert.equal(await page.locator("input[name=sections]:checked").count(), 26);
+      await page.getByRole("button", { name: "Save PDF" }).click();
+      await page.waitForURL((url) => /^\/pdf-jobs\/[0-9a-f-]{36}$/.test(url.pathname));
+      // 'Please wait…' until the queue consumer is done: the page refreshes itself (meta refresh without JavaScript, a poll with it).
+      const link = page.getByRole("link", { name: "Download PDF" });
+      await link.waitFor({ timeout: 40_000 });
+      const file = await page.request.get((await link.getAttribute("href"))!);
+      assert.equal(file.status(), 200);
+      assert.equal(file.headers()["content-type"], "application/pdf");
+      assert.match(file.headers()["content-disposition"] ?? "", /attachment; filename="behavior-plan-1\.pdf"/);
+      const bytes = await file.body();
+      assert.equal(bytes.subarray(0, 5).toString("latin1"), "%PDF-");
+      assert.ok(bytes.length > 5_000 && bytes.length < 1_000_000, `size ${bytes.length}`);
+    });
+
     // ---- Parents: /parents opens the list; add a parent (a bad email is refused with the typed values kept).
     flow("parents: a manager adds a parent from the list and sees it there", async () => {
       const surname = javaScript ? "Flowjs" : "Flownojs";

@@ -53,6 +53,7 @@ const API_NO_CLIENT_DATA: Record<string, string> = {
   "GET /client_report/config": "the billing table's choices: modifiers, note types, POS codes",
   "GET /v2/remittances": "payers' payments: payer, trace number, totals and counts (no client named)",
   "GET /v2/get-client-consents-sections": "the clinic's consent sections (id → label)",
+  "GET /v2/pdf-jobs/:id": "a PDF job's status: ids, kind, status, size (no client data; polled while it runs)",
 };
 
 /** Screens (route ids) that show no client data. */
@@ -106,6 +107,7 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.reports._index": "the list of reports (titles only)",
   "routes/_app.claims_.remittances._index": "payers' payments: payer, trace number, totals and counts (no client named)",
   "routes/_app.claims_.remittances.import": "the empty import form (its check is an action, audited by the model)",
+  "routes/_app.pdf-jobs.$id": "a PDF job's status: ids, kind, status, size (no client data; refreshes itself while it runs)",
   "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
 };
 
@@ -147,6 +149,7 @@ let seed: {
   consent: number;
   document: number;
   scheduled: number;
+  pdfJob: string;
 };
 let token: string;
 let cookie: string;
@@ -192,6 +195,7 @@ beforeAll(async () => {
     consent: 0,
     document: 0,
     scheduled: 0,
+    pdfJob: await donePdfJob(patient.id, bip.id, provider.id),
   };
   const [scheduled] = await db()
     .insert(scheduledSessions)
@@ -218,6 +222,15 @@ beforeAll(async () => {
   seed.document = shared!.id;
   parentCookie = await signInCookie(parent, true);
 });
+
+/** A done plan PDF job of the client with its file in R2 (the status and download routes). */
+async function donePdfJob(patientId: number, bipId: number, requestedBy: number): Promise<string> {
+  const id = crypto.randomUUID();
+  const key = `pdf-jobs/${id}.pdf`;
+  await env.FILES!.put(key, "%PDF-1.7\n%%EOF\n");
+  await db().insert(pdfJobs).values({ id, kind: "plan", patientId, bipId, params: JSON.stringify({ sections: ["policy"], months: 6 }), status: "done", fileKey: key, fileSize: 15, requestedBy });
+  return id;
+}
 
 /** A claim of the client with one line, paid by an imported 835: the remittance's id. */
 async function remittanceOf(patient: { id: number; locationId: number }): Promise<number> {
@@ -259,6 +272,7 @@ function apiUrl(path: string): string {
     [/^\/v2\/billing\/scrubber\/notes\//, () => seed.notes.rbt],
     [/^\/v2\/get-client-consents\//, () => seed.patient],
     [/^\/v2\/scheduled-sessions\//, () => seed.scheduled],
+    [/^\/v2\/pdf-jobs\//, () => seed.pdfJob],
   ];
   if (path === "/client_report/byemployee/:employee/:patient") return `/client_report/byemployee/${seed.provider}/${seed.patient}`;
   if (path === "/client_report/bylocation/:id") return `/client_report/bylocation/${seed.location}?date_from=2026-01-01&date_to=2026-01-31`;
@@ -290,6 +304,7 @@ function screenUrl(route: BuildRoute): string {
   const noteScreen = /^\/note-(rbt|bcba|combined)\/(pdf|edit|view)\//.exec(path);
   if (noteScreen) return path.replace(/:id$/, String(seed.notes[noteScreen[1] as "rbt" | "bcba" | "combined"]));
   if (path.startsWith("/claims/remittances/")) return path.replace(/:id$/, String(seed.remittance));
+  if (path.startsWith("/pdf-jobs/")) return path.replace(/:id/, seed.pdfJob);
   if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
   if (path.startsWith("/patients/consents/pdf/")) return path.replace(/:id$/, String(seed.consent));
   if (path.startsWith("/portal/documents/")) return path.replace(/:id$/, String(seed.document));

@@ -16,6 +16,7 @@ import { mockApi, mockMode } from "./mock";
 import { notePdfsApi } from "./note-pdfs";
 import { noteSummaryApi } from "./note-summary";
 import { paPacingApi } from "./pa-pacing";
+import { pdfJobsApi } from "./pdf-jobs";
 import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
@@ -70,6 +71,9 @@ export const api = new Hono<AppEnv>()
   .route("/v2/rate-records", rateRecordsV2)
   // Claims: build, generate the 837P, send, status, download (./claims.ts).
   .route("/v2/claims", claimsV2)
+  // PDF jobs: plan, weekly-report and chart-comment PDFs through the queue (./pdf-jobs.ts, decision 041),
+  // before the plans' and BIPs' routers answer 405 on their other paths.
+  .route("/v2", pdfJobsApi)
   // Goals (plans) and objectives of a BIP (./plans.ts).
   .route("/v2/plans", plansV2)
   .route("/v2/objectives", objectivesV2)

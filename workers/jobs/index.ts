@@ -1,22 +1,44 @@
 import { d1Database } from "~/db/client.server";
+import { consumePdfJob } from "~/models/pdf-jobs.server";
 import { emailSenderFor } from "~/services/email.server";
 import type { EmailJob } from "~/services/jobs.server";
 
 /**
- * Queue consumer. Each message is acknowledged once handled; a failed send is retried by the queue
- * (max_retries in wrangler.toml). A message of unknown shape is acknowledged and logged, so it cannot
- * block the queue.
+ * Queue consumer, dispatched by `message.body.kind`: "email" (baseline-email) sends a queued email,
+ * "pdf" (baseline-pdf) makes a PDF job's file (decision 041). Each message is acknowledged once
+ * handled; a failed send or render is retried by the queue (max_retries in wrangler.toml). A message of
+ * unknown shape is acknowledged and logged, so it cannot block the queue.
  */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {
-  const sender = emailSenderFor(env, d1Database(env.DB));
+  let sender: ReturnType<typeof emailSenderFor> | undefined;
   for (const message of batch.messages) {
-    const job = message.body as Partial<EmailJob> | null;
+    const body = message.body as { kind?: unknown } | null;
+    if (body?.kind === "pdf") {
+      const jobId = (body as { jobId?: unknown }).jobId;
+      if (typeof jobId !== "string" || !jobId) {
+        console.warn(`queue ${batch.queue}: unknown message ${message.id} acknowledged`);
+        message.ack();
+        continue;
+      }
+      try {
+        // A job that is running elsewhere or already done is skipped: a duplicate delivery does nothing.
+        await consumePdfJob(env, jobId);
+        message.ack();
+      } catch {
+        // The job is marked failed with its message; nothing about the client is logged.
+        console.warn(`queue ${batch.queue}: PDF job ${jobId} failed, will retry`);
+        message.retry({ delaySeconds: 10 });
+      }
+      continue;
+    }
+    const job = body as Partial<EmailJob> | null;
     if (job?.kind !== "email" || !job.email?.to) {
       console.warn(`queue ${batch.queue}: unknown message ${message.id} acknowledged`);
       message.ack();
       continue;
     }
     try {
+      sender ??= emailSenderFor(env, d1Database(env.DB));
       await sender.send(job.email);
       message.ack();
     } catch (e) {

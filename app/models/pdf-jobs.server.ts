@@ -1,0 +1,364 @@
+import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { d1Database, type Db } from "~/db/client.server";
+import { patients, pdfJobs, plans, sharedDocuments } from "~/db/schema";
+import { typeOfAssessmentLabel } from "~/domain/bip-document";
+import { buildChartModel, type ChartModel } from "~/domain/chart";
+import { can } from "~/domain/permissions";
+import { fillPlaceholders } from "~/domain/placeholders";
+import {
+  GoalPdfRequest,
+  PDF_KIND_LABELS,
+  PlanPdfRequest,
+  goalPdfDocument,
+  pdfFilename,
+  pdfWindow,
+  planPdfDocument,
+  type PdfGoal,
+  type PdfKind,
+  type PdfSectionKey,
+} from "~/domain/plan-pdf";
+import { parseWith } from "~/domain/validation";
+import { isoDate } from "~/domain/weeks";
+import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { renderPlanPdf } from "~/services/plan-pdf.server";
+import { getUserActor } from "./actors.server";
+import { findBipInScope, findPlanInScope } from "./bip-scope.server";
+import { readBip, shownDocument } from "./bips.server";
+import { chartInputsFrom, chartInputsQuery, profileChartsQuery } from "./charts.server";
+import type { ModelContext } from "./context";
+import { patientScope, who } from "./patients.server";
+import { denied, invalid, notFound, ok, type ModelResult } from "./results";
+
+/**
+ * PDF jobs (decision 041): a plan PDF (the 26 sections), or a goal's weekly-report or chart-comment PDF,
+ * is requested on a screen or the API, made by the queue consumer (workers/jobs) with pdf-lib, stored in
+ * R2 under pdf_jobs.file_key, and downloaded from there. The request checks permission and scope, writes
+ * the job row with its audit row, and sends `{kind:"pdf", jobId}` to PDF_QUEUE; without a queue binding
+ * the job runs after the response through waitUntil. The consumer claims the job with one conditional
+ * UPDATE (queued or failed → running; a running job whose worker vanished over 5 minutes ago may be
+ * claimed again), so a second delivery of a job that is running or done does nothing: one render, one
+ * file. A render reads the data as the requester (their permission and locations as they are now), as
+ * an audited read.
+ */
+
+type JobRow = typeof pdfJobs.$inferSelect;
+
+/** How long a running job may go without finishing before another delivery may take it over. */
+export const STALE_RUNNING_MS = 5 * 60 * 1000;
+
+export const PDF_JOB_MESSAGES = {
+  notFound: "PDF job not found.",
+  notFailed: "Only a failed PDF can be retried.",
+  notDone: "The PDF is not ready yet.",
+  shared: "Shared with the client's parents.",
+  alreadyShared: "This PDF is already shared with the client's parents.",
+  requested: "Your PDF is being prepared.",
+  retried: "Your PDF is being prepared again.",
+  noAccess: "The person who asked for this PDF no longer has access to this plan.",
+  gone: "The plan or goal of this PDF was deleted or is no longer available.",
+  renderFailed: "The PDF could not be made. Please try again.",
+  noStorage: "File storage is not configured, so the PDF could not be saved.",
+  notQueued: "The PDF could not be queued. Please try again.",
+} as const;
+
+/** A failure with a message a user may read (anything else becomes PDF_JOB_MESSAGES.renderFailed). */
+export class PdfJobError extends Error {}
+
+interface JobParams {
+  sections?: PdfSectionKey[];
+  months: number;
+  planId?: number;
+}
+
+function paramsOf(row: JobRow): JobParams {
+  try {
+    const p = JSON.parse(row.params) as Partial<JobParams>;
+    return { months: Number(p.months) || 6, sections: Array.isArray(p.sections) ? p.sections : undefined, planId: typeof p.planId === "number" ? p.planId : undefined };
+  } catch {
+    return { months: 6 };
+  }
+}
+
+/** A job as the screens and the API show it: no client data (ids, kind, status, sizes, times). */
+export function pdfJobJson(row: JobRow, shared = false) {
+  const p = paramsOf(row);
+  return {
+    id: row.id,
+    job_id: row.id,
+    kind: row.kind as PdfKind,
+    kind_label: PDF_KIND_LABELS[row.kind as PdfKind] ?? row.kind,
+    status: row.status as "queued" | "running" | "done" | "failed",
+    patient_id: row.patientId,
+    bip_id: row.bipId,
+    plan_id: p.planId ?? null,
+    sections: p.sections ?? null,
+    months: p.months,
+    error: row.error,
+    attempts: row.attempts,
+    file_size: row.fileSize,
+    file_name: pdfFilename(row.kind as PdfKind, row.kind === "plan" ? (row.bipId ?? 0) : (p.planId ?? 0)),
+    download_url: row.status === "done" ? `/pdf-jobs/${row.id}/download` : null,
+    shared,
+    created_at: row.createdAt,
+    finished_at: row.finishedAt,
+  };
+}
+export type PdfJobJson = ReturnType<typeof pdfJobJson>;
+
+/** What a request needs of the Worker: the bindings, and waitUntil for running a job without a queue. */
+export interface JobRunner {
+  env: Pick<Env, "DB" | "PDF_QUEUE" | "FILES">;
+  waitUntil: (p: Promise<unknown>) => void;
+}
+
+/**
+ * Sends the job to the queue; without a queue binding (self-hosting, a Worker without queues) it runs
+ * after the response. A send that fails marks the job failed, so the user sees an error and Retry
+ * rather than 'Please wait…' for ever.
+ */
+export async function dispatchPdfJob(runner: JobRunner, jobId: string): Promise<void> {
+  if (!runner.env.PDF_QUEUE) {
+    runner.waitUntil(consumePdfJob(runner.env, jobId).catch(() => undefined));
+    return;
+  }
+  try {
+    await runner.env.PDF_QUEUE.send({ kind: "pdf", jobId });
+  } catch {
+    const at = new Date().toISOString();
+    await d1Database(runner.env.DB)
+      .update(pdfJobs)
+      .set({ status: "failed", error: PDF_JOB_MESSAGES.notQueued, finishedAt: at, updatedAt: at })
+      .where(and(eq(pdfJobs.id, jobId), eq(pdfJobs.status, "queued")));
+  }
+}
+
+async function insertJob(ctx: ModelContext, runner: JobRunner, values: { kind: PdfKind; patientId: number; bipId: number; params: JobParams }, tail: string | null | undefined) {
+  const id = crypto.randomUUID();
+  const [rows] = await withAudit(
+    ctx.db,
+    who(ctx),
+    { action: "create", entity: "pdf_job", entityId: id, patientId: values.patientId, detail: { kind: values.kind } },
+    () => [ctx.db.insert(pdfJobs).values({ id, kind: values.kind, patientId: values.patientId, bipId: values.bipId, params: JSON.stringify(values.params), requestedBy: ctx.actor.id }).returning()],
+    tail,
+  );
+  await dispatchPdfJob(runner, id);
+  return ok(pdfJobJson(rows[0]!), PDF_JOB_MESSAGES.requested);
+}
+
+/** A plan PDF: the BIP in scope (404), at least one section and a month count (422), then the job. */
+export async function requestPlanPdf(ctx: ModelContext, runner: JobRunner, bipId: number, raw: Record<string, unknown>): Promise<ModelResult<PdfJobJson>> {
+  const scope = await findBipInScope(ctx, bipId);
+  if (!scope) return notFound("BIP");
+  const parsed = parseWith(PlanPdfRequest, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  return insertJob(ctx, runner, { kind: "plan", patientId: scope.patientId, bipId: scope.bipId, params: { sections: parsed.data.sections, months: parsed.data.months } }, scope.tail);
+}
+
+/** A goal's weekly-report or chart-comment PDF: the goal in scope (404), the kind and month count (422), then the job. */
+export async function requestGoalPdf(ctx: ModelContext, runner: JobRunner, planId: number, raw: Record<string, unknown>): Promise<ModelResult<PdfJobJson>> {
+  const scope = await findPlanInScope(ctx, planId);
+  if (!scope) return notFound("Plan");
+  const parsed = parseWith(GoalPdfRequest, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  return insertJob(ctx, runner, { kind: parsed.data.kind, patientId: scope.patientId, bipId: scope.bipId, params: { planId: scope.planId, months: parsed.data.months } }, scope.tail);
+}
+
+/** The job in the actor's scope (its client in their locations), whether it is shared, and the audit tail: one statement. */
+async function findJob(ctx: ModelContext, id: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const [row] = await ctx.db
+    .select({
+      job: pdfJobs,
+      shared: sql<number>`exists(select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${pdfJobs.id} and ${sharedDocuments.revokedAt} is null)`,
+      tail: auditTail,
+    })
+    .from(pdfJobs)
+    .innerJoin(patients, eq(patients.id, pdfJobs.patientId))
+    .where(and(eq(pdfJobs.id, id), patientScope(ctx)));
+  return row ? { job: row.job, shared: Boolean(row.shared), tail: row.tail } : null;
+}
+
+/** A job's status (no client data, so no audit row: the status page polls it). Another location's job is 404. */
+export async function getPdfJob(ctx: ModelContext, id: string): Promise<PdfJobJson | null> {
+  const found = await findJob(ctx, id);
+  return found ? pdfJobJson(found.job, found.shared) : null;
+}
+
+/** A failed job queued again by the user (only a failed one: 409 otherwise). */
+export async function retryPdfJob(ctx: ModelContext, runner: JobRunner, id: string): Promise<ModelResult<PdfJobJson>> {
+  const found = await findJob(ctx, id);
+  if (!found) return notFound("PDF job");
+  if (found.job.status !== "failed") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notFailed, current: pdfJobJson(found.job, found.shared) };
+  const at = ctx.now().toISOString();
+  const [rows] = await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: "update", entity: "pdf_job", entityId: id, patientId: found.job.patientId, detail: { retry: true } },
+    (audit) => [ctx.db.update(pdfJobs).set({ status: "queued", error: null, attempts: 0, updatedAt: at }).where(and(eq(pdfJobs.id, id), eq(pdfJobs.status, "failed"))).returning(), audit(sql`changes() = 1`)],
+    found.tail,
+  );
+  const row = rows[0];
+  if (!row) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notFailed, current: pdfJobJson(found.job, found.shared) };
+  await dispatchPdfJob(runner, id);
+  return ok(pdfJobJson(row, found.shared), PDF_JOB_MESSAGES.retried);
+}
+
+/** Who may share a PDF with the client's parents: manage_bips or manage_clients (decision 041). */
+export function canSharePdf(ctx: Pick<ModelContext, "actor">): boolean {
+  return can(ctx.actor, "manage_bips") || can(ctx.actor, "manage_clients");
+}
+
+/** Shares a done job with the client's parents (a shared_documents row; the parent portal lists it). Once. */
+export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelResult<PdfJobJson>> {
+  if (!canSharePdf(ctx)) return denied();
+  const found = await findJob(ctx, id);
+  if (!found) return notFound("PDF job");
+  if (found.job.status !== "done") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notDone, current: pdfJobJson(found.job, found.shared) };
+  if (found.shared) return ok(pdfJobJson(found.job, true), PDF_JOB_MESSAGES.alreadyShared);
+  const title = `${PDF_KIND_LABELS[found.job.kind as PdfKind] ?? "Document"} (PDF, ${found.job.finishedAt?.slice(0, 10) ?? found.job.createdAt.slice(0, 10)})`;
+  await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: "create", entity: "shared_document", entityId: id, patientId: found.job.patientId },
+    (audit) => [
+      // Inserted only while no live share of the job exists, so two clicks make one row.
+      ctx.db
+        .insert(sharedDocuments)
+        .select(
+          sql`select null, ${found.job.patientId}, ${title}, ${id}, ${ctx.actor.id}, null, ${ctx.now().toISOString()}, ${ctx.now().toISOString()} where not exists (select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${id} and ${sharedDocuments.revokedAt} is null)`,
+        ),
+      audit(sql`changes() = 1`),
+    ],
+    found.tail,
+  );
+  return ok(pdfJobJson(found.job, true), PDF_JOB_MESSAGES.shared);
+}
+
+/**
+ * A done job's file from R2, as an audited read of the client's record: 404 for another location's job,
+ * 409 while it is not done. The answer streams from R2.
+ */
+export async function openPdfDownload(ctx: ModelContext, files: R2Bucket | undefined, id: string): Promise<ModelResult<{ body: ReadableStream; size: number; filename: string }>> {
+  const found = await findJob(ctx, id);
+  if (!found) return notFound("PDF job");
+  const json = pdfJobJson(found.job, found.shared);
+  if (found.job.status !== "done" || !found.job.fileKey) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notDone, current: json };
+  const object = files ? await files.get(found.job.fileKey) : null;
+  if (!object) return notFound("PDF file");
+  await auditedRead(ctx.db, who(ctx), { entity: "pdf_job", entityId: id, patientId: found.job.patientId }, () => [] as [], found.tail);
+  return ok({ body: object.body, size: object.size, filename: json.file_name });
+}
+
+// ------------------------------------------------------------------------------------------ the consumer
+
+async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
+  const actor = await getUserActor(db, row.requestedBy);
+  if (!actor || !can(actor, "view_bips")) throw new PdfJobError(PDF_JOB_MESSAGES.noAccess);
+  const ctx: ModelContext = { db, actor, ip: "queue", now: () => now };
+  const p = paramsOf(row);
+  const today = isoDate(now);
+  const window = pdfWindow(today, p.months);
+  if (row.kind === "plan") {
+    const read = await readBip(ctx, row.bipId ?? 0, (scope) => [profileChartsQuery(ctx, scope.bipId, window)] as const);
+    if (!read || read.scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
+    const { bip, client } = read.detail;
+    const charts = new Map<number, ChartModel>();
+    for (const [id, input] of chartInputsFrom(read.more[0], window)) charts.set(id, buildChartModel(input));
+    const lists = [bip.maladaptives, bip.replacements, bip.caregiver_trainings, bip.rbt_trainings, bip.teacher_trainings];
+    const goals: PdfGoal[] = lists.flat().map((g) => ({
+      id: g.id,
+      name: g.name,
+      category: g.category,
+      status: g.status,
+      description: g.description == null ? null : fillPlaceholders(g.description, client),
+      baseline_level: g.baseline_level,
+      baseline_date: g.baseline_date,
+      objectives: g.objectives.map((o) => ({ type: o.type, position: o.position, name: o.name, description: o.description, target: o.target, status: o.status, end_date: o.end_date })),
+    }));
+    const doc = planPdfDocument({
+      bip: { id: bip.id, type_label: typeOfAssessmentLabel(bip.type_of_assessment), patient_name: bip.patient_name, patient_identifier: bip.patient_identifier, doctor_name: bip.doctor_name },
+      doc: shownDocument(read.detail),
+      goals,
+      charts,
+      sections: p.sections ?? [],
+      months: p.months,
+      window,
+      generatedOn: today,
+    });
+    return renderPlanPdf(doc);
+  }
+  const scope = await findPlanInScope(ctx, p.planId ?? 0);
+  if (!scope || scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
+  const [inputs, planRows] = await auditedRead(
+    db,
+    who(ctx),
+    { entity: "plan", entityId: scope.planId, patientId: scope.patientId, detail: { pdf: row.kind } },
+    () => [chartInputsQuery(ctx, [scope.planId], window), db.select({ description: plans.description, status: plans.status }).from(plans).where(eq(plans.id, scope.planId))],
+    scope.tail,
+  );
+  const input = chartInputsFrom(inputs, window).get(scope.planId);
+  if (!input) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
+  const description = planRows[0]?.description ?? null;
+  const doc = goalPdfDocument({
+    kind: row.kind === "chart_comments" ? "chart_comments" : "weekly_report",
+    goal: {
+      id: scope.planId,
+      name: input.plan.name,
+      category: input.plan.category,
+      status: planRows[0]?.status ?? "active",
+      description: description == null ? null : fillPlaceholders(description, { firstName: scope.patientName.split(" ")[0] ?? "", gender: scope.gender }),
+      baseline_level: input.plan.baselineLevel,
+      baseline_date: input.plan.baselineDate,
+      objectives: input.objectives.map((o) => ({ type: o.type, position: o.position, name: o.name ?? null, description: null, target: o.target, status: o.status, end_date: o.endDate })),
+      patient_name: scope.patientName,
+      patient_identifier: scope.patientIdentifier,
+    },
+    chart: buildChartModel(input),
+    reports: input.reports,
+    comments: input.comments,
+    months: p.months,
+    window,
+    generatedOn: today,
+  });
+  return renderPlanPdf(doc);
+}
+
+export type ConsumeOutcome = "done" | "failed" | "skipped";
+
+/**
+ * Makes one job's PDF: claim (conditional UPDATE), render, store in R2, mark done. A job that is not
+ * claimable (running elsewhere, done, unknown) is skipped: that is how a duplicate delivery does nothing.
+ * On failure the job is marked failed with a message a user can read, and the error is rethrown so the
+ * queue retries the message (max_retries); a retry claims the failed job again.
+ */
+export async function consumePdfJob(env: Pick<Env, "DB" | "FILES">, jobId: string, now = new Date()): Promise<ConsumeOutcome> {
+  const db = d1Database(env.DB);
+  const at = now.toISOString();
+  const stale = new Date(now.getTime() - STALE_RUNNING_MS).toISOString();
+  const [row] = await db
+    .update(pdfJobs)
+    .set({ status: "running", attempts: sql`${pdfJobs.attempts} + 1`, startedAt: at, error: null, updatedAt: at })
+    .where(and(eq(pdfJobs.id, jobId), or(inArray(pdfJobs.status, ["queued", "failed"]), and(eq(pdfJobs.status, "running"), lt(pdfJobs.startedAt, stale)))))
+    .returning();
+  if (!row) return "skipped";
+  try {
+    if (!env.FILES) throw new PdfJobError(PDF_JOB_MESSAGES.noStorage);
+    const bytes = await renderJob(db, row, now);
+    const key = `pdf-jobs/${row.id}.pdf`;
+    await env.FILES.put(key, bytes, { httpMetadata: { contentType: "application/pdf" } });
+    const done = new Date().toISOString();
+    await db
+      .update(pdfJobs)
+      .set({ status: "done", fileKey: key, fileSize: bytes.byteLength, finishedAt: done, updatedAt: done })
+      .where(and(eq(pdfJobs.id, row.id), eq(pdfJobs.status, "running"), eq(pdfJobs.attempts, row.attempts)));
+    return "done";
+  } catch (e) {
+    const message = e instanceof PdfJobError ? e.message : PDF_JOB_MESSAGES.renderFailed;
+    const failed = new Date().toISOString();
+    await db
+      .update(pdfJobs)
+      .set({ status: "failed", error: message, finishedAt: failed, updatedAt: failed })
+      .where(and(eq(pdfJobs.id, row.id), eq(pdfJobs.status, "running"), eq(pdfJobs.attempts, row.attempts)));
+    throw e;
+  }
+}

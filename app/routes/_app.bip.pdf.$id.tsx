@@ -1,0 +1,144 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data, redirect } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useEffect, useState, type MouseEvent } from "react";
+import { DEFAULT_PDF_MONTHS, MAX_PDF_MONTHS, PDF_SECTION_KEYS, PDF_SECTIONS, toggledSections } from "~/domain/plan-pdf";
+import { findBipInScope } from "~/models/bip-scope.server";
+import { requestPlanPdf } from "~/models/pdf-jobs.server";
+import { auditRead, auditWho } from "~/services/audit.server";
+import { formValues, modelContextFor } from "~/services/forms.server";
+import { notFound, requireId, requirePermission } from "~/services/guard.server";
+
+/**
+ * The plan PDF's 'Select sections' chooser (clinical §2, §4, §5; decision 041): the 26 sections, all
+ * checked at first; Select All / Deselect All flips them all (a submit button without JavaScript, in
+ * place with it); Close goes back to the plan; Save PDF queues the job and opens its status page. No
+ * section chosen answers the 'Error' dialog 'You must select at least one section.'.
+ */
+export const meta: MetaFunction = () => [{ title: "Plan PDF · Baseline" }];
+export const handle = { guard: "view_bips" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_bips");
+  const id = requireId(params.id, "BIP");
+  const ctx = modelContextFor(context, actor);
+  const bip = await findBipInScope(ctx, id);
+  if (!bip) throw notFound("BIP not found.");
+  // The chooser names the plan's client: a read of the BIP, recorded (decision 019).
+  await auditRead(ctx.db, auditWho(ctx), { entity: "bip", entityId: bip.bipId, patientId: bip.patientId }, bip.tail);
+  return { bip: { id: bip.bipId, patientName: bip.patientName } };
+}
+
+interface ChooserAnswer {
+  selected: string[];
+  months: string;
+  errors: Record<string, string>;
+  message: string | null;
+}
+
+const listOf = (x: string | string[] | undefined) => (x === undefined || x === "" ? [] : Array.isArray(x) ? x : [x]);
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_bips");
+  const id = requireId(params.id, "BIP");
+  const values = formValues(await request.formData());
+  const selected = listOf(values.sections).filter((s) => (PDF_SECTION_KEYS as readonly string[]).includes(s));
+  const months = String(values.months ?? "");
+  if (values.intent === "toggle") return data<ChooserAnswer>({ selected: toggledSections(selected), months, errors: {}, message: null });
+  const ctx = modelContextFor(context, actor);
+  const result = await requestPlanPdf(ctx, { env: context.app.env, waitUntil: context.app.waitUntil }, id, { sections: listOf(values.sections), months });
+  if (result.ok) return redirect(`/pdf-jobs/${result.data.id}`, 303);
+  if (result.status === 404) throw notFound(result.message);
+  const errors = result.status === 422 ? result.errors : {};
+  return data<ChooserAnswer>({ selected, months, errors, message: result.message }, { status: result.status });
+}
+
+export default function PlanPdfChooser() {
+  const { bip } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const busy = useNavigation().state === "submitting";
+  const selected = answer ? answer.selected : [...PDF_SECTION_KEYS];
+  const [allOn, setAllOn] = useState<boolean | null>(null);
+  // A new answer (or none, after Close) sets the boxes again: the label follows them.
+  const shownKey = selected.join(",");
+  useEffect(() => setAllOn(null), [shownKey]);
+  const everyChecked = allOn ?? PDF_SECTION_KEYS.every((k) => selected.includes(k));
+  const sectionError = answer?.errors.sections;
+
+  // With JavaScript the toggle flips the boxes in place; without it, the button submits intent=toggle.
+  const toggle = (e: MouseEvent<HTMLButtonElement>) => {
+    const form = e.currentTarget.form;
+    if (!form) return;
+    e.preventDefault();
+    const boxes = Array.from(form.querySelectorAll<HTMLInputElement>('input[name="sections"]'));
+    const on = !boxes.every((b) => b.checked);
+    for (const b of boxes) b.checked = on;
+    setAllOn(on);
+  };
+  const recount = (e: React.FormEvent<HTMLFormElement>) => {
+    const boxes = Array.from(e.currentTarget.querySelectorAll<HTMLInputElement>('input[name="sections"]'));
+    setAllOn(boxes.every((b) => b.checked));
+  };
+
+  return (
+    <section className="card" aria-labelledby="select-sections">
+      <p className="muted">
+        <Link to={`/bip/profile/${bip.id}`}>{bip.patientName} · Behavior plan</Link>
+      </p>
+      <h1 id="select-sections">Select sections</h1>
+      {sectionError || (answer?.message && !answer.errors.months) ? (
+        <div role="alertdialog" aria-labelledby="pdf-error-title" aria-describedby="pdf-error-text" className="dialog dialog-error">
+          <h2 id="pdf-error-title">Error</h2>
+          <p id="pdf-error-text">{sectionError ?? answer?.message}</p>
+          <Link className="btn" to={`/bip/pdf/${bip.id}`}>
+            Close
+          </Link>
+        </div>
+      ) : null}
+      <Form method="post" onChange={recount}>
+        <fieldset>
+          <legend>Sections of the PDF</legend>
+          <ul className="checkbox-list">
+            {PDF_SECTIONS.map((s) => (
+              <li key={`${s.key}-${selected.includes(s.key)}`}>
+                <label>
+                  <input type="checkbox" name="sections" value={s.key} defaultChecked={selected.includes(s.key)} /> {s.label}
+                </label>
+              </li>
+            ))}
+          </ul>
+        </fieldset>
+        <p>
+          <label htmlFor="months">Months of weekly data and comments</label>{" "}
+          <input
+            id="months"
+            name="months"
+            type="number"
+            min={1}
+            max={MAX_PDF_MONTHS}
+            step={1}
+            defaultValue={answer?.months ?? String(DEFAULT_PDF_MONTHS)}
+            aria-invalid={answer?.errors.months ? true : undefined}
+            aria-describedby={answer?.errors.months ? "months-error" : undefined}
+          />
+          {answer?.errors.months ? (
+            <span id="months-error" className="field-error">
+              {answer.errors.months}
+            </span>
+          ) : null}
+        </p>
+        <p className="actions">
+          <Link className="btn" to={`/bip/profile/${bip.id}`}>
+            Close
+          </Link>{" "}
+          <button type="submit" name="intent" value="toggle" className="btn" onClick={toggle}>
+            {everyChecked ? "Deselect All" : "Select All"}
+          </button>{" "}
+          <button type="submit" name="intent" value="save" className="btn btn-primary" disabled={busy}>
+            Save PDF
+          </button>
+        </p>
+      </Form>
+    </section>
+  );
+}

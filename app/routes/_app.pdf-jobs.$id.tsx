@@ -1,0 +1,131 @@
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { data, redirect } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator, useSearchParams } from "@remix-run/react";
+import { useEffect } from "react";
+import { FormMessage } from "~/components/ui/field";
+import { getPdfJob, retryPdfJob, sharePdfJob, canSharePdf } from "~/models/pdf-jobs.server";
+import { formValues, modelContextFor } from "~/services/forms.server";
+import { notFound, requirePermission } from "~/services/guard.server";
+
+/**
+ * A PDF job's status (decision 041): 'Please wait…' while it is queued or running — the document answer
+ * carries `Refresh: 2` so the page reloads itself without JavaScript (a client-side navigation, with
+ * JavaScript, never sees that header: it polls its loader instead) —
+ * then the download link; a failed job shows its error and a Retry button; a done one can be shared with
+ * the client's parents (manage_bips or manage_clients). The status carries no client data.
+ */
+export const meta: MetaFunction = () => [{ title: "PDF · Baseline" }];
+export const handle = { guard: "view_bips" };
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_bips");
+  const ctx = modelContextFor(context, actor);
+  const job = await getPdfJob(ctx, params.id ?? "");
+  if (!job) throw notFound("PDF job not found.");
+  const pending = job.status === "queued" || job.status === "running";
+  return data({ job, canShare: canSharePdf(ctx) }, { headers: pending ? { Refresh: String(REFRESH_SECONDS) } : {} });
+}
+
+/** Without JavaScript the page reloads itself this often while the job runs. */
+const REFRESH_SECONDS = 2;
+
+export const headers: HeadersFunction = ({ loaderHeaders }) => {
+  const out = new Headers();
+  const refresh = loaderHeaders.get("Refresh");
+  if (refresh) out.set("Refresh", refresh);
+  return out;
+};
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const { actor } = await requirePermission(request, context, "view_bips");
+  const ctx = modelContextFor(context, actor);
+  const id = params.id ?? "";
+  const values = formValues(await request.formData());
+  const result =
+    values.intent === "share" ? await sharePdfJob(ctx, id) : values.intent === "retry" ? await retryPdfJob(ctx, { env: context.app.env, waitUntil: context.app.waitUntil }, id) : null;
+  if (!result) return data({ message: "Choose Retry or Share." }, { status: 400 });
+  if (result.ok) return redirect(`/pdf-jobs/${id}?flash=${encodeURIComponent(result.message ?? "Done.")}`, 303);
+  if (result.status === 404) throw notFound(result.message);
+  return data({ message: result.message }, { status: result.status });
+}
+
+const POLL_MS = 2000;
+
+function size(bytes: number | null): string {
+  if (bytes == null) return "";
+  return bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export default function PdfJobStatus() {
+  const { job, canShare } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const [params] = useSearchParams();
+  const busy = useNavigation().state === "submitting";
+  const revalidator = useRevalidator();
+  const pending = job.status === "queued" || job.status === "running";
+  useEffect(() => {
+    if (!pending) return;
+    const t = setTimeout(() => {
+      if (revalidator.state === "idle") revalidator.revalidate();
+    }, POLL_MS);
+    return () => clearTimeout(t);
+  }, [pending, revalidator, job.status, job.attempts]);
+  const back = job.kind === "plan" ? { to: `/bip/profile/${job.bip_id}`, label: "Back to the plan" } : { to: `/bip/goal/${job.plan_id}`, label: "Back to the goal" };
+
+  return (
+    <section className="card" aria-labelledby="pdf-job">
+      <p className="muted">
+        <Link to={back.to}>{back.label}</Link>
+      </p>
+      <h1 id="pdf-job">{job.kind_label} PDF</h1>
+      <FormMessage success={params.get("flash")} error={answer?.message} />
+      <div aria-live="polite" id="pdf-status" data-status={job.status}>
+        {pending ? (
+          <>
+            <p>
+              <strong>Please wait…</strong> Your PDF is being prepared. This page updates by itself.
+            </p>
+            <p className="muted">
+              <Link to={`/pdf-jobs/${job.id}`} reloadDocument>
+                Refresh now
+              </Link>
+            </p>
+          </>
+        ) : job.status === "done" ? (
+          <>
+            <p>
+              <a className="btn btn-primary" href={job.download_url!} download={job.file_name}>
+                Download PDF
+              </a>{" "}
+              <span className="muted">
+                {job.file_name} · {size(job.file_size)}
+              </span>
+            </p>
+            {job.shared ? (
+              <p>Shared with the client's parents.</p>
+            ) : canShare ? (
+              <Form method="post">
+                <button type="submit" name="intent" value="share" className="btn" disabled={busy}>
+                  Share with parents
+                </button>
+              </Form>
+            ) : null}
+          </>
+        ) : (
+          <div role="alert" className="dialog dialog-error" aria-labelledby="pdf-error-title">
+            <h2 id="pdf-error-title">Error</h2>
+            <p>{job.error ?? "The PDF could not be made."}</p>
+            <Form method="post">
+              <button type="submit" name="intent" value="retry" className="btn btn-primary" disabled={busy}>
+                Retry
+              </button>{" "}
+              <Link className="btn" to={back.to}>
+                Close
+              </Link>
+            </Form>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}

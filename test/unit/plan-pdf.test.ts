@@ -1,0 +1,273 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { withDefaults } from "~/domain/bip-defaults";
+import { readDocument } from "~/domain/bip-document";
+import { buildChartModel, type ChartInput } from "~/domain/chart";
+import {
+  DEFAULT_PDF_MONTHS,
+  GoalPdfRequest,
+  MonthsField,
+  PDF_MESSAGES,
+  PDF_SECTION_KEYS,
+  PDF_SECTIONS,
+  PlanPdfRequest,
+  goalPdfDocument,
+  monthsBefore,
+  pdfFilename,
+  pdfWindow,
+  planPdfDocument,
+  toggledSections,
+  type PdfGoal,
+  type PlanPdfView,
+} from "~/domain/plan-pdf";
+import { parseWith } from "~/domain/validation";
+import { addDays } from "~/domain/weeks";
+import { renderPlanPdf } from "~/services/plan-pdf.server";
+import { pdfPages, pdfText } from "../support/pdf-text";
+
+describe("the 26 sections of a plan PDF (clinical §3)", () => {
+  it("are the spec's keys, in order, each with a readable label", () => {
+    expect(PDF_SECTION_KEYS).toEqual([
+      "background", "individualizedRationale", "treatmentAndResults", "maladaptives", "assessmentsConducted", "prevalentSetting", "hypothesisBasedInterventions",
+      "interventions", "maladaptiveGoals", "replacementGoals", "familyInvolvement", "monitoringEvaluating", "behaviorAssitant", "schoolServicesJustification",
+      "schoolFadingPlan", "scheduleOfServices", "functionalImpairment", "generalizationTraining", "riskAssessment", "fadingPlan", "dischargePlan", "crisisPlan",
+      "deEscalationTechniques", "serviceRecomendation", "consentToTreatment", "policy",
+    ]);
+    for (const s of PDF_SECTIONS) expect(s.label).toMatch(/^[A-Z][a-z]/);
+    expect(new Set(PDF_SECTIONS.map((s) => s.label)).size).toBe(26);
+  });
+});
+
+describe("the chooser (clinical §4, §5)", () => {
+  it.each([
+    ["one section from a form", { sections: "policy" }, ["policy"]],
+    ["several, kept in the PDF's order", { sections: ["policy", "background"] }, ["background", "policy"]],
+    ["a comma list from the API", { sections: "crisisPlan, background" }, ["background", "crisisPlan"]],
+    ["duplicates once", { sections: ["policy", "policy"] }, ["policy"]],
+    ["all 26", { sections: [...PDF_SECTION_KEYS] }, [...PDF_SECTION_KEYS]],
+  ])("%s", (_name, raw, sections) => {
+    const r = parseWith(PlanPdfRequest, raw);
+    expect(r.ok && r.data.sections).toEqual(sections);
+  });
+
+  it.each([
+    ["no sections at all", {}, PDF_MESSAGES.noSection],
+    ["an empty list", { sections: [] }, PDF_MESSAGES.noSection],
+    ["an empty form value", { sections: "" }, PDF_MESSAGES.noSection],
+    ["an unknown key", { sections: ["background", "secrets"] }, PDF_MESSAGES.unknownSection],
+    ["not a list", { sections: 5 }, PDF_MESSAGES.unknownSection],
+  ])("refuses %s", (_name, raw, message) => {
+    const r = parseWith(PlanPdfRequest, raw);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.errors.sections).toBe(message);
+  });
+
+  it("'You must select at least one section.' is the spec's wording", () => {
+    expect(PDF_MESSAGES.noSection).toBe("You must select at least one section.");
+  });
+
+  it.each([
+    [[...PDF_SECTION_KEYS], []],
+    [[], [...PDF_SECTION_KEYS]],
+    [["policy"], [...PDF_SECTION_KEYS]],
+  ])("toggle flips all at once (%j selected)", (selected, after) => {
+    expect(toggledSections(selected)).toEqual(after);
+  });
+
+  it("a goal PDF is weekly reports (default) or chart comments", () => {
+    expect(v.parse(GoalPdfRequest, {})).toEqual({ kind: "weekly_report", months: 6 });
+    expect(v.parse(GoalPdfRequest, { kind: "chart_comments", months: "12" })).toEqual({ kind: "chart_comments", months: 12 });
+    expect(v.safeParse(GoalPdfRequest, { kind: "plan" }).success).toBe(false);
+  });
+});
+
+describe("the month count (clinical §5: finite, truncated, at least 1, default 6)", () => {
+  it.each([
+    [undefined, 6],
+    [null, 6],
+    ["", 6],
+    ["  ", 6],
+    [6, 6],
+    ["3", 3],
+    [2.9, 2],
+    ["7.99", 7],
+    [0, 1],
+    [-4, 1],
+    ["0.5", 1],
+    [120, 120],
+  ])("%j → %d", (raw, months) => {
+    expect(v.parse(MonthsField, raw)).toBe(months);
+  });
+
+  it.each([["abc"], ["Infinity"], [Number.NaN], [Number.POSITIVE_INFINITY], ["1e400"], [121], [{}], [true]])("refuses %j", (raw) => {
+    expect(v.safeParse(MonthsField, raw).success).toBe(false);
+  });
+
+  it("the default is the spec's 6 months", () => expect(DEFAULT_PDF_MONTHS).toBe(6));
+
+  it.each([
+    ["2026-11-26", 6, "2026-05-26"],
+    ["2026-03-31", 1, "2026-02-28"],
+    ["2024-03-31", 1, "2024-02-29"],
+    ["2026-01-15", 1, "2025-12-15"],
+    ["2026-01-15", 36, "2023-01-15"],
+    ["2026-08-31", 120, "2016-08-31"],
+  ])("%s minus %d months is %s", (date, months, from) => {
+    expect(monthsBefore(date, months)).toBe(from);
+    expect(pdfWindow(date, months)).toEqual({ from, to: date });
+  });
+});
+
+describe("file names never carry the client", () => {
+  it.each([
+    ["plan", 7, "behavior-plan-7.pdf"],
+    ["weekly_report", 9, "weekly-reports-9.pdf"],
+    ["chart_comments", 9, "chart-comments-9.pdf"],
+  ] as const)("%s #%d → %s", (kind, id, name) => expect(pdfFilename(kind, id)).toBe(name));
+});
+
+/** Three years of weekly reports for a goal, a baseline, two objectives and some comments. */
+function chartInput(name: string, category: string, weeks = 156, to = "2026-11-21"): ChartInput {
+  const reports = Array.from({ length: weeks }, (_, i) => ({ weekEnd: addDays(to, -7 * (weeks - 1 - i)), value: (i * 7) % 23, totalUnits: 40 + (i % 5) }));
+  return {
+    plan: { name, category, baselineDate: reports[3]!.weekEnd, baselineLevel: 18, unitType: "occurrences", timeframe: "per_week" },
+    objectives: [
+      { id: 1, type: "STO", position: 1, status: "mastered", target: 10, initialDate: null, endDate: reports[Math.min(60, weeks - 1)]!.weekEnd, name: "Half" },
+      { id: 2, type: "LTO", position: 2, status: "in progress", target: 2, initialDate: null, endDate: reports[Math.min(150, weeks - 1)]!.weekEnd, name: "Near zero" },
+    ],
+    reports,
+    comments: [
+      { id: 1, commentDate: reports[Math.min(20, weeks - 1)]!.weekEnd, comment: "New school" },
+      { id: 2, commentDate: reports[Math.min(20, weeks - 1)]!.weekEnd, comment: "Medication change" },
+    ],
+    from: reports[0]!.weekEnd,
+    to,
+  };
+}
+
+function goal(id: number, name: string, category: string): PdfGoal {
+  return {
+    id,
+    name,
+    category,
+    status: "active",
+    description: `${name}: any instance of the behavior.`,
+    baseline_level: 18,
+    baseline_date: "2023-12-16",
+    objectives: [
+      { type: "STO", position: 1, name: "Half", description: null, target: 10, status: "mastered", end_date: "2025-01-04" },
+      { type: "LTO", position: 2, name: "Near zero", description: null, target: 2, status: "in progress", end_date: "2026-10-10" },
+    ],
+  };
+}
+
+function view(over: Partial<PlanPdfView> = {}): PlanPdfView {
+  const goals = [goal(11, "Aggression", "maladaptive"), goal(12, "Elopement", "maladaptive"), goal(21, "Manding", "replacement"), goal(31, "Reinforcement", "caregiver_training")];
+  const charts = new Map(goals.filter((g) => g.category !== "caregiver_training").map((g) => [g.id, buildChartModel(chartInput(g.name, g.category))]));
+  const doc = withDefaults(readDocument(JSON.stringify({ background_information: "Lives with both parents.\nAttends 2nd grade.", policy: "Clinic policy text.", report_writer: "Dr. Rivera" })));
+  return {
+    bip: { id: 42, type_label: "Initial Assessment", patient_name: "Ana Lopez", patient_identifier: "C-0042", doctor_name: "Dr. Rivera" },
+    doc,
+    goals,
+    charts,
+    sections: [...PDF_SECTION_KEYS],
+    months: 36,
+    window: pdfWindow("2026-11-26", 36),
+    generatedOn: "2026-11-26",
+    ...over,
+  };
+}
+
+describe("the layout model", () => {
+  it("prints the chosen sections only, in the fixed order, each titled by its label", () => {
+    const d = planPdfDocument(view({ sections: ["policy", "background", "crisisPlan"] }));
+    expect(d.sections.map((s) => s.key)).toEqual(["background", "crisisPlan", "policy"]);
+    expect(d.sections.map((s) => s.title)).toEqual(["Background information", "Crisis plan", "Policy"]);
+    expect(d.footer).toBe("Behavior plan #42");
+    expect(d.footer).not.toContain("Ana");
+  });
+
+  it("every one of the 26 sections has content (defaults fill the empty ones)", () => {
+    const d = planPdfDocument(view());
+    expect(d.sections).toHaveLength(26);
+    for (const s of d.sections) expect(s.blocks.length, s.key).toBeGreaterThan(0);
+    const crisis = d.sections.find((s) => s.key === "crisisPlan")!;
+    expect(crisis.blocks.every((b) => b.kind === "paragraph" && b.text !== "—")).toBe(true);
+  });
+
+  it("goal sections carry each goal's objectives and its chart from the one chart model", () => {
+    const d = planPdfDocument(view());
+    const maladaptive = d.sections.find((s) => s.key === "maladaptiveGoals")!;
+    const charts = maladaptive.blocks.filter((b) => b.kind === "chart");
+    expect(charts).toHaveLength(2);
+    expect(charts[0]!.kind === "chart" && charts[0]!.model.points).toHaveLength(156);
+    const objectives = maladaptive.blocks.find((b) => b.kind === "table" && b.label === "Objectives");
+    expect(objectives?.kind === "table" && objectives.rows[0]).toEqual(["STO1", "Half", "10", "01/04/2025", "mastered"]);
+    // Caregiver goals have no weekly chart.
+    expect(d.sections.find((s) => s.key === "familyInvolvement")!.blocks.some((b) => b.kind === "chart")).toBe(false);
+  });
+
+  it("monitoring lists every goal with its weekly data in the window", () => {
+    const d = planPdfDocument(view());
+    const t = d.sections.find((s) => s.key === "monitoringEvaluating")!.blocks[0]!;
+    expect(t.kind === "table" && t.label).toContain("the last 36 months");
+    expect(t.kind === "table" && t.rows.map((r) => r[0])).toEqual(["Aggression", "Elopement", "Manding", "Reinforcement"]);
+    expect(t.kind === "table" && t.rows[0]![2]).toBe("156");
+  });
+
+  it("the consent table shows each signer and a line for a placeholder", () => {
+    const doc = withDefaults(readDocument(JSON.stringify({ consent_to_treatment: { parent_guardian: { signature: "Maria Lopez", signature_date: "2026-01-05" }, physician: { signature_placeholder: true } } })));
+    const d = planPdfDocument(view({ doc, sections: ["consentToTreatment"] }));
+    const t = d.sections[0]!.blocks[1]!;
+    expect(t.kind === "table" && t.rows).toEqual([
+      ["Analyst 1", "—", "—"],
+      ["Analyst 2", "—", "—"],
+      ["Physician", "________________", "—"],
+      ["Parent/guardian", "Maria Lopez", "01/05/2026"],
+    ]);
+  });
+
+  it("a goal's weekly-report PDF lists the weeks, its chart-comment PDF the comments", () => {
+    const input = chartInput("Aggression", "maladaptive", 10);
+    const base = { goal: { ...goal(11, "Aggression", "maladaptive"), patient_name: "Ana Lopez", patient_identifier: "C-0042" }, chart: buildChartModel(input), reports: input.reports, comments: input.comments, months: 6, window: pdfWindow("2026-11-26", 6), generatedOn: "2026-11-26" };
+    const weekly = goalPdfDocument({ ...base, kind: "weekly_report" });
+    expect(weekly.title).toBe("Weekly Reports");
+    const rows = weekly.sections[1]!.blocks[0]!;
+    expect(rows.kind === "table" && rows.rows).toHaveLength(10);
+    expect(rows.kind === "table" && rows.rows[0]).toEqual(["09/19/2026", "0", "40", "10"]);
+    const comments = goalPdfDocument({ ...base, kind: "chart_comments" });
+    expect(comments.title).toBe("Chart Comments");
+    const c = comments.sections[1]!.blocks[0]!;
+    expect(c.kind === "table" && c.rows.map((r) => r[1])).toEqual(["New school", "Medication change"]);
+    expect(comments.footer).toBe("Chart comments of goal #11");
+  });
+});
+
+describe("the renderer", () => {
+  it("draws a plan of 26 sections with 3 years of weekly charts as vectors: a PDF under 1 MB, quickly", async () => {
+    const started = performance.now();
+    const bytes = await renderPlanPdf(planPdfDocument(view()));
+    const ms = performance.now() - started;
+    console.log(`plan PDF: 26 sections, 3 charts of 156 weeks: ${bytes.byteLength} bytes in ${ms.toFixed(0)} ms`);
+    expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-");
+    expect(bytes.byteLength).toBeLessThan(1_000_000);
+    const text = await pdfText(bytes);
+    for (const s of PDF_SECTIONS) expect(text, s.label).toContain(s.label);
+    expect(text).toContain("Lives with both parents.");
+    expect(text).toContain("Baseline | Treatment");
+    expect(text).toContain("Frequency");
+    expect(text).toContain("New school");
+    const pages = await pdfPages(bytes);
+    expect(pages.at(-1)!.join(" ")).toContain(`Page ${pages.length} of ${pages.length}`);
+    // No image: the charts are paths.
+    expect(new TextDecoder("latin1").decode(bytes)).not.toContain("/Subtype /Image");
+  });
+
+  it("hostile and odd text never breaks the fonts", async () => {
+    const doc = withDefaults(readDocument(JSON.stringify({ background_information: "😀 患者 Мария Dvořák ≤ 3", policy: "x".repeat(5000) })));
+    const bytes = await renderPlanPdf(planPdfDocument(view({ doc, goals: [], charts: new Map(), sections: ["background", "policy", "maladaptiveGoals"] })));
+    const text = await pdfText(bytes);
+    expect(text).toContain("Dvorák <= 3");
+    expect(text).toContain("None recorded.");
+  });
+});

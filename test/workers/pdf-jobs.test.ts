@@ -1,0 +1,388 @@
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { count, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bips, chartComments, pdfJobs, sharedDocuments, weeklyReports } from "~/db/schema";
+import { PDF_MESSAGES, PDF_SECTION_KEYS, PDF_SECTIONS } from "~/domain/plan-pdf";
+import { addDays, isoDate, weekEndingOn } from "~/domain/weeks";
+import { getUserActor } from "~/models/actors.server";
+import { consumePdfJob, PDF_JOB_MESSAGES, requestPlanPdf } from "~/models/pdf-jobs.server";
+import worker from "../../workers/app";
+import { pdfText } from "../support/pdf-text";
+import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser } from "./helpers";
+
+/**
+ * Plan, weekly-report and chart-comment PDFs through the queue (decision 041): request → the consumer
+ * (the pool's real queue and R2 bindings) → done → download; a duplicate delivery makes one file; a
+ * failed render can be retried; permission, location scope and bad input; the screens without JavaScript.
+ */
+
+type Job = { id: string; job_id: string; status: string; error: string | null; attempts: number; file_size: number | null; download_url: string | null; shared: boolean };
+
+let location: { id: number };
+let other: { id: number };
+let viewer: TestUser;
+let manager: TestUser;
+let token: string;
+let managerToken: string;
+let bip: { id: number; patientId: number; locationId: number };
+let goal: { id: number };
+let otherBip: { id: number };
+
+async function jobRow(id: string) {
+  const [row] = await db().select().from(pdfJobs).where(eq(pdfJobs.id, id));
+  return row!;
+}
+
+async function jobCount(): Promise<number> {
+  const [row] = await db().select({ n: count() }).from(pdfJobs);
+  return row!.n;
+}
+
+/** Waits for the queue (or waitUntil) to finish a job: its status once it is neither queued nor running. */
+async function settled(id: string, timeoutMs = 20_000): Promise<typeof pdfJobs.$inferSelect> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await jobRow(id);
+    if (row.status === "done" || row.status === "failed") return row;
+    if (Date.now() > until) throw new Error(`job ${id} still ${row.status}`);
+    // The pool's queue delivers after its batch timeout; run the consumer too (a duplicate delivery is harmless).
+    await consumePdfJob(env, id).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function deliver(jobId: string, ids = ["m1"]) {
+  const batch = createMessageBatch("baseline-pdf", ids.map((id) => ({ id, timestamp: new Date(), attempts: 1, body: { kind: "pdf", jobId } })));
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env, ctx);
+  return getQueueResult(batch, ctx);
+}
+
+beforeAll(async () => {
+  location = await createLocation();
+  other = await createLocation();
+  viewer = await createUser({ permissions: ["view_bips"], locations: [location.id] });
+  manager = await createUser({ permissions: ["view_bips", "manage_bips"], locations: [location.id] });
+  token = await apiToken(viewer);
+  managerToken = await apiToken(manager);
+  const patient = await createPatient({ locationId: location.id, firstName: "Ana", lastName: "Lopez" });
+  bip = await createBip(patient, { document: JSON.stringify({ background_information: "Lives with both parents.", policy: "Clinic policy." }) });
+  goal = await createPlan(bip, { name: "Aggression", baselineDate: addDays(weekEndingOn(isoDate(new Date())), -7 * 20), baselineLevel: 12 });
+  await createObjective(goal, { name: "Half", target: 6, endDate: addDays(weekEndingOn(isoDate(new Date())), 70), type: "STO", position: 1 });
+  const saturday = weekEndingOn(isoDate(new Date()));
+  const rows = Array.from({ length: 40 }, (_, i) => ({ planId: goal.id, weekEnd: addDays(saturday, -7 * i), weekStart: addDays(saturday, -7 * i - 6), value: (i * 3) % 17 }));
+  // D1 binds at most 100 parameters per statement.
+  for (let i = 0; i < rows.length; i += 15) await db().insert(weeklyReports).values(rows.slice(i, i + 15));
+  await createChartComment(goal, addDays(saturday, -14), "New routine at school");
+  await createChartComment(goal, addDays(saturday, -7 * 60), "Long ago comment");
+  const otherPatient = await createPatient({ locationId: other.id });
+  otherBip = await createBip(otherPatient);
+});
+
+describe("the plan PDF through the API and the queue", () => {
+  it("request → 202 queued → the consumer makes it → status done → download is the PDF", async () => {
+    const res = await api(`/v2/bips/${bip.id}/pdf`, { method: "POST", token, body: { sections: [...PDF_SECTION_KEYS], months: 12 } });
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as { job_id: string; status: string; data: Job };
+    expect(body.status).toBe("queued");
+    expect(body.job_id).toMatch(/^[0-9a-f-]{36}$/);
+    const row = await settled(body.job_id);
+    expect(row.status, row.error ?? "").toBe("done");
+    expect(row.attempts).toBe(1);
+    const status = (await (await api(`/v2/pdf-jobs/${body.job_id}`, { token })).json()) as { data: Job };
+    expect(status.data.status).toBe("done");
+    expect(status.data.download_url).toBe(`/pdf-jobs/${body.job_id}/download`);
+    const file = await api(`/v2/pdf-jobs/${body.job_id}/download`, { token });
+    expect(file.status).toBe(200);
+    expect(file.headers.get("Content-Type")).toBe("application/pdf");
+    expect(file.headers.get("Content-Disposition")).toBe(`attachment; filename="behavior-plan-${bip.id}.pdf"`);
+    expect(file.headers.get("Content-Disposition")).not.toMatch(/Ana|Lopez/);
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-");
+    expect(bytes.byteLength).toBe(row.fileSize);
+    const text = await pdfText(bytes);
+    for (const s of PDF_SECTIONS) expect(text, s.label).toContain(s.label);
+    expect(text).toContain("Ana Lopez");
+    expect(text).toContain("Lives with both parents.");
+    expect(text).toContain("New routine at school");
+    // The window is 12 months: the comment of a year ago is outside it.
+    expect(text).not.toContain("Long ago comment");
+  });
+
+  it("a duplicate delivery of a done job does nothing: one render, one file", async () => {
+    const res = await api(`/v2/bips/${bip.id}/pdf`, { method: "POST", token, body: { sections: ["policy"] } });
+    const { job_id } = (await res.json()) as { job_id: string };
+    const first = await settled(job_id);
+    expect(first.status).toBe("done");
+    const before = await env.FILES!.head(first.fileKey!);
+    const result = await deliver(job_id, ["d1", "d2"]);
+    expect(result.explicitAcks.sort()).toEqual(["d1", "d2"]);
+    expect(result.retryMessages).toEqual([]);
+    const after = await jobRow(job_id);
+    expect(after.attempts).toBe(1);
+    expect(after.finishedAt).toBe(first.finishedAt);
+    expect((await env.FILES!.head(first.fileKey!))!.uploaded.getTime()).toBe(before!.uploaded.getTime());
+    const listed = await env.FILES!.list({ prefix: `pdf-jobs/${job_id}` });
+    expect(listed.objects).toHaveLength(1);
+  });
+
+  it("a PDF message without a job id, or of an unknown job, is acknowledged and does nothing", async () => {
+    const batch = createMessageBatch("baseline-pdf", [
+      { id: "u1", timestamp: new Date(), attempts: 1, body: { kind: "pdf" } },
+      { id: "u2", timestamp: new Date(), attempts: 1, body: { kind: "pdf", jobId: crypto.randomUUID() } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks.sort()).toEqual(["u1", "u2"]);
+    expect(result.retryMessages).toEqual([]);
+  });
+
+  it("two deliveries at once render once (the conditional claim)", async () => {
+    const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
+    const outcomes = await Promise.all([consumePdfJob(env, row!.id), consumePdfJob(env, row!.id), consumePdfJob(env, row!.id)]);
+    expect(outcomes.filter((o) => o === "done")).toHaveLength(1);
+    expect(outcomes.filter((o) => o === "skipped")).toHaveLength(2);
+    expect((await jobRow(row!.id)).attempts).toBe(1);
+  });
+
+  it("a failed render marks the job failed with a clear message, the queue retries it, and the user's retry succeeds", async () => {
+    const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
+    await db().update(bips).set({ deletedAt: new Date().toISOString() }).where(eq(bips.id, bip.id));
+    const result = await deliver(row!.id, ["f1"]);
+    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual(["f1"]);
+    const failed = await jobRow(row!.id);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toBe(PDF_JOB_MESSAGES.gone);
+    expect(failed.fileKey).toBeNull();
+    // The status says so; the download is not there yet.
+    const status = (await (await api(`/v2/pdf-jobs/${row!.id}`, { token })).json()) as { data: Job };
+    expect(status.data).toMatchObject({ status: "failed", error: PDF_JOB_MESSAGES.gone, download_url: null });
+    expect((await api(`/v2/pdf-jobs/${row!.id}/download`, { token })).status).toBe(409);
+    await db().update(bips).set({ deletedAt: null }).where(eq(bips.id, bip.id));
+    const retry = await api(`/v2/pdf-jobs/${row!.id}/retry`, { method: "POST", token });
+    expect(retry.status).toBe(202);
+    expect(((await retry.json()) as { status: string }).status).toBe("queued");
+    const done = await settled(row!.id);
+    expect(done.status).toBe("done");
+    expect(done.error).toBeNull();
+    // Only a failed job can be retried.
+    expect((await api(`/v2/pdf-jobs/${row!.id}/retry`, { method: "POST", token })).status).toBe(409);
+  });
+
+  it("without a queue binding the job runs after the response (waitUntil)", async () => {
+    const waits: Promise<unknown>[] = [];
+    const result = await requestPlanPdf(
+      { db: db(), actor: (await getUserActor(db(), viewer.id))!, ip: "127.0.0.1", now: () => new Date() },
+      { env: { DB: env.DB, FILES: env.FILES }, waitUntil: (p) => waits.push(p) },
+      bip.id,
+      { sections: ["background"], months: "3" },
+    );
+    expect(result.ok).toBe(true);
+    expect(waits).toHaveLength(1);
+    await Promise.all(waits);
+    expect((await jobRow(result.ok ? result.data.id : "")).status).toBe("done");
+  });
+
+  it("a goal's weekly-report and chart-comment PDFs honour the month count", async () => {
+    const weekly = await api(`/v2/plans/${goal.id}/pdf`, { method: "POST", token, body: { kind: "weekly_report", months: 1 } });
+    expect(weekly.status).toBe(202);
+    const w = await settled(((await weekly.json()) as { job_id: string }).job_id);
+    expect(w.status, w.error ?? "").toBe("done");
+    const wText = await pdfText(new Uint8Array(await (await api(`/v2/pdf-jobs/${w.id}/download`, { token })).arrayBuffer()));
+    expect(wText).toContain("Weekly Reports");
+    // One month holds four or five Saturdays.
+    expect(wText).toMatch(/Weekly reports \((4|5)\)/);
+    const comments = await api(`/v2/plans/${goal.id}/pdf`, { method: "POST", token, body: { kind: "chart_comments", months: 2.7 } });
+    const c = await settled(((await comments.json()) as { job_id: string }).job_id);
+    const cText = await pdfText(new Uint8Array(await (await api(`/v2/pdf-jobs/${c.id}/download`, { token })).arrayBuffer()));
+    expect(cText).toContain("Chart Comments");
+    expect(cText).toContain("New routine at school");
+    expect(cText).not.toContain("Long ago comment");
+    expect(cText).toContain("(2 months)");
+  });
+
+  it("answers 403 without view_bips, 404 for another location, 422 for bad input — and makes no job", async () => {
+    const before = await jobCount();
+    const nobody = await apiToken(await createUser({ permissions: ["view_clients"], locations: [location.id] }));
+    expect((await api(`/v2/bips/${bip.id}/pdf`, { method: "POST", token: nobody, body: { sections: ["policy"] } })).status).toBe(403);
+    const elsewhere = await api(`/v2/bips/${otherBip.id}/pdf`, { method: "POST", token, body: { sections: ["policy"] } });
+    expect(elsewhere.status).toBe(404);
+    expect((await api(`/v2/bips/999999/pdf`, { method: "POST", token, body: { sections: ["policy"] } })).status).toBe(404);
+    for (const [body, field, message] of [
+      [{ sections: [] }, "sections", PDF_MESSAGES.noSection],
+      [{}, "sections", PDF_MESSAGES.noSection],
+      [{ sections: ["policy", "passwords"] }, "sections", PDF_MESSAGES.unknownSection],
+      [{ sections: ["policy"], months: "many" }, "months", PDF_MESSAGES.months],
+      [{ sections: ["policy"], months: 500 }, "months", PDF_MESSAGES.monthsTooMany],
+    ] as const) {
+      const res = await api(`/v2/bips/${bip.id}/pdf`, { method: "POST", token, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      const json = (await res.json()) as { message: string; errors: Record<string, string> };
+      expect(json.errors[field]).toBe(message);
+      expect(json.message).toBe(message);
+    }
+    expect((await api(`/v2/plans/${goal.id}/pdf`, { method: "POST", token, body: { kind: "plan" } })).status).toBe(422);
+    expect((await api(`/v2/bips/${bip.id}/pdf`, { method: "POST", token, body: [] as unknown })).status).toBe(400);
+    expect(await jobCount()).toBe(before);
+  });
+
+  it("another location's job is 404 everywhere; an unknown or malformed id too", async () => {
+    const outsider = await apiToken(await createUser({ permissions: ["view_bips", "manage_bips"], locations: [other.id] }));
+    const [row] = await db().select().from(pdfJobs).where(eq(pdfJobs.status, "done")).limit(1);
+    for (const path of [`/v2/pdf-jobs/${row!.id}`, `/v2/pdf-jobs/${row!.id}/download`]) expect((await api(path, { token: outsider })).status, path).toBe(404);
+    for (const path of [`/v2/pdf-jobs/${row!.id}/retry`, `/v2/pdf-jobs/${row!.id}/share`]) expect((await api(path, { method: "POST", token: outsider })).status, path).toBe(404);
+    expect((await api(`/v2/pdf-jobs/${crypto.randomUUID()}`, { token })).status).toBe(404);
+    expect((await api(`/v2/pdf-jobs/not-an-id`, { token })).status).toBe(404);
+  });
+
+  it("sharing a done job with the parents: manage_bips or manage_clients, once", async () => {
+    const [row] = await db().select().from(pdfJobs).where(eq(pdfJobs.status, "done")).limit(1);
+    expect((await api(`/v2/pdf-jobs/${row!.id}/share`, { method: "POST", token })).status).toBe(403);
+    const first = await api(`/v2/pdf-jobs/${row!.id}/share`, { method: "POST", token: managerToken });
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { data: Job }).data.shared).toBe(true);
+    expect((await api(`/v2/pdf-jobs/${row!.id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
+    const shares = await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, row!.id));
+    expect(shares).toHaveLength(1);
+    expect(shares[0]).toMatchObject({ patientId: bip.patientId, sharedBy: manager.id });
+    expect(shares[0]!.title).not.toMatch(/Ana|Lopez/);
+  });
+
+  it("a plan of 26 sections with 3 years of weekly charts is ready within 10 s and under 1 MB", { timeout: 60_000 }, async () => {
+    const patient = await createPatient({ locationId: location.id });
+    const big = await createBip(patient, { document: JSON.stringify({ background_information: "Background. ".repeat(300), policy: "Policy. ".repeat(200) }) });
+    const saturday = weekEndingOn(isoDate(new Date()));
+    for (let g = 0; g < 10; g++) {
+      const plan = await createPlan(big, { name: `Goal ${g + 1}`, category: g < 6 ? "maladaptive" : "replacement", baselineDate: addDays(saturday, -7 * 150), baselineLevel: 20 });
+      for (let o = 1; o <= 4; o++) await createObjective(plan, { name: `Objective ${o}`, position: o, target: 20 - o * 4, endDate: addDays(saturday, -7 * (150 - o * 35)), type: o === 4 ? "LTO" : "STO" });
+      const rows = Array.from({ length: 156 }, (_, i) => ({ planId: plan.id, weekEnd: addDays(saturday, -7 * i), weekStart: addDays(saturday, -7 * i - 6), value: (i * 7 + g) % 25, totalUnits: 60 }));
+      for (let i = 0; i < rows.length; i += 15) await db().insert(weeklyReports).values(rows.slice(i, i + 15));
+      await db().insert(chartComments).values(Array.from({ length: 10 }, (_, i) => ({ planId: plan.id, commentDate: addDays(saturday, -7 * (i * 12 + 3)), comment: `Note ${i + 1}` })));
+    }
+    const started = Date.now();
+    const res = await api(`/v2/bips/${big.id}/pdf`, { method: "POST", token, body: { sections: [...PDF_SECTION_KEYS], months: 36 } });
+    const { job_id } = (await res.json()) as { job_id: string };
+    const row = await settled(job_id, 30_000);
+    const ms = Date.now() - started;
+    console.log(`bench: plan PDF, 26 sections, 10 goals × 156 weeks: ready in ${ms} ms, ${row.fileSize} bytes`);
+    expect(row.status, row.error ?? "").toBe("done");
+    expect(ms).toBeLessThan(10_000);
+    expect(row.fileSize!).toBeLessThan(1_000_000);
+  });
+});
+
+describe("the screens (no JavaScript needed)", () => {
+  let cookie: string;
+  beforeAll(async () => {
+    cookie = await signInCookie(viewer);
+  });
+
+  const post = (path: string, pairs: [string, string][], c = cookie) =>
+    request(path, { method: "POST", cookie: c, body: new URLSearchParams(pairs), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+  const checkedBoxes = (html: string) => (html.match(/<input[^>]*name="sections"[^>]*>/g) ?? []).filter((tag) => / checked=""/.test(tag)).length;
+
+  it("the chooser: 26 sections all checked, Close, Deselect All and Save PDF; the toggle flips them all", async () => {
+    const res = await request(`/bip/pdf/${bip.id}`, { cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("Select sections");
+    expect((html.match(/name="sections"/g) ?? []).length).toBe(26);
+    expect(checkedBoxes(html)).toBe(26);
+    for (const label of ["Close", "Deselect All", "Save PDF"]) expect(html).toContain(label);
+    const off = await post(`/bip/pdf/${bip.id}`, [...PDF_SECTION_KEYS.map((k) => ["sections", k] as [string, string]), ["intent", "toggle"]]);
+    const offHtml = await off.text();
+    expect(checkedBoxes(offHtml)).toBe(0);
+    expect(offHtml).toContain("Select All");
+    const on = await post(`/bip/pdf/${bip.id}`, [["sections", "policy"], ["intent", "toggle"]]);
+    expect(checkedBoxes(await on.text())).toBe(26);
+  });
+
+  it("Save PDF with no section shows the 'Error' dialog and makes no job", async () => {
+    const before = await jobCount();
+    const res = await post(`/bip/pdf/${bip.id}`, [["intent", "save"], ["months", "6"]]);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain(">Error<");
+    expect(html).toContain("You must select at least one section.");
+    expect(await jobCount()).toBe(before);
+  });
+
+  it("Save PDF → the status page ('Please wait…', refreshing itself) → the download link → the file", async () => {
+    const res = await post(`/bip/pdf/${bip.id}`, [["sections", "background"], ["sections", "policy"], ["months", "6"], ["intent", "save"]]);
+    expect(res.status).toBe(303);
+    const to = res.headers.get("Location")!;
+    expect(to).toMatch(/^\/pdf-jobs\/[0-9a-f-]{36}$/);
+    const id = to.split("/").pop()!;
+    const waitingRes = await request(to, { cookie });
+    const waiting = await waitingRes.text();
+    if (waiting.includes('data-status="queued"') || waiting.includes('data-status="running"')) {
+      expect(waiting).toContain("Please wait…");
+      expect(waitingRes.headers.get("Refresh")).toBe("2");
+    }
+    await settled(id);
+    const doneRes = await request(to, { cookie });
+    expect(doneRes.headers.get("Refresh")).toBeNull();
+    const done = await doneRes.text();
+    expect(done).toContain("Download PDF");
+    expect(done).toContain(`/pdf-jobs/${id}/download`);
+    expect(done).not.toContain("Share with parents"); // view_bips alone may not share
+    const file = await request(`/pdf-jobs/${id}/download`, { cookie });
+    expect(file.status).toBe(200);
+    expect(file.headers.get("Content-Type")).toBe("application/pdf");
+    expect(new TextDecoder().decode(new Uint8Array(await file.arrayBuffer()).slice(0, 5))).toBe("%PDF-");
+  });
+
+  it("a queued job's page says 'Please wait…' and reloads itself every 2 s without JavaScript", async () => {
+    const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
+    const res = await request(`/pdf-jobs/${row!.id}`, { cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Refresh")).toBe("2");
+    const html = await res.text();
+    expect(html).toContain("Please wait…");
+    expect(html).not.toContain("Download PDF");
+    expect((await request(`/pdf-jobs/${row!.id}/download`, { cookie })).headers.get("Location")).toBe(`/pdf-jobs/${row!.id}`);
+  });
+
+  it("a failed job shows the error and a Retry button that queues it again; a manager shares a done one", async () => {
+    const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id, status: "failed", error: PDF_JOB_MESSAGES.renderFailed }).returning();
+    const failedRes = await request(`/pdf-jobs/${row!.id}`, { cookie });
+    expect(failedRes.headers.get("Refresh")).toBeNull();
+    const html = await failedRes.text();
+    expect(html).toContain(">Error<");
+    expect(html).toContain(PDF_JOB_MESSAGES.renderFailed);
+    expect(html).toContain(">Retry<");
+    const retry = await post(`/pdf-jobs/${row!.id}`, [["intent", "retry"]]);
+    expect(retry.status).toBe(303);
+    expect((await settled(row!.id)).status).toBe("done");
+    const managerCookie = await signInCookie(manager);
+    expect(await (await request(`/pdf-jobs/${row!.id}`, { cookie: managerCookie })).text()).toContain("Share with parents");
+    const share = await post(`/pdf-jobs/${row!.id}`, [["intent", "share"]], managerCookie);
+    expect(share.status).toBe(303);
+    expect(await (await request(`/pdf-jobs/${row!.id}`, { cookie: managerCookie })).text()).toContain("Shared with the client&#x27;s parents.");
+  });
+
+  it("the goal PDF screen queues a chart-comment PDF with its month count", async () => {
+    const page = await request(`/bip/goal/${goal.id}/pdf`, { cookie });
+    expect(page.status).toBe(200);
+    const res = await post(`/bip/goal/${goal.id}/pdf`, [["kind", "chart_comments"], ["months", "3"]]);
+    expect(res.status).toBe(303);
+    const id = res.headers.get("Location")!.split("/").pop()!;
+    const row = await settled(id);
+    expect(JSON.parse(row.params)).toEqual({ planId: goal.id, months: 3 });
+    expect(row.kind).toBe("chart_comments");
+    const bad = await post(`/bip/goal/${goal.id}/pdf`, [["kind", "chart_comments"], ["months", "lots"]]);
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain(PDF_MESSAGES.months);
+  });
+
+  it("another location's plan, goal and job answer 404 on the screens", async () => {
+    expect((await request(`/bip/pdf/${otherBip.id}`, { cookie })).status).toBe(404);
+    expect((await post(`/bip/pdf/${otherBip.id}`, [["sections", "policy"], ["intent", "save"]])).status).toBe(404);
+    const outsider = await signInCookie(await createUser({ permissions: ["view_bips"], locations: [other.id] }));
+    const [row] = await db().select().from(pdfJobs).where(eq(pdfJobs.status, "done")).limit(1);
+    expect((await request(`/pdf-jobs/${row!.id}`, { cookie: outsider })).status).toBe(404);
+    expect((await request(`/pdf-jobs/${row!.id}/download`, { cookie: outsider })).status).toBe(404);
+    expect((await request(`/bip/goal/${goal.id}/pdf`, { cookie: outsider })).status).toBe(404);
+  });
+});
