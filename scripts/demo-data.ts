@@ -11,6 +11,7 @@ import { seedDemoClaims } from "./demo-claims";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
 import { seedDemoBilling } from "./demo-billing";
 import { seedDemoRemittances } from "./demo-remittances";
+import { seedDemoReports } from "./demo-reports";
 
 /**
  * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
@@ -258,4 +259,5 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
   // Last, after the claims: one remittance that pays, partly pays and denies lines of two sent demo claims
   // (scripts/demo-remittances.ts; nothing happens while there are no sent claims).
   await seedDemoRemittances(db);
+  await seedDemoReports(db, now);
 }
