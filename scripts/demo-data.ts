@@ -15,6 +15,7 @@ import { seedDemoConsents } from "./demo-consents";
 import { seedDemoRemittances } from "./demo-remittances";
 import { seedDemoTickets } from "./demo-tickets";
 import { seedDemoSchedule } from "./demo-schedule";
+import { seedDemoComplianceDates } from "./demo-compliance";
 
 /**
  * Demo data for `npm start` and the browser tests. Idempotent: every row has a fixed id and is upserted;
@@ -267,4 +268,6 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
   await seedDemoRemittances(db);
   // Weekly scheduled sessions in three time zones for the calendar (scripts/demo-schedule.ts).
   await seedDemoSchedule(db, now);
+  // Employees' compliance dates around today for the expiration-dates report (scripts/demo-compliance.ts).
+  await seedDemoComplianceDates(db, now);
 }
