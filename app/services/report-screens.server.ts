@@ -277,13 +277,14 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     values: parsed.input,
     errors: {},
     options,
+    // The page itself: a runner reads one row more than the page (windowed); one that does not slice is sliced here.
     page: answer.totalIsLowerBound
       ? {
-          ...paged(answer.rows, answer.total - 1, q),
+          ...paged(answer.rows.slice(0, per_page), answer.total - 1, q),
           last_page: page + 1,
           total_is_lower_bound: true,
         }
-      : paged(answer.rows, answer.total, q),
+      : paged(answer.rows.slice(0, per_page), answer.total, q),
     notes: answer.notes ?? [],
     chartSvg: answer.chartSvg ?? null,
   };
