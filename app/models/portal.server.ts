@@ -8,6 +8,7 @@ import { chartInputsFrom, patientChartsQuery } from "./charts.server";
 import { consentJson, type ConsentJson } from "./consents.server";
 import type { ModelContext } from "./context";
 import { who } from "./patients.server";
+import { upcomingSessionsQuery } from "./schedule.server";
 
 /**
  * The parent portal (docs/decisions/040): what a signed-in parent sees of their OWN children only. A
@@ -34,22 +35,6 @@ function ownChild(ctx: ModelContext, patientId: number) {
     .from(patients)
     .innerJoin(locations, eq(locations.id, patients.locationId))
     .where(and(eq(patients.id, patientId), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
-}
-
-/**
- * The child's next scheduled sessions from `fromLocalMinute` (local minutes since 1970 at the child's
- * location, like start_at): date, times, and the provider's first name only. (The calendar's own
- * upcoming-sessions read arrives with the calendar branch; this statement rides in the portal's batch.)
- */
-export function upcomingSessionsQuery(ctx: ModelContext, patientId: number, fromLocalMinute: number) {
-  const s = scheduledSessions;
-  return ctx.db
-    .select({ id: s.id, session_date: s.sessionDate, time_in: s.timeIn, time_out: s.timeOut, provider_first_name: users.name })
-    .from(s)
-    .leftJoin(users, eq(users.id, s.providerId))
-    .where(and(eq(s.patientId, patientId), eq(s.status, "scheduled"), gte(s.startAt, fromLocalMinute)))
-    .orderBy(asc(s.startAt), asc(s.id))
-    .limit(PORTAL_UPCOMING);
 }
 
 /** The narrative setting as a scalar subquery: true only when the clinic turned it on. */
@@ -123,7 +108,7 @@ export async function getPortalChild(ctx: ModelContext, patientId: number): Prom
     ctx.db,
     who(ctx),
     { entity: "portal_child", entityId: patientId, patientId },
-    () => [upcomingSessionsQuery(ctx, patientId, localMinute), patientChartsQuery(ctx, patientId, range), recentSessionsQuery(ctx, patientId), consentsQuery(ctx, patientId), documentsQuery(ctx, patientId)],
+    () => [upcomingSessionsQuery(ctx, patientId, localMinute, PORTAL_UPCOMING), patientChartsQuery(ctx, patientId, range), recentSessionsQuery(ctx, patientId), consentsQuery(ctx, patientId), documentsQuery(ctx, patientId)],
     child.tail,
   );
   const consents = consentRows.map(consentJson);

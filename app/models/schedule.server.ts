@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { locations, notes, paServices, patients, scheduledSessions, scheduleSeries, userLocations, users } from "~/db/schema";
 import { can, locationScope } from "~/domain/permissions";
@@ -519,47 +519,21 @@ export async function calendarRange(
 
 /* ------------------------------------------------------------------ for the parent portal */
 
-export interface UpcomingSession {
-  id: number;
-  patient_id: number;
-  session_date: string;
-  time_in: string;
-  time_out: string;
-  cpt_code: string;
-  location_title: string;
-  time_zone: string;
-}
-
 /**
- * The next sessions still scheduled of these clients, from a local date on (at most `limit` per client), in
- * date and time order. Scope: a parent sees only their own children (patients.parent_id), staff only their
- * locations' clients; other ids are left out silently. Names no staff member. NOT audited: the caller records
- * the read (with its other reads) — one statement, to ride in the caller's batch if it wants (upcomingSessionsQuery).
+ * The next sessions still scheduled of one client from `fromLocalMinute` (local minutes since 1970 at the
+ * client's location, like start_at), in time order, at most `limit`: date, times, CPT and the provider's
+ * first name only. One query-builder statement, to ride in the caller's read batch with its audit row; the
+ * caller has already scoped the client (the parent portal reads it for the parent's own child only).
  */
-export function upcomingSessionsQuery(ctx: ModelContext, patientIds: readonly number[], fromLocalDate: string, limit: number) {
-  const ids = JSON.stringify([...new Set(patientIds)].filter((n) => Number.isSafeInteger(n) && n > 0));
-  const lim = Math.max(1, Math.min(50, Math.floor(limit) || 1));
-  const scope = locationScope(ctx.actor);
-  const who = ctx.actor.kind === "parent" ? sql`p.parent_id = ${ctx.actor.id}` : scope === null ? sql`1 = 1` : scope.length ? sql`p.location_id in (select value from json_each(${JSON.stringify(scope)}))` : sql`1 = 0`;
-  return ctx.db.all<{ id: number; patient_id: number; session_date: string; time_in: string; time_out: string; cpt_code: string; location_title: string; time_zone: string }>(sql`
-    select id, patient_id, session_date, time_in, time_out, cpt_code, location_title, time_zone from (
-      select s.id, s.patient_id, s.session_date, s.time_in, s.time_out, s.cpt_code, l.title as location_title, l.time_zone,
-             row_number() over (partition by s.patient_id order by s.start_at, s.id) as rn
-      from scheduled_sessions s
-      join patients p on p.id = s.patient_id and p.deleted_at is null
-      join locations l on l.id = s.location_id
-      where s.patient_id in (select value from json_each(${ids}))
-        and s.status = 'scheduled'
-        and s.start_at >= ${(dayNumber(fromLocalDate) ?? 0) * 1440}
-        and ${who}
-    ) where rn <= ${lim}
-    order by session_date, time_in, id`);
-}
-
-export async function upcomingSessionsForPatients(ctx: ModelContext, patientIds: readonly number[], fromLocalDate: string, limit: number): Promise<UpcomingSession[]> {
-  if (!patientIds.length || dayNumber(fromLocalDate) === null) return [];
-  const rows = await upcomingSessionsQuery(ctx, patientIds, fromLocalDate, limit);
-  return rows.map((r) => ({ ...r, id: Number(r.id), patient_id: Number(r.patient_id) }));
+export function upcomingSessionsQuery(ctx: ModelContext, patientId: number, fromLocalMinute: number, limit: number) {
+  const s = scheduledSessions;
+  return ctx.db
+    .select({ id: s.id, session_date: s.sessionDate, time_in: s.timeIn, time_out: s.timeOut, cpt_code: s.cptCode, provider_first_name: users.name })
+    .from(s)
+    .leftJoin(users, eq(users.id, s.providerId))
+    .where(and(eq(s.patientId, patientId), eq(s.status, "scheduled"), gte(s.startAt, fromLocalMinute)))
+    .orderBy(asc(s.startAt), asc(s.id))
+    .limit(Math.max(1, Math.min(50, Math.floor(limit) || 1)));
 }
 
 /* ------------------------------------------------------------------ the booking form */

@@ -5,7 +5,7 @@ import { localMinute } from "~/domain/note-rules";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
 import { getActor } from "~/models/actors.server";
-import { upcomingSessionsForPatients } from "~/models/schedule.server";
+import { upcomingSessionsQuery } from "~/models/schedule.server";
 import { api, apiToken, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
 
 /**
@@ -397,27 +397,25 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
   });
 });
 
-describe("upcomingSessionsForPatients (the parent portal's next sessions)", () => {
-  it("answers a parent's own children's next scheduled sessions only, at most `limit` each, in order, naming no staff", async () => {
+describe("upcomingSessionsQuery (the parent portal's next sessions)", () => {
+  it("answers a client's next scheduled sessions from a local minute on, at most `limit`, in order, naming the provider by first name only", async () => {
     const parent = await createParent();
     const own = await createPatient({ locationId: w.location, parentId: parent.id });
     const [pa] = await db().insert(paServices).values({ patientId: own.id, paService: "RBT", cpt: "97153", nUnits: 1000, startDate: addDays(today(), -1), endDate: addDays(today(), 200) }).returning();
-    const other = await client();
     const first = nextOn(1, 60);
     await book(w.rbtToken, { patient_id: own.id, cpt_code: "97153", pa_service_id: pa!.id, session_date: first, time_in: "10:00", time_out: "11:00", repeat: "weekly", until: addDays(first, 21) });
-    await book(w.managerToken, { patient_id: other.id, provider_id: w.otherRbt.id, cpt_code: "97153", pa_service_id: other.pa, session_date: first, time_in: "10:00", time_out: "11:00" });
     const cancelled = (await (await api(`/v2/scheduled-sessions?from=${first}&to=${first}&patient_id=${own.id}`, { token: w.rbtToken })).json()) as { data: { entries: { id: number }[] } };
     await api(`/v2/scheduled-sessions/${cancelled.data.entries[0]!.id}/cancel`, { method: "POST", token: w.rbtToken });
     const actor = (await getActor(db(), "parent", parent.id))!;
     const ctx = { db: db(), actor, ip: "127.0.0.1", now: () => new Date() };
-    const next = await upcomingSessionsForPatients(ctx, [own.id, other.id], today(), 2);
-    expect(next.map((s) => [s.patient_id, s.session_date, s.time_in])).toEqual([
-      [own.id, addDays(first, 7), "10:00"],
-      [own.id, addDays(first, 14), "10:00"],
+    const fromToday = (dayNumber(today()) ?? 0) * 1440;
+    const next = await upcomingSessionsQuery(ctx, own.id, fromToday, 2);
+    expect(next.map((s) => [s.session_date, s.time_in, s.time_out])).toEqual([
+      [addDays(first, 7), "10:00", "11:00"],
+      [addDays(first, 14), "10:00", "11:00"],
     ]);
-    expect(Object.keys(next[0]!).sort()).toEqual(["cpt_code", "id", "location_title", "patient_id", "session_date", "time_in", "time_out", "time_zone"]);
-    // Staff see their locations' clients.
-    const staff = (await getActor(db(), "user", w.rbt.id))!;
-    expect((await upcomingSessionsForPatients({ ...ctx, actor: staff }, [other.id], today(), 5)).map((s) => s.patient_id)).toEqual([other.id]);
+    expect(Object.keys(next[0]!).sort()).toEqual(["cpt_code", "id", "provider_first_name", "session_date", "time_in", "time_out"]);
+    // From after the last occurrence: nothing.
+    expect(await upcomingSessionsQuery(ctx, own.id, (dayNumber(addDays(first, 22)) ?? 0) * 1440, 5)).toEqual([]);
   });
 });
