@@ -127,6 +127,8 @@ export interface ReportFilter {
 export interface FilterOptions {
   locations: { value: string; label: string }[];
   staff: { value: string; label: string }[];
+  /** Set when the scope has too many staff to list: the select shows only the chosen one, and this hint. */
+  staffHint?: string;
 }
 
 export interface ReportDefinition<F = Record<string, unknown>, R = Record<string, unknown>> {

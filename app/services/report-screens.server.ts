@@ -1,10 +1,10 @@
 import { data, type AppLoadContext, type LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
 import { locations, userLocations, users } from "~/db/schema";
 import { csvFileName, csvStream, type CsvCell } from "~/domain/csv";
-import { can, locationScope } from "~/domain/permissions";
+import { can, canSeeLocation, locationScope } from "~/domain/permissions";
 import { paged, type Paged } from "~/domain/paging";
 import { CSV_MAX_ROWS, filterInput, isReportKey, REPORT_MAX_PER_PAGE, REPORT_PER_PAGE, type FilterOptions, type ReportDefinition, type ReportKey } from "~/domain/reports";
 import { REPORT_DEFINITIONS } from "~/domain/report-registry";
@@ -106,16 +106,27 @@ export function reportAuditEntry(key: ReportKey, patientIds: readonly number[], 
   };
 }
 
-/** The filter form's options in the actor's scope: their locations, and the staff of those locations. */
-function optionReads(ctx: ModelContext, def: ReportDefinition<unknown, unknown>): BatchItem<"sqlite">[] {
+/** The most staff a provider/actor select lists; with more in scope, the form asks for a location first. */
+export const STAFF_OPTIONS_MAX = 200;
+
+/**
+ * The filter form's options in the actor's scope: their locations, and the staff of the chosen location (of
+ * every location in scope when none is chosen), at most STAFF_OPTIONS_MAX (one more is read to know), plus the
+ * chosen provider so the select keeps it. An all-locations scope at bench size has 2,000 staff: listing them
+ * all made the page ~80 kB; a location first keeps the select to its own staff.
+ */
+function optionReads(ctx: ModelContext, def: ReportDefinition<unknown, unknown>, values: Record<string, string>): BatchItem<"sqlite">[] {
   const scope = locationScope(ctx.actor);
   const needLocations = def.filters.some((f) => f.kind === "location");
-  const needStaff = def.filters.some((f) => f.kind === "provider" || f.kind === "actor");
+  const staffFilter = def.filters.find((f) => f.kind === "provider" || f.kind === "actor");
+  const locationFilter = def.filters.find((f) => f.kind === "location");
+  const chosenLocation = locationFilter ? wholeId(values[locationFilter.name]) : null;
+  const chosenStaff = staffFilter ? wholeId(values[staffFilter.name]) : null;
   const locationWhere = and(isNull(locations.deletedAt), scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`);
-  const staffWhere = and(
-    isNull(users.deletedAt),
-    scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`
-  );
+  const staffLocations = chosenLocation !== null && canSeeLocation(ctx.actor, chosenLocation) ? [chosenLocation] : scope;
+  const inStaffLocations = (userId: SQL | typeof users.id) =>
+    staffLocations === null ? undefined : staffLocations.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${userId} and ${inArray(userLocations.locationId, staffLocations)})` : sql`1 = 0`;
+  const inScope = scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`;
   return [
     ctx.db
       .select({ id: locations.id, title: locations.title })
@@ -125,22 +136,33 @@ function optionReads(ctx: ModelContext, def: ReportDefinition<unknown, unknown>)
     ctx.db
       .select({ id: users.id, name: users.name, surname: users.surname })
       .from(users)
-      .where(needStaff ? staffWhere : sql`1 = 0`)
+      .where(staffFilter ? and(isNull(users.deletedAt), inStaffLocations(users.id)) : sql`1 = 0`)
       .orderBy(asc(users.surname), asc(users.name))
-      .limit(2000),
+      .limit(STAFF_OPTIONS_MAX + 1),
+    ctx.db
+      .select({ id: users.id, name: users.name, surname: users.surname })
+      .from(users)
+      .where(chosenStaff !== null ? and(eq(users.id, chosenStaff), isNull(users.deletedAt), inScope) : sql`1 = 0`),
   ];
+}
+
+function wholeId(v: string | undefined): number | null {
+  return v && /^\d{1,9}$/.test(v) ? Number(v) : null;
 }
 
 type LocRow = { id: number; title: string };
 type StaffRow = { id: number; name: string; surname: string };
 
-function toOptions(locs: LocRow[], staff: StaffRow[]): FilterOptions {
+function toOptions([locs, staff, chosen]: unknown[]): FilterOptions {
+  const staffRows = staff as StaffRow[];
+  const more = staffRows.length > STAFF_OPTIONS_MAX;
+  const listed = more ? [] : staffRows;
+  const label = (s: StaffRow) => `${s.name} ${s.surname}`.trim();
+  const shown = [...listed, ...(chosen as StaffRow[]).filter((c) => !listed.some((s) => s.id === c.id))];
   return {
-    locations: locs.map((l) => ({ value: String(l.id), label: l.title })),
-    staff: staff.map((s) => ({
-      value: String(s.id),
-      label: `${s.name} ${s.surname}`.trim(),
-    })),
+    locations: (locs as LocRow[]).map((l) => ({ value: String(l.id), label: l.title })),
+    staff: shown.map((s) => ({ value: String(s.id), label: label(s) })),
+    staffHint: more ? `More than ${STAFF_OPTIONS_MAX} staff: choose a location and press Filter to pick one of its staff.` : undefined,
   };
 }
 
@@ -150,8 +172,9 @@ interface Ran<R> {
 }
 
 /** Runs a report with its batches counted: first read (+ options), then the audited batch. */
-async function runReport<F, R>(ctx: ModelContext, def: ReportDefinition<F, R>, runner: ReportRunner<F, R>, q: ReportQuery<F>, tail: KnownTail, withOptions: boolean): Promise<Ran<R>> {
-  const extra = withOptions ? optionReads(ctx, def as ReportDefinition<unknown, unknown>) : [];
+async function runReport<F, R>(ctx: ModelContext, def: ReportDefinition<F, R>, runner: ReportRunner<F, R>, q: ReportQuery<F>, tail: KnownTail, values: Record<string, string> | null): Promise<Ran<R>> {
+  const withOptions = values !== null;
+  const extra = withOptions ? optionReads(ctx, def as ReportDefinition<unknown, unknown>, values ?? {}) : [];
   let options: FilterOptions = { locations: [], staff: [] };
   let audited = false;
   const db = ctx.db;
@@ -160,7 +183,7 @@ async function runReport<F, R>(ctx: ModelContext, def: ReportDefinition<F, R>, r
     async read(reads) {
       const all = [...reads, ...extra] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
       const results = (await db.batch(all)) as unknown[];
-      if (extra.length) options = toOptions(results[reads.length] as LocRow[], results[reads.length + 1] as StaffRow[]);
+      if (extra.length) options = toOptions(results.slice(reads.length));
       extra.length = 0;
       return results.slice(0, reads.length) as never;
     },
@@ -176,8 +199,7 @@ async function runReport<F, R>(ctx: ModelContext, def: ReportDefinition<F, R>, r
   const answer = await runner(rc, q);
   if (extra.length) {
     // A runner that read nothing through `read` (its data came otherwise): the options on their own.
-    const [locs, staff] = (await db.batch(extra as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as [LocRow[], StaffRow[]];
-    options = toOptions(locs, staff);
+    options = toOptions((await db.batch(extra as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[]);
   }
   if (!audited && def.clientData) await auditedRead(db, ctx, reportAuditEntry(def.key, answer.patientIds, q.filters, q.csv), () => [] as [], tail);
   return { answer, options };
@@ -259,8 +281,8 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     chartSvg: null,
   });
   if (Object.keys(parsed.errors).length || parsed.filters === null) {
-    const [locs, staff] = (await ctx.db.batch(optionReads(ctx, def) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as [LocRow[], StaffRow[]];
-    return data(empty(toOptions(locs, staff)), { status: 400 });
+    const options = toOptions((await ctx.db.batch(optionReads(ctx, def, parsed.input) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[]);
+    return data(empty(options), { status: 400 });
   }
   const { page, per_page } = parsed.paging;
   const q: ReportQuery<unknown> = {
@@ -271,7 +293,7 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     limit: per_page + 1,
     offset: (page - 1) * per_page,
   };
-  const { answer, options } = await runReport(ctx, def, runner, q, auditTail, true);
+  const { answer, options } = await runReport(ctx, def, runner, q, auditTail, parsed.input);
   const body: ReportScreenData = {
     key: def.key,
     values: parsed.input,
@@ -328,7 +350,7 @@ export async function reportCsvLoader({ request, context, params }: LoaderFuncti
     limit: CSV_MAX_ROWS + 1,
     offset: 0,
   };
-  const { answer } = await runReport(ctx, def, runner, q, auditTail, false);
+  const { answer } = await runReport(ctx, def, runner, q, auditTail, null);
   const truncated = answer.rows.length > CSV_MAX_ROWS;
   const rows = truncated ? answer.rows.slice(0, CSV_MAX_ROWS) : answer.rows;
   const { header, records } = reportCsvRecords(def, rows);

@@ -129,6 +129,9 @@ export async function startApp(options: StartOptions = {}): Promise<AppServer> {
     if (options.scale) {
       log("loading the benchmark data set (20,000 clients)");
       run(process.execPath, ["--import", "tsx", "scripts/bench-data.ts", "--persist-to", persistDir], "bench data");
+      // What the reports read at scale (an audit trail of 300,000 entries, employees' compliance dates).
+      log("adding the reports' bench data (audit trail, compliance dates)");
+      run(process.execPath, ["--import", "tsx", "scripts/bench-reports.ts", "--persist-to", persistDir], "reports bench data");
     }
 
     const port = await freePort();

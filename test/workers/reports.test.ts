@@ -1,8 +1,9 @@
-import { count, desc, eq } from "drizzle-orm";
+import { count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, notes, paServices, userLocations } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays } from "~/domain/reports";
+import { STAFF_OPTIONS_MAX } from "~/services/report-screens.server";
 import { createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
@@ -292,5 +293,41 @@ describe("the expiration-dates report", () => {
     expect(html).toContain("Driver license expiration");
     expect(html).not.toContain("CPR (every 2 years)");
     expect((await request("/reports/expiration-dates?state=soon", { cookie: w.cookie })).status).toBe(400);
+  });
+});
+
+describe("the provider select of a report's filters", () => {
+  it("lists the chosen location's staff; with more than the limit in scope it asks for a location first and keeps the chosen one", async () => {
+    const small = await createLocation();
+    const big = await createLocation();
+    const admin = await createUser({ permissions: ["manage_notes", "view_clients"], locations: [small.id, big.id] });
+    const cookie = await signInCookie(admin);
+    const few = await createUser({ permissions: [], locations: [small.id], name: "Fewfirst" });
+    // More staff than a select lists, at the big location (plain rows: no sign-in needed).
+    await db().run(
+      sql`insert into users (name, surname, email, password_hash, status, location_id)
+          with recursive c(n) as (select 0 union all select n + 1 from c where n < ${STAFF_OPTIONS_MAX})
+          select 'Many' || n, 'Staff', 'many-' || n || '-' || ${big.id} || '@test.example', 'x', 'active', ${big.id} from c`,
+    );
+    await db().run(sql`insert into user_locations (user_id, location_id) select id, location_id from users where location_id = ${big.id} and name like 'Many%'`);
+    const hint = `More than ${STAFF_OPTIONS_MAX} staff: choose a location`;
+
+    const everyLocation = await (await request("/reports/hours", { cookie })).text();
+    expect(everyLocation).toContain(hint);
+    expect(everyLocation).not.toContain("Many0 Staff");
+    expect(everyLocation).not.toContain("Fewfirst User");
+
+    const smallOnly = await (await request(`/reports/hours?location_id=${small.id}`, { cookie })).text();
+    expect(smallOnly).toContain("Fewfirst User");
+    expect(smallOnly).not.toContain(hint);
+    expect(smallOnly).not.toContain("Many0 Staff");
+
+    // The chosen provider stays selectable even when the list is too long to show.
+    const chosen = await (await request(`/reports/hours?provider_id=${few.id}`, { cookie })).text();
+    expect(chosen).toContain(hint);
+    expect(chosen).toMatch(new RegExp(`<option value="${few.id}"[^>]*>Fewfirst User</option>`));
+    // Another location's employee given by id is not listed.
+    const stranger = await (await request(`/reports/hours?provider_id=${w.employee}`, { cookie })).text();
+    expect(stranger).not.toContain("Compliant User");
   });
 });

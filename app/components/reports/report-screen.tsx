@@ -38,7 +38,7 @@ function FilterControl({ f, value, error, options }: { f: ReportFilter; value: s
   if (f.kind === "location" || f.kind === "provider" || f.kind === "actor" || f.kind === "select") {
     const opts = f.kind === "location" ? options.locations : f.kind === "select" ? f.options ?? [] : options.staff;
     control = (
-      <select id={id} name={f.name} defaultValue={value} {...aria}>
+      <select id={id} name={f.name} defaultValue={value} aria-describedby={(f.kind === "provider" || f.kind === "actor") && options.staffHint ? `${id}-hint` : undefined} {...aria}>
         {f.any !== undefined ? <option value="">{f.any}</option> : null}
         {opts.map((o) => (
           <option key={o.value} value={o.value}>
@@ -55,6 +55,7 @@ function FilterControl({ f, value, error, options }: { f: ReportFilter; value: s
     <span className="filter">
       <label htmlFor={id}>{f.label}</label>
       {control}
+      {(f.kind === "provider" || f.kind === "actor") && options.staffHint ? <span className="hint">{options.staffHint}</span> : null}
       {error ? (
         <span id={errorId} className="field-error" role="alert">
           {error}
