@@ -5,10 +5,14 @@ import * as schema from "./schema";
  * The database every model function takes: D1 in the Worker, libSQL in scripts. Both drivers share the
  * async SQLite query builder and `batch`; the libSQL one is typed as this too (see libsql.server.ts).
  */
-export type Db = DrizzleD1Database<typeof schema>;
+export type Db = DrizzleD1Database;
 
+/**
+ * Without drizzle's relational schema: no model uses `db.query`, and building its relations config costs
+ * about a millisecond of CPU per drizzle instance — two per request (the session and its primary).
+ */
 export function d1Database(binding: D1Database): Db {
-  return drizzleD1(binding, { schema });
+  return drizzleD1(binding);
 }
 
 /** Where a request's D1 session starts: a bookmark it must read at least, or the primary. */
@@ -30,7 +34,7 @@ const primaries = new WeakMap<Db, Db>();
 export function d1SessionDatabase(binding: D1Database, start: SessionStart): SessionDatabase {
   const session = binding.withSession(start);
   // drizzle's D1 driver uses only prepare and batch, which a session has too.
-  const db = drizzleD1(session as unknown as D1Database, { schema });
+  const db = drizzleD1(session as unknown as D1Database);
   // The binding itself (not a session) always queries the primary.
   primaries.set(db, d1Database(binding));
   return { db, bookmark: () => session.getBookmark() };

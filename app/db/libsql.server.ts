@@ -2,7 +2,6 @@ import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { Db } from "./client.server";
-import * as schema from "./schema";
 
 /**
  * The libSQL driver path: the same schema over a `file:` URL (or a libSQL server). Used by the seed and
@@ -10,7 +9,7 @@ import * as schema from "./schema";
  */
 export function libsqlDatabase(url: string) {
   const client = createClient({ url });
-  const db = drizzle(client, { schema }) as unknown as Db;
+  const db = drizzle(client) as unknown as Db;
   return { db, client };
 }
 
