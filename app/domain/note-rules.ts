@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { flag, MESSAGES, optionalDate, optionalId, optionalText, requiredDate } from "./fields";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
+import { zonedDate } from "./time";
 import { MODIFIER_CODES } from "./insurance";
 import { plainText } from "./validation";
 
@@ -307,9 +308,7 @@ export function sessionTimes(input: Pick<NoteInput, "session_date" | "time_in" |
 
 /** The calendar date at `now` in the time zone (the location's "today"). */
 export function todayIn(now: Date, timeZone: string): string {
-  const f = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
-  const p = Object.fromEntries(f.formatToParts(now).map((x) => [x.type, x.value]));
-  return `${p.year}-${p.month}-${p.day}`;
+  return zonedDate(now, timeZone);
 }
 
 /** No session date in the future; none older than 14 days unless the actor may ignore time limits. */

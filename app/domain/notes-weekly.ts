@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { MaladaptiveEntry, ReplacementTrialEntry } from "./notes";
 import { MAX_AMOUNT } from "./validation";
 import { dateOfDay, dayNumber, weekEndingDay } from "./weeks";
+import { zonedDate } from "./time";
 
 /**
  * Weekly data from session notes (issue 10 "Weekly data from notes"; docs/decisions/029). Pure: the
@@ -181,8 +182,7 @@ export function weeklyValuesFromSessions(sessions: readonly SessionData[], plans
 
 /** The goal screen's default range: the last 12 weeks, this one included, up to today (in `timeZone`). */
 export function defaultNotesRange(now: Date, timeZone: string): { date_from: string; date_to: string } {
-  const p = Object.fromEntries(new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(now).map((x) => [x.type, x.value]));
-  const today = dayNumber(`${p.year}-${p.month}-${p.day}`) ?? Math.floor(now.getTime() / 86_400_000);
+  const today = dayNumber(zonedDate(now, timeZone)) ?? Math.floor(now.getTime() / 86_400_000);
   return { date_from: dateOfDay(weekEndingDay(today) - 6 - 11 * 7), date_to: dateOfDay(today) };
 }
 

@@ -1,9 +1,30 @@
 /** Calendar helpers that respect a location's IANA time zone. Pure. */
 
+/**
+ * One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one (the dashboard's
+ * chart turned thousands of instants into months and spent most of its time building formatters).
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric", hourCycle: "h23" });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
 function partsIn(at: Date, timeZone: string) {
-  const f = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric", hourCycle: "h23" });
-  const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
+  const p: Record<string, string> = {};
+  for (const x of formatterFor(timeZone).formatToParts(at)) p[x.type] = x.value;
   return { year: Number(p.year), month: Number(p.month), day: Number(p.day), hour: Number(p.hour), minute: Number(p.minute), second: Number(p.second) };
+}
+
+/** The calendar date (yyyy-mm-dd) of an instant in the zone: a location's "today". */
+export function zonedDate(at: Date, timeZone: string): string {
+  const p = partsIn(at, timeZone);
+  return `${p.year}-${String(p.month).padStart(2, "0")}-${String(p.day).padStart(2, "0")}`;
 }
 
 /** Minutes the zone is ahead of UTC at that instant. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { percentChange, patientsByGender, MONTHS_NAME } from "~/domain/dashboard";
 import type { Actor } from "~/domain/permissions";
 import { badgeText, headerBadgeCount, showsLogoLink, showsProfileLink, sidebarBadgeCount, versionMismatchText, visibleSidebar } from "~/domain/shell";
-import { zonedMonthStart, zonedYearMonth } from "~/domain/time";
+import { zonedDate, zonedMonthStart, zonedYearMonth } from "~/domain/time";
 
 function actor(roles: string[], permissions: Actor["permissions"] = [], kind: Actor["kind"] = "user"): Actor {
   return { kind, id: 1, name: "A", surname: "B", email: "a@b.c", roles, permissions, locationIds: [], locationId: null, timeZone: null, avatar: null, status: "active", phone: null, twoFactorEnabled: false };
@@ -108,5 +108,17 @@ describe("time zones", () => {
   it("an instant just after UTC midnight on the 1st is still the previous month in Los Angeles", () => {
     expect(zonedYearMonth(new Date("2026-12-01T03:00:00Z"), "America/Los_Angeles")).toEqual({ year: 2026, month: 11 });
     expect(zonedMonthStart(new Date("2026-01-15T12:00:00Z"), "America/New_York", -1).toISOString()).toBe("2025-12-01T05:00:00.000Z");
+  });
+
+  it.each([
+    ["2026-12-01T03:00:00Z", "America/Los_Angeles", "2026-11-30"],
+    ["2026-12-01T03:00:00Z", "America/New_York", "2026-11-30"],
+    ["2026-12-01T05:00:00Z", "America/New_York", "2026-12-01"],
+    ["2026-03-08T08:30:00Z", "America/Denver", "2026-03-08"],
+    ["2026-07-04T23:59:59Z", "UTC", "2026-07-04"],
+    ["2027-01-01T00:00:00Z", "Pacific/Honolulu", "2026-12-31"],
+  ])("the calendar date of %s in %s is %s (one cached formatter per zone, used again and again)", (at, tz, date) => {
+    expect(zonedDate(new Date(at), tz)).toBe(date);
+    expect(zonedDate(new Date(at), tz)).toBe(date);
   });
 });
