@@ -1,5 +1,6 @@
 import { providerType, splitModifiers, unitMultiplier, type ProviderType } from "./insurance";
 import type { NoteType } from "./notes";
+import { groupDigits } from "./validation";
 
 /**
  * Prices and charges (clinical §3 billing entities and modifiers, §9 billing): the one place where a note's
@@ -39,7 +40,7 @@ export function dollarsOf(cents: number): string {
 /** "$1,234.50" for people. */
 export function money(cents: number): string {
   const [whole, frac] = dollarsOf(Math.abs(cents)).split(".");
-  return `${cents < 0 ? "-" : ""}$${Number(whole).toLocaleString("en-US")}.${frac}`;
+  return `${cents < 0 ? "-" : ""}$${groupDigits(Number(whole))}.${frac}`;
 }
 
 /**

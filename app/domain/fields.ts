@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { hasAtMostDecimals, MAX_AMOUNT, MAX_MONEY, plainText } from "./validation";
+import { groupDigits, hasAtMostDecimals, MAX_AMOUNT, MAX_MONEY, plainText } from "./validation";
 
 /** Field rules shared by every resource schema (forms and API alike). Pure. */
 
@@ -85,7 +85,7 @@ export function requiredInt(label: string, min = 0, max = MAX_AMOUNT) {
   );
 }
 
-const grouped = (n: number) => n.toLocaleString("en-US");
+const grouped = groupDigits;
 
 /** A number (decimals allowed) from min to max (a million unless told); "" means none. */
 export function optionalNumber(label: string, min = 0, max = MAX_AMOUNT) {

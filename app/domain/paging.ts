@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { looseBoolean, searchText } from "./validation";
+import { groupDigits, looseBoolean, searchText } from "./validation";
 
 /** The v2 list query (platform §7): per_page, page, search, date_from, date_to, cache. Pure. */
 
@@ -88,7 +88,7 @@ export function showingText(p: Pick<Paged<unknown>, "page" | "per_page" | "total
   if (p.total === 0) return "Showing 0 to 0 of 0 entries";
   const from = (p.page - 1) * p.per_page + 1;
   // A capped count (decision 035): "of 10,000+ entries".
-  if (p.total_is_lower_bound) return `Showing ${from} to ${p.page * p.per_page} of ${p.total.toLocaleString("en-US")}+ entries`;
+  if (p.total_is_lower_bound) return `Showing ${from} to ${p.page * p.per_page} of ${groupDigits(p.total)}+ entries`;
   return `Showing ${from} to ${Math.min(p.total, p.page * p.per_page)} of ${p.total} entries`;
 }
 

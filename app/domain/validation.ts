@@ -99,3 +99,11 @@ export function searchText(label = "Search") {
     v.check((s) => utf8Length(containsPattern(s)) <= MAX_LIKE_PATTERN_BYTES, label === "Search" ? SEARCH_MESSAGE : SEARCH_MESSAGE.replace("Search", label)),
   );
 }
+
+/** One grouping formatter ("1,234.5"), reused: `toLocaleString` builds a new one on every call. */
+const GROUPED = new Intl.NumberFormat("en-US");
+
+/** A number with thousands separators, as every screen shows counts and amounts. */
+export function groupDigits(n: number): string {
+  return GROUPED.format(n);
+}

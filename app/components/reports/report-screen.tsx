@@ -5,6 +5,7 @@ import { FormMessage } from "~/components/ui/field";
 import { FilterButtons } from "~/components/ui/list";
 import type { Paged } from "~/domain/paging";
 import { CSV_MAX_ROWS, csvHref, type FilterOptions, type ReportColumn, type ReportDefinition, type ReportFilter } from "~/domain/reports";
+import { groupDigits } from "~/domain/validation";
 
 /**
  * The one report screen (decision 038): title, the GET filter form built from the definition's filters (works
@@ -14,7 +15,7 @@ import { CSV_MAX_ROWS, csvHref, type FilterOptions, type ReportColumn, type Repo
 
 function cellOf<R>(c: ReportColumn<R>, row: R): ReactNode {
   const value = c.value(row);
-  const text = value === null || value === undefined ? "" : typeof value === "number" ? value.toLocaleString("en-US") : String(value);
+  const text = value === null || value === undefined ? "" : typeof value === "number" ? groupDigits(value) : String(value);
   const href = c.href?.(row);
   return href ? <Link to={href}>{text}</Link> : text;
 }
