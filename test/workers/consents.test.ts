@@ -381,7 +381,7 @@ describe("withdrawing a draft consent (decision 040, stop 17)", () => {
   it("DELETE /v2/client-consents/{id} withdraws a draft: kept on record as withdrawn, audited, gone from the parent's page", async () => {
     const c = await draft(child.id, [3]);
     const cookie = await signInCookie(parent, true);
-    expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).toContain(`Consent #${c.id}`);
+    expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).toContain(`>Consent #${c.id}<`);
     const res = await api(`/v2/client-consents/${c.id}`, { method: "DELETE", token: manager });
     expect(res.status, await res.clone().text()).toBe(200);
     const body = (await res.json()) as { data: { status: string; withdrawn_at: string | null }; message: string };
@@ -395,7 +395,7 @@ describe("withdrawing a draft consent (decision 040, stop 17)", () => {
     // Staff still see it, as withdrawn; the parent no longer sees it, and cannot sign it.
     const list = (await (await api(`/v2/get-client-consents/${child.id}`, { token: viewer })).json()) as { data: { id: number; status: string }[] };
     expect(list.data.find((x) => x.id === c.id)?.status).toBe("withdrawn");
-    expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).not.toContain(`Consent #${c.id}`);
+    expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).not.toContain(`>Consent #${c.id}<`);
     expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(404);
     // A withdrawn consent stays withdrawn: a second withdrawal and an edit answer 422.
     const again = await api(`/v2/client-consents/${c.id}`, { method: "DELETE", token: manager });
