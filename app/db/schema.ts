@@ -652,7 +652,11 @@ export const sharedDocuments = sqliteTable(
     revokedAt: text("revoked_at"),
     ...timestamps,
   },
-  (t) => [index("shared_documents_patient_idx").on(t.patientId, t.createdAt)],
+  (t) => [
+    index("shared_documents_patient_idx").on(t.patientId, t.createdAt),
+    // "Is this job shared?" (the status page, sharing once, the expiry cron's keep-if-shared): live shares by job.
+    index("shared_documents_job_idx").on(t.pdfJobId).where(sql`${t.revokedAt} is null`),
+  ],
 );
 
 /** Key/value settings (two-factor expiry, session timeouts, demo flag). */
