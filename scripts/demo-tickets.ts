@@ -5,7 +5,8 @@ import { ticketResponses, tickets } from "../app/db/schema";
 /**
  * Demo tickets (issue 12; docs/decisions/036): one of each state, in the three locations, with
  * responses. rbt@demo.test has one unread office response (the header badge shows 1); the MANAGER (Miami
- * and Denver) has unread tickets on the sidebar's Tickets item. Fixed ids, written once: a ticket already
+ * and Denver) has unread tickets on the sidebar's Tickets item, one of them assigned to them (the list's
+ * "Assigned to: Me"). Fixed ids, written once: a ticket already
  * stored (it may have been answered or closed since) is left as it is.
  */
 
@@ -21,7 +22,7 @@ export async function seedDemoTickets(db: Db, now: Date): Promise<void> {
     { id: 1, userId: 8, locationId: 1, subject: "Cannot see Friday session", body: "My Friday afternoon session does not show in the notes list. Could someone check?", category: "technical", priority: "normal", status: "answered", readByStaff: true, unreadResponses: 1, firstResponseAt: T(2, 15), createdAt: T(3), updatedAt: T(2, 15), version: 2 },
     { id: 2, userId: 6, locationId: 1, subject: "Update my NPI", body: "My NPI changed after the renewal; the new one is on file with HR.", category: "account", priority: "normal", status: "open", readByStaff: false, unreadResponses: 0, createdAt: T(1), updatedAt: T(1) },
     { id: 3, userId: 4, locationId: 1, subject: "Printer at Miami", body: "The front-desk printer jams on every second page.", category: "general", priority: "low", status: "closed", readByStaff: true, unreadResponses: 0, firstResponseAt: T(9, 11), closedAt: T(8), createdAt: T(10), updatedAt: T(8), version: 3 },
-    { id: 4, userId: 14, locationId: 2, subject: "Mileage reimbursement form", body: "Where do I send the mileage form for home sessions?", category: "billing", priority: "high", status: "open", readByStaff: false, unreadResponses: 0, firstResponseAt: T(4, 12), createdAt: T(5), updatedAt: T(4, 16), version: 3 },
+    { id: 4, userId: 14, locationId: 2, subject: "Mileage reimbursement form", body: "Where do I send the mileage form for home sessions?", category: "billing", priority: "high", status: "open", readByStaff: false, unreadResponses: 0, assignedTo: 3, firstResponseAt: T(4, 12), createdAt: T(5), updatedAt: T(4, 16), version: 3 },
     { id: 5, userId: 15, locationId: 3, subject: "Schedule change request", body: "A family asked to move their sessions to mornings from next week.", category: "clinical", priority: "urgent", status: "open", readByStaff: false, unreadResponses: 0, createdAt: T(0, 8), updatedAt: T(0, 8) },
   ];
   const responses: (typeof ticketResponses.$inferInsert)[] = [

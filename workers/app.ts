@@ -11,6 +11,7 @@ import { handleQueue } from "./jobs";
 import { applySecurityHeaders } from "./security-headers";
 import { d1Database } from "~/db/client.server";
 import { purgeExpiredDrafts } from "~/services/note-drafts.server";
+import { expirePdfFiles } from "~/models/pdf-jobs.server";
 
 const remix = createRequestHandler(build as unknown as ServerBuild);
 
@@ -72,9 +73,16 @@ app.onError((err, c) => {
   return c.redirect("/error/error500", 303);
 });
 
-/** The hourly cron (wrangler.toml [triggers]): note drafts kept past their 24 hours are deleted (decision 025). */
+/**
+ * The hourly cron (wrangler.toml [triggers]): note drafts kept past their 24 hours are deleted (decision
+ * 025), and PDF job files older than 30 days that are not shared with parents are deleted from R2 in
+ * bounded steps (decision 041). One task failing does not stop the other; the run then fails (logged).
+ */
 export async function scheduled(_controller: ScheduledController, env: Env): Promise<void> {
-  await purgeExpiredDrafts(d1Database(env.DB), new Date());
+  const now = new Date();
+  const results = await Promise.allSettled([purgeExpiredDrafts(d1Database(env.DB), now), expirePdfFiles(env, now)]);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 export default {

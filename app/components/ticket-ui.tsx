@@ -11,6 +11,7 @@ export interface TicketRowLike {
   subject: string;
   requester_name: string;
   location_title: string | null;
+  assignee_name: string | null;
   category: string;
   priority: string;
   status: string;
@@ -49,6 +50,7 @@ export function ticketColumns<T extends TicketRowLike>(opts: { view: "office" | 
     },
     { header: "Requester", cell: (t) => t.requester_name || "—", when: opts.view === "office" },
     { header: "Location", cell: (t) => t.location_title ?? "—", when: opts.view === "office" },
+    { header: "Assigned to", cell: (t) => t.assignee_name || "—", when: opts.view === "office" },
     { header: "Category", cell: (t) => ticketLabel(t.category) },
     { header: "Priority", cell: (t) => ticketLabel(t.priority) },
     { header: "Status", cell: (t) => <StatusBadge status={t.status} /> },

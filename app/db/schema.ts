@@ -489,6 +489,8 @@ export const tickets = sqliteTable(
     index("tickets_unread_by_staff_idx").on(t.status).where(sql`${t.readByStaff} = 0`),
     index("tickets_status_created_idx").on(t.status, t.createdAt),
     index("tickets_location_created_idx").on(t.locationId, t.createdAt),
+    // The office list's "Assigned to" filter (me: one user's; unassigned: null), newest first.
+    index("tickets_assigned_created_idx").on(t.assignedTo, t.createdAt),
   ],
 );
 
@@ -574,7 +576,7 @@ export const scheduledSessions = sqliteTable(
 /**
  * A client consent (clinical §2 client-consent-form, §3 consent sections, §7 consents): the sections it
  * covers (JSON array of section ids of app/domain/consents.ts) and who signed it. status: draft (staff may
- * edit) | signed (read-only: signer, typed name, drawn signature, when).
+ * edit) | signed (read-only: signer, typed name, drawn signature, when) | withdrawn (a draft staff took back).
  */
 export const clientConsents = sqliteTable(
   "client_consents",
@@ -595,6 +597,9 @@ export const clientConsents = sqliteTable(
     createdBy: integer("created_by").references(() => users.id),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
+    /** A draft withdrawn by staff (status withdrawn): kept on record, no longer offered to the parent. */
+    withdrawnAt: text("withdrawn_at"),
+    withdrawnBy: integer("withdrawn_by").references(() => users.id),
     ...timestamps,
   },
   (t) => [index("client_consents_patient_idx").on(t.patientId, t.createdAt)],
@@ -602,7 +607,8 @@ export const clientConsents = sqliteTable(
 
 /**
  * A PDF made by the queue consumer (plan export, weekly report, chart comments): what was asked
- * (params JSON: sections, months…), its state queued | running | done | failed, and the R2 key of the file.
+ * (params JSON: sections, months…), its state queued | running | done | failed | expired (the file was
+ * deleted after 30 days, unless shared with parents), and the R2 key of the file.
  * The consumer claims a job with a conditional update (queued → running), so a duplicate delivery of the
  * same message makes nothing twice.
  */
@@ -623,9 +629,15 @@ export const pdfJobs = sqliteTable(
     requestedBy: integer("requested_by").notNull().references(() => users.id),
     startedAt: text("started_at"),
     finishedAt: text("finished_at"),
+    /** When the file was deleted from R2 (status expired; docs/decisions/041). */
+    expiredAt: text("expired_at"),
     ...timestamps,
   },
-  (t) => [index("pdf_jobs_patient_idx").on(t.patientId, t.createdAt)],
+  (t) => [
+    index("pdf_jobs_patient_idx").on(t.patientId, t.createdAt),
+    // The expiry cron walks jobs that still hold a file, oldest first: done ones past 30 days, expired ones whose delete is pending.
+    index("pdf_jobs_file_age_idx").on(t.status, t.finishedAt).where(sql`${t.fileKey} is not null`),
+  ],
 );
 
 /** A document staff shared with a client's parents (a finished PDF job): listed on the parent portal. */
@@ -640,7 +652,11 @@ export const sharedDocuments = sqliteTable(
     revokedAt: text("revoked_at"),
     ...timestamps,
   },
-  (t) => [index("shared_documents_patient_idx").on(t.patientId, t.createdAt)],
+  (t) => [
+    index("shared_documents_patient_idx").on(t.patientId, t.createdAt),
+    // "Is this job shared?" (the status page, sharing once, the expiry cron's keep-if-shared): live shares by job.
+    index("shared_documents_job_idx").on(t.pdfJobId).where(sql`${t.revokedAt} is null`),
+  ],
 );
 
 /** Key/value settings (two-factor expiry, session timeouts, demo flag). */

@@ -100,6 +100,11 @@ export const CONSENT_MESSAGES = {
     "The drawn signature is too large; clear it and sign again.",
   agreeRequired: "Tick the box to confirm you agree.",
   sectionsLoadError: "Error loading sections. Please try again.",
+  withdrawnReadOnly: "This consent was withdrawn and can no longer be changed.",
+  withdrawSigned: "A signed consent cannot be withdrawn: it is on record as signed.",
+  alreadyWithdrawn: "This consent is already withdrawn.",
+  withdrawnNotSignable: "The clinic withdrew this consent, so there is nothing to sign.",
+  withdrawn: "Consent withdrawn: the parent no longer sees it.",
   created: "Consent saved as a draft.",
   updated: "Consent updated.",
   signed: "Consent signed. Thank you.",
@@ -219,7 +224,27 @@ export const ConsentSignInput = v.object({
 });
 export type ConsentSignInput = v.InferOutput<typeof ConsentSignInput>;
 
-export type ConsentStatus = "draft" | "signed";
+export type ConsentStatus = "draft" | "signed" | "withdrawn";
+
+/** Why a consent that is not a draft cannot be edited. */
+export function readOnlyMessage(status: string): string {
+  return status === "withdrawn" ? CONSENT_MESSAGES.withdrawnReadOnly : CONSENT_MESSAGES.signedReadOnly;
+}
+
+/** How staff see a consent's status. */
+export function consentStatusLabel(status: string): string {
+  return status === "signed" ? "Signed" : status === "withdrawn" ? "Withdrawn" : "Draft";
+}
+
+/**
+ * Why a consent cannot be withdrawn, or null when it can: only a draft is withdrawn (a signed consent
+ * is on record as signed; a withdrawn one stays withdrawn).
+ */
+export function withdrawRefusal(consent: { status: string; deleted_at?: string | null }): string | null {
+  if (consent.status === "signed") return CONSENT_MESSAGES.withdrawSigned;
+  if (consent.status === "withdrawn") return CONSENT_MESSAGES.alreadyWithdrawn;
+  return isConsentEditable(consent) ? null : CONSENT_MESSAGES.withdrawSigned;
+}
 
 /** The rule: only a draft may change (edit, sign); a signed consent is read-only. */
 export function isConsentEditable(consent: {

@@ -72,15 +72,33 @@ const optionalId = (label: string) =>
     v.transform((x) => (x === "" ? null : Number(x))),
   );
 
-/** The list filters beyond the paging ones (status, priority, category, location; date range from ListQuery). */
+/** The "Assigned to" filter: anyone (empty), the one looking (me), nobody (none). */
+export const TICKET_ASSIGNED_FILTERS = ["me", "none"] as const;
+export const ASSIGNED_FILTER_OPTIONS = [
+  { value: "me", label: "Me" },
+  { value: "none", label: "Unassigned" },
+] as const;
+
+/** The list filters beyond the paging ones (status, priority, category, location, assignee; date range from ListQuery). */
 export const TicketFilters = v.object({
   status: optionalChoice(TICKET_STATUSES, "status"),
   priority: optionalChoice(TICKET_PRIORITIES, "priority"),
   category: optionalChoice(TICKET_CATEGORIES, "category"),
   location_id: optionalId("Location"),
+  assigned: optionalChoice(TICKET_ASSIGNED_FILTERS, "assignee filter (me or none)"),
 });
 export type TicketFilters = v.InferOutput<typeof TicketFilters>;
-export const TICKET_FILTER_NAMES = ["status", "priority", "category", "location_id"] as const;
+export const TICKET_FILTER_NAMES = ["status", "priority", "category", "location_id", "assigned"] as const;
+
+/**
+ * The assignee a form or the API sends: a staff user's id, or nobody (null, "" or "none"). Absent
+ * (undefined) leaves the assignment as it is.
+ */
+export const AssigneeInput = v.pipe(
+  v.unknown(),
+  v.transform((x) => (x === null || x === "" || x === "none" ? null : typeof x === "string" && /^\d{1,9}$/.test(x.trim()) ? Number(x.trim()) : x)),
+  v.union([v.null(), v.pipe(v.number(), v.integer(), v.minValue(1))], "Choose a staff member from the list."),
+);
 export const TicketListQuery = listQuerySchema();
 
 /** What the rules need to know about a stored ticket. */
@@ -120,6 +138,15 @@ export function canEditTicket(actor: Actor, t: TicketFacts): boolean {
   return role === "requester" && t.status === "open";
 }
 
+/**
+ * Assigning (or unassigning) is the office's, on a ticket it covers that is not closed. The requester never
+ * assigns, not even an office member on their own ticket (they stand to it as its requester).
+ */
+export const canAssignTicket = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) === "office" && t.status !== "closed";
+
+/** Who may be assigned a ticket: an active staff member who holds manage_tickets and covers its location. */
+export const isEligibleAssignee = (candidate: Actor | null | undefined, t: Pick<TicketFacts, "locationId">): boolean => !!candidate && candidate.kind === "user" && coversTicket(candidate, t);
+
 export const canCloseTicket = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) !== null && t.status !== "closed";
 export const canReopenTicket = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) !== null && t.status === "closed";
 
@@ -129,6 +156,9 @@ export const TICKET_MESSAGES = {
   notEditable: "This ticket can no longer be edited: the office has answered it or it is closed.",
   alreadyClosed: "This ticket is already closed.",
   notClosed: "This ticket is not closed.",
+  assignNotOffice: "Only the office can assign this ticket.",
+  assignClosed: "This ticket is closed. Reopen it to assign it.",
+  assigneeOutOfScope: "Choose someone who answers tickets (manage_tickets) for this ticket's location.",
 } as const;
 
 /** A response's effect on the ticket: the office answers (the requester has one more unread), the requester reopens the question. */

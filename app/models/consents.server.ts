@@ -1,6 +1,6 @@
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import { clientConsents, locations, patients } from "~/db/schema";
-import { CONSENT_MESSAGES, ConsentDraftInput, ConsentSignInput, isConsentEditable, parseStoredSections, sectionsByIds, type ConsentStatus } from "~/domain/consents";
+import { CONSENT_MESSAGES, ConsentDraftInput, ConsentSignInput, isConsentEditable, parseStoredSections, readOnlyMessage, sectionsByIds, withdrawRefusal, type ConsentStatus } from "~/domain/consents";
 import { can } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -32,6 +32,7 @@ export function consentJson(r: Row) {
     signer_name: r.signerName,
     signature: r.signature,
     signed_at: r.signedAt,
+    withdrawn_at: r.withdrawnAt,
     editable: isConsentEditable({ status: r.status, deleted_at: r.deletedAt }),
     version: r.version,
     created_at: r.createdAt,
@@ -117,7 +118,7 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
   if (existing) {
     const current = consentJson(existing.c);
     if (input.patient_id !== existing.c.patientId) return invalid({ patient_id: "A consent stays with its client." });
-    if (!current.editable) return invalid({ form: CONSENT_MESSAGES.signedReadOnly });
+    if (!current.editable) return invalid({ form: readOnlyMessage(current.status) });
     const version = opts.version ?? null;
     if (version !== null && version !== current.version) return conflict(current);
     const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "consent", entityId: id, patientId: input.patient_id }, () => {
@@ -132,7 +133,7 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
       const [again] = await consentInScope(ctx, id!);
       if (!again) return notFound("Consent");
       const now = consentJson(again.c);
-      return now.editable ? conflict(now) : invalid({ form: CONSENT_MESSAGES.signedReadOnly });
+      return now.editable ? conflict(now) : invalid({ form: readOnlyMessage(now.status) });
     }
     return ok(consentJson(rows[0]), CONSENT_MESSAGES.updated);
   }
@@ -161,7 +162,7 @@ function consentOfParent(ctx: ModelContext, id: number) {
     .select({ c: clientConsents, tail: auditTail })
     .from(clientConsents)
     .innerJoin(patients, eq(patients.id, clientConsents.patientId))
-    .where(and(eq(clientConsents.id, id), live, eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
+    .where(and(eq(clientConsents.id, id), live, ne(clientConsents.status, "withdrawn"), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
 }
 
 /**
@@ -202,6 +203,68 @@ export async function signConsent(ctx: ModelContext, id: number, raw: Record<str
     row.tail,
   );
   const updated = (results[0] as Row[])[0];
-  if (!updated) return invalid({ form: CONSENT_MESSAGES.signedReadOnly });
+  if (!updated) {
+    // Lost a race: signed meanwhile (the first signature stays), or withdrawn by the clinic meanwhile.
+    const [now] = await ctx.db.select({ status: clientConsents.status }).from(clientConsents).where(eq(clientConsents.id, id));
+    return invalid({ form: now?.status === "withdrawn" ? CONSENT_MESSAGES.withdrawnNotSignable : CONSENT_MESSAGES.signedReadOnly });
+  }
   return ok(consentJson(updated), CONSENT_MESSAGES.signed);
+}
+
+/**
+ * Staff withdraw a draft (manage_clients, the client in their locations): status withdrawn, with who and
+ * when; the row stays on record and the parent no longer sees it. A signed consent answers 422 and is left
+ * as it was. The update is conditional on status draft (and the version when given), with its audit row
+ * only if it happened: a parent signing at the same moment either signs first (the withdrawal answers 422)
+ * or finds it withdrawn (the signature answers 422), never both.
+ */
+export async function withdrawConsent(ctx: ModelContext, id: number, opts: { version?: number | null; patientId?: number } = {}): Promise<ModelResult<ConsentJson>> {
+  if (!can(ctx.actor, "manage_clients")) return denied();
+  const [row] = await consentInScope(ctx, id);
+  if (!row || (opts.patientId !== undefined && row.c.patientId !== opts.patientId)) return notFound("Consent");
+  const refusal = withdrawRefusal({ status: row.c.status, deleted_at: row.c.deletedAt });
+  if (refusal) return invalid({ form: refusal });
+  const version = opts.version ?? null;
+  if (version !== null && version !== row.c.version) return conflict(consentJson(row.c));
+  const at = ctx.now().toISOString();
+  const results = await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: "withdraw", entity: "consent", entityId: id, patientId: row.c.patientId },
+    (audit) => [
+      ctx.db
+        .update(clientConsents)
+        .set({ status: "withdrawn", withdrawnAt: at, withdrawnBy: ctx.actor.id, version: sql`${clientConsents.version} + 1`, updatedAt: at })
+        .where(and(eq(clientConsents.id, id), live, eq(clientConsents.status, "draft"), version === null ? undefined : eq(clientConsents.version, version)))
+        .returning(),
+      audit(sql`changes() = 1`),
+    ],
+    row.tail,
+  );
+  const updated = (results[0] as Row[])[0];
+  if (updated) return ok(consentJson(updated), CONSENT_MESSAGES.withdrawn);
+  const [again] = await consentInScope(ctx, id);
+  if (!again) return notFound("Consent");
+  const now = consentJson(again.c);
+  const why = withdrawRefusal({ status: again.c.status, deleted_at: again.c.deletedAt });
+  return why ? invalid({ form: why }) : conflict(now);
+}
+
+/**
+ * A signed consent of one of the signed-in parent's own children, for its PDF (the same document staff
+ * get): the read is audited with the parent as actor. Another family's consent, a draft (the parent signs
+ * it on the child's page; its PDF would show an unsigned form as if it were on record) or a withdrawn one
+ * answers null (404), as does a staff actor.
+ */
+export async function getParentConsentDocument(ctx: ModelContext, id: number): Promise<ConsentDocument | null> {
+  if (ctx.actor.kind !== "parent") return null;
+  const [row] = await ctx.db
+    .select({ c: clientConsents, firstName: patients.firstName, lastName: patients.lastName, locationTitle: locations.title, tail: auditTail })
+    .from(clientConsents)
+    .innerJoin(patients, eq(patients.id, clientConsents.patientId))
+    .leftJoin(locations, eq(locations.id, patients.locationId))
+    .where(and(eq(clientConsents.id, id), live, eq(clientConsents.status, "signed"), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
+  if (!row) return null;
+  await auditedRead(ctx.db, who(ctx), { entity: "consent", entityId: id, patientId: row.c.patientId, detail: { pdf: true } }, () => [] as [], row.tail);
+  return { consent: consentJson(row.c), patientName: `${row.firstName} ${row.lastName}`.trim(), locationTitle: row.locationTitle };
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import { d1Database, type Db } from "~/db/client.server";
 import { patients, pdfJobs, plans, sharedDocuments } from "~/db/schema";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
@@ -46,6 +46,13 @@ type JobRow = typeof pdfJobs.$inferSelect;
 /** How long a running job may go without finishing before another delivery may take it over. */
 export const STALE_RUNNING_MS = 5 * 60 * 1000;
 
+/**
+ * How long a PDF job's file is kept in R2 after it was made (decision 041): older files are deleted by
+ * the scheduled expiry (workers/app.ts), unless the job is shared with the client's parents.
+ */
+export const PDF_FILE_KEEP_DAYS = 30;
+const DAY_MS = 86_400_000;
+
 export const PDF_JOB_MESSAGES = {
   notFound: "PDF job not found.",
   notFailed: "Only a failed PDF can be retried.",
@@ -59,6 +66,8 @@ export const PDF_JOB_MESSAGES = {
   renderFailed: "The PDF could not be made. Please try again.",
   noStorage: "File storage is not configured, so the PDF could not be saved.",
   notQueued: "The PDF could not be queued. Please try again.",
+  expired: `This PDF was deleted after ${PDF_FILE_KEEP_DAYS} days. Make it again to get a new one.`,
+  notExpired: "Only an expired PDF can be made again.",
 } as const;
 
 /** A failure with a message a user may read (anything else becomes PDF_JOB_MESSAGES.renderFailed). */
@@ -87,7 +96,7 @@ export function pdfJobJson(row: JobRow, shared = false) {
     job_id: row.id,
     kind: row.kind as PdfKind,
     kind_label: PDF_KIND_LABELS[row.kind as PdfKind] ?? row.kind,
-    status: row.status as "queued" | "running" | "done" | "failed",
+    status: row.status as "queued" | "running" | "done" | "failed" | "expired",
     patient_id: row.patientId,
     bip_id: row.bipId,
     plan_id: p.planId ?? null,
@@ -101,6 +110,9 @@ export function pdfJobJson(row: JobRow, shared = false) {
     shared,
     created_at: row.createdAt,
     finished_at: row.finishedAt,
+    /** When the file will be deleted (a done job not shared with parents), or null. */
+    file_expires_at: row.status === "done" && !shared && row.finishedAt ? new Date(Date.parse(row.finishedAt) + PDF_FILE_KEEP_DAYS * DAY_MS).toISOString() : null,
+    expired_at: row.expiredAt,
   };
 }
 export type PdfJobJson = ReturnType<typeof pdfJobJson>;
@@ -203,6 +215,20 @@ export async function retryPdfJob(ctx: ModelContext, runner: JobRunner, id: stri
   return ok(pdfJobJson(row, found.shared), PDF_JOB_MESSAGES.retried);
 }
 
+/**
+ * "Make it again" for an expired job (its file was deleted after PDF_FILE_KEEP_DAYS): a NEW job with the
+ * same kind and params, requested by the actor now through the same request path (permission, scope of
+ * the plan or goal now, audit row, queue). The expired job stays as it is, on record. 409 unless expired.
+ */
+export async function remakePdfJob(ctx: ModelContext, runner: JobRunner, id: string): Promise<ModelResult<PdfJobJson>> {
+  const found = await findJob(ctx, id);
+  if (!found) return notFound("PDF job");
+  if (found.job.status !== "expired") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notExpired, current: pdfJobJson(found.job, found.shared) };
+  const p = paramsOf(found.job);
+  if (found.job.kind === "plan") return requestPlanPdf(ctx, runner, found.job.bipId ?? 0, { sections: p.sections ?? [], months: p.months });
+  return requestGoalPdf(ctx, runner, p.planId ?? 0, { kind: found.job.kind, months: p.months });
+}
+
 /** Who may share a PDF with the client's parents: manage_bips or manage_clients (decision 041). */
 export function canSharePdf(ctx: Pick<ModelContext, "actor">): boolean {
   return can(ctx.actor, "manage_bips") || can(ctx.actor, "manage_clients");
@@ -225,12 +251,16 @@ export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelR
       ctx.db
         .insert(sharedDocuments)
         .select(
-          sql`select null, ${found.job.patientId}, ${title}, ${id}, ${ctx.actor.id}, null, ${ctx.now().toISOString()}, ${ctx.now().toISOString()} where not exists (select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${id} and ${sharedDocuments.revokedAt} is null)`,
+          // …and only while the job is done: a share cannot land on a file the expiry has just taken.
+          sql`select null, ${found.job.patientId}, ${title}, ${id}, ${ctx.actor.id}, null, ${ctx.now().toISOString()}, ${ctx.now().toISOString()} where not exists (select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${id} and ${sharedDocuments.revokedAt} is null) and exists (select 1 from ${pdfJobs} where ${pdfJobs.id} = ${id} and ${pdfJobs.status} = 'done')`,
         ),
       audit(sql`changes() = 1`),
     ],
     found.tail,
   );
+  const again = await findJob(ctx, id);
+  if (!again) return notFound("PDF job");
+  if (!again.shared) return { ok: false, status: 409, message: again.job.status === "expired" ? PDF_JOB_MESSAGES.expired : PDF_JOB_MESSAGES.notDone, current: pdfJobJson(again.job, false) };
   return ok(pdfJobJson(found.job, true), PDF_JOB_MESSAGES.shared);
 }
 
@@ -242,6 +272,7 @@ export async function openPdfDownload(ctx: ModelContext, files: R2Bucket | undef
   const found = await findJob(ctx, id);
   if (!found) return notFound("PDF job");
   const json = pdfJobJson(found.job, found.shared);
+  if (found.job.status === "expired") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.expired, current: json };
   if (found.job.status !== "done" || !found.job.fileKey) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notDone, current: json };
   const object = files ? await files.get(found.job.fileKey) : null;
   if (!object) return notFound("PDF file");
@@ -361,4 +392,88 @@ export async function consumePdfJob(env: Pick<Env, "DB" | "FILES">, jobId: strin
       .where(and(eq(pdfJobs.id, row.id), eq(pdfJobs.status, "running"), eq(pdfJobs.attempts, row.attempts)));
     throw e;
   }
+}
+
+// ------------------------------------------------------------------------------------------ expiry
+
+/** How many jobs one step of the expiry handles, and how many steps one scheduled run takes at most. */
+export const PDF_EXPIRY_BATCH = 50;
+export const PDF_EXPIRY_MAX_STEPS = 20;
+
+export interface ExpiryOutcome {
+  /** Jobs marked expired in this run. */
+  expired: number;
+  /** Files deleted from R2 in this run. */
+  deleted: number;
+}
+
+const SYSTEM = { actor: { kind: "system", id: null }, ip: "cron" } as const;
+
+/** A live (not revoked) share of the job: its file is kept for the parents. */
+const liveShare = sql`exists (select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${pdfJobs.id} and ${sharedDocuments.revokedAt} is null)`;
+
+/**
+ * The scheduled expiry of PDF files (decision 041), in bounded steps: (1) done jobs whose file was made
+ * more than PDF_FILE_KEEP_DAYS ago and that are not shared with parents are marked expired — one
+ * conditional UPDATE, so a share that landed first keeps its job, and sharePdfJob inserts only while the
+ * job is done — with one audit row (actor "system") naming the jobs; (2) the files of expired jobs are
+ * deleted from R2 and their file_key cleared. A delete that fails leaves file_key set, so the next run
+ * tries again; nothing is ever left marked done without its file. Both steps walk pdf_jobs_file_age_idx.
+ */
+export async function expirePdfFiles(env: Pick<Env, "DB" | "FILES">, now = new Date(), limits = { batch: PDF_EXPIRY_BATCH, maxSteps: PDF_EXPIRY_MAX_STEPS }): Promise<ExpiryOutcome> {
+  const db = d1Database(env.DB);
+  const cutoff = new Date(now.getTime() - PDF_FILE_KEEP_DAYS * DAY_MS).toISOString();
+  const at = now.toISOString();
+  const outcome: ExpiryOutcome = { expired: 0, deleted: 0 };
+  for (let step = 0; step < limits.maxSteps; step++) {
+    const due = await db
+      .select({ id: pdfJobs.id, patientId: pdfJobs.patientId })
+      .from(pdfJobs)
+      .where(and(eq(pdfJobs.status, "done"), isNotNull(pdfJobs.fileKey), lt(pdfJobs.finishedAt, cutoff), sql`not ${liveShare}`))
+      .orderBy(asc(pdfJobs.finishedAt))
+      .limit(limits.batch);
+    let marked: { id: string }[] = [];
+    if (due.length) {
+      const ids = due.map((d) => d.id);
+      const patientIds = [...new Set(due.map((d) => d.patientId))].sort((a, b) => a - b);
+      [marked] = await withConditionalAudit(
+        db,
+        SYSTEM,
+        { action: "expire", entity: "pdf_job", entityId: null, detail: { patients: patientIds, jobs: ids, older_than_days: PDF_FILE_KEEP_DAYS } },
+        (audit) => [
+          // Conditional again: a job shared (or otherwise changed) since the select keeps its file.
+          db
+            .update(pdfJobs)
+            .set({ status: "expired", expiredAt: at, updatedAt: at })
+            .where(and(inArray(pdfJobs.id, ids), eq(pdfJobs.status, "done"), sql`not ${liveShare}`))
+            .returning({ id: pdfJobs.id }),
+          audit(sql`changes() > 0`),
+        ],
+      );
+      const kept = ids.filter((id) => !marked.some((m) => m.id === id));
+      // The trail names exactly what expired: jobs that escaped between the select and the update are recorded as kept.
+      if (kept.length && marked.length) await withAudit(db, SYSTEM, { action: "expire_skipped", entity: "pdf_job", entityId: null, detail: { jobs: kept } }, () => [] as []);
+    }
+    outcome.expired += marked.length;
+    let deleted = 0;
+    if (env.FILES) {
+      const gone = await db
+        .select({ id: pdfJobs.id, fileKey: pdfJobs.fileKey })
+        .from(pdfJobs)
+        .where(and(eq(pdfJobs.status, "expired"), isNotNull(pdfJobs.fileKey)))
+        .orderBy(asc(pdfJobs.finishedAt))
+        .limit(limits.batch);
+      if (gone.length) {
+        await env.FILES.delete(gone.map((g) => g.fileKey!));
+        await db
+          .update(pdfJobs)
+          .set({ fileKey: null })
+          .where(and(inArray(pdfJobs.id, gone.map((g) => g.id)), eq(pdfJobs.status, "expired")));
+        deleted = gone.length;
+      }
+    }
+    outcome.deleted += deleted;
+    if (due.length < limits.batch && deleted < limits.batch) break;
+  }
+  return outcome;
 }

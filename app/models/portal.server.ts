@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, isNull, ne, sql } from "drizzle-orm";
 import { clientConsents, locations, notes, patients, pdfJobs, scheduledSessions, sharedDocuments, users } from "~/db/schema";
 import type { ChartInput } from "~/domain/chart";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
@@ -70,7 +70,8 @@ function consentsQuery(ctx: ModelContext, patientId: number) {
   return ctx.db
     .select()
     .from(clientConsents)
-    .where(and(eq(clientConsents.patientId, patientId), isNull(clientConsents.deletedAt)))
+    // A draft the clinic withdrew never reaches the parent (decision 040).
+    .where(and(eq(clientConsents.patientId, patientId), isNull(clientConsents.deletedAt), ne(clientConsents.status, "withdrawn")))
     .orderBy(desc(clientConsents.createdAt), desc(clientConsents.id));
 }
 

@@ -1,10 +1,13 @@
-import { aliasedTable, and, asc, count, desc, eq, gte, inArray, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { locations, ticketResponses, tickets, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import {
   afterResponse,
+  AssigneeInput,
+  canAssignTicket,
   canCloseTicket,
+  isEligibleAssignee,
   canEditTicket,
   canReopenTicket,
   canRespond,
@@ -21,6 +24,7 @@ import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/ser
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 import { contains } from "./like.server";
+import { userActorFields, userActorFrom } from "./actors.server";
 
 /**
  * Customer-service tickets (platform §2; issue 12; docs/decisions/036). The office (manage_tickets)
@@ -30,14 +34,16 @@ import { contains } from "./like.server";
 
 type Row = typeof tickets.$inferSelect;
 const requesters = aliasedTable(users, "requester");
+const assignees = aliasedTable(users, "assignee");
 
 const ticketColumns = {
   ticket: tickets,
   requesterName: sql<string>`trim(${requesters.name} || ' ' || ${requesters.surname})`,
   requesterEmail: requesters.email,
   locationTitle: locations.title,
+  assigneeName: sql<string | null>`trim(${assignees.name} || ' ' || ${assignees.surname})`,
 };
-type Joined = { ticket: Row; requesterName: string | null; requesterEmail: string | null; locationTitle: string | null };
+type Joined = { ticket: Row; requesterName: string | null; requesterEmail: string | null; locationTitle: string | null; assigneeName: string | null };
 
 export function ticketJson(r: Joined, role: TicketRole = null) {
   const t = r.ticket;
@@ -55,6 +61,7 @@ export function ticketJson(r: Joined, role: TicketRole = null) {
     read_by_staff: t.readByStaff,
     unread_responses: t.unreadResponses,
     assigned_to: t.assignedTo,
+    assignee_name: t.assignedTo === null ? null : (r.assigneeName ?? null),
     first_response_at: t.firstResponseAt,
     closed_at: t.closedAt,
     version: t.version,
@@ -87,7 +94,12 @@ function visible(ctx: ModelContext): SQL {
 }
 
 function joinedSelect(ctx: ModelContext) {
-  return ctx.db.select(ticketColumns).from(tickets).leftJoin(requesters, eq(requesters.id, tickets.userId)).leftJoin(locations, eq(locations.id, tickets.locationId));
+  return ctx.db
+    .select(ticketColumns)
+    .from(tickets)
+    .leftJoin(requesters, eq(requesters.id, tickets.userId))
+    .leftJoin(locations, eq(locations.id, tickets.locationId))
+    .leftJoin(assignees, eq(assignees.id, tickets.assignedTo));
 }
 
 /**
@@ -101,6 +113,7 @@ function listStatements(ctx: ModelContext, query: ListQuery, filters: TicketFilt
     filters.priority ? eq(tickets.priority, filters.priority) : undefined,
     filters.category ? eq(tickets.category, filters.category) : undefined,
     filters.location_id !== null ? eq(tickets.locationId, filters.location_id) : undefined,
+    filters.assigned === "me" ? eq(tickets.assignedTo, ctx.actor.id) : filters.assigned === "none" ? isNull(tickets.assignedTo) : undefined,
     query.search ? or(contains(tickets.subject, query.search), contains(requesters.name, query.search), contains(requesters.surname, query.search)) : undefined,
     query.date_from ? gte(tickets.createdAt, query.date_from) : undefined,
     query.date_to ? lte(tickets.createdAt, `${query.date_to}T23:59:59.999Z`) : undefined,
@@ -133,17 +146,34 @@ export async function getTicket(ctx: ModelContext, id: number): Promise<(TicketJ
   return (await findTicket(ctx, id))?.ticket ?? null;
 }
 
-/** The ticket in scope with the audit chain's tail beside it (one statement), for a change's batch. */
-async function findTicket(ctx: ModelContext, id: number): Promise<{ ticket: TicketJson & { requester_email: string | null }; tail: KnownTail } | null> {
-  const [row] = await ctx.db
+/** The ticket in scope with the audit chain's tail beside it, as one statement. */
+function findTicketQuery(ctx: ModelContext, id: number) {
+  return ctx.db
     .select({ ...ticketColumns, tail: auditTail })
     .from(tickets)
     .leftJoin(requesters, eq(requesters.id, tickets.userId))
     .leftJoin(locations, eq(locations.id, tickets.locationId))
+    .leftJoin(assignees, eq(assignees.id, tickets.assignedTo))
     .where(and(eq(tickets.id, id), visible(ctx)));
+}
+
+type Found = { ticket: TicketJson & { requester_email: string | null }; tail: KnownTail };
+
+function foundFrom(ctx: ModelContext, row: (Joined & { tail: KnownTail }) | undefined): Found | null {
   if (!row) return null;
   const role = ticketRole(ctx.actor, row.ticket);
   return role ? { ticket: { ...ticketJson(row, role), requester_email: row.requesterEmail }, tail: row.tail } : null;
+}
+
+/** The ticket in scope with the audit chain's tail beside it (one statement), for a change's batch. */
+async function findTicket(ctx: ModelContext, id: number): Promise<Found | null> {
+  const [row] = await findTicketQuery(ctx, id);
+  return foundFrom(ctx, row);
+}
+
+/** The staff user who would be assigned, as an actor (their roles, permissions and locations now). */
+function candidateQuery(ctx: ModelContext, userId: number) {
+  return ctx.db.select(userActorFields).from(users).where(and(eq(users.id, userId), isNull(users.deletedAt)));
 }
 
 function responseQuery(ctx: ModelContext, id: number) {
@@ -185,15 +215,20 @@ export interface TicketThread {
   responses: Paged<ResponseJson>;
   /** True when this view marked the ticket read (the badges read before it are one behind). */
   markedRead: boolean;
+  /** Whom the office may assign it to (null: the actor may not assign it). */
+  assignees: AssigneeOption[] | null;
 }
 
 /**
- * The ticket and a page of its responses in one batch (the scope in both statements), then — when the
- * screen opens it — marked read for the one who opened it (the office: read_by_staff; the requester:
- * unread_responses back to 0). Null: not found or not the actor's to see (404).
+ * The ticket and a page of its responses in one batch (the scope in both statements; for an office member
+ * also the staff it may be assigned to), then — when the screen opens it — marked read for the one who
+ * opened it (the office: read_by_staff; the requester: unread_responses back to 0). Null: not found or not
+ * the actor's to see (404).
  */
 export async function viewTicket(ctx: ModelContext, id: number, page: number, opts: { markRead: boolean }): Promise<TicketThread | null> {
-  const [ticketRows, rows, [total]] = await ctx.db.batch([joinedSelect(ctx).where(and(eq(tickets.id, id), visible(ctx))), ...responsesPage(ctx, id, page)]);
+  const reads = [joinedSelect(ctx).where(and(eq(tickets.id, id), visible(ctx))), ...responsesPage(ctx, id, page)] as const;
+  const office = can(ctx.actor, "manage_tickets");
+  const [ticketRows, rows, [total], candidates] = office ? await ctx.db.batch([...reads, assigneeOptionsQuery(ctx, id)]) : [...(await ctx.db.batch(reads)), []];
   const row = ticketRows[0];
   const role = row ? ticketRole(ctx.actor, row.ticket) : null;
   if (!row || !role) return null;
@@ -204,7 +239,14 @@ export async function viewTicket(ctx: ModelContext, id: number, page: number, op
     if (role === "office") ticket.read_by_staff = true;
     else ticket.unread_responses = 0;
   }
-  return { ticket, responses: paged(rows.map(responseJson), total?.n ?? 0, { page, per_page: RESPONSES_PER_PAGE }), markedRead };
+  const facts = { userId: ticket.user_id, locationId: ticket.location_id, status: ticket.status };
+  const assignees = canAssignTicket(ctx.actor, facts)
+    ? candidates.flatMap((c) => {
+        const candidate = userActorFrom(c);
+        return candidate && isEligibleAssignee(candidate, facts) ? [{ value: candidate.id, label: `${candidate.name} ${candidate.surname}`.trim() }] : [];
+      })
+    : null;
+  return { ticket, responses: paged(rows.map(responseJson), total?.n ?? 0, { page, per_page: RESPONSES_PER_PAGE }), markedRead, assignees };
 }
 
 function needsMarking(role: Exclude<TicketRole, null>, t: Pick<TicketJson, "read_by_staff" | "unread_responses">) {
@@ -259,21 +301,40 @@ function afterJson(ctx: ModelContext, rows: Joined[]): TicketJson | null {
   return row && role ? ticketJson(row, role) : null;
 }
 
-/** Edits subject, message, category and priority (PUT: all of them; PATCH: merged with the stored ones). */
+/**
+ * Edits subject, message, category and priority (PUT: all of them; PATCH: merged with the stored ones), and
+ * `assigned_to` when given (absent: unchanged). A change of assignee is the office's (canAssignTicket) and
+ * names an active staff member who holds manage_tickets and covers the ticket's location; otherwise 422 on
+ * `assigned_to` and nothing changes. The candidate is read in the same round trip as the ticket.
+ */
 export async function updateTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<TicketJson>> {
-  const found = await findTicket(ctx, id);
+  const wantsAssignee = raw.assigned_to !== undefined;
+  const assignee = wantsAssignee ? parseWith(AssigneeInput, raw.assigned_to) : null;
+  const candidateId = assignee?.ok && assignee.data !== null ? assignee.data : null;
+  const [ticketRows, candidateRows] = candidateId === null ? [await findTicketQuery(ctx, id), []] : await ctx.db.batch([findTicketQuery(ctx, id), candidateQuery(ctx, candidateId)]);
+  const found = foundFrom(ctx, ticketRows[0]);
   const current = found?.ticket ?? null;
   if (!current) return notFound("Ticket");
-  if (!canEditTicket(ctx.actor, { userId: current.user_id, locationId: current.location_id, status: current.status })) return invalid({ form: TICKET_MESSAGES.notEditable });
+  const facts = { userId: current.user_id, locationId: current.location_id, status: current.status };
+  if (assignee && !assignee.ok) return invalid({ assigned_to: Object.values(assignee.errors)[0] ?? "Choose a staff member from the list." });
+  const newAssignee = assignee?.ok ? assignee.data : undefined;
+  const assigning = newAssignee !== undefined && newAssignee !== current.assigned_to;
+  if (assigning) {
+    if (!canAssignTicket(ctx.actor, facts)) return invalid({ assigned_to: current.role === "office" ? TICKET_MESSAGES.assignClosed : TICKET_MESSAGES.assignNotOffice });
+    if (newAssignee !== null && !isEligibleAssignee(userActorFrom(candidateRows[0]), facts)) return invalid({ assigned_to: TICKET_MESSAGES.assigneeOutOfScope });
+  }
+  if (!canEditTicket(ctx.actor, facts)) return invalid({ form: TICKET_MESSAGES.notEditable });
   const base = { subject: current.subject, body: current.body, category: current.category, priority: current.priority };
   const parsed = parseWith(TicketInput, opts.partial ? { ...base, ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
+  const onlyAssignment = assigning && (Object.keys(parsed.data) as (keyof typeof base)[]).every((k) => parsed.data[k] === base[k]);
   // The state the rule allowed is part of the condition: a requester's edit loses to an answer that landed first.
   const state = current.role === "requester" ? eq(tickets.status, "open") : ne(tickets.status, "closed");
-  const [rows, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "update", entity: "ticket", entityId: id }, (audit) => [
+  const entry = { action: onlyAssignment ? "assign" : "update", entity: "ticket", entityId: id, ...(assigning ? { detail: { assigned_to: newAssignee } } : {}) };
+  const [rows, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), entry, (audit) => [
     ctx.db
       .update(tickets)
-      .set({ ...parsed.data, version: sql`${tickets.version} + 1`, updatedAt: nowIso(ctx) })
+      .set({ ...parsed.data, ...(assigning ? { assignedTo: newAssignee } : {}), version: sql`${tickets.version} + 1`, updatedAt: nowIso(ctx) })
       .where(and(eq(tickets.id, id), state, opts.version === null ? undefined : eq(tickets.version, opts.version)))
       .returning({ id: tickets.id }),
     audit(sql`changes() = 1`),
@@ -282,8 +343,26 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   const current2 = afterJson(ctx, after);
   if (!rows[0]) return current2 ? conflict(current2) : notFound("Ticket");
   if (!current2) return notFound("Ticket");
-  return ok(current2, "Ticket updated.");
+  return ok(current2, onlyAssignment ? (newAssignee === null ? "Ticket unassigned." : "Ticket assigned.") : "Ticket updated.");
 }
+
+/**
+ * The staff who may be assigned a ticket (the view's select): active users holding manage_tickets (or an
+ * all-access role) who cover its location, by name. SQL narrows to likely candidates by the roles' JSON;
+ * the rule (isEligibleAssignee) decides. At most 200 (a location has tens of office staff).
+ */
+function assigneeOptionsQuery(ctx: ModelContext, ticketId: number) {
+  const holds = (perm: string) => sql`exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = users.id and (r.name in ('SUPERADMIN', 'ADMIN') or r.permissions like ${`%"${perm}"%`}))`;
+  const atLocation = sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ul.location_id = (select t.location_id from tickets t where t.id = ${ticketId}))`;
+  return ctx.db
+    .select(userActorFields)
+    .from(users)
+    .where(and(isNull(users.deletedAt), eq(users.status, "active"), holds("manage_tickets"), or(atLocation, holds("access_all_locations"))))
+    .orderBy(asc(users.name), asc(users.surname), asc(users.id))
+    .limit(200);
+}
+
+export type AssigneeOption = { value: number; label: string };
 
 export interface ResponseNotice {
   /** Queues the email (enqueueEmail with the request's app). */

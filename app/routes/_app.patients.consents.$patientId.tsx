@@ -4,10 +4,10 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { FormMessage } from "~/components/ui/field";
 import { CheckboxGroup, FormActions, TextareaField } from "~/components/ui/form-controls";
 import { DataTable } from "~/components/ui/data-list";
-import { CONSENT_MESSAGES, CONSENT_SECTIONS } from "~/domain/consents";
+import { CONSENT_MESSAGES, CONSENT_SECTIONS, consentStatusLabel } from "~/domain/consents";
 import { can } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
-import { listPatientConsents, saveConsentDraft, type ConsentJson } from "~/models/consents.server";
+import { listPatientConsents, saveConsentDraft, withdrawConsent, type ConsentJson } from "~/models/consents.server";
 import { formResult, formValues, formVersion, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
 
@@ -16,7 +16,8 @@ import { forbidden, notFound, requireId, requirePermission } from "~/services/gu
  * what and when), and — with manage_clients — the form that writes a draft for the client's parent to
  * sign on the parent portal (`?edit=<id>` loads a draft into it). The sections come from the server with
  * the page, so they cannot fail to load; the spec's message stays for an empty section list. A signed
- * consent is read-only: it offers its PDF only.
+ * consent is read-only: it offers its PDF only. A draft can be withdrawn (a small POST form per draft):
+ * it stays on the list as withdrawn and the parent no longer sees it.
  */
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Consents · ${data?.patient.name ?? "Client"} · Baseline` }];
 export const handle = { guard: "view_clients" };
@@ -37,11 +38,16 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (!can(actor, "manage_clients")) throw forbidden();
   const patientId = requireId(params.patientId, "Patient");
   const values = formValues(await request.formData());
-  if (values.intent !== "save") return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
+  if (values.intent !== "save" && values.intent !== "withdraw") return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   const rawId = typeof values.id === "string" && values.id !== "" ? values.id : null;
   const id = rawId === null ? null : pathId(rawId);
   if (rawId !== null && id === null) throw notFound("Consent not found.");
   const ctx = modelContextFor(context, actor);
+  if (values.intent === "withdraw") {
+    if (id === null) throw notFound("Consent not found.");
+    // Only a consent of this client is withdrawn from this client's page (another's: 404, nothing changed).
+    return formResult(await withdrawConsent(ctx, id, { version: formVersion(values.version), patientId }), values, () => `/patients/consents/${patientId}`);
+  }
   const sections = Array.isArray(values.sections) ? values.sections : values.sections ? [values.sections] : [];
   const result = await saveConsentDraft(ctx, { patient_id: patientId, sections, notes: values.notes ?? "" }, { id, version: formVersion(values.version) });
   // A consent id that belongs to another client is not this client's: it answers like one that does not exist.
@@ -51,6 +57,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 function signedText(c: ConsentJson): string {
+  if (c.status === "withdrawn") return c.withdrawn_at ? `Withdrawn ${c.withdrawn_at.slice(0, 10)} ${c.withdrawn_at.slice(11, 16)} UTC` : "Withdrawn";
   if (c.status !== "signed") return "Not signed yet";
   const at = c.signed_at ? `${c.signed_at.slice(0, 10)} ${c.signed_at.slice(11, 16)} UTC` : "";
   return `${c.signer_name ?? ""}${c.signer_type === "parent" ? " (parent)" : ""} · ${at}`;
@@ -58,9 +65,11 @@ function signedText(c: ConsentJson): string {
 
 export default function ClientConsentForm() {
   const { patient, consents, canManage, editing, sections } = useLoaderData<typeof loader>();
-  const answer = useActionData<typeof action>();
+  const posted = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
+  // The draft form shows only its own answer; a refused withdrawal shows its message at the top.
+  const answer = posted?.values.intent === "save" ? posted : undefined;
   const errors = answer?.errors ?? {};
   const typed = answer?.values;
   const current = (answer?.current ?? null) as ConsentJson | null;
@@ -76,7 +85,7 @@ export default function ClientConsentForm() {
         <Link to={`/patients/profile/${patient.id}`}>Back to the client</Link>
       </div>
       <FormMessage success={params.get("flash")} />
-      <FormMessage error={answer?.message} />
+      <FormMessage error={posted?.message} />
       <h2>Consents</h2>
       <DataTable
         caption="The client's consents"
@@ -85,7 +94,7 @@ export default function ClientConsentForm() {
         columns={[
           { header: "Consent", cell: (c) => `#${c.id}` },
           { header: "Sections", cell: (c) => c.section_labels.join(", ") },
-          { header: "Status", cell: (c) => <span className="badge">{c.status === "signed" ? "Signed" : "Draft"}</span> },
+          { header: "Status", cell: (c) => <span className="badge" data-testid={`status-${c.id}`}>{consentStatusLabel(c.status)}</span> },
           { header: "Signed by", cell: (c) => <span data-testid={`signed-${c.id}`}>{signedText(c)}</span> },
           {
             header: "Actions",
@@ -100,6 +109,15 @@ export default function ClientConsentForm() {
                   <>
                     {" · "}
                     <Link to={`?edit=${c.id}`}>Edit</Link>
+                    {" · "}
+                    <Form method="post" className="inline-form">
+                      <input type="hidden" name="intent" value="withdraw" />
+                      <input type="hidden" name="id" value={c.id} />
+                      <input type="hidden" name="version" value={c.version} />
+                      <button className="link-button" type="submit" disabled={busy} aria-label={`Withdraw consent #${c.id}`}>
+                        Withdraw
+                      </button>
+                    </Form>
                   </>
                 ) : null}
               </>

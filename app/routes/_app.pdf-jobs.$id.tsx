@@ -3,7 +3,7 @@ import { data, redirect } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator, useSearchParams } from "@remix-run/react";
 import { useEffect } from "react";
 import { FormMessage } from "~/components/ui/field";
-import { getPdfJob, retryPdfJob, sharePdfJob, canSharePdf } from "~/models/pdf-jobs.server";
+import { getPdfJob, remakePdfJob, retryPdfJob, sharePdfJob, canSharePdf, PDF_FILE_KEEP_DAYS } from "~/models/pdf-jobs.server";
 import { formValues, modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
 
@@ -12,7 +12,9 @@ import { notFound, requirePermission } from "~/services/guard.server";
  * carries `Refresh: 2` so the page reloads itself without JavaScript (a client-side navigation, with
  * JavaScript, never sees that header: it polls its loader instead) —
  * then the download link; a failed job shows its error and a Retry button; a done one can be shared with
- * the client's parents (manage_bips or manage_clients). The status carries no client data.
+ * the client's parents (manage_bips or manage_clients). An expired job (its file deleted after
+ * PDF_FILE_KEEP_DAYS, unless shared) says so and offers "Make it again": a new job with the same sections
+ * and months, whose status page the user is sent to. The status carries no client data.
  */
 export const meta: MetaFunction = () => [{ title: "PDF · Baseline" }];
 export const handle = { guard: "view_bips" };
@@ -41,10 +43,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   const id = params.id ?? "";
   const values = formValues(await request.formData());
+  const runner = { env: context.app.env, waitUntil: context.app.waitUntil };
   const result =
-    values.intent === "share" ? await sharePdfJob(ctx, id) : values.intent === "retry" ? await retryPdfJob(ctx, { env: context.app.env, waitUntil: context.app.waitUntil }, id) : null;
-  if (!result) return data({ message: "Choose Retry or Share." }, { status: 400 });
-  if (result.ok) return redirect(`/pdf-jobs/${id}?flash=${encodeURIComponent(result.message ?? "Done.")}`, 303);
+    values.intent === "share" ? await sharePdfJob(ctx, id) : values.intent === "retry" ? await retryPdfJob(ctx, runner, id) : values.intent === "remake" ? await remakePdfJob(ctx, runner, id) : null;
+  if (!result) return data({ message: "Choose Retry, Make it again or Share." }, { status: 400 });
+  // "Make it again" answers a new job: its status page is the one to wait on.
+  if (result.ok) return redirect(`/pdf-jobs/${result.data.id}?flash=${encodeURIComponent(result.message ?? "Done.")}`, 303);
   if (result.status === 404) throw notFound(result.message);
   return data({ message: result.message }, { status: result.status });
 }
@@ -101,6 +105,7 @@ export default function PdfJobStatus() {
                 {job.file_name} · {size(job.file_size)}
               </span>
             </p>
+            {job.file_expires_at ? <p className="muted">Kept until {job.file_expires_at.slice(0, 10)} unless shared with parents.</p> : null}
             {job.shared ? (
               <p>Shared with the client's parents.</p>
             ) : canShare ? (
@@ -110,6 +115,21 @@ export default function PdfJobStatus() {
                 </button>
               </Form>
             ) : null}
+          </>
+        ) : job.status === "expired" ? (
+          <>
+            <p data-testid="pdf-expired">
+              <strong>This PDF has expired.</strong> Its file was deleted {job.expired_at ? `on ${job.expired_at.slice(0, 10)} ` : ""}because PDFs are kept for {PDF_FILE_KEEP_DAYS} days
+              unless they are shared with parents. Make it again to get a new one with the same choices.
+            </p>
+            <Form method="post">
+              <button type="submit" name="intent" value="remake" className="btn btn-primary" disabled={busy}>
+                Make it again
+              </button>{" "}
+              <Link className="btn" to={back.to}>
+                Close
+              </Link>
+            </Form>
           </>
         ) : (
           <div role="alert" className="dialog dialog-error" aria-labelledby="pdf-error-title">

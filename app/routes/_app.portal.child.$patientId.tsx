@@ -136,7 +136,10 @@ export default function PortalChild() {
             <ul>
               {d.signed.map((c) => (
                 <li key={c.id} data-testid={`signed-consent-${c.id}`}>
-                  {`Consent #${c.id} (${c.section_labels.join(", ")}): signed by ${c.signer_name ?? ""} on ${c.signed_at?.slice(0, 10) ?? ""}`}
+                  {`Consent #${c.id} (${c.section_labels.join(", ")}): signed by ${c.signer_name ?? ""} on ${c.signed_at?.slice(0, 10) ?? ""}`}{" "}
+                  <a href={`/portal/consents/${c.id}/pdf`} aria-label={`Download PDF of consent #${c.id}`}>
+                    Download PDF
+                  </a>
                 </li>
               ))}
             </ul>

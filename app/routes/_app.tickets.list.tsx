@@ -4,7 +4,7 @@ import { DataList } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";
 import { ticketColumns } from "~/components/ticket-ui";
-import { canEditTicket, optionsOf, TICKET_CATEGORIES, TICKET_PRIORITIES, TICKET_STATUSES } from "~/domain/tickets";
+import { ASSIGNED_FILTER_OPTIONS, canEditTicket, optionsOf, TICKET_CATEGORIES, TICKET_PRIORITIES, TICKET_STATUSES } from "~/domain/tickets";
 import { listTicketsWithOptions } from "~/models/tickets.server";
 import { modelContextFor } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
@@ -51,6 +51,7 @@ export default function TicketList() {
             <FilterSelect visible name="priority" label="Priority" any="Any" options={optionsOf(TICKET_PRIORITIES)} />
             <FilterSelect visible name="category" label="Category" any="Any" options={optionsOf(TICKET_CATEGORIES)} />
             <FilterSelect visible name="location_id" label="Location" any="All" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
+            <FilterSelect visible name="assigned" label="Assigned to" any="Anyone" options={ASSIGNED_FILTER_OPTIONS} />
             <DateRangeFilter />
             <FilterButtons reset="/tickets/list" />
           </Form>

@@ -3,10 +3,10 @@ import { data, redirect } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { StatusBadge } from "~/components/ticket-ui";
 import { FormMessage } from "~/components/ui/field";
-import { FormActions, TextareaField } from "~/components/ui/form-controls";
+import { FormActions, SelectField, TextareaField } from "~/components/ui/form-controls";
 import { Pagination } from "~/components/ui/list";
 import { BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket, canRespond, ticketLabel } from "~/domain/tickets";
-import { respondToTicket, setTicketClosed, viewTicket, type TicketJson } from "~/models/tickets.server";
+import { respondToTicket, setTicketClosed, updateTicket, viewTicket, type TicketJson } from "~/models/tickets.server";
 import { formResult, formValues, formVersion, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requireStaff } from "~/services/guard.server";
 import { responseNotice } from "~/services/ticket-screens.server";
@@ -32,7 +32,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const thread = await viewTicket(modelContextFor(context, actor), id, pageOf(url), { markRead: true });
   if (!thread) throw notFound("Ticket not found.");
-  const { ticket, responses } = thread;
+  const { ticket, responses, assignees } = thread;
   // Opening the ticket marked it read. The header and sidebar badges were read with the session, before
   // that: answer once more (a plain redirect, `seen` keeps it to one) so the page shows the counts as
   // they are now.
@@ -44,6 +44,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   return {
     ticket,
     responses,
+    assignees,
     may: { respond: canRespond(actor, facts), edit: canEditTicket(actor, facts), close: canCloseTicket(actor, facts), reopen: canReopenTicket(actor, facts) },
   };
 }
@@ -63,6 +64,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return formResult(await setTicketClosed(ctx, id, true, version), values, back);
     case "reopen":
       return formResult(await setTicketClosed(ctx, id, false, version), values, back);
+    case "assign":
+      // Only the assignee is sent: the ticket's other fields stay as stored (PATCH semantics).
+      return formResult(await updateTicket(ctx, id, { assigned_to: values.assigned_to ?? "" }, { partial: true, version }), values, back);
     default:
       if (!(await viewTicket(ctx, id, 1, { markRead: false }))) throw notFound("Ticket not found.");
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
@@ -70,7 +74,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function ViewTicket() {
-  const { ticket, responses, may } = useLoaderData<typeof loader>();
+  const { ticket, responses, assignees, may } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -109,6 +113,8 @@ export default function ViewTicket() {
         <dd>{ticketLabel(ticket.category)}</dd>
         <dt>Priority</dt>
         <dd>{ticketLabel(ticket.priority)}</dd>
+        <dt>Assigned to</dt>
+        <dd data-testid="ticket-assignee">{ticket.assignee_name || "Unassigned"}</dd>
         <dt>Opened</dt>
         <dd>{ticket.created_at.slice(0, 16).replace("T", " ")} UTC</dd>
         {ticket.closed_at ? (
@@ -148,6 +154,27 @@ export default function ViewTicket() {
               Send response
             </button>
           </FormActions>
+        </Form>
+      ) : null}
+      {assignees ? (
+        <Form method="post" className="ticket-assign" key={`assign-${version}-${ticket.assigned_to ?? ""}`}>
+          <input type="hidden" name="intent" value="assign" />
+          <input type="hidden" name="version" value={version} />
+          <SelectField
+            label="Assign to"
+            name="assigned_to"
+            options={[
+              { value: "", label: "Unassigned" },
+              // The current assignee stays choosable (unchanged is no change) even if they no longer qualify.
+              ...(ticket.assigned_to !== null && !assignees.some((a) => a.value === ticket.assigned_to) ? [{ value: ticket.assigned_to, label: `${ticket.assignee_name ?? "—"} (current)` }] : []),
+              ...assignees,
+            ]}
+            defaultValue={answer?.values.intent === "assign" && typeof answer.values.assigned_to === "string" ? answer.values.assigned_to : String(ticket.assigned_to ?? "")}
+            error={answer?.values.intent === "assign" ? answer.errors.assigned_to : undefined}
+          />
+          <button className="btn" type="submit" disabled={busy}>
+            Save assignment
+          </button>
         </Form>
       ) : null}
       {may.close ? (

@@ -31,8 +31,11 @@ export interface AuditEntry {
 }
 
 export interface AuditWho {
-  /** The acting principal; `{ kind: "anonymous", id: null }` for a sign-in that did not succeed. */
-  actor: Pick<Actor, "kind" | "id"> | { kind: "anonymous"; id: null };
+  /**
+   * The acting principal; `{ kind: "anonymous", id: null }` for a sign-in that did not succeed,
+   * `{ kind: "system", id: null }` for the Worker's own scheduled work (expiring PDF files).
+   */
+  actor: Pick<Actor, "kind" | "id"> | { kind: "anonymous"; id: null } | { kind: "system"; id: null };
   ip: string;
 }
 

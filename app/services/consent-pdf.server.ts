@@ -110,6 +110,8 @@ export async function renderConsentPdf(d: ConsentDocument, askedSections: readon
     }
     c.line(`Signed by ${d.consent.signer_name ?? ""}${d.consent.signer_type === "parent" ? " (parent/guardian)" : ""}`, 10, c.regular);
     if (d.consent.signed_at) c.line(`Signed on ${usDateTime(d.consent.signed_at)}`, 10, c.regular);
+  } else if (d.consent.status === "withdrawn") {
+    c.line(`Withdrawn by the clinic${d.consent.withdrawn_at ? ` on ${usDateTime(d.consent.withdrawn_at)}` : ""}; never signed.`, 10, c.regular, MUTED);
   } else {
     c.line("Not signed yet.", 10, c.regular, MUTED);
   }

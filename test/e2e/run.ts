@@ -418,9 +418,9 @@ for (const javaScript of [false, true]) {
     });
 
     // ---- Parent portal (issue 12, decision 040): a parent signs their child's consent (typed name; with
-    // JavaScript also drawn), and staff then see who signed it and when. JavaScript off signs Liam's demo
+    // JavaScript also drawn) and downloads its PDF, and staff then see who signed it and when. JavaScript off signs Liam's demo
     // consent, on signs Olivia's (each run's own record).
-    flow("portal: a parent signs a consent, and staff see it signed with the name and time", async () => {
+    flow("portal: a parent signs a consent and downloads its PDF, and staff see it signed with the name and time", async () => {
       const childName = javaScript ? "Olivia Garcia" : "Liam Garcia";
       await goto(page, "/login");
       await page.getByLabel("Email", { exact: true }).fill("parent@demo.test");
@@ -459,6 +459,14 @@ for (const javaScript of [false, true]) {
       await again.getByRole("button", { name: "Sign consent" }).click();
       await shown(page.getByText("Consent signed. Thank you."));
       await shown(page.getByTestId(`signed-consent-${consentId}`));
+      // The parent downloads the PDF of what they signed (stop 17): the staff's PDF, as a download.
+      const pdfLink = page.getByTestId(`signed-consent-${consentId}`).getByRole("link", { name: `Download PDF of consent #${consentId}` });
+      assert.equal(await pdfLink.getAttribute("href"), `/portal/consents/${consentId}/pdf`);
+      const pdf = await page.request.get(`/portal/consents/${consentId}/pdf`);
+      assert.equal(pdf.status(), 200);
+      assert.equal(pdf.headers()["content-type"], "application/pdf");
+      assert.equal(pdf.headers()["content-disposition"], `attachment; filename="consent-${consentId}.pdf"`);
+      assert.equal((await pdf.body()).subarray(0, 5).toString("latin1"), "%PDF-");
 
       // Staff see who signed what and when.
       const staffContext = await browser!.newContext({ javaScriptEnabled: javaScript, baseURL: app!.url });

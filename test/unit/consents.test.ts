@@ -7,11 +7,14 @@ import {
   ConsentPdfInput,
   ConsentSignInput,
   consentSectionsMap,
+  consentStatusLabel,
   isConsentEditable,
   isPngDataUrl,
   parseStoredSections,
   pdfSections,
+  readOnlyMessage,
   SIGNATURE_MAX_CHARS,
+  withdrawRefusal,
 } from "~/domain/consents";
 import { parseWith } from "~/domain/validation";
 
@@ -134,5 +137,28 @@ describe("the PDF options", () => {
   });
   it("refuses unknown sections", () => {
     expect(parseWith(ConsentPdfInput, { sections: [42] }).ok).toBe(false);
+  });
+});
+
+describe("withdrawing and reading only: the status rules (stop 17)", () => {
+  it.each([
+    [{ status: "draft" }, null],
+    [{ status: "signed" }, CONSENT_MESSAGES.withdrawSigned],
+    [{ status: "withdrawn" }, CONSENT_MESSAGES.alreadyWithdrawn],
+    [{ status: "draft", deleted_at: "2026-01-01T00:00:00Z" }, CONSENT_MESSAGES.withdrawSigned],
+  ])("withdrawRefusal(%j) → %j", (consent, expected) => {
+    expect(withdrawRefusal(consent)).toBe(expected);
+  });
+  it.each([
+    ["draft", true, "Draft"],
+    ["signed", false, "Signed"],
+    ["withdrawn", false, "Withdrawn"],
+  ])("a %s consent: editable %s, shown as %s", (status, editable, label) => {
+    expect(isConsentEditable({ status })).toBe(editable);
+    expect(consentStatusLabel(status)).toBe(label);
+  });
+  it("an edit of a consent that is not a draft says why", () => {
+    expect(readOnlyMessage("signed")).toBe(CONSENT_MESSAGES.signedReadOnly);
+    expect(readOnlyMessage("withdrawn")).toBe(CONSENT_MESSAGES.withdrawnReadOnly);
   });
 });

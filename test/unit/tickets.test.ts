@@ -4,7 +4,10 @@ import type { Actor, Permission } from "~/domain/permissions";
 import { badgeText, headerBadgeCount, sidebarBadgeCount } from "~/domain/shell";
 import {
   afterResponse,
+  AssigneeInput,
+  canAssignTicket,
   canCloseTicket,
+  isEligibleAssignee,
   canEditTicket,
   canReopenTicket,
   canRespond,
@@ -136,8 +139,8 @@ describe("ticket input", () => {
   });
 
   it.each([
-    [{}, { status: "", priority: "", category: "", location_id: null }],
-    [{ status: "open", priority: "high", category: "billing", location_id: "3" }, { status: "open", priority: "high", category: "billing", location_id: 3 }],
+    [{}, { status: "", priority: "", category: "", location_id: null, assigned: "" }],
+    [{ status: "open", priority: "high", category: "billing", location_id: "3", assigned: "me" }, { status: "open", priority: "high", category: "billing", location_id: 3, assigned: "me" }],
   ])("filters %j", (input, out) => {
     expect(v.parse(TicketFilters, input)).toEqual(out);
   });
@@ -182,5 +185,57 @@ describe("badges and the notification summary (platform §2, §3)", () => {
 
   it("a parent has nothing", () => {
     expect(notificationSummary(parent, { staffByLocation: byLocation, ownUnreadResponses: 3 })).toEqual({ unread_tickets_count: 0, unread_responses_count: 0, new_tickets_count: 0, total_unread: 0 });
+  });
+});
+
+describe("ticket assignment rules (stop 17)", () => {
+  const office = actor(10, { permissions: ["manage_tickets"], locations: [1] });
+  const ticket = (status: string, userId = 1, locationId: number | null = 1) => ({ userId, locationId, status });
+  it.each([
+    ["the office, open ticket", office, ticket("open"), true],
+    ["the office, answered ticket", office, ticket("answered"), true],
+    ["the office, closed ticket", office, ticket("closed"), false],
+    ["the office member on their own ticket (its requester)", office, ticket("open", 10), false],
+    ["the requester", actor(1), ticket("open"), false],
+    ["another location's office", actor(11, { permissions: ["manage_tickets"], locations: [2] }), ticket("open"), false],
+    ["an all-locations office", actor(12, { permissions: ["manage_tickets", "access_all_locations"], locations: [] }), ticket("open", 1, 5), true],
+    ["an ADMIN", actor(13, { roles: ["ADMIN"], locations: [] }), ticket("open"), true],
+    ["a parent", actor(14, { kind: "parent" }), ticket("open"), false],
+  ])("canAssignTicket: %s → %s", (_label, who, t, expected) => {
+    expect(canAssignTicket(who, t)).toBe(expected);
+  });
+
+  it.each([
+    ["holds manage_tickets at the ticket's location", actor(20, { permissions: ["manage_tickets"], locations: [1, 3] }), 1, true],
+    ["holds manage_tickets elsewhere", actor(21, { permissions: ["manage_tickets"], locations: [2] }), 1, false],
+    ["at the location without manage_tickets", actor(22, { permissions: ["view_notes"], locations: [1] }), 1, false],
+    ["all locations with manage_tickets", actor(23, { permissions: ["manage_tickets", "access_all_locations"], locations: [] }), 7, true],
+    ["a ticket without a location: only an all-locations office", actor(24, { permissions: ["manage_tickets"], locations: [1] }), null, false],
+    ["SUPERADMIN", actor(25, { roles: ["SUPERADMIN"], locations: [] }), 1, true],
+    ["a parent", actor(26, { kind: "parent" }), 1, false],
+    ["nobody (unknown or inactive)", null, 1, false],
+  ])("isEligibleAssignee: %s → %s", (_label, who, locationId, expected) => {
+    expect(isEligibleAssignee(who, { locationId })).toBe(expected);
+  });
+
+  it.each([
+    [null, null],
+    ["", null],
+    ["none", null],
+    ["42", 42],
+    [" 42 ", 42],
+    [42, 42],
+  ])("AssigneeInput accepts %j as %j", (raw, expected) => {
+    expect(v.parse(AssigneeInput, raw)).toBe(expected);
+  });
+  it.each([["abc"], ["-3"], [0], [1.5], [true], [{}], ["1e3"]])("AssigneeInput refuses %j", (raw) => {
+    expect(v.safeParse(AssigneeInput, raw).success).toBe(false);
+  });
+
+  it("the list's assignee filter: anyone, me, none; anything else is refused", () => {
+    expect(v.parse(TicketFilters, {}).assigned).toBe("");
+    expect(v.parse(TicketFilters, { assigned: "me" }).assigned).toBe("me");
+    expect(v.parse(TicketFilters, { assigned: "none" }).assigned).toBe("none");
+    expect(v.safeParse(TicketFilters, { assigned: "bob" }).success).toBe(false);
   });
 });

@@ -212,8 +212,12 @@ beforeAll(async () => {
   const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
   token = await apiToken(admin);
   cookie = await signInCookie(admin);
-  // A consent (its PDF screen) and a document shared with the parent, its file in R2 (the portal's download).
-  const [consent] = await db().insert(clientConsents).values({ patientId: patient.id, sections: "[1,2]" }).returning();
+  // A consent signed by the parent (its PDF screens: staff's, and the parent's on the portal) and a document
+  // shared with the parent, its file in R2 (the portal's download).
+  const [consent] = await db()
+    .insert(clientConsents)
+    .values({ patientId: patient.id, sections: "[1,2]", status: "signed", signerType: "parent", signerId: parent.id, signerName: "A Parent", signedAt: new Date().toISOString() })
+    .returning();
   seed.consent = consent!.id;
   const jobId = "audit-coverage-job";
   await env.FILES!.put(`pdf/${jobId}.pdf`, "%PDF-1.7\n");
@@ -308,6 +312,7 @@ function screenUrl(route: BuildRoute): string {
   if (path.startsWith("/claims/edit-viewer/")) return path.replace(/:id/, String(seed.claim));
   if (path.startsWith("/patients/consents/pdf/")) return path.replace(/:id$/, String(seed.consent));
   if (path.startsWith("/portal/documents/")) return path.replace(/:id$/, String(seed.document));
+  if (path.startsWith("/portal/consents/")) return path.replace(/:id/, String(seed.consent));
   // The calendar: the week of the seeded notes and scheduled session; one scheduled session.
   if (path === "/calendar/view") return "/calendar/view?view=week&date=2026-01-05";
   if (path.startsWith("/calendar/session/")) return path.replace(/:id$/, String(seed.scheduled));

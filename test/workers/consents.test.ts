@@ -331,3 +331,156 @@ describe("the narrative setting on the settings screen", () => {
     expect(await (await request(`/portal/child/${child.id}`, { cookie: parentCookie })).text()).not.toContain("SECRET NARRATIVE");
   });
 });
+
+describe("a parent downloads the PDF of a consent they signed (decision 040, stop 17)", () => {
+  let cookie: string;
+  const sign = (patientId: number, consentId: number, who: string, by = cookie) =>
+    form(`/portal/child/${patientId}`, { intent: "sign", consent_id: String(consentId), signer_name: who, agree: "on" }, by);
+  beforeAll(async () => {
+    cookie = await signInCookie(parent, true);
+  });
+
+  it("the child's page links the signed consent's PDF; it is the staff's PDF, audited with the parent as actor", async () => {
+    const c = await draft(child.id, [2, 7]);
+    expect((await sign(child.id, c.id, "Rosa Family")).status).toBe(303);
+    const page = await (await request(`/portal/child/${child.id}`, { cookie })).text();
+    expect(page).toContain(`href="/portal/consents/${c.id}/pdf"`);
+    expect(page).toContain("Download PDF");
+    const res = await request(`/portal/consents/${c.id}/pdf`, { cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("application/pdf");
+    expect(res.headers.get("Content-Disposition")).toBe(`attachment; filename="consent-${c.id}.pdf"`);
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    const text = await pdfText(new Uint8Array(await res.arrayBuffer()));
+    expect(text).toContain("Release of information");
+    expect(text).toContain("Emergency care");
+    expect(text).toContain("Signed by Rosa Family");
+    expect(await lastAudit()).toMatchObject({ action: "read", entity: "consent", entityId: String(c.id), patientId: child.id, actorType: "parent", actorId: parent.id });
+    // The staff's PDF of the same consent says the same.
+    const staffPdf = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: {} });
+    expect(await pdfText(new Uint8Array(await staffPdf.arrayBuffer()))).toBe(text);
+  });
+
+  it("a draft, a withdrawn consent and another family's signed consent answer 404 with no audit row; staff 403", async () => {
+    const unsigned = await draft(child.id, [1]);
+    const withdrawn = await draft(child.id, [1]);
+    expect((await api(`/v2/client-consents/${withdrawn.id}`, { method: "DELETE", token: manager })).status).toBe(200);
+    const theirs = await draft(otherChild.id, [1]);
+    expect((await sign(otherChild.id, theirs.id, "Other Parent", await signInCookie(otherParent, true))).status).toBe(303);
+    const before = (await db().select({ id: auditLog.id }).from(auditLog)).length;
+    for (const id of [unsigned.id, withdrawn.id, theirs.id, 99999999]) expect((await request(`/portal/consents/${id}/pdf`, { cookie })).status, String(id)).toBe(404);
+    expect((await db().select({ id: auditLog.id }).from(auditLog)).length).toBe(before);
+    const staff = await signInCookie(await createUser({ role: "ADMIN", locations: [home.id] }));
+    expect((await request(`/portal/consents/${theirs.id}/pdf`, { cookie: staff })).status).toBe(403);
+    // The other family downloads their own.
+    expect((await request(`/portal/consents/${theirs.id}/pdf`, { cookie: await signInCookie(otherParent, true) })).status).toBe(200);
+  });
+});
+
+describe("withdrawing a draft consent (decision 040, stop 17)", () => {
+  it("DELETE /v2/client-consents/{id} withdraws a draft: kept on record as withdrawn, audited, gone from the parent's page", async () => {
+    const c = await draft(child.id, [3]);
+    const cookie = await signInCookie(parent, true);
+    expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).toContain(`>Consent #${c.id}<`);
+    const res = await api(`/v2/client-consents/${c.id}`, { method: "DELETE", token: manager });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = (await res.json()) as { data: { status: string; withdrawn_at: string | null }; message: string };
+    expect(body.data.status).toBe("withdrawn");
+    expect(body.data.withdrawn_at).toBeTruthy();
+    expect(body.message).toBe(CONSENT_MESSAGES.withdrawn);
+    const row = await consentRow(c.id);
+    expect(row).toMatchObject({ status: "withdrawn", deletedAt: null, version: c.version + 1 });
+    expect(row.withdrawnBy).toBeGreaterThan(0);
+    expect(await lastAudit()).toMatchObject({ action: "withdraw", entity: "consent", entityId: String(c.id), patientId: child.id, actorType: "user" });
+    // Staff still see it, as withdrawn; the parent no longer sees it, and cannot sign it.
+    const list = (await (await api(`/v2/get-client-consents/${child.id}`, { token: viewer })).json()) as { data: { id: number; status: string }[] };
+    expect(list.data.find((x) => x.id === c.id)?.status).toBe("withdrawn");
+    expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).not.toContain(`>Consent #${c.id}<`);
+    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(404);
+    // A withdrawn consent stays withdrawn: a second withdrawal and an edit answer 422.
+    const again = await api(`/v2/client-consents/${c.id}`, { method: "DELETE", token: manager });
+    expect(again.status).toBe(422);
+    expect(((await again.json()) as { message: string }).message).toBe(CONSENT_MESSAGES.alreadyWithdrawn);
+    const edit = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: c.id, sections: [1] } });
+    expect(edit.status).toBe(422);
+    expect(((await edit.json()) as { message: string }).message).toBe(CONSENT_MESSAGES.withdrawnReadOnly);
+    expect(await consentRow(c.id)).toMatchObject({ status: "withdrawn", sections: "[3]", version: row.version });
+  });
+
+  it("a signed consent cannot be withdrawn (422, unchanged); 403 without manage_clients; another location 404; stale version 409", async () => {
+    const cookie = await signInCookie(parent, true);
+    const s = await draft(child.id, [1]);
+    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(s.id), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(303);
+    const signedBefore = await consentRow(s.id);
+    const refused = await api(`/v2/client-consents/${s.id}`, { method: "DELETE", token: manager });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { message: string }).message).toBe(CONSENT_MESSAGES.withdrawSigned);
+    expect(await consentRow(s.id)).toEqual(signedBefore);
+
+    const d = await draft(child.id, [2]);
+    const before = await consentRow(d.id);
+    expect((await api(`/v2/client-consents/${d.id}`, { method: "DELETE", token: viewer })).status).toBe(403);
+    expect((await api(`/v2/client-consents/${d.id}`, { method: "DELETE", token: outsider })).status).toBe(404);
+    expect((await api(`/v2/client-consents/x`, { method: "DELETE", token: manager })).status).toBe(404);
+    expect((await api(`/v2/client-consents/99999999`, { method: "DELETE", token: manager })).status).toBe(404);
+    const stale = await request(`/api/v2/client-consents/${d.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${manager}`, "If-Match": String(d.version + 5) } });
+    expect(stale.status).toBe(409);
+    expect(await consentRow(d.id)).toEqual(before);
+  });
+
+  it("a parent signing while staff withdraw: exactly one wins, and the record says which", async () => {
+    const cookie = await signInCookie(parent, true);
+    for (let i = 0; i < 3; i++) {
+      const c = await draft(child.id, [5]);
+      const [signed, withdrawn] = await Promise.all([
+        form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family", agree: "on" }, cookie),
+        api(`/v2/client-consents/${c.id}`, { method: "DELETE", token: manager }),
+      ]);
+      const row = await consentRow(c.id);
+      const wins = [signed.status === 303, withdrawn.status === 200];
+      expect(wins.filter(Boolean), `round ${i}: sign ${signed.status}, withdraw ${withdrawn.status}`).toHaveLength(1);
+      if (wins[0]) {
+        expect(row.status).toBe("signed");
+        expect(row.withdrawnAt).toBeNull();
+        expect(withdrawn.status).toBe(422);
+      } else {
+        expect(row.status).toBe("withdrawn");
+        expect(row.signedAt).toBeNull();
+        expect([404, 422]).toContain(signed.status);
+      }
+      const trail = await db().select().from(auditLog).where(and(eq(auditLog.entity, "consent"), eq(auditLog.entityId, String(c.id))));
+      expect(trail.filter((a) => a.action === "sign" || a.action === "withdraw")).toHaveLength(1);
+    }
+  });
+
+  it("the screen: a Withdraw button beside each draft (not signed ones), POST → 303 → shown as withdrawn; refusals without JavaScript", async () => {
+    const cookie = await signInCookie(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [home.id] }));
+    const d = await draft(child.id, [4]);
+    const html = await (await request(`/patients/consents/${child.id}`, { cookie })).text();
+    expect(html).toContain(`aria-label="Withdraw consent #${d.id}"`);
+    const signedRow = (await db().select().from(clientConsents).where(and(eq(clientConsents.patientId, child.id), eq(clientConsents.status, "signed"))))[0]!;
+    expect(html).not.toContain(`aria-label="Withdraw consent #${signedRow.id}"`);
+    const ok = await form(`/patients/consents/${child.id}`, { intent: "withdraw", id: String(d.id), version: String(d.version) }, cookie);
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get("Location")).toContain(`/patients/consents/${child.id}?flash=`);
+    expect((await consentRow(d.id)).status).toBe("withdrawn");
+    const after = await (await request(ok.headers.get("Location")!, { cookie })).text();
+    expect(after).toMatch(new RegExp(`data-testid="status-${d.id}"[^>]*>Withdrawn<`));
+    expect(after).toContain(CONSENT_MESSAGES.withdrawn);
+    expect(after).not.toContain(`aria-label="Withdraw consent #${d.id}"`);
+    // A signed consent: 422 with the message on the page, nothing changed.
+    const refused = await form(`/patients/consents/${child.id}`, { intent: "withdraw", id: String(signedRow.id), version: String(signedRow.version) }, cookie);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain(CONSENT_MESSAGES.withdrawSigned);
+    expect((await consentRow(signedRow.id)).status).toBe("signed");
+    // Another client's draft through this client's page: 404, unchanged. View only: 403. Another location: 404.
+    const foreign = await draft(otherChild.id, [1]);
+    expect((await form(`/patients/consents/${child.id}`, { intent: "withdraw", id: String(foreign.id) }, cookie)).status).toBe(404);
+    const mine = await draft(child.id, [1]);
+    const viewOnly = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [home.id] }));
+    expect((await form(`/patients/consents/${child.id}`, { intent: "withdraw", id: String(mine.id) }, viewOnly)).status).toBe(403);
+    const elsewhere = await signInCookie(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [away.id] }));
+    expect((await form(`/patients/consents/${child.id}`, { intent: "withdraw", id: String(mine.id) }, elsewhere)).status).toBe(404);
+    for (const id of [foreign.id, mine.id]) expect((await consentRow(id)).status).toBe("draft");
+  });
+});

@@ -1,11 +1,11 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
-import { count, eq } from "drizzle-orm";
+import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bips, chartComments, pdfJobs, sharedDocuments, weeklyReports } from "~/db/schema";
+import { auditLog, bips, chartComments, pdfJobs, sharedDocuments, weeklyReports } from "~/db/schema";
 import { PDF_MESSAGES, PDF_SECTION_KEYS, PDF_SECTIONS } from "~/domain/plan-pdf";
 import { addDays, isoDate, weekEndingOn } from "~/domain/weeks";
 import { getUserActor } from "~/models/actors.server";
-import { consumePdfJob, PDF_JOB_MESSAGES, requestPlanPdf } from "~/models/pdf-jobs.server";
+import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestPlanPdf } from "~/models/pdf-jobs.server";
 import worker from "../../workers/app";
 import { pdfText } from "../support/pdf-text";
 import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser } from "./helpers";
@@ -384,5 +384,125 @@ describe("the screens (no JavaScript needed)", () => {
     expect((await request(`/pdf-jobs/${row!.id}`, { cookie: outsider })).status).toBe(404);
     expect((await request(`/pdf-jobs/${row!.id}/download`, { cookie: outsider })).status).toBe(404);
     expect((await request(`/bip/goal/${goal.id}/pdf`, { cookie: outsider })).status).toBe(404);
+  });
+});
+
+describe("PDF files expire after 30 days unless shared (decision 041, stop 17)", () => {
+  const DAY = 86_400_000;
+  /** A done plan job whose file was made `daysAgo` days ago, with its file in R2. */
+  async function oldJob(daysAgo: number, status = "done") {
+    const id = crypto.randomUUID();
+    const key = `pdf-jobs/${id}.pdf`;
+    await env.FILES!.put(key, "%PDF-1.7\n%%EOF\n");
+    const at = new Date(Date.now() - daysAgo * DAY).toISOString();
+    await db().insert(pdfJobs).values({ id, kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy", "background"], months: 9 }), status, fileKey: key, fileSize: 15, requestedBy: viewer.id, finishedAt: at, createdAt: at, updatedAt: at });
+    return { id, key };
+  }
+  const share = (jobId: string, revoked = false) => db().insert(sharedDocuments).values({ patientId: bip.patientId, title: "Plan", pdfJobId: jobId, sharedBy: manager.id, revokedAt: revoked ? new Date().toISOString() : null });
+  const runCron = async () => {
+    await worker.scheduled({ scheduledTime: Date.now(), cron: "17 * * * *", noRetry: () => undefined } as ScheduledController, env);
+  };
+
+  it("the hourly cron deletes old unshared files and marks their jobs expired, keeps shared and recent ones, audited as the system", async () => {
+    const stale = await oldJob(31);
+    const shared = await oldJob(45);
+    await share(shared.id);
+    const revoked = await oldJob(40);
+    await share(revoked.id, true);
+    const recent = await oldJob(29);
+    const failed = await oldJob(60, "failed");
+    await runCron();
+    for (const gone of [stale, revoked]) {
+      const row = await jobRow(gone.id);
+      expect(row).toMatchObject({ status: "expired", fileKey: null });
+      expect(row.expiredAt).toBeTruthy();
+      expect(await env.FILES!.head(gone.key)).toBeNull();
+    }
+    for (const kept of [shared, recent]) {
+      expect(await jobRow(kept.id)).toMatchObject({ status: "done", fileKey: kept.key });
+      expect(await env.FILES!.head(kept.key)).not.toBeNull();
+    }
+    expect((await jobRow(failed.id)).status).toBe("failed");
+    const [audit] = await db().select().from(auditLog).where(and(eq(auditLog.action, "expire"), eq(auditLog.entity, "pdf_job"))).orderBy(desc(auditLog.id)).limit(1);
+    expect(audit).toMatchObject({ actorType: "system", actorId: null });
+    const detail = JSON.parse(audit!.detail!) as { patients: number[]; jobs: string[] };
+    expect(detail.patients).toEqual([bip.patientId]);
+    expect(detail.jobs.sort()).toEqual([stale.id, revoked.id].sort());
+    // A second run finds nothing to do and writes no audit row.
+    const before = (await db().select({ id: auditLog.id }).from(auditLog)).length;
+    await runCron();
+    expect((await db().select({ id: auditLog.id }).from(auditLog)).length).toBe(before);
+  });
+
+  it("an expired job: the API says so (409 on download and share), and 'Make it again' is a new job with the same params", async () => {
+    const { id } = await oldJob(35);
+    await runCron();
+    const status = (await (await api(`/v2/pdf-jobs/${id}`, { token })).json()) as { data: Job & { expired_at: string | null } };
+    expect(status.data).toMatchObject({ status: "expired", download_url: null });
+    expect(status.data.expired_at).toBeTruthy();
+    const download = await api(`/v2/pdf-jobs/${id}/download`, { token });
+    expect(download.status).toBe(409);
+    expect(((await download.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.expired);
+    expect((await api(`/v2/pdf-jobs/${id}/share`, { method: "POST", token: managerToken })).status).toBe(409);
+    expect((await api(`/v2/pdf-jobs/${id}/retry`, { method: "POST", token })).status).toBe(409);
+    const remade = await api(`/v2/pdf-jobs/${id}/remake`, { method: "POST", token });
+    expect(remade.status, await remade.clone().text()).toBe(202);
+    const body = (await remade.json()) as { job_id: string; data: Job & { sections: string[]; months: number } };
+    expect(body.job_id).not.toBe(id);
+    expect(body.data.months).toBe(9);
+    expect([...body.data.sections].sort()).toEqual(["background", "policy"]);
+    expect((await settled(body.job_id)).status).toBe("done");
+    expect((await jobRow(id)).status).toBe("expired");
+    // Only an expired job is made again; another location's is 404; without view_bips 403.
+    const done = await api(`/v2/pdf-jobs/${body.job_id}/remake`, { method: "POST", token });
+    expect(done.status).toBe(409);
+    const outsider = await apiToken(await createUser({ permissions: ["view_bips"], locations: [other.id] }));
+    expect((await api(`/v2/pdf-jobs/${id}/remake`, { method: "POST", token: outsider })).status).toBe(404);
+    const noPerm = await apiToken(await createUser({ permissions: ["view_notes"], locations: [location.id] }));
+    expect((await api(`/v2/pdf-jobs/${id}/remake`, { method: "POST", token: noPerm })).status).toBe(403);
+  });
+
+  it("the status page says the PDF expired and offers 'Make it again' without JavaScript; the download link sends back to it", async () => {
+    const cookie = await signInCookie(viewer);
+    const { id } = await oldJob(33);
+    await runCron();
+    const page = await request(`/pdf-jobs/${id}`, { cookie });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Refresh")).toBeNull();
+    const html = await page.text();
+    expect(html).toContain("This PDF has expired.");
+    expect(html).toContain(">Make it again<");
+    const dl = await request(`/pdf-jobs/${id}/download`, { cookie });
+    expect(dl.status).toBe(303);
+    expect(dl.headers.get("Location")).toBe(`/pdf-jobs/${id}`);
+    const before = await jobCount();
+    const again = await request(`/pdf-jobs/${id}`, { method: "POST", cookie, body: new URLSearchParams({ intent: "remake" }), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(again.status).toBe(303);
+    const to = again.headers.get("Location")!;
+    expect(to).toMatch(/^\/pdf-jobs\/[0-9a-f-]{36}\?flash=/);
+    expect(to).not.toContain(id);
+    expect(await jobCount()).toBe(before + 1);
+    const newId = /^\/pdf-jobs\/([0-9a-f-]{36})/.exec(to)![1]!;
+    expect((await settled(newId)).status).toBe("done");
+    // A done job's page says how long its file is kept.
+    expect(await (await request(`/pdf-jobs/${newId}`, { cookie })).text()).toContain("Kept until");
+  });
+
+  it("works in bounded steps, and a delete left pending (R2 failed) is finished by the next run", async () => {
+    const jobs = [await oldJob(50), await oldJob(51), await oldJob(52), await oldJob(53), await oldJob(54)];
+    const first = await expirePdfFiles(env, new Date(), { batch: 2, maxSteps: 1 });
+    expect(first).toEqual({ expired: 2, deleted: 2 });
+    // The two oldest went first.
+    expect((await jobRow(jobs[4]!.id)).status).toBe("expired");
+    expect((await jobRow(jobs[3]!.id)).status).toBe("expired");
+    expect((await jobRow(jobs[0]!.id)).status).toBe("done");
+    const rest = await expirePdfFiles(env, new Date(), { batch: 2, maxSteps: 10 });
+    expect(rest).toEqual({ expired: 3, deleted: 3 });
+    for (const j of jobs) expect(await env.FILES!.head(j.key)).toBeNull();
+    // A job marked expired whose file is still there (the delete failed last time) is cleaned up.
+    const pending = await oldJob(70, "expired");
+    expect(await expirePdfFiles(env)).toEqual({ expired: 0, deleted: 1 });
+    expect(await jobRow(pending.id)).toMatchObject({ status: "expired", fileKey: null });
+    expect(await env.FILES!.head(pending.key)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { count, eq } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, ticketResponses, tickets } from "~/db/schema";
 import { getUserActor } from "~/models/actors.server";
@@ -353,5 +353,143 @@ describe("round trips (≤ 3 per request with the session's)", () => {
     const closed = await trips(() => setTicketClosed(asRequester, id, true, 3));
     expect(closed.trips).toBeLessThanOrEqual(2);
     expect(closed.out.ok && closed.out.data.status).toBe("closed");
+  });
+});
+
+describe("ticket assignment (decision 036, stop 17)", () => {
+  let officeA2: TestUser;
+  let everywhere: TestUser;
+  let inactive: TestUser;
+  beforeAll(async () => {
+    officeA2 = await createUser({ permissions: ["manage_tickets"], locations: [A], name: "Aldo" });
+    everywhere = await createUser({ permissions: ["manage_tickets", "access_all_locations"], locations: [], name: "Wanda" });
+    inactive = await createUser({ permissions: ["manage_tickets"], locations: [A], name: "Idle", status: "inactive" });
+    for (const [k, u] of Object.entries({ officeA2, everywhere })) {
+      cookies[k] = await signInCookie(u);
+      tokens[k] = await apiToken(u);
+    }
+  });
+  const assign = (id: number, to: string, who = "officeA", version?: number) => form(`/tickets/view/${id}`, { intent: "assign", assigned_to: to, ...(version === undefined ? {} : { version: String(version) }) }, cookies[who]);
+
+  it("the office assigns and unassigns on the view without JavaScript; the choices are the staff who answer tickets there; audited without text", async () => {
+    const t = await newTicket("Assign me please");
+    const page = await html(await request(`/tickets/view/${t.id}?seen=1`, { cookie: cookies.officeA }));
+    const select = /<select[^>]*name="assigned_to"[\s\S]*?<\/select>/.exec(page)?.[0] ?? "";
+    expect(select).toContain(`value="${officeA.id}"`);
+    expect(select).toContain(`value="${officeA2.id}"`);
+    expect(select).toContain(`value="${everywhere.id}"`);
+    for (const u of [officeB, colleague, requester, inactive]) expect(select, `user ${u.id}`).not.toContain(`value="${u.id}"`);
+    expect(page).toContain("Unassigned");
+
+    const res = await assign(t.id, String(officeA2.id), "officeA", t.version);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toContain(`/tickets/view/${t.id}?flash=`);
+    const row = await ticketRow(t.id);
+    expect(row).toMatchObject({ assignedTo: officeA2.id, version: t.version + 1, subject: "Assign me please" });
+    const [audit] = await db().select().from(auditLog).where(eq(auditLog.entity, "ticket")).orderBy(desc(auditLog.id)).limit(1);
+    expect(audit).toMatchObject({ action: "assign", entityId: String(t.id), actorId: officeA.id });
+    expect(JSON.parse(audit!.detail!)).toEqual({ assigned_to: officeA2.id });
+    expect(audit!.detail).not.toContain("Assign me");
+    const after = await html(await request(`/tickets/view/${t.id}?seen=1`, { cookie: cookies.officeA }));
+    expect(after).toMatch(/data-testid="ticket-assignee"[^>]*>Aldo /);
+
+    expect((await assign(t.id, "", "officeA")).status).toBe(303);
+    expect((await ticketRow(t.id)).assignedTo).toBeNull();
+    // An all-locations office member may take it.
+    expect((await assign(t.id, String(everywhere.id), "officeA")).status).toBe(303);
+    expect((await ticketRow(t.id)).assignedTo).toBe(everywhere.id);
+  });
+
+  it("an assignee without manage_tickets, out of the ticket's location, inactive or unknown: 422 on assigned_to, nothing changed", async () => {
+    const t = await newTicket("Refusals");
+    const before = await ticketRow(t.id);
+    for (const to of [String(colleague.id), String(officeB.id), String(inactive.id), "99999999", "abc", "-3"]) {
+      const res = await assign(t.id, to);
+      expect(res.status, to).toBe(422);
+      const page = await html(res);
+      expect(page, to).toMatch(/Choose (someone who answers tickets|a staff member from the list)/);
+    }
+    // (The re-rendered view marks the ticket read for the office, as any view does; nothing else changes.)
+    expect({ ...(await ticketRow(t.id)), readByStaff: before.readByStaff }).toEqual(before);
+  });
+
+  it("the requester cannot assign (no form; a POST is 422), others 404, a stale version 409, a closed ticket 422", async () => {
+    const t = await newTicket("Requester tries");
+    const own = await html(await request(`/tickets/view/${t.id}?seen=1`, { cookie: cookies.requester }));
+    expect(own).not.toContain('name="assigned_to"');
+    expect((await assign(t.id, String(officeA.id), "requester")).status).toBe(422);
+    expect((await assign(t.id, String(officeA.id), "colleague")).status).toBe(404);
+    expect((await assign(t.id, String(officeB.id), "officeB")).status).toBe(404);
+    expect((await request(`/tickets/view/${t.id}`, { method: "POST", body: new URLSearchParams({ intent: "assign", assigned_to: String(officeA.id) }), cookie: cookies.parent, headers: { "Content-Type": "application/x-www-form-urlencoded" } })).status).toBe(403);
+    expect((await assign(t.id, String(officeA.id), "officeA", t.version + 7)).status).toBe(409);
+    expect((await ticketRow(t.id)).assignedTo).toBeNull();
+    expect((await form(`/tickets/view/${t.id}`, { intent: "close" }, cookies.requester)).status).toBe(303);
+    const closed = await assign(t.id, String(officeA.id));
+    expect(closed.status).toBe(422);
+    expect(await html(closed)).toContain("This ticket is closed. Reopen it to assign it.");
+    expect((await ticketRow(t.id)).assignedTo).toBeNull();
+  });
+
+  it("the office list shows the assignee and filters by anyone / me / unassigned", async () => {
+    const mine = await newTicket("Filter mine");
+    const theirs = await newTicket("Filter theirs");
+    const nobody = await newTicket("Filter nobody");
+    expect((await assign(mine.id, String(officeA.id))).status).toBe(303);
+    expect((await assign(theirs.id, String(officeA2.id))).status).toBe(303);
+    const all = await html(await request("/tickets/list?search=Filter", { cookie: cookies.officeA }));
+    expect(all).toContain("Assigned to");
+    for (const s of ["Filter mine", "Filter theirs", "Filter nobody"]) expect(all).toContain(s);
+    expect(all).toContain("Aldo ");
+    const me = await html(await request("/tickets/list?search=Filter&assigned=me", { cookie: cookies.officeA }));
+    expect(me).toContain("Filter mine");
+    expect(me).not.toContain("Filter theirs");
+    expect(me).not.toContain("Filter nobody");
+    const none = await html(await request("/tickets/list?search=Filter&assigned=none", { cookie: cookies.officeA }));
+    expect(none).toContain("Filter nobody");
+    expect(none).not.toContain("Filter mine");
+    expect(none).not.toContain("Filter theirs");
+    const bad = await html(await request("/tickets/list?search=Filter&assigned=bogus", { cookie: cookies.officeA }));
+    expect(bad).toContain("Unknown assignee filter");
+    // The same filter on the API.
+    const api2 = (await (await api("/v2/tickets?search=Filter&assigned=me", { token: tokens.officeA2 })).json()) as { data: { id: number; assignee_name: string | null }[] };
+    expect(api2.data.map((t) => t.id)).toEqual([theirs.id]);
+    expect(api2.data[0]!.assignee_name).toMatch(/^Aldo /);
+    expect((await api("/v2/tickets?assigned=bogus", { token: tokens.officeA })).status).toBe(422);
+    void nobody;
+  });
+
+  it("API PUT/PATCH take assigned_to under the same checks", async () => {
+    const t = await newTicket("API assign");
+    const ok = await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.officeA, body: { assigned_to: officeA2.id } });
+    expect(ok.status, await ok.clone().text()).toBe(200);
+    expect(((await ok.json()) as { data: { assigned_to: number; assignee_name: string } }).data).toMatchObject({ assigned_to: officeA2.id, assignee_name: expect.stringMatching(/^Aldo /) });
+    const before = await ticketRow(t.id);
+    for (const [token, to] of [[tokens.officeA, officeB.id], [tokens.officeA, colleague.id], [tokens.officeA, "x"], [tokens.requester, officeA.id]] as const) {
+      const res = await api(`/v2/tickets/${t.id}`, { method: "PATCH", token, body: { assigned_to: to } });
+      expect(res.status, String(to)).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors.assigned_to, String(to)).toBeTruthy();
+    }
+    // The requester's whole-ticket PUT that sends the assignee back unchanged is an ordinary edit.
+    const put = await api(`/v2/tickets/${t.id}`, { method: "PUT", token: tokens.requester, body: { subject: "API assign (edited)", body: "b", assigned_to: officeA2.id } });
+    expect(put.status, await put.clone().text()).toBe(200);
+    expect(await ticketRow(t.id)).toMatchObject({ subject: "API assign (edited)", assignedTo: officeA2.id, version: before.version + 1 });
+    const unassign = await api(`/v2/tickets/${t.id}`, { method: "PUT", token: tokens.officeA, body: { subject: "API assign (edited)", body: "b", assigned_to: null } });
+    expect(unassign.status).toBe(200);
+    expect((await ticketRow(t.id)).assignedTo).toBeNull();
+    expect((await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.officeB, body: { assigned_to: officeB.id } })).status).toBe(404);
+  });
+
+  it("assigning takes at most 2 round trips of its own (the ticket and the assignee read together)", async () => {
+    const counting = countingDb();
+    const asOffice = { db: counting.db, actor: (await getUserActor(db(), officeA.id))!, ip: "127.0.0.1", now: () => new Date() };
+    const t = await newTicket("Counted assign");
+    const before = counting.roundTrips();
+    const out = await updateTicket(asOffice, t.id, { assigned_to: officeA2.id }, { partial: true, version: null });
+    expect(out.ok).toBe(true);
+    expect(counting.roundTrips() - before).toBeLessThanOrEqual(2);
+    const viewStart = counting.roundTrips();
+    const view = await viewTicket(asOffice, t.id, 1, { markRead: false });
+    expect(counting.roundTrips() - viewStart).toBe(1);
+    expect(view?.assignees?.map((a) => a.value)).toContain(officeA2.id);
   });
 });

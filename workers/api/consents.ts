@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { consentSectionsMap, ConsentPdfInput } from "~/domain/consents";
 import { parseWith } from "~/domain/validation";
-import { getConsentDocument, listPatientConsents, saveConsentDraft } from "~/models/consents.server";
+import { getConsentDocument, listPatientConsents, saveConsentDraft, withdrawConsent } from "~/models/consents.server";
 import { consentPdfResponse } from "~/services/consent-pdf.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, pathId, requestVersion } from "./rest";
@@ -13,6 +13,8 @@ import { answer, modelContext, pathId, requestVersion } from "./rest";
  * - GET /v2/get-client-consents-sections — the sections as a map from id to label; view_clients.
  * - POST /v2/get-client-consent-pdf/{id} — the consent's PDF ({id} is the consent's id), `sections` limits
  *   the sections printed, `isPrint` shows it inline instead of as a download; view_clients, audited.
+ * - DELETE /v2/client-consents/{id} — withdraws a draft ({id} is the consent's id; optional If-Match
+ *   version); manage_clients. The consent stays on record as withdrawn; a signed one answers 422.
  * Signing is the parent's, on the parent portal (screens only).
  */
 export const consentsApi = new Hono<AppEnv>()
@@ -44,4 +46,9 @@ export const consentsApi = new Hono<AppEnv>()
     const doc = id === null ? null : await getConsentDocument(modelContext(c), id);
     if (!doc) return jsonError(c, 404, "Consent not found.");
     return consentPdfResponse(doc, parsed.data.sections, parsed.data.isPrint);
+  })
+  .delete("/client-consents/:id", requireApiPermission("manage_clients"), async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, "Consent not found.");
+    return answer(c, await withdrawConsent(modelContext(c), id, { version: requestVersion(c, {}) }));
   });

@@ -11,6 +11,8 @@ import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, UNSUP
  * Tickets on the generic v2 pattern (platform §7), by hand rather than RestResource: every staff user
  * may list, open and answer tickets, and the model decides which (their own; the office those of the
  * locations it covers). A ticket the asker may not see answers 404. DELETE closes (tickets are kept).
+ * PUT/PATCH take `assigned_to` (a staff id or null; the office only, an assignee with manage_tickets for
+ * the ticket's location, else 422 on assigned_to); the list filters `assigned=me|none`.
  * `GET /v2/tickets/notifications/summary` is served by ./dashboard.ts, mounted before this router.
  */
 
@@ -31,9 +33,9 @@ async function jsonBody(c: Context<AppEnv>) {
 export const ticketsV2 = new Hono<AppEnv>()
   .get("/", requireApiStaff, async (c) => {
     const raw = c.req.query();
-    const { status, priority, category, location_id, mine, ...rest } = raw;
+    const { status, priority, category, location_id, assigned, mine, ...rest } = raw;
     const query = parseWith(TicketListQuery, rest);
-    const filters = parseWith(TicketFilters, { status, priority, category, location_id });
+    const filters = parseWith(TicketFilters, { status, priority, category, location_id, assigned });
     const mineFlag = parseWith(looseBoolean, mine);
     const errors = { ...(query.ok ? {} : query.errors), ...(filters.ok ? {} : filters.errors) };
     if (!query.ok || !filters.ok || !mineFlag.ok) return jsonError(c, 422, Object.values(errors)[0] ?? "The query is not valid.", { errors });

@@ -29,6 +29,7 @@ export function auditTime(at: string): string {
 }
 
 export function actorText(r: Pick<AuditReportRow, "actor_type" | "actor_id" | "actor_name">): string {
+  if (r.actor_type === "system") return "System (scheduled)";
   if (r.actor_type === "anonymous" || r.actor_id == null) return "Anonymous";
   const who = r.actor_name?.trim() || `#${r.actor_id}`;
   return r.actor_type === "parent" ? `${who} (parent)` : who;
