@@ -1,6 +1,8 @@
 import { and, eq, gte, inArray, isNull, lte, notInArray, sql, type SQL } from "drizzle-orm";
-import { locations, notes, patients } from "~/db/schema";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { locations, noteDayTotals, noteMonthTotals, notes, patients } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
+import { splitWholeMonths } from "~/domain/report-operations";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ModelContext } from "../context";
 
@@ -19,18 +21,26 @@ export interface NoteReportFilters {
   /** yyyy-mm-dd, inclusive; at most a year apart (checked by the filter's schema). */
   from: string;
   to: string;
+  /**
+   * Sum every note of the period, never the month sums (note_month_totals / note_day_totals): the reference
+   * the tests hold the month sums against. The screens leave it out.
+   */
+  notesOnly?: boolean;
+}
+
+/** The report's locations on a location column: the chosen one if the actor may see it, else the actor's scope. */
+function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteColumn): SQL {
+  const scope = locationScope(ctx.actor);
+  // A location outside the actor's scope gives an empty report, never that location's sums (decision 015).
+  if (f.locationId !== null) return canSeeLocation(ctx.actor, f.locationId) ? eq(column, f.locationId) : sql`0`;
+  if (scope === null) return inArray(column, ctx.db.select({ id: locations.id }).from(locations));
+  return scope.length ? inArray(column, scope) : sql`0`;
 }
 
 export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters): SQL {
-  const scope = locationScope(ctx.actor);
-  let location: SQL;
-  // A location outside the actor's scope gives an empty report, never that location's sums (decision 015).
-  if (f.locationId !== null) location = canSeeLocation(ctx.actor, f.locationId) ? eq(notes.locationId, f.locationId) : sql`0`;
-  else if (scope === null) location = inArray(notes.locationId, ctx.db.select({ id: locations.id }).from(locations));
-  else location = scope.length ? inArray(notes.locationId, scope) : sql`0`;
   return and(
     isNull(notes.deletedAt),
-    location,
+    locationWhere(ctx, f, notes.locationId),
     gte(notes.sessionDate, f.from),
     lte(notes.sessionDate, f.to),
     f.providerId !== null ? eq(notes.providerId, f.providerId) : undefined,
@@ -43,6 +53,104 @@ export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters): SQL {
         .where(sql`${patients.deletedAt} is not null`)
     )
   )!;
+}
+
+/**
+ * The period's notes as sums per location, provider, type and CPT code (decision 039, rollup): the whole
+ * calendar months inside the period from note_month_totals (kept by migration 0016's triggers; provider 0
+ * there is a note without one, read back as null), the days at either edge from the notes, in one
+ * `union all` the reports group again — so their rows, paging and totals are those of the notes alone, in
+ * one statement. `n` is the number of notes. A client filter reads the notes only (the month sums have no
+ * client), as does `notesOnly`.
+ */
+export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
+  const split = f.notesOnly || f.patientId !== null ? { months: null, edges: [{ from: f.from, to: f.to }] } : splitWholeMonths(f.from, f.to);
+  const fromNotes = (from: string, to: string) =>
+    ctx.db
+      .select({
+        locationId: sql<number>`${notes.locationId}`.as("s_location_id"),
+        providerId: sql<number | null>`${notes.providerId}`.as("s_provider_id"),
+        type: sql<string>`${notes.type}`.as("s_type"),
+        cptCode: sql<string>`${notes.cptCode}`.as("s_cpt_code"),
+        n: sql<number>`1`.as("s_n"),
+        minutes: sql<number>`${notes.minutes}`.as("s_minutes"),
+        units: sql<number>`${notes.units}`.as("s_units"),
+      })
+      .from(notes)
+      .where(noteReportWhere(ctx, { ...f, from, to }));
+  const t = noteMonthTotals;
+  const branches = split.edges.map((e) => fromNotes(e.from, e.to));
+  if (split.months) {
+    branches.unshift(
+      ctx.db
+        .select({
+          locationId: sql<number>`${t.locationId}`.as("s_location_id"),
+          providerId: sql<number | null>`nullif(${t.providerId}, 0)`.as("s_provider_id"),
+          type: sql<string>`${t.type}`.as("s_type"),
+          cptCode: sql<string>`${t.cptCode}`.as("s_cpt_code"),
+          n: sql<number>`${t.n}`.as("s_n"),
+          minutes: sql<number>`${t.minutes}`.as("s_minutes"),
+          units: sql<number>`${t.units}`.as("s_units"),
+        })
+        .from(t)
+        .where(
+          and(
+            locationWhere(ctx, f, t.locationId),
+            gte(t.month, split.months.from),
+            lte(t.month, split.months.to),
+            f.providerId !== null ? eq(t.providerId, f.providerId) : undefined,
+            sql`${t.n} <> 0`
+          )
+        ) as unknown as ReturnType<typeof fromNotes>
+    );
+  }
+  const [first, ...rest] = branches;
+  let all = first!;
+  for (const b of rest) all = all.unionAll(b) as unknown as typeof all;
+  return all.as("src");
+}
+
+/**
+ * The period's notes per session date (number and minutes), for the hours chart: whole months' days from
+ * note_day_totals, edge days from the notes. That table has no provider or client: with either filter (or
+ * `notesOnly`) every day comes from the notes.
+ */
+export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
+  const split = f.notesOnly || f.patientId !== null || f.providerId !== null ? { months: null, edges: [{ from: f.from, to: f.to }] } : splitWholeMonths(f.from, f.to);
+  const fromNotes = (from: string, to: string) =>
+    ctx.db
+      .select({
+        date: sql<string>`${notes.sessionDate}`.as("d_date"),
+        n: sql<number>`1`.as("d_n"),
+        minutes: sql<number>`${notes.minutes}`.as("d_minutes"),
+      })
+      .from(notes)
+      .where(noteReportWhere(ctx, { ...f, from, to }));
+  const t = noteDayTotals;
+  const branches = split.edges.map((e) => fromNotes(e.from, e.to));
+  if (split.months) {
+    branches.unshift(
+      ctx.db
+        .select({
+          date: sql<string>`${t.sessionDate}`.as("d_date"),
+          n: sql<number>`${t.n}`.as("d_n"),
+          minutes: sql<number>`${t.minutes}`.as("d_minutes"),
+        })
+        .from(t)
+        .where(
+          and(
+            locationWhere(ctx, f, t.locationId),
+            gte(t.sessionDate, `${split.months.from}-01`),
+            lte(t.sessionDate, `${split.months.to}-31`),
+            sql`${t.n} <> 0`
+          )
+        ) as unknown as ReturnType<typeof fromNotes>
+    );
+  }
+  const [first, ...rest] = branches;
+  let all = first!;
+  for (const b of rest) all = all.unionAll(b) as unknown as typeof all;
+  return all.as("days");
 }
 
 /** Paging of grouped rows: the page's rows plus `count(*) over ()`, the number of groups, in the same statement. */
