@@ -10,6 +10,17 @@ CREATE TABLE `note_month_totals` (
 	PRIMARY KEY(`location_id`, `month`, `provider_id`, `type`, `cpt_code`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
+CREATE TABLE `note_month_client_totals` (
+	`location_id` integer NOT NULL,
+	`month` text NOT NULL,
+	`patient_id` integer NOT NULL,
+	`type` text NOT NULL,
+	`n` integer DEFAULT 0 NOT NULL,
+	`minutes` integer DEFAULT 0 NOT NULL,
+	`units` integer DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`location_id`, `month`, `patient_id`, `type`)
+) WITHOUT ROWID;
+--> statement-breakpoint
 CREATE TABLE `note_day_totals` (
 	`location_id` integer NOT NULL,
 	`session_date` text NOT NULL,
@@ -20,7 +31,8 @@ CREATE TABLE `note_day_totals` (
 --> statement-breakpoint
 -- Decision 039 (rollup): note_month_totals holds, per location, month ('YYYY-MM' of the session date), provider
 -- (0 when none), type and CPT code, the number, minutes and units of the live notes (deleted_at null) of live
--- clients — what the operations reports sum; note_day_totals the same notes' number and minutes per location and
+-- clients — what the operations reports sum; note_month_client_totals the same per location, month, client and type;
+-- note_day_totals the same notes' number and minutes per location and
 -- session date (the hours chart). The triggers keep them in the statement that changes a note or a client, as
 -- note_counts (decision 035): one statement per body, no CASE … END. The fill below is RECOUNT_NOTES_SQL's
 -- (app/db/note-counts.ts).
@@ -28,6 +40,11 @@ INSERT INTO `note_month_totals` (`location_id`, `month`, `provider_id`, `type`, 
 SELECT `location_id`, substr(`session_date`, 1, 7), coalesce(`provider_id`, 0), `type`, `cpt_code`, count(*), sum(`minutes`), sum(`units`) FROM `notes`
 WHERE `deleted_at` IS NULL AND `patient_id` NOT IN (SELECT `id` FROM `patients` WHERE `deleted_at` IS NOT NULL)
 GROUP BY `location_id`, substr(`session_date`, 1, 7), coalesce(`provider_id`, 0), `type`, `cpt_code`;
+--> statement-breakpoint
+INSERT INTO `note_month_client_totals` (`location_id`, `month`, `patient_id`, `type`, `n`, `minutes`, `units`)
+SELECT `location_id`, substr(`session_date`, 1, 7), `patient_id`, `type`, count(*), sum(`minutes`), sum(`units`) FROM `notes`
+WHERE `deleted_at` IS NULL AND `patient_id` NOT IN (SELECT `id` FROM `patients` WHERE `deleted_at` IS NOT NULL)
+GROUP BY `location_id`, substr(`session_date`, 1, 7), `patient_id`, `type`;
 --> statement-breakpoint
 INSERT INTO `note_day_totals` (`location_id`, `session_date`, `n`, `minutes`)
 SELECT `location_id`, `session_date`, count(*), sum(`minutes`) FROM `notes`
@@ -130,4 +147,56 @@ BEGIN
   SELECT o.location_id, o.session_date, count(*), sum(o.minutes) FROM `notes` o
   WHERE o.patient_id = new.id AND o.deleted_at IS NULL GROUP BY o.location_id, o.session_date
   ON CONFLICT (`location_id`, `session_date`) DO UPDATE SET `n` = `n` + excluded.`n`, `minutes` = `minutes` + excluded.`minutes`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `notes_month_client_insert` AFTER INSERT ON `notes`
+WHEN new.deleted_at IS NULL AND (SELECT `deleted_at` FROM `patients` WHERE `id` = new.patient_id) IS NULL
+BEGIN
+  INSERT INTO `note_month_client_totals` (`location_id`, `month`, `patient_id`, `type`, `n`, `minutes`, `units`)
+  VALUES (new.location_id, substr(new.session_date, 1, 7), new.patient_id, new.type, 1, new.minutes, new.units)
+  ON CONFLICT (`location_id`, `month`, `patient_id`, `type`) DO UPDATE SET `n` = `n` + excluded.`n`, `minutes` = `minutes` + excluded.`minutes`, `units` = `units` + excluded.`units`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `notes_month_client_delete` AFTER DELETE ON `notes`
+WHEN old.deleted_at IS NULL AND (SELECT `deleted_at` FROM `patients` WHERE `id` = old.patient_id) IS NULL
+BEGIN
+  UPDATE `note_month_client_totals` SET `n` = `n` - 1, `minutes` = `minutes` - old.minutes, `units` = `units` - old.units
+  WHERE `location_id` = old.location_id AND `month` = substr(old.session_date, 1, 7) AND `patient_id` = old.patient_id AND `type` = old.type;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `notes_month_client_leave` AFTER UPDATE OF `deleted_at`, `location_id`, `session_date`, `patient_id`, `type`, `minutes`, `units` ON `notes`
+WHEN old.deleted_at IS NULL AND (SELECT `deleted_at` FROM `patients` WHERE `id` = old.patient_id) IS NULL
+  AND (new.deleted_at IS NOT NULL OR new.location_id IS NOT old.location_id OR new.session_date IS NOT old.session_date OR new.patient_id IS NOT old.patient_id
+    OR new.type IS NOT old.type OR new.minutes IS NOT old.minutes OR new.units IS NOT old.units)
+BEGIN
+  UPDATE `note_month_client_totals` SET `n` = `n` - 1, `minutes` = `minutes` - old.minutes, `units` = `units` - old.units
+  WHERE `location_id` = old.location_id AND `month` = substr(old.session_date, 1, 7) AND `patient_id` = old.patient_id AND `type` = old.type;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `notes_month_client_enter` AFTER UPDATE OF `deleted_at`, `location_id`, `session_date`, `patient_id`, `type`, `minutes`, `units` ON `notes`
+WHEN new.deleted_at IS NULL AND (SELECT `deleted_at` FROM `patients` WHERE `id` = new.patient_id) IS NULL
+  AND (old.deleted_at IS NOT NULL OR new.location_id IS NOT old.location_id OR new.session_date IS NOT old.session_date OR new.patient_id IS NOT old.patient_id
+    OR new.type IS NOT old.type OR new.minutes IS NOT old.minutes OR new.units IS NOT old.units)
+BEGIN
+  INSERT INTO `note_month_client_totals` (`location_id`, `month`, `patient_id`, `type`, `n`, `minutes`, `units`)
+  VALUES (new.location_id, substr(new.session_date, 1, 7), new.patient_id, new.type, 1, new.minutes, new.units)
+  ON CONFLICT (`location_id`, `month`, `patient_id`, `type`) DO UPDATE SET `n` = `n` + excluded.`n`, `minutes` = `minutes` + excluded.`minutes`, `units` = `units` + excluded.`units`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `patients_note_month_client_delete` AFTER UPDATE OF `deleted_at` ON `patients`
+WHEN old.deleted_at IS NULL AND new.deleted_at IS NOT NULL
+BEGIN
+  INSERT INTO `note_month_client_totals` (`location_id`, `month`, `patient_id`, `type`, `n`, `minutes`, `units`)
+  SELECT o.location_id, substr(o.session_date, 1, 7), o.patient_id, o.type, -count(*), -sum(o.minutes), -sum(o.units) FROM `notes` o
+  WHERE o.patient_id = new.id AND o.deleted_at IS NULL GROUP BY o.location_id, substr(o.session_date, 1, 7), o.patient_id, o.type
+  ON CONFLICT (`location_id`, `month`, `patient_id`, `type`) DO UPDATE SET `n` = `n` + excluded.`n`, `minutes` = `minutes` + excluded.`minutes`, `units` = `units` + excluded.`units`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `patients_note_month_client_restore` AFTER UPDATE OF `deleted_at` ON `patients`
+WHEN old.deleted_at IS NOT NULL AND new.deleted_at IS NULL
+BEGIN
+  INSERT INTO `note_month_client_totals` (`location_id`, `month`, `patient_id`, `type`, `n`, `minutes`, `units`)
+  SELECT o.location_id, substr(o.session_date, 1, 7), o.patient_id, o.type, count(*), sum(o.minutes), sum(o.units) FROM `notes` o
+  WHERE o.patient_id = new.id AND o.deleted_at IS NULL GROUP BY o.location_id, substr(o.session_date, 1, 7), o.patient_id, o.type
+  ON CONFLICT (`location_id`, `month`, `patient_id`, `type`) DO UPDATE SET `n` = `n` + excluded.`n`, `minutes` = `minutes` + excluded.`minutes`, `units` = `units` + excluded.`units`;
 END;

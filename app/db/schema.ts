@@ -441,6 +441,24 @@ export const noteMonthTotals = sqliteTable(
   (t) => [primaryKey({ columns: [t.locationId, t.month, t.providerId, t.type, t.cptCode] })],
 );
 
+/**
+ * The same notes' number, minutes and units per location, month, client and type (decision 039, rollup): the
+ * hours report by client and the BCBA report. Migration 0016; rows at n = 0 may stay.
+ */
+export const noteMonthClientTotals = sqliteTable(
+  "note_month_client_totals",
+  {
+    locationId: integer("location_id").notNull(),
+    month: text("month").notNull(),
+    patientId: integer("patient_id").notNull(),
+    type: text("type", { enum: ["rbt", "bcba", "combined"] }).notNull(),
+    n: integer("n").notNull().default(0),
+    minutes: integer("minutes").notNull().default(0),
+    units: integer("units").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.locationId, t.month, t.patientId, t.type] })],
+);
+
 /** The same notes' number and minutes per location and session date (the hours report's chart); migration 0016. */
 export const noteDayTotals = sqliteTable(
   "note_day_totals",

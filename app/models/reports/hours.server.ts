@@ -1,9 +1,9 @@
 import { asc, desc, sql } from "drizzle-orm";
-import { notes, patients, users } from "~/db/schema";
+import { patients, users } from "~/db/schema";
 import { reportHours, weeklyMinutes, type HoursGroup, type WeekHours } from "~/domain/report-operations";
 import type { HoursRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, employeeLabel, groupsTotal, noteDaySums, noteReportWhere, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, employeeLabel, groupsTotal, noteClientSums, noteDaySums, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Hours (decision 039): sessions, units and hours of the period per provider, client or CPT (the group-by
@@ -20,22 +20,9 @@ export interface HoursReport {
 }
 
 export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: HoursGroup, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<HoursReport> {
-  // By provider or CPT: the period's notes as sums (whole months from note_month_totals, edge days from the
-  // notes; decision 039). By client: the notes (the month sums have no client).
-  const g =
-    by === "client"
-      ? ctx.db
-          .select({
-            key: sql<string | number | null>`${notes.patientId}`.as("k"),
-            sessions: sql<number>`count(*)`.as("sessions"),
-            units: sql<number>`sum(${notes.units})`.as("units"),
-            minutes: sql<number>`sum(${notes.minutes})`.as("minutes"),
-          })
-          .from(notes)
-          .where(noteReportWhere(ctx, f))
-          .groupBy(notes.patientId)
-          .as("g")
-      : groupSums(ctx, f, by);
+  // The period's notes as sums (whole months from note_month_totals or, by client, note_month_client_totals;
+  // edge days from the notes; decision 039).
+  const g = by === "client" ? clientGroupSums(ctx, f) : groupSums(ctx, f, by);
   const base = {
     key: g.key,
     sessions: g.sessions,
@@ -131,5 +118,20 @@ function groupSums(ctx: ModelContext, f: NoteReportFilters, by: "provider" | "cp
     })
     .from(src)
     .groupBy(sql`${key}`)
+    .as("g");
+}
+
+/** Sessions, units and minutes per client from the period's sums (noteClientSums). */
+function clientGroupSums(ctx: ModelContext, f: NoteReportFilters) {
+  const src = noteClientSums(ctx, f);
+  return ctx.db
+    .select({
+      key: sql<string | number | null>`${src.patientId}`.as("k"),
+      sessions: sql<number>`sum(${src.n})`.as("sessions"),
+      units: sql<number>`sum(${src.units})`.as("units"),
+      minutes: sql<number>`sum(${src.minutes})`.as("minutes"),
+    })
+    .from(src)
+    .groupBy(sql`${src.patientId}`)
     .as("g");
 }
