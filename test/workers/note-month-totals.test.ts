@@ -220,6 +220,18 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
     expect(all.rows.some((r) => r.key === "")).toBe(true); // the notes without a provider keep their own row
   });
 
+  it("an actor with many locations (more than D1's 100 bound values over the period's three parts) gets the report", async () => {
+    const many: number[] = [here];
+    for (let i = 0; i < 40; i++) many.push((await createLocation()).id);
+    const wide = await createUser({ permissions: ["view_notes", "manage_notes", "manage_employees"], locations: many });
+    const ctx: ModelContext = { ...local, actor: (await getUserActor(db(), wide.id))! };
+    const f: NoteReportFilters = { from: "2025-12-15", to: "2026-02-10", locationId: null, providerId: null, patientId: null };
+    const page = { limit: 25, offset: 0 };
+    expect(await payrollReport(ctx, f, page)).toEqual(await payrollReport(local, f, page));
+    expect(await hoursReport(ctx, f, "client", page)).toEqual(await hoursReport(local, f, "client", page));
+    expect(await supervisionReport(ctx, f, { belowOnly: false }, page)).toEqual(await supervisionReport(local, f, { belowOnly: false }, page));
+  });
+
   it("each report is still one round trip", async () => {
     const counting = countingDb();
     const ctx = { ...admin, db: counting.db };
