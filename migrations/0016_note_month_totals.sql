@@ -29,13 +29,12 @@ CREATE TABLE `note_day_totals` (
 	PRIMARY KEY(`location_id`, `session_date`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
--- Decision 039 (rollup): note_month_totals holds, per location, month ('YYYY-MM' of the session date), provider
--- (0 when none), type and CPT code, the number, minutes and units of the live notes (deleted_at null) of live
--- clients — what the operations reports sum; note_month_client_totals the same per location, month, client and type;
--- note_day_totals the same notes' number and minutes per location and
--- session date (the hours chart). The triggers keep them in the statement that changes a note or a client, as
--- note_counts (decision 035): one statement per body, no CASE … END. The fill below is RECOUNT_NOTES_SQL's
--- (app/db/note-counts.ts).
+-- Decision 039 (rollup): the live notes (deleted_at null) of live clients — what the operations reports sum —
+-- as number, minutes and units per location, month ('YYYY-MM' of the session date), provider (0 when none), type
+-- and CPT code (note_month_totals); per location, month, client and type (note_month_client_totals); and number
+-- and minutes per location and session date (note_day_totals, the hours chart). The triggers keep them in the
+-- statement that changes a note or a client, as note_counts (decision 035): one statement per body, no CASE … END.
+-- The fills below are RECOUNT_NOTES_SQL's (app/db/note-counts.ts).
 INSERT INTO `note_month_totals` (`location_id`, `month`, `provider_id`, `type`, `cpt_code`, `n`, `minutes`, `units`)
 SELECT `location_id`, substr(`session_date`, 1, 7), coalesce(`provider_id`, 0), `type`, `cpt_code`, count(*), sum(`minutes`), sum(`units`) FROM `notes`
 WHERE `deleted_at` IS NULL AND `patient_id` NOT IN (SELECT `id` FROM `patients` WHERE `deleted_at` IS NOT NULL)
