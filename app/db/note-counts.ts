@@ -1,12 +1,32 @@
 /**
- * note_counts from scratch (decision 035): the live notes (deleted_at null) of live clients per location
- * and type — what migration 0010's triggers keep from then on. For bulk loads that bypass the triggers
- * (scripts/bench-data.ts) and for checking the counts against the notes.
+ * The trigger-kept note tables from scratch, counting the live notes (deleted_at null) of live clients:
+ * note_counts per location and type (decision 035, migration 0010); for the operations reports (decision 039,
+ * migration 0016) note_month_totals per location, month, provider and CPT code, note_month_client_totals per
+ * location, month, client and type, and note_day_totals per location and day. The migrations' triggers keep
+ * them from then on. Used by bulk loads that bypass the triggers (scripts/bench-data.ts), as migration 0016's
+ * initial fill (the same statements) and by the tests that hold the tables against the notes.
  */
+const LIVE = "deleted_at is null and patient_id not in (select id from patients where deleted_at is not null)";
+
 export const RECOUNT_NOTES_SQL = [
   "delete from note_counts",
   `insert into note_counts (location_id, type, n)
    select location_id, type, count(*) from notes
-   where deleted_at is null and patient_id not in (select id from patients where deleted_at is not null)
+   where ${LIVE}
    group by location_id, type`,
+  "delete from note_month_totals",
+  `insert into note_month_totals (location_id, month, provider_id, type, cpt_code, n, minutes, units)
+   select location_id, substr(session_date, 1, 7), coalesce(provider_id, 0), type, cpt_code, count(*), sum(minutes), sum(units) from notes
+   where ${LIVE}
+   group by location_id, substr(session_date, 1, 7), coalesce(provider_id, 0), type, cpt_code`,
+  "delete from note_month_client_totals",
+  `insert into note_month_client_totals (location_id, month, patient_id, type, n, minutes, units)
+   select location_id, substr(session_date, 1, 7), patient_id, type, count(*), sum(minutes), sum(units) from notes
+   where ${LIVE}
+   group by location_id, substr(session_date, 1, 7), patient_id, type`,
+  "delete from note_day_totals",
+  `insert into note_day_totals (location_id, session_date, n, minutes)
+   select location_id, session_date, count(*), sum(minutes) from notes
+   where ${LIVE}
+   group by location_id, session_date`,
 ] as const;

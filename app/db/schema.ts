@@ -420,6 +420,57 @@ export const noteCounts = sqliteTable(
   (t) => [primaryKey({ columns: [t.locationId, t.type] })],
 );
 
+/**
+ * The operations reports' month sums (decision 039, rollup): per location, month ("YYYY-MM" of the session
+ * date), provider (0 when the note has none), type and CPT code, the number, minutes and units of the live
+ * notes (deleted_at null) of live clients — exactly what `noteReportWhere` sums. Kept by triggers of migration
+ * 0016 on notes and patients, as note_counts (decision 035). Rows at n = 0 may stay; readers skip them.
+ */
+export const noteMonthTotals = sqliteTable(
+  "note_month_totals",
+  {
+    locationId: integer("location_id").notNull(),
+    month: text("month").notNull(),
+    providerId: integer("provider_id").notNull(),
+    type: text("type", { enum: ["rbt", "bcba", "combined"] }).notNull(),
+    cptCode: text("cpt_code").notNull(),
+    n: integer("n").notNull().default(0),
+    minutes: integer("minutes").notNull().default(0),
+    units: integer("units").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.locationId, t.month, t.providerId, t.type, t.cptCode] })],
+);
+
+/**
+ * The same notes' number, minutes and units per location, month, client and type (decision 039, rollup): the
+ * hours report by client and the BCBA report. Migration 0016; rows at n = 0 may stay.
+ */
+export const noteMonthClientTotals = sqliteTable(
+  "note_month_client_totals",
+  {
+    locationId: integer("location_id").notNull(),
+    month: text("month").notNull(),
+    patientId: integer("patient_id").notNull(),
+    type: text("type", { enum: ["rbt", "bcba", "combined"] }).notNull(),
+    n: integer("n").notNull().default(0),
+    minutes: integer("minutes").notNull().default(0),
+    units: integer("units").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.locationId, t.month, t.patientId, t.type] })],
+);
+
+/** The same notes' number and minutes per location and session date (the hours report's chart); migration 0016. */
+export const noteDayTotals = sqliteTable(
+  "note_day_totals",
+  {
+    locationId: integer("location_id").notNull(),
+    sessionDate: text("session_date").notNull(),
+    n: integer("n").notNull().default(0),
+    minutes: integer("minutes").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.locationId, t.sessionDate] })],
+);
+
 /** Earlier versions of a note: an amendment of a signed note keeps the version it replaces here. */
 export const noteVersions = sqliteTable(
   "note_versions",

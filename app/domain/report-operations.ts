@@ -36,6 +36,32 @@ export function periodProblem(from: string, to: string): string | null {
   return null;
 }
 
+/**
+ * A period cut for the month sums (decision 039, rollup): the whole calendar months inside it ("yyyy-mm",
+ * inclusive; null when none) and the days before and after them (at most one range each), which the reports
+ * read from the notes themselves. Together they cover the period exactly once.
+ */
+export interface PeriodSplit {
+  months: { from: string; to: string } | null;
+  edges: { from: string; to: string }[];
+}
+
+export function splitWholeMonths(from: string, to: string): PeriodSplit {
+  if (to < from) return { months: null, edges: [] };
+  const firstWhole = from.endsWith("-01") ? from : monthAfter(from);
+  const lastWhole = to === monthOf(to).to ? to : dateOfDay(dayNumber(`${to.slice(0, 8)}01`)! - 1);
+  if (lastWhole < firstWhole) return { months: null, edges: [{ from, to }] };
+  const edges: { from: string; to: string }[] = [];
+  if (from < firstWhole) edges.push({ from, to: dateOfDay(dayNumber(firstWhole)! - 1) });
+  if (lastWhole < to) edges.push({ from: dateOfDay(dayNumber(lastWhole)! + 1), to });
+  return { months: { from: firstWhole.slice(0, 7), to: lastWhole.slice(0, 7) }, edges };
+}
+
+/** The first day of the month after the one of `date`. */
+function monthAfter(date: string): string {
+  return dateOfDay(dayNumber(monthOf(date).to)! + 1);
+}
+
 /* ---------------------------------------------------------------- hours */
 
 /** Hours of minutes, to two decimals, as the reports show and export them (15-minute units: 4 = 1 hour). */

@@ -1,9 +1,9 @@
 import { asc, desc, sql } from "drizzle-orm";
-import { notes, patients, users } from "~/db/schema";
+import { patients, users } from "~/db/schema";
 import { reportHours, weeklyMinutes, type HoursGroup, type WeekHours } from "~/domain/report-operations";
 import type { HoursRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, employeeLabel, groupsTotal, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, employeeLabel, groupsTotal, noteClientSums, noteDaySums, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Hours (decision 039): sessions, units and hours of the period per provider, client or CPT (the group-by
@@ -20,19 +20,9 @@ export interface HoursReport {
 }
 
 export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: HoursGroup, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<HoursReport> {
-  const where = noteReportWhere(ctx, f);
-  const key = by === "provider" ? notes.providerId : by === "client" ? notes.patientId : notes.cptCode;
-  const g = ctx.db
-    .select({
-      key: sql<string | number | null>`${key}`.as("k"),
-      sessions: sql<number>`count(*)`.as("sessions"),
-      units: sql<number>`sum(${notes.units})`.as("units"),
-      minutes: sql<number>`sum(${notes.minutes})`.as("minutes"),
-    })
-    .from(notes)
-    .where(where)
-    .groupBy(key)
-    .as("g");
+  // The period's notes as sums (whole months from note_month_totals or, by client, note_month_client_totals;
+  // edge days from the notes; decision 039).
+  const g = by === "client" ? clientGroupSums(ctx, f) : groupSums(ctx, f, by);
   const base = {
     key: g.key,
     sessions: g.sessions,
@@ -72,20 +62,21 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
           })
           .from(g)
           .orderBy(desc(g.minutes), asc(g.key));
-  const [rows, days] = await batch([
+  // The minutes per session date: whole months' days from note_day_totals, edge days from the notes.
+  const days = noteDaySums(ctx, f);
+  const [rows, perDay] = await batch([
     pageQuery.limit(page.limit).offset(page.offset),
     ctx.db
       .select({
-        date: notes.sessionDate,
-        sessions: sql<number>`count(*)`,
-        minutes: sql<number>`sum(${notes.minutes})`,
+        date: days.date,
+        sessions: sql<number>`sum(${days.n})`,
+        minutes: sql<number>`sum(${days.minutes})`,
       })
-      .from(notes)
-      .where(where)
-      .groupBy(notes.sessionDate),
+      .from(days)
+      .groupBy(sql`${days.date}`),
   ]);
   const totals = { minutes: 0, sessions: 0 };
-  for (const d of days) {
+  for (const d of perDay) {
     totals.minutes += Number(d.minutes);
     totals.sessions += Number(d.sessions);
   }
@@ -106,10 +97,41 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
     })),
     total: rows[0]?.total ?? 0,
     weeks: weeklyMinutes(
-      days.map((d) => ({ date: d.date, minutes: Number(d.minutes) })),
+      perDay.map((d) => ({ date: d.date, minutes: Number(d.minutes) })),
       f.from,
       f.to
     ),
     totals,
   };
+}
+
+/** Sessions, units and minutes per provider or CPT code from the period's sums (noteSums). */
+function groupSums(ctx: ModelContext, f: NoteReportFilters, by: "provider" | "cpt") {
+  const src = noteSums(ctx, f);
+  const key = by === "provider" ? src.providerId : src.cptCode;
+  return ctx.db
+    .select({
+      key: sql<string | number | null>`${key}`.as("k"),
+      sessions: sql<number>`sum(${src.n})`.as("sessions"),
+      units: sql<number>`sum(${src.units})`.as("units"),
+      minutes: sql<number>`sum(${src.minutes})`.as("minutes"),
+    })
+    .from(src)
+    .groupBy(sql`${key}`)
+    .as("g");
+}
+
+/** Sessions, units and minutes per client from the period's sums (noteClientSums). */
+function clientGroupSums(ctx: ModelContext, f: NoteReportFilters) {
+  const src = noteClientSums(ctx, f);
+  return ctx.db
+    .select({
+      key: sql<string | number | null>`${src.patientId}`.as("k"),
+      sessions: sql<number>`sum(${src.n})`.as("sessions"),
+      units: sql<number>`sum(${src.units})`.as("units"),
+      minutes: sql<number>`sum(${src.minutes})`.as("minutes"),
+    })
+    .from(src)
+    .groupBy(sql`${src.patientId}`)
+    .as("g");
 }

@@ -1,10 +1,10 @@
 import { and, asc, inArray, isNull, sql } from "drizzle-orm";
-import { locations, notes, rateRecords, users } from "~/db/schema";
+import { locations, rateRecords, users } from "~/db/schema";
 import { locationScope } from "~/domain/permissions";
 import { payCents, payRoleOf, reportHours, type PayRole } from "~/domain/report-operations";
 import type { PayrollRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { employeeLabel, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { employeeLabel, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Payroll (decision 039): per employee, location and pay role (RBT notes → rbt, BCBA and combined notes →
@@ -23,20 +23,20 @@ export interface PayrollReport {
 }
 
 export async function payrollReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<PayrollReport> {
-  const where = noteReportWhere(ctx, f);
+  // The period's notes as sums (whole months from note_month_totals, edge days from the notes; decision 039).
+  const src = noteSums(ctx, f);
   // RBT notes pay at the rbt amount, BCBA and combined at the bcba amount: group by that role, not by note type.
-  const role = sql<string>`case when ${notes.type} = 'rbt' then 'rbt' else 'bcba' end`;
+  const role = sql<string>`case when ${src.type} = 'rbt' then 'rbt' else 'bcba' end`;
   const g = ctx.db
     .select({
-      locationId: notes.locationId,
-      providerId: notes.providerId,
+      locationId: sql<number>`${src.locationId}`.as("g_location_id"),
+      providerId: sql<number | null>`${src.providerId}`.as("g_provider_id"),
       role: role.as("role"),
-      sessions: sql<number>`count(*)`.as("sessions"),
-      minutes: sql<number>`sum(${notes.minutes})`.as("minutes"),
+      sessions: sql<number>`sum(${src.n})`.as("sessions"),
+      minutes: sql<number>`sum(${src.minutes})`.as("minutes"),
     })
-    .from(notes)
-    .where(where)
-    .groupBy(notes.locationId, notes.providerId, role)
+    .from(src)
+    .groupBy(sql`${src.locationId}`, sql`${src.providerId}`, role)
     .as("g");
   const scope = locationScope(ctx.actor);
   // Every group (at most employees × their locations × 2 roles), so the total is the exact sum of the rows' pay;

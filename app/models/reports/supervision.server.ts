@@ -1,9 +1,9 @@
 import { asc, sql } from "drizzle-orm";
-import { locations, notes, patients } from "~/db/schema";
+import { locations, patients } from "~/db/schema";
 import { reportHours, supervisionPercent, supervisionState, SUPERVISION_MIN_PERCENT, type SupervisionState } from "~/domain/report-operations";
 import type { SupervisionRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, groupsTotal, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, groupsTotal, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * BCBA report (supervision, decision 039): per client, the RBT hours (RBT and combined notes) and the BCBA
@@ -25,17 +25,19 @@ export async function supervisionReport(
   page: Window,
   batch: ReadBatch = dbBatch(ctx)
 ): Promise<SupervisionReport> {
-  const rbt = sql<number>`sum(case when ${notes.type} in ('rbt', 'combined') then ${notes.minutes} else 0 end)`;
-  const bcba = sql<number>`sum(case when ${notes.type} in ('bcba', 'combined') then ${notes.minutes} else 0 end)`;
+  // The period's notes as sums per client and type (whole months from note_month_client_totals, edge days
+  // from the notes; decision 039).
+  const src = noteClientSums(ctx, f);
+  const rbt = sql<number>`sum(case when ${src.type} in ('rbt', 'combined') then ${src.minutes} else 0 end)`;
+  const bcba = sql<number>`sum(case when ${src.type} in ('bcba', 'combined') then ${src.minutes} else 0 end)`;
   const g = ctx.db
     .select({
-      patientId: notes.patientId,
+      patientId: sql<number>`${src.patientId}`.as("g_patient_id"),
       rbt: rbt.as("rbt"),
       bcba: bcba.as("bcba"),
     })
-    .from(notes)
-    .where(noteReportWhere(ctx, f))
-    .groupBy(notes.patientId)
+    .from(src)
+    .groupBy(sql`${src.patientId}`)
     // Exact comparison in integers: bcba × 100 < 5 × rbt (the same rule as supervisionState).
     .having(opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined)
     .as("g");
