@@ -7,7 +7,7 @@ import { NOTE_LIMITS } from "~/domain/notes";
 import { bookingDates, BookingSchema, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { addDays, dayNumber, weekEndingOn, weekStartOf } from "~/domain/weeks";
-import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit } from "~/services/audit.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, who } from "./patients.server";
 import { denied, invalid, notFound, ok, type ModelResult } from "./results";
@@ -167,6 +167,9 @@ function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): Booke
   return [...out.values()];
 }
 
+/** Read-check-write rounds of a booking before it gives up on concurrent writers (422, SCHEDULE_MESSAGES.raced). */
+export const BOOKING_ROUNDS = 5;
+
 /**
  * Books a one-off session or a weekly series (form or API body: BookingSchema). Every occurrence is
  * checked; any refusal refuses the whole booking (422 on the field, naming the dates). The occurrences go
@@ -195,54 +198,58 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
     sql`exists (select 1 from json_each(${dayStarts}) d where ${col} > d.value - ${1440 + B} and ${col} < d.value + ${1440 + B})`;
   const db = primaryOf(ctx.db);
   const clientLocation = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${b.patient_id})`;
-  const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled] = await db.batch([
-    db
-      .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
-      .from(patients)
-      .innerJoin(locations, eq(locations.id, patients.locationId))
-      .where(and(eq(patients.id, b.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
-    db
-      .select({ id: users.id })
-      .from(users)
-      .innerJoin(userLocations, eq(userLocations.userId, users.id))
-      .where(and(eq(users.id, providerId), sql`${userLocations.locationId} = ${clientLocation}`, isNull(users.deletedAt))),
-    db
-      .select({
-        cpt: paServices.cpt,
-        start_date: paServices.startDate,
-        end_date: paServices.endDate,
-        n_units: paServices.nUnits,
-        used_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = "pa_services"."id" and o.deleted_at is null)
-          + (select coalesce(sum(s.units), 0) from scheduled_sessions s where s.pa_service_id = "pa_services"."id" and s.status = 'scheduled')`.mapWith(Number),
-      })
-      .from(paServices)
-      .where(and(eq(paServices.id, b.pa_service_id), eq(paServices.patientId, b.patient_id), isNull(paServices.deletedAt))),
-    noteRows(ctx, and(eq(notes.patientId, b.patient_id), sql`${notes.sessionDate} between ${addDays(weekFrom, -1)} and ${addDays(weekTo, 1)}`)!),
-    scheduledRows(ctx, and(eq(scheduledSessions.patientId, b.patient_id), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`)!),
-    noteRows(ctx, and(eq(notes.providerId, providerId), sql`${notes.startAt} > ${startFrom}`, sql`${notes.startAt} < ${startTo}`, nearDates(notes.startAt))!),
-    scheduledRows(ctx, and(eq(scheduledSessions.providerId, providerId), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`, nearDates(scheduledSessions.startAt))!),
-  ]);
-  if (!client) return notFound("Client");
-  if (!provider.length) return invalid({ provider_id: SCHEDULE_MESSAGES.providerOutOfScope });
-  const today = todayIn(ctx.now(), client.timeZone);
-  if (first < today) return invalid({ session_date: SCHEDULE_MESSAGES.past(today) });
-  const booked = bookedOf([clientNotes as NoteRow[], providerNotes as NoteRow[]], [clientScheduled as SchedRow[], providerScheduled as SchedRow[]]);
-  const check = checkBooking({ patientId: b.patient_id, providerId, cpt: b.cpt_code, dates, timeIn: b.time_in, timeOut: b.time_out }, booked, pa ? { ...pa, used_units: Number(pa.used_units) } : null);
-  if (check.refusal) return invalid({ [check.refusal.field]: check.refusal.message });
-
   const weekly = b.repeat === "weekly";
-  const now = ctx.now().toISOString();
-  const rows = dates.map((date) => {
-    const t = occurrenceTimes(date, b.time_in, b.time_out);
-    return [date, t.startAt, t.endAt, t.minutes, t.units];
-  });
-  let tail: KnownTail = client.tail;
-  for (let attempt = 0; attempt < 5; attempt++) {
+  const entry = { action: "create", entity: "scheduled_session", entityId: null, patientId: b.patient_id, detail: { dates: dates.length, first, last, weekly } };
+  // Optimistic concurrency on the audit chain (decision 037): the read batch reads the chain's tail in the same
+  // transaction as everything the check uses, and the write's audit row must chain to that very tail. Every write
+  // of notes and scheduled sessions appends an audit row, so while it still chains, nothing the check read has
+  // changed. On a chain race the whole read and check run again (never a blind retry with a fresh tail).
+  for (let round = 0; round < BOOKING_ROUNDS; round++) {
+    const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled] = await db.batch([
+      db
+        .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
+        .from(patients)
+        .innerJoin(locations, eq(locations.id, patients.locationId))
+        .where(and(eq(patients.id, b.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
+      db
+        .select({ id: users.id })
+        .from(users)
+        .innerJoin(userLocations, eq(userLocations.userId, users.id))
+        .where(and(eq(users.id, providerId), sql`${userLocations.locationId} = ${clientLocation}`, isNull(users.deletedAt))),
+      db
+        .select({
+          cpt: paServices.cpt,
+          start_date: paServices.startDate,
+          end_date: paServices.endDate,
+          n_units: paServices.nUnits,
+          used_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = "pa_services"."id" and o.deleted_at is null)
+            + (select coalesce(sum(s.units), 0) from scheduled_sessions s where s.pa_service_id = "pa_services"."id" and s.status = 'scheduled')`.mapWith(Number),
+        })
+        .from(paServices)
+        .where(and(eq(paServices.id, b.pa_service_id), eq(paServices.patientId, b.patient_id), isNull(paServices.deletedAt))),
+      noteRows(ctx, and(eq(notes.patientId, b.patient_id), sql`${notes.sessionDate} between ${addDays(weekFrom, -1)} and ${addDays(weekTo, 1)}`)!),
+      scheduledRows(ctx, and(eq(scheduledSessions.patientId, b.patient_id), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`)!),
+      noteRows(ctx, and(eq(notes.providerId, providerId), sql`${notes.startAt} > ${startFrom}`, sql`${notes.startAt} < ${startTo}`, nearDates(notes.startAt))!),
+      scheduledRows(ctx, and(eq(scheduledSessions.providerId, providerId), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`, nearDates(scheduledSessions.startAt))!),
+    ]);
+    if (!client) return notFound("Client");
+    if (!provider.length) return invalid({ provider_id: SCHEDULE_MESSAGES.providerOutOfScope });
+    const today = todayIn(ctx.now(), client.timeZone);
+    if (first < today) return invalid({ session_date: SCHEDULE_MESSAGES.past(today) });
+    const booked = bookedOf([clientNotes as NoteRow[], providerNotes as NoteRow[]], [clientScheduled as SchedRow[], providerScheduled as SchedRow[]]);
+    const check = checkBooking({ patientId: b.patient_id, providerId, cpt: b.cpt_code, dates, timeIn: b.time_in, timeOut: b.time_out }, booked, pa ? { ...pa, used_units: Number(pa.used_units) } : null);
+    if (check.refusal) return invalid({ [check.refusal.field]: check.refusal.message });
+
+    const now = ctx.now().toISOString();
+    const rows = dates.map((date) => {
+      const t = occurrenceTimes(date, b.time_in, b.time_out);
+      return [date, t.startAt, t.endAt, t.minutes, t.units];
+    });
     try {
-      const results = await withAudit(
+      const results = await withAuditIfUnchanged(
         ctx.db,
         who(ctx),
-        { action: "create", entity: "scheduled_session", entityId: null, patientId: b.patient_id, detail: { dates: dates.length, first, last, weekly } },
+        entry,
         () => [
           weekly
             ? ctx.db
@@ -257,21 +264,19 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
               'scheduled', null, ${ctx.actor.id}, 1, ${now}, ${now} from json_each(${JSON.stringify(rows)}) j`,
           ).returning({ id: scheduledSessions.id }),
         ],
-        tail,
+        client.tail,
       );
       const seriesId = weekly ? ((results[0] as { id: number }[])[0]?.id ?? null) : null;
       const ids = (results[1] as { id: number }[]).map((r) => r.id);
       const sessions = (await scheduledRead(ctx, inArray(scheduledSessions.id, ids.length ? ids : [0])).orderBy(asc(scheduledSessions.startAt))).map(scheduledJson);
       return ok({ series_id: seriesId, sessions, units: check.units, warning: check.warning }, weekly ? SERIES_BOOKED(dates.length) : SESSION_BOOKED);
     } catch (e) {
-      if (isChainRace(e) || isKeyRace(e)) {
-        tail = undefined;
-        continue;
-      }
+      // Another audited write landed after the read (or another booking took an id): read and check again.
+      if (isChainRace(e) || isKeyRace(e)) continue;
       throw e;
     }
   }
-  throw new Error("bookSessions: too many concurrent writers");
+  return invalid({ form: SCHEDULE_MESSAGES.raced });
 }
 
 function scopeOfPatients(ctx: ModelContext): SQL[] {
@@ -336,37 +341,6 @@ export async function cancelRestOfSeries(ctx: ModelContext, id: number, rawFrom:
 
 function changedRows(result: unknown): boolean {
   return Number((result as { meta?: { changes?: number } })?.meta?.changes ?? 0) > 0;
-}
-
-/**
- * Marks a scheduled session written by a note (status written, note_id), when the note is the same
- * client's. Called right after the note form saved a note it was opened for (decision 037). Out of scope,
- * already written or cancelled, or another client's note: nothing changes (false).
- */
-export async function markSessionWritten(ctx: ModelContext, scheduledId: number, noteId: number): Promise<boolean> {
-  const db = primaryOf(ctx.db);
-  const [r] = await scheduledRead({ ...ctx, db }, eq(scheduledSessions.id, scheduledId));
-  if (!r || r.s.status !== "scheduled") return false;
-  const now = ctx.now().toISOString();
-  const [updated] = await withConditionalAudit(
-    ctx.db,
-    who(ctx),
-    { action: "written", entity: "scheduled_session", entityId: scheduledId, patientId: r.s.patientId, detail: { note_id: noteId } },
-    (audit) => [
-      ctx.db
-        .update(scheduledSessions)
-        .set({ status: "written", noteId, version: sql`${scheduledSessions.version} + 1`, updatedAt: now })
-        .where(
-          and(
-            eq(scheduledSessions.id, scheduledId),
-            eq(scheduledSessions.status, "scheduled"),
-            sql`exists (select 1 from ${notes} where ${notes.id} = ${noteId} and ${notes.patientId} = ${scheduledSessions.patientId} and ${notes.deletedAt} is null)`,
-          ),
-        ),
-      audit(sql`changes() = 1`),
-    ],
-  );
-  return changedRows(updated);
 }
 
 /* ------------------------------------------------------------------ the calendar */
