@@ -117,6 +117,25 @@ describe("POST /api/v2/scheduled-sessions: booking", () => {
     expect(await auditRows()).toBe(before + 1);
   });
 
+  it("a weekly booking costs 3 D1 round trips (guard, the read batch, the write batch with the read-back)", async () => {
+    const c = await client();
+    const first = nextOn(2, 110);
+    const res = await countingWorker.fetch(
+      new Request("http://localhost/api/v2/scheduled-sessions", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${w.rbtToken}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: first, time_in: "07:00", time_out: "08:00", repeat: "weekly", until: addDays(first, 14) }),
+      }) as Request<unknown, IncomingRequestCfProperties>,
+      env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Booked;
+    expect(body.data.sessions.map((s) => s.session_date)).toEqual([first, addDays(first, 7), addDays(first, 14)]);
+    const [, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
+    expect(roundTrips).toBeLessThanOrEqual(3);
+  });
+
   it("books a weekly series until a date inclusive: every occurrence, one series", async () => {
     const c = await client();
     const first = nextOn(1);
