@@ -393,6 +393,9 @@ export const notes = sqliteTable(
     // The PA calculator's week and pacing's last 28 days of one PA service (decision 031).
     index("notes_pa_service_date_idx").on(t.paServiceId, t.sessionDate).where(sql`${t.deletedAt} is null`),
     index("notes_location_date_idx").on(t.locationId, t.sessionDate).where(sql`${t.deletedAt} is null`),
+    // The calendar (decision 037): a location's notes of a date in time order, read from the index alone up to
+    // the day's cap, and each date's count; provider and client filter in the index, deleted_at makes it covering.
+    index("notes_calendar_idx").on(t.locationId, t.sessionDate, t.startAt, t.id, t.patientId, t.providerId, t.deletedAt).where(sql`${t.deletedAt} is null`),
     // The operations reports' sums (decision 039): hours, payroll, supervision, caseload and units by CPT of a
     // period in a location, answered from the index alone (every column they group or sum is here; deleted_at,
     // always null here, makes it covering for the `deleted_at is null` condition, as in decision 035).
@@ -618,6 +621,8 @@ export const scheduledSessions = sqliteTable(
   },
   (t) => [
     index("scheduled_location_date_idx").on(t.locationId, t.sessionDate).where(sql`${t.status} != 'cancelled'`),
+    // The calendar (decision 037): as notes_calendar_idx, for the sessions still scheduled.
+    index("scheduled_calendar_idx").on(t.locationId, t.sessionDate, t.startAt, t.id, t.patientId, t.providerId, t.status).where(sql`${t.status} = 'scheduled'`),
     index("scheduled_provider_start_idx").on(t.providerId, t.startAt).where(sql`${t.status} = 'scheduled'`),
     index("scheduled_patient_start_idx").on(t.patientId, t.startAt).where(sql`${t.status} = 'scheduled'`),
     index("scheduled_series_idx").on(t.seriesId, t.sessionDate),

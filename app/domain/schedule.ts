@@ -41,6 +41,7 @@ export const SCHEDULE_MESSAGES = {
     `These sessions need ${needed} unit${needed === 1 ? "" : "s"} but the PA service has only ${left} unit${left === 1 ? "" : "s"} left after the notes written and the sessions already scheduled.`,
   cancelFrom: "Enter the date from which the rest of the series is cancelled.",
   notScheduled: "This session is no longer scheduled (cancelled or written).",
+  raced: "Other sessions changed while this was booked. Book again.",
 } as const;
 
 const idOf = (message: string) =>

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { primaryOf, type Db } from "~/db/client.server";
-import { bips, insurances, listVersions, locations, noteCounts, notes, noteVersions, paServices, patients, plans, userLocations, users } from "~/db/schema";
+import { bips, insurances, listVersions, locations, noteCounts, notes, noteVersions, paServices, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
 import {
   AmendmentReason,
   checkSessionDate,
@@ -757,6 +757,55 @@ async function replay(ctx: ModelContext, formToken: string): Promise<ModelResult
   return ok(found.note, NOTE_ALREADY_SAVED);
 }
 
+export const SCHEDULED_NOT_FOUND = "The scheduled session was not found.";
+export const SCHEDULED_OTHER_CLIENT = "The scheduled session is another client's.";
+
+/** A note's `scheduled_id` (form or API): null when absent or empty, false when malformed. */
+function scheduledIdOf(x: unknown): number | null | false {
+  if (x === undefined || x === null || x === "") return null;
+  const text = typeof x === "number" ? String(x) : typeof x === "string" ? x.trim() : null;
+  if (text === null || !/^[1-9]\d{0,14}$/.test(text)) return false;
+  return Number(text);
+}
+
+/** The scheduled session a note is written for, when in the actor's scope (read in the create's lookup batch). */
+function scheduledForNote(ctx: ModelContext, db: Db, scheduledId: number | null) {
+  const s = scheduledSessions;
+  const scope = locationScope(ctx.actor);
+  return db
+    .select({ id: s.id, patientId: s.patientId, status: s.status })
+    .from(s)
+    .innerJoin(patients, eq(patients.id, s.patientId))
+    .where(
+      scheduledId === null
+        ? sql`1 = 0`
+        : and(eq(s.id, scheduledId), patientScope(ctx), scope === null ? undefined : scope.length ? inArray(s.locationId, scope) : sql`1 = 0`),
+    );
+}
+
+/**
+ * Marks a scheduled session written by a note, inside the note's create batch (decision 037): only when
+ * `inserted` holds (the note's audit row was written), the session is still scheduled, the note's client's,
+ * and of the actor's locations.
+ */
+function markWritten(ctx: ModelContext, scheduledId: number, noteId: number, patientId: number, inserted: SQL) {
+  const s = scheduledSessions;
+  const scope = locationScope(ctx.actor);
+  return ctx.db
+    .update(s)
+    .set({ status: "written", noteId, version: sql`${s.version} + 1`, updatedAt: ctx.now().toISOString() })
+    .where(
+      and(
+        eq(s.id, scheduledId),
+        eq(s.status, "scheduled"),
+        eq(s.patientId, patientId),
+        scope === null ? undefined : scope.length ? inArray(s.locationId, scope) : sql`1 = 0`,
+        inserted,
+        sql`exists (select 1 from ${notes} where ${notes.id} = ${noteId} and ${notes.patientId} = ${patientId} and ${notes.deletedAt} is null)`,
+      ),
+    );
+}
+
 /**
  * Creates a note (form or API). `input` carries its `type` (the route's); a missing provider is the actor.
  * `formToken` (the form's one-time token, or the API's Idempotency-Key) makes a resend answer the first
@@ -777,10 +826,13 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
   const times = timed.times;
 
+  const scheduledId = scheduledIdOf(raw.scheduled_id);
+  if (scheduledId === false) return invalid({ scheduled_id: SCHEDULED_NOT_FOUND });
+
   const db = primaryOf(ctx.db);
   const refs: RefsToCheck = { provider: input.provider_id, supervisor: input.supervisor_id, bip: input.bip_id, plans: contentPlanIds(input.content) };
   const clientLocation = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${input.patient_id})`;
-  const [[patient], [next], byToken, ...refRows] = await db.batch([
+  const [[patient], [next], byToken, scheduled, ...refRows] = await db.batch([
     db
       .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
       .from(patients)
@@ -788,11 +840,18 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       .where(and(eq(patients.id, input.patient_id), patientScope(ctx))),
     db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes),
     tokenRead(db, formToken),
+    scheduledForNote(ctx, db, scheduledId),
     // Read beside the client, answered only once the client is found in scope.
     ...refReads(db, input.patient_id, clientLocation, refs),
   ]);
   if (byToken.length) return replay(ctx, formToken!);
   if (!patient) return notFound("Client");
+  // The session the note is written for: in the actor's scope (else "not found", never naming another
+  // location's) and the same client's; one no longer scheduled (cancelled, written) is left as it is.
+  const found = scheduled[0];
+  if (scheduledId !== null && !found) return invalid({ scheduled_id: SCHEDULED_NOT_FOUND });
+  if (found && found.patientId !== input.patient_id) return invalid({ scheduled_id: SCHEDULED_OTHER_CLIENT });
+  const markScheduled = found && found.status === "scheduled" ? found.id : null;
   const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), patient.timeZone), can(ctx.actor, "ignore_time_limits"));
   if (dateRefusal) return refused(dateRefusal);
   const badRefs = refErrors(refs, refRows);
@@ -815,12 +874,15 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       const [inserted, , rows] = await withConditionalAudit(
         ctx.db,
         who(ctx),
-        { action: "create", entity: "note", entityId: id, patientId: patient.id, detail: { patients: [patient.id], type } },
+        { action: "create", entity: "note", entityId: id, patientId: patient.id, detail: { patients: [patient.id], type, ...(markScheduled !== null ? { scheduled_id: markScheduled } : {}) } },
         (audit) => [
           conditionalInsert(ctx, values, type, formToken),
           audit(sql`changes() = 1`),
           ctx.db.select().from(notes).where(eq(notes.id, id)),
           bumpIfWritten(ctx),
+          // The scheduled session it was written for, marked in the same transaction: only when the note was
+          // inserted (its audit row is the chain's newest), still scheduled, the same client's, in scope.
+          markScheduled !== null ? markWritten(ctx, markScheduled, id, input.patient_id, audit.written) : ctx.db.select({ id: notes.id }).from(notes).where(sql`1 = 0`),
         ],
         tail,
       );

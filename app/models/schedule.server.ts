@@ -7,7 +7,7 @@ import { NOTE_LIMITS } from "~/domain/notes";
 import { bookingDates, BookingSchema, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { addDays, dayNumber, weekEndingOn, weekStartOf } from "~/domain/weeks";
-import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit } from "~/services/audit.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, who } from "./patients.server";
 import { denied, invalid, notFound, ok, type ModelResult } from "./results";
@@ -19,8 +19,9 @@ import { denied, invalid, notFound, ok, type ModelResult } from "./results";
  *
  * Round trips: a booking is one read batch (client in scope with its location and the audit tail, the
  * provider's membership, the PA service with its used units, the client's and the provider's written notes
- * and scheduled sessions around the dates, the next ids) and one write batch (series, occurrences, audit
- * row). A calendar range is one read batch and one audit row; with the guard, three.
+ * and scheduled sessions around the dates, the audit tail) and one write batch (series, occurrences, the
+ * occurrences read back, audit row); a chain race reads and checks again. A calendar range is one read batch
+ * and one audit row; with the guard, three.
  */
 
 export const SESSION_BOOKED = "Session scheduled.";
@@ -167,6 +168,9 @@ function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): Booke
   return [...out.values()];
 }
 
+/** Read-check-write rounds of a booking before it gives up on concurrent writers (422, SCHEDULE_MESSAGES.raced). */
+export const BOOKING_ROUNDS = 5;
+
 /**
  * Books a one-off session or a weekly series (form or API body: BookingSchema). Every occurrence is
  * checked; any refusal refuses the whole booking (422 on the field, naming the dates). The occurrences go
@@ -195,54 +199,58 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
     sql`exists (select 1 from json_each(${dayStarts}) d where ${col} > d.value - ${1440 + B} and ${col} < d.value + ${1440 + B})`;
   const db = primaryOf(ctx.db);
   const clientLocation = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${b.patient_id})`;
-  const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled] = await db.batch([
-    db
-      .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
-      .from(patients)
-      .innerJoin(locations, eq(locations.id, patients.locationId))
-      .where(and(eq(patients.id, b.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
-    db
-      .select({ id: users.id })
-      .from(users)
-      .innerJoin(userLocations, eq(userLocations.userId, users.id))
-      .where(and(eq(users.id, providerId), sql`${userLocations.locationId} = ${clientLocation}`, isNull(users.deletedAt))),
-    db
-      .select({
-        cpt: paServices.cpt,
-        start_date: paServices.startDate,
-        end_date: paServices.endDate,
-        n_units: paServices.nUnits,
-        used_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = "pa_services"."id" and o.deleted_at is null)
-          + (select coalesce(sum(s.units), 0) from scheduled_sessions s where s.pa_service_id = "pa_services"."id" and s.status = 'scheduled')`.mapWith(Number),
-      })
-      .from(paServices)
-      .where(and(eq(paServices.id, b.pa_service_id), eq(paServices.patientId, b.patient_id), isNull(paServices.deletedAt))),
-    noteRows(ctx, and(eq(notes.patientId, b.patient_id), sql`${notes.sessionDate} between ${addDays(weekFrom, -1)} and ${addDays(weekTo, 1)}`)!),
-    scheduledRows(ctx, and(eq(scheduledSessions.patientId, b.patient_id), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`)!),
-    noteRows(ctx, and(eq(notes.providerId, providerId), sql`${notes.startAt} > ${startFrom}`, sql`${notes.startAt} < ${startTo}`, nearDates(notes.startAt))!),
-    scheduledRows(ctx, and(eq(scheduledSessions.providerId, providerId), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`, nearDates(scheduledSessions.startAt))!),
-  ]);
-  if (!client) return notFound("Client");
-  if (!provider.length) return invalid({ provider_id: SCHEDULE_MESSAGES.providerOutOfScope });
-  const today = todayIn(ctx.now(), client.timeZone);
-  if (first < today) return invalid({ session_date: SCHEDULE_MESSAGES.past(today) });
-  const booked = bookedOf([clientNotes as NoteRow[], providerNotes as NoteRow[]], [clientScheduled as SchedRow[], providerScheduled as SchedRow[]]);
-  const check = checkBooking({ patientId: b.patient_id, providerId, cpt: b.cpt_code, dates, timeIn: b.time_in, timeOut: b.time_out }, booked, pa ? { ...pa, used_units: Number(pa.used_units) } : null);
-  if (check.refusal) return invalid({ [check.refusal.field]: check.refusal.message });
-
   const weekly = b.repeat === "weekly";
-  const now = ctx.now().toISOString();
-  const rows = dates.map((date) => {
-    const t = occurrenceTimes(date, b.time_in, b.time_out);
-    return [date, t.startAt, t.endAt, t.minutes, t.units];
-  });
-  let tail: KnownTail = client.tail;
-  for (let attempt = 0; attempt < 5; attempt++) {
+  const entry = { action: "create", entity: "scheduled_session", entityId: null, patientId: b.patient_id, detail: { dates: dates.length, first, last, weekly } };
+  // Optimistic concurrency on the audit chain (decision 037): the read batch reads the chain's tail in the same
+  // transaction as everything the check uses, and the write's audit row must chain to that very tail. Every write
+  // of notes and scheduled sessions appends an audit row, so while it still chains, nothing the check read has
+  // changed. On a chain race the whole read and check run again (never a blind retry with a fresh tail).
+  for (let round = 0; round < BOOKING_ROUNDS; round++) {
+    const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled] = await db.batch([
+      db
+        .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
+        .from(patients)
+        .innerJoin(locations, eq(locations.id, patients.locationId))
+        .where(and(eq(patients.id, b.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
+      db
+        .select({ id: users.id })
+        .from(users)
+        .innerJoin(userLocations, eq(userLocations.userId, users.id))
+        .where(and(eq(users.id, providerId), sql`${userLocations.locationId} = ${clientLocation}`, isNull(users.deletedAt))),
+      db
+        .select({
+          cpt: paServices.cpt,
+          start_date: paServices.startDate,
+          end_date: paServices.endDate,
+          n_units: paServices.nUnits,
+          used_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = "pa_services"."id" and o.deleted_at is null)
+            + (select coalesce(sum(s.units), 0) from scheduled_sessions s where s.pa_service_id = "pa_services"."id" and s.status = 'scheduled')`.mapWith(Number),
+        })
+        .from(paServices)
+        .where(and(eq(paServices.id, b.pa_service_id), eq(paServices.patientId, b.patient_id), isNull(paServices.deletedAt))),
+      noteRows(ctx, and(eq(notes.patientId, b.patient_id), sql`${notes.sessionDate} between ${addDays(weekFrom, -1)} and ${addDays(weekTo, 1)}`)!),
+      scheduledRows(ctx, and(eq(scheduledSessions.patientId, b.patient_id), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`)!),
+      noteRows(ctx, and(eq(notes.providerId, providerId), sql`${notes.startAt} > ${startFrom}`, sql`${notes.startAt} < ${startTo}`, nearDates(notes.startAt))!),
+      scheduledRows(ctx, and(eq(scheduledSessions.providerId, providerId), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`, nearDates(scheduledSessions.startAt))!),
+    ]);
+    if (!client) return notFound("Client");
+    if (!provider.length) return invalid({ provider_id: SCHEDULE_MESSAGES.providerOutOfScope });
+    const today = todayIn(ctx.now(), client.timeZone);
+    if (first < today) return invalid({ session_date: SCHEDULE_MESSAGES.past(today) });
+    const booked = bookedOf([clientNotes as NoteRow[], providerNotes as NoteRow[]], [clientScheduled as SchedRow[], providerScheduled as SchedRow[]]);
+    const check = checkBooking({ patientId: b.patient_id, providerId, cpt: b.cpt_code, dates, timeIn: b.time_in, timeOut: b.time_out }, booked, pa ? { ...pa, used_units: Number(pa.used_units) } : null);
+    if (check.refusal) return invalid({ [check.refusal.field]: check.refusal.message });
+
+    const now = ctx.now().toISOString();
+    const rows = dates.map((date) => {
+      const t = occurrenceTimes(date, b.time_in, b.time_out);
+      return [date, t.startAt, t.endAt, t.minutes, t.units];
+    });
     try {
-      const results = await withAudit(
+      const results = await withAuditIfUnchanged(
         ctx.db,
         who(ctx),
-        { action: "create", entity: "scheduled_session", entityId: null, patientId: b.patient_id, detail: { dates: dates.length, first, last, weekly } },
+        entry,
         () => [
           weekly
             ? ctx.db
@@ -256,22 +264,21 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
               json_extract(j.value, '$[0]'), ${b.time_in}, ${b.time_out}, json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'),
               'scheduled', null, ${ctx.actor.id}, 1, ${now}, ${now} from json_each(${JSON.stringify(rows)}) j`,
           ).returning({ id: scheduledSessions.id }),
+          // Read back in the same transaction: the newest ids are this booking's occurrences.
+          scheduledRead(ctx, sql`${scheduledSessions.id} in (select id from scheduled_sessions order by id desc limit ${dates.length})`).orderBy(asc(scheduledSessions.startAt)),
         ],
-        tail,
+        client.tail,
       );
       const seriesId = weekly ? ((results[0] as { id: number }[])[0]?.id ?? null) : null;
-      const ids = (results[1] as { id: number }[]).map((r) => r.id);
-      const sessions = (await scheduledRead(ctx, inArray(scheduledSessions.id, ids.length ? ids : [0])).orderBy(asc(scheduledSessions.startAt))).map(scheduledJson);
+      const sessions = (results[2] as ScheduledRow[]).map(scheduledJson);
       return ok({ series_id: seriesId, sessions, units: check.units, warning: check.warning }, weekly ? SERIES_BOOKED(dates.length) : SESSION_BOOKED);
     } catch (e) {
-      if (isChainRace(e) || isKeyRace(e)) {
-        tail = undefined;
-        continue;
-      }
+      // Another audited write landed after the read (or another booking took an id): read and check again.
+      if (isChainRace(e) || isKeyRace(e)) continue;
       throw e;
     }
   }
-  throw new Error("bookSessions: too many concurrent writers");
+  return invalid({ form: SCHEDULE_MESSAGES.raced });
 }
 
 function scopeOfPatients(ctx: ModelContext): SQL[] {
@@ -338,37 +345,6 @@ function changedRows(result: unknown): boolean {
   return Number((result as { meta?: { changes?: number } })?.meta?.changes ?? 0) > 0;
 }
 
-/**
- * Marks a scheduled session written by a note (status written, note_id), when the note is the same
- * client's. Called right after the note form saved a note it was opened for (decision 037). Out of scope,
- * already written or cancelled, or another client's note: nothing changes (false).
- */
-export async function markSessionWritten(ctx: ModelContext, scheduledId: number, noteId: number): Promise<boolean> {
-  const db = primaryOf(ctx.db);
-  const [r] = await scheduledRead({ ...ctx, db }, eq(scheduledSessions.id, scheduledId));
-  if (!r || r.s.status !== "scheduled") return false;
-  const now = ctx.now().toISOString();
-  const [updated] = await withConditionalAudit(
-    ctx.db,
-    who(ctx),
-    { action: "written", entity: "scheduled_session", entityId: scheduledId, patientId: r.s.patientId, detail: { note_id: noteId } },
-    (audit) => [
-      ctx.db
-        .update(scheduledSessions)
-        .set({ status: "written", noteId, version: sql`${scheduledSessions.version} + 1`, updatedAt: now })
-        .where(
-          and(
-            eq(scheduledSessions.id, scheduledId),
-            eq(scheduledSessions.status, "scheduled"),
-            sql`exists (select 1 from ${notes} where ${notes.id} = ${noteId} and ${notes.patientId} = ${scheduledSessions.patientId} and ${notes.deletedAt} is null)`,
-          ),
-        ),
-      audit(sql`changes() = 1`),
-    ],
-  );
-  return changedRows(updated);
-}
-
 /* ------------------------------------------------------------------ the calendar */
 
 export interface CalendarEntry {
@@ -408,8 +384,9 @@ export const API_PER_DAY = 50;
  * The calendar between two dates (inclusive): live notes and sessions still scheduled, of the actor's
  * locations, narrowed by location, provider and client, at most `perDay` per date (in time order) with
  * each date's total. A filter naming another location, or a client or provider of none of the actor's
- * locations, answers 404. One read batch (the entries of both kinds in one ranked statement, the filters'
- * records, the visible locations, the audit tail) and one audit row naming the clients shown.
+ * locations, answers 404. One read batch (the entries of both kinds in one ranked statement, each date's
+ * totals, the filters' records, the visible locations, the audit tail) and one audit row naming the clients
+ * shown. A date's entries beyond the cap are counted from the indexes, never read (decision 037).
  */
 export async function calendarRange(
   ctx: ModelContext,
@@ -426,31 +403,49 @@ export async function calendarRange(
     locs === null ? sql`` : locs.length === 1 ? sql` and ${sql.raw(alias)}.location_id = ${locs[0]}` : sql` and ${sql.raw(alias)}.location_id in (select value from json_each(${JSON.stringify(locs)}))`;
   const narrow = (alias: string) =>
     sql`${q.provider_id !== "" ? sql` and ${sql.raw(alias)}.provider_id = ${q.provider_id}` : sql``}${q.patient_id !== "" ? sql` and ${sql.raw(alias)}.patient_id = ${q.patient_id}` : sql``}`;
-  // Notes (notes_location_date_idx) and sessions still scheduled (scheduled_location_date_idx: both status
-  // terms, the first one matching the partial index), ranked per date; names joined on the kept rows only.
+  // A deleted client's sessions are left out (patients_deleted_idx: the few deleted clients, read once).
+  const live = (alias: string) => sql` and ${sql.raw(alias)}.patient_id not in (select id from patients where deleted_at is not null)`;
+  // Every date of the range, for the per-date picks below (the callers bound it: 63 for the API, 42 for a month grid).
+  const days: string[] = [];
+  for (let d = q.from; d <= q.to && days.length < 400; d = addDays(d, 1)) days.push(d);
+  // The first `cap` entries of each date, read from the covering indexes notes_calendar_idx and
+  // scheduled_calendar_idx in (date, start_at, id) order, so a date's rows beyond its cap are never read:
+  // per date, the first `cap` notes and the first `cap` scheduled sessions (the first `cap` of both kinds
+  // together are among them), ranked together; full rows and names are joined on the kept entries only.
   const ranked = sql`(
-    select r.*, pt.first_name as pf, pt.last_name as pl, us.name as un, us.surname as us_, l.time_zone as tz from (
-      select u.*, row_number() over (partition by u.date order by u.start_at, u.kind, u.id) as rn,
-             count(*) over (partition by u.date order by u.start_at, u.kind, u.id rows between unbounded preceding and unbounded following) as day_total from (
-        select 'note' as kind, n.id as id, n.type as note_type, n.patient_id as patient_id, n.provider_id as provider_id, n.location_id as location_id,
-               n.session_date as date, coalesce(n.time_in, n.time_in2) as time_in, coalesce(n.time_out2, n.time_out) as time_out, n.cpt_code as cpt_code,
-               n.status as status, null as series_id, n.start_at as start_at
-        from notes n join patients p on p.id = n.patient_id and p.deleted_at is null
-        where n.deleted_at is null${inLocs("n")} and n.session_date between ${q.from} and ${q.to}${narrow("n")}
-        union all
-        select 'scheduled', s.id, null, s.patient_id, s.provider_id, s.location_id, s.session_date, s.time_in, s.time_out, s.cpt_code, s.status, s.series_id, s.start_at
-        from scheduled_sessions s join patients p on p.id = s.patient_id and p.deleted_at is null
-        where s.status != 'cancelled' and s.status = 'scheduled'${inLocs("s")} and s.session_date between ${q.from} and ${q.to}${narrow("s")}
-      ) u
-    ) r
-    join patients pt on pt.id = r.patient_id
-    join users us on us.id = r.provider_id
-    join locations l on l.id = r.location_id
-    where r.rn <= ${cap}
+    with d(day) as (select value from json_each(${JSON.stringify(days)})),
+    cand as (
+      select 'note' as kind, n.id as id, n.session_date as date, n.start_at as start_at from d join notes n on n.id in (
+        select n2.id from notes n2 where n2.deleted_at is null${inLocs("n2")} and n2.session_date = d.day${narrow("n2")}${live("n2")} order by n2.start_at, n2.id limit ${cap})
+      union all
+      select 'scheduled', s.id, s.session_date, s.start_at from d join scheduled_sessions s on s.id in (
+        select s2.id from scheduled_sessions s2 where s2.status = 'scheduled'${inLocs("s2")} and s2.session_date = d.day${narrow("s2")}${live("s2")} order by s2.start_at, s2.id limit ${cap})
+    ),
+    k as (select cand.*, row_number() over (partition by cand.date order by cand.start_at, cand.kind, cand.id) as rn from cand)
+    select 'note' as kind, n.id as id, n.type as note_type, n.patient_id as patient_id, n.provider_id as provider_id, n.location_id as location_id, k.date as date,
+           coalesce(n.time_in, n.time_in2) as time_in, coalesce(n.time_out2, n.time_out) as time_out, n.cpt_code as cpt_code, n.status as status, null as series_id, k.start_at as start_at,
+           pt.first_name as pf, pt.last_name as pl, us.name as un, us.surname as us_, l.time_zone as tz
+    from k join notes n on n.id = k.id join patients pt on pt.id = n.patient_id join users us on us.id = n.provider_id join locations l on l.id = n.location_id
+    where k.kind = 'note' and k.rn <= ${cap}
+    union all
+    select 'scheduled', s.id, null, s.patient_id, s.provider_id, s.location_id, k.date, s.time_in, s.time_out, s.cpt_code, s.status, s.series_id, k.start_at,
+           pt.first_name, pt.last_name, us.name, us.surname, l.time_zone
+    from k join scheduled_sessions s on s.id = k.id join patients pt on pt.id = s.patient_id join users us on us.id = s.provider_id join locations l on l.id = s.location_id
+    where k.kind = 'scheduled' and k.rn <= ${cap}
   ) c`;
+  // Each date's total of both kinds (index only: the same covering indexes, grouped).
+  const totals = sql`(
+    select t.date as date, sum(t.n) as total from (
+      select n.session_date as date, count(*) as n from notes n
+      where n.deleted_at is null${inLocs("n")} and n.session_date between ${q.from} and ${q.to}${narrow("n")}${live("n")} group by n.session_date
+      union all
+      select s.session_date, count(*) from scheduled_sessions s
+      where s.status = 'scheduled'${inLocs("s")} and s.session_date between ${q.from} and ${q.to}${narrow("s")}${live("s")} group by s.session_date
+    ) t group by t.date
+  ) dt`;
   const none = ctx.db.select({ id: patients.id }).from(patients).where(sql`1 = 0`);
   const db = ctx.db;
-  const [rows, locRows, clientRow, providerRow, [tailRow]] = await db.batch([
+  const [rows, totalRows, locRows, clientRow, providerRow, [tailRow]] = await db.batch([
     db
       .select({
         kind: sql<string>`c.kind`,
@@ -468,10 +463,10 @@ export async function calendarRange(
         cpt: sql<string>`c.cpt_code`,
         status: sql<string>`c.status`,
         seriesId: sql<number | null>`c.series_id`,
-        dayTotal: sql<number>`c.day_total`,
       })
       .from(ranked)
       .orderBy(sql`c.date`, sql`c.start_at`, sql`c.kind`, sql`c.id`),
+    db.select({ date: sql<string>`dt.date`, total: sql<number>`dt.total`.mapWith(Number) }).from(totals),
     db
       .select({ id: locations.id, title: locations.title, time_zone: locations.timeZone })
       .from(locations)
@@ -489,8 +484,8 @@ export async function calendarRange(
   if (q.patient_id !== "" && !clientRow.length) return notFound("Client");
   if (q.provider_id !== "" && !providerRow.length) return notFound("Provider");
   const dayTotals: Record<string, number> = {};
+  for (const t of totalRows) dayTotals[t.date] = Number(t.total);
   const entries = rows.map((r): CalendarEntry => {
-    dayTotals[r.date] = Number(r.dayTotal);
     return {
       kind: r.kind === "note" ? "note" : "scheduled",
       id: Number(r.id),

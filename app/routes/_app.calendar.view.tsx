@@ -66,10 +66,11 @@ function entryHref(e: CalendarEntry): string {
 function Entry({ e, detailed, zones }: { e: CalendarEntry; detailed: boolean; zones: boolean }) {
   const time = e.time_in ? `${e.time_in}${e.time_out ? `–${e.time_out}` : ""}` : "";
   const label = e.kind === "note" ? `${(e.note_type ?? "").toUpperCase()} note` : "Scheduled";
-  // The link's name is its text (a screen reader hears the kind and date first, from hidden text).
+  // The link's name is its text (a screen reader hears the kind and date first, from hidden text). A plain link:
+  // the screen is server-rendered without a client router, and up to 210 entries a week render per request.
   return (
     <li className={`cal-entry cal-${e.kind}`}>
-      <Link to={entryHref(e)}>
+      <a href={entryHref(e)}>
         <span className="visually-hidden">{`${label} on ${e.date}, `}</span>
         <span className="cal-time">{time}</span> <span className="cal-client">{e.patient_name}</span>
         {detailed ? (
@@ -77,7 +78,7 @@ function Entry({ e, detailed, zones }: { e: CalendarEntry; detailed: boolean; zo
         ) : (
           <span className="visually-hidden">{` with ${e.provider_name}`}</span>
         )}
-      </Link>
+      </a>
     </li>
   );
 }

@@ -112,8 +112,27 @@ export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: Au
   }
 }
 
-/** Builds the audit row's insert for a batch, to run only when `condition` holds (e.g. `changes() = 1`). */
-export type ConditionalAudit = (condition: SQL) => BatchItem<"sqlite">;
+/**
+ * One attempt of withAudit, chained to `tail` exactly as read (null: the log was empty), with no retry of
+ * its own: a chain race (isChainRace) is thrown to the caller. This is optimistic concurrency on the chain:
+ * every write of an audited table appends an audit row in its own batch, so when this batch's row still
+ * chains to the tail read in the same transaction as the data a check used, nothing audited has been
+ * written since that read, and the check still holds. On a chain race the caller reads and checks again
+ * (a booking, decision 037) instead of writing with a fresh tail. Returns the batch results of the writes.
+ */
+export async function withAuditIfUnchanged<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: () => [...T], tail: string | null): Promise<BatchResponse<T>> {
+  const values = await auditValues(who, entry, tail ?? GENESIS);
+  const results = await db.batch([...writes(), db.insert(auditLog).values(values)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  return results.slice(0, -1) as BatchResponse<T>;
+}
+
+/**
+ * Builds the audit row's insert for a batch, to run only when `condition` holds (e.g. `changes() = 1`).
+ * `written` is an SQL condition, true in the statements after the insert once this row was inserted (it is
+ * then the chain's newest row): a later statement of the batch that must happen only with the audited write
+ * (a note's scheduled session marked written, decision 037) names it instead of chaining `changes()`.
+ */
+export type ConditionalAudit = ((condition: SQL) => BatchItem<"sqlite">) & { written: SQL };
 
 /**
  * Like withAudit, for a write that may decide not to happen (a conditional INSERT … SELECT … WHERE or
@@ -127,8 +146,9 @@ export async function withConditionalAudit<T extends BatchItem<"sqlite">[]>(db: 
     const prev = attempt === 0 && tail !== undefined ? (tail ?? GENESIS) : await tailHash(db);
     const v = await auditValues(who, entry, prev);
     // Columns in table order: id (assigned), actor_type, actor_id, action, entity, entity_id, patient_id, ip, at, detail, prev_hash, hash.
-    const audit: ConditionalAudit = (condition) =>
+    const insert = (condition: SQL) =>
       db.insert(auditLog).select(sql`select null, ${v.actorType}, ${v.actorId}, ${v.action}, ${v.entity}, ${v.entityId}, ${v.patientId}, ${v.ip}, ${v.at}, ${v.detail}, ${v.prevHash}, ${v.hash} where ${condition}`);
+    const audit: ConditionalAudit = Object.assign(insert, { written: sql`(select "hash" from "audit_log" order by "id" desc limit 1) = ${v.hash}` });
     try {
       return (await db.batch(writes(audit) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as BatchResponse<T>;
     } catch (e) {

@@ -12,7 +12,6 @@ import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
 import { createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, notesByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
 import { getPatient } from "~/models/patients.server";
-import { markSessionWritten } from "~/models/schedule.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
 import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
@@ -353,14 +352,15 @@ export function createNoteAction(type: NoteType) {
       return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });
     }
     if (intent !== "save") return rerender(400, { message: "Unknown action." });
+    // Opened from a scheduled session, the body carries its `scheduled_id`: the note's own batch marks it written (decision 037).
     const result = await createNote(ctx, body, { formToken });
-    if (result.ok) {
-      // Opened from a scheduled session: mark it written by this note, right after the note's own batch (decision 037).
-      const scheduledId = pathId(String(form.get("scheduled_id") ?? ""));
-      if (scheduledId !== null) await markSessionWritten(ctx, scheduledId, result.data.id);
-      return redirectToView(type, result.data.id, result.message);
-    }
+    if (result.ok) return redirectToView(type, result.data.id, result.message);
     const r = refusal(result);
+    if (r.status === 422 && r.errors.scheduled_id) {
+      // Not a session of this client the actor may see: the message says so and the form drops it, so saving again saves the note alone.
+      const values = valuesOfPairs(draftFieldsOf(form).filter(([k]) => k !== "scheduled_id"));
+      return rerender(422, { values, errors: {}, message: r.message });
+    }
     return rerender(r.status, { errors: r.status === 422 ? formErrors(r.errors) : {}, message: r.message });
   };
 }

@@ -29,9 +29,15 @@ import { SLOW_3G, SLOW_TARGETS_MS, slowNetworkSteps, type SlowStep } from "./slo
 const RUNS = 50;
 const WARMUP = 5;
 const ADMIN = "admin@demo.test";
-/** `npm run bench -- --only report-`: measure only the pages and API scenarios whose name starts with it. */
+/** `npm run bench -- --only report-`: measure only the pages and API scenarios whose name starts with it (several: `--only calendar,api-calendar`). */
 const ONLY = process.argv.includes("--only") ? (process.argv[process.argv.indexOf("--only") + 1] ?? "") : null;
-const picked = <T extends { name: string }>(xs: T[]) => (ONLY === null ? xs : xs.filter((x) => x.name.startsWith(ONLY)));
+/**
+ * `npm run bench -- --state DIR`: run on a ready bench persist dir (a copy of `.wrangler/state` with the bench
+ * data, e.g. `cp -r /work/ci/.wrangler .` then `--state .wrangler/state`) instead of loading the data set
+ * again; only pending migrations are applied to it. The folder is written to (sessions, audit rows) and kept.
+ */
+const STATE = process.argv.includes("--state") ? process.argv[process.argv.indexOf("--state") + 1] : undefined;
+const picked = <T extends { name: string }>(xs: T[]) => (ONLY === null ? xs : xs.filter((x) => ONLY.split(",").some((prefix) => x.name.startsWith(prefix))));
 
 interface PageSpec {
   name: string;
@@ -346,7 +352,7 @@ function parseCount(headers: Headers): D1Count | null {
 async function d1Counts(): Promise<Record<string, D1Count | null> | null> {
   let app: AppServer | undefined;
   try {
-    app = await startApp({ label: "baseline-bench-d1", entry: "test/bench/d1-count-worker.ts", log, scale: true, production: true });
+    app = await startApp({ label: "baseline-bench-d1", entry: "test/bench/d1-count-worker.ts", log, scale: true, production: true, state: STATE });
     const base = app.url;
     const signIn = await fetch(`${base}/login`, {
       method: "POST",
@@ -427,7 +433,7 @@ async function main() {
   }
   let app: AppServer;
   try {
-    app = await startApp({ label: "baseline-bench", log, scale: true, production: true });
+    app = await startApp({ label: "baseline-bench", log, scale: true, production: true, state: STATE });
   } catch (e) {
     console.error(`The app did not start: ${(e as Error).message}`);
     process.exit(1);

@@ -45,6 +45,12 @@ export interface StartOptions {
    * otherwise bundles React's development build, whose extra checks the tests want and users never run.
    */
   production?: boolean;
+  /**
+   * A ready persist dir (e.g. a copy of a bench database's `.wrangler/state`) to run on instead of a fresh
+   * one: only pending migrations are applied, nothing is seeded, and the folder is kept on stop. Never point
+   * it at a database someone else uses.
+   */
+  state?: string;
 }
 
 function run(cmd: string, args: string[], what: string): void {
@@ -89,7 +95,10 @@ export async function startApp(options: StartOptions = {}): Promise<AppServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`[app] ${line}\n`));
   ensureBuild(log);
 
-  const persistDir = mkdtempSync(path.join(tmpdir(), `${options.label ?? "baseline-app"}-`));
+  const persistDir = options.state ? path.resolve(options.state) : mkdtempSync(path.join(tmpdir(), `${options.label ?? "baseline-app"}-`));
+  const removeDir = () => {
+    if (!options.state) rmSync(persistDir, { recursive: true, force: true });
+  };
   let child: ChildProcess | undefined;
   let stopped = false;
   let out = "";
@@ -99,7 +108,7 @@ export async function startApp(options: StartOptions = {}): Promise<AppServer> {
   // wrangler runs in its own process group, so Ctrl-C in the terminal does not reach it: pass it on.
   const onSignal = (signal: NodeJS.Signals) => {
     emergencyStop();
-    rmSync(persistDir, { recursive: true, force: true });
+    removeDir();
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
 
@@ -118,15 +127,17 @@ export async function startApp(options: StartOptions = {}): Promise<AppServer> {
       // workerd may outlive its parent for a moment; the group kill above reaches it too.
       killGroup(c, "SIGKILL");
     }
-    rmSync(persistDir, { recursive: true, force: true });
+    removeDir();
   };
 
   try {
     log(`migrating a fresh local D1 in ${persistDir}`);
     run("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir], "wrangler d1 migrations apply");
-    log("seeding demo data");
-    run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--persist-to", persistDir], "seed");
-    if (options.scale) {
+    if (!options.state) {
+      log("seeding demo data");
+      run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--persist-to", persistDir], "seed");
+    }
+    if (options.scale && !options.state) {
       log("loading the benchmark data set (20,000 clients)");
       run(process.execPath, ["--import", "tsx", "scripts/bench-data.ts", "--persist-to", persistDir], "bench data");
       // What the reports read at scale (an audit trail of 300,000 entries, employees' compliance dates).

@@ -1,11 +1,16 @@
-import { count, eq } from "drizzle-orm";
+import { createExecutionContext, env } from "cloudflare:test";
+import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, notes, paServices, scheduledSessions, scheduleSeries } from "~/db/schema";
 import { localMinute } from "~/domain/note-rules";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
 import { getActor } from "~/models/actors.server";
-import { upcomingSessionsQuery } from "~/models/schedule.server";
+import { bookSessions, upcomingSessionsQuery } from "~/models/schedule.server";
+import { auditRead, verifyAuditChain } from "~/services/audit.server";
+import { d1Database, type Db } from "~/db/client.server";
+import countingWorker from "../bench/d1-count-worker";
+import { D1_COUNT_HEADER } from "../bench/d1-count-header";
 import { api, apiToken, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
 
 /**
@@ -110,6 +115,25 @@ describe("POST /api/v2/scheduled-sessions: booking", () => {
     expect(body.data.sessions[0]).toMatchObject({ session_date: date, time_in: "09:00", units: 6, status: "scheduled" });
     expect(body.warning).toBeNull();
     expect(await auditRows()).toBe(before + 1);
+  });
+
+  it("a weekly booking costs 3 D1 round trips (guard, the read batch, the write batch with the read-back)", async () => {
+    const c = await client();
+    const first = nextOn(2, 110);
+    const res = await countingWorker.fetch(
+      new Request("http://localhost/api/v2/scheduled-sessions", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${w.rbtToken}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: first, time_in: "07:00", time_out: "08:00", repeat: "weekly", until: addDays(first, 14) }),
+      }) as Request<unknown, IncomingRequestCfProperties>,
+      env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Booked;
+    expect(body.data.sessions.map((s) => s.session_date)).toEqual([first, addDays(first, 7), addDays(first, 14)]);
+    const [, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
+    expect(roundTrips).toBeLessThanOrEqual(3);
   });
 
   it("books a weekly series until a date inclusive: every occurrence, one series", async () => {
@@ -222,6 +246,123 @@ describe("POST /api/v2/scheduled-sessions: booking", () => {
     const body = (await res.json()) as Booked;
     expect(body.warning).toBe("These sessions need 16 units but the PA service has only 10 units left after the notes written and the sessions already scheduled.");
     expect(await scheduledCount(c.id)).toBe(2);
+  });
+});
+
+/**
+ * The database of a model call whose `batch` calls `after(nth)` once its nth batch (1: the booking's read batch)
+ * has resolved, before answering it: another request's write landing between the call's read and its write.
+ */
+function hookedDb(after: (nth: number) => Promise<unknown> | void): { db: Db; batches: () => number } {
+  let n = 0;
+  const binding = {
+    prepare: (query: string) => env.DB.prepare(query),
+    batch: async (statements: D1PreparedStatement[]) => {
+      const nth = ++n;
+      const out = await env.DB.batch(statements);
+      await after(nth);
+      return out;
+    },
+    exec: (query: string) => env.DB.exec(query),
+    dump: () => env.DB.dump(),
+    withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
+  } as D1Database;
+  return { db: d1Database(binding), batches: () => n };
+}
+
+/** `between` runs right after the call's `at`-th batch. */
+const interleavedDb = (at: number, between: () => Promise<unknown>) => hookedDb((nth) => (nth === at ? between() : undefined));
+
+/** Databases for `n` calls sent at once: each call waits after its first batch (its read) until all have read, so all write at once. */
+function readTogether(n: number): () => Db {
+  let arrived = 0;
+  let release!: () => void;
+  const allRead = new Promise<void>((resolve) => (release = resolve));
+  return () =>
+    hookedDb(async (nth) => {
+      if (nth !== 1) return;
+      if (++arrived === n) release();
+      await allRead;
+    }).db;
+}
+
+async function actorCtx(user: TestUser, database: Db) {
+  const actor = (await getActor(db(), "user", user.id))!;
+  return { db: database, actor, ip: "127.0.0.1", now: () => new Date() };
+}
+
+describe("booking races (decision 037: read, check and write again on an audit-chain race)", () => {
+  it("two bookings of the same slot for the same provider sent at once: exactly one is booked, the other refused with the overlap", async () => {
+    const a = await client();
+    const b = await client();
+    const date = nextOn(3, 100);
+    const before = await auditRows();
+    // Both read before either writes (the race the audit chain must settle).
+    const together = readTogether(2);
+    const results = await Promise.all([
+      bookSessions(await actorCtx(w.rbt, together()), { patient_id: a.id, cpt_code: "97153", pa_service_id: a.pa, session_date: date, time_in: "09:00", time_out: "10:00" }),
+      bookSessions(await actorCtx(w.rbt, together()), { patient_id: b.id, cpt_code: "97153", pa_service_id: b.pa, session_date: date, time_in: "09:00", time_out: "10:00" }),
+    ]);
+    expect(results.map((r) => r.ok).sort()).toEqual([false, true]);
+    expect(results.find((r) => !r.ok)).toMatchObject({ status: 422, errors: { time_in: "The provider already has a session from 09:00 to 10:00 that overlaps this time." } });
+    expect((await scheduledCount(a.id)) + (await scheduledCount(b.id))).toBe(1);
+    expect(await auditRows()).toBe(before + 1);
+    // Through the API as well (two requests at once): still exactly one.
+    const c = await client();
+    const d = await client();
+    const [rc, rd] = await Promise.all([
+      book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "12:00", time_out: "13:00" }),
+      book(w.rbtToken, { patient_id: d.id, cpt_code: "97153", pa_service_id: d.pa, session_date: date, time_in: "12:00", time_out: "13:00" }),
+    ]);
+    expect([rc.status, rd.status].sort()).toEqual([201, 422]);
+    expect((await scheduledCount(c.id)) + (await scheduledCount(d.id))).toBe(1);
+  });
+
+  it("two bookings of the same slot for the same client by two providers sent at once: exactly one is booked", async () => {
+    const c = await client();
+    const date = nextOn(4, 100);
+    const before = await auditRows();
+    const together = readTogether(2);
+    const results = await Promise.all([
+      bookSessions(await actorCtx(w.rbt, together()), { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "13:00", time_out: "14:30" }),
+      bookSessions(await actorCtx(w.otherRbt, together()), { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "13:00", time_out: "14:30" }),
+    ]);
+    expect(results.map((r) => r.ok).sort()).toEqual([false, true]);
+    expect(results.find((r) => !r.ok)).toMatchObject({ status: 422, errors: { time_in: "The client already has a session from 13:00 to 14:30 that overlaps this time." } });
+    expect(await scheduledCount(c.id)).toBe(1);
+    expect(await auditRows()).toBe(before + 1);
+  });
+
+  it("a booking whose slot is taken between its read and its write is refused (a weekly series: nothing of it is booked)", async () => {
+    const a = await client();
+    const b = await client();
+    const first = nextOn(5, 100);
+    const taken = addDays(first, 14);
+    // Right after the series' read batch, another request books the provider on the series' third date.
+    const { db: racing, batches } = interleavedDb(1, async () => {
+      const res = await book(w.rbtToken, { patient_id: b.id, cpt_code: "97153", pa_service_id: b.pa, session_date: taken, time_in: "15:30", time_out: "16:30" });
+      expect(res.status).toBe(201);
+    });
+    const before = await auditRows();
+    const result = await bookSessions(await actorCtx(w.rbt, racing), { patient_id: a.id, cpt_code: "97153", pa_service_id: a.pa, session_date: first, time_in: "15:00", time_out: "16:00", repeat: "weekly", until: addDays(first, 28) });
+    expect(result).toMatchObject({ ok: false, status: 422, errors: { time_in: `On ${taken}: The provider already has a session from 15:30 to 16:30 that overlaps this time.` } });
+    expect(batches()).toBe(3); // read, write (chain race: rolled back), read again and refuse
+    expect(await scheduledCount(a.id)).toBe(0);
+    expect(await scheduledCount(b.id)).toBe(1);
+    expect(await auditRows()).toBe(before + 1); // the other booking's row only
+  });
+
+  it("a booking racing an unrelated audited write still books, after reading and checking again", async () => {
+    const c = await client();
+    const other = await client();
+    const date = nextOn(6, 100);
+    // Right after the read batch, an unrelated audited write: the chain moves, nothing the check read does.
+    const { db: racing, batches } = interleavedDb(1, () => auditRead(db(), { actor: { kind: "user", id: w.manager.id }, ip: "127.0.0.1" }, { entity: "patient", entityId: other.id, patientId: other.id }));
+    const result = await bookSessions(await actorCtx(w.rbt, racing), { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "08:00", time_out: "09:00" });
+    expect(result.ok).toBe(true);
+    expect(batches()).toBe(4); // read, write (chain race), read again, write
+    expect(await scheduledCount(c.id)).toBe(1);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 });
 
@@ -394,6 +535,115 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     const cal = await (await request(`/calendar/view?view=day&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
     expect(cal).not.toContain(`/calendar/session/${sid}"`);
     expect(cal).toContain(`/note-rbt/view/${noteId}"`);
+  });
+});
+
+describe("a note written for a scheduled session marks it written in the note's own batch (decision 037)", () => {
+  async function rbtOf() {
+    const user = await createUser({ permissions: ["view_notes"], locations: [w.location] });
+    return { user, token: await apiToken(user) };
+  }
+  const noteBody = (c: { id: number; pa: number }, providerId: number, date: string, timeIn: string, timeOut: string, over: Record<string, unknown> = {}) => ({
+    patient_id: c.id,
+    provider_id: providerId,
+    pa_service_id: c.pa,
+    cpt_code: "97153",
+    session_date: date,
+    time_in: timeIn,
+    time_out: timeOut,
+    pos: "12",
+    diagnosis_code: "F84.0",
+    ...over,
+  });
+  async function bookToday(token: string, c: { id: number; pa: number }, timeIn: string, timeOut: string) {
+    const res = await book(token, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: today(), time_in: timeIn, time_out: timeOut });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as Booked).data.sessions[0]!.id;
+  }
+  const sessionRow = async (id: number) => (await db().select().from(scheduledSessions).where(eq(scheduledSessions.id, id)))[0]!;
+  const notesOf = async (patientId: number) => db().select({ id: notes.id }).from(notes).where(eq(notes.patientId, patientId));
+
+  it("the note saved through the API marks the session written with its note, in 3 round trips and one audit row naming the session", async () => {
+    const c = await client();
+    const r = await rbtOf();
+    const sid = await bookToday(r.token, c, "06:00", "07:00");
+    const before = await auditRows();
+    const res = await countingWorker.fetch(
+      new Request("http://localhost/api/v2/notes-rbt", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${r.token}`, "Content-Type": "application/json" },
+        body: JSON.stringify(noteBody(c, r.user.id, today(), "06:00", "07:00", { scheduled_id: sid })),
+      }) as Request<unknown, IncomingRequestCfProperties>,
+      env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(201);
+    const noteId = ((await res.json()) as { data: { id: number } }).data.id;
+    const [, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
+    expect(roundTrips).toBeLessThanOrEqual(3);
+    expect(await sessionRow(sid)).toMatchObject({ status: "written", noteId, version: 2 });
+    expect(await auditRows()).toBe(before + 1);
+    const [last] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(last).toMatchObject({ action: "create", entity: "note", entityId: String(noteId) });
+    expect(JSON.parse(last!.detail!)).toMatchObject({ scheduled_id: sid });
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it("a refused note (overlap) marks nothing: the session stays scheduled", async () => {
+    const c = await client();
+    const r = await rbtOf();
+    const sid = await bookToday(r.token, c, "05:00", "06:00");
+    await addNote(c.id, w.otherRbt.id, c.pa, today(), "05:30", "06:30");
+    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, today(), "05:00", "06:00", { scheduled_id: sid }) });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.time_in).toBe("The client already has a session from 05:30 to 06:30 that overlaps this time.");
+    expect(await sessionRow(sid)).toMatchObject({ status: "scheduled", noteId: null, version: 1 });
+  });
+
+  it("another client's session, another location's, none such or a malformed id: 422 on scheduled_id, no note, nothing marked", async () => {
+    const a = await client();
+    const b = await client();
+    const r = await rbtOf();
+    const sid = await bookToday(r.token, a, "04:00", "05:00");
+    // A session of another location (booked there by its own staff).
+    const far = await createPatient({ locationId: w.elsewhere });
+    const farDay = todayAtLocation(new Date(), "America/New_York");
+    const [farPa] = await db().insert(paServices).values({ patientId: far.id, paService: "RBT", cpt: "97153", nUnits: 400, startDate: addDays(farDay, -5), endDate: addDays(farDay, 30) }).returning();
+    const farBooked = await book(w.outsiderToken, { patient_id: far.id, cpt_code: "97153", pa_service_id: farPa!.id, session_date: farDay, time_in: "04:00", time_out: "05:00" });
+    expect(farBooked.status).toBe(201);
+    const farSid = ((await farBooked.json()) as Booked).data.sessions[0]!.id;
+    const before = await auditRows();
+    for (const [scheduledId, message] of [
+      [sid, "The scheduled session is another client's."],
+      [farSid, "The scheduled session was not found."],
+      [999999999, "The scheduled session was not found."],
+      ["12x", "The scheduled session was not found."],
+    ] as const) {
+      const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(b, r.user.id, today(), "04:00", "05:00", { scheduled_id: scheduledId }) });
+      expect(res.status, String(scheduledId)).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors.scheduled_id).toBe(message);
+    }
+    expect(await notesOf(b.id)).toHaveLength(0);
+    expect(await sessionRow(sid)).toMatchObject({ status: "scheduled", version: 1 });
+    expect(await sessionRow(farSid)).toMatchObject({ status: "scheduled", version: 1 });
+    expect(await auditRows()).toBe(before);
+  });
+
+  it("the form: another client's session is refused with the message and dropped from the form, so saving again saves the note alone", async () => {
+    const a = await client();
+    const b = await client();
+    const sid = await bookToday(w.rbtToken, a, "03:00", "03:45");
+    const fields = { intent: "save", type: "rbt", patient_id: String(b.id), provider_id: String(w.rbt.id), session_date: today(), cpt_code: "97153", pa_service_id: String(b.pa), pos: "12", time_in: "03:00", time_out: "03:45" };
+    const refused = await form(`/note-rbt?patient_id=${b.id}`, { ...fields, form_token: crypto.randomUUID(), scheduled_id: String(sid) }, w.rbtCookie);
+    expect(refused.status).toBe(422);
+    const html = await refused.text();
+    expect(html).toContain("The scheduled session is another client&#x27;s.");
+    expect(html).not.toContain('name="scheduled_id"');
+    expect(await notesOf(b.id)).toHaveLength(0);
+    const saved = await form(`/note-rbt?patient_id=${b.id}`, { ...fields, form_token: crypto.randomUUID() }, w.rbtCookie);
+    expect(saved.status).toBe(303);
+    expect(await notesOf(b.id)).toHaveLength(1);
+    expect(await sessionRow(sid)).toMatchObject({ status: "scheduled" });
   });
 });
 
