@@ -1,34 +1,6 @@
-CREATE TABLE `note_month_totals` (
-	`location_id` integer NOT NULL,
-	`month` text NOT NULL,
-	`provider_id` integer NOT NULL,
-	`type` text NOT NULL,
-	`cpt_code` text NOT NULL,
-	`n` integer DEFAULT 0 NOT NULL,
-	`minutes` integer DEFAULT 0 NOT NULL,
-	`units` integer DEFAULT 0 NOT NULL,
-	PRIMARY KEY(`location_id`, `month`, `provider_id`, `type`, `cpt_code`)
-) WITHOUT ROWID;
---> statement-breakpoint
-CREATE TABLE `note_month_client_totals` (
-	`location_id` integer NOT NULL,
-	`month` text NOT NULL,
-	`patient_id` integer NOT NULL,
-	`type` text NOT NULL,
-	`n` integer DEFAULT 0 NOT NULL,
-	`minutes` integer DEFAULT 0 NOT NULL,
-	`units` integer DEFAULT 0 NOT NULL,
-	PRIMARY KEY(`location_id`, `month`, `patient_id`, `type`)
-) WITHOUT ROWID;
---> statement-breakpoint
-CREATE TABLE `note_day_totals` (
-	`location_id` integer NOT NULL,
-	`session_date` text NOT NULL,
-	`n` integer DEFAULT 0 NOT NULL,
-	`minutes` integer DEFAULT 0 NOT NULL,
-	PRIMARY KEY(`location_id`, `session_date`)
-) WITHOUT ROWID;
---> statement-breakpoint
+-- Month and day sums of the live notes of live clients, kept by triggers (decision 039, 2026-11-26): the
+-- tables are created by 0014_follow_ups; this fills them from the notes and adds the triggers that keep them.
+-- Each trigger body is one statement without CASE … END (decision 035: wrangler's splitter and D1).
 -- Decision 039 (rollup): the live notes (deleted_at null) of live clients — what the operations reports sum —
 -- as number, minutes and units per location, month ('YYYY-MM' of the session date), provider (0 when none), type
 -- and CPT code (note_month_totals); per location, month, client and type (note_month_client_totals); and number
