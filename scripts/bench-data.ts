@@ -173,7 +173,7 @@ const notesStarted = Date.now();
 const noteIndexes = (await client.execute("select name, sql from sqlite_master where type = 'index' and tbl_name = 'notes' and sql is not null")).rows.map((r) => ({ name: String(r.name), sql: String(r.sql) }));
 for (const ix of noteIndexes) await client.execute(`drop index if exists "${ix.name}"`);
 // The note triggers — note_counts (migration 0010, decision 035) and the reports' month and day sums (migration
-// 0016, decision 039) — would run once per row, and INSERT OR REPLACE does not fire their delete side: drop them
+// 0015, decision 039) — would run once per row, and INSERT OR REPLACE does not fire their delete side: drop them
 // for the load, recount all those tables once after it (RECOUNT_NOTES_SQL), and put them back.
 const noteTriggers = (await client.execute("select name, sql from sqlite_master where type = 'trigger' and tbl_name = 'notes'")).rows.map((r) => ({ name: String(r.name), sql: String(r.sql) }));
 for (const tr of noteTriggers) await client.execute(`drop trigger if exists "${tr.name}"`);

@@ -1,9 +1,9 @@
 /**
  * The trigger-kept note tables from scratch, counting the live notes (deleted_at null) of live clients:
  * note_counts per location and type (decision 035, migration 0010); for the operations reports (decision 039,
- * migration 0016) note_month_totals per location, month, provider and CPT code, note_month_client_totals per
+ * migration 0015) note_month_totals per location, month, provider and CPT code, note_month_client_totals per
  * location, month, client and type, and note_day_totals per location and day. The migrations' triggers keep
- * them from then on. Used by bulk loads that bypass the triggers (scripts/bench-data.ts), as migration 0016's
+ * them from then on. Used by bulk loads that bypass the triggers (scripts/bench-data.ts), as migration 0015's
  * initial fill (the same statements) and by the tests that hold the tables against the notes.
  */
 const LIVE = "deleted_at is null and patient_id not in (select id from patients where deleted_at is not null)";

@@ -427,7 +427,7 @@ export const noteCounts = sqliteTable(
  * The operations reports' month sums (decision 039, rollup): per location, month ("YYYY-MM" of the session
  * date), provider (0 when the note has none), type and CPT code, the number, minutes and units of the live
  * notes (deleted_at null) of live clients — exactly what `noteReportWhere` sums. Kept by triggers of migration
- * 0016 on notes and patients, as note_counts (decision 035). Rows at n = 0 may stay; readers skip them.
+ * 0015 on notes and patients, as note_counts (decision 035). Rows at n = 0 may stay; readers skip them.
  */
 export const noteMonthTotals = sqliteTable(
   "note_month_totals",
@@ -446,7 +446,7 @@ export const noteMonthTotals = sqliteTable(
 
 /**
  * The same notes' number, minutes and units per location, month, client and type (decision 039, rollup): the
- * hours report by client and the BCBA report. Migration 0016; rows at n = 0 may stay.
+ * hours report by client and the BCBA report. Migration 0015 keeps it; rows at n = 0 may stay.
  */
 export const noteMonthClientTotals = sqliteTable(
   "note_month_client_totals",
@@ -462,7 +462,7 @@ export const noteMonthClientTotals = sqliteTable(
   (t) => [primaryKey({ columns: [t.locationId, t.month, t.patientId, t.type] })],
 );
 
-/** The same notes' number and minutes per location and session date (the hours report's chart); migration 0016. */
+/** The same notes' number and minutes per location and session date (the hours report's chart); migration 0015 keeps it. */
 export const noteDayTotals = sqliteTable(
   "note_day_totals",
   {

@@ -11,7 +11,7 @@ import { supervisionReport } from "~/models/reports/supervision.server";
 import { countingDb, createLocation, createPatient, createUser, db } from "./helpers";
 
 /**
- * The operations reports' month sums (decision 039, rollup; migration 0016): note_month_totals,
+ * The operations reports' month sums (decision 039, rollup; migration 0015): note_month_totals,
  * note_month_client_totals and note_day_totals equal a recount from the notes after every kind of note and
  * client write; payroll, hours and the BCBA report give the same rows, paging and totals from them as from
  * the notes alone, for whole months, part months, periods across a year boundary, with every filter.

@@ -75,7 +75,7 @@ function periodUnion<Q>(f: NoteReportFilters, split: PeriodSplit, fromNotes: (fr
 
 /**
  * The period's notes as sums per location, provider, type and CPT code (decision 039, rollup): the whole
- * calendar months inside the period from note_month_totals (kept by migration 0016's triggers; provider 0
+ * calendar months inside the period from note_month_totals (kept by migration 0015's triggers; provider 0
  * there is a note without one, read back as null), the days at either edge from the notes, in one
  * `union all` the reports group again — so their rows, paging and totals are those of the notes alone, in
  * one statement. `n` is the number of notes. A client filter reads the notes only (the table has no
