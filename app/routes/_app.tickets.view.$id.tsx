@@ -177,24 +177,21 @@ export default function ViewTicket() {
           </button>
         </Form>
       ) : null}
-      {may.close ? (
-        <Form method="post">
-          <input type="hidden" name="intent" value="close" />
-          <input type="hidden" name="version" value={version} />
-          <button className="btn" type="submit" disabled={busy}>
-            Close ticket
-          </button>
-        </Form>
-      ) : null}
-      {may.reopen ? (
-        <Form method="post">
-          <input type="hidden" name="intent" value="reopen" />
-          <input type="hidden" name="version" value={version} />
-          <button className="btn" type="submit" disabled={busy}>
-            Reopen ticket
-          </button>
-        </Form>
-      ) : null}
+      {may.close ? <VersionedIntent intent="close" version={version} busy={busy} label="Close ticket" /> : null}
+      {may.reopen ? <VersionedIntent intent="reopen" version={version} busy={busy} label="Reopen ticket" /> : null}
     </section>
+  );
+}
+
+/** A one-button form posting an intent with the ticket's version (a plain POST without JavaScript). */
+function VersionedIntent({ intent, version, busy, label }: { intent: string; version: number | string; busy: boolean; label: string }) {
+  return (
+    <Form method="post">
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="version" value={version} />
+      <button className="btn" type="submit" disabled={busy}>
+        {label}
+      </button>
+    </Form>
   );
 }
