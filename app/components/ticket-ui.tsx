@@ -1,4 +1,4 @@
-import { Link } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { actionsColumn, type Column } from "~/components/ui/data-list";
 import { SelectField, TextareaField } from "~/components/ui/form-controls";
 import { Field } from "~/components/ui/field";

@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Form, useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { DataList, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Link, useLoaderData } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { BipTable } from "~/components/bip/bip-table";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination } from "~/components/ui/list";

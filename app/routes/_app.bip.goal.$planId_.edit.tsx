@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { GoalFields, ObjectiveFields } from "~/components/goals/goal-fields";
 import { ConfirmDelete, ObjectivesTable, type ObjectiveAnswer } from "~/components/goals/objectives-table";
 import { FormMessage } from "~/components/ui/field";

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { DEFAULT_PDF_MONTHS, MAX_PDF_MONTHS } from "~/domain/plan-pdf";
 import { findPlanInScope } from "~/models/bip-scope.server";
 import { requestGoalPdf } from "~/models/pdf-jobs.server";

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { DocumentView } from "~/components/bip/document-view";
 import { BehaviorChart } from "~/components/charts/behavior-chart";
 import { buildChartModel, type ChartModel } from "~/domain/chart";

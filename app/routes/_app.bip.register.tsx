@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
 import { actionsColumn, DataTable } from "~/components/ui/data-list";
 import { FormActions, SelectField } from "~/components/ui/form-controls";

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { RemittanceLines } from "~/components/billing/remittance-report";
 import { FormMessage } from "~/components/ui/field";
 import { money } from "~/domain/billing";

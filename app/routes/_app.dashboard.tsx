@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Form, useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { YearChart } from "~/components/charts/year-chart";
 import { DataTable } from "~/components/ui/data-list";
 import { buildYearChartModel, YearQuery } from "~/domain/dashboard";

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { echoValues, EmployeeForm } from "~/components/employee-form";
 import { FormMessage } from "~/components/ui/field";
 import { createEmployee, employeeConfig } from "~/models/employees.server";

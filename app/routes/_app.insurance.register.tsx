@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Link, useActionData, useNavigation } from "@remix-run/react";
+import { useActionData, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { InsurerForm } from "~/components/insurance-form";
 import { FormMessage } from "~/components/ui/field";
 import { createInsurance } from "~/models/insurances.server";

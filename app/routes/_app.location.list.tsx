@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
 import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
 import { SearchForm } from "~/components/ui/list";

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Link, useLoaderData } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
 import { DataList, type Column } from "~/components/ui/data-list";
 import { patientLogReport } from "~/models/patients.server";

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator, useSearchParams } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, useRevalidator, useSearchParams } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { useEffect } from "react";
 import { FormMessage } from "~/components/ui/field";
 import { getPdfJob, remakePdfJob, retryPdfJob, sharePdfJob, canSharePdf, PDF_FILE_KEEP_DAYS } from "~/models/pdf-jobs.server";
@@ -90,7 +91,7 @@ export default function PdfJobStatus() {
               <strong>Please wait…</strong> Your PDF is being prepared. This page updates by itself.
             </p>
             <p className="muted">
-              <Link to={`/pdf-jobs/${job.id}`} reloadDocument>
+              <Link to={`/pdf-jobs/${job.id}`}>
                 Refresh now
               </Link>
             </p>

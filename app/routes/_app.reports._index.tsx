@@ -1,5 +1,6 @@
 import type { MetaFunction } from "@remix-run/cloudflare";
-import { Link, useLoaderData } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { REPORT_KEYS, REPORT_TITLES } from "~/domain/reports";
 import { availableReports } from "~/services/report-index.server";
 

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { RoleForm, roleFormValues } from "~/components/role-form";
 import { FormMessage } from "~/components/ui/field";
 import { deleteRole, getRole, updateRole, type RoleJson } from "~/models/roles.server";

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { TicketFields } from "~/components/ticket-ui";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions } from "~/components/ui/form-controls";

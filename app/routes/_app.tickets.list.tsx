@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Form, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { DataList } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { AuthLayout } from "~/components/auth-layout";
 import { Field } from "~/components/ui/field";
 import { ResetRequestInput } from "~/domain/auth-schemas";

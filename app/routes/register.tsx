@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { AuthLayout } from "~/components/auth-layout";
 import { Field, FormMessage, NewPasswordFields } from "~/components/ui/field";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { AuthLayout } from "~/components/auth-layout";
 import { FormMessage, NewPasswordFields } from "~/components/ui/field";
 import { ResetChangeInput } from "~/domain/auth-schemas";

@@ -1,4 +1,4 @@
-import { Link } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { actionsColumn, DataTable, type Column } from "~/components/ui/data-list";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
 

@@ -1,4 +1,5 @@
-import { Form, Link } from "@remix-run/react";
+import { Form } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { COMPARISON_OPERATOR_LABELS, objectiveLabels, type ComparisonOperator } from "~/domain/objectives";
 import type { ObjectiveJson } from "~/models/objectives.server";
 import { ObjectiveFields, text } from "./goal-fields";

@@ -1,4 +1,5 @@
-import { Form, Link } from "@remix-run/react";
+import { Form } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { MODIFIERS } from "~/domain/insurance";
 import { NOTE_STATUSES, type NoteContext, type NoteJson } from "~/domain/notes";
 import { useNonce } from "../nonce";

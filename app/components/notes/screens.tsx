@@ -1,4 +1,5 @@
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { ASSET_URLS } from "~/assets";
 import type { NoteJson } from "~/domain/notes";
 import type { Paged } from "~/domain/paging";

@@ -1,4 +1,5 @@
-import { Form, NavLink, useLocation } from "@remix-run/react";
+import { Form, useLocation } from "@remix-run/react";
+import { NavLink } from "~/components/ui/link";
 import type { ReactNode } from "react";
 import { DEMO_BANNER, versionMismatchText } from "~/domain/shell";
 import type { ShellData } from "~/routes/_app";
@@ -61,7 +62,7 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
         <ul>
           {data.nav.map((item) => (
             <li key={item.to}>
-              <NavLink to={item.to} prefetch="none">
+              <NavLink to={item.to}>
                 {item.label}
                 {item.badge !== null ? <span className="badge">{item.badge}</span> : null}
               </NavLink>

@@ -1,4 +1,5 @@
-import { Link, useSearchParams } from "@remix-run/react";
+import { useSearchParams } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import { Children, Fragment, type Key, type ReactNode } from "react";
 import type { Paged } from "~/domain/paging";
 import { Pagination } from "./list";

@@ -1,4 +1,5 @@
-import { Form, Link } from "@remix-run/react";
+import { Form } from "@remix-run/react";
+import { Link } from "~/components/ui/link";
 import type { ReactNode } from "react";
 import { Field } from "~/components/ui/field";
 import { CHART_COMMENT_NOTICES, COMMENT_MAX_LENGTH, UNITS_NOTE, usDate, WEEKLY_REPORT_NOTICES } from "~/domain/weekly-reports";
