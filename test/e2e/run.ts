@@ -823,6 +823,8 @@ for (const javaScript of [false, true]) {
       await shown(page.getByRole("alertdialog", { name: "Error" }));
       await shown(page.getByText("You must select at least one section."));
       await page.getByRole("alertdialog").getByRole("link", { name: "Close" }).click();
+      // Close opens the same address again: wait for the new page (without the dialog), not the URL.
+      await page.getByRole("alertdialog").waitFor({ state: "detached" });
       await ready(page);
       assert.equal(await page.locator("input[name=sections]:checked").count(), 26);
       await page.getByRole("button", { name: "Save PDF" }).click();
