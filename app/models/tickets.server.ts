@@ -305,9 +305,10 @@ function afterJson(ctx: ModelContext, rows: Joined[]): TicketJson | null {
  * Edits subject, message, category and priority (PUT: all of them; PATCH: merged with the stored ones), and
  * `assigned_to` when given (absent: unchanged). A change of assignee is the office's (canAssignTicket) and
  * names an active staff member who holds manage_tickets and covers the ticket's location; otherwise 422 on
- * `assigned_to` and nothing changes. The candidate is read in the same round trip as the ticket.
+ * `assigned_to` and nothing changes. The candidate is read in the same round trip as the ticket. A new
+ * assignee other than the actor is emailed (`notice`) after the write, as the requester of an answer is.
  */
-export async function updateTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<TicketJson>> {
+export async function updateTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null; notice?: TicketNotice }): Promise<ModelResult<TicketJson>> {
   const wantsAssignee = raw.assigned_to !== undefined;
   const assignee = wantsAssignee ? parseWith(AssigneeInput, raw.assigned_to) : null;
   const candidateId = assignee?.ok && assignee.data !== null ? assignee.data : null;
@@ -343,6 +344,10 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   const current2 = afterJson(ctx, after);
   if (!rows[0]) return current2 ? conflict(current2) : notFound("Ticket");
   if (!current2) return notFound("Ticket");
+  // The new assignee is told, like the requester of an answer: after the write, through the queue. Not when
+  // unassigned, nor when the actor took it themselves (an unchanged assignee is no assignment at all).
+  const told = assigning && newAssignee !== null && newAssignee !== ctx.actor.id ? candidateRows[0] : undefined;
+  if (told?.email && opts.notice) await opts.notice.send(assignedEmail(told.email, `${told.name} ${told.surname}`.trim(), id, opts.notice.origin));
   return ok(current2, onlyAssignment ? (newAssignee === null ? "Ticket unassigned." : "Ticket assigned.") : "Ticket updated.");
 }
 
@@ -364,7 +369,8 @@ function assigneeOptionsQuery(ctx: ModelContext, ticketId: number) {
 
 export type AssigneeOption = { value: number; label: string };
 
-export interface ResponseNotice {
+/** How a change tells someone about a ticket: the email queue and the app's address for the link. */
+export interface TicketNotice {
   /** Queues the email (enqueueEmail with the request's app). */
   send: (email: Email) => Promise<void>;
   /** The app's address, for the link in the email (the request's origin). */
@@ -380,6 +386,15 @@ export function answeredEmail(to: string, name: string, ticketId: number, origin
   };
 }
 
+/** The email that tells a staff member a ticket was assigned to them: no ticket text either, a link. */
+export function assignedEmail(to: string, name: string, ticketId: number, origin: string): Email {
+  return {
+    to,
+    subject: `Baseline: ticket #${ticketId} was assigned to you`,
+    text: `Hello ${name || "there"},\n\nTicket #${ticketId} was assigned to you.\n\nOpen the ticket: ${origin}/tickets/view/${ticketId}\n\nBaseline`,
+  };
+}
+
 /**
  * Adds a response. The office's: status answered, one more unread response for the requester,
  * first_response_at set once, and an email to the requester. The requester's: the office has not read
@@ -387,7 +402,7 @@ export function answeredEmail(to: string, name: string, ticketId: number, origin
  * version when given, and on not being closed), the response and the audit row, both only when the
  * update happened.
  */
-export async function respondToTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { version: number | null; notice?: ResponseNotice }): Promise<ModelResult<ResponseJson>> {
+export async function respondToTicket(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { version: number | null; notice?: TicketNotice }): Promise<ModelResult<ResponseJson>> {
   const found = await findTicket(ctx, id);
   const current = found?.ticket ?? null;
   if (!current || !current.role) return notFound("Ticket");

@@ -8,6 +8,7 @@ import { canEditTicket, TICKET_MESSAGES } from "~/domain/tickets";
 import { getTicket, updateTicket, type TicketJson } from "~/models/tickets.server";
 import { formResult, formValues, formVersion, modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requireStaff } from "~/services/guard.server";
+import { ticketNotice } from "~/services/ticket-screens.server";
 
 export const meta: MetaFunction = () => [{ title: "Edit ticket · Baseline" }];
 /** The requester while the ticket is open, or the office (platform §2 tickets). Another's ticket: 404. */
@@ -25,7 +26,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requireStaff(request, context);
   const id = requireId(params.id, "Ticket");
   const values = formValues(await request.formData());
-  const result = await updateTicket(modelContextFor(context, actor), id, values, { partial: false, version: formVersion(values.version) });
+  const result = await updateTicket(modelContextFor(context, actor), id, values, { partial: false, version: formVersion(values.version), notice: ticketNotice(request, context.app) });
   return formResult(result, values, (t) => `/tickets/view/${t.id}`);
 }
 

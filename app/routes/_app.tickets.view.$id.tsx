@@ -10,7 +10,7 @@ import { BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket, canRespond, t
 import { respondToTicket, setTicketClosed, updateTicket, viewTicket, type TicketJson } from "~/models/tickets.server";
 import { formResult, formValues, formVersion, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requireStaff } from "~/services/guard.server";
-import { responseNotice } from "~/services/ticket-screens.server";
+import { ticketNotice } from "~/services/ticket-screens.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Ticket #${data?.ticket.id ?? ""} · Baseline` }];
 /** A ticket's thread, the response form, close and reopen (platform §2 tickets). Another's ticket: 404. */
@@ -60,14 +60,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const back = () => `/tickets/view/${id}`;
   switch (values.intent) {
     case "respond":
-      return formResult(await respondToTicket(ctx, id, values, { version, notice: responseNotice(request, context.app) }), values, back);
+      return formResult(await respondToTicket(ctx, id, values, { version, notice: ticketNotice(request, context.app) }), values, back);
     case "close":
       return formResult(await setTicketClosed(ctx, id, true, version), values, back);
     case "reopen":
       return formResult(await setTicketClosed(ctx, id, false, version), values, back);
     case "assign":
       // Only the assignee is sent: the ticket's other fields stay as stored (PATCH semantics).
-      return formResult(await updateTicket(ctx, id, { assigned_to: values.assigned_to ?? "" }, { partial: true, version }), values, back);
+      return formResult(await updateTicket(ctx, id, { assigned_to: values.assigned_to ?? "" }, { partial: true, version, notice: ticketNotice(request, context.app) }), values, back);
     default:
       if (!(await viewTicket(ctx, id, 1, { markRead: false }))) throw notFound("Ticket not found.");
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });

@@ -2,7 +2,7 @@ import { redirect } from "@remix-run/cloudflare";
 import * as v from "valibot";
 import { TICKET_FILTER_NAMES, TicketFilters, ticketListAddress, type TicketFilters as Filters } from "~/domain/tickets";
 import { parseWith } from "~/domain/validation";
-import type { ResponseNotice } from "~/models/tickets.server";
+import type { TicketNotice } from "~/models/tickets.server";
 import type { AppContext } from "./context.server";
 import { listQueryFrom } from "./forms.server";
 import { enqueueEmail } from "./jobs.server";
@@ -22,7 +22,10 @@ export function ticketListQuery(request: Request) {
   return { query, filters, queryError: queryError ?? (parsed.ok ? null : Object.values(parsed.errors)[0]!) };
 }
 
-/** How a screen tells the requester the office answered: the email queue, with a link on this app's address. */
-export function responseNotice(request: Request, app: AppContext): ResponseNotice {
+/**
+ * How a screen tells someone about a ticket (the requester of an answer, the staff member it was assigned
+ * to): the email queue, with a link on this app's address.
+ */
+export function ticketNotice(request: Request, app: AppContext): TicketNotice {
   return { send: (email) => enqueueEmail(app, email), origin: new URL(request.url).origin };
 }

@@ -34,7 +34,7 @@ let setupError: unknown;
 before(
   async () => {
     try {
-      app = await startApp({ label: "baseline-e2e" });
+      app = await startApp({ label: "baseline-e2e", testScheduled: true });
       browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     } catch (e) {
       setupError = e;
@@ -120,14 +120,29 @@ async function dashboardCount(page: Page, testId: string): Promise<number> {
   return Number(text);
 }
 
-/** Locks every screen session in the running app's local D1 (as the idle limit would). */
-function lockAllSessions(): void {
-  const r = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", app!.persistDir, "--command", "UPDATE sessions SET locked = 1"], {
+/** Runs SQL on the running app's local D1 (what a flow cannot reach through the screens). */
+function d1(sql: string): void {
+  const r = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", app!.persistDir, "--command", sql], {
     cwd: fileURLToPath(new URL("../..", import.meta.url)),
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
     encoding: "utf8",
   });
   assert.equal(r.status, 0, `wrangler d1 execute: ${r.stderr}`);
+}
+
+/** Locks every screen session in the running app's local D1 (as the idle limit would). */
+function lockAllSessions(): void {
+  d1("UPDATE sessions SET locked = 1");
+}
+
+/**
+ * Runs the hourly cron once, as Cloudflare would (wrangler dev's `--test-scheduled` serves `/__scheduled`; the
+ * Worker itself has no such route). It answers when the Worker's `scheduled` handler has finished.
+ */
+async function runCron(): Promise<void> {
+  const res = await fetch(`${app!.url}/__scheduled?cron=${encodeURIComponent("17 * * * *")}`);
+  await res.arrayBuffer();
+  assert.equal(res.status, 200, "GET /__scheduled");
 }
 
 /**
@@ -147,12 +162,7 @@ function remittanceFixture(tag: string): { claimNumber: string; text: string } {
     `INSERT INTO claims (status, patient_id, location_id, claim_number, total_cents) SELECT 'sent', id, location_id, '${claimNumber}', 27550 FROM patients WHERE location_id = 1 ORDER BY id LIMIT 1`,
     ...lines.map((l, i) => `INSERT INTO claim_lines (claim_id, line_number, service_date, cpt_code, units, unit_price_cents, charge_cents, pos) VALUES (${claim}, ${i + 1}, '${l.serviceDate}', '${l.cpt}', ${l.units}, ${Math.round(l.chargeCents / l.units)}, ${l.chargeCents}, '12')`),
   ].join("; ");
-  const r = spawnSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--persist-to", app!.persistDir, "--command", sql], {
-    cwd: fileURLToPath(new URL("../..", import.meta.url)),
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
-    encoding: "utf8",
-  });
-  assert.equal(r.status, 0, `wrangler d1 execute: ${r.stderr}`);
+  d1(sql);
   return { claimNumber, text: write835({ claims: [{ claimNumber, lines }], trace: `E2E-${tag}-${Date.now()}` }) };
 }
 
@@ -813,6 +823,8 @@ for (const javaScript of [false, true]) {
       await shown(page.getByRole("alertdialog", { name: "Error" }));
       await shown(page.getByText("You must select at least one section."));
       await page.getByRole("alertdialog").getByRole("link", { name: "Close" }).click();
+      // Close opens the same address again: wait for the new page (without the dialog), not the URL.
+      await page.getByRole("alertdialog").waitFor({ state: "detached" });
       await ready(page);
       assert.equal(await page.locator("input[name=sections]:checked").count(), 26);
       await page.getByRole("button", { name: "Save PDF" }).click();
@@ -827,6 +839,50 @@ for (const javaScript of [false, true]) {
       const bytes = await file.body();
       assert.equal(bytes.subarray(0, 5).toString("latin1"), "%PDF-");
       assert.ok(bytes.length > 5_000 && bytes.length < 1_000_000, `size ${bytes.length}`);
+    });
+
+    // ---- PDF files expire (decision 041, 2026-11-26): the cron deletes a file 30 days old; "Make it again" makes a new job.
+    flow("pdf: a PDF whose file expired offers 'Make it again', which makes a new one to download", async () => {
+      await signIn(page, "bcba@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/bip/pdf/1");
+      await shown(page.getByRole("heading", { name: "Select sections" }));
+      // One section is enough here (and quick to make).
+      await page.getByRole("button", { name: "Deselect All" }).click();
+      await ready(page);
+      await shown(page.getByRole("button", { name: "Select All" }));
+      await page.locator("input[name=sections]").first().check();
+      await page.getByRole("button", { name: "Save PDF" }).click();
+      const jobPath = (url: URL) => /^\/pdf-jobs\/[0-9a-f-]{36}$/.test(url.pathname);
+      await page.waitForURL(jobPath);
+      const oldId = new URL(page.url()).pathname.split("/").pop()!;
+      await page.getByRole("link", { name: "Download PDF" }).waitFor({ timeout: 40_000 });
+      await shown(page.getByText(/Kept until \d{4}-\d{2}-\d{2} unless shared with parents\./));
+
+      // 31 days on: the job's file was made then, and the hourly cron runs.
+      d1(`UPDATE pdf_jobs SET finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-31 days') WHERE id = '${oldId}'`);
+      await runCron();
+      await goto(page, `/pdf-jobs/${oldId}`);
+      await shown(page.getByTestId("pdf-expired"));
+      await shown(page.getByText("This PDF has expired."));
+      assert.equal(await page.getByRole("link", { name: "Download PDF" }).count(), 0, "no download of an expired PDF");
+      // The old download address sends back to the status page; the file is gone.
+      const gone = await page.request.get(`/pdf-jobs/${oldId}/download`, { maxRedirects: 0 });
+      assert.equal(gone.status(), 303);
+      assert.equal(new URL(gone.headers()["location"] ?? "", app!.url).pathname, `/pdf-jobs/${oldId}`);
+
+      await page.getByRole("button", { name: "Make it again" }).click();
+      await page.waitForURL((url) => jobPath(url) && !url.pathname.endsWith(oldId));
+      await ready(page);
+      const link = page.getByRole("link", { name: "Download PDF" });
+      await link.waitFor({ timeout: 40_000 });
+      const file = await page.request.get((await link.getAttribute("href"))!);
+      assert.equal(file.status(), 200);
+      assert.equal(file.headers()["content-type"], "application/pdf");
+      assert.equal((await file.body()).subarray(0, 5).toString("latin1"), "%PDF-");
+      // The expired job stays on record as it was.
+      await goto(page, `/pdf-jobs/${oldId}`);
+      await shown(page.getByTestId("pdf-expired"));
     });
 
     // ---- Parents: /parents opens the list; add a parent (a bad email is refused with the typed values kept).
@@ -1428,6 +1484,79 @@ for (const javaScript of [false, true]) {
       assert.equal((await page.getByTestId("ticket-badge").innerText()).trim(), "0");
       await goto(page, "/tickets/my-tickets");
       await shown(page.getByText("No unread responses."));
+    });
+
+    // ---- Ticket assignment (decision 036, 2026-11-26): the office assigns; the list shows it; the assignee is told.
+    flow("tickets: the office assigns a ticket, the list's Assigned to column and filter show it, and the assignee finds it under Me", async () => {
+      const subject = `Door code for room 3 (${javaScript ? "js" : "nojs"})`;
+      await signIn(page, "rbt@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/tickets/add");
+      await page.getByLabel("Subject").fill(subject);
+      await page.getByLabel("Message").fill("The keypad on room 3 no longer takes the usual code.");
+      await page.getByLabel("Category").selectOption("technical");
+      await page.getByRole("button", { name: "Send ticket" }).click();
+      await page.waitForURL((url) => /^\/tickets\/view\/\d+$/.test(url.pathname));
+      const ticketId = Number(new URL(page.url()).pathname.split("/").pop());
+      const before = await outbox("admin@demo.test");
+
+      // The manager (Miami and Denver) assigns it to Marcus Reed (ADMIN) from the view, in a browser of their own.
+      const office = await browser!.newContext({ javaScriptEnabled: javaScript, baseURL: app!.url });
+      try {
+        const manager = await office.newPage();
+        if (javaScript) scriptedPages.add(manager);
+        await signIn(manager, "manager@demo.test");
+        await manager.waitForURL(onPath("/dashboard"));
+        await goto(manager, "/tickets/list");
+        await manager.getByRole("link", { name: subject }).click();
+        await manager.waitForURL((url) => /^\/tickets\/view\/\d+$/.test(url.pathname));
+        await ready(manager);
+        assert.equal((await manager.getByTestId("ticket-assignee").innerText()).trim(), "Unassigned");
+        await manager.getByLabel("Assign to").selectOption({ label: "Marcus Reed" });
+        await manager.getByRole("button", { name: "Save assignment" }).click();
+        await shown(manager.getByText("Ticket assigned."));
+        assert.equal((await manager.getByTestId("ticket-assignee").innerText()).trim(), "Marcus Reed");
+
+        // The list: the column names the assignee; "Unassigned" no longer lists it, "Anyone" does.
+        await goto(manager, "/tickets/list");
+        await manager.getByLabel("Subject or requester").fill(subject);
+        await manager.getByLabel("Assigned to").selectOption("none");
+        await manager.getByRole("button", { name: "Filter" }).click();
+        await manager.waitForURL((url) => url.searchParams.get("assigned") === "none");
+        await ready(manager);
+        assert.equal(await manager.getByRole("link", { name: subject }).count(), 0, "not under Unassigned");
+        await manager.getByLabel("Assigned to").selectOption("");
+        await manager.getByRole("button", { name: "Filter" }).click();
+        await manager.waitForURL((url) => !url.searchParams.has("assigned"));
+        await ready(manager);
+        const row = manager.locator("tr", { has: manager.getByRole("link", { name: subject }) });
+        await shown(row);
+        await shown(row.getByText("Marcus Reed"));
+      } finally {
+        await office.close();
+      }
+
+      // Marcus is told by email (a link, no ticket text) and finds it under "Assigned to: Me".
+      const deadline = Date.now() + STEP_TIMEOUT_MS;
+      let mail: OutboxEmail | undefined;
+      while (!mail) {
+        const all = await outbox("admin@demo.test");
+        mail = all.slice(0, before[0] ? all.findIndex((e) => sameEmail(e, before[0]!)) : all.length).find((e) => e.subject === `Baseline: ticket #${ticketId} was assigned to you`);
+        if (!mail && Date.now() > deadline) throw new Error("No assignment email reached admin@demo.test");
+        if (!mail) await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.match(mail.text, new RegExp(`/tickets/view/${ticketId}\\b`));
+      assert.doesNotMatch(mail.text, /Door code|keypad/);
+
+      await context.clearCookies();
+      await signIn(page, "admin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/tickets/list");
+      await page.getByLabel("Assigned to").selectOption("me");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.waitForURL((url) => url.searchParams.get("assigned") === "me");
+      await ready(page);
+      await shown(page.getByRole("link", { name: subject }));
     });
   });
 }

@@ -51,6 +51,11 @@ export interface StartOptions {
    * it at a database someone else uses.
    */
   state?: string;
+  /**
+   * wrangler dev's `--test-scheduled`: `GET /__scheduled?cron=…` runs the Worker's cron handler once (local
+   * development only, served by wrangler, not by the Worker), for the browser tests of what the cron does.
+   */
+  testScheduled?: boolean;
 }
 
 function run(cmd: string, args: string[], what: string): void {
@@ -151,7 +156,7 @@ export async function startApp(options: StartOptions = {}): Promise<AppServer> {
     log(`starting wrangler dev on ${url}`);
     child = spawn(
       "npx",
-      ["wrangler", "dev", ...(options.entry ? [options.entry] : []), "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--live-reload=false", ...DEVELOPMENT_VARS],
+      ["wrangler", "dev", ...(options.entry ? [options.entry] : []), "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistDir, "--inspector-port", String(inspectorPort), "--show-interactive-dev-session=false", "--live-reload=false", ...(options.testScheduled ? ["--test-scheduled"] : []), ...DEVELOPMENT_VARS],
       { cwd: ROOT, env: options.production ? { ...QUIET_ENV, NODE_ENV: "production" } : QUIET_ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
     process.on("exit", emergencyStop);

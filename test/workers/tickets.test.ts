@@ -479,6 +479,92 @@ describe("ticket assignment (decision 036, stop 17)", () => {
     expect((await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.officeB, body: { assigned_to: officeB.id } })).status).toBe(404);
   });
 
+  /** The assignment emails `to` got about ticket `id`, once the queue has delivered `expect` of them (newest first). */
+  async function assignedMails(to: string, id: number) {
+    const res = await api(`/dev/outbox?to=${encodeURIComponent(to)}`);
+    const rows = ((await res.json()) as { data: { subject: string; text: string }[] }).data;
+    return rows.filter((m) => m.subject === `Baseline: ticket #${id} was assigned to you`);
+  }
+  /** Waits until `to` got an assignment email about ticket `id`. */
+  async function awaitAssignedMail(to: string, id: number) {
+    for (let i = 0; i < 50; i++) {
+      const mails = await assignedMails(to, id);
+      if (mails.length) return mails;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return [];
+  }
+
+  it("the assignee is emailed (screen): a link, no ticket text; oneself, unassigning, the same person again and refused assignments send nothing", async () => {
+    const t = await newTicket("Mail me the printer case");
+    expect((await assign(t.id, String(officeA.id), "officeA")).status).toBe(303); // oneself
+    expect((await assign(t.id, "", "officeA")).status).toBe(303); // unassigned
+    expect((await assign(t.id, String(officeA2.id), "officeA")).status).toBe(303); // told
+    expect((await assign(t.id, String(officeA2.id), "officeA")).status).toBe(303); // the same person again
+    // Refused: not eligible, a stale version, the requester, another location's office.
+    expect((await assign(t.id, String(colleague.id), "officeA")).status).toBe(422);
+    expect((await assign(t.id, String(everywhere.id), "officeA", 1)).status).toBe(409);
+    expect((await assign(t.id, String(everywhere.id), "requester")).status).toBe(422);
+    expect((await assign(t.id, String(officeB.id), "officeB")).status).toBe(404);
+    // Last, one that is told: the queue delivers in order, so once it arrived every earlier one has too.
+    expect((await assign(t.id, String(officeA.id), "officeA2")).status).toBe(303);
+    const toOffice = await awaitAssignedMail(officeA.email, t.id);
+    const toAldo = await assignedMails(officeA2.email, t.id);
+    expect(toOffice).toHaveLength(1); // the marker, not the self-assignment
+    expect(toAldo).toHaveLength(1); // once, not again for the same person
+    for (const u of [colleague, everywhere, officeB]) expect(await assignedMails(u.email, t.id), `user ${u.id}`).toEqual([]);
+    const mail = toAldo[0]!;
+    expect(mail.text).toContain(`/tickets/view/${t.id}`);
+    expect(mail.text).toContain("Hello Aldo");
+    expect(`${mail.subject}\n${mail.text}`).not.toMatch(/printer|Mail me|jams/i);
+    // The audit rows are the assignment's own (no separate row for the email), without ticket text.
+    const rows = await db().select().from(auditLog).where(eq(auditLog.entity, "ticket")).orderBy(desc(auditLog.id)).limit(1);
+    expect(rows[0]).toMatchObject({ action: "assign", entityId: String(t.id), actorId: officeA2.id });
+  });
+
+  it("the assignee is emailed (API PUT/PATCH) under the same rules", async () => {
+    const t = await newTicket("API mail case");
+    const patch = (token: string, to: unknown, extra: Record<string, unknown> = {}) => api(`/v2/tickets/${t.id}`, { method: "PATCH", token, body: { assigned_to: to, ...extra } });
+    expect((await patch(tokens.officeA, officeA.id)).status).toBe(200); // oneself
+    expect((await patch(tokens.officeA, null)).status).toBe(200); // unassigned
+    expect((await patch(tokens.officeA, officeA2.id)).status).toBe(200); // told
+    expect((await patch(tokens.officeA, officeA2.id)).status).toBe(200); // the same person again
+    const put = await api(`/v2/tickets/${t.id}`, { method: "PUT", token: tokens.officeA, body: { subject: "API mail case", body: "b", assigned_to: officeA2.id } });
+    expect(put.status).toBe(200); // a whole-ticket PUT that keeps the assignee
+    expect((await patch(tokens.officeA, colleague.id)).status).toBe(422);
+    expect((await patch(tokens.officeA, everywhere.id, { version: 1 })).status).toBe(409);
+    expect((await patch(tokens.requester, everywhere.id)).status).toBe(422);
+    expect((await patch(tokens.officeB, officeB.id)).status).toBe(404);
+    expect((await api(`/v2/tickets/${t.id}`, { method: "PUT", token: tokens.officeA2, body: { subject: "API mail case", body: "b", assigned_to: officeA.id } })).status).toBe(200);
+    const toOffice = await awaitAssignedMail(officeA.email, t.id);
+    expect(toOffice).toHaveLength(1);
+    expect(await assignedMails(officeA2.email, t.id)).toHaveLength(1);
+    for (const u of [colleague, everywhere, officeB]) expect(await assignedMails(u.email, t.id), `user ${u.id}`).toEqual([]);
+    expect(toOffice[0]!.text).toContain(`/tickets/view/${t.id}`);
+  });
+
+  it("the model queues exactly one email per assignment to someone else, none otherwise (table)", async () => {
+    const asOf = async (u: TestUser) => ({ db: db(), actor: (await getUserActor(db(), u.id))!, ip: "127.0.0.1", now: () => new Date() });
+    const t = await newTicket("Table of mails");
+    const cases: [string, TestUser, number | null, boolean, number][] = [
+      // [case, actor, assigned_to, ok, emails]
+      ["oneself", officeA, officeA.id, true, 0],
+      ["unassign", officeA, null, true, 0],
+      ["someone else", officeA, officeA2.id, true, 1],
+      ["the same person again", officeA, officeA2.id, true, 0],
+      ["not eligible", officeA, colleague.id, false, 0],
+      ["the requester", requester, everywhere.id, false, 0],
+      ["an all-locations office member", officeA2, everywhere.id, true, 1],
+    ];
+    for (const [name, actor, to, ok, emails] of cases) {
+      const sent: { to: string; subject: string; text: string }[] = [];
+      const out = await updateTicket(await asOf(actor), t.id, { assigned_to: to }, { partial: true, version: null, notice: { send: async (e) => void sent.push(e), origin: "https://app.example" } });
+      expect(out.ok, name).toBe(ok);
+      expect(sent.length, name).toBe(emails);
+      if (emails) expect(sent[0], name).toMatchObject({ to: (to === officeA2.id ? officeA2 : everywhere).email, subject: `Baseline: ticket #${t.id} was assigned to you`, text: expect.stringContaining(`https://app.example/tickets/view/${t.id}`) });
+    }
+  });
+
   it("assigning takes at most 2 round trips of its own (the ticket and the assignee read together)", async () => {
     const counting = countingDb();
     const asOffice = { db: counting.db, actor: (await getUserActor(db(), officeA.id))!, ip: "127.0.0.1", now: () => new Date() };

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import { TicketFilters, TicketListQuery } from "~/domain/tickets";
 import { looseBoolean, parseWith, pathId } from "~/domain/validation";
-import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket } from "~/models/tickets.server";
+import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket, type TicketNotice } from "~/models/tickets.server";
 import { enqueueEmail } from "~/services/jobs.server";
 import { jsonError, readBody, requireApiStaff, type AppEnv } from "./env";
 import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, UNSUPPORTED } from "./rest";
@@ -12,7 +12,8 @@ import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, UNSUP
  * may list, open and answer tickets, and the model decides which (their own; the office those of the
  * locations it covers). A ticket the asker may not see answers 404. DELETE closes (tickets are kept).
  * PUT/PATCH take `assigned_to` (a staff id or null; the office only, an assignee with manage_tickets for
- * the ticket's location, else 422 on assigned_to); the list filters `assigned=me|none`.
+ * the ticket's location, else 422 on assigned_to; a new assignee other than the caller is emailed); the list
+ * filters `assigned=me|none`.
  * `GET /v2/tickets/notifications/summary` is served by ./dashboard.ts, mounted before this router.
  */
 
@@ -87,9 +88,7 @@ export const ticketsV2 = new Hono<AppEnv>()
     if (id === null) return notFound(c);
     const body = await jsonBody(c);
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
-    const app = c.var.app;
-    const notice = { send: (email: Parameters<typeof app.email.send>[0]) => enqueueEmail(app, email), origin: new URL(c.req.url).origin };
-    return answer(c, await respondToTicket(modelContext(c), id, body, { version: requestVersion(c, body), notice }), 201);
+    return answer(c, await respondToTicket(modelContext(c), id, body, { version: requestVersion(c, body), notice: notice(c) }), 201);
   })
   .all("/", unsupported)
   .all("/:id", unsupported)
@@ -97,11 +96,17 @@ export const ticketsV2 = new Hono<AppEnv>()
   .all("/:id/mark-read", unsupported)
   .all("/:id/responses", unsupported);
 
+/** How a call tells someone about a ticket (an answer's requester, a new assignee): the email queue, a link on this origin. */
+function notice(c: Context<AppEnv>): TicketNotice {
+  const app = c.var.app;
+  return { send: (email) => enqueueEmail(app, email), origin: new URL(c.req.url).origin };
+}
+
 async function update(c: Context<AppEnv>, partial: boolean) {
   const id = idOr404(c);
   if (id === null) return notFound(c);
   const body = await jsonBody(c);
   if (!body) return jsonError(c, 400, "The request body must be JSON.");
   if (partial && isEmptyChange(body)) return emptyChange(c);
-  return answer(c, await updateTicket(modelContext(c), id, body, { partial, version: requestVersion(c, body) }));
+  return answer(c, await updateTicket(modelContext(c), id, body, { partial, version: requestVersion(c, body), notice: notice(c) }));
 }
