@@ -175,6 +175,24 @@ describe("billing by client", () => {
     expect(after!.billed).toBe(false);
   });
 
+  it("each row's two modifiers are labelled text fields suggesting the codes of the page's one list, holding the saved codes", async () => {
+    const page = await html(await request(`/billing/by-client/${alice.id}`, { cookie: manager }));
+    const rows = rowsOf(page);
+    const fields = [...rows.matchAll(/<input name="(md2?)" form="row-(\d+)"[^>]*>/g)];
+    expect(fields.length).toBe(2 * (rows.match(/<tr>/g) ?? []).length);
+    for (const [field] of fields) {
+      expect(field).toContain('list="modifier-codes"');
+      expect(field).toMatch(/aria-label="Modifier [12] of the (RBT|BCBA) note of \d{4}-\d{2}-\d{2}"/);
+    }
+    expect(rows).not.toContain("<select name=\"md");
+    // The saved modifiers of the row saved above.
+    expect(rows).toMatch(new RegExp(`<input name="md" form="row-${ids.rbt2}"[^>]* value="HM"/>`));
+    expect(rows).toMatch(new RegExp(`<input name="md2" form="row-${ids.rbt2}"[^>]* value="XP"/>`));
+    const list = /<datalist id="modifier-codes">([\s\S]*?)<\/datalist>/.exec(page)?.[1] ?? "";
+    expect([...list.matchAll(/<option value="([^"]+)">/g)].map((m) => m[1])).toEqual(["HM", "XE", "XP", "HO", "GT", "TS", "95"]);
+    expect(page.match(/<datalist/g)?.length).toBe(1);
+  });
+
   it("a stale save answers 409 with the message and changes nothing", async () => {
     const before = await reports();
     const res = await form(`/billing/by-client/${alice.id}`, { intent: "save", note_id: String(ids.rbt2), note_version: "1", version: "1", md: "GT" }, manager);
@@ -191,6 +209,8 @@ describe("billing by client", () => {
     expect(res.status).toBe(422);
     const page = await res.text();
     expect(page).toContain('role="alert"');
+    // The refused modifier stays in its row's field as typed.
+    expect(page).toMatch(new RegExp(`<input name="md" form="row-${ids.bcba}"[^>]* value="ZZ"/>`));
     const [after] = await db().select().from(notes).where(eq(notes.id, ids.bcba));
     expect(after!.version).toBe(n!.version);
     const bad = await form(`/billing/by-client/${alice.id}`, { intent: "status", note_id: String(ids.bcba), status: "done" }, manager);

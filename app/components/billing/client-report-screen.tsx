@@ -2,11 +2,12 @@ import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remi
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination } from "~/components/ui/list";
-import { MODIFIER_CHOICES, REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
+import { REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
 import { money } from "~/domain/billing";
+import { MODIFIERS } from "~/domain/insurance";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
 import { NOTE_STATUSES } from "~/domain/notes";
-import type { BillingRow, ClientReport } from "~/models/client-reports.server";
+import type { ReportScreenData, ReportScreenRow } from "~/services/billing-screens.server";
 
 /**
  * The report-by-client screen (clinical §2): Back, the header fields, the PA services, the filters, one row
@@ -21,19 +22,18 @@ interface ActionAnswer {
   values: Record<string, string | string[]>;
 }
 
-type LoaderShape = { report: ClientReport; queryError: string | null };
+type LoaderShape = { report: ReportScreenData; queryError: string | null };
 
-function ModifierSelect({ row, name, label, value, form }: { row: BillingRow; name: "md" | "md2"; label: string; value: string; form: string }) {
-  return (
-    <select name={name} form={form} defaultValue={value} aria-label={`${label} of the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`}>
-      <option value="">—</option>
-      {MODIFIER_CHOICES.map((m) => (
-        <option key={m} value={m}>
-          {m}
-        </option>
-      ))}
-    </select>
-  );
+/** The id of the page's one list of modifier codes, which every row's two modifier fields suggest from. */
+const MODIFIER_LIST_ID = "modifier-codes";
+
+/**
+ * A row's modifier: a short text field suggesting the codes of one shared `<datalist>` (decision 042,
+ * 2026-11-26 render section) rather than a select of every code per field; the server checks the code, and
+ * a code it refuses comes back as the row's error with the typed value kept.
+ */
+function ModifierField({ name, label, value, form }: { name: "md" | "md2"; label: string; value: string; form: string }) {
+  return <input name={name} form={form} defaultValue={value} list={MODIFIER_LIST_ID} size={3} maxLength={2} autoComplete="off" spellCheck={false} aria-label={label} />;
 }
 
 export function ClientReportScreen({ title, backTo = "/billing/list" }: { title: string; backTo?: string }) {
@@ -42,19 +42,20 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
   const [params] = useSearchParams();
   const p = report.patient;
   const failedNote = answer?.values?.note_id;
-  const typed = (row: BillingRow, key: string, fallback: string) => (failedNote === String(row.id) && typeof answer?.values[key] === "string" ? (answer.values[key] as string) : fallback);
-  const typedBox = (row: BillingRow, key: string, fallback: boolean) => (failedNote === String(row.id) && answer?.values.intent === "save" ? answer.values[key] === "on" || answer.values[key] === "true" : fallback);
-  const rowLabel = (row: BillingRow) => `the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`;
+  const typed = (row: ReportScreenRow, key: string, fallback: string) => (failedNote === String(row.id) && typeof answer?.values[key] === "string" ? (answer.values[key] as string) : fallback);
+  const typedBox = (row: ReportScreenRow, key: string, fallback: boolean) => (failedNote === String(row.id) && answer?.values.intent === "save" ? answer.values[key] === "on" || answer.values[key] === "true" : fallback);
+  const rowLabel = (row: ReportScreenRow) => `the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`;
 
-  const columns: Column<BillingRow>[] = [
+  const columns: Column<ReportScreenRow>[] = [
     { header: "Type", sort: "type", cell: (r) => NOTE_TYPE_LABELS[r.type] },
     {
       header: "Note date",
       sort: "date",
       cell: (r) => (
-        <Link to={noteHref(r.type, "view", r.id)} aria-label={`View ${rowLabel(r)}`}>
+        // A plain link: the screen does not hydrate, and a router Link costs its hooks on each of the 50 rows.
+        <a href={noteHref(r.type, "view", r.id)} aria-label={`View ${rowLabel(r)}`}>
           {r.session_date}
-        </Link>
+        </a>
       ),
     },
     {
@@ -82,8 +83,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
     { header: "POS", sort: "pos", cell: (r) => r.pos || "—" },
     { header: "Total hours", sort: "hours", cell: (r) => r.total_hours.toFixed(2) },
     { header: "CPT", sort: "cpt", cell: (r) => r.cpt_code || "—" },
-    { header: "Modifier 1", cell: (r) => <ModifierSelect row={r} name="md" label="Modifier 1" value={typed(r, "md", r.md ?? "")} form={`row-${r.id}`} /> },
-    { header: "Modifier 2", cell: (r) => <ModifierSelect row={r} name="md2" label="Modifier 2" value={typed(r, "md2", r.md2 ?? "")} form={`row-${r.id}`} /> },
+    { header: "Modifier 1", cell: (r) => <ModifierField name="md" label={`Modifier 1 of ${rowLabel(r)}`} value={typed(r, "md", r.md ?? "")} form={`row-${r.id}`} /> },
+    { header: "Modifier 2", cell: (r) => <ModifierField name="md2" label={`Modifier 2 of ${rowLabel(r)}`} value={typed(r, "md2", r.md2 ?? "")} form={`row-${r.id}`} /> },
     { header: "Total units", sort: "units", cell: (r) => r.total_units },
     { header: "Unit price", cell: (r) => money(r.unit_price_cents) },
     {
@@ -199,6 +200,13 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
         <FormMessage success={params.get("flash")} />
         <FormMessage error={queryError ?? (answer && !failedNote ? answer.message : failedNote && answer?.message ? answer.message : null)} />
         <DataTable caption="Billing by note" rows={report.page.data} columns={columns} />
+        <datalist id={MODIFIER_LIST_ID}>
+          {MODIFIERS.map((m) => (
+            <option key={m.code} value={m.code}>
+              {m.meaning}
+            </option>
+          ))}
+        </datalist>
         <Pagination page={report.page} />
         <p className="week-totals">
           <label>
