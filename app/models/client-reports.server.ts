@@ -367,8 +367,8 @@ export interface BillingList {
 /**
  * /billing/list and GET bylocation: the clients with notes in the period (the current month unless one is
  * chosen), within the actor's locations, by location, provider and status, 50 clients a page. Round trips:
- * the page, its count, the location options and the chain's tail in one batch, then the audit row naming the
- * page's clients.
+ * the page (each row carrying the list's count), the location and provider options and the chain's tail in one
+ * batch, then the audit row naming the page's clients; a page past the end reads the count on its own instead.
  */
 export async function billingList(ctx: ModelContext, rawQuery: Record<string, unknown>): Promise<ModelResult<BillingList>> {
   if (!manages(ctx)) return denied();
@@ -414,9 +414,12 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
     .groupBy(notes.patientId)
     .as("g");
   const db = ctx.db;
-  const [rows, [total], locs, providers] = await db.batch([
+  const clients = () => db.select({ n: count() }).from(grouped).innerJoin(patients, eq(patients.id, grouped.patientId)).where(isNull(patients.deletedAt));
+  const [rows, [head], locs, providers] = await db.batch([
+    // The page, each row with the number of clients of the whole list (a window over the one grouping pass;
+    // a separate count would group the period's notes a second time).
     db
-      .select({ g: { patientId: grouped.patientId, notes: grouped.notes, pending: grouped.pending, unbilled: grouped.unbilled, billed: grouped.billed, paid: grouped.paid, units: grouped.units, minutes: grouped.minutes, first: grouped.first, last: grouped.last }, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, location: locations.title })
+      .select({ g: { patientId: grouped.patientId, notes: grouped.notes, pending: grouped.pending, unbilled: grouped.unbilled, billed: grouped.billed, paid: grouped.paid, units: grouped.units, minutes: grouped.minutes, first: grouped.first, last: grouped.last }, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, location: locations.title, total: sql<number>`count(*) over ()`.as("total_n") })
       .from(grouped)
       .innerJoin(patients, eq(patients.id, grouped.patientId))
       .innerJoin(locations, eq(locations.id, patients.locationId))
@@ -424,7 +427,7 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
       .orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id))
       .limit(per)
       .offset((q.page - 1) * per),
-    db.select({ n: count(), tail: auditTail }).from(grouped).innerJoin(patients, eq(patients.id, grouped.patientId)).where(isNull(patients.deletedAt)),
+    db.select({ tail: auditTail }).from(locations).limit(1),
     db
       .select({ id: locations.id, title: locations.title })
       .from(locations)
@@ -437,6 +440,8 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
       .where(and(isNull(users.deletedAt), q.location_id !== "" ? eq(userLocations.locationId, q.location_id) : scope === null ? undefined : scope.length ? inArray(userLocations.locationId, scope) : sql`1 = 0`))
       .orderBy(asc(users.name), asc(users.surname)),
   ]);
+  // A page past the end has no row to carry the count: only then is it read on its own (one more round trip).
+  const n = rows.length ? Number(rows[0]!.total) : q.page > 1 ? Number((await clients())[0]?.n ?? 0) : 0;
   const data: BillingListRow[] = rows.map((r) => ({
     patient_id: r.g.patientId,
     patient_name: `${r.firstName} ${r.lastName}`.trim(),
@@ -453,8 +458,7 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
     first_date: r.g.first,
     last_date: r.g.last,
   }));
-  await auditClientsRead(ctx.db, who(ctx), "client_report", data.map((r) => r.patient_id), total?.tail);
-  const n = total?.n ?? 0;
+  await auditClientsRead(ctx.db, who(ctx), "client_report", data.map((r) => r.patient_id), head?.tail);
   return ok({
     page: { data, total: n, page: q.page, per_page: per, last_page: lastPage(n, per) },
     period,

@@ -37,16 +37,23 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const perDay = view === "month" ? 4 : view === "week" ? 30 : 500;
   const result = await calendarRange(ctx, { from: grid.from, to: grid.to, location_id: q.location_id, provider_id: q.provider_id, patient_id: q.patient_id }, perDay);
   if (!result.ok) throw notFound(result.message);
+  const entries = result.data.entries;
+  const locations = result.data.locations;
+  // A time zone beside each session when the sessions or the actor's locations are in more than one.
+  const zones = new Set(entries.map((e) => e.time_zone)).size > 1 || new Set(locations.map((l) => l.time_zone)).size > 1;
   const answer = {
     values,
     errors,
     view,
     today,
     grid,
-    entries: result.data.entries,
+    zones,
+    cells: cellsOf(entries, view !== "month", zones),
     dayTotals: result.data.day_totals,
     truncated: result.data.truncated && view === "day",
-    locations: result.data.locations,
+    locations,
+    providers: optionsOf(entries, (e) => [e.provider_id, e.provider_name], values.provider_id),
+    clients: optionsOf(entries, (e) => [e.patient_id, e.patient_name], values.patient_id),
     flash: url.searchParams.get("flash"),
   };
   // Bad filters: the grid of today (or the valid ones) with each field's message, answered 400.
@@ -64,42 +71,67 @@ function entryHref(e: CalendarEntry): string {
   return e.kind === "note" ? noteHref(e.note_type as NoteType, "view", e.id) : `/calendar/session/${e.id}`;
 }
 
-function Entry({ e, detailed, zones }: { e: CalendarEntry; detailed: boolean; zones: boolean }) {
-  const time = e.time_in ? `${e.time_in}${e.time_out ? `–${e.time_out}` : ""}` : "";
-  const label = e.kind === "note" ? `${(e.note_type ?? "").toUpperCase()} note` : "Scheduled";
+/**
+ * One session as its cell shows it, its text composed once here: the screen does not hydrate, yet its loader
+ * data is serialised on every request (decision 042), so an entry carries only what it shows (up to 210 a week).
+ * `lead` is hidden text (the kind and date, heard first), `tail` the provider, CPT, kind and zone (visible when
+ * detailed, else only " with" the provider, hidden).
+ */
+interface CellEntry {
+  kind: CalendarEntry["kind"];
+  href: string;
+  lead: string;
+  time: string;
+  client: string;
+  tail: string;
+}
+
+function cellsOf(entries: readonly CalendarEntry[], detailed: boolean, zones: boolean): Record<string, CellEntry[]> {
+  const cells: Record<string, CellEntry[]> = {};
+  for (const e of entries) {
+    const label = e.kind === "note" ? `${(e.note_type ?? "").toUpperCase()} note` : "Scheduled";
+    const entry: CellEntry = {
+      kind: e.kind,
+      href: entryHref(e),
+      lead: `${label} on ${e.date}, `,
+      time: e.time_in ? `${e.time_in}${e.time_out ? `–${e.time_out}` : ""}` : "",
+      client: e.patient_name,
+      tail: detailed ? ` · ${e.provider_name} · CPT ${e.cpt_code} · ${label}${zones ? ` · ${e.time_zone}` : ""}` : ` with ${e.provider_name}`,
+    };
+    (cells[e.date] ??= []).push(entry);
+  }
+  return cells;
+}
+
+/** A filter's choices: the providers or clients of the shown sessions, by name; a chosen one not among them stays as "#id". */
+function optionsOf(entries: readonly CalendarEntry[], pick: (e: CalendarEntry) => [number, string], chosen: string): { value: number; label: string }[] {
+  const map = new Map<number, string>();
+  for (const e of entries) {
+    const [id, name] = pick(e);
+    map.set(id, name);
+  }
+  const id = Number(chosen);
+  if (id && !map.has(id)) map.set(id, `#${id}`);
+  return [...map].map(([value, label]) => ({ value, label })).sort((a, b) => a.label.localeCompare(b.label));
+}
+
+function Entry({ e, detailed }: { e: CellEntry; detailed: boolean }) {
   // The link's name is its text (a screen reader hears the kind and date first, from hidden text). A plain link:
   // the screen is server-rendered without a client router, and up to 210 entries a week render per request.
   return (
     <li className={`cal-entry cal-${e.kind}`}>
-      <a href={entryHref(e)}>
-        <span className="visually-hidden">{`${label} on ${e.date}, `}</span>
-        <span className="cal-time">{time}</span> <span className="cal-client">{e.patient_name}</span>
-        {detailed ? (
-          <span className="cal-meta">{` · ${e.provider_name} · CPT ${e.cpt_code} · ${label}${zones ? ` · ${e.time_zone}` : ""}`}</span>
-        ) : (
-          <span className="visually-hidden">{` with ${e.provider_name}`}</span>
-        )}
+      <a href={e.href}>
+        <span className="visually-hidden">{e.lead}</span>
+        <span className="cal-time">{e.time}</span>
+        {` ${e.client}`}
+        <span className={detailed ? "cal-meta" : "visually-hidden"}>{e.tail}</span>
       </a>
     </li>
   );
 }
 
 export default function Calendar() {
-  const { values, errors, view, today, grid, entries, dayTotals, truncated, locations, flash } = useLoaderData<typeof loader>();
-  const byDate = new Map<string, CalendarEntry[]>();
-  for (const e of entries) byDate.set(e.date, [...(byDate.get(e.date) ?? []), e]);
-  const zones = new Set(entries.map((e) => e.time_zone)).size > 1 || new Set(locations.map((l) => l.time_zone)).size > 1;
-  const providers = new Map<number, string>();
-  const clients = new Map<number, string>();
-  for (const e of entries) {
-    providers.set(e.provider_id, e.provider_name);
-    clients.set(e.patient_id, e.patient_name);
-  }
-  const keep = (name: string, map: Map<number, string>) => {
-    const id = Number(values[name as keyof Values]);
-    if (id && !map.has(id)) map.set(id, `#${id}`);
-    return [...map].map(([value, label]) => ({ value, label })).sort((a, b) => a.label.localeCompare(b.label));
-  };
+  const { values, errors, view, today, grid, zones, cells, dayTotals, truncated, locations, providers, clients, flash } = useLoaderData<typeof loader>();
   const fieldError = (name: string) =>
     errors[name] ? (
       <p id={`c-${name}-error`} className="field-error" role="alert">
@@ -139,7 +171,7 @@ export default function Calendar() {
         <label htmlFor="c-provider_id">Provider</label>
         <select id="c-provider_id" name="provider_id" defaultValue={values.provider_id}>
           <option value="">All providers</option>
-          {keep("provider_id", providers).map((o) => (
+          {providers.map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}
             </option>
@@ -149,7 +181,7 @@ export default function Calendar() {
         <label htmlFor="c-patient_id">Client</label>
         <select id="c-patient_id" name="patient_id" defaultValue={values.patient_id}>
           <option value="">All clients</option>
-          {keep("patient_id", clients).map((o) => (
+          {clients.map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}
             </option>
@@ -194,12 +226,12 @@ export default function Calendar() {
           {grid.weeks.map((week) => (
             <tr key={week[0]}>
               {week.map((date) => {
-                const list = byDate.get(date) ?? [];
+                const list = cells[date] ?? [];
                 const more = (dayTotals[date] ?? 0) - list.length;
                 const outside = grid.month !== null && !date.startsWith(grid.month);
                 return (
                   <td key={date} className={[outside ? "cal-outside" : "", date === today ? "cal-today" : ""].filter(Boolean).join(" ") || undefined}>
-                    <Link className="cal-day" to={hrefWith(values, { view: "day", date })}>
+                    <a className="cal-day" href={hrefWith(values, { view: "day", date })}>
                       <span className="visually-hidden">Day view of </span>
                       {view === "month" ? (
                         <>
@@ -209,15 +241,15 @@ export default function Calendar() {
                       ) : (
                         date
                       )}
-                    </Link>
+                    </a>
                     {list.length ? (
                       <ul className="cal-entries">
                         {list.map((e) => (
-                          <Entry key={`${e.kind}-${e.id}`} e={e} detailed={view !== "month"} zones={zones} />
+                          <Entry key={e.href} e={e} detailed={view !== "month"} />
                         ))}
                         {more > 0 && view !== "day" ? (
                           <li>
-                            <Link to={hrefWith(values, { view: "day", date })}>{`+${more} more`}</Link>
+                            <a href={hrefWith(values, { view: "day", date })}>{`+${more} more`}</a>
                           </li>
                         ) : null}
                       </ul>

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
-import { billingList, clientReport, saveClientReport, setBillingStatus } from "~/models/client-reports.server";
+import { billingList, clientReport, saveClientReport, setBillingStatus, type BillingRow, type ClientReport } from "~/models/client-reports.server";
 import { reportQueryInput } from "~/domain/client-reports";
 import { pathId } from "~/domain/validation";
 import { formResult, formValues, modelContextFor } from "./forms.server";
@@ -52,6 +52,62 @@ export async function billingListLoader({ request, context }: LoaderFunctionArgs
   return { list: result.data, queryError };
 }
 
+/** What a report screen shows of one row (the API answers the whole BillingRow). */
+export type ReportScreenRow = Pick<
+  BillingRow,
+  "id" | "type" | "session_date" | "status" | "note_version" | "pos" | "total_hours" | "cpt_code" | "md" | "md2" | "total_units" | "unit_price_cents" | "charges_cents" | "xp" | "xp_cents" | "provider_name" | "billed" | "pay" | "created_at" | "reasons"
+> & { client_report: { version: number } | null };
+
+/** What a report screen shows of a report: the header, the PA services, the filters, the page of rows and the week's totals. */
+export type ReportScreenData = Pick<ClientReport, "patient" | "rates" | "pa_services" | "week" | "week_total_hours" | "week_total_units" | "filters" | "provider"> & {
+  page: Omit<ClientReport["page"], "data"> & { data: ReportScreenRow[] };
+};
+
+/**
+ * The report as its screen's loader data: only what the screen shows. The report screens do not hydrate,
+ * but Remix serialises every document's loader data before rendering (decision 042), so the rows' unused
+ * fields (ids, minutes, dollars as text, the saved record's details) cost CPU on every request.
+ */
+export function reportScreenData(report: ClientReport): ReportScreenData {
+  const { patient, rates, pa_services, week, week_total_hours, week_total_units, filters, provider, page } = report;
+  return {
+    patient,
+    rates,
+    pa_services,
+    week,
+    week_total_hours,
+    week_total_units,
+    filters,
+    provider,
+    page: {
+      ...page,
+      data: page.data.map((r) => ({
+        id: r.id,
+        type: r.type,
+        session_date: r.session_date,
+        status: r.status,
+        note_version: r.note_version,
+        pos: r.pos,
+        total_hours: r.total_hours,
+        cpt_code: r.cpt_code,
+        md: r.md,
+        md2: r.md2,
+        total_units: r.total_units,
+        unit_price_cents: r.unit_price_cents,
+        charges_cents: r.charges_cents,
+        xp: r.xp,
+        xp_cents: r.xp_cents,
+        provider_name: r.provider_name,
+        billed: r.billed,
+        pay: r.pay,
+        created_at: r.created_at,
+        reasons: r.reasons,
+        client_report: r.client_report ? { version: r.client_report.version } : null,
+      })),
+    },
+  };
+}
+
 /** The report of one client (and, from employee-by-client, of one employee's notes for it). */
 export async function reportData(request: Request, context: LoaderFunctionArgs["context"], patientId: number, providerId: number | null) {
   const { actor } = await requirePermission(request, context, "manage_claims");
@@ -65,7 +121,7 @@ export async function reportData(request: Request, context: LoaderFunctionArgs["
     result = await clientReport(ctx, patientId, {}, { providerId, scrub: true });
   }
   if (!result.ok) throwFor(result);
-  return { report: result.data, queryError };
+  return { report: reportScreenData(result.data), queryError };
 }
 
 export async function reportLoader({ request, context, params }: LoaderFunctionArgs) {

@@ -175,6 +175,21 @@ describe("billing by client", () => {
     expect(after!.billed).toBe(false);
   });
 
+  it("each row has two labelled modifier selectors of every code, showing the saved codes", async () => {
+    const page = await html(await request(`/billing/by-client/${alice.id}`, { cookie: manager }));
+    const rows = rowsOf(page);
+    const selects = [...rows.matchAll(/<select name="(md2?)" form="row-(\d+)"[^>]*>([\s\S]*?)<\/select>/g)];
+    expect(selects.length).toBe(2 * (rows.match(/<tr>/g) ?? []).length);
+    for (const [select, , , options] of selects) {
+      expect(select).toMatch(/aria-label="Modifier [12] of the (RBT|BCBA) note of \d{4}-\d{2}-\d{2}"/);
+      expect([...options!.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1])).toEqual(["", "HM", "XE", "XP", "HO", "GT", "TS", "95"]);
+    }
+    // The saved modifiers of the row saved above.
+    const saved = (name: string) => new RegExp(`<select name="${name}" form="row-${ids.rbt2}"[^>]*>[\\s\\S]*?</select>`).exec(rows)?.[0] ?? "";
+    expect(saved("md")).toMatch(/<option value="HM" selected="">/);
+    expect(saved("md2")).toMatch(/<option value="XP" selected="">/);
+  });
+
   it("a stale save answers 409 with the message and changes nothing", async () => {
     const before = await reports();
     const res = await form(`/billing/by-client/${alice.id}`, { intent: "save", note_id: String(ids.rbt2), note_version: "1", version: "1", md: "GT" }, manager);

@@ -145,6 +145,12 @@ describe("byprofile: the client report response", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(body.data).toEqual([expect.objectContaining({ patient_id: patient.id, notes: 3, unbilled: 3, total_units: 20 })]);
+    expect(body).toMatchObject({ total: 1, page: 1, last_page: 1 });
+    // A page past the end: no rows, and still the list's count.
+    const past = (await (await api(`/client_report/bylocation/${here.id}?date_from=2026-03-01&date_to=2026-03-31&page=3`, { token: manager })).json()) as any;
+    expect(past).toMatchObject({ data: [], total: 1, page: 3, last_page: 1 });
+    // An empty period: no rows and a count of 0.
+    expect(await (await api(`/client_report/bylocation/${here.id}?date_from=2019-03-01&date_to=2019-03-31`, { token: manager })).json()).toMatchObject({ data: [], total: 0 });
     expect((await api(`/client_report/bylocation/${there.id}`, { token: manager })).status).toBe(404);
   });
 

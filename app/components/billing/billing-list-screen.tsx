@@ -1,5 +1,4 @@
 import { Form, useLoaderData, useSearchParams } from "@remix-run/react";
-import { Link } from "~/components/ui/link";
 import { DataList, type Column } from "~/components/ui/data-list";
 import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";
 import { FormMessage } from "~/components/ui/field";
@@ -17,9 +16,9 @@ export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title
     {
       header: "Client",
       cell: (r) => (
-        <Link to={rowHref(r, list.filters.provider_id)} aria-label={`Billing of ${r.patient_name}`}>
+        <a href={rowHref(r, list.filters.provider_id)} aria-label={`Billing of ${r.patient_name}`}>
           {r.patient_name}
-        </Link>
+        </a>
       ),
     },
     { header: "Client id", cell: (r) => r.patient_identifier },

@@ -7,7 +7,7 @@ import { MODIFIER_CHOICES, REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/
 import { money } from "~/domain/billing";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
 import { NOTE_STATUSES } from "~/domain/notes";
-import type { BillingRow, ClientReport } from "~/models/client-reports.server";
+import type { ReportScreenData, ReportScreenRow } from "~/services/billing-screens.server";
 
 /**
  * The report-by-client screen (clinical §2): Back, the header fields, the PA services, the filters, one row
@@ -22,11 +22,12 @@ interface ActionAnswer {
   values: Record<string, string | string[]>;
 }
 
-type LoaderShape = { report: ClientReport; queryError: string | null };
+type LoaderShape = { report: ReportScreenData; queryError: string | null };
 
-function ModifierSelect({ row, name, label, value, form }: { row: BillingRow; name: "md" | "md2"; label: string; value: string; form: string }) {
+/** A row's modifier: one of the two modifier selectors of clinical §2, saved with the row's Save. */
+function ModifierSelect({ name, label, value, form }: { name: "md" | "md2"; label: string; value: string; form: string }) {
   return (
-    <select name={name} form={form} defaultValue={value} aria-label={`${label} of the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`}>
+    <select name={name} form={form} defaultValue={value} aria-label={label}>
       <option value="">—</option>
       {MODIFIER_CHOICES.map((m) => (
         <option key={m} value={m}>
@@ -43,19 +44,19 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
   const [params] = useSearchParams();
   const p = report.patient;
   const failedNote = answer?.values?.note_id;
-  const typed = (row: BillingRow, key: string, fallback: string) => (failedNote === String(row.id) && typeof answer?.values[key] === "string" ? (answer.values[key] as string) : fallback);
-  const typedBox = (row: BillingRow, key: string, fallback: boolean) => (failedNote === String(row.id) && answer?.values.intent === "save" ? answer.values[key] === "on" || answer.values[key] === "true" : fallback);
-  const rowLabel = (row: BillingRow) => `the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`;
+  const typed = (row: ReportScreenRow, key: string, fallback: string) => (failedNote === String(row.id) && typeof answer?.values[key] === "string" ? (answer.values[key] as string) : fallback);
+  const typedBox = (row: ReportScreenRow, key: string, fallback: boolean) => (failedNote === String(row.id) && answer?.values.intent === "save" ? answer.values[key] === "on" || answer.values[key] === "true" : fallback);
+  const rowLabel = (row: ReportScreenRow) => `the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`;
 
-  const columns: Column<BillingRow>[] = [
+  const columns: Column<ReportScreenRow>[] = [
     { header: "Type", sort: "type", cell: (r) => NOTE_TYPE_LABELS[r.type] },
     {
       header: "Note date",
       sort: "date",
       cell: (r) => (
-        <Link to={noteHref(r.type, "view", r.id)} aria-label={`View ${rowLabel(r)}`}>
+        <a href={noteHref(r.type, "view", r.id)} aria-label={`View ${rowLabel(r)}`}>
           {r.session_date}
-        </Link>
+        </a>
       ),
     },
     {
@@ -83,8 +84,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
     { header: "POS", sort: "pos", cell: (r) => r.pos || "—" },
     { header: "Total hours", sort: "hours", cell: (r) => r.total_hours.toFixed(2) },
     { header: "CPT", sort: "cpt", cell: (r) => r.cpt_code || "—" },
-    { header: "Modifier 1", cell: (r) => <ModifierSelect row={r} name="md" label="Modifier 1" value={typed(r, "md", r.md ?? "")} form={`row-${r.id}`} /> },
-    { header: "Modifier 2", cell: (r) => <ModifierSelect row={r} name="md2" label="Modifier 2" value={typed(r, "md2", r.md2 ?? "")} form={`row-${r.id}`} /> },
+    { header: "Modifier 1", cell: (r) => <ModifierSelect name="md" label={`Modifier 1 of ${rowLabel(r)}`} value={typed(r, "md", r.md ?? "")} form={`row-${r.id}`} /> },
+    { header: "Modifier 2", cell: (r) => <ModifierSelect name="md2" label={`Modifier 2 of ${rowLabel(r)}`} value={typed(r, "md2", r.md2 ?? "")} form={`row-${r.id}`} /> },
     { header: "Total units", sort: "units", cell: (r) => r.total_units },
     { header: "Unit price", cell: (r) => money(r.unit_price_cents) },
     {

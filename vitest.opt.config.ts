@@ -1,0 +1,34 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+
+export default defineConfig({
+  resolve: { alias: { "~": path.join(import.meta.dirname, "app") } },
+  test: {
+    projects: [
+      {
+        resolve: { alias: { "~": path.join(import.meta.dirname, "app") } },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+      },
+      {
+        resolve: { alias: { "~": path.join(import.meta.dirname, "app") } },
+        plugins: [
+          cloudflareTest({
+            main: "./workers/app.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { TEST_MIGRATIONS: migrations, APP_ENV: "development", DEMO_MODE: "true" } },
+          }),
+        ],
+        ssr: {},
+        test: {
+          name: "workers",
+          include: ["test/workers/**/*.test.ts"],
+          setupFiles: ["./test/workers/setup.ts"],
+          deps: { optimizer: { ssr: { enabled: true, include: ["@remix-run/cloudflare", "@remix-run/react", "@remix-run/server-runtime", "react", "react-dom/server", "drizzle-orm", "drizzle-orm/d1", "drizzle-orm/batch", "drizzle-orm/sqlite-core", "hono", "valibot", "jose", "fflate", "pdf-lib"] } } },
+        },
+      },
+    ],
+  },
+});
