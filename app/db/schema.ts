@@ -468,17 +468,17 @@ export const noteMonthClientTotals = sqliteTable(
 );
 
 /**
- * The same notes' number, minutes and units per location, month and every input of the one price function
- * (decision 039, 2026-11-26 "location-cpt"): CPT code, type, the two billing modifiers ('' when none), a combined
- * note's own unit price (0 when none) and the payer, coalesce(PA service's insurer, client's insurer) (0 when
- * none). Migration 0016 keeps it, with triggers on notes, patients (deletion, restore, insurer) and pa_services
- * (insurer); rows at n = 0 may stay.
+ * The same notes' number, minutes and units per location, session date and every input of the one price
+ * function (decision 039, 2026-11-26 "location-cpt"): CPT code, type, the two billing modifiers ('' when none), a
+ * combined note's own unit price (0 when none) and the payer, coalesce(PA service's insurer, client's insurer)
+ * (0 when none). Migration 0016 keeps it, with triggers on notes, patients (deletion, restore, insurer) and
+ * pa_services (insurer); rows at n = 0 may stay.
  */
-export const noteMonthCptTotals = sqliteTable(
-  "note_month_cpt_totals",
+export const noteDayCptTotals = sqliteTable(
+  "note_day_cpt_totals",
   {
     locationId: integer("location_id").notNull(),
-    month: text("month").notNull(),
+    sessionDate: text("session_date").notNull(),
     cptCode: text("cpt_code").notNull(),
     type: text("type", { enum: ["rbt", "bcba", "combined"] }).notNull(),
     md: text("md").notNull(),
@@ -489,7 +489,7 @@ export const noteMonthCptTotals = sqliteTable(
     minutes: integer("minutes").notNull().default(0),
     units: integer("units").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.locationId, t.month, t.cptCode, t.type, t.md, t.md2, t.unitPriceCents, t.payerId] })],
+  (t) => [primaryKey({ columns: [t.locationId, t.sessionDate, t.cptCode, t.type, t.md, t.md2, t.unitPriceCents, t.payerId] })],
 );
 
 /** The same notes' number and minutes per location and session date (the hours report's chart); migration 0015 keeps it. */

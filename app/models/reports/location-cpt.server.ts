@@ -12,8 +12,8 @@ import { noteCptSums, type NoteReportFilters, type Window, dbBatch, type ReadBat
  * Units and charges by location and CPT (decision 039). Charges come only from the one price function
  * (`priceNote`): SQLite sums units per everything the price depends on — location, CPT, note type, the two
  * billing modifiers, a combined note's own unit price and the payer (the PA service's insurer, else the
- * client's) — and each such group is priced once, as a note of that many units would be. Whole months come
- * from note_month_cpt_totals, edge days from the notes (`noteCptSums`). One batch: the priced groups and the
+ * client's) — and each such group is priced once, as a note of that many units would be. Every day of the
+ * period comes from note_day_cpt_totals (`noteCptSums`); a provider or client filter reads the notes. One batch: the priced groups and the
  * insurers' services.
  */
 export type { LocationCptRow };

@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, isNull, lte, notInArray, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { locations, noteDayTotals, noteMonthClientTotals, noteMonthCptTotals, noteMonthTotals, notes, paServices, patients } from "~/db/schema";
+import { locations, noteDayTotals, noteMonthClientTotals, noteDayCptTotals, noteMonthTotals, notes, paServices, patients } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { splitWholeMonths, type PeriodSplit } from "~/domain/report-operations";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -199,14 +199,13 @@ export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
 /**
  * The period's notes as sums per location and every input of the one price function (decision 039, 2026-11-26
  * "location-cpt"): CPT code, type, the two billing modifiers ('' when none), a combined note's own unit price (0
- * when none) and the payer, coalesce(PA service's insurer, client's insurer) (0 when none). Whole months from
- * note_month_cpt_totals (migration 0016), the edge days from the notes — grouped first per (client, PA service)
- * so the payer is looked up once per group, not per note — in one `union all` the report groups again. The
- * table has neither provider nor client: either filter (or `notesOnly`) reads the notes only.
+ * when none) and the payer, coalesce(PA service's insurer, client's insurer) (0 when none). Every day of the
+ * period from note_day_cpt_totals (migration 0016: a few rows per location and day, so no edge days are read
+ * from the notes). That table has neither provider nor client: either filter (or `notesOnly`) reads the notes,
+ * grouped first per (client, PA service) so the payer is looked up once per group, not per note.
  */
 export function noteCptSums(ctx: ModelContext, f: NoteReportFilters) {
-  let edge = 0;
-  const fromNotes = (from: string, to: string) => {
+  if (f.notesOnly || f.providerId !== null || f.patientId !== null) {
     const md = sql<string>`coalesce(${notes.md}, '')`;
     const md2 = sql<string>`coalesce(${notes.md2}, '')`;
     const own = sql<number>`coalesce(${notes.unitPriceCents}, 0)`;
@@ -225,9 +224,9 @@ export function noteCptSums(ctx: ModelContext, f: NoteReportFilters) {
         units: sql<number>`sum(${notes.units})`.as("g_units"),
       })
       .from(notes)
-      .where(noteReportWhere(ctx, { ...f, from, to }))
+      .where(noteReportWhere(ctx, f))
       .groupBy(notes.locationId, notes.cptCode, notes.type, md, md2, own, notes.paServiceId, notes.patientId)
-      .as(`edge${edge++}`);
+      .as("notes_groups");
     return ctx.db
       .select({
         locationId: sql<number>`${g.locationId}`.as("k_location_id"),
@@ -241,26 +240,26 @@ export function noteCptSums(ctx: ModelContext, f: NoteReportFilters) {
         minutes: sql<number>`${g.minutes}`.as("k_minutes"),
         units: sql<number>`${g.units}`.as("k_units"),
       })
-      .from(g);
-  };
-  const t = noteMonthCptTotals;
-  const fromSums = (months: { from: string; to: string }) =>
-    ctx.db
-      .select({
-        locationId: sql<number>`${t.locationId}`.as("k_location_id"),
-        cptCode: sql<string>`${t.cptCode}`.as("k_cpt_code"),
-        type: sql<string>`${t.type}`.as("k_type"),
-        md: sql<string>`${t.md}`.as("k_md"),
-        md2: sql<string>`${t.md2}`.as("k_md2"),
-        ownPrice: sql<number>`${t.unitPriceCents}`.as("k_own_price"),
-        payerId: sql<number>`${t.payerId}`.as("k_payer_id"),
-        n: sql<number>`${t.n}`.as("k_n"),
-        minutes: sql<number>`${t.minutes}`.as("k_minutes"),
-        units: sql<number>`${t.units}`.as("k_units"),
-      })
-      .from(t)
-      .where(and(locationWhere(ctx, f, t.locationId), gte(t.month, months.from), lte(t.month, months.to), sql`${t.n} <> 0`)) as unknown as ReturnType<typeof fromNotes>;
-  return periodUnion(f, splitFor(f, f.providerId === null && f.patientId === null), fromNotes, fromSums).as("cpts");
+      .from(g)
+      .as("cpts");
+  }
+  const t = noteDayCptTotals;
+  return ctx.db
+    .select({
+      locationId: sql<number>`${t.locationId}`.as("k_location_id"),
+      cptCode: sql<string>`${t.cptCode}`.as("k_cpt_code"),
+      type: sql<string>`${t.type}`.as("k_type"),
+      md: sql<string>`${t.md}`.as("k_md"),
+      md2: sql<string>`${t.md2}`.as("k_md2"),
+      ownPrice: sql<number>`${t.unitPriceCents}`.as("k_own_price"),
+      payerId: sql<number>`${t.payerId}`.as("k_payer_id"),
+      n: sql<number>`${t.n}`.as("k_n"),
+      minutes: sql<number>`${t.minutes}`.as("k_minutes"),
+      units: sql<number>`${t.units}`.as("k_units"),
+    })
+    .from(t)
+    .where(and(locationWhere(ctx, f, t.locationId), gte(t.sessionDate, f.from), lte(t.sessionDate, f.to), sql`${t.n} <> 0`))
+    .as("cpts");
 }
 
 /** Paging of grouped rows: the page's rows plus `count(*) over ()`, the number of groups, in the same statement. */

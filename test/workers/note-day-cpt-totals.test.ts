@@ -9,7 +9,7 @@ import type { NoteReportFilters } from "~/models/reports/note-scope.server";
 import { countingDb, createLocation, createPatient, createUser, db } from "./helpers";
 
 /**
- * location-cpt from month sums (decision 039, 2026-11-26; migration 0016): note_month_cpt_totals equals a
+ * location-cpt from day sums (decision 039, 2026-11-26; migration 0016): note_day_cpt_totals equals a
  * recount from the notes after every write that moves one of its keys — a note's edit (PA service, modifiers,
  * CPT, type, date, location, own price), delete and restore, a client's insurer change, deletion and restore,
  * a PA service's insurer change — and the report gives the same rows and totals from it as from the notes
@@ -17,13 +17,13 @@ import { countingDb, createLocation, createPatient, createUser, db } from "./hel
  */
 
 type Row = Record<string, unknown>;
-const COLUMNS = "location_id, month, cpt_code, type, md, md2, unit_price_cents, payer_id, n, minutes, units";
+const COLUMNS = "location_id, session_date, cpt_code, type, md, md2, unit_price_cents, payer_id, n, minutes, units";
 
 async function storedAndRecount() {
-  const insert = RECOUNT_NOTES_SQL.find((s) => s.startsWith("insert into note_month_cpt_totals "))!;
+  const insert = RECOUNT_NOTES_SQL.find((s) => s.startsWith("insert into note_day_cpt_totals "))!;
   const order = (rows: Row[]) => rows.map((r) => JSON.stringify(Object.values(r))).sort();
   // Rows at n = 0 may stay, but then they hold nothing.
-  const stored = order(await db().all<Row>(sql.raw(`select ${COLUMNS} from note_month_cpt_totals where n <> 0 or minutes <> 0 or units <> 0`)));
+  const stored = order(await db().all<Row>(sql.raw(`select ${COLUMNS} from note_day_cpt_totals where n <> 0 or minutes <> 0 or units <> 0`)));
   const recount = order(await db().all<Row>(sql.raw(insert.slice(insert.indexOf("select")))));
   return { stored, recount };
 }
@@ -132,25 +132,25 @@ beforeAll(async () => {
   local = await ctxOf(clerk.id);
 });
 
-describe("location-cpt from the month sums equals the notes alone", () => {
+describe("location-cpt from the day sums equals the notes alone", () => {
   it("the initial notes: every period with every filter, for an every-location and a one-location actor", async () => {
     const { stored, recount } = await storedAndRecount();
     expect(stored).toEqual(recount);
     await expectSameReports(["none", "location", "provider", "client"]);
   });
 
-  it("the whole months are read from the table (a changed row changes the report)", async () => {
+  it("the days are read from the table (a changed row changes the report)", async () => {
     const f: NoteReportFilters = { from: "2026-10-01", to: "2026-10-31", locationId: null, providerId: null, patientId: null };
     const before = await locationCptReport(admin, f, { limit: 25, offset: 0 });
     expect(before.totals.units).toBeGreaterThan(0);
     expect(before.totals.charges_cents).toBeGreaterThan(0);
-    const [one] = await db().all<Row>(sql`select location_id, cpt_code, type, md, md2, unit_price_cents, payer_id from note_month_cpt_totals where month = '2026-10' and n > 0 and payer_id <> 0 and cpt_code <> '' limit 1`);
-    const key = sql`month = '2026-10' and location_id = ${one!.location_id} and cpt_code = ${one!.cpt_code} and type = ${one!.type} and md = ${one!.md} and md2 = ${one!.md2} and unit_price_cents = ${one!.unit_price_cents} and payer_id = ${one!.payer_id}`;
-    await db().run(sql`update note_month_cpt_totals set units = units + 1000 where ${key}`);
+    const [one] = await db().all<Row>(sql`select location_id, session_date, cpt_code, type, md, md2, unit_price_cents, payer_id from note_day_cpt_totals where session_date between '2026-10-01' and '2026-10-31' and n > 0 and payer_id <> 0 and cpt_code <> '' limit 1`);
+    const key = sql`session_date = ${one!.session_date} and location_id = ${one!.location_id} and cpt_code = ${one!.cpt_code} and type = ${one!.type} and md = ${one!.md} and md2 = ${one!.md2} and unit_price_cents = ${one!.unit_price_cents} and payer_id = ${one!.payer_id}`;
+    await db().run(sql`update note_day_cpt_totals set units = units + 1000 where ${key}`);
     const changed = await locationCptReport(admin, f, { limit: 25, offset: 0 });
     expect(changed.totals.units).toBe(before.totals.units + 1000);
     expect(await locationCptReport(admin, { ...f, notesOnly: true }, { limit: 25, offset: 0 })).toEqual(before);
-    await db().run(sql`update note_month_cpt_totals set units = units - 1000 where ${key}`);
+    await db().run(sql`update note_day_cpt_totals set units = units - 1000 where ${key}`);
     expect(await locationCptReport(admin, f, { limit: 25, offset: 0 })).toEqual(before);
   });
 
@@ -169,7 +169,7 @@ describe("location-cpt from the month sums equals the notes alone", () => {
   });
 });
 
-describe("note_month_cpt_totals follows every write that moves a key", () => {
+describe("note_day_cpt_totals follows every write that moves a key", () => {
   const edit = (values: Partial<typeof notes.$inferInsert> | (() => Partial<typeof notes.$inferInsert>)) => () =>
     db().update(notes).set(typeof values === "function" ? values() : values).where(eq(notes.id, noteId)).then(() => undefined);
   const patient = (i: number, values: Partial<typeof patients.$inferInsert> | (() => Partial<typeof patients.$inferInsert>)) => () =>
@@ -186,6 +186,7 @@ describe("note_month_cpt_totals follows every write that moves a key", () => {
     ["a note's CPT changes", edit({ cptCode: "97155" })],
     ["a note's type changes (combined, with its own price)", edit({ type: "combined", unitPriceCents: 4100 })],
     ["a note's own price changes", edit({ unitPriceCents: 3900 })],
+    ["a note's date moves within the month", edit({ sessionDate: "2026-10-14" })],
     ["a note's date moves into the next month", edit({ sessionDate: "2026-11-02" })],
     ["a note's date moves across the year", edit({ sessionDate: "2026-01-15" })],
     ["a note moves to another location", edit(() => ({ locationId: there }))],
@@ -230,10 +231,10 @@ describe("note_month_cpt_totals follows every write that moves a key", () => {
 
   // Last in the file: the dropped triggers stay dropped for this file's database.
   it.each([
-    ["pa_services_note_month_cpt_enter", pa(0, () => ({ insuranceId: ins[0]! }))],
-    ["patients_note_month_cpt_insurer_leave", patient(1, () => ({ insurerId: ins[2]! }))],
-    ["notes_month_cpt_leave", () => db().update(notes).set({ md2: "XX" }).where(eq(notes.patientId, clients[2]!.id))],
-    ["patients_note_month_cpt_delete", patient(2, { deletedAt: "2026-11-24T00:00:00.000Z" })],
+    ["pa_services_note_day_cpt_enter", pa(0, () => ({ insuranceId: ins[0]! }))],
+    ["patients_note_day_cpt_insurer_leave", patient(1, () => ({ insurerId: ins[2]! }))],
+    ["notes_day_cpt_leave", () => db().update(notes).set({ md2: "XX" }).where(eq(notes.patientId, clients[2]!.id))],
+    ["patients_note_day_cpt_delete", patient(2, { deletedAt: "2026-11-24T00:00:00.000Z" })],
   ] as const)("without the trigger %s the check fails", async (trigger, write) => {
     await db().run(sql.raw(`drop trigger ${trigger}`));
     await write();
