@@ -1,9 +1,9 @@
-import { and, asc, exists, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, exists, isNull, sql } from "drizzle-orm";
 import { notes, patients, users } from "~/db/schema";
 import { reportHours } from "~/domain/report-operations";
 import type { CaseloadRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, employeeLabel, groupsTotal, noteReportWhere, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, employeeLabel, groupsTotal, noteProviders, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Provider-clients (caseload, decision 039, 2026-11-26): per provider, the number of distinct clients seen in the
@@ -20,9 +20,8 @@ export interface CaseloadReport {
 }
 
 export async function caseloadReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<CaseloadReport> {
-  const where = noteReportWhere(ctx, f);
-  // The period's providers: whole months from note_month_totals, edge days from the notes (noteSums), each once.
-  const src = noteSums(ctx, f);
+  // The period's providers: whole months from note_month_totals, edge days from the notes, each once.
+  const src = noteProviders(ctx, f);
   const prov = ctx.db
     .selectDistinct({ providerId: sql<number | null>`${src.providerId}`.as("p_provider_id") })
     .from(src)
@@ -48,28 +47,31 @@ export async function caseloadReport(ctx: ModelContext, f: NoteReportFilters, pa
       .as("page_ids");
     return ids;
   };
-  // The page's (provider, client) pairs, from notes_provider_report_idx (provider, session date): the page's
-  // providers by id, and the notes without a provider only when that row is on the page (a separate branch, so
-  // each reads the index by its provider).
+  // The page's (provider, client) pairs, from notes_provider_report_idx (provider, session date). The location
+  // condition is kept off the indexes (`byProvider`) and the page's providers are the outer loop (CROSS JOIN
+  // keeps SQLite's join order), so each provider's notes of the period are read by provider, never every note of
+  // the locations. The notes without a provider are a second branch, read only when that row is on the page.
+  const providerWhere = noteReportWhere(ctx, f, { byProvider: true });
+  const pairCols = {
+    providerId: sql<number | null>`${notes.providerId}`.as("q_provider_id"),
+    patientId: sql<number>`${notes.patientId}`.as("q_patient_id"),
+    sessions: sql<number>`count(*)`.as("q_sessions"),
+    minutes: sql<number>`sum(${notes.minutes})`.as("q_minutes"),
+  };
   const pairsOf = (which: "ids" | "none") => {
     const ids = pageIds();
-    return ctx.db
-      .select({
-        providerId: sql<number | null>`${notes.providerId}`.as("q_provider_id"),
-        patientId: sql<number>`${notes.patientId}`.as("q_patient_id"),
-        sessions: sql<number>`count(*)`.as("q_sessions"),
-        minutes: sql<number>`sum(${notes.minutes})`.as("q_minutes"),
-      })
-      .from(notes)
-      .where(
-        and(
-          where,
-          which === "ids"
-            ? inArray(notes.providerId, ctx.db.select({ id: sql`${ids.providerId}` }).from(ids))
-            : and(isNull(notes.providerId), exists(ctx.db.select({ one: sql`1` }).from(ids).where(sql`${ids.providerId} is null`)))
-        )
-      )
-      .groupBy(notes.providerId, notes.patientId);
+    return which === "ids"
+      ? ctx.db
+          .select(pairCols)
+          .from(ids)
+          .crossJoin(notes)
+          .where(and(sql`${notes.providerId} = ${ids.providerId}`, providerWhere))
+          .groupBy(notes.providerId, notes.patientId)
+      : ctx.db
+          .select(pairCols)
+          .from(notes)
+          .where(and(providerWhere, isNull(notes.providerId), exists(ctx.db.select({ one: sql`1` }).from(ids).where(sql`${ids.providerId} is null`))))
+          .groupBy(notes.providerId, notes.patientId);
   };
   const pairs = pairsOf("ids").unionAll(pairsOf("none")).as("pairs");
   const [rows, seen] = await batch([

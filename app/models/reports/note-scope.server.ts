@@ -29,11 +29,11 @@ export interface NoteReportFilters {
 }
 
 /** The report's locations on a location column: the chosen one if the actor may see it, else the actor's scope. */
-function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteColumn): SQL {
+function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteColumn | SQL): SQL {
   const scope = locationScope(ctx.actor);
   // A location outside the actor's scope gives an empty report, never that location's sums (decision 015).
-  if (f.locationId !== null) return canSeeLocation(ctx.actor, f.locationId) ? eq(column, f.locationId) : sql`0`;
-  if (scope === null) return inArray(column, ctx.db.select({ id: locations.id }).from(locations));
+  if (f.locationId !== null) return canSeeLocation(ctx.actor, f.locationId) ? sql`${column} = ${f.locationId}` : sql`0`;
+  if (scope === null) return sql`${column} in ${ctx.db.select({ id: locations.id }).from(locations)}`;
   if (!scope.length) return sql`0`;
   // The actor's location ids are written into the statement, not bound: a report's statement repeats this
   // condition once per part of the period (noteSums), and D1 binds at most 100 values a statement. They are
@@ -42,10 +42,14 @@ function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteCo
   return sql`${column} in (${sql.raw(scope.join(", "))})`;
 }
 
-export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters): SQL {
+/**
+ * `byProvider`: the location condition is written `+location_id`, which SQLite cannot answer from an index, so a
+ * statement that reads a few providers' notes is never planned as a walk of the locations' notes.
+ */
+export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters, opts: { byProvider?: boolean } = {}): SQL {
   return and(
     isNull(notes.deletedAt),
-    locationWhere(ctx, f, notes.locationId),
+    locationWhere(ctx, f, opts.byProvider ? sql`+${notes.locationId}` : notes.locationId),
     gte(notes.sessionDate, f.from),
     lte(notes.sessionDate, f.to),
     f.providerId !== null ? eq(notes.providerId, f.providerId) : undefined,
@@ -194,6 +198,35 @@ export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
         )
       ) as unknown as ReturnType<typeof fromNotes>;
   return periodUnion(f, splitFor(f, f.providerId === null && f.patientId === null), fromNotes, fromSums).as("days");
+}
+
+/**
+ * The providers of the period's notes, each once (null for the notes without one), for the caseload report
+ * (decision 039, 2026-11-26): the whole months from note_month_totals, the edge days from the notes — selecting
+ * only the provider, so the notes' part is read from an index alone. A client filter (the table has no client)
+ * or `notesOnly` reads the notes only.
+ */
+export function noteProviders(ctx: ModelContext, f: NoteReportFilters) {
+  const fromNotes = (from: string, to: string) =>
+    ctx.db
+      .selectDistinct({ providerId: sql<number | null>`${notes.providerId}`.as("pv_provider_id") })
+      .from(notes)
+      .where(noteReportWhere(ctx, { ...f, from, to }));
+  const t = noteMonthTotals;
+  const fromSums = (months: { from: string; to: string }) =>
+    ctx.db
+      .selectDistinct({ providerId: sql<number | null>`nullif(${t.providerId}, 0)`.as("pv_provider_id") })
+      .from(t)
+      .where(
+        and(
+          locationWhere(ctx, f, t.locationId),
+          gte(t.month, months.from),
+          lte(t.month, months.to),
+          f.providerId !== null ? eq(t.providerId, f.providerId) : undefined,
+          sql`${t.n} <> 0`
+        )
+      ) as unknown as ReturnType<typeof fromNotes>;
+  return periodUnion(f, splitFor(f, f.patientId === null), fromNotes, fromSums).as("pv");
 }
 
 /**
