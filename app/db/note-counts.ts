@@ -2,7 +2,8 @@
  * The trigger-kept note tables from scratch, counting the live notes (deleted_at null) of live clients:
  * note_counts per location and type (decision 035, migration 0010); for the operations reports (decision 039,
  * migration 0015) note_month_totals per location, month, provider and CPT code, note_month_client_totals per
- * location, month, client and type, and note_day_totals per location and day. The migrations' triggers keep
+ * location, month, client and type, and note_day_totals per location and day; for location-cpt (migration 0016)
+ * note_day_cpt_totals per location, day and price inputs. The migrations' triggers keep
  * them from then on. Used by bulk loads that bypass the triggers (scripts/bench-data.ts), as migration 0015's
  * initial fill (the same statements) and by the tests that hold the tables against the notes.
  */
@@ -24,6 +25,16 @@ export const RECOUNT_NOTES_SQL = [
    select location_id, substr(session_date, 1, 7), patient_id, type, count(*), sum(minutes), sum(units) from notes
    where ${LIVE}
    group by location_id, substr(session_date, 1, 7), patient_id, type`,
+  "delete from note_day_cpt_totals",
+  // The payer (PA service's insurer, else the client's) is looked up per note here; the triggers of migration 0016
+  // move the sums when either insurer changes.
+  `insert into note_day_cpt_totals (location_id, session_date, cpt_code, type, md, md2, unit_price_cents, payer_id, n, minutes, units)
+   select o.location_id, o.session_date, o.cpt_code, o.type, coalesce(o.md, ''), coalesce(o.md2, ''), coalesce(o.unit_price_cents, 0),
+     coalesce(pa.insurance_id, p.insurer_id, 0), count(*), sum(o.minutes), sum(o.units)
+   from notes o left join patients p on p.id = o.patient_id left join pa_services pa on pa.id = o.pa_service_id
+   where o.deleted_at is null and p.deleted_at is null
+   group by o.location_id, o.session_date, o.cpt_code, o.type, coalesce(o.md, ''), coalesce(o.md2, ''), coalesce(o.unit_price_cents, 0),
+     coalesce(pa.insurance_id, p.insurer_id, 0)`,
   "delete from note_day_totals",
   `insert into note_day_totals (location_id, session_date, n, minutes)
    select location_id, session_date, count(*), sum(minutes) from notes

@@ -402,6 +402,11 @@ export const notes = sqliteTable(
     index("notes_report_idx")
       .on(t.locationId, t.sessionDate, t.providerId, t.patientId, t.type, t.cptCode, t.minutes, t.units, t.paServiceId, t.md, t.md2, t.unitPriceCents, t.deletedAt)
       .where(sql`${t.deletedAt} is null`),
+    // The caseload report's page of providers (decision 039, 2026-11-26): each page provider's notes of the period,
+    // from the index alone (migration 0016).
+    index("notes_provider_report_idx")
+      .on(t.providerId, t.sessionDate, t.locationId, t.patientId, t.minutes, t.deletedAt)
+      .where(sql`${t.deletedAt} is null`),
   ],
 );
 
@@ -460,6 +465,31 @@ export const noteMonthClientTotals = sqliteTable(
     units: integer("units").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.locationId, t.month, t.patientId, t.type] })],
+);
+
+/**
+ * The same notes' number, minutes and units per location, session date and every input of the one price
+ * function (decision 039, 2026-11-26 "location-cpt"): CPT code, type, the two billing modifiers ('' when none), a
+ * combined note's own unit price (0 when none) and the payer, coalesce(PA service's insurer, client's insurer)
+ * (0 when none). Migration 0016 keeps it, with triggers on notes, patients (deletion, restore, insurer) and
+ * pa_services (insurer); rows at n = 0 may stay.
+ */
+export const noteDayCptTotals = sqliteTable(
+  "note_day_cpt_totals",
+  {
+    locationId: integer("location_id").notNull(),
+    sessionDate: text("session_date").notNull(),
+    cptCode: text("cpt_code").notNull(),
+    type: text("type", { enum: ["rbt", "bcba", "combined"] }).notNull(),
+    md: text("md").notNull(),
+    md2: text("md2").notNull(),
+    unitPriceCents: integer("unit_price_cents").notNull(),
+    payerId: integer("payer_id").notNull(),
+    n: integer("n").notNull().default(0),
+    minutes: integer("minutes").notNull().default(0),
+    units: integer("units").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.locationId, t.sessionDate, t.cptCode, t.type, t.md, t.md2, t.unitPriceCents, t.payerId] })],
 );
 
 /** The same notes' number and minutes per location and session date (the hours report's chart); migration 0015 keeps it. */

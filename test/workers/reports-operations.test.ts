@@ -401,12 +401,14 @@ describe("location-cpt", () => {
 });
 
 describe("provider-clients", () => {
-  it("counts and lists the clients each provider saw", async () => {
+  it("counts and lists the clients each provider saw, providers in name order", async () => {
     const { status, html } = await page(`/reports/provider-clients?${OCT}`);
     expect(status).toBe(200);
     const rows = tableRows(html);
-    expect(rows[0]).toMatch(/^Rita User \| 2 \| 3 \| 4\.50 \| Adams, Alice \(P-[^)]*\); Baker, Bob \(P-[^)]*\)$/);
-    expect(rows[1]).toMatch(/^=Bert User \| 1 \| 1 \| 0\.25 \| Adams, Alice/);
+    // Both surnames are "User": "=Bert" sorts before "Rita".
+    expect(rows[0]).toMatch(/^=Bert User \| 1 \| 1 \| 0\.25 \| Adams, Alice/);
+    expect(rows[1]).toMatch(/^Rita User \| 2 \| 3 \| 4\.50 \| Adams, Alice \(P-[^)]*\); Baker, Bob \(P-[^)]*\)$/);
+    expect(html).toContain("Providers in name order");
     expect(html).not.toContain("Elsewhere");
     expect(html).toContain("Clients per provider");
   });

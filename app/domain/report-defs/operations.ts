@@ -299,7 +299,7 @@ export const caseloadReport = defineReport<NoteFilters, CaseloadRow>({
     { header: "Clients seen", value: (r) => r.client_names.join("; ") },
   ],
   rowKey: (r) => String(r.provider_id),
-  note: `Most clients first; a client counts once per provider however many sessions. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
+  note: `Providers in name order (surname, then first name); sessions without a provider last. A client counts once per provider however many sessions. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
 });
 
 export const ticketSupportReport = defineReport<TicketReportFilters, TicketSupportRow>({

@@ -1,15 +1,16 @@
-import { asc, desc, inArray, sql } from "drizzle-orm";
+import { and, asc, exists, isNull, sql } from "drizzle-orm";
 import { notes, patients, users } from "~/db/schema";
 import { reportHours } from "~/domain/report-operations";
 import type { CaseloadRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, employeeLabel, groupsTotal, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, employeeLabel, groupsTotal, noteProviders, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
- * Provider-clients (caseload, decision 039): per provider, the number of distinct clients seen in the period,
- * their sessions and hours, and the clients themselves (for the page's providers only). One batch: the page of
- * providers (grouped over (provider, client) pairs, with the count of providers) and the pairs of that page's
- * providers with the clients' names.
+ * Provider-clients (caseload, decision 039, 2026-11-26): per provider, the number of distinct clients seen in the
+ * period, their sessions and hours, and the clients themselves, providers in name order. One batch: the page of
+ * providers (the period's providers from the month sums and edge days, `noteSums`, with their count) and the
+ * (provider, client) pairs of that page's providers only, with the clients' names; the per-provider figures are
+ * summed from those pairs. No statement groups every pair of the period.
  */
 export type { CaseloadRow };
 
@@ -19,87 +20,95 @@ export interface CaseloadReport {
 }
 
 export async function caseloadReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<CaseloadReport> {
-  const where = noteReportWhere(ctx, f);
-  const pairs = ctx.db
-    .select({
-      providerId: notes.providerId,
-      patientId: notes.patientId,
-      sessions: sql<number>`count(*)`.as("sessions"),
-      minutes: sql<number>`sum(${notes.minutes})`.as("minutes"),
-    })
-    .from(notes)
-    .where(where)
-    .groupBy(notes.providerId, notes.patientId)
-    .as("pairs");
-  const g = ctx.db
-    .select({
-      providerId: pairs.providerId,
-      clients: sql<number>`count(*)`.as("clients"),
-      sessions: sql<number>`sum(${pairs.sessions})`.as("sessions"),
-      minutes: sql<number>`sum(${pairs.minutes})`.as("minutes"),
-    })
-    .from(pairs)
-    .groupBy(pairs.providerId)
-    .as("g");
-  const order = [desc(g.clients), asc(users.surname), asc(users.name), asc(g.providerId)] as const;
+  // The period's providers: whole months from note_month_totals, edge days from the notes, each once.
+  const src = noteProviders(ctx, f);
+  const prov = ctx.db
+    .selectDistinct({ providerId: sql<number | null>`${src.providerId}`.as("p_provider_id") })
+    .from(src)
+    .as("prov");
+  // Name order (surname, first name, id); the notes without a provider last.
+  const order = [sql`${prov.providerId} is null`, asc(users.surname), asc(users.name), asc(prov.providerId)] as const;
   const pageOf = () =>
     ctx.db
-      .select({
-        providerId: g.providerId,
-        clients: g.clients,
-        sessions: g.sessions,
-        minutes: g.minutes,
-        name: users.name,
-        surname: users.surname,
-        total: groupsTotal,
-      })
-      .from(g)
-      .leftJoin(users, sql`${users.id} = ${g.providerId}`)
+      .select({ providerId: prov.providerId, name: users.name, surname: users.surname, total: groupsTotal })
+      .from(prov)
+      .leftJoin(users, sql`${users.id} = ${prov.providerId}`)
       .orderBy(...order)
       .limit(page.limit)
       .offset(page.offset);
-  const pageIds = ctx.db.select({ id: sql`page_ids.provider_id` }).from(
-    ctx.db
-      .select({ providerId: g.providerId })
-      .from(g)
-      .leftJoin(users, sql`${users.id} = ${g.providerId}`)
+  const pageIds = () => {
+    const ids = ctx.db
+      .select({ providerId: prov.providerId })
+      .from(prov)
+      .leftJoin(users, sql`${users.id} = ${prov.providerId}`)
       .orderBy(...order)
       .limit(page.limit)
       .offset(page.offset)
-      .as("page_ids")
-  );
+      .as("page_ids");
+    return ids;
+  };
+  // The page's (provider, client) pairs, from notes_provider_report_idx (provider, session date). The location
+  // condition is kept off the indexes (`byProvider`) and the page's providers are the outer loop (CROSS JOIN
+  // keeps SQLite's join order), so each provider's notes of the period are read by provider, never every note of
+  // the locations. The notes without a provider are a second branch, read only when that row is on the page.
+  const providerWhere = noteReportWhere(ctx, f, { byProvider: true });
+  const pairCols = {
+    providerId: sql<number | null>`${notes.providerId}`.as("q_provider_id"),
+    patientId: sql<number>`${notes.patientId}`.as("q_patient_id"),
+    sessions: sql<number>`count(*)`.as("q_sessions"),
+    minutes: sql<number>`sum(${notes.minutes})`.as("q_minutes"),
+  };
+  const pairsOf = (which: "ids" | "none") => {
+    const ids = pageIds();
+    return which === "ids"
+      ? ctx.db
+          .select(pairCols)
+          .from(ids)
+          .crossJoin(notes)
+          .where(and(sql`${notes.providerId} = ${ids.providerId}`, providerWhere))
+          .groupBy(notes.providerId, notes.patientId)
+      : ctx.db
+          .select(pairCols)
+          .from(notes)
+          .where(and(providerWhere, isNull(notes.providerId), exists(ctx.db.select({ one: sql`1` }).from(ids).where(sql`${ids.providerId} is null`))))
+          .groupBy(notes.providerId, notes.patientId);
+  };
+  const pairs = pairsOf("ids").unionAll(pairsOf("none")).as("pairs");
   const [rows, seen] = await batch([
     pageOf(),
     ctx.db
-      .selectDistinct({
-        providerId: notes.providerId,
-        patientId: notes.patientId,
+      .select({
+        providerId: pairs.providerId,
+        patientId: pairs.patientId,
+        sessions: pairs.sessions,
+        minutes: pairs.minutes,
         firstName: patients.firstName,
         lastName: patients.lastName,
         identifier: patients.patientIdentifier,
       })
-      .from(notes)
-      .innerJoin(patients, sql`${patients.id} = ${notes.patientId}`)
-      .where(sql`${where} and ${inArray(notes.providerId, pageIds)}`)
-      .orderBy(asc(patients.lastName), asc(patients.firstName), asc(notes.patientId)),
+      .from(pairs)
+      .innerJoin(patients, sql`${patients.id} = ${pairs.patientId}`)
+      .orderBy(asc(patients.lastName), asc(patients.firstName), asc(pairs.patientId)),
   ]);
-  const byProvider = new Map<number | null, { names: string[]; ids: number[] }>();
+  const byProvider = new Map<number | null, { names: string[]; ids: number[]; sessions: number; minutes: number }>();
   for (const s of seen) {
-    const e = byProvider.get(s.providerId) ?? { names: [], ids: [] };
+    const e = byProvider.get(s.providerId) ?? { names: [], ids: [], sessions: 0, minutes: 0 };
     e.names.push(clientLabel(s));
     e.ids.push(s.patientId);
+    e.sessions += Number(s.sessions);
+    e.minutes += Number(s.minutes);
     byProvider.set(s.providerId, e);
   }
   return {
     rows: rows.map((r) => {
-      const list = byProvider.get(r.providerId) ?? { names: [], ids: [] };
+      const list = byProvider.get(r.providerId) ?? { names: [], ids: [], sessions: 0, minutes: 0 };
       return {
         provider_id: r.providerId,
         provider: employeeLabel(r),
-        clients: Number(r.clients),
-        sessions: Number(r.sessions),
-        minutes: Number(r.minutes),
-        hours: reportHours(Number(r.minutes)),
+        clients: list.ids.length,
+        sessions: list.sessions,
+        minutes: list.minutes,
+        hours: reportHours(list.minutes),
         client_names: list.names,
         patient_ids: list.ids,
       };

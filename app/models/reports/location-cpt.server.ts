@@ -1,19 +1,20 @@
 import { sql } from "drizzle-orm";
-import { insurances, locations, notes, paServices, patients } from "~/db/schema";
+import { insurances, locations } from "~/db/schema";
 import { priceNote } from "~/domain/billing";
 import type { NoteType } from "~/domain/notes";
 import { reportHours } from "~/domain/report-operations";
 import { priceServicesQuery } from "../billing-prices.server";
 import type { LocationCptRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { noteCptSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Units and charges by location and CPT (decision 039). Charges come only from the one price function
  * (`priceNote`): SQLite sums units per everything the price depends on — location, CPT, note type, the two
  * billing modifiers, a combined note's own unit price and the payer (the PA service's insurer, else the
- * client's) — and each such group is priced once, as a note of that many units would be. The payer is looked
- * up per (client, PA service) group, not per note. One batch: the priced groups and the insurers' services.
+ * client's) — and each such group is priced once, as a note of that many units would be. Every day of the
+ * period comes from note_day_cpt_totals (`noteCptSums`); a provider or client filter reads the notes. One batch: the priced groups and the
+ * insurers' services.
  */
 export type { LocationCptRow };
 
@@ -24,45 +25,25 @@ export interface LocationCptReport {
 }
 
 export async function locationCptReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<LocationCptReport> {
-  const inner = ctx.db
-    .select({
-      locationId: notes.locationId,
-      cpt: notes.cptCode,
-      type: notes.type,
-      md: notes.md,
-      md2: notes.md2,
-      ownPrice: notes.unitPriceCents,
-      paServiceId: notes.paServiceId,
-      patientId: notes.patientId,
-      sessions: sql<number>`count(*)`.as("sessions"),
-      units: sql<number>`sum(${notes.units})`.as("units"),
-      minutes: sql<number>`sum(${notes.minutes})`.as("minutes"),
-    })
-    .from(notes)
-    .where(noteReportWhere(ctx, f))
-    .groupBy(notes.locationId, notes.cptCode, notes.type, notes.md, notes.md2, notes.unitPriceCents, notes.paServiceId, notes.patientId)
-    .as("i");
-  const payer = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
+  const src = noteCptSums(ctx, f);
   const [groups, services] = await batch([
     ctx.db
       .select({
-        locationId: inner.locationId,
+        locationId: src.locationId,
         location: locations.title,
-        cpt: inner.cpt,
-        type: inner.type,
-        md: inner.md,
-        md2: inner.md2,
-        ownPrice: inner.ownPrice,
-        payer: payer.as("payer"),
-        sessions: sql<number>`sum(${inner.sessions})`,
-        units: sql<number>`sum(${inner.units})`,
-        minutes: sql<number>`sum(${inner.minutes})`,
+        cpt: src.cptCode,
+        type: src.type,
+        md: src.md,
+        md2: src.md2,
+        ownPrice: src.ownPrice,
+        payer: sql<number | null>`nullif(${src.payerId}, 0)`,
+        sessions: sql<number>`sum(${src.n})`,
+        units: sql<number>`sum(${src.units})`,
+        minutes: sql<number>`sum(${src.minutes})`,
       })
-      .from(inner)
-      .leftJoin(paServices, sql`${paServices.id} = ${inner.paServiceId}`)
-      .leftJoin(patients, sql`${patients.id} = ${inner.patientId}`)
-      .leftJoin(locations, sql`${locations.id} = ${inner.locationId}`)
-      .groupBy(inner.locationId, inner.cpt, inner.type, inner.md, inner.md2, inner.ownPrice, payer),
+      .from(src)
+      .leftJoin(locations, sql`${locations.id} = ${src.locationId}`)
+      .groupBy(sql`${src.locationId}`, sql`${src.cptCode}`, sql`${src.type}`, sql`${src.md}`, sql`${src.md2}`, sql`${src.ownPrice}`, sql`${src.payerId}`),
     priceServicesQuery(ctx, sql`(select ${insurances.id} from ${insurances})`),
   ]);
   const byKey = new Map<string, LocationCptRow>();

@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, isNull, lte, notInArray, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { locations, noteDayTotals, noteMonthClientTotals, noteMonthTotals, notes, patients } from "~/db/schema";
+import { locations, noteDayTotals, noteMonthClientTotals, noteDayCptTotals, noteMonthTotals, notes, paServices, patients } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { splitWholeMonths, type PeriodSplit } from "~/domain/report-operations";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -29,11 +29,11 @@ export interface NoteReportFilters {
 }
 
 /** The report's locations on a location column: the chosen one if the actor may see it, else the actor's scope. */
-function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteColumn): SQL {
+function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteColumn | SQL): SQL {
   const scope = locationScope(ctx.actor);
   // A location outside the actor's scope gives an empty report, never that location's sums (decision 015).
-  if (f.locationId !== null) return canSeeLocation(ctx.actor, f.locationId) ? eq(column, f.locationId) : sql`0`;
-  if (scope === null) return inArray(column, ctx.db.select({ id: locations.id }).from(locations));
+  if (f.locationId !== null) return canSeeLocation(ctx.actor, f.locationId) ? sql`${column} = ${f.locationId}` : sql`0`;
+  if (scope === null) return sql`${column} in ${ctx.db.select({ id: locations.id }).from(locations)}`;
   if (!scope.length) return sql`0`;
   // The actor's location ids are written into the statement, not bound: a report's statement repeats this
   // condition once per part of the period (noteSums), and D1 binds at most 100 values a statement. They are
@@ -42,10 +42,14 @@ function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteCo
   return sql`${column} in (${sql.raw(scope.join(", "))})`;
 }
 
-export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters): SQL {
+/**
+ * `byProvider`: the location condition is written `+location_id`, which SQLite cannot answer from an index, so a
+ * statement that reads a few providers' notes is never planned as a walk of the locations' notes.
+ */
+export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters, opts: { byProvider?: boolean } = {}): SQL {
   return and(
     isNull(notes.deletedAt),
-    locationWhere(ctx, f, notes.locationId),
+    locationWhere(ctx, f, opts.byProvider ? sql`+${notes.locationId}` : notes.locationId),
     gte(notes.sessionDate, f.from),
     lte(notes.sessionDate, f.to),
     f.providerId !== null ? eq(notes.providerId, f.providerId) : undefined,
@@ -194,6 +198,101 @@ export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
         )
       ) as unknown as ReturnType<typeof fromNotes>;
   return periodUnion(f, splitFor(f, f.providerId === null && f.patientId === null), fromNotes, fromSums).as("days");
+}
+
+/**
+ * The providers of the period's notes, each once (null for the notes without one), for the caseload report
+ * (decision 039, 2026-11-26): the whole months from note_month_totals, the edge days from the notes — selecting
+ * only the provider, so the notes' part is read from an index alone. A client filter (the table has no client)
+ * or `notesOnly` reads the notes only.
+ */
+export function noteProviders(ctx: ModelContext, f: NoteReportFilters) {
+  const fromNotes = (from: string, to: string) =>
+    ctx.db
+      .selectDistinct({ providerId: sql<number | null>`${notes.providerId}`.as("pv_provider_id") })
+      .from(notes)
+      .where(noteReportWhere(ctx, { ...f, from, to }));
+  const t = noteMonthTotals;
+  const fromSums = (months: { from: string; to: string }) =>
+    ctx.db
+      .selectDistinct({ providerId: sql<number | null>`nullif(${t.providerId}, 0)`.as("pv_provider_id") })
+      .from(t)
+      .where(
+        and(
+          locationWhere(ctx, f, t.locationId),
+          gte(t.month, months.from),
+          lte(t.month, months.to),
+          f.providerId !== null ? eq(t.providerId, f.providerId) : undefined,
+          sql`${t.n} <> 0`
+        )
+      ) as unknown as ReturnType<typeof fromNotes>;
+  return periodUnion(f, splitFor(f, f.patientId === null), fromNotes, fromSums).as("pv");
+}
+
+/**
+ * The period's notes as sums per location and every input of the one price function (decision 039, 2026-11-26
+ * "location-cpt"): CPT code, type, the two billing modifiers ('' when none), a combined note's own unit price (0
+ * when none) and the payer, coalesce(PA service's insurer, client's insurer) (0 when none). Every day of the
+ * period from note_day_cpt_totals (migration 0016: a few rows per location and day, so no edge days are read
+ * from the notes). That table has neither provider nor client: either filter (or `notesOnly`) reads the notes,
+ * grouped first per (client, PA service) so the payer is looked up once per group, not per note.
+ */
+export function noteCptSums(ctx: ModelContext, f: NoteReportFilters) {
+  if (f.notesOnly || f.providerId !== null || f.patientId !== null) {
+    const md = sql<string>`coalesce(${notes.md}, '')`;
+    const md2 = sql<string>`coalesce(${notes.md2}, '')`;
+    const own = sql<number>`coalesce(${notes.unitPriceCents}, 0)`;
+    const g = ctx.db
+      .select({
+        locationId: sql<number>`${notes.locationId}`.as("g_location_id"),
+        cptCode: sql<string>`${notes.cptCode}`.as("g_cpt_code"),
+        type: sql<string>`${notes.type}`.as("g_type"),
+        md: md.as("g_md"),
+        md2: md2.as("g_md2"),
+        ownPrice: own.as("g_own_price"),
+        paServiceId: sql<number | null>`${notes.paServiceId}`.as("g_pa_service_id"),
+        patientId: sql<number>`${notes.patientId}`.as("g_patient_id"),
+        n: sql<number>`count(*)`.as("g_n"),
+        minutes: sql<number>`sum(${notes.minutes})`.as("g_minutes"),
+        units: sql<number>`sum(${notes.units})`.as("g_units"),
+      })
+      .from(notes)
+      .where(noteReportWhere(ctx, f))
+      .groupBy(notes.locationId, notes.cptCode, notes.type, md, md2, own, notes.paServiceId, notes.patientId)
+      .as("notes_groups");
+    return ctx.db
+      .select({
+        locationId: sql<number>`${g.locationId}`.as("k_location_id"),
+        cptCode: sql<string>`${g.cptCode}`.as("k_cpt_code"),
+        type: sql<string>`${g.type}`.as("k_type"),
+        md: sql<string>`${g.md}`.as("k_md"),
+        md2: sql<string>`${g.md2}`.as("k_md2"),
+        ownPrice: sql<number>`${g.ownPrice}`.as("k_own_price"),
+        payerId: sql<number>`coalesce((select ${paServices.insuranceId} from ${paServices} where ${paServices.id} = ${g.paServiceId}), (select ${patients.insurerId} from ${patients} where ${patients.id} = ${g.patientId}), 0)`.as("k_payer_id"),
+        n: sql<number>`${g.n}`.as("k_n"),
+        minutes: sql<number>`${g.minutes}`.as("k_minutes"),
+        units: sql<number>`${g.units}`.as("k_units"),
+      })
+      .from(g)
+      .as("cpts");
+  }
+  const t = noteDayCptTotals;
+  return ctx.db
+    .select({
+      locationId: sql<number>`${t.locationId}`.as("k_location_id"),
+      cptCode: sql<string>`${t.cptCode}`.as("k_cpt_code"),
+      type: sql<string>`${t.type}`.as("k_type"),
+      md: sql<string>`${t.md}`.as("k_md"),
+      md2: sql<string>`${t.md2}`.as("k_md2"),
+      ownPrice: sql<number>`${t.unitPriceCents}`.as("k_own_price"),
+      payerId: sql<number>`${t.payerId}`.as("k_payer_id"),
+      n: sql<number>`${t.n}`.as("k_n"),
+      minutes: sql<number>`${t.minutes}`.as("k_minutes"),
+      units: sql<number>`${t.units}`.as("k_units"),
+    })
+    .from(t)
+    .where(and(locationWhere(ctx, f, t.locationId), gte(t.sessionDate, f.from), lte(t.sessionDate, f.to), sql`${t.n} <> 0`))
+    .as("cpts");
 }
 
 /** Paging of grouped rows: the page's rows plus `count(*) over ()`, the number of groups, in the same statement. */
