@@ -17,12 +17,13 @@ function useHref(to: string): string {
 }
 
 export function Link({ to, ...props }: LinkProps) {
-  return <a href={useHref(to)} {...props} />;
+  // The address last, as the router's link writes it.
+  return <a {...props} href={useHref(to)} />;
 }
 
 /** A sidebar entry: marked `active` (and `aria-current="page"`) on its own page and the pages under it. */
 export function NavLink({ to, className, ...props }: LinkProps) {
   const { pathname } = useLocation();
   const active = pathname === to || pathname.startsWith(to.endsWith("/") ? to : `${to}/`);
-  return <a href={to} className={[className, active ? "active" : null].filter(Boolean).join(" ") || undefined} aria-current={active ? "page" : undefined} {...props} />;
+  return <a aria-current={active ? "page" : undefined} className={[className, active ? "active" : null].filter(Boolean).join(" ") || undefined} {...props} href={to} />;
 }
