@@ -64,6 +64,18 @@ export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters, opts: {
   )!;
 }
 
+/** note_month_totals' rows of the whole months: the report's locations and provider, live counts only. */
+function monthTotalsWhere(ctx: ModelContext, f: NoteReportFilters, months: { from: string; to: string }): SQL {
+  const t = noteMonthTotals;
+  return and(
+    locationWhere(ctx, f, t.locationId),
+    gte(t.month, months.from),
+    lte(t.month, months.to),
+    f.providerId !== null ? eq(t.providerId, f.providerId) : undefined,
+    sql`${t.n} <> 0`
+  )!;
+}
+
 /** The whole months of the period and its edge days, or (`notesOnly`, or a filter the sums table lacks) the whole period as edges. */
 function splitFor(f: NoteReportFilters, sumsAnswer: boolean): PeriodSplit {
   return f.notesOnly || !sumsAnswer ? { months: null, edges: [{ from: f.from, to: f.to }] } : splitWholeMonths(f.from, f.to);
@@ -112,15 +124,7 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
         units: sql<number>`${t.units}`.as("s_units"),
       })
       .from(t)
-      .where(
-        and(
-          locationWhere(ctx, f, t.locationId),
-          gte(t.month, months.from),
-          lte(t.month, months.to),
-          f.providerId !== null ? eq(t.providerId, f.providerId) : undefined,
-          sql`${t.n} <> 0`
-        )
-      ) as unknown as ReturnType<typeof fromNotes>;
+      .where(monthTotalsWhere(ctx, f, months)) as unknown as ReturnType<typeof fromNotes>;
   return periodUnion(f, splitFor(f, f.patientId === null), fromNotes, fromSums).as("src");
 }
 
@@ -217,15 +221,7 @@ export function noteProviders(ctx: ModelContext, f: NoteReportFilters) {
     ctx.db
       .selectDistinct({ providerId: sql<number | null>`nullif(${t.providerId}, 0)`.as("pv_provider_id") })
       .from(t)
-      .where(
-        and(
-          locationWhere(ctx, f, t.locationId),
-          gte(t.month, months.from),
-          lte(t.month, months.to),
-          f.providerId !== null ? eq(t.providerId, f.providerId) : undefined,
-          sql`${t.n} <> 0`
-        )
-      ) as unknown as ReturnType<typeof fromNotes>;
+      .where(monthTotalsWhere(ctx, f, months)) as unknown as ReturnType<typeof fromNotes>;
   return periodUnion(f, splitFor(f, f.patientId === null), fromNotes, fromSums).as("pv");
 }
 
