@@ -2,6 +2,7 @@ import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { ASSET_URLS } from "~/assets";
 import { AccessDenied } from "~/components/access-denied";
+import { routesHydrate } from "~/components/hydrate";
 import { useNonce } from "~/components/nonce";
 import { readPrefs } from "~/services/prefs.server";
 
@@ -25,7 +26,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
  * rest get a small enhancement script and ship no framework JavaScript (docs/decisions/006).
  */
 function useHydrate(): boolean {
-  return useMatches().some((m) => (m.handle as { hydrate?: boolean } | undefined)?.hydrate === true);
+  return routesHydrate(useMatches().map((m) => m.handle));
 }
 
 export function Layout({ children }: { children: React.ReactNode }) {

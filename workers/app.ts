@@ -1,7 +1,7 @@
 import { createRequestHandler, type ServerBuild } from "@remix-run/cloudflare";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import * as build from "../build/index.js";
-import { passBookmark } from "~/services/bookmark.server";
+import { isApiRequest, passBookmark } from "~/services/bookmark.server";
 import { configurationProblem, createAppContext, isDevelopment } from "~/services/context.server";
 import { api } from "./api";
 import { HTTPException } from "hono/http-exception";
@@ -32,46 +32,65 @@ export function isCrossSitePost(request: Request): boolean {
   return true;
 }
 
-const app = new Hono<AppEnv>();
+/**
+ * The middleware every request passes, API call or page: configuration check, the request's context, and on
+ * the way out the D1 bookmark, security headers, request id and (local development) Server-Timing.
+ */
+function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
+  // A production Worker without its secrets answers nothing but 500 (and says why in the log): it never falls
+  // back to development defaults such as the published JWT secret.
+  app.use("*", async (c, next) => {
+    const problem = configurationProblem(c.env);
+    if (!problem) return next();
+    console.error(`misconfigured: ${problem}`);
+    const message = "The service is misconfigured. Please try again later.";
+    return c.req.path.startsWith("/api/") ? c.json({ message }, 500) : c.text(message, 500);
+  });
 
-// A production Worker without its secrets answers nothing but 500 (and says why in the log): it never falls
-// back to development defaults such as the published JWT secret.
-app.use("*", async (c, next) => {
-  const problem = configurationProblem(c.env);
-  if (!problem) return next();
-  console.error(`misconfigured: ${problem}`);
-  const message = "The service is misconfigured. Please try again later.";
-  return c.req.path.startsWith("/api/") ? c.json({ message }, 500) : c.text(message, 500);
-});
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    // A fake backend beside real data must never face users: refused outright outside development.
+    if (mockMode(c.env) === "refused") return c.json({ message: MOCK_REFUSED_MESSAGE }, 503);
+    c.set("app", await createAppContext(c.req.raw, c.env, c.executionCtx));
+    await next();
+    await passBookmark(c.req.raw, c.res, c.var.app);
+    applySecurityHeaders(c.req.raw, c.res.headers, c.var.app.cspNonce);
+    c.res.headers.set("X-Request-Id", c.var.app.requestId);
+    // The Worker's own time (documents are rendered whole before they are returned), for `npm run bench`.
+    // Local development only: deployed, it would tell anyone how long a lookup took.
+    if (isDevelopment(c.env)) c.res.headers.set("Server-Timing", `app;dur=${(performance.now() - started).toFixed(1)}`);
+  });
 
-app.use("*", async (c, next) => {
-  const started = performance.now();
-  // A fake backend beside real data must never face users: refused outright outside development.
-  if (mockMode(c.env) === "refused") return c.json({ message: MOCK_REFUSED_MESSAGE }, 503);
-  c.set("app", await createAppContext(c.req.raw, c.env, c.executionCtx));
-  await next();
-  await passBookmark(c.req.raw, c.res, c.var.app);
-  applySecurityHeaders(c.req.raw, c.res.headers, c.var.app.cspNonce);
-  c.res.headers.set("X-Request-Id", c.var.app.requestId);
-  // The Worker's own time (documents are rendered whole before they are returned), for `npm run bench`.
-  // Local development only: deployed, it would tell anyone how long a lookup took.
-  if (isDevelopment(c.env)) c.res.headers.set("Server-Timing", `app;dur=${(performance.now() - started).toFixed(1)}`);
-});
+  app.onError((err, c) => {
+    // An answer decided deep in a handler (415 for a body that is not JSON): not an error.
+    if (err instanceof HTTPException) return err.getResponse();
+    console.error(`[${c.var.app?.requestId ?? "-"}]`, err);
+    if (c.req.path.startsWith("/api/")) return jsonError(c, 500, "Something went wrong. Please try again later.", { request_id: c.var.app?.requestId });
+    return c.redirect("/error/error500", 303);
+  });
+  return app;
+}
 
-app.route("/api", api);
-
-app.all("*", async (c) => {
+/** The screens: Remix, behind the same-origin check for form posts. */
+const pages = (c: Context<AppEnv>) => {
   if (isCrossSitePost(c.req.raw)) return c.text("Cross-site form posts are not accepted.", 403);
   return remix(c.req.raw, { app: c.var.app });
-});
+};
 
-app.onError((err, c) => {
-  // An answer decided deep in a handler (415 for a body that is not JSON): not an error.
-  if (err instanceof HTTPException) return err.getResponse();
-  console.error(`[${c.var.app?.requestId ?? "-"}]`, err);
-  if (c.req.path.startsWith("/api/")) return jsonError(c, 500, "Something went wrong. Please try again later.", { request_id: c.var.app?.requestId });
-  return c.redirect("/error/error500", 303);
-});
+// The REST API. A path under /api that no API route answers falls through to the screens' not-found page, as
+// it always has.
+const apiApp = withAppMiddleware(new Hono<AppEnv>());
+apiApp.route("/api", api);
+apiApp.all("*", pages);
+
+// Every other request is a screen: a router with the one catch-all route, so a page does not first search
+// the API's hundreds of routes (decision 042).
+const pagesApp = withAppMiddleware(new Hono<AppEnv>());
+pagesApp.all("*", pages);
+
+function fetchHandler(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+  return (isApiRequest(request) ? apiApp : pagesApp).fetch(request, env, ctx);
+}
 
 /**
  * The hourly cron (wrangler.toml [triggers]): note drafts kept past their 24 hours are deleted (decision
@@ -86,7 +105,7 @@ export async function scheduled(_controller: ScheduledController, env: Env): Pro
 }
 
 export default {
-  fetch: app.fetch,
+  fetch: fetchHandler,
   queue: handleQueue,
   scheduled,
 } satisfies ExportedHandler<Env>;

@@ -128,6 +128,21 @@ describe("dashboard", () => {
 });
 
 describe("shell", () => {
+  it("sends a screen as one complete document: the doctype first, nothing after </html>, no data hand-off", async () => {
+    // Screens do not hydrate (decision 006), so their loader data is not written into the page a second
+    // time as a script, and the page is rendered as one string (decision 042).
+    const cookie = await signInCookie(await createUser({ permissions: ["view_notes", "view_clients"] }));
+    for (const path of ["/dashboard", "/notes-list", "/login"]) {
+      const res = await request(path, path === "/login" ? {} : { cookie });
+      const html = await res.text();
+      expect(res.status).toBe(200);
+      expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+      expect(html.startsWith('<!DOCTYPE html><html lang="en-US"')).toBe(true);
+      expect(html.endsWith("</html>")).toBe(true);
+      expect(html).not.toMatch(/__remixContext|streamController/);
+    }
+  });
+
   it("shows only the sidebar items the user may open", async () => {
     const cookie = await signInCookie(await createUser({ permissions: ["view_notes", "view_clients"] }));
     const html = await (await request("/dashboard", { cookie })).text();
