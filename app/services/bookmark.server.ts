@@ -39,14 +39,29 @@ export async function sealBookmark(env: Pick<Env, "JWT_SECRET">, bookmark: strin
   return `${bookmark}.${await tag(env, bookmark)}`;
 }
 
+/**
+ * Sealed values this isolate has already checked, per secret: a browser sends the same cookie on every
+ * page until its next change, and the check is an HMAC each time (decision 042). Only values that
+ * passed are kept, at most OPENED_MAX, the oldest dropped first.
+ */
+const OPENED_MAX = 512;
+let opened: { secret: string | undefined; values: Map<string, string> } = { secret: undefined, values: new Map() };
+
 /** The bookmark inside a value this server sealed; null for anything else. */
 export async function openBookmark(env: Pick<Env, "JWT_SECRET">, value: string | null | undefined): Promise<string | null> {
   if (!value || value.length > MAX_SEALED) return null;
+  if (opened.secret !== env.JWT_SECRET) opened = { secret: env.JWT_SECRET, values: new Map() };
+  const { values } = opened;
+  const known = values.get(value);
+  if (known !== undefined) return known;
   const dot = value.indexOf(".");
   if (dot < 0) return null;
   const bookmark = value.slice(0, dot);
   if (!D1_BOOKMARK.test(bookmark)) return null;
-  return timingSafeEqual(value.slice(dot + 1), await tag(env, bookmark)) ? bookmark : null;
+  if (!timingSafeEqual(value.slice(dot + 1), await tag(env, bookmark))) return null;
+  if (values.size >= OPENED_MAX) values.delete(values.keys().next().value!);
+  values.set(value, bookmark);
+  return bookmark;
 }
 
 export function isApiRequest(request: Request): boolean {

@@ -6,7 +6,7 @@ import { d1SessionDatabase } from "~/db/client.server";
 import { auditLog, locations, patients } from "~/db/schema";
 import { nextId } from "~/models/patients.server";
 import { auditRead, auditTail, verifyAuditChain } from "~/services/audit.server";
-import { BOOKMARK_COOKIE, BOOKMARK_HEADER, sealBookmark } from "~/services/bookmark.server";
+import { BOOKMARK_COOKIE, BOOKMARK_HEADER, openBookmark, sealBookmark } from "~/services/bookmark.server";
 import { apiToken, BASE, cookiesFrom, createBip, createLocation, createPatient, createPlan, createUser, signInCookie } from "./helpers";
 
 /**
@@ -220,6 +220,15 @@ describe("a bookmark the server did not hand out is ignored", () => {
     const sealed = await sealBookmark(env, real);
     expect((await apiCall("/v2/locations", { token, bookmark: sealed })).rec.starts).toEqual([real]);
     expect((await apiCall("/v2/locations", { token, bookmark: sealed.replace(/.$/, (c) => (c === "0" ? "1" : "0")) })).rec.starts).toEqual(["first-primary"]);
+  });
+
+  it("a value checked once is still checked against the secret: accepted again, refused under another secret", async () => {
+    // The isolate keeps the values it has checked (decision 042); that must not let a tampered value or another key's value through.
+    const sealed = await sealBookmark(env, real);
+    for (let i = 0; i < 2; i++) expect(await openBookmark(env, sealed)).toBe(real);
+    expect(await openBookmark(env, sealed.replace(/.$/, (c) => (c === "0" ? "1" : "0")))).toBeNull();
+    expect(await openBookmark({ JWT_SECRET: "another secret" }, sealed)).toBeNull();
+    expect(await openBookmark(env, sealed)).toBe(real);
   });
 });
 
