@@ -410,13 +410,77 @@ function totalRead(ctx: ModelContext, query: ListQuery, f: NoteFilters, limit: n
   return ctx.db.select({ n: sql<number>`count(*)`, tail: auditTail }).from(capped);
 }
 
+/**
+ * What the notes lists show of a note (the notes list and a client's notes): the screens read only these
+ * columns, not a note's content and signatures (decision 042). The API's lists answer whole notes.
+ */
+export type NoteListItem = Pick<
+  NoteJson,
+  "id" | "type" | "patient_id" | "patient_name" | "provider_id" | "provider_name" | "cpt_code" | "session_date" | "time_in" | "time_out" | "time_in2" | "time_out2" | "total_units" | "status" | "signed_at" | "provider_signed_on"
+>;
+
+const listItemColumns = {
+  id: notes.id,
+  type: notes.type,
+  patientId: notes.patientId,
+  providerId: notes.providerId,
+  providerName: notes.providerName,
+  cptCode: notes.cptCode,
+  sessionDate: notes.sessionDate,
+  timeIn: notes.timeIn,
+  timeOut: notes.timeOut,
+  timeIn2: notes.timeIn2,
+  timeOut2: notes.timeOut2,
+  units: notes.units,
+  status: notes.status,
+  signedAt: notes.signedAt,
+  providerSignedOn: notes.providerSignedOn,
+  patientName,
+};
+type ListItemRow = Pick<NoteRow, Exclude<keyof typeof listItemColumns, "patientName">> & { patientName: string };
+
+function noteListItem(r: ListItemRow): NoteListItem {
+  return {
+    id: r.id,
+    type: r.type,
+    patient_id: r.patientId,
+    patient_name: r.patientName,
+    provider_id: r.providerId,
+    provider_name: r.providerName,
+    cpt_code: r.cptCode,
+    session_date: r.sessionDate,
+    time_in: r.timeIn,
+    time_out: r.timeOut,
+    time_in2: r.timeIn2,
+    time_out2: r.timeOut2,
+    total_units: r.units,
+    status: (r.status as NoteStatus) ?? "pending",
+    signed_at: r.signedAt,
+    provider_signed_on: r.providerSignedOn,
+  };
+}
+
+/** How a page reads its notes: whole (the API) or as list items (the screens). */
+interface PageShape<T> {
+  rows: (ctx: ModelContext) => SQLiteSelectNotes;
+  item: (row: never) => T;
+}
+type SQLiteSelectNotes = ReturnType<ReturnType<ModelContext["db"]["select"]>["from"]>;
+const WHOLE: PageShape<NoteJson> = {
+  rows: (ctx) => ctx.db.select({ n: notes, patientName }).from(notes) as unknown as SQLiteSelectNotes,
+  item: ((r: { n: NoteRow; patientName: string }) => noteJson(r.n, r.patientName)) as (row: never) => NoteJson,
+};
+const LIST: PageShape<NoteListItem> = {
+  rows: (ctx) => ctx.db.select(listItemColumns).from(notes) as unknown as SQLiteSelectNotes,
+  item: noteListItem as (row: never) => NoteListItem,
+};
+
 /** The page's two reads (rows, and the total with the audit chain's tail), to ride in one batch. */
-function pageReads(ctx: ModelContext, query: ListQuery, f: NoteFilters) {
+function pageReads<T>(ctx: ModelContext, query: ListQuery, f: NoteFilters, shape: PageShape<T>) {
   const where = listWhere(ctx, query, f);
   return [
-    ctx.db
-      .select({ n: notes, patientName })
-      .from(notes)
+    shape
+      .rows(ctx)
       .innerJoin(patients, eq(patients.id, notes.patientId))
       .where(where)
       // Newest session first; (session_date, id) is the order of the location's and the client's date indexes.
@@ -427,16 +491,16 @@ function pageReads(ctx: ModelContext, query: ListQuery, f: NoteFilters) {
   ] as const;
 }
 
-type PageRows = [{ n: NoteRow; patientName: string }[], { n: number; tail: string | null }[]];
+type PageRows = [never[], { n: number; tail: string | null }[]];
 
-function pageOf(query: ListQuery, f: NoteFilters, [rows, [total]]: PageRows): { page: Paged<NoteJson>; tail: KnownTail } {
-  const data = rows.map((r) => noteJson(r.n, r.patientName));
+function pageOf<T>(query: ListQuery, f: NoteFilters, [rows, [total]]: PageRows, shape: PageShape<T>): { page: Paged<T>; tail: KnownTail } {
+  const data = rows.map(shape.item);
   const n = Number(total?.n ?? 0);
   const page = countsFromCounters(query, f) ? paged(data, n, query) : pagedAtLeast(data, n, countLimit(capOf(query), query), query);
   return { page, tail: total ? total.tail : undefined };
 }
 
-const clientsOfPage = (page: Paged<NoteJson>) => [...new Set(page.data.map((n) => n.patient_id))].sort((a, b) => a - b);
+const clientsOfPage = (page: Paged<{ patient_id: number }>) => [...new Set(page.data.map((n) => n.patient_id))].sort((a, b) => a - b);
 
 function parseFilters(raw: Record<string, unknown>): ModelResult<NoteFilters> {
   const parsed = parseWith(NoteFilters, filtersFrom(raw));
@@ -450,28 +514,46 @@ function parseFilters(raw: Record<string, unknown>): ModelResult<NoteFilters> {
 export async function notesPage(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
   const f = parseFilters(raw);
   if (!f.ok) return f;
-  const result = await ctx.db.batch([...pageReads(ctx, query, f.data)]);
-  return ok(pageOf(query, f.data, result as unknown as PageRows).page);
+  const result = await ctx.db.batch([...pageReads(ctx, query, f.data, WHOLE)]);
+  return ok(pageOf(query, f.data, result as unknown as PageRows, WHOLE).page);
 }
 
 /**
  * The notes list (screens and legacy API): a page in scope with the filters, its read recorded (one audit
  * row naming the page's clients). Two round trips: the page (with the audit tail), the audit row.
  */
-export async function listNotes(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
+export function listNotes(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteJson>>> {
+  return auditedPage(ctx, query, raw, WHOLE);
+}
+
+/** The notes list as the screen shows it: listNotes with list items rather than whole notes. */
+export function listNoteItems(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<NoteListItem>>> {
+  return auditedPage(ctx, query, raw, LIST);
+}
+
+async function auditedPage<T extends { patient_id: number }>(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown>, shape: PageShape<T>): Promise<ModelResult<Paged<T>>> {
   const f = parseFilters(raw);
   if (!f.ok) return f;
-  const { page, tail } = pageOf(query, f.data, (await ctx.db.batch([...pageReads(ctx, query, f.data)])) as unknown as PageRows);
+  const { page, tail } = pageOf(query, f.data, (await ctx.db.batch([...pageReads(ctx, query, f.data, shape)])) as unknown as PageRows, shape);
   await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
   return ok(page);
 }
 
 /** A client's notes (of one type, or all): null when the client is out of scope (404). Audited; two round trips. */
-export async function notesByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
+export function notesByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
+  return clientPage(ctx, type, patientId, query, WHOLE);
+}
+
+/** A client's notes as the screen lists them: notesByClient with list items rather than whole notes. */
+export function noteItemsByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteListItem> | null> {
+  return clientPage(ctx, type, patientId, query, LIST);
+}
+
+async function clientPage<T extends { patient_id: number }>(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery, shape: PageShape<T>): Promise<Paged<T> | null> {
   const f: NoteFilters = { patient_id: patientId, provider_id: "", type: type ?? "", status: "", date_from: "", date_to: "" };
-  const [[patient], ...rest] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx))), ...pageReads(ctx, query, f)]);
+  const [[patient], ...rest] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx))), ...pageReads(ctx, query, f, shape)]);
   if (!patient) return null;
-  const { page, tail } = pageOf(query, f, rest as unknown as PageRows);
+  const { page, tail } = pageOf(query, f, rest as unknown as PageRows, shape);
   await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
   return page;
 }
@@ -479,9 +561,9 @@ export async function notesByClient(ctx: ModelContext, type: NoteType | null, pa
 /** A provider's notes ("byprofile"), in the actor's scope. Null when the user does not exist. Audited; two round trips. */
 export async function notesByProvider(ctx: ModelContext, type: NoteType | null, providerId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
   const f: NoteFilters = { patient_id: "", provider_id: providerId, type: type ?? "", status: "", date_from: "", date_to: "" };
-  const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt))), ...pageReads(ctx, query, f)]);
+  const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt))), ...pageReads(ctx, query, f, WHOLE)]);
   if (!user) return null;
-  const { page, tail } = pageOf(query, f, rest as unknown as PageRows);
+  const { page, tail } = pageOf(query, f, rest as unknown as PageRows, WHOLE);
   await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
   return page;
 }

@@ -8,7 +8,7 @@ import { FormMessage } from "~/components/ui/field";
 import { NOTE_FILTER_KEYS, NOTE_TYPE_LABELS, noteHref, noteListAddress, noteTimesText } from "~/domain/note-list";
 import { NOTE_STATUSES, NOTE_TYPES } from "~/domain/notes";
 import { can } from "~/domain/permissions";
-import { listNotes } from "~/models/notes.server";
+import { listNoteItems } from "~/models/notes.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
@@ -27,12 +27,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { query, queryError, params } = listQueryFrom(request, NOTE_FILTER_KEYS);
   const filters = Object.fromEntries(NOTE_FILTER_KEYS.filter((k) => k in params).map((k) => [k, params[k]]));
   const ctx = modelContextFor(context, actor);
-  let result = await listNotes(ctx, query, filters);
+  let result = await listNoteItems(ctx, query, filters);
   let filterError: string | null = null;
   if (!result.ok) {
     // A hand-edited filter that does not parse: its message, and the list without the filters.
     filterError = result.message;
-    result = await listNotes(ctx, query, {});
+    result = await listNoteItems(ctx, query, {});
   }
   const page = result.ok ? result.data : { data: [], total: 0, page: query.page, per_page: query.per_page, last_page: 1 };
   return { page, actorId: actor.id, canManage: can(actor, "manage_notes"), queryError: queryError ?? filterError };

@@ -10,7 +10,7 @@ import { parseWith, pathId, searchText } from "~/domain/validation";
 import * as v from "valibot";
 import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
-import { createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, notesByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, noteItemsByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
 import { getPatient } from "~/models/patients.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
@@ -511,8 +511,8 @@ export function notesByClientLoader(type: NoteType) {
     const patientId = requireId(params.patientId, "Client");
     const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
     const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
-    // The client in scope, the page and the audit tail in one batch, then the audit row (the model's notesByClient).
-    const page = await notesByClient(ctx, type, patientId, query);
+    // The client in scope, the page and the audit tail in one batch, then the audit row (the model's noteItemsByClient).
+    const page = await noteItemsByClient(ctx, type, patientId, query);
     if (!page) throw notFound("Client not found.");
     let clientName = page.data[0]?.patient_name ?? null;
     if (clientName === null) {

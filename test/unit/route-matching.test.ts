@@ -1,14 +1,24 @@
 import { createRequire } from "node:module";
 import path from "node:path";
-// @ts-expect-error -- no types for the deep import; flatRoutes is what the Remix compiler reads app/routes with.
+// flatRoutes is what the Remix compiler reads app/routes with.
 import { flatRoutes } from "@remix-run/dev/dist/config/flat-routes.js";
-// @ts-expect-error -- the browser build, which patches/ leaves as published: the reference.
-import * as published from "@remix-run/router/dist/router.js";
+// The browser build, which patches/ leaves as published: the reference.
+import * as publishedBuild from "@remix-run/router/dist/router.js";
 import { describe, expect, it } from "vitest";
 import remixConfig from "../../remix.config.js";
 
+interface Match {
+  route: { id: string };
+  params: Record<string, string | undefined>;
+  pathname: string;
+  pathnameBase: string;
+}
+interface Router {
+  matchRoutes(routes: Route[], pathname: string): Match[] | null;
+}
+const published = publishedBuild as unknown as Router;
 /** The router build the Worker bundles, with the patch of decision 042. */
-const patched = createRequire(import.meta.url)("@remix-run/router/dist/router.cjs.js") as typeof import("@remix-run/router");
+const patched = createRequire(import.meta.url)("@remix-run/router/dist/router.cjs.js") as Router;
 
 interface Entry {
   id: string;
@@ -63,7 +73,7 @@ describe("route matching with the patched router (decision 042)", () => {
   });
 
   it("finds, for every address, the same routes and parameters as the published router", () => {
-    const shape = (m: ReturnType<typeof patched.matchRoutes>) => m?.map((x) => ({ id: x.route.id, params: x.params, pathname: x.pathname, base: x.pathnameBase })) ?? null;
+    const shape = (m: Match[] | null) => m?.map((x) => ({ id: x.route.id, params: x.params, pathname: x.pathname, base: x.pathnameBase })) ?? null;
     const differ = list.filter((p) => JSON.stringify(shape(patched.matchRoutes(routes, p))) !== JSON.stringify(shape(published.matchRoutes(routes, p))));
     expect(differ).toEqual([]);
   });
