@@ -64,6 +64,21 @@ export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters, opts: {
   )!;
 }
 
+/**
+ * The notes as the source of a report's edge days (or of the whole period, `notesOnly`): without a provider or
+ * client filter, `notes INDEXED BY notes_report_idx`, the covering index by (location, date) — every column the
+ * sums read is in it. Left to its statistics, SQLite may take `notes_calendar_idx` (the same first two columns,
+ * not covering: a table read per note, ~1.5× the time over all locations; decision 039, 2026-11-26 "edge days").
+ * A provider or client filter keeps the planner's choice (its own indexes are narrower), as does a report
+ * with no location in scope, whose condition is the constant 0 (no index can answer it: INDEXED BY would fail).
+ */
+function notesByDate(ctx: ModelContext, f: NoteReportFilters): SQL {
+  const scope = locationScope(ctx.actor);
+  const none = f.locationId !== null ? !canSeeLocation(ctx.actor, f.locationId) : scope !== null && !scope.length;
+  if (none || f.providerId !== null || f.patientId !== null) return sql`${notes}`;
+  return sql`${notes} indexed by notes_report_idx`;
+}
+
 /** note_month_totals' rows of the whole months: the report's locations and provider, live counts only. */
 function monthTotalsWhere(ctx: ModelContext, f: NoteReportFilters, months: { from: string; to: string }): SQL {
   const t = noteMonthTotals;
@@ -109,7 +124,7 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
         minutes: sql<number>`${notes.minutes}`.as("s_minutes"),
         units: sql<number>`${notes.units}`.as("s_units"),
       })
-      .from(notes)
+      .from(notesByDate(ctx, f))
       .where(noteReportWhere(ctx, { ...f, from, to }));
   const t = noteMonthTotals;
   const fromSums = (months: { from: string; to: string }) =>
@@ -143,7 +158,7 @@ export function noteClientSums(ctx: ModelContext, f: NoteReportFilters) {
         minutes: sql<number>`${notes.minutes}`.as("c_minutes"),
         units: sql<number>`${notes.units}`.as("c_units"),
       })
-      .from(notes)
+      .from(notesByDate(ctx, f))
       .where(noteReportWhere(ctx, { ...f, from, to }));
   const t = noteMonthClientTotals;
   const fromSums = (months: { from: string; to: string }) =>
@@ -169,39 +184,32 @@ export function noteClientSums(ctx: ModelContext, f: NoteReportFilters) {
 }
 
 /**
- * The period's notes per session date (number and minutes), for the hours chart: whole months' days from
- * note_day_totals, edge days from the notes. That table has no provider or client: with either filter (or
- * `notesOnly`) every day comes from the notes.
+ * The period's notes per session date (number and minutes), for the hours chart: every day of the period from
+ * note_day_totals, which is keyed per day, so no edge days are read from the notes (decision 039, 2026-11-26
+ * "edge days"). That table has no provider or client: with either filter (or `notesOnly`) every day comes from
+ * the notes.
  */
 export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
-  const fromNotes = (from: string, to: string) =>
-    ctx.db
+  if (f.notesOnly || f.providerId !== null || f.patientId !== null)
+    return ctx.db
       .select({
         date: sql<string>`${notes.sessionDate}`.as("d_date"),
         n: sql<number>`1`.as("d_n"),
         minutes: sql<number>`${notes.minutes}`.as("d_minutes"),
       })
       .from(notes)
-      .where(noteReportWhere(ctx, { ...f, from, to }));
+      .where(noteReportWhere(ctx, f))
+      .as("days");
   const t = noteDayTotals;
-  const fromSums = (months: { from: string; to: string }) =>
-    ctx.db
-      .select({
-        date: sql<string>`${t.sessionDate}`.as("d_date"),
-        n: sql<number>`${t.n}`.as("d_n"),
-        minutes: sql<number>`${t.minutes}`.as("d_minutes"),
-      })
-      .from(t)
-      .where(
-        and(
-          locationWhere(ctx, f, t.locationId),
-          // Every date of these months (no month has a 32nd day; "-31" bounds a shorter month too).
-          gte(t.sessionDate, `${months.from}-01`),
-          lte(t.sessionDate, `${months.to}-31`),
-          sql`${t.n} <> 0`
-        )
-      ) as unknown as ReturnType<typeof fromNotes>;
-  return periodUnion(f, splitFor(f, f.providerId === null && f.patientId === null), fromNotes, fromSums).as("days");
+  return ctx.db
+    .select({
+      date: sql<string>`${t.sessionDate}`.as("d_date"),
+      n: sql<number>`${t.n}`.as("d_n"),
+      minutes: sql<number>`${t.minutes}`.as("d_minutes"),
+    })
+    .from(t)
+    .where(and(locationWhere(ctx, f, t.locationId), gte(t.sessionDate, f.from), lte(t.sessionDate, f.to), sql`${t.n} <> 0`))
+    .as("days");
 }
 
 /**
