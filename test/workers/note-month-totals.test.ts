@@ -166,6 +166,10 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
         });
       }
     });
+    // A client seen only on October 1st: gone from a period of October 2nd … 31st, which reads October's sums minus
+    // that day (the group nets to no notes and must not be a row).
+    const once = await createPatient({ locationId: h.id, lastName: "Once" });
+    values.push({ type: "bcba", patientId: once.id, locationId: h.id, providerId: providers[0]!, cptCode: "97155", sessionDate: "2026-10-01", minutes: 45, units: 3 });
     // One soft-deleted note, never summed.
     values.push({ type: "rbt", patientId: clients[0]!.id, locationId: h.id, providerId: providers[0]!, cptCode: "97153", sessionDate: "2026-10-13", minutes: 500, units: 33, deletedAt: "2026-11-01T00:00:00.000Z" });
     for (let i = 0; i < values.length; i += 4) await db().insert(notes).values(values.slice(i, i + 4));
@@ -180,7 +184,10 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
   const periods: [string, string, string][] = [
     ["one whole month", "2026-10-01", "2026-10-31"],
     ["a month plus days either side", "2026-09-27", "2026-11-03"],
-    ["days inside one month", "2026-10-05", "2026-10-20"],
+    ["days inside one month (the month minus 15 days)", "2026-10-05", "2026-10-20"],
+    ["a few days inside one month", "2026-10-05", "2026-10-13"],
+    ["one month minus a day either side", "2026-10-02", "2026-10-30"],
+    ["the month minus its first days, then days of the next", "2026-09-15", "2026-11-14"],
     ["across a year boundary", "2025-12-15", "2026-02-10"],
     ["three whole months across a year boundary", "2025-12-01", "2026-02-28"],
   ];
@@ -263,6 +270,15 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
       await db().run(sql`update note_day_totals set minutes = minutes - 600 where session_date = '2026-09-27' and location_id = ${here}`);
     }
     expect(await hoursReport(admin, f, "client", page)).toEqual(before);
+  });
+
+  it("a client seen only on the days taken off a month's sums is not a row", async () => {
+    const page = { limit: 25, offset: 0 };
+    const f: NoteReportFilters = { from: "2026-10-02", to: "2026-10-31", locationId: null, providerId: null, patientId: null };
+    const labels = (await hoursReport(admin, f, "client", page)).rows.map((r) => r.label);
+    expect(labels.some((l) => l.startsWith("Once,"))).toBe(false);
+    expect((await supervisionReport(admin, f, { belowOnly: false }, page)).rows.some((r) => r.client.startsWith("Once,"))).toBe(false);
+    expect((await hoursReport(admin, { ...f, from: "2026-10-01" }, "client", page)).rows.some((r) => r.label.startsWith("Once,"))).toBe(true);
   });
 
   it("each report is still one round trip", async () => {

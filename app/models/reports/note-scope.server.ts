@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, isNull, lte, notInArray, sql, type SQL } from "d
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { locations, noteDayTotals, noteMonthClientTotals, noteDayCptTotals, noteMonthTotals, notes, paServices, patients } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
-import { splitWholeMonths, type PeriodSplit } from "~/domain/report-operations";
+import { splitNearestMonths, splitWholeMonths, type NearestMonthsSplit, type PeriodSplit } from "~/domain/report-operations";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ModelContext } from "../context";
 
@@ -144,19 +144,23 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
 }
 
 /**
- * The period's notes as sums per location, client and type (decision 039, rollup): whole months from
- * note_month_client_totals, edge days from the notes, as `noteSums`. A provider filter reads the notes only
- * (the table has no provider), as does `notesOnly`.
+ * The period's notes as sums per client and type (decision 039, rollup): whole months from
+ * note_month_client_totals and days from the notes, in one `union all`. A part month at either edge is the
+ * month's sums *minus* the days outside the period when those are fewer than the days inside
+ * (`splitNearestMonths`; decision 039, 2026-11-26 "edge days"): those days' notes come in with negative n,
+ * minutes and units. So a client may sum to n = 0 (seen only on the days taken off): the readers keep the
+ * groups with `sum(n) <> 0` (`clientSumsSeen`). A provider filter reads the notes only (the table has no
+ * provider), as does `notesOnly`.
  */
 export function noteClientSums(ctx: ModelContext, f: NoteReportFilters) {
-  const fromNotes = (from: string, to: string) =>
+  const fromNotes = (from: string, to: string, sign: 1 | -1 = 1) =>
     ctx.db
       .select({
         patientId: sql<number>`${notes.patientId}`.as("c_patient_id"),
         type: sql<string>`${notes.type}`.as("c_type"),
-        n: sql<number>`1`.as("c_n"),
-        minutes: sql<number>`${notes.minutes}`.as("c_minutes"),
-        units: sql<number>`${notes.units}`.as("c_units"),
+        n: (sign === 1 ? sql<number>`1` : sql<number>`-1`).as("c_n"),
+        minutes: (sign === 1 ? sql<number>`${notes.minutes}` : sql<number>`-${notes.minutes}`).as("c_minutes"),
+        units: (sign === 1 ? sql<number>`${notes.units}` : sql<number>`-${notes.units}`).as("c_units"),
       })
       .from(notesByDate(ctx, f))
       .where(noteReportWhere(ctx, { ...f, from, to }));
@@ -180,7 +184,20 @@ export function noteClientSums(ctx: ModelContext, f: NoteReportFilters) {
           sql`${t.n} <> 0`
         )
       ) as unknown as ReturnType<typeof fromNotes>;
-  return periodUnion(f, splitFor(f, f.providerId === null), fromNotes, fromSums).as("csrc");
+  const split: NearestMonthsSplit = f.notesOnly || f.providerId !== null ? { months: null, add: [{ from: f.from, to: f.to }], minus: [] } : splitNearestMonths(f.from, f.to);
+  const branches = [
+    ...(split.months ? [fromSums(split.months)] : []),
+    ...split.add.map((r) => fromNotes(r.from, r.to)),
+    ...split.minus.map((r) => fromNotes(r.from, r.to, -1)),
+  ];
+  let all = branches[0] ?? fromNotes(f.from, f.to);
+  for (const b of branches.slice(1)) all = all.unionAll(b) as unknown as typeof all;
+  return all.as("csrc");
+}
+
+/** The condition on a grouping of `noteClientSums`: the clients with notes in the period (not netted to none). */
+export function clientSumsSeen(src: ReturnType<typeof noteClientSums>): SQL {
+  return sql`sum(${src.n}) <> 0`;
 }
 
 /**
