@@ -184,10 +184,11 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
   const periods: [string, string, string][] = [
     ["one whole month", "2026-10-01", "2026-10-31"],
     ["a month plus days either side", "2026-09-27", "2026-11-03"],
-    ["days inside one month (the month minus 15 days)", "2026-10-05", "2026-10-20"],
+    ["days inside one month", "2026-10-05", "2026-10-20"],
     ["a few days inside one month", "2026-10-05", "2026-10-13"],
     ["one month minus a day either side", "2026-10-02", "2026-10-30"],
-    ["the month minus its first days, then days of the next", "2026-09-15", "2026-11-14"],
+    ["part months either side", "2026-09-15", "2026-11-14"],
+    ["a month minus its first days through the next minus its last", "2026-09-09", "2026-10-29"],
     ["across a year boundary", "2025-12-15", "2026-02-10"],
     ["three whole months across a year boundary", "2025-12-01", "2026-02-28"],
   ];
