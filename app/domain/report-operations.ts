@@ -57,6 +57,69 @@ export function splitWholeMonths(from: string, to: string): PeriodSplit {
   return { months: { from: firstWhole.slice(0, 7), to: lastWhole.slice(0, 7) }, edges };
 }
 
+/**
+ * A period cut for sums that can be subtracted (decision 039, 2026-11-26 "edge days"): like `splitWholeMonths`,
+ * but a part month at either edge is read as the whole month *minus* the days outside the period when those,
+ * plus MONTH_SUMS_DAYS for reading the month's sums, are fewer than the days inside it. `add` are the day
+ * ranges read from the notes and added, `minus` those read and subtracted; months + add − minus is the period
+ * exactly. A period of the 3rd to the 28th of the next month reads two months and five days, not 54 days.
+ */
+export interface NearestMonthsSplit {
+  months: { from: string; to: string } | null;
+  add: { from: string; to: string }[];
+  minus: { from: string; to: string }[];
+}
+
+/**
+ * What reading one month's client sums costs, in days of notes: on the bench data a month is ~40,000 client
+ * rows (each client, type and location) and a day ~8,000 notes, so about five days; a week, to be safe.
+ */
+export const MONTH_SUMS_DAYS = 7;
+
+export function splitNearestMonths(from: string, to: string): NearestMonthsSplit {
+  const a = dayNumber(from);
+  const b = dayNumber(to);
+  if (a === null || b === null) throw new Error(`Not a period: ${from} … ${to}`);
+  if (b < a) return { months: null, add: [], minus: [] };
+  const range = (x: number, y: number) => ({ from: dateOfDay(x), to: dateOfDay(y) });
+  const first = monthOf(from);
+  const last = monthOf(to);
+  const [f0, f1] = [dayNumber(first.from)!, dayNumber(first.to)!];
+  const [l0, l1] = [dayNumber(last.from)!, dayNumber(last.to)!];
+  if (first.from === last.from) {
+    // One month: the days inside, or the month minus the days on either side.
+    const inside = b - a + 1;
+    if (inside === f1 - f0 + 1) return { months: { from: from.slice(0, 7), to: from.slice(0, 7) }, add: [], minus: [] };
+    if (f1 - f0 + 1 - inside + MONTH_SUMS_DAYS < inside) {
+      const minus = [...(a > f0 ? [range(f0, a - 1)] : []), ...(b < f1 ? [range(b + 1, f1)] : [])];
+      return { months: { from: from.slice(0, 7), to: from.slice(0, 7) }, add: [], minus };
+    }
+    return { months: null, add: [range(a, b)], minus: [] };
+  }
+  const add: { from: string; to: string }[] = [];
+  const minus: { from: string; to: string }[] = [];
+  // First month: whole (a = f0), the days inside (from … month end), or the month minus its first days.
+  let monthsFrom: string;
+  if (a === f0 || a - f0 + MONTH_SUMS_DAYS < f1 - a + 1) {
+    monthsFrom = first.from;
+    if (a > f0) minus.push(range(f0, a - 1));
+  } else {
+    monthsFrom = dateOfDay(f1 + 1);
+    add.push(range(a, f1));
+  }
+  // Last month: whole (b = l1), the days inside (month start … to), or the month minus its last days.
+  let monthsTo: string;
+  if (b === l1 || l1 - b + MONTH_SUMS_DAYS < b - l0 + 1) {
+    monthsTo = last.from;
+    if (b < l1) minus.push(range(b + 1, l1));
+  } else {
+    monthsTo = dateOfDay(l0 - 1);
+    add.push(range(l0, b));
+  }
+  const months = monthsFrom.slice(0, 7) <= monthsTo.slice(0, 7) ? { from: monthsFrom.slice(0, 7), to: monthsTo.slice(0, 7) } : null;
+  return { months, add, minus };
+}
+
 /** The first day of the month after the one of `date`. */
 function monthAfter(date: string): string {
   return dateOfDay(dayNumber(monthOf(date).to)! + 1);

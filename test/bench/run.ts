@@ -104,6 +104,13 @@ const PAGES: PageSpec[] = [
   { name: "report-ticket-support", path: "/reports/ticket-support?date_from=2026-10-01&date_to=2026-11-30", signedIn: true, expect: "Answered", optional: true },
   { name: "report-payroll-all", path: "/reports/payroll?date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Bench Clinic", optional: true },
   { name: "report-hours-all", path: "/reports/hours?date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "Hours per week", optional: true },
+  // Every location: provider-clients (10 names per provider on the screen), and the client reports over a whole
+  // month and over a period with edge days (decision 039, 2026-11-26 "names per provider; edge days").
+  { name: "report-provider-clients-all", path: "/reports/provider-clients?date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "more", optional: true },
+  { name: "report-hours-client-all", path: "/reports/hours?by=client&date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "BN-", optional: true },
+  { name: "report-hours-client-edges", path: "/reports/hours?by=client&date_from=2026-09-15&date_to=2026-11-14", signedIn: true, expect: "BN-", optional: true },
+  { name: "report-bcba-all", path: "/reports/bcba-report?date_from=2026-10-01&date_to=2026-10-31", signedIn: true, expect: "BN-", optional: true },
+  { name: "report-bcba-edges", path: "/reports/bcba-report?date_from=2026-09-15&date_to=2026-11-14", signedIn: true, expect: "BN-", optional: true },
 ];
 
 /** The API calls of the notes (measured with a Bearer token of the admin). */

@@ -6,7 +6,7 @@ import { getUserActor } from "~/models/actors.server";
 import { caseloadReport } from "~/models/reports/caseload.server";
 import type { ModelContext } from "~/models/context";
 import type { NoteReportFilters } from "~/models/reports/note-scope.server";
-import { countingDb, createLocation, createPatient, createUser, db } from "./helpers";
+import { countingDb, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
  * Provider-clients (caseload, decision 039, 2026-11-26): providers in name order (surname, first name, id), the
@@ -137,8 +137,16 @@ describe("provider-clients", () => {
         expect(r.total).toBe(r.rows.length ? all.length : 0);
         for (const row of r.rows) {
           expect(row.client_names).toHaveLength(row.clients);
+          expect(row.more_clients).toBe(0);
           expect(row.hours).toBe(Math.round((row.minutes / 60) * 100) / 100);
         }
+        // Naming at most two clients per provider: the same rows, counts and paging; the first two by name named.
+        const capped = await caseloadReport(ctx, f, page, undefined, { names: 2 });
+        expect(capped.total).toBe(r.total);
+        expect(capped.rows.map((x) => ({ ...pick(x), patient_ids: x.patient_ids, more: x.more_clients, named: x.client_names.length }))).toEqual(
+          r.rows.map((x) => ({ ...pick(x), patient_ids: x.patient_ids.slice(0, 2), more: Math.max(0, x.clients - 2), named: Math.min(2, x.clients) }))
+        );
+        for (const [i, row] of capped.rows.entries()) expect(row.client_names).toEqual(r.rows[i]!.client_names.slice(0, 2));
       }
     }
   });
@@ -149,6 +157,16 @@ describe("provider-clients", () => {
     expect(r.total).toBe(6);
     const edgar = r.rows.find((x) => x.provider_id === staff.edge)!;
     expect({ clients: edgar.clients, sessions: edgar.sessions, minutes: edgar.minutes }).toEqual({ clients: 2, sessions: 2, minutes: 95 });
+    // With one name per provider, Edgar (edge days only) is still listed with both clients counted, one named.
+    const one = await caseloadReport(admin, { from: "2026-09-27", to: "2026-11-03", locationId: null, providerId: null, patientId: null }, { limit: 25, offset: 0 }, undefined, { names: 1 });
+    const edgarOne = one.rows.find((x) => x.provider_id === staff.edge)!;
+    expect({ clients: edgarOne.clients, sessions: edgarOne.sessions, minutes: edgarOne.minutes, more: edgarOne.more_clients, named: edgarOne.client_names }).toEqual({
+      clients: 2,
+      sessions: 2,
+      minutes: 95,
+      more: 1,
+      named: [edgar.client_names[0]],
+    });
     for (const row of r.rows) expect(new Set(row.patient_ids).size).toBe(row.patient_ids.length);
     expect(r.rows.some((x) => x.sessions > x.clients)).toBe(true);
     expect(r.rows.flatMap((x) => x.patient_ids)).not.toContain(deleted);
@@ -163,5 +181,54 @@ describe("provider-clients", () => {
     const counting = countingDb();
     await caseloadReport({ ...admin, db: counting.db }, f, { limit: 2, offset: 2 });
     expect(counting.roundTrips()).toBe(1);
+  });
+});
+
+describe("provider-clients screen and CSV: the first clients named, every client counted and exported", () => {
+  it("names 10 clients per provider with \"and N more\" and a link to all of them; the CSV names all 13; the audit row names the 10 shown; another location's client absent; 403", async () => {
+    const loc = (await createLocation({ title: "Busy" })).id;
+    const other = (await createLocation({ title: "Elsewhere" })).id;
+    const busy = (await createUser({ permissions: ["view_notes"], locations: [loc], name: "Busy" }))!.id;
+    const names = Array.from({ length: 13 }, (_, i) => `Zz${String.fromCharCode(77 - i)}`); // ZzM … Zz@: created out of name order
+    const made = [];
+    for (const last of names) made.push(await createPatient({ locationId: loc, lastName: last, firstName: "Kid" }));
+    const values: (typeof notes.$inferInsert)[] = made.map((c, i) => ({ type: "rbt", patientId: c.id, locationId: loc, providerId: busy, cptCode: "97153", sessionDate: i % 2 ? "2027-03-31" : "2027-03-01", minutes: 60, units: 4 }));
+    values.push({ type: "rbt", patientId: made[0]!.id, locationId: loc, providerId: busy, cptCode: "97153", sessionDate: "2027-03-15", minutes: 30, units: 2 });
+    const far = await createPatient({ locationId: other, lastName: "Far" });
+    values.push({ type: "rbt", patientId: far.id, locationId: other, providerId: busy, cptCode: "97153", sessionDate: "2027-03-10", minutes: 45, units: 3 });
+    for (let i = 0; i < values.length; i += 4) await db().insert(notes).values(values.slice(i, i + 4));
+    const viewer = await createUser({ permissions: ["view_notes", "manage_notes"], locations: [loc] });
+    const cookie = await signInCookie(viewer);
+    const q = "date_from=2027-03-01&date_to=2027-03-31";
+    const res = await request(`/reports/provider-clients?${q}`, { cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const sorted = made.map((c) => `${c.lastName}, Kid (${c.patientIdentifier})`).sort();
+    const body = html.slice(html.indexOf("<tbody"), html.indexOf("</tbody>"));
+    expect(body).toContain(sorted.slice(0, 10).join("; ") + "; and 3 more");
+    for (const hidden of sorted.slice(10)) expect(body).not.toContain(hidden);
+    expect(body).not.toContain("Far,");
+    // Exact figures: 13 clients, 14 sessions, 13.5 hours; the count links to all of them in hours by client.
+    expect(body).toMatch(/>13<\/a><\/td><td class="num">14<\/td><td class="num">13\.50</);
+    const href = `/reports/hours?by=client&amp;date_from=2027-03-01&amp;date_to=2027-03-31&amp;provider_id=${busy}`;
+    expect(body).toContain(`href="${href}"`);
+    expect(html).toContain("first 10 clients by name");
+    const all = await request(href.replace(/&amp;/g, "&"), { cookie });
+    expect(all.status).toBe(200);
+    const allHtml = await all.text();
+    for (const name of sorted) expect(allHtml).toContain(name);
+    // The CSV: one row for the provider with every client named.
+    const csv = await (await request(`/reports/provider-clients/export.csv?${q}`, { cookie })).text();
+    const line = csv.split("\r\n").find((l) => l.startsWith("Busy User,"))!;
+    expect(line).toContain(`Busy User,13,14,13.50,`);
+    for (const name of sorted) expect(line).toContain(name);
+    expect(line).not.toContain("more");
+    // The screen's audit row names the clients shown, not the hidden ones.
+    const [audit] = await db().all<{ detail: string }>(sql`select detail from audit_log where entity = 'report' and entity_id = 'provider-clients' and detail like '%"format":"screen"%' order by id desc limit 1`);
+    const audited = (JSON.parse(audit!.detail) as { patients: number[] }).patients;
+    const shownIds = made.filter((c) => sorted.slice(0, 10).includes(`${c.lastName}, Kid (${c.patientIdentifier})`)).map((c) => c.id);
+    expect(audited).toEqual([...shownIds].sort((a, b) => a - b));
+    const noPerm = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [loc] }));
+    expect((await request(`/reports/provider-clients?${q}`, { cookie: noPerm })).status).toBe(403);
   });
 });

@@ -126,6 +126,7 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
   let admin: ModelContext;
   let local: ModelContext;
   let here: number;
+  let there: number;
   let provider: number;
   let client: number;
   let deletedClient: number;
@@ -134,6 +135,7 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
     const h = await createLocation({ title: "Here" });
     const t = await createLocation({ title: "There" });
     here = h.id;
+    there = t.id;
     const clients = [await createPatient({ locationId: h.id, lastName: "Ames" }), await createPatient({ locationId: h.id, lastName: "Boyd" }), await createPatient({ locationId: t.id, lastName: "Cole" })];
     const dead = await createPatient({ locationId: h.id, lastName: "Gone" });
     client = clients[0]!.id;
@@ -164,6 +166,10 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
         });
       }
     });
+    // A client seen only on October 1st: gone from a period of October 2nd … 31st, which reads October's sums minus
+    // that day (the group nets to no notes and must not be a row).
+    const once = await createPatient({ locationId: h.id, lastName: "Once" });
+    values.push({ type: "bcba", patientId: once.id, locationId: h.id, providerId: providers[0]!, cptCode: "97155", sessionDate: "2026-10-01", minutes: 45, units: 3 });
     // One soft-deleted note, never summed.
     values.push({ type: "rbt", patientId: clients[0]!.id, locationId: h.id, providerId: providers[0]!, cptCode: "97153", sessionDate: "2026-10-13", minutes: 500, units: 33, deletedAt: "2026-11-01T00:00:00.000Z" });
     for (let i = 0; i < values.length; i += 4) await db().insert(notes).values(values.slice(i, i + 4));
@@ -179,6 +185,10 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
     ["one whole month", "2026-10-01", "2026-10-31"],
     ["a month plus days either side", "2026-09-27", "2026-11-03"],
     ["days inside one month", "2026-10-05", "2026-10-20"],
+    ["a few days inside one month", "2026-10-05", "2026-10-13"],
+    ["one month minus a day either side", "2026-10-02", "2026-10-30"],
+    ["part months either side", "2026-09-15", "2026-11-14"],
+    ["a month minus its first days through the next minus its last", "2026-09-09", "2026-10-29"],
     ["across a year boundary", "2025-12-15", "2026-02-10"],
     ["three whole months across a year boundary", "2025-12-01", "2026-02-28"],
   ];
@@ -230,6 +240,46 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
     expect(await payrollReport(ctx, f, page)).toEqual(await payrollReport(local, f, page));
     expect(await hoursReport(ctx, f, "client", page)).toEqual(await hoursReport(local, f, "client", page));
     expect(await supervisionReport(ctx, f, { belowOnly: false }, page)).toEqual(await supervisionReport(local, f, { belowOnly: false }, page));
+  });
+
+  it("edge days: a location outside the actor's scope, or no location at all, is an empty report, not an error", async () => {
+    const page = { limit: 25, offset: 0 };
+    const nowhere = await createUser({ permissions: ["view_notes", "manage_notes", "manage_employees"], locations: [] });
+    const none: ModelContext = { ...local, actor: (await getUserActor(db(), nowhere.id))! };
+    for (const [ctx, locationId] of [[local, there], [none, null], [none, here]] as const) {
+      const f: NoteReportFilters = { from: "2026-09-27", to: "2026-11-03", locationId, providerId: null, patientId: null };
+      expect((await hoursReport(ctx, f, "client", page)).rows).toEqual([]);
+      expect((await hoursReport(ctx, f, "provider", page)).totals).toEqual({ minutes: 0, sessions: 0 });
+      expect((await supervisionReport(ctx, f, { belowOnly: false }, page)).total).toBe(0);
+      expect((await payrollReport(ctx, f, page)).rows).toEqual([]);
+    }
+    // The same period for the admin over every location is not empty (so the above is the scope, not the dates).
+    expect((await hoursReport(admin, { from: "2026-09-27", to: "2026-11-03", locationId: there, providerId: null, patientId: null }, "client", page)).rows.length).toBeGreaterThan(0);
+  });
+
+  it("the hours chart reads every day of a period with edge days from note_day_totals", async () => {
+    const f: NoteReportFilters = { from: "2026-09-27", to: "2026-11-03", locationId: null, providerId: null, patientId: null };
+    const page = { limit: 25, offset: 0 };
+    const before = await hoursReport(admin, f, "client", page);
+    // An edge day's stored sum changed by hand (and put back): the chart and totals follow the table, not the notes.
+    await db().run(sql`update note_day_totals set minutes = minutes + 600 where session_date = '2026-09-27' and location_id = ${here}`);
+    try {
+      const after = await hoursReport(admin, f, "client", page);
+      expect(after.totals.minutes).toBe(before.totals.minutes + 600);
+      expect(after.rows).toEqual(before.rows);
+    } finally {
+      await db().run(sql`update note_day_totals set minutes = minutes - 600 where session_date = '2026-09-27' and location_id = ${here}`);
+    }
+    expect(await hoursReport(admin, f, "client", page)).toEqual(before);
+  });
+
+  it("a client seen only on the days taken off a month's sums is not a row", async () => {
+    const page = { limit: 25, offset: 0 };
+    const f: NoteReportFilters = { from: "2026-10-02", to: "2026-10-31", locationId: null, providerId: null, patientId: null };
+    const labels = (await hoursReport(admin, f, "client", page)).rows.map((r) => r.label);
+    expect(labels.some((l) => l.startsWith("Once,"))).toBe(false);
+    expect((await supervisionReport(admin, f, { belowOnly: false }, page)).rows.some((r) => r.client.startsWith("Once,"))).toBe(false);
+    expect((await hoursReport(admin, { ...f, from: "2026-10-01" }, "client", page)).rows.some((r) => r.label.startsWith("Once,"))).toBe(true);
   });
 
   it("each report is still one round trip", async () => {

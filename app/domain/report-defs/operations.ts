@@ -84,10 +84,17 @@ export interface CaseloadRow {
   sessions: number;
   minutes: number;
   hours: number;
-  /** The clients seen, "Last, First (ID)", by name. */
+  /** The clients named, "Last, First (ID)", by name: the first CASELOAD_NAMES_SHOWN on the screen, all in the CSV. */
   client_names: string[];
   patient_ids: number[];
+  /** The provider's clients not named (clients − client_names.length). */
+  more_clients: number;
+  /** The provider's clients in the period, every one, paged: hours by client for this provider; null without one. */
+  clients_href: string | null;
 }
+
+/** Clients named per provider on the provider-clients screen (the CSV names them all). */
+export const CASELOAD_NAMES_SHOWN = 10;
 
 export interface TicketSupportRow {
   status: TicketStatus;
@@ -293,13 +300,13 @@ export const caseloadReport = defineReport<NoteFilters, CaseloadRow>({
       value: (r) => r.provider,
       href: (r) => employeeHref(r.provider_id),
     },
-    { header: "Clients", value: (r) => r.clients, numeric: true },
+    { header: "Clients", value: (r) => r.clients, numeric: true, href: (r) => r.clients_href },
     { header: "Sessions", value: (r) => r.sessions, numeric: true },
     { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
-    { header: "Clients seen", value: (r) => r.client_names.join("; ") },
+    { header: "Clients seen", value: (r) => r.client_names.join("; ") + (r.more_clients > 0 ? `; and ${r.more_clients} more` : "") },
   ],
   rowKey: (r) => String(r.provider_id),
-  note: `Providers in name order (surname, then first name); sessions without a provider last. A client counts once per provider however many sessions. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
+  note: `Providers in name order (surname, then first name); sessions without a provider last. A client counts once per provider however many sessions. The screen names each provider's first ${CASELOAD_NAMES_SHOWN} clients by name ("and N more" counts the rest); the number of clients links to all of them in Hours by client, and the CSV names every client. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
 });
 
 export const ticketSupportReport = defineReport<TicketReportFilters, TicketSupportRow>({

@@ -10,7 +10,8 @@ import { clientLabel, employeeLabel, groupsTotal, noteProviders, noteReportWhere
  * period, their sessions and hours, and the clients themselves, providers in name order. One batch: the page of
  * providers (the period's providers from the month sums and edge days, `noteSums`, with their count) and the
  * (provider, client) pairs of that page's providers only, with the clients' names; the per-provider figures are
- * summed from those pairs. No statement groups every pair of the period.
+ * window sums over those pairs, and the screen names only the first clients by name of each provider (decision
+ * 039, 2026-11-26 "names per provider"). No statement groups every pair of the period.
  */
 export type { CaseloadRow };
 
@@ -19,7 +20,17 @@ export interface CaseloadReport {
   total: number;
 }
 
-export async function caseloadReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<CaseloadReport> {
+/**
+ * `names`: how many clients to name per provider (the first by name; `more_clients` counts the rest), or null
+ * for every one (the CSV). The figures (clients, sessions, hours) are always every client's.
+ */
+export async function caseloadReport(
+  ctx: ModelContext,
+  f: NoteReportFilters,
+  page: Window,
+  batch: ReadBatch = dbBatch(ctx),
+  opts: { names: number | null } = { names: null }
+): Promise<CaseloadReport> {
   // The period's providers: whole months from note_month_totals, edge days from the notes, each once.
   const src = noteProviders(ctx, f);
   const prov = ctx.db
@@ -74,43 +85,63 @@ export async function caseloadReport(ctx: ModelContext, f: NoteReportFilters, pa
           .groupBy(notes.providerId, notes.patientId);
   };
   const pairs = pairsOf("ids").unionAll(pairsOf("none")).as("pairs");
+  // Per provider: the clients by name (`rn`), and the exact figures over all of that provider's pairs (window
+  // sums), so naming only the first `names` clients changes no count.
+  const byName = sql`partition by ${pairs.providerId} order by ${patients.lastName}, ${patients.firstName}, ${pairs.patientId}`;
+  const whole = sql`partition by ${pairs.providerId}`;
+  const named = ctx.db
+    .select({
+      providerId: sql<number | null>`${pairs.providerId}`.as("n_provider_id"),
+      patientId: sql<number>`${pairs.patientId}`.as("n_patient_id"),
+      firstName: sql<string | null>`${patients.firstName}`.as("n_first_name"),
+      lastName: sql<string | null>`${patients.lastName}`.as("n_last_name"),
+      identifier: sql<string | null>`${patients.patientIdentifier}`.as("n_identifier"),
+      rn: sql<number>`row_number() over (${byName})`.as("n_rn"),
+      clients: sql<number>`count(*) over (${whole})`.as("n_clients"),
+      sessions: sql<number>`sum(${pairs.sessions}) over (${whole})`.as("n_sessions"),
+      minutes: sql<number>`sum(${pairs.minutes}) over (${whole})`.as("n_minutes"),
+    })
+    .from(pairs)
+    .innerJoin(patients, sql`${patients.id} = ${pairs.patientId}`)
+    .as("named");
   const [rows, seen] = await batch([
     pageOf(),
     ctx.db
       .select({
-        providerId: pairs.providerId,
-        patientId: pairs.patientId,
-        sessions: pairs.sessions,
-        minutes: pairs.minutes,
-        firstName: patients.firstName,
-        lastName: patients.lastName,
-        identifier: patients.patientIdentifier,
+        providerId: named.providerId,
+        patientId: named.patientId,
+        firstName: named.firstName,
+        lastName: named.lastName,
+        identifier: named.identifier,
+        clients: named.clients,
+        sessions: named.sessions,
+        minutes: named.minutes,
       })
-      .from(pairs)
-      .innerJoin(patients, sql`${patients.id} = ${pairs.patientId}`)
-      .orderBy(asc(patients.lastName), asc(patients.firstName), asc(pairs.patientId)),
+      .from(named)
+      .where(opts.names === null ? undefined : sql`${named.rn} <= ${opts.names}`)
+      .orderBy(asc(named.rn)),
   ]);
-  const byProvider = new Map<number | null, { names: string[]; ids: number[]; sessions: number; minutes: number }>();
+  const byProvider = new Map<number | null, { names: string[]; ids: number[]; clients: number; sessions: number; minutes: number }>();
   for (const s of seen) {
-    const e = byProvider.get(s.providerId) ?? { names: [], ids: [], sessions: 0, minutes: 0 };
+    const e = byProvider.get(s.providerId) ?? { names: [], ids: [], clients: Number(s.clients), sessions: Number(s.sessions), minutes: Number(s.minutes) };
     e.names.push(clientLabel(s));
     e.ids.push(s.patientId);
-    e.sessions += Number(s.sessions);
-    e.minutes += Number(s.minutes);
     byProvider.set(s.providerId, e);
   }
   return {
     rows: rows.map((r) => {
-      const list = byProvider.get(r.providerId) ?? { names: [], ids: [], sessions: 0, minutes: 0 };
+      const list = byProvider.get(r.providerId) ?? { names: [], ids: [], clients: 0, sessions: 0, minutes: 0 };
       return {
         provider_id: r.providerId,
         provider: employeeLabel(r),
-        clients: list.ids.length,
+        clients: list.clients,
         sessions: list.sessions,
         minutes: list.minutes,
         hours: reportHours(list.minutes),
         client_names: list.names,
         patient_ids: list.ids,
+        more_clients: list.clients - list.ids.length,
+        clients_href: null,
       };
     }),
     total: rows[0]?.total ?? 0,

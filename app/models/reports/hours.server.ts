@@ -3,7 +3,7 @@ import { patients, users } from "~/db/schema";
 import { reportHours, weeklyMinutes, type HoursGroup, type WeekHours } from "~/domain/report-operations";
 import type { HoursRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, employeeLabel, groupsTotal, noteClientSums, noteDaySums, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, clientSumsSeen, employeeLabel, groupsTotal, noteClientSums, noteDaySums, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Hours (decision 039): sessions, units and hours of the period per provider, client or CPT (the group-by
@@ -62,7 +62,7 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
           })
           .from(g)
           .orderBy(desc(g.minutes), asc(g.key));
-  // The minutes per session date: whole months' days from note_day_totals, edge days from the notes.
+  // The minutes per session date: every day from note_day_totals (the notes with a provider or client filter).
   const days = noteDaySums(ctx, f);
   const [rows, perDay] = await batch([
     pageQuery.limit(page.limit).offset(page.offset),
@@ -133,5 +133,6 @@ function clientGroupSums(ctx: ModelContext, f: NoteReportFilters) {
     })
     .from(src)
     .groupBy(sql`${src.patientId}`)
+    .having(clientSumsSeen(src))
     .as("g");
 }

@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, isNull, lte, notInArray, sql, type SQL } from "d
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { locations, noteDayTotals, noteMonthClientTotals, noteDayCptTotals, noteMonthTotals, notes, paServices, patients } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
-import { splitWholeMonths, type PeriodSplit } from "~/domain/report-operations";
+import { splitNearestMonths, splitWholeMonths, type NearestMonthsSplit, type PeriodSplit } from "~/domain/report-operations";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ModelContext } from "../context";
 
@@ -64,6 +64,21 @@ export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters, opts: {
   )!;
 }
 
+/**
+ * The notes as the source of a report's edge days (or of the whole period, `notesOnly`): without a provider or
+ * client filter, `notes INDEXED BY notes_report_idx`, the covering index by (location, date) — every column the
+ * sums read is in it. Left to its statistics, SQLite may take `notes_calendar_idx` (the same first two columns,
+ * not covering: a table read per note, ~1.5× the time over all locations; decision 039, 2026-11-26 "edge days").
+ * A provider or client filter keeps the planner's choice (its own indexes are narrower), as does a report
+ * with no location in scope, whose condition is the constant 0 (no index can answer it: INDEXED BY would fail).
+ */
+function notesByDate(ctx: ModelContext, f: NoteReportFilters): SQL {
+  const scope = locationScope(ctx.actor);
+  const none = f.locationId !== null ? !canSeeLocation(ctx.actor, f.locationId) : scope !== null && !scope.length;
+  if (none || f.providerId !== null || f.patientId !== null) return sql`${notes}`;
+  return sql`${notes} indexed by notes_report_idx`;
+}
+
 /** note_month_totals' rows of the whole months: the report's locations and provider, live counts only. */
 function monthTotalsWhere(ctx: ModelContext, f: NoteReportFilters, months: { from: string; to: string }): SQL {
   const t = noteMonthTotals;
@@ -109,7 +124,7 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
         minutes: sql<number>`${notes.minutes}`.as("s_minutes"),
         units: sql<number>`${notes.units}`.as("s_units"),
       })
-      .from(notes)
+      .from(notesByDate(ctx, f))
       .where(noteReportWhere(ctx, { ...f, from, to }));
   const t = noteMonthTotals;
   const fromSums = (months: { from: string; to: string }) =>
@@ -129,21 +144,25 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
 }
 
 /**
- * The period's notes as sums per location, client and type (decision 039, rollup): whole months from
- * note_month_client_totals, edge days from the notes, as `noteSums`. A provider filter reads the notes only
- * (the table has no provider), as does `notesOnly`.
+ * The period's notes as sums per client and type (decision 039, rollup): whole months from
+ * note_month_client_totals and days from the notes, in one `union all`. A part month at either edge is the
+ * month's sums *minus* the days outside the period when those are fewer than the days inside
+ * (`splitNearestMonths`; decision 039, 2026-11-26 "edge days"): those days' notes come in with negative n,
+ * minutes and units. So a client may sum to n = 0 (seen only on the days taken off): the readers keep the
+ * groups with `sum(n) <> 0` (`clientSumsSeen`). A provider filter reads the notes only (the table has no
+ * provider), as does `notesOnly`.
  */
 export function noteClientSums(ctx: ModelContext, f: NoteReportFilters) {
-  const fromNotes = (from: string, to: string) =>
+  const fromNotes = (from: string, to: string, sign: 1 | -1 = 1) =>
     ctx.db
       .select({
         patientId: sql<number>`${notes.patientId}`.as("c_patient_id"),
         type: sql<string>`${notes.type}`.as("c_type"),
-        n: sql<number>`1`.as("c_n"),
-        minutes: sql<number>`${notes.minutes}`.as("c_minutes"),
-        units: sql<number>`${notes.units}`.as("c_units"),
+        n: (sign === 1 ? sql<number>`1` : sql<number>`-1`).as("c_n"),
+        minutes: (sign === 1 ? sql<number>`${notes.minutes}` : sql<number>`-${notes.minutes}`).as("c_minutes"),
+        units: (sign === 1 ? sql<number>`${notes.units}` : sql<number>`-${notes.units}`).as("c_units"),
       })
-      .from(notes)
+      .from(notesByDate(ctx, f))
       .where(noteReportWhere(ctx, { ...f, from, to }));
   const t = noteMonthClientTotals;
   const fromSums = (months: { from: string; to: string }) =>
@@ -165,43 +184,49 @@ export function noteClientSums(ctx: ModelContext, f: NoteReportFilters) {
           sql`${t.n} <> 0`
         )
       ) as unknown as ReturnType<typeof fromNotes>;
-  return periodUnion(f, splitFor(f, f.providerId === null), fromNotes, fromSums).as("csrc");
+  const split: NearestMonthsSplit = f.notesOnly || f.providerId !== null ? { months: null, add: [{ from: f.from, to: f.to }], minus: [] } : splitNearestMonths(f.from, f.to);
+  const branches = [
+    ...(split.months ? [fromSums(split.months)] : []),
+    ...split.add.map((r) => fromNotes(r.from, r.to)),
+    ...split.minus.map((r) => fromNotes(r.from, r.to, -1)),
+  ];
+  let all = branches[0] ?? fromNotes(f.from, f.to);
+  for (const b of branches.slice(1)) all = all.unionAll(b) as unknown as typeof all;
+  return all.as("csrc");
+}
+
+/** The condition on a grouping of `noteClientSums`: the clients with notes in the period (not netted to none). */
+export function clientSumsSeen(src: ReturnType<typeof noteClientSums>): SQL {
+  return sql`sum(${src.n}) <> 0`;
 }
 
 /**
- * The period's notes per session date (number and minutes), for the hours chart: whole months' days from
- * note_day_totals, edge days from the notes. That table has no provider or client: with either filter (or
- * `notesOnly`) every day comes from the notes.
+ * The period's notes per session date (number and minutes), for the hours chart: every day of the period from
+ * note_day_totals, which is keyed per day, so no edge days are read from the notes (decision 039, 2026-11-26
+ * "edge days"). That table has no provider or client: with either filter (or `notesOnly`) every day comes from
+ * the notes.
  */
 export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
-  const fromNotes = (from: string, to: string) =>
-    ctx.db
+  if (f.notesOnly || f.providerId !== null || f.patientId !== null)
+    return ctx.db
       .select({
         date: sql<string>`${notes.sessionDate}`.as("d_date"),
         n: sql<number>`1`.as("d_n"),
         minutes: sql<number>`${notes.minutes}`.as("d_minutes"),
       })
       .from(notes)
-      .where(noteReportWhere(ctx, { ...f, from, to }));
+      .where(noteReportWhere(ctx, f))
+      .as("days");
   const t = noteDayTotals;
-  const fromSums = (months: { from: string; to: string }) =>
-    ctx.db
-      .select({
-        date: sql<string>`${t.sessionDate}`.as("d_date"),
-        n: sql<number>`${t.n}`.as("d_n"),
-        minutes: sql<number>`${t.minutes}`.as("d_minutes"),
-      })
-      .from(t)
-      .where(
-        and(
-          locationWhere(ctx, f, t.locationId),
-          // Every date of these months (no month has a 32nd day; "-31" bounds a shorter month too).
-          gte(t.sessionDate, `${months.from}-01`),
-          lte(t.sessionDate, `${months.to}-31`),
-          sql`${t.n} <> 0`
-        )
-      ) as unknown as ReturnType<typeof fromNotes>;
-  return periodUnion(f, splitFor(f, f.providerId === null && f.patientId === null), fromNotes, fromSums).as("days");
+  return ctx.db
+    .select({
+      date: sql<string>`${t.sessionDate}`.as("d_date"),
+      n: sql<number>`${t.n}`.as("d_n"),
+      minutes: sql<number>`${t.minutes}`.as("d_minutes"),
+    })
+    .from(t)
+    .where(and(locationWhere(ctx, f, t.locationId), gte(t.sessionDate, f.from), lte(t.sessionDate, f.to), sql`${t.n} <> 0`))
+    .as("days");
 }
 
 /**

@@ -13,6 +13,7 @@ import type {
   TicketReportFilters,
   TicketSupportRow,
 } from "~/domain/report-defs/operations";
+import { CASELOAD_NAMES_SHOWN } from "~/domain/report-defs/operations";
 import { barChart, hoursText, monthOf, SUPERVISION_MIN_PERCENT } from "~/domain/report-operations";
 import { periodText } from "~/domain/reports";
 import type { ReportQuery, ReportRunContext, ReportRunner } from "~/services/report-screens.server";
@@ -123,7 +124,15 @@ export const runLocationCptReport: ReportRunner<NoteFilters, LocationCptRow> = a
 
 export const runCaseloadReport: ReportRunner<NoteFilters, CaseloadRow> = async (rc, q) => {
   const period = periodOf(rc, q.filters);
-  const r = await caseloadReport(rc, noteFilters(q.filters, period), windowOf(q), readOf(rc));
+  const r = await caseloadReport(rc, noteFilters(q.filters, period), windowOf(q), readOf(rc), { names: q.csv ? null : CASELOAD_NAMES_SHOWN });
+  // Every client of a provider, paged: hours by client with the same period, location and client filters.
+  const clientsHref = (providerId: number | null) => {
+    if (providerId === null) return null;
+    const s = new URLSearchParams({ by: "client", date_from: period.from, date_to: period.to, provider_id: String(providerId) });
+    if (q.filters.location_id !== null) s.set("location_id", String(q.filters.location_id));
+    if (q.filters.patient_id !== null) s.set("patient_id", String(q.filters.patient_id));
+    return `/reports/hours?${s}`;
+  };
   const chart = q.csv
     ? null
     : barChartSvgMarkup(
@@ -135,7 +144,7 @@ export const runCaseloadReport: ReportRunner<NoteFilters, CaseloadRow> = async (
         "caseload"
       );
   return {
-    rows: r.rows,
+    rows: r.rows.map((x) => ({ ...x, clients_href: clientsHref(x.provider_id) })),
     total: r.total,
     patientIds: r.rows.flatMap((x) => x.patient_ids),
     notes: [periodLine(period)],

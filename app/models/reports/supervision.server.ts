@@ -1,9 +1,9 @@
-import { asc, sql } from "drizzle-orm";
+import { and, asc, sql } from "drizzle-orm";
 import { locations, patients } from "~/db/schema";
 import { reportHours, supervisionPercent, supervisionState, SUPERVISION_MIN_PERCENT, type SupervisionState } from "~/domain/report-operations";
 import type { SupervisionRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, groupsTotal, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, clientSumsSeen, groupsTotal, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * BCBA report (supervision, decision 039): per client, the RBT hours (RBT and combined notes) and the BCBA
@@ -39,7 +39,8 @@ export async function supervisionReport(
     .from(src)
     .groupBy(sql`${src.patientId}`)
     // Exact comparison in integers: bcba × 100 < 5 × rbt (the same rule as supervisionState).
-    .having(opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined)
+    // A client netted to no notes (seen only on days taken off a month's sums) is not a row.
+    .having(and(clientSumsSeen(src), opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined))
     .as("g");
   const [rows] = await batch([
     ctx.db
