@@ -91,6 +91,11 @@ function monthTotalsWhere(ctx: ModelContext, f: NoteReportFilters, months: { fro
   )!;
 }
 
+/** A per-day sums table's rows of the period (note_day_totals, note_day_cpt_totals): the report's locations, live counts only. */
+function dayTotalsWhere(ctx: ModelContext, f: NoteReportFilters, t: typeof noteDayTotals | typeof noteDayCptTotals): SQL {
+  return and(locationWhere(ctx, f, t.locationId), gte(t.sessionDate, f.from), lte(t.sessionDate, f.to), sql`${t.n} <> 0`)!;
+}
+
 /** The whole months of the period and its edge days, or (`notesOnly`, or a filter the sums table lacks) the whole period as edges. */
 function splitFor(f: NoteReportFilters, sumsAnswer: boolean): PeriodSplit {
   return f.notesOnly || !sumsAnswer ? { months: null, edges: [{ from: f.from, to: f.to }] } : splitWholeMonths(f.from, f.to);
@@ -225,7 +230,7 @@ export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
       minutes: sql<number>`${t.minutes}`.as("d_minutes"),
     })
     .from(t)
-    .where(and(locationWhere(ctx, f, t.locationId), gte(t.sessionDate, f.from), lte(t.sessionDate, f.to), sql`${t.n} <> 0`))
+    .where(dayTotalsWhere(ctx, f, t))
     .as("days");
 }
 
@@ -312,7 +317,7 @@ export function noteCptSums(ctx: ModelContext, f: NoteReportFilters) {
       units: sql<number>`${t.units}`.as("k_units"),
     })
     .from(t)
-    .where(and(locationWhere(ctx, f, t.locationId), gte(t.sessionDate, f.from), lte(t.sessionDate, f.to), sql`${t.n} <> 0`))
+    .where(dayTotalsWhere(ctx, f, t))
     .as("cpts");
 }
 
