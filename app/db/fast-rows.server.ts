@@ -1,4 +1,4 @@
-import { Column, getTableName, is, SQL, Subquery } from "drizzle-orm";
+import { Column, getTableName, is, noopDecoder, SQL, Subquery } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 
 /**
@@ -32,10 +32,14 @@ interface Prepared {
 
 interface FieldPlan {
   path: string[];
-  decoder: Decoder;
+  /** The field's decoder, or null when it answers the value as it is (drizzle's plain columns and SQL). */
+  decode: ((value: unknown) => unknown) | null;
   /** The table of a column selected as `{ object: { key: column } }`, for drizzle's null-object rule. */
   table: string | null;
 }
+
+/** Decoders that return the driver's value as it is: calling them per cell is the cost this module avoids. */
+const IDENTITY = new Set<unknown>([(Column.prototype as unknown as Decoder).mapFromDriverValue, (noopDecoder as Decoder).mapFromDriverValue]);
 
 function planOf(fields: NonNullable<Prepared["fields"]>, joins: Prepared["joinsNotNullableMap"]): FieldPlan[] {
   return fields.map(({ path, field }) => {
@@ -44,30 +48,32 @@ function planOf(fields: NonNullable<Prepared["fields"]>, joins: Prepared["joinsN
     else if (is(field, SQL)) decoder = (field as unknown as { decoder: Decoder }).decoder;
     else if (is(field, Subquery)) decoder = (field as unknown as { _: { sql: { decoder: Decoder } } })._.sql.decoder;
     else decoder = (field as { sql: { decoder: Decoder } }).sql.decoder;
+    const decode = IDENTITY.has(decoder.mapFromDriverValue) ? null : (value: unknown) => decoder.mapFromDriverValue(value);
     const table = joins && is(field, Column) && path.length === 2 ? getTableName((field as Column).table) : null;
-    return { path, decoder, table };
+    return { path, decode, table };
   });
 }
 
 /** drizzle's mapResultRow over D1's row objects, with the per-field decisions taken once (planOf). */
 function mapRows(plan: FieldPlan[], rows: Record<string, unknown>[], joins: Prepared["joinsNotNullableMap"]): Record<string, unknown>[] {
   const out = new Array<Record<string, unknown>>(rows.length);
+  const nested = plan.some((f) => f.table !== null);
   for (let r = 0; r < rows.length; r++) {
     const values = Object.values(rows[r]!);
     const result: Record<string, unknown> = {};
     let nullify: Record<string, string | false> | null = null;
     for (let i = 0; i < plan.length; i++) {
-      const { path, decoder, table } = plan[i]!;
+      const { path, decode, table } = plan[i]!;
       let node = result;
       const last = path.length - 1;
       for (let k = 0; k < last; k++) {
         const chunk = path[k]!;
-        if (!(chunk in node)) node[chunk] = {};
-        node = node[chunk] as Record<string, unknown>;
+        const next = node[chunk];
+        node = (next === undefined && !(chunk in node) ? (node[chunk] = {}) : next) as Record<string, unknown>;
       }
       const raw = values[i];
-      const value = (node[path[last]!] = raw === null ? null : decoder.mapFromDriverValue(raw));
-      if (table !== null) {
+      const value = (node[path[last]!] = raw === null ? null : decode === null ? raw : decode(raw));
+      if (nested && table !== null) {
         // drizzle's rule: an object of a joined table is null when its first column is null (and the join may miss).
         nullify ??= {};
         const object = path[0]!;

@@ -35,8 +35,8 @@ beforeAll(async () => {
   await db().insert(clientReports).values({ noteId: n1!.id, noteType: "rbt", patientId: client.id, locationId: loc.id, insurerId: ins!.id, sessionDate: "2026-03-02", pos: "12", minutes: 60, cptCode: "97153", units: 4, unitPriceCents: 1500, multiplier: 1, chargesCents: 6000, xpCents: 0, billed: true, pay: false });
 });
 
-async function bothWays<T>(read: () => T) {
-  const [drizzles, fast] = (await db().batch([read(), fastRows(read())] as never)) as unknown as [unknown[], unknown[]];
+async function bothWays(read: () => unknown) {
+  const [drizzles, fast] = (await db().batch([read(), fastRows(read() as never)] as never)) as unknown as [unknown[], unknown[]];
   return { drizzles, fast };
 }
 
