@@ -5,7 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
  * drizzle's D1 batch maps each row by checking, for every cell, what kind of field it selected (`is`, which
  * walks the prototype chain of an aliased field up to three times) and by turning D1's row object into an
  * array first. On billing by client (about 300 rows of 10 to 45 fields in one batch) that mapping was about
- * a third of the model's JavaScript (decision 042, 2026-11-26 billing section).
+ * a third of the model's JavaScript (decision 042, 2026-11-26 (stop 19)).
  *
  * `fastRows(query)` is the same select in a batch, mapped by a plan made once per statement: each field's
  * path and decoder, found once, then a plain loop per row. The result is what drizzle's own mapping gives

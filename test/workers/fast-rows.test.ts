@@ -6,7 +6,7 @@ import { clientReports, insurances, notes, paServices, patients, users } from "~
 import { createLocation, createPatient, createUser, db } from "./helpers";
 
 /**
- * fastRows (app/db/fast-rows.server.ts; decision 042, billing section) maps a batch's rows without drizzle's
+ * fastRows (app/db/fast-rows.server.ts; decision 042, 2026-11-26 (stop 19)) maps a batch's rows without drizzle's
  * per-cell checks. Every read below runs twice in ONE batch, mapped by drizzle and by fastRows, and the two
  * answers must be equal: columns and their decoders (booleans), aliased SQL, nested objects, a left-joined
  * table's object that drizzle turns into null (or keeps), a subquery's fields, distinct, and no rows.

@@ -3,7 +3,7 @@ import { esc } from "~/components/charts/chart-markup";
 
 /**
  * A `<select>` of a fixed list of choices whose `<option>`s are written once per isolate for each selected
- * value, instead of as React elements on every render (decision 042, 2026-11-26 billing section): a table
+ * value, instead of as React elements on every render (decision 042, 2026-11-26 (stop 19)): a table
  * with two modifier selectors a row renders some 800 options, most of a billing page's React work. The HTML
  * is the same React writes for `<select defaultValue={value}>` with one `<option value>{label}</option>` per
  * choice (test/unit/choice-select.test.ts checks it byte for byte), so the page, the form it submits and the
