@@ -398,9 +398,10 @@ export const notes = sqliteTable(
     index("notes_calendar_idx").on(t.locationId, t.sessionDate, t.startAt, t.id, t.patientId, t.providerId, t.deletedAt).where(sql`${t.deletedAt} is null`),
     // The operations reports' sums (decision 039): hours, payroll, supervision, caseload and units by CPT of a
     // period in a location, answered from the index alone (every column they group or sum is here; deleted_at,
-    // always null here, makes it covering for the `deleted_at is null` condition, as in decision 035).
+    // always null here, makes it covering for the `deleted_at is null` condition, as in decision 035). Status,
+    // billed and paid make it covering for the billing list's grouping too (decision 042, 2026-11-26 (stop 19)).
     index("notes_report_idx")
-      .on(t.locationId, t.sessionDate, t.providerId, t.patientId, t.type, t.cptCode, t.minutes, t.units, t.paServiceId, t.md, t.md2, t.unitPriceCents, t.deletedAt)
+      .on(t.locationId, t.sessionDate, t.providerId, t.patientId, t.type, t.cptCode, t.minutes, t.units, t.paServiceId, t.md, t.md2, t.unitPriceCents, t.status, t.billed, t.paid, t.deletedAt)
       .where(sql`${t.deletedAt} is null`),
     // The caseload report's page of providers (decision 039, 2026-11-26): each page provider's notes of the period,
     // from the index alone (migration 0016).

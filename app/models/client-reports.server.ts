@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
+import { fastRows } from "~/db/fast-rows.server";
 import { clientReports, insurances, listVersions, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import { centsOf, dollarsOf, hoursOf, notePayer, pickService, priceNote, type PriceService } from "~/domain/billing";
 import {
@@ -279,22 +280,26 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
     who(ctx),
     { entity: "client_report", entityId: patientId, patientId, detail: { patients: [patientId], ...(providerId !== null ? { provider: providerId } : {}) } },
     () => [
-      pageRows(),
+      fastRows(pageRows()),
       ctx.db.select({ n: count() }).from(notes).where(where),
       ctx.db
         .select({ minutes: sql<number>`coalesce(sum(${notes.minutes}), 0)`, units: sql<number>`coalesce(sum(${notes.units}), 0)` })
         .from(notes)
         .where(week ? and(where, gte(notes.sessionDate, week.start), lte(notes.sessionDate, week.end)) : sql`0`),
-      ctx.db
-        .select({ id: paServices.id, paService: paServices.paService, cpt: paServices.cpt, nUnits: paServices.nUnits, startDate: paServices.startDate, endDate: paServices.endDate })
-        .from(paServices)
-        .where(and(eq(paServices.patientId, patientId), isNull(paServices.deletedAt)))
-        .orderBy(desc(paServices.endDate), asc(paServices.id)),
-      ctx.db
-        .select({ id: users.id, name: sql<string>`trim(${users.name} || ' ' || ${users.surname})` })
-        .from(users)
-        .where(inArray(users.id, staffIds.length ? staffIds : [-1])),
-      priceServicesQuery(ctx, payersOf(patientId, head.p.insurerId)),
+      fastRows(
+        ctx.db
+          .select({ id: paServices.id, paService: paServices.paService, cpt: paServices.cpt, nUnits: paServices.nUnits, startDate: paServices.startDate, endDate: paServices.endDate })
+          .from(paServices)
+          .where(and(eq(paServices.patientId, patientId), isNull(paServices.deletedAt)))
+          .orderBy(desc(paServices.endDate), asc(paServices.id)),
+      ),
+      fastRows(
+        ctx.db
+          .select({ id: users.id, name: sql<string>`trim(${users.name} || ' ' || ${users.surname})` })
+          .from(users)
+          .where(inArray(users.id, staffIds.length ? staffIds : [-1])),
+      ),
+      fastRows(priceServicesQuery(ctx, payersOf(patientId, head.p.insurerId))),
       // Without `scrub` the scrubber's statements select nothing (a constant false filter).
       ...scrubReadsFor(ctx, opts.scrub ? pageIds : sql`0`),
     ],
@@ -418,15 +423,17 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
   const [rows, [head], locs, providers] = await db.batch([
     // The page, each row with the number of clients of the whole list (a window over the one grouping pass;
     // a separate count would group the period's notes a second time).
-    db
-      .select({ g: { patientId: grouped.patientId, notes: grouped.notes, pending: grouped.pending, unbilled: grouped.unbilled, billed: grouped.billed, paid: grouped.paid, units: grouped.units, minutes: grouped.minutes, first: grouped.first, last: grouped.last }, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, location: locations.title, total: sql<number>`count(*) over ()`.as("total_n") })
-      .from(grouped)
-      .innerJoin(patients, eq(patients.id, grouped.patientId))
-      .innerJoin(locations, eq(locations.id, patients.locationId))
-      .where(isNull(patients.deletedAt))
-      .orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id))
-      .limit(per)
-      .offset((q.page - 1) * per),
+    fastRows(
+      db
+        .select({ g: { patientId: grouped.patientId, notes: grouped.notes, pending: grouped.pending, unbilled: grouped.unbilled, billed: grouped.billed, paid: grouped.paid, units: grouped.units, minutes: grouped.minutes, first: grouped.first, last: grouped.last }, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, location: locations.title, total: sql<number>`count(*) over ()`.as("total_n") })
+        .from(grouped)
+        .innerJoin(patients, eq(patients.id, grouped.patientId))
+        .innerJoin(locations, eq(locations.id, patients.locationId))
+        .where(isNull(patients.deletedAt))
+        .orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id))
+        .limit(per)
+        .offset((q.page - 1) * per),
+    ),
     db.select({ tail: auditTail }).from(locations).limit(1),
     db
       .select({ id: locations.id, title: locations.title })

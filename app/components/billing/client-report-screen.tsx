@@ -1,6 +1,7 @@
 import { Form, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { DataTable, type Column } from "~/components/ui/data-list";
+import { ChoiceSelect, type Choice } from "~/components/ui/choice-select";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination } from "~/components/ui/list";
 import { MODIFIER_CHOICES, REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
@@ -24,18 +25,14 @@ interface ActionAnswer {
 
 type LoaderShape = { report: ReportScreenData; queryError: string | null };
 
+/** The modifier selectors' choices (clinical §2): none, then each code. */
+const MODIFIER_OPTIONS: readonly Choice[] = [{ value: "", label: "—" }, ...MODIFIER_CHOICES.map((m) => ({ value: m, label: m }))];
+/** The row's status choices (pending, ok). */
+const STATUS_OPTIONS: readonly Choice[] = NOTE_STATUSES.map((s) => ({ value: s, label: s }));
+
 /** A row's modifier: one of the two modifier selectors of clinical §2, saved with the row's Save. */
 function ModifierSelect({ name, label, value, form }: { name: "md" | "md2"; label: string; value: string; form: string }) {
-  return (
-    <select name={name} form={form} defaultValue={value} aria-label={label}>
-      <option value="">—</option>
-      {MODIFIER_CHOICES.map((m) => (
-        <option key={m} value={m}>
-          {m}
-        </option>
-      ))}
-    </select>
-  );
+  return <ChoiceSelect name={name} form={form} aria-label={label} choices={MODIFIER_OPTIONS} value={value} />;
 }
 
 export function ClientReportScreen({ title, backTo = "/billing/list" }: { title: string; backTo?: string }) {
@@ -68,13 +65,7 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
           <input type="hidden" name="note_id" value={r.id} />
           <input type="hidden" name="note_version" value={r.note_version} />
           <span className={`status status-${r.status}`}>{r.status}</span>{" "}
-          <select name="status" defaultValue={r.status} aria-label={`Status of ${rowLabel(r)}`} data-autosubmit="">
-            {NOTE_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>{" "}
+          <ChoiceSelect name="status" aria-label={`Status of ${rowLabel(r)}`} data-autosubmit="" choices={STATUS_OPTIONS} value={r.status} />{" "}
           <button type="submit" className="btn btn-small" data-autosubmit-button="">
             Set
           </button>
