@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
 import { bips, patients, plans, userLocations, users, weeklyReports } from "~/db/schema";
 import { DEFAULT_CAREGIVER_GOALS, defaultedSections, withDefaults } from "~/domain/bip-defaults";
@@ -230,7 +230,8 @@ export const BipFilters = v.object({
   needs_attention: v.optional(v.union([v.literal(""), v.picklist(["true", "false", "1", "0"], "needs_attention is true or false.")]), ""),
 });
 
-function listSelect(ctx: ModelContext) {
+/** BIPs with their client and doctor, in the list's columns, where `where` holds (and the client was found). */
+function listSelect(ctx: ModelContext, where: SQL | undefined) {
   return ctx.db
     .select({
       row: bips,
@@ -242,9 +243,17 @@ function listSelect(ctx: ModelContext) {
       goals: sql<number>`(select count(*) from ${plans} where ${plans.bipId} = ${bips.id} and ${plans.deletedAt} is null)`,
     })
     .from(bips)
-    .innerJoin(patients, eq(patients.id, bips.patientId))
-    .leftJoin(users, eq(users.id, bips.doctorId));
+    .innerJoin(patients, bipClient)
+    .leftJoin(users, eq(users.id, bips.doctorId))
+    .where(where);
 }
+
+/**
+ * A BIP's client. The unary plus keeps SQLite from reaching BIPs through their client index: it reads the
+ * BIPs newest first, each one's client by its key, and stops after the page, instead of scanning every
+ * client and sorting all their BIPs (50–70 ms a page at 20,000 clients; decision 043).
+ */
+const bipClient = sql`${patients.id} = +${bips.patientId}`;
 
 /** BIPs in the actor's locations: search by client name or identifier; filter by client, location, type, flag. */
 export async function listBips(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<BipListJson>>> {
@@ -266,8 +275,8 @@ export async function listBips(ctx: ModelContext, query: ListQuery, raw: Record<
     query.date_to ? sql`${bips.createdAt} <= ${`${query.date_to}T23:59:59.999Z`}` : undefined,
   );
   const [rows, [total]] = await ctx.db.batch([
-    listSelect(ctx).where(where).orderBy(desc(bips.id)).limit(query.per_page).offset(offset(query)),
-    ctx.db.select({ n: count() }).from(bips).innerJoin(patients, eq(patients.id, bips.patientId)).where(where),
+    listSelect(ctx, where).orderBy(desc(bips.id)).limit(query.per_page).offset(offset(query)),
+    ctx.db.select({ n: count() }).from(bips).innerJoin(patients, bipClient).where(where),
   ]);
   return ok(paged(rows.map(bipListJson), total?.n ?? 0, query));
 }
@@ -278,7 +287,7 @@ export async function listBipsOfPatient(ctx: ModelContext, patientId: number) {
   const read = await getPatientWith(
     ctx,
     patientId,
-    () => [listSelect(ctx).where(and(isNull(bips.deletedAt), eq(bips.patientId, patientId), patientScope(ctx))).orderBy(desc(bips.id))],
+    () => [listSelect(ctx, and(isNull(bips.deletedAt), eq(bips.patientId, patientId), patientScope(ctx))).orderBy(desc(bips.id))],
     { entity: "bip", entityId: null },
   );
   if (!read) return null;
@@ -298,8 +307,7 @@ const STALE_LIMIT = 50;
 export async function listBipsWithoutRecentData(ctx: ModelContext): Promise<BipListJson[]> {
   const since = addDays(ctx.now().toISOString().slice(0, 10), -7 * RECENT_DATA_WEEKS);
   const staleGoal = sql`exists (select 1 from ${plans} where ${plans.bipId} = ${bips.id} and ${plans.deletedAt} is null and ${plans.status} = 'active' and ${plans.category} in ('maladaptive', 'replacement') and not exists (select 1 from ${weeklyReports} where ${weeklyReports.planId} = ${plans.id} and ${weeklyReports.weekEnd} >= ${since}))`;
-  const rows = await listSelect(ctx)
-    .where(and(isNull(bips.deletedAt), patientScope(ctx), staleGoal))
+  const rows = await listSelect(ctx, and(isNull(bips.deletedAt), patientScope(ctx), staleGoal))
     .orderBy(desc(bips.id))
     .limit(STALE_LIMIT);
   return rows.map(bipListJson);

@@ -481,7 +481,11 @@ function pageReads<T>(ctx: ModelContext, query: ListQuery, f: NoteFilters, shape
   return [
     shape
       .rows(ctx)
-      .innerJoin(patients, eq(patients.id, notes.patientId))
+      // A left join, so that SQLite reads each note's client by its key instead of first building a Bloom
+      // filter of every client (about 6 ms a page at 20,000 clients; decision 043). It finds the same rows as
+      // the inner join: every note has its client (a foreign key, enforced by D1), and the scope keeps only
+      // clients not deleted. No "client found" term: SQLite may turn the join back into an inner one for it.
+      .leftJoin(patients, eq(patients.id, notes.patientId))
       .where(where)
       // Newest session first; (session_date, id) is the order of the location's and the client's date indexes.
       .orderBy(desc(notes.sessionDate), desc(notes.id))
