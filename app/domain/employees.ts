@@ -7,6 +7,13 @@ import { MAX_WEEKLY_HOURS } from "./validation";
 
 /** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
 
+/**
+ * The most staff a provider select lists (the reports' filters, the billing list). With more in scope the select
+ * offers only "all" and the provider already chosen, and the form asks for a location first (decisions 038, 043).
+ */
+export const STAFF_OPTIONS_MAX = 200;
+export const TOO_MANY_STAFF_HINT = `More than ${STAFF_OPTIONS_MAX} staff: choose a location and press Filter to pick one of its staff.`;
+
 export const EMPLOYEE_STATUSES = ["active", "inactive"] as const;
 export type EmployeeStatus = (typeof EMPLOYEE_STATUSES)[number];
 

@@ -21,6 +21,7 @@ import {
   totalsWeek,
   type ReportSort,
 } from "~/domain/client-reports";
+import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, pageWindow, showingText, type Paged } from "~/domain/paging";
@@ -366,7 +367,12 @@ export interface BillingList {
   period: { from: string; to: string };
   filters: { location_id: number | ""; provider_id: number | ""; status: string };
   locations: { id: number; title: string }[];
+  /**
+   * The provider filter's choices: the staff of the chosen location (of every location in scope when none is),
+   * by name; with more than STAFF_OPTIONS_MAX of them, only the provider already chosen (`providers_more`).
+   */
   providers: { id: number; name: string }[];
+  providers_more: boolean;
 }
 
 /**
@@ -420,7 +426,8 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
     .as("g");
   const db = ctx.db;
   const clients = () => db.select({ n: count() }).from(grouped).innerJoin(patients, eq(patients.id, grouped.patientId)).where(isNull(patients.deletedAt));
-  const [rows, [head], locs, providers] = await db.batch([
+  const staffName = sql<string>`trim(${users.name} || ' ' || ${users.surname})`;
+  const [rows, [head], locs, staff, chosen] = await db.batch([
     // The page, each row with the number of clients of the whole list (a window over the one grouping pass;
     // a separate count would group the period's notes a second time).
     fastRows(
@@ -441,12 +448,25 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
       .where(and(isNull(locations.deletedAt), scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`))
       .orderBy(asc(locations.title)),
     db
-      .selectDistinct({ id: users.id, name: sql<string>`trim(${users.name} || ' ' || ${users.surname})` })
+      .selectDistinct({ id: users.id, name: staffName })
       .from(users)
       .innerJoin(userLocations, eq(userLocations.userId, users.id))
       .where(and(isNull(users.deletedAt), q.location_id !== "" ? eq(userLocations.locationId, q.location_id) : scope === null ? undefined : scope.length ? inArray(userLocations.locationId, scope) : sql`1 = 0`))
-      .orderBy(asc(users.name), asc(users.surname)),
+      .orderBy(asc(users.name), asc(users.surname))
+      .limit(STAFF_OPTIONS_MAX + 1),
+    // The provider already chosen, when in the actor's locations: the select keeps it even when the list is too long.
+    db
+      .select({ id: users.id, name: staffName })
+      .from(users)
+      .where(
+        q.provider_id !== ""
+          ? and(eq(users.id, q.provider_id), isNull(users.deletedAt), scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`)
+          : sql`1 = 0`,
+      ),
   ]);
+  const providersMore = staff.length > STAFF_OPTIONS_MAX;
+  const listed = providersMore ? [] : staff;
+  const providers = [...listed, ...chosen.filter((c) => !listed.some((s) => s.id === c.id))];
   // A page past the end has no row to carry the count: only then is it read on its own (one more round trip).
   const n = rows.length ? Number(rows[0]!.total) : q.page > 1 ? Number((await clients())[0]?.n ?? 0) : 0;
   const data: BillingListRow[] = rows.map((r) => ({
@@ -472,6 +492,7 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
     filters: { location_id: q.location_id, provider_id: q.provider_id, status: q.status },
     locations: locs,
     providers,
+    providers_more: providersMore,
   });
 }
 

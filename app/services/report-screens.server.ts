@@ -4,6 +4,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
 import { locations, userLocations, users } from "~/db/schema";
 import { csvFileName, csvStream, type CsvCell } from "~/domain/csv";
+import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import { can, canSeeLocation, locationScope } from "~/domain/permissions";
 import { paged, type Paged } from "~/domain/paging";
 import { CSV_MAX_ROWS, filterInput, isReportKey, REPORT_MAX_PER_PAGE, REPORT_PER_PAGE, type FilterOptions, type ReportDefinition, type ReportKey } from "~/domain/reports";
@@ -106,9 +107,6 @@ export function reportAuditEntry(key: ReportKey, patientIds: readonly number[], 
   };
 }
 
-/** The most staff a provider/actor select lists; with more in scope, the form asks for a location first. */
-export const STAFF_OPTIONS_MAX = 200;
-
 /**
  * The filter form's options in the actor's scope: their locations, and the staff of the chosen location (of
  * every location in scope when none is chosen), at most STAFF_OPTIONS_MAX (one more is read to know), plus the
@@ -162,7 +160,7 @@ function toOptions([locs, staff, chosen]: unknown[]): FilterOptions {
   return {
     locations: (locs as LocRow[]).map((l) => ({ value: String(l.id), label: l.title })),
     staff: shown.map((s) => ({ value: String(s.id), label: label(s) })),
-    staffHint: more ? `More than ${STAFF_OPTIONS_MAX} staff: choose a location and press Filter to pick one of its staff.` : undefined,
+    staffHint: more ? TOO_MANY_STAFF_HINT : undefined,
   };
 }
 

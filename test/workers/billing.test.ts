@@ -1,6 +1,7 @@
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clientReports, insurances, insuranceServices, notes, paServices } from "~/db/schema";
+import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import { dayNumber } from "~/domain/weeks";
 import { createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
@@ -92,6 +93,37 @@ describe("the billing list", () => {
   it("a filter that does not parse shows its message and the list without filters", async () => {
     const page = await html(await request("/billing/list?status=everything", { cookie: manager }));
     expect(page).toContain("Choose a status from the list.");
+  });
+
+  it("the provider select lists the chosen location's staff; with more than it lists, it asks for a location and keeps the chosen one", async () => {
+    const small = await createLocation();
+    const big = await createLocation();
+    const biller = await signInCookie(await createUser({ permissions: ["manage_claims"], locations: [small.id, big.id] }));
+    const few = await createUser({ permissions: [], locations: [small.id], name: "Fewbilling" });
+    await db().run(
+      sql`insert into users (name, surname, email, password_hash, status, location_id)
+          with recursive c(n) as (select 0 union all select n + 1 from c where n < ${STAFF_OPTIONS_MAX})
+          select 'Bulk' || n, 'Staff', 'bulk-' || n || '-' || ${big.id} || '@test.example', 'x', 'active', ${big.id} from c`,
+    );
+    await db().run(sql`insert into user_locations (user_id, location_id) select id, location_id from users where location_id = ${big.id} and name like 'Bulk%'`);
+    const providerSelect = (page: string) => /<select id="f-provider_id"[\s\S]*?<\/select>/.exec(page)?.[0] ?? "";
+
+    const every = await html(await request("/billing/list", { cookie: biller }));
+    expect(every).toContain(TOO_MANY_STAFF_HINT);
+    expect(every).toContain('aria-describedby="f-provider_id-hint"');
+    expect(providerSelect(every)).not.toContain("Bulk0 Staff");
+    expect(providerSelect(every)).not.toContain("Fewbilling User");
+
+    const smallOnly = await html(await request(`/billing/list?location_id=${small.id}`, { cookie: biller }));
+    expect(providerSelect(smallOnly)).toContain("Fewbilling User");
+    expect(smallOnly).not.toContain(TOO_MANY_STAFF_HINT);
+
+    const chosen = await html(await request(`/billing/list?provider_id=${few.id}`, { cookie: biller }));
+    expect(chosen).toContain(TOO_MANY_STAFF_HINT);
+    expect(providerSelect(chosen)).toMatch(new RegExp(`<option value="${few.id}"[^>]*>Fewbilling User</option>`));
+    // A provider of a location the actor does not cover, given by id, is not listed.
+    const stranger = await html(await request(`/billing/list?provider_id=${ids.other}`, { cookie: biller }));
+    expect(providerSelect(stranger)).not.toContain(`value="${ids.other}"`);
   });
 });
 

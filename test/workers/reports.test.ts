@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, notes, paServices, userLocations } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays } from "~/domain/reports";
-import { STAFF_OPTIONS_MAX } from "~/services/report-screens.server";
+import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**

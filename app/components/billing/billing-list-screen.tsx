@@ -3,6 +3,7 @@ import { DataList, type Column } from "~/components/ui/data-list";
 import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";
 import { FormMessage } from "~/components/ui/field";
 import { BILLING_LIST_STATUS_LABELS, BILLING_LIST_STATUSES } from "~/domain/client-reports";
+import { TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import type { BillingList, BillingListRow } from "~/models/client-reports.server";
 
 /**
@@ -50,7 +51,7 @@ export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title
               <input key={k} type="hidden" name={k} value={v} />
             ))}
             <FilterSelect visible name="location_id" label="Location" any="All" value={String(list.filters.location_id)} options={list.locations.map((l) => ({ value: l.id, label: l.title }))} />
-            <FilterSelect visible name="provider_id" label="Provider" any="All" value={String(list.filters.provider_id)} options={list.providers.map((u) => ({ value: u.id, label: u.name }))} />
+            <FilterSelect visible name="provider_id" label="Provider" any="All" value={String(list.filters.provider_id)} options={list.providers.map((u) => ({ value: u.id, label: u.name }))} hint={list.providers_more ? TOO_MANY_STAFF_HINT : undefined} />
             <DateRangeFilter from={list.period.from} to={list.period.to} />
             <FilterSelect visible name="status" label="Status" any="Any" value={list.filters.status} options={BILLING_LIST_STATUSES.map((s) => ({ value: s, label: BILLING_LIST_STATUS_LABELS[s] }))} />
             <FilterButtons />

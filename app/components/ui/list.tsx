@@ -25,7 +25,8 @@ export function SearchForm({ placeholder = "Search", children }: { placeholder?:
 
 /**
  * One filter of a filter form: a labelled select whose value is kept in the URL (the current one preselected, or
- * `value` when the server chose it). The label is for screen readers only unless `visible`.
+ * `value` when the server chose it). The label is for screen readers only unless `visible`; `hint` is shown after
+ * the select and describes it.
  */
 export function FilterSelect({
   name,
@@ -34,6 +35,7 @@ export function FilterSelect({
   options,
   value,
   visible = false,
+  hint,
 }: {
   name: string;
   label: string;
@@ -41,6 +43,7 @@ export function FilterSelect({
   options: readonly { value: string | number; label: string }[];
   value?: string;
   visible?: boolean;
+  hint?: string;
 }) {
   const [params] = useSearchParams();
   return (
@@ -48,7 +51,7 @@ export function FilterSelect({
       <label className={visible ? undefined : "visually-hidden"} htmlFor={`f-${name}`}>
         {label}
       </label>
-      <select id={`f-${name}`} name={name} defaultValue={value ?? params.get(name) ?? ""}>
+      <select id={`f-${name}`} name={name} defaultValue={value ?? params.get(name) ?? ""} aria-describedby={hint ? `f-${name}-hint` : undefined}>
         <option value="">{any}</option>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -56,6 +59,11 @@ export function FilterSelect({
           </option>
         ))}
       </select>
+      {hint ? (
+        <span id={`f-${name}-hint`} className="hint">
+          {hint}
+        </span>
+      ) : null}
     </>
   );
 }
