@@ -1,9 +1,9 @@
-import { count, eq, sql } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clientReports, insurances, insuranceServices, notes, paServices } from "~/db/schema";
 import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import { dayNumber } from "~/domain/weeks";
-import { createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
+import { createLocation, createManyStaff, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
  * The billing screens (platform §2 billing, billing/list, billing/by-client, client-report…; clinical §2
@@ -100,12 +100,7 @@ describe("the billing list", () => {
     const big = await createLocation();
     const biller = await signInCookie(await createUser({ permissions: ["manage_claims"], locations: [small.id, big.id] }));
     const few = await createUser({ permissions: [], locations: [small.id], name: "Fewbilling" });
-    await db().run(
-      sql`insert into users (name, surname, email, password_hash, status, location_id)
-          with recursive c(n) as (select 0 union all select n + 1 from c where n < ${STAFF_OPTIONS_MAX})
-          select 'Bulk' || n, 'Staff', 'bulk-' || n || '-' || ${big.id} || '@test.example', 'x', 'active', ${big.id} from c`,
-    );
-    await db().run(sql`insert into user_locations (user_id, location_id) select id, location_id from users where location_id = ${big.id} and name like 'Bulk%'`);
+    await createManyStaff(big.id, STAFF_OPTIONS_MAX + 1, "Bulk");
     const providerSelect = (page: string) => /<select id="f-provider_id"[\s\S]*?<\/select>/.exec(page)?.[0] ?? "";
 
     const every = await html(await request("/billing/list", { cookie: biller }));

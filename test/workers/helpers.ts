@@ -1,4 +1,5 @@
 import { env, SELF } from "cloudflare:test";
+import { sql } from "drizzle-orm";
 import { d1Database, type Db } from "~/db/client.server";
 import { bips, chartComments, locations, objectives, parents, patients, plans, roles, userLocations, userRoles, users, weeklyReports } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
@@ -69,6 +70,19 @@ export interface TestUser {
   id: number;
   email: string;
   password: string;
+}
+
+/**
+ * `count` staff at a location as plain rows (no roles, no sign-in), named `${prefix}0 Staff`, `${prefix}1 Staff`…:
+ * more staff than a provider select lists (STAFF_OPTIONS_MAX), cheaply.
+ */
+export async function createManyStaff(locationId: number, count: number, prefix: string): Promise<void> {
+  await db().run(
+    sql`insert into users (name, surname, email, password_hash, status, location_id)
+        with recursive c(n) as (select 0 union all select n + 1 from c where n < ${count - 1})
+        select ${prefix} || n, 'Staff', lower(${prefix}) || '-' || n || '-' || ${locationId} || '@test.example', 'x', 'active', ${locationId} from c`,
+  );
+  await db().run(sql`insert into user_locations (user_id, location_id) select id, location_id from users where location_id = ${locationId} and name like ${`${prefix}%`}`);
 }
 
 /** A staff user with one role (made up from `permissions`, or a named built-in role) and some locations. */

@@ -1,10 +1,10 @@
-import { count, desc, eq, sql } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, notes, paServices, userLocations } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays } from "~/domain/reports";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
-import { createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { createLocation, createManyStaff, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
  * The reports (issue 12; decision 038): the framework (guard, filters, paging, CSV) and the logs and access
@@ -304,12 +304,7 @@ describe("the provider select of a report's filters", () => {
     const cookie = await signInCookie(admin);
     const few = await createUser({ permissions: [], locations: [small.id], name: "Fewfirst" });
     // More staff than a select lists, at the big location (plain rows: no sign-in needed).
-    await db().run(
-      sql`insert into users (name, surname, email, password_hash, status, location_id)
-          with recursive c(n) as (select 0 union all select n + 1 from c where n < ${STAFF_OPTIONS_MAX})
-          select 'Many' || n, 'Staff', 'many-' || n || '-' || ${big.id} || '@test.example', 'x', 'active', ${big.id} from c`,
-    );
-    await db().run(sql`insert into user_locations (user_id, location_id) select id, location_id from users where location_id = ${big.id} and name like 'Many%'`);
+    await createManyStaff(big.id, STAFF_OPTIONS_MAX + 1, "Many");
     const hint = `More than ${STAFF_OPTIONS_MAX} staff: choose a location`;
 
     const everyLocation = await (await request("/reports/hours", { cookie })).text();
