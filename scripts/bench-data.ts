@@ -197,7 +197,7 @@ for (let n = 0; n < NOTE_DAYS; n++) {
                          x + ${LOCATIONS} * (((:n * ${NOTE_SLOTS.length} + k) % ${blocks}) * ${PER_LOCATION_EMPLOYEES} + ((y + :n) % ${PER_LOCATION_EMPLOYEES})) as cli
                   from l, e, s),
             h as (select *, (emp % 3 = 0) as bcba,
-                         case when emp % 3 = 0 then 45 + ((cli + :n) % 4) * 5 else 90 + ((cli + :n) % 5) * 7 end as m
+                         cast(case when emp % 3 = 0 then 45 + ((cli + :n) % 4) * 5 else 90 + ((cli + :n) % 5) * 7 end as integer) as m
                   from g)
           select ${NOTE_BASE} + :n * ${perDay} + (x * ${PER_LOCATION_EMPLOYEES} + y) * ${NOTE_SLOTS.length} + k,
                  case when bcba then 'bcba' else 'rbt' end, ${BASE} + cli, ${BASE} + x, ${BASE} + emp,
@@ -216,6 +216,10 @@ for (let n = 0; n < NOTE_DAYS; n++) {
   });
   noteCount += take;
 }
+// Every note's minutes and units are whole numbers, as the app writes them (a REAL here once gave units such as
+// 7.93 = 104 ÷ 15 + 1, because libSQL binds :n as a REAL and SQLite's % then answers REAL).
+const fractional = Number((await client.execute("select count(*) as n from notes where typeof(units) <> 'integer' or typeof(minutes) <> 'integer'")).rows[0]!.n);
+if (fractional) throw new Error(`Bench data: ${fractional} notes have minutes or units that are not whole numbers.`);
 for (const ix of noteIndexes) await client.execute(ix.sql);
 await client.batch(RECOUNT_NOTES_SQL.map((sql) => ({ sql, args: [] })), "write");
 for (const tr of noteTriggers) await client.execute(tr.sql);
