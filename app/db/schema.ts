@@ -121,7 +121,12 @@ export const parents = sqliteTable(
     deletedAt: text("deleted_at"),
     ...timestamps,
   },
-  (t) => [uniqueIndex("parents_email_unique").on(t.email), index("parents_location_idx").on(t.locationId)],
+  (t) => [
+    uniqueIndex("parents_email_unique").on(t.email),
+    index("parents_location_idx").on(t.locationId),
+    // The parents list's order (name, surname, id): a page is read in order instead of sorting every parent.
+    index("parents_live_name_idx").on(t.name, t.surname, t.id).where(sql`${t.deletedAt} is null`),
+  ],
 );
 
 /**

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
 import { ParentInput, ParentPasswordInput } from "~/domain/parents";
@@ -29,7 +29,9 @@ export async function listChildrenOfParent(db: Db, actor: Actor) {
 
 /** Parents and guardians (staff side). A parent with a location is seen by staff of that location; one without, by all. */
 export const PARENTS = "parents";
-type Row = typeof parents.$inferSelect;
+/** What a parent record shows: every column but the password hash and the tokens' cut-off, which no read needs. */
+const { passwordHash: _hash, tokensValidAfter: _cutoff, ...SHOWN } = getTableColumns(parents);
+type Row = Omit<typeof parents.$inferSelect, "passwordHash" | "tokensValidAfter">;
 
 export function parentJson(r: Row & { locationTitle?: string | null }) {
   return {
@@ -63,7 +65,7 @@ function scoped(ctx: ModelContext): SQL {
 }
 
 function select(ctx: ModelContext) {
-  return ctx.db.select({ p: parents, locationTitle: locations.title }).from(parents).leftJoin(locations, eq(locations.id, parents.locationId));
+  return ctx.db.select({ p: SHOWN, locationTitle: locations.title }).from(parents).leftJoin(locations, eq(locations.id, parents.locationId));
 }
 const toJson = (r: { p: Row; locationTitle: string | null }) => parentJson({ ...r.p, locationTitle: r.locationTitle });
 
@@ -89,7 +91,7 @@ export async function findParent(ctx: ModelContext, id: number): Promise<ParentJ
 /** A parent in the actor's scope with its location's title and the audit tail (one statement). */
 function parentRecordQuery(ctx: ModelContext, id: number) {
   return ctx.db
-    .select({ p: parents, locationTitle: locations.title, tail: auditTail })
+    .select({ p: SHOWN, locationTitle: locations.title, tail: auditTail })
     .from(parents)
     .leftJoin(locations, eq(locations.id, parents.locationId))
     .where(and(eq(parents.id, id), scoped(ctx)));

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, parents, patients } from "~/db/schema";
@@ -99,6 +100,29 @@ describe("parent screens", () => {
     expect(row!.name).toBe("Guardian");
     const far = await createParent({ locationId: (await createLocation()).id });
     expect((await request(`/parents/profile/${far.id}`, { cookie })).status).toBe(404);
+  });
+
+  it("the list is in name order (name, surname, id), each page read from the name index, and carries no password hash", async () => {
+    const loc = await createLocation();
+    const tag = `Ordr${Date.now().toString(36)}`;
+    const zed = await createParent({ locationId: loc.id, name: `${tag}Zed`, surname: "Able" });
+    const amyB = await createParent({ locationId: loc.id, name: `${tag}Amy`, surname: "Baker" });
+    const amyA = await createParent({ locationId: loc.id, name: `${tag}Amy`, surname: "Adams" });
+    const cookie = await signInCookie(await createUser({ permissions: ["view_parents"], locations: [loc.id] }));
+    const list = await (await request(`/parents/list?search=${tag}`, { cookie })).text();
+    const at = (id: number) => list.indexOf(`/parents/profile/${id}"`);
+    expect([at(amyA.id), at(amyB.id), at(zed.id)].every((i) => i > 0)).toBe(true);
+    expect(at(amyA.id)).toBeLessThan(at(amyB.id));
+    expect(at(amyB.id)).toBeLessThan(at(zed.id));
+    const token = await apiToken(await createUser({ permissions: ["view_parents"], locations: [loc.id] }));
+    const shown = await (await api(`/v2/parents?search=${tag}`, { token })).text();
+    expect(shown).toContain(`${tag}Zed`);
+    expect(shown).not.toMatch(/password|\$argon|pbkdf2|tokens_valid_after/i);
+    // The list's order is an index's (migration 0018): a page of 10,000 parents is not a sort of all of them.
+    const plan = await env.DB.prepare("explain query plan select id from parents where deleted_at is null order by name, surname, id limit 25").all<{ detail: string }>();
+    const steps = plan.results.map((r) => r.detail).join(" | ");
+    expect(steps).toContain("parents_live_name_idx");
+    expect(steps).not.toContain("TEMP B-TREE");
   });
 
   it("a parent who signs in gets 403 on parent and client screens", async () => {
