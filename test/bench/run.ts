@@ -21,6 +21,8 @@
 import { gzipSync } from "node:zlib";
 import { benchCreateTarget } from "../../scripts/bench-shape";
 import { bench837P, TARGET_837P_MS } from "./claims-837p";
+import { benchPlanPdf, TARGET_PLAN_PDF_BYTES, TARGET_PLAN_PDF_MS } from "./plan-pdf";
+import { bench835, TARGET_835_MS } from "./remittance-835";
 import { DEMO_PASSWORD } from "../../scripts/demo-data";
 import { startApp, type AppServer } from "../support/server";
 import { D1_COUNT_HEADER } from "./d1-count-header";
@@ -568,6 +570,12 @@ async function main() {
   printSlowNetwork(slow);
   const x12 = bench837P();
   console.log(`\n837P for 1,000 notes (priceNote + grouping + writer, in process; ${x12.claims} claims, ${x12.bytes} bytes): median ${x12.medianMs} ms, p95 ${x12.p95Ms} ms, target ≤ ${TARGET_837P_MS} ms: ${x12.met ? "met" : "MISSED"}`);
+  const era = await bench835();
+  console.log(`835 of ${era.lines} lines (read, match, write, audit; in process on libSQL, 5 runs): median ${era.medianMs} ms, p95 ${era.p95Ms} ms, target ≤ ${TARGET_835_MS} ms: ${era.met ? "met" : "MISSED"}`);
+  const pdf = await benchPlanPdf();
+  console.log(
+    `Plan PDF of 26 sections with 3 years of charts (layout + pdf-lib, in process, 7 runs): ${(pdf.bytes / 1024).toFixed(0)} kB, median ${pdf.medianMs} ms, p95 ${pdf.p95Ms} ms, target ≤ ${TARGET_PLAN_PDF_MS / 1000} s and ≤ ${TARGET_PLAN_PDF_BYTES / 1_000_000} MB: ${pdf.met ? "met" : "MISSED"}`,
+  );
 }
 
 await main();

@@ -144,17 +144,13 @@ describe("readable837P", () => {
   });
 });
 
-describe("bench: 837P for 1,000 notes", () => {
-  it("writes 1,000 lines (20 claims of 50) in ≤ 200 ms", () => {
+describe("837P for 1,000 notes (its time is measured by npm run bench, test/bench/claims-837p.ts)", () => {
+  it("writes 1,000 lines (20 claims of 50) that read back whole", () => {
     const claims = Array.from({ length: 20 }, (_, i) =>
       claim({ claimNumber: `B${i}`, lines: Array.from({ length: 50 }, (_, j) => line("97153", "rbt", `2026-0${1 + (j % 9)}-${String(1 + (j % 28)).padStart(2, "0")}`, 4 + (j % 5), j % 3 ? [] : ["HM"])) }),
     );
-    write837P(claims, env(9)); // warm up
-    const t0 = performance.now();
     const r = write837P(claims, env(10));
-    const ms = performance.now() - t0;
     expect(r.ok).toBe(true);
     if (r.ok) readBack837(r.file.content);
-    expect(ms).toBeLessThan(200);
   });
 });
