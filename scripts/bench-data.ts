@@ -4,6 +4,7 @@ import { seedDemo } from "./demo-data";
 import { libsqlDatabase } from "../app/db/libsql.server";
 import { hashPassword } from "../app/services/passwords.server";
 import { dayNumber } from "../app/domain/weeks";
+import { zoneOffsetAtLocal } from "../app/domain/time";
 import { RECOUNT_NOTES_SQL } from "../app/db/note-counts";
 import { BENCH_BASE, BENCH_CLIENTS, BENCH_EMPLOYEES, BENCH_LOCATIONS, benchDay, benchPaService } from "./bench-shape";
 
@@ -185,9 +186,12 @@ for (let n = 0; n < NOTE_DAYS; n++) {
   if (take <= 0) break;
   const dn = lastNoteDay - n;
   const date = new Date(dn * 86_400_000).toISOString().slice(0, 10);
+  // Each location's UTC offset on that day (location x is in ZONES[x % 4]); every slot starts after 02:00, so
+  // the offset at the first slot is the day's (decision 024, 2026-11-26: the provider rules compare moments).
+  const utcOffset = `case x % ${ZONES.length} ${ZONES.map((z, k) => `when ${k} then ${zoneOffsetAtLocal(dn * 1440 + NOTE_SLOTS[0]!, z)}`).join(" ")} end`;
   await client.execute({
     sql: `insert or replace into notes (id, type, patient_id, location_id, provider_id, supervisor_id, bip_id, pa_service_id, cpt_code, diagnosis_code, pos,
-            session_date, time_in, time_out, start1_at, end1_at, start_at, end_at, minutes, units, md, status, provider_name, provider_signed_on, signed_at,
+            session_date, time_in, time_out, start1_at, end1_at, start_at, end_at, utc_offset, minutes, units, md, status, provider_name, provider_signed_on, signed_at,
             summary_note, content, created_by, created_at, updated_at)
           with recursive
             l(x) as (select 0 union all select x + 1 from l where x < ${LOCATIONS - 1}),
@@ -204,7 +208,7 @@ for (let n = 0; n < NOTE_DAYS; n++) {
                  case when bcba then null else ${BASE} + x + ${LOCATIONS} * ((3 - x % 3) % 3) end,
                  ${BASE} + cli, ${BASE} + cli * 2 + bcba, case when bcba then '97155' else '97153' end, 'F84.0', '12',
                  :date, printf('%02d:%02d', st / 60, st % 60), printf('%02d:%02d', (st + m) / 60, (st + m) % 60),
-                 :dn * 1440 + st, :dn * 1440 + st + m, :dn * 1440 + st, :dn * 1440 + st + m, m, m / 15 + (m % 15 >= 8),
+                 :dn * 1440 + st, :dn * 1440 + st + m, :dn * 1440 + st, :dn * 1440 + st + m, ${utcOffset}, m, m / 15 + (m % 15 >= 8),
                  case when bcba then 'HO' else 'HM' end, case when (cli + :n) % 7 = 0 then 'pending' else 'ok' end,
                  'Bench employee ' || emp, :date, :date || 'T23:00:00.000Z',
                  'Met with client at home for a direct therapy session. Maladaptive behaviors were recorded and replacement skills were practised with prompts faded as the client responded.',
@@ -216,10 +220,10 @@ for (let n = 0; n < NOTE_DAYS; n++) {
   });
   noteCount += take;
 }
-// Every note's minutes and units are whole numbers, as the app writes them (a REAL here once gave units such as
+// Every note's minutes, units and UTC offset are whole numbers, as the app writes them (a REAL here once gave units such as
 // 7.93 = 104 ÷ 15 + 1, because libSQL binds :n as a REAL and SQLite's % then answers REAL).
-const fractional = Number((await client.execute("select count(*) as n from notes where typeof(units) <> 'integer' or typeof(minutes) <> 'integer'")).rows[0]!.n);
-if (fractional) throw new Error(`Bench data: ${fractional} notes have minutes or units that are not whole numbers.`);
+const fractional = Number((await client.execute("select count(*) as n from notes where typeof(units) <> 'integer' or typeof(minutes) <> 'integer' or (utc_offset is not null and typeof(utc_offset) <> 'integer')")).rows[0]!.n);
+if (fractional) throw new Error(`Bench data: ${fractional} notes have minutes, units or a UTC offset that are not whole numbers.`);
 for (const ix of noteIndexes) await client.execute(ix.sql);
 await client.batch(RECOUNT_NOTES_SQL.map((sql) => ({ sql, args: [] })), "write");
 for (const tr of noteTriggers) await client.execute(tr.sql);

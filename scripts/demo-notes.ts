@@ -1,7 +1,8 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
-import { bips, notes, paServices, patients, plans } from "../app/db/schema";
+import { bips, locations, notes, paServices, patients, plans } from "../app/db/schema";
 import { NOTE_LIMITS, timeOfMinute, unitsForMinutes, type NoteContent, type NoteType } from "../app/domain/notes";
+import { zoneOffsetAtLocal } from "../app/domain/time";
 import { addDays, dateOfDay, dayNumber, weekdayOfDay, weekEndingDay } from "../app/domain/weeks";
 
 /**
@@ -9,7 +10,7 @@ import { addDays, dateOfDay, dayNumber, weekdayOfDay, weekEndingDay } from "../a
  * notes for every demo client that has a plan and an authorization, written the way a clinic would —
  * one or two time pairs, units from `unitsForMinutes`, content from the client's active plans, older
  * notes signed — and placed so that no rule is broken: no overlap per client or provider, the 15-minute
- * provider buffer, 10 hours a day and 40 a week per client, the units of each PA service, providers who
+ * provider buffer (a provider's sessions compared as moments, with each note's utc_offset), 10 hours a day and 40 a week per client, the units of each PA service, providers who
  * work at the client's location. The planner is greedy and checks each rule before it places a session;
  * test/unit/demo-notes.test.ts checks the stored rows again, independently.
  *
@@ -28,6 +29,8 @@ export interface DemoStaff {
 interface ClientIn {
   id: number;
   locationId: number;
+  /** The location's time zone: a provider's sessions are kept apart as moments (utc_offset), as the rules do. */
+  timeZone: string;
   bipId: number | null;
   staff: DemoStaff;
 }
@@ -83,6 +86,7 @@ const ENVIRONMENT = ["No changes in the environment.", "A new sibling was at hom
 export function planDemoNotes(input: { today: string; clients: readonly ClientIn[]; paServices: readonly PaIn[]; plans: readonly PlanIn[]; firstId?: number }): DemoNoteRow[] {
   const rand = random(2026);
   const todayDay = dayNumber(input.today)!;
+  /** A provider's sessions in UTC minutes (local − utc_offset): a provider may work in several time zones. */
   const providerBusy = new Map<number, Interval[]>();
   const clientBusy = new Map<number, Interval[]>();
   const clientDay = new Map<string, number>();
@@ -142,18 +146,21 @@ export function planDemoNotes(input: { today: string; clients: readonly ClientIn
         const shift = p.type === "rbt" ? 0 : 4 + (c % 6) * 4;
         const starts = Array.from({ length: 37 }, (_, k) => 8 * 60 + ((k + shift) % 37) * 15);
         let placed: Interval[] | null = null;
+        let utcOffset = 0;
         for (const s of starts) {
           const ivs = p.pairs.map((x): Interval => [day * 1440 + s + x.start, day * 1440 + s + x.start + x.length]);
           if (ivs[ivs.length - 1]![1] > day * 1440 + 19 * 60) continue;
-          if (ivs.every((iv) => free(clientBusy.get(client.id), iv, 0) && free(providerBusy.get(p.provider.id), iv, NOTE_LIMITS.providerBufferMinutes))) {
+          const offset = zoneOffsetAtLocal(ivs[0]![0], client.timeZone);
+          if (ivs.every(([a, b]) => free(clientBusy.get(client.id), [a, b], 0) && free(providerBusy.get(p.provider.id), [a - offset, b - offset], NOTE_LIMITS.providerBufferMinutes))) {
             placed = ivs;
+            utcOffset = offset;
             break;
           }
         }
         if (!placed) continue;
-        for (const iv of placed) {
-          push(clientBusy, client.id, iv);
-          push(providerBusy, p.provider.id, iv);
+        for (const [a, b] of placed) {
+          push(clientBusy, client.id, [a, b]);
+          push(providerBusy, p.provider.id, [a - utcOffset, b - utcOffset]);
         }
         clientDay.set(dayKey, (clientDay.get(dayKey) ?? 0) + minutes);
         clientWeek.set(weekKey, (clientWeek.get(weekKey) ?? 0) + minutes);
@@ -188,6 +195,7 @@ export function planDemoNotes(input: { today: string; clients: readonly ClientIn
           end2At: b ? b[1] : null,
           startAt: a![0],
           endAt: (b ?? a)![1],
+          utcOffset,
           minutes,
           units,
           md: p.type === "rbt" ? "HM" : "HO",
@@ -320,11 +328,12 @@ export async function seedDemoNotes(db: Db, now: Date, clients: readonly ClientI
 /** The demo clients that get notes: those with a BIP among the first `maxId`, in id order. */
 export async function demoNoteClients(db: Db, maxId: number, staffOf: (locationId: number, patientId: number) => DemoStaff): Promise<ClientIn[]> {
   const rows = await db
-    .select({ id: patients.id, locationId: patients.locationId, bipId: sql<number>`min(${bips.id})` })
+    .select({ id: patients.id, locationId: patients.locationId, timeZone: locations.timeZone, bipId: sql<number>`min(${bips.id})` })
     .from(patients)
+    .innerJoin(locations, eq(locations.id, patients.locationId))
     .innerJoin(bips, eq(bips.patientId, patients.id))
     .where(sql`${patients.id} <= ${maxId}`)
     .groupBy(patients.id)
     .orderBy(asc(patients.id));
-  return rows.map((r) => ({ id: r.id, locationId: r.locationId, bipId: r.bipId, staff: staffOf(r.locationId, r.id) }));
+  return rows.map((r) => ({ id: r.id, locationId: r.locationId, timeZone: r.timeZone, bipId: r.bipId, staff: staffOf(r.locationId, r.id) }));
 }

@@ -2,7 +2,7 @@
  * The trigger-kept note tables from scratch, counting the live notes (deleted_at null) of live clients:
  * note_counts per location and type (decision 035, migration 0010); for the operations reports (decision 039,
  * migration 0015) note_month_totals per location, month, provider and CPT code, note_month_client_totals per
- * location, month, client and type, and note_day_totals per location and day; for location-cpt (migration 0016)
+ * location, month, client and type (with the pending, billed and paid counts of the billing list, migration 0019), and note_day_totals per location and day; for location-cpt (migration 0016)
  * note_day_cpt_totals per location, day and price inputs. The migrations' triggers keep
  * them from then on. Used by bulk loads that bypass the triggers (scripts/bench-data.ts), as migration 0015's
  * initial fill (the same statements) and by the tests that hold the tables against the notes.
@@ -21,8 +21,8 @@ export const RECOUNT_NOTES_SQL = [
    where ${LIVE}
    group by location_id, substr(session_date, 1, 7), coalesce(provider_id, 0), type, cpt_code`,
   "delete from note_month_client_totals",
-  `insert into note_month_client_totals (location_id, month, patient_id, type, n, minutes, units)
-   select location_id, substr(session_date, 1, 7), patient_id, type, count(*), sum(minutes), sum(units) from notes
+  `insert into note_month_client_totals (location_id, month, patient_id, type, n, minutes, units, pending, billed, paid)
+   select location_id, substr(session_date, 1, 7), patient_id, type, count(*), sum(minutes), sum(units), sum(status = 'pending'), sum(billed), sum(paid) from notes
    where ${LIVE}
    group by location_id, substr(session_date, 1, 7), patient_id, type`,
   "delete from note_day_cpt_totals",

@@ -352,6 +352,12 @@ export const notes = sqliteTable(
     end2At: integer("end2_at"),
     startAt: integer("start_at"),
     endAt: integer("end_at"),
+    /**
+     * The location's UTC offset at the session's first start, in minutes (local = UTC + offset: −300 for New York
+     * in winter), for both pairs; the provider rules compare start − offset across locations (decision 024,
+     * 2026-11-26). NULL (notes written before migration 0020) compares on local time, as before.
+     */
+    utcOffset: integer("utc_offset"),
     /** Minutes of both pairs; units = unitsForMinutes(minutes). */
     minutes: integer("minutes").notNull().default(0),
     units: integer("units").notNull().default(0),
@@ -469,6 +475,10 @@ export const noteMonthClientTotals = sqliteTable(
     n: integer("n").notNull().default(0),
     minutes: integer("minutes").notNull().default(0),
     units: integer("units").notNull().default(0),
+    /** Of those notes: status pending, billed, paid (migration 0019: the billing list's month sums). */
+    pending: integer("pending").notNull().default(0),
+    billed: integer("billed").notNull().default(0),
+    paid: integer("paid").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.locationId, t.month, t.patientId, t.type] })],
 );
@@ -647,6 +657,8 @@ export const scheduledSessions = sqliteTable(
     timeOut: text("time_out").notNull(),
     startAt: integer("start_at").notNull(),
     endAt: integer("end_at").notNull(),
+    /** As notes.utc_offset: the location's UTC offset at the start (NULL: booked before migration 0020, local). */
+    utcOffset: integer("utc_offset"),
     minutes: integer("minutes").notNull(),
     units: integer("units").notNull(),
     status: text("status").notNull().default("scheduled"),

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { flag, MESSAGES, optionalDate, optionalId, optionalText, requiredDate } from "./fields";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
-import { zonedDate } from "./time";
+import { zonedDate, zoneOffsetAtLocal } from "./time";
 import { MODIFIER_CODES } from "./insurance";
 import { plainText } from "./validation";
 
@@ -19,7 +19,12 @@ import { plainText } from "./validation";
 export interface Refusal {
   field: string;
   message: string;
+  /** Which of firstRefusal's rules refused (a series' dates group by it, app/domain/schedule.ts); absent elsewhere. */
+  rule?: NoteRule;
 }
+
+/** The rules firstRefusal checks, in its order. */
+export type NoteRule = "pa_not_of_client" | "pa_not_covering" | "client_overlap" | "provider_overlap" | "provider_buffer" | "day_cap" | "week_cap" | "pa_units";
 
 export const NOTE_MESSAGES = {
   patient: "Choose a client.",
@@ -252,6 +257,12 @@ export interface SessionTimes {
   minutes2: number;
   minutes: number;
   units: number;
+  /**
+   * The client's location's UTC offset at the session's first start (minutes to add to UTC for local time,
+   * e.g. −300 for New York in winter; `withUtcOffset`), used for both pairs. Null until the zone is known: the
+   * provider rules then compare local minutes, as before offsets were stored.
+   */
+  utcOffset: number | null;
 }
 
 /** The local-minute instant of a time on a date: dayNumber(date) × 1440 + minute of the day. */
@@ -300,8 +311,14 @@ export function sessionTimes(input: Pick<NoteInput, "session_date" | "time_in" |
       minutes2,
       minutes,
       units: unitsForMinutes(minutes),
+      utcOffset: null,
     },
   };
+}
+
+/** The times with the UTC offset of the client's location (`timeZone`) at the session's first start (stored as notes.utc_offset). */
+export function withUtcOffset(times: SessionTimes, timeZone: string): SessionTimes {
+  return { ...times, utcOffset: zoneOffsetAtLocal(times.startAt, timeZone) };
 }
 
 /* ------------------------------------------------------------------ dates */
@@ -337,16 +354,42 @@ export function overlaps(a: Interval, b: Interval, gap = 0): boolean {
 /** Another note's time pairs, as the rules see them. */
 export interface NoteIntervals {
   id: number;
+  /** Local minutes at the other session's location. */
   pairs: Interval[];
+  /** Its location's UTC offset (notes.utc_offset); null or absent: unknown (written before offsets were stored). */
+  utcOffset?: number | null;
 }
 
-/** The first pair of `others` that `mine` overlaps (with `gap`), and which of my pairs it hits. */
-export function firstConflict(mine: (Interval | null)[], others: readonly NoteIntervals[], gap = 0): { mine: number; other: Interval } | null {
+/**
+ * A provider works in several locations, maybe in several time zones, so the provider rules compare moments, not
+ * clock times: the minutes to add to another session's local minutes to put them on this session's clock, i.e.
+ * the difference of the two UTC offsets (another session's local − its offset = UTC = this one's local − its
+ * offset). An unknown offset (NULL) counts as this session's own: 0, the local comparison of before. Mirrored in
+ * SQL by ZONE_SHIFT_SQL (app/models/notes.server.ts). The client rules stay on local time: a client is in one place.
+ */
+export function zoneShift(own: number | null | undefined, other: number | null | undefined): number {
+  return own == null || other == null ? 0 : own - other;
+}
+
+/**
+ * The largest difference of two UTC offsets (they run from −720 to +840 minutes), with room to spare: a provider's
+ * range scans on start_at are widened by it so they still find, by index, every session zoneShift can move near.
+ */
+export const ZONE_SPREAD_MINUTES = 1680;
+
+/**
+ * The first pair of `others` that `mine` overlaps (with `gap`), and which of my pairs it hits (the other pair on
+ * its own clock, as its note shows it). With `utcOffset` (mine), each other session is first moved onto my clock
+ * (zoneShift): the provider rules. Without it, clock times are compared: the client rules.
+ */
+export function firstConflict(mine: (Interval | null)[], others: readonly NoteIntervals[], gap = 0, utcOffset: number | null = null): { mine: number; other: Interval } | null {
   for (const o of others) {
+    const shift = zoneShift(utcOffset, o.utcOffset);
     for (const p of o.pairs) {
+      const moved = shift === 0 ? p : { start: p.start + shift, end: p.end + shift };
       for (let i = 0; i < mine.length; i++) {
         const m = mine[i];
-        if (m && overlaps(m, p, gap)) return { mine: i, other: p };
+        if (m && overlaps(m, moved, gap)) return { mine: i, other: p };
       }
     }
   }
@@ -369,7 +412,7 @@ const clock = (minute: number) => timeOfMinute(((minute % 1440) + 1440) % 1440);
 export interface Surroundings {
   /** The client's other live notes near the session (any provider). */
   clientNotes: NoteIntervals[];
-  /** The provider's other live notes near the session (any client). */
+  /** The provider's other live notes near the session (any client, any location: each with its utcOffset). */
   providerNotes: NoteIntervals[];
   /** Minutes of the client's other live notes on the session's day and in its week. */
   dayMinutes: number;
@@ -383,29 +426,32 @@ export interface Surroundings {
  * provider's overlap, the provider's buffer, the day cap, the week cap, the PA units. Null: none.
  */
 export function firstRefusal(input: Pick<NoteInput, "session_date" | "cpt_code">, times: SessionTimes, s: Surroundings): Refusal | null {
-  if (!s.pa) return { field: "pa_service_id", message: NOTE_MESSAGES.paNotOfClient };
+  if (!s.pa) return { field: "pa_service_id", message: NOTE_MESSAGES.paNotOfClient, rule: "pa_not_of_client" };
   if (s.pa.cpt !== input.cpt_code || s.pa.start_date > input.session_date || s.pa.end_date < input.session_date)
-    return { field: "pa_service_id", message: NOTE_MESSAGES.paNotCovering(input.session_date, input.cpt_code) };
+    return { field: "pa_service_id", message: NOTE_MESSAGES.paNotCovering(input.session_date, input.cpt_code), rule: "pa_not_covering" };
   const mine = [times.pair1, times.pair2];
   const pairField = (i: number) => (i === 0 ? "time_in" : "time_in2");
   const client = firstConflict(mine, s.clientNotes);
-  if (client) return { field: pairField(client.mine), message: NOTE_MESSAGES.clientOverlap(clock(client.other.start), clock(client.other.end)) };
-  const provider = firstConflict(mine, s.providerNotes);
-  if (provider) return { field: pairField(provider.mine), message: NOTE_MESSAGES.providerOverlap(clock(provider.other.start), clock(provider.other.end)) };
+  if (client) return { field: pairField(client.mine), message: NOTE_MESSAGES.clientOverlap(clock(client.other.start), clock(client.other.end)), rule: "client_overlap" };
+  const provider = firstConflict(mine, s.providerNotes, 0, times.utcOffset);
+  if (provider) return { field: pairField(provider.mine), message: NOTE_MESSAGES.providerOverlap(clock(provider.other.start), clock(provider.other.end)), rule: "provider_overlap" };
   const gap = NOTE_LIMITS.providerBufferMinutes;
-  const buffer = firstConflict(mine, s.providerNotes, gap);
-  if (buffer) return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(clock(buffer.other.start), clock(buffer.other.end), gap) };
-  if (!withinCap(s.dayMinutes, times.minutes, NOTE_LIMITS.clientDayMinutes)) return { field: "time_out", message: NOTE_MESSAGES.dayCap(NOTE_LIMITS.clientDayMinutes / 60) };
-  if (!withinCap(s.weekMinutes, times.minutes, NOTE_LIMITS.clientWeekMinutes)) return { field: "time_out", message: NOTE_MESSAGES.weekCap(NOTE_LIMITS.clientWeekMinutes / 60) };
+  const buffer = firstConflict(mine, s.providerNotes, gap, times.utcOffset);
+  if (buffer) return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(clock(buffer.other.start), clock(buffer.other.end), gap), rule: "provider_buffer" };
+  if (!withinCap(s.dayMinutes, times.minutes, NOTE_LIMITS.clientDayMinutes)) return { field: "time_out", message: NOTE_MESSAGES.dayCap(NOTE_LIMITS.clientDayMinutes / 60), rule: "day_cap" };
+  if (!withinCap(s.weekMinutes, times.minutes, NOTE_LIMITS.clientWeekMinutes)) return { field: "time_out", message: NOTE_MESSAGES.weekCap(NOTE_LIMITS.clientWeekMinutes / 60), rule: "week_cap" };
   if (!withinUnits(s.pa.spent_units, times.units, s.pa.n_units))
-    return { field: "pa_service_id", message: NOTE_MESSAGES.paUnits(times.units, Math.max(0, s.pa.n_units - s.pa.spent_units)) };
+    return { field: "pa_service_id", message: NOTE_MESSAGES.paUnits(times.units, Math.max(0, s.pa.n_units - s.pa.spent_units)), rule: "pa_units" };
   return null;
 }
 
-/** The local-minute window a range scan must cover to find every note that can touch [startAt, endAt) with `gap`. */
-export function scanWindow(times: Pick<SessionTimes, "startAt" | "endAt">, gap = NOTE_LIMITS.providerBufferMinutes): { from: number; to: number } {
+/**
+ * The local-minute window a range scan must cover to find every note that can touch [startAt, endAt) with `gap`;
+ * `spread` widens it for notes of other time zones (the provider's: ZONE_SPREAD_MINUTES).
+ */
+export function scanWindow(times: Pick<SessionTimes, "startAt" | "endAt">, gap = NOTE_LIMITS.providerBufferMinutes, spread = 0): { from: number; to: number } {
   // A note spans at most one day, so one that reaches into the window starts after startAt − 1440 − gap.
-  return { from: times.startAt - 1440 - gap, to: times.endAt + gap };
+  return { from: times.startAt - 1440 - gap - spread, to: times.endAt + gap + spread };
 }
 
 /** The session date of a local-minute instant. */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { optionalId, requiredDate } from "./fields";
-import { firstRefusal, localMinute, NOTE_MESSAGES, overlaps, withinUnits, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
-import { minuteOfDay, NOTE_CPT_CODES, unitsForMinutes } from "./notes";
+import { firstRefusal, localMinute, NOTE_MESSAGES, overlaps, withinUnits, withUtcOffset, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
+import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, unitsForMinutes } from "./notes";
 import { addDays, dateOfDay, dayNumber, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
 
 /**
@@ -40,6 +40,7 @@ export const SCHEDULE_MESSAGES = {
   paWarning: (needed: number, left: number) =>
     `These sessions need ${needed} unit${needed === 1 ? "" : "s"} but the PA service has only ${left} unit${left === 1 ? "" : "s"} left after the notes written and the sessions already scheduled.`,
   cancelFrom: "Enter the date from which the rest of the series is cancelled.",
+  nothingLeftInSeries: "No scheduled session of this series is left on or after that date.",
   notScheduled: "This session is no longer scheduled (cancelled or written).",
   raced: "Other sessions changed while this was booked. Book again.",
 } as const;
@@ -120,12 +121,16 @@ export function bookingDates(b: Pick<Booking, "session_date" | "repeat" | "until
   return b.repeat === "weekly" ? weeklyDates(b.session_date, b.until ?? "") : { ok: true, dates: [b.session_date] };
 }
 
-/** One occurrence's local-minute times, as the notes' rules take them (one time pair). */
-export function occurrenceTimes(date: string, timeIn: string, timeOut: string): SessionTimes {
+/**
+ * One occurrence's local-minute times, as the notes' rules take them (one time pair); with the location's
+ * `timeZone`, its UTC offset on that date (a weekly series may cross a daylight-saving change).
+ */
+export function occurrenceTimes(date: string, timeIn: string, timeOut: string, timeZone?: string): SessionTimes {
   const start = localMinute(date, timeIn)!;
   const end = localMinute(date, timeOut)!;
   const minutes = end - start;
-  return { pair1: { start, end }, pair2: null, startAt: start, endAt: end, minutes1: minutes, minutes2: 0, minutes, units: unitsForMinutes(minutes) };
+  const times: SessionTimes = { pair1: { start, end }, pair2: null, startAt: start, endAt: end, minutes1: minutes, minutes2: 0, minutes, units: unitsForMinutes(minutes), utcOffset: null };
+  return timeZone ? withUtcOffset(times, timeZone) : times;
 }
 
 /* ------------------------------------------------------------------ the rules */
@@ -139,6 +144,8 @@ export interface BookedSession {
   date: string;
   pairs: Interval[];
   minutes: number;
+  /** Its location's UTC offset (utc_offset); null or absent: unknown, compared on local time (note-rules zoneShift). */
+  utcOffset?: number | null;
 }
 
 export interface PaFacts {
@@ -158,6 +165,11 @@ export interface BookingCheck {
   units: number;
 }
 
+/** Which booking rule a refusal of firstRefusal comes from: "<field>:<rule>" (one without a rule is its own). */
+export function bookingRuleOf(refusal: Refusal): string {
+  return `${refusal.field}:${refusal.rule ?? refusal.message}`;
+}
+
 /**
  * Runs the notes' rules (firstRefusal of app/domain/note-rules.ts: the PA service covering the CPT and
  * date, the client's overlap, the provider's overlap and 15-minute buffer, the 10 h/day and 40 h/week caps
@@ -165,25 +177,30 @@ export interface BookingCheck {
  * and of the provider) plus the series' own earlier occurrences. The PA units are not a refusal here: when
  * the booking needs more than the service has left, `warning` says so.
  */
-export function checkBooking(input: { patientId: number; providerId: number; cpt: string; dates: readonly string[]; timeIn: string; timeOut: string }, booked: readonly BookedSession[], pa: PaFacts | null): BookingCheck {
+export function checkBooking(
+  input: { patientId: number; providerId: number; cpt: string; dates: readonly string[]; timeIn: string; timeOut: string; /** The client's location's: the provider rules then compare moments. */ timeZone?: string },
+  booked: readonly BookedSession[],
+  pa: PaFacts | null,
+): BookingCheck {
   const own: BookedSession[] = [];
   let first: Refusal | null = null;
   const refusedOn: string[] = [];
   let units = 0;
   for (const date of input.dates) {
-    const times = occurrenceTimes(date, input.timeIn, input.timeOut);
+    const times = occurrenceTimes(date, input.timeIn, input.timeOut, input.timeZone);
     units += times.units;
     const all = [...booked, ...own];
     const week = { start: weekStartOf(weekEndingOn(date)), end: weekEndingOn(date) };
-    const near = (s: BookedSession) => s.pairs.some((p) => overlaps(p, { start: times.startAt, end: times.endAt }, 1440));
-    const asIntervals = (list: BookedSession[]): NoteIntervals[] => list.map((s, i) => ({ id: i, pairs: s.pairs }));
+    const near = (s: BookedSession, spread = 0) => s.pairs.some((p) => overlaps(p, { start: times.startAt, end: times.endAt }, 1440 + spread));
+    const asIntervals = (list: BookedSession[]): NoteIntervals[] => list.map((s, i) => ({ id: i, pairs: s.pairs, utcOffset: s.utcOffset }));
     const clientOnes = all.filter((s) => s.patientId === input.patientId);
     const refusal = firstRefusal(
       { session_date: date, cpt_code: input.cpt },
       times,
       {
-        clientNotes: asIntervals(clientOnes.filter(near)),
-        providerNotes: asIntervals(all.filter((s) => s.providerId === input.providerId && near(s))),
+        clientNotes: asIntervals(clientOnes.filter((s) => near(s))),
+        // The provider's in any time zone: another zone's clock may read up to ZONE_SPREAD_MINUTES apart.
+        providerNotes: asIntervals(all.filter((s) => s.providerId === input.providerId && near(s, ZONE_SPREAD_MINUTES))),
         dayMinutes: clientOnes.filter((s) => s.date === date).reduce((n, s) => n + s.minutes, 0),
         weekMinutes: clientOnes.filter((s) => s.date >= week.start && s.date <= week.end).reduce((n, s) => n + s.minutes, 0),
         // Units are a warning for a booking, not a refusal: the rules see an authorization without a ceiling.
@@ -192,9 +209,10 @@ export function checkBooking(input: { patientId: number; providerId: number; cpt
     );
     if (refusal) {
       if (!first) first = refusal;
-      if (refusal.field === first.field && refusal.message === first.message) refusedOn.push(date);
+      // Every date the first refusal's rule refuses, whichever session it collides with (not only the same words).
+      if (bookingRuleOf(refusal) === bookingRuleOf(first)) refusedOn.push(date);
     }
-    own.push({ key: `new:${date}`, patientId: input.patientId, providerId: input.providerId, date, pairs: [times.pair1!], minutes: times.minutes });
+    own.push({ key: `new:${date}`, patientId: input.patientId, providerId: input.providerId, date, pairs: [times.pair1!], minutes: times.minutes, utcOffset: times.utcOffset });
   }
   const refusal = first ? { field: first.field, message: input.dates.length > 1 ? SCHEDULE_MESSAGES.onDates(first.message, refusedOn) : first.message } : null;
   const warning = pa && !withinUnits(pa.used_units, units, pa.n_units) ? SCHEDULE_MESSAGES.paWarning(units, Math.max(0, pa.n_units - pa.used_units)) : null;

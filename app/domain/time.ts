@@ -34,6 +34,16 @@ export function zoneOffsetMinutes(at: Date, timeZone: string): number {
   return Math.round((asUtc - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
 }
 
+/**
+ * Minutes the zone is ahead of UTC when its clocks read `localMinute` (minutes since 1970-01-01 on the zone's own
+ * clock: a session's start_at, app/domain/note-rules.ts). A clock time that happens twice (autumn) or never
+ * (spring) takes one of the two offsets around the change (as zonedMidnight does).
+ */
+export function zoneOffsetAtLocal(localMinute: number, timeZone: string): number {
+  const asUtc = localMinute * 60_000;
+  return zoneOffsetMinutes(new Date(asUtc - zoneOffsetMinutes(new Date(asUtc), timeZone) * 60_000), timeZone);
+}
+
 /** The UTC instant of local midnight on year-month-day in the zone. */
 export function zonedMidnight(year: number, month: number, day: number, timeZone: string): Date {
   const guess = Date.UTC(year, month - 1, day);

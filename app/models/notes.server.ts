@@ -17,6 +17,8 @@ import {
   sessionTimes,
   todayIn,
   weekOf,
+  withUtcOffset,
+  ZONE_SPREAD_MINUTES,
   type NoteIntervals,
   type Refusal,
   type SessionTimes,
@@ -562,10 +564,19 @@ async function clientPage<T extends { patient_id: number }>(ctx: ModelContext, t
   return page;
 }
 
-/** A provider's notes ("byprofile"), in the actor's scope. Null when the user does not exist. Audited; two round trips. */
+/**
+ * A provider's notes ("byprofile"), in the actor's scope. Null (404) when the user does not exist or the actor
+ * cannot see them — no location in common, unless the actor sees every location — so an outsider cannot tell
+ * which user ids exist. Audited; two round trips.
+ */
 export async function notesByProvider(ctx: ModelContext, type: NoteType | null, providerId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
   const f: NoteFilters = { patient_id: "", provider_id: providerId, type: type ?? "", status: "", date_from: "", date_to: "" };
-  const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt))), ...pageReads(ctx, query, f, WHOLE)]);
+  const scope = locationScope(ctx.actor);
+  const visible =
+    scope === null
+      ? undefined
+      : or(eq(users.id, ctx.actor.id), scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`);
+  const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt), visible)), ...pageReads(ctx, query, f, WHOLE)]);
   if (!user) return null;
   const { page, tail } = pageOf(query, f, rest as unknown as PageRows, WHOLE);
   await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
@@ -607,6 +618,7 @@ function writeValues(ctx: ModelContext, input: NoteInput, times: SessionTimes, e
     end2_at: times.pair2?.end ?? null,
     start_at: times.startAt,
     end_at: times.endAt,
+    utc_offset: times.utcOffset,
     minutes: times.minutes,
     units: times.units,
     md: input.md,
@@ -637,27 +649,40 @@ function cte(values: WriteValues): SQL {
 }
 
 const B = NOTE_LIMITS.providerBufferMinutes;
+const Z = ZONE_SPREAD_MINUTES;
 
-/** Any pair of note `o` within `gap` minutes of any pair of the new values `n` (touching ends do not overlap at gap 0). */
-function overlapSql(gap: number): string {
+/**
+ * Minutes to add to note `o`'s local minutes to put them on the clock of the new values `n`: the difference of
+ * their UTC offsets, 0 when either is NULL (a note written before offsets were stored: local, as before). The
+ * mirror of zoneShift in app/domain/note-rules.ts; the provider rules compare with it, the client rules do not.
+ */
+const ZONE_SHIFT_SQL = "coalesce(n.utc_offset - o.utc_offset, 0)";
+
+/**
+ * Any pair of note `o` within `gap` minutes of any pair of the new values `n` (touching ends do not overlap at
+ * gap 0); with `shift`, `o`'s pairs are first moved by it (ZONE_SHIFT_SQL).
+ */
+function overlapSql(gap: number, shift?: string): string {
   const pairs = [
     ["1", "1"],
     ["1", "2"],
     ["2", "1"],
     ["2", "2"],
   ];
-  return `(${pairs.map(([a, b]) => `(o.start${a}_at < n.end${b}_at + ${gap} and n.start${b}_at < o.end${a}_at + ${gap})`).join(" or ")})`;
+  const moved = shift ? ` + ${shift}` : "";
+  return `(${pairs.map(([a, b]) => `(o.start${a}_at${moved} < n.end${b}_at + ${gap} and n.start${b}_at < o.end${a}_at${moved} + ${gap})`).join(" or ")})`;
 }
 
 /**
  * Every rule as one SQL condition over `n` (the new values) — the mirror of firstRefusal in
- * app/domain/note-rules.ts. Range scans are bounded by start_at (a note spans at most one day) and use
- * the partial indexes notes_patient_start_idx, notes_provider_start_idx, notes_patient_date_idx and
+ * app/domain/note-rules.ts. Range scans are bounded by start_at (a note spans at most one day; the provider's
+ * scan is wider by ZONE_SPREAD_MINUTES, as another zone's local minutes may be that far from the same moment) and
+ * use the partial indexes notes_patient_start_idx, notes_provider_start_idx, notes_patient_date_idx and
  * notes_pa_service_idx.
  */
 const RULES_SQL = sql.raw(`
   not exists (select 1 from notes o where o.patient_id = n.patient_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B} and o.start_at < n.end_at + ${B} and o.id <> n.id and ${overlapSql(0)})
-  and not exists (select 1 from notes o where o.provider_id = n.provider_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B} and o.start_at < n.end_at + ${B} and o.id <> n.id and ${overlapSql(B)})
+  and not exists (select 1 from notes o where o.provider_id = n.provider_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B + Z} and o.start_at < n.end_at + ${B + Z} and o.id <> n.id and ${overlapSql(B, ZONE_SHIFT_SQL)})
   and (select coalesce(sum(o.minutes), 0) from notes o where o.patient_id = n.patient_id and o.session_date = n.session_date and o.deleted_at is null and o.id <> n.id) + n.minutes <= ${NOTE_LIMITS.clientDayMinutes}
   and (select coalesce(sum(o.minutes), 0) from notes o where o.patient_id = n.patient_id and o.session_date between n.week_start and n.week_end and o.deleted_at is null and o.id <> n.id) + n.minutes <= ${NOTE_LIMITS.clientWeekMinutes}
   and exists (select 1 from pa_services p where p.id = n.pa_service_id and p.patient_id = n.patient_id and p.deleted_at is null and p.cpt = n.cpt_code
@@ -668,7 +693,7 @@ const RULES_SQL = sql.raw(`
 const NOTE_COLUMNS = Object.entries(getTableColumns(notes)).map(([key, column]) => ({ key, name: column.name }));
 
 /** The values the rules read (bound once in the CTE `n` of an update's condition). */
-const RULE_KEYS = ["id", "patient_id", "provider_id", "pa_service_id", "cpt_code", "session_date", "start1_at", "end1_at", "start2_at", "end2_at", "start_at", "end_at", "minutes", "units", "week_start", "week_end"];
+const RULE_KEYS = ["id", "patient_id", "provider_id", "pa_service_id", "cpt_code", "session_date", "start1_at", "end1_at", "start2_at", "end2_at", "start_at", "end_at", "utc_offset", "minutes", "units", "week_start", "week_end"];
 
 /** INSERT … WITH n AS (…) SELECT … FROM n WHERE <rules>: inserts the note only when every rule holds. */
 function conditionalInsert(ctx: ModelContext, values: WriteValues, type: NoteType, formToken: string | null) {
@@ -694,10 +719,9 @@ function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersi
 /** The surroundings of a session for firstRefusal: read only when a write was refused (decision 024). */
 async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionTimes, selfId: number): Promise<Surroundings> {
   const db = primaryOf(ctx.db);
-  const w = scanWindow(times);
   const week = weekOf(input.session_date);
-  const intervalCols = { id: notes.id, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At };
-  const near = (column: typeof notes.patientId | typeof notes.providerId, id: number) =>
+  const intervalCols = { id: notes.id, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset };
+  const near = (column: typeof notes.patientId | typeof notes.providerId, id: number, w: { from: number; to: number }) =>
     db
       .select(intervalCols)
       .from(notes)
@@ -709,8 +733,9 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
       .from(notes)
       .where(and(eq(notes.patientId, input.patient_id), isNull(notes.deletedAt), range, sql`${notes.id} <> ${selfId}`));
   const [client, provider, [day], [wk], [pa]] = await db.batch([
-    near(notes.patientId, input.patient_id),
-    near(notes.providerId, input.provider_id),
+    near(notes.patientId, input.patient_id, scanWindow(times)),
+    // The provider's in every time zone: as wide as RULES_SQL's scan.
+    near(notes.providerId, input.provider_id, scanWindow(times, B, Z)),
     minutes(sql`${notes.sessionDate} = ${input.session_date}`),
     minutes(sql`${notes.sessionDate} between ${week.start} and ${week.end}`),
     db
@@ -724,9 +749,10 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
       .from(paServices)
       .where(and(eq(paServices.id, input.pa_service_id), eq(paServices.patientId, input.patient_id), isNull(paServices.deletedAt))),
   ]);
-  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null }[]): NoteIntervals[] =>
+  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null }[]): NoteIntervals[] =>
     rows.map((r) => ({
       id: r.id,
+      utcOffset: r.off,
       pairs: [
         r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null,
         r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null,
@@ -910,7 +936,6 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   if ((input.md || input.md2 || input.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
   const timed = sessionTimes(input);
   if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
-  const times = timed.times;
 
   const scheduledId = scheduledIdOf(raw.scheduled_id);
   if (scheduledId === false) return invalid({ scheduled_id: SCHEDULED_NOT_FOUND });
@@ -932,6 +957,8 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   ]);
   if (byToken.length) return replay(ctx, formToken!);
   if (!patient) return notFound("Client");
+  // The moment of the session: the client's location's UTC offset at its first start (the provider rules compare moments).
+  const times = withUtcOffset(timed.times, patient.timeZone);
   // The session the note is written for: in the actor's scope (else "not found", never naming another
   // location's) and the same client's; one no longer scheduled (cancelled, written) is left as it is.
   const found = scheduled[0];
@@ -998,6 +1025,11 @@ export interface UpdateNoteOptions {
   partial: boolean;
   /** Required to change a signed note: the amendment's reason. */
   amendmentReason?: string | null;
+  /**
+   * The note form (edit and amend screens) has no modifier fields: they are set on the view screen
+   * (`setNoteModifiers`), so a screen edit keeps the stored md, md2, md3 whatever the body says.
+   */
+  keepModifiers?: boolean;
 }
 
 /**
@@ -1020,6 +1052,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     // A `content` that is not an object goes to the schema as it is, which refuses it.
     base.content = raw.content !== undefined && !isObject ? raw.content : { ...noteAsInput(current).content, ...flat, ...(isObject ? (raw.content as Record<string, unknown>) : {}) };
   }
+  if (opts.keepModifiers) Object.assign(base, { md: current.md, md2: current.md2, md3: current.md3 });
   const parsed = parseNote(type, base);
   if (!parsed.ok) return parsed.result;
   const input = parsed.input;
@@ -1034,7 +1067,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if ((input.md !== current.md || input.md2 !== current.md2 || input.md3 !== current.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
   const timed = sessionTimes(input);
   if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
-  const times = timed.times;
+  const times = withUtcOffset(timed.times, found.context.location.time_zone);
   const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), found.context.location.time_zone), can(ctx.actor, "ignore_time_limits"));
   if (dateRefusal) return refused(dateRefusal);
   // Only the references the change names are checked (decision 017: an edit never fails on a link it did not touch).

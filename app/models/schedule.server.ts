@@ -2,7 +2,7 @@ import { and, asc, eq, gte, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { locations, notes, paServices, patients, scheduledSessions, scheduleSeries, userLocations, users } from "~/db/schema";
 import { can, locationScope } from "~/domain/permissions";
-import { todayIn } from "~/domain/note-rules";
+import { todayIn, ZONE_SPREAD_MINUTES } from "~/domain/note-rules";
 import { NOTE_LIMITS } from "~/domain/notes";
 import { bookingDates, BookingSchema, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
@@ -137,20 +137,20 @@ export interface BookingResult {
 /** Live notes of a client or provider as booked sessions. */
 function noteRows(ctx: ModelContext, where: SQL) {
   return ctx.db
-    .select({ id: notes.id, patientId: notes.patientId, providerId: notes.providerId, date: notes.sessionDate, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, minutes: notes.minutes })
+    .select({ id: notes.id, patientId: notes.patientId, providerId: notes.providerId, date: notes.sessionDate, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset, minutes: notes.minutes })
     .from(notes)
     .where(and(isNull(notes.deletedAt), where));
 }
 
 function scheduledRows(ctx: ModelContext, where: SQL) {
   return ctx.db
-    .select({ id: scheduledSessions.id, patientId: scheduledSessions.patientId, providerId: scheduledSessions.providerId, date: scheduledSessions.sessionDate, s: scheduledSessions.startAt, e: scheduledSessions.endAt, minutes: scheduledSessions.minutes })
+    .select({ id: scheduledSessions.id, patientId: scheduledSessions.patientId, providerId: scheduledSessions.providerId, date: scheduledSessions.sessionDate, s: scheduledSessions.startAt, e: scheduledSessions.endAt, off: scheduledSessions.utcOffset, minutes: scheduledSessions.minutes })
     .from(scheduledSessions)
     .where(and(sql`${scheduledSessions.status} = 'scheduled'`, where));
 }
 
-type NoteRow = { id: number; patientId: number; providerId: number; date: string; s1: number | null; e1: number | null; s2: number | null; e2: number | null; minutes: number };
-type SchedRow = { id: number; patientId: number; providerId: number; date: string; s: number; e: number; minutes: number };
+type NoteRow = { id: number; patientId: number; providerId: number; date: string; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; minutes: number };
+type SchedRow = { id: number; patientId: number; providerId: number; date: string; s: number; e: number; off: number | null; minutes: number };
 
 function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): BookedSession[] {
   const out = new Map<string, BookedSession>();
@@ -163,8 +163,10 @@ function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): Booke
         date: r.date,
         pairs: [r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null, r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null].filter((p): p is { start: number; end: number } => p !== null),
         minutes: Number(r.minutes ?? 0),
+        utcOffset: r.off,
       });
-  for (const rows of schedRowsList) for (const r of rows) out.set(`scheduled:${r.id}`, { key: `scheduled:${r.id}`, patientId: r.patientId, providerId: r.providerId, date: r.date, pairs: [{ start: r.s, end: r.e }], minutes: Number(r.minutes) });
+  for (const rows of schedRowsList)
+    for (const r of rows) out.set(`scheduled:${r.id}`, { key: `scheduled:${r.id}`, patientId: r.patientId, providerId: r.providerId, date: r.date, pairs: [{ start: r.s, end: r.e }], minutes: Number(r.minutes), utcOffset: r.off });
   return [...out.values()];
 }
 
@@ -194,9 +196,14 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
   const startFrom = dayNumber(addDays(weekFrom, -1))! * 1440;
   const startTo = (dayNumber(weekTo)! + 2) * 1440;
   const B = NOTE_LIMITS.providerBufferMinutes;
+  // The provider's sessions in any time zone: another zone's clock may read up to ZONE_SPREAD_MINUTES apart
+  // (the rules compare moments: utc_offset, app/domain/note-rules.ts zoneShift).
+  const Z = ZONE_SPREAD_MINUTES;
+  const providerFrom = startFrom - B - Z;
+  const providerTo = startTo + Z;
   const dayStarts = JSON.stringify(dates.map((d) => dayNumber(d)! * 1440));
   const nearDates = (col: SQL | typeof notes.startAt | typeof scheduledSessions.startAt) =>
-    sql`exists (select 1 from json_each(${dayStarts}) d where ${col} > d.value - ${1440 + B} and ${col} < d.value + ${1440 + B})`;
+    sql`exists (select 1 from json_each(${dayStarts}) d where ${col} > d.value - ${1440 + B + Z} and ${col} < d.value + ${1440 + B + Z})`;
   const db = primaryOf(ctx.db);
   const clientLocation = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${b.patient_id})`;
   const weekly = b.repeat === "weekly";
@@ -230,21 +237,21 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
         .where(and(eq(paServices.id, b.pa_service_id), eq(paServices.patientId, b.patient_id), isNull(paServices.deletedAt))),
       noteRows(ctx, and(eq(notes.patientId, b.patient_id), sql`${notes.sessionDate} between ${addDays(weekFrom, -1)} and ${addDays(weekTo, 1)}`)!),
       scheduledRows(ctx, and(eq(scheduledSessions.patientId, b.patient_id), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`)!),
-      noteRows(ctx, and(eq(notes.providerId, providerId), sql`${notes.startAt} > ${startFrom}`, sql`${notes.startAt} < ${startTo}`, nearDates(notes.startAt))!),
-      scheduledRows(ctx, and(eq(scheduledSessions.providerId, providerId), sql`${scheduledSessions.startAt} > ${startFrom}`, sql`${scheduledSessions.startAt} < ${startTo}`, nearDates(scheduledSessions.startAt))!),
+      noteRows(ctx, and(eq(notes.providerId, providerId), sql`${notes.startAt} > ${providerFrom}`, sql`${notes.startAt} < ${providerTo}`, nearDates(notes.startAt))!),
+      scheduledRows(ctx, and(eq(scheduledSessions.providerId, providerId), sql`${scheduledSessions.startAt} > ${providerFrom}`, sql`${scheduledSessions.startAt} < ${providerTo}`, nearDates(scheduledSessions.startAt))!),
     ]);
     if (!client) return notFound("Client");
     if (!provider.length) return invalid({ provider_id: SCHEDULE_MESSAGES.providerOutOfScope });
     const today = todayIn(ctx.now(), client.timeZone);
     if (first < today) return invalid({ session_date: SCHEDULE_MESSAGES.past(today) });
     const booked = bookedOf([clientNotes as NoteRow[], providerNotes as NoteRow[]], [clientScheduled as SchedRow[], providerScheduled as SchedRow[]]);
-    const check = checkBooking({ patientId: b.patient_id, providerId, cpt: b.cpt_code, dates, timeIn: b.time_in, timeOut: b.time_out }, booked, pa ? { ...pa, used_units: Number(pa.used_units) } : null);
+    const check = checkBooking({ patientId: b.patient_id, providerId, cpt: b.cpt_code, dates, timeIn: b.time_in, timeOut: b.time_out, timeZone: client.timeZone }, booked, pa ? { ...pa, used_units: Number(pa.used_units) } : null);
     if (check.refusal) return invalid({ [check.refusal.field]: check.refusal.message });
 
     const now = ctx.now().toISOString();
     const rows = dates.map((date) => {
-      const t = occurrenceTimes(date, b.time_in, b.time_out);
-      return [date, t.startAt, t.endAt, t.minutes, t.units];
+      const t = occurrenceTimes(date, b.time_in, b.time_out, client.timeZone);
+      return [date, t.startAt, t.endAt, t.utcOffset, t.minutes, t.units];
     });
     try {
       const results = await withAuditIfUnchanged(
@@ -261,7 +268,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
           // All occurrences in one statement: one JSON parameter (D1 binds at most 100 per statement).
           ctx.db.insert(scheduledSessions).select(
             sql`select null, ${weekly ? sql`(select max(id) from schedule_series where created_by = ${ctx.actor.id} and patient_id = ${b.patient_id})` : null}, ${b.patient_id}, ${providerId}, ${client.locationId}, ${b.cpt_code}, ${b.pa_service_id},
-              json_extract(j.value, '$[0]'), ${b.time_in}, ${b.time_out}, json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'),
+              json_extract(j.value, '$[0]'), ${b.time_in}, ${b.time_out}, json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'), json_extract(j.value, '$[5]'),
               'scheduled', null, ${ctx.actor.id}, 1, ${now}, ${now} from json_each(${JSON.stringify(rows)}) j`,
           ).returning({ id: scheduledSessions.id }),
           // Read back in the same transaction: the newest ids are this booking's occurrences.
@@ -331,14 +338,16 @@ export async function cancelRestOfSeries(ctx: ModelContext, id: number, rawFrom:
   const seriesId = s.series_id;
   const now = ctx.now().toISOString();
   const where = and(eq(scheduledSessions.seriesId, seriesId), sql`${scheduledSessions.sessionDate} >= ${from}`, eq(scheduledSessions.status, "scheduled"))!;
-  const [[count]] = await db.batch([db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(scheduledSessions).where(where)]);
-  const n = Number(count?.n ?? 0);
-  if (n === 0) return invalid({ from: "No scheduled session of this series is left on or after that date." });
-  const [updated] = await withAudit(ctx.db, who(ctx), { action: "cancel", entity: "schedule_series", entityId: seriesId, patientId: s.patient_id, detail: { from } }, () => [
-    ctx.db.update(scheduledSessions).set({ status: "cancelled", version: sql`${scheduledSessions.version} + 1`, updatedAt: now }).where(where),
-    ctx.db.update(scheduleSeries).set({ cancelledFrom: from, updatedAt: now }).where(eq(scheduleSeries.id, seriesId)),
+  // The write decides what is cancelled (no count read before it): the audit row and the series' cancelled_from
+  // land only when it cancelled something, and the answer counts the rows it actually changed.
+  const [cancelled] = await withConditionalAudit(ctx.db, who(ctx), { action: "cancel", entity: "schedule_series", entityId: seriesId, patientId: s.patient_id, detail: { from } }, (audit) => [
+    ctx.db.update(scheduledSessions).set({ status: "cancelled", version: sql`${scheduledSessions.version} + 1`, updatedAt: now }).where(where).returning({ id: scheduledSessions.id }),
+    audit(sql`changes() > 0`),
+    ctx.db.update(scheduleSeries).set({ cancelledFrom: from, updatedAt: now }).where(and(eq(scheduleSeries.id, seriesId), audit.written)),
   ]);
-  return ok({ series_id: seriesId, from, cancelled: Number((updated as { meta?: { changes?: number } }).meta?.changes ?? n) }, SERIES_CANCELLED(n));
+  const n = cancelled.length;
+  if (n === 0) return invalid({ from: SCHEDULE_MESSAGES.nothingLeftInSeries });
+  return ok({ series_id: seriesId, from, cancelled: n }, SERIES_CANCELLED(n));
 }
 
 function changedRows(result: unknown): boolean {
@@ -512,18 +521,29 @@ export async function calendarRange(
   return ok({ entries, day_totals: dayTotals, truncated, locations: locRows });
 }
 
+/**
+ * The IANA time zone of a location in the actor's scope, or null (none, or not theirs): the calendar's "today
+ * at that location" when no date was asked for and the grid must be chosen before the range is read.
+ */
+export async function locationTimeZone(ctx: ModelContext, locationId: number): Promise<string | null> {
+  const scope = locationScope(ctx.actor);
+  if (scope !== null && !scope.includes(locationId)) return null;
+  const [row] = await ctx.db.select({ timeZone: locations.timeZone }).from(locations).where(eq(locations.id, locationId));
+  return row?.timeZone ?? null;
+}
+
 /* ------------------------------------------------------------------ for the parent portal */
 
 /**
  * The next sessions still scheduled of one client from `fromLocalMinute` (local minutes since 1970 at the
- * client's location, like start_at), in time order, at most `limit`: date, times, CPT and the provider's
- * first name only. One query-builder statement, to ride in the caller's read batch with its audit row; the
+ * client's location, like start_at), in time order, at most `limit`: date, times and the provider's first
+ * name only — never the CPT code or anything of billing (decision 040: not answered to a parent). One query-builder statement, to ride in the caller's read batch with its audit row; the
  * caller has already scoped the client (the parent portal reads it for the parent's own child only).
  */
 export function upcomingSessionsQuery(ctx: ModelContext, patientId: number, fromLocalMinute: number, limit: number) {
   const s = scheduledSessions;
   return ctx.db
-    .select({ id: s.id, session_date: s.sessionDate, time_in: s.timeIn, time_out: s.timeOut, cpt_code: s.cptCode, provider_first_name: users.name })
+    .select({ id: s.id, session_date: s.sessionDate, time_in: s.timeIn, time_out: s.timeOut, provider_first_name: users.name })
     .from(s)
     .leftJoin(users, eq(users.id, s.providerId))
     .where(and(eq(s.patientId, patientId), eq(s.status, "scheduled"), gte(s.startAt, fromLocalMinute)))

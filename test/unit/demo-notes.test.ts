@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { libsqlDatabase, migrateLibsql } from "~/db/libsql.server";
 import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_STATUSES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteType } from "~/domain/notes";
+import { zoneOffsetAtLocal } from "~/domain/time";
 import { dayNumber, weekEndingOn } from "~/domain/weeks";
 import { seedDemo } from "../../scripts/demo-data";
 
@@ -36,6 +37,7 @@ interface NoteRow {
   end2_at: number | null;
   start_at: number;
   end_at: number;
+  utc_offset: number | null;
   minutes: number;
   units: number;
   status: string;
@@ -71,16 +73,21 @@ afterAll(() => {
 /** Each note's time pairs as [start, end] local minutes. */
 const pairsOf = (n: NoteRow): [number, number][] => (n.start2_at === null ? [[n.start1_at, n.end1_at]] : [[n.start1_at, n.end1_at], [n.start2_at, n.end2_at!]]);
 
-/** Every pair of distinct notes that share `key` whose sessions come closer than `gap` minutes. */
-function clashes(key: (n: NoteRow) => number, gap: number): string[] {
+/**
+ * Every pair of distinct notes that share `key` whose sessions come closer than `gap` minutes; with `moment`,
+ * compared in UTC minutes (local − utc_offset), as the provider rules do.
+ */
+function clashes(key: (n: NoteRow) => number, gap: number, moment = false): string[] {
   const found: string[] = [];
   const groups = new Map<number, NoteRow[]>();
   for (const n of rows) groups.set(key(n), [...(groups.get(key(n)) ?? []), n]);
   for (const list of groups.values()) {
     for (let i = 0; i < list.length; i++) {
       for (let j = i + 1; j < list.length; j++) {
+        const x = moment ? list[i]!.utc_offset! : 0;
+        const y = moment ? list[j]!.utc_offset! : 0;
         for (const [a, b] of pairsOf(list[i]!)) {
-          for (const [c, d] of pairsOf(list[j]!)) if (a < d + gap && c < b + gap) found.push(`notes ${list[i]!.id} and ${list[j]!.id}`);
+          for (const [c, d] of pairsOf(list[j]!)) if (a - x < d - y + gap && c - y < b - x + gap) found.push(`notes ${list[i]!.id} and ${list[j]!.id}`);
         }
       }
     }
@@ -120,9 +127,22 @@ describe("demo notes", () => {
     }
   });
 
-  it("never overlap for a client, and keep the 15-minute buffer between a provider's sessions", () => {
+  it("never overlap for a client, and keep the 15-minute buffer between a provider's sessions (as moments, in every time zone)", async () => {
     expect(clashes((n) => n.patient_id, 0)).toEqual([]);
-    expect(clashes((n) => n.provider_id, NOTE_LIMITS.providerBufferMinutes)).toEqual([]);
+    expect(clashes((n) => n.provider_id, NOTE_LIMITS.providerBufferMinutes, true)).toEqual([]);
+  });
+
+  it("store the UTC offset of the client's location at the session's first start", async () => {
+    const zones = new Map((await query<{ id: number; time_zone: string }>("select id, time_zone from locations")).map((l) => [l.id, l.time_zone]));
+    for (const n of rows) expect(n.utc_offset, `note ${n.id}`).toBe(zoneOffsetAtLocal(n.start_at, zones.get(n.location_id)!));
+    // Six weeks before 2026-11-25 cross the end of daylight saving time (1 November): both offsets of each zone.
+    const offsetsIn = (zone: string) => new Set(rows.filter((n) => zones.get(n.location_id) === zone).map((n) => n.utc_offset));
+    expect(offsetsIn("America/New_York")).toEqual(new Set([-240, -300]));
+    expect(offsetsIn("America/Los_Angeles")).toEqual(new Set([-420, -480]));
+    // The demo's scheduled sessions are booked through the model, which stores their offsets too.
+    const booked = await query<{ n: number; unknown: number }>("select count(*) n, sum(utc_offset is null) unknown from scheduled_sessions");
+    expect(booked[0]!.n).toBeGreaterThan(0);
+    expect(booked[0]!.unknown).toBe(0);
   });
 
   it("stay within 10 hours a day and 40 hours a week per client, and no session date lies in the future", () => {

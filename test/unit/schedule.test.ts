@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { localMinute } from "~/domain/note-rules";
-import { BookingSchema, calendarGrid, checkBooking, MAX_OCCURRENCES, RangeQuery, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
+import type { Refusal } from "~/domain/note-rules";
+import { BookingSchema, bookingRuleOf, calendarGrid, checkBooking, MAX_OCCURRENCES, RangeQuery, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 
 describe("weeklyDates: a weekly series' occurrences", () => {
@@ -79,11 +80,58 @@ describe("checkBooking: the notes' rules over notes and scheduled sessions", () 
   });
 
   it("a series is refused as a whole, naming every date the same rule refuses", () => {
+    // The same rule (the client's overlap) against another session on each date: both dates are named.
     const booked = [session("n1", 1, 11, "2026-12-08", "09:00", "10:00"), session("n2", 1, 11, "2026-12-22", "09:30", "10:30")];
     const r = checkBooking(input({ dates: ["2026-12-01", "2026-12-08", "2026-12-15", "2026-12-22"] }), booked, pa);
-    expect(r.refusal).toEqual({ field: "time_in", message: "On 2026-12-08: The client already has a session from 09:00 to 10:00 that overlaps this time." });
+    expect(r.refusal).toEqual({ field: "time_in", message: "On 2026-12-08, 2026-12-22: The client already has a session from 09:00 to 10:00 that overlaps this time." });
     const same = checkBooking(input({ dates: ["2026-12-01", "2026-12-08", "2026-12-15", "2026-12-22"] }), [session("n1", 1, 11, "2026-12-08", "09:00", "10:00"), session("n2", 1, 11, "2026-12-22", "09:00", "10:00")], pa);
     expect(same.refusal?.message).toBe("On 2026-12-08, 2026-12-22: The client already has a session from 09:00 to 10:00 that overlaps this time.");
+  });
+
+  const weekly = ["2026-12-01", "2026-12-08", "2026-12-15", "2026-12-22", "2026-12-29"];
+  it.each<[string, BookedSession[], Partial<Parameters<typeof checkBooking>[0]>, { field: string; message: string }]>([
+    [
+      "the provider's overlap with a different session on each date",
+      [session("s1", 2, 10, "2026-12-08", "08:30", "09:30"), session("s2", 3, 10, "2026-12-15", "09:45", "11:00"), session("s3", 4, 10, "2026-12-29", "08:00", "09:05")],
+      {},
+      { field: "time_in", message: "On 2026-12-08, 2026-12-15, 2026-12-29: The provider already has a session from 08:30 to 09:30 that overlaps this time." },
+    ],
+    [
+      "the provider's buffer before and after, other sessions and times",
+      [session("s1", 2, 10, "2026-12-01", "07:00", "08:50"), session("s2", 3, 10, "2026-12-22", "10:10", "11:00")],
+      {},
+      { field: "time_in", message: "On 2026-12-01, 2026-12-22: The provider needs 15 minutes between sessions; another session runs from 07:00 to 08:50." },
+    ],
+    [
+      "another rule on a later date is not named (the client's overlap first, the provider's overlap later)",
+      [session("n1", 1, 11, "2026-12-08", "09:30", "10:30"), session("s1", 2, 10, "2026-12-15", "09:00", "10:00"), session("n2", 1, 12, "2026-12-29", "08:00", "09:30")],
+      {},
+      { field: "time_in", message: "On 2026-12-08, 2026-12-29: The client already has a session from 09:30 to 10:30 that overlaps this time." },
+    ],
+    [
+      "the day cap on several dates with different amounts already booked",
+      [session("n1", 1, 11, "2026-12-08", "10:00", "19:30"), session("n2", 1, 11, "2026-12-22", "10:00", "20:00")],
+      {},
+      { field: "time_out", message: "On 2026-12-08, 2026-12-22: The client would have more than 10 hours of sessions on this day." },
+    ],
+  ])("a series refused by one rule against different sessions names every date it refuses: %s", (_label, booked, over, refusal) => {
+    expect(checkBooking(input({ dates: weekly, ...over }), booked, pa).refusal).toEqual(refusal);
+  });
+
+  it("a series past the PA service's end names every uncovered date (its message names a date, the rule is the same)", () => {
+    const r = checkBooking(input({ dates: ["2027-12-24", "2027-12-31", "2028-01-07", "2028-01-14"] }), [], pa);
+    expect(r.refusal).toEqual({ field: "pa_service_id", message: "On 2028-01-07, 2028-01-14: The PA service does not cover CPT 97153 on 2028-01-07." });
+  });
+
+  it.each<[string, Refusal, string]>([
+    ["client overlap", { field: "time_in", message: "The client already has a session from 09:30 to 11:00 that overlaps this time.", rule: "client_overlap" }, "time_in:client_overlap"],
+    ["provider overlap", { field: "time_in", message: "The provider already has a session from 08:00 to 09:15 that overlaps this time.", rule: "provider_overlap" }, "time_in:provider_overlap"],
+    ["provider buffer on the second pair", { field: "time_in2", message: "The provider needs 15 minutes between sessions; another session runs from 08:00 to 08:50.", rule: "provider_buffer" }, "time_in2:provider_buffer"],
+    ["day cap", { field: "time_out", message: "The client would have more than 10 hours of sessions on this day.", rule: "day_cap" }, "time_out:day_cap"],
+    ["PA not covering", { field: "pa_service_id", message: "The PA service does not cover CPT 97155 on 2026-12-01.", rule: "pa_not_covering" }, "pa_service_id:pa_not_covering"],
+    ["a refusal without a rule is its own rule", { field: "time_in", message: "Something else." }, "time_in:Something else."],
+  ])("bookingRuleOf: %s", (_label, refusal, rule) => {
+    expect(bookingRuleOf(refusal)).toBe(rule);
   });
 
   it("a series past the PA service's end is refused on the first uncovered date", () => {

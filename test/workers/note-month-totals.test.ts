@@ -28,7 +28,7 @@ async function storedAndRecount() {
   const order = (rows: Row[]) => rows.map((r) => JSON.stringify(Object.values(r))).sort();
   const tables = {
     note_month_totals: "location_id, month, provider_id, type, cpt_code, n, minutes, units",
-    note_month_client_totals: "location_id, month, patient_id, type, n, minutes, units",
+    note_month_client_totals: "location_id, month, patient_id, type, n, minutes, units, pending, billed, paid",
     note_day_totals: "location_id, session_date, n, minutes",
   };
   const stored: Record<string, string[]> = {};
@@ -99,7 +99,16 @@ describe("note_month_totals and note_day_totals follow every write", () => {
       await edit(() => ({ patientId: gone.id }))();
     }],
     ["move back to a live client", edit(() => ({ patientId: p1.id, locationId: a.id }))],
-    ["an update that changes no summed column", edit({ status: "ok", summaryNote: "Re-read" })],
+    ["an update that changes no summed column", edit({ summaryNote: "Re-read" })],
+    // The billing list's counts (migration 0019).
+    ["status to ok", edit({ status: "ok" })],
+    ["billed", edit({ billed: true })],
+    ["paid", edit({ paid: true })],
+    ["status back to pending, billed and paid cleared in one update", edit({ status: "pending", billed: false, paid: false })],
+    ["billed and paid again, then moved to another month with them", async () => {
+      await edit({ billed: true, paid: true })();
+      await edit({ sessionDate: "2026-12-01" })();
+    }],
     ["soft delete", edit({ deletedAt: "2026-11-21T00:00:00.000Z" })],
     ["edit a deleted note (nothing counted)", edit({ minutes: 10, units: 1 })],
     ["undo the soft delete", edit({ deletedAt: null })],

@@ -6,10 +6,11 @@ import { localMinute } from "~/domain/note-rules";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
 import { getActor } from "~/models/actors.server";
-import { bookSessions, upcomingSessionsQuery } from "~/models/schedule.server";
+import { bookSessions, cancelRestOfSeries, upcomingSessionsQuery } from "~/models/schedule.server";
 import { auditRead, verifyAuditChain } from "~/services/audit.server";
 import { d1Database, type Db } from "~/db/client.server";
 import countingWorker from "../bench/d1-count-worker";
+import * as build from "../../build/index.js";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
 import { api, apiToken, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
 
@@ -270,6 +271,28 @@ function hookedDb(after: (nth: number) => Promise<unknown> | void): { db: Db; ba
   return { db: d1Database(binding), batches: () => n };
 }
 
+/**
+ * The database of a model call whose first batch of several statements (its write with the audit row) waits
+ * until `before` has run: another request's write landing between the call's reads and its write.
+ */
+function beforeWriteDb(before: () => Promise<unknown>): Db {
+  let done = false;
+  const binding = {
+    prepare: (query: string) => env.DB.prepare(query),
+    batch: async (statements: D1PreparedStatement[]) => {
+      if (!done && statements.length > 1) {
+        done = true;
+        await before();
+      }
+      return env.DB.batch(statements);
+    },
+    exec: (query: string) => env.DB.exec(query),
+    dump: () => env.DB.dump(),
+    withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
+  } as D1Database;
+  return d1Database(binding);
+}
+
 /** `between` runs right after the call's `at`-th batch. */
 const interleavedDb = (at: number, between: () => Promise<unknown>) => hookedDb((nth) => (nth === at ? between() : undefined));
 
@@ -399,6 +422,35 @@ describe("cancel one, cancel the rest, and the range", () => {
     expect(rows.filter((x) => x.status === "scheduled").map((x) => x.sessionDate).sort()).toEqual([first, addDays(first, 7)]);
     const [series] = await db().select().from(scheduleSeries).where(eq(scheduleSeries.id, body.data.series_id!));
     expect(series!.cancelledFrom).toBe(from);
+  });
+
+  it("cancelling the rest while another request cancels part of it: the answer counts the rows this request changed; nothing left → 422, no audit row", async () => {
+    const c = await client();
+    const first = nextOn(1, 60);
+    const res = await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: first, time_in: "07:00", time_out: "08:00", repeat: "weekly", until: addDays(first, 21) });
+    const booked = (await res.json()) as Booked;
+    const ids = booked.data.sessions.map((x) => x.id);
+    expect(ids).toHaveLength(4);
+    // Between the reads and the write, the provider cancels the third occurrence on its own.
+    const racing = beforeWriteDb(async () => expect((await api(`/v2/scheduled-sessions/${ids[2]}/cancel`, { method: "POST", token: w.rbtToken })).status).toBe(200));
+    const result = await cancelRestOfSeries(await actorCtx(w.rbt, racing), ids[0]!, "");
+    expect(result).toMatchObject({ ok: true, message: "Rest of the series cancelled: 3 sessions.", data: { cancelled: 3 } });
+    const rows = await db().select().from(scheduledSessions).where(eq(scheduledSessions.seriesId, booked.data.series_id!));
+    expect(rows.every((x) => x.status === "cancelled")).toBe(true);
+
+    // A second series whose every occurrence is cancelled (by another request) between the reads and the write.
+    const second = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: addDays(first, 1), time_in: "07:00", time_out: "08:00", repeat: "weekly", until: addDays(first, 8) })).json()) as Booked;
+    const [a, b] = second.data.sessions.map((x) => x.id);
+    const seriesRows = () => db().select().from(auditLog).where(eq(auditLog.entity, "schedule_series"));
+    const before = (await seriesRows()).filter((x) => x.entityId === String(second.data.series_id)).length;
+    const emptied = beforeWriteDb(async () => expect((await api(`/v2/scheduled-sessions/${a}/cancel-rest`, { method: "POST", token: w.managerToken, body: {} })).status).toBe(200));
+    const lost = await cancelRestOfSeries(await actorCtx(w.rbt, emptied), b!, "");
+    expect(lost).toMatchObject({ ok: false, status: 422, errors: { from: "No scheduled session of this series is left on or after that date." } });
+    // One audit row for the series: the other request's; none for the cancellation that changed nothing.
+    const trail = (await seriesRows()).filter((x) => x.entityId === String(second.data.series_id));
+    expect(trail.length - before).toBe(1);
+    expect(trail.at(-1)!.actorId).toBe(w.manager.id);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 
   it("GET the range: notes and scheduled sessions at their local time; filters; 404 for another location; 422 for a bad range", async () => {
@@ -647,6 +699,45 @@ describe("a note written for a scheduled session marks it written in the note's 
   });
 });
 
+describe("/calendar (platform §2: calendar, calendar/view)", () => {
+  it("goes to the calendar view with the same filters; 403 without view_notes and for a parent (not the 404 page)", async () => {
+    const res = await request(`/calendar?view=month&location_id=${w.location}`, { cookie: w.rbtCookie });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe(`/calendar/view?view=month&location_id=${w.location}`);
+    const page = await request(res.headers.get("Location")!, { cookie: w.rbtCookie });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<h1>Calendar</h1>");
+    expect((await request("/calendar", { cookie: w.noPermCookie })).status).toBe(403);
+    expect((await request("/calendar", { cookie: await signInCookie(await createParent(), true) })).status).toBe(403);
+  });
+});
+
+describe("the calendar's today is the chosen location's (issue 12: each location's time zone)", () => {
+  type CalendarData = { today: string; grid: { date: string; from: string; to: string } };
+  const route = (build as unknown as { routes: Record<string, { module: { loader: (args: unknown) => Promise<unknown> } }> }).routes["routes/_app.calendar.view"]!;
+
+  it("with a fixed clock where Denver's and Auckland's dates differ: the default grid, the Today link and the highlight follow the chosen location", async () => {
+    const auckland = await createLocation({ timeZone: "Pacific/Auckland" });
+    // The viewer's own (primary) location is Denver's.
+    const viewer = await createUser({ permissions: ["view_notes"], locations: [w.location, auckland.id] });
+    const cookie = await signInCookie(viewer);
+    // 2026-03-10 11:30 UTC: 04:30 on the 10th in Denver, 00:30 on the 11th in Auckland (a past instant, so the session is fresh).
+    const fixed = new Date("2026-03-10T11:30:00Z");
+    const load = async (query: string): Promise<CalendarData> => {
+      const out = await route.module.loader({ request: new Request(`http://localhost/calendar/view${query}`, { headers: { Cookie: cookie } }), params: {}, context: { app: { db: db(), now: () => fixed, ip: "127.0.0.1" } } });
+      return (out as { data: CalendarData }).data;
+    };
+    // No location chosen: the viewer's today.
+    expect(await load("?view=day")).toMatchObject({ today: "2026-03-10", grid: { date: "2026-03-10" } });
+    // Auckland chosen, no date: Auckland's today is the grid, the Today link's date and the highlighted date.
+    expect(await load(`?view=day&location_id=${auckland.id}`)).toMatchObject({ today: "2026-03-11", grid: { date: "2026-03-11" } });
+    // A date asked for: that grid, and Today is still Auckland's.
+    expect(await load(`?view=week&date=2026-03-01&location_id=${auckland.id}`)).toMatchObject({ today: "2026-03-11", grid: { from: "2026-03-01", to: "2026-03-07" } });
+    // Denver chosen: Denver's.
+    expect(await load(`?view=day&location_id=${w.location}`)).toMatchObject({ today: "2026-03-10", grid: { date: "2026-03-10" } });
+  });
+});
+
 describe("upcomingSessionsQuery (the parent portal's next sessions)", () => {
   it("answers a client's next scheduled sessions from a local minute on, at most `limit`, in order, naming the provider by first name only", async () => {
     const parent = await createParent();
@@ -664,7 +755,8 @@ describe("upcomingSessionsQuery (the parent portal's next sessions)", () => {
       [addDays(first, 7), "10:00", "11:00"],
       [addDays(first, 14), "10:00", "11:00"],
     ]);
-    expect(Object.keys(next[0]!).sort()).toEqual(["cpt_code", "id", "provider_first_name", "session_date", "time_in", "time_out"]);
+    // No CPT code (decision 040: never answered to a parent).
+    expect(Object.keys(next[0]!).sort()).toEqual(["id", "provider_first_name", "session_date", "time_in", "time_out"]);
     // From after the last occurrence: nothing.
     expect(await upcomingSessionsQuery(ctx, own.id, (dayNumber(addDays(first, 22)) ?? 0) * 1440, 5)).toEqual([]);
   });
