@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
 import { clientReports, insuranceServices, locations, notes, paServices, patients } from "../app/db/schema";
 import { notePayer, priceNote, type PriceService } from "../app/domain/billing";
+import { providerCredentialSql } from "../app/models/billing-prices.server";
 
 /**
  * Demo billing (issue 11 "Seed"): billing records (client_reports) for part of the demo notes, so that the
@@ -23,7 +24,7 @@ export async function seedDemoBilling(db: Db, now: Date): Promise<void> {
 
   const cutoff = new Date(now.getTime() - 7 * 86_400_000).toISOString().slice(0, 10);
   const rows = await db
-    .select({ n: notes, patientInsurer: patients.insurerId, paInsurer: paServices.insuranceId, npi: locations.npi, existing: clientReports.id })
+    .select({ n: notes, patientInsurer: patients.insurerId, paInsurer: paServices.insuranceId, npi: locations.npi, existing: clientReports.id, providerCredential: providerCredentialSql(notes.providerId).as("prov_credential") })
     .from(notes)
     .innerJoin(patients, eq(patients.id, notes.patientId))
     .innerJoin(locations, eq(locations.id, notes.locationId))
@@ -49,7 +50,7 @@ export async function seedDemoBilling(db: Db, now: Date): Promise<void> {
     // A few RBT rows overlap another session: XP, not reimbursed.
     const md2 = r.n.type === "rbt" && i % 17 === 2 ? "XP" : r.n.md2;
     const insurerId = notePayer(r.paInsurer, r.patientInsurer);
-    const price = priceNote(priced, { type: r.n.type, cptCode: r.n.cptCode, units: r.n.units, modifiers: [r.n.md, md2], locationId: r.n.locationId, insurerId, unitPriceCents: r.n.unitPriceCents });
+    const price = priceNote(priced, { type: r.n.type, cptCode: r.n.cptCode, units: r.n.units, modifiers: [r.n.md, md2], locationId: r.n.locationId, insurerId, providerCredential: r.providerCredential, unitPriceCents: r.n.unitPriceCents });
     reports.push({
       noteId: r.n.id,
       noteType: r.n.type,

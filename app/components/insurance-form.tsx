@@ -167,7 +167,7 @@ export function ServiceForm({
       <Field id={id("hourly_fee")} label="Hourly fee" name="hourly_fee" inputMode="decimal" defaultValue={text(values.hourly_fee)} error={errors.hourly_fee} />
       <Field id={id("max_allowed")} label="Max allowed" name="max_allowed" inputMode="decimal" defaultValue={text(values.max_allowed)} error={errors.max_allowed} />
       <Field id={id("max_per_day")} label="Max units per day" name="max_per_day" inputMode="numeric" defaultValue={text(values.max_per_day)} error={errors.max_per_day} />
-      <Field id={id("multiplier")} label="Multiplier" name="multiplier" inputMode="decimal" hint="Defaults to 1." defaultValue={text(values.multiplier)} error={errors.multiplier} />
+      <Field id={id("multiplier")} label="Multiplier" name="multiplier" inputMode="decimal" hint="Defaults to 1; at most 4 decimals (for example 1.15)." defaultValue={text(values.multiplier)} error={errors.multiplier} />
       <SelectField
         id={id("location_id")}
         label="Location"

@@ -1,4 +1,4 @@
-import { providerType, splitModifiers, unitMultiplier, type ProviderType } from "./insurance";
+import { MULTIPLIER_DECIMALS, providerType, splitModifiers, unitMultiplier, type ProviderType } from "./insurance";
 import type { NoteType } from "./notes";
 import { groupDigits } from "./validation";
 
@@ -96,16 +96,44 @@ export interface Charge {
   xpCents: number;
 }
 
-/** charges = units × unit price × multiplier, rounded once, in cents. */
+const MULTIPLIER_SCALE = 10 ** MULTIPLIER_DECIMALS;
+
+/**
+ * A multiplier as a whole number of ten-thousandths (1.15 → 11500): exact, since a multiplier is entered with at
+ * most MULTIPLIER_DECIMALS decimals (app/domain/insurance.ts) and the REAL it is stored as rounds back to it. A
+ * stored value with more decimals (older data) counts to 4 of them; a negative or non-finite one as 0.
+ */
+export function multiplierScaled(multiplier: number): number {
+  return Number.isFinite(multiplier) && multiplier > 0 ? Math.round(multiplier * MULTIPLIER_SCALE) : 0;
+}
+
+/** numerator ÷ denominator (> 0) to a whole number, half up (a half rounds away from zero), in integers only. */
+export function divideHalfUp(numerator: bigint, denominator: bigint): bigint {
+  const negative = numerator < 0n;
+  const n = negative ? -numerator : numerator;
+  const q = n / denominator;
+  const rounded = 2n * (n % denominator) >= denominator ? q + 1n : q;
+  return negative ? -rounded : rounded;
+}
+
+/**
+ * charges = units × unit price × multiplier, in cents, rounded once, half up. Exact: the multipliers are whole
+ * ten-thousandths (`multiplierScaled`) and the product is taken in integers (BigInt, so a large unit count
+ * cannot lose a cent either), then divided once. In floating point 1 × 1290¢ × 1.15 is 1483.4999…, which
+ * rounded to 1483¢; the exact 1483.5 is 1484¢. Units and unit prices are whole numbers (notes' units, cents).
+ */
 export function chargeFor(units: number, unitPriceCents: number, modifiers: readonly string[], serviceMultiplier = 1): Charge {
-  const modifierMultiplier = unitMultiplier(modifiers);
-  const multiplier = modifierMultiplier * serviceMultiplier;
+  const modifierPart = BigInt(multiplierScaled(unitMultiplier(modifiers)));
+  const servicePart = BigInt(multiplierScaled(serviceMultiplier));
+  const scale = BigInt(MULTIPLIER_SCALE);
+  const base = BigInt(Math.round(units)) * BigInt(Math.round(unitPriceCents));
   const hasXp = modifiers.some((m) => m.trim().toUpperCase() === "XP");
   return {
     unitPriceCents,
-    multiplier,
-    chargesCents: Math.round(units * unitPriceCents * multiplier),
-    xpCents: hasXp ? Math.round(units * unitPriceCents * serviceMultiplier) : 0,
+    // 1.15 exactly as a number (the nearest double to the ratio), for the screens and the stored record.
+    multiplier: Number(modifierPart * servicePart) / MULTIPLIER_SCALE / MULTIPLIER_SCALE,
+    chargesCents: Number(divideHalfUp(base * modifierPart * servicePart, scale * scale)),
+    xpCents: hasXp ? Number(divideHalfUp(base * servicePart, scale)) : 0,
   };
 }
 
@@ -119,7 +147,12 @@ export interface PricedNoteFacts {
   locationId: number;
   /** The payer: the PA service's insurer when it names one, else the client's primary insurer. */
   insurerId: number | null;
-  providerCredential?: string | null;
+  /**
+   * The note's provider's credential (bcba, bcaba, rbt) from their roles, as `providerCredentialSql` reads it;
+   * null when they hold none (or are deleted): the note's type decides then (`pricingProvider`). Required, so
+   * that every caller — billing rows, the save, claims, the scrubber — prices a note with the same inputs.
+   */
+  providerCredential: string | null;
   /** A combined note carries its own unit price (clinical §3 unit_price): it wins over the lookup. */
   unitPriceCents?: number | null;
 }

@@ -34,7 +34,11 @@ export const BILLING_MESSAGES = {
   id: "Filters take a record id.",
 } as const;
 
-/** The note type filter of the report (All, Rbt, Bcba); "" is All. A combined note counts as Bcba (its analyst's session). */
+/**
+ * The note type filter of the report (All, Rbt, Bcba); "" is All. A combined note counts as Bcba (its analyst's
+ * session). The query takes the names in any case ("All", "Rbt", "BCBA", as clinical §7's noteType sends them);
+ * All means no type filter.
+ */
 export const REPORT_NOTE_TYPES = ["", "rbt", "bcba"] as const;
 export type ReportNoteType = (typeof REPORT_NOTE_TYPES)[number];
 export const REPORT_NOTE_TYPE_LABELS: Readonly<Record<ReportNoteType, string>> = { "": "All", rbt: "Rbt", bcba: "Bcba" };
@@ -75,7 +79,15 @@ export const ReportQuery = v.pipe(
     page: pageNumber,
     date_start: optionalDate,
     date_end: optionalDate,
-    noteType: v.optional(v.pipe(v.string(), v.transform((s) => s.trim().toLowerCase()), v.picklist(REPORT_NOTE_TYPES, BILLING_MESSAGES.noteType)), ""),
+    noteType: v.optional(
+      v.pipe(
+        v.string(BILLING_MESSAGES.noteType),
+        v.transform((s) => s.trim().toLowerCase()),
+        v.transform((s) => (s === "all" ? "" : s)),
+        v.picklist(REPORT_NOTE_TYPES, BILLING_MESSAGES.noteType),
+      ),
+      "",
+    ),
     sort: v.optional(v.union([v.literal(""), v.picklist(REPORT_SORTS)], BILLING_MESSAGES.sort), ""),
     dir: v.optional(v.union([v.literal(""), v.literal("asc"), v.literal("desc")], BILLING_MESSAGES.sort), ""),
   }),
@@ -157,7 +169,8 @@ export function defaultPeriod(today: string): { from: string; to: string } {
 const noteId = v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "Note ids are whole numbers."))], "Note ids are whole numbers.")), null);
 const refId = v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "Ids are whole numbers."))], "Ids are whole numbers.")), null);
 const modifier = v.optional(NoteModifier, null);
-const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v.string(`${label} is text.`), plainText(label), v.maxLength(max, `${label} is at most ${max} characters.`))), null);
+/** Text the body may leave out: absent stays undefined (keep what is stored), null or blank clears it. */
+const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v.string(`${label} is text.`), plainText(label), v.maxLength(max, `${label} is at most ${max} characters.`))));
 
 /**
  * The billing report save payload (clinical §3): session_date, pos, total_hours, cpt_code, the four
@@ -165,7 +178,8 @@ const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v
  * total_units, pa_number, patient_id, insurer_id, npi, note_rbt_id, note_bcba_id, and billed/pay
  * (billedbcba/paybcba). The figures a client sends (date, POS, hours, CPT, units, charges) are the note's
  * and the price function's: they are not taken from the body (decision 030). `version` and `note_version`
- * guard against stale saves.
+ * guard against stale saves. `pa_number` and `npi` left out of the body keep the record's (absent is not
+ * cleared: the screen's row form has neither field); null or blank clears them (the NPI back to the location's).
  */
 export const SavePayload = v.object({
   note_id: noteId,
@@ -182,7 +196,7 @@ export const SavePayload = v.object({
   billedbcba: looseBoolean,
   paybcba: looseBoolean,
   pa_number: shortText("PA number", 50),
-  npi: v.optional(v.nullable(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{10}$/, "An NPI is 10 digits."))], "An NPI is 10 digits.")), null),
+  npi: v.optional(v.nullable(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{10}$/, "An NPI is 10 digits."))], "An NPI is 10 digits."))),
   version: v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "version is a whole number."))])), null),
   note_version: v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "note_version is a whole number."))])), null),
 });
@@ -201,8 +215,10 @@ export interface SaveInput {
   md2: string | null;
   billed: boolean;
   pay: boolean;
-  paNumber: string | null;
-  npi: string | null;
+  /** null clears; undefined (not sent) keeps the record's, none for a new record. */
+  paNumber: string | null | undefined;
+  /** null: the location's NPI; undefined (not sent) keeps the record's, the location's for a new record. */
+  npi: string | null | undefined;
   version: number | null;
   noteVersion: number | null;
 }
@@ -227,8 +243,8 @@ export function saveInputOf(p: SavePayload): { ok: true; input: SaveInput } | { 
     md2: bcbaFields ? (p.md2bcba ?? null) : (p.md2 ?? null),
     billed: bcbaFields ? p.billedbcba : p.billed,
     pay: bcbaFields ? p.paybcba : p.pay,
-    paNumber: p.pa_number?.trim() || null,
-    npi: p.npi || null,
+    paNumber: p.pa_number === undefined ? undefined : p.pa_number?.trim() || null,
+    npi: p.npi === undefined ? undefined : p.npi || null,
     version: num(p.version),
     noteVersion: num(p.note_version),
   };

@@ -42,6 +42,13 @@ export function providerType(provider: string | null | undefined): ProviderType 
   return "all";
 }
 
+/**
+ * A service's multiplier takes at most this many decimals (1.15, 0.85, 1.0001), so that a charge can be computed
+ * exactly in integers (`chargeFor`: the multiplier as a whole number of ten-thousandths).
+ */
+export const MULTIPLIER_DECIMALS = 4;
+export const MULTIPLIER_MESSAGE = `Multiplier takes at most ${MULTIPLIER_DECIMALS} decimals (for example 1.15).`;
+
 /** Unit multipliers are 1 per modifier and 0 for XP (clinical §9): 0 if any modifier's is 0, else their product. */
 export function unitMultiplier(modifiers: readonly string[]): number {
   let product = 1;
@@ -159,6 +166,7 @@ export const InsuranceServiceInput = v.pipe(
     max_per_day: optionalInt("Max per day", 0, 1000),
     multiplier: v.pipe(
       optionalNumber("Multiplier", 0, 100),
+      v.check((m) => m === null || hasAtMostDecimals(m, MULTIPLIER_DECIMALS), MULTIPLIER_MESSAGE),
       v.transform((m) => m ?? 1),
     ),
     location_id: optionalId,

@@ -83,13 +83,27 @@ export function offset(query: Pick<ListQuery, "page" | "per_page">): number {
   return (query.page - 1) * query.per_page;
 }
 
-/** 'Showing x to y of n entries' (clinical §2). */
+/**
+ * 'Showing x to y of n entries' (clinical §2). A page past the last one (an old bookmark, a list that shrank)
+ * is answered empty with the page asked for, as every list does: "Showing 0 to 0 of n entries", never a first
+ * row after the last.
+ */
 export function showingText(p: Pick<Paged<unknown>, "page" | "per_page" | "total" | "total_is_lower_bound">): string {
-  if (p.total === 0) return "Showing 0 to 0 of 0 entries";
   const from = (p.page - 1) * p.per_page + 1;
+  if (p.total === 0 || (from > p.total && !p.total_is_lower_bound)) return `Showing 0 to 0 of ${p.total} entries`;
   // A capped count (decision 035): "of 10,000+ entries".
   if (p.total_is_lower_bound) return `Showing ${from} to ${p.page * p.per_page} of ${groupDigits(p.total)}+ entries`;
   return `Showing ${from} to ${Math.min(p.total, p.page * p.per_page)} of ${p.total} entries`;
+}
+
+/**
+ * The pagination's links: Previous, the window of page numbers, Next (null or empty when there is none). One
+ * page, on it: no links. Past the last page: the window ends at the last page and Previous leads to it, so
+ * there is always a way back to page 1.
+ */
+export function pageLinks(page: number, last: number, size = 5): { previous: number | null; numbers: number[]; next: number | null } {
+  if (last <= 1 && page <= 1) return { previous: null, numbers: [], next: null };
+  return { previous: page > 1 ? Math.min(page - 1, last) : null, numbers: pageWindow(page, last, size), next: page < last ? page + 1 : null };
 }
 
 /** A window of at most `size` page numbers around the current page (clinical §9: 5). */

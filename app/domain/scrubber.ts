@@ -2,7 +2,7 @@ import { notePayer, priceNote, pricingProvider, type PriceService } from "./bill
 import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
 import { providerType } from "./insurance";
 import { posLabel } from "./locations";
-import { overlaps, type Interval } from "./note-rules";
+import { overlaps, zoneShift, type Interval } from "./note-rules";
 import type { NoteType } from "./notes";
 import { dayNumber } from "./weeks";
 
@@ -71,6 +71,8 @@ export interface ScrubNoteFacts {
   unitPriceCents: number | null;
   /** The note's time pairs (local minutes, end exclusive). */
   pairs: readonly Interval[];
+  /** Its location's UTC offset at the session (notes.utc_offset; null: written before offsets were kept). */
+  utcOffset?: number | null;
 }
 
 export interface ScrubClientFacts {
@@ -117,6 +119,8 @@ export interface ScrubOtherNote {
   cptCode: string;
   units: number;
   pairs: readonly Interval[];
+  /** Its location's UTC offset (as ScrubNoteFacts.utcOffset). */
+  utcOffset?: number | null;
 }
 
 export interface ScrubFacts {
@@ -158,10 +162,16 @@ export function allowedPos(insurer: ScrubInsurerFacts, cpt: string, provider: "b
   return { codes: [...new Set([...insurer.posAllowedToTt, ...insurer.extraPosForBcba])], what: "BCBA services" };
 }
 
-function overlapping(mine: readonly Interval[], others: readonly ScrubOtherNote[], selfId: number): ScrubOtherNote | null {
+/**
+ * The first other note one of whose pairs overlaps one of mine. With `utcOffset` (the provider's notes), each
+ * other note is first moved onto my clock (zoneShift, the notes' rule; decision 024); without it (the client's
+ * notes) clock times are compared.
+ */
+function overlapping(mine: readonly Interval[], others: readonly ScrubOtherNote[], selfId: number, utcOffset: number | null = null): ScrubOtherNote | null {
   for (const o of others) {
     if (o.id === selfId) continue;
-    if (o.pairs.some((p) => mine.some((m) => overlaps(m, p)))) return o;
+    const shift = zoneShift(utcOffset, o.utcOffset);
+    if (o.pairs.some((p) => mine.some((m) => overlaps(m, { start: p.start + shift, end: p.end + shift })))) return o;
   }
   return null;
 }
@@ -273,7 +283,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
     code: "provider_overlap",
     rule: (f) => {
       if (!f.provider) return null;
-      const o = overlapping(f.note.pairs, f.providerNearby, f.note.id);
+      const o = overlapping(f.note.pairs, f.providerNearby, f.note.id, f.note.utcOffset ?? null);
       if (!o) return null;
       const elsewhere = o.locationId !== undefined && o.locationId !== f.note.locationId;
       return { code: "provider_overlap", message: elsewhere ? `Session overlaps a note of the same provider, ${f.provider.name}, at another location.` : `Session overlaps note #${o.id} of the same provider, ${f.provider.name}.` };

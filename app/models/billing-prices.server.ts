@@ -1,5 +1,5 @@
-import { and, eq, inArray, isNull, type SQL } from "drizzle-orm";
-import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
+import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteSelect } from "drizzle-orm/sqlite-core";
 import { insurances, insuranceServices } from "~/db/schema";
 import type { ModelContext } from "./context";
 
@@ -28,4 +28,16 @@ export function priceServicesQuery(ctx: ModelContext, insurerIds: readonly numbe
     .from(insuranceServices)
     .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
     .where(and(inArray(insuranceServices.insuranceId, Array.isArray(ids) ? (ids.length ? ids : [-1]) : ids), isNull(insuranceServices.deletedAt), isNull(insurances.deletedAt)));
+}
+
+/**
+ * The credential a note is priced for (clinical §3: the insurer's service for the CPT and "the provider's type"):
+ * its provider's, from their roles — bcba, bcaba or rbt, the first held in that order — else null (no such role,
+ * or the provider is deleted), and then the note's type decides (`pricingProvider`). One expression for every
+ * caller of `priceNote` that reads notes (billing rows, the save, claims, the scrubber), so the scrubber judges
+ * the price that is shown, saved and claimed (decision 030, 2026-11-26 (issue 11 review)). Select it under an
+ * alias of its own (D1 batch rows are keyed by column name).
+ */
+export function providerCredentialSql(providerId: SQLiteColumn | SQL) {
+  return sql<string | null>`(select lower(trim(r.name)) from user_roles ur join roles r on r.id = ur.role_id join users u on u.id = ur.user_id and u.deleted_at is null where ur.user_id = ${providerId} and lower(trim(r.name)) in ('bcba', 'bcaba', 'rbt') order by case lower(trim(r.name)) when 'bcba' then 0 when 'bcaba' then 1 else 2 end limit 1)`;
 }

@@ -11,7 +11,7 @@ import { parseWith } from "~/domain/validation";
 import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
-import { priceServicesQuery } from "./billing-prices.server";
+import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
@@ -167,6 +167,7 @@ function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
       paNumber: paServices.paService,
       paInsurerId: paServices.insuranceId,
       patientInsurerId: patients.insurerId,
+      providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
       ...partyColumns(),
     })
     .from(notes)
@@ -252,7 +253,7 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
     pos: r.pos,
     paNumber: r.paNumber,
     diagnosisCode: r.diagnosisCode,
-    price: priceNote(services, { type: r.type, cptCode: r.cptCode, units: r.units, modifiers: [r.md, r.md2], locationId: r.locationId, insurerId: payers[i]!, unitPriceCents: r.unitPriceCents }),
+    price: priceNote(services, { type: r.type, cptCode: r.cptCode, units: r.units, modifiers: [r.md, r.md2], locationId: r.locationId, insurerId: payers[i]!, providerCredential: r.providerCredential, unitPriceCents: r.unitPriceCents }),
   }));
   const detailsOf = new Map(rows.map((r) => [r.patientId, r.patient.details]));
   const grouped = groupClaims(priced, (pid) => profileDiagnoses(detailsOf.get(pid) ?? "{}"));

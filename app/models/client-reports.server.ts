@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { fastRows } from "~/db/fast-rows.server";
-import { clientReports, insurances, listVersions, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
+import { clientReports, insurances, listVersions, locations, noteMonthClientTotals, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import { centsOf, dollarsOf, hoursOf, notePayer, pickService, priceNote, type PriceService } from "~/domain/billing";
 import {
   BILLING_LIST_PAGE_SIZE,
@@ -26,9 +26,10 @@ import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, pageWindow, showingText, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
+import { splitWholeMonths } from "~/domain/report-operations";
 import { parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditTail, withConditionalAudit } from "~/services/audit.server";
-import { priceServicesQuery } from "./billing-prices.server";
+import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
@@ -163,15 +164,16 @@ const rowColumns = {
     signedAt: notes.signedAt,
   },
   providerName,
+  providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
   paInsurerId: paServices.insuranceId,
   cr: prefixed({ id: clientReports.id, version: clientReports.version, chargesCents: clientReports.chargesCents, paNumber: clientReports.paNumber, updatedAt: clientReports.updatedAt }, "cr_"),
 };
-type RawRow = { n: { id: number; type: NoteType; patientId: number; locationId: number; sessionDate: string; status: string; pos: string; minutes: number; cptCode: string; md: string | null; md2: string | null; units: number; unitPriceCents: number | null; providerId: number | null; billed: boolean; paid: boolean; createdAt: string; version: number; signedAt: string | null }; providerName: string; paInsurerId: number | null; cr: { id: number | null; version: number | null; chargesCents: number | null; paNumber: string | null; updatedAt: string | null } | null };
+type RawRow = { n: { id: number; type: NoteType; patientId: number; locationId: number; sessionDate: string; status: string; pos: string; minutes: number; cptCode: string; md: string | null; md2: string | null; units: number; unitPriceCents: number | null; providerId: number | null; billed: boolean; paid: boolean; createdAt: string; version: number; signedAt: string | null }; providerName: string; providerCredential: string | null; paInsurerId: number | null; cr: { id: number | null; version: number | null; chargesCents: number | null; paNumber: string | null; updatedAt: string | null } | null };
 
 /** A stored note as a priced billing row (the one price function). */
 export function billingRow(r: RawRow, services: readonly PriceService[], patientInsurerId: number | null, reasons: string[] = []): BillingRow {
   const insurerId = notePayer(r.paInsurerId, patientInsurerId);
-  const price = priceNote(services, { type: r.n.type, cptCode: r.n.cptCode, units: r.n.units, modifiers: [r.n.md, r.n.md2], locationId: r.n.locationId, insurerId, unitPriceCents: r.n.unitPriceCents });
+  const price = priceNote(services, { type: r.n.type, cptCode: r.n.cptCode, units: r.n.units, modifiers: [r.n.md, r.n.md2], locationId: r.n.locationId, insurerId, providerCredential: r.providerCredential, unitPriceCents: r.n.unitPriceCents });
   return {
     id: r.n.id,
     note_id: r.n.id,
@@ -381,7 +383,7 @@ export interface BillingList {
  * the page (each row carrying the list's count), the location and provider options and the chain's tail in one
  * batch, then the audit row naming the page's clients; a page past the end reads the count on its own instead.
  */
-export async function billingList(ctx: ModelContext, rawQuery: Record<string, unknown>): Promise<ModelResult<BillingList>> {
+export async function billingList(ctx: ModelContext, rawQuery: Record<string, unknown>, opts: { notesOnly?: boolean } = {}): Promise<ModelResult<BillingList>> {
   if (!manages(ctx)) return denied();
   const parsed = parseWith(BillingListQuery, rawQuery);
   if (!parsed.ok) return invalid(parsed.errors);
@@ -397,49 +399,111 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
     billed: sql`${notes.billed} = 1`,
     paid: sql`${notes.paid} = 1`,
   };
+  // The list's locations: the one chosen, else every location in scope.
+  const inLocations = (column: typeof notes.locationId | typeof noteMonthClientTotals.locationId) =>
+    q.location_id !== "" ? eq(column, q.location_id) : scope === null ? undefined : scope.length ? inArray(column, scope) : sql`1 = 0`;
   const where = and(
     isNull(notes.deletedAt),
-    q.location_id !== "" ? eq(notes.locationId, q.location_id) : scope === null ? undefined : scope.length ? inArray(notes.locationId, scope) : sql`1 = 0`,
+    inLocations(notes.locationId),
     gte(notes.sessionDate, period.from),
     lte(notes.sessionDate, period.to),
     q.provider_id !== "" ? eq(notes.providerId, q.provider_id) : undefined,
     q.status ? statusCond[q.status] : undefined,
   )!;
   const per = BILLING_LIST_PAGE_SIZE;
-  // Per client in the period: the aggregate is read from the notes of the location's date index; the client's name after grouping.
-  const grouped = ctx.db
-    .select({
-      patientId: notes.patientId,
-      notes: sql<number>`count(*)`.as("notes_n"),
-      pending: sql<number>`sum(${notes.status} = 'pending')`.as("pending_n"),
-      unbilled: sql<number>`sum(${notes.billed} = 0)`.as("unbilled_n"),
-      billed: sql<number>`sum(${notes.billed})`.as("billed_n"),
-      paid: sql<number>`sum(${notes.paid})`.as("paid_n"),
-      units: sql<number>`sum(${notes.units})`.as("units_n"),
-      minutes: sql<number>`sum(${notes.minutes})`.as("minutes_n"),
-      first: sql<string>`min(${notes.sessionDate})`.as("first_d"),
-      last: sql<string>`max(${notes.sessionDate})`.as("last_d"),
-    })
-    .from(notes)
-    .where(where)
-    .groupBy(notes.patientId)
-    .as("g");
+  // Whole months with neither a provider nor a status filter (the list's default: this month) are read from the
+  // month sums (migration 0019): about two rows per client and month instead of every note of the period.
+  const split = opts.notesOnly || q.provider_id !== "" || q.status ? null : splitWholeMonths(period.from, period.to);
+  const months = split?.months && split.edges.length === 0 ? split.months : null;
+  const t = noteMonthClientTotals;
+  // Per client in the period: from the month sums, or grouped from the notes of the location's date index; the
+  // client's name after grouping.
+  const grouped = months
+    ? ctx.db
+        .select({
+          patientId: t.patientId,
+          notes: sql<number>`sum(${t.n})`.as("notes_n"),
+          pending: sql<number>`sum(${t.pending})`.as("pending_n"),
+          unbilled: sql<number>`sum(${t.n}) - sum(${t.billed})`.as("unbilled_n"),
+          billed: sql<number>`sum(${t.billed})`.as("billed_n"),
+          paid: sql<number>`sum(${t.paid})`.as("paid_n"),
+          units: sql<number>`sum(${t.units})`.as("units_n"),
+          minutes: sql<number>`sum(${t.minutes})`.as("minutes_n"),
+          // Read for the page's clients only, below.
+          first: sql<string>`null`.as("first_d"),
+          last: sql<string>`null`.as("last_d"),
+        })
+        .from(t)
+        .where(and(inLocations(t.locationId), gte(t.month, months.from), lte(t.month, months.to), sql`${t.n} <> 0`))
+        .groupBy(t.patientId)
+        .having(sql`sum(${t.n}) <> 0`)
+        .as("g")
+    : ctx.db
+        .select({
+          patientId: notes.patientId,
+          notes: sql<number>`count(*)`.as("notes_n"),
+          pending: sql<number>`sum(${notes.status} = 'pending')`.as("pending_n"),
+          unbilled: sql<number>`sum(${notes.billed} = 0)`.as("unbilled_n"),
+          billed: sql<number>`sum(${notes.billed})`.as("billed_n"),
+          paid: sql<number>`sum(${notes.paid})`.as("paid_n"),
+          units: sql<number>`sum(${notes.units})`.as("units_n"),
+          minutes: sql<number>`sum(${notes.minutes})`.as("minutes_n"),
+          first: sql<string>`min(${notes.sessionDate})`.as("first_d"),
+          last: sql<string>`max(${notes.sessionDate})`.as("last_d"),
+        })
+        .from(notes)
+        .where(where)
+        .groupBy(notes.patientId)
+        .as("g");
   const db = ctx.db;
   const clients = () => db.select({ n: count() }).from(grouped).innerJoin(patients, eq(patients.id, grouped.patientId)).where(isNull(patients.deletedAt));
+  // The page, each row with the number of clients of the whole list (a window over the one grouping pass;
+  // a separate count would group the period's notes a second time).
+  const page = db
+    .select({
+      patientId: sql<number>`${grouped.patientId}`.as("p_id"),
+      notes: grouped.notes,
+      pending: grouped.pending,
+      unbilled: grouped.unbilled,
+      billed: grouped.billed,
+      paid: grouped.paid,
+      units: grouped.units,
+      minutes: grouped.minutes,
+      first: grouped.first,
+      last: grouped.last,
+      firstName: sql<string>`${patients.firstName}`.as("p_first"),
+      lastName: sql<string>`${patients.lastName}`.as("p_last"),
+      identifier: sql<string>`${patients.patientIdentifier}`.as("p_ident"),
+      locationId: sql<number>`${patients.locationId}`.as("p_loc"),
+      location: sql<string>`${locations.title}`.as("p_loc_title"),
+      total: sql<number>`count(*) over ()`.as("total_n"),
+    })
+    .from(grouped)
+    .innerJoin(patients, eq(patients.id, grouped.patientId))
+    .innerJoin(locations, eq(locations.id, patients.locationId))
+    .where(isNull(patients.deletedAt))
+    .orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id))
+    .limit(per)
+    .offset((q.page - 1) * per)
+    .as("pg");
+  // From the month sums, each page client's first and last session date of the period: read for the page only,
+  // from the client's date index.
+  const dateOf = (fn: "min" | "max") => sql<string>`(select ${sql.raw(fn)}(${notes.sessionDate}) from ${notes} where ${and(eq(notes.patientId, page.patientId), where)})`;
   const staffName = sql<string>`trim(${users.name} || ' ' || ${users.surname})`;
   const [rows, [head], locs, staff, chosen] = await db.batch([
-    // The page, each row with the number of clients of the whole list (a window over the one grouping pass;
-    // a separate count would group the period's notes a second time).
     fastRows(
       db
-        .select({ g: { patientId: grouped.patientId, notes: grouped.notes, pending: grouped.pending, unbilled: grouped.unbilled, billed: grouped.billed, paid: grouped.paid, units: grouped.units, minutes: grouped.minutes, first: grouped.first, last: grouped.last }, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, location: locations.title, total: sql<number>`count(*) over ()`.as("total_n") })
-        .from(grouped)
-        .innerJoin(patients, eq(patients.id, grouped.patientId))
-        .innerJoin(locations, eq(locations.id, patients.locationId))
-        .where(isNull(patients.deletedAt))
-        .orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id))
-        .limit(per)
-        .offset((q.page - 1) * per),
+        .select({
+          g: { patientId: page.patientId, notes: page.notes, pending: page.pending, unbilled: page.unbilled, billed: page.billed, paid: page.paid, units: page.units, minutes: page.minutes, first: months ? dateOf("min") : page.first, last: months ? dateOf("max") : page.last },
+          firstName: page.firstName,
+          lastName: page.lastName,
+          identifier: page.identifier,
+          locationId: page.locationId,
+          location: page.location,
+          total: page.total,
+        })
+        .from(page)
+        .orderBy(asc(page.lastName), asc(page.firstName), asc(page.patientId)),
     ),
     db.select({ tail: auditTail }).from(locations).limit(1),
     db
@@ -602,6 +666,7 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
         patientInsurerId: patients.insurerId,
         paInsurerId: paServices.insuranceId,
         locationNpi: sql<string | null>`${locations.npi}`.as("location_npi"),
+        providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
         cr: prefixed(getTableColumns(clientReports), "cr_"),
         tail: auditTail,
       })
@@ -661,7 +726,7 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
     const reasons = (await (opts.reasonsOf ?? noReasons)(ctx, [note.id])).get(note.id) ?? [];
     if (reasons.length) return invalid({ [input.role === "bcba" ? "billedbcba" : "billed"]: `This note cannot be billed: ${reasons.join(" ")}` });
   }
-  const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [input.md, input.md2], locationId: note.locationId, insurerId: payer, unitPriceCents: note.unitPriceCents });
+  const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [input.md, input.md2], locationId: note.locationId, insurerId: payer, providerCredential: facts.providerCredential, unitPriceCents: note.unitPriceCents });
   const now = ctx.now().toISOString();
   const values = {
     noteId: note.id,
@@ -680,8 +745,9 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
     multiplier: price.multiplier,
     chargesCents: price.chargesCents,
     xpCents: price.xpCents,
-    paNumber: input.paNumber,
-    npi: input.npi ?? facts.locationNpi ?? null,
+    // Absent is not cleared: a body (the screen's row form) without pa_number or npi keeps the record's.
+    paNumber: input.paNumber === undefined ? (existing?.paNumber ?? null) : input.paNumber,
+    npi: (input.npi === undefined ? existing?.npi : input.npi) ?? facts.locationNpi ?? null,
     billed: input.billed,
     pay: input.pay,
   };

@@ -6,13 +6,13 @@ import { insurances, locations, notes, paServices, patients, userLocations, user
 import type { PriceService } from "~/domain/billing";
 import { canSeeLocation } from "~/domain/permissions";
 import { codeList, SCRUB_MAX_DAYS, scrubNote, unbillableMessage, type ScrubFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
-import type { Interval } from "~/domain/note-rules";
+import { ZONE_SPREAD_MINUTES, type Interval } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import { dayNumber } from "~/domain/weeks";
 import { auditClientsRead, auditRead, auditTail, type KnownTail } from "~/services/audit.server";
-import { priceServicesQuery } from "./billing-prices.server";
+import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
 import { noteScope } from "./notes.server";
 import { locationOptionsQuery } from "./locations.server";
@@ -70,12 +70,7 @@ const otherColumns = {
   end1At: o.end1At,
   start2At: o.start2At,
   end2At: o.end2At,
-};
-
-/** The provider's credential from their roles: bcba, bcaba or rbt (the first held, in that order), else null. */
-const credentialOf = (roles: string | null): string | null => {
-  const held = (roles ?? "").toLowerCase().split(",").map((s) => s.trim());
-  return ["bcba", "bcaba", "rbt"].find((c) => held.includes(c)) ?? null;
+  utcOffset: o.utcOffset,
 };
 
 function parseJson(text: string | null | undefined): unknown {
@@ -127,6 +122,7 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         start2At: notes.start2At,
         end2At: notes.end2At,
         startAt: notes.startAt,
+        utcOffset: notes.utcOffset,
       },
       clientName: sql<string>`trim(${patients.firstName} || ' ' || ${patients.lastName})`.as("client_name"),
       clientInsurerId: named(patients.insurerId, "client_insurer_id"),
@@ -150,7 +146,8 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         bcba: named(insurances.extraPosForBcba, "ins_bcba"),
       },
       provider: { id: named(users.id, "prov_id"), name: sql<string>`trim(${users.name} || ' ' || ${users.surname})`.as("prov_name") },
-      providerRoles: sql<string | null>`(select group_concat(r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = ${notes.providerId})`.as("prov_roles"),
+      // The credential the note is priced for: the same expression as the billing rows, the save and claims.
+      providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
       compliance: named(userLocations.compliance, "prov_compliance"),
       // The audit chain's tail, when the caller records its read next (a one-note read: no round trip of its own).
       tail: withTail ? sql<string | null>`${auditTail}`.as("audit_tail") : sql<null>`null`.as("audit_tail"),
@@ -182,13 +179,23 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
     .innerJoin(patients, eq(patients.id, notes.patientId))
     .innerJoin(o, and(eq(o.patientId, notes.patientId), eq(o.sessionDate, notes.sessionDate), isNull(o.deletedAt)))
     .where(where);
-  // The providers' live notes starting within a day before a note's end (notes_provider_start_idx); a
-  // session never crosses midnight, so only those of the same date can overlap.
+  // The providers' live notes starting within a day before a note's end (notes_provider_start_idx), widened by
+  // the largest difference of two zones' offsets: a provider's sessions at other locations are compared as
+  // moments (their clock moved onto this note's, zoneShift; decision 024), so they may carry another date. Each
+  // row names the note it is near (`near`).
   const nearby = ctx.db
-    .selectDistinct(otherColumns)
+    .selectDistinct({ ...otherColumns, near: sql<number>`${notes.id}`.as("near_id") })
     .from(notes)
     .innerJoin(patients, eq(patients.id, notes.patientId))
-    .innerJoin(o, and(eq(o.providerId, notes.providerId), gte(o.startAt, sql`${notes.startAt} - 1440`), lt(o.startAt, notes.endAt), eq(o.sessionDate, notes.sessionDate), isNull(o.deletedAt)))
+    .innerJoin(
+      o,
+      and(
+        eq(o.providerId, notes.providerId),
+        gte(o.startAt, sql`${notes.startAt} - ${1440 + ZONE_SPREAD_MINUTES}`),
+        lt(o.startAt, sql`${notes.endAt} + ${ZONE_SPREAD_MINUTES}`),
+        isNull(o.deletedAt),
+      ),
+    )
     .where(where);
   // Each PA service's units spent before each note (session date, start, id), over all its live notes.
   const running = ctx.db
@@ -218,18 +225,18 @@ type FactRows = [
 /** The reads' rows → each note scrubbed, in session order. */
 function scrubRows([main, services, sameDay, nearby, before]: FactRows): ScrubbedNote[] {
   const key = (a: number | null, d: string) => `${a}|${d}`;
-  const group = (rows: typeof sameDay, by: (r: (typeof sameDay)[number]) => number | null) => {
+  const group = <R extends (typeof sameDay)[number]>(rows: readonly R[], by: (r: R) => string) => {
     const m = new Map<string, ScrubOtherNote[]>();
     for (const r of rows) {
-      const k = key(by(r), r.sessionDate);
+      const k = by(r);
       const list = m.get(k) ?? [];
-      list.push({ id: r.id, locationId: r.locationId, cptCode: r.cptCode, units: r.units, pairs: pairsOf(r) });
+      list.push({ id: r.id, locationId: r.locationId, cptCode: r.cptCode, units: r.units, pairs: pairsOf(r), utcOffset: r.utcOffset });
       m.set(k, list);
     }
     return m;
   };
-  const byClient = group(sameDay, (r) => r.patientId);
-  const byProvider = group(nearby, (r) => r.providerId);
+  const byClient = group(sameDay, (r) => key(r.patientId, r.sessionDate));
+  const byNote = group(nearby, (r) => String(r.near));
   const unitsBefore = new Map(before.map((r) => [r.id, Number(r.before) || 0]));
   return main.map((r) => {
     const n = r.n;
@@ -249,17 +256,18 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows): Scrubbe
         modifiers: [n.md, n.md2],
         unitPriceCents: n.unitPriceCents,
         pairs: pairsOf(n),
+        utcOffset: n.utcOffset,
       },
       client: { insurerId: r.clientInsurerId, diagnosisCode: r.clientDiagnosis == null ? "" : String(r.clientDiagnosis), posCovered: codeList(parseJson(r.clientPos) ?? r.clientPos) },
       insurer: r.insurer?.id != null ? { id: r.insurer.id, name: r.insurer.name, posAllowedToCg: codeList(r.insurer.cg), posAllowedToTt: codeList(r.insurer.tt), extraPosForBcba: codeList(r.insurer.bcba) } : null,
       services,
-      provider: r.provider?.id != null ? { name: r.provider.name || `Provider #${r.provider.id}`, credential: credentialOf(r.providerRoles), compliance: complianceOf(r.compliance) } : null,
+      provider: r.provider?.id != null ? { name: r.provider.name || `Provider #${r.provider.id}`, credential: r.providerCredential, compliance: complianceOf(r.compliance) } : null,
       pa:
         r.pa?.id != null
           ? { id: r.pa.id, patientId: r.pa.patientId, name: r.pa.name, cpt: r.pa.cpt, nUnits: r.pa.nUnits, startDate: r.pa.startDate, endDate: r.pa.endDate, insuranceId: r.pa.insuranceId, unitsBefore: unitsBefore.get(n.id) ?? 0 }
           : null,
       clientSameDay: byClient.get(key(n.patientId, n.sessionDate)) ?? [],
-      providerNearby: n.providerId == null ? [] : (byProvider.get(key(n.providerId, n.sessionDate)) ?? []),
+      providerNearby: n.providerId == null ? [] : (byNote.get(String(n.id)) ?? []),
     };
     return {
       id: n.id,

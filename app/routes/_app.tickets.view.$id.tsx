@@ -144,7 +144,7 @@ export default function ViewTicket() {
           ))}
         </ol>
       )}
-      {responses.last_page > 1 ? <Pagination page={responses} /> : null}
+      {responses.last_page > 1 || responses.page > 1 ? <Pagination page={responses} /> : null}
       {may.respond ? (
         <Form method="post" key={`respond-${version}`}>
           <input type="hidden" name="intent" value="respond" />

@@ -140,6 +140,8 @@ export async function reportAction({ request, context, params }: ActionFunctionA
   const ctx = modelContextFor(context, actor);
   const back = cleanAddress(url);
   const one = (k: string) => (typeof values[k] === "string" ? (values[k] as string) : "");
+  /** A field the form did not send is left out (the record keeps its value); one sent blank clears it. */
+  const sent = (k: string) => (k in values ? one(k) : undefined);
   if (values.intent === "status") {
     const noteId = pathId(one("note_id"));
     if (noteId === null) throw notFound("Note not found.");
@@ -155,7 +157,9 @@ export async function reportAction({ request, context, params }: ActionFunctionA
         md2: one("md2") || null,
         billed: one("billed"),
         pay: one("pay"),
-        pa_number: one("pa_number") || null,
+        // The row's form has no PA number or NPI field: left out, the record keeps them (decision 030).
+        pa_number: sent("pa_number"),
+        npi: sent("npi"),
         version: one("version") || null,
         note_version: one("note_version") || null,
       },

@@ -40,7 +40,7 @@ export function build837PForThousandNotes(): { ms: number; bytes: number; claims
       pos: "12",
       paNumber: `PA-${n.patientId}`,
       diagnosisCode: "F84.0",
-      price: priceNote(services, { type: n.bcba ? "bcba" : "rbt", cptCode: cpt, units: 4, modifiers: n.md, locationId: 1, insurerId: 1 }),
+      price: priceNote(services, { type: n.bcba ? "bcba" : "rbt", cptCode: cpt, units: 4, modifiers: n.md, locationId: 1, insurerId: 1, providerCredential: null }),
     };
   });
   const grouped = groupClaims(priced);

@@ -28,6 +28,51 @@ describe("charges: units × unit price × multiplier, rounded once, in cents", (
   });
 });
 
+describe("charges with a service multiplier: exact in integers, rounded once, half up", () => {
+  // Each multiplier is read as a whole number of ten-thousandths (1.15 → 11500/10000), so units × price ×
+  // multiplier is an exact fraction; it is rounded once, a half cent up. In floating point, 1290 × 1.15 is
+  // 1483.4999…, which rounded to 1483¢.
+  it.each([
+    // units, unit price ¢, modifiers, service multiplier, charges ¢, XP ¢
+    [1, 1290, [], 1.15, 1484, 0], // 1483.5 → 1484 (float: 1483)
+    [1, 3010, [], 1.15, 3462, 0], // 3461.5 → 3462 (float: 3461)
+    [2, 1575, ["HM"], 1.15, 3623, 0], // 3622.5 → 3623 (float: 3622)
+    [8, 1290, [], 1.15, 11868, 0], // exactly 11868 (float: 11867.999…)
+    [7, 1575, [], 0.7, 7718, 0], // 7717.5 → 7718 (float: 7717)
+    [1, 1290, [], 1.1, 1419, 0],
+    [1, 15, [], 1.1, 17, 0], // 16.5 → 17
+    [8, 1250, [], 1.1, 11000, 0],
+    [1, 1290, [], 0.85, 1097, 0], // 1096.5 → 1097
+    [1, 10, [], 0.85, 9, 0], // 8.5 → 9
+    [1, 1290, [], 2, 2580, 0],
+    [3, 333, [], 2, 1998, 0],
+    [1, 1290, [], 1.5, 1935, 0],
+    [3, 333, [], 1.5, 1499, 0], // 1498.5 → 1499
+    [1, 1, [], 0.5, 1, 0], // half a cent → 1
+    [4, 2525, [], 1.0001, 10101, 0], // 10101.01 → 10101
+    [1, 1290, ["XP"], 1.15, 0, 1484], // XP: nothing billed; what it would have been, rounded the same way
+    [0, 1290, [], 1.15, 0, 0],
+    // Large unit counts: the product passes 2^53 before the division and stays exact.
+    [999_999, 1290, [], 1.15, 1_483_498_517, 0], // 1,483,498,516.5 → …517
+    [100_001, 3010, [], 1.15, 346_153_462, 0],
+    [123_457, 1999, [], 0.85, 209_771_962, 0], // 209,771,961.55 → …962
+    [1_000_000, 99_999_999, [], 1.15, 114_999_998_850_000, 0], // float: 114,999,998,849,999.98
+    [1_000_000, 99_999_999, ["XP"], 0.85, 0, 84_999_999_150_000],
+  ])("%i units at %i¢ with %j × %d → %i¢ (XP %i¢)", (units, price, mods, m, charges, xp) => {
+    const c = chargeFor(units, price, mods, m);
+    expect(c.chargesCents).toBe(charges);
+    expect(c.xpCents).toBe(xp);
+    expect(Number.isSafeInteger(c.chargesCents)).toBe(true);
+  });
+
+  it("reports the multiplier it charged, and prices a note through the same rule", () => {
+    expect(chargeFor(1, 1290, ["HM"], 1.15).multiplier).toBe(1.15);
+    expect(chargeFor(1, 1290, ["XP"], 1.15).multiplier).toBe(0);
+    const p = priceNote([svc({ unitPrice: 12.9, multiplier: 1.15 })], { type: "rbt", cptCode: "97153", units: 1, modifiers: [], locationId: 1, insurerId: 7, providerCredential: null });
+    expect(p).toMatchObject({ unitPriceCents: 1290, multiplier: 1.15, chargesCents: 1484 });
+  });
+});
+
 describe("the price lookup", () => {
   const services = [
     svc({ id: 1, type: "all", provider: "", unitPrice: 10 }),
@@ -50,12 +95,27 @@ describe("the price lookup", () => {
   ] as const)("%s", (_, insurer, cpt, provider, location, id) => {
     expect(pickService(services, insurer, cpt, provider, location)?.id ?? null).toBe(id);
   });
+  it.each([
+    // note type, provider's credential → the service that prices 97153/97155 at location 1
+    ["rbt", null, "97153", 2], // no credential: the note's type
+    ["rbt", "rbt", "97153", 2],
+    ["rbt", "bcba", "97153", 1], // a BCBA's RBT session: the payer's price for BCBAs (here "all"), not the RBT price
+    ["rbt", "BCaBA", "97153", 1],
+    ["bcba", null, "97155", 3],
+    ["bcba", "bcaba", "97155", 4], // the bcaba price over bcba
+    ["combined", "bcaba", "97155", 4],
+    ["bcba", "rbt", "97155", null], // an RBT has no 97155 price: no price, and the scrubber says so
+    ["bcba", "lead", "97155", 3], // a role that is no credential: the note's type
+  ] as const)("a %s note by a provider credentialed %j prices %s with service %j", (type, credential, cpt, id) => {
+    expect(priceNote(services, { type, cptCode: cpt, units: 1, modifiers: [], locationId: 1, insurerId: 7, providerCredential: credential }).service?.id ?? null).toBe(id);
+  });
+
   it("prices a note with its modifiers, and a combined note with its own price", () => {
-    const rbt = priceNote(services, { type: "rbt", cptCode: "97153", units: 8, modifiers: ["hm", null, ""], locationId: 1, insurerId: 7 });
+    const rbt = priceNote(services, { type: "rbt", cptCode: "97153", units: 8, modifiers: ["hm", null, ""], locationId: 1, insurerId: 7, providerCredential: null });
     expect(rbt).toMatchObject({ unitPriceCents: 1250, chargesCents: 10000, modifiers: ["HM"], multiplier: 1 });
-    const combined = priceNote(services, { type: "combined", cptCode: "97155", units: 2, modifiers: [], locationId: 1, insurerId: 7, unitPriceCents: 4000 });
+    const combined = priceNote(services, { type: "combined", cptCode: "97155", units: 2, modifiers: [], locationId: 1, insurerId: 7, providerCredential: null, unitPriceCents: 4000 });
     expect(combined.chargesCents).toBe(8000);
-    const none = priceNote(services, { type: "bcba", cptCode: "97156", units: 4, modifiers: [], locationId: 1, insurerId: 7 });
+    const none = priceNote(services, { type: "bcba", cptCode: "97156", units: 4, modifiers: [], locationId: 1, insurerId: 7, providerCredential: null });
     expect(none).toMatchObject({ service: null, chargesCents: 0 });
     expect(pricingProvider("combined")).toBe("bcba");
     expect(pricingProvider("rbt", "BCaBA")).toBe("bcaba");

@@ -12,7 +12,7 @@ const services: PriceService[] = [
 let nextId = 1;
 function note(over: Partial<PricedClaimNote> & { md?: string[] } = {}): PricedClaimNote {
   const base = { patientId: 1, locationId: 1, providerId: 10, payerId: 1, sessionDate: "2026-11-02", cptCode: "97153", units: 4, pos: "12", paNumber: "PA1", diagnosisCode: "F84.0", ...over };
-  return { id: nextId++, ...base, price: priceNote(services, { type: "rbt", cptCode: base.cptCode, units: base.units, modifiers: over.md ?? [], locationId: base.locationId, insurerId: base.payerId }) };
+  return { id: nextId++, ...base, price: priceNote(services, { type: "rbt", cptCode: base.cptCode, units: base.units, modifiers: over.md ?? [], locationId: base.locationId, insurerId: base.payerId, providerCredential: null }) };
 }
 
 describe("groupClaims: one claim per client + location + provider + payer, one line per CPT + date + modifiers", () => {

@@ -14,6 +14,8 @@ describe("the save payload names one note and takes that role's fields", () => {
     ["note_id alone: the RBT names", { note_id: 9, md: "TS" }, { noteId: 9, role: "rbt", md: "TS" }],
     ["versions as text", { note_id: 1, version: "3", note_version: "4" }, { version: 3, noteVersion: 4 }],
     ["an empty NPI and PA number are none", { note_id: 1, npi: "", pa_number: "  " }, { npi: null, paNumber: null }],
+    ["null NPI and PA number are none", { note_id: 1, npi: null, pa_number: null }, { npi: null, paNumber: null }],
+    ["no NPI nor PA number sent: left to the record (absent is not cleared)", { note_id: 1 }, { npi: undefined, paNumber: undefined }],
   ])("%s", (_l, raw, expected) => {
     const r = save(raw);
     expect(r.ok).toBe(true);
@@ -62,6 +64,26 @@ describe("filters", () => {
     ["bcba", ["bcba", "combined"]],
   ] as const)("note type %j keeps %j", (filter, types) => {
     expect(noteTypesOf(filter)).toEqual(types);
+  });
+
+  it.each([
+    ["All", ""],
+    ["all", ""],
+    ["ALL", ""],
+    ["", ""],
+    ["Rbt", "rbt"],
+    ["RBT", "rbt"],
+    ["rbt", "rbt"],
+    ["Bcba", "bcba"],
+    [" bCbA ", "bcba"],
+  ])("noteType %j is the filter %j (All is no filter)", (noteType, filter) => {
+    expect(v.parse(ReportQuery, { noteType }).noteType).toBe(filter);
+  });
+
+  it.each(["Combined", "parent", "allx", "Rbts"])("noteType %j is refused with the choices", (noteType) => {
+    const r = v.safeParse(ReportQuery, { noteType });
+    expect(r.success).toBe(false);
+    if (!r.success) expect(r.issues[0].message).toBe("Choose All, Rbt or Bcba.");
   });
 
   it("the screen's from/to/type are the API's date_start/date_end/noteType", () => {

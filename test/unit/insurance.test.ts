@@ -154,6 +154,17 @@ describe("InsuranceServiceInput", () => {
   });
 
   it.each([
+    ["1.15", 1.15],
+    ["0.85", 0.85],
+    [" 2 ", 2],
+    ["1.0001", 1.0001],
+    [0.7, 0.7],
+    ["", 1],
+  ])("takes a multiplier of up to 4 decimals: %j → %d", (multiplier, expected) => {
+    expect(v.parse(InsuranceServiceInput, { ...valid, multiplier }).multiplier).toBe(expected);
+  });
+
+  it.each([
     [{ ...valid, code: "" }, "code", SERVICE_CODE_MESSAGES.required],
     [{ ...valid, code: "97153 HM GT TS" }, "code", SERVICE_CODE_MESSAGES.tooMany],
     [{ ...valid, code: "97153 QQ" }, "code", SERVICE_CODE_MESSAGES.unknown("QQ")],
@@ -166,6 +177,9 @@ describe("InsuranceServiceInput", () => {
     [{ ...valid, max_per_day: "-2" }, "max_per_day", "Max per day must be 0 or more."],
     [{ ...valid, hourly_fee: "-5" }, "hourly_fee", "Hourly fee must be 0 or more."],
     [{ ...valid, multiplier: "x" }, "multiplier", "Multiplier must be a number."],
+    [{ ...valid, multiplier: "1.15001" }, "multiplier", "Multiplier takes at most 4 decimals (for example 1.15)."],
+    [{ ...valid, multiplier: 1.66666666666667 }, "multiplier", "Multiplier takes at most 4 decimals (for example 1.15)."],
+    [{ ...valid, multiplier: "-0.5" }, "multiplier", "Multiplier must be 0 or more."],
     [{ ...valid, location_id: "0" }, "location_id", "Choose a valid option."],
   ])("refuses bad input (%#)", (input, field, message) => {
     const r = parseWith(InsuranceServiceInput, input);

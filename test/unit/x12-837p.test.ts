@@ -15,7 +15,7 @@ const services: PriceService[] = [
 ];
 /** A line priced by the one price function. */
 function line(cpt: string, type: "rbt" | "bcba", date: string, units: number, modifiers: string[], pos = "12", paNumber: string | null = null): ClaimLineData {
-  const p = priceNote(services, { type, cptCode: cpt, units, modifiers, locationId: 1, insurerId: 7 });
+  const p = priceNote(services, { type, cptCode: cpt, units, modifiers, locationId: 1, insurerId: 7, providerCredential: null });
   return { serviceDate: date, cptCode: cpt, modifiers: p.modifiers, units, chargeCents: p.chargesCents, pos, paNumber };
 }
 

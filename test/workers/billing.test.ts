@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { clientReports, insurances, insuranceServices, notes, paServices } from "~/db/schema";
 import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import { dayNumber } from "~/domain/weeks";
-import { createLocation, createManyStaff, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
+import { api, apiToken, createLocation, createManyStaff, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
  * The billing screens (platform §2 billing, billing/list, billing/by-client, client-report…; clinical §2
@@ -37,11 +37,19 @@ const html = async (res: Response) => {
 };
 const rowsOf = (page: string) => /<caption class="visually-hidden">Billing by note<\/caption>[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? "";
 const reports = async () => (await db().select({ n: count() }).from(clientReports))[0]!.n;
+/** One row of a report page: the <tr> holding that note's Save form. */
+const rowOf = (page: string, noteId: number) => rowsOf(page).split("<tr").find((tr) => tr.includes(`id="row-${noteId}"`)) ?? "";
+/** A hidden field of a row's Save form, as the next Save would send it. */
+const saveField = (row: string, name: string) => new RegExp(`<input type="hidden" name="${name}" value="([^"]*)"`).exec(row.slice(row.indexOf('<form method="post" id="row-')))?.[1];
+/** The selected option of a row's modifier selector. */
+const selectedCode = (row: string, name: "md" | "md2") => /<option value="([^"]*)" selected="">/.exec(new RegExp(`<select name="${name}" [\\s\\S]*?</select>`).exec(row)?.[0] ?? "")?.[1];
+const checked = (row: string, name: "billed" | "pay") => new RegExp(`<input type="checkbox" name="${name}"[^>]*checked=""`).test(row);
 
 beforeAll(async () => {
   here = await createLocation();
   there = await createLocation();
   const [ins] = await db().insert(insurances).values({ name: "Blue Payer" }).returning();
+  ids.ins = ins!.id;
   await db()
     .insert(insuranceServices)
     .values([
@@ -138,6 +146,19 @@ describe("billing by client", () => {
     expect(rows).toContain("$202.00"); // 8 × $25.25
     expect(page).toContain("Showing 1 to 4 of 4 entries");
     expect(page).toMatch(/Week Total Units <input[^>]*value="8"/);
+  });
+
+  it("a page past the last one shows no impossible range and links back to page 1 and the last page (the filters kept)", async () => {
+    const page = await html(await request(`/billing/by-client/${alice.id}?type=rbt&page=9`, { cookie: manager }));
+    expect(page).toContain("Showing 0 to 0 of 3 entries");
+    expect(page).not.toMatch(/Showing 401 to/);
+    const pages = /<nav class="pagination"[\s\S]*?<\/nav>/.exec(page)?.[0] ?? "";
+    expect(pages).toMatch(/<a [^>]*href="[^"]*\?type=rbt&amp;page=1"[^>]*>Previous<\/a>/);
+    expect(pages).toMatch(/<a [^>]*href="[^"]*\?type=rbt&amp;page=1"[^>]*>1<\/a>/);
+    expect(pages).not.toContain("Next");
+    // One page, on it: no links, as before.
+    const first = await html(await request(`/billing/by-client/${alice.id}?type=rbt`, { cookie: manager }));
+    expect(/<nav class="pagination"[\s\S]*?<\/nav>/.exec(first)?.[0] ?? "").not.toContain("<a ");
   });
 
   it("filters by type and dates, and sorts by a column", async () => {
@@ -247,4 +268,70 @@ describe("billing by client", () => {
     expect(res.status).toBe(422);
     expect(await reports()).toBe(before);
   });
+
+  it("a stale Save (JavaScript off) shows the row as it is now and what changed; the next Save sends the fresh version with the fresh values", async () => {
+    const client = await freshClient();
+    const n = await note({ type: "rbt", patientId: client.id, locationId: here.id, date: "2026-03-02", paServiceId: client.pa });
+    const path = `/billing/by-client/${client.id}`;
+    const colleague = await signInCookie(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [here.id] }));
+    // Both billers have the page with the row unsaved; the colleague saves first (HO, billed).
+    const loaded = rowOf(await html(await request(path, { cookie: manager })), n.id);
+    expect([saveField(loaded, "note_version"), saveField(loaded, "version")]).toEqual([String(n.version), ""]);
+    expect((await form(path, { intent: "save", note_id: String(n.id), note_version: String(n.version), version: "", md: "HO", md2: "", billed: "true" }, colleague)).status).toBe(303);
+    const [stored] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
+    const [storedNote] = await db().select().from(notes).where(eq(notes.id, n.id));
+
+    // This biller's Save from the page loaded before: GT and TS, not billed.
+    const stale = await form(path, { intent: "save", note_id: String(n.id), note_version: String(n.version), version: "", md: "GT", md2: "TS" }, manager);
+    expect(stale.status).toBe(409);
+    const row = rowOf(await stale.text(), n.id);
+    // The row shows the stored values, not the typed ones, and says what they are.
+    expect([selectedCode(row, "md"), selectedCode(row, "md2"), checked(row, "billed"), checked(row, "pay")]).toEqual(["HO", "", true, false]);
+    expect(row).toContain("Someone else changed this row");
+    expect(row).toMatch(/Modifier 1 HO, no Modifier 2, billed, not paid/);
+    // The hidden versions are the stored ones, so a Save of the page as shown is a Save of the current values.
+    expect([saveField(row, "note_version"), saveField(row, "version")]).toEqual([String(storedNote!.version), String(stored!.version)]);
+    const [unchanged] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
+    expect(unchanged).toMatchObject({ md: "HO", md2: null, billed: true, version: stored!.version });
+
+    // Saving the page as it now stands (the user adds Pay) works and keeps the colleague's modifier.
+    const again = await form(path, { intent: "save", note_id: String(n.id), note_version: saveField(row, "note_version")!, version: saveField(row, "version")!, md: selectedCode(row, "md")!, md2: selectedCode(row, "md2")!, billed: "true", pay: "true" }, manager);
+    expect(again.status).toBe(303);
+    const [after] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
+    expect(after).toMatchObject({ md: "HO", billed: true, pay: true, version: stored!.version + 1 });
+  });
+
+  it("Save keeps the PA number and NPI stored through the API (the row's form sends neither)", async () => {
+    const client = await freshClient();
+    const n = await note({ type: "rbt", patientId: client.id, locationId: here.id, date: "2026-03-03", paServiceId: client.pa });
+    const token = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [here.id] }));
+    const stored = await api(`/client_report/store`, { method: "POST", token, body: { note_rbt_id: n.id, md: "HM", pa_number: "PA-4411", npi: "1234567890" } });
+    expect(stored.status, await stored.clone().text()).toBe(201);
+    const [fresh] = await db().select().from(notes).where(eq(notes.id, n.id));
+    const res = await form(`/billing/by-client/${client.id}`, { intent: "save", note_id: String(n.id), note_version: String(fresh!.version), version: "1", md: "HM", md2: "XP" }, manager);
+    expect(res.status).toBe(303);
+    const [cr] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
+    expect(cr).toMatchObject({ md2: "XP", version: 2, paNumber: "PA-4411", npi: "1234567890" });
+  });
+
+  it("after a save, the page and sort links leave the message out, so it is not shown again", async () => {
+    const client = await freshClient();
+    for (let d = 0; d < 51; d++) await note({ type: "rbt", patientId: client.id, locationId: here.id, date: new Date(Date.UTC(2025, 0, 1 + d)).toISOString().slice(0, 10) });
+    const page = await html(await request(`/billing/by-client/${client.id}?type=rbt&flash=${encodeURIComponent("Updated - Added successfully!")}`, { cookie: manager }));
+    expect(page).toContain("Updated - Added successfully!");
+    const links = [...page.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replaceAll("&amp;", "&")).filter((h) => /[?&](page|sort)=/.test(h));
+    expect(links.some((h) => /[?&]page=2\b/.test(h))).toBe(true);
+    expect(links.some((h) => /[?&]sort=date\b/.test(h))).toBe(true);
+    for (const h of links) {
+      expect(h).not.toContain("flash");
+      expect(h).toContain("type=rbt");
+    }
+  });
 });
+
+/** A client of its own with a PA service (97153, first half of 2026), so a test does not lean on another's rows. */
+async function freshClient() {
+  const client = await createPatient({ locationId: here.id, insurerId: ids.ins });
+  const [pa] = await db().insert(paServices).values({ patientId: client.id, paService: "Direct therapy", cpt: "97153", nUnits: 300, startDate: "2026-01-01", endDate: "2026-06-30", insuranceId: ids.ins }).returning();
+  return { id: client.id, pa: pa!.id };
+}

@@ -1,8 +1,8 @@
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { claimLineNotes, claims, insurances, insuranceServices, notes, paServices, users, x12Files } from "~/db/schema";
+import { claimLineNotes, claims, insurances, insuranceServices, notes, paServices, userRoles, users, x12Files } from "~/db/schema";
 import { npiFrom } from "~/domain/npi";
-import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
+import { api, apiToken, createLocation, createPatient, createRole, createUser, db, form, request, signInCookie } from "./helpers";
 import { readBack837 } from "../support/x12";
 
 /** Claims: build from billed notes, generate the 837P, send, status, download; screens and API (decision 032). */
@@ -134,6 +134,20 @@ describe("API /v2/claims", () => {
     expect(twice.status).toBe(422);
     expect(((await twice.json()) as { message: string }).message).toMatch(/already on claim C\d{7}/);
     expect(await claimCount()).toBe(before + 1);
+  });
+
+  it("charges each note at its provider's credential, the price the scrubber judged and the billing row shows", async () => {
+    const w = await world();
+    // The payer prices 97153 for BCBAs too; the note's provider holds the BCBA role.
+    await db().insert(insuranceServices).values({ insuranceId: w.insurer.id, cptCode: "97153", provider: "bcba", type: "bcba", unitPrice: 20 });
+    await db().insert(userRoles).values({ userId: w.provider.id, roleId: (await createRole("BCBA", [])).id });
+    const n = await w.note();
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } });
+    expect(built.status, await built.clone().text()).toBe(201);
+    const { data } = (await built.json()) as { data: { id: number; total_cents: number }[] };
+    expect(data[0]!.total_cents).toBe(8 * 2000);
+    const shown = (await (await api(`/v2/claims/${data[0]!.id}`, { token: w.token })).json()) as { data: { lines: { charge_cents: number; units: number }[] } };
+    expect(shown.data.lines).toEqual([expect.objectContaining({ units: 8, charge_cents: 16000 })]);
   });
 
   it("two racing builds of the same note make one claim", async () => {

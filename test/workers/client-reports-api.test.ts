@@ -118,6 +118,31 @@ describe("byprofile: the client report response", () => {
   });
 
   it.each([
+    ["All", "all four"],
+    ["all", "all four"],
+    ["ALL", "all four"],
+    ["", "all four"],
+    ["Rbt", "the RBT notes"],
+    ["RBT", "the RBT notes"],
+    ["rbt", "the RBT notes"],
+    ["Bcba", "the BCBA notes"],
+    ["bCbA", "the BCBA notes"],
+    [" Bcba ", "the BCBA notes"],
+  ])("noteType=%j keeps %s (All, Rbt and Bcba in any case; All is no filter)", async (noteType, kept) => {
+    const res = await api(`/client_report/byprofile/${patient.id}?noteType=${encodeURIComponent(noteType)}`, { token: manager });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = (await res.json()) as any;
+    const expected = { "all four": [ids.unsigned, ids.rbt1, ids.bcba1, ids.rbt2], "the RBT notes": [ids.unsigned, ids.rbt1, ids.rbt2], "the BCBA notes": [ids.bcba1] }[kept]!;
+    expect(body.data.map((r: any) => r.id)).toEqual(expected);
+  });
+
+  it("a page past the last one is empty, says so and leads back to page 1", async () => {
+    const body = (await (await api(`/client_report/byprofile/${patient.id}?page=9`, { token: manager })).json()) as any;
+    expect(body).toMatchObject({ data: [], noteRbts: [], noteBcbas: [], total: 4, page: 9, last_page: 1, arrayPages: [1] });
+    expect(body.showing).toBe("Showing 0 to 0 of 4 entries");
+  });
+
+  it.each([
     ["a bad date", "date_start=2026-02-30"],
     ["To before From", "date_start=2026-03-05&date_end=2026-03-01"],
     ["an unknown note type", "noteType=parent"],
@@ -295,5 +320,85 @@ describe("store, show, update, destroy", () => {
 
   it("other methods answer 405", async () => {
     expect((await api(`/client_report/store`, { token: manager })).status).toBe(405);
+  });
+
+  it("update keeps a PA number and NPI the body leaves out; null clears the PA number and gives the NPI back to the location's", async () => {
+    const npiLocation = await createLocation({ npi: "1999999999" });
+    const biller = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [npiLocation.id] }));
+    const client = await createPatient({ locationId: npiLocation.id, insurerId: insurer });
+    const n = await note({ type: "rbt", patientId: client.id, locationId: npiLocation.id, date: "2026-04-06" });
+    const created = (await (await api(`/client_report/store`, { method: "POST", token: biller, body: { note_rbt_id: n.id, pa_number: "PA-9", npi: "1234567890" } })).json()) as any;
+    expect(created.data.report).toMatchObject({ pa_number: "PA-9", npi: "1234567890", version: 1 });
+    const id = created.data.report.id;
+    const kept = await api(`/client_report/update/${id}`, { method: "POST", token: biller, body: { version: 1, md: "HM" } });
+    expect(kept.status).toBe(200);
+    expect(((await kept.json()) as any).data.report).toMatchObject({ md: "HM", pa_number: "PA-9", npi: "1234567890", version: 2 });
+    const cleared = await api(`/client_report/update/${id}`, { method: "POST", token: biller, body: { version: 2, md: "HM", pa_number: null, npi: null } });
+    expect(((await cleared.json()) as any).data.report).toMatchObject({ pa_number: null, npi: "1999999999", version: 3 });
+  });
+});
+
+describe("a note is priced for its provider's credential: the row, the save and the scrubber agree (decision 030, 2026-11-26 (issue 11 review))", () => {
+  let clinic: { id: number };
+  let biller: string;
+  let analyst: { id: number };
+  let technician: { id: number };
+  let noRole: { id: number };
+  let dual: number;
+  let rbtOnly: number;
+
+  beforeAll(async () => {
+    clinic = await createLocation();
+    // Dual prices 97153 for RBTs and for BCBAs; RbtOnly only for RBTs.
+    const [a] = await db().insert(insurances).values({ name: "Dual Health" }).returning();
+    const [b] = await db().insert(insurances).values({ name: "RbtOnly Health" }).returning();
+    dual = a!.id;
+    rbtOnly = b!.id;
+    await db()
+      .insert(insuranceServices)
+      .values([
+        { insuranceId: dual, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 12.5 },
+        { insuranceId: dual, cptCode: "97153", provider: "bcba", type: "bcba", unitPrice: 20 },
+        { insuranceId: rbtOnly, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 12.5 },
+      ]);
+    analyst = await createUser({ role: "BCBA", permissions: ["view_notes"], locations: [clinic.id] });
+    technician = await createUser({ role: "RBT", permissions: ["view_notes"], locations: [clinic.id] });
+    noRole = await createUser({ permissions: ["view_notes"], locations: [clinic.id] });
+    biller = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [clinic.id] }));
+  });
+
+  async function client(insurerId: number) {
+    const c = await createPatient({ locationId: clinic.id, insurerId });
+    const [pa] = await db().insert(paServices).values({ patientId: c.id, paService: `PA-${c.id}`, cpt: "97153", nUnits: 400, startDate: "2026-01-01", endDate: "2026-12-31", insuranceId: insurerId }).returning();
+    return { id: c.id, pa: pa!.id };
+  }
+
+  it.each([
+    // who renders an RBT note of 97153 (8 units) → the unit price shown, saved and judged
+    ["a BCBA: the BCBA price", () => analyst, 2000, 16000],
+    ["an RBT: the RBT price", () => technician, 1250, 10000],
+    ["a provider without a credential role: the note's type (rbt)", () => noRole, 1250, 10000],
+  ])("%s", async (_l, who, unitPrice, charges) => {
+    const c = await client(dual);
+    const n = await note({ type: "rbt", patientId: c.id, locationId: clinic.id, date: "2026-04-06", paServiceId: c.pa, providerId: who().id });
+    const report = (await (await api(`/client_report/byprofile/${c.id}`, { token: biller })).json()) as any;
+    expect(report.data).toHaveLength(1);
+    expect(report.data[0]).toMatchObject({ id: n.id, unit_price_cents: unitPrice, charges_cents: charges, reasons: [] });
+    const saved = await api(`/client_report/store`, { method: "POST", token: biller, body: { note_rbt_id: n.id, billed: true } });
+    expect(saved.status, await saved.clone().text()).toBe(201);
+    expect(((await saved.json()) as any).data.report).toMatchObject({ unit_price_cents: unitPrice, charges_cents: charges, billed: true });
+  });
+
+  it("a BCBA's note the payer has no BCBA price for shows no price and the scrubber's reason, and cannot be billed", async () => {
+    const c = await client(rbtOnly);
+    const n = await note({ type: "rbt", patientId: c.id, locationId: clinic.id, date: "2026-04-07", paServiceId: c.pa, providerId: analyst.id });
+    const row = ((await (await api(`/client_report/byprofile/${c.id}`, { token: biller })).json()) as any).data[0];
+    // The price the scrubber judged (none) is the price shown: never $12.50 beside "has no price".
+    expect(row).toMatchObject({ unit_price_cents: 0, charges_cents: 0, reasons: ["RbtOnly Health has no price for CPT 97153 for BCBA providers."] });
+    const before = await rowsOf();
+    const refused = await api(`/client_report/store`, { method: "POST", token: biller, body: { note_rbt_id: n.id, billed: true } });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as any).errors.billed).toMatch(/no price for CPT 97153 for BCBA providers/);
+    expect(await rowsOf()).toBe(before);
   });
 });

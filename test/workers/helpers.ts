@@ -20,7 +20,8 @@ export function db(): Db {
  * The database behind a counter of the D1 statements it runs (a batch counts each of its statements) and
  * of its round trips (a batch is one), for tests of a use case's statement budget.
  */
-export function countingDb(): { db: Db; statements: () => number; roundTrips: () => number } {
+export function countingDb(): { db: Db; statements: () => number; roundTrips: () => number; queries: () => string[] } {
+  const queries: string[] = [];
   let n = 0;
   let trips = 0;
   const originals = new WeakMap<object, D1PreparedStatement>();
@@ -37,13 +38,13 @@ export function countingDb(): { db: Db; statements: () => number; roundTrips: ()
     return wrapped;
   };
   const binding = {
-    prepare: (query: string) => wrap(env.DB.prepare(query)),
+    prepare: (query: string) => (queries.push(query), wrap(env.DB.prepare(query))),
     batch: (statements: D1PreparedStatement[]) => ((n += statements.length), trips++, env.DB.batch(statements.map((x) => originals.get(x) ?? x))),
     exec: (query: string) => env.DB.exec(query),
     dump: () => env.DB.dump(),
     withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
   } as D1Database;
-  return { db: d1Database(binding), statements: () => n, roundTrips: () => trips };
+  return { db: d1Database(binding), statements: () => n, roundTrips: () => trips, queries: () => [...queries] };
 }
 
 let cachedHash: string | null = null;

@@ -133,6 +133,7 @@ describe("insurance services API", () => {
     [{ code: "97153", unit_price: -1 }, "unit_price", "Unit price must be 0 or more."],
     [{ code: "97153" }, "unit_price", "Unit price is required."],
     [{ code: "97153", unit_price: 1, max_per_day: 1.5 }, "max_per_day", "Max per day must be a whole number."],
+    [{ code: "97153", unit_price: 1, multiplier: 1.15001 }, "multiplier", "Multiplier takes at most 4 decimals (for example 1.15)."],
   ])("refuses a bad service with 422 and writes nothing (%#)", async (body, field, message) => {
     const insurer = await createInsurer();
     const token = await managerToken();

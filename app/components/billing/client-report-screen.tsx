@@ -8,6 +8,7 @@ import { MODIFIER_CHOICES, REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/
 import { money } from "~/domain/billing";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
 import { NOTE_STATUSES } from "~/domain/notes";
+import type { CurrentRow } from "~/models/client-reports.server";
 import type { ReportScreenData, ReportScreenRow } from "~/services/billing-screens.server";
 
 /**
@@ -21,6 +22,17 @@ interface ActionAnswer {
   errors: Record<string, string>;
   message: string | null;
   values: Record<string, string | string[]>;
+  /** A stale save or status (409): the row as it is now. */
+  current?: CurrentRow | null;
+}
+
+/** What a row's forms show and send back: its billing fields and the versions they were read at. */
+type RowState = Pick<ReportScreenRow, "status" | "note_version" | "md" | "md2" | "billed" | "pay" | "client_report">;
+
+/** The 409's row in words, so the biller sees what the other person saved before saving again. */
+function staleText(c: CurrentRow): string {
+  const md = (label: string, code: string | null) => (code ? `${label} ${code}` : `no ${label}`);
+  return `Someone else changed this row: it now reads status ${c.status}, ${md("Modifier 1", c.md)}, ${md("Modifier 2", c.md2)}, ${c.billed ? "billed" : "not billed"}, ${c.pay ? "paid" : "not paid"}. The row shows those values; make your change again and Save.`;
 }
 
 type LoaderShape = { report: ReportScreenData; queryError: string | null };
@@ -41,8 +53,15 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
   const [params] = useSearchParams();
   const p = report.patient;
   const failedNote = answer?.values?.note_id;
-  const typed = (row: ReportScreenRow, key: string, fallback: string) => (failedNote === String(row.id) && typeof answer?.values[key] === "string" ? (answer.values[key] as string) : fallback);
-  const typedBox = (row: ReportScreenRow, key: string, fallback: boolean) => (failedNote === String(row.id) && answer?.values.intent === "save" ? answer.values[key] === "on" || answer.values[key] === "true" : fallback);
+  // A stale save (409) shows the row as it is now, its values with their versions, never the typed ones with
+  // the fresh versions (a second Save would then overwrite the other person's change unseen).
+  const stale = answer?.current && String(answer.current.note_id) === failedNote ? answer.current : null;
+  const now: RowState | null = stale && { status: stale.status, note_version: stale.note_version, md: stale.md, md2: stale.md2, billed: stale.billed, pay: stale.pay, client_report: stale.client_report && { version: stale.client_report.version } };
+  const state = (r: ReportScreenRow): RowState => (now && stale?.note_id === r.id ? now : r);
+  // Bad input (422) shows the typed values again, beside the message.
+  const retyped = (row: ReportScreenRow) => failedNote === String(row.id) && !stale;
+  const typed = (row: ReportScreenRow, key: string, fallback: string) => (retyped(row) && typeof answer?.values[key] === "string" ? (answer.values[key] as string) : fallback);
+  const typedBox = (row: ReportScreenRow, key: string, fallback: boolean) => (retyped(row) && answer?.values.intent === "save" ? answer.values[key] === "on" || answer.values[key] === "true" : fallback);
   const rowLabel = (row: ReportScreenRow) => `the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`;
 
   const columns: Column<ReportScreenRow>[] = [
@@ -63,9 +82,9 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
         <form method="post" className="row-status" data-fetch="">
           <input type="hidden" name="intent" value="status" />
           <input type="hidden" name="note_id" value={r.id} />
-          <input type="hidden" name="note_version" value={r.note_version} />
-          <span className={`status status-${r.status}`}>{r.status}</span>{" "}
-          <ChoiceSelect name="status" aria-label={`Status of ${rowLabel(r)}`} data-autosubmit="" choices={STATUS_OPTIONS} value={r.status} />{" "}
+          <input type="hidden" name="note_version" value={state(r).note_version} />
+          <span className={`status status-${state(r).status}`}>{state(r).status}</span>{" "}
+          <ChoiceSelect name="status" aria-label={`Status of ${rowLabel(r)}`} data-autosubmit="" choices={STATUS_OPTIONS} value={state(r).status} />{" "}
           <button type="submit" className="btn btn-small" data-autosubmit-button="">
             Set
           </button>
@@ -75,8 +94,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
     { header: "POS", sort: "pos", cell: (r) => r.pos || "—" },
     { header: "Total hours", sort: "hours", cell: (r) => r.total_hours.toFixed(2) },
     { header: "CPT", sort: "cpt", cell: (r) => r.cpt_code || "—" },
-    { header: "Modifier 1", cell: (r) => <ModifierSelect name="md" label={`Modifier 1 of ${rowLabel(r)}`} value={typed(r, "md", r.md ?? "")} form={`row-${r.id}`} /> },
-    { header: "Modifier 2", cell: (r) => <ModifierSelect name="md2" label={`Modifier 2 of ${rowLabel(r)}`} value={typed(r, "md2", r.md2 ?? "")} form={`row-${r.id}`} /> },
+    { header: "Modifier 1", cell: (r) => <ModifierSelect name="md" label={`Modifier 1 of ${rowLabel(r)}`} value={typed(r, "md", state(r).md ?? "")} form={`row-${r.id}`} /> },
+    { header: "Modifier 2", cell: (r) => <ModifierSelect name="md2" label={`Modifier 2 of ${rowLabel(r)}`} value={typed(r, "md2", state(r).md2 ?? "")} form={`row-${r.id}`} /> },
     { header: "Total units", sort: "units", cell: (r) => r.total_units },
     { header: "Unit price", cell: (r) => money(r.unit_price_cents) },
     {
@@ -89,8 +108,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
       ),
     },
     { header: "Provider", sort: "provider", cell: (r) => r.provider_name || "—" },
-    { header: "Billed", sort: "billed", cell: (r) => <input type="checkbox" name="billed" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "billed", r.billed)} aria-label={`Billed: ${rowLabel(r)}`} /> },
-    { header: "Pay", sort: "pay", cell: (r) => <input type="checkbox" name="pay" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "pay", r.pay)} aria-label={`Pay: ${rowLabel(r)}`} /> },
+    { header: "Billed", sort: "billed", cell: (r) => <input type="checkbox" name="billed" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "billed", state(r).billed)} aria-label={`Billed: ${rowLabel(r)}`} /> },
+    { header: "Pay", sort: "pay", cell: (r) => <input type="checkbox" name="pay" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "pay", state(r).pay)} aria-label={`Pay: ${rowLabel(r)}`} /> },
     { header: "Created", sort: "created", cell: (r) => r.created_at.slice(0, 10) },
     {
       header: "Claim check",
@@ -112,14 +131,14 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
         <form method="post" id={`row-${r.id}`} data-fetch="">
           <input type="hidden" name="intent" value="save" />
           <input type="hidden" name="note_id" value={r.id} />
-          <input type="hidden" name="note_version" value={r.note_version} />
-          <input type="hidden" name="version" value={r.client_report?.version ?? ""} />
+          <input type="hidden" name="note_version" value={state(r).note_version} />
+          <input type="hidden" name="version" value={state(r).client_report?.version ?? ""} />
           <button type="submit" className="btn btn-small btn-primary" aria-label={`Save ${rowLabel(r)}`}>
             Save
           </button>
           {failedNote === String(r.id) && answer?.message ? (
             <p className="field-error" role="alert">
-              {Object.values(answer.errors ?? {})[0] ?? answer.message}
+              {stale ? staleText(stale) : (Object.values(answer.errors ?? {})[0] ?? answer.message)}
             </p>
           ) : null}
         </form>

@@ -2,7 +2,7 @@ import { useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { Children, Fragment, type Key, type ReactNode } from "react";
 import type { Paged } from "~/domain/paging";
-import { Pagination } from "./list";
+import { linkParams, Pagination } from "./list";
 
 /**
  * One column-driven list for every list screen (decision 028): a screen declares its columns as data and
@@ -61,7 +61,7 @@ function SortHeader({ column }: { column: { header: string; sort: string } }) {
   const [params] = useSearchParams();
   const current = params.get("sort") === column.sort;
   const dir = current && params.get("dir") !== "desc" ? "asc" : current ? "desc" : null;
-  const next = new URLSearchParams(params);
+  const next = linkParams(params);
   next.set("sort", column.sort);
   next.set("dir", dir === "asc" ? "desc" : "asc");
   next.delete("page");

@@ -1,7 +1,7 @@
 import { Form, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import type { ReactNode } from "react";
-import { pageWindow, showingText, type Paged } from "~/domain/paging";
+import { pageLinks, showingText, type Paged } from "~/domain/paging";
 
 /** A bookmarkable search/filter form (GET). Extra filter controls go in children. */
 export function SearchForm({ placeholder = "Search", children }: { placeholder?: string; children?: ReactNode }) {
@@ -95,21 +95,34 @@ export function FilterButtons({ reset = "?" }: { reset?: string }) {
   );
 }
 
-/** 'Showing x to y of n entries' and a window of five page links that keep the other query values. */
+/**
+ * The query of a link from this page (another page, a sort): the address's values without `flash`, the message
+ * of the save that led here (the screens' own redirects drop it too, `cleanAddress`), so paging or sorting does
+ * not show it again.
+ */
+export function linkParams(params: URLSearchParams): URLSearchParams {
+  const next = new URLSearchParams(params);
+  next.delete("flash");
+  return next;
+}
+
+/** 'Showing x to y of n entries' and a window of five page links that keep the other query values (not the flash). */
 export function Pagination({ page }: { page: Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page" | "total_is_lower_bound"> }) {
   const [params] = useSearchParams();
   const href = (n: number) => {
-    const next = new URLSearchParams(params);
+    const next = linkParams(params);
     next.set("page", String(n));
     return `?${next.toString()}`;
   };
+  // Past the last page (an old bookmark) the links still lead back: Previous to the last page, the window to page 1.
+  const links = pageLinks(page.page, page.last_page);
   return (
     <nav className="pagination" aria-label="Pages">
       <span>{showingText(page)}</span>
-      {page.last_page > 1 ? (
+      {links.numbers.length ? (
         <span className="pages">
-          {page.page > 1 ? <Link to={href(page.page - 1)}>Previous</Link> : null}
-          {pageWindow(page.page, page.last_page).map((n) =>
+          {links.previous !== null ? <Link to={href(links.previous)}>Previous</Link> : null}
+          {links.numbers.map((n) =>
             n === page.page ? (
               <strong key={n} aria-current="page">
                 {n}
@@ -120,7 +133,7 @@ export function Pagination({ page }: { page: Pick<Paged<unknown>, "page" | "per_
               </Link>
             ),
           )}
-          {page.page < page.last_page ? <Link to={href(page.page + 1)}>Next</Link> : null}
+          {links.next !== null ? <Link to={href(links.next)}>Next</Link> : null}
         </span>
       ) : null}
     </nav>

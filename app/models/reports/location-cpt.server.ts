@@ -56,6 +56,9 @@ export async function locationCptReport(ctx: ModelContext, f: NoteReportFilters,
       modifiers: [gr.md, gr.md2],
       locationId: gr.locationId,
       insurerId: gr.payer ?? null,
+      // The day sums are not kept per provider, so a group is priced by its note type (decision 030,
+      // 2026-11-26 (issue 11 review): the one difference from the billing rows, claims and the scrubber).
+      providerCredential: null,
       unitPriceCents: gr.ownPrice,
     });
     const k = `${gr.locationId}\u0000${gr.cpt}`;

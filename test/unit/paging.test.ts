@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { pageLinks, pageWindow, showingText } from "~/domain/paging";
+
+/**
+ * 'Showing x to y of n entries' (clinical §2) and the page links, on every page — including a page past the
+ * last one (an old bookmark, a list that shrank): the lists keep the page asked for and answer it empty, so the
+ * text must not count rows that are not there, and the links must lead back.
+ */
+describe("showingText never shows a row that is not on the page", () => {
+  it.each([
+    // page, per page, total → text
+    [1, 50, 0, "Showing 0 to 0 of 0 entries"],
+    [1, 50, 4, "Showing 1 to 4 of 4 entries"],
+    [1, 50, 50, "Showing 1 to 50 of 50 entries"],
+    [2, 50, 51, "Showing 51 to 51 of 51 entries"],
+    [2, 50, 100, "Showing 51 to 100 of 100 entries"],
+    [3, 50, 100, "Showing 0 to 0 of 100 entries"], // the page after the last
+    [9, 50, 4, "Showing 0 to 0 of 4 entries"], // was "Showing 401 to 4 of 4 entries"
+    [9, 50, 0, "Showing 0 to 0 of 0 entries"],
+    [2, 25, 1_000, "Showing 26 to 50 of 1000 entries"],
+  ])("page %i of %i a page, %i rows: %s", (page, per_page, total, text) => {
+    expect(showingText({ page, per_page, total })).toBe(text);
+  });
+});
+
+describe("pageLinks: the window of page numbers and Previous/Next, with a way back from past the end", () => {
+  it.each([
+    // page, last page → previous, numbers, next
+    [1, 1, null, [], null], // one page: no links
+    [1, 3, null, [1, 2, 3], 2],
+    [2, 3, 1, [1, 2, 3], 3],
+    [3, 3, 2, [1, 2, 3], null],
+    [5, 9, 4, [3, 4, 5, 6, 7], 6],
+    [9, 1, 1, [1], null], // past the end of a one-page list: back to page 1
+    [9, 3, 3, [1, 2, 3], null], // Previous is the last page, not page 8
+    [40, 12, 12, [8, 9, 10, 11, 12], null],
+  ])("page %i of %i → previous %j, %j, next %j", (page, last, previous, numbers, next) => {
+    expect(pageLinks(page, last)).toEqual({ previous, numbers, next });
+  });
+
+  it("the window itself is unchanged", () => {
+    expect(pageWindow(1, 1)).toEqual([1]);
+    expect(pageWindow(9, 1)).toEqual([1]);
+    expect(pageWindow(6, 20)).toEqual([4, 5, 6, 7, 8]);
+  });
+});
