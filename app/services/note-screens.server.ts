@@ -2,6 +2,7 @@ import { data, redirect, type AppLoadContext } from "@remix-run/cloudflare";
 import type { FormValues } from "~/components/notes/note-fields";
 import { NOTE_TYPE_PATHS, type NoteFormOptions } from "~/components/notes/types";
 import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/note-view";
+import { versionChanges } from "~/components/notes/note-history";
 import { noteBodyToFormFields, noteFormToBody } from "~/domain/note-form";
 import type { NoteJson, NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
@@ -441,7 +442,7 @@ export function editNoteAction(type: NoteType) {
       return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });
     }
     if (intent !== "save" && intent !== "amend") return rerender(400, { message: "Unknown action." });
-    const result = await updateNote(ctx, type, id, bodyOf(type, form), { version, partial: false, amendmentReason: String(form.get("amendment_reason") ?? "") || null });
+    const result = await updateNote(ctx, type, id, bodyOf(type, form), { version, partial: false, keepModifiers: true, amendmentReason: String(form.get("amendment_reason") ?? "") || null });
     if (result.ok) return redirectToView(type, result.data.id, result.message);
     const r = refusal(result);
     if (r.status === 409) {
@@ -463,7 +464,14 @@ export function viewNoteLoader(type: NoteType) {
     const view = await getNoteView(ctx, type, id);
     if (!view) throw notFound("Note not found.");
     const flash = new URL(request.url).searchParams.get("flash");
-    const history: ViewHistoryEntry[] = view.history.map((h) => ({ version: h.version, reason: h.reason, by: h.amended_by_name, at: h.amended_at }));
+    // Each earlier version (newest first) with the fields in which it differs from the version that replaced it.
+    const history: ViewHistoryEntry[] = view.history.map((h, i) => ({
+      version: h.version,
+      reason: h.reason,
+      by: h.amended_by_name,
+      at: h.amended_at,
+      changes: versionChanges(h.note, i === 0 ? view.note : view.history[i - 1]!.note),
+    }));
     return {
       note: view.note,
       context: view.context,

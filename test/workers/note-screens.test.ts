@@ -287,6 +287,74 @@ describe("edit, amend, view", () => {
     expect(after).toContain("Tired");
   });
 
+  it("the edit and amend screens keep the modifiers set on the view (the form has no modifier fields)", async () => {
+    const day = nextDay();
+    const times = nextTimes();
+    const id = await createViaForm(w.rbtCookie, { session_date: day, ...times });
+    expect((await post(`/note-rbt/view/${id}`, { intent: "modifiers", md: "HM", md2: "XE", md3: "" }, w.managerCookie)).status).toBe(303);
+    const current = async () => (await db().select().from(notes).where(eq(notes.id, id)))[0]!;
+    // The RBT edits their own note: saved, the manager's modifiers kept (a posted md is not the form's either).
+    let row = await current();
+    const byRbt = await post(`/note-rbt/edit/${id}`, rbtFields({ session_date: day, ...times, version: String(row.version), "content.client_appeared": "Relaxed", md: "" }), w.rbtCookie);
+    expect(byRbt.status, await byRbt.clone().text().then((t) => (/role="alert"[^>]*>([^<]*)/.exec(t)?.[1] ?? t.slice(0, 200)))).toBe(303);
+    row = await current();
+    expect(row).toMatchObject({ md: "HM", md2: "XE", md3: null });
+    expect(JSON.parse(row.content).client_appeared).toBe("Relaxed");
+    // A manager's screen edit keeps them too.
+    const byManager = await post(`/note-rbt/edit/${id}`, rbtFields({ session_date: day, ...times, version: String(row.version), "content.client_appeared": "Focused" }), w.managerCookie);
+    expect(byManager.status).toBe(303);
+    row = await current();
+    expect(row).toMatchObject({ md: "HM", md2: "XE", md3: null });
+    expect(JSON.parse(row.content).client_appeared).toBe("Focused");
+    // Signed, then amended by the RBT: the amendment saves and keeps them.
+    const signed = await post(`/note-rbt/edit/${id}`, rbtFields({ session_date: day, ...times, version: String(row.version), provider_name: "Riley User", provider_signed_on: day }), w.rbtCookie);
+    expect(signed.status).toBe(303);
+    row = await current();
+    expect(row.signedAt).not.toBeNull();
+    const amended = await post(
+      `/note-rbt/edit/${id}`,
+      rbtFields({ intent: "amend", session_date: day, ...times, provider_name: "Riley User", provider_signed_on: day, version: String(row.version), "content.client_appeared": "Sleepy", amendment_reason: "Mood corrected" }),
+      w.rbtCookie,
+    );
+    expect(amended.status).toBe(303);
+    row = await current();
+    expect(row).toMatchObject({ md: "HM", md2: "XE", md3: null });
+    expect(JSON.parse(row.content).client_appeared).toBe("Sleepy");
+  });
+
+  it("the view shows each earlier version of an amended note: the fields it changed, with the earlier text", async () => {
+    const day = nextDay();
+    const times = nextTimes();
+    const signing = { provider_name: "Riley User", provider_signed_on: day };
+    const id = await createViaForm(w.rbtCookie, { session_date: day, ...times, ...signing, "content.as_evidenced_by": "Pointing at the picture card first" });
+    const amend = async (over: Record<string, string>, reason: string) => {
+      const [row] = await db().select().from(notes).where(eq(notes.id, id));
+      const res = await post(`/note-rbt/edit/${id}`, rbtFields({ intent: "amend", session_date: day, ...times, ...signing, version: String(row!.version), amendment_reason: reason, ...over }), w.rbtCookie);
+      expect(res.status).toBe(303);
+    };
+    await amend({ "content.as_evidenced_by": "Handing over the picture card" }, "Wrong behavior recorded");
+    await amend({ "content.as_evidenced_by": "Handing over the picture card", "content.next_session_is_scheduled_for": "Friday afternoon" }, "Next session moved");
+    const res = await request(`/note-rbt/view/${id}`, { cookie: w.rbtCookie });
+    const html = await res.text();
+    const history = html.slice(html.indexOf('id="history-head"'));
+    const versions = [...history.matchAll(/<details class="note-version">([\s\S]*?)<\/details>/g)].map((m) => m[1]!);
+    expect(versions).toHaveLength(2);
+    // Newest first: version 2 had the earlier next session; version 1 the earlier evidence, and only what changed.
+    expect(versions[0]).toContain("Version 2 as it was: 1 field changed");
+    expect(versions[0]).toContain("Next session is scheduled for");
+    expect(versions[0]).toContain("Thursday");
+    expect(versions[1]).toContain("Version 1 as it was");
+    expect(versions[1]).toContain("Pointing at the picture card first");
+    expect(versions[1]).not.toContain("Client appeared");
+    // The current text stays in the note itself; the earlier one only in the history.
+    expect(html.indexOf("Pointing at the picture card first")).toBeGreaterThan(html.indexOf('id="history-head"'));
+    // The outsider still sees nothing of it.
+    expect((await request(`/note-rbt/view/${id}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    // The view stays small (issue 10: note view ≤ 30 KB HTML gzip).
+    const gz = await new Response(new Blob([html]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+    expect(gz.byteLength).toBeLessThan(30 * 1024);
+  });
+
   it("status and modifiers need manage_notes", async () => {
     const id = await createViaForm(w.rbtCookie, { session_date: nextDay(), ...nextTimes() });
     const asRbt = await (await request(`/note-rbt/view/${id}`, { cookie: w.rbtCookie })).text();

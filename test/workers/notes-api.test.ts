@@ -275,7 +275,14 @@ describe("reads", () => {
     expect((await call(s.rbt.token, "GET", `/note_rbt/byclient/${s.patient.id}`)).json.data.map((n: { id: number }) => n.id)).toEqual([id]);
     expect((await call(outsider.token, "GET", `/note_rbt/byclient/${s.patient.id}`)).status).toBe(404);
     expect((await call(s.rbt.token, "GET", `/note_rbt/byprofile/${s.rbt.id}`)).json.data.map((n: { id: number }) => n.id)).toEqual([id]);
-    expect((await call(outsider.token, "GET", `/note_rbt/byprofile/${s.rbt.id}`)).json.data).toEqual([]);
+    // A provider the actor cannot see (no location in common) is not found, exactly like a user that does not exist.
+    const hidden = await call(outsider.token, "GET", `/note_rbt/byprofile/${s.rbt.id}`);
+    const missing = await call(outsider.token, "GET", `/note_rbt/byprofile/999999999`);
+    expect([hidden.status, missing.status]).toEqual([404, 404]);
+    expect(hidden.json).toEqual(missing.json);
+    expect((await call(outsider.token, "GET", `/note_bcba/byprofile/${s.rbt.id}`)).status).toBe(404);
+    const everywhere = await staff(["view_notes", "access_all_locations"], [elsewhere.id]);
+    expect((await call(everywhere.token, "GET", `/note_rbt/byprofile/${s.rbt.id}`)).json.data.map((n: { id: number }) => n.id)).toEqual([id]);
     const config = await call(s.rbt.token, "GET", `/note_rbt/config?patient_id=${s.patient.id}&session_date=${day(-1)}`);
     expect(config.status).toBe(200);
     expect(config.json.data).toMatchObject({ cpt_codes: ["97153"], client: { patient_id: s.patient.id, today: today() } });
@@ -325,6 +332,20 @@ describe("update, status, modifiers, delete", () => {
     expect((await call(manager.token, "PUT", `/note_rbt/update/modifier/${n.id}`, { md: "hm", md2: "XE" })).json.data).toMatchObject({ md: "HM", md2: "XE", md3: null });
     expect((await call(manager.token, "PUT", `/note_rbt/update/modifier/${n.id}`, { md: "QQ" })).status).toBe(422);
     expect((await call(s.rbt.token, "PUT", `/note_rbt/update/modifier/${n.id}`, { md: "HM" })).status).toBe(403);
+  });
+
+  it("modifiers in a note's body still need manage_notes; a PATCH that names none keeps them", async () => {
+    const s = await scene();
+    const n = (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data;
+    expect((await call(manager.token, "PUT", `/note_rbt/update/modifier/${n.id}`, { md: "HM" })).json.data).toMatchObject({ md: "HM", version: 2 });
+    const put = await call(s.rbt.token, "PUT", `/v2/notes-rbt/${n.id}`, { ...body(s), md: "XP", version: 2 });
+    expect(put.status).toBe(422);
+    expect(put.json.errors).toEqual({ md: "Only a user with manage_notes may set modifiers." });
+    const patch = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { participants: "Father", version: 2 });
+    expect(patch.status).toBe(200);
+    expect(patch.json.data).toMatchObject({ md: "HM", version: 3, content: { participants: "Father" } });
+    const [row] = await notesOf(s.patient.id);
+    expect(row).toMatchObject({ md: "HM", version: 3 });
   });
 
   it("delete (manage_notes) hides the note and gives its units back", async () => {

@@ -3,6 +3,7 @@ import { Link } from "~/components/ui/link";
 import { MODIFIERS } from "~/domain/insurance";
 import { NOTE_STATUSES, type NoteContext, type NoteJson } from "~/domain/notes";
 import { useNonce } from "../nonce";
+import type { NoteVersionField } from "./note-history";
 import { FormMessage } from "../ui/field";
 import { CPT_LABELS, NOTE_TYPE_LABELS, NOTE_TYPE_PATHS } from "./types";
 
@@ -17,6 +18,8 @@ export interface NoteHistoryEntry {
   reason: string;
   by: string;
   at: string;
+  /** The fields in which this earlier version differs from the one that replaced it, with the earlier text. */
+  changes: NoteVersionField[];
 }
 
 export interface NoteViewProps {
@@ -319,6 +322,23 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
             </tbody>
           </table>
         )}
+        {history.map((h) => (
+          <details key={h.version} className="note-version">
+            <summary>{`Version ${h.version} as it was: ${h.changes.length} ${h.changes.length === 1 ? "field" : "fields"} changed on ${h.at.replace("T", " ").slice(0, 16)} UTC`}</summary>
+            {h.changes.length === 0 ? (
+              <p className="muted">No field differs from the version that replaced it.</p>
+            ) : (
+              <dl className="note-dl">
+                {h.changes.map((c) => (
+                  <div className="dl-row" key={c.label}>
+                    <dt>{c.label}</dt>
+                    <dd className="pre-line">{c.was}</dd>
+                  </div>
+                ))}
+              </dl>
+            )}
+          </details>
+        ))}
       </section>
     </section>
   );
