@@ -121,19 +121,23 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
     if (!current.editable) return invalid({ form: readOnlyMessage(current.status) });
     const version = opts.version ?? null;
     if (version !== null && version !== current.version) return conflict(current);
-    const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "consent", entityId: id, patientId: input.patient_id }, () => {
-      const update = ctx.db
+    // The audit row only if the draft changed: an edit that loses the race to a signature (or a withdrawal,
+    // or another edit) records nothing against the consent.
+    const [rows] = await withConditionalAudit(ctx.db, who(ctx), { action: "update", entity: "consent", entityId: id, patientId: input.patient_id }, (audit) => [
+      ctx.db
         .update(clientConsents)
         .set({ ...values, version: sql`${clientConsents.version} + 1`, updatedAt: ctx.now().toISOString() })
         .where(and(eq(clientConsents.id, id!), live, eq(clientConsents.status, "draft"), version === null ? undefined : eq(clientConsents.version, version)))
-        .returning();
-      return [update];
-    });
+        .returning(),
+      audit(sql`changes() = 1`),
+    ]);
     if (!rows[0]) {
       const [again] = await consentInScope(ctx, id!);
       if (!again) return notFound("Consent");
       const now = consentJson(again.c);
-      return now.editable ? conflict(now) : invalid({ form: readOnlyMessage(now.status) });
+      // Changed since this edit read it (its pre-check passed): 409 with the consent as it now is, nothing saved.
+      if (now.editable) return conflict(now);
+      return { ok: false, status: 409, message: now.status === "withdrawn" ? CONSENT_MESSAGES.withdrawnWhileEditing : CONSENT_MESSAGES.signedWhileEditing, current: now };
     }
     return ok(consentJson(rows[0]), CONSENT_MESSAGES.updated);
   }
@@ -165,18 +169,33 @@ function consentOfParent(ctx: ModelContext, id: number) {
     .where(and(eq(clientConsents.id, id), live, ne(clientConsents.status, "withdrawn"), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
 }
 
+/** What a parent signing a changed draft is answered with: the text as it now stands, to read before signing. */
+function textToRead(r: Row) {
+  const c = consentJson(r);
+  return { id: c.id, version: c.version, section_labels: c.section_labels, section_texts: c.section_texts, notes: c.notes };
+}
+
+/** A parent's signature of a draft changed since they read it (or with no version to show what they read): 409, nothing signed. */
+function staleSignature(r: Row): ModelResult<never> {
+  return { ok: false, status: 409, message: CONSENT_MESSAGES.changedBeforeSigning, current: textToRead(r) };
+}
+
 /**
  * The parent signs a consent of their own child: typed name, optional drawn signature. Another family's
  * consent (or a staff actor) answers 404; a consent already signed answers 422 and keeps its first
- * signature. The update is conditional on status draft, and its audit row is written only if it happened.
+ * signature. The signature names the version of the text the parent read (`version`, required): a draft
+ * the clinic changed since answers 409 with the current text and nothing is signed. The update is
+ * conditional on status draft AND that version, and its audit row is written only if it happened.
  */
-export async function signConsent(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<ConsentJson>> {
+export async function signConsent(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { version: number | null }): Promise<ModelResult<ConsentJson>> {
   if (ctx.actor.kind !== "parent") return notFound("Consent");
   const [row] = await consentOfParent(ctx, id);
   if (!row) return notFound("Consent");
   const parsed = parseWith(ConsentSignInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   if (!isConsentEditable({ status: row.c.status, deleted_at: row.c.deletedAt })) return invalid({ form: CONSENT_MESSAGES.signedReadOnly });
+  const version = opts.version;
+  if (version === null || version !== row.c.version) return staleSignature(row.c);
   const at = ctx.now().toISOString();
   const results = await withConditionalAudit(
     ctx.db,
@@ -196,7 +215,7 @@ export async function signConsent(ctx: ModelContext, id: number, raw: Record<str
           version: sql`${clientConsents.version} + 1`,
           updatedAt: at,
         })
-        .where(and(eq(clientConsents.id, id), live, eq(clientConsents.status, "draft")))
+        .where(and(eq(clientConsents.id, id), live, eq(clientConsents.status, "draft"), eq(clientConsents.version, version)))
         .returning(),
       audit(sql`changes() = 1`),
     ],
@@ -204,8 +223,10 @@ export async function signConsent(ctx: ModelContext, id: number, raw: Record<str
   );
   const updated = (results[0] as Row[])[0];
   if (!updated) {
-    // Lost a race: signed meanwhile (the first signature stays), or withdrawn by the clinic meanwhile.
-    const [now] = await ctx.db.select({ status: clientConsents.status }).from(clientConsents).where(eq(clientConsents.id, id));
+    // Lost a race: signed meanwhile (the first signature stays), withdrawn by the clinic meanwhile, or the
+    // draft was edited after the parent read it (they sign the current text, or nothing).
+    const [now] = await ctx.db.select().from(clientConsents).where(eq(clientConsents.id, id));
+    if (now && isConsentEditable({ status: now.status, deleted_at: now.deletedAt })) return staleSignature(now);
     return invalid({ form: now?.status === "withdrawn" ? CONSENT_MESSAGES.withdrawnNotSignable : CONSENT_MESSAGES.signedReadOnly });
   }
   return ok(consentJson(updated), CONSENT_MESSAGES.signed);

@@ -75,6 +75,25 @@ function consentsQuery(ctx: ModelContext, patientId: number) {
     .orderBy(desc(clientConsents.createdAt), desc(clientConsents.id));
 }
 
+/**
+ * A consent as the parent's page shows it: the text they read and sign (with the version they read, which
+ * their signature names), and for a signed one who signed and when. Not the staff's fields or the stored
+ * drawing (the PDF has it).
+ */
+export interface PortalConsent {
+  id: number;
+  version: number;
+  section_labels: string[];
+  section_texts: { label: string; text: string }[];
+  notes: string;
+  signer_name: string | null;
+  signed_at: string | null;
+}
+
+function portalConsent(c: ConsentJson): PortalConsent {
+  return { id: c.id, version: c.version, section_labels: c.section_labels, section_texts: c.section_texts, notes: c.notes, signer_name: c.signer_name, signed_at: c.signed_at };
+}
+
 export interface PortalChild {
   child: { id: number; first_name: string; last_name: string };
   upcoming: { id: number; session_date: string; time_in: string; time_out: string; provider_first_name: string | null }[];
@@ -82,8 +101,8 @@ export interface PortalChild {
   /** The active goals' chart inputs, by plan id. */
   goals: { id: number; input: ChartInput }[];
   /** Consents still to sign and those already signed (the parent sees only their child's). */
-  toSign: ConsentJson[];
-  signed: ConsentJson[];
+  toSign: PortalConsent[];
+  signed: PortalConsent[];
   documents: { id: number; title: string; shared_at: string }[];
   showNarrative: boolean;
 }
@@ -115,11 +134,12 @@ export async function getPortalChild(ctx: ModelContext, patientId: number): Prom
   const consents = consentRows.map(consentJson);
   return {
     child: { id: child.id, first_name: child.firstName, last_name: child.lastName },
-    upcoming,
-    recent: recent.map((r) => ({ ...r, summary: r.summary ?? null })),
+    // Named fields only: what a parent may see of a session (decision 040), whatever the query selects.
+    upcoming: upcoming.map((u) => ({ id: u.id, session_date: u.session_date, time_in: u.time_in, time_out: u.time_out, provider_first_name: u.provider_first_name })),
+    recent: recent.map((r) => ({ id: r.id, session_date: r.session_date, type: r.type, provider_first_name: r.provider_first_name, summary: r.summary ?? null })),
     goals: [...chartInputsFrom(charts, range)].map(([id, input]) => ({ id, input })),
-    toSign: consents.filter((c) => c.status === "draft"),
-    signed: consents.filter((c) => c.status === "signed"),
+    toSign: consents.filter((c) => c.status === "draft").map(portalConsent),
+    signed: consents.filter((c) => c.status === "signed").map(portalConsent),
     documents,
     showNarrative: recent.some((r) => r.summary !== null),
   };

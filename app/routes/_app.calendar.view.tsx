@@ -7,7 +7,7 @@ import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { CalendarQuery, calendarGrid, WEEKDAY_SHORT, type CalendarView } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
-import { calendarRange, type CalendarEntry } from "~/models/schedule.server";
+import { calendarRange, locationTimeZone, type CalendarEntry } from "~/models/schedule.server";
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
 
@@ -27,18 +27,25 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   const url = new URL(request.url);
   const values = Object.fromEntries(KEYS.map((k) => [k, (url.searchParams.get(k) ?? "").slice(0, 40)])) as Values;
-  const today = todayIn(ctx.now(), actor.timeZone ?? "UTC");
   const parsed = parseWith(CalendarQuery, values);
   const errors = parsed.ok ? {} : parsed.errors;
   const q: CalendarQuery = parsed.ok ? parsed.data : { view: "", date: "", location_id: "", provider_id: "", patient_id: "" };
   const view: CalendarView = q.view || "week";
-  const grid = calendarGrid(view, q.date || today);
+  // "Today" (the default grid, the Today link, the highlighted date) is today at the chosen location, in its
+  // time zone; with no location chosen, at the viewer's own. The one rule for a location's today: todayIn.
+  const now = ctx.now();
+  const viewerZone = actor.timeZone ?? "UTC";
+  // With no date asked for, the grid is the location's today, so its zone is read before the range (a location
+  // not in scope reads as none here, and the range answers 404).
+  const firstZone = q.location_id !== "" && !q.date ? ((await locationTimeZone(ctx, q.location_id)) ?? viewerZone) : viewerZone;
+  const grid = calendarGrid(view, q.date || todayIn(now, firstZone));
   // At most this many sessions per date in a cell; the rest are counted and linked to the day view.
   const perDay = view === "month" ? 4 : view === "week" ? 30 : 500;
   const result = await calendarRange(ctx, { from: grid.from, to: grid.to, location_id: q.location_id, provider_id: q.provider_id, patient_id: q.patient_id }, perDay);
   if (!result.ok) throw notFound(result.message);
   const entries = result.data.entries;
   const locations = result.data.locations;
+  const today = todayIn(now, (q.location_id !== "" ? locations.find((l) => l.id === q.location_id)?.time_zone : undefined) ?? viewerZone);
   // A time zone beside each session when the sessions or the actor's locations are in more than one.
   const zones = new Set(entries.map((e) => e.time_zone)).size > 1 || new Set(locations.map((l) => l.time_zone)).size > 1;
   const answer = {

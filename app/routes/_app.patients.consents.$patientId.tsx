@@ -72,8 +72,11 @@ export default function ClientConsentForm() {
   // The draft form shows only its own answer; a refused withdrawal shows its message at the top.
   const answer = posted?.values.intent === "save" ? posted : undefined;
   const errors = answer?.errors ?? {};
-  const typed = answer?.values;
-  const current = (answer?.current ?? null) as ConsentJson | null;
+  const answered = (answer?.current ?? null) as ConsentJson | null;
+  // A consent signed or withdrawn while it was being edited (409) is not loaded into the form again: the message says why.
+  const lost = answered !== null && !answered.editable;
+  const typed = lost ? undefined : answer?.values;
+  const current = lost ? null : answered;
   const draft = current ?? editing;
   const selected: string[] = typed && !current ? (Array.isArray(typed.sections) ? typed.sections : typed.sections ? [typed.sections] : []) : (draft?.sections.map(String) ?? sections.map((s) => s.value));
   const notes = typed && !current ? String(typed.notes ?? "") : (draft?.notes ?? "");

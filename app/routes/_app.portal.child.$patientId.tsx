@@ -11,7 +11,7 @@ import { buildChartModel, chartHeading } from "~/domain/chart";
 import { pathId } from "~/domain/validation";
 import { signConsent } from "~/models/consents.server";
 import { getPortalChild } from "~/models/portal.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requireParent } from "~/services/guard.server";
 
 /**
@@ -31,8 +31,10 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const patientId = requireId(params.patientId, "Child");
   const page = await getPortalChild(modelContextFor(context, actor), patientId);
   if (!page) throw notFound("Child not found.");
-  const { goals, ...rest } = page;
-  return { ...rest, charts: goals.map(({ id, input }) => ({ id, name: input.plan.name, heading: chartHeading(input.plan.category), model: buildChartModel(input) })) };
+  // Named fields only: the page data (also served as /portal/child/:id.data) carries what a parent may see (decision 040).
+  const { child, upcoming, recent, toSign, signed, documents, showNarrative, goals } = page;
+  const charts = goals.map(({ id, input }) => ({ id, name: input.plan.name, heading: chartHeading(input.plan.category), model: buildChartModel(input) }));
+  return { child, upcoming, recent, toSign, signed, documents, showNarrative, charts };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -42,7 +44,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (values.intent !== "sign") return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   const consentId = pathId(typeof values.consent_id === "string" ? values.consent_id : undefined);
   if (consentId === null) throw notFound("Consent not found.");
-  const result = await signConsent(modelContextFor(context, actor), consentId, values);
+  // The version of the text the parent read: only that version is signed (a changed draft answers 409).
+  const result = await signConsent(modelContextFor(context, actor), consentId, values, { version: formVersion(values.version) });
   // A consent of another of the parent's children is signed from that child's page only.
   if (result.ok && result.data.patient_id !== patientId) return formResult(result, values, (c) => `/portal/child/${c.patient_id}`);
   return formResult(result, values, () => `/portal/child/${patientId}`);
@@ -99,6 +102,7 @@ export default function PortalChild() {
               <Form method="post" noValidate data-consent-sign key={JSON.stringify(mine ?? null)}>
                 <input type="hidden" name="intent" value="sign" />
                 <input type="hidden" name="consent_id" value={c.id} />
+                <input type="hidden" name="version" value={c.version} />
                 <Field label="Your full name" name="signer_name" id={`signer-${c.id}`} autoComplete="name" maxLength={120} defaultValue={String(mine?.values.signer_name ?? "")} error={errors.signer_name} />
                 <input type="hidden" name="signature" defaultValue="" data-signature-input />
                 {/* With JavaScript, a drawing pad appears here (app/client/consent-sign.ts). */}

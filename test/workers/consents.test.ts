@@ -4,6 +4,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, clientConsents, notes, pdfJobs, scheduledSessions, settings, sharedDocuments } from "~/db/schema";
 import { CONSENT_MESSAGES } from "~/domain/consents";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
+import { d1Database, type Db } from "~/db/client.server";
+import { getActor } from "~/models/actors.server";
+import { saveConsentDraft, signConsent } from "~/models/consents.server";
 import { pdfText } from "../support/pdf-text";
 import { api, apiToken, createBip, createLocation, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, request, signInCookie, type TestUser } from "./helpers";
 
@@ -39,6 +42,28 @@ async function lastAudit() {
   const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
   return row!;
 }
+/**
+ * The database of a model call whose first batch of several statements (its write with the audit row) waits
+ * until `before` has run: another request's write landing between the call's reads and its write.
+ */
+function beforeWriteDb(before: () => Promise<unknown>): Db {
+  let done = false;
+  const binding = {
+    prepare: (query: string) => env.DB.prepare(query),
+    batch: async (statements: D1PreparedStatement[]) => {
+      if (!done && statements.length > 1) {
+        done = true;
+        await before();
+      }
+      return env.DB.batch(statements);
+    },
+    exec: (query: string) => env.DB.exec(query),
+    dump: () => env.DB.dump(),
+    withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
+  } as D1Database;
+  return d1Database(binding);
+}
+
 async function draft(patientId: number, sections = [1, 2, 3]) {
   const res = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: patientId, sections } });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -176,6 +201,26 @@ describe("the client-consent-form screen", () => {
     expect(await consentCount()).toBe(before + 2);
   });
 
+  it("/client-consent-form (clinical §2): a client's consent screen with patient_id, else the clients list to choose one; view_clients; never the 404 page", async () => {
+    const cookie = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [home.id] }));
+    const direct = await request(`/client-consent-form?patient_id=${child.id}`, { cookie });
+    expect(direct.status).toBe(302);
+    expect(direct.headers.get("Location")).toBe(`/patients/consents/${child.id}`);
+    expect((await request(direct.headers.get("Location")!, { cookie })).status).toBe(200);
+    const choose = await request("/client-consent-form", { cookie });
+    expect(choose.status).toBe(302);
+    expect(choose.headers.get("Location")).toMatch(/^\/patients\/list\?flash=/);
+    const list = await request(choose.headers.get("Location")!, { cookie });
+    expect(list.status).toBe(200);
+    expect(await list.text()).toContain("Choose a client: their consents open from the client&#x27;s page (Consents).");
+    // A client of another location: the consent screen's own 404 (nothing of it is shown).
+    const elsewhere = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [away.id] }));
+    const far = await request(`/client-consent-form?patient_id=${child.id}`, { cookie: elsewhere });
+    expect((await request(far.headers.get("Location")!, { cookie: elsewhere })).status).toBe(404);
+    expect((await request("/client-consent-form", { cookie: await signInCookie(await createUser({ permissions: ["view_notes"], locations: [home.id] })) })).status).toBe(403);
+    expect((await request("/client-consent-form", { cookie: await signInCookie(parent, true) })).status).toBe(403);
+  });
+
   it("a parent is refused the staff screens", async () => {
     const cookie = await signInCookie(parent, true);
     for (const path of [`/patients/consents/${child.id}`, `/patients/profile/${child.id}`, "/patients/list", "/notes-list", "/billing/list", "/claims"]) {
@@ -219,6 +264,24 @@ describe("the parent portal", () => {
     expect(await lastAudit()).toMatchObject({ action: "read", entity: "portal_child", actorType: "parent", actorId: parent.id, patientId: child.id });
   });
 
+  it("the page's data (/portal/child/:id.data, what single fetch sends) carries no CPT code, staff details or stored signatures", async () => {
+    const signedOne = await draft(child.id, [6]);
+    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(signedOne.id), version: String(signedOne.version), signer_name: "Rosa Family", signature: PNG, agree: "on" }, cookie)).status).toBe(303);
+    const res = await request(`/portal/child/${child.id}.data`, { cookie });
+    expect(res.status).toBe(200);
+    const body = await res.text();
+    // The next session is there (date, times, the provider's first name) ...
+    expect(body).toContain("09:00");
+    expect(body).toContain("Jordan");
+    expect(body).toContain("Rosa Family");
+    // ... but not its CPT code (decision 040: never answered to a parent), nor the staff's fields of a consent.
+    expect(body).not.toContain("97153");
+    expect(body).not.toMatch(/cpt_code|"cpt"/i);
+    expect(body).not.toContain("signer_type");
+    expect(body).not.toContain(PNG);
+    expect(body).not.toMatch(/provider@|@test\.example/);
+  });
+
   it("the clinic's narrative setting shows the note summary", async () => {
     await db().insert(settings).values({ key: PORTAL_SHOW_NARRATIVE, value: "true" });
     try {
@@ -244,19 +307,19 @@ describe("the parent portal", () => {
     expect(page).toContain("Release of information");
 
     // Bad input: nothing changes, the typed name is kept.
-    const noAgree = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family" }, cookie);
+    const noAgree = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family" }, cookie);
     expect(noAgree.status).toBe(422);
     expect(await noAgree.text()).toContain("Rosa Family");
-    const noName = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "", agree: "on" }, cookie);
+    const noName = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "", agree: "on" }, cookie);
     expect(noName.status).toBe(422);
     expect((await consentRow(c.id)).status).toBe("draft");
 
     // Another family cannot sign it.
     const intruder = await signInCookie(otherParent, true);
-    expect((await form(`/portal/child/${otherChild.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Intruder", agree: "on" }, intruder)).status).toBe(404);
+    expect((await form(`/portal/child/${otherChild.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Intruder", agree: "on" }, intruder)).status).toBe(404);
     expect((await consentRow(c.id)).status).toBe("draft");
 
-    const signed = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family", signature: PNG, agree: "on" }, cookie);
+    const signed = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", signature: PNG, agree: "on" }, cookie);
     expect(signed.status).toBe(303);
     const row = await consentRow(c.id);
     expect(row).toMatchObject({ status: "signed", signerType: "parent", signerId: parent.id, signerName: "Rosa Family", signature: PNG });
@@ -264,7 +327,7 @@ describe("the parent portal", () => {
     expect(await lastAudit()).toMatchObject({ action: "sign", entity: "consent", actorType: "parent", actorId: parent.id });
 
     // Signed is final: a second signature, or a staff edit, changes nothing.
-    const again = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Someone Else", agree: "on" }, cookie);
+    const again = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Someone Else", agree: "on" }, cookie);
     expect(again.status).toBe(422);
     expect(await again.text()).toContain(CONSENT_MESSAGES.signedReadOnly);
     const edit = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: c.id, sections: [3] } });
@@ -278,6 +341,44 @@ describe("the parent portal", () => {
     const pdf = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: { isPrint: true } });
     const text = await pdfText(new Uint8Array(await pdf.arrayBuffer()));
     expect(text).toContain("Signed by Rosa Family");
+  });
+
+  it("a parent signs only the text they read: a draft the clinic changed since answers 409 with the current text, nothing signed", async () => {
+    const c = await draft(child.id, [1, 2]);
+    const page = await (await request(`/portal/child/${child.id}`, { cookie })).text();
+    expect(page).toContain(`name="version" value="${c.version}"`);
+    // The clinic changes the draft after the parent opened the page.
+    const edited = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: c.id, version: c.version, sections: [3] } });
+    expect(edited.status).toBe(200);
+    const before = await consentRow(c.id);
+    const stale = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", agree: "on" }, cookie);
+    expect(stale.status).toBe(409);
+    const html = await stale.text();
+    expect(html).toContain(CONSENT_MESSAGES.changedBeforeSigning);
+    expect(html).toContain("Telehealth"); // the current text, to read before signing
+    expect(html).toContain(`name="version" value="${before.version}"`);
+    expect(html).toContain("Rosa Family"); // the typed name is kept
+    // Without a version (a form that does not say what was read): 409 too.
+    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(409);
+    expect(await consentRow(c.id)).toEqual(before);
+    // No signature recorded (the page's re-render records its read, as every portal page does).
+    const trail = await db().select().from(auditLog).where(and(eq(auditLog.entity, "consent"), eq(auditLog.entityId, String(c.id))));
+    expect(trail.map((a) => a.action)).toEqual(["create", "update"]);
+    // Signing the text as it now stands works.
+    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(before.version), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(303);
+    expect(await consentRow(c.id)).toMatchObject({ status: "signed", sections: "[3]", signerName: "Rosa Family" });
+  });
+
+  it("a draft edited between the parent's read and the signature's write: the signature does not land on the new text", async () => {
+    const c = await draft(child.id, [1]);
+    const actor = (await getActor(db(), "parent", parent.id))!;
+    // Right before the signature's write, the clinic edits the draft (the version moves on).
+    const racing = beforeWriteDb(async () => expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: c.id, sections: [8] } })).status).toBe(200));
+    const result = await signConsent({ db: racing, actor, ip: "127.0.0.1", now: () => new Date() }, c.id, { signer_name: "Rosa Family", agree: "on" }, { version: c.version });
+    expect(result).toMatchObject({ ok: false, status: 409, message: CONSENT_MESSAGES.changedBeforeSigning, current: { id: c.id, version: c.version + 1, section_labels: ["Cancellation policy"] } });
+    expect(await consentRow(c.id)).toMatchObject({ status: "draft", sections: "[8]", signedAt: null, version: c.version + 1 });
+    const trail = await db().select().from(auditLog).where(and(eq(auditLog.entity, "consent"), eq(auditLog.entityId, String(c.id))));
+    expect(trail.map((a) => a.action)).toEqual(["create", "update"]);
   });
 
   it("shared documents download from R2 for the child's parent only; revoked or another family's: 404", async () => {
@@ -313,6 +414,24 @@ describe("the parent portal", () => {
   });
 });
 
+describe("a staff edit of a draft that loses the race to the parent's signature", () => {
+  it("answers 409 with a clear message, changes nothing and writes no audit row against the signed consent", async () => {
+    const c = await draft(child.id, [2, 4]);
+    const staff = await createUser({ permissions: ["view_clients", "manage_clients"], locations: [home.id] });
+    const actor = (await getActor(db(), "user", staff.id))!;
+    const parentCookie = await signInCookie(parent, true);
+    // The edit has read the draft (and passed its checks); right before its write, the parent signs.
+    const racing = beforeWriteDb(async () =>
+      expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", agree: "on" }, parentCookie)).status).toBe(303),
+    );
+    const result = await saveConsentDraft({ db: racing, actor, ip: "127.0.0.1", now: () => new Date() }, { sections: [5], notes: "Too late" }, { id: c.id, version: c.version });
+    expect(result).toMatchObject({ ok: false, status: 409, message: CONSENT_MESSAGES.signedWhileEditing, current: { id: c.id, status: "signed" } });
+    expect(await consentRow(c.id)).toMatchObject({ status: "signed", sections: "[2,4]", notes: "", signerName: "Rosa Family" });
+    const trail = await db().select().from(auditLog).where(and(eq(auditLog.entity, "consent"), eq(auditLog.entityId, String(c.id))));
+    expect(trail.map((a) => a.action)).toEqual(["create", "sign"]);
+  });
+});
+
 describe("the narrative setting on the settings screen", () => {
   it("a SUPERADMIN turns portal narratives on and off (default off); the portal follows", async () => {
     const cookie = await signInCookie(await createUser({ role: "SUPERADMIN" }));
@@ -334,15 +453,15 @@ describe("the narrative setting on the settings screen", () => {
 
 describe("a parent downloads the PDF of a consent they signed (decision 040, stop 17)", () => {
   let cookie: string;
-  const sign = (patientId: number, consentId: number, who: string, by = cookie) =>
-    form(`/portal/child/${patientId}`, { intent: "sign", consent_id: String(consentId), signer_name: who, agree: "on" }, by);
+  const sign = (patientId: number, consent: { id: number; version: number }, who: string, by = cookie) =>
+    form(`/portal/child/${patientId}`, { intent: "sign", consent_id: String(consent.id), version: String(consent.version), signer_name: who, agree: "on" }, by);
   beforeAll(async () => {
     cookie = await signInCookie(parent, true);
   });
 
   it("the child's page links the signed consent's PDF; it is the staff's PDF, audited with the parent as actor", async () => {
     const c = await draft(child.id, [2, 7]);
-    expect((await sign(child.id, c.id, "Rosa Family")).status).toBe(303);
+    expect((await sign(child.id, c, "Rosa Family")).status).toBe(303);
     const page = await (await request(`/portal/child/${child.id}`, { cookie })).text();
     expect(page).toContain(`href="/portal/consents/${c.id}/pdf"`);
     expect(page).toContain("Download PDF");
@@ -366,7 +485,7 @@ describe("a parent downloads the PDF of a consent they signed (decision 040, sto
     const withdrawn = await draft(child.id, [1]);
     expect((await api(`/v2/client-consents/${withdrawn.id}`, { method: "DELETE", token: manager })).status).toBe(200);
     const theirs = await draft(otherChild.id, [1]);
-    expect((await sign(otherChild.id, theirs.id, "Other Parent", await signInCookie(otherParent, true))).status).toBe(303);
+    expect((await sign(otherChild.id, theirs, "Other Parent", await signInCookie(otherParent, true))).status).toBe(303);
     const before = (await db().select({ id: auditLog.id }).from(auditLog)).length;
     for (const id of [unsigned.id, withdrawn.id, theirs.id, 99999999]) expect((await request(`/portal/consents/${id}/pdf`, { cookie })).status, String(id)).toBe(404);
     expect((await db().select({ id: auditLog.id }).from(auditLog)).length).toBe(before);
@@ -396,7 +515,7 @@ describe("withdrawing a draft consent (decision 040, stop 17)", () => {
     const list = (await (await api(`/v2/get-client-consents/${child.id}`, { token: viewer })).json()) as { data: { id: number; status: string }[] };
     expect(list.data.find((x) => x.id === c.id)?.status).toBe("withdrawn");
     expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).not.toContain(`>Consent #${c.id}<`);
-    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(404);
+    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(404);
     // A withdrawn consent stays withdrawn: a second withdrawal and an edit answer 422.
     const again = await api(`/v2/client-consents/${c.id}`, { method: "DELETE", token: manager });
     expect(again.status).toBe(422);
@@ -410,7 +529,7 @@ describe("withdrawing a draft consent (decision 040, stop 17)", () => {
   it("a signed consent cannot be withdrawn (422, unchanged); 403 without manage_clients; another location 404; stale version 409", async () => {
     const cookie = await signInCookie(parent, true);
     const s = await draft(child.id, [1]);
-    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(s.id), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(303);
+    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(s.id), version: String(s.version), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(303);
     const signedBefore = await consentRow(s.id);
     const refused = await api(`/v2/client-consents/${s.id}`, { method: "DELETE", token: manager });
     expect(refused.status).toBe(422);
@@ -433,7 +552,7 @@ describe("withdrawing a draft consent (decision 040, stop 17)", () => {
     for (let i = 0; i < 3; i++) {
       const c = await draft(child.id, [5]);
       const [signed, withdrawn] = await Promise.all([
-        form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), signer_name: "Rosa Family", agree: "on" }, cookie),
+        form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", agree: "on" }, cookie),
         api(`/v2/client-consents/${c.id}`, { method: "DELETE", token: manager }),
       ]);
       const row = await consentRow(c.id);

@@ -579,3 +579,17 @@ describe("ticket assignment (decision 036, stop 17)", () => {
     expect(view?.assignees?.map((a) => a.value)).toContain(officeA2.id);
   });
 });
+
+describe("/tickets (platform §2 tickets: the base route)", () => {
+  it("goes to the tickets list with the same filters for the office; 403 without manage_tickets and for a parent (not the 404 page)", async () => {
+    const res = await request("/tickets?status=open&priority=high", { cookie: cookies.officeA });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe("/tickets/list?status=open&priority=high");
+    const list = await request(res.headers.get("Location")!, { cookie: cookies.officeA });
+    expect(list.status).toBe(200);
+    expect(await list.text()).toContain("<h1>Tickets</h1>");
+    expect((await request("/tickets", { cookie: cookies.requester })).status).toBe(403);
+    expect((await request("/tickets", { cookie: cookies.parent })).status).toBe(403);
+    expect((await request("/tickets")).headers.get("Location")).toMatch(/^\/login\?redirectTo=%2Ftickets/);
+  });
+});
