@@ -14,6 +14,7 @@
  * - The note forms' AI summary button standalone (docs/decisions/026): app/client/note-summary-page.ts, built the
  *   same way (no uPlot).
  * - The parent portal's consent signing (docs/decisions/040): app/client/consent-sign.ts, the signature pad alone.
+ * - The reports' bar charts (docs/decisions/038): app/client/report-chart.ts with uPlot, built the same way.
  * - app/generated/assets.json maps each file to its URL; the root and the chart read their links from it.
  *
  * Prints the sizes (raw and gzip).
@@ -70,6 +71,8 @@ const noteFormJs = await chartModule("note-form");
 const noteSummaryJs = await chartModule("note-summary-page");
 // The parent portal's consent signing: the note form's signature pad alone (docs/decisions/040).
 const consentSignJs = await chartModule("consent-sign");
+// The reports' bar charts (docs/decisions/038): app/client/report-chart.ts with uPlot.
+const reportChartJs = await chartModule("report-chart");
 
-await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs, noteFormJs, noteSummaryJs, consentSignJs }, null, 2)}
+await writeFile(manifestFile, `${JSON.stringify({ appCss, enhanceJs, behaviorChartJs, yearChartJs, noteFormJs, noteSummaryJs, consentSignJs, reportChartJs }, null, 2)}
 `);

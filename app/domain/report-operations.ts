@@ -248,9 +248,21 @@ export interface BarChartModel {
   title: string;
   /** A sentence that says what the chart shows (the SVG's <desc>, for screen readers). */
   summary: string;
-  bars: { label: string; value: number; text: string }[];
+  /**
+   * Each bar's value and its text; `target` is a lighter bar behind it (the whole the value is part of: the
+   * units authorized behind the units projected), `flagged` draws it in the danger colour (its text says so).
+   */
+  bars: { label: string; value: number; text: string; target: number | null; flagged: boolean }[];
   max: number;
   ticks: number[];
+  /** What the bars and the lighter bars behind them are, when the chart has both. */
+  legend: { value: string; target: string } | null;
+}
+
+/** A report's chart as its answer carries it: the model and the figure's id on the page. */
+export interface ReportChart {
+  id: string;
+  model: BarChartModel;
 }
 
 /** A "nice" axis: the smallest of 1, 2, 5 × 10^k steps that covers `max` in at most 5 ticks. */
@@ -264,26 +276,34 @@ export function niceTicks(max: number): number[] {
   return ticks;
 }
 
-/** A bar chart of at most `limit` bars (the largest first when `sortDesc`), with its axis. */
+/**
+ * A report's small bar chart (decision 038) — the one model the server SVG (app/components/charts/bar-chart-markup.ts)
+ * and the uPlot module (app/client/report-chart.ts) both draw: at most `limit` bars (the largest first when
+ * `sortDesc`), with its axis. Every figure is also in the report's table.
+ */
 export function barChart(
   title: string,
   unit: string,
-  rows: readonly { label: string; value: number; text?: string }[],
-  opts: { limit?: number; sortDesc?: boolean } = {}
+  rows: readonly { label: string; value: number; text?: string; target?: number | null; flagged?: boolean }[],
+  opts: { limit?: number; sortDesc?: boolean; legend?: { value: string; target: string } } = {}
 ): BarChartModel {
   const limit = opts.limit ?? 20;
   const picked = (opts.sortDesc ? [...rows].sort((a, b) => b.value - a.value || a.label.localeCompare(b.label)) : [...rows]).slice(0, limit);
-  const ticks = niceTicks(Math.max(0, ...picked.map((r) => r.value)));
+  const ticks = niceTicks(Math.max(0, ...picked.map((r) => Math.max(r.value, r.target ?? 0))));
   const total = rows.reduce((s, r) => s + r.value, 0);
   const shown = picked.length < rows.length ? `the ${picked.length} largest of ${rows.length}` : `${rows.length}`;
+  const flagged = picked.filter((r) => r.flagged).length;
   return {
     title,
-    summary: rows.length ? `${title}: ${shown} bars, ${Math.round(total * 100) / 100} ${unit} in all.` : `${title}: nothing in this period.`,
-    bars: picked.map((r) => ({
-      label: r.label,
-      value: r.value,
-      text: r.text ?? String(r.value),
-    })),
+    summary: rows.length
+      ? `${title}: ${shown} bars, ${Math.round(total * 100) / 100} ${unit} in all${flagged ? `; ${flagged} flagged` : ""}.`
+      : `${title}: nothing in this period.`,
+    bars: picked.map((r) => {
+      const target = r.target ?? null;
+      const text = r.text ?? `${r.value}${target !== null ? ` / ${target}` : ""}`;
+      return { label: r.label, value: r.value, text: r.flagged ? `${text} !` : text, target, flagged: !!r.flagged };
+    }),
+    legend: opts.legend ?? null,
     max: ticks[ticks.length - 1] ?? 1,
     ticks,
   };

@@ -1,4 +1,5 @@
 import { data, type AppLoadContext, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import type { ReportChart } from "~/domain/report-operations";
 import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
@@ -61,8 +62,8 @@ export interface ReportAnswer<R> {
   patientIds: number[];
   /** Lines said above the table (a check's result, the period read). */
   notes?: string[];
-  /** A small chart drawn on the server (an SVG string built from the one chart model), or null. */
-  chartSvg?: string | null;
+  /** A small chart (the one bar chart model: a server SVG, redrawn with uPlot with JavaScript), or null. */
+  chart?: ReportChart | null;
 }
 
 /**
@@ -260,7 +261,7 @@ export interface ReportScreenData {
   options: FilterOptions;
   page: Paged<unknown>;
   notes: string[];
-  chartSvg: string | null;
+  chart: ReportChart | null;
 }
 
 /** GET /reports/:report — the screen's data; a bad filter answers 400 with its field messages and no rows. */
@@ -276,7 +277,7 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     options,
     page: paged([], 0, { page: 1, per_page: parsed.paging.per_page }),
     notes: [],
-    chartSvg: null,
+    chart: null,
   });
   if (Object.keys(parsed.errors).length || parsed.filters === null) {
     const options = toOptions((await ctx.db.batch(optionReads(ctx, def, parsed.input) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[]);
@@ -306,7 +307,7 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
         }
       : paged(answer.rows.slice(0, per_page), answer.total, q),
     notes: answer.notes ?? [],
-    chartSvg: answer.chartSvg ?? null,
+    chart: answer.chart ?? null,
   };
   return body;
 }

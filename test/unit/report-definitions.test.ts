@@ -4,7 +4,8 @@ import { pacingState, projectedPercent, projectedUse } from "~/domain/report-def
 import { lapseWindow } from "~/domain/report-defs/eligibility";
 import { complianceLabel, expiryState } from "~/domain/report-defs/expiration-dates";
 import { actorText, auditTime } from "~/domain/report-defs/audit";
-import { barChartSvg } from "~/domain/report-chart";
+import { barChartSvgMarkup, BAR_COLORS } from "~/components/charts/bar-chart-markup";
+import { barChart } from "~/domain/report-operations";
 import { REPORT_DEFINITIONS } from "~/domain/report-registry";
 import { csvHref, daysBetween, filterInput, REPORT_KEYS, REPORT_TITLES, withPeriod } from "~/domain/reports";
 import { parseWith } from "~/domain/validation";
@@ -109,12 +110,24 @@ describe("a report's row in the CSV comes from the screen's columns", () => {
 });
 
 describe("the bar chart", () => {
-  it("escapes labels, says every figure in its description, and draws nothing without data", () => {
-    const svg = barChartSvg([{ label: "<b>Ann</b> & co", value: 12, target: 20, flagged: true }], { title: "Projected", unit: "units" })!;
+  it("escapes labels, draws a target behind its bar and a flagged bar in the danger colour, with a legend", () => {
+    const model = barChart("Projected", "units", [{ label: "<b>Ann</b> & co", value: 12, target: 20, flagged: true }, { label: "Bo", value: 5, target: 30 }], {
+      legend: { value: "projected use", target: "units authorized" },
+    });
+    expect(model.bars.map((b) => b.text)).toEqual(["12 / 20 !", "5 / 30"]);
+    expect(model.max).toBeGreaterThanOrEqual(30);
+    expect(model.summary).toBe("Projected: 2 bars, 17 units in all; 1 flagged.");
+    const svg = barChartSvgMarkup(model, "p");
     expect(svg).toContain("&lt;b&gt;Ann&lt;/b&gt; &amp; co");
-    expect(svg).toContain("<desc");
-    expect(svg).toContain("12 units of 20 (flagged)");
     expect(svg).not.toContain("<b>");
-    expect(barChartSvg([], { title: "x", unit: "u" })).toBeNull();
+    expect(svg).toContain('<desc id="p-desc">Projected: 2 bars, 17 units in all; 1 flagged.</desc>');
+    expect(svg.match(new RegExp(`fill="${BAR_COLORS.target}"`, "g"))).toHaveLength(2);
+    expect(svg.match(new RegExp(`fill="${BAR_COLORS.flagged}"`, "g"))).toHaveLength(1);
+    expect(svg).toContain("■ projected use   □ units authorized");
+  });
+  it("a chart without targets draws no lighter bars and no legend", () => {
+    const svg = barChartSvgMarkup(barChart("Hours", "hours", [{ label: "W1", value: 3 }]), "h");
+    expect(svg).not.toContain(BAR_COLORS.target);
+    expect(svg).not.toContain("■");
   });
 });

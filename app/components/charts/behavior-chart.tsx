@@ -1,6 +1,6 @@
 import { ASSET_URLS } from "~/assets";
 import type { ChartModel, LegendItem } from "~/domain/chart";
-import { chartDataMarkup, chartSvgMarkup } from "./chart-markup";
+import { chartDataMarkup, chartSvgMarkup, scriptJson } from "./chart-markup";
 
 /**
  * The behavior chart, drawn on the server as an inline SVG from the chart model alone (no rule is
@@ -12,11 +12,6 @@ import { chartDataMarkup, chartSvgMarkup } from "./chart-markup";
 
 function LegendSwatch({ item }: { item: LegendItem }) {
   return <span className={`bc-sw bc-sw-${item.style}`} style={{ color: item.color }} aria-hidden="true" />;
-}
-
-/** A JSON text that cannot close its <script> element. */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 }
 
 /**

@@ -23,6 +23,11 @@ export function esc(value: string | number): string {
   return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
+/** A JSON text that cannot close its <script> element: a chart's model for its uPlot module. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+
 export function chartGeometry(model: Pick<ChartModel, "x" | "y" | "height" | "sections">) {
   const H = model.height;
   const plotBottom = H - B;

@@ -1,6 +1,6 @@
 import { ASSET_URLS } from "~/assets";
 import type { YearChartModel } from "~/domain/dashboard";
-import { esc } from "./chart-markup";
+import { esc, scriptJson } from "./chart-markup";
 
 /**
  * The dashboard's year chart (new patients per month by gender), drawn on the server as an inline SVG
@@ -61,11 +61,6 @@ export function yearChartSvgMarkup(model: YearChartModel, id: string): string {
 export function yearChartDataMarkup(model: YearChartModel): string {
   const rows = model.months.map((m) => `<tr><th scope="row">${esc(m.name)}</th><td>${m.hombre}</td><td>${m.mujer}</td></tr>`).join("");
   return `<summary>Chart data</summary><table><caption class="visually-hidden">${esc(model.title)}</caption><thead><tr><th scope="col">Month</th><th scope="col">Male</th><th scope="col">Female</th></tr></thead><tbody>${rows}</tbody></table>`;
-}
-
-/** A JSON text that cannot close its <script> element. */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 }
 
 export function YearChart({ model, id }: { model: YearChartModel; id: string }) {

@@ -1,4 +1,6 @@
 import { Form, useSearchParams } from "@remix-run/react";
+import { BarChart } from "~/components/charts/bar-chart";
+import type { ReportChart } from "~/domain/report-operations";
 import { Link } from "~/components/ui/link";
 import type { ReactNode } from "react";
 import { DataList, type Column } from "~/components/ui/data-list";
@@ -74,10 +76,10 @@ export interface ReportScreenProps<R> {
   options: FilterOptions;
   page: Paged<R>;
   notes: string[];
-  chartSvg: string | null;
+  chart: ReportChart | null;
 }
 
-export function ReportScreen<R extends object>({ def, values, errors, options, page, notes, chartSvg }: ReportScreenProps<R>) {
+export function ReportScreen<R extends object>({ def, values, errors, options, page, notes, chart }: ReportScreenProps<R>) {
   const [params] = useSearchParams();
   const hasErrors = Object.keys(errors).length > 0;
   const filters = (
@@ -109,7 +111,7 @@ export function ReportScreen<R extends object>({ def, values, errors, options, p
           {n}
         </p>
       ))}
-      {chartSvg ? <div className="report-chart" dangerouslySetInnerHTML={{ __html: chartSvg }} /> : null}
+      {chart ? <BarChart model={chart.model} id={chart.id} /> : null}
       <DataList page={page} columns={screenColumns(def.columns)} rowKey={def.rowKey} filters={filters} caption={def.title} />
       <p className="hint">The CSV export holds every matching row, at most {CSV_MAX_ROWS.toLocaleString("en-US")}; narrow the filters for more.</p>
     </section>

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { locations, notes, paServices, patients } from "~/db/schema";
 import { paPacing, todayAtLocation, unitsWindowStart } from "~/domain/pa-pacing";
-import { barChartSvg } from "~/domain/report-chart";
+import { barChart } from "~/domain/report-operations";
 import { ENDING_WITHIN_DAYS, pacingState, projectedUse, type AuthorizationRow, type PaFilters, type PaStatus, type ProjectionFilters } from "~/domain/report-defs/authorizations";
 import { addDays } from "~/domain/reports";
 import { windowed, type ReportQuery, type ReportRunner, type ReportRunContext } from "~/services/report-screens.server";
@@ -130,27 +130,27 @@ export const runPasReport: ReportRunner<PaFilters, AuthorizationRow> = async (rc
 
 export const runClientProjectionReport: ReportRunner<ProjectionFilters, AuthorizationRow> = async (rc, q) => {
   const answer = await readAuthorizations(rc, q, q.filters, "active");
-  const chartSvg = q.csv
+  const chart = q.csv
     ? null
-    : barChartSvg(
-        answer.rows.map((r) => ({
-          label: `${r.client_name} · ${r.cpt}`,
-          value: projectedUse(r),
-          target: r.n_units,
-          flagged: r.pacing.will_run_out || r.pacing.exhausted,
-        })),
-        {
-          title: "Projected use by the end date",
-          unit: "units",
-          valueLabel: "projected use (red: runs out)",
-          targetLabel: "units authorized",
-        }
-      );
+    : {
+        id: "projected-use",
+        model: barChart(
+          "Projected use by the end date",
+          "units",
+          answer.rows.map((r) => ({
+            label: `${r.client_name} · ${r.cpt}`,
+            value: projectedUse(r),
+            target: r.n_units,
+            flagged: r.pacing.will_run_out || r.pacing.exhausted,
+          })),
+          { legend: { value: "projected use (red: runs out)", target: "units authorized" } }
+        ),
+      };
   const short = answer.rows.filter((r) => r.pacing.will_run_out || r.pacing.exhausted).length;
   const under = answer.rows.filter((r) => pacingState(r.pacing) === "Under-using").length;
   return {
     ...answer,
-    chartSvg,
+    chart,
     notes: [`On this page: ${short} will run out before their end date, ${under} under-using.`],
   };
 };

@@ -1,4 +1,3 @@
-import { barChartSvgMarkup } from "~/components/charts/bar-chart-markup";
 import { money } from "~/domain/billing";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import type {
@@ -77,8 +76,9 @@ export const runHoursReport: ReportRunner<HoursFilters, HoursRow> = async (rc, q
   const r = await hoursReport(rc, noteFilters(q.filters, period), q.filters.by, windowOf(q), readOf(rc));
   const chart = q.csv
     ? null
-    : barChartSvgMarkup(
-        barChart(
+    : {
+        id: "hours-per-week",
+        model: barChart(
           "Hours per week",
           "hours",
           r.weeks.map((w) => ({
@@ -88,14 +88,13 @@ export const runHoursReport: ReportRunner<HoursFilters, HoursRow> = async (rc, q
           })),
           { limit: 60 }
         ),
-        "hours-per-week"
-      );
+      };
   return {
     rows: r.rows,
     total: r.total,
     patientIds: r.rows.flatMap((x) => (x.patient_id === null ? [] : [x.patient_id])),
     notes: [periodLine(period), `${hoursText(r.totals.minutes)} hours in ${r.totals.sessions} sessions.`],
-    chartSvg: chart,
+    chart,
   };
 };
 
@@ -135,20 +134,20 @@ export const runCaseloadReport: ReportRunner<NoteFilters, CaseloadRow> = async (
   };
   const chart = q.csv
     ? null
-    : barChartSvgMarkup(
-        barChart(
+    : {
+        id: "caseload",
+        model: barChart(
           "Clients per provider (this page)",
           "clients",
           r.rows.map((x) => ({ label: x.provider, value: x.clients }))
         ),
-        "caseload"
-      );
+      };
   return {
     rows: r.rows.map((x) => ({ ...x, clients_href: clientsHref(x.provider_id) })),
     total: r.total,
     patientIds: r.rows.flatMap((x) => x.patient_ids),
     notes: [periodLine(period)],
-    chartSvg: chart,
+    chart,
   };
 };
 
