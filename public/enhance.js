@@ -131,6 +131,23 @@
     update();
   }
 
+  // Select All / Deselect All (the plan PDF's sections, clinical §4): a button marked data-toggle-all="name"
+  // checks every box of that name in its form, or clears them all when all are checked, in place; its label
+  // follows the boxes. Without JavaScript the same button submits and the server answers the flipped boxes.
+  for (const button of document.querySelectorAll("button[data-toggle-all]")) {
+    const form = button.form;
+    if (!form) continue;
+    const boxes = () => [...form.querySelectorAll(`input[type=checkbox][name="${button.dataset.toggleAll}"]`)];
+    const label = () => (button.textContent = boxes().every((b) => b.checked) ? button.dataset.labelNone : button.dataset.labelAll);
+    button.addEventListener("click", (event) => {
+      event.preventDefault();
+      const on = !boxes().every((b) => b.checked);
+      for (const b of boxes()) b.checked = on;
+      label();
+    });
+    form.addEventListener("change", label);
+  }
+
   // In-place forms (the billing table, clinical §4): a form marked data-fetch posts without leaving the
   // page, then the region marked data-reload is replaced by the same region of the answer (the table
   // reloads with the saved values and the message). A select marked data-autosubmit saves at once on

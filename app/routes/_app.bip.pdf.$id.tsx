@@ -2,7 +2,6 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { useEffect, useState, type MouseEvent } from "react";
 import { DEFAULT_PDF_MONTHS, MAX_PDF_MONTHS, PDF_SECTION_KEYS, PDF_SECTIONS, toggledSections } from "~/domain/plan-pdf";
 import { findBipInScope } from "~/models/bip-scope.server";
 import { requestPlanPdf } from "~/models/pdf-jobs.server";
@@ -13,7 +12,7 @@ import { notFound, requireId, requirePermission } from "~/services/guard.server"
 /**
  * The plan PDF's 'Select sections' chooser (clinical §2, §4, §5; decision 041): the 26 sections, all
  * checked at first; Select All / Deselect All flips them all (a submit button without JavaScript, in
- * place with it); Close goes back to the plan; Save PDF queues the job and opens its status page. No
+ * place with it: public/enhance.js); Close goes back to the plan; Save PDF queues the job and opens its status page. No
  * section chosen answers the 'Error' dialog 'You must select at least one section.'.
  */
 export const meta: MetaFunction = () => [{ title: "Plan PDF · Baseline" }];
@@ -59,27 +58,8 @@ export default function PlanPdfChooser() {
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const selected = answer ? answer.selected : [...PDF_SECTION_KEYS];
-  const [allOn, setAllOn] = useState<boolean | null>(null);
-  // A new answer (or none, after Close) sets the boxes again: the label follows them.
-  const shownKey = selected.join(",");
-  useEffect(() => setAllOn(null), [shownKey]);
-  const everyChecked = allOn ?? PDF_SECTION_KEYS.every((k) => selected.includes(k));
+  const everyChecked = PDF_SECTION_KEYS.every((k) => selected.includes(k));
   const sectionError = answer?.errors.sections;
-
-  // With JavaScript the toggle flips the boxes in place; without it, the button submits intent=toggle.
-  const toggle = (e: MouseEvent<HTMLButtonElement>) => {
-    const form = e.currentTarget.form;
-    if (!form) return;
-    e.preventDefault();
-    const boxes = Array.from(form.querySelectorAll<HTMLInputElement>('input[name="sections"]'));
-    const on = !boxes.every((b) => b.checked);
-    for (const b of boxes) b.checked = on;
-    setAllOn(on);
-  };
-  const recount = (e: React.FormEvent<HTMLFormElement>) => {
-    const boxes = Array.from(e.currentTarget.querySelectorAll<HTMLInputElement>('input[name="sections"]'));
-    setAllOn(boxes.every((b) => b.checked));
-  };
 
   return (
     <section className="card" aria-labelledby="select-sections">
@@ -96,7 +76,7 @@ export default function PlanPdfChooser() {
           </Link>
         </div>
       ) : null}
-      <Form method="post" onChange={recount}>
+      <Form method="post">
         <fieldset>
           <legend>Sections of the PDF</legend>
           <ul className="checkbox-list">
@@ -132,7 +112,8 @@ export default function PlanPdfChooser() {
           <Link className="btn" to={`/bip/profile/${bip.id}`}>
             Close
           </Link>{" "}
-          <button type="submit" name="intent" value="toggle" className="btn" onClick={toggle}>
+          {/* Without JavaScript it submits intent=toggle; with it, public/enhance.js flips the boxes in place (data-toggle-all). */}
+          <button type="submit" name="intent" value="toggle" className="btn" data-toggle-all="sections" data-label-all="Select All" data-label-none="Deselect All">
             {everyChecked ? "Deselect All" : "Select All"}
           </button>{" "}
           <button type="submit" name="intent" value="save" className="btn btn-primary" disabled={busy}>

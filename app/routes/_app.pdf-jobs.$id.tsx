@@ -1,8 +1,7 @@
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
-import { Form, useActionData, useLoaderData, useNavigation, useRevalidator, useSearchParams } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { useEffect } from "react";
 import { FormMessage } from "~/components/ui/field";
 import { getPdfJob, remakePdfJob, retryPdfJob, sharePdfJob, canSharePdf, PDF_FILE_KEEP_DAYS } from "~/models/pdf-jobs.server";
 import { formValues, modelContextFor } from "~/services/forms.server";
@@ -10,8 +9,8 @@ import { notFound, requirePermission } from "~/services/guard.server";
 
 /**
  * A PDF job's status (decision 041): 'Please wait…' while it is queued or running — the document answer
- * carries `Refresh: 2` so the page reloads itself without JavaScript (a client-side navigation, with
- * JavaScript, never sees that header: it polls its loader instead) —
+ * carries `Refresh: 2` so the page reloads itself, with JavaScript or without (the page does not hydrate,
+ * decision 006, so every visit is a document load that sees the header) —
  * then the download link; a failed job shows its error and a Retry button; a done one can be shared with
  * the client's parents (manage_bips or manage_clients). An expired job (its file deleted after
  * PDF_FILE_KEEP_DAYS, unless shared) says so and offers "Make it again": a new job with the same sections
@@ -54,8 +53,6 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   return data({ message: result.message }, { status: result.status });
 }
 
-const POLL_MS = 2000;
-
 function size(bytes: number | null): string {
   if (bytes == null) return "";
   return bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -66,15 +63,7 @@ export default function PdfJobStatus() {
   const answer = useActionData<typeof action>();
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
-  const revalidator = useRevalidator();
   const pending = job.status === "queued" || job.status === "running";
-  useEffect(() => {
-    if (!pending) return;
-    const t = setTimeout(() => {
-      if (revalidator.state === "idle") revalidator.revalidate();
-    }, POLL_MS);
-    return () => clearTimeout(t);
-  }, [pending, revalidator, job.status, job.attempts]);
   const back = job.kind === "plan" ? { to: `/bip/profile/${job.bip_id}`, label: "Back to the plan" } : { to: `/bip/goal/${job.plan_id}`, label: "Back to the goal" };
 
   return (
