@@ -1400,6 +1400,18 @@ for (const javaScript of [false, true]) {
       await shown(page.getByText("Client must be a record id.").first());
       assert.equal(await page.getByLabel("Client ID", { exact: true }).inputValue(), "", "a number field cannot show x1");
       await shown(page.getByText("No data to display."));
+      // The hours report's chart: the server SVG without JavaScript, redrawn with uPlot with it (decision 038).
+      await goto(page, "/reports/hours");
+      const chart = page.locator("figure[data-bar-chart]");
+      await shown(chart);
+      if (javaScript) {
+        await page.waitForFunction(() => document.querySelector("figure[data-bar-chart]")?.getAttribute("data-enhanced") === "uplot");
+        assert.ok(await chart.locator("canvas").count(), "uPlot drew a canvas");
+        assert.equal(await chart.locator("svg[role=img]").isVisible(), false, "the SVG gives way to uPlot");
+      } else {
+        await shown(chart.locator("svg[role=img]"));
+        assert.equal(await chart.locator("canvas").count(), 0);
+      }
     });
 
     flow("remittances: a manager checks an 835, imports it and sees what was paid, adjusted and denied", async () => {
