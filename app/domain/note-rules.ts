@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { flag, MESSAGES, optionalDate, optionalId, optionalText, requiredDate } from "./fields";
+import { flag, MESSAGES, optionalDate, optionalId, optionalText, requiredDate, requiredText } from "./fields";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
 import { zonedDate, zoneOffsetAtLocal } from "./time";
@@ -31,6 +31,10 @@ export const NOTE_MESSAGES = {
   provider: "Choose the provider of the session.",
   providerOutOfScope: "Choose a provider of the client's location.",
   supervisorOutOfScope: "Choose a supervisor of the client's location.",
+  countersignNotSupervisor: "Only the note's supervisor can countersign it.",
+  countersignUnsigned: "The provider signs the note first; then the supervisor countersigns it.",
+  countersignTwice: "This note is already countersigned.",
+  countersignDate: (sessionDate: string, today: string) => `Countersign on a date from the session date (${sessionDate}) to today (${today}).`,
   otherProvider: "Only a user with manage_notes may write a note for another provider.",
   bip: "Choose one of the client's behavior plans.",
   plan: "Choose goals from the client's behavior plans.",
@@ -457,6 +461,22 @@ export function scanWindow(times: Pick<SessionTimes, "startAt" | "endAt">, gap =
 /** The session date of a local-minute instant. */
 export function dateOfMinute(minute: number): string {
   return dateOfDay(Math.floor(minute / 1440));
+}
+
+/**
+ * The supervisor's countersignature of a signed note (decision 023, stop 22): typed name, date, and the drawn
+ * image when JavaScript runs. Not an amendment: it changes no clinical content.
+ */
+export const CountersignInput = v.object({
+  supervisor_name: requiredText("Supervisor name", 120),
+  supervisor_signed_on: requiredDate("Countersignature date"),
+  supervisor_signature: signature,
+  version: v.pipe(v.union([v.string(), v.number()], "Reload the note and countersign again."), v.transform(Number), v.integer("Reload the note and countersign again.")),
+});
+
+/** A countersignature's date: from the session date to today at the client's location. */
+export function countersignDateRefusal(signedOn: string, sessionDate: string, today: string): string | null {
+  return signedOn < sessionDate || signedOn > today ? NOTE_MESSAGES.countersignDate(sessionDate, today) : null;
 }
 
 /** A note is signed once its provider typed their name and the date (decision 023). */

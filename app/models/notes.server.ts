@@ -5,6 +5,8 @@ import { bips, insurances, listVersions, locations, noteCounts, notes, noteVersi
 import {
   AmendmentReason,
   checkSessionDate,
+  countersignDateRefusal,
+  CountersignInput,
   firstRefusal,
   isSigning,
   NOTE_MESSAGES,
@@ -1121,14 +1123,28 @@ async function simpleChange(
   ctx: ModelContext,
   type: NoteType,
   id: number,
-  what: { action: string; set: Partial<typeof notes.$inferInsert>; message: string; version?: number | null },
+  what: {
+    action: string;
+    set: Partial<typeof notes.$inferInsert>;
+    message: string;
+    version?: number | null;
+    /**
+     * Who may, decided on the note found in scope (its supervisor countersigns): a refusal, or null. Without it,
+     * manage_notes is required before anything is read.
+     */
+    may?: (found: Found) => ModelResult<never> | null;
+    /** A further condition of the update (the state `may` saw still holds). */
+    where?: SQL;
+  },
 ): Promise<ModelResult<NoteJson>> {
-  if (!manages(ctx)) return denied();
+  if (!what.may && !manages(ctx)) return denied();
   const db = primaryOf(ctx.db);
   const found = await findNote(ctx, type, id, db);
   if (!found) return notFound("Note");
   const current = found.note;
   if (what.version != null && what.version !== current.version) return conflict(current);
+  const refused = what.may?.(found);
+  if (refused) return refused;
   const [updated, , rows] = await withConditionalAudit(
     ctx.db,
     who(ctx),
@@ -1137,7 +1153,7 @@ async function simpleChange(
       ctx.db
         .update(notes)
         .set({ ...what.set, version: sql`${notes.version} + 1`, updatedAt: ctx.now().toISOString() })
-        .where(and(eq(notes.id, id), eq(notes.version, current.version), isNull(notes.deletedAt))),
+        .where(and(eq(notes.id, id), eq(notes.version, current.version), isNull(notes.deletedAt), what.where)),
       audit(sql`changes() = 1`),
       ctx.db.select().from(notes).where(eq(notes.id, id)),
       bumpIfWritten(ctx),
@@ -1179,6 +1195,33 @@ export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: nu
   if (parsed.data.md3 !== undefined) set.md3 = parsed.data.md3;
   if (!Object.keys(set).length) return invalid({ md: "Send md, md2 or md3." });
   return simpleChange(ctx, type, id, { action: "update_modifiers", set, message: "Modifiers updated." });
+}
+
+/**
+ * The supervisor's countersignature (decision 023, stop 22): the user named as the note's supervisor signs a
+ * note its provider has signed — typed name, a date from the session date to today at the client's location,
+ * the drawn image when given. It changes no clinical content, so it is not an amendment: one conditional
+ * update (the version read, not yet countersigned) with its audit row. Anyone else: 403; a note out of scope:
+ * 404; a stale version or a countersignature that landed first: 409 with the note as it is.
+ */
+export async function countersignNote(ctx: ModelContext, type: NoteType, id: number, raw: Record<string, unknown>): Promise<ModelResult<NoteJson>> {
+  const parsed = parseWith(CountersignInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const input = parsed.data;
+  return simpleChange(ctx, type, id, {
+    action: "countersign",
+    version: input.version,
+    may: ({ note, context }) => {
+      if (note.supervisor_id !== ctx.actor.id || ctx.actor.kind !== "user") return denied(NOTE_MESSAGES.countersignNotSupervisor);
+      if (!note.signed_at) return invalid({ form: NOTE_MESSAGES.countersignUnsigned });
+      if (note.supervisor_signed_on) return invalid({ form: NOTE_MESSAGES.countersignTwice });
+      const date = countersignDateRefusal(input.supervisor_signed_on, note.session_date, todayIn(ctx.now(), context.location.time_zone));
+      return date ? invalid({ supervisor_signed_on: date }) : null;
+    },
+    set: { supervisorName: input.supervisor_name, supervisorSignedOn: input.supervisor_signed_on, supervisorSignature: input.supervisor_signature },
+    where: and(isNull(notes.supervisorSignedOn), eq(notes.supervisorId, ctx.actor.id)),
+    message: "Note countersigned.",
+  });
 }
 
 /* ------------------------------------------------------------------ form configuration and replacements */

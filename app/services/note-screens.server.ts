@@ -4,6 +4,7 @@ import { NOTE_TYPE_PATHS, type NoteFormOptions } from "~/components/notes/types"
 import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/note-view";
 import { versionChanges } from "~/components/notes/note-history";
 import { noteBodyToFormFields, noteFormToBody } from "~/domain/note-form";
+import { todayIn } from "~/domain/note-rules";
 import type { NoteJson, NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
 import { ListQuery } from "~/domain/paging";
@@ -11,7 +12,7 @@ import { parseWith, pathId, searchText } from "~/domain/validation";
 import * as v from "valibot";
 import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
-import { createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, noteItemsByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { countersignNote, createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, noteItemsByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
 import { getPatient } from "~/models/patients.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
@@ -478,6 +479,11 @@ export function viewNoteLoader(type: NoteType) {
       history,
       canManage: can(actor, "manage_notes"),
       canEdit: mayWriteNote(actor, view.note),
+      // The note's supervisor countersigns it once its provider has signed (decision 023): name and today to start with.
+      countersign:
+        view.note.supervisor_id === actor.id && actor.kind === "user" && view.note.signed_at && !view.note.supervisor_signed_on
+          ? { name: `${actor.name} ${actor.surname}`.trim(), today: todayIn(ctx.now(), view.context.location.time_zone) }
+          : null,
       flash: flash ? flash.slice(0, 200) : null,
       clearDrafts: flash ? [browserDraftKey(actor.id, createPath(type, view.note.patient_id)), browserDraftKey(actor.id, editPath(type, id))] : [],
     };
@@ -502,11 +508,15 @@ export function viewNoteAction(type: NoteType) {
         ? await setNoteStatus(ctx, type, id, { status: values.status })
         : intent === "modifiers"
           ? await setNoteModifiers(ctx, type, id, { md: values.md || null, md2: values.md2 || null, md3: values.md3 || null })
-          : null;
+          : intent === "countersign"
+            ? await countersignNote(ctx, type, id, values)
+            : null;
     if (!result) return data({ intent, message: "Unknown action.", errors: {} as Record<string, string> }, { status: 400 });
     if (result.ok) return redirect(`${NOTE_TYPE_PATHS[type]}/view/${id}?flash=${encodeURIComponent(result.message ?? "Saved.")}`, 303);
     const r = refusal(result);
-    return data({ intent, message: r.message, errors: r.status === 422 ? r.errors : ({} as Record<string, string>) }, { status: r.status });
+    // A refused countersignature keeps what was typed.
+    const typed = intent === "countersign" ? { supervisor_name: String(values.supervisor_name ?? ""), supervisor_signed_on: String(values.supervisor_signed_on ?? "") } : undefined;
+    return data({ intent, message: r.message, errors: r.status === 422 ? r.errors : ({} as Record<string, string>), values: typed }, { status: r.status });
   };
 }
 

@@ -287,6 +287,55 @@ describe("edit, amend, view", () => {
     expect(after).toContain("Tired");
   });
 
+  it("the note's supervisor countersigns a signed note from its view — not an amendment; nobody else, not before the provider signs, not twice, not on a future date", async () => {
+    const day = nextDay();
+    const countersign = (id: number, over: Record<string, string>, cookie = w.otherCookie) =>
+      post(`/note-rbt/view/${id}`, { intent: "countersign", supervisor_name: "Olive User", supervisor_signed_on: day, supervisor_signature: "", ...over }, cookie);
+    const versionOf = async (id: number) => (await db().select({ v: notes.version }).from(notes).where(eq(notes.id, id)))[0]!.v;
+
+    // The provider has not signed: no form, and a post is refused.
+    const unsigned = await createViaForm(w.rbtCookie, { session_date: day, ...nextTimes(), supervisor_id: String(w.other.id) });
+    expect(await (await request(`/note-rbt/view/${unsigned}`, { cookie: w.otherCookie })).text()).not.toContain("Countersign as supervisor");
+    const early = await countersign(unsigned, { version: String(await versionOf(unsigned)) });
+    expect(early.status).toBe(422);
+    expect(await early.text()).toContain("The provider signs the note first; then the supervisor countersigns it.");
+
+    const id = await createViaForm(w.rbtCookie, { session_date: day, ...nextTimes(), supervisor_id: String(w.other.id), provider_name: "Riley User", provider_signed_on: day });
+    const version = await versionOf(id);
+    const [before] = await db().select().from(notes).where(eq(notes.id, id));
+    // Only the supervisor is offered the form; the provider and a manager are not, and a manager's post is 403.
+    expect(await (await request(`/note-rbt/view/${id}`, { cookie: w.rbtCookie })).text()).not.toContain("Countersign as supervisor");
+    const offered = await (await request(`/note-rbt/view/${id}`, { cookie: w.otherCookie })).text();
+    expect(offered).toContain("Countersign as supervisor");
+    expect(offered).toMatch(/name="supervisor_name"[^>]*value="Olive User"|value="Olive User"[^>]*name="supervisor_name"/);
+    expect((await countersign(id, { version: String(version) }, w.managerCookie)).status).toBe(403);
+    expect((await countersign(id, { version: String(version) }, w.outsiderCookie)).status).toBe(404);
+    // A future date: the field's message, the typed name kept, nothing changed.
+    const future = await countersign(id, { version: String(version), supervisor_name: "Olive U.", supervisor_signed_on: "2999-01-01" });
+    expect(future.status).toBe(422);
+    const futureText = await future.text();
+    expect(futureText).toContain(`Countersign on a date from the session date (${day}) to today`);
+    expect(futureText).toContain('value="Olive U."');
+    // A stale version: 409.
+    expect((await countersign(id, { version: String(version - 1) })).status).toBe(409);
+    expect(await versionOf(id)).toBe(version);
+
+    const done = await countersign(id, { version: String(version) });
+    expect(done.status).toBe(303);
+    const [after] = await db().select().from(notes).where(eq(notes.id, id));
+    expect(after).toMatchObject({ supervisorName: "Olive User", supervisorSignedOn: day, version: version + 1, content: before!.content, signedAt: before!.signedAt, minutes: before!.minutes });
+    const audits = await db().all<{ n: number }>(sql`select count(*) as n from audit_log where action = 'countersign' and entity = 'note' and entity_id = ${String(id)}`);
+    expect(Number(audits[0]!.n)).toBe(1);
+    const view = await (await request(`/note-rbt/view/${id}`, { cookie: w.otherCookie })).text();
+    expect(view).not.toContain("Countersign as supervisor");
+    expect(view).not.toContain("as it was");
+    // Twice: refused, nothing changed.
+    const again = await countersign(id, { version: String(version + 1), supervisor_name: "Someone Else" });
+    expect(again.status).toBe(422);
+    expect(await again.text()).toContain("This note is already countersigned.");
+    expect((await db().select().from(notes).where(eq(notes.id, id)))[0]!.supervisorName).toBe("Olive User");
+  });
+
   it("the edit and amend screens keep the modifiers set on the view (the form has no modifier fields)", async () => {
     const day = nextDay();
     const times = nextTimes();

@@ -4,7 +4,8 @@ import { MODIFIERS } from "~/domain/insurance";
 import { NOTE_STATUSES, type NoteContext, type NoteJson } from "~/domain/notes";
 import { useNonce } from "../nonce";
 import type { NoteVersionField } from "./note-history";
-import { FormMessage } from "../ui/field";
+import { ASSET_URLS } from "~/assets";
+import { Field, FormMessage } from "../ui/field";
 import { CPT_LABELS, NOTE_TYPE_LABELS, NOTE_TYPE_PATHS } from "./types";
 
 /**
@@ -29,7 +30,9 @@ export interface NoteViewProps {
   canManage: boolean;
   canEdit: boolean;
   flash: string | null;
-  error: { intent: string; message: string; errors: Record<string, string> } | null;
+  error: { intent: string; message: string; errors: Record<string, string>; values?: Record<string, string> } | null;
+  /** Set when the actor is the note's supervisor and may countersign it now: their name and today, to start with. */
+  countersign: { name: string; today: string } | null;
   /** localStorage keys of this note's form drafts, cleared after a successful save (decision 025). */
   clearDrafts: string[];
 }
@@ -163,7 +166,7 @@ function Signature({ label, name, signedOn, image }: { label: string; name: stri
   );
 }
 
-export function NoteView({ note, context, history, canManage, canEdit, flash, error, clearDrafts }: NoteViewProps) {
+export function NoteView({ note, context, history, canManage, canEdit, flash, error, clearDrafts, countersign }: NoteViewProps) {
   const nonce = useNonce();
   const base = NOTE_TYPE_PATHS[note.type];
   const times = [
@@ -173,6 +176,7 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
   const modifiers = [note.md, note.md2, note.md3].filter(Boolean) as string[];
   const statusError = error?.intent === "status" ? error : null;
   const modifierError = error?.intent === "modifiers" ? error : null;
+  const countersignError = error?.intent === "countersign" ? error : null;
   return (
     <section className="card note-view">
       {flash && clearDrafts.length ? (
@@ -202,7 +206,7 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
         </span>
       </div>
       <FormMessage success={flash} />
-      {error && !statusError && !modifierError ? <FormMessage error={error.message} /> : null}
+      {error && !statusError && !modifierError && !(countersignError && countersign) ? <FormMessage error={error.errors.form ?? error.message} /> : null}
       {note.signed_at ? <p className="alert alert-info">Signed on {note.signed_at.slice(0, 10)}. This note is read-only; corrections are amendments kept in its history.</p> : null}
 
       <dl className="note-dl">
@@ -236,6 +240,31 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
         <Signature label="Provider" name={note.provider_name} signedOn={note.provider_signed_on} image={note.provider_signature} />
         <Signature label="Supervisor" name={note.supervisor_name} signedOn={note.supervisor_signed_on} image={note.supervisor_signature} />
       </div>
+      {countersign ? (
+        <section aria-labelledby="countersign-head" className="note-manage">
+          <h2 id="countersign-head">Countersign as supervisor</h2>
+          <p className="hint">You are this note's supervisor. Countersigning does not change the note.</p>
+          {countersignError ? <FormMessage error={countersignError.errors.form ?? countersignError.message} /> : null}
+          <Form method="post" noValidate data-countersign="" aria-label="Countersign this note">
+            <input type="hidden" name="intent" value="countersign" />
+            <input type="hidden" name="version" value={note.version} />
+            <Field label="Your name" name="supervisor_name" id="cs-name" maxLength={120} autoComplete="name" defaultValue={countersignError?.values?.supervisor_name ?? countersign.name} error={countersignError?.errors.supervisor_name} />
+            <Field label="Date" name="supervisor_signed_on" id="cs-date" type="date" max={countersign.today} defaultValue={countersignError?.values?.supervisor_signed_on ?? countersign.today} error={countersignError?.errors.supervisor_signed_on} />
+            <input type="hidden" name="supervisor_signature" defaultValue="" data-signature-input />
+            {/* With JavaScript, a drawing pad appears here (app/client/consent-sign.ts). */}
+            <div data-signature-pad="supervisor_signature" data-label="Draw your signature (optional)" />
+            {countersignError?.errors.supervisor_signature ? (
+              <p className="field-error" role="alert">
+                {countersignError.errors.supervisor_signature}
+              </p>
+            ) : null}
+            <button className="btn btn-primary" type="submit" data-pending="Countersigning…">
+              Countersign
+            </button>
+          </Form>
+          <script type="module" src={ASSET_URLS.consentSignJs} />
+        </section>
+      ) : null}
 
       {canManage ? (
         <section aria-labelledby="manage-head" className="note-manage">
