@@ -392,8 +392,10 @@ export const notes = sqliteTable(
     // within a location (or every location), answered from the index alone — status and patient_id are here
     // so that the status filter and the "client not deleted" check need no table row (deleted_at, always
     // null here, makes it covering).
-    index("notes_location_type_idx").on(t.locationId, t.type, t.sessionDate, t.status, t.patientId, t.deletedAt).where(sql`${t.deletedAt} is null`),
-    index("notes_type_date_idx").on(t.type, t.sessionDate, t.status, t.patientId, t.deletedAt).where(sql`${t.deletedAt} is null`),
+    // The id after the date (migration 0021): a list of one type, newest first (session_date, id), is read in
+    // the index's order; without it SQLite sorted a whole day's notes by id for each page (decision 043).
+    index("notes_location_type_idx").on(t.locationId, t.type, t.sessionDate, t.id, t.status, t.patientId, t.deletedAt).where(sql`${t.deletedAt} is null`),
+    index("notes_type_date_idx").on(t.type, t.sessionDate, t.id, t.status, t.patientId, t.deletedAt).where(sql`${t.deletedAt} is null`),
     index("notes_date_idx").on(t.sessionDate).where(sql`${t.deletedAt} is null`),
     index("notes_patient_idx").on(t.patientId),
     uniqueIndex("notes_form_token_unique").on(t.formToken),

@@ -1226,6 +1226,17 @@ export async function countersignNote(ctx: ModelContext, type: NoteType, id: num
 
 /* ------------------------------------------------------------------ form configuration and replacements */
 
+/** A JSON array of titles as SQLite's json_group_array answers it (null or unreadable: none). */
+function parseTitles(json: string | null): string[] {
+  if (!json) return [];
+  try {
+    const list = JSON.parse(json) as unknown;
+    return Array.isArray(list) ? list.filter((x): x is string => typeof x === "string").map((x) => x.trim()).filter(Boolean) : [];
+  } catch {
+    return [];
+  }
+}
+
 export interface NoteConfig {
   type: NoteType;
   cpt_codes: readonly string[];
@@ -1242,6 +1253,8 @@ export interface NoteConfig {
     pos_codes: string[];
     providers: { id: number; name: string }[];
     bips: { id: number }[];
+    /** The interventions named in the client's live BIPs (titles, newest BIP first, each once). */
+    interventions: string[];
     maladaptives: { plan_id: number; name: string; bip_id: number }[];
     replacements: { plan_id: number; name: string; bip_id: number }[];
     caregiver_goals: { plan_id: number; name: string; bip_id: number }[];
@@ -1318,7 +1331,12 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
         .innerJoin(userLocations, eq(userLocations.userId, users.id))
         .where(and(eq(userLocations.locationId, p.locationId), isNull(users.deletedAt)))
         .orderBy(asc(users.name), asc(users.surname)),
-      ctx.db.select({ id: bips.id }).from(bips).where(and(eq(bips.patientId, patientId), isNull(bips.deletedAt))).orderBy(desc(bips.id)),
+      // Each live BIP, newest first, with the titles of its interventions (the plan document's list section).
+      ctx.db
+        .select({ id: bips.id, interventions: sql<string | null>`(select json_group_array(json_extract(i.value, '$.title')) from json_each(${bips.document}, '$.interventions') i where trim(coalesce(json_extract(i.value, '$.title'), '')) <> '')` })
+        .from(bips)
+        .where(and(eq(bips.patientId, patientId), isNull(bips.deletedAt)))
+        .orderBy(desc(bips.id)),
       goalsQuery(ctx, patientId, ["maladaptive", "replacement", "caregiver_training"]),
       ctx.db
         .select({
@@ -1364,7 +1382,8 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
       today,
       pos_codes: p.posCodes.split(",").map((s) => s.trim()).filter(Boolean),
       providers: staff.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
-      bips: bipRows,
+      bips: bipRows.map((b) => ({ id: b.id })),
+      interventions: [...new Set(bipRows.flatMap((b) => parseTitles(b.interventions)))],
       maladaptives: byCategory("maladaptive"),
       replacements: byCategory("replacement"),
       caregiver_goals: byCategory("caregiver_training"),

@@ -170,8 +170,9 @@ async function formOptions(ctx: ModelContext, type: NoteType, patientId: number,
     maladaptives: c.maladaptives.map((g) => ({ plan_id: g.plan_id, name: g.name })),
     replacements: c.replacements.map((g) => ({ plan_id: g.plan_id, name: g.name })),
     caregiverGoals: c.caregiver_goals.map((g) => ({ plan_id: g.plan_id, name: g.name })),
-    // The interventions of the BIP defaults (clinical §3 "Default clinical content").
-    interventions: DEFAULT_INTERVENTIONS.map((i) => i.title ?? "").filter(Boolean),
+    // The interventions of the client's BIPs, then those of the BIP defaults (clinical §3 "Default clinical
+    // content") not already named, each once.
+    interventions: [...new Set([...c.interventions, ...DEFAULT_INTERVENTIONS.map((i) => i.title ?? "").filter(Boolean)])],
     bipId: c.bips[0]?.id ?? null,
     today: c.today,
   };

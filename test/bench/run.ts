@@ -195,6 +195,21 @@ async function apiCall(base: string, spec: ApiSpec, k: number, token: string): P
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
+/**
+ * Deletes what a timed create made (not timed): the creates are yesterday 09:00–10:00 for the same bench
+ * clients on every run, so without this a second run on the same day and state met its own earlier notes
+ * (422 overlap). The note is soft-deleted through the API (`DELETE <path>/<id>`), as a user would.
+ */
+async function undoCreate(base: string, spec: ApiSpec, k: number, r: { status: number; text: string }, token: string): Promise<void> {
+  if (spec.method !== "POST" || r.status !== 201) return;
+  const answer = JSON.parse(r.text) as { id?: number; data?: { id?: number } };
+  const id = answer.data?.id ?? answer.id;
+  if (typeof id !== "number") throw new Error(`${spec.method} ${spec.path(k)} answered no id to delete`);
+  const res = await fetch(`${base}${spec.path(k)}/${id}`, { method: "DELETE", headers: { Authorization: `Bearer ${token}`, Accept: "application/json" }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`DELETE ${spec.path(k)}/${id} answered ${res.status}`);
+  await res.arrayBuffer();
+}
+
 /** A request that takes longer than this fails its page (reported), and the bench goes on with the next. */
 const REQUEST_TIMEOUT_MS = 20_000;
 
@@ -334,6 +349,7 @@ async function apiTimes(base: string, spec: ApiSpec, token: string, first = 0): 
     const r = await apiCall(base, spec, first + i, token);
     const ms = performance.now() - t0;
     if (r.status !== spec.status) throw new Error(`${spec.method} ${spec.path(first + i)} answered ${r.status}: ${r.text.slice(0, 200)}`);
+    await undoCreate(base, spec, first + i, r, token);
     if (i < WARMUP) continue;
     times.push(ms);
     const inside = serverTime(r.headers);
@@ -427,6 +443,7 @@ async function d1Counts(): Promise<Record<string, D1Count | null> | null> {
       // Two calls: the second is the steady state; creates 1000 and 1001 are sessions the timed run does not use.
       const a = await apiCall(base, spec, 1000, token);
       const b = await apiCall(base, spec, 1001, token);
+      for (const [k, r] of [[1000, a], [1001, b]] as const) await undoCreate(base, spec, k, r, token);
       // The wait split repeats reads only (a create needs a fresh session each time).
       const ok = a.status === spec.status && b.status === spec.status;
       out[spec.name] = !ok ? null : spec.method === "GET" ? await countAndWait(b, () => apiCall(base, spec, 1001, token)) : countOnly(b.headers);

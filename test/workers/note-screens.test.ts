@@ -55,7 +55,8 @@ beforeAll(async () => {
   const elsewhere = await createLocation();
   const patient = await createPatient({ locationId: loc.id, firstName: "Noah" });
   const stranger = await createPatient({ locationId: elsewhere.id });
-  const bip = await createBip(patient);
+  // The plan names its own intervention besides a default one (offered once).
+  const bip = await createBip(patient, { document: JSON.stringify({ interventions: [{ index: 1, title: "Visual schedule", description: "Picture schedule before transitions" }, { index: 2, title: "Redirection", description: "" }] }) });
   const maladaptive = await createPlan(bip, { name: "Elopement" });
   const replacement = await createPlan(bip, { name: "Requesting a break", category: "replacement", timeframe: null, baselineTimeframe: null, unitType: null });
   const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "RBT direct", cpt: "97153", nUnits: 400, startDate: "2020-01-01", endDate: "2099-12-31" }).returning();
@@ -163,6 +164,10 @@ describe("create", () => {
     expect(html).toContain("America/New York");
     expect(html).toContain('type="time"');
     expect(html).toContain("Generate AI Summary");
+    // The interventions: the client's plan's own, then the defaults, each once.
+    expect(html).toContain('value="Visual schedule"');
+    expect(html.match(/name="content\.interventions\[\]" value="Redirection"|value="Redirection"[^>]*name="content\.interventions\[\]"/g)).toHaveLength(1);
+    expect(html).toContain('value="Functional Communication Training (FCT)"');
     // The 2019 authorization does not cover today: listed, but not offered.
     expect(html).toMatch(/<option[^>]*disabled=""[^>]*>Old auth/);
   });
