@@ -4,11 +4,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, clientConsents, notes, pdfJobs, scheduledSessions, settings, sharedDocuments } from "~/db/schema";
 import { CONSENT_MESSAGES } from "~/domain/consents";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
-import { d1Database, type Db } from "~/db/client.server";
 import { getActor } from "~/models/actors.server";
 import { saveConsentDraft, signConsent } from "~/models/consents.server";
 import { pdfText } from "../support/pdf-text";
-import { api, apiToken, createBip, createLocation, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, beforeWriteDb, createBip, createLocation, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, request, signInCookie, type TestUser } from "./helpers";
 
 /**
  * Client consents and the parent portal (docs/decisions/040): the four consent calls, the staff screen,
@@ -42,28 +41,6 @@ async function lastAudit() {
   const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
   return row!;
 }
-/**
- * The database of a model call whose first batch of several statements (its write with the audit row) waits
- * until `before` has run: another request's write landing between the call's reads and its write.
- */
-function beforeWriteDb(before: () => Promise<unknown>): Db {
-  let done = false;
-  const binding = {
-    prepare: (query: string) => env.DB.prepare(query),
-    batch: async (statements: D1PreparedStatement[]) => {
-      if (!done && statements.length > 1) {
-        done = true;
-        await before();
-      }
-      return env.DB.batch(statements);
-    },
-    exec: (query: string) => env.DB.exec(query),
-    dump: () => env.DB.dump(),
-    withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
-  } as D1Database;
-  return d1Database(binding);
-}
-
 async function draft(patientId: number, sections = [1, 2, 3]) {
   const res = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: patientId, sections } });
   expect(res.status, await res.clone().text()).toBe(201);

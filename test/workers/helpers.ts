@@ -220,3 +220,25 @@ export function codeIn(text: string): string {
   if (!m) throw new Error("no code in email");
   return m[1]!;
 }
+
+/**
+ * The database of a model call whose first batch of several statements (its write with the audit row) waits
+ * until `before` has run: another request's write landing between the call's reads and its write.
+ */
+export function beforeWriteDb(before: () => Promise<unknown>): Db {
+  let done = false;
+  const binding = {
+    prepare: (query: string) => env.DB.prepare(query),
+    batch: async (statements: D1PreparedStatement[]) => {
+      if (!done && statements.length > 1) {
+        done = true;
+        await before();
+      }
+      return env.DB.batch(statements);
+    },
+    exec: (query: string) => env.DB.exec(query),
+    dump: () => env.DB.dump(),
+    withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
+  } as D1Database;
+  return d1Database(binding);
+}

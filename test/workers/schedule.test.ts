@@ -12,7 +12,7 @@ import { d1Database, type Db } from "~/db/client.server";
 import countingWorker from "../bench/d1-count-worker";
 import * as build from "../../build/index.js";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037): the API (book one-off and weekly, cancel one,
@@ -269,28 +269,6 @@ function hookedDb(after: (nth: number) => Promise<unknown> | void): { db: Db; ba
     withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
   } as D1Database;
   return { db: d1Database(binding), batches: () => n };
-}
-
-/**
- * The database of a model call whose first batch of several statements (its write with the audit row) waits
- * until `before` has run: another request's write landing between the call's reads and its write.
- */
-function beforeWriteDb(before: () => Promise<unknown>): Db {
-  let done = false;
-  const binding = {
-    prepare: (query: string) => env.DB.prepare(query),
-    batch: async (statements: D1PreparedStatement[]) => {
-      if (!done && statements.length > 1) {
-        done = true;
-        await before();
-      }
-      return env.DB.batch(statements);
-    },
-    exec: (query: string) => env.DB.exec(query),
-    dump: () => env.DB.dump(),
-    withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
-  } as D1Database;
-  return d1Database(binding);
 }
 
 /** `between` runs right after the call's `at`-th batch. */
