@@ -39,7 +39,7 @@ const Id = v.pipe(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, "Note
 
 export const BuildInput = v.object({
   note_ids: v.pipe(
-    v.union([v.array(Id), Id], "Choose at least one billed note."),
+    v.optional(v.union([v.array(Id), Id], "Choose at least one billed note."), []),
     v.transform((x) => [...new Set(Array.isArray(x) ? x : [x])]),
     v.minLength(1, "Choose at least one billed note."),
     v.maxLength(MAX_BUILD_NOTES, `Build at most ${MAX_BUILD_NOTES} notes at a time.`),
@@ -48,7 +48,7 @@ export const BuildInput = v.object({
 
 export const ClaimIdsInput = v.object({
   claim_ids: v.pipe(
-    v.union([v.array(Id), Id], "Choose at least one claim."),
+    v.optional(v.union([v.array(Id), Id], "Choose at least one claim."), []),
     v.transform((x) => [...new Set(Array.isArray(x) ? x : [x])]),
     v.minLength(1, "Choose at least one claim."),
     v.maxLength(100, "Generate at most 100 claims in one file."),
@@ -61,12 +61,12 @@ export const StatusInput = v.object({
 });
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const optionalDate = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(DATE, "Dates must be real dates like 2026-01-31."))]), "");
-const optionalId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,9}$/, "Choose from the list."))]), "");
+const optionalDate = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(DATE, "Dates must be real dates like 2026-01-31."))], "Dates must be real dates like 2026-01-31."), "");
+const optionalId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,9}$/, "Choose from the list."))], "Choose from the list."), "");
 
 /** The claims list's filters (query string of the screen and the API). */
 export const ClaimFilters = v.object({
-  status: v.optional(v.union([v.literal(""), v.picklist(CLAIM_STATUSES, "Choose a status from the list.")]), ""),
+  status: v.optional(v.union([v.literal(""), v.picklist(CLAIM_STATUSES, "Choose a status from the list.")], "Choose a status from the list."), ""),
   location_id: optionalId,
   patient_id: optionalId,
   insurer_id: optionalId,

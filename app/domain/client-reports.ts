@@ -27,6 +27,8 @@ export const BILLING_MESSAGES = {
   insurer: "The insurer is not the payer of this note.",
   billedDelete: "A billed or paid record cannot be deleted.",
   payNeedsBilled: "A note is paid only after it is billed.",
+  /** A note on a claim that is not rejected: the claim was built with its modifiers and charge (decision 032). */
+  onClaim: (claim: string) => `This note is on claim ${claim}: its modifiers and billed flag stay as claimed. Reject (void) that claim first to change them.`,
   noteType: "Choose All, Rbt or Bcba.",
   sort: "Choose a column to sort by.",
   status: "Choose pending or ok.",
@@ -250,6 +252,19 @@ export function saveInputOf(p: SavePayload): { ok: true; input: SaveInput } | { 
   };
   if (input.pay && !input.billed) return { ok: false, errors: { [bcbaFields ? "paybcba" : "pay"]: BILLING_MESSAGES.payNeedsBilled } };
   return { ok: true, input };
+}
+
+/**
+ * The fields a save changes that a claim holds (the modifiers, then the billed flag), named as the body sent
+ * them (md/md2/billed, or mdbcba/md2bcba/billedbcba for a BCBA note's billing-view fields); empty when none.
+ */
+export function claimedChanges(input: Pick<SaveInput, "role" | "md" | "md2" | "billed">, note: { md: string | null; md2: string | null; billed: boolean }): string[] {
+  const suffix = input.role === "bcba" ? "bcba" : "";
+  return [
+    ...((input.md ?? null) !== (note.md ?? null) ? [`md${suffix}`] : []),
+    ...((input.md2 ?? null) !== (note.md2 ?? null) ? [`md2${suffix}`] : []),
+    ...(input.billed !== note.billed ? [`billed${suffix}`] : []),
+  ];
 }
 
 export const StatusInput = v.object({

@@ -6,7 +6,7 @@ import { notePayer, priceNote } from "~/domain/billing";
 import { unbillableMessage } from "~/domain/scrubber";
 import { BuildInput, canTransition, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { locationScope } from "~/domain/permissions";
+import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -164,7 +164,9 @@ function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
       md2: notes.md2,
       unitPriceCents: notes.unitPriceCents,
       billed: notes.billed,
-      paNumber: paServices.paService,
+      // The billing record's PA number when one was saved (the payer's authorization number), else the PA
+      // service's own text (decision 032).
+      paNumber: sql<string | null>`coalesce(nullif(trim((select cr.pa_number from client_reports cr where cr.note_id = ${notes.id})), ''), ${paServices.paService})`.as("pa_number"),
       paInsurerId: paServices.insuranceId,
       patientInsurerId: patients.insurerId,
       providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
@@ -448,6 +450,8 @@ export async function claimsScreen(
   if (!parsed.ok) return invalid(parsed.errors);
   const picked = pickFilters ? parseWith(NotePickFilters, pick(pickFilters, ["location_id", "patient_id", "from", "to"])) : null;
   if (picked && !picked.ok) return invalid(picked.errors);
+  // A location filter of a location the actor cannot see answers 404, as the billing screens do (decision 030).
+  for (const id of [parsed.data.location_id, picked?.ok ? picked.data.location_id : ""]) if (id && !canSeeLocation(ctx.actor, Number(id))) return notFound("Location");
   const where = withList ? listWhere(ctx, parsed.data, query) : sql`0`;
   const [rows, [total], tailRows, locationRows, pickRows] = await ctx.db.batch([
     ctx.db
@@ -740,7 +744,7 @@ export async function setClaimStatus(ctx: ModelContext, id: number, raw: Record<
   if (!current) return notFound("Claim");
   if (!parsed.ok) return invalid(parsed.errors);
   const to = parsed.data.status;
-  if (!canTransition(current.status, to)) return invalid({ status: `A ${current.status} claim cannot become ${to}.` });
+  if (!canTransition(current.status, to)) return invalid({ status: `${current.status === "accepted" ? "An" : "A"} ${current.status} claim cannot become ${to}.` });
   const version = parsed.data.version === null || parsed.data.version === "" ? null : Number(parsed.data.version);
   const now = ctx.now().toISOString();
   const [updated] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "status", entity: "claim", entityId: id, patientId: current.patientId, detail: { from: current.status, to } }, (audit) => [

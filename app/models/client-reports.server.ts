@@ -6,6 +6,7 @@ import { centsOf, dollarsOf, hoursOf, notePayer, pickService, priceNote, type Pr
 import {
   BILLING_LIST_PAGE_SIZE,
   BILLING_MESSAGES,
+  claimedChanges,
   BillingListQuery,
   CLIENT_REPORT_PAGE_SIZE,
   CLIENT_REPORT_PAGE_WINDOW,
@@ -668,6 +669,7 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
         locationNpi: sql<string | null>`${locations.npi}`.as("location_npi"),
         providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
         cr: prefixed(getTableColumns(clientReports), "cr_"),
+        claim: sql<string | null>`(select c.claim_number || ' (' || c.status || ')' from ${liveClaimOf(notes.id)} limit 1)`.as("live_claim"),
         tail: auditTail,
       })
       .from(notes)
@@ -682,6 +684,15 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
   if (!f) return null;
   const cr = f.cr.id == null ? null : (f.cr as unknown as ReportRow);
   return { ...f, cr, services };
+}
+
+/**
+ * `from` and `where` of the claims a note is on that are not rejected (draft, generated, sent, accepted): while
+ * one holds the note, its modifiers and billed flag are the claim's (decision 032).
+ */
+function liveClaimOf(noteId: SQL | typeof notes.id | number): SQL {
+  // Aliases written out: in a one-table statement (the insert's select) drizzle would leave columns unqualified.
+  return sql`claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = ${noteId} and c.status <> 'rejected'`;
 }
 
 function noteLocationScope(ctx: ModelContext): SQL | undefined {
@@ -722,6 +733,11 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   if (input.noteVersion !== null && input.noteVersion !== note.version) return conflict(current());
   if (existing && input.version !== existing.version) return conflict(current());
   if (!existing && input.version !== null) return conflict(current());
+  // A note on a live claim keeps the modifiers and billed flag it was claimed with (pay and the record's PA number
+  // and NPI may still change); checked again in the write, so a claim built meanwhile makes the save a 409.
+  const claimed = claimedChanges(input, note);
+  if (claimed.length && facts.claim) return invalid({ [claimed[0]!]: BILLING_MESSAGES.onClaim(facts.claim) });
+  const notClaimed = claimed.length ? sql`not exists (select 1 from ${liveClaimOf(note.id)})` : undefined;
   if (input.billed && !note.billed) {
     const reasons = (await (opts.reasonsOf ?? noReasons)(ctx, [note.id])).get(note.id) ?? [];
     if (reasons.length) return invalid({ [input.role === "bcba" ? "billedbcba" : "billed"]: `This note cannot be billed: ${reasons.join(" ")}` });
@@ -756,14 +772,14 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
     ? ctx.db
         .update(clientReports)
         .set({ ...values, version: sql`${clientReports.version} + 1`, updatedAt: now })
-        .where(and(eq(clientReports.id, existing.id), eq(clientReports.version, existing.version), noteMatches))
+        .where(and(eq(clientReports.id, existing.id), eq(clientReports.version, existing.version), noteMatches, notClaimed))
     : (() => {
         const all: Record<string, unknown> = { ...values, id: null, createdBy: ctx.actor.kind === "user" ? ctx.actor.id : null, version: 1, createdAt: now, updatedAt: now };
         const cells = REPORT_COLUMNS.map((c) => {
           const x = all[c.key];
           return typeof x === "boolean" ? sql`${x ? 1 : 0}` : x === null || x === undefined ? sql`null` : sql`${x}`;
         });
-        return ctx.db.insert(clientReports).select(sql`select ${sql.join(cells, sql`, `)} where not exists (select 1 from ${clientReports} where ${clientReports.noteId} = ${note.id}) and ${noteMatches}`);
+        return ctx.db.insert(clientReports).select(sql`select ${sql.join(cells, sql`, `)} where not exists (select 1 from ${clientReports} where ${clientReports.noteId} = ${note.id}) and ${noteMatches}${notClaimed ? sql` and ${notClaimed}` : sql``}`);
       })();
   const [written, noteWritten, , , reportRows, noteRows] = await withConditionalAudit(
     ctx.db,
@@ -850,13 +866,15 @@ export async function deleteClientReport(ctx: ModelContext, id: number): Promise
  * A row's status, pending or ok (clinical §4), saved at once. Billing work: manage_claims (decision 030),
  * where the notes' own status call needs manage_notes. `note_version` optional: when sent, a stale one is a 409.
  */
-export async function setBillingStatus(ctx: ModelContext, noteId: number, raw: Record<string, unknown>): Promise<ModelResult<CurrentRow>> {
+export async function setBillingStatus(ctx: ModelContext, noteId: number, raw: Record<string, unknown>, opts: { patientId?: number } = {}): Promise<ModelResult<CurrentRow>> {
   if (!manages(ctx)) return denied();
   const parsed = parseWith(StatusInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const facts = await saveFacts(ctx, noteId);
   if (!facts) return notFound("Note");
   const note = facts.n;
+  // A client's screen changes that client's notes only (as its Save does).
+  if (opts.patientId !== undefined && opts.patientId !== note.patientId) return invalid({ status: BILLING_MESSAGES.patient });
   const expected = parsed.data.note_version == null || parsed.data.note_version === "" ? note.version : Number(parsed.data.note_version);
   if (expected !== note.version) return conflict(currentRow(note, facts.cr));
   const [updated, , rows] = await withConditionalAudit(

@@ -424,9 +424,11 @@ export async function listRemittances(ctx: ModelContext, query: ListQuery): Prom
         paymentDate: remittances.paymentDate,
         totalPaidCents: remittances.totalPaidCents,
         createdAt: remittances.createdAt,
-        claims: sql<number>`(select count(distinct claim_id) from remittance_lines where remittance_id = ${remittances.id})`,
-        lines: sql<number>`(select count(*) from remittance_lines where remittance_id = ${remittances.id})`,
-        denied: sql<number>`(select count(*) from remittance_lines where remittance_id = ${remittances.id} and status = 'denied')`,
+        // Written out: drizzle leaves a one-table select's columns unqualified, and inside these subqueries a
+        // bare "id" would be the line's own id.
+        claims: sql<number>`(select count(distinct rl.claim_id) from remittance_lines rl where rl.remittance_id = "remittances"."id")`,
+        lines: sql<number>`(select count(*) from remittance_lines rl where rl.remittance_id = "remittances"."id")`,
+        denied: sql<number>`(select count(*) from remittance_lines rl where rl.remittance_id = "remittances"."id" and rl.status = 'denied')`,
       })
       .from(remittances)
       .where(where)

@@ -21,7 +21,8 @@ import { contains } from "./like.server";
 export const ROLES = "roles";
 export const DUPLICATE_NAME = "A role with this name already exists.";
 
-const usersOf = sql<number>`(select count(*) from user_roles ur where ur.role_id = ${roles.id})`;
+// "roles"."id" written out: a one-table select leaves ${roles.id} unqualified ("id").
+const usersOf = sql<number>`(select count(*) from user_roles ur where ur.role_id = "roles"."id")`;
 
 type Row = typeof roles.$inferSelect & { users: number };
 

@@ -8,7 +8,7 @@ import { money } from "~/domain/billing";
 import { CLAIM_STATUSES, STATUS_LABELS } from "~/domain/claims";
 import { buildClaims, claimsScreen, generateClaims } from "~/models/claims.server";
 import { formResult, formValues, listQueryFrom, modelContextFor, type FormAnswer } from "~/services/forms.server";
-import { requirePermission } from "~/services/guard.server";
+import { notFound, requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Claims · Baseline" }];
 /** Claims (platform §2 claims; decision 032): the list, and building claims from billed notes. */
@@ -24,6 +24,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const pickFilters = params.pick ? { location_id: params.b_location_id ?? "", patient_id: params.b_patient_id ?? "", from: params.b_from ?? "", to: params.b_to ?? "" } : null;
   let result = await claimsScreen(ctx, query, params, pickFilters, true);
   let filterError: string | null = null;
+  // Another location's filter: 404, as the billing screens answer (decision 030).
+  if (!result.ok && result.status === 404) throw notFound(result.message);
   if (!result.ok) {
     filterError = result.message;
     result = await claimsScreen(ctx, query, {}, null, true);

@@ -145,7 +145,7 @@ export async function reportAction({ request, context, params }: ActionFunctionA
   if (values.intent === "status") {
     const noteId = pathId(one("note_id"));
     if (noteId === null) throw notFound("Note not found.");
-    return formResult(await setBillingStatus(ctx, noteId, { status: one("status"), note_version: one("note_version") || null }), values, () => back);
+    return formResult(await setBillingStatus(ctx, noteId, { status: one("status"), note_version: one("note_version") || null }, { patientId }), values, () => back);
   }
   if (values.intent === "save") {
     const result = await saveClientReport(

@@ -261,12 +261,18 @@ describe("billing by client", () => {
     expect(await bad.text()).toContain("Choose pending or ok.");
   });
 
-  it("a note of another client cannot be saved through this client's screen", async () => {
+  it("a note of another client cannot be saved nor have its status switched through this client's screen", async () => {
     const other = await createPatient({ locationId: here.id });
     const before = await reports();
     const res = await form(`/billing/by-client/${other.id}`, { intent: "save", note_id: String(ids.bcba), version: "" }, manager);
     expect(res.status).toBe(422);
     expect(await reports()).toBe(before);
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.bcba));
+    const status = await form(`/billing/by-client/${other.id}`, { intent: "status", note_id: String(ids.bcba), note_version: String(n!.version), status: n!.status === "ok" ? "pending" : "ok" }, manager);
+    expect(status.status).toBe(422);
+    expect(await status.text()).toContain("The client does not match the note&#x27;s client.");
+    const [after] = await db().select().from(notes).where(eq(notes.id, ids.bcba));
+    expect(after).toEqual(n);
   });
 
   it("a stale Save (JavaScript off) shows the row as it is now and what changed; the next Save sends the fresh version with the fresh values", async () => {

@@ -150,6 +150,57 @@ describe("API /v2/claims", () => {
     expect(shown.data.lines).toEqual([expect.objectContaining({ units: 8, charge_cents: 16000 })]);
   });
 
+  it("a note on a claim that is not rejected keeps its modifiers and billed flag; pay may change; voiding the claim frees them", async () => {
+    const w = await world();
+    const n = await w.note();
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } });
+    expect(built.status).toBe(201);
+    const claim = ((await built.json()) as { data: { id: number; claim_number: string }[] }).data[0]!;
+    const noteNow = async () => (await db().select({ md: notes.md, billed: notes.billed, paid: notes.paid, version: notes.version }).from(notes).where(eq(notes.id, n)))[0]!;
+    const store = async (body: Record<string, unknown>) => {
+      const res = await api("/client_report/store", { method: "POST", token: w.token, body: { note_id: n, note_version: (await noteNow()).version, ...body } });
+      return { status: res.status, body: (await res.json()) as { errors?: Record<string, string>; data?: { report: { id: number; version: number } } } };
+    };
+    const before = await noteNow();
+    for (const [body, field] of [
+      [{ md: "XP", billed: true }, "md"],
+      [{ md2: "HM", billed: true }, "md2"],
+      [{ billed: false }, "billed"],
+      [{ mdbcba: "HO", billedbcba: true }, "mdbcba"],
+    ] as const) {
+      const res = await store(body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.errors?.[field]).toBe(`This note is on claim ${claim.claim_number} (draft): its modifiers and billed flag stay as claimed. Reject (void) that claim first to change them.`);
+    }
+    expect(await noteNow()).toEqual(before);
+    // The same modifiers and billed flag, paid now: allowed (a payment recorded by hand).
+    const paid = await store({ billed: true, pay: true });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+    expect(await noteNow()).toMatchObject({ md: null, billed: true, paid: true });
+    // Voided (a draft may be rejected): the note is free again.
+    expect((await api(`/v2/claims/${claim.id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(200);
+    const report = paid.body.data!.report;
+    const freed = await api(`/client_report/update/${report.id}`, { method: "POST", token: w.token, body: { note_id: n, md: "XP", billed: true, pay: true, version: report.version, note_version: (await noteNow()).version } });
+    expect(freed.status, await freed.clone().text()).toBe(200);
+    expect(await noteNow()).toMatchObject({ md: "XP", billed: true });
+  });
+
+  it("the prior authorization number on a line is the billing record's PA number when saved, else the PA service's text", async () => {
+    const w = await world();
+    const a = await w.note();
+    const b = await w.note({ sessionDate: "2026-11-03" });
+    const saved = await api("/client_report/store", { method: "POST", token: w.token, body: { note_id: a, billed: true, pa_number: "AUTH-12345" } });
+    expect(saved.status, await saved.clone().text()).toBe(201);
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [a, b] } });
+    expect(built.status, await built.clone().text()).toBe(201);
+    const id = ((await built.json()) as { data: { id: number }[] }).data[0]!.id;
+    const shown = (await (await api(`/v2/claims/${id}`, { token: w.token })).json()) as { data: { lines: { service_date: string; pa_number: string }[] } };
+    expect(shown.data.lines.map((l) => [l.service_date, l.pa_number])).toEqual([
+      ["2026-11-02", "AUTH-12345"],
+      ["2026-11-03", `PA-${seq}-${w.patient.id}`],
+    ]);
+  });
+
   it("two racing builds of the same note make one claim", async () => {
     const w = await world();
     const n = await w.note();
@@ -202,15 +253,21 @@ describe("API /v2/claims", () => {
     const n2 = await w.note({ sessionDate: "2026-11-20" });
     expect((await api("/v2/claims", { method: "POST", token: outsider, body: { note_ids: [n2] } })).status).toBe(404);
     expect(((await (await api("/v2/claims", { token: outsider })).json()) as { data: unknown[] }).data).toEqual([]);
+    // A filter naming a location the actor cannot see: 404, as on the billing screens.
+    expect((await api(`/v2/claims?location_id=${w.location.id}`, { token: outsider })).status).toBe(404);
+    expect((await api(`/v2/claims/billable-notes?location_id=${w.location.id}`, { token: outsider })).status).toBe(404);
 
     const before = await claimCount();
     for (const body of [{}, { note_ids: [] }, { note_ids: ["x"] }, { note_ids: -1 }]) {
       const res = await api("/v2/claims", { method: "POST", token: w.token, body });
       expect(res.status).toBe(422);
-      expect(((await res.json()) as { message: string }).message).toBeTruthy();
+      // The person's words, never the validation library's.
+      expect(((await res.json()) as { message: string }).message).toMatch(/^(Choose at least one billed note\.|Note ids are whole numbers\.)$/);
     }
     expect((await api(`/v2/claims/${id}/status`, { method: "POST", token: w.token, body: { status: "paid" } })).status).toBe(422);
-    expect((await api("/v2/claims?status=lost", { token: w.token })).status).toBe(422);
+    const lost = await api("/v2/claims?status=lost", { token: w.token });
+    expect(lost.status).toBe(422);
+    expect(((await lost.json()) as { message: string }).message).toBe("Choose a status from the list.");
     expect((await api("/v2/claims/abc", { token: w.token })).status).toBe(404);
     expect(await claimCount()).toBe(before);
   });

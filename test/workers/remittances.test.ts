@@ -96,6 +96,9 @@ describe("POST /api/v2/remittances: a matched file is applied", () => {
 
     const [remittance] = await db().select().from(remittances).where(eq(remittances.id, body.data.remittance_id));
     expect(remittance).toMatchObject({ payerName: "DEMO HEALTH PLAN", totalPaidCents: 19000, paymentDate: "2026-02-15" });
+    // The list counts this remittance's claims, lines and denied lines (not the line whose id is its own).
+    const listed = (await (await api(`/v2/remittances?search=${remittance!.traceNumber}`, { token: managerToken })).json()) as { data: unknown[] };
+    expect(listed.data).toEqual([expect.objectContaining({ id: remittance!.id, claims: 1, lines: 3, denied: 1 })]);
     const [file] = await db().select().from(x12Files).where(eq(x12Files.id, remittance!.fileId));
     expect(file).toMatchObject({ kind: "835", content: text });
     expect(await db().select().from(remittanceLines).where(eq(remittanceLines.remittanceId, remittance!.id))).toHaveLength(3);
