@@ -5,7 +5,7 @@
  * without a PDF.
  */
 import { noteHref } from "./note-list";
-import { type NoteContext, type NoteJson, type NoteType, type PercentEntry } from "./notes";
+import { noteStaffName, type NoteContext, type NoteJson, type NoteType, type PercentEntry } from "./notes";
 import { ageOn } from "./patients";
 import { isValidTimeZone, zoneOffsetMinutes } from "./time";
 import { isoDate } from "./weeks";
@@ -253,8 +253,8 @@ export function notePdfDocument({ note, context, history }: NotePdfView): NotePd
     ["Insurance", text(p.insurance_name)],
     ["Insurance number", text(p.insurance_identifier)],
     ["Diagnosis", text(note.diagnosis_code)],
-    ["Provider", text(note.provider_name)],
-    ["Supervisor", text(note.supervisor_name)],
+    ["Provider", text(noteStaffName(context.provider, note.provider_name))],
+    ["Supervisor", text(noteStaffName(context.supervisor, note.supervisor_name))],
     ["Date of service", date(note.session_date)],
     ["Place of service", note.is_telehealth ? `${text(note.pos)} (telehealth)` : text(note.pos)],
     ["Time in / out (1)", timeRange(note.time_in, note.time_out)],

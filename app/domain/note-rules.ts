@@ -4,7 +4,7 @@ import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, ti
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
 import { zonedDate, zoneOffsetAtLocal } from "./time";
 import { MODIFIER_CODES } from "./insurance";
-import { plainText } from "./validation";
+import { parseWith, plainText } from "./validation";
 
 /**
  * The rules of a session note (issue 10 "Rules"), pure: the body schema every path parses with (form,
@@ -35,6 +35,8 @@ export const NOTE_MESSAGES = {
   countersignUnsigned: "The provider signs the note first; then the supervisor countersigns it.",
   countersignTwice: "This note is already countersigned.",
   countersignDate: (sessionDate: string, today: string) => `Countersign on a date from the session date (${sessionDate}) to today (${today}).`,
+  signDate: (sessionDate: string, today: string) => `Sign on a date from the session date (${sessionDate}) to today (${today}).`,
+  countersignOnView: "Only the note's supervisor signs as supervisor: they countersign from the note's view once the provider has signed.",
   otherProvider: "Only a user with manage_notes may write a note for another provider.",
   bip: "Choose one of the client's behavior plans.",
   plan: "Choose goals from the client's behavior plans.",
@@ -72,6 +74,12 @@ export const NOTE_MESSAGES = {
 const MAX_NOTE_TEXT = 5000;
 const MAX_LIST = 100;
 const MAX_SIGNATURE_CHARS = 200_000;
+
+/**
+ * A required entry of NoteBody whose key may be missing: a missing key counts as an empty value, so it gets the
+ * field's own message ("Choose a client.") instead of v.object's "Invalid key: Expected …".
+ */
+const requiredKey = <TInput extends string | number, TOutput>(schema: v.GenericSchema<TInput, TOutput>) => v.optional(schema, "" as TInput);
 
 /** A note id reference (patient, provider, PA …) from a form string or a JSON number. */
 function requiredId(message: string) {
@@ -179,17 +187,17 @@ const unitPriceCents = v.pipe(
 export const NoteBody = v.pipe(
   v.object({
     type: v.picklist(NOTE_TYPES, "Unknown note type."),
-    patient_id: requiredId(NOTE_MESSAGES.patient),
-    provider_id: requiredId(NOTE_MESSAGES.provider),
+    patient_id: requiredKey(requiredId(NOTE_MESSAGES.patient)),
+    provider_id: requiredKey(requiredId(NOTE_MESSAGES.provider)),
     supervisor_id: optionalId,
     bip_id: optionalId,
-    pa_service_id: requiredId(NOTE_MESSAGES.paService),
+    pa_service_id: requiredKey(requiredId(NOTE_MESSAGES.paService)),
     cpt_code: v.pipe(v.optional(v.nullable(v.string()), ""), v.transform((x) => (x ?? "").trim())),
     subtype: v.pipe(v.optional(v.nullable(v.string()), null), v.transform((x) => (x ? x.trim() || null : null)), v.nullable(v.picklist(NOTE_SUBTYPES, "Choose observation or report."))),
     diagnosis_code: v.pipe(optionalText("Diagnosis", 20), v.transform((x) => x ?? "")),
     pos: v.pipe(optionalText("POS", 10), v.transform((x) => x ?? "")),
     is_telehealth: flag,
-    session_date: requiredDate("Session date"),
+    session_date: requiredKey(requiredDate("Session date")),
     time_in: optionalTime,
     time_out: optionalTime,
     time_in2: optionalTime,
@@ -234,6 +242,19 @@ export function noteBodyInput(type: NoteType, raw: Record<string, unknown>): Rec
   for (const k of NOTE_CONTENT_KEYS) if (raw[k] !== undefined) content[k] = raw[k];
   const nested = raw.content && typeof raw.content === "object" && !Array.isArray(raw.content) ? (raw.content as Record<string, unknown>) : raw.content === undefined ? {} : raw.content;
   return { ...raw, type, content: typeof nested === "object" && nested !== null && !Array.isArray(nested) ? { ...content, ...nested } : nested };
+}
+
+const NoteSummaryBounds = v.object({ content: v.optional(NoteContentSchema, {}) });
+
+/**
+ * An AI summary request within a note's bounds (clinical §7 generate-summary): its content, nested or flat, parsed as
+ * a save parses it, so a summary never reads more text than a note can hold (an unbounded field kept the Worker busy
+ * for minutes). Types and bounds only: what a summary needs is the pre-check's (app/domain/note-summary.ts). Null
+ * when within them, else the field errors a save answers (`content.as_evidenced_by`, …).
+ */
+export function summaryBoundsErrors(type: NoteType, raw: Record<string, unknown>): Record<string, string> | null {
+  const parsed = parseWith(NoteSummaryBounds, noteBodyInput(type, raw));
+  return parsed.ok ? null : parsed.errors;
 }
 
 /** The CPT message names the type: the schema cannot, so the parse's errors are finished here. */
@@ -474,9 +495,27 @@ export const CountersignInput = v.object({
   version: v.pipe(v.union([v.string(), v.number()], "Reload the note and countersign again."), v.transform(Number), v.integer("Reload the note and countersign again.")),
 });
 
-/** A countersignature's date: from the session date to today at the client's location. */
-export function countersignDateRefusal(signedOn: string, sessionDate: string, today: string): string | null {
-  return signedOn < sessionDate || signedOn > today ? NOTE_MESSAGES.countersignDate(sessionDate, today) : null;
+/**
+ * A signature's date, the provider's or the supervisor's countersignature: from the session date to today at the
+ * client's location (a note signed before its session or in the future is wrong on a billing document).
+ */
+export function signDateRefusal(who: "provider" | "supervisor", signedOn: string, sessionDate: string, today: string): string | null {
+  if (signedOn >= sessionDate && signedOn <= today) return null;
+  return who === "supervisor" ? NOTE_MESSAGES.countersignDate(sessionDate, today) : NOTE_MESSAGES.signDate(sessionDate, today);
+}
+
+/** The supervisor's signature fields of a note (written only by the countersignature, never by a create or an edit). */
+export type SupervisorSignature = Pick<NoteInput, "supervisor_name" | "supervisor_signed_on" | "supervisor_signature">;
+
+/**
+ * Whether a create or edit body would write the supervisor's signature: any of its fields set on a create
+ * (`current` null), or different from the stored ones on an edit. Only the supervisor writes it, by countersigning
+ * (decision 023, stop 23).
+ */
+export function writesSupervisorSignature(input: SupervisorSignature, current: SupervisorSignature | null): boolean {
+  const norm = (x: SupervisorSignature | null) => [x?.supervisor_name?.trim() ?? "", x?.supervisor_signed_on ?? "", x?.supervisor_signature ?? ""];
+  const [a, b] = [norm(input), norm(current)];
+  return a.some((v, i) => v !== b[i]);
 }
 
 /** A note is signed once its provider typed their name and the date (decision 023). */

@@ -244,7 +244,30 @@ export function summaryPrecheck(body: Body): string[] {
 
 const MONTHS = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
 const WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday";
-const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+// Scrubbing stays linear in the text's length: a pattern that could start anywhere inside a long run (of word
+// characters, spaces, dots) is tried only at the run's start (a lookbehind), and parts of a pattern never compete
+// for the same characters; otherwise one long run backtracks quadratically (50,000 characters took seconds).
+/** The "@domain" of an email; its local part is found by walking back from the "@" (cutEmails). */
+const EMAIL_AT = /(?<=[\w.+-])@[\w-]+(?:\.[\w-]+)+/g;
+const EMAIL_LOCAL = /[\w.+-]/;
+
+/**
+ * Every `local@domain.tld` (local `[\w.+-]+`) replaced by `by`, left to right: a local part runs back from its "@"
+ * to the first other character or the end of the email before it. Each character is read a bounded number of
+ * times (a regex for the whole email backtracks through every long run that has no "@").
+ */
+function cutEmails(s: string, by: string): string {
+  let out = "";
+  let last = 0;
+  for (const m of s.matchAll(EMAIL_AT)) {
+    let start = m.index;
+    while (start > last && EMAIL_LOCAL.test(s[start - 1]!)) start--;
+    if (start === m.index) continue; // its local part was the end of the email before
+    out += s.slice(last, start) + by;
+    last = m.index + m[0].length;
+  }
+  return out + s.slice(last);
+}
 const LINK = /\b(?:https?:\/\/|www\.)\S+/gi;
 const SCRUB: RegExp[] = [
   /[#№]\s*\w+/g, // #12345
@@ -257,34 +280,80 @@ const SCRUB: RegExp[] = [
   /\b\d{1,4}\s*[/-]\s*\d{1,4}(?:\s*[/-]\s*\d{1,4})*\b/g, // 3/14, 2026-03-14, 03/14/2026, 555-1234
   /\b\d{1,2}\.\d{1,2}\.\d{2,4}\b/g, // 14.03.2026
   /\b\d{3,}[\w.-]*/g, // long numbers: ids, phone numbers, years, CPT codes
-  /\b[A-Z]{1,4}\d+(?:\.\d+)?[A-Z\d]*\b/gi, // codes with letters: F84.0, ID12
+  /\b[A-Z]{1,4}\d+(?:\.\d+)?(?:[A-Z][A-Z\d]*)?\b/gi, // codes with letters: F84.0, ID12
 ];
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const letterBefore = (s: string, i: number) => /[\p{L}\p{N}]$/u.test(s.slice(Math.max(0, i - 2), i));
+const letterAt = (s: string, i: number) => /^[\p{L}\p{N}]/u.test(s.slice(i, i + 2));
+
+/** Names by their first word (lower case), each bucket longest first; built once per list of names. */
+type NameIndex = Map<string, { length: number; lower: string; offset: number }[]>;
+const nameIndexes = new WeakMap<readonly string[], NameIndex>();
+function nameIndex(names: readonly string[]): NameIndex {
+  let index = nameIndexes.get(names);
+  if (index) return index;
+  index = new Map();
+  for (const name of names) {
+    const first = /[\p{L}\p{N}]+/u.exec(name);
+    if (!first) continue; // no letter or digit: identifies no one
+    const key = first[0].toLowerCase();
+    const bucket = index.get(key) ?? [];
+    bucket.push({ length: name.length, lower: name.toLowerCase(), offset: first.index });
+    index.set(key, bucket);
+  }
+  for (const bucket of index.values()) bucket.sort((a, b) => b.length - a.length);
+  nameIndexes.set(names, index);
+  return index;
+}
+
+/**
+ * Every whole-word occurrence of one of `names` (any case; followed by 's, the possessive) replaced, in one pass
+ * over the text's words: a word is compared only with the names that start with it, so the time does not grow with
+ * the number of names (a participants field can name hundreds; a regex per name made that seconds). Where names
+ * overlap, the longest one at the first word wins.
+ */
+function replaceNames(s: string, names: readonly string[], by: string, possessive = by): string {
+  if (!names.length) return s;
+  const index = nameIndex(names);
+  let out = "";
+  let last = 0;
+  for (const m of s.matchAll(WORD)) {
+    for (const name of index.get(m[0].toLowerCase()) ?? []) {
+      const start = m.index - name.offset;
+      const end = start + name.length;
+      if (start < last || end > s.length || letterBefore(s, start) || s.slice(start, end).toLowerCase() !== name.lower) continue;
+      const apostrophe = /^['’]s$/i.test(s.slice(end, end + 2)) && !letterAt(s, end + 2);
+      if (!apostrophe && letterAt(s, end)) continue;
+      out += s.slice(last, start) + (apostrophe ? possessive : by);
+      last = apostrophe ? end + 2 : end;
+      break;
+    }
+  }
+  return out + s.slice(last);
+}
 
 /** Free text made safe to quote: no dates, times, long numbers, codes, emails, links, nor the given names. */
 export function scrubFreeText(raw: string, redact: Redactions = { client: [], other: [] }, max = 400): string {
   const CUT = "\u2063"; // where something was taken out
   let s = raw.replace(/[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060-\u2069]/g, " ");
-  const replaceWord = (word: string, by: string, possessive = by) => {
-    const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    s = s.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(['’]s)?(?![\\p{L}\\p{N}])`, "giu"), (_m, apostrophe?: string) => (apostrophe ? possessive : by));
-  };
-  s = s.replace(EMAIL, ` ${CUT} `).replace(LINK, ` ${CUT} `);
-  for (const name of redact.client) replaceWord(name, "the client", "the client's");
+  s = cutEmails(s, ` ${CUT} `).replace(LINK, ` ${CUT} `);
+  s = replaceNames(s, redact.client, "the client", "the client's");
   s = s.replace(/\bthe client(?:\s+the client)+/gi, "the client");
-  for (const name of redact.other) replaceWord(name, ` ${CUT} `);
+  s = replaceNames(s, redact.other, ` ${CUT} `);
   for (const re of SCRUB) s = s.replace(re, ` ${CUT} `);
   // A word that only led to what was cut goes with it ("on", "at", "ID", "call").
   const lead = new RegExp(`\\b(?:on|at|by|with|from|to|until|since|before|after|around|in|of|for|and|call|called|id|phone|tel|dob|no|number|email|date|time|named|cpt|icd|dx|code|member|auth|authorization|policy|insurance|see|or)\\s*(?:[,:]\\s*)?(?=${CUT})`, "gi");
   for (let i = 0; i < 3; i++) s = s.replace(lead, " ").replace(new RegExp(`${CUT}(?:[\\s,:()/-]*${CUT})+`, "g"), CUT);
   s = s.replace(new RegExp(CUT, "g"), " ");
   s = s
-    .replace(/[.!?;]+(?=\s|$)/g, ",") // one clause: the narrative decides where sentences end
-    .replace(/\s+([,:])/g, "$1")
+    .replace(/(?<![.!?;])[.!?;]+(?=\s|$)/g, ",") // one clause: the narrative decides where sentences end
+    .replace(/(?<!\s)\s+([,:])/g, "$1")
     .replace(/([,:])(?:\s*[,:])+/g, "$1")
     .replace(/\(\s*\)|\[\s*\]|(?<=\s|^)[/\-–]+(?=\s|$)/g, " ")
     .replace(/\s+/g, " ")
     .trim()
-    .replace(/^[,:;\-–\s]+|[,:;\-–\s]+$/g, "");
+    .replace(/^[,:;\-–\s]+|(?<![,:;\-–\s])[,:;\-–\s]+$/g, "");
   if (s.length > max) s = s.slice(0, s.lastIndexOf(" ", max) > max / 2 ? s.lastIndexOf(" ", max) : max).replace(/[,:;\-–\s]+$/g, "");
   return s;
 }

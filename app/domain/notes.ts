@@ -227,4 +227,16 @@ export interface NoteContext {
   patient: { id: number; first_name: string; last_name: string; patient_identifier: string | null; birth_date: string | null; insurance_identifier: string | null; insurance_name: string | null };
   location: { id: number; title: string; address: string | null; city: string | null; state: string | null; zip: string | null; phone1: string | null; time_zone: string };
   pa_service: { id: number; pa_service: string; cpt: string; n_units: number; start_date: string; end_date: string } | null;
+  /** The users chosen as the note's provider and supervisor (name and surname); null when none is chosen. */
+  provider: { id: number; name: string } | null;
+  supervisor: { id: number; name: string } | null;
+}
+
+/**
+ * Who a note names as its provider or supervisor (the view's and the PDF's "Provider"/"Supervisor"): the chosen
+ * user, else the typed signature name (a note written before a user was chosen). The signature blocks show the
+ * typed name alone: choosing a supervisor is not their signature.
+ */
+export function noteStaffName(chosen: NoteContext["provider"], typedName: string | null | undefined): string {
+  return chosen?.name || (typedName ?? "").trim();
 }

@@ -1,11 +1,13 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf, type Db } from "~/db/client.server";
 import { bips, insurances, listVersions, locations, noteCounts, notes, noteVersions, paServices, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
 import {
   AmendmentReason,
   checkSessionDate,
-  countersignDateRefusal,
+  signDateRefusal,
+  writesSupervisorSignature,
   CountersignInput,
   firstRefusal,
   isSigning,
@@ -31,6 +33,7 @@ import { MODIFIERS } from "~/domain/insurance";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
+import { sha256Hex } from "~/services/crypto.server";
 import { auditClientsRead, auditedRead, auditRead, auditTail, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
 import { meterUnitsQuery } from "./pa-pacing.server";
@@ -197,7 +200,11 @@ export function noteScope(ctx: ModelContext, viaOtherIndex = false): SQL {
 
 const patientName = sql<string>`trim(${patients.firstName} || ' ' || ${patients.lastName})`;
 
-/** The columns of a note found in scope: the note, its client, location and PA service (NoteContext), and the audit tail. */
+/** The users chosen as a note's provider and supervisor (NoteContext), joined by id in the note's own read. */
+const providerUsers = alias(users, "provider_users");
+const supervisorUsers = alias(users, "supervisor_users");
+
+/** The columns of a note found in scope: the note, its client, location, PA service, provider and supervisor (NoteContext), and the audit tail. */
 const foundColumns = {
   n: notes,
   patientName,
@@ -228,8 +235,12 @@ const foundColumns = {
     startDate: paServices.startDate,
     endDate: paServices.endDate,
   },
+  providerUser: { id: providerUsers.id, name: providerUsers.name, surname: providerUsers.surname },
+  supervisorUser: { id: supervisorUsers.id, name: supervisorUsers.name, surname: supervisorUsers.surname },
   tail: auditTail,
 };
+
+const chosenUser = (u: { id: number | null; name: string | null; surname: string | null } | null) => (u?.id != null ? { id: u.id, name: `${u.name ?? ""} ${u.surname ?? ""}`.trim() } : null);
 
 interface Found {
   row: NoteRow;
@@ -247,6 +258,8 @@ async function findNote(ctx: ModelContext, type: NoteType | null, id: number, db
     .innerJoin(locations, eq(locations.id, notes.locationId))
     .leftJoin(insurances, eq(insurances.id, patients.insurerId))
     .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
+    .leftJoin(providerUsers, eq(providerUsers.id, notes.providerId))
+    .leftJoin(supervisorUsers, eq(supervisorUsers.id, notes.supervisorId))
     .where(and(eq(notes.id, id), type ? eq(notes.type, type) : undefined, noteScope(ctx)));
   if (!r) return null;
   const context: NoteContext = {
@@ -261,6 +274,8 @@ async function findNote(ctx: ModelContext, type: NoteType | null, id: number, db
     },
     location: { id: r.location.id, title: r.location.title, address: r.location.address, city: r.location.city, state: r.location.state, zip: r.location.zip, phone1: r.location.phone1, time_zone: r.location.timeZone },
     pa_service: r.pa?.id != null ? { id: r.pa.id, pa_service: r.pa.paService, cpt: r.pa.cpt, n_units: r.pa.nUnits, start_date: r.pa.startDate, end_date: r.pa.endDate } : null,
+    provider: chosenUser(r.providerUser),
+    supervisor: chosenUser(r.supervisorUser),
   };
   return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail };
 }
@@ -703,7 +718,7 @@ function conditionalInsert(ctx: ModelContext, values: WriteValues, type: NoteTyp
   const all: WriteValues = { ...values, type, created_by: ctx.actor.id, form_token: formToken, status: "pending", billed: 0, paid: 0, version: 1, deleted_at: null, created_at: now, updated_at: now };
   const missing = NOTE_COLUMNS.filter((c) => !(c.name in all));
   if (missing.length) throw new Error(`insertNote: no value for ${missing.map((c) => c.name).join(", ")}`);
-  return ctx.db.insert(notes).select(sql`${cte(all)} select ${sql.raw(NOTE_COLUMNS.map((c) => `n."${c.name}"`).join(", "))} from n where ${RULES_SQL}`);
+  return ctx.db.insert(notes).select(sql`${cte(all)} select ${sql.raw(NOTE_COLUMNS.map((c) => `n."${c.name}"`).join(", "))} from n where ${RULES_SQL}${keyScopeFree(formToken)}`);
 }
 
 /** UPDATE … WHERE id, version, live AND EXISTS (WITH n AS (…) SELECT 1 FROM n WHERE <rules>): changes the note only when every rule holds and nobody saved first. */
@@ -857,14 +872,49 @@ function isFormTokenRace(e: unknown): boolean {
 const MAX_ATTEMPTS = 40;
 const RACED = "Other notes changed while this one was saved. Save again.";
 
-/** The note a form token already created (none without a token). */
-function tokenRead(db: Db, formToken: string | null) {
-  return db.select({ id: notes.id }).from(notes).where(formToken ? eq(notes.formToken, formToken) : sql`1 = 0`);
+export const IDEMPOTENCY_KEY_REUSED = "This Idempotency-Key was already used for a different note.";
+
+/**
+ * The one-time token of an API create from its Idempotency-Key: `key:<scope>:<body>`, the scope a hash of the
+ * actor (kind and id), the note type and the key, the body a hash of the request's JSON with its keys sorted.
+ * Another user's or another type's key is another scope, so it never answers their note; the same scope with
+ * another body is a reused key (IDEMPOTENCY_KEY_REUSED). A screen's form token is random and never has a ':'.
+ */
+export async function idempotencyToken(actor: Pick<ModelContext["actor"], "kind" | "id">, type: NoteType, key: string | null, body: unknown): Promise<string | null> {
+  if (!key) return null;
+  const sorted = JSON.stringify(body, (_k, x: unknown) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
+  return `key:${await sha256Hex(JSON.stringify([actor.kind, actor.id, type, key]))}:${await sha256Hex(sorted)}`;
 }
 
-/** The note a form token (or Idempotency-Key) already created, if the actor may see it; its read is recorded. */
+/** An Idempotency-Key token's scope prefix (`key:<scope>:`), null for a screen's form token. */
+function keyScope(formToken: string): string | null {
+  const m = /^(key:[0-9a-f]{64}:)[0-9a-f]{64}$/.exec(formToken);
+  return m ? m[1]! : null;
+}
+
+/** Notes holding the token, or for an Idempotency-Key any token of its scope (a range on notes_form_token_unique: ';' follows ':'). */
+function tokenMatch(formToken: string): SQL {
+  const scope = keyScope(formToken);
+  return scope ? sql`(${notes.formToken} > ${scope} and ${notes.formToken} < ${`${scope.slice(0, -1)};`})` : sql`${notes.formToken} = ${formToken}`;
+}
+
+/** An Idempotency-Key's note is inserted only while its scope holds none: of two racing creates with other bodies, one lands. */
+function keyScopeFree(formToken: string | null): SQL {
+  return formToken && keyScope(formToken) ? sql` and not exists (select 1 from ${notes} where ${tokenMatch(formToken)})` : sql``;
+}
+
+/** The note a form token already created (none without a token). */
+function tokenRead(db: Db, formToken: string | null) {
+  return db.select({ id: notes.id }).from(notes).where(formToken ? tokenMatch(formToken) : sql`1 = 0`);
+}
+
+/**
+ * The note a form token (or Idempotency-Key) already created, if the actor may see it; its read is recorded.
+ * An Idempotency-Key sent before with another body answers 422 and names no note.
+ */
 async function replay(ctx: ModelContext, formToken: string): Promise<ModelResult<NoteJson>> {
-  const [r] = await primaryOf(ctx.db).select({ id: notes.id, type: notes.type }).from(notes).where(eq(notes.formToken, formToken));
+  const [r] = await primaryOf(ctx.db).select({ id: notes.id, type: notes.type, formToken: notes.formToken }).from(notes).where(tokenMatch(formToken));
+  if (r && r.formToken !== formToken) return invalid({ form: IDEMPOTENCY_KEY_REUSED });
   const found = r ? await findNote(ctx, r.type, r.id, primaryOf(ctx.db)) : null;
   if (!found) return invalid({ form: "This form was already used. Open a new form to write another note." });
   await auditRead(ctx.db, who(ctx), readEntry(found), found.tail);
@@ -936,6 +986,8 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   const input = parsed.input;
   if (input.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if ((input.md || input.md2 || input.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
+  // The supervisor's signature is written only by their countersignature, on a signed note (decision 023).
+  if (writesSupervisorSignature(input, null)) return invalid({ supervisor_name: NOTE_MESSAGES.countersignOnView });
   const timed = sessionTimes(input);
   if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
 
@@ -967,8 +1019,11 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   if (scheduledId !== null && !found) return invalid({ scheduled_id: SCHEDULED_NOT_FOUND });
   if (found && found.patientId !== input.patient_id) return invalid({ scheduled_id: SCHEDULED_OTHER_CLIENT });
   const markScheduled = found && found.status === "scheduled" ? found.id : null;
-  const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), patient.timeZone), can(ctx.actor, "ignore_time_limits"));
+  const today = todayIn(ctx.now(), patient.timeZone);
+  const dateRefusal = checkSessionDate(input.session_date, today, can(ctx.actor, "ignore_time_limits"));
   if (dateRefusal) return refused(dateRefusal);
+  const signDate = isSigning(input) ? signDateRefusal("provider", input.provider_signed_on!, input.session_date, today) : null;
+  if (signDate) return invalid({ provider_signed_on: signDate });
   const badRefs = refErrors(refs, refRows);
   if (Object.keys(badRefs).length) return invalid(badRefs);
 
@@ -1055,9 +1110,14 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     base.content = raw.content !== undefined && !isObject ? raw.content : { ...noteAsInput(current).content, ...flat, ...(isObject ? (raw.content as Record<string, unknown>) : {}) };
   }
   if (opts.keepModifiers) Object.assign(base, { md: current.md, md2: current.md2, md3: current.md3 });
+  // Fields a body leaves out that it could not change anyway stay as they are: the supervisor's signature (only
+  // the countersignature writes it) and, for a user without manage_notes, the modifiers.
+  const kept: (keyof NoteJson)[] = ["supervisor_name", "supervisor_signed_on", "supervisor_signature", ...(manages(ctx) ? [] : (["md", "md2", "md3"] as const))];
+  for (const k of kept) if (raw[k] === undefined) base[k] = current[k];
   const parsed = parseNote(type, base);
   if (!parsed.ok) return parsed.result;
   const input = parsed.input;
+  if (writesSupervisorSignature(input, current)) return invalid({ supervisor_name: NOTE_MESSAGES.countersignOnView });
   let reason: string | null = null;
   if (current.signed_at) {
     const r = parseWith(AmendmentReason, opts.amendmentReason ?? "");
@@ -1085,8 +1145,14 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     if (Object.keys(badRefs).length) return invalid(badRefs);
   }
 
+  const today = todayIn(ctx.now(), found.context.location.time_zone);
+  // Signing now: the date from the session date to today. (A signed note keeps its signature: an amendment.)
+  const signDate = !current.signed_at && isSigning(input) ? signDateRefusal("provider", input.provider_signed_on!, input.session_date, today) : null;
+  if (signDate) return invalid({ provider_signed_on: signDate });
   const signedAt = current.signed_at ?? (isSigning(input) ? ctx.now().toISOString() : null);
-  const values = writeValues(ctx, input, times, { id, locationId: found.row.locationId, signedAt });
+  // An amendment changes what the supervisor countersigned: the countersignature stays with the version it
+  // signed (note_versions) and the amended note waits for a new one.
+  const values = writeValues(ctx, reason !== null ? { ...input, supervisor_name: "", supervisor_signed_on: null, supervisor_signature: null } : input, times, { id, locationId: found.row.locationId, signedAt });
   const action = reason !== null ? "amend" : "update";
   for (let attempt = 0; attempt < 3; attempt++) {
     const [updated, , , rows] = await withConditionalAudit(
@@ -1215,7 +1281,7 @@ export async function countersignNote(ctx: ModelContext, type: NoteType, id: num
       if (note.supervisor_id !== ctx.actor.id || ctx.actor.kind !== "user") return denied(NOTE_MESSAGES.countersignNotSupervisor);
       if (!note.signed_at) return invalid({ form: NOTE_MESSAGES.countersignUnsigned });
       if (note.supervisor_signed_on) return invalid({ form: NOTE_MESSAGES.countersignTwice });
-      const date = countersignDateRefusal(input.supervisor_signed_on, note.session_date, todayIn(ctx.now(), context.location.time_zone));
+      const date = signDateRefusal("supervisor", input.supervisor_signed_on, note.session_date, todayIn(ctx.now(), context.location.time_zone));
       return date ? invalid({ supervisor_signed_on: date }) : null;
     },
     set: { supervisorName: input.supervisor_name, supervisorSignedOn: input.supervisor_signed_on, supervisorSignature: input.supervisor_signature },
@@ -1437,6 +1503,8 @@ export async function replacementsByPatient(ctx: ModelContext, patientId: number
 
 const StoreReplacements = v.object({
   note_id: v.pipe(v.union([v.string(), v.number()], "Choose the RBT note (note_id)."), v.transform(Number), v.number("Choose the RBT note (note_id)."), v.integer("Choose the RBT note (note_id)."), v.minValue(1, "Choose the RBT note (note_id).")),
+  // The payload itself: a request without it changes nothing (an empty list still clears the data). Its entries are NoteBody's.
+  replacements: v.array(v.unknown(), "Send the replacement data as a list (replacements)."),
 });
 
 /**
@@ -1446,8 +1514,7 @@ const StoreReplacements = v.object({
  * optionally version and amendment_reason.
  */
 export async function storeReplacements(ctx: ModelContext, raw: Record<string, unknown>, opts: { version: number | null }): Promise<ModelResult<NoteJson>> {
-  const ref = parseWith(StoreReplacements, { note_id: raw.note_id ?? "" });
+  const ref = parseWith(StoreReplacements, { note_id: raw.note_id ?? "", replacements: raw.replacements ?? null });
   if (!ref.ok) return invalid(ref.errors);
-  const replacements = raw.replacements === undefined ? [] : raw.replacements;
-  return updateNote(ctx, "rbt", ref.data.note_id, { content: { replacements } }, { partial: true, version: opts.version, amendmentReason: typeof raw.amendment_reason === "string" ? raw.amendment_reason : null });
+  return updateNote(ctx, "rbt", ref.data.note_id, { content: { replacements: ref.data.replacements } }, { partial: true, version: opts.version, amendmentReason: typeof raw.amendment_reason === "string" ? raw.amendment_reason : null });
 }

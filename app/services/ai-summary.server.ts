@@ -8,8 +8,9 @@
  * CPT codes. A provider that does not answer within `AI_TIMEOUT_MS` (default 20 s) is cut off. The log gets the
  * provider's name, the outcome and the duration, never the note or the summary.
  */
-import { AI_SUMMARY_ERROR, MISSING_FIELDS_TITLE, narrative, summaryPrecheck, summaryPrompt, type SummaryPrompt } from "~/domain/note-summary";
+import { AI_SUMMARY_ERROR, MISSING_FIELDS_TITLE, narrative, summaryNoteType, summaryPrecheck, summaryPrompt, type SummaryPrompt } from "~/domain/note-summary";
 import { noteFormToBody } from "~/domain/note-form";
+import { summaryBoundsErrors } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 
 export type SummaryProviderName = "openai-compatible" | "workers-ai" | "built-in";
@@ -136,6 +137,8 @@ export function summaryTimeoutMs(env: AiEnv): number {
 export type SummaryResult =
   | { ok: true; summary: string; provider: SummaryProviderName }
   | { ok: false; status: 422; title: typeof MISSING_FIELDS_TITLE; message: typeof MISSING_FIELDS_TITLE; missing: string[] }
+  /** A field beyond a note's bounds (a save's message, keyed like a save's errors). */
+  | { ok: false; status: 422; message: string; errors: Record<string, string> }
   | { ok: false; status: 502 | 504; message: string };
 
 export interface SummaryOptions {
@@ -147,11 +150,14 @@ export interface SummaryOptions {
 }
 
 /**
- * The one entry point: the pre-check on the server first (422 with the missing fields), then the configured
- * provider within the time limit (504 when cut off, 502 when it fails).
+ * The one entry point: a note's bounds first (422 with the field errors, as a save), the pre-check on the server
+ * (422 with the missing fields), then the configured provider within the time limit (504 when cut off, 502 when it
+ * fails).
  */
 export async function generateNoteSummary(env: AiEnv, body: Record<string, unknown>, opts: SummaryOptions = {}): Promise<SummaryResult> {
   const note = opts.type ? { ...body, type: opts.type } : body;
+  const errors = summaryBoundsErrors(summaryNoteType(note), note);
+  if (errors) return { ok: false, status: 422, message: Object.values(errors)[0]!, errors };
   const missing = summaryPrecheck(note);
   if (missing.length) return { ok: false, status: 422, title: MISSING_FIELDS_TITLE, message: MISSING_FIELDS_TITLE, missing };
 

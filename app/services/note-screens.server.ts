@@ -222,11 +222,14 @@ function refusal<T>(result: Exclude<ModelResult<T>, { ok: true }>) {
   return result;
 }
 
-/** The no-JavaScript summary: the built-in (or configured) summariser over the typed form. */
-async function summaryFor(context: AppLoadContext, type: NoteType, form: FormData): Promise<{ summary: string } | { message: string; missing?: string[] }> {
+/**
+ * The no-JavaScript summary: the built-in (or configured) summariser over the typed form. A field beyond a note's
+ * bounds answers its errors, which the form shows beside the field as a refused save does.
+ */
+async function summaryFor(context: AppLoadContext, type: NoteType, form: FormData): Promise<{ summary: string } | { message: string; missing?: string[] } | { message: string; errors: Record<string, string> }> {
   const result = await generateNoteSummary(context.app.env, bodyOf(type, form), { type });
   if (result.ok) return { summary: result.summary };
-  if (result.status === 422) return { message: result.message, missing: result.missing };
+  if (result.status === 422) return "errors" in result ? { message: result.message, errors: result.errors } : { message: result.message, missing: result.missing };
   return { message: result.message || AI_SUMMARY_ERROR };
 }
 
@@ -352,6 +355,7 @@ export function createNoteAction(type: NoteType) {
         values["content.summary_note"] = s.summary;
         return rerender(200, { values });
       }
+      if ("errors" in s) return rerender(422, { errors: formErrors(s.errors), message: s.message });
       return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });
     }
     if (intent !== "save") return rerender(400, { message: "Unknown action." });
@@ -441,6 +445,7 @@ export function editNoteAction(type: NoteType) {
     if (intent === "generate-summary") {
       const s = await summaryFor(context, type, form);
       if ("summary" in s) return rerender(200, { values: { ...typed, "content.summary_note": s.summary } });
+      if ("errors" in s) return rerender(422, { errors: formErrors(s.errors), message: s.message });
       return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });
     }
     if (intent !== "save" && intent !== "amend") return rerender(400, { message: "Unknown action." });

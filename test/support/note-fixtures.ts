@@ -63,6 +63,8 @@ export const fixtureContext: NoteContext = {
   patient: { id: 12, first_name: "Mia", last_name: "Rivera", patient_identifier: "P-0012", birth_date: "2019-11-21", insurance_identifier: "BCX-99812", insurance_name: "Blue Cross" },
   location: { id: 3, title: "Sunrise ABA Center", address: "12 Main St", city: "Springfield", state: "IL", zip: "62701", phone1: "(217) 555-0142", time_zone: "America/Chicago" },
   pa_service: { id: 9, pa_service: "Direct therapy", cpt: "97153", n_units: 400, start_date: "2026-09-01", end_date: "2027-02-28" },
+  provider: null,
+  supervisor: null,
 };
 
 export const RBT_CONTENT: NoteContent = {

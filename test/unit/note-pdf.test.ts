@@ -148,6 +148,16 @@ describe("what a note PDF says", () => {
     expect(localDate(at, zone)).toBe(shown);
   });
 
+  it("names the chosen provider and supervisor; the signature blocks keep the typed signatures, empty when not signed", () => {
+    const note = fixtureNote("rbt", "97153", { provider_name: "", provider_signed_on: null, supervisor_name: "", supervisor_signed_on: null });
+    const d = notePdfDocument({ note, context: { ...fixtureContext, provider: { id: 21, name: "Quinn User" }, supervisor: { id: 22, name: "Sloane User" } } });
+    expect(Object.fromEntries(d.fields)).toMatchObject({ Provider: "Quinn User", Supervisor: "Sloane User" });
+    expect(d.signatures.map((s) => [s.role, s.name, s.date])).toEqual([["Provider", "—", "—"], ["Supervisor", "—", "—"]]);
+    // No user chosen (a note written before): the typed name.
+    const typed = notePdfDocument({ note: fixtureNote("rbt", "97153"), context: fixtureContext });
+    expect(Object.fromEntries(typed.fields)).toMatchObject({ Provider: "Ruth Banks", Supervisor: "Simone Clark" });
+  });
+
   it("a CPT the product does not know has only the shared sections", () => {
     const d = notePdfDocument({ note: fixtureNote("bcba", "99999"), context: fixtureContext });
     expect(d.sections.map((s) => s.title)).toEqual(["Session details"]);

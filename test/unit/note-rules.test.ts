@@ -254,6 +254,16 @@ describe("the note body", () => {
     if (!r.ok) expect(r.errors[field]).toBe(message);
   });
 
+  it.each(["patient_id", "provider_id", "pa_service_id", "session_date"] as const)("a body without %s gets the same message as an empty one", (field) => {
+    const { [field]: _dropped, ...missing } = body;
+    const a = parseWith(NoteBody, noteBodyInput("rbt", missing));
+    const b = parseWith(NoteBody, noteBodyInput("rbt", { ...body, [field]: "" }));
+    expect(a.ok || b.ok).toBe(false);
+    if (a.ok || b.ok) return;
+    expect(a.errors).toEqual(b.errors);
+    expect(a.errors[field]).toBe({ patient_id: NOTE_MESSAGES.patient, provider_id: NOTE_MESSAGES.provider, pa_service_id: NOTE_MESSAGES.paService, session_date: "Session date is required." }[field]);
+  });
+
   it("bounds every text (a 5001-character narrative is refused)", () => {
     const r = v.safeParse(NoteBody, noteBodyInput("rbt", { ...body, as_evidenced_by: "x".repeat(5001) }));
     expect(r.success).toBe(false);

@@ -355,6 +355,40 @@ describe("free text scrubbing", () => {
   ])("%j → %j", (raw, out) => {
     expect(scrubFreeText(raw, { client: ["Jane"], other: [] })).toBe(out);
   });
+
+  // Time is asserted loosely: a quadratic pattern took seconds at 50,000 characters and minutes at 200,000.
+  const quickly = (raw: string, redact?: Parameters<typeof scrubFreeText>[1]) => {
+    const started = performance.now();
+    const out = scrubFreeText(raw, redact);
+    expect(performance.now() - started).toBeLessThan(500);
+    return out;
+  };
+
+  it("scrubs a 200,000-character run in well under a second, cut to 400 characters", () => {
+    expect(quickly("z".repeat(200_000), { client: ["Jane"], other: [] })).toBe("z".repeat(400));
+  });
+
+  it.each([
+    ["word characters after an @", `a@${"z".repeat(200_000)}`, `a@${"z".repeat(398)}`],
+    ["spaces", `a${" ".repeat(200_000)}b`, "a b"],
+    ["spaces and commas", `a${" ,".repeat(100_000)}b`, "a,b"],
+    ["dots", `a${".".repeat(200_000)}b`, `a${".".repeat(399)}`],
+    ["dashes", `a${"-".repeat(200_000)}b`, "a"],
+    ["digits after a letter, then an underscore", `A${"1".repeat(200_000)}_`, `A${"1".repeat(399)}`],
+  ])("stays linear on a long run of %s", (_label, raw, out) => {
+    expect(quickly(raw)).toBe(out);
+  });
+
+  it("cuts every email, also one right after another", () => {
+    expect(scrubFreeText("Wrote to x@y.com+z@w.org and maria@example.com")).toBe("Wrote");
+  });
+
+  it("thousands of names cost no more than a few; each is still cut", () => {
+    const names = Array.from({ length: 3000 }, (_, i) => `Name${i.toString(36)}x`);
+    const out = quickly("Quinn met Sloane and Name1zx. ".repeat(150), { client: ["Quinn"], other: [...names, "Sloane"] });
+    expect(out).toMatch(/^the client met, the client met/);
+    expect(out).not.toMatch(/Sloane|Name1zx/);
+  });
 });
 
 describe("the prompt for remote providers", () => {

@@ -216,6 +216,40 @@ describe("a note written and amended through the notes API", () => {
   });
 });
 
+describe("a note whose provider and supervisor were chosen, without typed signature names", () => {
+  it("the view and the PDF name both; the signature blocks stay unsigned", async () => {
+    const provider = await createUser({ permissions: ["view_notes"], locations: [home.id], name: "Quinn" });
+    const supervisor = await createUser({ permissions: ["view_notes"], locations: [home.id], name: "Sloane" });
+    const [pa] = await db().insert(paServices).values({ patientId, paService: "Direct therapy", cpt: "97153", nUnits: 400, startDate: "2026-01-01", endDate: "2027-12-31" }).returning();
+    const date = addDays(todayIn(new Date(), "America/Chicago"), -2);
+    const created = await api("/note_rbt/store", {
+      method: "POST",
+      token: await apiToken(provider),
+      body: { patient_id: patientId, pa_service_id: pa!.id, cpt_code: "97153", session_date: date, time_in: "10:00", time_out: "11:00", supervisor_id: supervisor.id },
+    });
+    const note = ((await created.json()) as { data: { id: number; provider_id: number; supervisor_id: number; provider_name: string; supervisor_name: string } }).data;
+    expect(created.status, JSON.stringify(note)).toBe(201);
+    expect(note).toMatchObject({ provider_id: provider.id, supervisor_id: supervisor.id, provider_name: "", supervisor_name: "" });
+
+    const view = await (await request(`/note-rbt/view/${note.id}`, { cookie })).text();
+    expect(view).toContain("<dt>Provider</dt><dd>Quinn User</dd>");
+    expect(view).toContain("<dt>Supervisor</dt><dd>Sloane User</dd>");
+    // The signature blocks are the typed signatures: none yet, so no name in them.
+    expect(view.match(/<div class="signature-view">.*?<\/div>/gs)?.join("")).not.toMatch(/Quinn|Sloane/);
+    expect(view).not.toContain(" · signed ");
+
+    const { text } = await expectPdf(await api(`${API_PATH.rbt}/${note.id}`, { token }), "rbt", note.id);
+    const lines = text.split("\n");
+    expect(lines).toContain("Quinn User");
+    expect(lines).toContain("Sloane User");
+    // Named once each, as the note's provider and supervisor; not as signatures.
+    expect(lines.filter((l) => l.includes("Quinn User"))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes("Sloane User"))).toHaveLength(1);
+    expect(text).toContain("Provider signature");
+    expect(text).toContain("Supervisor signature");
+  });
+});
+
 describe("GET /note-{type}/pdf/{id} (screens)", () => {
   it.each(["rbt", "bcba", "combined"] as const)("a %s note's PDF with the session cookie", async (type) => {
     const before = await auditRows();

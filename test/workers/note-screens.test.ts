@@ -241,6 +241,20 @@ describe("create", () => {
     expect(await noteCount()).toBe(before);
   });
 
+  it("'Generate AI Summary' with a field beyond a note's bounds: 422 with the save's message beside the field, typed values kept, on create and edit", async () => {
+    const id = await createViaForm(w.rbtCookie, { session_date: nextDay(), ...nextTimes() });
+    const before = await noteCount();
+    const fields = { intent: "generate-summary", "content.as_evidenced_by": "z".repeat(200_000), "content.client_appeared": "Focused" };
+    for (const path of [`/note-rbt?patient_id=${w.patient.id}`, `/note-rbt/edit/${id}`]) {
+      const res = await post(path, rbtFields(fields), w.rbtCookie);
+      expect(res.status, path).toBe(422);
+      const html = await res.text();
+      expect(html, path).toMatch(/id="f-content-as_evidenced_by-error" class="field-error" role="alert">As evidenced by must be at most 5000 characters\.</);
+      expect(html, path).toContain('value="Focused"');
+    }
+    expect(await noteCount()).toBe(before);
+  });
+
   it("a user without manage_notes cannot write a note for another provider", async () => {
     const before = await noteCount();
     const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ provider_id: String(w.other.id), session_date: nextDay(), ...nextTimes() }), w.rbtCookie);

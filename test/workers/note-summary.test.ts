@@ -95,6 +95,22 @@ describe("POST /api/note_*/generate-summary", () => {
     expect(await res.json()).toEqual({ message: "Missing Required Fields", missing });
   });
 
+  it("a field beyond a note's bounds → 422 quickly with the save's message and the field, nested or flat; at the bound it is summarised", async () => {
+    const long = "z".repeat(200_000);
+    const started = performance.now();
+    const res = await api("/note_rbt/generate-summary", { method: "POST", token, body: { ...rbtNote, content: { ...rbtNote.content, as_evidenced_by: long } } });
+    // Scrubbing a 200,000-character field used to take minutes.
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(res.status).toBe(422);
+    const message = "As evidenced by must be at most 5000 characters.";
+    expect(await res.json()).toEqual({ message, errors: { "content.as_evidenced_by": message } });
+    const flat = await api("/note_bcba/generate-summary", { method: "POST", token, body: { ...bcba97156, participants: long } });
+    expect(flat.status).toBe(422);
+    expect(((await flat.json()) as { errors: Record<string, string> }).errors).toEqual({ "content.participants": "Participants must be at most 5000 characters." });
+    const atBound = await api("/note_rbt/generate-summary", { method: "POST", token, body: { ...rbtNote, content: { ...rbtNote.content, as_evidenced_by: "z".repeat(5000) } } });
+    expect(atBound.status).toBe(200);
+  });
+
   it("401 without a token, 403 without view_notes", async () => {
     const anonymous = await api("/note_rbt/generate-summary", { method: "POST", body: rbtNote });
     expect(anonymous.status).toBe(401);
@@ -150,6 +166,13 @@ describe("POST /notes/generate-summary (the note forms, cookie session)", () => 
     const res = await post(formOf({ type: "rbt", ...rbtNote, diagnosis_code: "", time_in: "", time_out: "" }));
     expect(res.status).toBe(422);
     expect(await res.json()).toEqual({ message: "Missing Required Fields", missing: ["Diagnosis Code", "Session Time"] });
+  });
+
+  it("answers 422 with the field for a field beyond a note's bounds", async () => {
+    const res = await post(formOf({ type: "rbt", ...rbtNote, content: { ...rbtNote.content, as_evidenced_by: "z".repeat(200_000) } }));
+    expect(res.status).toBe(422);
+    const message = "As evidenced by must be at most 5000 characters.";
+    expect(await res.json()).toEqual({ message, errors: { "content.as_evidenced_by": message } });
   });
 
   it("multipart forms are read too", async () => {

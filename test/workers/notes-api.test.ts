@@ -178,12 +178,62 @@ describe("create (POST /v2/notes-rbt, POST /note_rbt/store, POST /note_bcba/stor
     expect(await notesOf(s.patient.id)).toHaveLength(1);
   });
 
-  it("a create costs 3 D1 round trips (guard, one lookup batch, the write's batch)", async () => {
+  it("an Idempotency-Key is the user's and the note type's: another user's or type's create with it is a new note", async () => {
+    const s = await scene();
+    const t = await scene({ cpt: "97155" });
+    const key = `shared-${crypto.randomUUID()}`;
+    const first = await post(s.rbt.token, "/v2/notes-rbt", body(s), { "Idempotency-Key": key });
+    expect(first.status).toBe(201);
+    // Another user on another type (a BCBA note), then another user on the same type: each a note of its own.
+    const bcba = await post(t.rbt.token, "/v2/notes-bcba", body(t, { cpt_code: "97155" }), { "Idempotency-Key": key });
+    expect(bcba.status, JSON.stringify(bcba.json)).toBe(201);
+    expect(bcba.json.data).toMatchObject({ type: "bcba", patient_id: t.patient.id });
+    const u = await scene();
+    const other = await post(u.rbt.token, "/note_rbt/store", body(u), { "Idempotency-Key": key });
+    expect(other.status, JSON.stringify(other.json)).toBe(201);
+    expect(new Set([first.json.data.id, bcba.json.data.id, other.json.data.id]).size).toBe(3);
+    expect(await notesOf(s.patient.id)).toHaveLength(1);
+    expect(await notesOf(t.patient.id)).toHaveLength(1);
+    expect(await notesOf(u.patient.id)).toHaveLength(1);
+  });
+
+  it("the same user's Idempotency-Key with another body: 422, nothing created; the first body again answers the first note", async () => {
+    const s = await scene();
+    const key = `reuse-${crypto.randomUUID()}`;
+    const first = await post(s.rbt.token, "/v2/notes-rbt", body(s), { "Idempotency-Key": key });
+    expect(first.status).toBe(201);
+    const before = await auditCount();
+    for (const path of ["/v2/notes-rbt", "/note_rbt/store"]) {
+      const r = await post(s.rbt.token, path, body(s, { time_in: "13:00", time_out: "14:00" }), { "Idempotency-Key": key });
+      expect(r.status).toBe(422);
+      expect(r.json.message).toBe("This Idempotency-Key was already used for a different note.");
+      expect(r.json.data).toBeUndefined();
+    }
+    expect(await notesOf(s.patient.id)).toHaveLength(1);
+    expect(await auditCount()).toBe(before);
+    // The same body, its keys in another order: the first note.
+    const again = await post(s.rbt.token, "/v2/notes-rbt", Object.fromEntries(Object.entries(body(s)).reverse()), { "Idempotency-Key": key });
+    expect(again.status).toBe(200);
+    expect(again.json.data.id).toBe(first.json.data.id);
+  });
+
+  it("two racing creates with one key and different bodies: one note, the other 422", { timeout: 60_000 }, async () => {
+    const s = await scene();
+    const key = `race2-${crypto.randomUUID()}`;
+    const rs = await Promise.all(["09:00", "11:00", "13:00", "15:00"].map((at, i) => post(s.rbt.token, "/v2/notes-rbt", body(s, { time_in: at, time_out: `${10 + 2 * i}:00` }), { "Idempotency-Key": key })));
+    expect(rs.map((r) => r.status).sort()).toEqual([201, 422, 422, 422]);
+    expect(await notesOf(s.patient.id)).toHaveLength(1);
+  });
+
+  it.each([
+    ["", {}],
+    [" with an Idempotency-Key", { "Idempotency-Key": "bench-key" }],
+  ])("a create%s costs 3 D1 round trips (guard, one lookup batch, the write's batch)", async (_n, headers: Record<string, string>) => {
     const s = await scene();
     const res = await countingWorker.fetch(
       new Request("http://localhost/api/v2/notes-rbt", {
         method: "POST",
-        headers: { Authorization: `Bearer ${s.rbt.token}`, "Content-Type": "application/json" },
+        headers: { Authorization: `Bearer ${s.rbt.token}`, "Content-Type": "application/json", ...headers },
         body: JSON.stringify(body(s)),
       }) as Request<unknown, IncomingRequestCfProperties>,
       env,
@@ -192,6 +242,42 @@ describe("create (POST /v2/notes-rbt, POST /note_rbt/store, POST /note_bcba/stor
     expect(res.status).toBe(201);
     const [, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
     expect(roundTrips).toBeLessThanOrEqual(3);
+  });
+
+  it.each([
+    ["create v2", "patient_id", "POST"],
+    ["create v2", "pa_service_id", "POST"],
+    ["create v2", "session_date", "POST"],
+    ["create legacy", "patient_id", "POST"],
+    ["create legacy", "pa_service_id", "POST"],
+    ["create legacy", "session_date", "POST"],
+    ["PUT v2", "pa_service_id", "PUT"],
+    ["PUT v2", "session_date", "PUT"],
+    ["PUT legacy", "pa_service_id", "PUT"],
+    ["PUT legacy", "session_date", "PUT"],
+  ] as const)("%s without %s: the same 422 message as an empty value, nothing written", async (path, field, method) => {
+    const s = await scene();
+    const n = method === "PUT" ? (await post(s.rbt.token, "/v2/notes-rbt", body(s))).json.data : null;
+    const url = { "create v2": "/v2/notes-rbt", "create legacy": "/note_rbt/store", "PUT v2": `/v2/notes-rbt/${n?.id}`, "PUT legacy": `/note_rbt/update/${n?.id}` }[path];
+    const send = (b: Record<string, unknown>) => call(s.rbt.token, method, url, b);
+    const empty = await send(body(s, { [field]: "" }));
+    const { [field]: _dropped, ...rest } = body(s);
+    const missing = await send(rest);
+    expect(empty.status).toBe(422);
+    expect(missing.status).toBe(422);
+    expect(missing.json.errors[field]).toBe(empty.json.errors[field]);
+    expect(missing.json.message).toBe(empty.json.message);
+    expect(missing.json.message).not.toMatch(/Invalid key/);
+    expect(await notesOf(s.patient.id)).toHaveLength(method === "PUT" ? 1 : 0);
+    if (n) expect((await notesOf(s.patient.id))[0]!.version).toBe(1);
+  });
+
+  it("an empty body on create answers the product's message for the client first", async () => {
+    const s = await scene();
+    const r = await post(s.rbt.token, "/note_rbt/store", {});
+    expect(r.status).toBe(422);
+    expect(r.json.message).toBe(NOTE_MESSAGES.patient);
+    expect(r.json.errors).toMatchObject({ patient_id: NOTE_MESSAGES.patient, pa_service_id: NOTE_MESSAGES.paService, session_date: "Session date is required." });
   });
 });
 
@@ -389,6 +475,28 @@ describe("update, status, modifiers, delete", () => {
     const repl = await call(s.rbt.token, "GET", `/note_rbt/showReplacementBypatient/${s.patient.id}`);
     expect(repl.json.data[0].last).toMatchObject({ note_id: n.id, total_trials: 10, correct_responses: 7 });
     expect((await call(outsider.token, "POST", "/note_rbt/storeReplacemts", { note_id: n.id, replacements: [] })).status).toBe(404);
+  });
+
+  it.each([
+    ["without replacements", {}],
+    ["with replacements null", { replacements: null }],
+    ["with replacements not a list", { replacements: { plan_id: 1 } }],
+  ])("storeReplacemts %s: 422 with a message, the note unchanged", async (_n, over) => {
+    const s = await scene();
+    const n = (await post(s.rbt.token, "/v2/notes-rbt", body(s, { replacements: [{ name: "FCR", total_trials: 4, correct_responses: 3 }] }))).json.data;
+    const before = await auditCount();
+    const r = await call(s.rbt.token, "POST", "/note_rbt/storeReplacemts", { note_id: n.id, ...over });
+    expect(r.status).toBe(422);
+    expect(r.json.message).toBe("Send the replacement data as a list (replacements).");
+    expect(r.json.errors.replacements).toBe(r.json.message);
+    const [row] = await db().select().from(notes).where(eq(notes.id, n.id));
+    expect(row!.version).toBe(1);
+    expect(JSON.parse(row!.content as string).replacements).toEqual([{ plan_id: null, name: "FCR", total_trials: 4, correct_responses: 3 }]);
+    expect(await auditCount()).toBe(before);
+    // An explicit empty list still clears them.
+    const cleared = await call(s.rbt.token, "POST", "/note_rbt/storeReplacemts", { note_id: n.id, replacements: [] });
+    expect(cleared.status, JSON.stringify(cleared.json)).toBe(200);
+    expect(cleared.json.data.content.replacements ?? []).toEqual([]);
   });
 });
 

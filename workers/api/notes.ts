@@ -6,6 +6,7 @@ import {
   createNote,
   deleteNote,
   getNote,
+  idempotencyToken,
   listNotes,
   NOTE_ALREADY_SAVED,
   noteConfig,
@@ -21,7 +22,7 @@ import {
   type NoteWithHistory,
 } from "~/models/notes.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, UNSUPPORTED, v2Router, type RestResource } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
 
 /**
  * Session notes (clinical §7 notes calls; issue 10; decision 023).
@@ -34,12 +35,13 @@ import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, UNSUP
  *
  * Permissions: view_notes reads, and writes or edits the actor's own notes (the model checks whose);
  * manage_notes deletes and changes status and modifiers (and writes for another provider). A create takes
- * the `Idempotency-Key` header as its one-time token: a resend answers the first note (200).
+ * the `Idempotency-Key` header, scoped to the actor and note type, as its one-time token: a resend answers the
+ * first note (200), the same key with another body 422 (idempotencyToken).
  */
 const view = requireApiPermission("view_notes");
 const manage = requireApiPermission("manage_notes");
 
-/** The Idempotency-Key header (the API's form token), bounded. */
+/** The Idempotency-Key header, bounded (idempotencyToken turns it into the create's one-time token). */
 function idempotencyKey(headers: Headers | undefined): string | null {
   const key = headers?.get("Idempotency-Key")?.trim();
   return key ? key.slice(0, 200) : null;
@@ -62,7 +64,7 @@ function noteResource(type: NoteType, label: string): RestResource<NoteWithHisto
       const found = await getNote(ctx, type, id);
       return found ? { ...found.note, history: found.history } : null;
     },
-    create: (ctx, body, headers) => createNote(ctx, { ...body, type }, { formToken: idempotencyKey(headers) }),
+    create: async (ctx, body, headers) => createNote(ctx, { ...body, type }, { formToken: await idempotencyToken(ctx.actor, type, idempotencyKey(headers), body) }),
     replayed: (result) => result.message === NOTE_ALREADY_SAVED,
     update: (ctx, id, body, opts) => updateNote(ctx, type, id, body, { ...opts, amendmentReason: amendmentReason(body) }),
     updateStatus: (ctx, id, body) => setNoteStatus(ctx, type, id, body),
@@ -77,7 +79,6 @@ export const notesBcbaV2 = v2Router(noteResource("bcba", "Note"));
 export const notesCombinedV2 = v2Router(noteResource("combined", "Note"));
 
 const NOT_FOUND = "Note not found.";
-const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
 
 function listQuery(c: Context<AppEnv>) {
   return parseWith(listQuerySchema(), c.req.query());
@@ -123,7 +124,8 @@ function legacyRouter(type: NoteType) {
     .post("/store", view, async (c) => {
       const b = await body(c);
       if (!b) return jsonError(c, 400, "The request body must be JSON.");
-      const result = await createNote(modelContext(c), { ...b, type }, { formToken: idempotencyKey(c.req.raw.headers) });
+      const ctx = modelContext(c);
+      const result = await createNote(ctx, { ...b, type }, { formToken: await idempotencyToken(ctx.actor, type, idempotencyKey(c.req.raw.headers), b) });
       return answer(c, result, result.ok && result.message === NOTE_ALREADY_SAVED ? 200 : 201);
     })
     .put("/update/status/:id", manage, async (c) => {
@@ -155,7 +157,7 @@ function legacyRouter(type: NoteType) {
       return result.ok ? c.json({ message: result.message }) : answer(c, result);
     });
   // Any other method on these paths: 405 (decision 017).
-  for (const path of ["/", "/config", "/show/:id", "/byclient/:id", "/byprofile/:id", "/showReplacementBypatient/:id", "/store", "/update/status/:id", "/update/modifier/:id", "/update/:id", "/destroy/:id"]) router.all(path, unsupported);
+  refuseOtherMethods(router, ["/", "/config", "/show/:id", "/byclient/:id", "/byprofile/:id", "/showReplacementBypatient/:id", "/store", "/update/status/:id", "/update/modifier/:id", "/update/:id", "/destroy/:id"]);
   return router;
 }
 

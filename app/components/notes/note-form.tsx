@@ -456,16 +456,16 @@ function SignaturesSection() {
   return (
     <section className="note-section" aria-labelledby="signatures-head">
       <h2 id="signatures-head">Signatures</h2>
-      <p className="hint">Giving the provider's name and the date signed signs the note: it is read-only afterwards, and corrections are amendments.</p>
+      <p className="hint">Giving the provider's name and the date signed signs the note: it is read-only afterwards, and corrections are amendments. The supervisor countersigns from the note's view once it is signed.</p>
       <div className="note-grid">
         <SignatureBlock who="provider" label="Provider" />
-        <SignatureBlock who="supervisor" label="Supervisor" />
       </div>
     </section>
   );
 }
 
-function SignatureBlock({ who, label }: { who: "provider" | "supervisor"; label: string }) {
+/** The provider's signature (the supervisor's is their countersignature, on the note's view: decision 023). */
+function SignatureBlock({ who, label }: { who: "provider"; label: string }) {
   const { values } = useNoteForm();
   const drawn = valueOf(values, `${who}_signature`);
   return (

@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { MODIFIERS } from "~/domain/insurance";
-import { NOTE_STATUSES, type NoteContext, type NoteJson } from "~/domain/notes";
+import { NOTE_STATUSES, noteStaffName, type NoteContext, type NoteJson } from "~/domain/notes";
 import { useNonce } from "../nonce";
 import type { NoteVersionField } from "./note-history";
 import { ASSET_URLS } from "~/assets";
@@ -212,8 +212,8 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
       <dl className="note-dl">
         <Row label="Client" value={`${context.patient.first_name} ${context.patient.last_name}${context.patient.patient_identifier ? ` (${context.patient.patient_identifier})` : ""}`} />
         <Row label="Location" value={`${context.location.title} (${context.location.time_zone})`} />
-        <Row label="Provider" value={note.provider_name} />
-        <Row label="Supervisor" value={note.supervisor_name} />
+        <Row label="Provider" value={noteStaffName(context.provider, note.provider_name)} />
+        <Row label="Supervisor" value={noteStaffName(context.supervisor, note.supervisor_name)} />
         <Row label="Session date" value={note.session_date} />
         <Row label="Times (local)" value={times.join(", ")} />
         <Row label="Total minutes" value={note.total_minutes} />

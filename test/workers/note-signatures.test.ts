@@ -1,0 +1,130 @@
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { notes, paServices } from "~/db/schema";
+import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
+import { addDays } from "~/domain/weeks";
+import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
+
+/**
+ * Who signs what on a note (decision 023): the provider signs on a date from the session date to today; only the
+ * note's supervisor countersigns (from the view), so no create or edit writes the supervisor's signature; an
+ * amendment leaves the countersignature with the version it signed. And a user without manage_notes keeps the
+ * modifiers a full PUT leaves out.
+ */
+
+const today = () => todayIn(new Date(), "America/New_York");
+const day = (offset: number) => addDays(today(), offset);
+
+let location: { id: number };
+let supervisor: { id: number; token: string };
+let manager: { id: number; token: string };
+
+beforeAll(async () => {
+  location = await createLocation();
+  const s = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  supervisor = { id: s.id, token: await apiToken(s) };
+  const m = await createUser({ permissions: ["view_notes", "manage_notes"], locations: [location.id] });
+  manager = { id: m.id, token: await apiToken(m) };
+});
+
+async function scene() {
+  const patient = await createPatient({ locationId: location.id });
+  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 400, startDate: day(-200), endDate: day(200) }).returning();
+  const user = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  const rbt = { id: user.id, token: await apiToken(user) };
+  const body = (over: Record<string, unknown> = {}) => ({ patient_id: patient.id, provider_id: rbt.id, supervisor_id: supervisor.id, pa_service_id: pa!.id, cpt_code: "97153", session_date: day(-1), time_in: "09:00", time_out: "10:00", pos: "12", ...over });
+  return { patient, rbt, body };
+}
+
+async function call(token: string, method: string, path: string, b?: unknown) {
+  const res = await api(path, { method, token, body: b });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+}
+
+const rowOf = async (id: number) => (await db().select().from(notes).where(eq(notes.id, id)))[0]!;
+
+describe("the supervisor's signature is the supervisor's", () => {
+  it.each([
+    ["a typed name", { supervisor_name: "Elena Moreno" }],
+    ["a date", { supervisor_signed_on: "DAY" }],
+    ["both", { supervisor_name: "Elena Moreno", supervisor_signed_on: "DAY" }],
+  ])("a create carrying the supervisor's signature (%s) is refused on both paths and writes nothing", async (_, over) => {
+    const s = await scene();
+    const sent = Object.fromEntries(Object.entries(over).map(([k, v]) => [k, v === "DAY" ? day(-1) : v]));
+    for (const path of ["/v2/notes-rbt", "/note_rbt/store"]) {
+      const res = await call(s.rbt.token, "POST", path, s.body(sent));
+      expect(res.status, path).toBe(422);
+      expect(res.json.errors).toEqual({ supervisor_name: NOTE_MESSAGES.countersignOnView });
+    }
+    expect(await db().select().from(notes).where(eq(notes.patientId, s.patient.id))).toEqual([]);
+  });
+
+  it("an edit cannot write it (PATCH or PUT); a PUT that leaves it out or repeats it keeps it", async () => {
+    const s = await scene();
+    const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body())).json.data;
+    const patch = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { supervisor_name: "Elena Moreno", supervisor_signed_on: day(0), version: n.version });
+    expect(patch.status).toBe(422);
+    expect(patch.json.errors).toEqual({ supervisor_name: NOTE_MESSAGES.countersignOnView });
+    const put = await call(manager.token, "PUT", `/v2/notes-rbt/${n.id}`, { ...s.body(), supervisor_signed_on: day(0), version: n.version });
+    expect(put.status).toBe(422);
+    expect(await rowOf(n.id)).toMatchObject({ version: n.version, supervisorName: "", supervisorSignedOn: null });
+    const plain = await call(s.rbt.token, "PUT", `/v2/notes-rbt/${n.id}`, { ...s.body({ time_out: "10:15" }), version: n.version });
+    expect(plain.status, JSON.stringify(plain.json)).toBe(200);
+    expect(plain.json.data).toMatchObject({ total_minutes: 75, supervisor_name: "" });
+  });
+
+  it("an amendment leaves the countersignature with the version it signed; the amended note waits for a new one", async () => {
+    const s = await scene();
+    const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT", provider_signed_on: day(-1) }))).json.data;
+    // The supervisor's countersignature (the view's form; decision 023), written here as it stores it.
+    await db().update(notes).set({ supervisorName: "Sam Supervisor", supervisorSignedOn: day(0) }).where(eq(notes.id, n.id));
+    // A whole-note PUT that repeats the countersignature is not a new one: the amendment goes through.
+    const amended = await call(s.rbt.token, "PUT", `/v2/notes-rbt/${n.id}`, { ...s.body({ time_out: "10:30", provider_name: "Robin RBT", provider_signed_on: day(-1), supervisor_name: "Sam Supervisor", supervisor_signed_on: day(0) }), amendment_reason: "Session ran longer", version: n.version });
+    expect(amended.status, JSON.stringify(amended.json)).toBe(200);
+    expect(await rowOf(n.id)).toMatchObject({ minutes: 90, supervisorName: "", supervisorSignedOn: null, supervisorSignature: null });
+    const shown = await call(s.rbt.token, "GET", `/v2/notes-rbt/${n.id}`);
+    expect(shown.json.data.history[0].note).toMatchObject({ supervisor_name: "Sam Supervisor", supervisor_signed_on: day(0) });
+  });
+});
+
+describe("the provider's signature date", () => {
+  it.each([
+    ["the session date", -1, 201],
+    ["today", 0, 201],
+    ["before the session", -2, 422],
+    ["tomorrow", 1, 422],
+  ])("signed on %s: %i", async (_, offset, status) => {
+    const s = await scene();
+    const res = await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT", provider_signed_on: day(offset) }));
+    expect(res.status, JSON.stringify(res.json)).toBe(status);
+    if (status === 422) expect(res.json.errors).toEqual({ provider_signed_on: NOTE_MESSAGES.signDate(day(-1), today()) });
+  });
+
+  it("signing an unsigned note by an edit is held to the same dates", async () => {
+    const s = await scene();
+    const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body())).json.data;
+    const future = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { provider_name: "Robin RBT", provider_signed_on: day(3), version: n.version });
+    expect(future.status).toBe(422);
+    expect(future.json.errors).toEqual({ provider_signed_on: NOTE_MESSAGES.signDate(day(-1), today()) });
+    expect((await rowOf(n.id)).signedAt).toBeNull();
+    const signed = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { provider_name: "Robin RBT", provider_signed_on: day(0), version: n.version });
+    expect(signed.status).toBe(200);
+    expect(signed.json.data.signed_at).toBeTruthy();
+  });
+});
+
+describe("modifiers a user without manage_notes cannot change", () => {
+  it("a full PUT that leaves them out keeps them (one that sends others is refused)", async () => {
+    const s = await scene();
+    const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body())).json.data;
+    expect((await call(manager.token, "PUT", `/note_rbt/update/modifier/${n.id}`, { md: "HM" })).status).toBe(200);
+    const put = await call(s.rbt.token, "PUT", `/note_rbt/update/${n.id}`, s.body({ time_out: "10:15" }));
+    expect(put.status, JSON.stringify(put.json)).toBe(200);
+    expect(await rowOf(n.id)).toMatchObject({ md: "HM", minutes: 75 });
+    const other = await call(s.rbt.token, "PUT", `/note_rbt/update/${n.id}`, s.body({ md: "XP" }));
+    expect(other.status).toBe(422);
+    // A manager's full PUT keeps the whole-note meaning: leaving them out clears them.
+    expect((await call(manager.token, "PUT", `/note_rbt/update/${n.id}`, s.body())).status).toBe(200);
+    expect((await rowOf(n.id)).md).toBeNull();
+  });
+});
