@@ -7,7 +7,7 @@ import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
 import { getActor } from "~/models/actors.server";
 import { saveConsentDraft, signConsent } from "~/models/consents.server";
 import { pdfText } from "../support/pdf-text";
-import { api, apiToken, beforeWriteDb, createBip, createLocation, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, beforeWriteDb, createBip, createLocation, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 
 /**
  * Client consents and the parent portal (docs/decisions/040): the four consent calls, the staff screen,
@@ -70,6 +70,18 @@ describe("consent API", () => {
     expect(body.data["1"]).toBe("Consent to assessment and treatment");
     expect(Object.keys(body.data).length).toBeGreaterThanOrEqual(8);
     expect((await api("/v2/get-client-consents-sections", { token: noPerms })).status).toBe(403);
+  });
+
+  it("any other method on the consent paths answers 405 JSON 'Unsupported HTTP method' to a Bearer client (not the screens' cross-site 403)", async () => {
+    const cases: [method: string, path: string][] = [
+      ["PUT", "/v2/store-client-consents"],
+      ["GET", "/v2/store-client-consents"],
+      ["POST", "/v2/get-client-consents/1"],
+      ["POST", "/v2/get-client-consents-sections"],
+      ["GET", "/v2/get-client-consent-pdf/1"],
+      ["PATCH", "/v2/client-consents/1"],
+    ];
+    await expectUnsupportedMethods(manager, cases);
   });
 
   it("POST /v2/store-client-consents creates a draft and updates it with its version (409 when stale); each change audited", async () => {

@@ -1,5 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { sql } from "drizzle-orm";
+import { expect } from "vitest";
 import { d1Database, type Db } from "~/db/client.server";
 import { bips, chartComments, locations, objectives, parents, patients, plans, roles, userLocations, userRoles, users, weeklyReports } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
@@ -241,4 +242,13 @@ export function beforeWriteDb(before: () => Promise<unknown>): Db {
     withSession: (...args: Parameters<D1Database["withSession"]>) => env.DB.withSession(...args),
   } as D1Database;
   return d1Database(binding);
+}
+
+/** Each (method, path) answers 405 JSON "Unsupported HTTP method" to a Bearer client (platform §7), never the screens' answers. */
+export async function expectUnsupportedMethods(token: string, cases: readonly (readonly [method: string, path: string])[]): Promise<void> {
+  for (const [method, path] of cases) {
+    const res = await api(path, { method, token });
+    expect([method, path, res.status]).toEqual([method, path, 405]);
+    expect(await res.json()).toEqual({ message: "Unsupported HTTP method" });
+  }
 }

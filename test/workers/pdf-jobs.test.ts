@@ -8,7 +8,7 @@ import { getUserActor } from "~/models/actors.server";
 import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestPlanPdf } from "~/models/pdf-jobs.server";
 import worker from "../../workers/app";
 import { pdfText } from "../support/pdf-text";
-import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 
 /**
  * Plan, weekly-report and chart-comment PDFs through the queue (decision 041): request → the consumer
@@ -225,6 +225,20 @@ describe("the plan PDF through the API and the queue", () => {
     expect((await api(`/v2/plans/${goal.id}/pdf`, { method: "POST", token, body: { kind: "plan" } })).status).toBe(422);
     expect((await api(`/v2/bips/${bip.id}/pdf`, { method: "POST", token, body: [] as unknown })).status).toBe(400);
     expect(await jobCount()).toBe(before);
+  });
+
+  it("any other method on the PDF paths answers 405 JSON 'Unsupported HTTP method' (not the screens' cross-site 403 or 404 page)", async () => {
+    const cases: [method: string, path: string][] = [
+      ["GET", `/v2/bips/${bip.id}/pdf`],
+      ["PUT", `/v2/plans/${goal.id}/pdf`],
+      ["PUT", "/v2/pdf-jobs/x"],
+      ["DELETE", "/v2/pdf-jobs/x"],
+      ["POST", "/v2/pdf-jobs/x/download"],
+      ["GET", "/v2/pdf-jobs/x/retry"],
+      ["GET", "/v2/pdf-jobs/x/remake"],
+      ["GET", "/v2/pdf-jobs/x/share"],
+    ];
+    await expectUnsupportedMethods(token, cases);
   });
 
   it("another location's job is 404 everywhere; an unknown or malformed id too", async () => {

@@ -12,7 +12,7 @@ import { d1Database, type Db } from "~/db/client.server";
 import countingWorker from "../bench/d1-count-worker";
 import * as build from "../../build/index.js";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037): the API (book one-off and weekly, cancel one,
@@ -368,6 +368,17 @@ describe("booking races (decision 037: read, check and write again on an audit-c
 });
 
 describe("cancel one, cancel the rest, and the range", () => {
+  it("any other method on the scheduled-session paths answers 405 JSON 'Unsupported HTTP method' (not the screens' cross-site 403 or 404 page)", async () => {
+    const cases: [method: string, path: string][] = [
+      ["PUT", "/v2/scheduled-sessions"],
+      ["DELETE", "/v2/scheduled-sessions/1"],
+      ["PUT", "/v2/scheduled-sessions/1"],
+      ["GET", "/v2/scheduled-sessions/1/cancel"],
+      ["GET", "/v2/scheduled-sessions/1/cancel-rest"],
+    ];
+    await expectUnsupportedMethods(w.rbtToken, cases);
+  });
+
   it("cancels one occurrence; again answers 422; 403 without permission or for another provider; 404 elsewhere", async () => {
     const c = await client();
     const res = await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: nextOn(2, 30), time_in: "09:00", time_out: "10:00" });

@@ -5,7 +5,7 @@ import { getUserActor } from "~/models/actors.server";
 import { createTicket, listTicketsWithOptions, respondToTicket, setTicketClosed, updateTicket, viewTicket } from "~/models/tickets.server";
 import { TicketFilters, TicketListQuery } from "~/domain/tickets";
 import * as v from "valibot";
-import { api, apiToken, countingDb, createLocation, createParent, createUser, db, form, lastEmail, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, countingDb, createLocation, createParent, createUser, db, form, lastEmail, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 
 /** Tickets (platform §2, §3, §7; issue 12; decision 036): screens and API, allowed, 403, 404, bad input, badges, email. */
 
@@ -295,6 +295,16 @@ describe("tickets API", () => {
 
     expect((await api(`/v2/tickets/${t.id}/mark-read`, { method: "POST", token: tokens.requester })).status).toBe(200);
     expect((await sum("requester")).unread_responses_count).toBe(responsesBefore);
+  });
+
+  it("any other method on the notification summary (and the dashboard's counts) answers 405 JSON 'Unsupported HTTP method'", async () => {
+    const cases: [method: string, path: string][] = [
+      ["PATCH", "/v2/tickets/notifications/summary"],
+      ["POST", "/v2/tickets/notifications/summary"],
+      ["POST", "/dashboard/admin"],
+      ["DELETE", "/dashboard/admin-year"],
+    ];
+    await expectUnsupportedMethods(tokens.officeA, cases);
   });
 
   it("update, close (DELETE) and reopen: the rules, stale versions, empty changes", async () => {

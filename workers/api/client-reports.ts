@@ -15,7 +15,7 @@ import {
 } from "~/models/client-reports.server";
 import { scrubReasons } from "~/services/billing-scrubber.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, UNSUPPORTED } from "./rest";
+import { answer, modelContext, refuseOtherMethods } from "./rest";
 
 /**
  * Client reports — billing by client (clinical §7 client reports; issue 11; decision 030), under
@@ -33,7 +33,6 @@ import { answer, modelContext, UNSUPPORTED } from "./rest";
  */
 const manage = requireApiPermission("manage_claims");
 const NOT_FOUND = "Billing record not found.";
-const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
 
 /** The spec's response: noteRbts and noteBcbas (a BCBA row's billing fields named mdbcba, md2bcba, billedbcba, paybcba). */
 function reportJson(r: ClientReport) {
@@ -125,4 +124,4 @@ export const clientReportsApi = new Hono<AppEnv>()
   });
 
 // Any other method on these paths: 405 (decision 017).
-for (const path of ["/config", "/show/:id", "/store", "/update/:id", "/update/status/:id", "/destroy/:id", "/byprofile/:patient", "/byemployee/:employee/:patient", "/bylocation/:id", "/profile/:patient"]) clientReportsApi.all(path, unsupported);
+refuseOtherMethods(clientReportsApi, ["/config", "/show/:id", "/store", "/update/:id", "/update/status/:id", "/destroy/:id", "/byprofile/:patient", "/byemployee/:employee/:patient", "/bylocation/:id", "/profile/:patient"]);

@@ -4,7 +4,7 @@ import { parseWith } from "~/domain/validation";
 import { getConsentDocument, listPatientConsents, saveConsentDraft, withdrawConsent } from "~/models/consents.server";
 import { consentPdfResponse } from "~/services/consent-pdf.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, pathId, requestVersion } from "./rest";
+import { answer, modelContext, pathId, requestVersion, refuseOtherMethods } from "./rest";
 
 /**
  * Client consents (clinical §7; docs/decisions/040):
@@ -52,3 +52,5 @@ export const consentsApi = new Hono<AppEnv>()
     if (id === null) return jsonError(c, 404, "Consent not found.");
     return answer(c, await withdrawConsent(modelContext(c), id, { version: requestVersion(c, {}) }));
   });
+
+refuseOtherMethods(consentsApi, ["/get-client-consents-sections", "/get-client-consents/:id", "/store-client-consents", "/get-client-consent-pdf/:id", "/client-consents/:id"]);

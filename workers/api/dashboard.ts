@@ -4,6 +4,7 @@ import { parseWith } from "~/domain/validation";
 import { getAdminDashboard, getAdminYear } from "~/models/dashboard.server";
 import { getNotificationSummary } from "~/models/notifications.server";
 import { jsonError, requireApiStaff, type AppEnv } from "./env";
+import { refuseOtherMethods } from "./rest";
 
 /** Dashboard counts (platform §3 dashboard data) and the ticket notification summary; any staff user, scoped to their locations. */
 export const dashboardApi = new Hono<AppEnv>()
@@ -14,3 +15,5 @@ export const dashboardApi = new Hono<AppEnv>()
     return c.json(await getAdminYear(c.var.app.db, c.var.actor, c.var.app.now(), parsed.data.year));
   })
   .get("/v2/tickets/notifications/summary", requireApiStaff, async (c) => c.json(await getNotificationSummary(c.var.app.db, c.var.actor)));
+
+refuseOtherMethods(dashboardApi, ["/dashboard/admin", "/dashboard/admin-year", "/v2/tickets/notifications/summary"]);

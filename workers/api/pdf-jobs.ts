@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { getPdfJob, openPdfDownload, remakePdfJob, requestGoalPdf, requestPlanPdf, retryPdfJob, sharePdfJob, type JobRunner } from "~/models/pdf-jobs.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, pathId } from "./rest";
+import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
 
 /**
  * PDF jobs (decision 041), mounted at /api/v2:
@@ -67,3 +67,5 @@ export const pdfJobsApi = new Hono<AppEnv>()
   .post("/pdf-jobs/:id/share", requireApiPermission("view_bips"), async (c) => {
     return answer(c, await sharePdfJob(modelContext(c), c.req.param("id")));
   });
+
+refuseOtherMethods(pdfJobsApi, ["/bips/:id/pdf", "/plans/:id/pdf", "/pdf-jobs/:id", "/pdf-jobs/:id/download", "/pdf-jobs/:id/retry", "/pdf-jobs/:id/remake", "/pdf-jobs/:id/share"]);

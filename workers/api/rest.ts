@@ -169,7 +169,13 @@ async function removeHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   return result.ok ? c.json({ message: result.message ?? `${resource.label} deleted.` }) : answer(c, result);
 }
 
-const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
+/** Any other method on a path the API serves: 405 JSON (platform §7), never a fall-through to the screens. */
+export const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
+
+/** Registers `unsupported` for every method the router has no handler for on each of `paths` (call after the handlers). */
+export function refuseOtherMethods(router: Hono<AppEnv>, paths: readonly string[]): void {
+  for (const path of paths) router.all(path, unsupported);
+}
 
 /** GET list, GET /:id, POST, PUT /:id, PUT /update-status/:id, PATCH /:id, DELETE /:id; anything else 405. */
 export function v2Router<Row>(resource: RestResource<Row>) {

@@ -3,7 +3,7 @@ import { RangeQuery } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { API_PER_DAY, bookSessions, calendarRange, cancelRestOfSeries, cancelSession, getScheduledSession } from "~/models/schedule.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, pathId } from "./rest";
+import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
 
 /**
  * Scheduled sessions (issue 12, decision 037), mounted at /api/v2/scheduled-sessions. view_notes for every
@@ -44,3 +44,5 @@ export const scheduledSessionsV2 = new Hono<AppEnv>()
     if (!body) return jsonError(c, 400, BAD_BODY);
     return answer(c, await cancelRestOfSeries(modelContext(c), id, body.from));
   });
+
+refuseOtherMethods(scheduledSessionsV2, ["/", "/:id", "/:id/cancel", "/:id/cancel-rest"]);

@@ -5,7 +5,7 @@ import { looseBoolean, parseWith, pathId } from "~/domain/validation";
 import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket, type TicketNotice } from "~/models/tickets.server";
 import { enqueueEmail } from "~/services/jobs.server";
 import { jsonError, readBody, requireApiStaff, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, UNSUPPORTED } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, unsupported } from "./rest";
 
 /**
  * Tickets on the generic v2 pattern (platform §7), by hand rather than RestResource: every staff user
@@ -24,7 +24,6 @@ function idOr404(c: Context<AppEnv>): number | null {
 }
 
 const notFound = (c: Context<AppEnv>) => jsonError(c, 404, "Ticket not found.");
-const unsupported = (c: Context<AppEnv>) => jsonError(c, 405, UNSUPPORTED);
 
 async function jsonBody(c: Context<AppEnv>) {
   const body = await readBody(c);
