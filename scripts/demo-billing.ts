@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
-import { clientReports, insuranceServices, locations, notes, paServices, patients } from "../app/db/schema";
+import { claimLineNotes, clientReports, insuranceServices, locations, notes, paServices, patients } from "../app/db/schema";
 import { notePayer, priceNote, type PriceService } from "../app/domain/billing";
 import { providerCredentialSql } from "../app/models/billing-prices.server";
 
@@ -8,8 +8,10 @@ import { providerCredentialSql } from "../app/models/billing-prices.server";
  * Demo billing (issue 11 "Seed"): billing records (client_reports) for part of the demo notes, so that the
  * billing screens show something real — some billed, some billed and paid, some saved but not billed, a few
  * RBT rows with the XP modifier (charged 0, the amount shown beside) — priced by the one price function.
- * Only signed notes of more than a week ago are billed. Each insurer also gets a BCBA price for 97153 (a BCBA
- * delivering direct therapy), so every demo note (97151, 97153, 97155, 97156; RBT or BCBA) has a price.
+ * Only signed notes of more than a week ago are billed. A note the claims seed put on a claim keeps what the
+ * claim says (billed, its modifiers, and not paid: only a remittance pays a claimed note, so no draft claim holds
+ * a paid note). Each insurer also gets a BCBA price for 97153 (a BCBA delivering direct therapy), so every demo
+ * note (97151, 97153, 97155, 97156; RBT or BCBA) has a price.
  * Idempotent: a note that already has its billing record is left as it is.
  */
 export async function seedDemoBilling(db: Db, now: Date): Promise<void> {
@@ -24,7 +26,15 @@ export async function seedDemoBilling(db: Db, now: Date): Promise<void> {
 
   const cutoff = new Date(now.getTime() - 7 * 86_400_000).toISOString().slice(0, 10);
   const rows = await db
-    .select({ n: notes, patientInsurer: patients.insurerId, paInsurer: paServices.insuranceId, npi: locations.npi, existing: clientReports.id, providerCredential: providerCredentialSql(notes.providerId).as("prov_credential") })
+    .select({
+      n: notes,
+      patientInsurer: patients.insurerId,
+      paInsurer: paServices.insuranceId,
+      npi: locations.npi,
+      existing: clientReports.id,
+      providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
+      onClaim: sql<number>`exists (select 1 from ${claimLineNotes} where ${claimLineNotes.noteId} = ${notes.id})`.as("on_claim"),
+    })
     .from(notes)
     .innerJoin(patients, eq(patients.id, notes.patientId))
     .innerJoin(locations, eq(locations.id, notes.locationId))
@@ -45,10 +55,11 @@ export async function seedDemoBilling(db: Db, now: Date): Promise<void> {
     const kind = i % 6; // 0: billed and paid, 1: billed, 2: saved, not billed, 3–5: no billing record yet
     if (kind > 2) return;
     const billable = !!r.n.signedAt;
-    const billed = billable && kind <= 1;
-    const paid = billed && kind === 0;
-    // A few RBT rows overlap another session: XP, not reimbursed.
-    const md2 = r.n.type === "rbt" && i % 17 === 2 ? "XP" : r.n.md2;
+    const onClaim = !!r.onClaim;
+    const billed = onClaim ? r.n.billed : billable && kind <= 1;
+    const paid = onClaim ? r.n.paid : billed && kind === 0;
+    // A few RBT rows overlap another session: XP, not reimbursed (a claimed note keeps its claim line's modifiers).
+    const md2 = !onClaim && r.n.type === "rbt" && i % 17 === 2 ? "XP" : r.n.md2;
     const insurerId = notePayer(r.paInsurer, r.patientInsurer);
     const price = priceNote(priced, { type: r.n.type, cptCode: r.n.cptCode, units: r.n.units, modifiers: [r.n.md, md2], locationId: r.n.locationId, insurerId, providerCredential: r.providerCredential, unitPriceCents: r.n.unitPriceCents });
     reports.push({

@@ -265,7 +265,7 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
 
   // Last, after the claims: one remittance that pays, partly pays and denies lines of two sent demo claims
   // (scripts/demo-remittances.ts; nothing happens while there are no sent claims).
-  await seedDemoRemittances(db);
+  await seedDemoRemittances(db, now);
   // Weekly scheduled sessions in three time zones for the calendar (scripts/demo-schedule.ts).
   await seedDemoSchedule(db, now);
   // Employees' compliance dates around today for the expiration-dates report (scripts/demo-compliance.ts).

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { MODIFIER_CODES } from "./insurance";
 import { NoteModifier, weekOf } from "./note-rules";
 import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
-import { looseBoolean, plainText } from "./validation";
+import { looseBoolean, plainText, searchText } from "./validation";
 
 /**
  * Billing by client (clinical §2 report-by-client, §3 billing report save payload and client report response,
@@ -149,6 +149,8 @@ export const BillingListQuery = v.pipe(
     date_from: optionalDate,
     date_to: optionalDate,
     status: v.optional(v.union([v.literal(""), v.picklist(BILLING_LIST_STATUSES)], BILLING_MESSAGES.listStatus), ""),
+    // GET /client_report/bylocation/{id}?query (clinical §7): the clients whose name or identifier contains it.
+    query: v.optional(searchText("Query"), ""),
   }),
   v.forward(
     v.check((q) => !q.date_from || !q.date_to || q.date_from <= q.date_to, "To must be on or after From."),

@@ -11,6 +11,8 @@ export const MESSAGES = {
   zip: "Enter a valid ZIP code (12345 or 12345-6789).",
   tooLong: (label: string, max: number) => `${label} must be at most ${max} characters.`,
   endAfterStart: "The end date must be after the start date.",
+  /** Where a one-day period is valid (a one-day authorization, issue 11). */
+  endNotBeforeStart: "The end date cannot be before the start date.",
 } as const;
 
 /** A form sends "" for an empty field; the API may send null or leave it out. All mean "no value". */

@@ -318,8 +318,9 @@ export const PaServiceInput = v.pipe(
     insurance_id: optionalId,
     is_primary: flag,
   }),
+  // A one-day authorization (start = end) is valid: the calculator counts it as one week (issue 11).
   v.forward(
-    v.check((x) => x.end_date > x.start_date, MESSAGES.endAfterStart),
+    v.check((x) => x.end_date >= x.start_date, MESSAGES.endNotBeforeStart),
     ["end_date"],
   ),
 );

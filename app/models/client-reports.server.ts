@@ -34,7 +34,7 @@ import { priceServicesQuery, providerCredentialSql } from "./billing-prices.serv
 import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
-import { patientScope, who } from "./patients.server";
+import { patientScope, searchCondition, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
 
 /**
@@ -457,7 +457,9 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
         .groupBy(notes.patientId)
         .as("g");
   const db = ctx.db;
-  const clients = () => db.select({ n: count() }).from(grouped).innerJoin(patients, eq(patients.id, grouped.patientId)).where(isNull(patients.deletedAt));
+  // The clients of the list: not deleted, and (bylocation's ?query) named or identified by the search, as the client list searches.
+  const clientWhere = and(isNull(patients.deletedAt), searchCondition(q.query));
+  const clients = () => db.select({ n: count() }).from(grouped).innerJoin(patients, eq(patients.id, grouped.patientId)).where(clientWhere);
   // The page, each row with the number of clients of the whole list (a window over the one grouping pass;
   // a separate count would group the period's notes a second time).
   const page = db
@@ -482,7 +484,7 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
     .from(grouped)
     .innerJoin(patients, eq(patients.id, grouped.patientId))
     .innerJoin(locations, eq(locations.id, patients.locationId))
-    .where(isNull(patients.deletedAt))
+    .where(clientWhere)
     .orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id))
     .limit(per)
     .offset((q.page - 1) * per)

@@ -146,8 +146,8 @@ function ftsPhrase(text: string): string {
 /** The trigram index serves searches of 3 characters or more; shorter ones scan (docs/decisions/012-client-search.md). */
 const TRIGRAM = 3;
 
-/** Substring search over "first last" and the patient identifier, case-insensitive. */
-function searchCondition(s: string): SQL | undefined {
+/** Substring search over "first last" and the patient identifier, case-insensitive: the client list's, reused wherever clients are searched. */
+export function searchCondition(s: string): SQL | undefined {
   if (!s) return undefined;
   if ([...s].length >= TRIGRAM) return sql`${patients.id} in (select rowid from patients_search where patients_search match ${ftsPhrase(s)})`;
   return or(contains(patients.firstName, s), contains(patients.lastName, s), contains(sql`${patients.firstName} || ' ' || ${patients.lastName}`, s), contains(patients.patientIdentifier, s));

@@ -1,12 +1,14 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { REPORT_DEFINITIONS } from "~/domain/report-registry";
 import { REPORT_KEYS, type ReportKey } from "~/domain/reports";
-import { REPORT_RUNNERS } from "~/models/reports/index.server";
 import { requirePermission } from "./guard.server";
+import { canOpenReport } from "./report-screens.server";
 
-/** The /reports index: guard (manage_notes), then the reports that have a definition and a query. No data read. */
+/**
+ * The /reports index: guard (manage_notes), then the reports this user may open (the screens' own check, so a
+ * listed report never answers 403: platform §2, menus show only what the user's permissions open). No data read.
+ */
 export async function availableReports({ request, context }: LoaderFunctionArgs) {
-  await requirePermission(request, context, "manage_notes");
-  const available: ReportKey[] = REPORT_KEYS.filter((k) => REPORT_DEFINITIONS[k] && REPORT_RUNNERS[k]);
+  const { actor } = await requirePermission(request, context, "manage_notes");
+  const available: ReportKey[] = REPORT_KEYS.filter((k) => canOpenReport(actor, k));
   return { available };
 }

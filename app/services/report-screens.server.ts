@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { locations, userLocations, users } from "~/db/schema";
 import { csvFileName, csvStream, type CsvCell } from "~/domain/csv";
 import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
-import { can, canSeeLocation, locationScope } from "~/domain/permissions";
+import { can, canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { paged, type Paged } from "~/domain/paging";
 import { CSV_MAX_ROWS, filterInput, isReportKey, REPORT_MAX_PER_PAGE, REPORT_PER_PAGE, type FilterOptions, type ReportDefinition, type ReportKey } from "~/domain/reports";
 import { REPORT_DEFINITIONS } from "~/domain/report-registry";
@@ -228,10 +228,20 @@ function definitionFor(key: string | undefined): {
   return { def, runner };
 }
 
+/**
+ * Whether a user past the screens' manage_notes guard may open the report: it has a definition and a query,
+ * and they hold the definition's own permission (payroll: manage_employees, decision 039). The screen and the
+ * CSV refuse the rest with 403; the /reports index lists only these.
+ */
+export function canOpenReport(actor: Pick<Actor, "roles" | "permissions" | "kind">, key: ReportKey): boolean {
+  const def = REPORT_DEFINITIONS[key];
+  return !!def && !!REPORT_RUNNERS[key] && can(actor, def.permission);
+}
+
 async function guardReport(request: Request, context: AppLoadContext, key: string | undefined) {
   const signed = await requirePermission(request, context, "manage_notes");
   const found = definitionFor(key);
-  if (!can(signed.actor, found.def.permission)) throw forbidden();
+  if (!canOpenReport(signed.actor, found.def.key)) throw forbidden();
   return { ...signed, ...found };
 }
 

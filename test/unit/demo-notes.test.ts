@@ -195,3 +195,29 @@ describe("demo notes", () => {
     expect(await query<Record<string, unknown>>("select * from notes order by id")).toEqual(before);
   }, 60_000);
 });
+
+describe("demo billing (issue 11: every billing screen shows something real)", () => {
+  it("a claimed note is paid only by the remittance: no draft, generated, sent or rejected claim holds a paid note", async () => {
+    const claimed = await query<{ claim: string; status: string; note: number; paid: number; billed: number; pay: number | null; remitted: number }>(
+      `select c.claim_number claim, c.status, n.id note, n.paid, n.billed, cr.pay,
+              exists (select 1 from remittance_lines rl where rl.claim_id = c.id) remitted
+       from claims c join claim_lines l on l.claim_id = c.id join claim_line_notes cln on cln.claim_line_id = l.id
+       join notes n on n.id = cln.note_id left join client_reports cr on cr.note_id = n.id`,
+    );
+    expect(new Set(claimed.map((c) => c.status))).toEqual(new Set(["draft", "generated", "sent", "accepted", "rejected"]));
+    for (const c of claimed) {
+      expect(c.billed, `note ${c.note} on ${c.claim}`).toBe(1);
+      if (!c.remitted) expect([c.note, c.claim, c.status, c.paid, c.pay ?? 0]).toEqual([c.note, c.claim, c.status, 0, 0]);
+    }
+    expect(claimed.some((c) => c.remitted && c.paid)).toBe(true);
+  });
+
+  it("the remittance is paid after the services it pays, and not after the seed's today", async () => {
+    const [r] = await query<{ payment_date: string; last: string }>(
+      `select r.payment_date, max(l.service_date) last from remittances r join remittance_lines rl on rl.remittance_id = r.id
+       join claim_lines l on l.id = rl.claim_line_id group by r.id`,
+    );
+    expect(r!.payment_date > r!.last, `${r!.payment_date} after ${r!.last}`).toBe(true);
+    expect(r!.payment_date <= TODAY).toBe(true);
+  });
+});

@@ -77,9 +77,11 @@ describe("PaServiceInput", () => {
   it("accepts a valid service", () => {
     expect(v.parse(PaServiceInput, pa)).toMatchObject({ n_units: 120, is_primary: false, insurance_id: null });
   });
+  it("accepts a one-day authorization (end date = start date; issue 11)", () => {
+    expect(v.parse(PaServiceInput, { ...pa, end_date: "2026-01-01" })).toMatchObject({ start_date: "2026-01-01", end_date: "2026-01-01" });
+  });
   it.each([
-    [{ end_date: "2026-01-01" }, "end_date", "The end date must be after the start date."],
-    [{ end_date: "2025-12-31" }, "end_date", "The end date must be after the start date."],
+    [{ end_date: "2025-12-31" }, "end_date", "The end date cannot be before the start date."],
     [{ n_units: "-1" }, "n_units", "Units must be 0 or more."],
     [{ n_units: "1.5" }, "n_units", "Units must be a whole number."],
     [{ n_units: "" }, "n_units", "Units is required."],

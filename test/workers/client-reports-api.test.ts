@@ -179,6 +179,37 @@ describe("byprofile: the client report response", () => {
     expect((await api(`/client_report/bylocation/${there.id}`, { token: manager })).status).toBe(404);
   });
 
+  it("bylocation ?query keeps the clients whose name or identifier contains it, as the client list searches (clinical §7)", async () => {
+    const loc = await createLocation();
+    const biller = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [loc.id] }));
+    const liam = await createPatient({ locationId: loc.id, firstName: "Liam", lastName: "Garcia", patientIdentifier: "BL-7001" });
+    const olivia = await createPatient({ locationId: loc.id, firstName: "Olivia", lastName: "Garcia", patientIdentifier: "BL-7002" });
+    for (const p of [liam, olivia]) await note({ type: "rbt", patientId: p.id, locationId: loc.id, date: "2026-04-06" });
+    const clients = async (query: string) => {
+      const res = await api(`/client_report/bylocation/${loc.id}?date_from=2026-04-01&date_to=2026-04-30${query}`, { token: biller });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as any;
+      expect(body.total).toBe(body.data.length);
+      return body.data.map((r: any) => r.patient_name);
+    };
+    const cases: [query: string, names: string[]][] = [
+      ["", ["Liam Garcia", "Olivia Garcia"]],
+      ["&query=", ["Liam Garcia", "Olivia Garcia"]],
+      ["&query=Liam", ["Liam Garcia"]],
+      ["&query=liam%20garc", ["Liam Garcia"]],
+      ["&query=BL-7002", ["Olivia Garcia"]],
+      // Under 3 characters: the plain substring match (no trigram index), the same clients.
+      ["&query=li", ["Liam Garcia", "Olivia Garcia"]],
+      ["&query=Noah", []],
+    ];
+    for (const [query, names] of cases) expect([query, await clients(query)]).toEqual([query, names]);
+    // A page past the end keeps the filtered count.
+    expect(await (await api(`/client_report/bylocation/${loc.id}?date_from=2026-04-01&date_to=2026-04-30&query=Liam&page=2`, { token: biller })).json()).toMatchObject({ data: [], total: 1 });
+    const long = await api(`/client_report/bylocation/${loc.id}?query=${"x".repeat(400)}`, { token: biller });
+    expect(long.status).toBe(422);
+    expect(((await long.json()) as any).errors.query).toMatch(/too long/);
+  });
+
   it.each([
     ["GET", () => `/client_report/byprofile/${patient.id}`],
     ["GET", () => `/client_report/byemployee/${provider.id}/${patient.id}`],

@@ -86,6 +86,23 @@ describe("GET /api/v2/pa-service-calculator/{id}", () => {
     expect(await auditRows()).toBe(before + 1);
   });
 
+  it("a one-day authorization (start = end) is created through the API and counts as one week: average = n_units; an end before the start is refused", async () => {
+    const token = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [w.location] }));
+    const t = today();
+    const client = await createPatient({ locationId: w.location });
+    const body = { patient_id: client.id, pa_service: "One day", cpt: "97153", n_units: 6, start_date: t, end_date: t };
+    const created = await api("/v2/pa-services", { method: "POST", token, body });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { data: { id: number } }).data.id;
+    const res = await api(`/v2/pa-service-calculator/${id}`, { token: w.token });
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as { data: Record<string, unknown> };
+    expect(data).toMatchObject({ id, weeks: 1, average_units_per_week: 6, n_units: 6, used_units_this_week: 0, remaining_units: 6 });
+    const reversed = await api("/v2/pa-services", { method: "POST", token, body: { ...body, end_date: addDays(t, -1) } });
+    expect(reversed.status).toBe(422);
+    expect(((await reversed.json()) as { errors: Record<string, string> }).errors.end_date).toBe("The end date cannot be before the start date.");
+  });
+
   it("a deleted note gives its units back", async () => {
     const id = await addNote(w.patient, w.location, w.rbt.id, w.pa, today(), 4);
     const { data } = (await (await api(`/v2/pa-service-calculator/${w.pa}`, { token: w.token })).json()) as { data: { used_units_this_week: number } };

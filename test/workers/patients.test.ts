@@ -179,11 +179,11 @@ describe("/api/v2/pa-services", () => {
     expect((await auditRows("pa_service", created.id)).map((r) => r.action)).toEqual(["create", "update", "delete"]);
   });
 
-  it("refuses end before start with the spec message, and writes nothing", async () => {
+  it("refuses end before start with the message, and writes nothing (a one-day authorization, end = start, is valid)", async () => {
     const { p, token } = await setup();
     const res = await api("/v2/pa-services", { method: "POST", token, body: pa(p.id, { end_date: "2025-12-01" }) });
     expect(res.status).toBe(422);
-    expect(((await res.json()) as { errors: Record<string, string> }).errors.end_date).toBe("The end date must be after the start date.");
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.end_date).toBe("The end date cannot be before the start date.");
     expect(await db().select().from(paServices).where(eq(paServices.patientId, p.id))).toHaveLength(0);
   });
 
@@ -315,7 +315,7 @@ describe("client screens", () => {
     const fields = { pa_service: "Direct", cpt: "97153", n_units: "100", start_date: "2026-01-01", end_date: "2026-07-01" };
     const bad = await post(path, { intent: "pa-create", ...fields, end_date: "2025-01-01" }, cookie);
     expect(bad.status).toBe(422);
-    expect(await bad.text()).toContain("The end date must be after the start date.");
+    expect(await bad.text()).toContain("The end date cannot be before the start date.");
     expect((await post(path, { intent: "pa-create", ...fields }, cookie)).status).toBe(303);
     const [s] = await db().select().from(paServices).where(eq(paServices.patientId, p.id));
     expect((await post(path, { intent: "pa-update", pa_id: String(s!.id), version: "1", ...fields, n_units: "60" }, cookie)).status).toBe(303);

@@ -382,16 +382,30 @@ describe("scale (issue 11: an 835 of 1,000 lines; its time is measured by npm ru
 });
 
 describe("demo seed", () => {
-  it("imports one remittance against two sent claims of locations 1 and 2, once", async () => {
+  it("imports one remittance against two sent claims of locations 1 and 2, once, paid after the services it pays", async () => {
     const { seedDemoRemittances, DEMO_TRACE } = await import("../../scripts/demo-remittances");
     const patient = await patientIn(locA.id);
     await createClaim(patient, LINES);
     await createClaim(patient, LINES);
-    const first = await seedDemoRemittances(db());
+    const today = "2026-12-31";
+    const first = await seedDemoRemittances(db(), new Date(`${today}T12:00:00Z`));
     expect(first, first.message).toMatchObject({ imported: true });
     const [r] = await db().select().from(remittances).where(eq(remittances.traceNumber, DEMO_TRACE));
-    const lines = await db().select().from(remittanceLines).where(eq(remittanceLines.remittanceId, r!.id));
+    const lines = await db().select({ status: remittanceLines.status, serviceDate: claimLines.serviceDate }).from(remittanceLines).innerJoin(claimLines, eq(claimLines.id, remittanceLines.claimLineId)).where(eq(remittanceLines.remittanceId, r!.id));
     expect(new Set(lines.map((l) => l.status))).toEqual(new Set(["paid", "partial", "denied"]));
+    // A month after the last service it pays (derived from the claims, not a fixed date before them), by today.
+    const last = lines.map((l) => l.serviceDate).sort().at(-1)!;
+    expect(r!.paymentDate! > last, `${r!.paymentDate} after ${last}`).toBe(true);
+    expect(r!.paymentDate! <= today).toBe(true);
     expect(await seedDemoRemittances(db())).toMatchObject({ imported: false });
+  });
+
+  it.each([
+    [["2026-10-16", "2026-10-21"], "2026-11-26", "2026-11-20"],
+    [["2026-11-20"], "2026-11-26", "2026-11-26"],
+    [["2026-11-26"], "2026-11-26", "2026-11-27"],
+  ])("demoPaymentDate(%j, today %s) = %s: a month after the last service, by today, never on or before it", async (dates, today, expected) => {
+    const { demoPaymentDate } = await import("../../scripts/demo-remittances");
+    expect(demoPaymentDate(dates, today)).toBe(expected);
   });
 });

@@ -279,6 +279,17 @@ describe("payroll", () => {
     ).toBe(403);
   });
 
+  it("the /reports index links payroll only for those who may open it (manage_employees too); the others still see the rest", async () => {
+    const full = await (await request("/reports", { cookie: w.cookie })).text();
+    expect(full).toContain('href="/reports/payroll"');
+    const notesOnly = await request("/reports", { cookie: w.notesOnlyCookie });
+    expect(notesOnly.status).toBe(200);
+    const html = await notesOnly.text();
+    expect(html).not.toContain('href="/reports/payroll"');
+    expect(html).not.toContain("Payroll");
+    expect(html).toContain('href="/reports/hours"');
+  });
+
   it("exports the same columns as CSV, formulas neutralised", async () => {
     const res = await request(`/reports/payroll/export.csv?${OCT}`, {
       cookie: w.cookie,
