@@ -3,7 +3,7 @@ import { listQuerySchema } from "~/domain/paging";
 import { parseWith, pathId } from "~/domain/validation";
 import { billableNotes, buildClaims, generateClaims, getClaim, getClaimFile, listClaims, sendClaim, setClaimStatus } from "~/models/claims.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext } from "./rest";
+import { answer, modelContext, refuseOtherMethods } from "./rest";
 
 /**
  * Claims (platform §2 claims; issue 11; decision 032), all under manage_claims and the actor's locations
@@ -62,3 +62,5 @@ export const claimsV2 = new Hono<AppEnv>()
     if (!body) return jsonError(c, 400, "The body must be a JSON object with status.");
     return answer(c, await setClaimStatus(modelContext(c), id, body));
   });
+
+refuseOtherMethods(claimsV2, ["/", "/billable-notes", "/generate", "/:id", "/:id/download", "/:id/send", "/:id/status"]);

@@ -3,7 +3,7 @@ import type { NoteType } from "~/domain/notes";
 import { getNoteView } from "~/models/notes.server";
 import { notePdfResponse } from "~/services/note-pdf.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
-import { modelContext, pathId } from "./rest";
+import { modelContext, pathId, refuseOtherMethods } from "./rest";
 
 /** The path segment of each note type's PDF (clinical §7: /v2/note_rbt/pdf/{id}, /v2/note_bcba/pdf/{id}). */
 export const NOTE_PDF_SEGMENTS: Readonly<Record<NoteType, string>> = { rbt: "note_rbt", bcba: "note_bcba", combined: "note_combined" };
@@ -23,3 +23,5 @@ for (const [type, segment] of Object.entries(NOTE_PDF_SEGMENTS) as [NoteType, st
     return notePdfResponse(view);
   });
 }
+
+refuseOtherMethods(notePdfsApi, Object.values(NOTE_PDF_SEGMENTS).map((segment) => `/${segment}/pdf/:id`));

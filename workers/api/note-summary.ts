@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import type { NoteType } from "~/domain/notes";
 import { generateNoteSummary } from "~/services/ai-summary.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { refuseOtherMethods } from "./rest";
 
 /**
  * The notes' AI summary (clinical §7 `POST .../generate-summary`; docs/decisions/026): the body is the prepared
@@ -23,3 +24,5 @@ export const noteSummaryApi = new Hono<AppEnv>()
   .post("/note_rbt/generate-summary", requireApiPermission("view_notes"), (c) => summarize(c, "rbt"))
   .post("/note_bcba/generate-summary", requireApiPermission("view_notes"), (c) => summarize(c, "bcba"))
   .post("/note_combined/generate-summary", requireApiPermission("view_notes"), (c) => summarize(c, "combined"));
+
+refuseOtherMethods(noteSummaryApi, ["/note_rbt/generate-summary", "/note_bcba/generate-summary", "/note_combined/generate-summary"]);

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { pathId } from "~/domain/validation";
 import { paCalculator, patientPacing, paServicePacing } from "~/models/pa-pacing.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
-import { modelContext } from "./rest";
+import { modelContext, refuseOtherMethods } from "./rest";
 
 /**
  * The PA calculator (clinical §7) and pacing (issue 11, decision 031). Permission as PA services (view_clients),
@@ -32,3 +32,5 @@ export const paPacingApi = new Hono<AppEnv>()
     const data = await patientPacing(modelContext(c), id);
     return data ? c.json({ data }) : jsonError(c, 404, "Patient not found.");
   });
+
+refuseOtherMethods(paPacingApi, ["/pa-service-calculator/:id", "/pa-services/:id/pacing", "/pa-pacing"]);

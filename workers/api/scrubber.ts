@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { scrubOneNote, scrubReport } from "~/models/scrubber.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, pathId } from "./rest";
+import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
 
 /**
  * The pre-billing scrubber (decision 034), manage_claims:
@@ -19,3 +19,5 @@ export const scrubberApi = new Hono<AppEnv>()
     if (!note) return jsonError(c, 404, "Note not found.");
     return c.json({ data: note });
   });
+
+refuseOtherMethods(scrubberApi, ["/", "/notes/:id"]);

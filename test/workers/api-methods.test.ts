@@ -1,0 +1,26 @@
+import { beforeAll, describe, it } from "vitest";
+import { apiToken, createLocation, createUser, expectUnsupportedMethods } from "./helpers";
+
+/**
+ * A method a path does not serve answers 405 JSON "Unsupported HTTP method" (platform §7) on the billing, claims,
+ * scrubber, pacing, note PDF and AI summary routers — never a fall-through to the screens (their cross-site 403
+ * or the HTML 404 page). The other routers' paths are covered beside their own tests.
+ */
+let token: string;
+
+beforeAll(async () => {
+  const location = await createLocation();
+  token = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes", "manage_claims"], locations: [location.id] }));
+});
+
+describe("405 JSON for a method the path does not serve", () => {
+  it.each([
+    ["claims", [["PUT", "/v2/claims"], ["DELETE", "/v2/claims/1"], ["POST", "/v2/claims/billable-notes"], ["PUT", "/v2/claims/1/download"], ["GET", "/v2/claims/1/send"], ["GET", "/v2/claims/1/status"]]],
+    ["scrubber", [["POST", "/v2/billing/scrubber"], ["DELETE", "/v2/billing/scrubber/notes/1"]]],
+    ["pacing", [["POST", "/v2/pa-service-calculator/1"], ["PUT", "/v2/pa-services/1/pacing"], ["DELETE", "/v2/pa-pacing"]]],
+    ["note PDFs", [["POST", "/v2/note_rbt/pdf/1"], ["DELETE", "/v2/note_bcba/pdf/1"], ["PUT", "/v2/note_combined/pdf/1"]]],
+    ["AI summary", [["GET", "/note_rbt/generate-summary"], ["PUT", "/note_bcba/generate-summary"], ["GET", "/note_combined/generate-summary"]]],
+  ] as const)("%s", async (_, cases) => {
+    await expectUnsupportedMethods(token, cases);
+  });
+});
