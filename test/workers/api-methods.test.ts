@@ -3,7 +3,7 @@ import { apiToken, createLocation, createUser, expectUnsupportedMethods } from "
 
 /**
  * A method a path does not serve answers 405 JSON "Unsupported HTTP method" (platform §7) on the billing, claims,
- * scrubber, pacing, note PDF and AI summary routers — never a fall-through to the screens (their cross-site 403
+ * scrubber, pacing, note PDF and AI summary routers, and the employees', insurers' and clients' own calls — never a fall-through to the screens (their cross-site 403
  * or the HTML 404 page). The other routers' paths are covered beside their own tests.
  */
 let token: string;
@@ -20,6 +20,9 @@ describe("405 JSON for a method the path does not serve", () => {
     ["pacing", [["POST", "/v2/pa-service-calculator/1"], ["PUT", "/v2/pa-services/1/pacing"], ["DELETE", "/v2/pa-pacing"]]],
     ["note PDFs", [["POST", "/v2/note_rbt/pdf/1"], ["DELETE", "/v2/note_bcba/pdf/1"], ["PUT", "/v2/note_combined/pdf/1"]]],
     ["AI summary", [["GET", "/note_rbt/generate-summary"], ["PUT", "/note_bcba/generate-summary"], ["GET", "/note_combined/generate-summary"]]],
+    ["employees (first-generation calls)", [["PUT", "/doctors/config"], ["DELETE", "/doctors/show/1"], ["GET", "/doctors/createUser"], ["GET", "/doctors/1/change-password"]]],
+    ["insurers' calls", [["PUT", "/insurance/service"], ["GET", "/insurance/store/service"], ["POST", "/insurance/servicebyInsurance/1"]]],
+    ["clients' extra calls", [["POST", "/v2/patients/1/pa-services"], ["DELETE", "/v2/patients/by-identifier/X"]]],
   ] as const)("%s", async (_, cases) => {
     await expectUnsupportedMethods(token, cases);
   });

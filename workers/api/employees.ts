@@ -20,7 +20,7 @@ import {
 } from "~/models/employees.server";
 import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, requireApiStaff, type AppEnv, type GuardMiddleware } from "./env";
-import { answer, emptyChange, isEmptyChange, listCacheKey, modelContext, pathId, requestVersion, v2Router, type RestResource } from "./rest";
+import { answer, emptyChange, isEmptyChange, listCacheKey, modelContext, pathId, requestVersion, v2Router, type RestResource, refuseOtherMethods } from "./rest";
 
 /**
  * Employees ("doctors", platform §7): the v1 doctors calls, the v2 employees resource, and the user
@@ -168,6 +168,8 @@ export const usersV2 = new Hono<AppEnv>()
     const result = await resetEmployeeTwoFactor(modelContext(c), id);
     return result.ok ? c.json({ message: result.message }) : answer(c, result);
   });
+
+refuseOtherMethods(doctorsApi, ["/", "/config", "/configlocation/:id", "/show/:id", "/profile/:id", "/employeesbylocation/:id", "/update/:id", "/update/status/:id", "/destroy/:id", "/createUser", "/editUser/:id", "/:id/change-password", "/:id/reset-two-factor"]);
 
 /** Everything above, for one mount at /api. */
 export const employeesApi = new Hono<AppEnv>().route("/doctors", doctorsApi).route("/v2/employees", employeesV2).route("/v2/users", usersV2);

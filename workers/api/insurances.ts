@@ -19,7 +19,7 @@ import {
 } from "~/models/insurances.server";
 import { invalid, ok } from "~/models/results";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, pathId, requestVersion, v1Router, v2Router, type RestResource } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, pathId, requestVersion, v1Router, v2Router, type RestResource, refuseOtherMethods } from "./rest";
 
 /** Insurers and their CPT services (clinical §7 Insurance). Insurers are not per-location: manage_insurances for all. */
 export const insuranceResource: RestResource<InsuranceJson> = {
@@ -98,6 +98,8 @@ const insuranceCalls = new Hono<AppEnv>()
     const result = await deleteInsuranceService(modelContext(c), id);
     return result.ok ? c.json({ message: result.message }) : answer(c, result);
   });
+
+refuseOtherMethods(insuranceCalls, ["/", "/showInsuranceCpt/:insurer/:cpt/:provider", "/service", "/servicebyInsurance/:id", "/store/service", "/update/service/:id", "/destroy/service/:id"]);
 
 /** /api/insurance: the spec's calls, then show/:id, store, update/:id, destroy/:id. */
 export const insurancesV1 = new Hono<AppEnv>().route("/", insuranceCalls).route("/", v1Router(insuranceResource));

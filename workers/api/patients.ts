@@ -3,7 +3,7 @@ import { createPaService, deletePaService, getPaService, listPaServices, listPaS
 import { auditRead } from "~/services/audit.server";
 import { createPatient, deletePatient, getPatient, getPatientByIdentifier, listPatients, PATIENTS, updatePatient, updatePatientStatus, who, type PatientJson } from "~/models/patients.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
-import { modelContext, pathId, v1Router, v2Router, type RestResource } from "./rest";
+import { modelContext, pathId, v1Router, v2Router, type RestResource, refuseOtherMethods } from "./rest";
 
 /** Clients: viewed with view_clients, changed with manage_clients. Every show is audited by the model. */
 export const patientResource: RestResource<PatientJson> = {
@@ -51,5 +51,6 @@ export const patientsV2 = new Hono<AppEnv>()
     return row ? c.json({ data: row }) : jsonError(c, 404, "Patient not found.");
   })
   .route("/", v2Router(patientResource));
+refuseOtherMethods(patientsV2, ["/:id/pa-services", "/by-identifier/:identifier"]);
 export const patientsV1 = v1Router(patientResource);
 export const paServicesV2 = v2Router(paServiceResource);
