@@ -219,6 +219,12 @@ export function checkBooking(
   return { refusal, warning, units };
 }
 
+/** A calendar entry's times as shown: "08:00–09:30", or both pairs of a note ("08:00–09:30, 10:45–11:45"). */
+export function entryTimes(e: { time_in: string | null; time_out: string | null; time_in2?: string | null; time_out2?: string | null }): string {
+  const pair = (a: string | null | undefined, b: string | null | undefined) => (a ? `${a}${b ? `–${b}` : ""}` : "");
+  return [pair(e.time_in, e.time_out), pair(e.time_in2, e.time_out2)].filter(Boolean).join(", ");
+}
+
 /* ------------------------------------------------------------------ grids */
 
 export const CALENDAR_VIEWS = ["month", "week", "day"] as const;

@@ -368,8 +368,12 @@ export interface CalendarEntry {
   location_id: number;
   time_zone: string;
   date: string;
+  /** The session's (first) time pair, local time. */
   time_in: string | null;
   time_out: string | null;
+  /** A note's second pair (the afternoon) when it has both: its break is not part of the session. */
+  time_in2: string | null;
+  time_out2: string | null;
   cpt_code: string;
   status: string;
   series_id: number | null;
@@ -432,12 +436,13 @@ export async function calendarRange(
     ),
     k as (select cand.*, row_number() over (partition by cand.date order by cand.start_at, cand.kind, cand.id) as rn from cand)
     select 'note' as kind, n.id as id, n.type as note_type, n.patient_id as patient_id, n.provider_id as provider_id, n.location_id as location_id, k.date as date,
-           coalesce(n.time_in, n.time_in2) as time_in, coalesce(n.time_out2, n.time_out) as time_out, n.cpt_code as cpt_code, n.status as status, null as series_id, k.start_at as start_at,
+           coalesce(n.time_in, n.time_in2) as time_in, case when n.time_in is null then n.time_out2 else n.time_out end as time_out,
+           case when n.time_in is null then null else n.time_in2 end as time_in2, case when n.time_in is null then null else n.time_out2 end as time_out2, n.cpt_code as cpt_code, n.status as status, null as series_id, k.start_at as start_at,
            pt.first_name as pf, pt.last_name as pl, us.name as un, us.surname as us_, l.time_zone as tz
     from k join notes n on n.id = k.id join patients pt on pt.id = n.patient_id join users us on us.id = n.provider_id join locations l on l.id = n.location_id
     where k.kind = 'note' and k.rn <= ${cap}
     union all
-    select 'scheduled', s.id, null, s.patient_id, s.provider_id, s.location_id, k.date, s.time_in, s.time_out, s.cpt_code, s.status, s.series_id, k.start_at,
+    select 'scheduled', s.id, null, s.patient_id, s.provider_id, s.location_id, k.date, s.time_in, s.time_out, null, null, s.cpt_code, s.status, s.series_id, k.start_at,
            pt.first_name, pt.last_name, us.name, us.surname, l.time_zone
     from k join scheduled_sessions s on s.id = k.id join patients pt on pt.id = s.patient_id join users us on us.id = s.provider_id join locations l on l.id = s.location_id
     where k.kind = 'scheduled' and k.rn <= ${cap}
@@ -469,6 +474,8 @@ export async function calendarRange(
         date: sql<string>`c.date`,
         timeIn: sql<string | null>`c.time_in`,
         timeOut: sql<string | null>`c.time_out`,
+        timeIn2: sql<string | null>`c.time_in2`,
+        timeOut2: sql<string | null>`c.time_out2`,
         cpt: sql<string>`c.cpt_code`,
         status: sql<string>`c.status`,
         seriesId: sql<number | null>`c.series_id`,
@@ -508,6 +515,8 @@ export async function calendarRange(
       date: r.date,
       time_in: r.timeIn,
       time_out: r.timeOut,
+      time_in2: r.timeIn2,
+      time_out2: r.timeOut2,
       cpt_code: r.cpt,
       status: r.status,
       series_id: r.seriesId === null ? null : Number(r.seriesId),

@@ -5,7 +5,7 @@ import { FormMessage } from "~/components/ui/field";
 import { noteHref } from "~/domain/note-list";
 import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
-import { CalendarQuery, calendarGrid, WEEKDAY_SHORT, type CalendarView } from "~/domain/schedule";
+import { CalendarQuery, calendarGrid, entryTimes, WEEKDAY_SHORT, type CalendarView } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { calendarRange, locationTimeZone, type CalendarEntry } from "~/models/schedule.server";
 import { modelContextFor } from "~/services/forms.server";
@@ -101,7 +101,7 @@ function cellsOf(entries: readonly CalendarEntry[], detailed: boolean, zones: bo
       kind: e.kind,
       href: entryHref(e),
       lead: `${label} on ${e.date}, `,
-      time: e.time_in ? `${e.time_in}${e.time_out ? `–${e.time_out}` : ""}` : "",
+      time: entryTimes(e),
       client: e.patient_name,
       tail: detailed ? ` · ${e.provider_name} · CPT ${e.cpt_code} · ${label}${zones ? ` · ${e.time_zone}` : ""}` : ` with ${e.provider_name}`,
     };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { localMinute } from "~/domain/note-rules";
 import type { Refusal } from "~/domain/note-rules";
-import { BookingSchema, bookingRuleOf, calendarGrid, checkBooking, MAX_OCCURRENCES, RangeQuery, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
+import { BookingSchema, bookingRuleOf, calendarGrid, checkBooking, entryTimes, MAX_OCCURRENCES, RangeQuery, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 
 describe("weeklyDates: a weekly series' occurrences", () => {
@@ -196,5 +196,16 @@ describe("RangeQuery and writeNoteHref", () => {
     const s = { id: 7, patient_id: 3, provider_id: 10, session_date: "2026-12-01", time_in: "09:00", time_out: "10:00", cpt_code: "97153", pa_service_id: 4 };
     expect(writeNoteHref(s)).toBe("/note-rbt?patient_id=3&session_date=2026-12-01&time_in=09%3A00&time_out=10%3A00&cpt_code=97153&provider_id=10&scheduled_id=7&pa_service_id=4");
     expect(writeNoteHref({ ...s, cpt_code: "97155", pa_service_id: null })).toMatch(/^\/note-bcba\?.*cpt_code=97155/);
+  });
+});
+
+describe("entryTimes: a calendar entry's times", () => {
+  it.each([
+    [{ time_in: "09:00", time_out: "10:00" }, "09:00–10:00"],
+    [{ time_in: "08:00", time_out: "09:30", time_in2: "10:45", time_out2: "11:45" }, "08:00–09:30, 10:45–11:45"],
+    [{ time_in: "09:00", time_out: null }, "09:00"],
+    [{ time_in: null, time_out: null }, ""],
+  ])("%o → %s", (entry, shown) => {
+    expect(entryTimes(entry)).toBe(shown);
   });
 });

@@ -485,6 +485,22 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect(html).toMatch(new RegExp(`href="/calendar/view\\?view=week&amp;date=${addDays(date, -7)}&amp;patient_id=${c.id}"`));
   });
 
+  it("a note with two time pairs shows both, not one span over its break (screen and API)", async () => {
+    const c = await client();
+    const date = nextOn(3, 50);
+    const s1 = localMinute(date, "08:00")!;
+    const [row] = await db()
+      .insert(notes)
+      .values({ type: "rbt", patientId: c.id, locationId: w.location, providerId: w.rbt.id, paServiceId: c.pa, cptCode: "97153", sessionDate: date, timeIn: "08:00", timeOut: "09:30", timeIn2: "10:45", timeOut2: "11:45", start1At: s1, end1At: s1 + 90, start2At: s1 + 165, end2At: s1 + 225, startAt: s1, endAt: s1 + 225, minutes: 150, units: 10 })
+      .returning();
+    const html = await (await request(`/calendar/view?view=day&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
+    expect(html).toContain("08:00–09:30, 10:45–11:45");
+    expect(html).not.toContain("08:00–11:45");
+    const res = await api(`/v2/scheduled-sessions?from=${date}&to=${date}&patient_id=${c.id}`, { token: w.rbtToken });
+    const entries = ((await res.json()) as { data: { entries: { id: number; kind: string; time_in: string; time_out: string; time_in2: string | null; time_out2: string | null }[] } }).data.entries;
+    expect(entries.find((e) => e.kind === "note" && e.id === row!.id)).toMatchObject({ time_in: "08:00", time_out: "09:30", time_in2: "10:45", time_out2: "11:45" });
+  });
+
   it("a month cell shows 4 sessions and '+N more' linking to the day; the API keeps per_day with each day's total", async () => {
     const c = await client();
     const date = nextOn(6, 50);
