@@ -923,6 +923,8 @@ async function replay(ctx: ModelContext, formToken: string): Promise<ModelResult
 
 export const SCHEDULED_NOT_FOUND = "The scheduled session was not found.";
 export const SCHEDULED_OTHER_CLIENT = "The scheduled session is another client's.";
+export const SCHEDULED_OTHER_PROVIDER = "The scheduled session is another provider's: the note for it is written by its provider.";
+export const scheduledOtherDate = (date: string) => `The scheduled session is on ${date}: write its note for that date.`;
 
 /** A note's `scheduled_id` (form or API): null when absent or empty, false when malformed. */
 function scheduledIdOf(x: unknown): number | null | false {
@@ -937,7 +939,7 @@ function scheduledForNote(ctx: ModelContext, db: Db, scheduledId: number | null)
   const s = scheduledSessions;
   const scope = locationScope(ctx.actor);
   return db
-    .select({ id: s.id, patientId: s.patientId, status: s.status })
+    .select({ id: s.id, patientId: s.patientId, providerId: s.providerId, sessionDate: s.sessionDate, status: s.status })
     .from(s)
     .innerJoin(patients, eq(patients.id, s.patientId))
     .where(
@@ -950,9 +952,10 @@ function scheduledForNote(ctx: ModelContext, db: Db, scheduledId: number | null)
 /**
  * Marks a scheduled session written by a note, inside the note's create batch (decision 037): only when
  * `inserted` holds (the note's audit row was written), the session is still scheduled, the note's client's,
- * and of the actor's locations.
+ * provider's and date's, and of the actor's locations.
  */
-function markWritten(ctx: ModelContext, scheduledId: number, noteId: number, patientId: number, inserted: SQL) {
+function markWritten(ctx: ModelContext, scheduledId: number, noteId: number, note: { patientId: number; providerId: number; sessionDate: string }, inserted: SQL) {
+  const patientId = note.patientId;
   const s = scheduledSessions;
   const scope = locationScope(ctx.actor);
   return ctx.db
@@ -963,6 +966,8 @@ function markWritten(ctx: ModelContext, scheduledId: number, noteId: number, pat
         eq(s.id, scheduledId),
         eq(s.status, "scheduled"),
         eq(s.patientId, patientId),
+        eq(s.providerId, note.providerId),
+        eq(s.sessionDate, note.sessionDate),
         scope === null ? undefined : scope.length ? inArray(s.locationId, scope) : sql`1 = 0`,
         inserted,
         sql`exists (select 1 from ${notes} where ${notes.id} = ${noteId} and ${notes.patientId} = ${patientId} and ${notes.deletedAt} is null)`,
@@ -1018,6 +1023,10 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   const found = scheduled[0];
   if (scheduledId !== null && !found) return invalid({ scheduled_id: SCHEDULED_NOT_FOUND });
   if (found && found.patientId !== input.patient_id) return invalid({ scheduled_id: SCHEDULED_OTHER_CLIENT });
+  // The note is that session's: its provider's, on its date (else a note could take someone else's booking off
+  // the schedule, and with it out of the overlap and cap checks).
+  if (found && found.status === "scheduled" && found.providerId !== input.provider_id) return invalid({ scheduled_id: SCHEDULED_OTHER_PROVIDER });
+  if (found && found.status === "scheduled" && found.sessionDate !== input.session_date) return invalid({ scheduled_id: scheduledOtherDate(found.sessionDate) });
   const markScheduled = found && found.status === "scheduled" ? found.id : null;
   const today = todayIn(ctx.now(), patient.timeZone);
   const dateRefusal = checkSessionDate(input.session_date, today, can(ctx.actor, "ignore_time_limits"));
@@ -1052,7 +1061,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
           bumpIfWritten(ctx),
           // The scheduled session it was written for, marked in the same transaction: only when the note was
           // inserted (its audit row is the chain's newest), still scheduled, the same client's, in scope.
-          markScheduled !== null ? markWritten(ctx, markScheduled, id, input.patient_id, audit.written) : ctx.db.select({ id: notes.id }).from(notes).where(sql`1 = 0`),
+          markScheduled !== null ? markWritten(ctx, markScheduled, id, { patientId: input.patient_id, providerId: input.provider_id, sessionDate: input.session_date }, audit.written) : ctx.db.select({ id: notes.id }).from(notes).where(sql`1 = 0`),
         ],
         tail,
       );

@@ -686,6 +686,25 @@ describe("a note written for a scheduled session marks it written in the note's 
     expect(await auditRows()).toBe(before);
   });
 
+  it("a colleague's session, or the session of another date, cannot be marked written by a note: 422 on scheduled_id, nothing changed", async () => {
+    const c = await client();
+    const mine = await rbtOf();
+    const colleague = await rbtOf();
+    const theirs = await bookToday(colleague.token, c, "02:00", "02:30");
+    const own = await bookToday(mine.token, c, "03:00", "03:30");
+    const before = await auditRows();
+    const other = await api("/v2/notes-rbt", { method: "POST", token: mine.token, body: noteBody(c, mine.user.id, today(), "03:00", "03:30", { scheduled_id: theirs }) });
+    expect(other.status).toBe(422);
+    expect(((await other.json()) as { errors: Record<string, string> }).errors.scheduled_id).toBe("The scheduled session is another provider's: the note for it is written by its provider.");
+    const elsewhen = await api("/v2/notes-rbt", { method: "POST", token: mine.token, body: noteBody(c, mine.user.id, addDays(today(), -1), "03:00", "03:30", { scheduled_id: own }) });
+    expect(elsewhen.status).toBe(422);
+    expect(((await elsewhen.json()) as { errors: Record<string, string> }).errors.scheduled_id).toBe(`The scheduled session is on ${today()}: write its note for that date.`);
+    expect(await notesOf(c.id)).toHaveLength(0);
+    expect(await sessionRow(theirs)).toMatchObject({ status: "scheduled", version: 1 });
+    expect(await sessionRow(own)).toMatchObject({ status: "scheduled", version: 1 });
+    expect(await auditRows()).toBe(before);
+  });
+
   it("the form: another client's session is refused with the message and dropped from the form, so saving again saves the note alone", async () => {
     const a = await client();
     const b = await client();
