@@ -251,7 +251,9 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
       p: { id: patients.id, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, insurerId: patients.insurerId, rbt: patients.rbtHomeId, rbt2: patients.rbt2SchoolId, bcba: patients.bcbaHomeId, bcba2: patients.bcba2SchoolId },
       insurerName: insurances.name,
       latest: sql<string | null>`(select max(${notes.sessionDate}) from ${notes} where ${where})`,
-      providerName: providerId !== null ? sql<string | null>`(select trim(${users.name} || ' ' || ${users.surname}) from ${users} where ${users.id} = ${providerId})` : sql<string | null>`null`,
+      // The employee when the actor may know them: staff of one of the actor's locations, or a provider of this
+      // client's notes (else 404, as for an employee of another location anywhere else).
+      providerName: providerId !== null ? sql<string | null>`(select trim(u.name || ' ' || u.surname) from users u where u.id = ${providerId} and (${employeeInScope(ctx, sql`u.id`)} or exists (select 1 from notes en where en.patient_id = ${patientId} and en.provider_id = u.id)))` : sql<string | null>`null`,
       tail: auditTail,
     })
     .from(patients)
@@ -695,6 +697,14 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
 function liveClaimOf(noteId: SQL | typeof notes.id | number): SQL {
   // Aliases written out: in a one-table statement (the insert's select) drizzle would leave columns unqualified.
   return sql`claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = ${noteId} and c.status <> 'rejected'`;
+}
+
+/** An employee (by id expression) who works in one of the actor's locations; always true for an actor who sees every location. */
+function employeeInScope(ctx: ModelContext, userId: SQL): SQL {
+  const scope = locationScope(ctx.actor);
+  if (scope === null) return sql`1`;
+  if (!scope.length) return sql`0`;
+  return sql`exists (select 1 from user_locations ul where ul.user_id = ${userId} and ul.location_id in (select value from json_each(${JSON.stringify(scope)})))`;
 }
 
 function noteLocationScope(ctx: ModelContext): SQL | undefined {

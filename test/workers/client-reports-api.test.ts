@@ -159,6 +159,13 @@ describe("byprofile: the client report response", () => {
     const other = await createUser({ permissions: ["view_notes"], locations: [here.id] });
     const none = (await (await api(`/client_report/byemployee/${other.id}/${patient.id}`, { token: manager })).json()) as any;
     expect(none.total).toBe(0);
+    // An employee only of a location the actor cannot see answers as one that does not exist (no name, no 200).
+    const far = await createUser({ permissions: ["view_notes"], locations: [there.id], name: "Farley" });
+    for (const id of [far.id, 999_999_999]) {
+      const res = await api(`/client_report/byemployee/${id}/${patient.id}`, { token: manager });
+      expect(res.status, String(id)).toBe(404);
+      expect(await res.text()).not.toContain("Farley");
+    }
     const profile = (await (await api(`/client_report/profile/${patient.id}`, { token: manager })).json()) as any;
     expect(profile.data.patient.id).toBe(patient.id);
     expect(profile.data.pa_services).toHaveLength(1);
