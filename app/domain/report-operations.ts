@@ -285,18 +285,28 @@ export function barChart(
   title: string,
   unit: string,
   rows: readonly { label: string; value: number; text?: string; target?: number | null; flagged?: boolean }[],
-  opts: { limit?: number; sortDesc?: boolean; legend?: { value: string; target: string } } = {}
+  opts: {
+    limit?: number;
+    sortDesc?: boolean;
+    legend?: { value: string; target: string };
+    /**
+     * The summary's "… in all": by default the bars' values added; a text (the report's own total, e.g. hours
+     * from the minutes rather than from weeks already rounded); or null when a sum would mean nothing (a client
+     * seen by two providers is one client, not two).
+     */
+    total?: string | null;
+  } = {}
 ): BarChartModel {
   const limit = opts.limit ?? 20;
   const picked = (opts.sortDesc ? [...rows].sort((a, b) => b.value - a.value || a.label.localeCompare(b.label)) : [...rows]).slice(0, limit);
   const ticks = niceTicks(Math.max(0, ...picked.map((r) => Math.max(r.value, r.target ?? 0))));
-  const total = rows.reduce((s, r) => s + r.value, 0);
-  const shown = picked.length < rows.length ? `the ${picked.length} largest of ${rows.length}` : `${rows.length}`;
+  const total = opts.total !== undefined ? opts.total : `${Math.round(rows.reduce((s, r) => s + r.value, 0) * 100) / 100} ${unit}`;
+  const shown = picked.length < rows.length ? `the ${opts.sortDesc ? "largest" : "first"} ${picked.length} of ${rows.length} bars` : `${rows.length} bar${rows.length === 1 ? "" : "s"}`;
   const flagged = picked.filter((r) => r.flagged).length;
   return {
     title,
     summary: rows.length
-      ? `${title}: ${shown} bars, ${Math.round(total * 100) / 100} ${unit} in all${flagged ? `; ${flagged} flagged` : ""}.`
+      ? `${title}: ${shown}${total !== null ? `, ${total} in all` : ""}${flagged ? `; ${flagged} flagged` : ""}.`
       : `${title}: nothing in this period.`,
     bars: picked.map((r) => {
       const target = r.target ?? null;

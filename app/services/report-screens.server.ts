@@ -1,4 +1,4 @@
-import { data, type AppLoadContext, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { data, redirect, type AppLoadContext, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import type { ReportChart } from "~/domain/report-operations";
 import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -303,6 +303,12 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     offset: (page - 1) * per_page,
   };
   const { answer, options } = await runReport(ctx, def, runner, q, auditTail, parsed.input);
+  // A page past the last (a stale or typed address) has no row to carry the total (count(*) over ()): back to
+  // the first page with the same filters, rather than "Showing 0 to 0 of 0 entries".
+  if (!answer.rows.length && page > 1) {
+    url.searchParams.delete("page");
+    throw redirect(`${url.pathname}${url.searchParams.size ? `?${url.searchParams}` : ""}`);
+  }
   const body: ReportScreenData = {
     key: def.key,
     values: parsed.input,

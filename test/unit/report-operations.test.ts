@@ -152,8 +152,17 @@ describe("small bar charts", () => {
       sortDesc: true,
     });
     expect(chart.bars.map((b) => b.label)).toEqual(["P29", "P28", "P27", "P26", "P25"]);
-    expect(chart.summary).toContain("the 5 largest of 30");
+    expect(chart.summary).toBe("Clients per provider: the largest 5 of 30 bars, 435 clients in all.");
     expect(chart.max).toBeGreaterThanOrEqual(29);
+  });
+  it.each([
+    ["the first bars, in the rows' order, when not sorted", [3, 0, 7], { limit: 2 }, "Projected: the first 2 of 3 bars, 10 units in all."],
+    ["one bar", [4], {}, "Projected: 1 bar, 4 units in all."],
+    ["the report's own total", [0.33, 0.33, 0.33], { total: "1 units" }, "Projected: 3 bars, 1 units in all."],
+    ["no total when a sum means nothing", [2, 3], { total: null }, "Projected: 2 bars."],
+  ] as const)("the summary (the chart's text alternative) says what is drawn: %s", (_, values, opts, summary) => {
+    const rows = values.map((value, i) => ({ label: `R${i}`, value }));
+    expect(barChart("Projected", "units", rows, opts).summary).toBe(summary);
   });
   it("says when the period has nothing", () => {
     expect(barChart("Hours per week", "hours", []).summary).toBe("Hours per week: nothing in this period.");

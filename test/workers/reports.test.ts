@@ -220,6 +220,12 @@ describe.each(ALL_MINE)("the %s report's guard and export", (key) => {
   it("a bad page is a field message, 400", async () => {
     expect((await request(`/reports/${key}?page=x`, { cookie: w.cookie })).status).toBe(400);
   });
+
+  it("a page past the last goes back to the first page with the same filters (never 'of 0 entries')", async () => {
+    const res = await request(`/reports/${key}?per_page=5&page=9999`, { cookie: w.cookie });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe(`/reports/${key}?per_page=5`);
+  });
 });
 
 describe("the pas report", () => {

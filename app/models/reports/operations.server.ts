@@ -86,7 +86,8 @@ export const runHoursReport: ReportRunner<HoursFilters, HoursRow> = async (rc, q
             value: Math.round((w.minutes / 60) * 100) / 100,
             text: hoursText(w.minutes),
           })),
-          { limit: 60 }
+          // The report's own total, from the minutes (the weeks' values are rounded).
+          { limit: 60, total: `${hoursText(r.totals.minutes)} hours` }
         ),
       };
   return {
@@ -139,7 +140,9 @@ export const runCaseloadReport: ReportRunner<NoteFilters, CaseloadRow> = async (
         model: barChart(
           "Clients per provider (this page)",
           "clients",
-          r.rows.map((x) => ({ label: x.provider, value: x.clients }))
+          r.rows.map((x) => ({ label: x.provider, value: x.clients })),
+          // No "clients in all": a client seen by two providers is in two bars.
+          { total: null }
         ),
       };
   return {
