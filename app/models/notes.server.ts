@@ -443,7 +443,9 @@ const listItemColumns = {
   type: notes.type,
   patientId: notes.patientId,
   providerId: notes.providerId,
-  providerName: notes.providerName,
+  // The chosen provider's name (as the view shows it: noteStaffName), the typed signature name for a note
+  // whose provider is gone; a key lookup per row of the page. Columns written out: never left unqualified.
+  providerName: sql<string>`coalesce((select nullif(trim(coalesce(pu.name, '') || ' ' || coalesce(pu.surname, '')), '') from users pu where pu.id = "notes"."provider_id"), "notes"."provider_name")`.as("list_provider_name"),
   cptCode: notes.cptCode,
   sessionDate: notes.sessionDate,
   timeIn: notes.timeIn,

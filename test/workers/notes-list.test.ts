@@ -108,6 +108,17 @@ describe("/notes-list", () => {
     expect(rows).not.toMatch(/href="\/note-bcba\/edit\//);
   });
 
+  it("names the note's provider (the chosen user) even when nobody typed a signature name", async () => {
+    // A location of its own, so the other tests' counts stay as they are.
+    const place = await createLocation();
+    const client = await createPatient({ locationId: place.id, firstName: "Nora", lastName: "Unsigned" });
+    const provider = await createUser({ permissions: ["view_notes"], locations: [place.id], name: "Quentin" });
+    await note({ type: "rbt", patientId: client.id, locationId: place.id, providerId: provider.id, date: "2026-03-09" });
+    const rows = rowsOf(await html(await request("/notes-list", { cookie: await signInCookie(provider) })));
+    expect(rows).toContain("Quentin User");
+    expect(rows).not.toContain(`#${provider.id}`);
+  });
+
   it("a manager may edit every note of the list", async () => {
     const rows = rowsOf(await html(await request("/notes-list", { cookie: manager.cookie })));
     expect((rows.match(/>Edit</g)?.length ?? 0) + (rows.match(/>Amend</g)?.length ?? 0)).toBe(5);
