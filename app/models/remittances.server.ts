@@ -415,6 +415,10 @@ function visible(ctx: ModelContext): SQL {
 
 export async function listRemittances(ctx: ModelContext, query: ListQuery): Promise<Paged<RemittanceListJson>> {
   const where = and(visible(ctx), query.search ? or(contains(remittances.traceNumber, query.search), contains(remittances.payerName, query.search)) : undefined);
+  const scoped = locationScope(ctx.actor) !== null;
+  // The remittance's lines of claims in the actor's locations. Written out: drizzle leaves a one-table select's
+  // columns unqualified, and inside these subqueries a bare "id" would be the line's own id.
+  const mine = sql`remittance_lines rl join claims c on c.id = rl.claim_id where rl.remittance_id = "remittances"."id" and ${scopeSql(ctx, sql`c.location_id`)}`;
   const [rows, [total]] = await ctx.db.batch([
     ctx.db
       .select({
@@ -422,13 +426,12 @@ export async function listRemittances(ctx: ModelContext, query: ListQuery): Prom
         payerName: remittances.payerName,
         traceNumber: remittances.traceNumber,
         paymentDate: remittances.paymentDate,
-        totalPaidCents: remittances.totalPaidCents,
+        // An actor of some locations sees the part paid to those locations only (decision 033, stop 23).
+        totalPaidCents: scoped ? sql<number>`(select coalesce(sum(rl.paid_cents), 0) from ${mine})` : remittances.totalPaidCents,
         createdAt: remittances.createdAt,
-        // Written out: drizzle leaves a one-table select's columns unqualified, and inside these subqueries a
-        // bare "id" would be the line's own id.
-        claims: sql<number>`(select count(distinct rl.claim_id) from remittance_lines rl where rl.remittance_id = "remittances"."id")`,
-        lines: sql<number>`(select count(*) from remittance_lines rl where rl.remittance_id = "remittances"."id")`,
-        denied: sql<number>`(select count(*) from remittance_lines rl where rl.remittance_id = "remittances"."id" and rl.status = 'denied')`,
+        claims: sql<number>`(select count(distinct rl.claim_id) from ${mine})`,
+        lines: sql<number>`(select count(*) from ${mine})`,
+        denied: sql<number>`(select count(*) from ${mine} and rl.status = 'denied')`,
       })
       .from(remittances)
       .where(where)
@@ -572,7 +575,8 @@ export async function getRemittance(ctx: ModelContext, id: number, tail?: KnownT
     payer_name: h.payerName,
     trace_number: h.traceNumber,
     payment_date: h.paymentDate,
-    total_paid_cents: h.totalPaidCents,
+    // The file's whole payment for an actor who sees every location; else the part paid on their lines.
+    total_paid_cents: locationScope(ctx.actor) === null ? h.totalPaidCents : totals.paid_cents,
     file_id: h.fileId,
     file_name: head.fileName,
     created_at: h.createdAt,

@@ -240,6 +240,23 @@ describe("permissions and scope", () => {
     for (const path of ["/claims/remittances", "/claims/remittances/import", "/claims/remittances/1"]) expect((await request(path, { cookie: noPermCookie })).status, path).toBe(403);
   });
 
+  it("a remittance paying claims of two locations shows each manager their locations' part only (list and view)", async () => {
+    const both = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [locA.id, locB.id] }));
+    const { claim: a } = await createClaim(await patientIn(locA.id), LINES.slice(0, 1));
+    const { claim: b } = await createClaim(await patientIn(locB.id), LINES.slice(0, 2));
+    const t = trace();
+    const res = await post835(write835({ claims: [{ claimNumber: a.claimNumber, lines: svc(LINES.slice(0, 1), [{ kind: "paid" }]) }, { claimNumber: b.claimNumber, lines: svc(LINES.slice(0, 2), [{ kind: "paid" }, { kind: "denied" }]) }], trace: t }), both);
+    expect(res.status, await res.clone().text()).toBe(201);
+    const id = ((await res.json()) as { data: { remittance_id: number } }).data.remittance_id;
+    const listed = async (token: string) => ((await (await api(`/v2/remittances?search=${t}`, { token })).json()) as { data: Record<string, number>[] }).data[0];
+    const viewed = async (token: string) => ((await (await api(`/v2/remittances/${id}`, { token })).json()) as { data: { total_paid_cents: number; claims: { claim_number: string }[] } }).data;
+    expect(await listed(both)).toMatchObject({ claims: 2, lines: 3, denied: 1, total_paid_cents: 20000 });
+    expect(await listed(managerToken)).toMatchObject({ claims: 1, lines: 1, denied: 0, total_paid_cents: 10000 });
+    expect(await listed(otherToken)).toMatchObject({ claims: 1, lines: 2, denied: 1, total_paid_cents: 10000 });
+    expect(await viewed(managerToken)).toMatchObject({ total_paid_cents: 10000, claims: [expect.objectContaining({ claim_number: a.claimNumber })] });
+    expect((await viewed(otherToken)).claims.map((c) => c.claim_number)).toEqual([b.claimNumber]);
+  });
+
   it("a remittance of another location's claims is not listed and answers 404 (API and screen)", async () => {
     const patient = await patientIn(locA.id);
     const { claim } = await createClaim(patient, LINES.slice(0, 1));
