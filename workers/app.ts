@@ -5,7 +5,7 @@ import { isApiRequest, passBookmark } from "~/services/bookmark.server";
 import { configurationProblem, createAppContext, isDevelopment } from "~/services/context.server";
 import { api } from "./api";
 import { HTTPException } from "hono/http-exception";
-import { jsonError, type AppEnv } from "./api/env";
+import { ENDPOINT_NOT_FOUND, jsonError, type AppEnv } from "./api/env";
 import { MOCK_REFUSED_MESSAGE, mockMode } from "./api/mock";
 import { handleQueue } from "./jobs";
 import { applySecurityHeaders } from "./security-headers";
@@ -77,11 +77,12 @@ const pages = (c: Context<AppEnv>) => {
   return remix(c.req.raw, { app: c.var.app });
 };
 
-// The REST API. A path under /api that no API route answers falls through to the screens' not-found page, as
-// it always has.
+// The REST API (every request under /api comes here). A path no call serves answers 404 JSON, as every API error
+// does; it used to fall through to the screens' not-found page (an HTML redirect, or the cross-site 403 for a
+// POST), which no API client can read.
 const apiApp = withAppMiddleware(new Hono<AppEnv>());
 apiApp.route("/api", api);
-apiApp.all("*", pages);
+apiApp.all("*", (c) => jsonError(c, 404, ENDPOINT_NOT_FOUND, { endpoint: `${c.req.method} ${c.req.path}` }));
 
 // Every other request is a screen: a router with the one catch-all route, so a page does not first search
 // the API's hundreds of routes (decision 042).

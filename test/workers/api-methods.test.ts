@@ -1,4 +1,5 @@
-import { beforeAll, describe, it } from "vitest";
+import { SELF } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
 import { apiToken, createLocation, createUser, expectUnsupportedMethods } from "./helpers";
 
 /**
@@ -25,5 +26,20 @@ describe("405 JSON for a method the path does not serve", () => {
     ["clients' extra calls", [["POST", "/v2/patients/1/pa-services"], ["DELETE", "/v2/patients/by-identifier/X"]]],
   ] as const)("%s", async (_, cases) => {
     await expectUnsupportedMethods(token, cases);
+  });
+});
+
+describe("a path under /api that no call serves", () => {
+  it.each([
+    ["GET", "/api/v2/no-such-call"],
+    ["POST", "/api/v2/no-such-call"],
+    ["GET", "/api/v2/pa-service-calculator/"],
+    ["GET", "/api"],
+    ["DELETE", "/api/v2/remittances/1/lines"],
+  ])("%s %s answers 404 JSON 'Endpoint not found', never the screens' HTML", async (method, path) => {
+    const res = await SELF.fetch(`http://localhost${path}`, { method, headers: { Authorization: `Bearer ${token}`, Accept: "application/json" }, redirect: "manual" });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+    expect(await res.json()).toMatchObject({ message: "Endpoint not found" });
   });
 });

@@ -15,6 +15,9 @@ export interface AppEnv {
 /** Marks a middleware with the guard it applies, for the route-coverage test. */
 export type GuardMiddleware = MiddlewareHandler<AppEnv> & { guard: "principal" | "staff" | Permission };
 
+/** The answer to a path under /api that no call serves (the spec's mock mode words it the same). */
+export const ENDPOINT_NOT_FOUND = "Endpoint not found";
+
 export function jsonError(c: Context<AppEnv>, status: 400 | 401 | 403 | 404 | 405 | 409 | 410 | 422 | 423 | 429 | 500 | 502, message: string, extra: Record<string, unknown> = {}) {
   return c.json({ message, ...extra }, status);
 }

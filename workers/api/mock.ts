@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import { MONTHS_NAME, patientsByGender, percentChange } from "~/domain/dashboard";
 import { PERMISSIONS } from "~/domain/permissions";
 import { isDevelopment } from "~/services/context.server";
+import { ENDPOINT_NOT_FOUND } from "./env";
 
 /**
  * Mock mode (platform §7, §9): with `MOCK_MODE=true` a built-in fake backend answers login, register,
@@ -19,7 +20,7 @@ export function mockMode(env: Pick<Env, "MOCK_MODE" | "APP_ENV">): MockMode {
 }
 
 export const MOCK_REFUSED_MESSAGE = "Mock mode is not allowed outside development. Unset MOCK_MODE.";
-export const MOCK_NOT_FOUND_MESSAGE = "Endpoint not found";
+export const MOCK_NOT_FOUND_MESSAGE = ENDPOINT_NOT_FOUND;
 /** The spec's sample token lifetime (platform §9). */
 export const MOCK_TOKEN_SECONDS = 32400;
 /** Not a JWT: the real API never accepts it. */
