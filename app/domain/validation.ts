@@ -71,6 +71,17 @@ export function hasAtMostDecimals(n: number, places: number): boolean {
   return Math.abs(scaled - Math.round(scaled)) < 1e-6;
 }
 
+/**
+ * A number typed as text: digits with an optional sign and decimal point ("7", " 2.5 ", "-1", ".5"), nothing
+ * else. `Number()` alone also reads "0x10" as 16, "1e2" as 100, "Infinity" and "" as 0, so a slip in a
+ * number cell would be stored as another number. The sign is kept so a negative gets its range message.
+ */
+const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+
+export function isDecimalText(s: string): boolean {
+  return DECIMAL_TEXT.test(s.trim());
+}
+
 /** The byte length of text in UTF-8 (what D1 counts). */
 export function utf8Length(s: string): number {
   return new TextEncoder().encode(s).length;

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { NOTES_WEEKLY_FLASH, NOTES_WEEKLY_TITLE } from "./notes-weekly";
 import { isSaturday, parseIsoDate, weekStartOf } from "./weeks";
-import { cellToIsoDate, type Cell, type SheetRow } from "./xlsx";
-import { isPlainText, MAX_AMOUNT } from "./validation";
+import { cellToIsoDate, MAX_UNZIPPED_BYTES, type Cell, type SheetRow } from "./xlsx";
+import { isDecimalText, isPlainText, MAX_AMOUNT } from "./validation";
 
 /**
  * Weekly reports and chart comments (clinical §3, §5, §8, §9): the rules and the messages, once, for the
@@ -73,12 +73,12 @@ export function usDate(iso: string): string {
 const blank = (x: unknown) => x === undefined || x === null || (typeof x === "string" && x.trim() === "");
 const MISSING = WEEKLY_REPORT_NOTICES.missing.text;
 
-/** A required number ≥ 0 from a form string or a JSON number. */
+/** A required number ≥ 0 from a form string (plain decimal text, isDecimalText) or a JSON number. */
 function requiredMeasure(numberMessage: string, minMessage: string) {
   return v.pipe(
     v.optional(v.unknown(), ""),
     v.check((x) => !blank(x), MISSING),
-    v.check((x) => blank(x) || typeof x === "number" || (typeof x === "string" && Number.isFinite(Number(x.trim()))), numberMessage),
+    v.check((x) => blank(x) || typeof x === "number" || (typeof x === "string" && isDecimalText(x)), numberMessage),
     v.transform((x) => (typeof x === "number" ? x : Number(String(x).trim()))),
     v.check((n) => Number.isFinite(n), numberMessage),
     v.minValue(0, minMessage),
@@ -90,7 +90,7 @@ function requiredMeasure(numberMessage: string, minMessage: string) {
 function optionalMeasure(numberMessage: string, minMessage: string) {
   return v.pipe(
     v.optional(v.unknown(), ""),
-    v.check((x) => blank(x) || typeof x === "number" || (typeof x === "string" && Number.isFinite(Number(x.trim()))), numberMessage),
+    v.check((x) => blank(x) || typeof x === "number" || (typeof x === "string" && isDecimalText(x)), numberMessage),
     v.transform((x): number | null => (blank(x) ? null : typeof x === "number" ? x : Number(String(x).trim()))),
     v.check((n) => n === null || Number.isFinite(n), numberMessage),
     v.check((n) => n === null || n >= 0, minMessage),
@@ -216,7 +216,7 @@ export function weeklyListFilters(raw: Record<string, unknown>) {
 
 /**
  * The import sheet (docs/decisions/009): the first worksheet, a header row with Week Ending and Value
- * (Total Units optional, any order, case and spacing ignored), one row per week below it; one plan per
+ * (Total Units optional, any order, case, spaces, `-` and `_` ignored), one row per week below it; one plan per
  * upload, chosen on the screen (plan_id). Empty rows are skipped.
  */
 export const IMPORT_MAX_BYTES = 1024 * 1024;
@@ -226,19 +226,23 @@ export const IMPORT_MESSAGES = {
   noFile: "Choose an .xlsx file to upload (field 'file').",
   notXlsx: "The file is not an .xlsx workbook. Save the sheet as Excel Workbook (.xlsx) and upload it again.",
   tooLarge: `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB. Split it into smaller files.`,
+  /** A small file whose zip parts unpack past the reader's limits (a zip bomb): the upload size is not the problem. */
+  contentsTooLarge: `The file's contents are too large to read once unpacked (the import reads at most ${MAX_UNZIPPED_BYTES / 1024 / 1024} MB per part). Split it into smaller files.`,
   tooManyRows: `The sheet has more than ${IMPORT_MAX_ROWS} weeks. Split it into smaller files.`,
   noHeader: "The first row must be the header: Week Ending | Value | Total Units.",
   noRows: "The sheet has no weeks below the header.",
   repeated: (row: number) => `The same week is already on row ${row} of this file.`,
 } as const;
 
+/** Headers as headerKey leaves them: "Week_Ending", "week-ending" and " WEEK ENDING " are all "weekending". */
 const HEADERS: Record<"week_end" | "value" | "total_units", readonly string[]> = {
-  week_end: ["weekending", "weekend", "week_end", "weekendingdate", "date"],
+  week_end: ["weekending", "weekend", "weekendingdate", "date"],
   value: ["value"],
-  total_units: ["totalunits", "total_units", "units"],
+  total_units: ["totalunits", "units"],
 };
 
-const headerKey = (cell: Cell) => (typeof cell === "string" ? cell.toLowerCase().replace(/[\s-]+/g, "") : "");
+/** Case, spaces, `-` and `_` ignored (decision 009). */
+const headerKey = (cell: Cell) => (typeof cell === "string" ? cell.toLowerCase().replace(/[\s_-]+/g, "") : "");
 
 export type ImportStatus = "valid" | "invalid" | "overwrite";
 

@@ -307,7 +307,8 @@ export async function checkWeeklyReportsFile(ctx: ModelContext, raw: Record<stri
   if (!upload || upload.bytes.length === 0) return invalid({ file: IMPORT_MESSAGES.noFile });
   if (upload.bytes.length > IMPORT_MAX_BYTES) return { ok: false, status: 413, message: IMPORT_MESSAGES.tooLarge };
   const book = readXlsx(upload.bytes);
-  if (!book.ok) return book.reason === "too_large" ? { ok: false, status: 413, message: IMPORT_MESSAGES.tooLarge } : invalid({ file: IMPORT_MESSAGES.notXlsx });
+  // readXlsx's too_large is about what the zip unpacks to (the upload itself passed the check above).
+  if (!book.ok) return book.reason === "too_large" ? { ok: false, status: 413, message: IMPORT_MESSAGES.contentsTooLarge } : invalid({ file: IMPORT_MESSAGES.notXlsx });
   const sheet = sheetToReports(book.rows, book.date1904);
   if (!sheet.ok) return invalid({ file: sheet.message });
   const stored = await ctx.db.select({ weekEnd: weeklyReports.weekEnd, value: weeklyReports.value }).from(weeklyReports).where(eq(weeklyReports.planId, plan.planId));

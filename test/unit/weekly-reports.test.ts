@@ -89,6 +89,64 @@ describe("WeeklyReportInput", () => {
     if (!r.ok) expect(r.errors[field]).toBe(message);
   });
 
+  // Text in a number field must be a plain decimal: Number() alone reads "0x10" as 16 and "1e2" as 100 (probe 8883 #5).
+  it.each([
+    ["7", 7],
+    [" 7 ", 7],
+    ["2.5", 2.5],
+    [".5", 0.5],
+    ["5.", 5],
+    ["+3", 3],
+    ["007", 7],
+    ["0x10", M.valueNumber],
+    ["0X1a", M.valueNumber],
+    ["0b11", M.valueNumber],
+    ["0o7", M.valueNumber],
+    ["1e2", M.valueNumber],
+    ["1E-2", M.valueNumber],
+    ["1e309", M.valueNumber],
+    ["Infinity", M.valueNumber],
+    ["-Infinity", M.valueNumber],
+    ["NaN", M.valueNumber],
+    ["1,000", M.valueNumber],
+    ["1 000", M.valueNumber],
+    ["1..2", M.valueNumber],
+    [".", M.valueNumber],
+    ["-", M.valueNumber],
+    ["٣", M.valueNumber], // Arabic-Indic digit
+    ["-1", M.valueMin], // a negative is a number, refused by its range
+    ["-0.5", M.valueMin],
+    ["", W.missing.text],
+    ["  ", W.missing.text],
+    [12, 12], // a JSON number stays accepted
+    [1e2, 100],
+    [Number.POSITIVE_INFINITY, M.valueNumber],
+    [Number.NaN, M.valueNumber],
+  ])("value %j → %j", (value, out) => {
+    const r = parseWith(WeeklyReportInput, { week_end: "2026-01-10", value });
+    if (typeof out === "number") expect(r.ok && r.data.value).toBe(out);
+    else expect(r).toEqual({ ok: false, errors: { value: out } });
+  });
+
+  it.each([
+    ["8", 8],
+    [" 33.5 ", 33.5],
+    ["", null],
+    ["   ", null],
+    ["0x10", M.totalUnitsNumber],
+    ["1e2", M.totalUnitsNumber],
+    ["Infinity", M.totalUnitsNumber],
+    ["-4", M.totalUnitsMin],
+    [80, 80],
+    [Number.POSITIVE_INFINITY, M.totalUnitsNumber],
+  ])("total_units %j → %j (in a new report and an update alike)", (total_units, out) => {
+    for (const schema of [WeeklyReportInput, WeeklyReportUpdate]) {
+      const r = parseWith(schema, { week_end: "2026-01-10", value: 1, total_units });
+      if (typeof out === "string") expect(r).toEqual({ ok: false, errors: { total_units: out } });
+      else expect(r.ok && r.data.total_units).toBe(out);
+    }
+  });
+
   it("accepts a week_start that agrees with week_end", () => {
     expect(parseWith(WeeklyReportInput, { week_end: "2026-01-10", week_start: "2026-01-04", value: 1 }).ok).toBe(true);
   });
@@ -218,6 +276,36 @@ describe("sheetToReports", () => {
     expect(r.ok && r.rows.map((x) => [x.week_end, x.value, x.total_units])).toEqual([["2026-01-10", 2, null]]);
     const aliases = sheetToReports(rows(["week_end", "Value", "total_units"], ["2026-01-10", 2, 8]));
     expect(aliases.ok && aliases.rows[0]!.total_units).toBe(8);
+  });
+
+  // Decision 009: case, spaces, `-` and `_` ignored (probe 8883 #4: "Week_Ending" was refused).
+  it.each([
+    ["Week Ending", "Value", "Total Units"],
+    ["Week_Ending", "Value", "Total_Units"],
+    ["week-ending", "VALUE", "total-units"],
+    [" WEEK ENDING ", " Value ", " TOTAL UNITS "],
+    ["WeekEnding", "value", "TotalUnits"],
+    ["week_end", "Value", "total_units"],
+    ["Week-End", "Value", "Units"],
+    ["Week_Ending_Date", "Value", "Total__Units"],
+    ["Date", "_Value_", "total units"],
+    ["week\tending", "Value", "Total\u00a0Units"],
+  ])("reads the header %j | %j | %j", (week, value, units) => {
+    const r = sheetToReports(rows([week, value, units], ["2026-01-10", 2, 8]));
+    expect(r.ok && r.rows.map((x) => [x.week_end, x.value, x.total_units, importReason(x)])).toEqual([["2026-01-10", 2, 8, null]]);
+  });
+
+  it.each([["Week.Ending"], ["Weekending1"], ["Week/Ending"]])("still refuses a header that is another word: %j", (week) => {
+    expect(sheetToReports(rows([week, "Value"], ["2026-01-10", 2]))).toEqual({ ok: false, message: IMPORT_MESSAGES.noHeader });
+  });
+
+  it("refuses text number cells that are not plain decimals, as a form would", () => {
+    const r = sheetToReports(rows(["Week Ending", "Value", "Total Units"], ["2026-07-11", "0x10", null], ["2026-07-04", " 7 ", "1e2"], ["2026-06-27", " 7 ", " 12.5 "]));
+    expect(r.ok && r.rows.map((x) => [x.value, x.total_units, importReason(x)])).toEqual([
+      [null, null, M.valueNumber],
+      [null, null, M.totalUnitsNumber],
+      [7, 12.5, null],
+    ]);
   });
 
   it("reads 1904-system serial dates", () => {

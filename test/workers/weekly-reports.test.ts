@@ -1,5 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { and, asc, eq, sql } from "drizzle-orm";
+import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { auditLog, chartComments, objectives as objectivesTable, plans, weeklyReports } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
@@ -10,6 +11,7 @@ import { chartInputsFrom, chartInputsQuery, editorRowsFrom, editorRowsQuery, pro
 import type { ModelContext } from "~/models/context";
 import { findPlanInScope, type PlanInScope } from "~/models/bip-scope.server";
 import { verifyAuditChain } from "~/services/audit.server";
+import { MAX_UNZIPPED_BYTES } from "~/domain/xlsx";
 import { weeklySheet, xlsxFile } from "../support/xlsx";
 import { api, apiToken, BASE, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, createWeeklyReport, db, request, signInCookie } from "./helpers";
 
@@ -176,6 +178,8 @@ describe("/api/v2/weekly-reports", () => {
     [{ value: "" }, "value", W.missing.text],
     [{ value: -1 }, "value", WEEKLY_REPORT_MESSAGES.valueMin],
     [{ value: "many" }, "value", WEEKLY_REPORT_MESSAGES.valueNumber],
+    [{ value: "0x1A" }, "value", WEEKLY_REPORT_MESSAGES.valueNumber],
+    [{ total_units: "1e2" }, "total_units", WEEKLY_REPORT_MESSAGES.totalUnitsNumber],
     [{ total_units: -8 }, "total_units", WEEKLY_REPORT_MESSAGES.totalUnitsMin],
     [{ week_start: "2026-01-03" }, "week_start", WEEKLY_REPORT_MESSAGES.weekStart],
     [{ plan_id: "" }, "plan_id", W.missing.text],
@@ -362,6 +366,14 @@ describe("/api/v2/chart-comments", () => {
 
 /* ------------------------------------------------------------------ API: .xlsx check and import */
 
+/** A workbook whose first sheet unpacks to just over the per-part limit, made once (it is slow to deflate). */
+let bomb: Uint8Array | undefined;
+function zipBomb(): Uint8Array {
+  bomb ??= zipSync({ "xl/workbook.xml": strToU8("<workbook/>"), "xl/worksheets/sheet1.xml": new Uint8Array(MAX_UNZIPPED_BYTES + 1) }, { level: 9 });
+  expect(bomb.length).toBeLessThan(IMPORT_MAX_BYTES / 10);
+  return bomb;
+}
+
 describe("check-excel and import-data", () => {
   const sheet = () =>
     weeklySheet([
@@ -427,6 +439,8 @@ describe("check-excel and import-data", () => {
     ["no file", () => undefined, 422, IMPORT_MESSAGES.noFile],
     ["a sheet without the header", () => xlsxFile([["Date of week", "Amount"], ["2026-01-10", 3]]), 422, IMPORT_MESSAGES.noHeader],
     ["a file over 1 MB", () => new Uint8Array(IMPORT_MAX_BYTES + 1), 413, IMPORT_MESSAGES.tooLarge],
+    // A small upload whose sheet unpacks past the reader's limit is not told it is over 1 MB (probe 8883 #6).
+    ["a small zip bomb", zipBomb, 413, IMPORT_MESSAGES.contentsTooLarge],
   ];
   it.each(refusals)("refuses %s (%#) and writes nothing", async (_what, file, status, message) => {
     const w = await world();
