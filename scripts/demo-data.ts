@@ -229,7 +229,8 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
       id: i + 1,
       patientId: i + 1,
       locationId: i < 2 ? 1 : (i % 3) + 1,
-      doctorId: [6, 7, 9][i % 3]!,
+      // A doctor of the client's location (Miami and LA: Elena Moreno; Denver: Noah Fischer; LA also Tyler Brooks).
+      doctorId: i < 2 ? 6 : [6, 9, 7][i % 3]!,
       typeOfAssessment: i % 4 === 3 ? 2 : 1,
       attention: i % 5 === 0,
       createdAt: daysAgo(now, ages[i]! - 1 > 0 ? ages[i]! - 1 : 0),

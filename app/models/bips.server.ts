@@ -173,22 +173,36 @@ export async function readBip<M extends readonly BatchItem<"sqlite">[]>(
 }
 
 /**
- * The tabbed BIP editor: the BIP read, and with `withDoctors` the employees of the BIP's location (the
- * identity tab's doctor select) in the batch of the read's audit row: session, scope, batch.
+ * The tabbed BIP editor: the BIP read, and with `withDoctors` the employees of the client's location (the
+ * identity tab's doctor select) in the batch of the read's audit row: session, scope, batch. The plan's stored
+ * doctor is always among them, marked when they no longer work at the client's location (or at all), so the
+ * select shows what is stored and saving the tab unchanged keeps it (`updateBip` checks a changed doctor only).
  */
 export async function getBipEditor(ctx: ModelContext, bipId: number, withDoctors: boolean) {
+  // Columns written out with their tables: in a select from one table drizzle leaves its columns unqualified,
+  // which the subqueries' own tables would capture.
+  const clientLocation = sql`(select "patients"."location_id" from "bips" join "patients" on "patients"."id" = "bips"."patient_id" where "bips"."id" = ${bipId})`;
+  const atLocation = sql<number>`("users"."deleted_at" is null and exists (select 1 from "user_locations" where "user_locations"."user_id" = "users"."id" and "user_locations"."location_id" = ${clientLocation}))`;
   const doctorsQuery = () =>
     ctx.db
-      .select({ id: users.id, name: users.name, surname: users.surname })
+      .select({ id: users.id, name: users.name, surname: users.surname, atLocation })
       .from(users)
-      .innerJoin(userLocations, eq(userLocations.userId, users.id))
-      .where(and(sql`${userLocations.locationId} = (select ${bips.locationId} from ${bips} where ${bips.id} = ${bipId})`, isNull(users.deletedAt)))
+      .where(sql`${atLocation} or "users"."id" = (select "bips"."doctor_id" from "bips" where "bips"."id" = ${bipId})`)
       .orderBy(asc(users.name), asc(users.surname));
   const read = await readBip(ctx, bipId, () => (withDoctors ? ([doctorsQuery()] as const) : ([] as const)));
   if (!read) return null;
   const [doctors] = read.more;
-  return { detail: read.detail, doctors: (doctors ?? []).map((d) => ({ id: d.id, name: `${d.name} ${d.surname}`.trim() })) };
+  return {
+    detail: read.detail,
+    doctors: (doctors ?? []).map((d) => {
+      const name = `${d.name} ${d.surname}`.trim();
+      return { id: d.id, name: Number(d.atLocation) ? name : `${name} (${NOT_AT_LOCATION})` };
+    }),
+  };
 }
+
+/** How the doctor select marks a stored doctor who is not (or no longer) an employee of the client's location. */
+export const NOT_AT_LOCATION = "not at the client's location";
 
 export async function getBip(ctx: ModelContext, bipId: number): Promise<BipJson | null> {
   return (await getBipDetail(ctx, bipId))?.bip ?? null;
@@ -413,7 +427,9 @@ export async function updateBip(
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== loaded.row.version) return conflict(bipJson(loaded));
-  const errors = await checkDoctor(ctx, parsed.data.doctor_id, scope.locationId);
+  // Only a doctor being chosen is checked: a stored one who has since left the client's location (or the client
+  // moved) stays until someone changes it, and does not block saving the plan's other sections.
+  const errors = parsed.data.doctor_id === loaded.row.doctorId ? {} : await checkDoctor(ctx, parsed.data.doctor_id, scope.locationId);
   if (Object.keys(errors).length) return invalid(errors);
   return write(ctx, scope, rowValues(parsed.data), opts.version, opts.message ?? "BIP updated.");
 }

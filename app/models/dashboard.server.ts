@@ -40,7 +40,9 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
 
   // Every count in one statement (scalar subqueries), the three short lists beside it: one round trip.
   const patientScope = and(isNull(patients.deletedAt), inScope(patients.locationId, scope));
-  const bipScope = and(isNull(bips.deletedAt), inScope(bips.locationId, scope));
+  // A plan counts where its client is (bips.location_id follows the client: migration 0022) and while its
+  // client is not deleted — as the plan list shows it.
+  const bipScope = and(isNull(bips.deletedAt), inScope(bips.locationId, scope), sql`${bips.patientId} not in (select ${patients.id} from ${patients} where ${patients.deletedAt} is not null)`);
   const noteCountScope = inScope(noteCounts.locationId, scope);
   const employeeScope = and(
     isNull(users.deletedAt),
@@ -90,7 +92,7 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
     db
       .select({ id: bips.id, patient_id: bips.patientId, type_of_assessment: bips.typeOfAssessment, attention: bips.attention, created_at: bips.createdAt })
       .from(bips)
-      .where(and(isNull(bips.deletedAt), inScope(bips.locationId, scope)))
+      .where(bipScope)
       .orderBy(desc(bips.createdAt))
       .limit(5),
     db

@@ -10,7 +10,7 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, withAudit, type AuditEntry, type AuditWho } from "~/services/audit.server";
-import { bumpListVersion } from "~/services/list-cache.server";
+import { bumpEveryListVersion, bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { insuranceOptionsQuery } from "./insurances.server";
 import { locationOptionsQuery } from "./locations.server";
@@ -432,7 +432,9 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
       .set({ ...values(parsed.data), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), opts.version === null ? undefined : eq(patients.version, opts.version)))
       .returning(),
-    bumpListVersion(ctx.db, PATIENTS),
+    // A client who moves takes their plans with them (migration 0022's trigger) and every record seen through the
+    // client's location (goals, weekly data, PA services…): no cached list may still show them where they were.
+    parsed.data.location_id !== current.location_id ? bumpEveryListVersion(ctx.db) : bumpListVersion(ctx.db, PATIENTS),
   ]);
   if (!rows[0]) return conflict((await findPatient(ctx, patientId)) ?? current);
   return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), "Client updated.");

@@ -11,9 +11,19 @@ const TTL_MS = 60_000;
 const MAX_ENTRIES = 500;
 const store = new Map<string, { at: number; value: unknown }>();
 
-export async function listVersion(db: Db, resource: string): Promise<number> {
-  const [row] = await db.select({ version: listVersions.version }).from(listVersions).where(eq(listVersions.resource, resource));
-  return row?.version ?? 0;
+/** The row every resource's cached lists also depend on (`bumpEveryListVersion`). */
+const EVERY = "*";
+
+/** A resource's version and the version of every list, as one cache key part ("3.1"): one statement. */
+export async function listVersion(db: Db, resource: string): Promise<string> {
+  const [row] = await db
+    .select({
+      own: sql<number>`coalesce(max(case when ${listVersions.resource} = ${resource} then ${listVersions.version} end), 0)`,
+      every: sql<number>`coalesce(max(case when ${listVersions.resource} = ${EVERY} then ${listVersions.version} end), 0)`,
+    })
+    .from(listVersions)
+    .where(sql`${listVersions.resource} in (${resource}, ${EVERY})`);
+  return `${row?.own ?? 0}.${row?.every ?? 0}`;
 }
 
 /** The statement that invalidates a resource's cached lists; put it in the write's batch. */
@@ -22,6 +32,14 @@ export function bumpListVersion(db: Db, resource: string) {
     .insert(listVersions)
     .values({ resource, version: 1 })
     .onConflictDoUpdate({ target: listVersions.resource, set: { version: sql`${listVersions.version} + 1` } });
+}
+
+/**
+ * The statement that invalidates every resource's cached lists: for a write that changes who may see records of
+ * many resources at once (a client moving to another location moves its plans, goals, PA services… with it).
+ */
+export function bumpEveryListVersion(db: Db) {
+  return bumpListVersion(db, EVERY);
 }
 
 export async function cachedList<T>(db: Db, resource: string, key: string, enabled: boolean, load: () => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, bips, plans } from "~/db/schema";
+import { auditLog, bips, plans, userLocations } from "~/db/schema";
 import { DEFAULT_CAREGIVER_GOALS } from "~/domain/bip-defaults";
 import { readDocument } from "~/domain/bip-document";
 import type { Permission } from "~/domain/permissions";
@@ -163,6 +163,61 @@ describe("/api/v2/bips", () => {
     expect((await bipRow(bip.id)).deletedAt).not.toBeNull();
     expect((await api(`/v2/bips/${bip.id}`, { token })).status).toBe(404);
     expect(await auditActions(bip.id)).toEqual(["update", "update", "delete"]);
+  });
+});
+
+describe("a plan follows its client (probe, stop 24)", () => {
+  it("a stored doctor who left the client's location blocks no save; the identity tab shows them, marked; only a newly chosen doctor is checked", async () => {
+    const { loc, other, user, patient } = await setup();
+    const doctor = await createUser({ permissions: [], locations: [loc.id], name: "Dana" });
+    const outsider = await createUser({ permissions: [], locations: [other.id], name: "Omar" });
+    const bip = await createBip(patient, { doctorId: doctor.id });
+    await db().delete(userLocations).where(eq(userLocations.userId, doctor.id));
+    const token = await apiToken(user);
+    const patch = await api(`/v2/bips/${bip.id}`, { method: "PATCH", token, body: { strengths: "Curious" } });
+    expect(patch.status).toBe(200);
+    const cookie = await signInCookie(user);
+    const tab = await post(`/bip/tabbed/${bip.id}?tab=background`, { intent: "save-tab", tab: "background", version: "2", strengths: "Kind" }, cookie);
+    expect(tab.status).toBe(303);
+    const identity = await (await request(`/bip/tabbed/${bip.id}?tab=identity`, { cookie })).text();
+    expect(identity).toContain(`<option value="${doctor.id}" selected="">Dana User (not at the client&#x27;s location)</option>`);
+    expect(identity).not.toContain("Omar");
+    const same = await post(`/bip/tabbed/${bip.id}?tab=identity`, { intent: "save-tab", tab: "identity", version: "3", type_of_assessment: "1", doctor_id: String(doctor.id) }, cookie);
+    expect(same.status).toBe(303);
+    const refused = await api(`/v2/bips/${bip.id}`, { method: "PATCH", token, body: { doctor_id: outsider.id } });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Record<string, string> }).errors).toEqual({ doctor_id: "Choose an employee of the client's location." });
+    const row = await bipRow(bip.id);
+    expect([row.doctorId, row.version, readDocument(row.document).strengths]).toEqual([doctor.id, 4, "Kind"]);
+  });
+
+  it("a client who moves takes their plans: the dashboards and the cached plan lists of both locations follow at once", async () => {
+    const { loc, other, patient } = await setup();
+    const bip = await createBip(patient);
+    const here = await apiToken(await createUser({ permissions: ["view_bips", "view_clients"], locations: [loc.id] }));
+    const there = await apiToken(await createUser({ permissions: ["view_bips", "view_clients"], locations: [other.id] }));
+    const admin = await apiToken(await createUser({ role: "ADMIN" }));
+    const dash = async (token: string) => (await (await api("/dashboard/admin", { token })).json()) as { total_bips: number; bips: { patient_id: number }[] };
+    const cached = async (token: string) => ((await (await api("/v2/bips?cache=true", { token })).json()) as { data: { id: number }[] }).data.map((b) => b.id);
+    expect([(await dash(here)).total_bips, (await dash(there)).total_bips]).toEqual([1, 0]);
+    expect([await cached(here), await cached(there)]).toEqual([[bip.id], []]);
+    const move = await api(`/v2/patients/${patient.id}`, { method: "PATCH", token: admin, body: { location_id: other.id } });
+    expect(move.status).toBe(200);
+    expect((await bipRow(bip.id)).locationId).toBe(other.id);
+    const [mine, theirs] = [await dash(here), await dash(there)];
+    expect([mine.total_bips, theirs.total_bips]).toEqual([0, 1]);
+    expect(mine.bips.map((b) => b.patient_id)).not.toContain(patient.id);
+    expect(theirs.bips.map((b) => b.patient_id)).toContain(patient.id);
+    expect([await cached(here), await cached(there)]).toEqual([[], [bip.id]]);
+  });
+
+  it("the dashboard leaves out the plans of a deleted client, as the plan list does", async () => {
+    const { loc, patient } = await setup();
+    await createBip(patient);
+    const token = await apiToken(await createUser({ permissions: ["view_bips", "view_clients", "manage_clients"], locations: [loc.id] }));
+    expect(((await (await api("/dashboard/admin", { token })).json()) as { total_bips: number }).total_bips).toBe(1);
+    expect((await api(`/v2/patients/${patient.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect(((await (await api("/dashboard/admin", { token })).json()) as { total_bips: number }).total_bips).toBe(0);
   });
 });
 
