@@ -2,6 +2,7 @@ import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { ASSET_URLS } from "~/assets";
 import { AccessDenied } from "~/components/access-denied";
+import { CHAIN_BUSY_MESSAGE } from "~/domain/shell";
 import { routesHydrate } from "~/components/hydrate";
 import { useNonce } from "~/components/nonce";
 import { readPrefs } from "~/services/prefs.server";
@@ -72,6 +73,18 @@ export function ErrorBoundary() {
         <p>The page you were looking for could not be found.</p>
         <a className="btn" href="/dashboard">
           Go to Dashboard
+        </a>
+      </main>
+    );
+  }
+  if (isRouteErrorResponse(error) && error.status === 503) {
+    // The audit chain stayed busy through every retry (chainBusy): nothing was saved; the same request again will do.
+    return (
+      <main className="error-page">
+        <h1>503</h1>
+        <p>{CHAIN_BUSY_MESSAGE}</p>
+        <a className="btn" href="">
+          Try again
         </a>
       </main>
     );

@@ -64,6 +64,8 @@ function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
   app.onError((err, c) => {
     // An answer decided deep in a handler (415 for a body that is not JSON): not an error.
     if (err instanceof HTTPException) return err.getResponse();
+    // An answer thrown as a Response (the audit chain stayed busy: 503 JSON with Retry-After, chainBusy).
+    if (err instanceof Response) return err;
     console.error(`[${c.var.app?.requestId ?? "-"}]`, err);
     if (c.req.path.startsWith("/api/")) return jsonError(c, 500, "Something went wrong. Please try again later.", { request_id: c.var.app?.requestId });
     return c.redirect("/error/error500", 303);

@@ -22,8 +22,26 @@ const trimToNull = v.transform((x: string | null): string | null => {
 });
 const toNumberOrNull = v.transform((x: string | number | null): number | null => (x === null || x === "" ? null : Number(x)));
 
+/**
+ * Characters that print nothing: format characters (zero-width space and joiners, word joiner, soft hyphen, BOM —
+ * Unicode's Cf), separators and spaces, and the blank letters (Hangul fillers, the braille blank). A required text
+ * made of these alone looks empty wherever it is shown, so it is refused as empty (probe, stop 24).
+ */
+const INVISIBLE = /[\p{Cf}\p{Z}\s\u115F\u1160\u3164\uFFA0\u2800]/gu;
+
+export function hasVisibleText(s: string): boolean {
+  return s.replace(INVISIBLE, "") !== "";
+}
+
 export function requiredText(label: string, max = 255) {
-  return v.pipe(v.string(MESSAGES.required(label)), v.trim(), v.nonEmpty(MESSAGES.required(label)), v.maxLength(max, MESSAGES.tooLong(label, max)), plainText(label));
+  return v.pipe(
+    v.string(MESSAGES.required(label)),
+    v.trim(),
+    v.nonEmpty(MESSAGES.required(label)),
+    v.check(hasVisibleText, MESSAGES.required(label)),
+    v.maxLength(max, MESSAGES.tooLong(label, max)),
+    plainText(label),
+  );
 }
 
 export function optionalText(label: string, max = 255) {

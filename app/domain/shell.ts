@@ -4,6 +4,9 @@ import { can, isAllAccess, isSuperadmin, type Actor, type Permission } from "./p
 
 export const APP_VERSION = "0.1.2-beta";
 
+/** A request that could not get its turn on the audit chain (app/services/audit.server.ts, chainBusy): 503, nothing saved. */
+export const CHAIN_BUSY_MESSAGE = "Many people are saving at this moment. Please try again in a moment.";
+
 export interface NavItem {
   label: string;
   to: string;

@@ -34,7 +34,7 @@ import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } f
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { sha256Hex } from "~/services/crypto.server";
-import { auditClientsRead, auditedRead, auditRead, auditTail, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
 import { meterUnitsQuery } from "./pa-pacing.server";
 import { averageUnitsPerWeek, currentWeek } from "~/domain/pa-pacing";
@@ -1077,11 +1077,15 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       if (++unexplained >= 3) return invalid({ form: RACED });
     } catch (e) {
       if (formToken && isFormTokenRace(e)) return replay(ctx, formToken);
-      if (isKeyRace(e) || isChainRace(e)) continue;
+      if (isKeyRace(e)) continue;
+      if (isChainRace(e)) {
+        await chainBackoff(attempt);
+        continue;
+      }
       throw e;
     }
   }
-  throw new Error("createNote: too many concurrent writers");
+  throw chainBusy();
 }
 
 /* ------------------------------------------------------------------ update (and amendment) */

@@ -3,6 +3,7 @@ import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { primaryOf, type Db } from "~/db/client.server";
 import { auditLog } from "~/db/schema";
 import type { Actor } from "~/domain/permissions";
+import { CHAIN_BUSY_MESSAGE } from "~/domain/shell";
 import { sha256Hex } from "./crypto.server";
 
 /**
@@ -93,6 +94,31 @@ export function isChainRace(e: unknown): boolean {
 }
 
 /**
+ * Writers that lose the race for the chain's tail read it again and retry, after a short random wait that grows
+ * with each attempt (so a crowd of them — a clinic signing in at the start of a shift — spreads out instead of
+ * colliding again), at most CHAIN_ATTEMPTS times, about a second and a half in all. Then the request answers 503
+ * (`chainBusy`), never a 500: nothing of it was written (its batch failed whole).
+ */
+export const CHAIN_ATTEMPTS = 40;
+
+export function chainBackoff(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(60, 3 * (attempt + 1));
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The answer when the chain stayed contended through every attempt: thrown, it becomes the screen's or the API's 503. */
+export function chainBusy(): Response {
+  return new Response(JSON.stringify({ message: CHAIN_BUSY_MESSAGE }), { status: 503, headers: { "Content-Type": "application/json", "Retry-After": "1" } });
+}
+
+/** After a failed batch: wait and go on when it lost a chain race with attempts left, else throw (the 503, or the error itself). */
+async function afterChainFailure(e: unknown, attempt: number): Promise<void> {
+  if (!isChainRace(e)) throw e;
+  if (attempt + 1 >= CHAIN_ATTEMPTS) throw chainBusy();
+  await chainBackoff(attempt);
+}
+
+/**
  * Runs the writes and appends one audit row in the same batch. `writes` is called again on a retry, so
  * build the statements inside it. Returns the batch results of the writes. `tail`: the chain's tail as
  * read with the request's data (`auditTail`); the first attempt uses it instead of reading it again.
@@ -106,8 +132,7 @@ export async function withAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: Au
       const results = await db.batch([...writes(), audit] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
       return results.slice(0, -1) as BatchResponse<T>;
     } catch (e) {
-      if (attempt < 10 && isChainRace(e)) continue;
-      throw e;
+      await afterChainFailure(e, attempt);
     }
   }
 }
@@ -152,8 +177,7 @@ export async function withConditionalAudit<T extends BatchItem<"sqlite">[]>(db: 
     try {
       return (await db.batch(writes(audit) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as BatchResponse<T>;
     } catch (e) {
-      if (attempt < 10 && isChainRace(e)) continue;
-      throw e;
+      await afterChainFailure(e, attempt);
     }
   }
 }

@@ -1,7 +1,10 @@
 import { asc, desc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "~/db/schema";
-import { auditedRead, auditRead, auditTail, GENESIS, verifyAuditChain, withAudit } from "~/services/audit.server";
+import { auditedRead, auditRead, auditTail, CHAIN_ATTEMPTS, GENESIS, verifyAuditChain, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { CHAIN_BUSY_MESSAGE } from "~/domain/shell";
+import type { Db } from "~/db/client.server";
+import { api, apiToken, createLocation, createPatient, createUser } from "./helpers";
 import { locations } from "~/db/schema";
 import { countingDb, db } from "./helpers";
 
@@ -25,6 +28,52 @@ describe("audit trail", () => {
     const check = await verifyAuditChain(db());
     expect(check.ok).toBe(true);
     expect(check.rows).toBeGreaterThanOrEqual(6);
+  });
+
+  it("a crowd of 30 writers at once (a shift signing in) all land, in one linear chain: the losers wait and retry", async () => {
+    const before = (await db().select().from(auditLog)).length;
+    const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => auditRead(db(), who, { entity: "patient", entityId: i, patientId: i })));
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    expect((await db().select().from(auditLog)).length).toBe(before + 30);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it("30 reads of one client through the API at once: every one 200 and audited (probe, stop 24: 11 of them were 500)", async () => {
+    const loc = await createLocation();
+    const patient = await createPatient({ locationId: loc.id });
+    const reader = await createUser({ permissions: ["view_clients"], locations: [loc.id] });
+    const token = await apiToken(reader);
+    const statuses = await Promise.all(Array.from({ length: 30 }, async () => (await api(`/v2/patients/${patient.id}`, { token })).status));
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const reads = await db().select().from(auditLog).where(eq(auditLog.actorId, reader.id));
+    expect(reads.filter((r) => r.action === "read" && r.patientId === patient.id)).toHaveLength(30);
+  });
+
+  it.each([
+    ["withAudit", (d: Db) => withAudit(d, who, { action: "create", entity: "location", entityId: null }, () => [d.insert(locations).values({ title: "Busy" })])],
+    ["withConditionalAudit", (d: Db) => withConditionalAudit(d, who, { action: "create", entity: "location", entityId: null }, (audit) => [d.insert(locations).values({ title: "Busy" }), audit(sql`changes() = 1`)])],
+  ])("%s: a chain that stays contended through every attempt answers 503 with Retry-After, never a 500, and writes nothing", async (_, run) => {
+    let batches = 0;
+    const busy = new Proxy(db(), {
+      get(target, key, receiver) {
+        if (key === "batch")
+          return async () => {
+            batches++;
+            throw new Error("D1_ERROR: UNIQUE constraint failed: audit_log.prev_hash: SQLITE_CONSTRAINT");
+          };
+        return Reflect.get(target, key, receiver);
+      },
+    }) as Db;
+    const thrown = await run(busy).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(thrown).toBeInstanceOf(Response);
+    const res = thrown as Response;
+    expect([res.status, res.headers.get("Retry-After")]).toEqual([503, "1"]);
+    expect(await res.json()).toEqual({ message: CHAIN_BUSY_MESSAGE });
+    expect(batches).toBe(CHAIN_ATTEMPTS);
+    expect(await db().select().from(locations).where(eq(locations.title, "Busy"))).toHaveLength(0);
   });
 
   it("a failed write leaves no audit row and no half-written record", async () => {

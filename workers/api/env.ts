@@ -68,6 +68,47 @@ function isJsonType(type: string): boolean {
  * 415 (thrown, turned into the JSON answer by the Worker's error handler). A POST with no body at all
  * (sign out, mark as read) reads as `{}`.
  */
+/** How deep a JSON body may nest: no call takes more than a few levels; deeper is refused before any handler. */
+export const MAX_JSON_DEPTH = 32;
+export const BAD_JSON_MESSAGE = "The request body must be JSON.";
+export const TOO_DEEP_MESSAGE = `The request body nests more than ${MAX_JSON_DEPTH} levels deep.`;
+
+/** The nesting depth of a parsed JSON value, counted without recursion (a hostile body cannot overflow the stack). */
+export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (d + 1 > deepest) deepest = d + 1;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * Every API request that says it carries JSON must carry JSON, nested at most MAX_JSON_DEPTH levels: 400 before
+ * any handler runs otherwise. So a call that reads no body (cancel, mark-read, reset two-factor, withdraw) does
+ * not act on a garbled one, and no handler meets a value so deep that turning it into a string or number
+ * overflows the stack (`Number([[[…]]])` recurses). The text is cached by Hono: handlers read it again for free.
+ */
+export async function refuseMalformedJson(c: Context<AppEnv>, next: () => Promise<void>) {
+  if (isJsonType(c.req.header("Content-Type") ?? "") && c.req.method !== "GET" && c.req.method !== "HEAD") {
+    const text = await c.req.text();
+    if (text.trim() !== "") {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return c.json({ message: BAD_JSON_MESSAGE }, 400);
+      }
+      if (jsonDepth(parsed) > MAX_JSON_DEPTH) return c.json({ message: TOO_DEEP_MESSAGE }, 400);
+    }
+  }
+  await next();
+}
+
 export async function readBody(c: Context<AppEnv>): Promise<Record<string, unknown> | null> {
   const type = c.req.header("Content-Type") ?? "";
   if (!isJsonType(type)) {

@@ -4,7 +4,7 @@ import { authApi } from "./auth";
 import { bipsV1, bipsV2 } from "./bips";
 import { claimsV2 } from "./claims";
 import { dashboardApi } from "./dashboard";
-import { jsonError, type AppEnv } from "./env";
+import { jsonError, refuseMalformedJson, type AppEnv } from "./env";
 import { insurancesV1, insurancesV2 } from "./insurances";
 import { intakeAssessmentsV2 } from "./intake-assessments";
 import { clientsApi } from "./clients";
@@ -51,6 +51,7 @@ export const api = new Hono<AppEnv>()
     if (mockMode(c.env) === "on") return mockApi.fetch(c.req.raw, c.env);
     await next();
   })
+  .use("*", refuseMalformedJson)
   .get("/version", (c) => c.json({ version: c.env.APP_VERSION }))
   .get("/dev/outbox", async (c) => {
     // Development only: in production the outbox does not exist.

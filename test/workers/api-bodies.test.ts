@@ -1,0 +1,53 @@
+import { SELF } from "cloudflare:test";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { locations } from "~/db/schema";
+import { jsonDepth, MAX_JSON_DEPTH } from "../../workers/api/env";
+import { api, apiToken, BASE, createLocation, createUser, db } from "./helpers";
+
+/**
+ * A body that says it is JSON must be JSON, nested at most MAX_JSON_DEPTH levels (refuseMalformedJson, decision
+ * 017 stop 24): 400 JSON with a message before any handler, so nothing changes. A black-box probe had a 5,000-level
+ * array in `version` crash the Worker (500, stack overflow in Number()), and a garbled body on calls that read none
+ * (logout, cancel, mark-read, reset two-factor, withdraw a consent) still act.
+ */
+function raw(path: string, method: string, token: string, body: string) {
+  return SELF.fetch(`${BASE}/api${path}`, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json" }, body });
+}
+
+describe("JSON bodies", () => {
+  it.each([
+    [0, 0],
+    [{}, 1],
+    [{ a: [1, { b: 2 }] }, 3],
+    [[[[]]], 3],
+  ])("jsonDepth(%j) = %i", (value, depth) => {
+    expect(jsonDepth(value)).toBe(depth);
+  });
+
+  it("stops counting past the limit without recursion (no stack overflow on 100,000 levels)", () => {
+    const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000));
+    expect(jsonDepth(deep)).toBe(MAX_JSON_DEPTH + 1);
+  });
+
+  it("a body nested deeper than the limit: 400 with a message, the record untouched (was a 500)", async () => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const deep = "[".repeat(5000) + "]".repeat(5000);
+    const res = await raw(`/v2/locations/${loc.id}`, "PATCH", token, `{"version":${deep},"title":"Renamed"}`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe(`The request body nests more than ${MAX_JSON_DEPTH} levels deep.`);
+    const [row] = await db().select().from(locations).where(eq(locations.id, loc.id));
+    expect([row!.title, row!.version]).toEqual([loc.title, loc.version]);
+  });
+
+  it("a garbled body on a call that reads none is refused: sign-out with it leaves the token working", async () => {
+    const token = await apiToken(await createUser({ permissions: [] }));
+    const res = await raw("/auth/logout", "POST", token, "this is not json");
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ message: "The request body must be JSON." });
+    expect((await api("/auth/me", { method: "POST", token })).status).toBe(200);
+    expect((await raw("/auth/logout", "POST", token, "")).status).toBe(200);
+    expect((await api("/auth/me", { method: "POST", token })).status).toBe(401);
+  });
+});
