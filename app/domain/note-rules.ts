@@ -36,6 +36,7 @@ export const NOTE_MESSAGES = {
   countersignTwice: "This note is already countersigned.",
   countersignDate: (sessionDate: string, today: string) => `Countersign on a date from the session date (${sessionDate}) to today (${today}).`,
   signDate: (sessionDate: string, today: string) => `Sign on a date from the session date (${sessionDate}) to today (${today}).`,
+  signName: "Type the provider's name to sign: a date or a drawing alone does not sign the note.",
   countersignOnView: "Only the note's supervisor signs as supervisor: they countersign from the note's view once the provider has signed.",
   otherProvider: "Only a user with manage_notes may write a note for another provider.",
   bip: "Choose one of the client's behavior plans.",
@@ -521,6 +522,16 @@ export function writesSupervisorSignature(input: SupervisorSignature, current: S
 /** A note is signed once its provider typed their name and the date (decision 023). */
 export function isSigning(input: Pick<NoteInput, "provider_name" | "provider_signed_on">): boolean {
   return input.provider_name.trim() !== "" && !!input.provider_signed_on;
+}
+
+/**
+ * A sign date or a drawn signature without the typed name (decision 023, stop 24): refused at the name. Stored,
+ * they showed on the view and the PDF as a signature ("signed 2026-11-01") while the note was not signed — still
+ * editable, refused by the scrubber, and with a date no rule had checked.
+ */
+export function halfSignatureRefusal(input: Pick<NoteInput, "provider_name" | "provider_signed_on" | "provider_signature">): Record<string, string> | null {
+  if (input.provider_name.trim() !== "") return null;
+  return input.provider_signed_on || input.provider_signature ? { provider_name: NOTE_MESSAGES.signName } : null;
 }
 
 export const AmendmentReason = v.pipe(v.string(NOTE_MESSAGES.amendmentReason), v.trim(), v.nonEmpty(NOTE_MESSAGES.amendmentReason), v.maxLength(1000, MESSAGES.tooLong("Reason", 1000)), plainText("Reason"));

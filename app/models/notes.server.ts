@@ -7,6 +7,7 @@ import {
   AmendmentReason,
   checkSessionDate,
   signDateRefusal,
+  halfSignatureRefusal,
   writesSupervisorSignature,
   CountersignInput,
   firstRefusal,
@@ -1033,6 +1034,8 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   const today = todayIn(ctx.now(), patient.timeZone);
   const dateRefusal = checkSessionDate(input.session_date, today, can(ctx.actor, "ignore_time_limits"));
   if (dateRefusal) return refused(dateRefusal);
+  const halfSigned = halfSignatureRefusal(input);
+  if (halfSigned) return invalid(halfSigned);
   const signDate = isSigning(input) ? signDateRefusal("provider", input.provider_signed_on!, input.session_date, today) : null;
   if (signDate) return invalid({ provider_signed_on: signDate });
   const badRefs = refErrors(refs, refRows);
@@ -1162,6 +1165,8 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
 
   const today = todayIn(ctx.now(), found.context.location.time_zone);
   // Signing now: the date from the session date to today. (A signed note keeps its signature: an amendment.)
+  const halfSigned = current.signed_at ? null : halfSignatureRefusal(input);
+  if (halfSigned) return invalid(halfSigned);
   const signDate = !current.signed_at && isSigning(input) ? signDateRefusal("provider", input.provider_signed_on!, input.session_date, today) : null;
   if (signDate) return invalid({ provider_signed_on: signDate });
   const signedAt = current.signed_at ?? (isSigning(input) ? ctx.now().toISOString() : null);

@@ -113,6 +113,39 @@ describe("the provider's signature date", () => {
   });
 });
 
+describe("a date or a drawing without the typed name (probe, stop 24)", () => {
+  const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  it.each([
+    ["a date before the session", { provider_signed_on: "-2" }],
+    ["a valid date", { provider_signed_on: "0" }],
+    ["a drawing", { provider_signature: png }],
+    ["a drawing and a date", { provider_signature: png, provider_signed_on: "0" }],
+  ])("%s is refused at the name, on create and on an edit of an unsigned note; nothing is stored", async (_, over) => {
+    const s = await scene();
+    const sent = Object.fromEntries(Object.entries(over).map(([k, v]) => [k, k === "provider_signed_on" ? day(Number(v)) : v]));
+    const created = await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body(sent));
+    expect(created.status).toBe(422);
+    expect(created.json.errors).toEqual({ provider_name: NOTE_MESSAGES.signName });
+    expect(await db().select().from(notes).where(eq(notes.patientId, s.patient.id))).toEqual([]);
+    const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body())).json.data;
+    const edited = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { ...sent, version: n.version });
+    expect(edited.status).toBe(422);
+    expect(edited.json.errors).toEqual({ provider_name: NOTE_MESSAGES.signName });
+    const row = await rowOf(n.id);
+    expect([row.signedAt, row.providerSignedOn, row.providerSignature, row.version]).toEqual([null, null, null, n.version]);
+  });
+
+  it("the name with the date signs; the name alone is kept and does not sign", async () => {
+    const s = await scene();
+    const named = await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT" }));
+    expect(named.status).toBe(201);
+    expect(named.json.data.signed_at).toBeNull();
+    const signed = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${named.json.data.id}`, { provider_signed_on: day(0), version: named.json.data.version });
+    expect(signed.status).toBe(200);
+    expect(signed.json.data.signed_at).toBeTruthy();
+  });
+});
+
 describe("modifiers a user without manage_notes cannot change", () => {
   it("a full PUT that leaves them out keeps them (one that sends others is refused)", async () => {
     const s = await scene();
