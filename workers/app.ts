@@ -36,7 +36,7 @@ export function isCrossSitePost(request: Request): boolean {
  * The middleware every request passes, API call or page: configuration check, the request's context, and on
  * the way out the D1 bookmark, security headers, request id and (local development) Server-Timing.
  */
-function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
+export function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
   // A production Worker without its secrets answers nothing but 500 (and says why in the log): it never falls
   // back to development defaults such as the published JWT secret.
   app.use("*", async (c, next) => {
@@ -68,10 +68,17 @@ function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
     if (err instanceof Response) return err;
     console.error(`[${c.var.app?.requestId ?? "-"}]`, err);
     if (c.req.path.startsWith("/api/")) return jsonError(c, 500, "Something went wrong. Please try again later.", { request_id: c.var.app?.requestId });
+    // The error page itself failed (a broken bundle, D1 unreachable before routing): a plain page, not a redirect
+    // to itself, which browsers end with "too many redirects".
+    if (c.req.path === "/error/error500") return c.html(ERROR_500_HTML, 500);
     return c.redirect("/error/error500", 303);
   });
   return app;
 }
+
+/** The last resort when even the error page fails: no scripts, no styles, no data. */
+export const ERROR_500_HTML =
+  '<!DOCTYPE html><html lang="en-US"><head><meta charset="utf-8"><title>Baseline</title></head><body><main><h1>500</h1><p>Something went wrong. Please try again later.</p><p><a href="/dashboard">Go to Dashboard</a></p></main></body></html>';
 
 /** The screens: Remix, behind the same-origin check for form posts. */
 const pages = (c: Context<AppEnv>) => {

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { locations } from "~/db/schema";
 import { jsonDepth, MAX_JSON_DEPTH } from "../../workers/api/env";
 import { api, apiToken, BASE, createLocation, createUser, db } from "./helpers";
@@ -49,5 +49,27 @@ describe("JSON bodies", () => {
     expect((await api("/auth/me", { method: "POST", token })).status).toBe(200);
     expect((await raw("/auth/logout", "POST", token, "")).status).toBe(200);
     expect((await api("/auth/me", { method: "POST", token })).status).toBe(401);
+  });
+});
+
+describe("when the error page itself fails", () => {
+  it("a screen error redirects to the error page; an error on the error page answers a plain 500 page, never a redirect loop", async () => {
+    const { Hono } = await import("hono");
+    const { env, createExecutionContext } = await import("cloudflare:test");
+    const { withAppMiddleware, ERROR_500_HTML } = await import("../../workers/app");
+    const app = withAppMiddleware(new Hono());
+    app.all("*", () => {
+      throw new Error("broken bundle");
+    });
+    const errors: unknown[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((...a) => void errors.push(a));
+    const screen = await app.fetch(new Request(`${BASE}/login`), env, createExecutionContext());
+    expect([screen.status, screen.headers.get("Location")]).toEqual([303, "/error/error500"]);
+    const page = await app.fetch(new Request(`${BASE}/error/error500`), env, createExecutionContext());
+    expect(page.status).toBe(500);
+    expect(page.headers.get("Location")).toBeNull();
+    expect(await page.text()).toBe(ERROR_500_HTML);
+    spy.mockRestore();
+    expect(errors).toHaveLength(2);
   });
 });

@@ -259,6 +259,12 @@ describe("billing by client", () => {
     const bad = await form(`/billing/by-client/${alice.id}`, { intent: "status", note_id: String(ids.bcba), status: "done" }, manager);
     expect(bad.status).toBe(422);
     expect(await bad.text()).toContain("Choose pending or ok.");
+    // Posted to the address of an earlier success (JavaScript off: the form posts to the current URL): the refusal
+    // alone is shown, not the earlier "Status updated." beside it (probe, stop 24).
+    const after422 = await (await form(`/billing/by-client/${alice.id}?flash=${encodeURIComponent("Status updated.")}`, { intent: "status", note_id: String(ids.bcba), status: "done" }, manager)).text();
+    expect(after422).toContain("Choose pending or ok.");
+    expect(after422).not.toContain("Status updated.");
+    expect(await html(await request(`/billing/by-client/${alice.id}?flash=${encodeURIComponent("Status updated.")}`, { cookie: manager }))).toContain("Status updated.");
   });
 
   it("a note of another client cannot be saved nor have its status switched through this client's screen", async () => {

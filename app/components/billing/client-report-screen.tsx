@@ -208,7 +208,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
         </Link>
       </Form>
       <div data-reload="billing-table">
-        <FormMessage success={params.get("flash")} />
+        {/* A refused row save answers this page at the same address: an earlier success's flash is not this answer's. */}
+        <FormMessage success={answer ? null : params.get("flash")} />
         <FormMessage error={queryError ?? (answer && !failedNote ? answer.message : failedNote && answer?.message ? answer.message : null)} />
         <DataTable caption="Billing by note" rows={report.page.data} columns={columns} />
         <Pagination page={report.page} />
