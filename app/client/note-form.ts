@@ -57,6 +57,9 @@ function restore(form: HTMLFormElement, fields: [string, string][]) {
 }
 
 function draftBanner(form: HTMLFormElement, key: string) {
+  // A refused save shows the form again with what was just sent, which is what the draft saved on submit: nothing
+  // to restore (the rows may come back in another order, so comparing the fields would not tell).
+  if (form.hasAttribute("data-refused")) return;
   const draft = readDraft(key);
   if (!draft || same(draft.fields, fieldsOf(form))) return;
   const when = new Date(draft.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });

@@ -1098,6 +1098,8 @@ for (const javaScript of [false, true]) {
       await shown(error);
       assert.match((await error.textContent()) ?? "", /overlap|another/i);
       assert.equal(await page.getByLabel("Morning: time in").inputValue(), "05:30", "the typed time is kept");
+      // The form shows what was just sent: no "Restore your unsaved note" offer beside it (probe, stop 24).
+      if (javaScript) assert.equal(await page.getByText(/^Restore your unsaved note/).count(), 0, "a refused save offers no restore");
     });
 
     flow("notes: the weekly units meter compares this week's units and the note's with the weekly average", async () => {

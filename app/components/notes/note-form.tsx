@@ -42,7 +42,7 @@ export function NoteForm(props: NoteFormProps) {
   const shown = { ...values, cpt_code: cpt };
   return (
     <NoteFormProvider values={shown} errors={errors}>
-      <form method="post" action={props.action} noValidate className="note-form" data-note-form data-draft-key={props.draftKey} data-mode={mode}>
+      <form method="post" action={props.action} noValidate className="note-form" data-note-form data-draft-key={props.draftKey} data-mode={mode} data-refused={Object.keys(errors).length ? "" : undefined}>
         {props.formToken ? <input type="hidden" name="form_token" value={props.formToken} /> : null}
         {props.version !== null ? <input type="hidden" name="version" value={props.version} /> : null}
         <input type="hidden" name="type" value={options.type} />
