@@ -3,6 +3,7 @@ import type { MaladaptiveEntry, ReplacementTrialEntry } from "./notes";
 import { MAX_AMOUNT } from "./validation";
 import { dateOfDay, dayNumber, weekEndingDay } from "./weeks";
 import { zonedDate } from "./time";
+import { isPerHour } from "./chart";
 
 /**
  * Weekly data from session notes (issue 10 "Weekly data from notes"; docs/decisions/029). Pure: the
@@ -10,7 +11,8 @@ import { zonedDate } from "./time";
  * Sunday–Saturday week, and the model upserts those values as weekly reports.
  *
  * - A maladaptive plan's value is the mean frequency per session, over the week's sessions that recorded
- *   that plan (a session that did not record it does not count as 0).
+ *   that plan (a session that did not record it does not count as 0). A per-hour one's is the week's count, with
+ *   the units of those sessions as its total units: the chart divides one by the other's hours.
  * - A replacement plan's value is Σ correct ÷ Σ trials × 100 over the week's sessions (pooled, not the
  *   mean of per-session percentages: a 2-trial session does not weigh as much as a 20-trial one).
  *   Entries with no trials add nothing; a week with no trials has no value.
@@ -93,17 +95,20 @@ export function wholeWeeks(dateFrom: string, dateTo: string): { from: string; to
   return { from: dateOfDay(weekEndingDay(a) - 6), to: dateOfDay(weekEndingDay(b)) };
 }
 
-/** A session's data as the model reads it: its date and the two lists of its content (either may be missing or malformed). */
+/** A session's data as the model reads it: its date, its units and the two lists of its content (either may be missing or malformed). */
 export interface SessionData {
   session_date: string;
+  /** The note's units (both time pairs, the one units rule): the hours a per-hour plan's count is divided by. */
+  units?: number | null;
   maladaptives?: unknown;
   replacements?: unknown;
 }
 
-/** The plans the values may go to: the client's own, with their category. */
+/** The plans the values may go to: the client's own, with their category and (maladaptive) timeframe. */
 export interface PlanKind {
   id: number;
   category: string;
+  timeframe?: string | null;
 }
 
 export interface WeekValue {
@@ -111,6 +116,11 @@ export interface WeekValue {
   week_start: string;
   week_end: string;
   value: number;
+  /**
+   * A per-hour plan's week: the units of the sessions that recorded it (the chart shows value ÷ (units ÷ 4)).
+   * Null for every other plan: its total units stay what was typed.
+   */
+  total_units: number | null;
   /** Sessions whose data made the value. */
   sessions: number;
 }
@@ -123,6 +133,8 @@ interface Acc {
   a: number;
   /** maladaptive: sessions; replacement: Σ trials. */
   b: number;
+  /** maladaptive: Σ units of the sessions that recorded the plan. */
+  units: number;
   sessions: number;
 }
 
@@ -135,13 +147,16 @@ interface Acc {
  * report bound (1,000,000) are left out: the weekly report rules refuse them.
  */
 export function weeklyValuesFromSessions(sessions: readonly SessionData[], plans: readonly PlanKind[], onlyPlanId: number | null = null): WeekValue[] {
-  const kind = new Map(plans.filter((p) => onlyPlanId === null || p.id === onlyPlanId).map((p) => [p.id, p.category]));
+  const chosen = plans.filter((p) => onlyPlanId === null || p.id === onlyPlanId);
+  const kind = new Map(chosen.map((p) => [p.id, p.category]));
+  const perHour = new Set(chosen.filter((p) => isPerHour({ category: p.category, timeframe: p.timeframe ?? "" })).map((p) => p.id));
   const acc = new Map<string, Acc & { planId: number; weekEndDay: number }>();
-  const add = (planId: number, weekEndDay: number, a: number, b: number, newSession: boolean) => {
+  const add = (planId: number, weekEndDay: number, a: number, b: number, newSession: boolean, units = 0) => {
     const key = `${planId}:${weekEndDay}`;
-    const x = acc.get(key) ?? { planId, weekEndDay, a: 0, b: 0, sessions: 0 };
+    const x = acc.get(key) ?? { planId, weekEndDay, a: 0, b: 0, units: 0, sessions: 0 };
     x.a += a;
     x.b += b;
+    x.units += units;
     if (newSession) x.sessions += 1;
     acc.set(key, x);
   };
@@ -157,7 +172,8 @@ export function weeklyValuesFromSessions(sessions: readonly SessionData[], plans
       if (planId === null || kind.get(planId) !== "maladaptive" || f === null || f < 0) continue;
       freq.set(planId, (freq.get(planId) ?? 0) + f);
     }
-    for (const [planId, f] of freq) add(planId, weekEndDay, f, 1, true);
+    const units = num(s.units);
+    for (const [planId, f] of freq) add(planId, weekEndDay, f, 1, true, units !== null && units > 0 ? units : 0);
     // Replacement: trials and correct responses pooled over the week.
     const seen = new Set<number>();
     for (const e of listOf<ReplacementTrialEntry>(s.replacements)) {
@@ -173,9 +189,13 @@ export function weeklyValuesFromSessions(sessions: readonly SessionData[], plans
   for (const x of acc.values()) {
     if (x.b <= 0) continue;
     const category = kind.get(x.planId);
-    const value = category === "maladaptive" ? x.a / x.b : (x.a * 100) / x.b;
+    // A per-hour plan: the week's count with the units it was counted in, so the chart's rate is the notes' own
+    // (incidents ÷ hours); a week whose sessions have no units has no rate (no report rather than a guess).
+    const hourly = perHour.has(x.planId);
+    if (hourly && x.units <= 0) continue;
+    const value = hourly ? x.a : category === "maladaptive" ? x.a / x.b : (x.a * 100) / x.b;
     if (!Number.isFinite(value) || value < 0 || value > MAX_AMOUNT) continue;
-    out.push({ plan_id: x.planId, week_start: dateOfDay(x.weekEndDay - 6), week_end: dateOfDay(x.weekEndDay), value, sessions: x.sessions });
+    out.push({ plan_id: x.planId, week_start: dateOfDay(x.weekEndDay - 6), week_end: dateOfDay(x.weekEndDay), value, total_units: hourly ? x.units : null, sessions: x.sessions });
   }
   return out.sort((p, q) => p.plan_id - q.plan_id || (p.week_end < q.week_end ? -1 : p.week_end > q.week_end ? 1 : 0));
 }

@@ -74,20 +74,20 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
   const [[client], planRows, noteRows, stored] = await ctx.db.batch([
     ctx.db.select({ id: patients.id, tail: auditTail }).from(patients).where(clientInScope),
     ctx.db
-      .select({ id: plans.id, category: plans.category })
+      .select({ id: plans.id, category: plans.category, timeframe: plans.timeframe })
       .from(plans)
       .innerJoin(bips, eq(bips.id, plans.bipId))
       .innerJoin(patients, eq(patients.id, plans.patientId))
       .where(and(eq(plans.patientId, patientId), planInScopeWhere(ctx))),
     // notes_patient_date_idx (patient_id, session_date) where deleted_at is null.
     ctx.db
-      .select({ session_date: notes.sessionDate, maladaptives: list("maladaptives"), replacements: list("replacements") })
+      .select({ session_date: notes.sessionDate, units: notes.units, maladaptives: list("maladaptives"), replacements: list("replacements") })
       .from(notes)
       .innerJoin(patients, eq(patients.id, notes.patientId))
       .where(and(eq(notes.patientId, patientId), isNull(notes.deletedAt), eq(notes.type, "rbt"), sql`${notes.sessionDate} between ${weeks.from} and ${weeks.to}`, patientScope(ctx))),
     // weekly_reports_plan_week_unique (plan_id, week_end).
     ctx.db
-      .select({ planId: weeklyReports.planId, weekEnd: weeklyReports.weekEnd, value: weeklyReports.value })
+      .select({ planId: weeklyReports.planId, weekEnd: weeklyReports.weekEnd, value: weeklyReports.value, totalUnits: weeklyReports.totalUnits })
       .from(weeklyReports)
       .innerJoin(plans, eq(plans.id, weeklyReports.planId))
       .innerJoin(patients, eq(patients.id, plans.patientId))
@@ -96,12 +96,14 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
   if (!client) return notFound(input.patient_id === null ? "Plan" : "Patient");
   if (input.plan_id !== null && !planRows.some((p) => p.id === input.plan_id)) return notFound("Plan");
 
-  const sessions: SessionData[] = noteRows.map((n) => ({ session_date: n.session_date, maladaptives: jsonList(n.maladaptives), replacements: jsonList(n.replacements) }));
-  const before = new Map(stored.map((s) => [`${s.planId}:${s.weekEnd}`, s.value]));
+  const sessions: SessionData[] = noteRows.map((n) => ({ session_date: n.session_date, units: n.units, maladaptives: jsonList(n.maladaptives), replacements: jsonList(n.replacements) }));
+  const before = new Map(stored.map((s) => [`${s.planId}:${s.weekEnd}`, s]));
   const generated: GeneratedWeek[] = weeklyValuesFromSessions(sessions, planRows, input.plan_id).map((w) => {
     const previous = before.get(`${w.plan_id}:${w.week_end}`);
-    const status: WeekStatus = previous === undefined ? "created" : previous === w.value ? "unchanged" : "updated";
-    return { ...w, status, previous_value: previous ?? null };
+    // A per-hour week also carries its units: a change of either is an update.
+    const same = previous !== undefined && previous.value === w.value && (w.total_units === null || previous.totalUnits === w.total_units);
+    const status: WeekStatus = previous === undefined ? "created" : same ? "unchanged" : "updated";
+    return { ...w, status, previous_value: previous?.value ?? null };
   });
   const writes = generated.filter((w) => w.status !== "unchanged");
   const count = (s: WeekStatus) => generated.filter((w) => w.status === s).length;
@@ -133,8 +135,9 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
   const now = ctx.now().toISOString();
   // Every week in one statement: the rows travel as one JSON parameter (D1 binds at most 100 per statement).
   // Columns in table order: id (assigned), plan_id, week_start, week_end, value, total_units, version, created_at, updated_at.
-  const payload = JSON.stringify(writes.map((w) => ({ p: w.plan_id, s: w.week_start, e: w.week_end, v: w.value })));
-  const rows = sql`select null, json_extract(value, '$.p'), json_extract(value, '$.s'), json_extract(value, '$.e'), json_extract(value, '$.v'), null, 1, ${now}, ${now}
+  // `u`: a per-hour week's units (null for other plans, whose total units stay as typed).
+  const payload = JSON.stringify(writes.map((w) => ({ p: w.plan_id, s: w.week_start, e: w.week_end, v: w.value, u: w.total_units })));
+  const rows = sql`select null, json_extract(value, '$.p'), json_extract(value, '$.s'), json_extract(value, '$.e'), json_extract(value, '$.v'), json_extract(value, '$.u'), 1, ${now}, ${now}
     from json_each(${payload}) where true`;
   const upsert = () =>
     ctx.db
@@ -142,8 +145,8 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
       .select(rows)
       .onConflictDoUpdate({
         target: [weeklyReports.planId, weeklyReports.weekEnd],
-        set: { value: sql`excluded.value`, version: sql`${weeklyReports.version} + 1`, updatedAt: now },
-        setWhere: sql`${weeklyReports.value} is not excluded.value`,
+        set: { value: sql`excluded.value`, totalUnits: sql`coalesce(excluded.total_units, ${weeklyReports.totalUnits})`, version: sql`${weeklyReports.version} + 1`, updatedAt: now },
+        setWhere: sql`${weeklyReports.value} is not excluded.value or (excluded.total_units is not null and ${weeklyReports.totalUnits} is not excluded.total_units)`,
       });
   await withAudit(ctx.db, who(ctx), entry, () => [upsert(), bumpListVersion(ctx.db, WEEKLY_REPORTS), ...planIds.map((id) => touchPlan(ctx, id))], client.tail);
   return ok(result, notesWeeklyMessage(writes.length));

@@ -133,6 +133,24 @@ describe("weeklyValuesFromSessions", () => {
   });
 });
 
+describe("weeklyValuesFromSessions: a per-hour maladaptive plan (probe, stop 24)", () => {
+  const plans = [
+    { id: 5, category: "maladaptive", timeframe: "per_hour" },
+    { id: 6, category: "maladaptive", timeframe: "per_week" },
+  ];
+  const timed = (session_date: string, units: number | null, maladaptives: unknown[]): SessionData => ({ session_date, units, maladaptives, replacements: [] });
+  it.each([
+    // Two sessions of 8 and 9 units (4.25 h) with 5 elopements each: 10 with 17 units, shown as 10 ÷ 4.25 = 2.35 an hour.
+    ["the week's count with the units of the sessions that recorded it", [timed("2026-11-23", 8, [mal(5, 5)]), timed("2026-11-24", 9, [mal(5, 5)])], [[5, 10, 17, 2]]],
+    ["a session that did not record the plan adds no units", [timed("2026-11-23", 8, [mal(5, 2)]), timed("2026-11-24", 12, [mal(6, 1)])], [[5, 2, 8, 1], [6, 1, null, 1]]],
+    ["a week whose sessions have no units has no value (no rate to guess)", [timed("2026-11-23", 0, [mal(5, 3)]), timed("2026-11-24", null, [mal(5, 1)])], []],
+    ["other plans keep the mean per session and no units", [timed("2026-11-23", 8, [mal(6, 2)]), timed("2026-11-24", 8, [mal(6, 4)])], [[6, 3, null, 2]]],
+  ])("%s", (_name, sessions, expected) => {
+    const out = weeklyValuesFromSessions(sessions as SessionData[], plans);
+    expect(out.map((w) => [w.plan_id, w.value, w.total_units, w.sessions])).toEqual(expected);
+  });
+});
+
 describe("defaultNotesRange", () => {
   it.each([
     ["2026-01-14T12:00:00Z", "America/New_York", "2025-10-26", "2026-01-14"], // a Wednesday: 12 weeks, this one included

@@ -158,6 +158,26 @@ describe("POST /api/v2/weekly-reports/from-notes", () => {
     expect(plan!.updatedAt > w.mal.updatedAt).toBe(true);
   });
 
+  it("a per-hour goal gets the week's count with its sessions' units, so the chart shows the notes' own rate; a re-run keeps it, a changed duration updates it", async () => {
+    const w = await world();
+    const token = await apiToken(w.manager);
+    const hourly = await createPlan(w.bip, { name: "Elopement", category: "maladaptive", timeframe: "per_hour" });
+    // Probe, stop 24: two sessions of 8 and 9 units (4.25 h), 5 elopements each. The chart plotted 0.3 an hour
+    // (the mean 5 ÷ a default 20 hours); the notes' rate is 10 ÷ 4.25 = 2.35.
+    await note(w.patient, "2026-11-23", maladaptive(hourly.id, 5), { units: 8, minutes: 120, timeOut: "11:00" });
+    const second = await note(w.patient, "2026-11-24", maladaptive(hourly.id, 5), { units: 9, minutes: 135, timeOut: "11:15" });
+    const body = { patient_id: w.patient.id, plan_id: hourly.id, date_from: "2026-11-22", date_to: "2026-11-28" };
+    expect(((await (await generate(token, body)).json()) as Answer).data).toMatchObject({ created: 1 });
+    expect((await reportsOf(hourly.id)).map((r) => [r.weekEnd, r.value, r.totalUnits])).toEqual([["2026-11-28", 10, 17]]);
+    const cookie = await signInCookie(w.manager);
+    const goal = await (await request(`/bip/goal/${hourly.id}`, { cookie })).text();
+    expect(goal).toContain("<td>11/28/2026</td><td>2.4</td><td>10</td><td>4.25</td>");
+    expect(((await (await generate(token, body)).json()) as Answer).data).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
+    await db().update(notes).set({ units: 5, minutes: 75 }).where(eq(notes.id, second.id));
+    expect(((await (await generate(token, body)).json()) as Answer).data).toMatchObject({ updated: 1 });
+    expect((await reportsOf(hourly.id)).map((r) => [r.value, r.totalUnits])).toEqual([[10, 13]]);
+  });
+
   it("plan_id limits the generation to that goal; content that is not JSON is skipped, not a 500", async () => {
     const w = await world();
     const token = await apiToken(w.manager);

@@ -18,8 +18,8 @@ export function FromNotesForm({ answer, busy, range }: { answer: FormAnswer | nu
     <section aria-labelledby="from-notes" className="weekly-block">
       <h2 id="from-notes">Weekly data from session notes</h2>
       <p className="muted">
-        One value per week (Sunday to Saturday) from the client&apos;s RBT notes: the mean frequency per session for a maladaptive behavior, correct responses ÷ trials × 100 for a
-        replacement. Every week the dates touch is computed whole; a week that has a report gets the new value. At most one year at a time.
+        One value per week (Sunday to Saturday) from the client&apos;s RBT notes: the mean frequency per session for a maladaptive behavior (for one measured per hour, the week&apos;s count
+        with its sessions&apos; units, so the chart shows incidents per hour of session), correct responses ÷ trials × 100 for a replacement. Every week the dates touch is computed whole; a week that has a report gets the new value. At most one year at a time.
       </p>
       {a && !fieldError ? <Notice text={a.message} tone="danger" /> : null}
       <Form method="post" key={JSON.stringify(a?.values ?? null)} className="form-grid" noValidate aria-label="Generate weekly data from session notes">
