@@ -12,6 +12,7 @@ import { applySecurityHeaders } from "./security-headers";
 import { d1Database } from "~/db/client.server";
 import { purgeExpiredDrafts } from "~/services/note-drafts.server";
 import { expirePdfFiles } from "~/models/pdf-jobs.server";
+import { ERROR_500_HTML } from "./error-page";
 
 const remix = createRequestHandler(build as unknown as ServerBuild);
 
@@ -75,10 +76,6 @@ export function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
   });
   return app;
 }
-
-/** The last resort when even the error page fails: no scripts, no styles, no data. */
-export const ERROR_500_HTML =
-  '<!DOCTYPE html><html lang="en-US"><head><meta charset="utf-8"><title>Baseline</title></head><body><main><h1>500</h1><p>Something went wrong. Please try again later.</p><p><a href="/dashboard">Go to Dashboard</a></p></main></body></html>';
 
 /** The screens: Remix, behind the same-origin check for form posts. */
 const pages = (c: Context<AppEnv>) => {

@@ -56,7 +56,8 @@ describe("when the error page itself fails", () => {
   it("a screen error redirects to the error page; an error on the error page answers a plain 500 page, never a redirect loop", async () => {
     const { Hono } = await import("hono");
     const { env, createExecutionContext } = await import("cloudflare:test");
-    const { withAppMiddleware, ERROR_500_HTML } = await import("../../workers/app");
+    const { withAppMiddleware } = await import("../../workers/app");
+    const { ERROR_500_HTML } = await import("../../workers/error-page");
     const app = withAppMiddleware(new Hono());
     app.all("*", () => {
       throw new Error("broken bundle");
