@@ -37,6 +37,8 @@ export const NOTE_MESSAGES = {
   countersignDate: (sessionDate: string, today: string) => `Countersign on a date from the session date (${sessionDate}) to today (${today}).`,
   signDate: (sessionDate: string, today: string) => `Sign on a date from the session date (${sessionDate}) to today (${today}).`,
   signName: "Type the provider's name to sign: a date or a drawing alone does not sign the note.",
+  otherName: "Name this behavior, or clear its numbers.",
+  onClaim: (claim: string) => `This note is on claim ${claim}: what the claim billed (date, times, CPT, modifiers, place of service, PA service, provider) stays, and the note cannot be deleted. Reject (void) that claim first.`,
   countersignOnView: "Only the note's supervisor signs as supervisor: they countersign from the note's view once the provider has signed.",
   otherProvider: "Only a user with manage_notes may write a note for another provider.",
   bip: "Choose one of the client's behavior plans.",
@@ -121,12 +123,24 @@ const list = <T extends v.GenericSchema>(item: T, label: string) =>
   v.optional(v.pipe(v.array(item, `${label} must be a list.`), v.maxLength(MAX_LIST, `${label}: at most ${MAX_LIST} entries.`)));
 const stringList = (label: string) => list(v.pipe(v.string(`${label} must be text.`), v.trim(), v.maxLength(500, MESSAGES.tooLong(label, 500)), plainText(label)), label);
 
-const Maladaptive = v.object({ plan_id: planRef, name: entryName, frequency: optionalNum("Frequency") });
+/**
+ * An entry with numbers but neither a goal nor a name (an "Other" row left unnamed) is data about nothing: refused at
+ * its name (probe, stop 24), as a form user would expect, instead of being stored and shown as a blank row.
+ */
+const unnamed = (e: { plan_id: number | null; name: string }, hasData: boolean) => e.plan_id === null && e.name === "" && hasData;
+const Maladaptive = v.pipe(
+  v.object({ plan_id: planRef, name: entryName, frequency: optionalNum("Frequency") }),
+  v.forward(v.check((e) => !unnamed(e, e.frequency !== null), NOTE_MESSAGES.otherName), ["name"]),
+);
 const ReplacementTrials = v.pipe(
   v.object({ plan_id: planRef, name: entryName, total_trials: optionalNum("Total trials"), correct_responses: optionalNum("Correct responses") }),
   v.check((r) => r.total_trials === null || r.correct_responses === null || r.correct_responses <= r.total_trials, "Correct responses cannot exceed the total trials."),
+  v.forward(v.check((e) => !unnamed(e, e.total_trials !== null || e.correct_responses !== null), NOTE_MESSAGES.otherName), ["name"]),
 );
-const Percent = v.object({ plan_id: planRef, name: entryName, percent: optionalNum("Percent", 100) });
+const Percent = v.pipe(
+  v.object({ plan_id: planRef, name: entryName, percent: optionalNum("Percent", 100) }),
+  v.forward(v.check((e) => !unnamed(e, e.percent !== null), NOTE_MESSAGES.otherName), ["name"]),
+);
 const Protocol = v.object({ name: entryName, assessed: flag, modified: flag, demonstrated: flag });
 
 /** The clinical content: types and bounds only (what the AI summary needs is not a save rule). */
@@ -517,6 +531,19 @@ export function writesSupervisorSignature(input: SupervisorSignature, current: S
   const norm = (x: SupervisorSignature | null) => [x?.supervisor_name?.trim() ?? "", x?.supervisor_signed_on ?? "", x?.supervisor_signature ?? ""];
   const [a, b] = [norm(input), norm(current)];
   return a.some((v, i) => v !== b[i]);
+}
+
+/**
+ * What a claim bills of a note (the 837P's service line, decision 032): while a claim that is not rejected holds
+ * the note, these do not change (decision 030, stop 24) — nor is the note deleted. The narrative may still be
+ * amended: no claim carries it.
+ */
+export const CLAIMED_NOTE_FIELDS = ["session_date", "time_in", "time_out", "time_in2", "time_out2", "cpt_code", "md", "md2", "md3", "pos", "pa_service_id", "provider_id", "unit_price_cents"] as const;
+
+/** The claimed fields an edit would change, in CLAIMED_NOTE_FIELDS' order; empty when none. */
+export function claimedNoteChanges(input: Partial<Record<(typeof CLAIMED_NOTE_FIELDS)[number], unknown>>, current: Partial<Record<(typeof CLAIMED_NOTE_FIELDS)[number], unknown>>): string[] {
+  const norm = (x: unknown) => (x === undefined || x === null || x === "" ? null : String(x));
+  return CLAIMED_NOTE_FIELDS.filter((k) => norm(input[k]) !== norm(current[k]));
 }
 
 /** A note is signed once its provider typed their name and the date (decision 023). */

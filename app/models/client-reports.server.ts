@@ -33,6 +33,7 @@ import { auditClientsRead, auditedRead, auditTail, withConditionalAudit } from "
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
+import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import { patientScope, searchCondition, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
@@ -673,7 +674,7 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
         locationNpi: sql<string | null>`${locations.npi}`.as("location_npi"),
         providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
         cr: prefixed(getTableColumns(clientReports), "cr_"),
-        claim: sql<string | null>`(select c.claim_number || ' (' || c.status || ')' from ${liveClaimOf(notes.id)} limit 1)`.as("live_claim"),
+        claim: liveClaimLabel(notes.id).as("live_claim"),
         tail: auditTail,
       })
       .from(notes)
@@ -688,15 +689,6 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
   if (!f) return null;
   const cr = f.cr.id == null ? null : (f.cr as unknown as ReportRow);
   return { ...f, cr, services };
-}
-
-/**
- * `from` and `where` of the claims a note is on that are not rejected (draft, generated, sent, accepted): while
- * one holds the note, its modifiers and billed flag are the claim's (decision 032).
- */
-function liveClaimOf(noteId: SQL | typeof notes.id | number): SQL {
-  // Aliases written out: in a one-table statement (the insert's select) drizzle would leave columns unqualified.
-  return sql`claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = ${noteId} and c.status <> 'rejected'`;
 }
 
 /** An employee (by id expression) who works in one of the actor's locations; always true for an actor who sees every location. */

@@ -8,6 +8,7 @@ import {
   checkSessionDate,
   signDateRefusal,
   halfSignatureRefusal,
+  claimedNoteChanges,
   writesSupervisorSignature,
   CountersignInput,
   firstRefusal,
@@ -42,6 +43,7 @@ import { averageUnitsPerWeek, currentWeek } from "~/domain/pa-pacing";
 import { contains } from "./like.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 
 /**
  * Session notes (clinical §3, §4, §5, §7; issue 10; decisions 023 and 024).
@@ -238,6 +240,8 @@ const foundColumns = {
   },
   providerUser: { id: providerUsers.id, name: providerUsers.name, surname: providerUsers.surname },
   supervisorUser: { id: supervisorUsers.id, name: supervisorUsers.name, surname: supervisorUsers.surname },
+  // The claim (not rejected) that holds the note, if any: what it billed stays (claimedNoteChanges).
+  liveClaim: liveClaimLabel(notes.id),
   tail: auditTail,
 };
 
@@ -248,6 +252,8 @@ interface Found {
   note: NoteJson;
   context: NoteContext;
   tail: KnownTail;
+  /** "C0000003 (sent)": the live claim holding the note, or null. */
+  liveClaim: string | null;
 }
 
 /** One statement: the note of that type in scope, with its context and the audit chain's tail; null when not found. */
@@ -278,7 +284,7 @@ async function findNote(ctx: ModelContext, type: NoteType | null, id: number, db
     provider: chosenUser(r.providerUser),
     supervisor: chosenUser(r.supervisorUser),
   };
-  return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail };
+  return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail, liveClaim: r.liveClaim };
 }
 
 function historyQuery(ctx: ModelContext, noteId: number) {
@@ -725,7 +731,7 @@ function conditionalInsert(ctx: ModelContext, values: WriteValues, type: NoteTyp
 }
 
 /** UPDATE … WHERE id, version, live AND EXISTS (WITH n AS (…) SELECT 1 FROM n WHERE <rules>): changes the note only when every rule holds and nobody saved first. */
-function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersion: number) {
+function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersion: number, also?: SQL) {
   const fixed = new Set(["id", "patient_id", "location_id"]);
   const set: Record<string, unknown> = {};
   for (const c of NOTE_COLUMNS) if (c.name in values && !fixed.has(c.name)) set[c.key] = values[c.name];
@@ -733,7 +739,7 @@ function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersi
   return ctx.db
     .update(notes)
     .set({ ...(set as Partial<typeof notes.$inferInsert>), version: sql`${notes.version} + 1` })
-    .where(and(eq(notes.id, values.id as number), eq(notes.version, expectedVersion), isNull(notes.deletedAt), sql`exists (${cte(rules)} select 1 from n where ${RULES_SQL})`));
+    .where(and(eq(notes.id, values.id as number), eq(notes.version, expectedVersion), isNull(notes.deletedAt), also, sql`exists (${cte(rules)} select 1 from n where ${RULES_SQL})`));
 }
 
 /** The surroundings of a session for firstRefusal: read only when a write was refused (decision 024). */
@@ -1143,6 +1149,9 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     reason = r.data;
   }
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  // On a claim that is not rejected, what the claim billed stays (the write's WHERE holds it against a claim built meanwhile).
+  const claimed = claimedNoteChanges(input, current);
+  if (claimed.length && found.liveClaim) return invalid({ [claimed[0]!]: NOTE_MESSAGES.onClaim(found.liveClaim) });
   if (input.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if ((input.md !== current.md || input.md2 !== current.md2 || input.md3 !== current.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
   const timed = sessionTimes(input);
@@ -1180,7 +1189,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
       who(ctx),
       { action, entity: "note", entityId: id, patientId: current.patient_id, detail: { patients: [current.patient_id], type, ...(reason !== null ? { reason } : {}) } },
       (audit) => [
-        conditionalUpdate(ctx, values, current.version),
+        conditionalUpdate(ctx, values, current.version, claimed.length ? sql`not exists (select 1 from ${liveClaimOf(id)})` : undefined),
         audit(sql`changes() = 1`),
         // An amendment keeps the version it replaces, in the same batch (only when the update happened: the audit row did).
         reason !== null
@@ -1196,6 +1205,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     const now = await findNote(ctx, type, id, db);
     if (!now) return notFound("Note");
     if (now.note.version !== current.version) return conflict(now.note);
+    if (claimed.length && now.liveClaim) return invalid({ [claimed[0]!]: NOTE_MESSAGES.onClaim(now.liveClaim) });
     const refusal = firstRefusal(input, times, await surroundings(ctx, input, times, id));
     if (refusal) return refused(refusal);
   }
@@ -1221,6 +1231,8 @@ async function simpleChange(
     may?: (found: Found) => ModelResult<never> | null;
     /** A further condition of the update (the state `may` saw still holds). */
     where?: SQL;
+    /** The change touches what a claim billed (delete, modifiers): refused while a claim that is not rejected holds the note. */
+    claimed?: string;
   },
 ): Promise<ModelResult<NoteJson>> {
   if (!what.may && !manages(ctx)) return denied();
@@ -1231,6 +1243,8 @@ async function simpleChange(
   if (what.version != null && what.version !== current.version) return conflict(current);
   const refused = what.may?.(found);
   if (refused) return refused;
+  if (what.claimed && found.liveClaim) return invalid({ [what.claimed]: NOTE_MESSAGES.onClaim(found.liveClaim) });
+  const held = what.claimed ? sql`not exists (select 1 from ${liveClaimOf(id)})` : undefined;
   const [updated, , rows] = await withConditionalAudit(
     ctx.db,
     who(ctx),
@@ -1239,7 +1253,7 @@ async function simpleChange(
       ctx.db
         .update(notes)
         .set({ ...what.set, version: sql`${notes.version} + 1`, updatedAt: ctx.now().toISOString() })
-        .where(and(eq(notes.id, id), eq(notes.version, current.version), isNull(notes.deletedAt), what.where)),
+        .where(and(eq(notes.id, id), eq(notes.version, current.version), isNull(notes.deletedAt), what.where, held)),
       audit(sql`changes() = 1`),
       ctx.db.select().from(notes).where(eq(notes.id, id)),
       bumpIfWritten(ctx),
@@ -1249,6 +1263,7 @@ async function simpleChange(
   const row = (rows as NoteRow[])[0];
   if (!changed(updated) || !row) {
     const now = await findNote(ctx, type, id, db);
+    if (now && what.claimed && now.liveClaim && now.note.version === current.version) return invalid({ [what.claimed]: NOTE_MESSAGES.onClaim(now.liveClaim) });
     return now ? conflict(now.note) : notFound("Note");
   }
   return ok(noteJson(row, current.patient_name), what.message);
@@ -1256,7 +1271,7 @@ async function simpleChange(
 
 /** Soft delete (manage_notes): the note leaves every list and its units go back to its PA service. */
 export async function deleteNote(ctx: ModelContext, type: NoteType, id: number): Promise<ModelResult<NoteJson>> {
-  return simpleChange(ctx, type, id, { action: "delete", set: { deletedAt: ctx.now().toISOString() }, message: NOTE_DELETED });
+  return simpleChange(ctx, type, id, { action: "delete", set: { deletedAt: ctx.now().toISOString() }, message: NOTE_DELETED, claimed: "form" });
 }
 
 const StatusBody = v.object({ status: v.picklist(NOTE_STATUSES, NOTE_MESSAGES.status) });
@@ -1280,7 +1295,7 @@ export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: nu
   if (parsed.data.md2 !== undefined) set.md2 = parsed.data.md2;
   if (parsed.data.md3 !== undefined) set.md3 = parsed.data.md3;
   if (!Object.keys(set).length) return invalid({ md: "Send md, md2 or md3." });
-  return simpleChange(ctx, type, id, { action: "update_modifiers", set, message: "Modifiers updated." });
+  return simpleChange(ctx, type, id, { action: "update_modifiers", set, message: "Modifiers updated.", claimed: "md" });
 }
 
 /**

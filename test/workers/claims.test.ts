@@ -2,6 +2,7 @@ import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { claimLineNotes, claims, insurances, insuranceServices, notes, paServices, userRoles, users, x12Files } from "~/db/schema";
 import { npiFrom } from "~/domain/npi";
+import { NOTE_MESSAGES } from "~/domain/note-rules";
 import { api, apiToken, createLocation, createPatient, createRole, createUser, db, form, request, signInCookie } from "./helpers";
 import { readBack837 } from "../support/x12";
 
@@ -148,6 +149,36 @@ describe("API /v2/claims", () => {
     expect(data[0]!.total_cents).toBe(8 * 2000);
     const shown = (await (await api(`/v2/claims/${data[0]!.id}`, { token: w.token })).json()) as { data: { lines: { charge_cents: number; units: number }[] } };
     expect(shown.data.lines).toEqual([expect.objectContaining({ units: 8, charge_cents: 16000 })]);
+  });
+
+  it("the notes' own calls keep what a claim billed: modifiers, delete and an amendment of times are refused; a narrative amendment passes; voiding frees the note (probe, stop 24)", async () => {
+    const w = await world();
+    const n = await w.note({ timeIn: "09:00", timeOut: "11:00", content: JSON.stringify({ as_evidenced_by: "Calm" }) });
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } });
+    expect(built.status).toBe(201);
+    const claim = ((await built.json()) as { data: { id: number; claim_number: string }[] }).data[0]!;
+    const clinician = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes", "ignore_time_limits"], locations: [w.location.id] }));
+    const onClaim = NOTE_MESSAGES.onClaim(`${claim.claim_number} (draft)`);
+    const row = async () => (await db().select().from(notes).where(eq(notes.id, n)))[0]!;
+    const before = await row();
+    const call = async (path: string, method: string, body?: unknown) => {
+      const res = await api(path, { method, token: clinician, body });
+      return { status: res.status, errors: ((await res.json()) as { errors?: Record<string, string> }).errors };
+    };
+    expect(await call(`/note_rbt/update/modifier/${n}`, "PUT", { md: "XP" })).toEqual({ status: 422, errors: { md: onClaim } });
+    expect(await call(`/v2/notes-rbt/${n}`, "DELETE")).toEqual({ status: 422, errors: { form: onClaim } });
+    expect(await call(`/v2/notes-rbt/${n}`, "PATCH", { time_out: "10:00", amendment_reason: "Shorter" })).toEqual({ status: 422, errors: { time_out: onClaim } });
+    expect(await call(`/v2/notes-rbt/${n}`, "PATCH", { pos: "11", amendment_reason: "Office" })).toEqual({ status: 422, errors: { pos: onClaim } });
+    expect(await row()).toEqual(before);
+    // The narrative is no claim's: a correction of it is an amendment as any other.
+    const narrative = await call(`/v2/notes-rbt/${n}`, "PATCH", { as_evidenced_by: "Calm and engaged", amendment_reason: "Typo" });
+    expect(narrative.status, JSON.stringify(narrative)).toBe(200);
+    expect([(await row()).units, (await row()).timeOut]).toEqual([8, "11:00"]);
+    // Voided: the note is free again.
+    expect((await api(`/v2/claims/${claim.id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(200);
+    const freed = await call(`/v2/notes-rbt/${n}`, "PATCH", { time_out: "10:00", amendment_reason: "Shorter" });
+    expect(freed.status, JSON.stringify(freed)).toBe(200);
+    expect((await row()).units).toBe(4);
   });
 
   it("a note on a claim that is not rejected keeps its modifiers and billed flag; pay may change; voiding the claim frees them", async () => {

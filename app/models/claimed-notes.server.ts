@@ -1,0 +1,18 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { notes } from "~/db/schema";
+
+/**
+ * `from` and `where` of the claims a note is on that are not rejected (draft, generated, sent, accepted): while
+ * one holds the note, what the claim billed — its modifiers, billed flag, date, times, units, CPT, place of service,
+ * PA service, provider, price — is the claim's, and the note cannot be deleted (decisions 030, 032). Rejecting
+ * (voiding) the claim frees it. One place for the billing save and the notes' own calls.
+ */
+export function liveClaimOf(noteId: SQL | typeof notes.id | number): SQL {
+  // Aliases written out: in a one-table statement (the insert's select) drizzle would leave columns unqualified.
+  return sql`claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = ${noteId} and c.status <> 'rejected'`;
+}
+
+/** "C0000003 (sent)": the note's live claim, for messages; null when none. A scalar subquery. */
+export function liveClaimLabel(noteId: SQL | typeof notes.id | number): SQL<string | null> {
+  return sql<string | null>`(select c.claim_number || ' (' || c.status || ')' from ${liveClaimOf(noteId)} limit 1)`;
+}
