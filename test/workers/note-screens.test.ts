@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { noteDrafts, notes, paServices, sessions } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
+import { NOTE_MESSAGES } from "~/domain/note-rules";
 import { sha256Hex } from "~/services/crypto.server";
 import { createBip, createLocation, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser } from "./helpers";
 
@@ -556,3 +557,42 @@ describe("a note is never lost when the session has ended", () => {
     expect(html).toContain("Kept across sign-in");
   });
 });
+
+describe("goal rows after a refused save (probe, stop 24)", () => {
+  it("rows keep their places when the blank ones were not sent (JavaScript sends only measured rows); an unnamed 'Other' with a number is refused at its name", async () => {
+    const loc = await createLocation();
+    const patient = await createPatient({ locationId: loc.id });
+    const bip = await createBip(patient);
+    const first = await createPlan(bip, { name: "Hitting" });
+    const second = await createPlan(bip, { name: "Screaming" });
+    const rbt = await createUser({ permissions: VIEW, locations: [loc.id] });
+    const cookie = await signInCookie(rbt);
+    const base = rbtFields({ patient_id: String(patient.id), provider_id: String(rbt.id), pa_service_id: "" });
+    for (const k of Object.keys(base)) if (k.startsWith("content.maladaptives") || k.startsWith("content.replacements")) delete base[k];
+    const sparse = {
+      ...base,
+      "content.maladaptives[0].plan_id": String(first.id),
+      "content.maladaptives[0].name": "Hitting",
+      "content.maladaptives[0].frequency": "3",
+      "content.maladaptives[2].plan_id": "",
+      "content.maladaptives[2].name": "Spitting",
+      "content.maladaptives[2].frequency": "1",
+    };
+    const page = await (await post(`/note-rbt?patient_id=${patient.id}`, sparse, cookie)).text();
+    const at = (needle: string) => page.indexOf(needle);
+    expect(at("Choose the PA service")).toBeGreaterThan(0);
+    expect([at(">Hitting<"), at(">Screaming<"), at('value="Spitting"')].every((x) => x > 0)).toBe(true);
+    expect(at(">Hitting<")).toBeLessThan(at(">Screaming<"));
+    expect(at(">Screaming<")).toBeLessThan(at('value="Spitting"'));
+    expect(page).toContain('name="content.maladaptives[2].name" maxLength="255" value="Spitting"');
+    const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "RBT direct", cpt: "97153", nUnits: 400, startDate: "2020-01-01", endDate: "2099-12-31" }).returning();
+    const before = await noteCount();
+    const unnamed = await post(`/note-rbt?patient_id=${patient.id}`, { ...sparse, pa_service_id: String(pa!.id), "content.maladaptives[2].name": "" }, cookie);
+    expect(unnamed.status).toBe(422);
+    expect(await unnamed.text()).toContain(NOTE_MESSAGES.otherName.replace("'", "&#x27;"));
+    expect(await noteCount()).toBe(before);
+    // Named, the same note saves.
+    expect((await post(`/note-rbt?patient_id=${patient.id}`, { ...sparse, pa_service_id: String(pa!.id) }, cookie)).status).toBe(303);
+  });
+});
+

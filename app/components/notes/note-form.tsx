@@ -311,9 +311,17 @@ function useGoalRows(listKey: string, goals: { plan_id: number; name: string }[]
     typed.set(i, row);
   }
   if (typed.size === 0) return rows;
-  const ordered = [...typed.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
-  const extra = rows.filter((r) => !ordered.some((t) => t.plan_id === r.plan_id && t.name === r.name));
-  return [...ordered, ...extra];
+  // Each typed entry stays at its own index, and the goals not typed fill the gaps in their order, then follow. With
+  // JavaScript the blank rows are not sent (measuredRowsOnly), so a refused save comes back with gaps (0 and 2 of
+  // three): filling them keeps every row where the user saw it (probe, stop 24: the "Other" row used to jump up).
+  const extra = rows.filter((r) => ![...typed.values()].some((t) => t.plan_id === r.plan_id && t.name === r.name));
+  const out: { plan_id: string; name: string }[] = [];
+  const last = Math.max(...typed.keys());
+  for (let i = 0; i <= last; i++) {
+    const row = typed.get(i) ?? extra.shift();
+    if (row) out.push(row);
+  }
+  return [...out, ...extra];
 }
 
 function GoalHidden({ listKey, i, row }: { listKey: string; i: number; row: { plan_id: string; name: string } }) {
