@@ -63,6 +63,7 @@ export function EmployeeForm({
   submitLabel,
   busy,
   rolesHint,
+  primaryHidden,
 }: {
   values: EmployeeFormValues;
   errors: Record<string, string>;
@@ -77,8 +78,12 @@ export function EmployeeForm({
   busy: boolean;
   /** A note shown above the roles (e.g. that one's own roles cannot be changed). */
   rolesHint?: string;
+  /** The stored primary location is one the actor cannot see: it is kept, so the form offers no choice (decision 015). */
+  primaryHidden?: boolean;
 }) {
-  const employmentError = errors.employment ?? Object.entries(errors).find(([k]) => k.startsWith("employment."))?.[1];
+  // A form post's employment errors come on their inputs (emp_<location>_<field>); a summary only for any other.
+  const onInputs = Object.keys(errors).some((k) => k.startsWith("emp_"));
+  const employmentError = onInputs ? undefined : (errors.employment ?? Object.entries(errors).find(([k]) => k.startsWith("employment."))?.[1]);
   return (
     <Form method="post" noValidate>
       <input type="hidden" name="intent" value="save" />
@@ -112,7 +117,18 @@ export function EmployeeForm({
       {rolesHint ? <p className="hint">{rolesHint}</p> : null}
       <CheckboxGroup legend="Roles" name="roles" options={roles.map((r) => ({ value: String(r.id), label: r.name }))} selected={list(values.roles)} error={errors.roles} />
       <CheckboxGroup legend="Locations" name="locations" options={locations.map((l) => ({ value: String(l.id), label: l.title }))} selected={list(values.locations)} error={errors.locations} />
-      <SelectField label="Primary location" name="location_id" placeholder="The first chosen location" options={locations.map((l) => ({ value: l.id, label: l.title }))} defaultValue={text(values.location_id)} error={errors.location_id} />
+      {primaryHidden ? (
+        <div className="field">
+          <p id="f-location_id">Primary location: a location you do not manage. It stays as it is.</p>
+          {errors.location_id ? (
+            <p id="f-location_id-error" className="field-error" role="alert">
+              {errors.location_id}
+            </p>
+          ) : null}
+        </div>
+      ) : (
+        <SelectField label="Primary location" name="location_id" placeholder="The first chosen location" options={locations.map((l) => ({ value: l.id, label: l.title }))} defaultValue={text(values.location_id)} error={errors.location_id} />
+      )}
       <fieldset>
         <legend>Professional details</legend>
         {PROFILE_TEXT_FIELDS.map(([k, label]) => (
@@ -132,12 +148,12 @@ export function EmployeeForm({
         <details key={l.id} className="employment" open={list(values.locations).includes(String(l.id))}>
           <summary>Employment and compliance at {l.title}</summary>
           <p className="hint">Kept only when {l.title} is checked under Locations.</p>
-          <Field label="Position" name={`emp_${l.id}_position_id`} id={`f-emp-${l.id}-position_id`} inputMode="numeric" defaultValue={text(values[`emp_${l.id}_position_id`])} />
+          <Field label="Position" name={`emp_${l.id}_position_id`} id={`f-emp-${l.id}-position_id`} inputMode="numeric" defaultValue={text(values[`emp_${l.id}_position_id`])} error={errors[`emp_${l.id}_position_id`]} />
           {EMPLOYMENT_NUMBER_FIELDS.map(([k, label]) => (
-            <Field key={k} label={label} name={`emp_${l.id}_${k}`} id={`f-emp-${l.id}-${k}`} inputMode="decimal" defaultValue={text(values[`emp_${l.id}_${k}`])} />
+            <Field key={k} label={label} name={`emp_${l.id}_${k}`} id={`f-emp-${l.id}-${k}`} inputMode="decimal" defaultValue={text(values[`emp_${l.id}_${k}`])} error={errors[`emp_${l.id}_${k}`]} />
           ))}
           {COMPLIANCE_FIELDS.map(([k, label]) => (
-            <Field key={k} label={label} name={`emp_${l.id}_${k}`} id={`f-emp-${l.id}-${k}`} type="date" defaultValue={text(values[`emp_${l.id}_${k}`])} />
+            <Field key={k} label={label} name={`emp_${l.id}_${k}`} id={`f-emp-${l.id}-${k}`} type="date" defaultValue={text(values[`emp_${l.id}_${k}`])} error={errors[`emp_${l.id}_${k}`]} />
           ))}
         </details>
       ))}

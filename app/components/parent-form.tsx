@@ -5,15 +5,27 @@ import { GENDERS } from "~/domain/patients";
 
 /**
  * The parent's fields (platform §3 Parent/guardian), shared by the add screen and the profile's edit form.
- * Works without JavaScript: each field shows its error and keeps the value typed.
+ * Works without JavaScript: each field shows its error and keeps the value typed. `signInFixed`: the user
+ * may not change who signs in as the parent (decision 015), so email and status are shown but not offered
+ * for change (still posted, so the rest of the form saves).
  */
-export function ParentFields({ values, errors, locations }: { values: Record<string, unknown>; errors: Record<string, string | undefined>; locations: readonly { id: number; title: string }[] }) {
+export function ParentFields({
+  values,
+  errors,
+  locations,
+  signInFixed = false,
+}: {
+  values: Record<string, unknown>;
+  errors: Record<string, string | undefined>;
+  locations: readonly { id: number; title: string }[];
+  signInFixed?: boolean;
+}) {
   const t = (k: string) => (values[k] === null || values[k] === undefined ? "" : String(values[k]));
   return (
     <>
       <Field label="Name" name="name" required defaultValue={t("name")} error={errors.name} />
       <Field label="Surname" name="surname" required defaultValue={t("surname")} error={errors.surname} />
-      <Field label="Email" name="email" type="email" required defaultValue={t("email")} error={errors.email} />
+      <Field label="Email" name="email" type="email" required readOnly={signInFixed} defaultValue={t("email")} error={errors.email} />
       <Field label="Phone" name="phone" type="tel" defaultValue={t("phone")} error={errors.phone} />
       <Field label="Work phone" name="work_phone" type="tel" defaultValue={t("work_phone")} error={errors.work_phone} />
       <Field label="Home phone" name="home_phone" type="tel" defaultValue={t("home_phone")} error={errors.home_phone} />
@@ -24,7 +36,13 @@ export function ParentFields({ values, errors, locations }: { values: Record<str
       <Field label="State" name="state" defaultValue={t("state")} error={errors.state} />
       <Field label="ZIP code" name="zip_code" inputMode="numeric" defaultValue={t("zip_code")} error={errors.zip_code} />
       <SelectField label="Location" name="location_id" placeholder="None" options={locations.map((l) => ({ value: l.id, label: l.title }))} defaultValue={t("location_id")} error={errors.location_id} />
-      <SelectField label="Status" name="status" options={PARENT_STATUSES.map((s) => ({ value: s, label: s }))} defaultValue={t("status") || "active"} error={errors.status} />
+      <SelectField
+        label="Status"
+        name="status"
+        options={PARENT_STATUSES.filter((s) => !signInFixed || s === (t("status") || "active")).map((s) => ({ value: s, label: s }))}
+        defaultValue={t("status") || "active"}
+        error={errors.status}
+      />
     </>
   );
 }

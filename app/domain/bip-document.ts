@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { choiceList, flag, MESSAGES, optionalDate, optionalId, optionalText, requiredInt, requiredText } from "./fields";
 import { LIST_MESSAGES } from "./list-sections";
-import { plainText } from "./validation";
+import { plainText, safeParsePlain } from "./validation";
 
 /**
  * The behavior intervention plan document (clinical §3 "Behavior intervention plan (assessment)",
@@ -208,7 +208,7 @@ export type ItemParse = { ok: true; item: Record<string, unknown> } | { ok: fals
  */
 export function parseItem(key: ListSectionKey, raw: Record<string, unknown>): ItemParse {
   const spec = LIST_SECTIONS[key];
-  const r = v.safeParse(spec.item, raw);
+  const r = safeParsePlain(spec.item, raw);
   const missing = Object.entries(spec.fields).filter(([name, f]) => f.required && blank(raw[name]));
   if (r.success && !missing.length) return { ok: true, item: r.output as Record<string, unknown> };
   const errors: Record<string, string> = {};

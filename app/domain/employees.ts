@@ -3,7 +3,7 @@ import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
 import { MESSAGES, optionalDate, optionalId, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
 import { dayNumber } from "./weeks";
-import { MAX_WEEKLY_HOURS } from "./validation";
+import { fieldErrors, MAX_WEEKLY_HOURS } from "./validation";
 
 /** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
 
@@ -182,7 +182,9 @@ const PasswordField = v.pipe(v.optional(v.string(PASSWORD_MESSAGES.required), ""
 const ConfirmationField = v.optional(v.string(PASSWORD_MESSAGES.mismatch), "");
 const NewEmployeeObject = v.object({ ...employeeEntries, password: PasswordField, password_confirmation: ConfirmationField });
 
-const PRIMARY_MESSAGE = "The primary location must be one of the employee's locations.";
+export const PRIMARY_MESSAGE = "The primary location must be one of the employee's locations.";
+/** An edit that names another primary location while the stored one is at a location the actor cannot see (decision 015). */
+export const HIDDEN_PRIMARY_MESSAGE = "The primary location is at a location you do not manage: only someone who manages it can change it.";
 const EMPLOYMENT_MESSAGE = "Employment details must be for one of the employee's locations.";
 function primaryOk<T extends { location_id: number | null; locations: number[] }>(x: T): boolean {
   return x.location_id === null || x.locations.includes(x.location_id);
@@ -199,6 +201,12 @@ export const EmployeeInput = v.pipe(
   v.forward(v.check<Out<typeof EmployeeObject>, string>(employmentOk, EMPLOYMENT_MESSAGE), ["employment"]),
 );
 export type EmployeeInput = v.InferOutput<typeof EmployeeInput>;
+
+/**
+ * An edit: the same fields, but the primary location is checked by the model against the resulting set of
+ * locations (the kept ones the actor cannot see and the chosen ones), which the input alone does not show.
+ */
+export const EmployeeEditInput = v.pipe(EmployeeObject, v.forward(v.check<Out<typeof EmployeeObject>, string>(employmentOk, EMPLOYMENT_MESSAGE), ["employment"]));
 
 /** Creating an employee also sets the first password (the platform's password rules). */
 export const NewEmployeeInput = v.pipe(
@@ -242,5 +250,22 @@ export function withEmploymentFromForm(raw: Record<string, unknown>): Record<str
   const out: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(raw)) if (!k.startsWith("emp_")) out[k] = val;
   out.employment = [...byLocation.values()].filter((e) => chosen.has(String(e.location_id)));
+  return out;
+}
+
+/**
+ * A form post's employment errors on the inputs they belong to (`emp_<locationId>_<field>`), every one of
+ * them: the schema's answer (`employment.salary`) names neither the location nor a second bad entry. Empty
+ * for a JSON body (it carries its own `employment` list and its answer keeps the schema's keys).
+ */
+export function employmentFormErrors(raw: Record<string, unknown>): Record<string, string> {
+  if (Array.isArray(raw.employment)) return {};
+  const { employment } = withEmploymentFromForm(raw);
+  if (!Array.isArray(employment)) return {};
+  const out: Record<string, string> = {};
+  for (const entry of employment as Record<string, unknown>[]) {
+    const r = v.safeParse(EmploymentInput, entry);
+    if (!r.success) for (const [field, message] of Object.entries(fieldErrors(r.issues))) out[`emp_${String(entry.location_id)}_${field}`] = message;
+  }
   return out;
 }

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalInt, optionalNumber, optionalPhone, optionalText, requiredDate, requiredText } from "./fields";
-import type { Parsed } from "./validation";
+import { safeParsePlain, type Parsed } from "./validation";
 
 /**
  * Intake assessment (clinical §3 "Intake assessment", §5 "Intake and notes"; platform §2
@@ -342,7 +342,7 @@ export function intakeErrors(issues: readonly v.BaseIssue<unknown>[]): Record<st
 }
 
 export function parseIntake(input: unknown): Parsed<IntakeInput> {
-  const r = v.safeParse(IntakeInput, input);
+  const r = safeParsePlain(IntakeInput, input);
   return r.success ? { ok: true, data: r.output } : { ok: false, errors: intakeErrors(r.issues) };
 }
 

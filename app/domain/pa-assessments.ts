@@ -24,7 +24,7 @@ export const PaAssessmentServiceInput = v.pipe(
     cpt: cptCode,
     n_units: requiredInt("Units", 0, 100_000),
     provider: optionalText("Provider", ASSESSMENT_TEXT),
-  }),
+  }, "Each service must be an object."),
   v.forward(v.check((x) => datesInOrder(x), MESSAGES.endAfterStart), ["end_date"]),
 );
 
@@ -43,7 +43,7 @@ export const PaAssessmentInput = v.pipe(
     start_date: requiredDate("Start date"),
     end_date: requiredDate("End date"),
     services: listOf(PaAssessmentServiceInput, MAX_ASSESSMENT_SERVICES, "Services", "services per assessment"),
-  }),
+  }, "Each PA assessment must be an object."),
   v.forward(v.check((x) => datesInOrder(x), MESSAGES.endAfterStart), ["end_date"]),
 );
 export type PaAssessment = v.InferOutput<typeof PaAssessmentInput>;

@@ -3,7 +3,7 @@ import { choiceList, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
-import { fieldErrors, type Parsed } from "./validation";
+import { fieldErrors, safeParsePlain, type Parsed } from "./validation";
 
 /**
  * Clients (clinical §3 Patient) and prior-authorization services. Pure: the field groups are declared
@@ -105,6 +105,9 @@ export const STAFF_FIELDS = [
   ["case_manager_id", "Case manager"],
 ] as const;
 export type StaffField = (typeof STAFF_FIELDS)[number][0];
+
+/** How a select marks a stored employee (a client's staff link, a plan's doctor) who is not, or no longer, an employee of the client's location. */
+export const NOT_AT_LOCATION = "not at the client's location";
 
 export const PATIENT_FIELDS: readonly PatientField[] = [
   f("identity", "required", "patient_identifier", "Patient identifier", true),
@@ -277,7 +280,7 @@ export const PatientInput = v.object({
  * ("pa_assessments.0.services.1.cpt") so the form and the API name the exact cell.
  */
 export function parsePatient(input: unknown): Parsed<PatientInput> {
-  const r = v.safeParse(PatientInput, input);
+  const r = safeParsePlain(PatientInput, input);
   if (r.success) return { ok: true, data: r.output };
   const nested = r.issues.filter((i) => i.path?.[0]?.key === "pa_assessments");
   return { ok: false, errors: { ...fieldErrors(r.issues.filter((i) => !nested.includes(i))), ...intakeErrors(nested) } };

@@ -15,8 +15,91 @@ export type Parsed<T> = { ok: true; data: T } | { ok: false; errors: Record<stri
 
 /** Validates plain input (a JSON body or a form's fields) with a schema. */
 export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown): Parsed<v.InferOutput<S>> {
-  const r = v.safeParse(schema, input);
+  const r = safeParsePlain(schema, input);
   return r.success ? { ok: true, data: r.output } : { ok: false, errors: fieldErrors(r.issues) };
+}
+
+/**
+ * valibot's own wording, used when a schema gave no message of its own: "Invalid key: Expected \"surname\" but
+ * received undefined" (a key the body left out), "Invalid type: Expected Object but received null".
+ */
+const RAW_MESSAGE = /^Invalid \w+: (Expected [\s\S]* but r|R)eceived /;
+
+/** `v.safeParse` whose messages are all in the product's words (see plainIssues): every schema's input goes through it. */
+export function safeParsePlain<S extends v.GenericSchema>(schema: S, input: unknown): { success: true; output: v.InferOutput<S> } | { success: false; issues: v.BaseIssue<unknown>[] } {
+  const r = v.safeParse(schema, input);
+  return r.success ? { success: true, output: r.output } : { success: false, issues: plainIssues(schema, input, r.issues) };
+}
+
+/** A key the input left out: v.object reports it on the key itself, with no value. */
+const isMissingKey = (issue: v.BaseIssue<unknown>) => issue.input === undefined && issue.path?.at(-1)?.origin === "key";
+
+const pathKeys = (issue: v.BaseIssue<unknown>) => (issue.path ?? []).map((p) => p.key);
+
+/** `input` with "" at `keys`, copied along the way (the caller's object is left alone). */
+function withEmptyAt(input: unknown, keys: readonly unknown[]): unknown {
+  if (!keys.length) return "";
+  const [key, ...rest] = keys;
+  const holder = (input && typeof input === "object" ? input : {}) as Record<PropertyKey, unknown>;
+  const copy = (Array.isArray(holder) ? [...holder] : { ...holder }) as Record<PropertyKey, unknown>;
+  copy[key as PropertyKey] = withEmptyAt(holder[key as PropertyKey], rest);
+  return copy;
+}
+
+/**
+ * Rewrites valibot's own wording (decision 017, stop 24). A missing key gets the message its field gives an
+ * empty value ("Surname is required."): the input is parsed again with "" in each missing key, so the
+ * schema's own words are used without every schema marking its keys; a field whose empty value passes (or
+ * has no message of its own) gets "<Field> is required.". Any other raw message (a wrong type: an item
+ * that is not an object, text where a list belongs) is said in plain words ("… must be an object.").
+ */
+export function plainIssues(schema: v.GenericSchema, input: unknown, issues: readonly v.BaseIssue<unknown>[]): v.BaseIssue<unknown>[] {
+  const missing = issues.filter(isMissingKey);
+  const emptyMessage = new Map<string, string>();
+  if (missing.length) {
+    const again = v.safeParse(
+      schema,
+      missing.reduce((acc, issue) => withEmptyAt(acc, pathKeys(issue)), input),
+    );
+    for (const issue of again.issues ?? []) {
+      const at = JSON.stringify(pathKeys(issue));
+      if (!RAW_MESSAGE.test(issue.message) && !emptyMessage.has(at)) emptyMessage.set(at, issue.message);
+    }
+  }
+  return issues.map((issue) => {
+    if (isMissingKey(issue)) return { ...issue, message: emptyMessage.get(JSON.stringify(pathKeys(issue))) ?? `${subjectOf(issue)} is required.` };
+    return RAW_MESSAGE.test(issue.message) ? { ...issue, message: plainMessage(issue) } : issue;
+  });
+}
+
+const UPPERCASE_WORDS = new Set(["pa", "cpt", "npi", "id", "ssn", "zip", "bcba", "rbt", "url"]);
+
+/** A key in words, for messages no schema worded: "pa_assessments" → "PA assessments", "location_id" → "Location". */
+export function keyLabel(key: string): string {
+  const words = key.replace(/_id$/, "").split(/[_\s]+/).filter(Boolean).map((w) => (UPPERCASE_WORDS.has(w.toLowerCase()) ? w.toUpperCase() : w));
+  const text = words.join(" ") || key;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** What an issue is about: its field, an entry of a list, or the whole body. */
+function subjectOf(issue: v.BaseIssue<unknown>): string {
+  const path = issue.path ?? [];
+  const field = [...path].reverse().find((p) => p.type === "object");
+  if (!field) return path.length ? "Each entry" : "The request body";
+  const label = keyLabel(String(field.key));
+  return path.at(-1) === field ? label : `Each entry of ${label}`;
+}
+
+/** valibot's names of the kinds of value it expected, in words. */
+const KIND_WORDS: Record<string, string> = { string: "text", number: "a number", bigint: "a number", boolean: "true or false", Object: "an object", Array: "a list", Date: "a date", File: "a file", Blob: "a file" };
+
+function plainMessage(issue: v.BaseIssue<unknown>): string {
+  const subject = subjectOf(issue);
+  if (issue.kind !== "schema") return `${subject} is not valid.`;
+  const kinds = (issue.expected ?? "").replace(/[()]/g, "").split("|").map((k) => k.trim()).filter((k) => k && k !== "null" && k !== "undefined");
+  if (kinds.length && kinds.every((k) => /^["'\d-]/.test(k))) return `${subject} must be one of the listed values.`;
+  const words = [...new Set(kinds.map((k) => KIND_WORDS[k]))];
+  return words.length && words.every(Boolean) ? `${subject} must be ${words.join(" or ")}.` : `${subject} has a value of the wrong kind.`;
 }
 
 /** A form's fields as a plain object (the last value of a repeated name wins; files are left out). */

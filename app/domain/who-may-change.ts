@@ -12,6 +12,9 @@ import { canSeeLocation, locationScope, normalizePermissions, PERMISSIONS, type 
  * - Coverage. Changing who someone is (password, two-factor, email, roles, locations, status, deletion)
  *   needs the actor to cover every location the target works at (or to see every location); a location
  *   may be added only if the actor covers it.
+ * - Parents. Whoever signs in as a parent sees their children (decision 040), so a parent's sign-in
+ *   (password, email, status) and deletion need the actor to cover the parent's own location and every
+ *   location of their children (mayChangeParent).
  */
 
 export const SUPERADMIN = "SUPERADMIN";
@@ -111,6 +114,8 @@ export const CHANGE_MESSAGES = {
     "This employee also works at a location you do not manage. Only someone who manages every one of their locations can change their password, two-factor authentication, email, roles, locations or status.",
   roleAbove: (names: readonly string[]) => `You cannot give a role that holds permissions you do not hold: ${names.join(", ")}.`,
   locationNotCovered: "You can add only locations you manage.",
+  parentNotFound: "Parent not found.",
+  parentNotCovered: "You can change this parent's password, email or status, or delete them, only if you work at every location of their children.",
 } as const;
 
 function deny(status: 403 | 404, message: string): Verdict {
@@ -143,6 +148,29 @@ export function mayChange(actor: Actor, target: ChangeTarget, change: ProposedCh
   if (actor.id === target.id && change.changes.includes("roles")) return { ok: false, status: 422, field: "roles", message: CHANGE_MESSAGES.ownRoles };
   if (!coversAll(actor, target.locationIds)) return deny(403, CHANGE_MESSAGES.notCovered);
   return grantVerdict(actor, change.addedRoles ?? [], change.addedLocations ?? []);
+}
+
+/** A parent or guardian as the rule sees them: their own location (null: none) and the locations of their live children, all of them. */
+export interface ParentTarget {
+  locationId: number | null;
+  childLocationIds: readonly number[];
+}
+
+/** The changes to a parent's account that decide who can sign in as it. */
+export type ParentSignInChange = Extract<IdentityChange, "password" | "email" | "status" | "delete">;
+
+/**
+ * May the actor make these changes to a parent (decision 015, stop 24)? Signing in as a parent opens their
+ * children's records in the portal, so password, email, status and deletion need the actor to cover the
+ * parent's own location and every location of the parent's live children: otherwise 403. 404 when the parent
+ * is not the actor's to see (a location the actor cannot see; a parent without one is seen by all staff).
+ * Other edits (name, phone, address) need only that.
+ */
+export function mayChangeParent(actor: Actor, target: ParentTarget, changes: readonly ParentSignInChange[] = []): Verdict {
+  if (actor.kind !== "user" || (target.locationId !== null && !canSeeLocation(actor, target.locationId))) return deny(404, CHANGE_MESSAGES.parentNotFound);
+  if (!changes.length) return { ok: true };
+  const all = target.locationId === null ? target.childLocationIds : [target.locationId, ...target.childLocationIds];
+  return coversAll(actor, all) ? { ok: true } : deny(403, CHANGE_MESSAGES.parentNotCovered);
 }
 
 /** May the actor create an account with these roles at these locations (never above their own rank)? */

@@ -455,14 +455,34 @@ export function normalizeBackupCode(code: string): string {
   return code.replace(/[\s-]/g, "").toUpperCase();
 }
 
-/** Replaces the principal's backup codes with ten new ones, returned once in plain text. */
-export async function generateBackupCodes(db: Db, principal: { type: PrincipalType; id: number }, makeCode: () => string = newBackupCode): Promise<string[]> {
+/**
+ * The audit row of a change to who can sign in as an account (password, two-factor, backup codes): on the
+ * account itself, an employee or a parent, never with the password or codes (decision 019, stop 24).
+ */
+export function signInChangeEntry(principal: { type: PrincipalType; id: number }, action: string): AuditEntry {
+  return { action, entity: principal.type === "user" ? "employee" : "parent", entityId: principal.id };
+}
+
+/** One principal acting on their own account, for its audit row. */
+export function selfWho(principal: { type: PrincipalType; id: number }, ip: string): AuditWho {
+  return { actor: { kind: principal.type, id: principal.id }, ip };
+}
+
+const clearBackupCodes = (db: Db, principal: { type: PrincipalType; id: number }) =>
+  db.delete(backupCodes).where(and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id)));
+
+/** Ten new backup codes: the codes (shown once) and the statements that store their hashes in place of the old ones. */
+async function freshBackupCodes(db: Db, principal: { type: PrincipalType; id: number }, makeCode: () => string) {
   const codes = Array.from({ length: BACKUP_CODE_COUNT }, makeCode);
   const hashes = await Promise.all(codes.map((c) => sha256Hex(normalizeBackupCode(c))));
-  await db.batch([
-    db.delete(backupCodes).where(and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id))),
-    db.insert(backupCodes).values(hashes.map((codeHash) => ({ principalType: principal.type, principalId: principal.id, codeHash }))),
-  ]);
+  const writes = () => [clearBackupCodes(db, principal), db.insert(backupCodes).values(hashes.map((codeHash) => ({ principalType: principal.type, principalId: principal.id, codeHash })))] as const;
+  return { codes, writes };
+}
+
+/** Replaces the principal's backup codes with ten new ones, returned once in plain text; `who` is recorded with the change. */
+export async function generateBackupCodes(db: Db, principal: { type: PrincipalType; id: number }, who: AuditWho, makeCode: () => string = newBackupCode): Promise<string[]> {
+  const { codes, writes } = await freshBackupCodes(db, principal, makeCode);
+  await withAudit(db, who, signInChangeEntry(principal, "backup_codes"), () => [...writes()]);
   return codes;
 }
 
@@ -481,15 +501,28 @@ export async function countUnusedBackupCodes(db: Db, principal: { type: Principa
   return row?.n ?? 0;
 }
 
-/** Switches email two-factor on or off for oneself. Turning it on issues fresh backup codes. */
-export async function setTwoFactor(db: Db, principal: { type: PrincipalType; id: number }, enabled: boolean): Promise<string[] | null> {
+/**
+ * Switches email two-factor on or off (oneself; off also by an administrator's reset). Turning it on issues
+ * fresh backup codes, off clears them. One batch: the switch, the codes, `also` (an administrator's reset
+ * ends the account's access) and the audit row (`action`: two_factor_on/two_factor_off unless told).
+ */
+export async function setTwoFactor(
+  db: Db,
+  principal: { type: PrincipalType; id: number },
+  enabled: boolean,
+  change: { who: AuditWho; action?: string; also?: () => BatchItem<"sqlite">[] },
+): Promise<string[] | null> {
   const table = principal.type === "user" ? users : parents;
-  await db.update(table).set({ twoFactorEnabled: enabled }).where(eq(table.id, principal.id));
+  const entry = signInChangeEntry(principal, change.action ?? (enabled ? "two_factor_on" : "two_factor_off"));
+  const also = change.also ?? (() => []);
+  const update = () => db.update(table).set({ twoFactorEnabled: enabled }).where(eq(table.id, principal.id));
   if (!enabled) {
-    await db.delete(backupCodes).where(and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id)));
+    await withAudit(db, change.who, entry, () => [update(), clearBackupCodes(db, principal), ...also()]);
     return null;
   }
-  return generateBackupCodes(db, principal);
+  const { codes, writes } = await freshBackupCodes(db, principal, newBackupCode);
+  await withAudit(db, change.who, entry, () => [update(), ...writes(), ...also()]);
+  return codes;
 }
 
 /* ---------------------------------------------------------------- password reset */
@@ -577,18 +610,24 @@ export async function completePasswordReset(app: AuthApp, email: string, resetTo
   if (!found || !row?.resetTokenHash || isExpired(row.resetTokenExpiresAt, app.now()) || !timingSafeEqual(await sha256Hex(resetToken), row.resetTokenHash)) {
     return { kind: "invalid_token", message: AUTH_MESSAGES.resetTokenInvalid };
   }
-  await setPassword(app, found.principal, password);
+  await setPassword(app, found.principal, password, { who: selfWho(found.principal, app.ip), action: "password_reset" });
   await app.db.update(twoFactorChallenges).set({ consumedAt: app.now().toISOString(), resetTokenHash: null }).where(eq(twoFactorChallenges.id, row.id));
   await clearAccountFailures(app.db, found.principal.email);
   return { kind: "ok" };
 }
 
-/** Sets a new password, ends every session and API token of the account, and queues a security notice. */
-export async function setPassword(app: Pick<AppContext, "db" | "env" | "email">, principal: { type: PrincipalType; id: number }, password: string): Promise<void> {
+/**
+ * Sets a new password, ends every session and API token of the account, and queues a security notice. The
+ * audit row (`change.action`: password, password_reset) goes in the same batch as the password.
+ */
+export async function setPassword(app: Pick<AppContext, "db" | "env" | "email">, principal: { type: PrincipalType; id: number }, password: string, change: { who: AuditWho; action: string }): Promise<void> {
   const table = principal.type === "user" ? users : parents;
   const passwordHash = await hashPassword(password, app.env.PASSWORD_PEPPER ?? "");
   const now = new Date();
-  await app.db.batch([app.db.update(table).set({ passwordHash, updatedAt: now.toISOString() }).where(eq(table.id, principal.id)), ...endAllAccessStatements(app.db, principal, now)]);
+  await withAudit(app.db, change.who, signInChangeEntry(principal, change.action), () => [
+    app.db.update(table).set({ passwordHash, updatedAt: now.toISOString() }).where(eq(table.id, principal.id)),
+    ...endAllAccessStatements(app.db, principal, now),
+  ]);
   const who = await getPrincipalById(app.db, principal.type, principal.id);
   if (who) await enqueueEmail(app, securityNotice(who.email, who.name, "Your password was changed"));
 }

@@ -6,6 +6,7 @@ import { BipClientRef, BipInput, DOCUMENT_KEYS, ListOpInput, LIST_SECTIONS, pars
 import { deleteItem, moveItem, reorderItems, saveItem, type ListOpResult } from "~/domain/list-sections";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { fillPlaceholdersDeep, type PlaceholderClient } from "~/domain/placeholders";
+import { NOT_AT_LOCATION } from "~/domain/patients";
 import { PLAN_CATEGORIES, type PlanCategory } from "~/domain/plans";
 import { parseWith } from "~/domain/validation";
 import { addDays } from "~/domain/weeks";
@@ -200,9 +201,6 @@ export async function getBipEditor(ctx: ModelContext, bipId: number, withDoctors
     }),
   };
 }
-
-/** How the doctor select marks a stored doctor who is not (or no longer) an employee of the client's location. */
-export const NOT_AT_LOCATION = "not at the client's location";
 
 export async function getBip(ctx: ModelContext, bipId: number): Promise<BipJson | null> {
   return (await getBipDetail(ctx, bipId))?.bip ?? null;

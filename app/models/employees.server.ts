@@ -6,10 +6,14 @@ import {
   COMPLIANCE_KEYS,
   complianceState,
   EMPLOYEE_STATUSES,
+  EmployeeEditInput,
   EmployeeInput,
   EmployeeStatusInput,
+  employmentFormErrors,
+  HIDDEN_PRIMARY_MESSAGE,
   maskSsn,
   NewEmployeeInput,
+  PRIMARY_MESSAGE,
   PROFILE_DATE_FIELDS,
   PROFILE_TEXT_FIELDS,
   withEmploymentFromForm,
@@ -332,7 +336,7 @@ function profileOf(input: Input, previous: Record<string, unknown>): string {
   return JSON.stringify(out);
 }
 
-function userValues(input: Input) {
+function userValues(input: Input, locationId: number | null = input.location_id ?? input.locations[0] ?? null) {
   return {
     name: input.name,
     surname: input.surname,
@@ -342,7 +346,7 @@ function userValues(input: Input) {
     gender: input.gender,
     address: input.address,
     city: input.city,
-    locationId: input.location_id ?? input.locations[0] ?? null,
+    locationId,
   };
 }
 
@@ -373,7 +377,7 @@ const who = (ctx: ModelContext) => ({ actor: ctx.actor, ip: ctx.ip });
 
 export async function createEmployee(ctx: ModelContext, raw: Record<string, unknown>, pepper: string): Promise<ModelResult<EmployeeJson>> {
   const parsed = parseWith(NewEmployeeInput, withEmploymentFromForm(raw));
-  if (!parsed.ok) return invalid(parsed.errors);
+  if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
   const input = parsed.data;
   const refs = await checkRefs(ctx, input);
   if (refs.errors) return invalid(refs.errors);
@@ -468,8 +472,8 @@ export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
   const body = withEmploymentFromForm(raw);
-  const parsed = parseWith(EmployeeInput, opts.partial ? { ...asInput(current), ...body } : body);
-  if (!parsed.ok) return invalid(parsed.errors);
+  const parsed = parseWith(EmployeeEditInput, opts.partial ? { ...asInput(current), ...body } : body);
+  if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
   const input = parsed.data;
   const refs = await checkRefs(ctx, input);
   if (refs.errors) return invalid(refs.errors);
@@ -491,6 +495,14 @@ export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<
   if (input.status !== current.status) changes.push("status");
   const verdict = mayChange(ctx.actor, target, { changes, addedRoles: addedRoles.map((r) => refs.roles.get(r)!), addedLocations });
   if (!verdict.ok) return refused(verdict);
+  // A stored primary location the actor cannot see stays as it is, like the membership there: a blank (the screen)
+  // or the same id (a PATCH merges the stored one) keeps it, another id is refused. Otherwise the chosen one, or
+  // the first chosen location. Either way it must be one of the resulting locations, not only the chosen ones.
+  const primaryHidden = current.location_id !== null && scope !== null && !scope.includes(current.location_id);
+  if (primaryHidden && input.location_id !== null && input.location_id !== current.location_id) return invalid({ location_id: HIDDEN_PRIMARY_MESSAGE });
+  const primary = primaryHidden ? current.location_id : (input.location_id ?? input.locations[0] ?? null);
+  // A visible id is among the resulting ones only when chosen; one the actor cannot see may not be newly named.
+  if (primary !== null && !(primaryHidden ? resulting.has(primary) : input.locations.includes(primary))) return invalid({ location_id: PRIMARY_MESSAGE });
   if (await emailTaken(ctx, input.email, id)) return invalid({ email: DUPLICATE_EMAIL });
   const [stored] = await ctx.db.select({ profile: users.profile }).from(users).where(eq(users.id, id));
   const assignable = (await assignableRoles(ctx)).map((r) => r.id);
@@ -499,7 +511,7 @@ export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<
       const writes: BatchItem<"sqlite">[] = [
         ctx.db
           .update(users)
-          .set({ ...userValues(input), profile: profileOf(input, parseObject(stored?.profile)), version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() })
+          .set({ ...userValues(input, primary), profile: profileOf(input, parseObject(stored?.profile)), version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() })
           .where(and(eq(users.id, id), isNull(users.deletedAt), opts.version === null ? undefined : eq(users.version, opts.version))),
         // When the versioned update changed nothing (someone saved first), this NULL insert fails and the
         // whole batch, roles and locations included, is rolled back.
@@ -562,8 +574,7 @@ export async function changeEmployeePassword(ctx: ModelContext, app: Pick<AppCon
   if (!loaded.ok) return loaded;
   const parsed = parseWith(AdminPasswordInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  await setPassword(app, { type: "user", id }, parsed.data.new_password);
-  await withAudit(ctx.db, who(ctx), { action: "password", entity: "employee", entityId: id }, () => [] as []);
+  await setPassword(app, { type: "user", id }, parsed.data.new_password, { who: who(ctx), action: "password" });
   return ok(null, "Password changed. The user has been signed out everywhere.");
 }
 
@@ -571,7 +582,6 @@ export async function changeEmployeePassword(ctx: ModelContext, app: Pick<AppCon
 export async function resetEmployeeTwoFactor(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
   const loaded = await loadForChange(ctx, id, ["two_factor"]);
   if (!loaded.ok) return loaded;
-  await setTwoFactor(ctx.db, { type: "user", id }, false);
-  await withAudit(ctx.db, who(ctx), { action: "two_factor_reset", entity: "employee", entityId: id }, () => [...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now())]);
+  await setTwoFactor(ctx.db, { type: "user", id }, false, { who: who(ctx), action: "two_factor_reset", also: () => [...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now())] });
   return ok(null, "Two-factor authentication was turned off and the backup codes were cleared.");
 }

@@ -5,8 +5,9 @@ import { ParentInput, ParentPasswordInput } from "~/domain/parents";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
+import { mayChangeParent, type ParentSignInChange, type ParentTarget } from "~/domain/who-may-change";
 import { endAllAccessStatements } from "~/services/access.server";
-import { auditedRead, auditRead, auditTail, withAudit } from "~/services/audit.server";
+import { auditedRead, auditRead, auditTail, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { enqueueEmail, securityNotice } from "~/services/jobs.server";
 import { bumpListVersion } from "~/services/list-cache.server";
@@ -14,7 +15,7 @@ import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
 import { contains } from "./like.server";
 
 /** A signed-in parent sees only their own children. */
@@ -106,14 +107,45 @@ export async function getParent(ctx: ModelContext, id: number): Promise<ParentJs
 }
 
 /**
- * The parent's profile screen: the parent in scope (404 first), then the children the actor may see and
- * the location options in the batch of the read's audit row (session, parent, batch: 3 round trips).
+ * The parent's profile screen: the parent in scope (404 first), the children the actor may see and the
+ * locations of all their children in one batch; then the read's audit row, naming the children shown
+ * (decision 019), in the batch of the location options (session, reads, batch: 3 round trips).
+ * `maySetSignIn`: whether the actor may change the parent's password, email or status (decision 015).
  */
 export async function getParentProfile(ctx: ModelContext, id: number) {
-  const [row] = await parentRecordQuery(ctx, id);
+  const [[row], children, childLocations] = await ctx.db.batch([parentRecordQuery(ctx, id), childrenQuery(ctx, id), childLocationsQuery(ctx, id)]);
   if (!row) return null;
-  const [children, locationList] = await auditedRead(ctx.db, who(ctx), { entity: "parent", entityId: id }, () => [childrenQuery(ctx, id), locationOptionsQuery(ctx)], row.tail);
-  return { parent: toJson(row), children, locations: locationList };
+  const shown = children.map((c) => c.id);
+  const entry = shown.length ? { ...clientsReadEntry("parent", shown), entityId: id } : { entity: "parent", entityId: id };
+  const [locationList] = await auditedRead(ctx.db, who(ctx), entry, () => [locationOptionsQuery(ctx)], row.tail);
+  const target = { locationId: row.p.locationId, childLocationIds: childLocations.map((c) => c.locationId) };
+  return { parent: toJson(row), children, locations: locationList, maySetSignIn: mayChangeParent(ctx.actor, target, ["password"]).ok };
+}
+
+/** The locations of every live child of the parent, also those the actor cannot see (for the rule). */
+function childLocationsQuery(ctx: ModelContext, parentId: number) {
+  return ctx.db
+    .selectDistinct({ locationId: patients.locationId })
+    .from(patients)
+    .where(and(eq(patients.parentId, parentId), isNull(patients.deletedAt)));
+}
+
+/**
+ * The stored parent for a change, checked by the rule (decision 015): 404 outside the actor's scope (as
+ * findParent); 403 when the change touches who can sign in as the parent and the actor does not cover every
+ * location of their children. One round trip.
+ */
+async function loadForChange(ctx: ModelContext, id: number, changes: readonly ParentSignInChange[] = []): Promise<ModelResult<{ current: ParentJson; target: ParentTarget }>> {
+  const [[row], childLocations] = await ctx.db.batch([select(ctx).where(and(eq(parents.id, id), scoped(ctx))), childLocationsQuery(ctx, id)]);
+  if (!row) return notFound("Parent");
+  const target = { locationId: row.p.locationId, childLocationIds: childLocations.map((c) => c.locationId) };
+  const refusal = refused(mayChangeParent(ctx.actor, target, changes));
+  return refusal ?? ok({ current: toJson(row), target });
+}
+
+function refused(verdict: ReturnType<typeof mayChangeParent>): ModelResult<never> | null {
+  if (verdict.ok) return null;
+  return verdict.status === 403 ? denied(verdict.message) : notFound("Parent");
 }
 
 /** The parent's children the actor may see, as a statement. */
@@ -188,16 +220,23 @@ export async function createParent(ctx: ModelContext, raw: Record<string, unknow
 }
 
 export async function updateParent(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<ParentJson>> {
-  const current = await findParent(ctx, id);
-  if (!current) return notFound("Parent");
+  const loaded = await loadForChange(ctx, id);
+  if (!loaded.ok) return loaded;
+  const { current, target } = loaded.data;
   const parsed = parseWith(ParentInput, opts.partial ? { ...parentAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
+  // A new email or status changes who can sign in as the parent: the actor must cover their children's locations.
+  const changes: ParentSignInChange[] = [];
+  if (parsed.data.email.toLowerCase() !== current.email.toLowerCase()) changes.push("email");
+  if (parsed.data.status !== current.status) changes.push("status");
+  const refusal = refused(mayChangeParent(ctx.actor, target, changes));
+  if (refusal) return refusal;
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await check(ctx, parsed.data, id, current.location_id);
   if (Object.keys(errors).length) return invalid(errors);
   // A new email or status ends every session and API token of the parent.
-  const endsAccess = parsed.data.email.toLowerCase() !== current.email.toLowerCase() || parsed.data.status !== current.status;
+  const endsAccess = changes.length > 0;
   const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id }, () => {
     const update = ctx.db
       .update(parents)
@@ -211,16 +250,32 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   return ok((await findParent(ctx, id))!, "Parent updated.");
 }
 
-/** Soft delete; the children keep their record but lose the link. */
+const UNLINK_CHILDREN_FIRST = "Unlink this parent from their children first.";
+
+/** A live client is linked to the parent (in SQL, so the delete itself is conditional on it). */
+const hasLiveChild = (id: number) => sql`exists (select 1 from ${patients} where ${patients.parentId} = ${id} and ${patients.deletedAt} is null)`;
+
+/**
+ * Soft delete (decision 015, stop 24): needs the rule's coverage like a password change, and no live
+ * child: a parent still linked to a client answers 422, and unlinking is an edit of each client (where it
+ * is audited against that client), never a side effect of this. The delete is conditional on that in SQL
+ * too, so a child linked meanwhile makes it write nothing (no audit row) and answer the same 422.
+ */
 export async function deleteParent(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
-  const current = await findParent(ctx, id);
-  if (!current) return notFound("Parent");
-  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "parent", entityId: id }, () => [
-    ctx.db.update(parents).set({ deletedAt: ctx.now().toISOString() }).where(eq(parents.id, id)),
+  const loaded = await loadForChange(ctx, id, ["delete"]);
+  if (!loaded.ok) return loaded;
+  if (loaded.data.target.childLocationIds.length) return invalid({ form: UNLINK_CHILDREN_FIRST });
+  const [deleted] = await withConditionalAudit(ctx.db, who(ctx), { action: "delete", entity: "parent", entityId: id }, (audit) => [
+    ctx.db
+      .update(parents)
+      .set({ deletedAt: ctx.now().toISOString() })
+      .where(and(eq(parents.id, id), isNull(parents.deletedAt), sql`not ${hasLiveChild(id)}`))
+      .returning({ id: parents.id }),
+    audit(sql`changes() = 1`),
     ...endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()),
-    ctx.db.update(patients).set({ parentId: null }).where(eq(patients.parentId, id)),
     bumpListVersion(ctx.db, PARENTS),
   ]);
+  if (!deleted.length) return (await findParent(ctx, id)) ? invalid({ form: UNLINK_CHILDREN_FIRST }) : notFound("Parent");
   return ok(null, "Parent deleted.");
 }
 
@@ -230,8 +285,9 @@ export async function deleteParent(ctx: ModelContext, id: number): Promise<Model
  * the usual security notice. The password is never answered back.
  */
 export async function setParentPassword(ctx: ModelContext, app: Pick<AppContext, "env" | "email">, id: number, raw: Record<string, unknown>): Promise<ModelResult<null>> {
-  const current = await findParent(ctx, id);
-  if (!current) return notFound("Parent");
+  const loaded = await loadForChange(ctx, id, ["password"]);
+  if (!loaded.ok) return loaded;
+  const current = loaded.data.current;
   const parsed = parseWith(ParentPasswordInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const passwordHash = await hashPassword(parsed.data.password, app.env.PASSWORD_PEPPER ?? "");

@@ -5,11 +5,11 @@ import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, userLocations, users } from "~/db/schema";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, parsePatient, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, NOT_AT_LOCATION, parsePatient, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, withAudit, type AuditEntry, type AuditWho } from "~/services/audit.server";
+import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, clientsReadEntry, withAudit, type AuditEntry, type AuditWho, type KnownTail } from "~/services/audit.server";
 import { bumpEveryListVersion, bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { insuranceOptionsQuery } from "./insurances.server";
@@ -285,6 +285,32 @@ function staffQuery(ctx: ModelContext, locationId: number) {
     .orderBy(asc(users.name), asc(users.surname));
 }
 
+/**
+ * The staff a client's assignment selects offer: employees of the locations `where` picks, then the employees the
+ * client's stored links name who do not (or no longer) work at its location, or were deleted, with `atLocation`
+ * 0 and the client's location. A form lists those marked, so saving it unchanged keeps the link (checkReferences
+ * checks a changed link only), as the BIP editor does for a plan's doctor. One statement.
+ */
+function assignableStaffQuery(ctx: ModelContext, where: SQL | undefined, client: PatientJson | null) {
+  const linked = client ? STAFF_FIELDS.map(([name]) => client[name]).filter((x): x is number => typeof x === "number") : [];
+  const members = ctx.db
+    // Named columns: D1 answers rows keyed by name, and a key like "1" would be put first.
+    .select({ id: users.id, name: users.name, surname: users.surname, locationId: userLocations.locationId, atLocation: sql<number>`1`.as("at_location") })
+    .from(users)
+    .innerJoin(userLocations, eq(userLocations.userId, users.id))
+    .where(and(isNull(users.deletedAt), where));
+  const atClientLocation = client
+    ? sql`(${users.deletedAt} is null and exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${userLocations.locationId} = ${client.location_id}))`
+    : sql`1`;
+  const gone = ctx.db
+    .select({ id: users.id, name: users.name, surname: users.surname, locationId: sql<number>`${client?.location_id ?? null}`.as("location_id"), atLocation: sql<number>`0`.as("at_location") })
+    .from(users)
+    .where(linked.length ? and(inArray(users.id, linked), sql`not ${atClientLocation}`) : sql`1 = 0`);
+  return members.unionAll(gone).orderBy(asc(users.name), asc(users.surname));
+}
+
+/** A staff option's name, marked when the employee is not (or no longer) at the client's location. */
+const staffName = (s: { name: string; surname: string; atLocation: number }) => (Number(s.atLocation) ? fullName(s) : `${fullName(s)} (${NOT_AT_LOCATION})`);
 
 /** Staff of every location the actor can see, keyed by location (for the add form, before a location is chosen). */
 export async function staffByLocation(ctx: ModelContext, locationIds: number[]) {
@@ -317,7 +343,11 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
   const errors: Record<string, string> = {};
   const [loc] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
   if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
-  const staffIds = STAFF_FIELDS.map(([name]) => input[name]).filter((x): x is number => typeof x === "number");
+  // A staff link the save does not change is kept as it is, even once that employee has left the client's
+  // location (an edit must not fail on a link the user did not touch, as for the parent below); a new link,
+  // and every link of a client who moves, must be an employee of the client's location.
+  const changed = STAFF_FIELDS.map(([name]) => name).filter((name) => !current || current.location_id !== input.location_id || current[name] !== input[name]);
+  const staffIds = changed.map((name) => input[name]).filter((x): x is number => typeof x === "number");
   if (staffIds.length) {
     const members = await ctx.db
       .select({ id: userLocations.userId })
@@ -325,7 +355,7 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
       .innerJoin(users, eq(users.id, userLocations.userId))
       .where(and(eq(userLocations.locationId, input.location_id), inArray(userLocations.userId, staffIds), isNull(users.deletedAt)));
     const ok = new Set(members.map((m) => m.id));
-    for (const [name] of STAFF_FIELDS) {
+    for (const name of changed) {
       const staffId = input[name];
       if (typeof staffId === "number" && !ok.has(staffId)) errors[name] = "Choose an employee of the client's location.";
     }
@@ -474,34 +504,29 @@ export async function deletePatient(ctx: ModelContext, patientId: number): Promi
  */
 /**
  * The client form's options as statements, to ride in one batch (or the batch of an audit row): the
- * locations the actor can see, the parents, the insurers, and the staff of `locationId` when it is one of
- * those locations (else of every one of them). Turn the results into options with patientFormOptionsFrom.
+ * locations the actor can see, the insurers, and the staff of `locationId` when it is one of those
+ * locations (else of every one of them). The parents are read before (their read's audit row names them):
+ * turn both into options with patientFormOptionsFrom.
  */
-export function patientFormOptionReads(ctx: ModelContext, locationId: number | null) {
+export function patientFormOptionReads(ctx: ModelContext, locationId: number | null, client: PatientJson | null = null) {
   const visible = sql`(select "id" from ${locationOptionsQuery(ctx)})`;
-  const staff = ctx.db
-    .select({ id: users.id, name: users.name, surname: users.surname, locationId: userLocations.locationId })
-    .from(users)
-    .innerJoin(userLocations, eq(userLocations.userId, users.id))
-    .where(
-      and(
-        sql`${userLocations.locationId} in ${visible}`,
-        isNull(users.deletedAt),
-        locationId === null ? undefined : sql`(${userLocations.locationId} = ${locationId} or ${locationId} not in ${visible})`,
-      ),
-    )
-    .orderBy(asc(users.name), asc(users.surname));
-  const reads: [ReturnType<typeof locationOptionsQuery>, ReturnType<typeof insuranceOptionsQuery>, ReturnType<typeof parentOptionsQuery>, typeof staff] = [locationOptionsQuery(ctx), insuranceOptionsQuery(ctx), parentOptionsQuery(ctx), staff];
+  const staff = assignableStaffQuery(
+    ctx,
+    and(sql`${userLocations.locationId} in ${visible}`, locationId === null ? undefined : sql`(${userLocations.locationId} = ${locationId} or ${locationId} not in ${visible})`),
+    client,
+  );
+  const reads: [ReturnType<typeof locationOptionsQuery>, ReturnType<typeof insuranceOptionsQuery>, typeof staff] = [locationOptionsQuery(ctx), insuranceOptionsQuery(ctx), staff];
   return reads;
 }
 
 type FormOptionRows = BatchResponse<ReturnType<typeof patientFormOptionReads>>;
+type ParentOption = { id: number; name: string; surname: string; email: string };
 
-/** The options of the client form from the results of patientFormOptionReads. */
-export function patientFormOptionsFrom(locationId: number | null, [locs, insurers, parentList, staffRows]: FormOptionRows) {
+/** The options of the client form from the results of patientFormOptionReads and the parents read. */
+export function patientFormOptionsFrom(locationId: number | null, [locs, insurers, staffRows]: FormOptionRows, parentList: readonly ParentOption[]) {
   const shown = locationId !== null && locs.some((l) => l.id === locationId) ? locs.filter((l) => l.id === locationId) : locs;
   const byLocation: Record<number, { id: number; name: string }[]> = {};
-  for (const r of staffRows) (byLocation[r.locationId] ??= []).push({ id: r.id, name: fullName(r) });
+  for (const r of staffRows) (byLocation[r.locationId] ??= []).push({ id: r.id, name: staffName(r) });
   return {
     locations: locs,
     parents: parentList.map((p) => ({ id: p.id, name: `${fullName(p)} (${p.email})` })),
@@ -510,10 +535,36 @@ export function patientFormOptionsFrom(locationId: number | null, [locs, insurer
   };
 }
 
-/** The client form's options (the add screen): one batch. */
-export async function patientFormOptions(ctx: ModelContext, locationId: number | null) {
-  const reads = patientFormOptionReads(ctx, locationId);
-  return patientFormOptionsFrom(locationId, await ctx.db.batch(reads));
+/**
+ * The client form's options (the add screen): one batch, then the read recorded before it is answered. The
+ * parent select lists up to 500 parents with names and emails: a read of parents, recorded as the parents
+ * list records its read (entity parent, their ids in `detail.parents`; decision 019). `tail`: read with the
+ * session. No parent listed, no row.
+ */
+export async function patientFormOptions(ctx: ModelContext, locationId: number | null, tail?: KnownTail) {
+  const [parentList, ...rows] = await ctx.db.batch([parentOptionsQuery(ctx), ...patientFormOptionReads(ctx, locationId)]);
+  await auditClientsRead(ctx.db, who(ctx), "parent", clientIds(parentList, (p) => p.id), tail, "parents");
+  return patientFormOptionsFrom(locationId, rows, parentList);
+}
+
+/**
+ * The client editor: the client in scope with the tail and the parents the select offers (one statement),
+ * then the other options in the batch of the read's audit row, which names the client and, in
+ * `detail.parents`, the parents listed: session + record + batch = 3 round trips, one row (decision 019).
+ */
+export async function getPatientForm(ctx: ModelContext, patientId: number) {
+  const [row] = await ctx.db
+    .select({ p: patients, tail: auditTail, parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]) })
+    .from(patients)
+    .where(and(eq(patients.id, patientId), patientScope(ctx)));
+  if (!row) return null;
+  const patient = patientJson(row.p, ctx.now().toISOString().slice(0, 10));
+  // json_group_array does not promise its input's order: the select's order (by name) again.
+  const parentList = [...row.parents].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
+  const parentIds = clientIds(parentList, (p) => p.id);
+  const entry = { entity: "patient", entityId: row.p.id, patientId: row.p.id, detail: parentIds.length ? clientsReadEntry("parent", parentIds, "parents").detail : null };
+  const rows = await auditedRead(ctx.db, who(ctx), entry, () => patientFormOptionReads(ctx, patient.location_id, patient), row.tail);
+  return { patient, options: patientFormOptionsFrom(patient.location_id, rows, parentList) };
 }
 
 const fullName = (p: { name: string; surname: string }) => `${p.name} ${p.surname}`.trim();
@@ -568,10 +619,10 @@ export async function findPatientIdByIdentifier(ctx: ModelContext, identifier: s
  */
 export async function getPatientSettings(ctx: ModelContext, patientId: number) {
   // The staff of the client's location ride in the batch of the read's audit row.
-  const read = await getPatientWith(ctx, patientId, (p) => [staffQuery(ctx, p.location_id)]);
+  const read = await getPatientWith(ctx, patientId, (p) => [assignableStaffQuery(ctx, eq(userLocations.locationId, p.location_id), p)]);
   if (!read) return null;
   const [staff] = read.also;
-  return { patient: read.patient, staff: staff.map((s) => ({ id: s.id, name: fullName(s) })) };
+  return { patient: read.patient, staff: staff.map((s) => ({ id: s.id, name: staffName(s) })) };
 }
 
 /**

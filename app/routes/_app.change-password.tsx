@@ -5,7 +5,7 @@ import { Field, FormMessage, NewPasswordFields } from "~/components/ui/field";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { ChangePasswordInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
-import { checkPassword, setPassword } from "~/models/auth.server";
+import { checkPassword, selfWho, setPassword } from "~/models/auth.server";
 import { redirectWithCookies } from "~/services/flow-cookies.server";
 import { requirePrincipal } from "~/services/guard.server";
 import { createSession } from "~/services/session.server";
@@ -34,7 +34,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return data({ errors: { current_password: AUTH_MESSAGES.currentPasswordWrong } as Record<string, string> }, { status: 422 });
   }
   // Every session ends, this one included; this browser alone gets a fresh one.
-  await setPassword(app, principal, parsed.data.password);
+  await setPassword(app, principal, parsed.data.password, { who: selfWho(principal, app.ip), action: "password" });
   const cookie = await createSession(app.db, principal, app.now(), app.secure);
   return redirectWithCookies("/change-password?changed=1", [cookie]);
 }

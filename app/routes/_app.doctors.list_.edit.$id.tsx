@@ -31,7 +31,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const employee = await getEmployee(ctx, requireId(params.id, "Employee"));
   if (!employee) throw notFound("Employee not found.");
   const [config, identity] = await Promise.all([employeeConfig(ctx), mayChangeIdentity(ctx, employee.id)]);
-  return { employee, config, self: employee.id === actor.id, identity };
+  // A primary location the actor cannot see is kept on a save (decision 015): the form offers no choice for it.
+  const primaryHidden = employee.location_id !== null && !config.locations.some((l) => l.id === employee.location_id);
+  return { employee, config, self: employee.id === actor.id, identity, primaryHidden };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -78,7 +80,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function EditEmployee() {
-  const { employee, config, self, identity } = useLoaderData<typeof loader>();
+  const { employee, config, self, identity, primaryHidden } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const current = (answer?.current ?? null) as EmployeeJson | null;
@@ -114,6 +116,7 @@ export default function EditEmployee() {
         submitLabel="Save changes"
         busy={busy}
         rolesHint={self ? "You cannot change your own roles: another administrator must do it." : undefined}
+        primaryHidden={primaryHidden}
       />
       <AvatarForm avatar={employee.avatar} label={employee.full_name} error={avatarAnswer?.errors.avatar} busy={busy} />
       {self || !identity ? null : (

@@ -8,6 +8,7 @@ import { FormMessage, NewPasswordFields } from "~/components/ui/field";
 import { FormActions } from "~/components/ui/form-controls";
 import { GENDERS } from "~/domain/patients";
 import { can } from "~/domain/permissions";
+import { CHANGE_MESSAGES } from "~/domain/who-may-change";
 import { findParent, getParentProfile, parentAsInput, setParentPassword, updateParent, type ParentJson } from "~/models/parents.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
@@ -59,7 +60,7 @@ const LABELS: [keyof ParentJson, string][] = [
 ];
 
 export default function ParentProfile() {
-  const { parent, children, locations, canManage, canSeeClients } = useLoaderData<typeof loader>();
+  const { parent, children, locations, canManage, canSeeClients, maySetSignIn } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -99,13 +100,18 @@ export default function ParentProfile() {
           ))}
         </ul>
       )}
+      {canManage && !maySetSignIn ? (
+        <p className="muted">
+          {CHANGE_MESSAGES.parentNotCovered} You can still change their name, phone numbers and address here.
+        </p>
+      ) : null}
       {canManage ? (
         <details open={!!saved}>
           <summary>Edit parent</summary>
           <Form method="post" noValidate key={JSON.stringify([values, version])}>
             <input type="hidden" name="intent" value="save" />
             <input type="hidden" name="version" value={version} />
-            <ParentFields values={values} errors={errors} locations={locations} />
+            <ParentFields values={values} errors={errors} locations={locations} signInFixed={!maySetSignIn} />
             <FormActions>
               <button className="btn btn-primary" type="submit" disabled={busy}>
                 Save parent
@@ -114,7 +120,7 @@ export default function ParentProfile() {
           </Form>
         </details>
       ) : null}
-      {canManage ? (
+      {canManage && maySetSignIn ? (
         <details open={!!passwordAnswer}>
           <summary>Set password</summary>
           <p className="muted">Sets the password {parent.full_name} signs in with (tick “Sign in as a parent or guardian”). Their open sessions end.</p>

@@ -19,10 +19,10 @@ function locationParam(raw: string | null): number | null {
 }
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_clients");
+  const { actor, auditTail } = await requirePermission(request, context, "manage_clients");
   const ctx = modelContextFor(context, actor);
   const locationId = locationParam(new URL(request.url).searchParams.get("location_id")) ?? (actor.locationIds.length === 1 ? actor.locationIds[0]! : null);
-  return { options: await patientFormOptions(ctx, locationId), locationId };
+  return { options: await patientFormOptions(ctx, locationId, auditTail), locationId };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {

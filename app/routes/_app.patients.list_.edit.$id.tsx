@@ -6,7 +6,7 @@ import { PatientForm, patientFormValues } from "~/components/patient-form";
 import { FormMessage } from "~/components/ui/field";
 import { nestFormFields } from "~/domain/intake";
 import { applyPaAssessmentIntent, paAssessmentIntent } from "~/domain/pa-assessments";
-import { deletePatient, findPatient, getPatientWith, patientFormOptionReads, patientFormOptionsFrom, updatePatient, type PatientJson } from "~/models/patients.server";
+import { deletePatient, findPatient, getPatientForm, updatePatient, type PatientJson } from "~/models/patients.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
@@ -16,10 +16,11 @@ export const handle = { guard: "manage_clients" };
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_clients");
   const ctx = modelContextFor(context, actor);
-  // The record (scope decides 404 first), then the form's options in the batch of its audit row.
-  const read = await getPatientWith(ctx, requireId(params.id, "Patient"), (p) => patientFormOptionReads(ctx, p.location_id));
+  // The record with the parents its select offers (scope decides 404 first), then the other options in the
+  // batch of its audit row, which names the parents too.
+  const read = await getPatientForm(ctx, requireId(params.id, "Patient"));
   if (!read) throw notFound("Patient not found.");
-  return { patient: read.patient, options: patientFormOptionsFrom(read.patient.location_id, read.also) };
+  return read;
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {

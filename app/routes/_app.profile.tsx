@@ -7,7 +7,7 @@ import { Field, FormMessage } from "~/components/ui/field";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { BackupCodesInput, TwoFactorSwitchInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
-import { checkPassword, countUnusedBackupCodes, generateBackupCodes, setTwoFactor } from "~/models/auth.server";
+import { checkPassword, countUnusedBackupCodes, generateBackupCodes, selfWho, setTwoFactor } from "~/models/auth.server";
 import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
 import { modelContextFor } from "~/services/forms.server";
 import { requirePrincipal } from "~/services/guard.server";
@@ -79,7 +79,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!parsed.ok) return refuse(422, parsed.errors);
     const refused = await wrongPassword(parsed.data.current_password);
     if (refused) return refused;
-    const codes = await setTwoFactor(app.db, principal, parsed.data.enabled);
+    const codes = await setTwoFactor(app.db, principal, parsed.data.enabled, { who: selfWho(principal, app.ip) });
     if (!codes) return redirect("/profile?twoFactor=off", 303);
     return data<Answer>({ intent, errors: {}, message: "Two-factor verification by email is on.", codes }, { headers: NO_STORE });
   }
@@ -89,7 +89,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const refused = await wrongPassword(parsed.data.current_password);
   if (refused) return refused;
   if (!actor.twoFactorEnabled) return refuse(422, {}, AUTH_MESSAGES.twoFactorOffFirst);
-  const codes = await generateBackupCodes(app.db, principal);
+  const codes = await generateBackupCodes(app.db, principal, selfWho(principal, app.ip));
   return data<Answer>({ intent, errors: {}, message: "New backup codes were issued; the old ones no longer work.", codes }, { headers: NO_STORE });
 }
 

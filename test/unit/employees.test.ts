@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AdminPasswordInput, complianceState, EmployeeInput, EmployeeStatusInput, maskSsn, NewEmployeeInput, withEmploymentFromForm } from "~/domain/employees";
+import { AdminPasswordInput, complianceState, EmployeeInput, EmployeeStatusInput, employmentFormErrors, maskSsn, NewEmployeeInput, withEmploymentFromForm } from "~/domain/employees";
 import { parseWith } from "~/domain/validation";
 
 describe("complianceState", () => {
@@ -118,5 +118,20 @@ describe("withEmploymentFromForm", () => {
 
   it("a single chosen location (one form value) is read too", () => {
     expect(withEmploymentFromForm({ locations: "7", emp_7_salary: "5" }).employment).toEqual([{ location_id: "7", salary: "5" }]);
+  });
+});
+
+describe("employmentFormErrors", () => {
+  it("names every bad employment input of every chosen location", () => {
+    expect(employmentFormErrors({ locations: ["7", "8"], emp_7_salary: "-5", emp_7_fixed_weekly_hours: "200", emp_8_telehealth_salary: "x", emp_8_salary: "30", emp_9_salary: "-1" })).toEqual({
+      emp_7_salary: "Salary must be 0 or more.",
+      emp_7_fixed_weekly_hours: "Fixed weekly hours must be at most 168.",
+      emp_8_telehealth_salary: "Telehealth salary must be a number.",
+    });
+  });
+
+  it("is empty for a JSON body and for good input", () => {
+    expect(employmentFormErrors({ locations: [7], employment: [{ location_id: 7, salary: -5 }] })).toEqual({});
+    expect(employmentFormErrors({ locations: ["7"], emp_7_salary: "30" })).toEqual({});
   });
 });

@@ -87,7 +87,7 @@ describe("header", () => {
     [{ current_insurance: "x".repeat(256) }, "current_insurance", "Current insurance must be at most 255 characters."],
     [{ medical_necessity_statement: "x".repeat(5001) }, "medical_necessity_statement", "Medical necessity statement must be at most 5000 characters."],
     [{ has_own_room: "sometimes" }, "has_own_room", yesNoMessage("Has own room")],
-    [{ patient_summary: 42 }, "patient_summary", "Invalid type: Expected string but received 42"],
+    [{ patient_summary: 42 }, "patient_summary", "Patient summary must be text."],
   ])("refuses bad input, case %#", (over, field, message) => {
     const r = parseIntake({ ...header, ...over });
     expect(r.ok).toBe(false);
@@ -130,7 +130,7 @@ describe("sub-records: required and format rules", () => {
     ["prior_aba_services", { start_date: "2024-03-01", end_date: "2023-12-31" }, "prior_aba_services.end_date", "The end date must be after the start date."],
     ["prior_aba_services", { received: "perhaps" }, "prior_aba_services.received", yesNoMessage("Received ABA services before")],
     ["past_current_treatments", { past_treatments: "x".repeat(5001) }, "past_current_treatments.past_treatments", "Past treatments must be at most 5000 characters."],
-    ["educational_medical_status", { medical_status: 7 }, "educational_medical_status.medical_status", "Invalid type: Expected string but received 7"],
+    ["educational_medical_status", { medical_status: 7 }, "educational_medical_status.medical_status", "Medical status must be text."],
     ["other_therapy_services", { other_therapy_services: "x".repeat(5001) }, "other_therapy_services", "Other therapy services must be at most 5000 characters."],
     ["conducted_assessments", { conducted_assessments: "x".repeat(5001) }, "conducted_assessments", "Conducted assessments must be at most 5000 characters."],
     ["setting_events_antecedents", { setting_events_antecedents: "x".repeat(5001) }, "setting_events_antecedents", "Setting events and antecedents must be at most 5000 characters."],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Actor, Permission } from "~/domain/permissions";
-import { mayChange, mayCreate, mayEditRole, mayGrantRole, type ChangeTarget, type IdentityChange, type RoleGrant } from "~/domain/who-may-change";
+import { mayChange, mayChangeParent, mayCreate, mayEditRole, mayGrantRole, type ChangeTarget, type IdentityChange, type ParentSignInChange, type RoleGrant } from "~/domain/who-may-change";
 
 /** Who may change whom (decision 015): rank × coverage × change, with the demo roles of decision 002. */
 
@@ -112,6 +112,35 @@ describe("mayChange: rank, then coverage of every location for a change of who s
     const rbtEverywhere = target(40, [], [1, 2, 3]);
     expect(mayChange(allLocations, rbtEverywhere, { changes: ["password"] }).ok).toBe(true);
     expect(mayChange(allLocations, bcbaMiamiLa, { changes: ["password"] })).toMatchObject({ ok: false, status: 403 });
+  });
+});
+
+describe("mayChangeParent: a parent's sign-in needs every location of the parent and their children (stop 24)", () => {
+  // Miami 1, Denver 2, Los Angeles 3; lm works in Denver, manager in Miami and Denver.
+  it.each([
+    ["lm, Denver parent, no children, password", lm, 2, [], ["password"], true],
+    ["lm, Denver parent, Miami child, password", lm, 2, [1], ["password"], 403],
+    ["lm, Denver parent, Miami child, email", lm, 2, [1], ["email"], 403],
+    ["lm, Denver parent, Miami child, status", lm, 2, [1], ["status"], 403],
+    ["lm, Denver parent, Miami child, delete", lm, 2, [1], ["delete"], 403],
+    ["lm, Denver parent, Miami child, phone only", lm, 2, [1], [], true],
+    ["lm, parent without a location, no children, password", lm, null, [], ["password"], true],
+    ["lm, parent without a location, Miami child, password", lm, null, [1], ["password"], 403],
+    ["lm, parent without a location, Denver child, email", lm, null, [2], ["email"], true],
+    ["lm, Miami parent, Denver child (the parent is not the lm's to see)", lm, 1, [2], ["password"], 404],
+    ["lm, Miami parent, phone only", lm, 1, [], [], 404],
+    ["manager, Denver parent, Miami and Denver children, password", manager, 2, [1, 2], ["password"], true],
+    ["manager, Denver parent, Miami and LA children, password", manager, 2, [1, 3], ["password"], 403],
+    ["admin, parent without a location, children everywhere, delete", admin, null, [1, 2, 3], ["delete"], true],
+    ["access_all_locations, LA parent, LA child, password", allLocations, 3, [3], ["password"], true],
+  ] as const)("%s", (_label, who, locationId, childLocationIds, changes, expected) => {
+    const verdict = mayChangeParent(who, { locationId, childLocationIds }, changes as readonly ParentSignInChange[]);
+    expect(verdict.ok ? true : verdict.status).toBe(expected);
+  });
+
+  it("a refusal says why; a parent actor changes no parent", () => {
+    expect(mayChangeParent(lm, { locationId: 2, childLocationIds: [1] }, ["password"])).toMatchObject({ ok: false, status: 403, message: expect.stringContaining("every location of their children") });
+    expect(mayChangeParent({ ...lm, kind: "parent" }, { locationId: null, childLocationIds: [] }, ["password"])).toMatchObject({ ok: false, status: 404 });
   });
 });
 

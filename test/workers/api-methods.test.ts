@@ -21,7 +21,11 @@ describe("405 JSON for a method the path does not serve", () => {
     ["pacing", [["POST", "/v2/pa-service-calculator/1"], ["PUT", "/v2/pa-services/1/pacing"], ["DELETE", "/v2/pa-pacing"]]],
     ["note PDFs", [["POST", "/v2/note_rbt/pdf/1"], ["DELETE", "/v2/note_bcba/pdf/1"], ["PUT", "/v2/note_combined/pdf/1"]]],
     ["AI summary", [["GET", "/note_rbt/generate-summary"], ["PUT", "/note_bcba/generate-summary"], ["GET", "/note_combined/generate-summary"]]],
-    ["employees (first-generation calls)", [["PUT", "/doctors/config"], ["DELETE", "/doctors/show/1"], ["GET", "/doctors/createUser"], ["GET", "/doctors/1/change-password"]]],
+    ["employees (first-generation calls)", [["PUT", "/doctors/config"], ["DELETE", "/doctors/show/1"]]],
+    [
+      "user administration",
+      [["GET", "/v2/users/createUser"], ["PUT", "/v2/users/editUser/1"], ["GET", "/v2/users/1/change-password"], ["POST", "/v2/users/1/change-password"], ["GET", "/v2/users/1/reset-two-factor"], ["DELETE", "/v2/users/1/reset-two-factor"]],
+    ],
     ["insurers' calls", [["PUT", "/insurance/service"], ["GET", "/insurance/store/service"], ["POST", "/insurance/servicebyInsurance/1"]]],
     ["clients' extra calls", [["POST", "/v2/patients/1/pa-services"], ["DELETE", "/v2/patients/by-identifier/X"]]],
   ] as const)("%s", async (_, cases) => {
@@ -36,6 +40,9 @@ describe("a path under /api that no call serves", () => {
     ["GET", "/api/v2/pa-service-calculator/"],
     ["GET", "/api"],
     ["DELETE", "/api/v2/remittances/1/lines"],
+    // The user administration calls live under /api/v2/users, not under the doctors' calls.
+    ["POST", "/api/doctors/createUser"],
+    ["GET", "/api/doctors/1/change-password"],
   ])("%s %s answers 404 JSON 'Endpoint not found', never the screens' HTML", async (method, path) => {
     const res = await SELF.fetch(`http://localhost${path}`, { method, headers: { Authorization: `Bearer ${token}`, Accept: "application/json" }, redirect: "manual" });
     expect(res.status).toBe(404);

@@ -1,14 +1,14 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { count, desc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, claims, clientConsents, clientReports, intakeAssessments, notes, paServices, pdfJobs, scheduledSessions, sharedDocuments, x12Files } from "~/db/schema";
+import { auditLog, claims, clientConsents, clientReports, intakeAssessments, notes, paServices, parents, pdfJobs, scheduledSessions, sharedDocuments, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
 import { createClaim } from "./claim-fixtures";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, codeIn, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, lastEmail, request, signInCookie } from "./helpers";
+import { api, apiToken, codeIn, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, lastEmail, request, signInCookie } from "./helpers";
 
 /**
  * Every API GET route and every screen that answers client data writes an audit row for the read
@@ -92,7 +92,6 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.tickets._index": "redirect to the tickets list",
   "routes/_app.calendar._index": "redirect to the calendar view, which records its read",
   "routes/_app.client-consent-form": "redirect to a client's consents (which record their read) or to the clients list",
-  "routes/_app.patients.add": "an empty client form with its options",
   "routes/_app.bip._index": "redirect",
   "routes/_app.parents._index": "redirect",
   "routes/_app.parents.add": "an empty parent form with the actor's locations",
@@ -459,6 +458,7 @@ describe("a recorded read stays within 3 D1 round trips", () => {
     "/calendar/view?view=month&date=2026-01-05&location_id=:location",
     "/calendar/session/:scheduled",
     "/patients/consents/:patient",
+    "/patients/add",
   ])("screen %s: session, page, audit row", async (route) => {
     const path = seeded(route);
     const before = await auditRows();
@@ -587,3 +587,94 @@ describe("API sign-ins are audited", () => {
   });
 });
 
+
+describe("changes to who can sign in as an account are audited with the change (probe 8882, defect 5)", () => {
+  /** The rows on an account other than its sign-ins (a parent's sign-in names the parent too), oldest first. */
+  async function rowsOn(entity: "employee" | "parent", id: number) {
+    const rows = await db().select().from(auditLog).where(and(eq(auditLog.entity, entity), eq(auditLog.entityId, String(id)))).orderBy(asc(auditLog.id));
+    return rows.filter((r) => !r.action.startsWith("sign_in"));
+  }
+
+  it("one's own password change (screen): a password row on one's own account, never the password", async () => {
+    const user = await createUser({ permissions: ["view_clients"] });
+    const res = await form("/change-password", { current_password: user.password, password: "own-new-pass-1", password_confirmation: "own-new-pass-1" }, await signInCookie(user));
+    expect(res.status).toBe(303);
+    const rows = await rowsOn("employee", user.id);
+    expect(rows.map((r) => [r.action, r.actorType, r.actorId])).toEqual([["password", "user", user.id]]);
+    expect(JSON.stringify(rows)).not.toContain("own-new-pass-1");
+
+    const parent = await createParent();
+    expect((await form("/change-password", { current_password: parent.password, password: "parent-new-1", password_confirmation: "parent-new-1" }, await signInCookie(parent, true))).status).toBe(303);
+    expect((await rowsOn("parent", parent.id)).map((r) => [r.action, r.actorType, r.actorId])).toEqual([["password", "parent", parent.id]]);
+  });
+
+  it("a password reset completed through the API: a password_reset row by the account, never the password", async () => {
+    const user = await createUser({ permissions: ["view_clients"] });
+    const asked = (await (await api("/password-reset/request", { method: "POST", body: { email: user.email } })).json()) as { challenge_id: string };
+    const code = codeIn((await lastEmail(user.email))!.text);
+    const verified = (await (await api("/password-reset/verify", { method: "POST", body: { email: user.email, code, challenge_id: asked.challenge_id } })).json()) as { reset_token: string };
+    expect(await rowsOn("employee", user.id)).toEqual([]);
+    const res = await api("/password-reset/change", { method: "POST", body: { email: user.email, reset_token: verified.reset_token, password: "reset-pass-123", password_confirmation: "reset-pass-123" } });
+    expect(res.status).toBe(200);
+    const rows = await rowsOn("employee", user.id);
+    expect(rows.map((r) => [r.action, r.actorType, r.actorId])).toEqual([["password_reset", "user", user.id]]);
+    expect(JSON.stringify(rows)).not.toContain("reset-pass-123");
+    expect(JSON.stringify(rows)).not.toContain(verified.reset_token);
+  });
+
+  it("two-factor on, new backup codes, two-factor off (profile): a row each, never a code", async () => {
+    const user = await createUser({ permissions: ["view_clients"] });
+    const cookie = await signInCookie(user);
+    const on = await form("/profile", { intent: "two-factor", enabled: "true", current_password: user.password }, cookie);
+    expect(on.status).toBe(200);
+    const fresh = await form("/profile", { intent: "backup-codes", current_password: user.password }, cookie);
+    expect(fresh.status).toBe(200);
+    const shown = (await fresh.text()).match(/[A-Z2-9]{5}-[A-Z2-9]{5}/g) ?? [];
+    expect(shown.length).toBeGreaterThan(0);
+    expect((await form("/profile", { intent: "two-factor", enabled: "false", current_password: user.password }, cookie)).status).toBe(303);
+    const rows = await rowsOn("employee", user.id);
+    expect(rows.map((r) => [r.action, r.actorType, r.actorId, r.detail])).toEqual([
+      ["two_factor_on", "user", user.id, null],
+      ["backup_codes", "user", user.id, null],
+      ["two_factor_off", "user", user.id, null],
+    ]);
+    for (const code of shown) expect(JSON.stringify(rows)).not.toContain(code);
+  });
+
+  it("a refused change (wrong current password) writes no row", async () => {
+    const user = await createUser({ permissions: ["view_clients"] });
+    const refused = await form("/change-password", { current_password: "not-the-password", password: "own-new-pass-2", password_confirmation: "own-new-pass-2" }, await signInCookie(user));
+    expect(refused.status).toBe(422);
+    expect(await rowsOn("employee", user.id)).toEqual([]);
+  });
+});
+
+describe("reads name what they show (probe 8882, defect 6)", () => {
+  it("GET /api/v2/pa-services/{id}: the row names the service and its client", async () => {
+    const res = await api(`/v2/pa-services/${seed.pa}`, { token });
+    expect(res.status).toBe(200);
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(row).toMatchObject({ action: "read", entity: "pa_service", entityId: String(seed.pa), patientId: seed.patient });
+    expect(JSON.parse(row!.detail!)).toEqual({ patients: [seed.patient] });
+  });
+
+  it("the client forms' parent select is recorded as a read of the parents it lists", async () => {
+    const listed = await db().select({ id: parents.id }).from(parents).where(isNull(parents.deletedAt)).orderBy(asc(parents.id));
+    const ids = listed.map((p) => p.id).slice(0, 500);
+    expect(ids).toContain(seed.parent);
+
+    const before = await auditRows();
+    expect((await request("/patients/add", { cookie })).status).toBe(200);
+    expect(await auditRows()).toBe(before + 1);
+    const [add] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(add).toMatchObject({ action: "read", entity: "parent", entityId: null, patientId: null });
+    expect(JSON.parse(add!.detail!)).toEqual({ parents: ids });
+
+    // The editor: still one row, naming the client and the parents of its select.
+    expect((await request(`/patients/list/edit/${seed.patient}`, { cookie })).status).toBe(200);
+    expect(await auditRows()).toBe(before + 2);
+    const [edit] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(edit).toMatchObject({ action: "read", entity: "patient", entityId: String(seed.patient), patientId: seed.patient });
+    expect(JSON.parse(edit!.detail!)).toEqual({ parents: ids });
+  });
+});

@@ -1,9 +1,9 @@
 import { and, count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { backupCodes, outboxEmails, sessions, twoFactorChallenges, userRoles, roles, users } from "~/db/schema";
+import { auditLog, backupCodes, outboxEmails, sessions, twoFactorChallenges, userRoles, roles, users } from "~/db/schema";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
-import { generateBackupCodes } from "~/models/auth.server";
+import { generateBackupCodes, selfWho } from "~/models/auth.server";
 import { getAuthSettings } from "~/models/settings.server";
 import { readSessionActor } from "~/services/session.server";
 import { codeIn, cookiesBesidesBookmark, cookiesFrom, countingDb, createLocation, createParent, createUser, db, form, lastEmail, request, setCookiesBesidesBookmark, signInCookie, type TestUser } from "./helpers";
@@ -184,7 +184,7 @@ describe("two-factor-verify", () => {
 
   it("a backup code works once and only once", async () => {
     const user = await createUser({ twoFactor: true });
-    const codes = await generateBackupCodes(db(), { type: "user", id: user.id });
+    const codes = await generateBackupCodes(db(), { type: "user", id: user.id }, selfWho({ type: "user", id: user.id }, "127.0.0.1"));
 
     const empty = await form("/two-factor-verify", { intent: "backup", backup_code: " " }, await startTwoFactor(user));
     expect(empty.status).toBe(422);
@@ -295,6 +295,10 @@ describe("password reset screens", () => {
     expect(changed.headers.get("Location")).toBe("/login?reset=1");
     expect(cookiesBesidesBookmark(changed, jar)).toBe("");
     expect(await page(await request("/login?reset=1"))).toContain(AUTH_MESSAGES.passwordChanged);
+    // Recorded on the account, by the account, with the change (never the password).
+    const trail = await db().select().from(auditLog).where(and(eq(auditLog.entity, "employee"), eq(auditLog.entityId, String(user.id))));
+    expect(trail.map((r) => [r.action, r.actorType, r.actorId])).toEqual([["password_reset", "user", user.id]]);
+    expect(JSON.stringify(trail)).not.toContain("brand-new-pass-1");
 
     // Every earlier session ended; the old password fails and the new one works.
     expect((await request("/dashboard", { cookie: elsewhere })).status).toBe(302);
@@ -545,7 +549,7 @@ describe("profile", () => {
 
   it("new backup codes replace the old ones; turning off clears them", async () => {
     const user = await createUser({ twoFactor: true });
-    const old = await generateBackupCodes(db(), { type: "user", id: user.id });
+    const old = await generateBackupCodes(db(), { type: "user", id: user.id }, selfWho({ type: "user", id: user.id }, "127.0.0.1"));
     // A two-factor user signs in through the code screen.
     const jar = await startTwoFactor(user);
     const signed = cookiesFrom(await form("/two-factor-verify", { code: await emailedCode(user.email) }, jar));

@@ -469,3 +469,128 @@ describe("employees: list cache, statement budget, legacy doctor paths", () => {
     expect(html).toContain("Deactivate employee");
   });
 });
+
+describe("an editor who shares only some of an employee's locations; employment errors on their inputs (decision 015, stop 24)", () => {
+  function post(path: string, fields: Record<string, string | string[]>, cookie: string) {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+    return request(path, { method: "POST", body, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+  }
+
+  /** An employee of two locations whose primary one (the first) the manager cannot see, signed in. */
+  async function partial() {
+    const hidden = await createLocation({ title: `Hidden ${uniq()}` });
+    const mine = await createLocation({ title: `Mine ${uniq()}` });
+    const target = await createUser({ permissions: [], locations: [hidden.id, mine.id], name: "Partial" });
+    await signInCookie(target);
+    const [held] = await db().select({ roleId: userRoles.roleId }).from(userRoles).where(eq(userRoles.userId, target.id));
+    const me = await createUser({ permissions: [...MANAGE], locations: [mine.id] });
+    return { hidden, mine, target, roleId: held!.roleId, me };
+  }
+  async function memberships(id: number) {
+    return (await db().select({ id: userLocations.locationId }).from(userLocations).where(eq(userLocations.userId, id))).map((r) => r.id).sort((a, b) => a - b);
+  }
+  async function sessionCount(id: number) {
+    return (await db().select().from(sessions).where(and(eq(sessions.principalType, "user"), eq(sessions.principalId, id)))).length;
+  }
+
+  it("the screen keeps a primary location the editor cannot see: no choice offered, a phone-only save keeps it, moving it is refused", async () => {
+    const { hidden, mine, target, roleId, me } = await partial();
+    const cookie = await signInCookie(me);
+    const path = `/doctors/list/edit/${target.id}`;
+    const html = await (await request(path, { cookie })).text();
+    expect(html).not.toContain("The first chosen location");
+    expect(html).not.toContain('name="location_id"');
+    expect(html).toContain("Primary location: a location you do not manage. It stays as it is.");
+    const sessionsBefore = await sessionCount(target.id);
+    expect(sessionsBefore).toBeGreaterThan(0);
+    const fields = { intent: "save", version: "1", name: "Partial", surname: "User", email: target.email, status: "active", roles: [String(roleId)], locations: [String(mine.id)], phone: "555-999-0007" };
+
+    const saved = await post(path, fields, cookie);
+    expect(saved.status).toBe(303);
+    expect(await userRow(target.id)).toMatchObject({ phone: "555-999-0007", locationId: hidden.id });
+    expect(await memberships(target.id)).toEqual([hidden.id, mine.id].sort((a, b) => a - b));
+    // A form rendered before this change posted a blank primary location: that keeps it too.
+    const blank = await post(path, { ...fields, version: "2", phone: "555-999-0008", location_id: "" }, cookie);
+    expect(blank.status).toBe(303);
+    expect(await userRow(target.id)).toMatchObject({ phone: "555-999-0008", locationId: hidden.id });
+    expect(await sessionCount(target.id)).toBe(sessionsBefore);
+
+    const moved = await post(path, { ...fields, version: "3", phone: "555-999-0009", location_id: String(mine.id) }, cookie);
+    expect(moved.status).toBe(422);
+    expect(await moved.text()).toContain("The primary location is at a location you do not manage: only someone who manages it can change it.");
+    expect(await userRow(target.id)).toMatchObject({ phone: "555-999-0008", locationId: hidden.id, version: 3 });
+  });
+
+  it("the API: PATCH and editUser of the phone alone succeed and keep the primary location; naming another one is refused and changes nothing", async () => {
+    const { hidden, mine, target, me } = await partial();
+    const token = await apiToken(me);
+    const sessionsBefore = await sessionCount(target.id);
+    const patch = await api(`/v2/employees/${target.id}`, { method: "PATCH", token, body: { phone: "555-999-0010" } });
+    expect(patch.status).toBe(200);
+    expect(await userRow(target.id)).toMatchObject({ phone: "555-999-0010", locationId: hidden.id });
+    const edit = await api(`/v2/users/editUser/${target.id}`, { method: "POST", token, body: { phone: "555-999-0011" } });
+    expect(edit.status).toBe(200);
+    expect(await userRow(target.id)).toMatchObject({ phone: "555-999-0011", locationId: hidden.id });
+    expect(await memberships(target.id)).toEqual([hidden.id, mine.id].sort((a, b) => a - b));
+    expect(await sessionCount(target.id)).toBe(sessionsBefore);
+
+    const auditBefore = await auditCount(target.id);
+    for (const [method, path] of [["PATCH", `/v2/employees/${target.id}`], ["POST", `/v2/users/editUser/${target.id}`]] as const) {
+      const res = await api(path, { method, token, body: { phone: "555-999-0012", location_id: mine.id } });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors.location_id).toBe("The primary location is at a location you do not manage: only someone who manages it can change it.");
+    }
+    expect(await userRow(target.id)).toMatchObject({ phone: "555-999-0011", locationId: hidden.id, version: 3 });
+    expect(await auditCount(target.id)).toBe(auditBefore);
+  });
+
+  it("an editor who covers every location still moves the primary location", async () => {
+    const { hidden, mine, target } = await partial();
+    const token = await apiToken(await createUser({ permissions: [...MANAGE], locations: [hidden.id, mine.id] }));
+    const res = await api(`/v2/employees/${target.id}`, { method: "PATCH", token, body: { location_id: mine.id } });
+    expect(res.status).toBe(200);
+    expect((await userRow(target.id)).locationId).toBe(mine.id);
+  });
+
+  it("every employment error shows at its input, per location, with the typed values kept", async () => {
+    const a = await createLocation({ title: `Alpha ${uniq()}` });
+    const b = await createLocation({ title: `Beta ${uniq()}` });
+    const role = await createRole(`RBT_${uniq()}`, []);
+    const cookie = await signInCookie(await createUser({ permissions: [...MANAGE], locations: [a.id, b.id] }));
+    const before = (await db().select({ id: users.id }).from(users)).length;
+    const res = await post(
+      "/doctors/add",
+      {
+        intent: "save",
+        name: "Emp",
+        surname: "Errors",
+        email: `emp-errors-${uniq()}@staff.test`,
+        status: "active",
+        roles: [String(role.id)],
+        locations: [String(a.id), String(b.id)],
+        [`emp_${a.id}_salary`]: "-5",
+        [`emp_${a.id}_fixed_weekly_hours`]: "200",
+        [`emp_${b.id}_telehealth_salary`]: "-1",
+        [`emp_${b.id}_salary`]: "31",
+        password: "form passphrase 1",
+        password_confirmation: "form passphrase 1",
+      },
+      cookie,
+    );
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).not.toContain("Employment details:");
+    for (const [id, message] of [
+      [`f-emp-${a.id}-salary`, "Salary must be 0 or more."],
+      [`f-emp-${a.id}-fixed_weekly_hours`, "Fixed weekly hours must be at most 168."],
+      [`f-emp-${b.id}-telehealth_salary`, "Telehealth salary must be 0 or more."],
+    ]) {
+      expect(html).toMatch(new RegExp(`<input[^>]*id="${id}"[^>]*aria-invalid="true"`));
+      expect(html).toContain(`<p id="${id}-error" class="field-error" role="alert">${message}</p>`);
+    }
+    expect(html).not.toContain(`f-emp-${b.id}-salary-error`);
+    for (const typed of ['value="-5"', 'value="200"', 'value="-1"', 'value="31"']) expect(html).toContain(typed);
+    expect((await db().select({ id: users.id }).from(users)).length).toBe(before);
+  });
+});

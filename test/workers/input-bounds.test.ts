@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { insuranceServices, insurances, patients, rateRecords, userLocations } from "~/db/schema";
-import { api, apiToken, BASE, createLocation, createParent, createPatient, createUser, db } from "./helpers";
+import { insuranceServices, insurances, paServices, patients, rateRecords, userLocations } from "~/db/schema";
+import { api, apiToken, BASE, createLocation, createParent, createPatient, createUser, db, form, signInCookie } from "./helpers";
 
 /**
  * Issue 9: record scope by the stored location, reference ids checked against the actor's scope, the list
@@ -141,6 +141,73 @@ describe("API bodies", () => {
     expect(await version()).toBe(1);
     expect((await api(`/v2/patients/${patient.id}`, { method: "PATCH", token, body: { first_name: "Eve", version: 1 } })).status).toBe(200);
     expect(await version()).toBe(2);
+  });
+});
+
+describe("a key left out or of the wrong kind answers in the product's words (probe 8882, defect 4)", () => {
+  /** valibot's own wording, which must never reach an answer. */
+  const RAW = /Invalid key|Invalid type|Expected/;
+
+  it("every create and full update: 422, a message, the field's own words, never the validation library's", async () => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ role: "SUPERADMIN", locations: [loc.id] }));
+    const patient = await createPatient({ locationId: loc.id });
+    const parent = await createParent({ locationId: loc.id });
+    const employee = await createUser({ permissions: ["view_clients"], locations: [loc.id] });
+    const [insurer] = await db().insert(insurances).values({ name: "Acme Health" }).returning();
+    const [rate] = await db().insert(rateRecords).values({ name: "Standard", locationId: loc.id }).returning();
+    const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97151", nUnits: 32, startDate: "2026-01-01", endDate: "2026-06-30" }).returning();
+    const cases: [method: string, path: string, body: unknown, field: string, message: string][] = [
+      ["POST", "/v2/employees", { name: "X" }, "surname", "Surname is required."],
+      ["POST", "/v2/users/createUser", { name: "X" }, "email", "Email is required."],
+      ["PUT", `/v2/employees/${employee.id}`, { name: "X" }, "surname", "Surname is required."],
+      ["POST", `/doctors/update/${employee.id}`, { name: "X" }, "surname", "Surname is required."],
+      ["POST", "/v2/parents", { name: "X" }, "surname", "Surname is required."],
+      ["POST", "/parent/store", {}, "name", "Name is required."],
+      ["PUT", `/parent/update/${parent.id}`, { name: "X" }, "email", "Email is required."],
+      ["POST", "/v2/patients", { first_name: "X" }, "last_name", "Last name is required."],
+      ["POST", "/patient/store", { first_name: "X" }, "patient_identifier", "Patient identifier is required."],
+      ["PUT", `/patient/update/${patient.id}`, { first_name: "x" }, "last_name", "Last name is required."],
+      ["PUT", `/v2/patients/${patient.id}`, { first_name: "x" }, "location_id", "Location is required."],
+      ["PATCH", `/v2/patients/${patient.id}`, { pa_assessments: [null] }, "pa_assessments.0", "Each PA assessment must be an object."],
+      ["PATCH", `/v2/patients/${patient.id}`, { pa_assessments: "none" }, "pa_assessments", "PA assessments must be a list."],
+      [
+        "PATCH",
+        `/v2/patients/${patient.id}`,
+        { pa_assessments: [{ assessment: "x", start_date: "2026-01-01", end_date: "2026-02-01", services: [{ cpt: "97151", n_units: 1 }] }] },
+        "pa_assessments.0.services.0.start_date",
+        "Service start date is required.",
+      ],
+      ["PATCH", `/v2/patients/${patient.id}`, { pa_assessments: [{ assessment: "x", start_date: "2026-01-01", end_date: "2026-02-01", services: [7] }] }, "pa_assessments.0.services.0", "Each service must be an object."],
+      ["POST", "/v2/insurances", {}, "name", "Name is required."],
+      ["POST", "/insurance/store", {}, "name", "Name is required."],
+      ["PUT", `/v2/insurances/${insurer!.id}`, {}, "name", "Name is required."],
+      ["POST", "/v2/rate-records", {}, "name", "Name is required."],
+      ["PUT", `/v2/rate-records/${rate!.id}`, { rbt: 1 }, "name", "Name is required."],
+      ["POST", "/v2/pa-services", {}, "cpt", "CPT is required."],
+      ["POST", "/v2/pa-services", { patient_id: patient.id }, "start_date", "Start date is required."],
+      ["PUT", `/v2/pa-services/${pa!.id}`, { cpt: "97151" }, "n_units", "Units is required."],
+    ];
+    for (const [method, path, body, field, message] of cases) {
+      const res = await api(path, { method, token, body });
+      const json = (await res.json()) as Json;
+      expect([method, path, res.status]).toEqual([method, path, 422]);
+      expect(json.message, `${method} ${path}`).toEqual(expect.any(String));
+      expect(json.errors?.[field], `${method} ${path}: ${JSON.stringify(json)}`).toBe(message);
+      expect(JSON.stringify(json), `${method} ${path}`).not.toMatch(RAW);
+    }
+    // Nothing was written by any of them.
+    expect((await db().select().from(patients).where(eq(patients.id, patient.id)))[0]!.version).toBe(1);
+  });
+
+  it("a screen post without a field shows the field's message, not the library's", async () => {
+    const loc = await createLocation();
+    const cookie = await signInCookie(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [loc.id] }));
+    const res = await form("/patients/add", { first_name: "Only" }, cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain("Last name is required.");
+    expect(html).not.toMatch(RAW);
   });
 });
 

@@ -317,3 +317,185 @@ describe("adding a parent (/parents/add) and /parents", () => {
     expect(await parentsByEmail(address)).toHaveLength(0);
   });
 });
+
+describe("who may change a parent's sign-in (decision 015, stop 24)", () => {
+  const NEW = "garden-gate-42";
+  const NOT_COVERED = "You can change this parent's password, email or status, or delete them, only if you work at every location of their children.";
+  const rowOf = async (id: number) => (await db().select().from(parents).where(eq(parents.id, id)))[0]!;
+  /** The changes recorded against the parent (not reads, not their own sign-ins). */
+  const changeAudits = async (id: number) => (await audits(id)).filter((r) => ["update", "password", "delete"].includes(r.action));
+  /** The message as the screens render it. */
+  const onScreen = (text: string) => text.replace(/'/g, "&#x27;");
+  type Place = "A" | "B" | "C";
+  type Case = [label: string, actor: Place[] | "ADMIN", parent: Place | null, children: Place[], expected: 200 | 403 | 404];
+
+  // A, B, C: three fresh locations per case. A parent without a location is seen by all staff (403, not 404).
+  const CASES: Case[] = [
+    ["own location, no children", ["A"], "A", [], 200],
+    ["own location, child at A", ["A"], "A", ["A"], 200],
+    ["own location, child at B", ["A"], "A", ["B"], 403],
+    ["own location, children at A and B", ["A"], "A", ["A", "B"], 403],
+    ["covers A and B, children at A and B", ["A", "B"], "A", ["A", "B"], 200],
+    ["no location, no children", ["A"], null, [], 200],
+    ["no location, child at A", ["A"], null, ["A"], 200],
+    ["no location, child at B", ["A"], null, ["B"], 403],
+    ["parent at B, child at A", ["A"], "B", ["A"], 404],
+    ["parent at B, no children", ["A"], "B", [], 404],
+    ["ADMIN, no location, children at B and C", "ADMIN", null, ["B", "C"], 200],
+  ];
+
+  async function setup(actorAt: Case[1], parentAt: Case[2], childrenAt: Case[3]) {
+    const loc = { A: await createLocation(), B: await createLocation(), C: await createLocation() };
+    const staff =
+      actorAt === "ADMIN"
+        ? await createUser({ role: "ADMIN" })
+        : await createUser({ permissions: ["view_parents", "manage_parents", "view_clients"], locations: actorAt.map((p) => loc[p].id) });
+    const parentFor = async () => {
+      const parent = await createParent({ locationId: parentAt ? loc[parentAt].id : null });
+      for (const p of childrenAt) await createPatient({ locationId: loc[p].id, parentId: parent.id });
+      return parent;
+    };
+    return { loc, cookie: await signInCookie(staff), token: await apiToken(staff), parentFor };
+  }
+
+  it.each(CASES)("%s (staff at %j, parent at %s, children at %j): password, email, status, delete → %s; a refusal changes nothing", async (_label, actorAt, parentAt, childrenAt, expected) => {
+    const { loc, cookie, token, parentFor } = await setup(actorAt, parentAt, childrenAt);
+    const locationId = parentAt ? String(loc[parentAt].id) : "";
+    const screenForm = (p: { email: string }, over: Record<string, string>) => ({ intent: "save", version: "1", name: "Pat", surname: "Parent", email: p.email, location_id: locationId, status: "active", ...over });
+    const ok = { 200: 303, 403: 403, 404: 404 }[expected];
+    type Row = Awaited<ReturnType<typeof rowOf>>;
+    const operations: [string, (p: { id: number; email: string }) => Promise<Response>, number, (after: Row, before: Row) => boolean][] = [
+      ["password (screen)", (p) => post(`/parents/profile/${p.id}`, { intent: "password", password: NEW, password_confirmation: NEW }, cookie), ok, (a, b) => a.passwordHash !== b.passwordHash],
+      ["email (screen)", (p) => post(`/parents/profile/${p.id}`, screenForm(p, { email: `new-${p.email}` }), cookie), ok, (a, b) => a.email === `new-${b.email}`],
+      ["status (screen)", (p) => post(`/parents/profile/${p.id}`, screenForm(p, { status: "inactive" }), cookie), ok, (a) => a.status === "inactive"],
+      ["email (API)", (p) => api(`/v2/parents/${p.id}`, { method: "PATCH", token, body: { email: `new-${p.email}` } }), expected, (a, b) => a.email === `new-${b.email}`],
+      ["status (API)", (p) => api(`/v2/parents/${p.id}`, { method: "PATCH", token, body: { status: "inactive" } }), expected, (a) => a.status === "inactive"],
+      // A parent still linked to a client is not deleted, even by someone who covers every location.
+      ["delete (API)", (p) => api(`/v2/parents/${p.id}`, { method: "DELETE", token }), expected === 200 && childrenAt.length ? 422 : expected, (a) => a.deletedAt !== null],
+    ];
+    for (const [what, run, status, changed] of operations) {
+      const parent = await parentFor();
+      const before = await rowOf(parent.id);
+      const res = await run(parent);
+      expect(res.status, what).toBe(status);
+      if (status === 403) expect(await res.text(), what).toContain(what.includes("API") ? NOT_COVERED : onScreen(NOT_COVERED));
+      if (status === 422) expect(((await res.json()) as { message: string }).message).toBe("Unlink this parent from their children first.");
+      if (status === 303 || status === 200) {
+        expect(changed(await rowOf(parent.id), before), what).toBe(true);
+        continue;
+      }
+      expect(await rowOf(parent.id), what).toEqual(before);
+      expect(await changeAudits(parent.id), what).toHaveLength(0);
+    }
+    // Other edits keep today's rule: anyone who sees the parent may change their phone.
+    const parent = await parentFor();
+    const phone = await api(`/v2/parents/${parent.id}`, { method: "PATCH", token, body: { phone: "813-555-0199" } });
+    expect(phone.status).toBe(expected === 404 ? 404 : 200);
+  });
+
+  it("a refused password, email, status or delete leaves the parent's password, email, sessions and tokens as they were", async () => {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const parent = await createParent({ locationId: mine.id });
+    const child = await createPatient({ locationId: theirs.id, parentId: parent.id });
+    const staff = await createUser({ permissions: ["view_parents", "manage_parents"], locations: [mine.id] });
+    const cookie = await signInCookie(staff);
+    const token = await apiToken(staff);
+    const session = await signInCookie(parent, true);
+    const parentToken = await apiToken(parent, true);
+    const before = await rowOf(parent.id);
+
+    const password = await post(`/parents/profile/${parent.id}`, { intent: "password", password: NEW, password_confirmation: NEW }, cookie);
+    expect(password.status).toBe(403);
+    const shown = await password.text();
+    expect(shown).toContain(onScreen(NOT_COVERED));
+    expect(shown).not.toContain(NEW);
+    const save = await post(`/parents/profile/${parent.id}`, { intent: "save", version: "1", name: "Pat", surname: "Parent", email: "taken-over@test.example", location_id: String(mine.id), status: "active" }, cookie);
+    expect(save.status).toBe(403);
+    expect(await save.text()).toContain(onScreen(NOT_COVERED));
+    expect((await api(`/v2/parents/${parent.id}`, { method: "PATCH", token, body: { email: "taken-over@test.example" } })).status).toBe(403);
+    expect((await api(`/v2/parents/${parent.id}`, { method: "PUT", token, body: { name: "Pat", surname: "Parent", email: parent.email, location_id: mine.id, status: "inactive" } })).status).toBe(403);
+    const removed = await api(`/v2/parents/${parent.id}`, { method: "DELETE", token });
+    expect(removed.status).toBe(403);
+    expect(((await removed.json()) as { message: string }).message).toBe(NOT_COVERED);
+
+    expect(await rowOf(parent.id)).toEqual(before);
+    expect((await db().select().from(patients).where(eq(patients.id, child.id)))[0]!.parentId).toBe(parent.id);
+    expect(await changeAudits(parent.id)).toHaveLength(0);
+    expect((await request("/change-password", { cookie: session })).status).toBe(200);
+    expect((await api("/auth/me", { method: "POST", token: parentToken })).status).toBe(200);
+    expect(await signInCookie(parent, true)).toMatch(/__session=/);
+  });
+
+  it("deleting a parent linked to a live client: 422, nothing written; once unlinked (or the client deleted) it goes", async () => {
+    const loc = await createLocation();
+    const parent = await createParent({ locationId: loc.id });
+    const child = await createPatient({ locationId: loc.id, parentId: parent.id });
+    const token = await apiToken(await createUser({ permissions: ["view_parents", "manage_parents", "view_clients", "manage_clients"], locations: [loc.id] }));
+    const session = await signInCookie(parent, true);
+    const refused = await api(`/v2/parents/${parent.id}`, { method: "DELETE", token });
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({ message: "Unlink this parent from their children first.", errors: { form: "Unlink this parent from their children first." } });
+    expect((await rowOf(parent.id)).deletedAt).toBeNull();
+    expect((await db().select().from(patients).where(eq(patients.id, child.id)))[0]!.parentId).toBe(parent.id);
+    expect(await changeAudits(parent.id)).toHaveLength(0);
+    expect((await request("/change-password", { cookie: session })).status).toBe(200);
+
+    // A deleted client no longer counts, and keeps its link (the record's history).
+    await db().update(patients).set({ deletedAt: new Date().toISOString() }).where(eq(patients.id, child.id));
+    expect((await api(`/v2/parents/${parent.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect((await rowOf(parent.id)).deletedAt).not.toBeNull();
+    expect((await db().select().from(patients).where(eq(patients.id, child.id)))[0]!.parentId).toBe(parent.id);
+    expect((await changeAudits(parent.id)).map((r) => r.action)).toEqual(["delete"]);
+    expect((await request("/change-password", { cookie: session })).status).toBe(302);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it("the profile of a parent whose child is elsewhere says so, hides the password form and fixes email and status; the full form still saves the phone", async () => {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const parent = await createParent({ locationId: mine.id });
+    await createPatient({ locationId: theirs.id, parentId: parent.id });
+    const cookie = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [mine.id] }));
+    const html = await (await request(`/parents/profile/${parent.id}`, { cookie })).text();
+    expect(html).toContain(onScreen(NOT_COVERED));
+    expect(html).not.toContain("Set password");
+    expect(html).toMatch(/<input[^>]*name="email"[^>]*readonly=""/);
+    expect(html).not.toContain('value="inactive"');
+    const saved = await post(`/parents/profile/${parent.id}`, { intent: "save", version: "1", name: "Pat", surname: "Parent", email: parent.email, phone: "813-555-0123", location_id: String(mine.id), status: "active" }, cookie);
+    expect(saved.status).toBe(303);
+    expect((await rowOf(parent.id)).phone).toBe("813-555-0123");
+
+    // Someone who covers both locations gets the forms.
+    const both = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [mine.id, theirs.id] }));
+    const full = await (await request(`/parents/profile/${parent.id}`, { cookie: both })).text();
+    expect(full).toContain("Set password");
+    expect(full).toContain('value="inactive"');
+    expect(full).not.toContain("only if you work at every location of their children");
+  });
+
+  it("the profile's audit row names the children it shows (decision 019)", async () => {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const parent = await createParent({ locationId: mine.id });
+    const kids = [await createPatient({ locationId: mine.id, parentId: parent.id, firstName: "Ada" }), await createPatient({ locationId: mine.id, parentId: parent.id, firstName: "Bo" })];
+    await createPatient({ locationId: theirs.id, parentId: parent.id, firstName: "Hidden" });
+    const cookie = await signInCookie(await createUser({ permissions: ["view_parents", "view_clients"], locations: [mine.id] }));
+    const html = await (await request(`/parents/profile/${parent.id}`, { cookie })).text();
+    expect(html).toContain("Ada ");
+    expect(html).not.toContain("Hidden ");
+    const [row] = await audits(parent.id);
+    expect(row).toMatchObject({ action: "read", entity: "parent", entityId: String(parent.id), patientId: null });
+    expect(JSON.parse(row!.detail!)).toEqual({ patients: kids.map((k) => k.id).sort((a, b) => a - b) });
+
+    // One child: also in patient_id. No child: no client named.
+    const single = await createParent({ locationId: mine.id });
+    const only = await createPatient({ locationId: mine.id, parentId: single.id });
+    await request(`/parents/profile/${single.id}`, { cookie });
+    expect((await audits(single.id))[0]).toMatchObject({ patientId: only.id, detail: JSON.stringify({ patients: [only.id] }) });
+    const alone = await createParent({ locationId: mine.id });
+    await request(`/parents/profile/${alone.id}`, { cookie });
+    expect((await audits(alone.id))[0]).toMatchObject({ patientId: null, detail: null });
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+});

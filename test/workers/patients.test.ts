@@ -1,7 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { auditLog, insurances, paServices, patients } from "~/db/schema";
+import { auditLog, insurances, paServices, patients, userLocations } from "~/db/schema";
 import { ListQuery } from "~/domain/paging";
 import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
@@ -675,5 +675,54 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     expect(html).toContain('value="Intake"');
     expect(html).toContain('name="pa_assessments[0][services][0][cpt]"');
     expect(await db().select().from(patients).where(eq(patients.patientIdentifier, identifier))).toHaveLength(0);
+  });
+});
+
+describe("a staff link whose employee has left the client's location (decision 017, stop 24)", () => {
+  /** A client whose RBT (home) has since moved to another location, and a manager of the client's location. */
+  async function staleLink() {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const left = await createUser({ permissions: [], locations: [loc.id], name: "Leftstaff" });
+    const inside = await createUser({ permissions: [], locations: [loc.id], name: "Stayed" });
+    const p = await createPatient({ locationId: loc.id, firstName: "Stale", rbtHomeId: left.id, bcbaHomeId: inside.id });
+    await db().delete(userLocations).where(eq(userLocations.userId, left.id));
+    await db().insert(userLocations).values({ userId: left.id, locationId: other.id });
+    const outsider = await createUser({ permissions: [], locations: [other.id], name: "Neverhere" });
+    const manager = await createUser({ permissions: MANAGE, locations: [loc.id] });
+    return { loc, left, inside, outsider, p, manager };
+  }
+
+  it("API: a PATCH of the phone succeeds and keeps the link; newly naming an outsider is still refused and changes nothing", async () => {
+    const { left, inside, outsider, p, manager } = await staleLink();
+    const token = await apiToken(manager);
+    const res = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { phone: "305-555-1235" } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: Record<string, unknown> }).data).toMatchObject({ phone: "305-555-1235", rbt_home_id: left.id, bcba_home_id: inside.id });
+    expect((await row(p.id)).rbtHomeId).toBe(left.id);
+    for (const body of [{ bcba_home_id: outsider.id }, { phone: "305-555-0000", case_manager_id: outsider.id }]) {
+      const refused = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { errors: Record<string, string> }).errors).toEqual({ [Object.keys(body).at(-1)!]: "Choose an employee of the client's location." });
+    }
+    expect(await row(p.id)).toMatchObject({ rbtHomeId: left.id, bcbaHomeId: inside.id, caseManagerId: null, version: 2 });
+    expect(JSON.parse((await row(p.id)).details)).toMatchObject({ phone: "305-555-1235" });
+  });
+
+  it("edit and settings screens show the stored employee, marked, and saving them unchanged keeps the link", async () => {
+    const { loc, left, p, manager } = await staleLink();
+    const cookie = await signInCookie(manager);
+    const marked = `<option value="${left.id}" selected="">Leftstaff User (not at the client&#x27;s location)</option>`;
+    const path = `/patients/list/edit/${p.id}`;
+    expect(await (await request(path, { cookie })).text()).toContain(marked);
+    const base = { intent: "save", patient_identifier: p.patientIdentifier, first_name: "Stale", last_name: p.lastName, status: "active", location_id: String(loc.id) };
+    const saved = await post(path, { ...base, version: "1", phone: "305-555-4444", rbt_home_id: String(left.id), bcba_home_id: String(p.bcbaHomeId) }, cookie);
+    expect(saved.status).toBe(303);
+    expect((await row(p.id)).rbtHomeId).toBe(left.id);
+    const settings = `/patients/setting/${p.id}`;
+    expect(await (await request(settings, { cookie })).text()).toContain(marked);
+    const staff = await post(settings, { intent: "staff", version: "2", rbt_home_id: String(left.id), bcba_home_id: String(p.bcbaHomeId) }, cookie);
+    expect(staff.status).toBe(303);
+    expect((await row(p.id)).rbtHomeId).toBe(left.id);
   });
 });

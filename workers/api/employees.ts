@@ -169,7 +169,8 @@ export const usersV2 = new Hono<AppEnv>()
     return result.ok ? c.json({ message: result.message }) : answer(c, result);
   });
 
-refuseOtherMethods(doctorsApi, ["/", "/config", "/configlocation/:id", "/show/:id", "/profile/:id", "/employeesbylocation/:id", "/update/:id", "/update/status/:id", "/destroy/:id", "/createUser", "/editUser/:id", "/:id/change-password", "/:id/reset-two-factor"]);
+refuseOtherMethods(doctorsApi, ["/", "/config", "/configlocation/:id", "/show/:id", "/profile/:id", "/employeesbylocation/:id", "/update/:id", "/update/status/:id", "/destroy/:id"]);
+refuseOtherMethods(usersV2, ["/createUser", "/editUser/:id", "/:id/change-password", "/:id/reset-two-factor"]);
 
 /** Everything above, for one mount at /api. */
 export const employeesApi = new Hono<AppEnv>().route("/doctors", doctorsApi).route("/v2/employees", employeesV2).route("/v2/users", usersV2);

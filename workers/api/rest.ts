@@ -4,7 +4,7 @@ import { isAllAccess, locationScope, type Permission } from "~/domain/permission
 import { parseWith, pathId } from "~/domain/validation";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
-import { auditClientsRead, clientIds, clientsOf } from "~/services/audit.server";
+import { auditRead, clientIds, clientsOf, clientsReadEntry } from "~/services/audit.server";
 import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 
@@ -102,20 +102,24 @@ async function listHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>)
   return c.json(page);
 }
 
-/** The read of client data in `rows`, recorded (one row) before it is answered; the tail comes from the guard. */
-async function auditRows<Row>(c: Context<AppEnv>, resource: RestResource<Row>, answer: object, rows: readonly Row[]) {
+/**
+ * The read of client data in `rows`, recorded (one row) before it is answered; the tail comes from the guard.
+ * A show names its record in `entity_id` (`recordId`), as the models' own shows do; a list names none.
+ */
+async function auditRows<Row>(c: Context<AppEnv>, resource: RestResource<Row>, answer: object, rows: readonly Row[], recordId: number | null = null) {
   const audit = resource.audit;
   if (!audit) return;
   const ctx = modelContext(c);
   const ids = clientsOf(answer) ?? (audit.patientOf ? clientIds(rows, audit.patientOf) : []);
-  await auditClientsRead(ctx.db, { actor: ctx.actor, ip: ctx.ip }, audit.entity, ids, c.var.auditTail, audit.subjects);
+  if (ids.length === 0) return;
+  await auditRead(ctx.db, { actor: ctx.actor, ip: ctx.ip }, { ...clientsReadEntry(audit.entity, ids, audit.subjects), entityId: recordId }, c.var.auditTail);
 }
 
 async function showHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
   const id = pathId(c.req.param("id"));
   const row = id === null ? null : await resource.get(modelContext(c), id);
   if (!row) return jsonError(c, 404, `${resource.label} not found.`);
-  if (!resource.audit?.showAudited) await auditRows(c, resource, row as object, [row]);
+  if (!resource.audit?.showAudited) await auditRows(c, resource, row as object, [row], id);
   return c.json({ data: row });
 }
 
