@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { NotePrice } from "./billing";
+import { versionField } from "./validation";
 
 /**
  * Claims (platform §2 claims, claims/edit-viewer; issue 11 "Claims"): statuses and their transitions, the
@@ -57,7 +58,7 @@ export const ClaimIdsInput = v.object({
 
 export const StatusInput = v.object({
   status: v.picklist(MANUAL_STATUSES as unknown as ["accepted", "rejected"], "Choose accepted or rejected."),
-  version: v.optional(v.nullable(v.union([v.number(), v.string()])), null),
+  version: versionField,
 });
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -127,8 +128,8 @@ export interface GroupedClaim {
 
 /**
  * One claim per client + location + rendering provider + payer; within it one line per CPT + date of service +
- * modifiers (and place of service and authorization, which a line carries once). A line's units and charge are
- * the sums of its notes' (each priced by priceNote). Claims and lines come out in a stable order.
+ * modifiers (and place of service, authorization, unit price and multiplier, which a line carries once). A line's
+ * units and charge are the sums of its notes' (each priced by priceNote). Claims and lines come out in a stable order.
  */
 export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (patientId: number) => string[] = () => []): GroupedClaim[] {
   const claims = new Map<string, GroupedClaim & { lineMap: Map<string, GroupedLine> }>();
@@ -142,7 +143,9 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
     }
     const code = n.diagnosisCode.trim().toUpperCase();
     if (code && !c.diagnosisCodes.includes(code)) c.diagnosisCodes.push(code);
-    const lineKey = `${n.cptCode}|${n.sessionDate}|${n.price.modifiers.join("-")}|${n.pos}|${n.paNumber ?? ""}`;
+    // The unit price and multiplier are in the key: a line carries one unit price, so notes priced differently
+    // (a note's own price, another credential's service) stay on separate lines and units × price = charge.
+    const lineKey = `${n.cptCode}|${n.sessionDate}|${n.price.modifiers.join("-")}|${n.pos}|${n.paNumber ?? ""}|${n.price.unitPriceCents}|${n.price.multiplier}`;
     let line = c.lineMap.get(lineKey);
     if (!line) {
       line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, noteIds: [] };

@@ -3,6 +3,7 @@ import { MODIFIER_CODES } from "./insurance";
 import { NoteModifier, weekOf } from "./note-rules";
 import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
 import { looseBoolean, plainText, searchText } from "./validation";
+import { isProductDate } from "./weeks";
 
 /**
  * Billing by client (clinical §2 report-by-client, §3 billing report save payload and client report response,
@@ -57,10 +58,7 @@ export type ReportSort = (typeof REPORT_SORTS)[number];
 const IsoDate = v.pipe(
   v.string(),
   v.regex(/^\d{4}-\d{2}-\d{2}$/, "Dates must be real dates like 2026-01-31."),
-  v.check((s) => {
-    const d = new Date(`${s}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-  }, "Dates must be real dates like 2026-01-31."),
+  v.check(isProductDate, "Dates must be real dates like 2026-01-31."),
 );
 const optionalDate = v.optional(v.union([v.literal(""), IsoDate], "Dates must be real dates like 2026-01-31."), "");
 const pageNumber = v.pipe(

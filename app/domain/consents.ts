@@ -91,6 +91,7 @@ export function parseStoredSections(json: string | null | undefined): number[] {
 export const CONSENT_MESSAGES = {
   sectionsRequired: "Choose at least one section.",
   unknownSection: "Choose sections from the list.",
+  noCoveredSection: "Choose at least one of this consent's sections.",
   signedReadOnly: "This consent is signed and can no longer be changed.",
   notesTooLong: "Notes: at most 2000 characters.",
   nameRequired: "Type your full name (2 to 120 characters).",
@@ -308,6 +309,14 @@ export function pdfSections(
     ? covered.filter((id) => asked.includes(id))
     : covered;
   return sectionsByIds(chosen);
+}
+
+/**
+ * Whether a PDF request names sections but none the consent covers: the PDF would show a signature under no
+ * section, a signed document that says nothing of what was signed, so it is refused (decision 040, stop 24).
+ */
+export function asksNoCoveredSection(covered: readonly number[], asked: readonly number[]): boolean {
+  return asked.length > 0 && !covered.some((id) => asked.includes(id));
 }
 
 /** The PDF's file name. */

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { groupDigits, hasAtMostDecimals, MAX_AMOUNT, MAX_MONEY, plainText } from "./validation";
+import { isProductDate } from "./weeks";
 
 /** Field rules shared by every resource schema (forms and API alike). Pure. */
 
@@ -64,19 +65,14 @@ export const optionalEmail = optionalPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSA
 export const optionalPhone = optionalPattern(/^\+?[0-9 ()\-.]{7,20}$/, MESSAGES.phone, 20);
 export const optionalZip = optionalPattern(/^\d{5}(-\d{4})?$/, MESSAGES.zip, 10);
 
-function realDate(s: string): boolean {
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-}
-
 export const optionalDate = v.pipe(
   v.optional(v.nullable(v.string()), null),
   trimToNull,
-  v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, MESSAGES.date), v.check(realDate, MESSAGES.date))),
+  v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, MESSAGES.date), v.check(isProductDate, MESSAGES.date))),
 );
 
 export function requiredDate(label: string) {
-  return v.pipe(v.string(MESSAGES.required(label)), v.nonEmpty(MESSAGES.required(label)), v.regex(/^\d{4}-\d{2}-\d{2}$/, MESSAGES.date), v.check(realDate, MESSAGES.date));
+  return v.pipe(v.string(MESSAGES.required(label)), v.nonEmpty(MESSAGES.required(label)), v.regex(/^\d{4}-\d{2}-\d{2}$/, MESSAGES.date), v.check(isProductDate, MESSAGES.date));
 }
 
 /** One of the listed values; "" from a form means none. */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { MaladaptiveEntry, ReplacementTrialEntry } from "./notes";
 import { MAX_AMOUNT } from "./validation";
-import { dateOfDay, dayNumber, weekEndingDay } from "./weeks";
+import { dateOfDay, dayNumber, isProductDate, weekEndingDay } from "./weeks";
 import { zonedDate } from "./time";
 import { isPerHour } from "./chart";
 
@@ -49,7 +49,7 @@ const RequiredDate = (missing: string) =>
   v.pipe(
     v.optional(v.unknown(), ""),
     v.check((x) => !blank(x), missing),
-    v.check((x) => typeof x === "string" && dayNumber(x.trim()) !== null, M.date),
+    v.check((x) => typeof x === "string" && isProductDate(x.trim()), M.date),
     v.transform((x) => String(x).trim()),
   );
 

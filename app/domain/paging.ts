@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { groupDigits, looseBoolean, searchText } from "./validation";
+import { isProductDate } from "./weeks";
 
 /** The v2 list query (platform §7): per_page, page, search, date_from, date_to, cache. Pure. */
 
@@ -7,11 +8,7 @@ export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
 
 const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
-const realDate = (s: string) => {
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-};
-const IsoDate = v.pipe(v.string(DATE_MESSAGE), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(realDate, DATE_MESSAGE));
+const IsoDate = v.pipe(v.string(DATE_MESSAGE), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(isProductDate, DATE_MESSAGE));
 const PositiveInt = (name: string, max: number, fallback: number) =>
   v.pipe(
     v.optional(v.union([v.string(), v.number()]), String(fallback)),

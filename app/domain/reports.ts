@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { CsvCell } from "./csv";
 import type { Permission } from "./permissions";
+import { isProductDate } from "./weeks";
 
 /**
  * The reports (platform §2 reports routes; issue 12; decision 038). Pure and client-safe: a report's
@@ -156,16 +157,12 @@ export function defineReport<F, R>(def: ReportDefinition<F, R>): ReportDefinitio
 /* ------------------------------------------------------------------ shared filter schemas */
 
 const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
-function realDate(s: string): boolean {
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-}
 
 /** An optional yyyy-mm-dd date: "" → null. */
 export const optionalDate = v.pipe(
   v.optional(v.string(), ""),
   v.trim(),
-  v.check((s) => s === "" || (/^\d{4}-\d{2}-\d{2}$/.test(s) && realDate(s)), DATE_MESSAGE),
+  v.check((s) => s === "" || (/^\d{4}-\d{2}-\d{2}$/.test(s) && isProductDate(s)), DATE_MESSAGE),
   v.transform((s) => (s === "" ? null : s))
 );
 

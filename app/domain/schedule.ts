@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { optionalId, requiredDate } from "./fields";
 import { firstRefusal, localMinute, NOTE_MESSAGES, overlaps, withinUnits, withUtcOffset, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, unitsForMinutes } from "./notes";
-import { addDays, dateOfDay, dayNumber, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
+import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
 
 /**
  * Scheduled sessions and the calendar (issue 12 "Calendar and scheduled sessions", decision 037), pure:
@@ -78,7 +78,7 @@ export const BookingSchema = v.pipe(
     until: v.pipe(
       v.optional(v.nullable(v.string(SCHEDULE_MESSAGES.until)), null),
       v.transform((x) => (typeof x === "string" && x.trim() ? x.trim() : null)),
-      v.nullable(v.pipe(v.string(), v.check((s) => dayNumber(s) !== null, "Enter a valid date (YYYY-MM-DD)."))),
+      v.nullable(v.pipe(v.string(), v.check(isProductDate, "Enter a valid date (YYYY-MM-DD)."))),
     ),
   }),
   v.forward(
@@ -293,7 +293,7 @@ const ID_FILTER = "Filters take a record id.";
 const idFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number))], ID_FILTER), "");
 export const CalendarQuery = v.object({
   view: v.optional(v.union([v.literal(""), v.picklist(CALENDAR_VIEWS, "Choose month, week or day.")], "Choose month, week or day."), ""),
-  date: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.check((s) => dayNumber(s) !== null, "Enter a valid date (YYYY-MM-DD)."))], "Enter a valid date (YYYY-MM-DD)."), ""),
+  date: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.check(isProductDate, "Enter a valid date (YYYY-MM-DD)."))], "Enter a valid date (YYYY-MM-DD)."), ""),
   location_id: idFilter,
   provider_id: idFilter,
   patient_id: idFilter,

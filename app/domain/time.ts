@@ -73,3 +73,9 @@ export function isValidTimeZone(timeZone: string): boolean {
     return false;
   }
 }
+
+/** A time zone as a place, for the month grid's small cells: "America/Los_Angeles" → "Los Angeles". */
+export function zonePlace(timeZone: string): string {
+  return (timeZone.split("/").pop() ?? timeZone).replace(/_/g, " ");
+}
+

@@ -201,3 +201,24 @@ const GROUPED = new Intl.NumberFormat("en-US");
 export function groupDigits(n: number): string {
   return GROUPED.format(n);
 }
+
+/**
+ * The version a change claims to be made from (optimistic concurrency): absent (null: no check), a whole number, or
+ * its digits. Anything else — "abc", 1.5, [1], true — is refused: read as "no version", it turned the stale check
+ * off and the change went through unconditionally (probe, stop 24).
+ */
+export const VERSION_MESSAGE = "Version is a whole number.";
+
+export function parseVersion(raw: unknown): { ok: true; version: number | null } | { ok: false } {
+  if (raw === undefined || raw === null || raw === "") return { ok: true, version: null };
+  if (typeof raw === "number") return Number.isSafeInteger(raw) && raw >= 0 ? { ok: true, version: raw } : { ok: false };
+  if (typeof raw === "string" && /^\s*\d{1,15}\s*$/.test(raw)) return { ok: true, version: Number(raw.trim()) };
+  return { ok: false };
+}
+
+/** The same rule as a schema field (null when absent). */
+export const versionField = v.pipe(
+  v.optional(v.unknown(), null),
+  v.check((x) => parseVersion(x).ok, VERSION_MESSAGE),
+  v.transform((x) => (parseVersion(x) as { ok: true; version: number | null }).version),
+);

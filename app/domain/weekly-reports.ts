@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { NOTES_WEEKLY_FLASH, NOTES_WEEKLY_TITLE } from "./notes-weekly";
-import { isSaturday, parseIsoDate, weekStartOf } from "./weeks";
+import { isProductDate, isSaturday, weekStartOf } from "./weeks";
 import { cellToIsoDate, MAX_UNZIPPED_BYTES, type Cell, type SheetRow } from "./xlsx";
 import { isDecimalText, isPlainText, MAX_AMOUNT } from "./validation";
 
@@ -145,8 +145,6 @@ const trimmed = v.pipe(
   v.transform((x) => (typeof x === "string" ? x.trim() : typeof x === "number" ? String(x) : "")),
 );
 
-const realDate = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s) && parseIsoDate(s) !== null;
-
 type CommentFields = { comment_date: string; comment: string };
 
 /**
@@ -159,7 +157,7 @@ export function commentProblems(x: CommentFields, mode: "create" | "update"): [k
   const out: [keyof CommentFields, string][] = [];
   if (mode === "create" && !x.comment_date && !x.comment) return [["comment_date", C.missing.text], ["comment", C.missing.text]];
   if (mode === "create" && !x.comment_date) out.push(["comment_date", C.dateRequired.text]);
-  else if (!realDate(x.comment_date)) out.push(["comment_date", C.invalid.text]);
+  else if (!isProductDate(x.comment_date)) out.push(["comment_date", C.invalid.text]);
   if (mode === "create" && !x.comment) out.push(["comment", C.commentRequired.text]);
   else if (!x.comment || x.comment.length > COMMENT_MAX_LENGTH || !isPlainText(x.comment)) out.push(["comment", C.invalid.text]);
   return out;
@@ -183,7 +181,7 @@ export type ChartCommentInput = v.InferOutput<typeof ChartCommentInput>;
 /* ------------------------------------------------------------------ list filters */
 
 const Id = v.pipe(v.string(), v.regex(/^\d{1,15}$/, "Filters take a record id."), v.transform(Number), v.minValue(1, "Filters take a record id."));
-const FilterDate = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, "Dates must look like 2026-01-31."), v.check((s) => parseIsoDate(s) !== null, "Dates must look like 2026-01-31."));
+const FilterDate = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, "Dates must look like 2026-01-31."), v.check(isProductDate, "Dates must look like 2026-01-31."));
 
 /** plan_id or bip_id (one is required), date_start/date_end (date_from/date_to are read as the same). */
 export const WeeklyListFilters = v.pipe(
@@ -317,7 +315,7 @@ export function importReason(row: Pick<ImportRow, "errors">): string | null {
 export function chartWindow(params: { from?: string | null; to?: string | null }): { from: string | null; to: string | null; error: string | null } {
   const from = params.from?.trim() || null;
   const to = params.to?.trim() || null;
-  if ((from && !realDate(from)) || (to && !realDate(to))) return { from: null, to: null, error: "Dates must look like 2026-01-31." };
+  if ((from && !isProductDate(from)) || (to && !isProductDate(to))) return { from: null, to: null, error: "Dates must look like 2026-01-31." };
   if (from && to && from > to) return { from: null, to: null, error: "To must be on or after From." };
   return { from, to, error: null };
 }

@@ -32,6 +32,19 @@ export function dayNumber(date: string): number | null {
   return era * 146_097 + doe - 719_468;
 }
 
+/**
+ * The first year of a date the product takes (decision 017). dayNumber itself reaches back to 0100, but a date
+ * accepted at its edge still crashed: a report or calendar steps to the week or month around it (addDays, monthOf)
+ * and lands before 0100. No client, session, note or birth date of this product is older than 1900, so every
+ * validator asks isProductDate, and the arithmetic never meets a date it cannot handle (probe, stop 24).
+ */
+export const FIRST_YEAR = 1900;
+
+/** Whether a yyyy-mm-dd string is a date the product accepts: a real calendar date from FIRST_YEAR on. */
+export function isProductDate(date: string): boolean {
+  return dayNumber(date) !== null && Number(date.slice(0, 4)) >= FIRST_YEAR;
+}
+
 const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
 
 /** yyyy-mm-dd of a day number (a fraction of a day is dropped). */

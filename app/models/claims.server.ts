@@ -745,13 +745,13 @@ export async function setClaimStatus(ctx: ModelContext, id: number, raw: Record<
   if (!parsed.ok) return invalid(parsed.errors);
   const to = parsed.data.status;
   if (!canTransition(current.status, to)) return invalid({ status: `${current.status === "accepted" ? "An" : "A"} ${current.status} claim cannot become ${to}.` });
-  const version = parsed.data.version === null || parsed.data.version === "" ? null : Number(parsed.data.version);
+  const version = parsed.data.version;
   const now = ctx.now().toISOString();
   const [updated] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "status", entity: "claim", entityId: id, patientId: current.patientId, detail: { from: current.status, to } }, (audit) => [
     ctx.db
       .update(claims)
       .set({ status: to, version: sql`${claims.version} + 1`, updatedAt: now })
-      .where(and(eq(claims.id, id), eq(claims.status, current.status), version === null || Number.isNaN(version) ? undefined : eq(claims.version, version)))
+      .where(and(eq(claims.id, id), eq(claims.status, current.status), version === null ? undefined : eq(claims.version, version)))
       .returning({ id: claims.id, status: claims.status, version: claims.version }),
     audit(sql`changes() = 1`),
   ]);

@@ -35,6 +35,7 @@ import { MODIFIERS } from "~/domain/insurance";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
+import { isProductDate } from "~/domain/weeks";
 import { sha256Hex } from "~/services/crypto.server";
 import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
@@ -333,7 +334,7 @@ export async function getNoteView(ctx: ModelContext, type: NoteType | null, id: 
 const ID_FILTER = "Filters take a record id.";
 const DATE_FILTER = "Dates must be real dates like 2026-01-31.";
 const idFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number))], ID_FILTER), "");
-const dateFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_FILTER))], DATE_FILTER), "");
+const dateFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.check(isProductDate, DATE_FILTER))], DATE_FILTER), "");
 
 /** The notes list's filters (clinical §5: empty values are left out; type '' means all). */
 export const NoteFilters = v.object({

@@ -155,7 +155,7 @@ function scopeSql(ctx: ModelContext, locationColumn: SQL | typeof claims.locatio
 }
 
 type LineRow = { id: number; claimId: number; lineNumber: number; serviceDate: string; cptCode: string; modifiers: string; units: number; chargeCents: number; status: string };
-type ClaimRow = { id: number; claimNumber: string; status: string; patientId: number; locationId: number };
+type ClaimRow = { id: number; claimNumber: string; status: string; patientId: number; locationId: number; liveElsewhere: string | null };
 
 const modifierKey = (mods: readonly string[]) => mods.map((m) => m.trim().toUpperCase()).filter(Boolean).sort().join("-");
 const storedModifierKey = (mods: string) => modifierKey(mods.split("-"));
@@ -186,8 +186,14 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
     report.claims.push(rc);
     if (!claim) err(c, c.position, "CLP", `Claim ${c.claimNumber}: no such claim in your locations.`);
     else if (claim.status === "draft") err(c, c.position, "CLP", `Claim ${c.claimNumber} is a draft: its 837P was never generated, so no payer can have paid it.`);
+    // A rejected claim freed its notes (decision 032): paying it could pay them twice. Only a claim rejected
+    // because every line was denied, whose notes are on no other live claim, may still be paid (an appeal).
+    else if (claim.status === "rejected" && claim.liveElsewhere) err(c, c.position, "CLP", `Claim ${c.claimNumber} is rejected and its notes are now on claim ${claim.liveElsewhere}: this file pays it, which would pay them twice. Not imported.`);
+    else if (claim.status === "rejected" && (linesOf.get(claim.id) ?? []).some((l) => l.status !== "denied")) err(c, c.position, "CLP", `Claim ${c.claimNumber} was voided (rejected): this file pays it; its notes may be on another claim. Not imported.`);
     if (c.statusCode === "22") err(c, c.position, "CLP", `Claim ${c.claimNumber}: reversals of an earlier payment (CLP02 = 22) are not imported; record them with the payer's corrected remittance.`);
     if (!c.services.length) err(c, c.position, "CLP", `Claim ${c.claimNumber} has no service lines (SVC) to match to its claim lines.`);
+    // Money given back is a take-back, refused like a reversal (which already says so): not handled.
+    if (c.statusCode !== "22" && c.paidCents < 0) err(c, c.position, "CLP", `Negative paid amount (take-back) on claim ${c.claimNumber}: not imported.`);
     for (const s of c.services) {
       const status = lineStatus(s.chargeCents, s.paidCents);
       const rl: ReportLine = {
@@ -207,6 +213,7 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
       rc.lines.push(rl);
       report.summary.lines++;
       report.summary[status]++;
+      if (c.statusCode !== "22" && s.paidCents < 0) err(c, s.position, "SVC", `Negative paid amount (take-back) on claim ${c.claimNumber}, ${describeService(s)}: not imported.`);
       if (!claim) continue;
       const candidates = (linesOf.get(claim.id) ?? []).filter(
         (l) => !used.has(l.id) && l.cptCode === s.cptCode && storedModifierKey(l.modifiers) === modifierKey(s.modifiers) && (s.serviceDate === null || l.serviceDate === s.serviceDate),
@@ -236,6 +243,7 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
     }
   }
   report.summary.claims = report.claims.length;
+  if (parsed.totalPaidCents < 0) report.errors.push({ position: null, segment: "BPR", message: `The payment is negative (${money(parsed.totalPaidCents)}): a take-back is not imported.` });
   return matched;
 }
 
@@ -261,7 +269,21 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
   const inFile = sql`${claims.claimNumber} in (select value from json_each(${numbers}))`;
   const [found, lines, duplicate] = await db.batch([
     db
-      .select({ id: claims.id, claimNumber: claims.claimNumber, status: claims.status, patientId: claims.patientId, locationId: claims.locationId })
+      .select({
+        id: claims.id,
+        claimNumber: claims.claimNumber,
+        status: claims.status,
+        patientId: claims.patientId,
+        locationId: claims.locationId,
+        // A rejected claim's notes on another claim that is not rejected (a rebuild): that claim's number.
+        liveElsewhere: sql<string | null>`case when "claims"."status" = 'rejected' then (
+          select min(xc.claim_number) from claim_lines ol
+          join claim_line_notes a on a.claim_line_id = ol.id
+          join claim_line_notes b on b.note_id = a.note_id
+          join claim_lines xl on xl.id = b.claim_line_id
+          join claims xc on xc.id = xl.claim_id
+          where ol.claim_id = "claims"."id" and xc.id <> "claims"."id" and xc.status <> 'rejected') end`.as("live_elsewhere"),
+      })
       .from(claims)
       .where(and(inFile, scopeSql(ctx, claims.locationId))),
     db

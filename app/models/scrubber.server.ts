@@ -10,7 +10,7 @@ import { ZONE_SPREAD_MINUTES, type Interval } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
-import { dayNumber } from "~/domain/weeks";
+import { dayNumber, isProductDate } from "~/domain/weeks";
 import { auditClientsRead, auditRead, auditTail, type KnownTail } from "~/services/audit.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
@@ -372,7 +372,7 @@ const text = v.pipe(
   v.optional(v.union([v.string(), v.number()]), ""),
   v.transform((x) => String(x).trim()),
 );
-const isoDate = (label: string) => v.pipe(text, v.nonEmpty(`${label} is required.`), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check((s) => dayNumber(s) !== null, DATE_MESSAGE));
+const isoDate = (label: string) => v.pipe(text, v.nonEmpty(`${label} is required.`), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(isProductDate, DATE_MESSAGE));
 const wholeNumber = (label: string, min: number, max: number, fallback?: number) =>
   v.pipe(
     text,

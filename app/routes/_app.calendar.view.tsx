@@ -7,6 +7,7 @@ import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { CalendarQuery, calendarGrid, entryTimes, WEEKDAY_SHORT, type CalendarView } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
+import { zonePlace } from "~/domain/time";
 import { calendarRange, locationTimeZone, type CalendarEntry } from "~/models/schedule.server";
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
@@ -91,6 +92,8 @@ interface CellEntry {
   time: string;
   client: string;
   tail: string;
+  /** The month grid names each entry's zone beside its time when the shown locations span several zones (decision 037). */
+  zone: string | null;
 }
 
 function cellsOf(entries: readonly CalendarEntry[], detailed: boolean, zones: boolean): Record<string, CellEntry[]> {
@@ -104,6 +107,7 @@ function cellsOf(entries: readonly CalendarEntry[], detailed: boolean, zones: bo
       time: entryTimes(e),
       client: e.patient_name,
       tail: detailed ? ` · ${e.provider_name} · CPT ${e.cpt_code} · ${label}${zones ? ` · ${e.time_zone}` : ""}` : ` with ${e.provider_name}`,
+      zone: !detailed && zones ? zonePlace(e.time_zone) : null,
     };
     (cells[e.date] ??= []).push(entry);
   }
@@ -130,6 +134,7 @@ function Entry({ e, detailed }: { e: CellEntry; detailed: boolean }) {
       <a href={e.href}>
         <span className="visually-hidden">{e.lead}</span>
         <span className="cal-time">{e.time}</span>
+        {e.zone ? <span className="cal-zone">{` (${e.zone})`}</span> : null}
         {` ${e.client}`}
         <span className={detailed ? "cal-meta" : "visually-hidden"}>{e.tail}</span>
       </a>

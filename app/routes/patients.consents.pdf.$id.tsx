@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { ConsentPdfInput } from "~/domain/consents";
+import { asksNoCoveredSection, CONSENT_MESSAGES, ConsentPdfInput } from "~/domain/consents";
 import { parseWith } from "~/domain/validation";
 import { getConsentDocument } from "~/models/consents.server";
 import { consentPdfResponse } from "~/services/consent-pdf.server";
@@ -22,5 +22,6 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   if (!parsed.ok) throw data(Object.values(parsed.errors)[0], { status: 400 });
   const doc = await getConsentDocument(modelContextFor(context, actor), id);
   if (!doc) throw notFound("Consent not found.");
+  if (asksNoCoveredSection(doc.consent.sections, parsed.data.sections)) throw new Response(CONSENT_MESSAGES.noCoveredSection, { status: 422, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   return consentPdfResponse(doc, parsed.data.sections, parsed.data.isPrint);
 }

@@ -10,9 +10,10 @@ const services: PriceService[] = [
   { id: 2, insuranceId: 2, locationId: null, cptCode: "97153", modifiers: "", provider: "rbt", type: "rbt", unitPrice: 15, multiplier: 1, maxPerDay: null },
 ];
 let nextId = 1;
-function note(over: Partial<PricedClaimNote> & { md?: string[] } = {}): PricedClaimNote {
-  const base = { patientId: 1, locationId: 1, providerId: 10, payerId: 1, sessionDate: "2026-11-02", cptCode: "97153", units: 4, pos: "12", paNumber: "PA1", diagnosisCode: "F84.0", ...over };
-  return { id: nextId++, ...base, price: priceNote(services, { type: "rbt", cptCode: base.cptCode, units: base.units, modifiers: over.md ?? [], locationId: base.locationId, insurerId: base.payerId, providerCredential: null }) };
+function note(over: Partial<PricedClaimNote> & { md?: string[]; unitPriceCents?: number } = {}): PricedClaimNote {
+  const { md, unitPriceCents, ...rest } = over;
+  const base = { patientId: 1, locationId: 1, providerId: 10, payerId: 1, sessionDate: "2026-11-02", cptCode: "97153", units: 4, pos: "12", paNumber: "PA1", diagnosisCode: "F84.0", ...rest };
+  return { id: nextId++, ...base, price: priceNote(services, { type: "rbt", cptCode: base.cptCode, units: base.units, modifiers: md ?? [], locationId: base.locationId, insurerId: base.payerId, providerCredential: null, unitPriceCents }) };
 }
 
 describe("groupClaims: one claim per client + location + provider + payer, one line per CPT + date + modifiers", () => {
@@ -31,6 +32,16 @@ describe("groupClaims: one claim per client + location + provider + payer, one l
       expect(c.totalCents).toBe(c.lines.reduce((s, l) => s + l.chargeCents, 0));
       expect(c.lines.map((l) => l.lineNumber)).toEqual(c.lines.map((_, i) => i + 1));
     }
+  });
+
+  // Probe 8885 #3: a combined note's own price merged with a priced note gave "8 units × $28.50 = $214.04".
+  it.each([
+    ["same price → one line", [note(), note({ unitPriceCents: 1250 })], [[8, 1250, 10000]]],
+    ["a note's own price → its own line", [note(), note({ unitPriceCents: 2501 })], [[4, 1250, 5000], [4, 2501, 10004]]],
+  ] as const)("a line carries one unit price: %s", (_name, notes, expected) => {
+    const [c] = groupClaims(notes);
+    expect(c!.lines.map((l) => [l.units, l.unitPriceCents, l.chargeCents])).toEqual(expected);
+    for (const l of c!.lines) expect(l.chargeCents).toBe(l.units * l.unitPriceCents);
   });
 
   it("diagnoses: the notes' first, then the profile's, without repeats", () => {

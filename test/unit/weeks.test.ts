@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addDays, dateOfDay, dayNumber, daysBetween, isSaturday, parseIsoDate, weekdayOfDay, weekEndingDay, weekEndingOn, weekStartOf } from "~/domain/weeks";
+import { addDays, dateOfDay, dayNumber, daysBetween, FIRST_YEAR, isProductDate, isSaturday, parseIsoDate, weekdayOfDay, weekEndingDay, weekEndingOn, weekStartOf } from "~/domain/weeks";
 
 /** The week rules of clinical §9 (Sunday to Saturday, named by the Saturday) on integer day numbers. */
 describe("day numbers", () => {
@@ -36,6 +36,18 @@ describe("day numbers", () => {
 
   it("drops a fraction of a day (the phase line sits half a week between Saturdays)", () => {
     expect(dateOfDay(dayNumber("2026-11-21")! + 3.5)).toBe("2026-11-24");
+  });
+});
+
+describe("a date the product accepts (decision 017)", () => {
+  it.each(["1900-01-01", "2026-11-26", "2024-02-29", "9999-12-31"])("%s is accepted", (date) => {
+    expect(isProductDate(date)).toBe(true);
+  });
+  it.each(["0050-01-01", "0099-12-31", "0100-01-01", "1899-12-31", "2026-02-30", "2026-1-01", ""])("%j is refused", (date) => {
+    expect(isProductDate(date)).toBe(false);
+  });
+  it("leaves room for the arithmetic around it: the week and month before the first accepted day", () => {
+    expect(dayNumber(addDays(`${FIRST_YEAR}-01-01`, -40))).not.toBeNull();
   });
 });
 

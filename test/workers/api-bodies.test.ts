@@ -1,9 +1,11 @@
 import { SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { locations } from "~/db/schema";
+import { claims, locations } from "~/db/schema";
+import { VERSION_MESSAGE } from "~/domain/validation";
+import { createClaim } from "./claim-fixtures";
 import { jsonDepth, MAX_JSON_DEPTH } from "../../workers/api/env";
-import { api, apiToken, BASE, createLocation, createUser, db } from "./helpers";
+import { api, apiToken, BASE, createLocation, createPatient, createUser, db } from "./helpers";
 
 /**
  * A body that says it is JSON must be JSON, nested at most MAX_JSON_DEPTH levels (refuseMalformedJson, decision
@@ -74,3 +76,35 @@ describe("when the error page itself fails", () => {
     expect(errors).toHaveLength(2);
   });
 });
+
+describe("a malformed version is refused, never read as 'no version' (probe, stop 24)", () => {
+  it.each([["abc"], [1.5], [[1]], [true], ["1e0"], [-1]])("PATCH with version %j: 422 at version, the record unchanged", async (version) => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const res = await api(`/v2/locations/${loc.id}`, { method: "PATCH", token, body: { version, title: "Renamed" } });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({ message: VERSION_MESSAGE, errors: { version: VERSION_MESSAGE } });
+    const [row] = await db().select().from(locations).where(eq(locations.id, loc.id));
+    expect(row!.title).toBe(loc.title);
+  });
+
+  it("a whole number (or its digits) still checks: the current one saves, a stale one answers 409", async () => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    expect((await api(`/v2/locations/${loc.id}`, { method: "PATCH", token, body: { version: ` ${loc.version} `, title: "Renamed" } })).status).toBe(200);
+    expect((await api(`/v2/locations/${loc.id}`, { method: "PATCH", token, body: { version: loc.version, title: "Again" } })).status).toBe(409);
+  });
+
+  it("a claim's status with version 'abc' is refused and the claim stays as it was (it was voided)", async () => {
+    const loc = await createLocation();
+    const patient = await createPatient({ locationId: loc.id });
+    const { claim } = await createClaim(patient, [{ cpt: "97153", serviceDate: "2026-11-02", units: 4, chargeCents: 5000 }], { status: "generated" });
+    const token = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [loc.id] }));
+    const res = await api(`/v2/claims/${claim.id}/status`, { method: "POST", token, body: { status: "rejected", version: "abc" } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({ version: VERSION_MESSAGE });
+    const [after] = await db().select().from(claims).where(eq(claims.id, claim.id));
+    expect([after!.status, after!.version]).toEqual(["generated", claim.version]);
+  });
+});
+

@@ -91,6 +91,13 @@ describe("the billing list", () => {
     expect(res.headers.get("Location")).toBe("/billing/list?date_from=2026-02-01");
   });
 
+  it("a date before 1900 is a bad filter like 2026-02-30: its message and the default list, not a 500 (decision 017)", async () => {
+    const res = await request("/billing/list?date_from=0050-01-01&date_to=0050-02-01", { cookie: manager });
+    expect(res.status).toBe(200);
+    const page = await html(res);
+    expect(page).toContain("Dates must be real dates like 2026-01-31.");
+  });
+
   it("/billing and /client-report lead to the list; without manage_claims 403; another location's filter 404", async () => {
     expect((await request("/billing?status=ok", { cookie: manager })).headers.get("Location")).toBe("/billing/list?status=ok");
     expect((await request("/client-report", { cookie: manager })).headers.get("Location")).toBe("/billing/list");

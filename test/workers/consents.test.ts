@@ -149,6 +149,25 @@ describe("consent API", () => {
     expect((await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: outsider, body: {} })).status).toBe(404);
     expect((await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: { sections: [42] } })).status).toBe(422);
   });
+
+  it("a signed consent's PDF asked for none of its own sections is refused with 422 (API and screen), never a signature under nothing", async () => {
+    const c = await draft(child.id, [3, 4]);
+    const actor = (await getActor(db(), "parent", parent.id))!;
+    expect(await signConsent({ db: db(), actor, ip: "127.0.0.1", now: () => new Date() }, c.id, { signer_name: "Rosa Family", agree: "on" }, { version: c.version })).toMatchObject({ ok: true });
+    const refused = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: { sections: [1, 5], isPrint: true } });
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({ message: CONSENT_MESSAGES.noCoveredSection, errors: { sections: CONSENT_MESSAGES.noCoveredSection } });
+    const cookie = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [home.id] }));
+    const screen = await request(`/patients/consents/pdf/${c.id}?sections=1&print=1`, { cookie });
+    expect(screen.status).toBe(422);
+    expect(await screen.text()).toContain(CONSENT_MESSAGES.noCoveredSection);
+    // One of its sections among others still prints just that one, with the signature.
+    const some = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: { sections: [1, 4] } });
+    expect(some.status).toBe(200);
+    const text = await pdfText(new Uint8Array(await some.arrayBuffer()));
+    expect(text).toContain("Signed by Rosa Family");
+    expect(text).not.toContain("Telehealth");
+  });
 });
 
 describe("the client-consent-form screen", () => {

@@ -206,6 +206,46 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     expect(((await res.json()) as { message: string }).message).toMatch(/is a draft/);
   });
 
+  // Probe 8885 #5: a negative SVC03 with CLP02 = 1 was imported as "denied" with -$50.00 paid.
+  it("a negative paid amount (a take-back) that is not a reversal is refused, naming the claim and line, and a negative BPR02", async () => {
+    const body = await refused(({ claim }) => write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES.slice(0, 1), [{ kind: "partial", paidCents: -5000 }]) }], trace: trace() }), 422, /Negative paid amount \(take-back\) on claim/);
+    const messages = body.report!.errors.map((e) => e.message);
+    expect(messages).toContainEqual(expect.stringMatching(/^Negative paid amount \(take-back\) on claim CLM-[\w-]+, 97153 on 2026-02-02: not imported\.$/));
+    expect(messages).toContainEqual(expect.stringMatching(/^The payment is negative \(-\$50\.00\)/));
+  });
+
+  // Probe 8885 #2: an 835 paid a voided claim whose notes had been rebuilt on another claim: paid twice.
+  it("a claim voided by hand is refused: its notes may be on another claim", async () => {
+    const patient = await patientIn(locA.id);
+    const { claim } = await createClaim(patient, LINES.slice(0, 2), { status: "rejected" });
+    const before = await totals();
+    const res = await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES.slice(0, 2), [{ kind: "paid" }, { kind: "paid" }]) }], trace: trace() }), managerToken);
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { message: string }).message).toBe(`Nothing was imported: Claim ${claim.claimNumber} was voided (rejected): this file pays it; its notes may be on another claim. Not imported.`);
+    expect(await totals()).toEqual(before);
+    const state = await claimState(claim.id);
+    expect(state.claim).toMatchObject({ status: "rejected", paidCents: 0 });
+    expect(state.lines.every((l) => l.status === "open")).toBe(true);
+    expect(state.flags.every((f) => !f.notePaid && !f.reportPay)).toBe(true);
+  });
+
+  it("a claim rejected by a denial whose notes are now on another claim is refused, naming that claim", async () => {
+    const patient = await patientIn(locA.id);
+    const lines = LINES.slice(0, 1);
+    const { claim, lines: [old] } = await createClaim(patient, lines);
+    expect((await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(lines, [{ kind: "denied" }]) }], trace: trace() }), managerToken)).status).toBe(201);
+    expect((await claimState(claim.id)).claim.status).toBe("rejected");
+    // The freed note rebuilt on a new claim (as the claims screen would).
+    const { claim: rebuilt, lines: [line] } = await createClaim(patient, lines);
+    await db().insert(claimLineNotes).values({ claimLineId: line!.lineId, noteId: old!.noteId });
+    const before = await totals();
+    const res = await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(lines, [{ kind: "paid" }]) }], trace: trace() }), managerToken);
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { message: string }).message).toMatch(new RegExp(`Claim ${claim.claimNumber} is rejected and its notes are now on claim ${rebuilt.claimNumber}: .* Not imported\\.$`));
+    expect(await totals()).toEqual(before);
+    expect((await claimState(claim.id)).claim).toMatchObject({ status: "rejected", paidCents: 0 });
+  });
+
   it.each([
     ["an empty body", "", "text/plain", 400],
     ["an unknown content type", "ISA", "image/png", 415],

@@ -306,6 +306,18 @@ describe("payroll", () => {
     expect(lines).toContain("'=Bert User,Here Clinic,BCBA,1,0.25,Standard,$50.00,$12.50");
   });
 
+  // A year before 1900 was a valid date to the filters but not to the day arithmetic: 500 (decision 017, stop 24).
+  it.each(["hours", "payroll", "bcba-report", "provider-clients"])("%s refuses a date before 1900 with the field's message (400), screen and CSV", async (report) => {
+    for (const query of ["date_from=0050-01-01&date_to=0050-03-31", "date_from=0099-01-01"]) {
+      const screen = await page(`/reports/${report}?${query}`);
+      expect(screen.status).toBe(400);
+      expect(screen.html).toContain("Dates must be real dates like 2026-01-31.");
+      const csv = await request(`/reports/${report}/export.csv?${query}`, { cookie: w.cookie });
+      expect(csv.status).toBe(400);
+      expect(((await csv.json()) as { message: string }).message).toBe("Dates must be real dates like 2026-01-31.");
+    }
+  });
+
   it("refuses a period longer than a year or ending before it starts, with the field's message", async () => {
     const long = await page("/reports/payroll?date_from=2025-01-01&date_to=2026-06-30");
     expect(long.status).toBe(400);

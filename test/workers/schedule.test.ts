@@ -516,6 +516,22 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect((await api(`/v2/scheduled-sessions?from=${date}&to=${date}&per_day=0`, { token: w.rbtToken })).status).toBe(422);
   });
 
+  it("a date before 1900 is refused like any bad date (API 422, screens 400/422), never a 500 (decision 017)", async () => {
+    const c = await client();
+    const before = await scheduledCount(c.id);
+    const range = await api("/v2/scheduled-sessions?from=0050-01-01&to=0050-01-31", { token: w.rbtToken });
+    expect(range.status).toBe(422);
+    expect(JSON.stringify(await range.json())).toContain("Enter a valid date (YYYY-MM-DD).");
+    const booked = await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: "0050-01-01", time_in: "12:00", time_out: "13:00" });
+    expect(booked.status).toBe(422);
+    const fields = { patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97153", pa_service_id: String(c.pa), session_date: "0050-01-01", time_in: "12:00", time_out: "13:00", repeat: "once" };
+    const screen = await form(`/calendar/schedule?patient_id=${c.id}`, fields, w.rbtCookie);
+    expect(screen.status).toBe(422);
+    expect(await screen.text()).toContain("Enter a valid date (YYYY-MM-DD).");
+    expect((await request("/calendar/view?date=0050-01-15", { cookie: w.rbtCookie })).status).toBe(400);
+    expect(await scheduledCount(c.id)).toBe(before);
+  });
+
   it("403 without view_notes, 404 for another location's filter or client, 400 with the message for a bad date", async () => {
     const c = await client();
     expect((await request("/calendar/view", { cookie: w.noPermCookie })).status).toBe(403);
@@ -783,5 +799,24 @@ describe("upcomingSessionsQuery (the parent portal's next sessions)", () => {
     expect(Object.keys(next[0]!).sort()).toEqual(["id", "provider_first_name", "session_date", "time_in", "time_out"]);
     // From after the last occurrence: nothing.
     expect(await upcomingSessionsQuery(ctx, own.id, (dayNumber(addDays(first, 22)) ?? 0) * 1440, 5)).toEqual([]);
+  });
+});
+
+describe("the month grid names each session's zone when its locations span several (probe, stop 24)", () => {
+  it("a Los Angeles and a Miami session on one day: each entry shows its place beside its time, as the page's hint says", async () => {
+    const east = await createLocation({ timeZone: "America/New_York" });
+    const west = await createLocation({ timeZone: "America/Los_Angeles" });
+    const viewer = await createUser({ permissions: ["view_notes"], locations: [east.id, west.id] });
+    const date = "2026-11-30";
+    for (const [loc, timeIn, timeOut] of [[east, "13:00", "15:00"], [west, "10:00", "12:00"]] as const) {
+      const patient = await createPatient({ locationId: loc.id });
+      await db().insert(notes).values({ type: "rbt", patientId: patient.id, locationId: loc.id, providerId: viewer.id, cptCode: "97153", sessionDate: date, timeIn, timeOut, minutes: 120, units: 8 });
+    }
+    const cookie = await signInCookie(viewer);
+    const both = await (await request(`/calendar/view?view=month&date=${date}`, { cookie })).text();
+    expect(both).toContain('<span class="cal-time">10:00–12:00</span><span class="cal-zone"> (Los Angeles)</span>');
+    expect(both).toContain('<span class="cal-time">13:00–15:00</span><span class="cal-zone"> (New York)</span>');
+    // The page says so: the zone is beside each session whenever the hint promises it.
+    expect(both).toContain("its time zone is shown beside each session");
   });
 });

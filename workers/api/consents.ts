@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { consentSectionsMap, ConsentPdfInput } from "~/domain/consents";
+import { asksNoCoveredSection, CONSENT_MESSAGES, consentSectionsMap, ConsentPdfInput } from "~/domain/consents";
 import { parseWith } from "~/domain/validation";
 import { getConsentDocument, listPatientConsents, saveConsentDraft, withdrawConsent } from "~/models/consents.server";
 import { consentPdfResponse } from "~/services/consent-pdf.server";
@@ -45,6 +45,7 @@ export const consentsApi = new Hono<AppEnv>()
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
     const doc = id === null ? null : await getConsentDocument(modelContext(c), id);
     if (!doc) return jsonError(c, 404, "Consent not found.");
+    if (asksNoCoveredSection(doc.consent.sections, parsed.data.sections)) return jsonError(c, 422, CONSENT_MESSAGES.noCoveredSection, { errors: { sections: CONSENT_MESSAGES.noCoveredSection } });
     return consentPdfResponse(doc, parsed.data.sections, parsed.data.isPrint);
   })
   .delete("/client-consents/:id", requireApiPermission("manage_clients"), async (c) => {

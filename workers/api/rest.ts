@@ -1,7 +1,8 @@
 import { Hono, type Context } from "hono";
 import { listQuerySchema, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, locationScope, type Permission } from "~/domain/permissions";
-import { parseWith, pathId } from "~/domain/validation";
+import { parseVersion, parseWith, pathId, VERSION_MESSAGE } from "~/domain/validation";
+import { HTTPException } from "hono/http-exception";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
 import { auditRead, clientIds, clientsOf, clientsReadEntry } from "~/services/audit.server";
@@ -52,11 +53,15 @@ export function modelContext(c: Context<AppEnv>): ModelContext {
 
 export { pathId };
 
-/** The version a client claims to update: the body's `version`, else the If-Match header; null when absent. */
+/**
+ * The version a client claims to update: the body's `version`, else the If-Match header; null when absent. A
+ * version that is not a whole number answers 422 (thrown): never read as "no version", an unconditional write.
+ */
 export function requestVersion(c: Context<AppEnv>, body: Record<string, unknown>): number | null {
   const raw = body.version ?? c.req.header("If-Match")?.replace(/"/g, "");
-  const n = Number(raw);
-  return raw === undefined || raw === null || raw === "" || !Number.isInteger(n) ? null : n;
+  const parsed = parseVersion(raw);
+  if (!parsed.ok) throw new HTTPException(422, { res: c.json({ message: VERSION_MESSAGE, errors: { version: VERSION_MESSAGE } }, 422) });
+  return parsed.version;
 }
 
 /** Turns a model result into the JSON answer. */
