@@ -272,7 +272,7 @@ function textObject<const F extends readonly { name: string; label: string }[]>(
   const shape = Object.fromEntries(fields.map((f) => [f.name, optionalText(f.label, LIMITS.narrative)]));
   const empty = () => Object.fromEntries(fields.map((f) => [f.name, null])) as Out;
   return v.pipe(
-    v.optional(v.nullable(v.record(v.string(), v.unknown(), "Expected an object.")), null),
+    v.optional(v.nullable(v.record(v.string(), v.unknown(), "This section must be an object of texts (field: text).")), null),
     v.transform((x) => x ?? {}),
     v.object(shape),
     v.transform((x) => ({ ...empty(), ...x }) as Out),

@@ -119,7 +119,9 @@ export async function getParentProfile(ctx: ModelContext, id: number) {
   const entry = shown.length ? { ...clientsReadEntry("parent", shown), entityId: id } : { entity: "parent", entityId: id };
   const [locationList] = await auditedRead(ctx.db, who(ctx), entry, () => [locationOptionsQuery(ctx)], row.tail);
   const target = { locationId: row.p.locationId, childLocationIds: childLocations.map((c) => c.locationId) };
-  return { parent: toJson(row), children, locations: locationList, maySetSignIn: mayChangeParent(ctx.actor, target, ["password"]).ok };
+  // Children at locations the actor cannot see are not listed, but the page says they exist (not "No linked clients.").
+  const childrenElsewhere = target.childLocationIds.some((l) => !canSeeLocation(ctx.actor, l));
+  return { parent: toJson(row), children, childrenElsewhere, locations: locationList, maySetSignIn: mayChangeParent(ctx.actor, target, ["password"]).ok };
 }
 
 /** The locations of every live child of the parent, also those the actor cannot see (for the rule). */

@@ -60,7 +60,7 @@ const LABELS: [keyof ParentJson, string][] = [
 ];
 
 export default function ParentProfile() {
-  const { parent, children, locations, canManage, canSeeClients, maySetSignIn } = useLoaderData<typeof loader>();
+  const { parent, children, childrenElsewhere, locations, canManage, canSeeClients, maySetSignIn } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -90,7 +90,7 @@ export default function ParentProfile() {
       </dl>
       <h2>Children</h2>
       {children.length === 0 ? (
-        <p>No linked clients.</p>
+        <p>{childrenElsewhere ? CHILDREN_ELSEWHERE : "No linked clients."}</p>
       ) : (
         <ul>
           {children.map((c) => (
@@ -100,6 +100,7 @@ export default function ParentProfile() {
           ))}
         </ul>
       )}
+      {children.length > 0 && childrenElsewhere ? <p className="muted">{CHILDREN_ELSEWHERE}</p> : null}
       {canManage && !maySetSignIn ? (
         <p className="muted">
           {CHANGE_MESSAGES.parentNotCovered} You can still change their name, phone numbers and address here.
@@ -139,3 +140,5 @@ export default function ParentProfile() {
     </section>
   );
 }
+
+const CHILDREN_ELSEWHERE = "Linked clients at locations you do not work at are not listed.";

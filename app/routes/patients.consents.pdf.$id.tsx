@@ -1,5 +1,4 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { data } from "@remix-run/cloudflare";
 import { asksNoCoveredSection, CONSENT_MESSAGES, ConsentPdfInput } from "~/domain/consents";
 import { parseWith } from "~/domain/validation";
 import { getConsentDocument } from "~/models/consents.server";
@@ -19,9 +18,14 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const id = requireId(params.id, "Consent");
   const url = new URL(request.url);
   const parsed = parseWith(ConsentPdfInput, { sections: url.searchParams.getAll("sections"), isPrint: url.searchParams.get("print") ?? undefined });
-  if (!parsed.ok) throw data(Object.values(parsed.errors)[0], { status: 400 });
+  if (!parsed.ok) throw plain(Object.values(parsed.errors)[0]!, 400);
   const doc = await getConsentDocument(modelContextFor(context, actor), id);
   if (!doc) throw notFound("Consent not found.");
-  if (asksNoCoveredSection(doc.consent.sections, parsed.data.sections)) throw new Response(CONSENT_MESSAGES.noCoveredSection, { status: 422, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (asksNoCoveredSection(doc.consent.sections, parsed.data.sections)) throw plain(CONSENT_MESSAGES.noCoveredSection, 422);
   return consentPdfResponse(doc, parsed.data.sections, parsed.data.isPrint);
+}
+
+/** A refusal of this file link, as the text a browser shows (the link has no page of its own to show it on). */
+function plain(message: string, status: 400 | 422): Response {
+  return new Response(message, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 }

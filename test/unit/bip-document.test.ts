@@ -271,3 +271,13 @@ describe("tabs and forms", () => {
     });
   });
 });
+
+describe("a text section that is not an object (probe, stop 24: no validator wording)", () => {
+  it.each([["crisis_plan"], ["school_services_justification"]])("%s as text is refused in the product's words", (key) => {
+    const r = parseWith(BipDocumentSchema, { [key]: "just text" });
+    expect(r.ok).toBe(false);
+    const messages = r.ok ? [] : Object.values(r.errors);
+    expect(messages).toContain("This section must be an object of texts (field: text).");
+    expect(messages.join(" ")).not.toMatch(/Expected|Invalid type/);
+  });
+});

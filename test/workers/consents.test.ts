@@ -194,6 +194,11 @@ describe("the client-consent-form screen", () => {
     const pdf = await request(`/patients/consents/pdf/${row!.id}?print=1&sections=6`, { cookie });
     expect(pdf.status).toBe(200);
     expect(await pdfText(new Uint8Array(await pdf.arrayBuffer()))).toContain("Notice of privacy practices");
+    // An unknown section id is the asker's mistake: 400 with the message as text, not the error page.
+    const unknown = await request(`/patients/consents/pdf/${row!.id}?sections=999`, { cookie });
+    expect(unknown.status).toBe(400);
+    expect(unknown.headers.get("Content-Type")).toMatch(/^text\/plain/);
+    expect(await unknown.text()).not.toContain("Unexpected Server Error");
 
     const elsewhere = await signInCookie(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [away.id] }));
     expect((await request(`/patients/consents/${child.id}`, { cookie: elsewhere })).status).toBe(404);

@@ -459,6 +459,9 @@ describe("who may change a parent's sign-in (decision 015, stop 24)", () => {
     const cookie = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [mine.id] }));
     const html = await (await request(`/parents/profile/${parent.id}`, { cookie })).text();
     expect(html).toContain(onScreen(NOT_COVERED));
+    // The child is not listed (another location) but not denied either: not "No linked clients."
+    expect(html).not.toContain("No linked clients.");
+    expect(html).toContain("Linked clients at locations you do not work at are not listed.");
     expect(html).not.toContain("Set password");
     expect(html).toMatch(/<input[^>]*name="email"[^>]*readonly=""/);
     expect(html).not.toContain('value="inactive"');
@@ -472,6 +475,7 @@ describe("who may change a parent's sign-in (decision 015, stop 24)", () => {
     expect(full).toContain("Set password");
     expect(full).toContain('value="inactive"');
     expect(full).not.toContain("only if you work at every location of their children");
+    expect(full).not.toContain("are not listed");
   });
 
   it("the profile's audit row names the children it shows (decision 019)", async () => {
