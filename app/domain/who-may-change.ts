@@ -115,6 +115,7 @@ export const CHANGE_MESSAGES = {
   roleAbove: (names: readonly string[]) => `You cannot give a role that holds permissions you do not hold: ${names.join(", ")}.`,
   locationNotCovered: "You can add only locations you manage.",
   parentNotFound: "Parent not found.",
+  roleHoldersNotCovered: "People at locations you do not manage hold this role: only someone who manages every one of their locations can change its permissions.",
   parentNotCovered: "You can change this parent's password, email or status, or delete them, only if you work at every location of their children.",
 } as const;
 
@@ -171,6 +172,16 @@ export function mayChangeParent(actor: Actor, target: ParentTarget, changes: rea
   if (!changes.length) return { ok: true };
   const all = target.locationId === null ? target.childLocationIds : [target.locationId, ...target.childLocationIds];
   return coversAll(actor, all) ? { ok: true } : deny(403, CHANGE_MESSAGES.parentNotCovered);
+}
+
+/**
+ * May the actor change the permissions of a role that these people hold (decision 015, stop 24)? A role's
+ * permissions are its holders' powers, so changing them changes every holder: the actor must cover every location
+ * any holder works at (as for changing one person's roles), else 403. `holderLocationIds`: the distinct locations
+ * of the role's live holders.
+ */
+export function mayChangeRoleHolders(actor: Actor, holderLocationIds: readonly number[]): Verdict {
+  return coversAll(actor, holderLocationIds) ? { ok: true } : deny(403, CHANGE_MESSAGES.roleHoldersNotCovered);
 }
 
 /** May the actor create an account with these roles at these locations (never above their own rank)? */

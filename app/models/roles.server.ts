@@ -1,11 +1,11 @@
-import { and, asc, count, eq, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { roles, userRoles } from "~/db/schema";
+import { roles, userLocations, userRoles, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { isAllAccess, normalizePermissions, type Actor } from "~/domain/permissions";
+import { isAllAccess, locationScope, normalizePermissions, type Actor } from "~/domain/permissions";
 import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
 import { parseWith } from "~/domain/validation";
-import { mayEditRole } from "~/domain/who-may-change";
+import { mayChangeRoleHolders, mayEditRole } from "~/domain/who-may-change";
 import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -128,6 +128,18 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
   }
   const rank = mayEditRole(ctx.actor, current, { name, permissions });
   if (!rank.ok) return rank.status === 403 ? denied(rank.message) : invalid({ permissions: rank.message });
+  // Changing a role's permissions changes every holder's powers: the actor must cover all their locations.
+  const permissionsChange = [...permissions].sort().join() !== [...current.permissions].sort().join();
+  if (permissionsChange && locationScope(ctx.actor) !== null) {
+    const holders = await ctx.db
+      .selectDistinct({ locationId: userLocations.locationId })
+      .from(userRoles)
+      .innerJoin(users, and(eq(users.id, userRoles.userId), isNull(users.deletedAt)))
+      .innerJoin(userLocations, eq(userLocations.userId, userRoles.userId))
+      .where(eq(userRoles.roleId, id));
+    const covered = mayChangeRoleHolders(ctx.actor, holders.map((h) => h.locationId));
+    if (!covered.ok) return denied(covered.message);
+  }
   try {
     const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "role", entityId: id, detail: { name, permissions } }, () => [
       ctx.db

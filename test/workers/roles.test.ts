@@ -2,7 +2,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { roles, userRoles } from "~/db/schema";
 import { PERMISSIONS } from "~/domain/permissions";
-import { api, apiToken, createRole, createUser, db, form, request, signInCookie } from "./helpers";
+import { api, apiToken, createLocation, createRole, createUser, db, form, request, signInCookie } from "./helpers";
+import { CHANGE_MESSAGES } from "~/domain/who-may-change";
 
 /** Whether the form renders the permission checkbox ticked (attribute order is React's business). */
 function checked(html: string, value: string): boolean {
@@ -185,6 +186,28 @@ describe("/api/v2/roles", () => {
     expect(res.status).toBe(422);
     expect(((await res.json()) as { errors: Record<string, string> }).errors.name).toMatch(/^Only a SUPERADMIN or ADMIN user can use the name ADMIN/);
     expect((await row(role.id))!.name).toBe(role.name);
+  });
+
+  it("a role held by someone at a location the editor does not manage: its permissions stay (403), its name may change (probe, stop 24)", async () => {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const editor = await apiToken(await createUser({ permissions: ["manage_roles", "view_employees", "manage_employees"], locations: [mine.id] }));
+    const role = await createRole(unique("Clerk"), ["view_employees"]);
+    const far = await createUser({ permissions: [], locations: [theirs.id] });
+    await db().insert(userRoles).values({ userId: far.id, roleId: role.id });
+    const grant = await api(`/v2/roles/${role.id}`, { method: "PATCH", token: editor, body: { permissions: ["view_employees", "manage_employees"] } });
+    expect(grant.status).toBe(403);
+    expect(((await grant.json()) as { message: string }).message).toBe(CHANGE_MESSAGES.roleHoldersNotCovered);
+    expect(await stored(role.id)).toEqual(["view_employees"]);
+    expect((await api(`/v2/roles/${role.id}`, { method: "PATCH", token: editor, body: { name: unique("Renamed") } })).status).toBe(200);
+    // Held only at the editor's own location: allowed.
+    const local = await createRole(unique("Local"), ["view_employees"]);
+    const near = await createUser({ permissions: [], locations: [mine.id] });
+    await db().insert(userRoles).values({ userId: near.id, roleId: local.id });
+    expect((await api(`/v2/roles/${local.id}`, { method: "PATCH", token: editor, body: { permissions: ["view_employees", "manage_employees"] } })).status).toBe(200);
+    // Someone who sees every location may change it.
+    const admin = await apiToken(await createUser({ role: "ADMIN" }));
+    expect((await api(`/v2/roles/${role.id}`, { method: "PATCH", token: admin, body: { permissions: ["view_employees", "manage_employees"] } })).status).toBe(200);
   });
 
   it("a changed permission set applies on the holder's next request", async () => {
