@@ -341,6 +341,9 @@ export function intakeErrors(issues: readonly v.BaseIssue<unknown>[]): Record<st
   return out;
 }
 
+/** The intake's fields (the keys its updates read). */
+export const INTAKE_FIELDS = Object.keys(ENTRIES);
+
 export function parseIntake(input: unknown): Parsed<IntakeInput> {
   const r = safeParsePlain(IntakeInput, input);
   return r.success ? { ok: true, data: r.output } : { ok: false, errors: intakeErrors(r.issues) };

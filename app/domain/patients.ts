@@ -275,6 +275,9 @@ export const PatientInput = v.object({
   pa_assessments: paAssessmentsSchema,
 }) as unknown as v.GenericSchema<unknown, PatientInput>;
 
+/** The client's fields (the keys an update reads). */
+export const PATIENT_INPUT_FIELDS = [...PATIENT_FIELDS.map((x) => x.name), "pa_assessments"];
+
 /**
  * Validates a client. Errors are one per field; inside PA assessments they keep their row positions
  * ("pa_assessments.0.services.1.cpt") so the form and the API name the exact cell.

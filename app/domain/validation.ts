@@ -19,6 +19,20 @@ export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown):
   return r.success ? { ok: true, data: r.output } : { ok: false, errors: fieldErrors(r.issues) };
 }
 
+/** What names a record's writable fields: an object schema (its keys; a piped object keeps them) or the keys themselves. */
+export type FieldSource = { readonly entries: Record<string, unknown> } | readonly string[];
+
+/**
+ * True when a partial update's body names none of the fields `sources` declare: only unknown or read-only keys
+ * (`id`, `created_at`, a misspelt name) or just its `version`. Such a PATCH changes nothing (nothingToChange).
+ */
+export function namesNoField(body: Record<string, unknown>, ...sources: FieldSource[]): boolean {
+  const fields = new Set(sources.flatMap((s) => (Array.isArray(s) ? s : Object.keys((s as { entries: Record<string, unknown> }).entries))));
+  fields.delete("id");
+  fields.delete("version");
+  return !Object.keys(body).some((k) => fields.has(k));
+}
+
 /**
  * valibot's own wording, used when a schema gave no message of its own: "Invalid key: Expected \"surname\" but
  * received undefined" (a key the body left out), "Invalid type: Expected Object but received null".

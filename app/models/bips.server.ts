@@ -8,7 +8,7 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { fillPlaceholdersDeep, type PlaceholderClient } from "~/domain/placeholders";
 import { NOT_AT_LOCATION } from "~/domain/patients";
 import { PLAN_CATEGORIES, type PlanCategory } from "~/domain/plans";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { addDays } from "~/domain/weeks";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { auditedRead, withAudit } from "~/services/audit.server";
@@ -18,7 +18,7 @@ import type { ModelContext } from "./context";
 import { objectivesByPlan, objectivesOfBipQuery, type ObjectiveJson } from "./objectives.server";
 import { findPatient, getPatientWith, isKeyRace, patientScope, who } from "./patients.server";
 import { planJson, PLANS, type PlanJson } from "./plans.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /**
@@ -421,6 +421,7 @@ export async function updateBip(
   const found = await loadInScope(ctx, bipId);
   if (!found) return notFound("BIP");
   const { scope, loaded } = found;
+  if (opts.partial && namesNoField(raw, BipInput)) return nothingToChange();
   const parsed = parseWith(BipInput, opts.partial ? { ...asInput(loaded.row), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

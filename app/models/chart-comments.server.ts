@@ -1,13 +1,13 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { bips, chartComments, patients, plans } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { CHART_COMMENT_NOTICES, ChartCommentInput, ChartCommentUpdate } from "~/domain/weekly-reports";
 import { withClients } from "~/services/audit.server";
 import { planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId } from "./patients.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { changes, inWindow, listScope, planFromInput, writeMeasurement } from "./weekly-reports.server";
 import { contains } from "./like.server";
 
@@ -91,6 +91,7 @@ export async function updateChartComment(
   const found = await findComment(ctx, id, opts.planId);
   if (!found) return notFound("Chart comment");
   const { row } = found;
+  if (opts.partial && namesNoField(raw, ChartCommentUpdate)) return nothingToChange();
   const parsed = parseWith(ChartCommentUpdate, opts.partial ? { comment_date: row.commentDate, comment: row.comment, ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   if (changes(raw, "plan_id", row.planId)) return invalid({ plan_id: "A chart comment cannot move to another plan." });

@@ -24,7 +24,7 @@ import {
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { mayChange, mayCreate, mayGrantRole, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { setPassword, setTwoFactor } from "~/models/auth.server";
 import { endAllAccessStatements } from "~/services/access.server";
 import { withAudit } from "~/services/audit.server";
@@ -34,7 +34,7 @@ import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
 import { getLocation, locationOptions } from "./locations.server";
 import { jsonRows, visibleLocationsQuery } from "./patients.server";
-import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /**
@@ -472,6 +472,7 @@ export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
   const body = withEmploymentFromForm(raw);
+  if (opts.partial && namesNoField(body, EmployeeEditInput)) return nothingToChange();
   const parsed = parseWith(EmployeeEditInput, opts.partial ? { ...asInput(current), ...body } : body);
   if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
   const input = parsed.data;

@@ -4,11 +4,11 @@ import { pickService } from "~/domain/billing";
 import { InsuranceInput, InsuranceServiceInput, modifierInfo, providerType, serviceCode, splitModifiers, unitMultiplier } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /**
@@ -164,6 +164,7 @@ export async function updateInsurance(
 ): Promise<ModelResult<InsuranceWithServices>> {
   const current = await getInsuranceRow(ctx, id);
   if (!current) return notFound("Insurance");
+  if (opts.partial && namesNoField(raw, InsuranceInput)) return nothingToChange();
   const parsed = parseWith(InsuranceInput, opts.partial ? { ...asInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance", entityId: id }, () => [
@@ -329,6 +330,7 @@ export async function updateInsuranceService(
 ): Promise<ModelResult<InsuranceServiceJson>> {
   const current = await getInsuranceService(ctx, id);
   if (!current || (opts.insuranceId !== undefined && current.insurance_id !== opts.insuranceId)) return notFound("Service");
+  if (opts.partial && namesNoField(raw, InsuranceServiceInput)) return nothingToChange();
   const parsed = parseWith(InsuranceServiceInput, opts.partial ? { ...serviceAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const badLocation = await checkLocation(ctx, parsed.data.location_id);

@@ -1,16 +1,16 @@
 import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { bips, intakeAssessments, patients } from "~/db/schema";
-import { documentOf, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
+import { documentOf, INTAKE_FIELDS, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { auditedRead, auditTail, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findBipInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /**
@@ -196,6 +196,7 @@ export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw:
   const current = await findIntakeAssessment(ctx, id);
   if (!current) return notFound("Intake assessment");
   const input = nestFormFields(raw);
+  if (opts.partial && namesNoField(input, INTAKE_FIELDS)) return nothingToChange();
   const parsed = parseIntake(opts.partial ? { ...intakeAsInput(current), ...input } : input);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

@@ -3,11 +3,11 @@ import { locations, patients, userLocations } from "~/db/schema";
 import { LocationInput } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { locationScope } from "~/domain/permissions";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /** Locations (platform §3 Location). Reads are limited to the actor's locations. */
@@ -117,6 +117,7 @@ export async function createLocation(ctx: ModelContext, raw: Record<string, unkn
 export async function updateLocation(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<LocationJson>> {
   const current = await getLocation(ctx, id);
   if (!current) return notFound("Location");
+  if (opts.partial && namesNoField(raw, LocationInput)) return nothingToChange();
   const parsed = parseWith(LocationInput, opts.partial ? { ...asInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "location", entityId: id }, () => [

@@ -34,7 +34,7 @@ import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_STATUSES, NOTE_SUBTYPES, NOTE_TYPES, 
 import { MODIFIERS } from "~/domain/insurance";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { isProductDate } from "~/domain/weeks";
 import { sha256Hex } from "~/services/crypto.server";
 import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
@@ -43,7 +43,7 @@ import { meterUnitsQuery } from "./pa-pacing.server";
 import { averageUnitsPerWeek, currentWeek } from "~/domain/pa-pacing";
 import { contains } from "./like.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
-import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
 import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 
 /**
@@ -1126,6 +1126,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   const current = found.note;
   if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
+  if (opts.partial && namesNoField(raw, Object.keys(noteAsInput(current)), NOTE_CONTENT_KEYS)) return nothingToChange();
   const base: Record<string, unknown> = opts.partial ? { ...noteAsInput(current), ...raw } : { patient_id: current.patient_id, provider_id: current.provider_id, ...raw };
   if (opts.partial) {
     // A PATCH changes the content fields it names, sent flat or inside `content`; the others stay.

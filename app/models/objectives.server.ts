@@ -3,13 +3,13 @@ import * as v from "valibot";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { auditRead, clientIds, withAudit, withClients } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findPlanInScope, planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /**
@@ -248,6 +248,7 @@ export async function updateObjective(
   const found = await findObjective(ctx, id, opts.planId);
   if (!found) return notFound("Objective");
   const current = objectiveJson(found.row);
+  if (opts.partial && namesNoField(raw, ObjectiveInput, ["index", "order"])) return nothingToChange();
   const parsed = parseWith(ObjectiveInput, withPosition(opts.partial ? { ...asInput(current), ...raw } : raw));
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

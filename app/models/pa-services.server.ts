@@ -3,12 +3,12 @@ import * as v from "valibot";
 import { insurances, notes, paServices, patients } from "~/db/schema";
 import { PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /**
@@ -153,6 +153,7 @@ function asInput(p: PaServiceJson): Record<string, unknown> {
 export async function updatePaService(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PaServiceJson>> {
   const current = await getPaService(ctx, id);
   if (!current) return notFound("PA service");
+  if (opts.partial && namesNoField(raw, PaServiceInput)) return nothingToChange();
   const parsed = parseWith(PaServiceInput, opts.partial ? { ...asInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

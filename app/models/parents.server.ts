@@ -4,7 +4,7 @@ import { locations, parents, patients } from "~/db/schema";
 import { ParentInput, ParentPasswordInput } from "~/domain/parents";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { mayChangeParent, type ParentSignInChange, type ParentTarget } from "~/domain/who-may-change";
 import { endAllAccessStatements } from "~/services/access.server";
 import { auditedRead, auditRead, auditTail, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -15,7 +15,7 @@ import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
-import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /** A signed-in parent sees only their own children. */
@@ -225,6 +225,7 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   const loaded = await loadForChange(ctx, id);
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
+  if (opts.partial && namesNoField(raw, ParentInput)) return nothingToChange();
   const parsed = parseWith(ParentInput, opts.partial ? { ...parentAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // A new email or status changes who can sign in as the parent: the actor must cover their children's locations.

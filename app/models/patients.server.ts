@@ -5,16 +5,16 @@ import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, userLocations, users } from "~/db/schema";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, NOT_AT_LOCATION, parsePatient, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, NOT_AT_LOCATION, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, clientsReadEntry, withAudit, type AuditEntry, type AuditWho, type KnownTail } from "~/services/audit.server";
 import { bumpEveryListVersion, bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { insuranceOptionsQuery } from "./insurances.server";
 import { locationOptionsQuery } from "./locations.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /** Clients (clinical §3 Patient). Every read and write is limited to the actor's locations and audited. */
@@ -450,6 +450,7 @@ export async function createPatient(ctx: ModelContext, raw: Record<string, unkno
 export async function updatePatient(ctx: ModelContext, patientId: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PatientJson>> {
   const current = await findPatient(ctx, patientId);
   if (!current) return notFound("Patient");
+  if (opts.partial && namesNoField(raw, PATIENT_INPUT_FIELDS)) return nothingToChange();
   const parsed = parsePatient(opts.partial ? { ...patientAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

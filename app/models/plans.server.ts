@@ -4,14 +4,14 @@ import { bips, patients, plans } from "~/db/schema";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { PLAN_CATEGORIES, PLAN_MESSAGES, PlanInput, PlanStatusInput } from "~/domain/plans";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { bipInScopeWhere, findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { idFilter, objectiveInserts, objectivesByPlan, objectivesOfPlans, objectivesOfPlansQuery, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /**
@@ -220,6 +220,7 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   const scope = await findPlanInScope(ctx, id);
   const current = scope ? await loadPlan(ctx, scope) : null;
   if (!scope || !current) return notFound("Plan");
+  if (opts.partial && namesNoField(raw, PlanInput)) return nothingToChange();
   const parsed = parseWith(PlanInput, opts.partial ? { ...planAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

@@ -3,11 +3,11 @@ import { locations, rateRecords } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseRateInfo, RateRecordInput } from "~/domain/rates";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /** Rate/pay records (platform §3). Location-scoped: a record in another location answers 404. */
@@ -84,6 +84,7 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
   const current = await getRateRecord(ctx, id);
   if (!current) return notFound("Rate record");
   const { id: _id, version: _v, created_at: _c, updated_at: _u, ...asInput } = current;
+  if (opts.partial && namesNoField(raw, RateRecordInput)) return nothingToChange();
   const parsed = parseWith(RateRecordInput, opts.partial ? { ...asInput, ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const bad = await checkLocation(ctx, parsed.data.location_id);

@@ -4,12 +4,12 @@ import { roles, userLocations, userRoles, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, locationScope, normalizePermissions, type Actor } from "~/domain/permissions";
 import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { mayChangeRoleHolders, mayEditRole } from "~/domain/who-may-change";
 import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
-import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /**
@@ -117,6 +117,7 @@ export async function createRole(ctx: ModelContext, raw: Record<string, unknown>
 export async function updateRole(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<RoleJson>> {
   const current = await getRole(ctx, id);
   if (!current) return notFound("Role");
+  if (opts.partial && namesNoField(raw, RoleInput)) return nothingToChange();
   const parsed = parseWith(RoleInput, opts.partial ? { name: current.name, permissions: current.permissions, ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const { name, permissions } = parsed.data;

@@ -18,11 +18,11 @@ import {
   type TicketFilters,
   type TicketRole,
 } from "~/domain/tickets";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import type { Email } from "~/services/email.server";
 import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
 import { contains } from "./like.server";
 import { userActorFields, userActorFrom } from "./actors.server";
 
@@ -316,6 +316,7 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   const found = foundFrom(ctx, ticketRows[0]);
   const current = found?.ticket ?? null;
   if (!current) return notFound("Ticket");
+  if (opts.partial && namesNoField(raw, TicketInput, ["assigned_to"])) return nothingToChange();
   const facts = { userId: current.user_id, locationId: current.location_id, status: current.status };
   if (assignee && !assignee.ok) return invalid({ assigned_to: Object.values(assignee.errors)[0] ?? "Choose a staff member from the list." });
   const newAssignee = assignee?.ok ? assignee.data : undefined;

@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
 import { bips, patients, plans, weeklyReports } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import {
   importReason,
   IMPORT_MAX_BYTES,
@@ -24,7 +24,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import { findPlanInScope, planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
 /**
@@ -234,6 +234,7 @@ export async function updateWeeklyReport(
   const found = await findReport(ctx, id, opts.planId);
   if (!found) return notFound("Weekly report");
   const { row } = found;
+  if (opts.partial && namesNoField(raw, ["value", "total_units"])) return nothingToChange();
   const merged = opts.partial ? { value: row.value, total_units: row.totalUnits, ...raw } : raw;
   const parsed = parseWith(WeeklyReportUpdate, merged);
   const errors: Record<string, string> = parsed.ok ? {} : { ...parsed.errors };

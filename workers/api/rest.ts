@@ -4,7 +4,7 @@ import { isAllAccess, locationScope, type Permission } from "~/domain/permission
 import { parseVersion, parseWith, pathId, VERSION_MESSAGE } from "~/domain/validation";
 import { HTTPException } from "hono/http-exception";
 import type { ModelContext } from "~/models/context";
-import type { ModelResult } from "~/models/results";
+import { NOTHING_TO_CHANGE, type ModelResult } from "~/models/results";
 import { auditRead, clientIds, clientsOf, clientsReadEntry } from "~/services/audit.server";
 import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
@@ -132,7 +132,6 @@ async function bodyOr400(c: Context<AppEnv>) {
   return readBody(c);
 }
 
-export const NOTHING_TO_CHANGE = "Nothing to change: send at least one field to update.";
 
 /** A PATCH body that names no field (only the version it expects, or nothing): nothing is written. */
 export function isEmptyChange(body: Record<string, unknown>): boolean {

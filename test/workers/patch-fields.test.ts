@@ -1,0 +1,92 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { insuranceServices, insurances, intakeAssessments, notes, paServices, rateRecords, tickets } from "~/db/schema";
+import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createRole, createUser, createWeeklyReport, db } from "./helpers";
+
+/**
+ * A PATCH changes the fields it names. A body that names none of the record's fields — only unknown or
+ * read-only keys (a misspelt name, `id`, `created_at`) and perhaps its version — changes nothing: 422 "Nothing to
+ * change", no write, the version as it was (probe 8884, seen at stop 24 and fixed at stop 25).
+ */
+
+const NOTHING = "Nothing to change: send at least one field to update.";
+const UNKNOWN_ONLY = { id: 999_999, created_at: "2020-01-01", frist_name: "Typo", version: 1 };
+
+/** `show`: where the record is read when not at `path` (with `pick` choosing it from a list). */
+type Case = { name: string; path: string; show?: string; pick?: (data: { id: number }[]) => unknown; field: Record<string, unknown> };
+let token: string;
+let cases: Case[];
+
+beforeAll(async () => {
+  const location = await createLocation();
+  const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
+  token = await apiToken(admin);
+  const parent = await createParent({ locationId: location.id });
+  const patient = await createPatient({ locationId: location.id, parentId: parent.id });
+  const bip = await createBip(patient);
+  const plan = await createPlan(bip);
+  const objective = await createObjective(plan, { name: "Reduce to 2 per week" });
+  const report = await createWeeklyReport(plan, "2026-01-03", 4);
+  const comment = await createChartComment(plan, "2026-01-02", "New routine");
+  const employee = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  const role = await createRole("Front desk", ["view_clients"]);
+  const [insurer] = await db().insert(insurances).values({ name: "Acme Health" }).returning();
+  const [service] = await db().insert(insuranceServices).values({ insuranceId: insurer!.id, locationId: location.id, cptCode: "97153", unitPrice: 20 }).returning();
+  const [rate] = await db().insert(rateRecords).values({ name: "Standard", locationId: location.id }).returning();
+  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97153", nUnits: 32, startDate: "2026-01-01", endDate: "2030-12-31" }).returning();
+  const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id }).returning();
+  const [ticket] = await db().insert(tickets).values({ userId: admin.id, subject: "Printer", body: "It jams.", locationId: location.id }).returning();
+  // Two days ago: a past day in every time zone, within the 14 days a note may be changed.
+  const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+  const [note] = await db()
+    .insert(notes)
+    .values({ type: "rbt", patientId: patient.id, locationId: location.id, providerId: employee.id, paServiceId: pa!.id, cptCode: "97153", sessionDate: twoDaysAgo, timeIn: "08:00", timeOut: "08:30", minutes: 30, units: 2 })
+    .returning();
+  cases = [
+    { name: "client", path: `/v2/patients/${patient.id}`, field: { first_name: "Eve" } },
+    { name: "parent", path: `/v2/parents/${parent.id}`, field: { phone: "555-0100" } },
+    { name: "employee", path: `/v2/employees/${employee.id}`, field: { phone: "555-0101" } },
+    { name: "location", path: `/v2/locations/${location.id}`, field: { city: "Denver" } },
+    { name: "insurer", path: `/v2/insurances/${insurer!.id}`, field: { name: "Acme Health Plus" } },
+    { name: "insurer service", path: `/insurance/update/service/${service!.id}`, show: `/insurance/servicebyInsurance/${insurer!.id}`, pick: (data) => data.find((x) => x.id === service!.id), field: { unit_price: 25 } },
+    { name: "role", path: `/v2/roles/${role.id}`, field: { name: "Front office" } },
+    { name: "rate record", path: `/v2/rate-records/${rate!.id}`, field: { name: "Standard 2027" } },
+    { name: "PA service", path: `/v2/pa-services/${pa!.id}`, field: { n_units: 40 } },
+    { name: "BIP", path: `/v2/bips/${bip.id}`, field: { needs_attention: true } },
+    { name: "plan", path: `/v2/plans/${plan.id}`, field: { name: "Fewer outbursts" } },
+    { name: "objective", path: `/v2/objectives/${objective.id}`, field: { name: "Reduce to 1 per week" } },
+    { name: "weekly report", path: `/v2/weekly-reports/${report.id}`, field: { value: 3 } },
+    { name: "chart comment", path: `/v2/chart-comments/${comment.id}`, field: { comment: "New school" } },
+    { name: "intake assessment", path: `/v2/intake-assessments/${intake!.id}`, field: { person_responding: "Mother", observation_date: "2026-01-05" } },
+    { name: "ticket", path: `/v2/tickets/${ticket!.id}`, field: { subject: "Printer jam" } },
+    { name: "RBT note", path: `/v2/notes-rbt/${note!.id}`, field: { next_session_is_scheduled_for: "Thursday 9:00" } },
+  ];
+});
+
+async function versionOf(c: Case): Promise<unknown> {
+  const res = await api(c.show ?? c.path, { token });
+  expect(res.status, c.name).toBe(200);
+  const data = ((await res.json()) as { data: unknown }).data;
+  return ((c.pick ? c.pick(data as { id: number }[]) : data) as { version?: unknown } | undefined)?.version;
+}
+
+describe("a PATCH naming none of the record's fields", () => {
+  it("answers 422 'Nothing to change' and leaves every record and its version as it was", async () => {
+    for (const c of cases) {
+      const before = await versionOf(c);
+      expect(before, c.name).toBeTypeOf("number");
+      const res = await api(c.path, { method: "PATCH", token, body: { ...UNKNOWN_ONLY, version: before } });
+      expect(res.status, c.name).toBe(422);
+      expect(((await res.json()) as { message: string }).message, c.name).toBe(NOTHING);
+      expect(await versionOf(c), c.name).toBe(before);
+    }
+  });
+
+  it("a PATCH naming one field among unknown keys changes that field and the version", async () => {
+    for (const c of cases) {
+      const before = (await versionOf(c)) as number;
+      const res = await api(c.path, { method: "PATCH", token, body: { ...UNKNOWN_ONLY, ...c.field, version: before } });
+      expect(res.status, `${c.name}: ${await res.clone().text()}`).toBe(200);
+      expect(await versionOf(c), c.name).toBe(before + 1);
+    }
+  });
+});
