@@ -1121,6 +1121,13 @@ export const claims = sqliteTable(
     createdBy: integer("created_by").references(() => users.id),
     version: integer("version").notNull().default(1),
     ...timestamps,
+    // Last: added by migration 0023 (ALTER TABLE puts it after the others; the INSERT … SELECT of a build lists values in this order).
+    /**
+     * JSON: the claim's data (ClaimData: parties, diagnoses, lines) exactly as its 837P was written, kept when it is
+     * generated so the viewer shows what was sent, not today's records. Null for a draft, and for claims generated
+     * before stop 25 (the viewer then says it shows the current records).
+     */
+    sentData: text("sent_data"),
   },
   (t) => [
     uniqueIndex("claims_number_unique").on(t.claimNumber),

@@ -301,9 +301,9 @@ async function writeBuild(ctx: ModelContext, ids: number[], grouped: GroupedClai
         statements.push(
           // Columns in table order (drizzle's insert … select names them all): id, status, patient_id, location_id,
           // provider_id, insurer_id, claim_number, file_id, set_control, diagnosis_codes, total_cents, paid_cents,
-          // adjusted_cents, errors, created_by, version, created_at, updated_at.
+          // adjusted_cents, errors, created_by, version, created_at, updated_at, sent_data.
           ctx.db.insert(claims).select(
-            sql`select null, 'draft', ${g.patientId}, ${g.locationId}, ${g.providerId}, ${g.payerId}, ${tmp}, null, null, ${g.diagnosisCodes.join(",")}, ${g.totalCents}, 0, 0, ${JSON.stringify(errors[i] ?? [])}, ${ctx.actor.id}, 1, ${now}, ${now} where ${free}`,
+            sql`select null, 'draft', ${g.patientId}, ${g.locationId}, ${g.providerId}, ${g.payerId}, ${tmp}, null, null, ${g.diagnosisCodes.join(",")}, ${g.totalCents}, 0, 0, ${JSON.stringify(errors[i] ?? [])}, ${ctx.actor.id}, 1, ${now}, ${now}, null where ${free}`,
           ),
         );
         const lines = JSON.stringify(g.lines.map((l) => [l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber]));
@@ -346,6 +346,8 @@ async function writeBuild(ctx: ModelContext, ids: number[], grouped: GroupedClai
 interface LoadedClaim {
   claim: typeof claims.$inferSelect;
   data: ClaimData;
+  /** `data` is what the 837P sent (claims.sent_data), not built from today's records. */
+  dataAsSent: boolean;
   lines: (typeof claimLines.$inferSelect)[];
   noteIds: Map<number, number[]>;
 }
@@ -384,13 +386,15 @@ function assemble(parties: PartyRow[], lines: (typeof claimLines.$inferSelect)[]
   const out = new Map<number, LoadedClaim>();
   for (const p of parties) {
     const own = lines.filter((l) => l.claimId === p.claim.id);
-    const data = claimDataOf(
+    // A generated claim shows what its 837P sent; a draft (or a claim generated before that was kept) today's records.
+    const sent = p.claim.sentData ? (JSON.parse(p.claim.sentData) as ClaimData) : null;
+    const data = sent ?? claimDataOf(
       p.claim.claimNumber,
       partyOf(p),
       p.claim.diagnosisCodes ? p.claim.diagnosisCodes.split(",").filter(Boolean) : [],
       own.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers ? l.modifiers.split("-").filter(Boolean) : [], units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber })),
     );
-    out.set(p.claim.id, { claim: p.claim, data, lines: own, noteIds: new Map(own.map((l) => [l.id, byLine.get(l.id) ?? []])) });
+    out.set(p.claim.id, { claim: p.claim, data, dataAsSent: sent !== null, lines: own, noteIds: new Map(own.map((l) => [l.id, byLine.get(l.id) ?? []])) });
   }
   return out;
 }
@@ -539,6 +543,8 @@ export interface ClaimDetail {
   /** What would stop the claim if it were generated now (drafts only; others were written already). */
   current_errors: ClaimIssue[];
   data: ClaimData;
+  /** "sent": `data` is what the claim's 837P sent; "current": built from today's records (a draft, or a claim generated before stop 25). */
+  data_source: "sent" | "current";
   lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; charge_cents: number; pos: string; pa_number: string | null; paid_cents: number; status: string; note_ids: number[] }[];
   file: { id: number; file_name: string; sender: string | null; sent_at: string | null; created_at: string } | null;
   /** The claim's own transaction set of the file, segment by segment (with the envelope around it). */
@@ -582,6 +588,7 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
     errors: JSON.parse(c.errors || "[]") as ClaimIssue[],
     current_errors: c.status === "draft" ? validateClaim(loaded.data) : [],
     data: loaded.data,
+    data_source: loaded.dataAsSent ? "sent" : "current",
     lines: loaded.lines.map((l) => ({
       id: l.id,
       line_number: l.lineNumber,
@@ -690,7 +697,7 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
           ...ordered.map((c, i) =>
             ctx.db
               .update(claims)
-              .set({ status: "generated", fileId, setControl: file.sets[i]!.setControl, errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
+              .set({ status: "generated", fileId, setControl: file.sets[i]!.setControl, sentData: JSON.stringify(c.data), errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
               .where(and(eq(claims.id, c.claim.id), eq(claims.status, "draft"), sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`)),
           ),
           audit(sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),

@@ -101,6 +101,13 @@ export default function ClaimViewer() {
           </div>
         ))}
       </dl>
+      {c.status === "draft" ? null : (
+        <p className="hint">
+          {c.data_source === "sent"
+            ? "As sent in the 837P: later changes to the client, payer or providers do not change this claim."
+            : "From today's records: this claim was generated before the viewer kept what was sent. The file below is what was sent."}
+        </p>
+      )}
       {problems.length ? (
         <div role="alert" className="form-message error">
           <h2>To fix before the 837P can be written</h2>

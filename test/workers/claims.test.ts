@@ -1,6 +1,6 @@
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { claimLineNotes, claims, insurances, insuranceServices, notes, paServices, userRoles, users, x12Files } from "~/db/schema";
+import { claimLineNotes, claims, insurances, insuranceServices, locations, notes, paServices, userRoles, users, x12Files } from "~/db/schema";
 import { npiFrom } from "~/domain/npi";
 import { NOTE_MESSAGES } from "~/domain/note-rules";
 import { api, apiToken, createLocation, createPatient, createRole, createUser, db, form, request, signInCookie } from "./helpers";
@@ -325,6 +325,20 @@ describe("screens /claims and /claims/edit-viewer/:id", () => {
     expect(gen.status).toBe(303);
     const page = await (await request(`/claims/edit-viewer/${id}`, { cookie })).text();
     expect(page).toContain("Billing provider tax id");
+    expect(page).toContain("As sent in the 837P");
+
+    // What was sent stays what the viewer shows: the location's NPI and the payer's name edited afterwards
+    // change neither the screen nor the API's data (stop 24's probe saw today's NPI beside the sent file).
+    await db().update(locations).set({ npi: "1245319599" }).where(eq(locations.id, w.location.id));
+    await db().update(insurances).set({ name: "Renamed Payer" }).where(eq(insurances.id, w.insurer.id));
+    const after = await (await request(`/claims/edit-viewer/${id}`, { cookie })).text();
+    expect(after).toContain("NPI 1234567893");
+    expect(after).not.toContain("1245319599");
+    expect(after).not.toContain("Renamed Payer");
+    const shown = (await (await api(`/v2/claims/${id}`, { token: w.token })).json()) as { data: { data_source: string; data: { billingProvider: { npi: string }; payer: { name: string } } } };
+    expect(shown.data.data_source).toBe("sent");
+    expect(shown.data.data.billingProvider.npi).toBe("1234567893");
+    expect(shown.data.data.payer.name).toMatch(/^Florida Blue/);
     const dl = await request(`/claims/edit-viewer/${id}/download`, { cookie });
     expect(dl.status).toBe(200);
     expect(dl.headers.get("Content-Type")).toMatch(/application\/edi-x12/);
