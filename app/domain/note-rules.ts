@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { flag, MESSAGES, optionalDate, optionalId, optionalText, requiredDate, requiredText } from "./fields";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
-import { zonedDate, zoneOffsetAtLocal } from "./time";
+import { localTimeExists, zonedDate, zoneOffsetAtLocal } from "./time";
 import { MODIFIER_CODES } from "./insurance";
 import { parseWith, plainText } from "./validation";
 
@@ -24,7 +24,7 @@ export interface Refusal {
 }
 
 /** The rules firstRefusal checks, in its order. */
-export type NoteRule = "pa_not_of_client" | "pa_not_covering" | "client_overlap" | "provider_overlap" | "provider_buffer" | "day_cap" | "week_cap" | "pa_units";
+export type NoteRule = "skipped_time" | "pa_not_of_client" | "pa_not_covering" | "client_overlap" | "provider_overlap" | "provider_buffer" | "day_cap" | "week_cap" | "pa_units";
 
 export const NOTE_MESSAGES = {
   patient: "Choose a client.",
@@ -57,6 +57,7 @@ export const NOTE_MESSAGES = {
   missingOut: "Enter the time out of this session.",
   missingIn: "Enter the time in of this session.",
   endBeforeStart: "The time out must be after the time in.",
+  skippedTime: (date: string, time: string) => `There is no ${time} on ${date} at this location: the clocks go forward an hour that night. Enter the time the clock showed.`,
   pairsOverlap: "The second session must not overlap the first one.",
   clientOverlap: (from: string, to: string) => `The client already has a session from ${from} to ${to} that overlaps this time.`,
   providerOverlap: (from: string, to: string) => `The provider already has a session from ${from} to ${to} that overlaps this time.`,
@@ -356,9 +357,52 @@ export function sessionTimes(input: Pick<NoteInput, "session_date" | "time_in" |
   };
 }
 
-/** The times with the UTC offset of the client's location (`timeZone`) at the session's first start (stored as notes.utc_offset). */
-export function withUtcOffset(times: SessionTimes, timeZone: string): SessionTimes {
-  return { ...times, utcOffset: zoneOffsetAtLocal(times.startAt, timeZone) };
+/** The fields of each time pair's two ends (a booking has the first pair only). */
+const PAIR_FIELDS = [
+  ["time_in", "time_out"],
+  ["time_in2", "time_out2"],
+] as const;
+
+/**
+ * The times at the client's location (`timeZone`), exact across a daylight-saving change (decision 024, stop 25):
+ * `utcOffset` is the zone's offset at the session's first start (stored as notes.utc_offset), and every end of a
+ * pair is written on THAT offset's clock (its own offset taken off, the first start's put back). On any other day
+ * nothing moves. On a change night a session across 02:00 keeps the time that passed: 01:00–03:30 on a spring
+ * night is 90 minutes (6 units), 00:30–03:00 on an autumn night 210; the provider rules, which compare each
+ * session's interval less its one offset, then compare true moments. A clock time the night skips (02:30 in
+ * spring) is refused at its field. The shown times stay the typed clock times (time_in…time_out2).
+ */
+export function inZone(times: SessionTimes, timeZone: string, date: string): { ok: true; times: SessionTimes } | { ok: false; refusals: Refusal[] } {
+  const first = zoneOffsetAtLocal(times.startAt, timeZone);
+  const refusals: Refusal[] = [];
+  const exact = (minute: number, field: string) => {
+    if (!localTimeExists(minute, timeZone)) refusals.push({ field, message: NOTE_MESSAGES.skippedTime(date, timeOfMinute(((minute % 1440) + 1440) % 1440)), rule: "skipped_time" });
+    return minute - (zoneOffsetAtLocal(minute, timeZone) - first);
+  };
+  const pairs = [times.pair1, times.pair2].map((p, i): Interval | null => (p ? { start: exact(p.start, PAIR_FIELDS[i]![0]), end: exact(p.end, PAIR_FIELDS[i]![1]) } : null));
+  if (refusals.length) return { ok: false, refusals };
+  const [pair1, pair2] = pairs as [Interval | null, Interval | null];
+  // An end that the change brings back to or before its start (01:50–01:10 read across the autumn hour) is refused as any end before a start.
+  const short = pairs.findIndex((p) => p !== null && p.end <= p.start);
+  if (short >= 0) return { ok: false, refusals: [{ field: PAIR_FIELDS[short]![1], message: NOTE_MESSAGES.endBeforeStart }] };
+  if (pair1 && pair2 && overlaps(pair1, pair2)) return { ok: false, refusals: [{ field: "time_in2", message: NOTE_MESSAGES.pairsOverlap }] };
+  const spans = [pair1, pair2].filter((p): p is Interval => p !== null);
+  const minutes1 = pair1 ? pair1.end - pair1.start : 0;
+  const minutes2 = pair2 ? pair2.end - pair2.start : 0;
+  return {
+    ok: true,
+    times: {
+      pair1,
+      pair2,
+      startAt: Math.min(...spans.map((p) => p.start)),
+      endAt: Math.max(...spans.map((p) => p.end)),
+      minutes1,
+      minutes2,
+      minutes: minutes1 + minutes2,
+      units: unitsForMinutes(minutes1 + minutes2),
+      utcOffset: first,
+    },
+  };
 }
 
 /* ------------------------------------------------------------------ dates */

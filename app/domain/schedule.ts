@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { optionalId, requiredDate } from "./fields";
-import { firstRefusal, localMinute, NOTE_MESSAGES, overlaps, withinUnits, withUtcOffset, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
+import { firstRefusal, inZone, localMinute, NOTE_MESSAGES, overlaps, withinUnits, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, unitsForMinutes } from "./notes";
 import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
 
@@ -123,14 +123,15 @@ export function bookingDates(b: Pick<Booking, "session_date" | "repeat" | "until
 
 /**
  * One occurrence's local-minute times, as the notes' rules take them (one time pair); with the location's
- * `timeZone`, its UTC offset on that date (a weekly series may cross a daylight-saving change).
+ * `timeZone`, its UTC offset on that date (a weekly series may cross a daylight-saving change) and the time that
+ * passes on a change night (inZone: a clock time the night skips is refused at its field).
  */
-export function occurrenceTimes(date: string, timeIn: string, timeOut: string, timeZone?: string): SessionTimes {
+export function occurrenceTimes(date: string, timeIn: string, timeOut: string, timeZone?: string): { ok: true; times: SessionTimes } | { ok: false; refusals: Refusal[] } {
   const start = localMinute(date, timeIn)!;
   const end = localMinute(date, timeOut)!;
   const minutes = end - start;
   const times: SessionTimes = { pair1: { start, end }, pair2: null, startAt: start, endAt: end, minutes1: minutes, minutes2: 0, minutes, units: unitsForMinutes(minutes), utcOffset: null };
-  return timeZone ? withUtcOffset(times, timeZone) : times;
+  return timeZone ? inZone(times, timeZone, date) : { ok: true, times };
 }
 
 /* ------------------------------------------------------------------ the rules */
@@ -187,7 +188,14 @@ export function checkBooking(
   const refusedOn: string[] = [];
   let units = 0;
   for (const date of input.dates) {
-    const times = occurrenceTimes(date, input.timeIn, input.timeOut, input.timeZone);
+    const timed = occurrenceTimes(date, input.timeIn, input.timeOut, input.timeZone);
+    if (!timed.ok) {
+      const refusal = timed.refusals[0]!;
+      if (!first) first = refusal;
+      if (bookingRuleOf(refusal) === bookingRuleOf(first)) refusedOn.push(date);
+      continue;
+    }
+    const times = timed.times;
     units += times.units;
     const all = [...booked, ...own];
     const week = { start: weekStartOf(weekEndingOn(date)), end: weekEndingOn(date) };

@@ -44,6 +44,12 @@ export function zoneOffsetAtLocal(localMinute: number, timeZone: string): number
   return zoneOffsetMinutes(new Date(asUtc - zoneOffsetMinutes(new Date(asUtc), timeZone) * 60_000), timeZone);
 }
 
+/** False for a clock time the zone skips (02:00–02:59 on a spring-forward night in the US): no instant reads so. */
+export function localTimeExists(localMinute: number, timeZone: string): boolean {
+  const utc = localMinute - zoneOffsetAtLocal(localMinute, timeZone);
+  return utc + zoneOffsetMinutes(new Date(utc * 60_000), timeZone) === localMinute;
+}
+
 /** The UTC instant of local midnight on year-month-day in the zone. */
 export function zonedMidnight(year: number, month: number, day: number, timeZone: string): Date {
   const guess = Date.UTC(year, month - 1, day);

@@ -40,9 +40,17 @@ export function dayNumber(date: string): number | null {
  */
 export const FIRST_YEAR = 1900;
 
-/** Whether a yyyy-mm-dd string is a date the product accepts: a real calendar date from FIRST_YEAR on. */
+/**
+ * The last year of a date the product takes. dayNumber reads up to 9999-12-31, but the calendar's week and month
+ * around 9999-12-31 step into year 10000 and crashed (probe 8894, stop 25). No session, authorization or
+ * compliance date of a clinic is a thousand years away; the arithmetic keeps centuries of room either side.
+ */
+export const LAST_YEAR = 2999;
+
+/** Whether a yyyy-mm-dd string is a date the product accepts: a real calendar date from FIRST_YEAR through LAST_YEAR. */
 export function isProductDate(date: string): boolean {
-  return dayNumber(date) !== null && Number(date.slice(0, 4)) >= FIRST_YEAR;
+  const year = Number(date.slice(0, 4));
+  return dayNumber(date) !== null && year >= FIRST_YEAR && year <= LAST_YEAR;
 }
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));

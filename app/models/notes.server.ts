@@ -1,3 +1,4 @@
+import type { BatchItem } from "drizzle-orm/batch";
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
@@ -23,7 +24,7 @@ import {
   sessionTimes,
   todayIn,
   weekOf,
-  withUtcOffset,
+  inZone,
   ZONE_SPREAD_MINUTES,
   type NoteIntervals,
   type Refusal,
@@ -1026,8 +1027,11 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   ]);
   if (byToken.length) return replay(ctx, formToken!);
   if (!patient) return notFound("Client");
-  // The moment of the session: the client's location's UTC offset at its first start (the provider rules compare moments).
-  const times = withUtcOffset(timed.times, patient.timeZone);
+  // The moment of the session: the client's location's UTC offset at its first start (the provider rules compare
+  // moments), and the time that passed across a daylight-saving change.
+  const zoned = inZone(timed.times, patient.timeZone, input.session_date);
+  if (!zoned.ok) return invalid(Object.fromEntries(zoned.refusals.map((r) => [r.field, r.message])));
+  const times = zoned.times;
   // The session the note is written for: in the actor's scope (else "not found", never naming another
   // location's) and the same client's; one no longer scheduled (cancelled, written) is left as it is.
   const found = scheduled[0];
@@ -1158,7 +1162,9 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if ((input.md !== current.md || input.md2 !== current.md2 || input.md3 !== current.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
   const timed = sessionTimes(input);
   if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
-  const times = withUtcOffset(timed.times, found.context.location.time_zone);
+  const zoned = inZone(timed.times, found.context.location.time_zone, input.session_date);
+  if (!zoned.ok) return invalid(Object.fromEntries(zoned.refusals.map((r) => [r.field, r.message])));
+  const times = zoned.times;
   const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), found.context.location.time_zone), can(ctx.actor, "ignore_time_limits"));
   if (dateRefusal) return refused(dateRefusal);
   // Only the references the change names are checked (decision 017: an edit never fails on a link it did not touch).
@@ -1235,6 +1241,8 @@ async function simpleChange(
     where?: SQL;
     /** The change touches what a claim billed (delete, modifiers): refused while a claim that is not rejected holds the note. */
     claimed?: string;
+    /** A further write of the same batch, made only when the change was (`written`: the change's audit row is the chain's newest). */
+    also?: (written: SQL, found: Found) => BatchItem<"sqlite">;
   },
 ): Promise<ModelResult<NoteJson>> {
   if (!what.may && !manages(ctx)) return denied();
@@ -1259,6 +1267,7 @@ async function simpleChange(
       audit(sql`changes() = 1`),
       ctx.db.select().from(notes).where(eq(notes.id, id)),
       bumpIfWritten(ctx),
+      ...(what.also ? [what.also(audit.written, found)] : []),
     ],
     found.tail,
   );
@@ -1273,7 +1282,23 @@ async function simpleChange(
 
 /** Soft delete (manage_notes): the note leaves every list and its units go back to its PA service. */
 export async function deleteNote(ctx: ModelContext, type: NoteType, id: number): Promise<ModelResult<NoteJson>> {
-  return simpleChange(ctx, type, id, { action: "delete", set: { deletedAt: ctx.now().toISOString() }, message: NOTE_DELETED, claimed: "form" });
+  const now = ctx.now().toISOString();
+  return simpleChange(ctx, type, id, {
+    action: "delete",
+    set: { deletedAt: now },
+    message: NOTE_DELETED,
+    claimed: "form",
+    // The scheduled session the note was written for is scheduled again (decision 037, stop 25): back on the
+    // calendar, counted by the rules, and "Write the note" offered, instead of "written" by a note that is gone.
+    // A written session has the note's location and date (markWritten): found by scheduled_location_date_idx.
+    also: (written, { note }) => {
+      const s = scheduledSessions;
+      return ctx.db
+        .update(s)
+        .set({ status: "scheduled", noteId: null, version: sql`${s.version} + 1`, updatedAt: now })
+        .where(and(eq(s.locationId, note.location_id), eq(s.sessionDate, note.session_date), sql`${s.status} != 'cancelled'`, eq(s.status, "written"), eq(s.noteId, id), written));
+    },
+  });
 }
 
 const StatusBody = v.object({ status: v.picklist(NOTE_STATUSES, NOTE_MESSAGES.status) });

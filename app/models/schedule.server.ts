@@ -250,7 +250,10 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
 
     const now = ctx.now().toISOString();
     const rows = dates.map((date) => {
-      const t = occurrenceTimes(date, b.time_in, b.time_out, client.timeZone);
+      const timed = occurrenceTimes(date, b.time_in, b.time_out, client.timeZone);
+      // checkBooking refused every date whose times the zone cannot read.
+      if (!timed.ok) throw new Error(`occurrence ${date}: ${timed.refusals[0]!.message}`);
+      const t = timed.times;
       return [date, t.startAt, t.endAt, t.utcOffset, t.minutes, t.units];
     });
     try {

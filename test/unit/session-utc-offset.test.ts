@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstConflict, firstRefusal, localMinute, NOTE_MESSAGES, scanWindow, sessionTimes, withUtcOffset, ZONE_SPREAD_MINUTES, zoneShift, type NoteIntervals, type SessionTimes, type Surroundings } from "~/domain/note-rules";
+import { firstConflict, firstRefusal, inZone, localMinute, NOTE_MESSAGES, scanWindow, sessionTimes, ZONE_SPREAD_MINUTES, zoneShift, type NoteIntervals, type SessionTimes, type Surroundings } from "~/domain/note-rules";
 import { checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type PaFacts } from "~/domain/schedule";
 import { zoneOffsetAtLocal } from "~/domain/time";
 
@@ -13,6 +13,19 @@ import { zoneOffsetAtLocal } from "~/domain/time";
 const NY = "America/New_York";
 const LA = "America/Los_Angeles";
 const at = (date: string, time: string) => localMinute(date, time)!;
+
+/** The times at a location in `zone` (inZone), for times the zone can read. */
+function withUtcOffset(times: SessionTimes, zone: string, date = "2026-01-15"): SessionTimes {
+  const r = inZone(times, zone, date);
+  if (!r.ok) throw new Error(r.refusals[0]!.message);
+  return r.times;
+}
+
+function occurrence(date: string, timeIn: string, timeOut: string, zone?: string): SessionTimes {
+  const r = occurrenceTimes(date, timeIn, timeOut, zone);
+  if (!r.ok) throw new Error(r.refusals[0]!.message);
+  return r.times;
+}
 
 describe("zoneOffsetAtLocal: the zone's UTC offset when its clocks read a local minute", () => {
   it.each<[string, string, string, number]>([
@@ -46,9 +59,9 @@ describe("zoneOffsetAtLocal: the zone's UTC offset when its clocks read a local 
     if (!r.ok) throw new Error("bad times");
     expect(r.times.utcOffset).toBeNull();
     // 00:30 is still daylight time in New York that night; 09:00 is standard time, but the first start decides.
-    expect(withUtcOffset(r.times, NY).utcOffset).toBe(-240);
-    expect(occurrenceTimes("2026-11-01", "09:00", "10:00", NY).utcOffset).toBe(-300);
-    expect(occurrenceTimes("2026-11-01", "09:00", "10:00").utcOffset).toBeNull();
+    expect(withUtcOffset(r.times, NY, "2026-11-01").utcOffset).toBe(-240);
+    expect(occurrence("2026-11-01", "09:00", "10:00", NY).utcOffset).toBe(-300);
+    expect(occurrence("2026-11-01", "09:00", "10:00").utcOffset).toBeNull();
   });
 });
 
@@ -86,7 +99,7 @@ describe("firstRefusal: the provider rules compare moments, the client rules clo
   const miami = (timeIn: string, timeOut: string, date = day, zone: string | null = NY): SessionTimes => {
     const r = sessionTimes({ session_date: date, time_in: timeIn, time_out: timeOut, time_in2: null, time_out2: null });
     if (!r.ok) throw new Error("bad times");
-    return zone ? withUtcOffset(r.times, zone) : r.times;
+    return zone ? withUtcOffset(r.times, zone, date) : r.times;
   };
   /** Another session of the provider in Los Angeles (−480 in January), or an old row with a NULL offset. */
   const la = (timeIn: string, timeOut: string, date = day, utcOffset: number | null = -480): NoteIntervals => ({ id: 9, pairs: [{ start: at(date, timeIn), end: at(date, timeOut) }], utcOffset });
@@ -139,5 +152,71 @@ describe("checkBooking: a booking's provider rules compare moments too", () => {
     const phoenix = [booked("2026-10-27", "09:00", "10:00", -420), booked("2026-11-03", "09:00", "10:00", -420)];
     const r = checkBooking(input({ dates: ["2026-10-27", "2026-11-03"], timeIn: "11:00", timeOut: "11:45" }), phoenix, pa);
     expect(r.refusal).toEqual({ field: "time_in", message: SCHEDULE_MESSAGES.onDates(NOTE_MESSAGES.providerOverlap("09:00", "10:00"), ["2026-11-03"]) });
+  });
+});
+
+describe("a session across a daylight-saving change counts the time that passed (inZone; probe 8894, stop 25)", () => {
+  /** A Miami (New York) session's times at its location, or the refusal. */
+  const ny = (date: string, timeIn: string, timeOut: string, timeIn2: string | null = null, timeOut2: string | null = null) => {
+    const r = sessionTimes({ session_date: date, time_in: timeIn, time_out: timeOut, time_in2: timeIn2, time_out2: timeOut2 });
+    if (!r.ok) throw new Error("bad times");
+    return inZone(r.times, NY, date);
+  };
+
+  it.each<[string, string, string, string, number, number]>([
+    ["an ordinary day: the clock's minutes", "2026-01-15", "09:00", "11:30", 150, 10],
+    ["spring night, 01:00 EST to 03:30 EDT: 90 minutes pass", "2026-03-08", "01:00", "03:30", 90, 6],
+    ["spring night, both after the change", "2026-03-08", "03:00", "04:00", 60, 4],
+    ["spring night, 01:50 to 03:00: 10 minutes pass", "2026-03-08", "01:50", "03:00", 10, 1],
+    ["autumn night, 00:30 EDT to 03:00 EST: 210 minutes pass", "2026-11-01", "00:30", "03:00", 210, 14],
+    ["autumn night, both before the change", "2026-11-01", "00:00", "00:45", 45, 3],
+    ["autumn night, both after it", "2026-11-01", "02:00", "03:00", 60, 4],
+  ])("%s", (_label, date, timeIn, timeOut, minutes, units) => {
+    const r = ny(date, timeIn, timeOut);
+    if (!r.ok) throw new Error(r.refusals[0]!.message);
+    expect([r.times.minutes, r.times.units]).toEqual([minutes, units]);
+  });
+
+  it("both pairs count their own time; the second pair after the change is on the first start's clock", () => {
+    const r = ny("2026-03-08", "00:30", "01:30", "03:00", "04:00");
+    if (!r.ok) throw new Error(r.refusals[0]!.message);
+    expect([r.times.minutes1, r.times.minutes2, r.times.utcOffset]).toEqual([60, 60, -300]);
+    // 03:00 EDT is 02:00 on the EST clock of the first start: 30 minutes after the first pair ends.
+    expect(r.times.pair2).toEqual({ start: at("2026-03-08", "02:00"), end: at("2026-03-08", "03:00") });
+  });
+
+  it.each<[string, string, string, string | null, string | null, string]>([
+    ["a start in the skipped hour", "02:30", "03:30", null, null, "time_in"],
+    ["an end in the skipped hour", "01:00", "02:15", null, null, "time_out"],
+    ["a second pair's start in it", "00:30", "01:00", "02:00", "04:00", "time_in2"],
+  ])("%s is refused at its field, naming the night", (_label, timeIn, timeOut, timeIn2, timeOut2, field) => {
+    const r = ny("2026-03-08", timeIn, timeOut, timeIn2, timeOut2);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.refusals[0]!.field).toBe(field);
+    expect(r.refusals[0]!.message).toMatch(/^There is no 02:\d\d on 2026-03-08 at this location: the clocks go forward an hour that night\./);
+  });
+
+  it("the provider rules see true moments: an autumn double booking across zones is refused, a spring session after one is not", () => {
+    const pa = { cpt: "97155", start_date: "2026-01-01", end_date: "2026-12-31", n_units: 1000, spent_units: 0 };
+    const quiet: Surroundings = { clientNotes: [], providerNotes: [], dayMinutes: 0, weekMinutes: 0, pa };
+    // Miami 00:30 EDT – 03:00 EST on 1 November is 04:30Z–08:00Z; Los Angeles 00:15–01:00 PDT is 07:15Z–08:00Z.
+    const miami = ny("2026-11-01", "00:30", "03:00");
+    if (!miami.ok) throw new Error("bad times");
+    const laNight: NoteIntervals = { id: 2, pairs: [{ start: at("2026-11-01", "00:15"), end: at("2026-11-01", "01:00") }], utcOffset: -420 };
+    expect(firstRefusal({ session_date: "2026-11-01", cpt_code: "97155" }, miami.times, { ...quiet, providerNotes: [laNight] })?.field).toBe("time_in");
+    // Miami 01:00 EST – 03:30 EDT on 8 March ends at 07:30Z; 04:00–04:30 EDT (08:00Z) starts 30 minutes later.
+    const spring = ny("2026-03-08", "01:00", "03:30");
+    const after = ny("2026-03-08", "04:00", "04:30");
+    if (!spring.ok || !after.ok) throw new Error("bad times");
+    const stored: NoteIntervals = { id: 3, pairs: [spring.times.pair1!], utcOffset: spring.times.utcOffset };
+    expect(firstRefusal({ session_date: "2026-03-08", cpt_code: "97155" }, after.times, { ...quiet, providerNotes: [stored] })).toBeNull();
+  });
+
+  it("a booking in the skipped hour is refused on every date of a series it falls on", () => {
+    const r = checkBooking({ patientId: 1, providerId: 10, cpt: "97153", dates: ["2027-03-07", "2027-03-14", "2027-03-21"], timeIn: "02:30", timeOut: "03:30", timeZone: NY }, [], { cpt: "97153", start_date: "2027-01-01", end_date: "2027-12-31", n_units: 1000, used_units: 0 });
+    expect(r.refusal?.field).toBe("time_in");
+    expect(r.refusal?.message).toContain("2027-03-14");
+    expect(occurrence("2027-03-21", "02:30", "03:30", NY).minutes).toBe(60);
   });
 });

@@ -516,19 +516,22 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect((await api(`/v2/scheduled-sessions?from=${date}&to=${date}&per_day=0`, { token: w.rbtToken })).status).toBe(422);
   });
 
-  it("a date before 1900 is refused like any bad date (API 422, screens 400/422), never a 500 (decision 017)", async () => {
+  it.each([
+    ["before 1900", "0050-01-01", "0050-01-31"],
+    ["in the year 9999, whose weeks and months step past the last day dates have (probe 8894, stop 25)", "9999-12-30", "9999-12-31"],
+  ])("a date %s is refused like any bad date (API 422, screens 400/422), never a 500 (decision 017)", async (_label, date, last) => {
     const c = await client();
     const before = await scheduledCount(c.id);
-    const range = await api("/v2/scheduled-sessions?from=0050-01-01&to=0050-01-31", { token: w.rbtToken });
+    const range = await api(`/v2/scheduled-sessions?from=${date}&to=${last}`, { token: w.rbtToken });
     expect(range.status).toBe(422);
     expect(JSON.stringify(await range.json())).toContain("Enter a valid date (YYYY-MM-DD).");
-    const booked = await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: "0050-01-01", time_in: "12:00", time_out: "13:00" });
+    const booked = await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "12:00", time_out: "13:00" });
     expect(booked.status).toBe(422);
-    const fields = { patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97153", pa_service_id: String(c.pa), session_date: "0050-01-01", time_in: "12:00", time_out: "13:00", repeat: "once" };
+    const fields = { patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97153", pa_service_id: String(c.pa), session_date: date, time_in: "12:00", time_out: "13:00", repeat: "once" };
     const screen = await form(`/calendar/schedule?patient_id=${c.id}`, fields, w.rbtCookie);
     expect(screen.status).toBe(422);
     expect(await screen.text()).toContain("Enter a valid date (YYYY-MM-DD).");
-    expect((await request("/calendar/view?date=0050-01-15", { cookie: w.rbtCookie })).status).toBe(400);
+    for (const view of ["day", "week", "month"]) expect((await request(`/calendar/view?view=${view}&date=${last}`, { cookie: w.rbtCookie })).status).toBe(400);
     expect(await scheduledCount(c.id)).toBe(before);
   });
 
@@ -635,6 +638,26 @@ describe("a note written for a scheduled session marks it written in the note's 
   }
   const sessionRow = async (id: number) => (await db().select().from(scheduledSessions).where(eq(scheduledSessions.id, id)))[0]!;
   const notesOf = async (patientId: number) => db().select({ id: notes.id }).from(notes).where(eq(notes.patientId, patientId));
+
+  it("deleting the note puts its session back on the calendar, scheduled, to be written again (probe 8894, stop 25)", async () => {
+    const c = await client();
+    const r = await rbtOf();
+    const manager = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [w.location] }));
+    const sid = await bookToday(r.token, c, "05:00", "05:30");
+    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, today(), "05:00", "05:30", { scheduled_id: sid }) });
+    expect(res.status).toBe(201);
+    const noteId = ((await res.json()) as { data: { id: number } }).data.id;
+    expect(await sessionRow(sid)).toMatchObject({ status: "written", noteId });
+    expect((await api(`/v2/notes-rbt/${noteId}`, { method: "DELETE", token: manager })).status).toBe(200);
+    expect(await sessionRow(sid)).toMatchObject({ status: "scheduled", noteId: null, version: 3 });
+    // It is written again from the calendar like any scheduled session.
+    const again = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, today(), "05:00", "05:30", { scheduled_id: sid }) });
+    expect(again.status).toBe(201);
+    expect(await sessionRow(sid)).toMatchObject({ status: "written", noteId: ((await again.json()) as { data: { id: number } }).data.id });
+    // A refused delete (another provider's note without manage_notes) leaves the session written.
+    expect((await api(`/v2/notes-rbt/${noteId}`, { method: "DELETE", token: r.token })).status).toBeGreaterThanOrEqual(403);
+    expect((await sessionRow(sid)).status).toBe("written");
+  });
 
   it("the note saved through the API marks the session written with its note, in 3 round trips and one audit row naming the session", async () => {
     const c = await client();

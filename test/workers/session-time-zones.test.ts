@@ -181,3 +181,64 @@ describe("bookings: a provider's scheduled sessions in two time zones", () => {
     expect(b.json.errors).toEqual(errors);
   });
 });
+
+describe("a session across a daylight-saving change is the time that passed (probe 8894, stop 25)", () => {
+  /** A client at each clinic with an authorization over the change nights of 2026 and 2027, and a provider of both who may write old notes. */
+  async function night() {
+    const user = await createUser({ permissions: ["view_notes", "ignore_time_limits"], locations: [miami.id, la.id] });
+    const pa = async (locationId: number) => {
+      const patient = await createPatient({ locationId });
+      const [row] = await db().insert(paServices).values({ patientId: patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 4000, startDate: "2026-01-01", endDate: "2029-12-31" }).returning();
+      return { patient: patient.id, pa: row!.id };
+    };
+    return { provider: user.id, token: await apiToken(user), miami: await pa(miami.id), la: await pa(la.id) };
+  }
+  const note = (s: Awaited<ReturnType<typeof night>>, where: "miami" | "la", date: string, timeIn: string, timeOut: string) =>
+    api("/v2/notes-rbt", {
+      method: "POST",
+      token: s.token,
+      body: { patient_id: s[where].patient, provider_id: s.provider, pa_service_id: s[where].pa, cpt_code: "97153", session_date: date, time_in: timeIn, time_out: timeOut, pos: "12", diagnosis_code: "F84.0" },
+    });
+
+  it("an autumn night's note counts 210 minutes for 00:30–03:00, and the same provider cannot be in Los Angeles meanwhile", async () => {
+    const s = await night();
+    const res = await note(s, "miami", "2026-11-01", "00:30", "03:00");
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { data: { id: number } }).data.id;
+    const [row] = await db().select().from(notes).where(eq(notes.id, id));
+    expect([row!.minutes, row!.units, row!.timeIn, row!.timeOut]).toEqual([210, 14, "00:30", "03:00"]);
+    // Los Angeles 00:15–01:00 PDT is 07:15Z–08:00Z, inside Miami's 04:30Z–08:00Z.
+    const la = await note(s, "la", "2026-11-01", "00:15", "01:00");
+    expect(la.status).toBe(422);
+    expect(Object.keys(((await la.json()) as { errors: Record<string, string> }).errors)).toEqual(["time_in"]);
+  });
+
+  it("a clock time the spring night skips is refused at its field, for a note and a booking, and nothing is written", async () => {
+    const s = await night();
+    const before = (await db().select().from(notes).where(eq(notes.providerId, s.provider))).length;
+    const res = await note(s, "miami", "2026-03-08", "02:30", "03:30");
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.time_in).toBe(NOTE_MESSAGES.skippedTime("2026-03-08", "02:30"));
+    const booking = await api("/v2/scheduled-sessions", {
+      method: "POST",
+      token: s.token,
+      body: { patient_id: s.miami.patient, provider_id: s.provider, cpt_code: "97153", pa_service_id: s.miami.pa, session_date: "2027-03-14", time_in: "01:00", time_out: "02:15" },
+    });
+    expect(booking.status).toBe(422);
+    expect(((await booking.json()) as { errors: Record<string, string> }).errors.time_out).toBe(NOTE_MESSAGES.skippedTime("2027-03-14", "02:15"));
+    expect((await db().select().from(notes).where(eq(notes.providerId, s.provider))).length).toBe(before);
+    expect((await db().select().from(scheduledSessions).where(eq(scheduledSessions.providerId, s.provider))).length).toBe(0);
+  });
+
+  it("a spring night's booking of 01:00–03:30 holds 90 minutes (6 units)", async () => {
+    const s = await night();
+    const res = await api("/v2/scheduled-sessions", {
+      method: "POST",
+      token: s.token,
+      body: { patient_id: s.miami.patient, provider_id: s.provider, cpt_code: "97153", pa_service_id: s.miami.pa, session_date: "2027-03-14", time_in: "01:00", time_out: "03:30" },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const [row] = await db().select().from(scheduledSessions).where(eq(scheduledSessions.providerId, s.provider));
+    expect([row!.minutes, row!.units, row!.timeIn, row!.timeOut]).toEqual([90, 6, "01:00", "03:30"]);
+  });
+});
