@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { isPlainText, UNSAFE_TEXT_MESSAGE } from "./validation";
+import { visibleLength } from "./fields";
 
 /**
  * Client consents (clinical §2 client-consent-form, §3 consent sections, §7; docs/decisions/040). Pure.
@@ -198,6 +199,8 @@ export const ConsentSignInput = v.object({
       v.string(CONSENT_MESSAGES.nameRequired),
       v.transform((s) => s.trim().replace(/\s+/g, " ")),
       v.minLength(2, CONSENT_MESSAGES.nameRequired),
+      // Two characters that print: a name of zero-width characters signs nobody (probe 8893, stop 25).
+      v.check((s) => visibleLength(s) >= 2, CONSENT_MESSAGES.nameRequired),
       v.maxLength(120, CONSENT_MESSAGES.nameRequired),
       v.check(isPlainText, UNSAFE_TEXT_MESSAGE)
     ),

@@ -31,7 +31,12 @@ const toNumberOrNull = v.transform((x: string | number | null): number | null =>
 const INVISIBLE = /[\p{Cf}\p{Z}\s\u115F\u1160\u3164\uFFA0\u2800]/gu;
 
 export function hasVisibleText(s: string): boolean {
-  return s.replace(INVISIBLE, "") !== "";
+  return visibleLength(s) > 0;
+}
+
+/** How many characters of `s` print something (a typed signature's name needs two: decision 040). */
+export function visibleLength(s: string): number {
+  return [...s.replace(INVISIBLE, "")].length;
 }
 
 export function requiredText(label: string, max = 255) {

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { flag, MESSAGES, optionalDate, optionalId, optionalText, requiredDate, requiredText } from "./fields";
+import { flag, hasVisibleText, MESSAGES, optionalDate, optionalId, optionalText, requiredDate, requiredText } from "./fields";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
 import { localTimeExists, zonedDate, zoneOffsetAtLocal } from "./time";
@@ -592,7 +592,7 @@ export function claimedNoteChanges(input: Partial<Record<(typeof CLAIMED_NOTE_FI
 
 /** A note is signed once its provider typed their name and the date (decision 023). */
 export function isSigning(input: Pick<NoteInput, "provider_name" | "provider_signed_on">): boolean {
-  return input.provider_name.trim() !== "" && !!input.provider_signed_on;
+  return hasVisibleText(input.provider_name) && !!input.provider_signed_on;
 }
 
 /**
@@ -601,7 +601,7 @@ export function isSigning(input: Pick<NoteInput, "provider_name" | "provider_sig
  * editable, refused by the scrubber, and with a date no rule had checked.
  */
 export function halfSignatureRefusal(input: Pick<NoteInput, "provider_name" | "provider_signed_on" | "provider_signature">): Record<string, string> | null {
-  if (input.provider_name.trim() !== "") return null;
+  if (hasVisibleText(input.provider_name)) return null;
   return input.provider_signed_on || input.provider_signature ? { provider_name: NOTE_MESSAGES.signName } : null;
 }
 

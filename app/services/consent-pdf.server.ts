@@ -1,5 +1,5 @@
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from "pdf-lib";
-import { consentPdfFilename, pdfSections } from "~/domain/consents";
+import { consentPdfFilename, consentStatusLabel, pdfSections } from "~/domain/consents";
 import { toWinAnsi, wrapText } from "~/domain/pdf-text";
 import type { ConsentDocument } from "~/models/consents.server";
 
@@ -79,7 +79,8 @@ export async function renderConsentPdf(d: ConsentDocument, askedSections: readon
   c.line(d.locationTitle ?? "Baseline", 14, c.bold);
   c.line("Client consent", 18, c.bold);
   c.line(`Client: ${d.patientName}`, 11, c.regular);
-  c.line(`Consent #${d.consent.id} · ${d.consent.status === "signed" ? "Signed" : "Draft (not signed)"}`, 10, c.regular, MUTED);
+  // The consent's own status in the heading: a withdrawn one must never read as a draft to be signed (probe 8893, stop 25).
+  c.line(`Consent #${d.consent.id} · ${d.consent.status === "draft" ? "Draft (not signed)" : consentStatusLabel(d.consent.status)}`, 10, c.regular, MUTED);
   c.rule();
   for (const s of pdfSections(d.consent.sections, askedSections)) {
     c.ensure(50);

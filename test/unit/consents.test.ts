@@ -97,6 +97,11 @@ describe("the signature schema", () => {
 
   it.each([
     [{ signer_name: "A", agree: "on" }, "signer_name", CONSENT_MESSAGES.nameRequired],
+    // Names that print nothing, or one character (probe 8893, stop 25): zero-width space, word joiner, BOM, a Hangul filler.
+    [{ signer_name: "\u200b\u200b\u200b", agree: "on" }, "signer_name", CONSENT_MESSAGES.nameRequired],
+    [{ signer_name: "\u2060\u2060", agree: "on" }, "signer_name", CONSENT_MESSAGES.nameRequired],
+    [{ signer_name: "A\u200b\ufeff", agree: "on" }, "signer_name", CONSENT_MESSAGES.nameRequired],
+    [{ signer_name: "\u3164\u3164", agree: "on" }, "signer_name", CONSENT_MESSAGES.nameRequired],
     [{ signer_name: "x".repeat(121), agree: "on" }, "signer_name", CONSENT_MESSAGES.nameRequired],
     [{ agree: "on" }, "signer_name", CONSENT_MESSAGES.nameRequired],
     [{ signer_name: "Ana\u0000", agree: "on" }, "signer_name", "Remove control or text-direction characters."],

@@ -4,6 +4,8 @@ import {
   checkSessionDate,
   firstConflict,
   firstRefusal,
+  halfSignatureRefusal,
+  isSigning,
   localMinute,
   NOTE_MESSAGES,
   NoteBody,
@@ -267,5 +269,18 @@ describe("the note body", () => {
   it("bounds every text (a 5001-character narrative is refused)", () => {
     const r = v.safeParse(NoteBody, noteBodyInput("rbt", { ...body, as_evidenced_by: "x".repeat(5001) }));
     expect(r.success).toBe(false);
+  });
+});
+
+describe("a provider's name that prints nothing does not sign a note (probe 8893, stop 25)", () => {
+  it.each(["\u200b\u200b", "\u2060", " \ufeff ", ""])("%j with a date is refused at the name, and is not a signature", (name) => {
+    const input = { provider_name: name, provider_signed_on: "2026-11-20", provider_signature: null };
+    expect(isSigning(input)).toBe(false);
+    expect(halfSignatureRefusal(input)).toEqual({ provider_name: NOTE_MESSAGES.signName });
+  });
+  it("a visible name with its date signs", () => {
+    const input = { provider_name: "Ana\u200bLopez", provider_signed_on: "2026-11-20", provider_signature: null };
+    expect(isSigning(input)).toBe(true);
+    expect(halfSignatureRefusal(input)).toBeNull();
   });
 });

@@ -527,6 +527,10 @@ describe("withdrawing a draft consent (decision 040, stop 17)", () => {
     // Staff still see it, as withdrawn; the parent no longer sees it, and cannot sign it.
     const list = (await (await api(`/v2/get-client-consents/${child.id}`, { token: viewer })).json()) as { data: { id: number; status: string }[] };
     expect(list.data.find((x) => x.id === c.id)?.status).toBe("withdrawn");
+    // Its PDF (staff) is headed withdrawn, not "Draft (not signed)" (probe 8893, stop 25).
+    const pdf = await pdfText(new Uint8Array(await (await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: {} })).arrayBuffer()));
+    expect(pdf).toContain(`Consent #${c.id} · Withdrawn`);
+    expect(pdf).not.toContain("Draft");
     expect(await (await request(`/portal/child/${child.id}`, { cookie })).text()).not.toContain(`>Consent #${c.id}<`);
     expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(404);
     // A withdrawn consent stays withdrawn: a second withdrawal and an edit answer 422.
