@@ -13,6 +13,7 @@ import { d1Database } from "~/db/client.server";
 import { purgeExpiredDrafts } from "~/services/note-drafts.server";
 import { expirePdfFiles } from "~/models/pdf-jobs.server";
 import { ERROR_500_HTML } from "./error-page";
+import { forgedFlashTarget, sealFlashRedirects } from "~/services/flash.server";
 
 const remix = createRequestHandler(build as unknown as ServerBuild);
 
@@ -77,10 +78,14 @@ export function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
   return app;
 }
 
-/** The screens: Remix, behind the same-origin check for form posts. */
-const pages = (c: Context<AppEnv>) => {
+/** The screens: Remix, behind the same-origin check for form posts; only the server's own flashes are shown. */
+const pages = async (c: Context<AppEnv>) => {
   if (isCrossSitePost(c.req.raw)) return c.text("Cross-site form posts are not accepted.", 403);
-  return remix(c.req.raw, { app: c.var.app });
+  const forged = await forgedFlashTarget(c.env, c.req.raw);
+  if (forged !== null) return c.redirect(forged, 303);
+  const response = await remix(c.req.raw, { app: c.var.app });
+  await sealFlashRedirects(c.env, response);
+  return response;
 };
 
 // The REST API (every request under /api comes here). A path no call serves answers 404 JSON, as every API error

@@ -5,6 +5,7 @@ import { d1Database, type Db } from "~/db/client.server";
 import { bips, chartComments, locations, objectives, parents, patients, plans, roles, userLocations, userRoles, users, weeklyReports } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
 import { hashPassword } from "~/services/passwords.server";
+import { flashTag } from "~/services/flash.server";
 
 /** Factories and request helpers for workers tests. Each creates its own rows; no test relies on another's data. */
 
@@ -251,4 +252,16 @@ export async function expectUnsupportedMethods(token: string, cases: readonly (r
     expect([method, path, res.status]).toEqual([method, path, 405]);
     expect(await res.json()).toEqual({ message: "Unsupported HTTP method" });
   }
+}
+
+/** A path whose `flash` is tagged as the server tags its own (app/services/flash.server.ts): shown, not redirected away. */
+export async function withFlashTag(path: string): Promise<string> {
+  const text = new URL(path, BASE).searchParams.get("flash");
+  if (text === null) return path;
+  return `${path}${path.includes("?") ? "&" : "?"}fs=${await flashTag(env, text)}`;
+}
+
+/** A redirect's Location without its flash tag (`&fs=…`), to compare with the address a test expects. */
+export function withoutFlashTag(location: string | null): string | null {
+  return location === null ? null : location.replace(/[?&]fs=[0-9a-f]{32}/, "");
 }

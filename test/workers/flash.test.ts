@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { createLocation, createUser, form, request, signInCookie, withFlashTag } from "./helpers";
+
+/**
+ * A screen shows only the server's own flash (app/services/flash.server.ts; probe 8893, stop 25): a redirect that
+ * carries one is tagged, and a page asked for with a flash it did not write is sent to the same address without it.
+ */
+
+const FORGED = "Your account is locked. Call 305-555-0000 to unlock.";
+
+async function managerCookie() {
+  const location = await createLocation();
+  return signInCookie(await createUser({ permissions: ["view_clients", "manage_clients", "manage_roles", "manage_parents"], locations: [location.id] }));
+}
+
+describe("a flash the server did not write", () => {
+  it.each([
+    ["no tag", `/patients/list?flash=${encodeURIComponent(FORGED)}`, "/patients/list"],
+    ["a wrong tag", `/patients/list?search=Ann&flash=${encodeURIComponent(FORGED)}&fs=${"0".repeat(32)}`, "/patients/list?search=Ann"],
+    ["a tag of another text", `/roles/list?flash=${encodeURIComponent(FORGED)}&fs=TAG`, "/roles/list"],
+    ["a tag alone", "/roles/list?fs=abc", "/roles/list"],
+  ])("%s: 303 to the same page without it, which then never shows the text", async (_label, path, to) => {
+    const cookie = await managerCookie();
+    const target = path.includes("fs=TAG") ? path.replace("TAG", new URL(await withFlashTag("/x?flash=Role%20created."), "http://h").searchParams.get("fs")!) : path;
+    const res = await request(target, { cookie });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe(to);
+    const page = await request(to, { cookie });
+    expect(page.status).toBe(200);
+    expect(await page.text()).not.toContain("account is locked");
+  });
+
+  it("the server's own flash, after a save, is tagged and shown", async () => {
+    const cookie = await managerCookie();
+    const saved = await form("/roles/register", { intent: "save", name: `Flash role ${Date.now()}`, permissions: "view_clients" }, cookie);
+    expect(saved.status).toBe(303);
+    const to = saved.headers.get("Location")!;
+    expect(to).toMatch(/^\/roles\/list\?flash=Role%20created\.&fs=[0-9a-f]{32}$/);
+    const page = await request(to, { cookie });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Role created.");
+  });
+
+  it("a data request of JavaScript's navigation is not redirected: only a document request can come from a link", async () => {
+    const cookie = await managerCookie();
+    const res = await request(`/roles/list.data?flash=${encodeURIComponent(FORGED)}`, { cookie });
+    expect(res.status).toBe(200);
+  });
+});
