@@ -503,25 +503,22 @@ export async function countUnusedBackupCodes(db: Db, principal: { type: Principa
 
 /**
  * Switches email two-factor on or off (oneself; off also by an administrator's reset). Turning it on issues
- * fresh backup codes, off clears them. One batch: the switch, the codes, `also` (an administrator's reset
- * ends the account's access) and the audit row (`action`: two_factor_on/two_factor_off unless told).
+ * fresh backup codes, off clears them. Either way every session and API token of the account ends, as for a
+ * password change (decision 015): the caller gives a browser of the owner's a fresh session if it should stay.
+ * One batch: the switch, the codes, the end of access and the audit row (`action`: two_factor_on/two_factor_off
+ * unless told).
  */
-export async function setTwoFactor(
-  db: Db,
-  principal: { type: PrincipalType; id: number },
-  enabled: boolean,
-  change: { who: AuditWho; action?: string; also?: () => BatchItem<"sqlite">[] },
-): Promise<string[] | null> {
+export async function setTwoFactor(db: Db, principal: { type: PrincipalType; id: number }, enabled: boolean, change: { who: AuditWho; action?: string }): Promise<string[] | null> {
   const table = principal.type === "user" ? users : parents;
   const entry = signInChangeEntry(principal, change.action ?? (enabled ? "two_factor_on" : "two_factor_off"));
-  const also = change.also ?? (() => []);
   const update = () => db.update(table).set({ twoFactorEnabled: enabled }).where(eq(table.id, principal.id));
+  const endAccess = () => endAllAccessStatements(db, principal, new Date());
   if (!enabled) {
-    await withAudit(db, change.who, entry, () => [update(), clearBackupCodes(db, principal), ...also()]);
+    await withAudit(db, change.who, entry, () => [update(), clearBackupCodes(db, principal), ...endAccess()]);
     return null;
   }
   const { codes, writes } = await freshBackupCodes(db, principal, newBackupCode);
-  await withAudit(db, change.who, entry, () => [update(), ...writes(), ...also()]);
+  await withAudit(db, change.who, entry, () => [update(), ...writes(), ...endAccess()]);
   return codes;
 }
 
@@ -603,15 +600,24 @@ export async function verifyPasswordResetCode(app: AuthApp, challengeId: string,
 
 export type ChangeResult = { kind: "ok" } | { kind: "invalid_token"; message: string };
 
-/** Sets the new password, consumes the reset, and ends every session of the account. */
+/**
+ * Consumes the reset, sets the new password and ends every session of the account. The reset is used up first,
+ * by a statement conditional on its token still being pending: a second use of the token, or a change that ended
+ * the account's access meanwhile (endAllAccessStatements voids pending resets), finds nothing to take and sets
+ * no password. The password change then voids whatever else was under way (a pending sign-in, say).
+ */
 export async function completePasswordReset(app: AuthApp, email: string, resetToken: string, password: string): Promise<ChangeResult> {
+  const invalid = { kind: "invalid_token", message: AUTH_MESSAGES.resetTokenInvalid } as const;
   const found = await pendingChallenge(app.db, { email }, "password_reset");
   const row = found?.row;
-  if (!found || !row?.resetTokenHash || isExpired(row.resetTokenExpiresAt, app.now()) || !timingSafeEqual(await sha256Hex(resetToken), row.resetTokenHash)) {
-    return { kind: "invalid_token", message: AUTH_MESSAGES.resetTokenInvalid };
-  }
+  if (!found || !row?.resetTokenHash || isExpired(row.resetTokenExpiresAt, app.now()) || !timingSafeEqual(await sha256Hex(resetToken), row.resetTokenHash)) return invalid;
+  const taken = await app.db
+    .update(twoFactorChallenges)
+    .set({ consumedAt: app.now().toISOString(), resetTokenHash: null })
+    .where(and(eq(twoFactorChallenges.id, row.id), isNull(twoFactorChallenges.consumedAt), eq(twoFactorChallenges.resetTokenHash, row.resetTokenHash)))
+    .returning({ id: twoFactorChallenges.id });
+  if (taken.length === 0) return invalid;
   await setPassword(app, found.principal, password, { who: selfWho(found.principal, app.ip), action: "password_reset" });
-  await app.db.update(twoFactorChallenges).set({ consumedAt: app.now().toISOString(), resetTokenHash: null }).where(eq(twoFactorChallenges.id, row.id));
   await clearAccountFailures(app.db, found.principal.email);
   return { kind: "ok" };
 }

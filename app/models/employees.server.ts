@@ -583,6 +583,6 @@ export async function changeEmployeePassword(ctx: ModelContext, app: Pick<AppCon
 export async function resetEmployeeTwoFactor(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
   const loaded = await loadForChange(ctx, id, ["two_factor"]);
   if (!loaded.ok) return loaded;
-  await setTwoFactor(ctx.db, { type: "user", id }, false, { who: who(ctx), action: "two_factor_reset", also: () => [...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now())] });
+  await setTwoFactor(ctx.db, { type: "user", id }, false, { who: who(ctx), action: "two_factor_reset" });
   return ok(null, "Two-factor authentication was turned off and the backup codes were cleared.");
 }

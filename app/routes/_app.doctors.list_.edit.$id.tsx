@@ -21,6 +21,7 @@ import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
 import { avatarFormAction, isAvatarIntent } from "~/services/avatar-forms.server";
 import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
+import { renewEndedSession } from "~/services/session.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.employee.full_name ?? "employee"} · Baseline` }];
 export const handle = { guard: "manage_employees" };
@@ -71,7 +72,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       const version = Number(values.version);
       const result = await updateEmployee(ctx, id, values, { partial: false, version: Number.isSafeInteger(version) ? version : null });
       if (!result.ok && result.status === 403) throw forbidden(result.message);
-      return formResult(result, echo, (e) => `/doctors/profile/${e.id}`);
+      // One's own new email or locations end every session and token, this one included (decision 015): as on
+      // change-password, this browser alone gets a fresh session and sees the saved flash.
+      const app = context.app;
+      const cookies = result.ok && id === actor.id ? await renewEndedSession(app.db, request, { type: "user", id }, app.now(), app.secure) : [];
+      return formResult(result, echo, (e) => `/doctors/profile/${e.id}`, cookies);
     }
     default:
       if (!(await getEmployee(ctx, id))) throw notFound("Employee not found.");

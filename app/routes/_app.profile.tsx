@@ -9,8 +9,10 @@ import { BackupCodesInput, TwoFactorSwitchInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { checkPassword, countUnusedBackupCodes, generateBackupCodes, selfWho, setTwoFactor } from "~/models/auth.server";
 import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
+import { redirectWithCookies } from "~/services/flow-cookies.server";
 import { modelContextFor } from "~/services/forms.server";
 import { requirePrincipal } from "~/services/guard.server";
+import { createSession } from "~/services/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Profile · Baseline" }];
 export const handle = { guard: "principal" };
@@ -79,9 +81,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!parsed.ok) return refuse(422, parsed.errors);
     const refused = await wrongPassword(parsed.data.current_password);
     if (refused) return refused;
+    // As on change-password: every session and token of the account ends, this one included; this browser alone gets a fresh one.
     const codes = await setTwoFactor(app.db, principal, parsed.data.enabled, { who: selfWho(principal, app.ip) });
-    if (!codes) return redirect("/profile?twoFactor=off", 303);
-    return data<Answer>({ intent, errors: {}, message: "Two-factor verification by email is on.", codes }, { headers: NO_STORE });
+    const cookie = await createSession(app.db, principal, app.now(), app.secure);
+    if (!codes) return redirectWithCookies("/profile?twoFactor=off", [cookie]);
+    return data<Answer>({ intent, errors: {}, message: "Two-factor verification by email is on. Other devices have been signed out.", codes }, { headers: { ...NO_STORE, "Set-Cookie": cookie } });
   }
 
   const parsed = parseWith(BackupCodesInput, form);
@@ -116,7 +120,7 @@ export default function Profile() {
 
       <section className="card" aria-labelledby="security-title">
         <h2 id="security-title">Security</h2>
-        {me.turnedOff && !answer ? <FormMessage success="Two-factor verification is off. Your backup codes were deleted." /> : null}
+        {me.turnedOff && !answer ? <FormMessage success="Two-factor verification is off. Your backup codes were deleted. Other devices have been signed out." /> : null}
         {answer?.codes ? (
           <div data-testid="new-backup-codes">
             <FormMessage success={answer.message} />
@@ -137,6 +141,7 @@ export default function Profile() {
         <p data-testid="two-factor-state">
           {me.twoFactorEnabled ? "On: signing in asks for a code sent to your email." : "Off: signing in asks only for your password."}
         </p>
+        <p className="muted">Turning it on or off signs you out everywhere else; you stay signed in here.</p>
         <Form method="post" noValidate>
           <input type="hidden" name="intent" value="two-factor" />
           <input type="hidden" name="enabled" value={me.twoFactorEnabled ? "false" : "true"} />

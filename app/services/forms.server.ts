@@ -33,13 +33,13 @@ export function formValues(form: FormData): Record<string, string | string[]> {
 }
 
 /**
- * Success → redirect (POST → 303 → GET) with a flash in the query; 404 → thrown; 4xx → re-render data with
- * the field errors and the typed values.
+ * Success → redirect (POST → 303 → GET) with a flash in the query, setting `cookies` (a fresh session, say);
+ * 404 → thrown; 4xx → re-render data with the field errors and the typed values.
  */
-export function formResult<T>(result: ModelResult<T>, values: Record<string, string | string[]>, onSuccess: (data: T) => string) {
+export function formResult<T>(result: ModelResult<T>, values: Record<string, string | string[]>, onSuccess: (data: T) => string, cookies: readonly string[] = []) {
   if (result.ok) {
     const to = onSuccess(result.data);
-    return redirect(`${to}${to.includes("?") ? "&" : "?"}flash=${encodeURIComponent(result.message ?? "Saved.")}`, 303);
+    return redirect(`${to}${to.includes("?") ? "&" : "?"}flash=${encodeURIComponent(result.message ?? "Saved.")}`, { status: 303, headers: cookies.map((c): [string, string] => ["Set-Cookie", c]) });
   }
   if (result.status === 404) throw notFound(result.message);
   const answer: FormAnswer = {

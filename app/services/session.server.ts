@@ -107,6 +107,16 @@ export async function readSessionActor(db: Db, request: Request, now: Date): Pro
   return { session, actor, notifications: actor ? notificationSummary(actor, row.tickets) : NO_NOTIFICATIONS, auditTail: row.tail };
 }
 
+/**
+ * After one's own change that may have ended every session of the account (an own email or locations change,
+ * decision 015), this browser alone keeps going as on change-password: a fresh session when its own was ended
+ * (the Set-Cookie to send), none when it is still there.
+ */
+export async function renewEndedSession(db: Db, request: Request, principal: { type: PrincipalType; id: number }, now: Date, secure: boolean): Promise<string[]> {
+  if (await readSession(db, request, now)) return [];
+  return [await createSession(db, principal, now, secure)];
+}
+
 /** The lock screen resumes the same session after the password is re-entered. */
 export async function unlockSession(db: Db, idHash: string, now: Date): Promise<void> {
   await db.update(sessions).set({ locked: false, lastSeenAt: now.toISOString() }).where(eq(sessions.idHash, idHash));

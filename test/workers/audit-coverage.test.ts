@@ -8,7 +8,7 @@ import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
 import { createClaim } from "./claim-fixtures";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, codeIn, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, lastEmail, request, signInCookie } from "./helpers";
+import { api, apiToken, codeIn, cookiesFrom, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, lastEmail, request, signInCookie } from "./helpers";
 
 /**
  * Every API GET route and every screen that answers client data writes an audit row for the read
@@ -627,11 +627,13 @@ describe("changes to who can sign in as an account are audited with the change (
     const cookie = await signInCookie(user);
     const on = await form("/profile", { intent: "two-factor", enabled: "true", current_password: user.password }, cookie);
     expect(on.status).toBe(200);
-    const fresh = await form("/profile", { intent: "backup-codes", current_password: user.password }, cookie);
+    // The switch gave this browser a fresh session (the old one ended with the others).
+    const here = cookiesFrom(on, cookie);
+    const fresh = await form("/profile", { intent: "backup-codes", current_password: user.password }, here);
     expect(fresh.status).toBe(200);
     const shown = (await fresh.text()).match(/[A-Z2-9]{5}-[A-Z2-9]{5}/g) ?? [];
     expect(shown.length).toBeGreaterThan(0);
-    expect((await form("/profile", { intent: "two-factor", enabled: "false", current_password: user.password }, cookie)).status).toBe(303);
+    expect((await form("/profile", { intent: "two-factor", enabled: "false", current_password: user.password }, here)).status).toBe(303);
     const rows = await rowsOn("employee", user.id);
     expect(rows.map((r) => [r.action, r.actorType, r.actorId, r.detail])).toEqual([
       ["two_factor_on", "user", user.id, null],

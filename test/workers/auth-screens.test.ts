@@ -536,15 +536,17 @@ describe("profile", () => {
     expect(on.headers.get("Cache-Control")).toBe("no-store");
     const codes = codesIn(await page(on));
     expect(codes).toHaveLength(10);
+    // The switch ended every session of the account; this browser goes on with the fresh one it was given.
+    const here = cookiesFrom(on, cookie);
 
-    const later = await page(await request("/profile", { cookie }));
+    const later = await page(await request("/profile", { cookie: here }));
     expect(later).toContain("10 unused backup codes left.");
     for (const c of codes) expect(later).not.toContain(c);
 
     // The next sign-in asks for a code; a shown backup code stands in for it.
     const jar = await startTwoFactor(user);
     expect((await form("/two-factor-verify", { intent: "backup", backup_code: codes[3]! }, jar)).status).toBe(303);
-    expect(await page(await request("/profile", { cookie }))).toContain("9 unused backup codes left.");
+    expect(await page(await request("/profile", { cookie: here }))).toContain("9 unused backup codes left.");
   });
 
   it("new backup codes replace the old ones; turning off clears them", async () => {
@@ -570,7 +572,8 @@ describe("profile", () => {
     const off = await form("/profile", { intent: "two-factor", enabled: "false", current_password: user.password }, signed);
     expect(off.status).toBe(303);
     expect(off.headers.get("Location")).toBe("/profile?twoFactor=off");
-    const html = await page(await request("/profile?twoFactor=off", { cookie: signed }));
+    const here = cookiesFrom(off, signed);
+    const html = await page(await request("/profile?twoFactor=off", { cookie: here }));
     expect(html).toContain("Two-factor verification is off.");
     expect(html).not.toContain("Generate new backup codes");
     const [left] = await db()
@@ -580,7 +583,7 @@ describe("profile", () => {
     expect(left!.n).toBe(0);
     expect((await form("/login", { email: user.email, password: user.password })).headers.get("Location")).toBe("/dashboard");
 
-    const refused = await form("/profile", { intent: "backup-codes", current_password: user.password }, signed);
+    const refused = await form("/profile", { intent: "backup-codes", current_password: user.password }, here);
     expect(refused.status).toBe(422);
     expect(await page(refused)).toContain(AUTH_MESSAGES.twoFactorOffFirst);
   });

@@ -2,8 +2,9 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import { hashPassword } from "~/services/passwords.server";
+import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { DEMO_PASSWORD, ROLE_PERMISSIONS } from "../../scripts/demo-data";
-import { api, apiToken, codeIn, createParent, createUser, db, lastEmail, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, codeIn, cookiesFrom, createParent, createUser, db, form, lastEmail, request, setCookiesBesidesBookmark, signInCookie, type TestUser } from "./helpers";
 
 /**
  * Who may change whom (issue 9 items 1, 2, 3, 15; decision 015), with the demo users of scripts/demo-data.ts:
@@ -350,5 +351,239 @@ describe("item 15: pay only with manage_employees; lists stay within the actor's
     const cookie = await signInCookie(MANAGER);
     expect(await (await request("/doctors/list?location_id=3", { cookie })).text()).not.toContain("Moreno");
     expect(await (await request("/doctors/list?location_id=1", { cookie })).text()).toContain("Moreno");
+  });
+});
+
+/*
+ * Probe 8891 items 1, 2 and 5: what a change that ends someone's access leaves behind. A two-factor sign-in or a
+ * password reset begun before the change dies with it; turning one's own two-factor on or off, or changing one's
+ * own email on the employee form, ends every other session and token and gives this browser a fresh session.
+ */
+const NEW_PASSWORD = "a new passphrase";
+
+async function adminSetsPassword(t: TestUser, password = NEW_PASSWORD) {
+  return api(`/v2/users/${t.id}/change-password`, { method: "PATCH", token: await apiToken(ADMIN), body: { new_password: password, new_password_confirmation: password } });
+}
+
+/** The reset token of an emailed reset code, through the API (request → verify). */
+async function verifiedResetToken(t: TestUser): Promise<string> {
+  const asked = await api("/password-reset/request", { method: "POST", body: { email: t.email } });
+  expect(asked.status).toBe(200);
+  const { challenge_id } = (await asked.json()) as { challenge_id: string };
+  const code = codeIn((await lastEmail(t.email))!.text);
+  const verified = await api("/password-reset/verify", { method: "POST", body: { email: t.email, code, challenge_id } });
+  expect(verified.status).toBe(200);
+  return ((await verified.json()) as { reset_token: string }).reset_token;
+}
+
+function resetWith(t: TestUser, resetToken: string, password: string) {
+  return api("/password-reset/change", { method: "POST", body: { email: t.email, reset_token: resetToken, password, password_confirmation: password } });
+}
+
+/** The hashed password stored for a user, to tell whether a refused call wrote one. */
+const passwordHashOf = async (id: number) => (await userRow(id)).passwordHash;
+
+describe("probe 8891 item 1: a sign-in or password reset begun before a change that ends access dies with it", () => {
+  type Change = (t: TestUser) => Promise<Response>;
+  const changes: [string, Change][] = [
+    ["an administrator sets the password (API)", (t) => adminSetsPassword(t)],
+    ["an administrator sets the password (screen)", async (t) => post(`/doctors/list/edit/${t.id}`, { intent: "password", new_password: NEW_PASSWORD, new_password_confirmation: NEW_PASSWORD }, await signInCookie(ADMIN))],
+    ["a roles change (API)", async (t) => api(`/v2/employees/${t.id}`, { method: "PATCH", token: await apiToken(ADMIN), body: { roles: [ROLE.RBT] } })],
+    ["their own password reset (API)", async (t) => resetWith(t, await verifiedResetToken(t), NEW_PASSWORD)],
+  ];
+  const twoFactorUser = () => createUser({ twoFactor: true, permissions: ["view_clients"], locations: [1] });
+
+  it.each(changes)("%s: the code of an API sign-in begun with the old password gives no token", async (_label, change) => {
+    const target = await twoFactorUser();
+    const login = await api("/auth/login", { method: "POST", body: { email: target.email, password: target.password } });
+    expect(login.status).toBe(202);
+    const { challenge_id } = (await login.json()) as { challenge_id: string };
+    const code = codeIn((await lastEmail(target.email))!.text);
+    const res = await change(target);
+    expect(res.status, await res.clone().text()).toBeLessThan(400);
+    const verify = await api("/two-factor/verify", { method: "POST", body: { email: target.email, code, challenge_id } });
+    expect(verify.status).toBe(422);
+    const body = (await verify.json()) as { message: string; access_token?: string };
+    expect(body.message).toBe(AUTH_MESSAGES.noChallenge);
+    expect(body.access_token).toBeUndefined();
+  });
+
+  it.each(changes)("%s: the code of a screen sign-in begun with the old password opens no session", async (_label, change) => {
+    const target = await twoFactorUser();
+    const login = await form("/login", { email: target.email, password: target.password });
+    expect(login.status).toBe(303);
+    const jar = cookiesFrom(login);
+    const code = codeIn((await lastEmail(target.email))!.text);
+    const res = await change(target);
+    expect(res.status, await res.clone().text()).toBeLessThan(400);
+    const verify = await form("/two-factor-verify", { intent: "verify", code }, jar);
+    expect(verify.status).toBe(303);
+    expect(verify.headers.get("Location")).toBe("/login");
+    expect(cookiesFrom(verify, jar)).not.toMatch(/__session=/);
+  });
+
+  const resetEnders: [string, Change][] = [
+    ["an administrator sets the password (API)", (t) => adminSetsPassword(t, "admin-set passphrase")],
+    ["an administrator sets the password (screen)", async (t) => post(`/doctors/list/edit/${t.id}`, { intent: "password", new_password: "admin-set passphrase", new_password_confirmation: "admin-set passphrase" }, await signInCookie(ADMIN))],
+    ["a roles change (API)", async (t) => api(`/v2/employees/${t.id}`, { method: "PATCH", token: await apiToken(ADMIN), body: { roles: [ROLE.RBT] } })],
+    ["a deactivation", async (t) => api(`/doctors/update/status/${t.id}`, { method: "PUT", token: await apiToken(ADMIN), body: { status: "inactive" } })],
+  ];
+
+  it.each(resetEnders)("%s: a reset token verified before it cannot set a password afterwards", async (_label, change) => {
+    const target = await createUser({ permissions: ["view_clients"], locations: [1] });
+    const resetToken = await verifiedResetToken(target);
+    const res = await change(target);
+    expect(res.status, await res.clone().text()).toBeLessThan(400);
+    const stored = await passwordHashOf(target.id);
+    const late = await resetWith(target, resetToken, "attacker passphrase");
+    expect(late.status).toBe(422);
+    expect(((await late.json()) as { message: string }).message).toBe(AUTH_MESSAGES.resetTokenInvalid);
+    expect(await passwordHashOf(target.id)).toBe(stored);
+  });
+
+  it("after an administrator set the password, only theirs signs in (the old reset token changed nothing)", async () => {
+    const target = await createUser({ permissions: ["view_clients"], locations: [1] });
+    const resetToken = await verifiedResetToken(target);
+    expect((await adminSetsPassword(target, "admin-set passphrase")).status).toBe(200);
+    expect((await resetWith(target, resetToken, "attacker passphrase")).status).toBe(422);
+    expect((await api("/auth/login", { method: "POST", body: { email: target.email, password: "attacker passphrase" } })).status).toBe(401);
+    expect((await api("/auth/login", { method: "POST", body: { email: target.email, password: "admin-set passphrase" } })).status).toBe(200);
+  });
+
+  it("the owner's own reset still completes, once: the token is used up by it", async () => {
+    const target = await createUser({ permissions: ["view_clients"], locations: [1] });
+    const resetToken = await verifiedResetToken(target);
+    expect((await resetWith(target, resetToken, NEW_PASSWORD)).status).toBe(200);
+    const stored = await passwordHashOf(target.id);
+    expect((await resetWith(target, resetToken, "second passphrase")).status).toBe(422);
+    expect(await passwordHashOf(target.id)).toBe(stored);
+    expect((await api("/auth/login", { method: "POST", body: { email: target.email, password: NEW_PASSWORD } })).status).toBe(200);
+  });
+
+  it("the screen reset flow: a reset verified before an administrator set the password cannot finish", async () => {
+    const target = await createUser({ permissions: ["view_clients"], locations: [1] });
+    let jar = cookiesFrom(await form("/forgot-password", { email: target.email }));
+    const code = codeIn((await lastEmail(target.email))!.text);
+    const verified = await form("/reset-password-verify", { intent: "verify", code }, jar);
+    expect(verified.headers.get("Location")).toBe("/reset-password-change");
+    jar = cookiesFrom(verified, jar);
+    expect((await adminSetsPassword(target, "admin-set passphrase")).status).toBe(200);
+    const stored = await passwordHashOf(target.id);
+    const late = await form("/reset-password-change", { password: "attacker passphrase", password_confirmation: "attacker passphrase" }, jar);
+    expect(late.status).toBe(422);
+    expect((await late.text()).replaceAll("<!-- -->", "")).toContain(AUTH_MESSAGES.resetTokenInvalid);
+    expect(await passwordHashOf(target.id)).toBe(stored);
+  });
+});
+
+/** A token and a screen session of a two-factor account, each through the emailed code. */
+async function twoFactorToken(t: TestUser, parent = false): Promise<string> {
+  const login = await api("/auth/login", { method: "POST", body: { email: t.email, password: t.password, parent } });
+  expect(login.status).toBe(202);
+  const { challenge_id } = (await login.json()) as { challenge_id: string };
+  const verify = await api("/two-factor/verify", { method: "POST", body: { email: t.email, code: codeIn((await lastEmail(t.email))!.text), challenge_id } });
+  expect(verify.status).toBe(200);
+  return ((await verify.json()) as { access_token: string }).access_token;
+}
+async function twoFactorCookie(t: TestUser, parent = false): Promise<string> {
+  const login = await form("/login", { email: t.email, password: t.password, ...(parent ? { parent: "on" } : {}) });
+  const jar = cookiesFrom(login);
+  const done = await form("/two-factor-verify", { intent: "verify", code: codeIn((await lastEmail(t.email))!.text) }, jar);
+  expect(done.status).toBe(303);
+  return cookiesFrom(done, jar);
+}
+
+/** Signed in: the profile answers 200; signed out: a redirect to sign-in. */
+async function signedIn(cookie: string): Promise<boolean> {
+  const res = await request("/profile", { cookie });
+  if (res.status === 200) return true;
+  expect(res.status).toBe(302);
+  expect(res.headers.get("Location")).toMatch(/^\/login/);
+  return false;
+}
+const tokenWorks = async (token: string) => (await api("/auth/me", { method: "POST", token })).status === 200;
+
+describe("probe 8891 item 2: turning one's own two-factor on or off ends the other sessions and tokens, this browser stays", () => {
+  it.each([
+    ["a staff user", false],
+    ["a parent", true],
+  ] as const)("%s", async (_label, parent) => {
+    const who = parent ? await createParent({ locationId: 1 }) : await createUser({ permissions: ["view_clients"], locations: [1] });
+    const elsewhere = await signInCookie(who, parent);
+    const token = await apiToken(who, parent);
+    const here = await signInCookie(who, parent);
+
+    const on = await form("/profile", { intent: "two-factor", enabled: "true", current_password: who.password }, here);
+    expect(on.status).toBe(200);
+    expect((await on.text()).match(/[A-Z2-9]{5}-[A-Z2-9]{5}/g)?.length).toBeGreaterThanOrEqual(10);
+    const hereAfterOn = cookiesFrom(on, here);
+    expect(await signedIn(elsewhere)).toBe(false);
+    expect(await tokenWorks(token)).toBe(false);
+    expect((await api("/auth/refresh", { token })).status).toBe(401);
+    expect(await signedIn(here)).toBe(false);
+    expect(await signedIn(hereAfterOn)).toBe(true);
+
+    // Sessions opened with the second factor end when it is turned off.
+    const elsewhere2 = await twoFactorCookie(who, parent);
+    const token2 = await twoFactorToken(who, parent);
+    const off = await form("/profile", { intent: "two-factor", enabled: "false", current_password: who.password }, hereAfterOn);
+    expect(off.status).toBe(303);
+    expect(off.headers.get("Location")).toBe("/profile?twoFactor=off");
+    const hereAfterOff = cookiesFrom(off, hereAfterOn);
+    expect(await signedIn(elsewhere2)).toBe(false);
+    expect(await tokenWorks(token2)).toBe(false);
+    expect(await signedIn(hereAfterOn)).toBe(false);
+    const shown = await request("/profile?twoFactor=off", { cookie: hereAfterOff });
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).toContain("Two-factor verification is off.");
+  });
+
+  it("a refused switch (wrong password) ends nothing", async () => {
+    const who = await createUser({ permissions: ["view_clients"], locations: [1] });
+    const elsewhere = await signInCookie(who);
+    const token = await apiToken(who);
+    const here = await signInCookie(who);
+    expect((await form("/profile", { intent: "two-factor", enabled: "true", current_password: "not the password" }, here)).status).toBe(422);
+    expect(await signedIn(elsewhere)).toBe(true);
+    expect(await signedIn(here)).toBe(true);
+    expect(await tokenWorks(token)).toBe(true);
+  });
+});
+
+describe("probe 8891 item 5: changing one's own email on the employee form keeps this browser signed in", () => {
+  async function selfEditor() {
+    const me = await createUser({ permissions: ["manage_employees", "view_employees"], locations: [1] });
+    const [held] = await db().select({ roleId: userRoles.roleId }).from(userRoles).where(eq(userRoles.userId, me.id));
+    const fields = (email: string, version: number) => ({ intent: "save", version: String(version), name: "Self", surname: "Editor", email, status: "active", roles: [String(held!.roleId)], locations: ["1"] });
+    return { me, fields };
+  }
+
+  it("the email changes, the other session and token end, this browser gets a fresh session and the saved flash", async () => {
+    const { me, fields } = await selfEditor();
+    const elsewhere = await signInCookie(me);
+    const token = await apiToken(me);
+    const here = await signInCookie(me);
+    const email = `self-${uniq()}@staff.test`;
+    const saved = await post(`/doctors/list/edit/${me.id}`, fields(email, (await userRow(me.id)).version), here);
+    expect(saved.status, await saved.clone().text()).toBe(303);
+    expect(saved.headers.get("Location")).toBe(`/doctors/profile/${me.id}?flash=Employee%20updated.`);
+    expect((await userRow(me.id)).email).toBe(email);
+    expect(await signedIn(elsewhere)).toBe(false);
+    expect(await tokenWorks(token)).toBe(false);
+    const fresh = cookiesFrom(saved, here);
+    const shown = await request(saved.headers.get("Location")!, { cookie: fresh });
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).toContain("Employee updated.");
+  });
+
+  it("a save of one's own phone alone ends nothing and sets no new session", async () => {
+    const { me, fields } = await selfEditor();
+    const token = await apiToken(me);
+    const here = await signInCookie(me);
+    const saved = await post(`/doctors/list/edit/${me.id}`, { ...fields(me.email, (await userRow(me.id)).version), phone: "555-000-1234" }, here);
+    expect(saved.status, await saved.clone().text()).toBe(303);
+    expect(setCookiesBesidesBookmark(saved)).toEqual([]);
+    expect(await tokenWorks(token)).toBe(true);
+    expect(await signedIn(here)).toBe(true);
   });
 });
