@@ -51,3 +51,13 @@ function optionalDigits(message: string, length: number, check: (s: string) => b
   );
 }
 export type LocationInput = v.InferOutput<typeof LocationInput>;
+
+/**
+ * Why a location cannot be deleted yet: who still belongs to it (live clients, employees, parents). Someone who
+ * works at a deleted location would keep a membership nobody sees or can remove (decision 015, stop 25).
+ */
+export const LOCATION_IN_USE = {
+  clients: (n: number) => `This location still has ${n} client(s). Move them to another location first.`,
+  employees: (n: number) => `${n} employee(s) still work at this location: move them to another location first.`,
+  parents: (n: number) => `${n} parent(s) still belong to this location: move them to another location first.`,
+} as const;

@@ -25,6 +25,9 @@ export const ParentInput = v.object({
 });
 export type ParentInput = v.InferOutput<typeof ParentInput>;
 
+/** The status call (PUT /update-status/{id}): the status alone, required (no default, unlike the form). */
+export const ParentStatusInput = v.object({ status: v.picklist(PARENT_STATUSES, "Choose a status from the list.") });
+
 /**
  * Staff set a parent's password (initial or new): the change-password screen's fields, rules and messages.
  * A missing field reads as an empty one, so the message is the rule's.

@@ -412,7 +412,10 @@ export async function createEmployee(ctx: ModelContext, raw: Record<string, unkn
   }
 }
 
-/** The roles (with their permissions) and every location of an employee, whatever the actor sees. */
+/**
+ * The roles (with their permissions) and every location an employee works at, whatever the actor sees. A
+ * membership left at a deleted location is not one (decision 015, stop 25): it does not count for the rule.
+ */
 function targetQuery(ctx: ModelContext, id: number) {
   return ctx.db
     .select({
@@ -421,7 +424,7 @@ function targetQuery(ctx: ModelContext, id: number) {
         sql`(select r.id as "id", r.name as "name", r.permissions as "permissions" from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = "users"."id")`,
         ["id", "name", "permissions"],
       ),
-      locationIds: sql<string>`(select json_group_array(ul.location_id) from user_locations ul where ul.user_id = "users"."id")`.mapWith((v: unknown) =>
+      locationIds: sql<string>`(select json_group_array(ul.location_id) from user_locations ul join locations l on l.id = ul.location_id where ul.user_id = "users"."id" and l.deleted_at is null)`.mapWith((v: unknown) =>
         typeof v === "string" ? (JSON.parse(v) as number[]) : [],
       ),
     })

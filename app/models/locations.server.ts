@@ -1,12 +1,13 @@
 import { and, asc, count, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
-import { locations, patients, userLocations } from "~/db/schema";
-import { LocationInput } from "~/domain/locations";
+import { locations, userLocations, users } from "~/db/schema";
+import { LOCATION_IN_USE, LocationInput } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { locationScope } from "~/domain/permissions";
 import { namesNoField, parseWith } from "~/domain/validation";
-import { auditWho, withAudit } from "~/services/audit.server";
+import { auditWho, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
+import { EMPLOYEES } from "./employees.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 
@@ -132,15 +133,63 @@ export async function updateLocation(ctx: ModelContext, id: number, raw: Record<
   return ok(locationJson(rows[0]), "Location updated.");
 }
 
-/** Soft delete; refused while clients still belong to the location. */
+/**
+ * Who still belongs to the location, as `from … where` SQL: live clients, live parents, and live employees with a
+ * membership there or it as their primary location. The one deleting it is left out: a manager sees a location only
+ * by working there, and their own membership goes with it (decision 015, stop 25).
+ */
+function occupants(ctx: ModelContext, id: number) {
+  return {
+    clients: sql`from patients p where p.location_id = ${id} and p.deleted_at is null`,
+    employees: sql`from users u where u.deleted_at is null and u.id <> ${ctx.actor.id}
+      and (u.location_id = ${id} or exists (select 1 from user_locations ul where ul.user_id = u.id and ul.location_id = ${id}))`,
+    parents: sql`from parents pa where pa.location_id = ${id} and pa.deleted_at is null`,
+  };
+}
+
+/** 422 naming who still belongs to the location, or null when nobody does. */
+async function stillInUse(ctx: ModelContext, id: number): Promise<ModelResult<never> | null> {
+  const o = occupants(ctx, id);
+  const [n] = await ctx.db
+    .select({ clients: sql<number>`(select count(*) ${o.clients})`, employees: sql<number>`(select count(*) ${o.employees})`, parents: sql<number>`(select count(*) ${o.parents})` })
+    .from(locations)
+    .where(eq(locations.id, id));
+  const messages = (["clients", "employees", "parents"] as const).filter((k) => (n?.[k] ?? 0) > 0).map((k) => LOCATION_IN_USE[k](n![k]));
+  return messages.length ? invalid({ location: messages.join(" ") }) : null;
+}
+
+/**
+ * Soft delete; refused (422) while clients, employees or parents still belong to the location. The delete is
+ * conditional on that in SQL too, so someone placed there meanwhile makes it write nothing (no audit row). The
+ * actor's own membership goes with it, and a primary location there moves to another of theirs (or none).
+ */
 export async function deleteLocation(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
   const current = await getLocation(ctx, id);
   if (!current) return notFound("Location");
-  const [clients] = await ctx.db.select({ n: count() }).from(patients).where(and(eq(patients.locationId, id), isNull(patients.deletedAt)));
-  if ((clients?.n ?? 0) > 0) return invalid({ location: `This location still has ${clients!.n} client(s). Move them to another location first.` });
-  await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "location", entityId: id }, () => [
-    ctx.db.update(locations).set({ deletedAt: ctx.now().toISOString() }).where(eq(locations.id, id)),
+  const refusal = await stillInUse(ctx, id);
+  if (refusal) return refusal;
+  const o = occupants(ctx, id);
+  const gone = sql`exists (select 1 from locations l where l.id = ${id} and l.deleted_at is not null)`;
+  const me = ctx.actor.id;
+  const [deleted] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "location", entityId: id }, (audit) => [
+    ctx.db
+      .update(locations)
+      .set({ deletedAt: ctx.now().toISOString() })
+      .where(and(eq(locations.id, id), isNull(locations.deletedAt), sql`not exists (select 1 ${o.clients}) and not exists (select 1 ${o.employees}) and not exists (select 1 ${o.parents})`))
+      .returning({ id: locations.id }),
+    audit(sql`changes() = 1`),
+    ctx.db.delete(userLocations).where(and(eq(userLocations.userId, me), eq(userLocations.locationId, id), gone)),
+    ctx.db
+      .update(users)
+      .set({
+        locationId: sql`(select min(ul.location_id) from user_locations ul join locations l on l.id = ul.location_id where ul.user_id = ${me} and l.deleted_at is null)`,
+        version: sql`${users.version} + 1`,
+        updatedAt: ctx.now().toISOString(),
+      })
+      .where(and(eq(users.id, me), eq(users.locationId, id), gone)),
     bumpListVersion(ctx.db, LOCATIONS),
+    bumpListVersion(ctx.db, EMPLOYEES),
   ]);
+  if (!deleted.length) return (await stillInUse(ctx, id)) ?? notFound("Location");
   return ok(null, "Location deleted.");
 }

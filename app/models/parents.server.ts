@@ -1,7 +1,7 @@
 import { and, asc, count, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
-import { ParentInput, ParentPasswordInput } from "~/domain/parents";
+import { ParentInput, ParentPasswordInput, ParentStatusInput } from "~/domain/parents";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { namesNoField, parseWith } from "~/domain/validation";
@@ -251,6 +251,20 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   });
   if (!rows[0]) return conflict((await findParent(ctx, id)) ?? current);
   return ok((await findParent(ctx, id))!, "Parent updated.");
+}
+
+/**
+ * Active or inactive (PUT /update-status/{id}): an edit of the status alone through updateParent, so the rule
+ * (mayChangeParent) and the end of the parent's sessions and tokens are the same as on the form. 404 comes first.
+ */
+export async function updateParentStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<ParentJson>> {
+  const parsed = parseWith(ParentStatusInput, raw);
+  if (!parsed.ok) {
+    const loaded = await loadForChange(ctx, id);
+    return loaded.ok ? invalid(parsed.errors) : loaded;
+  }
+  const result = await updateParent(ctx, id, parsed.data, { partial: true, version: null });
+  return result.ok ? ok(result.data, "Status updated.") : result;
 }
 
 const UNLINK_CHILDREN_FIRST = "Unlink this parent from their children first.";

@@ -67,7 +67,7 @@ export default function EditLocation() {
       <Form method="post" className="danger-zone">
         <h2>Delete location</h2>
         <input type="hidden" name="intent" value="delete" />
-        <p>Deleting {location.title} removes it from lists and selects. A location that still has clients cannot be deleted.</p>
+        <p>Deleting {location.title} removes it from lists and selects. A location that clients, employees or parents still belong to cannot be deleted: move them first.</p>
         <button className="btn btn-danger" type="submit" disabled={busy}>
           Delete location
         </button>

@@ -1,7 +1,9 @@
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { locations } from "~/db/schema";
-import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
+import { auditLog, locations, parents, userLocations, users } from "~/db/schema";
+import { deleteLocation } from "~/models/locations.server";
+import { getActor } from "~/models/actors.server";
+import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, db } from "./helpers";
 
 const valid = { title: "Orlando Clinic", city: "Orlando", state: "FL", zip: "32801", phone1: "407-555-0100", email: "orlando@clinic.test", time_zone: "America/New_York", pos_codes: ["11", "12"] };
 
@@ -83,6 +85,71 @@ describe("/api/v2/locations", () => {
     expect((await api(`/v2/locations/${empty.id}`, { token })).status).toBe(404);
     const [row] = await db().select().from(locations).where(eq(locations.id, empty.id));
     expect(row!.deletedAt).not.toBeNull();
+  });
+
+  const EMPLOYEES_THERE = "1 employee(s) still work at this location: move them to another location first.";
+  const PARENTS_THERE = "1 parent(s) still belong to this location: move them to another location first.";
+  const deletedAtOf = async (id: number) => (await db().select().from(locations).where(eq(locations.id, id)))[0]!.deletedAt;
+  const deleteAudits = async (id: number) => (await db().select().from(auditLog).where(and(eq(auditLog.entity, "location"), eq(auditLog.entityId, String(id)), eq(auditLog.action, "delete")))).length;
+  const moveEmployee = (userId: number, from: number, to: number) =>
+    Promise.all([db().update(userLocations).set({ locationId: to }).where(and(eq(userLocations.userId, userId), eq(userLocations.locationId, from))), db().update(users).set({ locationId: to }).where(eq(users.id, userId))]);
+
+  it.each([
+    ["an employee who works there", async (at: number, to: number) => {
+      const u = await createUser({ permissions: ["view_clients"], locations: [at] });
+      return () => moveEmployee(u.id, at, to);
+    }, EMPLOYEES_THERE],
+    ["an inactive employee who works there", async (at: number, to: number) => {
+      const u = await createUser({ permissions: ["view_clients"], locations: [at], status: "inactive" });
+      return () => moveEmployee(u.id, at, to);
+    }, EMPLOYEES_THERE],
+    ["an employee whose primary location it is (no membership row)", async (at: number, to: number) => {
+      const u = await createUser({ permissions: ["view_clients"], locations: [to] });
+      await db().update(users).set({ locationId: at }).where(eq(users.id, u.id));
+      return () => moveEmployee(u.id, at, to);
+    }, EMPLOYEES_THERE],
+    ["a parent of the location", async (at: number, to: number) => {
+      const p = await createParent({ locationId: at });
+      return () => db().update(parents).set({ locationId: to }).where(eq(parents.id, p.id));
+    }, PARENTS_THERE],
+  ] as const)("DELETE is refused (422 with the count, nothing written) while %s; once they move, it goes", async (_label, place, message) => {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const move = await place(loc.id, other.id);
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const refused = await api(`/v2/locations/${loc.id}`, { method: "DELETE", token });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Record<string, string> }).errors.location).toBe(message);
+    expect(await deletedAtOf(loc.id)).toBeNull();
+    expect(await deleteAudits(loc.id)).toBe(0);
+    await move();
+    expect((await api(`/location/destroy/${loc.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect(await deletedAtOf(loc.id)).not.toBeNull();
+  });
+
+  it("an employee placed there between the check and the write: 422, nothing written, no audit row", async () => {
+    const loc = await createLocation();
+    const admin = await createUser({ role: "ADMIN" });
+    const actor = (await getActor(db(), "user", admin.id))!;
+    const racing = beforeWriteDb(() => createUser({ permissions: ["view_clients"], locations: [loc.id] }));
+    const result = await deleteLocation({ db: racing, actor, ip: "127.0.0.1", now: () => new Date() }, loc.id);
+    expect(result).toMatchObject({ ok: false, status: 422, errors: { location: EMPLOYEES_THERE } });
+    expect(await deletedAtOf(loc.id)).toBeNull();
+    expect(await deleteAudits(loc.id)).toBe(0);
+  });
+
+  it("deleted employees and parents do not hold a location; the one deleting it leaves with it (membership and primary location)", async () => {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const gone = await createUser({ permissions: ["view_clients"], locations: [loc.id] });
+    await db().update(users).set({ deletedAt: "2026-01-01T00:00:00.000Z" }).where(eq(users.id, gone.id));
+    await createParent({ locationId: loc.id, deletedAt: "2026-01-01T00:00:00.000Z" });
+    const manager = await createUser({ permissions: ["manage_locations_access", "manage_locations"], locations: [loc.id, other.id] });
+    const res = await api(`/v2/locations/${loc.id}`, { method: "DELETE", token: await apiToken(manager) });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await deletedAtOf(loc.id)).not.toBeNull();
+    expect((await db().select().from(userLocations).where(eq(userLocations.userId, manager.id))).map((r) => r.locationId)).toEqual([other.id]);
+    expect((await db().select().from(users).where(eq(users.id, manager.id)))[0]!.locationId).toBe(other.id);
   });
 
   it("answers 405 'Unsupported HTTP method' for other methods", async () => {

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { locations } from "~/db/schema";
+import { locations, userLocations, users } from "~/db/schema";
 import { createLocation, createPatient, createUser, db, form, request, signInCookie, withoutFlashTag, withFlashTag } from "./helpers";
 
 /** The location screens (platform §2 location routes, §3 Location), driven as a browser without JavaScript would. */
@@ -115,6 +115,23 @@ describe("/location/register", () => {
     expect(html).toContain('<option value="America/Chicago">');
     expect(html).toContain("02 Telehealth");
     expect(html).toContain("10 Telehealth in Patient Home");
+  });
+
+  it("refuses to delete a location where an employee still works, with the message; once they move, it goes", async () => {
+    const loc = await createLocation({ title: "Has Staff" });
+    const other = await createLocation();
+    const rbt = await createUser({ permissions: ["view_clients"], locations: [loc.id] });
+    const cookie = await manager([loc.id, other.id]);
+    const res = await form(`/location/list/edit/${loc.id}`, { intent: "delete" }, cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain("1 employee(s) still work at this location: move them to another location first.");
+    expect(html).toContain('value="Has Staff"');
+    expect((await row(loc.id)).deletedAt).toBeNull();
+    await db().update(userLocations).set({ locationId: other.id }).where(eq(userLocations.userId, rbt.id));
+    await db().update(users).set({ locationId: other.id }).where(eq(users.id, rbt.id));
+    expect((await form(`/location/list/edit/${loc.id}`, { intent: "delete" }, cookie)).status).toBe(303);
+    expect((await row(loc.id)).deletedAt).not.toBeNull();
   });
 
   it("answers 403 to a user with only manage_locations_access", async () => {

@@ -370,6 +370,7 @@ describe("who may change a parent's sign-in (decision 015, stop 24)", () => {
       ["status (screen)", (p) => post(`/parents/profile/${p.id}`, screenForm(p, { status: "inactive" }), cookie), ok, (a) => a.status === "inactive"],
       ["email (API)", (p) => api(`/v2/parents/${p.id}`, { method: "PATCH", token, body: { email: `new-${p.email}` } }), expected, (a, b) => a.email === `new-${b.email}`],
       ["status (API)", (p) => api(`/v2/parents/${p.id}`, { method: "PATCH", token, body: { status: "inactive" } }), expected, (a) => a.status === "inactive"],
+      ["status (update-status API)", (p) => api(`/v2/parents/update-status/${p.id}`, { method: "PUT", token, body: { status: "inactive" } }), expected, (a) => a.status === "inactive"],
       // A parent still linked to a client is not deleted, even by someone who covers every location.
       ["delete (API)", (p) => api(`/v2/parents/${p.id}`, { method: "DELETE", token }), expected === 200 && childrenAt.length ? 422 : expected, (a) => a.deletedAt !== null],
     ];
@@ -391,6 +392,35 @@ describe("who may change a parent's sign-in (decision 015, stop 24)", () => {
     const parent = await parentFor();
     const phone = await api(`/v2/parents/${parent.id}`, { method: "PATCH", token, body: { phone: "813-555-0199" } });
     expect(phone.status).toBe(expected === 404 ? 404 : 200);
+  });
+
+  it("PUT /api/v2/parents/update-status/{id}: the status changes and the parent's sessions and tokens end; a bad status is 422; no permission 403", async () => {
+    const loc = await createLocation();
+    const parent = await createParent({ locationId: loc.id });
+    const staff = await createUser({ permissions: ["view_parents", "manage_parents"], locations: [loc.id] });
+    const token = await apiToken(staff);
+    const session = await signInCookie(parent, true);
+    const parentToken = await apiToken(parent, true);
+    const before = await rowOf(parent.id);
+    for (const body of [{ status: "retired" }, {}, { status: "" }]) {
+      const bad = await api(`/v2/parents/update-status/${parent.id}`, { method: "PUT", token, body });
+      expect(bad.status, JSON.stringify(body)).toBe(422);
+      expect(((await bad.json()) as { errors: Record<string, string> }).errors.status).toBe("Choose a status from the list.");
+    }
+    const viewer = await apiToken(await createUser({ permissions: ["view_parents"], locations: [loc.id] }));
+    expect((await api(`/v2/parents/update-status/${parent.id}`, { method: "PUT", token: viewer, body: { status: "inactive" } })).status).toBe(403);
+    expect(await rowOf(parent.id)).toEqual(before);
+    expect(await changeAudits(parent.id)).toHaveLength(0);
+    expect((await api("/auth/me", { method: "POST", token: parentToken })).status).toBe(200);
+
+    const res = await api(`/v2/parents/update-status/${parent.id}`, { method: "PUT", token, body: { status: "inactive", name: "Not Changed" } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { status: string; name: string } }).data).toMatchObject({ status: "inactive", name: "Pat" });
+    expect(await rowOf(parent.id)).toMatchObject({ status: "inactive", name: "Pat", version: before.version + 1 });
+    expect(await changeAudits(parent.id)).toHaveLength(1);
+    expect((await rowOf(parent.id)).tokensValidAfter).toBeGreaterThan(before.tokensValidAfter);
+    expect((await api("/auth/me", { method: "POST", token: parentToken })).status).toBe(401);
+    expect((await request("/change-password", { cookie: session })).status).toBe(302);
   });
 
   it("a refused password, email, status or delete leaves the parent's password, email, sessions and tokens as they were", async () => {

@@ -4,7 +4,7 @@ import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import { hashPassword } from "~/services/passwords.server";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { DEMO_PASSWORD, ROLE_PERMISSIONS } from "../../scripts/demo-data";
-import { api, apiToken, codeIn, cookiesFrom, createParent, createUser, db, form, lastEmail, request, setCookiesBesidesBookmark, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, codeIn, cookiesFrom, createLocation, createParent, createUser, db, form, lastEmail, request, setCookiesBesidesBookmark, signInCookie, type TestUser } from "./helpers";
 
 /**
  * Who may change whom (issue 9 items 1, 2, 3, 15; decision 015), with the demo users of scripts/demo-data.ts:
@@ -204,6 +204,27 @@ describe("item 2: changing who someone is needs every one of their locations", (
     expect(await locationIdsOf(target.id)).toEqual([1]);
     expect((await api(`/v2/users/editUser/${target.id}`, { method: "POST", token, body: { locations: [1, 2] } })).status).toBe(200);
     expect(await locationIdsOf(target.id)).toEqual([1, 2]);
+  });
+
+  it("a membership left at a deleted location does not count: the manager who covers the rest deactivates, sets the password, deletes", async () => {
+    const token = await apiToken(MANAGER);
+    const closed = await createLocation({ deletedAt: "2026-01-01T00:00:00.000Z" });
+    const leftover = async () => {
+      const target = await createUser({ permissions: ["view_clients"], locations: [1] });
+      await db().insert(userLocations).values({ userId: target.id, locationId: closed.id });
+      return target;
+    };
+    const a = await leftover();
+    const status = await api(`/doctors/update/status/${a.id}`, { method: "PUT", token, body: { status: "inactive" } });
+    expect(status.status, await status.clone().text()).toBe(200);
+    expect((await userRow(a.id)).status).toBe("inactive");
+    const b = await leftover();
+    expect((await api(`/v2/users/${b.id}/change-password`, { method: "PATCH", token, body: password })).status).toBe(200);
+    const page = await (await request(`/doctors/list/edit/${b.id}`, { cookie: await signInCookie(MANAGER) })).text();
+    expect(page).not.toContain("also works at a location you do not manage");
+    expect(page).toContain("Set a new password");
+    expect((await api(`/doctors/destroy/${b.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect((await userRow(b.id)).deletedAt).not.toBeNull();
   });
 
   it("the edit screen leaves out the password, two-factor, status and delete forms, and a forced POST is refused", async () => {

@@ -1,4 +1,4 @@
-import { createParent, deleteParent, getParent, listParents, PARENTS, updateParent, type ParentJson } from "~/models/parents.server";
+import { createParent, deleteParent, getParent, listParents, PARENTS, updateParent, updateParentStatus, type ParentJson } from "~/models/parents.server";
 import { v1Router, v2Router, type RestResource } from "./rest";
 
 /** Parents and guardians: view_parents / manage_parents. */
@@ -11,6 +11,7 @@ export const parentResource: RestResource<ParentJson> = {
   get: getParent,
   create: createParent,
   update: updateParent,
+  updateStatus: updateParentStatus,
   remove: deleteParent,
   // Parents and guardians are part of their clients' records: list pages record the parents they answer.
   audit: { entity: "parent", patientOf: (r) => r.id, showAudited: true, subjects: "parents" },
