@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { Field, NewPasswordFields } from "~/components/ui/field";
 import { CheckboxGroup, FormActions, SelectField, TextareaField } from "~/components/ui/form-controls";
-import { COMPLIANCE_FIELDS, EMPLOYEE_STATUSES, EMPLOYMENT_NUMBER_FIELDS, PROFILE_DATE_FIELDS, PROFILE_TEXT_FIELDS } from "~/domain/employees";
+import { COMPLIANCE_FIELDS, EMPLOYEE_GENDERS, EMPLOYEE_STATUSES, EMPLOYMENT_NUMBER_FIELDS, isEmployeeGender, PROFILE_DATE_FIELDS, PROFILE_TEXT_FIELDS } from "~/domain/employees";
 
 /**
  * The employee form (platform §3 User), shared by the add and edit screens. Works without JavaScript:
@@ -45,6 +45,11 @@ export function echoValues(values: Record<string, string | string[]>): Record<st
   return rest;
 }
 
+/** The genders offered, with a stored one outside the list marked as such (decision 017). */
+function genderOptions(stored: string | null | undefined): { value: string; label: string }[] {
+  return [...EMPLOYEE_GENDERS, ...(stored && !isEmployeeGender(stored) ? [{ value: stored, label: `${stored} (not in the list)` }] : [])];
+}
+
 function text(v: EmployeeFormValues[string]): string {
   return typeof v === "string" ? v : Array.isArray(v) ? (v[0] ?? "") : "";
 }
@@ -64,6 +69,7 @@ export function EmployeeForm({
   busy,
   rolesHint,
   primaryHidden,
+  storedGender,
 }: {
   values: EmployeeFormValues;
   errors: Record<string, string>;
@@ -80,6 +86,8 @@ export function EmployeeForm({
   rolesHint?: string;
   /** The stored primary location is one the actor cannot see: it is kept, so the form offers no choice (decision 015). */
   primaryHidden?: boolean;
+  /** The edit screen: the stored gender, offered even when no longer in the list, so saving unchanged keeps it. */
+  storedGender?: string | null;
 }) {
   // A form post's employment errors come on their inputs (emp_<location>_<field>); a summary only for any other.
   const onInputs = Object.keys(errors).some((k) => k.startsWith("emp_"));
@@ -94,7 +102,7 @@ export function EmployeeForm({
         <Field label="Surname" name="surname" required maxLength={100} defaultValue={text(values.surname)} error={errors.surname} />
         <Field label="Email" name="email" type="email" required defaultValue={text(values.email)} error={errors.email} autoComplete="off" />
         <Field label="Phone" name="phone" type="tel" defaultValue={text(values.phone)} error={errors.phone} />
-        <SelectField label="Gender" name="gender" placeholder="Not given" options={[{ value: "female", label: "Female" }, { value: "male", label: "Male" }, { value: "other", label: "Other" }]} defaultValue={text(values.gender)} error={errors.gender} />
+        <SelectField label="Gender" name="gender" placeholder="Not given" options={genderOptions(storedGender)} defaultValue={text(values.gender)} error={errors.gender} />
         <Field label="Address" name="address" maxLength={255} defaultValue={text(values.address)} error={errors.address} />
         <Field label="City" name="city" maxLength={100} defaultValue={text(values.city)} error={errors.city} />
         <SelectField label="Status" name="status" options={EMPLOYEE_STATUSES.map((s) => ({ value: s, label: s === "active" ? "Active" : "Inactive" }))} defaultValue={text(values.status) || "active"} error={errors.status} />

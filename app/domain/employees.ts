@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
-import { MESSAGES, optionalDate, optionalId, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
+import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
 import { dayNumber } from "./weeks";
 import { fieldErrors, MAX_WEEKLY_HOURS } from "./validation";
 
@@ -16,6 +16,23 @@ export const TOO_MANY_STAFF_HINT = `More than ${STAFF_OPTIONS_MAX} staff: choose
 
 export const EMPLOYEE_STATUSES = ["active", "inactive"] as const;
 export type EmployeeStatus = (typeof EMPLOYEE_STATUSES)[number];
+
+/**
+ * The employee form's genders, stored as these words (users.gender; clients and parents store codes 1 and 2).
+ * A stored value outside the list stays while a save leaves it as it is (decision 017, probe 8892).
+ */
+export const EMPLOYEE_GENDERS = [
+  { value: "female", label: "Female" },
+  { value: "male", label: "Male" },
+  { value: "other", label: "Other" },
+] as const;
+/** As text: a stored gender outside the list is still a gender (the model keeps one an edit leaves as it is). */
+const EMPLOYEE_GENDER_VALUES: readonly string[] = EMPLOYEE_GENDERS.map((g) => g.value);
+
+/** Whether a gender is one the employee form offers (null: not given). */
+export function isEmployeeGender(gender: string | null): boolean {
+  return gender === null || EMPLOYEE_GENDER_VALUES.includes(gender);
+}
 
 /** The §3 profile fields kept in users.profile (JSON). Dates are checked as dates, the rest is text. */
 export const PROFILE_TEXT_FIELDS = [
@@ -165,7 +182,7 @@ const employeeEntries = {
     v.toLowerCase(),
   ),
   phone: optionalPhone,
-  gender: optionalText("Gender", 20),
+  gender: optionalChoice(EMPLOYEE_GENDER_VALUES, MESSAGES.gender),
   address: optionalText("Address", 255),
   city: optionalText("City", 100),
   status: v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => x || "active"), v.picklist(EMPLOYEE_STATUSES, "Choose a status from the list.")),

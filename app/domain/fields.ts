@@ -14,6 +14,8 @@ export const MESSAGES = {
   endAfterStart: "The end date must be after the start date.",
   /** Where a one-day period is valid (a one-day authorization, issue 11). */
   endNotBeforeStart: "The end date cannot be before the start date.",
+  /** Clients, parents and employees alike (each with its own list). */
+  gender: "Choose a gender from the list.",
 } as const;
 
 /** A form sends "" for an empty field; the API may send null or leave it out. All mean "no value". */

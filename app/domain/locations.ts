@@ -14,6 +14,11 @@ export const POS_CODES = [
 ] as const;
 export const POS_CODE_VALUES = POS_CODES.map((p) => p.code) as unknown as readonly ["02", "03", "11", "12", "99", "10"];
 
+/** A location's stored place-of-service codes (`locations.pos_codes`, comma-separated) as a list. */
+export function posCodesOf(stored: string | null): string[] {
+  return (stored ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
 export function posLabel(code: string): string {
   return POS_CODES.find((p) => p.code === code)?.label ?? code;
 }

@@ -49,6 +49,7 @@ export const NOTE_MESSAGES = {
   paUnits: (needed: number, left: number) =>
     `This session needs ${needed} unit${needed === 1 ? "" : "s"} but the PA service has only ${left} unit${left === 1 ? "" : "s"} left.`,
   cpt: (type: NoteType) => `Choose a CPT code allowed on this note (${NOTE_CPT_CODES[type].join(", ")}).`,
+  pos: (codes: readonly string[]) => `Choose a place of service from the list (${codes.join(", ")}).`,
   sessionDate: "Enter the session date.",
   futureDate: "The session date cannot be in the future.",
   tooOld: (days: number) => `The session date cannot be more than ${days} days ago.`,
@@ -403,6 +404,16 @@ export function inZone(times: SessionTimes, timeZone: string, date: string): { o
       utcOffset: first,
     },
   };
+}
+
+/* ------------------------------------------------------------------ place of service */
+
+/**
+ * A note's place of service: none, or one of its location's codes (what the form's select offers; probe 8892). An
+ * edit checks it only when it changes the stored one (decision 017), so a code the location has since dropped stays.
+ */
+export function posRefusal(pos: string, locationCodes: readonly string[]): Refusal | null {
+  return pos === "" || locationCodes.includes(pos) ? null : { field: "pos", message: NOTE_MESSAGES.pos(locationCodes) };
 }
 
 /* ------------------------------------------------------------------ dates */

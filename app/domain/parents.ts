@@ -15,7 +15,7 @@ export const ParentInput = v.object({
   work_phone: optionalPhone,
   home_phone: optionalPhone,
   birth_date: optionalDate,
-  gender: optionalChoice(["1", "2"], "Choose a gender from the list."),
+  gender: optionalChoice(["1", "2"], MESSAGES.gender),
   address: optionalText("Address", 255),
   city: optionalText("City", 100),
   state: optionalText("State", 50),

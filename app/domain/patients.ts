@@ -201,7 +201,7 @@ export const DETAIL_FIELDS = PATIENT_FIELDS.filter((x) => !x.column).map((x) => 
 const gender = v.pipe(
   v.optional(v.nullable(v.union([v.string(), v.number()])), null),
   v.transform((x) => (x === null || x === "" ? null : String(x).trim())),
-  v.nullable(v.picklist(["1", "2"], "Choose a gender from the list.")),
+  v.nullable(v.picklist(["1", "2"], MESSAGES.gender)),
 );
 
 const codeList = v.pipe(

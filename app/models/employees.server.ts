@@ -11,6 +11,7 @@ import {
   EmployeeStatusInput,
   employmentFormErrors,
   HIDDEN_PRIMARY_MESSAGE,
+  isEmployeeGender,
   maskSsn,
   NewEmployeeInput,
   PRIMARY_MESSAGE,
@@ -476,9 +477,13 @@ export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<
   const { current, target } = loaded.data;
   const body = withEmploymentFromForm(raw);
   if (opts.partial && namesNoField(body, EmployeeEditInput)) return nothingToChange();
-  const parsed = parseWith(EmployeeEditInput, opts.partial ? { ...asInput(current), ...body } : body);
+  const merged = opts.partial ? { ...asInput(current), ...body } : body;
+  // A stored gender the form no longer offers stays while the save sends it back as it is (decision 017: only a
+  // changed value is checked); another value must be one of the list.
+  const keepsGender = !isEmployeeGender(current.gender) && typeof merged.gender === "string" && merged.gender.trim() === current.gender;
+  const parsed = parseWith(EmployeeEditInput, keepsGender ? { ...merged, gender: null } : merged);
   if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
-  const input = parsed.data;
+  const input = keepsGender ? { ...parsed.data, gender: current.gender } : parsed.data;
   const refs = await checkRefs(ctx, input);
   if (refs.errors) return invalid(refs.errors);
   if (id === ctx.actor.id && input.status !== "active") return invalid({ status: "You cannot deactivate your own account." });

@@ -20,6 +20,7 @@ import {
   noteBodyErrors,
   NoteModifier,
   noteBodyInput,
+  posRefusal,
   scanWindow,
   sessionTimes,
   todayIn,
@@ -33,6 +34,7 @@ import {
 } from "~/domain/note-rules";
 import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_STATUSES, NOTE_SUBTYPES, NOTE_TYPES, type NoteContent, type NoteContext, type NoteInput, type NoteJson, type NoteStatus, type NoteSubtype, type NoteType } from "~/domain/notes";
 import { MODIFIERS } from "~/domain/insurance";
+import { posCodesOf } from "~/domain/locations";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { namesNoField, parseWith } from "~/domain/validation";
@@ -231,6 +233,7 @@ const foundColumns = {
     zip: locations.zip,
     phone1: locations.phone1,
     timeZone: locations.timeZone,
+    posCodes: locations.posCodes,
   },
   pa: {
     id: paServices.id,
@@ -256,6 +259,8 @@ interface Found {
   tail: KnownTail;
   /** "C0000003 (sent)": the live claim holding the note, or null. */
   liveClaim: string | null;
+  /** The place-of-service codes of the note's location (posRefusal). */
+  posCodes: string[];
 }
 
 /** One statement: the note of that type in scope, with its context and the audit chain's tail; null when not found. */
@@ -286,7 +291,7 @@ async function findNote(ctx: ModelContext, type: NoteType | null, id: number, db
     provider: chosenUser(r.providerUser),
     supervisor: chosenUser(r.supervisorUser),
   };
-  return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail, liveClaim: r.liveClaim };
+  return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail, liveClaim: r.liveClaim, posCodes: posCodesOf(r.location.posCodes) };
 }
 
 function historyQuery(ctx: ModelContext, noteId: number) {
@@ -1015,7 +1020,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   const clientLocation = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${input.patient_id})`;
   const [[patient], [next], byToken, scheduled, ...refRows] = await db.batch([
     db
-      .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
+      .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, posCodes: locations.posCodes, tail: auditTail })
       .from(patients)
       .innerJoin(locations, eq(locations.id, patients.locationId))
       .where(and(eq(patients.id, input.patient_id), patientScope(ctx))),
@@ -1049,7 +1054,9 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   if (halfSigned) return invalid(halfSigned);
   const signDate = isSigning(input) ? signDateRefusal("provider", input.provider_signed_on!, input.session_date, today) : null;
   if (signDate) return invalid({ provider_signed_on: signDate });
-  const badRefs = refErrors(refs, refRows);
+  // The place of service: one the client's location offers (the form's select).
+  const badPos = posRefusal(input.pos, posCodesOf(patient.posCodes));
+  const badRefs = { ...(badPos ? { [badPos.field]: badPos.message } : {}), ...refErrors(refs, refRows) };
   if (Object.keys(badRefs).length) return invalid(badRefs);
 
   let id = Number(next?.n ?? 1);
@@ -1167,7 +1174,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   const times = zoned.times;
   const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), found.context.location.time_zone), can(ctx.actor, "ignore_time_limits"));
   if (dateRefusal) return refused(dateRefusal);
-  // Only the references the change names are checked (decision 017: an edit never fails on a link it did not touch).
+  // Only the references the change names are checked (decision 017: an edit never fails on a link it did not touch),
+  // and the place of service only when it changes (one the location has since dropped stays).
+  const badPos = input.pos !== current.pos ? posRefusal(input.pos, found.posCodes) : null;
+  if (badPos) return refused(badPos);
   const oldPlans = new Set(contentPlanIds(current.content));
   const refs: RefsToCheck = {
     provider: input.provider_id !== current.provider_id ? input.provider_id : null,
@@ -1508,7 +1518,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
       location_id: p.locationId,
       time_zone: p.timeZone,
       today,
-      pos_codes: p.posCodes.split(",").map((s) => s.trim()).filter(Boolean),
+      pos_codes: posCodesOf(p.posCodes),
       providers: staff.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
       bips: bipRows.map((b) => ({ id: b.id })),
       interventions: [...new Set(bipRows.flatMap((b) => parseTitles(b.interventions)))],

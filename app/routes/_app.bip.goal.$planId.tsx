@@ -19,7 +19,7 @@ import { createChartComment, deleteChartComment, updateChartComment } from "~/mo
 import { chartInputsFrom, chartInputsQuery, editorRowsFrom, editorRowsQuery } from "~/models/charts.server";
 import { generateWeeklyReportsFromNotes } from "~/models/notes-weekly.server";
 import { createWeeklyReport, deleteWeeklyReport, updateWeeklyReport } from "~/models/weekly-reports.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /**
@@ -107,10 +107,6 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     if (!Number.isSafeInteger(n) || n <= 0) throw notFound("Not found.");
     return n;
   };
-  const version = () => {
-    const n = Number(values.version);
-    return values.version && Number.isSafeInteger(n) ? n : null;
-  };
   const done = () => back;
   // Each model call finds the plan in the actor's scope first (another location's goal: 404), and a row
   // id is taken only within this plan.
@@ -118,13 +114,13 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     case "add-report":
       return formResult(await createWeeklyReport(ctx, { ...values, plan_id: planId }), values, done);
     case "update-report":
-      return formResult(await updateWeeklyReport(ctx, id("report_id"), { value: values.value, total_units: values.total_units }, { partial: false, version: version(), planId }), values, done);
+      return formResult(await withFormVersion(values.version, (version) => updateWeeklyReport(ctx, id("report_id"), { value: values.value, total_units: values.total_units }, { partial: false, version, planId })), values, done);
     case "delete-report":
       return formResult(await deleteWeeklyReport(ctx, id("report_id"), { planId }), values, done);
     case "add-comment":
       return formResult(await createChartComment(ctx, { ...values, plan_id: planId }), values, done);
     case "update-comment":
-      return formResult(await updateChartComment(ctx, id("comment_id"), { comment_date: values.comment_date, comment: values.comment }, { partial: false, version: version(), planId }), values, done);
+      return formResult(await withFormVersion(values.version, (version) => updateChartComment(ctx, id("comment_id"), { comment_date: values.comment_date, comment: values.comment }, { partial: false, version, planId })), values, done);
     case "delete-comment":
       return formResult(await deleteChartComment(ctx, id("comment_id"), { planId }), values, done);
     case "from-notes":

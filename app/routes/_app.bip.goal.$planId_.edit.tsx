@@ -11,7 +11,7 @@ import { PLAN_CATEGORY_LABELS, PLAN_STATUS_LABELS, PLAN_STATUSES, type PlanCateg
 import { pathId } from "~/domain/validation";
 import { createObjective, deleteObjective, stepPlanObjective, updateObjective, type ObjectiveJson } from "~/models/objectives.server";
 import { deletePlan, getPlan, updatePlan, updatePlanStatus, type PlanJson } from "~/models/plans.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /**
@@ -29,11 +29,6 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   return { plan };
 }
 
-const version = (x: unknown) => {
-  const n = Number(x);
-  return x !== undefined && x !== "" && Number.isSafeInteger(n) ? n : null;
-};
-
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_bips");
   const planId = requireId(params.planId, "Plan");
@@ -43,7 +38,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const objectiveId = pathId(String(values.objective_id ?? "")) ?? 0;
   switch (values.intent) {
     case "save-plan":
-      return formResult(await updatePlan(ctx, planId, values, { partial: false, version: version(values.version) }), values, () => back);
+      return formResult(await withFormVersion(values.version, (version) => updatePlan(ctx, planId, values, { partial: false, version })), values, () => back);
     case "status":
       return formResult(await updatePlanStatus(ctx, planId, values), values, () => back);
     case "delete-plan":
@@ -51,7 +46,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     case "add-objective":
       return formResult(await createObjective(ctx, { ...values, plan_id: planId }), values, () => back);
     case "save-objective":
-      return formResult(await updateObjective(ctx, objectiveId, values, { partial: false, version: version(values.version), planId }), values, () => back);
+      return formResult(await withFormVersion(values.version, (version) => updateObjective(ctx, objectiveId, values, { partial: false, version, planId })), values, () => back);
     case "delete-objective":
       return formResult(await deleteObjective(ctx, objectiveId, { planId }), values, () => back);
     case "move-objective":
@@ -78,7 +73,7 @@ export default function EditGoal() {
   const planAnswer = intent === "save-plan" ? answer! : null;
   const current = (planAnswer?.current ?? null) as PlanJson | null;
   const shownPlan = current ? planValues(current) : (planAnswer?.values ?? planValues(plan));
-  const planVersion = current ? current.version : (version(planAnswer?.values.version) ?? plan.version);
+  const planVersion = current ? current.version : (formVersion(planAnswer?.values.version) ?? plan.version);
 
   const objectiveAnswer: ObjectiveAnswer | null = answer
     ? { intent, objectiveId: pathId(String(answer.values.objective_id ?? "")), errors: answer.errors, values: answer.values, current: (answer.current ?? null) as ObjectiveJson | null }

@@ -8,7 +8,7 @@ import { TabForm } from "~/components/bip/tab-form";
 import { FormMessage } from "~/components/ui/field";
 import { BIP_TABS, tabById, tabOf, tableFromForm, TABLE_FIELDS, typeOfAssessmentLabel, unflatten } from "~/domain/bip-document";
 import { changeBipList, deleteBip, getBipDetail, getBipEditor, updateBip } from "~/models/bips.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit plan of ${data?.bip.patient_name ?? "client"} · Baseline` }];
@@ -37,12 +37,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const id = requireId(params.id, "BIP");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
-  const version = /^\d+$/.test(String(values.version ?? "")) ? Number(values.version) : null;
   const back = (tab: string) => () => `/bip/tabbed/${id}?tab=${tab}`;
   const intent = String(values.intent ?? "");
   if (intent in LIST_INTENTS) {
     const section = String(values.section ?? "");
-    return formResult(await changeBipList(ctx, id, { ...values, op: LIST_INTENTS[intent] }, version), values, back(tabOf(section)));
+    return formResult(await withFormVersion(values.version, (version) => changeBipList(ctx, id, { ...values, op: LIST_INTENTS[intent] }, version)), values, back(tabOf(section)));
   }
   switch (intent) {
     case "save-tab": {
@@ -50,16 +49,16 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       const posted = unflatten(values);
       const keys: string[] = [...tab.fields, ...(tab.id === "identity" ? ["type_of_assessment", "doctor_id"] : [])];
       const patch = Object.fromEntries(keys.map((k) => [k, posted[k] ?? null]));
-      return formResult(await updateBip(ctx, id, patch, { partial: true, version, message: `${tab.label}: saved.` }), values, back(tab.id));
+      return formResult(await withFormVersion(values.version, (version) => updateBip(ctx, id, patch, { partial: true, version, message: `${tab.label}: saved.` })), values, back(tab.id));
     }
     case "save-table": {
       const section = TABLE_FIELDS.find((t) => t.name === values.section);
       if (!section) return data<FormAnswer>({ errors: {}, message: "Choose a table of the plan.", values }, { status: 400 });
-      return formResult(await updateBip(ctx, id, { [section.name]: tableFromForm(values) }, { partial: true, version, message: `${section.label}: saved.` }), values, back(tabOf(section.name)));
+      return formResult(await withFormVersion(values.version, (version) => updateBip(ctx, id, { [section.name]: tableFromForm(values) }, { partial: true, version, message: `${section.label}: saved.` })), values, back(tabOf(section.name)));
     }
     case "attention": {
       const on = values.needs_attention === "true";
-      return formResult(await updateBip(ctx, id, { needs_attention: on }, { partial: true, version, message: on ? "Marked as needing attention." : "No longer marked as needing attention." }), values, back("identity"));
+      return formResult(await withFormVersion(values.version, (version) => updateBip(ctx, id, { needs_attention: on }, { partial: true, version, message: on ? "Marked as needing attention." : "No longer marked as needing attention." })), values, back("identity"));
     }
     case "delete":
       return formResult(await deleteBip(ctx, id), values, () => "/bip/list");
@@ -78,10 +77,11 @@ export default function BipEditor() {
   const current = BIP_TABS.find((t) => t.id === tab)!;
   const doc = bip as unknown as Record<string, unknown>;
   const stale = answer?.current ? answer : null;
-  // A form of this tab shows its own error; anything else (an unknown section, a delete) is shown at the top.
+  // A form of this tab shows its own error; anything else (an unknown section, a delete, a malformed hidden
+  // version) is shown at the top.
   const section = String(answer?.values.section ?? "");
   const shownBelow =
-    !!answer && (answer.values.intent === "save-tab" || (current.lists as readonly string[]).includes(section) || (current.tables as readonly string[]).includes(section));
+    !!answer && !answer.errors.version && (answer.values.intent === "save-tab" || (current.lists as readonly string[]).includes(section) || (current.tables as readonly string[]).includes(section));
   return (
     <section className="card">
       <div className="page-head">

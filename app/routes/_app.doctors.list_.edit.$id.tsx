@@ -19,7 +19,7 @@ import {
 } from "~/models/employees.server";
 import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
 import { avatarFormAction, isAvatarIntent } from "~/services/avatar-forms.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 import { renewEndedSession } from "~/services/session.server";
 
@@ -69,8 +69,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return formResult(result, echo, () => `/doctors/profile/${id}`);
     }
     case "save": {
-      const version = Number(values.version);
-      const result = await updateEmployee(ctx, id, values, { partial: false, version: Number.isSafeInteger(version) ? version : null });
+      const result = await withFormVersion(values.version, (version) => updateEmployee(ctx, id, values, { partial: false, version }));
       if (!result.ok && result.status === 403) throw forbidden(result.message);
       // One's own new email or locations end every session and token, this one included (decision 015): as on
       // change-password, this browser alone gets a fresh session and sees the saved flash.
@@ -92,7 +91,7 @@ export default function EditEmployee() {
   // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
   const typed = answer && answer.values.intent === "save" ? answer.values : null;
   const values = current ? employeeFormValues(current) : (typed ?? employeeFormValues(employee));
-  const version = current ? current.version : typed?.version ? Number(typed.version) : employee.version;
+  const version = current ? current.version : (formVersion(typed?.version) ?? employee.version);
   const avatarAnswer = answer && answer.values.intent === "avatar" ? answer : null;
   const otherError = answer && answer.values.intent !== "save" && !avatarAnswer ? answer.message : null;
   const passwordErrors = answer && answer.values.intent === "password" ? answer.errors : {};
@@ -122,6 +121,7 @@ export default function EditEmployee() {
         busy={busy}
         rolesHint={self ? "You cannot change your own roles: another administrator must do it." : undefined}
         primaryHidden={primaryHidden}
+        storedGender={employee.gender}
       />
       <AvatarForm avatar={employee.avatar} label={employee.full_name} error={avatarAnswer?.errors.avatar} busy={busy} />
       {self || !identity ? null : (

@@ -15,7 +15,7 @@ import {
   type InsuranceServiceJson,
 } from "~/models/insurances.server";
 import { locationOptions } from "~/models/locations.server";
-import { formResult, formValues, modelContextFor, type FormAnswer, formVersion } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.insurance.name ?? "insurance"} · Baseline` }];
@@ -37,14 +37,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const here = `/insurance/list/edit/${id}`;
   switch (values.intent) {
     case "save":
-      return formResult(await updateInsurance(ctx, id, values, { partial: false, version: formVersion(values.version) }), values, (i) => `/insurance/view/${i.id}`);
+      return formResult(await withFormVersion(values.version, (version) => updateInsurance(ctx, id, values, { partial: false, version })), values, (i) => `/insurance/view/${i.id}`);
     case "delete":
       return formResult(await deleteInsurance(ctx, id), values, () => "/insurance/list");
     case "add-service":
       return formResult(await createInsuranceService(ctx, id, values), values, () => here);
     case "update-service": {
       const serviceId = requireId(typeof values.service_id === "string" ? values.service_id : undefined, "Service");
-      return formResult(await updateInsuranceService(ctx, serviceId, values, { partial: false, version: formVersion(values.version), insuranceId: id }), values, () => here);
+      return formResult(await withFormVersion(values.version, (version) => updateInsuranceService(ctx, serviceId, values, { partial: false, version, insuranceId: id })), values, () => here);
     }
     case "delete-service": {
       const serviceId = requireId(typeof values.service_id === "string" ? values.service_id : undefined, "Service");

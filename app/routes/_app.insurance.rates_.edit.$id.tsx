@@ -7,7 +7,7 @@ import { RateRecordForm, rateRecordFormValues, rateRecordInput } from "~/compone
 import { FormMessage } from "~/components/ui/field";
 import { locationOptions } from "~/models/locations.server";
 import { deleteRateRecord, getRateRecord, updateRateRecord, type RateRecordJson } from "~/models/rate-records.server";
-import { formResult, formValues, modelContextFor, type FormAnswer, formVersion } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /** Edit a rate/pay record (versioned: a stale save shows the current values) and delete it after a confirm step. */
@@ -30,7 +30,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values = formValues(await request.formData());
   switch (values.intent) {
     case "save":
-      return formResult(await updateRateRecord(ctx, id, rateRecordInput(values), { partial: false, version: formVersion(values.version) }), values, (r) => `/insurance/rates/edit/${r.id}`);
+      return formResult(await withFormVersion(values.version, (version) => updateRateRecord(ctx, id, rateRecordInput(values), { partial: false, version })), values, (r) => `/insurance/rates/edit/${r.id}`);
     case "delete":
       return formResult(await deleteRateRecord(ctx, id), values, () => "/insurance/rates");
     default:

@@ -8,7 +8,7 @@ import { FormMessage } from "~/components/ui/field";
 import { removeLocationAvatar, setLocationAvatar } from "~/models/avatars.server";
 import { deleteLocation, getLocation, updateLocation, type LocationJson } from "~/models/locations.server";
 import { avatarFormAction, isAvatarIntent } from "~/services/avatar-forms.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.location.title ?? "location"} · Baseline` }];
@@ -33,11 +33,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   switch (values.intent) {
     case "delete":
       return formResult(await deleteLocation(ctx, id), values, () => "/location/list");
-    case "save": {
-      const version = Number(values.version);
-      const result = await updateLocation(ctx, id, values, { partial: false, version: Number.isSafeInteger(version) ? version : null });
-      return formResult(result, values, (l) => `/location/view/${l.id}`);
-    }
+    case "save":
+      return formResult(await withFormVersion(values.version, (version) => updateLocation(ctx, id, values, { partial: false, version })), values, (l) => `/location/view/${l.id}`);
     default:
       if (!(await getLocation(ctx, id))) throw notFound("Location not found.");
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
@@ -54,7 +51,7 @@ export default function EditLocation() {
   const typed = answer && answer.values.intent === "save" ? answer.values : null;
   const avatarAnswer = answer && answer.values.intent === "avatar" ? answer : null;
   const values = current ? locationFormValues(current) : (typed ?? locationFormValues(location));
-  const version = current ? current.version : typed?.version ? Number(typed.version) : location.version;
+  const version = current ? current.version : (formVersion(typed?.version) ?? location.version);
   return (
     <section className="card">
       <div className="page-head">

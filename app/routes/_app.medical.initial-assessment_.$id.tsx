@@ -8,7 +8,7 @@ import { FormMessage } from "~/components/ui/field";
 import { applyRowIntent, nestFormFields, rowIntent } from "~/domain/intake";
 import { can } from "~/domain/permissions";
 import { deleteIntakeAssessment, findIntakeAssessment, getIntakeAssessmentWithBipOptions, updateIntakeAssessment, type IntakeJson } from "~/models/intake-assessments.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Intake assessment${data ? ` of ${data.intake.patient_name}` : ""} · Baseline` }];
@@ -43,11 +43,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const rows = rowIntent(values.intent);
   if (rows) return data<FormAnswer>({ errors: {}, message: null, values: applyRowIntent(values, rows) as FormAnswer["values"] });
   switch (values.intent) {
-    case "save": {
-      const version = Number(values.version);
-      const result = await updateIntakeAssessment(ctx, id, values, { partial: false, version: values.version && Number.isSafeInteger(version) ? version : null });
-      return formResult(result, values, () => `/medical/initial-assessment/${id}`);
-    }
+    case "save":
+      return formResult(await withFormVersion(values.version, (version) => updateIntakeAssessment(ctx, id, values, { partial: false, version })), values, () => `/medical/initial-assessment/${id}`);
     case "delete":
       return formResult(await deleteIntakeAssessment(ctx, id), values, () => "/medical/initial-assessment");
     default:
@@ -64,7 +61,7 @@ export default function IntakeAssessment() {
   const showForm = canManage && (editing || !!answer);
   // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
   const draft: Record<string, unknown> = current ?? (answer ? nestFormFields(answer.values) : intake);
-  const version = current ? current.version : answer?.values.version ? Number(answer.values.version) : intake.version;
+  const version = current ? current.version : (formVersion(answer?.values.version) ?? intake.version);
   return (
     <section className="card">
       <div className="page-head">

@@ -10,7 +10,7 @@ import { GENDERS } from "~/domain/patients";
 import { can } from "~/domain/permissions";
 import { CHANGE_MESSAGES } from "~/domain/who-may-change";
 import { findParent, getParentProfile, parentAsInput, setParentPassword, updateParent, type ParentJson } from "~/models/parents.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.parent.full_name ?? "Parent"} · Baseline` }];
@@ -39,8 +39,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     if (!(await findParent(ctx, id))) throw notFound("Parent not found.");
     return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   }
-  const version = Number(values.version);
-  return formResult(await updateParent(ctx, id, values, { partial: false, version: Number.isSafeInteger(version) ? version : null }), values, (p) => `/parents/profile/${p.id}`);
+  return formResult(await withFormVersion(values.version, (version) => updateParent(ctx, id, values, { partial: false, version })), values, (p) => `/parents/profile/${p.id}`);
 }
 
 const LABELS: [keyof ParentJson, string][] = [
@@ -68,7 +67,7 @@ export default function ParentProfile() {
   const passwordAnswer = answer?.values.intent === "password" ? answer : null;
   const current = (saved?.current ?? null) as ParentJson | null;
   const values: Record<string, unknown> = current ? parentAsInput(current) : (saved?.values ?? parentAsInput(parent));
-  const version = current ? current.version : saved?.values.version ? Number(saved.values.version) : parent.version;
+  const version = current ? current.version : (formVersion(saved?.values.version) ?? parent.version);
   const errors = saved?.errors ?? {};
   return (
     <section className="card">

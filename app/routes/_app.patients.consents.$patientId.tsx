@@ -9,7 +9,7 @@ import { CONSENT_MESSAGES, CONSENT_SECTIONS, consentStatusLabel } from "~/domain
 import { can } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
 import { listPatientConsents, saveConsentDraft, withdrawConsent, type ConsentJson } from "~/models/consents.server";
-import { formResult, formValues, formVersion, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /**
@@ -47,10 +47,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (values.intent === "withdraw") {
     if (id === null) throw notFound("Consent not found.");
     // Only a consent of this client is withdrawn from this client's page (another's: 404, nothing changed).
-    return formResult(await withdrawConsent(ctx, id, { version: formVersion(values.version), patientId }), values, () => `/patients/consents/${patientId}`);
+    return formResult(await withFormVersion(values.version, (version) => withdrawConsent(ctx, id, { version, patientId })), values, () => `/patients/consents/${patientId}`);
   }
   const sections = Array.isArray(values.sections) ? values.sections : values.sections ? [values.sections] : [];
-  const result = await saveConsentDraft(ctx, { patient_id: patientId, sections, notes: values.notes ?? "" }, { id, version: formVersion(values.version) });
+  const result = await withFormVersion(values.version, (version) => saveConsentDraft(ctx, { patient_id: patientId, sections, notes: values.notes ?? "" }, { id, version }));
   // A consent id that belongs to another client is not this client's: it answers like one that does not exist.
   if (result.ok && result.data.patient_id !== patientId) throw notFound("Consent not found.");
   if (!result.ok && result.status === 422 && result.errors.patient_id) throw notFound("Consent not found.");

@@ -7,7 +7,7 @@ import { FormMessage } from "~/components/ui/field";
 import { nestFormFields } from "~/domain/intake";
 import { applyPaAssessmentIntent, paAssessmentIntent } from "~/domain/pa-assessments";
 import { deletePatient, findPatient, getPatientForm, updatePatient, type PatientJson } from "~/models/patients.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.patient.full_name ?? "client"} · Baseline` }];
@@ -37,11 +37,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   switch (values.intent) {
     case "delete":
       return formResult(await deletePatient(ctx, id), values, () => "/patients/list");
-    case "save": {
-      const version = Number(values.version);
-      const result = await updatePatient(ctx, id, nestFormFields(values), { partial: false, version: Number.isSafeInteger(version) ? version : null });
-      return formResult(result, values, (p) => `/patients/profile/${p.id}`);
-    }
+    case "save":
+      return formResult(await withFormVersion(values.version, (version) => updatePatient(ctx, id, nestFormFields(values), { partial: false, version })), values, (p) => `/patients/profile/${p.id}`);
     default:
       if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
@@ -56,7 +53,7 @@ export default function EditPatient() {
   // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
   const typed = answer && (answer.values.intent === "save" || paAssessmentIntent(answer.values.intent)) ? answer.values : null;
   const values = current ? patientFormValues(current) : (typed ?? patientFormValues(patient));
-  const version = current ? current.version : typed?.version ? Number(typed.version) : patient.version;
+  const version = current ? current.version : (formVersion(typed?.version) ?? patient.version);
   return (
     <section className="card">
       <div className="page-head">

@@ -14,7 +14,7 @@ import { findPatient, getPatientProfile } from "~/models/patients.server";
 import { pacingOf, patientTimeZoneQuery, recentUnitsQuery } from "~/models/pa-pacing.server";
 import { todayAtLocation, unitsWindowStart, type Pacing } from "~/domain/pa-pacing";
 import { PacingText } from "~/components/pa-pacing";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.patient.full_name ?? "Client"} · Baseline` }];
@@ -65,8 +65,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return formResult(await createPaService(ctx, { ...values, patient_id: id }), values, () => back);
     case "pa-update": {
       if (!(await own())) throw notFound("PA service not found.");
-      const version = Number(values.version);
-      return formResult(await updatePaService(ctx, paId, values, { partial: false, version: Number.isSafeInteger(version) ? version : null }), values, () => back);
+      return formResult(await withFormVersion(values.version, (version) => updatePaService(ctx, paId, values, { partial: false, version })), values, () => back);
     }
     case "pa-delete":
       if (!(await own())) throw notFound("PA service not found.");

@@ -6,7 +6,7 @@ import { FormMessage } from "~/components/ui/field";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
 import { PATIENT_STATUSES, STAFF_FIELDS } from "~/domain/patients";
 import { findPatient, getPatientSettings, updatePatientStaff, updatePatientStatus, type PatientJson } from "~/models/patients.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /**
@@ -33,10 +33,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   switch (values.intent) {
     case "status":
       return formResult(await updatePatientStatus(ctx, id, values), values, back);
-    case "staff": {
-      const version = Number(values.version);
-      return formResult(await updatePatientStaff(ctx, id, values, { version: values.version && Number.isSafeInteger(version) ? version : null }), values, back);
-    }
+    case "staff":
+      return formResult(await withFormVersion(values.version, (version) => updatePatientStaff(ctx, id, values, { version })), values, back);
     default:
       if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
@@ -56,7 +54,7 @@ export default function PatientSettings() {
   // After a stale save the staff form shows what is stored now, with its version, so saving again is deliberate.
   const current = (staffAnswer?.current ?? null) as PatientJson | null;
   const staffValues: Record<string, unknown> = current ?? (staffAnswer ? staffAnswer.values : patient);
-  const version = current ? current.version : staffAnswer?.values.version ? Number(staffAnswer.values.version) : patient.version;
+  const version = current ? current.version : (formVersion(staffAnswer?.values.version) ?? patient.version);
   const options = staff.map((s) => ({ value: s.id, label: s.name }));
   return (
     <section className="card">

@@ -11,7 +11,7 @@ import { buildChartModel, chartHeading } from "~/domain/chart";
 import { pathId } from "~/domain/validation";
 import { signConsent } from "~/models/consents.server";
 import { getPortalChild } from "~/models/portal.server";
-import { formResult, formValues, formVersion, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requireParent } from "~/services/guard.server";
 
 /**
@@ -45,7 +45,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const consentId = pathId(typeof values.consent_id === "string" ? values.consent_id : undefined);
   if (consentId === null) throw notFound("Consent not found.");
   // The version of the text the parent read: only that version is signed (a changed draft answers 409).
-  const result = await signConsent(modelContextFor(context, actor), consentId, values, { version: formVersion(values.version) });
+  const result = await withFormVersion(values.version, (version) => signConsent(modelContextFor(context, actor), consentId, values, { version }));
   // A consent of another of the parent's children is signed from that child's page only.
   if (result.ok && result.data.patient_id !== patientId) return formResult(result, values, (c) => `/portal/child/${c.patient_id}`);
   return formResult(result, values, () => `/portal/child/${patientId}`);

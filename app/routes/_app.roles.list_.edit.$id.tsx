@@ -5,7 +5,7 @@ import { Link } from "~/components/ui/link";
 import { RoleForm, roleFormValues } from "~/components/role-form";
 import { FormMessage } from "~/components/ui/field";
 import { deleteRole, getRole, updateRole, type RoleJson } from "~/models/roles.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.role.name ?? "role"} · Baseline` }];
@@ -26,12 +26,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   switch (values.intent) {
     case "delete":
       return formResult(await deleteRole(ctx, id), values, () => "/roles/list");
-    case "save": {
-      const version = Number(values.version);
+    case "save":
       // No checkbox ticked sends no "permissions" field: that means an empty set, not "unchanged".
-      const result = await updateRole(ctx, id, { permissions: [], ...values }, { partial: false, version: values.version && Number.isSafeInteger(version) ? version : null });
-      return formResult(result, values, () => "/roles/list");
-    }
+      return formResult(await withFormVersion(values.version, (version) => updateRole(ctx, id, { permissions: [], ...values }, { partial: false, version })), values, () => "/roles/list");
     default:
       if (!(await getRole(ctx, id))) throw notFound("Role not found.");
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
@@ -47,7 +44,7 @@ export default function EditRole() {
   // A refused delete answers too; the form then keeps the stored values.
   const typed = answer && answer.values.intent === "save" ? answer.values : null;
   const values = current ? roleFormValues(current) : (typed ?? roleFormValues(role));
-  const version = current ? current.version : typed?.version ? Number(typed.version) : role.version;
+  const version = current ? current.version : (formVersion(typed?.version) ?? role.version);
   return (
     <section className="card">
       <div className="page-head">

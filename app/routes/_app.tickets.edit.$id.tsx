@@ -6,7 +6,7 @@ import { FormMessage } from "~/components/ui/field";
 import { FormActions } from "~/components/ui/form-controls";
 import { canEditTicket, TICKET_MESSAGES } from "~/domain/tickets";
 import { getTicket, updateTicket, type TicketJson } from "~/models/tickets.server";
-import { formResult, formValues, formVersion, modelContextFor } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, withFormVersion } from "~/services/forms.server";
 import { notFound, requireId, requireStaff } from "~/services/guard.server";
 import { ticketNotice } from "~/services/ticket-screens.server";
 
@@ -26,7 +26,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requireStaff(request, context);
   const id = requireId(params.id, "Ticket");
   const values = formValues(await request.formData());
-  const result = await updateTicket(modelContextFor(context, actor), id, values, { partial: false, version: formVersion(values.version), notice: ticketNotice(request, context.app) });
+  const result = await withFormVersion(values.version, (version) => updateTicket(modelContextFor(context, actor), id, values, { partial: false, version, notice: ticketNotice(request, context.app) }));
   return formResult(result, values, (t) => `/tickets/view/${t.id}`);
 }
 
@@ -39,7 +39,7 @@ export default function EditTicket() {
   // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
   const current = (answer?.current ?? null) as TicketJson | null;
   const values = current ? fieldsOf(current) : (answer?.values ?? fieldsOf(ticket));
-  const version = current ? current.version : answer?.values.version ? Number(answer.values.version) : ticket.version;
+  const version = current ? current.version : (formVersion(answer?.values.version) ?? ticket.version);
   return (
     <section className="card">
       <div className="page-head">

@@ -8,7 +8,7 @@ import { FormActions, SelectField, TextareaField } from "~/components/ui/form-co
 import { Pagination } from "~/components/ui/list";
 import { BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket, canRespond, ticketLabel } from "~/domain/tickets";
 import { respondToTicket, setTicketClosed, updateTicket, viewTicket, type TicketJson } from "~/models/tickets.server";
-import { formResult, formValues, formVersion, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requireStaff } from "~/services/guard.server";
 import { ticketNotice } from "~/services/ticket-screens.server";
 
@@ -56,18 +56,17 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const id = requireId(params.id, "Ticket");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
-  const version = formVersion(values.version);
   const back = () => `/tickets/view/${id}`;
   switch (values.intent) {
     case "respond":
-      return formResult(await respondToTicket(ctx, id, values, { version, notice: ticketNotice(request, context.app) }), values, back);
+      return formResult(await withFormVersion(values.version, (version) => respondToTicket(ctx, id, values, { version, notice: ticketNotice(request, context.app) })), values, back);
     case "close":
-      return formResult(await setTicketClosed(ctx, id, true, version), values, back);
+      return formResult(await withFormVersion(values.version, (version) => setTicketClosed(ctx, id, true, version)), values, back);
     case "reopen":
-      return formResult(await setTicketClosed(ctx, id, false, version), values, back);
+      return formResult(await withFormVersion(values.version, (version) => setTicketClosed(ctx, id, false, version)), values, back);
     case "assign":
       // Only the assignee is sent: the ticket's other fields stay as stored (PATCH semantics).
-      return formResult(await updateTicket(ctx, id, { assigned_to: values.assigned_to ?? "" }, { partial: true, version, notice: ticketNotice(request, context.app) }), values, back);
+      return formResult(await withFormVersion(values.version, (version) => updateTicket(ctx, id, { assigned_to: values.assigned_to ?? "" }, { partial: true, version, notice: ticketNotice(request, context.app) })), values, back);
     default:
       if (!(await viewTicket(ctx, id, 1, { markRead: false }))) throw notFound("Ticket not found.");
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });

@@ -1,11 +1,11 @@
 import * as v from "valibot";
 import { ListQuery } from "~/domain/paging";
-import { parseWith } from "~/domain/validation";
+import { parseVersion, parseWith, VERSION_MESSAGE } from "~/domain/validation";
 import type { AppLoadContext } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
 import type { Actor } from "~/domain/permissions";
 import type { ModelContext } from "~/models/context";
-import type { ModelResult } from "~/models/results";
+import { invalid, type ModelResult } from "~/models/results";
 import { notFound } from "./guard.server";
 
 /** Glue between Remix route modules and model use cases. */
@@ -61,8 +61,21 @@ export function listQueryFrom(request: Request, filters: readonly string[] = [])
   return parsed.ok ? { query: parsed.data, queryError: null, params } : { query: v.parse(ListQuery, {}), queryError: Object.values(parsed.errors)[0]!, params };
 }
 
-/** The record version a form posted back (hidden `version` field), or null when absent or not a whole number. */
-export function formVersion(raw: string | string[] | undefined | null): number | null {
-  const n = Number(raw);
-  return typeof raw === "string" && raw !== "" && Number.isSafeInteger(n) ? n : null;
+/**
+ * The record version a form posted back (hidden `version`) to show again: null when absent or malformed (the
+ * screen then shows the stored one). A save reads it with `withFormVersion`.
+ */
+export function formVersion(raw: unknown): number | null {
+  const parsed = parseVersion(raw);
+  return parsed.ok ? parsed.version : null;
+}
+
+/**
+ * A save made from the version a form posted back (hidden `version`), read by the API's rule (`parseVersion`):
+ * absent is null (no stale check); a whole number is the version edited ("0" is a stale one); anything else
+ * answers 422 at `version` and saves nothing. Read as "no version", it turned the stale check off (probe 8892).
+ */
+export async function withFormVersion<T>(raw: unknown, save: (version: number | null) => Promise<ModelResult<T>>): Promise<ModelResult<T>> {
+  const parsed = parseVersion(raw);
+  return parsed.ok ? save(parsed.version) : invalid({ version: VERSION_MESSAGE });
 }

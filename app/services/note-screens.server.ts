@@ -20,7 +20,7 @@ import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
 import { generateNoteSummary } from "./ai-summary.server";
 import { auditClientsRead, auditWho } from "./audit.server";
 import { randomToken } from "./crypto.server";
-import { formValues, modelContextFor } from "./forms.server";
+import { formValues, formVersion, modelContextFor, withFormVersion } from "./forms.server";
 import { endedSessionUser, forbidden, getSigned, notFound, requireId, requirePermission } from "./guard.server";
 import { draftFieldsOf, keepDraft, takeDraft, type DraftFields } from "./note-drafts.server";
 
@@ -416,7 +416,7 @@ export function editNoteAction(type: NoteType) {
     const form = await request.formData();
     const intent = String(form.get("intent") ?? "save");
     const typed = valuesOfPairs(draftFieldsOf(form));
-    const version = pathId(String(form.get("version") ?? "")) ?? null;
+    const version = formVersion(form.get("version"));
     const rerender = async (status: number, extra: Partial<NoteFormData>, current?: NoteJson) => {
       const found = current ? { note: current } : await getNote(ctx, type, id);
       if (!found) throw notFound("Note not found.");
@@ -449,7 +449,9 @@ export function editNoteAction(type: NoteType) {
       return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });
     }
     if (intent !== "save" && intent !== "amend") return rerender(400, { message: "Unknown action." });
-    const result = await updateNote(ctx, type, id, bodyOf(type, form), { version, partial: false, keepModifiers: true, amendmentReason: String(form.get("amendment_reason") ?? "") || null });
+    const result = await withFormVersion(form.get("version"), (version) =>
+      updateNote(ctx, type, id, bodyOf(type, form), { version, partial: false, keepModifiers: true, amendmentReason: String(form.get("amendment_reason") ?? "") || null }),
+    );
     if (result.ok) return redirectToView(type, result.data.id, result.message);
     const r = refusal(result);
     if (r.status === 409) {

@@ -2,6 +2,8 @@ import { and, eq } from "drizzle-orm";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { auditLog, backupCodes, sessions, userLocations, userRoles, users } from "~/db/schema";
+import { EMPLOYEE_GENDERS } from "~/domain/employees";
+import { MESSAGES } from "~/domain/fields";
 import { ListQuery } from "~/domain/paging";
 import { getUserActor } from "~/models/actors.server";
 import { employeeListScreen } from "~/models/employees.server";
@@ -398,6 +400,51 @@ describe("employee screens", () => {
     expect(tf.status).toBe(303);
     expect((await userRow(target.id)).twoFactorEnabled).toBe(false);
     expect(await auditCount(target.id)).toBe(2);
+  });
+
+  it("a gender not in the list is refused on create (screen and API) and writes nothing; the listed ones and none are accepted (probe 8892)", async () => {
+    const { loc, role, me, cookie } = await manager();
+    const token = await apiToken(me);
+    const count = async () => (await db().select({ id: users.id }).from(users)).length;
+    const before = await count();
+    for (const gender of ["robot", "attack-heli", "Female", "1"]) {
+      const screen = await post("/doctors/add", formFields(loc.id, role.id, { gender }), cookie);
+      expect(screen.status, `screen ${gender}`).toBe(422);
+      expect(await screen.text()).toContain(MESSAGES.gender);
+      const viaApi = await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, role.id, { gender }) });
+      expect(viaApi.status, `API ${gender}`).toBe(422);
+      expect(((await viaApi.json()) as { errors: Record<string, string> }).errors).toEqual({ gender: MESSAGES.gender });
+    }
+    expect(await count()).toBe(before);
+    for (const gender of ["", ...EMPLOYEE_GENDERS.map((g) => g.value)]) {
+      const fields = formFields(loc.id, role.id, { gender });
+      expect((await post("/doctors/add", fields, cookie)).status, `screen ${gender}`).toBe(303);
+      const [row] = await db().select().from(users).where(eq(users.email, fields.email as string));
+      expect(row!.gender).toBe(gender || null);
+      const viaApi = await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, role.id, { gender }) });
+      expect(viaApi.status, `API ${gender}`).toBe(201);
+    }
+  });
+
+  it("a stored gender no longer in the list stays through an edit that leaves it (screen and API); changing it to another one outside the list is refused", async () => {
+    const { loc, role, me, cookie } = await manager();
+    const target = await employeeIn(loc.id, role.id);
+    await db().update(users).set({ gender: "robot" }).where(eq(users.id, target.id));
+    const path = `/doctors/list/edit/${target.id}`;
+    const html = await (await request(path, { cookie })).text();
+    expect(html).toMatch(/<option value="robot" selected="">robot \(not in the list\)<\/option>/);
+    const fields = { intent: "save", name: "Kept", surname: "User", email: target.email, status: "active", roles: [String(role.id)], locations: [String(loc.id)], gender: "robot" };
+    expect((await post(path, { ...fields, version: "1" }, cookie)).status).toBe(303);
+    expect(await userRow(target.id)).toMatchObject({ name: "Kept", gender: "robot", version: 2 });
+    const token = await apiToken(me);
+    expect((await api(`/v2/users/editUser/${target.id}`, { method: "POST", token, body: { phone: "305-555-0199" } })).status).toBe(200);
+    expect(await userRow(target.id)).toMatchObject({ phone: "305-555-0199", gender: "robot", version: 3 });
+    const changed = await post(path, { ...fields, version: "3", gender: "cyborg" }, cookie);
+    expect(changed.status).toBe(422);
+    expect(await changed.text()).toContain(MESSAGES.gender);
+    expect(await userRow(target.id)).toMatchObject({ gender: "robot", version: 3 });
+    expect((await post(path, { ...fields, version: "3", gender: "other" }, cookie)).status).toBe(303);
+    expect(await userRow(target.id)).toMatchObject({ gender: "other", version: 4 });
   });
 });
 

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { d1Database, type Db } from "~/db/client.server";
 import { bips, chartComments, locations, objectives, parents, patients, plans, roles, userLocations, userRoles, users, weeklyReports } from "~/db/schema";
+import { POS_CODE_VALUES } from "~/domain/locations";
 import type { Permission } from "~/domain/permissions";
 import { hashPassword } from "~/services/passwords.server";
 import { flashTag } from "~/services/flash.server";
@@ -55,8 +56,9 @@ async function passwordHash() {
   return cachedHash;
 }
 
+/** A location offering every place-of-service code unless told (a note's POS must be one of its location's). */
 export async function createLocation(over: Partial<typeof locations.$inferInsert> = {}) {
-  const [row] = await db().insert(locations).values({ title: `Clinic ${next()}`, timeZone: "America/New_York", ...over }).returning();
+  const [row] = await db().insert(locations).values({ title: `Clinic ${next()}`, timeZone: "America/New_York", posCodes: POS_CODE_VALUES.join(","), ...over }).returning();
   return row!;
 }
 
