@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { FLASH_PARAM, withoutFlash } from "~/domain/flash";
 import { redirect } from "@remix-run/cloudflare";
 import { billingList, clientReport, saveClientReport, setBillingStatus, type BillingRow, type ClientReport } from "~/models/client-reports.server";
 import { reportQueryInput } from "~/domain/client-reports";
@@ -13,10 +14,10 @@ import { scrubReasons } from "./billing-scrubber.server";
  * then the model. Shared by the route modules, which stay one line each.
  */
 
-/** The address without empty values (clinical §5: empty filters are left out) and without the flash. */
+/** The address without empty values (clinical §5: empty filters are left out) and without the flash (and its tag). */
 export function cleanAddress(url: URL): string {
   const kept = new URLSearchParams();
-  for (const [k, v] of url.searchParams) if (v.trim() !== "" && k !== "flash") kept.append(k, v);
+  for (const [k, v] of withoutFlash(url.searchParams)) if (v.trim() !== "") kept.append(k, v);
   const q = kept.toString();
   return q ? `${url.pathname}?${q}` : url.pathname;
 }
@@ -25,9 +26,9 @@ function redirectIfEmptyFilters(request: Request) {
   const url = new URL(request.url);
   const hasEmpty = [...url.searchParams].some(([, v]) => v.trim() === "");
   if (hasEmpty) {
-    const flash = url.searchParams.get("flash");
+    const flash = url.searchParams.get(FLASH_PARAM);
     const clean = cleanAddress(url);
-    throw redirect(flash ? `${clean}${clean.includes("?") ? "&" : "?"}flash=${encodeURIComponent(flash)}` : clean);
+    throw redirect(flash ? `${clean}${clean.includes("?") ? "&" : "?"}${FLASH_PARAM}=${encodeURIComponent(flash)}` : clean);
   }
 }
 

@@ -1,3 +1,4 @@
+import { FLASH_PARAM, FLASH_TAG_PARAM } from "~/domain/flash";
 import { timingSafeEqual, toHex } from "./crypto.server";
 
 /**
@@ -10,8 +11,6 @@ import { timingSafeEqual, toHex } from "./crypto.server";
  * browser follows it itself: that address is the server's own, but untagged, so its data requests (`….data`) are
  * not checked — only a document request can come from a link — and a reload of it drops the flash.
  */
-export const FLASH_PARAM = "flash";
-export const FLASH_TAG_PARAM = "fs";
 
 /** HMAC-SHA-256 of the text, first 16 bytes in hex. */
 const TAG_CHARS = 32;
@@ -36,9 +35,12 @@ export async function sealFlashRedirects(env: Pick<Env, "JWT_SECRET">, response:
   if (!to || !to.includes(`${FLASH_PARAM}=`)) return;
   const text = new URL(to, "http://flash.invalid").searchParams.get(FLASH_PARAM);
   if (text === null) return;
-  // Appended as it is: the address the screen wrote stays byte for byte what it was.
+  // Appended as it is: the address the screen wrote stays byte for byte what it was (less an older tag it kept).
   const hash = to.indexOf("#");
-  const [path, fragment] = hash < 0 ? [to, ""] : [to.slice(0, hash), to.slice(hash)];
+  const [written, fragment] = hash < 0 ? [to, ""] : [to.slice(0, hash), to.slice(hash)];
+  const [base, query = ""] = written.split("?", 2) as [string, string?];
+  const kept = query.split("&").filter((part) => part !== "" && !part.startsWith(`${FLASH_TAG_PARAM}=`));
+  const path = kept.length ? `${base}?${kept.join("&")}` : base;
   response.headers.set("Location", `${path}${path.includes("?") ? "&" : "?"}${FLASH_TAG_PARAM}=${await flashTag(env, text)}${fragment}`);
 }
 

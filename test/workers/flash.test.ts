@@ -1,4 +1,6 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { flashTag, sealFlashRedirects } from "~/services/flash.server";
 import { createLocation, createUser, form, request, signInCookie, withFlashTag } from "./helpers";
 
 /**
@@ -45,5 +47,13 @@ describe("a flash the server did not write", () => {
     const cookie = await managerCookie();
     const res = await request(`/roles/list.data?flash=${encodeURIComponent(FORGED)}`, { cookie });
     expect(res.status).toBe(200);
+  });
+});
+
+describe("a redirect back to an address that still had an older flash's tag", () => {
+  it("keeps one tag, the new flash's (a billing row saved after a status switch showed no message)", async () => {
+    const res = new Response(null, { status: 303, headers: { Location: `/billing/by-client/7?type=rbt&fs=${"a".repeat(32)}&flash=Updated%20-%20Added%20successfully!#row-3` } });
+    await sealFlashRedirects(env, res);
+    expect(res.headers.get("Location")).toBe(`/billing/by-client/7?type=rbt&flash=Updated%20-%20Added%20successfully!&fs=${await flashTag(env, "Updated - Added successfully!")}#row-3`);
   });
 });

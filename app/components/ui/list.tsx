@@ -1,5 +1,6 @@
 import { Form, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { withoutFlash } from "~/domain/flash";
 import type { ReactNode } from "react";
 import { pageLinks, showingText, type Paged } from "~/domain/paging";
 
@@ -101,9 +102,7 @@ export function FilterButtons({ reset = "?" }: { reset?: string }) {
  * not show it again.
  */
 export function linkParams(params: URLSearchParams): URLSearchParams {
-  const next = new URLSearchParams(params);
-  next.delete("flash");
-  return next;
+  return withoutFlash(params);
 }
 
 /** 'Showing x to y of n entries' and a window of five page links that keep the other query values (not the flash). */
