@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { MODIFIER_CODES } from "./insurance";
 import { NoteModifier, weekOf } from "./note-rules";
+import { POS_CODES } from "./locations";
 import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
 import { looseBoolean, plainText, searchText } from "./validation";
 import { isProductDate } from "./weeks";
@@ -275,5 +276,5 @@ export const StatusInput = v.object({
 /** The modifier choices of the two selectors (clinical §3 modifiers). */
 export const MODIFIER_CHOICES: readonly string[] = MODIFIER_CODES;
 
-/** Place-of-service codes (clinical §3). */
-export const POS_CODES: Readonly<Record<string, string>> = { "02": "Telehealth", "03": "School", "10": "Telehealth in Patient Home", "11": "Office", "12": "Home", "99": "Other" };
+/** The place-of-service choices of the config calls (clinical §3): the product's one list (app/domain/locations.ts), by code. */
+export const POS_CHOICES: { code: string; label: string }[] = [...POS_CODES].sort((a, b) => a.code.localeCompare(b.code)).map((p) => ({ code: p.code, label: p.label }));

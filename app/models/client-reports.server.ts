@@ -13,7 +13,7 @@ import {
   defaultPeriod,
   MODIFIER_CHOICES,
   noteTypesOf,
-  POS_CODES,
+  POS_CHOICES,
   REPORT_NOTE_TYPE_LABELS,
   ReportQuery,
   saveInputOf,
@@ -343,7 +343,7 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
     week_total_hours: hoursOf(Number(weekTotals?.minutes ?? 0)),
     week_total_units: Number(weekTotals?.units ?? 0),
     doctors,
-    pos_covered: Object.entries(POS_CODES).map(([code, label]) => ({ code, label })),
+    pos_covered: POS_CHOICES,
     filters: { date_start: q.date_start, date_end: q.date_end, noteType: q.noteType, sort: q.sort, dir: q.dir },
     provider: providerId !== null ? { id: providerId, name: head.providerName ?? "" } : null,
   });
@@ -912,7 +912,7 @@ export function clientReportConfig() {
     modifiers: MODIFIER_CHOICES,
     note_types: Object.entries(REPORT_NOTE_TYPE_LABELS).map(([value, label]) => ({ value, label })),
     statuses: ["pending", "ok"],
-    pos: Object.entries(POS_CODES).map(([code, label]) => ({ code, label })),
+    pos: POS_CHOICES,
     page_size: CLIENT_REPORT_PAGE_SIZE,
     page_window: CLIENT_REPORT_PAGE_WINDOW,
   };

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { roles, userLocations, userRoles, users } from "~/db/schema";
+import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, locationScope, normalizePermissions, type Actor } from "~/domain/permissions";
 import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
@@ -137,6 +137,8 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
       .from(userRoles)
       .innerJoin(users, and(eq(users.id, userRoles.userId), isNull(users.deletedAt)))
       .innerJoin(userLocations, eq(userLocations.userId, userRoles.userId))
+      // A membership left at a deleted location is not a place the holder works (decision 015, stop 25).
+      .innerJoin(locations, and(eq(locations.id, userLocations.locationId), isNull(locations.deletedAt)))
       .where(eq(userRoles.roleId, id));
     const covered = mayChangeRoleHolders(ctx.actor, holders.map((h) => h.locationId));
     if (!covered.ok) return denied(covered.message);

@@ -8,7 +8,6 @@ import { NO_NOTIFICATIONS, type NotificationSummary } from "~/domain/shell";
 import { parentActorFields, parentActorFrom, userActorFields, userActorFrom, type PrincipalType } from "~/models/actors.server";
 import { notificationSummary, ticketCountColumns } from "~/models/notifications.server";
 import { getAuthSettings } from "~/models/settings.server";
-import { endAllAccessStatements } from "./access.server";
 import { readCookies, serializeCookie } from "./cookies.server";
 import { randomToken, sha256Hex } from "./crypto.server";
 
@@ -131,7 +130,3 @@ export async function destroySession(db: Db, request: Request): Promise<void> {
   if (id) await db.delete(sessions).where(eq(sessions.idHash, await sha256Hex(id)));
 }
 
-/** Ends every session AND every API token of a principal (app/services/access.server.ts). */
-export async function destroyAllSessions(db: Db, principal: { type: PrincipalType; id: number }, now = new Date()): Promise<void> {
-  await db.batch([...endAllAccessStatements(db, principal, now)]);
-}

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { roles, userRoles } from "~/db/schema";
+import { roles, userLocations, userRoles } from "~/db/schema";
 import { PERMISSIONS } from "~/domain/permissions";
 import { api, apiToken, createLocation, createRole, createUser, db, form, request, signInCookie, withoutFlashTag, withFlashTag } from "./helpers";
 import { CHANGE_MESSAGES } from "~/domain/who-may-change";
@@ -205,6 +205,10 @@ describe("/api/v2/roles", () => {
     const near = await createUser({ permissions: [], locations: [mine.id] });
     await db().insert(userRoles).values({ userId: near.id, roleId: local.id });
     expect((await api(`/v2/roles/${local.id}`, { method: "PATCH", token: editor, body: { permissions: ["view_employees", "manage_employees"] } })).status).toBe(200);
+    // A membership left at a deleted location is not a place the holder works (stop 25): it does not block the editor.
+    const gone = await createLocation({ deletedAt: new Date().toISOString() });
+    await db().insert(userLocations).values({ userId: near.id, locationId: gone.id });
+    expect((await api(`/v2/roles/${local.id}`, { method: "PATCH", token: editor, body: { permissions: ["view_employees"] } })).status).toBe(200);
     // Someone who sees every location may change it.
     const admin = await apiToken(await createUser({ role: "ADMIN" }));
     expect((await api(`/v2/roles/${role.id}`, { method: "PATCH", token: admin, body: { permissions: ["view_employees", "manage_employees"] } })).status).toBe(200);
