@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { flag, hasVisibleText, MESSAGES, optionalDate, optionalId, optionalText, requiredDate, requiredText } from "./fields";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
-import { localTimeExists, zonedDate, zoneOffsetAtLocal } from "./time";
+import { localTimeExists, zonedDate, zoneOffsetAtLocal, zonePlace } from "./time";
 import { MODIFIER_CODES } from "./insurance";
 import { parseWith, plainText } from "./validation";
 
@@ -61,9 +61,10 @@ export const NOTE_MESSAGES = {
   skippedTime: (date: string, time: string) => `There is no ${time} on ${date} at this location: the clocks go forward an hour that night. Enter the time the clock showed.`,
   pairsOverlap: "The second session must not overlap the first one.",
   clientOverlap: (from: string, to: string) => `The client already has a session from ${from} to ${to} that overlaps this time.`,
-  providerOverlap: (from: string, to: string) => `The provider already has a session from ${from} to ${to} that overlaps this time.`,
-  providerBuffer: (from: string, to: string, gap: number) =>
-    `The provider needs ${gap} minutes between sessions; another session runs from ${from} to ${to}.`,
+  /** `where`: " (Los Angeles time)", " on 2026-12-08", both, or "" — the other session's clock when it is not this one's. */
+  providerOverlap: (from: string, to: string, where = "") => `The provider already has a session from ${from} to ${to}${where} that overlaps this time.`,
+  providerBuffer: (from: string, to: string, gap: number, where = "") =>
+    `The provider needs ${gap} minutes between sessions; another session runs from ${from} to ${to}${where}.`,
   dayCap: (hours: number) => `The client would have more than ${hours} hours of sessions on this day.`,
   weekCap: (hours: number) => `The client would have more than ${hours} hours of sessions in this week (Sunday to Saturday).`,
   signed: "This note is signed: a change is an amendment and needs a reason.",
@@ -453,6 +454,8 @@ export interface NoteIntervals {
   pairs: Interval[];
   /** Its location's UTC offset (notes.utc_offset); null or absent: unknown (written before offsets were stored). */
   utcOffset?: number | null;
+  /** Its location's time zone, to name its clock in a refusal (absent: not named). */
+  zone?: string | null;
 }
 
 /**
@@ -477,18 +480,29 @@ export const ZONE_SPREAD_MINUTES = 1680;
  * its own clock, as its note shows it). With `utcOffset` (mine), each other session is first moved onto my clock
  * (zoneShift): the provider rules. Without it, clock times are compared: the client rules.
  */
-export function firstConflict(mine: (Interval | null)[], others: readonly NoteIntervals[], gap = 0, utcOffset: number | null = null): { mine: number; other: Interval } | null {
+export function firstConflict(mine: (Interval | null)[], others: readonly NoteIntervals[], gap = 0, utcOffset: number | null = null): { mine: number; other: Interval; note: NoteIntervals } | null {
   for (const o of others) {
     const shift = zoneShift(utcOffset, o.utcOffset);
     for (const p of o.pairs) {
       const moved = shift === 0 ? p : { start: p.start + shift, end: p.end + shift };
       for (let i = 0; i < mine.length; i++) {
         const m = mine[i];
-        if (m && overlaps(m, moved, gap)) return { mine: i, other: p };
+        if (m && overlaps(m, moved, gap)) return { mine: i, other: p, note: o };
       }
     }
   }
   return null;
+}
+
+/**
+ * Where another session's clock times are read, when not on this one's clock (probe 8894, stop 25): its zone when
+ * its offset differs ("09:00 to 10:00 (Los Angeles time)" for a Miami booking), and its date when it is another
+ * day than the conflicting pair's. "" when the same zone and day.
+ */
+function otherClock(conflict: { other: Interval; note: NoteIntervals }, mine: Interval, utcOffset: number | null): string {
+  const zone = conflict.note.zone && zoneShift(utcOffset, conflict.note.utcOffset) !== 0 ? ` (${zonePlace(conflict.note.zone)} time)` : "";
+  const day = Math.floor(conflict.other.start / 1440);
+  return `${zone}${day !== Math.floor(mine.start / 1440) ? ` on ${dateOfDay(day)}` : ""}`;
 }
 
 /** Minutes already booked plus the new ones stay within the cap (exactly at the cap passes). */
@@ -529,10 +543,12 @@ export function firstRefusal(input: Pick<NoteInput, "session_date" | "cpt_code">
   const client = firstConflict(mine, s.clientNotes);
   if (client) return { field: pairField(client.mine), message: NOTE_MESSAGES.clientOverlap(clock(client.other.start), clock(client.other.end)), rule: "client_overlap" };
   const provider = firstConflict(mine, s.providerNotes, 0, times.utcOffset);
-  if (provider) return { field: pairField(provider.mine), message: NOTE_MESSAGES.providerOverlap(clock(provider.other.start), clock(provider.other.end)), rule: "provider_overlap" };
+  if (provider)
+    return { field: pairField(provider.mine), message: NOTE_MESSAGES.providerOverlap(clock(provider.other.start), clock(provider.other.end), otherClock(provider, mine[provider.mine]!, times.utcOffset)), rule: "provider_overlap" };
   const gap = NOTE_LIMITS.providerBufferMinutes;
   const buffer = firstConflict(mine, s.providerNotes, gap, times.utcOffset);
-  if (buffer) return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(clock(buffer.other.start), clock(buffer.other.end), gap), rule: "provider_buffer" };
+  if (buffer)
+    return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(clock(buffer.other.start), clock(buffer.other.end), gap, otherClock(buffer, mine[buffer.mine]!, times.utcOffset)), rule: "provider_buffer" };
   if (!withinCap(s.dayMinutes, times.minutes, NOTE_LIMITS.clientDayMinutes)) return { field: "time_out", message: NOTE_MESSAGES.dayCap(NOTE_LIMITS.clientDayMinutes / 60), rule: "day_cap" };
   if (!withinCap(s.weekMinutes, times.minutes, NOTE_LIMITS.clientWeekMinutes)) return { field: "time_out", message: NOTE_MESSAGES.weekCap(NOTE_LIMITS.clientWeekMinutes / 60), rule: "week_cap" };
   if (!withinUnits(s.pa.spent_units, times.units, s.pa.n_units))

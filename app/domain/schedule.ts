@@ -147,6 +147,8 @@ export interface BookedSession {
   minutes: number;
   /** Its location's UTC offset (utc_offset); null or absent: unknown, compared on local time (note-rules zoneShift). */
   utcOffset?: number | null;
+  /** Its location's time zone (named in a refusal when it is not the booking's clock). */
+  zone?: string | null;
 }
 
 export interface PaFacts {
@@ -200,7 +202,7 @@ export function checkBooking(
     const all = [...booked, ...own];
     const week = { start: weekStartOf(weekEndingOn(date)), end: weekEndingOn(date) };
     const near = (s: BookedSession, spread = 0) => s.pairs.some((p) => overlaps(p, { start: times.startAt, end: times.endAt }, 1440 + spread));
-    const asIntervals = (list: BookedSession[]): NoteIntervals[] => list.map((s, i) => ({ id: i, pairs: s.pairs, utcOffset: s.utcOffset }));
+    const asIntervals = (list: BookedSession[]): NoteIntervals[] => list.map((s, i) => ({ id: i, pairs: s.pairs, utcOffset: s.utcOffset, zone: s.zone }));
     const clientOnes = all.filter((s) => s.patientId === input.patientId);
     const refusal = firstRefusal(
       { session_date: date, cpt_code: input.cpt },

@@ -753,7 +753,7 @@ function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersi
 async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionTimes, selfId: number): Promise<Surroundings> {
   const db = primaryOf(ctx.db);
   const week = weekOf(input.session_date);
-  const intervalCols = { id: notes.id, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset };
+  const intervalCols = { id: notes.id, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset, zone: sql<string | null>`(select "time_zone" from "locations" where "locations"."id" = "notes"."location_id")` };
   const near = (column: typeof notes.patientId | typeof notes.providerId, id: number, w: { from: number; to: number }) =>
     db
       .select(intervalCols)
@@ -782,10 +782,11 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
       .from(paServices)
       .where(and(eq(paServices.id, input.pa_service_id), eq(paServices.patientId, input.patient_id), isNull(paServices.deletedAt))),
   ]);
-  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null }[]): NoteIntervals[] =>
+  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; zone: string | null }[]): NoteIntervals[] =>
     rows.map((r) => ({
       id: r.id,
       utcOffset: r.off,
+      zone: r.zone,
       pairs: [
         r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null,
         r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null,

@@ -135,22 +135,25 @@ export interface BookingResult {
 }
 
 /** Live notes of a client or provider as booked sessions. */
+/** A session's location's time zone, beside its row (named in a refusal; a key lookup per row read). */
+const zoneOf = (locationId: SQL) => sql<string | null>`(select "time_zone" from "locations" where "locations"."id" = ${locationId})`;
+
 function noteRows(ctx: ModelContext, where: SQL) {
   return ctx.db
-    .select({ id: notes.id, patientId: notes.patientId, providerId: notes.providerId, date: notes.sessionDate, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset, minutes: notes.minutes })
+    .select({ id: notes.id, patientId: notes.patientId, providerId: notes.providerId, date: notes.sessionDate, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset, minutes: notes.minutes, zone: zoneOf(sql`"notes"."location_id"`) })
     .from(notes)
     .where(and(isNull(notes.deletedAt), where));
 }
 
 function scheduledRows(ctx: ModelContext, where: SQL) {
   return ctx.db
-    .select({ id: scheduledSessions.id, patientId: scheduledSessions.patientId, providerId: scheduledSessions.providerId, date: scheduledSessions.sessionDate, s: scheduledSessions.startAt, e: scheduledSessions.endAt, off: scheduledSessions.utcOffset, minutes: scheduledSessions.minutes })
+    .select({ id: scheduledSessions.id, patientId: scheduledSessions.patientId, providerId: scheduledSessions.providerId, date: scheduledSessions.sessionDate, s: scheduledSessions.startAt, e: scheduledSessions.endAt, off: scheduledSessions.utcOffset, minutes: scheduledSessions.minutes, zone: zoneOf(sql`"scheduled_sessions"."location_id"`) })
     .from(scheduledSessions)
     .where(and(sql`${scheduledSessions.status} = 'scheduled'`, where));
 }
 
-type NoteRow = { id: number; patientId: number; providerId: number; date: string; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; minutes: number };
-type SchedRow = { id: number; patientId: number; providerId: number; date: string; s: number; e: number; off: number | null; minutes: number };
+type NoteRow = { id: number; patientId: number; providerId: number; date: string; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; minutes: number; zone: string | null };
+type SchedRow = { id: number; patientId: number; providerId: number; date: string; s: number; e: number; off: number | null; minutes: number; zone: string | null };
 
 function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): BookedSession[] {
   const out = new Map<string, BookedSession>();
@@ -164,9 +167,10 @@ function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): Booke
         pairs: [r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null, r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null].filter((p): p is { start: number; end: number } => p !== null),
         minutes: Number(r.minutes ?? 0),
         utcOffset: r.off,
+        zone: r.zone,
       });
   for (const rows of schedRowsList)
-    for (const r of rows) out.set(`scheduled:${r.id}`, { key: `scheduled:${r.id}`, patientId: r.patientId, providerId: r.providerId, date: r.date, pairs: [{ start: r.s, end: r.e }], minutes: Number(r.minutes), utcOffset: r.off });
+    for (const r of rows) out.set(`scheduled:${r.id}`, { key: `scheduled:${r.id}`, patientId: r.patientId, providerId: r.providerId, date: r.date, pairs: [{ start: r.s, end: r.e }], minutes: Number(r.minutes), utcOffset: r.off, zone: r.zone });
   return [...out.values()];
 }
 

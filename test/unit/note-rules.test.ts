@@ -103,7 +103,7 @@ describe("overlap and buffer predicates", () => {
 
   it("firstConflict looks at both pairs of both notes", () => {
     const mine = [i(540, 600), i(780, 840)];
-    expect(firstConflict(mine, [{ id: 1, pairs: [i(300, 360), i(800, 820)] }])).toEqual({ mine: 1, other: i(800, 820) });
+    expect(firstConflict(mine, [{ id: 1, pairs: [i(300, 360), i(800, 820)] }])).toMatchObject({ mine: 1, other: i(800, 820) });
     expect(firstConflict(mine, [{ id: 1, pairs: [i(600, 780)] }])).toBeNull();
     expect(firstConflict([null, i(780, 840)], [{ id: 1, pairs: [i(540, 600)] }])).toBeNull();
   });

@@ -85,7 +85,7 @@ describe("zoneShift: minutes that put another session on this session's clock", 
     const day = "2026-01-15";
     const la = { id: 1, pairs: [{ start: at(day, "09:00"), end: at(day, "10:00") }], utcOffset: -480 };
     const noon = { start: at(day, "12:00"), end: at(day, "13:00") };
-    expect(firstConflict([noon], [la], 0, -300)).toEqual({ mine: 0, other: la.pairs[0] });
+    expect(firstConflict([noon], [la], 0, -300)).toMatchObject({ mine: 0, other: la.pairs[0] });
     expect(firstConflict([noon], [la])).toBeNull();
     expect(firstConflict([{ start: at(day, "09:00"), end: at(day, "10:00") }], [la], 15, -300)).toBeNull();
   });
@@ -110,7 +110,7 @@ describe("firstRefusal: the provider rules compare moments, the client rules clo
     ["10 minutes after a Los Angeles session ends", miami("13:10", "14:00"), { providerNotes: [la("09:00", "10:00")] }, { field: "time_in", message: NOTE_MESSAGES.providerBuffer("09:00", "10:00", 15) }],
     ["exactly 15 minutes after it", miami("13:15", "14:00"), { providerNotes: [la("09:00", "10:00")] }, null],
     ["10 minutes before a Los Angeles session starts", miami("10:00", "11:50"), { providerNotes: [la("09:00", "10:00")] }, { field: "time_in", message: NOTE_MESSAGES.providerBuffer("09:00", "10:00", 15) }],
-    ["across midnight: Los Angeles 22:00–23:00 the day before is Miami 01:00–02:00", miami("02:10", "03:00"), { providerNotes: [la("22:00", "23:00", "2026-01-14")] }, { field: "time_in", message: NOTE_MESSAGES.providerBuffer("22:00", "23:00", 15) }],
+    ["across midnight: Los Angeles 22:00–23:00 the day before is Miami 01:00–02:00", miami("02:10", "03:00"), { providerNotes: [la("22:00", "23:00", "2026-01-14")] }, { field: "time_in", message: NOTE_MESSAGES.providerBuffer("22:00", "23:00", 15, " on 2026-01-14") }],
     ["an old row (NULL offset) at the same clock time: refused, as before", miami("09:00", "10:00"), { providerNotes: [la("09:00", "10:00", day, null)] }, { field: "time_in", message: NOTE_MESSAGES.providerOverlap("09:00", "10:00") }],
     ["an old row (NULL offset) three hours of clock apart: accepted, as before", miami("12:00", "13:00"), { providerNotes: [la("09:00", "10:00", day, null)] }, null],
     ["no offset known for the new session: clock times, as before", miami("09:00", "10:00", day, null), { providerNotes: [la("09:00", "10:00")] }, { field: "time_in", message: NOTE_MESSAGES.providerOverlap("09:00", "10:00") }],
@@ -218,5 +218,26 @@ describe("a session across a daylight-saving change counts the time that passed 
     expect(r.refusal?.field).toBe("time_in");
     expect(r.refusal?.message).toContain("2027-03-14");
     expect(occurrence("2027-03-21", "02:30", "03:30", NY).minutes).toBe(60);
+  });
+});
+
+describe("a refusal names the other session's clock when it is not this one's (probe 8894, stop 25)", () => {
+  const day = "2026-12-07";
+  const pa = { cpt: "97153", start_date: "2026-01-01", end_date: "2027-12-31", n_units: 1000, spent_units: 0 };
+  const quiet: Surroundings = { clientNotes: [], providerNotes: [], dayMinutes: 0, weekMinutes: 0, pa };
+  const miami = (timeIn: string, timeOut: string, date = day) => {
+    const r = sessionTimes({ session_date: date, time_in: timeIn, time_out: timeOut, time_in2: null, time_out2: null });
+    if (!r.ok) throw new Error("bad times");
+    return withUtcOffset(r.times, NY, date);
+  };
+  const other = (timeIn: string, timeOut: string, date: string, utcOffset: number, zone: string | null): NoteIntervals => ({ id: 5, pairs: [{ start: at(date, timeIn), end: at(date, timeOut) }], utcOffset, zone });
+
+  it.each<[string, SessionTimes, NoteIntervals, string]>([
+    ["a Los Angeles session: its zone", miami("13:10", "14:00"), other("09:00", "10:00", day, -480, LA), NOTE_MESSAGES.providerBuffer("09:00", "10:00", 15, " (Los Angeles time)")],
+    ["the same zone: nothing added", miami("10:00", "11:00"), other("09:30", "10:30", day, -300, NY), NOTE_MESSAGES.providerOverlap("09:30", "10:30")],
+    ["Los Angeles the evening before: zone and date", miami("00:30", "01:00", "2026-12-09"), other("21:00", "21:50", "2026-12-08", -480, LA), NOTE_MESSAGES.providerOverlap("21:00", "21:50", " (Los Angeles time) on 2026-12-08")],
+    ["a zone not known: the offsets still move it, nothing named", miami("13:10", "14:00"), other("09:00", "10:00", day, -480, null), NOTE_MESSAGES.providerBuffer("09:00", "10:00", 15)],
+  ])("%s", (_label, times, o, message) => {
+    expect(firstRefusal({ session_date: day, cpt_code: "97153" }, times, { ...quiet, providerNotes: [o] })?.message).toBe(message);
   });
 });

@@ -531,7 +531,7 @@ describe("the rules through the API", () => {
     const b = await scene();
     expect((await post(a.rbt.token, "/v2/notes-rbt", body(a, { session_date: day(-3), time_in: "22:00", time_out: "23:55" }))).status).toBe(201);
     const early = await post(manager.token, "/v2/notes-rbt", body(b, { provider_id: a.rbt.id, session_date: day(-2), time_in: "00:05", time_out: "01:00" }));
-    expect(early.json.errors).toEqual({ time_in: NOTE_MESSAGES.providerBuffer("22:00", "23:55", 15) });
+    expect(early.json.errors).toEqual({ time_in: NOTE_MESSAGES.providerBuffer("22:00", "23:55", 15, ` on ${day(-3)}`) });
     expect((await post(manager.token, "/v2/notes-rbt", body(b, { provider_id: a.rbt.id, session_date: day(-2), time_in: "00:10", time_out: "01:00" }))).status).toBe(201);
   });
 

@@ -87,17 +87,20 @@ beforeAll(async () => {
   la = await createLocation({ timeZone: LA });
 });
 
-const overlap = (from: string, to: string) => ({ time_in: NOTE_MESSAGES.providerOverlap(from, to) });
-const buffer = (from: string, to: string) => ({ time_in: NOTE_MESSAGES.providerBuffer(from, to, 15) });
+const overlap = (from: string, to: string, where = "") => ({ time_in: NOTE_MESSAGES.providerOverlap(from, to, where) });
+const buffer = (from: string, to: string, where = "") => ({ time_in: NOTE_MESSAGES.providerBuffer(from, to, 15, where) });
+/** The other session's clock, named when it is not this one's (probe 8894, stop 25). */
+const LA_TIME = " (Los Angeles time)";
+const NY_TIME = " (New York time)";
 
 /** [case, the provider's first session, the second one, the second's status, its errors]. Both zones keep daylight time on the same dates: always three hours apart. */
 const CASES: [string, Slot, Slot, number, Record<string, string> | undefined][] = [
-  ["Los Angeles 09:00 then Miami 12:00, the same moment: refused, naming the other session", { where: "la", timeIn: "09:00", timeOut: "10:00" }, { where: "miami", timeIn: "12:00", timeOut: "13:00" }, 422, overlap("09:00", "10:00")],
-  ["Miami 12:00 then Los Angeles 09:30, inside it: refused, naming it on Miami's clock", { where: "miami", timeIn: "12:00", timeOut: "13:00" }, { where: "la", timeIn: "09:30", timeOut: "10:00" }, 422, overlap("12:00", "13:00")],
+  ["Los Angeles 09:00 then Miami 12:00, the same moment: refused, naming the other session", { where: "la", timeIn: "09:00", timeOut: "10:00" }, { where: "miami", timeIn: "12:00", timeOut: "13:00" }, 422, overlap("09:00", "10:00", LA_TIME)],
+  ["Miami 12:00 then Los Angeles 09:30, inside it: refused, naming it on Miami's clock", { where: "miami", timeIn: "12:00", timeOut: "13:00" }, { where: "la", timeIn: "09:30", timeOut: "10:00" }, 422, overlap("12:00", "13:00", NY_TIME)],
   ["the same clock time, three hours apart: accepted", { where: "la", timeIn: "09:00", timeOut: "10:00" }, { where: "miami", timeIn: "09:00", timeOut: "10:00" }, 201, undefined],
-  ["10 minutes after, across zones: refused for the buffer", { where: "la", timeIn: "09:00", timeOut: "10:00" }, { where: "miami", timeIn: "13:10", timeOut: "14:00" }, 422, buffer("09:00", "10:00")],
+  ["10 minutes after, across zones: refused for the buffer", { where: "la", timeIn: "09:00", timeOut: "10:00" }, { where: "miami", timeIn: "13:10", timeOut: "14:00" }, 422, buffer("09:00", "10:00", LA_TIME)],
   ["exactly 15 minutes after, across zones: accepted", { where: "la", timeIn: "09:00", timeOut: "10:00" }, { where: "miami", timeIn: "13:15", timeOut: "14:00" }, 201, undefined],
-  ["10 minutes before, across zones: refused for the buffer", { where: "miami", timeIn: "12:00", timeOut: "13:00" }, { where: "la", timeIn: "07:00", timeOut: "08:50" }, 422, buffer("12:00", "13:00")],
+  ["10 minutes before, across zones: refused for the buffer", { where: "miami", timeIn: "12:00", timeOut: "13:00" }, { where: "la", timeIn: "07:00", timeOut: "08:50" }, 422, buffer("12:00", "13:00", NY_TIME)],
 ];
 
 describe("notes: a provider's sessions in two time zones", () => {
@@ -120,7 +123,7 @@ describe("notes: a provider's sessions in two time zones", () => {
     const n = (await writeNote(s, { where: "miami", timeIn: "09:00", timeOut: "10:00" })).json.data;
     const into = await api(`/v2/notes-rbt/${n.id}`, { method: "PATCH", token: s.token, body: { time_in: "12:30", time_out: "13:00" } });
     expect(into.status).toBe(422);
-    expect(((await into.json()) as { errors: Record<string, string> }).errors).toEqual(overlap("09:00", "10:00"));
+    expect(((await into.json()) as { errors: Record<string, string> }).errors).toEqual(overlap("09:00", "10:00", LA_TIME));
     const past = await api(`/v2/notes-rbt/${n.id}`, { method: "PATCH", token: s.token, body: { time_in: "13:15", time_out: "14:00" } });
     expect(past.status).toBe(200);
     const [row] = await db().select().from(notes).where(eq(notes.id, n.id));
