@@ -1,6 +1,7 @@
 import { Form } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { COMPARISON_OPERATOR_LABELS, objectiveLabels, type ComparisonOperator } from "~/domain/objectives";
+import { parseVersion } from "~/domain/validation";
 import type { ObjectiveJson } from "~/models/objectives.server";
 import { ObjectiveFields, text } from "./goal-fields";
 
@@ -56,7 +57,9 @@ export function ObjectivesTable({ objectives, answer, busy }: { objectives: Obje
           const label = labels.get(o.id)!.label;
           const mine = answer && answer.intent === "save-objective" && answer.objectiveId === o.id ? answer : null;
           const shown = mine?.current ?? (mine ? mine.values : o);
-          const version = mine?.current ? mine.current.version : mine?.values.version ? Number(mine.values.version) : o.version;
+          // The version re-shown after a refusal: the stored one when the typed one is not a whole number (a 422 for it, decision 017).
+          const typed = parseVersion(mine?.values.version);
+          const version = mine?.current ? mine.current.version : typed.ok && typed.version !== null ? typed.version : o.version;
           return (
             <tr key={o.id} data-testid={`objective-${o.id}`}>
               <th scope="row">{label}</th>
