@@ -676,6 +676,8 @@ export const scheduledSessions = sqliteTable(
     index("scheduled_provider_start_idx").on(t.providerId, t.startAt).where(sql`${t.status} = 'scheduled'`),
     index("scheduled_patient_start_idx").on(t.patientId, t.startAt).where(sql`${t.status} = 'scheduled'`),
     index("scheduled_series_idx").on(t.seriesId, t.sessionDate),
+    // The session a note was written for, by its note: a deleted note gives it back (decision 037, stop 25).
+    index("scheduled_note_idx").on(t.noteId).where(sql`${t.noteId} is not null`),
   ],
 );
 

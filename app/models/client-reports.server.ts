@@ -23,6 +23,7 @@ import {
   type ReportSort,
 } from "~/domain/client-reports";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
+import { codeList } from "~/domain/scrubber";
 import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, pageWindow, showingText, type Paged } from "~/domain/paging";
@@ -251,6 +252,7 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
     .select({
       p: { id: patients.id, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, insurerId: patients.insurerId, rbt: patients.rbtHomeId, rbt2: patients.rbt2SchoolId, bcba: patients.bcbaHomeId, bcba2: patients.bcba2SchoolId },
       insurerName: insurances.name,
+      posCovered: sql<string | null>`json_extract(${patients.details}, '$.pos_covered')`,
       latest: sql<string | null>`(select max(${notes.sessionDate}) from ${notes} where ${where})`,
       // The employee when the actor may know them: staff of one of the actor's locations, or a provider of this
       // client's notes (else 404, as for an employee of another location anywhere else).
@@ -343,7 +345,8 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
     week_total_hours: hoursOf(Number(weekTotals?.minutes ?? 0)),
     week_total_units: Number(weekTotals?.units ?? 0),
     doctors,
-    pos_covered: POS_CHOICES,
+    // The client's covered places of service (clinical §3 eligibility); none recorded restricts nothing: every code.
+    pos_covered: coveredPos(head.posCovered),
     filters: { date_start: q.date_start, date_end: q.date_end, noteType: q.noteType, sort: q.sort, dir: q.dir },
     provider: providerId !== null ? { id: providerId, name: head.providerName ?? "" } : null,
   });
@@ -706,6 +709,18 @@ function noteLocationScope(ctx: ModelContext): SQL | undefined {
 
 const REPORT_COLUMNS = Object.entries(getTableColumns(clientReports)).map(([key, column]) => ({ key, name: column.name }));
 
+/** A client's stored pos_covered (a JSON list or comma text) as choices with labels; every code when none is recorded (the scrubber's rule). */
+function coveredPos(stored: string | null): { code: string; label: string }[] {
+  let parsed: unknown = stored;
+  try {
+    parsed = stored ? JSON.parse(stored) : null;
+  } catch {
+    // Comma text, read as it is.
+  }
+  const codes = codeList(parsed);
+  return codes.length ? POS_CHOICES.filter((p) => codes.includes(p.code)) : POS_CHOICES;
+}
+
 export interface SaveOptions {
   /** update/{id}: the billing record named by the path (it must be the note's). */
   reportId?: number | null;
@@ -734,8 +749,11 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   if (input.insurerId !== null && input.insurerId !== payer) return invalid({ insurer_id: BILLING_MESSAGES.insurer });
   const current = (): CurrentRow => currentRow(note, existing);
   // Stale: the client saw another version of the note or of its billing record (or none when one exists now).
+  // update/{id} names the record it changes: without a version it sets no precondition, as every API update
+  // (probe 8896, stop 25); the screen's row and store always say which version they saw, none for a new record.
   if (input.noteVersion !== null && input.noteVersion !== note.version) return conflict(current());
-  if (existing && input.version !== existing.version) return conflict(current());
+  const unconditional = opts.reportId != null && input.version === null;
+  if (existing && !unconditional && input.version !== existing.version) return conflict(current());
   if (!existing && input.version !== null) return conflict(current());
   // A note on a live claim keeps the modifiers and billed flag it was claimed with (pay and the record's PA number
   // and NPI may still change); checked again in the write, so a claim built meanwhile makes the save a 409.

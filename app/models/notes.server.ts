@@ -1193,7 +1193,8 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
 
   const today = todayIn(ctx.now(), found.context.location.time_zone);
   // Signing now: the date from the session date to today. (A signed note keeps its signature: an amendment.)
-  const halfSigned = current.signed_at ? null : halfSignatureRefusal(input);
+  // A signed note stays signed: an amendment keeps a typed name that prints beside its date (probe 8895, stop 25).
+  const halfSigned = halfSignatureRefusal(current.signed_at ? { ...input, provider_signed_on: input.provider_signed_on || current.provider_signed_on || current.signed_at.slice(0, 10) } : input);
   if (halfSigned) return invalid(halfSigned);
   const signDate = !current.signed_at && isSigning(input) ? signDateRefusal("provider", input.provider_signed_on!, input.session_date, today) : null;
   if (signDate) return invalid({ provider_signed_on: signDate });
@@ -1301,13 +1302,13 @@ export async function deleteNote(ctx: ModelContext, type: NoteType, id: number):
     claimed: "form",
     // The scheduled session the note was written for is scheduled again (decision 037, stop 25): back on the
     // calendar, counted by the rules, and "Write the note" offered, instead of "written" by a note that is gone.
-    // A written session has the note's location and date (markWritten): found by scheduled_location_date_idx.
-    also: (written, { note }) => {
+    // Found by its note (scheduled_note_idx): the note's date or times may have been edited since it was written.
+    also: (written) => {
       const s = scheduledSessions;
       return ctx.db
         .update(s)
         .set({ status: "scheduled", noteId: null, version: sql`${s.version} + 1`, updatedAt: now })
-        .where(and(eq(s.locationId, note.location_id), eq(s.sessionDate, note.session_date), sql`${s.status} != 'cancelled'`, eq(s.status, "written"), eq(s.noteId, id), written));
+        .where(and(sql`${s.noteId} = ${id} and ${s.noteId} is not null`, eq(s.status, "written"), written));
     },
   });
 }

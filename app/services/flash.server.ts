@@ -58,5 +58,6 @@ export async function forgedFlashTarget(env: Pick<Env, "JWT_SECRET">, request: R
   if (text !== null && tag !== null && timingSafeEqual(tag, await flashTag(env, text))) return null;
   url.searchParams.delete(FLASH_PARAM);
   url.searchParams.delete(FLASH_TAG_PARAM);
-  return `${url.pathname}${url.search}`;
+  // Absolute, on this origin: a path that begins with "//" would otherwise be read as another host (probe 8895).
+  return `${url.origin}${url.pathname}${url.search}`;
 }

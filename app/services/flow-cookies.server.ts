@@ -1,3 +1,4 @@
+import { withoutFlash } from "~/domain/flash";
 import { redirect } from "@remix-run/cloudflare";
 import { readCookies, serializeCookie } from "./cookies.server";
 
@@ -27,11 +28,17 @@ export const readResetChallenge = (request: Request) => readCookies(request)[RES
 export const resetChallengeCookie = (id: string, secure: boolean) => set(RESET_CHALLENGE, id, secure);
 export const clearResetCookies = (secure: boolean) => [clear(RESET_EMAIL, secure), clear(RESET_TOKEN, secure), clear(RESET_CHALLENGE, secure)];
 
-/** Only same-site paths are followed after sign-in. */
+/**
+ * Only same-site paths are followed after sign-in, and without a flash: the address came from a link, so its flash
+ * is not the server's own, and the redirect would otherwise tag it (app/services/flash.server.ts; probe 8895, stop 25).
+ */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/dashboard"): string {
   if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
   if (to.startsWith("/login") || to.startsWith("/logout")) return fallback;
-  return to;
+  const query = to.indexOf("?");
+  if (query < 0) return to;
+  const kept = withoutFlash(new URLSearchParams(to.slice(query + 1))).toString();
+  return `${to.slice(0, query)}${kept ? `?${kept}` : ""}`;
 }
 
 /** A redirect (303 after a form post) carrying several Set-Cookie headers. */

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { flashTag, sealFlashRedirects } from "~/services/flash.server";
-import { createLocation, createUser, form, request, signInCookie, withFlashTag } from "./helpers";
+import { BASE, createLocation, createUser, form, request, signInCookie, withFlashTag } from "./helpers";
 
 /**
  * A screen shows only the server's own flash (app/services/flash.server.ts; probe 8893, stop 25): a redirect that
@@ -26,10 +26,24 @@ describe("a flash the server did not write", () => {
     const target = path.includes("fs=TAG") ? path.replace("TAG", new URL(await withFlashTag("/x?flash=Role%20created."), "http://h").searchParams.get("fs")!) : path;
     const res = await request(target, { cookie });
     expect(res.status).toBe(303);
-    expect(res.headers.get("Location")).toBe(to);
+    expect(res.headers.get("Location")).toBe(`${BASE}${to}`);
     const page = await request(to, { cookie });
     expect(page.status).toBe(200);
     expect(await page.text()).not.toContain("account is locked");
+  });
+
+  it("a path that begins with // stays on this site (no open redirect; probe 8895, stop 25)", async () => {
+    const res = await request(`//evil.example/?flash=${encodeURIComponent(FORGED)}`, { cookie: await managerCookie() });
+    expect(res.status).toBe(303);
+    expect(new URL(res.headers.get("Location")!, "http://other.invalid").origin).toBe(new URL(BASE).origin);
+  });
+
+  it("a sign-in's redirectTo never carries a flash, which its redirect would tag (probe 8895, stop 25)", async () => {
+    const location = await createLocation();
+    const user = await createUser({ permissions: ["view_clients"], locations: [location.id] });
+    const res = await form(`/login?redirectTo=${encodeURIComponent(`/patients/list?search=Ann&flash=${encodeURIComponent(FORGED)}`)}`, { email: user.email, password: user.password, redirectTo: `/patients/list?search=Ann&flash=${FORGED}` });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe("/patients/list?search=Ann");
   });
 
   it("the server's own flash, after a save, is tagged and shown", async () => {

@@ -73,6 +73,15 @@ describe("the supervisor's signature is the supervisor's", () => {
     expect(plain.json.data).toMatchObject({ total_minutes: 75, supervisor_name: "" });
   });
 
+  it.each(["", "   ", "\u200b\u200b"])("an amendment cannot leave a signed note without a typed name (%j): 422, nothing changed (probe 8895, stop 25)", async (name) => {
+    const s = await scene();
+    const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT", provider_signed_on: day(-1) }))).json.data;
+    const blank = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { provider_name: name, amendment_reason: "remove name", version: n.version });
+    expect(blank.status).toBe(422);
+    expect(blank.json.errors).toEqual({ provider_name: NOTE_MESSAGES.signName });
+    expect(await rowOf(n.id)).toMatchObject({ version: n.version, providerName: "Robin RBT" });
+  });
+
   it("an amendment leaves the countersignature with the version it signed; the amended note waits for a new one", async () => {
     const s = await scene();
     const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT", provider_signed_on: day(-1) }))).json.data;

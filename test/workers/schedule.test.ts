@@ -659,6 +659,20 @@ describe("a note written for a scheduled session marks it written in the note's 
     expect((await sessionRow(sid)).status).toBe("written");
   });
 
+  it("a note whose date was edited after it was written still gives its session back when deleted (probe 8895, stop 25)", async () => {
+    const c = await client();
+    const r = await rbtOf();
+    const manager = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [w.location] }));
+    const sid = await bookToday(r.token, c, "04:00", "04:30");
+    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, today(), "04:00", "04:30", { scheduled_id: sid }) });
+    expect(res.status).toBe(201);
+    const noteId = ((await res.json()) as { data: { id: number } }).data.id;
+    const moved = await api(`/v2/notes-rbt/${noteId}`, { method: "PATCH", token: r.token, body: { session_date: addDays(today(), -1), time_in: "04:10", time_out: "04:40" } });
+    expect(moved.status, await moved.clone().text()).toBe(200);
+    expect((await api(`/v2/notes-rbt/${noteId}`, { method: "DELETE", token: manager })).status).toBe(200);
+    expect(await sessionRow(sid)).toMatchObject({ status: "scheduled", noteId: null });
+  });
+
   it("the note saved through the API marks the session written with its note, in 3 round trips and one audit row naming the session", async () => {
     const c = await client();
     const r = await rbtOf();

@@ -62,6 +62,22 @@ async function body(c: Context<AppEnv>) {
   return readBody(c);
 }
 
+async function byProfile(c: Context<AppEnv>) {
+  const id = pathId(c.req.param("patient"));
+  if (id === null) return jsonError(c, 404, "Client not found.");
+  const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { scrub: true });
+  return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
+}
+
+async function byEmployee(c: Context<AppEnv>) {
+  const employee = pathId(c.req.param("employee"));
+  const patient = pathId(c.req.param("patient"));
+  if (employee === null) return jsonError(c, 404, "Employee not found.");
+  if (patient === null) return jsonError(c, 404, "Client not found.");
+  const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, scrub: true });
+  return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
+}
+
 export const clientReportsApi = new Hono<AppEnv>()
   .get("/config", manage, (c) => c.json({ data: clientReportConfig() }))
   .get("/show/:id", manage, async (c) => {
@@ -94,20 +110,11 @@ export const clientReportsApi = new Hono<AppEnv>()
     const result = await deleteClientReport(modelContext(c), id);
     return result.ok ? c.json({ message: result.message }) : answer(c, result);
   })
-  .get("/byprofile/:patient", manage, async (c) => {
-    const id = pathId(c.req.param("patient"));
-    if (id === null) return jsonError(c, 404, "Client not found.");
-    const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { scrub: true });
-    return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
-  })
-  .get("/byemployee/:employee/:patient", manage, async (c) => {
-    const employee = pathId(c.req.param("employee"));
-    const patient = pathId(c.req.param("patient"));
-    if (employee === null) return jsonError(c, 404, "Employee not found.");
-    if (patient === null) return jsonError(c, 404, "Client not found.");
-    const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, scrub: true });
-    return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
-  })
+  // Clinical §7 writes these two with a slash before the query (`byprofile/{patient}/?page…`): both spellings answer.
+  .get("/byprofile/:patient", manage, byProfile)
+  .get("/byprofile/:patient/", manage, byProfile)
+  .get("/byemployee/:employee/:patient", manage, byEmployee)
+  .get("/byemployee/:employee/:patient/", manage, byEmployee)
   .get("/bylocation/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Location not found.");
@@ -124,4 +131,4 @@ export const clientReportsApi = new Hono<AppEnv>()
   });
 
 // Any other method on these paths: 405 (decision 017).
-refuseOtherMethods(clientReportsApi, ["/config", "/show/:id", "/store", "/update/:id", "/update/status/:id", "/destroy/:id", "/byprofile/:patient", "/byemployee/:employee/:patient", "/bylocation/:id", "/profile/:patient"]);
+refuseOtherMethods(clientReportsApi, ["/config", "/show/:id", "/store", "/update/:id", "/update/status/:id", "/destroy/:id", "/byprofile/:patient", "/byprofile/:patient/", "/byemployee/:employee/:patient", "/byemployee/:employee/:patient/", "/bylocation/:id", "/profile/:patient"]);
