@@ -1,6 +1,6 @@
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, clientReports, insurances, insuranceServices, notes, paServices } from "~/db/schema";
+import { auditLog, clientReports, insurances, insuranceServices, notes, paServices, patients } from "~/db/schema";
 import { dayNumber } from "~/domain/weeks";
 import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
 
@@ -166,8 +166,19 @@ describe("byprofile: the client report response", () => {
       expect(res.status, String(id)).toBe(404);
       expect(await res.text()).not.toContain("Farley");
     }
+    // Clinical §7 writes both calls with a slash before the query (probe 8896, stop 25).
+    expect((await api(`/client_report/byemployee/${provider.id}/${patient.id}/?page=1`, { token: manager })).status).toBe(200);
+    const slashed = (await (await api(`/client_report/byprofile/${patient.id}/?page=1`, { token: manager })).json()) as any;
+    expect(slashed.patient.id).toBe(patient.id);
     const profile = (await (await api(`/client_report/profile/${patient.id}`, { token: manager })).json()) as any;
     expect(profile.data.patient.id).toBe(patient.id);
+    // pos_covered is the client's own list; a client with none recorded is not restricted (every code).
+    expect(profile.data.pos_covered.map((p: { code: string }) => p.code)).toEqual(["02", "03", "10", "11", "12", "99"]);
+    const [before] = await db().select({ details: patients.details }).from(patients).where(eq(patients.id, patient.id));
+    await db().update(patients).set({ details: JSON.stringify({ ...JSON.parse(before!.details || "{}"), pos_covered: ["12", "03"] }) }).where(eq(patients.id, patient.id));
+    const covered = (await (await api(`/client_report/profile/${patient.id}`, { token: manager })).json()) as any;
+    expect(covered.data.pos_covered).toEqual([{ code: "03", label: "School" }, { code: "12", label: "Home" }]);
+    await db().update(patients).set({ details: before!.details }).where(eq(patients.id, patient.id));
     expect(profile.data.pa_services).toHaveLength(1);
     expect(profile.data.rates).toEqual([{ cpt: "97153", provider: "rbt", unit_price_cents: 1250, unit_price: "12.50" }]);
   });
@@ -287,6 +298,10 @@ describe("store, show, update, destroy", () => {
     expect(((await stale.json()) as any).current.client_report.version).toBe(2);
     const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt1));
     expect(n).toMatchObject({ md: "HM", md2: "XP", billed: true, paid: true });
+    // The spec's payload has no version: update/{id} names the record, so none sets no precondition (probe 8896, stop 25).
+    const plain = await api(`/client_report/update/${reportId}`, { method: "POST", token: manager, body: { md: "HM", md2: "XP", billed: true, pay: false } });
+    expect(plain.status, await plain.clone().text()).toBe(200);
+    expect(((await plain.json()) as any).data.report).toMatchObject({ version: 3, pay: false });
   });
 
   it("a note the scrubber refuses cannot be marked billed (422 with its reasons); saved unbilled it can", async () => {
