@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { NOTES_WEEKLY_FLASH, NOTES_WEEKLY_TITLE } from "./notes-weekly";
 import { isProductDate, isSaturday, weekStartOf } from "./weeks";
+import { MESSAGES } from "./fields";
 import { cellToIsoDate, MAX_UNZIPPED_BYTES, type Cell, type SheetRow } from "./xlsx";
 import { isDecimalText, isPlainText, MAX_AMOUNT } from "./validation";
 
@@ -106,6 +107,8 @@ const WeekEnd = v.pipe(
   v.optional(v.unknown(), ""),
   v.check((x) => !blank(x), MISSING),
   v.check((x) => typeof x === "string" && isSaturday(x.trim()), WEEKLY_REPORT_NOTICES.saturday.text),
+  // A product date (1900–2999, decision 017): a week in the year 3000 stretched the goal's chart to 11 MB (probe 8895, stop 25).
+  v.check((x) => isProductDate(String(x).trim()), MESSAGES.date),
   v.transform((x) => String(x).trim()),
 );
 

@@ -1127,6 +1127,18 @@ export interface UpdateNoteOptions {
 }
 
 /**
+ * The keys a PATCH body names, a `content` object counting by its own keys (flat or nested, the same fields): a body
+ * whose content names only unknown keys changes nothing (probe 8895, stop 25). A `content` that is not an object
+ * stays a key, for the schema to refuse.
+ */
+function namedNoteKeys(raw: Record<string, unknown>): Record<string, unknown> {
+  const content = raw.content;
+  if (!content || typeof content !== "object" || Array.isArray(content)) return raw;
+  const { content: _content, ...rest } = raw;
+  return { ...rest, ...(content as Record<string, unknown>) };
+}
+
+/**
  * Changes a note: the same rules as a create (the note never conflicts with itself). A signed note
  * changes only as an amendment: it needs a reason, and the version it replaces is kept in note_versions
  * (in the same batch). The client of a note cannot change.
@@ -1138,7 +1150,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   const current = found.note;
   if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
-  if (opts.partial && namesNoField(raw, Object.keys(noteAsInput(current)), NOTE_CONTENT_KEYS)) return nothingToChange();
+  if (opts.partial && namesNoField(namedNoteKeys(raw), Object.keys(noteAsInput(current)), NOTE_CONTENT_KEYS)) return nothingToChange();
   const base: Record<string, unknown> = opts.partial ? { ...noteAsInput(current), ...raw } : { patient_id: current.patient_id, provider_id: current.provider_id, ...raw };
   if (opts.partial) {
     // A PATCH changes the content fields it names, sent flat or inside `content`; the others stay.

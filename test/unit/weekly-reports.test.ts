@@ -37,6 +37,8 @@ describe("WeeklyReportInput", () => {
     ["2026-13-07", null, W.saturday.text],
     ["01/10/2026", null, W.saturday.text],
     ["not a date", null, W.saturday.text],
+    ["3000-01-04", null, "Enter a valid date (YYYY-MM-DD)."], // a Saturday past the product's last year (probe 8895, stop 25)
+    ["9999-12-25", null, "Enter a valid date (YYYY-MM-DD)."],
     ["", null, W.missing.text],
     ["   ", null, W.missing.text],
   ])("week_end %j → week_start %j, error %j", (weekEnd, weekStart, error) => {

@@ -90,3 +90,17 @@ describe("a PATCH naming none of the record's fields", () => {
     }
   });
 });
+
+describe("a note's PATCH whose content names only unknown keys (probe 8895, stop 25)", () => {
+  it("answers 422 'Nothing to change' and keeps the version; a content key the note has saves", async () => {
+    const note = cases.find((c) => c.name === "RBT note")!;
+    const before = (await versionOf(note)) as number;
+    const res = await api(note.path, { method: "PATCH", token, body: { content: { typo: 1, frist: "x" }, version: before } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { message: string }).message).toBe(NOTHING);
+    expect(await versionOf(note)).toBe(before);
+    const ok = await api(note.path, { method: "PATCH", token, body: { content: { typo: 1, client_appeared: "Calm" }, version: before } });
+    expect(ok.status, await ok.clone().text()).toBe(200);
+    expect(await versionOf(note)).toBe(before + 1);
+  });
+});
