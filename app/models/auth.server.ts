@@ -144,6 +144,19 @@ export type SignInResult =
   | { kind: "throttled"; retryAfter: number; message: string }
   | { kind: "send_failed"; message: string };
 
+/**
+ * Seconds until the account may be sent another sign-in code email (decision 016: at most 10 an hour, first codes
+ * included); 0 when it may now. Asked before a sign-in's first code and before a resend (probe 8895, stop 25).
+ */
+async function codeEmailsWait(db: Db, principal: { type: PrincipalType; id: number }, now: Date): Promise<number> {
+  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  const sentThisHour = await db
+    .select({ createdAt: twoFactorChallenges.createdAt, sends: twoFactorChallenges.sends })
+    .from(twoFactorChallenges)
+    .where(and(eq(twoFactorChallenges.principalType, principal.type), eq(twoFactorChallenges.principalId, principal.id), eq(twoFactorChallenges.context, "login"), gt(twoFactorChallenges.createdAt, since)));
+  return codeEmailWaitSeconds(sentThisHour, now);
+}
+
 /** Checks credentials with throttling; never tells whether the email exists. */
 /** Where a sign-in came from, for its audit row. */
 export type SignInChannel = "screen" | "api";
@@ -167,6 +180,8 @@ export async function signIn(app: AuthApp, input: { email: string; password: str
   await recordSuccess(app.db, principal, email, app.ip, via);
   if (!principal.twoFactorEnabled) return { kind: "signed_in", principal };
 
+  const codeWait = await codeEmailsWait(app.db, principal, now);
+  if (codeWait > 0) return { kind: "throttled", retryAfter: codeWait, message: AUTH_MESSAGES.codeEmailsLimit };
   const challenge = await startChallenge(app, principal, "login");
   if (!challenge.sent) return { kind: "send_failed", message: AUTH_MESSAGES.sendFailed };
   return { kind: "two_factor", principal, challengeId: challenge.id, expiresInMinutes: challenge.expiresInMinutes, attemptsRemaining: TWO_FACTOR_ATTEMPTS };
@@ -415,19 +430,7 @@ export async function resendLoginCode(app: AuthApp, by: { id?: string; email?: s
   const found = await pendingChallenge(app.db, by, "login", now);
   if (!found) return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
   if (found.row.sends >= 1 + RESENDS_PER_CHALLENGE) return { kind: "limited", message: AUTH_MESSAGES.resendLimit };
-  const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
-  const sentThisHour = await app.db
-    .select({ createdAt: twoFactorChallenges.createdAt, sends: twoFactorChallenges.sends })
-    .from(twoFactorChallenges)
-    .where(
-      and(
-        eq(twoFactorChallenges.principalType, found.principal.type),
-        eq(twoFactorChallenges.principalId, found.principal.id),
-        eq(twoFactorChallenges.context, "login"),
-        gt(twoFactorChallenges.createdAt, since),
-      ),
-    );
-  const wait = codeEmailWaitSeconds(sentThisHour, now);
+  const wait = await codeEmailsWait(app.db, found.principal, now);
   if (wait > 0) return { kind: "limited", message: AUTH_MESSAGES.codeEmailsLimit, retryAfter: wait };
   const sent = await sendCode(app, found.principal, found.row, "login", 1 + RESENDS_PER_CHALLENGE);
   if (sent.limited) return { kind: "limited", message: AUTH_MESSAGES.resendLimit };

@@ -251,6 +251,13 @@ describe("two-factor challenges are bound to the client that signed in", () => {
     expect(body.retry_after).toBeGreaterThan(3000);
     expect(refused.headers.get("Retry-After")).toBe(String(body.retry_after));
     expect(await emailsTo(user.email)).toBe(10);
+    // A new sign-in with the right password sends no 11th code either (probe 8895, stop 25): 429 with the wait.
+    const again = await apiFrom(ip, "/auth/login", { email: user.email, password: user.password });
+    expect(again.status).toBe(429);
+    const signInBody = (await again.json()) as { message: string; retry_after: number };
+    expect(signInBody.message).toBe(AUTH_MESSAGES.codeEmailsLimit);
+    expect(signInBody.retry_after).toBeGreaterThan(3000);
+    expect(await emailsTo(user.email)).toBe(10);
   });
 
   it("a challenge lives 15 minutes whatever is resent: a resent code expires with it, and after it nothing works", async () => {
