@@ -99,17 +99,19 @@ function display(field: PatientField, value: unknown, names: { locations: Map<nu
   }
 }
 
-function PaFields({ values, errors, insurers }: { values: Record<string, unknown>; errors: Record<string, string>; insurers: { id: number; name: string }[] }) {
+/** One PA service's fields; `idPrefix` keeps each form's ids apart (the profile has one form per service and an add form). */
+function PaFields({ values, errors, insurers, idPrefix }: { values: Record<string, unknown>; errors: Record<string, string>; insurers: { id: number; name: string }[]; idPrefix: string }) {
   const t = (k: string) => (values[k] === null || values[k] === undefined ? "" : String(values[k]));
+  const id = (k: string) => `${idPrefix}-${k}`;
   return (
     <>
-      <Field label="Service" name="pa_service" required defaultValue={t("pa_service")} error={errors.pa_service} />
-      <Field label="CPT" name="cpt" required defaultValue={t("cpt")} error={errors.cpt} />
-      <Field label="Units" name="n_units" type="number" min={0} step={1} required defaultValue={t("n_units")} error={errors.n_units} />
-      <Field label="Start date" name="start_date" type="date" required defaultValue={t("start_date")} error={errors.start_date} />
-      <Field label="End date" name="end_date" type="date" required defaultValue={t("end_date")} error={errors.end_date} />
-      <SelectField label="Insurance" name="insurance_id" placeholder="None" options={insurers.map((i) => ({ value: i.id, label: i.name }))} defaultValue={t("insurance_id")} error={errors.insurance_id} />
-      <CheckboxField label="Primary insurance" name="is_primary" defaultChecked={values.is_primary === true || values.is_primary === "true"} error={errors.is_primary} />
+      <Field id={id("pa_service")} label="Service" name="pa_service" required defaultValue={t("pa_service")} error={errors.pa_service} />
+      <Field id={id("cpt")} label="CPT" name="cpt" required defaultValue={t("cpt")} error={errors.cpt} />
+      <Field id={id("n_units")} label="Units" name="n_units" type="number" min={0} step={1} required defaultValue={t("n_units")} error={errors.n_units} />
+      <Field id={id("start_date")} label="Start date" name="start_date" type="date" required defaultValue={t("start_date")} error={errors.start_date} />
+      <Field id={id("end_date")} label="End date" name="end_date" type="date" required defaultValue={t("end_date")} error={errors.end_date} />
+      <SelectField id={id("insurance_id")} label="Insurance" name="insurance_id" placeholder="None" options={insurers.map((i) => ({ value: i.id, label: i.name }))} defaultValue={t("insurance_id")} error={errors.insurance_id} />
+      <CheckboxField id={id("is_primary")} label="Primary insurance" name="is_primary" defaultChecked={values.is_primary === true || values.is_primary === "true"} error={errors.is_primary} />
     </>
   );
 }
@@ -286,7 +288,7 @@ export default function PatientProfile() {
                             <input type="hidden" name="intent" value="pa-update" />
                             <input type="hidden" name="pa_id" value={s.id} />
                             <input type="hidden" name="version" value={edit?.values.version ? String(edit.values.version) : s.version} />
-                            <PaFields values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={options.insurers} />
+                            <PaFields idPrefix={`pa-${s.id}`} values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={options.insurers} />
                             <button className="btn btn-primary" type="submit" disabled={busy}>
                               Save PA service
                             </button>
@@ -312,7 +314,7 @@ export default function PatientProfile() {
             <summary>Add PA service</summary>
             <Form method="post" key={JSON.stringify(created?.values ?? null)}>
               <input type="hidden" name="intent" value="pa-create" />
-              <PaFields values={created?.values ?? {}} errors={created?.errors ?? {}} insurers={options.insurers} />
+              <PaFields idPrefix="pa-new" values={created?.values ?? {}} errors={created?.errors ?? {}} insurers={options.insurers} />
               <FormActions>
                 <button className="btn btn-primary" type="submit" disabled={busy}>
                   Add PA service

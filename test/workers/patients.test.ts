@@ -287,6 +287,20 @@ describe("client screens", () => {
     expect((await row(p.id)).firstName).toBe("Edited");
   });
 
+  it("profile with PA service forms: every id on the page is unique, so each form's fields keep their labels (probe 8897, stop 25)", async () => {
+    const loc = await createLocation();
+    const p = await createPatient({ locationId: loc.id });
+    for (const cpt of ["97153", "97155"]) await db().insert(paServices).values({ patientId: p.id, paService: `PA ${cpt}`, cpt, nUnits: 40, startDate: "2026-01-01", endDate: "2026-12-31" });
+    const cookie = await signInCookie(await createUser({ permissions: [...VIEW, "manage_clients"], locations: [loc.id] }));
+    const html = await (await request(`/patients/profile/${p.id}`, { cookie })).text();
+    expect(html).toContain("Add PA service");
+    const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    const controls = [...html.matchAll(/<(?:input|select|textarea)[^>]*\sid="([^"]+)"/g)].map((m) => m[1]);
+    expect(controls.filter((id) => id!.startsWith("pa-")).length).toBe(21);
+    for (const id of controls) expect(html).toContain(`for="${id}"`);
+  });
+
   it("profile: every group, missing onboarding, PA table with units and expiry warning; the view is audited", async () => {
     const loc = await createLocation();
     const p = await createPatient({ locationId: loc.id, firstName: "Prof", details: JSON.stringify({ welcome: "yes", consent: "reviewing", deductible: 25 }) });

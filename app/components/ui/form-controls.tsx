@@ -46,8 +46,8 @@ export function TextareaField({ label, name, error, ...area }: { label: string; 
   );
 }
 
-export function CheckboxField({ label, name, defaultChecked, error }: { label: string; name: string; defaultChecked?: boolean; error?: string }) {
-  const id = `f-${name}`;
+export function CheckboxField({ label, name, defaultChecked, error, id: given }: { label: string; name: string; defaultChecked?: boolean; error?: string; id?: string }) {
+  const id = given ?? `f-${name}`;
   return (
     <div className="field-check">
       <input id={id} type="checkbox" name={name} value="true" defaultChecked={defaultChecked} aria-invalid={error ? true : undefined} />
