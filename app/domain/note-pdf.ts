@@ -5,7 +5,7 @@
  * without a PDF.
  */
 import { noteHref } from "./note-list";
-import { noteStaffName, type NoteContext, type NoteJson, type NoteType, type PercentEntry } from "./notes";
+import { noteSpecFields, noteStaffName, type NoteContext, type NoteJson, type NoteType, type PercentEntry } from "./notes";
 import { ageOn } from "./patients";
 import { isValidTimeZone, zoneOffsetMinutes } from "./time";
 import { isoDate } from "./weeks";
@@ -202,7 +202,15 @@ export function cptSections(note: NoteJson): NotePdfSection[] {
       ];
     case "97155":
       return [
-        { title: "Goals and data", blocks: [maladaptives, percentTable("Replacement behaviors", "Replacement", c.replacement_percentages)] },
+        {
+          title: "Goals and data",
+          blocks: [
+            maladaptives,
+            percentTable("Replacement behaviors", "Replacement", c.replacement_percentages),
+            // A spec payload's `replacements` with a percent each (clinical §3 BCBA note), shown when sent.
+            ...(entries(c.replacements).length ? [percentTable("Replacements", "Replacement", entries(c.replacements).map((r) => ({ plan_id: r.plan_id ?? null, name: r.name ?? "", percent: r.percent ?? null })))] : []),
+          ],
+        },
         {
           title: "Protocol modification",
           blocks: [
@@ -270,7 +278,17 @@ export function notePdfDocument({ note, context, history }: NotePdfView): NotePd
     title,
     amended: past.length > 0 ? `Amended — version ${note.version}` : null,
     fields,
-    sections: [{ title: "Session details", blocks: [paragraph("Participants", c.participants), paragraph("Environmental changes", c.environmental_changes)] }, ...cptSections(note)],
+    sections: [
+      {
+        title: "Session details",
+        blocks: [
+          paragraph("Participants", c.participants),
+          paragraph("Environmental changes", c.environmental_changes),
+          ...noteSpecFields(c).map((f) => (f.list ? list(f.label, f.lines) : paragraph(f.label, f.lines[0]))),
+        ],
+      },
+      ...cptSections(note),
+    ],
     summary: (note.summary_note || c.summary_note || "").trim() || EMPTY,
     signatures: [
       { role: "Provider", name: text(note.provider_name), date: date(note.provider_signed_on), image: note.provider_signature || null },

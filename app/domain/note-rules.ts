@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { flag, hasVisibleText, MESSAGES, optionalDate, optionalId, optionalText, requiredDate, requiredText } from "./fields";
+import { flag, hasVisibleText, MESSAGES, optionalDate, optionalId, optionalMoney, optionalText, requiredDate, requiredText } from "./fields";
+import { centsOf } from "./billing";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
 import { localTimeExists, zonedDate, zoneOffsetAtLocal, zonePlace } from "./time";
@@ -135,16 +136,20 @@ const Maladaptive = v.pipe(
   v.object({ plan_id: planRef, name: entryName, frequency: optionalNum("Frequency") }),
   v.forward(v.check((e) => !unnamed(e, e.frequency !== null), NOTE_MESSAGES.otherName), ["name"]),
 );
+/** A replacement: trials and correct responses (RBT), or the percent achieved a BCBA note's spec payload sends (clinical §3). */
 const ReplacementTrials = v.pipe(
-  v.object({ plan_id: planRef, name: entryName, total_trials: optionalNum("Total trials"), correct_responses: optionalNum("Correct responses") }),
+  v.object({ plan_id: planRef, name: entryName, total_trials: optionalNum("Total trials"), correct_responses: optionalNum("Correct responses"), percent: v.optional(optionalNum("Percent", 100)) }),
   v.check((r) => r.total_trials === null || r.correct_responses === null || r.correct_responses <= r.total_trials, "Correct responses cannot exceed the total trials."),
-  v.forward(v.check((e) => !unnamed(e, e.total_trials !== null || e.correct_responses !== null), NOTE_MESSAGES.otherName), ["name"]),
+  v.forward(v.check((e) => !unnamed(e, e.total_trials !== null || e.correct_responses !== null || (e.percent ?? null) !== null), NOTE_MESSAGES.otherName), ["name"]),
+  v.transform(({ percent, ...e }) => (percent == null ? e : { ...e, percent })),
 );
 const Percent = v.pipe(
   v.object({ plan_id: planRef, name: entryName, percent: optionalNum("Percent", 100) }),
   v.forward(v.check((e) => !unnamed(e, e.percent !== null), NOTE_MESSAGES.otherName), ["name"]),
 );
 const Protocol = v.object({ name: entryName, assessed: flag, modified: flag, demonstrated: flag });
+/** A yes/no of the spec's BCBA note (BCBA_conducted_assessments, …): absent stays absent, so a note that never answered it shows nothing. */
+const optionalFlag = v.optional(flag);
 
 /** The clinical content: types and bounds only (what the AI summary needs is not a save rule). */
 export const NoteContentSchema = v.object({
@@ -173,6 +178,22 @@ export const NoteContentSchema = v.object({
   rbt_modeled_and_demonstrated_to_caregiver: optionalString("RBT modeled and demonstrated to caregiver"),
   client_response_to_treatment_this_session: optionalString("Client response to treatment"),
   next_session_is_scheduled_for: optionalString("Next session", 500),
+  /* clinical §3 BCBA note (and, by "like the BCBA note", the RBT and combined notes) */
+  note_description: optionalString("Note description"),
+  rbt_training_goals: optionalString("RBT training goals"),
+  meet_with_client_at: optionalString("Meet with client at", 255),
+  BCBA_conducted_client_observations: optionalFlag,
+  BCBA_conducted_assessments: optionalFlag,
+  was_the_rbt_present: optionalFlag,
+  modifications_needed_at_this_time: optionalFlag,
+  replacement_protocols: list(Percent, "Replacement protocols"),
+  intervention_protocols: list(Percent, "Intervention protocols"),
+  behavior_protocols: list(Percent, "Behavior protocols"),
+  teacher_goals: list(Percent, "Teacher goals"),
+  additional_goals_or_interventions: optionalString("Additional goals or interventions"),
+  /* clinical §3 RBT note */
+  provider_credential: optionalString("Provider credential", 120),
+  provider_name_g: optionalString("Provider name", 120),
 });
 
 /** The keys of the content document; a flat body (the spec's payloads) may send them at the top level. */
@@ -230,17 +251,19 @@ export const NoteBody = v.pipe(
     supervisor_signature: signature,
     supervisor_signed_on: optionalDate,
     unit_price_cents: unitPriceCents,
+    /** Clinical §3's name of a combined note's price, in dollars (noteBodyInput: it wins over unit_price_cents). */
+    unit_price: optionalMoney("Unit price"),
     content: v.optional(NoteContentSchema, {}),
   }),
   v.forward(
     v.check((n) => NOTE_CPT_CODES[n.type].includes(n.cpt_code), "CPT"),
     ["cpt_code"],
   ),
-  v.transform((n): NoteInput => ({
+  v.transform(({ unit_price, ...n }): NoteInput => ({
     ...n,
     // 97151 is an observation unless told (clinical §3); other codes have no subtype.
     subtype: n.cpt_code === "97151" ? (n.subtype ?? "observation") : null,
-    unit_price_cents: n.type === "combined" ? n.unit_price_cents : null,
+    unit_price_cents: n.type !== "combined" ? null : unit_price !== null ? centsOf(unit_price) : n.unit_price_cents,
     content: stripEmpty(n.content as NoteContent),
   })),
 );
@@ -253,13 +276,16 @@ function stripEmpty(c: NoteContent): NoteContent {
 
 /**
  * A raw body as NoteBody takes it: the route's type, content fields sent flat moved into `content`
- * (`content` itself wins), and `summary_note` at the top level too.
+ * (`content` itself wins), and `summary_note` at the top level too. A body that names `unit_price` (clinical §3,
+ * dollars) sets the price by it, `null` clearing it; `unit_price_cents` then does not count (a PATCH merges the
+ * stored cents into the body).
  */
 export function noteBodyInput(type: NoteType, raw: Record<string, unknown>): Record<string, unknown> {
   const content: Record<string, unknown> = {};
   for (const k of NOTE_CONTENT_KEYS) if (raw[k] !== undefined) content[k] = raw[k];
   const nested = raw.content && typeof raw.content === "object" && !Array.isArray(raw.content) ? (raw.content as Record<string, unknown>) : raw.content === undefined ? {} : raw.content;
-  return { ...raw, type, content: typeof nested === "object" && nested !== null && !Array.isArray(nested) ? { ...content, ...nested } : nested };
+  const price = raw.unit_price !== undefined ? { unit_price_cents: null } : {};
+  return { ...raw, ...price, type, content: typeof nested === "object" && nested !== null && !Array.isArray(nested) ? { ...content, ...nested } : nested };
 }
 
 const NoteSummaryBounds = v.object({ content: v.optional(NoteContentSchema, {}) });

@@ -69,12 +69,14 @@ export interface MaladaptiveEntry {
   frequency: number | null;
 }
 
-/** A replacement behaviour in an RBT session: trials and correct responses. */
+/** A replacement behaviour in an RBT session: trials and correct responses; a BCBA note's spec payload may send the percent achieved. */
 export interface ReplacementTrialEntry {
   plan_id: number | null;
   name: string;
   total_trials: number | null;
   correct_responses: number | null;
+  /** 0–100, only when sent (clinical §3 BCBA note `replacements`). */
+  percent?: number;
 }
 
 /** A goal measured as a percentage (97155 replacements, 97156 caregiver goals). */
@@ -127,6 +129,22 @@ export interface NoteContent {
   rbt_modeled_and_demonstrated_to_caregiver?: string;
   client_response_to_treatment_this_session?: string;
   next_session_is_scheduled_for?: string;
+  /* clinical §3 BCBA note (the RBT and combined notes are "like the BCBA note") */
+  note_description?: string;
+  rbt_training_goals?: string;
+  meet_with_client_at?: string;
+  BCBA_conducted_client_observations?: boolean;
+  BCBA_conducted_assessments?: boolean;
+  was_the_rbt_present?: boolean;
+  modifications_needed_at_this_time?: boolean;
+  replacement_protocols?: PercentEntry[];
+  intervention_protocols?: PercentEntry[];
+  behavior_protocols?: PercentEntry[];
+  teacher_goals?: PercentEntry[];
+  additional_goals_or_interventions?: string;
+  /* clinical §3 RBT note */
+  provider_credential?: string;
+  provider_name_g?: string;
 }
 
 /** One session time pair, as typed ("HH:MM" local times). */
@@ -207,6 +225,11 @@ export interface NoteJson {
   md2: string | null;
   md3: string | null;
   unit_price_cents: number | null;
+  /** The same price in dollars ("16.25"), clinical §3's unit_price; null when none. */
+  unit_price: string | null;
+  /** Clinical §3's names on the combined note: the note's type, and its doctor — the provider (decision 025). */
+  note_type: NoteType;
+  doctor_id: number | null;
   status: NoteStatus;
   billed: boolean;
   paid: boolean;
@@ -239,4 +262,49 @@ export interface NoteContext {
  */
 export function noteStaffName(chosen: NoteContext["provider"], typedName: string | null | undefined): string {
   return chosen?.name || (typedName ?? "").trim();
+}
+
+/**
+ * Clinical §3's note fields beside the CPT sections (decision 025, stop 25), label and kind: one table for the view,
+ * the PDF and the history. A field shows only when the note has it.
+ */
+const NOTE_SPEC_FIELDS: readonly [keyof NoteContent, string, "text" | "flag" | "goals"][] = [
+  ["note_description", "Note description", "text"],
+  ["meet_with_client_at", "Met with client at", "text"],
+  ["provider_credential", "Provider credential", "text"],
+  ["provider_name_g", "Provider name (as written)", "text"],
+  ["BCBA_conducted_client_observations", "BCBA conducted client observations", "flag"],
+  ["BCBA_conducted_assessments", "BCBA conducted assessments", "flag"],
+  ["was_the_rbt_present", "Was the RBT present", "flag"],
+  ["modifications_needed_at_this_time", "Modifications needed at this time", "flag"],
+  ["rbt_training_goals", "RBT training goals", "text"],
+  ["replacement_protocols", "Replacement protocols", "goals"],
+  ["intervention_protocols", "Intervention protocols", "goals"],
+  ["behavior_protocols", "Behavior protocols", "goals"],
+  ["teacher_goals", "Teacher goals", "goals"],
+  ["additional_goals_or_interventions", "Additional goals or interventions", "text"],
+];
+
+/** "Manding: 80%" (or "Manding" without a percent): a goal entry's line. */
+function goalLine(e: { name: string; percent?: number | null }): string {
+  const name = typeof e.name === "string" && e.name ? e.name : "—";
+  return typeof e.percent === "number" ? `${name}: ${e.percent}%` : name;
+}
+
+/** The spec fields a note has, in NOTE_SPEC_FIELDS' order: a text or yes/no as one line, a goal list a line per entry. */
+export function noteSpecFields(c: NoteContent): { label: string; list: boolean; lines: string[] }[] {
+  const out: { label: string; list: boolean; lines: string[] }[] = [];
+  for (const [key, label, kind] of NOTE_SPEC_FIELDS) {
+    const value = c[key];
+    if (kind === "flag" && typeof value === "boolean") out.push({ label, list: false, lines: [value ? "Yes" : "No"] });
+    else if (kind === "text" && typeof value === "string" && value.trim() !== "") out.push({ label, list: false, lines: [value] });
+    else if (kind === "goals" && Array.isArray(value) && value.length) out.push({ label, list: true, lines: (value as unknown[]).filter((e): e is PercentEntry => !!e && typeof e === "object").map(goalLine) });
+  }
+  return out;
+}
+
+/** All of NOTE_SPEC_FIELDS' labels with the note's text, "" when absent (the history compares versions by them). */
+export function noteSpecTexts(c: NoteContent): [string, string][] {
+  const present = new Map(noteSpecFields(c).map((f) => [f.label, f.lines.join("; ")]));
+  return NOTE_SPEC_FIELDS.map(([, label]) => [label, present.get(label) ?? ""]);
 }

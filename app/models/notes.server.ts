@@ -33,6 +33,7 @@ import {
   type Surroundings,
 } from "~/domain/note-rules";
 import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_STATUSES, NOTE_SUBTYPES, NOTE_TYPES, type NoteContent, type NoteContext, type NoteInput, type NoteJson, type NoteStatus, type NoteSubtype, type NoteType } from "~/domain/notes";
+import { dollarsOf } from "~/domain/billing";
 import { MODIFIERS } from "~/domain/insurance";
 import { posCodesOf } from "~/domain/locations";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
@@ -125,6 +126,9 @@ export function noteJson(row: NoteRow, patientName: string): NoteJson {
     md2: row.md2,
     md3: row.md3,
     unit_price_cents: row.unitPriceCents,
+    unit_price: row.unitPriceCents === null ? null : dollarsOf(row.unitPriceCents),
+    note_type: row.type,
+    doctor_id: row.providerId,
     status: (row.status as NoteStatus) ?? "pending",
     billed: row.billed,
     paid: row.paid,
@@ -1150,7 +1154,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   const current = found.note;
   if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
-  if (opts.partial && namesNoField(namedNoteKeys(raw), Object.keys(noteAsInput(current)), NOTE_CONTENT_KEYS)) return nothingToChange();
+  if (opts.partial && namesNoField(namedNoteKeys(raw), [...Object.keys(noteAsInput(current)), "unit_price"], NOTE_CONTENT_KEYS)) return nothingToChange();
   const base: Record<string, unknown> = opts.partial ? { ...noteAsInput(current), ...raw } : { patient_id: current.patient_id, provider_id: current.provider_id, ...raw };
   if (opts.partial) {
     // A PATCH changes the content fields it names, sent flat or inside `content`; the others stay.

@@ -1,4 +1,4 @@
-import type { NoteContent, NoteJson } from "~/domain/notes";
+import { noteSpecTexts, type NoteContent, type NoteJson } from "~/domain/notes";
 import { CPT_LABELS } from "./types";
 
 /**
@@ -64,7 +64,7 @@ function fieldTexts(n: NoteJson): [string, string][] {
     ["Modifiers", [n.md, n.md2, n.md3].filter(Boolean).join(", ") || "—"],
     ["Unit price", n.unit_price_cents === null || n.unit_price_cents === undefined ? "—" : `$${(n.unit_price_cents / 100).toFixed(2)}`],
     ["Maladaptive behaviors", items(c.maladaptives, (m) => `${dash(m.name)}: ${dash(m.frequency)}`)],
-    ["Replacement behaviors", items(c.replacements, (r) => `${dash(r.name)}: ${dash(r.correct_responses)} correct of ${dash(r.total_trials)} trials`)],
+    ["Replacement behaviors", items(c.replacements, (r) => `${dash(r.name)}: ${dash(r.correct_responses)} correct of ${dash(r.total_trials)} trials${typeof r.percent === "number" ? ` (${r.percent}%)` : ""}`)],
     ["Replacements (% achieved)", items(c.replacement_percentages, (g) => `${dash(g.name)}: ${g.percent === null || g.percent === undefined ? "—" : `${String(g.percent)}%`}`)],
     ["Caregiver goals", items(c.caregiver_goals, (g) => `${dash(g.name)}: ${g.percent === null || g.percent === undefined ? "—" : `${String(g.percent)}%`}`)],
     [
@@ -73,6 +73,7 @@ function fieldTexts(n: NoteJson): [string, string][] {
     ],
     ...CONTENT_TEXTS.map(([k, label]): [string, string] => [label, dash(c[k])]),
     ...CONTENT_LISTS.map(([k, label]): [string, string] => [label, Array.isArray(c[k]) && (c[k] as string[]).length ? (c[k] as string[]).join("; ") : "—"]),
+    ...noteSpecTexts(c).map(([label, t]): [string, string] => [label, dash(t)]),
     ["Summary", dash(n.summary_note || c.summary_note)],
     ["Provider signed on", dash(n.provider_signed_on)],
     ["Supervisor signed on", dash(n.supervisor_signed_on)],

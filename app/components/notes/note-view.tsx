@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { MODIFIERS } from "~/domain/insurance";
-import { NOTE_STATUSES, noteStaffName, type NoteContext, type NoteJson } from "~/domain/notes";
+import { NOTE_STATUSES, noteSpecFields, noteStaffName, type NoteContext, type NoteJson } from "~/domain/notes";
 import { useNonce } from "../nonce";
 import type { NoteVersionField } from "./note-history";
 import { ASSET_URLS } from "~/assets";
@@ -102,7 +102,7 @@ function Content({ note }: { note: NoteJson }) {
           <dd>
             <ul>
               {c.replacements.map((r, i) => (
-                <li key={i}>{`${r.name}: ${text(r.correct_responses)} correct of ${text(r.total_trials)} trials`}</li>
+                <li key={i}>{`${r.name}: ${text(r.correct_responses)} correct of ${text(r.total_trials)} trials${typeof r.percent === "number" ? ` (${r.percent}%)` : ""}`}</li>
               ))}
             </ul>
           </dd>
@@ -148,6 +148,7 @@ function Content({ note }: { note: NoteJson }) {
       <TextBlock label="Client's response to treatment this session" value={c.client_response_to_treatment_this_session} />
       <TextBlock label="Progress noted this session compared to previous session" value={c.progress_noted_this_session_compared_to_previous_session} />
       <TextBlock label="Next session is scheduled for" value={c.next_session_is_scheduled_for} />
+      {noteSpecFields(c).map((f) => (f.list ? <ListBlock key={f.label} label={f.label} items={f.lines} /> : <TextBlock key={f.label} label={f.label} value={f.lines[0]} />))}
       <TextBlock label="Summary" value={note.summary_note || c.summary_note} />
     </dl>
   );
