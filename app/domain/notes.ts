@@ -285,6 +285,9 @@ const NOTE_SPEC_FIELDS: readonly [keyof NoteContent, string, "text" | "flag" | "
   ["additional_goals_or_interventions", "Additional goals or interventions", "text"],
 ];
 
+/** The content keys of NOTE_SPEC_FIELDS: sent by API clients, not on the note forms (a form's save keeps them). */
+export const NOTE_SPEC_FIELD_KEYS: readonly (keyof NoteContent)[] = NOTE_SPEC_FIELDS.map(([key]) => key);
+
 /** "Manding: 80%" (or "Manding" without a percent): a goal entry's line. */
 function goalLine(e: { name: string; percent?: number | null }): string {
   const name = typeof e.name === "string" && e.name ? e.name : "—";

@@ -32,7 +32,7 @@ import {
   type SessionTimes,
   type Surroundings,
 } from "~/domain/note-rules";
-import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_STATUSES, NOTE_SUBTYPES, NOTE_TYPES, type NoteContent, type NoteContext, type NoteInput, type NoteJson, type NoteStatus, type NoteSubtype, type NoteType } from "~/domain/notes";
+import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SPEC_FIELD_KEYS, NOTE_STATUSES, NOTE_SUBTYPES, NOTE_TYPES, type NoteContent, type NoteContext, type NoteInput, type NoteJson, type NoteStatus, type NoteSubtype, type NoteType } from "~/domain/notes";
 import { dollarsOf } from "~/domain/billing";
 import { MODIFIERS } from "~/domain/insurance";
 import { posCodesOf } from "~/domain/locations";
@@ -1128,6 +1128,11 @@ export interface UpdateNoteOptions {
    * (`setNoteModifiers`), so a screen edit keeps the stored md, md2, md3 whatever the body says.
    */
   keepModifiers?: boolean;
+  /**
+   * The note form shows none of clinical §3's extra content fields (NOTE_SPEC_FIELD_KEYS, written through the API):
+   * its full save keeps the stored ones instead of dropping them (stop 25).
+   */
+  keepSpecContent?: boolean;
 }
 
 /**
@@ -1164,6 +1169,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     base.content = raw.content !== undefined && !isObject ? raw.content : { ...noteAsInput(current).content, ...flat, ...(isObject ? (raw.content as Record<string, unknown>) : {}) };
   }
   if (opts.keepModifiers) Object.assign(base, { md: current.md, md2: current.md2, md3: current.md3 });
+  if (opts.keepSpecContent) {
+    const sent = raw.content && typeof raw.content === "object" ? (raw.content as Record<string, unknown>) : {};
+    for (const k of NOTE_SPEC_FIELD_KEYS) if (raw[k] === undefined && sent[k] === undefined && current.content[k] !== undefined) base[k] = current.content[k];
+  }
   // Fields a body leaves out that it could not change anyway stay as they are: the supervisor's signature (only
   // the countersignature writes it) and, for a user without manage_notes, the modifiers.
   const kept: (keyof NoteJson)[] = ["supervisor_name", "supervisor_signed_on", "supervisor_signature", ...(manages(ctx) ? [] : (["md", "md2", "md3"] as const))];

@@ -287,6 +287,19 @@ describe("edit, amend, view", () => {
     expect(JSON.parse(after!.content).client_appeared).toBe("Cheerful");
   });
 
+  it("a save from the edit form keeps the clinical §3 fields the form does not show (written through the API; stop 25)", async () => {
+    const day = nextDay();
+    const id = await createViaForm(w.rbtCookie, { session_date: day, ...nextTimes() });
+    const [row] = await db().select().from(notes).where(eq(notes.id, id));
+    const content = JSON.parse(row!.content);
+    const extra = { note_description: "Observed at school", teacher_goals: [{ plan_id: null, name: "Visual schedule", percent: 50 }], was_the_rbt_present: true };
+    await db().update(notes).set({ content: JSON.stringify({ ...content, ...extra }) }).where(eq(notes.id, id));
+    const saved = await post(`/note-rbt/edit/${id}`, rbtFields({ session_date: day, time_in: row!.timeIn!, time_out: row!.timeOut!, version: String(row!.version), "content.client_appeared": "Cheerful" }), w.rbtCookie);
+    expect(saved.status).toBe(303);
+    const [after] = await db().select().from(notes).where(eq(notes.id, id));
+    expect(JSON.parse(after!.content)).toMatchObject({ client_appeared: "Cheerful", ...extra });
+  });
+
   it("a signed note is read-only: its edit screen is an amendment with a required reason, and the view lists the earlier version", async () => {
     const day = nextDay();
     const times = nextTimes();
