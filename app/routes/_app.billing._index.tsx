@@ -10,3 +10,5 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   return redirect(`/billing/list${url.search}`);
 }
+
+export { default } from "~/components/ui/redirect-only";

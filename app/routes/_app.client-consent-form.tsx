@@ -20,3 +20,5 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (patientId !== null) return redirect(`/patients/consents/${patientId}`);
   return redirect(`/patients/list?flash=${encodeURIComponent(CONSENT_MESSAGES.chooseClient)}`);
 }
+
+export { default } from "~/components/ui/redirect-only";

@@ -9,3 +9,5 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   await requirePermission(request, context, "manage_employees");
   return redirect("/doctors/add", 302);
 }
+
+export { default } from "~/components/ui/redirect-only";

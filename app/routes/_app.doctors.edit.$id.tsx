@@ -9,3 +9,5 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   await requirePermission(request, context, "manage_employees");
   return redirect(`/doctors/list/edit/${requireId(params.id, "Employee")}`, 302);
 }
+
+export { default } from "~/components/ui/redirect-only";

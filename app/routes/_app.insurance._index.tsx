@@ -9,3 +9,5 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   await requirePermission(request, context, "manage_insurances");
   return redirect("/insurance/list");
 }
+
+export { default } from "~/components/ui/redirect-only";

@@ -9,3 +9,5 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   await requirePermission(request, context, "view_clients");
   return redirect("/patients/list");
 }
+
+export { default } from "~/components/ui/redirect-only";

@@ -9,3 +9,5 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   await requirePermission(request, context, "manage_clients");
   return redirect(`/patients/list/edit/${requireId(params.id, "Patient")}`, 302);
 }
+
+export { default } from "~/components/ui/redirect-only";

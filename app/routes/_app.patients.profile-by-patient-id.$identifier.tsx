@@ -18,3 +18,5 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   if (id === null) throw notFound("Patient not found.");
   return redirect(`/patients/profile/${id}`, 302);
 }
+
+export { default } from "~/components/ui/redirect-only";

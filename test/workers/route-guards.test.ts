@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createUser, request, signInCookie } from "./helpers";
+import { createLocation, createUser, request, signInCookie } from "./helpers";
 import {
   apiGuardOf,
   apiKeys,
@@ -55,5 +55,19 @@ describe("API guards", () => {
       expect(apiKeys, `${key} is listed public but does not exist`).toContain(
         key
       );
+  });
+});
+
+describe("the spec's short paths (redirect-only routes) refuse with the app's error page, not bare text (probe 8897, stop 25)", () => {
+  it.each(["/roles", "/tickets", "/billing", "/doctors", "/parents", "/insurance", "/location", "/doctors/addemployee", "/patients/profile-by-patient-id/NOPE-1"])("%s", async (path) => {
+    const location = await createLocation();
+    const cookie = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [location.id] }));
+    const res = await request(path, { cookie });
+    expect([403, 404]).toContain(res.status);
+    expect(res.headers.get("Content-Type")).toMatch(/text\/html/);
+    const html = await res.text();
+    // The same page a refused screen shows (platform §8): its title and the way back to the dashboard.
+    expect(html).toContain(res.status === 403 ? "Access Denied" : "Not Found");
+    expect(html).toContain('href="/dashboard"');
   });
 });
