@@ -17,6 +17,9 @@ export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
 export const TICKET_STATUSES = ["open", "answered", "closed"] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
+/** PUT /api/v2/tickets/update-status/{id}: only closing and reopening are set; "answered" comes from a response. */
+export const TICKET_STATUS_MESSAGE = "Send status \"closed\" to close the ticket or \"open\" to reopen it; a ticket is answered by a response.";
+
 const LABELS: Record<string, string> = {
   general: "General",
   technical: "Technical",

@@ -328,6 +328,19 @@ describe("tickets API", () => {
     expect((await api(`/v2/tickets/${t.id}/reopen`, { method: "POST", token: tokens.requester })).status).toBe(422);
     expect((await api(`/v2/tickets/${t.id}/mark-read`, { method: "GET", token: tokens.requester })).status).toBe(405);
   });
+
+  it("PUT /v2/tickets/update-status/{id} closes and reopens (the generic v2 status call; probe 8896, stop 25)", async () => {
+    const t = await newTicket("Status call");
+    const bad = await api(`/v2/tickets/update-status/${t.id}`, { method: "PUT", token: tokens.requester, body: { status: "answered" } });
+    expect(bad.status).toBe(422);
+    expect((await ticketRow(t.id)).status).toBe("open");
+    expect((await api(`/v2/tickets/update-status/${t.id}`, { method: "PUT", token: tokens.officeB, body: { status: "closed" } })).status).toBe(404);
+    expect((await api(`/v2/tickets/update-status/${t.id}`, { method: "PUT", token: tokens.requester, body: { status: "closed" } })).status).toBe(200);
+    expect((await ticketRow(t.id)).status).toBe("closed");
+    expect((await api(`/v2/tickets/update-status/${t.id}`, { method: "PUT", token: tokens.requester, body: { status: "Open" } })).status).toBe(200);
+    expect((await ticketRow(t.id)).status).toBe("open");
+    expect((await api(`/v2/tickets/update-status/${t.id}`, { method: "GET", token: tokens.requester })).status).toBe(405);
+  });
 });
 
 describe("round trips (≤ 3 per request with the session's)", () => {

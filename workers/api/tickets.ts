@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
-import { TicketFilters, TicketListQuery } from "~/domain/tickets";
+import { TICKET_STATUS_MESSAGE, TicketFilters, TicketListQuery } from "~/domain/tickets";
 import { looseBoolean, parseWith, pathId } from "~/domain/validation";
 import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket, type TicketNotice } from "~/models/tickets.server";
 import { enqueueEmail } from "~/services/jobs.server";
@@ -62,6 +62,16 @@ export const ticketsV2 = new Hono<AppEnv>()
     const result = await setTicketClosed(modelContext(c), id, true, version);
     return result.ok ? c.json({ data: result.data, message: result.message }) : answer(c, result);
   })
+  // The generic v2 status call (platform §7): "closed" closes (as DELETE does), "open" reopens; "answered" comes from a response.
+  .put("/update-status/:id", requireApiStaff, async (c) => {
+    const id = idOr404(c);
+    if (id === null) return notFound(c);
+    const body = await jsonBody(c);
+    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const status = typeof body.status === "string" ? body.status.trim().toLowerCase() : "";
+    if (status !== "closed" && status !== "open") return jsonError(c, 422, TICKET_STATUS_MESSAGE, { errors: { status: TICKET_STATUS_MESSAGE } });
+    return answer(c, await setTicketClosed(modelContext(c), id, status === "closed", requestVersion(c, body)));
+  })
   .post("/:id/reopen", requireApiStaff, async (c) => {
     const id = idOr404(c);
     if (id === null) return notFound(c);
@@ -92,6 +102,7 @@ export const ticketsV2 = new Hono<AppEnv>()
   .all("/", unsupported)
   .all("/:id", unsupported)
   .all("/:id/reopen", unsupported)
+  .all("/update-status/:id", unsupported)
   .all("/:id/mark-read", unsupported)
   .all("/:id/responses", unsupported);
 
