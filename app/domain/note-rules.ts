@@ -365,23 +365,24 @@ export function sessionTimes(input: Pick<NoteInput, "session_date" | "time_in" |
   if (refusals.length) return { ok: false, refusals };
   if (!pair1 && !pair2) return { ok: false, refusals: [{ field: "time_in", message: NOTE_MESSAGES.noTimes }] };
   if (pair1 && pair2 && overlaps(pair1, pair2)) return { ok: false, refusals: [{ field: "time_in2", message: NOTE_MESSAGES.pairsOverlap }] };
+  return { ok: true, times: timesOf(pair1, pair2, null) };
+}
+
+/** A session's times from its pairs (at least one): the span, each pair's minutes, their sum and its units. */
+export function timesOf(pair1: Interval | null, pair2: Interval | null, utcOffset: number | null): SessionTimes {
   const minutes1 = pair1 ? pair1.end - pair1.start : 0;
   const minutes2 = pair2 ? pair2.end - pair2.start : 0;
-  const minutes = minutes1 + minutes2;
   const spans = [pair1, pair2].filter((p): p is Interval => p !== null);
   return {
-    ok: true,
-    times: {
-      pair1,
-      pair2,
-      startAt: Math.min(...spans.map((p) => p.start)),
-      endAt: Math.max(...spans.map((p) => p.end)),
-      minutes1,
-      minutes2,
-      minutes,
-      units: unitsForMinutes(minutes),
-      utcOffset: null,
-    },
+    pair1,
+    pair2,
+    startAt: Math.min(...spans.map((p) => p.start)),
+    endAt: Math.max(...spans.map((p) => p.end)),
+    minutes1,
+    minutes2,
+    minutes: minutes1 + minutes2,
+    units: unitsForMinutes(minutes1 + minutes2),
+    utcOffset,
   };
 }
 
@@ -414,23 +415,7 @@ export function inZone(times: SessionTimes, timeZone: string, date: string): { o
   const short = pairs.findIndex((p) => p !== null && p.end <= p.start);
   if (short >= 0) return { ok: false, refusals: [{ field: PAIR_FIELDS[short]![1], message: NOTE_MESSAGES.endBeforeStart }] };
   if (pair1 && pair2 && overlaps(pair1, pair2)) return { ok: false, refusals: [{ field: "time_in2", message: NOTE_MESSAGES.pairsOverlap }] };
-  const spans = [pair1, pair2].filter((p): p is Interval => p !== null);
-  const minutes1 = pair1 ? pair1.end - pair1.start : 0;
-  const minutes2 = pair2 ? pair2.end - pair2.start : 0;
-  return {
-    ok: true,
-    times: {
-      pair1,
-      pair2,
-      startAt: Math.min(...spans.map((p) => p.start)),
-      endAt: Math.max(...spans.map((p) => p.end)),
-      minutes1,
-      minutes2,
-      minutes: minutes1 + minutes2,
-      units: unitsForMinutes(minutes1 + minutes2),
-      utcOffset: first,
-    },
-  };
+  return { ok: true, times: timesOf(pair1, pair2, first) };
 }
 
 /* ------------------------------------------------------------------ place of service */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { optionalId, requiredDate } from "./fields";
-import { firstRefusal, inZone, localMinute, NOTE_MESSAGES, overlaps, withinUnits, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
-import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, unitsForMinutes } from "./notes";
+import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, withinUnits, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
+import { minuteOfDay, NOTE_CPT_CODES } from "./notes";
 import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
 
 /**
@@ -127,10 +127,7 @@ export function bookingDates(b: Pick<Booking, "session_date" | "repeat" | "until
  * passes on a change night (inZone: a clock time the night skips is refused at its field).
  */
 export function occurrenceTimes(date: string, timeIn: string, timeOut: string, timeZone?: string): { ok: true; times: SessionTimes } | { ok: false; refusals: Refusal[] } {
-  const start = localMinute(date, timeIn)!;
-  const end = localMinute(date, timeOut)!;
-  const minutes = end - start;
-  const times: SessionTimes = { pair1: { start, end }, pair2: null, startAt: start, endAt: end, minutes1: minutes, minutes2: 0, minutes, units: unitsForMinutes(minutes), utcOffset: null };
+  const times = timesOf({ start: localMinute(date, timeIn)!, end: localMinute(date, timeOut)! }, null, null);
   return timeZone ? inZone(times, timeZone, date) : { ok: true, times };
 }
 
