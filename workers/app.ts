@@ -84,7 +84,7 @@ const pages = async (c: Context<AppEnv>) => {
   const forged = await forgedFlashTarget(c.env, c.req.raw);
   if (forged !== null) return c.redirect(forged, 303);
   const response = await remix(c.req.raw, { app: c.var.app });
-  await sealFlashRedirects(c.env, response);
+  await sealFlashRedirects(c.env, c.req.raw, response);
   return response;
 };
 

@@ -29,8 +29,16 @@ export async function flashTag(env: Pick<Env, "JWT_SECRET">, text: string): Prom
   return toHex(await crypto.subtle.sign("HMAC", await key(env), encoder.encode(text))).slice(0, TAG_CHARS);
 }
 
-/** Adds the tag to a redirect of `response` that carries a flash (its headers are the Worker's own, mutable). */
-export async function sealFlashRedirects(env: Pick<Env, "JWT_SECRET">, response: Response): Promise<void> {
+/** A data request of JavaScript's navigation (single fetch): its flash is neither checked nor tagged. */
+const isDataRequest = (request: Request) => new URL(request.url).pathname.endsWith(".data");
+
+/**
+ * Adds the tag to a redirect of `response` that carries a flash (its headers are the Worker's own, mutable). Only for
+ * a document request, whose own flash was checked on the way in: a data request's was not, and its redirect must not
+ * turn a flash it carried into a tagged one.
+ */
+export async function sealFlashRedirects(env: Pick<Env, "JWT_SECRET">, request: Request, response: Response): Promise<void> {
+  if (isDataRequest(request)) return;
   const to = response.headers.get("Location");
   if (!to || !to.includes(`${FLASH_PARAM}=`)) return;
   const text = new URL(to, "http://flash.invalid").searchParams.get(FLASH_PARAM);
@@ -50,8 +58,8 @@ export async function sealFlashRedirects(env: Pick<Env, "JWT_SECRET">, response:
  */
 export async function forgedFlashTarget(env: Pick<Env, "JWT_SECRET">, request: Request): Promise<string | null> {
   if (request.method !== "GET" && request.method !== "HEAD") return null;
+  if (isDataRequest(request)) return null;
   const url = new URL(request.url);
-  if (url.pathname.endsWith(".data")) return null;
   const text = url.searchParams.get(FLASH_PARAM);
   const tag = url.searchParams.get(FLASH_TAG_PARAM);
   if (text === null && tag === null) return null;

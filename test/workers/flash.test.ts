@@ -67,7 +67,13 @@ describe("a flash the server did not write", () => {
 describe("a redirect back to an address that still had an older flash's tag", () => {
   it("keeps one tag, the new flash's (a billing row saved after a status switch showed no message)", async () => {
     const res = new Response(null, { status: 303, headers: { Location: `/billing/by-client/7?type=rbt&fs=${"a".repeat(32)}&flash=Updated%20-%20Added%20successfully!#row-3` } });
-    await sealFlashRedirects(env, res);
+    await sealFlashRedirects(env, new Request("http://localhost/billing/by-client/7"), res);
     expect(res.headers.get("Location")).toBe(`/billing/by-client/7?type=rbt&flash=Updated%20-%20Added%20successfully!&fs=${await flashTag(env, "Updated - Added successfully!")}#row-3`);
+  });
+
+  it("a data request's redirect is not tagged: its own flash was never checked, so a link cannot mint a tag that way", async () => {
+    const res = new Response(null, { status: 302, headers: { Location: "/billing/list?flash=Your%20account%20is%20locked." } });
+    await sealFlashRedirects(env, new Request("http://localhost/billing/list.data?location_id=&flash=Your%20account%20is%20locked."), res);
+    expect(res.headers.get("Location")).toBe("/billing/list?flash=Your%20account%20is%20locked.");
   });
 });
