@@ -8,7 +8,7 @@ import { zoneOffsetAtLocal } from "~/domain/time";
 import { addDays } from "~/domain/weeks";
 import countingWorker from "../bench/d1-count-worker";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
+import { api, apiToken, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
  * A provider who works in Miami (America/New_York) and Los Angeles (America/Los_Angeles) is judged on moments,
@@ -194,7 +194,7 @@ describe("a session across a daylight-saving change is the time that passed (pro
       const [row] = await db().insert(paServices).values({ patientId: patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 4000, startDate: "2026-01-01", endDate: "2029-12-31" }).returning();
       return { patient: patient.id, pa: row!.id };
     };
-    return { provider: user.id, token: await apiToken(user), miami: await pa(miami.id), la: await pa(la.id) };
+    return { provider: user.id, user, token: await apiToken(user), miami: await pa(miami.id), la: await pa(la.id) };
   }
   const note = (s: Awaited<ReturnType<typeof night>>, where: "miami" | "la", date: string, timeIn: string, timeOut: string) =>
     api("/v2/notes-rbt", {
@@ -210,6 +210,10 @@ describe("a session across a daylight-saving change is the time that passed (pro
     const id = ((await res.json()) as { data: { id: number } }).data.id;
     const [row] = await db().select().from(notes).where(eq(notes.id, id));
     expect([row!.minutes, row!.units, row!.timeIn, row!.timeOut]).toEqual([210, 14, "00:30", "03:00"]);
+    // The edit screen (JavaScript off) shows the same total as the saved note, not the clock's 150 (probe 8895, stop 25).
+    const page = await (await request(`/note-rbt/edit/${id}`, { cookie: await signInCookie(s.user) })).text();
+    expect(page).toMatch(/data-total-minutes[^>]*>210<\/output>/);
+    expect(page).toMatch(/data-units[^>]*>14<\/output>/);
     // Los Angeles 00:15–01:00 PDT is 07:15Z–08:00Z, inside Miami's 04:30Z–08:00Z.
     const la = await note(s, "la", "2026-11-01", "00:15", "01:00");
     expect(la.status).toBe(422);
