@@ -10,7 +10,7 @@
  * - signature pads (pointer drawing → PNG data URL in the hidden input);
  * - the AI summary button (app/client/note-summary.ts) when that module is present.
  */
-import { minuteOfDay, unitsForMinutes } from "../domain/notes";
+import { typedMinutes, unitsForMinutes } from "../domain/notes";
 import { meterState, meterText } from "../domain/pa-pacing";
 import { attachAiSummary } from "./note-summary";
 import { signaturePads } from "./signature-pad";
@@ -112,14 +112,10 @@ function liveUnits(form: HTMLFormElement) {
   const total = form.querySelector<HTMLOutputElement>("[data-total-minutes]");
   const units = form.querySelector<HTMLOutputElement>("[data-units]");
   if (!total || !units) return;
-  const val = (n: string) => (form.elements.namedItem(n) as HTMLInputElement | null)?.value ?? "";
-  const pair = (a: string, b: string) => {
-    const s = minuteOfDay(val(a));
-    const e = minuteOfDay(val(b));
-    return s === null || e === null || e <= s ? 0 : e - s;
-  };
+  const val = (n: string) => (form.elements.namedItem(n) as HTMLInputElement | null)?.value || null;
   const update = () => {
-    const minutes = pair("time_in", "time_out") + pair("time_in2", "time_out2");
+    // The same count as the page without JavaScript and the save: across a daylight-saving change, the time that passes.
+    const minutes = typedMinutes({ session_date: val("session_date") ?? "", time_in: val("time_in"), time_out: val("time_out"), time_in2: val("time_in2"), time_out2: val("time_out2") }, total.dataset.timeZone);
     total.value = String(minutes);
     const projected = unitsForMinutes(minutes);
     units.value = String(projected);

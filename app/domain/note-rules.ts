@@ -3,7 +3,7 @@ import { flag, hasVisibleText, MESSAGES, optionalDate, optionalId, optionalMoney
 import { centsOf } from "./billing";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
-import { localTimeExists, zonedDate, zoneOffsetAtLocal, zonePlace } from "./time";
+import { localTimeExists, onClockOf, zonedDate, zoneOffsetAtLocal, zonePlace } from "./time";
 import { MODIFIER_CODES } from "./insurance";
 import { parseWith, plainText } from "./validation";
 
@@ -406,7 +406,7 @@ export function inZone(times: SessionTimes, timeZone: string, date: string): { o
   const refusals: Refusal[] = [];
   const exact = (minute: number, field: string) => {
     if (!localTimeExists(minute, timeZone)) refusals.push({ field, message: NOTE_MESSAGES.skippedTime(date, timeOfMinute(((minute % 1440) + 1440) % 1440)), rule: "skipped_time" });
-    return minute - (zoneOffsetAtLocal(minute, timeZone) - first);
+    return onClockOf(minute, timeZone, first);
   };
   const pairs = [times.pair1, times.pair2].map((p, i): Interval | null => (p ? { start: exact(p.start, PAIR_FIELDS[i]![0]), end: exact(p.end, PAIR_FIELDS[i]![1]) } : null));
   if (refusals.length) return { ok: false, refusals };

@@ -6,6 +6,9 @@
  * type- and CPT-specific clinical content travels in one JSON document (`NoteContent`).
  */
 
+import { onClockOf, zoneOffsetAtLocal } from "./time";
+import { dayNumber } from "./weeks";
+
 export const NOTE_TYPES = ["rbt", "bcba", "combined"] as const;
 export type NoteType = (typeof NOTE_TYPES)[number];
 
@@ -51,6 +54,25 @@ export function unitsForMinutes(minutes: number): number {
 export function minuteOfDay(time: string): number | null {
   const m = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(time);
   return m ? Number(m[1]) * 60 + Number(m[2]) : null;
+}
+
+/**
+ * A note's total minutes from its time pairs as typed (a pair incomplete or reversed counts 0; the rules refuse it
+ * on save). With the location's time zone, each pair counts the time that passes across a daylight-saving change
+ * (onClockOf, as the save's inZone does, decision 024), so the note form — on the server without JavaScript and
+ * live in the browser — never shows minutes or units the save would not count.
+ */
+export function typedMinutes(input: { session_date: string; time_in: string | null; time_out: string | null; time_in2: string | null; time_out2: string | null }, timeZone?: string): number {
+  const day = timeZone ? dayNumber(input.session_date) : null;
+  const pair = (a: string | null, b: string | null) => {
+    const start = minuteOfDay(a ?? "");
+    const end = minuteOfDay(b ?? "");
+    if (start === null || end === null || end <= start) return 0;
+    if (day === null || !timeZone) return end - start;
+    const from = day * 1440 + start;
+    return Math.max(0, onClockOf(day * 1440 + end, timeZone, zoneOffsetAtLocal(from, timeZone)) - from);
+  };
+  return pair(input.time_in, input.time_out) + pair(input.time_in2, input.time_out2);
 }
 
 /** Minutes after midnight → "HH:MM". */

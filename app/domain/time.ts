@@ -44,6 +44,15 @@ export function zoneOffsetAtLocal(localMinute: number, timeZone: string): number
   return zoneOffsetMinutes(new Date(asUtc - zoneOffsetMinutes(new Date(asUtc), timeZone) * 60_000), timeZone);
 }
 
+/**
+ * A local minute read on another clock of the same zone: the one whose UTC offset is `clockOffset` (the offset at a
+ * session's first start, decision 024). Across a daylight-saving change the times of one session then differ by
+ * the time that passes, not by what the clock shows.
+ */
+export function onClockOf(localMinute: number, timeZone: string, clockOffset: number): number {
+  return localMinute - (zoneOffsetAtLocal(localMinute, timeZone) - clockOffset);
+}
+
 /** False for a clock time the zone skips (02:00–02:59 on a spring-forward night in the US): no instant reads so. */
 export function localTimeExists(localMinute: number, timeZone: string): boolean {
   const utc = localMinute - zoneOffsetAtLocal(localMinute, timeZone);

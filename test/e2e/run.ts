@@ -1053,6 +1053,15 @@ for (const javaScript of [false, true]) {
     flow("notes: an RBT note is saved with its units; a resend saves it once; an overlap is refused beside the time", async () => {
       const day = noteDay(javaScript ? 3 : 2);
       const patientId = await openRbtForm();
+      if (javaScript) {
+        // The live total counts what the save counts: 00:30–03:00 on the autumn night is 3½ hours at an eastern US clinic.
+        const zone = await page.locator("output[data-total-minutes]").getAttribute("data-time-zone");
+        await page.getByLabel("Session date").fill("2026-11-01");
+        await page.getByLabel("Morning: time in").fill("00:30");
+        await page.getByLabel("Morning: time out").fill("03:00");
+        assert.equal(zone, "America/New_York", "the demo client is at an eastern US clinic");
+        assert.equal(await page.locator("output[data-total-minutes]").textContent(), "210", "live total across the autumn change");
+      }
       await fillSession(day, "05:00", "06:08");
       await page.getByLabel("Client appeared (mood)").fill("Calm and engaged");
       if (javaScript) assert.equal(await page.locator("output[data-units]").textContent(), "5", "live units: 68 minutes are 5 units");

@@ -5,6 +5,7 @@ import {
   firstConflict,
   firstRefusal,
   halfSignatureRefusal,
+  inZone,
   isSigning,
   localMinute,
   NOTE_MESSAGES,
@@ -21,7 +22,7 @@ import {
   type Interval,
   type Surroundings,
 } from "~/domain/note-rules";
-import { NOTE_LIMITS, unitsForMinutes } from "~/domain/notes";
+import { NOTE_LIMITS, typedMinutes, unitsForMinutes } from "~/domain/notes";
 import { parseWith } from "~/domain/validation";
 
 const DAY = 20_000; // any day number
@@ -82,6 +83,38 @@ describe("time pairs", () => {
       expect(r.times.minutes).toBe(240);
     }
     expect(localMinute("1970-01-02", "00:30")).toBe(1440 + 30);
+  });
+});
+
+describe("the note form's total minutes, as typed, are what the save counts (the live total too; stop 26)", () => {
+  const NY = "America/New_York";
+  const typed = (date: string, p1: [string, string] | null, p2: [string, string] | null = null) => ({ session_date: date, time_in: p1?.[0] ?? null, time_out: p1?.[1] ?? null, time_in2: p2?.[0] ?? null, time_out2: p2?.[1] ?? null });
+  it.each<[string, ReturnType<typeof typed>, string | undefined, number]>([
+    ["an ordinary day", typed("2026-01-15", ["09:00", "10:00"]), NY, 60],
+    ["both pairs", typed("2026-01-15", ["09:00", "10:00"], ["13:00", "14:30"]), NY, 150],
+    ["spring night: 01:00–03:30 is 1½ hours", typed("2026-03-08", ["01:00", "03:30"]), NY, 90],
+    ["autumn night: 00:30–03:00 is 3½ hours", typed("2026-11-01", ["00:30", "03:00"]), NY, 210],
+    ["spring night, second pair across the change", typed("2026-03-08", ["00:00", "00:30"], ["01:30", "04:00"]), NY, 120],
+    ["no time zone yet: the clock's minutes", typed("2026-03-08", ["01:00", "03:30"]), undefined, 150],
+    ["a date the form cannot read yet: the clock's minutes", typed("2026-02-30", ["09:00", "10:00"]), NY, 60],
+    ["an incomplete pair counts nothing", typed("2026-01-15", ["09:00", ""]), NY, 0],
+    ["a reversed pair counts nothing", typed("2026-01-15", ["10:00", "09:00"]), NY, 0],
+  ])("%s", (_, input, zone, minutes) => {
+    expect(typedMinutes(input, zone)).toBe(minutes);
+  });
+
+  it.each([
+    ["2026-03-08", ["01:00", "03:30"], ["04:00", "05:00"]],
+    ["2026-11-01", ["00:30", "03:00"], null],
+    ["2026-11-01", ["00:10", "00:50"], ["03:00", "06:00"]],
+    ["2026-07-04", ["08:00", "11:55"], ["12:10", "18:00"]],
+  ] as const)("equals the save's count (sessionTimes, inZone) on %s", (date, p1, p2) => {
+    const input = typed(date, [...p1], p2 ? [...p2] : null);
+    const timed = sessionTimes(input);
+    if (!timed.ok) throw new Error("valid times");
+    const saved = inZone(timed.times, NY, date);
+    if (!saved.ok) throw new Error("readable times");
+    expect(typedMinutes(input, NY)).toBe(saved.times.minutes);
   });
 });
 

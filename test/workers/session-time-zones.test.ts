@@ -213,6 +213,8 @@ describe("a session across a daylight-saving change is the time that passed (pro
     // The edit screen (JavaScript off) shows the same total as the saved note, not the clock's 150 (probe 8895, stop 25).
     const page = await (await request(`/note-rbt/edit/${id}`, { cookie: await signInCookie(s.user) })).text();
     expect(page).toMatch(/data-total-minutes[^>]*>210<\/output>/);
+    // The browser module's live total reads the location's zone from the same output (typedMinutes, stop 26).
+    expect(page).toMatch(/data-total-minutes="true" data-time-zone="America\/New_York"/);
     expect(page).toMatch(/data-units[^>]*>14<\/output>/);
     // Los Angeles 00:15–01:00 PDT is 07:15Z–08:00Z, inside Miami's 04:30Z–08:00Z.
     const la = await note(s, "la", "2026-11-01", "00:15", "01:00");

@@ -1,6 +1,4 @@
-import { inZone, sessionTimes } from "~/domain/note-rules";
-import { minuteOfDay, NOTE_SUBTYPES, unitsForMinutes } from "~/domain/notes";
-import { isProductDate } from "~/domain/weeks";
+import { NOTE_SUBTYPES, typedMinutes, unitsForMinutes } from "~/domain/notes";
 import { fieldId, ListError, NoteCheckbox, NoteCheckboxList, NoteFormProvider, NoteInput, NoteSelect, NoteTextarea, UnshownErrors, useNoteForm, valueOf, type FormValues } from "./note-fields";
 import { CPT_LABELS, type NoteFormOptions } from "./types";
 import { METER_MESSAGES, meterState, meterText, type MeterState } from "~/domain/pa-pacing";
@@ -29,26 +27,6 @@ export interface NoteFormProps {
   draftKey: string;
   /** The summary generator's message when it failed (no JavaScript path). */
   summaryError?: string | null;
-}
-
-/** Minutes of a time pair as typed, or 0 when it is incomplete or reversed (the rules refuse those on save). */
-export function pairMinutes(start: string, end: string): number {
-  const a = minuteOfDay(start);
-  const b = minuteOfDay(end);
-  return a === null || b === null || b <= a ? 0 : b - a;
-}
-
-/**
- * The form's total minutes as the save will count them: at the client's location, the time that passes across a
- * daylight-saving change (inZone, decision 024), so the page shown without JavaScript agrees with the saved note
- * (probe 8895, stop 25). Times the rules cannot read yet are counted pair by pair as typed.
- */
-function formMinutes(values: FormValues, timeZone: string | undefined): number {
-  const input = { session_date: valueOf(values, "session_date"), time_in: valueOf(values, "time_in") || null, time_out: valueOf(values, "time_out") || null, time_in2: valueOf(values, "time_in2") || null, time_out2: valueOf(values, "time_out2") || null };
-  const timed = timeZone && isProductDate(input.session_date) ? sessionTimes(input) : null;
-  const zoned = timed?.ok ? inZone(timed.times, timeZone!, input.session_date) : null;
-  if (zoned?.ok) return zoned.times.minutes;
-  return pairMinutes(input.time_in ?? "", input.time_out ?? "") + pairMinutes(input.time_in2 ?? "", input.time_out2 ?? "");
 }
 
 export function NoteForm(props: NoteFormProps) {
@@ -188,9 +166,15 @@ function NoteSelectPa({ options, chosen, covering }: { options: NoteFormOptions;
   );
 }
 
+/** The session date and time pairs as typed (empty as null). */
+function timesTyped(values: FormValues) {
+  const time = (name: string) => valueOf(values, name) || null;
+  return { session_date: valueOf(values, "session_date"), time_in: time("time_in"), time_out: time("time_out"), time_in2: time("time_in2"), time_out2: time("time_out2") };
+}
+
 function TimesSection({ options }: { options: NoteFormOptions }) {
   const { values } = useNoteForm();
-  const total = formMinutes(values, options.patient?.time_zone);
+  const total = typedMinutes(timesTyped(values), options.patient?.time_zone);
   const units = unitsForMinutes(total);
   const chosen = options.paServices.find((p) => String(p.id) === valueOf(values, "pa_service_id"));
   const meter = meterState(chosen?.meter ?? null, units);
@@ -209,7 +193,7 @@ function TimesSection({ options }: { options: NoteFormOptions }) {
       </div>
       <p className="note-totals" aria-live="polite">
         Total:{" "}
-        <output data-total-minutes htmlFor="f-time_in f-time_out f-time_in2 f-time_out2">
+        <output data-total-minutes data-time-zone={options.patient?.time_zone} htmlFor="f-time_in f-time_out f-time_in2 f-time_out2">
           {total}
         </output>{" "}
         minutes ·{" "}
