@@ -720,6 +720,8 @@ for (const javaScript of [false, true]) {
       if (javaScript) {
         await rowValue.fill("-1");
         assert.equal(await rowUpdate.isDisabled(), true, "an invalid value keeps Update off");
+        await rowValue.fill("");
+        assert.equal(await rowUpdate.isDisabled(), true, "an emptied value keeps Update off: a week's value is required");
         await rowValue.fill("7");
         assert.equal(await rowUpdate.isDisabled(), true, "back to the stored value: nothing to update");
       }

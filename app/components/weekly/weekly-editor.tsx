@@ -127,7 +127,7 @@ export function ReportsTable({ reports, answer, busy, deleteHref }: { reports: E
                     <label className="visually-hidden" htmlFor={`${formId}-value`}>
                       Value for the week ending {week}
                     </label>
-                    <input id={`${formId}-value`} form={formId} name="value" type="number" min={0} step="any" defaultValue={text(values.value)} aria-invalid={a?.errors.value ? true : undefined} />
+                    <input id={`${formId}-value`} form={formId} name="value" type="number" min={0} step="any" required defaultValue={text(values.value)} aria-invalid={a?.errors.value ? true : undefined} />
                   </td>
                   <td>
                     <label className="visually-hidden" htmlFor={`${formId}-total_units`}>
@@ -195,13 +195,13 @@ export function CommentsTable({ comments, answer, busy, deleteHref }: { comments
                     <label className="visually-hidden" htmlFor={`${formId}-date`}>
                       Date of the comment “{c.comment}”
                     </label>
-                    <input id={`${formId}-date`} form={formId} name="comment_date" type="date" defaultValue={text(values.comment_date)} aria-invalid={a?.errors.comment_date ? true : undefined} />
+                    <input id={`${formId}-date`} form={formId} name="comment_date" type="date" required defaultValue={text(values.comment_date)} aria-invalid={a?.errors.comment_date ? true : undefined} />
                   </td>
                   <td>
                     <label className="visually-hidden" htmlFor={`${formId}-text`}>
                       Comment of {usDate(c.comment_date)}
                     </label>
-                    <input id={`${formId}-text`} form={formId} name="comment" type="text" maxLength={COMMENT_MAX_LENGTH} defaultValue={text(values.comment)} aria-invalid={a?.errors.comment ? true : undefined} />
+                    <input id={`${formId}-text`} form={formId} name="comment" type="text" maxLength={COMMENT_MAX_LENGTH} required defaultValue={text(values.comment)} aria-invalid={a?.errors.comment ? true : undefined} />
                   </td>
                   <RowActions formId={formId} intent="update-comment" idField="comment_id" row={c} what={`the comment of ${usDate(c.comment_date)}`} deleteHref={deleteHref(c.id)} message={a?.message} busy={busy} />
                 </tr>
