@@ -8,8 +8,9 @@ import { sha256Hex } from "./crypto.server";
 
 /**
  * The audit trail: who did what to which record of which client, when, from where. Rows are chained:
- * hash = SHA-256(previous hash | fields). The write and its audit row go in one batch (one transaction),
- * and a unique previous hash makes a racing writer retry, so the chain stays linear.
+ * hash = SHA-256(previous hash | fields), the fields as `canonical` writes them. The write and its audit row
+ * go in one batch (one transaction), and a unique previous hash makes a racing writer retry, so the chain
+ * stays linear.
  *
  * The tail can be read with the request's own data (`auditTail` as a column of the read that precedes
  * the audit): that saves a statement and weakens nothing, because correctness rests on the unique
@@ -45,11 +46,35 @@ export function auditWho(ctx: { actor: AuditWho["actor"]; ip: string }): AuditWh
   return { actor: ctx.actor, ip: ctx.ip };
 }
 
-/** The hashed text of a row. `detail` is appended only when present, so rows written before it existed still verify. */
-function canonical(row: { actorType: string; actorId: number | null; action: string; entity: string; entityId: string | null; patientId: number | null; ip: string | null; at: string; detail?: string | null }) {
+/** The fields of a row that its hash covers. */
+type HashedRow = { actorType: string; actorId: number | null; action: string; entity: string; entityId: string | null; patientId: number | null; ip: string | null; at: string; detail?: string | null };
+
+/**
+ * The hashed text of a row (decision 019, 2026-11-27): a JSON array of a fixed length that starts with the
+ * form's version, 2, so each field has one encoding and "no detail" (null) differs from any text.
+ */
+function canonical(row: HashedRow): string {
+  return JSON.stringify([2, row.actorType, row.actorId, row.action, row.entity, row.entityId, row.patientId, row.ip, row.at, row.detail ?? null]);
+}
+
+/**
+ * The hashed text of rows written before 2026-11-27: the fields joined by "|", `detail` appended when present.
+ * Ambiguous (a detail moved onto the end of `at` joined the same), so it is only verified, never written. It
+ * begins with `actor_type`; a text that begins with "[" is refused in this form, so no row can pass as
+ * old-form with a text of the current form (which always begins with "[").
+ */
+function legacyCanonical(row: HashedRow): string | null {
   const fields = [row.actorType, row.actorId ?? "", row.action, row.entity, row.entityId ?? "", row.patientId ?? "", row.ip ?? "", row.at];
   if (row.detail != null) fields.push(row.detail);
-  return fields.join("|");
+  const text = fields.join("|");
+  return text.startsWith("[") ? null : text;
+}
+
+/** Whether `hash` is the row's hash after `prevHash`: in the current form, or else in the one before it. */
+async function hashHolds(prevHash: string, row: HashedRow, hash: string): Promise<boolean> {
+  if (hash === (await sha256Hex(`${prevHash}|${canonical(row)}`))) return true;
+  const legacy = legacyCanonical(row);
+  return legacy !== null && hash === (await sha256Hex(`${prevHash}|${legacy}`));
 }
 
 /** The chain's current tail hash as a scalar subquery (null while the log is empty), to select beside other data. */
@@ -64,7 +89,7 @@ async function tailHash(db: Db): Promise<string> {
 }
 
 /** The hash of an entry that follows `prevHash` (for tools that write entries in bulk, such as the bench data). */
-export function chainedHash(prevHash: string, row: Parameters<typeof canonical>[0]): Promise<string> {
+export function chainedHash(prevHash: string, row: HashedRow): Promise<string> {
   return sha256Hex(`${prevHash}|${canonical(row)}`);
 }
 
@@ -252,8 +277,7 @@ export async function verifyAuditChain(db: Db): Promise<ChainCheck> {
   const rows = await db.select().from(auditLog).orderBy(asc(auditLog.id));
   let prev = GENESIS;
   for (const r of rows) {
-    const expected = await sha256Hex(`${prev}|${canonical(r)}`);
-    if (r.prevHash !== prev || r.hash !== expected) return { ok: false, rows: rows.length, brokenAt: r.id };
+    if (r.prevHash !== prev || !(await hashHolds(prev, r, r.hash))) return { ok: false, rows: rows.length, brokenAt: r.id };
     prev = r.hash;
   }
   return { ok: true, rows: rows.length, brokenAt: null };
@@ -275,7 +299,7 @@ export interface EntriesCheck {
  */
 export async function verifyShownEntries(shownIds: readonly number[], entries: readonly (typeof auditLog.$inferSelect)[]): Promise<EntriesCheck> {
   const byId = new Map(entries.map((e) => [e.id, e]));
-  const valid = async (e: typeof auditLog.$inferSelect) => e.hash === (await sha256Hex(`${e.prevHash}|${canonical(e)}`));
+  const valid = (e: typeof auditLog.$inferSelect) => hashHolds(e.prevHash, e, e.hash);
   for (const id of [...shownIds].sort((a, b) => a - b)) {
     const e = byId.get(id);
     if (!e || !(await valid(e))) return { ok: false, rows: entries.length, brokenAt: id };

@@ -1,7 +1,8 @@
-import { asc, desc, eq, sql } from "drizzle-orm";
+import { asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog } from "~/db/schema";
-import { auditedRead, auditRead, auditTail, CHAIN_ATTEMPTS, GENESIS, verifyAuditChain, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { auditedRead, auditRead, auditTail, CHAIN_ATTEMPTS, GENESIS, verifyAuditChain, verifyShownEntries, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { sha256Hex } from "~/services/crypto.server";
 import { CHAIN_BUSY_MESSAGE } from "~/domain/shell";
 import type { Db } from "~/db/client.server";
 import { api, apiToken, createLocation, createPatient, createUser } from "./helpers";
@@ -165,6 +166,76 @@ describe("audit trail", () => {
     const check = await verifyAuditChain(db());
     expect(check.ok).toBe(false);
     expect(check.brokenAt).toBeGreaterThan(row!.id);
+    await db().insert(auditLog).values(row!);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+});
+
+describe("the hashed text is unambiguous (probe 8902)", () => {
+  /** Both checks on one entry: the whole chain, and the logs report's check of the entry shown with the one before it. */
+  async function checks(id: number) {
+    const entries = await db().select().from(auditLog).where(inArray(auditLog.id, [id - 1, id]));
+    return { chain: await verifyAuditChain(db()), shown: await verifyShownEntries([id], entries) };
+  }
+  const broken = (id: number) => ({ chain: { ok: false, brokenAt: id }, shown: { ok: false, brokenAt: id } });
+  const holds = { chain: { ok: true, brokenAt: null }, shown: { ok: true, brokenAt: null } };
+
+  async function listRead(ip = who.ip) {
+    await auditRead(db(), { ...who, ip }, { entity: "patient", entityId: null, detail: { patients: [3, 4, 5] } });
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    return row!;
+  }
+
+  it("the probe's edit (detail moved onto the end of `at`, detail emptied) breaks the entry's hash in both checks", async () => {
+    const row = await listRead();
+    expect(await checks(row.id)).toMatchObject(holds);
+    await db().run(sql`update audit_log set at = at || '|' || detail, detail = null where id = ${row.id}`);
+    expect(await checks(row.id)).toMatchObject(broken(row.id));
+    await db().update(auditLog).set({ at: row.at, detail: row.detail }).where(eq(auditLog.id, row.id));
+    expect(await checks(row.id)).toMatchObject(holds);
+  });
+
+  it.each([
+    ["actorType", "parent"],
+    ["actorId", 8],
+    ["actorId", null],
+    ["action", "update"],
+    ["entity", "parent"],
+    ["entityId", "3"],
+    ["entityId", ""],
+    ["patientId", 3],
+    ["ip", "10.9.9.9"],
+    ["ip", null],
+    ["at", "2020-01-01T00:00:00.000Z"],
+    ["detail", '{"patients":[3]}'],
+    ["detail", null],
+    ["detail", ""],
+  ] as const)("an edit of %s (to %j) breaks the entry's hash in both checks", async (field, value) => {
+    const row = await listRead();
+    await db().update(auditLog).set({ [field]: value }).where(eq(auditLog.id, row.id));
+    expect(await checks(row.id)).toMatchObject(broken(row.id));
+    await db().update(auditLog).set({ [field]: row[field] }).where(eq(auditLog.id, row.id));
+    expect(await checks(row.id)).toMatchObject(holds);
+  });
+
+  it("entries written in the old form (fields joined by |) still verify, and a new entry chains after them", async () => {
+    const [tail] = await db().select({ hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    const prev = tail?.hash ?? GENESIS;
+    const old = { actorType: "user", actorId: 7, action: "read", entity: "patient", entityId: null, patientId: null, ip: "203.0.113.9", at: new Date().toISOString(), detail: '{"patients":[1,2]}' };
+    const oldText = [old.actorType, old.actorId, old.action, old.entity, "", "", old.ip, old.at, old.detail].join("|");
+    const [written] = await db().insert(auditLog).values({ ...old, prevHash: prev, hash: await sha256Hex(`${prev}|${oldText}`) }).returning();
+    expect(await checks(written!.id)).toMatchObject(holds);
+    const next = await listRead();
+    expect(next.prevHash).toBe(written!.hash);
+    expect(await checks(next.id)).toMatchObject(holds);
+  });
+
+  it("a new entry cannot be rewritten into old-form fields that join to its new-form text (an address with | in it)", async () => {
+    const row = await listRead("a|b|c|d|e|f|g|h");
+    const text = JSON.stringify([2, row.actorType, row.actorId, row.action, row.entity, row.entityId, row.patientId, row.ip, row.at, row.detail]);
+    const [actorType, actorId, action, entity, entityId, patientId, ip, at] = text.split("|") as [string, string, string, string, string, string, string, string];
+    await db().run(sql`update audit_log set actor_type = ${actorType}, actor_id = ${actorId}, action = ${action}, entity = ${entity}, entity_id = ${entityId}, patient_id = ${patientId}, ip = ${ip}, at = ${at}, detail = null where id = ${row.id}`);
+    expect(await checks(row.id)).toMatchObject(broken(row.id));
   });
 });
 

@@ -1,9 +1,10 @@
-import { count, desc, eq } from "drizzle-orm";
+import { count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, notes, paServices, userLocations } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays } from "~/domain/reports";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
+import { chainedHash, GENESIS } from "~/services/audit.server";
 import { createLocation, createManyStaff, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
@@ -189,11 +190,58 @@ describe("the logs report's integrity check", () => {
     expect(html).toMatch(/Integrity check: the \d+ entries shown and their links to the entries before them hold\./);
   });
 
+  it("says where it breaks when a list read's clients were moved onto the end of its time (probe 8902)", async () => {
+    expect((await request("/patients/list", { cookie: w.cookie })).status).toBe(200);
+    const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    expect(JSON.parse(row!.detail!).patients).toContain(w.patient);
+    const screen = async () => (await request(`/reports/logs?action=read&per_page=100`, { cookie: w.cookie })).text();
+    await db().run(sql`update audit_log set at = at || '|' || detail, detail = null where id = ${row!.id}`);
+    expect(await screen()).toContain(`Integrity check FAILED: entry ${row!.id} `);
+    await db().update(auditLog).set({ at: row!.at, detail: row!.detail }).where(eq(auditLog.id, row!.id));
+    expect(await screen()).toMatch(/Integrity check: the \d+ entries shown and their links to the entries before them hold\./);
+  });
+
   it("says where it breaks when an entry was edited", async () => {
     const [row] = await db().select().from(auditLog).where(eq(auditLog.patientId, w.patient)).limit(1);
     await db().update(auditLog).set({ ip: "10.9.9.9" }).where(eq(auditLog.id, row!.id));
     const html = await (await request(`/reports/logs?patient_id=${w.patient}&per_page=100`, { cookie: w.cookie })).text();
     expect(html).toContain(`Integrity check FAILED: entry ${row!.id}`);
+  });
+});
+
+describe("the logs report's Clients named (probe 8902)", () => {
+  /** The logs CSV's Clients named cell of entry `id` (the third cell from the end: an address and the id follow). */
+  async function clientsNamedCell(query: string, id: number): Promise<string | undefined> {
+    const text = await (await request(`/reports/logs/export.csv?per_page=100&${query}`, { cookie: w.cookie })).text();
+    return text.split("\r\n").find((line) => line.endsWith(`,${id}`))?.split(",").at(-3);
+  }
+
+  it("counts the clients of a report run (its detail holds the report, then the patients)", async () => {
+    expect((await request(`/reports/client-projection/export.csv`, { cookie: w.cookie })).status).toBe(200);
+    const [run] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    const named = JSON.parse(run!.detail!) as { report: string; patients: number[] };
+    expect(named.report).toBe("client-projection");
+    expect(named.patients.length).toBeGreaterThan(0);
+    expect(await clientsNamedCell("action=read", run!.id)).toBe(String(named.patients.length));
+  });
+
+  it.each([
+    ['{"patients":[1,2,3]}', "3"],
+    ['{"report":"pas","format":"screen","filters":{},"patients":[4,5]}', "2"],
+    ['{"report":"pas","format":"csv","filters":{},"patients_count":6000}', "6000"],
+    ['{"patients":[]}', "0"],
+    ['{"parents":[1,2]}', ""],
+    ['{"email":"a@example.com","via":"screen"}', ""],
+    ['{"patients":"many"}', ""],
+    ["[1,2]", ""],
+    ["not json {", ""],
+    [null, ""],
+  ])("an entry whose detail is %j shows %j", async (detail, cell) => {
+    const [tail] = await db().select({ hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    const prevHash = tail?.hash ?? GENESIS;
+    const row = { actorType: "user", actorId: null, action: "odd_detail", entity: "report", entityId: "pas", patientId: w.patient, ip: "198.51.100.7", at: new Date().toISOString(), detail };
+    const [written] = await db().insert(auditLog).values({ ...row, prevHash, hash: await chainedHash(prevHash, row) }).returning();
+    expect(await clientsNamedCell(`action=odd_detail&patient_id=${w.patient}`, written!.id)).toBe(cell);
   });
 });
 

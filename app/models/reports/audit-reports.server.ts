@@ -55,7 +55,15 @@ const actorName = sql<string | null>`(case ${auditLog.actorType}
   when 'parent' then (select pa.name || ' ' || pa.surname from parents pa where pa.id = ${auditLog.actorId})
   else null end)`;
 const clientName = sql<string | null>`(select pt.first_name || ' ' || pt.last_name from patients pt where pt.id = ${auditLog.patientId})`;
-const clientsNamed = sql<number | null>`(case when ${auditLog.detail} like '{"patients":[%' then json_array_length(${auditLog.detail}, '$.patients') else null end)`;
+/**
+ * How many clients an entry's detail names: its `patients` list wherever the object holds it (a list read,
+ * a report run), else the `patients_count` of a report too large to list them; null for any other detail.
+ * CASE evaluates only the branch it picks, so a detail that is not JSON is never parsed.
+ */
+const clientsNamed = sql<number | null>`(case when json_valid(${auditLog.detail}) then coalesce(
+    case when json_type(${auditLog.detail}, '$.patients') = 'array' then json_array_length(${auditLog.detail}, '$.patients') end,
+    case when json_type(${auditLog.detail}, '$.patients_count') = 'integer' then json_extract(${auditLog.detail}, '$.patients_count') end
+  ) end)`;
 
 function pageQuery(ctx: ModelContext, where: SQL, q: ReportQuery<AuditFilters>) {
   return ctx.db
