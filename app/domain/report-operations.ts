@@ -1,4 +1,5 @@
 import { centsOf } from "./billing";
+import { providerType } from "./insurance";
 import { dateOfDay, dayNumber, weekEndingDay } from "./weeks";
 
 /**
@@ -172,10 +173,17 @@ export function weeklyMinutes(days: readonly { date: string; minutes: number }[]
 
 /* ---------------------------------------------------------------- payroll */
 
-/** The rate-record amount that pays a note's hours: RBT notes at the rbt amount, BCBA and combined notes at the bcba amount. */
+/**
+ * The rate-record amount that pays a note's hours: RBT notes at the rbt amount, BCBA notes at the bcba amount,
+ * and a combined note at its provider's own: their type (`providerType`, the price lookup's) from their
+ * credential as the price lookup reads it (`providerCredentialSql`). An RBT who is the provider of a combined
+ * note is paid as an RBT; an analyst (bcba, bcaba), or a provider with no such credential, at the bcba amount.
+ */
 export type PayRole = "rbt" | "bcba";
-export function payRoleOf(noteType: string): PayRole {
-  return noteType === "rbt" ? "rbt" : "bcba";
+export function payRoleOf(noteType: string, providerCredential: string | null): PayRole {
+  if (noteType === "rbt") return "rbt";
+  if (noteType === "combined" && providerType(providerCredential) === "rbt") return "rbt";
+  return "bcba";
 }
 
 /**

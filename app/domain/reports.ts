@@ -137,7 +137,10 @@ export interface ReportDefinition<F = Record<string, unknown>, R = Record<string
   title: string;
   description: string;
   permission: Permission;
-  /** Whether the rows name clients: the read is then audited (decision 019, 038). */
+  /**
+   * Whether the rows name clients: the read is then audited (decision 019, 038). A report narrowed to one client
+   * (a filter of kind client) is audited naming that client whenever it returns a row, whatever this says.
+   */
   clientData: boolean;
   filters: readonly ReportFilter[];
   /** Parses the filter fields of the address (strings; absent fields are ""), with field messages. */
@@ -254,6 +257,18 @@ export const PERIOD_FILTERS: readonly ReportFilter[] = [
 
 /** The query fields the framework reads itself (not filters). */
 export const PAGING_FIELDS = ["page", "per_page"] as const;
+
+/** The paging fields, with their messages in the filters' form ("Page must be a whole number."). */
+export const ReportPageQuery = v.object({
+  page: v.pipe(v.optional(v.string(), "1"), v.regex(/^\d{1,7}$/, "Page must be a whole number."), v.transform(Number), v.minValue(1, "Page must be at least 1.")),
+  per_page: v.pipe(
+    v.optional(v.string(), String(REPORT_PER_PAGE)),
+    v.regex(/^\d{1,4}$/, "per_page must be a whole number."),
+    v.transform(Number),
+    v.minValue(1, "per_page must be at least 1."),
+    v.maxValue(REPORT_MAX_PER_PAGE, `per_page must be at most ${REPORT_MAX_PER_PAGE}.`)
+  ),
+});
 
 /** The filter fields of an address: every declared filter name, "" when absent. */
 export function filterInput(def: Pick<ReportDefinition, "filters">, params: URLSearchParams): Record<string, string> {

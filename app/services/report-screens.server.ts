@@ -2,16 +2,16 @@ import { data, redirect, type AppLoadContext, type LoaderFunctionArgs } from "@r
 import type { ReportChart } from "~/domain/report-operations";
 import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import * as v from "valibot";
 import { locations, userLocations, users } from "~/db/schema";
 import { csvFileName, csvStream, type CsvCell } from "~/domain/csv";
 import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import { can, canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { paged, type Paged } from "~/domain/paging";
-import { CSV_MAX_ROWS, filterInput, isReportKey, REPORT_MAX_PER_PAGE, REPORT_PER_PAGE, type FilterOptions, type ReportDefinition, type ReportKey } from "~/domain/reports";
+import { CSV_MAX_ROWS, filterInput, isReportKey, REPORT_PER_PAGE, ReportPageQuery, type FilterOptions, type ReportDefinition, type ReportKey } from "~/domain/reports";
 import { REPORT_DEFINITIONS } from "~/domain/report-registry";
 import { parseWith } from "~/domain/validation";
 import type { ModelContext } from "~/models/context";
+import { actorToday } from "~/models/reports/authorizations.server";
 import { REPORT_RUNNERS } from "~/models/reports/index.server";
 import { auditedRead, type AuditEntry, type KnownTail } from "./audit.server";
 import { modelContextFor } from "./forms.server";
@@ -69,8 +69,8 @@ export interface ReportAnswer<R> {
 /**
  * The batch helpers a runner calls. `read` runs the report's first reads in ONE batch together with the
  * filter form's options (call it once). `audited` runs follow-up reads in the same batch as the audit row
- * (call it at most once, after `read`, naming the clients the answer will show); without it the framework
- * writes the audit row after the runner returns.
+ * (call it at most once, after `read`, with the rows the answer will show and their clients); without it the
+ * framework writes the audit row after the runner returns.
  */
 export interface ReportRunContext extends ModelContext {
   read<T extends BatchItem<"sqlite">[]>(
@@ -79,7 +79,7 @@ export interface ReportRunContext extends ModelContext {
     [K in keyof T]: T[K] extends BatchItem<"sqlite"> ? Awaited<T[K]> : never;
   }>;
   audited<T extends BatchItem<"sqlite">[]>(
-    patientIds: readonly number[],
+    answer: AnswerShown,
     reads: [...T]
   ): Promise<{
     [K in keyof T]: T[K] extends BatchItem<"sqlite"> ? Awaited<T[K]> : never;
@@ -87,6 +87,21 @@ export interface ReportRunContext extends ModelContext {
 }
 
 export type ReportRunner<F, R> = (rc: ReportRunContext, q: ReportQuery<F>) => Promise<ReportAnswer<R>>;
+
+/** What the audit row is made from: the rows the answer shows and the clients they name. */
+export type AnswerShown = Pick<ReportAnswer<unknown>, "rows" | "patientIds">;
+
+/**
+ * The clients a report's audit row names (decision 019): those its rows name, and the client its filters
+ * narrow it to (`patient_id`, the filter of kind client) when it returned any row, since every figure is then
+ * that client's (payroll, location-cpt or hours by provider name no client in their rows). One rule for every
+ * report; a report whose rows hold no client data writes its row only when this names someone.
+ */
+export function reportClients(def: Pick<ReportDefinition<unknown, unknown>, "filters">, filters: unknown, answer: AnswerShown): number[] {
+  const clientFilter = def.filters.find((f) => f.kind === "client");
+  const narrowedTo = clientFilter ? (filters as Record<string, unknown>)[clientFilter.name] : null;
+  return typeof narrowedTo === "number" && answer.rows.length > 0 ? [...answer.patientIds, narrowedTo] : [...answer.patientIds];
+}
 
 /** The audit detail lists at most this many client ids; a larger export records the count (and its filters). */
 export const AUDIT_MAX_IDS = 5_000;
@@ -186,13 +201,14 @@ async function runReport<F, R>(ctx: ModelContext, def: ReportDefinition<F, R>, r
       extra.length = 0;
       return results.slice(0, reads.length) as never;
     },
-    async audited(patientIds, reads) {
+    async audited(shown, reads) {
       audited = true;
-      if (!def.clientData) {
+      const named = reportClients(def, q.filters, shown);
+      if (!def.clientData && named.length === 0) {
         if (reads.length === 0) return [] as never;
         return (await db.batch(reads as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as never;
       }
-      return (await auditedRead(db, ctx, reportAuditEntry(def.key, patientIds, q.filters, q.csv), () => reads, tail)) as never;
+      return (await auditedRead(db, ctx, reportAuditEntry(def.key, named, q.filters, q.csv), () => reads, tail)) as never;
     },
   };
   const answer = await runner(rc, q);
@@ -200,22 +216,14 @@ async function runReport<F, R>(ctx: ModelContext, def: ReportDefinition<F, R>, r
     // A runner that read nothing through `read` (its data came otherwise): the options on their own.
     options = toOptions((await db.batch(extra as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[]);
   }
-  if (!audited && def.clientData) await auditedRead(db, ctx, reportAuditEntry(def.key, answer.patientIds, q.filters, q.csv), () => [] as [], tail);
+  if (!audited) {
+    const named = reportClients(def, q.filters, answer);
+    if (def.clientData || named.length) await auditedRead(db, ctx, reportAuditEntry(def.key, named, q.filters, q.csv), () => [] as [], tail);
+  }
   return { answer, options };
 }
 
 /* ------------------------------------------------------------------ loaders */
-
-const PageQuery = v.object({
-  page: v.pipe(v.optional(v.string(), "1"), v.regex(/^\d{1,7}$/, "page must be a whole number."), v.transform(Number), v.minValue(1, "page must be at least 1.")),
-  per_page: v.pipe(
-    v.optional(v.string(), String(REPORT_PER_PAGE)),
-    v.regex(/^\d{1,4}$/, "per_page must be a whole number."),
-    v.transform(Number),
-    v.minValue(1, "per_page must be at least 1."),
-    v.maxValue(REPORT_MAX_PER_PAGE, `per_page must be at most ${REPORT_MAX_PER_PAGE}.`)
-  ),
-});
 
 function definitionFor(key: string | undefined): {
   def: ReportDefinition<unknown, unknown>;
@@ -247,7 +255,7 @@ async function guardReport(request: Request, context: AppLoadContext, key: strin
 
 function parseFilters(def: ReportDefinition<unknown, unknown>, params: URLSearchParams) {
   const input = filterInput(def, params);
-  const paging = parseWith(PageQuery, {
+  const paging = parseWith(ReportPageQuery, {
     page: params.get("page") || undefined,
     per_page: params.get("per_page") || undefined,
   });
@@ -369,7 +377,8 @@ export async function reportCsvLoader({ request, context, params }: LoaderFuncti
   const truncated = answer.rows.length > CSV_MAX_ROWS;
   const rows = truncated ? answer.rows.slice(0, CSV_MAX_ROWS) : answer.rows;
   const { header, records } = reportCsvRecords(def, rows);
-  const name = csvFileName(`baseline-${def.key}`, ctx.now().toISOString().slice(0, 10));
+  // Dated with the today the screens show (the actor's time zone), not UTC's: an evening export keeps its day.
+  const name = csvFileName(`baseline-${def.key}`, actorToday(ctx));
   const headers: Record<string, string> = {
     "Content-Type": "text/csv; charset=utf-8",
     "Content-Disposition": `attachment; filename="${name}"`,

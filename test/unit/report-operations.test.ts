@@ -76,13 +76,18 @@ describe("weeks of the hours chart run Sunday to Saturday, with every week of th
   });
 });
 
-describe("payroll: RBT notes at the rbt amount, BCBA and combined at the bcba amount, in cents", () => {
+describe("payroll: RBT notes at the rbt amount, BCBA at the bcba amount, combined at their provider's, in cents", () => {
   it.each([
-    ["rbt", "rbt"],
-    ["bcba", "bcba"],
-    ["combined", "bcba"],
-  ])("a %s note pays as %s", (type, role) => {
-    expect(payRoleOf(type)).toBe(role);
+    ["rbt", "rbt", "rbt"],
+    ["rbt", "bcba", "rbt"],
+    ["bcba", "bcba", "bcba"],
+    ["bcba", "rbt", "bcba"],
+    ["combined", "bcba", "bcba"],
+    ["combined", "bcaba", "bcba"],
+    ["combined", "rbt", "rbt"],
+    ["combined", null, "bcba"],
+  ] as const)("a %s note by a provider credentialed %s pays as %s", (type, credential, role) => {
+    expect(payRoleOf(type, credential)).toBe(role);
   });
   it.each([
     [60, 25, 2500],

@@ -333,6 +333,30 @@ describe("payroll", () => {
     const { html } = await page(`/reports/payroll?${OCT}&location_id=999999`);
     expect(tableRows(html).filter((r) => r.includes("Clinic"))).toHaveLength(0);
   });
+
+  // Probe 8902 §3: a combined note's provider was paid, and labelled, as a BCBA even when an RBT.
+  it("pays a combined note at its provider's own role: an RBT's at the RBT amount, an analyst's at the BCBA amount", async () => {
+    const team = await createLocation({ title: "Team Clinic" });
+    await db().insert(rateRecords).values({ name: "Team rates", locationId: team.id, rbt: 20, bcba: 50 });
+    const tech = await createUser({ role: "RBT", locations: [team.id], name: "Tess" });
+    const analyst = await createUser({ role: "BCBA", locations: [team.id], name: "Ana" });
+    const client = await createPatient({ locationId: team.id, firstName: "Cory", lastName: "Combined" });
+    const at = (providerId: number, type: "rbt" | "bcba" | "combined", minutes: number, sessionDate: string) => ({ patientId: client.id, locationId: team.id, providerId, type, cptCode: type === "rbt" ? "97153" : "97155", sessionDate, minutes, units: minutes / 15 });
+    for (const row of [
+      at(tech.id, "combined", 60, "2026-10-12"), // led by the RBT: RBT pay
+      at(tech.id, "rbt", 60, "2026-10-13"),
+      at(analyst.id, "combined", 30, "2026-10-12"), // led by the analyst: BCBA pay
+      at(analyst.id, "bcba", 30, "2026-10-14"),
+    ])
+      await db().insert(notes).values(row);
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_notes", "manage_employees"], locations: [team.id] }));
+    const { status, html } = await page(`/reports/payroll?${OCT}&location_id=${team.id}`, cookie);
+    expect(status).toBe(200);
+    expect(tableRows(html)).toEqual(["Ana User | Team Clinic | BCBA | 2 | 1.00 | Team rates | $50.00 | $50.00", "Tess User | Team Clinic | RBT | 2 | 2.00 | Team rates | $20.00 | $40.00"]);
+    expect(html).toContain("pay $90.00");
+    const csv = await request(`/reports/payroll/export.csv?${OCT}&location_id=${team.id}`, { cookie });
+    expect((await csv.text()).replace(/^\uFEFF/, "").trim().split("\r\n").slice(1)).toEqual(["Ana User,Team Clinic,BCBA,2,1.00,Team rates,$50.00,$50.00", "Tess User,Team Clinic,RBT,2,2.00,Team rates,$20.00,$40.00"]);
+  });
 });
 
 describe("hours", () => {

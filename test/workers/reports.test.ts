@@ -5,6 +5,7 @@ import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays } from "~/domain/reports";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { chainedHash, GENESIS } from "~/services/audit.server";
+import * as build from "../../build/index.js";
 import { createLocation, createManyStaff, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
@@ -132,7 +133,7 @@ describe.each(["logs", "access"])("the %s report", (key) => {
     ["date_from=2024-01-01&date_to=2026-01-01", "date_to", "at most one year"],
     ["patient_id=abc", "patient_id", "Client must be a record id."],
     ["actor_id=-1", "actor_id", "Who must be a record id."],
-    ["page=0", "page", "page must be at least 1."],
+    ["page=0", "page", "Page must be at least 1."],
     ["per_page=1000", "per_page", "per_page must be at most 100."],
   ])("a bad filter (%s) is a field message with the typed value kept, and reads nothing", async (query, _field, message) => {
     const before = await auditRows();
@@ -273,6 +274,45 @@ describe.each(ALL_MINE)("the %s report's guard and export", (key) => {
     const res = await request(`/reports/${key}?per_page=5&page=9999`, { cookie: w.cookie });
     expect(res.status).toBe(302);
     expect(res.headers.get("Location")).toBe(`/reports/${key}?per_page=5`);
+  });
+});
+
+// Probe 8902 §6: the page's message named the raw parameter ("page must be …") where every filter has its label.
+describe("the page field", () => {
+  it.each(["page=2.5", "page=-1", "page=99999999999999999999", "page=x"])("%s: 'Page must be a whole number.', screen and CSV, 400", async (query) => {
+    const screen = await request(`/reports/pas?${query}`, { cookie: w.cookie });
+    expect(screen.status).toBe(400);
+    const html = await screen.text();
+    expect(html).toContain("Page must be a whole number.");
+    expect(html).not.toContain("page must be");
+    const csv = await request(`/reports/pas/export.csv?${query}`, { cookie: w.cookie });
+    expect(csv.status).toBe(400);
+    expect(await csv.json()).toMatchObject({ message: "Page must be a whole number.", errors: { page: "Page must be a whole number." } });
+  });
+});
+
+// Probe 8902 §5: the CSV was named with UTC's date; at 22:30 in New York that is already tomorrow.
+describe("the CSV's file name", () => {
+  type Loader = (args: unknown) => Promise<unknown>;
+  const routes = (build as unknown as { routes: Record<string, { module: { loader: Loader } }> }).routes;
+  // 2026-03-10 02:30 UTC is 2026-03-09 22:30 in New York (the manager's location).
+  const fixed = new Date("2026-03-10T02:30:00Z");
+  const args = (path: string, report: string) => ({
+    request: new Request(`http://localhost${path}`, { headers: { Cookie: w.cookie } }),
+    params: { report },
+    context: { app: { db: db(), now: () => fixed, ip: "127.0.0.1" } },
+  });
+
+  it.each(["pas", "logs", "hours"])("%s: carries the date the screens call today (the actor's time zone), not UTC's", async (key) => {
+    const res = (await routes["routes/reports.$report.export[.csv]"]!.module.loader(args(`/reports/${key}/export.csv`, key))) as Response;
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Disposition")).toBe(`attachment; filename="baseline-${key}-2026-03-09.csv"`);
+    await res.body?.cancel();
+  });
+
+  it("the pas screen says the same today", async () => {
+    const out = (await routes["routes/_app.reports.$report"]!.module.loader(args("/reports/pas", "pas"))) as { notes: string[] };
+    expect(out.notes).toContain("Today: 2026-03-09 (America/New_York).");
   });
 });
 

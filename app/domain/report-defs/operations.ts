@@ -182,7 +182,7 @@ export const payrollReport = defineReport<NoteFilters, PayrollRow>({
     },
   ],
   rowKey: (r) => `${r.provider_id}-${r.location_id}-${r.role}`,
-  note: `Pay = hours × the location's rate/pay record amount for the role: RBT notes at the RBT amount, BCBA and combined notes at the BCBA amount (the location's oldest record). Pay figures need manage_employees. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
+  note: `Pay = hours × the location's rate/pay record amount for the role: RBT notes at the RBT amount, BCBA notes at the BCBA amount, combined notes at the amount of their provider's own role (an RBT's at the RBT amount); the location's oldest record. Pay figures need manage_employees. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
 });
 
 const HOURS_FILTERS: readonly ReportFilter[] = [

@@ -101,13 +101,13 @@ export const runLogsReport: ReportRunner<AuditFilters, AuditReportRow> = async (
   const answer = finish(rows as AuditReportRow[], q);
   const notes = [`Period: ${period.from} to ${period.to} (UTC).`];
   if (q.csv || answer.rows.length === 0) {
-    await rc.audited(answer.patientIds, []);
+    await rc.audited(answer, []);
     return { ...answer, notes };
   }
   // The integrity check of the entries shown: each with the entry before it, read by id in the audit row's batch.
   const ids = answer.rows.map((r) => r.id);
   const wanted = [...new Set(ids.flatMap((id) => [id, id - 1]))];
-  const [entries] = await rc.audited(answer.patientIds, [rc.db.select().from(auditLog).where(inArray(auditLog.id, wanted))]);
+  const [entries] = await rc.audited(answer, [rc.db.select().from(auditLog).where(inArray(auditLog.id, wanted))]);
   const check = await verifyShownEntries(ids, entries);
   notes.push(
     check.ok

@@ -1,17 +1,18 @@
 import { and, asc, inArray, isNull, sql } from "drizzle-orm";
 import { locations, rateRecords, users } from "~/db/schema";
 import { locationScope } from "~/domain/permissions";
-import { payCents, payRoleOf, reportHours, type PayRole } from "~/domain/report-operations";
+import { payCents, payRoleOf, reportHours } from "~/domain/report-operations";
 import type { PayrollRow } from "~/domain/report-defs/operations";
+import { providerCredentialSql } from "../billing-prices.server";
 import type { ModelContext } from "../context";
 import { employeeLabel, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
- * Payroll (decision 039): per employee, location and pay role (RBT notes → rbt, BCBA and combined notes →
- * bcba), the sessions and hours of the period times the hourly amount of the location's rate/pay record
- * (platform §3: a record's amounts for rbt, bcba, manager are hourly pay by role; the location's record is its
- * oldest live one). Pay is integer cents, rounded once per row. One batch: the grouped sums and the scope's
- * rate records.
+ * Payroll (decision 039): per employee, location and pay role (RBT notes → rbt, BCBA notes → bcba, combined
+ * notes → their provider's own type: `payRoleOf`), the sessions and hours of the period times the hourly
+ * amount of the location's rate/pay record (platform §3: a record's amounts for rbt, bcba, manager are hourly
+ * pay by role; the location's record is its oldest live one). Pay is integer cents, rounded once per row. One
+ * batch: the grouped sums (with each provider's credential) and the scope's rate records.
  */
 export type { PayrollRow };
 
@@ -25,28 +26,29 @@ export interface PayrollReport {
 export async function payrollReport(ctx: ModelContext, f: NoteReportFilters, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<PayrollReport> {
   // The period's notes as sums (whole months from note_month_totals, edge days from the notes; decision 039).
   const src = noteSums(ctx, f);
-  // RBT notes pay at the rbt amount, BCBA and combined at the bcba amount: group by that role, not by note type.
-  const role = sql<string>`case when ${src.type} = 'rbt' then 'rbt' else 'bcba' end`;
+  // Grouped by note type; each group's pay role (`payRoleOf`: a combined note's from its provider's credential)
+  // is decided below, and the groups of one employee, location and pay role are added together.
   const g = ctx.db
     .select({
       locationId: sql<number>`${src.locationId}`.as("g_location_id"),
       providerId: sql<number | null>`${src.providerId}`.as("g_provider_id"),
-      role: role.as("role"),
+      type: sql<string>`${src.type}`.as("g_type"),
       sessions: sql<number>`sum(${src.n})`.as("sessions"),
       minutes: sql<number>`sum(${src.minutes})`.as("minutes"),
     })
     .from(src)
-    .groupBy(sql`${src.locationId}`, sql`${src.providerId}`, role)
+    .groupBy(sql`${src.locationId}`, sql`${src.providerId}`, sql`${src.type}`)
     .as("g");
   const scope = locationScope(ctx.actor);
-  // Every group (at most employees × their locations × 2 roles), so the total is the exact sum of the rows' pay;
+  // Every group (at most employees × their locations × 3 note types), so the total is the exact sum of the rows' pay;
   // the notes themselves are summed by SQLite.
   const [groups, rates] = await batch([
     ctx.db
       .select({
         locationId: g.locationId,
         providerId: g.providerId,
-        role: g.role,
+        type: g.type,
+        credential: providerCredentialSql(sql`${g.providerId}`).as("provider_credential"),
         sessions: g.sessions,
         minutes: g.minutes,
         name: users.name,
@@ -56,7 +58,7 @@ export async function payrollReport(ctx: ModelContext, f: NoteReportFilters, pag
       .from(g)
       .leftJoin(users, sql`${users.id} = ${g.providerId}`)
       .leftJoin(locations, sql`${locations.id} = ${g.locationId}`)
-      .orderBy(asc(users.surname), asc(users.name), asc(g.providerId), asc(locations.title), asc(g.role)),
+      .orderBy(asc(users.surname), asc(users.name), asc(g.providerId), asc(locations.title), asc(g.type)),
     ctx.db
       .select({
         id: rateRecords.id,
@@ -70,25 +72,30 @@ export async function payrollReport(ctx: ModelContext, f: NoteReportFilters, pag
       .orderBy(asc(rateRecords.id)),
   ]);
   const rateOf = locationRates(rates);
-  const rows: PayrollRow[] = groups.map((r) => {
-    const payRole = payRoleOf(r.role);
+  // One row per employee, location and pay role, in the groups' order (bcba before rbt within an employee's location).
+  const byRole = new Map<string, PayrollRow>();
+  for (const r of groups) {
+    const payRole = payRoleOf(r.type, r.credential);
+    const key = `${r.providerId}\u0000${r.locationId}\u0000${payRole}`;
     const rate = rateOf.get(r.locationId);
-    const hourly = rate ? rate[payRole] : null;
-    const minutes = Number(r.minutes);
-    return {
+    const row: PayrollRow = byRole.get(key) ?? {
       provider_id: r.providerId,
       employee: employeeLabel(r),
       location_id: r.locationId,
       location: r.location ?? "",
       role: payRole,
-      sessions: Number(r.sessions),
-      minutes,
-      hours: reportHours(minutes),
-      hourly_rate: hourly,
+      sessions: 0,
+      minutes: 0,
+      hours: 0,
+      hourly_rate: rate ? rate[payRole] : null,
       rate_record: rate?.name ?? null,
-      pay_cents: payCents(minutes, hourly),
+      pay_cents: null,
     };
-  });
+    row.sessions += Number(r.sessions);
+    row.minutes += Number(r.minutes);
+    byRole.set(key, row);
+  }
+  const rows = [...byRole.values()].map((r) => ({ ...r, hours: reportHours(r.minutes), pay_cents: payCents(r.minutes, r.hourly_rate) }));
   const totals = { minutes: 0, pay_cents: 0, unpriced_rows: 0 };
   for (const r of rows) {
     totals.minutes += r.minutes;
