@@ -171,7 +171,10 @@ export function defaultPeriod(today: string): { from: string; to: string } {
 
 const noteId = v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "Note ids are whole numbers."))], "Note ids are whole numbers.")), null);
 const refId = v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "Ids are whole numbers."))], "Ids are whole numbers.")), null);
-const modifier = v.optional(NoteModifier, null);
+/** Absent stays undefined (keep what is stored); null or blank clears the modifier. */
+const modifier = v.optional(NoteModifier);
+/** Absent stays undefined (keep what is stored); a value is a loose boolean. */
+const flag = v.optional(looseBoolean);
 /** Text the body may leave out: absent stays undefined (keep what is stored), null or blank clears it. */
 const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v.string(`${label} is text.`), plainText(label), v.maxLength(max, `${label} is at most ${max} characters.`))));
 
@@ -181,8 +184,9 @@ const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v
  * total_units, pa_number, patient_id, insurer_id, npi, note_rbt_id, note_bcba_id, and billed/pay
  * (billedbcba/paybcba). The figures a client sends (date, POS, hours, CPT, units, charges) are the note's
  * and the price function's: they are not taken from the body (decision 030). `version` and `note_version`
- * guard against stale saves. `pa_number` and `npi` left out of the body keep the record's (absent is not
- * cleared: the screen's row form has neither field); null or blank clears them (the NPI back to the location's).
+ * guard against stale saves. Every field a save writes (SAVE_FIELDS) that the body leaves out keeps the
+ * stored value (absent is not cleared, `savedFields`); null or blank clears a modifier, the PA number or the
+ * NPI (back to the location's), false clears a flag.
  */
 export const SavePayload = v.object({
   note_id: noteId,
@@ -194,10 +198,10 @@ export const SavePayload = v.object({
   md2: modifier,
   mdbcba: modifier,
   md2bcba: modifier,
-  billed: looseBoolean,
-  pay: looseBoolean,
-  billedbcba: looseBoolean,
-  paybcba: looseBoolean,
+  billed: flag,
+  pay: flag,
+  billedbcba: flag,
+  paybcba: flag,
   pa_number: shortText("PA number", 50),
   npi: v.optional(v.nullable(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{10}$/, "An NPI is 10 digits."))], "An NPI is 10 digits."))),
   version: v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "version is a whole number."))])), null),
@@ -205,23 +209,32 @@ export const SavePayload = v.object({
 });
 export type SavePayload = v.InferOutput<typeof SavePayload>;
 
+/** The payload's names of the fields a save writes (the rest name the note, check the client and payer, or guard the versions). */
+export const SAVE_FIELDS = ["md", "md2", "mdbcba", "md2bcba", "billed", "pay", "billedbcba", "paybcba", "pa_number", "npi"] as const;
+
 const num = (x: number | string | null | undefined): number | null => (x === null || x === undefined || x === "" ? null : Number(x));
 
-/** What a save changes, decided from the payload: the note, its billing modifiers and flags. */
+/** The billing fields a save writes: the note's modifiers and flags, the record's PA number and NPI. */
+export interface SaveFields {
+  md: string | null;
+  md2: string | null;
+  billed: boolean;
+  pay: boolean;
+  /** null: no PA number. */
+  paNumber: string | null;
+  /** null: the location's NPI. */
+  npi: string | null;
+}
+
+/** What a save changes, decided from the payload: the note, and the billing fields the body sent. */
 export interface SaveInput {
   noteId: number;
   /** Which role's fields the payload used (rbt: md/md2/billed/pay; bcba: mdbcba/md2bcba/billedbcba/paybcba). */
   role: "rbt" | "bcba";
   patientId: number | null;
   insurerId: number | null;
-  md: string | null;
-  md2: string | null;
-  billed: boolean;
-  pay: boolean;
-  /** null clears; undefined (not sent) keeps the record's, none for a new record. */
-  paNumber: string | null | undefined;
-  /** null: the location's NPI; undefined (not sent) keeps the record's, the location's for a new record. */
-  npi: string | null | undefined;
+  /** The fields the body sent; one it left out is not a key here and keeps its stored value (savedFields). */
+  sent: Partial<SaveFields>;
   version: number | null;
   noteVersion: number | null;
 }
@@ -236,35 +249,54 @@ export function saveInputOf(p: SavePayload): { ok: true; input: SaveInput } | { 
   if (ids.length !== 1) return { ok: false, errors: { note_id: BILLING_MESSAGES.noteId } };
   const [key, noteId] = ids[0]!;
   // A BCBA note's billing-view fields are mdbcba/md2bcba/billedbcba/paybcba (clinical §3); note_id takes either set.
-  const bcbaFields = key === "note_bcba_id" || (key === "note_id" && (p.mdbcba != null || p.md2bcba != null || p.billedbcba || p.paybcba));
-  const input: SaveInput = {
-    noteId,
-    role: bcbaFields ? "bcba" : "rbt",
-    patientId: num(p.patient_id),
-    insurerId: num(p.insurer_id),
-    md: bcbaFields ? (p.mdbcba ?? null) : (p.md ?? null),
-    md2: bcbaFields ? (p.md2bcba ?? null) : (p.md2 ?? null),
+  const bcbaFields = key === "note_bcba_id" || (key === "note_id" && [p.mdbcba, p.md2bcba, p.billedbcba, p.paybcba].some((x) => x !== undefined));
+  const given: { [K in keyof SaveFields]: SaveFields[K] | undefined } = {
+    md: bcbaFields ? p.mdbcba : p.md,
+    md2: bcbaFields ? p.md2bcba : p.md2,
     billed: bcbaFields ? p.billedbcba : p.billed,
     pay: bcbaFields ? p.paybcba : p.pay,
     paNumber: p.pa_number === undefined ? undefined : p.pa_number?.trim() || null,
     npi: p.npi === undefined ? undefined : p.npi || null,
-    version: num(p.version),
-    noteVersion: num(p.note_version),
   };
-  if (input.pay && !input.billed) return { ok: false, errors: { [bcbaFields ? "paybcba" : "pay"]: BILLING_MESSAGES.payNeedsBilled } };
-  return { ok: true, input };
+  return {
+    ok: true,
+    input: {
+      noteId,
+      role: bcbaFields ? "bcba" : "rbt",
+      patientId: num(p.patient_id),
+      insurerId: num(p.insurer_id),
+      sent: Object.fromEntries(Object.entries(given).filter(([, x]) => x !== undefined)) as Partial<SaveFields>,
+      version: num(p.version),
+      noteVersion: num(p.note_version),
+    },
+  };
+}
+
+/**
+ * Absent is not cleared (decision 030): what a save writes is each field the body sent, else the stored value
+ * (the note's modifiers and flags, the record's PA number and NPI). A note is paid only after it is billed:
+ * refused on the flag the body sent (pay when it sent pay, else billed).
+ */
+export function savedFields(input: Pick<SaveInput, "role" | "sent">, stored: SaveFields): { ok: true; fields: SaveFields } | { ok: false; errors: Record<string, string> } {
+  const fields = { ...stored, ...input.sent };
+  if (fields.pay && !fields.billed) {
+    const suffix = input.role === "bcba" ? "bcba" : "";
+    return { ok: false, errors: { [`${input.sent.pay !== undefined ? "pay" : "billed"}${suffix}`]: BILLING_MESSAGES.payNeedsBilled } };
+  }
+  return { ok: true, fields };
 }
 
 /**
  * The fields a save changes that a claim holds (the modifiers, then the billed flag), named as the body sent
  * them (md/md2/billed, or mdbcba/md2bcba/billedbcba for a BCBA note's billing-view fields); empty when none.
+ * `fields` are savedFields' (a field the body left out is the stored one: never a change).
  */
-export function claimedChanges(input: Pick<SaveInput, "role" | "md" | "md2" | "billed">, note: { md: string | null; md2: string | null; billed: boolean }): string[] {
-  const suffix = input.role === "bcba" ? "bcba" : "";
+export function claimedChanges(role: SaveInput["role"], fields: Pick<SaveFields, "md" | "md2" | "billed">, note: { md: string | null; md2: string | null; billed: boolean }): string[] {
+  const suffix = role === "bcba" ? "bcba" : "";
   return [
-    ...((input.md ?? null) !== (note.md ?? null) ? [`md${suffix}`] : []),
-    ...((input.md2 ?? null) !== (note.md2 ?? null) ? [`md2${suffix}`] : []),
-    ...(input.billed !== note.billed ? [`billed${suffix}`] : []),
+    ...((fields.md ?? null) !== (note.md ?? null) ? [`md${suffix}`] : []),
+    ...((fields.md2 ?? null) !== (note.md2 ?? null) ? [`md2${suffix}`] : []),
+    ...(fields.billed !== note.billed ? [`billed${suffix}`] : []),
   ];
 }
 

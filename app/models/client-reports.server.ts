@@ -16,8 +16,10 @@ import {
   POS_CHOICES,
   REPORT_NOTE_TYPE_LABELS,
   ReportQuery,
+  SAVE_FIELDS,
   saveInputOf,
   SavePayload,
+  savedFields,
   StatusInput,
   totalsWeek,
   type ReportSort,
@@ -29,7 +31,7 @@ import type { NoteType } from "~/domain/notes";
 import { lastPage, pageWindow, showingText, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { splitWholeMonths } from "~/domain/report-operations";
-import { parseWith } from "~/domain/validation";
+import { namesNoField, parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditTail, withConditionalAudit } from "~/services/audit.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
@@ -37,7 +39,7 @@ import { NOTES } from "./notes.server";
 import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import { patientScope, searchCondition, who } from "./patients.server";
-import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, notFound, nothingToChange, ok, type ModelResult } from "./results";
 
 /**
  * Billing by client (clinical §2 report-by-client, §3, §4, §7 client reports; issue 11; decision 030).
@@ -747,6 +749,8 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   if (input.patientId !== null && input.patientId !== note.patientId) return invalid({ patient_id: BILLING_MESSAGES.patient });
   const payer = notePayer(facts.paInsurerId, facts.patientInsurerId);
   if (input.insurerId !== null && input.insurerId !== payer) return invalid({ insurer_id: BILLING_MESSAGES.insurer });
+  // A save of an existing record that names none of the fields a save writes changes nothing (as every PATCH).
+  if (existing && namesNoField(raw, SAVE_FIELDS)) return nothingToChange();
   const current = (): CurrentRow => currentRow(note, existing);
   // Stale: the client saw another version of the note or of its billing record (or none when one exists now).
   // update/{id} names the record it changes: without a version it sets no precondition, as every API update
@@ -755,16 +759,20 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   const unconditional = opts.reportId != null && input.version === null;
   if (existing && !unconditional && input.version !== existing.version) return conflict(current());
   if (!existing && input.version !== null) return conflict(current());
+  // Absent is not cleared: a field the body left out keeps the note's (modifiers, flags) or the record's (PA number, NPI).
+  const saved = savedFields(input, { md: note.md, md2: note.md2, billed: note.billed, pay: note.paid, paNumber: existing?.paNumber ?? null, npi: existing?.npi ?? null });
+  if (!saved.ok) return invalid(saved.errors);
+  const f = saved.fields;
   // A note on a live claim keeps the modifiers and billed flag it was claimed with (pay and the record's PA number
   // and NPI may still change); checked again in the write, so a claim built meanwhile makes the save a 409.
-  const claimed = claimedChanges(input, note);
+  const claimed = claimedChanges(input.role, f, note);
   if (claimed.length && facts.claim) return invalid({ [claimed[0]!]: BILLING_MESSAGES.onClaim(facts.claim) });
   const notClaimed = claimed.length ? sql`not exists (select 1 from ${liveClaimOf(note.id)})` : undefined;
-  if (input.billed && !note.billed) {
+  if (f.billed && !note.billed) {
     const reasons = (await (opts.reasonsOf ?? noReasons)(ctx, [note.id])).get(note.id) ?? [];
     if (reasons.length) return invalid({ [input.role === "bcba" ? "billedbcba" : "billed"]: `This note cannot be billed: ${reasons.join(" ")}` });
   }
-  const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [input.md, input.md2], locationId: note.locationId, insurerId: payer, providerCredential: facts.providerCredential, unitPriceCents: note.unitPriceCents });
+  const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [f.md, f.md2], locationId: note.locationId, insurerId: payer, providerCredential: facts.providerCredential, unitPriceCents: note.unitPriceCents });
   const now = ctx.now().toISOString();
   const values = {
     noteId: note.id,
@@ -776,18 +784,17 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
     pos: note.pos,
     minutes: note.minutes,
     cptCode: note.cptCode,
-    md: input.md,
-    md2: input.md2,
+    md: f.md,
+    md2: f.md2,
     units: note.units,
     unitPriceCents: price.unitPriceCents,
     multiplier: price.multiplier,
     chargesCents: price.chargesCents,
     xpCents: price.xpCents,
-    // Absent is not cleared: a body (the screen's row form) without pa_number or npi keeps the record's.
-    paNumber: input.paNumber === undefined ? (existing?.paNumber ?? null) : input.paNumber,
-    npi: (input.npi === undefined ? existing?.npi : input.npi) ?? facts.locationNpi ?? null,
-    billed: input.billed,
-    pay: input.pay,
+    paNumber: f.paNumber,
+    npi: f.npi ?? facts.locationNpi ?? null,
+    billed: f.billed,
+    pay: f.pay,
   };
   const noteMatches = sql`(select ${notes.version} from ${notes} where ${notes.id} = ${note.id} and ${notes.deletedAt} is null) = ${note.version}`;
   const reportWrite = existing
@@ -806,12 +813,12 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   const [written, noteWritten, , , reportRows, noteRows] = await withConditionalAudit(
     ctx.db,
     who(ctx),
-    { action: existing ? "update" : "create", entity: "client_report", entityId: existing?.id ?? null, patientId: note.patientId, detail: { patients: [note.patientId], note: note.id, billed: input.billed, pay: input.pay } },
+    { action: existing ? "update" : "create", entity: "client_report", entityId: existing?.id ?? null, patientId: note.patientId, detail: { patients: [note.patientId], note: note.id, billed: f.billed, pay: f.pay } },
     (audit) => [
       reportWrite,
       ctx.db
         .update(notes)
-        .set({ md: input.md, md2: input.md2, billed: input.billed, paid: input.pay, version: sql`${notes.version} + 1`, updatedAt: now })
+        .set({ md: f.md, md2: f.md2, billed: f.billed, paid: f.pay, version: sql`${notes.version} + 1`, updatedAt: now })
         .where(and(eq(notes.id, note.id), eq(notes.version, note.version), sql`changes() = 1`)),
       audit(sql`changes() = 1`),
       bumpNotesIfWritten(ctx),
@@ -849,15 +856,15 @@ function currentRow(n: typeof notes.$inferSelect, cr: ReportRow | null): Current
 export async function updateClientReport(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: Omit<SaveOptions, "reportId"> = {}) {
   if (!manages(ctx)) return denied();
   const [found] = await primaryOf(ctx.db)
-    .select({ noteId: clientReports.noteId, noteType: clientReports.noteType })
+    .select({ noteId: clientReports.noteId })
     .from(clientReports)
     .innerJoin(patients, eq(patients.id, clientReports.patientId))
     .where(and(eq(clientReports.id, id), reportScope(ctx)));
   if (!found) return notFound("Billing record");
-  const key = found.noteType === "bcba" ? "note_bcba_id" : "note_rbt_id";
   const named = ["note_id", "note_rbt_id", "note_bcba_id"].filter((k) => raw[k] != null && raw[k] !== "");
-  // The path names the record; a body that names another note is refused, one that names none takes the record's.
-  const body = named.length ? raw : { ...raw, [key]: found.noteId };
+  // The path names the record; a body that names another note is refused, one that names none takes the record's
+  // as note_id, which reads either role's field names (a BCBA record's md or mdbcba), so a sent field is never ignored.
+  const body = named.length ? raw : { ...raw, note_id: found.noteId };
   return saveClientReport(ctx, body, { ...opts, reportId: id });
 }
 

@@ -149,6 +149,9 @@ export async function reportAction({ request, context, params }: ActionFunctionA
     return formResult(await setBillingStatus(ctx, noteId, { status: one("status"), note_version: one("note_version") || null }, { patientId }), values, () => back);
   }
   if (values.intent === "save") {
+    // The row's Save form always holds both selectors and both checkboxes, and an unticked checkbox is absent
+    // from a form post: so here an absent modifier is none and an absent box is false (the API, whose bodies
+    // name only what they change, keeps what a body leaves out; decision 030, 2026-11-27).
     const result = await saveClientReport(
       ctx,
       {
@@ -156,8 +159,8 @@ export async function reportAction({ request, context, params }: ActionFunctionA
         patient_id: patientId,
         md: one("md") || null,
         md2: one("md2") || null,
-        billed: one("billed"),
-        pay: one("pay"),
+        billed: one("billed") || false,
+        pay: one("pay") || false,
         // The row's form has no PA number or NPI field: left out, the record keeps them (decision 030).
         pa_number: sent("pa_number"),
         npi: sent("npi"),

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { BillingListQuery, defaultPeriod, noteTypesOf, ReportQuery, reportQueryInput, saveInputOf, SavePayload, totalsWeek } from "~/domain/client-reports";
+import { BillingListQuery, defaultPeriod, noteTypesOf, ReportQuery, reportQueryInput, savedFields, saveInputOf, SavePayload, totalsWeek } from "~/domain/client-reports";
 
 /** Billing by client's rules (decision 030): the save payload, the week of the totals, filters. */
 
@@ -8,26 +8,30 @@ const save = (raw: Record<string, unknown>) => saveInputOf(v.parse(SavePayload, 
 
 describe("the save payload names one note and takes that role's fields", () => {
   it.each([
-    ["an RBT note: md, md2, billed, pay", { note_rbt_id: 5, md: "hm", md2: "XP", billed: true, pay: "true" }, { noteId: 5, role: "rbt", md: "HM", md2: "XP", billed: true, pay: true }],
-    ["a BCBA note: mdbcba, md2bcba, billedbcba, paybcba", { note_bcba_id: "7", mdbcba: "HO", billedbcba: "on", md: "HM" }, { noteId: 7, role: "bcba", md: "HO", md2: null, billed: true, pay: false }],
-    ["note_id with the BCBA fields", { note_id: 9, mdbcba: "GT" }, { noteId: 9, role: "bcba", md: "GT" }],
-    ["note_id alone: the RBT names", { note_id: 9, md: "TS" }, { noteId: 9, role: "rbt", md: "TS" }],
+    ["an RBT note: md, md2, billed, pay", { note_rbt_id: 5, md: "hm", md2: "XP", billed: true, pay: "true" }, { noteId: 5, role: "rbt", sent: { md: "HM", md2: "XP", billed: true, pay: true } }],
+    ["a BCBA note: mdbcba, md2bcba, billedbcba, paybcba", { note_bcba_id: "7", mdbcba: "HO", billedbcba: "on", md: "HM" }, { noteId: 7, role: "bcba", sent: { md: "HO", billed: true } }],
+    ["note_id with the BCBA fields", { note_id: 9, mdbcba: "GT" }, { noteId: 9, role: "bcba", sent: { md: "GT" } }],
+    ["note_id with a BCBA flag sent false", { note_id: 9, billedbcba: false }, { noteId: 9, role: "bcba", sent: { billed: false } }],
+    ["note_id alone: the RBT names", { note_id: 9, md: "TS" }, { noteId: 9, role: "rbt", sent: { md: "TS" } }],
     ["versions as text", { note_id: 1, version: "3", note_version: "4" }, { version: 3, noteVersion: 4 }],
-    ["an empty NPI and PA number are none", { note_id: 1, npi: "", pa_number: "  " }, { npi: null, paNumber: null }],
-    ["null NPI and PA number are none", { note_id: 1, npi: null, pa_number: null }, { npi: null, paNumber: null }],
-    ["no NPI nor PA number sent: left to the record (absent is not cleared)", { note_id: 1 }, { npi: undefined, paNumber: undefined }],
+    ["an empty NPI, PA number and modifier are none", { note_id: 1, npi: "", pa_number: "  ", md: "" }, { sent: { npi: null, paNumber: null, md: null } }],
+    ["null NPI, PA number and modifier are none", { note_id: 1, npi: null, pa_number: null, md2: null }, { sent: { npi: null, paNumber: null, md2: null } }],
+    ["a form's unticked box (blank) is false", { note_id: 1, billed: "", pay: "" }, { sent: { billed: false, pay: false } }],
   ])("%s", (_l, raw, expected) => {
     const r = save(raw);
     expect(r.ok).toBe(true);
     if (r.ok) expect(r.input).toMatchObject(expected);
   });
 
+  it("a field the body leaves out is not sent (it keeps the stored value)", () => {
+    const r = save({ note_id: 1, pa_number: "PA-49" });
+    expect(r.ok && r.input.sent).toEqual({ paNumber: "PA-49" });
+  });
+
   it.each([
     ["no note", {}, "note_id"],
     ["two notes", { note_rbt_id: 1, note_bcba_id: 2 }, "note_id"],
     ["a zero id", { note_id: 0 }, "note_id"],
-    ["pay without billed", { note_rbt_id: 1, pay: true }, "pay"],
-    ["a BCBA pay without billed", { note_bcba_id: 1, paybcba: true }, "paybcba"],
   ])("%s is refused on %s", (_l, raw, field) => {
     const r = save(raw);
     expect(r.ok).toBe(false);
@@ -41,6 +45,37 @@ describe("the save payload names one note and takes that role's fields", () => {
     ["a control character", { note_id: 1, pa_number: "A\u0007" }],
   ])("%s does not parse", (_l, raw) => {
     expect(v.safeParse(SavePayload, raw).success).toBe(false);
+  });
+});
+
+describe("a save keeps what the body leaves out (absent is not cleared)", () => {
+  const stored = { md: "HM", md2: null, billed: true, pay: true, paNumber: "PA-1", npi: "1234567890" };
+  const fields = (raw: Record<string, unknown>, from = stored) => {
+    const r = save(raw);
+    if (!r.ok) throw new Error("does not parse");
+    return savedFields(r.input, from);
+  };
+
+  it.each([
+    ["only the PA number: the modifiers, billed and pay stay", { note_id: 1, pa_number: "PA-49" }, { ...stored, paNumber: "PA-49" }],
+    ["nothing but the note: all stay", { note_id: 1 }, stored],
+    ["md cleared, md2 set: the flags stay", { note_id: 1, md: null, md2: "XP" }, { ...stored, md: null, md2: "XP" }],
+    ["billed and pay cleared together", { note_id: 1, billed: false, pay: false }, { ...stored, billed: false, pay: false }],
+    ["pay cleared alone: still billed", { note_id: 1, pay: false }, { ...stored, pay: false }],
+    ["a BCBA field name", { note_bcba_id: 1, md2bcba: "HO" }, { ...stored, md2: "HO" }],
+  ])("%s", (_l, raw, expected) => {
+    expect(fields(raw)).toEqual({ ok: true, fields: expected });
+  });
+
+  it.each([
+    ["pay sent on an unbilled note", { note_rbt_id: 1, pay: true }, { ...stored, billed: false, pay: false }, "pay"],
+    ["pay sent with billed false", { note_rbt_id: 1, pay: true, billed: false }, stored, "pay"],
+    ["a BCBA pay without billed", { note_bcba_id: 1, paybcba: true }, { ...stored, billed: false, pay: false }, "paybcba"],
+    ["billed cleared on a paid note, pay not sent", { note_rbt_id: 1, billed: false }, stored, "billed"],
+  ])("%s is refused on %s's field", (_l, raw, from, field) => {
+    const r = fields(raw, from);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors).toEqual({ [field]: "A note is paid only after it is billed." });
   });
 });
 

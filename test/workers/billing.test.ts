@@ -333,6 +333,20 @@ describe("billing by client", () => {
     expect(cr).toMatchObject({ md2: "XP", version: 2, paNumber: "PA-4411", npi: "1234567890" });
   });
 
+  it("Save with both boxes unticked (absent from the form post) clears billed and pay, where the API keeps what it leaves out", async () => {
+    const client = await freshClient();
+    const n = await note({ type: "rbt", patientId: client.id, locationId: here.id, date: "2026-03-04", paServiceId: client.pa });
+    const path = `/billing/by-client/${client.id}`;
+    expect((await form(path, { intent: "save", note_id: String(n.id), note_version: String(n.version), version: "", md: "HM", md2: "", billed: "true", pay: "true" }, manager)).status).toBe(303);
+    const row = rowOf(await html(await request(path, { cookie: manager })), n.id);
+    expect([checked(row, "billed"), checked(row, "pay")]).toEqual([true, true]);
+    // The browser sends the selectors and no checkbox: the row is no longer billed nor paid, its modifier stays.
+    const res = await form(path, { intent: "save", note_id: saveField(row, "note_id")!, note_version: saveField(row, "note_version")!, version: saveField(row, "version")!, md: selectedCode(row, "md")!, md2: selectedCode(row, "md2")! }, manager);
+    expect(res.status).toBe(303);
+    const [after] = await db().select({ md: notes.md, billed: notes.billed, paid: notes.paid }).from(notes).where(eq(notes.id, n.id));
+    expect(after).toEqual({ md: "HM", billed: false, paid: false });
+  });
+
   it("after a save, the page and sort links leave the message out, so it is not shown again", async () => {
     const client = await freshClient();
     for (let d = 0; d < 51; d++) await note({ type: "rbt", patientId: client.id, locationId: here.id, date: new Date(Date.UTC(2025, 0, 1 + d)).toISOString().slice(0, 10) });

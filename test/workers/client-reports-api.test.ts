@@ -2,6 +2,7 @@ import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, clientReports, insurances, insuranceServices, notes, paServices, patients } from "~/db/schema";
 import { dayNumber } from "~/domain/weeks";
+import { createClaim } from "./claim-fixtures";
 import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
 
 /**
@@ -324,7 +325,6 @@ describe("store, show, update, destroy", () => {
     ["no note", { md: "HM" }, "note_id"],
     ["two notes", { note_rbt_id: 1, note_bcba_id: 2 }, "note_id"],
     ["an unknown modifier", { note_bcba_id: 0, note_id: 5, md: "ZZ" }, "md"],
-    ["pay without billed", { note_rbt_id: 1, pay: true }, "pay"],
     ["an NPI that is not 10 digits", { note_rbt_id: 1, npi: "123" }, "npi"],
     ["a PA number with control characters", { note_rbt_id: 1, pa_number: "A\u0000B" }, "pa_number"],
   ])("%s answers 422 on its field; nothing changes", async (_l, payload, field) => {
@@ -388,6 +388,107 @@ describe("store, show, update, destroy", () => {
     expect(((await kept.json()) as any).data.report).toMatchObject({ md: "HM", pa_number: "PA-9", npi: "1234567890", version: 2 });
     const cleared = await api(`/client_report/update/${id}`, { method: "POST", token: biller, body: { version: 2, md: "HM", pa_number: null, npi: null } });
     expect(((await cleared.json()) as any).data.report).toMatchObject({ pa_number: null, npi: "1999999999", version: 3 });
+  });
+});
+
+describe("a save keeps every field it does not send (decision 030, probe 8901 §1)", () => {
+  let clinic: { id: number };
+  let biller: string;
+  let client: { id: number; locationId: number };
+  let paId: number;
+
+  beforeAll(async () => {
+    clinic = await createLocation({ npi: "1999999999" });
+    biller = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [clinic.id] }));
+    client = await createPatient({ locationId: clinic.id, insurerId: insurer });
+    const [pa] = await db().insert(paServices).values({ patientId: client.id, paService: "Treatment", cpt: "97153", nUnits: 400, startDate: "2026-01-01", endDate: "2026-12-31", insuranceId: insurer }).returning();
+    paId = pa!.id;
+  });
+
+  /** A note stored as md HM, billed and paid, with its billing record (PA-1); the record's id and the note's id. */
+  async function paidNote(date: string) {
+    const n = await note({ type: "rbt", patientId: client.id, locationId: clinic.id, date, paServiceId: paId });
+    const res = await api(`/client_report/store`, { method: "POST", token: biller, body: { note_rbt_id: n.id, md: "HM", billed: true, pay: true, pa_number: "PA-1" } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return { noteId: n.id, reportId: ((await res.json()) as any).data.report.id as number };
+  }
+  const stateOf = async (noteId: number) => {
+    const [n] = await db().select({ md: notes.md, md2: notes.md2, billed: notes.billed, paid: notes.paid }).from(notes).where(eq(notes.id, noteId));
+    const [r] = await db().select({ md: clientReports.md, md2: clientReports.md2, billed: clientReports.billed, pay: clientReports.pay, paNumber: clientReports.paNumber, version: clientReports.version }).from(clientReports).where(eq(clientReports.noteId, noteId));
+    return { note: n, report: r };
+  };
+  const paid = { md: "HM", md2: null, billed: true };
+
+  it.each([
+    ["only the PA number", "2026-05-04", { pa_number: "PA-49" }, { note: { ...paid, paid: true }, report: { ...paid, pay: true, paNumber: "PA-49" } }],
+    ["only md2", "2026-05-12", { md2: "XP" }, { note: { ...paid, md2: "XP", paid: true }, report: { ...paid, md2: "XP", pay: true, paNumber: "PA-1" } }],
+    ["only pay, cleared", "2026-05-13", { pay: false }, { note: { ...paid, paid: false }, report: { ...paid, pay: false, paNumber: "PA-1" } }],
+    ["md cleared (null)", "2026-05-14", { md: null }, { note: { ...paid, md: null, paid: true }, report: { ...paid, md: null, pay: true, paNumber: "PA-1" } }],
+    ["billed and pay cleared (false)", "2026-05-15", { billed: false, pay: false }, { note: { ...paid, billed: false, paid: false }, report: { ...paid, billed: false, pay: false, paNumber: "PA-1" } }],
+  ])("update with %s changes that and keeps the rest", async (_l, date, body, expected) => {
+    const { noteId, reportId } = await paidNote(date);
+    const res = await api(`/client_report/update/${reportId}`, { method: "POST", token: biller, body: { ...body, version: 1 } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await stateOf(noteId)).toEqual({ note: expected.note, report: { ...expected.report, version: 2 } });
+  });
+
+  it("store on the existing record with only its version and the PA number keeps the modifiers, billed and pay", async () => {
+    const { noteId } = await paidNote("2026-05-05");
+    const res = await api(`/client_report/store`, { method: "POST", token: biller, body: { note_id: noteId, version: 1, pa_number: "PA-2" } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await stateOf(noteId)).toEqual({ note: { ...paid, paid: true }, report: { ...paid, pay: true, paNumber: "PA-2", version: 2 } });
+  });
+
+  it("a body naming no field answers 422 'Nothing to change' and writes nothing", async () => {
+    const { noteId, reportId } = await paidNote("2026-05-06");
+    const before = await stateOf(noteId);
+    const audits = await auditCount();
+    for (const body of [{ version: 1, note_version: 2 }, {}, { chargesrbt: 5 }]) {
+      const res = await api(`/client_report/update/${reportId}`, { method: "POST", token: biller, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(((await res.json()) as any).errors).toEqual({ form: "Nothing to change: send at least one field to update." });
+    }
+    expect(await stateOf(noteId)).toEqual(before);
+    expect(await auditCount()).toBe(audits);
+  });
+
+  it("billed cleared on a paid note without pay answers 422 on billed; nothing changes", async () => {
+    const { noteId, reportId } = await paidNote("2026-05-07");
+    const before = await stateOf(noteId);
+    const res = await api(`/client_report/update/${reportId}`, { method: "POST", token: biller, body: { billed: false } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).errors).toEqual({ billed: "A note is paid only after it is billed." });
+    expect(await stateOf(noteId)).toEqual(before);
+  });
+
+  it("pay on an unbilled note (billed not sent) answers 422 on pay; no record is written", async () => {
+    const n = await note({ type: "rbt", patientId: client.id, locationId: clinic.id, date: "2026-05-18", paServiceId: paId });
+    const before = await rowsOf();
+    const res = await api(`/client_report/store`, { method: "POST", token: biller, body: { note_rbt_id: n.id, pay: true } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).errors).toEqual({ pay: "A note is paid only after it is billed." });
+    expect(await rowsOf()).toBe(before);
+  });
+
+  it("a BCBA record updated with the RBT names (md) takes them: a sent field is never ignored", async () => {
+    const n = await note({ type: "bcba", patientId: client.id, locationId: clinic.id, date: "2026-05-08", md: "HO" });
+    const created = (await (await api(`/client_report/store`, { method: "POST", token: biller, body: { note_bcba_id: n.id, mdbcba: "HO" } })).json()) as any;
+    const res = await api(`/client_report/update/${created.data.report.id}`, { method: "POST", token: biller, body: { md2: "XP" } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await stateOf(n.id)).note).toMatchObject({ md: "HO", md2: "XP" });
+  });
+
+  it("on a note on a live claim, the PA number alone is saved: no refusal on the modifiers or billed flag it did not send", async () => {
+    const { claim, lines } = await createClaim({ id: client.id, locationId: clinic.id }, [{ cpt: "97153", serviceDate: "2026-05-11", units: 8, chargeCents: 10000 }]);
+    const { noteId, reportId } = lines[0]!;
+    await db().update(notes).set({ md: "HM" }).where(eq(notes.id, noteId));
+    const res = await api(`/client_report/update/${reportId}`, { method: "POST", token: biller, body: { pa_number: "AUTH314" } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await stateOf(noteId)).note).toMatchObject({ md: "HM", billed: true });
+    // A change it does send is still refused, naming the claim.
+    const refused = await api(`/client_report/update/${reportId}`, { method: "POST", token: biller, body: { md: null } });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as any).errors.md).toContain(claim.claimNumber);
   });
 });
 
