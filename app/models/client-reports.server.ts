@@ -228,6 +228,8 @@ export interface ReportOptions {
   providerId?: number | null;
   /** Show the pre-billing scrubber's reasons for the page's rows (its reads ride in the page's batch). */
   scrub?: boolean;
+  /** false: the header and PA services without any row (a screen whose filters were refused shows no rows). */
+  withList?: boolean;
 }
 
 /**
@@ -249,6 +251,7 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
     q.date_start ? gte(notes.sessionDate, q.date_start) : undefined,
     q.date_end ? lte(notes.sessionDate, q.date_end) : undefined,
     providerId !== null ? eq(notes.providerId, providerId) : undefined,
+    opts.withList === false ? sql`0` : undefined,
   )!;
   const [head] = await ctx.db
     .select({
@@ -392,7 +395,7 @@ export interface BillingList {
  * the page (each row carrying the list's count), the location and provider options and the chain's tail in one
  * batch, then the audit row naming the page's clients; a page past the end reads the count on its own instead.
  */
-export async function billingList(ctx: ModelContext, rawQuery: Record<string, unknown>, opts: { notesOnly?: boolean } = {}): Promise<ModelResult<BillingList>> {
+export async function billingList(ctx: ModelContext, rawQuery: Record<string, unknown>, opts: { notesOnly?: boolean; withList?: boolean } = {}): Promise<ModelResult<BillingList>> {
   if (!manages(ctx)) return denied();
   const parsed = parseWith(BillingListQuery, rawQuery);
   if (!parsed.ok) return invalid(parsed.errors);
@@ -466,7 +469,8 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
         .as("g");
   const db = ctx.db;
   // The clients of the list: not deleted, and (bylocation's ?query) named or identified by the search, as the client list searches.
-  const clientWhere = and(isNull(patients.deletedAt), searchCondition(q.query));
+  // withList false: the filters' choices without any client (a screen whose filters were refused shows no rows).
+  const clientWhere = and(isNull(patients.deletedAt), searchCondition(q.query), opts.withList === false ? sql`0` : undefined);
   const clients = () => db.select({ n: count() }).from(grouped).innerJoin(patients, eq(patients.id, grouped.patientId)).where(clientWhere);
   // The page, each row with the number of clients of the whole list (a window over the one grouping pass;
   // a separate count would group the period's notes a second time).

@@ -37,20 +37,31 @@ function throwFor(result: { ok: false; status: number; message: string }): never
   throw notFound(result.message);
 }
 
+/**
+ * Filters a billing screen refused (422), by the model's field names: the screen shows each beside its field with
+ * the typed values kept (from the URL) and shows no row, never the unfiltered table as if it were the result.
+ */
+export type FilterErrors = Record<string, string> | null;
+
+/** The values of a query without the fields named (those refused). */
+function without(params: Record<string, string>, keys: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter(([k]) => !keys.includes(k)));
+}
+
 export async function billingListLoader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_claims");
   redirectIfEmptyFilters(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const ctx = modelContextFor(context, actor);
   let result = await billingList(ctx, params);
-  let queryError: string | null = null;
+  let filterErrors: FilterErrors = null;
   if (!result.ok && result.status === 422) {
-    // A hand-edited filter that does not parse: its message, and the list without the filters.
-    queryError = result.message;
-    result = await billingList(ctx, {});
+    // The filters' choices for the values that parse (a location's providers), and no client.
+    filterErrors = result.errors;
+    result = await billingList(ctx, without(params, Object.keys(result.errors)), { withList: false });
   }
   if (!result.ok) throwFor(result);
-  return { list: result.data, queryError };
+  return { list: result.data, filterErrors };
 }
 
 /** What a report screen shows of one row (the API answers the whole BillingRow). */
@@ -115,14 +126,18 @@ export async function reportData(request: Request, context: LoaderFunctionArgs["
   redirectIfEmptyFilters(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const ctx = modelContextFor(context, actor);
-  let result = await clientReport(ctx, patientId, reportQueryInput(params), { providerId, scrub: true });
-  let queryError: string | null = null;
+  const query = reportQueryInput(params);
+  let result = await clientReport(ctx, patientId, query, { providerId, scrub: true });
+  let filterErrors: FilterErrors = null;
   if (!result.ok && result.status === 422) {
-    queryError = result.message;
-    result = await clientReport(ctx, patientId, {}, { providerId, scrub: true });
+    // The header and PA services, no row and no week totals; the filters as typed.
+    filterErrors = result.errors;
+    result = await clientReport(ctx, patientId, {}, { providerId, withList: false });
+    const typed = (k: string) => (query[k] ?? "").trim();
+    if (result.ok) result.data.filters = { date_start: typed("date_start"), date_end: typed("date_end"), noteType: typed("noteType").toLowerCase(), sort: typed("sort"), dir: typed("dir") };
   }
   if (!result.ok) throwFor(result);
-  return { report: reportScreenData(result.data), queryError };
+  return { report: reportScreenData(result.data), filterErrors };
 }
 
 export async function reportLoader({ request, context, params }: LoaderFunctionArgs) {

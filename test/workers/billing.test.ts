@@ -105,10 +105,6 @@ describe("the billing list", () => {
     expect((await request(`/billing/list?location_id=${there.id}`, { cookie: manager })).status).toBe(404);
   });
 
-  it("a filter that does not parse shows its message and the list without filters", async () => {
-    const page = await html(await request("/billing/list?status=everything", { cookie: manager }));
-    expect(page).toContain("Choose a status from the list.");
-  });
 
   it("the provider select lists the chosen location's staff; with more than it lists, it asks for a location and keeps the chosen one", async () => {
     const small = await createLocation();
@@ -134,6 +130,57 @@ describe("the billing list", () => {
     // A provider of a location the actor does not cover, given by id, is not listed.
     const stranger = await html(await request(`/billing/list?provider_id=${ids.other}`, { cookie: biller }));
     expect(providerSelect(stranger)).not.toContain(`value="${ids.other}"`);
+  });
+});
+
+describe("a refused filter keeps what was typed, shows its error beside the field and lists nothing (probe 8901 §2)", () => {
+  const inputValue = (page: string, id: string) => new RegExp(`<input id="f-${id}"[^>]*value="([^"]*)"`).exec(page)?.[1];
+  const selected = (page: string, id: string) => /<option value="([^"]*)" selected="">/.exec(new RegExp(`<select id="f-${id}"[\\s\\S]*?</select>`).exec(page)?.[0] ?? "")?.[1];
+  const errorOf = (page: string, id: string) => new RegExp(`<p id="f-${id}-error" class="field-error" role="alert">([^<]*)</p>`).exec(page)?.[1];
+
+  it.each([
+    ["billing by client", () => `/billing/by-client/${alice.id}?from=2026-02-20&to=2026-02-01&type=bcba`],
+    ["its twin address", () => `/client-report/by-client/${alice.id}?from=2026-02-20&to=2026-02-01&type=bcba`],
+    ["employee by client", () => `/client-report/employee-by-client?patient_id=${alice.id}&employee_id=${ids.other}&from=2026-02-20&to=2026-02-01&type=bcba`],
+  ])("%s: To before From", async (_l, path) => {
+    const page = await html(await request(path(), { cookie: manager }));
+    expect([inputValue(page, "from"), inputValue(page, "to"), selected(page, "type")]).toEqual(["2026-02-20", "2026-02-01", "bcba"]);
+    expect(errorOf(page, "to")).toBe("To must be on or after From.");
+    expect(page).toMatch(/<input id="f-to"[^>]*aria-invalid="true"/);
+    expect(page).toContain("Nothing is listed until the filters marked above are corrected.");
+    // No row, no count and no week totals that could pass for the result; the client's header stays.
+    expect(page).not.toContain("2026-02-03");
+    expect(page).not.toContain("Showing");
+    expect(page).not.toContain("Week Total Units");
+    expect(page).toContain("Alice Anders");
+  });
+
+  it("billing by client: a date that is not real is marked on From, with the typed text kept", async () => {
+    const page = await html(await request(`/billing/by-client/${alice.id}?from=2026-02-30&type=rbt`, { cookie: manager }));
+    expect(errorOf(page, "from")).toBe("Dates must be real dates like 2026-01-31.");
+    expect([inputValue(page, "from"), selected(page, "type")]).toEqual(["2026-02-30", "rbt"]);
+    expect(page).not.toContain("2026-02-02");
+  });
+
+  it.each([
+    ["To before From", "/billing/list?date_from=2026-02-20&date_to=2026-02-01&status=billed", "date_to", "To must be on or after From."],
+    ["a status not in the list", "/billing/list?date_from=2026-02-01&date_to=2026-02-28&status=everything", "status", "Choose a status from the list."],
+    ["a date that is not real", "/billing/list?date_from=2026-02-30&status=billed", "date_from", "Dates must be real dates like 2026-01-31."],
+  ])("the billing list: %s", async (_l, path, field, message) => {
+    const page = await html(await request(path, { cookie: manager }));
+    const typed = Object.fromEntries(new URL(path, "http://x").searchParams);
+    expect(errorOf(page, field)).toBe(message);
+    expect(inputValue(page, "date_from")).toBe(typed.date_from);
+    expect(inputValue(page, "date_to")).toBe(typed.date_to ?? "");
+    if (typed.status !== "everything") expect(selected(page, "status")).toBe(typed.status);
+    expect(page).not.toContain("Alice Anders");
+    expect(page).toContain("Nothing is listed until the filters marked above are corrected.");
+  });
+
+  it("a refused page number (no field shows it) is the message above the list", async () => {
+    const page = await html(await request(`/billing/by-client/${alice.id}?page=x&type=rbt`, { cookie: manager }));
+    expect(page).toContain('<p class="alert alert-danger" role="alert">page must be a whole number.</p>');
+    expect(selected(page, "type")).toBe("rbt");
   });
 });
 

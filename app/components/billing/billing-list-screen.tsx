@@ -1,18 +1,25 @@
 import { Form, useLoaderData, useSearchParams } from "@remix-run/react";
-import { DataList, type Column } from "~/components/ui/data-list";
-import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";
+import { DataList, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
+import { DateRangeFilter, FilterButtons, FilterSelect, unshownFilterError } from "~/components/ui/list";
 import { FormMessage } from "~/components/ui/field";
 import { BILLING_LIST_STATUS_LABELS, BILLING_LIST_STATUSES } from "~/domain/client-reports";
 import { TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import type { BillingList, BillingListRow } from "~/models/client-reports.server";
+import type { FilterErrors } from "~/services/billing-screens.server";
 
 /**
  * The billing list (platform §2 billing/list): the clients with notes in the period, filtered by location,
  * provider and status, each linking to its billing by client. A plain GET form: works without JavaScript.
+ * Refused filters: each error beside its field, the typed values kept (read from the URL), and no client listed.
  */
+const FIELDS = ["location_id", "provider_id", "date_from", "date_to", "status"];
+
 export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title: string; rowHref: (row: BillingListRow, providerId: number | "") => string; hiddenFields?: Record<string, string> }) {
-  const { list, queryError } = useLoaderData<{ list: BillingList; queryError: string | null }>() as unknown as { list: BillingList; queryError: string | null };
+  const { list, filterErrors } = useLoaderData<{ list: BillingList; filterErrors: FilterErrors }>() as unknown as { list: BillingList; filterErrors: FilterErrors };
   const [params] = useSearchParams();
+  const errors = filterErrors ?? {};
+  /** The value the list was read with; the typed one (the URL's) when the filters were refused. */
+  const chosen = (value: string) => (filterErrors ? undefined : value);
   const columns: Column<BillingListRow>[] = [
     {
       header: "Client",
@@ -39,21 +46,22 @@ export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title
         <h1>{title}</h1>
       </div>
       <FormMessage success={params.get("flash")} />
-      <FormMessage error={queryError} />
+      <FormMessage error={unshownFilterError(filterErrors, FIELDS)} />
       <DataList
         page={list.page}
         columns={columns}
         rowKey={(r) => r.patient_id}
+        empty={filterErrors ? FILTERS_REFUSED_TEXT : undefined}
         caption="Clients with notes to bill"
         filters={
           <Form method="get" className="search-form" role="search" aria-label="Filter the billing list">
             {Object.entries(hiddenFields).map(([k, v]) => (
               <input key={k} type="hidden" name={k} value={v} />
             ))}
-            <FilterSelect visible name="location_id" label="Location" any="All" value={String(list.filters.location_id)} options={list.locations.map((l) => ({ value: l.id, label: l.title }))} />
-            <FilterSelect visible name="provider_id" label="Provider" any="All" value={String(list.filters.provider_id)} options={list.providers.map((u) => ({ value: u.id, label: u.name }))} hint={list.providers_more ? TOO_MANY_STAFF_HINT : undefined} />
-            <DateRangeFilter from={list.period.from} to={list.period.to} />
-            <FilterSelect visible name="status" label="Status" any="Any" value={list.filters.status} options={BILLING_LIST_STATUSES.map((s) => ({ value: s, label: BILLING_LIST_STATUS_LABELS[s] }))} />
+            <FilterSelect visible name="location_id" label="Location" any="All" value={chosen(String(list.filters.location_id))} options={list.locations.map((l) => ({ value: l.id, label: l.title }))} error={errors.location_id} />
+            <FilterSelect visible name="provider_id" label="Provider" any="All" value={chosen(String(list.filters.provider_id))} options={list.providers.map((u) => ({ value: u.id, label: u.name }))} hint={list.providers_more ? TOO_MANY_STAFF_HINT : undefined} error={errors.provider_id} />
+            <DateRangeFilter from={chosen(list.period.from)} to={chosen(list.period.to)} errors={errors} />
+            <FilterSelect visible name="status" label="Status" any="Any" value={chosen(list.filters.status)} options={BILLING_LIST_STATUSES.map((s) => ({ value: s, label: BILLING_LIST_STATUS_LABELS[s] }))} error={errors.status} />
             <FilterButtons />
           </Form>
         }

@@ -1,15 +1,16 @@
 import { Form, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { DataTable, type Column } from "~/components/ui/data-list";
+import { DataTable, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
 import { ChoiceSelect, type Choice } from "~/components/ui/choice-select";
 import { FormMessage } from "~/components/ui/field";
-import { Pagination } from "~/components/ui/list";
+import { DateRangeFilter, Pagination, unshownFilterError } from "~/components/ui/list";
+import { ErrorText } from "~/components/ui/form-controls";
 import { MODIFIER_CHOICES, REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
 import { money } from "~/domain/billing";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
 import { NOTE_STATUSES } from "~/domain/notes";
 import type { CurrentRow } from "~/models/client-reports.server";
-import type { ReportScreenData, ReportScreenRow } from "~/services/billing-screens.server";
+import type { FilterErrors, ReportScreenData, ReportScreenRow } from "~/services/billing-screens.server";
 
 /**
  * The report-by-client screen (clinical §2): Back, the header fields, the PA services, the filters, one row
@@ -35,7 +36,9 @@ function staleText(c: CurrentRow): string {
   return `Someone else changed this row: it now reads status ${c.status}, ${md("Modifier 1", c.md)}, ${md("Modifier 2", c.md2)}, ${c.billed ? "billed" : "not billed"}, ${c.pay ? "paid" : "not paid"}. The row shows those values; make your change again and Save.`;
 }
 
-type LoaderShape = { report: ReportScreenData; queryError: string | null };
+type LoaderShape = { report: ReportScreenData; filterErrors: FilterErrors };
+/** The filters shown beside their fields (the model's names: the screen's From, To and Note type). */
+const FILTER_FIELDS = ["date_start", "date_end", "noteType"];
 
 /** The modifier selectors' choices (clinical §2): none, then each code. */
 const MODIFIER_OPTIONS: readonly Choice[] = [{ value: "", label: "—" }, ...MODIFIER_CHOICES.map((m) => ({ value: m, label: m }))];
@@ -48,7 +51,9 @@ function ModifierSelect({ name, label, value, form }: { name: "md" | "md2"; labe
 }
 
 export function ClientReportScreen({ title, backTo = "/billing/list" }: { title: string; backTo?: string }) {
-  const { report, queryError } = useLoaderData<LoaderShape>() as unknown as LoaderShape;
+  const { report, filterErrors } = useLoaderData<LoaderShape>() as unknown as LoaderShape;
+  // Refused filters: the report comes with no row and the typed values as its filters (the loader's).
+  const errors = filterErrors ?? {};
   const answer = useActionData<ActionAnswer>() as ActionAnswer | undefined;
   const [params] = useSearchParams();
   const p = report.patient;
@@ -188,18 +193,16 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
             <input type="hidden" name="employee_id" value={report.provider.id} />
           </>
         ) : null}
-        <label htmlFor="f-from">From</label>
-        <input id="f-from" type="date" name="from" defaultValue={report.filters.date_start} />
-        <label htmlFor="f-to">To</label>
-        <input id="f-to" type="date" name="to" defaultValue={report.filters.date_end} />
+        <DateRangeFilter names={["from", "to"]} from={report.filters.date_start} to={report.filters.date_end} errors={{ from: errors.date_start, to: errors.date_end }} />
         <label htmlFor="f-type">Note type</label>
-        <select id="f-type" name="type" defaultValue={report.filters.noteType}>
+        <select id="f-type" name="type" defaultValue={report.filters.noteType} aria-invalid={errors.noteType ? true : undefined} aria-errormessage={errors.noteType ? "f-type-error" : undefined}>
           {REPORT_NOTE_TYPES.map((t) => (
             <option key={t} value={t}>
               {REPORT_NOTE_TYPE_LABELS[t]}
             </option>
           ))}
         </select>
+        <ErrorText id="f-type" error={errors.noteType} />
         <button type="submit" className="btn">
           Search
         </button>
@@ -210,22 +213,28 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
       <div data-reload="billing-table">
         {/* A refused row save answers this page at the same address: an earlier success's flash is not this answer's. */}
         <FormMessage success={answer ? null : params.get("flash")} />
-        <FormMessage error={queryError ?? (answer && !failedNote ? answer.message : failedNote && answer?.message ? answer.message : null)} />
-        <DataTable caption="Billing by note" rows={report.page.data} columns={columns} />
-        <Pagination page={report.page} />
-        <p className="week-totals">
-          <label>
-            Week Total Hours <input readOnly value={report.week_total_hours.toFixed(2)} size={6} />
-          </label>{" "}
-          <label>
-            Week Total Units <input readOnly value={report.week_total_units} size={6} />
-          </label>{" "}
-          {report.week ? (
-            <small>
-              (week {report.week.start} to {report.week.end})
-            </small>
-          ) : null}
-        </p>
+        <FormMessage error={unshownFilterError(filterErrors, FILTER_FIELDS) ?? (answer && !failedNote ? answer.message : failedNote && answer?.message ? answer.message : null)} />
+        {filterErrors ? (
+          <p>{FILTERS_REFUSED_TEXT}</p>
+        ) : (
+          <>
+            <DataTable caption="Billing by note" rows={report.page.data} columns={columns} />
+            <Pagination page={report.page} />
+            <p className="week-totals">
+              <label>
+                Week Total Hours <input readOnly value={report.week_total_hours.toFixed(2)} size={6} />
+              </label>{" "}
+              <label>
+                Week Total Units <input readOnly value={report.week_total_units} size={6} />
+              </label>{" "}
+              {report.week ? (
+                <small>
+                  (week {report.week.start} to {report.week.end})
+                </small>
+              ) : null}
+            </p>
+          </>
+        )}
       </div>
     </section>
   );

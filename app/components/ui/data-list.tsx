@@ -12,6 +12,8 @@ import { linkParams, Pagination } from "./list";
 
 /** What every list shows when there is nothing to list (clinical §2). */
 export const EMPTY_TEXT = "No data to display.";
+/** What a list shows in place of its rows when its filters were refused (unshownFilterError, app/components/ui/list.tsx). */
+export const FILTERS_REFUSED_TEXT = "Nothing is listed until the filters marked above are corrected.";
 
 export interface Column<T> {
   /** The header text; also the cell's label for assistive technology. */

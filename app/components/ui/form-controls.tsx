@@ -2,7 +2,8 @@ import type { ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "re
 
 /** Form controls that work without JavaScript; each shows its field error and keeps the typed value. */
 
-function ErrorText({ id, error }: { id: string; error?: string }) {
+/** A field's error beside it (`${id}-error`, the control's aria-errormessage). */
+export function ErrorText({ id, error }: { id: string; error?: string }) {
   return error ? (
     <p id={`${id}-error`} className="field-error" role="alert">
       {error}

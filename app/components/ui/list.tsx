@@ -1,5 +1,6 @@
 import { Form, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ErrorText } from "~/components/ui/form-controls";
 import { withoutFlash } from "~/domain/flash";
 import type { ReactNode } from "react";
 import { pageLinks, showingText, type Paged } from "~/domain/paging";
@@ -27,7 +28,7 @@ export function SearchForm({ placeholder = "Search", children }: { placeholder?:
 /**
  * One filter of a filter form: a labelled select whose value is kept in the URL (the current one preselected, or
  * `value` when the server chose it). The label is for screen readers only unless `visible`; `hint` is shown after
- * the select and describes it.
+ * the select and describes it; `error` (a refused filter) is shown beside it.
  */
 export function FilterSelect({
   name,
@@ -37,6 +38,7 @@ export function FilterSelect({
   value,
   visible = false,
   hint,
+  error,
 }: {
   name: string;
   label: string;
@@ -45,6 +47,7 @@ export function FilterSelect({
   value?: string;
   visible?: boolean;
   hint?: string;
+  error?: string;
 }) {
   const [params] = useSearchParams();
   return (
@@ -52,7 +55,14 @@ export function FilterSelect({
       <label className={visible ? undefined : "visually-hidden"} htmlFor={`f-${name}`}>
         {label}
       </label>
-      <select id={`f-${name}`} name={name} defaultValue={value ?? params.get(name) ?? ""} aria-describedby={hint ? `f-${name}-hint` : undefined}>
+      <select
+        id={`f-${name}`}
+        name={name}
+        defaultValue={value ?? params.get(name) ?? ""}
+        aria-describedby={hint ? `f-${name}-hint` : undefined}
+        aria-invalid={error ? true : undefined}
+        aria-errormessage={error ? `f-${name}-error` : undefined}
+      >
         <option value="">{any}</option>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -65,21 +75,46 @@ export function FilterSelect({
           {hint}
         </span>
       ) : null}
+      <ErrorText id={`f-${name}`} error={error} />
     </>
   );
 }
 
-/** From and To dates of a filter form (`date_from`, `date_to` unless named otherwise), kept in the URL. */
-export function DateRangeFilter({ from, to, names = ["date_from", "date_to"] }: { from?: string; to?: string; names?: readonly [string, string] }) {
+/**
+ * From and To dates of a filter form (`date_from`, `date_to` unless named otherwise), kept in the URL; `errors`
+ * (a refused filter, by the inputs' names) are shown beside them.
+ */
+export function DateRangeFilter({ from, to, names = ["date_from", "date_to"], errors = {} }: { from?: string; to?: string; names?: readonly [string, string]; errors?: Partial<Record<string, string>> }) {
   const [params] = useSearchParams();
+  const input = (name: string, value: string | undefined) => (
+    <input
+      id={`f-${name}`}
+      type="date"
+      name={name}
+      defaultValue={value ?? params.get(name) ?? ""}
+      aria-invalid={errors[name] ? true : undefined}
+      aria-errormessage={errors[name] ? `f-${name}-error` : undefined}
+    />
+  );
   return (
     <>
       <label htmlFor={`f-${names[0]}`}>From</label>
-      <input id={`f-${names[0]}`} type="date" name={names[0]} defaultValue={from ?? params.get(names[0]) ?? ""} />
+      {input(names[0], from)}
+      <ErrorText id={`f-${names[0]}`} error={errors[names[0]]} />
       <label htmlFor={`f-${names[1]}`}>To</label>
-      <input id={`f-${names[1]}`} type="date" name={names[1]} defaultValue={to ?? params.get(names[1]) ?? ""} />
+      {input(names[1], to)}
+      <ErrorText id={`f-${names[1]}`} error={errors[names[1]]} />
     </>
   );
+}
+
+/**
+ * A filter form's refused filters (422) on a list screen: each error is shown beside its field (the form keeps
+ * the typed values from the URL) and no row is shown, never the unfiltered list as if it were the result. This
+ * is the message of an error no field of the form shows (a hand-edited page or sort), for above the list.
+ */
+export function unshownFilterError(errors: Readonly<Record<string, string>> | null | undefined, shown: readonly string[]): string | null {
+  return Object.entries(errors ?? {}).find(([k]) => !shown.includes(k))?.[1] ?? null;
 }
 
 /** A filter form's Filter button and its Reset link. */
