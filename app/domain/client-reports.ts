@@ -36,6 +36,9 @@ export const BILLING_MESSAGES = {
   status: "Choose pending or ok.",
   listStatus: "Choose a status from the list.",
   id: "Filters take a record id.",
+  /** /client-report/employee-by-client's address, whose client and employee no field of the form shows. */
+  patientIdParam: "The client in the address (patient_id) must be a record id, a whole number.",
+  employeeIdParam: "The employee in the address (employee_id) must be a record id, a whole number.",
 } as const;
 
 /**
@@ -136,10 +139,8 @@ export const BILLING_LIST_STATUS_LABELS: Readonly<Record<BillingListStatus, stri
   paid: "Paid",
 };
 
-const idFilter = v.optional(
-  v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, BILLING_MESSAGES.id), v.transform(Number))], BILLING_MESSAGES.id),
-  "",
-);
+const idFilterOf = (message: string) => v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, message), v.transform(Number))], message), "");
+const idFilter = idFilterOf(BILLING_MESSAGES.id);
 export const BillingListQuery = v.pipe(
   v.object({
     page: pageNumber,
@@ -157,6 +158,16 @@ export const BillingListQuery = v.pipe(
   ),
 );
 export type BillingListQuery = v.InferOutput<typeof BillingListQuery>;
+
+/**
+ * /client-report/employee-by-client's address: the client and the employee (employee_id, or provider_id from
+ * the list's filter form), each a record id when given; empty or absent is none (the list, the signed-in user).
+ */
+export const EmployeeByClientQuery = v.object({
+  patient_id: idFilterOf(BILLING_MESSAGES.patientIdParam),
+  employee_id: idFilterOf(BILLING_MESSAGES.employeeIdParam),
+  provider_id: idFilter,
+});
 
 /**
  * The period of the billing list when none is chosen: the calendar month of `today` (the list reads one

@@ -2,7 +2,8 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
 import { BillingListScreen } from "~/components/billing/billing-list-screen";
 import { ClientReportScreen } from "~/components/billing/client-report-screen";
-import { pathId } from "~/domain/validation";
+import { EmployeeByClientQuery } from "~/domain/client-reports";
+import { parseWith } from "~/domain/validation";
 import { billingListLoader, reportAction, reportData } from "~/services/billing-screens.server";
 import { requirePermission } from "~/services/guard.server";
 
@@ -18,13 +19,17 @@ export const handle = { guard: "manage_claims" };
 export async function loader(args: LoaderFunctionArgs) {
   const { actor } = await requirePermission(args.request, args.context, "manage_claims");
   const url = new URL(args.request.url);
-  const patientId = pathId(url.searchParams.get("patient_id") ?? undefined);
-  const employeeId = pathId(url.searchParams.get("employee_id") ?? undefined) ?? pathId(url.searchParams.get("provider_id") ?? undefined) ?? actor.id;
+  const parsed = parseWith(EmployeeByClientQuery, Object.fromEntries(url.searchParams));
+  const q = parsed.ok ? parsed.data : null;
+  const patientId = q?.patient_id || null;
+  const employeeId = q?.employee_id || q?.provider_id || actor.id;
   if (patientId !== null) return { mode: "report" as const, employeeId, ...(await reportData(args.request, args.context, patientId, employeeId)) };
   const list = new URL(url);
-  list.searchParams.set("provider_id", String(employeeId));
   list.searchParams.delete("employee_id");
-  const data = await billingListLoader({ ...args, request: new Request(list, args.request) });
+  // A malformed client or employee: the list with its message and no client (the employee's beside Provider).
+  const refused = parsed.ok ? null : Object.fromEntries(Object.entries(parsed.errors).map(([k, m]) => [k === "employee_id" ? "provider_id" : k, m]));
+  if (!refused) list.searchParams.set("provider_id", String(employeeId));
+  const data = await billingListLoader({ ...args, request: new Request(list, args.request) }, refused);
   return { mode: "list" as const, employeeId, ...data };
 }
 

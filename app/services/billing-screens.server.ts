@@ -48,17 +48,18 @@ function without(params: Record<string, string>, keys: readonly string[]): Recor
   return Object.fromEntries(Object.entries(params).filter(([k]) => !keys.includes(k)));
 }
 
-export async function billingListLoader({ request, context }: LoaderFunctionArgs) {
+/** The billing list; `refused`: errors the caller found in its own part of the address (then no client is listed). */
+export async function billingListLoader({ request, context }: LoaderFunctionArgs, refused: FilterErrors = null) {
   const { actor } = await requirePermission(request, context, "manage_claims");
   redirectIfEmptyFilters(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const ctx = modelContextFor(context, actor);
-  let result = await billingList(ctx, params);
-  let filterErrors: FilterErrors = null;
+  let result = await billingList(ctx, refused ? without(params, Object.keys(refused)) : params, { withList: !refused });
+  let filterErrors = refused;
   if (!result.ok && result.status === 422) {
     // The filters' choices for the values that parse (a location's providers), and no client.
-    filterErrors = result.errors;
-    result = await billingList(ctx, without(params, Object.keys(result.errors)), { withList: false });
+    filterErrors = { ...refused, ...result.errors };
+    result = await billingList(ctx, without(params, Object.keys(filterErrors)), { withList: false });
   }
   if (!result.ok) throwFor(result);
   return { list: result.data, filterErrors };

@@ -177,6 +177,18 @@ describe("a refused filter keeps what was typed, shows its error beside the fiel
     expect(page).toContain("Nothing is listed until the filters marked above are corrected.");
   });
 
+  it.each([
+    ["a malformed employee", () => "?employee_id=abc", "provider_id", "The employee in the address (employee_id) must be a record id, a whole number."],
+    ["a malformed employee with a client", () => `?patient_id=${alice.id}&employee_id=abc`, "provider_id", "The employee in the address (employee_id) must be a record id, a whole number."],
+    ["a malformed client", () => `?patient_id=abc&employee_id=${ids.other}`, null, "The client in the address (patient_id) must be a record id, a whole number."],
+  ])("employee by client: %s is named, and nothing is listed", async (_l, query, field, message) => {
+    const page = await html(await request(`/client-report/employee-by-client${query()}&date_from=2026-02-01&date_to=2026-02-28`, { cookie: manager }));
+    if (field) expect(errorOf(page, field)).toBe(message);
+    else expect(page).toContain(`<p class="alert alert-danger" role="alert">${message}</p>`);
+    expect(page).not.toContain("Alice Anders");
+    expect(page).toContain("Nothing is listed until the filters marked above are corrected.");
+  });
+
   it("a refused page number (no field shows it) is the message above the list", async () => {
     const page = await html(await request(`/billing/by-client/${alice.id}?page=x&type=rbt`, { cookie: manager }));
     expect(page).toContain('<p class="alert alert-danger" role="alert">page must be a whole number.</p>');
