@@ -27,9 +27,9 @@ export const DEMO_PASSWORD = "baseline-demo-2026";
 export const DEMO_BACKUP_CODES = ["DEMO1-AAAAA", "DEMO2-BBBBB", "DEMO3-CCCCC", "DEMO4-DDDDD", "DEMO5-EEEEE", "DEMO6-FFFFF", "DEMO7-GGGGG", "DEMO8-HHHHH", "DEMO9-JJJJJ", "DEMOA-KKKKK"];
 
 const LOCATIONS = [
-  { id: 1, title: "Miami Clinic", city: "Miami", state: "FL", zip: "33130", address: "120 SW 8th St", phone1: "305-555-0101", email: "miami@demo.test", timeZone: "America/New_York", posCodes: "02,03,11,12,99,10" },
-  { id: 2, title: "Denver Clinic", city: "Denver", state: "CO", zip: "80202", address: "1600 Champa St", phone1: "303-555-0102", email: "denver@demo.test", timeZone: "America/Denver", posCodes: "02,11,12,99" },
-  { id: 3, title: "Los Angeles Clinic", city: "Los Angeles", state: "CA", zip: "90012", address: "200 N Spring St", phone1: "213-555-0103", email: "la@demo.test", timeZone: "America/Los_Angeles", posCodes: "02,03,11,12,10" },
+  { id: 1, title: "Miami Clinic", city: "Miami", state: "FL", zip: "33130-1812", address: "120 SW 8th St", phone1: "305-555-0101", email: "miami@demo.test", timeZone: "America/New_York", posCodes: "02,03,11,12,99,10" },
+  { id: 2, title: "Denver Clinic", city: "Denver", state: "CO", zip: "80202-5305", address: "1600 Champa St", phone1: "303-555-0102", email: "denver@demo.test", timeZone: "America/Denver", posCodes: "02,11,12,99" },
+  { id: 3, title: "Los Angeles Clinic", city: "Los Angeles", state: "CA", zip: "90012-3239", address: "200 N Spring St", phone1: "213-555-0103", email: "la@demo.test", timeZone: "America/Los_Angeles", posCodes: "02,03,11,12,10" },
 ];
 
 /** The demo roles' permission sets; docs/decisions/002-demo-role-permissions.md explains them. */

@@ -66,7 +66,7 @@ export function LocationForm({
       <Field label="Address" name="address" maxLength={255} defaultValue={text(values.address)} error={errors.address} />
       <Field label="City" name="city" maxLength={100} defaultValue={text(values.city)} error={errors.city} />
       <Field label="State" name="state" maxLength={50} defaultValue={text(values.state)} error={errors.state} />
-      <Field label="ZIP code" name="zip" inputMode="numeric" defaultValue={text(values.zip)} error={errors.zip} />
+      <Field label="ZIP code" name="zip" hint="ZIP+4, for example 33130-1234: claims need all nine digits." defaultValue={text(values.zip)} error={errors.zip} />
       <Field label="Phone 1" name="phone1" type="tel" defaultValue={text(values.phone1)} error={errors.phone1} />
       <Field label="Phone 2" name="phone2" type="tel" defaultValue={text(values.phone2)} error={errors.phone2} />
       <Field label="Fax" name="telfax" type="tel" defaultValue={text(values.telfax)} error={errors.telfax} />

@@ -98,11 +98,31 @@ function requireText(label: string, field: string, value: string | null | undefi
   else sameText(label, field, value, out);
 }
 
-function checkAddress(who: string, field: string, a: X12Address, out: ClaimIssue[], where: string) {
+/** A ZIP code of 5 or 9 digits (ZIP+4, with or without its dash). */
+const ZIP = /^\d{5}(-?\d{4})?$/;
+/** The full nine-digit ZIP+4. */
+const ZIP_PLUS_4 = /^\d{5}-?\d{4}$/;
+
+/** An address's street, city, state and ZIP (5 or 9 digits unless `zip` asks for another rule and message). */
+function checkAddress(who: string, field: string, a: X12Address, out: ClaimIssue[], where: string, zip = { rule: ZIP, message: `${who} ZIP code must be 5 or 9 digits. Set it ${where}.` }) {
   requireText(`${who} address`, `${field}.address`, a.address, out, where);
   requireText(`${who} city`, `${field}.city`, a.city, out, where);
   if (!a.state || !/^[A-Za-z]{2}$/.test(a.state.trim())) out.push({ field: `${field}.state`, message: `${who} state must be a 2-letter code (for example FL). Set it ${where}.` });
-  if (!a.zip || !/^\d{5}(-?\d{4})?$/.test(a.zip.trim())) out.push({ field: `${field}.zip`, message: `${who} ZIP code must be 5 or 9 digits. Set it ${where}.` });
+  if (!a.zip || !zip.rule.test(a.zip.trim())) out.push({ field: `${field}.zip`, message: zip.message });
+}
+
+/**
+ * The billing provider's ZIP (2010AA N403): 005010X222A1 requires the full nine digits there (X12 RFI 1533; a
+ * clearinghouse rejects a 5-digit one at its front end). The subscriber's and the client's (2010BA, 2010CA) take
+ * 5 or 9 digits; the writer has no pay-to address (2010AB).
+ */
+function billingZip(bp: ClaimData["billingProvider"]) {
+  const typed = (bp.zip ?? "").trim();
+  const example = `${/^\d{5}/.exec(typed)?.[0] ?? "33130"}-1234`;
+  return {
+    rule: ZIP_PLUS_4,
+    message: `The ZIP code of the location ${bp.name.trim() || "(no name)"} ${typed ? `is ${typed}` : "is missing"}: a claim's billing provider needs the 9-digit ZIP+4 (for example ${example}). Enter the ZIP+4 on the location's page.`,
+  };
 }
 
 function isDate(s: string | null): boolean {
@@ -121,7 +141,7 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
   else if (!isValidNpi(bp.npi)) out.push({ field: "billing.npi", message: `The location's NPI ${bp.npi} is not a valid NPI (10 digits with a check digit). Correct it on the location's page.` });
   if (!bp.taxId) out.push({ field: "billing.tax_id", message: "The location has no tax id. Add the 9-digit tax id (EIN) on the location's page." });
   else if (!isValidTaxId(bp.taxId)) out.push({ field: "billing.tax_id", message: "The location's tax id must be 9 digits. Correct it on the location's page." });
-  checkAddress("Location", "billing", bp, out, loc);
+  checkAddress("Location", "billing", bp, out, loc, billingZip(bp));
   if (!bp.phone || bp.phone.replace(/\D/g, "").length < 10) out.push({ field: "billing.phone", message: "The location needs a phone number (10 digits) for the claim's contact. Add it on the location's page." });
 
   const s = c.subscriber;

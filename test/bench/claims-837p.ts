@@ -46,7 +46,7 @@ export function build837PForThousandNotes(): { ms: number; bytes: number; claims
   const grouped = groupClaims(priced);
   const claims: ClaimData[] = grouped.map((g, i) => ({
     claimNumber: `C${String(i + 1).padStart(7, "0")}`,
-    billingProvider: { name: "Bench Clinic", address: "1 Main St", city: "Miami", state: "FL", zip: "33101", npi: "1234567893", taxId: "591234567", phone: "3055550100" },
+    billingProvider: { name: "Bench Clinic", address: "1 Main St", city: "Miami", state: "FL", zip: "33101-1234", npi: "1234567893", taxId: "591234567", phone: "3055550100" },
     subscriber: { memberId: `M${g.patientId}`, groupNumber: null, selfSubscriber: true, firstName: "Client", lastName: `Number${g.patientId}`, birthDate: "2018-01-01", gender: "U", address: "2 Palm Ave", city: "Miami", state: "FL", zip: "33102" },
     patient: null,
     payer: { name: "Bench Payer", payerId: "12345" },

@@ -22,7 +22,7 @@ function line(cpt: string, type: "rbt" | "bcba", date: string, units: number, mo
 function claim(over: Partial<ClaimData> = {}): ClaimData {
   return {
     claimNumber: "C000001",
-    billingProvider: { name: "Sunrise ABA Miami", address: "100 Main St", city: "Miami", state: "FL", zip: "33101", npi: "1234567893", taxId: "591234567", phone: "(305) 555-0100" },
+    billingProvider: { name: "Sunrise ABA Miami", address: "100 Main St", city: "Miami", state: "FL", zip: "33101-1234", npi: "1234567893", taxId: "591234567", phone: "(305) 555-0100" },
     subscriber: { memberId: "W123456789", groupNumber: "GRP01", selfSubscriber: true, firstName: "Ana", lastName: "Lopez", birthDate: "2018-04-02", gender: "F", address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102" },
     patient: null,
     payer: { name: "Florida Blue", payerId: "00590" },
@@ -110,6 +110,11 @@ describe("837P validation: what a person must fix", () => {
     ["zero charge", (c) => ({ ...c, lines: [{ ...c.lines[0]!, chargeCents: 0 }] }), "lines.0.charge", /\$0/],
     ["five modifiers", (c) => ({ ...c, lines: [{ ...c.lines[0]!, modifiers: ["HM", "HN", "HO", "XP", "GT"] }] }), "lines.0.modifiers", /at most 4/],
     ["no lines", { lines: [] }, "lines", /no service lines/],
+    // 2010AA N403: the billing provider's ZIP is the full nine digits (005010X222A1).
+    ["a 5-digit location ZIP", (c) => ({ ...c, billingProvider: { ...c.billingProvider, zip: "33101" } }), "billing.zip", /^The ZIP code of the location Sunrise ABA Miami is 33101: a claim's billing provider needs the 9-digit ZIP\+4 \(for example 33101-1234\)\. Enter the ZIP\+4 on the location's page\.$/],
+    ["no location ZIP", (c) => ({ ...c, billingProvider: { ...c.billingProvider, zip: null } }), "billing.zip", /location Sunrise ABA Miami is missing: .*9-digit ZIP\+4/],
+    ["a malformed location ZIP", (c) => ({ ...c, billingProvider: { ...c.billingProvider, zip: "3310-11234" } }), "billing.zip", /is 3310-11234: .*9-digit ZIP\+4/],
+    ["a subscriber ZIP of 4 digits", (c) => ({ ...c, subscriber: { ...c.subscriber, zip: "3310" } }), "subscriber.zip", /5 or 9 digits/],
   ];
   it.each(cases)("%s", (_name, change, field, message) => {
     const c = typeof change === "function" ? change(claim()) : claim(change);
@@ -117,6 +122,14 @@ describe("837P validation: what a person must fix", () => {
     expect(errors.find((e) => e.field === field)?.message).toMatch(message);
     const r = write837P([c], env(1));
     expect(r.ok).toBe(false);
+  });
+
+  it.each([
+    ["ZIP+4 with its dash at the location, 5 digits for the subscriber and the client", "33101-1234", "33102", "33172"],
+    ["ZIP+4 without the dash at the location, 9 digits elsewhere", "331011234", "331021234", "33172-0001"],
+  ])("only the billing provider needs 9 digits: %s", (_l, billing, subscriber, patient) => {
+    const c = claim({ subscriber: { ...claim().subscriber, selfSubscriber: false, zip: subscriber }, patient: { firstName: "Leo", lastName: "Lopez", birthDate: "2019-09-09", gender: "M", address: "5 Palm Ave", city: "Miami", state: "FL", zip: patient } });
+    expect(validateClaim({ ...c, billingProvider: { ...c.billingProvider, zip: billing } })).toEqual([]);
   });
 
   it("a valid claim has no errors", () => {

@@ -9,9 +9,10 @@ import { readBack837 } from "../support/x12";
 /** Claims: build from billed notes, generate the 837P, send, status, download; screens and API (decision 032). */
 
 let seq = 0;
-async function world(opts: { npi?: string | null } = {}) {
+async function world(opts: { npi?: string | null; zip?: string } = {}) {
   seq++;
-  const location = await createLocation({ address: "100 Main St", city: "Miami", state: "FL", zip: "33101", phone1: "305-555-0100", npi: opts.npi === undefined ? "1234567893" : opts.npi, taxId: "591234567" });
+  // The billing provider's ZIP is the 9-digit ZIP+4 (2010AA N403); the subscriber's may be 5 digits.
+  const location = await createLocation({ address: "100 Main St", city: "Miami", state: "FL", zip: opts.zip ?? "33101-1234", phone1: "305-555-0100", npi: opts.npi === undefined ? "1234567893" : opts.npi, taxId: "591234567" });
   const [insurer] = await db().insert(insurances).values({ name: `Florida Blue ${seq}`, payerId: "00590" }).returning();
   await db().insert(insuranceServices).values([
     { insuranceId: insurer!.id, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 12.5 },
@@ -243,18 +244,34 @@ describe("API /v2/claims", () => {
     expect(row!.n).toBe(1);
   });
 
-  it("a claim without the location's NPI is built as a draft with the reason, and generating it is refused", async () => {
-    const w = await world({ npi: null });
+  it.each([
+    ["without the location's NPI", { npi: null }, "billing.npi", () => "The location has no NPI. Add the billing provider's 10-digit NPI on the location's page."],
+    ["with a 5-digit location ZIP (2010AA N403 needs ZIP+4)", { zip: "33101" }, "billing.zip", (title: string) => `The ZIP code of the location ${title} is 33101: a claim's billing provider needs the 9-digit ZIP+4 (for example 33101-1234). Enter the ZIP+4 on the location's page.`],
+  ])("a claim %s is built as a draft with the reason, shown in the viewer, and generating it is refused", async (_l, opts, field, message) => {
+    const w = await world(opts);
     const n = await w.note();
     const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } })).json()) as { data: { id: number; errors: { field: string; message: string }[] }[] }).data;
-    expect(built[0]!.errors.map((e) => e.field)).toContain("billing.npi");
+    const expected = message(w.location.title);
+    expect(built[0]!.errors).toEqual([{ field, message: expected }]);
+    const viewer = await request(`/claims/edit-viewer/${built[0]!.id}`, { cookie: await signInCookie(w.manager) });
+    expect((await viewer.text()).replaceAll("&#x27;", "'")).toContain(expected);
     const files = (await db().select({ n: count() }).from(x12Files))[0]!.n;
     const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [built[0]!.id] } });
     expect(gen.status).toBe(422);
-    expect(((await gen.json()) as { message: string }).message).toMatch(/location has no NPI/);
+    expect(((await gen.json()) as { message: string }).message).toContain(expected);
     expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(files);
     const [claim] = await db().select().from(claims).where(eq(claims.id, built[0]!.id));
     expect(claim!.status).toBe("draft");
+  });
+
+  it("a location's ZIP+4 goes out whole in 2010AA N403; the subscriber's 5-digit ZIP is kept as it is", async () => {
+    const w = await world();
+    const n = await w.note();
+    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } })).json()) as { data: { id: number }[] }).data;
+    expect((await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [built[0]!.id] } })).status).toBe(201);
+    const file = await (await api(`/v2/claims/${built[0]!.id}/download`, { token: w.token })).text();
+    expect(file).toMatch(/NM1\*85\*2\*CLINIC [A-Z0-9]+\*{5}XX\*1234567893~\nN3\*100 MAIN ST~\nN4\*MIAMI\*FL\*331011234~/);
+    expect(file).toContain("N4*MIAMI*FL*33102~");
   });
 
   it("403 without manage_claims; 404 for another location's claim and notes; 4xx for bad input", async () => {
