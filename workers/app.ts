@@ -13,7 +13,7 @@ import { d1Database } from "~/db/client.server";
 import { purgeExpiredDrafts } from "~/services/note-drafts.server";
 import { expirePdfFiles } from "~/models/pdf-jobs.server";
 import { ERROR_500_HTML } from "./error-page";
-import { forgedFlashTarget, sealFlashRedirects } from "~/services/flash.server";
+import { forgedFlashTarget, sealFlashRedirects, withoutPostedFlash } from "~/services/flash.server";
 
 const remix = createRequestHandler(build as unknown as ServerBuild);
 
@@ -78,12 +78,13 @@ export function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
   return app;
 }
 
-/** The screens: Remix, behind the same-origin check for form posts; only the server's own flashes are shown. */
+/** The screens: Remix, behind the same-origin check for form posts; only the server's own flashes are shown, and only to a GET. */
 const pages = async (c: Context<AppEnv>) => {
   if (isCrossSitePost(c.req.raw)) return c.text("Cross-site form posts are not accepted.", 403);
   const forged = await forgedFlashTarget(c.env, c.req.raw);
   if (forged !== null) return c.redirect(forged, 303);
-  const response = await remix(c.req.raw, { app: c.var.app });
+  // A form post never sees the page's flash: a refused save is not shown beside the previous save's message.
+  const response = await remix(withoutPostedFlash(c.req.raw), { app: c.var.app });
   await sealFlashRedirects(c.env, c.req.raw, response);
   return response;
 };

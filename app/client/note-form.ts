@@ -11,6 +11,7 @@
  * - the AI summary button (app/client/note-summary.ts) when that module is present.
  */
 import { typedMinutes, unitsForMinutes } from "../domain/notes";
+import { providerNameFor } from "../domain/note-form";
 import { meterState, meterText } from "../domain/pa-pacing";
 import { attachAiSummary } from "./note-summary";
 import { signaturePads } from "./signature-pad";
@@ -183,6 +184,23 @@ function liveCpt(form: HTMLFormElement) {
 }
 
 /**
+ * A manager's Provider select: the Supervisor select does not offer the provider chosen (decision 023), and on a new
+ * note the provider's typed name follows it (providerNameFor: the writer's own name only on their own note).
+ */
+function followProvider(form: HTMLFormElement) {
+  const provider = form.elements.namedItem("provider_id");
+  if (!(provider instanceof HTMLSelectElement)) return;
+  const supervisor = form.elements.namedItem("supervisor_id") as HTMLSelectElement | null;
+  const name = form.elements.namedItem("provider_name") as HTMLInputElement | null;
+  const { selfId, selfName } = form.dataset;
+  provider.addEventListener("change", () => {
+    for (const o of Array.from(supervisor?.options ?? [])) o.hidden = o.disabled = o.value !== "" && o.value === provider.value;
+    if (supervisor?.selectedOptions[0]?.disabled) supervisor.value = "";
+    if (name && selfId && selfName) name.value = providerNameFor(provider.value, name.value, { id: Number(selfId), name: selfName });
+  });
+}
+
+/**
  * A goal row left blank was not measured: its hidden goal fields are disabled so the row is not sent (the save
  * and the AI summary's pre-check see only measured goals; the server drops blank rows the same way).
  */
@@ -205,6 +223,7 @@ export function enhanceNoteForm(form: HTMLFormElement) {
   const key = form.dataset.draftKey;
   liveUnits(form);
   liveCpt(form);
+  followProvider(form);
   signaturePads(form);
   attachAiSummary(form);
   if (key && key.startsWith(DRAFT_PREFIX)) {

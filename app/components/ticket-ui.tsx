@@ -2,7 +2,7 @@ import { Link } from "~/components/ui/link";
 import { actionsColumn, type Column } from "~/components/ui/data-list";
 import { SelectField, TextareaField } from "~/components/ui/form-controls";
 import { Field } from "~/components/ui/field";
-import { BODY_MAX, isUnreadFor, optionsOf, SUBJECT_MAX, TICKET_CATEGORIES, TICKET_PRIORITIES, ticketLabel, type TicketRole } from "~/domain/tickets";
+import { BODY_MAX, isUnreadFor, optionsOf, SUBJECT_MAX, TICKET_CATEGORIES, TICKET_PRIORITIES, ticketDay, ticketLabel, type TicketRole } from "~/domain/tickets";
 
 /** The pieces the ticket screens share: the ticket's fields, its status text and the list's columns. */
 
@@ -19,6 +19,7 @@ export interface TicketRowLike {
   unread_responses: number;
   created_at: string;
   updated_at: string;
+  time_zone: string | null;
   role: TicketRole;
 }
 
@@ -54,8 +55,8 @@ export function ticketColumns<T extends TicketRowLike>(opts: { view: "office" | 
     { header: "Category", cell: (t) => ticketLabel(t.category) },
     { header: "Priority", cell: (t) => ticketLabel(t.priority) },
     { header: "Status", cell: (t) => <StatusBadge status={t.status} /> },
-    { header: "Opened", cell: (t) => t.created_at.slice(0, 10) },
-    { header: "Last activity", cell: (t) => t.updated_at.slice(0, 10) },
+    { header: "Opened", cell: (t) => ticketDay(t.created_at, t.time_zone) },
+    { header: "Last activity", cell: (t) => ticketDay(t.updated_at, t.time_zone) },
     actionsColumn((t) => [
       <Link key="view" to={`/tickets/view/${t.id}`} aria-label={`View ticket #${t.id}`}>
         View

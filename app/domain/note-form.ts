@@ -150,3 +150,14 @@ export function noteBodyToFormFields(body: Record<string, unknown>): [string, st
   }
   return out;
 }
+
+/**
+ * The provider's typed name a new note's form shows (decision 023, probe 8903): the writer's own name only when
+ * the writer is the note's provider. Choosing another provider clears the writer's name (never someone else's
+ * signature in the writer's name); choosing oneself again fills it in when it is empty. Any other typed name stays.
+ * The server applies it when the form is updated without JavaScript, the browser module when the select changes.
+ */
+export function providerNameFor(providerId: string, typed: string, self: { id: number; name: string }): string {
+  if (providerId === String(self.id)) return typed.trim() ? typed : self.name;
+  return typed.trim() === self.name ? "" : typed;
+}

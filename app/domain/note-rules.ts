@@ -4,7 +4,7 @@ import { centsOf } from "./billing";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
 import { localTimeExists, onClockOf, zonedDate, zoneOffsetAtLocal, zonePlace } from "./time";
-import { MODIFIER_CODES } from "./insurance";
+import { MODIFIER_CODES, providerType } from "./insurance";
 import { parseWith, plainText } from "./validation";
 
 /**
@@ -32,6 +32,9 @@ export const NOTE_MESSAGES = {
   provider: "Choose the provider of the session.",
   providerOutOfScope: "Choose a provider of the client's location.",
   supervisorOutOfScope: "Choose a supervisor of the client's location.",
+  supervisorIsProvider: "The provider cannot be the note's supervisor: choose the BCBA or BCaBA who supervised the session.",
+  supervisorNotQualified: "Choose a supervisor who is a BCBA or BCaBA.",
+  countersignOwnNote: "The provider cannot countersign their own note.",
   countersignNotSupervisor: "Only the note's supervisor can countersign it.",
   countersignUnsigned: "The provider signs the note first; then the supervisor countersigns it.",
   countersignTwice: "This note is already countersigned.",
@@ -599,6 +602,27 @@ export const CountersignInput = v.object({
 export function signDateRefusal(who: "provider" | "supervisor", signedOn: string, sessionDate: string, today: string): string | null {
   if (signedOn >= sessionDate && signedOn <= today) return null;
   return who === "supervisor" ? NOTE_MESSAGES.countersignDate(sessionDate, today) : NOTE_MESSAGES.signDate(sessionDate, today);
+}
+
+/**
+ * Who may supervise a session (decision 023, probe 8903): a BCBA or BCaBA — the credential the price lookup reads
+ * from a user's roles (`providerCredentialSql`, `providerType` "bcba") — and never the note's own provider.
+ */
+/** How an edit form's select marks a stored supervisor who cannot supervise (kept when saved unchanged: decision 017). */
+export const CANNOT_SUPERVISE = "(not a BCBA or BCaBA)";
+
+export function canSupervise(credential: string | null | undefined): boolean {
+  return providerType(credential) === "bcba";
+}
+
+/**
+ * Why a note's supervisor is refused (422 at `supervisor_id`), or null. `credential` is the supervisor's, read with
+ * the note's references; `undefined` when it is not checked (an edit that keeps the stored supervisor).
+ */
+export function supervisorRefusal(providerId: number, supervisorId: number | null, credential?: string | null): string | null {
+  if (supervisorId === null) return null;
+  if (supervisorId === providerId) return NOTE_MESSAGES.supervisorIsProvider;
+  return credential === undefined || canSupervise(credential) ? null : NOTE_MESSAGES.supervisorNotQualified;
 }
 
 /** The supervisor's signature fields of a note (written only by the countersignature, never by a create or an edit). */

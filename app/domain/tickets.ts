@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { MESSAGES, requiredText } from "./fields";
 import { can, locationScope, type Actor } from "./permissions";
 import { listQuerySchema } from "./paging";
+import { zonedDate } from "./time";
 
 /**
  * Customer-service tickets (platform §2 tickets; issue 12): a staff member asks the office for help,
@@ -208,4 +209,12 @@ export function isUnreadFor(role: TicketRole, t: { read_by_staff: boolean; unrea
   if (role === "office") return !t.read_by_staff && t.status !== "closed";
   if (role === "requester") return t.unread_responses > 0;
   return false;
+}
+
+/**
+ * A ticket's day (Opened, Last activity) at its location — the requester's when it was opened — as the clinic reads
+ * its dates; a ticket without a location shows the UTC day, marked so (probe 8903).
+ */
+export function ticketDay(at: string, timeZone: string | null): string {
+  return timeZone ? zonedDate(new Date(at), timeZone) : `${at.slice(0, 10)} UTC`;
 }

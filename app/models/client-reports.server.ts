@@ -100,6 +100,8 @@ export interface ClientReport {
     full_name: string;
     patient_id: string;
     location_id: number;
+    /** The client's location's time zone: the screen shows each row's creation day in it. */
+    time_zone: string;
     insurer_id: number | null;
     insurer_name: string | null;
     rbt_id: number | null;
@@ -257,6 +259,7 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
     .select({
       p: { id: patients.id, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, insurerId: patients.insurerId, rbt: patients.rbtHomeId, rbt2: patients.rbt2SchoolId, bcba: patients.bcbaHomeId, bcba2: patients.bcba2SchoolId },
       insurerName: insurances.name,
+      timeZone: sql<string>`(select ${locations.timeZone} from ${locations} where ${locations.id} = ${patients.locationId})`,
       posCovered: sql<string | null>`json_extract(${patients.details}, '$.pos_covered')`,
       latest: sql<string | null>`(select max(${notes.sessionDate}) from ${notes} where ${where})`,
       // The employee when the actor may know them: staff of one of the actor's locations, or a provider of this
@@ -334,6 +337,7 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
       full_name: `${head.p.firstName} ${head.p.lastName}`.trim(),
       patient_id: head.p.identifier,
       location_id: head.p.locationId,
+      time_zone: head.timeZone,
       insurer_id: head.p.insurerId,
       insurer_name: head.insurerName,
       rbt_id: head.p.rbt,

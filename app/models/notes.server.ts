@@ -11,6 +11,8 @@ import {
   halfSignatureRefusal,
   claimedNoteChanges,
   writesSupervisorSignature,
+  supervisorRefusal,
+  canSupervise,
   CountersignInput,
   firstRefusal,
   isSigning,
@@ -49,6 +51,7 @@ import { contains } from "./like.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
 import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
+import { providerCredentialSql } from "./billing-prices.server";
 
 /**
  * Session notes (clinical §3, §4, §5, §7; issue 10; decisions 023 and 024).
@@ -849,24 +852,40 @@ interface RefsToCheck {
 }
 
 /**
- * The reads that check a note's references (provider and supervisor: staff of the client's location;
- * BIP and goals: the client's), to ride in a batch. `locationId` may be a subquery on the client.
+ * The reads that check a note's references (provider and supervisor: staff of the client's location, the
+ * supervisor with their credential; BIP and goals: the client's), to ride in a batch. `locationId` may be a
+ * subquery on the client.
  */
 function refReads(db: Db, patientId: number, locationId: number | SQL, refs: RefsToCheck) {
   const none = db.select({ id: users.id }).from(users).where(sql`1 = 0`);
   return [
     refs.provider !== null ? staffOfLocation(db, refs.provider, locationId) : none,
-    refs.supervisor !== null ? staffOfLocation(db, refs.supervisor, locationId) : none,
+    refs.supervisor !== null ? supervisorOfLocation(db, refs.supervisor, locationId) : db.select({ id: users.id, credential: sql<string | null>`null` }).from(users).where(sql`1 = 0`),
     refs.bip !== null ? db.select({ id: bips.id }).from(bips).where(and(eq(bips.id, refs.bip), eq(bips.patientId, patientId), isNull(bips.deletedAt))) : none,
     refs.plans.length ? db.select({ id: plans.id }).from(plans).where(and(inArray(plans.id, refs.plans), eq(plans.patientId, patientId), isNull(plans.deletedAt))) : none,
   ] as const;
 }
 
-/** 422 field errors for references that are not the client's (never revealing other locations: decision 017). */
-function refErrors(refs: RefsToCheck, [provider, supervisor, bip, planRows]: readonly { id: number }[][]): Record<string, string> {
+/** A staff member of the client's location with the credential that says whether they may supervise (canSupervise). */
+function supervisorOfLocation(db: Db, userId: number, locationId: number | SQL) {
+  return db
+    .select({ id: users.id, credential: providerCredentialSql(users.id) })
+    .from(users)
+    .innerJoin(userLocations, eq(userLocations.userId, users.id))
+    .where(and(eq(users.id, userId), typeof locationId === "number" ? eq(userLocations.locationId, locationId) : sql`${userLocations.locationId} = ${locationId}`, isNull(users.deletedAt)))
+    .limit(1);
+}
+
+/**
+ * 422 field errors for references that are not the client's (never revealing other locations: decision 017), and
+ * for a new supervisor who is the provider or cannot supervise (a BCBA or BCaBA: supervisorRefusal).
+ */
+function refErrors(refs: RefsToCheck, providerId: number, [provider, supervisor, bip, planRows]: readonly { id: number; credential?: string | null }[][]): Record<string, string> {
   const errors: Record<string, string> = {};
   if (refs.provider !== null && !provider!.length) errors.provider_id = NOTE_MESSAGES.providerOutOfScope;
+  const supervising = refs.supervisor !== null && supervisor!.length ? supervisorRefusal(providerId, refs.supervisor, supervisor![0]!.credential ?? null) : null;
   if (refs.supervisor !== null && !supervisor!.length) errors.supervisor_id = NOTE_MESSAGES.supervisorOutOfScope;
+  else if (supervising) errors.supervisor_id = supervising;
   if (refs.bip !== null && !bip!.length) errors.bip_id = NOTE_MESSAGES.bip;
   if (planRows!.length < refs.plans.length) errors.content = NOTE_MESSAGES.plan;
   return errors;
@@ -1061,7 +1080,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   if (signDate) return invalid({ provider_signed_on: signDate });
   // The place of service: one the client's location offers (the form's select).
   const badPos = posRefusal(input.pos, posCodesOf(patient.posCodes));
-  const badRefs = { ...(badPos ? { [badPos.field]: badPos.message } : {}), ...refErrors(refs, refRows) };
+  const badRefs = { ...(badPos ? { [badPos.field]: badPos.message } : {}), ...refErrors(refs, input.provider_id, refRows) };
   if (Object.keys(badRefs).length) return invalid(badRefs);
 
   let id = Number(next?.n ?? 1);
@@ -1205,6 +1224,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   const badPos = input.pos !== current.pos ? posRefusal(input.pos, found.posCodes) : null;
   if (badPos) return refused(badPos);
   const oldPlans = new Set(contentPlanIds(current.content));
+  // The supervisor is never the provider: checked when either changes (a stored pair stays, as every reference
+  // does); a changed supervisor is checked with their credential below (refErrors).
+  const selfSupervised = input.provider_id !== current.provider_id ? supervisorRefusal(input.provider_id, input.supervisor_id) : null;
+  if (selfSupervised) return invalid({ supervisor_id: selfSupervised });
   const refs: RefsToCheck = {
     provider: input.provider_id !== current.provider_id ? input.provider_id : null,
     supervisor: input.supervisor_id !== current.supervisor_id ? input.supervisor_id : null,
@@ -1212,7 +1235,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     plans: contentPlanIds(input.content).filter((p) => !oldPlans.has(p)),
   };
   if (refs.provider !== null || refs.supervisor !== null || refs.bip !== null || refs.plans.length) {
-    const badRefs = refErrors(refs, await db.batch([...refReads(db, current.patient_id, found.row.locationId, refs)]));
+    const badRefs = refErrors(refs, input.provider_id, await db.batch([...refReads(db, current.patient_id, found.row.locationId, refs)]));
     if (Object.keys(badRefs).length) return invalid(badRefs);
   }
 
@@ -1378,6 +1401,8 @@ export async function countersignNote(ctx: ModelContext, type: NoteType, id: num
     version: input.version,
     may: ({ note, context }) => {
       if (note.supervisor_id !== ctx.actor.id || ctx.actor.kind !== "user") return denied(NOTE_MESSAGES.countersignNotSupervisor);
+      // A note stored before the supervisor rule may name its provider as supervisor: they still cannot countersign it.
+      if (note.provider_id === ctx.actor.id) return denied(NOTE_MESSAGES.countersignOwnNote);
       if (!note.signed_at) return invalid({ form: NOTE_MESSAGES.countersignUnsigned });
       if (note.supervisor_signed_on) return invalid({ form: NOTE_MESSAGES.countersignTwice });
       const date = signDateRefusal("supervisor", input.supervisor_signed_on, note.session_date, todayIn(ctx.now(), context.location.time_zone));
@@ -1417,6 +1442,8 @@ export interface NoteConfig {
     today: string;
     pos_codes: string[];
     providers: { id: number; name: string }[];
+    /** The staff who may supervise a note (a BCBA or BCaBA: canSupervise); the form offers them but the provider. */
+    supervisors: { id: number; name: string }[];
     bips: { id: number }[];
     /** The interventions named in the client's live BIPs (titles, newest BIP first, each once). */
     interventions: string[];
@@ -1491,7 +1518,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
     { entity: "patient", entityId: patientId, patientId, detail: { patients: [patientId], for: `note_${type}_config` } },
     () => [
       ctx.db
-        .select({ id: users.id, name: users.name, surname: users.surname })
+        .select({ id: users.id, name: users.name, surname: users.surname, credential: providerCredentialSql(users.id) })
         .from(users)
         .innerJoin(userLocations, eq(userLocations.userId, users.id))
         .where(and(eq(userLocations.locationId, p.locationId), isNull(users.deletedAt)))
@@ -1547,6 +1574,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
       today,
       pos_codes: posCodesOf(p.posCodes),
       providers: staff.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
+      supervisors: staff.filter((s) => canSupervise(s.credential)).map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
       bips: bipRows.map((b) => ({ id: b.id })),
       interventions: [...new Set(bipRows.flatMap((b) => parseTitles(b.interventions)))],
       maladaptives: byCategory("maladaptive"),

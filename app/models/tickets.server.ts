@@ -41,9 +41,10 @@ const ticketColumns = {
   requesterName: sql<string>`trim(${requesters.name} || ' ' || ${requesters.surname})`,
   requesterEmail: requesters.email,
   locationTitle: locations.title,
+  locationTimeZone: locations.timeZone,
   assigneeName: sql<string | null>`trim(${assignees.name} || ' ' || ${assignees.surname})`,
 };
-type Joined = { ticket: Row; requesterName: string | null; requesterEmail: string | null; locationTitle: string | null; assigneeName: string | null };
+type Joined = { ticket: Row; requesterName: string | null; requesterEmail: string | null; locationTitle: string | null; locationTimeZone: string | null; assigneeName: string | null };
 
 export function ticketJson(r: Joined, role: TicketRole = null) {
   const t = r.ticket;
@@ -58,6 +59,8 @@ export function ticketJson(r: Joined, role: TicketRole = null) {
     requester_name: r.requesterName ?? "",
     location_id: t.locationId,
     location_title: r.locationTitle,
+    /** The ticket's location's time zone (the requester's location when it was opened): the screens' days are its. */
+    time_zone: r.locationTimeZone,
     read_by_staff: t.readByStaff,
     unread_responses: t.unreadResponses,
     assigned_to: t.assignedTo,

@@ -1,4 +1,4 @@
-import { FLASH_PARAM, FLASH_TAG_PARAM } from "~/domain/flash";
+import { FLASH_PARAM, FLASH_TAG_PARAM, withoutFlash } from "~/domain/flash";
 import { timingSafeEqual, toHex } from "./crypto.server";
 
 /**
@@ -68,4 +68,19 @@ export async function forgedFlashTarget(env: Pick<Env, "JWT_SECRET">, request: R
   url.searchParams.delete(FLASH_TAG_PARAM);
   // Absolute, on this origin: a path that begins with "//" would otherwise be read as another host (probe 8895).
   return `${url.origin}${url.pathname}${url.search}`;
+}
+
+/**
+ * A form post as the screens see it: its address without `flash` and `fs` (probe 8903). A form posts to the page's
+ * address, which after a save carries that save's message; a refused post re-rendered there showed the old success
+ * above the new error ("PA service created." beside "The end date cannot be before the start date."). So an action
+ * and the re-render's loaders never see the page's flash, and forms re-rendered by a post post back without it; a
+ * redirect an action writes carries only its own flash. GET and HEAD are left as they are (the flash is for them).
+ */
+export function withoutPostedFlash(request: Request): Request {
+  if (request.method === "GET" || request.method === "HEAD") return request;
+  const url = new URL(request.url);
+  if (!url.searchParams.has(FLASH_PARAM) && !url.searchParams.has(FLASH_TAG_PARAM)) return request;
+  url.search = withoutFlash(url.searchParams).toString();
+  return new Request(url, request);
 }

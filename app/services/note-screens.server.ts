@@ -1,10 +1,10 @@
 import { data, redirect, type AppLoadContext } from "@remix-run/cloudflare";
-import type { FormValues } from "~/components/notes/note-fields";
+import { valueOf, type FormValues } from "~/components/notes/note-fields";
 import { NOTE_TYPE_PATHS, type NoteFormOptions } from "~/components/notes/types";
 import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/note-view";
 import { versionChanges } from "~/components/notes/note-history";
-import { noteBodyToFormFields, noteFormToBody } from "~/domain/note-form";
-import { todayIn } from "~/domain/note-rules";
+import { noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
+import { CANNOT_SUPERVISE, todayIn } from "~/domain/note-rules";
 import type { NoteJson, NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
 import { ListQuery } from "~/domain/paging";
@@ -137,11 +137,15 @@ export function bodyOf(type: NoteType, form: FormData): Record<string, unknown> 
   return { ...body, type };
 }
 
-/** The form's options from the model's noteConfig, or null when the client is not in the actor's scope. */
-async function formOptions(ctx: ModelContext, type: NoteType, patientId: number, editedNoteId: number | null = null): Promise<NoteFormOptions | null> {
+/**
+ * The form's options from the model's noteConfig, or null when the client is not in the actor's scope. An edited
+ * note's stored supervisor stays in the Supervisor select even when they cannot supervise (marked), so saving
+ * unchanged keeps them (decision 017's rule: only a changed supervisor is checked).
+ */
+async function formOptions(ctx: ModelContext, type: NoteType, patientId: number, edited: { id: number; supervisor_id: number | null } | null = null): Promise<NoteFormOptions | null> {
   // Every PA service of the client for the type's codes: the form offers those covering the date and CPT. Their
   // weekly meter leaves the edited note out (its own units are not counted twice).
-  const result = await noteConfig(ctx, type, { patient_id: patientId }, { excludeNoteId: editedNoteId });
+  const result = await noteConfig(ctx, type, { patient_id: patientId }, { excludeNoteId: edited?.id ?? null });
   if (!result.ok) {
     if (result.status === 404 || result.status === 422) return null;
     throw forbidden(result.message);
@@ -150,13 +154,15 @@ async function formOptions(ctx: ModelContext, type: NoteType, patientId: number,
   const c = config.client;
   if (!c) return null;
   const staff = c.providers.map((x) => ({ value: x.id, label: x.name }));
+  const stored = edited?.supervisor_id ?? null;
+  const storedOnly = stored !== null && !c.supervisors.some((x) => x.id === stored) ? staff.filter((x) => x.value === stored).map((x) => ({ ...x, label: `${x.label} ${CANNOT_SUPERVISE}` })) : [];
   return {
     type,
     patient: { id: c.patient_id, name: c.patient_name, identifier: null, time_zone: c.time_zone },
     self: { id: ctx.actor.id, name: `${ctx.actor.name} ${ctx.actor.surname}`.trim() },
     canManage: can(ctx.actor, "manage_notes"),
     providers: staff,
-    supervisors: staff,
+    supervisors: [...c.supervisors.map((x) => ({ value: x.id, label: x.name })), ...storedOnly],
     paServices: c.pa_services.map((s) => ({
       id: s.id,
       label: `${s.pa_service} · ${s.cpt} · ${s.start_date} to ${s.end_date} · ${s.available_units} of ${s.n_units} units left`,
@@ -282,18 +288,20 @@ export function createNoteLoader(type: NoteType) {
     }
     const path = createPath(type, options.patient!.id);
     const restored = await restoredDraft(context, request, actor, path);
-    const values: FormValues = restored.fields
-      ? valuesOfPairs(restored.fields)
-      : {
-          session_date: url.searchParams.get("session_date") ?? options.today,
-          cpt_code: url.searchParams.get("cpt_code") ?? (options.cptCodes.length === 1 ? options.cptCodes[0]! : ""),
-          // The writer is the provider unless a manager picks another; the provider's typed name starts as theirs
-          // (the note is signed only once the signature's date is given too).
-          provider_id: String(actor.id),
-          provider_name: options.self.name,
-          // "Write the note" from a scheduled session (decision 037): its times, PA service, provider and id.
-          ...scheduledPrefill(url.searchParams, can(actor, "manage_notes")),
-        };
+    const fresh = (): FormValues => {
+      const v: FormValues = {
+        session_date: url.searchParams.get("session_date") ?? options.today,
+        cpt_code: url.searchParams.get("cpt_code") ?? (options.cptCodes.length === 1 ? options.cptCodes[0]! : ""),
+        // The writer is the provider unless a manager picks another.
+        provider_id: String(actor.id),
+        // "Write the note" from a scheduled session (decision 037): its times, PA service, provider and id.
+        ...scheduledPrefill(url.searchParams, can(actor, "manage_notes")),
+      };
+      // The provider's typed name starts as the writer's only when they are the provider (the note is signed only
+      // once the signature's date is given too).
+      return { ...v, provider_name: providerNameFor(valueOf(v, "provider_id"), "", options.self) };
+    };
+    const values: FormValues = restored.fields ? valuesOfPairs(restored.fields) : fresh();
     const token = typeof values.form_token === "string" && values.form_token ? values.form_token : randomToken(18);
     return {
       kind: "form",
@@ -347,7 +355,12 @@ export function createNoteAction(type: NoteType) {
       };
       return data(answer, { status });
     };
-    if (intent === "options") return rerender(200, {});
+    if (intent === "options") {
+      // "Update the form": the provider's typed name follows the provider chosen (never the writer's for another's note).
+      const values = valuesOfPairs(draftFieldsOf(form));
+      values.provider_name = providerNameFor(valueOf(values, "provider_id"), valueOf(values, "provider_name"), { id: actor.id, name: `${actor.name} ${actor.surname}`.trim() });
+      return rerender(200, { values });
+    }
     if (intent === "generate-summary") {
       const s = await summaryFor(context, type, form);
       if ("summary" in s) {
@@ -383,7 +396,7 @@ export function editNoteLoader(type: NoteType) {
     if (!found) throw notFound("Note not found.");
     const { note } = found;
     if (!mayWriteNote(actor, note)) throw forbidden();
-    const options = await formOptions(ctx, type, note.patient_id, note.id);
+    const options = await formOptions(ctx, type, note.patient_id, note);
     if (!options) throw notFound("Note not found.");
     const path = editPath(type, id);
     const restored = await restoredDraft(context, request, actor, path);
@@ -421,7 +434,7 @@ export function editNoteAction(type: NoteType) {
       const found = current ? { note: current } : await getNote(ctx, type, id);
       if (!found) throw notFound("Note not found.");
       const note = found.note;
-      const options = await formOptions(ctx, type, note.patient_id, note.id);
+      const options = await formOptions(ctx, type, note.patient_id, note);
       if (!options) throw notFound("Note not found.");
       const answer: NoteFormData = {
         kind: "form",
@@ -488,8 +501,9 @@ export function viewNoteLoader(type: NoteType) {
       canManage: can(actor, "manage_notes"),
       canEdit: mayWriteNote(actor, view.note),
       // The note's supervisor countersigns it once its provider has signed (decision 023): name and today to start with.
+      // Never the provider, even on a note stored before the supervisor rule with them as its supervisor.
       countersign:
-        view.note.supervisor_id === actor.id && actor.kind === "user" && view.note.signed_at && !view.note.supervisor_signed_on
+        view.note.supervisor_id === actor.id && view.note.provider_id !== actor.id && actor.kind === "user" && view.note.signed_at && !view.note.supervisor_signed_on
           ? { name: `${actor.name} ${actor.surname}`.trim(), today: todayIn(ctx.now(), view.context.location.time_zone) }
           : null,
       flash: flash ? flash.slice(0, 200) : null,

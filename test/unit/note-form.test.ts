@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { noteBodyToFormFields, noteFormToBody } from "~/domain/note-form";
+import { noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
 
 describe("a note form's fields become the note body the API takes", () => {
   it("reads top-level fields, ids as numbers, blanks of nullable fields as null and the telehealth box", () => {
@@ -83,5 +83,19 @@ describe("a note form's fields become the note body the API takes", () => {
       },
     };
     expect(noteFormToBody(noteBodyToFormFields(body))).toEqual(body);
+  });
+});
+
+describe("the provider's typed name on a new note follows the provider chosen (probe 8903 §7)", () => {
+  const self = { id: 2, name: "Marcus Reed" };
+  it.each([
+    ["the writer is the provider, nothing typed: their name", "2", "", "Marcus Reed"],
+    ["the writer is the provider, a name typed: kept", "2", "M. Reed", "M. Reed"],
+    ["another provider, the writer's name typed: cleared", "6", "Marcus Reed", ""],
+    ["another provider, the writer's name with spaces: cleared", "6", " Marcus Reed ", ""],
+    ["another provider, their name typed: kept", "6", "Elena Moreno", "Elena Moreno"],
+    ["no provider chosen yet, the writer's name: cleared", "", "Marcus Reed", ""],
+  ])("%s", (_label, provider, typed, shown) => {
+    expect(providerNameFor(provider, typed, self)).toBe(shown);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import {
+  canSupervise,
+  supervisorRefusal,
   checkSessionDate,
   firstConflict,
   firstRefusal,
@@ -315,5 +317,24 @@ describe("a provider's name that prints nothing does not sign a note (probe 8893
     const input = { provider_name: "Ana\u200bLopez", provider_signed_on: "2026-11-20", provider_signature: null };
     expect(isSigning(input)).toBe(true);
     expect(halfSignatureRefusal(input)).toBeNull();
+  });
+});
+
+describe("who may supervise a note (decision 023, probe 8903)", () => {
+  it.each([
+    ["no supervisor", 8, null, "rbt", null],
+    ["the provider herself", 8, 8, "bcba", NOTE_MESSAGES.supervisorIsProvider],
+    ["a BCBA", 8, 6, "bcba", null],
+    ["a BCaBA", 8, 7, "bcaba", null],
+    ["an RBT", 8, 13, "rbt", NOTE_MESSAGES.supervisorNotQualified],
+    ["staff without a credential", 8, 3, null, NOTE_MESSAGES.supervisorNotQualified],
+    ["someone else, credential not read (a stored supervisor)", 8, 13, undefined, null],
+  ] as const)("%s", (_label, provider, supervisor, credential, refusal) => {
+    expect(supervisorRefusal(provider, supervisor, credential)).toBe(refusal);
+  });
+
+  it("a BCBA or BCaBA role (any case) can supervise; RBT, none or other roles cannot", () => {
+    expect(["bcba", "BCaBA", " BCBA "].map(canSupervise)).toEqual([true, true, true]);
+    expect(["rbt", "", null, undefined, "manager"].map(canSupervise)).toEqual([false, false, false, false, false]);
   });
 });

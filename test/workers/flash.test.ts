@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { flashTag, sealFlashRedirects } from "~/services/flash.server";
-import { BASE, createLocation, createUser, form, request, signInCookie, withFlashTag } from "./helpers";
+import { tickets } from "~/db/schema";
+import { BASE, createBip, createLocation, createPatient, createPlan, createUser, db, form, request, signInCookie, withFlashTag } from "./helpers";
 
 /**
  * A screen shows only the server's own flash (app/services/flash.server.ts; probe 8893, stop 25): a redirect that
@@ -75,5 +76,55 @@ describe("a redirect back to an address that still had an older flash's tag", ()
     const res = new Response(null, { status: 302, headers: { Location: "/billing/list?flash=Your%20account%20is%20locked." } });
     await sealFlashRedirects(env, new Request("http://localhost/billing/list.data?location_id=&flash=Your%20account%20is%20locked."), res);
     expect(res.headers.get("Location")).toBe("/billing/list?flash=Your%20account%20is%20locked.");
+  });
+});
+
+describe("a refused save on a page reached by a success redirect (probe 8903 §4)", () => {
+  /** A page's text with React's escapes read back. */
+  const textOf = async (res: Response) => (await res.text()).replaceAll("&#x27;", "'").replaceAll("&amp;", "&");
+
+  it.each([
+    [
+      "client profile: a PA service with its end before its start",
+      async () => {
+        const loc = await createLocation();
+        const p = await createPatient({ locationId: loc.id });
+        const cookie = await signInCookie(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [loc.id] }));
+        const pa = { intent: "pa-create", pa_service: "Direct", cpt: "97153", n_units: "100", start_date: "2026-01-01", end_date: "2026-07-01" };
+        return { cookie, path: `/patients/profile/${p.id}`, good: pa, bad: { ...pa, end_date: "2025-01-01" }, success: "PA service created.", error: "The end date cannot be before the start date." };
+      },
+    ],
+    [
+      "goal editor: an empty comment",
+      async () => {
+        const loc = await createLocation();
+        const plan = await createPlan(await createBip(await createPatient({ locationId: loc.id })));
+        const cookie = await signInCookie(await createUser({ permissions: ["view_clients", "view_bips", "manage_bips"], locations: [loc.id] }));
+        return { cookie, path: `/bip/goal/${plan.id}?edit=1`, good: { intent: "add-comment", comment_date: "2026-01-07", comment: "Sick week" }, bad: { intent: "add-comment", comment_date: "2026-01-07", comment: "" }, success: "Comment added successfully", error: "Please enter a comment before saving." };
+      },
+    ],
+    [
+      "ticket view: a blank answer",
+      async () => {
+        const loc = await createLocation();
+        const requester = await createUser({ permissions: [], locations: [loc.id] });
+        const [t] = await db().insert(tickets).values({ userId: requester.id, locationId: loc.id, subject: "Printer", body: "It jams." }).returning();
+        const cookie = await signInCookie(await createUser({ permissions: ["manage_tickets"], locations: [loc.id] }));
+        return { cookie, path: `/tickets/view/${t!.id}`, good: { intent: "respond", body: "Fixed it." }, bad: { intent: "respond", body: "   " }, success: "Response sent.", error: "Response is required." };
+      },
+    ],
+  ])("%s: the page shows the error alone, and its forms post back without the old flash", async (_label, setup) => {
+    const { cookie, path, good, bad, success, error } = await setup();
+    const saved = await form(path, good, cookie);
+    expect(saved.status).toBe(303);
+    const page = saved.headers.get("Location")!;
+    expect(decodeURIComponent(page)).toContain(`flash=${success}`);
+    // The form on that page posts to the page's own address, flash and tag included.
+    const refused = await form(page, bad, cookie);
+    expect(refused.status).toBe(422);
+    const html = await textOf(refused);
+    expect(html).toContain(error);
+    expect(html).not.toContain(success);
+    expect(html).not.toMatch(/action="[^"]*[?&](flash|fs)=/);
   });
 });

@@ -64,7 +64,7 @@ beforeAll(async () => {
   await db().insert(paServices).values({ patientId: patient.id, paService: "Old auth", cpt: "97153", nUnits: 40, startDate: "2019-01-01", endDate: "2019-12-31" });
   const rbt = await createUser({ permissions: VIEW, locations: [loc.id], name: "Riley" });
   const manager = await createUser({ permissions: MANAGE, locations: [loc.id], name: "Morgan" });
-  const other = await createUser({ permissions: VIEW, locations: [loc.id], name: "Olive" });
+  const other = await createUser({ permissions: VIEW, locations: [loc.id], name: "Olive", role: "BCBA" });
   const outsider = await createUser({ permissions: MANAGE, locations: [elsewhere.id] });
   const noPerm = await createUser({ permissions: [], locations: [loc.id] });
   w = {

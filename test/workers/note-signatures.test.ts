@@ -21,7 +21,7 @@ let manager: { id: number; token: string };
 
 beforeAll(async () => {
   location = await createLocation();
-  const s = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  const s = await createUser({ permissions: ["view_notes"], locations: [location.id], role: "BCBA" });
   supervisor = { id: s.id, token: await apiToken(s) };
   const m = await createUser({ permissions: ["view_notes", "manage_notes"], locations: [location.id] });
   manager = { id: m.id, token: await apiToken(m) };

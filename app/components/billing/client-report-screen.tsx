@@ -7,6 +7,7 @@ import { DateRangeFilter, Pagination, unshownFilterError } from "~/components/ui
 import { ErrorText } from "~/components/ui/form-controls";
 import { MODIFIER_CHOICES, REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
 import { money } from "~/domain/billing";
+import { zonedDate } from "~/domain/time";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
 import { NOTE_STATUSES } from "~/domain/notes";
 import type { CurrentRow } from "~/models/client-reports.server";
@@ -115,7 +116,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
     { header: "Provider", sort: "provider", cell: (r) => r.provider_name || "—" },
     { header: "Billed", sort: "billed", cell: (r) => <input type="checkbox" name="billed" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "billed", state(r).billed)} aria-label={`Billed: ${rowLabel(r)}`} /> },
     { header: "Pay", sort: "pay", cell: (r) => <input type="checkbox" name="pay" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "pay", state(r).pay)} aria-label={`Pay: ${rowLabel(r)}`} /> },
-    { header: "Created", sort: "created", cell: (r) => r.created_at.slice(0, 10) },
+    // The day at the client's location, as the note dates beside it (not the UTC day).
+    { header: "Created", sort: "created", cell: (r) => zonedDate(new Date(r.created_at), p.time_zone) },
     {
       header: "Claim check",
       cell: (r) =>

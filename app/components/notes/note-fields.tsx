@@ -119,7 +119,7 @@ export function NoteSelect({
   placeholder,
   hint,
   ...select
-}: { label: string; name: string; options: readonly { value: string | number; label: string }[]; placeholder?: string; hint?: ReactNode } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "name">) {
+}: { label: string; name: string; options: readonly { value: string | number; label: string; off?: boolean }[]; placeholder?: string; hint?: ReactNode } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "name">) {
   const { values, readOnly, idPrefix } = useNoteForm();
   const hintId = hint ? `${idPrefix}${fieldId(name)}-hint` : undefined;
   const f = useFieldError(name, hintId);
@@ -133,7 +133,8 @@ export function NoteSelect({
         {/* A typed value no longer among the options stays visible, so the user sees what was refused. */}
         {!known && current !== "" ? <option value={current}>{current}</option> : null}
         {options.map((o) => (
-          <option key={o.value} value={o.value}>
+          // `off`: not offered (disabled and hidden), kept so the browser module can offer it again.
+          <option key={o.value} value={o.value} disabled={o.off || undefined} hidden={o.off || undefined}>
             {o.label}
           </option>
         ))}

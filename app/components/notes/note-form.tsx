@@ -35,7 +35,11 @@ export function NoteForm(props: NoteFormProps) {
   const shown = { ...values, cpt_code: cpt };
   return (
     <NoteFormProvider values={shown} errors={errors}>
-      <form method="post" action={props.action} noValidate className="note-form" data-note-form data-draft-key={props.draftKey} data-mode={mode} data-refused={Object.keys(errors).length ? "" : undefined}>
+      <form method="post" action={props.action} noValidate className="note-form" data-note-form data-draft-key={props.draftKey} data-mode={mode} data-refused={Object.keys(errors).length ? "" : undefined}
+        // A new note's provider name follows the Provider select (providerNameFor, app/client/note-form.ts).
+        data-self-id={mode === "create" ? options.self.id : undefined}
+        data-self-name={mode === "create" ? options.self.name : undefined}
+      >
         {props.formToken ? <input type="hidden" name="form_token" value={props.formToken} /> : null}
         {props.version !== null ? <input type="hidden" name="version" value={props.version} /> : null}
         <input type="hidden" name="type" value={options.type} />
@@ -87,6 +91,11 @@ function SessionSection({ options, cpt }: { options: NoteFormOptions; cpt: strin
   const { values } = useNoteForm();
   const date = valueOf(values, "session_date");
   const chosenPa = valueOf(values, "pa_service_id");
+  // A supervisor is never the note's provider (decision 023): the provider chosen is not offered, unless it is
+  // what the form holds (a refused save shows its message beside it). The browser module follows the Provider select.
+  const provider = options.canManage ? valueOf(values, "provider_id") : String(options.self.id);
+  const supervisor = valueOf(values, "supervisor_id");
+  const supervisors = options.supervisors.map((s) => ({ ...s, off: String(s.value) === provider && String(s.value) !== supervisor }));
   const covering = (p: NoteFormOptions["paServices"][number]) => (!cpt || p.cpt === cpt) && (!date || (p.start_date <= date && date <= p.end_date));
   return (
     <section className="note-section" aria-labelledby="session-head">
@@ -101,7 +110,7 @@ function SessionSection({ options, cpt }: { options: NoteFormOptions; cpt: strin
             <input type="hidden" name="provider_id" value={options.self.id} />
           </div>
         )}
-        <NoteSelect label="Supervisor" name="supervisor_id" options={options.supervisors} placeholder="None" />
+        <NoteSelect label="Supervisor" name="supervisor_id" options={supervisors} placeholder="None" />
         <NoteInput label="Session date" name="session_date" type="date" max={options.today} required />
         <NoteSelect
           label="CPT code"

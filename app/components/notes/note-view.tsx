@@ -2,6 +2,7 @@ import { Form } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { MODIFIERS } from "~/domain/insurance";
 import { NOTE_STATUSES, noteSpecFields, noteStaffName, type NoteContext, type NoteJson } from "~/domain/notes";
+import { zonedDate } from "~/domain/time";
 import { useNonce } from "../nonce";
 import type { NoteVersionField } from "./note-history";
 import { ASSET_URLS } from "~/assets";
@@ -208,7 +209,7 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
       </div>
       <FormMessage success={flash} />
       {error && !statusError && !modifierError && !(countersignError && countersign) ? <FormMessage error={error.errors.form ?? error.message} /> : null}
-      {note.signed_at ? <p className="alert alert-info">Signed on {note.signed_at.slice(0, 10)}. This note is read-only; corrections are amendments kept in its history.</p> : null}
+      {note.signed_at ? <p className="alert alert-info">Signed on {zonedDate(new Date(note.signed_at), context.location.time_zone)}. This note is read-only; corrections are amendments kept in its history.</p> : null}
 
       <dl className="note-dl">
         <Row label="Client" value={`${context.patient.first_name} ${context.patient.last_name}${context.patient.patient_identifier ? ` (${context.patient.patient_identifier})` : ""}`} />
