@@ -4,19 +4,30 @@
   const POLL_MS = 90_000;
   const html = document.documentElement;
 
-  // Pending state: a submitted form's button is disabled and says so, which also stops double posts.
-  document.addEventListener("submit", (event) => {
-    const form = event.target;
-    if (!(form instanceof HTMLFormElement) || event.defaultPrevented) return;
-    const button = event.submitter instanceof HTMLButtonElement ? event.submitter : form.querySelector("button[type=submit], button:not([type])");
-    if (!button) return;
+  // Pending state: a submitted form's button is disabled and says so, which also stops double posts. The
+  // forms that post in place (below) use it too, and end it when they stay on the page: `pending` returns that end.
+  const pending = (form, submitter) => {
+    const button = submitter instanceof HTMLButtonElement ? submitter : form.querySelector("button[type=submit], button:not([type])");
+    const text = button && button.textContent;
     form.setAttribute("aria-busy", "true");
     // Disable after the submit has captured the button's name/value.
-    setTimeout(() => {
+    const timer = setTimeout(() => {
+      if (!button) return;
       button.disabled = true;
       if (button.dataset.pending) button.textContent = button.dataset.pending;
     }, 0);
+    return () => {
+      clearTimeout(timer);
+      form.removeAttribute("aria-busy");
+      if (button) (button.disabled = false), button.dataset.pending && (button.textContent = text);
+    };
+  };
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (form instanceof HTMLFormElement && !event.defaultPrevented) pending(form, event.submitter);
   });
+  // A form that posts in place sends nothing more while its post runs (a double click posts once).
+  const busy = (form) => form.getAttribute("aria-busy") === "true";
 
   // The version check (platform §2; docs/decisions/018). A page is "the app" that was started when it
   // loaded: the check runs at once, then with every poll, and again when the browser shows the page from
@@ -60,13 +71,19 @@
     alertTemplate.after(node);
   }
 
-  // The header badge, every 90 s while signed in; failures are ignored and polling continues.
+  // The ticket badges, every 90 s while signed in: the header's, and the sidebar Tickets item's for the office
+  // (platform §2). Failures are ignored and polling continues.
   const badge = document.querySelector("[data-testid=ticket-badge]");
+  const sidebarBadge = document.querySelector("[data-testid=sidebar-ticket-badge]");
   async function poll() {
     try {
       if (badge) {
         const res = await fetch("/resources/notifications", { headers: { Accept: "application/json" }, credentials: "same-origin" });
-        if (res.ok) badge.textContent = (await res.json()).ticketBadge;
+        if (res.ok) {
+          const counts = await res.json();
+          badge.textContent = counts.ticketBadge;
+          if (sidebarBadge && counts.sidebarTicketBadge != null) sidebarBadge.textContent = counts.sidebarTicketBadge;
+        }
       }
     } catch {
       /* polling continues */
@@ -155,7 +172,7 @@
   const reload = async (form, submitter) => {
     const region = form.closest("[data-reload]") || document.querySelector("[data-reload]");
     const body = new FormData(form, submitter || undefined);
-    form.setAttribute("aria-busy", "true");
+    const done = pending(form, submitter);
     try {
       const res = await fetch(form.action || location.href, { method: "POST", body, credentials: "same-origin" });
       const doc = new DOMParser().parseFromString(await res.text(), "text/html");
@@ -164,6 +181,7 @@
       if (res.redirected) history.replaceState(null, "", res.url);
       region.replaceWith(fresh);
       wire(fresh);
+      done(); // for a form outside the region, which stays
       const msg = fresh.querySelector("[role=alert], [role=status]");
       if (msg) msg.setAttribute("tabindex", "-1"), msg.focus();
     } catch {
@@ -173,9 +191,8 @@
   const wire = (root) => {
     for (const form of root.querySelectorAll("form[data-fetch]")) {
       form.addEventListener("submit", (event) => {
-        event.preventDefault();
-        event.stopImmediatePropagation();
-        reload(form, event.submitter);
+        event.preventDefault(); // the document's pending handler leaves it alone: reload() starts and ends it
+        if (!busy(form)) reload(form, event.submitter);
       });
     }
     for (const select of root.querySelectorAll("select[data-autosubmit]")) {
@@ -185,6 +202,37 @@
     }
   };
   wire(document);
+
+  // The header toggles (dark mode, sidebar, phone menu; docs/decisions/004) post in place, so nothing typed
+  // on the page is lost: the answer names the flags that result, and the page takes them. A button whose
+  // face follows its flag (dark mode) names both faces. Without JavaScript the same forms post and come back.
+  const shell = document.querySelector(".shell");
+  for (const form of document.querySelectorAll("form[data-pref]")) {
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      if (busy(form)) return;
+      const body = new FormData(form);
+      body.set("redirectTo", location.pathname + location.search);
+      const done = pending(form, event.submitter);
+      try {
+        const res = await fetch(form.action, { method: "POST", body, headers: { Accept: "application/json" }, credentials: "same-origin" });
+        if (!res.ok) throw new Error(res.statusText);
+        const flags = await res.json();
+        done();
+        document.body.classList.toggle("dark", flags.dark);
+        shell.classList.toggle("mini-sidebar", flags.miniSidebar);
+        shell.classList.toggle("mobile-open", flags.mobileSidebar);
+        const button = form.querySelector("button[data-on]");
+        if (button) {
+          const [icon, label] = (flags[form.dataset.pref] ? button.dataset.on : button.dataset.off).split("|");
+          button.textContent = icon;
+          button.setAttribute("aria-label", (button.title = label));
+        }
+      } catch {
+        form.submit();
+      }
+    });
+  }
 
   // The next page's module, fetched while the user is still on this page (docs/decisions/021): the sign-in
   // form names the dashboard's chart module, so on a slow connection the dashboard that follows needs no

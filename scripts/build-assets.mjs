@@ -3,7 +3,8 @@
  * without asking again (public/_headers: /assets/* immutable; docs/decisions/018). Run by `npm run build`
  * before `remix build`; the output is ignored by git and rebuilt by every build.
  *
- * - public/styles/app.css and public/enhance.js are copied to public/assets/<name>-<hash>.<ext>.
+ * - public/styles/app.css is copied to public/assets/<name>-<hash>.<ext>; public/enhance.js is minified by esbuild
+ *   on the way (its comments stay in the source; every screen loads it, beside the goal screen's 26 KiB chart).
  * - The behavior chart's browser module (docs/decisions/008): app/client/behavior-chart.ts with uPlot,
  *   bundled by esbuild into one minified ES module, public/assets/behavior-chart-<hash>.js, with uPlot's
  *   stylesheet inside it (added as a <style> when it draws: no second, sequential request on a slow
@@ -24,7 +25,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const out = path.join(root, "public", "assets");
@@ -46,7 +47,8 @@ await mkdir(out, { recursive: true });
 await mkdir(path.dirname(manifestFile), { recursive: true });
 
 const appCss = await emit("app", ".css", await readFile(path.join(root, "public", "styles", "app.css")));
-const enhanceJs = await emit("enhance", ".js", await readFile(path.join(root, "public", "enhance.js")));
+const enhanceSource = await readFile(path.join(root, "public", "enhance.js"), "utf8");
+const enhanceJs = await emit("enhance", ".js", Buffer.from((await transform(enhanceSource, { minify: true, target: "es2020", legalComments: "none" })).code));
 const uplotCssText = await readFile(path.join(root, "node_modules", "uplot", "dist", "uPlot.min.css"), "utf8");
 /** A chart module (app/client/<name>.ts with uPlot) as one minified ES module; a screen loads only its own. */
 async function chartModule(name) {

@@ -73,6 +73,12 @@ export function sidebarBadgeCount(actor: Actor, summary: NotificationSummary): n
   return can(actor, "manage_tickets") ? summary.unread_tickets_count : null;
 }
 
+/** The sidebar Tickets badge's text, or null where the item shows none (the screen and the 90 s poll). */
+export function sidebarBadgeText(actor: Actor, summary: NotificationSummary): string | null {
+  const count = sidebarBadgeCount(actor, summary);
+  return count === null ? null : badgeText(count);
+}
+
 /** Badge text, capped at '99+'. Zero shows as '0'. */
 export function badgeText(count: number): string {
   return count > 99 ? "99+" : String(Math.max(0, Math.trunc(count)));

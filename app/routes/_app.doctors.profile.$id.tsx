@@ -79,27 +79,29 @@ export default function EmployeeProfile() {
               </Fragment>
             ))}
           </dl>
-          <table>
-            <caption>Compliance</caption>
-            <thead>
-              <tr>
-                <th>Item</th>
-                <th>Date</th>
-                <th>State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {COMPLIANCE_FIELDS.map(([k, label]) => (
-                <tr key={k}>
-                  <td>{label}</td>
-                  <td>{l.compliance[k] ?? "—"}</td>
-                  <td>
-                    <span className={`badge badge-${l.compliance_state[k]}`}>{COMPLIANCE_LABELS[l.compliance_state[k]]}</span>
-                  </td>
+          <div className="table-scroll" tabIndex={0}>
+            <table>
+              <caption>Compliance</caption>
+              <thead>
+                <tr>
+                  <th>Item</th>
+                  <th>Date</th>
+                  <th>State</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {COMPLIANCE_FIELDS.map(([k, label]) => (
+                  <tr key={k}>
+                    <td>{label}</td>
+                    <td>{l.compliance[k] ?? "—"}</td>
+                    <td>
+                      <span className={`badge badge-${l.compliance_state[k]}`}>{COMPLIANCE_LABELS[l.compliance_state[k]]}</span>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </section>
       ))}
     </section>

@@ -110,45 +110,47 @@ export default function EditInsurance() {
         {insurance.services.length === 0 ? (
           <p>No services yet. Add the first one below.</p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Code</th>
-                <th>Provider</th>
-                <th>Type</th>
-                <th>Description</th>
-                <th>Unit price</th>
-                <th>Multiplier</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {insurance.services.map((s) => (
-                <tr key={s.id}>
-                  <td>{s.code}</td>
-                  <td>{s.provider || "All"}</td>
-                  <td>{s.type}</td>
-                  <td>{s.description}</td>
-                  <td>{money(s.unit_price)}</td>
-                  <td>{s.multiplier}</td>
-                  <td className="actions">
-                    <Link to={`?service=${s.id}#service-form`} aria-label={`Edit service ${s.code}`}>
-                      Edit
-                    </Link>
-                    <Form method="post" className="inline-form">
-                      <input type="hidden" name="intent" value="delete-service" />
-                      <input type="hidden" name="service_id" value={s.id} />
-                      <button className="btn btn-link btn-danger" type="submit" disabled={busy} aria-label={`Delete service ${s.code}`}>
-                        Delete
-                      </button>
-                    </Form>
-                  </td>
+          <div className="table-scroll" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>Code</th>
+                  <th>Provider</th>
+                  <th>Type</th>
+                  <th>Description</th>
+                  <th>Unit price</th>
+                  <th>Multiplier</th>
+                  <th>
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {insurance.services.map((s) => (
+                  <tr key={s.id}>
+                    <td>{s.code}</td>
+                    <td>{s.provider || "All"}</td>
+                    <td>{s.type}</td>
+                    <td>{s.description}</td>
+                    <td>{money(s.unit_price)}</td>
+                    <td>{s.multiplier}</td>
+                    <td className="actions">
+                      <Link to={`?service=${s.id}#service-form`} aria-label={`Edit service ${s.code}`}>
+                        Edit
+                      </Link>
+                      <Form method="post" className="inline-form">
+                        <input type="hidden" name="intent" value="delete-service" />
+                        <input type="hidden" name="service_id" value={s.id} />
+                        <button className="btn btn-link btn-danger" type="submit" disabled={busy} aria-label={`Delete service ${s.code}`}>
+                          Delete
+                        </button>
+                      </Form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         <h3 id="service-form">{editing ? `Edit service ${editing.code}` : "Add service"}</h3>
         <ServiceForm

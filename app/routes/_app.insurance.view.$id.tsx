@@ -80,45 +80,47 @@ export default function ViewInsurance() {
         {insurance.services.length === 0 ? (
           <p>No services yet.</p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>CPT</th>
-                <th>Modifiers</th>
-                <th>Provider</th>
-                <th>Provider type</th>
-                <th>Description</th>
-                <th>Unit price</th>
-                <th>Hourly fee</th>
-                <th>Max per day</th>
-                <th>Multiplier</th>
-              </tr>
-            </thead>
-            <tbody>
-              {insurance.services.map((s) => (
-                <tr key={s.id}>
-                  <td>{s.cpt_code}</td>
-                  <td>
-                    {s.modifier_details.length === 0
-                      ? "—"
-                      : s.modifier_details.map((m, i) => (
-                          <span key={m.code}>
-                            {i > 0 ? ", " : null}
-                            <abbr title={m.meaning}>{m.code}</abbr> ({m.meaning})
-                          </span>
-                        ))}
-                  </td>
-                  <td>{s.provider || "All"}</td>
-                  <td>{s.type}</td>
-                  <td>{s.description}</td>
-                  <td>{money(s.unit_price)}</td>
-                  <td>{money(s.hourly_fee)}</td>
-                  <td>{s.max_per_day ?? "—"}</td>
-                  <td>{s.multiplier}</td>
+          <div className="table-scroll" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>CPT</th>
+                  <th>Modifiers</th>
+                  <th>Provider</th>
+                  <th>Provider type</th>
+                  <th>Description</th>
+                  <th>Unit price</th>
+                  <th>Hourly fee</th>
+                  <th>Max per day</th>
+                  <th>Multiplier</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {insurance.services.map((s) => (
+                  <tr key={s.id}>
+                    <td>{s.cpt_code}</td>
+                    <td>
+                      {s.modifier_details.length === 0
+                        ? "—"
+                        : s.modifier_details.map((m, i) => (
+                            <span key={m.code}>
+                              {i > 0 ? ", " : null}
+                              <abbr title={m.meaning}>{m.code}</abbr> ({m.meaning})
+                            </span>
+                          ))}
+                    </td>
+                    <td>{s.provider || "All"}</td>
+                    <td>{s.type}</td>
+                    <td>{s.description}</td>
+                    <td>{money(s.unit_price)}</td>
+                    <td>{money(s.hourly_fee)}</td>
+                    <td>{s.max_per_day ?? "—"}</td>
+                    <td>{s.multiplier}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
 

@@ -1,11 +1,11 @@
-import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/shell/app-shell";
-import { badgeText, firstRole, greetingName, headerBadgeCount, showsLogoLink, showsProfileLink, sidebarBadgeCount, visibleSidebar } from "~/domain/shell";
+import { badgeText, firstRole, greetingName, headerBadgeCount, showsLogoLink, showsProfileLink, sidebarBadgeText, visibleSidebar } from "~/domain/shell";
 import { demoModeOn } from "~/domain/settings";
 import { getAuthSettings } from "~/models/settings.server";
 import { requirePrincipal } from "~/services/guard.server";
-import { readPrefs } from "~/services/prefs.server";
+import { closedMobileSidebarCookie, readPrefs } from "~/services/prefs.server";
 
 /** The signed-in page shell: header, sidebar, banners, footer. Children add their own guards. */
 export const handle = { guard: "principal" };
@@ -17,7 +17,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { env } = context.app;
   // Read with the session's limits already (cached per isolate): no statement of its own.
   const { demoMode } = await getAuthSettings(context.app.db);
-  return {
+  const shell = {
     user: {
       name: greetingName(actor),
       fullName: `${actor.name} ${actor.surname}`.trim(),
@@ -28,7 +28,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     nav: visibleSidebar(actor).map((item) => ({
       label: item.label,
       to: item.to,
-      badge: item.badge === "tickets" ? badgeFor(sidebarBadgeCount(actor, summary)) : null,
+      badge: item.badge === "tickets" ? sidebarBadgeText(actor, summary) : null,
     })),
     logoLink: showsLogoLink(actor),
     profileLink: showsProfileLink(actor),
@@ -38,10 +38,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     version: env.APP_VERSION,
     year: context.app.now().getUTCFullYear(),
   };
-}
-
-function badgeFor(count: number | null): string | null {
-  return count === null ? null : badgeText(count);
+  // The phone menu was opened on another page: a link was followed, and it stays closed from here on.
+  const closeMenu = closedMobileSidebarCookie(request, context.app.secure);
+  return data(shell, closeMenu ? { headers: { "Set-Cookie": closeMenu } } : undefined);
 }
 
 export type ShellData = ReturnType<typeof useLoaderData<typeof loader>>;

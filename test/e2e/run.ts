@@ -331,18 +331,33 @@ for (const javaScript of [false, true]) {
       await shown(page.getByRole("button", { name: "Sign in", exact: true }));
     });
 
-    flow("7. dark mode stays on after a reload", async () => {
+    flow("7. dark mode stays on after a reload; with JavaScript it switches in place and keeps what is typed", async () => {
       await signIn(page, "admin@demo.test");
       await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/tickets/add");
       assert.equal(await page.locator("body.dark").count(), 0, "starts light");
+      await page.getByLabel("Subject").fill("Half-typed subject");
+      if (javaScript) await page.evaluate(() => ((window as unknown as { __samePage: boolean }).__samePage = true));
       await page.getByRole("button", { name: "Switch to dark mode" }).click();
       await page.locator("body.dark").waitFor({ state: "attached" });
       await shown(page.getByRole("button", { name: "Switch to light mode" }));
+      if (javaScript) {
+        // Decision 004: the toggle posts in place, so the page stays and so does what was typed (probe 8903).
+        assert.equal(await page.evaluate(() => (window as unknown as { __samePage?: boolean }).__samePage), true, "no reload");
+        assert.equal(await page.getByLabel("Subject").inputValue(), "Half-typed subject");
+        // The sidebar toggle too, and back.
+        await page.getByRole("button", { name: "Toggle sidebar", exact: true }).click();
+        await page.locator(".shell.mini-sidebar").waitFor({ state: "attached" });
+        await page.getByRole("button", { name: "Toggle sidebar", exact: true }).click();
+        await page.locator(".shell.mini-sidebar").waitFor({ state: "detached" });
+        assert.equal(await page.getByLabel("Subject").inputValue(), "Half-typed subject");
+      }
       await page.reload();
       await ready(page);
       await page.locator("body.dark").waitFor({ state: "attached" });
       await shown(page.getByRole("button", { name: "Switch to light mode" }));
-      assert.equal(new URL(page.url()).pathname, "/dashboard");
+      assert.equal(new URL(page.url()).pathname, "/tickets/add");
+      assert.equal(await page.locator(".shell.mini-sidebar").count(), 0);
     });
 
     flow("8. a page older than the server asks to update at start; No shows the alert, which can be dismissed", async () => {
@@ -1293,25 +1308,62 @@ for (const javaScript of [false, true]) {
       await shown(page.getByText("Status updated."));
       await ready(page);
       assert.equal(await page.getByRole("table", { name: "Billing by note" }).locator("tbody tr").first().getByRole("combobox", { name: /^Status of / }).inputValue(), next);
-      // Save a row with a modifier: its billing record is created or updated.
+      // Save a row with a modifier: its billing record is created or updated. With JavaScript a double click posts
+      // once: the in-place form is pending (its button disabled, "Saving…") while its post runs (probe 8903).
       const row = page.getByRole("table", { name: "Billing by note" }).locator("tbody tr").first();
       await row.getByRole("combobox", { name: /^Modifier 1 of / }).selectOption("HM");
-      await row.getByRole("button", { name: /^Save / }).click();
+      const posts: string[] = [];
+      const countPost = (r: import("playwright-core").Request) => void (r.method() === "POST" && posts.push(r.url()));
+      page.on("request", countPost);
+      if (javaScript) {
+        // The post is held until the button was seen pending.
+        let release = () => {};
+        const held = new Promise<void>((r) => (release = r));
+        const hold = async (route: import("playwright-core").Route) => (route.request().method() === "POST" ? (await held, route.continue()) : route.fallback());
+        await page.route(`**${base}*`, hold);
+        await row.getByRole("button", { name: /^Save / }).dblclick();
+        const save = row.getByRole("button", { name: /^Save / });
+        await page.waitForFunction((b) => (b as HTMLButtonElement).disabled && b!.textContent === "Saving…", await save.elementHandle());
+        release();
+        await shown(page.getByText(/Updated - (Bip Updated|Added) successfully!/));
+        await page.unroute(`**${base}*`, hold);
+      } else await row.getByRole("button", { name: /^Save / }).click();
       await shown(page.getByText(/Updated - (Bip Updated|Added) successfully!/));
       await ready(page);
+      page.off("request", countPost);
+      assert.equal(posts.length, 1, "one save posted");
+      assert.equal(await page.getByText(/Someone else/).count(), 0);
       // A scrubber reason as text: the newest notes are not signed yet.
       await goto(page, `${base}?sort=date&dir=desc`);
       await shown(page.locator(".scrub-reasons li").first());
       assert.match(await page.locator(".scrub-reasons li").first().innerText(), /\w+ \w+/, "a reason in words");
     });
 
-    flow("notes: an RBT opens Notes from the sidebar and filters by client and type", async () => {
+    flow("notes: an RBT on a phone opens Notes from the menu and filters by client and type", async () => {
+      // A 375 px phone (decision 025: RBTs work on phones): no screen scrolls sideways, and the menu (▤) closes
+      // once one of its links is followed (probe 8903).
+      await page.setViewportSize({ width: 375, height: 740 });
+      const fitsThePhone = async () => assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 375, `${page.url()} is no wider than the phone`);
       await signIn(page, "rbt@demo.test");
       await page.waitForURL(onPath("/dashboard"));
-      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Notes", exact: true }).click();
+      await ready(page);
+      await fitsThePhone();
+      const menu = page.getByRole("navigation", { name: "Main" });
+      assert.equal(await menu.isVisible(), false, "the menu starts closed");
+      await page.getByRole("button", { name: "Toggle mobile sidebar" }).click();
+      await shown(menu);
+      await menu.getByRole("link", { name: "Notes", exact: true }).click();
       await page.waitForURL(onPath("/notes-list"));
       await ready(page);
       await shown(page.getByRole("heading", { name: "Notes", exact: true }));
+      assert.equal(await menu.isVisible(), false, "following a menu link closed the menu");
+      await fitsThePhone();
+      for (const screen of ["/tickets/add", "/calendar/view", "/profile", "/dashboard"]) {
+        await goto(page, screen);
+        await fitsThePhone();
+        assert.equal(await menu.isVisible(), false, `the menu stays closed on ${screen}`);
+      }
+      await goto(page, "/notes-list");
       const rows = page.locator("table tbody tr");
       assert.ok((await rows.count()) > 1, "the demo notes are listed");
       // A client's name in a row filters the list by that client.
@@ -1488,6 +1540,14 @@ for (const javaScript of [false, true]) {
         await signIn(manager, "manager@demo.test");
         await manager.waitForURL(onPath("/dashboard"));
         await goto(manager, "/tickets/list");
+        if (javaScript) {
+          // The 90 s poll refreshes the office's sidebar Tickets badge too (probe 8903): a stale text is replaced.
+          const sidebarBadge = manager.getByTestId("sidebar-ticket-badge");
+          const count = (await sidebarBadge.innerText()).trim();
+          await sidebarBadge.evaluate((b) => (b.textContent = "stale"));
+          await manager.evaluate(() => (window as unknown as { __baselinePoll: () => Promise<void> }).__baselinePoll());
+          assert.equal((await sidebarBadge.innerText()).trim(), count);
+        }
         await manager.getByRole("link", { name: subject }).click();
         await manager.waitForURL((url) => /^\/tickets\/view\/\d+$/.test(url.pathname));
         await ready(manager);
@@ -1537,6 +1597,14 @@ for (const javaScript of [false, true]) {
         await signIn(manager, "manager@demo.test");
         await manager.waitForURL(onPath("/dashboard"));
         await goto(manager, "/tickets/list");
+        if (javaScript) {
+          // The 90 s poll refreshes the office's sidebar Tickets badge too (probe 8903): a stale text is replaced.
+          const sidebarBadge = manager.getByTestId("sidebar-ticket-badge");
+          const count = (await sidebarBadge.innerText()).trim();
+          await sidebarBadge.evaluate((b) => (b.textContent = "stale"));
+          await manager.evaluate(() => (window as unknown as { __baselinePoll: () => Promise<void> }).__baselinePoll());
+          assert.equal((await sidebarBadge.innerText()).trim(), count);
+        }
         await manager.getByRole("link", { name: subject }).click();
         await manager.waitForURL((url) => /^\/tickets\/view\/\d+$/.test(url.pathname));
         await ready(manager);

@@ -568,6 +568,16 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect(await scheduledCount(c.id)).toBe(3);
   });
 
+  it("a refused booking puts the focus on the first field in error, a select too (probe 8903)", async () => {
+    const c = await client();
+    const fields = { patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97155", pa_service_id: String(c.pa), session_date: nextOn(3, 51), time_in: "09:00", time_out: "10:00", repeat: "once" };
+    const refused = await form(`/calendar/schedule?patient_id=${c.id}`, fields, w.rbtCookie);
+    expect(refused.status).toBe(422);
+    const html = await refused.text();
+    expect(html).toContain("does not cover CPT 97155");
+    expect(html.match(/<(input|select|textarea)\b[^>]*autofocus[^>]*>/g)).toEqual([expect.stringMatching(/^<select[^>]*name="pa_service_id"/)]);
+  });
+
   it("a scheduled session's screen cancels it, or the rest of its series, with forms; another location 404", async () => {
     const c = await client();
     const first = nextOn(5, 50);

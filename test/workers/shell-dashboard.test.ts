@@ -170,10 +170,12 @@ describe("shell", () => {
     const html = await (await request("/dashboard", { cookie: staffCookie })).text();
     expect(html).toMatch(/data-testid="ticket-badge">0</);
     // The screen's counts come with the session read; they agree with the API's and the poll's.
-    const sidebarCount = /href="\/tickets[^"]*"[^>]*>[\s\S]*?<span class="badge">(\d+)<\/span>/.exec(html)?.[1];
+    const sidebarCount = /href="\/tickets\/list"[^>]*>[\s\S]*?<span class="badge" data-testid="sidebar-ticket-badge">(\d+)<\/span>/.exec(html)?.[1];
     expect(Number(sidebarCount)).toBe(summary.unread_tickets_count);
     const polled = (await (await request("/resources/notifications", { cookie: staffCookie })).json()) as Record<string, unknown>;
     expect(polled).toMatchObject({ unread_tickets_count: summary.unread_tickets_count, new_tickets_count: summary.new_tickets_count, ticketBadge: "0" });
+    // The poll answers the sidebar's badge too, for the page to refresh it (probe 8903).
+    expect(polled.sidebarTicketBadge).toBe(String(summary.unread_tickets_count));
   });
 
   it("counts a user's own unread responses and nobody else's, on the screen and in the poll", async () => {
@@ -185,7 +187,7 @@ describe("shell", () => {
     ]);
     const cookie = await signInCookie(user);
     const polled = (await (await request("/resources/notifications", { cookie })).json()) as Record<string, unknown>;
-    expect(polled).toMatchObject({ unread_tickets_count: 0, unread_responses_count: 3, new_tickets_count: 0, total_unread: 3, ticketBadge: "3" });
+    expect(polled).toMatchObject({ unread_tickets_count: 0, unread_responses_count: 3, new_tickets_count: 0, total_unread: 3, ticketBadge: "3", sidebarTicketBadge: null });
     expect(await (await request("/dashboard", { cookie })).text()).toMatch(/data-testid="ticket-badge">3</);
   });
 
@@ -205,6 +207,46 @@ describe("shell", () => {
     const html = await (await request("/dashboard", { cookie: `${cookie}; pref_dark=1; pref_mini_sidebar=1` })).text();
     expect(html).toContain('<body class="dark">');
     expect(html).toContain('class="shell mini-sidebar"');
+  });
+
+  it("the header toggles are marked for the in-place post, which answers the flags that result (decision 004)", async () => {
+    const cookie = await signInCookie(await createUser());
+    const html = await (await request("/tickets/add", { cookie })).text();
+    for (const pref of ["dark", "miniSidebar", "mobileSidebar"]) expect(html).toMatch(new RegExp(`<form(?=[^>]*action="/prefs")[^>]*data-pref="${pref}"`));
+    // The dark-mode button names both of its faces, so the page can switch it without a reload.
+    expect(html).toMatch(/aria-label="Switch to dark mode"[^>]*data-on="☀\|Switch to light mode" data-off="☾\|Switch to dark mode"/);
+    const inPlace = (fields: Record<string, string>, extra = "") =>
+      request("/prefs", { method: "POST", body: new URLSearchParams(fields), cookie: cookie + extra, headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" } });
+    const res = await inPlace({ intent: "dark", redirectTo: "/tickets/add" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ dark: true, miniSidebar: false, mobileSidebar: false });
+    expect(res.headers.getSetCookie().find((c) => c.startsWith("pref_dark="))).toContain("pref_dark=1");
+    const back = await inPlace({ intent: "dark", redirectTo: "/tickets/add" }, "; pref_dark=1");
+    expect(await back.json()).toMatchObject({ dark: false });
+    // Without JavaScript the same post comes back to the page (303).
+    expect((await form("/prefs", { intent: "miniSidebar", redirectTo: "/tickets/add" }, cookie)).status).toBe(303);
+  });
+
+  it("the phone menu opened on a page closes once a link is followed, without JavaScript (probe 8903)", async () => {
+    const cookie = await signInCookie(await createUser({ permissions: ["view_notes"] }));
+    const open = await form("/prefs", { intent: "mobileSidebar", redirectTo: "/dashboard?tab=1" }, cookie);
+    expect(open.status).toBe(303);
+    expect(open.headers.get("Location")).toBe("/dashboard?tab=1");
+    const menu = open.headers.getSetCookie().find((c) => c.startsWith("pref_mobile_sidebar="))!;
+    expect(menu).toContain(`pref_mobile_sidebar=${encodeURIComponent("/dashboard")}`);
+    const withMenu = `${cookie}; ${menu.split(";")[0]}`;
+    // The page it was opened on shows it (a reload too) ...
+    const here = await request("/dashboard", { cookie: withMenu });
+    expect(await here.text()).toContain('class="shell mobile-open"');
+    expect(here.headers.getSetCookie().some((c) => c.startsWith("pref_mobile_sidebar="))).toBe(false);
+    // ... and the page a menu link leads to does not, and forgets it: the next visit to the first page is closed.
+    const followed = await request("/notes-list", { cookie: withMenu });
+    expect(followed.status).toBe(200);
+    expect(await followed.text()).toContain('class="shell"');
+    expect(followed.headers.getSetCookie().find((c) => c.startsWith("pref_mobile_sidebar="))).toMatch(/^pref_mobile_sidebar=;.*Max-Age=0/);
+    // ▤ on the page where it is open closes it.
+    const close = await form("/prefs", { intent: "mobileSidebar", redirectTo: "/dashboard" }, withMenu);
+    expect(close.headers.getSetCookie().find((c) => c.startsWith("pref_mobile_sidebar="))).toMatch(/Max-Age=0/);
   });
 
   it("tells its own time in a Server-Timing header in local development only", async () => {

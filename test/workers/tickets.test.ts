@@ -137,7 +137,10 @@ describe("ticket screens", () => {
     const v1 = (await ticketRow(t.id)).version;
     const blank = await form(`/tickets/view/${t.id}`, { intent: "respond", body: " ", version: String(v1) }, cookies.officeA);
     expect(blank.status).toBe(422);
-    expect(await html(blank)).toContain("Response is required.");
+    const blankPage = await html(blank);
+    expect(blankPage).toContain("Response is required.");
+    // The focus goes to the answer's field, as on every form with an error (probe 8903).
+    expect(blankPage).toMatch(/<textarea[^>]*name="body"[^>]*autofocus/);
     const stale = await form(`/tickets/view/${t.id}`, { intent: "respond", body: "Late", version: String(v1 - 1 || 99) }, cookies.officeA);
     expect(stale.status).toBe(409);
     expect(await responseCount(t.id)).toBe(0);
@@ -172,7 +175,7 @@ describe("ticket screens", () => {
     expect(await ticketRow(t.id)).toMatchObject({ status: "open", readByStaff: false, unreadResponses: 0 });
     expect((await summary("officeA")).unread_tickets_count).toBe(before + 1);
     const sidebar = await html(await request("/dashboard", { cookie: cookies.officeA }));
-    expect(/href="\/tickets\/list"[^>]*>[\s\S]*?<span class="badge">(\d+)<\/span>/.exec(sidebar)?.[1]).toBe(String(before + 1));
+    expect(/href="\/tickets\/list"[^>]*>[\s\S]*?<span class="badge" data-testid="sidebar-ticket-badge">(\d+)<\/span>/.exec(sidebar)?.[1]).toBe(String(before + 1));
     expect(sidebar).toMatch(/data-testid="ticket-badge">0</);
     // Another location's office cannot answer.
     expect((await form(`/tickets/view/${t.id}`, { intent: "respond", body: "Not mine" }, cookies.officeB)).status).toBe(404);

@@ -140,7 +140,7 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
           <input type="hidden" name="note_id" value={r.id} />
           <input type="hidden" name="note_version" value={state(r).note_version} />
           <input type="hidden" name="version" value={state(r).client_report?.version ?? ""} />
-          <button type="submit" className="btn btn-small btn-primary" aria-label={`Save ${rowLabel(r)}`}>
+          <button type="submit" className="btn btn-small btn-primary" aria-label={`Save ${rowLabel(r)}`} data-pending="Saving…">
             Save
           </button>
           {failedNote === String(r.id) && answer?.message ? (

@@ -29,52 +29,56 @@ export function ListView({ section, items }: { section: ListSectionKey; items: r
   const fields = itemFields(section);
   if (!items.length) return <p className="muted">No data found</p>;
   return (
-    <table>
-      <thead>
-        <tr>
-          <th>#</th>
-          {fields.map((f) => (
-            <th key={f.name}>{f.label}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {items.map((item) => (
-          <tr key={String(item.index)}>
-            <td>{String(item.index)}</td>
+    <div className="table-scroll" tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            <th>#</th>
             {fields.map((f) => (
-              <td key={f.name} style={preLine}>
-                {cellText(item[f.name], f.kind)}
-              </td>
+              <th key={f.name}>{f.label}</th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {items.map((item) => (
+            <tr key={String(item.index)}>
+              <td>{String(item.index)}</td>
+              {fields.map((f) => (
+                <td key={f.name} style={preLine}>
+                  {cellText(item[f.name], f.kind)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
 export function TableView({ table }: { table: Table }) {
   if (!table.table_headers.length) return <p className="muted">No data found</p>;
   return (
-    <table>
-      <thead>
-        <tr>
-          {table.table_headers.map((h, i) => (
-            <th key={i}>{h}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {table.table_rows.map((row, r) => (
-          <tr key={r}>
-            {row.map((c, i) => (
-              <td key={i}>{c || "—"}</td>
+    <div className="table-scroll" tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            {table.table_headers.map((h, i) => (
+              <th key={i}>{h}</th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {table.table_rows.map((row, r) => (
+            <tr key={r}>
+              {row.map((c, i) => (
+                <td key={i}>{c || "—"}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -113,24 +117,26 @@ function Part({ doc, field }: { doc: BipDocument; field: keyof BipDocument }) {
         <>
           <h3>Consent to treatment</h3>
           <p style={preLine}>{c.statement}</p>
-          <table>
-            <thead>
-              <tr>
-                <th>Signer</th>
-                <th>Signature</th>
-                <th>Date</th>
-              </tr>
-            </thead>
-            <tbody>
-              {SIGNERS.map((s) => (
-                <tr key={s.key}>
-                  <td>{s.label}</td>
-                  <td>{c[s.key].signature ?? (c[s.key].signature_placeholder ? "______________________" : "—")}</td>
-                  <td>{c[s.key].signature_date ?? (c[s.key].signature_placeholder ? "____________" : "—")}</td>
+          <div className="table-scroll" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>Signer</th>
+                  <th>Signature</th>
+                  <th>Date</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {SIGNERS.map((s) => (
+                  <tr key={s.key}>
+                    <td>{s.label}</td>
+                    <td>{c[s.key].signature ?? (c[s.key].signature_placeholder ? "______________________" : "—")}</td>
+                    <td>{c[s.key].signature_date ?? (c[s.key].signature_placeholder ? "____________" : "—")}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       );
     }

@@ -25,7 +25,7 @@ export function TableEditor({ field, table, version, answer, isDefault }: { fiel
         <input type="hidden" name="intent" value="save-table" />
         <input type="hidden" name="section" value={field} />
         <input type="hidden" name="version" value={version} />
-        <div style={{ overflowX: "auto" }}>
+        <div className="table-scroll" tabIndex={0}>
           <table>
             <thead>
               <tr>

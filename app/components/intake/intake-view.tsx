@@ -7,24 +7,26 @@ function Rows({ section, intake }: { section: IntakeSection; intake: Record<stri
   const rows = rowsOf(intake, section.id);
   if (rows.length === 0) return <p className="muted">None recorded.</p>;
   return (
-    <table>
-      <thead>
-        <tr>
-          {section.fields.map((f) => (
-            <th key={f.name}>{f.label}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row, i) => (
-          <tr key={i}>
+    <div className="table-scroll" tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
             {section.fields.map((f) => (
-              <td key={f.name}>{displayValue(f, row[f.name])}</td>
+              <th key={f.name}>{f.label}</th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((row, i) => (
+            <tr key={i}>
+              {section.fields.map((f) => (
+                <td key={f.name}>{displayValue(f, row[f.name])}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

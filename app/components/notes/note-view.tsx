@@ -332,26 +332,28 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
         {history.length === 0 ? (
           <p className="muted">No amendments.</p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th>Version</th>
-                <th>Amended by</th>
-                <th>When</th>
-                <th>Reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.map((h) => (
-                <tr key={h.version}>
-                  <td>{h.version}</td>
-                  <td>{h.by}</td>
-                  <td>{h.at.replace("T", " ").slice(0, 16)} UTC</td>
-                  <td className="pre-line">{h.reason}</td>
+          <div className="table-scroll" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th>Version</th>
+                  <th>Amended by</th>
+                  <th>When</th>
+                  <th>Reason</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {history.map((h) => (
+                  <tr key={h.version}>
+                    <td>{h.version}</td>
+                    <td>{h.by}</td>
+                    <td>{h.at.replace("T", " ").slice(0, 16)} UTC</td>
+                    <td className="pre-line">{h.reason}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         {history.map((h) => (
           <details key={h.version} className="note-version">

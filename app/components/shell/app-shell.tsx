@@ -30,9 +30,9 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
         ) : (
           <span className="logo">Baseline</span>
         )}
-        <PrefButton pref="miniSidebar" label="Toggle sidebar" icon="☰" redirectTo={here} />
-        <PrefButton pref="mobileSidebar" label="Toggle mobile sidebar" icon="▤" redirectTo={here} className="mobile-only" />
-        <PrefButton pref="dark" label={data.prefs.dark ? "Switch to light mode" : "Switch to dark mode"} icon={data.prefs.dark ? "☀" : "☾"} redirectTo={here} />
+        <PrefButton pref="miniSidebar" face={{ label: "Toggle sidebar", icon: "☰" }} redirectTo={here} className="desktop-only" />
+        <PrefButton pref="mobileSidebar" face={{ label: "Toggle mobile sidebar", icon: "▤" }} redirectTo={here} className="mobile-only" />
+        <PrefButton pref="dark" face={data.prefs.dark ? DARK_MODE.on : DARK_MODE.off} faces={DARK_MODE} redirectTo={here} />
         <span className="spacer" />
         {data.user.isParent ? null : (
           <a className="ticket-icon" href="/tickets/my-tickets" aria-label={`My tickets, ${ticketBadge} unread`}>
@@ -64,7 +64,12 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
             <li key={item.to}>
               <NavLink to={item.to}>
                 {item.label}
-                {item.badge !== null ? <span className="badge">{item.badge}</span> : null}
+                {item.badge !== null ? (
+                  // Only the Tickets item has a badge (platform §2); the 90 s poll refreshes it.
+                  <span className="badge" data-testid="sidebar-ticket-badge">
+                    {item.badge}
+                  </span>
+                ) : null}
               </NavLink>
             </li>
           ))}
@@ -94,14 +99,22 @@ function initials(name: string) {
   );
 }
 
-/** A preference toggle: a plain form post that sets a cookie and comes back to the same page. */
-function PrefButton({ pref, label, icon, redirectTo, className }: { pref: string; label: string; icon: string; redirectTo: string; className?: string }) {
+type Face = { label: string; icon: string };
+const DARK_MODE = { on: { label: "Switch to light mode", icon: "☀" }, off: { label: "Switch to dark mode", icon: "☾" } } as const;
+
+/**
+ * A preference toggle: a plain form post that sets a cookie and comes back to the same page. With JavaScript
+ * it posts in place (`data-pref`) and the page takes the answer's flags; a button whose face follows its flag
+ * names both faces (`data-on`, `data-off`: icon and label).
+ */
+function PrefButton({ pref, face, faces, redirectTo, className }: { pref: string; face: Face; faces?: { on: Face; off: Face }; redirectTo: string; className?: string }) {
+  const attr = (f: Face) => `${f.icon}|${f.label}`;
   return (
-    <Form method="post" action="/prefs" className={className}>
+    <Form method="post" action="/prefs" className={className} data-pref={pref}>
       <input type="hidden" name="intent" value={pref} />
       <input type="hidden" name="redirectTo" value={redirectTo} />
-      <button type="submit" className="icon-button" aria-label={label} title={label}>
-        {icon}
+      <button type="submit" className="icon-button" aria-label={face.label} title={face.label} data-on={faces && attr(faces.on)} data-off={faces && attr(faces.off)}>
+        {face.icon}
       </button>
     </Form>
   );

@@ -94,31 +94,33 @@ export function DataTable<T extends Row>({
   if (rows.length === 0) return <p>{empty}</p>;
   const shown = columns.filter((c) => c.when !== false);
   return (
-    <table>
-      {caption ? <caption className="visually-hidden">{caption}</caption> : null}
-      <thead>
-        <tr>
-          {shown.map((c) =>
-            c.sort ? (
-              <SortHeader key={c.header} column={{ header: c.header, sort: c.sort }} />
-            ) : (
-              <th key={c.header}>{c.hideHeader ? <span className="visually-hidden">{c.header}</span> : c.header}</th>
-            ),
-          )}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row, i) => (
-          <tr key={keyOf(row, i, rowKey)}>
-            {shown.map((c) => (
-              <td key={c.header} className={c.className}>
-                {c.cell(row)}
-              </td>
-            ))}
+    <div className="table-scroll" tabIndex={0}>
+      <table>
+        {caption ? <caption className="visually-hidden">{caption}</caption> : null}
+        <thead>
+          <tr>
+            {shown.map((c) =>
+              c.sort ? (
+                <SortHeader key={c.header} column={{ header: c.header, sort: c.sort }} />
+              ) : (
+                <th key={c.header}>{c.hideHeader ? <span className="visually-hidden">{c.header}</span> : c.header}</th>
+              ),
+            )}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((row, i) => (
+            <tr key={keyOf(row, i, rowKey)}>
+              {shown.map((c) => (
+                <td key={c.header} className={c.className}>
+                  {c.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -1,6 +1,9 @@
 import type { ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "react";
 
-/** Form controls that work without JavaScript; each shows its field error and keeps the typed value. */
+/**
+ * Form controls that work without JavaScript; each shows its field error and keeps the typed value. A control
+ * with an error takes the focus when the page loads (the first one in the page wins), as `Field` does.
+ */
 
 /** A field's error beside it (`${id}-error`, the control's aria-errormessage). */
 export function ErrorText({ id, error }: { id: string; error?: string }) {
@@ -23,7 +26,7 @@ export function SelectField({
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} {...select}>
+      <select id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} autoFocus={!!error} {...select}>
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
         {options.map((o) => (
           <option key={o.value} value={o.value}>
@@ -41,7 +44,7 @@ export function TextareaField({ label, name, error, ...area }: { label: string; 
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <textarea id={id} name={name} rows={area.rows ?? 4} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} {...area} />
+      <textarea id={id} name={name} rows={area.rows ?? 4} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} autoFocus={!!error} {...area} />
       <ErrorText id={id} error={error} />
     </div>
   );
