@@ -60,8 +60,13 @@ export const users = sqliteTable(
     twoFactorEnabled: integer("two_factor_enabled", { mode: "boolean" }).notNull().default(false),
     /** JSON: the remaining staff fields of platform §3 (npi, ss_number, languages, …). */
     profile: text("profile").notNull().default("{}"),
-    /** Epoch ms: API tokens issued at or before it are refused (app/services/access.server.ts endAllAccess). */
+    /** Epoch ms: API tokens issued before the `gen` claim existed are refused when issued at or before it (decision 015). */
     tokensValidAfter: integer("tokens_valid_after").notNull().default(0),
+    /**
+     * Counts the changes that ended every way this principal is signed in (endAllAccessStatements). Read with the
+     * password hash at sign-in, carried by the session row and the token, which are valid only while it is unchanged.
+     */
+    accessGeneration: integer("access_generation").notNull().default(0),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
     ...timestamps,
@@ -115,8 +120,13 @@ export const parents = sqliteTable(
     locationId: integer("location_id").references(() => locations.id),
     status: text("status").notNull().default("active"),
     twoFactorEnabled: integer("two_factor_enabled", { mode: "boolean" }).notNull().default(false),
-    /** Epoch ms: API tokens issued at or before it are refused (app/services/access.server.ts endAllAccess). */
+    /** Epoch ms: API tokens issued before the `gen` claim existed are refused when issued at or before it (decision 015). */
     tokensValidAfter: integer("tokens_valid_after").notNull().default(0),
+    /**
+     * Counts the changes that ended every way this principal is signed in (endAllAccessStatements). Read with the
+     * password hash at sign-in, carried by the session row and the token, which are valid only while it is unchanged.
+     */
+    accessGeneration: integer("access_generation").notNull().default(0),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
     ...timestamps,
@@ -784,6 +794,8 @@ export const sessions = sqliteTable(
     lastSeenAt: text("last_seen_at").notNull(),
     /** Set when the idle timeout passed: the lock screen must be answered. */
     locked: integer("locked", { mode: "boolean" }).notNull().default(false),
+    /** The principal's access_generation when the password (or own change) that made this session was checked. */
+    accessGeneration: integer("access_generation").notNull().default(0),
   },
   (t) => [index("sessions_principal_idx").on(t.principalType, t.principalId)],
 );
@@ -823,6 +835,8 @@ export const twoFactorChallenges = sqliteTable(
     resetTokenExpiresAt: text("reset_token_expires_at"),
     consumedAt: text("consumed_at"),
     createdAt: text("created_at").notNull().default(now),
+    /** Sign-ins: the principal's access_generation read with the password hash; the session or token made on it carries it. */
+    accessGeneration: integer("access_generation").notNull().default(0),
   },
   (t) => [index("two_factor_principal_idx").on(t.principalType, t.principalId, t.context)],
 );

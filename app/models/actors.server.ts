@@ -6,6 +6,16 @@ import { auditTail, type KnownTail } from "~/services/audit.server";
 
 export type PrincipalType = "user" | "parent";
 
+/**
+ * A principal as a session or token is issued to it: with the access generation its password check read (or a
+ * change of its own set). The session or token is valid only while that is the principal's generation (decision 015).
+ */
+export interface PrincipalWithGeneration {
+  type: PrincipalType;
+  id: number;
+  accessGeneration: number;
+}
+
 function parseJsonArray<T>(value: string | null | undefined): T[] {
   if (!value) return [];
   try {
@@ -119,31 +129,37 @@ export function getActor(db: Db, type: PrincipalType, id: number): Promise<Actor
 export interface TokenPrincipal {
   /** Null when absent, deleted or inactive. */
   actor: Actor | null;
-  /** Epoch ms; a token issued at or before it is no longer valid. */
+  /** Epoch ms; a token without a generation claim issued at or before it is no longer valid. */
   tokensValidAfter: number;
+  /** The principal's access generation; a token issued with another one is no longer valid. */
+  accessGeneration: number;
   revoked: boolean;
   /** The audit chain's tail, read in the same statement (an audited read then costs only its insert; decision 019). */
   tail: KnownTail;
 }
 
 /**
- * What checking a bearer token needs, in ONE statement: the principal (as for getActor), when its tokens
- * were last ended, whether this token's id was revoked, and the audit chain's tail.
+ * What checking a bearer token needs, in ONE statement: the principal (as for getActor), its access generation
+ * (and the older cut-off time), whether this token's id was revoked, and the audit chain's tail.
  */
+function cutOffs(row: { tokensValidAfter: number; accessGeneration: number } | undefined) {
+  return { tokensValidAfter: Number(row?.tokensValidAfter ?? 0), accessGeneration: Number(row?.accessGeneration ?? 0) };
+}
+
 export async function getTokenPrincipal(db: Db, type: PrincipalType, id: number, jti: string): Promise<TokenPrincipal> {
   const revoked = sql<number>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${jti})`;
   if (type === "user") {
     const [row] = await db
-      .select({ ...userActorFields, tokensValidAfter: users.tokensValidAfter, revoked, tail: auditTail })
+      .select({ ...userActorFields, tokensValidAfter: users.tokensValidAfter, accessGeneration: users.accessGeneration, revoked, tail: auditTail })
       .from(users)
       .where(and(eq(users.id, id), isNull(users.deletedAt)));
-    return { actor: userActorFrom(row), tokensValidAfter: Number(row?.tokensValidAfter ?? 0), revoked: !!row && Number(row.revoked) === 1, tail: row ? row.tail : undefined };
+    return { actor: userActorFrom(row), ...cutOffs(row), revoked: !!row && Number(row.revoked) === 1, tail: row ? row.tail : undefined };
   }
   const [row] = await db
-    .select({ ...parentActorFields, tokensValidAfter: parents.tokensValidAfter, revoked, tail: auditTail })
+    .select({ ...parentActorFields, tokensValidAfter: parents.tokensValidAfter, accessGeneration: parents.accessGeneration, revoked, tail: auditTail })
     .from(parents)
     .where(and(eq(parents.id, id), isNull(parents.deletedAt)));
-  return { actor: parentActorFrom(row), tokensValidAfter: Number(row?.tokensValidAfter ?? 0), revoked: !!row && Number(row.revoked) === 1, tail: row ? row.tail : undefined };
+  return { actor: parentActorFrom(row), ...cutOffs(row), revoked: !!row && Number(row.revoked) === 1, tail: row ? row.tail : undefined };
 }
 
 /** The user object of the API answers (platform §7 refresh fields). */

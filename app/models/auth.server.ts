@@ -34,6 +34,17 @@ export interface Principal {
   name: string;
   passwordHash: string | null;
   twoFactorEnabled: boolean;
+  /**
+   * Read in the same statement as `passwordHash`: a session or token issued on this check carries it, so a change
+   * that ends access after this read (a password set meanwhile) leaves them refused (decision 015).
+   */
+  accessGeneration: number;
+}
+
+type PrincipalRow = Pick<typeof users.$inferSelect, "id" | "email" | "name" | "twoFactorEnabled" | "accessGeneration"> & { passwordHash: string | null };
+
+function principalOf(type: PrincipalType, row: PrincipalRow): Principal {
+  return { type, id: row.id, email: row.email, name: row.name, passwordHash: row.passwordHash, twoFactorEnabled: row.twoFactorEnabled, accessGeneration: row.accessGeneration };
 }
 
 type AuthApp = Pick<AppContext, "db" | "env" | "email" | "ip" | "isDev" | "now">;
@@ -44,19 +55,19 @@ async function findPrincipal(db: Db, email: string, type: PrincipalType): Promis
       .select()
       .from(users)
       .where(and(eq(users.email, email), isNull(users.deletedAt), eq(users.status, "active")));
-    return u ? { type, id: u.id, email: u.email, name: u.name, passwordHash: u.passwordHash, twoFactorEnabled: u.twoFactorEnabled } : null;
+    return u ? principalOf(type, u) : null;
   }
   const [p] = await db
     .select()
     .from(parents)
     .where(and(eq(parents.email, email), isNull(parents.deletedAt), eq(parents.status, "active")));
-  return p ? { type, id: p.id, email: p.email, name: p.name, passwordHash: p.passwordHash, twoFactorEnabled: p.twoFactorEnabled } : null;
+  return p ? principalOf(type, p) : null;
 }
 
 export async function getPrincipalById(db: Db, type: PrincipalType, id: number): Promise<Principal | null> {
   const table = type === "user" ? users : parents;
   const [row] = await db.select().from(table).where(and(eq(table.id, id), isNull(table.deletedAt)));
-  return row ? { type, id: row.id, email: row.email, name: row.name, passwordHash: row.passwordHash, twoFactorEnabled: row.twoFactorEnabled } : null;
+  return row ? principalOf(type, row) : null;
 }
 
 /* ---------------------------------------------------------------- throttling */
@@ -276,13 +287,19 @@ function voidPendingChallenges(db: Db, principal: { type: PrincipalType; id: num
     );
 }
 
-/** Starts a new challenge (voiding earlier pending ones of the same context) and emails its code. */
+/**
+ * Starts a new challenge (voiding earlier pending ones of the same context) and emails its code. It keeps the access
+ * generation the password check read: a change that ended access after that check, even one made before this
+ * insert (so its void missed the challenge), leaves the session or token of the second step refused.
+ */
 async function startChallenge(app: AuthApp, principal: Principal, context: ChallengeContext) {
   const id = randomToken(24);
   const at = app.now().toISOString();
   await app.db.batch([
     voidPendingChallenges(app.db, principal, context, at),
-    app.db.insert(twoFactorChallenges).values({ id, principalType: principal.type, principalId: principal.id, context, attemptsRemaining: TWO_FACTOR_ATTEMPTS, createdAt: at }),
+    app.db
+      .insert(twoFactorChallenges)
+      .values({ id, principalType: principal.type, principalId: principal.id, context, attemptsRemaining: TWO_FACTOR_ATTEMPTS, createdAt: at, accessGeneration: principal.accessGeneration }),
   ]);
   const sent = await sendCode(app, principal, { id, createdAt: at }, context);
   return { id, ...sent };
@@ -334,7 +351,8 @@ async function pendingChallenge(
   if (!row || (context === "login" && challengeOver(row.createdAt, now))) return null;
   const principal = await getPrincipalById(db, row.principalType, row.principalId);
   if (!principal || (by.email && principal.email !== normalizeEmail(by.email))) return null;
-  return { row, principal };
+  // A sign-in's second step issues at the generation its password check read, not today's.
+  return { row, principal: context === "login" ? { ...principal, accessGeneration: row.accessGeneration } : principal };
 }
 
 export type CodeResult =
@@ -507,15 +525,20 @@ export async function countUnusedBackupCodes(db: Db, principal: { type: Principa
 /**
  * Switches email two-factor on or off (oneself; off also by an administrator's reset). Turning it on issues
  * fresh backup codes, off clears them. Either way every session and API token of the account ends, as for a
- * password change (decision 015): the caller gives a browser of the owner's a fresh session if it should stay.
- * One batch: the switch, the codes, the end of access and the audit row (`action`: two_factor_on/two_factor_off
- * unless told).
+ * password change (decision 015); `change.keep`: the owner's browser's fresh session (sessionAfterOwnChange),
+ * stored after that in the same batch. One batch: the switch, the codes, the end of access (and the kept
+ * session) and the audit row (`action`: two_factor_on/two_factor_off unless told).
  */
-export async function setTwoFactor(db: Db, principal: { type: PrincipalType; id: number }, enabled: boolean, change: { who: AuditWho; action?: string }): Promise<string[] | null> {
+export async function setTwoFactor(
+  db: Db,
+  principal: { type: PrincipalType; id: number },
+  enabled: boolean,
+  change: { who: AuditWho; action?: string; keep?: () => BatchItem<"sqlite"> },
+): Promise<string[] | null> {
   const table = principal.type === "user" ? users : parents;
   const entry = signInChangeEntry(principal, change.action ?? (enabled ? "two_factor_on" : "two_factor_off"));
   const update = () => db.update(table).set({ twoFactorEnabled: enabled }).where(eq(table.id, principal.id));
-  const endAccess = () => endAllAccessStatements(db, principal, new Date());
+  const endAccess = () => [...endAllAccessStatements(db, principal, new Date()), ...(change.keep ? [change.keep()] : [])];
   if (!enabled) {
     await withAudit(db, change.who, entry, () => [update(), clearBackupCodes(db, principal), ...endAccess()]);
     return null;
@@ -551,11 +574,7 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string): Pro
   ]);
   const u = userRows[0];
   const p = parentRows[0];
-  const principal: Principal | null = u
-    ? { type: "user", id: u.id, email: u.email, name: u.name, passwordHash: u.passwordHash, twoFactorEnabled: u.twoFactorEnabled }
-    : p
-      ? { type: "parent", id: p.id, email: p.email, name: p.name, passwordHash: p.passwordHash, twoFactorEnabled: p.twoFactorEnabled }
-      : null;
+  const principal: Principal | null = u ? principalOf("user", u) : p ? principalOf("parent", p) : null;
   const send = principal && (recentRows[0]?.n ?? 0) < RESET_REQUESTS_PER_HOUR ? principal : null;
 
   const { codeExpiryMinutes } = await getAuthSettings(app.db);
@@ -627,15 +646,23 @@ export async function completePasswordReset(app: AuthApp, email: string, resetTo
 
 /**
  * Sets a new password, ends every session and API token of the account, and queues a security notice. The
- * audit row (`change.action`: password, password_reset) goes in the same batch as the password.
+ * audit row (`change.action`: password, password_reset) goes in the same batch as the password, and so does
+ * `change.keep`, the fresh session of the owner's browser on their own change (sessionAfterOwnChange), after
+ * the end of access.
  */
-export async function setPassword(app: Pick<AppContext, "db" | "env" | "email">, principal: { type: PrincipalType; id: number }, password: string, change: { who: AuditWho; action: string }): Promise<void> {
+export async function setPassword(
+  app: Pick<AppContext, "db" | "env" | "email">,
+  principal: { type: PrincipalType; id: number },
+  password: string,
+  change: { who: AuditWho; action: string; keep?: () => BatchItem<"sqlite"> },
+): Promise<void> {
   const table = principal.type === "user" ? users : parents;
   const passwordHash = await hashPassword(password, app.env.PASSWORD_PEPPER ?? "");
   const now = new Date();
   await withAudit(app.db, change.who, signInChangeEntry(principal, change.action), () => [
     app.db.update(table).set({ passwordHash, updatedAt: now.toISOString() }).where(eq(table.id, principal.id)),
     ...endAllAccessStatements(app.db, principal, now),
+    ...(change.keep ? [change.keep()] : []),
   ]);
   const who = await getPrincipalById(app.db, principal.type, principal.id);
   if (who) await enqueueEmail(app, securityNotice(who.email, who.name, "Your password was changed"));
@@ -661,5 +688,5 @@ export async function registerFirstSuperadmin(app: Pick<AppContext, "db" | "env"
   if (!user || changes === 0) return null;
   const [role] = await app.db.select({ id: roles.id }).from(roles).where(eq(roles.name, "SUPERADMIN"));
   await app.db.insert(userRoles).values({ userId: user.id, roleId: role!.id });
-  return { type: "user" as const, id: user.id };
+  return { type: "user" as const, id: user.id, accessGeneration: 0 };
 }

@@ -471,7 +471,16 @@ function asInput(e: EmployeeJson): Record<string, unknown> {
 
 const STALE_GUARD = "user_roles.role_id";
 
-export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<EmployeeJson>> {
+/**
+ * `opts.keep`: one's own browser's fresh session (sessionAfterOwnChange), stored in the save's batch after the
+ * statements that end access when the save ends it (a new email, roles, locations or status), else not at all.
+ */
+export async function updateEmployee(
+  ctx: ModelContext,
+  id: number,
+  raw: Record<string, unknown>,
+  opts: { partial: boolean; version: number | null; keep?: () => BatchItem<"sqlite"> },
+): Promise<ModelResult<EmployeeJson>> {
   const loaded = await loadForChange(ctx, id);
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
@@ -533,7 +542,7 @@ export async function updateEmployee(ctx: ModelContext, id: number, raw: Record<
         bumpListVersion(ctx.db, EMPLOYEES),
       ];
       // A new email, roles, locations or status end every session and API token of the employee.
-      if (changes.length) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()));
+      if (changes.length) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()), ...(opts.keep ? [opts.keep()] : []));
       return writes as [BatchItem<"sqlite">];
     });
   } catch (e) {

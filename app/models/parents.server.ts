@@ -30,9 +30,9 @@ export async function listChildrenOfParent(db: Db, actor: Actor) {
 
 /** Parents and guardians (staff side). A parent with a location is seen by staff of that location; one without, by all. */
 export const PARENTS = "parents";
-/** What a parent record shows: every column but the password hash and the tokens' cut-off, which no read needs. */
-const { passwordHash: _hash, tokensValidAfter: _cutoff, ...SHOWN } = getTableColumns(parents);
-type Row = Omit<typeof parents.$inferSelect, "passwordHash" | "tokensValidAfter">;
+/** What a parent record shows: every column but the password hash and the tokens' cut-offs, which no read needs. */
+const { passwordHash: _hash, tokensValidAfter: _cutoff, accessGeneration: _generation, ...SHOWN } = getTableColumns(parents);
+type Row = Omit<typeof parents.$inferSelect, "passwordHash" | "tokensValidAfter" | "accessGeneration">;
 
 export function parentJson(r: Row & { locationTitle?: string | null }) {
   return {

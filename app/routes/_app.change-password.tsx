@@ -8,7 +8,7 @@ import { formFields, parseWith } from "~/domain/validation";
 import { checkPassword, selfWho, setPassword } from "~/models/auth.server";
 import { redirectWithCookies } from "~/services/flow-cookies.server";
 import { requirePrincipal } from "~/services/guard.server";
-import { createSession } from "~/services/session.server";
+import { sessionAfterOwnChange } from "~/services/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Change password · Baseline" }];
 export const handle = { guard: "principal" };
@@ -33,10 +33,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (checked.kind === "wrong") {
     return data({ errors: { current_password: AUTH_MESSAGES.currentPasswordWrong } as Record<string, string> }, { status: 422 });
   }
-  // Every session ends, this one included; this browser alone gets a fresh one.
-  await setPassword(app, principal, parsed.data.password, { who: selfWho(principal, app.ip), action: "password" });
-  const cookie = await createSession(app.db, principal, app.now(), app.secure);
-  return redirectWithCookies("/change-password?changed=1", [cookie]);
+  // Every session ends, this one included; this browser alone gets a fresh one, stored in the change's batch.
+  const fresh = await sessionAfterOwnChange(app.db, principal, app.now(), app.secure);
+  await setPassword(app, principal, parsed.data.password, { who: selfWho(principal, app.ip), action: "password", keep: fresh.insert });
+  return redirectWithCookies("/change-password?changed=1", [fresh.cookie]);
 }
 
 export default function ChangePassword() {

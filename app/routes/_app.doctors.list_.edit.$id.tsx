@@ -21,7 +21,7 @@ import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
 import { avatarFormAction, isAvatarIntent } from "~/services/avatar-forms.server";
 import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
-import { renewEndedSession } from "~/services/session.server";
+import { keptSessionCookies, sessionAfterOwnChange } from "~/services/session.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.employee.full_name ?? "employee"} · Baseline` }];
 export const handle = { guard: "manage_employees" };
@@ -69,12 +69,13 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return formResult(result, echo, () => `/doctors/profile/${id}`);
     }
     case "save": {
-      const result = await withFormVersion(values.version, (version) => updateEmployee(ctx, id, values, { partial: false, version }));
-      if (!result.ok && result.status === 403) throw forbidden(result.message);
       // One's own new email or locations end every session and token, this one included (decision 015): as on
-      // change-password, this browser alone gets a fresh session and sees the saved flash.
+      // change-password, this browser alone gets a fresh session (stored in the save's batch) and sees the saved flash.
       const app = context.app;
-      const cookies = result.ok && id === actor.id ? await renewEndedSession(app.db, request, { type: "user", id }, app.now(), app.secure) : [];
+      const fresh = id === actor.id ? await sessionAfterOwnChange(app.db, { type: "user", id }, app.now(), app.secure) : null;
+      const result = await withFormVersion(values.version, (version) => updateEmployee(ctx, id, values, { partial: false, version, keep: fresh?.insert }));
+      if (!result.ok && result.status === 403) throw forbidden(result.message);
+      const cookies = result.ok && fresh ? await keptSessionCookies(app.db, fresh) : [];
       return formResult(result, echo, (e) => `/doctors/profile/${e.id}`, cookies);
     }
     default:

@@ -12,7 +12,7 @@ import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
 import { redirectWithCookies } from "~/services/flow-cookies.server";
 import { modelContextFor } from "~/services/forms.server";
 import { requirePrincipal } from "~/services/guard.server";
-import { createSession } from "~/services/session.server";
+import { sessionAfterOwnChange } from "~/services/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Profile · Baseline" }];
 export const handle = { guard: "principal" };
@@ -82,8 +82,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const refused = await wrongPassword(parsed.data.current_password);
     if (refused) return refused;
     // As on change-password: every session and token of the account ends, this one included; this browser alone gets a fresh one.
-    const codes = await setTwoFactor(app.db, principal, parsed.data.enabled, { who: selfWho(principal, app.ip) });
-    const cookie = await createSession(app.db, principal, app.now(), app.secure);
+    const fresh = await sessionAfterOwnChange(app.db, principal, app.now(), app.secure);
+    const codes = await setTwoFactor(app.db, principal, parsed.data.enabled, { who: selfWho(principal, app.ip), keep: fresh.insert });
+    const cookie = fresh.cookie;
     if (!codes) return redirectWithCookies("/profile?twoFactor=off", [cookie]);
     return data<Answer>({ intent, errors: {}, message: "Two-factor verification by email is on. Other devices have been signed out.", codes }, { headers: { ...NO_STORE, "Set-Cookie": cookie } });
   }

@@ -1,11 +1,12 @@
 import { auditTail, type KnownTail } from "./audit.server";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "~/db/client.server";
 import { parents, sessions, users } from "~/db/schema";
 import { sessionState, type SessionState } from "~/domain/auth-rules";
 import type { Actor } from "~/domain/permissions";
 import { NO_NOTIFICATIONS, type NotificationSummary } from "~/domain/shell";
-import { parentActorFields, parentActorFrom, userActorFields, userActorFrom, type PrincipalType } from "~/models/actors.server";
+import { parentActorFields, parentActorFrom, userActorFields, userActorFrom, type PrincipalType, type PrincipalWithGeneration } from "~/models/actors.server";
 import { notificationSummary, ticketCountColumns } from "~/models/notifications.server";
 import { getAuthSettings } from "~/models/settings.server";
 import { readCookies, serializeCookie } from "./cookies.server";
@@ -23,12 +24,56 @@ export interface ScreenSession {
   state: SessionState;
 }
 
-export async function createSession(db: Db, principal: { type: PrincipalType; id: number }, now: Date, secure: boolean): Promise<string> {
+/** A new session id: its hash for the row and the cookie that carries it. */
+async function newSessionId(db: Db, secure: boolean): Promise<{ idHash: string; cookie: string }> {
   const id = randomToken();
   const { absoluteHours } = await getAuthSettings(db);
+  return { idHash: await sha256Hex(id), cookie: serializeCookie(SESSION_COOKIE, id, { httpOnly: true, secure, maxAge: absoluteHours * 3600 }) };
+}
+
+/**
+ * A session on a sign-in: `accessGeneration` is the one read with the password hash (or stored on the two-factor
+ * challenge that check started), so a change that ended access after that read leaves this session refused.
+ */
+export async function createSession(db: Db, principal: PrincipalWithGeneration, now: Date, secure: boolean): Promise<string> {
+  const { idHash, cookie } = await newSessionId(db, secure);
   const at = now.toISOString();
-  await db.insert(sessions).values({ idHash: await sha256Hex(id), principalType: principal.type, principalId: principal.id, createdAt: at, lastSeenAt: at });
-  return serializeCookie(SESSION_COOKIE, id, { httpOnly: true, secure, maxAge: absoluteHours * 3600 });
+  await db.insert(sessions).values({ idHash, principalType: principal.type, principalId: principal.id, createdAt: at, lastSeenAt: at, accessGeneration: principal.accessGeneration });
+  return cookie;
+}
+
+/** The principal's access generation now (null when absent or deleted), for a statement on `sessions`. */
+const currentGeneration = sql<number | null>`(case ${sessions.principalType}
+  when 'user' then (select u.access_generation from users u where u.id = ${sessions.principalId} and u.deleted_at is null)
+  else (select pa.access_generation from parents pa where pa.id = ${sessions.principalId} and pa.deleted_at is null) end)`;
+
+export interface SessionAfterOwnChange {
+  /** The session's insert: it goes into the change's batch after endAllAccessStatements (`writes` may call it again on a retry). */
+  insert: () => BatchItem<"sqlite">;
+  idHash: string;
+  cookie: string;
+}
+
+/**
+ * This browser's fresh session after one's own change that ends every session of the account (own password,
+ * own two-factor switch, own email or locations: decision 015). Its insert goes into the change's own batch after
+ * the statements that end access, so it carries the generation that change set, read in the same transaction:
+ * the other sessions and tokens stay ended, and a change by someone else after it ends this one too.
+ */
+export async function sessionAfterOwnChange(db: Db, principal: { type: PrincipalType; id: number }, now: Date, secure: boolean): Promise<SessionAfterOwnChange> {
+  const { idHash, cookie } = await newSessionId(db, secure);
+  const at = now.toISOString();
+  const table = principal.type === "user" ? users : parents;
+  const insert = () =>
+    db.insert(sessions).values({
+      idHash,
+      principalType: principal.type,
+      principalId: principal.id,
+      createdAt: at,
+      lastSeenAt: at,
+      accessGeneration: sql`(select ${table.accessGeneration} from ${table} where ${table.id} = ${principal.id})`,
+    });
+  return { insert, idHash, cookie };
 }
 
 export function clearSessionCookie(secure: boolean): string {
@@ -36,6 +81,17 @@ export function clearSessionCookie(secure: boolean): string {
 }
 
 type SessionRow = typeof sessions.$inferSelect;
+
+/**
+ * Whether a stored session still carries its principal's access generation (`generation`, read with it). One that
+ * does not was ended by a change made after its sign-in read the password (endAllAccessStatements): it is deleted,
+ * as that change deleted the sessions it saw, and the request has no session.
+ */
+async function stillCurrent(db: Db, row: SessionRow, generation: number | null): Promise<boolean> {
+  if (generation !== null && Number(generation) === row.accessGeneration) return true;
+  await db.delete(sessions).where(eq(sessions.idHash, row.idHash));
+  return false;
+}
 
 /** Applies the idle (lock) and absolute (end) limits to a stored session; writes only when its state changes or it is due a touch. */
 async function applyLimits(db: Db, row: SessionRow, now: Date): Promise<ScreenSession | null> {
@@ -63,8 +119,8 @@ async function cookieHash(request: Request): Promise<string | null> {
 export async function readSession(db: Db, request: Request, now: Date): Promise<ScreenSession | null> {
   const idHash = await cookieHash(request);
   if (!idHash) return null;
-  const [row] = await db.select().from(sessions).where(eq(sessions.idHash, idHash));
-  return row ? applyLimits(db, row, now) : null;
+  const [row] = await db.select({ session: sessions, generation: currentGeneration }).from(sessions).where(eq(sessions.idHash, idHash));
+  return row && (await stillCurrent(db, row.session, row.generation)) ? applyLimits(db, row.session, now) : null;
 }
 
 export interface SessionAndActor {
@@ -91,12 +147,13 @@ export async function readSessionActor(db: Db, request: Request, now: Date): Pro
   const idHash = await cookieHash(request);
   if (!idHash) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: undefined };
   const [row] = await db
-    .select({ session: sessions, user: userActorFields, parent: parentActorFields, tickets: ticketCountColumns(users.id), tail: auditTail })
+    .select({ session: sessions, generation: currentGeneration, user: userActorFields, parent: parentActorFields, tickets: ticketCountColumns(users.id), tail: auditTail })
     .from(sessions)
     .leftJoin(users, and(eq(sessions.principalType, "user"), eq(users.id, sessions.principalId), isNull(users.deletedAt)))
     .leftJoin(parents, and(eq(sessions.principalType, "parent"), eq(parents.id, sessions.principalId), isNull(parents.deletedAt)))
     .where(eq(sessions.idHash, idHash));
   if (!row) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: undefined };
+  if (!(await stillCurrent(db, row.session, row.generation))) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: row.tail };
   const session = await applyLimits(db, row.session, now);
   if (!session || session.state !== "active") {
     const ended = { principalType: row.session.principalType, principalId: row.session.principalId };
@@ -107,13 +164,13 @@ export async function readSessionActor(db: Db, request: Request, now: Date): Pro
 }
 
 /**
- * After one's own change that may have ended every session of the account (an own email or locations change,
- * decision 015), this browser alone keeps going as on change-password: a fresh session when its own was ended
- * (the Set-Cookie to send), none when it is still there.
+ * The Set-Cookie of a session made by sessionAfterOwnChange when the change stored it, that is when the change ended
+ * every session of the account (an own email or locations change on the employee form, decision 015); none when
+ * the change ended nothing and this browser's session goes on.
  */
-export async function renewEndedSession(db: Db, request: Request, principal: { type: PrincipalType; id: number }, now: Date, secure: boolean): Promise<string[]> {
-  if (await readSession(db, request, now)) return [];
-  return [await createSession(db, principal, now, secure)];
+export async function keptSessionCookies(db: Db, fresh: SessionAfterOwnChange): Promise<string[]> {
+  const [row] = await db.select({ idHash: sessions.idHash }).from(sessions).where(eq(sessions.idHash, fresh.idHash));
+  return row ? [fresh.cookie] : [];
 }
 
 /** The lock screen resumes the same session after the password is re-entered. */

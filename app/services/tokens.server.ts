@@ -5,7 +5,7 @@ import { revokedTokens, tokenRefreshes } from "~/db/schema";
 import { ACCESS_TOKEN_SECONDS, REFRESH_LIMIT, refreshWaitSeconds } from "~/domain/auth-rules";
 import type { Actor } from "~/domain/permissions";
 import type { KnownTail } from "./audit.server";
-import { getTokenPrincipal, type PrincipalType } from "~/models/actors.server";
+import { getTokenPrincipal, type PrincipalType, type PrincipalWithGeneration } from "~/models/actors.server";
 import { getAuthSettings } from "~/models/settings.server";
 
 /** API bearer tokens: short-lived HS256 JWTs, refreshable until the absolute session limit, revocable. */
@@ -29,14 +29,19 @@ export interface TokenClaims {
   exp: number;
   /** When the principal first authenticated (seconds); bounds refreshing. */
   authTime: number;
+  /** The principal's access generation the token was issued with (a refresh carries it on). */
+  accessGeneration: number;
 }
 
-/** `family` carries the sign-in's token family on through refreshes; a sign-in starts a new one. */
-export async function issueAccessToken(env: TokenEnv, principal: { type: PrincipalType; id: number }, now: Date, authTime?: number, family?: string) {
+/**
+ * `family` carries the sign-in's token family on through refreshes; a sign-in starts a new one. `gen`: the access
+ * generation read with the password hash at sign-in (or carried by the refreshed token); the token is valid only
+ * while it is the principal's (decision 015).
+ */
+export async function issueAccessToken(env: TokenEnv, principal: PrincipalWithGeneration, now: Date, authTime?: number, family?: string) {
   const iat = Math.floor(now.getTime() / 1000);
   const jti = crypto.randomUUID();
-  // iat_ms: the issue time to the millisecond, compared with the principal's tokens_valid_after.
-  const token = await new SignJWT({ typ: principal.type, auth_time: authTime ?? iat, fam: family ?? crypto.randomUUID(), iat_ms: now.getTime() })
+  const token = await new SignJWT({ typ: principal.type, auth_time: authTime ?? iat, fam: family ?? crypto.randomUUID(), gen: principal.accessGeneration })
     .setProtectedHeader({ alg: "HS256" })
     .setSubject(String(principal.id))
     .setIssuer(ISSUER)
@@ -52,8 +57,9 @@ export type TokenCheck = { ok: true; claims: TokenClaims; actor: Actor; tail: Kn
 /**
  * Verifies a bearer token. With `allowExpiredUntilAbsolute`, a token whose 15 minutes have passed is still
  * accepted (for refresh only) while its original sign-in is younger than the absolute session limit.
- * A token issued at or before the principal's last endAllAccess, a revoked one, or one whose principal
- * is gone or inactive is refused. Answers the principal as an actor, so a guard needs no second read.
+ * A token whose access generation is no longer the principal's (endAllAccess since its sign-in read the
+ * password), a revoked one, or one whose principal is gone or inactive is refused. Answers the principal as
+ * an actor, so a guard needs no second read.
  */
 export async function verifyAccessToken(db: Db, env: TokenEnv, token: string, now: Date, allowExpiredUntilAbsolute = false): Promise<TokenCheck> {
   let payload;
@@ -69,6 +75,7 @@ export async function verifyAccessToken(db: Db, env: TokenEnv, token: string, no
   const type = payload.typ;
   const id = Number(payload.sub);
   const authTime = Number(payload.auth_time);
+  const generation = payload.gen;
   if ((type !== "user" && type !== "parent") || !Number.isInteger(id) || !payload.jti || !payload.exp || !Number.isFinite(authTime)) {
     return { ok: false, reason: "invalid" };
   }
@@ -76,14 +83,23 @@ export async function verifyAccessToken(db: Db, env: TokenEnv, token: string, no
     const { absoluteHours } = await getAuthSettings(db);
     if (now.getTime() / 1000 - authTime >= absoluteHours * 3600) return { ok: false, reason: "expired" };
   }
-  // One statement: the principal, when its tokens were last ended (endAllAccess), and this token's revocation.
+  // One statement: the principal, its access generation (endAllAccess), and this token's revocation.
   const found = await getTokenPrincipal(db, type, id, payload.jti);
-  const issuedMs = Number.isFinite(Number(payload.iat_ms)) ? Number(payload.iat_ms) : Number(payload.iat ?? 0) * 1000;
-  if (found.revoked || issuedMs <= found.tokensValidAfter) return { ok: false, reason: "revoked" };
+  if (found.revoked || !(typeof generation === "number" ? generation === found.accessGeneration : legacyTokenHolds(payload, found))) return { ok: false, reason: "revoked" };
   if (!found.actor) return { ok: false, reason: "invalid" };
-  return { ok: true, claims: { type, id, jti: payload.jti, exp: payload.exp, authTime }, actor: found.actor, tail: found.tail };
+  const claims: TokenClaims = { type, id, jti: payload.jti, exp: payload.exp, authTime, accessGeneration: typeof generation === "number" ? generation : 0 };
+  return { ok: true, claims, actor: found.actor, tail: found.tail };
 }
 
+/**
+ * A token issued before the `gen` claim (2026-11-27) holds while no change has ended access since the counter was
+ * added (generation 0) and it was issued after the last one before that (`tokens_valid_after`, no longer written).
+ * Refreshing it gives a token with generation 0; neither outlives the 12 hours of its sign-in.
+ */
+function legacyTokenHolds(payload: { iat_ms?: unknown; iat?: number }, found: { accessGeneration: number; tokensValidAfter: number }): boolean {
+  const issuedMs = Number.isFinite(Number(payload.iat_ms)) ? Number(payload.iat_ms) : Number(payload.iat ?? 0) * 1000;
+  return found.accessGeneration === 0 && issuedMs > found.tokensValidAfter;
+}
 
 export async function revokeToken(db: Db, claims: Pick<TokenClaims, "jti" | "authTime">, absoluteHours: number): Promise<void> {
   // Keep the id until no refresh could accept the token any more.

@@ -1,8 +1,8 @@
 import { count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, notes, paServices, userLocations } from "~/db/schema";
+import { auditLog, notes, paServices, patients, userLocations } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { addDays } from "~/domain/reports";
+import { addDays, REPORT_MAX_PER_PAGE } from "~/domain/reports";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { chainedHash, GENESIS } from "~/services/audit.server";
 import * as build from "../../build/index.js";
@@ -207,6 +207,52 @@ describe("the logs report's integrity check", () => {
     await db().update(auditLog).set({ ip: "10.9.9.9" }).where(eq(auditLog.id, row!.id));
     const html = await (await request(`/reports/logs?patient_id=${w.patient}&per_page=100`, { cookie: w.cookie })).text();
     expect(html).toContain(`Integrity check FAILED: entry ${row!.id}`);
+  });
+});
+
+describe("a full page of the logs and access reports (probe 8905)", () => {
+  /** `n` chained entries naming the client, with their own action so a filter shows just them. */
+  async function chainedEntries(action: string, n: number): Promise<number[]> {
+    const ids: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const [tail] = await db().select({ hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+      const prevHash = tail?.hash ?? GENESIS;
+      const row = { actorType: "user", actorId: null, action, entity: "client", entityId: String(w.patient), patientId: w.patient, ip: "198.51.100.8", at: new Date().toISOString(), detail: null };
+      const [written] = await db().insert(auditLog).values({ ...row, prevHash, hash: await chainedHash(prevHash, row) }).returning();
+      ids.push(written!.id);
+    }
+    return ids;
+  }
+
+  it.each([[99], [REPORT_MAX_PER_PAGE]])("per_page=%i answers the page with its integrity check, and the CSV every entry", async (perPage) => {
+    const action = `bulk_${perPage}`;
+    await chainedEntries(action, 130);
+    const screen = await request(`/reports/logs?action=${action}&per_page=${perPage}`, { cookie: w.cookie });
+    expect(screen.status).toBe(200);
+    expect(await screen.text()).toContain(`Integrity check: the ${perPage} entries shown and their links to the entries before them hold.`);
+    const next = await request(`/reports/logs?action=${action}&per_page=${perPage}&page=2`, { cookie: w.cookie });
+    expect(next.status).toBe(200);
+    expect(await next.text()).toContain(`Integrity check: the ${130 - perPage} entries shown`);
+    const csv = await request(`/reports/logs/export.csv?action=${action}&per_page=${perPage}`, { cookie: w.cookie });
+    expect(csv.status).toBe(200);
+    expect((await csv.text()).split("\r\n").filter((line) => line.includes(action))).toHaveLength(130);
+    const access = await request(`/reports/access?action=${action}&per_page=${perPage}`, { cookie: w.cookie });
+    expect(access.status).toBe(200);
+  });
+
+  it("an actor at 40 locations reads both reports (the scope is named three times in a statement)", async () => {
+    const tag = `Many${Date.now().toString(36)}`;
+    const actor = await createUser({ permissions: ["manage_notes", "view_clients"], locations: [(await db().select({ id: patients.locationId }).from(patients).where(eq(patients.id, w.patient)))[0]!.id] });
+    await db().run(
+      sql`insert into locations (title, time_zone, pos_codes) with recursive c(n) as (select 0 union all select n + 1 from c where n < 38) select ${tag} || n, 'America/New_York', '12' from c`,
+    );
+    await db().run(sql`insert into user_locations (user_id, location_id) select ${actor.id}, id from locations where title like ${`${tag}%`}`);
+    const cookie = await signInCookie(actor);
+    for (const key of ["logs", "access"]) {
+      const res = await request(`/reports/${key}?patient_id=${w.patient}&per_page=${REPORT_MAX_PER_PAGE}`, { cookie });
+      expect([key, res.status]).toEqual([key, 200]);
+      expect(await res.text()).toContain(w.patientName.replace(/&/g, "&amp;").split(" ")[1]!);
+    }
   });
 });
 

@@ -180,7 +180,7 @@ describe("item 2: changing who someone is needs every one of their locations", (
     const res = await api(path, { method, token, body });
     expect(res.status, await res.clone().text()).toBe(403);
     const after = await userRow(BCBA.id);
-    expect(after).toMatchObject({ email: before.email, passwordHash: before.passwordHash, status: "active", deletedAt: null, tokensValidAfter: before.tokensValidAfter });
+    expect(after).toMatchObject({ email: before.email, passwordHash: before.passwordHash, status: "active", deletedAt: null, accessGeneration: before.accessGeneration });
     expect(await roleIdsOf(BCBA.id)).toEqual([ROLE.BCBA]);
     expect(await locationIdsOf(BCBA.id)).toEqual([1, 3]);
     expect(await apiToken(BCBA)).toBeTruthy();

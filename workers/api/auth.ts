@@ -10,7 +10,7 @@ import {
   TwoFactorVerifyInput,
 } from "~/domain/auth-schemas";
 import { parseWith } from "~/domain/validation";
-import { actorJson, getActor } from "~/models/actors.server";
+import { actorJson, getActor, type PrincipalWithGeneration } from "~/models/actors.server";
 import {
   completePasswordReset,
   countUnusedBackupCodes,
@@ -28,7 +28,8 @@ import { jsonError, readBody, requireApiPrincipal, type AppEnv } from "./env";
 
 /** Sign-in, refresh, logout, two-factor and password reset (platform §7 authentication table). */
 
-async function tokenAnswer(c: Context<AppEnv>, principal: { type: "user" | "parent"; id: number }, authTime?: number, family?: string) {
+/** A token for the principal at the access generation its sign-in read (or the refreshed token carried). */
+async function tokenAnswer(c: Context<AppEnv>, principal: PrincipalWithGeneration, authTime?: number, family?: string) {
   const { db, env, now } = c.var.app;
   const actor = await getActor(db, principal.type, principal.id);
   if (!actor) return jsonError(c, 401, "Unauthenticated.");
