@@ -3,6 +3,7 @@ import { CRISIS_PLAN_FIELDS, LIST_SECTIONS, SCHOOL_SERVICES_FIELDS, SIGNERS, fun
 import { formatChartDate, hoursOf, type ChartModel } from "./chart";
 import type { NotePdfBlock } from "./note-pdf";
 import { PLAN_CATEGORY_LABELS, type PlanCategory } from "./plans";
+import { isDecimalText } from "./validation";
 
 /**
  * What a plan PDF says, as plain data (decision 041), like the note PDF's model (decision 027): the
@@ -65,11 +66,13 @@ export const DEFAULT_PDF_MONTHS = 6;
 export const MAX_PDF_MONTHS = 120;
 
 /**
- * The month count as typed or sent: missing or empty → 6; anything that is not a finite number is refused;
- * a fraction is truncated and anything under 1 counts as 1 (clinical §5); more than 120 is refused.
+ * The month count as typed or sent: missing or empty → 6; anything that is not a finite number is refused —
+ * text must be a plain decimal (isDecimalText, decision 009: "0x10" and "1e2" are not 16 and 100); a fraction is
+ * truncated and anything under 1 counts as 1 (clinical §5); more than 120 is refused.
  */
 export const MonthsField = v.pipe(
   v.optional(v.nullable(v.union([v.string(), v.number()], PDF_MESSAGES.months)), ""),
+  v.check((x) => typeof x !== "string" || x.trim() === "" || isDecimalText(x), PDF_MESSAGES.months),
   v.transform((x) => (x === null || (typeof x === "string" && x.trim() === "") ? DEFAULT_PDF_MONTHS : typeof x === "number" ? x : Number(x.trim()))),
   v.number(PDF_MESSAGES.months),
   v.check((n) => Number.isFinite(n), PDF_MESSAGES.months),

@@ -135,11 +135,15 @@ export const canSeeTicket = (actor: Actor, t: TicketFacts): boolean => ticketRol
 /** Responses are written on a ticket that is not closed (reopen it first). */
 export const canRespond = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) !== null && t.status !== "closed";
 
-/** The requester edits their ticket while it is open (nobody answered since); the office edits it unless closed. */
-export function canEditTicket(actor: Actor, t: TicketFacts): boolean {
+/**
+ * The requester edits their ticket while it is open and the office has never answered it (`first_response_at`
+ * unset): once answered, the question is on record as asked, even after a follow-up or a reopen puts it back to
+ * open. The office edits it unless closed.
+ */
+export function canEditTicket(actor: Actor, t: TicketFacts & { firstResponseAt: string | null }): boolean {
   const role = ticketRole(actor, t);
   if (role === "office") return t.status !== "closed";
-  return role === "requester" && t.status === "open";
+  return role === "requester" && t.status === "open" && t.firstResponseAt === null;
 }
 
 /**

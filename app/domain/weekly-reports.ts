@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { NOTES_WEEKLY_FLASH, NOTES_WEEKLY_TITLE } from "./notes-weekly";
-import { isProductDate, isSaturday, weekStartOf } from "./weeks";
+import { isProductDate, isSaturday, weekEndingOn, weekStartOf } from "./weeks";
+import { MAX_PDF_MONTHS, monthsBefore } from "./plan-pdf";
 import { MESSAGES } from "./fields";
 import { cellToIsoDate, MAX_UNZIPPED_BYTES, type Cell, type SheetRow } from "./xlsx";
 import { isDecimalText, isPlainText, MAX_AMOUNT } from "./validation";
@@ -46,7 +47,33 @@ export const WEEKLY_REPORT_MESSAGES = {
   weekEndReadOnly: "The week of a weekly report cannot be changed: delete it and add the other week.",
   planReadOnly: "A weekly report cannot move to another plan.",
   duplicate: (weekEnd: string) => `A weekly report for the week ending ${usDate(weekEnd)} already exists. Change its value in the Update Weekly Reports table instead.`,
+  weekAfterCurrent: (latest: string) => `That week has not started yet. The latest week a report can record is the current one, ending ${usDate(latest)}.`,
+  weekTooOld: (earliest: string) => `That week is more than ${MAX_PDF_MONTHS / 12} years ago. The earliest week a report can record ends on ${usDate(earliest)} or later.`,
+  commentAfterCurrent: (latest: string) => `A comment can be dated no later than the end of the current week (${usDate(latest)}).`,
+  commentTooOld: (earliest: string) => `A comment can be dated no earlier than ${usDate(earliest)} (${MAX_PDF_MONTHS / 12} years back).`,
 } as const;
+
+/**
+ * The dates weekly data may carry on `today` (the client's location's date, todayIn): from ten years back — the
+ * longest window a PDF shows (MAX_PDF_MONTHS, decision 017) — through the Saturday that ends the current week (the
+ * product's Sunday–Saturday week). A mistyped year is refused instead of driving the goal's figures (decision 009).
+ * `latest` also bounds what counts as data already there: the goal screen's "latest vs target" badge and the
+ * attention screen's stale check leave out weeks after it (rows stored before this rule); the plan PDF's window
+ * ends today (pdfWindow), within it.
+ */
+export function weeklyDataRange(today: string): { earliest: string; latest: string } {
+  return { earliest: monthsBefore(today, MAX_PDF_MONTHS), latest: weekEndingOn(today) };
+}
+
+/** Why a weekly report's week_end or a chart comment's comment_date is out of weeklyDataRange, or null. */
+export function weeklyDataDateRefusal(what: "report" | "comment", date: string, today: string): string | null {
+  const { earliest, latest } = weeklyDataRange(today);
+  const M = WEEKLY_REPORT_MESSAGES;
+  if (date > latest) return what === "report" ? M.weekAfterCurrent(latest) : M.commentAfterCurrent(latest);
+  if (date < earliest) return what === "report" ? M.weekTooOld(earliest) : M.commentTooOld(earliest);
+  return null;
+}
+
 
 export const COMMENT_MAX_LENGTH = 50;
 /** 4 units = 1 hour (clinical §9). */

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { bips, patients, plans } from "~/db/schema";
 import { auditTail, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
@@ -17,6 +17,8 @@ export interface BipInScope {
   patientName: string;
   patientIdentifier: string;
   gender: number | null;
+  /** The time zone of the client's location: its "today" bounds the weekly data (decision 009). */
+  timeZone: string;
   version: number;
   /** The audit chain's tail, read with the scope check so a later audited read costs one statement. */
   tail: KnownTail;
@@ -40,6 +42,7 @@ const clientColumns = {
   lastName: patients.lastName,
   patientIdentifier: patients.patientIdentifier,
   gender: patients.gender,
+  timeZone: sql<string>`(select l.time_zone from locations l where l.id = ${patients.locationId})`,
   tail: auditTail,
 };
 

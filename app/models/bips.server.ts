@@ -10,6 +10,7 @@ import { NOT_AT_LOCATION } from "~/domain/patients";
 import { PLAN_CATEGORIES, type PlanCategory } from "~/domain/plans";
 import { namesNoField, parseWith } from "~/domain/validation";
 import { addDays } from "~/domain/weeks";
+import { weeklyDataRange } from "~/domain/weekly-reports";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
@@ -317,8 +318,12 @@ const STALE_LIMIT = 50;
  * out: their data are monthly fidelity checks.
  */
 export async function listBipsWithoutRecentData(ctx: ModelContext): Promise<BipListJson[]> {
-  const since = addDays(ctx.now().toISOString().slice(0, 10), -7 * RECENT_DATA_WEEKS);
-  const staleGoal = sql`exists (select 1 from ${plans} where ${plans.bipId} = ${bips.id} and ${plans.deletedAt} is null and ${plans.status} = 'active' and ${plans.category} in ('maladaptive', 'replacement') and not exists (select 1 from ${weeklyReports} where ${weeklyReports.planId} = ${plans.id} and ${weeklyReports.weekEnd} >= ${since}))`;
+  const today = ctx.now().toISOString().slice(0, 10);
+  const since = addDays(today, -7 * RECENT_DATA_WEEKS);
+  // Weeks up to the current one count (weeklyDataRange, as the goal screen's badge): a week stored in the future
+  // does not hide a goal whose data stopped. UTC, as `since` (the list spans locations).
+  const { latest } = weeklyDataRange(today);
+  const staleGoal = sql`exists (select 1 from ${plans} where ${plans.bipId} = ${bips.id} and ${plans.deletedAt} is null and ${plans.status} = 'active' and ${plans.category} in ('maladaptive', 'replacement') and not exists (select 1 from ${weeklyReports} where ${weeklyReports.planId} = ${plans.id} and ${weeklyReports.weekEnd} between ${since} and ${latest}))`;
   const rows = await listSelect(ctx, and(isNull(bips.deletedAt), patientScope(ctx), staleGoal))
     .orderBy(desc(bips.id))
     .limit(STALE_LIMIT);

@@ -2,7 +2,8 @@ import { and, asc, count, eq, sql } from "drizzle-orm";
 import { bips, chartComments, patients, plans } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseWith } from "~/domain/validation";
-import { CHART_COMMENT_NOTICES, ChartCommentInput, ChartCommentUpdate } from "~/domain/weekly-reports";
+import { CHART_COMMENT_NOTICES, ChartCommentInput, ChartCommentUpdate, weeklyDataDateRefusal } from "~/domain/weekly-reports";
+import { todayIn } from "~/domain/note-rules";
 import { withClients } from "~/services/audit.server";
 import { planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
@@ -67,6 +68,8 @@ export async function createChartComment(ctx: ModelContext, raw: Record<string, 
   const plan = found.data;
   const parsed = parseWith(ChartCommentInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
+  const outOfRange = weeklyDataDateRefusal("comment", parsed.data.comment_date, todayIn(ctx.now(), plan.timeZone));
+  if (outOfRange) return invalid({ comment_date: outOfRange });
   for (let attempt = 0; ; attempt++) {
     const id = await nextId(ctx, chartComments);
     try {
@@ -94,6 +97,9 @@ export async function updateChartComment(
   if (opts.partial && namesNoField(raw, ChartCommentUpdate)) return nothingToChange();
   const parsed = parseWith(ChartCommentUpdate, opts.partial ? { comment_date: row.commentDate, comment: row.comment, ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
+  // Checked when the date changes (decision 017): a comment stored before the rule keeps its date while its text is edited.
+  const outOfRange = parsed.data.comment_date === row.commentDate ? null : weeklyDataDateRefusal("comment", parsed.data.comment_date, todayIn(ctx.now(), found.plan.timeZone));
+  if (outOfRange) return invalid({ comment_date: outOfRange });
   if (changes(raw, "plan_id", row.planId)) return invalid({ plan_id: "A chart comment cannot move to another plan." });
   if (opts.version !== null && opts.version !== row.version) return conflict(chartCommentJson(row));
   const rows = await writeMeasurement<Row[]>(ctx, { action: "update", entity: "chart_comment", entityId: id, plan: found.plan, list: CHART_COMMENTS }, () =>

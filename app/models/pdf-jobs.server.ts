@@ -68,6 +68,11 @@ export const PDF_JOB_MESSAGES = {
   notQueued: "The PDF could not be queued. Please try again.",
   expired: `This PDF was deleted after ${PDF_FILE_KEEP_DAYS} days. Make it again to get a new one.`,
   notExpired: "Only an expired PDF can be made again.",
+  /** Retry renders as the requester again: when they lost access it cannot succeed, "Make it again" can. */
+  retryNoAccess: "This PDF cannot be retried: the person who asked for it no longer has access to this plan. Make it again to get your own.",
+  notRemakeable: "Only an expired PDF, or one whose requester lost access, can be made again.",
+  /** A done job whose BIP or goal was deleted since (decision 010: out of scope with its BIP). */
+  planDeleted: "The plan or goal of this PDF was deleted, so the PDF can no longer be downloaded or shared.",
 } as const;
 
 /** A failure with a message a user may read (anything else becomes PDF_JOB_MESSAGES.renderFailed). */
@@ -88,8 +93,18 @@ function paramsOf(row: JobRow): JobParams {
   }
 }
 
+/**
+ * The job's client, BIP and (for a goal's PDF) goal are still there, not deleted: the one rule for "its plan was
+ * deleted" — downloads and shares refuse such a job, the parent portal hides its share, and the consumer tells a
+ * deleted plan from a requester who lost access. Written with table names (pdf_jobs unaliased in every query that
+ * uses it), since drizzle leaves the columns of a one-table select unqualified.
+ */
+export const jobPlanLive = sql<number>`(exists (select 1 from patients jp where jp.id = pdf_jobs.patient_id and jp.deleted_at is null)
+  and exists (select 1 from bips jb where jb.id = pdf_jobs.bip_id and jb.deleted_at is null)
+  and (pdf_jobs.kind = 'plan' or exists (select 1 from plans jg where jg.id = json_extract(pdf_jobs.params, '$.planId') and jg.deleted_at is null)))`;
+
 /** A job as the screens and the API show it: no client data (ids, kind, status, sizes, times). */
-export function pdfJobJson(row: JobRow, shared = false) {
+export function pdfJobJson(row: JobRow, shared = false, planLive = true) {
   const p = paramsOf(row);
   return {
     id: row.id,
@@ -106,8 +121,12 @@ export function pdfJobJson(row: JobRow, shared = false) {
     attempts: row.attempts,
     file_size: row.fileSize,
     file_name: pdfFilename(row.kind as PdfKind, row.kind === "plan" ? (row.bipId ?? 0) : (p.planId ?? 0)),
-    download_url: row.status === "done" ? `/pdf-jobs/${row.id}/download` : null,
+    download_url: row.status === "done" && planLive ? `/pdf-jobs/${row.id}/download` : null,
     shared,
+    /** Its BIP or goal was deleted since: no download, no share (decision 010). */
+    plan_deleted: !planLive,
+    /** A failed job whose requester lost access: Retry cannot succeed, "Make it again" (a new job) can. */
+    remakeable: row.status === "expired" || (row.status === "failed" && row.error === PDF_JOB_MESSAGES.noAccess),
     created_at: row.createdAt,
     finished_at: row.finishedAt,
     /** When the file will be deleted (a done job not shared with parents), or null. */
@@ -182,25 +201,30 @@ async function findJob(ctx: ModelContext, id: string) {
     .select({
       job: pdfJobs,
       shared: sql<number>`exists(select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${pdfJobs.id} and ${sharedDocuments.revokedAt} is null)`,
+      live: jobPlanLive,
       tail: auditTail,
     })
     .from(pdfJobs)
     .innerJoin(patients, eq(patients.id, pdfJobs.patientId))
     .where(and(eq(pdfJobs.id, id), patientScope(ctx)));
-  return row ? { job: row.job, shared: Boolean(row.shared), tail: row.tail } : null;
+  return row ? { job: row.job, shared: Boolean(row.shared), live: Boolean(row.live), tail: row.tail } : null;
 }
+
+/** The job as shown, from findJob's row. */
+const jsonOf = (found: { job: JobRow; shared: boolean; live: boolean }, shared = found.shared) => pdfJobJson(found.job, shared, found.live);
 
 /** A job's status (no client data, so no audit row: the status page polls it). Another location's job is 404. */
 export async function getPdfJob(ctx: ModelContext, id: string): Promise<PdfJobJson | null> {
   const found = await findJob(ctx, id);
-  return found ? pdfJobJson(found.job, found.shared) : null;
+  return found ? jsonOf(found) : null;
 }
 
 /** A failed job queued again by the user (only a failed one: 409 otherwise). */
 export async function retryPdfJob(ctx: ModelContext, runner: JobRunner, id: string): Promise<ModelResult<PdfJobJson>> {
   const found = await findJob(ctx, id);
   if (!found) return notFound("PDF job");
-  if (found.job.status !== "failed") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notFailed, current: pdfJobJson(found.job, found.shared) };
+  if (found.job.status !== "failed") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notFailed, current: jsonOf(found) };
+  if (found.job.error === PDF_JOB_MESSAGES.noAccess) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.retryNoAccess, current: jsonOf(found) };
   const at = ctx.now().toISOString();
   const [rows] = await withConditionalAudit(
     ctx.db,
@@ -210,20 +234,22 @@ export async function retryPdfJob(ctx: ModelContext, runner: JobRunner, id: stri
     found.tail,
   );
   const row = rows[0];
-  if (!row) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notFailed, current: pdfJobJson(found.job, found.shared) };
+  if (!row) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notFailed, current: jsonOf(found) };
   await dispatchPdfJob(runner, id);
-  return ok(pdfJobJson(row, found.shared), PDF_JOB_MESSAGES.retried);
+  return ok(pdfJobJson(row, found.shared, found.live), PDF_JOB_MESSAGES.retried);
 }
 
 /**
- * "Make it again" for an expired job (its file was deleted after PDF_FILE_KEEP_DAYS): a NEW job with the
- * same kind and params, requested by the actor now through the same request path (permission, scope of
- * the plan or goal now, audit row, queue). The expired job stays as it is, on record. 409 unless expired.
+ * "Make it again" for an expired job (its file was deleted after PDF_FILE_KEEP_DAYS) or a failed one whose
+ * requester lost access (Retry would render as them again): a NEW job with the same kind and params, requested
+ * by the actor now through the same request path (permission, scope of the plan or goal now, audit row, queue).
+ * The old job stays as it is, on record. 409 otherwise.
  */
 export async function remakePdfJob(ctx: ModelContext, runner: JobRunner, id: string): Promise<ModelResult<PdfJobJson>> {
   const found = await findJob(ctx, id);
   if (!found) return notFound("PDF job");
-  if (found.job.status !== "expired") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notExpired, current: pdfJobJson(found.job, found.shared) };
+  const json = jsonOf(found);
+  if (!json.remakeable) return { ok: false, status: 409, message: found.job.status === "failed" ? PDF_JOB_MESSAGES.notRemakeable : PDF_JOB_MESSAGES.notExpired, current: json };
   const p = paramsOf(found.job);
   if (found.job.kind === "plan") return requestPlanPdf(ctx, runner, found.job.bipId ?? 0, { sections: p.sections ?? [], months: p.months });
   return requestGoalPdf(ctx, runner, p.planId ?? 0, { kind: found.job.kind, months: p.months });
@@ -239,8 +265,9 @@ export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelR
   if (!canSharePdf(ctx)) return denied();
   const found = await findJob(ctx, id);
   if (!found) return notFound("PDF job");
-  if (found.job.status !== "done") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notDone, current: pdfJobJson(found.job, found.shared) };
-  if (found.shared) return ok(pdfJobJson(found.job, true), PDF_JOB_MESSAGES.alreadyShared);
+  if (found.job.status !== "done") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notDone, current: jsonOf(found) };
+  if (!found.live) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.planDeleted, current: jsonOf(found) };
+  if (found.shared) return ok(jsonOf(found, true), PDF_JOB_MESSAGES.alreadyShared);
   const title = `${PDF_KIND_LABELS[found.job.kind as PdfKind] ?? "Document"} (PDF, ${found.job.finishedAt?.slice(0, 10) ?? found.job.createdAt.slice(0, 10)})`;
   await withConditionalAudit(
     ctx.db,
@@ -251,8 +278,9 @@ export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelR
       ctx.db
         .insert(sharedDocuments)
         .select(
-          // …and only while the job is done: a share cannot land on a file the expiry has just taken.
-          sql`select null, ${found.job.patientId}, ${title}, ${id}, ${ctx.actor.id}, null, ${ctx.now().toISOString()}, ${ctx.now().toISOString()} where not exists (select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${id} and ${sharedDocuments.revokedAt} is null) and exists (select 1 from ${pdfJobs} where ${pdfJobs.id} = ${id} and ${pdfJobs.status} = 'done')`,
+          // …and only while the job is done and its plan live: a share cannot land on a file the expiry has just
+          // taken, nor on a plan deleted meanwhile.
+          sql`select null, ${found.job.patientId}, ${title}, ${id}, ${ctx.actor.id}, null, ${ctx.now().toISOString()}, ${ctx.now().toISOString()} where not exists (select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${id} and ${sharedDocuments.revokedAt} is null) and exists (select 1 from ${pdfJobs} where ${pdfJobs.id} = ${id} and ${pdfJobs.status} = 'done' and ${jobPlanLive})`,
         ),
       audit(sql`changes() = 1`),
     ],
@@ -260,8 +288,8 @@ export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelR
   );
   const again = await findJob(ctx, id);
   if (!again) return notFound("PDF job");
-  if (!again.shared) return { ok: false, status: 409, message: again.job.status === "expired" ? PDF_JOB_MESSAGES.expired : PDF_JOB_MESSAGES.notDone, current: pdfJobJson(again.job, false) };
-  return ok(pdfJobJson(found.job, true), PDF_JOB_MESSAGES.shared);
+  if (!again.shared) return { ok: false, status: 409, message: again.job.status === "expired" ? PDF_JOB_MESSAGES.expired : !again.live ? PDF_JOB_MESSAGES.planDeleted : PDF_JOB_MESSAGES.notDone, current: jsonOf(again, false) };
+  return ok(jsonOf(found, true), PDF_JOB_MESSAGES.shared);
 }
 
 /**
@@ -271,8 +299,9 @@ export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelR
 export async function openPdfDownload(ctx: ModelContext, files: R2Bucket | undefined, id: string): Promise<ModelResult<{ body: ReadableStream; size: number; filename: string }>> {
   const found = await findJob(ctx, id);
   if (!found) return notFound("PDF job");
-  const json = pdfJobJson(found.job, found.shared);
+  const json = jsonOf(found);
   if (found.job.status === "expired") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.expired, current: json };
+  if (!found.live) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.planDeleted, current: json };
   if (found.job.status !== "done" || !found.job.fileKey) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notDone, current: json };
   const object = files ? await files.get(found.job.fileKey) : null;
   if (!object) return notFound("PDF file");
@@ -281,6 +310,15 @@ export async function openPdfDownload(ctx: ModelContext, files: R2Bucket | undef
 }
 
 // ------------------------------------------------------------------------------------------ the consumer
+
+/**
+ * Why the requester's read found no plan or goal: it was deleted (jobPlanLive false), or it is still there and the
+ * requester lost access — their locations no longer cover the client (decision 041's 'no longer has access').
+ */
+async function unreadable(db: Db, row: JobRow): Promise<PdfJobError> {
+  const [r] = await db.select({ live: jobPlanLive }).from(pdfJobs).where(eq(pdfJobs.id, row.id));
+  return new PdfJobError(r?.live ? PDF_JOB_MESSAGES.noAccess : PDF_JOB_MESSAGES.gone);
+}
 
 async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   const actor = await getUserActor(db, row.requestedBy);
@@ -291,7 +329,8 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   const window = pdfWindow(today, p.months);
   if (row.kind === "plan") {
     const read = await readBip(ctx, row.bipId ?? 0, (scope) => [profileChartsQuery(ctx, scope.bipId, window)] as const);
-    if (!read || read.scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
+    if (!read) throw await unreadable(db, row);
+    if (read.scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
     const { bip, client } = read.detail;
     const charts = new Map<number, ChartModel>();
     for (const [id, input] of chartInputsFrom(read.more[0], window)) charts.set(id, buildChartModel(input));
@@ -319,7 +358,8 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
     return renderPlanPdf(doc);
   }
   const scope = await findPlanInScope(ctx, p.planId ?? 0);
-  if (!scope || scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
+  if (!scope) throw await unreadable(db, row);
+  if (scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
   const [inputs, planRows] = await auditedRead(
     db,
     who(ctx),

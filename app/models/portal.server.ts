@@ -8,6 +8,7 @@ import { chartInputsFrom, patientChartsQuery } from "./charts.server";
 import { consentJson, type ConsentJson } from "./consents.server";
 import type { ModelContext } from "./context";
 import { who } from "./patients.server";
+import { jobPlanLive } from "./pdf-jobs.server";
 import { upcomingSessionsQuery } from "./schedule.server";
 
 /**
@@ -62,7 +63,8 @@ function documentsQuery(ctx: ModelContext, patientId: number) {
     .select({ id: sharedDocuments.id, title: sharedDocuments.title, shared_at: sharedDocuments.createdAt })
     .from(sharedDocuments)
     .innerJoin(pdfJobs, eq(pdfJobs.id, sharedDocuments.pdfJobId))
-    .where(and(eq(sharedDocuments.patientId, patientId), isNull(sharedDocuments.revokedAt), eq(pdfJobs.status, "done")))
+    // A document of a plan deleted since is not the family's to see (decision 041, 2026-11-27): jobPlanLive.
+    .where(and(eq(sharedDocuments.patientId, patientId), isNull(sharedDocuments.revokedAt), eq(pdfJobs.status, "done"), jobPlanLive))
     .orderBy(desc(sharedDocuments.createdAt), desc(sharedDocuments.id));
 }
 
@@ -153,7 +155,7 @@ export async function getPortalDocument(ctx: ModelContext, id: number): Promise<
     .from(sharedDocuments)
     .innerJoin(pdfJobs, eq(pdfJobs.id, sharedDocuments.pdfJobId))
     .innerJoin(patients, eq(patients.id, sharedDocuments.patientId))
-    .where(and(eq(sharedDocuments.id, id), isNull(sharedDocuments.revokedAt), eq(pdfJobs.status, "done"), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
+    .where(and(eq(sharedDocuments.id, id), isNull(sharedDocuments.revokedAt), eq(pdfJobs.status, "done"), jobPlanLive, eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
   if (!row || !row.fileKey) return null;
   await auditedRead(ctx.db, who(ctx), { entity: "shared_document", entityId: id, patientId: row.patientId }, () => [] as [], row.tail);
   return { fileKey: row.fileKey, title: row.title };

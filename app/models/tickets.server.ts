@@ -320,7 +320,7 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   const current = found?.ticket ?? null;
   if (!current) return notFound("Ticket");
   if (opts.partial && namesNoField(raw, TicketInput, ["assigned_to"])) return nothingToChange();
-  const facts = { userId: current.user_id, locationId: current.location_id, status: current.status };
+  const facts = { userId: current.user_id, locationId: current.location_id, status: current.status, firstResponseAt: current.first_response_at };
   if (assignee && !assignee.ok) return invalid({ assigned_to: Object.values(assignee.errors)[0] ?? "Choose a staff member from the list." });
   const newAssignee = assignee?.ok ? assignee.data : undefined;
   const assigning = newAssignee !== undefined && newAssignee !== current.assigned_to;
@@ -334,7 +334,7 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   if (!parsed.ok) return invalid(parsed.errors);
   const onlyAssignment = assigning && (Object.keys(parsed.data) as (keyof typeof base)[]).every((k) => parsed.data[k] === base[k]);
   // The state the rule allowed is part of the condition: a requester's edit loses to an answer that landed first.
-  const state = current.role === "requester" ? eq(tickets.status, "open") : ne(tickets.status, "closed");
+  const state = current.role === "requester" ? and(eq(tickets.status, "open"), isNull(tickets.firstResponseAt)) : ne(tickets.status, "closed");
   const entry = { action: onlyAssignment ? "assign" : "update", entity: "ticket", entityId: id, ...(assigning ? { detail: { assigned_to: newAssignee } } : {}) };
   const [rows, , after] = await withConditionalAudit(ctx.db, auditWho(ctx), entry, (audit) => [
     ctx.db

@@ -15,8 +15,10 @@ import {
   WeeklyListFilters,
   WeeklyReportInput,
   WeeklyReportUpdate,
+  weeklyDataDateRefusal,
   type ImportStatus,
 } from "~/domain/weekly-reports";
+import { todayIn } from "~/domain/note-rules";
 import { weekStartOf } from "~/domain/weeks";
 import { readXlsx } from "~/domain/xlsx";
 import { withAudit, withClients } from "~/services/audit.server";
@@ -201,6 +203,8 @@ export async function createWeeklyReport(ctx: ModelContext, raw: Record<string, 
   const parsed = parseWith(WeeklyReportInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const input = parsed.data;
+  const outOfRange = weeklyDataDateRefusal("report", input.week_end, todayIn(ctx.now(), plan.timeZone));
+  if (outOfRange) return invalid({ week_end: outOfRange });
   const existing = await existingWeek(ctx, plan.planId, input.week_end);
   if (existing) return duplicate(existing);
   for (let attempt = 0; ; attempt++) {
@@ -314,8 +318,9 @@ export async function checkWeeklyReportsFile(ctx: ModelContext, raw: Record<stri
   if (!sheet.ok) return invalid({ file: sheet.message });
   const stored = await ctx.db.select({ weekEnd: weeklyReports.weekEnd, value: weeklyReports.value }).from(weeklyReports).where(eq(weeklyReports.planId, plan.planId));
   const current = new Map(stored.map((s) => [s.weekEnd, s.value]));
+  const today = todayIn(ctx.now(), plan.timeZone);
   const rows: ImportCheckRow[] = sheet.rows.map((r) => {
-    const reason = importReason(r);
+    const reason = importReason(r) ?? (r.week_end === null ? null : weeklyDataDateRefusal("report", r.week_end, today));
     const existing = r.week_end !== null && !reason ? current.get(r.week_end) : undefined;
     return {
       row: r.row,

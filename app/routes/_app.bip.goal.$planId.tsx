@@ -11,7 +11,8 @@ import { buildChartModel } from "~/domain/chart";
 import { defaultNotesRange } from "~/domain/notes-weekly";
 import { can } from "~/domain/permissions";
 import { PLAN_CATEGORY_LABELS, type PlanCategory } from "~/domain/plans";
-import { chartWindow, usDate } from "~/domain/weekly-reports";
+import { chartWindow, usDate, weeklyDataRange } from "~/domain/weekly-reports";
+import { todayIn } from "~/domain/note-rules";
 import { findPlanInScope } from "~/models/bip-scope.server";
 import { who } from "~/models/patients.server";
 import { auditedRead } from "~/services/audit.server";
@@ -62,7 +63,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   if (!input) throw notFound("Goal not found.");
   const model = buildChartModel(input);
   const editor = editorResult ? editorRowsFrom(editorResult) : null;
-  const last = [...model.points].reverse().find((p) => p.value !== null);
+  // The badge's latest week is one a report may record now (weeklyDataRange): a week stored in the future drives no figure.
+  const { latest: lastWeek } = weeklyDataRange(todayIn(ctx.now(), plan.timeZone));
+  const last = [...model.points].reverse().find((p) => p.value !== null && p.weekEnd <= lastWeek);
   const confirm = editing ? /^delete-(report|comment)-(\d{1,15})$/.exec(url.searchParams.get("confirm") ?? "") : null;
   const confirmKind = confirm?.[1] as "report" | "comment" | undefined;
   const confirmId = confirm ? Number(confirm[2]) : null;

@@ -3,7 +3,7 @@ import { data, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
-import { getPdfJob, remakePdfJob, retryPdfJob, sharePdfJob, canSharePdf, PDF_FILE_KEEP_DAYS } from "~/models/pdf-jobs.server";
+import { getPdfJob, remakePdfJob, retryPdfJob, sharePdfJob, canSharePdf, PDF_FILE_KEEP_DAYS, PDF_JOB_MESSAGES } from "~/models/pdf-jobs.server";
 import { formValues, modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
 
@@ -14,7 +14,9 @@ import { notFound, requirePermission } from "~/services/guard.server";
  * then the download link; a failed job shows its error and a Retry button; a done one can be shared with
  * the client's parents (manage_bips or manage_clients). An expired job (its file deleted after
  * PDF_FILE_KEEP_DAYS, unless shared) says so and offers "Make it again": a new job with the same sections
- * and months, whose status page the user is sent to. The status carries no client data.
+ * and months, whose status page the user is sent to; so does a failed job whose requester lost access (a
+ * Retry would render as them again). A done job whose plan or goal was deleted since offers neither its
+ * download nor a share. The status carries no client data.
  */
 export const meta: MetaFunction = () => [{ title: "PDF · Baseline" }];
 export const handle = { guard: "view_bips" };
@@ -64,7 +66,11 @@ export default function PdfJobStatus() {
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
   const pending = job.status === "queued" || job.status === "running";
-  const back = job.kind === "plan" ? { to: `/bip/profile/${job.bip_id}`, label: "Back to the plan" } : { to: `/bip/goal/${job.plan_id}`, label: "Back to the goal" };
+  const back = job.plan_deleted
+    ? { to: "/bip/list", label: "Back to behavior plans" }
+    : job.kind === "plan"
+      ? { to: `/bip/profile/${job.bip_id}`, label: "Back to the plan" }
+      : { to: `/bip/goal/${job.plan_id}`, label: "Back to the goal" };
 
   return (
     <section className="card" aria-labelledby="pdf-job">
@@ -85,6 +91,10 @@ export default function PdfJobStatus() {
               </Link>
             </p>
           </>
+        ) : job.status === "done" && job.plan_deleted ? (
+          <p data-testid="pdf-plan-deleted">
+            <strong>{PDF_JOB_MESSAGES.planDeleted}</strong>
+          </p>
         ) : job.status === "done" ? (
           <>
             <p>
@@ -126,9 +136,15 @@ export default function PdfJobStatus() {
             <h2 id="pdf-error-title">Error</h2>
             <p>{job.error ?? "The PDF could not be made."}</p>
             <Form method="post">
-              <button type="submit" name="intent" value="retry" className="btn btn-primary" disabled={busy}>
-                Retry
-              </button>{" "}
+              {job.remakeable ? (
+                <button type="submit" name="intent" value="remake" className="btn btn-primary" disabled={busy}>
+                  Make it again
+                </button>
+              ) : (
+                <button type="submit" name="intent" value="retry" className="btn btn-primary" disabled={busy}>
+                  Retry
+                </button>
+              )}{" "}
               <Link className="btn" to={back.to}>
                 Close
               </Link>

@@ -19,7 +19,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const found = await getTicket(modelContextFor(context, actor), requireId(params.id, "Ticket"));
   if (!found) throw notFound("Ticket not found.");
   const { requester_email: _e, ...ticket } = found;
-  return { ticket, editable: canEditTicket(actor, { userId: ticket.user_id, locationId: ticket.location_id, status: ticket.status }) };
+  return { ticket, editable: canEditTicket(actor, { userId: ticket.user_id, locationId: ticket.location_id, status: ticket.status, firstResponseAt: ticket.first_response_at }) };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {

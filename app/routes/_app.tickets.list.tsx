@@ -19,7 +19,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_tickets");
   const { query, filters, queryError } = ticketListQuery(request);
   const { page, locations } = await listTicketsWithOptions(modelContextFor(context, actor), query, filters);
-  const editable = page.data.filter((t) => canEditTicket(actor, { userId: t.user_id, locationId: t.location_id, status: t.status })).map((t) => t.id);
+  const editable = page.data.filter((t) => canEditTicket(actor, { userId: t.user_id, locationId: t.location_id, status: t.status, firstResponseAt: t.first_response_at })).map((t) => t.id);
   return { page, locations, editable, queryError };
 }
 

@@ -20,7 +20,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor, notifications } = await requireStaff(request, context);
   const { query, filters, queryError } = ticketListQuery(request);
   const page = await listTickets(modelContextFor(context, actor), query, filters, { mine: true });
-  const editable = page.data.filter((t) => canEditTicket(actor, { userId: t.user_id, locationId: t.location_id, status: t.status })).map((t) => t.id);
+  const editable = page.data.filter((t) => canEditTicket(actor, { userId: t.user_id, locationId: t.location_id, status: t.status, firstResponseAt: t.first_response_at })).map((t) => t.id);
   return { page, editable, queryError, unread: notifications.unread_responses_count, isOffice: can(actor, "manage_tickets") };
 }
 

@@ -41,7 +41,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     url.searchParams.set("seen", "1");
     throw redirect(`${url.pathname}${url.search}`);
   }
-  const facts = { userId: ticket.user_id, locationId: ticket.location_id, status: ticket.status };
+  const facts = { userId: ticket.user_id, locationId: ticket.location_id, status: ticket.status, firstResponseAt: ticket.first_response_at };
   return {
     ticket,
     responses,

@@ -89,6 +89,8 @@ describe("the month count (clinical §5: finite, truncated, at least 1, default 
     ["3", 3],
     [2.9, 2],
     ["7.99", 7],
+    [" 12 ", 12],
+    ["-5", 1],
     [0, 1],
     [-4, 1],
     ["0.5", 1],
@@ -97,8 +99,13 @@ describe("the month count (clinical §5: finite, truncated, at least 1, default 
     expect(v.parse(MonthsField, raw)).toBe(months);
   });
 
-  it.each([["abc"], ["Infinity"], [Number.NaN], [Number.POSITIVE_INFINITY], ["1e400"], [121], [{}], [true]])("refuses %j", (raw) => {
+  it.each([["abc"], ["Infinity"], [Number.NaN], [Number.POSITIVE_INFINITY], ["1e400"], [121], [{}], [true], ["0x10"], ["1e2"], ["1e1"], ["0b11"], ["0o7"], ["3 months"]])("refuses %j", (raw) => {
     expect(v.safeParse(MonthsField, raw).success).toBe(false);
+  });
+
+  it.each([["0x10"], ["1e2"], [" 1e1 "]])("refuses %j with the spec's message (a plain decimal only, decision 009)", (raw) => {
+    const r = v.safeParse(MonthsField, raw);
+    expect(r.success ? null : r.issues[0]!.message).toBe("The month count must be a number.");
   });
 
   it("the default is the spec's 6 months", () => expect(DEFAULT_PDF_MONTHS).toBe(6));

@@ -49,7 +49,7 @@ const admin = actor(23, { roles: ["ADMIN"], locations: [] });
 const colleague = actor(11, { locations: [1] });
 const parent = actor(10, { kind: "parent", roles: [] });
 
-const ticket = (status: string, locationId: number | null = 1, userId = 10) => ({ userId, locationId, status });
+const ticket = (status: string, locationId: number | null = 1, userId = 10, firstResponseAt: string | null = status === "answered" ? "2026-11-20T10:00:00Z" : null) => ({ userId, locationId, status, firstResponseAt });
 
 describe("who stands where on a ticket", () => {
   it.each([
@@ -87,6 +87,16 @@ describe("what each may do", () => {
     expect(canEditTicket(who, t)).toBe(edit);
     expect(canCloseTicket(who, t)).toBe(close);
     expect(canReopenTicket(who, t)).toBe(reopen);
+  });
+
+  // Decision 036: once the office answered, the question is on record, whatever the status says now.
+  it.each([
+    ["open, never answered", requester, "open", null, true],
+    ["open again after an answer (follow-up or reopen)", requester, "open", "2026-11-20T10:00:00Z", false],
+    ["closed, never answered", requester, "closed", null, false],
+    ["the office on a ticket open again after an answer", officeMiami, "open", "2026-11-20T10:00:00Z", true],
+  ] as const)("edit: %s → %s", (_l, who, status, firstResponseAt, edit) => {
+    expect(canEditTicket(who, ticket(status, 1, 10, firstResponseAt))).toBe(edit);
   });
 
   it("an office response answers the ticket and gives the requester one unread; the requester's reopens the question", () => {

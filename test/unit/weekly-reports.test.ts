@@ -17,6 +17,8 @@ import {
   weeklyListFilters,
   WeeklyReportInput,
   WeeklyReportUpdate,
+  weeklyDataDateRefusal,
+  weeklyDataRange,
 } from "~/domain/weekly-reports";
 import { isoToExcelSerial, type SheetRow } from "~/domain/xlsx";
 
@@ -348,4 +350,37 @@ describe("chartWindow", () => {
     [{ from: "2026-03-01", to: "2026-01-01" }, { from: null, to: null, error: "To must be on or after From." }],
     [{ to: "2026-02-30" }, { from: null, to: null, error: "Dates must look like 2026-01-31." }],
   ])("%j → %j", (params, out) => expect(chartWindow(params)).toEqual(out));
+});
+
+describe("the dates weekly data may carry (decision 009, probe 8904 #2)", () => {
+  // today 2026-11-27 is a Friday: the current week ends on Saturday 2026-11-28; ten years back is 2016-11-27.
+  it.each([
+    ["2026-11-27", { earliest: "2016-11-27", latest: "2026-11-28" }],
+    ["2026-11-28", { earliest: "2016-11-28", latest: "2026-11-28" }],
+    ["2026-11-29", { earliest: "2016-11-29", latest: "2026-12-05" }],
+    ["2024-02-29", { earliest: "2014-02-28", latest: "2024-03-02" }],
+  ])("on %s: %j", (today, range) => {
+    expect(weeklyDataRange(today)).toEqual(range);
+  });
+
+  it.each([
+    ["report", "2026-11-28", null],
+    ["report", "2026-12-05", M.weekAfterCurrent("2026-11-28")],
+    ["report", "2027-06-05", M.weekAfterCurrent("2026-11-28")],
+    ["report", "2016-12-03", null],
+    ["report", "2016-11-26", M.weekTooOld("2016-11-27")],
+    ["report", "1999-01-02", M.weekTooOld("2016-11-27")],
+    ["comment", "2026-11-28", null],
+    ["comment", "2026-11-29", M.commentAfterCurrent("2026-11-28")],
+    ["comment", "2028-11-20", M.commentAfterCurrent("2026-11-28")],
+    ["comment", "2016-11-27", null],
+    ["comment", "2016-11-26", M.commentTooOld("2016-11-27")],
+  ] as const)("%s dated %s on 2026-11-27 → %s", (what, date, message) => {
+    expect(weeklyDataDateRefusal(what, date, "2026-11-27")).toBe(message);
+  });
+
+  it("says which week is the latest and which the earliest, in the screens' date format", () => {
+    expect(M.weekAfterCurrent("2026-11-28")).toContain("11/28/2026");
+    expect(M.weekTooOld("2016-11-27")).toContain("10 years");
+  });
 });

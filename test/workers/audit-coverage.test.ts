@@ -223,7 +223,7 @@ beforeAll(async () => {
   seed.consent = consent!.id;
   const jobId = "audit-coverage-job";
   await env.FILES!.put(`pdf/${jobId}.pdf`, "%PDF-1.7\n");
-  await db().insert(pdfJobs).values({ id: jobId, kind: "plan", patientId: patient.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: admin.id });
+  await db().insert(pdfJobs).values({ id: jobId, kind: "plan", patientId: patient.id, bipId: bip.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: admin.id });
   const [shared] = await db().insert(sharedDocuments).values({ patientId: patient.id, title: "Plan", pdfJobId: jobId, sharedBy: admin.id }).returning();
   seed.document = shared!.id;
   parentCookie = await signInCookie(parent, true);

@@ -400,7 +400,9 @@ describe("the parent portal", () => {
       const jobId = crypto.randomUUID();
       const key = `pdf/${jobId}.pdf`;
       await env.FILES!.put(key, "%PDF-1.7\n% shared test document\n");
-      await db().insert(pdfJobs).values({ id: jobId, kind: "plan", patientId, status: "done", fileKey: key, requestedBy: owner.id });
+      // A plan PDF is of a BIP: a share of a deleted plan is not the family's to see (decision 041).
+      const bip = await createBip({ id: patientId, locationId: home.id });
+      await db().insert(pdfJobs).values({ id: jobId, kind: "plan", patientId, bipId: bip.id, status: "done", fileKey: key, requestedBy: owner.id });
       const [doc] = await db()
         .insert(sharedDocuments)
         .values({ patientId, title: "Treatment plan 2026", pdfJobId: jobId, sharedBy: owner.id, revokedAt: revoked ? new Date().toISOString() : null })

@@ -1,14 +1,14 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, bips, chartComments, pdfJobs, sharedDocuments, weeklyReports } from "~/db/schema";
+import { auditLog, bips, chartComments, patients, pdfJobs, plans, sharedDocuments, userLocations, weeklyReports } from "~/db/schema";
 import { PDF_MESSAGES, PDF_SECTION_KEYS, PDF_SECTIONS } from "~/domain/plan-pdf";
 import { addDays, isoDate, weekEndingOn } from "~/domain/weeks";
 import { getUserActor } from "~/models/actors.server";
 import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestPlanPdf } from "~/models/pdf-jobs.server";
 import worker from "../../workers/app";
 import { pdfText } from "../support/pdf-text";
-import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
+import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 
 /**
  * Plan, weekly-report and chart-comment PDFs through the queue (decision 041): request → the consumer
@@ -518,5 +518,152 @@ describe("PDF files expire after 30 days unless shared (decision 041, stop 17)",
     expect(await expirePdfFiles(env)).toEqual({ expired: 0, deleted: 1 });
     expect(await jobRow(pending.id)).toMatchObject({ status: "expired", fileKey: null });
     expect(await env.FILES!.head(pending.key)).toBeNull();
+  });
+});
+
+describe("a requester who lost access, a plan deleted since (probe 8904 #3, #4)", () => {
+  /** A client of its own (so the shared fixtures stay as they are), with a BIP and a goal. */
+  async function ownPlan() {
+    const patient = await createPatient({ locationId: location.id, firstName: "Noa" });
+    const ownBip = await createBip(patient, { document: JSON.stringify({ policy: "Clinic policy." }) });
+    const ownGoal = await createPlan(ownBip, { name: "Elopement" });
+    return { patient, bip: ownBip, goal: ownGoal };
+  }
+  const jobFor = async (w: Awaited<ReturnType<typeof ownPlan>>, kind: "plan" | "weekly_report", requestedBy: number) =>
+    (await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind, patientId: w.patient.id, bipId: w.bip.id, params: JSON.stringify(kind === "plan" ? { sections: ["policy"], months: 6 } : { planId: w.goal.id, months: 6 }), requestedBy }).returning())[0]!;
+
+  // [case, kind, what happened before the render, the job's error]
+  it.each<[string, "plan" | "weekly_report", "moved" | "bip deleted" | "goal deleted", string]>([
+    ["a plan PDF whose requester's locations no longer cover the client", "plan", "moved", PDF_JOB_MESSAGES.noAccess],
+    ["a goal PDF whose requester's locations no longer cover the client", "weekly_report", "moved", PDF_JOB_MESSAGES.noAccess],
+    ["a plan PDF whose BIP was deleted", "plan", "bip deleted", PDF_JOB_MESSAGES.gone],
+    ["a goal PDF whose goal was deleted", "weekly_report", "goal deleted", PDF_JOB_MESSAGES.gone],
+  ])("%s fails with the right message", async (_label, kind, happened, error) => {
+    const w = await ownPlan();
+    const requester = await createUser({ permissions: ["view_bips"], locations: [location.id] });
+    const row = await jobFor(w, kind, requester.id);
+    if (happened === "moved") await db().update(userLocations).set({ locationId: other.id }).where(eq(userLocations.userId, requester.id));
+    if (happened === "bip deleted") await db().update(bips).set({ deletedAt: new Date().toISOString() }).where(eq(bips.id, w.bip.id));
+    if (happened === "goal deleted") await db().update(plans).set({ deletedAt: new Date().toISOString() }).where(eq(plans.id, w.goal.id));
+    await deliver(row.id, ["a1"]);
+    expect(await jobRow(row.id)).toMatchObject({ status: "failed", error });
+  });
+
+  it("after a lost access, Retry is refused (it would fail again) and 'Make it again' makes a new job as the viewer", async () => {
+    const w = await ownPlan();
+    const requester = await createUser({ permissions: ["view_bips"], locations: [location.id] });
+    const row = await jobFor(w, "plan", requester.id);
+    await db().update(userLocations).set({ locationId: other.id }).where(eq(userLocations.userId, requester.id));
+    await deliver(row.id, ["b1"]);
+    expect((await jobRow(row.id)).error).toBe(PDF_JOB_MESSAGES.noAccess);
+
+    const cookie = await signInCookie(manager);
+    const page = await (await request(`/pdf-jobs/${row.id}`, { cookie })).text();
+    expect(page).toContain(PDF_JOB_MESSAGES.noAccess);
+    expect(page).toContain(">Make it again<");
+    expect(page).not.toContain(">Retry<");
+    const retry = await api(`/v2/pdf-jobs/${row.id}/retry`, { method: "POST", token: managerToken });
+    expect(retry.status).toBe(409);
+    expect(((await retry.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.retryNoAccess);
+    expect(await jobRow(row.id)).toMatchObject({ status: "failed", error: PDF_JOB_MESSAGES.noAccess });
+
+    const before = await jobCount();
+    const remade = await request(`/pdf-jobs/${row.id}`, { method: "POST", cookie, body: new URLSearchParams([["intent", "remake"]]), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(remade.status).toBe(303);
+    const newId = /\/pdf-jobs\/([0-9a-f-]{36})/.exec(remade.headers.get("Location")!)![1]!;
+    expect(newId).not.toBe(row.id);
+    expect(await jobCount()).toBe(before + 1);
+    const made = await settled(newId);
+    expect(made).toMatchObject({ status: "done", requestedBy: manager.id, params: row.params });
+    // The old job stays on record as it was; an ordinary failure still offers Retry, not a new job.
+    expect((await jobRow(row.id)).status).toBe("failed");
+    const plain = (await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: w.patient.id, bipId: w.bip.id, params: row.params, requestedBy: manager.id, status: "failed", error: PDF_JOB_MESSAGES.renderFailed }).returning())[0]!;
+    expect((await api(`/v2/pdf-jobs/${plain.id}/remake`, { method: "POST", token: managerToken })).status).toBe(409);
+    expect(await (await request(`/pdf-jobs/${plain.id}`, { cookie })).text()).toContain(">Retry<");
+  });
+
+  // [case, kind, what is deleted]
+  it.each<[string, "plan" | "weekly_report", "bip" | "goal"]>([
+    ["a plan PDF whose BIP was deleted", "plan", "bip"],
+    ["a goal PDF whose goal was deleted", "weekly_report", "goal"],
+    ["a goal PDF whose BIP was deleted", "weekly_report", "bip"],
+  ])("%s: share and download refused (409), the status page offers neither, the parents no longer see an earlier share", async (_label, kind, deleted) => {
+    const w = await ownPlan();
+    const parent = await createParent();
+    await db().update(patients).set({ parentId: parent.id }).where(eq(patients.id, w.patient.id));
+    const shared = await jobFor(w, kind, manager.id);
+    const unshared = await jobFor(w, kind, manager.id);
+    for (const id of [shared.id, unshared.id]) expect((await settled(id)).status).toBe("done");
+    expect((await api(`/v2/pdf-jobs/${shared.id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
+    const parentCookie = await signInCookie(parent, true);
+    const [doc] = await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, shared.id));
+    expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).toContain(`/portal/documents/${doc!.id}`);
+
+    if (deleted === "bip") expect((await api(`/v2/bips/${w.bip.id}`, { method: "DELETE", token: managerToken })).status).toBe(200);
+    else await db().update(plans).set({ deletedAt: new Date().toISOString() }).where(eq(plans.id, w.goal.id));
+
+    const share = await api(`/v2/pdf-jobs/${unshared.id}/share`, { method: "POST", token: managerToken });
+    expect(share.status).toBe(409);
+    expect(((await share.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.planDeleted);
+    expect(await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, unshared.id))).toHaveLength(0);
+    const download = await api(`/v2/pdf-jobs/${unshared.id}/download`, { token: managerToken });
+    expect(download.status).toBe(409);
+    expect(((await download.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.planDeleted);
+    const status = (await (await api(`/v2/pdf-jobs/${unshared.id}`, { token: managerToken })).json()) as { data: Job & { plan_deleted: boolean } };
+    expect(status.data).toMatchObject({ status: "done", download_url: null, plan_deleted: true });
+
+    const cookie = await signInCookie(manager);
+    const screenDownload = await request(`/pdf-jobs/${unshared.id}/download`, { cookie });
+    expect(screenDownload.status).toBe(303);
+    expect(screenDownload.headers.get("Location")).toBe(`/pdf-jobs/${unshared.id}`);
+    const page = await (await request(`/pdf-jobs/${unshared.id}`, { cookie })).text();
+    expect(page).toContain(PDF_JOB_MESSAGES.planDeleted);
+    expect(page).not.toContain("Download PDF");
+    expect(page).not.toContain("Share with parents");
+    expect(page).not.toContain(kind === "plan" ? `/bip/profile/${w.bip.id}` : `/bip/goal/${w.goal.id}`);
+    const screenShare = await request(`/pdf-jobs/${unshared.id}`, { method: "POST", cookie, body: new URLSearchParams([["intent", "share"]]), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(screenShare.status).toBe(409);
+    expect(await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, unshared.id))).toHaveLength(0);
+
+    // The family's earlier share: no longer listed, and its address answers 404.
+    expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).not.toContain(`/portal/documents/${doc!.id}`);
+    expect((await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie })).status).toBe(404);
+  });
+});
+
+describe("the month count is a plain decimal, screen and API (probe 8904 #5, decision 009)", () => {
+  const form = (path: string, pairs: [string, string][], cookie: string) =>
+    request(path, { method: "POST", cookie, body: new URLSearchParams(pairs), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+  // [where, months as typed]
+  it.each<["api plan" | "api goal" | "screen plan" | "screen goal", string]>([
+    ["api goal", "0x10"],
+    ["api plan", "1e2"],
+    ["api goal", "1e1"],
+    ["screen goal", "0x10"],
+    ["screen goal", "1e1"],
+    ["screen plan", "1e2"],
+    ["screen plan", "0b11"],
+  ])("%s with months %j → 422 'The month count must be a number.', no job", async (where, months) => {
+    const before = await jobCount();
+    const res =
+      where === "api plan"
+        ? await api(`/v2/bips/${bip.id}/pdf`, { method: "POST", token, body: { sections: ["policy"], months } })
+        : where === "api goal"
+          ? await api(`/v2/plans/${goal.id}/pdf`, { method: "POST", token, body: { kind: "weekly_report", months } })
+          : where === "screen plan"
+            ? await form(`/bip/pdf/${bip.id}`, [["intent", "save"], ["sections", "policy"], ["months", months]], await signInCookie(viewer))
+            : await form(`/bip/goal/${goal.id}/pdf`, [["kind", "weekly_report"], ["months", months]], await signInCookie(viewer));
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain(PDF_MESSAGES.months);
+    expect(await jobCount()).toBe(before);
+  });
+
+  it("plain decimal text is still read: ' 12 ' → 12, '2.9' → 2", async () => {
+    for (const [months, stored] of [[" 12 ", 12], ["2.9", 2]] as const) {
+      const res = await api(`/v2/plans/${goal.id}/pdf`, { method: "POST", token, body: { kind: "weekly_report", months } });
+      expect(res.status).toBe(202);
+      const { data } = (await res.json()) as { data: { months: number } };
+      expect(data.months).toBe(stored);
+    }
   });
 });

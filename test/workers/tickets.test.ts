@@ -619,3 +619,46 @@ describe("/tickets (platform §2 tickets: the base route)", () => {
     expect((await request("/tickets")).headers.get("Location")).toMatch(/^\/login\?redirectTo=%2Ftickets/);
   });
 });
+
+describe("the requester's edit ends with the office's first answer (probe 8904 #1)", () => {
+  type Step = [who: string, call: "respond" | "close" | "reopen"];
+  const steps: Record<Step[1], (id: number) => [string, { method: string; body?: Record<string, unknown> }]> = {
+    respond: (id) => [`/v2/tickets/${id}/responses`, { method: "POST", body: { body: "A response" } }],
+    close: (id) => [`/v2/tickets/${id}`, { method: "DELETE" }],
+    reopen: (id) => [`/v2/tickets/${id}/reopen`, { method: "POST" }],
+  };
+  // [what happened, may the requester still edit, the steps]
+  it.each<[string, boolean, Step[]]>([
+    ["nothing yet", true, []],
+    ["the requester's own follow-up, unanswered", true, [["requester", "respond"]]],
+    ["closed and reopened by the requester, unanswered", true, [["requester", "close"], ["requester", "reopen"]]],
+    ["answered by the office", false, [["officeA", "respond"]]],
+    ["answered, then the requester's follow-up (open again)", false, [["officeA", "respond"], ["requester", "respond"]]],
+    ["answered, closed and reopened by the office", false, [["officeA", "respond"], ["officeA", "close"], ["officeA", "reopen"]]],
+    ["answered, closed and reopened by the requester", false, [["officeA", "respond"], ["requester", "close"], ["requester", "reopen"]]],
+  ])("%s → editable: %s (API and screen)", async (_label, editable, sequence) => {
+    const t = await newTicket(`Original question ${Math.random().toString(36).slice(2, 8)}`);
+    for (const [who, call] of sequence) {
+      const [path, init] = steps[call](t.id);
+      expect((await api(path, { ...init, token: tokens[who] })).status).toBeLessThan(300);
+    }
+    const before = await ticketRow(t.id);
+    expect(before.status).toBe(sequence.length && sequence.at(-1)![1] === "respond" && sequence.at(-1)![0] === "officeA" ? "answered" : "open");
+    // The view offers the edit link only while the requester may edit.
+    const viewed = await request(`/tickets/view/${t.id}`, { cookie: cookies.requester });
+    const view = await html(viewed.status === 302 ? await request(viewed.headers.get("Location")!, { cookie: cookies.requester }) : viewed);
+    expect(view.includes(`href="/tickets/edit/${t.id}"`)).toBe(editable);
+    expect(await html(await request(`/tickets/edit/${t.id}`, { cookie: cookies.requester }))).toContain(editable ? "Save changes" : "can no longer be edited");
+
+    const patch = await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.requester, body: { body: "Totally different question now" } });
+    expect(patch.status).toBe(editable ? 200 : 422);
+    if (!editable) {
+      expect(JSON.stringify(await patch.json())).toContain("This ticket can no longer be edited");
+      const screen = await form(`/tickets/edit/${t.id}`, { subject: "Rewritten", body: "I never asked that", version: String(before.version) }, cookies.requester);
+      expect(screen.status).toBe(422);
+      expect(await ticketRow(t.id)).toMatchObject({ subject: before.subject, body: before.body, version: before.version });
+    } else {
+      expect((await ticketRow(t.id)).body).toBe("Totally different question now");
+    }
+  });
+});

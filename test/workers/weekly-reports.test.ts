@@ -4,7 +4,9 @@ import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { auditLog, chartComments, objectives as objectivesTable, plans, weeklyReports } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
-import { CHART_COMMENT_NOTICES, IMPORT_MAX_BYTES, IMPORT_MESSAGES, WEEKLY_REPORT_MESSAGES, WEEKLY_REPORT_NOTICES } from "~/domain/weekly-reports";
+import { CHART_COMMENT_NOTICES, IMPORT_MAX_BYTES, IMPORT_MESSAGES, WEEKLY_REPORT_MESSAGES, WEEKLY_REPORT_NOTICES, weeklyDataRange } from "~/domain/weekly-reports";
+import { todayIn } from "~/domain/note-rules";
+import { addDays, weekEndingOn } from "~/domain/weeks";
 import { d1Database } from "~/db/client.server";
 import type { Actor } from "~/domain/permissions";
 import { chartInputsFrom, chartInputsQuery, editorRowsFrom, editorRowsQuery, profileChartsQuery, type ChartRange } from "~/models/charts.server";
@@ -770,5 +772,136 @@ describe("goal screen /bip/goal/:planId", () => {
     const refused = await request(path, { method: "POST", body: notXlsx, cookie });
     expect(refused.status).toBe(422);
     expect(await refused.text()).toContain("The file is not an .xlsx workbook.");
+  });
+});
+
+describe("weekly data dates: not after the current week, not over ten years back (probe 8904 #2)", () => {
+  // The product's week at the client's location (world() makes it America/New_York), as the models read it.
+  const today = todayIn(new Date(), "America/New_York");
+  const { earliest, latest } = weeklyDataRange(today);
+  const M = WEEKLY_REPORT_MESSAGES;
+  const firstSaturday = weekEndingOn(earliest);
+
+  // [case, week_end, status, message at week_end]
+  it.each<[string, string, number, string | null]>([
+    ["the current week", latest, 201, null],
+    ["last week", addDays(latest, -7), 201, null],
+    ["next week", addDays(latest, 7), 422, M.weekAfterCurrent(latest)],
+    ["a year typed wrong (next year)", addDays(latest, 7 * 52), 422, M.weekAfterCurrent(latest)],
+    ["the oldest week allowed", firstSaturday, 201, null],
+    ["the week before it", addDays(firstSaturday, -7), 422, M.weekTooOld(earliest)],
+    ["decades before the plan", "1999-01-02", 422, M.weekTooOld(earliest)],
+  ])("API weekly report for %s (%s) → %d", async (_label, weekEnd, status, message) => {
+    const w = await world();
+    const t = await tokens(w);
+    const before = await counts();
+    const res = await api("/v2/weekly-reports", { method: "POST", token: t.manage, body: { plan_id: w.plan.id, week_end: weekEnd, value: 3 } });
+    expect(res.status).toBe(status);
+    if (message) {
+      expect((await json<{ errors: Record<string, string> }>(res)).errors.week_end).toBe(message);
+      expect(await counts()).toEqual(before);
+    }
+  });
+
+  // [case, comment_date, status, message at comment_date]
+  it.each<[string, string, number, string | null]>([
+    ["today", today, 201, null],
+    ["the end of the current week", latest, 201, null],
+    ["the day after it", addDays(latest, 1), 422, M.commentAfterCurrent(latest)],
+    ["two years ahead", addDays(latest, 730), 422, M.commentAfterCurrent(latest)],
+    ["the earliest day allowed", earliest, 201, null],
+    ["the day before it", addDays(earliest, -1), 422, M.commentTooOld(earliest)],
+  ])("API chart comment dated %s (%s) → %d", async (_label, date, status, message) => {
+    const w = await world();
+    const t = await tokens(w);
+    const before = await counts();
+    const res = await api("/v2/chart-comments", { method: "POST", token: t.manage, body: { plan_id: w.plan.id, comment_date: date, comment: "Dated" } });
+    expect(res.status).toBe(status);
+    if (message) {
+      expect((await json<{ errors: Record<string, string> }>(res)).errors.comment_date).toBe(message);
+      expect(await counts()).toEqual(before);
+    }
+  });
+
+  it("a comment's update: a new date after the current week is refused; a comment stored with one before the rule keeps it while its text changes", async () => {
+    const w = await world();
+    const t = await tokens(w);
+    const ok = await createChartComment(w.plan, today, "Now");
+    const moved = await api(`/v2/chart-comments/${ok.id}`, { method: "PATCH", token: t.manage, body: { comment_date: addDays(latest, 14) } });
+    expect(moved.status).toBe(422);
+    expect((await json<{ errors: Record<string, string> }>(moved)).errors.comment_date).toBe(M.commentAfterCurrent(latest));
+    const put = await api(`/v2/chart-comments/${ok.id}`, { method: "PUT", token: t.manage, body: { comment_date: "1999-01-02", comment: "Now" } });
+    expect(put.status).toBe(422);
+    expect((await db().select().from(chartComments).where(eq(chartComments.id, ok.id)))[0]!.commentDate).toBe(today);
+    const old = await createChartComment(w.plan, addDays(latest, 300), "Stored in the future");
+    const text = await api(`/v2/chart-comments/${old.id}`, { method: "PATCH", token: t.manage, body: { comment: "Text fixed" } });
+    expect(text.status).toBe(200);
+    const fixed = await api(`/v2/chart-comments/${old.id}`, { method: "PATCH", token: t.manage, body: { comment_date: today } });
+    expect(fixed.status).toBe(200);
+  });
+
+  // [intent, fields, the field, message]
+  it.each<[string, Record<string, string>, string]>([
+    ["add-report", { week_end: addDays(latest, 7 * 56), value: "0", total_units: "40" }, M.weekAfterCurrent(latest)],
+    ["add-report", { week_end: "1999-01-02", value: "1" }, M.weekTooOld(earliest)],
+    ["add-comment", { comment_date: addDays(latest, 365), comment: "future comment" }, M.commentAfterCurrent(latest)],
+  ])("the goal screen (no JavaScript): %s %j → 422 with the message, nothing written", async (intent, fields, message) => {
+    const w = await world();
+    const cookie = await signInCookie(w.manager);
+    const before = await counts();
+    const res = await post(`/bip/goal/${w.plan.id}?edit=1`, { intent, ...fields }, cookie);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain(message.replace(/'/g, "&#x27;"));
+    expect(await counts()).toEqual(before);
+  });
+
+  it("the goal screen's comment row update refuses a date after the current week", async () => {
+    const w = await world();
+    const cookie = await signInCookie(w.manager);
+    const c = await createChartComment(w.plan, today, "Row");
+    const res = await post(`/bip/goal/${w.plan.id}?edit=1`, { intent: "update-comment", comment_id: String(c.id), version: String(c.version), comment_date: addDays(latest, 7), comment: "Row" }, cookie);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain(M.commentAfterCurrent(latest));
+    expect((await db().select().from(chartComments).where(eq(chartComments.id, c.id)))[0]!.commentDate).toBe(today);
+  });
+
+  it("check-excel marks weeks after the current one and over ten years back invalid; import-data leaves them out", async () => {
+    const w = await world();
+    const t = await tokens(w);
+    const sheet = weeklySheet([
+      [latest, 4, null],
+      [addDays(latest, 7), 5, null],
+      ["1999-01-02", 6, null],
+    ]);
+    const res = await upload("/v2/weekly-reports/check-excel", t.manage, { plan_id: String(w.plan.id) }, sheet);
+    const body = await json<{ data: { rows: { week_end: string | null; status: string; reason: string | null }[] } }>(res);
+    expect(body.data.rows.map((r) => [r.week_end, r.status, r.reason])).toEqual([
+      [latest, "valid", null],
+      [addDays(latest, 7), "invalid", M.weekAfterCurrent(latest)],
+      ["1999-01-02", "invalid", M.weekTooOld(earliest)],
+    ]);
+    expect((await upload("/v2/weekly-reports/import-data", t.manage, { plan_id: String(w.plan.id) }, sheet)).status).toBe(200);
+    expect((await reportsOf(w.plan.id)).map((r) => r.weekEnd)).toEqual([latest]);
+  });
+
+  it("weeks stored in the future (before the rule) drive neither the 'latest vs target' badge nor hide a goal from the stale list", async () => {
+    const w = await world();
+    await createObjective(w.plan, { type: "STO", position: 1, target: 10, name: "Fewer" });
+    const lastWeek = addDays(latest, -7);
+    await createWeeklyReport(w.plan, lastWeek, 5);
+    await createWeeklyReport(w.plan, addDays(latest, 7 * 56), 0);
+    const cookie = await signInCookie(w.manager);
+    const html = await (await request(`/bip/goal/${w.plan.id}`, { cookie })).text();
+    expect(html).toContain(`Latest value 5 (week ending ${lastWeek})`);
+    expect(html).not.toContain(`week ending ${addDays(latest, 7 * 56)})`);
+
+    // A goal whose only report is a future week is listed as without recent data; one with the current week is not.
+    const futureOnly = await createBip(w.patient);
+    await createWeeklyReport(await createPlan(futureOnly, { name: "FutureOnly" }), addDays(latest, 7 * 56), 2);
+    const current = await createBip(w.patient);
+    await createWeeklyReport(await createPlan(current, { name: "Current" }), weekEndingOn(new Date().toISOString().slice(0, 10)), 2);
+    const stale = (await (await request("/bip/attention?stale=1", { cookie })).text()).split('id="stale"')[1]!;
+    expect(stale).toContain(`/bip/profile/${futureOnly.id}`);
+    expect(stale).not.toContain(`/bip/profile/${current.id}`);
   });
 });
