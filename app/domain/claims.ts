@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { NotePrice } from "./billing";
 import { versionField } from "./validation";
+import { isProductDate } from "./weeks";
 
 /**
  * Claims (platform §2 claims, claims/edit-viewer; issue 11 "Claims"): statuses and their transitions, the
@@ -33,6 +34,19 @@ export function canTransition(from: ClaimStatus, to: ClaimStatus): boolean {
 
 export const STATUS_LABELS: Record<ClaimStatus, string> = { draft: "Draft", generated: "Generated", sent: "Sent", accepted: "Accepted", rejected: "Rejected" };
 
+/** The claims' refusals that are not a field's (the build's and the send's races, decision 032). */
+export const CLAIM_MESSAGES = {
+  /** A build whose notes changed (amended, modifiers, billed flag) between its read and its write: nothing built. */
+  notesChanged: (ids: readonly number[]) =>
+    `${ids.length === 1 ? `Note ${ids[0]} was` : `Notes ${ids.slice(0, 5).join(", ")}${ids.length > 5 ? " …" : ""} were`} changed while the claims were being built, so nothing was built. Build again: the claims will bill what the notes say now.`,
+  notesTaken: "Another build claimed some of these notes just now, so nothing was built. Reload the billed notes and build again.",
+  /** A send of a claim that is not (or no longer) generated: the file is not handed to the sender. */
+  notSendable: (status: ClaimStatus) => (status === "draft" ? "Generate the 837P before sending the claim." : `The claim is ${status}; only a generated claim is sent.`),
+  /** The sender failed after the claim was marked sent: `putBack` when it is generated again (nobody changed it meanwhile). */
+  notSent: (reason: string, putBack: boolean) => `The file was not sent: ${reason}${putBack ? " The claim is generated again: send it again later." : ""}`,
+  senderDidNotAnswer: "the sender did not answer.",
+} as const;
+
 /** At most this many notes in one build (one batch write). */
 export const MAX_BUILD_NOTES = 500;
 
@@ -61,28 +75,42 @@ export const StatusInput = v.object({
   version: versionField,
 });
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const optionalDate = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(DATE, "Dates must be real dates like 2026-01-31."))], "Dates must be real dates like 2026-01-31."), "");
+const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
+const optionalDate = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(isProductDate, DATE_MESSAGE))], DATE_MESSAGE), "");
 const optionalId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,9}$/, "Choose from the list."))], "Choose from the list."), "");
+/** To on or after From, refused at To (as the billing screens' filters, decision 030). */
+const TO_AFTER_FROM = "To must be on or after From.";
 
 /** The claims list's filters (query string of the screen and the API). */
-export const ClaimFilters = v.object({
-  status: v.optional(v.union([v.literal(""), v.picklist(CLAIM_STATUSES, "Choose a status from the list.")], "Choose a status from the list."), ""),
-  location_id: optionalId,
-  patient_id: optionalId,
-  insurer_id: optionalId,
-  date_from: optionalDate,
-  date_to: optionalDate,
-});
+export const ClaimFilters = v.pipe(
+  v.object({
+    status: v.optional(v.union([v.literal(""), v.picklist(CLAIM_STATUSES, "Choose a status from the list.")], "Choose a status from the list."), ""),
+    location_id: optionalId,
+    patient_id: optionalId,
+    insurer_id: optionalId,
+    date_from: optionalDate,
+    date_to: optionalDate,
+  }),
+  v.forward(
+    v.check((q) => !q.date_from || !q.date_to || q.date_from <= q.date_to, TO_AFTER_FROM),
+    ["date_to"],
+  ),
+);
 export type ClaimFilters = v.InferOutput<typeof ClaimFilters>;
 
 /** The notes picker of the build form: billed notes by client, location and period. */
-export const NotePickFilters = v.object({
-  location_id: optionalId,
-  patient_id: optionalId,
-  from: optionalDate,
-  to: optionalDate,
-});
+export const NotePickFilters = v.pipe(
+  v.object({
+    location_id: optionalId,
+    patient_id: optionalId,
+    from: optionalDate,
+    to: optionalDate,
+  }),
+  v.forward(
+    v.check((q) => !q.from || !q.to || q.from <= q.to, TO_AFTER_FROM),
+    ["to"],
+  ),
+);
 export type NotePickFilters = v.InferOutput<typeof NotePickFilters>;
 
 /** A billed note as grouping needs it, already priced by priceNote. */

@@ -1,10 +1,11 @@
 import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { primaryOf } from "~/db/client.server";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
 import { notePayer, priceNote } from "~/domain/billing";
 import { unbillableMessage } from "~/domain/scrubber";
-import { BuildInput, canTransition, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, CLAIM_MESSAGES, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
@@ -164,6 +165,8 @@ function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
       md2: notes.md2,
       unitPriceCents: notes.unitPriceCents,
       billed: notes.billed,
+      // The version priced: the write happens only while every note is still this version (decision 032).
+      version: notes.version,
       // The billing record's PA number when one was saved (the payer's authorization number), else the PA
       // service's own text (decision 032).
       paNumber: sql<string | null>`coalesce(nullif(trim((select cr.pa_number from client_reports cr where cr.note_id = ${notes.id})), ''), ${paServices.paService})`.as("pa_number"),
@@ -266,7 +269,7 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
     const data = claimDataOf("C0000000", partyOf(r), g.diagnosisCodes, g.lines.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers, units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber })));
     return validateClaim(data);
   });
-  return writeBuild(ctx, ids, grouped, errors, tailRows[0]?.tail);
+  return writeBuild(ctx, rows.map((r) => [r.id, r.version]), grouped, errors, tailRows[0]?.tail);
 }
 
 function partyOf(r: { patient: PartyRows["patient"]; location: PartyRows["location"]; provider: { name: string | null; surname: string | null; profile: string | null } | null; insurer: { name: string | null; payerId: string | null } | null }): PartyRows {
@@ -278,13 +281,20 @@ function partyOf(r: { patient: PartyRows["patient"]; location: PartyRows["locati
   };
 }
 
-async function writeBuild(ctx: ModelContext, ids: number[], grouped: GroupedClaim[], errors: ClaimIssue[][], tail: string | null | undefined): Promise<ModelResult<BuiltClaim[]>> {
+/**
+ * `read`: each note's id and the version the build read and priced. The build happens only while every note is
+ * live, billed, still that version (an amendment or a modifier change meanwhile bumps it) and on no claim that is
+ * not rejected. The notes' own writes refuse a claimed change while a live claim holds the note, in the same
+ * statement (liveClaimOf): whichever commits first, the claim bills what its note says.
+ */
+async function writeBuild(ctx: ModelContext, read: [id: number, version: number][], grouped: GroupedClaim[], errors: ClaimIssue[][], tail: string | null | undefined): Promise<ModelResult<BuiltClaim[]>> {
   const now = ctx.now().toISOString();
+  const ids = read.map(([id]) => id);
   const idsJson = JSON.stringify(ids);
-  // The build happens only while every note is live, billed and on no claim that is not rejected.
   const free = sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id
       where cln.note_id in (select value from json_each(${idsJson})) and c.status <> 'rejected')
-    and (select count(*) from notes where id in (select value from json_each(${idsJson})) and billed = 1 and deleted_at is null) = ${ids.length}`;
+    and (select count(*) from notes n join json_each(${JSON.stringify(read)}) j on n.id = j.value ->> 0 and n.version = j.value ->> 1
+      where n.billed = 1 and n.deleted_at is null) = ${ids.length}`;
   const tmps = grouped.map(() => `tmp-${crypto.randomUUID()}`);
   const patientIds = [...new Set(grouped.map((g) => g.patientId))].sort((a, b) => a - b);
   const entry = { action: "create", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { patients: patientIds, notes: ids } };
@@ -335,10 +345,21 @@ async function writeBuild(ctx: ModelContext, ids: number[], grouped: GroupedClai
     tail,
   );
   const made = (results.slice(grouped.length * 3, grouped.length * 4) as { id: number; claimNumber: string; patientId: number; totalCents: number }[][]).flat();
-  if (made.length !== grouped.length) return conflict({ message: "Another build claimed some of these notes just now." });
+  if (made.length !== grouped.length) return buildRefused(ctx, read);
 
   const built: BuiltClaim[] = made.map((m, i) => ({ id: m.id, claim_number: m.claimNumber, patient_id: m.patientId, total_cents: m.totalCents, lines: grouped[i]!.lines.length, errors: errors[i] ?? [] }));
   return ok(built, built.length === 1 ? `Claim ${built[0]!.claim_number} built.` : `${built.length} claims built.`);
+}
+
+/** Why a build's write changed nothing (409): a note changed after the build read it, or another build took one. */
+async function buildRefused(ctx: ModelContext, read: [id: number, version: number][]): Promise<ModelResult<never>> {
+  const now = await primaryOf(ctx.db)
+    .select({ id: notes.id, version: notes.version })
+    .from(notes)
+    .where(inIds(notes.id, read.map(([id]) => id)));
+  const versions = new Map(now.map((n) => [n.id, n.version]));
+  const changed = read.filter(([id, version]) => versions.get(id) !== version).map(([id]) => id);
+  return { ok: false, status: 409, message: changed.length ? CLAIM_MESSAGES.notesChanged(changed) : CLAIM_MESSAGES.notesTaken, current: { changed_notes: changed } };
 }
 
 /* ---------- reading claims ---------- */
@@ -440,22 +461,21 @@ export async function listClaims(ctx: ModelContext, query: ListQuery, rawFilters
 
 /**
  * The claims screen in one batch: the list page and its count, the location choices (when asked), the build
- * form's billed notes (when asked), and the audit chain's tail; then one audit row naming every client shown.
+ * form's billed notes (when asked, by filters checked with parsePickFilters), and the audit chain's tail; then one
+ * audit row naming every client shown. `withList` false: no claim is read (the screen's list filters were refused).
  */
 export async function claimsScreen(
   ctx: ModelContext,
   query: ListQuery,
   rawFilters: Record<string, unknown>,
-  pickFilters: Record<string, unknown> | null,
+  picked: NotePickFilters | null,
   withLocations: boolean,
   withList = true,
 ): Promise<ModelResult<{ page: Paged<ClaimRow>; locations: { id: number; title: string }[]; pick: BillableNote[] | null }>> {
   const parsed = parseWith(ClaimFilters, pick(rawFilters, ["status", "location_id", "patient_id", "insurer_id", "date_from", "date_to"]));
   if (!parsed.ok) return invalid(parsed.errors);
-  const picked = pickFilters ? parseWith(NotePickFilters, pick(pickFilters, ["location_id", "patient_id", "from", "to"])) : null;
-  if (picked && !picked.ok) return invalid(picked.errors);
   // A location filter of a location the actor cannot see answers 404, as the billing screens do (decision 030).
-  for (const id of [parsed.data.location_id, picked?.ok ? picked.data.location_id : ""]) if (id && !canSeeLocation(ctx.actor, Number(id))) return notFound("Location");
+  for (const id of [parsed.data.location_id, picked?.location_id ?? ""]) if (id && !canSeeLocation(ctx.actor, Number(id))) return notFound("Location");
   const where = withList ? listWhere(ctx, parsed.data, query) : sql`0`;
   const [rows, [total], tailRows, locationRows, pickRows] = await ctx.db.batch([
     ctx.db
@@ -490,7 +510,7 @@ export async function claimsScreen(
     ctx.db.select({ n: count() }).from(claims).where(where),
     ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
     withLocations ? locationOptionsQuery(ctx) : ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(sql`0`),
-    billableNotesQuery(ctx, picked?.ok ? picked.data : null),
+    billableNotesQuery(ctx, picked),
   ]);
   const data: ClaimRow[] = rows.map((r) => ({
     id: r.id,
@@ -717,30 +737,69 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
 
 /**
  * Sends the claim's file through the sender (local default: records it). Every claim of that file is sent with it.
+ * The claim is marked sent (conditional on status generated and the version read, with its audit row) BEFORE the
+ * file is handed to the sender: of two sends at once, only the one whose write changed the claim calls the sender;
+ * the other answers 409. When the sender then fails, the claims this request marked go back to generated (while
+ * they are still the sent state it wrote), with a `send_failed` audit row, and the failure is the answer.
  */
 export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSender = localClaimSender): Promise<ModelResult<{ file_id: number; sender: string; sent_at: string; claims: number }>> {
   const [rows] = await ctx.db.batch([
     ctx.db
-      .select({ status: claims.status, fileId: claims.fileId, patientId: claims.patientId, fileName: x12Files.fileName, content: x12Files.content })
+      .select({ status: claims.status, version: claims.version, fileId: claims.fileId, patientId: claims.patientId, fileName: x12Files.fileName, content: x12Files.content, tail: auditTail })
       .from(claims)
       .leftJoin(x12Files, eq(x12Files.id, claims.fileId))
       .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
   ]);
   const row = rows[0];
   if (!row) return notFound("Claim");
-  if (row.status !== "generated" || row.fileId === null || row.content === null) return invalid({ status: row.status === "draft" ? "Generate the 837P before sending the claim." : `The claim is ${row.status}; only a generated claim is sent.` });
-  const sent = await sender.send({ fileId: row.fileId, fileName: row.fileName ?? "", content: row.content });
-  if (!sent.ok) return invalid({ status: `The file was not sent: ${sent.message}` });
+  if (row.status !== "generated" || row.fileId === null || row.content === null) return invalid({ status: CLAIM_MESSAGES.notSendable(row.status) });
+  const fileId = row.fileId;
   const now = ctx.now().toISOString();
-  const [, updated] = await withAudit(ctx.db, auditWho(ctx), { action: "send", entity: "claim", entityId: id, patientId: row.patientId, detail: { file: row.fileId, sender: sender.name } }, () => [
-    ctx.db.update(x12Files).set({ sender: sender.name, sentAt: now }).where(eq(x12Files.id, row.fileId!)),
+  const who = auditWho(ctx);
+  const sentAs = { status: "sent" as const, version: sql`${claims.version} + 1`, updatedAt: now };
+  const marked = { id: claims.id, version: claims.version };
+  const [mine, , , others] = await withConditionalAudit(ctx.db, who, { action: "send", entity: "claim", entityId: id, patientId: row.patientId, detail: { file: fileId, sender: sender.name } }, (audit) => [
     ctx.db
       .update(claims)
-      .set({ status: "sent", version: sql`${claims.version} + 1`, updatedAt: now })
-      .where(and(eq(claims.fileId, row.fileId!), eq(claims.status, "generated")))
-      .returning({ id: claims.id }),
-  ]);
-  return ok({ file_id: row.fileId, sender: sender.name, sent_at: now, claims: updated.length }, updated.length > 1 ? `File sent with ${updated.length} claims.` : "Claim sent.");
+      .set(sentAs)
+      .where(and(eq(claims.id, id), eq(claims.fileId, fileId), eq(claims.status, "generated"), eq(claims.version, row.version)))
+      .returning(marked),
+    audit(sql`changes() = 1`),
+    ctx.db.update(x12Files).set({ sender: sender.name, sentAt: now }).where(and(eq(x12Files.id, fileId), audit.written)),
+    // The file's other claims go with it (only when this claim's write happened: its audit row is the newest).
+    ctx.db
+      .update(claims)
+      .set(sentAs)
+      .where(and(eq(claims.fileId, fileId), eq(claims.status, "generated"), ne(claims.id, id), audit.written))
+      .returning(marked),
+  ], row.tail);
+  if ((mine as unknown[]).length === 0) {
+    // Another request sent it (or changed it) after this one read it: the sender is not called.
+    const [current] = await primaryOf(ctx.db).select({ status: claims.status, version: claims.version }).from(claims).where(eq(claims.id, id));
+    return { ok: false, status: 409, message: CLAIM_MESSAGES.notSendable(current?.status ?? row.status), current: current ?? null };
+  }
+  const sentClaims = [...(mine as { id: number; version: number }[]), ...(others as { id: number; version: number }[])];
+  let sent: Awaited<ReturnType<ClaimSender["send"]>>;
+  try {
+    sent = await sender.send({ fileId, fileName: row.fileName ?? "", content: row.content });
+  } catch {
+    sent = { ok: false, message: CLAIM_MESSAGES.senderDidNotAnswer };
+  }
+  if (!sent.ok) {
+    // Put back what this request marked, while it is still the sent state it wrote (nobody marked it since).
+    const reverted = JSON.stringify(sentClaims.map((c) => [c.id, c.version]));
+    const [back] = await withConditionalAudit(ctx.db, who, { action: "send_failed", entity: "claim", entityId: id, patientId: row.patientId, detail: { file: fileId, sender: sender.name, reason: sent.message } }, (audit) => [
+      ctx.db
+        .update(claims)
+        .set({ status: "generated", version: sql`${claims.version} + 1`, updatedAt: ctx.now().toISOString() })
+        .where(and(eq(claims.status, "sent"), sql`exists (select 1 from json_each(${reverted}) j where j.value ->> 0 = ${claims.id} and j.value ->> 1 = ${claims.version})`))
+        .returning({ id: claims.id }),
+      audit(sql`changes() > 0`),
+      ctx.db.update(x12Files).set({ sender: null, sentAt: null }).where(and(eq(x12Files.id, fileId), eq(x12Files.sentAt, now), audit.written)),
+    ]);
+    return invalid({ status: CLAIM_MESSAGES.notSent(sent.message, (back as unknown[]).length > 0) });
+  }
+  return ok({ file_id: fileId, sender: sender.name, sent_at: now, claims: sentClaims.length }, sentClaims.length > 1 ? `File sent with ${sentClaims.length} claims.` : "Claim sent.");
 }
 
 /** accepted or rejected by hand (TRANSITIONS); a stale version answers 409. */
@@ -785,8 +844,15 @@ export interface BillableNote {
 
 /** Billed notes on no open claim, in the actor's scope, by location, client and period (newest first, at most 200). */
 export async function billableNotes(ctx: ModelContext, rawFilters: Record<string, unknown>): Promise<ModelResult<BillableNote[]>> {
-  const result = await claimsScreen(ctx, { page: 1, per_page: 1 } as ListQuery, {}, rawFilters, false, false);
+  const picked = parsePickFilters(rawFilters);
+  if (!picked.ok) return invalid(picked.errors);
+  const result = await claimsScreen(ctx, { page: 1, per_page: 1 } as ListQuery, {}, picked.data, false, false);
   return result.ok ? ok(result.data.pick ?? []) : result;
+}
+
+/** The build form's note filters (location_id, patient_id, from, to), trimmed and checked. */
+export function parsePickFilters(raw: Record<string, unknown>) {
+  return parseWith(NotePickFilters, pick(raw, ["location_id", "patient_id", "from", "to"]));
 }
 
 /** The build form's notes as one statement (nothing when not asked: a constant false filter). */

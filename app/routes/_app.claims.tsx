@@ -1,12 +1,12 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
+import { actionsColumn, DataList, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
-import { DateRangeFilter, FilterButtons, FilterSelect } from "~/components/ui/list";
+import { DateRangeFilter, FilterButtons, FilterSelect, unshownFilterError } from "~/components/ui/list";
 import { money } from "~/domain/billing";
 import { CLAIM_STATUSES, STATUS_LABELS } from "~/domain/claims";
-import { buildClaims, claimsScreen, generateClaims } from "~/models/claims.server";
+import { buildClaims, claimsScreen, generateClaims, parsePickFilters } from "~/models/claims.server";
 import { formResult, formValues, listQueryFrom, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
 
@@ -14,6 +14,8 @@ export const meta: MetaFunction = () => [{ title: "Claims · Baseline" }];
 /** Claims (platform §2 claims; decision 032): the list, and building claims from billed notes. */
 export const handle = { guard: "manage_claims" };
 
+/** The list filters the filter form shows (a refused one shows its error beside it). */
+const SHOWN_FILTERS = ["status", "location_id", "date_from", "date_to"];
 const FILTERS = ["status", "location_id", "patient_id", "insurer_id", "date_from", "date_to", "pick", "b_location_id", "b_patient_id", "b_from", "b_to"] as const;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -21,19 +23,22 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { query, queryError, params } = listQueryFrom(request, FILTERS);
   const ctx = modelContextFor(context, actor);
   // The build form's notes only once the person asked for them (by location, client, period).
-  const pickFilters = params.pick ? { location_id: params.b_location_id ?? "", patient_id: params.b_patient_id ?? "", from: params.b_from ?? "", to: params.b_to ?? "" } : null;
+  const picked = params.pick ? parsePickFilters({ location_id: params.b_location_id ?? "", patient_id: params.b_patient_id ?? "", from: params.b_from ?? "", to: params.b_to ?? "" }) : null;
+  const pickFilters = picked?.ok ? picked.data : null;
   let result = await claimsScreen(ctx, query, params, pickFilters, true);
-  let filterError: string | null = null;
   // Another location's filter: 404, as the billing screens answer (decision 030).
   if (!result.ok && result.status === 404) throw notFound(result.message);
-  if (!result.ok) {
-    filterError = result.message;
-    result = await claimsScreen(ctx, query, {}, null, true);
+  // Refused list filters (To before From, a date that is not real): each error beside its field, the typed values
+  // kept (the URL's) and no claim listed, as the billing screens do (decision 030, probe 8901).
+  let filterErrors: Record<string, string> | null = null;
+  if (!result.ok && result.status === 422) {
+    filterErrors = result.errors;
+    result = await claimsScreen(ctx, query, {}, pickFilters, true, false);
   }
-  const page = result.ok ? result.data.page : { data: [], total: 0, page: query.page, per_page: query.per_page, last_page: 1 };
-  const locations = result.ok ? result.data.locations : [];
-  const pick = pickFilters ? { notes: result.ok ? (result.data.pick ?? []) : [], error: result.ok ? null : (filterError ?? null) } : null;
-  return { page, locations, pick, queryError: queryError ?? filterError };
+  if (!result.ok) throw notFound(result.message);
+  const { page, locations } = result.data;
+  const pick = picked ? { notes: result.data.pick ?? [], error: picked.ok ? null : Object.values(picked.errors)[0]! } : null;
+  return { page, locations, pick, queryError, filterErrors };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -55,7 +60,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function Claims() {
-  const { page, locations, pick, queryError } = useLoaderData<typeof loader>();
+  const { page, locations, pick, queryError, filterErrors } = useLoaderData<typeof loader>();
+  const errors = filterErrors ?? {};
   const answer = useActionData<FormAnswer>();
   const [params] = useSearchParams();
   const busy = useNavigation().state === "submitting";
@@ -93,16 +99,17 @@ export default function Claims() {
         <h1>Claims</h1>
       </div>
       <FormMessage success={params.get("flash")} />
-      <FormMessage error={queryError ?? (answer && !answer.errors.note_ids ? answer.message : null)} />
+      <FormMessage error={queryError ?? unshownFilterError(filterErrors, SHOWN_FILTERS) ?? (answer && !answer.errors.note_ids ? answer.message : null)} />
       <DataList
         page={page}
         columns={columns}
         caption="Claims"
+        empty={filterErrors ? FILTERS_REFUSED_TEXT : undefined}
         filters={
           <Form method="get" className="search-form" role="search" aria-label="Filter claims">
-            <FilterSelect visible name="status" label="Status" any="Any" options={CLAIM_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))} />
-            <FilterSelect visible name="location_id" label="Location" any="All" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
-            <DateRangeFilter />
+            <FilterSelect visible name="status" label="Status" any="Any" options={CLAIM_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))} error={errors.status} />
+            <FilterSelect visible name="location_id" label="Location" any="All" options={locations.map((l) => ({ value: l.id, label: l.title }))} error={errors.location_id} />
+            <DateRangeFilter errors={errors} />
             <FilterButtons reset="/claims" />
           </Form>
         }

@@ -1,9 +1,16 @@
-import { count, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { claimLineNotes, claims, insurances, insuranceServices, locations, notes, paServices, userRoles, users, x12Files } from "~/db/schema";
+import { auditLog, claimLineNotes, claimLines, claims, insurances, insuranceServices, locations, notes, paServices, userRoles, users, x12Files } from "~/db/schema";
+import { CLAIM_MESSAGES } from "~/domain/claims";
 import { npiFrom } from "~/domain/npi";
 import { NOTE_MESSAGES } from "~/domain/note-rules";
-import { api, apiToken, createLocation, createPatient, createRole, createUser, db, form, request, signInCookie } from "./helpers";
+import { getActor } from "~/models/actors.server";
+import { buildClaims, sendClaim } from "~/models/claims.server";
+import { setNoteModifiers, updateNote } from "~/models/notes.server";
+import type { ClaimFileToSend, ClaimSender } from "~/services/claim-sender.server";
+import { verifyAuditChain } from "~/services/audit.server";
+import type { Db } from "~/db/client.server";
+import { api, apiToken, beforeWriteDb, createLocation, createPatient, createRole, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
 import { readBack837 } from "../support/x12";
 
 /** Claims: build from billed notes, generate the 837P, send, status, download; screens and API (decision 032). */
@@ -321,7 +328,194 @@ describe("API /v2/claims", () => {
   });
 });
 
+/** A model call's context for `user`, on `database` (a racing one from beforeWriteDb). */
+async function ctxOf(user: TestUser, database: Db) {
+  return { db: database, actor: (await getActor(db(), "user", user.id))!, ip: "127.0.0.1", now: () => new Date() };
+}
+
+const auditRows = (entity: string, entityId?: number) =>
+  db()
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.entity, entity), entityId === undefined ? undefined : eq(auditLog.entityId, String(entityId))));
+
+describe("a claim bills what its notes say, whichever of a build and a note change commits first (probe 8905 §1)", () => {
+  const clinicianOf = (w: Awaited<ReturnType<typeof world>>) => createUser({ permissions: ["view_notes", "manage_notes", "ignore_time_limits"], locations: [w.location.id] });
+  const noteRow = async (id: number) => (await db().select().from(notes).where(eq(notes.id, id)))[0]!;
+  const linesOf = (noteId: number) =>
+    db().select({ units: claimLines.units, modifiers: claimLines.modifiers, charge: claimLines.chargeCents }).from(claimLines).innerJoin(claimLineNotes, eq(claimLineNotes.claimLineId, claimLines.id)).where(eq(claimLineNotes.noteId, noteId));
+
+  it.each([
+    ["an amendment of the end time (8 → 6 units)", (n: number, token: string) => api(`/v2/notes-rbt/${n}`, { method: "PATCH", token, body: { time_out: "10:30", amendment_reason: "wrong end time" } }), { units: 6, md: null }, { units: 6, modifiers: "" }],
+    ["a modifier change (HM → HO)", (n: number, token: string) => api(`/note_rbt/update/modifier/${n}`, { method: "PUT", token, body: { md: "HO" } }), { units: 8, md: "HO" }, { units: 8, modifiers: "HO" }],
+  ])("%s landing between the build's read and its write: 409, nothing built; a new build bills the change", async (_l, change, noteAfter, lineAfter) => {
+    const w = await world();
+    const other = await w.note({ sessionDate: "2026-11-03", timeIn: "09:00", timeOut: "11:00" });
+    const n = await w.note({ timeIn: "09:00", timeOut: "11:00", md: noteAfter.md === "HO" ? "HM" : null });
+    const clinician = await apiToken(await clinicianOf(w));
+    const claimsBefore = await claimCount();
+    const buildRowsBefore = (await auditRows("claim")).length;
+    // The build reads and prices both notes; right before its write, the note is changed (200).
+    const racing = beforeWriteDb(async () => {
+      const res = await change(n, clinician);
+      expect(res.status, await res.clone().text()).toBe(200);
+    }, 1);
+    const result = await buildClaims(await ctxOf(w.manager, racing), { note_ids: [other, n] });
+    expect(result).toEqual({ ok: false, status: 409, message: CLAIM_MESSAGES.notesChanged([n]), current: { changed_notes: [n] } });
+    expect(result.ok ? "" : result.message).toBe(`Note ${n} was changed while the claims were being built, so nothing was built. Build again: the claims will bill what the notes say now.`);
+    // Nothing written: no claim, no line for either note, no build audit row; the note keeps its change.
+    expect(await claimCount()).toBe(claimsBefore);
+    expect([await linesOf(n), await linesOf(other)]).toEqual([[], []]);
+    expect((await auditRows("claim")).length).toBe(buildRowsBefore);
+    expect(await noteRow(n)).toMatchObject(noteAfter);
+    // Built again, the claim bills the note as it is now.
+    const again = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [other, n] } });
+    expect(again.status, await again.clone().text()).toBe(201);
+    expect(await linesOf(n)).toEqual([expect.objectContaining(lineAfter)]);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it.each([
+    ["an amendment of the end time", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => updateNote(ctx, "rbt", n, { time_out: "10:30" }, { version: null, partial: true, amendmentReason: "wrong end time" }), "time_out"],
+    ["a modifier change", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => setNoteModifiers(ctx, "rbt", n, { md: "HO" }), "md"],
+  ])("the other order: %s that read the note before a build committed is refused (422 on a claim), the note unchanged", async (_l, change, field) => {
+    const w = await world();
+    const n = await w.note({ timeIn: "09:00", timeOut: "11:00", md: "HM" });
+    const clinician = await clinicianOf(w);
+    const before = await noteRow(n);
+    let claimNumber = "";
+    const racing = beforeWriteDb(async () => {
+      const res = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } });
+      expect(res.status, await res.clone().text()).toBe(201);
+      claimNumber = ((await res.json()) as { data: { claim_number: string }[] }).data[0]!.claim_number;
+    });
+    const result = await change(await ctxOf(clinician, racing), n);
+    expect(result).toMatchObject({ ok: false, status: 422, errors: { [field]: NOTE_MESSAGES.onClaim(`${claimNumber} (draft)`) } });
+    expect(await noteRow(n)).toEqual(before);
+    expect(await linesOf(n)).toEqual([expect.objectContaining({ units: 8, modifiers: "HM" })]);
+  });
+});
+
+describe("sending a claim twice at once sends it once (probe 8905 §3)", () => {
+  /** A sender that counts the files handed to it, and answers `fail` when told. */
+  function countingSender(fail: string | null = null): ClaimSender & { files: ClaimFileToSend[] } {
+    const files: ClaimFileToSend[] = [];
+    return { name: "clearinghouse-test", files, send: async (file) => (files.push(file), fail ? { ok: false, message: fail } : { ok: true }) };
+  }
+  async function generated(w: Awaited<ReturnType<typeof world>>) {
+    const n = await w.note();
+    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } })).json()) as { data: { id: number }[] }).data[0]!;
+    expect((await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [built.id] } })).status).toBe(201);
+    return built.id;
+  }
+  const claimRow = async (id: number) => (await db().select().from(claims).where(eq(claims.id, id)))[0]!;
+  const sendRows = async (id: number) => (await auditRows("claim", id)).filter((a) => a.action === "send" || a.action === "send_failed").map((a) => a.action);
+
+  it("the second send, which read the claim generated, answers 409 without calling the sender; one send audit row", async () => {
+    const w = await world();
+    const id = await generated(w);
+    const sender = countingSender();
+    let first: Awaited<ReturnType<typeof sendClaim>> | null = null;
+    // Both read the claim as generated; the first one's write and send land before the second one writes.
+    const racing = beforeWriteDb(async () => {
+      first = await sendClaim(await ctxOf(w.manager, db()), id, sender);
+    });
+    const second = await sendClaim(await ctxOf(w.manager, racing), id, sender);
+    expect(first).toMatchObject({ ok: true, message: "Claim sent.", data: { sender: "clearinghouse-test", claims: 1 } });
+    expect(second).toMatchObject({ ok: false, status: 409, message: "The claim is sent; only a generated claim is sent." });
+    expect(sender.files).toHaveLength(1);
+    expect(await sendRows(id)).toEqual(["send"]);
+    const claim = await claimRow(id);
+    expect(claim.status).toBe("sent");
+    const [file] = await db().select().from(x12Files).where(eq(x12Files.id, claim.fileId!));
+    expect(file!.sender).toBe("clearinghouse-test");
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it("the screen and the API share it: a screen send landing between the API's read and write wins; the API's send is refused, the sender called once", async () => {
+    const w = await world();
+    const id = await generated(w);
+    const cookie = await signInCookie(w.manager);
+    const sender = countingSender();
+    const racing = beforeWriteDb(async () => {
+      const screen = await form(`/claims/edit-viewer/${id}`, { intent: "send" }, cookie);
+      expect(screen.status).toBe(303);
+      expect(decodeURIComponent(screen.headers.get("Location") ?? "")).toContain("Claim sent.");
+    });
+    // sendClaim is what POST /api/v2/claims/{id}/send calls.
+    expect(await sendClaim(await ctxOf(w.manager, racing), id, sender)).toMatchObject({ ok: false, status: 409, message: "The claim is sent; only a generated claim is sent." });
+    expect(sender.files).toHaveLength(0);
+    expect(await sendRows(id)).toEqual(["send"]);
+    // A send after that (no overlap) is refused before any write: 422, on the API and on the screen.
+    const late = await api(`/v2/claims/${id}/send`, { method: "POST", token: w.token });
+    expect(late.status).toBe(422);
+    expect(((await late.json()) as { message: string }).message).toBe("The claim is sent; only a generated claim is sent.");
+    const lateScreen = await form(`/claims/edit-viewer/${id}`, { intent: "send" }, cookie);
+    expect(lateScreen.status).toBe(422);
+    expect((await lateScreen.text()).replaceAll("&#x27;", "'")).toContain("The claim is sent; only a generated claim is sent.");
+    expect(await sendRows(id)).toEqual(["send"]);
+  });
+
+  it("a sender that fails: the claim is generated again (a send_failed row), the file unsent, and a later send goes out", async () => {
+    const w = await world();
+    const id = await generated(w);
+    const before = await claimRow(id);
+    const failing = countingSender("the clearinghouse refused the connection.");
+    const result = await sendClaim(await ctxOf(w.manager, db()), id, failing);
+    expect(result).toEqual({ ok: false, status: 422, message: CLAIM_MESSAGES.notSent("the clearinghouse refused the connection.", true), errors: { status: CLAIM_MESSAGES.notSent("the clearinghouse refused the connection.", true) } });
+    expect(result.ok ? "" : result.message).toBe("The file was not sent: the clearinghouse refused the connection. The claim is generated again: send it again later.");
+    expect(failing.files).toHaveLength(1);
+    const after = await claimRow(id);
+    expect(after.status).toBe("generated");
+    expect(after.version).toBe(before.version + 2);
+    const [file] = await db().select().from(x12Files).where(eq(x12Files.id, after.fileId!));
+    expect([file!.sender, file!.sentAt]).toEqual([null, null]);
+    expect(await sendRows(id)).toEqual(["send", "send_failed"]);
+    // A sender that throws is a failure too.
+    const throwing: ClaimSender = { name: "broken", send: async () => { throw new Error("socket hang up"); } };
+    expect(await sendClaim(await ctxOf(w.manager, db()), id, throwing)).toMatchObject({ ok: false, status: 422, message: CLAIM_MESSAGES.notSent(CLAIM_MESSAGES.senderDidNotAnswer, true) });
+    expect((await claimRow(id)).status).toBe("generated");
+    const ok = countingSender();
+    expect(await sendClaim(await ctxOf(w.manager, db()), id, ok)).toMatchObject({ ok: true, message: "Claim sent." });
+    expect(ok.files).toHaveLength(1);
+    expect((await claimRow(id)).status).toBe("sent");
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+});
+
 describe("screens /claims and /claims/edit-viewer/:id", () => {
+  it.each([
+    ["To before From", "date_from=2026-11-20&date_to=2026-11-01", "date_to", "To must be on or after From."],
+    ["a date that is not real", "date_from=2026-11-40", "date_from", "Dates must be real dates like 2026-01-31."],
+    ["a real To with an impossible From", "date_from=2026-02-30&date_to=2026-03-01", "date_from", "Dates must be real dates like 2026-01-31."],
+  ])("a refused list filter (%s): its error beside the field, the typed dates kept, no claim listed", async (_l, qs, field, message) => {
+    const w = await world();
+    const n = await w.note();
+    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } })).json()) as { data: { claim_number: string }[] }).data[0]!;
+    const cookie = await signInCookie(w.manager);
+    const res = await request(`/claims?status=draft&${qs}`, { cookie });
+    expect(res.status).toBe(200);
+    const page = (await res.text()).replaceAll("&#x27;", "'");
+    expect(new RegExp(`<p id="f-${field}-error" class="field-error" role="alert">([^<]*)</p>`).exec(page)?.[1]).toBe(message);
+    expect(page).toMatch(new RegExp(`<input id="f-${field}"[^>]*aria-invalid="true"`));
+    const typed = Object.fromEntries(new URLSearchParams(qs));
+    for (const k of ["date_from", "date_to"]) expect(new RegExp(`<input id="f-${k}"[^>]*value="([^"]*)"`).exec(page)?.[1] ?? "").toBe(typed[k] ?? "");
+    expect(page).toContain("Nothing is listed until the filters marked above are corrected.");
+    expect(page).not.toContain(built.claim_number);
+    // The same filters in order list the claim.
+    const fine = await (await request(`/claims?status=draft&date_from=2026-01-01&date_to=2099-12-31`, { cookie })).text();
+    expect(fine).toContain(built.claim_number);
+  });
+
+  it("the build form's To before From is refused with its message; the list still shows", async () => {
+    const w = await world();
+    await w.note();
+    const cookie = await signInCookie(w.manager);
+    const page = await (await request(`/claims?pick=1&b_location_id=${w.location.id}&b_from=2026-11-20&b_to=2026-11-01`, { cookie })).text();
+    expect(page).toContain("To must be on or after From.");
+    expect(page).not.toContain("Nothing is listed until the filters marked above are corrected.");
+  });
+
   it("builds from the form without JavaScript, shows the draft, generates, downloads; guards", async () => {
     const w = await world();
     const n = await w.note();

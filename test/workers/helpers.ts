@@ -227,14 +227,16 @@ export function codeIn(text: string): string {
 
 /**
  * The database of a model call whose first batch of several statements (its write with the audit row) waits
- * until `before` has run: another request's write landing between the call's reads and its write.
+ * until `before` has run: another request's write landing between the call's reads and its write. `skip`: how
+ * many batches of several statements run first (a call that reads in a batch: 1).
  */
-export function beforeWriteDb(before: () => Promise<unknown>): Db {
+export function beforeWriteDb(before: () => Promise<unknown>, skip = 0): Db {
   let done = false;
+  let seen = 0;
   const binding = {
     prepare: (query: string) => env.DB.prepare(query),
     batch: async (statements: D1PreparedStatement[]) => {
-      if (!done && statements.length > 1) {
+      if (!done && statements.length > 1 && seen++ >= skip) {
         done = true;
         await before();
       }
