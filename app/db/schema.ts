@@ -593,6 +593,8 @@ export const tickets = sqliteTable(
     firstResponseAt: text("first_response_at"),
     closedAt: text("closed_at"),
     version: integer("version").notNull().default(1),
+    /** The new-ticket form's one-time token (decision 024's `form_token`): a resend of the same form opens no second ticket. */
+    formToken: text("form_token"),
     ...timestamps,
   },
   // The badges count the tickets nobody on staff has read on every screen (with the session): a partial index keeps that small.
@@ -603,6 +605,7 @@ export const tickets = sqliteTable(
     index("tickets_location_created_idx").on(t.locationId, t.createdAt),
     // The office list's "Assigned to" filter (me: one user's; unassigned: null), newest first.
     index("tickets_assigned_created_idx").on(t.assignedTo, t.createdAt),
+    uniqueIndex("tickets_form_token_unique").on(t.formToken),
   ],
 );
 

@@ -36,6 +36,7 @@ export const NOTE_MESSAGES = {
   supervisorNotQualified: "Choose a supervisor who is a BCBA or BCaBA.",
   countersignOwnNote: "The provider cannot countersign their own note.",
   countersignNotSupervisor: "Only the note's supervisor can countersign it.",
+  countersignNotQualified: "Only a BCBA or BCaBA can countersign a note.",
   countersignUnsigned: "The provider signs the note first; then the supervisor countersigns it.",
   countersignTwice: "This note is already countersigned.",
   countersignDate: (sessionDate: string, today: string) => `Countersign on a date from the session date (${sessionDate}) to today (${today}).`,

@@ -167,6 +167,9 @@ export const TICKET_MESSAGES = {
   assignNotOffice: "Only the office can assign this ticket.",
   assignClosed: "This ticket is closed. Reopen it to assign it.",
   assigneeOutOfScope: "Choose someone who answers tickets (manage_tickets) for this ticket's location.",
+  /** A resend of the new-ticket form (its one-time token): the first ticket answers (decision 024's notes do the same). */
+  alreadySent: "This ticket was already sent.",
+  formUsed: "This form was already used. Open a new form to ask something else.",
 } as const;
 
 /** A response's effect on the ticket: the office answers (the requester has one more unread), the requester reopens the question. */

@@ -252,6 +252,8 @@ const foundColumns = {
   },
   providerUser: { id: providerUsers.id, name: providerUsers.name, surname: providerUsers.surname },
   supervisorUser: { id: supervisorUsers.id, name: supervisorUsers.name, surname: supervisorUsers.surname },
+  // The supervisor's credential now (canSupervise: only a BCBA or BCaBA countersigns).
+  supervisorCredential: providerCredentialSql(notes.supervisorId),
   // The claim (not rejected) that holds the note, if any: what it billed stays (claimedNoteChanges).
   liveClaim: liveClaimLabel(notes.id),
   tail: auditTail,
@@ -268,6 +270,8 @@ interface Found {
   liveClaim: string | null;
   /** The place-of-service codes of the note's location (posRefusal). */
   posCodes: string[];
+  /** Whether the note's supervisor can supervise now (a BCBA or BCaBA: canSupervise); false without one. */
+  supervisorQualified: boolean;
 }
 
 /** One statement: the note of that type in scope, with its context and the audit chain's tail; null when not found. */
@@ -298,7 +302,7 @@ async function findNote(ctx: ModelContext, type: NoteType | null, id: number, db
     provider: chosenUser(r.providerUser),
     supervisor: chosenUser(r.supervisorUser),
   };
-  return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail, liveClaim: r.liveClaim, posCodes: posCodesOf(r.location.posCodes) };
+  return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail, liveClaim: r.liveClaim, posCodes: posCodesOf(r.location.posCodes), supervisorQualified: r.n.supervisorId !== null && canSupervise(r.supervisorCredential) };
 }
 
 function historyQuery(ctx: ModelContext, noteId: number) {
@@ -335,11 +339,11 @@ export async function getNote(ctx: ModelContext, type: NoteType | null, id: numb
  * What the view screen, the PDF and the AI summary need: the note, its context (client, location, PA
  * service) and its history. Two round trips: the scoped read, then the history with the audit row.
  */
-export async function getNoteView(ctx: ModelContext, type: NoteType | null, id: number): Promise<{ note: NoteJson; context: NoteContext; history: NoteHistoryEntry[] } | null> {
+export async function getNoteView(ctx: ModelContext, type: NoteType | null, id: number): Promise<{ note: NoteJson; context: NoteContext; history: NoteHistoryEntry[]; supervisorQualified: boolean } | null> {
   const found = await findNote(ctx, type, id);
   if (!found) return null;
   const [history] = await auditedRead(ctx.db, who(ctx), readEntry(found), () => [historyQuery(ctx, id)], found.tail);
-  return { note: found.note, context: found.context, history: history.map(historyJson) };
+  return { note: found.note, context: found.context, history: history.map(historyJson), supervisorQualified: found.supervisorQualified };
 }
 
 /* ------------------------------------------------------------------ lists */
@@ -1399,10 +1403,13 @@ export async function countersignNote(ctx: ModelContext, type: NoteType, id: num
   return simpleChange(ctx, type, id, {
     action: "countersign",
     version: input.version,
-    may: ({ note, context }) => {
+    may: ({ note, context, supervisorQualified }) => {
       if (note.supervisor_id !== ctx.actor.id || ctx.actor.kind !== "user") return denied(NOTE_MESSAGES.countersignNotSupervisor);
-      // A note stored before the supervisor rule may name its provider as supervisor: they still cannot countersign it.
+      // A note stored before the supervisor rule may name its provider as supervisor, or someone who cannot supervise
+      // (an RBT): they still cannot countersign it. The credential is the one read now, as a new supervisor's is.
       if (note.provider_id === ctx.actor.id) return denied(NOTE_MESSAGES.countersignOwnNote);
+      // 422, not the Access Denied page: the view says why (the note names them, but only a BCBA or BCaBA countersigns).
+      if (!supervisorQualified) return invalid({ form: NOTE_MESSAGES.countersignNotQualified });
       if (!note.signed_at) return invalid({ form: NOTE_MESSAGES.countersignUnsigned });
       if (note.supervisor_signed_on) return invalid({ form: NOTE_MESSAGES.countersignTwice });
       const date = signDateRefusal("supervisor", input.supervisor_signed_on, note.session_date, todayIn(ctx.now(), context.location.time_zone));

@@ -277,20 +277,27 @@ function nowIso(ctx: ModelContext) {
 }
 
 /** Opens a ticket for the actor, at their location (the office of that location answers it). */
-export async function createTicket(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<TicketJson>> {
+export async function createTicket(ctx: ModelContext, raw: Record<string, unknown>, opts: { formToken?: string | null } = {}): Promise<ModelResult<TicketJson>> {
   if (ctx.actor.kind !== "user") return notFound("Ticket");
   const parsed = parseWith(TicketInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const locationId = ctx.actor.locationId ?? ctx.actor.locationIds[0] ?? null;
-  // One batch: the insert, the new ticket read back with its requester and location (last_insert_rowid()
-  // is the ticket until the audit row is inserted, last), the audit row.
-  const [, created] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "create", entity: "ticket", entityId: null, detail: { category: parsed.data.category, priority: parsed.data.priority } }, (audit) => [
-    ctx.db.insert(tickets).values({ userId: ctx.actor.id, locationId, ...parsed.data, status: "open", readByStaff: false, unreadResponses: 0, createdAt: nowIso(ctx), updatedAt: nowIso(ctx) }),
-    joinedSelect(ctx).where(eq(tickets.id, sql`last_insert_rowid()`)),
+  const formToken = opts.formToken?.trim() ? opts.formToken.trim().slice(0, 200) : null;
+  // One batch: the insert (none when the form's one-time token already opened a ticket: a resend), the ticket read
+  // back with its requester and location — by its token, else by last_insert_rowid(), which is the ticket until the
+  // audit row is inserted, last — and the audit row, written only with the ticket.
+  const [inserted, created] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "create", entity: "ticket", entityId: null, detail: { category: parsed.data.category, priority: parsed.data.priority } }, (audit) => [
+    ctx.db
+      .insert(tickets)
+      .values({ userId: ctx.actor.id, locationId, ...parsed.data, status: "open", readByStaff: false, unreadResponses: 0, formToken, createdAt: nowIso(ctx), updatedAt: nowIso(ctx) })
+      .onConflictDoNothing({ target: tickets.formToken })
+      .returning({ id: tickets.id }),
+    joinedSelect(ctx).where(formToken ? and(eq(tickets.formToken, formToken), eq(tickets.userId, ctx.actor.id)) : eq(tickets.id, sql`last_insert_rowid()`)),
     audit(sql`changes() = 1`),
   ]);
-  const ticket = ticketJson(created[0]!, "requester");
-  return ok(ticket, "Ticket created.");
+  const row = created[0];
+  if (!row) return invalid({ form: TICKET_MESSAGES.formUsed });
+  return ok(ticketJson(row, "requester"), inserted.length ? "Ticket created." : TICKET_MESSAGES.alreadySent);
 }
 
 /** The ticket as it is after a change, read at the end of the change's batch (no round trip of its own). */

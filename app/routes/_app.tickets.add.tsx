@@ -1,10 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
-import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { TicketFields } from "~/components/ticket-ui";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions } from "~/components/ui/form-controls";
 import { createTicket } from "~/models/tickets.server";
+import { randomToken } from "~/services/crypto.server";
 import { formResult, formValues, modelContextFor } from "~/services/forms.server";
 import { requireStaff } from "~/services/guard.server";
 
@@ -14,17 +15,23 @@ export const handle = { guard: "staff" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireStaff(request, context);
-  return null;
+  // Each load of the form carries a one-time token: a resend of it (a double tap) opens one ticket (decision 036).
+  return { formToken: randomToken(18) };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { actor } = await requireStaff(request, context);
   const values = formValues(await request.formData());
-  return formResult(await createTicket(modelContextFor(context, actor), values), values, (t) => `/tickets/view/${t.id}`);
+  const formToken = typeof values.form_token === "string" ? values.form_token : null;
+  return formResult(await createTicket(modelContextFor(context, actor), values, { formToken }), values, (t) => `/tickets/view/${t.id}`);
 }
 
 export default function AddTicket() {
+  const { formToken: fresh } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
+  // A refused form keeps its token, so fixing and sending it again is still one ticket.
+  const typedToken = answer?.values.form_token;
+  const formToken = typeof typedToken === "string" && typedToken ? typedToken : fresh;
   const busy = useNavigation().state === "submitting";
   return (
     <section className="card">
@@ -35,6 +42,7 @@ export default function AddTicket() {
       <p>Ask the office for help. Please do not include more client details than the office needs.</p>
       <FormMessage error={answer?.message} />
       <Form method="post">
+        <input type="hidden" name="form_token" value={formToken} />
         <TicketFields values={answer?.values ?? {}} errors={answer?.errors ?? {}} />
         <FormActions>
           <button className="btn btn-primary" type="submit" disabled={busy}>

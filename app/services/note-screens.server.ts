@@ -140,9 +140,10 @@ export function bodyOf(type: NoteType, form: FormData): Record<string, unknown> 
 /**
  * The form's options from the model's noteConfig, or null when the client is not in the actor's scope. An edited
  * note's stored supervisor stays in the Supervisor select even when they cannot supervise (marked), so saving
- * unchanged keeps them (decision 017's rule: only a changed supervisor is checked).
+ * unchanged keeps them (decision 017's rule: only a changed supervisor is checked). So does a supervisor the
+ * refused form named (`typedSupervisor`), by name, when they are staff of the client's location.
  */
-async function formOptions(ctx: ModelContext, type: NoteType, patientId: number, edited: { id: number; supervisor_id: number | null } | null = null): Promise<NoteFormOptions | null> {
+async function formOptions(ctx: ModelContext, type: NoteType, patientId: number, edited: { id: number; supervisor_id: number | null } | null = null, typedSupervisor: FormDataEntryValue | null = null): Promise<NoteFormOptions | null> {
   // Every PA service of the client for the type's codes: the form offers those covering the date and CPT. Their
   // weekly meter leaves the edited note out (its own units are not counted twice).
   const result = await noteConfig(ctx, type, { patient_id: patientId }, { excludeNoteId: edited?.id ?? null });
@@ -154,8 +155,8 @@ async function formOptions(ctx: ModelContext, type: NoteType, patientId: number,
   const c = config.client;
   if (!c) return null;
   const staff = c.providers.map((x) => ({ value: x.id, label: x.name }));
-  const stored = edited?.supervisor_id ?? null;
-  const storedOnly = stored !== null && !c.supervisors.some((x) => x.id === stored) ? staff.filter((x) => x.value === stored).map((x) => ({ ...x, label: `${x.label} ${CANNOT_SUPERVISE}` })) : [];
+  const kept = new Set([edited?.supervisor_id ?? null, pathId(typeof typedSupervisor === "string" ? typedSupervisor : undefined)]);
+  const storedOnly = staff.filter((x) => kept.has(x.value) && !c.supervisors.some((y) => y.id === x.value)).map((x) => ({ ...x, label: `${x.label} ${CANNOT_SUPERVISE}` }));
   return {
     type,
     patient: { id: c.patient_id, name: c.patient_name, identifier: null, time_zone: c.time_zone },
@@ -334,7 +335,7 @@ export function createNoteAction(type: NoteType) {
     const patientId = pathId(String(form.get("patient_id") ?? "")) ?? patientParam;
     const formToken = String(form.get("form_token") ?? "") || null;
     const rerender = async (status: number, extra: Partial<NoteFormData>) => {
-      const options = patientId === null ? null : await formOptions(ctx, type, patientId);
+      const options = patientId === null ? null : await formOptions(ctx, type, patientId, null, form.get("supervisor_id"));
       if (!options) throw notFound("Client not found.");
       const p = createPath(type, options.patient!.id);
       const answer: NoteFormData = {
@@ -434,7 +435,7 @@ export function editNoteAction(type: NoteType) {
       const found = current ? { note: current } : await getNote(ctx, type, id);
       if (!found) throw notFound("Note not found.");
       const note = found.note;
-      const options = await formOptions(ctx, type, note.patient_id, note);
+      const options = await formOptions(ctx, type, note.patient_id, note, form.get("supervisor_id"));
       if (!options) throw notFound("Note not found.");
       const answer: NoteFormData = {
         kind: "form",
@@ -501,9 +502,10 @@ export function viewNoteLoader(type: NoteType) {
       canManage: can(actor, "manage_notes"),
       canEdit: mayWriteNote(actor, view.note),
       // The note's supervisor countersigns it once its provider has signed (decision 023): name and today to start with.
-      // Never the provider, even on a note stored before the supervisor rule with them as its supervisor.
+      // Never the provider, nor someone who cannot supervise now, even on a note stored before the supervisor rule
+      // that names them as its supervisor.
       countersign:
-        view.note.supervisor_id === actor.id && view.note.provider_id !== actor.id && actor.kind === "user" && view.note.signed_at && !view.note.supervisor_signed_on
+        view.note.supervisor_id === actor.id && view.note.provider_id !== actor.id && view.supervisorQualified && actor.kind === "user" && view.note.signed_at && !view.note.supervisor_signed_on
           ? { name: `${actor.name} ${actor.surname}`.trim(), today: todayIn(ctx.now(), view.context.location.time_zone) }
           : null,
       flash: flash ? flash.slice(0, 200) : null,

@@ -172,6 +172,45 @@ describe("the note form's supervisor (screens)", () => {
     expect(r.status).toBe(403);
     expect((await liveNotes(s.patient.id))[0]).toMatchObject({ supervisorName: "", supervisorSignedOn: null, version: 1 });
   });
+
+  it("a supervisor who cannot supervise now never countersigns: an old note stored with an RBT as supervisor (422 with the reason, nothing written)", async () => {
+    const s = await scene("rbt");
+    const saved = await post(`/note-rbt?patient_id=${s.patient.id}`, fields(s, { supervisor_id: String(bcba.id), provider_name: "Jasmine User", provider_signed_on: today() }), rbt.cookie);
+    expect(saved.status).toBe(303);
+    const id = Number(/\/view\/(\d+)/.exec(saved.headers.get("Location")!)![1]);
+    await db().update(notes).set({ supervisorId: rbt2.id }).where(eq(notes.id, id));
+    expect(await (await request(`/note-rbt/view/${id}`, { cookie: rbt2.cookie })).text()).not.toContain("Countersign as supervisor");
+    const r = await post(`/note-rbt/view/${id}`, { intent: "countersign", version: "1", supervisor_name: "Maya User", supervisor_signed_on: today(), supervisor_signature: "" }, rbt2.cookie);
+    expect(r.status).toBe(422);
+    expect(await textOf(r)).toContain(NOTE_MESSAGES.countersignNotQualified);
+    expect((await liveNotes(s.patient.id))[0]).toMatchObject({ supervisorId: rbt2.id, supervisorName: "", supervisorSignedOn: null, version: 1 });
+    // With a BCBA named as its supervisor, she countersigns it.
+    await db().update(notes).set({ supervisorId: bcba.id }).where(eq(notes.id, id));
+    expect(await (await request(`/note-rbt/view/${id}`, { cookie: bcba.cookie })).text()).toContain("Countersign as supervisor");
+    const done = await post(`/note-rbt/view/${id}`, { intent: "countersign", version: "1", supervisor_name: "Elena User", supervisor_signed_on: today(), supervisor_signature: "" }, bcba.cookie);
+    expect(done.status).toBe(303);
+    expect((await liveNotes(s.patient.id))[0]).toMatchObject({ supervisorName: "Elena User", supervisorSignedOn: today(), version: 2 });
+  });
+
+  it.each([
+    ["another RBT", () => rbt2, "Maya User (not a BCBA or BCaBA)"],
+    ["office staff", () => office, "Hannah User (not a BCBA or BCaBA)"],
+  ] as const)("a refused supervisor (%s) stays chosen in the select, named and marked (create and edit)", async (_label, supervisor, label) => {
+    const s = await scene("rbt");
+    // The options holding the refused person's id: one, with their name and mark, and chosen (not the bare id).
+    const optionsFor = (page: string) =>
+      [...(/<select[^>]*name="supervisor_id"[^>]*>([\s\S]*?)<\/select>/.exec(page)![1]!.matchAll(/<option value="(\d*)"([^>]*)>([^<]*)<\/option>/g))]
+        .filter((m) => m[1] === String(supervisor().id))
+        .map((m) => ({ label: m[3], chosen: m[2]!.includes("selected") }));
+    const refused = await post(`/note-rbt?patient_id=${s.patient.id}`, fields(s, { supervisor_id: String(supervisor().id) }), rbt.cookie);
+    expect(refused.status).toBe(422);
+    expect(optionsFor(await textOf(refused))).toEqual([{ label, chosen: true }]);
+    const saved = await post(`/note-rbt?patient_id=${s.patient.id}`, fields(s, { supervisor_id: String(bcba.id) }), rbt.cookie);
+    const id = Number(/\/view\/(\d+)/.exec(saved.headers.get("Location")!)![1]);
+    const edit = await post(`/note-rbt/edit/${id}`, { ...fields(s, { supervisor_id: String(supervisor().id) }), form_token: "", version: "1" }, rbt.cookie);
+    expect(edit.status).toBe(422);
+    expect(optionsFor(await textOf(edit))).toEqual([{ label, chosen: true }]);
+  });
 });
 
 describe("the provider's typed name on a new note (probe 8903 §7)", () => {

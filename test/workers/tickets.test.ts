@@ -1,4 +1,4 @@
-import { count, desc, eq } from "drizzle-orm";
+import { count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, ticketResponses, tickets } from "~/db/schema";
 import { getUserActor } from "~/models/actors.server";
@@ -85,6 +85,44 @@ describe("ticket screens", () => {
     const id = Number(/\/tickets\/view\/(\d+)/.exec(res.headers.get("Location")!)![1]);
     const row = await ticketRow(id);
     expect(row).toMatchObject({ userId: requester.id, locationId: A, subject: "Screen ticket", body: "Please help", category: "billing", priority: "urgent", status: "open", readByStaff: false, unreadResponses: 0, version: 1 });
+  });
+
+  it("a resend of the same form load opens one ticket and lands on it, sent one after the other or at once (probe 8905 #5)", async () => {
+    const tokenOf = async () => /<input type="hidden" name="form_token" value="([^"]+)"/.exec(await html(await request("/tickets/add", { cookie: cookies.requester })))![1]!;
+    const creates = async () => (await db().all<{ n: number }>(sql`select count(*) as n from audit_log where action = 'create' and entity = 'ticket'`))[0]!.n;
+    const tap = (token: string, cookie = cookies.requester) => form("/tickets/add", { form_token: token, subject: "Printer broken (double tap)", body: "The printer in room 2 is broken.", category: "general", priority: "normal" }, cookie);
+    const landing = (res: Response) => {
+      const to = new URL(res.headers.get("Location") ?? "", "https://x.test");
+      return { id: /^\/tickets\/view\/(\d+)$/.exec(to.pathname)?.[1], flash: to.searchParams.get("flash") };
+    };
+    const one = await tokenOf();
+    expect(await tokenOf()).not.toBe(one);
+
+    // A refused form keeps its token: fixing and sending it is still that form's one ticket.
+    const refused = await form("/tickets/add", { form_token: one, subject: " ", body: "b" }, cookies.requester);
+    expect(refused.status).toBe(422);
+    expect(await html(refused)).toContain(`name="form_token" value="${one}"`);
+
+    const sequential = async (t: string) => [await tap(t), await tap(t)];
+    const atOnce = (t: string) => Promise.all([tap(t), tap(t)]);
+    for (const [send, token] of [[sequential, one], [atOnce, await tokenOf()]] as const) {
+      const [before, audits] = [await ticketCount(), await creates()];
+      const answers = await send(token);
+      expect(answers.map((r) => r.status)).toEqual([303, 303]);
+      const [a, b] = answers.map(landing);
+      expect(a!.id).toBe(b!.id);
+      expect([a!.flash, b!.flash].sort()).toEqual(["This ticket was already sent.", "Ticket created."]);
+      expect(await ticketCount()).toBe(before + 1);
+      expect(await creates()).toBe(audits + 1);
+      expect(await ticketRow(Number(a!.id))).toMatchObject({ userId: requester.id, subject: "Printer broken (double tap)", status: "open" });
+    }
+
+    // Another user's token opens nothing and names no ticket.
+    const before = await ticketCount();
+    const other = await tap(one, cookies.colleague);
+    expect(other.status).toBe(422);
+    expect(await html(other)).toContain("This form was already used.");
+    expect(await ticketCount()).toBe(before);
   });
 
   it("the office list: manage_tickets only, the locations it covers, unread marked, filters", async () => {
