@@ -32,7 +32,7 @@ import { lastPage, pageWindow, showingText, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { splitWholeMonths } from "~/domain/report-operations";
 import { namesNoField, parseWith } from "~/domain/validation";
-import { auditClientsRead, auditedRead, auditTail, withConditionalAudit } from "~/services/audit.server";
+import { auditClientsRead, auditedRead, auditTail, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
@@ -232,12 +232,17 @@ export interface ReportOptions {
   scrub?: boolean;
   /** false: the header and PA services without any row (a screen whose filters were refused shows no rows). */
   withList?: boolean;
+  /** The audit chain's tail as the guard read it with the session (decision 019); without it, one more round trip. */
+  tail?: KnownTail;
 }
 
 /**
  * The report-by-client screen and GET byprofile / byemployee: the client's header, PA services, one page of
- * rows, the totals. Round trips: the client in scope (with its latest note date and the chain's tail), then
- * the rows, count, week totals, PA services, doctors and the insurers' services with the audit row.
+ * rows, the totals — in ONE round trip after the guard's (decision 030, 2026-11-27): every read of the batch is
+ * conditioned on the client being in the actor's scope (and, for one employee's notes, on the employee being
+ * one the actor may know), so a client out of scope reads nothing but the empty header (404), and the read's
+ * audit row is written only when the client was found. The week totals come back per session date for the
+ * last seven days up to the newest note, and the week is picked from them here (app/domain/weeks.ts).
  */
 export async function clientReport(ctx: ModelContext, patientId: number, rawQuery: Record<string, unknown>, opts: ReportOptions = {}): Promise<ModelResult<ClientReport>> {
   if (!manages(ctx)) return denied();
@@ -246,6 +251,13 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
   const q = parsed.data;
   const types = noteTypesOf(q.noteType);
   const providerId = opts.providerId ?? null;
+  // The employee when the actor may know them: staff of one of the actor's locations, or a provider of this
+  // client's notes (else 404, as for an employee of another location anywhere else).
+  const providerKnown = (u: string) => sql.raw(`${u}.id = `).append(sql`${providerId} and (${employeeInScope(ctx, sql.raw(`${u}.id`))} or exists (select 1 from notes en where en.patient_id = ${patientId} and en.provider_id = ${sql.raw(`${u}.id`)}))`);
+  const found = and(
+    sql`exists (select 1 from ${patients} where ${patients.id} = ${patientId} and ${patientScope(ctx)})`,
+    providerId !== null ? sql`exists (select 1 from users pk where ${providerKnown("pk")})` : undefined,
+  )!;
   const where = and(
     eq(notes.patientId, patientId),
     isNull(notes.deletedAt),
@@ -254,28 +266,23 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
     q.date_end ? lte(notes.sessionDate, q.date_end) : undefined,
     providerId !== null ? eq(notes.providerId, providerId) : undefined,
     opts.withList === false ? sql`0` : undefined,
+    found,
   )!;
-  const [head] = await ctx.db
+  const latest = sql<string | null>`(select max(${notes.sessionDate}) from ${notes} where ${where})`;
+  const head = ctx.db
     .select({
       p: { id: patients.id, firstName: patients.firstName, lastName: patients.lastName, identifier: patients.patientIdentifier, locationId: patients.locationId, insurerId: patients.insurerId, rbt: patients.rbtHomeId, rbt2: patients.rbt2SchoolId, bcba: patients.bcbaHomeId, bcba2: patients.bcba2SchoolId },
       insurerName: insurances.name,
       timeZone: sql<string>`(select ${locations.timeZone} from ${locations} where ${locations.id} = ${patients.locationId})`,
       posCovered: sql<string | null>`json_extract(${patients.details}, '$.pos_covered')`,
-      latest: sql<string | null>`(select max(${notes.sessionDate}) from ${notes} where ${where})`,
-      // The employee when the actor may know them: staff of one of the actor's locations, or a provider of this
-      // client's notes (else 404, as for an employee of another location anywhere else).
-      providerName: providerId !== null ? sql<string | null>`(select trim(u.name || ' ' || u.surname) from users u where u.id = ${providerId} and (${employeeInScope(ctx, sql`u.id`)} or exists (select 1 from notes en where en.patient_id = ${patientId} and en.provider_id = u.id)))` : sql<string | null>`null`,
-      tail: auditTail,
+      latest,
+      providerName: providerId !== null ? sql<string | null>`(select trim(u.name || ' ' || u.surname) from users u where ${providerKnown("u")})` : sql<string | null>`null`,
     })
     .from(patients)
     .leftJoin(insurances, eq(insurances.id, patients.insurerId))
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
-  if (!head) return notFound("Client");
-  if (providerId !== null && head.providerName === null) return notFound("Employee");
-  const week = totalsWeek(q.date_end, head.latest);
   const per = CLIENT_REPORT_PAGE_SIZE;
   const order = q.sort ? [q.dir === "desc" ? desc(SORT_COLUMNS[q.sort]) : asc(SORT_COLUMNS[q.sort]), asc(notes.sessionDate), asc(notes.id)] : [asc(notes.sessionDate), asc(notes.type), asc(notes.id)];
-  const staffIds = [head.p.rbt, head.p.rbt2, head.p.bcba, head.p.bcba2].filter((x): x is number => x != null);
   const pageRows = () =>
     ctx.db
       .select(rowColumns)
@@ -292,58 +299,75 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
     order.map((o) => sql`${o}`),
     sql`, `,
   )} limit ${per} offset ${(q.page - 1) * per})`;
-  const [rows, [totals], [weekTotals], pas, doctors, services, ...scrubRows] = await auditedRead(
-    ctx.db,
-    who(ctx),
-    { entity: "client_report", entityId: patientId, patientId, detail: { patients: [patientId], ...(providerId !== null ? { provider: providerId } : {}) } },
-    () => [
-      fastRows(pageRows()),
-      ctx.db.select({ n: count() }).from(notes).where(where),
+  // The week of the To date when there is one; else the week of the newest note, picked below from its last seven days.
+  const toWeek = q.date_end ? totalsWeek(q.date_end, null) : null;
+  const weekDays = ctx.db
+    .select({ date: notes.sessionDate, minutes: sql<number>`sum(${notes.minutes})`, units: sql<number>`sum(${notes.units})` })
+    .from(notes)
+    .where(and(where, toWeek ? and(gte(notes.sessionDate, toWeek.start), lte(notes.sessionDate, toWeek.end)) : sql`${notes.sessionDate} >= (select date(${latest}, '-6 days'))`))
+    .groupBy(notes.sessionDate);
+  const staff = [patients.rbtHomeId, patients.rbt2SchoolId, patients.bcbaHomeId, patients.bcba2SchoolId].map((c) => sql`select ${c} from ${patients} where ${patients.id} = ${patientId}`);
+  const reads = () => [
+    fastRows(head),
+    fastRows(pageRows()),
+    ctx.db.select({ n: count() }).from(notes).where(where),
+    fastRows(weekDays),
+    fastRows(
       ctx.db
-        .select({ minutes: sql<number>`coalesce(sum(${notes.minutes}), 0)`, units: sql<number>`coalesce(sum(${notes.units}), 0)` })
-        .from(notes)
-        .where(week ? and(where, gte(notes.sessionDate, week.start), lte(notes.sessionDate, week.end)) : sql`0`),
-      fastRows(
-        ctx.db
-          .select({ id: paServices.id, paService: paServices.paService, cpt: paServices.cpt, nUnits: paServices.nUnits, startDate: paServices.startDate, endDate: paServices.endDate })
-          .from(paServices)
-          .where(and(eq(paServices.patientId, patientId), isNull(paServices.deletedAt)))
-          .orderBy(desc(paServices.endDate), asc(paServices.id)),
-      ),
-      fastRows(
-        ctx.db
-          .select({ id: users.id, name: sql<string>`trim(${users.name} || ' ' || ${users.surname})` })
-          .from(users)
-          .where(inArray(users.id, staffIds.length ? staffIds : [-1])),
-      ),
-      fastRows(priceServicesQuery(ctx, payersOf(patientId, head.p.insurerId))),
-      // Without `scrub` the scrubber's statements select nothing (a constant false filter).
-      ...scrubReadsFor(ctx, opts.scrub ? pageIds : sql`0`),
-    ],
-    head.tail,
-  );
+        .select({ id: paServices.id, paService: paServices.paService, cpt: paServices.cpt, nUnits: paServices.nUnits, startDate: paServices.startDate, endDate: paServices.endDate })
+        .from(paServices)
+        .where(and(eq(paServices.patientId, patientId), isNull(paServices.deletedAt), found))
+        .orderBy(desc(paServices.endDate), asc(paServices.id)),
+    ),
+    fastRows(
+      ctx.db
+        .select({ id: users.id, name: sql<string>`trim(${users.name} || ' ' || ${users.surname})` })
+        .from(users)
+        .where(and(sql`${users.id} in (${sql.join(staff, sql` union all `)})`, found)),
+    ),
+    fastRows(priceServicesQuery(ctx, payersOf(patientId, sql`(select ${patients.insurerId} from ${patients} where ${patients.id} = ${patientId})`))),
+    // Without `scrub` the scrubber's statements select nothing (a constant false filter).
+    ...scrubReadsFor(ctx, opts.scrub ? pageIds : sql`0`),
+  ] as const;
+  const entry = { action: "read", entity: "client_report", entityId: patientId, patientId, detail: { patients: [patientId], ...(providerId !== null ? { provider: providerId } : {}) } } as const;
+  const results = await withConditionalAudit(ctx.db, who(ctx), entry, (audit) => [...reads(), audit(found)], opts.tail);
+  const [[h], rows, [totals], days, pas, doctors, services, ...rest] = results as unknown as [
+    Awaited<typeof head>,
+    Awaited<ReturnType<typeof pageRows>>,
+    { n: number }[],
+    Awaited<typeof weekDays>,
+    { id: number; paService: string; cpt: string; nUnits: number; startDate: string; endDate: string }[],
+    { id: number; name: string }[],
+    PriceService[],
+    ...unknown[],
+  ];
+  if (!h) return notFound("Client");
+  if (providerId !== null && h.providerName === null) return notFound("Employee");
+  const week = toWeek ?? totalsWeek("", h.latest);
+  const inWeek = week ? days.filter((d) => d.date >= week.start && d.date <= week.end) : [];
+  const scrubRows = rest.slice(0, -1);
   const reasons = opts.scrub ? reasonsFromReads(scrubRows) : new Map<number, { message: string }[]>();
-  const data = (rows as RawRow[]).map((r) => billingRow(r, services, head.p.insurerId, (reasons.get(r.n.id) ?? []).map((x) => x.message)));
+  const data = (rows as unknown as RawRow[]).map((r) => billingRow(r, services, h.p.insurerId, (reasons.get(r.n.id) ?? []).map((x) => x.message)));
   const total = totals?.n ?? 0;
   const page: Paged<BillingRow> = { data, total, page: q.page, per_page: per, last_page: lastPage(total, per) };
   const rates = [...new Set(pas.map((p) => p.cpt))].flatMap((cpt) => {
     const provider = cpt.startsWith("97153") ? "rbt" : "bcba";
-    const s = pickService(services, head.p.insurerId, cpt, provider, head.p.locationId);
+    const s = pickService(services, h.p.insurerId, cpt, provider, h.p.locationId);
     return s ? [{ cpt, provider, unit_price_cents: centsOf(s.unitPrice), unit_price: dollarsOf(centsOf(s.unitPrice)) }] : [];
   });
   return ok({
     patient: {
-      id: head.p.id,
-      full_name: `${head.p.firstName} ${head.p.lastName}`.trim(),
-      patient_id: head.p.identifier,
-      location_id: head.p.locationId,
-      time_zone: head.timeZone,
-      insurer_id: head.p.insurerId,
-      insurer_name: head.insurerName,
-      rbt_id: head.p.rbt,
-      rbt2_id: head.p.rbt2,
-      bcba_id: head.p.bcba,
-      bcba2_id: head.p.bcba2,
+      id: h.p.id,
+      full_name: `${h.p.firstName} ${h.p.lastName}`.trim(),
+      patient_id: h.p.identifier,
+      location_id: h.p.locationId,
+      time_zone: h.timeZone,
+      insurer_id: h.p.insurerId,
+      insurer_name: h.insurerName,
+      rbt_id: h.p.rbt,
+      rbt2_id: h.p.rbt2,
+      bcba_id: h.p.bcba,
+      bcba2_id: h.p.bcba2,
     },
     rates,
     pa_services: pas.map((p) => ({ id: p.id, pa_service: p.paService, cpt: p.cpt, n_units: p.nUnits, start_date: p.startDate, end_date: p.endDate })),
@@ -351,13 +375,13 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
     arrayPages: pageWindow(page.page, page.last_page, CLIENT_REPORT_PAGE_WINDOW),
     showing: showingText(page),
     week,
-    week_total_hours: hoursOf(Number(weekTotals?.minutes ?? 0)),
-    week_total_units: Number(weekTotals?.units ?? 0),
+    week_total_hours: hoursOf(inWeek.reduce((m, d) => m + Number(d.minutes), 0)),
+    week_total_units: inWeek.reduce((u, d) => u + Number(d.units), 0),
     doctors,
     // The client's covered places of service (clinical §3 eligibility); none recorded restricts nothing: every code.
-    pos_covered: coveredPos(head.posCovered),
+    pos_covered: coveredPos(h.posCovered),
     filters: { date_start: q.date_start, date_end: q.date_end, noteType: q.noteType, sort: q.sort, dir: q.dir },
-    provider: providerId !== null ? { id: providerId, name: head.providerName ?? "" } : null,
+    provider: providerId !== null ? { id: providerId, name: h.providerName ?? "" } : null,
   });
 }
 

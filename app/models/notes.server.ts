@@ -700,13 +700,14 @@ const Z = ZONE_SPREAD_MINUTES;
  * their UTC offsets, 0 when either is NULL (a note written before offsets were stored: local, as before). The
  * mirror of zoneShift in app/domain/note-rules.ts; the provider rules compare with it, the client rules do not.
  */
-const ZONE_SHIFT_SQL = "coalesce(n.utc_offset - o.utc_offset, 0)";
+const zoneShiftSql = (n = "n", o = "o") => `coalesce(${n}.utc_offset - ${o}.utc_offset, 0)`;
+const ZONE_SHIFT_SQL = zoneShiftSql();
 
 /**
  * Any pair of note `o` within `gap` minutes of any pair of the new values `n` (touching ends do not overlap at
  * gap 0); with `shift`, `o`'s pairs are first moved by it (ZONE_SHIFT_SQL).
  */
-function overlapSql(gap: number, shift?: string): string {
+function overlapSql(gap: number, shift?: string, n = "n", o = "o"): string {
   const pairs = [
     ["1", "1"],
     ["1", "2"],
@@ -714,7 +715,16 @@ function overlapSql(gap: number, shift?: string): string {
     ["2", "2"],
   ];
   const moved = shift ? ` + ${shift}` : "";
-  return `(${pairs.map(([a, b]) => `(o.start${a}_at${moved} < n.end${b}_at + ${gap} and n.start${b}_at < o.end${a}_at${moved} + ${gap})`).join(" or ")})`;
+  return `(${pairs.map(([a, b]) => `(${o}.start${a}_at${moved} < ${n}.end${b}_at + ${gap} and ${n}.start${b}_at < ${o}.end${a}_at${moved} + ${gap})`).join(" or ")})`;
+}
+
+/**
+ * The provider overlap of note `o` with note `n` (table names or aliases in the statement), `o` moved onto `n`'s
+ * clock: the SQL mirror of the scrubber's provider_overlap (overlaps + zoneShift, app/domain/note-rules.ts). The
+ * scrubber reads only the provider's notes this keeps and still runs its own rule on them.
+ */
+export function providerOverlapSql(n: string, o: string): SQL {
+  return sql.raw(overlapSql(0, zoneShiftSql(n, o), n, o));
 }
 
 /**

@@ -14,7 +14,7 @@ import { dayNumber, isProductDate } from "~/domain/weeks";
 import { auditClientsRead, auditRead, auditTail, type KnownTail } from "~/services/audit.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
-import { noteScope } from "./notes.server";
+import { noteScope, providerOverlapSql } from "./notes.server";
 import { locationOptionsQuery } from "./locations.server";
 import { who } from "./patients.server";
 import { invalid, notFound, ok, type ModelResult } from "./results";
@@ -194,6 +194,10 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         gte(o.startAt, sql`${notes.startAt} - ${1440 + ZONE_SPREAD_MINUTES}`),
         lt(o.startAt, sql`${notes.endAt} + ${ZONE_SPREAD_MINUTES}`),
         isNull(o.deletedAt),
+        // Only the notes the provider rule can find overlapping (its SQL mirror; the rule still decides): a
+        // provider's other sessions of those days are most of the window above and none of the answer.
+        sql`${o.id} <> ${notes.id}`,
+        providerOverlapSql(`"notes"`, `"o"`),
       ),
     )
     .where(where);

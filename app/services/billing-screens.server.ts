@@ -50,7 +50,7 @@ function without(params: Record<string, string>, keys: readonly string[]): Recor
 
 /** The billing list; `refused`: errors the caller found in its own part of the address (then no client is listed). */
 export async function billingListLoader({ request, context }: LoaderFunctionArgs, refused: FilterErrors = null) {
-  const { actor } = await requirePermission(request, context, "manage_claims");
+  const { actor, auditTail } = await requirePermission(request, context, "manage_claims");
   redirectIfEmptyFilters(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const ctx = modelContextFor(context, actor);
@@ -123,17 +123,18 @@ export function reportScreenData(report: ClientReport): ReportScreenData {
 
 /** The report of one client (and, from employee-by-client, of one employee's notes for it). */
 export async function reportData(request: Request, context: LoaderFunctionArgs["context"], patientId: number, providerId: number | null) {
-  const { actor } = await requirePermission(request, context, "manage_claims");
+  const { actor, auditTail } = await requirePermission(request, context, "manage_claims");
   redirectIfEmptyFilters(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const ctx = modelContextFor(context, actor);
   const query = reportQueryInput(params);
-  let result = await clientReport(ctx, patientId, query, { providerId, scrub: true });
+  let result = await clientReport(ctx, patientId, query, { providerId, scrub: true, tail: auditTail });
   let filterErrors: FilterErrors = null;
   if (!result.ok && result.status === 422) {
-    // The header and PA services, no row and no week totals; the filters as typed.
+    // The header and PA services, no row and no week totals; the filters as typed (the refused query read nothing,
+    // so the guard's tail of the audit chain is still the tail).
     filterErrors = result.errors;
-    result = await clientReport(ctx, patientId, {}, { providerId, withList: false });
+    result = await clientReport(ctx, patientId, {}, { providerId, withList: false, tail: auditTail });
     const typed = (k: string) => (query[k] ?? "").trim();
     if (result.ok) result.data.filters = { date_start: typed("date_start"), date_end: typed("date_end"), noteType: typed("noteType").toLowerCase(), sort: typed("sort"), dir: typed("dir") };
   }

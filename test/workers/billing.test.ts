@@ -1,9 +1,12 @@
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { clientReports, insurances, insuranceServices, notes, paServices } from "~/db/schema";
+import { auditLog, clientReports, insurances, insuranceServices, notes, paServices } from "~/db/schema";
+import { getUserActor } from "~/models/actors.server";
+import { clientReport } from "~/models/client-reports.server";
+import { auditTail } from "~/services/audit.server";
 import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import { dayNumber } from "~/domain/weeks";
-import { api, apiToken, createLocation, createManyStaff, createPatient, createUser, db, form, request, signInCookie, withoutFlashTag, withFlashTag } from "./helpers";
+import { api, apiToken, countingDb, createLocation, createManyStaff, createPatient, createUser, db, form, request, signInCookie, withoutFlashTag, withFlashTag } from "./helpers";
 
 /**
  * The billing screens (platform §2 billing, billing/list, billing/by-client, client-report…; clinical §2
@@ -251,6 +254,44 @@ describe("billing by client", () => {
     expect((await form(`/billing/by-client/${alice.id}`, { intent: "status", note_id: String(ids.rbt), status: "ok" }, noPerm)).status).toBe(403);
     const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt));
     expect(n!.status).toBe("pending");
+  });
+
+  it("reads everything in one round trip after the guard's, and for a client or employee out of scope reads and records nothing", async () => {
+    const me = await createUser({ permissions: ["manage_claims"], locations: [here.id] });
+    const actor = (await getUserActor(db(), me.id))!;
+    const audits = async () => (await db().select({ n: count() }).from(auditLog))[0]!.n;
+    const tailNow = async () => (await db().select({ t: auditTail }).from(auditLog).limit(1))[0]?.t ?? null;
+    const run = async (patientId: number, opts: { providerId?: number } = {}) => {
+      const c = countingDb();
+      const r = await clientReport({ db: c.db, actor, ip: "127.0.0.1", now: () => new Date("2026-02-20T12:00:00Z") }, patientId, {}, { ...opts, scrub: true, tail: await tailNow() });
+      return { r, roundTrips: c.roundTrips() };
+    };
+    const before = await audits();
+    const mine = await run(alice.id);
+    expect(mine.roundTrips).toBe(1);
+    expect(mine.r.ok && mine.r.data.page.data.map((x) => x.note_id)).toEqual([ids.unsigned, ids.rbt, ids.bcba, ids.rbt2]);
+    expect(await audits()).toBe(before + 1);
+    // Another location's client, and an employee the actor may not know: 404, no rows, no audit row.
+    const far = await run(faraway.id);
+    expect(far.r).toMatchObject({ ok: false, status: 404 });
+    const stranger = await createUser({ permissions: ["view_notes"], locations: [there.id] });
+    const unknown = await run(alice.id, { providerId: stranger.id });
+    expect(unknown.r).toMatchObject({ ok: false, status: 404 });
+    expect(await audits()).toBe(before + 1);
+  });
+
+  it("the week totals are the newest note's Sunday–Saturday week, never the days before its Sunday", async () => {
+    const bob = await createPatient({ locationId: here.id, insurerId: ids.ins, firstName: "Bob", lastName: "Week" });
+    // Sat 2026-03-07 (the week before), Sun 2026-03-08 and Tue 2026-03-10 (the newest note's week).
+    for (const date of ["2026-03-07", "2026-03-08", "2026-03-10"]) await note({ type: "rbt", patientId: bob.id, locationId: here.id, date });
+    const token = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [here.id] }));
+    const body = (await (await api(`/client_report/byprofile/${bob.id}`, { token })).json()) as any;
+    expect(body.week).toEqual({ start: "2026-03-08", end: "2026-03-14" });
+    expect(body).toMatchObject({ week_total_hours: 4, week_total_units: 16 });
+    // A To date picks its own week: Sun 2026-03-01 – Sat 2026-03-07, the Saturday's note alone.
+    const to = (await (await api(`/client_report/byprofile/${bob.id}?date_end=2026-03-07`, { token })).json()) as any;
+    expect(to.week).toEqual({ start: "2026-03-01", end: "2026-03-07" });
+    expect(to).toMatchObject({ week_total_hours: 2, week_total_units: 8 });
   });
 
   it("a row's status switches at once (303 back to the same address, the table shows it)", async () => {

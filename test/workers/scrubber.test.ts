@@ -150,6 +150,38 @@ describe("scrubNotes: every rule through real rows", () => {
     expect([...outside.keys()]).toEqual([away.id]);
   });
 
+  it("finds a provider's overlapping session by its moments: second pairs, touching ends, other time zones", async () => {
+    const w = await world();
+    const clientOf = () => createPatient({ locationId: w.loc.id, insurerId: w.acme.id, details: JSON.stringify({ diagnosis_code: "F84.0" }) });
+    const farClient = await createPatient({ locationId: w.elsewhere.id, insurerId: w.acme.id, details: JSON.stringify({ diagnosis_code: "F84.0" }) });
+    const pairs = (date: string, a: [string, string], b?: [string, string]): NoteOver => {
+      const [s1, e1] = [localMinute(date, a[0])!, localMinute(date, a[1])!];
+      const second = b ? { timeIn2: b[0], timeOut2: b[1], start2At: localMinute(date, b[0])!, end2At: localMinute(date, b[1])! } : {};
+      return { time: a, ...second, startAt: s1, endAt: b ? localMinute(date, b[1])! : e1 };
+    };
+    // [what, the note's date, its pairs and UTC offset, the provider's other note (its date, here or at the other location), overlap?]
+    const cases: [string, string, NoteOver, NoteOver & { far?: boolean; date?: string }, boolean][] = [
+      ["a second pair over the other's first", "2026-10-05", pairs("2026-10-05", ["08:00", "09:00"], ["13:00", "14:00"]), pairs("2026-10-05", ["13:30", "15:00"]), true],
+      ["touching ends", "2026-10-06", pairs("2026-10-06", ["09:00", "11:00"]), pairs("2026-10-06", ["11:00", "12:00"]), false],
+      ["the same moment on two clocks", "2026-10-07", { ...pairs("2026-10-07", ["11:30", "12:30"]), utcOffset: -240 }, { ...pairs("2026-10-07", ["09:00", "10:00"]), utcOffset: -360, far: true }, true],
+      ["the same clock at two moments", "2026-10-08", { ...pairs("2026-10-08", ["09:00", "10:00"]), utcOffset: -240 }, { ...pairs("2026-10-08", ["09:00", "10:00"]), utcOffset: -360, far: true }, false],
+      ["a day apart", "2026-10-09", pairs("2026-10-09", ["09:00", "10:00"]), { ...pairs("2026-10-10", ["09:00", "10:00"]), date: "2026-10-10" }, false],
+    ];
+    const made: { what: string; id: number; otherId: number; overlap: boolean; far: boolean }[] = [];
+    for (const [what, date, mine, theirs, overlap] of cases) {
+      const { far = false, date: otherDate = date, ...other } = theirs;
+      const n = await note(await clientOf(), date, { providerId: w.rbt.id, paServiceId: null, ...mine });
+      const o = await note(far ? farClient : await clientOf(), otherDate, { providerId: w.rbt.id, ...other });
+      made.push({ what, id: n.id, otherId: o.id, overlap, far });
+    }
+    const m = await scrubNotes(await ctxOf(w.manager.id), made.map((x) => x.id));
+    for (const x of made) {
+      const found = m.get(x.id)?.find((r) => r.code === "provider_overlap");
+      const expected = x.far ? "Session overlaps a note of the same provider, Jane User, at another location." : `Session overlaps note #${x.otherId} of the same provider, Jane User.`;
+      expect({ what: x.what, message: found?.message ?? null }).toEqual({ what: x.what, message: x.overlap ? expected : null });
+    }
+  });
+
   it("scrubs a page of 300 notes in one round trip, and more than 1,000 ids in one batch per 1,000", async () => {
     const w = await world();
     const d = db();

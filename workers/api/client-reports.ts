@@ -65,7 +65,7 @@ async function body(c: Context<AppEnv>) {
 async function byProfile(c: Context<AppEnv>) {
   const id = pathId(c.req.param("patient"));
   if (id === null) return jsonError(c, 404, "Client not found.");
-  const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { scrub: true });
+  const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { scrub: true, tail: c.var.auditTail });
   return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
 }
 
@@ -74,7 +74,7 @@ async function byEmployee(c: Context<AppEnv>) {
   const patient = pathId(c.req.param("patient"));
   if (employee === null) return jsonError(c, 404, "Employee not found.");
   if (patient === null) return jsonError(c, 404, "Client not found.");
-  const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, scrub: true });
+  const result = await clientReport(modelContext(c), patient, reportQueryInput(c.req.query()), { providerId: employee, scrub: true, tail: c.var.auditTail });
   return result.ok ? c.json(reportJson(result.data)) : answer(c, result);
 }
 
@@ -124,7 +124,7 @@ export const clientReportsApi = new Hono<AppEnv>()
   .get("/profile/:patient", manage, async (c) => {
     const id = pathId(c.req.param("patient"));
     if (id === null) return jsonError(c, 404, "Client not found.");
-    const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()));
+    const result = await clientReport(modelContext(c), id, reportQueryInput(c.req.query()), { tail: c.var.auditTail });
     if (!result.ok) return answer(c, result);
     const r = result.data;
     return c.json({ data: { patient: r.patient, rates: r.rates, pa_services: r.pa_services, doctors: r.doctors, pos_covered: r.pos_covered, week: r.week, week_total_hours: r.week_total_hours, week_total_units: r.week_total_units, total: r.page.total } });
