@@ -1,6 +1,7 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ASSET_URLS } from "~/assets";
 import { auditLog, notes } from "~/db/schema";
 import { dayNumber } from "~/domain/weeks";
 import countingWorker from "../bench/d1-count-worker";
@@ -106,6 +107,12 @@ describe("/notes-list", () => {
     expect(rows).toMatch(/href="\/note-bcba\/pdf\/\d+" target="_blank"/);
     expect(rows).toMatch(/href="\/note-rbt\/edit\/\d+"/);
     expect(rows).not.toMatch(/href="\/note-bcba\/edit\//);
+  });
+
+  it("has the note form's module fetched ahead (enhance.js prefetches it once the list has loaded), for a form opened from here on a slow connection", async () => {
+    const page = await html(await request("/notes-list", { cookie: rbt.cookie }));
+    expect(page).toContain(`data-prefetch="${ASSET_URLS.noteFormJs}"`);
+    expect(page).not.toContain(`<script type="module" src="${ASSET_URLS.noteFormJs}"`);
   });
 
   it("names the note's provider (the chosen user) even when nobody typed a signature name", async () => {

@@ -147,7 +147,8 @@ export function NotesByClientScreen() {
     <section className="card">
       <div className="page-head">
         <h1>{`${NOTE_TYPE_LABELS[d.type]}s · ${d.clientName}`}</h1>
-        <Link className="btn btn-primary" to={`${base}?patient_id=${d.patientId}`}>
+        {/* data-prefetch: the form's module, as on the notes list (decision 035). */}
+        <Link className="btn btn-primary" to={`${base}?patient_id=${d.patientId}`} data-prefetch={ASSET_URLS.noteFormJs}>
           {`New ${NOTE_TYPE_LABELS[d.type]}`}
         </Link>
       </div>
