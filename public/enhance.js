@@ -222,6 +222,8 @@
         document.body.classList.toggle("dark", flags.dark);
         shell.classList.toggle("mini-sidebar", flags.miniSidebar);
         shell.classList.toggle("mobile-open", flags.mobileSidebar);
+        const toggle = form.querySelector("button[data-expands]");
+        if (toggle) toggle.setAttribute("aria-expanded", String(toggle.dataset.expands === "on" ? !!flags[form.dataset.pref] : !flags[form.dataset.pref]));
         const button = form.querySelector("button[data-on]");
         if (button) {
           const [icon, label] = (flags[form.dataset.pref] ? button.dataset.on : button.dataset.off).split("|");

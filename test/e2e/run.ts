@@ -1350,8 +1350,11 @@ for (const javaScript of [false, true]) {
       await fitsThePhone();
       const menu = page.getByRole("navigation", { name: "Main" });
       assert.equal(await menu.isVisible(), false, "the menu starts closed");
-      await page.getByRole("button", { name: "Toggle mobile sidebar" }).click();
+      const toggle = page.getByRole("button", { name: "Toggle mobile sidebar" });
+      assert.equal(await toggle.getAttribute("aria-expanded"), "false", "the toggle says the menu is closed");
+      await toggle.click();
       await shown(menu);
+      assert.equal(await toggle.getAttribute("aria-expanded"), "true", "the toggle says the menu is open");
       await menu.getByRole("link", { name: "Notes", exact: true }).click();
       await page.waitForURL(onPath("/notes-list"));
       await ready(page);

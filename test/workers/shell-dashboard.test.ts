@@ -237,12 +237,20 @@ describe("shell", () => {
     const withMenu = `${cookie}; ${menu.split(";")[0]}`;
     // The page it was opened on shows it (a reload too) ...
     const here = await request("/dashboard", { cookie: withMenu });
-    expect(await here.text()).toContain('class="shell mobile-open"');
+    const herePage = await here.text();
+    expect(herePage).toContain('class="shell mobile-open"');
+    // ▤ says the menu it controls is open (☰ says the desktop sidebar is not folded).
+    const toggleOf = (page: string, label: string) => new RegExp(`<button[^>]*aria-label="${label}"[^>]*>`).exec(page)?.[0] ?? "";
+    expect(toggleOf(herePage, "Toggle mobile sidebar")).toMatch(/aria-controls="main-sidebar" aria-expanded="true"/);
+    expect(toggleOf(herePage, "Toggle sidebar")).toMatch(/aria-expanded="true"/);
+    expect(herePage).toContain('<nav class="sidebar" id="main-sidebar" aria-label="Main">');
     expect(here.headers.getSetCookie().some((c) => c.startsWith("pref_mobile_sidebar="))).toBe(false);
     // ... and the page a menu link leads to does not, and forgets it: the next visit to the first page is closed.
     const followed = await request("/notes-list", { cookie: withMenu });
     expect(followed.status).toBe(200);
-    expect(await followed.text()).toContain('class="shell"');
+    const followedPage = await followed.text();
+    expect(followedPage).toContain('class="shell"');
+    expect(toggleOf(followedPage, "Toggle mobile sidebar")).toMatch(/aria-expanded="false"/);
     expect(followed.headers.getSetCookie().find((c) => c.startsWith("pref_mobile_sidebar="))).toMatch(/^pref_mobile_sidebar=;.*Max-Age=0/);
     // ▤ on the page where it is open closes it.
     const close = await form("/prefs", { intent: "mobileSidebar", redirectTo: "/dashboard" }, withMenu);

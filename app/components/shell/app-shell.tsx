@@ -30,8 +30,8 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
         ) : (
           <span className="logo">Baseline</span>
         )}
-        <PrefButton pref="miniSidebar" face={{ label: "Toggle sidebar", icon: "☰" }} redirectTo={here} className="desktop-only" />
-        <PrefButton pref="mobileSidebar" face={{ label: "Toggle mobile sidebar", icon: "▤" }} redirectTo={here} className="mobile-only" />
+        <PrefButton pref="miniSidebar" face={{ label: "Toggle sidebar", icon: "☰" }} redirectTo={here} className="desktop-only" expands={{ when: "off", now: !data.prefs.miniSidebar }} />
+        <PrefButton pref="mobileSidebar" face={{ label: "Toggle mobile sidebar", icon: "▤" }} redirectTo={here} className="mobile-only" expands={{ when: "on", now: !!data.prefs.mobileSidebar }} />
         <PrefButton pref="dark" face={data.prefs.dark ? DARK_MODE.on : DARK_MODE.off} faces={DARK_MODE} redirectTo={here} />
         <span className="spacer" />
         {data.user.isParent ? null : (
@@ -58,7 +58,7 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
           </div>
         </details>
       </header>
-      <nav className="sidebar" aria-label="Main">
+      <nav className="sidebar" id="main-sidebar" aria-label="Main">
         <ul>
           {data.nav.map((item) => (
             <li key={item.to}>
@@ -107,13 +107,28 @@ const DARK_MODE = { on: { label: "Switch to light mode", icon: "☀" }, off: { l
  * it posts in place (`data-pref`) and the page takes the answer's flags; a button whose face follows its flag
  * names both faces (`data-on`, `data-off`: icon and label).
  */
-function PrefButton({ pref, face, faces, redirectTo, className }: { pref: string; face: Face; faces?: { on: Face; off: Face }; redirectTo: string; className?: string }) {
+/**
+ * A header toggle. `expands`: a toggle that shows or hides the main sidebar says whether it is shown now
+ * (`aria-expanded`, `aria-controls`); `when` is the flag's value that shows it, so enhance.js can follow an
+ * in-place toggle.
+ */
+function PrefButton({ pref, face, faces, redirectTo, className, expands }: { pref: string; face: Face; faces?: { on: Face; off: Face }; redirectTo: string; className?: string; expands?: { when: "on" | "off"; now: boolean } }) {
   const attr = (f: Face) => `${f.icon}|${f.label}`;
   return (
     <Form method="post" action="/prefs" className={className} data-pref={pref}>
       <input type="hidden" name="intent" value={pref} />
       <input type="hidden" name="redirectTo" value={redirectTo} />
-      <button type="submit" className="icon-button" aria-label={face.label} title={face.label} data-on={faces && attr(faces.on)} data-off={faces && attr(faces.off)}>
+      <button
+        type="submit"
+        className="icon-button"
+        aria-label={face.label}
+        title={face.label}
+        data-on={faces && attr(faces.on)}
+        data-off={faces && attr(faces.off)}
+        aria-controls={expands && "main-sidebar"}
+        aria-expanded={expands?.now}
+        data-expands={expands?.when}
+      >
         {face.icon}
       </button>
     </Form>
