@@ -821,6 +821,11 @@ for (const javaScript of [false, true]) {
       await shown(page.locator("figure.bc").first());
       if (javaScript) await page.waitForFunction(() => document.querySelector("figure.bc")?.getAttribute("data-enhanced") === "uplot");
       else assert.ok((await points()) < all, "fewer points in the window");
+      // On a 375 px phone the chart's data table, opened, scrolls in its own box: the page never scrolls sideways.
+      await page.setViewportSize({ width: 375, height: 740 });
+      await page.getByText("Chart data", { exact: true }).first().click();
+      await shown(page.locator("details.bc-data table").first());
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 375, "the goal screen is no wider than the phone with its data open");
     });
 
     // ---- Plan PDF (decision 041): the chooser, the queue, the status page that refreshes itself, the download.
