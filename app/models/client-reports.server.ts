@@ -40,6 +40,7 @@ import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import { patientScope, searchCondition, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, nothingToChange, ok, type ModelResult } from "./results";
+import { idsIn, inLocationScope } from "./scope.server";
 
 /**
  * Billing by client (clinical §2 report-by-client, §3, §4, §7 client reports; issue 11; decision 030).
@@ -441,7 +442,7 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
   };
   // The list's locations: the one chosen, else every location in scope.
   const inLocations = (column: typeof notes.locationId | typeof noteMonthClientTotals.locationId) =>
-    q.location_id !== "" ? eq(column, q.location_id) : scope === null ? undefined : scope.length ? inArray(column, scope) : sql`1 = 0`;
+    q.location_id !== "" ? eq(column, q.location_id) : inLocationScope(column, scope);
   const where = and(
     isNull(notes.deletedAt),
     inLocations(notes.locationId),
@@ -552,13 +553,13 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
     db
       .select({ id: locations.id, title: locations.title })
       .from(locations)
-      .where(and(isNull(locations.deletedAt), scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`))
+      .where(and(isNull(locations.deletedAt), inLocationScope(locations.id, scope)))
       .orderBy(asc(locations.title)),
     db
       .selectDistinct({ id: users.id, name: staffName })
       .from(users)
       .innerJoin(userLocations, eq(userLocations.userId, users.id))
-      .where(and(isNull(users.deletedAt), q.location_id !== "" ? eq(userLocations.locationId, q.location_id) : scope === null ? undefined : scope.length ? inArray(userLocations.locationId, scope) : sql`1 = 0`))
+      .where(and(isNull(users.deletedAt), q.location_id !== "" ? eq(userLocations.locationId, q.location_id) : inLocationScope(userLocations.locationId, scope)))
       .orderBy(asc(users.name), asc(users.surname))
       .limit(STAFF_OPTIONS_MAX + 1),
     // The provider already chosen, when in the actor's locations: the select keeps it even when the list is too long.
@@ -567,7 +568,7 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
       .from(users)
       .where(
         q.provider_id !== ""
-          ? and(eq(users.id, q.provider_id), isNull(users.deletedAt), scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`)
+          ? and(eq(users.id, q.provider_id), isNull(users.deletedAt), scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${idsIn(userLocations.locationId, scope)})` : sql`1 = 0`)
           : sql`1 = 0`,
       ),
   ]);
@@ -669,7 +670,7 @@ export function clientReportJson(r: ReportRow): ClientReportJson {
 
 function reportScope(ctx: ModelContext): SQL {
   const scope = locationScope(ctx.actor);
-  return and(isNull(patients.deletedAt), scope === null ? undefined : scope.length ? inArray(clientReports.locationId, scope) : sql`1 = 0`)!;
+  return and(isNull(patients.deletedAt), inLocationScope(clientReports.locationId, scope))!;
 }
 
 /** GET show/{id}: one billing record in scope, its read audited. */
@@ -738,7 +739,7 @@ function employeeInScope(ctx: ModelContext, userId: SQL): SQL {
 
 function noteLocationScope(ctx: ModelContext): SQL | undefined {
   const scope = locationScope(ctx.actor);
-  return scope === null ? undefined : scope.length ? inArray(notes.locationId, scope) : sql`1 = 0`;
+  return inLocationScope(notes.locationId, scope);
 }
 
 const REPORT_COLUMNS = Object.entries(getTableColumns(clientReports)).map(([key, column]) => ({ key, name: column.name }));

@@ -1,4 +1,4 @@
-import { and, desc, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, desc, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "~/db/client.server";
 import { bips, locations, noteCounts, patients, users } from "~/db/schema";
@@ -6,12 +6,11 @@ import { MONTHS_NAME, patientsByGender, percentChange } from "~/domain/dashboard
 import { locationScope, type Actor } from "~/domain/permissions";
 import { auditClientsRead, auditTail, clientIds } from "~/services/audit.server";
 import { zonedMidnight, zonedMonthStart, zonedYearMonth } from "~/domain/time";
+import { idsIn } from "./scope.server";
 
 /** Rows visible to the actor: every location, or only theirs (none for an actor without locations). */
 function inScope(column: SQLiteColumn, scope: number[] | null): SQL {
-  if (scope === null) return sql`1 = 1`;
-  if (scope.length === 0) return sql`1 = 0`;
-  return inArray(column, scope);
+  return scope === null ? sql`1 = 1` : idsIn(column, scope);
 }
 
 const DEFAULT_TIME_ZONE = "America/New_York";
@@ -46,7 +45,7 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
   const noteCountScope = inScope(noteCounts.locationId, scope);
   const employeeScope = and(
     isNull(users.deletedAt),
-    scope === null ? sql`1 = 1` : scope.length === 0 ? sql`1 = 0` : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ul.location_id in ${scope})`,
+    scope === null ? sql`1 = 1` : scope.length === 0 ? sql`1 = 0` : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ${idsIn(sql`ul.location_id`, scope)})`,
   );
   const yearRead = year === null ? null : yearQuery(db, actor, year);
   const [counts, recentPatients, recentBips, visibleLocations, yearRows] = await db.batch([

@@ -37,6 +37,7 @@ import { getLocation, locationOptions } from "./locations.server";
 import { jsonRows, visibleLocationsQuery } from "./patients.server";
 import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { idsIn, inLocationScope } from "./scope.server";
 
 /**
  * Employees ("doctors", platform §3 User). Reads are limited to employees who share a location with the
@@ -127,7 +128,7 @@ function inScope(ctx: ModelContext): SQL {
   if (!scope.length) return sql`1 = 0`;
   return and(
     isNull(users.deletedAt),
-    sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})`,
+    sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${idsIn(userLocations.locationId, scope)})`,
   )!;
 }
 
@@ -135,7 +136,7 @@ function inScope(ctx: ModelContext): SQL {
 function visibleMembership(ctx: ModelContext): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return sql`1 = 1`;
-  return scope.length ? sql`ul.location_id in (${sql.join(scope.map((id) => sql`${id}`), sql`, `)})` : sql`1 = 0`;
+  return idsIn(sql`ul.location_id`, scope);
 }
 
 type EmploymentRow = {
@@ -537,7 +538,7 @@ export async function updateEmployee(
         ctx.db.delete(userRoles).where(and(eq(userRoles.userId, id), assignable.length ? inArray(userRoles.roleId, assignable) : sql`1 = 0`)),
         ctx.db.insert(userRoles).values(input.roles.map((roleId) => ({ userId: id, roleId }))).onConflictDoNothing(),
         // Memberships of locations the actor cannot see stay as they are.
-        ctx.db.delete(userLocations).where(and(eq(userLocations.userId, id), scope === null ? undefined : scope.length ? inArray(userLocations.locationId, scope) : sql`1 = 0`)),
+        ctx.db.delete(userLocations).where(and(eq(userLocations.userId, id), inLocationScope(userLocations.locationId, scope))),
         ctx.db.insert(userLocations).values(employmentRows(id, input)),
         bumpListVersion(ctx.db, EMPLOYEES),
       ];

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations } from "~/db/schema";
 import { pickService } from "~/domain/billing";
 import { InsuranceInput, InsuranceServiceInput, modifierInfo, providerType, serviceCode, splitModifiers, unitMultiplier } from "~/domain/insurance";
@@ -10,6 +10,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { idsIn } from "./scope.server";
 
 /**
  * Insurers and their CPT services with prices (clinical §3 billing and insurance entities).
@@ -203,7 +204,7 @@ export async function deleteInsurance(ctx: ModelContext, id: number): Promise<Mo
 function serviceInScope(ctx: ModelContext): SQL | undefined {
   const scope = locationScope(ctx.actor);
   if (scope === null) return undefined;
-  return or(isNull(insuranceServices.locationId), scope.length ? inArray(insuranceServices.locationId, scope) : undefined);
+  return or(isNull(insuranceServices.locationId), scope.length ? idsIn(insuranceServices.locationId, scope) : undefined);
 }
 
 /** A service whose insurer is not deleted. */

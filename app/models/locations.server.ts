@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { locations, userLocations, users } from "~/db/schema";
 import { LOCATION_IN_USE, LocationInput } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -10,6 +10,7 @@ import type { ModelContext } from "./context";
 import { EMPLOYEES } from "./employees.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { idsIn } from "./scope.server";
 
 /** Locations (platform §3 Location). Reads are limited to the actor's locations. */
 
@@ -42,7 +43,7 @@ export type LocationJson = ReturnType<typeof locationJson>;
 function scoped(ctx: ModelContext): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return isNull(locations.deletedAt);
-  return and(isNull(locations.deletedAt), scope.length ? inArray(locations.id, scope) : sql`1 = 0`)!;
+  return and(isNull(locations.deletedAt), idsIn(locations.id, scope))!;
 }
 
 export async function listLocations(ctx: ModelContext, query: ListQuery): Promise<Paged<LocationJson>> {

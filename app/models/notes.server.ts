@@ -52,6 +52,7 @@ import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
 import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { providerCredentialSql } from "./billing-prices.server";
+import { idsIn, inLocationScope } from "./scope.server";
 
 /**
  * Session notes (clinical §3, §4, §5, §7; issue 10; decisions 023 and 024).
@@ -208,7 +209,7 @@ export function noteScope(ctx: ModelContext, viaOtherIndex = false): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return and(isNull(notes.deletedAt), isNull(patients.deletedAt))!;
   if (!scope.length) return sql`1 = 0`;
-  const inScope = viaOtherIndex ? sql`+${notes.locationId} in ${scope}` : inArray(notes.locationId, scope);
+  const inScope = idsIn(viaOtherIndex ? sql`+${notes.locationId}` : notes.locationId, scope);
   return and(isNull(notes.deletedAt), isNull(patients.deletedAt), inScope)!;
 }
 
@@ -422,7 +423,7 @@ function countWhere(ctx: ModelContext, query: Pick<ListQuery, "search" | "date_f
   const scope = locationScope(ctx.actor);
   return and(
     isNull(notes.deletedAt),
-    scope === null ? undefined : !scope.length ? sql`1 = 0` : byPerson ? sql`+${notes.locationId} in ${scope}` : inArray(notes.locationId, scope),
+    scope === null ? undefined : !scope.length ? sql`1 = 0` : idsIn(byPerson ? sql`+${notes.locationId}` : notes.locationId, scope),
     s ? isNull(patients.deletedAt) : sql`${notes.patientId} not in (select ${patients.id} from ${patients} where ${patients.deletedAt} is not null)`,
     f.patient_id !== "" ? eq(notes.patientId, f.patient_id) : undefined,
     f.provider_id !== "" ? eq(notes.providerId, f.provider_id) : undefined,
@@ -447,7 +448,7 @@ function totalRead(ctx: ModelContext, query: ListQuery, f: NoteFilters, limit: n
     return ctx.db
       .select({ n: sql<number>`coalesce(sum(${noteCounts.n}), 0)`, tail: auditTail })
       .from(noteCounts)
-      .where(and(scope === null ? undefined : scope.length ? inArray(noteCounts.locationId, scope) : sql`1 = 0`, f.type !== "" ? eq(noteCounts.type, f.type) : undefined));
+      .where(and(inLocationScope(noteCounts.locationId, scope), f.type !== "" ? eq(noteCounts.type, f.type) : undefined));
   }
   const matching = ctx.db.select({ one: sql<number>`1`.as("one") }).from(notes);
   const capped = (query.search ? matching.innerJoin(patients, eq(patients.id, notes.patientId)) : matching).where(countWhere(ctx, query, f)).limit(limit + 1).as("matching");
@@ -619,7 +620,7 @@ export async function notesByProvider(ctx: ModelContext, type: NoteType | null, 
   const visible =
     scope === null
       ? undefined
-      : or(eq(users.id, ctx.actor.id), scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`);
+      : or(eq(users.id, ctx.actor.id), scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${idsIn(userLocations.locationId, scope)})` : sql`1 = 0`);
   const [[user], ...rest] = await ctx.db.batch([ctx.db.select({ id: users.id }).from(users).where(and(eq(users.id, providerId), isNull(users.deletedAt), visible)), ...pageReads(ctx, query, f, WHOLE)]);
   if (!user) return null;
   const { page, tail } = pageOf(query, f, rest as unknown as PageRows, WHOLE);
@@ -999,7 +1000,7 @@ function scheduledForNote(ctx: ModelContext, db: Db, scheduledId: number | null)
     .where(
       scheduledId === null
         ? sql`1 = 0`
-        : and(eq(s.id, scheduledId), patientScope(ctx), scope === null ? undefined : scope.length ? inArray(s.locationId, scope) : sql`1 = 0`),
+        : and(eq(s.id, scheduledId), patientScope(ctx), inLocationScope(s.locationId, scope)),
     );
 }
 
@@ -1022,7 +1023,7 @@ function markWritten(ctx: ModelContext, scheduledId: number, noteId: number, not
         eq(s.patientId, patientId),
         eq(s.providerId, note.providerId),
         eq(s.sessionDate, note.sessionDate),
-        scope === null ? undefined : scope.length ? inArray(s.locationId, scope) : sql`1 = 0`,
+        inLocationScope(s.locationId, scope),
         inserted,
         sql`exists (select 1 from ${notes} where ${notes.id} = ${noteId} and ${notes.patientId} = ${patientId} and ${notes.deletedAt} is null)`,
       ),

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
 import { ParentInput, ParentPasswordInput, ParentStatusInput } from "~/domain/parents";
@@ -17,6 +17,7 @@ import { locationOptionsQuery } from "./locations.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { idsIn } from "./scope.server";
 
 /** A signed-in parent sees only their own children. */
 export async function listChildrenOfParent(db: Db, actor: Actor) {
@@ -62,7 +63,7 @@ export type ParentJson = ReturnType<typeof parentJson>;
 function scoped(ctx: ModelContext): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return isNull(parents.deletedAt);
-  return and(isNull(parents.deletedAt), or(isNull(parents.locationId), scope.length ? inArray(parents.locationId, scope) : sql`1 = 0`))!;
+  return and(isNull(parents.deletedAt), or(isNull(parents.locationId), idsIn(parents.locationId, scope)))!;
 }
 
 function select(ctx: ModelContext) {

@@ -16,6 +16,7 @@ import { insuranceOptionsQuery } from "./insurances.server";
 import { locationOptionsQuery } from "./locations.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { idsIn, inLocationScope } from "./scope.server";
 
 /** Clients (clinical §3 Patient). Every read and write is limited to the actor's locations and audited. */
 
@@ -99,7 +100,7 @@ export function who(ctx: ModelContext): AuditWho {
 export function patientScope(ctx: ModelContext): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return isNull(patients.deletedAt);
-  return and(isNull(patients.deletedAt), scope.length ? inArray(patients.locationId, scope) : sql`1 = 0`)!;
+  return and(isNull(patients.deletedAt), idsIn(patients.locationId, scope))!;
 }
 
 const ID_FILTER = "Filters take a record id.";
@@ -130,7 +131,7 @@ export function visibleLocationsQuery(ctx: ModelContext) {
   return ctx.db
     .select({ id: locations.id, title: locations.title })
     .from(locations)
-    .where(and(isNull(locations.deletedAt), scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`))
+    .where(and(isNull(locations.deletedAt), inLocationScope(locations.id, scope)))
     .orderBy(asc(locations.title));
 }
 
@@ -319,7 +320,7 @@ export async function staffByLocation(ctx: ModelContext, locationIds: number[]) 
     .select({ id: users.id, name: users.name, surname: users.surname, locationId: userLocations.locationId })
     .from(users)
     .innerJoin(userLocations, eq(userLocations.userId, users.id))
-    .where(and(inArray(userLocations.locationId, locationIds), isNull(users.deletedAt)))
+    .where(and(idsIn(userLocations.locationId, locationIds), isNull(users.deletedAt)))
     .orderBy(asc(users.name), asc(users.surname));
   const out: Record<number, { id: number; name: string }[]> = {};
   for (const r of rows) (out[r.locationId] ??= []).push({ id: r.id, name: `${r.name} ${r.surname}`.trim() });
@@ -334,7 +335,7 @@ export async function parentOptions(ctx: ModelContext) {
 /** The parents the actor can see (those of no location too), as a statement (to ride in a batch). */
 function parentOptionsQuery(ctx: ModelContext) {
   const scope = locationScope(ctx.actor);
-  const where = and(isNull(parents.deletedAt), scope === null ? undefined : or(isNull(parents.locationId), scope.length ? inArray(parents.locationId, scope) : sql`1 = 0`));
+  const where = and(isNull(parents.deletedAt), scope === null ? undefined : or(isNull(parents.locationId), idsIn(parents.locationId, scope)));
   return ctx.db.select({ id: parents.id, name: parents.name, surname: parents.surname, email: parents.email }).from(parents).where(where).orderBy(asc(parents.name)).limit(500);
 }
 

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { locations, rateRecords } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
@@ -9,6 +9,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { idsIn } from "./scope.server";
 
 /** Rate/pay records (platform §3). Location-scoped: a record in another location answers 404. */
 
@@ -35,7 +36,7 @@ export type RateRecordJson = ReturnType<typeof rateRecordJson>;
 function scoped(ctx: ModelContext): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return isNull(rateRecords.deletedAt);
-  return and(isNull(rateRecords.deletedAt), scope.length ? inArray(rateRecords.locationId, scope) : sql`1 = 0`)!;
+  return and(isNull(rateRecords.deletedAt), idsIn(rateRecords.locationId, scope))!;
 }
 
 export async function listRateRecords(ctx: ModelContext, query: ListQuery, filters: { location_id?: string } = {}): Promise<Paged<RateRecordJson>> {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, isNull, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { locations, notes, paServices, patients, scheduledSessions, scheduleSeries, userLocations, users } from "~/db/schema";
 import { can, locationScope } from "~/domain/permissions";
@@ -11,6 +11,7 @@ import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withAud
 import type { ModelContext } from "./context";
 import { isKeyRace, who } from "./patients.server";
 import { denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { idsIn } from "./scope.server";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037). Rules are app/domain/schedule.ts (which
@@ -91,7 +92,7 @@ function scheduledScope(ctx: ModelContext): SQL {
   const scope = locationScope(ctx.actor);
   if (scope === null) return isNull(patients.deletedAt);
   if (!scope.length) return sql`1 = 0`;
-  return and(isNull(patients.deletedAt), inArray(scheduledSessions.locationId, scope))!;
+  return and(isNull(patients.deletedAt), idsIn(scheduledSessions.locationId, scope))!;
 }
 
 function scheduledRead(ctx: ModelContext, where: SQL) {
@@ -298,7 +299,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
 function scopeOfPatients(ctx: ModelContext): SQL[] {
   const scope = locationScope(ctx.actor);
   if (scope === null) return [];
-  return [scope.length ? inArray(patients.locationId, scope) : sql`1 = 0`];
+  return [idsIn(patients.locationId, scope)];
 }
 
 /* ------------------------------------------------------------------ cancel */

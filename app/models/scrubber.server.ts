@@ -18,6 +18,7 @@ import { noteScope, providerOverlapSql } from "./notes.server";
 import { locationOptionsQuery } from "./locations.server";
 import { who } from "./patients.server";
 import { invalid, notFound, ok, type ModelResult } from "./results";
+import { idsIn } from "./scope.server";
 
 /**
  * The pre-billing scrubber's reads (decision 034): every fact the rules of app/domain/scrubber.ts need for a
@@ -302,14 +303,6 @@ function cleanIds(noteIds: readonly number[]): number[] {
   return [...new Set(noteIds.filter((id) => Number.isSafeInteger(id) && id > 0))];
 }
 
-/**
- * `notes.id in (…)` with the ids written into the statement: D1 binds at most 100 parameters, and these are
- * checked safe integers (cleanIds), so no text of a request reaches the SQL.
- */
-function idsIn(ids: readonly number[]): SQL {
-  return sql`${notes.id} in (${sql.raw(ids.map((id) => String(Math.trunc(id))).join(","))})`;
-}
-
 async function scrubbed(ctx: ModelContext, noteIds: readonly number[], withTail = false): Promise<{ notes: ScrubbedNote[]; tail: KnownTail }> {
   const ids = cleanIds(noteIds);
   if (!ids.length) return { notes: [], tail: undefined };
@@ -319,7 +312,7 @@ async function scrubbed(ctx: ModelContext, noteIds: readonly number[], withTail 
     for (let i = 0; i < ids.length; i += SCRUB_MAX_NOTES) out.push(...(await scrubbed(ctx, ids.slice(i, i + SCRUB_MAX_NOTES))).notes);
     return { notes: out, tail: undefined };
   }
-  const rows = (await ctx.db.batch([...factReads(ctx, idsIn(ids), withTail)])) as unknown as FactRows;
+  const rows = (await ctx.db.batch([...factReads(ctx, idsIn(notes.id, ids), withTail)])) as unknown as FactRows;
   const first = rows[0][0];
   return { notes: scrubRows(rows), tail: withTail && first ? (first.tail == null ? null : String(first.tail)) : undefined };
 }

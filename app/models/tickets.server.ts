@@ -1,4 +1,4 @@
-import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, asc, count, desc, eq, gte, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { locations, ticketResponses, tickets, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
@@ -25,6 +25,7 @@ import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
 import { contains } from "./like.server";
 import { userActorFields, userActorFrom } from "./actors.server";
+import { idsIn, inLocationScope } from "./scope.server";
 
 /**
  * Customer-service tickets (platform §2; issue 12; docs/decisions/036). The office (manage_tickets)
@@ -93,7 +94,7 @@ function visible(ctx: ModelContext): SQL {
   if (!can(ctx.actor, "manage_tickets")) return own;
   const scope = locationScope(ctx.actor);
   if (scope === null) return sql`1 = 1`;
-  return scope.length ? or(own, inArray(tickets.locationId, scope))! : own;
+  return scope.length ? or(own, idsIn(tickets.locationId, scope))! : own;
 }
 
 function joinedSelect(ctx: ModelContext) {
@@ -491,7 +492,7 @@ export function ticketLocationOptions(ctx: ModelContext) {
   return ctx.db
     .select({ id: locations.id, title: locations.title })
     .from(locations)
-    .where(and(sql`${locations.deletedAt} is null`, scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`))
+    .where(and(sql`${locations.deletedAt} is null`, inLocationScope(locations.id, scope)))
     .orderBy(asc(locations.title));
 }
 

@@ -1,6 +1,6 @@
 import { data, redirect, type AppLoadContext, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import type { ReportChart } from "~/domain/report-operations";
-import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { locations, userLocations, users } from "~/db/schema";
 import { csvFileName, csvStream, type CsvCell } from "~/domain/csv";
@@ -16,6 +16,7 @@ import { REPORT_RUNNERS } from "~/models/reports/index.server";
 import { auditedRead, type AuditEntry, type KnownTail } from "./audit.server";
 import { modelContextFor } from "./forms.server";
 import { forbidden, notFound, requirePermission } from "./guard.server";
+import { idsIn, inLocationScope } from "~/models/scope.server";
 
 /**
  * The one report screen and CSV export (decision 038). Each report is a definition (app/domain/reports.ts:
@@ -136,11 +137,11 @@ function optionReads(ctx: ModelContext, def: ReportDefinition<unknown, unknown>,
   const locationFilter = def.filters.find((f) => f.kind === "location");
   const chosenLocation = locationFilter ? wholeId(values[locationFilter.name]) : null;
   const chosenStaff = staffFilter ? wholeId(values[staffFilter.name]) : null;
-  const locationWhere = and(isNull(locations.deletedAt), scope === null ? undefined : scope.length ? inArray(locations.id, scope) : sql`1 = 0`);
+  const locationWhere = and(isNull(locations.deletedAt), inLocationScope(locations.id, scope));
   const staffLocations = chosenLocation !== null && canSeeLocation(ctx.actor, chosenLocation) ? [chosenLocation] : scope;
   const inStaffLocations = (userId: SQL | typeof users.id) =>
-    staffLocations === null ? undefined : staffLocations.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${userId} and ${inArray(userLocations.locationId, staffLocations)})` : sql`1 = 0`;
-  const inScope = scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${inArray(userLocations.locationId, scope)})` : sql`1 = 0`;
+    staffLocations === null ? undefined : staffLocations.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${userId} and ${idsIn(userLocations.locationId, staffLocations)})` : sql`1 = 0`;
+  const inScope = scope === null ? undefined : scope.length ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${idsIn(userLocations.locationId, scope)})` : sql`1 = 0`;
   return [
     ctx.db
       .select({ id: locations.id, title: locations.title })

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { locations, userLocations, users } from "~/db/schema";
 import { EXPIRY_WITHIN_DAYS, type ExpirationFilters, type ExpirationRow } from "~/domain/report-defs/expiration-dates";
 import { COMPLIANCE_KEYS } from "~/domain/employees";
@@ -6,6 +6,7 @@ import { addDays } from "~/domain/reports";
 import { locationScope } from "~/domain/permissions";
 import { windowed, type ReportRunner } from "~/services/report-screens.server";
 import { actorToday } from "./authorizations.server";
+import { inLocationScope } from "../scope.server";
 
 /**
  * expiration-dates' reads (decision 038): each location entry of each live employee in the actor's locations
@@ -34,7 +35,7 @@ export const runExpirationDatesReport: ReportRunner<ExpirationFilters, Expiratio
   );
   const where = and(
     isNull(users.deletedAt),
-    scope === null ? undefined : scope.length ? inArray(userLocations.locationId, scope) : sql`1 = 0`,
+    inLocationScope(userLocations.locationId, scope),
     f.location_id === null ? undefined : eq(userLocations.locationId, f.location_id),
     f.user_id === null ? undefined : eq(userLocations.userId, f.user_id),
     sql`json_valid(${userLocations.compliance})`,

@@ -1,10 +1,11 @@
-import { and, eq, gte, inArray, isNull, lte, notInArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, isNull, lte, notInArray, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { locations, noteDayTotals, noteMonthClientTotals, noteDayCptTotals, noteMonthTotals, notes, paServices, patients } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { splitNearestMonths, splitWholeMonths, type NearestMonthsSplit, type PeriodSplit } from "~/domain/report-operations";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ModelContext } from "../context";
+import { idsIn } from "../scope.server";
 
 /**
  * The notes the operations reports sum (decision 039): live notes (deleted_at null) of live clients, in the
@@ -35,11 +36,8 @@ function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteCo
   if (f.locationId !== null) return canSeeLocation(ctx.actor, f.locationId) ? sql`${column} = ${f.locationId}` : sql`0`;
   if (scope === null) return sql`${column} in ${ctx.db.select({ id: locations.id }).from(locations)}`;
   if (!scope.length) return sql`0`;
-  // The actor's location ids are written into the statement, not bound: a report's statement repeats this
-  // condition once per part of the period (noteSums), and D1 binds at most 100 values a statement. They are
-  // the actor's own integer ids, checked here.
-  if (!scope.every((id) => Number.isSafeInteger(id))) throw new Error("location scope: not an id");
-  return sql`${column} in (${sql.raw(scope.join(", "))})`;
+  // Written into the statement (idsIn): a report's statement repeats this condition once per part of the period (noteSums).
+  return idsIn(column, scope);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, asc, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, isNull, sql } from "drizzle-orm";
 import { locations, rateRecords, users } from "~/db/schema";
 import { locationScope } from "~/domain/permissions";
 import { payCents, payRoleOf, reportHours } from "~/domain/report-operations";
@@ -6,6 +6,7 @@ import type { PayrollRow } from "~/domain/report-defs/operations";
 import { providerCredentialSql } from "../billing-prices.server";
 import type { ModelContext } from "../context";
 import { employeeLabel, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { idsIn } from "../scope.server";
 
 /**
  * Payroll (decision 039): per employee, location and pay role (RBT notes → rbt, BCBA notes → bcba, combined
@@ -68,7 +69,7 @@ export async function payrollReport(ctx: ModelContext, f: NoteReportFilters, pag
         bcba: rateRecords.bcba,
       })
       .from(rateRecords)
-      .where(and(isNull(rateRecords.deletedAt), scope === null ? undefined : inArray(rateRecords.locationId, scope.length ? scope : [-1])))
+      .where(and(isNull(rateRecords.deletedAt), scope === null ? undefined : idsIn(rateRecords.locationId, scope.length ? scope : [-1])))
       .orderBy(asc(rateRecords.id)),
   ]);
   const rateOf = locationRates(rates);

@@ -1,10 +1,11 @@
-import { and, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { tickets } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { AGE_BUCKETS, TICKET_STATUSES, type AgeBucket, type TicketStatus } from "~/domain/report-operations";
 import type { TicketSupportRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
 import { dbBatch, type ReadBatch } from "./note-scope.server";
+import { idsIn } from "../scope.server";
 
 /**
  * Ticket support (decision 039): the tickets opened in the period, per status, in age buckets (< 1 day,
@@ -29,7 +30,7 @@ export async function ticketSupportReport(ctx: ModelContext, f: TicketFilters, b
   const scope = locationScope(ctx.actor);
   let location: SQL | undefined;
   if (f.locationId !== null) location = canSeeLocation(ctx.actor, f.locationId) ? eq(tickets.locationId, f.locationId) : sql`0`;
-  else if (scope !== null) location = scope.length ? inArray(tickets.locationId, scope) : sql`0`;
+  else if (scope !== null) location = scope.length ? idsIn(tickets.locationId, scope) : sql`0`;
   const nowIso = ctx.now().toISOString();
   // Age in days, measured in SQL from the ISO timestamps (julianday handles the trailing Z and fractions).
   const age = sql`(julianday(coalesce(case when ${tickets.status} = 'closed' then ${tickets.closedAt} end, ${nowIso})) - julianday(${tickets.createdAt}))`;
