@@ -124,7 +124,7 @@ const optionalNum = (label: string, max = 1_000_000) =>
 const planRef = v.pipe(
   v.optional(v.nullable(v.union([v.string(), v.number()])), null),
   v.transform((x) => (x === null || x === "" ? null : Number(x))),
-  v.nullable(v.pipe(v.number(NOTE_MESSAGES.plan), v.integer(NOTE_MESSAGES.plan), v.minValue(1, NOTE_MESSAGES.plan))),
+  v.nullable(v.pipe(v.number(NOTE_MESSAGES.plan), v.integer(NOTE_MESSAGES.plan), v.minValue(1, NOTE_MESSAGES.plan), v.maxValue(Number.MAX_SAFE_INTEGER, NOTE_MESSAGES.plan))),
 );
 const entryName = v.pipe(v.optional(v.nullable(v.string()), ""), v.transform((x) => (x ?? "").trim()), v.maxLength(255, MESSAGES.tooLong("Name", 255)), plainText("Name"));
 const list = <T extends v.GenericSchema>(item: T, label: string) =>

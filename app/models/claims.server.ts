@@ -1,4 +1,4 @@
-import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, asc, count, desc, eq, gte, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
@@ -209,7 +209,7 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   const ids = parsed.data.note_ids;
   // One batch: the notes with their parties, the claims they are on, the audit chain's tail, the pre-billing
   // scrubber's facts (decision 034) and the payers' prices (the payers selected by a subquery of the same notes).
-  const chosen = inArray(notes.id, ids);
+  const chosen = inIds(notes.id, ids);
   const payerOf = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
   const payerIds = ctx.db
     .select({ id: payerOf })

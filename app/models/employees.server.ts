@@ -1,4 +1,5 @@
 import { and, asc, count, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { insertChunks } from "~/db/chunks";
 import type { BatchItem } from "drizzle-orm/batch";
 import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import {
@@ -397,8 +398,8 @@ export async function createEmployee(ctx: ModelContext, raw: Record<string, unkn
       await withAudit(ctx.db, who(ctx), { action: "create", entity: "employee", entityId: id }, () => {
         const writes: BatchItem<"sqlite">[] = [
           ctx.db.insert(users).values({ id, ...userValues(input), passwordHash, profile: profileOf(input, {}) }),
-          ctx.db.insert(userRoles).values(input.roles.map((roleId) => ({ userId: id, roleId }))),
-          ctx.db.insert(userLocations).values(employmentRows(id, input)),
+          ...insertChunks(userRoles, input.roles.map((roleId) => ({ userId: id, roleId }))).map((rows) => ctx.db.insert(userRoles).values(rows)),
+          ...insertChunks(userLocations, employmentRows(id, input)).map((rows) => ctx.db.insert(userLocations).values(rows)),
           bumpListVersion(ctx.db, EMPLOYEES),
         ];
         return writes as [BatchItem<"sqlite">];
@@ -536,10 +537,10 @@ export async function updateEmployee(
         // whole batch, roles and locations included, is rolled back.
         ctx.db.insert(userRoles).select(sql`select ${id}, null where changes() = 0`),
         ctx.db.delete(userRoles).where(and(eq(userRoles.userId, id), assignable.length ? inArray(userRoles.roleId, assignable) : sql`1 = 0`)),
-        ctx.db.insert(userRoles).values(input.roles.map((roleId) => ({ userId: id, roleId }))).onConflictDoNothing(),
+        ...insertChunks(userRoles, input.roles.map((roleId) => ({ userId: id, roleId }))).map((rows) => ctx.db.insert(userRoles).values(rows).onConflictDoNothing()),
         // Memberships of locations the actor cannot see stay as they are.
         ctx.db.delete(userLocations).where(and(eq(userLocations.userId, id), inLocationScope(userLocations.locationId, scope))),
-        ctx.db.insert(userLocations).values(employmentRows(id, input)),
+        ...insertChunks(userLocations, employmentRows(id, input)).map((rows) => ctx.db.insert(userLocations).values(rows)),
         bumpListVersion(ctx.db, EMPLOYEES),
       ];
       // A new email, roles, locations or status end every session and API token of the employee.

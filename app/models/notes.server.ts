@@ -877,7 +877,8 @@ function refReads(db: Db, patientId: number, locationId: number | SQL, refs: Ref
     refs.provider !== null ? staffOfLocation(db, refs.provider, locationId) : none,
     refs.supervisor !== null ? supervisorOfLocation(db, refs.supervisor, locationId) : db.select({ id: users.id, credential: sql<string | null>`null` }).from(users).where(sql`1 = 0`),
     refs.bip !== null ? db.select({ id: bips.id }).from(bips).where(and(eq(bips.id, refs.bip), eq(bips.patientId, patientId), isNull(bips.deletedAt))) : none,
-    refs.plans.length ? db.select({ id: plans.id }).from(plans).where(and(inArray(plans.id, refs.plans), eq(plans.patientId, patientId), isNull(plans.deletedAt))) : none,
+    // The goals' ids written into the statement (idsIn): a note may name up to 400 (four lists of 100).
+    refs.plans.length ? db.select({ id: plans.id }).from(plans).where(and(idsIn(plans.id, refs.plans), eq(plans.patientId, patientId), isNull(plans.deletedAt))) : none,
   ] as const;
 }
 

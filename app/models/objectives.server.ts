@@ -1,4 +1,5 @@
 import { and, asc, count, eq, inArray, isNull, or, sql, type SQLWrapper } from "drizzle-orm";
+import { insertChunks } from "~/db/chunks";
 import * as v from "valibot";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
@@ -198,7 +199,8 @@ export function withPosition(raw: Record<string, unknown>): Record<string, unkno
 
 /** The new objectives of a plan being created (same batch as the plan); see createPlan. */
 export function objectiveInserts(ctx: ModelContext, planId: number, items: readonly ObjectiveInput[], positions: readonly number[]) {
-  return items.length ? [ctx.db.insert(objectives).values(items.map((o, i) => ({ planId, ...values(o), position: positions[i]! })))] : [];
+  const rows = items.map((o, i) => ({ planId, ...values(o), position: positions[i]! }));
+  return insertChunks(objectives, rows).map((chunk) => ctx.db.insert(objectives).values(chunk));
 }
 
 export async function createObjective(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<ObjectiveJson>> {

@@ -104,6 +104,17 @@ describe("API /v2/claims", () => {
     expect(list.data.map((r) => r.id)).toContain(id);
   });
 
+  it("builds from 150 notes at once (more ids than D1 binds in one statement)", async () => {
+    const w = await world();
+    const ids: number[] = [];
+    for (let i = 0; i < 150; i++) ids.push(await w.note({ sessionDate: `2026-${i < 75 ? "10" : "11"}-${String(1 + (i % 25)).padStart(2, "0")}` }));
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: ids } });
+    expect(built.status, await built.clone().text()).toBe(201);
+    const { data } = (await built.json()) as { data: { lines: number; total_cents: number }[] };
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({ lines: 50, total_cents: 150 * 8 * 1250 });
+  });
+
   it("two drafts go into one file with increasing control numbers; a later file has a higher id", async () => {
     const w = await world();
     const other = await createPatient({ locationId: w.location.id, insurerId: w.insurer.id, birthDate: "2017-01-01", gender: 1, details: JSON.stringify({ insuranceId: "M2", is_self_subscriber: "1", address: "1 A St", city: "Miami", state: "FL", zip: "33101", diagnosis_code: "F84.0" }) });

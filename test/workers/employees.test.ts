@@ -641,3 +641,27 @@ describe("an editor who shares only some of an employee's locations; employment 
     expect((await db().select({ id: users.id }).from(users)).length).toBe(before);
   });
 });
+
+describe("an employee at many locations (D1 binds at most 100 parameters a statement)", () => {
+  it("is created and updated with 20 locations, each with its employment row", async () => {
+    const locs = [];
+    for (let i = 0; i < 20; i++) locs.push(await createLocation());
+    const ids = locs.map((l) => l.id);
+    const role = await createRole(`RBT_${uniq()}`, []);
+    const me = await createUser({ permissions: [...MANAGE], locations: ids });
+    const token = await apiToken(me);
+    const employment = ids.map((id) => ({ location_id: id, position_id: 2, salary: 30, telehealth_salary: 25, fixed_hours_salary: null, fixed_weekly_hours: 40, cpr_every_2_years: "2027-06-01" }));
+    const res = await api("/v2/users/createUser", { method: "POST", token, body: validBody(ids[0]!, role.id, { locations: ids, employment }) });
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBeLessThan(300);
+    const id = body.data.id as number;
+    const memberships = async () => (await db().select({ locationId: userLocations.locationId, salary: userLocations.salary }).from(userLocations).where(eq(userLocations.userId, id))).sort((a, b) => a.locationId - b.locationId);
+    expect(await memberships()).toEqual(ids.map((locationId) => ({ locationId, salary: 30 })));
+    // An update keeping 19 of them, with a new salary everywhere, writes them all in the same batch.
+    const kept = ids.slice(1);
+    const { password: _p, password_confirmation: _c, ...base } = validBody(kept[0]!, role.id, { email: body.data.email, ss_number: "", locations: kept, employment: employment.slice(1).map((e) => ({ ...e, salary: 31 })) });
+    const update = await api(`/doctors/update/${id}`, { method: "POST", token, body: { ...base, version: 1 } });
+    expect(update.status, await update.clone().text()).toBe(200);
+    expect(await memberships()).toEqual(kept.map((locationId) => ({ locationId, salary: 31 })));
+  });
+});

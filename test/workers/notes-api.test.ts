@@ -135,6 +135,13 @@ describe("create (POST /v2/notes-rbt, POST /note_rbt/store, POST /note_bcba/stor
     const r2 = await post(s.rbt.token, "/v2/notes-rbt", body(s, { bip_id: bip.id, maladaptives: [{ plan_id: plan.id, name: "x", frequency: 1 }] }));
     expect(r2.status).toBe(422);
     expect(r2.json.errors).toMatchObject({ bip_id: NOTE_MESSAGES.bip, content: NOTE_MESSAGES.plan });
+    // Goals named by more ids than D1 binds in one statement, and an id past the safe integers: 422, never a 500.
+    const many = Array.from({ length: 100 }, (_, i) => ({ plan_id: 9_000_000 + i, name: `g${i}`, frequency: 1 }));
+    const r3 = await post(s.rbt.token, "/v2/notes-rbt", body(s, { maladaptives: many, replacements: many.map((m) => ({ plan_id: m.plan_id + 500, name: m.name, total_trials: 1, correct_responses: 1 })) }));
+    expect(r3.status).toBe(422);
+    expect(r3.json.errors).toMatchObject({ content: NOTE_MESSAGES.plan });
+    const r4 = await post(s.rbt.token, "/v2/notes-rbt", body(s, { maladaptives: [{ plan_id: 1e300, name: "x", frequency: 1 }] }));
+    expect(r4.status).toBe(422);
     expect(await notesOf(s.patient.id)).toHaveLength(0);
   });
 

@@ -194,6 +194,16 @@ describe("/api/v2/plans", () => {
     expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 
+  it("creates a goal with 50 objectives (the most one create takes) in one batch, in the order sent", async () => {
+    const w = await world();
+    const token = await apiToken(w.manager);
+    const objectives = Array.from({ length: 50 }, (_, i) => ({ name: `Step ${i + 1}`, target: 50 - i, initial_date: "2025-01-04", end_date: "2025-03-29", weeks_to_complete: 12 }));
+    const res = await api("/v2/plans", { method: "POST", token, body: { bip_id: w.bip.id, name: "Long ladder", category: "maladaptive", timeframe: "per_day", baseline_level: 60, baseline_date: "2025-01-04", objectives } });
+    const body = await json(res);
+    expect(res.status, JSON.stringify(body)).toBe(201);
+    expect((body.data.objectives as { name: string; position: number }[]).map((o) => [o.name, o.position])).toEqual(objectives.map((o, i) => [o.name, i + 1]));
+  });
+
   it.each([
     [{ name: "" }, "name", "Name is required."],
     [{ category: "others" }, "category", "Choose a category from the list."],

@@ -467,3 +467,22 @@ describe("the provider select of a report's filters", () => {
     expect(stranger).not.toContain("Compliant User");
   });
 });
+
+// A page of 100 authorizations names 100 ids in one statement: more than D1 binds.
+describe("a full page of authorizations", () => {
+  it("the pas report answers per_page=100 with 100 rows, and its CSV", async () => {
+    const loc = await createLocation();
+    const client = await createPatient({ locationId: loc.id, firstName: "Many", lastName: "Auths" });
+    const t = today();
+    for (let i = 0; i < 105; i += 10)
+      await db()
+        .insert(paServices)
+        .values(Array.from({ length: Math.min(10, 105 - i) }, (_, k) => ({ patientId: client.id, paService: `PA ${i + k}`, cpt: "97153", nUnits: 100, startDate: addDays(t, -30), endDate: addDays(t, 30 + i + k) })));
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_notes", "view_clients"], locations: [loc.id] }));
+    const res = await request(`/reports/pas?per_page=100`, { cookie });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("Showing 1 to 100 of 100+ entries");
+    const csv = await request(`/reports/pas/export.csv?per_page=100`, { cookie });
+    expect(csv.status).toBe(200);
+  });
+});
