@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insertChunks } from "~/db/chunks";
 import type { BatchItem } from "drizzle-orm/batch";
 import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
@@ -536,7 +536,8 @@ export async function updateEmployee(
         // When the versioned update changed nothing (someone saved first), this NULL insert fails and the
         // whole batch, roles and locations included, is rolled back.
         ctx.db.insert(userRoles).select(sql`select ${id}, null where changes() = 0`),
-        ctx.db.delete(userRoles).where(and(eq(userRoles.userId, id), assignable.length ? inArray(userRoles.roleId, assignable) : sql`1 = 0`)),
+        // The roles the actor may give, written into the statement (idsIn): a deployment may have more than D1 binds.
+        ctx.db.delete(userRoles).where(and(eq(userRoles.userId, id), idsIn(userRoles.roleId, assignable))),
         ...insertChunks(userRoles, input.roles.map((roleId) => ({ userId: id, roleId }))).map((rows) => ctx.db.insert(userRoles).values(rows).onConflictDoNothing()),
         // Memberships of locations the actor cannot see stay as they are.
         ctx.db.delete(userLocations).where(and(eq(userLocations.userId, id), inLocationScope(userLocations.locationId, scope))),

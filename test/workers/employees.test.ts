@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { auditLog, backupCodes, sessions, userLocations, userRoles, users } from "~/db/schema";
+import { auditLog, backupCodes, roles, sessions, userLocations, userRoles, users } from "~/db/schema";
 import { EMPLOYEE_GENDERS } from "~/domain/employees";
 import { MESSAGES } from "~/domain/fields";
 import { ListQuery } from "~/domain/paging";
@@ -663,5 +663,26 @@ describe("an employee at many locations (D1 binds at most 100 parameters a state
     const update = await api(`/doctors/update/${id}`, { method: "POST", token, body: { ...base, version: 1 } });
     expect(update.status, await update.clone().text()).toBe(200);
     expect(await memberships()).toEqual(kept.map((locationId) => ({ locationId, salary: 31 })));
+  });
+});
+
+describe("an employee's save when there are many roles (D1 binds at most 100 parameters a statement)", () => {
+  it("is updated with 120 roles the editor may give", async () => {
+    const loc = await createLocation();
+    const role = await createRole(`RBT_${uniq()}`, []);
+    const me = await createUser({ permissions: [...MANAGE], locations: [loc.id] });
+    const token = await apiToken(me);
+    const created = await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, role.id) });
+    const body = (await created.json()) as any;
+    expect(created.status, JSON.stringify(body)).toBeLessThan(300);
+    const id = body.data.id as number;
+    // 120 roles without permissions: every one is a role this editor may give (and take away).
+    const names = Array.from({ length: 120 }, (_, i) => ({ name: `MANY_${uniq()}_${i}`, permissions: "[]" }));
+    for (let i = 0; i < names.length; i += 20) await db().insert(roles).values(names.slice(i, i + 20));
+    const last = (await db().select({ id: roles.id }).from(roles).where(eq(roles.name, names[119]!.name)))[0]!.id;
+    const { password: _p, password_confirmation: _c, ...base } = validBody(loc.id, role.id, { email: body.data.email, ss_number: "", roles: [last] });
+    const update = await api(`/doctors/update/${id}`, { method: "POST", token, body: { ...base, version: 1 } });
+    expect(update.status, await update.clone().text()).toBe(200);
+    expect((await db().select({ roleId: userRoles.roleId }).from(userRoles).where(eq(userRoles.userId, id))).map((r) => r.roleId)).toEqual([last]);
   });
 });
