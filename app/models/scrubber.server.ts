@@ -202,14 +202,16 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
       ),
     )
     .where(where);
-  // Each PA service's units spent before each note (session date, start, id), over all its live notes.
+  // Each PA service's units spent before each note (session date, start, id), over all its live notes up to the
+  // last session date of the notes scrubbed (a later note comes after every one of them in that order).
+  const lastDate = sql`(select max(${notes.sessionDate}) from ${notes} inner join ${patients} on ${patients.id} = ${notes.patientId} where ${where})`;
   const running = ctx.db
     .select({
       id: o.id,
       before: sql<number>`sum(${o.units}) over (partition by ${o.paServiceId} order by ${o.sessionDate}, coalesce(${o.startAt}, 0), ${o.id} rows between unbounded preceding and current row) - ${o.units}`.as("before"),
     })
     .from(o)
-    .where(and(isNull(o.deletedAt), inArray(o.paServiceId, ctx.db.select({ id: notes.paServiceId }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where))))
+    .where(and(isNull(o.deletedAt), inArray(o.paServiceId, ctx.db.select({ id: notes.paServiceId }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(where)), sql`${o.sessionDate} <= ${lastDate}`))
     .as("running");
   const before = ctx.db
     .select({ id: running.id, before: running.before })
