@@ -247,18 +247,26 @@ export interface ReportOptions {
  */
 export async function clientReport(ctx: ModelContext, patientId: number, rawQuery: Record<string, unknown>, opts: ReportOptions = {}): Promise<ModelResult<ClientReport>> {
   if (!manages(ctx)) return denied();
-  const parsed = parseWith(ReportQuery, rawQuery);
-  if (!parsed.ok) return invalid(parsed.errors);
-  const q = parsed.data;
-  const types = noteTypesOf(q.noteType);
   const providerId = opts.providerId ?? null;
   // The employee when the actor may know them: staff of one of the actor's locations, or a provider of this
   // client's notes (else 404, as for an employee of another location anywhere else).
   const providerKnown = (u: string) => sql.raw(`${u}.id = `).append(sql`${providerId} and (${employeeInScope(ctx, sql.raw(`${u}.id`))} or exists (select 1 from notes en where en.patient_id = ${patientId} and en.provider_id = ${sql.raw(`${u}.id`)}))`);
-  const found = and(
-    sql`exists (select 1 from ${patients} where ${patients.id} = ${patientId} and ${patientScope(ctx)})`,
-    providerId !== null ? sql`exists (select 1 from users pk where ${providerKnown("pk")})` : undefined,
-  )!;
+  const employeeKnown = () => (providerId !== null ? sql<number>`exists (select 1 from users pk where ${providerKnown("pk")})` : undefined);
+  const found = and(sql`exists (select 1 from ${patients} where ${patients.id} = ${patientId} and ${patientScope(ctx)})`, employeeKnown())!;
+  const parsed = parseWith(ReportQuery, rawQuery);
+  if (!parsed.ok) {
+    // Scope before the query's 422, as everywhere: a client (or employee) the actor may not see answers 404 whatever
+    // the query. Checked on this refused path only, so a valid query stays one batch after the guard's (decision 030).
+    const [seen] = await ctx.db
+      .select({ employee: employeeKnown() ?? sql<number>`1` })
+      .from(patients)
+      .where(and(eq(patients.id, patientId), patientScope(ctx)));
+    if (!seen) return notFound("Client");
+    if (!seen.employee) return notFound("Employee");
+    return invalid(parsed.errors);
+  }
+  const q = parsed.data;
+  const types = noteTypesOf(q.noteType);
   const where = and(
     eq(notes.patientId, patientId),
     isNull(notes.deletedAt),

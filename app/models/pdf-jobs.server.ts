@@ -75,7 +75,12 @@ export const PDF_JOB_MESSAGES = {
   planDeleted: "The plan or goal of this PDF was deleted, so the PDF can no longer be downloaded or shared.",
 } as const;
 
-/** A failure with a message a user may read (anything else becomes PDF_JOB_MESSAGES.renderFailed). */
+/**
+ * A failure that no retry of the same job can mend, with a message a user may read: the requester lost access
+ * (noAccess), the plan or goal is gone (gone), or the deployment has no file storage (noStorage). The consumer marks
+ * the job failed and the queue message ends there (acknowledged, not retried). Anything else — a render or D1
+ * error — is transient: the job is marked failed with PDF_JOB_MESSAGES.renderFailed and the queue retries it.
+ */
 export class PdfJobError extends Error {}
 
 interface JobParams {
@@ -399,8 +404,9 @@ export type ConsumeOutcome = "done" | "failed" | "skipped";
 /**
  * Makes one job's PDF: claim (conditional UPDATE), render, store in R2, mark done. A job that is not
  * claimable (running elsewhere, done, unknown) is skipped: that is how a duplicate delivery does nothing.
- * On failure the job is marked failed with a message a user can read, and the error is rethrown so the
- * queue retries the message (max_retries); a retry claims the failed job again.
+ * On failure the job is marked failed with a message a user can read. A PdfJobError cannot be mended by a
+ * retry: "failed" is returned and the message is acknowledged. Any other error is rethrown so the queue
+ * retries the message (max_retries); a retry claims the failed job again.
  */
 export async function consumePdfJob(env: Pick<Env, "DB" | "FILES">, jobId: string, now = new Date()): Promise<ConsumeOutcome> {
   const db = d1Database(env.DB);
@@ -430,6 +436,7 @@ export async function consumePdfJob(env: Pick<Env, "DB" | "FILES">, jobId: strin
       .update(pdfJobs)
       .set({ status: "failed", error: message, finishedAt: failed, updatedAt: failed })
       .where(and(eq(pdfJobs.id, row.id), eq(pdfJobs.status, "running"), eq(pdfJobs.attempts, row.attempts)));
+    if (e instanceof PdfJobError) return "failed";
     throw e;
   }
 }

@@ -154,6 +154,48 @@ describe("byprofile: the client report response", () => {
     expect(((await res.json()) as any).message).toBeTruthy();
   });
 
+  // Scope before the query (decision 030, 2026-11-27 (stop 28)): a client the actor may not see is 404 whatever the query.
+  const CLIENT = { "in scope": () => patient.id, "of another location": () => farPatient.id, missing: () => 999_999_999 };
+  const CALLS = {
+    byprofile: (client: number) => `/client_report/byprofile/${client}`,
+    byemployee: (client: number) => `/client_report/byemployee/${provider.id}/${client}`,
+    "byemployee, unknown employee": (client: number) => `/client_report/byemployee/999999999/${client}`,
+    profile: (client: number) => `/client_report/profile/${client}`,
+  };
+  const QUERY = { valid: "date_start=2026-03-01&noteType=rbt", invalid: "date_start=2026-02-30&noteType=parent" };
+  // [call, client, query, status, message]
+  it.each<[keyof typeof CALLS, keyof typeof CLIENT, keyof typeof QUERY, number, string | null]>([
+    ["byprofile", "in scope", "valid", 200, null],
+    ["byprofile", "in scope", "invalid", 422, null],
+    ["byprofile", "of another location", "valid", 404, "Client not found."],
+    ["byprofile", "of another location", "invalid", 404, "Client not found."],
+    ["byprofile", "missing", "valid", 404, "Client not found."],
+    ["byprofile", "missing", "invalid", 404, "Client not found."],
+    ["byemployee", "in scope", "valid", 200, null],
+    ["byemployee", "in scope", "invalid", 422, null],
+    ["byemployee", "of another location", "valid", 404, "Client not found."],
+    ["byemployee", "of another location", "invalid", 404, "Client not found."],
+    ["byemployee", "missing", "valid", 404, "Client not found."],
+    ["byemployee", "missing", "invalid", 404, "Client not found."],
+    ["byemployee, unknown employee", "in scope", "valid", 404, "Employee not found."],
+    ["byemployee, unknown employee", "in scope", "invalid", 404, "Employee not found."],
+    ["profile", "in scope", "valid", 200, null],
+    ["profile", "in scope", "invalid", 422, null],
+    ["profile", "of another location", "valid", 404, "Client not found."],
+    ["profile", "of another location", "invalid", 404, "Client not found."],
+    ["profile", "missing", "valid", 404, "Client not found."],
+    ["profile", "missing", "invalid", 404, "Client not found."],
+  ])("%s of a client %s, %s query → %i", async (call, client, query, status, message) => {
+    const before = await auditCount();
+    const res = await api(`${CALLS[call](CLIENT[client]())}?${QUERY[query]}`, { token: manager });
+    expect(res.status).toBe(status);
+    const body = (await res.json()) as any;
+    if (message) expect(body.message).toBe(message);
+    if (status === 422) expect(Object.keys(body.errors).sort()).toEqual(["date_start", "noteType"]);
+    // Only an answer with the client's data is a read on record.
+    expect(await auditCount()).toBe(before + (status === 200 ? 1 : 0));
+  });
+
   it("byemployee keeps one employee's notes; profile answers the header and PA services", async () => {
     const mine = (await (await api(`/client_report/byemployee/${provider.id}/${patient.id}`, { token: manager })).json()) as any;
     expect(mine.total).toBe(4);

@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, bips, chartComments, patients, pdfJobs, plans, sharedDocuments, userLocations, weeklyReports } from "~/db/schema";
+import { auditLog, bips, chartComments, patients, pdfJobs, plans, sharedDocuments, userLocations, userRoles, weeklyReports } from "~/db/schema";
 import { PDF_MESSAGES, PDF_SECTION_KEYS, PDF_SECTIONS } from "~/domain/plan-pdf";
 import { addDays, isoDate, weekEndingOn } from "~/domain/weeks";
 import { getUserActor } from "~/models/actors.server";
@@ -51,10 +51,10 @@ async function settled(id: string, timeoutMs = 20_000): Promise<typeof pdfJobs.$
   }
 }
 
-async function deliver(jobId: string, ids = ["m1"]) {
+async function deliver(jobId: string, ids = ["m1"], bindings: Env = env) {
   const batch = createMessageBatch("baseline-pdf", ids.map((id) => ({ id, timestamp: new Date(), attempts: 1, body: { kind: "pdf", jobId } })));
   const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
+  await worker.queue(batch, bindings, ctx);
   return getQueueResult(batch, ctx);
 }
 
@@ -146,11 +146,12 @@ describe("the plan PDF through the API and the queue", () => {
     expect((await jobRow(row!.id)).attempts).toBe(1);
   });
 
-  it("a failed render marks the job failed with a clear message, the queue retries it, and the user's retry succeeds", async () => {
+  it("a failed render marks the job failed with a clear message, the queue does not retry what cannot change, and the user's retry succeeds", async () => {
     const [row] = await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: viewer.id }).returning();
     await db().update(bips).set({ deletedAt: new Date().toISOString() }).where(eq(bips.id, bip.id));
     const result = await deliver(row!.id, ["f1"]);
-    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual(["f1"]);
+    expect(result.explicitAcks).toEqual(["f1"]);
+    expect(result.retryMessages).toEqual([]);
     const failed = await jobRow(row!.id);
     expect(failed.status).toBe("failed");
     expect(failed.error).toBe(PDF_JOB_MESSAGES.gone);
@@ -159,6 +160,7 @@ describe("the plan PDF through the API and the queue", () => {
     const status = (await (await api(`/v2/pdf-jobs/${row!.id}`, { token })).json()) as { data: Job };
     expect(status.data).toMatchObject({ status: "failed", error: PDF_JOB_MESSAGES.gone, download_url: null });
     expect((await api(`/v2/pdf-jobs/${row!.id}/download`, { token })).status).toBe(409);
+    // The BIP is restored (a database repair): the user's Retry makes the PDF.
     await db().update(bips).set({ deletedAt: null }).where(eq(bips.id, bip.id));
     const retry = await api(`/v2/pdf-jobs/${row!.id}/retry`, { method: "POST", token });
     expect(retry.status).toBe(202);
@@ -532,21 +534,42 @@ describe("a requester who lost access, a plan deleted since (probe 8904 #3, #4)"
   const jobFor = async (w: Awaited<ReturnType<typeof ownPlan>>, kind: "plan" | "weekly_report", requestedBy: number) =>
     (await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind, patientId: w.patient.id, bipId: w.bip.id, params: JSON.stringify(kind === "plan" ? { sections: ["policy"], months: 6 } : { planId: w.goal.id, months: 6 }), requestedBy }).returning())[0]!;
 
-  // [case, kind, what happened before the render, the job's error]
-  it.each<[string, "plan" | "weekly_report", "moved" | "bip deleted" | "goal deleted", string]>([
-    ["a plan PDF whose requester's locations no longer cover the client", "plan", "moved", PDF_JOB_MESSAGES.noAccess],
-    ["a goal PDF whose requester's locations no longer cover the client", "weekly_report", "moved", PDF_JOB_MESSAGES.noAccess],
-    ["a plan PDF whose BIP was deleted", "plan", "bip deleted", PDF_JOB_MESSAGES.gone],
-    ["a goal PDF whose goal was deleted", "weekly_report", "goal deleted", PDF_JOB_MESSAGES.gone],
-  ])("%s fails with the right message", async (_label, kind, happened, error) => {
+  /** File storage that is down: every put fails (a transient error, not the consumer's to explain). */
+  const storageDown = { put: () => Promise.reject(new Error("R2 unavailable")) } as unknown as R2Bucket;
+
+  // [case, what the queue does with the message, kind, what happened before the render, the job's error]
+  it.each<[string, "acked" | "retried", "plan" | "weekly_report", "moved" | "no view_bips" | "bip deleted" | "goal deleted" | "no storage" | "storage down", string]>([
+    ["a plan PDF whose requester's locations no longer cover the client", "acked", "plan", "moved", PDF_JOB_MESSAGES.noAccess],
+    ["a goal PDF whose requester's locations no longer cover the client", "acked", "weekly_report", "moved", PDF_JOB_MESSAGES.noAccess],
+    ["a plan PDF whose requester lost view_bips", "acked", "plan", "no view_bips", PDF_JOB_MESSAGES.noAccess],
+    ["a plan PDF whose BIP was deleted", "acked", "plan", "bip deleted", PDF_JOB_MESSAGES.gone],
+    ["a goal PDF whose goal was deleted", "acked", "weekly_report", "goal deleted", PDF_JOB_MESSAGES.gone],
+    ["a plan PDF on a deployment without file storage", "acked", "plan", "no storage", PDF_JOB_MESSAGES.noStorage],
+    ["a plan PDF whose file could not be stored (R2 error)", "retried", "plan", "storage down", PDF_JOB_MESSAGES.renderFailed],
+    ["a goal PDF whose file could not be stored (R2 error)", "retried", "weekly_report", "storage down", PDF_JOB_MESSAGES.renderFailed],
+  ])("%s fails with the right message and is %s by the queue", async (_label, queue, kind, happened, error) => {
     const w = await ownPlan();
     const requester = await createUser({ permissions: ["view_bips"], locations: [location.id] });
     const row = await jobFor(w, kind, requester.id);
     if (happened === "moved") await db().update(userLocations).set({ locationId: other.id }).where(eq(userLocations.userId, requester.id));
+    if (happened === "no view_bips") await db().delete(userRoles).where(eq(userRoles.userId, requester.id));
     if (happened === "bip deleted") await db().update(bips).set({ deletedAt: new Date().toISOString() }).where(eq(bips.id, w.bip.id));
     if (happened === "goal deleted") await db().update(plans).set({ deletedAt: new Date().toISOString() }).where(eq(plans.id, w.goal.id));
-    await deliver(row.id, ["a1"]);
-    expect(await jobRow(row.id)).toMatchObject({ status: "failed", error });
+    const bindings = happened === "no storage" ? { ...env, FILES: undefined } : happened === "storage down" ? { ...env, FILES: storageDown } : env;
+    const result = await deliver(row.id, ["a1"], bindings);
+    expect(await jobRow(row.id)).toMatchObject({ status: "failed", error, attempts: 1, fileKey: null });
+    if (queue === "acked") {
+      // A retry could not change the outcome: the message ends here, no second read as the requester.
+      expect(result.explicitAcks).toEqual(["a1"]);
+      expect(result.retryMessages).toEqual([]);
+      return;
+    }
+    expect(result.explicitAcks).toEqual([]);
+    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual(["a1"]);
+    // The queue's next delivery, with storage back, makes the PDF.
+    const again = await deliver(row.id, ["a2"]);
+    expect(again.explicitAcks).toEqual(["a2"]);
+    expect(await jobRow(row.id)).toMatchObject({ status: "done", error: null, attempts: 2 });
   });
 
   it("after a lost access, Retry is refused (it would fail again) and 'Make it again' makes a new job as the viewer", async () => {

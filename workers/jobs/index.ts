@@ -6,8 +6,10 @@ import type { EmailJob } from "~/services/jobs.server";
 /**
  * Queue consumer, dispatched by `message.body.kind`: "email" (baseline-email) sends a queued email,
  * "pdf" (baseline-pdf) makes a PDF job's file (decision 041). Each message is acknowledged once
- * handled; a failed send or render is retried by the queue (max_retries in wrangler.toml). A message of
- * unknown shape is acknowledged and logged, so it cannot block the queue.
+ * handled; a failed send or render is retried by the queue (max_retries in wrangler.toml), except a PDF job
+ * that cannot succeed on a retry (consumePdfJob answers "failed": its requester lost access, its plan is gone, no
+ * file storage), which is acknowledged. A message of unknown shape is acknowledged and logged, so it cannot block
+ * the queue.
  */
 export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: ExecutionContext): Promise<void> {
   let sender: ReturnType<typeof emailSenderFor> | undefined;
@@ -22,7 +24,9 @@ export async function handleQueue(batch: MessageBatch<unknown>, env: Env, _ctx: 
       }
       try {
         // A job that is running elsewhere or already done is skipped: a duplicate delivery does nothing.
-        await consumePdfJob(env, jobId);
+        const outcome = await consumePdfJob(env, jobId);
+        // "failed": the job is marked failed with a message a retry cannot change; nothing about the client is logged.
+        if (outcome === "failed") console.warn(`queue ${batch.queue}: PDF job ${jobId} failed for good, not retried`);
         message.ack();
       } catch {
         // The job is marked failed with its message; nothing about the client is logged.
