@@ -434,11 +434,16 @@ export interface BillingList {
  */
 export async function billingList(ctx: ModelContext, rawQuery: Record<string, unknown>, opts: { notesOnly?: boolean; withList?: boolean } = {}): Promise<ModelResult<BillingList>> {
   if (!manages(ctx)) return denied();
-  const parsed = parseWith(BillingListQuery, rawQuery);
-  if (!parsed.ok) return invalid(parsed.errors);
-  const q = parsed.data;
   const scope = locationScope(ctx.actor);
-  if (q.location_id !== "" && scope !== null && !scope.includes(q.location_id)) return notFound("Location");
+  const outOfScope = (id: number) => scope !== null && !scope.includes(id);
+  const parsed = parseWith(BillingListQuery, rawQuery);
+  if (!parsed.ok) {
+    // Scope before the query's 422, as for a client: another location's id answers 404 whatever else is wrong.
+    const location = Number(rawQuery.location_id);
+    return Number.isSafeInteger(location) && location > 0 && outOfScope(location) ? notFound("Location") : invalid(parsed.errors);
+  }
+  const q = parsed.data;
+  if (q.location_id !== "" && outOfScope(q.location_id)) return notFound("Location");
   const fallback = defaultPeriod(todayIn(ctx.now(), "UTC"));
   const period = { from: q.date_from || (q.date_to ? q.date_to.slice(0, 8) + "01" : fallback.from), to: q.date_to || (q.date_from ? defaultPeriod(q.date_from).to : fallback.to) };
   const statusCond: Record<string, SQL> = {

@@ -238,6 +238,12 @@ describe("byprofile: the client report response", () => {
     // An empty period: no rows and a count of 0.
     expect(await (await api(`/client_report/bylocation/${here.id}?date_from=2019-03-01&date_to=2019-03-31`, { token: manager })).json()).toMatchObject({ data: [], total: 0 });
     expect((await api(`/client_report/bylocation/${there.id}`, { token: manager })).status).toBe(404);
+    // Scope before the query: another location's id is 404 with a bad query too; one's own location says what is wrong.
+    const bad = "date_from=2026-02-30";
+    const far = await api(`/client_report/bylocation/${there.id}?${bad}`, { token: manager });
+    expect([far.status, ((await far.json()) as any).message]).toEqual([404, "Location not found."]);
+    const own = await api(`/client_report/bylocation/${here.id}?${bad}`, { token: manager });
+    expect([own.status, Object.keys(((await own.json()) as any).errors)]).toEqual([422, ["date_from"]]);
   });
 
   it("bylocation ?query keeps the clients whose name or identifier contains it, as the client list searches (clinical §7)", async () => {
