@@ -1,5 +1,4 @@
 import { aliasedTable, and, asc, count, desc, eq, gte, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
@@ -295,56 +294,50 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
       where cln.note_id in (select value from json_each(${idsJson})) and c.status <> 'rejected')
     and (select count(*) from notes n join json_each(${JSON.stringify(read)}) j on n.id = j.value ->> 0 and n.version = j.value ->> 1
       where n.billed = 1 and n.deleted_at is null) = ${ids.length}`;
-  const tmps = grouped.map(() => `tmp-${crypto.randomUUID()}`);
+  // Each claim's temporary number (unique until the numbering statement gives it its own).
+  const prefix = `tmp-${crypto.randomUUID()}-`;
+  const tmps = grouped.map((_, i) => `${prefix}${i}`);
+  const claimRows = JSON.stringify(grouped.map((g, i) => [tmps[i], g.patientId, g.locationId, g.providerId, g.payerId, g.diagnosisCodes.join(","), g.totalCents, JSON.stringify(errors[i] ?? [])]));
+  const lineRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.map((l) => [tmps[i], l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber])));
+  const linkRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.flatMap((l) => l.noteIds.map((n) => [tmps[i], l.lineNumber, n]))));
   const patientIds = [...new Set(grouped.map((g) => g.patientId))].sort((a, b) => a - b);
   const entry = { action: "create", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { patients: patientIds, notes: ids } };
-  const results = await withConditionalAudit(
+  // Five statements whatever the number of claims (D1 counts every statement of a batch against its 1,000 queries
+  // per invocation), each list one JSON value. The claims are inserted only when every note is free; the lines,
+  // links and numbering join the inserted claims by temporary number, so a refused build writes nothing at all.
+  const [, , , numbered] = await withConditionalAudit(
     ctx.db,
     auditWho(ctx),
     entry,
-    (audit) => {
-      // Every claim first (each checks that no note is taken yet), then their lines and the lines' notes.
-      const statements: BatchItem<"sqlite">[] = [];
-      const later: BatchItem<"sqlite">[] = [];
-      grouped.forEach((g, i) => {
-        const tmp = tmps[i]!;
-        statements.push(
-          // Columns in table order (drizzle's insert … select names them all): id, status, patient_id, location_id,
-          // provider_id, insurer_id, claim_number, file_id, set_control, diagnosis_codes, total_cents, paid_cents,
-          // adjusted_cents, errors, created_by, version, created_at, updated_at, sent_data.
-          ctx.db.insert(claims).select(
-            sql`select null, 'draft', ${g.patientId}, ${g.locationId}, ${g.providerId}, ${g.payerId}, ${tmp}, null, null, ${g.diagnosisCodes.join(",")}, ${g.totalCents}, 0, 0, ${JSON.stringify(errors[i] ?? [])}, ${ctx.actor.id}, 1, ${now}, ${now}, null where ${free}`,
-          ),
-        );
-        const lines = JSON.stringify(g.lines.map((l) => [l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber]));
-        later.push(
-          // id, claim_id, line_number, service_date, cpt_code, modifiers, units, unit_price_cents, charge_cents, pos,
-          // pa_number, paid_cents, adjustments, remarks, status.
-          ctx.db.insert(claimLines).select(
-            sql`select null, c.id, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, 0, '[]', '[]', 'open'
-              from claims c, json_each(${lines}) j where c.claim_number = ${tmp}`,
-          ),
-        );
-        const links = JSON.stringify(g.lines.flatMap((l) => l.noteIds.map((n) => [l.lineNumber, n])));
-        later.push(
-          ctx.db.insert(claimLineNotes).select(
-            sql`select cl.id, j.value ->> 1 from claims c join claim_lines cl on cl.claim_id = c.id, json_each(${links}) j
-              where c.claim_number = ${tmp} and cl.line_number = j.value ->> 0`,
-          ),
-        );
-      });
-      const numbered = tmps.map((tmp) =>
-        ctx.db
-          .update(claims)
-          .set({ claimNumber: sql`'C' || printf('%07d', ${claims.id})` })
-          .where(eq(claims.claimNumber, tmp))
-          .returning({ id: claims.id, claimNumber: claims.claimNumber, patientId: claims.patientId, totalCents: claims.totalCents }),
-      );
-      return [...statements, ...later, ...numbered, audit(sql`changes() = 1`)] as const;
-    },
+    (audit) => [
+      // Columns in table order (drizzle's insert … select names them all): id, status, patient_id, location_id,
+      // provider_id, insurer_id, claim_number, file_id, set_control, diagnosis_codes, total_cents, paid_cents,
+      // adjusted_cents, errors, created_by, version, created_at, updated_at, sent_data. In the order of `grouped`,
+      // so the claims' ids increase in that order.
+      ctx.db.insert(claims).select(
+        sql`select null, 'draft', j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 0, null, null, j.value ->> 5, j.value ->> 6, 0, 0, j.value ->> 7, ${ctx.actor.id}, 1, ${now}, ${now}, null
+          from json_each(${claimRows}) j where ${free} order by j.key`,
+      ),
+      // id, claim_id, line_number, service_date, cpt_code, modifiers, units, unit_price_cents, charge_cents, pos,
+      // pa_number, paid_cents, adjustments, remarks, status.
+      ctx.db.insert(claimLines).select(
+        sql`select null, c.id, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, 0, '[]', '[]', 'open'
+          from json_each(${lineRows}) j join claims c on c.claim_number = j.value ->> 0`,
+      ),
+      ctx.db.insert(claimLineNotes).select(
+        sql`select cl.id, j.value ->> 2 from json_each(${linkRows}) j join claims c on c.claim_number = j.value ->> 0 join claim_lines cl on cl.claim_id = c.id and cl.line_number = j.value ->> 1`,
+      ),
+      ctx.db
+        .update(claims)
+        .set({ claimNumber: sql`'C' || printf('%07d', ${claims.id})` })
+        .where(sql`${claims.claimNumber} in (select value from json_each(${JSON.stringify(tmps)}))`)
+        .returning({ id: claims.id, claimNumber: claims.claimNumber, patientId: claims.patientId, totalCents: claims.totalCents }),
+      // changes() is the numbering's: every claim of the build when it was written, none when it was refused.
+      audit(sql`changes() = ${grouped.length}`),
+    ],
     tail,
   );
-  const made = (results.slice(grouped.length * 3, grouped.length * 4) as { id: number; claimNumber: string; patientId: number; totalCents: number }[][]).flat();
+  const made = [...(numbered as { id: number; claimNumber: string; patientId: number; totalCents: number }[])].sort((a, b) => a.id - b.id);
   if (made.length !== grouped.length) return buildRefused(ctx, read);
 
   const built: BuiltClaim[] = made.map((m, i) => ({ id: m.id, claim_number: m.claimNumber, patient_id: m.patientId, total_cents: m.totalCents, lines: grouped[i]!.lines.length, errors: errors[i] ?? [] }));

@@ -1,4 +1,4 @@
-import { and, count, eq } from "drizzle-orm";
+import { and, count, desc, eq, like, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, claimLineNotes, claimLines, claims, insurances, insuranceServices, locations, notes, paServices, userRoles, users, x12Files } from "~/db/schema";
 import { CLAIM_MESSAGES } from "~/domain/claims";
@@ -10,7 +10,7 @@ import { setNoteModifiers, updateNote } from "~/models/notes.server";
 import type { ClaimFileToSend, ClaimSender } from "~/services/claim-sender.server";
 import { verifyAuditChain } from "~/services/audit.server";
 import type { Db } from "~/db/client.server";
-import { api, apiToken, beforeWriteDb, createLocation, createPatient, createRole, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, beforeWriteDb, countingDb, createLocation, createPatient, createRole, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
 import { readBack837 } from "../support/x12";
 
 /** Claims: build from billed notes, generate the 837P, send, status, download; screens and API (decision 032). */
@@ -404,6 +404,92 @@ describe("a claim bills what its notes say, whichever of a build and a note chan
     expect(result).toMatchObject({ ok: false, status: 422, errors: { [field]: NOTE_MESSAGES.onClaim(`${claimNumber} (draft)`) } });
     expect(await noteRow(n)).toEqual(before);
     expect(await linesOf(n)).toEqual([expect.objectContaining({ units: 8, modifiers: "HM" })]);
+  });
+});
+
+describe("a build's write is a fixed number of statements, whatever the number of claims (D1: 1,000 queries per invocation)", () => {
+  /** `n` more clients of the world's location and payer, each with one billed note; the notes' ids, by client. */
+  async function clientsWithNotes(w: Awaited<ReturnType<typeof world>>, n: number) {
+    const ids: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const p = await createPatient({ locationId: w.location.id, insurerId: w.insurer.id, birthDate: "2018-04-02", gender: 1, details: JSON.stringify({ insuranceId: `M${seq}-${i}`, is_self_subscriber: true, address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102", diagnosis_code: "F84.0" }) });
+      ids.push(await w.note({ patientId: p.id, sessionDate: `2026-11-${String(2 + (i % 20)).padStart(2, "0")}` }));
+    }
+    return ids;
+  }
+  /** `column` among `ids`, one bound value (more ids than D1 binds in one statement). */
+  const among = (column: typeof notes.id | typeof claimLineNotes.noteId, ids: number[]) => sql`${column} in (select value from json_each(${JSON.stringify(ids)}))`;
+  const claimsOfNotes = (noteIds: number[]) =>
+    db()
+      .select({ claimId: claims.id, claimNumber: claims.claimNumber, patientId: claims.patientId, lineNumber: claimLines.lineNumber, units: claimLines.units, noteId: claimLineNotes.noteId, notePatient: notes.patientId })
+      .from(claimLineNotes)
+      .innerJoin(claimLines, eq(claimLines.id, claimLineNotes.claimLineId))
+      .innerJoin(claims, eq(claims.id, claimLines.claimId))
+      .innerJoin(notes, eq(notes.id, claimLineNotes.noteId))
+      .where(among(claimLineNotes.noteId, noteIds));
+
+  it("120 clients' notes make 120 claims, each with its line and note and its own increasing number, in as many statements as one claim", async () => {
+    const one = await world();
+    const single = countingDb();
+    const alone = await buildClaims(await ctxOf(one.manager, single.db), { note_ids: [await one.note()] });
+    expect(alone.ok, JSON.stringify(alone)).toBe(true);
+
+    const w = await world();
+    const ids = await clientsWithNotes(w, 120);
+    const claimsBefore = await claimCount();
+    const counting = countingDb();
+    const result = await buildClaims(await ctxOf(w.manager, counting.db), { note_ids: ids });
+    expect(result.ok, JSON.stringify(result)).toBe(true);
+    const built = result.ok ? result.data : [];
+    // The same statements as a build of one claim: the reads, then one write batch of 4 statements and the audit row.
+    expect(counting.statements()).toBe(single.statements());
+    expect(counting.roundTrips()).toBe(single.roundTrips());
+    expect(counting.statements()).toBeLessThan(20);
+
+    expect(built).toHaveLength(120);
+    expect(await claimCount()).toBe(claimsBefore + 120);
+    // Answered in the build's order (by client), numbered from their ids, increasing.
+    const rows = await db().select({ id: notes.id, patientId: notes.patientId }).from(notes).where(among(notes.id, ids));
+    expect(built.map((b) => b.patient_id)).toEqual(rows.map((r) => r.patientId).sort((a, b) => a - b));
+    expect(built.map((b) => b.claim_number)).toEqual(built.map((b) => `C${String(b.id).padStart(7, "0")}`));
+    expect(built.every((b, i) => i === 0 || b.id > built[i - 1]!.id)).toBe(true);
+    expect(built.every((b) => b.lines === 1 && b.total_cents === 8 * 1250)).toBe(true);
+    // Every note on one line of its own client's claim, under the number answered.
+    const stored = await claimsOfNotes(ids);
+    expect(stored).toHaveLength(120);
+    const byNote = new Map(stored.map((s) => [s.noteId, s]));
+    for (const r of rows) expect(byNote.get(r.id)).toMatchObject({ patientId: r.patientId, notePatient: r.patientId, lineNumber: 1, units: 8 });
+    expect(new Set(stored.map((s) => s.claimId))).toEqual(new Set(built.map((b) => b.id)));
+    expect(stored.map((s) => s.claimNumber).sort()).toEqual(built.map((b) => b.claim_number).sort());
+    // One audit row for the build, naming every client; the chain holds.
+    const [row] = await db().select().from(auditLog).where(and(eq(auditLog.entity, "claim"), eq(auditLog.action, "create"))).orderBy(desc(auditLog.id)).limit(1);
+    expect(JSON.parse(row!.detail!)).toMatchObject({ patients: rows.map((r) => r.patientId).sort((a, b) => a - b), notes: ids });
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it.each([
+    ["a note changed (its modifier)", "changed"],
+    ["a note taken by another build", "taken"],
+  ] as const)("%s between the read and the write of a build of several clients: 409, no claim, line, link or audit row of it", async (_l, race) => {
+    const w = await world();
+    const ids = await clientsWithNotes(w, 5);
+    const n = ids[2]!;
+    const clinician = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes", "ignore_time_limits"], locations: [w.location.id] }));
+    const claimsBefore = await claimCount();
+    const buildRowsBefore = (await auditRows("claim")).length;
+    const racing = beforeWriteDb(async () => {
+      const res = race === "changed" ? await api(`/note_rbt/update/modifier/${n}`, { method: "PUT", token: clinician, body: { md: "HO" } }) : await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } });
+      expect(res.status, await res.clone().text()).toBe(race === "changed" ? 200 : 201);
+    }, 1);
+    const result = await buildClaims(await ctxOf(w.manager, racing), { note_ids: ids });
+    expect(result).toEqual({ ok: false, status: 409, message: race === "changed" ? CLAIM_MESSAGES.notesChanged([n]) : CLAIM_MESSAGES.notesTaken, current: { changed_notes: race === "changed" ? [n] : [] } });
+    // Only the other build's claim (of note n) was written; no claim, line or link of this build; no audit row of it.
+    const others = race === "taken" ? 1 : 0;
+    expect(await claimCount()).toBe(claimsBefore + others);
+    expect((await claimsOfNotes(ids)).map((s) => s.noteId)).toEqual(race === "taken" ? [n] : []);
+    expect((await db().select({ n: count() }).from(claims).where(like(claims.claimNumber, "tmp-%")))[0]!.n).toBe(0);
+    expect((await auditRows("claim")).length).toBe(buildRowsBefore + others);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 });
 
