@@ -686,9 +686,15 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
       // Keep the reasons on each claim (the list and the viewer show them), then refuse.
       const byClaim = new Map<string, ClaimIssue[]>();
       for (const e of written.errors) byClaim.set(e.claimNumber, [...(byClaim.get(e.claimNumber) ?? []), { field: e.field, message: e.message }]);
-      await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "claim", entityId: null, detail: { claims: ordered.map((c) => c.claim.id), refused: true } }, () =>
-        ordered.map((c) => ctx.db.update(claims).set({ errors: JSON.stringify(byClaim.get(c.claim.claimNumber) ?? []) }).where(and(eq(claims.id, c.claim.id), eq(claims.status, "draft")))),
-      );
+      // One statement for every claim (D1 counts each statement of a batch against its queries per invocation).
+      const perClaim = JSON.stringify(ordered.map((c) => [c.claim.id, JSON.stringify(byClaim.get(c.claim.claimNumber) ?? [])]));
+      await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "claim", entityId: null, detail: { claims: ordered.map((c) => c.claim.id), refused: true } }, () => [
+        ctx.db
+          .update(claims)
+          .set({ errors: sql`j.errors` })
+          .from(sql`(select value ->> 0 as id, value ->> 1 as errors from json_each(${perClaim})) as j`)
+          .where(sql`${claims.id} = j.id and ${claims.status} = 'draft'`),
+      ]);
       const errors: Record<string, string> = {};
       for (const e of written.errors) {
         const key = e.claimNumber ? `${e.claimNumber}.${e.field}` : e.field;
@@ -707,12 +713,12 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
         (audit) => [
           // id, kind, file_name, content, sender, sent_at, created_by, created_at.
           ctx.db.insert(x12Files).select(sql`select ${fileId}, '837P', ${file.fileName}, ${file.content}, null, null, ${ctx.actor.id}, ${now} where ${allDraft}`),
-          ...ordered.map((c, i) =>
-            ctx.db
-              .update(claims)
-              .set({ status: "generated", fileId, setControl: file.sets[i]!.setControl, sentData: JSON.stringify(c.data), errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
-              .where(and(eq(claims.id, c.claim.id), eq(claims.status, "draft"), sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`)),
-          ),
+          // Every claim in one statement, each with its transaction set's control number and the data it was sent with.
+          ctx.db
+            .update(claims)
+            .set({ status: "generated", fileId, setControl: sql`j.set_control`, sentData: sql`j.sent_data`, errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
+            .from(sql`(select value ->> 0 as id, value ->> 1 as set_control, value ->> 2 as sent_data from json_each(${JSON.stringify(ordered.map((c, i) => [c.claim.id, file.sets[i]!.setControl, JSON.stringify(c.data)]))})) as j`)
+            .where(sql`${claims.id} = j.id and ${claims.status} = 'draft' and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
           audit(sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
         ],
       );

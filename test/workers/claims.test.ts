@@ -5,7 +5,7 @@ import { CLAIM_MESSAGES } from "~/domain/claims";
 import { npiFrom } from "~/domain/npi";
 import { NOTE_MESSAGES } from "~/domain/note-rules";
 import { getActor } from "~/models/actors.server";
-import { buildClaims, sendClaim } from "~/models/claims.server";
+import { buildClaims, generateClaims, sendClaim } from "~/models/claims.server";
 import { setNoteModifiers, updateNote } from "~/models/notes.server";
 import type { ClaimFileToSend, ClaimSender } from "~/services/claim-sender.server";
 import { verifyAuditChain } from "~/services/audit.server";
@@ -465,6 +465,40 @@ describe("a build's write is a fixed number of statements, whatever the number o
     const [row] = await db().select().from(auditLog).where(and(eq(auditLog.entity, "claim"), eq(auditLog.action, "create"))).orderBy(desc(auditLog.id)).limit(1);
     expect(JSON.parse(row!.detail!)).toMatchObject({ patients: rows.map((r) => r.patientId).sort((a, b) => a - b), notes: ids });
     expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it.each([
+    ["written", {}],
+    ["refused (the location has no billing NPI)", { npi: null }],
+  ] as const)("generating 40 claims into one 837P takes the statements of one claim's, %s", async (outcome, opts) => {
+    const generate = async (w: Awaited<ReturnType<typeof world>>, noteIds: number[]) => {
+      const built = await buildClaims(await ctxOf(w.manager, db()), { note_ids: noteIds });
+      expect(built.ok, JSON.stringify(built)).toBe(true);
+      const claimIds = built.ok ? built.data.map((b) => b.id) : [];
+      const counting = countingDb();
+      return { claimIds, result: await generateClaims(await ctxOf(w.manager, counting.db), { claim_ids: claimIds }), statements: counting.statements() };
+    };
+    const one = await world(opts);
+    const single = await generate(one, [await one.note()]);
+    const w = await world(opts);
+    const many = await generate(w, await clientsWithNotes(w, 40));
+    expect(many.statements).toBe(single.statements);
+    const stored = await db().select().from(claims).where(sql`${claims.id} in (select value from json_each(${JSON.stringify(many.claimIds)}))`).orderBy(claims.id);
+    expect(stored).toHaveLength(40);
+    if (outcome === "written") {
+      expect(many.result.ok, JSON.stringify(many.result)).toBe(true);
+      const file = many.result.ok ? many.result.data : null;
+      // Each claim generated into the one file with its own transaction set's control number and the data it was sent with.
+      expect(stored.map((c) => [c.status, c.fileId])).toEqual(stored.map(() => ["generated", file!.file_id]));
+      expect(stored.map((c) => c.setControl)).toEqual(file!.claims.map((c) => c.set_control));
+      expect(new Set(stored.map((c) => c.setControl)).size).toBe(40);
+      expect(stored.map((c) => (JSON.parse(c.sentData!) as { claimNumber: string }).claimNumber)).toEqual(stored.map((c) => c.claimNumber));
+    } else {
+      expect(many.result).toMatchObject({ ok: false, status: 422 });
+      // Every claim stays a draft and keeps the reasons its 837P was refused.
+      expect(stored.every((c) => c.status === "draft" && c.fileId === null)).toBe(true);
+      expect(stored.every((c) => (JSON.parse(c.errors!) as unknown[]).length > 0)).toBe(true);
+    }
   });
 
   it.each([
