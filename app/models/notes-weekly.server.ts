@@ -148,6 +148,6 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
         set: { value: sql`excluded.value`, totalUnits: sql`coalesce(excluded.total_units, ${weeklyReports.totalUnits})`, version: sql`${weeklyReports.version} + 1`, updatedAt: now },
         setWhere: sql`${weeklyReports.value} is not excluded.value or (excluded.total_units is not null and ${weeklyReports.totalUnits} is not excluded.total_units)`,
       });
-  await withAudit(ctx.db, who(ctx), entry, () => [upsert(), bumpListVersion(ctx.db, WEEKLY_REPORTS), ...planIds.map((id) => touchPlan(ctx, id))], client.tail);
+  await withAudit(ctx.db, who(ctx), entry, () => [upsert(), bumpListVersion(ctx.db, WEEKLY_REPORTS), touchPlan(ctx, planIds)], client.tail);
   return ok(result, notesWeeklyMessage(writes.length));
 }

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, isNull, or, sql, type SQLWrapper } from "drizzle-orm";
-import { insertChunks } from "~/db/chunks";
+import { insertChunks, positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
@@ -98,8 +98,9 @@ async function placedOf(ctx: ModelContext, planId: number): Promise<Placed[]> {
   return ctx.db.select({ id: objectives.id, type: objectives.type, position: objectives.position }).from(objectives).where(and(live, eq(objectives.planId, planId)));
 }
 
+/** The objectives' new positions, one statement (none when nothing moves). */
 function positionWrites(ctx: ModelContext, changes: readonly PositionChange[]) {
-  return changes.map((c) => ctx.db.update(objectives).set({ position: c.position }).where(eq(objectives.id, c.id)));
+  return changes.length === 0 ? [] : [ctx.db.update(objectives).set({ position: sql`j.position` }).from(positionsTable(changes)).where(sql`${objectives.id} = j.id`)];
 }
 
 function bumps(ctx: ModelContext) {

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
+import { positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { bips, patients, plans } from "~/db/schema";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
@@ -212,7 +213,8 @@ async function closeCategoryGap(ctx: ModelContext, bipId: number, category: stri
     .select({ id: plans.id, position: plans.position })
     .from(plans)
     .where(and(live, eq(plans.bipId, bipId), eq(plans.category, category), ne(plans.id, planId)));
-  return reindex(rest).map((c) => ctx.db.update(plans).set({ position: c.position }).where(eq(plans.id, c.id)));
+  const changes = reindex(rest);
+  return changes.length === 0 ? [] : [ctx.db.update(plans).set({ position: sql`j.position` }).from(positionsTable(changes)).where(sql`${plans.id} = j.id`)];
 }
 
 /** Saves a goal (versioned: a stale version answers 409 with the current values). A new category puts it last there. */

@@ -57,8 +57,11 @@ export type WeeklyReportJson = ReturnType<typeof weeklyReportJson>;
 /* ------------------------------------------------------------------ shared with chart comments */
 
 /** The plan's updated_at moves with its data (the chart and the BIP pages show how fresh it is). */
-export function touchPlan(ctx: ModelContext, planId: number) {
-  return ctx.db.update(plans).set({ updatedAt: ctx.now().toISOString() }).where(eq(plans.id, planId));
+export function touchPlan(ctx: ModelContext, planId: number | readonly number[]) {
+  return ctx.db
+    .update(plans)
+    .set({ updatedAt: ctx.now().toISOString() })
+    .where(typeof planId === "number" ? eq(plans.id, planId) : sql`${plans.id} in (select value from json_each(${JSON.stringify(planId)}))`);
 }
 
 /**
