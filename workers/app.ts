@@ -12,6 +12,7 @@ import { applySecurityHeaders } from "./security-headers";
 import { d1Database } from "~/db/client.server";
 import { purgeExpiredDrafts } from "~/services/note-drafts.server";
 import { expirePdfFiles } from "~/models/pdf-jobs.server";
+import { allSettledOrThrow, pruneSignInRecords } from "~/services/housekeeping.server";
 import { ERROR_500_HTML } from "./error-page";
 import { forgedFlashTarget, sealFlashRedirects, withoutPostedFlash } from "~/services/flash.server";
 
@@ -107,14 +108,14 @@ function fetchHandler(request: Request, env: Env, ctx: ExecutionContext): Respon
 
 /**
  * The hourly cron (wrangler.toml [triggers]): note drafts kept past their 24 hours are deleted (decision
- * 025), and PDF job files older than 30 days that are not shared with parents are deleted from R2 in
- * bounded steps (decision 041). One task failing does not stop the other; the run then fails (logged).
+ * 025), PDF job files older than 30 days that are not shared with parents are deleted from R2 in
+ * bounded steps (decision 041), and ended sessions, revoked token ids and old two-factor challenges are
+ * deleted in bounded steps (decision 001). One task failing does not stop the others; the run then fails (logged).
  */
 export async function scheduled(_controller: ScheduledController, env: Env): Promise<void> {
   const now = new Date();
-  const results = await Promise.allSettled([purgeExpiredDrafts(d1Database(env.DB), now), expirePdfFiles(env, now)]);
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
+  const db = d1Database(env.DB);
+  await allSettledOrThrow([purgeExpiredDrafts(db, now), expirePdfFiles(env, now), pruneSignInRecords(db, now)]);
 }
 
 export default {

@@ -800,14 +800,20 @@ export const sessions = sqliteTable(
     /** The principal's access_generation when the password (or own change) that made this session was checked. */
     accessGeneration: integer("access_generation").notNull().default(0),
   },
-  (t) => [index("sessions_principal_idx").on(t.principalType, t.principalId)],
+  // The hourly clean-up deletes by sign-in time (pruneEndedSessions).
+  (t) => [index("sessions_principal_idx").on(t.principalType, t.principalId), index("sessions_created_idx").on(t.createdAt)],
 );
 
 /** API bearer tokens are JWTs; this table lists revoked token ids until they expire. */
-export const revokedTokens = sqliteTable("revoked_tokens", {
-  jti: text("jti").primaryKey(),
-  expiresAt: text("expires_at").notNull(),
-});
+export const revokedTokens = sqliteTable(
+  "revoked_tokens",
+  {
+    jti: text("jti").primaryKey(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  // The hourly clean-up deletes by expiry (pruneRevokedTokens).
+  (t) => [index("revoked_tokens_expires_idx").on(t.expiresAt)],
+);
 
 /** One row per successful API token refresh, by token family, kept five minutes (docs/decisions/016). */
 export const tokenRefreshes = sqliteTable(
@@ -841,7 +847,8 @@ export const twoFactorChallenges = sqliteTable(
     /** Sign-ins: the principal's access_generation read with the password hash; the session or token made on it carries it. */
     accessGeneration: integer("access_generation").notNull().default(0),
   },
-  (t) => [index("two_factor_principal_idx").on(t.principalType, t.principalId, t.context)],
+  // The hourly clean-up deletes by creation time (pruneOldChallenges).
+  (t) => [index("two_factor_principal_idx").on(t.principalType, t.principalId, t.context), index("two_factor_created_idx").on(t.createdAt)],
 );
 
 export const backupCodes = sqliteTable(

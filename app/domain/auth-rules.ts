@@ -88,6 +88,15 @@ export function codeExpiresAt(challengeCreatedAt: string, now: Date, codeExpiryM
   return code.getTime() < end.getTime() ? code : end;
 }
 
+/**
+ * The creation time at or before which a challenge (sign-in or password reset) no longer counts for anything:
+ * out of the hour in which code emails and resets are counted (THROTTLE.windowMs, the reads' `since`) and past a
+ * sign-in challenge's lifetime. Its code and reset-token expiries are the row's own (isExpired on each).
+ */
+export function challengeForgottenAt(now: Date): Date {
+  return new Date(now.getTime() - Math.max(THROTTLE.windowMs, CHALLENGE_LIFETIME_MINUTES * 60_000));
+}
+
 /** True once a sign-in challenge is older than its lifetime, whatever was resent. */
 export function challengeOver(challengeCreatedAt: string, now: Date): boolean {
   return now.getTime() - new Date(challengeCreatedAt).getTime() >= CHALLENGE_LIFETIME_MINUTES * 60_000;
@@ -115,6 +124,11 @@ export function afterFailedAttempt(attemptsRemaining: number): { attemptsRemaini
 
 export type SessionState = "active" | "locked" | "expired";
 
+/** The sign-in time at or before which a session is past the absolute limit at `now` (sessionState: expired). */
+export function sessionEndedAt(now: Date, absoluteHours: number): Date {
+  return new Date(now.getTime() - absoluteHours * 3_600_000);
+}
+
 /** Idle longer than the idle limit locks the session; older than the absolute limit ends it. */
 export function sessionState(
   s: { createdAt: string; lastSeenAt: string; locked: boolean },
@@ -122,7 +136,7 @@ export function sessionState(
   limits: { idleMinutes: number; absoluteHours: number },
 ): SessionState {
   const t = now.getTime();
-  if (t - new Date(s.createdAt).getTime() >= limits.absoluteHours * 3_600_000) return "expired";
+  if (new Date(s.createdAt).getTime() <= sessionEndedAt(now, limits.absoluteHours).getTime()) return "expired";
   if (s.locked || t - new Date(s.lastSeenAt).getTime() >= limits.idleMinutes * 60_000) return "locked";
   return "active";
 }

@@ -580,11 +580,6 @@ export function scanWindow(times: Pick<SessionTimes, "startAt" | "endAt">, gap =
   return { from: times.startAt - 1440 - gap - spread, to: times.endAt + gap + spread };
 }
 
-/** The session date of a local-minute instant. */
-export function dateOfMinute(minute: number): string {
-  return dateOfDay(Math.floor(minute / 1440));
-}
-
 /**
  * The supervisor's countersignature of a signed note (decision 023, stop 22): typed name, date, and the drawn
  * image when JavaScript runs. Not an amendment: it changes no clinical content.

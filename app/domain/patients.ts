@@ -307,10 +307,6 @@ export function ageOn(birthDate: string | null | undefined, today: string): numb
   return age >= 0 ? age : null;
 }
 
-export function fieldLabel(name: string): string {
-  return PATIENT_FIELDS.find((x) => x.name === name)?.label ?? name;
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Prior-authorization services (clinical §3)
 

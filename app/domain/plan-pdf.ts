@@ -47,7 +47,6 @@ export const PDF_SECTIONS = [
 ] as const;
 export type PdfSectionKey = (typeof PDF_SECTIONS)[number]["key"];
 export const PDF_SECTION_KEYS: readonly PdfSectionKey[] = PDF_SECTIONS.map((s) => s.key);
-export const pdfSectionLabel = (key: PdfSectionKey) => PDF_SECTIONS.find((s) => s.key === key)!.label;
 
 export const PDF_KINDS = ["plan", "weekly_report", "chart_comments"] as const;
 export type PdfKind = (typeof PDF_KINDS)[number];

@@ -96,9 +96,6 @@ export const BookingSchema = v.pipe(
 );
 export type Booking = v.InferOutput<typeof BookingSchema>;
 
-/** Cancelling the rest of a series: from which date on. */
-export const CancelRestSchema = v.object({ from: requiredDate("From") });
-
 /* ------------------------------------------------------------------ occurrences */
 
 /**

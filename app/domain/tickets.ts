@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { MESSAGES, requiredText } from "./fields";
+import { requiredText } from "./fields";
 import { can, locationScope, type Actor } from "./permissions";
 import { listQuerySchema } from "./paging";
 import { zonedDate } from "./time";
@@ -60,8 +60,6 @@ export type TicketInput = v.InferOutput<typeof TicketInput>;
 /** A response on a ticket (1–5000 characters). */
 export const ResponseInput = v.object({ body: requiredText("Response", BODY_MAX) });
 export type ResponseInput = v.InferOutput<typeof ResponseInput>;
-
-export const RESPONSE_REQUIRED = MESSAGES.required("Response");
 
 const optionalChoice = <T extends string>(values: readonly T[], label: string) =>
   v.pipe(

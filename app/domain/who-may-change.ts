@@ -69,11 +69,6 @@ export function mayGrantRole(actor: Pick<Actor, "kind" | "roles" | "permissions"
   return actor.kind === "user" && atOrBelow(rankOfRoles([role]), rankOfActor(actor));
 }
 
-/** The actor may give a role this permission set: every permission in it is one the actor holds. */
-export function mayGrantPermissions(actor: Pick<Actor, "kind" | "roles" | "permissions">, permissions: readonly string[]): boolean {
-  return mayGrantRole(actor, { name: "", permissions });
-}
-
 /** The permissions in the list the actor does not hold (for the message). */
 export function permissionsBeyond(actor: Pick<Actor, "kind" | "roles" | "permissions">, permissions: readonly string[]): Permission[] {
   const mine = rankOfActor(actor).permissions;

@@ -1,11 +1,13 @@
-import { and, count, desc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
+import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
 import { backupCodes, loginFailures, parents, roles, twoFactorChallenges, userRoles, users } from "~/db/schema";
 import {
   addMinutes,
   afterFailedAttempt,
   AUTH_MESSAGES,
   BACKUP_CODE_COUNT,
+  challengeForgottenAt,
   challengeOver,
   codeEmailWaitSeconds,
   codeExpiresAt,
@@ -18,6 +20,7 @@ import {
 } from "~/domain/auth-rules";
 import { normalizeEmail } from "~/domain/auth-schemas";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { withAudit, type AuditEntry, type AuditWho } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
@@ -601,6 +604,17 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string): Pro
     }),
   );
   return { challengeId: id };
+}
+
+/**
+ * The hourly clean-up: challenges, sign-in and password reset, that count for nothing any more — older than
+ * challengeForgottenAt, and neither their code nor their reset token still valid (isExpired: at or before now).
+ */
+export async function pruneOldChallenges(db: Db, now: Date, limits = PRUNE_LIMITS): Promise<number> {
+  const at = now.toISOString();
+  const spent = (column: SQLiteColumn) => or(isNull(column), lte(column, at))!;
+  const where = and(lte(twoFactorChallenges.createdAt, challengeForgottenAt(now).toISOString()), spent(twoFactorChallenges.expiresAt), spent(twoFactorChallenges.resetTokenExpiresAt))!;
+  return deleteInSteps(db, twoFactorChallenges, where, limits);
 }
 
 export type ResetVerifyResult = { kind: "ok"; resetToken: string } | Exclude<CodeResult, { kind: "ok" }>;

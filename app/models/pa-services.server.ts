@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { insurances, notes, paServices, patients } from "~/db/schema";
 import { PaServiceInput } from "~/domain/patients";
@@ -180,13 +180,4 @@ export async function deletePaService(ctx: ModelContext, id: number): Promise<Mo
     bumpListVersion(ctx.db, PA_SERVICES),
   ]);
   return ok(null, "PA service deleted.");
-}
-
-/** For selects on the PA form. */
-export async function paInsuranceOptions(ctx: ModelContext, ids?: number[]) {
-  return ctx.db
-    .select({ id: insurances.id, name: insurances.name })
-    .from(insurances)
-    .where(and(isNull(insurances.deletedAt), ids ? inArray(insurances.id, ids) : undefined))
-    .orderBy(asc(insurances.name));
 }

@@ -273,10 +273,6 @@ export async function getPatientByIdentifier(ctx: ModelContext, identifier: stri
 }
 
 /** Staff who work at the location (user_locations), for the assignment selects. */
-export async function staffOptions(ctx: ModelContext, locationId: number) {
-  return staffQuery(ctx, locationId);
-}
-
 function staffQuery(ctx: ModelContext, locationId: number) {
   return ctx.db
     .select({ id: users.id, name: users.name, surname: users.surname })
@@ -325,11 +321,6 @@ export async function staffByLocation(ctx: ModelContext, locationIds: number[]) 
   const out: Record<number, { id: number; name: string }[]> = {};
   for (const r of rows) (out[r.locationId] ??= []).push({ id: r.id, name: `${r.name} ${r.surname}`.trim() });
   return out;
-}
-
-export async function parentOptions(ctx: ModelContext) {
-  const rows = await parentOptionsQuery(ctx);
-  return rows.map((r) => ({ id: r.id, name: `${r.name} ${r.surname}`.trim(), email: r.email }));
 }
 
 /** The parents the actor can see (those of no location too), as a statement (to ride in a batch). */

@@ -1,8 +1,7 @@
 import { and, asc, count, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
-import type { Db } from "~/db/client.server";
 import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { isAllAccess, locationScope, normalizePermissions, type Actor } from "~/domain/permissions";
+import { isAllAccess, locationScope, normalizePermissions } from "~/domain/permissions";
 import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
 import { namesNoField, parseWith } from "~/domain/validation";
 import { mayChangeRoleHolders, mayEditRole } from "~/domain/who-may-change";
@@ -50,15 +49,6 @@ const columns = {
   updatedAt: roles.updatedAt,
   users: usersOf,
 };
-
-/** Every role with its permission set and how many users hold it (for selects and small lists). */
-export async function listRoles(db: Db, _actor: Actor) {
-  const rows = await db.select(columns).from(roles).orderBy(asc(roles.id));
-  return rows.map((r) => {
-    const j = roleJson(r);
-    return { id: j.id, name: j.name, permissions: j.permissions, users: j.users };
-  });
-}
 
 /** The v2 list: search by name, paginated, ordered by name. */
 export async function listRolesPage(ctx: ModelContext, query: ListQuery): Promise<Paged<RoleJson>> {

@@ -108,24 +108,6 @@ export async function requireSuperadmin(request: Request, context: AppLoadContex
   return signed;
 }
 
-/** Applies a declared guard. Public routes get null. */
-export async function requireGuard(request: Request, context: AppLoadContext, guard: Guard): Promise<Signed | null> {
-  if (guard === "public") return null;
-  if (guard === "principal") return requirePrincipal(request, context);
-  if (guard === "staff") return requireStaff(request, context);
-  if (guard === "parent") return requireParent(request, context);
-  if (guard === "superadmin") return requireSuperadmin(request, context);
-  return requirePermission(request, context, guard);
-}
-
-/** A loader that only applies the guard (for screens whose data arrives with a later issue). */
-export function guardedLoader(guard: Exclude<Guard, "public">) {
-  return async ({ request, context }: { request: Request; context: AppLoadContext }) => {
-    await requireGuard(request, context, guard);
-    return null;
-  };
-}
-
 /** The record id of a route path; anything else answers 404 ("Patient not found."). */
 export function requireId(raw: string | undefined, what: string): number {
   const id = pathId(raw);

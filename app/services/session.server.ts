@@ -1,9 +1,10 @@
 import { auditTail, type KnownTail } from "./audit.server";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "~/db/client.server";
 import { parents, sessions, users } from "~/db/schema";
-import { sessionState, type SessionState } from "~/domain/auth-rules";
+import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
+import { sessionEndedAt, sessionState, type SessionState } from "~/domain/auth-rules";
 import type { Actor } from "~/domain/permissions";
 import { NO_NOTIFICATIONS, type NotificationSummary } from "~/domain/shell";
 import { parentActorFields, parentActorFrom, userActorFields, userActorFrom, type PrincipalType, type PrincipalWithGeneration } from "~/models/actors.server";
@@ -178,8 +179,13 @@ export async function unlockSession(db: Db, idHash: string, now: Date): Promise<
   await db.update(sessions).set({ locked: false, lastSeenAt: now.toISOString() }).where(eq(sessions.idHash, idHash));
 }
 
-export async function lockSession(db: Db, idHash: string): Promise<void> {
-  await db.update(sessions).set({ locked: true }).where(eq(sessions.idHash, idHash));
+/**
+ * The hourly clean-up: sessions past the absolute limit, which a read would delete (applyLimits). A session only
+ * idle is locked, not ended (the lock screen resumes it), so it stays until the absolute limit too.
+ */
+export async function pruneEndedSessions(db: Db, now: Date, limits = PRUNE_LIMITS): Promise<number> {
+  const { absoluteHours } = await getAuthSettings(db);
+  return deleteInSteps(db, sessions, lte(sessions.createdAt, sessionEndedAt(now, absoluteHours).toISOString()), limits);
 }
 
 export async function destroySession(db: Db, request: Request): Promise<void> {

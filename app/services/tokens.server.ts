@@ -1,9 +1,11 @@
 import { decodeJwt, errors, jwtVerify, SignJWT } from "jose";
-import { and, eq, gt, lt } from "drizzle-orm";
+import { and, eq, gt, lt, lte } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
+import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
 import { revokedTokens, tokenRefreshes } from "~/db/schema";
 import { ACCESS_TOKEN_SECONDS, REFRESH_LIMIT, refreshWaitSeconds } from "~/domain/auth-rules";
 import type { Actor } from "~/domain/permissions";
+import { SETTING_BOUNDS } from "~/domain/settings";
 import type { KnownTail } from "./audit.server";
 import { getTokenPrincipal, type PrincipalType, type PrincipalWithGeneration } from "~/models/actors.server";
 import { getAuthSettings } from "~/models/settings.server";
@@ -101,14 +103,22 @@ function legacyTokenHolds(payload: { iat_ms?: unknown; iat?: number }, found: { 
   return found.accessGeneration === 0 && issuedMs > found.tokensValidAfter;
 }
 
-export async function revokeToken(db: Db, claims: Pick<TokenClaims, "jti" | "authTime">, absoluteHours: number): Promise<void> {
-  // Keep the id until no refresh could accept the token any more.
-  const keepUntil = new Date((claims.authTime + absoluteHours * 3600) * 1000).toISOString();
-  await db.insert(revokedTokens).values({ jti: claims.jti, expiresAt: keepUntil }).onConflictDoNothing();
+/**
+ * Until when a revoked token's id must be kept: until the token itself expires (a refresh made just before the
+ * absolute limit gives a token that lives past it) and no refresh could accept it, whatever the absolute limit is
+ * set to later (at most SETTING_BOUNDS.absolute_hours.max hours after its sign-in).
+ */
+export function revokedUntil(claims: Pick<TokenClaims, "exp" | "authTime">): Date {
+  return new Date(Math.max(claims.exp, claims.authTime + SETTING_BOUNDS.absolute_hours.max * 3600) * 1000);
 }
 
-export async function pruneRevokedTokens(db: Db, now: Date): Promise<void> {
-  await db.delete(revokedTokens).where(lt(revokedTokens.expiresAt, now.toISOString()));
+export async function revokeToken(db: Db, claims: Pick<TokenClaims, "jti" | "exp" | "authTime">): Promise<void> {
+  await db.insert(revokedTokens).values({ jti: claims.jti, expiresAt: revokedUntil(claims).toISOString() }).onConflictDoNothing();
+}
+
+/** The hourly clean-up: revoked ids no token they name could use any more (past revokedUntil). */
+export async function pruneRevokedTokens(db: Db, now: Date, limits = PRUNE_LIMITS): Promise<number> {
+  return deleteInSteps(db, revokedTokens, lte(revokedTokens.expiresAt, now.toISOString()), limits);
 }
 
 /**

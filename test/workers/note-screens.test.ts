@@ -6,6 +6,7 @@ import { noteDrafts, notes, paServices, sessions } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
 import { NOTE_MESSAGES } from "~/domain/note-rules";
+import { AI_SUMMARY_BUTTON } from "~/domain/note-summary";
 import { sha256Hex } from "~/services/crypto.server";
 import { createBip, createLocation, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser } from "./helpers";
 
@@ -164,7 +165,8 @@ describe("create", () => {
     expect(html).toContain("RBT direct");
     expect(html).toContain("America/New York");
     expect(html).toContain('type="time"');
-    expect(html).toContain("Generate AI Summary");
+    // The button says what the script restores after "Generating..." (AI_SUMMARY_BUTTON, one place).
+    expect(html).toMatch(new RegExp(`<button[^>]*data-ai-summary="/notes/generate-summary"[^>]*>${AI_SUMMARY_BUTTON}</button>`));
     // The interventions: the client's plan's own, then the defaults, each once.
     expect(html).toContain('value="Visual schedule"');
     expect(html.match(/name="content\.interventions\[\]" value="Redirection"|value="Redirection"[^>]*name="content\.interventions\[\]"/g)).toHaveLength(1);

@@ -98,13 +98,11 @@ export const authApi = new Hono<AppEnv>()
       c.header("Retry-After", String(wait));
       return jsonError(c, 429, AUTH_MESSAGES.refreshThrottled, { retry_after: wait });
     }
-    const { absoluteHours } = await getAuthSettings(db);
-    await revokeToken(db, check.claims, absoluteHours);
+    await revokeToken(db, check.claims);
     return tokenAnswer(c, check.claims, check.claims.authTime, family);
   })
   .post("/auth/logout", requireApiPrincipal, async (c) => {
-    const { absoluteHours } = await getAuthSettings(c.var.app.db);
-    await revokeToken(c.var.app.db, c.var.claims, absoluteHours);
+    await revokeToken(c.var.app.db, c.var.claims);
     return c.json({ message: "Successfully logged out" });
   })
   .post("/auth/me", requireApiPrincipal, (c) => c.json(actorJson(c.var.actor)))

@@ -1,10 +1,10 @@
 import { createRateRecord, deleteRateRecord, getRateRecord, listRateRecords, RATE_RECORDS, updateRateRecord, type RateRecordJson } from "~/models/rate-records.server";
-import { v1Router, v2Router, type RestResource } from "./rest";
+import { v2Router, type RestResource } from "./rest";
 
 /**
  * Rate/pay records (platform §3), location-scoped. The spec names no permission or calls for them;
- * they are billing rates, so they sit with the insurers under manage_insurances.
- * Not mounted yet: `.route("/v2/rate-records", rateRecordsV2)` in ./index.ts.
+ * they are billing rates, so they sit with the insurers under manage_insurances. Mounted at /v2/rate-records
+ * (./index.ts); no first-generation route, as the spec names no rate-record call.
  */
 export const rateRecordResource: RestResource<RateRecordJson> = {
   name: RATE_RECORDS,
@@ -19,4 +19,3 @@ export const rateRecordResource: RestResource<RateRecordJson> = {
 };
 
 export const rateRecordsV2 = v2Router(rateRecordResource);
-export const rateRecordsV1 = v1Router(rateRecordResource);

@@ -2,6 +2,7 @@ import { NOTE_SUBTYPES, typedMinutes, unitsForMinutes } from "~/domain/notes";
 import { fieldId, ListError, NoteCheckbox, NoteCheckboxList, NoteFormProvider, NoteInput, NoteSelect, NoteTextarea, UnshownErrors, useNoteForm, valueOf, type FormValues } from "./note-fields";
 import { CPT_LABELS, type NoteFormOptions } from "./types";
 import { METER_MESSAGES, meterState, meterText, type MeterState } from "~/domain/pa-pacing";
+import { AI_SUMMARY_BUTTON } from "~/domain/note-summary";
 
 /**
  * The note form (RBT, BCBA, combined; clinical §3, issue 10 "Notes"), one component for the three types and
@@ -460,7 +461,7 @@ function SummarySection({ error }: { error: string | null }) {
         </p>
       ) : null}
       <button type="submit" name="intent" value="generate-summary" data-ai-summary="/notes/generate-summary" formNoValidate className="btn">
-        Generate AI Summary
+        {AI_SUMMARY_BUTTON}
       </button>
     </section>
   );
