@@ -24,10 +24,14 @@ export function isDevelopment(env: Pick<Env, "APP_ENV">): boolean {
   return env.APP_ENV === "development";
 }
 
-/** What is wrong with the configuration, or null. Production (anything but "development") needs its secrets. */
-export function configurationProblem(env: Pick<Env, "APP_ENV" | "JWT_SECRET">): string | null {
+/**
+ * What is wrong with the configuration, or null. Production (anything but "development") needs its secrets: the JWT
+ * secret, and the Resend key — without it sign-in and reset codes would go to the development outbox (a table and
+ * the log) instead of the user's inbox (decision 016).
+ */
+export function configurationProblem(env: Pick<Env, "APP_ENV" | "JWT_SECRET" | "RESEND_API_KEY">): string | null {
   if (isDevelopment(env)) return null;
-  const missing = (["JWT_SECRET"] as const).filter((k) => !env[k]);
+  const missing = (["JWT_SECRET", "RESEND_API_KEY"] as const).filter((k) => !env[k]);
   return missing.length ? `Missing required secrets: ${missing.join(", ")}` : null;
 }
 

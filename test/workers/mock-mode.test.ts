@@ -134,7 +134,7 @@ describe("mock mode", () => {
 
   it("refuses to run outside development: every request answers 503, the real API and screens included", async () => {
     for (const path of ["/api/auth/login", "/api/v2/parents", "/login"]) {
-      const { res, body, dbUses } = await call(path, {}, { APP_ENV: "production", JWT_SECRET: "a-production-secret-of-enough-length" });
+      const { res, body, dbUses } = await call(path, {}, { APP_ENV: "production", JWT_SECRET: "a-production-secret-of-enough-length", RESEND_API_KEY: "re_production_key" });
       expect(res.status, path).toBe(503);
       expect(body.message).toBe("Mock mode is not allowed outside development. Unset MOCK_MODE.");
       expect(dbUses).toEqual([]);

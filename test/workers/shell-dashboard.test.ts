@@ -261,7 +261,7 @@ describe("shell", () => {
     const local = await request("/login");
     expect(local.headers.get("Server-Timing")).toMatch(/^app;dur=\d+(\.\d)?$/);
     const ctx = createExecutionContext();
-    const deployed = await worker.fetch(new Request(`${BASE}/login`), { ...env, APP_ENV: "production", JWT_SECRET: "a-deployed-secret-of-thirty-two-chars!" }, ctx);
+    const deployed = await worker.fetch(new Request(`${BASE}/login`), { ...env, APP_ENV: "production", JWT_SECRET: "a-deployed-secret-of-thirty-two-chars!", RESEND_API_KEY: "re_production_key" }, ctx);
     await waitOnExecutionContext(ctx);
     expect(deployed.status).toBe(200);
     expect(deployed.headers.get("Server-Timing")).toBeNull();

@@ -35,25 +35,34 @@ async function fetchWith(vars: Partial<Env>, path: string): Promise<Response> {
 }
 
 describe("production configuration", () => {
-  it.each([["/login"], ["/api/version"], ["/api/auth/refresh"]])("a production Worker without JWT_SECRET answers %s with 500 and logs why", async (path) => {
+  const SECRETS = { JWT_SECRET: "a-real-production-secret-of-enough-length", RESEND_API_KEY: "re_production_key" };
+  it.each([
+    ["/login", { JWT_SECRET: undefined }, "JWT_SECRET"],
+    ["/api/version", { JWT_SECRET: undefined }, "JWT_SECRET"],
+    ["/api/auth/refresh", { JWT_SECRET: undefined }, "JWT_SECRET"],
+    // Without Resend, sign-in codes would land in the development outbox and the log instead of the user's inbox.
+    ["/login", { RESEND_API_KEY: undefined }, "RESEND_API_KEY"],
+    ["/api/auth/login", { RESEND_API_KEY: undefined }, "RESEND_API_KEY"],
+    ["/login", { JWT_SECRET: undefined, RESEND_API_KEY: undefined }, "JWT_SECRET, RESEND_API_KEY"],
+  ] as const)("a production Worker answers %s with 500 and logs why when a secret is missing (%o)", async (path, missing, named) => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    const res = await fetchWith({ APP_ENV: "production", JWT_SECRET: undefined }, path);
+    const res = await fetchWith({ APP_ENV: "production", ...SECRETS, ...missing }, path);
     expect(res.status).toBe(500);
     expect(await res.text()).toContain("misconfigured");
-    expect(logged).toHaveBeenCalledWith("misconfigured: Missing required secrets: JWT_SECRET");
+    expect(logged).toHaveBeenCalledWith(`misconfigured: Missing required secrets: ${named}`);
   });
 
   it("a production Worker does not accept tokens signed with the development secret", async () => {
     const token = await apiToken(await createUser());
     const ctx = createExecutionContext();
     const req = new Request("http://localhost/api/auth/me", { method: "POST", headers: { Authorization: `Bearer ${token}` } });
-    const res = await worker.fetch(req as Request<unknown, IncomingRequestCfProperties>, { ...env, APP_ENV: "production", JWT_SECRET: "a-real-production-secret-of-enough-length" }, ctx);
+    const res = await worker.fetch(req as Request<unknown, IncomingRequestCfProperties>, { ...env, APP_ENV: "production", JWT_SECRET: "a-real-production-secret-of-enough-length", RESEND_API_KEY: "re_production_key" }, ctx);
     await waitOnExecutionContext(ctx);
     expect(res.status).toBe(401);
   });
 
   it.each([["/dev/outbox"], ["/api/dev/outbox"]])("%s does not exist in production", async (path) => {
-    const res = await fetchWith({ APP_ENV: "production", JWT_SECRET: "a-real-production-secret-of-enough-length" }, path);
+    const res = await fetchWith({ APP_ENV: "production", JWT_SECRET: "a-real-production-secret-of-enough-length", RESEND_API_KEY: "re_production_key" }, path);
     expect(res.status).toBe(404);
   });
 });
