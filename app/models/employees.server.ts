@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insertChunks } from "~/db/chunks";
 import type { BatchItem } from "drizzle-orm/batch";
-import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
+import { roles, userLocations, userRoles, users } from "~/db/schema";
 import {
   AdminPasswordInput,
   COMPLIANCE_KEYS,

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations } from "~/db/schema";
 import { pickService } from "~/domain/billing";
-import { InsuranceInput, InsuranceServiceInput, modifierInfo, providerType, serviceCode, splitModifiers, unitMultiplier } from "~/domain/insurance";
+import { InsuranceInput, InsuranceServiceInput, modifierInfo, serviceCode, splitModifiers, unitMultiplier } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { namesNoField, parseWith } from "~/domain/validation";
@@ -95,12 +95,7 @@ export async function listInsurances(ctx: ModelContext, query: ListQuery, filter
   return paged(rows.map(insuranceJson), total?.n ?? 0, query);
 }
 
-/** Every insurer, for selects. */
-export async function insuranceOptions(ctx: ModelContext) {
-  return insuranceOptionsQuery(ctx);
-}
-
-/** Every insurer, as a statement (to ride in a batch). */
+/** Every insurer, for selects, as a statement (to ride in a batch). */
 export function insuranceOptionsQuery(ctx: ModelContext) {
   return ctx.db.select({ id: insurances.id, name: insurances.name }).from(insurances).where(live).orderBy(asc(insurances.name));
 }

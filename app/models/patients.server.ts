@@ -135,9 +135,9 @@ export function visibleLocationsQuery(ctx: ModelContext) {
     .orderBy(asc(locations.title));
 }
 
-/** Every insurer (what insuranceOptions answers), as a JSON column. */
+/** Every insurer (insuranceOptionsQuery), as a JSON column. */
 function insurerOptionsColumn(ctx: ModelContext) {
-  return jsonRows<{ id: number; name: string }>(ctx.db.select({ id: insurances.id, name: insurances.name }).from(insurances).where(isNull(insurances.deletedAt)).orderBy(asc(insurances.name)), ["id", "name"]);
+  return jsonRows<{ id: number; name: string }>(insuranceOptionsQuery(ctx), ["id", "name"]);
 }
 
 /** FTS5 phrase syntax: the text in double quotes, quotes doubled; everything else is literal. */

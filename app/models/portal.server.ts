@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, gte, isNull, ne, sql } from "drizzle-orm";
-import { clientConsents, locations, notes, patients, pdfJobs, scheduledSessions, sharedDocuments, users } from "~/db/schema";
+import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
+import { clientConsents, locations, notes, patients, pdfJobs, sharedDocuments, users } from "~/db/schema";
 import type { ChartInput } from "~/domain/chart";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
 import { zoneOffsetMinutes } from "~/domain/time";

@@ -50,7 +50,7 @@ function without(params: Record<string, string>, keys: readonly string[]): Recor
 
 /** The billing list; `refused`: errors the caller found in its own part of the address (then no client is listed). */
 export async function billingListLoader({ request, context }: LoaderFunctionArgs, refused: FilterErrors = null) {
-  const { actor, auditTail } = await requirePermission(request, context, "manage_claims");
+  const { actor } = await requirePermission(request, context, "manage_claims");
   redirectIfEmptyFilters(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const ctx = modelContextFor(context, actor);

@@ -11,10 +11,6 @@ import { readSessionActor, type ScreenSession, type SessionAndActor } from "./se
  * so the route-coverage test can prove the declaration and the behaviour agree.
  */
 export type Guard = "public" | "principal" | "staff" | "parent" | "superadmin" | Permission;
-export interface GuardHandle {
-  guard: Guard;
-}
-
 export interface Signed {
   actor: Actor;
   session: ScreenSession;

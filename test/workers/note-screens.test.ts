@@ -579,7 +579,7 @@ describe("goal rows after a refused save (probe, stop 24)", () => {
     const patient = await createPatient({ locationId: loc.id });
     const bip = await createBip(patient);
     const first = await createPlan(bip, { name: "Hitting" });
-    const second = await createPlan(bip, { name: "Screaming" });
+    await createPlan(bip, { name: "Screaming" });
     const rbt = await createUser({ permissions: VIEW, locations: [loc.id] });
     const cookie = await signInCookie(rbt);
     const base = rbtFields({ patient_id: String(patient.id), provider_id: String(rbt.id), pa_service_id: "" });

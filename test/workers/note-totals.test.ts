@@ -1,4 +1,3 @@
-import { SELF } from "cloudflare:test";
 import { asc, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { noteCounts, paServices } from "~/db/schema";

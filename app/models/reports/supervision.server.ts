@@ -1,6 +1,6 @@
 import { and, asc, sql } from "drizzle-orm";
 import { locations, patients } from "~/db/schema";
-import { reportHours, supervisionPercent, supervisionState, SUPERVISION_MIN_PERCENT, type SupervisionState } from "~/domain/report-operations";
+import { reportHours, supervisionPercent, supervisionState, SUPERVISION_MIN_PERCENT } from "~/domain/report-operations";
 import type { SupervisionRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
 import { clientLabel, clientSumsSeen, groupsTotal, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";

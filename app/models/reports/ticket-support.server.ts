@@ -1,7 +1,7 @@
 import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { tickets } from "~/db/schema";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
-import { AGE_BUCKETS, TICKET_STATUSES, type AgeBucket, type TicketStatus } from "~/domain/report-operations";
+import { AGE_BUCKETS, TICKET_STATUSES, type AgeBucket } from "~/domain/report-operations";
 import type { TicketSupportRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
 import { dbBatch, type ReadBatch } from "./note-scope.server";
