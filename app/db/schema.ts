@@ -1189,6 +1189,8 @@ export const claimLines = sqliteTable(
     adjustments: text("adjustments").notNull().default("[]"),
     remarks: text("remarks").notNull().default("[]"),
     status: text("status", { enum: ["open", "paid", "partial", "denied"] }).notNull().default("open"),
+    /** The multiplier of the line's price (priceNote's: the modifiers' times the service's; XP → 0), so units × unit price × multiplier is the charge. Null on lines built before stop 28. */
+    multiplier: real("multiplier"),
   },
   (t) => [uniqueIndex("claim_lines_claim_line_unique").on(t.claimId, t.lineNumber)],
 );

@@ -44,6 +44,15 @@ export function money(cents: number): string {
 }
 
 /**
+ * A unit price with its price's multiplier when that is not 1 ("$12.99 × 1.15"; XP's 0 too), so units × this
+ * reads as the charge beside it (decision 030, stop 28). The multiplier is priceNote's, as stored or answered
+ * with the charge; null (a claim line built before stop 28) shows the price alone.
+ */
+export function unitPriceText(unitPriceCents: number, multiplier: number | null): string {
+  return multiplier === null || multiplier === 1 ? money(unitPriceCents) : `${money(unitPriceCents)} × ${Number(multiplier.toFixed(8))}`;
+}
+
+/**
  * The provider whose price applies to a note: its provider's credential when known (bcba, bcaba, rbt), else the
  * note's type (an RBT note is priced as rbt, a BCBA note as bcba; a combined note as bcba, the supervising
  * analyst's session).

@@ -45,6 +45,12 @@ export const CLAIM_MESSAGES = {
   /** The sender failed after the claim was marked sent: `putBack` when it is generated again (nobody changed it meanwhile). */
   notSent: (reason: string, putBack: boolean) => `The file was not sent: ${reason}${putBack ? " The claim is generated again: send it again later." : ""}`,
   senderDidNotAnswer: "the sender did not answer.",
+  /**
+   * A draft is priced again at generation (decision 032, stop 28); its notes no longer make the same claim and
+   * lines at today's prices and payer (a price change merged or split lines, the client's payer changed): nothing written.
+   */
+  regrouped: (claimNumbers: readonly string[]) =>
+    `${claimNumbers.length === 1 ? `The notes of claim ${claimNumbers[0]} no longer make` : `The notes of claims ${claimNumbers.slice(0, 5).join(", ")}${claimNumbers.length > 5 ? " …" : ""} no longer make`} the same lines at today's prices and payer, so no file was written. Void ${claimNumbers.length === 1 ? "the claim" : "these claims"} (reject) and build again from ${claimNumbers.length === 1 ? "its" : "their"} notes.`,
 } as const;
 
 /** At most this many notes in one build (one batch write). */
@@ -137,6 +143,8 @@ export interface GroupedLine {
   modifiers: string[];
   units: number;
   unitPriceCents: number;
+  /** The price's multiplier (priceNote's; in the line key, so every note of the line has it). */
+  multiplier: number;
   chargeCents: number;
   pos: string;
   paNumber: string | null;
@@ -176,7 +184,7 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
     const lineKey = `${n.cptCode}|${n.sessionDate}|${n.price.modifiers.join("-")}|${n.pos}|${n.paNumber ?? ""}|${n.price.unitPriceCents}|${n.price.multiplier}`;
     let line = c.lineMap.get(lineKey);
     if (!line) {
-      line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, noteIds: [] };
+      line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, multiplier: n.price.multiplier, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, noteIds: [] };
       c.lineMap.set(lineKey, line);
       c.lines.push(line);
     }

@@ -24,7 +24,8 @@ import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
  * Build: selected billed notes → one draft claim per client + location + rendering provider + payer, lines per
  * CPT + date (+ modifiers), charges from priceNote. One conditional batch: a note already on a claim that is not
  * rejected (or no longer billed) makes the whole build insert nothing, so two racing builds cannot both take it.
- * Generate: drafts → one 837P file (x12_files row whose id is the control number) → generated.
+ * Generate: drafts, priced again from today's records (stop 28) → one 837P file (x12_files row whose id is the
+ * control number) → generated, with the lines and total as the file charges them.
  * Send: through a ClaimSender (local default records the file) → sent. Then accepted / rejected by hand.
  */
 
@@ -147,7 +148,8 @@ function partyColumns() {
   };
 }
 
-function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
+/** The notes `chosen` selects, with what pricing and grouping them needs and the parties of their claims. */
+function buildRowsQuery(ctx: ModelContext, chosen: SQL) {
   return ctx.db
     .select({
       id: notes.id,
@@ -180,7 +182,48 @@ function buildRowsQuery(ctx: ModelContext, noteIds: readonly number[]) {
     .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
     .leftJoin(provider, eq(provider.id, notes.providerId))
     .leftJoin(payerInsurer, eq(payerInsurer.id, sql`coalesce(${paServices.insuranceId}, ${patients.insurerId})`))
-    .where(and(inIds(notes.id, noteIds), isNull(notes.deletedAt), isNull(patients.deletedAt), scopeOf(ctx, notes.locationId)));
+    .where(and(chosen, isNull(notes.deletedAt), isNull(patients.deletedAt), scopeOf(ctx, notes.locationId)));
+}
+
+type BuildRow = Awaited<ReturnType<typeof buildRowsQuery>>[number];
+type PriceServices = Awaited<ReturnType<typeof priceServicesQuery>>;
+
+/**
+ * The two reads that price notes, for one batch: the notes `chosen` selects (buildRowsQuery) and their payers'
+ * services (the payers selected by a subquery of the same notes). The build and the generation both read these.
+ */
+function pricingReads(ctx: ModelContext, chosen: SQL) {
+  const payerIds = ctx.db
+    .select({ id: sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})` })
+    .from(notes)
+    .innerJoin(patients, eq(patients.id, notes.patientId))
+    .leftJoin(paServices, and(eq(paServices.id, notes.paServiceId), isNull(paServices.deletedAt)))
+    .where(chosen)
+    .$dynamic();
+  return [buildRowsQuery(ctx, chosen), priceServicesQuery(ctx, payerIds)] as const;
+}
+
+/** Notes priced by the one price function with their payers' services, grouped into claims and lines. */
+function groupPriced(rows: readonly BuildRow[], services: PriceServices): GroupedClaim[] {
+  const priced: PricedClaimNote[] = rows.map((r) => {
+    const payerId = notePayer(r.paInsurerId, r.patientInsurerId);
+    return {
+      id: r.id,
+      patientId: r.patientId,
+      locationId: r.locationId,
+      providerId: r.providerId,
+      payerId,
+      sessionDate: r.sessionDate,
+      cptCode: r.cptCode,
+      units: r.units,
+      pos: r.pos,
+      paNumber: r.paNumber,
+      diagnosisCode: r.diagnosisCode,
+      price: priceNote(services, { type: r.type, cptCode: r.cptCode, units: r.units, modifiers: [r.md, r.md2], locationId: r.locationId, insurerId: payerId, providerCredential: r.providerCredential, unitPriceCents: r.unitPriceCents }),
+    };
+  });
+  const detailsOf = new Map(rows.map((r) => [r.patientId, r.patient.details]));
+  return groupClaims(priced, (pid) => profileDiagnoses(detailsOf.get(pid) ?? "{}"));
 }
 
 function takenQuery(ctx: ModelContext, noteIds: readonly number[]) {
@@ -206,22 +249,13 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   const parsed = parseWith(BuildInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const ids = parsed.data.note_ids;
-  // One batch: the notes with their parties, the claims they are on, the audit chain's tail, the pre-billing
-  // scrubber's facts (decision 034) and the payers' prices (the payers selected by a subquery of the same notes).
+  // One batch: the notes with their parties and the payers' prices (pricingReads), the claims they are on, the
+  // audit chain's tail and the pre-billing scrubber's facts (decision 034).
   const chosen = inIds(notes.id, ids);
-  const payerOf = sql<number | null>`coalesce(${paServices.insuranceId}, ${patients.insurerId})`;
-  const payerIds = ctx.db
-    .select({ id: payerOf })
-    .from(notes)
-    .innerJoin(patients, eq(patients.id, notes.patientId))
-    .leftJoin(paServices, and(eq(paServices.id, notes.paServiceId), isNull(paServices.deletedAt)))
-    .where(chosen)
-    .$dynamic();
-  const [rows, taken, tailRows, services, ...scrubRows] = await ctx.db.batch([
-    buildRowsQuery(ctx, ids),
+  const [rows, services, taken, tailRows, ...scrubRows] = await ctx.db.batch([
+    ...pricingReads(ctx, chosen),
     takenQuery(ctx, ids),
     ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
-    priceServicesQuery(ctx, payerIds),
     ...scrubReadsFor(ctx, chosen),
   ]);
   const found = new Set(rows.map((r) => r.id));
@@ -232,7 +266,6 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   for (const t of taken) refusals.push(`Note ${t.noteId} is already on claim ${t.claimNumber}. Reject that claim first to claim the note again.`);
   if (refusals.length) return invalid({ note_ids: refusals.join(" ") });
   // A note with any reason not to bill it is refused, with its reasons.
-  const payers = rows.map((r) => notePayer(r.paInsurerId, r.patientInsurerId));
   const scrubbed = reasonsFromReads(scrubRows);
   const unbillable: Record<string, string> = {};
   for (const id of ids) {
@@ -245,22 +278,7 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   }
 
   // Each note priced by the one price function, with its payer's services.
-  const priced: PricedClaimNote[] = rows.map((r, i) => ({
-    id: r.id,
-    patientId: r.patientId,
-    locationId: r.locationId,
-    providerId: r.providerId,
-    payerId: payers[i]!,
-    sessionDate: r.sessionDate,
-    cptCode: r.cptCode,
-    units: r.units,
-    pos: r.pos,
-    paNumber: r.paNumber,
-    diagnosisCode: r.diagnosisCode,
-    price: priceNote(services, { type: r.type, cptCode: r.cptCode, units: r.units, modifiers: [r.md, r.md2], locationId: r.locationId, insurerId: payers[i]!, providerCredential: r.providerCredential, unitPriceCents: r.unitPriceCents }),
-  }));
-  const detailsOf = new Map(rows.map((r) => [r.patientId, r.patient.details]));
-  const grouped = groupClaims(priced, (pid) => profileDiagnoses(detailsOf.get(pid) ?? "{}"));
+  const grouped = groupPriced(rows, services);
   // What each draft lacks for its 837P (missing NPI, member id, …), stored with it so the list and viewer show it.
   const firstNote = new Map(rows.map((r) => [r.id, r]));
   const errors = grouped.map((g) => {
@@ -298,7 +316,7 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
   const prefix = `tmp-${crypto.randomUUID()}-`;
   const tmps = grouped.map((_, i) => `${prefix}${i}`);
   const claimRows = JSON.stringify(grouped.map((g, i) => [tmps[i], g.patientId, g.locationId, g.providerId, g.payerId, g.diagnosisCodes.join(","), g.totalCents, JSON.stringify(errors[i] ?? [])]));
-  const lineRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.map((l) => [tmps[i], l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber])));
+  const lineRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.map((l) => [tmps[i], l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber, l.multiplier])));
   const linkRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.flatMap((l) => l.noteIds.map((n) => [tmps[i], l.lineNumber, n]))));
   const patientIds = [...new Set(grouped.map((g) => g.patientId))].sort((a, b) => a - b);
   const entry = { action: "create", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { patients: patientIds, notes: ids } };
@@ -319,9 +337,9 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
           from json_each(${claimRows}) j where ${free} order by j.key`,
       ),
       // id, claim_id, line_number, service_date, cpt_code, modifiers, units, unit_price_cents, charge_cents, pos,
-      // pa_number, paid_cents, adjustments, remarks, status.
+      // pa_number, paid_cents, adjustments, remarks, status, multiplier.
       ctx.db.insert(claimLines).select(
-        sql`select null, c.id, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, 0, '[]', '[]', 'open'
+        sql`select null, c.id, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, 0, '[]', '[]', 'open', j.value ->> 10
           from json_each(${lineRows}) j join claims c on c.claim_number = j.value ->> 0`,
       ),
       ctx.db.insert(claimLineNotes).select(
@@ -558,7 +576,7 @@ export interface ClaimDetail {
   data: ClaimData;
   /** "sent": `data` is what the claim's 837P sent; "current": built from today's records (a draft, or a claim generated before stop 25). */
   data_source: "sent" | "current";
-  lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; charge_cents: number; pos: string; pa_number: string | null; paid_cents: number; status: string; note_ids: number[] }[];
+  lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; multiplier: number | null; charge_cents: number; pos: string; pa_number: string | null; paid_cents: number; status: string; note_ids: number[] }[];
   file: { id: number; file_name: string; sender: string | null; sent_at: string | null; created_at: string } | null;
   /** The claim's own transaction set of the file, segment by segment (with the envelope around it). */
   readable: ReadableSegment[];
@@ -610,6 +628,7 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
       modifiers: l.modifiers,
       units: l.units,
       unit_price_cents: l.unitPriceCents,
+      multiplier: l.multiplier,
       charge_cents: l.chargeCents,
       pos: l.pos,
       pa_number: l.paNumber,
@@ -657,24 +676,71 @@ export interface GeneratedFile {
   claims: { id: number; claim_number: string; set_control: string }[];
 }
 
-/** Writes one 837P for the draft claims (one transaction set each) and marks them generated. */
+type LinePrice = Pick<typeof claimLines.$inferSelect, "unitPriceCents" | "chargeCents"> & { multiplier: number };
+
+/**
+ * Draft claims priced again from today's records, as a build prices them (`groupPriced` over each claim's own
+ * notes, read by `pricingReads`): each line's unit price, multiplier and charge, and each claim's total. Each
+ * claim's notes must still make that one claim (client, location, provider, payer) and the same lines (the same
+ * notes on each); the numbers of the claims whose notes do not (a price change merged or split lines, the payer
+ * changed) come back instead.
+ */
+function repriceDrafts(drafts: readonly LoadedClaim[], rows: readonly BuildRow[], services: PriceServices): { ok: true; lines: Map<number, LinePrice>; totals: Map<number, number> } | { ok: false; claimNumbers: string[] } {
+  const rowOf = new Map(rows.map((r) => [r.id, r]));
+  const key = (noteIds: readonly number[]) => [...noteIds].sort((a, b) => a - b).join(",");
+  const lines = new Map<number, LinePrice>();
+  const totals = new Map<number, number>();
+  const changed: string[] = [];
+  for (const d of drafts) {
+    const noteIds = d.lines.flatMap((l) => d.noteIds.get(l.id) ?? []);
+    const own = noteIds.flatMap((id) => rowOf.get(id) ?? []);
+    const groups = own.length === noteIds.length ? groupPriced(own, services) : [];
+    const g = groups.length === 1 ? groups[0]! : null;
+    const today = new Map(g?.lines.map((l) => [key(l.noteIds), l]) ?? []);
+    const c = d.claim;
+    const same = g !== null && g.patientId === c.patientId && g.locationId === c.locationId && g.providerId === c.providerId && g.payerId === c.insurerId && g.lines.length === d.lines.length && d.lines.every((l) => today.has(key(d.noteIds.get(l.id) ?? [])));
+    if (!same) {
+      changed.push(c.claimNumber);
+      continue;
+    }
+    for (const l of d.lines) {
+      const p = today.get(key(d.noteIds.get(l.id) ?? []))!;
+      lines.set(l.id, { unitPriceCents: p.unitPriceCents, multiplier: p.multiplier, chargeCents: p.chargeCents });
+    }
+    totals.set(c.id, g.totalCents);
+  }
+  return changed.length ? { ok: false, claimNumbers: changed } : { ok: true, lines, totals };
+}
+
+/**
+ * Writes one 837P for the draft claims (one transaction set each) and marks them generated. A draft is priced
+ * again from today's records first (decision 032, stop 28): the file, the stored lines and the claim's total say
+ * what the billing screen says the notes charge now, as its parties are today's too.
+ */
 export async function generateClaims(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<GeneratedFile>> {
   const parsed = parseWith(ClaimIdsInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const ids = parsed.data.claim_ids;
+  const idsJson = JSON.stringify(ids);
+  const onTheseClaims = sql`${notes.id} in (select cln.note_id from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id where cl.claim_id in (select value from json_each(${idsJson})))`;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const [parties, lines, links, [next]] = await ctx.db.batch([
+    const [parties, lines, links, [next], noteRows, services] = await ctx.db.batch([
       claimPartyQuery(ctx, ids),
       linesQuery(ctx, ids),
       lineNotesQuery(ctx, ids),
       ctx.db.select({ id: sql<number>`coalesce(max(${x12Files.id}), 0) + 1` }).from(x12Files),
+      ...pricingReads(ctx, onTheseClaims),
     ]);
-    const loaded = assemble(parties, lines, links);
-    const missing = ids.filter((id) => !loaded.has(id));
+    const read = assemble(parties, lines, links);
+    const missing = ids.filter((id) => !read.has(id));
     if (missing.length) return notFound(`Claim ${missing.slice(0, 5).join(", ")}`);
-    const ordered = ids.map((id) => loaded.get(id)!).sort((a, b) => a.claim.id - b.claim.id);
-    const notDraft = ordered.filter((c) => c.claim.status !== "draft");
+    const drafts = ids.map((id) => read.get(id)!).sort((a, b) => a.claim.id - b.claim.id);
+    const notDraft = drafts.filter((c) => c.claim.status !== "draft");
     if (notDraft.length) return invalid({ claim_ids: notDraft.map((c) => `Claim ${c.claim.claimNumber} is ${c.claim.status}; only draft claims are generated.`).join(" ") });
+    const repriced = repriceDrafts(drafts, noteRows, services);
+    if (!repriced.ok) return { ok: false, status: 409, message: CLAIM_MESSAGES.regrouped(repriced.claimNumbers), current: { claims: repriced.claimNumbers } };
+    const priced = assemble(parties, lines.map((l) => ({ ...l, ...repriced.lines.get(l.id) })), links);
+    const ordered = drafts.map((d) => priced.get(d.claim.id)!);
 
     const fileId = Number(next?.id ?? 1);
     const now = ctx.now().toISOString();
@@ -703,7 +769,7 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
       return { ok: false, status: 422, message: `The 837P was not written: ${written.errors[0]!.message}`, errors };
     }
     const file = written.file;
-    const allDraft = sql`(select count(*) from claims where id in (select value from json_each(${JSON.stringify(ids)})) and status = 'draft') = ${ids.length}`;
+    const allDraft = sql`(select count(*) from claims where id in (select value from json_each(${idsJson})) and status = 'draft') = ${ids.length}`;
     const patientIds = [...new Set(ordered.map((c) => c.claim.patientId))].sort((a, b) => a - b);
     try {
       const results = await withConditionalAudit(
@@ -713,12 +779,19 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
         (audit) => [
           // id, kind, file_name, content, sender, sent_at, created_by, created_at.
           ctx.db.insert(x12Files).select(sql`select ${fileId}, '837P', ${file.fileName}, ${file.content}, null, null, ${ctx.actor.id}, ${now} where ${allDraft}`),
-          // Every claim in one statement, each with its transaction set's control number and the data it was sent with.
+          // Every claim in one statement, each with its transaction set's control number, the data it was sent with
+          // and its total as priced now.
           ctx.db
             .update(claims)
-            .set({ status: "generated", fileId, setControl: sql`j.set_control`, sentData: sql`j.sent_data`, errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
-            .from(sql`(select value ->> 0 as id, value ->> 1 as set_control, value ->> 2 as sent_data from json_each(${JSON.stringify(ordered.map((c, i) => [c.claim.id, file.sets[i]!.setControl, JSON.stringify(c.data)]))})) as j`)
+            .set({ status: "generated", fileId, setControl: sql`j.set_control`, sentData: sql`j.sent_data`, totalCents: sql`j.total_cents`, errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
+            .from(sql`(select value ->> 0 as id, value ->> 1 as set_control, value ->> 2 as sent_data, value ->> 3 as total_cents from json_each(${JSON.stringify(ordered.map((c, i) => [c.claim.id, file.sets[i]!.setControl, JSON.stringify(c.data), repriced.totals.get(c.claim.id)]))})) as j`)
             .where(sql`${claims.id} = j.id and ${claims.status} = 'draft' and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
+          // Every line of them in one statement, as the file charges it.
+          ctx.db
+            .update(claimLines)
+            .set({ unitPriceCents: sql`j.unit_price_cents`, multiplier: sql`j.multiplier`, chargeCents: sql`j.charge_cents` })
+            .from(sql`(select value ->> 0 as id, value ->> 1 as unit_price_cents, value ->> 2 as multiplier, value ->> 3 as charge_cents from json_each(${JSON.stringify([...repriced.lines].map(([id, p]) => [id, p.unitPriceCents, p.multiplier, p.chargeCents]))})) as j`)
+            .where(sql`${claimLines.id} = j.id and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
           audit(sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
         ],
       );

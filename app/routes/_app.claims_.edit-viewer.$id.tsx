@@ -3,7 +3,7 @@ import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } fr
 import { Link } from "~/components/ui/link";
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
-import { money } from "~/domain/billing";
+import { money, unitPriceText } from "~/domain/billing";
 import { STATUS_LABELS, TRANSITIONS } from "~/domain/claims";
 import { posLabel } from "~/domain/locations";
 import { generateClaims, getClaim, sendClaim, setClaimStatus } from "~/models/claims.server";
@@ -53,7 +53,7 @@ export default function ClaimViewer() {
     { header: "CPT", cell: (l) => l.cpt_code },
     { header: "Modifiers", cell: (l) => l.modifiers || "—" },
     { header: "Units", cell: (l) => l.units },
-    { header: "Unit price", cell: (l) => money(l.unit_price_cents) },
+    { header: "Unit price", cell: (l) => unitPriceText(l.unit_price_cents, l.multiplier) },
     { header: "Charge", cell: (l) => money(l.charge_cents) },
     { header: "POS", cell: (l) => `${l.pos} ${posLabel(l.pos)}` },
     { header: "Authorization", cell: (l) => l.pa_number || "—" },
@@ -154,6 +154,7 @@ export default function ClaimViewer() {
           ))}
       </div>
       <h2>Service lines</h2>
+      {c.status === "draft" ? <p className="hint">A draft's prices are the ones it was built with. Generating its 837P prices it again from the payer's services as they are then (what the billing screen shows), and the file, these lines and the total say those prices.</p> : null}
       <DataTable rows={c.lines} columns={lineColumns} caption="Service lines" />
       <h2>837P, segment by segment</h2>
       {c.readable.length === 0 ? (

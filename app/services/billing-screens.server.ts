@@ -68,7 +68,7 @@ export async function billingListLoader({ request, context }: LoaderFunctionArgs
 /** What a report screen shows of one row (the API answers the whole BillingRow). */
 export type ReportScreenRow = Pick<
   BillingRow,
-  "id" | "type" | "session_date" | "status" | "note_version" | "pos" | "total_hours" | "cpt_code" | "md" | "md2" | "total_units" | "unit_price_cents" | "charges_cents" | "xp" | "xp_cents" | "provider_name" | "billed" | "pay" | "created_at" | "reasons"
+  "id" | "type" | "session_date" | "status" | "note_version" | "pos" | "total_hours" | "cpt_code" | "md" | "md2" | "total_units" | "unit_price_cents" | "multiplier" | "charges_cents" | "xp" | "xp_cents" | "provider_name" | "billed" | "pay" | "created_at" | "reasons"
 > & { client_report: { version: number } | null };
 
 /** What a report screen shows of a report: the header, the PA services, the filters, the page of rows and the week's totals. */
@@ -107,6 +107,7 @@ export function reportScreenData(report: ClientReport): ReportScreenData {
         md2: r.md2,
         total_units: r.total_units,
         unit_price_cents: r.unit_price_cents,
+        multiplier: r.multiplier,
         charges_cents: r.charges_cents,
         xp: r.xp,
         xp_cents: r.xp_cents,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { centsOf, chargeFor, dollarsOf, money, pickService, priceNote, pricingProvider, type PriceService } from "~/domain/billing";
+import { centsOf, chargeFor, dollarsOf, money, pickService, priceNote, pricingProvider, unitPriceText, type PriceService } from "~/domain/billing";
 
 const svc = (over: Partial<PriceService>): PriceService => ({
   id: 1, insuranceId: 7, locationId: null, cptCode: "97153", modifiers: "", provider: "rbt", type: "rbt", unitPrice: 12.5, multiplier: 1, maxPerDay: null, ...over,
@@ -119,5 +119,22 @@ describe("the price lookup", () => {
     expect(none).toMatchObject({ service: null, chargesCents: 0 });
     expect(pricingProvider("combined")).toBe("bcba");
     expect(pricingProvider("rbt", "BCaBA")).toBe("bcaba");
+  });
+});
+
+describe("a unit price as shown beside its charge (probe 8912 §4)", () => {
+  it.each([
+    ["a 1.15 service", 1299, 1.15, "$12.99 × 1.15"],
+    ["XP (the modifiers' 0)", 1299, 0, "$12.99 × 0"],
+    ["a product of multipliers", 1250, 0.8625, "$12.50 × 0.8625"],
+    ["1.00", 1299, 1, "$12.99"],
+    ["a claim line built before stop 28 (no multiplier kept)", 1299, null, "$12.99"],
+  ] as const)("%s", (_l, cents, multiplier, text) => {
+    expect(unitPriceText(cents, multiplier)).toBe(text);
+  });
+
+  it("shows the multiplier priceNote charged with", () => {
+    const price = priceNote([svc({ unitPrice: 12.99, multiplier: 1.15 })], { type: "rbt", cptCode: "97153", units: 1, modifiers: [], locationId: 1, insurerId: 7, providerCredential: null });
+    expect([unitPriceText(price.unitPriceCents, price.multiplier), money(price.chargesCents)]).toEqual(["$12.99 × 1.15", "$14.94"]);
   });
 });

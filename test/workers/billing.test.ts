@@ -468,3 +468,24 @@ async function freshClient() {
   const [pa] = await db().insert(paServices).values({ patientId: client.id, paService: "Direct therapy", cpt: "97153", nUnits: 300, startDate: "2026-01-01", endDate: "2026-06-30", insuranceId: ids.ins }).returning();
   return { id: client.id, pa: pa!.id };
 }
+
+describe("the unit price shows its multiplier where it is not 1 (probe 8912 §4)", () => {
+  it("a 1.15 service's row reads '$12.99 × 1.15' beside its charge, screen and API alike; a 1.00 service's row the price alone", async () => {
+    const [payer] = await db().insert(insurances).values({ name: "Multiplier Payer" }).returning();
+    await db().insert(insuranceServices).values({ insuranceId: payer!.id, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 12.99, multiplier: 1.15 });
+    const carol = await createPatient({ locationId: here.id, insurerId: payer!.id, firstName: "Carol", lastName: "Times" });
+    const n = await note({ type: "rbt", patientId: carol.id, locationId: here.id, date: "2026-04-06" });
+    // 8 units × $12.99 × 1.15 = $119.508 → $119.51.
+    const row = rowOf(await html(await request(`/billing/by-client/${carol.id}`, { cookie: manager })), n.id);
+    expect(row).toContain("<td>$12.99 × 1.15</td>");
+    expect(row).toContain("$119.51");
+    const token = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [here.id] }));
+    const body = (await (await api(`/client_report/byprofile/${carol.id}`, { token })).json()) as any;
+    expect(body.noteRbts[0]).toMatchObject({ unit_price_cents: 1299, multiplier: 1.15, charges_cents: 11951 });
+    // Blue Payer's service has no multiplier: $15.00 alone, and 8 × $15.00 = $120.00.
+    const plain = rowOf(await html(await request(`/billing/by-client/${alice.id}`, { cookie: manager })), ids.rbt);
+    expect(plain).toContain("<td>$15.00</td>");
+    expect(plain).toContain("$120.00");
+    expect(plain).not.toContain("×");
+  });
+});

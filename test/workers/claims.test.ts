@@ -702,3 +702,87 @@ describe("screens /claims and /claims/edit-viewer/:id", () => {
     expect((await form(`/claims/edit-viewer/${id}`, { intent: "send" }, other)).status).toBe(404);
   });
 });
+
+describe("a draft is priced again when its 837P is generated; a generated claim keeps what it sent (probe 8912 §2, §4)", () => {
+  const linesOfClaim = (claimId: number) => db().select({ unitPrice: claimLines.unitPriceCents, multiplier: claimLines.multiplier, charge: claimLines.chargeCents }).from(claimLines).where(eq(claimLines.claimId, claimId));
+  const claimRow = async (claimId: number) => (await db().select().from(claims).where(eq(claims.id, claimId)))[0]!;
+  const setService = (w: Awaited<ReturnType<typeof world>>, set: Partial<typeof insuranceServices.$inferInsert>) =>
+    db().update(insuranceServices).set(set).where(and(eq(insuranceServices.insuranceId, w.insurer.id), eq(insuranceServices.cptCode, "97153")));
+  const built = async (w: Awaited<ReturnType<typeof world>>, noteIds: number[]) => {
+    const res = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: noteIds } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return ((await res.json()) as { data: { id: number; claim_number: string; total_cents: number }[] }).data[0]!;
+  };
+  const generated = async (w: Awaited<ReturnType<typeof world>>, claimId: number) => {
+    const res = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [claimId] } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return (await api(`/v2/claims/${claimId}/download`, { token: w.token })).text();
+  };
+
+  it.each([
+    // 8 units × $13.49 = $107.92.
+    ["the payer's unit price ($12.50 → $13.49)", { unitPrice: 13.49 }, { unitPrice: 1349, multiplier: 1, charge: 10792 }, "$13.49"],
+    // 8 units × $12.50 × 1.15 = $115.00.
+    ["the service's multiplier (1 → 1.15)", { multiplier: 1.15 }, { unitPrice: 1250, multiplier: 1.15, charge: 11500 }, "$12.50 × 1.15"],
+  ] as const)("%s changed after the build: the 837P, the lines, the total, the list and the viewer say today's price, as the billing row does", async (_l, change, today, unitPriceCell) => {
+    const w = await world();
+    const cookie = await signInCookie(w.manager);
+    // A claim generated before the change, and a draft built before it.
+    const old = await built(w, [await w.note({ sessionDate: "2026-11-02" })]);
+    const oldFile = await generated(w, old.id);
+    const n = await w.note({ sessionDate: "2026-11-03" });
+    const draft = await built(w, [n]);
+    expect(draft.total_cents).toBe(10000);
+    const draftPage = await (await request(`/claims/edit-viewer/${draft.id}`, { cookie })).text();
+    expect(draftPage).toContain("Generating its 837P prices it again from the payer&#x27;s services as they are then");
+    expect(draftPage).not.toContain("×");
+
+    await setService(w, change);
+    const billingRow = ((await (await api(`/client_report/byprofile/${w.patient.id}?date_start=2026-11-03&date_end=2026-11-03`, { token: w.token })).json()) as { noteRbts: { id: number; charges_cents: number }[] }).noteRbts.find((r) => r.id === n)!;
+    expect(billingRow.charges_cents).toBe(today.charge);
+
+    const file = await generated(w, draft.id);
+    const dollars = (today.charge / 100).toFixed(2);
+    expect(file).toContain(`CLM*${draft.claim_number}*${dollars}*`);
+    expect(file).toContain(`SV1*HC:97153*${dollars}*UN*8*`);
+    expect(await linesOfClaim(draft.id)).toEqual([today]);
+    const stored = await claimRow(draft.id);
+    expect(stored.totalCents).toBe(today.charge);
+    expect((JSON.parse(stored.sentData!) as { lines: { chargeCents: number }[] }).lines.map((l) => l.chargeCents)).toEqual([today.charge]);
+    const listed = ((await (await api(`/v2/claims?status=generated&patient_id=${w.patient.id}`, { token: w.token })).json()) as { data: { id: number; total_cents: number }[] }).data;
+    expect(listed.find((c) => c.id === draft.id)!.total_cents).toBe(today.charge);
+    const page = await (await request(`/claims/edit-viewer/${draft.id}`, { cookie })).text();
+    expect(page).toContain(`<td>${unitPriceCell}</td><td>$${dollars}</td>`);
+
+    // The claim generated before the change keeps what it sent: lines, total, file.
+    expect(await linesOfClaim(old.id)).toEqual([{ unitPrice: 1250, multiplier: 1, charge: 10000 }]);
+    expect((await claimRow(old.id)).totalCents).toBe(10000);
+    expect(await (await api(`/v2/claims/${old.id}/download`, { token: w.token })).text()).toBe(oldFile);
+    expect(oldFile).toContain(`CLM*${old.claim_number}*100.00*`);
+  });
+
+  type World = Awaited<ReturnType<typeof world>>;
+  it.each([
+    // A note with its own price ($13.49) and one at the payer's ($12.50) on the same day are two lines; at $13.49 they would be one.
+    ["a price change merges two lines", async (w: World): Promise<void> => void (await setService(w, { unitPrice: 13.49 }))],
+    ["the client's payer changed", async (w: World): Promise<void> => {
+      const [other] = await db().insert(insurances).values({ name: `Other Payer ${seq}`, payerId: "00999" }).returning();
+      await db().insert(insuranceServices).values({ insuranceId: other!.id, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 12.5 });
+      await db().update(paServices).set({ insuranceId: other!.id }).where(eq(paServices.patientId, w.patient.id));
+    }],
+  ] as const)("a draft whose notes no longer make the same claim and lines (%s): 409 telling to void and rebuild, nothing written", async (_l, change) => {
+    const w = await world();
+    const draft = await built(w, [await w.note(), await w.note({ unitPriceCents: 1349 })]);
+    const linesBefore = await linesOfClaim(draft.id);
+    expect(linesBefore).toHaveLength(2);
+    const filesBefore = (await db().select({ n: count() }).from(x12Files))[0]!.n;
+    await change(w);
+    const res = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [draft.id] } });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.regrouped([draft.claim_number]));
+    expect(CLAIM_MESSAGES.regrouped([draft.claim_number])).toMatch(/Void the claim \(reject\) and build again from its notes\./);
+    expect(await claimRow(draft.id)).toMatchObject({ status: "draft", fileId: null, totalCents: draft.total_cents, sentData: null });
+    expect(await linesOfClaim(draft.id)).toEqual(linesBefore);
+    expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(filesBefore);
+  });
+});

@@ -6,7 +6,7 @@ import { FormMessage } from "~/components/ui/field";
 import { DateRangeFilter, Pagination, unshownFilterError } from "~/components/ui/list";
 import { ErrorText } from "~/components/ui/form-controls";
 import { MODIFIER_CHOICES, REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
-import { money } from "~/domain/billing";
+import { money, unitPriceText } from "~/domain/billing";
 import { zonedDate } from "~/domain/time";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
 import { NOTE_STATUSES } from "~/domain/notes";
@@ -103,7 +103,7 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
     { header: "Modifier 1", cell: (r) => <ModifierSelect name="md" label={`Modifier 1 of ${rowLabel(r)}`} value={typed(r, "md", state(r).md ?? "")} form={`row-${r.id}`} /> },
     { header: "Modifier 2", cell: (r) => <ModifierSelect name="md2" label={`Modifier 2 of ${rowLabel(r)}`} value={typed(r, "md2", state(r).md2 ?? "")} form={`row-${r.id}`} /> },
     { header: "Total units", sort: "units", cell: (r) => r.total_units },
-    { header: "Unit price", cell: (r) => money(r.unit_price_cents) },
+    { header: "Unit price", cell: (r) => unitPriceText(r.unit_price_cents, r.multiplier) },
     {
       header: "Charges",
       cell: (r) => (
