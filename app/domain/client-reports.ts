@@ -102,7 +102,39 @@ export const ReportQuery = v.pipe(
 );
 export type ReportQuery = v.InferOutput<typeof ReportQuery>;
 
-/** The query from a URL's parameters: the screen's from/to/type are the API's date_start/date_end/noteType. */
+/**
+ * The names a period's bounds go by in the client_report calls and the billing screens: clinical §7 writes
+ * date_start/date_end for byprofile and byemployee, bylocation takes date_from/date_to, the screens from/to
+ * (decision 030, 2026-11-27 (stop 28)). Every call takes all three pairs.
+ */
+export const PERIOD_NAMES = { start: ["date_start", "date_from", "from"], end: ["date_end", "date_to", "to"] } as const;
+export const PERIOD_MESSAGES = { start: "Give the start of the period once.", end: "Give the end of the period once." } as const;
+/** The names the report (byprofile, byemployee, profile) and the billing list (bylocation) validate the period under. */
+export const REPORT_PERIOD = { start: "date_start", end: "date_end" } as const;
+export const LIST_PERIOD = { start: "date_from", end: "date_to" } as const;
+
+/**
+ * A query's period under whichever names it was given (PERIOD_NAMES), put under the call's own (`as`) with the
+ * other names dropped; the one mapping for every client_report call. Empty is not given (clinical §5). A bound
+ * given under two names with different values is an error on the call's field, never one picked silently; the
+ * input then keeps the call's own name's value (else the first given) so that a screen can show what was typed.
+ */
+export function periodInput(raw: Record<string, unknown>, as: { start: string; end: string }): { input: Record<string, unknown>; errors: Record<string, string> | null } {
+  const input = { ...raw };
+  const errors: Record<string, string> = {};
+  for (const bound of ["start", "end"] as const) {
+    const names = [as[bound], ...PERIOD_NAMES[bound].filter((n) => n !== as[bound])];
+    const present = names.filter((n) => raw[n] !== undefined);
+    const given = present.filter((n) => String(raw[n]).trim() !== "");
+    if (new Set(given.map((n) => String(raw[n]).trim())).size > 1) errors[as[bound]] = PERIOD_MESSAGES[bound];
+    for (const n of names) delete input[n];
+    const from = given[0] ?? present[0];
+    if (from !== undefined) input[as[bound]] = raw[from];
+  }
+  return { input, errors: Object.keys(errors).length ? errors : null };
+}
+
+/** The query from a URL's parameters: the screen's type is the API's noteType; the period's names are kept for periodInput. */
 export function reportQueryInput(params: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   const pick = (...keys: string[]) => keys.map((k) => params[k]).find((x) => x !== undefined);
@@ -110,8 +142,7 @@ export function reportQueryInput(params: Record<string, string>): Record<string,
     if (val !== undefined) out[k] = val;
   };
   set("page", pick("page"));
-  set("date_start", pick("date_start", "from"));
-  set("date_end", pick("date_end", "to"));
+  for (const k of [...PERIOD_NAMES.start, ...PERIOD_NAMES.end]) set(k, pick(k));
   set("noteType", pick("noteType", "type"));
   set("sort", pick("sort"));
   set("dir", pick("dir"));

@@ -18,6 +18,7 @@ export const SCRUB_CODES = [
   "no_provider",
   "missing_diagnosis",
   "missing_pos",
+  "no_units",
   "pos_not_allowed",
   "pos_not_covered",
   "credential_expired",
@@ -63,6 +64,8 @@ export interface ScrubNoteFacts {
   diagnosisCode: string;
   pos: string;
   sessionDate: string;
+  /** Minutes of both time pairs (notes.minutes); units = unitsForMinutes(minutes). */
+  minutes: number;
   units: number;
   signedAt: string | null;
   providerId: number | null;
@@ -176,6 +179,17 @@ function overlapping(mine: readonly Interval[], others: readonly ScrubOtherNote[
   return null;
 }
 
+/**
+ * Why a note has no units, truthfully for each cause: a unit needs 8 minutes or more (unitsForMinutes), so a
+ * session of 1 to 7 minutes has none; a note with no minutes has no session time; a stored 0 beside 8 minutes
+ * or more (old or imported rows) is named as such.
+ */
+function noUnitsMessage(minutes: number): string {
+  if (!(minutes > 0)) return "No units to bill: the note has no session minutes.";
+  if (minutes < 8) return `No units to bill: the session is ${minutes} minute${minutes === 1 ? "" : "s"} long, shorter than the 8 minutes a unit needs.`;
+  return `No units to bill: the note records 0 units for its ${minutes} minutes.`;
+}
+
 type Rule = (f: ScrubFacts, derived: Derived) => ScrubReason | ScrubReason[] | null;
 
 interface Derived {
@@ -195,6 +209,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
     rule: (f) => (f.note.diagnosisCode.trim() || f.client.diagnosisCode.trim() ? null : { code: "missing_diagnosis", message: "Diagnosis code is missing on the note and the client." }),
   },
   { code: "missing_pos", rule: (f) => (f.note.pos.trim() ? null : { code: "missing_pos", message: "Place of service (POS) is missing." }) },
+  { code: "no_units", rule: (f) => (f.note.units > 0 ? null : { code: "no_units", message: noUnitsMessage(f.note.minutes) }) },
   {
     code: "pos_not_allowed",
     rule: (f, d) => {

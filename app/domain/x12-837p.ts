@@ -183,9 +183,10 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
     if (!isDate(l.serviceDate)) out.push({ field: `lines.${i}.date`, message: `${at}: the date of service is not a date.` });
     if (!Number.isInteger(l.units) || l.units <= 0) out.push({ field: `lines.${i}.units`, message: `${at}: no units to bill.` });
     // An XP line is priced at $0 by design (priceNote: XP multiplies by 0) and goes out with its units; any other
-    // $0 line means the insurer has no price for the CPT.
+    // $0 line with units means the insurer has no price for the CPT. A line without units is $0 because it has no
+    // units (said just above), not for want of a price.
     const xp = l.modifiers.includes("XP");
-    if (!Number.isInteger(l.chargeCents) || l.chargeCents < 0 || (l.chargeCents === 0 && !xp)) out.push({ field: `lines.${i}.charge`, message: `${at}: the charge is $0. Set a price for this CPT on the insurer's services.` });
+    if (!Number.isInteger(l.chargeCents) || l.chargeCents < 0 || (l.chargeCents === 0 && !xp && l.units > 0)) out.push({ field: `lines.${i}.charge`, message: `${at}: the charge is $0. Set a price for this CPT on the insurer's services.` });
     if (!/^\d{2}$/.test(l.pos)) out.push({ field: `lines.${i}.pos`, message: `${at}: the place of service must be a 2-digit code.` });
     if (l.modifiers.length > 4) out.push({ field: `lines.${i}.modifiers`, message: `${at}: at most 4 modifiers.` });
     for (const m of l.modifiers) if (!/^[A-Z0-9]{2}$/.test(m)) out.push({ field: `lines.${i}.modifiers`, message: `${at}: modifier ${m} must be 2 letters or digits.` });

@@ -12,6 +12,7 @@ import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimDat
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
+import { noteProviderName } from "./client-reports.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
@@ -942,10 +943,12 @@ function billableNotesQuery(ctx: ModelContext, f: NotePickFilters | null) {
       units: notes.units,
       md: notes.md,
       md2: notes.md2,
-      providerName: notes.providerName,
+      // The provider the claim bills (notes.provider_id), named as on the billing rows; not the typed signer.
+      providerName: noteProviderName,
     })
     .from(notes)
     .innerJoin(patients, eq(patients.id, notes.patientId))
+    .leftJoin(users, eq(users.id, notes.providerId))
     .where(
       f
         ? and(

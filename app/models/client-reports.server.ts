@@ -11,10 +11,13 @@ import {
   CLIENT_REPORT_PAGE_SIZE,
   CLIENT_REPORT_PAGE_WINDOW,
   defaultPeriod,
+  LIST_PERIOD,
   MODIFIER_CHOICES,
   noteTypesOf,
+  periodInput,
   POS_CHOICES,
   REPORT_NOTE_TYPE_LABELS,
+  REPORT_PERIOD,
   ReportQuery,
   SAVE_FIELDS,
   saveInputOf,
@@ -133,7 +136,12 @@ function prefixed<T extends Record<string, { name: string }>>(columns: T, prefix
   return Object.fromEntries(Object.entries(columns).map(([k, c]) => [k, sql`${c}`.mapWith(c as never).as(`${prefix}${c.name}`)])) as never;
 }
 
-const providerName = sql<string>`coalesce(nullif(trim(coalesce(${users.name}, '') || ' ' || coalesce(${users.surname}, '')), ''), ${notes.providerName})`;
+/**
+ * The name of a note's provider, the user of notes.provider_id (users joined on it): the provider a claim bills
+ * (decision 032), named as on the billing rows and the claim builder's note picker; the typed signature name only
+ * when the note names no user. One expression for every screen that names a note's provider for billing.
+ */
+export const noteProviderName = sql<string>`coalesce(nullif(trim(coalesce(${users.name}, '') || ' ' || coalesce(${users.surname}, '')), ''), ${notes.providerName})`;
 
 const SORT_COLUMNS: Record<ReportSort, SQL | typeof notes.sessionDate> = {
   date: sql`${notes.sessionDate}`,
@@ -143,7 +151,7 @@ const SORT_COLUMNS: Record<ReportSort, SQL | typeof notes.sessionDate> = {
   hours: sql`${notes.minutes}`,
   cpt: sql`${notes.cptCode}`,
   units: sql`${notes.units}`,
-  provider: providerName,
+  provider: noteProviderName,
   billed: sql`${notes.billed}`,
   pay: sql`${notes.paid}`,
   created: sql`${notes.createdAt}`,
@@ -171,7 +179,7 @@ const rowColumns = {
     version: notes.version,
     signedAt: notes.signedAt,
   },
-  providerName,
+  providerName: noteProviderName,
   providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
   paInsurerId: paServices.insuranceId,
   cr: prefixed({ id: clientReports.id, version: clientReports.version, chargesCents: clientReports.chargesCents, paNumber: clientReports.paNumber, updatedAt: clientReports.updatedAt }, "cr_"),
@@ -253,8 +261,9 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
   const providerKnown = (u: string) => sql.raw(`${u}.id = `).append(sql`${providerId} and (${employeeInScope(ctx, sql.raw(`${u}.id`))} or exists (select 1 from notes en where en.patient_id = ${patientId} and en.provider_id = ${sql.raw(`${u}.id`)}))`);
   const employeeKnown = () => (providerId !== null ? sql<number>`exists (select 1 from users pk where ${providerKnown("pk")})` : undefined);
   const found = and(sql`exists (select 1 from ${patients} where ${patients.id} = ${patientId} and ${patientScope(ctx)})`, employeeKnown())!;
-  const parsed = parseWith(ReportQuery, rawQuery);
-  if (!parsed.ok) {
+  const period = periodInput(rawQuery, REPORT_PERIOD);
+  const parsed = parseWith(ReportQuery, period.input);
+  if (!parsed.ok || period.errors) {
     // Scope before the query's 422, as everywhere: a client (or employee) the actor may not see answers 404 whatever
     // the query. Checked on this refused path only, so a valid query stays one batch after the guard's (decision 030).
     const [seen] = await ctx.db
@@ -263,7 +272,7 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
       .where(and(eq(patients.id, patientId), patientScope(ctx)));
     if (!seen) return notFound("Client");
     if (!seen.employee) return notFound("Employee");
-    return invalid(parsed.errors);
+    return invalid({ ...(parsed.ok ? {} : parsed.errors), ...period.errors });
   }
   const q = parsed.data;
   const types = noteTypesOf(q.noteType);
@@ -436,11 +445,12 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
   if (!manages(ctx)) return denied();
   const scope = locationScope(ctx.actor);
   const outOfScope = (id: number) => scope !== null && !scope.includes(id);
-  const parsed = parseWith(BillingListQuery, rawQuery);
-  if (!parsed.ok) {
+  const named = periodInput(rawQuery, LIST_PERIOD);
+  const parsed = parseWith(BillingListQuery, named.input);
+  if (!parsed.ok || named.errors) {
     // Scope before the query's 422, as for a client: another location's id answers 404 whatever else is wrong.
     const location = Number(rawQuery.location_id);
-    return Number.isSafeInteger(location) && location > 0 && outOfScope(location) ? notFound("Location") : invalid(parsed.errors);
+    return Number.isSafeInteger(location) && location > 0 && outOfScope(location) ? notFound("Location") : invalid({ ...(parsed.ok ? {} : parsed.errors), ...named.errors });
   }
   const q = parsed.data;
   if (q.location_id !== "" && outOfScope(q.location_id)) return notFound("Location");

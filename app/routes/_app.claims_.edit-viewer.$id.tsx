@@ -73,6 +73,8 @@ export default function ClaimViewer() {
     { header: "Values", cell: (s) => s.parts.map((p) => `${p.name}: ${p.value}`).join(" · ") },
   ];
   const problems = c.status === "draft" ? c.current_errors : c.errors;
+  // A draft voided (rejected) before it was generated has no file: nothing was written or sent.
+  const voidedUngenerated = c.status === "rejected" && !c.file;
   const answerErrors = answer ? Object.values(answer.errors) : [];
   const rows: [string, string][] = [
     ["Status", STATUS_LABELS[c.status]],
@@ -103,9 +105,11 @@ export default function ClaimViewer() {
       </dl>
       {c.status === "draft" ? null : (
         <p className="hint">
-          {c.data_source === "sent"
-            ? "As sent in the 837P: later changes to the client, payer or providers do not change this claim."
-            : "From today's records: this claim was generated before the viewer kept what was sent. The file below is what was sent."}
+          {voidedUngenerated
+            ? "Voided before any 837P file was generated: nothing was written or sent for this claim. The client, payer and providers above are today's records."
+            : c.data_source === "sent"
+              ? "As sent in the 837P: later changes to the client, payer or providers do not change this claim."
+              : "From today's records: this claim was generated before the viewer kept what was sent. The file below is what was sent."}
         </p>
       )}
       {problems.length ? (
@@ -158,7 +162,7 @@ export default function ClaimViewer() {
       <DataTable rows={c.lines} columns={lineColumns} caption="Service lines" />
       <h2>837P, segment by segment</h2>
       {c.readable.length === 0 ? (
-        <p>The 837P is written when the claim is generated.</p>
+        <p>{voidedUngenerated ? "No 837P was written: the claim was voided before it was generated." : "The 837P is written when the claim is generated."}</p>
       ) : (
         <DataTable rows={c.readable} columns={segmentColumns} rowKey={(s) => c.readable.indexOf(s)} caption="The claim's transaction set in its interchange" />
       )}

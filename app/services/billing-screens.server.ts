@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/cloudfla
 import { FLASH_PARAM, withoutFlash } from "~/domain/flash";
 import { redirect } from "@remix-run/cloudflare";
 import { billingList, clientReport, saveClientReport, setBillingStatus, type BillingRow, type ClientReport } from "~/models/client-reports.server";
-import { reportQueryInput } from "~/domain/client-reports";
+import { periodInput, REPORT_PERIOD, reportQueryInput } from "~/domain/client-reports";
 import { pathId } from "~/domain/validation";
 import { formResult, formValues, modelContextFor } from "./forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "./guard.server";
@@ -136,7 +136,8 @@ export async function reportData(request: Request, context: LoaderFunctionArgs["
     // so the guard's tail of the audit chain is still the tail).
     filterErrors = result.errors;
     result = await clientReport(ctx, patientId, {}, { providerId, withList: false, tail: auditTail });
-    const typed = (k: string) => (query[k] ?? "").trim();
+    const shown = periodInput(query, REPORT_PERIOD).input;
+    const typed = (k: string) => String(shown[k] ?? "").trim();
     if (result.ok) result.data.filters = { date_start: typed("date_start"), date_end: typed("date_end"), noteType: typed("noteType").toLowerCase(), sort: typed("sort"), dir: typed("dir") };
   }
   if (!result.ok) throwFor(result);

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { BillingListQuery, defaultPeriod, noteTypesOf, ReportQuery, reportQueryInput, savedFields, saveInputOf, SavePayload, totalsWeek } from "~/domain/client-reports";
+import { BillingListQuery, defaultPeriod, LIST_PERIOD, noteTypesOf, periodInput, REPORT_PERIOD, ReportQuery, reportQueryInput, savedFields, saveInputOf, SavePayload, totalsWeek } from "~/domain/client-reports";
 
 /** Billing by client's rules (decision 030): the save payload, the week of the totals, filters. */
 
@@ -121,8 +121,38 @@ describe("filters", () => {
     if (!r.success) expect(r.issues[0].message).toBe("Choose All, Rbt or Bcba.");
   });
 
-  it("the screen's from/to/type are the API's date_start/date_end/noteType", () => {
-    expect(reportQueryInput({ from: "2026-01-01", to: "2026-01-31", type: "rbt", page: "2", flash: "x" })).toEqual({ page: "2", date_start: "2026-01-01", date_end: "2026-01-31", noteType: "rbt" });
+  it("the screen's type is the API's noteType; the period's names are kept for periodInput", () => {
+    expect(reportQueryInput({ from: "2026-01-01", to: "2026-01-31", type: "rbt", page: "2", flash: "x" })).toEqual({ page: "2", from: "2026-01-01", to: "2026-01-31", noteType: "rbt" });
+    expect(periodInput(reportQueryInput({ from: "2026-01-01", to: "2026-01-31" }), REPORT_PERIOD).input).toEqual({ date_start: "2026-01-01", date_end: "2026-01-31" });
+  });
+
+  // Every client_report call takes the three pairs of names as the same period (probe 8912).
+  const S = "2026-11-15";
+  const E = "2026-11-21";
+  it.each([
+    ["date_start/date_end", { date_start: S, date_end: E }],
+    ["date_from/date_to", { date_from: S, date_to: E }],
+    ["from/to", { from: S, to: E }],
+    ["mixed names", { date_from: S, to: E }],
+    ["the same value under two names", { date_start: S, from: S, date_to: E, date_end: E }],
+    ["an empty name beside a given one", { date_start: "", date_from: S, to: "", date_end: E }],
+  ])("%s: the same period under each call's own names", (_what, raw) => {
+    expect(periodInput({ page: "2", ...raw }, REPORT_PERIOD)).toEqual({ input: { page: "2", date_start: S, date_end: E }, errors: null });
+    expect(periodInput({ page: "2", ...raw }, LIST_PERIOD)).toEqual({ input: { page: "2", date_from: S, date_to: E }, errors: null });
+  });
+
+  it.each([
+    ["two starts", { date_start: S, date_from: "2026-11-16" }, { date_start: "Give the start of the period once." }, { date_from: "Give the start of the period once." }],
+    ["two ends", { date_to: E, to: "2026-11-22" }, { date_end: "Give the end of the period once." }, { date_to: "Give the end of the period once." }],
+    ["both, three names each", { date_start: S, date_from: S, from: "2026-11-01", date_end: E, date_to: "2026-11-30", to: E }, { date_start: "Give the start of the period once.", date_end: "Give the end of the period once." }, { date_from: "Give the start of the period once.", date_to: "Give the end of the period once." }],
+  ])("%s with different values: an error on the call's field, none picked", (_what, raw, reportErrors, listErrors) => {
+    expect(periodInput(raw, REPORT_PERIOD).errors).toEqual(reportErrors);
+    expect(periodInput(raw, LIST_PERIOD).errors).toEqual(listErrors);
+  });
+
+  it("no period, or only empty names: no filter", () => {
+    expect(periodInput({ noteType: "rbt" }, REPORT_PERIOD)).toEqual({ input: { noteType: "rbt" }, errors: null });
+    expect(periodInput({ from: "", date_to: "" }, REPORT_PERIOD)).toEqual({ input: { date_start: "", date_end: "" }, errors: null });
   });
 
   it.each([

@@ -14,7 +14,7 @@ const svc = (over: Partial<PriceService> = {}): PriceService => ({
 function base(): ScrubFacts {
   return {
     note: {
-      id: 100, type: "rbt", patientId: 1, locationId: 1, cptCode: "97153", diagnosisCode: "F84.0", pos: "12", sessionDate: "2026-10-05", units: 8,
+      id: 100, type: "rbt", patientId: 1, locationId: 1, cptCode: "97153", diagnosisCode: "F84.0", pos: "12", sessionDate: "2026-10-05", minutes: 120, units: 8,
       signedAt: "2026-10-05T18:00:00Z", providerId: 8, modifiers: ["HM", null], unitPriceCents: null, pairs: [{ start: at(9), end: at(11) }],
     },
     client: { insurerId: 7, diagnosisCode: "F84.0", posCovered: ["12", "03"] },
@@ -41,6 +41,12 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["diagnosis on the client only passes", (f) => (f.note.diagnosisCode = ""), []],
     ["diagnosis missing on both", (f) => ((f.note.diagnosisCode = ""), (f.client.diagnosisCode = " ")), ["missing_diagnosis"], /Diagnosis code is missing/],
     ["POS missing", (f) => (f.note.pos = ""), ["missing_pos"], /Place of service/],
+    // Units from minutes (unitsForMinutes): 8 minutes make a unit, 7 make none.
+    ["an 8-minute session: one unit, billable", (f) => ((f.note.minutes = 8), (f.note.units = 1)), []],
+    ["a 7-minute session: no units", (f) => ((f.note.minutes = 7), (f.note.units = 0)), ["no_units"], /^No units to bill: the session is 7 minutes long, shorter than the 8 minutes a unit needs\.$/],
+    ["a 1-minute session: no units", (f) => ((f.note.minutes = 1), (f.note.units = 0)), ["no_units"], /^No units to bill: the session is 1 minute long, shorter/],
+    ["no session minutes at all", (f) => ((f.note.minutes = 0), (f.note.units = 0)), ["no_units"], /^No units to bill: the note has no session minutes\.$/],
+    ["an old row storing 0 units for 30 minutes", (f) => ((f.note.minutes = 30), (f.note.units = 0)), ["no_units"], /^No units to bill: the note records 0 units for its 30 minutes\.$/],
     ["RBT at the office: not in pos_allowed_to_tt", (f) => ((f.note.pos = "11"), (f.client.posCovered = [])), ["pos_not_allowed"], /^POS 11 \(Office\) is not allowed by Acme for RBT services \(allowed: 12, 03\)\.$/],
     ["BCBA at the office: extra_pos_for_bcba allows it", (f) => ((f.note.type = "bcba"), (f.note.cptCode = "97155"), (f.pa!.cpt = "97155"), (f.provider!.credential = "bcba"), (f.note.pos = "11"), (f.client.posCovered = []), (f.note.units = 4)), []],
     ["BCBA at POS 99: neither list", (f) => ((f.note.type = "bcba"), (f.note.cptCode = "97155"), (f.pa!.cpt = "97155"), (f.provider!.credential = "bcba"), (f.note.pos = "99"), (f.client.posCovered = []), (f.note.units = 4)), ["pos_not_allowed"], /POS 99 \(Other\) is not allowed by Acme for BCBA services \(allowed: 12, 03, 11\)/],

@@ -108,6 +108,7 @@ describe("837P validation: what a person must fix", () => {
     ["no payer id", { payer: { name: "X", payerId: null } }, "payer.payer_id", /payer id/],
     ["separator in a name", (c) => ({ ...c, subscriber: { ...c.subscriber, lastName: "Lo*pez" } }), "subscriber.last_name", /cannot carry/],
     ["zero charge", (c) => ({ ...c, lines: [{ ...c.lines[0]!, chargeCents: 0 }] }), "lines.0.charge", /\$0/],
+    ["no units", (c) => ({ ...c, lines: [{ ...c.lines[0]!, units: 0, chargeCents: 0 }] }), "lines.0.units", /^Line 1 \(97153 on [\d-]+\): no units to bill\.$/],
     ["five modifiers", (c) => ({ ...c, lines: [{ ...c.lines[0]!, modifiers: ["HM", "HN", "HO", "XP", "GT"] }] }), "lines.0.modifiers", /at most 4/],
     ["no lines", { lines: [] }, "lines", /no service lines/],
     // 2010AA N403: the billing provider's ZIP is the full nine digits (005010X222A1).
@@ -122,6 +123,15 @@ describe("837P validation: what a person must fix", () => {
     expect(errors.find((e) => e.field === field)?.message).toMatch(message);
     const r = write837P([c], env(1));
     expect(r.ok).toBe(false);
+  });
+
+  it("a line without units is not blamed on a missing price; a priced-at-$0 line with units is", () => {
+    const noUnits = validateClaim({ ...claim(), lines: [{ ...claim().lines[0]!, units: 0, chargeCents: 0 }] });
+    expect(noUnits.map((e) => e.field)).toContain("lines.0.units");
+    expect(noUnits.filter((e) => e.field === "lines.0.charge")).toEqual([]);
+    expect(noUnits.map((e) => e.message).join("\n")).not.toMatch(/Set a price/);
+    const unpriced = validateClaim({ ...claim(), lines: [{ ...claim().lines[0]!, units: 3, chargeCents: 0 }] });
+    expect(unpriced.find((e) => e.field === "lines.0.charge")?.message).toMatch(/the charge is \$0\. Set a price for this CPT/);
   });
 
   it.each([

@@ -647,6 +647,56 @@ describe("screens /claims and /claims/edit-viewer/:id", () => {
     expect(page).not.toContain("Nothing is listed until the filters marked above are corrected.");
   });
 
+  it("the note picker and billable-notes name the provider the claim bills, not the typed signer (probe 8912)", async () => {
+    const w = await world();
+    const n = await w.note({ providerName: "Probe Signer" });
+    const api1 = (await (await api(`/v2/claims/billable-notes?location_id=${w.location.id}`, { token: w.token })).json()) as { data: { id: number; provider_name: string }[] };
+    expect(api1.data.find((x) => x.id === n)?.provider_name).toBe("Rita Baker");
+    const page = await (await request(`/claims?pick=1&b_location_id=${w.location.id}`, { cookie: await signInCookie(w.manager) })).text();
+    expect(page.replace(/<!-- -->/g, "")).toContain(`Rita Baker (note ${n})`);
+    expect(page).not.toContain("Probe Signer");
+    // A note naming no provider user keeps its typed name (nothing better to show).
+    const none = await w.note({ providerId: null, providerName: "Typed Only", sessionDate: "2026-11-03" });
+    const api2 = (await (await api(`/v2/claims/billable-notes?location_id=${w.location.id}`, { token: w.token })).json()) as typeof api1;
+    expect(api2.data.find((x) => x.id === none)?.provider_name).toBe("Typed Only");
+  });
+
+  it("the viewer's words fit each case: voided before generation (no file), generated, generated before the viewer kept what was sent (probe 8912)", async () => {
+    const w = await world();
+    const cookie = await signInCookie(w.manager);
+    const build = async (date: string) => ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [await w.note({ sessionDate: date })] } })).json()) as { data: { id: number }[] }).data[0]!.id;
+    const viewer = async (id: number) => (await (await request(`/claims/edit-viewer/${id}`, { cookie })).text()).replace(/<!-- -->/g, "").replace(/&#x27;/g, "'");
+    const FILE_BELOW = "The file below is what was sent.";
+    const VOIDED = "Voided before any 837P file was generated: nothing was written or sent for this claim.";
+
+    // A draft voided before it was generated: no file, and the viewer says so.
+    const voided = await build("2026-11-02");
+    expect((await api(`/v2/claims/${voided}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(200);
+    const v = await viewer(voided);
+    expect(v).toContain("<dd>not generated</dd>");
+    expect(v).toContain(VOIDED);
+    expect(v).toContain("No 837P was written: the claim was voided before it was generated.");
+    expect(v).not.toContain(FILE_BELOW);
+    expect(v).not.toContain("The 837P is written when the claim is generated.");
+
+    // Generated (then voided too): what was sent, as before.
+    const generated = await build("2026-11-03");
+    expect((await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [generated] } })).status).toBe(201);
+    const g = await viewer(generated);
+    expect(g).toContain("As sent in the 837P: later changes to the client, payer or providers do not change this claim.");
+    expect(g).not.toContain(VOIDED);
+    expect((await api(`/v2/claims/${generated}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(200);
+    expect(await viewer(generated)).not.toContain(VOIDED);
+
+    // Generated before the viewer kept what was sent (no stored copy): today's records, and the file below.
+    const older = await build("2026-11-04");
+    expect((await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [older] } })).status).toBe(201);
+    await db().update(claims).set({ sentData: null }).where(eq(claims.id, older));
+    const o = await viewer(older);
+    expect(o).toContain(`From today's records: this claim was generated before the viewer kept what was sent. ${FILE_BELOW}`);
+    expect(o).not.toContain(VOIDED);
+  });
+
   it("builds from the form without JavaScript, shows the draft, generates, downloads; guards", async () => {
     const w = await world();
     const n = await w.note();

@@ -246,6 +246,41 @@ describe("byprofile: the client report response", () => {
     expect([own.status, Object.keys(((await own.json()) as any).errors)]).toEqual([422, ["date_from"]]);
   });
 
+  // The three pairs of names for the period, in every call, are the same filter; two different values for one bound
+  // are refused on the call's own field (decision 030, 2026-11-27 (stop 28); probe 8912).
+  const PERIOD_CALLS: Record<string, { path: () => string; start: string; end: string; seen: (body: any) => unknown }> = {
+    byprofile: { path: () => `/client_report/byprofile/${patient.id}`, start: "date_start", end: "date_end", seen: (b) => b.data.map((r: any) => r.id) },
+    byemployee: { path: () => `/client_report/byemployee/${provider.id}/${patient.id}/`, start: "date_start", end: "date_end", seen: (b) => b.data.map((r: any) => r.id) },
+    profile: { path: () => `/client_report/profile/${patient.id}`, start: "date_start", end: "date_end", seen: (b) => b.data.total },
+    bylocation: { path: () => `/client_report/bylocation/${here.id}`, start: "date_from", end: "date_to", seen: (b) => b.data.filter((r: any) => r.patient_id === patient.id).map((r: any) => [r.notes, r.total_units]) },
+  };
+  const PAIRS = [
+    ["date_start", "date_end"],
+    ["date_from", "date_to"],
+    ["from", "to"],
+  ] as const;
+  it.each(Object.keys(PERIOD_CALLS).flatMap((call) => PAIRS.map(([s, e]) => [call, s, e] as const)))("%s takes ?%s&%s as the period", async (call, s, e) => {
+    const c = PERIOD_CALLS[call]!;
+    const res = await api(`${c.path()}?${s}=2026-03-01&${e}=2026-03-05`, { token: manager });
+    expect(res.status).toBe(200);
+    const expected = { byprofile: [ids.rbt1, ids.bcba1], byemployee: [ids.rbt1, ids.bcba1], profile: 2, bylocation: [[2, 12]] }[call];
+    const body = (await res.json()) as any;
+    expect(c.seen(body)).toEqual(expected);
+  });
+
+  it.each(Object.keys(PERIOD_CALLS))("%s: one bound under two names with different values is 422 on that field; the same value is fine", async (call) => {
+    const c = PERIOD_CALLS[call]!;
+    const before = await auditCount();
+    const starts = await api(`${c.path()}?date_start=2026-03-01&date_from=2026-03-02&to=2026-03-05`, { token: manager });
+    expect(starts.status).toBe(422);
+    expect(((await starts.json()) as any).errors).toEqual({ [c.start]: "Give the start of the period once." });
+    const ends = await api(`${c.path()}?from=2026-03-01&date_end=2026-03-05&to=2026-03-06&date_to=2026-03-05`, { token: manager });
+    expect(ends.status).toBe(422);
+    expect(((await ends.json()) as any).errors).toEqual({ [c.end]: "Give the end of the period once." });
+    expect(await auditCount()).toBe(before);
+    expect((await api(`${c.path()}?date_start=2026-03-01&from=2026-03-01&date_to=2026-03-05`, { token: manager })).status).toBe(200);
+  });
+
   it("bylocation ?query keeps the clients whose name or identifier contains it, as the client list searches (clinical §7)", async () => {
     const loc = await createLocation();
     const biller = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [loc.id] }));

@@ -2,6 +2,7 @@ import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, insurances, insuranceServices, notes, paServices, userLocations } from "~/db/schema";
 import { localMinute } from "~/domain/note-rules";
+import { unitsForMinutes } from "~/domain/notes";
 import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
@@ -204,6 +205,48 @@ describe("scrubNotes: every rule through real rows", () => {
     const again = await scrubNotes(await ctxOf(w.manager.id, many.db), [...unknown, ...ids]);
     expect(many.roundTrips()).toBe(2);
     expect(again).toEqual(m);
+  });
+});
+
+describe("a note with no units (probe 8912)", () => {
+  it("a 7-minute note cannot be marked billed or claimed (422 with the reason); an 8-minute one can", async () => {
+    const w = await world();
+    const token = await apiToken(w.manager);
+    const short = (date: string, tOut: string) => note(w.client, date, { providerId: w.rbt.id, paServiceId: w.pa.id, time: ["09:00", tOut], units: unitsForMinutes(localMinute(date, tOut)! - localMinute(date, "09:00")!) });
+    const seven = await short("2026-10-05", "09:07");
+    const eight = await short("2026-10-06", "09:08");
+    expect([seven.units, eight.units]).toEqual([0, 1]);
+    const reason = "No units to bill: the session is 7 minutes long, shorter than the 8 minutes a unit needs.";
+
+    // The scrubber and the billing row's claim check name it.
+    const one = (await (await api(`/v2/billing/scrubber/notes/${seven.id}`, { token })).json()) as { data: { reasons: { code: string; message: string }[] } };
+    expect(one.data.reasons).toEqual([{ code: "no_units", message: reason }]);
+    const rows = (await (await api(`/client_report/byprofile/${w.client.id}?date_start=2026-10-05&date_end=2026-10-06`, { token })).json()) as { noteRbts: { id: number; reasons: string[] }[] };
+    expect(rows.noteRbts.map((r) => [r.id, r.reasons])).toEqual([
+      [seven.id, [reason]],
+      [eight.id, []],
+    ]);
+
+    // Marking it billed: 422 with the reason, nothing written.
+    const refused = await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: seven.id, billed: true } });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Record<string, string> }).errors.billed).toBe(`This note cannot be billed: ${reason}`);
+    expect((await db().select({ billed: notes.billed }).from(notes).where(eq(notes.id, seven.id)))[0]!.billed).toBe(false);
+    const billed = await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: eight.id, billed: true } });
+    expect(billed.status, await billed.clone().text()).toBe(201);
+    expect((await db().select({ billed: notes.billed }).from(notes).where(eq(notes.id, eight.id)))[0]!.billed).toBe(true);
+
+    // Billed before the rule (or amended since): the claim builder refuses it with the same reason, not a price.
+    await db().update(notes).set({ billed: true }).where(eq(notes.id, seven.id));
+    const claim = await api("/v2/claims", { method: "POST", token, body: { note_ids: [seven.id] } });
+    expect(claim.status).toBe(422);
+    const claimBody = (await claim.json()) as { errors: Record<string, string> };
+    expect(claimBody.errors[`notes.${seven.id}`]).toBe(`Note ${seven.id}: Cannot bill this note: ${reason}`);
+    expect(JSON.stringify(claimBody)).not.toMatch(/Set a price/);
+    const built = await api("/v2/claims", { method: "POST", token, body: { note_ids: [eight.id] } });
+    expect(built.status, await built.clone().text()).toBe(201);
+    const lines = ((await built.json()) as { data: { errors: { message: string }[] }[] }).data[0]!.errors.map((e) => e.message).join("\n");
+    expect(lines).not.toMatch(/no units|Set a price/);
   });
 });
 

@@ -30,6 +30,9 @@ import { answer, modelContext, refuseOtherMethods } from "./rest";
  * - GET bylocation/{id}?date_from&date_to&provider_id&status&page: the clients with notes of a location.
  * - GET profile/{patient}: the client's header and PA services (the report without rows).
  * - PUT update/status/{note}: the row's status, pending or ok.
+ *
+ * The period's bounds may be named date_start/date_end, date_from/date_to or from/to in every one of these calls
+ * (periodInput, app/domain/client-reports.ts); one bound under two names with different values is a 422.
  */
 const manage = requireApiPermission("manage_claims");
 const NOT_FOUND = "Billing record not found.";
