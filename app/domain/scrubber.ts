@@ -32,6 +32,7 @@ export const SCRUB_CODES = [
   "provider_overlap",
   "no_payer",
   "no_price",
+  "zero_charge",
   "above_max_per_day",
 ] as const;
 export type ScrubCode = (typeof SCRUB_CODES)[number];
@@ -196,6 +197,10 @@ interface Derived {
   provider: string;
   payer: number | null;
   service: PriceService | null;
+  /** The note's price (priceNote): the charge a claim would carry, and whether XP makes it $0 by design. */
+  chargesCents: number;
+  multiplier: number;
+  xp: boolean;
 }
 
 /**
@@ -317,6 +322,17 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
     },
   },
   {
+    // A price that makes the charge $0 (a $0 unit price, or a multiplier of 0 without XP): the 837P check refuses
+    // such a line ("the charge is $0"), so the scrubber names it first. XP is $0 by design; no units is no_units.
+    code: "zero_charge",
+    rule: (f, d) => {
+      if (f.note.units <= 0 || d.xp || d.chargesCents > 0 || (!d.service && !(f.note.unitPriceCents && f.note.unitPriceCents > 0))) return null;
+      const cpt = f.note.cptCode.trim().toUpperCase() || "(none)";
+      const why = d.multiplier === 0 ? "its multiplier is 0" : "its unit price is $0.00";
+      return { code: "zero_charge", message: `The charge is $0: ${f.insurer?.name ?? "the payer"}'s price for CPT ${cpt} (${why}). Set a price on the insurer's services.` };
+    },
+  },
+  {
     code: "above_max_per_day",
     rule: (f, d) => {
       const max = d.service?.maxPerDay;
@@ -344,7 +360,7 @@ export function scrubNote(f: ScrubFacts): ScrubReason[] {
     providerCredential: f.provider?.credential ?? null,
     unitPriceCents: f.note.unitPriceCents,
   });
-  const derived: Derived = { provider, payer, service: price.service };
+  const derived: Derived = { provider, payer, service: price.service, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP") };
   const reasons: ScrubReason[] = [];
   for (const { rule } of SCRUB_RULES) {
     const r = rule(f, derived);
