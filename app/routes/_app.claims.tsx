@@ -79,7 +79,8 @@ export default function Claims() {
     { header: "Provider", cell: (c) => c.provider_name || "—" },
     { header: "Payer", cell: (c) => c.payer || "—" },
     { header: "Total", cell: (c) => money(c.total_cents) },
-    { header: "Problems", cell: (c) => (c.errors ? `${c.errors} to fix` : "—") },
+    // A draft voided before any file was written has nothing left to fix.
+    { header: "Problems", cell: (c) => (c.errors && !(c.status === "rejected" && !c.file_id) ? `${c.errors} to fix` : "—") },
     { header: "Created", cell: (c) => c.created_at.slice(0, 10) },
     actionsColumn((c) => [
       <Link key="view" to={`/claims/edit-viewer/${c.id}`} aria-label={`Open claim ${c.claim_number}`}>

@@ -72,9 +72,10 @@ export default function ClaimViewer() {
     },
     { header: "Values", cell: (s) => s.parts.map((p) => `${p.name}: ${p.value}`).join(" · ") },
   ];
-  const problems = c.status === "draft" ? c.current_errors : c.errors;
-  // A draft voided (rejected) before it was generated has no file: nothing was written or sent.
+  // A draft voided (rejected) before it was generated has no file: nothing was written or sent, and the problems its
+  // build found no longer need fixing.
   const voidedUngenerated = c.status === "rejected" && !c.file;
+  const problems = c.status === "draft" ? c.current_errors : voidedUngenerated ? [] : c.errors;
   const answerErrors = answer ? Object.values(answer.errors) : [];
   const rows: [string, string][] = [
     ["Status", STATUS_LABELS[c.status]],

@@ -697,6 +697,23 @@ describe("screens /claims and /claims/edit-viewer/:id", () => {
     expect(o).not.toContain(VOIDED);
   });
 
+  it("a draft voided before generation no longer lists the problems its build found, on the viewer or the list (probe 8912)", async () => {
+    const w = await world({ npi: null });
+    const cookie = await signInCookie(w.manager);
+    const built = (await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [await w.note()] } })).json()) as { data: { id: number; claim_number: string; errors: unknown[] }[] };
+    const { id, claim_number, errors } = built.data[0]!;
+    expect(errors.length).toBeGreaterThan(0);
+    const listRow = async () => {
+      const html = (await (await request(`/claims?location_id=${w.location.id}`, { cookie })).text()).replace(/<!-- -->/g, "");
+      return html.slice(html.indexOf(`<td>${claim_number}</td>`), html.indexOf("</tr>", html.indexOf(`<td>${claim_number}</td>`)));
+    };
+    expect(await listRow()).toContain(`${errors.length} to fix`);
+    expect(await (await request(`/claims/edit-viewer/${id}`, { cookie })).text()).toContain("To fix before the 837P can be written");
+    expect((await api(`/v2/claims/${id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(200);
+    expect(await listRow()).not.toContain("to fix");
+    expect(await (await request(`/claims/edit-viewer/${id}`, { cookie })).text()).not.toContain("To fix before the 837P can be written");
+  });
+
   it("builds from the form without JavaScript, shows the draft, generates, downloads; guards", async () => {
     const w = await world();
     const n = await w.note();
