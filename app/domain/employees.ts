@@ -157,6 +157,22 @@ export const EmploymentInput = v.object({
 });
 export type EmploymentInput = v.InferOutput<typeof EmploymentInput>;
 
+/** The most locations one employee works at (decision 017, stop 28): far more than a deployment has, few enough to check. */
+export const MAX_EMPLOYEE_LOCATIONS = 200;
+const EMPLOYMENT_REPEATED_MESSAGE = "Each location can be listed once in employment.";
+
+/**
+ * One entry per location, at most MAX_EMPLOYEE_LOCATIONS of them: two entries for one location would leave the
+ * save to pick one salary. The length is checked before the entries are read.
+ */
+const EmploymentList = v.pipe(
+  v.optional(v.nullable(v.array(v.unknown(), "Employment must be a list.")), []),
+  v.transform((x) => x ?? []),
+  v.maxLength(MAX_EMPLOYEE_LOCATIONS, `Employment: at most ${MAX_EMPLOYEE_LOCATIONS} entries.`),
+  v.array(EmploymentInput),
+  v.check((xs) => new Set(xs.map((e) => e.location_id)).size === xs.length, EMPLOYMENT_REPEATED_MESSAGE),
+);
+
 const profileEntries = {
   ...(Object.fromEntries(PROFILE_TEXT_FIELDS.map(([k, label]) => [k, optionalText(label, 255)])) as Record<(typeof PROFILE_TEXT_FIELDS)[number][0], ReturnType<typeof optionalText>>),
   date_of_hire: optionalDate,
@@ -187,9 +203,9 @@ const employeeEntries = {
   city: optionalText("City", 100),
   status: v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => x || "active"), v.picklist(EMPLOYEE_STATUSES, "Choose a status from the list.")),
   roles: v.pipe(idList("roles"), v.minLength(1, "Choose at least one role.")),
-  locations: v.pipe(idList("locations"), v.minLength(1, "Choose at least one location.")),
+  locations: v.pipe(idList("locations"), v.minLength(1, "Choose at least one location."), v.maxLength(MAX_EMPLOYEE_LOCATIONS, `Choose at most ${MAX_EMPLOYEE_LOCATIONS} locations.`)),
   location_id: optionalId,
-  employment: v.pipe(v.optional(v.nullable(v.array(EmploymentInput, "Employment must be a list.")), []), v.transform((x) => x ?? [])),
+  employment: EmploymentList,
   ...profileEntries,
 };
 

@@ -58,6 +58,47 @@ export const PRECHECK_MESSAGES = {
   rbtModeled: "RBT Modeled and Demonstrated to Caregiver",
 } as const;
 
+type PrecheckKey = keyof typeof PRECHECK_MESSAGES;
+
+/** The messages that read as a sentence or an instruction; the others are a label, said as "<label> is required." in `errors`. */
+const PRECHECK_SENTENCES: readonly PrecheckKey[] = ["maladaptiveValues", "replacementValues", "protocolModification", "describeModification", "notImplemented", "maladaptiveData", "replacementData"];
+
+/**
+ * The body field each pre-check item is about, as a save's errors key it (`content.<field>` for the content, the
+ * session time at `time_in`): the API answers `errors` beside the spec's `missing` (decision 026, stop 28).
+ */
+const PRECHECK_FIELDS: Record<PrecheckKey, string> = {
+  cpt: "cpt_code",
+  diagnosis: "diagnosis_code",
+  pos: "pos",
+  sessionTime: "time_in",
+  assessmentType: "subtype",
+  procedure: "content.procedure",
+  assessmentTools: "content.assessment_tools",
+  intakeOutcome: "content.intake_outcome",
+  participants: "content.participants",
+  environmentalChanges: "content.environmental_changes",
+  maladaptiveValues: "content.maladaptives",
+  replacementValues: "content.replacement_percentages",
+  protocolModification: "content.protocol_modifications",
+  otherProtocolDetails: "content.other_protocol_details",
+  whyModified: "content.why_was_the_protocol_modified_or_not_modified",
+  describeModification: "content.describe_in_detail_the_protocol_modifications",
+  progressCompared: "content.progress_noted_this_session_compared_to_previous_session",
+  caregiverGoals: "content.caregiver_goals",
+  demonstratedReplacementProtocols: "content.demonstrated_replacement_protocols",
+  demonstratedInterventionProtocols: "content.demonstrated_intervention_protocols",
+  discussedBehaviors: "content.discussed_behaviors",
+  notImplemented: "cpt_code",
+  maladaptiveData: "content.maladaptives",
+  replacementData: "content.replacements",
+  interventions: "content.interventions",
+  mood: "content.client_appeared",
+  evidencedBy: "content.as_evidenced_by",
+  progressNoted: "content.client_response_to_treatment_this_session",
+  rbtModeled: "content.rbt_modeled_and_demonstrated_to_caregiver",
+};
+
 /* ------------------------------------------------------------------ place of service */
 
 /** Place-of-service codes as words (the `posCodes` of a location; labels of `POS_CODES`, lower case). */
@@ -178,64 +219,80 @@ function ruleSet(type: NoteType, cpt: string): RuleSet {
  * none. Without a CPT code only that is reported.
  */
 export function summaryPrecheck(body: Body): string[] {
-  const M = PRECHECK_MESSAGES;
+  return precheckKeys(body).map((k) => PRECHECK_MESSAGES[k]);
+}
+
+/**
+ * The same pre-check keyed by the body's fields (`{ cpt_code: "CPT Code is required." }`), for the API's `errors`;
+ * empty when nothing is missing.
+ */
+export function summaryPrecheckErrors(body: Body): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const k of precheckKeys(body)) {
+    const field = PRECHECK_FIELDS[k];
+    if (!(field in errors)) errors[field] = PRECHECK_SENTENCES.includes(k) ? `${PRECHECK_MESSAGES[k]}.` : `${PRECHECK_MESSAGES[k]} is required.`;
+  }
+  return errors;
+}
+
+function precheckKeys(body: Body): PrecheckKey[] {
   const cpt = text(body.cpt_code);
-  if (!cpt) return [M.cpt];
-  const missing: string[] = [];
-  if (!text(body.diagnosis_code)) missing.push(M.diagnosis);
+  if (!cpt) return ["cpt"];
+  const missing: PrecheckKey[] = [];
+  if (!text(body.diagnosis_code)) missing.push("diagnosis");
   const pos = posCode(body.pos);
-  if (!pos) missing.push(M.pos);
-  if (!pairComplete(body.time_in, body.time_out) && !pairComplete(body.time_in2, body.time_out2)) missing.push(M.sessionTime);
+  if (!pos) missing.push("pos");
+  if (!pairComplete(body.time_in, body.time_out) && !pairComplete(body.time_in2, body.time_out2)) missing.push("sessionTime");
 
   const c = contentOf(body);
   const type = summaryNoteType(body);
   const rules = ruleSet(type, cpt);
-  const need = (ok: boolean, message: string) => {
-    if (!ok) missing.push(message);
+  const need = (ok: boolean, key: PrecheckKey) => {
+    if (!ok) missing.push(key);
   };
 
   if (rules === "none") {
-    missing.push(M.notImplemented);
+    missing.push("notImplemented");
   } else if (rules === "bcba") {
     if (cpt === "97151") {
       const subtype = text(body.subtype);
-      need(subtype === "observation" || subtype === "report", M.assessmentType);
+      need(subtype === "observation" || subtype === "report", "assessmentType");
       if (subtype === "observation") {
-        need(!!text(c.procedure), M.procedure);
-        need(!!text(c.assessment_tools), M.assessmentTools);
-        need(!!text(c.intake_outcome), M.intakeOutcome);
+        need(!!text(c.procedure), "procedure");
+        need(!!text(c.assessment_tools), "assessmentTools");
+        need(!!text(c.intake_outcome), "intakeOutcome");
       }
     } else if (cpt === "97155") {
-      need(!!text(c.participants), M.participants);
-      need(!!text(c.environmental_changes), M.environmentalChanges);
-      need(entries(c.maladaptives).some((e) => num(e.frequency) !== null), M.maladaptiveValues);
-      need(entries(c.replacement_percentages).some((e) => num(e.percent) !== null), M.replacementValues);
-      need(entries(c.protocol_modifications).some((e) => truthy(e.assessed) || truthy(e.modified) || truthy(e.demonstrated)), M.protocolModification);
+      need(!!text(c.participants), "participants");
+      need(!!text(c.environmental_changes), "environmentalChanges");
+      need(entries(c.maladaptives).some((e) => num(e.frequency) !== null), "maladaptiveValues");
+      need(entries(c.replacement_percentages).some((e) => num(e.percent) !== null), "replacementValues");
+      need(entries(c.protocol_modifications).some((e) => truthy(e.assessed) || truthy(e.modified) || truthy(e.demonstrated)), "protocolModification");
       const other = text(c.other_protocol);
-      if (other && !["false", "0", "no", "off"].includes(other.toLowerCase())) need(!!text(c.other_protocol_details), M.otherProtocolDetails);
-      need(!!text(c.why_was_the_protocol_modified_or_not_modified), M.whyModified);
-      need(!!text(c.describe_in_detail_the_protocol_modifications), M.describeModification);
-      need(!!text(c.progress_noted_this_session_compared_to_previous_session), M.progressCompared);
+      if (other && !["false", "0", "no", "off"].includes(other.toLowerCase())) need(!!text(c.other_protocol_details), "otherProtocolDetails");
+      need(!!text(c.why_was_the_protocol_modified_or_not_modified), "whyModified");
+      need(!!text(c.describe_in_detail_the_protocol_modifications), "describeModification");
+      need(!!text(c.progress_noted_this_session_compared_to_previous_session), "progressCompared");
     } else {
       // 97156
-      if (CAREGIVER_POS_CODES.includes(pos)) need(entries(c.caregiver_goals).some((e) => !!entryName(e) && num(e.percent) !== null), M.caregiverGoals);
-      need(textList(c.demonstrated_replacement_protocols).length > 0, M.demonstratedReplacementProtocols);
-      need(textList(c.demonstrated_intervention_protocols).length > 0, M.demonstratedInterventionProtocols);
-      need(textList(c.discussed_behaviors).length > 0, M.discussedBehaviors);
-      need(!!text(c.participants), M.participants);
-      need(!!text(c.environmental_changes), M.environmentalChanges);
-      need(!!text(c.progress_noted_this_session_compared_to_previous_session), M.progressCompared);
+      if (CAREGIVER_POS_CODES.includes(pos)) need(entries(c.caregiver_goals).some((e) => !!entryName(e) && num(e.percent) !== null), "caregiverGoals");
+      need(textList(c.demonstrated_replacement_protocols).length > 0, "demonstratedReplacementProtocols");
+      need(textList(c.demonstrated_intervention_protocols).length > 0, "demonstratedInterventionProtocols");
+      need(textList(c.discussed_behaviors).length > 0, "discussedBehaviors");
+      need(!!text(c.participants), "participants");
+      need(!!text(c.environmental_changes), "environmentalChanges");
+      need(!!text(c.progress_noted_this_session_compared_to_previous_session), "progressCompared");
     }
   } else {
     const mal = entries(c.maladaptives);
-    need(mal.length > 0 && mal.every((e) => !!entryName(e) && num(e.frequency) !== null), M.maladaptiveData);
+    need(mal.length > 0 && mal.every((e) => !!entryName(e) && num(e.frequency) !== null), "maladaptiveData");
     const rep = entries(c.replacements);
-    need(rep.length > 0 && rep.every((e) => !!entryName(e) && trials(e) !== null && correct(e) !== null), M.replacementData);
-    need(textList(c.interventions).length > 0, M.interventions);
-    need(!!text(c.client_appeared), M.mood);
-    need(!!text(c.as_evidenced_by), M.evidencedBy);
-    need(!!text(c.client_response_to_treatment_this_session), M.progressNoted);
-    need(!!text(c.rbt_modeled_and_demonstrated_to_caregiver), M.rbtModeled);
+    need(rep.length > 0 && rep.every((e) => !!entryName(e) && trials(e) !== null && correct(e) !== null), "replacementData");
+    need(textList(c.interventions).length > 0, "interventions");
+    need(!!text(c.client_appeared), "mood");
+    need(!!text(c.as_evidenced_by), "evidencedBy");
+    need(!!text(c.client_response_to_treatment_this_session), "progressNoted");
+    need(!!text(c.rbt_modeled_and_demonstrated_to_caregiver), "rbtModeled");
   }
   return missing;
 }

@@ -4,7 +4,7 @@ import { summarizeNoteForm } from "~/services/ai-summary.server";
 
 /**
  * The note forms' AI summary with JavaScript (app/client/note-summary.ts; docs/decisions/026): the note FORM's
- * fields (`noteFormToBody`) in, JSON out like the API — `{ summary }`, 422 `{ message, missing }` or (a field beyond
+ * fields (`noteFormToBody`) in, JSON out like the API — `{ summary }`, 422 `{ message, missing, errors }` or (a field beyond
  * a note's bounds) `{ message, errors }`, 502/504 `{ message }`. Screen session (cookie); the Worker refuses
  * cross-site posts before Remix (workers/app.ts).
  * Without JavaScript the note form's own action answers the same submit (intent=generate-summary).
@@ -32,6 +32,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   const result = await summarizeNoteForm(context.app.env, form);
   if (result.ok) return json({ summary: result.summary, provider: result.provider });
-  if (result.status === 422) return json({ message: result.message, ...("errors" in result ? { errors: result.errors } : { missing: result.missing }) }, 422);
+  if (result.status === 422) return json({ message: result.message, ...("missing" in result ? { missing: result.missing, errors: result.errors } : { errors: result.errors }) }, 422);
   return json({ message: result.message }, result.status);
 }

@@ -8,7 +8,7 @@
  * CPT codes. A provider that does not answer within `AI_TIMEOUT_MS` (default 20 s) is cut off. The log gets the
  * provider's name, the outcome and the duration, never the note or the summary.
  */
-import { AI_SUMMARY_ERROR, MISSING_FIELDS_TITLE, narrative, summaryNoteType, summaryPrecheck, summaryPrompt, type SummaryPrompt } from "~/domain/note-summary";
+import { AI_SUMMARY_ERROR, MISSING_FIELDS_TITLE, narrative, summaryNoteType, summaryPrecheck, summaryPrecheckErrors, summaryPrompt, type SummaryPrompt } from "~/domain/note-summary";
 import { noteFormToBody } from "~/domain/note-form";
 import { summaryBoundsErrors } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
@@ -136,7 +136,8 @@ export function summaryTimeoutMs(env: AiEnv): number {
 
 export type SummaryResult =
   | { ok: true; summary: string; provider: SummaryProviderName }
-  | { ok: false; status: 422; title: typeof MISSING_FIELDS_TITLE; message: typeof MISSING_FIELDS_TITLE; missing: string[] }
+  /** The pre-check: the spec's list (`missing`) and the same keyed by field (`errors`, decision 026). */
+  | { ok: false; status: 422; title: typeof MISSING_FIELDS_TITLE; message: typeof MISSING_FIELDS_TITLE; missing: string[]; errors: Record<string, string> }
   /** A field beyond a note's bounds (a save's message, keyed like a save's errors). */
   | { ok: false; status: 422; message: string; errors: Record<string, string> }
   | { ok: false; status: 502 | 504; message: string };
@@ -159,7 +160,7 @@ export async function generateNoteSummary(env: AiEnv, body: Record<string, unkno
   const errors = summaryBoundsErrors(summaryNoteType(note), note);
   if (errors) return { ok: false, status: 422, message: Object.values(errors)[0]!, errors };
   const missing = summaryPrecheck(note);
-  if (missing.length) return { ok: false, status: 422, title: MISSING_FIELDS_TITLE, message: MISSING_FIELDS_TITLE, missing };
+  if (missing.length) return { ok: false, status: 422, title: MISSING_FIELDS_TITLE, message: MISSING_FIELDS_TITLE, missing, errors: summaryPrecheckErrors(note) };
 
   const provider = opts.provider ?? summaryProviderFor(env, opts.fetch);
   const timeoutMs = opts.timeoutMs ?? summaryTimeoutMs(env);

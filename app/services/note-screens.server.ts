@@ -236,7 +236,7 @@ function refusal<T>(result: Exclude<ModelResult<T>, { ok: true }>) {
 async function summaryFor(context: AppLoadContext, type: NoteType, form: FormData): Promise<{ summary: string } | { message: string; missing?: string[] } | { message: string; errors: Record<string, string> }> {
   const result = await generateNoteSummary(context.app.env, bodyOf(type, form), { type });
   if (result.ok) return { summary: result.summary };
-  if (result.status === 422) return "errors" in result ? { message: result.message, errors: result.errors } : { message: result.message, missing: result.missing };
+  if (result.status === 422) return "missing" in result ? { message: result.message, missing: result.missing } : { message: result.message, errors: result.errors };
   return { message: result.message || AI_SUMMARY_ERROR };
 }
 

@@ -102,7 +102,14 @@ describe("the built-in provider", () => {
   it("runs the pre-check first: 422 with the missing fields, no provider called", async () => {
     const summarize = vi.fn(builtInProvider.summarize);
     const result = await generateNoteSummary({}, { ...note, diagnosis_code: "", content: { ...note.content, client_appeared: "" } }, { provider: { name: "built-in", summarize } });
-    expect(result).toEqual({ ok: false, status: 422, title: "Missing Required Fields", message: "Missing Required Fields", missing: ["Diagnosis Code", "Mood"] });
+    expect(result).toEqual({
+      ok: false,
+      status: 422,
+      title: "Missing Required Fields",
+      message: "Missing Required Fields",
+      missing: ["Diagnosis Code", "Mood"],
+      errors: { diagnosis_code: "Diagnosis Code is required.", "content.client_appeared": "Mood is required." },
+    });
     expect(summarize).not.toHaveBeenCalled();
   });
 

@@ -11,6 +11,7 @@ import {
   noteFacts,
   scrubFreeText,
   summaryPrecheck,
+  summaryPrecheckErrors,
   summaryPrompt,
 } from "~/domain/note-summary";
 
@@ -172,6 +173,32 @@ describe("AI summary pre-check (clinical §5)", () => {
   ];
   it.each(cases)("%s is reported", (_label, body, change, expected) => {
     expect(summaryPrecheck(without(body, change))).toEqual(expected);
+  });
+
+  it.each(cases)("%s is reported at one field of the body too (errors)", (_label, body, change, expected) => {
+    const errors = summaryPrecheckErrors(without(body, change));
+    expect(Object.keys(errors)).toHaveLength(expected.length);
+    for (const [field, message] of Object.entries(errors)) {
+      expect(field).toMatch(/^(cpt_code|diagnosis_code|pos|time_in|subtype|content\.[a-z_]+)$/);
+      expect(expected.some((label) => message === `${label} is required.` || message === `${label}.`), message).toBe(true);
+    }
+  });
+
+  it("errors name the fields of an empty RBT note, and none for a complete one", () => {
+    expect(summaryPrecheckErrors({ type: "rbt", cpt_code: "97153", content: {} })).toEqual({
+      diagnosis_code: "Diagnosis Code is required.",
+      pos: "POS is required.",
+      time_in: "Session Time is required.",
+      "content.maladaptives": "Complete Maladaptive Behavior Data.",
+      "content.replacements": "Complete Replacement Behavior Data.",
+      "content.interventions": "Interventions is required.",
+      "content.client_appeared": "Mood is required.",
+      "content.as_evidenced_by": "Evidenced By is required.",
+      "content.client_response_to_treatment_this_session": "Progress Noted is required.",
+      "content.rbt_modeled_and_demonstrated_to_caregiver": "RBT Modeled and Demonstrated to Caregiver is required.",
+    });
+    expect(summaryPrecheckErrors({})).toEqual({ cpt_code: "CPT Code is required." });
+    expect(summaryPrecheckErrors(rbt())).toEqual({});
   });
 
   it("an empty RBT note lists everything in the spec's order", () => {

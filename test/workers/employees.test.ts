@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { auditLog, backupCodes, roles, sessions, userLocations, userRoles, users } from "~/db/schema";
-import { EMPLOYEE_GENDERS } from "~/domain/employees";
+import { EMPLOYEE_GENDERS, MAX_EMPLOYEE_LOCATIONS } from "~/domain/employees";
 import { MESSAGES } from "~/domain/fields";
 import { ListQuery } from "~/domain/paging";
 import { getUserActor } from "~/models/actors.server";
@@ -684,5 +684,87 @@ describe("an employee's save when there are many roles (D1 binds at most 100 par
     const update = await api(`/doctors/update/${id}`, { method: "POST", token, body: { ...base, version: 1 } });
     expect(update.status, await update.clone().text()).toBe(200);
     expect((await db().select({ roleId: userRoles.roleId }).from(userRoles).where(eq(userRoles.userId, id))).map((r) => r.roleId)).toEqual([last]);
+  });
+});
+
+describe("an employment list names each location once, at most MAX_EMPLOYEE_LOCATIONS entries (probe 8913 #7, decision 017 stop 28)", () => {
+  const REPEATED = "Each location can be listed once in employment.";
+  const TOO_MANY = `Employment: at most ${MAX_EMPLOYEE_LOCATIONS} entries.`;
+
+  async function target() {
+    const { loc, role, me, token } = await setup();
+    const emp = await employeeIn(loc.id, role.id);
+    await db().update(userLocations).set({ salary: 20 }).where(eq(userLocations.userId, emp.id));
+    return { loc, role, me, token, emp };
+  }
+  async function salaries(id: number) {
+    return (await db().select({ locationId: userLocations.locationId, salary: userLocations.salary }).from(userLocations).where(eq(userLocations.userId, id))).map((r) => [r.locationId, r.salary]);
+  }
+
+  const twice = (loc: number) => [
+    { location_id: loc, salary: 10 },
+    { location_id: loc, salary: 99 },
+  ];
+  const many = (loc: number) => Array.from({ length: 10_000 }, () => ({ location_id: loc }));
+  const calls: [string, "create" | "update", (t: Awaited<ReturnType<typeof target>>, employment: unknown[]) => [string, string, Record<string, unknown>]][] = [
+    ["POST /v2/employees", "create", (t, employment) => ["POST", "/v2/employees", validBody(t.loc.id, t.role.id, { employment })]],
+    ["POST /v2/users/createUser", "create", (t, employment) => ["POST", "/v2/users/createUser", validBody(t.loc.id, t.role.id, { employment })]],
+    ["PATCH /v2/employees/{id}", "update", (t, employment) => ["PATCH", `/v2/employees/${t.emp.id}`, { employment }]],
+    ["POST /v2/users/editUser/{id}", "update", (t, employment) => ["POST", `/v2/users/editUser/${t.emp.id}`, { employment }]],
+    ["POST /doctors/update/{id}", "update", (t, employment) => {
+      const { password: _p, password_confirmation: _c, ...base } = validBody(t.loc.id, t.role.id, { email: t.emp.email, ss_number: "", employment });
+      return ["POST", `/doctors/update/${t.emp.id}`, { ...base, version: 1 }];
+    }],
+  ];
+  const lists: [string, (loc: number) => unknown[], string][] = [
+    ["one location twice", twice, REPEATED],
+    ["one location 10,000 times", many, TOO_MANY],
+  ];
+
+  for (const [call, kind, build] of calls) {
+    it.each(lists)(`${call}: %s → 422 on employment, nothing written`, async (_label, list, message) => {
+      const t = await target();
+      const [method, path, body] = build(t, list(t.loc.id));
+      const usersBefore = (await db().select({ id: users.id }).from(users)).length;
+      const auditBefore = await auditCount(t.emp.id);
+      const res = await api(path, { method, token: t.token, body });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors.employment).toBe(message);
+      expect((await db().select({ id: users.id }).from(users)).length).toBe(usersBefore);
+      expect(await salaries(t.emp.id)).toEqual([[t.loc.id, 20]]);
+      expect(await userRow(t.emp.id)).toMatchObject({ version: 1 });
+      if (kind === "update") expect(await auditCount(t.emp.id)).toBe(auditBefore);
+    });
+  }
+
+  it("one entry per location is still saved", async () => {
+    const t = await target();
+    const res = await api(`/v2/employees/${t.emp.id}`, { method: "PATCH", token: t.token, body: { employment: [{ location_id: t.loc.id, salary: 99 }] } });
+    expect(res.status).toBe(200);
+    expect(await salaries(t.emp.id)).toEqual([[t.loc.id, 99]]);
+  });
+
+  it(`more than ${MAX_EMPLOYEE_LOCATIONS} locations are refused before any is looked up`, async () => {
+    const t = await target();
+    const locations = Array.from({ length: MAX_EMPLOYEE_LOCATIONS + 1 }, (_, i) => i + 1);
+    const res = await api(`/v2/employees/${t.emp.id}`, { method: "PATCH", token: t.token, body: { locations } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.locations).toBe(`Choose at most ${MAX_EMPLOYEE_LOCATIONS} locations.`);
+    expect(await salaries(t.emp.id)).toEqual([[t.loc.id, 20]]);
+  });
+
+  it("the form: one location's fields sent twice (emp_7_… and emp_07_…) are refused with the message, nothing created", async () => {
+    const { loc, role, me } = await setup();
+    const cookie = await signInCookie(me);
+    const before = (await db().select({ id: users.id }).from(users)).length;
+    const body = new URLSearchParams({ intent: "save", name: "Emp", surname: "Twice", email: `emp-twice-${uniq()}@staff.test`, status: "active", roles: String(role.id), password: "form passphrase 1", password_confirmation: "form passphrase 1" });
+    body.append("locations", String(loc.id));
+    body.append("locations", `0${loc.id}`);
+    body.append(`emp_${loc.id}_salary`, "10");
+    body.append(`emp_0${loc.id}_salary`, "99");
+    const res = await request("/doctors/add", { method: "POST", body, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain(REPEATED);
+    expect((await db().select({ id: users.id }).from(users)).length).toBe(before);
   });
 });

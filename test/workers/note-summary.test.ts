@@ -84,15 +84,24 @@ describe("POST /api/note_*/generate-summary", () => {
     expect(((await combined.json()) as { summary: string }).summary).toMatch(/^Met with client at home/);
   });
 
+  const NO_CPT = { missing: ["CPT Code"], errors: { cpt_code: "CPT Code is required." } };
   it.each([
-    ["no CPT code", "/note_rbt/generate-summary", { ...rbtNote, cpt_code: "" }, ["CPT Code"]],
-    ["missing RBT fields", "/note_rbt/generate-summary", { ...rbtNote, pos: "", content: { ...rbtNote.content, interventions: [], client_appeared: "" } }, ["POS", "Interventions", "Mood"]],
-    ["97153 on a BCBA note", "/note_bcba/generate-summary", rbtNote, ["THIS CPT HAS NOT BEEN IMPLEMENTED YET"]],
-    ["97156 at home without caregiver goals", "/note_bcba/generate-summary", { ...bcba97156, caregiver_goals: [] }, ["Caregiver Goals"]],
-  ])("%s → 422 Missing Required Fields with the list", async (_label, path, note, missing) => {
+    ["an empty RBT body", "/note_rbt/generate-summary", {}, NO_CPT],
+    ["an empty BCBA body", "/note_bcba/generate-summary", {}, NO_CPT],
+    ["only unknown keys", "/note_rbt/generate-summary", { foo: 1 }, NO_CPT],
+    ["no CPT code", "/note_rbt/generate-summary", { ...rbtNote, cpt_code: "" }, NO_CPT],
+    [
+      "missing RBT fields",
+      "/note_rbt/generate-summary",
+      { ...rbtNote, pos: "", content: { ...rbtNote.content, interventions: [], client_appeared: "" } },
+      { missing: ["POS", "Interventions", "Mood"], errors: { pos: "POS is required.", "content.interventions": "Interventions is required.", "content.client_appeared": "Mood is required." } },
+    ],
+    ["97153 on a BCBA note", "/note_bcba/generate-summary", rbtNote, { missing: ["THIS CPT HAS NOT BEEN IMPLEMENTED YET"], errors: { cpt_code: "THIS CPT HAS NOT BEEN IMPLEMENTED YET." } }],
+    ["97156 at home without caregiver goals", "/note_bcba/generate-summary", { ...bcba97156, caregiver_goals: [] }, { missing: ["Caregiver Goals"], errors: { "content.caregiver_goals": "Caregiver Goals is required." } }],
+  ])("%s → 422 Missing Required Fields with the list and the errors per field", async (_label, path, note, expected) => {
     const res = await api(path, { method: "POST", token, body: note });
     expect(res.status).toBe(422);
-    expect(await res.json()).toEqual({ message: "Missing Required Fields", missing });
+    expect(await res.json()).toEqual({ message: "Missing Required Fields", ...expected });
   });
 
   it("a field beyond a note's bounds → 422 quickly with the save's message and the field, nested or flat; at the bound it is summarised", async () => {
@@ -165,7 +174,11 @@ describe("POST /notes/generate-summary (the note forms, cookie session)", () => 
   it("answers 422 with the missing fields", async () => {
     const res = await post(formOf({ type: "rbt", ...rbtNote, diagnosis_code: "", time_in: "", time_out: "" }));
     expect(res.status).toBe(422);
-    expect(await res.json()).toEqual({ message: "Missing Required Fields", missing: ["Diagnosis Code", "Session Time"] });
+    expect(await res.json()).toEqual({
+      message: "Missing Required Fields",
+      missing: ["Diagnosis Code", "Session Time"],
+      errors: { diagnosis_code: "Diagnosis Code is required.", time_in: "Session Time is required." },
+    });
   });
 
   it("answers 422 with the field for a field beyond a note's bounds", async () => {

@@ -247,7 +247,7 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
   });
 
   it.each([
-    ["an empty body", "", "text/plain", 400],
+    ["an empty body", "", "text/plain", 422],
     ["an unknown content type", "ISA", "image/png", 415],
   ])("%s answers %s… with a message", async (_l, body, type, status) => {
     const res = await post835(body, managerToken, "", type);
@@ -255,9 +255,18 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     expect(((await res.json()) as { message: string }).message).toBeTruthy();
   });
 
-  it("JSON without content answers 400", async () => {
-    const res = await api("/v2/remittances", { method: "POST", token: managerToken, body: { file: "x" } });
-    expect(res.status).toBe(400);
+  it.each([
+    ["{}", {}],
+    ["no content", { file: "x" }],
+    ["a blank content", { content: "  " }],
+    ["content that is not text", { content: 835 }],
+  ])("JSON with %s answers 422 with the message at content, nothing imported (probe 8913 #8)", async (_l, body) => {
+    const before = await totals();
+    const res = await api("/v2/remittances", { method: "POST", token: managerToken, body });
+    expect(res.status).toBe(422);
+    const message = "Send the 835 file's text as `content`.";
+    expect(await res.json()).toEqual({ message, errors: { content: message } });
+    expect(await totals()).toEqual(before);
   });
 
   it("a malformed file's report names the segment's position", async () => {

@@ -7,7 +7,7 @@ import { refuseOtherMethods } from "./rest";
 /**
  * The notes' AI summary (clinical §7 `POST .../generate-summary`; docs/decisions/026): the body is the prepared
  * note fields (`{ cpt_code, diagnosis_code, pos, time_in, …, content }`, or the content fields beside them),
- * the path decides the note type. Answers `{ summary }`, 422 `{ message: 'Missing Required Fields', missing }`,
+ * the path decides the note type. Answers `{ summary }`, 422 `{ message: 'Missing Required Fields', missing, errors }`,
  * 422 `{ message, errors }` for a field beyond a note's bounds (as a save answers it), 502/504 `{ message }`.
  * Nothing is read or stored: the summary is written from the body alone.
  */
@@ -16,7 +16,7 @@ async function summarize(c: Context<AppEnv>, type: NoteType) {
   if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
   const result = await generateNoteSummary(c.env, body, { type });
   if (result.ok) return c.json({ summary: result.summary, provider: result.provider });
-  if (result.status === 422) return jsonError(c, 422, result.message, "errors" in result ? { errors: result.errors } : { missing: result.missing });
+  if (result.status === 422) return jsonError(c, 422, result.message, "missing" in result ? { missing: result.missing, errors: result.errors } : { errors: result.errors });
   return c.json({ message: result.message }, result.status);
 }
 

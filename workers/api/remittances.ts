@@ -11,13 +11,14 @@ import { modelContext, pathId, UNSUPPORTED } from "./rest";
  * - POST /v2/remittances: the 835 as the body (text/plain, application/edi-x12, application/x12) or JSON
  *   `{ content, file_name? }`; `?dry_run=1` checks without applying. 201 with the report; 422 (cannot be read,
  *   does not balance, a claim or line that does not match), 409 (imported before), 413 (too large): `message`
- *   and the `report`, and nothing changed.
+ *   and the `report`, and nothing changed. No content (a blank `content`, an empty body): 422 `{ message, errors }`.
  * - GET /v2/remittances (paged, `search` by trace or payer), GET /v2/remittances/{id}.
  */
 const manage = requireApiPermission("manage_claims");
 const TEXT_TYPES = new Set(["text/plain", "application/edi-x12", "application/x12", "application/octet-stream"]);
 
-async function fileOf(c: Context<AppEnv>): Promise<{ content: string; fileName?: string } | { error: string; status: 400 | 413 | 415 }> {
+/** The 835's text from the body; a missing or blank `content` (or an empty text body) is a missing field: 422. */
+async function fileOf(c: Context<AppEnv>): Promise<{ content: string; fileName?: string } | { error: string; status: 400 | 413 | 415 | 422 }> {
   if (Number(c.req.header("Content-Length") ?? 0) > MAX_835_BYTES * 2) return { error: `The file is too large: at most ${MAX_835_BYTES / 1_000_000} MB.`, status: 413 };
   const type = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json") {
@@ -29,12 +30,12 @@ async function fileOf(c: Context<AppEnv>): Promise<{ content: string; fileName?:
     }
     const content = (body as { content?: unknown } | null)?.content;
     const fileName = (body as { file_name?: unknown } | null)?.file_name;
-    if (typeof content !== "string" || !content.trim()) return { error: "Send the 835 file's text as `content`.", status: 400 };
+    if (typeof content !== "string" || !content.trim()) return { error: "Send the 835 file's text as `content`.", status: 422 };
     return { content, fileName: typeof fileName === "string" ? fileName : undefined };
   }
   if (!TEXT_TYPES.has(type)) return { error: "Send the 835 as text/plain (or application/edi-x12), or JSON { content }.", status: 415 };
   const content = await c.req.text();
-  if (!content.trim()) return { error: "The request body is empty: send the 835 file's text.", status: 400 };
+  if (!content.trim()) return { error: "The request body is empty: send the 835 file's text.", status: 422 };
   return { content };
 }
 
