@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { choiceList, flag, MESSAGES, optionalDate, optionalId, optionalText, requiredInt, requiredText } from "./fields";
 import { LIST_MESSAGES } from "./list-sections";
-import { plainText, safeParsePlain } from "./validation";
+import { plainObject, plainText, safeParsePlain } from "./validation";
 
 /**
  * The behavior intervention plan document (clinical §3 "Behavior intervention plan (assessment)",
@@ -138,7 +138,7 @@ const addedDate = { label: "Added date", kind: "date", required: false, schema: 
 
 function section<const F extends Record<string, ItemFieldSpec>>(label: string, itemLabel: string, fields: F) {
   const entries = Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, f.schema])) as { [K in keyof F]: F[K]["schema"] };
-  return { label, itemLabel, fields, item: v.object(entries) };
+  return { label, itemLabel, fields, item: plainObject(v.object(entries)) };
 }
 
 const strategies = (label: string) =>
@@ -241,7 +241,7 @@ const cell = v.pipe(
 
 /** A table: headers and rows; every row has as many cells as there are headers. */
 export const TableSchema = v.pipe(
-  v.optional(v.nullable(v.object({ table_headers: v.optional(v.array(cell), []), table_rows: v.optional(v.array(v.array(cell)), []) })), { table_headers: [], table_rows: [] }),
+  v.optional(v.nullable(plainObject(v.object({ table_headers: v.optional(v.array(cell), []), table_rows: v.optional(v.array(v.array(cell)), []) }))), { table_headers: [], table_rows: [] }),
   v.transform((t) => t ?? { table_headers: [], table_rows: [] }),
   v.check((t) => t.table_headers.length <= LIMITS.tableColumns, `A table has at most ${LIMITS.tableColumns} columns.`),
   v.check((t) => t.table_rows.length <= LIMITS.tableRows, `A table has at most ${LIMITS.tableRows} rows.`),
@@ -272,7 +272,7 @@ function textObject<const F extends readonly { name: string; label: string }[]>(
   const shape = Object.fromEntries(fields.map((f) => [f.name, optionalText(f.label, LIMITS.narrative)]));
   const empty = () => Object.fromEntries(fields.map((f) => [f.name, null])) as Out;
   return v.pipe(
-    v.optional(v.nullable(v.record(v.string(), v.unknown(), "This section must be an object of texts (field: text).")), null),
+    v.optional(v.nullable(plainObject(v.record(v.string(), v.unknown(), "This section must be an object of texts (field: text)."))), null),
     v.transform((x) => x ?? {}),
     v.object(shape),
     v.transform((x) => ({ ...empty(), ...x }) as Out),
@@ -282,11 +282,13 @@ function textObject<const F extends readonly { name: string; label: string }[]>(
 export const SignatureSchema = v.pipe(
   v.optional(
     v.nullable(
-      v.object({
-        signature: optionalText("Signature", LIMITS.signature),
-        signature_date: optionalDate,
-        signature_placeholder: flag,
-      }),
+      plainObject(
+        v.object({
+          signature: optionalText("Signature", LIMITS.signature),
+          signature_date: optionalDate,
+          signature_placeholder: flag,
+        }),
+      ),
     ),
     {},
   ),
@@ -302,7 +304,7 @@ const ConsentObject = v.object({
   parent_guardian: SignatureSchema,
 });
 export const ConsentSchema = v.pipe(
-  v.optional(v.nullable(ConsentObject), {}),
+  v.optional(v.nullable(plainObject(ConsentObject)), {}),
   v.transform((x) => x ?? v.parse(ConsentObject, {})),
 );
 export type Consent = v.InferOutput<typeof ConsentSchema>;

@@ -3,7 +3,7 @@ import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
 import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
 import { dayNumber } from "./weeks";
-import { fieldErrors, MAX_WEEKLY_HOURS } from "./validation";
+import { fieldErrors, MAX_WEEKLY_HOURS, plainObject } from "./validation";
 
 /** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
 
@@ -169,7 +169,7 @@ const EmploymentList = v.pipe(
   v.optional(v.nullable(v.array(v.unknown(), "Employment must be a list.")), []),
   v.transform((x) => x ?? []),
   v.maxLength(MAX_EMPLOYEE_LOCATIONS, `Employment: at most ${MAX_EMPLOYEE_LOCATIONS} entries.`),
-  v.array(EmploymentInput),
+  v.array(plainObject(EmploymentInput)),
   v.check((xs) => new Set(xs.map((e) => e.location_id)).size === xs.length, EMPLOYMENT_REPEATED_MESSAGE),
 );
 

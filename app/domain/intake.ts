@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalInt, optionalNumber, optionalPhone, optionalText, requiredDate, requiredText } from "./fields";
-import { safeParsePlain, type Parsed } from "./validation";
+import { plainObject, safeParsePlain, type Parsed } from "./validation";
 
 /**
  * Intake assessment (clinical §3 "Intake assessment", §5 "Intake and notes"; platform §2
@@ -299,7 +299,7 @@ function recordRules(fields: readonly IntakeField[]): Rule[] {
 function recordSchema(fields: readonly IntakeField[]): v.GenericSchema {
   const object = v.object(Object.fromEntries(fields.map((x) => [x.name, fieldSchema(x)])), "Send this record as an object.");
   const rules = recordRules(fields);
-  return rules.length ? (v.pipe(object, ...(rules as [Rule])) as unknown as v.GenericSchema) : object;
+  return plainObject(rules.length ? (v.pipe(object, ...(rules as [Rule])) as unknown as v.GenericSchema) : object);
 }
 
 function listSchema(section: IntakeSection): v.GenericSchema {

@@ -5,7 +5,7 @@ import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, ti
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
 import { localTimeExists, onClockOf, zonedDate, zoneOffsetAtLocal, zonePlace } from "./time";
 import { MODIFIER_CODES, providerType } from "./insurance";
-import { parseWith, plainText } from "./validation";
+import { isPlainObject, parseWith, plainObject, plainText } from "./validation";
 
 /**
  * The rules of a session note (issue 10 "Rules"), pure: the body schema every path parses with (form,
@@ -163,19 +163,19 @@ export const NoteContentSchema = v.object({
   procedure: optionalString("Procedure"),
   assessment_tools: optionalString("Assessment tools"),
   intake_outcome: optionalString("Intake and outcome measurements"),
-  maladaptives: list(Maladaptive, "Maladaptives"),
-  replacement_percentages: list(Percent, "Replacements"),
-  protocol_modifications: list(Protocol, "Protocol modifications"),
+  maladaptives: list(plainObject(Maladaptive), "Maladaptives"),
+  replacement_percentages: list(plainObject(Percent), "Replacements"),
+  protocol_modifications: list(plainObject(Protocol), "Protocol modifications"),
   other_protocol: optionalString("Other protocol", 500),
   other_protocol_details: optionalString("Other protocol details"),
   why_was_the_protocol_modified_or_not_modified: optionalString("Why was the protocol modified or not modified"),
   describe_in_detail_the_protocol_modifications: optionalString("Describe in detail the protocol modifications"),
   progress_noted_this_session_compared_to_previous_session: optionalString("Progress noted this session"),
-  caregiver_goals: list(Percent, "Caregiver goals"),
+  caregiver_goals: list(plainObject(Percent), "Caregiver goals"),
   demonstrated_replacement_protocols: stringList("Demonstrated replacement protocols"),
   demonstrated_intervention_protocols: stringList("Demonstrated intervention protocols"),
   discussed_behaviors: stringList("Discussed behaviors"),
-  replacements: list(ReplacementTrials, "Replacements"),
+  replacements: list(plainObject(ReplacementTrials), "Replacements"),
   interventions: stringList("Interventions"),
   client_appeared: optionalString("Client appeared", 500),
   as_evidenced_by: optionalString("As evidenced by"),
@@ -190,10 +190,10 @@ export const NoteContentSchema = v.object({
   BCBA_conducted_assessments: optionalFlag,
   was_the_rbt_present: optionalFlag,
   modifications_needed_at_this_time: optionalFlag,
-  replacement_protocols: list(Percent, "Replacement protocols"),
-  intervention_protocols: list(Percent, "Intervention protocols"),
-  behavior_protocols: list(Percent, "Behavior protocols"),
-  teacher_goals: list(Percent, "Teacher goals"),
+  replacement_protocols: list(plainObject(Percent), "Replacement protocols"),
+  intervention_protocols: list(plainObject(Percent), "Intervention protocols"),
+  behavior_protocols: list(plainObject(Percent), "Behavior protocols"),
+  teacher_goals: list(plainObject(Percent), "Teacher goals"),
   additional_goals_or_interventions: optionalString("Additional goals or interventions"),
   /* clinical §3 RBT note */
   provider_credential: optionalString("Provider credential", 120),
@@ -257,7 +257,7 @@ export const NoteBody = v.pipe(
     unit_price_cents: unitPriceCents,
     /** Clinical §3's name of a combined note's price, in dollars (noteBodyInput: it wins over unit_price_cents). */
     unit_price: optionalMoney("Unit price"),
-    content: v.optional(NoteContentSchema, {}),
+    content: v.optional(plainObject(NoteContentSchema), {}),
   }),
   v.forward(
     v.check((n) => NOTE_CPT_CODES[n.type].includes(n.cpt_code), "CPT"),
@@ -287,12 +287,13 @@ function stripEmpty(c: NoteContent): NoteContent {
 export function noteBodyInput(type: NoteType, raw: Record<string, unknown>): Record<string, unknown> {
   const content: Record<string, unknown> = {};
   for (const k of NOTE_CONTENT_KEYS) if (raw[k] !== undefined) content[k] = raw[k];
-  const nested = raw.content && typeof raw.content === "object" && !Array.isArray(raw.content) ? (raw.content as Record<string, unknown>) : raw.content === undefined ? {} : raw.content;
+  const nested = raw.content === undefined ? {} : raw.content;
   const price = raw.unit_price !== undefined ? { unit_price_cents: null } : {};
-  return { ...raw, ...price, type, content: typeof nested === "object" && nested !== null && !Array.isArray(nested) ? { ...content, ...nested } : nested };
+  // A `content` that is not a plain object (null, text, a list) goes to the schema as it is, which refuses it.
+  return { ...raw, ...price, type, content: isPlainObject(nested) ? { ...content, ...nested } : nested };
 }
 
-const NoteSummaryBounds = v.object({ content: v.optional(NoteContentSchema, {}) });
+const NoteSummaryBounds = v.object({ content: v.optional(plainObject(NoteContentSchema), {}) });
 
 /**
  * An AI summary request within a note's bounds (clinical §7 generate-summary): its content, nested or flat, parsed as

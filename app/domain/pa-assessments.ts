@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { endAfterStart, MESSAGES, optionalText, requiredDate, requiredInt, requiredText } from "./fields";
+import { plainObject } from "./validation";
 
 /**
  * A client's PA assessments (clinical §3 Patient → Authorizations): a list of assessments, each with start
@@ -42,13 +43,13 @@ export const PaAssessmentInput = v.pipe(
     assessment: requiredText("Assessment", ASSESSMENT_TEXT),
     start_date: requiredDate("Start date"),
     end_date: requiredDate("End date"),
-    services: listOf(PaAssessmentServiceInput, MAX_ASSESSMENT_SERVICES, "Services", "services per assessment"),
+    services: listOf(plainObject(PaAssessmentServiceInput), MAX_ASSESSMENT_SERVICES, "Services", "services per assessment"),
   }, "Each PA assessment must be an object."),
   v.forward(v.check((x) => datesInOrder(x), MESSAGES.endAfterStart), ["end_date"]),
 );
 export type PaAssessment = v.InferOutput<typeof PaAssessmentInput>;
 
-export const paAssessmentsSchema = listOf(PaAssessmentInput, MAX_ASSESSMENTS, "PA assessments", "PA assessments");
+export const paAssessmentsSchema = listOf(plainObject(PaAssessmentInput), MAX_ASSESSMENTS, "PA assessments", "PA assessments");
 
 /** Stored assessments read back: whatever does not parse any more is shown as none rather than failing. */
 export function readPaAssessments(raw: unknown): PaAssessment[] {

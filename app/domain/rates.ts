@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { optionalMoney, requiredText } from "./fields";
-import { plainText } from "./validation";
+import { plainObject, plainText } from "./validation";
 
 /** Rate/pay records (platform §3): a name, a location, amounts for rbt, bcba, manager and client, info lists. Pure. */
 
@@ -17,7 +17,7 @@ const infoList = (label: string) =>
   );
 
 export const RateInfoInput = v.pipe(
-  v.optional(v.nullable(v.object({ rbt: infoList("RBT"), bcba: infoList("BCBA"), manager: infoList("Manager") }, "Info must be an object with rbt, bcba and manager lists.")), {}),
+  v.optional(v.nullable(plainObject(v.object({ rbt: infoList("RBT"), bcba: infoList("BCBA"), manager: infoList("Manager") }, "Info must be an object with rbt, bcba and manager lists."))), {}),
   v.transform((x): RateInfo => x ?? { rbt: [], bcba: [], manager: [] }),
 );
 

@@ -23,14 +23,36 @@ export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown):
 export type FieldSource = { readonly entries: Record<string, unknown> } | readonly string[];
 
 /**
- * True when a partial update's body names none of the fields `sources` declare: only unknown or read-only keys
- * (`id`, `created_at`, a misspelt name) or just its `version`. Such a PATCH changes nothing (nothingToChange).
+ * True when an update's body names none of the fields `sources` declare: only unknown or read-only keys
+ * (`id`, `created_at`, a misspelt name) or just its `version`. Such a PATCH, or PUT, changes nothing
+ * (nothingToChange): a PUT replaces the record, so it would otherwise blank every field (probe 8913, stop 28).
  */
 export function namesNoField(body: Record<string, unknown>, ...sources: FieldSource[]): boolean {
   const fields = new Set(sources.flatMap((s) => (Array.isArray(s) ? s : Object.keys((s as { entries: Record<string, unknown> }).entries))));
   fields.delete("id");
   fields.delete("version");
   return !Object.keys(body).some((k) => fields.has(k));
+}
+
+/**
+ * A plain object: what a JSON body's `{…}` is. An array is not one, though `typeof` and valibot's object and record
+ * schemas take it for one (probe 8913: `"content": []` was read as empty content and erased a note's).
+ */
+export function isPlainObject(x: unknown): x is Record<string, unknown> {
+  if (typeof x !== "object" || x === null) return false;
+  const proto: unknown = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * An object-valued field's schema (an object or record schema, piped or not) that refuses an array, or any object
+ * that is not plain, as it refuses any other value that is not an object: with the schema's own message, else the
+ * plain "<Field> must be an object." (plainIssues). Wrap every object that sits inside a body; the body itself is
+ * already a plain object (readBody in workers/api/env.ts, formFields).
+ */
+export function plainObject<S extends v.GenericSchema>(schema: S) {
+  const message = (schema as { message?: string }).message;
+  return v.pipe({ ...v.custom<v.InferInput<S>>(isPlainObject, message), expects: "Object" }, schema);
 }
 
 /**

@@ -426,7 +426,7 @@ export async function updateBip(
   const found = await loadInScope(ctx, bipId);
   if (!found) return notFound("BIP");
   const { scope, loaded } = found;
-  if (opts.partial && namesNoField(raw, BipInput)) return nothingToChange();
+  if (namesNoField(raw, BipInput)) return nothingToChange();
   const parsed = parseWith(BipInput, opts.partial ? { ...asInput(loaded.row), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

@@ -94,7 +94,7 @@ export async function updateChartComment(
   const found = await findComment(ctx, id, opts.planId);
   if (!found) return notFound("Chart comment");
   const { row } = found;
-  if (opts.partial && namesNoField(raw, ChartCommentUpdate)) return nothingToChange();
+  if (namesNoField(raw, ChartCommentUpdate)) return nothingToChange();
   const parsed = parseWith(ChartCommentUpdate, opts.partial ? { comment_date: row.commentDate, comment: row.comment, ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // Checked when the date changes (decision 017): a comment stored before the rule keeps its date while its text is edited.

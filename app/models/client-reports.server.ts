@@ -805,7 +805,7 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   if (input.patientId !== null && input.patientId !== note.patientId) return invalid({ patient_id: BILLING_MESSAGES.patient });
   const payer = notePayer(facts.paInsurerId, facts.patientInsurerId);
   if (input.insurerId !== null && input.insurerId !== payer) return invalid({ insurer_id: BILLING_MESSAGES.insurer });
-  // A save of an existing record that names none of the fields a save writes changes nothing (as every PATCH).
+  // A save of an existing record that names none of the fields a save writes changes nothing (as every update).
   if (existing && namesNoField(raw, SAVE_FIELDS)) return nothingToChange();
   const current = (): CurrentRow => currentRow(note, existing);
   // Stale: the client saw another version of the note or of its billing record (or none when one exists now).

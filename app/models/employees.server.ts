@@ -487,7 +487,7 @@ export async function updateEmployee(
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
   const body = withEmploymentFromForm(raw);
-  if (opts.partial && namesNoField(body, EmployeeEditInput)) return nothingToChange();
+  if (namesNoField(body, EmployeeEditInput)) return nothingToChange();
   const merged = opts.partial ? { ...asInput(current), ...body } : body;
   // A stored gender the form no longer offers stays while the save sends it back as it is (decision 017: only a
   // changed value is checked); another value must be one of the list.

@@ -160,7 +160,7 @@ export async function updateInsurance(
 ): Promise<ModelResult<InsuranceWithServices>> {
   const current = await getInsuranceRow(ctx, id);
   if (!current) return notFound("Insurance");
-  if (opts.partial && namesNoField(raw, InsuranceInput)) return nothingToChange();
+  if (namesNoField(raw, InsuranceInput)) return nothingToChange();
   const parsed = parseWith(InsuranceInput, opts.partial ? { ...asInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance", entityId: id }, () => [
@@ -326,7 +326,7 @@ export async function updateInsuranceService(
 ): Promise<ModelResult<InsuranceServiceJson>> {
   const current = await getInsuranceService(ctx, id);
   if (!current || (opts.insuranceId !== undefined && current.insurance_id !== opts.insuranceId)) return notFound("Service");
-  if (opts.partial && namesNoField(raw, InsuranceServiceInput)) return nothingToChange();
+  if (namesNoField(raw, InsuranceServiceInput)) return nothingToChange();
   const parsed = parseWith(InsuranceServiceInput, opts.partial ? { ...serviceAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const badLocation = await checkLocation(ctx, parsed.data.location_id);

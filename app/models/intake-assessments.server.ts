@@ -196,7 +196,7 @@ export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw:
   const current = await findIntakeAssessment(ctx, id);
   if (!current) return notFound("Intake assessment");
   const input = nestFormFields(raw);
-  if (opts.partial && namesNoField(input, INTAKE_FIELDS)) return nothingToChange();
+  if (namesNoField(input, INTAKE_FIELDS)) return nothingToChange();
   const parsed = parseIntake(opts.partial ? { ...intakeAsInput(current), ...input } : input);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

@@ -119,7 +119,7 @@ export async function createLocation(ctx: ModelContext, raw: Record<string, unkn
 export async function updateLocation(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<LocationJson>> {
   const current = await getLocation(ctx, id);
   if (!current) return notFound("Location");
-  if (opts.partial && namesNoField(raw, LocationInput)) return nothingToChange();
+  if (namesNoField(raw, LocationInput)) return nothingToChange();
   const parsed = parseWith(LocationInput, opts.partial ? { ...asInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "location", entityId: id }, () => [

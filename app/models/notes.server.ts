@@ -40,7 +40,7 @@ import { MODIFIERS } from "~/domain/insurance";
 import { posCodesOf } from "~/domain/locations";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { isPlainObject, namesNoField, parseWith } from "~/domain/validation";
 import { isProductDate } from "~/domain/weeks";
 import { sha256Hex } from "~/services/crypto.server";
 import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
@@ -1171,15 +1171,15 @@ export interface UpdateNoteOptions {
 }
 
 /**
- * The keys a PATCH body names, a `content` object counting by its own keys (flat or nested, the same fields): a body
+ * The keys an update's body names, a `content` object counting by its own keys (flat or nested, the same fields): a body
  * whose content names only unknown keys changes nothing (probe 8895, stop 25). A `content` that is not an object
  * stays a key, for the schema to refuse.
  */
 function namedNoteKeys(raw: Record<string, unknown>): Record<string, unknown> {
   const content = raw.content;
-  if (!content || typeof content !== "object" || Array.isArray(content)) return raw;
+  if (!isPlainObject(content)) return raw;
   const { content: _content, ...rest } = raw;
-  return { ...rest, ...(content as Record<string, unknown>) };
+  return { ...rest, ...content };
 }
 
 /**
@@ -1194,18 +1194,18 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   const current = found.note;
   if (current.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if (raw.patient_id !== undefined && raw.patient_id !== null && raw.patient_id !== "" && String(raw.patient_id).trim() !== String(current.patient_id)) return invalid({ patient_id: NOTE_MESSAGES.patientReadOnly });
-  if (opts.partial && namesNoField(namedNoteKeys(raw), [...Object.keys(noteAsInput(current)), "unit_price"], NOTE_CONTENT_KEYS)) return nothingToChange();
+  if (namesNoField(namedNoteKeys(raw), [...Object.keys(noteAsInput(current)), "unit_price"], NOTE_CONTENT_KEYS)) return nothingToChange();
   const base: Record<string, unknown> = opts.partial ? { ...noteAsInput(current), ...raw } : { patient_id: current.patient_id, provider_id: current.provider_id, ...raw };
   if (opts.partial) {
     // A PATCH changes the content fields it names, sent flat or inside `content`; the others stay.
     const flat = Object.fromEntries(NOTE_CONTENT_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
-    const isObject = !!raw.content && typeof raw.content === "object" && !Array.isArray(raw.content);
-    // A `content` that is not an object goes to the schema as it is, which refuses it.
-    base.content = raw.content !== undefined && !isObject ? raw.content : { ...noteAsInput(current).content, ...flat, ...(isObject ? (raw.content as Record<string, unknown>) : {}) };
+    const sent = raw.content;
+    // A `content` that is not a plain object (null, text, a list) goes to the schema as it is, which refuses it.
+    base.content = sent !== undefined && !isPlainObject(sent) ? sent : { ...noteAsInput(current).content, ...flat, ...(isPlainObject(sent) ? sent : {}) };
   }
   if (opts.keepModifiers) Object.assign(base, { md: current.md, md2: current.md2, md3: current.md3 });
   if (opts.keepSpecContent) {
-    const sent = raw.content && typeof raw.content === "object" ? (raw.content as Record<string, unknown>) : {};
+    const sent = isPlainObject(raw.content) ? raw.content : {};
     for (const k of NOTE_SPEC_FIELD_KEYS) if (raw[k] === undefined && sent[k] === undefined && current.content[k] !== undefined) base[k] = current.content[k];
   }
   // Fields a body leaves out that it could not change anyway stay as they are: the supervisor's signature (only

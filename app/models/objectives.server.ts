@@ -251,7 +251,7 @@ export async function updateObjective(
   const found = await findObjective(ctx, id, opts.planId);
   if (!found) return notFound("Objective");
   const current = objectiveJson(found.row);
-  if (opts.partial && namesNoField(raw, ObjectiveInput, ["index", "order"])) return nothingToChange();
+  if (namesNoField(raw, ObjectiveInput, ["index", "order"])) return nothingToChange();
   const parsed = parseWith(ObjectiveInput, withPosition(opts.partial ? { ...asInput(current), ...raw } : raw));
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

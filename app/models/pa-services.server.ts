@@ -153,7 +153,7 @@ function asInput(p: PaServiceJson): Record<string, unknown> {
 export async function updatePaService(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PaServiceJson>> {
   const current = await getPaService(ctx, id);
   if (!current) return notFound("PA service");
-  if (opts.partial && namesNoField(raw, PaServiceInput)) return nothingToChange();
+  if (namesNoField(raw, PaServiceInput)) return nothingToChange();
   const parsed = parseWith(PaServiceInput, opts.partial ? { ...asInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

@@ -226,7 +226,7 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   const loaded = await loadForChange(ctx, id);
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
-  if (opts.partial && namesNoField(raw, ParentInput)) return nothingToChange();
+  if (namesNoField(raw, ParentInput)) return nothingToChange();
   const parsed = parseWith(ParentInput, opts.partial ? { ...parentAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // A new email or status changes who can sign in as the parent: the actor must cover their children's locations.

@@ -442,7 +442,7 @@ export async function createPatient(ctx: ModelContext, raw: Record<string, unkno
 export async function updatePatient(ctx: ModelContext, patientId: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PatientJson>> {
   const current = await findPatient(ctx, patientId);
   if (!current) return notFound("Patient");
-  if (opts.partial && namesNoField(raw, PATIENT_INPUT_FIELDS)) return nothingToChange();
+  if (namesNoField(raw, PATIENT_INPUT_FIELDS)) return nothingToChange();
   const parsed = parsePatient(opts.partial ? { ...patientAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.

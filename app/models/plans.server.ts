@@ -5,7 +5,7 @@ import { bips, patients, plans } from "~/db/schema";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { PLAN_CATEGORIES, PLAN_MESSAGES, PlanInput, PlanStatusInput } from "~/domain/plans";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { isPlainObject, namesNoField, parseWith } from "~/domain/validation";
 import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { bipInScopeWhere, findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
@@ -163,7 +163,7 @@ function parseObjectives(raw: unknown): { ok: true; items: ObjectiveInput[]; pos
   const errors: Record<string, string> = {};
   const items: ObjectiveInput[] = [];
   raw.forEach((item, i) => {
-    const parsed = parseWith(ObjectiveInput, item && typeof item === "object" && !Array.isArray(item) ? withPosition(item as Record<string, unknown>) : null);
+    const parsed = parseWith(ObjectiveInput, isPlainObject(item) ? withPosition(item) : null);
     if (parsed.ok) items.push(parsed.data);
     else for (const [k, m] of Object.entries(parsed.errors)) errors[k === "form" ? `objectives.${i}` : `objectives.${i}.${k}`] = m;
   });
@@ -222,7 +222,7 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   const scope = await findPlanInScope(ctx, id);
   const current = scope ? await loadPlan(ctx, scope) : null;
   if (!scope || !current) return notFound("Plan");
-  if (opts.partial && namesNoField(raw, PlanInput)) return nothingToChange();
+  if (namesNoField(raw, PlanInput)) return nothingToChange();
   const parsed = parseWith(PlanInput, opts.partial ? { ...planAsInput(current), ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

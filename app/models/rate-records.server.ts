@@ -85,7 +85,7 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
   const current = await getRateRecord(ctx, id);
   if (!current) return notFound("Rate record");
   const { id: _id, version: _v, created_at: _c, updated_at: _u, ...asInput } = current;
-  if (opts.partial && namesNoField(raw, RateRecordInput)) return nothingToChange();
+  if (namesNoField(raw, RateRecordInput)) return nothingToChange();
   const parsed = parseWith(RateRecordInput, opts.partial ? { ...asInput, ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const bad = await checkLocation(ctx, parsed.data.location_id);

@@ -17,8 +17,8 @@ export const conflict = (current: unknown): ModelResult<never> => ({
 export const invalid = (errors: Record<string, string>): ModelResult<never> => ({ ok: false, status: 422, message: Object.values(errors)[0] ?? "The data is not valid.", errors });
 export const denied = (message = "You don't have permission to access this resource."): ModelResult<never> => ({ ok: false, status: 403, message });
 
-/** A PATCH that names none of the record's fields (see namesNoField in app/domain/validation.ts). */
+/** An update (PATCH or PUT) that names none of the record's fields (see namesNoField in app/domain/validation.ts). */
 export const NOTHING_TO_CHANGE = "Nothing to change: send at least one field to update.";
 
-/** The answer to such a PATCH: 422, nothing written, the version as it was. */
+/** The answer to such an update: 422, nothing written, the version as it was. */
 export const nothingToChange = (): ModelResult<never> => invalid({ form: NOTHING_TO_CHANGE });

@@ -107,7 +107,7 @@ export async function createRole(ctx: ModelContext, raw: Record<string, unknown>
 export async function updateRole(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<RoleJson>> {
   const current = await getRole(ctx, id);
   if (!current) return notFound("Role");
-  if (opts.partial && namesNoField(raw, RoleInput)) return nothingToChange();
+  if (namesNoField(raw, RoleInput)) return nothingToChange();
   const parsed = parseWith(RoleInput, opts.partial ? { name: current.name, permissions: current.permissions, ...raw } : raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const { name, permissions } = parsed.data;

@@ -327,7 +327,7 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   const found = foundFrom(ctx, ticketRows[0]);
   const current = found?.ticket ?? null;
   if (!current) return notFound("Ticket");
-  if (opts.partial && namesNoField(raw, TicketInput, ["assigned_to"])) return nothingToChange();
+  if (namesNoField(raw, TicketInput, ["assigned_to"])) return nothingToChange();
   const facts = { userId: current.user_id, locationId: current.location_id, status: current.status, firstResponseAt: current.first_response_at };
   if (assignee && !assignee.ok) return invalid({ assigned_to: Object.values(assignee.errors)[0] ?? "Choose a staff member from the list." });
   const newAssignee = assignee?.ok ? assignee.data : undefined;

@@ -241,7 +241,7 @@ export async function updateWeeklyReport(
   const found = await findReport(ctx, id, opts.planId);
   if (!found) return notFound("Weekly report");
   const { row } = found;
-  if (opts.partial && namesNoField(raw, ["value", "total_units"])) return nothingToChange();
+  if (namesNoField(raw, ["value", "total_units"])) return nothingToChange();
   const merged = opts.partial ? { value: row.value, total_units: row.totalUnits, ...raw } : raw;
   const parsed = parseWith(WeeklyReportUpdate, merged);
   const errors: Record<string, string> = parsed.ok ? {} : { ...parsed.errors };

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { optionalText, requiredDate, requiredInt, requiredText } from "~/domain/fields";
-import { keyLabel, parseWith } from "~/domain/validation";
+import { isPlainObject, keyLabel, parseWith, plainObject } from "~/domain/validation";
 
 /** Decision 017 (stop 24): valibot's own wording ("Invalid key: Expected …", "Invalid type: …") never reaches an answer. */
 
@@ -85,5 +85,46 @@ describe("keyLabel", () => {
     ["first_name", "First name"],
   ])("%s → %s", (key, label) => {
     expect(keyLabel(key)).toBe(label);
+  });
+});
+
+/** probe 8913 §1 (stop 28): valibot's object and record schemas take an array for an object; plainObject does not. */
+describe("plainObject", () => {
+  const Content = v.object({ summary: v.optional(v.string(), "") });
+  const Body = v.object({
+    content: v.optional(plainObject(Content), {}),
+    info: v.optional(plainObject(v.object({ a: v.optional(v.string(), "") }, "Info must be an object with a.")), {}),
+    section: v.optional(plainObject(v.record(v.string(), v.string(), "This section must be an object of texts.")), {}),
+  });
+
+  it.each([
+    ["[]", []],
+    ["[1, 2, 3]", [1, 2, 3]],
+    ["[{…}]", [{ summary: "x" }]],
+    ["null", null],
+    ['"x"', "x"],
+    ["1", 1],
+    ["a Date", new Date(0)],
+  ])("refuses %s as it refuses any value that is not an object", (_label, value) => {
+    expect(parseWith(Body, { content: value })).toEqual({ ok: false, errors: { content: "Content must be an object." } });
+    expect(parseWith(Body, { info: value })).toEqual({ ok: false, errors: { info: "Info must be an object with a." } });
+    expect(parseWith(Body, { section: value })).toEqual({ ok: false, errors: { section: "This section must be an object of texts." } });
+  });
+
+  it("passes a plain object (and a missing key) on to its schema", () => {
+    expect(parseWith(Body, { content: { summary: "Calm" } })).toEqual({ ok: true, data: { content: { summary: "Calm" }, info: { a: "" }, section: {} } });
+    expect(parseWith(Body, {})).toEqual({ ok: true, data: { content: { summary: "" }, info: { a: "" }, section: {} } });
+    expect(parseWith(Body, { content: { summary: 1 } }).ok).toBe(false);
+  });
+
+  it.each([
+    [{}, true],
+    [Object.create(null), true],
+    [[], false],
+    [null, false],
+    [new Date(0), false],
+    ["{}", false],
+  ])("isPlainObject(%o) is %s", (value, expected) => {
+    expect(isPlainObject(value)).toBe(expected);
   });
 });

@@ -181,7 +181,9 @@ describe("a key left out or of the wrong kind answers in the product's words (pr
       ["PATCH", `/v2/patients/${patient.id}`, { pa_assessments: [{ assessment: "x", start_date: "2026-01-01", end_date: "2026-02-01", services: [7] }] }, "pa_assessments.0.services.0", "Each service must be an object."],
       ["POST", "/v2/insurances", {}, "name", "Name is required."],
       ["POST", "/insurance/store", {}, "name", "Name is required."],
-      ["PUT", `/v2/insurances/${insurer!.id}`, {}, "name", "Name is required."],
+      ["PUT", `/v2/insurances/${insurer!.id}`, { city: "Miami" }, "name", "Name is required."],
+      // A PUT that names no field at all is told so, as a PATCH is (probe 8913 §2, stop 28).
+      ["PUT", `/v2/insurances/${insurer!.id}`, {}, "form", "Nothing to change: send at least one field to update."],
       ["POST", "/v2/rate-records", {}, "name", "Name is required."],
       ["PUT", `/v2/rate-records/${rate!.id}`, { rbt: 1 }, "name", "Name is required."],
       ["POST", "/v2/pa-services", {}, "cpt", "CPT is required."],

@@ -15,6 +15,8 @@ const UNKNOWN_ONLY = { id: 999_999, created_at: "2020-01-01", frist_name: "Typo"
 type Case = { name: string; path: string; show?: string; pick?: (data: { id: number }[]) => unknown; field: Record<string, unknown> };
 let token: string;
 let cases: Case[];
+/** Update paths that take only PUT (the v1 calls). */
+let putOnly: Case[];
 
 beforeAll(async () => {
   const location = await createLocation();
@@ -60,13 +62,21 @@ beforeAll(async () => {
     { name: "ticket", path: `/v2/tickets/${ticket!.id}`, field: { subject: "Printer jam" } },
     { name: "RBT note", path: `/v2/notes-rbt/${note!.id}`, field: { next_session_is_scheduled_for: "Thursday 9:00" } },
   ];
+  putOnly = [
+    { name: "BIP (v1)", path: `/bip/update/${bip.id}`, show: `/v2/bips/${bip.id}`, field: { needs_attention: true } },
+    { name: "RBT note (v1)", path: `/note_rbt/update/${note!.id}`, show: `/v2/notes-rbt/${note!.id}`, field: { next_session_is_scheduled_for: "Friday 9:00" } },
+  ];
 });
 
-async function versionOf(c: Case): Promise<unknown> {
+async function recordOf(c: Case): Promise<{ version?: unknown } | undefined> {
   const res = await api(c.show ?? c.path, { token });
   expect(res.status, c.name).toBe(200);
   const data = ((await res.json()) as { data: unknown }).data;
-  return ((c.pick ? c.pick(data as { id: number }[]) : data) as { version?: unknown } | undefined)?.version;
+  return (c.pick ? c.pick(data as { id: number }[]) : data) as { version?: unknown } | undefined;
+}
+
+async function versionOf(c: Case): Promise<unknown> {
+  return (await recordOf(c))?.version;
 }
 
 describe("a PATCH naming none of the record's fields", () => {
@@ -102,5 +112,32 @@ describe("a note's PATCH whose content names only unknown keys (probe 8895, stop
     const ok = await api(note.path, { method: "PATCH", token, body: { content: { typo: 1, client_appeared: "Calm" }, version: before } });
     expect(ok.status, await ok.clone().text()).toBe(200);
     expect(await versionOf(note)).toBe(before + 1);
+  });
+});
+
+describe("a PUT naming none of the record's fields (probe 8913 §2, stop 28)", () => {
+  it("answers 422 'Nothing to change' like the PATCH, and writes nothing (it used to blank a BIP or an objective)", async () => {
+    for (const c of [...cases, ...putOnly]) {
+      const before = await recordOf(c);
+      for (const body of [{}, { version: before?.version, typo: "x" }, { ...UNKNOWN_ONLY, version: before?.version }]) {
+        const res = await api(c.path, { method: "PUT", token, body });
+        expect(res.status, `${c.name} ${JSON.stringify(body)}`).toBe(422);
+        expect(((await res.json()) as { message: string }).message, `${c.name} ${JSON.stringify(body)}`).toBe(NOTHING);
+      }
+      expect(await recordOf(c), c.name).toEqual(before);
+    }
+  });
+
+  it("a PUT naming a real field is answered as before: a BIP and an objective are replaced (200), no record says 'Nothing to change'", async () => {
+    for (const c of [...cases, ...putOnly]) {
+      const before = (await versionOf(c)) as number;
+      const res = await api(c.path, { method: "PUT", token, body: { ...UNKNOWN_ONLY, ...c.field, version: before } });
+      const answer = (await res.json()) as { message?: string };
+      expect(answer.message, c.name).not.toBe(NOTHING);
+      if (["BIP", "BIP (v1)", "objective"].includes(c.name)) {
+        expect(res.status, `${c.name}: ${JSON.stringify(answer)}`).toBe(200);
+        expect(await versionOf(c), c.name).toBe(before + 1);
+      }
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Actor, Permission } from "~/domain/permissions";
 import { can } from "~/domain/permissions";
+import { isPlainObject } from "~/domain/validation";
 import type { KnownTail } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { verifyAccessToken, type TokenClaims } from "~/services/tokens.server";
@@ -118,7 +119,7 @@ export async function readBody(c: Context<AppEnv>): Promise<Record<string, unkno
   }
   try {
     const body = await c.req.json();
-    return body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+    return isPlainObject(body) ? body : null;
   } catch {
     return null;
   }

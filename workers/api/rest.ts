@@ -133,7 +133,7 @@ async function bodyOr400(c: Context<AppEnv>) {
 }
 
 
-/** A PATCH body that names no field (only the version it expects, or nothing): nothing is written. */
+/** An update body (PATCH or PUT) that names no field (only the version it expects, or nothing): nothing is written. */
 export function isEmptyChange(body: Record<string, unknown>): boolean {
   return Object.keys(body).every((k) => k === "version" || k === "id");
 }
@@ -156,7 +156,7 @@ async function updateHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
   const body = await bodyOr400(c);
   if (!body) return jsonError(c, 400, "The request body must be JSON.");
-  if (partial && isEmptyChange(body)) return emptyChange(c);
+  if (isEmptyChange(body)) return emptyChange(c);
   return answer(c, await resource.update(modelContext(c), id, body, { partial, version: requestVersion(c, body) }));
 }
 

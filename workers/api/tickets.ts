@@ -117,6 +117,6 @@ async function update(c: Context<AppEnv>, partial: boolean) {
   if (id === null) return notFound(c);
   const body = await jsonBody(c);
   if (!body) return jsonError(c, 400, "The request body must be JSON.");
-  if (partial && isEmptyChange(body)) return emptyChange(c);
+  if (isEmptyChange(body)) return emptyChange(c);
   return answer(c, await updateTicket(modelContext(c), id, body, { partial, version: requestVersion(c, body), notice: notice(c) }));
 }
