@@ -1,7 +1,8 @@
 import * as v from "valibot";
 import { AUTH_MESSAGES } from "./auth-rules";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES, PASSWORD_MIN_LENGTH } from "./passwords";
-import { looseBoolean, plainText } from "./validation";
+import { flag } from "./fields";
+import { plainText } from "./validation";
 
 /** One schema per auth form, shared by the screens and the API. */
 
@@ -29,7 +30,7 @@ export const NewPassword = v.pipe(
 
 const Code = v.pipe(v.string("Enter the 6-digit code."), v.trim(), v.regex(/^\d{6}$/, "Enter the 6-digit code."));
 
-export const LoginInput = v.object({ email: Email, password: AnyPassword, parent: looseBoolean });
+export const LoginInput = v.object({ email: Email, password: AnyPassword, parent: flag });
 
 /** `challenge_id` (API only) is the opaque id the login's 202 answer gave; the screens keep it in a cookie. */
 const ChallengeId = v.optional(v.pipe(v.string(), v.maxLength(64)), "");
@@ -81,5 +82,5 @@ export const RegisterInput = v.pipe(
 export const UnlockInput = v.object({ password: AnyPassword });
 
 /** Switching two-factor on or off, or issuing new backup codes, needs the current password again. */
-export const TwoFactorSwitchInput = v.object({ enabled: looseBoolean, current_password: AnyPassword });
+export const TwoFactorSwitchInput = v.object({ enabled: flag, current_password: AnyPassword });
 export const BackupCodesInput = v.object({ current_password: AnyPassword });

@@ -1,9 +1,10 @@
 import * as v from "valibot";
+import { flag } from "./fields";
 import { MODIFIER_CODES } from "./insurance";
 import { NoteModifier, weekOf } from "./note-rules";
 import { POS_CODES } from "./locations";
 import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
-import { looseBoolean, plainText, searchText } from "./validation";
+import { plainText, searchText } from "./validation";
 import { isProductDate } from "./weeks";
 
 /**
@@ -215,8 +216,8 @@ const noteId = v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.r
 const refId = v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "Ids are whole numbers."))], "Ids are whole numbers.")), null);
 /** Absent stays undefined (keep what is stored); null or blank clears the modifier. */
 const modifier = v.optional(NoteModifier);
-/** Absent stays undefined (keep what is stored); a value is a loose boolean. */
-const flag = v.optional(looseBoolean);
+/** Absent stays undefined (keep what is stored); a value is a yes/no flag. */
+const yesNo = v.optional(flag);
 /** Text the body may leave out: absent stays undefined (keep what is stored), null or blank clears it. */
 const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v.string(`${label} is text.`), plainText(label), v.maxLength(max, `${label} is at most ${max} characters.`))));
 
@@ -240,10 +241,10 @@ export const SavePayload = v.object({
   md2: modifier,
   mdbcba: modifier,
   md2bcba: modifier,
-  billed: flag,
-  pay: flag,
-  billedbcba: flag,
-  paybcba: flag,
+  billed: yesNo,
+  pay: yesNo,
+  billedbcba: yesNo,
+  paybcba: yesNo,
   pa_number: shortText("PA number", 50),
   npi: v.optional(v.nullable(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{10}$/, "An NPI is 10 digits."))], "An NPI is 10 digits."))),
   version: v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "version is a whole number."))])), null),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { groupDigits, hasAtMostDecimals, MAX_AMOUNT, MAX_MONEY, plainText } from "./validation";
+import { groupDigits, hasAtMostDecimals, isDecimalText, MAX_AMOUNT, MAX_MONEY, plainText } from "./validation";
 import { isProductDate } from "./weeks";
 
 /** Field rules shared by every resource schema (forms and API alike). Pure. */
@@ -16,6 +16,7 @@ export const MESSAGES = {
   endNotBeforeStart: "The end date cannot be before the start date.",
   /** Clients, parents and employees alike (each with its own list). */
   gender: "Choose a gender from the list.",
+  flag: "Choose yes or no.",
 } as const;
 
 /** A form sends "" for an empty field; the API may send null or leave it out. All mean "no value". */
@@ -23,7 +24,18 @@ const trimToNull = v.transform((x: string | null): string | null => {
   const t = typeof x === "string" ? x.trim() : x;
   return t === "" ? null : t;
 });
-const toNumberOrNull = v.transform((x: string | number | null): number | null => (x === null || x === "" ? null : Number(x)));
+/**
+ * A number as a form or the API sends it: a finite JSON number, or plain decimal text (`isDecimalText`: digits with
+ * an optional sign and fraction, surrounding spaces trimmed); null, "" or only spaces mean none. Anything else is
+ * NaN, which each field refuses with its own "… must be a number." — `Number()` alone read "   " as 0, "0x10" as 16
+ * and "1e3" as 1000 (probe 8913, decision 017).
+ */
+export function numberOrNull(x: string | number | null): number | null {
+  if (typeof x === "number") return Number.isFinite(x) ? x : Number.NaN;
+  if (x === null || x.trim() === "") return null;
+  return isDecimalText(x) ? Number(x.trim()) : Number.NaN;
+}
+const toNumberOrNull = v.transform(numberOrNull);
 
 /**
  * Characters that print nothing: format characters (zero-width space and joiners, word joiner, soft hyphen, BOM —
@@ -87,6 +99,16 @@ export function optionalChoice<const T extends readonly string[]>(values: T, mes
   return v.pipe(v.optional(v.nullable(v.string()), null), trimToNull, v.nullable(v.picklist(values, message)));
 }
 
+/**
+ * A required picklist field that a create may leave out: a missing key takes `fallback` (`tidy` adjusts a sent
+ * value, e.g. upper case). An explicit null, "" or blank is refused with `message`, like an unlisted value: it
+ * took the fallback too, so a PATCH silently reset the stored value (probe 8913: a mastered objective became
+ * "not started", an inactive client active).
+ */
+export function choiceOr<const T extends readonly string[]>(values: T, fallback: T[number], message: string, tidy: (s: string) => string = (s) => s) {
+  return v.pipe(v.optional(v.string(message), fallback), v.transform((x) => tidy(x.trim())), v.picklist(values, message));
+}
+
 /** A whole number ≥ min (and ≤ max, a million unless told), from a form string or a JSON number; "" means none. */
 export function optionalInt(label: string, min = 0, max = MAX_AMOUNT) {
   return v.pipe(
@@ -99,9 +121,9 @@ export function optionalInt(label: string, min = 0, max = MAX_AMOUNT) {
 export function requiredInt(label: string, min = 0, max = MAX_AMOUNT) {
   return v.pipe(
     v.union([v.string(MESSAGES.required(label)), v.number(MESSAGES.required(label))], MESSAGES.required(label)),
-    v.transform((x) => (x === "" ? Number.NaN : Number(x))),
-    v.number(MESSAGES.required(label)),
-    v.check((n) => !Number.isNaN(n), MESSAGES.required(label)),
+    v.check((x) => numberOrNull(x) !== null, MESSAGES.required(label)),
+    v.transform((x) => numberOrNull(x) ?? Number.NaN),
+    v.number(`${label} must be a number.`),
     v.integer(`${label} must be a whole number.`),
     v.minValue(min, `${label} must be ${min} or more.`),
     v.maxValue(max, `${label} is too large.`),
@@ -118,7 +140,6 @@ export function optionalNumber(label: string, min = 0, max = MAX_AMOUNT) {
     v.nullable(
       v.pipe(
         v.number(`${label} must be a number.`),
-        v.check((n) => Number.isFinite(n), `${label} must be a number.`),
         v.minValue(min, `${label} must be ${min} or more.`),
         v.maxValue(max, `${label} must be at most ${grouped(max)}.`),
       ),
@@ -141,10 +162,17 @@ export const optionalId = v.pipe(
   v.nullable(v.pipe(v.number("Choose a valid option."), v.integer("Choose a valid option."), v.minValue(1, "Choose a valid option."))),
 );
 
-/** A checkbox or JSON boolean. */
+const YES = new Set(["true", "1", "on", "yes"]);
+const NO = new Set(["false", "0", "off", "no", ""]);
+
+/**
+ * A checkbox or JSON boolean: true/false, 1/0, or "true"/"false", "1"/"0", "on"/"off", "yes"/"no" in any case;
+ * "", null and a missing key are false. Anything else ("y", 2, "NaN") is refused: it was read as false (probe 8913).
+ */
 export const flag = v.pipe(
-  v.optional(v.nullable(v.union([v.boolean(), v.string(), v.number()])), false),
-  v.transform((x) => x === true || x === 1 || (typeof x === "string" && ["true", "1", "on", "yes"].includes(x.toLowerCase()))),
+  v.optional(v.nullable(v.union([v.boolean(), v.string(), v.number()], MESSAGES.flag)), false),
+  v.check((x) => x === null || typeof x === "boolean" || x === 0 || x === 1 || (typeof x === "string" && (YES.has(x.trim().toLowerCase()) || NO.has(x.trim().toLowerCase()))), MESSAGES.flag),
+  v.transform((x) => x === true || x === 1 || (typeof x === "string" && YES.has(x.trim().toLowerCase()))),
 );
 
 /** Values of a multi-select or checkbox group: a form repeats the name, the API sends an array or a comma list. */

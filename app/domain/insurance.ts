@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, flag, optionalId, optionalInt, optionalMoney, optionalNumber, optionalText, optionalZip, requiredText } from "./fields";
+import { choiceList, flag, numberOrNull, optionalId, optionalInt, optionalMoney, optionalNumber, optionalText, optionalZip, requiredText } from "./fields";
 import { POS_CODE_VALUES } from "./locations";
 import { hasAtMostDecimals, MAX_MONEY, searchText } from "./validation";
 
@@ -142,7 +142,7 @@ const ServiceCode = v.pipe(
 
 const UnitPrice = v.pipe(
   v.optional(v.nullable(v.union([v.string(), v.number()], "Unit price must be a number.")), null),
-  v.transform((x) => (x === null || (typeof x === "string" && x.trim() === "") ? null : Number(x))),
+  v.transform(numberOrNull),
   v.check((n) => n !== null, "Unit price is required."),
   v.transform((n) => n as number),
   v.check((n) => Number.isFinite(n), "Unit price must be a number."),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { flag, hasVisibleText, MESSAGES, optionalDate, optionalId, optionalMoney, optionalText, requiredDate, requiredText } from "./fields";
+import { flag, hasVisibleText, MESSAGES, numberOrNull, optionalDate, optionalId, optionalMoney, optionalText, requiredDate, requiredText } from "./fields";
 import { centsOf } from "./billing";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
@@ -96,7 +96,7 @@ const requiredKey = <TInput extends string | number, TOutput>(schema: v.GenericS
 function requiredId(message: string) {
   return v.pipe(
     v.union([v.string(message), v.number(message)], message),
-    v.transform((x) => (typeof x === "string" && x.trim() === "" ? Number.NaN : Number(x))),
+    v.transform((x) => numberOrNull(x) ?? Number.NaN),
     v.check((n) => Number.isSafeInteger(n) && n > 0, message),
   );
 }
@@ -118,12 +118,12 @@ const optionalString = (label: string, max = MAX_NOTE_TEXT) => v.optional(text(l
 const optionalNum = (label: string, max = 1_000_000) =>
   v.pipe(
     v.optional(v.nullable(v.union([v.string(), v.number()])), null),
-    v.transform((x) => (x === null || x === "" ? null : Number(x))),
-    v.nullable(v.pipe(v.number(`${label} must be a number.`), v.check((n: number) => Number.isFinite(n), `${label} must be a number.`), v.minValue(0, `${label} must be 0 or more.`), v.maxValue(max, `${label} is too large.`))),
+    v.transform(numberOrNull),
+    v.nullable(v.pipe(v.number(`${label} must be a number.`), v.minValue(0, `${label} must be 0 or more.`), v.maxValue(max, `${label} is too large.`))),
   );
 const planRef = v.pipe(
   v.optional(v.nullable(v.union([v.string(), v.number()])), null),
-  v.transform((x) => (x === null || x === "" ? null : Number(x))),
+  v.transform(numberOrNull),
   v.nullable(v.pipe(v.number(NOTE_MESSAGES.plan), v.integer(NOTE_MESSAGES.plan), v.minValue(1, NOTE_MESSAGES.plan), v.maxValue(Number.MAX_SAFE_INTEGER, NOTE_MESSAGES.plan))),
 );
 const entryName = v.pipe(v.optional(v.nullable(v.string()), ""), v.transform((x) => (x ?? "").trim()), v.maxLength(255, MESSAGES.tooLong("Name", 255)), plainText("Name"));
@@ -219,7 +219,7 @@ const signature = v.pipe(
 
 const unitPriceCents = v.pipe(
   v.optional(v.nullable(v.union([v.string(), v.number()])), null),
-  v.transform((x) => (x === null || x === "" ? null : Number(x))),
+  v.transform(numberOrNull),
   v.nullable(v.pipe(v.number("Unit price must be a number."), v.integer("Unit price is in whole cents."), v.minValue(0, "Unit price must be 0 or more."), v.maxValue(100_000_000, "Unit price is too large."))),
 );
 

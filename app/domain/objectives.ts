@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { endAfterStart, MESSAGES, optionalChoice, optionalDate, optionalInt, optionalNumber, optionalText } from "./fields";
-import { choiceOr, requiredChoice, DEFAULT_OBJECTIVE_STATUS, DEFAULT_OBJECTIVE_TYPE, OBJECTIVE_STATUSES, OBJECTIVE_TYPES, type ObjectiveType } from "./plans";
+import { choiceOr, endAfterStart, MESSAGES, optionalChoice, optionalDate, optionalInt, optionalNumber, optionalText } from "./fields";
+import { requiredChoice, DEFAULT_OBJECTIVE_STATUS, DEFAULT_OBJECTIVE_TYPE, OBJECTIVE_STATUSES, OBJECTIVE_TYPES, type ObjectiveType } from "./plans";
 
 /**
  * Objectives of a plan (clinical §3 Objective, §4 "Plan, objective and training lists are re-indexed in
@@ -209,8 +209,9 @@ export function objectiveRowsFromForm(values: Record<string, unknown>, rows: num
   const objectives: Record<string, unknown>[] = [];
   const rowOf: number[] = [];
   for (let r = 0; r < rows; r++) {
-    const row = Object.fromEntries(OBJECTIVE_FIELDS.map((f) => [f, values[`objectives.${r}.${f}`] ?? ""]));
-    if (CONTENT_FIELDS.every((f) => String(row[f]).trim() === "")) continue;
+    // A field the row did not post is left out (a missing type or status takes its default; "" would be refused).
+    const row = Object.fromEntries(OBJECTIVE_FIELDS.flatMap((f) => (values[`objectives.${r}.${f}`] === undefined ? [] : [[f, values[`objectives.${r}.${f}`]]])));
+    if (CONTENT_FIELDS.every((f) => String(row[f] ?? "").trim() === "")) continue;
     objectives.push(row);
     rowOf.push(r);
   }

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { groupDigits, looseBoolean, searchText } from "./validation";
+import { flag } from "./fields";
+import { groupDigits, searchText } from "./validation";
 import { isProductDate } from "./weeks";
 
 /** The v2 list query (platform §7): per_page, page, search, date_from, date_to, cache. Pure. */
@@ -29,7 +30,7 @@ export function listQuerySchema(maxPerPage = MAX_PER_PAGE, defaultPerPage = DEFA
       search: v.optional(searchText(), ""),
       date_from: v.optional(v.union([v.literal(""), IsoDate]), ""),
       date_to: v.optional(v.union([v.literal(""), IsoDate]), ""),
-      cache: looseBoolean,
+      cache: flag,
     }),
     v.forward(
       v.check((q) => !q.date_from || !q.date_to || q.date_from <= q.date_to, "date_to must be on or after date_from."),

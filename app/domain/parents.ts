@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { NewPassword } from "./auth-schemas";
-import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalPhone, optionalText, optionalZip, requiredText } from "./fields";
+import { choiceOr, MESSAGES, optionalChoice, optionalDate, optionalId, optionalPhone, optionalText, optionalZip, requiredText } from "./fields";
 import { PASSWORD_MESSAGES } from "./passwords";
 
 /** Parents and guardians (clinical §3, platform §3 Parent/guardian). Pure. */
@@ -21,7 +21,7 @@ export const ParentInput = v.object({
   state: optionalText("State", 50),
   zip_code: optionalZip,
   location_id: optionalId,
-  status: v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => (x === null || x.trim() === "" ? "active" : x.trim())), v.picklist(PARENT_STATUSES, "Choose a status from the list.")),
+  status: choiceOr(PARENT_STATUSES, "active", "Choose a status from the list."),
 });
 export type ParentInput = v.InferOutput<typeof ParentInput>;
 

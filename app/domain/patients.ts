@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail, optionalId, optionalMoney, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredText } from "./fields";
+import { choiceList, choiceOr, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail, optionalId, optionalMoney, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredText } from "./fields";
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
@@ -232,7 +232,7 @@ function schemaFor(field: PatientField): v.GenericSchema {
     case "flag":
       return flag;
     case "status":
-      return v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => (x === null || x.trim() === "" ? "active" : x.trim())), v.picklist(PATIENT_STATUSES, "Choose a status from the list."));
+      return choiceOr(PATIENT_STATUSES, "active", "Choose a status from the list.");
     case "gender":
       return gender;
     case "document":

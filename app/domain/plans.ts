@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { MESSAGES, optionalDate, optionalNumber, optionalText, requiredText } from "./fields";
+import { choiceOr, MESSAGES, optionalDate, optionalNumber, optionalText, requiredText } from "./fields";
 
 /**
  * Plans (goals) of a BIP and their objectives (clinical §3 plan, objective; §4; §5 plan normalisation;
@@ -84,15 +84,6 @@ export const PLAN_MESSAGES = {
   category: "Choose a category from the list.",
   status: "Choose a status from the list.",
 } as const;
-
-/** A picklist field that may be left out or empty, then takes `fallback`; `tidy` adjusts a sent value (e.g. upper case). */
-export function choiceOr<const T extends readonly string[]>(values: T, fallback: T[number], message: string, tidy: (s: string) => string = (s) => s) {
-  return v.pipe(
-    v.optional(v.nullable(v.string(message)), null),
-    v.transform((x): string => (x === null || x.trim() === "" ? fallback : tidy(x.trim()))),
-    v.picklist(values, message),
-  );
-}
 
 /** Measurement fields are taken as sent and decided by normalisePlan (an unlisted value is not an error). */
 const measured = v.optional(v.unknown(), null);

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { looseBoolean } from "./validation";
+import { flag } from "./fields";
 
 /**
  * The product settings a SUPERADMIN may change (two-factor code expiry, idle and absolute session limits,
@@ -46,9 +46,9 @@ export const SettingsInput = v.pipe(
     idle_minutes: bounded("idle_minutes"),
     absolute_hours: bounded("absolute_hours"),
     /** A checkbox: absent means off. */
-    demo_mode: looseBoolean,
+    demo_mode: flag,
     /** The parent portal shows session note summaries (decision 040); a checkbox, absent means off. */
-    portal_show_narrative: looseBoolean,
+    portal_show_narrative: flag,
   }),
   v.forward(
     v.check((x) => x.idle_minutes < x.absolute_hours * 60, SETTINGS_MESSAGES.idleNotShorter),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { requiredText } from "./fields";
+import { choiceOr, requiredText } from "./fields";
 import { can, locationScope, type Actor } from "./permissions";
 import { listQuerySchema } from "./paging";
 import { zonedDate } from "./time";
@@ -41,19 +41,12 @@ export const optionsOf = (values: readonly string[]) => values.map((value) => ({
 export const SUBJECT_MAX = 200;
 export const BODY_MAX = 5000;
 
-const choice = <T extends string>(values: readonly T[], label: string, fallback: T) =>
-  v.pipe(
-    v.optional(v.nullable(v.string()), null),
-    v.transform((x) => (x == null || x.trim() === "" ? fallback : x.trim())),
-    v.picklist(values, `Choose a ${label.toLowerCase()} from the list.`),
-  );
-
 /** A new ticket, or the whole of an edited one (subject 1–200, body 1–5000, plain text). */
 export const TicketInput = v.object({
   subject: requiredText("Subject", SUBJECT_MAX),
   body: requiredText("Message", BODY_MAX),
-  category: choice(TICKET_CATEGORIES, "Category", "general"),
-  priority: choice(TICKET_PRIORITIES, "Priority", "normal"),
+  category: choiceOr(TICKET_CATEGORIES, "general", "Choose a category from the list."),
+  priority: choiceOr(TICKET_PRIORITIES, "normal", "Choose a priority from the list."),
 });
 export type TicketInput = v.InferOutput<typeof TicketInput>;
 

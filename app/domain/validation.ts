@@ -145,12 +145,6 @@ export function formFields(form: FormData): Record<string, string> {
   return out;
 }
 
-/** Accepts true/"true"/"1"/"on"/"yes" as true (checkboxes and JSON booleans alike). */
-export const looseBoolean = v.pipe(
-  v.optional(v.union([v.boolean(), v.string(), v.number()]), false),
-  v.transform((x) => x === true || x === 1 || (typeof x === "string" && ["true", "1", "on", "yes"].includes(x.toLowerCase()))),
-);
-
 /** A record id from a path: a positive whole number, else null (the record does not exist). */
 export function pathId(raw: string | undefined): number | null {
   return raw && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;

@@ -170,9 +170,13 @@ export type WeeklyReportUpdate = v.InferOutput<typeof WeeklyReportUpdate>;
 
 /* ------------------------------------------------------------------ chart comments */
 
+/**
+ * Text as sent, trimmed; a missing key or null is "" (not given). Any other kind is refused as 'Invalid Comment':
+ * a number was stored as its JavaScript text ("Infinity" for 1e309, probe 8913).
+ */
 const trimmed = v.pipe(
-  v.optional(v.unknown(), ""),
-  v.transform((x) => (typeof x === "string" ? x.trim() : typeof x === "number" ? String(x) : "")),
+  v.optional(v.nullable(v.string(CHART_COMMENT_NOTICES.invalid.text)), ""),
+  v.transform((x) => (x ?? "").trim()),
 );
 
 type CommentFields = { comment_date: string; comment: string };

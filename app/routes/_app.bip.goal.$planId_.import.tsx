@@ -6,7 +6,7 @@ import { CheckboxField } from "~/components/ui/form-controls";
 import { FormMessage } from "~/components/ui/field";
 import { ImportResult } from "~/components/weekly/import-result";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, IMPORT_MESSAGES } from "~/domain/weekly-reports";
-import { looseBoolean } from "~/domain/validation";
+import { flag, MESSAGES } from "~/domain/fields";
 import * as v from "valibot";
 import { findPlanInScope } from "~/models/bip-scope.server";
 import { checkWeeklyReportsFile, importWeeklyReportsFile, type ImportCheck, type Upload } from "~/models/weekly-reports.server";
@@ -85,8 +85,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const raw = { plan_id: planId };
   if (form.get("intent") === "import") {
     const forceField = form.get("force_update");
-    const force = v.parse(looseBoolean, typeof forceField === "string" ? forceField : false);
-    const result = await importWeeklyReportsFile(ctx, raw, upload, force);
+    const force = v.safeParse(flag, typeof forceField === "string" ? forceField : false);
+    if (!force.success) return answerWith({ message: MESSAGES.flag }, 422);
+    const result = await importWeeklyReportsFile(ctx, raw, upload, force.output);
     if (result.ok) return redirect(`/bip/goal/${planId}?edit=1&flash=${encodeURIComponent(result.message ?? "Imported.")}`, 303);
     if (result.status === 404) throw notFound(result.message);
     return answerWith({ message: result.message }, result.status);

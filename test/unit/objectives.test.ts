@@ -215,8 +215,8 @@ describe("ObjectiveInput", () => {
 
   it.each([
     [{ type: "lto" }, { type: "LTO" }],
-    [{ type: "" }, { type: "STO" }],
-    [{ status: "" }, { status: "not started" }],
+    [{ type: " lto " }, { type: "LTO" }],
+    [{ start_point: "   " }, { start_point: null }],
     [{ status: "on hold", comparison_operator: "<=" }, { status: "on hold", comparison_operator: "<=" }],
     [{ initial_date: "2025-01-04", end_date: "2025-03-29" }, { initial_date: "2025-01-04", end_date: "2025-03-29" }],
     [{ target: 0, start_point: 12.5, position: "2" }, { target: 0, start_point: 12.5, position: 2 }],
@@ -228,6 +228,13 @@ describe("ObjectiveInput", () => {
   it.each([
     [{ type: "MTO" }, "type", OBJECTIVE_MESSAGES.type],
     [{ status: "done" }, "status", OBJECTIVE_MESSAGES.status],
+    // Only a missing key takes the default: null or "" reset a mastered objective on a PATCH (probe 8913).
+    [{ type: "" }, "type", OBJECTIVE_MESSAGES.type],
+    [{ type: null }, "type", OBJECTIVE_MESSAGES.type],
+    [{ status: "" }, "status", OBJECTIVE_MESSAGES.status],
+    [{ status: "  " }, "status", OBJECTIVE_MESSAGES.status],
+    [{ status: null }, "status", OBJECTIVE_MESSAGES.status],
+    [{ target: "1e3" }, "target", "Target must be a number."],
     [{ comparison_operator: "!=" }, "comparison_operator", OBJECTIVE_MESSAGES.operator],
     [{ initial_date: "2025-03-01", end_date: "2025-02-01" }, "end_date", "The end date must be after the start date."],
     [{ initial_date: "2025-03-01", end_date: "2025-03-01" }, "end_date", "The end date must be after the start date."],
@@ -286,8 +293,14 @@ describe("the add-goal form's objective rows", () => {
     expect(rowOf).toEqual([1, 2]);
     expect(objectives.map((o) => [o.type, o.name, o.target])).toEqual([
       ["STO", "Fewer than 5", "5"],
-      ["LTO", "", "0"],
+      ["LTO", undefined, "0"],
     ]);
+  });
+
+  it("leaves out a field the row did not post, so a missing status takes its default (\"\" is refused, probe 8913)", () => {
+    const { objectives } = objectiveRowsFromForm(form, 3);
+    expect("status" in objectives[0]!).toBe(false);
+    expect(parseWith(ObjectiveInput, objectives[0])).toMatchObject({ ok: true, data: { status: "not started" } });
   });
 
   it("puts errors back on the rows typed", () => {

@@ -192,6 +192,7 @@ describe("chart comments", () => {
     [{ comment_date: "2026-02-30", comment: "ok" }, { comment_date: C.invalid.text }],
     [{ comment_date: "01/07/2026", comment: "ok" }, { comment_date: C.invalid.text }],
     [{ comment: fiftyOne }, { comment_date: C.dateRequired.text, comment: C.invalid.text }],
+    [{ comment_date: "2026-01-07", comment: 12 }, { comment: C.invalid.text }],
   ])("a new comment %j is refused with %j", (input, errors) => {
     expect(parseWith(ChartCommentInput, input)).toEqual({ ok: false, errors });
   });
@@ -201,6 +202,10 @@ describe("chart comments", () => {
     [{ comment_date: "2026-01-07", comment: "" }, { comment: C.invalid.text }],
     [{ comment_date: "", comment: "ok" }, { comment_date: C.invalid.text }],
     [{ comment_date: "2026-01-07", comment: fiftyOne }, { comment: C.invalid.text }],
+    // A number is not text: it was stored as its JavaScript text ("Infinity" for 1e309, probe 8913).
+    [{ comment_date: "2026-01-07", comment: Infinity }, { comment: C.invalid.text }],
+    [{ comment_date: "2026-01-07", comment: 9007199254740993 }, { comment: C.invalid.text }],
+    [{ comment_date: "2026-01-07", comment: ["ok"] }, { comment: C.invalid.text }],
   ])("a changed row %j is 'Invalid Comment' %j", (input, errors) => {
     expect(parseWith(ChartCommentUpdate, input)).toEqual({ ok: false, errors });
   });

@@ -1,7 +1,8 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import { TICKET_STATUS_MESSAGE, TicketFilters, TicketListQuery } from "~/domain/tickets";
-import { looseBoolean, parseWith, pathId } from "~/domain/validation";
+import { flag, MESSAGES } from "~/domain/fields";
+import { parseWith, pathId } from "~/domain/validation";
 import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket, type TicketNotice } from "~/models/tickets.server";
 import { enqueueEmail } from "~/services/jobs.server";
 import { jsonError, readBody, requireApiStaff, type AppEnv } from "./env";
@@ -36,8 +37,8 @@ export const ticketsV2 = new Hono<AppEnv>()
     const { status, priority, category, location_id, assigned, mine, ...rest } = raw;
     const query = parseWith(TicketListQuery, rest);
     const filters = parseWith(TicketFilters, { status, priority, category, location_id, assigned });
-    const mineFlag = parseWith(looseBoolean, mine);
-    const errors = { ...(query.ok ? {} : query.errors), ...(filters.ok ? {} : filters.errors) };
+    const mineFlag = parseWith(flag, mine);
+    const errors = { ...(query.ok ? {} : query.errors), ...(filters.ok ? {} : filters.errors), ...(mineFlag.ok ? {} : { mine: MESSAGES.flag }) };
     if (!query.ok || !filters.ok || !mineFlag.ok) return jsonError(c, 422, Object.values(errors)[0] ?? "The query is not valid.", { errors });
     return c.json(await listTickets(modelContext(c), query.data, filters.data, { mine: mineFlag.data }));
   })

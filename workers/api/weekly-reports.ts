@@ -1,6 +1,6 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { API_MAX_PER_PAGE, EDITOR_PER_PAGE, IMPORT_MAX_BYTES, IMPORT_MESSAGES } from "~/domain/weekly-reports";
-import { looseBoolean } from "~/domain/validation";
+import { flag, MESSAGES } from "~/domain/fields";
 import * as v from "valibot";
 import { CHART_COMMENTS, createChartComment, deleteChartComment, getChartComment, listChartComments, updateChartComment, type ChartCommentJson } from "~/models/chart-comments.server";
 import {
@@ -16,7 +16,7 @@ import {
   type WeeklyReportJson,
 } from "~/models/weekly-reports.server";
 import { generateWeeklyReportsFromNotes } from "~/models/notes-weekly.server";
-import type { ModelResult } from "~/models/results";
+import { invalid, type ModelResult } from "~/models/results";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, UNSUPPORTED, v2Router, type RestResource } from "./rest";
 
@@ -114,7 +114,10 @@ async function fileCall<T>(c: Context<AppEnv>, run: (read: Extract<UploadRead, {
 export const weeklyReportsV2 = new Hono<AppEnv>()
   .post("/check-excel", manage, (c) => fileCall(c, (r) => checkWeeklyReportsFile(modelContext(c), r.fields, r.upload)))
   .post("/import-data", manage, (c) =>
-    fileCall(c, (r) => importWeeklyReportsFile(modelContext(c), r.fields, r.upload, v.parse(looseBoolean, r.fields.force_update ?? false))),
+    fileCall(c, async (r) => {
+      const force = v.safeParse(flag, r.fields.force_update);
+      return force.success ? importWeeklyReportsFile(modelContext(c), r.fields, r.upload, force.output) : invalid({ force_update: MESSAGES.flag });
+    }),
   )
   // Weekly reports from the client's RBT notes (docs/decisions/029): body patient_id, date_from, date_to, plan_id?.
   .post("/from-notes", manage, async (c) => {
