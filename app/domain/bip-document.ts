@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, flag, MESSAGES, optionalDate, optionalId, optionalText, requiredInt, requiredText } from "./fields";
+import { choiceList, flag, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalText, requiredInt, requiredText } from "./fields";
 import { LIST_MESSAGES } from "./list-sections";
 import { plainObject, plainText, safeParsePlain } from "./validation";
 
@@ -448,15 +448,15 @@ export type BipInput = v.InferOutput<typeof BipInput>;
 
 /** The client of a new BIP: patient_id, or client_id (the spec's name for the same id). */
 export const BipClientRef = v.object({
-  patient_id: v.pipe(v.union([v.string(), v.number()], "Choose one of your clients."), v.transform(Number), v.number(), v.integer("Choose one of your clients."), v.minValue(1, "Choose one of your clients.")),
+  patient_id: v.pipe(v.union([v.string(), v.number()], "Choose one of your clients."), v.transform((x: string | number) => numberOrNaN(x)), v.number("Choose one of your clients."), v.integer("Choose one of your clients."), v.minValue(1, "Choose one of your clients.")),
 });
 
 // ------------------------------------------------------------------------------------------ list operations
 
-const indexField = (message: string) => v.pipe(v.union([v.string(), v.number()], message), v.transform(Number), v.number(message), v.integer(message), v.minValue(1, message));
+const indexField = (message: string) => v.pipe(v.union([v.string(), v.number()], message), v.transform((x: string | number) => numberOrNaN(x)), v.number(message), v.integer(message), v.minValue(1, message));
 const optionalIndex = v.pipe(
   v.optional(v.nullable(v.union([v.string(), v.number()])), null),
-  v.transform((x) => (x === null || x === "" ? null : Number(x))),
+  v.transform(numberOrNull),
   v.nullable(v.pipe(v.number("Choose an item of the list."), v.integer("Choose an item of the list."), v.minValue(1, "Choose an item of the list."))),
 );
 const sectionField = v.picklist(LIST_SECTION_KEYS, "Choose a list section of the plan.");

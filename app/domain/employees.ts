@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
-import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
+import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
 import { dayNumber } from "./weeks";
 import { fieldErrors, MAX_WEEKLY_HOURS, plainObject } from "./validation";
 
@@ -147,7 +147,7 @@ function idList(label: string) {
 const complianceEntries = Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, optionalDate])) as Record<ComplianceKey, typeof optionalDate>;
 
 export const EmploymentInput = v.object({
-  location_id: v.pipe(v.union([v.string(), v.number()], "Choose a location."), v.transform(Number), v.number("Choose a location."), v.integer("Choose a location."), v.minValue(1, "Choose a location.")),
+  location_id: v.pipe(v.union([v.string(), v.number()], "Choose a location."), v.transform((x: string | number) => numberOrNaN(x)), v.number("Choose a location."), v.integer("Choose a location."), v.minValue(1, "Choose a location.")),
   position_id: optionalId,
   salary: optionalMoney("Salary"),
   telehealth_salary: optionalMoney("Telehealth salary"),

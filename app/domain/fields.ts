@@ -37,6 +37,11 @@ export function numberOrNull(x: string | number | null): number | null {
 }
 const toNumberOrNull = v.transform(numberOrNull);
 
+/** numberOrNull for a value that must be given: none (blank) is NaN too, so the field's own check refuses it. */
+export function numberOrNaN(x: string | number | null): number {
+  return numberOrNull(x) ?? Number.NaN;
+}
+
 /**
  * Characters that print nothing: format characters (zero-width space and joiners, word joiner, soft hyphen, BOM —
  * Unicode's Cf), separators and spaces, and the blank letters (Hangul fillers, the braille blank). A required text

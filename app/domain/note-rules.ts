@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { flag, hasVisibleText, MESSAGES, numberOrNull, optionalDate, optionalId, optionalMoney, optionalText, requiredDate, requiredText } from "./fields";
+import { flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalMoney, optionalText, requiredDate, requiredText } from "./fields";
 import { centsOf } from "./billing";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
@@ -589,7 +589,7 @@ export const CountersignInput = v.object({
   supervisor_name: requiredText("Supervisor name", 120),
   supervisor_signed_on: requiredDate("Countersignature date"),
   supervisor_signature: signature,
-  version: v.pipe(v.union([v.string(), v.number()], "Reload the note and countersign again."), v.transform(Number), v.integer("Reload the note and countersign again.")),
+  version: v.pipe(v.union([v.string(), v.number()], "Reload the note and countersign again."), v.transform((x: string | number) => numberOrNaN(x)), v.integer("Reload the note and countersign again.")),
 });
 
 /**

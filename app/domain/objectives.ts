@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceOr, endAfterStart, MESSAGES, optionalChoice, optionalDate, optionalInt, optionalNumber, optionalText } from "./fields";
+import { choiceOr, endAfterStart, MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalInt, optionalNumber, optionalText } from "./fields";
 import { requiredChoice, DEFAULT_OBJECTIVE_STATUS, DEFAULT_OBJECTIVE_TYPE, OBJECTIVE_STATUSES, OBJECTIVE_TYPES, type ObjectiveType } from "./plans";
 
 /**
@@ -63,7 +63,7 @@ export const OBJECTIVE_FIELDS = Object.keys(ObjectiveInput.pipe[0].entries) as (
 
 /** A reorder: the plan and its STO ids in the new order (a list, or a comma-separated string from a form). */
 export const ReorderInput = v.object({
-  plan_id: v.pipe(v.optional(v.union([v.string(), v.number()]), ""), v.transform(Number), v.number(), v.integer(MESSAGES.required("Plan")), v.minValue(1, MESSAGES.required("Plan"))),
+  plan_id: v.pipe(v.optional(v.union([v.string(), v.number()]), ""), v.transform((x: string | number) => numberOrNaN(x)), v.number(MESSAGES.required("Plan")), v.integer(MESSAGES.required("Plan")), v.minValue(1, MESSAGES.required("Plan"))),
   ids: v.pipe(
     v.optional(v.nullable(v.union([v.array(v.union([v.string(), v.number()])), v.string()], OBJECTIVE_MESSAGES.reorder)), null),
     v.check((x) => x !== null, OBJECTIVE_MESSAGES.reorder),

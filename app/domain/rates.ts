@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { optionalMoney, requiredText } from "./fields";
+import { numberOrNull, optionalMoney, requiredText } from "./fields";
 import { plainObject, plainText } from "./validation";
 
 /** Rate/pay records (platform §3): a name, a location, amounts for rbt, bcba, manager and client, info lists. Pure. */
@@ -25,7 +25,7 @@ export const RateRecordInput = v.object({
   name: requiredText("Name", 120),
   location_id: v.pipe(
     v.optional(v.nullable(v.union([v.string(), v.number()])), null),
-    v.transform((x) => (x === null || x === "" ? null : Number(x))),
+    v.transform(numberOrNull),
     v.check((x) => x !== null, "Location is required."),
     v.transform((x) => x as number),
     v.integer("Choose a valid option."),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { optionalId, requiredDate } from "./fields";
+import { numberOrNaN, optionalId, requiredDate } from "./fields";
 import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, withinUnits, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
 import { minuteOfDay, NOTE_CPT_CODES } from "./notes";
 import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
@@ -48,7 +48,7 @@ export const SCHEDULE_MESSAGES = {
 const idOf = (message: string) =>
   v.pipe(
     v.optional(v.union([v.string(message), v.number(message)], message), ""),
-    v.transform((x) => (typeof x === "string" && x.trim() === "" ? Number.NaN : Number(x))),
+    v.transform((x: string | number) => numberOrNaN(x)),
     v.check((n) => Number.isSafeInteger(n) && n > 0, message),
   );
 

@@ -1,11 +1,13 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { choiceOr, flag, hasVisibleText, MESSAGES, numberOrNull, optionalId, optionalInt, optionalMoney, optionalNumber, requiredInt, requiredText } from "~/domain/fields";
+import { choiceOr, flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalId, optionalInt, optionalMoney, optionalNumber, requiredInt, requiredText } from "~/domain/fields";
 import { ParentInput } from "~/domain/parents";
 import { parsePatient } from "~/domain/patients";
 import { PLAN_MESSAGES, PlanInput } from "~/domain/plans";
 import { EmployeeInput } from "~/domain/employees";
 import { TicketInput } from "~/domain/tickets";
+import { RateRecordInput } from "~/domain/rates";
+import { CountersignInput } from "~/domain/note-rules";
 
 /** A required text that prints nothing is empty (probe, stop 24: names of zero-width spaces showed as blank). */
 describe("required text", () => {
@@ -184,5 +186,24 @@ describe("choiceOr", () => {
     expect(v.safeParse(TicketInput, { subject: "S", body: "B", category: "" }).issues?.[0]?.message).toBe("Choose a category from the list.");
     expect(v.safeParse(TicketInput, { subject: "S", body: "B", priority: null }).issues?.[0]?.message).toBe("Choose a priority from the list.");
     expect(v.safeParse(PlanInput, { name: "G", category: "maladaptive", status: " " }).issues?.[0]?.message).toBe(PLAN_MESSAGES.status);
+  });
+});
+
+describe("ids and whole numbers given as text: plain digits only (numberOrNaN)", () => {
+  const rate = (location_id: unknown) => v.safeParse(RateRecordInput, { name: "Standard", location_id });
+  const countersign = (version: unknown) => v.safeParse(CountersignInput, { supervisor_name: "Sam Super", supervisor_signed_on: "2026-11-02", supervisor_signature: "", version });
+  it.each([
+    ["5", true],
+    [5, true],
+    [" 5 ", true],
+    ["0x5", false],
+    ["5e0", false],
+    ["   ", false],
+    ["", false],
+    ["5.5", false],
+  ] as const)("%j", (value, accepted) => {
+    expect(numberOrNaN(value)).toSatisfy((n: number) => (accepted ? n === 5 : Number.isNaN(n) || !Number.isInteger(n)));
+    expect(rate(value).success).toBe(accepted);
+    expect(countersign(value).success).toBe(accepted);
   });
 });
