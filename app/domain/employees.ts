@@ -3,7 +3,7 @@ import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
 import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
 import { dayNumber } from "./weeks";
-import { fieldErrors, MAX_WEEKLY_HOURS, plainObject } from "./validation";
+import { fieldErrors, isPlainObject, MAX_WEEKLY_HOURS, plainObject } from "./validation";
 
 /** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
 
@@ -157,6 +157,36 @@ export const EmploymentInput = v.object({
 });
 export type EmploymentInput = v.InferOutput<typeof EmploymentInput>;
 
+/**
+ * The compliance dates of an entry in the shape the API answers with (`compliance: {…}`, decision 044) or flat, as the
+ * form posts them: the same dates either way. A date given both ways with different values, or a key under
+ * `compliance` that is not a compliance date, is refused — never ignored (probe 8914: sending back what GET answered
+ * cleared every date).
+ */
+function nestedComplianceProblem(x: unknown): string | null {
+  if (!isPlainObject(x) || x.compliance === undefined || x.compliance === null) return null;
+  if (!isPlainObject(x.compliance)) return "Compliance dates must be an object of dates.";
+  for (const [k, value] of Object.entries(x.compliance)) {
+    if (!(COMPLIANCE_KEYS as string[]).includes(k)) return `Compliance has no date named ${JSON.stringify(k.slice(0, 40))}.`;
+    if (x[k] !== undefined && x[k] !== value) return `Give the ${k} date once (flat or under compliance).`;
+  }
+  return null;
+}
+
+const EmploymentEntry = v.pipe(
+  v.unknown(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const problem = dataset.typed ? nestedComplianceProblem(dataset.value) : null;
+    if (problem) addIssue({ message: problem, path: [{ type: "object", origin: "value", input: dataset.value as Record<string, unknown>, key: "compliance", value: (dataset.value as Record<string, unknown>).compliance }] });
+  }),
+  v.transform((x) => {
+    if (!isPlainObject(x) || !isPlainObject(x.compliance)) return x;
+    const { compliance, ...flat } = x;
+    return { ...compliance, ...flat };
+  }),
+  plainObject(EmploymentInput),
+);
+
 /** The most locations one employee works at (decision 017, stop 28): far more than a deployment has, few enough to check. */
 export const MAX_EMPLOYEE_LOCATIONS = 200;
 const EMPLOYMENT_REPEATED_MESSAGE = "Each location can be listed once in employment.";
@@ -169,7 +199,7 @@ const EmploymentList = v.pipe(
   v.optional(v.nullable(v.array(v.unknown(), "Employment must be a list.")), []),
   v.transform((x) => x ?? []),
   v.maxLength(MAX_EMPLOYEE_LOCATIONS, `Employment: at most ${MAX_EMPLOYEE_LOCATIONS} entries.`),
-  v.array(plainObject(EmploymentInput)),
+  v.array(EmploymentEntry),
   v.check((xs) => new Set(xs.map((e) => e.location_id)).size === xs.length, EMPLOYMENT_REPEATED_MESSAGE),
 );
 

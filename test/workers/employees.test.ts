@@ -768,3 +768,40 @@ describe("an employment list names each location once, at most MAX_EMPLOYEE_LOCA
     expect((await db().select({ id: users.id }).from(users)).length).toBe(before);
   });
 });
+
+describe("employment compliance dates in the shape the API answers with (probe 8914 #3)", () => {
+  async function target() {
+    const { loc, role, token } = await setup();
+    const emp = await employeeIn(loc.id, role.id);
+    await db().update(userLocations).set({ compliance: JSON.stringify({ cpr_every_2_years: "2026-12-20", bacb_license_expiration: "2027-01-18" }) }).where(eq(userLocations.userId, emp.id));
+    return { loc, token, emp };
+  }
+  const stored = async (id: number) => JSON.parse((await db().select({ c: userLocations.compliance }).from(userLocations).where(eq(userLocations.userId, id)))[0]!.c ?? "{}") as Record<string, string | null>;
+  type Answer = { data: { locations: { id: number; salary: number | null; compliance: Record<string, string | null> }[]; version: number } };
+
+  it("sending back what GET answered keeps every date; a date under compliance is saved", async () => {
+    const { token, emp } = await target();
+    const got = (await (await api(`/v2/employees/${emp.id}`, { token })).json()) as Answer;
+    const employment = got.data.locations.map((l) => ({ location_id: l.id, salary: l.salary, compliance: l.compliance }));
+    const res = await api(`/v2/employees/${emp.id}`, { method: "PATCH", token, body: { employment, version: got.data.version } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await stored(emp.id)).toMatchObject({ cpr_every_2_years: "2026-12-20", bacb_license_expiration: "2027-01-18" });
+    const moved = employment.map((e) => ({ ...e, compliance: { ...e.compliance, cpr_every_2_years: "2028-12-20" } }));
+    const again = await api(`/v2/employees/${emp.id}`, { method: "PATCH", token, body: { employment: moved, version: got.data.version + 1 } });
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(await stored(emp.id)).toMatchObject({ cpr_every_2_years: "2028-12-20", bacb_license_expiration: "2027-01-18" });
+  });
+
+  it.each([
+    ["an unknown date under compliance", { compliance: { cpr_every_2_yeras: "2028-01-01" } }, /Compliance has no date named \\"cpr_every_2_yeras/],
+    ["a date given flat and under compliance, differently", { cpr_every_2_years: "2028-01-01", compliance: { cpr_every_2_years: "2029-01-01" } }, /Give the cpr_every_2_years date once/],
+    ["compliance as a list", { compliance: ["2028-01-01"] }, /must be an object of dates/],
+  ])("%s: 422, nothing changed", async (_l, extra, message) => {
+    const { loc, token, emp } = await target();
+    const before = await stored(emp.id);
+    const res = await api(`/v2/employees/${emp.id}`, { method: "PATCH", token, body: { employment: [{ location_id: loc.id, ...extra }] } });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(await res.json())).toMatch(message);
+    expect(await stored(emp.id)).toEqual(before);
+  });
+});
