@@ -639,3 +639,19 @@ describe("a note is priced for its provider's credential: the row, the save and 
     expect(await rowsOf()).toBe(before);
   });
 });
+
+describe("a query parameter given twice with different values (probe 8914 #5)", () => {
+  it.each([
+    ["/client_report/byprofile/1?date_start=2026-11-05&date_start=2026-11-01", 422, "date_start"],
+    ["/client_report/bylocation/1?date_from=2026-11-05&date_from=2026-11-01", 422, "date_from"],
+    ["/v2/notes-rbt?page=1&page=2", 422, "page"],
+  ] as const)("%s → %i naming it", async (path, status, key) => {
+    const res = await api(path, { token: await apiToken(await createUser({ permissions: ["manage_claims", "view_notes"] })) });
+    expect(res.status).toBe(status);
+    expect(await res.json()).toEqual({ message: `Give ${key} once.`, errors: { [key]: `Give ${key} once.` } });
+  });
+  it("the same value twice is one value", async () => {
+    const res = await api("/v2/notes-rbt?page=1&page=1", { token: await apiToken(await createUser({ permissions: ["view_notes"] })) });
+    expect(res.status).toBe(200);
+  });
+});

@@ -110,6 +110,21 @@ export async function refuseMalformedJson(c: Context<AppEnv>, next: () => Promis
   await next();
 }
 
+/**
+ * A query parameter given twice with different values (`?date_start=…&date_start=…`) answers 422 naming it: the API
+ * reads one value a name and never picks one of two silently (probe 8914). The same value twice is one value.
+ */
+export async function refuseRepeatedQuery(c: Context<AppEnv>, next: () => Promise<void>) {
+  const params = new URL(c.req.url).searchParams;
+  for (const key of new Set(params.keys())) {
+    if (new Set(params.getAll(key)).size > 1) {
+      const message = `Give ${key.slice(0, 40)} once.`;
+      return c.json({ message, errors: { [key.slice(0, 40)]: message } }, 422);
+    }
+  }
+  await next();
+}
+
 export async function readBody(c: Context<AppEnv>): Promise<Record<string, unknown> | null> {
   const type = c.req.header("Content-Type") ?? "";
   if (!isJsonType(type)) {

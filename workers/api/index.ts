@@ -4,7 +4,7 @@ import { authApi } from "./auth";
 import { bipsV1, bipsV2 } from "./bips";
 import { claimsV2 } from "./claims";
 import { dashboardApi } from "./dashboard";
-import { jsonError, refuseMalformedJson, type AppEnv } from "./env";
+import { jsonError, refuseMalformedJson, refuseRepeatedQuery, type AppEnv } from "./env";
 import { insurancesV1, insurancesV2 } from "./insurances";
 import { intakeAssessmentsV2 } from "./intake-assessments";
 import { clientsApi } from "./clients";
@@ -52,6 +52,7 @@ export const api = new Hono<AppEnv>()
     await next();
   })
   .use("*", refuseMalformedJson)
+  .use("*", refuseRepeatedQuery)
   .get("/version", (c) => c.json({ version: c.env.APP_VERSION }))
   .get("/dev/outbox", async (c) => {
     // Development only: in production the outbox does not exist.
