@@ -1,4 +1,4 @@
-import { notePayer, priceNote, pricingProvider, type PriceService } from "./billing";
+import { notePayer, priceNote, pricingProvider, unitPriceText, type PriceService } from "./billing";
 import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
 import { providerType } from "./insurance";
 import { posLabel } from "./locations";
@@ -197,7 +197,8 @@ interface Derived {
   provider: string;
   payer: number | null;
   service: PriceService | null;
-  /** The note's price (priceNote): the charge a claim would carry, and whether XP makes it $0 by design. */
+  /** The note's price (priceNote): the unit price and charge a claim would carry, and whether XP makes it $0 by design. */
+  unitPriceCents: number;
   chargesCents: number;
   multiplier: number;
   xp: boolean;
@@ -322,13 +323,16 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
     },
   },
   {
-    // A price that makes the charge $0 (a $0 unit price, or a multiplier of 0 without XP): the 837P check refuses
-    // such a line ("the charge is $0"), so the scrubber names it first. XP is $0 by design; no units is no_units.
+    // A price that makes the charge $0 (a $0 unit price, a multiplier of 0 without XP, or one so small that the
+    // charge rounds to $0): the 837P check refuses such a line ("the charge is $0"), so the scrubber names it first,
+    // with its actual cause. XP is $0 by design; no units is no_units.
     code: "zero_charge",
     rule: (f, d) => {
       if (f.note.units <= 0 || d.xp || d.chargesCents > 0 || (!d.service && !(f.note.unitPriceCents && f.note.unitPriceCents > 0))) return null;
       const cpt = f.note.cptCode.trim().toUpperCase() || "(none)";
-      const why = d.multiplier === 0 ? "its multiplier is 0" : "its unit price is $0.00";
+      const units = `${f.note.units} unit${f.note.units === 1 ? "" : "s"}`;
+      const why =
+        d.multiplier === 0 ? "its multiplier is 0" : d.unitPriceCents === 0 ? "its unit price is $0.00" : `${unitPriceText(d.unitPriceCents, d.multiplier)} rounds to $0.00 for ${units}`;
       return { code: "zero_charge", message: `The charge is $0: ${f.insurer?.name ?? "the payer"}'s price for CPT ${cpt} (${why}). Set a price on the insurer's services.` };
     },
   },
@@ -360,7 +364,7 @@ export function scrubNote(f: ScrubFacts): ScrubReason[] {
     providerCredential: f.provider?.credential ?? null,
     unitPriceCents: f.note.unitPriceCents,
   });
-  const derived: Derived = { provider, payer, service: price.service, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP") };
+  const derived: Derived = { provider, payer, service: price.service, unitPriceCents: price.unitPriceCents, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP") };
   const reasons: ScrubReason[] = [];
   for (const { rule } of SCRUB_RULES) {
     const r = rule(f, derived);

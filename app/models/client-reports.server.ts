@@ -40,7 +40,7 @@ import { priceServicesQuery, providerCredentialSql } from "./billing-prices.serv
 import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
 import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
-import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
+import { reasonsFromReads, scrubReadsFor, type ScrubOverrides } from "./scrubber.server";
 import { patientScope, searchCondition, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, nothingToChange, ok, type ModelResult } from "./results";
 import { idsIn, inLocationScope } from "./scope.server";
@@ -56,8 +56,8 @@ import { idsIn, inLocationScope } from "./scope.server";
  * answers 409 with the current row.
  */
 
-/** Reasons a note cannot be billed (the pre-billing scrubber); empty until it is merged. */
-export type ReasonsOf = (ctx: ModelContext, noteIds: readonly number[]) => Promise<Map<number, string[]>>;
+/** Reasons a note cannot be billed (the pre-billing scrubber), the notes scrubbed with `overrides` in place of their stored facts. */
+export type ReasonsOf = (ctx: ModelContext, noteIds: readonly number[], overrides?: ScrubOverrides) => Promise<Map<number, string[]>>;
 
 const noReasons: ReasonsOf = async () => new Map();
 
@@ -825,7 +825,9 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   if (claimed.length && facts.claim) return invalid({ [claimed[0]!]: BILLING_MESSAGES.onClaim(facts.claim) });
   const notClaimed = claimed.length ? sql`not exists (select 1 from ${liveClaimOf(note.id)})` : undefined;
   if (f.billed && !note.billed) {
-    const reasons = (await (opts.reasonsOf ?? noReasons)(ctx, [note.id])).get(note.id) ?? [];
+    // Scrubbed as this save leaves the note: with the modifiers it writes (removing XP can make the charge $0,
+    // adding it makes $0 the design), priced by the same priceNote as the row below.
+    const reasons = (await (opts.reasonsOf ?? noReasons)(ctx, [note.id], new Map([[note.id, { modifiers: [f.md, f.md2] }]]))).get(note.id) ?? [];
     if (reasons.length) return invalid({ [input.role === "bcba" ? "billedbcba" : "billed"]: `This note cannot be billed: ${reasons.join(" ")}` });
   }
   const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [f.md, f.md2], locationId: note.locationId, insurerId: payer, providerCredential: facts.providerCredential, unitPriceCents: note.unitPriceCents });

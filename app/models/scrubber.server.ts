@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { insurances, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import type { PriceService } from "~/domain/billing";
 import { canSeeLocation } from "~/domain/permissions";
-import { codeList, SCRUB_MAX_DAYS, scrubNote, unbillableMessage, type ScrubFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
+import { codeList, SCRUB_MAX_DAYS, scrubNote, unbillableMessage, type ScrubFacts, type ScrubNoteFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
 import { ZONE_SPREAD_MINUTES, type Interval } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, type Paged } from "~/domain/paging";
@@ -35,6 +35,14 @@ export const SCRUB_MAX_NOTES = 1000;
 export { SCRUB_MAX_DAYS } from "~/domain/scrubber";
 
 const o = alias(notes, "o");
+
+/**
+ * What a save is about to write, per note id, among the facts the rules read: the note is scrubbed as it will be
+ * after the save, priced by the same priceNote. Only the modifiers: the billing save writes md/md2, billed, paid,
+ * the PA number and the NPI, and the rules read none of the others (the PA number is the record's text, not the
+ * note's PA service).
+ */
+export type ScrubOverrides = ReadonlyMap<number, Pick<ScrubNoteFacts, "modifiers">>;
 
 /** One scrubbed note, with what the report and the API show beside its reasons. */
 export interface ScrubbedNote {
@@ -230,8 +238,8 @@ type FactRows = [
   { id: number; before: number }[],
 ];
 
-/** The reads' rows → each note scrubbed, in session order. */
-function scrubRows([main, services, sameDay, nearby, before]: FactRows): ScrubbedNote[] {
+/** The reads' rows → each note scrubbed, in session order (with `overrides` in place of the stored facts). */
+function scrubRows([main, services, sameDay, nearby, before]: FactRows, overrides?: ScrubOverrides): ScrubbedNote[] {
   const key = (a: number | null, d: string) => `${a}|${d}`;
   const group = <R extends (typeof sameDay)[number]>(rows: readonly R[], by: (r: R) => string) => {
     const m = new Map<string, ScrubOtherNote[]>();
@@ -262,7 +270,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows): Scrubbe
         units: n.units,
         signedAt: n.signedAt,
         providerId: n.providerId,
-        modifiers: [n.md, n.md2],
+        modifiers: overrides?.get(n.id)?.modifiers ?? [n.md, n.md2],
         unitPriceCents: n.unitPriceCents,
         pairs: pairsOf(n),
         utcOffset: n.utcOffset,
@@ -307,27 +315,28 @@ function cleanIds(noteIds: readonly number[]): number[] {
   return [...new Set(noteIds.filter((id) => Number.isSafeInteger(id) && id > 0))];
 }
 
-async function scrubbed(ctx: ModelContext, noteIds: readonly number[], withTail = false): Promise<{ notes: ScrubbedNote[]; tail: KnownTail }> {
+async function scrubbed(ctx: ModelContext, noteIds: readonly number[], withTail = false, overrides?: ScrubOverrides): Promise<{ notes: ScrubbedNote[]; tail: KnownTail }> {
   const ids = cleanIds(noteIds);
   if (!ids.length) return { notes: [], tail: undefined };
   if (ids.length > SCRUB_MAX_NOTES) {
     // More than a page: one batch per SCRUB_MAX_NOTES notes (each note's facts are read whole in its batch).
     const out: ScrubbedNote[] = [];
-    for (let i = 0; i < ids.length; i += SCRUB_MAX_NOTES) out.push(...(await scrubbed(ctx, ids.slice(i, i + SCRUB_MAX_NOTES))).notes);
+    for (let i = 0; i < ids.length; i += SCRUB_MAX_NOTES) out.push(...(await scrubbed(ctx, ids.slice(i, i + SCRUB_MAX_NOTES), false, overrides)).notes);
     return { notes: out, tail: undefined };
   }
   const rows = (await ctx.db.batch([...factReads(ctx, idsIn(notes.id, ids), withTail)])) as unknown as FactRows;
   const first = rows[0][0];
-  return { notes: scrubRows(rows), tail: withTail && first ? (first.tail == null ? null : String(first.tail)) : undefined };
+  return { notes: scrubRows(rows, overrides), tail: withTail && first ? (first.tail == null ? null : String(first.tail)) : undefined };
 }
 
 /**
  * The reasons each note cannot be billed (empty list: it can), for up to SCRUB_MAX_NOTES notes in ONE D1
  * round trip (more: one more per SCRUB_MAX_NOTES). Notes out of the actor's scope, deleted or unknown are
  * absent from the map (callers treat absent as not found). Not audited: callers record their own read or write.
+ * `overrides`: a save's new modifiers, so that a note is scrubbed as that save will leave it.
  */
-export async function scrubNotes(ctx: ModelContext, noteIds: number[]): Promise<Map<number, ScrubReason[]>> {
-  return new Map((await scrubbed(ctx, noteIds)).notes.map((n) => [n.id, n.reasons]));
+export async function scrubNotes(ctx: ModelContext, noteIds: number[], overrides?: ScrubOverrides): Promise<Map<number, ScrubReason[]>> {
+  return new Map((await scrubbed(ctx, noteIds, false, overrides)).notes.map((n) => [n.id, n.reasons]));
 }
 
 /**

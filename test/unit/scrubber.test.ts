@@ -80,6 +80,11 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["no price for the CPT", (f) => (f.services = [svc({ cptCode: "97155" })]), ["no_price"], /^Acme has no price for CPT 97153 for RBT providers\.$/],
     ["a $0 unit price", (f) => (f.services = [svc({ unitPrice: 0 })]), ["zero_charge"], /^The charge is \$0: Acme's price for CPT 97153 \(its unit price is \$0\.00\)\. Set a price on the insurer's services\.$/],
     ["a service multiplier of 0", (f) => (f.services = [svc({ multiplier: 0 })]), ["zero_charge"], /\(its multiplier is 0\)/],
+    ["a $0 unit price and a multiplier of 0: the multiplier is named", (f) => (f.services = [svc({ unitPrice: 0, multiplier: 0 })]), ["zero_charge"], /\(its multiplier is 0\)/],
+    // A tiny multiplier rounds the charge to $0 (probe 8914): the unit price is not $0.00, the product is.
+    ["$0.40 × 0.001 for 4 units rounds to $0", (f) => ((f.services = [svc({ unitPrice: 0.4, multiplier: 0.001 })]), (f.note.units = 4)), ["zero_charge"], /^The charge is \$0: Acme's price for CPT 97153 \(\$0\.40 × 0\.001 rounds to \$0\.00 for 4 units\)\. Set a price on the insurer's services\.$/],
+    ["$0.01 × 0.05 for 1 unit rounds to $0", (f) => ((f.services = [svc({ unitPrice: 0.01, multiplier: 0.05 })]), (f.note.units = 1)), ["zero_charge"], /\(\$0\.01 × 0\.05 rounds to \$0\.00 for 1 unit\)/],
+    ["$0.40 × 0.001 for 2,000 units is $0.80: no reason", (f) => ((f.services = [svc({ unitPrice: 0.4, multiplier: 0.001, maxPerDay: null })]), (f.note.units = 2000), (f.pa!.nUnits = 5000)), []],
     ["XP: $0 by design, no reason", (f) => (f.note.modifiers = ["HM", "XP"]), []],
     ["a $0 price with XP: no reason", (f) => ((f.services = [svc({ unitPrice: 0 })]), (f.note.modifiers = ["HM", "XP"])), []],
     ["combined note with its own price: no price reason", (f) => ((f.note.type = "combined"), (f.note.unitPriceCents = 2000), (f.services = [])), []],

@@ -1,13 +1,13 @@
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, insurances, insuranceServices, notes, paServices, userLocations } from "~/db/schema";
+import { auditLog, clientReports, insurances, insuranceServices, notes, paServices, userLocations } from "~/db/schema";
 import { localMinute } from "~/domain/note-rules";
 import { unitsForMinutes } from "~/domain/notes";
 import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
 import { refuseUnbillable, scrubNotes, unbillableReasons } from "~/models/scrubber.server";
-import { api, apiToken, countingDb, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { api, apiToken, countingDb, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
  * The pre-billing scrubber (decision 034) against real D1 rows: every rule seen through scrubNotes, the
@@ -247,6 +247,67 @@ describe("a note with no units (probe 8912)", () => {
     expect(built.status, await built.clone().text()).toBe(201);
     const lines = ((await built.json()) as { data: { errors: { message: string }[] }[] }).data[0]!.errors.map((e) => e.message).join("\n");
     expect(lines).not.toMatch(/no units|Set a price/);
+  });
+});
+
+describe("the billing save scrubs the note with the modifiers it saves (probe 8914)", () => {
+  // Acme's 97153 for RBTs at a multiplier of 0: without XP the charge is $0 (zero_charge), with XP it is $0 by design.
+  async function zeroWorld() {
+    const w = await world();
+    await db().update(insuranceServices).set({ multiplier: 0 }).where(eq(insuranceServices.insuranceId, w.acme.id));
+    const rbtNote = (date: string, md2: string | null) => note(w.client, date, { providerId: w.rbt.id, paServiceId: w.pa.id, md: "HM", md2 });
+    return { ...w, rbtNote, token: await apiToken(w.manager), cookie: await signInCookie(w.manager) };
+  }
+  type Z = Awaited<ReturnType<typeof zeroWorld>>;
+  const stored = async (id: number) => (await db().select().from(notes).where(eq(notes.id, id)))[0]!;
+  const reportOf = async (id: number) => (await db().select().from(clientReports).where(eq(clientReports.noteId, id)))[0];
+  const reasonsOf = async (z: Z, id: number) => ((await (await api(`/v2/billing/scrubber/notes/${id}`, { token: z.token })).json()) as { data: { reasons: { code: string }[] } }).data.reasons.map((r) => r.code);
+
+  /** One save of md HM, md2 and billed, as the API (store, or update/{id} once a record exists) or the screen's row form sends it; and its success status. */
+  const channels: [string, number[], (z: Z, id: number, md2: string | null, billed: boolean) => Promise<Response>][] = [
+    [
+      "API",
+      [200, 201],
+      async (z, id, md2, billed) => {
+        const n = await stored(id);
+        const cr = await reportOf(id);
+        const body = { note_id: id, md: "HM", md2, billed, note_version: n.version, ...(cr ? { version: cr.version } : {}) };
+        return api(cr ? `/client_report/update/${cr.id}` : "/client_report/store", { method: "POST", token: z.token, body });
+      },
+    ],
+    [
+      "screen (JavaScript off)",
+      [303],
+      async (z, id, md2, billed) => {
+        const n = await stored(id);
+        const cr = await reportOf(id);
+        const fields = { intent: "save", note_id: String(id), note_version: String(n.version), version: cr ? String(cr.version) : "", md: "HM", md2: md2 ?? "" };
+        return form(`/billing/by-client/${z.client.id}`, billed ? { ...fields, billed: "true" } : fields, z.cookie);
+      },
+    ],
+  ];
+
+  it.each(channels)("%s: removing XP and ticking Billed in one save is refused with zero_charge; adding XP and ticking Billed bills the note", async (_name, ok, save) => {
+    const z = await zeroWorld();
+
+    // A. XP saved first (a billing record, so the API's second save is update/{id}): no reason.
+    const withXp = await z.rbtNote("2026-10-05", "XP");
+    expect(ok).toContain((await save(z, withXp.id, "XP", false)).status);
+    expect(await reasonsOf(z, withXp.id)).toEqual([]);
+    const refused = await save(z, withXp.id, null, true);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain("This note cannot be billed: The charge is $0");
+    expect(await stored(withXp.id)).toMatchObject({ billed: false, md: "HM", md2: "XP" });
+    expect(await reportOf(withXp.id)).toMatchObject({ billed: false, md2: "XP" });
+    expect(await reasonsOf(z, withXp.id)).toEqual([]);
+
+    // B. No XP stored (zero_charge now): one save adds XP and ticks Billed.
+    const plain = await z.rbtNote("2026-10-06", null);
+    expect(await reasonsOf(z, plain.id)).toEqual(["zero_charge"]);
+    expect(ok).toContain((await save(z, plain.id, "XP", true)).status);
+    expect(await stored(plain.id)).toMatchObject({ billed: true, md: "HM", md2: "XP" });
+    // The billed flag and the scrubber agree: a billed note has no reason.
+    expect(await reasonsOf(z, plain.id)).toEqual([]);
   });
 });
 
