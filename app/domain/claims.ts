@@ -47,10 +47,11 @@ export const CLAIM_MESSAGES = {
   senderDidNotAnswer: "the sender did not answer.",
   /**
    * A draft is priced again at generation (decision 032, stop 28); its notes no longer make the same claim and
-   * lines at today's prices and payer (a price change merged or split lines, the client's payer changed): nothing written.
+   * lines at today's prices, payer and PA numbers (a price or PA number change merged or split lines, the client's
+   * payer changed): nothing written.
    */
   regrouped: (claimNumbers: readonly string[]) =>
-    `${claimNumbers.length === 1 ? `The notes of claim ${claimNumbers[0]} no longer make` : `The notes of claims ${claimNumbers.slice(0, 5).join(", ")}${claimNumbers.length > 5 ? " …" : ""} no longer make`} the same lines at today's prices and payer, so no file was written. Void ${claimNumbers.length === 1 ? "the claim" : "these claims"} (reject) and build again from ${claimNumbers.length === 1 ? "its" : "their"} notes.`,
+    `${claimNumbers.length === 1 ? `The notes of claim ${claimNumbers[0]} no longer make` : `The notes of claims ${claimNumbers.slice(0, 5).join(", ")}${claimNumbers.length > 5 ? " …" : ""} no longer make`} the same lines at today's prices, payer and PA numbers, so no file was written. Void ${claimNumbers.length === 1 ? "the claim" : "these claims"} (reject) and build again from ${claimNumbers.length === 1 ? "its" : "their"} notes.`,
 } as const;
 
 /** At most this many notes in one build (one batch write). */

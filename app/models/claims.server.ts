@@ -677,20 +677,21 @@ export interface GeneratedFile {
   claims: { id: number; claim_number: string; set_control: string }[];
 }
 
-type LinePrice = Pick<typeof claimLines.$inferSelect, "unitPriceCents" | "chargeCents"> & { multiplier: number };
+type LinePrice = Pick<typeof claimLines.$inferSelect, "unitPriceCents" | "chargeCents" | "paNumber"> & { multiplier: number };
+type ClaimPrice = { totalCents: number; diagnosisCodes: string };
 
 /**
  * Draft claims priced again from today's records, as a build prices them (`groupPriced` over each claim's own
- * notes, read by `pricingReads`): each line's unit price, multiplier and charge, and each claim's total. Each
- * claim's notes must still make that one claim (client, location, provider, payer) and the same lines (the same
- * notes on each); the numbers of the claims whose notes do not (a price change merged or split lines, the payer
- * changed) come back instead.
+ * notes, read by `pricingReads`): each line's unit price, multiplier, charge and PA number, and each claim's total
+ * and diagnosis codes (the notes' and the client profile's). Each claim's notes must still make that one claim
+ * (client, location, provider, payer) and the same lines (the same notes on each); the numbers of the claims whose
+ * notes do not (a price or PA number change merged or split lines, the payer changed) come back instead.
  */
-function repriceDrafts(drafts: readonly LoadedClaim[], rows: readonly BuildRow[], services: PriceServices): { ok: true; lines: Map<number, LinePrice>; totals: Map<number, number> } | { ok: false; claimNumbers: string[] } {
+function repriceDrafts(drafts: readonly LoadedClaim[], rows: readonly BuildRow[], services: PriceServices): { ok: true; lines: Map<number, LinePrice>; claims: Map<number, ClaimPrice> } | { ok: false; claimNumbers: string[] } {
   const rowOf = new Map(rows.map((r) => [r.id, r]));
   const key = (noteIds: readonly number[]) => [...noteIds].sort((a, b) => a - b).join(",");
   const lines = new Map<number, LinePrice>();
-  const totals = new Map<number, number>();
+  const priced = new Map<number, ClaimPrice>();
   const changed: string[] = [];
   for (const d of drafts) {
     const noteIds = d.lines.flatMap((l) => d.noteIds.get(l.id) ?? []);
@@ -706,11 +707,11 @@ function repriceDrafts(drafts: readonly LoadedClaim[], rows: readonly BuildRow[]
     }
     for (const l of d.lines) {
       const p = today.get(key(d.noteIds.get(l.id) ?? []))!;
-      lines.set(l.id, { unitPriceCents: p.unitPriceCents, multiplier: p.multiplier, chargeCents: p.chargeCents });
+      lines.set(l.id, { unitPriceCents: p.unitPriceCents, multiplier: p.multiplier, chargeCents: p.chargeCents, paNumber: p.paNumber });
     }
-    totals.set(c.id, g.totalCents);
+    priced.set(c.id, { totalCents: g.totalCents, diagnosisCodes: g.diagnosisCodes.join(",") });
   }
-  return changed.length ? { ok: false, claimNumbers: changed } : { ok: true, lines, totals };
+  return changed.length ? { ok: false, claimNumbers: changed } : { ok: true, lines, claims: priced };
 }
 
 /**
@@ -740,7 +741,11 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
     if (notDraft.length) return invalid({ claim_ids: notDraft.map((c) => `Claim ${c.claim.claimNumber} is ${c.claim.status}; only draft claims are generated.`).join(" ") });
     const repriced = repriceDrafts(drafts, noteRows, services);
     if (!repriced.ok) return { ok: false, status: 409, message: CLAIM_MESSAGES.regrouped(repriced.claimNumbers), current: { claims: repriced.claimNumbers } };
-    const priced = assemble(parties, lines.map((l) => ({ ...l, ...repriced.lines.get(l.id) })), links);
+    const priced = assemble(
+      parties.map((p) => ({ ...p, claim: { ...p.claim, ...repriced.claims.get(p.claim.id) } })),
+      lines.map((l) => ({ ...l, ...repriced.lines.get(l.id) })),
+      links,
+    );
     const ordered = drafts.map((d) => priced.get(d.claim.id)!);
 
     const fileId = Number(next?.id ?? 1);
@@ -781,17 +786,17 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
           // id, kind, file_name, content, sender, sent_at, created_by, created_at.
           ctx.db.insert(x12Files).select(sql`select ${fileId}, '837P', ${file.fileName}, ${file.content}, null, null, ${ctx.actor.id}, ${now} where ${allDraft}`),
           // Every claim in one statement, each with its transaction set's control number, the data it was sent with
-          // and its total as priced now.
+          // and its total and diagnosis codes as read now.
           ctx.db
             .update(claims)
-            .set({ status: "generated", fileId, setControl: sql`j.set_control`, sentData: sql`j.sent_data`, totalCents: sql`j.total_cents`, errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
-            .from(sql`(select value ->> 0 as id, value ->> 1 as set_control, value ->> 2 as sent_data, value ->> 3 as total_cents from json_each(${JSON.stringify(ordered.map((c, i) => [c.claim.id, file.sets[i]!.setControl, JSON.stringify(c.data), repriced.totals.get(c.claim.id)]))})) as j`)
+            .set({ status: "generated", fileId, setControl: sql`j.set_control`, sentData: sql`j.sent_data`, totalCents: sql`j.total_cents`, diagnosisCodes: sql`j.diagnosis_codes`, errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
+            .from(sql`(select value ->> 0 as id, value ->> 1 as set_control, value ->> 2 as sent_data, value ->> 3 as total_cents, value ->> 4 as diagnosis_codes from json_each(${JSON.stringify(ordered.map((c, i) => [c.claim.id, file.sets[i]!.setControl, JSON.stringify(c.data), c.claim.totalCents, c.claim.diagnosisCodes]))})) as j`)
             .where(sql`${claims.id} = j.id and ${claims.status} = 'draft' and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
-          // Every line of them in one statement, as the file charges it.
+          // Every line of them in one statement, as the file charges it (and with the PA number it sends).
           ctx.db
             .update(claimLines)
-            .set({ unitPriceCents: sql`j.unit_price_cents`, multiplier: sql`j.multiplier`, chargeCents: sql`j.charge_cents` })
-            .from(sql`(select value ->> 0 as id, value ->> 1 as unit_price_cents, value ->> 2 as multiplier, value ->> 3 as charge_cents from json_each(${JSON.stringify([...repriced.lines].map(([id, p]) => [id, p.unitPriceCents, p.multiplier, p.chargeCents]))})) as j`)
+            .set({ unitPriceCents: sql`j.unit_price_cents`, multiplier: sql`j.multiplier`, chargeCents: sql`j.charge_cents`, paNumber: sql`j.pa_number` })
+            .from(sql`(select value ->> 0 as id, value ->> 1 as unit_price_cents, value ->> 2 as multiplier, value ->> 3 as charge_cents, value ->> 4 as pa_number from json_each(${JSON.stringify([...repriced.lines].map(([id, p]) => [id, p.unitPriceCents, p.multiplier, p.chargeCents, p.paNumber]))})) as j`)
             .where(sql`${claimLines.id} = j.id and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
           audit(sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
         ],

@@ -70,6 +70,8 @@ export const PDF_JOB_MESSAGES = {
   notExpired: "Only an expired PDF can be made again.",
   /** Retry renders as the requester again: when they lost access it cannot succeed, "Make it again" can. */
   retryNoAccess: "This PDF cannot be retried: the person who asked for it no longer has access to this plan. Make it again to get your own.",
+  /** Retry renders the same plan or goal again: once it is deleted (jobPlanLive false) it cannot succeed. */
+  retryPlanDeleted: "This PDF cannot be retried: its plan or goal was deleted.",
   notRemakeable: "Only an expired PDF, or one whose requester lost access, can be made again.",
   /** A done job whose BIP or goal was deleted since (decision 010: out of scope with its BIP). */
   planDeleted: "The plan or goal of this PDF was deleted, so the PDF can no longer be downloaded or shared.",
@@ -224,12 +226,17 @@ export async function getPdfJob(ctx: ModelContext, id: string): Promise<PdfJobJs
   return found ? jsonOf(found) : null;
 }
 
-/** A failed job queued again by the user (only a failed one: 409 otherwise). */
+/**
+ * A failed job queued again by the user (only a failed one: 409 otherwise). Not when Retry cannot succeed: the
+ * requester lost access ("Make it again" can), or the plan or goal is deleted now (jobPlanLive), whatever the job's
+ * error was (409).
+ */
 export async function retryPdfJob(ctx: ModelContext, runner: JobRunner, id: string): Promise<ModelResult<PdfJobJson>> {
   const found = await findJob(ctx, id);
   if (!found) return notFound("PDF job");
   if (found.job.status !== "failed") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notFailed, current: jsonOf(found) };
   if (found.job.error === PDF_JOB_MESSAGES.noAccess) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.retryNoAccess, current: jsonOf(found) };
+  if (!found.live) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.retryPlanDeleted, current: jsonOf(found) };
   const at = ctx.now().toISOString();
   const [rows] = await withConditionalAudit(
     ctx.db,

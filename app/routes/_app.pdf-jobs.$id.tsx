@@ -11,7 +11,8 @@ import { notFound, requirePermission } from "~/services/guard.server";
  * A PDF job's status (decision 041): 'Please wait…' while it is queued or running — the document answer
  * carries `Refresh: 2` so the page reloads itself, with JavaScript or without (the page does not hydrate,
  * decision 006, so every visit is a document load that sees the header) —
- * then the download link; a failed job shows its error and a Retry button; a done one can be shared with
+ * then the download link; a failed job shows its error and a Retry button (none once its plan or goal is deleted:
+ * Retry would fail again); a done one can be shared with
  * the client's parents (manage_bips or manage_clients). An expired job (its file deleted after
  * PDF_FILE_KEEP_DAYS, unless shared) says so and offers "Make it again": a new job with the same sections
  * and months, whose status page the user is sent to; so does a failed job whose requester lost access (a
@@ -135,8 +136,13 @@ export default function PdfJobStatus() {
           <div role="alert" className="dialog dialog-error" aria-labelledby="pdf-error-title">
             <h2 id="pdf-error-title">Error</h2>
             <p>{job.error ?? "The PDF could not be made."}</p>
+            {job.plan_deleted ? (
+              <p data-testid="pdf-no-retry">
+                <strong>{PDF_JOB_MESSAGES.retryPlanDeleted}</strong>
+              </p>
+            ) : null}
             <Form method="post">
-              {job.remakeable ? (
+              {job.plan_deleted ? null : job.remakeable ? (
                 <button type="submit" name="intent" value="remake" className="btn btn-primary" disabled={busy}>
                   Make it again
                 </button>

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, like, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, claimLineNotes, claimLines, claims, insurances, insuranceServices, locations, notes, paServices, userRoles, users, x12Files } from "~/db/schema";
+import { auditLog, claimLineNotes, claimLines, claims, clientReports, insurances, insuranceServices, locations, notes, paServices, patients, userRoles, users, x12Files } from "~/db/schema";
 import { CLAIM_MESSAGES } from "~/domain/claims";
 import { npiFrom } from "~/domain/npi";
 import { NOTE_MESSAGES } from "~/domain/note-rules";
@@ -851,5 +851,82 @@ describe("a draft is priced again when its 837P is generated; a generated claim 
     expect(await claimRow(draft.id)).toMatchObject({ status: "draft", fileId: null, totalCents: draft.total_cents, sentData: null });
     expect(await linesOfClaim(draft.id)).toEqual(linesBefore);
     expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(filesBefore);
+  });
+
+  /** The note's billing record with a PA number (what the billing screen saves), and a change of it through the API. */
+  const billingRecord = async (w: World, noteId: number, paNumber: string) => {
+    const [row] = await db().insert(clientReports).values({ noteId, noteType: "rbt", patientId: w.patient.id, locationId: w.location.id, sessionDate: "2026-11-02", paNumber }).returning();
+    return row!.id;
+  };
+  const changePaNumber = async (w: World, reportId: number, noteId: number, paNumber: string) => {
+    const [r] = await db().select({ version: clientReports.version }).from(clientReports).where(eq(clientReports.id, reportId));
+    const [n] = await db().select({ version: notes.version }).from(notes).where(eq(notes.id, noteId));
+    const res = await api(`/client_report/update/${reportId}`, { method: "POST", token: w.token, body: { pa_number: paNumber, version: r!.version, note_version: n!.version } });
+    expect(res.status, await res.clone().text()).toBe(200);
+  };
+  const paNumbers = async (claimId: number) => (await db().select({ pa: claimLines.paNumber }).from(claimLines).where(eq(claimLines.claimId, claimId))).map((l) => l.pa);
+
+  it("the billing record's PA number changed after the build: the 837P and the stored line carry today's; a claim generated before keeps its file (probe 8914 §2)", async () => {
+    const w = await world();
+    const oldNote = await w.note({ sessionDate: "2026-11-02" });
+    const oldReport = await billingRecord(w, oldNote, "AUTH-9");
+    const old = await built(w, [oldNote]);
+    const oldFile = await generated(w, old.id);
+    expect(oldFile).toContain("REF*G1*AUTH-9~");
+
+    const n = await w.note({ sessionDate: "2026-11-02" });
+    const report = await billingRecord(w, n, "AUTH-9");
+    const draft = await built(w, [n]);
+    expect(await paNumbers(draft.id)).toEqual(["AUTH-9"]);
+    await changePaNumber(w, report, n, "AUTH-10");
+    await changePaNumber(w, oldReport, oldNote, "AUTH-10");
+
+    const file = await generated(w, draft.id);
+    expect(file).toContain("REF*G1*AUTH-10~");
+    expect(file).not.toContain("AUTH-9");
+    expect(await paNumbers(draft.id)).toEqual(["AUTH-10"]);
+    expect((JSON.parse((await claimRow(draft.id)).sentData!) as { lines: { paNumber: string }[] }).lines.map((l) => l.paNumber)).toEqual(["AUTH-10"]);
+
+    // Generated before the change: its line and file stay as sent.
+    expect(await paNumbers(old.id)).toEqual(["AUTH-9"]);
+    expect(await (await api(`/v2/claims/${old.id}/download`, { token: w.token })).text()).toBe(oldFile);
+  });
+
+  it("a PA number saved after the build, where the line took the PA service's name, is sent (probe 8914 §2, first run)", async () => {
+    const w = await world();
+    const n = await w.note();
+    const draft = await built(w, [n]);
+    const [service] = await db().select({ name: paServices.paService }).from(paServices).where(eq(paServices.patientId, w.patient.id));
+    expect(await paNumbers(draft.id)).toEqual([service!.name]);
+    await billingRecord(w, n, "AUTH-9");
+    expect(await generated(w, draft.id)).toContain("REF*G1*AUTH-9~");
+    expect(await paNumbers(draft.id)).toEqual(["AUTH-9"]);
+  });
+
+  it("one note of a line given another PA number after the build: the line would split, so 409 and nothing written", async () => {
+    const w = await world();
+    const a = await w.note();
+    const b = await w.note();
+    await billingRecord(w, a, "AUTH-9");
+    const report = await billingRecord(w, b, "AUTH-9");
+    const draft = await built(w, [a, b]);
+    expect(await paNumbers(draft.id)).toEqual(["AUTH-9"]);
+    await changePaNumber(w, report, b, "AUTH-10");
+    const res = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [draft.id] } });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.regrouped([draft.claim_number]));
+    expect(await claimRow(draft.id)).toMatchObject({ status: "draft", fileId: null, sentData: null });
+    expect(await paNumbers(draft.id)).toEqual(["AUTH-9"]);
+  });
+
+  it("the client profile's diagnoses changed after the build: the 837P and the claim carry today's", async () => {
+    const w = await world();
+    const draft = await built(w, [await w.note()]);
+    expect((await claimRow(draft.id)).diagnosisCodes).toBe("F84.0");
+    const details = JSON.parse(w.patient.details ?? "{}") as Record<string, unknown>;
+    await db().update(patients).set({ details: JSON.stringify({ ...details, secondary_diagnosis_codes: "F80.9" }) }).where(eq(patients.id, w.patient.id));
+    const file = await generated(w, draft.id);
+    expect(file).toContain("HI*ABK:F840*ABF:F809~");
+    expect((await claimRow(draft.id)).diagnosisCodes).toBe("F84.0,F80.9");
   });
 });

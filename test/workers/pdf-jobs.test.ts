@@ -605,6 +605,53 @@ describe("a requester who lost access, a plan deleted since (probe 8904 #3, #4)"
     expect(await (await request(`/pdf-jobs/${plain.id}`, { cookie })).text()).toContain(">Retry<");
   });
 
+  // [case, kind, what is deleted, deleted before the render (its error says so) or after a render error]
+  it.each<[string, "plan" | "weekly_report", "bip" | "goal", "before" | "after"]>([
+    ["a plan PDF whose BIP was deleted", "plan", "bip", "before"],
+    ["a goal PDF whose goal was deleted", "weekly_report", "goal", "before"],
+    ["a plan PDF that failed to render, its BIP deleted since", "plan", "bip", "after"],
+  ])("%s: no Retry on the status page, and a retry is refused (409) and changes nothing (probe 8914 §4)", async (_label, kind, deleted, when) => {
+    const w = await ownPlan();
+    const row = await jobFor(w, kind, manager.id);
+    const remove = () =>
+      deleted === "bip" ? db().update(bips).set({ deletedAt: new Date().toISOString() }).where(eq(bips.id, w.bip.id)) : db().update(plans).set({ deletedAt: new Date().toISOString() }).where(eq(plans.id, w.goal.id));
+    if (when === "before") {
+      await remove();
+      await deliver(row.id, ["d1"]);
+    } else {
+      await db().update(pdfJobs).set({ status: "failed", error: PDF_JOB_MESSAGES.renderFailed, attempts: 1 }).where(eq(pdfJobs.id, row.id));
+      await remove();
+    }
+    const failed = await jobRow(row.id);
+    expect(failed).toMatchObject({ status: "failed", error: when === "before" ? PDF_JOB_MESSAGES.gone : PDF_JOB_MESSAGES.renderFailed, attempts: 1 });
+
+    const cookie = await signInCookie(manager);
+    const page = await (await request(`/pdf-jobs/${row.id}`, { cookie })).text();
+    expect(page).toContain(PDF_JOB_MESSAGES.retryPlanDeleted);
+    expect(page).not.toContain(">Retry<");
+    expect(page).not.toContain(">Make it again<");
+    expect(page).toContain(">Close<");
+    const retry = await api(`/v2/pdf-jobs/${row.id}/retry`, { method: "POST", token: managerToken });
+    expect(retry.status).toBe(409);
+    expect(((await retry.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.retryPlanDeleted);
+    const screenRetry = await request(`/pdf-jobs/${row.id}`, { method: "POST", cookie, body: new URLSearchParams([["intent", "retry"]]), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(screenRetry.status).toBe(409);
+    expect(await screenRetry.text()).toContain(PDF_JOB_MESSAGES.retryPlanDeleted);
+    expect(await jobRow(row.id)).toMatchObject({ status: "failed", error: failed.error, attempts: 1, updatedAt: failed.updatedAt });
+  });
+
+  it("a plan undeleted by a database repair (no screen restores one) can be retried again, and the retry makes the PDF", async () => {
+    const w = await ownPlan();
+    const row = await jobFor(w, "plan", manager.id);
+    await db().update(bips).set({ deletedAt: new Date().toISOString() }).where(eq(bips.id, w.bip.id));
+    await deliver(row.id, ["e1"]);
+    expect((await api(`/v2/pdf-jobs/${row.id}/retry`, { method: "POST", token: managerToken })).status).toBe(409);
+    await db().update(bips).set({ deletedAt: null }).where(eq(bips.id, w.bip.id));
+    expect(await (await request(`/pdf-jobs/${row.id}`, { cookie: await signInCookie(manager) })).text()).toContain(">Retry<");
+    expect((await api(`/v2/pdf-jobs/${row.id}/retry`, { method: "POST", token: managerToken })).status).toBe(202);
+    expect((await settled(row.id)).status).toBe("done");
+  });
+
   // [case, kind, what is deleted]
   it.each<[string, "plan" | "weekly_report", "bip" | "goal"]>([
     ["a plan PDF whose BIP was deleted", "plan", "bip"],
