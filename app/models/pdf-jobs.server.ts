@@ -73,6 +73,8 @@ export const PDF_JOB_MESSAGES = {
   /** Retry renders the same plan or goal again: once it is deleted (jobPlanLive false) it cannot succeed. */
   retryPlanDeleted: "This PDF cannot be retried: its plan or goal was deleted.",
   notRemakeable: "Only an expired PDF, or one whose requester lost access, can be made again.",
+  /** "Make it again" requests the same plan or goal: once it is deleted there is nothing to make. */
+  remakePlanDeleted: "This PDF cannot be made again: its plan or goal was deleted.",
   /** A done job whose BIP or goal was deleted since (decision 010: out of scope with its BIP). */
   planDeleted: "The plan or goal of this PDF was deleted, so the PDF can no longer be downloaded or shared.",
 } as const;
@@ -132,8 +134,8 @@ export function pdfJobJson(row: JobRow, shared = false, planLive = true) {
     shared,
     /** Its BIP or goal was deleted since: no download, no share (decision 010). */
     plan_deleted: !planLive,
-    /** A failed job whose requester lost access: Retry cannot succeed, "Make it again" (a new job) can. */
-    remakeable: row.status === "expired" || (row.status === "failed" && row.error === PDF_JOB_MESSAGES.noAccess),
+    /** An expired job, or a failed one whose requester lost access (Retry cannot succeed, a new job can), of a live plan. */
+    remakeable: planLive && (row.status === "expired" || (row.status === "failed" && row.error === PDF_JOB_MESSAGES.noAccess)),
     created_at: row.createdAt,
     finished_at: row.finishedAt,
     /** When the file will be deleted (a done job not shared with parents), or null. */
@@ -261,7 +263,10 @@ export async function remakePdfJob(ctx: ModelContext, runner: JobRunner, id: str
   const found = await findJob(ctx, id);
   if (!found) return notFound("PDF job");
   const json = jsonOf(found);
-  if (!json.remakeable) return { ok: false, status: 409, message: found.job.status === "failed" ? PDF_JOB_MESSAGES.notRemakeable : PDF_JOB_MESSAGES.notExpired, current: json };
+  if (!json.remakeable) {
+    const message = !found.live ? PDF_JOB_MESSAGES.remakePlanDeleted : found.job.status === "failed" ? PDF_JOB_MESSAGES.notRemakeable : PDF_JOB_MESSAGES.notExpired;
+    return { ok: false, status: 409, message, current: json };
+  }
   const p = paramsOf(found.job);
   if (found.job.kind === "plan") return requestPlanPdf(ctx, runner, found.job.bipId ?? 0, { sections: p.sections ?? [], months: p.months });
   return requestGoalPdf(ctx, runner, p.planId ?? 0, { kind: found.job.kind, months: p.months });
@@ -300,7 +305,7 @@ export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelR
   );
   const again = await findJob(ctx, id);
   if (!again) return notFound("PDF job");
-  if (!again.shared) return { ok: false, status: 409, message: again.job.status === "expired" ? PDF_JOB_MESSAGES.expired : !again.live ? PDF_JOB_MESSAGES.planDeleted : PDF_JOB_MESSAGES.notDone, current: jsonOf(again, false) };
+  if (!again.shared) return { ok: false, status: 409, message: !again.live ? PDF_JOB_MESSAGES.planDeleted : again.job.status === "expired" ? PDF_JOB_MESSAGES.expired : PDF_JOB_MESSAGES.notDone, current: jsonOf(again, false) };
   return ok(jsonOf(found, true), PDF_JOB_MESSAGES.shared);
 }
 
@@ -312,8 +317,9 @@ export async function openPdfDownload(ctx: ModelContext, files: R2Bucket | undef
   const found = await findJob(ctx, id);
   if (!found) return notFound("PDF job");
   const json = jsonOf(found);
-  if (found.job.status === "expired") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.expired, current: json };
+  // A deleted plan first: "Make it again", which the expired message offers, cannot be done for it.
   if (!found.live) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.planDeleted, current: json };
+  if (found.job.status === "expired") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.expired, current: json };
   if (found.job.status !== "done" || !found.job.fileKey) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notDone, current: json };
   const object = files ? await files.get(found.job.fileKey) : null;
   if (!object) return notFound("PDF file");

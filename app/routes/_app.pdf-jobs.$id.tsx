@@ -121,12 +121,19 @@ export default function PdfJobStatus() {
           <>
             <p data-testid="pdf-expired">
               <strong>This PDF has expired.</strong> Its file was deleted {job.expired_at ? `on ${job.expired_at.slice(0, 10)} ` : ""}because PDFs are kept for {PDF_FILE_KEEP_DAYS} days
-              unless they are shared with parents. Make it again to get a new one with the same choices.
+              unless they are shared with parents.{job.remakeable ? " Make it again to get a new one with the same choices." : null}
             </p>
+            {job.plan_deleted ? (
+              <p data-testid="pdf-no-remake">
+                <strong>{PDF_JOB_MESSAGES.remakePlanDeleted}</strong>
+              </p>
+            ) : null}
             <Form method="post">
-              <button type="submit" name="intent" value="remake" className="btn btn-primary" disabled={busy}>
-                Make it again
-              </button>{" "}
+              {job.remakeable ? (
+                <button type="submit" name="intent" value="remake" className="btn btn-primary" disabled={busy}>
+                  Make it again
+                </button>
+              ) : null}{" "}
               <Link className="btn" to={back.to}>
                 Close
               </Link>

@@ -640,6 +640,34 @@ describe("a requester who lost access, a plan deleted since (probe 8904 #3, #4)"
     expect(await jobRow(row.id)).toMatchObject({ status: "failed", error: failed.error, attempts: 1, updatedAt: failed.updatedAt });
   });
 
+  // [case, what expired, what is deleted]
+  it.each<[string, "plan" | "weekly_report", "bip" | "goal"]>([
+    ["an expired plan PDF whose BIP was deleted", "plan", "bip"],
+    ["an expired goal PDF whose goal was deleted", "weekly_report", "goal"],
+  ])("%s: the status page offers no 'Make it again', and making it again is refused (409) with no new job", async (_label, kind, deleted) => {
+    const w = await ownPlan();
+    const row = await jobFor(w, kind, manager.id);
+    await db().update(pdfJobs).set({ status: "expired", expiredAt: new Date().toISOString() }).where(eq(pdfJobs.id, row.id));
+    await (deleted === "bip" ? db().update(bips).set({ deletedAt: new Date().toISOString() }).where(eq(bips.id, w.bip.id)) : db().update(plans).set({ deletedAt: new Date().toISOString() }).where(eq(plans.id, w.goal.id)));
+    const cookie = await signInCookie(manager);
+    const page = await (await request(`/pdf-jobs/${row.id}`, { cookie })).text();
+    expect(page).toContain("This PDF has expired.");
+    expect(page).toContain(PDF_JOB_MESSAGES.remakePlanDeleted);
+    expect(page).not.toContain(">Make it again<");
+    expect(page).not.toContain("Make it again to get a new one");
+    const before = await jobCount();
+    const remade = await api(`/v2/pdf-jobs/${row.id}/remake`, { method: "POST", token: managerToken });
+    expect(remade.status).toBe(409);
+    expect(((await remade.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.remakePlanDeleted);
+    const screen = await request(`/pdf-jobs/${row.id}`, { method: "POST", cookie, body: new URLSearchParams([["intent", "remake"]]), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(screen.status).toBe(409);
+    expect(await screen.text()).toContain(PDF_JOB_MESSAGES.remakePlanDeleted);
+    expect(await jobCount()).toBe(before);
+    const download = await api(`/v2/pdf-jobs/${row.id}/download`, { token: managerToken });
+    expect(download.status).toBe(409);
+    expect(((await download.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.planDeleted);
+  });
+
   it("a plan undeleted by a database repair (no screen restores one) can be retried again, and the retry makes the PDF", async () => {
     const w = await ownPlan();
     const row = await jobFor(w, "plan", manager.id);
