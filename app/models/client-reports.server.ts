@@ -40,7 +40,7 @@ import { priceServicesQuery, providerCredentialSql } from "./billing-prices.serv
 import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
 import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
-import { reasonsFromReads, scrubReadsFor, type ScrubOverrides } from "./scrubber.server";
+import { reasonsFromReads, scrubNotes, scrubReadsFor } from "./scrubber.server";
 import { patientScope, searchCondition, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, nothingToChange, ok, type ModelResult } from "./results";
 import { idsIn, inLocationScope } from "./scope.server";
@@ -55,11 +55,6 @@ import { idsIn, inLocationScope } from "./scope.server";
  * note's md/md2/billed/paid in ONE batch, conditional on both versions: a stale save changes nothing and
  * answers 409 with the current row.
  */
-
-/** Reasons a note cannot be billed (the pre-billing scrubber), the notes scrubbed with `overrides` in place of their stored facts. */
-export type ReasonsOf = (ctx: ModelContext, noteIds: readonly number[], overrides?: ScrubOverrides) => Promise<Map<number, string[]>>;
-
-const noReasons: ReasonsOf = async () => new Map();
 
 /** One row of the billing table: a note priced by the one price function. */
 export interface BillingRow {
@@ -782,8 +777,6 @@ function coveredPos(stored: string | null): { code: string; label: string }[] {
 export interface SaveOptions {
   /** update/{id}: the billing record named by the path (it must be the note's). */
   reportId?: number | null;
-  /** The scrubber: reasons a note cannot be billed. */
-  reasonsOf?: ReasonsOf;
 }
 
 /**
@@ -827,8 +820,8 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   if (f.billed && !note.billed) {
     // Scrubbed as this save leaves the note: with the modifiers it writes (removing XP can make the charge $0,
     // adding it makes $0 the design), priced by the same priceNote as the row below.
-    const reasons = (await (opts.reasonsOf ?? noReasons)(ctx, [note.id], new Map([[note.id, { modifiers: [f.md, f.md2] }]]))).get(note.id) ?? [];
-    if (reasons.length) return invalid({ [input.role === "bcba" ? "billedbcba" : "billed"]: `This note cannot be billed: ${reasons.join(" ")}` });
+    const reasons = (await scrubNotes(ctx, [note.id], new Map([[note.id, { modifiers: [f.md, f.md2] }]]))).get(note.id) ?? [];
+    if (reasons.length) return invalid({ [input.role === "bcba" ? "billedbcba" : "billed"]: `This note cannot be billed: ${reasons.map((r) => r.message).join(" ")}` });
   }
   const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [f.md, f.md2], locationId: note.locationId, insurerId: payer, providerCredential: facts.providerCredential, unitPriceCents: note.unitPriceCents });
   const now = ctx.now().toISOString();
@@ -911,7 +904,7 @@ function currentRow(n: typeof notes.$inferSelect, cr: ReportRow | null): Current
 }
 
 /** POST update/{id}: the billing record's note, saved with the payload. */
-export async function updateClientReport(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: Omit<SaveOptions, "reportId"> = {}) {
+export async function updateClientReport(ctx: ModelContext, id: number, raw: Record<string, unknown>) {
   if (!manages(ctx)) return denied();
   const [found] = await primaryOf(ctx.db)
     .select({ noteId: clientReports.noteId })
@@ -923,7 +916,7 @@ export async function updateClientReport(ctx: ModelContext, id: number, raw: Rec
   // The path names the record; a body that names another note is refused, one that names none takes the record's
   // as note_id, which reads either role's field names (a BCBA record's md or mdbcba), so a sent field is never ignored.
   const body = named.length ? raw : { ...raw, note_id: found.noteId };
-  return saveClientReport(ctx, body, { ...opts, reportId: id });
+  return saveClientReport(ctx, body, { reportId: id });
 }
 
 /** DELETE destroy/{id}: a billing record not billed nor paid. */

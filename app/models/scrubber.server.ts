@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { insurances, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import type { PriceService } from "~/domain/billing";
 import { canSeeLocation } from "~/domain/permissions";
-import { codeList, SCRUB_MAX_DAYS, scrubNote, unbillableMessage, type ScrubFacts, type ScrubNoteFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
+import { codeList, SCRUB_MAX_DAYS, scrubNote, type ScrubFacts, type ScrubNoteFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
 import { ZONE_SPREAD_MINUTES, type Interval } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, type Paged } from "~/domain/paging";
@@ -337,31 +337,6 @@ async function scrubbed(ctx: ModelContext, noteIds: readonly number[], withTail 
  */
 export async function scrubNotes(ctx: ModelContext, noteIds: number[], overrides?: ScrubOverrides): Promise<Map<number, ScrubReason[]>> {
   return new Map((await scrubbed(ctx, noteIds, false, overrides)).notes.map((n) => [n.id, n.reasons]));
-}
-
-/**
- * Refuses billing (billed = true, a claim) of notes that fail the scrubber: null when every note may be billed;
- * else field errors — `field` (one note) or `notes.{id}` (several) → "Cannot bill this note: …", and
- * `missing` the ids not found in scope. Answer 422 with these errors (404 when only `missing`). One round trip.
- */
-export async function unbillableReasons(ctx: ModelContext, noteIds: number[], field = "billed"): Promise<{ errors: Record<string, string>; missing: number[] } | null> {
-  const ids = cleanIds(noteIds);
-  const found = await scrubNotes(ctx, ids);
-  const missing = ids.filter((id) => !found.has(id));
-  const errors: Record<string, string> = {};
-  for (const id of ids) {
-    const reasons = found.get(id);
-    if (reasons?.length) errors[ids.length === 1 ? field : `notes.${id}`] = unbillableMessage(reasons);
-  }
-  return Object.keys(errors).length || missing.length ? { errors, missing } : null;
-}
-
-/** unbillableReasons as a model result: ok(null) when every note may be billed; 404 for an unknown note; 422 with the reasons. */
-export async function refuseUnbillable(ctx: ModelContext, noteIds: number[], field = "billed"): Promise<ModelResult<null>> {
-  const refusal = await unbillableReasons(ctx, noteIds, field);
-  if (!refusal) return ok(null);
-  if (Object.keys(refusal.errors).length) return invalid(refusal.errors);
-  return notFound("Note");
 }
 
 /** GET …/scrubber/notes/{id}: one note's reasons, its read recorded. Two round trips. Null: not found or out of scope. */

@@ -6,7 +6,6 @@ import { periodInput, REPORT_PERIOD, reportQueryInput } from "~/domain/client-re
 import { pathId } from "~/domain/validation";
 import { formResult, formValues, modelContextFor } from "./forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "./guard.server";
-import { scrubReasons } from "./billing-scrubber.server";
 
 /**
  * The billing screens' loaders and actions (/billing/list, /billing/by-client/:patient_id and its twin
@@ -186,7 +185,6 @@ export async function reportAction({ request, context, params }: ActionFunctionA
         version: one("version") || null,
         note_version: one("note_version") || null,
       },
-      { reasonsOf: scrubReasons },
     );
     return formResult(result, values, () => back);
   }

@@ -6,7 +6,7 @@ import { unitsForMinutes } from "~/domain/notes";
 import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
-import { refuseUnbillable, scrubNotes, unbillableReasons } from "~/models/scrubber.server";
+import { scrubNotes } from "~/models/scrubber.server";
 import { api, apiToken, countingDb, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
@@ -137,14 +137,6 @@ describe("scrubNotes: every rule through real rows", () => {
     expect(m.has(deleted.id)).toBe(false);
     expect(m.has(away.id)).toBe(false);
     expect(m.size).toBe(ids.length - 2);
-
-    // The refusal helper: one note → its field; several → notes.{id}; unknown → missing.
-    expect(await unbillableReasons(ctx, [clean.id])).toBeNull();
-    expect(await unbillableReasons(ctx, [unsigned.id])).toEqual({ errors: { billed: "Cannot bill this note: Note is not signed by the provider." }, missing: [] });
-    expect(await unbillableReasons(ctx, [clean.id, noPa.id, away.id])).toEqual({ errors: { [`notes.${noPa.id}`]: "Cannot bill this note: Note has no prior authorization (PA service)." }, missing: [away.id] });
-    expect(await refuseUnbillable(ctx, [away.id])).toMatchObject({ ok: false, status: 404 });
-    expect(await refuseUnbillable(ctx, [unsigned.id])).toMatchObject({ ok: false, status: 422, errors: { billed: "Cannot bill this note: Note is not signed by the provider." } });
-    expect(await refuseUnbillable(ctx, [clean.id])).toMatchObject({ ok: true });
 
     // The other location's manager sees only its own note.
     const outside = await scrubNotes(await ctxOf(w.outsider.id), ids);

@@ -13,7 +13,6 @@ import {
   type BillingRow,
   type ClientReport,
 } from "~/models/client-reports.server";
-import { scrubReasons } from "~/services/billing-scrubber.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, refuseOtherMethods } from "./rest";
 
@@ -91,14 +90,14 @@ export const clientReportsApi = new Hono<AppEnv>()
   .post("/store", manage, async (c) => {
     const b = await body(c);
     if (!b) return jsonError(c, 400, "The request body must be JSON.");
-    return answer(c, await saveClientReport(modelContext(c), b, { reasonsOf: scrubReasons }), 201);
+    return answer(c, await saveClientReport(modelContext(c), b), 201);
   })
   .post("/update/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, NOT_FOUND);
     const b = await body(c);
     if (!b) return jsonError(c, 400, "The request body must be JSON.");
-    return answer(c, await updateClientReport(modelContext(c), id, b, { reasonsOf: scrubReasons }));
+    return answer(c, await updateClientReport(modelContext(c), id, b));
   })
   .put("/update/status/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));
