@@ -331,9 +331,14 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
       if (f.note.units <= 0 || d.xp || d.chargesCents > 0 || (!d.service && !(f.note.unitPriceCents && f.note.unitPriceCents > 0))) return null;
       const cpt = f.note.cptCode.trim().toUpperCase() || "(none)";
       const units = `${f.note.units} unit${f.note.units === 1 ? "" : "s"}`;
-      const why =
-        d.multiplier === 0 ? "its multiplier is 0" : d.unitPriceCents === 0 ? "its unit price is $0.00" : `${unitPriceText(d.unitPriceCents, d.multiplier)} rounds to $0.00 for ${units}`;
-      return { code: "zero_charge", message: `The charge is $0: ${f.insurer?.name ?? "the payer"}'s price for CPT ${cpt} (${why}). Set a price on the insurer's services.` };
+      const payer = f.insurer?.name ?? "the payer";
+      // A note's own price (a combined note's) is the charge's unit price when set; the multiplier is always the service's.
+      const own = f.note.unitPriceCents != null && f.note.unitPriceCents > 0;
+      if (own && d.multiplier === 0) return { code: "zero_charge", message: `The charge is $0: ${payer}'s multiplier for CPT ${cpt} is 0. Set a multiplier on the insurer's services.` };
+      const rounds = `${unitPriceText(d.unitPriceCents, d.multiplier)} rounds to $0.00 for ${units}`;
+      if (own) return { code: "zero_charge", message: `The charge is $0: this note's own unit price for CPT ${cpt} (${rounds}). Raise the note's unit price or the multiplier on ${payer}'s services.` };
+      const why = d.multiplier === 0 ? "its multiplier is 0" : d.unitPriceCents === 0 ? "its unit price is $0.00" : rounds;
+      return { code: "zero_charge", message: `The charge is $0: ${payer}'s price for CPT ${cpt} (${why}). Set a price on the insurer's services.` };
     },
   },
   {

@@ -88,6 +88,9 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["XP: $0 by design, no reason", (f) => (f.note.modifiers = ["HM", "XP"]), []],
     ["a $0 price with XP: no reason", (f) => ((f.services = [svc({ unitPrice: 0 })]), (f.note.modifiers = ["HM", "XP"])), []],
     ["combined note with its own price: no price reason", (f) => ((f.note.type = "combined"), (f.note.unitPriceCents = 2000), (f.services = [])), []],
+    // A combined note's own price is what the charge uses: the reason names it, not the insurer's price.
+    ["combined note, its own $0.40 × the insurer's 0.001 for 4 units rounds to $0", (f) => ((f.note.type = "combined"), (f.note.unitPriceCents = 40), (f.services = [svc({ cptCode: "97153", unitPrice: 20, multiplier: 0.001 })]), (f.note.units = 4)), ["zero_charge"], /^The charge is \$0: this note's own unit price for CPT 97153 \(\$0\.40 × 0\.001 rounds to \$0\.00 for 4 units\)\. Raise the note's unit price or the multiplier on Acme's services\.$/],
+    ["combined note with its own price, the insurer's multiplier 0", (f) => ((f.note.type = "combined"), (f.note.unitPriceCents = 2000), (f.services = [svc({ multiplier: 0 })])), ["zero_charge"], /^The charge is \$0: Acme's multiplier for CPT 97153 is 0\. Set a multiplier on the insurer's services\.$/],
     ["exactly the max per day", (f) => (f.clientSameDay = [{ id: 103, cptCode: "97153", units: 8, pairs: [{ start: at(13), end: at(15) }] }]), []],
     ["above the max per day", (f) => (f.clientSameDay = [{ id: 103, cptCode: "97153", units: 9, pairs: [{ start: at(13), end: at(15, 15) }] }, { id: 104, cptCode: "97155", units: 8, pairs: [{ start: at(16), end: at(18) }] }]), ["above_max_per_day"], /^17 units of CPT 97153 on 2026-10-05 for this client, above Acme's maximum of 16 a day\.$/],
     ["several reasons at once, in the table's order", (f) => ((f.note.signedAt = null), (f.pa = null), (f.note.pos = "")), ["unsigned", "missing_pos", "no_pa"]],
