@@ -823,7 +823,8 @@ export const tokenRefreshes = sqliteTable(
     family: text("family").notNull(),
     at: text("at").notNull(),
   },
-  (t) => [index("token_refreshes_family_at_idx").on(t.family, t.at)],
+  // `at` alone: the hourly clean-up deletes by it (decision 001, stop 29).
+  (t) => [index("token_refreshes_family_at_idx").on(t.family, t.at), index("token_refreshes_at_idx").on(t.at)],
 );
 
 /** A pending sign-in or password-reset code sent by email. */
@@ -873,7 +874,8 @@ export const loginFailures = sqliteTable(
     key: text("key").notNull(),
     at: text("at").notNull(),
   },
-  (t) => [index("login_failures_key_at_idx").on(t.key, t.at)],
+  // `at` alone: the hourly clean-up deletes by it (decision 001, stop 29).
+  (t) => [index("login_failures_key_at_idx").on(t.key, t.at), index("login_failures_at_idx").on(t.at)],
 );
 
 /** Emails kept locally when no provider is configured (development outbox). */

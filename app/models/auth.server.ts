@@ -108,13 +108,13 @@ const anonymous = (ip: string): AuditWho => ({ actor: { kind: "anonymous", id: n
 /** The failure counts for throttling and the failed sign-in's audit row, in one batch. */
 async function recordFailure(db: Db, email: string, ip: string, now: Date, via: SignInChannel): Promise<void> {
   const at = now.toISOString();
-  const old = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  // Failures out of the window are deleted by the hourly clean-up (pruneLoginFailures), not here: a delete on each
+  // failed attempt made every attempt of a password-guessing burst scan the burst's rows.
   await withAudit(db, anonymous(ip), signInEntry("sign_in_failed", null, email, via), () => [
     db.insert(loginFailures).values([
       { key: accountKey(email), at },
       { key: addressKey(ip), at },
     ]),
-    db.delete(loginFailures).where(lt(loginFailures.at, old)),
   ]);
 }
 
@@ -615,6 +615,11 @@ export async function pruneOldChallenges(db: Db, now: Date, limits = PRUNE_LIMIT
   const spent = (column: SQLiteColumn) => or(isNull(column), lte(column, at))!;
   const where = and(lte(twoFactorChallenges.createdAt, challengeForgottenAt(now).toISOString()), spent(twoFactorChallenges.expiresAt), spent(twoFactorChallenges.resetTokenExpiresAt))!;
   return deleteInSteps(db, twoFactorChallenges, where, limits);
+}
+
+/** The hourly clean-up: failed sign-ins out of the throttling window (the reads count only those after it). */
+export async function pruneLoginFailures(db: Db, now: Date, limits = PRUNE_LIMITS): Promise<number> {
+  return deleteInSteps(db, loginFailures, lte(loginFailures.at, new Date(now.getTime() - THROTTLE.windowMs).toISOString()), limits);
 }
 
 export type ResetVerifyResult = { kind: "ok"; resetToken: string } | Exclude<CodeResult, { kind: "ok" }>;

@@ -1,5 +1,5 @@
 import { decodeJwt, errors, jwtVerify, SignJWT } from "jose";
-import { and, eq, gt, lt, lte } from "drizzle-orm";
+import { and, eq, gt, lte } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
 import { revokedTokens, tokenRefreshes } from "~/db/schema";
@@ -145,6 +145,12 @@ export async function claimRefresh(db: Db, family: string, now: Date): Promise<n
     now,
   );
   if (wait > 0) return wait;
-  await db.batch([db.insert(tokenRefreshes).values({ family, at: now.toISOString() }), db.delete(tokenRefreshes).where(lt(tokenRefreshes.at, since))]);
+  // Refreshes out of the window go in the hourly clean-up (pruneTokenRefreshes), not on each refresh.
+  await db.insert(tokenRefreshes).values({ family, at: now.toISOString() });
   return 0;
+}
+
+/** The hourly clean-up: refreshes out of the refresh limit's window (claimRefresh counts only those after it). */
+export async function pruneTokenRefreshes(db: Db, now: Date, limits = PRUNE_LIMITS): Promise<number> {
+  return deleteInSteps(db, tokenRefreshes, lte(tokenRefreshes.at, new Date(now.getTime() - REFRESH_LIMIT.windowMs).toISOString()), limits);
 }

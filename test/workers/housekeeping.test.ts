@@ -2,9 +2,9 @@ import { env } from "cloudflare:test";
 import { and, eq, inArray, lte } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
-import { pdfJobs, revokedTokens, sessions, twoFactorChallenges } from "~/db/schema";
+import { loginFailures, pdfJobs, revokedTokens, sessions, tokenRefreshes, twoFactorChallenges } from "~/db/schema";
 import { deleteInSteps } from "~/db/prune.server";
-import { challengeForgottenAt, sessionEndedAt } from "~/domain/auth-rules";
+import { challengeForgottenAt, REFRESH_LIMIT, sessionEndedAt, THROTTLE } from "~/domain/auth-rules";
 import { SETTING_BOUNDS } from "~/domain/settings";
 import { getAuthSettings } from "~/models/settings.server";
 import { pruneSignInRecords } from "~/services/housekeeping.server";
@@ -36,6 +36,18 @@ async function insertChallenge(createdAt: string, over: Partial<typeof twoFactor
   return async () => (await db().select().from(twoFactorChallenges).where(eq(twoFactorChallenges.id, cid))).length === 1;
 }
 
+async function insertFailure(when: string) {
+  const key = `ip:${id()}`;
+  await db().insert(loginFailures).values({ key, at: when });
+  return async () => (await db().select().from(loginFailures).where(eq(loginFailures.key, key))).length === 1;
+}
+
+async function insertRefresh(when: string) {
+  const family = id();
+  await db().insert(tokenRefreshes).values({ family, at: when });
+  return async () => (await db().select().from(tokenRefreshes).where(eq(tokenRefreshes.family, family))).length === 1;
+}
+
 describe("pruneSignInRecords: each table's cut-off, one second either side", async () => {
   const { absoluteHours } = await getAuthSettings(db());
   const ended = sessionEndedAt(NOW, absoluteHours);
@@ -54,6 +66,11 @@ describe("pruneSignInRecords: each table's cut-off, one second either side", asy
     { name: "reset past the hour whose code is still valid for a second", row: () => insertChallenge(at(forgotten, -1), { context: "password_reset", expiresAt: at(NOW, 1) }), kept: true },
     { name: "reset past the hour whose reset token is still valid for a second", row: () => insertChallenge(at(forgotten, -1), { context: "password_reset", expiresAt: at(NOW, -1), resetTokenExpiresAt: at(NOW, 1) }), kept: true },
     { name: "reset past the hour whose code and token have expired", row: () => insertChallenge(at(forgotten, -1), { context: "password_reset", expiresAt: at(NOW, -1), resetTokenExpiresAt: at(NOW, -1) }), kept: false },
+    // Throttling counts only the window's failures and refreshes (after now − window): the rest go.
+    { name: "failed sign-in at the throttling window's start (no longer counted)", row: () => insertFailure(at(NOW, -THROTTLE.windowMs / 1000)), kept: false },
+    { name: "failed sign-in one second inside the throttling window", row: () => insertFailure(at(NOW, 1 - THROTTLE.windowMs / 1000)), kept: true },
+    { name: "token refresh at the refresh limit's window start", row: () => insertRefresh(at(NOW, -REFRESH_LIMIT.windowMs / 1000)), kept: false },
+    { name: "token refresh one second inside the refresh limit's window", row: () => insertRefresh(at(NOW, 1 - REFRESH_LIMIT.windowMs / 1000)), kept: true },
   ];
   it.each(cases)("$name → kept: $kept", async ({ row, kept }) => {
     const exists = await row();
