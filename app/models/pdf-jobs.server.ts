@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { d1Database, type Db } from "~/db/client.server";
 import { patients, pdfJobs, plans, sharedDocuments } from "~/db/schema";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
@@ -59,6 +59,8 @@ export const PDF_JOB_MESSAGES = {
   notDone: "The PDF is not ready yet.",
   shared: "Shared with the client's parents.",
   alreadyShared: "This PDF is already shared with the client's parents.",
+  unshared: "This PDF is no longer shared with the client's parents.",
+  notShared: "This PDF is not shared with the client's parents.",
   requested: "Your PDF is being prepared.",
   retried: "Your PDF is being prepared again.",
   noAccess: "The person who asked for this PDF no longer has access to this plan.",
@@ -307,6 +309,27 @@ export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelR
   if (!again) return notFound("PDF job");
   if (!again.shared) return { ok: false, status: 409, message: !again.live ? PDF_JOB_MESSAGES.planDeleted : again.job.status === "expired" ? PDF_JOB_MESSAGES.expired : PDF_JOB_MESSAGES.notDone, current: jsonOf(again, false) };
   return ok(jsonOf(found, true), PDF_JOB_MESSAGES.shared);
+}
+
+/**
+ * Stops sharing a job with the client's parents: its live share is revoked (kept on record with `revoked_at`), so the
+ * parent portal no longer lists or serves it, and the file falls under the usual expiry again. Same permission as
+ * sharing. A job not shared answers ok (nothing to do), as a second share does.
+ */
+export async function unsharePdfJob(ctx: ModelContext, id: string): Promise<ModelResult<PdfJobJson>> {
+  if (!canSharePdf(ctx)) return denied();
+  const found = await findJob(ctx, id);
+  if (!found) return notFound("PDF job");
+  if (!found.shared) return ok(jsonOf(found, false), PDF_JOB_MESSAGES.notShared);
+  const at = ctx.now().toISOString();
+  await withConditionalAudit(
+    ctx.db,
+    who(ctx),
+    { action: "delete", entity: "shared_document", entityId: id, patientId: found.job.patientId },
+    (audit) => [ctx.db.update(sharedDocuments).set({ revokedAt: at, updatedAt: at }).where(and(eq(sharedDocuments.pdfJobId, id), isNull(sharedDocuments.revokedAt))), audit(sql`changes() > 0`)],
+    found.tail,
+  );
+  return ok(jsonOf(found, false), PDF_JOB_MESSAGES.unshared);
 }
 
 /**

@@ -3,7 +3,7 @@ import { data, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
-import { getPdfJob, remakePdfJob, retryPdfJob, sharePdfJob, canSharePdf, PDF_FILE_KEEP_DAYS, PDF_JOB_MESSAGES } from "~/models/pdf-jobs.server";
+import { getPdfJob, remakePdfJob, retryPdfJob, sharePdfJob, unsharePdfJob, canSharePdf, PDF_FILE_KEEP_DAYS, PDF_JOB_MESSAGES } from "~/models/pdf-jobs.server";
 import { formValues, modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
 
@@ -48,8 +48,16 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values = formValues(await request.formData());
   const runner = { env: context.app.env, waitUntil: context.app.waitUntil };
   const result =
-    values.intent === "share" ? await sharePdfJob(ctx, id) : values.intent === "retry" ? await retryPdfJob(ctx, runner, id) : values.intent === "remake" ? await remakePdfJob(ctx, runner, id) : null;
-  if (!result) return data({ message: "Choose Retry, Make it again or Share." }, { status: 400 });
+    values.intent === "share"
+      ? await sharePdfJob(ctx, id)
+      : values.intent === "unshare"
+        ? await unsharePdfJob(ctx, id)
+        : values.intent === "retry"
+          ? await retryPdfJob(ctx, runner, id)
+          : values.intent === "remake"
+            ? await remakePdfJob(ctx, runner, id)
+            : null;
+  if (!result) return data({ message: "Choose Retry, Make it again, Share or Stop sharing." }, { status: 400 });
   // "Make it again" answers a new job: its status page is the one to wait on.
   if (result.ok) return redirect(`/pdf-jobs/${result.data.id}?flash=${encodeURIComponent(result.message ?? "Done.")}`, 303);
   if (result.status === 404) throw notFound(result.message);
@@ -108,7 +116,18 @@ export default function PdfJobStatus() {
             </p>
             {job.file_expires_at ? <p className="muted">Kept until {job.file_expires_at.slice(0, 10)} unless shared with parents.</p> : null}
             {job.shared ? (
-              <p>Shared with the client's parents.</p>
+              canShare ? (
+                <Form method="post">
+                  <p>
+                    Shared with the client's parents.{" "}
+                    <button type="submit" name="intent" value="unshare" className="btn" disabled={busy}>
+                      Stop sharing
+                    </button>
+                  </p>
+                </Form>
+              ) : (
+                <p>Shared with the client's parents.</p>
+              )
             ) : canShare ? (
               <Form method="post">
                 <button type="submit" name="intent" value="share" className="btn" disabled={busy}>

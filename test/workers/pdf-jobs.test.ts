@@ -239,6 +239,7 @@ describe("the plan PDF through the API and the queue", () => {
       ["GET", "/v2/pdf-jobs/x/retry"],
       ["GET", "/v2/pdf-jobs/x/remake"],
       ["GET", "/v2/pdf-jobs/x/share"],
+      ["PUT", "/v2/pdf-jobs/x/share"],
     ];
     await expectUnsupportedMethods(token, cases);
   });
@@ -726,6 +727,52 @@ describe("a requester who lost access, a plan deleted since (probe 8904 #3, #4)"
     // The family's earlier share: no longer listed, and its address answers 404.
     expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).not.toContain(`/portal/documents/${doc!.id}`);
     expect((await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie })).status).toBe(404);
+  });
+});
+
+describe("stop sharing a PDF with the parents (decision 041, stop 29)", () => {
+  it("the screen and the API revoke the share: the parent's portal no longer lists or serves it, audited, and sharing again works", async () => {
+    const patient = await createPatient({ locationId: location.id, firstName: "Ivo" });
+    const parent = await createParent();
+    await db().update(patients).set({ parentId: parent.id }).where(eq(patients.id, patient.id));
+    const ownBip = await createBip(patient, { document: JSON.stringify({ policy: "Clinic policy." }) });
+    const job = (await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", patientId: patient.id, bipId: ownBip.id, params: JSON.stringify({ sections: ["policy"], months: 6 }), requestedBy: manager.id }).returning())[0]!;
+    expect((await settled(job.id)).status).toBe("done");
+    expect((await api(`/v2/pdf-jobs/${job.id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
+    const parentCookie = await signInCookie(parent, true);
+    const [doc] = await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, job.id));
+    expect((await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie })).status).toBe(200);
+
+    // view_bips alone may not stop it (403), another location's user gets 404; nothing changes.
+    expect((await api(`/v2/pdf-jobs/${job.id}/share`, { method: "DELETE", token })).status).toBe(403);
+    const outsider = await apiToken(await createUser({ permissions: ["view_bips", "manage_bips"], locations: [other.id] }));
+    expect((await api(`/v2/pdf-jobs/${job.id}/share`, { method: "DELETE", token: outsider })).status).toBe(404);
+    expect((await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, job.id)))[0]!.revokedAt).toBeNull();
+
+    // The screen, without JavaScript: the manager sees "Stop sharing" beside the share.
+    const cookie = await signInCookie(manager);
+    expect(await (await request(`/pdf-jobs/${job.id}`, { cookie })).text()).toContain(">Stop sharing<");
+    expect(await (await request(`/pdf-jobs/${job.id}`, { cookie: await signInCookie(viewer) })).text()).not.toContain(">Stop sharing<");
+    const stop = await request(`/pdf-jobs/${job.id}`, { method: "POST", cookie, body: new URLSearchParams([["intent", "unshare"]]), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(stop.status).toBe(303);
+    const after = await (await request(stop.headers.get("Location")!, { cookie })).text();
+    expect(after).toContain("This PDF is no longer shared with the client&#x27;s parents.");
+    expect(after).toContain("Share with parents");
+    expect((await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, job.id)))[0]!.revokedAt).not.toBeNull();
+    const [row] = await db().select().from(auditLog).where(and(eq(auditLog.action, "delete"), eq(auditLog.entity, "shared_document"), eq(auditLog.entityId, job.id)));
+    expect(row).toMatchObject({ actorId: manager.id, patientId: patient.id });
+
+    // The family no longer sees it; the API says it is not shared, and a second stop changes nothing.
+    expect(await (await request(`/portal/child/${patient.id}`, { cookie: parentCookie })).text()).not.toContain(`/portal/documents/${doc!.id}`);
+    expect((await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie })).status).toBe(404);
+    const again = await api(`/v2/pdf-jobs/${job.id}/share`, { method: "DELETE", token: managerToken });
+    expect(again.status).toBe(200);
+    expect((await again.json()) as { message: string; data: Job }).toMatchObject({ message: PDF_JOB_MESSAGES.notShared, data: { shared: false } });
+    expect(await db().select().from(auditLog).where(and(eq(auditLog.action, "delete"), eq(auditLog.entity, "shared_document"), eq(auditLog.entityId, job.id)))).toHaveLength(1);
+
+    // Shared again: a new share row, the revoked one kept on record.
+    expect((await api(`/v2/pdf-jobs/${job.id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
+    expect(await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, job.id))).toHaveLength(2);
   });
 });
 

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { getPdfJob, openPdfDownload, remakePdfJob, requestGoalPdf, requestPlanPdf, retryPdfJob, sharePdfJob, type JobRunner } from "~/models/pdf-jobs.server";
+import { getPdfJob, openPdfDownload, remakePdfJob, requestGoalPdf, requestPlanPdf, retryPdfJob, sharePdfJob, unsharePdfJob, type JobRunner } from "~/models/pdf-jobs.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
 
@@ -8,7 +8,8 @@ import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
  * - POST /v2/bips/:id/pdf {sections, months} — the plan (BIP) PDF of the chosen sections → 202 {job_id, status};
  * - POST /v2/plans/:id/pdf {kind: weekly_report | chart_comments, months} — a goal's PDF → 202;
  * - GET /v2/pdf-jobs/:id — the job's status; GET /v2/pdf-jobs/:id/download — the PDF (from R2);
- * - POST /v2/pdf-jobs/:id/retry — a failed job queued again; POST /v2/pdf-jobs/:id/share — shared with the parents;
+ * - POST /v2/pdf-jobs/:id/retry — a failed job queued again; POST /v2/pdf-jobs/:id/share — shared with the parents
+ *   (DELETE: no longer shared);
  * - POST /v2/pdf-jobs/:id/remake — an expired job (its file deleted after 30 days) made again as a NEW job
  *   with the same params → 202 with the new job (409 unless expired). A download of an expired job is 409.
  * view_bips for all (share: manage_bips or manage_clients, checked by the model); another location's record is 404,
@@ -66,6 +67,9 @@ export const pdfJobsApi = new Hono<AppEnv>()
   })
   .post("/pdf-jobs/:id/share", requireApiPermission("view_bips"), async (c) => {
     return answer(c, await sharePdfJob(modelContext(c), c.req.param("id")));
+  })
+  .delete("/pdf-jobs/:id/share", requireApiPermission("view_bips"), async (c) => {
+    return answer(c, await unsharePdfJob(modelContext(c), c.req.param("id")));
   });
 
 refuseOtherMethods(pdfJobsApi, ["/bips/:id/pdf", "/plans/:id/pdf", "/pdf-jobs/:id", "/pdf-jobs/:id/download", "/pdf-jobs/:id/retry", "/pdf-jobs/:id/remake", "/pdf-jobs/:id/share"]);
