@@ -1,4 +1,5 @@
 import { dollarsOf } from "./billing";
+import { isPlainText } from "./validation";
 import { dayNumber } from "./weeks";
 
 /**
@@ -262,6 +263,35 @@ function splitSegments(text: string, sep: Separators): Segment[] {
 
 const el = (s: Segment, n: number): string => (s.elements[n] ?? "").trim();
 
+/**
+ * The first character of an element's text that no text of ours may hold (decision 017: C0 and C1 controls, bidi
+ * overrides and isolates), or a tab or line break, which the format allows only between segments; null when none.
+ */
+function unsafeCharacter(text: string): string | null {
+  for (const ch of text) if (!isPlainText(ch) || ch === "\t" || ch === "\n" || ch === "\r") return ch;
+  return null;
+}
+
+/**
+ * Every element holding such a character, named by segment and element (ISA11 and ISA16 are separators, any
+ * character; a composite's component separator is not text either).
+ */
+function unsafeElements(segments: readonly Segment[], sep: Separators): X12Error[] {
+  const out: X12Error[] = [];
+  for (const s of segments) {
+    s.elements.forEach((value, n) => {
+      if (s.id === "ISA" && (n === 11 || n === 16)) return;
+      const ch = unsafeCharacter(value.split(sep.component).join(""));
+      if (ch === null) return;
+      const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+      const named = n > 0 && unsafeCharacter(s.id) === null;
+      const where = named ? `${s.id}${String(n).padStart(2, "0")}` : `Segment ${s.position}'s ${n === 0 ? "id" : `element ${n}`}`;
+      out.push({ position: s.position, segment: named ? s.id : null, message: `${where} holds a control or text-direction character (${code}), which an 835's text cannot carry. Ask the payer for a corrected file.` });
+    });
+  }
+  return out;
+}
+
 /** Reads an 835 file. Never throws: what it cannot read is in `errors`. */
 export function read835(input: string): Read835 {
   const errors: X12Error[] = [];
@@ -273,6 +303,9 @@ export function read835(input: string): Read835 {
   if (typeof sep === "string") return { ok: false, errors: [{ position: 1, segment: "ISA", message: sep }], remittance: null };
   const separators: Separators = sep;
   const segments = splitSegments(text, separators);
+  // Refused before anything is read, so no message repeats the character (decision 017).
+  const unsafe = unsafeElements(segments, separators);
+  if (unsafe.length) return { ok: false, errors: unsafe, remittance: null };
 
   const remittance: Remittance835 = {
     interchangeControl: "",

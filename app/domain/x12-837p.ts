@@ -19,8 +19,58 @@ export const SEGMENT = "~";
 export const COMPONENT = ":";
 export const REPETITION = "^";
 const SEPARATORS = /[*~:^]/;
-/** Printable ASCII only (the X12 extended character set, without the separators). */
+/** Printable ASCII (the X12 extended character set); a claim's text holds it without the separators. */
 const PRINTABLE = /^[\x20-\x7e]*$/;
+
+/**
+ * The longest value each text element of the file carries (005010X222A1). A longer value is refused by
+ * `validateClaim`, naming the field and its limit; the writer never cuts one (probe 8921).
+ */
+export const ELEMENT_MAX = {
+  /** NM103 (a last or organization name: billing provider, subscriber, client, payer, rendering provider) and PER02. */
+  lastName: 60,
+  /** NM104: a first name. */
+  firstName: 35,
+  /** NM109: the subscriber's member id. */
+  id: 80,
+  /** N301 and N302: each of the two address lines. */
+  addressLine: 55,
+  /** N401: the city. */
+  city: 30,
+  /** SBR03 (the policy group) and REF02 (the prior authorization number). */
+  reference: 50,
+} as const;
+
+/** Letters NFD does not take apart, spaces and typographic marks, in X12's characters (after upper-casing). */
+const SPELLED: Record<string, string> = { Æ: "AE", Œ: "OE", Ø: "O", Ł: "L", Đ: "D", Þ: "TH", ẞ: "SS", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-" };
+
+/**
+ * Text in X12's character set: upper-case, accents dropped (NFD, combining marks removed; ß → SS, Æ → AE, Œ → OE,
+ * Ø → O, Ł → L, Đ → D, Þ → TH, ı → I), typographic quotes and dashes as ' " -, any space as a space. What is still
+ * outside the set afterwards ('山', a control character) stays, for `validateClaim` to refuse by name.
+ */
+export function transliterate(value: string): string {
+  return value
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toUpperCase()
+    .replace(/\p{Zs}/gu, " ")
+    .replace(/[ÆŒØŁĐÞẞ\u2018\u2019\u201c\u201d\u2013\u2014]/g, (c) => SPELLED[c]!);
+}
+
+/** A value as the file carries it: transliterated, trimmed, runs of spaces collapsed. */
+function t(value: string | null | undefined): string {
+  return transliterate(value ?? "").trim().replace(/\s+/g, " ");
+}
+
+/** N301 and N302: the address on one line, or split at the last space that lets both lines fit; null when it cannot fit. */
+export function addressLines(value: string | null | undefined): string[] | null {
+  const text = t(value);
+  const max = ELEMENT_MAX.addressLine;
+  if (text.length <= max) return [text];
+  const cut = text.lastIndexOf(" ", max);
+  return cut > 0 && text.length - cut - 1 <= max ? [text.slice(0, cut), text.slice(cut + 1)] : null;
+}
 
 export interface ClaimIssue {
   field: string;
@@ -88,14 +138,37 @@ function icd(code: string): string {
   return code.replace(/\./g, "").trim().toUpperCase();
 }
 
-function sameText(label: string, field: string, value: string | null | undefined, out: ClaimIssue[]) {
-  if (value == null) return;
-  if (SEPARATORS.test(value) || !PRINTABLE.test(value)) out.push({ field, message: `${label} contains a character a claim cannot carry (* ~ : ^ or a non-printable character). Edit it and build again.` });
+/** Why a character the value holds cannot go on a claim, naming it; null when every character can (once transliterated). */
+function refusedCharacter(label: string, value: string): string | null {
+  for (const ch of value) {
+    const written = transliterate(ch);
+    if (PRINTABLE.test(written) && !SEPARATORS.test(written)) continue;
+    const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+    if (SEPARATORS.test(ch)) return `${label} contains '${ch}', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again.`;
+    if (/[\p{C}\p{Z}]/u.test(ch)) return `${label} contains a control or invisible character (${code}), which a claim cannot carry. Edit it and build again.`;
+    return `${label} contains '${ch}', which a claim cannot carry (letters, digits and basic punctuation only). Edit it and build again.`;
+  }
+  return null;
 }
 
-function requireText(label: string, field: string, value: string | null | undefined, out: ClaimIssue[], where: string) {
-  if (!value || !value.trim()) out.push({ field, message: `${label} is missing. Add it ${where}.` });
-  else sameText(label, field, value, out);
+/**
+ * A text the claim carries as it is written (`t`): every character in X12's set once transliterated and, when
+ * `max` is given, at most that long. True when the value can go out as it is.
+ */
+function checkText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[]): boolean {
+  if (value == null) return true;
+  const refused = refusedCharacter(label, value);
+  if (refused) out.push({ field, message: refused });
+  else if (max != null && t(value).length > max) out.push({ field, message: `${label} is longer than the ${max} characters a claim can carry. Shorten it and build again.` });
+  return !refused;
+}
+
+function requireText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[], where: string): boolean {
+  if (!t(value)) {
+    out.push({ field, message: `${label} is missing. Add it ${where}.` });
+    return false;
+  }
+  return checkText(label, field, value, max, out);
 }
 
 /** A ZIP code of 5 or 9 digits (ZIP+4, with or without its dash). */
@@ -105,8 +178,10 @@ const ZIP_PLUS_4 = /^\d{5}-?\d{4}$/;
 
 /** An address's street, city, state and ZIP (5 or 9 digits unless `zip` asks for another rule and message). */
 function checkAddress(who: string, field: string, a: X12Address, out: ClaimIssue[], where: string, zip = { rule: ZIP, message: `${who} ZIP code must be 5 or 9 digits. Set it ${where}.` }) {
-  requireText(`${who} address`, `${field}.address`, a.address, out, where);
-  requireText(`${who} city`, `${field}.city`, a.city, out, where);
+  if (requireText(`${who} address`, `${field}.address`, a.address, null, out, where) && !addressLines(a.address)) {
+    out.push({ field: `${field}.address`, message: `${who} address is longer than the two lines of ${ELEMENT_MAX.addressLine} characters a claim can carry. Shorten it and build again.` });
+  }
+  requireText(`${who} city`, `${field}.city`, a.city, ELEMENT_MAX.city, out, where);
   if (!a.state || !/^[A-Za-z]{2}$/.test(a.state.trim())) out.push({ field: `${field}.state`, message: `${who} state must be a 2-letter code (for example FL). Set it ${where}.` });
   if (!a.zip || !zip.rule.test(a.zip.trim())) out.push({ field: `${field}.zip`, message: zip.message });
 }
@@ -136,7 +211,7 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
   const out: ClaimIssue[] = [];
   const bp = c.billingProvider;
   const loc = "on the location's page";
-  requireText("Billing provider (location) name", "billing.name", bp.name, out, loc);
+  requireText("Billing provider (location) name", "billing.name", bp.name, ELEMENT_MAX.lastName, out, loc);
   if (!bp.npi) out.push({ field: "billing.npi", message: "The location has no NPI. Add the billing provider's 10-digit NPI on the location's page." });
   else if (!isValidNpi(bp.npi)) out.push({ field: "billing.npi", message: `The location's NPI ${bp.npi} is not a valid NPI (10 digits with a check digit). Correct it on the location's page.` });
   if (!bp.taxId) out.push({ field: "billing.tax_id", message: "The location has no tax id. Add the 9-digit tax id (EIN) on the location's page." });
@@ -146,25 +221,25 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
 
   const s = c.subscriber;
   const client = "on the client's insurance details";
-  requireText("Member id (primary insurance identifier)", "subscriber.member_id", s.memberId, out, client);
-  sameText("Insured policy group", "subscriber.group", s.groupNumber, out);
-  requireText("Subscriber first name", "subscriber.first_name", s.firstName, out, client);
-  requireText("Subscriber last name", "subscriber.last_name", s.lastName, out, client);
+  requireText("Member id (primary insurance identifier)", "subscriber.member_id", s.memberId, ELEMENT_MAX.id, out, client);
+  checkText("Insured policy group", "subscriber.group", s.groupNumber, ELEMENT_MAX.reference, out);
+  requireText("Subscriber first name", "subscriber.first_name", s.firstName, ELEMENT_MAX.firstName, out, client);
+  requireText("Subscriber last name", "subscriber.last_name", s.lastName, ELEMENT_MAX.lastName, out, client);
   if (!isDate(s.birthDate)) out.push({ field: "subscriber.birth_date", message: `The subscriber's birth date is missing. Add it ${s.selfSubscriber ? "on the client's profile" : "as the parent's birth date on the client's profile"}.` });
   checkAddress("Subscriber", "subscriber", s, out, s.selfSubscriber ? "on the client's profile" : "as the parent's address on the client's profile");
   if (c.patient) {
-    requireText("Client first name", "patient.first_name", c.patient.firstName, out, "on the client's profile");
-    requireText("Client last name", "patient.last_name", c.patient.lastName, out, "on the client's profile");
+    requireText("Client first name", "patient.first_name", c.patient.firstName, ELEMENT_MAX.firstName, out, "on the client's profile");
+    requireText("Client last name", "patient.last_name", c.patient.lastName, ELEMENT_MAX.lastName, out, "on the client's profile");
     if (!isDate(c.patient.birthDate)) out.push({ field: "patient.birth_date", message: "The client's birth date is missing. Add it on the client's profile." });
     checkAddress("Client", "patient", c.patient, out, "on the client's profile");
   }
 
-  requireText("Payer name", "payer.name", c.payer.name, out, "on the insurer's page");
+  requireText("Payer name", "payer.name", c.payer.name, ELEMENT_MAX.lastName, out, "on the insurer's page");
   if (!c.payer.payerId || !/^[A-Za-z0-9]{2,80}$/.test(c.payer.payerId.trim())) out.push({ field: "payer.payer_id", message: "The insurer has no payer id (letters and digits). Add it on the insurer's page." });
 
   const rp = c.renderingProvider;
-  requireText("Rendering provider last name", "rendering.last_name", rp.lastName, out, "on the employee's profile");
-  sameText("Rendering provider first name", "rendering.first_name", rp.firstName, out);
+  requireText("Rendering provider last name", "rendering.last_name", rp.lastName, ELEMENT_MAX.lastName, out, "on the employee's profile");
+  checkText("Rendering provider first name", "rendering.first_name", rp.firstName, ELEMENT_MAX.firstName, out);
   if (!rp.npi) out.push({ field: "rendering.npi", message: `${rp.firstName} ${rp.lastName}`.trim() + " has no NPI. Add the rendering provider's NPI on the employee's profile." });
   else if (!isValidNpi(rp.npi)) out.push({ field: "rendering.npi", message: `The rendering provider's NPI ${rp.npi} is not a valid NPI. Correct it on the employee's profile.` });
 
@@ -190,14 +265,9 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
     if (!/^\d{2}$/.test(l.pos)) out.push({ field: `lines.${i}.pos`, message: `${at}: the place of service must be a 2-digit code.` });
     if (l.modifiers.length > 4) out.push({ field: `lines.${i}.modifiers`, message: `${at}: at most 4 modifiers.` });
     for (const m of l.modifiers) if (!/^[A-Z0-9]{2}$/.test(m)) out.push({ field: `lines.${i}.modifiers`, message: `${at}: modifier ${m} must be 2 letters or digits.` });
-    if (l.paNumber != null) sameText(`${at}: the prior authorization number`, `lines.${i}.pa_number`, l.paNumber, out);
+    if (l.paNumber != null) checkText(`${at}: the prior authorization number`, `lines.${i}.pa_number`, l.paNumber, ELEMENT_MAX.reference, out);
   });
   return out;
-}
-
-/** Upper-case text with runs of spaces collapsed (names and addresses in the file). */
-function t(value: string | null | undefined, max = 60): string {
-  return (value ?? "").trim().replace(/\s+/g, " ").toUpperCase().slice(0, max);
 }
 
 function d8(isoDate: string): string {
@@ -235,7 +305,8 @@ function zip(z: string | null): string {
 }
 
 function address(a: X12Address): string[] {
-  return [seg("N3", t(a.address, 55)), seg("N4", t(a.city, 30), t(a.state, 2), zip(a.zip))];
+  // validateClaim refuses an address that does not fit the two lines, so it is never cut here.
+  return [seg("N3", ...addressLines(a.address)!), seg("N4", t(a.city), t(a.state), zip(a.zip))];
 }
 
 /** The segments of one transaction set (ST … SE) for a claim. */
@@ -256,21 +327,21 @@ function transactionSet(c: ClaimData, env: Envelope, setControl: string): string
     ...address(bp),
     seg("REF", "EI", bp.taxId),
     seg("HL", "2", "1", "22", c.patient ? "1" : "0"),
-    seg("SBR", "P", s.selfSubscriber ? "18" : "", t(s.groupNumber, 50), "", "", "", "", "", "CI"),
-    seg("NM1", "IL", "1", t(s.lastName), t(s.firstName, 35), "", "", "", "MI", t(s.memberId, 80)),
+    seg("SBR", "P", s.selfSubscriber ? "18" : "", t(s.groupNumber), "", "", "", "", "", "CI"),
+    seg("NM1", "IL", "1", t(s.lastName), t(s.firstName), "", "", "", "MI", t(s.memberId)),
     ...address(s),
     seg("DMG", "D8", d8(s.birthDate ?? ""), s.gender),
-    seg("NM1", "PR", "2", t(c.payer.name), "", "", "", "", "PI", t(c.payer.payerId, 80)),
+    seg("NM1", "PR", "2", t(c.payer.name), "", "", "", "", "PI", t(c.payer.payerId)),
   ];
   if (c.patient) {
-    body.push(seg("HL", "3", "2", "23", "0"), seg("PAT", "19"), seg("NM1", "QC", "1", t(c.patient.lastName), t(c.patient.firstName, 35)), ...address(c.patient), seg("DMG", "D8", d8(c.patient.birthDate ?? ""), c.patient.gender));
+    body.push(seg("HL", "3", "2", "23", "0"), seg("PAT", "19"), seg("NM1", "QC", "1", t(c.patient.lastName), t(c.patient.firstName)), ...address(c.patient), seg("DMG", "D8", d8(c.patient.birthDate ?? ""), c.patient.gender));
   }
   const pos = claimPos(c.lines);
   const codes = c.diagnosisCodes.map(icd);
   body.push(
     seg("CLM", c.claimNumber, dollarsOf(claimTotalCents(c)), "", "", [pos, "B", "1"].join(COMPONENT), "Y", "A", "Y", "Y"),
     seg("HI", ...codes.map((code, i) => [i === 0 ? "ABK" : "ABF", code].join(COMPONENT))),
-    seg("NM1", "82", "1", t(c.renderingProvider.lastName), t(c.renderingProvider.firstName, 35), "", "", "", "XX", c.renderingProvider.npi),
+    seg("NM1", "82", "1", t(c.renderingProvider.lastName), t(c.renderingProvider.firstName), "", "", "", "XX", c.renderingProvider.npi),
   );
   const pointers = codes.slice(0, 4).map((_, i) => String(i + 1)).join(COMPONENT);
   c.lines.forEach((l, i) => {
@@ -279,7 +350,7 @@ function transactionSet(c: ClaimData, env: Envelope, setControl: string): string
       seg("SV1", ["HC", l.cptCode, ...l.modifiers].join(COMPONENT), dollarsOf(l.chargeCents), "UN", String(l.units), l.pos === pos ? "" : l.pos, "", pointers),
       seg("DTP", "472", "D8", d8(l.serviceDate)),
     );
-    if (l.paNumber) body.push(seg("REF", "G1", t(l.paNumber, 50)));
+    if (l.paNumber) body.push(seg("REF", "G1", t(l.paNumber)));
   });
   body.push(seg("SE", String(body.length + 1), setControl));
   return body;
@@ -402,7 +473,7 @@ const PARTS: Record<string, string[]> = {
   NM1: ["Entity", "Entity type", "Last or organization name", "First name", "Middle name", "Prefix", "Suffix", "Id qualifier", "Id"],
   PER: ["Contact function", "Name", "Number qualifier", "Number"],
   HL: ["Id", "Parent id", "Level code", "Has children"],
-  N3: ["Address"],
+  N3: ["Address", "Address, second line"],
   N4: ["City", "State", "ZIP"],
   REF: ["Qualifier", "Value"],
   SBR: ["Payer responsibility", "Relationship", "Group number", "Group name", "Insurance type", "", "", "", "Claim filing indicator"],

@@ -142,6 +142,39 @@ describe("malformed files are refused with the segment's position and a reason",
   });
 });
 
+describe("control and text-direction characters are refused, naming the segment and element (decision 017)", () => {
+  const refusal = (where: string, code: string) => `${where} holds a control or text-direction character (${code}), which an 835's text cannot carry. Ask the payer for a corrected file.`;
+  it.each([
+    ["a right-to-left override in the payer's name", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*SAFE\u202ETNEMYAP"), 7, "N1", refusal("N102", "U+202E")],
+    ["a bell and an escape", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*DEMO\x07\x1bPLAN"), 7, "N1", refusal("N102", "U+0007")],
+    ["a line feed inside the payer's name", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*ACME\nHEALTH"), 7, "N1", refusal("N102", "U+000A")],
+    ["a carriage return inside an element", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*ACME\rHEALTH"), 7, "N1", refusal("N102", "U+000D")],
+    ["a tab", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*DEMO\tPLAN"), 7, "N1", refusal("N102", "U+0009")],
+    ["a C1 control", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*DEMO\u0085PLAN"), 7, "N1", refusal("N102", "U+0085")],
+    ["a bidi isolate in the trace number", (t: string) => t.replace("TRN*1*EFT-001", "TRN*1*TR\u2066 99"), 5, "TRN", refusal("TRN02", "U+2066")],
+    ["a NUL in a claim number", (t: string) => t.replace("CLP*CLM-1", "CLP*CLM\u0000-1"), 12, "CLP", refusal("CLP01", "U+0000")],
+    ["inside a composite", (t: string) => t.replace("SVC*HC:97153*100.00", "SVC*HC:97153:\u202D*100.00"), 14, "SVC", refusal("SVC01", "U+202D")],
+    ["in a segment id", (t: string) => t.replace("N3*PO BOX", "N\u202E3*PO BOX"), 8, null, refusal("Segment 8's id", "U+202E")],
+    ["in a sender id in the ISA", (t: string) => t.replace("PAYERID        ", "PAYER\u202EID       "), 1, "ISA", refusal("ISA06", "U+202E")],
+  ])("%s", (_label, mutate, position, segment, message) => {
+    const r = read835(mutate(good()));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toEqual([{ position, segment, message }]);
+    expect(r.remittance).toBeNull();
+  });
+
+  it.each([
+    ["CR LF between segments", (t: string) => t.replace(/~\n/g, "~\r\n")],
+    ["blank lines between segments", (t: string) => t.replace(/~\n/g, "~\n\n")],
+    ["a control character as the component separator (ISA16)", (t: string) => t.replace(/:/g, "\x1f")],
+    ["accents, CJK and the X12 punctuation in text", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*SALUD MÉXICO 山田 (A&B), #1")],
+  ])("still reads: %s", (_label, mutate) => {
+    const r = read835(mutate(good()));
+    expect(r.ok, JSON.stringify(!r.ok && r.errors)).toBe(true);
+  });
+});
+
 describe("balance checks", () => {
   it("BPR02 must equal the claims' payments", () => {
     expect(errorsOf(write835({ claims: [claimA], trace: "T", breakTotal: true })).join("\n")).toMatch(/does not balance: BPR02 is 190.01, the claims paid 190.00/);

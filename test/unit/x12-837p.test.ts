@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { priceNote, type PriceService } from "~/domain/billing";
 import { isValidNpi, npiFrom } from "~/domain/npi";
-import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
+import { addressLines, DEFAULT_ENVELOPE, ELEMENT_MAX, readable837P, transliterate, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
 import { readBack837 } from "../support/x12";
 
 const GOLDEN = join(__dirname, "../golden/837p");
@@ -106,7 +106,7 @@ describe("837P validation: what a person must fix", () => {
     ["bad diagnosis", { diagnosisCodes: ["84"] }, "diagnosis", /not an ICD-10/],
     ["rendering NPI missing", (c) => ({ ...c, renderingProvider: { ...c.renderingProvider, npi: null } }), "rendering.npi", /Rita Baker has no NPI/],
     ["no payer id", { payer: { name: "X", payerId: null } }, "payer.payer_id", /payer id/],
-    ["separator in a name", (c) => ({ ...c, subscriber: { ...c.subscriber, lastName: "Lo*pez" } }), "subscriber.last_name", /cannot carry/],
+    ["separator in a name", (c) => ({ ...c, subscriber: { ...c.subscriber, lastName: "Lo*pez" } }), "subscriber.last_name", /^Subscriber last name contains '\*', which a claim cannot carry \(\* ~ : \^ separate the file's parts\)\. Edit it and build again\.$/],
     ["zero charge", (c) => ({ ...c, lines: [{ ...c.lines[0]!, chargeCents: 0 }] }), "lines.0.charge", /\$0/],
     ["no units", (c) => ({ ...c, lines: [{ ...c.lines[0]!, units: 0, chargeCents: 0 }] }), "lines.0.units", /^Line 1 \(97153 on [\d-]+\): no units to bill\.$/],
     ["five modifiers", (c) => ({ ...c, lines: [{ ...c.lines[0]!, modifiers: ["HM", "HN", "HO", "XP", "GT"] }] }), "lines.0.modifiers", /at most 4/],
@@ -144,6 +144,113 @@ describe("837P validation: what a person must fix", () => {
 
   it("a valid claim has no errors", () => {
     expect(validateClaim(claim())).toEqual([]);
+  });
+});
+
+describe("837P text in X12's character set (probe 8921)", () => {
+  it.each([
+    ["Zoë", "ZOE"],
+    ["Núñez-O’Brien", "NUNEZ-O'BRIEN"],
+    ["María José", "MARIA JOSE"],
+    ["Müller", "MULLER"],
+    ["Straße", "STRASSE"],
+    ["STRAẞE", "STRASSE"],
+    ["Æsa Œuvre", "AESA OEUVRE"],
+    ["æ œ", "AE OE"],
+    ["Søren Ørsted", "SOREN ORSTED"],
+    ["Łukasz łódź", "LUKASZ LODZ"],
+    ["Đorđe", "DORDE"],
+    ["Þór þorn", "THOR THORN"],
+    ["Yıldız", "YILDIZ"],
+    ["Ça‘va’", "CA'VA'"],
+    ["“Bo” Smith", '"BO" SMITH'],
+    ["Ann–Marie — Lee", "ANN-MARIE - LEE"],
+    ["e\u0301 decomposed", "E DECOMPOSED"],
+    ["a\u00a0b\u3000c", "A B C"],
+    ["100 Main St., #4", "100 MAIN ST., #4"],
+    ["山田 😀", "山田 😀"],
+    ["a*b\tc", "A*B\tC"],
+  ])("%j → %j", (typed, written) => expect(transliterate(typed)).toBe(written));
+
+  const patient = { firstName: "Leo", lastName: "Lopez", birthDate: "2019-09-09", gender: "M" as const, address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102" };
+  const dependent = (over: Partial<typeof patient>) => claim({ subscriber: { ...claim().subscriber, selfSubscriber: false }, patient: { ...patient, ...over } });
+  const tail = "which a claim cannot carry (letters, digits and basic punctuation only). Edit it and build again.";
+
+  it.each([
+    ["an accented first name goes out", { firstName: "Zoë" }, null],
+    ["an accented last name goes out", { lastName: "Núñez-O’Brien" }, null],
+    ["CJK is refused, naming the character", { firstName: "山田" }, `Client first name contains '山', ${tail}`],
+    ["an emoji is named whole", { lastName: "Lopez 😀" }, `Client last name contains '😀', ${tail}`],
+    ["a letter with no ASCII spelling", { firstName: "Ŋoma" }, `Client first name contains 'Ŋ', ${tail}`],
+    ["a tab is named by its code", { firstName: "Leo\tX" }, "Client first name contains a control or invisible character (U+0009), which a claim cannot carry. Edit it and build again."],
+    ["a line break", { lastName: "Lo\npez" }, "Client last name contains a control or invisible character (U+000A), which a claim cannot carry. Edit it and build again."],
+    ["a bidi override", { lastName: "Lo\u202Epez" }, "Client last name contains a control or invisible character (U+202E), which a claim cannot carry. Edit it and build again."],
+    ["a zero-width space", { firstName: "Le\u200Bo" }, "Client first name contains a control or invisible character (U+200B), which a claim cannot carry. Edit it and build again."],
+    ["each separator keeps its refusal", { city: "Mia~mi" }, "Client city contains '~', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again."],
+    ["a colon", { address: "5 Palm: Ave" }, "Client address contains ':', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again."],
+    ["a caret", { lastName: "Lo^pez" }, "Client last name contains '^', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again."],
+    ["a first name of 35 fits", { firstName: "A".repeat(35) }, null],
+    ["a first name of 36 does not", { firstName: "A".repeat(36) }, "Client first name is longer than the 35 characters a claim can carry. Shorten it and build again."],
+    ["the length is counted after transliteration (ß → SS)", { firstName: `${"A".repeat(34)}ß` }, "Client first name is longer than the 35 characters a claim can carry. Shorten it and build again."],
+    ["inner runs of spaces count once, outer spaces not at all", { firstName: `  ${"A".repeat(17)}    ${"B".repeat(17)}  ` }, null],
+    ["a last name of 61", { lastName: "L".repeat(61) }, "Client last name is longer than the 60 characters a claim can carry. Shorten it and build again."],
+    ["a city of 31", { city: "Rancho Santa Margarita Heights Village" }, "Client city is longer than the 30 characters a claim can carry. Shorten it and build again."],
+    ["an address of two lines goes out", { address: "12345 North Very Long Boulevard Name Extension, Building 7, Suite 1200 East Wing" }, null],
+    ["an address longer than two lines", { address: `${"Word ".repeat(22)}End` }, "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it and build again."],
+    ["an address with a word longer than a line", { address: `1 ${"X".repeat(56)}` }, "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it and build again."],
+  ])("%s", (_name, over, message) => {
+    const c = dependent(over);
+    const issues = validateClaim(c).filter((e) => e.field.startsWith("patient."));
+    expect(issues.map((e) => e.message)).toEqual(message ? [message] : []);
+    expect(write837P([c], env(1)).ok).toBe(message === null);
+  });
+
+  it.each([
+    ["subscriber first name", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, firstName: "J".repeat(36) } }), "subscriber.first_name", `Subscriber first name is longer than the ${ELEMENT_MAX.firstName} characters`],
+    ["member id", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, memberId: "M".repeat(81) } }), "subscriber.member_id", "Member id (primary insurance identifier) is longer than the 80 characters"],
+    ["policy group", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, groupNumber: "G".repeat(51) } }), "subscriber.group", "Insured policy group is longer than the 50 characters"],
+    ["location name", (c: ClaimData) => ({ ...c, billingProvider: { ...c.billingProvider, name: "N".repeat(61) } }), "billing.name", "Billing provider (location) name is longer than the 60 characters"],
+    ["location city", (c: ClaimData) => ({ ...c, billingProvider: { ...c.billingProvider, city: "C".repeat(31) } }), "billing.city", "Location city is longer than the 30 characters"],
+    ["payer name", (c: ClaimData) => ({ ...c, payer: { ...c.payer, name: "P".repeat(61) } }), "payer.name", "Payer name is longer than the 60 characters"],
+    ["rendering first name", (c: ClaimData) => ({ ...c, renderingProvider: { ...c.renderingProvider, firstName: "R".repeat(36) } }), "rendering.first_name", "Rendering provider first name is longer than the 35 characters"],
+    ["rendering last name", (c: ClaimData) => ({ ...c, renderingProvider: { ...c.renderingProvider, lastName: "R".repeat(61) } }), "rendering.last_name", "Rendering provider last name is longer than the 60 characters"],
+    ["prior authorization", (c: ClaimData) => ({ ...c, lines: [{ ...c.lines[0]!, paNumber: "A".repeat(51) }] }), "lines.0.pa_number", "Line 1 (97153 on 2026-11-02): the prior authorization number is longer than the 50 characters"],
+  ])("every element's limit is checked, never cut: %s", (_name, change, field, message) => {
+    const c = change(claim());
+    expect(validateClaim(c)).toEqual([{ field, message: `${message} a claim can carry. Shorten it and build again.` }]);
+    expect(write837P([c], env(1)).ok).toBe(false);
+  });
+
+  it.each([
+    ["short", "100 Main St", ["100 MAIN ST"]],
+    ["exactly 55", `${"A".repeat(50)} BCDE`, [`${"A".repeat(50)} BCDE`]],
+    ["split at the last space that fits", "12345 North Very Long Boulevard Name Extension, Building 7, Suite 1200 East Wing", ["12345 NORTH VERY LONG BOULEVARD NAME EXTENSION,", "BUILDING 7, SUITE 1200 EAST WING"]],
+    ["a space at 55 ends the first line there", `${"A".repeat(55)} REST`, ["A".repeat(55), "REST"]],
+    ["a word of 56 cannot be split", `${"A".repeat(56)} REST`, null],
+    ["a second line over 55", `${"A".repeat(10)} ${"B".repeat(56)}`, null],
+  ])("address lines: %s", (_name, typed, lines) => {
+    expect(addressLines(typed)).toEqual(lines);
+    for (const l of lines ?? []) expect(l.length).toBeLessThanOrEqual(ELEMENT_MAX.addressLine);
+  });
+
+  it("the file carries every character and word of the record: accents written in ASCII, a long address on N301 and N302", () => {
+    const long = "12345 North Very Long Boulevard Name Extension, Building 7, Suite 1200 East Wing";
+    const c = claim({
+      subscriber: { ...claim().subscriber, selfSubscriber: false, firstName: "José", lastName: "Müller", address: long },
+      patient: { ...patient, firstName: "Zoë", lastName: "Núñez-O’Brien", address: long, city: "Rancho Santa Margarita Hts" },
+    });
+    const r = write837P([c], env(1));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    readBack837(r.file.content);
+    expect(r.file.content).toContain("NM1*IL*1*MULLER*JOSE****MI*W123456789~\nN3*12345 NORTH VERY LONG BOULEVARD NAME EXTENSION,*BUILDING 7, SUITE 1200 EAST WING~");
+    expect(r.file.content).toContain("NM1*QC*1*NUNEZ-O'BRIEN*ZOE~\nN3*12345 NORTH VERY LONG BOULEVARD NAME EXTENSION,*BUILDING 7, SUITE 1200 EAST WING~\nN4*RANCHO SANTA MARGARITA HTS*FL*33102~");
+    const n3 = readable837P(r.file.content).find((seg) => seg.id === "N3" && seg.loop.startsWith("2010CA"));
+    expect(n3?.parts).toEqual([
+      { name: "Address", value: "12345 NORTH VERY LONG BOULEVARD NAME EXTENSION," },
+      { name: "Address, second line", value: "BUILDING 7, SUITE 1200 EAST WING" },
+    ]);
+    // Nothing but ASCII in the file.
+    expect(r.file.content).toMatch(/^[\x20-\x7e\n]*$/);
   });
 });
 

@@ -930,3 +930,57 @@ describe("a draft is priced again when its 837P is generated; a generated claim 
     expect((await claimRow(draft.id)).diagnosisCodes).toBe("F84.0,F80.9");
   });
 });
+
+describe("names and addresses go out in X12's characters and whole, or the claim says why (probe 8921 §1, §2)", () => {
+  const long = "12345 North Very Long Boulevard Name Extension, Building 7, Suite 1200 East Wing";
+  /** The client is a dependent: the parent (José Müller, at 5 Palm Ave, Miami) is the subscriber. */
+  const dependent = async (w: Awaited<ReturnType<typeof world>>, set: { firstName: string; lastName: string; address?: string; city?: string }) => {
+    const details = { ...(JSON.parse(w.patient.details ?? "{}") as Record<string, unknown>), is_self_subscriber: false, parent_name: "José Müller", parent_birth_date: "1985-03-04", parent_address: "5 Palm Ave", parent_city: "Miami", address: set.address ?? "5 Palm Ave", city: set.city ?? "Miami" };
+    await db().update(patients).set({ firstName: set.firstName, lastName: set.lastName, details: JSON.stringify(details) }).where(eq(patients.id, w.patient.id));
+  };
+  const build = async (w: Awaited<ReturnType<typeof world>>) => {
+    const res = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [await w.note()] } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return ((await res.json()) as { data: { id: number; errors: { field: string; message: string }[] }[] }).data[0]!;
+  };
+  const generate = (w: Awaited<ReturnType<typeof world>>, id: number) => api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [id] } });
+  const fileCount = async () => (await db().select({ n: count() }).from(x12Files))[0]!.n;
+
+  it("Zoë Núñez-O’Brien, child of José Müller, with a long street: built without issues, written in upper-case ASCII, the street on N301 and N302", async () => {
+    const w = await world();
+    await dependent(w, { firstName: "Zoë", lastName: "Núñez-O’Brien", address: long });
+    const draft = await build(w);
+    expect(draft.errors).toEqual([]);
+    const gen = await generate(w, draft.id);
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const content = await (await api(`/v2/claims/${draft.id}/download`, { token: w.token })).text();
+    readBack837(content);
+    expect(content).toContain("NM1*IL*1*MULLER*JOSE****MI*");
+    expect(content).toContain("NM1*QC*1*NUNEZ-O'BRIEN*ZOE~\nN3*12345 NORTH VERY LONG BOULEVARD NAME EXTENSION,*BUILDING 7, SUITE 1200 EAST WING~\nN4*MIAMI*FL*33102~");
+    expect(content).toMatch(/^[\x20-\x7e\n]*$/);
+    // What the viewer says was sent is the record, whole: the file is that, in X12's characters.
+    const shown = (await (await api(`/v2/claims/${draft.id}`, { token: w.token })).json()) as { data: { data_source: string; data: { patient: { firstName: string; lastName: string; address: string }; subscriber: { firstName: string; lastName: string } } } };
+    expect(shown.data.data_source).toBe("sent");
+    expect(shown.data.data.patient).toMatchObject({ firstName: "Zoë", lastName: "Núñez-O’Brien", address: long });
+    expect(shown.data.data.subscriber).toMatchObject({ firstName: "José", lastName: "Müller" });
+  });
+
+  it.each([
+    ["a first name longer than NM104", { firstName: "Alexandrina Maximiliana Christabel Rose", lastName: "Davis" }, "patient.first_name", "Client first name is longer than the 35 characters a claim can carry. Shorten it and build again."],
+    ["a city longer than N401", { firstName: "Ana", lastName: "Davis", city: "Rancho Santa Margarita Heights Village" }, "patient.city", "Client city is longer than the 30 characters a claim can carry. Shorten it and build again."],
+    ["a street longer than N301 and N302", { firstName: "Ana", lastName: "Davis", address: `${long}, Across From The Old Library On The Corner` }, "patient.address", "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it and build again."],
+    ["a name in another script", { firstName: "山田", lastName: "Davis" }, "patient.first_name", "Client first name contains '山', which a claim cannot carry (letters, digits and basic punctuation only). Edit it and build again."],
+  ])("%s: the build records the issue, generating answers 422 and writes nothing", async (_name, set, field, message) => {
+    const w = await world();
+    await dependent(w, set);
+    const draft = await build(w);
+    expect(draft.errors).toEqual([{ field, message }]);
+    const files = await fileCount();
+    const gen = await generate(w, draft.id);
+    expect(gen.status).toBe(422);
+    expect(((await gen.json()) as { message: string }).message).toBe(`The 837P was not written: ${message}`);
+    expect(await fileCount()).toBe(files);
+    const [row] = await db().select({ status: claims.status, errors: claims.errors, sentData: claims.sentData }).from(claims).where(eq(claims.id, draft.id));
+    expect(row).toEqual({ status: "draft", errors: JSON.stringify([{ field, message }]), sentData: null });
+  });
+});
