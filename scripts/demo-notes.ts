@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
 import { bips, locations, notes, paServices, patients, plans } from "../app/db/schema";
 import { NOTE_LIMITS, timeOfMinute, unitsForMinutes, type NoteContent, type NoteType } from "../app/domain/notes";
-import { zoneOffsetAtLocal } from "../app/domain/time";
+import { zonedDate, zoneOffsetAtLocal } from "../app/domain/time";
 import { addDays, dateOfDay, dayNumber, weekdayOfDay, weekEndingDay } from "../app/domain/weeks";
 
 /**
@@ -312,7 +312,13 @@ export async function seedDemoNotes(db: Db, now: Date, clients: readonly ClientI
   // edited since); only placeholders of an earlier seed (no times) are replaced.
   const [first] = await db.select({ startAt: notes.startAt }).from(notes).where(eq(notes.id, 1));
   if (first && first.startAt !== null) return;
-  const rows = planDemoNotes({ today: now.toISOString().slice(0, 10), clients, paServices: pas, plans: planRows });
+  // The notes fill the days before "today" at every client's location: the earliest local date, not UTC's (which runs
+  // a day ahead in an American evening), so no demo note is of a session that has not ended yet (probe 8922 §3).
+  const today = clients.reduce((earliest, c) => {
+    const local = zonedDate(now, c.timeZone);
+    return local < earliest ? local : earliest;
+  }, now.toISOString().slice(0, 10));
+  const rows = planDemoNotes({ today, clients, paServices: pas, plans: planRows });
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!).filter((k) => k !== "id") as (keyof DemoNoteRow)[];
   const table = notes as unknown as Record<string, { name: string }>;

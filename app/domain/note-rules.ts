@@ -3,7 +3,7 @@ import { flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalDate
 import { centsOf } from "./billing";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
-import { localTimeExists, onClockOf, zonedDate, zoneOffsetAtLocal, zonePlace } from "./time";
+import { localTimeExists, onClockOf, zonedDate, zoneOffsetAtLocal, zoneOffsetMinutes, zonePlace } from "./time";
 import { MODIFIER_CODES, providerType } from "./insurance";
 import { isPlainObject, parseWith, plainObject, plainText } from "./validation";
 
@@ -57,6 +57,8 @@ export const NOTE_MESSAGES = {
   pos: (codes: readonly string[]) => `Choose a place of service from the list (${codes.join(", ")}).`,
   sessionDate: "Enter the session date.",
   futureDate: "The session date cannot be in the future.",
+  /** `now`: the location's clock ("09:12"); `place`: the location's name. */
+  sessionNotEnded: (now: string, place: string) => `The session cannot end in the future: it is ${now} now at ${place}.`,
   tooOld: (days: number) => `The session date cannot be more than ${days} days ago.`,
   time: "Enter a time like 09:30.",
   noTimes: "Enter the session time: a time in and a time out.",
@@ -70,12 +72,16 @@ export const NOTE_MESSAGES = {
   providerOverlap: (from: string, to: string, where = "") => `The provider already has a session from ${from} to ${to}${where} that overlaps this time.`,
   providerBuffer: (from: string, to: string, gap: number, where = "") =>
     `The provider needs ${gap} minutes between sessions; another session runs from ${from} to ${to}${where}.`,
+  /** Added to the provider's overlap and buffer refusals when the other session is a deleted client's (no list shows it). */
+  ofDeletedClient: " (a note of a client who has since been deleted)",
   dayCap: (hours: number) => `The client would have more than ${hours} hours of sessions on this day.`,
   weekCap: (hours: number) => `The client would have more than ${hours} hours of sessions in this week (Sunday to Saturday).`,
   signed: "This note is signed: a change is an amendment and needs a reason.",
   patientReadOnly: "The client of a note cannot change; write a new note for another client.",
   status: "Choose a status: pending or ok.",
   modifier: `Choose a modifier from the list (${MODIFIER_CODES.join(", ")}).`,
+  priceNeedsManage: "Only a user with manage_notes may set a note's unit price.",
+  newProviderUnsigned: "The provider changed, so the note is no longer signed: its new provider signs it.",
   signature: "A signature must be a drawn PNG image.",
   amendmentReason: "Give the reason for the amendment.",
 } as const;
@@ -450,6 +456,20 @@ export function checkSessionDate(date: string, today: string, ignoreTimeLimits: 
   return null;
 }
 
+/**
+ * No session that has not ended yet (probe 8922 §3): a pair whose time out is later than `now` at the client's
+ * location is refused at that time out, as a future date is (checkSessionDate). `times` are the zoned times (inZone):
+ * each end less the session's UTC offset is its moment. `place` names the location in the message.
+ */
+export function sessionEndRefusal(times: Pick<SessionTimes, "pair1" | "pair2" | "utcOffset">, now: Date, timeZone: string, place: string): Refusal | null {
+  const offset = times.utcOffset ?? zoneOffsetMinutes(now, timeZone);
+  const nowMinute = now.getTime() / 60_000;
+  const late = [times.pair1, times.pair2].findIndex((p) => p !== null && p.end - offset > nowMinute);
+  if (late < 0) return null;
+  const clockNow = timeOfMinute((((Math.floor(nowMinute) + zoneOffsetMinutes(now, timeZone)) % 1440) + 1440) % 1440);
+  return { field: PAIR_FIELDS[late]![1], message: NOTE_MESSAGES.sessionNotEnded(clockNow, place) };
+}
+
 /** The Sunday–Saturday week of a date (the product's one week: app/domain/weeks.ts). */
 export function weekOf(date: string): { start: string; end: string } {
   const end = weekEndingOn(date);
@@ -472,6 +492,8 @@ export interface NoteIntervals {
   utcOffset?: number | null;
   /** Its location's time zone, to name its clock in a refusal (absent: not named). */
   zone?: string | null;
+  /** Its client was deleted: the note still takes the provider's time, but no list or read shows it (probe 8922 §5). */
+  clientDeleted?: boolean;
 }
 
 /**
@@ -513,12 +535,13 @@ export function firstConflict(mine: (Interval | null)[], others: readonly NoteIn
 /**
  * Where another session's clock times are read, when not on this one's clock (probe 8894, stop 25): its zone when
  * its offset differs ("09:00 to 10:00 (Los Angeles time)" for a Miami booking), and its date when it is another
- * day than the conflicting pair's. "" when the same zone and day.
+ * day than the conflicting pair's; then whether it is a deleted client's note, which no screen shows (probe 8922 §5).
+ * "" when the same zone and day, and a client not deleted.
  */
 function otherClock(conflict: { other: Interval; note: NoteIntervals }, mine: Interval, utcOffset: number | null): string {
   const zone = conflict.note.zone && zoneShift(utcOffset, conflict.note.utcOffset) !== 0 ? ` (${zonePlace(conflict.note.zone)} time)` : "";
   const day = Math.floor(conflict.other.start / 1440);
-  return `${zone}${day !== Math.floor(mine.start / 1440) ? ` on ${dateOfDay(day)}` : ""}`;
+  return `${zone}${day !== Math.floor(mine.start / 1440) ? ` on ${dateOfDay(day)}` : ""}${conflict.note.clientDeleted ? NOTE_MESSAGES.ofDeletedClient : ""}`;
 }
 
 /** Minutes already booked plus the new ones stay within the cap (exactly at the cap passes). */
@@ -662,6 +685,26 @@ export function isSigning(input: Pick<NoteInput, "provider_name" | "provider_sig
 export function halfSignatureRefusal(input: Pick<NoteInput, "provider_name" | "provider_signed_on" | "provider_signature">): Record<string, string> | null {
   if (hasVisibleText(input.provider_name)) return null;
   return input.provider_signed_on || input.provider_signature ? { provider_name: NOTE_MESSAGES.signName } : null;
+}
+
+/** The provider's signature fields of a note. */
+export type ProviderSignature = Pick<NoteInput, "provider_name" | "provider_signed_on" | "provider_signature">;
+
+/**
+ * An edit that changes a note's provider keeps none of the previous provider's signature (decision 023, probe 8922
+ * §1): on a signed note the typed name, date and drawing are cleared and the note is unsigned until its new provider
+ * signs it; on an unsigned note the parts the body repeats from the stored note are cleared, and what it newly types
+ * signs the note as any unsigned note's signing does (name and date, the date rule).
+ */
+export function withoutPreviousSignature<T extends ProviderSignature>(input: T, current: ProviderSignature & { signed_at: string | null }): T {
+  const signed = current.signed_at !== null;
+  const sameName = (input.provider_name ?? "").trim() === (current.provider_name ?? "").trim();
+  return {
+    ...input,
+    provider_name: signed || sameName ? "" : input.provider_name,
+    provider_signed_on: signed || input.provider_signed_on === current.provider_signed_on ? null : input.provider_signed_on,
+    provider_signature: signed || input.provider_signature === current.provider_signature ? null : input.provider_signature,
+  };
 }
 
 export const AmendmentReason = v.pipe(v.string(NOTE_MESSAGES.amendmentReason), v.trim(), v.nonEmpty(NOTE_MESSAGES.amendmentReason), v.maxLength(1000, MESSAGES.tooLong("Reason", 1000)), plainText("Reason"));

@@ -7,6 +7,7 @@ import { bips, insurances, listVersions, locations, noteCounts, notes, noteVersi
 import {
   AmendmentReason,
   checkSessionDate,
+  sessionEndRefusal,
   signDateRefusal,
   halfSignatureRefusal,
   claimedNoteChanges,
@@ -28,6 +29,7 @@ import {
   todayIn,
   weekOf,
   inZone,
+  withoutPreviousSignature,
   ZONE_SPREAD_MINUTES,
   type NoteIntervals,
   type Refusal,
@@ -775,7 +777,17 @@ function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersi
 async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionTimes, selfId: number): Promise<Surroundings> {
   const db = primaryOf(ctx.db);
   const week = weekOf(input.session_date);
-  const intervalCols = { id: notes.id, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset, zone: sql<string | null>`(select "time_zone" from "locations" where "locations"."id" = "notes"."location_id")` };
+  const intervalCols = {
+    id: notes.id,
+    s1: notes.start1At,
+    e1: notes.end1At,
+    s2: notes.start2At,
+    e2: notes.end2At,
+    off: notes.utcOffset,
+    zone: sql<string | null>`(select "time_zone" from "locations" where "locations"."id" = "notes"."location_id")`,
+    // A deleted client's note still takes its provider's time, but no screen shows it: the refusal says whose it is.
+    gone: sql<number>`(select "deleted_at" is not null from "patients" where "patients"."id" = "notes"."patient_id")`,
+  };
   const near = (column: typeof notes.patientId | typeof notes.providerId, id: number, w: { from: number; to: number }) =>
     db
       .select(intervalCols)
@@ -804,11 +816,12 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
       .from(paServices)
       .where(and(eq(paServices.id, input.pa_service_id), eq(paServices.patientId, input.patient_id), isNull(paServices.deletedAt))),
   ]);
-  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; zone: string | null }[]): NoteIntervals[] =>
+  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; zone: string | null; gone: number }[]): NoteIntervals[] =>
     rows.map((r) => ({
       id: r.id,
       utcOffset: r.off,
       zone: r.zone,
+      clientDeleted: Number(r.gone) === 1,
       pairs: [
         r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null,
         r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null,
@@ -909,6 +922,8 @@ function refErrors(refs: RefsToCheck, providerId: number, [provider, supervisor,
 
 const manages = (ctx: ModelContext) => can(ctx.actor, "manage_notes");
 const MODIFIERS_NEED_MANAGE = "Only a user with manage_notes may set modifiers.";
+/** The field a body names a note's own price by (clinical §3's `unit_price` in dollars, or `unit_price_cents`): where its refusal is shown. */
+const priceField = (raw: Record<string, unknown>) => (raw.unit_price !== undefined ? "unit_price" : "unit_price_cents");
 
 /* ------------------------------------------------------------------ create */
 
@@ -1047,6 +1062,8 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   const input = parsed.input;
   if (input.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if ((input.md || input.md2 || input.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
+  // A combined note's own price replaces the insurer's in billing: a billing fact, as the modifiers are (decision 023).
+  if (input.unit_price_cents !== null && !manages(ctx)) return invalid({ [priceField(raw)]: NOTE_MESSAGES.priceNeedsManage });
   // The supervisor's signature is written only by their countersignature, on a signed note (decision 023).
   if (writesSupervisorSignature(input, null)) return invalid({ supervisor_name: NOTE_MESSAGES.countersignOnView });
   const timed = sessionTimes(input);
@@ -1060,7 +1077,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   const clientLocation = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${input.patient_id})`;
   const [[patient], [next], byToken, scheduled, ...refRows] = await db.batch([
     db
-      .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, posCodes: locations.posCodes, tail: auditTail })
+      .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, locationTitle: locations.title, posCodes: locations.posCodes, tail: auditTail })
       .from(patients)
       .innerJoin(locations, eq(locations.id, patients.locationId))
       .where(and(eq(patients.id, input.patient_id), patientScope(ctx))),
@@ -1088,7 +1105,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   if (found && found.status === "scheduled" && found.sessionDate !== input.session_date) return invalid({ scheduled_id: scheduledOtherDate(found.sessionDate) });
   const markScheduled = found && found.status === "scheduled" ? found.id : null;
   const today = todayIn(ctx.now(), patient.timeZone);
-  const dateRefusal = checkSessionDate(input.session_date, today, can(ctx.actor, "ignore_time_limits"));
+  const dateRefusal = checkSessionDate(input.session_date, today, can(ctx.actor, "ignore_time_limits")) ?? sessionEndRefusal(times, ctx.now(), patient.timeZone, patient.locationTitle);
   if (dateRefusal) return refused(dateRefusal);
   const halfSigned = halfSignatureRefusal(input);
   if (halfSigned) return invalid(halfSigned);
@@ -1209,8 +1226,8 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     for (const k of NOTE_SPEC_FIELD_KEYS) if (raw[k] === undefined && sent[k] === undefined && current.content[k] !== undefined) base[k] = current.content[k];
   }
   // Fields a body leaves out that it could not change anyway stay as they are: the supervisor's signature (only
-  // the countersignature writes it) and, for a user without manage_notes, the modifiers.
-  const kept: (keyof NoteJson)[] = ["supervisor_name", "supervisor_signed_on", "supervisor_signature", ...(manages(ctx) ? [] : (["md", "md2", "md3"] as const))];
+  // the countersignature writes it) and, for a user without manage_notes, the modifiers and the note's own price.
+  const kept: (keyof NoteJson)[] = ["supervisor_name", "supervisor_signed_on", "supervisor_signature", ...(manages(ctx) ? [] : (["md", "md2", "md3", "unit_price_cents"] as const))];
   for (const k of kept) if (raw[k] === undefined) base[k] = current[k];
   const parsed = parseNote(type, base);
   if (!parsed.ok) return parsed.result;
@@ -1228,12 +1245,14 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if (claimed.length && found.liveClaim) return invalid({ [claimed[0]!]: NOTE_MESSAGES.onClaim(found.liveClaim) });
   if (input.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if ((input.md !== current.md || input.md2 !== current.md2 || input.md3 !== current.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
+  if (input.unit_price_cents !== current.unit_price_cents && !manages(ctx)) return invalid({ [priceField(raw)]: NOTE_MESSAGES.priceNeedsManage });
   const timed = sessionTimes(input);
   if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
   const zoned = inZone(timed.times, found.context.location.time_zone, input.session_date);
   if (!zoned.ok) return invalid(Object.fromEntries(zoned.refusals.map((r) => [r.field, r.message])));
   const times = zoned.times;
-  const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), found.context.location.time_zone), can(ctx.actor, "ignore_time_limits"));
+  const zone = found.context.location.time_zone;
+  const dateRefusal = checkSessionDate(input.session_date, todayIn(ctx.now(), zone), can(ctx.actor, "ignore_time_limits")) ?? sessionEndRefusal(times, ctx.now(), zone, found.context.location.title);
   if (dateRefusal) return refused(dateRefusal);
   // Only the references the change names are checked (decision 017: an edit never fails on a link it did not touch),
   // and the place of service only when it changes (one the location has since dropped stays).
@@ -1255,17 +1274,22 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     if (Object.keys(badRefs).length) return invalid(badRefs);
   }
 
-  const today = todayIn(ctx.now(), found.context.location.time_zone);
+  const today = todayIn(ctx.now(), zone);
+  // A new provider does not take over the signature (probe 8922 §1): a signed note becomes unsigned until they sign
+  // it, and an unsigned one keeps only what the body newly types (withoutPreviousSignature).
+  const newProvider = input.provider_id !== current.provider_id;
+  const signing = newProvider ? withoutPreviousSignature(input, current) : input;
+  const keptSignedAt = newProvider ? null : current.signed_at;
   // Signing now: the date from the session date to today. (A signed note keeps its signature: an amendment.)
   // A signed note stays signed: an amendment keeps a typed name that prints beside its date (probe 8895, stop 25).
-  const halfSigned = halfSignatureRefusal(current.signed_at ? { ...input, provider_signed_on: input.provider_signed_on || current.provider_signed_on || current.signed_at.slice(0, 10) } : input);
+  const halfSigned = halfSignatureRefusal(keptSignedAt ? { ...signing, provider_signed_on: signing.provider_signed_on || current.provider_signed_on || keptSignedAt.slice(0, 10) } : signing);
   if (halfSigned) return invalid(halfSigned);
-  const signDate = !current.signed_at && isSigning(input) ? signDateRefusal("provider", input.provider_signed_on!, input.session_date, today) : null;
+  const signDate = !keptSignedAt && isSigning(signing) ? signDateRefusal("provider", signing.provider_signed_on!, signing.session_date, today) : null;
   if (signDate) return invalid({ provider_signed_on: signDate });
-  const signedAt = current.signed_at ?? (isSigning(input) ? ctx.now().toISOString() : null);
+  const signedAt = keptSignedAt ?? (isSigning(signing) ? ctx.now().toISOString() : null);
   // An amendment changes what the supervisor countersigned: the countersignature stays with the version it
   // signed (note_versions) and the amended note waits for a new one.
-  const values = writeValues(ctx, reason !== null ? { ...input, supervisor_name: "", supervisor_signed_on: null, supervisor_signature: null } : input, times, { id, locationId: found.row.locationId, signedAt });
+  const values = writeValues(ctx, reason !== null ? { ...signing, supervisor_name: "", supervisor_signed_on: null, supervisor_signature: null } : signing, times, { id, locationId: found.row.locationId, signedAt });
   const action = reason !== null ? "amend" : "update";
   for (let attempt = 0; attempt < 3; attempt++) {
     const [updated, , , rows] = await withConditionalAudit(
@@ -1285,7 +1309,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
       attempt === 0 ? found.tail : undefined,
     );
     const row = (rows as NoteRow[])[0];
-    if (changed(updated) && row) return ok(noteJson(row, current.patient_name), reason !== null ? NOTE_AMENDED : NOTE_UPDATED);
+    if (changed(updated) && row) {
+      const message = reason !== null ? NOTE_AMENDED : NOTE_UPDATED;
+      return ok(noteJson(row, current.patient_name), current.signed_at && !signedAt ? `${message} ${NOTE_MESSAGES.newProviderUnsigned}` : message);
+    }
     const now = await findNote(ctx, type, id, db);
     if (!now) return notFound("Note");
     if (now.note.version !== current.version) return conflict(now.note);

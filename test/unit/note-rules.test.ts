@@ -16,11 +16,13 @@ import {
   noteBodyInput,
   overlaps,
   scanWindow,
+  sessionEndRefusal,
   sessionTimes,
   todayIn,
   weekOf,
   withinCap,
   withinUnits,
+  withoutPreviousSignature,
   type Interval,
   type Surroundings,
 } from "~/domain/note-rules";
@@ -180,6 +182,36 @@ describe("session dates", () => {
     expect(r).toEqual(message ? { field: "session_date", message } : null);
   });
 
+  describe("a session that has not ended yet at the client's location is refused at its time out (probe 8922 §3)", () => {
+    const zoned = (date: string, zone: string, pairs: [string, string, string?, string?]) => {
+      const t = sessionTimes({ session_date: date, time_in: pairs[0], time_out: pairs[1], time_in2: pairs[2] ?? null, time_out2: pairs[3] ?? null });
+      if (!t.ok) throw new Error("bad times");
+      const z = inZone(t.times, zone, date);
+      if (!z.ok) throw new Error("bad zone");
+      return z.times;
+    };
+    // 2026-11-27 08:12 UTC: 03:12 in New York, 00:12 in Los Angeles, 17:12 in Tokyo.
+    const now = new Date("2026-11-27T08:12:30Z");
+    it.each<[string, string, string, [string, string, string?, string?], { field: string; message: string } | null]>([
+      ["this evening in New York", "2026-11-27", "America/New_York", ["20:00", "21:00"], { field: "time_out", message: NOTE_MESSAGES.sessionNotEnded("03:12", "Miami Clinic") }],
+      ["started, not ended", "2026-11-27", "America/New_York", ["02:30", "03:30"], { field: "time_out", message: NOTE_MESSAGES.sessionNotEnded("03:12", "Miami Clinic") }],
+      ["ended a minute ago", "2026-11-27", "America/New_York", ["02:11", "03:11"], null],
+      ["ends this minute (03:12 has begun)", "2026-11-27", "America/New_York", ["02:12", "03:12"], null],
+      ["ends next minute", "2026-11-27", "America/New_York", ["02:13", "03:13"], { field: "time_out", message: NOTE_MESSAGES.sessionNotEnded("03:12", "Miami Clinic") }],
+      ["the first pair ended, the second has not", "2026-11-27", "America/New_York", ["01:00", "02:00", "09:00", "10:00"], { field: "time_out2", message: NOTE_MESSAGES.sessionNotEnded("03:12", "Miami Clinic") }],
+      ["yesterday evening", "2026-11-26", "America/New_York", ["20:00", "21:00"], null],
+      ["in Los Angeles it is 00:12", "2026-11-27", "America/Los_Angeles", ["00:00", "00:30"], { field: "time_out", message: NOTE_MESSAGES.sessionNotEnded("00:12", "Miami Clinic") }],
+      ["in Tokyo the morning has passed", "2026-11-27", "Asia/Tokyo", ["09:00", "12:00"], null],
+      ["in Tokyo the evening has not", "2026-11-27", "Asia/Tokyo", ["17:00", "18:00"], { field: "time_out", message: NOTE_MESSAGES.sessionNotEnded("17:12", "Miami Clinic") }],
+    ])("%s", (_n, date, zone, pairs, expected) => {
+      expect(sessionEndRefusal(zoned(date, zone, pairs), now, zone, "Miami Clinic")).toEqual(expected);
+    });
+
+    it("the message says what time it is at the location", () => {
+      expect(NOTE_MESSAGES.sessionNotEnded("03:12", "Miami Clinic")).toBe("The session cannot end in the future: it is 03:12 now at Miami Clinic.");
+    });
+  });
+
   it("today is the location's: 02:00 UTC is still yesterday in New York", () => {
     const at = new Date("2026-03-17T02:00:00Z");
     expect(todayIn(at, "America/New_York")).toBe("2026-03-16");
@@ -212,6 +244,9 @@ describe("which rule refuses (the order a user fixes them)", () => {
     ["provider overlap", { providerNotes: [{ id: 9, pairs: [{ start: at("09:00"), end: at("10:01") }] }] }, { field: "time_in", message: NOTE_MESSAGES.providerOverlap("09:00", "10:01") }],
     ["provider buffer 10 minutes", { providerNotes: [{ id: 9, pairs: [{ start: at("11:10"), end: at("12:00") }] }] }, { field: "time_in", message: NOTE_MESSAGES.providerBuffer("11:10", "12:00", 15) }],
     ["provider buffer 15 minutes passes", { providerNotes: [{ id: 9, pairs: [{ start: at("11:15"), end: at("12:00") }] }] }, null],
+    // A deleted client's note still takes the provider's time; no screen shows it, so the message says whose it is (probe 8922 §5).
+    ["provider overlap, a deleted client's note", { providerNotes: [{ id: 9, pairs: [{ start: at("09:00"), end: at("10:01") }], clientDeleted: true }] }, { field: "time_in", message: NOTE_MESSAGES.providerOverlap("09:00", "10:01", NOTE_MESSAGES.ofDeletedClient) }],
+    ["provider buffer, a deleted client's note", { providerNotes: [{ id: 9, pairs: [{ start: at("11:10"), end: at("12:00") }], clientDeleted: true }] }, { field: "time_in", message: "The provider needs 15 minutes between sessions; another session runs from 11:10 to 12:00 (a note of a client who has since been deleted)." }],
     ["day cap exactly", { dayMinutes: 540 }, null],
     ["day cap over", { dayMinutes: 541 }, { field: "time_out", message: NOTE_MESSAGES.dayCap(10) }],
     ["week cap exactly", { weekMinutes: 2340 }, null],
@@ -336,5 +371,22 @@ describe("who may supervise a note (decision 023, probe 8903)", () => {
   it("a BCBA or BCaBA role (any case) can supervise; RBT, none or other roles cannot", () => {
     expect(["bcba", "BCaBA", " BCBA "].map(canSupervise)).toEqual([true, true, true]);
     expect(["rbt", "", null, undefined, "manager"].map(canSupervise)).toEqual([false, false, false, false, false]);
+  });
+});
+
+describe("a new provider does not inherit the previous provider's signature (decision 023, probe 8922 §1)", () => {
+  const stored = { provider_name: "Jasmine Carter", provider_signed_on: "2026-11-26", provider_signature: "data:image/png;base64,AAAA" };
+  const none = { provider_name: "", provider_signed_on: null, provider_signature: null };
+  it.each<[string, string | null, typeof stored | typeof none | Record<string, unknown>, Record<string, unknown>]>([
+    ["a signed note: the body repeats the signature", "2026-11-26T10:00:00Z", stored, none],
+    ["a signed note: the body types another name and date", "2026-11-26T10:00:00Z", { ...stored, provider_name: "Maya Thompson", provider_signed_on: "2026-11-27" }, none],
+    ["an unsigned note: the typed name alone it repeats", null, { ...none, provider_name: "Jasmine Carter" }, none],
+    ["an unsigned note: the new provider's name and date, newly typed", null, { ...none, provider_name: "Maya Thompson", provider_signed_on: "2026-11-27" }, { provider_name: "Maya Thompson", provider_signed_on: "2026-11-27", provider_signature: null }],
+    ["an unsigned note: a new date beside the old name keeps only the date (then refused as half a signature)", null, { ...none, provider_name: " Jasmine Carter ", provider_signed_on: "2026-11-27" }, { provider_name: "", provider_signed_on: "2026-11-27", provider_signature: null }],
+  ])("%s", (_n, signedAt, input, expected) => {
+    const current = signedAt ? { ...stored, signed_at: signedAt } : { provider_name: "Jasmine Carter", provider_signed_on: null, provider_signature: null, signed_at: null };
+    const out = withoutPreviousSignature({ provider_id: 13, ...none, ...input } as never, current);
+    expect(out).toMatchObject({ provider_id: 13, ...expected });
+    expect(isSigning(out)).toBe(expected.provider_name !== "" && !!expected.provider_signed_on);
   });
 });

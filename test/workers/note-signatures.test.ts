@@ -3,13 +3,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { notes, paServices } from "~/db/schema";
 import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
-import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
+import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
  * Who signs what on a note (decision 023): the provider signs on a date from the session date to today; only the
  * note's supervisor countersigns (from the view), so no create or edit writes the supervisor's signature; an
- * amendment leaves the countersignature with the version it signed. And a user without manage_notes keeps the
- * modifiers a full PUT leaves out.
+ * amendment leaves the countersignature with the version it signed; an edit to another provider leaves the note
+ * unsigned until that provider signs it. And a user without manage_notes keeps the modifiers a full PUT leaves out.
  */
 
 const today = () => todayIn(new Date(), "America/New_York");
@@ -18,6 +18,7 @@ const day = (offset: number) => addDays(today(), offset);
 let location: { id: number };
 let supervisor: { id: number; token: string };
 let manager: { id: number; token: string };
+let managerUser: Awaited<ReturnType<typeof createUser>>;
 
 beforeAll(async () => {
   location = await createLocation();
@@ -25,6 +26,7 @@ beforeAll(async () => {
   supervisor = { id: s.id, token: await apiToken(s) };
   const m = await createUser({ permissions: ["view_notes", "manage_notes"], locations: [location.id] });
   manager = { id: m.id, token: await apiToken(m) };
+  managerUser = m;
 });
 
 async function scene() {
@@ -168,5 +170,114 @@ describe("modifiers a user without manage_notes cannot change", () => {
     // A manager's full PUT keeps the whole-note meaning: leaving them out clears them.
     expect((await call(manager.token, "PUT", `/note_rbt/update/${n.id}`, s.body())).status).toBe(200);
     expect((await rowOf(n.id)).md).toBeNull();
+  });
+});
+
+describe("a new provider does not inherit the signature (probe 8922 §1)", () => {
+  /** A note the RBT signed (and the supervisor countersigned), and another provider of the location. */
+  async function signedScene() {
+    const s = await scene();
+    const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT", provider_signed_on: day(-1) }))).json.data;
+    await db().update(notes).set({ supervisorName: "Sam Supervisor", supervisorSignedOn: day(0) }).where(eq(notes.id, n.id));
+    const maya = await createUser({ permissions: ["view_notes"], locations: [location.id], name: "Maya" });
+    return { ...s, note: (await rowOf(n.id)) as typeof notes.$inferSelect, maya: { id: maya.id, token: await apiToken(maya), cookie: await signInCookie(maya) } };
+  }
+  type Signed = Awaited<ReturnType<typeof signedScene>>;
+
+  it.each<[string, "PATCH" | "PUT", (x: Signed) => Record<string, unknown>, boolean]>([
+    ["PATCH to another provider", "PATCH", (x) => ({ provider_id: x.maya.id }), false],
+    ["PUT to another provider, repeating the signature", "PUT", (x) => x.body({ provider_id: x.maya.id, provider_name: "Robin RBT", provider_signed_on: day(-1) }), false],
+    ["PATCH to another provider with a name and date typed for them", "PATCH", (x) => ({ provider_id: x.maya.id, provider_name: "Maya User", provider_signed_on: day(0) }), false],
+    ["PATCH keeping the provider", "PATCH", () => ({ time_out: "10:30" }), true],
+    ["PUT keeping the provider", "PUT", (x) => x.body({ time_out: "10:30", provider_name: "Robin RBT", provider_signed_on: day(-1) }), true],
+  ])("an amendment by a manager: %s (%s; stays signed: %s)", async (_, method, bodyOf, staysSigned) => {
+    const x = await signedScene();
+    const res = await call(manager.token, method, `/v2/notes-rbt/${x.note.id}`, { ...bodyOf(x), amendment_reason: "Correcting the record", version: x.note.version });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const row = await rowOf(x.note.id);
+    // The countersignature goes with any amendment (stop 23).
+    expect(row).toMatchObject({ version: x.note.version + 1, supervisorName: "", supervisorSignedOn: null });
+    if (staysSigned) {
+      expect(row).toMatchObject({ providerId: x.rbt.id, providerName: "Robin RBT", providerSignedOn: day(-1), signedAt: x.note.signedAt });
+      expect(res.json.message).not.toContain(NOTE_MESSAGES.newProviderUnsigned);
+    } else {
+      expect(row).toMatchObject({ providerId: x.maya.id, providerName: "", providerSignedOn: null, providerSignature: null, signedAt: null });
+      expect(res.json.message).toContain(NOTE_MESSAGES.newProviderUnsigned);
+      // The signed version, with the earlier provider's signature, stays in the history.
+      const shown = await call(manager.token, "GET", `/v2/notes-rbt/${x.note.id}`);
+      expect(shown.json.data.history[0].note).toMatchObject({ provider_id: x.rbt.id, provider_name: "Robin RBT", provider_signed_on: day(-1), signed_at: x.note.signedAt });
+    }
+  });
+
+  it("the new provider then signs it like any unsigned note (no amendment), or a manager writes it for them", async () => {
+    for (const signer of ["maya", "manager"] as const) {
+      const x = await signedScene();
+      const moved = await call(manager.token, "PATCH", `/v2/notes-rbt/${x.note.id}`, { provider_id: x.maya.id, amendment_reason: "Wrong provider", version: x.note.version });
+      expect(moved.status).toBe(200);
+      const token = signer === "maya" ? x.maya.token : manager.token;
+      const signed = await call(token, "PATCH", `/v2/notes-rbt/${x.note.id}`, { provider_name: "Maya User", provider_signed_on: day(0), version: moved.json.data.version });
+      expect(signed.status, JSON.stringify(signed.json)).toBe(200);
+      expect(signed.json.message).toBe("Note updated.");
+      expect(await rowOf(x.note.id)).toMatchObject({ providerId: x.maya.id, providerName: "Maya User", providerSignedOn: day(0), signedAt: expect.any(String) });
+      // The earlier provider can no longer change it.
+      expect((await call(x.rbt.token, "PATCH", `/v2/notes-rbt/${x.note.id}`, { time_out: "10:15", amendment_reason: "x" })).status).toBe(403);
+    }
+  });
+
+  it("an unsigned note's typed name does not pass to the new provider; a name and date typed for them sign it", async () => {
+    const x = await signedScene();
+    const n = (await call(x.rbt.token, "POST", "/v2/notes-rbt", x.body({ session_date: day(-2), provider_name: "Robin RBT" }))).json.data;
+    const moved = await call(manager.token, "PATCH", `/v2/notes-rbt/${n.id}`, { provider_id: x.maya.id, version: n.version });
+    expect(moved.status).toBe(200);
+    expect(await rowOf(n.id)).toMatchObject({ providerId: x.maya.id, providerName: "", signedAt: null });
+    const back = await call(manager.token, "PATCH", `/v2/notes-rbt/${n.id}`, { provider_id: x.rbt.id, provider_name: "Robin RBT", provider_signed_on: day(-1), version: moved.json.data.version });
+    expect(back.status).toBe(200);
+    expect(await rowOf(n.id)).toMatchObject({ providerId: x.rbt.id, providerName: "Robin RBT", providerSignedOn: day(-1), signedAt: expect.any(String) });
+  });
+
+  /** The edit form as a manager posts it (JavaScript off), from the stored note. */
+  const editForm = (x: Signed, over: Record<string, string>) => ({
+    intent: "amend",
+    type: "rbt",
+    patient_id: String(x.patient.id),
+    provider_id: String(x.rbt.id),
+    supervisor_id: String(supervisor.id),
+    session_date: day(-1),
+    cpt_code: "97153",
+    pa_service_id: String(x.note.paServiceId),
+    pos: "12",
+    time_in: "09:00",
+    time_out: "10:00",
+    provider_name: "Robin RBT",
+    provider_signed_on: day(-1),
+    provider_signature: "",
+    version: String(x.note.version),
+    amendment_reason: "Correcting the record",
+    ...over,
+  });
+
+  it.each([
+    ["another provider chosen", true],
+    ["the same provider", false],
+  ])("screen: 'Save amendment' with %s", async (_, changes) => {
+    const x = await signedScene();
+    const cookie = await signInCookie(managerUser);
+    const res = await form(`/note-rbt/edit/${x.note.id}`, editForm(x, changes ? { provider_id: String(x.maya.id) } : { time_out: "10:30" }), cookie);
+    expect(res.status, await res.clone().text().then((t) => t.slice(0, 300))).toBe(303);
+    const view = await (await request(res.headers.get("Location")!, { cookie })).text();
+    if (changes) {
+      expect(view).not.toContain("Signed on");
+      expect(view).toContain('<h3>Provider</h3><p>—<span class="muted"> · not signed</span>');
+      expect(view).toContain(NOTE_MESSAGES.newProviderUnsigned.replace(/'/g, "&#x27;"));
+      expect(await rowOf(x.note.id)).toMatchObject({ providerId: x.maya.id, providerName: "", signedAt: null });
+      // The new provider signs it from the edit screen: a save, not an amendment.
+      const signed = await form(`/note-rbt/edit/${x.note.id}`, editForm(x, { intent: "save", amendment_reason: "", provider_id: String(x.maya.id), provider_name: "Maya User", provider_signed_on: day(0), version: String(x.note.version + 1) }), x.maya.cookie);
+      expect(signed.status, await signed.clone().text().then((t) => t.slice(0, 300))).toBe(303);
+      expect(await (await request(signed.headers.get("Location")!, { cookie: x.maya.cookie })).text()).toContain("Signed on");
+    } else {
+      expect(view).toContain("Signed on");
+      expect(view).toContain(`<h3>Provider</h3><p>Robin RBT<span class="muted"> · signed <!-- -->${day(-1)}`);
+      expect(await rowOf(x.note.id)).toMatchObject({ providerId: x.rbt.id, providerName: "Robin RBT", signedAt: x.note.signedAt });
+    }
   });
 });

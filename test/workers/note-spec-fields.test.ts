@@ -2,10 +2,10 @@ import { SELF } from "cloudflare:test";
 import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { notes, paServices } from "~/db/schema";
-import { todayIn } from "~/domain/note-rules";
+import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
-import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
+import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
  * The note fields of clinical §3 ("BCBA note", "RBT note", "Combined note") that the API used to drop without a
@@ -152,5 +152,107 @@ describe("a combined note's unit_price in dollars (probe 8896 §2)", () => {
     const s = await scene("97155");
     const r = await post(s, "/v2/notes-bcba", base(s, "97155"));
     expect(r.json.data).toMatchObject({ note_type: "bcba", unit_price: null, unit_price_cents: null });
+  });
+});
+
+describe("a combined note's own price is set by manage_notes only, as the modifiers are (probe 8922 §2)", () => {
+  /** A client with a 97155 PA service, an RBT (view_notes) who writes the note, and a manager of the location. */
+  async function priced() {
+    const s = await scene("97155");
+    const rbtUser = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+    const rbt: Scene = { ...s, user: { id: rbtUser.id, token: await apiToken(rbtUser) } };
+    return { manager: s, rbt, rbtUser, managerUser: s.user };
+  }
+  const one = async (patientId: number) => (await notesOf(patientId))[0];
+
+  it.each<[string, Record<string, unknown>, Record<string, string> | null]>([
+    ["unit_price in dollars", { unit_price: "999.99" }, { unit_price: NOTE_MESSAGES.priceNeedsManage }],
+    ["unit_price_cents", { unit_price_cents: 99999 }, { unit_price_cents: NOTE_MESSAGES.priceNeedsManage }],
+    ["unit_price 0", { unit_price: 0 }, { unit_price: NOTE_MESSAGES.priceNeedsManage }],
+    ["no price", {}, null],
+    ["unit_price null (none)", { unit_price: null }, null],
+  ])("an RBT's create with %s", async (_, over, errors) => {
+    const x = await priced();
+    const r = await post(x.rbt, "/v2/notes-combined", base(x.rbt, "97155", over));
+    if (errors) {
+      expect(r.status).toBe(422);
+      expect(r.json.errors).toEqual(errors);
+      expect(await notesOf(x.rbt.patient.id)).toHaveLength(0);
+    } else {
+      expect(r.status, JSON.stringify(r.json)).toBe(201);
+      expect((await one(x.rbt.patient.id))!.unitPriceCents).toBeNull();
+    }
+  });
+
+  it("an RBT's edit cannot change the price a manager set; one that leaves it out (or repeats it) keeps it", async () => {
+    const x = await priced();
+    const created = await post(x.rbt, "/v2/notes-combined", base(x.rbt, "97155"));
+    expect(created.status).toBe(201);
+    const id = created.json.data.id as number;
+    const set = await call(x.manager, "PATCH", `/v2/notes-combined/${id}`, { unit_price: "20.00" });
+    expect(set.status, JSON.stringify(set.json)).toBe(200);
+    let version = set.json.data.version as number;
+    for (const [method, body, field] of [
+      ["PATCH", { unit_price: "25.00" }, "unit_price"],
+      ["PATCH", { unit_price_cents: 1 }, "unit_price_cents"],
+      ["PATCH", { unit_price: null }, "unit_price"],
+      ["PUT", base(x.rbt, "97155", { unit_price_cents: 99999 }), "unit_price_cents"],
+    ] as const) {
+      const r = await call(x.rbt, method, `/v2/notes-combined/${id}`, { ...body, version });
+      expect(r.status, `${method} ${JSON.stringify(body)}`).toBe(422);
+      expect(r.json.errors).toEqual({ [field]: NOTE_MESSAGES.priceNeedsManage });
+      expect(await one(x.rbt.patient.id)).toMatchObject({ unitPriceCents: 2000, version });
+    }
+    const same = await call(x.rbt, "PATCH", `/v2/notes-combined/${id}`, { unit_price: "20.00", time_out: "10:15", version });
+    expect(same.status, JSON.stringify(same.json)).toBe(200);
+    version = same.json.data.version;
+    const put = await call(x.rbt, "PUT", `/v2/notes-combined/${id}`, { ...base(x.rbt, "97155", { time_out: "10:30" }), version });
+    expect(put.status, JSON.stringify(put.json)).toBe(200);
+    expect(await one(x.rbt.patient.id)).toMatchObject({ unitPriceCents: 2000, minutes: 90 });
+    // A manager's full PUT keeps the whole-note meaning: leaving the price out clears it.
+    const cleared = await call(x.manager, "PUT", `/v2/notes-combined/${id}`, { ...base(x.rbt, "97155", { time_out: "10:30" }), version: put.json.data.version });
+    expect(cleared.status, JSON.stringify(cleared.json)).toBe(200);
+    expect((await one(x.rbt.patient.id))!.unitPriceCents).toBeNull();
+  });
+
+  /** The combined note form as posted without JavaScript. */
+  const fields = (s: Scene, over: Record<string, string> = {}) => ({
+    intent: "save",
+    form_token: crypto.randomUUID(),
+    type: "combined",
+    patient_id: String(s.patient.id),
+    provider_id: String(s.user.id),
+    session_date: day(-1),
+    cpt_code: "97155",
+    pa_service_id: String(s.pa.id),
+    pos: "12",
+    time_in: "09:00",
+    time_out: "10:00",
+    ...over,
+  });
+
+  it("screen: the price field is the manager's; an RBT's form that carries it is refused and writes nothing; an RBT's edit keeps the price", async () => {
+    const x = await priced();
+    const rbtCookie = await signInCookie(x.rbtUser);
+    const managerCookie = await signInCookie(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [location.id] }));
+    const field = 'name="unit_price_cents"';
+    expect(await (await request(`/note-combined?patient_id=${x.rbt.patient.id}`, { cookie: rbtCookie })).text()).not.toContain(field);
+    expect(await (await request(`/note-combined?patient_id=${x.rbt.patient.id}`, { cookie: managerCookie })).text()).toContain(field);
+    const refused = await form(`/note-combined?patient_id=${x.rbt.patient.id}`, fields(x.rbt, { unit_price_cents: "50000" }), rbtCookie);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain(NOTE_MESSAGES.priceNeedsManage.replace(/'/g, "&#x27;"));
+    expect(await notesOf(x.rbt.patient.id)).toHaveLength(0);
+    const saved = await form(`/note-combined?patient_id=${x.rbt.patient.id}`, fields(x.rbt), rbtCookie);
+    expect(saved.status, await saved.clone().text().then((t) => t.slice(0, 300))).toBe(303);
+    const row = (await one(x.rbt.patient.id))!;
+    expect((await call(x.manager, "PATCH", `/v2/notes-combined/${row.id}`, { unit_price: "20.00" })).status).toBe(200);
+    expect(await (await request(`/note-combined/edit/${row.id}`, { cookie: rbtCookie })).text()).not.toContain(field);
+    expect(await (await request(`/note-combined/edit/${row.id}`, { cookie: managerCookie })).text()).toContain(field);
+    const edited = await form(`/note-combined/edit/${row.id}`, { ...fields(x.rbt, { time_out: "10:15" }), version: String(row.version + 1) }, rbtCookie);
+    expect(edited.status, await edited.clone().text().then((t) => t.slice(0, 300))).toBe(303);
+    expect(await one(x.rbt.patient.id)).toMatchObject({ unitPriceCents: 2000, minutes: 75 });
+    const sneaked = await form(`/note-combined/edit/${row.id}`, { ...fields(x.rbt), unit_price_cents: "1", version: String(row.version + 2) }, rbtCookie);
+    expect(sneaked.status).toBe(422);
+    expect(await one(x.rbt.patient.id)).toMatchObject({ unitPriceCents: 2000, minutes: 75 });
   });
 });

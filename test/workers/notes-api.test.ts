@@ -691,3 +691,130 @@ describe("the note view (screens, PDF, AI summary)", () => {
     expect(await getNoteView(await ctx(s.rbt.id), "bcba", n.id)).toBeNull();
   });
 });
+
+describe("a session that has not ended yet at the client's location is refused at its time out (probe 8922 §3)", () => {
+  /** A clinic of its own (`zone`, titled), a client with a 97153 PA service around today, and its RBT. */
+  async function clinic(zone: string, permissions: Permission[] = ["view_notes"]) {
+    const here = await createLocation({ timeZone: zone, title: `Clinic of ${zone}` });
+    const patient = await createPatient({ locationId: here.id });
+    const t = todayIn(new Date(), zone);
+    const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 400, startDate: addDays(t, -200), endDate: addDays(t, 200) }).returning();
+    const user = await createUser({ permissions, locations: [here.id] });
+    return { here, patient, pa: pa!, rbt: { id: user.id, token: await apiToken(user) }, user };
+  }
+  type Clinic = Awaited<ReturnType<typeof clinic>>;
+  const noteOf = (c: Clinic, date: string, pairs: string[]) => ({
+    type: "rbt",
+    patient_id: c.patient.id,
+    provider_id: c.rbt.id,
+    pa_service_id: c.pa.id,
+    cpt_code: "97153",
+    pos: "12",
+    session_date: date,
+    time_in: pairs[0],
+    time_out: pairs[1],
+    time_in2: pairs[2] ?? null,
+    time_out2: pairs[3] ?? null,
+  });
+
+  // The model's clock fixed (ctx.now): 2026-11-27 08:12:30 UTC is 03:12 in New York.
+  const NOW = new Date("2026-11-27T08:12:30Z");
+  async function fixedCtx(userId: number) {
+    const { getUserActor } = await import("~/models/actors.server");
+    return { db: db(), actor: (await getUserActor(db(), userId))!, ip: "127.0.0.1", now: () => NOW };
+  }
+
+  it.each<[string, string, string[], Permission[], string | null]>([
+    ["this evening", "2026-11-27", ["20:00", "21:00"], ["view_notes"], "time_out"],
+    ["this evening, with ignore_time_limits", "2026-11-27", ["20:00", "21:00"], ["view_notes", "ignore_time_limits"], "time_out"],
+    ["started, not ended", "2026-11-27", ["02:30", "03:30"], ["view_notes"], "time_out"],
+    ["the second pair not ended", "2026-11-27", ["01:00", "01:30", "02:45", "03:45"], ["view_notes"], "time_out2"],
+    ["ended a minute ago", "2026-11-27", ["02:11", "03:11"], ["view_notes"], null],
+    ["yesterday evening", "2026-11-26", ["20:00", "21:00"], ["view_notes"], null],
+  ])("create (clock fixed at 03:12 in New York): %s", async (_, date, pairs, permissions, field) => {
+    const { createNote } = await import("~/models/notes.server");
+    const c = await clinic("America/New_York", permissions);
+    await db().update(paServices).set({ startDate: "2026-01-01", endDate: "2027-12-31" }).where(eq(paServices.id, c.pa.id));
+    const r = await createNote(await fixedCtx(c.user.id), noteOf(c, date, pairs));
+    if (field) {
+      expect(r).toMatchObject({ ok: false, status: 422, errors: { [field]: NOTE_MESSAGES.sessionNotEnded("03:12", "Clinic of America/New_York") } });
+      expect(await notesOf(c.patient.id)).toHaveLength(0);
+    } else {
+      expect(r.ok, JSON.stringify(r)).toBe(true);
+    }
+  });
+
+  it("an edit that moves the end past now is refused, and changes nothing (clock fixed)", async () => {
+    const { createNote, updateNote } = await import("~/models/notes.server");
+    const c = await clinic("America/New_York");
+    await db().update(paServices).set({ startDate: "2026-01-01", endDate: "2027-12-31" }).where(eq(paServices.id, c.pa.id));
+    const ctx = await fixedCtx(c.user.id);
+    const made = await createNote(ctx, noteOf(c, "2026-11-27", ["01:00", "02:00"]));
+    if (!made.ok) throw new Error(JSON.stringify(made));
+    for (const partial of [true, false]) {
+      const r = await updateNote(ctx, "rbt", made.data.id, { ...(partial ? {} : noteOf(c, "2026-11-27", ["01:00", "02:00"])), time_out: "04:00" }, { partial, version: null });
+      expect(r).toMatchObject({ ok: false, status: 422, errors: { time_out: NOTE_MESSAGES.sessionNotEnded("03:12", "Clinic of America/New_York") } });
+    }
+    expect(await notesOf(c.patient.id)).toMatchObject([{ timeOut: "02:00", version: 1 }]);
+  });
+
+  /** A zone where it is now 02:00 to 21:59 (New York and Tokyo are 13 or 14 hours apart): a session of today that ended at 01:00, and one that ends at 23:30, both exist. */
+  function dayTimeZone(): string {
+    const hour = (zone: string) => Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(new Date()));
+    return ["America/New_York", "Asia/Tokyo"].find((z) => hour(z) >= 2 && hour(z) <= 21)!;
+  }
+
+  it("API (real clock): today's session ending tonight is refused on create, PATCH and PUT; one that has ended is written", async () => {
+    const zone = dayTimeZone();
+    const c = await clinic(zone);
+    const t = todayIn(new Date(), zone);
+    const message = /^The session cannot end in the future: it is \d{2}:\d{2} now at Clinic of /;
+    const late = await post(c.rbt.token, "/v2/notes-rbt", noteOf(c, t, ["23:00", "23:30"]));
+    expect(late.status).toBe(422);
+    expect(late.json.errors?.time_out).toMatch(message);
+    expect(await notesOf(c.patient.id)).toHaveLength(0);
+    const early = await post(c.rbt.token, "/v2/notes-rbt", noteOf(c, t, ["00:30", "01:00"]));
+    expect(early.status, JSON.stringify(early.json)).toBe(201);
+    const patched = await call(c.rbt.token, "PATCH", `/v2/notes-rbt/${early.json.data.id}`, { time_in2: "23:00", time_out2: "23:30" });
+    expect(patched.status).toBe(422);
+    expect(patched.json.errors.time_out2).toMatch(message);
+    const put = await call(c.rbt.token, "PUT", `/v2/notes-rbt/${early.json.data.id}`, noteOf(c, t, ["00:30", "23:45"]));
+    expect(put.status).toBe(422);
+    expect(put.json.errors.time_out).toMatch(message);
+    expect(await notesOf(c.patient.id)).toMatchObject([{ timeOut: "01:00", timeIn2: null, version: 1 }]);
+  });
+
+  it("screen (real clock): a form for today's session ending tonight is refused beside the time, nothing written", async () => {
+    const zone = dayTimeZone();
+    const c = await clinic(zone);
+    const { form, signInCookie } = await import("./helpers");
+    const cookie = await signInCookie(c.user);
+    const fields = { intent: "save", form_token: crypto.randomUUID(), ...Object.fromEntries(Object.entries(noteOf(c, todayIn(new Date(), zone), ["23:00", "23:30"])).map(([k, v]) => [k, v === null ? "" : String(v)])) };
+    const res = await form(`/note-rbt?patient_id=${c.patient.id}`, fields, cookie);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toMatch(/The session cannot end in the future: it is \d{2}:\d{2} now at Clinic of /);
+    expect(await notesOf(c.patient.id)).toHaveLength(0);
+  });
+});
+
+describe("a deleted client's note still takes the provider's time, and the refusal says whose it is (probe 8922 §5)", () => {
+  it.each([
+    ["the buffer", ["13:40", "14:30"], (where: string) => NOTE_MESSAGES.providerBuffer("13:30", "13:37", 15, where)],
+    ["an overlap", ["13:00", "14:00"], (where: string) => NOTE_MESSAGES.providerOverlap("13:30", "13:37", where)],
+  ] as const)("%s", async (_, [timeIn, timeOut], message) => {
+    const gone = await scene();
+    const other = await scene();
+    const first = await post(gone.rbt.token, "/v2/notes-rbt", body(gone, { time_in: "13:30", time_out: "13:37" }));
+    expect(first.status).toBe(201);
+    const sent = body(other, { provider_id: gone.rbt.id, time_in: timeIn, time_out: timeOut });
+    // The client is not deleted yet: the plain message.
+    const before = await post(gone.rbt.token, "/v2/notes-rbt", sent);
+    expect(before.json.errors).toEqual({ time_in: message("") });
+    await db().update(patients).set({ deletedAt: new Date().toISOString() }).where(eq(patients.id, gone.patient.id));
+    const after = await post(gone.rbt.token, "/v2/notes-rbt", sent);
+    expect(after.status).toBe(422);
+    expect(after.json.errors).toEqual({ time_in: message(NOTE_MESSAGES.ofDeletedClient) });
+    expect(after.json.errors!.time_in).toContain("(a note of a client who has since been deleted)");
+    expect(await notesOf(other.patient.id)).toHaveLength(0);
+  });
+});

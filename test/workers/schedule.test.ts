@@ -1,5 +1,5 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { count, desc, eq } from "drizzle-orm";
+import { count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, notes, paServices, scheduledSessions, scheduleSeries } from "~/db/schema";
 import { localMinute } from "~/domain/note-rules";
@@ -59,6 +59,17 @@ async function addNote(patientId: number, providerId: number, paServiceId: numbe
     .values({ type: "rbt", patientId, locationId: w.location, providerId, paServiceId, cptCode: "97153", sessionDate: date, timeIn, timeOut, start1At: s, end1At: e, startAt: s, endAt: e, minutes: e - s, units: Math.floor((e - s) / 15) })
     .returning();
   return row!.id;
+}
+
+/**
+ * A booked session moved to yesterday: a booking cannot be made for a past date, and a note is written only for a
+ * session that has ended (probe 8922 §3), so a note for a session of today would pass only late in the day. The
+ * session that has taken place is the real case: its note is written afterwards, for its date.
+ */
+const yesterday = () => addDays(today(), -1);
+async function toYesterday(id: number) {
+  const s = scheduledSessions;
+  await db().update(s).set({ sessionDate: yesterday(), startAt: sql`${s.startAt} - 1440`, endAt: sql`${s.endAt} - 1440` }).where(eq(s.id, id));
 }
 
 async function scheduledCount(patientId: number): Promise<number> {
@@ -601,9 +612,10 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
 
   it("'Write the note' opens the note form filled in, and saving the note marks the session written", async () => {
     const c = await client();
-    const date = today();
-    const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "23:00", time_out: "23:45" })).json()) as Booked;
+    const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: today(), time_in: "23:00", time_out: "23:45" })).json()) as Booked;
     const sid = booked.data.sessions[0]!.id;
+    await toYesterday(sid);
+    const date = yesterday();
     const page = await (await request(`/calendar/session/${sid}`, { cookie: w.rbtCookie })).text();
     const m = /href="(\/note-rbt\?[^"]+)"/.exec(page);
     expect(m).not.toBeNull();
@@ -641,10 +653,13 @@ describe("a note written for a scheduled session marks it written in the note's 
     diagnosis_code: "F84.0",
     ...over,
   });
-  async function bookToday(token: string, c: { id: number; pa: number }, timeIn: string, timeOut: string) {
+  /** A session booked today and moved to yesterday (toYesterday): one that has taken place. */
+  async function bookedYesterday(token: string, c: { id: number; pa: number }, timeIn: string, timeOut: string) {
     const res = await book(token, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: today(), time_in: timeIn, time_out: timeOut });
     expect(res.status).toBe(201);
-    return ((await res.json()) as Booked).data.sessions[0]!.id;
+    const id = ((await res.json()) as Booked).data.sessions[0]!.id;
+    await toYesterday(id);
+    return id;
   }
   const sessionRow = async (id: number) => (await db().select().from(scheduledSessions).where(eq(scheduledSessions.id, id)))[0]!;
   const notesOf = async (patientId: number) => db().select({ id: notes.id }).from(notes).where(eq(notes.patientId, patientId));
@@ -653,15 +668,15 @@ describe("a note written for a scheduled session marks it written in the note's 
     const c = await client();
     const r = await rbtOf();
     const manager = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [w.location] }));
-    const sid = await bookToday(r.token, c, "05:00", "05:30");
-    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, today(), "05:00", "05:30", { scheduled_id: sid }) });
+    const sid = await bookedYesterday(r.token, c, "05:00", "05:30");
+    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, yesterday(), "05:00", "05:30", { scheduled_id: sid }) });
     expect(res.status).toBe(201);
     const noteId = ((await res.json()) as { data: { id: number } }).data.id;
     expect(await sessionRow(sid)).toMatchObject({ status: "written", noteId });
     expect((await api(`/v2/notes-rbt/${noteId}`, { method: "DELETE", token: manager })).status).toBe(200);
     expect(await sessionRow(sid)).toMatchObject({ status: "scheduled", noteId: null, version: 3 });
     // It is written again from the calendar like any scheduled session.
-    const again = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, today(), "05:00", "05:30", { scheduled_id: sid }) });
+    const again = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, yesterday(), "05:00", "05:30", { scheduled_id: sid }) });
     expect(again.status).toBe(201);
     expect(await sessionRow(sid)).toMatchObject({ status: "written", noteId: ((await again.json()) as { data: { id: number } }).data.id });
     // A refused delete (another provider's note without manage_notes) leaves the session written.
@@ -673,11 +688,11 @@ describe("a note written for a scheduled session marks it written in the note's 
     const c = await client();
     const r = await rbtOf();
     const manager = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [w.location] }));
-    const sid = await bookToday(r.token, c, "04:00", "04:30");
-    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, today(), "04:00", "04:30", { scheduled_id: sid }) });
+    const sid = await bookedYesterday(r.token, c, "04:00", "04:30");
+    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, yesterday(), "04:00", "04:30", { scheduled_id: sid }) });
     expect(res.status).toBe(201);
     const noteId = ((await res.json()) as { data: { id: number } }).data.id;
-    const moved = await api(`/v2/notes-rbt/${noteId}`, { method: "PATCH", token: r.token, body: { session_date: addDays(today(), -1), time_in: "04:10", time_out: "04:40" } });
+    const moved = await api(`/v2/notes-rbt/${noteId}`, { method: "PATCH", token: r.token, body: { session_date: addDays(today(), -2), time_in: "04:10", time_out: "04:40" } });
     expect(moved.status, await moved.clone().text()).toBe(200);
     expect((await api(`/v2/notes-rbt/${noteId}`, { method: "DELETE", token: manager })).status).toBe(200);
     expect(await sessionRow(sid)).toMatchObject({ status: "scheduled", noteId: null });
@@ -686,13 +701,13 @@ describe("a note written for a scheduled session marks it written in the note's 
   it("the note saved through the API marks the session written with its note, in 3 round trips and one audit row naming the session", async () => {
     const c = await client();
     const r = await rbtOf();
-    const sid = await bookToday(r.token, c, "06:00", "07:00");
+    const sid = await bookedYesterday(r.token, c, "06:00", "07:00");
     const before = await auditRows();
     const res = await countingWorker.fetch(
       new Request("http://localhost/api/v2/notes-rbt", {
         method: "POST",
         headers: { Authorization: `Bearer ${r.token}`, "Content-Type": "application/json" },
-        body: JSON.stringify(noteBody(c, r.user.id, today(), "06:00", "07:00", { scheduled_id: sid })),
+        body: JSON.stringify(noteBody(c, r.user.id, yesterday(), "06:00", "07:00", { scheduled_id: sid })),
       }) as Request<unknown, IncomingRequestCfProperties>,
       env,
       createExecutionContext(),
@@ -712,9 +727,9 @@ describe("a note written for a scheduled session marks it written in the note's 
   it("a refused note (overlap) marks nothing: the session stays scheduled", async () => {
     const c = await client();
     const r = await rbtOf();
-    const sid = await bookToday(r.token, c, "05:00", "06:00");
-    await addNote(c.id, w.otherRbt.id, c.pa, today(), "05:30", "06:30");
-    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, today(), "05:00", "06:00", { scheduled_id: sid }) });
+    const sid = await bookedYesterday(r.token, c, "05:00", "06:00");
+    await addNote(c.id, w.otherRbt.id, c.pa, yesterday(), "05:30", "06:30");
+    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, yesterday(), "05:00", "06:00", { scheduled_id: sid }) });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { errors: Record<string, string> }).errors.time_in).toBe("The client already has a session from 05:30 to 06:30 that overlaps this time.");
     expect(await sessionRow(sid)).toMatchObject({ status: "scheduled", noteId: null, version: 1 });
@@ -724,7 +739,7 @@ describe("a note written for a scheduled session marks it written in the note's 
     const a = await client();
     const b = await client();
     const r = await rbtOf();
-    const sid = await bookToday(r.token, a, "04:00", "05:00");
+    const sid = await bookedYesterday(r.token, a, "04:00", "05:00");
     // A session of another location (booked there by its own staff).
     const far = await createPatient({ locationId: w.elsewhere });
     const farDay = todayAtLocation(new Date(), "America/New_York");
@@ -739,7 +754,7 @@ describe("a note written for a scheduled session marks it written in the note's 
       [999999999, "The scheduled session was not found."],
       ["12x", "The scheduled session was not found."],
     ] as const) {
-      const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(b, r.user.id, today(), "04:00", "05:00", { scheduled_id: scheduledId }) });
+      const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(b, r.user.id, yesterday(), "04:00", "05:00", { scheduled_id: scheduledId }) });
       expect(res.status, String(scheduledId)).toBe(422);
       expect(((await res.json()) as { errors: Record<string, string> }).errors.scheduled_id).toBe(message);
     }
@@ -753,15 +768,15 @@ describe("a note written for a scheduled session marks it written in the note's 
     const c = await client();
     const mine = await rbtOf();
     const colleague = await rbtOf();
-    const theirs = await bookToday(colleague.token, c, "02:00", "02:30");
-    const own = await bookToday(mine.token, c, "03:00", "03:30");
+    const theirs = await bookedYesterday(colleague.token, c, "02:00", "02:30");
+    const own = await bookedYesterday(mine.token, c, "03:00", "03:30");
     const before = await auditRows();
-    const other = await api("/v2/notes-rbt", { method: "POST", token: mine.token, body: noteBody(c, mine.user.id, today(), "03:00", "03:30", { scheduled_id: theirs }) });
+    const other = await api("/v2/notes-rbt", { method: "POST", token: mine.token, body: noteBody(c, mine.user.id, yesterday(), "03:00", "03:30", { scheduled_id: theirs }) });
     expect(other.status).toBe(422);
     expect(((await other.json()) as { errors: Record<string, string> }).errors.scheduled_id).toBe("The scheduled session is another provider's: the note for it is written by its provider.");
-    const elsewhen = await api("/v2/notes-rbt", { method: "POST", token: mine.token, body: noteBody(c, mine.user.id, addDays(today(), -1), "03:00", "03:30", { scheduled_id: own }) });
+    const elsewhen = await api("/v2/notes-rbt", { method: "POST", token: mine.token, body: noteBody(c, mine.user.id, addDays(today(), -2), "03:00", "03:30", { scheduled_id: own }) });
     expect(elsewhen.status).toBe(422);
-    expect(((await elsewhen.json()) as { errors: Record<string, string> }).errors.scheduled_id).toBe(`The scheduled session is on ${today()}: write its note for that date.`);
+    expect(((await elsewhen.json()) as { errors: Record<string, string> }).errors.scheduled_id).toBe(`The scheduled session is on ${yesterday()}: write its note for that date.`);
     expect(await notesOf(c.id)).toHaveLength(0);
     expect(await sessionRow(theirs)).toMatchObject({ status: "scheduled", version: 1 });
     expect(await sessionRow(own)).toMatchObject({ status: "scheduled", version: 1 });
@@ -771,8 +786,8 @@ describe("a note written for a scheduled session marks it written in the note's 
   it("the form: another client's session is refused with the message and dropped from the form, so saving again saves the note alone", async () => {
     const a = await client();
     const b = await client();
-    const sid = await bookToday(w.rbtToken, a, "03:00", "03:45");
-    const fields = { intent: "save", type: "rbt", patient_id: String(b.id), provider_id: String(w.rbt.id), session_date: today(), cpt_code: "97153", pa_service_id: String(b.pa), pos: "12", time_in: "03:00", time_out: "03:45" };
+    const sid = await bookedYesterday(w.rbtToken, a, "03:00", "03:45");
+    const fields = { intent: "save", type: "rbt", patient_id: String(b.id), provider_id: String(w.rbt.id), session_date: yesterday(), cpt_code: "97153", pa_service_id: String(b.pa), pos: "12", time_in: "03:00", time_out: "03:45" };
     const refused = await form(`/note-rbt?patient_id=${b.id}`, { ...fields, form_token: crypto.randomUUID(), scheduled_id: String(sid) }, w.rbtCookie);
     expect(refused.status).toBe(422);
     const html = await refused.text();

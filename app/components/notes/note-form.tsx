@@ -126,7 +126,8 @@ function SessionSection({ options, cpt }: { options: NoteFormOptions; cpt: strin
         <NoteSelect label="Place of service (POS)" name="pos" options={options.pos} placeholder="Choose the place of service" required />
         <NoteInput label="Diagnosis code" name="diagnosis_code" maxLength={20} autoComplete="off" />
         <NoteCheckbox label="Telehealth session" name="is_telehealth" />
-        {options.type === "combined" ? <NoteInput label="Unit price (cents)" name="unit_price_cents" type="number" inputMode="numeric" min={0} step={1} /> : null}
+        {/* A combined note's own price is a billing fact: only manage_notes sets it (decision 023, probe 8922 §2). */}
+        {options.type === "combined" && options.canManage ? <NoteInput label="Unit price (cents)" name="unit_price_cents" type="number" inputMode="numeric" min={0} step={1} /> : null}
       </div>
     </section>
   );
