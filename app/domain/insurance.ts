@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { choiceList, flag, numberOrNull, optionalId, optionalInt, optionalMoney, optionalNumber, optionalText, optionalZip, requiredText } from "./fields";
 import { POS_CODE_VALUES } from "./locations";
 import { hasAtMostDecimals, MAX_MONEY, searchText } from "./validation";
+import type { NoteType } from "./notes";
 
 /** Insurers, their CPT services and unit multipliers (clinical §3 billing and insurance entities, §9). Pure. */
 
@@ -29,6 +30,72 @@ export const MODIFIER_CODES = MODIFIERS.map((m) => m.code) as ModifierCode[];
 
 export function modifierInfo(code: string): Modifier | null {
   return MODIFIERS.find((m) => m.code === code.trim().toUpperCase()) ?? null;
+}
+
+/**
+ * The modifier type a note's modifiers must fit (clinical §3's Type column): an RBT note's are rbt, a BCBA or
+ * combined note's bcba (a combined note is "like the BCBA note" and has the BCBA billing fields; decision 030).
+ */
+export function noteModifierType(noteType: NoteType): "rbt" | "bcba" {
+  return noteType === "rbt" ? "rbt" : "bcba";
+}
+
+/** A modifier fits a note when its type is the note's modifier type or "all"; an unknown code fits nothing. */
+export function modifierFits(code: string, noteType: NoteType): boolean {
+  const m = modifierInfo(code);
+  return m !== null && (m.type === "all" || m.type === noteModifierType(noteType));
+}
+
+/** The modifiers that fit a note of this type, in the table's order. */
+export function fittingModifiers(noteType: NoteType): Modifier[] {
+  return MODIFIERS.filter((m) => modifierFits(m.code, noteType));
+}
+
+const NOTE_KIND: Record<NoteType, string> = { rbt: "an RBT note", bcba: "a BCBA note", combined: "a combined note (billed as BCBA)" };
+
+export const NOTE_MODIFIER_MESSAGES = {
+  misfit: (code: string, noteType: NoteType) => {
+    const m = modifierInfo(code);
+    const choose = `choose ${fittingModifiers(noteType).map((x) => x.code).join(", ")}`;
+    if (!m) return `Modifier ${code} is not in the modifiers table: ${choose}.`;
+    return `Modifier ${m.code} (${m.meaning}) is for ${m.type === "rbt" ? "RBT" : "BCBA"} notes and does not fit ${NOTE_KIND[noteType]}: ${choose}.`;
+  },
+  repeated: (code: string) => `Modifier ${code} is chosen twice: give each modifier once.`,
+} as const;
+
+/** One modifier field of a write: its name (md, md2, md3, mdbcba …), the code it writes, and the code stored (absent: a new note). */
+export interface ModifierSlot {
+  field: string;
+  code: string | null;
+  stored?: string | null;
+}
+
+/**
+ * The first refusal of a write's modifiers (every writer of md, md2, md3 calls it): a code the write sets that
+ * does not fit the note's type, else a code the write sets that another field holds too (md = md2). A stored
+ * code the write keeps is not refused (decision 017: an edit fails only on what it changes); the scrubber names it.
+ */
+export function modifierRefusal(noteType: NoteType, slots: readonly ModifierSlot[]): { field: string; message: string } | null {
+  const set = slots.filter((s) => s.code && s.code !== (s.stored ?? null));
+  for (const s of set) if (!modifierFits(s.code!, noteType)) return { field: s.field, message: NOTE_MODIFIER_MESSAGES.misfit(s.code!, noteType) };
+  // A repeat is named at its second field, or at the first when only that one is set by the write.
+  for (let j = 1; j < slots.length; j++) {
+    for (let i = 0; i < j; i++) {
+      const [a, b] = [slots[i]!, slots[j]!];
+      if (b.code && a.code === b.code && (set.includes(a) || set.includes(b))) return { field: (set.includes(b) ? b : a).field, message: NOTE_MODIFIER_MESSAGES.repeated(b.code) };
+    }
+  }
+  return null;
+}
+
+/**
+ * A note's modifier selector's codes: those that fit its type, and the `stored` code when it does not (an older
+ * note's), so the form shows what is stored instead of silently selecting none.
+ */
+export function modifierChoicesFor(noteType: NoteType, stored: string | null = null): Modifier[] {
+  const fit = fittingModifiers(noteType);
+  const kept = stored ? modifierInfo(stored) : null;
+  return kept && !fit.includes(kept) ? MODIFIERS.filter((m) => m === kept || fit.includes(m)) : fit;
 }
 
 /** The provider choices a service can be priced for; anything else (or none) prices for all providers. */

@@ -95,6 +95,16 @@ export function showingText(p: Pick<Paged<unknown>, "page" | "per_page" | "total
 }
 
 /**
+ * What a list says on a page past the last one (an old bookmark, a list that shrank, a hand-typed page): which
+ * page is the last, so the screen can link to it. Null on a page that exists, and when the count stopped early
+ * (decision 035: the last page known is not the last one).
+ */
+export function pastEndText(p: Pick<Paged<unknown>, "page" | "last_page" | "total_is_lower_bound">): string | null {
+  if (p.total_is_lower_bound || p.page <= p.last_page) return null;
+  return `There is no page ${p.page}: the last page is ${p.last_page}.`;
+}
+
+/**
  * The pagination's links: Previous, the window of page numbers, Next (null or empty when there is none). One
  * page, on it: no links. Past the last page: the window ends at the last page and Previous leads to it, so
  * there is always a way back to page 1.

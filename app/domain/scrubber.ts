@@ -1,6 +1,6 @@
 import { notePayer, priceNote, pricingProvider, unitPriceText, type PriceService } from "./billing";
 import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
-import { providerType } from "./insurance";
+import { modifierRefusal, providerType } from "./insurance";
 import { posLabel } from "./locations";
 import { overlaps, zoneShift, type Interval } from "./note-rules";
 import type { NoteType } from "./notes";
@@ -32,6 +32,7 @@ export const SCRUB_CODES = [
   "provider_overlap",
   "no_payer",
   "no_price",
+  "modifier_misfit",
   "zero_charge",
   "above_max_per_day",
 ] as const;
@@ -320,6 +321,15 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
       if (d.payer === null || !f.insurer || d.service) return null;
       const cpt = f.note.cptCode.trim().toUpperCase() || "(none)";
       return { code: "no_price", message: `${f.insurer.name} has no price for CPT ${cpt} for ${(CREDENTIAL_LABEL[d.provider] ?? d.provider).toUpperCase()} providers.` };
+    },
+  },
+  {
+    // A modifier of another provider type (an RBT's XP on a BCBA note makes its charge $0) or one given twice: the
+    // writers refuse them (modifierRefusal), so only a note stored before that rule has one.
+    code: "modifier_misfit",
+    rule: (f) => {
+      const bad = modifierRefusal(f.note.type, f.note.modifiers.map((code, i) => ({ field: i === 0 ? "md" : `md${i + 1}`, code: code?.trim().toUpperCase() || null })));
+      return bad ? { code: "modifier_misfit", message: bad.message } : null;
     },
   },
   {

@@ -28,6 +28,7 @@ import {
   type ReportSort,
 } from "~/domain/client-reports";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
+import { modifierRefusal } from "~/domain/insurance";
 import { codeList } from "~/domain/scrubber";
 import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
@@ -816,6 +817,14 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   // and NPI may still change); checked again in the write, so a claim built meanwhile makes the save a 409.
   const claimed = claimedChanges(input.role, f, note);
   if (claimed.length && facts.claim) return invalid({ [claimed[0]!]: BILLING_MESSAGES.onClaim(facts.claim) });
+  // The modifiers fit the note's type, once each (md3 is not a billing field: kept, but a code may not repeat it).
+  const suffix = input.role === "bcba" ? "bcba" : "";
+  const badModifier = modifierRefusal(note.type, [
+    { field: `md${suffix}`, code: f.md, stored: note.md },
+    { field: `md2${suffix}`, code: f.md2, stored: note.md2 },
+    { field: "md3", code: note.md3, stored: note.md3 },
+  ]);
+  if (badModifier) return invalid({ [badModifier.field]: badModifier.message });
   const notClaimed = claimed.length ? sql`not exists (select 1 from ${liveClaimOf(note.id)})` : undefined;
   if (f.billed && !note.billed) {
     // Scrubbed as this save leaves the note: with the modifiers it writes (removing XP can make the charge $0,

@@ -98,14 +98,17 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
 
   const sessions: SessionData[] = noteRows.map((n) => ({ session_date: n.session_date, units: n.units, maladaptives: jsonList(n.maladaptives), replacements: jsonList(n.replacements) }));
   const before = new Map(stored.map((s) => [`${s.planId}:${s.weekEnd}`, s]));
-  const generated: GeneratedWeek[] = weeklyValuesFromSessions(sessions, planRows, input.plan_id).map((w) => {
+  const values = weeklyValuesFromSessions(sessions, planRows, input.plan_id);
+  const generated: GeneratedWeek[] = values.map((w) => {
     const previous = before.get(`${w.plan_id}:${w.week_end}`);
     // A per-hour week also carries its units: a change of either is an update.
     const same = previous !== undefined && previous.value === w.value && (w.total_units === null || previous.totalUnits === w.total_units);
     const status: WeekStatus = previous === undefined ? "created" : same ? "unchanged" : "updated";
-    return { ...w, status, previous_value: previous?.value ?? null };
+    // The answer says what the week holds after the run: units not derived from notes keep the stored ones.
+    return { ...w, total_units: w.total_units ?? previous?.totalUnits ?? null, status, previous_value: previous?.value ?? null };
   });
-  const writes = generated.filter((w) => w.status !== "unchanged");
+  // Written as the notes say (null units: the upsert keeps the stored ones, as typed).
+  const writes = values.filter((_, i) => generated[i]!.status !== "unchanged");
   const count = (s: WeekStatus) => generated.filter((w) => w.status === s).length;
   const result: NotesWeeklyResult = {
     patient_id: client.id,

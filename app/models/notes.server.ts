@@ -38,7 +38,7 @@ import {
 } from "~/domain/note-rules";
 import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SPEC_FIELD_KEYS, NOTE_STATUSES, NOTE_SUBTYPES, NOTE_TYPES, type NoteContent, type NoteContext, type NoteInput, type NoteJson, type NoteStatus, type NoteSubtype, type NoteType } from "~/domain/notes";
 import { dollarsOf } from "~/domain/billing";
-import { MODIFIERS } from "~/domain/insurance";
+import { fittingModifiers, modifierRefusal, type ModifierSlot } from "~/domain/insurance";
 import { posCodesOf } from "~/domain/locations";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
@@ -925,6 +925,12 @@ const MODIFIERS_NEED_MANAGE = "Only a user with manage_notes may set modifiers."
 /** The field a body names a note's own price by (clinical §3's `unit_price` in dollars, or `unit_price_cents`): where its refusal is shown. */
 const priceField = (raw: Record<string, unknown>) => (raw.unit_price !== undefined ? "unit_price" : "unit_price_cents");
 
+/** A write's md, md2, md3 for modifierRefusal, beside the stored ones (none for a new note). */
+type Modifiers = { md: string | null; md2: string | null; md3: string | null };
+function modifierSlots(next: Modifiers, stored?: Modifiers): ModifierSlot[] {
+  return (["md", "md2", "md3"] as const).map((field) => ({ field, code: next[field] ?? null, stored: stored ? (stored[field] ?? null) : null }));
+}
+
 /* ------------------------------------------------------------------ create */
 
 function parseNote(type: NoteType, raw: Record<string, unknown>): { ok: true; input: NoteInput } | { ok: false; result: ModelResult<never> } {
@@ -1064,6 +1070,8 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   if ((input.md || input.md2 || input.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
   // A combined note's own price replaces the insurer's in billing: a billing fact, as the modifiers are (decision 023).
   if (input.unit_price_cents !== null && !manages(ctx)) return invalid({ [priceField(raw)]: NOTE_MESSAGES.priceNeedsManage });
+  const badModifier = modifierRefusal(type, modifierSlots(input));
+  if (badModifier) return refused(badModifier);
   // The supervisor's signature is written only by their countersignature, on a signed note (decision 023).
   if (writesSupervisorSignature(input, null)) return invalid({ supervisor_name: NOTE_MESSAGES.countersignOnView });
   const timed = sessionTimes(input);
@@ -1246,6 +1254,8 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if (input.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if ((input.md !== current.md || input.md2 !== current.md2 || input.md3 !== current.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
   if (input.unit_price_cents !== current.unit_price_cents && !manages(ctx)) return invalid({ [priceField(raw)]: NOTE_MESSAGES.priceNeedsManage });
+  const badModifier = modifierRefusal(type, modifierSlots(input, current));
+  if (badModifier) return refused(badModifier);
   const timed = sessionTimes(input);
   if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
   const zoned = inZone(timed.times, found.context.location.time_zone, input.session_date);
@@ -1425,7 +1435,18 @@ export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: nu
   if (parsed.data.md2 !== undefined) set.md2 = parsed.data.md2;
   if (parsed.data.md3 !== undefined) set.md3 = parsed.data.md3;
   if (!Object.keys(set).length) return invalid({ md: "Send md, md2 or md3." });
-  return simpleChange(ctx, type, id, { action: "update_modifiers", set, message: "Modifiers updated.", claimed: "md" });
+  if (!manages(ctx)) return denied();
+  return simpleChange(ctx, type, id, {
+    action: "update_modifiers",
+    set,
+    // What the note then holds: the codes sent, and the stored ones for the fields the body leaves out.
+    may: ({ note }) => {
+      const bad = modifierRefusal(type, modifierSlots({ md: note.md, md2: note.md2, md3: note.md3, ...set }, note));
+      return bad ? refused(bad) : null;
+    },
+    message: "Modifiers updated.",
+    claimed: "md",
+  });
 }
 
 /**
@@ -1545,7 +1566,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
     cpt_codes: NOTE_CPT_CODES[type],
     subtypes: NOTE_SUBTYPES,
     statuses: NOTE_STATUSES,
-    modifiers: MODIFIERS.map((m) => ({ code: m.code, meaning: m.meaning })),
+    modifiers: fittingModifiers(type).map((m) => ({ code: m.code, meaning: m.meaning })),
   };
   if (q.patient_id === "") return ok({ ...base, client: null });
   const patientId = q.patient_id;

@@ -30,25 +30,30 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   let result = await listNoteItems(ctx, query, filters);
   let filterError: string | null = null;
+  // The filters refused: the list is then read without any (no chip may say otherwise).
+  let refused: string[] = [];
   if (!result.ok) {
     // A hand-edited filter that does not parse: its message, and the list without the filters.
     filterError = result.message;
+    refused = "errors" in result ? Object.keys(result.errors) : ["filters"];
     result = await listNoteItems(ctx, query, {});
   }
   const page = result.ok ? result.data : { data: [], total: 0, page: query.page, per_page: query.per_page, last_page: 1 };
-  return { page, actorId: actor.id, canManage: can(actor, "manage_notes"), queryError: queryError ?? filterError };
+  return { page, actorId: actor.id, canManage: can(actor, "manage_notes"), queryError: queryError ?? filterError, refused };
 }
 
 const TYPE_OPTIONS = NOTE_TYPES.map((t) => ({ value: t, label: NOTE_TYPE_LABELS[t] }));
 
 export default function NotesList() {
-  const { page, actorId, canManage, queryError } = useLoaderData<typeof loader>();
+  const { page, actorId, canManage, queryError, refused } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   type Row = (typeof page.data)[number];
-  const patientId = params.get("patient_id");
-  const providerId = params.get("provider_id");
-  const chosenClient = patientId ? page.data.find((n) => String(n.patient_id) === patientId)?.patient_name ?? `client #${patientId}` : null;
-  const chosenProvider = providerId ? page.data.find((n) => String(n.provider_id) === providerId)?.provider_name || `provider #${providerId}` : null;
+  // A refused filter is not kept by the search form; a chip names a filter only when the list was read with it.
+  const patientId = refused.includes("patient_id") ? null : params.get("patient_id");
+  const providerId = refused.includes("provider_id") ? null : params.get("provider_id");
+  const filtered = refused.length === 0;
+  const chosenClient = filtered && patientId ? page.data.find((n) => String(n.patient_id) === patientId)?.patient_name ?? `client #${patientId}` : null;
+  const chosenProvider = filtered && providerId ? page.data.find((n) => String(n.provider_id) === providerId)?.provider_name || `provider #${providerId}` : null;
   /** This list's address with one filter set (or removed), the others kept, back on the first page. */
   const withFilter = (key: string, value: string | null) => {
     const next = new URLSearchParams(params);

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { InsuranceInput, InsuranceServiceInput, MODIFIERS, modifierInfo, parseServiceCode, providerType, SERVICE_CODE_MESSAGES, unitMultiplier } from "~/domain/insurance";
+import { fittingModifiers, InsuranceInput, InsuranceServiceInput, MODIFIERS, modifierChoicesFor, modifierFits, modifierInfo, modifierRefusal, parseServiceCode, providerType, SERVICE_CODE_MESSAGES, unitMultiplier } from "~/domain/insurance";
 import { parseWith } from "~/domain/validation";
 
 describe("MODIFIERS", () => {
@@ -185,5 +185,59 @@ describe("InsuranceServiceInput", () => {
     const r = parseWith(InsuranceServiceInput, input);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.errors[field]).toBe(message);
+  });
+});
+
+describe("modifiers fit the note's type (clinical §3's Type column; probe 8922 §4)", () => {
+  it.each([
+    // note type → the codes that fit
+    ["rbt", ["HM", "XE", "XP", "GT", "TS", "95"]],
+    ["bcba", ["XE", "HO", "GT", "TS", "95"]],
+    ["combined", ["XE", "HO", "GT", "TS", "95"]],
+  ] as const)("%s notes take %j", (type, codes) => {
+    expect(fittingModifiers(type).map((m) => m.code)).toEqual(codes);
+    for (const m of MODIFIERS) expect(modifierFits(m.code, type)).toBe((codes as readonly string[]).includes(m.code));
+  });
+
+  it("an unknown code fits nothing", () => expect(modifierFits("ZZ", "rbt")).toBe(false));
+
+  const slots = (md: string | null, md2: string | null = null, md3: string | null = null, stored?: [string | null, string | null, string | null]) =>
+    (["md", "md2", "md3"] as const).map((field, i) => ({ field, code: [md, md2, md3][i]!, ...(stored ? { stored: stored[i] } : {}) }));
+
+  it.each([
+    // name, note type, slots → refused field and message (null: allowed)
+    ["no modifier", "bcba", slots(null), null],
+    ["HM on an RBT note", "rbt", slots("HM"), null],
+    ["HM and XP on an RBT note", "rbt", slots("HM", "XP"), null],
+    ["HO and GT on a BCBA note", "bcba", slots("HO", "GT"), null],
+    ["HO, 95, TS on a combined note", "combined", slots("HO", "95", "TS"), null],
+    ["XP on a BCBA note", "bcba", slots("XP"), ["md", "Modifier XP (RBT overlap, not reimbursed) is for RBT notes and does not fit a BCBA note: choose XE, HO, GT, TS, 95."]],
+    ["HM then XP on a BCBA note: the first misfit", "bcba", slots("GT", "HM", "XP"), ["md2", "Modifier HM (RBT) is for RBT notes and does not fit a BCBA note: choose XE, HO, GT, TS, 95."]],
+    ["HO on an RBT note", "rbt", slots(null, "HO"), ["md2", "Modifier HO (BCBA) is for BCBA notes and does not fit an RBT note: choose HM, XE, XP, GT, TS, 95."]],
+    ["XP on a combined note", "combined", slots("XP"), ["md", "Modifier XP (RBT overlap, not reimbursed) is for RBT notes and does not fit a combined note (billed as BCBA): choose XE, HO, GT, TS, 95."]],
+    ["GT as md2 and md3", "rbt", slots("HM", "GT", "GT"), ["md3", "Modifier GT is chosen twice: give each modifier once."]],
+    ["md = md2", "bcba", slots("HO", "HO"), ["md2", "Modifier HO is chosen twice: give each modifier once."]],
+    ["a misfit is named before a repeat", "rbt", slots("HO", "HO"), ["md", "Modifier HO (BCBA) is for BCBA notes and does not fit an RBT note: choose HM, XE, XP, GT, TS, 95."]],
+    // An edit is refused only for what it sets (decision 017): a stored misfit it keeps passes (the scrubber names it).
+    ["a stored XP kept on a BCBA note", "bcba", slots("XP", "GT", null, ["XP", null, null]), null],
+    ["a stored XP kept, HM added", "bcba", slots("XP", "HM", null, ["XP", null, null]), ["md2", "Modifier HM (RBT) is for RBT notes and does not fit a BCBA note: choose XE, HO, GT, TS, 95."]],
+    ["a stored pair repeated, kept", "rbt", slots("GT", "GT", null, ["GT", "GT", null]), null],
+    ["md2 set to the stored md3", "bcba", slots("HO", "TS", "TS", ["HO", null, "TS"]), ["md2", "Modifier TS is chosen twice: give each modifier once."]],
+    ["clearing a stored misfit", "bcba", slots(null, null, null, ["XP", "HM", null]), null],
+  ] as const)("%s", (_name, type, given, expected) => {
+    const r = modifierRefusal(type, given);
+    expect(r ? [r.field, r.message] : null).toEqual(expected);
+  });
+
+  it.each([
+    // note type, stored code → the selector's codes
+    ["rbt", null, ["HM", "XE", "XP", "GT", "TS", "95"]],
+    ["bcba", null, ["XE", "HO", "GT", "TS", "95"]],
+    ["bcba", "HO", ["XE", "HO", "GT", "TS", "95"]],
+    ["bcba", "XP", ["XE", "XP", "HO", "GT", "TS", "95"]],
+    ["rbt", "HO", ["HM", "XE", "XP", "HO", "GT", "TS", "95"]],
+    ["combined", "ZZ", ["XE", "HO", "GT", "TS", "95"]],
+  ] as const)("a %s note's selector with %j stored offers %j", (type, stored, codes) => {
+    expect(modifierChoicesFor(type, stored).map((m) => m.code)).toEqual(codes);
   });
 });

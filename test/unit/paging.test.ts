@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pageLinks, pageWindow, showingText } from "~/domain/paging";
+import { pageLinks, pageWindow, pastEndText, showingText } from "~/domain/paging";
 
 /**
  * 'Showing x to y of n entries' (clinical §2) and the page links, on every page — including a page past the
@@ -20,6 +20,20 @@ describe("showingText never shows a row that is not on the page", () => {
     [2, 25, 1_000, "Showing 26 to 50 of 1000 entries"],
   ])("page %i of %i a page, %i rows: %s", (page, per_page, total, text) => {
     expect(showingText({ page, per_page, total })).toBe(text);
+  });
+});
+
+describe("pastEndText names the last page on a page past it (probe 8922 §7)", () => {
+  it.each([
+    // page, last page, count stopped early → text
+    [1, 1, false, null],
+    [8, 8, false, null],
+    [9, 8, false, "There is no page 9: the last page is 8."],
+    [999, 8, false, "There is no page 999: the last page is 8."],
+    [2, 1, false, "There is no page 2: the last page is 1."], // an empty list has one (empty) page
+    [999, 401, true, null], // a capped count (decision 035): more pages may exist
+  ] as const)("page %i of %i (capped %s): %j", (page, last_page, capped, text) => {
+    expect(pastEndText({ page, last_page, ...(capped ? { total_is_lower_bound: true as const } : {}) })).toBe(text);
   });
 });
 

@@ -330,14 +330,15 @@ describe("billing by client", () => {
     expect(after!.billed).toBe(false);
   });
 
-  it("each row has two labelled modifier selectors of every code, showing the saved codes", async () => {
+  it("each row has two labelled modifier selectors of the codes that fit its note type, showing the saved codes", async () => {
     const page = await html(await request(`/billing/by-client/${alice.id}`, { cookie: manager }));
     const rows = rowsOf(page);
     const selects = [...rows.matchAll(/<select name="(md2?)" form="row-(\d+)"[^>]*>([\s\S]*?)<\/select>/g)];
     expect(selects.length).toBe(2 * (rows.match(/<tr>/g) ?? []).length);
-    for (const [select, , , options] of selects) {
+    for (const [select, , noteId, options] of selects) {
       expect(select).toMatch(/aria-label="Modifier [12] of the (RBT|BCBA) note of \d{4}-\d{2}-\d{2}"/);
-      expect([...options!.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1])).toEqual(["", "HM", "XE", "XP", "HO", "GT", "TS", "95"]);
+      const codes = Number(noteId) === ids.bcba ? ["", "XE", "HO", "GT", "TS", "95"] : ["", "HM", "XE", "XP", "GT", "TS", "95"];
+      expect([...options!.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1])).toEqual(codes);
     }
     // The saved modifiers of the row saved above.
     const saved = (name: string) => new RegExp(`<select name="${name}" form="row-${ids.rbt2}"[^>]*>[\\s\\S]*?</select>`).exec(rows)?.[0] ?? "";
@@ -393,10 +394,10 @@ describe("billing by client", () => {
     const n = await note({ type: "rbt", patientId: client.id, locationId: here.id, date: "2026-03-02", paServiceId: client.pa });
     const path = `/billing/by-client/${client.id}`;
     const colleague = await signInCookie(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [here.id] }));
-    // Both billers have the page with the row unsaved; the colleague saves first (HO, billed).
+    // Both billers have the page with the row unsaved; the colleague saves first (XE, billed).
     const loaded = rowOf(await html(await request(path, { cookie: manager })), n.id);
     expect([saveField(loaded, "note_version"), saveField(loaded, "version")]).toEqual([String(n.version), ""]);
-    expect((await form(path, { intent: "save", note_id: String(n.id), note_version: String(n.version), version: "", md: "HO", md2: "", billed: "true" }, colleague)).status).toBe(303);
+    expect((await form(path, { intent: "save", note_id: String(n.id), note_version: String(n.version), version: "", md: "XE", md2: "", billed: "true" }, colleague)).status).toBe(303);
     const [stored] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
     const [storedNote] = await db().select().from(notes).where(eq(notes.id, n.id));
 
@@ -405,19 +406,19 @@ describe("billing by client", () => {
     expect(stale.status).toBe(409);
     const row = rowOf(await stale.text(), n.id);
     // The row shows the stored values, not the typed ones, and says what they are.
-    expect([selectedCode(row, "md"), selectedCode(row, "md2"), checked(row, "billed"), checked(row, "pay")]).toEqual(["HO", "", true, false]);
+    expect([selectedCode(row, "md"), selectedCode(row, "md2"), checked(row, "billed"), checked(row, "pay")]).toEqual(["XE", "", true, false]);
     expect(row).toContain("Someone else changed this row");
-    expect(row).toMatch(/Modifier 1 HO, no Modifier 2, billed, not paid/);
+    expect(row).toMatch(/Modifier 1 XE, no Modifier 2, billed, not paid/);
     // The hidden versions are the stored ones, so a Save of the page as shown is a Save of the current values.
     expect([saveField(row, "note_version"), saveField(row, "version")]).toEqual([String(storedNote!.version), String(stored!.version)]);
     const [unchanged] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
-    expect(unchanged).toMatchObject({ md: "HO", md2: null, billed: true, version: stored!.version });
+    expect(unchanged).toMatchObject({ md: "XE", md2: null, billed: true, version: stored!.version });
 
     // Saving the page as it now stands (the user adds Pay) works and keeps the colleague's modifier.
     const again = await form(path, { intent: "save", note_id: String(n.id), note_version: saveField(row, "note_version")!, version: saveField(row, "version")!, md: selectedCode(row, "md")!, md2: selectedCode(row, "md2")!, billed: "true", pay: "true" }, manager);
     expect(again.status).toBe(303);
     const [after] = await db().select().from(clientReports).where(eq(clientReports.noteId, n.id));
-    expect(after).toMatchObject({ md: "HO", billed: true, pay: true, version: stored!.version + 1 });
+    expect(after).toMatchObject({ md: "XE", billed: true, pay: true, version: stored!.version + 1 });
   });
 
   it("Save keeps the PA number and NPI stored through the API (the row's form sends neither)", async () => {

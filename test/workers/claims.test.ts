@@ -358,11 +358,11 @@ describe("a claim bills what its notes say, whichever of a build and a note chan
 
   it.each([
     ["an amendment of the end time (8 → 6 units)", (n: number, token: string) => api(`/v2/notes-rbt/${n}`, { method: "PATCH", token, body: { time_out: "10:30", amendment_reason: "wrong end time" } }), { units: 6, md: null }, { units: 6, modifiers: "" }],
-    ["a modifier change (HM → HO)", (n: number, token: string) => api(`/note_rbt/update/modifier/${n}`, { method: "PUT", token, body: { md: "HO" } }), { units: 8, md: "HO" }, { units: 8, modifiers: "HO" }],
+    ["a modifier change (HM → GT)", (n: number, token: string) => api(`/note_rbt/update/modifier/${n}`, { method: "PUT", token, body: { md: "GT" } }), { units: 8, md: "GT" }, { units: 8, modifiers: "GT" }],
   ])("%s landing between the build's read and its write: 409, nothing built; a new build bills the change", async (_l, change, noteAfter, lineAfter) => {
     const w = await world();
     const other = await w.note({ sessionDate: "2026-11-03", timeIn: "09:00", timeOut: "11:00" });
-    const n = await w.note({ timeIn: "09:00", timeOut: "11:00", md: noteAfter.md === "HO" ? "HM" : null });
+    const n = await w.note({ timeIn: "09:00", timeOut: "11:00", md: noteAfter.md === "GT" ? "HM" : null });
     const clinician = await apiToken(await clinicianOf(w));
     const claimsBefore = await claimCount();
     const buildRowsBefore = (await auditRows("claim")).length;
@@ -388,7 +388,7 @@ describe("a claim bills what its notes say, whichever of a build and a note chan
 
   it.each([
     ["an amendment of the end time", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => updateNote(ctx, "rbt", n, { time_out: "10:30" }, { version: null, partial: true, amendmentReason: "wrong end time" }), "time_out"],
-    ["a modifier change", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => setNoteModifiers(ctx, "rbt", n, { md: "HO" }), "md"],
+    ["a modifier change", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => setNoteModifiers(ctx, "rbt", n, { md: "GT" }), "md"],
   ])("the other order: %s that read the note before a build committed is refused (422 on a claim), the note unchanged", async (_l, change, field) => {
     const w = await world();
     const n = await w.note({ timeIn: "09:00", timeOut: "11:00", md: "HM" });
@@ -512,7 +512,7 @@ describe("a build's write is a fixed number of statements, whatever the number o
     const claimsBefore = await claimCount();
     const buildRowsBefore = (await auditRows("claim")).length;
     const racing = beforeWriteDb(async () => {
-      const res = race === "changed" ? await api(`/note_rbt/update/modifier/${n}`, { method: "PUT", token: clinician, body: { md: "HO" } }) : await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } });
+      const res = race === "changed" ? await api(`/note_rbt/update/modifier/${n}`, { method: "PUT", token: clinician, body: { md: "GT" } }) : await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } });
       expect(res.status, await res.clone().text()).toBe(race === "changed" ? 200 : 201);
     }, 1);
     const result = await buildClaims(await ctxOf(w.manager, racing), { note_ids: ids });

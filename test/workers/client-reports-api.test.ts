@@ -556,9 +556,9 @@ describe("a save keeps every field it does not send (decision 030, probe 8901 §
   it("a BCBA record updated with the RBT names (md) takes them: a sent field is never ignored", async () => {
     const n = await note({ type: "bcba", patientId: client.id, locationId: clinic.id, date: "2026-05-08", md: "HO" });
     const created = (await (await api(`/client_report/store`, { method: "POST", token: biller, body: { note_bcba_id: n.id, mdbcba: "HO" } })).json()) as any;
-    const res = await api(`/client_report/update/${created.data.report.id}`, { method: "POST", token: biller, body: { md2: "XP" } });
+    const res = await api(`/client_report/update/${created.data.report.id}`, { method: "POST", token: biller, body: { md2: "GT" } });
     expect(res.status, await res.clone().text()).toBe(200);
-    expect((await stateOf(n.id)).note).toMatchObject({ md: "HO", md2: "XP" });
+    expect((await stateOf(n.id)).note).toMatchObject({ md: "HO", md2: "GT" });
   });
 
   it("on a note on a live claim, the PA number alone is saved: no refusal on the modifiers or billed flag it did not send", async () => {

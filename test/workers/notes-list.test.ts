@@ -193,6 +193,36 @@ describe("/notes-list", () => {
     expect(last).toContain("Showing 3 to 4 of 4 entries");
   });
 
+  it("a page past the last one says which page is last and links to it, on the list and on a client's notes (probe 8922 §7)", async () => {
+    const past = await html(await request("/notes-list?per_page=2&type=rbt&page=999", { cookie: rbt.cookie }));
+    expect(rowCount(past)).toBe(0);
+    expect(past).toContain("There is no page 999: the last page is 2.");
+    expect(past).toMatch(/<a [^>]*href="[^"]*\?per_page=2&amp;type=rbt&amp;page=2"[^>]*>Go to page 2<\/a>/);
+    const byClient = await html(await request(`/note-rbt/listbyclient/${alice.id}?page=999`, { cookie: rbt.cookie }));
+    expect(byClient).toContain("There is no page 999: the last page is 1.");
+    expect(byClient).toMatch(/<a [^>]*href="[^"]*\?page=1"[^>]*>Go to page 1<\/a>/);
+    // A page that exists says nothing of the kind.
+    expect(await html(await request("/notes-list?per_page=2&type=rbt&page=2", { cookie: rbt.cookie }))).not.toContain("There is no page");
+  });
+
+  it("a refused client or provider filter shows no chip and is not kept by the search form (probe 8922 §7)", async () => {
+    for (const [key, chip] of [
+      ["provider_id", "Provider:"],
+      ["patient_id", "Client:"],
+    ] as const) {
+      const page = await html(await request(`/notes-list?${key}=abc`, { cookie: rbt.cookie }));
+      expect(page).toContain("Filters take a record id.");
+      expect(page).not.toContain(chip);
+      expect(page).not.toContain(`name="${key}" value="abc"`);
+      expect(rowCount(page)).toBeGreaterThan(0);
+    }
+    // A good provider filter beside a refused one: the list is read without filters, so no chip says otherwise.
+    const mixed = await html(await request(`/notes-list?provider_id=${manager.id}&type=xyz`, { cookie: rbt.cookie }));
+    expect(mixed).toContain("Choose a note type: rbt, bcba or combined.");
+    expect(mixed).not.toContain("Provider:");
+    expect(mixed).toContain(`<input type="hidden" name="provider_id" value="${manager.id}"/>`);
+  });
+
   it.each([
     ["type=xyz", "Choose a note type: rbt, bcba or combined."],
     ["patient_id=abc", "Filters take a record id."],

@@ -78,7 +78,7 @@ async function changeCounts() {
 
 const generate = (token: string, body: unknown) => api("/v2/weekly-reports/from-notes", { method: "POST", token, body });
 
-type Answer = { data: { created: number; updated: number; unchanged: number; sessions: number; week_from: string; week_to: string; weeks: { plan_id: number; week_end: string; value: number; status: string }[] }; message: string };
+type Answer = { data: { created: number; updated: number; unchanged: number; sessions: number; week_from: string; week_to: string; weeks: { plan_id: number; week_end: string; value: number; total_units: number | null; status: string }[] }; message: string };
 
 describe("POST /api/v2/weekly-reports/from-notes", () => {
   it("writes one report per plan and week: mean maladaptive frequency per session, pooled replacement percentage, decimals kept", async () => {
@@ -156,6 +156,28 @@ describe("POST /api/v2/weekly-reports/from-notes", () => {
     // The plan's updated_at moved with its data.
     const [plan] = await db().select().from(plans).where(eq(plans.id, w.mal.id));
     expect(plan!.updatedAt > w.mal.updatedAt).toBe(true);
+  });
+
+  it("the answer's total_units is what each week holds after the run: the typed units an updated or unchanged week keeps (probe 8922 §6)", async () => {
+    const w = await world();
+    const token = await apiToken(w.manager);
+    await note(w.patient, "2026-11-09", maladaptive(w.mal.id, 5));
+    await note(w.patient, "2026-11-16", maladaptive(w.mal.id, 2));
+    await createWeeklyReport(w.mal, "2026-11-14", 9, 84);
+    const body = { patient_id: w.patient.id, plan_id: w.mal.id, date_from: "2026-11-08", date_to: "2026-11-21" };
+    const weeks = async () => ((await (await generate(token, body)).json()) as Answer).data.weeks.map((x) => [x.week_end, x.value, x.total_units, x.status]);
+    expect(await weeks()).toEqual([
+      ["2026-11-14", 5, 84, "updated"],
+      ["2026-11-21", 2, null, "created"],
+    ]);
+    expect(await weeks()).toEqual([
+      ["2026-11-14", 5, 84, "unchanged"],
+      ["2026-11-21", 2, null, "unchanged"],
+    ]);
+    expect((await reportsOf(w.mal.id)).map((r) => [r.weekEnd, r.value, r.totalUnits])).toEqual([
+      ["2026-11-14", 5, 84],
+      ["2026-11-21", 2, null],
+    ]);
   });
 
   it("a per-hour goal gets the week's count with its sessions' units, so the chart shows the notes' own rate; a re-run keeps it, a changed duration updates it", async () => {

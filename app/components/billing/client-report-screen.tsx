@@ -5,11 +5,12 @@ import { ChoiceSelect, type Choice } from "~/components/ui/choice-select";
 import { FormMessage } from "~/components/ui/field";
 import { DateRangeFilter, Pagination, unshownFilterError } from "~/components/ui/list";
 import { ErrorText } from "~/components/ui/form-controls";
-import { MODIFIER_CHOICES, REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
+import { REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
+import { modifierChoicesFor } from "~/domain/insurance";
 import { money, unitPriceText } from "~/domain/billing";
 import { zonedDate } from "~/domain/time";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
-import { NOTE_STATUSES } from "~/domain/notes";
+import { NOTE_STATUSES, type NoteType } from "~/domain/notes";
 import type { CurrentRow } from "~/models/client-reports.server";
 import type { FilterErrors, ReportScreenData, ReportScreenRow } from "~/services/billing-screens.server";
 
@@ -41,14 +42,28 @@ type LoaderShape = { report: ReportScreenData; filterErrors: FilterErrors };
 /** The filters shown beside their fields (the model's names: the screen's From, To and Note type). */
 const FILTER_FIELDS = ["date_start", "date_end", "noteType"];
 
-/** The modifier selectors' choices (clinical §2): none, then each code. */
-const MODIFIER_OPTIONS: readonly Choice[] = [{ value: "", label: "—" }, ...MODIFIER_CHOICES.map((m) => ({ value: m, label: m }))];
+/**
+ * The modifier selectors' choices (clinical §2): none, then each code that fits the row's note type, and a stored
+ * code that does not (an older note's), so the row shows it. One constant list per type and stored misfit (the
+ * options' HTML is written once per list, ChoiceSelect).
+ */
+const modifierOptions = new Map<string, readonly Choice[]>();
+function modifierOptionsFor(type: NoteType, value: string): readonly Choice[] {
+  const codes = modifierChoicesFor(type, value || null).map((m) => m.code);
+  const key = `${type} ${codes.join(" ")}`;
+  let choices = modifierOptions.get(key);
+  if (!choices) {
+    choices = [{ value: "", label: "—" }, ...codes.map((m) => ({ value: m, label: m }))];
+    modifierOptions.set(key, choices);
+  }
+  return choices;
+}
 /** The row's status choices (pending, ok). */
 const STATUS_OPTIONS: readonly Choice[] = NOTE_STATUSES.map((s) => ({ value: s, label: s }));
 
 /** A row's modifier: one of the two modifier selectors of clinical §2, saved with the row's Save. */
-function ModifierSelect({ name, label, value, form }: { name: "md" | "md2"; label: string; value: string; form: string }) {
-  return <ChoiceSelect name={name} form={form} aria-label={label} choices={MODIFIER_OPTIONS} value={value} />;
+function ModifierSelect({ name, label, type, value, form }: { name: "md" | "md2"; label: string; type: NoteType; value: string; form: string }) {
+  return <ChoiceSelect name={name} form={form} aria-label={label} choices={modifierOptionsFor(type, value)} value={value} />;
 }
 
 export function ClientReportScreen({ title, backTo = "/billing/list" }: { title: string; backTo?: string }) {
@@ -100,8 +115,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
     { header: "POS", sort: "pos", cell: (r) => r.pos || "—" },
     { header: "Total hours", sort: "hours", cell: (r) => r.total_hours.toFixed(2) },
     { header: "CPT", sort: "cpt", cell: (r) => r.cpt_code || "—" },
-    { header: "Modifier 1", cell: (r) => <ModifierSelect name="md" label={`Modifier 1 of ${rowLabel(r)}`} value={typed(r, "md", state(r).md ?? "")} form={`row-${r.id}`} /> },
-    { header: "Modifier 2", cell: (r) => <ModifierSelect name="md2" label={`Modifier 2 of ${rowLabel(r)}`} value={typed(r, "md2", state(r).md2 ?? "")} form={`row-${r.id}`} /> },
+    { header: "Modifier 1", cell: (r) => <ModifierSelect name="md" label={`Modifier 1 of ${rowLabel(r)}`} type={r.type} value={typed(r, "md", state(r).md ?? "")} form={`row-${r.id}`} /> },
+    { header: "Modifier 2", cell: (r) => <ModifierSelect name="md2" label={`Modifier 2 of ${rowLabel(r)}`} type={r.type} value={typed(r, "md2", state(r).md2 ?? "")} form={`row-${r.id}`} /> },
     { header: "Total units", sort: "units", cell: (r) => r.total_units },
     { header: "Unit price", cell: (r) => unitPriceText(r.unit_price_cents, r.multiplier) },
     {

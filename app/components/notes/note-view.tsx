@@ -1,6 +1,6 @@
 import { Form } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { MODIFIERS } from "~/domain/insurance";
+import { modifierChoicesFor } from "~/domain/insurance";
 import { NOTE_STATUSES, noteSpecFields, noteStaffName, type NoteContext, type NoteJson } from "~/domain/notes";
 import { zonedDate } from "~/domain/time";
 import { useNonce } from "../nonce";
@@ -297,7 +297,7 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
                 <label htmlFor={`f-${k}`}>Modifier {i + 1}</label>{" "}
                 <select id={`f-${k}`} name={k} defaultValue={note[k] ?? ""} aria-invalid={modifierError?.errors[k] ? true : undefined}>
                   <option value="">None</option>
-                  {MODIFIERS.map((m) => (
+                  {modifierChoicesFor(note.type, note[k]).map((m) => (
                     <option key={m.code} value={m.code}>
                       {m.code} — {m.meaning}
                     </option>

@@ -3,7 +3,7 @@ import { Link } from "~/components/ui/link";
 import { ErrorText } from "~/components/ui/form-controls";
 import { withoutFlash } from "~/domain/flash";
 import type { ReactNode } from "react";
-import { pageLinks, showingText, type Paged } from "~/domain/paging";
+import { pageLinks, pastEndText, showingText, type Paged } from "~/domain/paging";
 
 /** A bookmarkable search/filter form (GET). Extra filter controls go in children. */
 export function SearchForm({ placeholder = "Search", children }: { placeholder?: string; children?: ReactNode }) {
@@ -150,8 +150,15 @@ export function Pagination({ page }: { page: Pick<Paged<unknown>, "page" | "per_
   };
   // Past the last page (an old bookmark) the links still lead back: Previous to the last page, the window to page 1.
   const links = pageLinks(page.page, page.last_page);
+  const pastEnd = pastEndText(page);
   return (
     <nav className="pagination" aria-label="Pages">
+      {pastEnd ? (
+        <p className="alert alert-danger" role="alert">
+          {`${pastEnd} `}
+          <Link to={href(page.last_page)}>{`Go to page ${page.last_page}`}</Link>
+        </p>
+      ) : null}
       <span>{showingText(page)}</span>
       {links.numbers.length ? (
         <span className="pages">
