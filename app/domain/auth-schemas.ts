@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { AUTH_MESSAGES } from "./auth-rules";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES, PASSWORD_MIN_LENGTH } from "./passwords";
 import { flag } from "./fields";
-import { plainText } from "./validation";
+import { oneLine, plainText } from "./validation";
 
 /** One schema per auth form, shared by the screens and the API. */
 
@@ -70,8 +70,8 @@ export const ChangePasswordInput = v.pipe(
 
 export const RegisterInput = v.pipe(
   v.object({
-    name: v.pipe(v.string("Name is required."), v.trim(), v.nonEmpty("Name is required."), v.maxLength(100, "Name is too long."), plainText("Name")),
-    surname: v.pipe(v.optional(v.string(), ""), v.trim(), v.maxLength(100, "Surname is too long."), plainText("Surname")),
+    name: v.pipe(v.string("Name is required."), v.trim(), v.nonEmpty("Name is required."), v.maxLength(100, "Name is too long."), plainText("Name"), oneLine<string>("Name")),
+    surname: v.pipe(v.optional(v.string(), ""), v.trim(), v.maxLength(100, "Surname is too long."), plainText("Surname"), oneLine<string>("Surname")),
     email: Email,
     password: NewPassword,
     password_confirmation: v.string(PASSWORD_MESSAGES.mismatch),

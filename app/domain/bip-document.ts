@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, flag, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalText, requiredInt, requiredText } from "./fields";
+import { choiceList, flag, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalLine, optionalText, requiredInt, requiredLine, requiredText } from "./fields";
 import { LIST_MESSAGES } from "./list-sections";
 import { plainObject, plainText, safeParsePlain } from "./validation";
 
@@ -77,7 +77,7 @@ export type NarrativeField = (typeof NARRATIVE_FIELDS)[number]["name"];
 /** Short one-line fields among the narratives (an input rather than a textarea). */
 export const SHORT_NARRATIVES: readonly NarrativeField[] = ["report_writer", "report_writer_2"];
 
-const narrativeSchema = (name: NarrativeField, label: string) => optionalText(label, SHORT_NARRATIVES.includes(name) ? LIMITS.short : LIMITS.narrative);
+const narrativeSchema = (name: NarrativeField, label: string) => (SHORT_NARRATIVES.includes(name) ? optionalLine(label, LIMITS.short) : optionalText(label, LIMITS.narrative));
 
 // ------------------------------------------------------------------------------------------ list sections
 
@@ -90,8 +90,11 @@ interface ItemFieldSpec<S extends v.GenericSchema = v.GenericSchema> {
   schema: S;
 }
 
+/** A short text is an <input> ("text": one line), a longer one a textarea ("longtext"). */
 const text = (label: string, required = true, max: number = LIMITS.itemText) =>
-  ({ label, kind: max > LIMITS.short ? "longtext" : "text", required, schema: required ? requiredText(label, max) : optionalText(label, max) }) as const satisfies ItemFieldSpec;
+  (max > LIMITS.short
+    ? ({ label, kind: "longtext", required, schema: required ? requiredText(label, max) : optionalText(label, max) } as const)
+    : ({ label, kind: "text", required, schema: required ? requiredLine(label, max) : optionalLine(label, max) } as const)) satisfies ItemFieldSpec;
 const short = (label: string, required = true) => text(label, required, LIMITS.short);
 
 /** A list of short texts: a form sends one per line (or comma-separated), the API an array. */
@@ -284,7 +287,7 @@ export const SignatureSchema = v.pipe(
     v.nullable(
       plainObject(
         v.object({
-          signature: optionalText("Signature", LIMITS.signature),
+          signature: optionalLine("Signature", LIMITS.signature),
           signature_date: optionalDate,
           signature_placeholder: flag,
         }),

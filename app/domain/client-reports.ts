@@ -4,7 +4,7 @@ import { MODIFIER_CODES } from "./insurance";
 import { NoteModifier, weekOf } from "./note-rules";
 import { POS_CODES } from "./locations";
 import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
-import { plainText, searchText } from "./validation";
+import { oneLine, plainText, searchText } from "./validation";
 import { isProductDate } from "./weeks";
 
 /**
@@ -219,7 +219,7 @@ const modifier = v.optional(NoteModifier);
 /** Absent stays undefined (keep what is stored); a value is a yes/no flag. */
 const yesNo = v.optional(flag);
 /** Text the body may leave out: absent stays undefined (keep what is stored), null or blank clears it. */
-const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v.string(`${label} is text.`), plainText(label), v.maxLength(max, `${label} is at most ${max} characters.`))));
+const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v.string(`${label} is text.`), plainText(label), oneLine<string>(label), v.maxLength(max, `${label} is at most ${max} characters.`))));
 
 /**
  * The billing report save payload (clinical §3): session_date, pos, total_hours, cpt_code, the four

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { isPlainText, UNSAFE_TEXT_MESSAGE } from "./validation";
+import { plainText } from "./validation";
 import { visibleLength } from "./fields";
 
 /**
@@ -185,7 +185,7 @@ export const ConsentDraftInput = v.object({
       v.string(CONSENT_MESSAGES.notesTooLong),
       v.trim(),
       v.maxLength(2000, CONSENT_MESSAGES.notesTooLong),
-      v.check(isPlainText, UNSAFE_TEXT_MESSAGE)
+      plainText()
     ),
     ""
   ),
@@ -202,7 +202,7 @@ export const ConsentSignInput = v.object({
       // Two characters that print: a name of zero-width characters signs nobody (probe 8893, stop 25).
       v.check((s) => visibleLength(s) >= 2, CONSENT_MESSAGES.nameRequired),
       v.maxLength(120, CONSENT_MESSAGES.nameRequired),
-      v.check(isPlainText, UNSAFE_TEXT_MESSAGE)
+      plainText()
     ),
     ""
   ),

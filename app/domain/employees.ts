@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
-import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredText } from "./fields";
+import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalLine, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredLine } from "./fields";
 import { dayNumber } from "./weeks";
-import { fieldErrors, isPlainObject, MAX_WEEKLY_HOURS, plainObject } from "./validation";
+import { fieldErrors, isPlainObject, isPlainText, MAX_WEEKLY_HOURS, plainObject } from "./validation";
 
 /** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
 
@@ -204,7 +204,7 @@ const EmploymentList = v.pipe(
 );
 
 const profileEntries = {
-  ...(Object.fromEntries(PROFILE_TEXT_FIELDS.map(([k, label]) => [k, optionalText(label, 255)])) as Record<(typeof PROFILE_TEXT_FIELDS)[number][0], ReturnType<typeof optionalText>>),
+  ...(Object.fromEntries(PROFILE_TEXT_FIELDS.map(([k, label]) => [k, optionalLine(label, 255)])) as Record<(typeof PROFILE_TEXT_FIELDS)[number][0], ReturnType<typeof optionalLine>>),
   date_of_hire: optionalDate,
   start_pay: optionalDate,
   note: optionalText("Note", 2000),
@@ -217,20 +217,21 @@ const profileEntries = {
 };
 
 const employeeEntries = {
-  name: requiredText("Name", 100),
-  surname: requiredText("Surname", 100),
+  name: requiredLine("Name", 100),
+  surname: requiredLine("Surname", 100),
   email: v.pipe(
     v.string(MESSAGES.required("Email")),
     v.trim(),
     v.nonEmpty(MESSAGES.required("Email")),
     v.maxLength(254, MESSAGES.email),
     v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSAGES.email),
+    v.check(isPlainText, MESSAGES.email),
     v.toLowerCase(),
   ),
   phone: optionalPhone,
   gender: optionalChoice(EMPLOYEE_GENDER_VALUES, MESSAGES.gender),
-  address: optionalText("Address", 255),
-  city: optionalText("City", 100),
+  address: optionalLine("Address", 255),
+  city: optionalLine("City", 100),
   status: v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => x || "active"), v.picklist(EMPLOYEE_STATUSES, "Choose a status from the list.")),
   roles: v.pipe(idList("roles"), v.minLength(1, "Choose at least one role.")),
   locations: v.pipe(idList("locations"), v.minLength(1, "Choose at least one location."), v.maxLength(MAX_EMPLOYEE_LOCATIONS, `Choose at most ${MAX_EMPLOYEE_LOCATIONS} locations.`)),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { groupDigits, hasAtMostDecimals, isDecimalText, MAX_AMOUNT, MAX_MONEY, plainText } from "./validation";
+import { groupDigits, hasAtMostDecimals, isDecimalText, isPlainText, MAX_AMOUNT, MAX_MONEY, oneLine, plainText } from "./validation";
 import { isProductDate } from "./weeks";
 
 /** Field rules shared by every resource schema (forms and API alike). Pure. */
@@ -77,11 +77,25 @@ export function optionalText(label: string, max = 255) {
   );
 }
 
+/**
+ * Text a screen shows in a single-line <input> (names, titles, subjects, addresses, cities, identifiers): the text
+ * rules above, and no line break ("Keep first name on one line."). The API refuses one as the form cannot hold it:
+ * the browser would drop it and the next save store the value changed (probe 8921 #3, decision 017). Textareas keep
+ * requiredText/optionalText.
+ */
+export function requiredLine(label: string, max = 255) {
+  return v.pipe(requiredText(label, max), oneLine<string>(label));
+}
+
+export function optionalLine(label: string, max = 255) {
+  return v.pipe(optionalText(label, max), oneLine<string | null>(label));
+}
+
 function optionalPattern(pattern: RegExp, message: string, max = 254) {
   return v.pipe(
     v.optional(v.nullable(v.string()), null),
     trimToNull,
-    v.nullable(v.pipe(v.string(), v.maxLength(max, message), v.regex(pattern, message))),
+    v.nullable(v.pipe(v.string(), v.maxLength(max, message), v.regex(pattern, message), v.check(isPlainText, message))),
   );
 }
 

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, flag, numberOrNull, optionalId, optionalInt, optionalMoney, optionalNumber, optionalText, optionalZip, requiredText } from "./fields";
+import { choiceList, flag, numberOrNull, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, optionalZip, requiredLine } from "./fields";
 import { POS_CODE_VALUES } from "./locations";
 import { hasAtMostDecimals, MAX_MONEY, searchText } from "./validation";
 import type { NoteType } from "./notes";
@@ -179,13 +179,13 @@ function posList(label: string) {
 
 /** One schema for the insurer form and the insurer API. */
 export const InsuranceInput = v.object({
-  name: requiredText("Name", 150),
-  street: optionalText("Street", 255),
-  street2: optionalText("Street 2", 255),
-  city: optionalText("City", 100),
-  state: optionalText("State", 50),
+  name: requiredLine("Name", 150),
+  street: optionalLine("Street", 255),
+  street2: optionalLine("Street 2", 255),
+  city: optionalLine("City", 100),
+  state: optionalLine("State", 50),
   zip: optionalZip,
-  payer_id: optionalText("Payer ID", 50),
+  payer_id: optionalLine("Payer ID", 50),
   notes: optionalText("Notes", 2000),
   uses_supervisor_as_provider: flag,
   uses_is_telehealth: flag,
@@ -223,10 +223,10 @@ export const InsuranceServiceInput = v.pipe(
   v.object({
     code: ServiceCode,
     provider: v.pipe(
-      optionalText("Provider", 30),
+      optionalLine("Provider", 30),
       v.transform((p) => (p === null ? null : p.toLowerCase())),
     ),
-    description: optionalText("Description", 255),
+    description: optionalLine("Description", 255),
     unit_price: UnitPrice,
     hourly_fee: optionalMoney("Hourly fee"),
     max_allowed: optionalMoney("Max allowed"),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalInt, optionalNumber, optionalPhone, optionalText, requiredDate, requiredText } from "./fields";
+import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalInt, optionalLine, optionalNumber, optionalPhone, optionalText, requiredDate, requiredLine, requiredText } from "./fields";
 import { plainObject, safeParsePlain, type Parsed } from "./validation";
 
 /**
@@ -242,7 +242,7 @@ function fieldSchema(field: IntakeField): v.GenericSchema {
   const { label } = field;
   switch (field.type) {
     case "text":
-      return field.required ? present(requiredText(label, SHORT_TEXT)) : optionalText(label, SHORT_TEXT);
+      return field.required ? present(requiredLine(label, SHORT_TEXT)) : optionalLine(label, SHORT_TEXT);
     case "longtext":
       return field.required ? present(requiredText(label, LONG_TEXT)) : optionalText(label, LONG_TEXT);
     case "date":

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, MESSAGES, optionalEmail, optionalPhone, optionalText, optionalZip, requiredText } from "./fields";
+import { choiceList, MESSAGES, optionalEmail, optionalLine, optionalPhone, optionalZip, requiredLine } from "./fields";
 import { isValidNpi, NPI_MESSAGE, TAX_ID_MESSAGE } from "./npi";
 import { isValidTimeZone } from "./time";
 
@@ -28,13 +28,13 @@ export const COMMON_TIME_ZONES = ["America/New_York", "America/Chicago", "Americ
 
 /** One schema for the location form and the location API. */
 export const LocationInput = v.object({
-  title: requiredText("Title", 120),
-  address: optionalText("Address", 255),
+  title: requiredLine("Title", 120),
+  address: optionalLine("Address", 255),
   phone1: optionalPhone,
   phone2: optionalPhone,
   email: optionalEmail,
-  city: optionalText("City", 100),
-  state: optionalText("State", 50),
+  city: optionalLine("City", 100),
+  state: optionalLine("State", 50),
   zip: optionalZip,
   telfax: optionalPhone,
   time_zone: v.pipe(v.string(MESSAGES.required("Time zone")), v.trim(), v.nonEmpty(MESSAGES.required("Time zone")), v.check(isValidTimeZone, "Choose a valid time zone.")),

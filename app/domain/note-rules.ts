@@ -1,11 +1,11 @@
 import * as v from "valibot";
-import { flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalMoney, optionalText, requiredDate, requiredText } from "./fields";
+import { flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalLine, optionalMoney, optionalText, requiredDate, requiredLine } from "./fields";
 import { centsOf } from "./billing";
 import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
 import { localTimeExists, onClockOf, zonedDate, zoneOffsetAtLocal, zoneOffsetMinutes, zonePlace } from "./time";
 import { MODIFIER_CODES, providerType } from "./insurance";
-import { isPlainObject, parseWith, plainObject, plainText } from "./validation";
+import { isPlainObject, oneLine, parseWith, plainObject, plainText } from "./validation";
 
 /**
  * The rules of a session note (issue 10 "Rules"), pure: the body schema every path parses with (form,
@@ -121,6 +121,8 @@ const optionalTime = v.pipe(
 
 const text = (label: string, max = MAX_NOTE_TEXT) => v.pipe(optionalText(label, max), v.transform((x) => x ?? ""));
 const optionalString = (label: string, max = MAX_NOTE_TEXT) => v.optional(text(label, max));
+/** A content text the form shows as an <input> (and the names and credentials of the spec's payloads): one line. */
+const optionalLineString = (label: string, max: number) => v.optional(v.pipe(optionalLine(label, max), v.transform((x) => x ?? "")));
 const optionalNum = (label: string, max = 1_000_000) =>
   v.pipe(
     v.optional(v.nullable(v.union([v.string(), v.number()])), null),
@@ -132,7 +134,7 @@ const planRef = v.pipe(
   v.transform(numberOrNull),
   v.nullable(v.pipe(v.number(NOTE_MESSAGES.plan), v.integer(NOTE_MESSAGES.plan), v.minValue(1, NOTE_MESSAGES.plan), v.maxValue(Number.MAX_SAFE_INTEGER, NOTE_MESSAGES.plan))),
 );
-const entryName = v.pipe(v.optional(v.nullable(v.string()), ""), v.transform((x) => (x ?? "").trim()), v.maxLength(255, MESSAGES.tooLong("Name", 255)), plainText("Name"));
+const entryName = v.pipe(v.optional(v.nullable(v.string()), ""), v.transform((x) => (x ?? "").trim()), v.maxLength(255, MESSAGES.tooLong("Name", 255)), plainText("Name"), oneLine<string>("Name"));
 const list = <T extends v.GenericSchema>(item: T, label: string) =>
   v.optional(v.pipe(v.array(item, `${label} must be a list.`), v.maxLength(MAX_LIST, `${label}: at most ${MAX_LIST} entries.`)));
 const stringList = (label: string) => list(v.pipe(v.string(`${label} must be text.`), v.trim(), v.maxLength(500, MESSAGES.tooLong(label, 500)), plainText(label)), label);
@@ -172,7 +174,7 @@ export const NoteContentSchema = v.object({
   maladaptives: list(plainObject(Maladaptive), "Maladaptives"),
   replacement_percentages: list(plainObject(Percent), "Replacements"),
   protocol_modifications: list(plainObject(Protocol), "Protocol modifications"),
-  other_protocol: optionalString("Other protocol", 500),
+  other_protocol: optionalLineString("Other protocol", 500),
   other_protocol_details: optionalString("Other protocol details"),
   why_was_the_protocol_modified_or_not_modified: optionalString("Why was the protocol modified or not modified"),
   describe_in_detail_the_protocol_modifications: optionalString("Describe in detail the protocol modifications"),
@@ -183,11 +185,11 @@ export const NoteContentSchema = v.object({
   discussed_behaviors: stringList("Discussed behaviors"),
   replacements: list(plainObject(ReplacementTrials), "Replacements"),
   interventions: stringList("Interventions"),
-  client_appeared: optionalString("Client appeared", 500),
+  client_appeared: optionalLineString("Client appeared", 500),
   as_evidenced_by: optionalString("As evidenced by"),
   rbt_modeled_and_demonstrated_to_caregiver: optionalString("RBT modeled and demonstrated to caregiver"),
   client_response_to_treatment_this_session: optionalString("Client response to treatment"),
-  next_session_is_scheduled_for: optionalString("Next session", 500),
+  next_session_is_scheduled_for: optionalLineString("Next session", 500),
   /* clinical §3 BCBA note (and, by "like the BCBA note", the RBT and combined notes) */
   note_description: optionalString("Note description"),
   rbt_training_goals: optionalString("RBT training goals"),
@@ -202,8 +204,8 @@ export const NoteContentSchema = v.object({
   teacher_goals: list(plainObject(Percent), "Teacher goals"),
   additional_goals_or_interventions: optionalString("Additional goals or interventions"),
   /* clinical §3 RBT note */
-  provider_credential: optionalString("Provider credential", 120),
-  provider_name_g: optionalString("Provider name", 120),
+  provider_credential: optionalLineString("Provider credential", 120),
+  provider_name_g: optionalLineString("Provider name", 120),
 });
 
 /** The keys of the content document; a flat body (the spec's payloads) may send them at the top level. */
@@ -243,8 +245,8 @@ export const NoteBody = v.pipe(
     pa_service_id: requiredKey(requiredId(NOTE_MESSAGES.paService)),
     cpt_code: v.pipe(v.optional(v.nullable(v.string()), ""), v.transform((x) => (x ?? "").trim())),
     subtype: v.pipe(v.optional(v.nullable(v.string()), null), v.transform((x) => (x ? x.trim() || null : null)), v.nullable(v.picklist(NOTE_SUBTYPES, "Choose observation or report."))),
-    diagnosis_code: v.pipe(optionalText("Diagnosis", 20), v.transform((x) => x ?? "")),
-    pos: v.pipe(optionalText("POS", 10), v.transform((x) => x ?? "")),
+    diagnosis_code: v.pipe(optionalLine("Diagnosis", 20), v.transform((x) => x ?? "")),
+    pos: v.pipe(optionalLine("POS", 10), v.transform((x) => x ?? "")),
     is_telehealth: flag,
     session_date: requiredKey(requiredDate("Session date")),
     time_in: optionalTime,
@@ -254,10 +256,10 @@ export const NoteBody = v.pipe(
     md: modifier,
     md2: modifier,
     md3: modifier,
-    provider_name: v.pipe(optionalText("Provider name", 120), v.transform((x) => x ?? "")),
+    provider_name: v.pipe(optionalLine("Provider name", 120), v.transform((x) => x ?? "")),
     provider_signature: signature,
     provider_signed_on: optionalDate,
-    supervisor_name: v.pipe(optionalText("Supervisor name", 120), v.transform((x) => x ?? "")),
+    supervisor_name: v.pipe(optionalLine("Supervisor name", 120), v.transform((x) => x ?? "")),
     supervisor_signature: signature,
     supervisor_signed_on: optionalDate,
     unit_price_cents: unitPriceCents,
@@ -609,7 +611,7 @@ export function scanWindow(times: Pick<SessionTimes, "startAt" | "endAt">, gap =
  * image when JavaScript runs. Not an amendment: it changes no clinical content.
  */
 export const CountersignInput = v.object({
-  supervisor_name: requiredText("Supervisor name", 120),
+  supervisor_name: requiredLine("Supervisor name", 120),
   supervisor_signed_on: requiredDate("Countersignature date"),
   supervisor_signature: signature,
   version: v.pipe(v.union([v.string(), v.number()], "Reload the note and countersign again."), v.transform((x: string | number) => numberOrNaN(x)), v.integer("Reload the note and countersign again.")),

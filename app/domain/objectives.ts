@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceOr, endAfterStart, MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalInt, optionalNumber, optionalText } from "./fields";
+import { choiceOr, endAfterStart, MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalInt, optionalLine, optionalNumber, optionalText } from "./fields";
 import { requiredChoice, DEFAULT_OBJECTIVE_STATUS, DEFAULT_OBJECTIVE_TYPE, OBJECTIVE_STATUSES, OBJECTIVE_TYPES, type ObjectiveType } from "./plans";
 
 /**
@@ -38,7 +38,7 @@ export const ObjectiveInput = v.pipe(
   v.object({
     type: choiceOr(OBJECTIVE_TYPES, DEFAULT_OBJECTIVE_TYPE, OBJECTIVE_MESSAGES.type, (s) => s.toUpperCase()),
     status: choiceOr(OBJECTIVE_STATUSES, DEFAULT_OBJECTIVE_STATUS, OBJECTIVE_MESSAGES.status),
-    name: optionalText("Name", 255),
+    name: optionalLine("Name", 255),
     description: optionalText("Description", 5000),
     target: optionalNumber("Target", 0),
     start_point: optionalNumber("Start point", 0),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { endAfterStart, MESSAGES, optionalText, requiredDate, requiredInt, requiredText } from "./fields";
+import { endAfterStart, MESSAGES, optionalLine, requiredDate, requiredInt, requiredLine, requiredText } from "./fields";
 import { plainObject } from "./validation";
 
 /**
@@ -24,7 +24,7 @@ export const PaAssessmentServiceInput = v.pipe(
     end_date: requiredDate("Service end date"),
     cpt: cptCode,
     n_units: requiredInt("Units", 0, 100_000),
-    provider: optionalText("Provider", ASSESSMENT_TEXT),
+    provider: optionalLine("Provider", ASSESSMENT_TEXT),
   }, "Each service must be an object."),
   v.forward(v.check((x) => datesInOrder(x), MESSAGES.endAfterStart), ["end_date"]),
 );
@@ -40,7 +40,7 @@ function listOf<S extends v.GenericSchema>(item: S, max: number, label: string, 
 
 export const PaAssessmentInput = v.pipe(
   v.object({
-    assessment: requiredText("Assessment", ASSESSMENT_TEXT),
+    assessment: requiredLine("Assessment", ASSESSMENT_TEXT),
     start_date: requiredDate("Start date"),
     end_date: requiredDate("End date"),
     services: listOf(plainObject(PaAssessmentServiceInput), MAX_ASSESSMENT_SERVICES, "Services", "services per assessment"),

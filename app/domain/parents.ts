@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { NewPassword } from "./auth-schemas";
-import { choiceOr, MESSAGES, optionalChoice, optionalDate, optionalId, optionalPhone, optionalText, optionalZip, requiredText } from "./fields";
+import { choiceOr, MESSAGES, optionalChoice, optionalDate, optionalId, optionalLine, optionalPhone, optionalZip, requiredLine } from "./fields";
+import { isPlainText } from "./validation";
 import { PASSWORD_MESSAGES } from "./passwords";
 
 /** Parents and guardians (clinical §3, platform §3 Parent/guardian). Pure. */
@@ -8,17 +9,17 @@ import { PASSWORD_MESSAGES } from "./passwords";
 export const PARENT_STATUSES = ["active", "inactive"] as const;
 
 export const ParentInput = v.object({
-  name: requiredText("Name", 100),
-  surname: requiredText("Surname", 100),
-  email: v.pipe(v.string(MESSAGES.required("Email")), v.trim(), v.toLowerCase(), v.nonEmpty(MESSAGES.required("Email")), v.maxLength(254, MESSAGES.email), v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSAGES.email)),
+  name: requiredLine("Name", 100),
+  surname: requiredLine("Surname", 100),
+  email: v.pipe(v.string(MESSAGES.required("Email")), v.trim(), v.toLowerCase(), v.nonEmpty(MESSAGES.required("Email")), v.maxLength(254, MESSAGES.email), v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSAGES.email), v.check(isPlainText, MESSAGES.email)),
   phone: optionalPhone,
   work_phone: optionalPhone,
   home_phone: optionalPhone,
   birth_date: optionalDate,
   gender: optionalChoice(["1", "2"], MESSAGES.gender),
-  address: optionalText("Address", 255),
-  city: optionalText("City", 100),
-  state: optionalText("State", 50),
+  address: optionalLine("Address", 255),
+  city: optionalLine("City", 100),
+  state: optionalLine("State", 50),
   zip_code: optionalZip,
   location_id: optionalId,
   status: choiceOr(PARENT_STATUSES, "active", "Choose a status from the list."),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, choiceOr, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail, optionalId, optionalMoney, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredText } from "./fields";
+import { choiceList, choiceOr, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail, optionalId, optionalLine, optionalMoney, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredLine } from "./fields";
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
@@ -214,9 +214,9 @@ const codeList = v.pipe(
 function schemaFor(field: PatientField): v.GenericSchema {
   switch (field.type) {
     case "required":
-      return requiredText(field.label, 120);
+      return requiredLine(field.label, 120);
     case "text":
-      return optionalText(field.label, 255);
+      return optionalLine(field.label, 255);
     case "longtext":
       return optionalText(field.label, 2000);
     case "email":
@@ -312,7 +312,7 @@ export function ageOn(birthDate: string | null | undefined, today: string): numb
 
 export const PaServiceInput = v.pipe(
   v.object({
-    pa_service: requiredText("Service", 120),
+    pa_service: requiredLine("Service", 120),
     cpt: cptCode,
     n_units: requiredInt("Units", 0, 100_000),
     start_date: requiredDate("Start date"),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceOr, MESSAGES, optionalDate, optionalNumber, optionalText, requiredText } from "./fields";
+import { choiceOr, MESSAGES, optionalDate, optionalLine, optionalNumber, optionalText, requiredLine } from "./fields";
 
 /**
  * Plans (goals) of a BIP and their objectives (clinical §3 plan, objective; §4; §5 plan normalisation;
@@ -91,17 +91,17 @@ const measured = v.optional(v.unknown(), null);
 /** A goal (clinical §3 Plan) as the add/edit form and the API send it; the output is normalised. */
 export const PlanInput = v.pipe(
   v.object({
-    name: requiredText("Name", 255),
+    name: requiredLine("Name", 255),
     category: v.pipe(v.string(MESSAGES.required("Category")), v.trim(), v.nonEmpty(MESSAGES.required("Category")), v.picklist(PLAN_CATEGORIES, PLAN_MESSAGES.category)),
     status: choiceOr(PLAN_STATUSES, "active", PLAN_MESSAGES.status),
     description: optionalText("Description", 5000),
-    current_progress: optionalText("Current progress", 255),
+    current_progress: optionalLine("Current progress", 255),
     baseline_level: optionalNumber("Baseline level", 0),
     baseline_date: optionalDate,
     baseline_timeframe: measured,
-    initial_intensity: optionalText("Initial intensity", 255),
-    current_intensity: optionalText("Current intensity", 255),
-    intensity_key: optionalText("Intensity key", 255),
+    initial_intensity: optionalLine("Initial intensity", 255),
+    current_intensity: optionalLine("Current intensity", 255),
+    intensity_key: optionalLine("Intensity key", 255),
     timeframe: measured,
     unit_type: measured,
   }),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { numberOrNull, optionalMoney, requiredText } from "./fields";
+import { numberOrNull, optionalMoney, requiredLine } from "./fields";
 import { plainObject, plainText } from "./validation";
 
 /** Rate/pay records (platform §3): a name, a location, amounts for rbt, bcba, manager and client, info lists. Pure. */
@@ -22,7 +22,7 @@ export const RateInfoInput = v.pipe(
 );
 
 export const RateRecordInput = v.object({
-  name: requiredText("Name", 120),
+  name: requiredLine("Name", 120),
   location_id: v.pipe(
     v.optional(v.nullable(v.union([v.string(), v.number()])), null),
     v.transform(numberOrNull),

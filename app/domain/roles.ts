@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { MESSAGES, requiredText } from "./fields";
+import { MESSAGES, requiredLine } from "./fields";
 import { ALL_ACCESS_ROLES, isPermission, LEGACY_PERMISSIONS, normalizePermissions, PERMISSIONS, type Permission } from "./permissions";
 
 /** Roles (platform §3 Role, §6): a name and a set of permissions. Pure. */
@@ -78,7 +78,7 @@ export const RoleInput = v.object({
   name: v.pipe(
     v.optional(v.nullable(v.string(MESSAGES.required("Name"))), ""),
     v.transform((x) => x ?? ""),
-    requiredText("Name", ROLE_NAME_MAX),
+    requiredLine("Name", ROLE_NAME_MAX),
     v.regex(/^[A-Za-z0-9 _-]+$/, ROLE_NAME_MESSAGE),
   ),
   permissions: PermissionList,

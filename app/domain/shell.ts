@@ -88,6 +88,18 @@ export function greetingName(actor: Pick<Actor, "name"> | null | undefined): str
   return actor?.name?.trim() || "User";
 }
 
+const GRAPHEMES = new Intl.Segmenter("en", { granularity: "grapheme" });
+
+/**
+ * The header avatar's letters: the first character as a reader sees it (a grapheme: an emoji with its skin tone, a
+ * letter with its combining accent) of the first two words, upper-cased; "U" when the name has none. Indexing
+ * `word[0]` took one UTF-16 unit, half of an emoji's surrogate pair, sent as invalid UTF-8 (probe 8921 #7).
+ */
+export function initials(name: string): string {
+  const words = name.split(/\s+/).filter(Boolean).slice(0, 2);
+  return words.map((w) => [...GRAPHEMES.segment(w)][0]!.segment.toUpperCase()).join("") || "U";
+}
+
 export function firstRole(actor: Actor): string {
   return actor.roles[0] ?? (actor.kind === "parent" ? "PARENT" : "");
 }

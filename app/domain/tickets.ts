@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceOr, requiredText } from "./fields";
+import { choiceOr, requiredLine, requiredText } from "./fields";
 import { can, locationScope, type Actor } from "./permissions";
 import { listQuerySchema } from "./paging";
 import { zonedDate } from "./time";
@@ -43,7 +43,7 @@ export const BODY_MAX = 5000;
 
 /** A new ticket, or the whole of an edited one (subject 1–200, body 1–5000, plain text). */
 export const TicketInput = v.object({
-  subject: requiredText("Subject", SUBJECT_MAX),
+  subject: requiredLine("Subject", SUBJECT_MAX),
   body: requiredText("Message", BODY_MAX),
   category: choiceOr(TICKET_CATEGORIES, "general", "Choose a category from the list."),
   priority: choiceOr(TICKET_PRIORITIES, "normal", "Choose a priority from the list."),

@@ -153,22 +153,51 @@ export function pathId(raw: string | undefined): number | null {
 /**
  * Characters no typed text needs and that can hide or disguise what a record says: C0 controls (NUL
  * included) other than tab, line feed and carriage return, DEL, the C1 controls, and the bidirectional
- * overrides and isolates (U+202A–U+202E, U+2066–U+2069) that make "exe.txt" read as "txt.exe".
+ * overrides and isolates (U+202A–U+202E, U+2066–U+2069) that make "exe.txt" read as "txt.exe". And a lone
+ * surrogate (half of an emoji's UTF-16 pair, `\p{Cs}` here since a pair reads as one code point): ill-formed
+ * text that D1 stores as invalid UTF-8 and every read returns as "\uFFFD" (probe 8921 #8).
  * See docs/decisions/017-input-bounds-and-references.md.
  */
-const UNSAFE_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+const UNSAFE_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\p{Cs}]/u;
+const LONE_SURROGATE = /\p{Cs}/u;
 export const UNSAFE_TEXT_MESSAGE = "Remove control or text-direction characters.";
+export const BROKEN_TEXT_MESSAGE = "Remove the broken character (half of an emoji or symbol).";
 
 export function isPlainText(s: string): boolean {
   return !UNSAFE_TEXT.test(s);
 }
 
+/** "First name" → "first name" inside a sentence; "NPI" and "EQHLID" stay as they are. */
+const inSentence = (label: string) => (/^[A-Z][a-z]/.test(label) ? label.charAt(0).toLowerCase() + label.slice(1) : label);
+
+/** Why `s` is not plain text, for a field labelled `label` (or unlabelled). */
+function unsafeTextMessage(s: string, label?: string): string {
+  const message = LONE_SURROGATE.test(s) ? BROKEN_TEXT_MESSAGE : UNSAFE_TEXT_MESSAGE;
+  return label ? `${label}: ${message.charAt(0).toLowerCase()}${message.slice(1)}` : message;
+}
+
 /**
  * The text check every schema's text fields carry (fields.ts builds it into requiredText and optionalText):
- * refuses control and bidi-override characters. `label` names the field in the message.
+ * refuses control, bidi-override and broken characters. `label` names the field in the message.
  */
 export function plainText(label?: string) {
-  return v.check<string, string>(isPlainText, label ? `${label}: ${UNSAFE_TEXT_MESSAGE.charAt(0).toLowerCase()}${UNSAFE_TEXT_MESSAGE.slice(1)}` : UNSAFE_TEXT_MESSAGE);
+  return v.check<string, (issue: v.CheckIssue<string>) => string>(isPlainText, (issue) => unsafeTextMessage(issue.input, label));
+}
+
+/**
+ * Line breaks: line feed, carriage return, and Unicode's line and paragraph separators (vertical tab, form feed
+ * and NEL are controls, refused by plainText). A single-line <input> cannot hold one: the browser drops it, so the
+ * next save of the form would store the value changed (probe 8921 #3).
+ */
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+export function isOneLine(s: string): boolean {
+  return !LINE_BREAK.test(s);
+}
+
+/** The one-line check of a field a screen shows as an <input> (fields.ts: requiredLine, optionalLine); null passes. */
+export function oneLine<T extends string | null>(label: string) {
+  return v.check<T, string>((s) => s === null || isOneLine(s), `Keep ${inSentence(label)} on one line.`);
 }
 
 /** Money (rates, pay, prices, fees): at most 1,000,000.00 and whole cents. */
@@ -219,7 +248,7 @@ export function searchText(label = "Search") {
   return v.pipe(
     v.string(`${label} must be text.`),
     v.trim(),
-    v.check(isPlainText, `${label}: ${UNSAFE_TEXT_MESSAGE.charAt(0).toLowerCase()}${UNSAFE_TEXT_MESSAGE.slice(1)}`),
+    plainText(label),
     v.check((s) => utf8Length(containsPattern(s)) <= MAX_LIKE_PATTERN_BYTES, label === "Search" ? SEARCH_MESSAGE : SEARCH_MESSAGE.replace("Search", label)),
   );
 }

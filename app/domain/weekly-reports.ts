@@ -4,7 +4,7 @@ import { isProductDate, isSaturday, weekEndingOn, weekStartOf } from "./weeks";
 import { MAX_PDF_MONTHS, monthsBefore } from "./plan-pdf";
 import { MESSAGES } from "./fields";
 import { cellToIsoDate, MAX_UNZIPPED_BYTES, type Cell, type SheetRow } from "./xlsx";
-import { isDecimalText, isPlainText, MAX_AMOUNT } from "./validation";
+import { isDecimalText, isOneLine, isPlainText, MAX_AMOUNT } from "./validation";
 
 /**
  * Weekly reports and chart comments (clinical §3, §5, §8, §9): the rules and the messages, once, for the
@@ -193,7 +193,7 @@ export function commentProblems(x: CommentFields, mode: "create" | "update"): [k
   if (mode === "create" && !x.comment_date) out.push(["comment_date", C.dateRequired.text]);
   else if (!isProductDate(x.comment_date)) out.push(["comment_date", C.invalid.text]);
   if (mode === "create" && !x.comment) out.push(["comment", C.commentRequired.text]);
-  else if (!x.comment || x.comment.length > COMMENT_MAX_LENGTH || !isPlainText(x.comment)) out.push(["comment", C.invalid.text]);
+  else if (!x.comment || x.comment.length > COMMENT_MAX_LENGTH || !isPlainText(x.comment) || !isOneLine(x.comment)) out.push(["comment", C.invalid.text]);
   return out;
 }
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { choiceOr, flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalId, optionalInt, optionalMoney, optionalNumber, requiredInt, requiredText } from "~/domain/fields";
+import { choiceOr, flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, requiredInt, requiredLine, requiredText } from "~/domain/fields";
 import { ParentInput } from "~/domain/parents";
 import { parsePatient } from "~/domain/patients";
 import { PLAN_MESSAGES, PlanInput } from "~/domain/plans";
@@ -38,6 +38,61 @@ describe("required text", () => {
     expect(emp.issues?.some((i) => i.message === MESSAGES.required("Name"))).toBe(true);
     const ticket = v.safeParse(TicketInput, { subject: "\u2060", body: "Help" });
     expect(ticket.issues?.some((i) => i.message === MESSAGES.required("Subject"))).toBe(true);
+  });
+});
+
+/** Probe 8921 #3: a field shown as a single-line <input> refuses a line break; a textarea's field keeps it. */
+describe("one-line text (requiredLine, optionalLine)", () => {
+  const breaks = ["a\nb", "a\r\nb", "a\rb", "a\u2028b", "a\u2029b"];
+  it.each(breaks)("refuses %j with 'Keep <label> on one line.'", (text) => {
+    expect(v.safeParse(requiredLine("First name"), text).issues?.[0]?.message).toBe("Keep first name on one line.");
+    expect(v.safeParse(optionalLine("Payer ID"), text).issues?.[0]?.message).toBe("Keep payer ID on one line.");
+    expect(v.safeParse(optionalLine("NPI"), text).issues?.[0]?.message).toBe("Keep NPI on one line.");
+  });
+
+  it.each(breaks)("requiredText and optionalText (textareas) keep %j", (text) => {
+    expect(v.parse(requiredText("Message"), text)).toBe(text);
+    expect(v.parse(optionalText("Notes"), text)).toBe(text);
+  });
+
+  it.each([
+    ["\nAna María\r\n", "Ana María"],
+    ["O’Brien 😀", "O’Brien 😀"],
+    ["tab\tinside", "tab\tinside"],
+  ])("takes %j on one line as %j (outer breaks are trimmed like spaces)", (text, stored) => {
+    expect(v.parse(requiredLine("Name"), text)).toBe(stored);
+  });
+
+  it("optionalLine keeps none as none", () => {
+    expect(v.parse(optionalLine("City"), "")).toBeNull();
+    expect(v.parse(optionalLine("City"), null)).toBeNull();
+  });
+
+  it("the client, employee, parent, ticket and rate schemas use it for names and subjects, not for their textareas", () => {
+    const client = parsePatient({ patient_identifier: "P-1", first_name: "A\nB", last_name: "C", location_id: 1, special_note: "line 1\nline 2" });
+    expect(client.ok ? {} : client.errors).toEqual({ first_name: "Keep first name on one line." });
+    expect(v.safeParse(EmployeeInput, { name: "Ana", surname: "Di\r\naz", email: "a@b.test", roles: [1], locations: [1], note: "x\ny" }).issues?.map((i) => i.message)).toEqual(["Keep surname on one line."]);
+    expect(v.safeParse(ParentInput, { name: "Ana\u2028", surname: "Diaz", email: "a@b.test" }).success).toBe(true);
+    expect(v.safeParse(ParentInput, { name: "A\u2028na", surname: "Diaz", email: "a@b.test" }).issues?.[0]?.message).toBe("Keep name on one line.");
+    expect(v.safeParse(TicketInput, { subject: "Help\r\nBcc: x@y.test", body: "line 1\nline 2" }).issues?.map((i) => i.message)).toEqual(["Keep subject on one line."]);
+    expect(v.safeParse(RateRecordInput, { name: "Std\n2027", location_id: 1 }).issues?.[0]?.message).toBe("Keep name on one line.");
+  });
+});
+
+/** Probe 8921 #8: a lone surrogate (half of an emoji's UTF-16 pair) is ill-formed text, refused by every text field. */
+describe("lone surrogates", () => {
+  it.each(["Ai\ud800den", "\udc00", "x\ud83d", "\ude00y"])("%j is refused by requiredText, optionalText and the one-line fields", (text) => {
+    for (const schema of [requiredText("Name"), optionalText("Notes"), requiredLine("Name"), optionalLine("City")]) {
+      expect(v.safeParse(schema, text).issues?.[0]?.message).toMatch(/^(Name|Notes|City): remove the broken character \(half of an emoji or symbol\)\.$/);
+    }
+  });
+
+  it("a whole emoji (a surrogate pair) is kept", () => {
+    expect(v.parse(requiredText("Name"), "😀 Jasmine")).toBe("😀 Jasmine");
+  });
+
+  it("control characters keep their own message", () => {
+    expect(v.safeParse(requiredText("Name"), "a\u0007b").issues?.[0]?.message).toBe("Name: remove control or text-direction characters.");
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { percentChange, patientsByGender, MONTHS_NAME } from "~/domain/dashboard";
 import type { Actor } from "~/domain/permissions";
-import { badgeText, headerBadgeCount, showsLogoLink, showsProfileLink, sidebarBadgeCount, versionMismatchText, visibleSidebar } from "~/domain/shell";
+import { badgeText, headerBadgeCount, initials, showsLogoLink, showsProfileLink, sidebarBadgeCount, versionMismatchText, visibleSidebar } from "~/domain/shell";
 import { zonedDate, zonedMonthStart, zonedYearMonth } from "~/domain/time";
 
 function actor(roles: string[], permissions: Actor["permissions"] = [], kind: Actor["kind"] = "user"): Actor {
@@ -120,5 +120,24 @@ describe("time zones", () => {
   ])("the calendar date of %s in %s is %s (one cached formatter per zone, used again and again)", (at, tz, date) => {
     expect(zonedDate(new Date(at), tz)).toBe(date);
     expect(zonedDate(new Date(at), tz)).toBe(date);
+  });
+});
+
+describe("header initials (probe 8921 #7)", () => {
+  it.each([
+    ["Jasmine Carter", "JC"],
+    ["  ana   maría  ", "AM"],
+    ["😀 Jasmine", "😀J"],
+    ["𝒜lice 𝔅ob", "𝒜𝔅"],
+    ["👩🏽‍⚕️ Rivera", "👩🏽‍⚕️R"],
+    ["Zoë Núñez-O’Brien", "ZN"],
+    ["e\u0301mile zola", "E\u0301Z"],
+    ["Émile", "É"],
+    ["", "U"],
+    ["   ", "U"],
+  ])("%j → %j", (name, expected) => {
+    const got = initials(name);
+    expect(got).toBe(expected);
+    expect(got).not.toMatch(/\p{Cs}/u); // never half a surrogate pair
   });
 });

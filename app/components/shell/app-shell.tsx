@@ -1,7 +1,7 @@
 import { Form, useLocation } from "@remix-run/react";
 import { NavLink } from "~/components/ui/link";
 import type { ReactNode } from "react";
-import { DEMO_BANNER, versionMismatchText } from "~/domain/shell";
+import { DEMO_BANNER, initials, versionMismatchText } from "~/domain/shell";
 import type { ShellData } from "~/routes/_app";
 
 /** Header, sidebar, banners and footer around every signed-in screen (platform §2 page shell). */
@@ -85,17 +85,6 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
         <span className="hipaa">Fully HIPAA Compliance Website</span>
       </footer>
     </div>
-  );
-}
-
-function initials(name: string) {
-  return (
-    name
-      .split(/\s+/)
-      .filter(Boolean)
-      .slice(0, 2)
-      .map((p) => p[0]!.toUpperCase())
-      .join("") || "U"
   );
 }
 

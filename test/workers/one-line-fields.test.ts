@@ -1,0 +1,191 @@
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { insuranceServices, insurances, intakeAssessments, notes, paServices, patients, rateRecords, tickets } from "~/db/schema";
+import { parsePatient, PATIENT_FIELDS } from "~/domain/patients";
+import { api, apiToken, createBip, createLocation, createObjective, createParent, createPatient, createPlan, createRole, createUser, db, request, signInCookie } from "./helpers";
+
+/**
+ * Probe 8921 #3 and #8 (decision 017): a field a screen shows as a single-line <input> refuses a line break (CR, LF,
+ * U+2028, U+2029) with 422 "Keep <label> on one line." and writes nothing; the browser would drop the break and the
+ * next screen save store the value changed. Textareas keep their lines. Every text field refuses a lone surrogate
+ * (ill-formed UTF-16, stored as invalid UTF-8).
+ */
+
+const BREAKS = ["Line\nBreak", "Line\r\nBreak", "Line\rBreak", "Line\u2028Break", "Line\u2029Break"];
+
+type Json = { message?: string; errors?: Record<string, string>; data?: unknown };
+/** An update path, the field and its message; `show` reads the record when it is not at `path` (`pick` from a list). */
+type Case = { name: string; path: string; method?: "PATCH" | "POST"; show?: string; pick?: (data: { id: number }[]) => unknown; body?: Record<string, unknown>; field: string; errorKey?: string; message: string };
+
+let token: string;
+let oneLine: Case[];
+let multiLine: Case[];
+
+beforeAll(async () => {
+  const location = await createLocation();
+  const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
+  token = await apiToken(admin);
+  const parent = await createParent({ locationId: location.id });
+  const patient = await createPatient({ locationId: location.id, parentId: parent.id });
+  const bip = await createBip(patient);
+  const plan = await createPlan(bip);
+  const objective = await createObjective(plan, { name: "Reduce to 2 per week" });
+  const employee = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  const role = await createRole("Front desk", ["view_clients"]);
+  const [insurer] = await db().insert(insurances).values({ name: "Acme Health" }).returning();
+  const [service] = await db().insert(insuranceServices).values({ insuranceId: insurer!.id, locationId: location.id, cptCode: "97153", unitPrice: 20 }).returning();
+  const [rate] = await db().insert(rateRecords).values({ name: "Standard", locationId: location.id }).returning();
+  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97153", nUnits: 32, startDate: "2026-01-01", endDate: "2030-12-31" }).returning();
+  const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id, personResponding: "Mother" }).returning();
+  const [ticket] = await db().insert(tickets).values({ userId: admin.id, subject: "Printer", body: "It jams.", locationId: location.id }).returning();
+  const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+  const [note] = await db()
+    .insert(notes)
+    .values({ type: "rbt", patientId: patient.id, locationId: location.id, providerId: employee.id, paServiceId: pa!.id, cptCode: "97153", sessionDate: twoDaysAgo, timeIn: "08:00", timeOut: "08:30", minutes: 30, units: 2 })
+    .returning();
+
+  const client = (field: string, message: string): Case => ({ name: `client ${field}`, path: `/v2/patients/${patient.id}`, field, message });
+  const person = (kind: string, path: string) =>
+    (["name", "surname", "address", "city"] as const).map((field): Case => ({ name: `${kind} ${field}`, path, field, message: `Keep ${field} on one line.` }));
+  oneLine = [
+    client("first_name", "Keep first name on one line."),
+    client("last_name", "Keep last name on one line."),
+    client("parent_name", "Keep parent name on one line."),
+    client("patient_identifier", "Keep patient identifier on one line."),
+    client("address", "Keep address on one line."),
+    client("city", "Keep city on one line."),
+    client("insuranceId", "Keep primary insurance identifier on one line."),
+    client("referring_provider_first_name", "Keep referring provider first name on one line."),
+    client("referring_provider_npi", "Keep referring provider NPI on one line."),
+    ...person("employee", `/v2/employees/${employee.id}`),
+    ...person("parent", `/v2/parents/${parent.id}`),
+    { name: "location title", path: `/v2/locations/${location.id}`, field: "title", message: "Keep title on one line." },
+    { name: "location address", path: `/v2/locations/${location.id}`, field: "address", message: "Keep address on one line." },
+    { name: "location city", path: `/v2/locations/${location.id}`, field: "city", message: "Keep city on one line." },
+    { name: "insurer name", path: `/v2/insurances/${insurer!.id}`, field: "name", message: "Keep name on one line." },
+    { name: "insurer street", path: `/v2/insurances/${insurer!.id}`, field: "street", message: "Keep street on one line." },
+    { name: "insurer city", path: `/v2/insurances/${insurer!.id}`, field: "city", message: "Keep city on one line." },
+    { name: "insurer payer id", path: `/v2/insurances/${insurer!.id}`, field: "payer_id", message: "Keep payer ID on one line." },
+    { name: "insurer service description", path: `/insurance/update/service/${service!.id}`, show: `/insurance/servicebyInsurance/${insurer!.id}`, pick: (data) => data.find((x) => x.id === service!.id), field: "description", message: "Keep description on one line." },
+    { name: "role name", path: `/v2/roles/${role.id}`, field: "name", message: "Keep name on one line." },
+    { name: "rate record name", path: `/v2/rate-records/${rate!.id}`, field: "name", message: "Keep name on one line." },
+    { name: "PA service", path: `/v2/pa-services/${pa!.id}`, field: "pa_service", message: "Keep service on one line." },
+    { name: "plan name", path: `/v2/plans/${plan.id}`, field: "name", message: "Keep name on one line." },
+    { name: "objective name", path: `/v2/objectives/${objective.id}`, field: "name", message: "Keep name on one line." },
+    { name: "BIP report writer", path: `/v2/bips/${bip.id}`, field: "report_writer", message: "Keep report writer on one line." },
+    { name: "intake person responding", path: `/v2/intake-assessments/${intake!.id}`, body: { observation_date: "2026-01-05" }, field: "person_responding", message: "Keep person responding on one line." },
+    { name: "ticket subject", path: `/v2/tickets/${ticket!.id}`, field: "subject", message: "Keep subject on one line." },
+    { name: "RBT note provider name", path: `/v2/notes-rbt/${note!.id}`, field: "provider_name", message: "Keep provider name on one line." },
+    { name: "RBT note mood", path: `/v2/notes-rbt/${note!.id}`, body: {}, field: "content", errorKey: "content.client_appeared", message: "Keep client appeared on one line." },
+    // A create is refused alike, and nothing is made.
+    { name: "new ticket subject", method: "POST", path: "/v2/tickets", show: "/v2/tickets?per_page=100", pick: (data) => data.length, body: { body: "Help", category: "general", priority: "low" }, field: "subject", message: "Keep subject on one line." },
+  ];
+  multiLine = [
+    { name: "client special note", path: `/v2/patients/${patient.id}`, field: "special_note", message: "" },
+    { name: "employee note", path: `/v2/employees/${employee.id}`, field: "note", message: "" },
+    { name: "insurer notes", path: `/v2/insurances/${insurer!.id}`, field: "notes", message: "" },
+    { name: "plan description", path: `/v2/plans/${plan.id}`, field: "description", message: "" },
+    { name: "objective description", path: `/v2/objectives/${objective.id}`, field: "description", message: "" },
+    { name: "BIP weaknesses", path: `/v2/bips/${bip.id}`, field: "weaknesses", message: "" },
+    { name: "ticket message", path: `/v2/tickets/${ticket!.id}`, field: "body", message: "" },
+  ];
+});
+
+async function recordOf(c: Case): Promise<unknown> {
+  const res = await api(c.show ?? c.path, { token });
+  expect(res.status, c.name).toBe(200);
+  const data = ((await res.json()) as { data: unknown }).data;
+  return c.pick ? c.pick(data as { id: number }[]) : data;
+}
+
+const bodyOf = (c: Case, value: string) => (c.errorKey?.startsWith("content.") ? { content: { [c.errorKey.slice("content.".length)]: value } } : { ...c.body, [c.field]: value });
+
+describe("a one-line field refuses a line break (probe 8921 #3)", () => {
+  it("answers 422 at the field with 'Keep <label> on one line.' for CR, LF, CRLF, U+2028 and U+2029, and writes nothing", async () => {
+    for (const c of oneLine) {
+      const before = await recordOf(c);
+      for (const value of BREAKS) {
+        const res = await api(c.path, { method: c.method ?? "PATCH", token, body: bodyOf(c, value) });
+        const answer = (await res.json()) as Json;
+        expect(res.status, `${c.name} ${JSON.stringify(value)}: ${JSON.stringify(answer)}`).toBe(422);
+        expect(answer.message, c.name).toBeTruthy();
+        expect(answer.errors?.[c.errorKey ?? c.field], `${c.name} ${JSON.stringify(value)}`).toBe(c.message);
+      }
+      expect(await recordOf(c), c.name).toEqual(before);
+    }
+  }, 60_000);
+
+  it("the same field takes the text on one line (200), and leading or trailing breaks are trimmed like spaces", async () => {
+    for (const c of oneLine.filter((x) => x.method !== "POST")) {
+      const res = await api(c.path, { method: "PATCH", token, body: bodyOf(c, "\nOne line\r\n") });
+      expect(res.status, `${c.name}: ${await res.clone().text()}`).toBe(200);
+    }
+  }, 30_000);
+
+  it("textareas keep their lines: line breaks (and a whole emoji) are stored as sent", async () => {
+    for (const c of multiLine) {
+      const res = await api(c.path, { method: "PATCH", token, body: { [c.field]: "First line\r\nSecond 😀 line\u2028third" } });
+      expect(res.status, `${c.name}: ${await res.clone().text()}`).toBe(200);
+      expect(((await recordOf(c)) as Record<string, unknown>)[c.field], c.name).toBe("First line\r\nSecond 😀 line\u2028third");
+    }
+  });
+});
+
+describe("a lone surrogate is refused in every text field (probe 8921 #8)", () => {
+  it("answers 422 naming the field, one-line or not, and writes nothing", async () => {
+    const broken = ["Ai\ud800den", "x\udc00"];
+    for (const c of [...oneLine.filter((x) => !x.errorKey && x.method !== "POST"), ...multiLine]) {
+      const before = await recordOf(c);
+      for (const value of broken) {
+        const res = await api(c.path, { method: "PATCH", token, body: { [c.field]: value } });
+        const answer = (await res.json()) as Json;
+        expect(res.status, `${c.name} ${JSON.stringify(value)}`).toBe(422);
+        expect(answer.errors?.[c.field], c.name).toMatch(/: remove the broken character \(half of an emoji or symbol\)\.$/);
+      }
+      expect(await recordOf(c), c.name).toEqual(before);
+    }
+  }, 60_000);
+
+  it("an email with a lone surrogate is not a valid address", async () => {
+    const c = oneLine.find((x) => x.name === "parent name")!;
+    const res = await api(c.path, { method: "PATCH", token, body: { email: "ana\ud800@example.test" } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as Json).errors?.email).toBe("Enter a valid email address.");
+  });
+});
+
+describe("the client form (probe 8921 #3, screens)", () => {
+  async function scene() {
+    const loc = await createLocation();
+    const me = await createUser({ permissions: ["view_clients", "manage_clients"], locations: [loc.id] });
+    const cookie = await signInCookie(me);
+    const client = await createPatient({ locationId: loc.id, lastName: "Rivera" });
+    return { loc, cookie, client };
+  }
+
+  it("shows every one-line field of the schema as an <input> and every multi-line one as a <textarea>", async () => {
+    const { cookie, client } = await scene();
+    const html = await (await request(`/patients/list/edit/${client.id}`, { cookie })).text();
+    const texts = PATIENT_FIELDS.filter((f) => f.type === "text" || f.type === "required" || f.type === "longtext");
+    expect(texts.length).toBeGreaterThan(30);
+    for (const f of texts) {
+      const refused = parsePatient({ patient_identifier: "P-1", first_name: "A", last_name: "B", location_id: 1, [f.name]: "a\nb" });
+      const oneLineField = !refused.ok && refused.errors[f.name] === `Keep ${f.label.replace(/^[A-Z](?=[a-z])/, (ch) => ch.toLowerCase())} on one line.`;
+      expect(refused.ok || oneLineField, f.name).toBe(true);
+      const tag = new RegExp(`<(input|textarea)\\b[^>]*\\bname="${f.name}"`).exec(html)?.[1];
+      expect(tag, f.name).toBe(oneLineField ? "input" : "textarea");
+    }
+  });
+
+  it("a save with a line break in a name (JavaScript off) answers 422 with the message at the field, keeps the typed text and writes nothing", async () => {
+    const { loc, cookie, client } = await scene();
+    const [before] = await db().select().from(patients).where(eq(patients.id, client.id));
+    const body = new URLSearchParams({ intent: "save", version: String(before!.version), patient_identifier: client.patientIdentifier!, first_name: client.firstName, last_name: "Line\r\nBreak", status: "active", location_id: String(loc.id) });
+    const res = await request(`/patients/list/edit/${client.id}`, { method: "POST", body, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toMatch(/id="f-last_name-error"[^>]*>Keep last name on one line\.</);
+    const [after] = await db().select().from(patients).where(eq(patients.id, client.id));
+    expect(after).toEqual(before);
+  });
+});
