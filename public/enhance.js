@@ -167,8 +167,8 @@
 
   // In-place forms (the billing table, clinical §4): a form marked data-fetch posts without leaving the
   // page, then the region marked data-reload is replaced by the same region of the answer (the table
-  // reloads with the saved values and the message). A select marked data-autosubmit saves at once on
-  // change (its Set button is then hidden). Without JavaScript the same forms post and the page returns.
+  // reloads with the saved values and the message). Only a button posts: changing a select never saves
+  // (WCAG 3.2.2; decision 030). Without JavaScript the same forms post and the page returns.
   const reload = async (form, submitter) => {
     const region = form.closest("[data-reload]") || document.querySelector("[data-reload]");
     const body = new FormData(form, submitter || undefined);
@@ -194,11 +194,6 @@
         event.preventDefault(); // the document's pending handler leaves it alone: reload() starts and ends it
         if (!busy(form)) reload(form, event.submitter);
       });
-    }
-    for (const select of root.querySelectorAll("select[data-autosubmit]")) {
-      const button = select.form && select.form.querySelector("[data-autosubmit-button]");
-      if (button) button.hidden = true;
-      select.addEventListener("change", () => select.form && select.form.requestSubmit());
     }
   };
   wire(document);

@@ -43,7 +43,7 @@ export default function BipAttention() {
       <FormMessage error={queryError} />
       <section aria-labelledby="flagged">
         <h2 id="flagged">Flagged “needs attention”</h2>
-        <BipTable rows={page.data} canManage={canManage} empty="No plans are flagged." />
+        <BipTable rows={page.data} canManage={canManage} empty="No plans are flagged." caption="Plans flagged “needs attention”" />
         <Pagination page={page} />
       </section>
       <section aria-labelledby="stale">
@@ -51,7 +51,7 @@ export default function BipAttention() {
         {stale ? (
           <>
             <p className="muted">Active maladaptive or replacement goals with no weekly report in the last {RECENT_DATA_WEEKS} weeks (the 50 newest plans).</p>
-            <BipTable rows={stale} canManage={canManage} empty="Every active behavior goal has recent data." />
+            <BipTable rows={stale} canManage={canManage} empty="Every active behavior goal has recent data." caption="Plans whose behavior goals have no recent data" />
           </>
         ) : (
           <p>

@@ -65,7 +65,7 @@ export default function BipList() {
         <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
         <FilterSelect name="type_of_assessment" label="Type of assessment" any="Any type" options={TYPES_OF_ASSESSMENT} />
       </SearchForm>
-      <BipTable rows={page.data} canManage={canManage} />
+      <BipTable rows={page.data} canManage={canManage} caption="Behavior plans" />
       <Pagination page={page} />
     </section>
   );

@@ -1,6 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { FormMessage } from "~/components/ui/field";
+import { ErrorText } from "~/components/ui/form-controls";
 import { Link } from "~/components/ui/link";
 import { DEFAULT_PDF_MONTHS, MAX_PDF_MONTHS, PDF_SECTION_KEYS, PDF_SECTIONS, toggledSections } from "~/domain/plan-pdf";
 import { findBipInScope } from "~/models/bip-scope.server";
@@ -12,8 +14,9 @@ import { notFound, requireId, requirePermission } from "~/services/guard.server"
 /**
  * The plan PDF's 'Select sections' chooser (clinical §2, §4, §5; decision 041): the 26 sections, all
  * checked at first; Select All / Deselect All flips them all (a submit button without JavaScript, in
- * place with it: public/enhance.js); Close goes back to the plan; Save PDF queues the job and opens its status page. No
- * section chosen answers the 'Error' dialog 'You must select at least one section.'.
+ * place with it: public/enhance.js); Close goes back to the plan; Save PDF queues the job and opens its status page
+ * (so does Enter in the month count). No section chosen answers 'You must select at least one section.' beside the
+ * sections, with the focus on the first box (decision 041, stop 29).
  */
 export const meta: MetaFunction = () => [{ title: "Plan PDF · Baseline" }];
 export const handle = { guard: "view_bips" };
@@ -60,6 +63,8 @@ export default function PlanPdfChooser() {
   const selected = answer ? answer.selected : [...PDF_SECTION_KEYS];
   const everyChecked = PDF_SECTION_KEYS.every((k) => selected.includes(k));
   const sectionError = answer?.errors.sections;
+  const monthsError = answer?.errors.months;
+  const formError = answer && Object.keys(answer.errors).length === 0 ? answer.message : null;
 
   return (
     <section className="card" aria-labelledby="select-sections">
@@ -67,23 +72,20 @@ export default function PlanPdfChooser() {
         <Link to={`/bip/profile/${bip.id}`}>{bip.patientName} · Behavior plan</Link>
       </p>
       <h1 id="select-sections">Select sections</h1>
-      {sectionError || (answer?.message && !answer.errors.months) ? (
-        <div role="alertdialog" aria-labelledby="pdf-error-title" aria-describedby="pdf-error-text" className="dialog dialog-error">
-          <h2 id="pdf-error-title">Error</h2>
-          <p id="pdf-error-text">{sectionError ?? answer?.message}</p>
-          <Link className="btn" to={`/bip/pdf/${bip.id}`}>
-            Close
-          </Link>
-        </div>
-      ) : null}
+      <FormMessage error={formError} />
       <Form method="post">
-        <fieldset>
+        {/* The first submit button is the one Enter presses (in the month count): Save PDF, not Deselect All. */}
+        <button type="submit" name="intent" value="save" className="visually-hidden" tabIndex={-1} aria-hidden="true">
+          Save PDF
+        </button>
+        <fieldset aria-describedby={sectionError ? "sections-error" : undefined}>
           <legend>Sections of the PDF</legend>
+          <ErrorText id="sections" error={sectionError} />
           <ul className="checkbox-list">
-            {PDF_SECTIONS.map((s) => (
+            {PDF_SECTIONS.map((s, i) => (
               <li key={`${s.key}-${selected.includes(s.key)}`}>
                 <label>
-                  <input type="checkbox" name="sections" value={s.key} defaultChecked={selected.includes(s.key)} /> {s.label}
+                  <input type="checkbox" name="sections" value={s.key} defaultChecked={selected.includes(s.key)} autoFocus={i === 0 && !!sectionError} /> {s.label}
                 </label>
               </li>
             ))}
@@ -99,12 +101,13 @@ export default function PlanPdfChooser() {
             max={MAX_PDF_MONTHS}
             step={1}
             defaultValue={answer?.months ?? String(DEFAULT_PDF_MONTHS)}
-            aria-invalid={answer?.errors.months ? true : undefined}
-            aria-describedby={answer?.errors.months ? "months-error" : undefined}
+            aria-invalid={monthsError ? true : undefined}
+            aria-describedby={monthsError ? "months-error" : undefined}
+            autoFocus={!!monthsError && !sectionError}
           />
-          {answer?.errors.months ? (
+          {monthsError ? (
             <span id="months-error" className="field-error">
-              {answer.errors.months}
+              {monthsError}
             </span>
           ) : null}
         </p>

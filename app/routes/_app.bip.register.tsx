@@ -101,6 +101,7 @@ export default function RegisterBip() {
             </button>
           </Form>
           <DataTable
+            caption="Clients to choose from"
             rows={choices}
             columns={[
               { header: "Identifier", cell: (c) => c.identifier },

@@ -39,7 +39,7 @@ export default function PatientBips() {
           ) : null}
         </span>
       </div>
-      <BipTable rows={bips} canManage={canManage} showClient={false} empty="This client has no plans yet." />
+      <BipTable rows={bips} canManage={canManage} showClient={false} empty="This client has no plans yet." caption={`Behavior plans of ${patient.full_name}`} />
     </section>
   );
 }

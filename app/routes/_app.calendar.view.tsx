@@ -220,6 +220,18 @@ export default function Calendar() {
         <h2 className="cal-title">{grid.title}</h2>
       </nav>
       <p className="hint">Times are the local time of each session's location{zones ? " (its time zone is shown beside each session)" : ""}.</p>
+      {view === "month" ? (
+        // The month's entries show no kind in text (the week and day views do): the key names each chip's look, so
+        // the kind is told by its border as well as its colour (WCAG 1.4.1, probe 8923 L10).
+        <ul className="cal-legend" aria-label="Key">
+          <li className="cal-entry cal-note">
+            <span>Written note</span>
+          </li>
+          <li className="cal-entry cal-scheduled">
+            <span>Scheduled session (dashed border)</span>
+          </li>
+        </ul>
+      ) : null}
       {truncated ? <FormMessage error="More sessions on this day than a page shows: choose a location, provider or client." /> : null}
       <table className={`cal-grid cal-${view}`}>
         <caption className="visually-hidden">{grid.title}</caption>

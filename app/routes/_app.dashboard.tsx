@@ -119,6 +119,7 @@ export default function Dashboard() {
           <section className="card">
             <h2>Recent patients</h2>
             <DataTable
+              caption="Recent patients"
               rows={data.dashboard.recent_patients}
               columns={[
                 { header: "Patient", cell: (p) => `${p.first_name} ${p.last_name}` },

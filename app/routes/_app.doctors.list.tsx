@@ -51,6 +51,7 @@ export default function EmployeeList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <DataList
+        caption="Employees"
         page={page}
         columns={columns}
         filters={

@@ -48,7 +48,7 @@ export default function InsuranceList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <DataList page={page} columns={columns} filters={<SearchForm placeholder="Search by name or payer ID" />} />
+      <DataList caption="Insurers" page={page} columns={columns} filters={<SearchForm placeholder="Search by name or payer ID" />} />
     </section>
   );
 }

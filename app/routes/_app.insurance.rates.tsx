@@ -57,6 +57,7 @@ export default function RateRecordList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <DataList
+        caption="Rate records"
         page={page}
         columns={columns}
         filters={

@@ -57,7 +57,7 @@ export default function LocationList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <DataList page={page} columns={columns} filters={<SearchForm placeholder="Search by title or city" />} />
+      <DataList caption="Locations" page={page} columns={columns} filters={<SearchForm placeholder="Search by title or city" />} />
     </section>
   );
 }

@@ -77,6 +77,7 @@ export default function IntakeAssessmentList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <DataList
+        caption="Intake assessments"
         page={page}
         columns={columns}
         filters={

@@ -83,6 +83,7 @@ export default function CreateIntakeAssessment() {
           <p>Choose the client for the intake assessment.</p>
           <FormMessage error={queryError} />
           <DataList
+            caption="Clients to choose from"
             page={clients}
             filters={<SearchForm placeholder="Search by client name or identifier" />}
             columns={[

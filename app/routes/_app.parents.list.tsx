@@ -50,7 +50,7 @@ export default function ParentList() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
-      <DataList page={page} columns={columns} filters={<SearchForm placeholder="Search by name or email" />} />
+      <DataList caption="Parents" page={page} columns={columns} filters={<SearchForm placeholder="Search by name or email" />} />
     </section>
   );
 }

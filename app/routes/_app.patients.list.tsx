@@ -62,6 +62,7 @@ export default function PatientList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <DataList
+        caption="Clients"
         page={page}
         columns={columns}
         filters={

@@ -46,7 +46,7 @@ export default function PatientLogReport() {
         <Link to={`/patients/profile/${patient.id}`}>Back to {patient.full_name}</Link>
       </div>
       <FormMessage error={queryError} />
-      <DataList page={page} columns={columns} />
+      <DataList caption={`Log report of ${patient.full_name}`} page={page} columns={columns} />
     </section>
   );
 }

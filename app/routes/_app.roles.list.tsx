@@ -44,7 +44,7 @@ export default function RolesList() {
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />
       <p className="muted">SUPERADMIN and ADMIN pass every permission check; other roles hold exactly the permissions listed.</p>
-      <DataList page={page} columns={columns} filters={<SearchForm placeholder="Search by name" />} />
+      <DataList caption="Roles" page={page} columns={columns} filters={<SearchForm placeholder="Search by name" />} />
     </section>
   );
 }

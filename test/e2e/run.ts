@@ -846,14 +846,16 @@ for (const javaScript of [false, true]) {
       assert.equal(await page.locator("input[name=sections]:checked").count(), 0, "the toggle flips all");
       await page.getByRole("button", { name: "Save PDF" }).click();
       await ready(page);
-      await shown(page.getByRole("alertdialog", { name: "Error" }));
-      await shown(page.getByText("You must select at least one section."));
-      await page.getByRole("alertdialog").getByRole("link", { name: "Close" }).click();
-      // Close opens the same address again: wait for the new page (without the dialog), not the URL.
-      await page.getByRole("alertdialog").waitFor({ state: "detached" });
+      // The message stands beside the sections (an alert, not a dialog) and the focus is on the first box (probe 8923 L3).
+      await shown(page.getByRole("group", { name: "Sections of the PDF" }).getByRole("alert").getByText("You must select at least one section."));
+      assert.equal(await page.getByRole("alertdialog").count(), 0);
+      assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name), "sections");
+      await page.getByRole("button", { name: "Select All" }).click();
       await ready(page);
       assert.equal(await page.locator("input[name=sections]:checked").count(), 26);
-      await page.getByRole("button", { name: "Save PDF" }).click();
+      // Enter in the month count makes the PDF (the form's first submit button is Save PDF, not the toggle; probe 8923 M2).
+      await page.getByLabel("Months of weekly data and comments").fill("12");
+      await page.getByLabel("Months of weekly data and comments").press("Enter");
       await page.waitForURL((url) => /^\/pdf-jobs\/[0-9a-f-]{36}$/.test(url.pathname));
       // 'Please wait…' until the queue consumer is done: the page refreshes itself (meta refresh without JavaScript, a poll with it).
       const link = page.getByRole("link", { name: "Download PDF" });
@@ -1305,11 +1307,17 @@ for (const javaScript of [false, true]) {
       const table = page.getByRole("table", { name: "Billing by note" });
       const types = await table.locator("tbody tr td:nth-child(1)").allInnerTexts();
       assert.ok(types.length > 0 && types.every((t) => t.trim() === "RBT"), "only RBT rows");
-      // Status: switch the first row (without JavaScript with its Set button; with it, on change).
+      // Status: choosing a value saves nothing, with JavaScript too (WCAG 3.2.2, probe 8923 M1); the row's Set button does.
       const status = table.locator("tbody tr").first().getByRole("combobox", { name: /^Status of / });
       const next = (await status.inputValue()) === "ok" ? "pending" : "ok";
+      const statusPosts: string[] = [];
+      const countStatusPost = (r: import("playwright-core").Request) => void (r.method() === "POST" && statusPosts.push(r.url()));
+      page.on("request", countStatusPost);
       await status.selectOption(next);
-      if (!javaScript) await table.locator("tbody tr").first().getByRole("button", { name: "Set" }).click();
+      await page.waitForTimeout(300);
+      assert.equal(statusPosts.length, 0, "changing the select posts nothing");
+      page.off("request", countStatusPost);
+      await table.locator("tbody tr").first().getByRole("button", { name: "Set" }).click();
       await shown(page.getByText("Status updated."));
       await ready(page);
       assert.equal(await page.getByRole("table", { name: "Billing by note" }).locator("tbody tr").first().getByRole("combobox", { name: /^Status of / }).inputValue(), next);

@@ -25,7 +25,7 @@ describe("a select with prebuilt options writes what React writes (decision 042,
     ...["a&b", `"quoted" 'single'`, "", "none"].map((v): [string, readonly Choice[], string] => ["odd texts", ODD, v]),
   ];
   it.each(cases)("%s with %j selected", (_, choices, value) => {
-    const attrs = { name: "md", form: "row-12", "aria-label": "Modifier 1 of the RBT note of 2026-02-26", "data-autosubmit": "" };
+    const attrs = { name: "md", form: "row-12", "aria-label": "Modifier 1 of the RBT note of 2026-02-26", "data-row": "12" };
     for (const render of [renderToString, renderToStaticMarkup]) {
       const mine = render(h(ChoiceSelect, { ...attrs, choices, value }));
       expect(mine).toBe(render(reactSelect(choices, value, attrs)));

@@ -6,7 +6,7 @@ import { clientReport } from "~/models/client-reports.server";
 import { auditTail } from "~/services/audit.server";
 import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import { dayNumber } from "~/domain/weeks";
-import { api, apiToken, countingDb, createLocation, createManyStaff, createPatient, createUser, db, form, request, signInCookie, withoutFlashTag, withFlashTag } from "./helpers";
+import { api, apiToken, countingDb, createLocation, createManyStaff, createPatient, createUser, db, form, request, scrollRegionNames, signInCookie, withoutFlashTag, withFlashTag } from "./helpers";
 
 /**
  * The billing screens (platform §2 billing, billing/list, billing/by-client, client-report…; clinical §2
@@ -38,7 +38,7 @@ const html = async (res: Response) => {
   expect(res.status, res.headers.get("Location") ?? "").toBe(200);
   return res.text();
 };
-const rowsOf = (page: string) => /<caption class="visually-hidden">Billing by note<\/caption>[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? "";
+const rowsOf = (page: string) => /<caption[^>]*>Billing by note<\/caption>[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? "";
 const reports = async () => (await db().select({ n: count() }).from(clientReports))[0]!.n;
 /** One row of a report page: the <tr> holding that note's Save form. */
 const rowOf = (page: string, noteId: number) => rowsOf(page).split("<tr").find((tr) => tr.includes(`id="row-${noteId}"`)) ?? "";
@@ -300,6 +300,18 @@ describe("billing by client", () => {
     expect(withoutFlashTag(res.headers.get("Location"))).toMatch(new RegExp(`^/billing/by-client/${alice.id}\\?type=rbt&flash=`));
     const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt));
     expect(n!.status).toBe("ok");
+  });
+
+  it("both tables' scroll boxes are regions named by their captions (probe 8923 L9)", async () => {
+    expect(scrollRegionNames(await html(await request(`/billing/by-client/${alice.id}`, { cookie: manager })))).toEqual(["PA services", "Billing by note"]);
+  });
+
+  it("a row's status is saved by its Set button only: the select is not marked to save on change, the button not to be hidden (probe 8923 M1)", async () => {
+    const row = rowOf(await html(await request(`/billing/by-client/${alice.id}`, { cookie: manager })), ids.rbt);
+    const status = /<form method="post" class="row-status"[\s\S]*?<\/form>/.exec(row)?.[0] ?? "";
+    expect(status).toContain(`aria-label="Status of the RBT note of 2026-02-02"`);
+    expect(status).toMatch(/<button type="submit" class="btn btn-small">Set<\/button>/);
+    expect(status).not.toContain("autosubmit");
   });
 
   it("Save creates the billing record ('Updated - Added successfully!'), then updates it ('Updated - Bip Updated successfully!')", async () => {

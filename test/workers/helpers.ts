@@ -269,3 +269,16 @@ export async function withFlashTag(path: string): Promise<string> {
 export function withoutFlashTag(location: string | null): string | null {
   return location === null ? null : location.replace(/[?&]fs=[0-9a-f]{32}/, "");
 }
+
+/**
+ * The names of a page's focusable table scroll boxes (`div.table-scroll`), each as a screen reader announces it: a
+ * region named by the caption its aria-labelledby points to; `null` for a box that is not such a named region.
+ */
+export function scrollRegionNames(html: string): (string | null)[] {
+  return (html.match(/<div class="table-scroll"[^>]*>/g) ?? []).map((tag) => {
+    const id = /aria-labelledby="([^"]+)"/.exec(tag)?.[1];
+    if (!/ role="region"/.test(tag) || !id) return null;
+    const caption = html.split(`<caption id="${id}"`);
+    return caption.length === 2 ? (/^[^>]*>([^<]+)<\/caption>/.exec(caption[1]!)?.[1] ?? null) : null;
+  });
+}

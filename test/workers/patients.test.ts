@@ -7,7 +7,7 @@ import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
 import { getPatientProfile, patientListScreen } from "~/models/patients.server";
 import { verifyAuditChain } from "~/services/audit.server";
-import { api, apiToken, countingDb, createLocation, createParent, createPatient, createUser, db, request, signInCookie, withoutFlashTag } from "./helpers";
+import { api, apiToken, countingDb, createLocation, createParent, createPatient, createUser, db, request, scrollRegionNames, signInCookie, withoutFlashTag } from "./helpers";
 
 /** Clients (clinical §3 Patient, platform §2 patient routes): API and screens (JavaScript off). */
 
@@ -231,6 +231,8 @@ describe("client screens", () => {
     expect(html).not.toContain("Add client");
     expect(html).toContain('name="staff_id"');
     expect(html).toContain("Showing 1 to 1 of 1 entries");
+    // The table's scroll box is a keyboard stop: a region named by the table's caption (probe 8923 L9).
+    expect(scrollRegionNames(html)).toEqual(["Clients"]);
   });
 
   it("a view_notes-only user (the sidebar's permission) and a parent get 403 on client screens", async () => {

@@ -315,13 +315,27 @@ describe("the screens (no JavaScript needed)", () => {
     expect(checkedBoxes(await on.text())).toBe(26);
   });
 
-  it("Save PDF with no section shows the 'Error' dialog and makes no job", async () => {
+  it("Enter in the month count saves the PDF: the form's first submit button is a hidden Save PDF, before Deselect All (probe 8923 M2)", async () => {
+    const html = await (await request(`/bip/pdf/${bip.id}`, { cookie })).text();
+    const form = html.slice(html.indexOf(`<form method="post" action="/bip/pdf/${bip.id}"`));
+    const first = /<button[^>]*type="submit"[^>]*>/.exec(form)?.[0] ?? "";
+    expect(first).toContain('name="intent"');
+    expect(first).toContain('value="save"');
+    expect(first).toContain('aria-hidden="true"');
+    expect(form.indexOf('value="save"')).toBeLessThan(form.indexOf('value="toggle"'));
+  });
+
+  it("Save PDF with no section shows the message beside the sections (an alert, no dialog), focuses the first box and makes no job (probe 8923 L3)", async () => {
     const before = await jobCount();
     const res = await post(`/bip/pdf/${bip.id}`, [["intent", "save"], ["months", "6"]]);
     expect(res.status).toBe(422);
     const html = await res.text();
-    expect(html).toContain(">Error<");
-    expect(html).toContain("You must select at least one section.");
+    expect(html).not.toContain("alertdialog");
+    const fieldset = /<fieldset[^>]*>[\s\S]*?<\/fieldset>/.exec(html)?.[0] ?? "";
+    expect(fieldset).toMatch(/^<fieldset aria-describedby="sections-error">/);
+    expect(fieldset).toContain('<p id="sections-error" class="field-error" role="alert">You must select at least one section.</p>');
+    const boxes = fieldset.match(/<input[^>]*name="sections"[^>]*>/g) ?? [];
+    expect(boxes.map((b) => b.includes("autofocus"))).toEqual(boxes.map((_, i) => i === 0));
     expect(await jobCount()).toBe(before);
   });
 

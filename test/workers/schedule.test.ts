@@ -490,6 +490,10 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
       expect(html).toContain(`href="/calendar/session/${sid}"`);
       expect(html).toContain("09:00");
       if (view !== "month") expect(html).toContain("09:00–10:00");
+      // The month view names the kinds in a visible key (the others in each entry's text): not by colour alone (probe 8923 L10).
+      const key = /<ul class="cal-legend" aria-label="Key">[\s\S]*?<\/ul>/.exec(html)?.[0] ?? "";
+      expect([view, key.includes('class="cal-entry cal-note"><span>Written note</span>'), key.includes('class="cal-entry cal-scheduled"><span>Scheduled session (dashed border)</span>')]).toEqual([view, view === "month", view === "month"]);
+      if (view !== "month") expect(html).toMatch(/ · RBT note/);
     }
     // Previous / next / today keep the filters.
     const html = await (await request(`/calendar/view?view=week&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();

@@ -105,8 +105,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
           <input type="hidden" name="note_id" value={r.id} />
           <input type="hidden" name="note_version" value={state(r).note_version} />
           <span className={`status status-${state(r).status}`}>{state(r).status}</span>{" "}
-          <ChoiceSelect name="status" aria-label={`Status of ${rowLabel(r)}`} data-autosubmit="" choices={STATUS_OPTIONS} value={state(r).status} />{" "}
-          <button type="submit" className="btn btn-small" data-autosubmit-button="">
+          <ChoiceSelect name="status" aria-label={`Status of ${rowLabel(r)}`} choices={STATUS_OPTIONS} value={state(r).status} />{" "}
+          <button type="submit" className="btn btn-small">
             Set
           </button>
         </form>

@@ -15,7 +15,7 @@ export interface BipRowView {
   updated_at: string;
 }
 
-export function BipTable({ rows, canManage, showClient = true, empty }: { rows: readonly BipRowView[]; canManage: boolean; showClient?: boolean; empty?: string }) {
+export function BipTable({ rows, canManage, showClient = true, empty, caption }: { rows: readonly BipRowView[]; canManage: boolean; showClient?: boolean; empty?: string; caption: string }) {
   const columns: Column<BipRowView>[] = [
     {
       header: "Client",
@@ -42,5 +42,5 @@ export function BipTable({ rows, canManage, showClient = true, empty }: { rows: 
       ) : null,
     ]),
   ];
-  return <DataTable rows={rows} columns={columns} empty={empty} />;
+  return <DataTable rows={rows} columns={columns} empty={empty} caption={caption} />;
 }

@@ -1,6 +1,6 @@
 import { useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { Children, Fragment, type Key, type ReactNode } from "react";
+import { Children, Fragment, useId, type Key, type ReactNode } from "react";
 import type { Paged } from "~/domain/paging";
 import { linkParams, Pagination } from "./list";
 
@@ -77,7 +77,10 @@ function SortHeader({ column }: { column: { header: string; sort: string } }) {
   );
 }
 
-/** The table of a list: a header row from the columns, one row per record, or the empty text. */
+/**
+ * The table of a list: a header row from the columns, one row per record, or the empty text. The caption (for
+ * screen readers) also names the scroll box, a region the keyboard can focus to scroll a wide table (WCAG 4.1.2).
+ */
 export function DataTable<T extends Row>({
   rows,
   columns,
@@ -89,14 +92,17 @@ export function DataTable<T extends Row>({
   columns: readonly Column<T>[];
   rowKey?: (row: T) => Key;
   empty?: ReactNode;
-  caption?: string;
+  caption: string;
 }) {
+  const captionId = useId();
   if (rows.length === 0) return <p>{empty}</p>;
   const shown = columns.filter((c) => c.when !== false);
   return (
-    <div className="table-scroll" tabIndex={0}>
+    <div className="table-scroll" tabIndex={0} role="region" aria-labelledby={captionId}>
       <table>
-        {caption ? <caption className="visually-hidden">{caption}</caption> : null}
+        <caption id={captionId} className="visually-hidden">
+          {caption}
+        </caption>
         <thead>
           <tr>
             {shown.map((c) =>
@@ -138,7 +144,7 @@ export function DataList<T extends Row>({
   rowKey?: (row: T) => Key;
   empty?: ReactNode;
   filters?: ReactNode;
-  caption?: string;
+  caption: string;
 }) {
   return (
     <>
