@@ -2,7 +2,7 @@ import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useMatches, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { ASSET_URLS } from "~/assets";
 import { AccessDenied } from "~/components/access-denied";
-import { CHAIN_BUSY_MESSAGE } from "~/domain/shell";
+import { CHAIN_BUSY_MESSAGE, errorPageTitle } from "~/domain/shell";
 import { routesHydrate } from "~/components/hydrate";
 import { useNonce } from "~/components/nonce";
 import { readPrefs } from "~/services/prefs.server";
@@ -12,7 +12,11 @@ export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.ico" },
 ];
 
-export const meta: MetaFunction = () => [{ title: "Baseline" }, { name: "description", content: "Practice management for ABA therapy providers" }];
+/** A screen names itself; an error page the root boundary shows is named by its status (403 'Access Denied', 404 …). */
+export const meta: MetaFunction = ({ error }) => [
+  { title: error ? errorPageTitle(isRouteErrorResponse(error) ? error.status : null) : "Baseline" },
+  { name: "description", content: "Practice management for ABA therapy providers" },
+];
 
 /** Public: display preferences and the server's version only; no user data. */
 export const handle = { guard: "public" };

@@ -9,6 +9,7 @@
   const pending = (form, submitter) => {
     const button = submitter instanceof HTMLButtonElement ? submitter : form.querySelector("button[type=submit], button:not([type])");
     const text = button && button.textContent;
+    const focused = button && document.activeElement === button;
     form.setAttribute("aria-busy", "true");
     // Disable after the submit has captured the button's name/value.
     const timer = setTimeout(() => {
@@ -20,6 +21,8 @@
       clearTimeout(timer);
       form.removeAttribute("aria-busy");
       if (button) (button.disabled = false), button.dataset.pending && (button.textContent = text);
+      // Disabling the button dropped the keyboard focus (to the body): a form that stays on the page gives it back.
+      if (focused && document.activeElement === document.body) button.focus();
     };
   };
   document.addEventListener("submit", (event) => {
@@ -28,6 +31,11 @@
   });
   // A form that posts in place sends nothing more while its post runs (a double click posts once).
   const busy = (form) => form.getAttribute("aria-busy") === "true";
+  // A message that answers what the user just did is read out: a live region already on the page when it is
+  // shown (an in-place answer, or a page loaded after a redirect) is not, so the focus goes to it.
+  const announce = (msg) => msg && (msg.setAttribute("tabindex", "-1"), msg.focus());
+  // The flash of a page loaded after a save ("Response sent."), unless a field in error has the focus (probe 8923).
+  if (!document.querySelector("[autofocus]")) announce(document.querySelector(".alert-success[role=status]"));
 
   // The version check (platform §2; docs/decisions/018). A page is "the app" that was started when it
   // loaded: the check runs at once, then with every poll, and again when the browser shows the page from
@@ -114,6 +122,7 @@
     if (!form) continue;
     const note = document.createElement("p");
     note.className = "field-error";
+    note.id = `${input.id}-saturday-error`;
     note.setAttribute("role", "alert");
     note.hidden = true;
     input.insertAdjacentElement("afterend", note);
@@ -126,6 +135,7 @@
         e.stopImmediatePropagation();
         input.value = "";
         input.setAttribute("aria-invalid", "true");
+        input.setAttribute("aria-errormessage", note.id);
         note.textContent = `${input.dataset.saturdayTitle}: ${input.dataset.saturdayText}`;
         note.hidden = false;
         input.focus();
@@ -182,8 +192,7 @@
       region.replaceWith(fresh);
       wire(fresh);
       done(); // for a form outside the region, which stays
-      const msg = fresh.querySelector("[role=alert], [role=status]");
-      if (msg) msg.setAttribute("tabindex", "-1"), msg.focus();
+      announce(fresh.querySelector("[role=alert], [role=status]"));
     } catch {
       form.submit();
     }
@@ -230,6 +239,12 @@
       }
     });
   }
+
+  // The user menu (a <details>) closes with Escape, and the focus goes back to its summary (WCAG 2.1.1).
+  document.addEventListener("keydown", (event) => {
+    const menu = event.key === "Escape" && event.target instanceof Element && event.target.closest("details.user-menu[open]");
+    if (menu) (menu.open = false), menu.querySelector("summary").focus();
+  });
 
   // The next page's module, fetched while the user is still on this page (docs/decisions/021): the sign-in
   // form names the dashboard's chart module, so on a slow connection the dashboard that follows needs no

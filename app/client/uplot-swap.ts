@@ -44,6 +44,13 @@ export function uplotSwap(figure: HTMLElement, svg: HTMLElement, hostClass: stri
   const host = document.createElement("div");
   host.className = hostClass;
   host.hidden = true;
+  // The canvas says what the SVG it replaces says (WCAG 1.1.1): an image named by the SVG's title and <desc>
+  // summary, both from the one chart model (decision 021); they stay in the page with the hidden SVG.
+  const labelledBy = svg.querySelector("svg[aria-labelledby]")?.getAttribute("aria-labelledby");
+  if (labelledBy) {
+    host.setAttribute("role", "img");
+    host.setAttribute("aria-labelledby", labelledBy);
+  }
   svg.parentNode?.insertBefore(host, svg.nextSibling); // (append/after clash with the Workers types)
   const tip = document.createElement("div");
   tip.hidden = true;

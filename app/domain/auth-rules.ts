@@ -26,6 +26,8 @@ export const AUTH_MESSAGES = {
   refreshThrottled: "Too many token refreshes. Please wait and try again.",
   codeExpired: "Verification code has expired. Please request a new one.",
   verificationFailed: "Verification failed",
+  /** Beside the code field after a wrong code (under the spec's 'Verification failed'): what to do next (WCAG 3.3.3). */
+  wrongCode: "The code is wrong or has expired. Check the latest email or request a new code.",
   noChallenge: "There is no pending verification. Please sign in again.",
   attemptsExhausted: "Too many incorrect codes. Please sign in again.",
   resendLimit: "No more codes can be sent for this sign-in. Please sign in again.",

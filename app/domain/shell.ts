@@ -120,3 +120,9 @@ export const ACCESS_DENIED = {
   locked: "This resource is currently locked or unavailable.",
   button: "Go to Dashboard",
 } as const;
+
+/** The title of an error page, by its status (WCAG 2.4.2): the root error boundary's and the error routes'. */
+export function errorPageTitle(status: number | null): string {
+  const what = status === 403 || status === 423 ? ACCESS_DENIED.title : status === 404 ? "Page not found" : status === 503 ? "Please try again" : "Something went wrong";
+  return `${what} · Baseline`;
+}

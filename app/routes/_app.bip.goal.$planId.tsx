@@ -29,7 +29,7 @@ import { forbidden, notFound, requireId, requirePermission } from "~/services/gu
  * (?edit=1) — the four weekly editors. Every change is a plain form post (intent) followed by a 303
  * back here, which reloads the data and redraws the chart.
  */
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.goal.name ?? "Goal"} · Baseline` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.goal.name ?? "Goal"} · ${data?.goal.patientName ?? "Client"} · Baseline` }];
 export const handle = { guard: "view_bips" };
 
 /** Where a change returns to: edit mode, with the same window. */

@@ -3,7 +3,7 @@ import { data, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { CheckboxField } from "~/components/ui/form-controls";
-import { FormMessage } from "~/components/ui/field";
+import { FormMessage, Label } from "~/components/ui/field";
 import { ImportResult } from "~/components/weekly/import-result";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, IMPORT_MESSAGES } from "~/domain/weekly-reports";
 import { flag, MESSAGES } from "~/domain/fields";
@@ -120,7 +120,9 @@ export default function ImportWeeklyReports() {
       <Form method="post" encType="multipart/form-data" className="form-grid">
         <input type="hidden" name="intent" value="check" />
         <div className="field">
-          <label htmlFor="f-file">Excel file (.xlsx)</label>
+          <Label htmlFor="f-file" required>
+            Excel file (.xlsx)
+          </Label>
           <input id="f-file" type="file" name="file" accept=".xlsx,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" required />
         </div>
         <div className="form-actions">

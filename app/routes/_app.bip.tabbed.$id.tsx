@@ -11,7 +11,7 @@ import { changeBipList, deleteBip, getBipDetail, getBipEditor, updateBip } from 
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit plan of ${data?.bip.patient_name ?? "client"} · Baseline` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${tabById(data?.tab).label} · Edit plan of ${data?.bip.patient_name ?? "client"} · Baseline` }];
 export const handle = { guard: "manage_bips" };
 
 /**

@@ -12,7 +12,8 @@ import { calendarRange, locationTimeZone, type CalendarEntry } from "~/models/sc
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
 
-export const meta: MetaFunction = () => [{ title: "Calendar · Baseline" }];
+/** The title names the grid shown: "November 2026 · Calendar (month) · Baseline". */
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data ? `${data.grid.title} · Calendar (${data.view}) · Baseline` : "Calendar · Baseline" }];
 /**
  * The calendar (issue 12, decision 037; platform §2 calendar/view, view_notes): month, week and day grids of
  * written notes and scheduled sessions of the actor's locations, server-rendered, each at its location's

@@ -1,9 +1,8 @@
-import type { MetaFunction } from "@remix-run/cloudflare";
-import { NoteViewScreen } from "~/components/notes/screens";
+import { noteViewMeta, NoteViewScreen } from "~/components/notes/screens";
 import { viewNoteAction, viewNoteLoader } from "~/services/note-screens.server";
 
 /** A RBT note as read, with its status and modifier forms (app/services/note-screens.server.ts). */
-export const meta: MetaFunction = () => [{ title: "RBT note · Baseline" }];
+export const meta = noteViewMeta;
 export const handle = { guard: "view_notes" };
 export const loader = viewNoteLoader("rbt");
 export const action = viewNoteAction("rbt");

@@ -6,7 +6,7 @@ import { ASSET_URLS } from "~/assets";
 import { BehaviorChart } from "~/components/charts/behavior-chart";
 import { DataTable } from "~/components/ui/data-list";
 import { Field, FormMessage } from "~/components/ui/field";
-import { FormActions } from "~/components/ui/form-controls";
+import { CheckboxField, FormActions } from "~/components/ui/form-controls";
 import { buildChartModel, chartHeading } from "~/domain/chart";
 import { pathId } from "~/domain/validation";
 import { signConsent } from "~/models/consents.server";
@@ -112,15 +112,7 @@ export default function PortalChild() {
                     {errors.signature}
                   </p>
                 ) : null}
-                <div className="field-check">
-                  <input id={`agree-${c.id}`} type="checkbox" name="agree" value="on" aria-invalid={errors.agree ? true : undefined} />
-                  <label htmlFor={`agree-${c.id}`}>I have read these sections and I agree to them.</label>
-                  {errors.agree ? (
-                    <p className="field-error" role="alert">
-                      {errors.agree}
-                    </p>
-                  ) : null}
-                </div>
+                <CheckboxField id={`agree-${c.id}`} label="I have read these sections and I agree to them." name="agree" error={errors.agree} />
                 {errors.form ? (
                   <p className="field-error" role="alert">
                     {errors.form}

@@ -1,7 +1,8 @@
 import { data } from "@remix-run/cloudflare";
 import type { MetaFunction } from "@remix-run/cloudflare";
+import { errorPageTitle } from "~/domain/shell";
 
-export const meta: MetaFunction = () => [{ title: "Something went wrong · Baseline" }];
+export const meta: MetaFunction = () => [{ title: errorPageTitle(500) }];
 export const handle = { guard: "public" };
 
 export function loader() {

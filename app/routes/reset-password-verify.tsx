@@ -50,12 +50,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return data<Answer>({ errors: {}, message: result.message }, { status: 429 });
     case "no_challenge":
       // No pending reset (unknown email, or a used or voided code): the same words as a wrong code.
-      return data<Answer>({ errors: {}, message: AUTH_MESSAGES.verificationFailed }, { status: 422 });
+      return data<Answer>({ errors: { code: AUTH_MESSAGES.wrongCode }, message: AUTH_MESSAGES.verificationFailed }, { status: 422 });
     case "expired":
       return data<Answer>({ errors: {}, message: result.message, attemptsRemaining: result.attemptsRemaining }, { status: 422 });
     case "wrong":
       return data<Answer>(
-        { errors: {}, message: result.voided ? AUTH_MESSAGES.resetAttemptsExhausted : result.message, attemptsRemaining: result.attemptsRemaining },
+        { errors: result.voided ? {} : { code: AUTH_MESSAGES.wrongCode }, message: result.voided ? AUTH_MESSAGES.resetAttemptsExhausted : result.message, attemptsRemaining: result.attemptsRemaining },
         { status: 422 },
       );
   }

@@ -71,7 +71,8 @@ async function afterCheck(request: Request, context: AppLoadContext, intent: Int
           { status: 422, headers: { "Set-Cookie": clearChallengeCookie(app.secure) } },
         );
       }
-      return data<Answer>({ intent, errors: {}, message: result.message, attemptsRemaining: result.attemptsRemaining }, { status: 422 });
+      // A wrong verification code: the field is marked and takes the focus, and says what to do next.
+      return data<Answer>({ intent, errors: intent === "verify" ? { code: AUTH_MESSAGES.wrongCode } : {}, message: result.message, attemptsRemaining: result.attemptsRemaining }, { status: 422 });
   }
 }
 

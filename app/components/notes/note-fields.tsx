@@ -1,4 +1,5 @@
 import { createContext, useContext, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
+import { Label } from "~/components/ui/field";
 
 /**
  * The note form's controls (docs/decisions/025): each one is labelled, takes its typed value from the form's
@@ -57,8 +58,8 @@ export function valuesOf(values: FormValues, name: string): string[] {
   return Array.isArray(v) ? v : v === undefined || v === "" ? [] : [v];
 }
 
-/** The error of a field and the attributes that tie it to its control. */
-function useFieldError(name: string, hintId?: string) {
+/** The error of a field and the attributes that tie it to its control; the first control with an error takes the focus. */
+export function useFieldError(name: string, hintId?: string) {
   const state = useNoteForm();
   const error = state.errors[name];
   const id = state.idPrefix + fieldId(name);
@@ -92,7 +93,9 @@ export function NoteInput({ label, name, hint, value, className, ...input }: Inp
   const f = useFieldError(name, hintId);
   return (
     <div className={`field ${className ?? ""}`.trim()}>
-      <label htmlFor={f.id}>{label}</label>
+      <Label htmlFor={f.id} required={input.required}>
+        {label}
+      </Label>
       <input id={f.id} name={name} defaultValue={value ?? valueOf(values, name)} readOnly={readOnly || undefined} {...f.attrs} {...input} />
       <FieldFoot hint={hint} hintId={hintId} error={f.node} />
     </div>
@@ -105,7 +108,9 @@ export function NoteTextarea({ label, name, hint, ...area }: { label: string; na
   const f = useFieldError(name, hintId);
   return (
     <div className="field">
-      <label htmlFor={f.id}>{label}</label>
+      <Label htmlFor={f.id} required={area.required}>
+        {label}
+      </Label>
       <textarea id={f.id} name={name} rows={area.rows ?? 3} defaultValue={valueOf(values, name)} readOnly={readOnly || undefined} maxLength={area.maxLength ?? 5000} {...f.attrs} {...area} />
       <FieldFoot hint={hint} hintId={hintId} error={f.node} />
     </div>
@@ -127,7 +132,9 @@ export function NoteSelect({
   const known = options.some((o) => String(o.value) === current);
   return (
     <div className="field">
-      <label htmlFor={f.id}>{label}</label>
+      <Label htmlFor={f.id} required={select.required}>
+        {label}
+      </Label>
       <select id={f.id} name={name} defaultValue={current} disabled={readOnly || undefined} {...f.attrs} {...select}>
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
         {/* A typed value no longer among the options stays visible, so the user sees what was refused. */}

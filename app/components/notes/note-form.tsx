@@ -1,5 +1,6 @@
 import { NOTE_SUBTYPES, typedMinutes, unitsForMinutes } from "~/domain/notes";
-import { fieldId, ListError, NoteCheckbox, NoteCheckboxList, NoteFormProvider, NoteInput, NoteSelect, NoteTextarea, UnshownErrors, useNoteForm, valueOf, type FormValues } from "./note-fields";
+import { Label } from "~/components/ui/field";
+import { fieldId, ListError, NoteCheckbox, NoteCheckboxList, NoteFormProvider, NoteInput, NoteSelect, NoteTextarea, UnshownErrors, useFieldError, useNoteForm, valueOf, type FormValues } from "./note-fields";
 import { CPT_LABELS, type NoteFormOptions } from "./types";
 import { METER_MESSAGES, meterState, meterText, type MeterState } from "~/domain/pa-pacing";
 import { AI_SUMMARY_BUTTON } from "~/domain/note-summary";
@@ -135,16 +136,17 @@ function SessionSection({ options, cpt }: { options: NoteFormOptions; cpt: strin
 
 /** The PA service select: every PA service of the client, those not covering the date and CPT disabled. */
 function NoteSelectPa({ options, chosen, covering }: { options: NoteFormOptions; chosen: string; covering: (p: NoteFormOptions["paServices"][number]) => boolean }) {
-  const { errors } = useNoteForm();
   const name = "pa_service_id";
-  const id = fieldId(name);
-  const error = errors[name];
+  const hintId = `${fieldId(name)}-hint`;
+  // Its error sits beside it and, as every control's, takes the focus when it is the first (probe 8923).
+  const f = useFieldError(name, hintId);
   const any = options.paServices.some(covering);
-  useNoteForm().shown.add(name);
   return (
     <>
-      <label htmlFor={id}>PA service</label>
-      <select id={id} name={name} defaultValue={chosen} aria-invalid={error ? true : undefined} aria-describedby={`${id}-hint${error ? ` ${id}-error` : ""}`} data-pa-select required>
+      <Label htmlFor={f.id} required>
+        PA service
+      </Label>
+      <select id={f.id} name={name} defaultValue={chosen} {...f.attrs} data-pa-select required>
         <option value="">Choose the PA service</option>
         {options.paServices.map((p) => {
           const fits = covering(p);
@@ -165,14 +167,10 @@ function NoteSelectPa({ options, chosen, covering }: { options: NoteFormOptions;
           );
         })}
       </select>
-      <small id={`${id}-hint`} className="hint" data-pa-hint>
+      <small id={hintId} className="hint" data-pa-hint>
         {any ? "The client's PA services that cover the session date and CPT." : "No PA service of this client covers the session date and CPT."}
       </small>
-      {error ? (
-        <p id={`${id}-error`} className="field-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      {f.node}
     </>
   );
 }

@@ -1,3 +1,4 @@
+import type { MetaFunction } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { ASSET_URLS } from "~/assets";
@@ -97,6 +98,12 @@ export function NoteFormScreen() {
     </section>
   );
 }
+
+/** A note view's title names the note, its client and its session date (decision 021, 2026-11-27 (stop 29)): "RBT note · Ava Davis · 2026-10-21". */
+export const noteViewMeta: MetaFunction = ({ data }) => {
+  const d = data as Pick<NoteViewProps, "note" | "context"> | undefined;
+  return [{ title: d ? `${NOTE_TYPE_LABELS[d.note.type]} · ${d.context.patient.first_name} ${d.context.patient.last_name} · ${d.note.session_date} · Baseline` : "Note · Baseline" }];
+};
 
 export function NoteViewScreen() {
   const loaded = useLoaderData() as unknown as Omit<NoteViewProps, "error">;

@@ -13,6 +13,10 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
 
   return (
     <div className={classes}>
+      {/* The first Tab stop of every screen (WCAG 2.4.1): past the banners, header and sidebar to the page itself. */}
+      <a className="skip-link" href="#main">
+        Skip to main content
+      </a>
       {data.demo ? (
         <div className="banner banner-demo" role="region" aria-label={DEMO_BANNER.title}>
           <strong>{DEMO_BANNER.title}</strong> <span>{DEMO_BANNER.text}</span>{" "}
@@ -75,7 +79,7 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
           ))}
         </ul>
       </nav>
-      <main className="content" id="main">
+      <main className="content" id="main" tabIndex={-1}>
         {children}
       </main>
       <footer className="footer">

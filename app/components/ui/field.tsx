@@ -1,5 +1,18 @@
 import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
-import type { InputHTMLAttributes } from "react";
+import type { InputHTMLAttributes, ReactNode } from "react";
+
+/**
+ * A control's label; a required control's label ends in a visible " *" (WCAG 3.3.2), drawn by the stylesheet
+ * (`label.required`) and left out of the label's text and accessible name: `required` already tells assistive
+ * technology, and the field keeps its plain name ("Email"). Any form with one explains it once at its top.
+ */
+export function Label({ htmlFor, required, children }: { htmlFor: string; required?: boolean; children: ReactNode }) {
+  return (
+    <label htmlFor={htmlFor} className={required ? "required" : undefined}>
+      {children}
+    </label>
+  );
+}
 
 /** A labelled input with its error message wired for assistive technology. */
 export function Field({ label, name, error, hint, ...input }: { label: string; name: string; error?: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
@@ -7,7 +20,9 @@ export function Field({ label, name, error, hint, ...input }: { label: string; n
   const errorId = `${id}-error`;
   return (
     <div className="field">
-      <label htmlFor={id}>{label}</label>
+      <Label htmlFor={id} required={input.required}>
+        {label}
+      </Label>
       <input id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? errorId : undefined} aria-describedby={hint ? `${id}-hint` : undefined} autoFocus={!!error} {...input} />
       {hint ? (
         <small id={`${id}-hint`} className="hint">

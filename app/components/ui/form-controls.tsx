@@ -1,4 +1,5 @@
 import type { ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "react";
+import { Label } from "~/components/ui/field";
 
 /**
  * Form controls that work without JavaScript; each shows its field error and keeps the typed value. A control
@@ -25,7 +26,9 @@ export function SelectField({
   const id = select.id ?? `f-${name}`;
   return (
     <div className="field">
-      <label htmlFor={id}>{label}</label>
+      <Label htmlFor={id} required={select.required}>
+        {label}
+      </Label>
       <select id={id} name={name} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} autoFocus={!!error} {...select}>
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
         {options.map((o) => (
@@ -43,7 +46,9 @@ export function TextareaField({ label, name, error, ...area }: { label: string; 
   const id = area.id ?? `f-${name}`;
   return (
     <div className="field">
-      <label htmlFor={id}>{label}</label>
+      <Label htmlFor={id} required={area.required}>
+        {label}
+      </Label>
       <textarea id={id} name={name} rows={area.rows ?? 4} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} autoFocus={!!error} {...area} />
       <ErrorText id={id} error={error} />
     </div>
@@ -54,7 +59,7 @@ export function CheckboxField({ label, name, defaultChecked, error, id: given }:
   const id = given ?? `f-${name}`;
   return (
     <div className="field-check">
-      <input id={id} type="checkbox" name={name} value="true" defaultChecked={defaultChecked} aria-invalid={error ? true : undefined} />
+      <input id={id} type="checkbox" name={name} value="true" defaultChecked={defaultChecked} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} autoFocus={!!error} />
       <label htmlFor={id}>{label}</label>
       <ErrorText id={id} error={error} />
     </div>
