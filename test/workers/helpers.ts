@@ -2,7 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { d1Database, type Db } from "~/db/client.server";
-import { bips, chartComments, locations, objectives, parents, patients, plans, roles, userLocations, userRoles, users, weeklyReports } from "~/db/schema";
+import { bips, chartComments, insuranceServices, insurances, intakeAssessments, locations, notes, objectives, paServices, parents, patients, plans, rateRecords, roles, tickets, userLocations, userRoles, users, weeklyReports } from "~/db/schema";
 import { POS_CODE_VALUES } from "~/domain/locations";
 import type { Permission } from "~/domain/permissions";
 import { hashPassword } from "~/services/passwords.server";
@@ -281,4 +281,34 @@ export function scrollRegionNames(html: string): (string | null)[] {
     const caption = html.split(`<caption id="${id}"`);
     return caption.length === 2 ? (/^[^>]*>([^<]+)<\/caption>/.exec(caption[1]!)?.[1] ?? null) : null;
   });
+}
+
+/**
+ * One record of each editable resource at one location, with a SUPERADMIN's API token: for tests that walk every
+ * resource's update call (field parsers, one-line fields, PATCH rules). The note is two days old: a past day in every
+ * time zone, within the 14 days a note may be changed.
+ */
+export async function oneRecordOfEach() {
+  const location = await createLocation();
+  const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
+  const token = await apiToken(admin);
+  const parent = await createParent({ locationId: location.id });
+  const patient = await createPatient({ locationId: location.id, parentId: parent.id });
+  const bip = await createBip(patient);
+  const plan = await createPlan(bip);
+  const objective = await createObjective(plan, { name: "Reduce to 2 per week" });
+  const employee = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  const role = await createRole("Front desk", ["view_clients"]);
+  const [insurer] = await db().insert(insurances).values({ name: "Acme Health" }).returning();
+  const [service] = await db().insert(insuranceServices).values({ insuranceId: insurer!.id, locationId: location.id, cptCode: "97153", unitPrice: 20 }).returning();
+  const [rate] = await db().insert(rateRecords).values({ name: "Standard", locationId: location.id }).returning();
+  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97153", nUnits: 32, startDate: "2026-01-01", endDate: "2030-12-31" }).returning();
+  const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id, personResponding: "Mother" }).returning();
+  const [ticket] = await db().insert(tickets).values({ userId: admin.id, subject: "Printer", body: "It jams.", locationId: location.id }).returning();
+  const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+  const [note] = await db()
+    .insert(notes)
+    .values({ type: "rbt", patientId: patient.id, locationId: location.id, providerId: employee.id, paServiceId: pa!.id, cptCode: "97153", sessionDate: twoDaysAgo, timeIn: "08:00", timeOut: "08:30", minutes: 30, units: 2 })
+    .returning();
+  return { location, admin, token, parent, patient, bip, plan, objective, employee, role, insurer: insurer!, service: service!, rate: rate!, pa: pa!, intake: intake!, ticket: ticket!, note: note! };
 }

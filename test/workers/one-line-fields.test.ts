@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { insuranceServices, insurances, intakeAssessments, notes, paServices, patients, rateRecords, tickets } from "~/db/schema";
+import { patients } from "~/db/schema";
 import { parsePatient, PATIENT_FIELDS } from "~/domain/patients";
-import { api, apiToken, createBip, createLocation, createObjective, createParent, createPatient, createPlan, createRole, createUser, db, request, signInCookie } from "./helpers";
+import { api, createLocation, createPatient, createUser, db, oneRecordOfEach, request, signInCookie } from "./helpers";
 
 /**
  * Probe 8921 #3 and #8 (decision 017): a field a screen shows as a single-line <input> refuses a line break (CR, LF,
@@ -22,27 +22,8 @@ let oneLine: Case[];
 let multiLine: Case[];
 
 beforeAll(async () => {
-  const location = await createLocation();
-  const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
-  token = await apiToken(admin);
-  const parent = await createParent({ locationId: location.id });
-  const patient = await createPatient({ locationId: location.id, parentId: parent.id });
-  const bip = await createBip(patient);
-  const plan = await createPlan(bip);
-  const objective = await createObjective(plan, { name: "Reduce to 2 per week" });
-  const employee = await createUser({ permissions: ["view_notes"], locations: [location.id] });
-  const role = await createRole("Front desk", ["view_clients"]);
-  const [insurer] = await db().insert(insurances).values({ name: "Acme Health" }).returning();
-  const [service] = await db().insert(insuranceServices).values({ insuranceId: insurer!.id, locationId: location.id, cptCode: "97153", unitPrice: 20 }).returning();
-  const [rate] = await db().insert(rateRecords).values({ name: "Standard", locationId: location.id }).returning();
-  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97153", nUnits: 32, startDate: "2026-01-01", endDate: "2030-12-31" }).returning();
-  const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id, personResponding: "Mother" }).returning();
-  const [ticket] = await db().insert(tickets).values({ userId: admin.id, subject: "Printer", body: "It jams.", locationId: location.id }).returning();
-  const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
-  const [note] = await db()
-    .insert(notes)
-    .values({ type: "rbt", patientId: patient.id, locationId: location.id, providerId: employee.id, paServiceId: pa!.id, cptCode: "97153", sessionDate: twoDaysAgo, timeIn: "08:00", timeOut: "08:30", minutes: 30, units: 2 })
-    .returning();
+  const { location, token: adminToken, parent, patient, bip, plan, objective, employee, role, insurer, service, rate, pa, intake, ticket, note } = await oneRecordOfEach();
+  token = adminToken;
 
   const client = (field: string, message: string): Case => ({ name: `client ${field}`, path: `/v2/patients/${patient.id}`, field, message });
   const person = (kind: string, path: string) =>

@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { insuranceServices, insurances, intakeAssessments, notes, paServices, rateRecords, tickets } from "~/db/schema";
-import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createRole, createUser, createWeeklyReport, db } from "./helpers";
+import { api, createChartComment, createWeeklyReport, oneRecordOfEach } from "./helpers";
 
 /**
  * A PATCH changes the fields it names. A body that names none of the record's fields — only unknown or
@@ -19,30 +18,10 @@ let cases: Case[];
 let putOnly: Case[];
 
 beforeAll(async () => {
-  const location = await createLocation();
-  const admin = await createUser({ role: "SUPERADMIN", locations: [location.id] });
-  token = await apiToken(admin);
-  const parent = await createParent({ locationId: location.id });
-  const patient = await createPatient({ locationId: location.id, parentId: parent.id });
-  const bip = await createBip(patient);
-  const plan = await createPlan(bip);
-  const objective = await createObjective(plan, { name: "Reduce to 2 per week" });
+  const { location, token: adminToken, parent, patient, bip, plan, objective, employee, role, insurer, service, rate, pa, intake, ticket, note } = await oneRecordOfEach();
+  token = adminToken;
   const report = await createWeeklyReport(plan, "2026-01-03", 4);
   const comment = await createChartComment(plan, "2026-01-02", "New routine");
-  const employee = await createUser({ permissions: ["view_notes"], locations: [location.id] });
-  const role = await createRole("Front desk", ["view_clients"]);
-  const [insurer] = await db().insert(insurances).values({ name: "Acme Health" }).returning();
-  const [service] = await db().insert(insuranceServices).values({ insuranceId: insurer!.id, locationId: location.id, cptCode: "97153", unitPrice: 20 }).returning();
-  const [rate] = await db().insert(rateRecords).values({ name: "Standard", locationId: location.id }).returning();
-  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Assessment", cpt: "97153", nUnits: 32, startDate: "2026-01-01", endDate: "2030-12-31" }).returning();
-  const [intake] = await db().insert(intakeAssessments).values({ patientId: patient.id }).returning();
-  const [ticket] = await db().insert(tickets).values({ userId: admin.id, subject: "Printer", body: "It jams.", locationId: location.id }).returning();
-  // Two days ago: a past day in every time zone, within the 14 days a note may be changed.
-  const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
-  const [note] = await db()
-    .insert(notes)
-    .values({ type: "rbt", patientId: patient.id, locationId: location.id, providerId: employee.id, paServiceId: pa!.id, cptCode: "97153", sessionDate: twoDaysAgo, timeIn: "08:00", timeOut: "08:30", minutes: 30, units: 2 })
-    .returning();
   cases = [
     { name: "client", path: `/v2/patients/${patient.id}`, field: { first_name: "Eve" } },
     { name: "parent", path: `/v2/parents/${parent.id}`, field: { phone: "555-0100" } },
