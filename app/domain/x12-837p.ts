@@ -105,6 +105,8 @@ export interface ClaimData {
     lastName: string;
     birthDate: string | null;
     gender: "M" | "F" | "U";
+    /** The parent's name as written when its first and last names cannot be told apart (three words or more, no comma). */
+    unclear?: string;
   };
   /** The client when they are not the subscriber (loop 2000C, relationship 19: child). */
   patient: (X12Address & { firstName: string; lastName: string; birthDate: string | null; gender: "M" | "F" | "U" }) | null;
@@ -206,6 +208,23 @@ function isDate(s: string | null): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }
 
+/**
+ * The parent's one name field as the subscriber's first and last names (decision 032, stop 29): "Last, First" when it
+ * has a comma ("de la Cruz, Mary Ann"); else one word is the last name and two are first and last. Three or more words
+ * without a comma cannot be told apart ("Mary Ann de la Cruz", "Juan Carlos Pérez García"): `unclear` holds the name
+ * and the claim is refused until the profile says which is which, rather than a guessed surname sent to the payer.
+ */
+export function splitName(full: string | null): { firstName: string; lastName: string; unclear?: string } {
+  const text = (full ?? "").trim();
+  const comma = text.indexOf(",");
+  if (comma >= 0) return { lastName: text.slice(0, comma).trim(), firstName: text.slice(comma + 1).trim() };
+  const parts = text.split(/\s+/).filter(Boolean);
+  if (parts.length === 0) return { firstName: "", lastName: "" };
+  if (parts.length === 1) return { firstName: "", lastName: parts[0]! };
+  if (parts.length === 2) return { firstName: parts[0]!, lastName: parts[1]! };
+  return { firstName: parts.slice(0, -1).join(" "), lastName: parts[parts.length - 1]!, unclear: text };
+}
+
 /** What stops a claim from going out, as messages a person can act on (empty: the claim can be written). */
 export function validateClaim(c: ClaimData): ClaimIssue[] {
   const out: ClaimIssue[] = [];
@@ -225,6 +244,7 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
   checkText("Insured policy group", "subscriber.group", s.groupNumber, ELEMENT_MAX.reference, out);
   requireText("Subscriber first name", "subscriber.first_name", s.firstName, ELEMENT_MAX.firstName, out, client);
   requireText("Subscriber last name", "subscriber.last_name", s.lastName, ELEMENT_MAX.lastName, out, client);
+  if (s.unclear) out.push({ field: "subscriber.last_name", message: `The parent's name "${s.unclear}" has more than two words, so its first and last names cannot be told apart. On the client's profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann") and build again.` });
   if (!isDate(s.birthDate)) out.push({ field: "subscriber.birth_date", message: `The subscriber's birth date is missing. Add it ${s.selfSubscriber ? "on the client's profile" : "as the parent's birth date on the client's profile"}.` });
   checkAddress("Subscriber", "subscriber", s, out, s.selfSubscriber ? "on the client's profile" : "as the parent's address on the client's profile");
   if (c.patient) {

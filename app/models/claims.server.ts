@@ -8,7 +8,7 @@ import { BuildInput, canTransition, CLAIM_MESSAGES, ClaimFilters, ClaimIdsInput,
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
+import { DEFAULT_ENVELOPE, readable837P, splitName, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
@@ -68,14 +68,6 @@ function flag(d: Details, key: string): boolean {
 function genderOf(v: unknown): "M" | "F" | "U" {
   const s = String(v ?? "");
   return s === "1" ? "M" : s === "2" ? "F" : "U";
-}
-
-/** "Maria del Carmen Perez" → first "Maria del Carmen", last "Perez". */
-function splitName(full: string | null): { firstName: string; lastName: string } {
-  const parts = (full ?? "").trim().split(/\s+/).filter(Boolean);
-  if (parts.length === 0) return { firstName: "", lastName: "" };
-  if (parts.length === 1) return { firstName: "", lastName: parts[0]! };
-  return { firstName: parts.slice(0, -1).join(" "), lastName: parts[parts.length - 1]! };
 }
 
 export interface PartyRows {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { priceNote, type PriceService } from "~/domain/billing";
 import { isValidNpi, npiFrom } from "~/domain/npi";
-import { addressLines, DEFAULT_ENVELOPE, ELEMENT_MAX, readable837P, transliterate, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
+import { addressLines, DEFAULT_ENVELOPE, ELEMENT_MAX, readable837P, splitName, transliterate, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
 import { readBack837 } from "../support/x12";
 
 const GOLDEN = join(__dirname, "../golden/837p");
@@ -282,5 +282,35 @@ describe("837P for 1,000 notes (its time is measured by npm run bench, test/benc
     const r = write837P(claims, env(10));
     expect(r.ok).toBe(true);
     if (r.ok) readBack837(r.file.content);
+  });
+});
+
+describe("the subscriber's first and last names from the parent's one name field (decision 032, stop 29)", () => {
+  // [as written on the profile, first name, last name, refused as unclear]
+  it.each<[string, string, string, boolean]>([
+    ["Cruz", "", "Cruz", false],
+    ["Mary Cruz", "Mary", "Cruz", false],
+    ["  Mary   Cruz ", "Mary", "Cruz", false],
+    ["de la Cruz, Mary Ann", "Mary Ann", "de la Cruz", false],
+    ["Pérez García, Juan Carlos", "Juan Carlos", "Pérez García", false],
+    ["Mary Ann de la Cruz", "Mary Ann de la", "Cruz", true],
+    ["Juan Carlos Pérez García", "Juan Carlos Pérez", "García", true],
+    ["", "", "", false],
+  ])("%s → first %s, last %s (unclear: %s)", (written, firstName, lastName, unclear) => {
+    const split = splitName(written);
+    expect({ firstName: split.firstName, lastName: split.lastName }).toEqual({ firstName, lastName });
+    expect(split.unclear !== undefined).toBe(unclear);
+  });
+
+  it("a parent's name of three words or more without a comma is refused, naming the name and how to write it", () => {
+    const c = claim();
+    const issues = validateClaim({ ...c, subscriber: { ...c.subscriber, ...splitName("Mary Ann de la Cruz") } });
+    expect(issues).toEqual([
+      {
+        field: "subscriber.last_name",
+        message: 'The parent\'s name "Mary Ann de la Cruz" has more than two words, so its first and last names cannot be told apart. On the client\'s profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann") and build again.',
+      },
+    ]);
+    expect(validateClaim({ ...c, subscriber: { ...c.subscriber, ...splitName("de la Cruz, Mary Ann") } })).toEqual([]);
   });
 });
