@@ -16,6 +16,9 @@ export function signaturePads(form: HTMLFormElement) {
     canvas.className = "signature-pad";
     canvas.setAttribute("role", "img");
     canvas.setAttribute("aria-label", holder.dataset.label ?? "Signature pad");
+    // The pad's error (a refused drawing), when the server named one, describes the canvas the user draws on.
+    const described = holder.getAttribute("aria-describedby");
+    if (described) canvas.setAttribute("aria-describedby", described);
     const clear = document.createElement("button");
     clear.type = "button";
     clear.className = "btn btn-small";

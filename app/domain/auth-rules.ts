@@ -28,6 +28,8 @@ export const AUTH_MESSAGES = {
   verificationFailed: "Verification failed",
   /** Beside the code field after a wrong code (under the spec's 'Verification failed'): what to do next (WCAG 3.3.3). */
   wrongCode: "The code is wrong or has expired. Check the latest email or request a new code.",
+  /** Beside the backup code field after a refused code (P §8's "Backup code verification failed" stays above). */
+  wrongBackupCode: "This backup code is wrong or was already used. Check it against your saved codes; each works once.",
   noChallenge: "There is no pending verification. Please sign in again.",
   attemptsExhausted: "Too many incorrect codes. Please sign in again.",
   resendLimit: "No more codes can be sent for this sign-in. Please sign in again.",

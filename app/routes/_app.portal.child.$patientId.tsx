@@ -106,15 +106,15 @@ export default function PortalChild() {
                 <Field label="Your full name" name="signer_name" id={`signer-${c.id}`} autoComplete="name" maxLength={120} defaultValue={String(mine?.values.signer_name ?? "")} error={errors.signer_name} />
                 <input type="hidden" name="signature" defaultValue="" data-signature-input />
                 {/* With JavaScript, a drawing pad appears here (app/client/consent-sign.ts). */}
-                <div data-signature-pad="signature" data-label="Draw your signature (optional)" />
+                <div data-signature-pad="signature" data-label="Draw your signature (optional)" aria-describedby={errors.signature ? `signature-${c.id}-error` : undefined} />
                 {errors.signature ? (
-                  <p className="field-error" role="alert">
+                  <p id={`signature-${c.id}-error`} className="field-error" role="alert">
                     {errors.signature}
                   </p>
                 ) : null}
                 <CheckboxField id={`agree-${c.id}`} label="I have read these sections and I agree to them." name="agree" error={errors.agree} />
                 {errors.form ? (
-                  <p className="field-error" role="alert">
+                  <p id={`consent-${c.id}-error`} className="field-error" role="alert">
                     {errors.form}
                   </p>
                 ) : null}

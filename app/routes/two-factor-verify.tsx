@@ -72,7 +72,7 @@ async function afterCheck(request: Request, context: AppLoadContext, intent: Int
         );
       }
       // A wrong verification code: the field is marked and takes the focus, and says what to do next.
-      return data<Answer>({ intent, errors: intent === "verify" ? { code: AUTH_MESSAGES.wrongCode } : {}, message: result.message, attemptsRemaining: result.attemptsRemaining }, { status: 422 });
+      return data<Answer>({ intent, errors: intent === "verify" ? { code: AUTH_MESSAGES.wrongCode } : intent === "backup" ? { backup_code: AUTH_MESSAGES.wrongBackupCode } : {}, message: result.message, attemptsRemaining: result.attemptsRemaining }, { status: 422 });
   }
 }
 

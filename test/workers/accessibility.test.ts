@@ -115,6 +115,19 @@ describe("errors are tied to their fields and take the focus (WCAG 1.3.1, 3.3.1,
     expect(html).toContain(`<p id="f-code-error" class="field-error" role="alert">${AUTH_MESSAGES.wrongCode}</p>`);
   });
 
+  it("a wrong backup code marks the backup code field, focuses it and says what to do; the spec's message stays", async () => {
+    const user = await createUser({ twoFactor: true });
+    const jar = cookiesFrom(await form("/login", { email: user.email, password: user.password, redirectTo: "/dashboard" }));
+    const res = await form("/two-factor-verify", { intent: "backup", backup_code: "WRONG-00000" }, jar);
+    expect(res.status).toBe(422);
+    const html = await page(res);
+    expect(html).toContain(AUTH_MESSAGES.backupFailed);
+    const [field] = autofocused(html);
+    expect(field).toMatch(/name="backup_code"/);
+    expect(field).toContain('aria-invalid="true"');
+    expect(html).toContain(`<p id="f-backup_code-error" class="field-error" role="alert">${AUTH_MESSAGES.wrongBackupCode}</p>`);
+  });
+
   it("a wrong password-reset code does the same, for a known and an unknown email alike", async () => {
     const user = await createUser();
     for (const email of [user.email, "nobody-at-all@test.example"]) {
