@@ -198,7 +198,7 @@ export default function GoalScreen() {
 
       <section aria-labelledby="objectives">
         <h2 id="objectives">Objectives</h2>
-        <ObjectiveProgress objectives={objectives} latest={latest} category={goal.category} />
+        <ObjectiveProgress goalName={goal.name} objectives={objectives} latest={latest} category={goal.category} />
       </section>
 
       {notesRange ? <FromNotesForm answer={answer} busy={busy} range={notesRange} /> : null}

@@ -141,7 +141,7 @@ export default function EditGoal() {
             busy={busy}
           />
         ) : null}
-        <ObjectivesTable objectives={plan.objectives} answer={objectiveAnswer} busy={busy} />
+        <ObjectivesTable goalName={plan.name} objectives={plan.objectives} answer={objectiveAnswer} busy={busy} />
         <details open={!!added}>
           <summary>Add objective</summary>
           <FormMessage error={added?.message} />

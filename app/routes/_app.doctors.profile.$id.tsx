@@ -8,6 +8,7 @@ import { can, canAny } from "~/domain/permissions";
 import { getEmployeeProfile } from "~/models/employees.server";
 import { modelContextFor } from "~/services/forms.server";
 import { forbidden, notFound, requireStaff } from "~/services/guard.server";
+import { ScrollTable } from "~/components/ui/scroll-table";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.employee.full_name ?? "Employee"} · Baseline` }];
 /** view_employees or manage_employees. */
@@ -79,29 +80,26 @@ export default function EmployeeProfile() {
               </Fragment>
             ))}
           </dl>
-          <div className="table-scroll" tabIndex={0}>
-            <table>
-              <caption>Compliance</caption>
-              <thead>
-                <tr>
-                  <th>Item</th>
-                  <th>Date</th>
-                  <th>State</th>
+          <ScrollTable caption={`Compliance at ${l.title}`} showCaption>
+            <thead>
+              <tr>
+                <th>Item</th>
+                <th>Date</th>
+                <th>State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {COMPLIANCE_FIELDS.map(([k, label]) => (
+                <tr key={k}>
+                  <td>{label}</td>
+                  <td>{l.compliance[k] ?? "—"}</td>
+                  <td>
+                    <span className={`badge badge-${l.compliance_state[k]}`}>{COMPLIANCE_LABELS[l.compliance_state[k]]}</span>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {COMPLIANCE_FIELDS.map(([k, label]) => (
-                  <tr key={k}>
-                    <td>{label}</td>
-                    <td>{l.compliance[k] ?? "—"}</td>
-                    <td>
-                      <span className={`badge badge-${l.compliance_state[k]}`}>{COMPLIANCE_LABELS[l.compliance_state[k]]}</span>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollTable>
         </section>
       ))}
     </section>

@@ -17,6 +17,7 @@ import {
 import { locationOptions } from "~/models/locations.server";
 import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
+import { ScrollTable } from "~/components/ui/scroll-table";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.insurance.name ?? "insurance"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
@@ -110,47 +111,45 @@ export default function EditInsurance() {
         {insurance.services.length === 0 ? (
           <p>No services yet. Add the first one below.</p>
         ) : (
-          <div className="table-scroll" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th>Code</th>
-                  <th>Provider</th>
-                  <th>Type</th>
-                  <th>Description</th>
-                  <th>Unit price</th>
-                  <th>Multiplier</th>
-                  <th>
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+          <ScrollTable caption="CPT services">
+            <thead>
+              <tr>
+                <th>Code</th>
+                <th>Provider</th>
+                <th>Type</th>
+                <th>Description</th>
+                <th>Unit price</th>
+                <th>Multiplier</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {insurance.services.map((s) => (
+                <tr key={s.id}>
+                  <td>{s.code}</td>
+                  <td>{s.provider || "All"}</td>
+                  <td>{s.type}</td>
+                  <td>{s.description}</td>
+                  <td>{money(s.unit_price)}</td>
+                  <td>{s.multiplier}</td>
+                  <td className="actions">
+                    <Link to={`?service=${s.id}#service-form`} aria-label={`Edit service ${s.code}`}>
+                      Edit
+                    </Link>
+                    <Form method="post" className="inline-form">
+                      <input type="hidden" name="intent" value="delete-service" />
+                      <input type="hidden" name="service_id" value={s.id} />
+                      <button className="btn btn-link btn-danger" type="submit" disabled={busy} aria-label={`Delete service ${s.code}`}>
+                        Delete
+                      </button>
+                    </Form>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {insurance.services.map((s) => (
-                  <tr key={s.id}>
-                    <td>{s.code}</td>
-                    <td>{s.provider || "All"}</td>
-                    <td>{s.type}</td>
-                    <td>{s.description}</td>
-                    <td>{money(s.unit_price)}</td>
-                    <td>{s.multiplier}</td>
-                    <td className="actions">
-                      <Link to={`?service=${s.id}#service-form`} aria-label={`Edit service ${s.code}`}>
-                        Edit
-                      </Link>
-                      <Form method="post" className="inline-form">
-                        <input type="hidden" name="intent" value="delete-service" />
-                        <input type="hidden" name="service_id" value={s.id} />
-                        <button className="btn btn-link btn-danger" type="submit" disabled={busy} aria-label={`Delete service ${s.code}`}>
-                          Delete
-                        </button>
-                      </Form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollTable>
         )}
         <h3 id="service-form">{editing ? `Edit service ${editing.code}` : "Add service"}</h3>
         <ServiceForm

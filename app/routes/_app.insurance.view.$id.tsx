@@ -9,6 +9,7 @@ import { posLabel } from "~/domain/locations";
 import { findUnitPrice, getInsurance } from "~/models/insurances.server";
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
+import { ScrollTable } from "~/components/ui/scroll-table";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.insurance.name ?? "Insurance"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
@@ -80,47 +81,45 @@ export default function ViewInsurance() {
         {insurance.services.length === 0 ? (
           <p>No services yet.</p>
         ) : (
-          <div className="table-scroll" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th>CPT</th>
-                  <th>Modifiers</th>
-                  <th>Provider</th>
-                  <th>Provider type</th>
-                  <th>Description</th>
-                  <th>Unit price</th>
-                  <th>Hourly fee</th>
-                  <th>Max per day</th>
-                  <th>Multiplier</th>
+          <ScrollTable caption="CPT services">
+            <thead>
+              <tr>
+                <th>CPT</th>
+                <th>Modifiers</th>
+                <th>Provider</th>
+                <th>Provider type</th>
+                <th>Description</th>
+                <th>Unit price</th>
+                <th>Hourly fee</th>
+                <th>Max per day</th>
+                <th>Multiplier</th>
+              </tr>
+            </thead>
+            <tbody>
+              {insurance.services.map((s) => (
+                <tr key={s.id}>
+                  <td>{s.cpt_code}</td>
+                  <td>
+                    {s.modifier_details.length === 0
+                      ? "—"
+                      : s.modifier_details.map((m, i) => (
+                          <span key={m.code}>
+                            {i > 0 ? ", " : null}
+                            <abbr title={m.meaning}>{m.code}</abbr> ({m.meaning})
+                          </span>
+                        ))}
+                  </td>
+                  <td>{s.provider || "All"}</td>
+                  <td>{s.type}</td>
+                  <td>{s.description}</td>
+                  <td>{money(s.unit_price)}</td>
+                  <td>{money(s.hourly_fee)}</td>
+                  <td>{s.max_per_day ?? "—"}</td>
+                  <td>{s.multiplier}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {insurance.services.map((s) => (
-                  <tr key={s.id}>
-                    <td>{s.cpt_code}</td>
-                    <td>
-                      {s.modifier_details.length === 0
-                        ? "—"
-                        : s.modifier_details.map((m, i) => (
-                            <span key={m.code}>
-                              {i > 0 ? ", " : null}
-                              <abbr title={m.meaning}>{m.code}</abbr> ({m.meaning})
-                            </span>
-                          ))}
-                    </td>
-                    <td>{s.provider || "All"}</td>
-                    <td>{s.type}</td>
-                    <td>{s.description}</td>
-                    <td>{money(s.unit_price)}</td>
-                    <td>{money(s.hourly_fee)}</td>
-                    <td>{s.max_per_day ?? "—"}</td>
-                    <td>{s.multiplier}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollTable>
         )}
       </section>
 

@@ -16,6 +16,7 @@ import { todayAtLocation, unitsWindowStart, type Pacing } from "~/domain/pa-paci
 import { PacingText } from "~/components/pa-pacing";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
+import { ScrollTable } from "~/components/ui/scroll-table";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.patient.full_name ?? "Client"} · Baseline` }];
 export const handle = { guard: "view_clients" };
@@ -123,37 +124,34 @@ function PaAssessmentsView({ assessments }: { assessments: PaAssessment[] }) {
       <h2 id="pa-assessments">PA assessments</h2>
       {assessments.length === 0 ? <p>No PA assessments yet.</p> : null}
       {assessments.map((a, i) => (
-        <div className="table-scroll" tabIndex={0} key={i}>
-          <table>
-            <caption>{`${a.assessment}: ${a.start_date} to ${a.end_date}`}</caption>
-            <thead>
+        <ScrollTable caption={`${a.assessment}: ${a.start_date} to ${a.end_date}`} showCaption key={i}>
+          <thead>
+            <tr>
+              <th>Service start</th>
+              <th>Service end</th>
+              <th>CPT</th>
+              <th>Units</th>
+              <th>Provider</th>
+            </tr>
+          </thead>
+          <tbody>
+            {a.services.length === 0 ? (
               <tr>
-                <th>Service start</th>
-                <th>Service end</th>
-                <th>CPT</th>
-                <th>Units</th>
-                <th>Provider</th>
+                <td colSpan={5}>No services.</td>
               </tr>
-            </thead>
-            <tbody>
-              {a.services.length === 0 ? (
-                <tr>
-                  <td colSpan={5}>No services.</td>
+            ) : (
+              a.services.map((s, j) => (
+                <tr key={j}>
+                  <td>{s.start_date}</td>
+                  <td>{s.end_date}</td>
+                  <td>{s.cpt}</td>
+                  <td>{s.n_units}</td>
+                  <td>{s.provider ?? "—"}</td>
                 </tr>
-              ) : (
-                a.services.map((s, j) => (
-                  <tr key={j}>
-                    <td>{s.start_date}</td>
-                    <td>{s.end_date}</td>
-                    <td>{s.cpt}</td>
-                    <td>{s.n_units}</td>
-                    <td>{s.provider ?? "—"}</td>
-                  </tr>
-                ))
-              )}
-            </tbody>
-          </table>
-        </div>
+              ))
+            )}
+          </tbody>
+        </ScrollTable>
       ))}
     </section>
   );
@@ -241,77 +239,75 @@ export default function PatientProfile() {
         {paServices.length === 0 ? (
           <p>No PA services yet.</p>
         ) : (
-          <div className="table-scroll" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th>Service</th>
-                  <th>CPT</th>
-                  <th>Units</th>
-                  <th>Spent</th>
-                  <th>Available</th>
-                  <th>Start</th>
-                  <th>End</th>
-                  <th>Insurance</th>
-                  <th>Expiry</th>
-                  <th>Pacing</th>
-                  {canManage ? (
-                    <th>
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {paServices.map((s: PaServiceJson & { pacing: Pacing }) => {
-                  const warning = paExpiryText(paExpiryWarning(s.end_date, today));
-                  const edit = formFor("pa-update", s.id);
-                  return (
-                    <tr key={s.id}>
-                      <td>{s.pa_service}</td>
-                      <td>{s.cpt}</td>
-                      <td>{s.n_units}</td>
-                      <td>{s.spent_units}</td>
-                      <td>{s.available_units}</td>
-                      <td>{s.start_date}</td>
-                      <td>{s.end_date}</td>
-                      <td>
-                        {s.insurance_name ?? "—"}
-                        {s.is_primary ? " (primary)" : ""}
-                      </td>
-                      <td>{warning ? <span className="badge warning">{warning}</span> : "—"}</td>
-                      <td>
-                        <PacingText pacing={s.pacing} />
-                      </td>
-                      {canManage ? (
-                        <td className="actions">
-                          <details open={!!edit}>
-                            <summary>Edit</summary>
-                            <Form method="post">
-                              <input type="hidden" name="intent" value="pa-update" />
-                              <input type="hidden" name="pa_id" value={s.id} />
-                              <input type="hidden" name="version" value={edit?.values.version ? String(edit.values.version) : s.version} />
-                              <PaFields idPrefix={`pa-${s.id}`} values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={options.insurers} />
-                              <button className="btn btn-primary" type="submit" disabled={busy}>
-                                Save PA service
-                              </button>
-                            </Form>
-                          </details>
-                          <Form method="post" className="inline-form">
-                            <input type="hidden" name="intent" value="pa-delete" />
+          <ScrollTable caption="Prior-authorization services">
+            <thead>
+              <tr>
+                <th>Service</th>
+                <th>CPT</th>
+                <th>Units</th>
+                <th>Spent</th>
+                <th>Available</th>
+                <th>Start</th>
+                <th>End</th>
+                <th>Insurance</th>
+                <th>Expiry</th>
+                <th>Pacing</th>
+                {canManage ? (
+                  <th>
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody>
+              {paServices.map((s: PaServiceJson & { pacing: Pacing }) => {
+                const warning = paExpiryText(paExpiryWarning(s.end_date, today));
+                const edit = formFor("pa-update", s.id);
+                return (
+                  <tr key={s.id}>
+                    <td>{s.pa_service}</td>
+                    <td>{s.cpt}</td>
+                    <td>{s.n_units}</td>
+                    <td>{s.spent_units}</td>
+                    <td>{s.available_units}</td>
+                    <td>{s.start_date}</td>
+                    <td>{s.end_date}</td>
+                    <td>
+                      {s.insurance_name ?? "—"}
+                      {s.is_primary ? " (primary)" : ""}
+                    </td>
+                    <td>{warning ? <span className="badge warning">{warning}</span> : "—"}</td>
+                    <td>
+                      <PacingText pacing={s.pacing} />
+                    </td>
+                    {canManage ? (
+                      <td className="actions">
+                        <details open={!!edit}>
+                          <summary>Edit</summary>
+                          <Form method="post">
+                            <input type="hidden" name="intent" value="pa-update" />
                             <input type="hidden" name="pa_id" value={s.id} />
-                            <button className="link-button" type="submit" disabled={busy} aria-label={`Delete ${s.pa_service} ${s.cpt}`}>
-                              Delete
+                            <input type="hidden" name="version" value={edit?.values.version ? String(edit.values.version) : s.version} />
+                            <PaFields idPrefix={`pa-${s.id}`} values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={options.insurers} />
+                            <button className="btn btn-primary" type="submit" disabled={busy}>
+                              Save PA service
                             </button>
                           </Form>
-                        </td>
-                      ) : null}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+                        </details>
+                        <Form method="post" className="inline-form">
+                          <input type="hidden" name="intent" value="pa-delete" />
+                          <input type="hidden" name="pa_id" value={s.id} />
+                          <button className="link-button" type="submit" disabled={busy} aria-label={`Delete ${s.pa_service} ${s.cpt}`}>
+                            Delete
+                          </button>
+                        </Form>
+                      </td>
+                    ) : null}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </ScrollTable>
         )}
         {canManage ? (
           <details open={!!created}>

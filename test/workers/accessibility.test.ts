@@ -1,10 +1,32 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { notes } from "~/db/schema";
+import { eq } from "drizzle-orm";
+import { intakeAssessments, notes } from "~/db/schema";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { CONSENT_MESSAGES } from "~/domain/consents";
 import { BIP_TABS } from "~/domain/bip-document";
 import { dayNumber } from "~/domain/weeks";
-import { api, apiToken, codeIn, cookiesFrom, createBip, createLocation, createParent, createPatient, createPlan, createUser, db, form, lastEmail, request, signInCookie, type TestUser } from "./helpers";
+import {
+  api,
+  apiToken,
+  codeIn,
+  cookiesFrom,
+  createBip,
+  createChartComment,
+  createLocation,
+  createParent,
+  createPatient,
+  createPlan,
+  createUser,
+  createWeeklyReport,
+  db,
+  form,
+  lastEmail,
+  oneRecordOfEach,
+  request,
+  scrollRegionNames,
+  signInCookie,
+  type TestUser,
+} from "./helpers";
 
 /**
  * What a keyboard or screen-reader user meets in the server-rendered pages (probe 8923): the skip link, required
@@ -182,5 +204,38 @@ describe("error pages (WCAG 2.4.2, 1.3.1)", () => {
     expect(titleOf(gone)).toBe("Page not found · Baseline");
     expect(gone).toContain('<main class="error-page">');
     expect(titleOf(await page(await request("/error/error404")))).toBe("Page not found · Baseline");
+  });
+});
+
+describe("a table's scroll box is a named region (WCAG 4.1.2, probe 8923 L9)", () => {
+  it("every scroll box the keyboard can focus says what its table is", async () => {
+    const r = await oneRecordOfEach();
+    const cookie = await signInCookie(r.admin);
+    await createWeeklyReport(r.plan, "2026-10-03", 3);
+    await createChartComment(r.plan, "2026-10-01", "New school");
+    await db().update(intakeAssessments).set({ document: JSON.stringify({ household_members: [{ name: "Ana", relationship: "Sister", age: 9 }] }) }).where(eq(intakeAssessments.id, r.intake.id));
+    await db().update(notes).set({ providerName: "Test User", providerSignedOn: r.note.sessionDate, signedAt: new Date().toISOString() }).where(eq(notes.id, r.note.id));
+    const amended = await api(`/v2/notes-rbt/${r.note.id}`, { method: "PATCH", token: r.token, body: { time_out: "08:45", amendment_reason: "Session ran longer" } });
+    expect(amended.status, await amended.clone().text()).toBe(200);
+    const cases: [string, (string | null)[]][] = [
+      [`/bip/goal/${r.plan.id}?edit=1`, [`Objectives of ${r.plan.name}`, "Weekly reports", "Comments"]],
+      [`/bip/goal/${r.plan.id}/edit`, [`Objectives of ${r.plan.name}`]],
+      [`/note-rbt/view/${r.note.id}`, ["Amendment history"]],
+      [`/patients/profile/${r.patient.id}`, ["Prior-authorization services"]],
+      [`/doctors/profile/${r.employee.id}`, [`Compliance at ${r.location.title}`]],
+      [`/medical/initial-assessment/${r.intake.id}`, ["Household members"]],
+      [`/insurance/view/${r.insurer.id}`, ["CPT services"]],
+      [`/insurance/list/edit/${r.insurer.id}`, ["CPT services"]],
+    ];
+    for (const [path, names] of cases) {
+      const res = await request(path, { cookie });
+      expect(res.status, path).toBe(200);
+      expect(scrollRegionNames(await page(res)), path).toEqual(names);
+    }
+    // The plan document: its schedule tables, lists and the consent's signers, each named (how many depends on the
+    // default tables), none left unnamed.
+    const doc = scrollRegionNames(await page(await request(`/bip/profile/${r.bip.id}`, { cookie })));
+    expect(doc).toContain("Consent to treatment signatures");
+    expect(doc.filter((name) => !name)).toEqual([]);
   });
 });

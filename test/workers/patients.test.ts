@@ -654,7 +654,9 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
       },
     ]);
     const profile = await (await request(`/patients/profile/${p.id}`, { cookie })).text();
-    expect(profile).toContain("<caption>Initial ABA: 2024-01-01 to 2024-06-30</caption>");
+    // The assessment's caption stays visible (no class) and names the table's scroll box.
+    expect(profile).toMatch(/<caption id="[^"]+">Initial ABA: 2024-01-01 to 2024-06-30<\/caption>/);
+    expect(scrollRegionNames(profile)).toEqual(["Initial ABA: 2024-01-01 to 2024-06-30"]);
     for (const text of ["97151", "97153", "Dr. Ruiz", "<td>120</td>", "<td>8</td>"]) expect(profile).toContain(text);
 
     // The edit form shows the stored rows; Remove re-renders without them and saves nothing.

@@ -13,6 +13,7 @@ import {
   type Table,
 } from "~/domain/bip-document";
 import { LIST_SECTIONS } from "~/domain/bip-document";
+import { ScrollTable } from "~/components/ui/scroll-table";
 
 /** The plan document, read-only (the profile; later the PDF reads the same order). Text keeps its line breaks. */
 
@@ -29,56 +30,52 @@ export function ListView({ section, items }: { section: ListSectionKey; items: r
   const fields = itemFields(section);
   if (!items.length) return <p className="muted">No data found</p>;
   return (
-    <div className="table-scroll" tabIndex={0}>
-      <table>
-        <thead>
-          <tr>
-            <th>#</th>
+    <ScrollTable caption={LIST_SECTIONS[section].label}>
+      <thead>
+        <tr>
+          <th>#</th>
+          {fields.map((f) => (
+            <th key={f.name}>{f.label}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((item) => (
+          <tr key={String(item.index)}>
+            <td>{String(item.index)}</td>
             {fields.map((f) => (
-              <th key={f.name}>{f.label}</th>
+              <td key={f.name} style={preLine}>
+                {cellText(item[f.name], f.kind)}
+              </td>
             ))}
           </tr>
-        </thead>
-        <tbody>
-          {items.map((item) => (
-            <tr key={String(item.index)}>
-              <td>{String(item.index)}</td>
-              {fields.map((f) => (
-                <td key={f.name} style={preLine}>
-                  {cellText(item[f.name], f.kind)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 
-export function TableView({ table }: { table: Table }) {
+export function TableView({ table, caption }: { table: Table; caption: string }) {
   if (!table.table_headers.length) return <p className="muted">No data found</p>;
   return (
-    <div className="table-scroll" tabIndex={0}>
-      <table>
-        <thead>
-          <tr>
-            {table.table_headers.map((h, i) => (
-              <th key={i}>{h}</th>
+    <ScrollTable caption={caption}>
+      <thead>
+        <tr>
+          {table.table_headers.map((h, i) => (
+            <th key={i}>{h}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {table.table_rows.map((row, r) => (
+          <tr key={r}>
+            {row.map((c, i) => (
+              <td key={i}>{c || "—"}</td>
             ))}
           </tr>
-        </thead>
-        <tbody>
-          {table.table_rows.map((row, r) => (
-            <tr key={r}>
-              {row.map((c, i) => (
-                <td key={i}>{c || "—"}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 
@@ -117,26 +114,24 @@ function Part({ doc, field }: { doc: BipDocument; field: keyof BipDocument }) {
         <>
           <h3>Consent to treatment</h3>
           <p style={preLine}>{c.statement}</p>
-          <div className="table-scroll" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th>Signer</th>
-                  <th>Signature</th>
-                  <th>Date</th>
+          <ScrollTable caption="Consent to treatment signatures">
+            <thead>
+              <tr>
+                <th>Signer</th>
+                <th>Signature</th>
+                <th>Date</th>
+              </tr>
+            </thead>
+            <tbody>
+              {SIGNERS.map((s) => (
+                <tr key={s.key}>
+                  <td>{s.label}</td>
+                  <td>{c[s.key].signature ?? (c[s.key].signature_placeholder ? "______________________" : "—")}</td>
+                  <td>{c[s.key].signature_date ?? (c[s.key].signature_placeholder ? "____________" : "—")}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {SIGNERS.map((s) => (
-                  <tr key={s.key}>
-                    <td>{s.label}</td>
-                    <td>{c[s.key].signature ?? (c[s.key].signature_placeholder ? "______________________" : "—")}</td>
-                    <td>{c[s.key].signature_date ?? (c[s.key].signature_placeholder ? "____________" : "—")}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollTable>
         </>
       );
     }
@@ -171,7 +166,7 @@ export function DocumentView({ doc }: { doc: BipDocument }) {
           {tab.tables.map((t) => (
             <Fragment key={t}>
               <h3>{label(t)}</h3>
-              <TableView table={doc[t]} />
+              <TableView table={doc[t]} caption={label(t)} />
             </Fragment>
           ))}
           {tab.lists.map((l) => (

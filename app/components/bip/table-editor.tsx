@@ -2,6 +2,7 @@ import { Form } from "@remix-run/react";
 import type { Table, TableField } from "~/domain/bip-document";
 import { TABLE_FIELDS } from "~/domain/bip-document";
 import type { FormAnswer } from "~/services/forms.server";
+import { ScrollTable } from "~/components/ui/scroll-table";
 
 /**
  * A schedule table (headers and rows) as one form that works without JavaScript: every header and cell
@@ -25,36 +26,34 @@ export function TableEditor({ field, table, version, answer, isDefault }: { fiel
         <input type="hidden" name="intent" value="save-table" />
         <input type="hidden" name="section" value={field} />
         <input type="hidden" name="version" value={version} />
-        <div className="table-scroll" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                {table.table_headers.map((h, c) => (
-                  <th key={c}>
-                    <label className="visually-hidden" htmlFor={`${field}-h-${c}`}>
-                      Column {c + 1} heading
+        <ScrollTable caption={label}>
+          <thead>
+            <tr>
+              {table.table_headers.map((h, c) => (
+                <th key={c}>
+                  <label className="visually-hidden" htmlFor={`${field}-h-${c}`}>
+                    Column {c + 1} heading
+                  </label>
+                  <input id={`${field}-h-${c}`} name={`header.${c}`} defaultValue={typed(`header.${c}`, h)} size={10} />
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row, r) => (
+              <tr key={r}>
+                {row.map((cell, c) => (
+                  <td key={c}>
+                    <label className="visually-hidden" htmlFor={`${field}-${r}-${c}`}>
+                      Row {r + 1}, {table.table_headers[c] || `column ${c + 1}`}
                     </label>
-                    <input id={`${field}-h-${c}`} name={`header.${c}`} defaultValue={typed(`header.${c}`, h)} size={10} />
-                  </th>
+                    <input id={`${field}-${r}-${c}`} name={`cell.${r}.${c}`} defaultValue={typed(`cell.${r}.${c}`, cell)} size={10} />
+                  </td>
                 ))}
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((row, r) => (
-                <tr key={r}>
-                  {row.map((cell, c) => (
-                    <td key={c}>
-                      <label className="visually-hidden" htmlFor={`${field}-${r}-${c}`}>
-                        Row {r + 1}, {table.table_headers[c] || `column ${c + 1}`}
-                      </label>
-                      <input id={`${field}-${r}-${c}`} name={`cell.${r}.${c}`} defaultValue={typed(`cell.${r}.${c}`, cell)} size={10} />
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </ScrollTable>
         <p className="hint">The last row is blank for adding one; clear every cell of a row to remove it.</p>
         <button className="btn btn-primary" type="submit" data-pending="Saving…">
           Save {label.toLowerCase()}

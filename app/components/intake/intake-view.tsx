@@ -1,5 +1,6 @@
 import { Fragment } from "react";
 import { displayValue, INTAKE_SECTIONS, rowsOf, valueAt, type IntakeSection } from "~/domain/intake";
+import { ScrollTable } from "~/components/ui/scroll-table";
 
 /** The intake assessment read-only, section by section (lists as tables). */
 
@@ -7,26 +8,24 @@ function Rows({ section, intake }: { section: IntakeSection; intake: Record<stri
   const rows = rowsOf(intake, section.id);
   if (rows.length === 0) return <p className="muted">None recorded.</p>;
   return (
-    <div className="table-scroll" tabIndex={0}>
-      <table>
-        <thead>
-          <tr>
+    <ScrollTable caption={section.label}>
+      <thead>
+        <tr>
+          {section.fields.map((f) => (
+            <th key={f.name}>{f.label}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row, i) => (
+          <tr key={i}>
             {section.fields.map((f) => (
-              <th key={f.name}>{f.label}</th>
+              <td key={f.name}>{displayValue(f, row[f.name])}</td>
             ))}
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((row, i) => (
-            <tr key={i}>
-              {section.fields.map((f) => (
-                <td key={f.name}>{displayValue(f, row[f.name])}</td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 

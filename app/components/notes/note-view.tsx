@@ -8,6 +8,7 @@ import type { NoteVersionField } from "./note-history";
 import { ASSET_URLS } from "~/assets";
 import { Field, FormMessage } from "../ui/field";
 import { CPT_LABELS, NOTE_TYPE_LABELS, NOTE_TYPE_PATHS } from "./types";
+import { ScrollTable } from "~/components/ui/scroll-table";
 
 /**
  * A note as read (clinical §3, issue 10): every field, its times, minutes and units, status and modifiers,
@@ -332,28 +333,26 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
         {history.length === 0 ? (
           <p className="muted">No amendments.</p>
         ) : (
-          <div className="table-scroll" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th>Version</th>
-                  <th>Amended by</th>
-                  <th>When</th>
-                  <th>Reason</th>
+          <ScrollTable caption="Amendment history">
+            <thead>
+              <tr>
+                <th>Version</th>
+                <th>Amended by</th>
+                <th>When</th>
+                <th>Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.map((h) => (
+                <tr key={h.version}>
+                  <td>{h.version}</td>
+                  <td>{h.by}</td>
+                  <td>{h.at.replace("T", " ").slice(0, 16)} UTC</td>
+                  <td className="pre-line">{h.reason}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {history.map((h) => (
-                  <tr key={h.version}>
-                    <td>{h.version}</td>
-                    <td>{h.by}</td>
-                    <td>{h.at.replace("T", " ").slice(0, 16)} UTC</td>
-                    <td className="pre-line">{h.reason}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollTable>
         )}
         {history.map((h) => (
           <details key={h.version} className="note-version">

@@ -1,8 +1,9 @@
 import { useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { Children, Fragment, useId, type Key, type ReactNode } from "react";
+import { Children, Fragment, type Key, type ReactNode } from "react";
 import type { Paged } from "~/domain/paging";
 import { linkParams, Pagination } from "./list";
+import { ScrollTable } from "./scroll-table";
 
 /**
  * One column-driven list for every list screen (decision 028): a screen declares its columns as data and
@@ -79,7 +80,7 @@ function SortHeader({ column }: { column: { header: string; sort: string } }) {
 
 /**
  * The table of a list: a header row from the columns, one row per record, or the empty text. The caption (for
- * screen readers) also names the scroll box, a region the keyboard can focus to scroll a wide table (WCAG 4.1.2).
+ * screen readers) also names the scroll box (ScrollTable).
  */
 export function DataTable<T extends Row>({
   rows,
@@ -94,39 +95,33 @@ export function DataTable<T extends Row>({
   empty?: ReactNode;
   caption: string;
 }) {
-  const captionId = useId();
   if (rows.length === 0) return <p>{empty}</p>;
   const shown = columns.filter((c) => c.when !== false);
   return (
-    <div className="table-scroll" tabIndex={0} role="region" aria-labelledby={captionId}>
-      <table>
-        <caption id={captionId} className="visually-hidden">
-          {caption}
-        </caption>
-        <thead>
-          <tr>
-            {shown.map((c) =>
-              c.sort ? (
-                <SortHeader key={c.header} column={{ header: c.header, sort: c.sort }} />
-              ) : (
-                <th key={c.header}>{c.hideHeader ? <span className="visually-hidden">{c.header}</span> : c.header}</th>
-              ),
-            )}
+    <ScrollTable caption={caption}>
+      <thead>
+        <tr>
+          {shown.map((c) =>
+            c.sort ? (
+              <SortHeader key={c.header} column={{ header: c.header, sort: c.sort }} />
+            ) : (
+              <th key={c.header}>{c.hideHeader ? <span className="visually-hidden">{c.header}</span> : c.header}</th>
+            ),
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row, i) => (
+          <tr key={keyOf(row, i, rowKey)}>
+            {shown.map((c) => (
+              <td key={c.header} className={c.className}>
+                {c.cell(row)}
+              </td>
+            ))}
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((row, i) => (
-            <tr key={keyOf(row, i, rowKey)}>
-              {shown.map((c) => (
-                <td key={c.header} className={c.className}>
-                  {c.cell(row)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 

@@ -6,6 +6,7 @@ import { CHART_COMMENT_NOTICES, COMMENT_MAX_LENGTH, UNITS_NOTE, usDate, WEEKLY_R
 import type { EditorComment, EditorReport } from "~/models/charts.server";
 import type { FormAnswer } from "~/services/forms.server";
 import { Notice } from "./notice";
+import { ScrollTable } from "~/components/ui/scroll-table";
 
 /**
  * The four blocks of the weekly chart's edit mode (clinical §2): Add Weekly Report, Update Weekly
@@ -103,46 +104,44 @@ export function ReportsTable({ reports, answer, busy, deleteHref }: { reports: E
       {reports.length === 0 ? (
         <p className="muted">No Weekly Reports</p>
       ) : (
-        <div className="table-scroll" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th>Week Ending</th>
-                <th>Value</th>
-                <th>Total Units</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {reports.map((r) => {
-                const a = answerFor(answer, "update-report", "report_id", r.id) ?? answerFor(answer, "delete-report", "report_id", r.id);
-                const formId = `report-${r.id}`;
-                const week = usDate(r.week_end);
-                const values = a?.values.intent === "update-report" ? a.values : { value: text(r.value), total_units: text(r.total_units) };
-                return (
-                  <tr key={`${r.id}:${r.version}:${JSON.stringify(a?.values ?? null)}`}>
-                    <td>{week}</td>
-                    <td>
-                      <label className="visually-hidden" htmlFor={`${formId}-value`}>
-                        Value for the week ending {week}
-                      </label>
-                      <input id={`${formId}-value`} form={formId} name="value" type="number" min={0} step="any" required defaultValue={text(values.value)} aria-invalid={a?.errors.value ? true : undefined} />
-                    </td>
-                    <td>
-                      <label className="visually-hidden" htmlFor={`${formId}-total_units`}>
-                        Total units for the week ending {week}
-                      </label>
-                      <input id={`${formId}-total_units`} form={formId} name="total_units" type="number" min={0} step="any" defaultValue={text(values.total_units)} aria-invalid={a?.errors.total_units ? true : undefined} />
-                    </td>
-                    <RowActions formId={formId} intent="update-report" idField="report_id" row={r} what={`the week ending ${week}`} deleteHref={deleteHref(r.id)} message={a?.message} busy={busy} />
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <ScrollTable caption="Weekly reports">
+          <thead>
+            <tr>
+              <th>Week Ending</th>
+              <th>Value</th>
+              <th>Total Units</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {reports.map((r) => {
+              const a = answerFor(answer, "update-report", "report_id", r.id) ?? answerFor(answer, "delete-report", "report_id", r.id);
+              const formId = `report-${r.id}`;
+              const week = usDate(r.week_end);
+              const values = a?.values.intent === "update-report" ? a.values : { value: text(r.value), total_units: text(r.total_units) };
+              return (
+                <tr key={`${r.id}:${r.version}:${JSON.stringify(a?.values ?? null)}`}>
+                  <td>{week}</td>
+                  <td>
+                    <label className="visually-hidden" htmlFor={`${formId}-value`}>
+                      Value for the week ending {week}
+                    </label>
+                    <input id={`${formId}-value`} form={formId} name="value" type="number" min={0} step="any" required defaultValue={text(values.value)} aria-invalid={a?.errors.value ? true : undefined} />
+                  </td>
+                  <td>
+                    <label className="visually-hidden" htmlFor={`${formId}-total_units`}>
+                      Total units for the week ending {week}
+                    </label>
+                    <input id={`${formId}-total_units`} form={formId} name="total_units" type="number" min={0} step="any" defaultValue={text(values.total_units)} aria-invalid={a?.errors.total_units ? true : undefined} />
+                  </td>
+                  <RowActions formId={formId} intent="update-report" idField="report_id" row={r} what={`the week ending ${week}`} deleteHref={deleteHref(r.id)} message={a?.message} busy={busy} />
+                </tr>
+              );
+            })}
+          </tbody>
+        </ScrollTable>
       )}
     </Block>
   );
@@ -176,43 +175,41 @@ export function CommentsTable({ comments, answer, busy, deleteHref }: { comments
       {comments.length === 0 ? (
         <p className="muted">No Comments</p>
       ) : (
-        <div className="table-scroll" tabIndex={0}>
-          <table>
-            <thead>
-              <tr>
-                <th>Date</th>
-                <th>Comment</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {comments.map((c) => {
-                const a = answerFor(answer, "update-comment", "comment_id", c.id) ?? answerFor(answer, "delete-comment", "comment_id", c.id);
-                const formId = `comment-${c.id}`;
-                const values = a?.values.intent === "update-comment" ? a.values : { comment_date: c.comment_date, comment: c.comment };
-                return (
-                  <tr key={`${c.id}:${c.version}:${JSON.stringify(a?.values ?? null)}`}>
-                    <td>
-                      <label className="visually-hidden" htmlFor={`${formId}-date`}>
-                        Date of the comment “{c.comment}”
-                      </label>
-                      <input id={`${formId}-date`} form={formId} name="comment_date" type="date" required defaultValue={text(values.comment_date)} aria-invalid={a?.errors.comment_date ? true : undefined} />
-                    </td>
-                    <td>
-                      <label className="visually-hidden" htmlFor={`${formId}-text`}>
-                        Comment of {usDate(c.comment_date)}
-                      </label>
-                      <input id={`${formId}-text`} form={formId} name="comment" type="text" maxLength={COMMENT_MAX_LENGTH} required defaultValue={text(values.comment)} aria-invalid={a?.errors.comment ? true : undefined} />
-                    </td>
-                    <RowActions formId={formId} intent="update-comment" idField="comment_id" row={c} what={`the comment of ${usDate(c.comment_date)}`} deleteHref={deleteHref(c.id)} message={a?.message} busy={busy} />
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <ScrollTable caption="Comments">
+          <thead>
+            <tr>
+              <th>Date</th>
+              <th>Comment</th>
+              <th>
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {comments.map((c) => {
+              const a = answerFor(answer, "update-comment", "comment_id", c.id) ?? answerFor(answer, "delete-comment", "comment_id", c.id);
+              const formId = `comment-${c.id}`;
+              const values = a?.values.intent === "update-comment" ? a.values : { comment_date: c.comment_date, comment: c.comment };
+              return (
+                <tr key={`${c.id}:${c.version}:${JSON.stringify(a?.values ?? null)}`}>
+                  <td>
+                    <label className="visually-hidden" htmlFor={`${formId}-date`}>
+                      Date of the comment “{c.comment}”
+                    </label>
+                    <input id={`${formId}-date`} form={formId} name="comment_date" type="date" required defaultValue={text(values.comment_date)} aria-invalid={a?.errors.comment_date ? true : undefined} />
+                  </td>
+                  <td>
+                    <label className="visually-hidden" htmlFor={`${formId}-text`}>
+                      Comment of {usDate(c.comment_date)}
+                    </label>
+                    <input id={`${formId}-text`} form={formId} name="comment" type="text" maxLength={COMMENT_MAX_LENGTH} required defaultValue={text(values.comment)} aria-invalid={a?.errors.comment ? true : undefined} />
+                  </td>
+                  <RowActions formId={formId} intent="update-comment" idField="comment_id" row={c} what={`the comment of ${usDate(c.comment_date)}`} deleteHref={deleteHref(c.id)} message={a?.message} busy={busy} />
+                </tr>
+              );
+            })}
+          </tbody>
+        </ScrollTable>
       )}
     </Block>
   );
