@@ -99,7 +99,8 @@ function optionalPattern(pattern: RegExp, message: string, max = 254) {
   );
 }
 
-export const optionalEmail = optionalPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSAGES.email);
+/** Any local part without spaces; a domain of letters, digits and inner hyphens, at least two labels (no "a@b.c\\x"). */
+export const optionalEmail = optionalPattern(/^[^\s@]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/, MESSAGES.email);
 export const optionalPhone = optionalPattern(/^\+?[0-9 ()\-.]{7,20}$/, MESSAGES.phone, 20);
 export const optionalZip = optionalPattern(/^\d{5}(-\d{4})?$/, MESSAGES.zip, 10);
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { choiceOr, flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, requiredInt, requiredLine, requiredText } from "~/domain/fields";
+import { choiceOr, flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalEmail, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, requiredInt, requiredLine, requiredText } from "~/domain/fields";
 import { ParentInput } from "~/domain/parents";
 import { parsePatient } from "~/domain/patients";
 import { PLAN_MESSAGES, PlanInput } from "~/domain/plans";
@@ -260,5 +260,22 @@ describe("ids and whole numbers given as text: plain digits only (numberOrNaN)",
     expect(numberOrNaN(value)).toSatisfy((n: number) => (accepted ? n === 5 : Number.isNaN(n) || !Number.isInteger(n)));
     expect(rate(value).success).toBe(accepted);
     expect(countersign(value).success).toBe(accepted);
+  });
+});
+
+describe("optionalEmail: a contact email a mail server could deliver to (probe 8924)", () => {
+  it.each<[string, boolean]>([
+    ["parent@demo.test", true],
+    ["o'brien+clinic@mail.example.org", true],
+    ["ana@sub-domain.example.co", true],
+    ["a@b.c\\x", false],
+    ["a@b", false],
+    ["a@-b.com", false],
+    ["a@b-.com", false],
+    ["a@b..com", false],
+    ["a b@c.com", false],
+    ["a@b.com ", true],
+  ])("%s → accepted: %s", (email, accepted) => {
+    expect(v.safeParse(optionalEmail, email).success).toBe(accepted);
   });
 });
