@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { choiceList, flag, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalLine, optionalText, requiredInt, requiredLine, requiredText } from "./fields";
 import { LIST_MESSAGES } from "./list-sections";
-import { plainObject, plainText, safeParsePlain } from "./validation";
+import { oneLine, plainObject, plainText, safeParsePlain } from "./validation";
 
 /**
  * The behavior intervention plan document (clinical §3 "Behavior intervention plan (assessment)",
@@ -97,7 +97,10 @@ const text = (label: string, required = true, max: number = LIMITS.itemText) =>
     : ({ label, kind: "text", required, schema: required ? requiredLine(label, max) : optionalLine(label, max) } as const)) satisfies ItemFieldSpec;
 const short = (label: string, required = true) => text(label, required, LIMITS.short);
 
-/** A list of short texts: a form sends one per line (or comma-separated), the API an array. */
+/**
+ * A list of short texts: a form sends one per line (or comma-separated), the API an array. The screen shows the list
+ * one entry per line, so an entry cannot hold a line break (probe 8924 #2): it would come back as two.
+ */
 const lines = (label: string) =>
   ({
     label,
@@ -106,7 +109,7 @@ const lines = (label: string) =>
     schema: v.pipe(
       v.optional(v.nullable(v.union([v.array(v.string(`${label}: each entry is a text.`)), v.string()], `${label} must be a list.`)), []),
       v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split(/[\n,;]/)).map((s) => s.trim()).filter(Boolean)),
-      v.array(v.pipe(v.string(), v.maxLength(LIMITS.short, MESSAGES.tooLong(label, LIMITS.short)), plainText(label))),
+      v.array(v.pipe(v.string(), v.maxLength(LIMITS.short, MESSAGES.tooLong(label, LIMITS.short)), plainText(label), oneLine<string>(label))),
       v.nonEmpty(MESSAGES.required(label)),
       v.maxLength(30, `${label}: at most 30 entries.`),
     ),
@@ -235,11 +238,13 @@ export const TABLE_FIELDS = [
 ] as const;
 export type TableField = (typeof TABLE_FIELDS)[number]["name"];
 
+/** A header or cell: the editor shows each in an <input>, so it is one line (probe 8924 #2, decision 017). */
 const cell = v.pipe(
   v.optional(v.nullable(v.union([v.string(), v.number()])), ""),
   v.transform((x) => (x === null ? "" : String(x).trim())),
   v.maxLength(LIMITS.tableCell, `A table cell is at most ${LIMITS.tableCell} characters.`),
   plainText("A table cell"),
+  oneLine<string>("A table cell"),
 );
 
 /** A table: headers and rows; every row has as many cells as there are headers. */

@@ -1,19 +1,20 @@
 import * as v from "valibot";
 import { numberOrNull, optionalMoney, requiredLine } from "./fields";
-import { plainObject, plainText } from "./validation";
+import { oneLine, plainObject, plainText } from "./validation";
 
 /** Rate/pay records (platform §3): a name, a location, amounts for rbt, bcba, manager and client, info lists. Pure. */
 
 export const RATE_ROLES = ["rbt", "bcba", "manager"] as const;
 export type RateInfo = Record<(typeof RATE_ROLES)[number], string[]>;
 
+/** An info list: the edit screen shows one item per line, so an item cannot hold a line break (probe 8924 #4). */
 const infoList = (label: string) =>
   v.pipe(
     v.optional(v.nullable(v.union([v.array(v.string(`${label} info must be a list of text.`)), v.string()], `${label} info must be a list of text.`)), []),
     v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split("\n")).map((s) => s.trim()).filter(Boolean)),
     v.maxLength(50, `${label} info takes at most 50 lines.`),
     v.check((xs) => xs.every((s) => s.length <= 255), `${label} info lines must be at most 255 characters.`),
-    v.array(v.pipe(v.string(), plainText(`${label} info`))),
+    v.array(v.pipe(v.string(), plainText(`${label} info`), oneLine<string>(`${label} info`))),
   );
 
 export const RateInfoInput = v.pipe(

@@ -167,8 +167,8 @@ export function isPlainText(s: string): boolean {
   return !UNSAFE_TEXT.test(s);
 }
 
-/** "First name" → "first name" inside a sentence; "NPI" and "EQHLID" stay as they are. */
-const inSentence = (label: string) => (/^[A-Z][a-z]/.test(label) ? label.charAt(0).toLowerCase() + label.slice(1) : label);
+/** "First name" → "first name" and "A table cell" → "a table cell" inside a sentence; "NPI" and "EQHLID" stay as they are. */
+const inSentence = (label: string) => (/^([A-Z][a-z]|A )/.test(label) ? label.charAt(0).toLowerCase() + label.slice(1) : label);
 
 /** Why `s` is not plain text, for a field labelled `label` (or unlabelled). */
 function unsafeTextMessage(s: string, label?: string): string {

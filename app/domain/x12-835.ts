@@ -1,6 +1,6 @@
 import { dollarsOf } from "./billing";
-import { isPlainText } from "./validation";
 import { dayNumber } from "./weeks";
+import { codePoint, isControlOrInvisible } from "./x12";
 
 /**
  * The X12 835 (005010X221A1, health care claim payment/advice) reader: pure, no I/O. It reads what the
@@ -264,11 +264,12 @@ function splitSegments(text: string, sep: Separators): Segment[] {
 const el = (s: Segment, n: number): string => (s.elements[n] ?? "").trim();
 
 /**
- * The first character of an element's text that no text of ours may hold (decision 017: C0 and C1 controls, bidi
- * overrides and isolates), or a tab or line break, which the format allows only between segments; null when none.
+ * The first control or invisible character of an element's text, as the 837P side refuses them (x12.ts): decision
+ * 017's controls and bidi overrides, a tab or line break (the format allows one only between segments), the line and
+ * paragraph separators, zero-width characters, the soft hyphen and direction marks; null when none.
  */
 function unsafeCharacter(text: string): string | null {
-  for (const ch of text) if (!isPlainText(ch) || ch === "\t" || ch === "\n" || ch === "\r") return ch;
+  for (const ch of text) if (isControlOrInvisible(ch)) return ch;
   return null;
 }
 
@@ -283,10 +284,9 @@ function unsafeElements(segments: readonly Segment[], sep: Separators): X12Error
       if (s.id === "ISA" && (n === 11 || n === 16)) return;
       const ch = unsafeCharacter(value.split(sep.component).join(""));
       if (ch === null) return;
-      const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
       const named = n > 0 && unsafeCharacter(s.id) === null;
       const where = named ? `${s.id}${String(n).padStart(2, "0")}` : `Segment ${s.position}'s ${n === 0 ? "id" : `element ${n}`}`;
-      out.push({ position: s.position, segment: named ? s.id : null, message: `${where} holds a control or text-direction character (${code}), which an 835's text cannot carry. Ask the payer for a corrected file.` });
+      out.push({ position: s.position, segment: named ? s.id : null, message: `${where} holds a control or invisible character (${codePoint(ch)}), which an 835's text cannot carry. Ask the payer for a corrected file.` });
     });
   }
   return out;

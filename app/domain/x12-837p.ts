@@ -1,5 +1,6 @@
 import { dollarsOf } from "./billing";
 import { isValidNpi, isValidTaxId } from "./npi";
+import { codePoint, isControlOrInvisible } from "./x12";
 
 /**
  * The X12 837P 5010 writer (005010X222A1), pure: plain claim data in, the interchange text out. No clock and
@@ -145,9 +146,8 @@ function refusedCharacter(label: string, value: string): string | null {
   for (const ch of value) {
     const written = transliterate(ch);
     if (PRINTABLE.test(written) && !SEPARATORS.test(written)) continue;
-    const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
     if (SEPARATORS.test(ch)) return `${label} contains '${ch}', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again.`;
-    if (/[\p{C}\p{Z}]/u.test(ch)) return `${label} contains a control or invisible character (${code}), which a claim cannot carry. Edit it and build again.`;
+    if (isControlOrInvisible(ch)) return `${label} contains a control or invisible character (${codePoint(ch)}), which a claim cannot carry. Edit it and build again.`;
     return `${label} contains '${ch}', which a claim cannot carry (letters, digits and basic punctuation only). Edit it and build again.`;
   }
   return null;

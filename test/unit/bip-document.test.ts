@@ -180,6 +180,13 @@ describe("BipDocumentSchema", () => {
     [{ attention: true }, "attention", "Attention strategies must be a list."],
     [{ fading_plan: "x".repeat(20_001) }, "fading_plan", "Fading plan must be at most 20000 characters."],
     [{ schedule_of_services_breakdown: { table_headers: Array(13).fill("h"), table_rows: [] } }, "schedule_of_services_breakdown", "A table has at most 12 columns."],
+    // Probe 8924 #2: the schedule tables' headers and cells are <input>s, which cannot hold a line break.
+    [{ schedule_of_services_breakdown: { table_headers: ["Setting", "Monday"], table_rows: [["School", "9-12\n1-3"]] } }, "schedule_of_services_breakdown.table_rows", "Keep a table cell on one line."],
+    [{ schedule_of_services_breakdown: { table_headers: ["Setting", "Mon\r\nday"], table_rows: [] } }, "schedule_of_services_breakdown.table_headers", "Keep a table cell on one line."],
+    [{ behavior_assistant_rationale_work_schedule: { table_headers: ["Day", "Hours"], table_rows: [["Monday", "8:00\u202812:00"]] } }, "behavior_assistant_rationale_work_schedule.table_rows", "Keep a table cell on one line."],
+    [{ behavior_assistant_rationale_work_schedule: { table_headers: ["Day", "Hou\u2029rs"], table_rows: [] } }, "behavior_assistant_rationale_work_schedule.table_headers", "Keep a table cell on one line."],
+    // The behavior list shows one entry per line: an entry holding a break would become two on the next save.
+    [{ prevalent_setting_event_and_antecedents: [{ prevalent_setting_event_and_antecedent: "Noise", behavior: ["Crying\rHitting"], hypothesized_functions: ["escape"] }] }, "prevalent_setting_event_and_antecedents.behavior", "Keep behavior list on one line."],
   ])("refuses %j", (input, field, message) => {
     const r = parseWith(BipDocumentSchema, input);
     expect(r.ok).toBe(false);
@@ -189,6 +196,11 @@ describe("BipDocumentSchema", () => {
   it("accepts a signature with an ISO date and a placeholder flag from a form", () => {
     const r = parseWith(BipDocumentSchema, { consent_to_treatment: { physician: { signature: " Dr. Ruiz ", signature_date: "2025-03-01", signature_placeholder: "true" } } });
     expect(r.ok && r.data.consent_to_treatment.physician).toEqual({ signature: "Dr. Ruiz", signature_date: "2025-03-01", signature_placeholder: true });
+  });
+
+  it("takes a table cell's outer breaks as spaces, trimmed", () => {
+    const r = parseWith(BipDocumentSchema, { schedule_of_services_breakdown: { table_headers: ["Setting\n", "Monday"], table_rows: [["\r\nSchool", "9-12"]] } });
+    expect(r.ok && r.data.schedule_of_services_breakdown).toEqual({ table_headers: ["Setting", "Monday"], table_rows: [["School", "9-12"]] });
   });
 
   it("pads and trims table rows to the headers", () => {

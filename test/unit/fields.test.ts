@@ -77,6 +77,18 @@ describe("one-line text (requiredLine, optionalLine)", () => {
     expect(v.safeParse(TicketInput, { subject: "Help\r\nBcc: x@y.test", body: "line 1\nline 2" }).issues?.map((i) => i.message)).toEqual(["Keep subject on one line."]);
     expect(v.safeParse(RateRecordInput, { name: "Std\n2027", location_id: 1 }).issues?.[0]?.message).toBe("Keep name on one line.");
   });
+
+  // Probe 8924 #4: the edit screen shows each info list one item per line, so an item holding a break became two.
+  it.each(breaks)("a rate record's info item refuses %j, naming its list", (text) => {
+    for (const [key, message] of [["rbt", "Keep RBT info on one line."], ["bcba", "Keep BCBA info on one line."], ["manager", "Keep manager info on one line."]] as const) {
+      const r = v.safeParse(RateRecordInput, { name: "Std", location_id: 1, info: { [key]: ["Hourly", text] } });
+      expect(r.issues?.[0]?.message).toBe(message);
+    }
+  });
+
+  it("a rate record's info sent as text is one item per line, as the screen sends it", () => {
+    expect(v.parse(RateRecordInput, { name: "Std", location_id: 1, info: { rbt: "Hourly\r\nrate\n" } }).info.rbt).toEqual(["Hourly", "rate"]);
+  });
 });
 
 /** Probe 8921 #8: a lone surrogate (half of an emoji's UTF-16 pair) is ill-formed text, refused by every text field. */

@@ -142,8 +142,8 @@ describe("malformed files are refused with the segment's position and a reason",
   });
 });
 
-describe("control and text-direction characters are refused, naming the segment and element (decision 017)", () => {
-  const refusal = (where: string, code: string) => `${where} holds a control or text-direction character (${code}), which an 835's text cannot carry. Ask the payer for a corrected file.`;
+describe("control and invisible characters are refused, naming the segment and element (decisions 017, 033)", () => {
+  const refusal = (where: string, code: string) => `${where} holds a control or invisible character (${code}), which an 835's text cannot carry. Ask the payer for a corrected file.`;
   it.each([
     ["a right-to-left override in the payer's name", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*SAFE\u202ETNEMYAP"), 7, "N1", refusal("N102", "U+202E")],
     ["a bell and an escape", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*DEMO\x07\x1bPLAN"), 7, "N1", refusal("N102", "U+0007")],
@@ -156,6 +156,8 @@ describe("control and text-direction characters are refused, naming the segment 
     ["inside a composite", (t: string) => t.replace("SVC*HC:97153*100.00", "SVC*HC:97153:\u202D*100.00"), 14, "SVC", refusal("SVC01", "U+202D")],
     ["in a segment id", (t: string) => t.replace("N3*PO BOX", "N\u202E3*PO BOX"), 8, null, refusal("Segment 8's id", "U+202E")],
     ["in a sender id in the ISA", (t: string) => t.replace("PAYERID        ", "PAYER\u202EID       "), 1, "ISA", refusal("ISA06", "U+202E")],
+    // Probe 8924 #5: the trace as the probe sent it (more characters in the next table).
+    ["a line separator and a zero-width space in the trace number", (t: string) => t.replace("TRN*1*EFT-001", "TRN*1*LS\u2028TRACE\u200B42"), 5, "TRN", refusal("TRN02", "U+2028")],
   ])("%s", (_label, mutate, position, segment, message) => {
     const r = read835(mutate(good()));
     expect(r.ok).toBe(false);
@@ -164,11 +166,33 @@ describe("control and text-direction characters are refused, naming the segment 
     expect(r.remittance).toBeNull();
   });
 
+  // Probe 8924 #5: what the 837P side refuses as "a control or invisible character" (one rule, app/domain/x12.ts).
+  it.each([
+    ["a line separator", "\u2028", "U+2028"],
+    ["a paragraph separator", "\u2029", "U+2029"],
+    ["a zero-width space", "\u200B", "U+200B"],
+    ["a zero-width non-joiner", "\u200C", "U+200C"],
+    ["a zero-width joiner", "\u200D", "U+200D"],
+    ["a word joiner", "\u2060", "U+2060"],
+    ["a byte-order mark inside the text", "\uFEFF", "U+FEFF"],
+    ["a soft hyphen", "\u00AD", "U+00AD"],
+    ["a left-to-right mark", "\u200E", "U+200E"],
+    ["a right-to-left mark", "\u200F", "U+200F"],
+    ["an Arabic letter mark", "\u061C", "U+061C"],
+  ])("%s in the payer's name", (_label, ch, code) => {
+    const r = read835(good().replace("N1*PR*DEMO HEALTH PLAN", `N1*PR*DEMO${ch}HEALTH PLAN`));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toEqual([{ position: 7, segment: "N1", message: refusal("N102", code) }]);
+  });
+
   it.each([
     ["CR LF between segments", (t: string) => t.replace(/~\n/g, "~\r\n")],
     ["blank lines between segments", (t: string) => t.replace(/~\n/g, "~\n\n")],
     ["a control character as the component separator (ISA16)", (t: string) => t.replace(/:/g, "\x1f")],
     ["accents, CJK and the X12 punctuation in text", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*SALUD MÉXICO 山田 (A&B), #1")],
+    ["a byte-order mark before the ISA", (t: string) => `\uFEFF${t}`],
+    ["a space of another width (no-break, ideographic) in text", (t: string) => t.replace("N1*PR*DEMO HEALTH PLAN", "N1*PR*DEMO\u00A0HEALTH\u3000PLAN")],
   ])("still reads: %s", (_label, mutate) => {
     const r = read835(mutate(good()));
     expect(r.ok, JSON.stringify(!r.ok && r.errors)).toBe(true);

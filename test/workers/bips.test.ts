@@ -464,6 +464,23 @@ describe("tabbed editor (JavaScript off)", () => {
     expect((await bipRow(bip.id)).version).toBe(2);
   });
 
+  // Probe 8924 #2: a cell's <input> cannot show a break, so the next untouched save stored "9-12\n1-3" as "9-121-3".
+  it("a schedule table with a line break in a header or cell answers 422 with the message at the table and writes nothing", async () => {
+    const { user, patient } = await setup();
+    const bip = await createBip(patient);
+    const cookie = await signInCookie(user);
+    const before = await bipRow(bip.id);
+    for (const [section, fields] of [
+      ["schedule_of_services_breakdown", { "header.0": "Setting", "header.1": "Monday", "cell.0.0": "School", "cell.0.1": "9-12\n1-3" }],
+      ["behavior_assistant_rationale_work_schedule", { "header.0": "Day", "header.1": "Hou\u2028rs", "cell.0.0": "Monday", "cell.0.1": "8:00" }],
+    ] as const) {
+      const res = await post(`/bip/tabbed/${bip.id}?tab=recommendations`, { intent: "save-table", section, version: "1", ...fields }, cookie);
+      expect(res.status, section).toBe(422);
+      expect(await res.text(), section).toContain("Keep a table cell on one line.");
+    }
+    expect(await bipRow(bip.id)).toEqual(before);
+  });
+
   it("saves a schedule table, toggles needs attention, deletes the plan", async () => {
     const { user, patient } = await setup();
     const bip = await createBip(patient);

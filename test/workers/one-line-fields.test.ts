@@ -20,6 +20,9 @@ type Case = { name: string; path: string; method?: "PATCH" | "POST"; show?: stri
 let token: string;
 let oneLine: Case[];
 let multiLine: Case[];
+/** A list item or table cell a screen shows one to an <input> or a line: the body that puts `value` in it. */
+type ItemCase = { name: string; path: string; body: (value: string) => Record<string, unknown>; errorKey: string; message: string };
+let oneLineItems: ItemCase[];
 
 beforeAll(async () => {
   const { location, token: adminToken, parent, patient, bip, plan, objective, employee, role, insurer, service, rate, pa, intake, ticket, note } = await oneRecordOfEach();
@@ -61,6 +64,30 @@ beforeAll(async () => {
     // A create is refused alike, and nothing is made.
     { name: "new ticket subject", method: "POST", path: "/v2/tickets", show: "/v2/tickets?per_page=100", pick: (data) => data.length, body: { body: "Help", category: "general", priority: "low" }, field: "subject", message: "Keep subject on one line." },
   ];
+  const table = (field: string, where: "header" | "cell"): ItemCase => ({
+    name: `BIP ${field} ${where}`,
+    path: `/v2/bips/${bip.id}`,
+    body: (value) => ({ [field]: where === "header" ? { table_headers: ["Setting", value], table_rows: [["School", "9-12"]] } : { table_headers: ["Setting", "Monday"], table_rows: [["School", value]] } }),
+    errorKey: `${field}.${where === "header" ? "table_headers" : "table_rows"}`,
+    message: "Keep a table cell on one line.",
+  });
+  const info = (key: string, message: string): ItemCase => ({ name: `rate record ${key} info`, path: `/v2/rate-records/${rate.id}`, body: (value) => ({ info: { rbt: [], bcba: [], manager: [], [key]: ["Hourly", value] } }), errorKey: `info.${key}`, message });
+  oneLineItems = [
+    table("schedule_of_services_breakdown", "header"),
+    table("schedule_of_services_breakdown", "cell"),
+    table("behavior_assistant_rationale_work_schedule", "header"),
+    table("behavior_assistant_rationale_work_schedule", "cell"),
+    {
+      name: "BIP behavior list",
+      path: `/v2/bips/${bip.id}`,
+      body: (value) => ({ prevalent_setting_event_and_antecedents: [{ prevalent_setting_event_and_antecedent: "Noise", behavior: ["Crying", value], hypothesized_functions: ["escape"] }] }),
+      errorKey: "prevalent_setting_event_and_antecedents.behavior",
+      message: "Keep behavior list on one line.",
+    },
+    info("rbt", "Keep RBT info on one line."),
+    info("bcba", "Keep BCBA info on one line."),
+    info("manager", "Keep manager info on one line."),
+  ];
   multiLine = [
     { name: "client special note", path: `/v2/patients/${patient.id}`, field: "special_note", message: "" },
     { name: "employee note", path: `/v2/employees/${employee.id}`, field: "note", message: "" },
@@ -72,7 +99,7 @@ beforeAll(async () => {
   ];
 });
 
-async function recordOf(c: Case): Promise<unknown> {
+async function recordOf(c: Pick<Case, "name" | "path" | "show" | "pick">): Promise<unknown> {
   const res = await api(c.show ?? c.path, { token });
   expect(res.status, c.name).toBe(200);
   const data = ((await res.json()) as { data: unknown }).data;
@@ -110,6 +137,34 @@ describe("a one-line field refuses a line break (probe 8921 #3)", () => {
       expect(((await recordOf(c)) as Record<string, unknown>)[c.field], c.name).toBe("First line\r\nSecond 😀 line\u2028third");
     }
   });
+});
+
+/**
+ * Probe 8924 #2 and #4: the plan's schedule tables (headers and cells are <input>s) and the lists a screen shows one
+ * entry per line (a rate record's info, a setting event's behavior list) took an entry with a break, which the next
+ * untouched save of the screen then changed ("9-12\n1-3" became "9-121-3", "Hourly\nrate" two entries).
+ */
+describe("a table cell or a one-per-line list entry refuses a line break (probe 8924 #2, #4)", () => {
+  it("answers 422 at the table or list with 'Keep <label> on one line.' and writes nothing", async () => {
+    for (const c of oneLineItems) {
+      const before = await recordOf(c);
+      for (const value of BREAKS) {
+        const res = await api(c.path, { method: "PATCH", token, body: c.body(value) });
+        const answer = (await res.json()) as Json;
+        expect(res.status, `${c.name} ${JSON.stringify(value)}: ${JSON.stringify(answer)}`).toBe(422);
+        expect(answer.errors?.[c.errorKey], `${c.name} ${JSON.stringify(value)}`).toBe(c.message);
+      }
+      expect(await recordOf(c), c.name).toEqual(before);
+    }
+  }, 60_000);
+
+  it("the same entry on one line is saved (200), its outer breaks trimmed", async () => {
+    for (const c of oneLineItems) {
+      const res = await api(c.path, { method: "PATCH", token, body: c.body("\nOne line\r\n") });
+      expect(res.status, `${c.name}: ${await res.clone().text()}`).toBe(200);
+      expect(JSON.stringify(await recordOf(c)), c.name).toContain('"One line"');
+    }
+  }, 30_000);
 });
 
 describe("a lone surrogate is refused in every text field (probe 8921 #8)", () => {

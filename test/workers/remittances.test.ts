@@ -181,9 +181,11 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     ["a wrong segment count", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: trace(), breakSeCount: true }), 422, /cannot be read: SE01 says/],
     ["not an 835 at all", () => "hello", 422, /not an X12 file/],
     // Decision 017's control and text-direction characters (probe 8921 §5): the payer's name as the probe sent it, and a trace.
-    ["a payer name with a bidi override, a bell and an escape", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: trace(), payerName: "SAFE\u202ETNEMYAP\x07\x1bBEL" }), 422, /^The file cannot be read: N102 holds a control or text-direction character \(U\+202E\), which an 835's text cannot carry\. Ask the payer for a corrected file\.$/],
-    ["a trace number with a bidi override", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: "TR\u202E99" }), 422, /^The file cannot be read: TRN02 holds a control or text-direction character \(U\+202E\)/],
-    ["a payer name with a line feed inside", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: trace(), payerName: "ACME\nHEALTH" }), 422, /N102 holds a control or text-direction character \(U\+000A\)/],
+    ["a payer name with a bidi override, a bell and an escape", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: trace(), payerName: "SAFE\u202ETNEMYAP\x07\x1bBEL" }), 422, /^The file cannot be read: N102 holds a control or invisible character \(U\+202E\), which an 835's text cannot carry\. Ask the payer for a corrected file\.$/],
+    ["a trace number with a bidi override", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: "TR\u202E99" }), 422, /^The file cannot be read: TRN02 holds a control or invisible character \(U\+202E\)/],
+    ["a payer name with a line feed inside", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: trace(), payerName: "ACME\nHEALTH" }), 422, /N102 holds a control or invisible character \(U\+000A\)/],
+    // Probe 8924 #5: the line separator and zero-width space the 837P side refuses too; the trace (TRN) comes before the payer (N1).
+    ["a trace and payer name with a line separator and a zero-width space", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: "LS\u2028TRACE\u200B42", payerName: "SUNSHINE\u2028HEALTH" }), 422, /^The file cannot be read: TRN02 holds a control or invisible character \(U\+2028\)/],
   ])("%s", async (_label, make, status, message) => {
     await refused(make, status, message);
   });
