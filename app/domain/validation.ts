@@ -195,6 +195,19 @@ export function isOneLine(s: string): boolean {
   return !LINE_BREAK.test(s);
 }
 
+/**
+ * A stored value that today's input rules refuse (written before a rule existed: a line break in a one-line field,
+ * a control character), made readable instead of dropped: line breaks become spaces, a lone surrogate becomes
+ * U+FFFD, and the other characters plainText refuses are removed. Only for reading a stored document part that
+ * fails its schema; the next save of that part stores the readable value.
+ */
+export function readableStored(value: unknown): unknown {
+  if (typeof value === "string") return value.replace(/\r\n|[\n\r\u2028\u2029]/g, " ").replace(/\p{Cs}/gu, "\uFFFD").replace(new RegExp(UNSAFE_TEXT.source, "gu"), "");
+  if (Array.isArray(value)) return value.map(readableStored);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, readableStored(x)]));
+  return value;
+}
+
 /** The one-line check of a field a screen shows as an <input> (fields.ts: requiredLine, optionalLine); null passes. */
 export function oneLine<T extends string | null>(label: string) {
   return v.check<T, string>((s) => s === null || isOneLine(s), `Keep ${inSentence(label)} on one line.`);

@@ -217,6 +217,14 @@ describe("BipDocumentSchema", () => {
     expect(d.strengths).toBe("Kind");
     expect(d.documents_reviewed).toEqual([]);
   });
+
+  it("reads a part stored before today's one-line rule with its breaks as spaces, instead of dropping it (probe 8924)", () => {
+    const table = { table_headers: ["Setting", "Monday"], table_rows: [["School", "9-12\n1-3"]] };
+    const d = readDocument(JSON.stringify({ schedule_of_services_breakdown: table, fading_plan_phases: [{ phase: "P\r\n1", description: "Two\nlines" }], strengths: "Kind" }));
+    expect(d.schedule_of_services_breakdown.table_rows).toEqual([["School", "9-12 1-3"]]);
+    expect(d.fading_plan_phases).toEqual([expect.objectContaining({ phase: "P 1" })]);
+    expect(d.strengths).toBe("Kind");
+  });
 });
 
 describe("parseItem (list-and-form add)", () => {

@@ -239,4 +239,10 @@ describe("readDocument", () => {
     expect(doc).not.toHaveProperty("person_responding");
     expect(readDocument("not json").household_members).toEqual([]);
   });
+
+  it("reads a list stored before today's one-line rule with its breaks as spaces, instead of dropping it (probe 8924)", () => {
+    const doc = readDocument(JSON.stringify({ household_members: [{ name: "Ana\nMaria", relationship: "Mother", age: 40 }], patient_summary: "Kept" }));
+    expect(doc.household_members).toEqual([expect.objectContaining({ name: "Ana Maria", relationship: "Mother" })]);
+    expect(doc.patient_summary).toBe("Kept");
+  });
 });
