@@ -81,6 +81,7 @@ export const NOTE_MESSAGES = {
   status: "Choose a status: pending or ok.",
   modifier: `Choose a modifier from the list (${MODIFIER_CODES.join(", ")}).`,
   priceNeedsManage: "Only a user with manage_notes may set a note's unit price.",
+  pricesDisagree: "unit_price and unit_price_cents disagree: send one of them.",
   newProviderUnsigned: "The provider changed, so the note is no longer signed: its new provider signs it.",
   signature: "A signature must be a drawn PNG image.",
   amendmentReason: "Give the reason for the amendment.",
@@ -262,23 +263,34 @@ export const NoteBody = v.pipe(
     supervisor_name: v.pipe(optionalLine("Supervisor name", 120), v.transform((x) => x ?? "")),
     supervisor_signature: signature,
     supervisor_signed_on: optionalDate,
-    unit_price_cents: unitPriceCents,
-    /** Clinical §3's name of a combined note's price, in dollars (noteBodyInput: it wins over unit_price_cents). */
-    unit_price: optionalMoney("Unit price"),
+    /** A combined note's price: undefined when the body does not name it (the two names below). */
+    unit_price_cents: v.optional(unitPriceCents),
+    /** Clinical §3's name of the same price, in dollars; a body naming both must name one price (priceOfBody). */
+    unit_price: v.optional(optionalMoney("Unit price")),
     content: v.optional(plainObject(NoteContentSchema), {}),
   }),
   v.forward(
     v.check((n) => NOTE_CPT_CODES[n.type].includes(n.cpt_code), "CPT"),
     ["cpt_code"],
   ),
+  v.forward(
+    v.check((n) => n.type !== "combined" || n.unit_price === undefined || n.unit_price_cents === undefined || priceOfBody(n) === n.unit_price_cents, NOTE_MESSAGES.pricesDisagree),
+    ["unit_price_cents"],
+  ),
   v.transform(({ unit_price, ...n }): NoteInput => ({
     ...n,
     // 97151 is an observation unless told (clinical §3); other codes have no subtype.
     subtype: n.cpt_code === "97151" ? (n.subtype ?? "observation") : null,
-    unit_price_cents: n.type !== "combined" ? null : unit_price !== null ? centsOf(unit_price) : n.unit_price_cents,
+    unit_price_cents: n.type !== "combined" ? null : priceOfBody({ unit_price, unit_price_cents: n.unit_price_cents }),
     content: stripEmpty(n.content as NoteContent),
   })),
 );
+
+/** A body's price in cents, by `unit_price` (dollars) when named, else `unit_price_cents`; null = none. */
+function priceOfBody(n: { unit_price?: number | null; unit_price_cents?: number | null }): number | null {
+  if (n.unit_price !== undefined) return n.unit_price === null ? null : centsOf(n.unit_price);
+  return n.unit_price_cents ?? null;
+}
 
 function stripEmpty(c: NoteContent): NoteContent {
   const out: Record<string, unknown> = {};
@@ -288,17 +300,16 @@ function stripEmpty(c: NoteContent): NoteContent {
 
 /**
  * A raw body as NoteBody takes it: the route's type, content fields sent flat moved into `content`
- * (`content` itself wins), and `summary_note` at the top level too. A body that names `unit_price` (clinical §3,
- * dollars) sets the price by it, `null` clearing it; `unit_price_cents` then does not count (a PATCH merges the
- * stored cents into the body).
+ * (`content` itself wins), and `summary_note` at the top level too. The price may be named `unit_price` (clinical §3,
+ * dollars; `null` clears it) or `unit_price_cents`; a body naming both must name the same price (NoteBody refuses two
+ * that disagree, probe 8924 §1).
  */
 export function noteBodyInput(type: NoteType, raw: Record<string, unknown>): Record<string, unknown> {
   const content: Record<string, unknown> = {};
   for (const k of NOTE_CONTENT_KEYS) if (raw[k] !== undefined) content[k] = raw[k];
   const nested = raw.content === undefined ? {} : raw.content;
-  const price = raw.unit_price !== undefined ? { unit_price_cents: null } : {};
   // A `content` that is not a plain object (null, text, a list) goes to the schema as it is, which refuses it.
-  return { ...raw, ...price, type, content: isPlainObject(nested) ? { ...content, ...nested } : nested };
+  return { ...raw, type, content: isPlainObject(nested) ? { ...content, ...nested } : nested };
 }
 
 const NoteSummaryBounds = v.object({ content: v.optional(plainObject(NoteContentSchema), {}) });

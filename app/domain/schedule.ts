@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { numberOrNaN, optionalId, requiredDate } from "./fields";
-import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, withinUnits, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
+import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, sessionEndRefusal, todayIn, withinUnits, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
 import { minuteOfDay, NOTE_CPT_CODES } from "./notes";
 import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
 
@@ -43,6 +43,8 @@ export const SCHEDULE_MESSAGES = {
   nothingLeftInSeries: "No scheduled session of this series is left on or after that date.",
   notScheduled: "This session is no longer scheduled (cancelled or written).",
   raced: "Other sessions changed while this was booked. Book again.",
+  noteOnceEnded: (time: string) => `The note can be written once the session ends at ${time}.`,
+  noteOnceEndedOn: (date: string, time: string) => `The note can be written once the session ends, on ${date} at ${time}.`,
 } as const;
 
 const idOf = (message: string) =>
@@ -342,4 +344,16 @@ export function writeNoteHref(s: { id: number; patient_id: number; provider_id: 
   });
   if (s.pa_service_id !== null) p.set("pa_service_id", String(s.pa_service_id));
   return `/note-${type}?${p}`;
+}
+
+/**
+ * Whether a scheduled session's note can be written yet (probe 8924 §3): once the session has ended at its location,
+ * by the rule the note's save applies (sessionEndRefusal). Null when it can be written now, else the sentence saying
+ * when: today, at its time out; on a later day, that day and time.
+ */
+export function noteNotYetWritable(s: { session_date: string; time_in: string; time_out: string; time_zone: string }, now: Date): string | null {
+  const timed = occurrenceTimes(s.session_date, s.time_in, s.time_out, s.time_zone);
+  // Only whether it refuses counts here, not its message (so no place is named).
+  if (!timed.ok || !sessionEndRefusal(timed.times, now, s.time_zone, "")) return null;
+  return s.session_date === todayIn(now, s.time_zone) ? SCHEDULE_MESSAGES.noteOnceEnded(s.time_out) : SCHEDULE_MESSAGES.noteOnceEndedOn(longDate(s.session_date), s.time_out);
 }

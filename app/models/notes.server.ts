@@ -1237,6 +1237,8 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   // the countersignature writes it) and, for a user without manage_notes, the modifiers and the note's own price.
   const kept: (keyof NoteJson)[] = ["supervisor_name", "supervisor_signed_on", "supervisor_signature", ...(manages(ctx) ? [] : (["md", "md2", "md3", "unit_price_cents"] as const))];
   for (const k of kept) if (raw[k] === undefined) base[k] = current[k];
+  // A body naming the price in dollars names it alone: the stored cents merged above are not a second price.
+  if (raw.unit_price !== undefined) base.unit_price_cents = raw.unit_price_cents;
   const parsed = parseNote(type, base);
   if (!parsed.ok) return parsed.result;
   const input = parsed.input;

@@ -3,9 +3,8 @@ import { data, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
-import { todayIn } from "~/domain/note-rules";
 import { can } from "~/domain/permissions";
-import { longDate, writeNoteHref } from "~/domain/schedule";
+import { longDate, noteNotYetWritable, writeNoteHref } from "~/domain/schedule";
 import { cancelRestOfSeries, cancelSession, getScheduledSession } from "~/models/schedule.server";
 import { modelContextFor } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -24,7 +23,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const session = await getScheduledSession(ctx, id);
   if (!session) throw notFound("Scheduled session not found.");
   const mayChange = session.provider_id === actor.id || can(actor, "manage_notes");
-  return { session, mayChange, today: todayIn(ctx.now(), session.time_zone), flash: new URL(request.url).searchParams.get("flash") };
+  // "Write the note" once the session has ended at its location (a note cannot end in the future: decision 037).
+  return { session, mayChange, notYet: noteNotYetWritable(session, ctx.now()), flash: new URL(request.url).searchParams.get("flash") };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -45,7 +45,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function ScheduledSession() {
-  const { session: s, mayChange, today, flash } = useLoaderData<typeof loader>();
+  const { session: s, mayChange, notYet, flash } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const errors = answer?.errors ?? {};
   return (
@@ -81,14 +81,14 @@ export default function ScheduledSession() {
       </dl>
       {s.status === "scheduled" && mayChange ? (
         <>
-          {s.session_date <= today ? (
+          {notYet === null ? (
             <p>
               <Link className="btn btn-primary" to={writeNoteHref(s)}>
                 Write the note
               </Link>
             </p>
           ) : (
-            <p className="hint">The note can be written on the day of the session.</p>
+            <p className="hint">{notYet}</p>
           )}
           <Form method="post" className="inline-form">
             <input type="hidden" name="intent" value="cancel" />

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { localMinute } from "~/domain/note-rules";
 import type { Refusal } from "~/domain/note-rules";
-import { BookingSchema, bookingRuleOf, calendarGrid, checkBooking, entryTimes, MAX_OCCURRENCES, RangeQuery, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
+import { BookingSchema, bookingRuleOf, calendarGrid, checkBooking, entryTimes, MAX_OCCURRENCES, noteNotYetWritable, RangeQuery, SCHEDULE_MESSAGES, weeklyDates, writeNoteHref, type BookedSession, type PaFacts } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 
 describe("weeklyDates: a weekly series' occurrences", () => {
@@ -196,6 +196,26 @@ describe("RangeQuery and writeNoteHref", () => {
     const s = { id: 7, patient_id: 3, provider_id: 10, session_date: "2026-12-01", time_in: "09:00", time_out: "10:00", cpt_code: "97153", pa_service_id: 4 };
     expect(writeNoteHref(s)).toBe("/note-rbt?patient_id=3&session_date=2026-12-01&time_in=09%3A00&time_out=10%3A00&cpt_code=97153&provider_id=10&scheduled_id=7&pa_service_id=4");
     expect(writeNoteHref({ ...s, cpt_code: "97155", pa_service_id: null })).toMatch(/^\/note-bcba\?.*cpt_code=97155/);
+  });
+});
+
+describe("noteNotYetWritable: a scheduled session's note once the session has ended there (probe 8924 §3)", () => {
+  // 2026-11-27 09:22:30 UTC: 04:22 in New York, 01:22 in Los Angeles, 18:22 in Tokyo.
+  const NOW = new Date("2026-11-27T09:22:30Z");
+  it.each<[string, string, string, string, string | null]>([
+    ["America/New_York", "2026-11-27", "10:00", "11:00", SCHEDULE_MESSAGES.noteOnceEnded("11:00")],
+    ["America/New_York", "2026-11-27", "03:30", "04:23", SCHEDULE_MESSAGES.noteOnceEnded("04:23")],
+    ["America/New_York", "2026-11-27", "03:30", "04:22", null],
+    ["America/New_York", "2026-11-26", "20:00", "21:00", null],
+    ["America/New_York", "2026-11-28", "01:00", "02:00", SCHEDULE_MESSAGES.noteOnceEndedOn("Saturday 28 November 2026", "02:00")],
+    ["America/Los_Angeles", "2026-11-27", "00:30", "01:30", SCHEDULE_MESSAGES.noteOnceEnded("01:30")],
+    ["America/Los_Angeles", "2026-11-27", "00:15", "01:15", null],
+    ["America/Los_Angeles", "2026-11-26", "22:00", "23:00", null],
+    ["Asia/Tokyo", "2026-11-27", "17:00", "18:00", null],
+    ["Asia/Tokyo", "2026-11-27", "18:00", "19:00", SCHEDULE_MESSAGES.noteOnceEnded("19:00")],
+    ["Asia/Tokyo", "2026-11-28", "09:00", "10:00", SCHEDULE_MESSAGES.noteOnceEndedOn("Saturday 28 November 2026", "10:00")],
+  ])("%s %s %s–%s → %s", (zone, date, timeIn, timeOut, wait) => {
+    expect(noteNotYetWritable({ session_date: date, time_in: timeIn, time_out: timeOut, time_zone: zone }, NOW)).toBe(wait);
   });
 });
 

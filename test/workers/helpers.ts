@@ -62,6 +62,12 @@ export async function createLocation(over: Partial<typeof locations.$inferInsert
   return row!;
 }
 
+/** A zone where it is now 02:00 to 21:59 (New York and Tokyo are 13 or 14 hours apart): a session of today that ended at 01:00, and one that ends at 23:30, both exist. */
+export function dayTimeZone(): string {
+  const hour = (zone: string) => Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(new Date()));
+  return ["America/New_York", "Asia/Tokyo"].find((z) => hour(z) >= 2 && hour(z) <= 21)!;
+}
+
 export async function createRole(name: string, permissions: readonly string[]) {
   const [row] = await db()
     .insert(roles)

@@ -155,6 +155,56 @@ describe("a combined note's unit_price in dollars (probe 8896 §2)", () => {
   });
 });
 
+describe("a body naming the price twice must name one price (probe 8924 §1)", () => {
+  const DISAGREE = { unit_price_cents: NOTE_MESSAGES.pricesDisagree };
+  /** [how, body (a PUT's is laid over the note's GET data, as a client sends back what it read), answer, errors, stored cents]. */
+  const CASES: ["create" | "PATCH" | "PUT", Record<string, unknown>, number, Record<string, string> | null, number | null][] = [
+    ["create", { unit_price: "6.50", unit_price_cents: 650 }, 201, null, 650],
+    ["create", { unit_price: 6.5, unit_price_cents: "650" }, 201, null, 650],
+    ["create", { unit_price: null, unit_price_cents: null }, 201, null, null],
+    ["create", { unit_price: 5, unit_price_cents: 650 }, 422, DISAGREE, null],
+    ["create", { unit_price: null, unit_price_cents: 500 }, 422, DISAGREE, null],
+    ["create", { unit_price: "5.00", unit_price_cents: null }, 422, DISAGREE, null],
+    ["PATCH", { unit_price: "6.50", unit_price_cents: 650 }, 200, null, 650],
+    ["PATCH", { unit_price: null, unit_price_cents: null }, 200, null, null],
+    ["PATCH", { unit_price: "5.00", unit_price_cents: 500 }, 200, null, 500],
+    ["PATCH", { unit_price: null, unit_price_cents: 500 }, 422, DISAGREE, 500],
+    ["PATCH", { unit_price: 5, unit_price_cents: 300 }, 422, DISAGREE, 500],
+    ["PATCH", { unit_price: "5.00", unit_price_cents: null }, 422, DISAGREE, 500],
+    ["PUT", {}, 200, null, 500],
+    ["PUT", { unit_price_cents: 650 }, 422, DISAGREE, 500],
+    ["PUT", { unit_price: "6.50" }, 422, DISAGREE, 500],
+    ["PUT", { unit_price: "6.50", unit_price_cents: 650 }, 200, null, 650],
+    ["PUT", { unit_price: null, unit_price_cents: null }, 200, null, null],
+  ];
+
+  it.each(CASES)("%s %j: %i", async (how, body, status, errors, cents) => {
+    const s = await scene("97155");
+    const create = (over: Record<string, unknown>) => post(s, "/v2/notes-combined", base(s, "97155", over));
+    let r;
+    let version: number | null = null;
+    if (how === "create") r = await create(body);
+    else {
+      const made = await create({ unit_price_cents: 500 });
+      expect(made.status, JSON.stringify(made.json)).toBe(201);
+      const path = `/v2/notes-combined/${made.json.data.id}`;
+      const read = (await call(s, "GET", path)).json.data as Record<string, unknown>;
+      expect(read).toMatchObject({ unit_price_cents: 500, unit_price: "5.00" });
+      version = read.version as number;
+      r = await call(s, how, path, how === "PUT" ? { ...read, ...body } : { ...body, version });
+    }
+    expect(r.status, JSON.stringify(r.json)).toBe(status);
+    if (errors) expect(r.json.errors).toEqual(errors);
+    const rows = await notesOf(s.patient.id);
+    if (how === "create" && errors) expect(rows).toHaveLength(0);
+    else {
+      expect(rows[0]!.unitPriceCents).toBe(cents);
+      // A refused edit writes nothing: the version stays.
+      if (errors) expect(rows[0]!.version).toBe(version);
+    }
+  });
+});
+
 describe("a combined note's own price is set by manage_notes only, as the modifiers are (probe 8922 §2)", () => {
   /** A client with a 97155 PA service, an RBT (view_notes) who writes the note, and a manager of the location. */
   async function priced() {

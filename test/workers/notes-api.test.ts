@@ -7,7 +7,7 @@ import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
 import countingWorker from "../bench/d1-count-worker";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, createBip, createLocation, createPatient, createPlan, createUser, db } from "./helpers";
+import { api, apiToken, createBip, createLocation, createPatient, createPlan, createUser, dayTimeZone, db } from "./helpers";
 
 /**
  * The notes API (clinical §7; issue 10): every call allowed / 403 / 404 for another location / bad input
@@ -757,12 +757,6 @@ describe("a session that has not ended yet at the client's location is refused a
     }
     expect(await notesOf(c.patient.id)).toMatchObject([{ timeOut: "02:00", version: 1 }]);
   });
-
-  /** A zone where it is now 02:00 to 21:59 (New York and Tokyo are 13 or 14 hours apart): a session of today that ended at 01:00, and one that ends at 23:30, both exist. */
-  function dayTimeZone(): string {
-    const hour = (zone: string) => Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(new Date()));
-    return ["America/New_York", "Asia/Tokyo"].find((z) => hour(z) >= 2 && hour(z) <= 21)!;
-  }
 
   it("API (real clock): today's session ending tonight is refused on create, PATCH and PUT; one that has ended is written", async () => {
     const zone = dayTimeZone();

@@ -5,6 +5,7 @@ import { auditLog, notes, paServices, scheduledSessions, scheduleSeries } from "
 import { localMinute } from "~/domain/note-rules";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
+import { longDate, SCHEDULE_MESSAGES } from "~/domain/schedule";
 import { getActor } from "~/models/actors.server";
 import { bookSessions, cancelRestOfSeries, upcomingSessionsQuery } from "~/models/schedule.server";
 import { auditRead, verifyAuditChain } from "~/services/audit.server";
@@ -12,7 +13,7 @@ import { d1Database, type Db } from "~/db/client.server";
 import countingWorker from "../bench/d1-count-worker";
 import * as build from "../../build/index.js";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, db, form, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
+import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, dayTimeZone, db, form, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037): the API (book one-off and weekly, cancel one,
@@ -637,6 +638,37 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     const cal = await (await request(`/calendar/view?view=day&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
     expect(cal).not.toContain(`/calendar/session/${sid}"`);
     expect(cal).toContain(`/note-rbt/view/${noteId}"`);
+  });
+});
+
+describe("'Write the note' shows once the session has ended at its location (probe 8924 §3)", () => {
+  it.each<[string, number, string, string, string | null]>([
+    ["today, ended at 01:00", 0, "00:30", "01:00", null],
+    ["today, ending at 23:45", 0, "23:00", "23:45", "today"],
+    ["tomorrow", 1, "09:00", "10:00", "later"],
+  ])("%s", async (_, offset, timeIn, timeOut, wait) => {
+    // A zone where it is now 02:00 to 21:59 (real clock: the screen reads the Worker's), so each row holds at any hour.
+    const zone = dayTimeZone();
+    const here = await createLocation({ timeZone: zone });
+    const rbt = await createUser({ permissions: ["view_notes"], locations: [here.id] });
+    const patient = await createPatient({ locationId: here.id });
+    const t = todayAtLocation(new Date(), zone);
+    const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "RBT direct", cpt: "97153", nUnits: 400, startDate: addDays(t, -30), endDate: addDays(t, 30) }).returning();
+    const date = addDays(t, offset);
+    const res = await book(await apiToken(rbt), { patient_id: patient.id, cpt_code: "97153", pa_service_id: pa!.id, session_date: date, time_in: timeIn, time_out: timeOut });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const sid = ((await res.json()) as Booked).data.sessions[0]!.id;
+    const page = await (await request(`/calendar/session/${sid}`, { cookie: await signInCookie(rbt) })).text();
+    const hint = wait === "today" ? SCHEDULE_MESSAGES.noteOnceEnded(timeOut) : wait === "later" ? SCHEDULE_MESSAGES.noteOnceEndedOn(longDate(date), timeOut) : null;
+    if (hint) {
+      expect(page).toContain(hint);
+      expect(page).not.toContain("Write the note");
+      expect(page).not.toContain('href="/note-rbt?');
+    } else {
+      expect(page).toContain("Write the note");
+      expect(page).toContain(`href="/note-rbt?patient_id=${patient.id}&amp;session_date=${date}`);
+    }
+    expect(page).not.toContain("on the day of the session");
   });
 });
 
