@@ -98,8 +98,9 @@ const text = (label: string, required = true, max: number = LIMITS.itemText) =>
 const short = (label: string, required = true) => text(label, required, LIMITS.short);
 
 /**
- * A list of short texts: a form sends one per line (or comma-separated), the API an array. The screen shows the list
- * one entry per line, so an entry cannot hold a line break (probe 8924 #2): it would come back as two.
+ * A list of short texts: a form sends one per line (its label says so), the API an array. The screen shows the list
+ * one entry per line, so an entry cannot hold a line break (probe 8924 #2): it would come back as two. Commas and
+ * semicolons stay inside an entry ("Hitting, kicking"): splitting on them too made an untouched save split it.
  */
 const lines = (label: string) =>
   ({
@@ -108,7 +109,7 @@ const lines = (label: string) =>
     required: true,
     schema: v.pipe(
       v.optional(v.nullable(v.union([v.array(v.string(`${label}: each entry is a text.`)), v.string()], `${label} must be a list.`)), []),
-      v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split(/[\n,;]/)).map((s) => s.trim()).filter(Boolean)),
+      v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split(/\r\n|[\n\r\u2028\u2029]/)).map((s) => s.trim()).filter(Boolean)),
       v.array(v.pipe(v.string(), v.maxLength(LIMITS.short, MESSAGES.tooLong(label, LIMITS.short)), plainText(label), oneLine<string>(label))),
       v.nonEmpty(MESSAGES.required(label)),
       v.maxLength(30, `${label}: at most 30 entries.`),

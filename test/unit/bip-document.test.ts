@@ -245,6 +245,8 @@ describe("parseItem (list-and-form add)", () => {
   it.each([
     ["documents_reviewed", { title: "IEP" }, { title: "IEP", status: "no" }],
     ["prevalent_setting_event_and_antecedents", { prevalent_setting_event_and_antecedent: "Noise", behavior: "Crying\nHitting", hypothesized_functions: ["escape", "attention"] }, { behavior: ["Crying", "Hitting"], hypothesized_functions: ["attention", "escape"] }],
+    // One entry per line, as the label says: a comma stays inside its entry, so an untouched save keeps "Hitting, kicking".
+    ["prevalent_setting_event_and_antecedents", { prevalent_setting_event_and_antecedent: "Noise", behavior: "Hitting, kicking; biting\r\nCrying", hypothesized_functions: ["escape"] }, { behavior: ["Hitting, kicking; biting", "Crying"] }],
     ["recommendations", { cpt: "97153", num_units: "120", breakdown_per_week: "5 h", location: "Home", description_service: "RBT" }, { num_units: 120 }],
     ["assestment_evaluation_settings", { tangible: "Toys", activities: "Play", other: "" }, { other: null }],
   ] as const)("accepts %s %j", (key, raw, expected) => {
