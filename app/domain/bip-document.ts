@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { choiceList, flag, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalLine, optionalText, requiredInt, requiredLine, requiredText } from "./fields";
 import { LIST_MESSAGES } from "./list-sections";
-import { oneLine, plainObject, plainText, readableStored, safeParsePlain } from "./validation";
+import { oneLine, plainObject, plainText, parseStored, safeParsePlain } from "./validation";
 
 /**
  * The behavior intervention plan document (clinical §3 "Behavior intervention plan (assessment)",
@@ -359,12 +359,11 @@ export function readDocument(raw: string | null | undefined): BipDocument {
   const r = v.safeParse(BipDocumentSchema, obj);
   if (r.success) return r.output;
   // Keep the sections that still parse; one stored before a rule existed (a line break in a table cell) is read with
-  // its text made readable (readableStored); only a section of another shape falls back to its default (never fail a read).
+  // its text made readable (parseStored); only a section of another shape falls back to its default (never fail a read).
   const out: Record<string, unknown> = {};
   for (const key of DOCUMENT_KEYS) {
-    const one = v.safeParse(entries[key], obj[key]);
-    const again = one.success ? one : v.safeParse(entries[key], readableStored(obj[key]));
-    out[key] = again.success ? again.output : v.parse(entries[key], undefined);
+    const one = parseStored(entries[key], obj[key]);
+    out[key] = one.success ? one.output : v.parse(entries[key], undefined);
   }
   return out as BipDocument;
 }

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalInt, optionalLine, optionalNumber, optionalPhone, optionalText, requiredDate, requiredLine, requiredText } from "./fields";
-import { plainObject, readableStored, safeParsePlain, type Parsed } from "./validation";
+import { plainObject, parseStored, safeParsePlain, type Parsed } from "./validation";
 
 /**
  * Intake assessment (clinical §3 "Intake assessment", §5 "Intake and notes"; platform §2
@@ -371,10 +371,9 @@ export function readDocument(json: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(ENTRIES)) {
     if (isColumn(key)) continue;
-    const one = v.safeParse(schema, stored[key]);
-    // A part stored before a rule existed is read with its text made readable, not dropped (readableStored).
-    const again = one.success ? one : v.safeParse(schema, readableStored(stored[key]));
-    out[key] = again.success ? again.output : v.parse(schema, undefined);
+    // A part stored before a rule existed is read with its refused values made readable, not dropped (parseStored).
+    const one = parseStored(schema, stored[key]);
+    out[key] = one.success ? one.output : v.parse(schema, undefined);
   }
   return out;
 }

@@ -196,16 +196,42 @@ export function isOneLine(s: string): boolean {
 }
 
 /**
- * A stored value that today's input rules refuse (written before a rule existed: a line break in a one-line field,
- * a control character), made readable instead of dropped: line breaks become spaces, a lone surrogate becomes
- * U+FFFD, and the other characters plainText refuses are removed. Only for reading a stored document part that
- * fails its schema; the next save of that part stores the readable value.
+ * A stored string that today's input rules refuse (written before a rule existed: a line break in a one-line field,
+ * a control character), made readable: line breaks become spaces, a lone surrogate becomes U+FFFD, and the other
+ * characters plainText refuses are removed.
  */
-export function readableStored(value: unknown): unknown {
-  if (typeof value === "string") return value.replace(/\r\n|[\n\r\u2028\u2029]/g, " ").replace(/\p{Cs}/gu, "\uFFFD").replace(new RegExp(UNSAFE_TEXT.source, "gu"), "");
-  if (Array.isArray(value)) return value.map(readableStored);
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, readableStored(x)]));
-  return value;
+function readableText(s: string): string {
+  return s.replace(/\r\n|[\n\r\u2028\u2029]/g, " ").replace(/\p{Cs}/gu, "\uFFFD").replace(new RegExp(UNSAFE_TEXT.source, "gu"), "");
+}
+
+/**
+ * Reads a stored document part with `schema`, never dropping it for a value that today's rules refuse: when the parse
+ * fails, only the strings its issues point at are made readable (readableText) and the part is parsed again, so a
+ * multi-line field beside a refused one-line field keeps its lines. A part of another shape still fails (the caller
+ * falls back to its default). The next save of that part stores the readable value.
+ */
+export function parseStored<S extends v.GenericSchema>(schema: S, stored: unknown): v.SafeParseResult<S> {
+  let value = stored;
+  for (let round = 0; round < 5; round++) {
+    const result = v.safeParse(schema, value);
+    if (result.success) return result;
+    let changed = false;
+    value = structuredClone(value);
+    for (const issue of result.issues) {
+      const keys = (issue.path ?? []).map((p) => p.key as string | number);
+      if (keys.length === 0) continue;
+      let holder = value as Record<string | number, unknown>;
+      for (const k of keys.slice(0, -1)) holder = (holder?.[k] ?? null) as Record<string | number, unknown>;
+      const last = keys[keys.length - 1]!;
+      const leaf = holder?.[last];
+      if (typeof leaf === "string" && readableText(leaf) !== leaf) {
+        holder[last] = readableText(leaf);
+        changed = true;
+      }
+    }
+    if (!changed) return result;
+  }
+  return v.safeParse(schema, value);
 }
 
 /** The one-line check of a field a screen shows as an <input> (fields.ts: requiredLine, optionalLine); null passes. */

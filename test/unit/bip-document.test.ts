@@ -222,7 +222,8 @@ describe("BipDocumentSchema", () => {
     const table = { table_headers: ["Setting", "Monday"], table_rows: [["School", "9-12\n1-3"]] };
     const d = readDocument(JSON.stringify({ schedule_of_services_breakdown: table, fading_plan_phases: [{ phase: "P\r\n1", description: "Two\nlines" }], strengths: "Kind" }));
     expect(d.schedule_of_services_breakdown.table_rows).toEqual([["School", "9-12 1-3"]]);
-    expect(d.fading_plan_phases).toEqual([expect.objectContaining({ phase: "P 1" })]);
+    // Only the refused value is made readable: the description beside it keeps its lines (probe 8925 §1).
+    expect(d.fading_plan_phases).toEqual([expect.objectContaining({ phase: "P 1", description: "Two\nlines" })]);
     expect(d.strengths).toBe("Kind");
   });
 });

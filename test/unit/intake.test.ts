@@ -241,8 +241,10 @@ describe("readDocument", () => {
   });
 
   it("reads a list stored before today's one-line rule with its breaks as spaces, instead of dropping it (probe 8924)", () => {
-    const doc = readDocument(JSON.stringify({ household_members: [{ name: "Ana\nMaria", relationship: "Mother", age: 40 }], patient_summary: "Kept" }));
+    const doc = readDocument(JSON.stringify({ household_members: [{ name: "Ana\nMaria", relationship: "Mother", age: 40 }], patient_summary: "Kept", school_daycare: { name: "Sunny\nSchool", notes: "Line A\nLine B\n\nLine C" } }));
     expect(doc.household_members).toEqual([expect.objectContaining({ name: "Ana Maria", relationship: "Mother" })]);
+    // Only the refused value is made readable: the notes beside it keep their lines (probe 8925 §1).
+    expect(doc.school_daycare).toMatchObject({ name: "Sunny School", notes: "Line A\nLine B\n\nLine C" });
     expect(doc.patient_summary).toBe("Kept");
   });
 });
