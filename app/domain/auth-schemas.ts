@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { AUTH_MESSAGES } from "./auth-rules";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES, PASSWORD_MIN_LENGTH } from "./passwords";
-import { flag } from "./fields";
+import { EMAIL_PATTERN, flag } from "./fields";
 import { oneLine, plainText } from "./validation";
 
 /** One schema per auth form, shared by the screens and the API. */
@@ -15,7 +15,7 @@ const Email = v.pipe(
   v.trim(),
   v.nonEmpty(AUTH_MESSAGES.emailRequired),
   v.maxLength(254, AUTH_MESSAGES.emailInvalid),
-  v.email(AUTH_MESSAGES.emailInvalid),
+  v.regex(EMAIL_PATTERN, AUTH_MESSAGES.emailInvalid),
   v.toLowerCase(),
 );
 

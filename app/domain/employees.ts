@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
-import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalLine, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredLine } from "./fields";
+import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalLine, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredEmail, requiredLine } from "./fields";
 import { dayNumber } from "./weeks";
-import { fieldErrors, isPlainObject, isPlainText, MAX_WEEKLY_HOURS, plainObject } from "./validation";
+import { fieldErrors, isPlainObject, MAX_WEEKLY_HOURS, plainObject } from "./validation";
 
 /** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
 
@@ -219,15 +219,7 @@ const profileEntries = {
 const employeeEntries = {
   name: requiredLine("Name", 100),
   surname: requiredLine("Surname", 100),
-  email: v.pipe(
-    v.string(MESSAGES.required("Email")),
-    v.trim(),
-    v.nonEmpty(MESSAGES.required("Email")),
-    v.maxLength(254, MESSAGES.email),
-    v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSAGES.email),
-    v.check(isPlainText, MESSAGES.email),
-    v.toLowerCase(),
-  ),
+  email: requiredEmail,
   phone: optionalPhone,
   gender: optionalChoice(EMPLOYEE_GENDER_VALUES, MESSAGES.gender),
   address: optionalLine("Address", 255),

@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { NewPassword } from "./auth-schemas";
-import { choiceOr, MESSAGES, optionalChoice, optionalDate, optionalId, optionalLine, optionalPhone, optionalZip, requiredLine } from "./fields";
-import { isPlainText } from "./validation";
+import { choiceOr, MESSAGES, optionalChoice, optionalDate, optionalId, optionalLine, optionalPhone, optionalZip, requiredEmail, requiredLine } from "./fields";
 import { PASSWORD_MESSAGES } from "./passwords";
 
 /** Parents and guardians (clinical §3, platform §3 Parent/guardian). Pure. */
@@ -11,7 +10,7 @@ export const PARENT_STATUSES = ["active", "inactive"] as const;
 export const ParentInput = v.object({
   name: requiredLine("Name", 100),
   surname: requiredLine("Surname", 100),
-  email: v.pipe(v.string(MESSAGES.required("Email")), v.trim(), v.toLowerCase(), v.nonEmpty(MESSAGES.required("Email")), v.maxLength(254, MESSAGES.email), v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, MESSAGES.email), v.check(isPlainText, MESSAGES.email)),
+  email: requiredEmail,
   phone: optionalPhone,
   work_phone: optionalPhone,
   home_phone: optionalPhone,

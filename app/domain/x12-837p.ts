@@ -242,8 +242,10 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
   const client = "on the client's insurance details";
   requireText("Member id (primary insurance identifier)", "subscriber.member_id", s.memberId, ELEMENT_MAX.id, out, client);
   checkText("Insured policy group", "subscriber.group", s.groupNumber, ELEMENT_MAX.reference, out);
-  requireText("Subscriber first name", "subscriber.first_name", s.firstName, ELEMENT_MAX.firstName, out, client);
-  requireText("Subscriber last name", "subscriber.last_name", s.lastName, ELEMENT_MAX.lastName, out, client);
+  // The subscriber's name is the client's own (self) or the parent's name field of the client's profile (probe 8925 §6).
+  const subscriberName = s.selfSubscriber ? "on the client's profile" : "as the parent's name on the client's profile";
+  requireText("Subscriber first name", "subscriber.first_name", s.firstName, ELEMENT_MAX.firstName, out, subscriberName);
+  requireText("Subscriber last name", "subscriber.last_name", s.lastName, ELEMENT_MAX.lastName, out, subscriberName);
   if (s.unclear) out.push({ field: "subscriber.last_name", message: `The parent's name "${s.unclear}" has more than two words, so its first and last names cannot be told apart. On the client's profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann") and build again.` });
   if (!isDate(s.birthDate)) out.push({ field: "subscriber.birth_date", message: `The subscriber's birth date is missing. Add it ${s.selfSubscriber ? "on the client's profile" : "as the parent's birth date on the client's profile"}.` });
   checkAddress("Subscriber", "subscriber", s, out, s.selfSubscriber ? "on the client's profile" : "as the parent's address on the client's profile");

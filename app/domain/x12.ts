@@ -4,9 +4,11 @@
  * A control or invisible character, which neither a claim nor a remittance may carry: Unicode's controls (tab and line
  * breaks included), format characters (zero-width space and joiners, word joiner, soft hyphen, byte-order mark,
  * direction marks U+200E, U+200F and U+061C, bidi overrides and isolates), lone surrogates, private-use and unassigned
- * code points, and the line and paragraph separators U+2028 and U+2029. A space of any width is a space, not one.
+ * code points, the line and paragraph separators U+2028 and U+2029, and every other character Unicode marks as
+ * ignorable (Default_Ignorable_Code_Point: the Hangul fillers U+3164 and U+FFA0, the combining grapheme joiner U+034F,
+ * the variation selectors U+FE00–U+FE0F; probe 8925 §5). A space of any width is a space, not one.
  */
-const CONTROL_OR_INVISIBLE = /[\p{C}\p{Zl}\p{Zp}]/u;
+const CONTROL_OR_INVISIBLE = /[\p{C}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 
 /** True when `ch` (one character) is a control or invisible character. */
 export function isControlOrInvisible(ch: string): boolean {

@@ -6,6 +6,7 @@ import { parsePatient } from "~/domain/patients";
 import { PLAN_MESSAGES, PlanInput } from "~/domain/plans";
 import { EmployeeInput } from "~/domain/employees";
 import { TicketInput } from "~/domain/tickets";
+import { LoginInput } from "~/domain/auth-schemas";
 import { RateRecordInput } from "~/domain/rates";
 import { CountersignInput } from "~/domain/note-rules";
 
@@ -287,7 +288,14 @@ describe("optionalEmail: a contact email a mail server could deliver to (probe 8
     ["a@b..com", false],
     ["a b@c.com", false],
     ["a@b.com ", true],
-  ])("%s → accepted: %s", (email, accepted) => {
+    ["x@1.2", false],
+    ["a@b..c", false],
+    ["jos\u00e9@example.com", false],
+  ])("%s → accepted: %s, and the same for a parent's, a staff member's and a sign-in's email", (email, accepted) => {
     expect(v.safeParse(optionalEmail, email).success).toBe(accepted);
+    // One rule for every stored email and for sign-in: a saved address can always sign in (probe 8925 §2).
+    expect(v.safeParse(ParentInput, { name: "A", surname: "B", email }).success).toBe(accepted);
+    expect(v.safeParse(EmployeeInput, { name: "A", surname: "B", email, roles: [1], locations: [1] }).issues?.some((i) => i.message === MESSAGES.email) ?? false).toBe(!accepted);
+    expect(v.safeParse(LoginInput, { email, password: "x" }).success).toBe(accepted);
   });
 });

@@ -179,6 +179,11 @@ describe("control and invisible characters are refused, naming the segment and e
     ["a left-to-right mark", "\u200E", "U+200E"],
     ["a right-to-left mark", "\u200F", "U+200F"],
     ["an Arabic letter mark", "\u061C", "U+061C"],
+    // Probe 8925 §5: invisible characters Unicode marks as ignorable outside its C category.
+    ["a Hangul filler", "\u3164", "U+3164"],
+    ["a halfwidth Hangul filler", "\uFFA0", "U+FFA0"],
+    ["a combining grapheme joiner", "\u034F", "U+034F"],
+    ["a variation selector", "\uFE0F", "U+FE0F"],
   ])("%s in the payer's name", (_label, ch, code) => {
     const r = read835(good().replace("N1*PR*DEMO HEALTH PLAN", `N1*PR*DEMO${ch}HEALTH PLAN`));
     expect(r.ok).toBe(false);

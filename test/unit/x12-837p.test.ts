@@ -314,3 +314,14 @@ describe("the subscriber's first and last names from the parent's one name field
     expect(validateClaim({ ...c, subscriber: { ...c.subscriber, ...splitName("de la Cruz, Mary Ann") } })).toEqual([]);
   });
 });
+
+describe("a missing subscriber name points at the field to fill (probe 8925 §6)", () => {
+  it.each<[boolean, string]>([
+    [false, "Subscriber last name is missing. Add it as the parent's name on the client's profile."],
+    [true, "Subscriber last name is missing. Add it on the client's profile."],
+  ])("self-subscriber %s", (selfSubscriber, message) => {
+    const c = claim();
+    const issues = validateClaim({ ...c, subscriber: { ...c.subscriber, selfSubscriber, ...splitName(", Maria") } });
+    expect(issues.find((i) => i.field === "subscriber.last_name")?.message).toBe(message);
+  });
+});
