@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { numberOrNull, optionalMoney, requiredLine } from "./fields";
-import { oneLine, plainObject, plainText } from "./validation";
+import { oneLine, plainObject, plainText, readableText } from "./validation";
 
 /** Rate/pay records (platform §3): a name, a location, amounts for rbt, bcba, manager and client, info lists. Pure. */
 
@@ -40,11 +40,15 @@ export const RateRecordInput = v.object({
 });
 export type RateRecordInput = v.InferOutput<typeof RateRecordInput>;
 
-/** Reads stored info JSON, tolerating anything malformed as empty lists. */
+/**
+ * Reads stored info JSON, tolerating anything malformed as empty lists. An entry stored before the one-line rule
+ * (a line break) is read made readable (readableText: the break as a space), so the edit screen shows it on one
+ * line and the next save keeps it one entry (probe 8925 §4).
+ */
 export function parseRateInfo(stored: string | null | undefined): RateInfo {
   try {
     const x = JSON.parse(stored ?? "{}") as Partial<Record<string, unknown>>;
-    const list = (k: string) => (Array.isArray(x[k]) ? (x[k] as unknown[]).filter((s): s is string => typeof s === "string") : []);
+    const list = (k: string) => (Array.isArray(x[k]) ? (x[k] as unknown[]).filter((s): s is string => typeof s === "string").map(readableText) : []);
     return { rbt: list("rbt"), bcba: list("bcba"), manager: list("manager") };
   } catch {
     return { rbt: [], bcba: [], manager: [] };

@@ -347,9 +347,10 @@ export function writeNoteHref(s: { id: number; patient_id: number; provider_id: 
 }
 
 /**
- * Whether a scheduled session's note can be written yet (probe 8924 §3): once the session has ended at its location,
- * by the rule the note's save applies (sessionEndRefusal). Null when it can be written now, else the sentence saying
- * when: today, at its time out; on a later day, that day and time.
+ * Whether a scheduled session's note can be written yet (probe 8924 §3): once the session has ended in `time_zone`,
+ * by the rule the note's save applies (sessionEndRefusal). Pass the zone the save checks it in, the client's current
+ * location's, not the booking's (probe 8925 §3). Null when it can be written now, else the sentence saying when:
+ * today, at its time out; on a later day, that day and time.
  */
 export function noteNotYetWritable(s: { session_date: string; time_in: string; time_out: string; time_zone: string }, now: Date): string | null {
   const timed = occurrenceTimes(s.session_date, s.time_in, s.time_out, s.time_zone);

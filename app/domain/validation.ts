@@ -200,7 +200,7 @@ export function isOneLine(s: string): boolean {
  * a control character), made readable: line breaks become spaces, a lone surrogate becomes U+FFFD, and the other
  * characters plainText refuses are removed.
  */
-function readableText(s: string): string {
+export function readableText(s: string): string {
   return s.replace(/\r\n|[\n\r\u2028\u2029]/g, " ").replace(/\p{Cs}/gu, "\uFFFD").replace(new RegExp(UNSAFE_TEXT.source, "gu"), "");
 }
 

@@ -1,4 +1,5 @@
 import { and, asc, eq, gte, isNull, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
 import { locations, notes, paServices, patients, scheduledSessions, scheduleSeries, userLocations, users } from "~/db/schema";
 import { can, locationScope } from "~/domain/permissions";
@@ -109,18 +110,25 @@ const manages = (ctx: ModelContext) => can(ctx.actor, "manage_notes");
 
 /* ------------------------------------------------------------------ one session */
 
-/** One scheduled session in scope (audited read); null when out of scope or absent. */
-export async function getScheduledSession(ctx: ModelContext, id: number): Promise<ScheduledJson | null> {
+/** The client's current location, beside the session's booking location. */
+const clientLocations = alias(locations, "client_locations");
+
+/**
+ * One scheduled session in scope (audited read); null when out of scope or absent. `note_time_zone` is the zone its
+ * note's save checks the session in: the client's current location's (the session keeps its booking location's).
+ */
+export async function getScheduledSession(ctx: ModelContext, id: number): Promise<(ScheduledJson & { note_time_zone: string }) | null> {
   // The audit chain's tail rides in the read: guard + read + audit row = 3 round trips.
   const [r] = await ctx.db
-    .select({ ...scheduledColumns, tail: auditTail })
+    .select({ ...scheduledColumns, noteTimeZone: clientLocations.timeZone, tail: auditTail })
     .from(scheduledSessions)
     .innerJoin(patients, eq(patients.id, scheduledSessions.patientId))
     .innerJoin(users, eq(users.id, scheduledSessions.providerId))
     .innerJoin(locations, eq(locations.id, scheduledSessions.locationId))
+    .innerJoin(clientLocations, eq(clientLocations.id, patients.locationId))
     .where(and(eq(scheduledSessions.id, id), scheduledScope(ctx)));
   if (!r) return null;
-  const s = scheduledJson(r);
+  const s = { ...scheduledJson(r), note_time_zone: r.noteTimeZone };
   await withAudit(ctx.db, who(ctx), { action: "read", entity: "scheduled_session", entityId: id, patientId: s.patient_id }, () => [] as [], r.tail);
   return s;
 }

@@ -23,8 +23,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const session = await getScheduledSession(ctx, id);
   if (!session) throw notFound("Scheduled session not found.");
   const mayChange = session.provider_id === actor.id || can(actor, "manage_notes");
-  // "Write the note" once the session has ended at its location (a note cannot end in the future: decision 037).
-  return { session, mayChange, notYet: noteNotYetWritable(session, ctx.now()), flash: new URL(request.url).searchParams.get("flash") };
+  // "Write the note" once the session has ended where its note's save checks it, the client's current location
+  // (a note cannot end in the future: decision 037).
+  return { session, mayChange, notYet: noteNotYetWritable({ ...session, time_zone: session.note_time_zone }, ctx.now()), flash: new URL(request.url).searchParams.get("flash") };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {

@@ -7,7 +7,7 @@ import { parseRateInfo } from "~/domain/rates";
 import { getActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
 import { createRateRecord, deleteRateRecord, getRateRecord, listRateRecords, updateRateRecord } from "~/models/rate-records.server";
-import { createLocation, createUser, db, form, request, signInCookie, withoutFlashTag } from "./helpers";
+import { api, apiToken, createLocation, createUser, db, form, request, signInCookie, withoutFlashTag } from "./helpers";
 
 /** Rate/pay records (platform §3): the model, and the screens under /insurance/rates. */
 
@@ -129,6 +129,31 @@ describe("rate record screens", () => {
     const res = await form(`/insurance/rates/edit/${rec!.id}`, { ...fields(loc.id, { name: "Round trip" }), version: "1", info_rbt: "One\nTwo & three", info_bcba: "<b>Bold</b>", info_manager: "" }, cookie);
     expect(res.status).toBe(303);
     expect(parseRateInfo((await stored(rec!.id)).info)).toEqual({ rbt: ["One", "Two & three"], bcba: ["<b>Bold</b>"], manager: [] });
+  });
+
+  it("an info entry stored with a line break (before the one-line rule) reads with a space: untouched save and API PATCH keep it one entry (probe 8925 §4)", async () => {
+    const loc = await createLocation();
+    const user = await createUser({ permissions: ["manage_insurances"], locations: [loc.id] });
+    const [rec] = await db().insert(rateRecords).values({ name: "Old break", locationId: loc.id }).returning();
+    const id = rec!.id;
+    const stored2 = (info: unknown) => db().update(rateRecords).set({ info: JSON.stringify(info) }).where(eq(rateRecords.id, id));
+    await stored2({ rbt: ["Hourly\nrate", "Weekend rate"], bcba: ["Line\r\nbreak"], manager: [] });
+    const token = await apiToken(user);
+    const got = await api(`/v2/rate-records/${id}`, { token });
+    expect(((await got.json()) as { data: { info: unknown } }).data.info).toEqual({ rbt: ["Hourly rate", "Weekend rate"], bcba: ["Line break"], manager: [] });
+    // The edit screen shows the entry on one line; saving it untouched keeps two RBT entries.
+    const cookie = await signInCookie(user);
+    const html = await (await request(`/insurance/rates/edit/${id}`, { cookie })).text();
+    expect(html).toMatch(/name="info_rbt"[^>]*>\s*Hourly rate\nWeekend rate<\/textarea>/);
+    const saved = await form(`/insurance/rates/edit/${id}`, { ...fields(loc.id, { name: "Old break" }), version: "1", info_rbt: "Hourly rate\nWeekend rate", info_bcba: "Line break", info_manager: "" }, cookie);
+    expect(saved.status).toBe(303);
+    expect(parseRateInfo((await stored(id)).info)).toEqual({ rbt: ["Hourly rate", "Weekend rate"], bcba: ["Line break"], manager: [] });
+    // An API PATCH of another field saves (no 422 for the stored entry) and stores the entry as read.
+    await stored2({ rbt: ["Hourly\nrate", "Weekend rate"], bcba: [], manager: [] });
+    const patched = await api(`/v2/rate-records/${id}`, { method: "PATCH", token, body: { name: "Renamed" } });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    expect(await stored(id)).toMatchObject({ name: "Renamed", version: 3 });
+    expect(parseRateInfo((await stored(id)).info).rbt).toEqual(["Hourly rate", "Weekend rate"]);
   });
 
   it("403 without manage_insurances; another location's record is 404 for show, save and delete", async () => {

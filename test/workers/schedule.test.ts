@@ -1,7 +1,7 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, notes, paServices, scheduledSessions, scheduleSeries } from "~/db/schema";
+import { auditLog, notes, paServices, patients, scheduledSessions, scheduleSeries } from "~/db/schema";
 import { localMinute } from "~/domain/note-rules";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
@@ -669,6 +669,45 @@ describe("'Write the note' shows once the session has ended at its location (pro
       expect(page).toContain(`href="/note-rbt?patient_id=${patient.id}&amp;session_date=${date}`);
     }
     expect(page).not.toContain("on the day of the session");
+  });
+});
+
+describe("'Write the note' follows the zone the note's save uses: the client's current location (probe 8925 §3)", () => {
+  // Kiritimati is UTC+14 and Pago Pago UTC-11 (no daylight saving): 23:00–23:30 on `date` ends at 09:30 UTC that day
+  // in Kiritimati and at 10:30 UTC the next day in Pago Pago. The date whose session has ended in Kiritimati and not
+  // in Pago Pago: today (UTC) from 09:30 UTC, else yesterday.
+  const EAST = "Pacific/Kiritimati";
+  const WEST = "Pacific/Pago_Pago";
+  const between = () => new Date(Date.now() - 570 * 60_000).toISOString().slice(0, 10);
+  it.each<[string, string, string, boolean]>([
+    ["booked where it has ended, client moved where it has not: the screen says when, the save refuses", EAST, WEST, false],
+    ["booked where it has not ended, client moved where it has: the link shows, the save takes it", WEST, EAST, true],
+  ])("%s", async (_, bookedZone, movedZone, writable) => {
+    const booked = await createLocation({ timeZone: bookedZone });
+    const moved = await createLocation({ timeZone: movedZone });
+    const rbt = await createUser({ permissions: ["view_notes"], locations: [booked.id, moved.id] });
+    const token = await apiToken(rbt);
+    const patient = await createPatient({ locationId: booked.id });
+    const date = between();
+    const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "RBT direct", cpt: "97153", nUnits: 400, startDate: addDays(date, -30), endDate: addDays(date, 30) }).returning();
+    const res = await book(token, { patient_id: patient.id, cpt_code: "97153", pa_service_id: pa!.id, session_date: addDays(date, 3), time_in: "23:00", time_out: "23:30" });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const sid = ((await res.json()) as Booked).data.sessions[0]!.id;
+    // The session back on `date` (booking takes today on only), then the client moves.
+    await db().update(scheduledSessions).set({ sessionDate: date, startAt: localMinute(date, "23:00")!, endAt: localMinute(date, "23:30")! }).where(eq(scheduledSessions.id, sid));
+    await db().update(patients).set({ locationId: moved.id }).where(eq(patients.id, patient.id));
+    const page = await (await request(`/calendar/session/${sid}`, { cookie: await signInCookie(rbt) })).text();
+    const save = await api("/v2/notes-rbt", { method: "POST", token, body: { patient_id: patient.id, provider_id: rbt.id, pa_service_id: pa!.id, cpt_code: "97153", session_date: date, time_in: "23:00", time_out: "23:30", pos: "12", diagnosis_code: "F84.0", scheduled_id: sid } });
+    if (writable) {
+      expect(page).toContain(`href="/note-rbt?patient_id=${patient.id}&amp;session_date=${date}`);
+      expect(save.status, await save.clone().text()).toBe(201);
+    } else {
+      const hint = todayAtLocation(new Date(), movedZone) === date ? SCHEDULE_MESSAGES.noteOnceEnded("23:30") : SCHEDULE_MESSAGES.noteOnceEndedOn(longDate(date), "23:30");
+      expect(page).toContain(hint);
+      expect(page).not.toContain('href="/note-rbt?');
+      expect(save.status).toBe(422);
+      expect(await db().select({ id: notes.id }).from(notes).where(eq(notes.patientId, patient.id))).toHaveLength(0);
+    }
   });
 });
 
