@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { flag } from "./fields";
-import { MODIFIER_CODES } from "./insurance";
+import { fittingModifiers, MODIFIER_CODES } from "./insurance";
 import { NoteModifier, weekOf } from "./note-rules";
 import { POS_CODES } from "./locations";
 import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
@@ -30,6 +30,10 @@ export const BILLING_MESSAGES = {
   insurer: "The insurer is not the payer of this note.",
   billedDelete: "A billed or paid record cannot be deleted.",
   payNeedsBilled: "A note is paid only after it is billed.",
+  /** The scrubber's reasons (decision 034) against ticking Billed. */
+  cannotBill: (reasons: string) => `This note cannot be billed: ${reasons}`,
+  /** The scrubber's reasons against new modifiers on a note that stays billed (decision 034, stop 30). */
+  billedModifiers: (reasons: string) => `This note is billed, and with these modifiers it could not be: ${reasons} Keep its modifiers, or untick Billed in the same save.`,
   /** A note on a claim that is not rejected: the claim was built with its modifiers and charge (decision 032). */
   onClaim: (claim: string) => `This note is on claim ${claim}: its modifiers and billed flag stay as claimed. Reject (void) that claim first to change them.`,
   noteType: "Choose All, Rbt or Bcba.",
@@ -350,6 +354,10 @@ export const StatusInput = v.object({
 
 /** The modifier choices of the two selectors (clinical §3 modifiers). */
 export const MODIFIER_CHOICES: readonly string[] = MODIFIER_CODES;
+
+/** The modifiers that fit each note type (clinical §3's Type column), by the writers' one rule (`fittingModifiers`). */
+const fittingCodes = (type: NoteType) => fittingModifiers(type).map((m) => m.code);
+export const MODIFIER_CHOICES_BY_NOTE_TYPE: Readonly<Record<NoteType, readonly string[]>> = { rbt: fittingCodes("rbt"), bcba: fittingCodes("bcba"), combined: fittingCodes("combined") };
 
 /** The place-of-service choices of the config calls (clinical §3): the product's one list (app/domain/locations.ts), by code. */
 export const POS_CHOICES: { code: string; label: string }[] = [...POS_CODES].sort((a, b) => a.code.localeCompare(b.code)).map((p) => ({ code: p.code, label: p.label }));

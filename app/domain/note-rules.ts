@@ -44,6 +44,8 @@ export const NOTE_MESSAGES = {
   signName: "Type the provider's name to sign: a date or a drawing alone does not sign the note.",
   otherName: "Name this behavior, or clear its numbers.",
   onClaim: (claim: string) => `This note is on claim ${claim}: what the claim billed (date, times, CPT, modifiers, place of service, PA service, provider) stays, and the note cannot be deleted. Reject (void) that claim first.`,
+  /** A billed note's md/md2 change only on its billing row, which scrubs it again (decision 034, stop 30). */
+  billedModifiers: "This note is billed: untick Billed first (Billing by client), or change its modifiers on its billing row, which checks the note again.",
   countersignOnView: "Only the note's supervisor signs as supervisor: they countersign from the note's view once the provider has signed.",
   otherProvider: "Only a user with manage_notes may write a note for another provider.",
   bip: "Choose one of the client's behavior plans.",

@@ -13,6 +13,7 @@ import {
   defaultPeriod,
   LIST_PERIOD,
   MODIFIER_CHOICES,
+  MODIFIER_CHOICES_BY_NOTE_TYPE,
   noteTypesOf,
   periodInput,
   POS_CHOICES,
@@ -826,11 +827,15 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   ]);
   if (badModifier) return invalid({ [badModifier.field]: badModifier.message });
   const notClaimed = claimed.length ? sql`not exists (select 1 from ${liveClaimOf(note.id)})` : undefined;
-  if (f.billed && !note.billed) {
-    // Scrubbed as this save leaves the note: with the modifiers it writes (removing XP can make the charge $0,
-    // adding it makes $0 the design), priced by the same priceNote as the row below.
+  // A save that leaves the note billed is scrubbed when it turns Billed on or changes what the rules read (of the
+  // fields a save writes, only md/md2): a billed note never holds facts no scrub has passed (decision 034, stop 30).
+  // Scrubbed as this save leaves the note: with the modifiers it writes (removing XP can make the charge $0, adding
+  // it makes $0 the design), priced by the same priceNote as the row below.
+  const newModifier = claimed.find((field) => !field.startsWith("billed"));
+  if (f.billed && (!note.billed || newModifier)) {
     const reasons = (await scrubNotes(ctx, [note.id], new Map([[note.id, { modifiers: [f.md, f.md2] }]]))).get(note.id) ?? [];
-    if (reasons.length) return invalid({ [input.role === "bcba" ? "billedbcba" : "billed"]: `This note cannot be billed: ${reasons.map((r) => r.message).join(" ")}` });
+    const text = reasons.map((r) => r.message).join(" ");
+    if (reasons.length) return invalid(note.billed ? { [newModifier!]: BILLING_MESSAGES.billedModifiers(text) } : { [`billed${suffix}`]: BILLING_MESSAGES.cannotBill(text) });
   }
   const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [f.md, f.md2], locationId: note.locationId, insurerId: payer, providerCredential: facts.providerCredential, unitPriceCents: note.unitPriceCents });
   const now = ctx.now().toISOString();
@@ -991,10 +996,14 @@ export async function setBillingStatus(ctx: ModelContext, noteId: number, raw: R
 
 /* ------------------------------------------------------------------ config */
 
-/** GET config: the choices of the billing table (no client data). */
+/**
+ * GET config: the choices of the billing table (no client data). `modifiers` lists every code, as it always has
+ * (decision 044); `modifiers_by_note_type` the ones each note type takes, the rest being refused by the save.
+ */
 export function clientReportConfig() {
   return {
     modifiers: MODIFIER_CHOICES,
+    modifiers_by_note_type: MODIFIER_CHOICES_BY_NOTE_TYPE,
     note_types: Object.entries(REPORT_NOTE_TYPE_LABELS).map(([value, label]) => ({ value, label })),
     statuses: ["pending", "ok"],
     pos: POS_CHOICES,

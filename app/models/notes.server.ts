@@ -931,6 +931,17 @@ function modifierSlots(next: Modifiers, stored?: Modifiers): ModifierSlot[] {
   return (["md", "md2", "md3"] as const).map((field) => ({ field, code: next[field] ?? null, stored: stored ? (stored[field] ?? null) : null }));
 }
 
+/**
+ * A billed note keeps the md and md2 it was billed with here: only the billing save changes them, and it scrubs the
+ * note as it leaves it (decision 034, stop 30). md3 is not a billing field. The write is conditional on the version
+ * read, so a note billed meanwhile makes the change a 409.
+ */
+function billedModifierRefusal(stored: Pick<NoteJson, "billed" | "md" | "md2">, next: Pick<Modifiers, "md" | "md2">): ModelResult<never> | null {
+  if (!stored.billed) return null;
+  const field = (["md", "md2"] as const).find((f) => (next[f] ?? null) !== (stored[f] ?? null));
+  return field ? invalid({ [field]: NOTE_MESSAGES.billedModifiers }) : null;
+}
+
 /* ------------------------------------------------------------------ create */
 
 function parseNote(type: NoteType, raw: Record<string, unknown>): { ok: true; input: NoteInput } | { ok: false; result: ModelResult<never> } {
@@ -1255,6 +1266,8 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if (claimed.length && found.liveClaim) return invalid({ [claimed[0]!]: NOTE_MESSAGES.onClaim(found.liveClaim) });
   if (input.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if ((input.md !== current.md || input.md2 !== current.md2 || input.md3 !== current.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
+  const billedModifier = billedModifierRefusal(current, input);
+  if (billedModifier) return billedModifier;
   if (input.unit_price_cents !== current.unit_price_cents && !manages(ctx)) return invalid({ [priceField(raw)]: NOTE_MESSAGES.priceNeedsManage });
   const badModifier = modifierRefusal(type, modifierSlots(input, current));
   if (badModifier) return refused(badModifier);
@@ -1442,9 +1455,12 @@ export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: nu
     action: "update_modifiers",
     set,
     // What the note then holds: the codes sent, and the stored ones for the fields the body leaves out.
-    may: ({ note }) => {
-      const bad = modifierRefusal(type, modifierSlots({ md: note.md, md2: note.md2, md3: note.md3, ...set }, note));
-      return bad ? refused(bad) : null;
+    // A billed note's md/md2 stay (billedModifierRefusal); one on a live claim is answered by the claim's rule
+    // below instead, which names what to do first (void the claim).
+    may: ({ note, liveClaim }) => {
+      const next = { md: note.md, md2: note.md2, md3: note.md3, ...set };
+      const bad = modifierRefusal(type, modifierSlots(next, note));
+      return bad ? refused(bad) : liveClaim ? null : billedModifierRefusal(note, next);
     },
     message: "Modifiers updated.",
     claimed: "md",

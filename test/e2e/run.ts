@@ -1298,6 +1298,22 @@ for (const javaScript of [false, true]) {
       await page.waitForURL((url) => /^\/billing\/by-client\/\d+$/.test(url.pathname));
       await ready(page);
       const base = new URL(page.url()).pathname;
+      // On a wide screen too, a row's Billed and Pay checkboxes are 24×24 px targets (WCAG 2.5.8; decision 021,
+      // stop 30), inside their cells.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const boxes = await page
+        .getByRole("table", { name: "Billing by note" })
+        .locator("tbody tr")
+        .first()
+        .locator('input[type="checkbox"]')
+        .evaluateAll((els) =>
+          els.map((e) => {
+            const [r, cell] = [e.getBoundingClientRect(), e.closest("td")!.getBoundingClientRect()];
+            return { name: e.getAttribute("name"), width: r.width, height: r.height, inCell: r.left >= cell.left && r.right <= cell.right && r.top >= cell.top && r.bottom <= cell.bottom };
+          }),
+        );
+      assert.deepEqual(boxes.map((b) => b.name), ["billed", "pay"]);
+      for (const b of boxes) assert.ok(b.width >= 24 && b.height >= 24 && b.inCell, `the ${b.name} checkbox is a 24×24 px target in its cell at 1280 px: ${JSON.stringify(b)}`);
       // Filter: RBT notes only; the address keeps no empty filter.
       await page.getByLabel("Note type", { exact: true }).selectOption({ label: "Rbt" });
       await page.getByRole("button", { name: "Search", exact: true }).click();

@@ -357,8 +357,9 @@ describe("a claim bills what its notes say, whichever of a build and a note chan
     db().select({ units: claimLines.units, modifiers: claimLines.modifiers, charge: claimLines.chargeCents }).from(claimLines).innerJoin(claimLineNotes, eq(claimLineNotes.claimLineId, claimLines.id)).where(eq(claimLineNotes.noteId, noteId));
 
   it.each([
-    ["an amendment of the end time (8 → 6 units)", (n: number, token: string) => api(`/v2/notes-rbt/${n}`, { method: "PATCH", token, body: { time_out: "10:30", amendment_reason: "wrong end time" } }), { units: 6, md: null }, { units: 6, modifiers: "" }],
-    ["a modifier change (HM → GT)", (n: number, token: string) => api(`/note_rbt/update/modifier/${n}`, { method: "PUT", token, body: { md: "GT" } }), { units: 8, md: "GT" }, { units: 8, modifiers: "GT" }],
+    ["an amendment of the end time (8 → 6 units)", (n: number, t: { clinician: string }) => api(`/v2/notes-rbt/${n}`, { method: "PATCH", token: t.clinician, body: { time_out: "10:30", amendment_reason: "wrong end time" } }), { units: 6, md: null }, { units: 6, modifiers: "" }],
+    // A billed note's modifiers change on its billing row (decision 034, stop 30).
+    ["a modifier change (HM → GT)", (n: number, t: { manager: string }) => api("/client_report/store", { method: "POST", token: t.manager, body: { note_id: n, md: "GT" } }), { units: 8, md: "GT" }, { units: 8, modifiers: "GT" }],
   ])("%s landing between the build's read and its write: 409, nothing built; a new build bills the change", async (_l, change, noteAfter, lineAfter) => {
     const w = await world();
     const other = await w.note({ sessionDate: "2026-11-03", timeIn: "09:00", timeOut: "11:00" });
@@ -368,8 +369,8 @@ describe("a claim bills what its notes say, whichever of a build and a note chan
     const buildRowsBefore = (await auditRows("claim")).length;
     // The build reads and prices both notes; right before its write, the note is changed (200).
     const racing = beforeWriteDb(async () => {
-      const res = await change(n, clinician);
-      expect(res.status, await res.clone().text()).toBe(200);
+      const res = await change(n, { clinician, manager: w.token });
+      expect([200, 201], await res.clone().text()).toContain(res.status);
     }, 1);
     const result = await buildClaims(await ctxOf(w.manager, racing), { note_ids: [other, n] });
     expect(result).toEqual({ ok: false, status: 409, message: CLAIM_MESSAGES.notesChanged([n]), current: { changed_notes: [n] } });
@@ -388,7 +389,8 @@ describe("a claim bills what its notes say, whichever of a build and a note chan
 
   it.each([
     ["an amendment of the end time", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => updateNote(ctx, "rbt", n, { time_out: "10:30" }, { version: null, partial: true, amendmentReason: "wrong end time" }), "time_out"],
-    ["a modifier change", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => setNoteModifiers(ctx, "rbt", n, { md: "GT" }), "md"],
+    // md3 (not a billing field: a billed note's md/md2 change only on its billing row) is held by a claim all the same.
+    ["a modifier change", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => setNoteModifiers(ctx, "rbt", n, { md3: "GT" }), "md"],
   ])("the other order: %s that read the note before a build committed is refused (422 on a claim), the note unchanged", async (_l, change, field) => {
     const w = await world();
     const n = await w.note({ timeIn: "09:00", timeOut: "11:00", md: "HM" });
@@ -508,12 +510,11 @@ describe("a build's write is a fixed number of statements, whatever the number o
     const w = await world();
     const ids = await clientsWithNotes(w, 5);
     const n = ids[2]!;
-    const clinician = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes", "ignore_time_limits"], locations: [w.location.id] }));
     const claimsBefore = await claimCount();
     const buildRowsBefore = (await auditRows("claim")).length;
     const racing = beforeWriteDb(async () => {
-      const res = race === "changed" ? await api(`/note_rbt/update/modifier/${n}`, { method: "PUT", token: clinician, body: { md: "GT" } }) : await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } });
-      expect(res.status, await res.clone().text()).toBe(race === "changed" ? 200 : 201);
+      const res = race === "changed" ? await api("/client_report/store", { method: "POST", token: w.token, body: { note_id: n, md: "GT" } }) : await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } });
+      expect(res.status, await res.clone().text()).toBe(201);
     }, 1);
     const result = await buildClaims(await ctxOf(w.manager, racing), { note_ids: ids });
     expect(result).toEqual({ ok: false, status: 409, message: race === "changed" ? CLAIM_MESSAGES.notesChanged([n]) : CLAIM_MESSAGES.notesTaken, current: { changed_notes: race === "changed" ? [n] : [] } });

@@ -343,6 +343,16 @@ describe("byprofile: the client report response", () => {
     expect(body.data.modifiers).toEqual(expect.arrayContaining(["HM", "XP", "HO"]));
     expect(body.data.page_size).toBe(50);
   });
+
+  it("config lists the modifiers that fit each note type (clinical §3 Type column), beside the full list kept as it was", async () => {
+    const body = (await (await api(`/client_report/config`, { token: manager })).json()) as any;
+    expect(body.data.modifiers).toEqual(["HM", "XE", "XP", "HO", "GT", "TS", "95"]);
+    expect(body.data.modifiers_by_note_type).toEqual({
+      rbt: ["HM", "XE", "XP", "GT", "TS", "95"],
+      bcba: ["XE", "HO", "GT", "TS", "95"],
+      combined: ["XE", "HO", "GT", "TS", "95"],
+    });
+  });
 });
 
 describe("store, show, update, destroy", () => {

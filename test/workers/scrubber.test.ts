@@ -1,7 +1,7 @@
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, clientReports, insurances, insuranceServices, notes, paServices, userLocations } from "~/db/schema";
-import { localMinute } from "~/domain/note-rules";
+import { localMinute, NOTE_MESSAGES } from "~/domain/note-rules";
 import { unitsForMinutes } from "~/domain/notes";
 import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
@@ -300,6 +300,97 @@ describe("the billing save scrubs the note with the modifiers it saves (probe 89
     expect(await stored(plain.id)).toMatchObject({ billed: true, md: "HM", md2: "XP" });
     // The billed flag and the scrubber agree: a billed note has no reason.
     expect(await reasonsOf(z, plain.id)).toEqual([]);
+  });
+});
+
+describe("a note that stays billed is scrubbed again when a save changes what the rules read (decision 034, stop 30)", () => {
+  // Acme's 97153 at a multiplier of 0: HM+XP is $0 by design (no reason); without XP the charge is $0 (zero_charge).
+  async function billedWorld() {
+    const w = await world();
+    await db().update(insuranceServices).set({ multiplier: 0 }).where(eq(insuranceServices.insuranceId, w.acme.id));
+    const notesManager = await createUser({ permissions: [...MANAGER, "manage_notes", "ignore_time_limits"], locations: [w.loc.id] });
+    const z = { ...w, token: await apiToken(notesManager), cookie: await signInCookie(notesManager) };
+    const billed = await note(w.client, "2026-10-05", { providerId: w.rbt.id, paServiceId: w.pa.id, md: "HM", md2: "XP" });
+    const saved = await api("/client_report/store", { method: "POST", token: z.token, body: { note_rbt_id: billed.id, billed: true, note_version: billed.version } });
+    expect(saved.status, await saved.clone().text()).toBe(201);
+    return { ...z, id: billed.id };
+  }
+  type B = Awaited<ReturnType<typeof billedWorld>>;
+  const stored = async (id: number) => (await db().select({ md: notes.md, md2: notes.md2, billed: notes.billed, paid: notes.paid, version: notes.version }).from(notes).where(eq(notes.id, id)))[0]!;
+  const record = async (id: number) => (await db().select({ md: clientReports.md, md2: clientReports.md2, billed: clientReports.billed, pay: clientReports.pay, paNumber: clientReports.paNumber, version: clientReports.version }).from(clientReports).where(eq(clientReports.noteId, id)))[0]!;
+  /** The billing save through the API's update/{id}, with the versions read. */
+  const billingApi = async (b: B, body: Record<string, unknown>) => {
+    const [n, cr] = [await stored(b.id), await record(b.id)];
+    const id = (await db().select({ id: clientReports.id }).from(clientReports).where(eq(clientReports.noteId, b.id)))[0]!.id;
+    return api(`/client_report/update/${id}`, { method: "POST", token: b.token, body: { note_id: b.id, note_version: n.version, version: cr.version, ...body } });
+  };
+  /** The billing screen's row Save (JavaScript off): every field of the row, as the form sends it. */
+  const billingScreen = async (b: B, row: { md: string; md2: string; billed: boolean; pay?: boolean }) => {
+    const [n, cr] = [await stored(b.id), await record(b.id)];
+    const fields: Record<string, string> = { intent: "save", note_id: String(b.id), note_version: String(n.version), version: String(cr.version), md: row.md, md2: row.md2 };
+    return form(`/billing/by-client/${b.client.id}`, { ...fields, ...(row.billed ? { billed: "true" } : {}), ...(row.pay ? { pay: "true" } : {}) }, b.cookie);
+  };
+  const zeroCharge = "The charge is $0";
+  const notBilledHere = NOTE_MESSAGES.billedModifiers;
+
+  // writer, the change → status, the field refused and a part of its message (none: saved)
+  const refusals: [string, (b: B) => Promise<Response>, string, string][] = [
+    ["billing API: XP removed, Billed kept", (b) => billingApi(b, { md: "HM", md2: null, billed: true }), "md2", zeroCharge],
+    ["billing API: XP removed, Billed left out of the body", (b) => billingApi(b, { md2: null }), "md2", zeroCharge],
+    ["billing API: both modifiers cleared (the first changed field)", (b) => billingApi(b, { md: null, md2: null }), "md", zeroCharge],
+    ["notes' modifier call (PUT …/update/modifier)", (b) => api(`/note_rbt/update/modifier/${b.id}`, { method: "PUT", token: b.token, body: { md2: null } }), "md2", notBilledHere],
+    ["note PATCH naming md", (b) => api(`/v2/notes-rbt/${b.id}`, { method: "PATCH", token: b.token, body: { md: "GT", amendment_reason: "Wrong modifier" } }), "md", notBilledHere],
+  ];
+  it.each(refusals)("%s: 422 at the field, nothing written", async (_name, change, field, message) => {
+    const b = await billedWorld();
+    const [note0, record0, audits] = [await stored(b.id), await record(b.id), await auditCount()];
+    const res = await change(b);
+    expect(res.status, await res.clone().text()).toBe(422);
+    const errors = ((await res.json()) as { errors: Record<string, string> }).errors;
+    expect(Object.keys(errors)).toEqual([field]);
+    expect(errors[field]).toContain(message);
+    expect(await stored(b.id)).toEqual(note0);
+    expect(await record(b.id)).toEqual(record0);
+    expect(await auditCount()).toBe(audits);
+  });
+
+  it("the billing screen's row Save shows the reason and writes nothing", async () => {
+    const b = await billedWorld();
+    const [note0, record0] = [await stored(b.id), await record(b.id)];
+    const res = await billingScreen(b, { md: "HM", md2: "", billed: true });
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain("This note is billed, and with these modifiers it could not be: The charge is $0");
+    expect(await stored(b.id)).toEqual(note0);
+    expect(await record(b.id)).toEqual(record0);
+  });
+
+  it("the note view's Change modifiers refuses md/md2 on a billed note; md3 still changes", async () => {
+    const b = await billedWorld();
+    const note0 = await stored(b.id);
+    const res = await form(`/note-rbt/view/${b.id}`, { intent: "modifiers", md: "HM", md2: "", md3: "" }, b.cookie);
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain("This note is billed: untick Billed first");
+    expect(await stored(b.id)).toEqual(note0);
+    expect((await form(`/note-rbt/view/${b.id}`, { intent: "modifiers", md: "HM", md2: "XP", md3: "95" }, b.cookie)).status).toBe(303);
+    expect(await stored(b.id)).toMatchObject({ md: "HM", md2: "XP", billed: true });
+  });
+
+  // writer, the change, with a reason that arose after billing (the RBT's license ran out before the session) → the note after.
+  // A save that keeps the modifiers is not scrubbed, so a later reason does not lock the record's other fields.
+  const saves: [string, (b: B) => Promise<Response>, boolean, Record<string, unknown>][] = [
+    ["billing API: new modifiers the scrub passes (GT for HM)", (b) => billingApi(b, { md: "GT", md2: "XP", billed: true }), false, { md: "GT", md2: "XP", billed: true }],
+    ["billing API: XP removed and Billed unticked in one save", (b) => billingApi(b, { md: "HM", md2: null, billed: false }), true, { md: "HM", md2: null, billed: false }],
+    ["billing screen: XP removed and Billed unticked in one save", (b) => billingScreen(b, { md: "HM", md2: "", billed: false }), false, { md: "HM", md2: null, billed: false }],
+    ["billing API: pay and PA number only (the rules read neither)", (b) => billingApi(b, { pay: true, pa_number: "PA-77" }), true, { md: "HM", md2: "XP", billed: true, paid: true }],
+    ["billing screen: the row as shown with Pay ticked", (b) => billingScreen(b, { md: "HM", md2: "XP", billed: true, pay: true }), true, { md: "HM", md2: "XP", billed: true, paid: true }],
+    ["notes' modifier call: md3 only", (b) => api(`/note_rbt/update/modifier/${b.id}`, { method: "PUT", token: b.token, body: { md3: "95" } }), false, { md: "HM", md2: "XP", billed: true }],
+  ];
+  it.each(saves)("%s: saved", async (_name, change, lapsed, after) => {
+    const b = await billedWorld();
+    if (lapsed) await db().update(userLocations).set({ compliance: JSON.stringify({ bacb_license_expiration: "2026-10-01" }) }).where(eq(userLocations.userId, b.rbt.id));
+    const res = await change(b);
+    expect([200, 303], await res.clone().text()).toContain(res.status);
+    expect(await stored(b.id)).toMatchObject(after);
   });
 });
 

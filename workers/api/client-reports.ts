@@ -22,7 +22,7 @@ import { answer, modelContext, refuseOtherMethods } from "./rest";
  * answers 404. Bodies are JSON; the referenced ids (note, client, insurer) are checked against the note the
  * actor may see.
  *
- * - GET config: the table's choices (modifiers, note types, statuses, POS, page size).
+ * - GET config: the table's choices (modifiers, the modifiers of each note type, note types, statuses, POS, page size).
  * - GET show/{id}, POST update/{id}, POST store, DELETE destroy/{id}: one billing record (a note's).
  * - GET byprofile/{patient}?page&date_start&date_end&noteType: the client report response (clinical §3).
  * - GET byemployee/{employee}/{patient}?…: the same, only that employee's notes.
