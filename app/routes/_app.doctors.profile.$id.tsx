@@ -5,10 +5,10 @@ import { Fragment } from "react";
 import { FormMessage } from "~/components/ui/field";
 import { COMPLIANCE_FIELDS, COMPLIANCE_LABELS, EMPLOYMENT_NUMBER_FIELDS, PAY_FIELDS, PROFILE_DATE_FIELDS, PROFILE_TEXT_FIELDS } from "~/domain/employees";
 import { can, canAny } from "~/domain/permissions";
-import { getEmployeeProfile } from "~/models/employees.server";
+import { getEmployeeProfile, type EmployeeProfile as Profile } from "~/models/employees.server";
 import { modelContextFor } from "~/services/forms.server";
 import { forbidden, notFound, requireStaff } from "~/services/guard.server";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.employee.full_name ?? "Employee"} · Baseline` }];
 /** view_employees or manage_employees. */
@@ -22,6 +22,13 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   if (!employee) throw notFound("Employee not found.");
   return { employee, canManage: can(actor, "manage_employees") };
 }
+
+/** A location entry's compliance items: each one's date and its state. */
+const complianceColumns = (l: Pick<Profile["locations"][number], "compliance" | "compliance_state">): Column<(typeof COMPLIANCE_FIELDS)[number]>[] => [
+  { header: "Item", cell: ([, label]) => label },
+  { header: "Date", cell: ([k]) => l.compliance[k] ?? "—" },
+  { header: "State", cell: ([k]) => <span className={`badge badge-${l.compliance_state[k]}`}>{COMPLIANCE_LABELS[l.compliance_state[k]]}</span> },
+];
 
 export default function EmployeeProfile() {
   const { employee: e, canManage } = useLoaderData<typeof loader>();
@@ -80,26 +87,7 @@ export default function EmployeeProfile() {
               </Fragment>
             ))}
           </dl>
-          <ScrollTable caption={`Compliance at ${l.title}`} showCaption>
-            <thead>
-              <tr>
-                <th>Item</th>
-                <th>Date</th>
-                <th>State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {COMPLIANCE_FIELDS.map(([k, label]) => (
-                <tr key={k}>
-                  <td>{label}</td>
-                  <td>{l.compliance[k] ?? "—"}</td>
-                  <td>
-                    <span className={`badge badge-${l.compliance_state[k]}`}>{COMPLIANCE_LABELS[l.compliance_state[k]]}</span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
+          <DataTable rows={COMPLIANCE_FIELDS} columns={complianceColumns(l)} rowKey={([k]) => k} caption={`Compliance at ${l.title}`} showCaption />
         </section>
       ))}
     </section>

@@ -17,7 +17,7 @@ import {
 import { locationOptions } from "~/models/locations.server";
 import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.insurance.name ?? "insurance"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
@@ -84,6 +84,33 @@ export default function EditInsurance() {
   const serviceVersion = serviceCurrent ? serviceCurrent.version : serviceTyped && editing ? (formVersion(serviceTyped.version) ?? editing.version) : editing?.version;
   const insurerError = intent === "save" || intent === "delete" || !intent ? answer?.message : null;
   const serviceError = intent && intent !== "save" && intent !== "delete" ? answer?.message : null;
+  const serviceColumns: Column<InsuranceServiceJson>[] = [
+    { header: "Code", cell: (s) => s.code },
+    { header: "Provider", cell: (s) => s.provider || "All" },
+    { header: "Type", cell: (s) => s.type },
+    { header: "Description", cell: (s) => s.description },
+    { header: "Unit price", cell: (s) => money(s.unit_price) },
+    { header: "Multiplier", cell: (s) => s.multiplier },
+    {
+      header: "Actions",
+      hideHeader: true,
+      className: "actions",
+      cell: (s) => (
+        <>
+          <Link to={`?service=${s.id}#service-form`} aria-label={`Edit service ${s.code}`}>
+            Edit
+          </Link>
+          <Form method="post" className="inline-form">
+            <input type="hidden" name="intent" value="delete-service" />
+            <input type="hidden" name="service_id" value={s.id} />
+            <button className="btn btn-link btn-danger" type="submit" disabled={busy} aria-label={`Delete service ${s.code}`}>
+              Delete
+            </button>
+          </Form>
+        </>
+      ),
+    },
+  ];
 
   return (
     <>
@@ -108,49 +135,7 @@ export default function EditInsurance() {
       <section className="card" aria-labelledby="services-title">
         <h2 id="services-title">CPT services</h2>
         <FormMessage error={serviceError} />
-        {insurance.services.length === 0 ? (
-          <p>No services yet. Add the first one below.</p>
-        ) : (
-          <ScrollTable caption="CPT services">
-            <thead>
-              <tr>
-                <th>Code</th>
-                <th>Provider</th>
-                <th>Type</th>
-                <th>Description</th>
-                <th>Unit price</th>
-                <th>Multiplier</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {insurance.services.map((s) => (
-                <tr key={s.id}>
-                  <td>{s.code}</td>
-                  <td>{s.provider || "All"}</td>
-                  <td>{s.type}</td>
-                  <td>{s.description}</td>
-                  <td>{money(s.unit_price)}</td>
-                  <td>{s.multiplier}</td>
-                  <td className="actions">
-                    <Link to={`?service=${s.id}#service-form`} aria-label={`Edit service ${s.code}`}>
-                      Edit
-                    </Link>
-                    <Form method="post" className="inline-form">
-                      <input type="hidden" name="intent" value="delete-service" />
-                      <input type="hidden" name="service_id" value={s.id} />
-                      <button className="btn btn-link btn-danger" type="submit" disabled={busy} aria-label={`Delete service ${s.code}`}>
-                        Delete
-                      </button>
-                    </Form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
-        )}
+        <DataTable rows={insurance.services} columns={serviceColumns} empty="No services yet. Add the first one below." caption="CPT services" />
         <h3 id="service-form">{editing ? `Edit service ${editing.code}` : "Add service"}</h3>
         <ServiceForm
           key={JSON.stringify([editing?.id ?? null, serviceValues, serviceVersion])}

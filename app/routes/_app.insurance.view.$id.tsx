@@ -6,10 +6,10 @@ import { Field, FormMessage } from "~/components/ui/field";
 import { SelectField } from "~/components/ui/form-controls";
 import { providerType } from "~/domain/insurance";
 import { posLabel } from "~/domain/locations";
-import { findUnitPrice, getInsurance } from "~/models/insurances.server";
+import { findUnitPrice, getInsurance, type InsuranceServiceJson } from "~/models/insurances.server";
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.insurance.name ?? "Insurance"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
@@ -37,6 +37,29 @@ function money(n: number | null): string {
 function posList(codes: string[]): string {
   return codes.length ? codes.map((c) => `${c} ${posLabel(c)}`).join(", ") : "None";
 }
+
+const SERVICE_COLUMNS: Column<InsuranceServiceJson>[] = [
+  { header: "CPT", cell: (s) => s.cpt_code },
+  {
+    header: "Modifiers",
+    cell: (s) =>
+      s.modifier_details.length === 0
+        ? "—"
+        : s.modifier_details.map((m, i) => (
+            <span key={m.code}>
+              {i > 0 ? ", " : null}
+              <abbr title={m.meaning}>{m.code}</abbr> ({m.meaning})
+            </span>
+          )),
+  },
+  { header: "Provider", cell: (s) => s.provider || "All" },
+  { header: "Provider type", cell: (s) => s.type },
+  { header: "Description", cell: (s) => s.description },
+  { header: "Unit price", cell: (s) => money(s.unit_price) },
+  { header: "Hourly fee", cell: (s) => money(s.hourly_fee) },
+  { header: "Max per day", cell: (s) => s.max_per_day ?? "—" },
+  { header: "Multiplier", cell: (s) => s.multiplier },
+];
 
 export default function ViewInsurance() {
   const { insurance, lookup } = useLoaderData<typeof loader>();
@@ -78,49 +101,7 @@ export default function ViewInsurance() {
 
       <section className="card" aria-labelledby="services-title">
         <h2 id="services-title">CPT services</h2>
-        {insurance.services.length === 0 ? (
-          <p>No services yet.</p>
-        ) : (
-          <ScrollTable caption="CPT services">
-            <thead>
-              <tr>
-                <th>CPT</th>
-                <th>Modifiers</th>
-                <th>Provider</th>
-                <th>Provider type</th>
-                <th>Description</th>
-                <th>Unit price</th>
-                <th>Hourly fee</th>
-                <th>Max per day</th>
-                <th>Multiplier</th>
-              </tr>
-            </thead>
-            <tbody>
-              {insurance.services.map((s) => (
-                <tr key={s.id}>
-                  <td>{s.cpt_code}</td>
-                  <td>
-                    {s.modifier_details.length === 0
-                      ? "—"
-                      : s.modifier_details.map((m, i) => (
-                          <span key={m.code}>
-                            {i > 0 ? ", " : null}
-                            <abbr title={m.meaning}>{m.code}</abbr> ({m.meaning})
-                          </span>
-                        ))}
-                  </td>
-                  <td>{s.provider || "All"}</td>
-                  <td>{s.type}</td>
-                  <td>{s.description}</td>
-                  <td>{money(s.unit_price)}</td>
-                  <td>{money(s.hourly_fee)}</td>
-                  <td>{s.max_per_day ?? "—"}</td>
-                  <td>{s.multiplier}</td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
-        )}
+        <DataTable rows={insurance.services} columns={SERVICE_COLUMNS} empty="No services yet." caption="CPT services" />
       </section>
 
       <section className="card" aria-labelledby="lookup-title">

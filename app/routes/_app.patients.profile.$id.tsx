@@ -16,7 +16,7 @@ import { todayAtLocation, unitsWindowStart, type Pacing } from "~/domain/pa-paci
 import { PacingText } from "~/components/pa-pacing";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.patient.full_name ?? "Client"} · Baseline` }];
 export const handle = { guard: "view_clients" };
@@ -117,6 +117,14 @@ function PaFields({ values, errors, insurers, idPrefix }: { values: Record<strin
   );
 }
 
+const ASSESSMENT_COLUMNS: Column<PaAssessment["services"][number]>[] = [
+  { header: "Service start", cell: (s) => s.start_date },
+  { header: "Service end", cell: (s) => s.end_date },
+  { header: "CPT", cell: (s) => s.cpt },
+  { header: "Units", cell: (s) => s.n_units },
+  { header: "Provider", cell: (s) => s.provider ?? "—" },
+];
+
 /** PA assessments (clinical §3 Authorizations), read-only: a small table of services per assessment. */
 function PaAssessmentsView({ assessments }: { assessments: PaAssessment[] }) {
   return (
@@ -124,34 +132,7 @@ function PaAssessmentsView({ assessments }: { assessments: PaAssessment[] }) {
       <h2 id="pa-assessments">PA assessments</h2>
       {assessments.length === 0 ? <p>No PA assessments yet.</p> : null}
       {assessments.map((a, i) => (
-        <ScrollTable caption={`${a.assessment}: ${a.start_date} to ${a.end_date}`} showCaption key={i}>
-          <thead>
-            <tr>
-              <th>Service start</th>
-              <th>Service end</th>
-              <th>CPT</th>
-              <th>Units</th>
-              <th>Provider</th>
-            </tr>
-          </thead>
-          <tbody>
-            {a.services.length === 0 ? (
-              <tr>
-                <td colSpan={5}>No services.</td>
-              </tr>
-            ) : (
-              a.services.map((s, j) => (
-                <tr key={j}>
-                  <td>{s.start_date}</td>
-                  <td>{s.end_date}</td>
-                  <td>{s.cpt}</td>
-                  <td>{s.n_units}</td>
-                  <td>{s.provider ?? "—"}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </ScrollTable>
+        <DataTable key={i} rows={a.services} columns={ASSESSMENT_COLUMNS} empty="No services." keepHeader caption={`${a.assessment}: ${a.start_date} to ${a.end_date}`} showCaption />
       ))}
     </section>
   );
@@ -171,6 +152,64 @@ export default function PatientProfile() {
   const p = patient as Record<string, unknown>;
   const formFor = (intent: string, paId?: number) => (answer && answer.values.intent === intent && (paId === undefined || Number(answer.values.pa_id) === paId) ? answer : null);
   const created = formFor("pa-create");
+  const paColumns: Column<PaServiceJson & { pacing: Pacing }>[] = [
+    { header: "Service", cell: (s) => s.pa_service },
+    { header: "CPT", cell: (s) => s.cpt },
+    { header: "Units", cell: (s) => s.n_units },
+    { header: "Spent", cell: (s) => s.spent_units },
+    { header: "Available", cell: (s) => s.available_units },
+    { header: "Start", cell: (s) => s.start_date },
+    { header: "End", cell: (s) => s.end_date },
+    {
+      header: "Insurance",
+      cell: (s) => (
+        <>
+          {s.insurance_name ?? "—"}
+          {s.is_primary ? " (primary)" : ""}
+        </>
+      ),
+    },
+    {
+      header: "Expiry",
+      cell: (s) => {
+        const warning = paExpiryText(paExpiryWarning(s.end_date, today));
+        return warning ? <span className="badge warning">{warning}</span> : "—";
+      },
+    },
+    { header: "Pacing", cell: (s) => <PacingText pacing={s.pacing} /> },
+    {
+      header: "Actions",
+      hideHeader: true,
+      className: "actions",
+      when: canManage,
+      cell: (s) => {
+        const edit = formFor("pa-update", s.id);
+        return (
+          <>
+            <details open={!!edit}>
+              <summary>Edit</summary>
+              <Form method="post">
+                <input type="hidden" name="intent" value="pa-update" />
+                <input type="hidden" name="pa_id" value={s.id} />
+                <input type="hidden" name="version" value={edit?.values.version ? String(edit.values.version) : s.version} />
+                <PaFields idPrefix={`pa-${s.id}`} values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={options.insurers} />
+                <button className="btn btn-primary" type="submit" disabled={busy}>
+                  Save PA service
+                </button>
+              </Form>
+            </details>
+            <Form method="post" className="inline-form">
+              <input type="hidden" name="intent" value="pa-delete" />
+              <input type="hidden" name="pa_id" value={s.id} />
+              <button className="link-button" type="submit" disabled={busy} aria-label={`Delete ${s.pa_service} ${s.cpt}`}>
+                Delete
+              </button>
+            </Form>
+          </>
+        );
+      },
+    },
+  ];
   return (
     <section className="card">
       <div className="page-head">
@@ -236,79 +275,7 @@ export default function PatientProfile() {
       <section aria-labelledby="pa-services">
         <h2 id="pa-services">Prior-authorization services</h2>
         <FormMessage error={answer && answer.values.intent?.toString().startsWith("pa-") ? answer.message : null} />
-        {paServices.length === 0 ? (
-          <p>No PA services yet.</p>
-        ) : (
-          <ScrollTable caption="Prior-authorization services">
-            <thead>
-              <tr>
-                <th>Service</th>
-                <th>CPT</th>
-                <th>Units</th>
-                <th>Spent</th>
-                <th>Available</th>
-                <th>Start</th>
-                <th>End</th>
-                <th>Insurance</th>
-                <th>Expiry</th>
-                <th>Pacing</th>
-                {canManage ? (
-                  <th>
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {paServices.map((s: PaServiceJson & { pacing: Pacing }) => {
-                const warning = paExpiryText(paExpiryWarning(s.end_date, today));
-                const edit = formFor("pa-update", s.id);
-                return (
-                  <tr key={s.id}>
-                    <td>{s.pa_service}</td>
-                    <td>{s.cpt}</td>
-                    <td>{s.n_units}</td>
-                    <td>{s.spent_units}</td>
-                    <td>{s.available_units}</td>
-                    <td>{s.start_date}</td>
-                    <td>{s.end_date}</td>
-                    <td>
-                      {s.insurance_name ?? "—"}
-                      {s.is_primary ? " (primary)" : ""}
-                    </td>
-                    <td>{warning ? <span className="badge warning">{warning}</span> : "—"}</td>
-                    <td>
-                      <PacingText pacing={s.pacing} />
-                    </td>
-                    {canManage ? (
-                      <td className="actions">
-                        <details open={!!edit}>
-                          <summary>Edit</summary>
-                          <Form method="post">
-                            <input type="hidden" name="intent" value="pa-update" />
-                            <input type="hidden" name="pa_id" value={s.id} />
-                            <input type="hidden" name="version" value={edit?.values.version ? String(edit.values.version) : s.version} />
-                            <PaFields idPrefix={`pa-${s.id}`} values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={options.insurers} />
-                            <button className="btn btn-primary" type="submit" disabled={busy}>
-                              Save PA service
-                            </button>
-                          </Form>
-                        </details>
-                        <Form method="post" className="inline-form">
-                          <input type="hidden" name="intent" value="pa-delete" />
-                          <input type="hidden" name="pa_id" value={s.id} />
-                          <button className="link-button" type="submit" disabled={busy} aria-label={`Delete ${s.pa_service} ${s.cpt}`}>
-                            Delete
-                          </button>
-                        </Form>
-                      </td>
-                    ) : null}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </ScrollTable>
-        )}
+        <DataTable rows={paServices} columns={paColumns} empty="No PA services yet." caption="Prior-authorization services" />
         {canManage ? (
           <details open={!!created}>
             <summary>Add PA service</summary>

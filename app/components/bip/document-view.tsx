@@ -13,7 +13,7 @@ import {
   type Table,
 } from "~/domain/bip-document";
 import { LIST_SECTIONS } from "~/domain/bip-document";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 /** The plan document, read-only (the profile; later the PDF reads the same order). Text keeps its line breaks. */
 
@@ -27,57 +27,24 @@ export function cellText(value: unknown, kind: string): string {
 }
 
 export function ListView({ section, items }: { section: ListSectionKey; items: readonly Record<string, unknown>[] }) {
-  const fields = itemFields(section);
-  if (!items.length) return <p className="muted">No data found</p>;
-  return (
-    <ScrollTable caption={LIST_SECTIONS[section].label}>
-      <thead>
-        <tr>
-          <th>#</th>
-          {fields.map((f) => (
-            <th key={f.name}>{f.label}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {items.map((item) => (
-          <tr key={String(item.index)}>
-            <td>{String(item.index)}</td>
-            {fields.map((f) => (
-              <td key={f.name} style={preLine}>
-                {cellText(item[f.name], f.kind)}
-              </td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
-  );
+  const columns: Column<Record<string, unknown>>[] = [
+    { header: "#", cell: (item) => String(item.index) },
+    ...itemFields(section).map((f): Column<Record<string, unknown>> => ({ header: f.label, className: "pre-line", cell: (item) => cellText(item[f.name], f.kind) })),
+  ];
+  return <DataTable rows={items} columns={columns} rowKey={(item) => String(item.index)} empty="No data found" emptyClassName="muted" caption={LIST_SECTIONS[section].label} />;
 }
 
 export function TableView({ table, caption }: { table: Table; caption: string }) {
   if (!table.table_headers.length) return <p className="muted">No data found</p>;
-  return (
-    <ScrollTable caption={caption}>
-      <thead>
-        <tr>
-          {table.table_headers.map((h, i) => (
-            <th key={i}>{h}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {table.table_rows.map((row, r) => (
-          <tr key={r}>
-            {row.map((c, i) => (
-              <td key={i}>{c || "—"}</td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
-  );
+  const columns = table.table_headers.map((h, i): Column<string[]> => ({ header: h, cell: (row) => row[i] || "—" }));
+  return <DataTable rows={table.table_rows} columns={columns} empty={null} keepHeader caption={caption} />;
 }
+
+const signatureColumns = (c: BipDocument["consent_to_treatment"]): Column<(typeof SIGNERS)[number]>[] => [
+  { header: "Signer", cell: (s) => s.label },
+  { header: "Signature", cell: (s) => c[s.key].signature ?? (c[s.key].signature_placeholder ? "______________________" : "—") },
+  { header: "Date", cell: (s) => c[s.key].signature_date ?? (c[s.key].signature_placeholder ? "____________" : "—") },
+];
 
 function Texts({ fields, values }: { fields: readonly { name: string; label: string }[]; values: Record<string, string | null> }) {
   return (
@@ -114,24 +81,7 @@ function Part({ doc, field }: { doc: BipDocument; field: keyof BipDocument }) {
         <>
           <h3>Consent to treatment</h3>
           <p style={preLine}>{c.statement}</p>
-          <ScrollTable caption="Consent to treatment signatures">
-            <thead>
-              <tr>
-                <th>Signer</th>
-                <th>Signature</th>
-                <th>Date</th>
-              </tr>
-            </thead>
-            <tbody>
-              {SIGNERS.map((s) => (
-                <tr key={s.key}>
-                  <td>{s.label}</td>
-                  <td>{c[s.key].signature ?? (c[s.key].signature_placeholder ? "______________________" : "—")}</td>
-                  <td>{c[s.key].signature_date ?? (c[s.key].signature_placeholder ? "____________" : "—")}</td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
+          <DataTable rows={SIGNERS} columns={signatureColumns(c)} rowKey={(s) => s.key} caption="Consent to treatment signatures" />
         </>
       );
     }

@@ -4,7 +4,7 @@ import { COMPARISON_OPERATOR_LABELS, objectiveLabels, type ComparisonOperator } 
 import { parseVersion } from "~/domain/validation";
 import type { ObjectiveJson } from "~/models/objectives.server";
 import { ObjectiveFields, text } from "./goal-fields";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 /**
  * A goal's objectives in position order (the LTO last), each with plain forms: edit (a disclosure),
@@ -33,72 +33,54 @@ function Move({ o, label, direction, disabled, busy }: { o: ObjectiveJson; label
 }
 
 export function ObjectivesTable({ goalName, objectives, answer, busy }: { goalName: string; objectives: ObjectiveJson[]; answer: ObjectiveAnswer | null; busy: boolean }) {
-  if (!objectives.length) return <p>No objectives yet.</p>;
   const stoCount = objectives.filter((o) => o.type !== "LTO").length;
   const labels = objectiveLabels(objectives);
+  const label = (o: ObjectiveJson) => labels.get(o.id)!.label;
+  const columns: Column<ObjectiveJson>[] = [
+    { header: "Objective", rowHeader: true, cell: label },
+    { header: "Name", cell: (o) => o.name ?? "—" },
+    { header: "Status", cell: (o) => o.status },
+    { header: "Start point", cell: (o) => text(o.start_point) || "—" },
+    { header: "Target", cell: (o) => text(o.target) || "—" },
+    { header: "Dates", cell: (o) => (o.initial_date || o.end_date ? `${o.initial_date ?? "…"} – ${o.end_date ?? "…"}` : "—") },
+    { header: "Weeks", cell: (o) => text(o.weeks_to_complete) || "—" },
+    { header: "Comparison", cell: (o) => (o.comparison_operator ? (COMPARISON_OPERATOR_LABELS[o.comparison_operator as ComparisonOperator] ?? o.comparison_operator) : "—") },
+    { header: "Actions", hideHeader: true, className: "actions", cell: (o) => <ObjectiveActions o={o} label={label(o)} stoCount={stoCount} answer={answer} busy={busy} /> },
+  ];
+  return <DataTable rows={objectives} columns={columns} empty="No objectives yet." caption={`Objectives of ${goalName}`} rowData={(o) => ({ "data-testid": `objective-${o.id}` })} />;
+}
+
+/** An objective's forms: move up/down (STOs only), edit (a disclosure, open after a refused save of it) and delete. */
+function ObjectiveActions({ o, label, stoCount, answer, busy }: { o: ObjectiveJson; label: string; stoCount: number; answer: ObjectiveAnswer | null; busy: boolean }) {
+  const mine = answer && answer.intent === "save-objective" && answer.objectiveId === o.id ? answer : null;
+  const shown = mine?.current ?? (mine ? mine.values : o);
+  // The version re-shown after a refusal: the stored one when the typed one is not a whole number (a 422 for it, decision 017).
+  const typed = parseVersion(mine?.values.version);
+  const version = mine?.current ? mine.current.version : typed.ok && typed.version !== null ? typed.version : o.version;
   return (
-    <ScrollTable caption={`Objectives of ${goalName}`}>
-      <thead>
-        <tr>
-          <th>Objective</th>
-          <th>Name</th>
-          <th>Status</th>
-          <th>Start point</th>
-          <th>Target</th>
-          <th>Dates</th>
-          <th>Weeks</th>
-          <th>Comparison</th>
-          <th>
-            <span className="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {objectives.map((o) => {
-          const label = labels.get(o.id)!.label;
-          const mine = answer && answer.intent === "save-objective" && answer.objectiveId === o.id ? answer : null;
-          const shown = mine?.current ?? (mine ? mine.values : o);
-          // The version re-shown after a refusal: the stored one when the typed one is not a whole number (a 422 for it, decision 017).
-          const typed = parseVersion(mine?.values.version);
-          const version = mine?.current ? mine.current.version : typed.ok && typed.version !== null ? typed.version : o.version;
-          return (
-            <tr key={o.id} data-testid={`objective-${o.id}`}>
-              <th scope="row">{label}</th>
-              <td>{o.name ?? "—"}</td>
-              <td>{o.status}</td>
-              <td>{text(o.start_point) || "—"}</td>
-              <td>{text(o.target) || "—"}</td>
-              <td>{o.initial_date || o.end_date ? `${o.initial_date ?? "…"} – ${o.end_date ?? "…"}` : "—"}</td>
-              <td>{text(o.weeks_to_complete) || "—"}</td>
-              <td>{o.comparison_operator ? COMPARISON_OPERATOR_LABELS[o.comparison_operator as ComparisonOperator] ?? o.comparison_operator : "—"}</td>
-              <td className="actions">
-                {o.type !== "LTO" ? (
-                  <>
-                    <Move o={o} label={label} direction="up" disabled={o.position <= 1} busy={busy} /> <Move o={o} label={label} direction="down" disabled={o.position >= stoCount} busy={busy} />{" "}
-                  </>
-                ) : null}
-                <details open={!!mine}>
-                  <summary>{`Edit ${label}`}</summary>
-                  {mine ? <p className="alert alert-danger" role="alert">{mine.current ? "Someone else saved a newer version of this objective. Review the current values and save again." : "Check the fields below."}</p> : null}
-                  <Form method="post" noValidate key={JSON.stringify([shown, version])}>
-                    <input type="hidden" name="intent" value="save-objective" />
-                    <input type="hidden" name="objective_id" value={o.id} />
-                    <input type="hidden" name="version" value={version} />
-                    <ObjectiveFields values={shown} errors={mine && !mine.current ? mine.errors : {}} idPrefix={`objective-${o.id}`} />
-                    <button className="btn btn-primary" type="submit" disabled={busy}>
-                      {`Save ${label}`}
-                    </button>
-                  </Form>
-                </details>
-                <Link to={`?delete-objective=${o.id}`} aria-label={`Delete ${label}`}>
-                  Delete
-                </Link>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </ScrollTable>
+    <>
+      {o.type !== "LTO" ? (
+        <>
+          <Move o={o} label={label} direction="up" disabled={o.position <= 1} busy={busy} /> <Move o={o} label={label} direction="down" disabled={o.position >= stoCount} busy={busy} />{" "}
+        </>
+      ) : null}
+      <details open={!!mine}>
+        <summary>{`Edit ${label}`}</summary>
+        {mine ? <p className="alert alert-danger" role="alert">{mine.current ? "Someone else saved a newer version of this objective. Review the current values and save again." : "Check the fields below."}</p> : null}
+        <Form method="post" noValidate key={JSON.stringify([shown, version])}>
+          <input type="hidden" name="intent" value="save-objective" />
+          <input type="hidden" name="objective_id" value={o.id} />
+          <input type="hidden" name="version" value={version} />
+          <ObjectiveFields values={shown} errors={mine && !mine.current ? mine.errors : {}} idPrefix={`objective-${o.id}`} />
+          <button className="btn btn-primary" type="submit" disabled={busy}>
+            {`Save ${label}`}
+          </button>
+        </Form>
+      </details>
+      <Link to={`?delete-objective=${o.id}`} aria-label={`Delete ${label}`}>
+        Delete
+      </Link>
+    </>
   );
 }
 

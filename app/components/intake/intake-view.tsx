@@ -1,32 +1,12 @@
 import { Fragment } from "react";
 import { displayValue, INTAKE_SECTIONS, rowsOf, valueAt, type IntakeSection } from "~/domain/intake";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 /** The intake assessment read-only, section by section (lists as tables). */
 
 function Rows({ section, intake }: { section: IntakeSection; intake: Record<string, unknown> }) {
-  const rows = rowsOf(intake, section.id);
-  if (rows.length === 0) return <p className="muted">None recorded.</p>;
-  return (
-    <ScrollTable caption={section.label}>
-      <thead>
-        <tr>
-          {section.fields.map((f) => (
-            <th key={f.name}>{f.label}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row, i) => (
-          <tr key={i}>
-            {section.fields.map((f) => (
-              <td key={f.name}>{displayValue(f, row[f.name])}</td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </ScrollTable>
-  );
+  const columns = section.fields.map((f): Column<Record<string, unknown>> => ({ header: f.label, cell: (row) => displayValue(f, row[f.name]) }));
+  return <DataTable rows={rowsOf(intake, section.id)} columns={columns} empty="None recorded." emptyClassName="muted" caption={section.label} />;
 }
 
 export function IntakeView({ intake, bipLabel }: { intake: Record<string, unknown>; bipLabel: string | null }) {

@@ -8,7 +8,7 @@ import type { NoteVersionField } from "./note-history";
 import { ASSET_URLS } from "~/assets";
 import { Field, FormMessage } from "../ui/field";
 import { CPT_LABELS, NOTE_TYPE_LABELS, NOTE_TYPE_PATHS } from "./types";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 /**
  * A note as read (clinical §3, issue 10): every field, its times, minutes and units, status and modifiers,
@@ -24,6 +24,13 @@ export interface NoteHistoryEntry {
   /** The fields in which this earlier version differs from the one that replaced it, with the earlier text. */
   changes: NoteVersionField[];
 }
+
+const HISTORY_COLUMNS: Column<NoteHistoryEntry>[] = [
+  { header: "Version", cell: (h) => h.version },
+  { header: "Amended by", cell: (h) => h.by },
+  { header: "When", cell: (h) => `${h.at.replace("T", " ").slice(0, 16)} UTC` },
+  { header: "Reason", className: "pre-line", cell: (h) => h.reason },
+];
 
 export interface NoteViewProps {
   note: NoteJson;
@@ -330,30 +337,7 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
 
       <section aria-labelledby="history-head">
         <h2 id="history-head">History</h2>
-        {history.length === 0 ? (
-          <p className="muted">No amendments.</p>
-        ) : (
-          <ScrollTable caption="Amendment history">
-            <thead>
-              <tr>
-                <th>Version</th>
-                <th>Amended by</th>
-                <th>When</th>
-                <th>Reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.map((h) => (
-                <tr key={h.version}>
-                  <td>{h.version}</td>
-                  <td>{h.by}</td>
-                  <td>{h.at.replace("T", " ").slice(0, 16)} UTC</td>
-                  <td className="pre-line">{h.reason}</td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
-        )}
+        <DataTable rows={history} columns={HISTORY_COLUMNS} rowKey={(h) => h.version} empty="No amendments." emptyClassName="muted" caption="Amendment history" />
         {history.map((h) => (
           <details key={h.version} className="note-version">
             <summary>{`Version ${h.version} as it was: ${h.changes.length} ${h.changes.length === 1 ? "field" : "fields"} changed on ${h.at.replace("T", " ").slice(0, 16)} UTC`}</summary>

@@ -29,6 +29,8 @@ export interface Column<T> {
   sort?: string;
   /** Show this column only when true (a column that depends on a permission or on the screen). */
   when?: boolean;
+  /** The cells of this column name their row: `<th scope="row">` in place of `<td>` (an objective's label). */
+  rowHeader?: boolean;
 }
 
 type Row = object;
@@ -78,46 +80,75 @@ function SortHeader({ column }: { column: { header: string; sort: string } }) {
   );
 }
 
+/** Data attributes a row carries (a test's handle, a status the styles read). */
+export type RowData = Partial<Record<`data-${string}`, string>>;
+
 /**
  * The table of a list: a header row from the columns, one row per record, or the empty text. The caption (for
- * screen readers) also names the scroll box (ScrollTable).
+ * screen readers) also names the scroll box (ScrollTable). Options for the tables of a screen (not a list screen):
+ * - `emptyClassName`: a class on the empty text's paragraph ("muted");
+ * - `keepHeader`: with no rows the table stays, its body one row with `empty` across every column, or no row
+ *   when `empty` is null (a table whose columns tell what would be there);
+ * - `showCaption`: the caption is shown on screen (a table under no heading of its own);
+ * - `rowData`: data attributes of a row;
+ * - a column's `rowHeader`: its cells are the row's header cells.
+ * Cells are keyed by position, so headers built from data may repeat.
  */
 export function DataTable<T extends Row>({
   rows,
   columns,
   rowKey,
   empty = EMPTY_TEXT,
+  emptyClassName,
+  keepHeader = false,
   caption,
+  showCaption,
+  rowData,
 }: {
   rows: readonly T[];
   columns: readonly Column<T>[];
   rowKey?: (row: T) => Key;
   empty?: ReactNode;
+  emptyClassName?: string;
+  keepHeader?: boolean;
   caption: string;
+  showCaption?: boolean;
+  rowData?: (row: T) => RowData;
 }) {
-  if (rows.length === 0) return <p>{empty}</p>;
+  if (rows.length === 0 && !keepHeader) return <p className={emptyClassName}>{empty}</p>;
   const shown = columns.filter((c) => c.when !== false);
   return (
-    <ScrollTable caption={caption}>
+    <ScrollTable caption={caption} showCaption={showCaption}>
       <thead>
         <tr>
-          {shown.map((c) =>
+          {shown.map((c, i) =>
             c.sort ? (
-              <SortHeader key={c.header} column={{ header: c.header, sort: c.sort }} />
+              <SortHeader key={i} column={{ header: c.header, sort: c.sort }} />
             ) : (
-              <th key={c.header}>{c.hideHeader ? <span className="visually-hidden">{c.header}</span> : c.header}</th>
+              <th key={i}>{c.hideHeader ? <span className="visually-hidden">{c.header}</span> : c.header}</th>
             ),
           )}
         </tr>
       </thead>
       <tbody>
+        {rows.length === 0 && empty !== null ? (
+          <tr>
+            <td colSpan={shown.length}>{empty}</td>
+          </tr>
+        ) : null}
         {rows.map((row, i) => (
-          <tr key={keyOf(row, i, rowKey)}>
-            {shown.map((c) => (
-              <td key={c.header} className={c.className}>
-                {c.cell(row)}
-              </td>
-            ))}
+          <tr key={keyOf(row, i, rowKey)} {...rowData?.(row)}>
+            {shown.map((c, j) =>
+              c.rowHeader ? (
+                <th key={j} scope="row" className={c.className}>
+                  {c.cell(row)}
+                </th>
+              ) : (
+                <td key={j} className={c.className}>
+                  {c.cell(row)}
+                </td>
+              ),
+            )}
           </tr>
         ))}
       </tbody>

@@ -1,5 +1,5 @@
 import { badgeTone, objectiveLabels, type ChartInput } from "~/domain/chart";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 /**
  * A goal's objectives with their status and a badge comparing the latest value shown on the chart
@@ -12,47 +12,34 @@ const TONE_STYLE: Record<ReturnType<typeof badgeTone>, { background: string; lab
   danger: { background: "var(--danger)", label: "far behind" },
 };
 
+type Objective = ChartInput["objectives"][number];
+
 export function ObjectiveProgress({ goalName, objectives, latest, category }: { goalName: string; objectives: ChartInput["objectives"]; latest: { value: number; weekEnd: string } | null; category: string }) {
-  if (!objectives.length) return <p className="muted">No objectives yet.</p>;
   const labels = objectiveLabels(objectives);
+  const columns: Column<Objective>[] = [
+    {
+      header: "Objective",
+      cell: (o) => (
+        <strong className="obj-chip" style={{ color: labels.get(o.id)?.color }}>
+          {labels.get(o.id)?.label ?? o.type}
+        </strong>
+      ),
+    },
+    { header: "Name", cell: (o) => o.name ?? "—" },
+    { header: "Status", cell: (o) => o.status },
+    { header: "Target", cell: (o) => o.target ?? "—" },
+    { header: "End date", cell: (o) => o.endDate ?? "—" },
+    { header: "Latest vs target", cell: (o) => <LatestBadge latest={latest} target={o.target} category={category} /> },
+  ];
+  return <DataTable rows={objectives} columns={columns} empty="No objectives yet." emptyClassName="muted" caption={`Objectives of ${goalName}`} rowData={(o) => ({ "data-testid": `objective-${o.id}` })} />;
+}
+
+function LatestBadge({ latest, target, category }: { latest: { value: number; weekEnd: string } | null; target: Objective["target"]; category: string }) {
+  if (latest === null) return <span className="muted">No data yet</span>;
+  const tone = badgeTone(latest.value, target, category);
   return (
-    <ScrollTable caption={`Objectives of ${goalName}`}>
-      <thead>
-        <tr>
-          <th>Objective</th>
-          <th>Name</th>
-          <th>Status</th>
-          <th>Target</th>
-          <th>End date</th>
-          <th>Latest vs target</th>
-        </tr>
-      </thead>
-      <tbody>
-        {objectives.map((o) => {
-          const tone = badgeTone(latest?.value ?? null, o.target, category);
-          const label = labels.get(o.id);
-          return (
-            <tr key={o.id} data-testid={`objective-${o.id}`}>
-              <td>
-                <strong className="obj-chip" style={{ color: label?.color }}>{label?.label ?? o.type}</strong>
-              </td>
-              <td>{o.name ?? "—"}</td>
-              <td>{o.status}</td>
-              <td>{o.target ?? "—"}</td>
-              <td>{o.endDate ?? "—"}</td>
-              <td>
-                {latest === null ? (
-                  <span className="muted">No data yet</span>
-                ) : (
-                  <span className="badge" data-tone={tone} style={{ background: TONE_STYLE[tone].background }} title={`Latest value ${latest.value} (week ending ${latest.weekEnd})`}>
-                    {`${latest.value} vs ${o.target ?? "—"} · ${TONE_STYLE[tone].label}`}
-                  </span>
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </ScrollTable>
+    <span className="badge" data-tone={tone} style={{ background: TONE_STYLE[tone].background }} title={`Latest value ${latest.value} (week ending ${latest.weekEnd})`}>
+      {`${latest.value} vs ${target ?? "—"} · ${TONE_STYLE[tone].label}`}
+    </span>
   );
 }

@@ -6,7 +6,7 @@ import { CHART_COMMENT_NOTICES, COMMENT_MAX_LENGTH, UNITS_NOTE, usDate, WEEKLY_R
 import type { EditorComment, EditorReport } from "~/models/charts.server";
 import type { FormAnswer } from "~/services/forms.server";
 import { Notice } from "./notice";
-import { ScrollTable } from "~/components/ui/scroll-table";
+import { DataTable, type Column } from "~/components/ui/data-list";
 
 /**
  * The four blocks of the weekly chart's edit mode (clinical §2): Add Weekly Report, Update Weekly
@@ -24,6 +24,9 @@ export function answerFor(answer: Answer, intent: string, idField?: string, id?:
   if (idField && Number(answer.values[idField]) !== id) return null;
   return answer;
 }
+
+/** A row is drawn anew when it is saved or its answer changes, so its inputs show the values that came back. */
+const rowKey = ({ r, a }: { r: { id: number; version: number }; a: FormAnswer | null }) => `${r.id}:${r.version}:${JSON.stringify(a?.values ?? null)}`;
 
 /** One of the four blocks, a region named by its heading. */
 function Block({ id, title, children }: { id: string; title: string; children: ReactNode }) {
@@ -49,7 +52,7 @@ function SaveButton({ label, busy }: { label: string; busy: boolean }) {
 /** A row's Update form (its inputs join it through `form`), its Delete link (to the confirm step) and its message. */
 function RowActions(p: { formId: string; intent: string; idField: string; row: { id: number; version: number }; what: string; deleteHref: string; message: string | null | undefined; busy: boolean }) {
   return (
-    <td className="actions">
+    <>
       <Form method="post" id={p.formId} className="inline-form" noValidate>
         <input type="hidden" name="intent" value={p.intent} />
         <input type="hidden" name={p.idField} value={p.row.id} />
@@ -62,7 +65,7 @@ function RowActions(p: { formId: string; intent: string; idField: string; row: {
         Delete
       </Link>
       <Notice text={p.message} tone="danger" />
-    </td>
+    </>
   );
 }
 
@@ -99,50 +102,45 @@ export function AddReportForm({ answer, busy }: { answer: Answer; busy: boolean 
 }
 
 export function ReportsTable({ reports, answer, busy, deleteHref }: { reports: EditorReport[]; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
+  const rows = reports.map((r) => {
+    const a = answerFor(answer, "update-report", "report_id", r.id) ?? answerFor(answer, "delete-report", "report_id", r.id);
+    const values = a?.values.intent === "update-report" ? a.values : { value: text(r.value), total_units: text(r.total_units) };
+    return { r, a, values, formId: `report-${r.id}`, week: usDate(r.week_end) };
+  });
+  const columns: Column<(typeof rows)[number]>[] = [
+    { header: "Week Ending", cell: ({ week }) => week },
+    {
+      header: "Value",
+      cell: ({ a, values, formId, week }) => (
+        <>
+          <label className="visually-hidden" htmlFor={`${formId}-value`}>
+            Value for the week ending {week}
+          </label>
+          <input id={`${formId}-value`} form={formId} name="value" type="number" min={0} step="any" required defaultValue={text(values.value)} aria-invalid={a?.errors.value ? true : undefined} />
+        </>
+      ),
+    },
+    {
+      header: "Total Units",
+      cell: ({ a, values, formId, week }) => (
+        <>
+          <label className="visually-hidden" htmlFor={`${formId}-total_units`}>
+            Total units for the week ending {week}
+          </label>
+          <input id={`${formId}-total_units`} form={formId} name="total_units" type="number" min={0} step="any" defaultValue={text(values.total_units)} aria-invalid={a?.errors.total_units ? true : undefined} />
+        </>
+      ),
+    },
+    {
+      header: "Actions",
+      hideHeader: true,
+      className: "actions",
+      cell: ({ r, a, formId, week }) => <RowActions formId={formId} intent="update-report" idField="report_id" row={r} what={`the week ending ${week}`} deleteHref={deleteHref(r.id)} message={a?.message} busy={busy} />,
+    },
+  ];
   return (
     <Block id="update-weekly-reports" title="Update Weekly Reports">
-      {reports.length === 0 ? (
-        <p className="muted">No Weekly Reports</p>
-      ) : (
-        <ScrollTable caption="Weekly reports">
-          <thead>
-            <tr>
-              <th>Week Ending</th>
-              <th>Value</th>
-              <th>Total Units</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {reports.map((r) => {
-              const a = answerFor(answer, "update-report", "report_id", r.id) ?? answerFor(answer, "delete-report", "report_id", r.id);
-              const formId = `report-${r.id}`;
-              const week = usDate(r.week_end);
-              const values = a?.values.intent === "update-report" ? a.values : { value: text(r.value), total_units: text(r.total_units) };
-              return (
-                <tr key={`${r.id}:${r.version}:${JSON.stringify(a?.values ?? null)}`}>
-                  <td>{week}</td>
-                  <td>
-                    <label className="visually-hidden" htmlFor={`${formId}-value`}>
-                      Value for the week ending {week}
-                    </label>
-                    <input id={`${formId}-value`} form={formId} name="value" type="number" min={0} step="any" required defaultValue={text(values.value)} aria-invalid={a?.errors.value ? true : undefined} />
-                  </td>
-                  <td>
-                    <label className="visually-hidden" htmlFor={`${formId}-total_units`}>
-                      Total units for the week ending {week}
-                    </label>
-                    <input id={`${formId}-total_units`} form={formId} name="total_units" type="number" min={0} step="any" defaultValue={text(values.total_units)} aria-invalid={a?.errors.total_units ? true : undefined} />
-                  </td>
-                  <RowActions formId={formId} intent="update-report" idField="report_id" row={r} what={`the week ending ${week}`} deleteHref={deleteHref(r.id)} message={a?.message} busy={busy} />
-                </tr>
-              );
-            })}
-          </tbody>
-        </ScrollTable>
-      )}
+      <DataTable rows={rows} columns={columns} rowKey={rowKey} empty="No Weekly Reports" emptyClassName="muted" caption="Weekly reports" />
     </Block>
   );
 }
@@ -170,47 +168,44 @@ export function AddCommentForm({ answer, busy }: { answer: Answer; busy: boolean
 }
 
 export function CommentsTable({ comments, answer, busy, deleteHref }: { comments: EditorComment[]; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
+  const rows = comments.map((c) => {
+    const a = answerFor(answer, "update-comment", "comment_id", c.id) ?? answerFor(answer, "delete-comment", "comment_id", c.id);
+    const values = a?.values.intent === "update-comment" ? a.values : { comment_date: c.comment_date, comment: c.comment };
+    return { r: c, a, values, formId: `comment-${c.id}` };
+  });
+  const columns: Column<(typeof rows)[number]>[] = [
+    {
+      header: "Date",
+      cell: ({ r, a, values, formId }) => (
+        <>
+          <label className="visually-hidden" htmlFor={`${formId}-date`}>
+            Date of the comment “{r.comment}”
+          </label>
+          <input id={`${formId}-date`} form={formId} name="comment_date" type="date" required defaultValue={text(values.comment_date)} aria-invalid={a?.errors.comment_date ? true : undefined} />
+        </>
+      ),
+    },
+    {
+      header: "Comment",
+      cell: ({ r, a, values, formId }) => (
+        <>
+          <label className="visually-hidden" htmlFor={`${formId}-text`}>
+            Comment of {usDate(r.comment_date)}
+          </label>
+          <input id={`${formId}-text`} form={formId} name="comment" type="text" maxLength={COMMENT_MAX_LENGTH} required defaultValue={text(values.comment)} aria-invalid={a?.errors.comment ? true : undefined} />
+        </>
+      ),
+    },
+    {
+      header: "Actions",
+      hideHeader: true,
+      className: "actions",
+      cell: ({ r, a, formId }) => <RowActions formId={formId} intent="update-comment" idField="comment_id" row={r} what={`the comment of ${usDate(r.comment_date)}`} deleteHref={deleteHref(r.id)} message={a?.message} busy={busy} />,
+    },
+  ];
   return (
     <Block id="update-comments" title="Update Comments">
-      {comments.length === 0 ? (
-        <p className="muted">No Comments</p>
-      ) : (
-        <ScrollTable caption="Comments">
-          <thead>
-            <tr>
-              <th>Date</th>
-              <th>Comment</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {comments.map((c) => {
-              const a = answerFor(answer, "update-comment", "comment_id", c.id) ?? answerFor(answer, "delete-comment", "comment_id", c.id);
-              const formId = `comment-${c.id}`;
-              const values = a?.values.intent === "update-comment" ? a.values : { comment_date: c.comment_date, comment: c.comment };
-              return (
-                <tr key={`${c.id}:${c.version}:${JSON.stringify(a?.values ?? null)}`}>
-                  <td>
-                    <label className="visually-hidden" htmlFor={`${formId}-date`}>
-                      Date of the comment “{c.comment}”
-                    </label>
-                    <input id={`${formId}-date`} form={formId} name="comment_date" type="date" required defaultValue={text(values.comment_date)} aria-invalid={a?.errors.comment_date ? true : undefined} />
-                  </td>
-                  <td>
-                    <label className="visually-hidden" htmlFor={`${formId}-text`}>
-                      Comment of {usDate(c.comment_date)}
-                    </label>
-                    <input id={`${formId}-text`} form={formId} name="comment" type="text" maxLength={COMMENT_MAX_LENGTH} required defaultValue={text(values.comment)} aria-invalid={a?.errors.comment ? true : undefined} />
-                  </td>
-                  <RowActions formId={formId} intent="update-comment" idField="comment_id" row={c} what={`the comment of ${usDate(c.comment_date)}`} deleteHref={deleteHref(c.id)} message={a?.message} busy={busy} />
-                </tr>
-              );
-            })}
-          </tbody>
-        </ScrollTable>
-      )}
+      <DataTable rows={rows} columns={columns} rowKey={rowKey} empty="No Comments" emptyClassName="muted" caption="Comments" />
     </Block>
   );
 }
