@@ -37,6 +37,11 @@ export function dollarsOf(cents: number): string {
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
 }
 
+/** A stored dollar price (an insurer service's unit price or hourly fee, decision 017) for people; "" for none. */
+export function dollarPrice(dollars: number | null): string {
+  return dollars === null ? "" : money(centsOf(dollars));
+}
+
 /** "$1,234.50" for people. */
 export function money(cents: number): string {
   const [whole, frac] = dollarsOf(Math.abs(cents)).split(".");

@@ -18,6 +18,7 @@ import { locationOptions } from "~/models/locations.server";
 import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 import { DataTable, type Column } from "~/components/ui/data-list";
+import { dollarPrice } from "~/domain/billing";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.insurance.name ?? "insurance"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
@@ -57,10 +58,6 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   }
 }
 
-function money(n: number | null): string {
-  return n === null ? "" : `$${n.toFixed(2)}`;
-}
-
 export default function EditInsurance() {
   const { insurance, locations } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
@@ -89,7 +86,7 @@ export default function EditInsurance() {
     { header: "Provider", cell: (s) => s.provider || "All" },
     { header: "Type", cell: (s) => s.type },
     { header: "Description", cell: (s) => s.description },
-    { header: "Unit price", cell: (s) => money(s.unit_price) },
+    { header: "Unit price", cell: (s) => dollarPrice(s.unit_price) },
     { header: "Multiplier", cell: (s) => s.multiplier },
     {
       header: "Actions",

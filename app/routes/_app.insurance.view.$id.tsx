@@ -10,6 +10,7 @@ import { findUnitPrice, getInsurance, type InsuranceServiceJson } from "~/models
 import { modelContextFor } from "~/services/forms.server";
 import { notFound, requirePermission } from "~/services/guard.server";
 import { DataTable, type Column } from "~/components/ui/data-list";
+import { dollarPrice } from "~/domain/billing";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.insurance.name ?? "Insurance"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
@@ -28,10 +29,6 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const provider = (url.searchParams.get("provider") ?? "").trim().slice(0, 30);
   const lookup = cpt ? { cpt, provider, type: providerType(provider), service: await findUnitPrice(ctx, id, cpt, provider) } : null;
   return { insurance, lookup };
-}
-
-function money(n: number | null): string {
-  return n === null ? "" : `$${n.toFixed(2)}`;
 }
 
 function posList(codes: string[]): string {
@@ -55,8 +52,8 @@ const SERVICE_COLUMNS: Column<InsuranceServiceJson>[] = [
   { header: "Provider", cell: (s) => s.provider || "All" },
   { header: "Provider type", cell: (s) => s.type },
   { header: "Description", cell: (s) => s.description },
-  { header: "Unit price", cell: (s) => money(s.unit_price) },
-  { header: "Hourly fee", cell: (s) => money(s.hourly_fee) },
+  { header: "Unit price", cell: (s) => dollarPrice(s.unit_price) },
+  { header: "Hourly fee", cell: (s) => dollarPrice(s.hourly_fee) },
   { header: "Max per day", cell: (s) => s.max_per_day ?? "—" },
   { header: "Multiplier", cell: (s) => s.multiplier },
 ];
@@ -116,7 +113,7 @@ export default function ViewInsurance() {
         {lookup ? (
           <p role="status" data-testid="price-lookup">
             {lookup.service
-              ? `Unit price for ${lookup.cpt}${lookup.provider ? ` (${lookup.provider})` : ""}: ${money(lookup.service.unit_price)} — service ${lookup.service.code}, ${lookup.service.type === "all" ? "all providers" : `${lookup.service.type} providers`}.`
+              ? `Unit price for ${lookup.cpt}${lookup.provider ? ` (${lookup.provider})` : ""}: ${dollarPrice(lookup.service.unit_price)} — service ${lookup.service.code}, ${lookup.service.type === "all" ? "all providers" : `${lookup.service.type} providers`}.`
               : NO_PRICE}
           </p>
         ) : null}

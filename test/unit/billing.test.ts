@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { centsOf, chargeFor, dollarsOf, money, pickService, priceNote, pricingProvider, unitPriceText, type PriceService } from "~/domain/billing";
+import { centsOf, chargeFor, dollarPrice, dollarsOf, money, pickService, priceNote, pricingProvider, unitPriceText, type PriceService } from "~/domain/billing";
 
 const svc = (over: Partial<PriceService>): PriceService => ({
   id: 1, insuranceId: 7, locationId: null, cptCode: "97153", modifiers: "", provider: "rbt", type: "rbt", unitPrice: 12.5, multiplier: 1, maxPerDay: null, ...over,
@@ -25,6 +25,14 @@ describe("charges: units × unit price × multiplier, rounded once, in cents", (
     expect(dollarsOf(123450)).toBe("1234.50");
     expect(dollarsOf(-5)).toBe("-0.05");
     expect(money(123456789)).toBe("$1,234,567.89");
+  });
+  it.each([
+    [16.25, "$16.25"],
+    [0.29, "$0.29"],
+    [1250, "$1,250.00"],
+    [null, ""],
+  ])("shows a stored dollar price %s as %j", (dollars, text) => {
+    expect(dollarPrice(dollars)).toBe(text);
   });
 });
 
