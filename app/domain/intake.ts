@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalInt, optionalLine, optionalNumber, optionalPhone, optionalText, requiredDate, requiredLine, requiredText } from "./fields";
-import { plainObject, parseStored, safeParsePlain, type Parsed } from "./validation";
+import { plainObject, parseStored, safeParseChange, safeParsePlain, sentBy, type Parsed } from "./validation";
 
 /**
  * Intake assessment (clinical §3 "Intake assessment", §5 "Intake and notes"; platform §2
@@ -344,8 +344,8 @@ export function intakeErrors(issues: readonly v.BaseIssue<unknown>[]): Record<st
 /** The intake's fields (the keys its updates read). */
 export const INTAKE_FIELDS = Object.keys(ENTRIES);
 
-export function parseIntake(input: unknown): Parsed<IntakeInput> {
-  const r = safeParsePlain(IntakeInput, input);
+export function parseIntake(input: Record<string, unknown>, stored: Record<string, unknown> | null = null): Parsed<IntakeInput> {
+  const r = stored ? safeParseChange(IntakeInput, { ...stored, ...input }, sentBy(input)) : safeParsePlain(IntakeInput, input);
   return r.success ? { ok: true, data: r.output } : { ok: false, errors: intakeErrors(r.issues) };
 }
 

@@ -3,7 +3,7 @@ import { choiceList, choiceOr, flag, MESSAGES, optionalChoice, optionalDate, opt
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
-import { fieldErrors, safeParsePlain, type Parsed } from "./validation";
+import { fieldErrors, safeParseChange, safeParsePlain, sentBy, type Parsed } from "./validation";
 
 /**
  * Clients (clinical §3 Patient) and prior-authorization services. Pure: the field groups are declared
@@ -282,8 +282,8 @@ export const PATIENT_INPUT_FIELDS = [...PATIENT_FIELDS.map((x) => x.name), "pa_a
  * Validates a client. Errors are one per field; inside PA assessments they keep their row positions
  * ("pa_assessments.0.services.1.cpt") so the form and the API name the exact cell.
  */
-export function parsePatient(input: unknown): Parsed<PatientInput> {
-  const r = safeParsePlain(PatientInput, input);
+export function parsePatient(input: Record<string, unknown>, stored: Record<string, unknown> | null = null): Parsed<PatientInput> {
+  const r = stored ? safeParseChange(PatientInput, { ...stored, ...input }, sentBy(input)) : safeParsePlain(PatientInput, input);
   if (r.success) return { ok: true, data: r.output };
   const nested = r.issues.filter((i) => i.path?.[0]?.key === "pa_assessments");
   return { ok: false, errors: { ...fieldErrors(r.issues.filter((i) => !nested.includes(i))), ...intakeErrors(nested) } };

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { numberOrNaN, optionalId, requiredDate } from "./fields";
 import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, sessionEndRefusal, todayIn, withinUnits, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
 import { minuteOfDay, NOTE_CPT_CODES } from "./notes";
+import { zonePlace } from "./time";
 import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
 
 /**
@@ -45,6 +46,9 @@ export const SCHEDULE_MESSAGES = {
   raced: "Other sessions changed while this was booked. Book again.",
   noteOnceEnded: (time: string) => `The note can be written once the session ends at ${time}.`,
   noteOnceEndedOn: (date: string, time: string) => `The note can be written once the session ends, on ${date} at ${time}.`,
+  /** The client has moved to a location of another zone since the booking: its note is written there (decision 037, stop 30). */
+  noteInOtherZone: (timeIn: string, timeOut: string, zone: string) =>
+    `The client has since moved to a location on ${zonePlace(zone)} time (${zone}): the note is written there, for ${timeIn}–${timeOut} ${zonePlace(zone)} time, and can be written once that has ended.`,
 } as const;
 
 const idOf = (message: string) =>
@@ -145,6 +149,8 @@ export interface BookedSession {
   utcOffset?: number | null;
   /** Its location's time zone (named in a refusal when it is not the booking's clock). */
   zone?: string | null;
+  /** A note whose client was deleted: it still takes the provider's time, and a refusal says whose it is (NoteIntervals). */
+  clientDeleted?: boolean;
 }
 
 export interface PaFacts {
@@ -198,7 +204,7 @@ export function checkBooking(
     const all = [...booked, ...own];
     const week = { start: weekStartOf(weekEndingOn(date)), end: weekEndingOn(date) };
     const near = (s: BookedSession, spread = 0) => s.pairs.some((p) => overlaps(p, { start: times.startAt, end: times.endAt }, 1440 + spread));
-    const asIntervals = (list: BookedSession[]): NoteIntervals[] => list.map((s, i) => ({ id: i, pairs: s.pairs, utcOffset: s.utcOffset, zone: s.zone }));
+    const asIntervals = (list: BookedSession[]): NoteIntervals[] => list.map((s, i) => ({ id: i, pairs: s.pairs, utcOffset: s.utcOffset, zone: s.zone, clientDeleted: s.clientDeleted }));
     const clientOnes = all.filter((s) => s.patientId === input.patientId);
     const refusal = firstRefusal(
       { session_date: date, cpt_code: input.cpt },

@@ -211,27 +211,79 @@ export function readableText(s: string): string {
  * falls back to its default). The next save of that part stores the readable value.
  */
 export function parseStored<S extends v.GenericSchema>(schema: S, stored: unknown): v.SafeParseResult<S> {
+  return readableWhere(schema, stored, () => true).result;
+}
+
+type Keys = (string | number)[];
+const issueKeys = (issue: v.BaseIssue<unknown>): Keys => (issue.path ?? []).map((p) => p.key as string | number);
+
+/** parseStored's rounds, making readable only the refused strings whose path `where` takes; `paths` are those changed. */
+function readableWhere<S extends v.GenericSchema>(schema: S, stored: unknown, where: (keys: Keys) => boolean): { result: v.SafeParseResult<S>; value: unknown; paths: Keys[] } {
   let value = stored;
+  const paths: Keys[] = [];
   for (let round = 0; round < 5; round++) {
     const result = v.safeParse(schema, value);
-    if (result.success) return result;
+    if (result.success) return { result, value, paths };
     let changed = false;
     value = structuredClone(value);
     for (const issue of result.issues) {
-      const keys = (issue.path ?? []).map((p) => p.key as string | number);
-      if (keys.length === 0) continue;
+      const keys = issueKeys(issue);
+      if (keys.length === 0 || !where(keys)) continue;
       let holder = value as Record<string | number, unknown>;
       for (const k of keys.slice(0, -1)) holder = (holder?.[k] ?? null) as Record<string | number, unknown>;
       const last = keys[keys.length - 1]!;
       const leaf = holder?.[last];
       if (typeof leaf === "string" && readableText(leaf) !== leaf) {
         holder[last] = readableText(leaf);
+        paths.push(keys);
         changed = true;
       }
     }
-    if (!changed) return result;
+    if (!changed) return { result, value, paths };
   }
-  return v.safeParse(schema, value);
+  return { result: v.safeParse(schema, value), value, paths };
+}
+
+/**
+ * An update's parse of the stored record with a body's fields over it (`merged`: an API PATCH), checking only what the
+ * body sends (`sent`, given an issue's path). A stored value the body does not send that today's rules refuse (a line
+ * break in a one-line field, stored before the rule) is neither refused nor rewritten: the parse reads it made
+ * readable (readableWhere) and the output keeps the stored text, so the write stores it byte for byte. A refused value
+ * the body sends is refused as before (decision 017, stop 30).
+ */
+export function safeParseChange<S extends v.GenericSchema>(schema: S, merged: Record<string, unknown>, sent: (keys: Keys) => boolean): ReturnType<typeof safeParsePlain<S>> {
+  const first = safeParsePlain(schema, merged);
+  if (first.success) return first;
+  const { value, paths } = readableWhere(schema, merged, (keys) => !sent(keys));
+  if (paths.length === 0) return first;
+  const second = safeParsePlain(schema, value);
+  if (!second.success) return second;
+  for (const keys of paths) {
+    let holder = second.output as Record<string | number, unknown>;
+    let stored = merged as Record<string | number, unknown>;
+    for (const k of keys.slice(0, -1)) {
+      holder = (holder?.[k] ?? null) as Record<string | number, unknown>;
+      stored = (stored?.[k] ?? null) as Record<string | number, unknown>;
+    }
+    const last = keys[keys.length - 1]!;
+    if (typeof holder?.[last] === "string") holder[last] = stored[last];
+  }
+  return second;
+}
+
+/**
+ * An update's parse: `body` alone (a PUT or a screen's form, which send every field), or, given the `stored` record
+ * (a PATCH), the body over it, checked as safeParseChange checks it (only the fields the body names).
+ */
+export function parseChange<S extends v.GenericSchema>(schema: S, body: Record<string, unknown>, stored: Record<string, unknown> | null): Parsed<v.InferOutput<S>> {
+  if (!stored) return parseWith(schema, body);
+  const r = safeParseChange(schema, { ...stored, ...body }, sentBy(body));
+  return r.success ? { ok: true, data: r.output } : { ok: false, errors: fieldErrors(r.issues) };
+}
+
+/** Whether an issue's path is a field `body` sends (its first key). */
+export function sentBy(body: Record<string, unknown>): (keys: Keys) => boolean {
+  return (keys) => Object.hasOwn(body, String(keys[0]));
 }
 
 /** The one-line check of a field a screen shows as an <input> (fields.ts: requiredLine, optionalLine); null passes. */

@@ -8,7 +8,7 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { fillPlaceholdersDeep, type PlaceholderClient } from "~/domain/placeholders";
 import { NOT_AT_LOCATION } from "~/domain/patients";
 import { PLAN_CATEGORIES, type PlanCategory } from "~/domain/plans";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { addDays } from "~/domain/weeks";
 import { weeklyDataRange } from "~/domain/weekly-reports";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
@@ -427,7 +427,7 @@ export async function updateBip(
   if (!found) return notFound("BIP");
   const { scope, loaded } = found;
   if (namesNoField(raw, BipInput)) return nothingToChange();
-  const parsed = parseWith(BipInput, opts.partial ? { ...asInput(loaded.row), ...raw } : raw);
+  const parsed = parseChange(BipInput, raw, opts.partial ? asInput(loaded.row) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== loaded.row.version) return conflict(bipJson(loaded));

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { bips, chartComments, patients, plans } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { CHART_COMMENT_NOTICES, ChartCommentInput, ChartCommentUpdate, weeklyDataDateRefusal } from "~/domain/weekly-reports";
 import { todayIn } from "~/domain/note-rules";
 import { withClients } from "~/services/audit.server";
@@ -95,7 +95,7 @@ export async function updateChartComment(
   if (!found) return notFound("Chart comment");
   const { row } = found;
   if (namesNoField(raw, ChartCommentUpdate)) return nothingToChange();
-  const parsed = parseWith(ChartCommentUpdate, opts.partial ? { comment_date: row.commentDate, comment: row.comment, ...raw } : raw);
+  const parsed = parseChange(ChartCommentUpdate, raw, opts.partial ? { comment_date: row.commentDate, comment: row.comment } : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // Checked when the date changes (decision 017): a comment stored before the rule keeps its date while its text is edited.
   const outOfRange = parsed.data.comment_date === row.commentDate ? null : weeklyDataDateRefusal("comment", parsed.data.comment_date, todayIn(ctx.now(), found.plan.timeZone));

@@ -26,7 +26,7 @@ import {
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { mayChange, mayCreate, mayGrantRole, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { setPassword, setTwoFactor } from "~/models/auth.server";
 import { endAllAccessStatements } from "~/services/access.server";
 import { withAudit } from "~/services/audit.server";
@@ -488,11 +488,12 @@ export async function updateEmployee(
   const { current, target } = loaded.data;
   const body = withEmploymentFromForm(raw);
   if (namesNoField(body, EmployeeEditInput)) return nothingToChange();
-  const merged = opts.partial ? { ...asInput(current), ...body } : body;
+  const storedInput = opts.partial ? asInput(current) : null;
+  const merged = { ...storedInput, ...body };
   // A stored gender the form no longer offers stays while the save sends it back as it is (decision 017: only a
   // changed value is checked); another value must be one of the list.
   const keepsGender = !isEmployeeGender(current.gender) && typeof merged.gender === "string" && merged.gender.trim() === current.gender;
-  const parsed = parseWith(EmployeeEditInput, keepsGender ? { ...merged, gender: null } : merged);
+  const parsed = parseChange(EmployeeEditInput, keepsGender ? { ...body, gender: null } : body, storedInput);
   if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
   const input = keepsGender ? { ...parsed.data, gender: current.gender } : parsed.data;
   const refs = await checkRefs(ctx, input);

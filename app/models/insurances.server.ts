@@ -4,7 +4,7 @@ import { pickService } from "~/domain/billing";
 import { InsuranceInput, InsuranceServiceInput, modifierInfo, serviceCode, splitModifiers, unitMultiplier } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -161,7 +161,7 @@ export async function updateInsurance(
   const current = await getInsuranceRow(ctx, id);
   if (!current) return notFound("Insurance");
   if (namesNoField(raw, InsuranceInput)) return nothingToChange();
-  const parsed = parseWith(InsuranceInput, opts.partial ? { ...asInput(current), ...raw } : raw);
+  const parsed = parseChange(InsuranceInput, raw, opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance", entityId: id }, () => [
     ctx.db
@@ -327,7 +327,7 @@ export async function updateInsuranceService(
   const current = await getInsuranceService(ctx, id);
   if (!current || (opts.insuranceId !== undefined && current.insurance_id !== opts.insuranceId)) return notFound("Service");
   if (namesNoField(raw, InsuranceServiceInput)) return nothingToChange();
-  const parsed = parseWith(InsuranceServiceInput, opts.partial ? { ...serviceAsInput(current), ...raw } : raw);
+  const parsed = parseChange(InsuranceServiceInput, raw, opts.partial ? serviceAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   const badLocation = await checkLocation(ctx, parsed.data.location_id);
   if (badLocation) return invalid(badLocation);

@@ -197,7 +197,7 @@ export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw:
   if (!current) return notFound("Intake assessment");
   const input = nestFormFields(raw);
   if (namesNoField(input, INTAKE_FIELDS)) return nothingToChange();
-  const parsed = parseIntake(opts.partial ? { ...intakeAsInput(current), ...input } : input);
+  const parsed = parseIntake(input, opts.partial ? intakeAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

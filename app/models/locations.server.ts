@@ -3,7 +3,7 @@ import { locations, userLocations, users } from "~/db/schema";
 import { LOCATION_IN_USE, LocationInput } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { locationScope } from "~/domain/permissions";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditWho, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -120,7 +120,7 @@ export async function updateLocation(ctx: ModelContext, id: number, raw: Record<
   const current = await getLocation(ctx, id);
   if (!current) return notFound("Location");
   if (namesNoField(raw, LocationInput)) return nothingToChange();
-  const parsed = parseWith(LocationInput, opts.partial ? { ...asInput(current), ...raw } : raw);
+  const parsed = parseChange(LocationInput, raw, opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "location", entityId: id }, () => [
     ctx.db

@@ -42,7 +42,7 @@ import { fittingModifiers, modifierRefusal, type ModifierSlot } from "~/domain/i
 import { posCodesOf } from "~/domain/locations";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
-import { isPlainObject, namesNoField, parseWith } from "~/domain/validation";
+import { fieldErrors, isPlainObject, namesNoField, parseWith, safeParseChange, safeParsePlain } from "~/domain/validation";
 import { isProductDate } from "~/domain/weeks";
 import { sha256Hex } from "~/services/crypto.server";
 import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
@@ -773,6 +773,9 @@ function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersi
     .where(and(eq(notes.id, values.id as number), eq(notes.version, expectedVersion), isNull(notes.deletedAt), also, sql`exists (${cte(rules)} select 1 from n where ${RULES_SQL})`));
 }
 
+/** 1 when a note's client was deleted: the note still takes its provider's time, but no screen shows it, so a refusal says whose it is (NOTE_MESSAGES.ofDeletedClient). */
+export const noteOfDeletedClient = sql<number>`(select "deleted_at" is not null from "patients" where "patients"."id" = "notes"."patient_id")`;
+
 /** The surroundings of a session for firstRefusal: read only when a write was refused (decision 024). */
 async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionTimes, selfId: number): Promise<Surroundings> {
   const db = primaryOf(ctx.db);
@@ -785,8 +788,7 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
     e2: notes.end2At,
     off: notes.utcOffset,
     zone: sql<string | null>`(select "time_zone" from "locations" where "locations"."id" = "notes"."location_id")`,
-    // A deleted client's note still takes its provider's time, but no screen shows it: the refusal says whose it is.
-    gone: sql<number>`(select "deleted_at" is not null from "patients" where "patients"."id" = "notes"."patient_id")`,
+    gone: noteOfDeletedClient,
   };
   const near = (column: typeof notes.patientId | typeof notes.providerId, id: number, w: { from: number; to: number }) =>
     db
@@ -944,10 +946,21 @@ function billedModifierRefusal(stored: Pick<NoteJson, "billed" | "md" | "md2">, 
 
 /* ------------------------------------------------------------------ create */
 
-function parseNote(type: NoteType, raw: Record<string, unknown>): { ok: true; input: NoteInput } | { ok: false; result: ModelResult<never> } {
-  const parsed = parseWith(NoteBody, noteBodyInput(type, raw));
-  if (!parsed.ok) return { ok: false, result: invalid(noteBodyErrors(type, parsed.errors)) };
-  return { ok: true, input: parsed.data };
+/** `sent` (a PATCH over the stored note): checks only the values the body sends, as safeParseChange does. */
+function parseNote(type: NoteType, raw: Record<string, unknown>, sent: ((keys: (string | number)[]) => boolean) | null = null): { ok: true; input: NoteInput } | { ok: false; result: ModelResult<never> } {
+  const input = noteBodyInput(type, raw);
+  const parsed = sent ? safeParseChange(NoteBody, input, sent) : safeParsePlain(NoteBody, input);
+  if (!parsed.success) return { ok: false, result: invalid(noteBodyErrors(type, fieldErrors(parsed.issues))) };
+  return { ok: true, input: parsed.output };
+}
+
+/** The values a note's PATCH body sends: its keys, and content fields sent flat or inside `content` (or all of a `content` that is not an object). */
+function sentByNoteBody(raw: Record<string, unknown>): (keys: (string | number)[]) => boolean {
+  return ([first, second]) => {
+    if (first !== "content" || second === undefined) return Object.hasOwn(raw, String(first));
+    if (raw.content !== undefined && !isPlainObject(raw.content)) return true;
+    return raw[second] !== undefined || (isPlainObject(raw.content) && raw.content[second] !== undefined);
+  };
 }
 
 function isFormTokenRace(e: unknown): boolean {
@@ -1250,7 +1263,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   for (const k of kept) if (raw[k] === undefined) base[k] = current[k];
   // A body naming the price in dollars names it alone: the stored cents merged above are not a second price.
   if (raw.unit_price !== undefined) base.unit_price_cents = raw.unit_price_cents;
-  const parsed = parseNote(type, base);
+  const parsed = parseNote(type, base, opts.partial ? sentByNoteBody(raw) : null);
   if (!parsed.ok) return parsed.result;
   const input = parsed.input;
   if (writesSupervisorSignature(input, current)) return invalid({ supervisor_name: NOTE_MESSAGES.countersignOnView });

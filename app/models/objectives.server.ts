@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditRead, clientIds, withAudit, withClients } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findPlanInScope, planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
@@ -252,7 +252,7 @@ export async function updateObjective(
   if (!found) return notFound("Objective");
   const current = objectiveJson(found.row);
   if (namesNoField(raw, ObjectiveInput, ["index", "order"])) return nothingToChange();
-  const parsed = parseWith(ObjectiveInput, withPosition(opts.partial ? { ...asInput(current), ...raw } : raw));
+  const parsed = parseChange(ObjectiveInput, withPosition(raw), opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { insurances, notes, paServices, patients } from "~/db/schema";
 import { PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -154,7 +154,7 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
   const current = await getPaService(ctx, id);
   if (!current) return notFound("PA service");
   if (namesNoField(raw, PaServiceInput)) return nothingToChange();
-  const parsed = parseWith(PaServiceInput, opts.partial ? { ...asInput(current), ...raw } : raw);
+  const parsed = parseChange(PaServiceInput, raw, opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

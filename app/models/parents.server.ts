@@ -4,7 +4,7 @@ import { locations, parents, patients } from "~/db/schema";
 import { ParentInput, ParentPasswordInput, ParentStatusInput } from "~/domain/parents";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { mayChangeParent, type ParentSignInChange, type ParentTarget } from "~/domain/who-may-change";
 import { endAllAccessStatements } from "~/services/access.server";
 import { auditedRead, auditRead, auditTail, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -227,7 +227,7 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
   if (namesNoField(raw, ParentInput)) return nothingToChange();
-  const parsed = parseWith(ParentInput, opts.partial ? { ...parentAsInput(current), ...raw } : raw);
+  const parsed = parseChange(ParentInput, raw, opts.partial ? parentAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A new email or status changes who can sign in as the parent: the actor must cover their children's locations.
   const changes: ParentSignInChange[] = [];

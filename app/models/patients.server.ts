@@ -443,7 +443,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   const current = await findPatient(ctx, patientId);
   if (!current) return notFound("Patient");
   if (namesNoField(raw, PATIENT_INPUT_FIELDS)) return nothingToChange();
-  const parsed = parsePatient(opts.partial ? { ...patientAsInput(current), ...raw } : raw);
+  const parsed = parsePatient(raw, opts.partial ? patientAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

@@ -5,7 +5,7 @@ import { bips, patients, plans } from "~/db/schema";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { PLAN_CATEGORIES, PLAN_MESSAGES, PlanInput, PlanStatusInput } from "~/domain/plans";
-import { isPlainObject, namesNoField, parseWith } from "~/domain/validation";
+import { isPlainObject, namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { bipInScopeWhere, findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
@@ -223,7 +223,7 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   const current = scope ? await loadPlan(ctx, scope) : null;
   if (!scope || !current) return notFound("Plan");
   if (namesNoField(raw, PlanInput)) return nothingToChange();
-  const parsed = parseWith(PlanInput, opts.partial ? { ...planAsInput(current), ...raw } : raw);
+  const parsed = parseChange(PlanInput, raw, opts.partial ? planAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const moved = parsed.data.category !== current.category;

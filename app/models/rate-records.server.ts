@@ -3,7 +3,7 @@ import { locations, rateRecords } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseRateInfo, RateRecordInput } from "~/domain/rates";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -86,7 +86,7 @@ export async function updateRateRecord(ctx: ModelContext, id: number, raw: Recor
   if (!current) return notFound("Rate record");
   const { id: _id, version: _v, created_at: _c, updated_at: _u, ...asInput } = current;
   if (namesNoField(raw, RateRecordInput)) return nothingToChange();
-  const parsed = parseWith(RateRecordInput, opts.partial ? { ...asInput, ...raw } : raw);
+  const parsed = parseChange(RateRecordInput, raw, opts.partial ? asInput : null);
   if (!parsed.ok) return invalid(parsed.errors);
   const bad = await checkLocation(ctx, parsed.data.location_id);
   if (bad) return invalid(bad);

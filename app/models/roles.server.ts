@@ -3,7 +3,7 @@ import { locations, roles, userLocations, userRoles, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, locationScope, normalizePermissions } from "~/domain/permissions";
 import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { mayChangeRoleHolders, mayEditRole } from "~/domain/who-may-change";
 import { auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
@@ -108,7 +108,7 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
   const current = await getRole(ctx, id);
   if (!current) return notFound("Role");
   if (namesNoField(raw, RoleInput)) return nothingToChange();
-  const parsed = parseWith(RoleInput, opts.partial ? { name: current.name, permissions: current.permissions, ...raw } : raw);
+  const parsed = parseChange(RoleInput, raw, opts.partial ? { name: current.name, permissions: current.permissions } : null);
   if (!parsed.ok) return invalid(parsed.errors);
   const { name, permissions } = parsed.data;
   if (name !== current.name) {

@@ -10,6 +10,7 @@ import { parseWith } from "~/domain/validation";
 import { addDays, dayNumber, weekEndingOn, weekStartOf } from "~/domain/weeks";
 import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit } from "~/services/audit.server";
 import type { ModelContext } from "./context";
+import { noteOfDeletedClient } from "./notes.server";
 import { isKeyRace, who } from "./patients.server";
 import { denied, invalid, notFound, ok, type ModelResult } from "./results";
 import { idsIn } from "./scope.server";
@@ -149,7 +150,7 @@ const zoneOf = (locationId: SQL) => sql<string | null>`(select "time_zone" from 
 
 function noteRows(ctx: ModelContext, where: SQL) {
   return ctx.db
-    .select({ id: notes.id, patientId: notes.patientId, providerId: notes.providerId, date: notes.sessionDate, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset, minutes: notes.minutes, zone: zoneOf(sql`"notes"."location_id"`) })
+    .select({ id: notes.id, patientId: notes.patientId, providerId: notes.providerId, date: notes.sessionDate, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset, minutes: notes.minutes, zone: zoneOf(sql`"notes"."location_id"`), gone: noteOfDeletedClient })
     .from(notes)
     .where(and(isNull(notes.deletedAt), where));
 }
@@ -161,7 +162,7 @@ function scheduledRows(ctx: ModelContext, where: SQL) {
     .where(and(sql`${scheduledSessions.status} = 'scheduled'`, where));
 }
 
-type NoteRow = { id: number; patientId: number; providerId: number; date: string; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; minutes: number; zone: string | null };
+type NoteRow = { id: number; patientId: number; providerId: number; date: string; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; minutes: number; zone: string | null; gone: number };
 type SchedRow = { id: number; patientId: number; providerId: number; date: string; s: number; e: number; off: number | null; minutes: number; zone: string | null };
 
 function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): BookedSession[] {
@@ -177,6 +178,7 @@ function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): Booke
         minutes: Number(r.minutes ?? 0),
         utcOffset: r.off,
         zone: r.zone,
+        clientDeleted: Number(r.gone) === 1,
       });
   for (const rows of schedRowsList)
     for (const r of rows) out.set(`scheduled:${r.id}`, { key: `scheduled:${r.id}`, patientId: r.patientId, providerId: r.providerId, date: r.date, pairs: [{ start: r.s, end: r.e }], minutes: Number(r.minutes), utcOffset: r.off, zone: r.zone });

@@ -18,7 +18,7 @@ import {
   type TicketFilters,
   type TicketRole,
 } from "~/domain/tickets";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import type { Email } from "~/services/email.server";
 import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
@@ -338,7 +338,7 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   }
   if (!canEditTicket(ctx.actor, facts)) return invalid({ form: TICKET_MESSAGES.notEditable });
   const base = { subject: current.subject, body: current.body, category: current.category, priority: current.priority };
-  const parsed = parseWith(TicketInput, opts.partial ? { ...base, ...raw } : raw);
+  const parsed = parseChange(TicketInput, raw, opts.partial ? base : null);
   if (!parsed.ok) return invalid(parsed.errors);
   const onlyAssignment = assigning && (Object.keys(parsed.data) as (keyof typeof base)[]).every((k) => parsed.data[k] === base[k]);
   // The state the rule allowed is part of the condition: a requester's edit loses to an answer that landed first.

@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
 import { bips, patients, plans, weeklyReports } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import {
   importReason,
   IMPORT_MAX_BYTES,
@@ -242,8 +242,7 @@ export async function updateWeeklyReport(
   if (!found) return notFound("Weekly report");
   const { row } = found;
   if (namesNoField(raw, ["value", "total_units"])) return nothingToChange();
-  const merged = opts.partial ? { value: row.value, total_units: row.totalUnits, ...raw } : raw;
-  const parsed = parseWith(WeeklyReportUpdate, merged);
+  const parsed = parseChange(WeeklyReportUpdate, raw, opts.partial ? { value: row.value, total_units: row.totalUnits } : null);
   const errors: Record<string, string> = parsed.ok ? {} : { ...parsed.errors };
   if (changes(raw, "week_end", row.weekEnd)) errors.week_end = WEEKLY_REPORT_MESSAGES.weekEndReadOnly;
   if (changes(raw, "week_start", row.weekStart)) errors.week_start = WEEKLY_REPORT_MESSAGES.weekEndReadOnly;

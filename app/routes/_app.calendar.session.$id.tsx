@@ -4,7 +4,8 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
 import { can } from "~/domain/permissions";
-import { longDate, noteNotYetWritable, writeNoteHref } from "~/domain/schedule";
+import { longDate, noteNotYetWritable, SCHEDULE_MESSAGES, writeNoteHref } from "~/domain/schedule";
+import { zonePlace } from "~/domain/time";
 import { cancelRestOfSeries, cancelSession, getScheduledSession } from "~/models/schedule.server";
 import { modelContextFor } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -67,7 +68,8 @@ export default function ScheduledSession() {
         <dd>{longDate(s.session_date)}</dd>
         <dt>Time (local to the location, {s.time_zone})</dt>
         <dd>
-          {s.time_in}–{s.time_out} ({s.minutes} minutes, {s.units} units)
+          {s.note_time_zone === s.time_zone ? `${s.time_in}–${s.time_out}` : `${s.time_in}–${s.time_out} (${zonePlace(s.time_zone)} time, as booked)`} ({s.minutes} minutes, {s.units} units)
+          {s.note_time_zone === s.time_zone ? null : <p className="hint">{SCHEDULE_MESSAGES.noteInOtherZone(s.time_in, s.time_out, s.note_time_zone)}</p>}
         </dd>
         <dt>CPT</dt>
         <dd>{s.cpt_code}</dd>

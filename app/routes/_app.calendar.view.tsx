@@ -95,12 +95,15 @@ interface CellEntry {
   tail: string;
   /** The month grid names each entry's zone beside its time when the shown locations span several zones (decision 037). */
   zone: string | null;
+  /** The month grid's visible note type before the time ("RBT", "BCBA", "COMBINED"), as the other views' text says it. */
+  type: string | null;
 }
 
 function cellsOf(entries: readonly CalendarEntry[], detailed: boolean, zones: boolean): Record<string, CellEntry[]> {
   const cells: Record<string, CellEntry[]> = {};
   for (const e of entries) {
-    const label = e.kind === "note" ? `${(e.note_type ?? "").toUpperCase()} note` : "Scheduled";
+    const type = e.kind === "note" ? (e.note_type ?? "").toUpperCase() : null;
+    const label = type !== null ? `${type} note` : "Scheduled";
     const entry: CellEntry = {
       kind: e.kind,
       href: entryHref(e),
@@ -109,6 +112,7 @@ function cellsOf(entries: readonly CalendarEntry[], detailed: boolean, zones: bo
       client: e.patient_name,
       tail: detailed ? ` · ${e.provider_name} · CPT ${e.cpt_code} · ${label}${zones ? ` · ${e.time_zone}` : ""}` : ` with ${e.provider_name}`,
       zone: !detailed && zones ? zonePlace(e.time_zone) : null,
+      type: detailed ? null : type,
     };
     (cells[e.date] ??= []).push(entry);
   }
@@ -134,6 +138,8 @@ function Entry({ e, detailed }: { e: CellEntry; detailed: boolean }) {
     <li className={`cal-entry cal-${e.kind}`}>
       <a href={e.href}>
         <span className="visually-hidden">{e.lead}</span>
+        {/* Heard in the lead already; shown for sighted users, so the type is not told by colour alone. */}
+        {e.type ? <span className="cal-type" aria-hidden="true">{`${e.type} `}</span> : null}
         <span className="cal-time">{e.time}</span>
         {e.zone ? <span className="cal-zone">{` (${e.zone})`}</span> : null}
         {` ${e.client}`}
@@ -222,11 +228,11 @@ export default function Calendar() {
       </nav>
       <p className="hint">Times are the local time of each session's location{zones ? " (its time zone is shown beside each session)" : ""}.</p>
       {view === "month" ? (
-        // The month's entries show no kind in text (the week and day views do): the key names each chip's look, so
-        // the kind is told by its border as well as its colour (WCAG 1.4.1, probe 8923 L10).
+        // A month entry is short: a note shows its type before the time ("RBT 09:00–10:00"), a scheduled session none,
+        // and the key names each chip's look, so the kind is told by text and border as well as colour (WCAG 1.4.1).
         <ul className="cal-legend" aria-label="Key">
           <li className="cal-entry cal-note">
-            <span>Written note</span>
+            <span>Written note (its type first: RBT, BCBA or COMBINED)</span>
           </li>
           <li className="cal-entry cal-scheduled">
             <span>Scheduled session (dashed border)</span>

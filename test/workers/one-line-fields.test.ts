@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { patients } from "~/db/schema";
 import { parsePatient, PATIENT_FIELDS } from "~/domain/patients";
@@ -224,4 +225,50 @@ describe("the client form (probe 8921 #3, screens)", () => {
     const [after] = await db().select().from(patients).where(eq(patients.id, client.id));
     expect(after).toEqual(before);
   });
+});
+
+/**
+ * Stop 30 (decision 017): a value stored before the one-line rule (a line break in a one-line field) does not stop an
+ * API PATCH of another field of the record, and that PATCH stores it byte for byte; a PATCH that sends the field itself
+ * with a break is refused as before. Each case writes the stored value straight into D1 (`set`, read back by `get`).
+ */
+describe("a stored line break in a field a PATCH does not send (stop 30)", () => {
+  const STORED = "Line\nBreak";
+  type StoredCase = { name: string; path: string; table: string; id: number; set: string; get: string; field: string; message: string; other: Record<string, unknown>; otherGet: string; otherValue: unknown };
+
+  it("answers 200, writes the field sent and keeps the stored one; the stored field itself with a break is 422", async () => {
+    const r = await oneRecordOfEach();
+    const column = (name: string) => ({ set: `${name} = ?`, get: name });
+    const detail = (key: string) => ({ set: `details = json_set(coalesce(details, '{}'), '$.${key}', ?)`, get: `json_extract(details, '$.${key}')` });
+    const cases: StoredCase[] = [
+      { name: "client first name", path: `/v2/patients/${r.patient.id}`, table: "patients", id: r.patient.id, ...column("first_name"), field: "first_name", message: "Keep first name on one line.", other: { last_name: "Rivera" }, otherGet: "last_name", otherValue: "Rivera" },
+      { name: "client address", path: `/v2/patients/${r.patient.id}`, table: "patients", id: r.patient.id, ...detail("address"), field: "address", message: "Keep address on one line.", other: { last_name: "Rivas" }, otherGet: "last_name", otherValue: "Rivas" },
+      { name: "parent name", path: `/v2/parents/${r.parent.id}`, table: "parents", id: r.parent.id, ...column("name"), field: "name", message: "Keep name on one line.", other: { city: "Miami" }, otherGet: "city", otherValue: "Miami" },
+      { name: "employee address", path: `/v2/employees/${r.employee.id}`, table: "users", id: r.employee.id, ...column("address"), field: "address", message: "Keep address on one line.", other: { city: "Miami" }, otherGet: "city", otherValue: "Miami" },
+      { name: "location title", path: `/v2/locations/${r.location.id}`, table: "locations", id: r.location.id, ...column("title"), field: "title", message: "Keep title on one line.", other: { city: "Miami" }, otherGet: "city", otherValue: "Miami" },
+      { name: "insurer street", path: `/v2/insurances/${r.insurer.id}`, table: "insurances", id: r.insurer.id, ...column("street"), field: "street", message: "Keep street on one line.", other: { notes: "Calls back." }, otherGet: "notes", otherValue: "Calls back." },
+      { name: "insurer service description", path: `/insurance/update/service/${r.service.id}`, table: "insurance_services", id: r.service.id, ...column("description"), field: "description", message: "Keep description on one line.", other: { unit_price: 25 }, otherGet: "unit_price", otherValue: 25 },
+      { name: "rate record name", path: `/v2/rate-records/${r.rate.id}`, table: "rate_records", id: r.rate.id, ...column("name"), field: "name", message: "Keep name on one line.", other: { rbt: 30 }, otherGet: "rbt", otherValue: 30 },
+      { name: "PA service", path: `/v2/pa-services/${r.pa.id}`, table: "pa_services", id: r.pa.id, ...column("pa_service"), field: "pa_service", message: "Keep service on one line.", other: { n_units: 40 }, otherGet: "n_units", otherValue: 40 },
+      { name: "plan name", path: `/v2/plans/${r.plan.id}`, table: "plans", id: r.plan.id, ...column("name"), field: "name", message: "Keep name on one line.", other: { description: "Two\nlines" }, otherGet: "description", otherValue: "Two\nlines" },
+      { name: "objective name", path: `/v2/objectives/${r.objective.id}`, table: "objectives", id: r.objective.id, ...column("name"), field: "name", message: "Keep name on one line.", other: { description: "Calmer." }, otherGet: "description", otherValue: "Calmer." },
+      { name: "intake person responding", path: `/v2/intake-assessments/${r.intake.id}`, table: "intake_assessments", id: r.intake.id, ...column("person_responding"), field: "person_responding", message: "Keep person responding on one line.", other: { observation_date: "2026-01-05" }, otherGet: "observation_date", otherValue: "2026-01-05" },
+      { name: "ticket subject", path: `/v2/tickets/${r.ticket.id}`, table: "tickets", id: r.ticket.id, ...column("subject"), field: "subject", message: "Keep subject on one line.", other: { body: "Still jams." }, otherGet: "body", otherValue: "Still jams." },
+      { name: "RBT note provider name", path: `/v2/notes-rbt/${r.note.id}`, table: "notes", id: r.note.id, ...column("provider_name"), field: "provider_name", message: "Keep provider name on one line.", other: { diagnosis_code: "F84.0" }, otherGet: "diagnosis_code", otherValue: "F84.0" },
+    ];
+    const read = (c: StoredCase, expr: string) => env.DB.prepare(`select ${expr} as v from ${c.table} where id = ?`).bind(c.id).first<{ v: unknown }>().then((x) => x?.v);
+    for (const c of cases) {
+      await env.DB.prepare(`update ${c.table} set ${c.set} where id = ?`).bind(STORED, c.id).run();
+      const res = await api(c.path, { method: "PATCH", token: r.token, body: c.other });
+      expect(res.status, `${c.name}: ${await res.clone().text()}`).toBe(200);
+      expect(await read(c, c.get), c.name).toBe(STORED);
+      expect(await read(c, c.otherGet), c.name).toBe(c.otherValue);
+
+      const refused = await api(c.path, { method: "PATCH", token: r.token, body: { [c.field]: "Other\nbreak" } });
+      const answer = (await refused.json()) as Json;
+      expect(refused.status, `${c.name}: ${JSON.stringify(answer)}`).toBe(422);
+      expect(answer.errors?.[c.field], c.name).toBe(c.message);
+      expect(await read(c, c.get), c.name).toBe(STORED);
+    }
+  }, 60_000);
 });

@@ -2,10 +2,11 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, notes, paServices, patients, scheduledSessions, scheduleSeries } from "~/db/schema";
-import { localMinute } from "~/domain/note-rules";
+import { localMinute, NOTE_MESSAGES } from "~/domain/note-rules";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
 import { longDate, SCHEDULE_MESSAGES } from "~/domain/schedule";
+import { zonePlace } from "~/domain/time";
 import { getActor } from "~/models/actors.server";
 import { bookSessions, cancelRestOfSeries, upcomingSessionsQuery } from "~/models/schedule.server";
 import { auditRead, verifyAuditChain } from "~/services/audit.server";
@@ -230,6 +231,18 @@ describe("POST /api/v2/scheduled-sessions: booking", () => {
     expect(buffer.status).toBe(422);
     expect(((await buffer.json()) as { errors: Record<string, string> }).errors.time_in).toBe("The provider needs 15 minutes between sessions; another session runs from 09:00 to 10:00.");
     expect((await book(w.rbtToken, { patient_id: b.id, cpt_code: "97153", pa_service_id: b.pa, session_date: date, time_in: "10:15", time_out: "11:00" })).status).toBe(201);
+  });
+
+  it("a provider overlap with a note of a deleted client says so, in the note form's words (decision 037, stop 30)", async () => {
+    const gone = await client();
+    const c = await client();
+    const date = nextOn(2, 8);
+    await addNote(gone.id, w.rbt.id, gone.pa, date, "09:00", "10:00");
+    await db().update(patients).set({ deletedAt: new Date().toISOString() }).where(eq(patients.id, gone.id));
+    const res = await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "09:30", time_out: "10:30" });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.time_in).toBe(`The provider already has a session from 09:00 to 10:00${NOTE_MESSAGES.ofDeletedClient} that overlaps this time.`);
+    expect(await scheduledCount(c.id)).toBe(0);
   });
 
   it("refuses past the client's 10 hours a day (notes + scheduled) and 40 hours a week", async () => {
@@ -493,8 +506,10 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
       if (view !== "month") expect(html).toContain("09:00–10:00");
       // The month view names the kinds in a visible key (the others in each entry's text): not by colour alone (probe 8923 L10).
       const key = /<ul class="cal-legend" aria-label="Key">[\s\S]*?<\/ul>/.exec(html)?.[0] ?? "";
-      expect([view, key.includes('class="cal-entry cal-note"><span>Written note</span>'), key.includes('class="cal-entry cal-scheduled"><span>Scheduled session (dashed border)</span>')]).toEqual([view, view === "month", view === "month"]);
+      expect([view, key.includes('class="cal-entry cal-note"><span>Written note (its type first: RBT, BCBA or COMBINED)</span>'), key.includes('class="cal-entry cal-scheduled"><span>Scheduled session (dashed border)</span>')]).toEqual([view, view === "month", view === "month"]);
       if (view !== "month") expect(html).toMatch(/ · RBT note/);
+      // The month's note entries name their type in visible text too, as the week and day views do (stop 30).
+      else expect(html).toMatch(new RegExp(`href="/note-rbt/view/${noteId}"><span class="visually-hidden">RBT note on ${date}, </span><span class="cal-type" aria-hidden="true">RBT </span><span class="cal-time">07:30–08:00</span>`));
     }
     // Previous / next / today keep the filters.
     const html = await (await request(`/calendar/view?view=week&date=${date}&patient_id=${c.id}`, { cookie: w.rbtCookie })).text();
@@ -698,6 +713,9 @@ describe("'Write the note' follows the zone the note's save uses: the client's c
     await db().update(patients).set({ locationId: moved.id }).where(eq(patients.id, patient.id));
     const page = await (await request(`/calendar/session/${sid}`, { cookie: await signInCookie(rbt) })).text();
     const save = await api("/v2/notes-rbt", { method: "POST", token, body: { patient_id: patient.id, provider_id: rbt.id, pa_service_id: pa!.id, cpt_code: "97153", session_date: date, time_in: "23:00", time_out: "23:30", pos: "12", diagnosis_code: "F84.0", scheduled_id: sid } });
+    // The screen tells the same story as the link and the save (stop 30): booked on one clock, noted on the other.
+    expect(page).toContain(`23:00–23:30 (${zonePlace(bookedZone)} time, as booked)`);
+    expect(page).toContain(SCHEDULE_MESSAGES.noteInOtherZone("23:00", "23:30", movedZone));
     if (writable) {
       expect(page).toContain(`href="/note-rbt?patient_id=${patient.id}&amp;session_date=${date}`);
       expect(save.status, await save.clone().text()).toBe(201);
