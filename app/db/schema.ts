@@ -457,6 +457,9 @@ export const noteCounts = sqliteTable(
  * date), provider (0 when the note has none), type and CPT code, the number, minutes and units of the live
  * notes (deleted_at null) of live clients — exactly what `noteReportWhere` sums. Kept by triggers of migration
  * 0015 on notes and patients, as note_counts (decision 035). Rows at n = 0 may stay; readers skip them.
+ * `all_n`, `all_minutes`, `all_units` (migration 0030): the same of every live note, whatever became of its client
+ * (a client's deletion does not move them): the work of staff, which payroll and hours by provider or CPT count
+ * (decision 039, 2026-11-27 "deleted clients").
  */
 export const noteMonthTotals = sqliteTable(
   "note_month_totals",
@@ -469,6 +472,9 @@ export const noteMonthTotals = sqliteTable(
     n: integer("n").notNull().default(0),
     minutes: integer("minutes").notNull().default(0),
     units: integer("units").notNull().default(0),
+    allN: integer("all_n").notNull().default(0),
+    allMinutes: integer("all_minutes").notNull().default(0),
+    allUnits: integer("all_units").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.locationId, t.month, t.providerId, t.type, t.cptCode] })],
 );
@@ -520,7 +526,10 @@ export const noteDayCptTotals = sqliteTable(
   (t) => [primaryKey({ columns: [t.locationId, t.sessionDate, t.cptCode, t.type, t.md, t.md2, t.unitPriceCents, t.payerId] })],
 );
 
-/** The same notes' number and minutes per location and session date (the hours report's chart); migration 0015 keeps it. */
+/**
+ * The same notes' number and minutes per location and session date (the hours report's chart); migration 0015 keeps
+ * it. `all_n`, `all_minutes` (migration 0030): of every live note, whatever became of its client, as in note_month_totals.
+ */
 export const noteDayTotals = sqliteTable(
   "note_day_totals",
   {
@@ -528,6 +537,8 @@ export const noteDayTotals = sqliteTable(
     sessionDate: text("session_date").notNull(),
     n: integer("n").notNull().default(0),
     minutes: integer("minutes").notNull().default(0),
+    allN: integer("all_n").notNull().default(0),
+    allMinutes: integer("all_minutes").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.locationId, t.sessionDate] })],
 );

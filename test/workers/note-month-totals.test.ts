@@ -27,15 +27,16 @@ async function storedAndRecount() {
   };
   const order = (rows: Row[]) => rows.map((r) => JSON.stringify(Object.values(r))).sort();
   const tables = {
-    note_month_totals: "location_id, month, provider_id, type, cpt_code, n, minutes, units",
+    note_month_totals: "location_id, month, provider_id, type, cpt_code, n, minutes, units, all_n, all_minutes, all_units",
     note_month_client_totals: "location_id, month, patient_id, type, n, minutes, units, pending, billed, paid",
-    note_day_totals: "location_id, session_date, n, minutes",
+    note_day_totals: "location_id, session_date, n, minutes, all_n, all_minutes",
   };
   const stored: Record<string, string[]> = {};
   const recount: Record<string, string[]> = {};
   for (const [table, columns] of Object.entries(tables)) {
     // Rows at n = 0 may stay, but then they hold nothing.
-    stored[table] = order(await db().all<Row>(sql.raw(`select ${columns} from ${table} where n <> 0 or minutes <> 0${columns.includes("units") ? " or units <> 0" : ""}`)));
+    const counted = columns.split(", ").filter((c) => /^(all_)?(n|minutes|units)$/.test(c));
+    stored[table] = order(await db().all<Row>(sql.raw(`select ${columns} from ${table} where ${counted.map((c) => `${c} <> 0`).join(" or ")}`)));
     recount[table] = order(await db().all<Row>(sql.raw(selectOf(table))));
   }
   return { stored, recount };
@@ -55,6 +56,7 @@ describe("note_month_totals and note_day_totals follow every write", () => {
   let prov: number;
   let prov2: number;
   let noteId: number;
+  let deletedClientsNote: number;
   const insert = async (over: Partial<typeof notes.$inferInsert> = {}) => {
     const [row] = await db()
       .insert(notes)
@@ -114,10 +116,27 @@ describe("note_month_totals and note_day_totals follow every write", () => {
     ["undo the soft delete", edit({ deletedAt: null })],
     ["hard delete", () => db().delete(notes).where(eq(notes.id, noteId))],
     ["a client's deletion", async () => db().update(patients).set({ deletedAt: "2026-11-22T00:00:00.000Z" }).where(eq(patients.id, p1.id))],
-    ["a note created for a deleted client", async () => insert({ sessionDate: "2026-10-03" })],
+    ["a note created for a deleted client", async () => {
+      deletedClientsNote = await insert({ sessionDate: "2026-10-03" });
+    }],
+    // A deleted client's note still counts in the all_ columns (decision 039, 2026-11-27 "deleted clients").
+    ["a deleted client's note edited (time, provider, date)", () =>
+      db().update(notes).set({ minutes: 75, units: 5, providerId: prov2, sessionDate: "2026-11-04" }).where(eq(notes.id, deletedClientsNote)).then(() => undefined)],
+    ["a deleted client's note soft deleted and restored", async () => {
+      await db().update(notes).set({ deletedAt: "2026-11-23T00:00:00.000Z" }).where(eq(notes.id, deletedClientsNote));
+      await db().update(notes).set({ deletedAt: null }).where(eq(notes.id, deletedClientsNote));
+    }],
+    ["a deleted client's note moved to a live client and back", async () => {
+      await db().update(notes).set({ patientId: p2.id }).where(eq(notes.id, deletedClientsNote));
+      await db().update(notes).set({ patientId: p1.id }).where(eq(notes.id, deletedClientsNote));
+    }],
     ["a client's restore", async () => db().update(patients).set({ deletedAt: null }).where(eq(patients.id, p1.id))],
     ["the other deleted client's restore", async () => db().update(patients).set({ deletedAt: null }).where(eq(patients.id, gone.id))],
     ["a created note without provider", async () => insert({ providerId: null, sessionDate: "2026-10-31", cptCode: "" })],
+    ["a client's deletion again, then its note hard deleted", async () => {
+      await db().update(patients).set({ deletedAt: "2026-11-24T00:00:00.000Z" }).where(eq(patients.id, p1.id));
+      await db().delete(notes).where(eq(notes.id, deletedClientsNote));
+    }],
   ];
 
   it.each(steps)("%s", async (_name, write) => {
@@ -126,8 +145,11 @@ describe("note_month_totals and note_day_totals follow every write", () => {
   });
 
   it("the stored rows were not all trivially empty", async () => {
-    const [row] = await db().all<{ n: number }>(sql`select sum(n) as n from note_month_totals`);
-    expect(row!.n).toBeGreaterThan(5);
+    const [row] = await db().all<{ n: number; all: number }>(sql`select sum(n) as n, sum(all_n) as "all" from note_month_totals`);
+    expect(row!.all).toBeGreaterThan(5);
+    expect(row!.n).toBeGreaterThan(0);
+    // p1 is deleted at the end: its notes are in all_n only.
+    expect(row!.all).toBeGreaterThan(row!.n);
   });
 });
 
@@ -222,21 +244,28 @@ describe("payroll, hours and the BCBA report from the month sums equal the notes
     }
   });
 
-  it("sums what it should: a deleted client's and a deleted note's minutes are absent, another location's only for the actor who may see it", async () => {
+  it("sums what it should: a deleted note's minutes are absent, a deleted client's only in the staff's work (payroll, hours by provider or CPT), another location's only for the actor who may see it", async () => {
     const f: NoteReportFilters = { from: "2025-12-01", to: "2026-02-28", locationId: null, providerId: null, patientId: null };
-    const live = async (locationOnly: boolean) => {
+    const live = async (locationOnly: boolean, everyClient: boolean) => {
       const [row] = await db().all<{ m: number; n: number }>(
-        sql`select sum(minutes) as m, count(*) as n from notes where deleted_at is null and session_date between ${f.from} and ${f.to} and patient_id <> ${deletedClient} ${locationOnly ? sql`and location_id = ${here}` : sql``}`
+        sql`select sum(minutes) as m, count(*) as n from notes where deleted_at is null and session_date between ${f.from} and ${f.to} ${everyClient ? sql`` : sql`and patient_id <> ${deletedClient}`} ${locationOnly ? sql`and location_id = ${here}` : sql``}`
       );
       return { minutes: row!.m, sessions: row!.n };
     };
-    const all = await hoursReport(admin, f, "provider", { limit: 25, offset: 0 });
-    expect(all.totals).toEqual(await live(false));
-    expect((await payrollReport(admin, f, { limit: 25, offset: 0 })).totals.minutes).toBe((await live(false)).minutes);
-    const mine = await hoursReport(local, f, "provider", { limit: 25, offset: 0 });
-    expect(mine.totals).toEqual(await live(true));
+    const page = { limit: 25, offset: 0 };
+    const all = await hoursReport(admin, f, "provider", page);
+    expect(all.totals).toEqual(await live(false, true));
+    expect((await hoursReport(admin, f, "cpt", page)).totals).toEqual(await live(false, true));
+    expect((await hoursReport(admin, f, "client", page)).totals).toEqual(await live(false, false));
+    expect((await live(false, false)).minutes).toBeLessThan(all.totals.minutes); // the deleted client had notes then
+    expect((await payrollReport(admin, f, page)).totals.minutes).toBe((await live(false, true)).minutes);
+    const mine = await hoursReport(local, f, "provider", page);
+    expect(mine.totals).toEqual(await live(true, true));
     expect(mine.totals.minutes).toBeLessThan(all.totals.minutes);
     expect(all.rows.some((r) => r.key === "")).toBe(true); // the notes without a provider keep their own row
+    // Hours by client and the BCBA report never list the deleted client.
+    expect((await hoursReport(admin, f, "client", page)).rows.some((r) => r.patient_id === deletedClient)).toBe(false);
+    expect((await supervisionReport(admin, f, { belowOnly: false }, page)).rows.some((r) => r.client.startsWith("Gone,"))).toBe(false);
   });
 
   it("an actor with many locations (more than D1's 100 bound values over the period's three parts) gets the report", async () => {

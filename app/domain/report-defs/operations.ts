@@ -151,6 +151,8 @@ const employeeHref = (id: number | null) => (id ? `/doctors/profile/${id}` : nul
 const clientHref = (id: number | null) => (id ? `/patients/profile/${id}` : null);
 const PERIOD_NOTE = "The period defaults to this month (a missing end is the end of the start's month); at most one year.";
 const NOTES_COUNTED = "Counts the live session notes of live clients whose session date is in the period.";
+/** Payroll and hours by provider or CPT measure the staff's work: a deleted client's sessions still happened (decision 039, 2026-11-27). */
+const STAFF_NOTES_COUNTED = "Counts every live session note whose session date is in the period, a deleted client's too (the session was delivered).";
 
 export const payrollReport = defineReport<NoteFilters, PayrollRow>({
   key: "payroll",
@@ -182,7 +184,7 @@ export const payrollReport = defineReport<NoteFilters, PayrollRow>({
     },
   ],
   rowKey: (r) => `${r.provider_id}-${r.location_id}-${r.role}`,
-  note: `Pay = hours × the location's rate/pay record amount for the role: RBT notes at the RBT amount, BCBA notes at the BCBA amount, combined notes at the amount of their provider's own role (an RBT's at the RBT amount); the location's oldest record. Pay figures need manage_employees. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
+  note: `Pay = hours × the location's rate/pay record amount for the role: RBT notes at the RBT amount, BCBA notes at the BCBA amount, combined notes at the amount of their provider's own role (an RBT's at the RBT amount); the location's oldest record. Pay figures need manage_employees. ${STAFF_NOTES_COUNTED} ${PERIOD_NOTE}`,
 });
 
 const HOURS_FILTERS: readonly ReportFilter[] = [
@@ -216,7 +218,7 @@ export const hoursReport = defineReport<HoursFilters, HoursRow>({
     { header: "Hours", value: (r) => hoursOf(r.minutes), numeric: true },
   ],
   rowKey: (r) => r.key,
-  note: `Most hours first. ${NOTES_COUNTED} The chart shows the hours of every Sunday–Saturday week of the period. ${PERIOD_NOTE}`,
+  note: `Most hours first. By provider or CPT: ${STAFF_NOTES_COUNTED} By client: ${NOTES_COUNTED} The chart shows the hours of every Sunday–Saturday week of the period. ${PERIOD_NOTE}`,
 });
 
 const SUPERVISION_FILTERS: readonly ReportFilter[] = [

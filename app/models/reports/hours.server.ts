@@ -62,8 +62,10 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
           })
           .from(g)
           .orderBy(desc(g.minutes), asc(g.key));
-  // The minutes per session date: every day from note_day_totals (the notes with a provider or client filter).
-  const days = noteDaySums(ctx, f);
+  // The minutes per session date: every day from note_day_totals (the notes with a provider or client filter), of
+  // the same notes as the rows: by provider or CPT every live note, by client the live clients' (decision 039,
+  // 2026-11-27 "deleted clients").
+  const days = noteDaySums(ctx, f, { everyClient: by !== "client" });
   const [rows, perDay] = await batch([
     pageQuery.limit(page.limit).offset(page.offset),
     ctx.db

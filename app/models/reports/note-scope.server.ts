@@ -8,8 +8,9 @@ import type { ModelContext } from "../context";
 import { idsIn } from "../scope.server";
 
 /**
- * The notes the operations reports sum (decision 039): live notes (deleted_at null) of live clients, in the
- * actor's locations, with the session date inside the period, optionally one location, provider or client.
+ * The notes the operations reports sum (decision 039): live notes (deleted_at null) of live clients — or, for the
+ * reports of the staff's work (payroll, hours by provider or CPT: `everyClient`), every live note whatever became
+ * of its client (decision 039, 2026-11-27 "deleted clients") — in the actor's locations, with the session date inside the period, optionally one location, provider or client.
  * Every condition is a range or an equality on `notes_report_idx (location_id, session_date, …)`, a covering
  * index: the sums never read a note's table row. With every location in scope the locations are still
  * spelled out (`location_id in (select id from locations)`), so SQLite walks that index once per location
@@ -43,8 +44,9 @@ function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteCo
 /**
  * `byProvider`: the location condition is written `+location_id`, which SQLite cannot answer from an index, so a
  * statement that reads a few providers' notes is never planned as a walk of the locations' notes.
+ * `everyClient`: a deleted client's notes count too (the work of staff: the sessions happened).
  */
-export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters, opts: { byProvider?: boolean } = {}): SQL {
+export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters, opts: { byProvider?: boolean; everyClient?: boolean } = {}): SQL {
   return and(
     isNull(notes.deletedAt),
     locationWhere(ctx, f, opts.byProvider ? sql`+${notes.locationId}` : notes.locationId),
@@ -52,13 +54,15 @@ export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters, opts: {
     lte(notes.sessionDate, f.to),
     f.providerId !== null ? eq(notes.providerId, f.providerId) : undefined,
     f.patientId !== null ? eq(notes.patientId, f.patientId) : undefined,
-    notInArray(
-      notes.patientId,
-      ctx.db
-        .select({ id: patients.id })
-        .from(patients)
-        .where(sql`${patients.deletedAt} is not null`)
-    )
+    opts.everyClient
+      ? undefined
+      : notInArray(
+          notes.patientId,
+          ctx.db
+            .select({ id: patients.id })
+            .from(patients)
+            .where(sql`${patients.deletedAt} is not null`)
+        )
   )!;
 }
 
@@ -77,21 +81,21 @@ function notesByDate(ctx: ModelContext, f: NoteReportFilters): SQL {
   return sql`${notes} indexed by notes_report_idx`;
 }
 
-/** note_month_totals' rows of the whole months: the report's locations and provider, live counts only. */
-function monthTotalsWhere(ctx: ModelContext, f: NoteReportFilters, months: { from: string; to: string }): SQL {
+/** note_month_totals' rows of the whole months: the report's locations and provider, rows that count something (`n`: n or all_n). */
+function monthTotalsWhere(ctx: ModelContext, f: NoteReportFilters, months: { from: string; to: string }, n: SQLiteColumn): SQL {
   const t = noteMonthTotals;
   return and(
     locationWhere(ctx, f, t.locationId),
     gte(t.month, months.from),
     lte(t.month, months.to),
     f.providerId !== null ? eq(t.providerId, f.providerId) : undefined,
-    sql`${t.n} <> 0`
+    sql`${n} <> 0`
   )!;
 }
 
-/** A per-day sums table's rows of the period (note_day_totals, note_day_cpt_totals): the report's locations, live counts only. */
-function dayTotalsWhere(ctx: ModelContext, f: NoteReportFilters, t: typeof noteDayTotals | typeof noteDayCptTotals): SQL {
-  return and(locationWhere(ctx, f, t.locationId), gte(t.sessionDate, f.from), lte(t.sessionDate, f.to), sql`${t.n} <> 0`)!;
+/** A per-day sums table's rows of the period (note_day_totals, note_day_cpt_totals): the report's locations, rows that count something (`n`). */
+function dayTotalsWhere(ctx: ModelContext, f: NoteReportFilters, t: typeof noteDayTotals | typeof noteDayCptTotals, n: SQLiteColumn = t.n): SQL {
+  return and(locationWhere(ctx, f, t.locationId), gte(t.sessionDate, f.from), lte(t.sessionDate, f.to), sql`${n} <> 0`)!;
 }
 
 /** The whole months of the period and its edge days, or (`notesOnly`, or a filter the sums table lacks) the whole period as edges. */
@@ -113,7 +117,9 @@ function periodUnion<Q>(f: NoteReportFilters, split: PeriodSplit, fromNotes: (fr
  * there is a note without one, read back as null), the days at either edge from the notes, in one
  * `union all` the reports group again — so their rows, paging and totals are those of the notes alone, in
  * one statement. `n` is the number of notes. A client filter reads the notes only (the table has no
- * client), as does `notesOnly`.
+ * client), as does `notesOnly`. Every live note counts, whatever became of its client (the all_ columns,
+ * migration 0030): its readers, payroll and hours by provider or CPT, measure the staff's work (decision 039,
+ * 2026-11-27 "deleted clients").
  */
 export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
   const fromNotes = (from: string, to: string) =>
@@ -128,7 +134,7 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
         units: sql<number>`${notes.units}`.as("s_units"),
       })
       .from(notesByDate(ctx, f))
-      .where(noteReportWhere(ctx, { ...f, from, to }));
+      .where(noteReportWhere(ctx, { ...f, from, to }, { everyClient: true }));
   const t = noteMonthTotals;
   const fromSums = (months: { from: string; to: string }) =>
     ctx.db
@@ -137,12 +143,12 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
         providerId: sql<number | null>`nullif(${t.providerId}, 0)`.as("s_provider_id"),
         type: sql<string>`${t.type}`.as("s_type"),
         cptCode: sql<string>`${t.cptCode}`.as("s_cpt_code"),
-        n: sql<number>`${t.n}`.as("s_n"),
-        minutes: sql<number>`${t.minutes}`.as("s_minutes"),
-        units: sql<number>`${t.units}`.as("s_units"),
+        n: sql<number>`${t.allN}`.as("s_n"),
+        minutes: sql<number>`${t.allMinutes}`.as("s_minutes"),
+        units: sql<number>`${t.allUnits}`.as("s_units"),
       })
       .from(t)
-      .where(monthTotalsWhere(ctx, f, months)) as unknown as ReturnType<typeof fromNotes>;
+      .where(monthTotalsWhere(ctx, f, months, t.allN)) as unknown as ReturnType<typeof fromNotes>;
   return periodUnion(f, splitFor(f, f.patientId === null), fromNotes, fromSums).as("src");
 }
 
@@ -207,9 +213,10 @@ export function clientSumsSeen(src: ReturnType<typeof noteClientSums>): SQL {
  * The period's notes per session date (number and minutes), for the hours chart: every day of the period from
  * note_day_totals, which is keyed per day, so no edge days are read from the notes (decision 039, 2026-11-26
  * "edge days"). That table has no provider or client: with either filter (or `notesOnly`) every day comes from
- * the notes.
+ * the notes. `everyClient`: every live note, whatever became of its client (the all_ columns; hours by provider
+ * or CPT), else the live clients' notes (hours by client), so the chart and totals are those of the rows.
  */
-export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
+export function noteDaySums(ctx: ModelContext, f: NoteReportFilters, opts: { everyClient: boolean }) {
   if (f.notesOnly || f.providerId !== null || f.patientId !== null)
     return ctx.db
       .select({
@@ -218,17 +225,18 @@ export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
         minutes: sql<number>`${notes.minutes}`.as("d_minutes"),
       })
       .from(notes)
-      .where(noteReportWhere(ctx, f))
+      .where(noteReportWhere(ctx, f, opts))
       .as("days");
   const t = noteDayTotals;
+  const [n, minutes] = opts.everyClient ? [t.allN, t.allMinutes] : [t.n, t.minutes];
   return ctx.db
     .select({
       date: sql<string>`${t.sessionDate}`.as("d_date"),
-      n: sql<number>`${t.n}`.as("d_n"),
-      minutes: sql<number>`${t.minutes}`.as("d_minutes"),
+      n: sql<number>`${n}`.as("d_n"),
+      minutes: sql<number>`${minutes}`.as("d_minutes"),
     })
     .from(t)
-    .where(dayTotalsWhere(ctx, f, t))
+    .where(dayTotalsWhere(ctx, f, t, n))
     .as("days");
 }
 
@@ -236,7 +244,8 @@ export function noteDaySums(ctx: ModelContext, f: NoteReportFilters) {
  * The providers of the period's notes, each once (null for the notes without one), for the caseload report
  * (decision 039, 2026-11-26): the whole months from note_month_totals, the edge days from the notes — selecting
  * only the provider, so the notes' part is read from an index alone. A client filter (the table has no client)
- * or `notesOnly` reads the notes only.
+ * or `notesOnly` reads the notes only. The live clients' notes only (the table's n, not all_n): caseload counts
+ * and names clients (decision 039, 2026-11-27 "deleted clients").
  */
 export function noteProviders(ctx: ModelContext, f: NoteReportFilters) {
   const fromNotes = (from: string, to: string) =>
@@ -249,7 +258,7 @@ export function noteProviders(ctx: ModelContext, f: NoteReportFilters) {
     ctx.db
       .selectDistinct({ providerId: sql<number | null>`nullif(${t.providerId}, 0)`.as("pv_provider_id") })
       .from(t)
-      .where(monthTotalsWhere(ctx, f, months)) as unknown as ReturnType<typeof fromNotes>;
+      .where(monthTotalsWhere(ctx, f, months, t.n)) as unknown as ReturnType<typeof fromNotes>;
   return periodUnion(f, splitFor(f, f.patientId === null), fromNotes, fromSums).as("pv");
 }
 
