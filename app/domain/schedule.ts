@@ -44,12 +44,26 @@ export const SCHEDULE_MESSAGES = {
   nothingLeftInSeries: "No scheduled session of this series is left on or after that date.",
   notScheduled: "This session is no longer scheduled (cancelled or written).",
   raced: "Other sessions changed while this was booked. Book again.",
+  inactiveClient: "This client is inactive: make the client active before scheduling sessions.",
+  inactiveProvider: "This employee is inactive: choose an active provider.",
+  futureCancelled: (n: number) => `${n} future session${n === 1 ? " was" : "s were"} cancelled.`,
   noteOnceEnded: (time: string) => `The note can be written once the session ends at ${time}.`,
   noteOnceEndedOn: (date: string, time: string) => `The note can be written once the session ends, on ${date} at ${time}.`,
   /** The client has moved to a location of another zone since the booking: its note is written there (decision 037, stop 30). */
   noteInOtherZone: (timeIn: string, timeOut: string, zone: string) =>
     `The client has since moved to a location on ${zonePlace(zone)} time (${zone}): the note is written there, for ${timeIn}–${timeOut} ${zonePlace(zone)} time, and can be written once that has ended.`,
 } as const;
+
+/**
+ * Why a change cancelled future bookings that no longer fit (decision 037, 2026-11-27 probe 8931): the change's
+ * audit row names it (`detail.cancelled_future_sessions`); scheduled_sessions has no field for a reason.
+ */
+export type UnfitReason = "client_deleted" | "client_moved" | "provider_inactive" | "provider_deleted" | "provider_left_location";
+
+/** A change's success message, followed by how many future sessions it cancelled (nothing when none). */
+export function withCancelledCount(message: string, cancelled: number): string {
+  return cancelled > 0 ? `${message} ${SCHEDULE_MESSAGES.futureCancelled(cancelled)}` : message;
+}
 
 const idOf = (message: string) =>
   v.pipe(

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insertChunks } from "~/db/chunks";
 import type { BatchItem } from "drizzle-orm/batch";
-import { roles, userLocations, userRoles, users } from "~/db/schema";
+import { roles, scheduledSessions, userLocations, userRoles, users } from "~/db/schema";
 import {
   AdminPasswordInput,
   COMPLIANCE_KEYS,
@@ -26,6 +26,7 @@ import {
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { mayChange, mayCreate, mayGrantRole, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
+import { withCancelledCount, type UnfitReason } from "~/domain/schedule";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { setPassword, setTwoFactor } from "~/models/auth.server";
 import { endAllAccessStatements } from "~/services/access.server";
@@ -36,6 +37,7 @@ import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
 import { getLocation, locationOptions } from "./locations.server";
 import { jsonRows, visibleLocationsQuery } from "./patients.server";
+import { cancelledCount, cancelUnfitBookings, unfitDetail } from "./schedule.server";
 import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
@@ -527,8 +529,19 @@ export async function updateEmployee(
   if (await emailTaken(ctx, input.email, id)) return invalid({ email: DUPLICATE_EMAIL });
   const [stored] = await ctx.db.select({ profile: users.profile }).from(users).where(eq(users.id, id));
   const assignable = (await assignableRoles(ctx)).map((r) => r.id);
+  // Future bookings that no longer fit go in the same batch (decision 037, 2026-11-27): all of an employee made
+  // inactive, those at the locations an employee is taken off (as the memberships stand after the batch's writes).
+  const deactivated = input.status !== "active";
+  const leftLocation = target.locationIds.some((l) => !resulting.has(l));
+  const unfit: UnfitReason | null = deactivated ? "provider_inactive" : leftLocation ? "provider_left_location" : null;
+  const unfitWhich = deactivated
+    ? eq(scheduledSessions.providerId, id)
+    : leftLocation
+      ? and(eq(scheduledSessions.providerId, id), sql`${scheduledSessions.locationId} not in (select ${userLocations.locationId} from ${userLocations} where ${userLocations.userId} = ${id})`)!
+      : sql`0`;
+  let cancelled = 0;
   try {
-    await withAudit(ctx.db, who(ctx), { action: "update", entity: "employee", entityId: id }, () => {
+    const results = await withAudit(ctx.db, who(ctx), { action: "update", entity: "employee", entityId: id, ...(unfit ? { detail: unfitDetail(unfit) } : {}) }, () => {
       const writes: BatchItem<"sqlite">[] = [
         ctx.db
           .update(users)
@@ -547,18 +560,20 @@ export async function updateEmployee(
       ];
       // A new email, roles, locations or status end every session and API token of the employee.
       if (changes.length) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()), ...(opts.keep ? [opts.keep()] : []));
+      writes.push(cancelUnfitBookings(ctx, unfitWhich));
       return writes as [BatchItem<"sqlite">];
     });
+    cancelled = cancelledCount(results[results.length - 1]);
   } catch (e) {
     const text = errorText(e);
     if (text.includes(STALE_GUARD)) return conflict((await getEmployee(ctx, id)) ?? current);
     if (/UNIQUE constraint failed: users\.email/i.test(text)) return invalid({ email: DUPLICATE_EMAIL });
     throw e;
   }
-  return ok((await getEmployee(ctx, id))!, "Employee updated.");
+  return ok((await getEmployee(ctx, id))!, withCancelledCount("Employee updated.", cancelled));
 }
 
-/** Active or inactive; a change of status ends every session and API token of the employee. */
+/** Active or inactive; a change of status ends every session and API token of the employee; inactive cancels their future bookings. */
 export async function updateEmployeeStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<EmployeeJson>> {
   const parsed = parseWith(EmployeeStatusInput, raw);
   const loaded = await loadForChange(ctx, id, ["status"]);
@@ -566,28 +581,32 @@ export async function updateEmployeeStatus(ctx: ModelContext, id: number, raw: R
   if (!parsed.ok) return invalid(parsed.errors);
   const { status } = parsed.data;
   if (id === ctx.actor.id && status !== "active") return invalid({ status: "You cannot deactivate your own account." });
-  await withAudit(ctx.db, who(ctx), { action: "status", entity: "employee", entityId: id }, () => {
+  const deactivated = status !== "active";
+  const [cancelled] = await withAudit(ctx.db, who(ctx), { action: "status", entity: "employee", entityId: id, ...(deactivated ? { detail: unfitDetail("provider_inactive") } : {}) }, () => {
     const writes: BatchItem<"sqlite">[] = [
+      // An inactive employee's future bookings are cancelled with the change (decision 037, 2026-11-27).
+      cancelUnfitBookings(ctx, deactivated ? eq(scheduledSessions.providerId, id) : sql`0`),
       ctx.db.update(users).set({ status, version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() }).where(eq(users.id, id)),
       bumpListVersion(ctx.db, EMPLOYEES),
     ];
     if (status !== loaded.data.current.status) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()));
     return writes as [BatchItem<"sqlite">];
   });
-  return ok((await getEmployee(ctx, id))!, status === "active" ? "Employee activated." : "Employee deactivated.");
+  return ok((await getEmployee(ctx, id))!, deactivated ? withCancelledCount("Employee deactivated.", cancelledCount(cancelled)) : "Employee activated.");
 }
 
-/** Soft delete: the employee disappears from lists, cannot sign in, and their sessions end. */
+/** Soft delete: the employee disappears from lists, cannot sign in, their sessions end and their future bookings are cancelled. */
 export async function deleteEmployee(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
   const loaded = await loadForChange(ctx, id, ["delete"]);
   if (!loaded.ok) return loaded;
   if (id === ctx.actor.id) return invalid({ employee: "You cannot delete your own account." });
-  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "employee", entityId: id }, () => [
+  const [cancelled] = await withAudit(ctx.db, who(ctx), { action: "delete", entity: "employee", entityId: id, detail: unfitDetail("provider_deleted") }, () => [
+    cancelUnfitBookings(ctx, eq(scheduledSessions.providerId, id)),
     ctx.db.update(users).set({ deletedAt: ctx.now().toISOString(), status: "inactive", version: sql`${users.version} + 1` }).where(eq(users.id, id)),
     ...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()),
     bumpListVersion(ctx.db, EMPLOYEES),
   ]);
-  return ok(null, "Employee deleted.");
+  return ok(null, withCancelledCount("Employee deleted.", cancelledCount(cancelled)));
 }
 
 /** An administrator sets a user's password (platform §7 change-password); every session and API token of that user ends. */

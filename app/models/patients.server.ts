@@ -3,17 +3,19 @@ import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
-import { auditLog, insurances, locations, parents, patients, userLocations, users } from "~/db/schema";
+import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, NOT_AT_LOCATION, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
+import { withCancelledCount } from "~/domain/schedule";
 import { namesNoField, parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, clientsReadEntry, withAudit, type AuditEntry, type AuditWho, type KnownTail } from "~/services/audit.server";
 import { bumpEveryListVersion, bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { insuranceOptionsQuery } from "./insurances.server";
 import { locationOptionsQuery } from "./locations.server";
+import { cancelledCount, cancelUnfitBookings, unfitDetail } from "./schedule.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
@@ -449,7 +451,10 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await checkReferences(ctx, parsed.data, patientId, current);
   if (Object.keys(errors).length) return invalid(errors);
-  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "patient", entityId: patientId, patientId }, () => [
+  const moved = parsed.data.location_id !== current.location_id;
+  const to = parsed.data.location_id;
+  const entry = { action: "update", entity: "patient", entityId: patientId, patientId, ...(moved ? { detail: unfitDetail("client_moved") } : {}) };
+  const [rows, , cancelled] = await withAudit(ctx.db, who(ctx), entry, () => [
     ctx.db
       .update(patients)
       .set({ ...values(parsed.data), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
@@ -457,10 +462,17 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
       .returning(),
     // A client who moves takes their plans with them (migration 0022's trigger) and every record seen through the
     // client's location (goals, weekly data, PA services…): no cached list may still show them where they were.
-    parsed.data.location_id !== current.location_id ? bumpEveryListVersion(ctx.db) : bumpListVersion(ctx.db, PATIENTS),
+    moved ? bumpEveryListVersion(ctx.db) : bumpListVersion(ctx.db, PATIENTS),
+    // Their future bookings were the old location's (its provider, its zone): cancelled, to be booked again there.
+    cancelUnfitBookings(
+      ctx,
+      moved
+        ? and(eq(scheduledSessions.patientId, patientId), sql`${scheduledSessions.locationId} <> ${to}`, sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${patientId}) = ${to}`)!
+        : sql`0`,
+    ),
   ]);
   if (!rows[0]) return conflict((await findPatient(ctx, patientId)) ?? current);
-  return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), "Client updated.");
+  return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), withCancelledCount("Client updated.", cancelledCount(cancelled)));
 }
 
 export async function updatePatientStatus(ctx: ModelContext, patientId: number, raw: Record<string, unknown>): Promise<ModelResult<PatientJson>> {
@@ -480,15 +492,16 @@ export async function updatePatientStatus(ctx: ModelContext, patientId: number, 
   return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), "Status updated.");
 }
 
-/** Soft delete. */
+/** Soft delete; the client's future bookings are cancelled with it (decision 037, 2026-11-27). */
 export async function deletePatient(ctx: ModelContext, patientId: number): Promise<ModelResult<null>> {
   const current = await findPatient(ctx, patientId);
   if (!current) return notFound("Patient");
-  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "patient", entityId: patientId, patientId }, () => [
+  const [, , cancelled] = await withAudit(ctx.db, who(ctx), { action: "delete", entity: "patient", entityId: patientId, patientId, detail: unfitDetail("client_deleted") }, () => [
     ctx.db.update(patients).set({ deletedAt: ctx.now().toISOString() }).where(eq(patients.id, patientId)),
     bumpListVersion(ctx.db, PATIENTS),
+    cancelUnfitBookings(ctx, eq(scheduledSessions.patientId, patientId)),
   ]);
-  return ok(null, "Client deleted.");
+  return ok(null, withCancelledCount("Client deleted.", cancelledCount(cancelled)));
 }
 
 /**

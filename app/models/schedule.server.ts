@@ -5,7 +5,7 @@ import { locations, notes, paServices, patients, scheduledSessions, scheduleSeri
 import { can, locationScope } from "~/domain/permissions";
 import { todayIn, ZONE_SPREAD_MINUTES } from "~/domain/note-rules";
 import { NOTE_LIMITS } from "~/domain/notes";
-import { bookingDates, BookingSchema, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery } from "~/domain/schedule";
+import { bookingDates, BookingSchema, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery, type UnfitReason } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { addDays, dayNumber, weekEndingOn, weekStartOf } from "~/domain/weeks";
 import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit } from "~/services/audit.server";
@@ -230,12 +230,12 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
   for (let round = 0; round < BOOKING_ROUNDS; round++) {
     const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled] = await db.batch([
       db
-        .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, tail: auditTail })
+        .select({ id: patients.id, locationId: patients.locationId, status: patients.status, name: patientName, timeZone: locations.timeZone, tail: auditTail })
         .from(patients)
         .innerJoin(locations, eq(locations.id, patients.locationId))
         .where(and(eq(patients.id, b.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
       db
-        .select({ id: users.id })
+        .select({ id: users.id, status: users.status })
         .from(users)
         .innerJoin(userLocations, eq(userLocations.userId, users.id))
         .where(and(eq(users.id, providerId), sql`${userLocations.locationId} = ${clientLocation}`, isNull(users.deletedAt))),
@@ -257,6 +257,12 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
     ]);
     if (!client) return notFound("Client");
     if (!provider.length) return invalid({ provider_id: SCHEDULE_MESSAGES.providerOutOfScope });
+    // Neither an inactive client nor an inactive provider is booked (probe 8931 §8, decision 037 2026-11-27).
+    const inactive = {
+      ...(client.status === "inactive" ? { patient_id: SCHEDULE_MESSAGES.inactiveClient } : {}),
+      ...(provider[0]!.status !== "active" ? { provider_id: SCHEDULE_MESSAGES.inactiveProvider } : {}),
+    };
+    if (Object.keys(inactive).length) return invalid(inactive);
     const today = todayIn(ctx.now(), client.timeZone);
     if (first < today) return invalid({ session_date: SCHEDULE_MESSAGES.past(today) });
     const booked = bookedOf([clientNotes as NoteRow[], providerNotes as NoteRow[]], [clientScheduled as SchedRow[], providerScheduled as SchedRow[]]);
@@ -367,6 +373,31 @@ export async function cancelRestOfSeries(ctx: ModelContext, id: number, rawFrom:
   if (n === 0) return invalid({ from: SCHEDULE_MESSAGES.nothingLeftInSeries });
   return ok({ series_id: seriesId, from, cancelled: n }, SERIES_CANCELLED(n));
 }
+
+/* ------------------------------------------------------------------ bookings a change makes unfit */
+
+/**
+ * The statement that cancels the bookings matching `which` that are still scheduled and start after now (their
+ * start less their UTC offset; one booked before offsets were kept, migration 0020, on its clock time read as UTC),
+ * to ride in the batch of the change that made them unfit: a client deleted or moved, a provider deactivated,
+ * deleted or taken off a location (decision 037, 2026-11-27). Its result is the ids cancelled; the change's audit
+ * row names the reason (`unfitDetail`). Past and written sessions stay.
+ */
+export function cancelUnfitBookings(ctx: ModelContext, which: SQL) {
+  const s = scheduledSessions;
+  const nowMinute = Math.floor(ctx.now().getTime() / 60_000);
+  return ctx.db
+    .update(s)
+    .set({ status: "cancelled", version: sql`${s.version} + 1`, updatedAt: ctx.now().toISOString() })
+    .where(and(eq(s.status, "scheduled"), sql`${s.startAt} - coalesce(${s.utcOffset}, 0) > ${nowMinute}`, which))
+    .returning({ id: s.id });
+}
+
+/** The audit detail of a change that cancels the future bookings it makes unfit. */
+export const unfitDetail = (reason: UnfitReason) => ({ cancelled_future_sessions: reason });
+
+/** How many sessions a cancelUnfitBookings statement cancelled, from its batch result. */
+export const cancelledCount = (result: unknown): number => (result as unknown[]).length;
 
 function changedRows(result: unknown): boolean {
   return Number((result as { meta?: { changes?: number } })?.meta?.changes ?? 0) > 0;
@@ -588,7 +619,7 @@ export interface BookingFormOptions {
 }
 
 /**
- * The booking form's choices for a client in scope (null: out of scope → 404): staff of the client's
+ * The booking form's choices for a client in scope (null: out of scope → 404): active staff of the client's
  * location, the client's live PA services, the location's today. One read batch and the read's audit row.
  */
 export async function bookingFormOptions(ctx: ModelContext, patientId: number): Promise<BookingFormOptions | null> {
@@ -604,7 +635,7 @@ export async function bookingFormOptions(ctx: ModelContext, patientId: number): 
       .select({ id: users.id, name: providerName })
       .from(users)
       .innerJoin(userLocations, eq(userLocations.userId, users.id))
-      .where(and(sql`${userLocations.locationId} = ${location}`, isNull(users.deletedAt)))
+      .where(and(sql`${userLocations.locationId} = ${location}`, isNull(users.deletedAt), eq(users.status, "active")))
       .orderBy(asc(users.name), asc(users.surname)),
     db
       .select({ id: paServices.id, name: paServices.paService, cpt: paServices.cpt, start: paServices.startDate, end: paServices.endDate })
