@@ -58,7 +58,7 @@ export const SCHEDULE_MESSAGES = {
  * Why a change cancelled future bookings that no longer fit (decision 037, 2026-11-27 probe 8931): the change's
  * audit row names it (`detail.cancelled_future_sessions`); scheduled_sessions has no field for a reason.
  */
-export type UnfitReason = "client_deleted" | "client_moved" | "provider_inactive" | "provider_deleted" | "provider_left_location";
+export type UnfitReason = "client_deleted" | "client_moved" | "client_inactive" | "provider_inactive" | "provider_deleted" | "provider_left_location";
 
 /** A change's success message, followed by how many future sessions it cancelled (nothing when none). */
 export function withCancelledCount(message: string, cancelled: number): string {

@@ -452,8 +452,10 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   const errors = await checkReferences(ctx, parsed.data, patientId, current);
   if (Object.keys(errors).length) return invalid(errors);
   const moved = parsed.data.location_id !== current.location_id;
+  const deactivated = parsed.data.status === "inactive" && current.status !== "inactive";
   const to = parsed.data.location_id;
-  const entry = { action: "update", entity: "patient", entityId: patientId, patientId, ...(moved ? { detail: unfitDetail("client_moved") } : {}) };
+  const unfit = deactivated ? "client_inactive" : moved ? "client_moved" : null;
+  const entry = { action: "update", entity: "patient", entityId: patientId, patientId, ...(unfit ? { detail: unfitDetail(unfit) } : {}) };
   const [rows, , cancelled] = await withAudit(ctx.db, who(ctx), entry, () => [
     ctx.db
       .update(patients)
@@ -464,9 +466,12 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
     // client's location (goals, weekly data, PA services…): no cached list may still show them where they were.
     moved ? bumpEveryListVersion(ctx.db) : bumpListVersion(ctx.db, PATIENTS),
     // Their future bookings were the old location's (its provider, its zone): cancelled, to be booked again there.
+    // A client made inactive is not seen any more: every future booking is cancelled (decision 037, stop 30).
     cancelUnfitBookings(
       ctx,
-      moved
+      deactivated
+        ? eq(scheduledSessions.patientId, patientId)
+        : moved
         ? and(eq(scheduledSessions.patientId, patientId), sql`${scheduledSessions.locationId} <> ${to}`, sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${patientId}) = ${to}`)!
         : sql`0`,
     ),
@@ -480,16 +485,20 @@ export async function updatePatientStatus(ctx: ModelContext, patientId: number, 
   if (!current) return notFound("Patient");
   const parsed = parseWith(PatientStatusInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const [rows] = await withAudit(ctx.db, who(ctx), { action: "status", entity: "patient", entityId: patientId, patientId }, () => [
+  const deactivated = parsed.data.status === "inactive" && current.status !== "inactive";
+  const entry = { action: "status", entity: "patient", entityId: patientId, patientId, ...(deactivated ? { detail: unfitDetail("client_inactive") } : {}) };
+  const [rows, , cancelled] = await withAudit(ctx.db, who(ctx), entry, () => [
     ctx.db
       .update(patients)
       .set({ status: parsed.data.status, version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt)))
       .returning(),
     bumpListVersion(ctx.db, PATIENTS),
+    // A client made inactive keeps no future bookings (decision 037, stop 30), as new bookings refuse them.
+    cancelUnfitBookings(ctx, deactivated ? and(eq(scheduledSessions.patientId, patientId), sql`exists (select 1 from ${patients} where ${patients.id} = ${patientId} and ${patients.deletedAt} is null)`)! : sql`0`),
   ]);
   if (!rows[0]) return notFound("Patient");
-  return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), "Status updated.");
+  return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), withCancelledCount("Status updated.", cancelledCount(cancelled)));
 }
 
 /** Soft delete; the client's future bookings are cancelled with it (decision 037, 2026-11-27). */

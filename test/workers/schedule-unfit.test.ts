@@ -95,6 +95,22 @@ const cases: { name: string; change: (x: World) => Promise<Response>; message: s
     reason: "client_moved",
   },
   {
+    name: "client made inactive (status call) → all its future bookings",
+    change: (x) => api(`/v2/patients/update-status/${x.C.id}`, { method: "PUT", token: w.token, body: { status: "inactive" } }),
+    message: "Status updated. 3 future sessions were cancelled.",
+    cancelled: ["cp", "cq"],
+    entity: "patient",
+    reason: "client_inactive",
+  },
+  {
+    name: "client made inactive by a save → all its future bookings",
+    change: (x) => api(`/v2/patients/${x.C.id}`, { method: "PATCH", token: w.token, body: { status: "inactive" } }),
+    message: "Client updated. 3 future sessions were cancelled.",
+    cancelled: ["cp", "cq"],
+    entity: "patient",
+    reason: "client_inactive",
+  },
+  {
     name: "provider deactivated → their future bookings",
     change: (x) => api(`/doctors/update/status/${x.P.id}`, { method: "PUT", token: w.token, body: { status: "inactive" } }),
     message: "Employee deactivated. 4 future sessions were cancelled.",
