@@ -52,6 +52,11 @@ export const CLAIM_MESSAGES = {
    */
   regrouped: (claimNumbers: readonly string[]) =>
     `${claimNumbers.length === 1 ? `The notes of claim ${claimNumbers[0]} no longer make` : `The notes of claims ${claimNumbers.slice(0, 5).join(", ")}${claimNumbers.length > 5 ? " …" : ""} no longer make`} the same lines at today's prices, payer and PA numbers, so no file was written. Void ${claimNumbers.length === 1 ? "the claim" : "these claims"} (reject) and build again from ${claimNumbers.length === 1 ? "its" : "their"} notes.`,
+  /** A build naming notes that are not among its candidates (deleted, their client deleted, out of scope, unknown). */
+  notCandidates: (ids: readonly number[]) =>
+    `${ids.length === 1 ? `Note ${ids[0]} is` : `Notes ${ids.slice(0, 5).join(", ")}${ids.length > 5 ? " …" : ""} are`} not among the billed notes you can claim (deleted, of a deleted client, or not in your locations), so nothing was built. Untick ${ids.length === 1 ? "it" : "them"} or reload the billed notes, and build again.`,
+  /** A draft's note the scrubber refuses at generation (a PA service or provider deleted since the build, decision 034). */
+  unbillable: (claimNumber: string, noteId: number, reasons: string) => `Claim ${claimNumber}, note ${noteId}: ${reasons}`,
 } as const;
 
 /** At most this many notes in one build (one batch write). */

@@ -587,10 +587,12 @@ export interface Surroundings {
 /**
  * Which rule refuses a note, in the order a user fixes them: the PA service, the client's overlap, the
  * provider's overlap, the provider's buffer, the day cap, the week cap, the PA units. Null: none.
+ * `pa: false`: an update that leaves the PA service, CPT, date and units as stored skips the PA rules.
  */
-export function firstRefusal(input: Pick<NoteInput, "session_date" | "cpt_code">, times: SessionTimes, s: Surroundings): Refusal | null {
-  if (!s.pa) return { field: "pa_service_id", message: NOTE_MESSAGES.paNotOfClient, rule: "pa_not_of_client" };
-  if (s.pa.cpt !== input.cpt_code || s.pa.start_date > input.session_date || s.pa.end_date < input.session_date)
+export function firstRefusal(input: Pick<NoteInput, "session_date" | "cpt_code">, times: SessionTimes, s: Surroundings, opts: { pa?: boolean } = {}): Refusal | null {
+  const checkPa = opts.pa !== false;
+  if (checkPa && !s.pa) return { field: "pa_service_id", message: NOTE_MESSAGES.paNotOfClient, rule: "pa_not_of_client" };
+  if (checkPa && s.pa && (s.pa.cpt !== input.cpt_code || s.pa.start_date > input.session_date || s.pa.end_date < input.session_date))
     return { field: "pa_service_id", message: NOTE_MESSAGES.paNotCovering(input.session_date, input.cpt_code), rule: "pa_not_covering" };
   const mine = [times.pair1, times.pair2];
   const pairField = (i: number) => (i === 0 ? "time_in" : "time_in2");
@@ -605,7 +607,7 @@ export function firstRefusal(input: Pick<NoteInput, "session_date" | "cpt_code">
     return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(clock(buffer.other.start), clock(buffer.other.end), gap, otherClock(buffer, mine[buffer.mine]!, times.utcOffset)), rule: "provider_buffer" };
   if (!withinCap(s.dayMinutes, times.minutes, NOTE_LIMITS.clientDayMinutes)) return { field: "time_out", message: NOTE_MESSAGES.dayCap(NOTE_LIMITS.clientDayMinutes / 60), rule: "day_cap" };
   if (!withinCap(s.weekMinutes, times.minutes, NOTE_LIMITS.clientWeekMinutes)) return { field: "time_out", message: NOTE_MESSAGES.weekCap(NOTE_LIMITS.clientWeekMinutes / 60), rule: "week_cap" };
-  if (!withinUnits(s.pa.spent_units, times.units, s.pa.n_units))
+  if (checkPa && s.pa && !withinUnits(s.pa.spent_units, times.units, s.pa.n_units))
     return { field: "pa_service_id", message: NOTE_MESSAGES.paUnits(times.units, Math.max(0, s.pa.n_units - s.pa.spent_units)), rule: "pa_units" };
   return null;
 }
@@ -645,6 +647,8 @@ export function signDateRefusal(who: "provider" | "supervisor", signedOn: string
  */
 /** How an edit form's select marks a stored supervisor who cannot supervise (kept when saved unchanged: decision 017). */
 export const CANNOT_SUPERVISE = "(not a BCBA or BCaBA)";
+/** Marks, in the edit form's PA select, the note's own PA service deleted since it was written. */
+export const PA_DELETED = "deleted: choose a current PA service to bill this note";
 
 export function canSupervise(credential: string | null | undefined): boolean {
   return providerType(credential) === "bcba";

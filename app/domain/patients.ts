@@ -328,6 +328,16 @@ export const PaServiceInput = v.pipe(
 );
 export type PaServiceInput = v.InferOutput<typeof PaServiceInput>;
 
+/**
+ * Why a PA service cannot be deleted yet: the live notes and the scheduled sessions (today on) that use it. A note
+ * whose PA service is gone fails the scrubber and cannot be claimed (probe 8931 §4); the same wording pattern as
+ * LOCATION_IN_USE.
+ */
+export const PA_SERVICE_IN_USE = {
+  notes: (n: number) => `${n} note(s) still use this PA service: choose another PA service on them (or delete them) first.`,
+  sessions: (n: number) => `${n} scheduled session(s) still use this PA service: cancel them or book them under another PA service first.`,
+} as const;
+
 export type PaExpiryLevel = 14 | 30 | 60;
 
 /**

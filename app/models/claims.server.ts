@@ -3,7 +3,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
 import { notePayer, priceNote } from "~/domain/billing";
-import { unbillableMessage } from "~/domain/scrubber";
+import { unbillableMessage, type ScrubReason } from "~/domain/scrubber";
 import { BuildInput, canTransition, CLAIM_MESSAGES, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
@@ -13,6 +13,7 @@ import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudi
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import { noteProviderName } from "./client-reports.server";
+import { noteScope } from "./notes.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
@@ -253,7 +254,8 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   ]);
   const found = new Set(rows.map((r) => r.id));
   const missing = ids.filter((id) => !found.has(id));
-  if (missing.length) return notFound(`Note ${missing.slice(0, 5).join(", ")}`);
+  // Not a candidate (deleted, its client deleted, out of scope or unknown): a refusal on the form, never a 404 page.
+  if (missing.length) return invalid({ note_ids: CLAIM_MESSAGES.notCandidates(missing) });
   const refusals: string[] = [];
   for (const r of rows) if (!r.billed) refusals.push(`Note ${r.id} (${r.sessionDate}) is not billed yet. Mark it billed on the billing screen first.`);
   for (const t of taken) refusals.push(`Note ${t.noteId} is already on claim ${t.claimNumber}. Reject that claim first to claim the note again.`);
@@ -707,6 +709,22 @@ function repriceDrafts(drafts: readonly LoadedClaim[], rows: readonly BuildRow[]
 }
 
 /**
+ * 422 naming each draft claim and note the scrubber refuses now, with its reasons (as a build names them), or null
+ * when every note may still be billed. Nothing is generated for any of the claims.
+ */
+function unbillableDrafts(drafts: readonly LoadedClaim[], scrubbed: ReadonlyMap<number, ScrubReason[]>): ModelResult<never> | null {
+  const errors: Record<string, string> = {};
+  for (const d of drafts)
+    for (const id of [...new Set([...d.noteIds.values()].flat())].sort((a, b) => a - b)) {
+      const reasons = scrubbed.get(id);
+      if (reasons?.length) errors[`${d.claim.claimNumber}.notes.${id}`] = CLAIM_MESSAGES.unbillable(d.claim.claimNumber, id, unbillableMessage(reasons));
+    }
+  if (!Object.keys(errors).length) return null;
+  const text = Object.values(errors).join(" ");
+  return { ok: false, status: 422, message: `No file was written. ${text}`, errors: { claim_ids: text, ...errors } };
+}
+
+/**
  * Writes one 837P for the draft claims (one transaction set each) and marks them generated. A draft is priced
  * again from today's records first (decision 032, stop 28): the file, the stored lines and the claim's total say
  * what the billing screen says the notes charge now, as its parties are today's too.
@@ -718,12 +736,14 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
   const idsJson = JSON.stringify(ids);
   const onTheseClaims = sql`${notes.id} in (select cln.note_id from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id where cl.claim_id in (select value from json_each(${idsJson})))`;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const [parties, lines, links, [next], noteRows, services] = await ctx.db.batch([
+    const [parties, lines, links, [next], noteRows, services, ...scrubRows] = await ctx.db.batch([
       claimPartyQuery(ctx, ids),
       linesQuery(ctx, ids),
       lineNotesQuery(ctx, ids),
       ctx.db.select({ id: sql<number>`coalesce(max(${x12Files.id}), 0) + 1` }).from(x12Files),
       ...pricingReads(ctx, onTheseClaims),
+      // The pre-billing scrubber again (decision 034): a PA service or rendering provider deleted since the build.
+      ...scrubReadsFor(ctx, onTheseClaims),
     ]);
     const read = assemble(parties, lines, links);
     const missing = ids.filter((id) => !read.has(id));
@@ -731,6 +751,8 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
     const drafts = ids.map((id) => read.get(id)!).sort((a, b) => a.claim.id - b.claim.id);
     const notDraft = drafts.filter((c) => c.claim.status !== "draft");
     if (notDraft.length) return invalid({ claim_ids: notDraft.map((c) => `Claim ${c.claim.claimNumber} is ${c.claim.status}; only draft claims are generated.`).join(" ") });
+    const unbillable = unbillableDrafts(drafts, reasonsFromReads(scrubRows));
+    if (unbillable) return unbillable;
     const repriced = repriceDrafts(drafts, noteRows, services);
     if (!repriced.ok) return { ok: false, status: 409, message: CLAIM_MESSAGES.regrouped(repriced.claimNumbers), current: { claims: repriced.claimNumbers } };
     const priced = assemble(
@@ -949,9 +971,9 @@ function billableNotesQuery(ctx: ModelContext, f: NotePickFilters | null) {
     .where(
       f
         ? and(
-            isNull(notes.deletedAt),
+            // The notes' live scope, as every other notes list: no deleted note, and no note of a deleted client.
+            noteScope(ctx),
             eq(notes.billed, true),
-            scopeOf(ctx, notes.locationId),
             f.location_id ? eq(notes.locationId, Number(f.location_id)) : undefined,
             f.patient_id ? eq(notes.patientId, Number(f.patient_id)) : undefined,
             f.from ? gte(notes.sessionDate, f.from) : undefined,

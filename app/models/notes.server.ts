@@ -737,14 +737,18 @@ export function providerOverlapSql(n: string, o: string): SQL {
  * use the partial indexes notes_patient_start_idx, notes_provider_start_idx, notes_patient_date_idx and
  * notes_pa_service_idx.
  */
-const RULES_SQL = sql.raw(`
+const TIME_RULES = `
   not exists (select 1 from notes o where o.patient_id = n.patient_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B} and o.start_at < n.end_at + ${B} and o.id <> n.id and ${overlapSql(0)})
   and not exists (select 1 from notes o where o.provider_id = n.provider_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B + Z} and o.start_at < n.end_at + ${B + Z} and o.id <> n.id and ${overlapSql(B, ZONE_SHIFT_SQL)})
   and (select coalesce(sum(o.minutes), 0) from notes o where o.patient_id = n.patient_id and o.session_date = n.session_date and o.deleted_at is null and o.id <> n.id) + n.minutes <= ${NOTE_LIMITS.clientDayMinutes}
-  and (select coalesce(sum(o.minutes), 0) from notes o where o.patient_id = n.patient_id and o.session_date between n.week_start and n.week_end and o.deleted_at is null and o.id <> n.id) + n.minutes <= ${NOTE_LIMITS.clientWeekMinutes}
-  and exists (select 1 from pa_services p where p.id = n.pa_service_id and p.patient_id = n.patient_id and p.deleted_at is null and p.cpt = n.cpt_code
+  and (select coalesce(sum(o.minutes), 0) from notes o where o.patient_id = n.patient_id and o.session_date between n.week_start and n.week_end and o.deleted_at is null and o.id <> n.id) + n.minutes <= ${NOTE_LIMITS.clientWeekMinutes}`;
+const PA_RULE = `
+  exists (select 1 from pa_services p where p.id = n.pa_service_id and p.patient_id = n.patient_id and p.deleted_at is null and p.cpt = n.cpt_code
     and p.start_date <= n.session_date and p.end_date >= n.session_date
-    and (select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = p.id and o.deleted_at is null and o.id <> n.id) + n.units <= p.n_units)`);
+    and (select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = p.id and o.deleted_at is null and o.id <> n.id) + n.units <= p.n_units)`;
+const RULES_SQL = sql.raw(`${TIME_RULES} and ${PA_RULE}`);
+/** The rules but the PA service's: an update that leaves the PA service, CPT, date and units as stored (paTouched). */
+const RULES_SQL_KEEPING_PA = sql.raw(TIME_RULES);
 
 /** The columns of notes in table order: drizzle's INSERT … SELECT lists every one of them. */
 const NOTE_COLUMNS = Object.entries(getTableColumns(notes)).map(([key, column]) => ({ key, name: column.name }));
@@ -762,7 +766,7 @@ function conditionalInsert(ctx: ModelContext, values: WriteValues, type: NoteTyp
 }
 
 /** UPDATE … WHERE id, version, live AND EXISTS (WITH n AS (…) SELECT 1 FROM n WHERE <rules>): changes the note only when every rule holds and nobody saved first. */
-function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersion: number, also?: SQL) {
+function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersion: number, also: SQL | undefined, checkPa: boolean) {
   const fixed = new Set(["id", "patient_id", "location_id"]);
   const set: Record<string, unknown> = {};
   for (const c of NOTE_COLUMNS) if (c.name in values && !fixed.has(c.name)) set[c.key] = values[c.name];
@@ -770,7 +774,7 @@ function conditionalUpdate(ctx: ModelContext, values: WriteValues, expectedVersi
   return ctx.db
     .update(notes)
     .set({ ...(set as Partial<typeof notes.$inferInsert>), version: sql`${notes.version} + 1` })
-    .where(and(eq(notes.id, values.id as number), eq(notes.version, expectedVersion), isNull(notes.deletedAt), also, sql`exists (${cte(rules)} select 1 from n where ${RULES_SQL})`));
+    .where(and(eq(notes.id, values.id as number), eq(notes.version, expectedVersion), isNull(notes.deletedAt), also, sql`exists (${cte(rules)} select 1 from n where ${checkPa ? RULES_SQL : RULES_SQL_KEEPING_PA})`));
 }
 
 /** 1 when a note's client was deleted: the note still takes its provider's time, but no screen shows it, so a refusal says whose it is (NOTE_MESSAGES.ofDeletedClient). */
@@ -1301,6 +1305,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   // does); a changed supervisor is checked with their credential below (refErrors).
   const selfSupervised = input.provider_id !== current.provider_id ? supervisorRefusal(input.provider_id, input.supervisor_id) : null;
   if (selfSupervised) return invalid({ supervisor_id: selfSupervised });
+  // The PA service likewise: checked (client, date, CPT, units left) only when the save changes one of those, so a
+  // note whose PA service was deleted before deletes were refused can still be edited, signed and amended; the
+  // scrubber keeps reporting it (probe 8931 §4).
+  const paTouched = input.pa_service_id !== current.pa_service_id || input.cpt_code !== current.cpt_code || input.session_date !== current.session_date || times.units !== current.total_units;
   const refs: RefsToCheck = {
     provider: input.provider_id !== current.provider_id ? input.provider_id : null,
     supervisor: input.supervisor_id !== current.supervisor_id ? input.supervisor_id : null,
@@ -1335,7 +1343,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
       who(ctx),
       { action, entity: "note", entityId: id, patientId: current.patient_id, detail: { patients: [current.patient_id], type, ...(reason !== null ? { reason } : {}) } },
       (audit) => [
-        conditionalUpdate(ctx, values, current.version, claimed.length ? sql`not exists (select 1 from ${liveClaimOf(id)})` : undefined),
+        conditionalUpdate(ctx, values, current.version, claimed.length ? sql`not exists (select 1 from ${liveClaimOf(id)})` : undefined, paTouched),
         audit(sql`changes() = 1`),
         // An amendment keeps the version it replaces, in the same batch (only when the update happened: the audit row did).
         reason !== null
@@ -1355,7 +1363,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     if (!now) return notFound("Note");
     if (now.note.version !== current.version) return conflict(now.note);
     if (claimed.length && now.liveClaim) return invalid({ [claimed[0]!]: NOTE_MESSAGES.onClaim(now.liveClaim) });
-    const refusal = firstRefusal(input, times, await surroundings(ctx, input, times, id));
+    const refusal = firstRefusal(input, times, await surroundings(ctx, input, times, id), { pa: paTouched });
     if (refusal) return refused(refusal);
   }
   return invalid({ form: RACED });
@@ -1548,8 +1556,12 @@ export interface NoteConfig {
     maladaptives: { plan_id: number; name: string; bip_id: number }[];
     replacements: { plan_id: number; name: string; bip_id: number }[];
     caregiver_goals: { plan_id: number; name: string; bip_id: number }[];
-    /** The client's live PA services for the note's CPT codes; with `session_date` (and `cpt_code`), only those covering it. */
-    pa_services: { id: number; pa_service: string; cpt: string; n_units: number; spent_units: number; available_units: number; start_date: string; end_date: string; meter: PaMeter }[];
+    /**
+     * The client's live PA services for the note's CPT codes; with `session_date` (and `cpt_code`), only those covering it.
+     * With `excludeNoteId` (the edit screen), also that note's own PA service when it was deleted (`deleted: true`), so
+     * the form keeps it and an untouched save does not fail on it (probe 8931 §4).
+     */
+    pa_services: { id: number; pa_service: string; cpt: string; n_units: number; spent_units: number; available_units: number; start_date: string; end_date: string; meter: PaMeter; deleted?: true }[];
   } | null;
 }
 
@@ -1637,12 +1649,15 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
           start_date: paServices.startDate,
           end_date: paServices.endDate,
           spent_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = "pa_services"."id" and o.deleted_at is null)`,
+          deleted: sql<number>`${paServices.deletedAt} is not null`,
         })
         .from(paServices)
         .where(
           and(
             eq(paServices.patientId, patientId),
-            isNull(paServices.deletedAt),
+            opts.excludeNoteId == null
+              ? isNull(paServices.deletedAt)
+              : or(isNull(paServices.deletedAt), sql`${paServices.id} = (select ${notes.paServiceId} from ${notes} where ${notes.id} = ${opts.excludeNoteId})`),
             inArray(paServices.cpt, cpts),
             q.session_date ? sql`${paServices.startDate} <= ${q.session_date} and ${paServices.endDate} >= ${q.session_date}` : undefined,
           ),
@@ -1678,7 +1693,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
       maladaptives: byCategory("maladaptive"),
       replacements: byCategory("replacement"),
       caregiver_goals: byCategory("caregiver_training"),
-      pa_services: pas.map((x) => ({ ...x, spent_units: Number(x.spent_units), available_units: x.n_units - Number(x.spent_units), meter: meterOf(x) })),
+      pa_services: pas.map(({ deleted, ...x }) => ({ ...x, spent_units: Number(x.spent_units), available_units: x.n_units - Number(x.spent_units), meter: meterOf(x), ...(Number(deleted) ? { deleted: true as const } : {}) })),
     },
   });
 }

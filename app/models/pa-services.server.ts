@@ -1,10 +1,11 @@
 import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
-import { insurances, notes, paServices, patients } from "~/db/schema";
-import { PaServiceInput } from "~/domain/patients";
+import { insurances, locations, notes, paServices, patients } from "~/db/schema";
+import { todayIn } from "~/domain/note-rules";
+import { PA_SERVICE_IN_USE, PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
-import { withAudit } from "~/services/audit.server";
+import { withAudit, withConditionalAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
@@ -172,12 +173,47 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
   return ok((await getPaService(ctx, id))!, "PA service updated.");
 }
 
+/**
+ * What still uses the PA service, as `from … where` SQL: its live notes, and the sessions booked under it still
+ * scheduled from `today` (the client's location's date) on.
+ */
+function usesOf(id: number, today: string) {
+  return {
+    notes: sql`from notes n where n.pa_service_id = ${id} and n.deleted_at is null`,
+    sessions: sql`from scheduled_sessions s where s.pa_service_id = ${id} and s.status = 'scheduled' and s.session_date >= ${today}`,
+  };
+}
+
+/** 422 naming how many notes and scheduled sessions use the PA service, or null when none does. */
+async function stillInUse(ctx: ModelContext, id: number, today: string): Promise<ModelResult<never> | null> {
+  const u = usesOf(id, today);
+  const [n] = await ctx.db.select({ notes: sql<number>`(select count(*) ${u.notes})`, sessions: sql<number>`(select count(*) ${u.sessions})` }).from(paServices).where(eq(paServices.id, id));
+  const messages = (["notes", "sessions"] as const).filter((k) => Number(n?.[k] ?? 0) > 0).map((k) => PA_SERVICE_IN_USE[k](Number(n![k])));
+  return messages.length ? invalid({ pa_service: messages.join(" ") }) : null;
+}
+
+/**
+ * Soft delete; refused (422) while live notes or scheduled sessions use the service: they would fail the scrubber
+ * and could not be claimed (probe 8931 §4). The delete is conditional on that in SQL too, so a note written
+ * meanwhile makes it write nothing (no audit row).
+ */
 export async function deletePaService(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
   const current = await getPaService(ctx, id);
   if (!current) return notFound("PA service");
-  await withAudit(ctx.db, who(ctx), { action: "delete", entity: "pa_service", entityId: id, patientId: current.patient_id }, () => [
-    ctx.db.update(paServices).set({ deletedAt: ctx.now().toISOString() }).where(eq(paServices.id, id)),
+  const [place] = await ctx.db.select({ zone: locations.timeZone }).from(patients).innerJoin(locations, eq(locations.id, patients.locationId)).where(eq(patients.id, current.patient_id));
+  const today = todayIn(ctx.now(), place?.zone ?? "UTC");
+  const refusal = await stillInUse(ctx, id, today);
+  if (refusal) return refusal;
+  const u = usesOf(id, today);
+  const [deleted] = await withConditionalAudit(ctx.db, who(ctx), { action: "delete", entity: "pa_service", entityId: id, patientId: current.patient_id }, (audit) => [
+    ctx.db
+      .update(paServices)
+      .set({ deletedAt: ctx.now().toISOString() })
+      .where(and(eq(paServices.id, id), live, sql`not exists (select 1 ${u.notes}) and not exists (select 1 ${u.sessions})`))
+      .returning({ id: paServices.id }),
+    audit(sql`changes() = 1`),
     bumpListVersion(ctx.db, PA_SERVICES),
   ]);
+  if (!deleted.length) return (await stillInUse(ctx, id, today)) ?? notFound("PA service");
   return ok(null, "PA service deleted.");
 }

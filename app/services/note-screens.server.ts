@@ -4,7 +4,7 @@ import { NOTE_TYPE_PATHS, type NoteFormOptions } from "~/components/notes/types"
 import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/note-view";
 import { versionChanges } from "~/components/notes/note-history";
 import { noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
-import { CANNOT_SUPERVISE, todayIn } from "~/domain/note-rules";
+import { CANNOT_SUPERVISE, PA_DELETED, todayIn } from "~/domain/note-rules";
 import type { NoteJson, NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
 import { ListQuery } from "~/domain/paging";
@@ -166,7 +166,8 @@ async function formOptions(ctx: ModelContext, type: NoteType, patientId: number,
     supervisors: [...c.supervisors.map((x) => ({ value: x.id, label: x.name })), ...storedOnly],
     paServices: c.pa_services.map((s) => ({
       id: s.id,
-      label: `${s.pa_service} · ${s.cpt} · ${s.start_date} to ${s.end_date} · ${s.available_units} of ${s.n_units} units left`,
+      // The edited note's own PA service, deleted since: kept so an untouched save keeps it (the scrubber still reports it).
+      label: s.deleted ? `${s.pa_service} · ${s.cpt} · ${s.start_date} to ${s.end_date} · ${PA_DELETED}` : `${s.pa_service} · ${s.cpt} · ${s.start_date} to ${s.end_date} · ${s.available_units} of ${s.n_units} units left`,
       cpt: s.cpt,
       start_date: s.start_date,
       end_date: s.end_date,

@@ -317,7 +317,10 @@ describe("API /v2/claims", () => {
     expect((await api(`/v2/claims/${id}/status`, { method: "POST", token: outsider, body: { status: "rejected" } })).status).toBe(404);
     expect((await api("/v2/claims/generate", { method: "POST", token: outsider, body: { claim_ids: [id] } })).status).toBe(404);
     const n2 = await w.note({ sessionDate: "2026-11-20" });
-    expect((await api("/v2/claims", { method: "POST", token: outsider, body: { note_ids: [n2] } })).status).toBe(404);
+    // Another location's note is not among the outsider's candidates: the same 422 as a note that does not exist.
+    const outside = await api("/v2/claims", { method: "POST", token: outsider, body: { note_ids: [n2] } });
+    expect(outside.status).toBe(422);
+    expect(((await outside.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.notCandidates([n2]));
     expect(((await (await api("/v2/claims", { token: outsider })).json()) as { data: unknown[] }).data).toEqual([]);
     // A filter naming a location the actor cannot see: 404, as on the billing screens.
     expect((await api(`/v2/claims?location_id=${w.location.id}`, { token: outsider })).status).toBe(404);
@@ -983,5 +986,93 @@ describe("names and addresses go out in X12's characters and whole, or the claim
     expect(await fileCount()).toBe(files);
     const [row] = await db().select({ status: claims.status, errors: claims.errors, sentData: claims.sentData }).from(claims).where(eq(claims.id, draft.id));
     expect(row).toEqual({ status: "draft", errors: JSON.stringify([{ field, message }]), sentData: null });
+  });
+});
+
+describe("generation re-scrubs the drafts' notes (probe 8931 §5)", () => {
+  const breaks: [label: string, broken: (w: Awaited<ReturnType<typeof world>>, noteId: number) => Promise<unknown>, reason: string][] = [
+    ["its PA service deleted", async (_w, id) => db().update(paServices).set({ deletedAt: "2026-11-27T10:00:00.000Z" }).where(sql`${paServices.id} = (select pa_service_id from notes where id = ${id})`), "Note has no prior authorization (PA service)."],
+    ["its rendering provider deleted", async (w) => db().update(users).set({ deletedAt: "2026-11-27T10:00:00.000Z" }).where(eq(users.id, w.provider.id)), "Note has no rendering provider."],
+  ];
+
+  it.each(breaks)("a draft whose note has %s: API and screen answer 422 naming the claim and note, and nothing is generated", async (_label, broken, reason) => {
+    const w = await world();
+    const ok1 = await w.note();
+    const ok2 = await w.note({ sessionDate: "2026-11-03" });
+    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [ok1, ok2] } })).json()) as { data: { id: number; claim_number: string }[] }).data;
+    const draft = built[0]!;
+    await broken(w, ok2);
+    const files = (await db().select({ n: count() }).from(x12Files))[0]!.n;
+    // Both notes share the PA service and the provider: each is named, with the scrubber's reason.
+    const each = [ok1, ok2].map((id) => CLAIM_MESSAGES.unbillable(draft.claim_number, id, `Cannot bill this note: ${reason}`));
+    const expected = each[1]!;
+
+    const viaApi = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [draft.id] } });
+    expect(viaApi.status).toBe(422);
+    const body = (await viaApi.json()) as { message: string; errors: Record<string, string> };
+    expect(body.message).toBe(`No file was written. ${each.join(" ")}`);
+    expect(body.errors[`${draft.claim_number}.notes.${ok1}`]).toBe(each[0]);
+    expect(body.errors[`${draft.claim_number}.notes.${ok2}`]).toBe(each[1]);
+
+    const viaScreen = await form("/claims", { intent: "generate", claim_ids: String(draft.id) }, await signInCookie(w.manager));
+    expect(viaScreen.status).toBe(422);
+    expect((await viaScreen.text()).replaceAll("&#x27;", "'")).toContain(expected);
+
+    expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(files);
+    const [row] = await db().select({ status: claims.status, fileId: claims.fileId }).from(claims).where(eq(claims.id, draft.id));
+    expect(row).toEqual({ status: "draft", fileId: null });
+  });
+});
+
+describe("the build's candidates leave out deleted notes and deleted clients' notes (probe 8931 §6)", () => {
+  async function scene() {
+    const w = await world();
+    const live = await w.note();
+    const gone = await createPatient({ locationId: w.location.id, insurerId: w.insurer.id, birthDate: "2017-01-01", gender: 1, details: JSON.stringify({ insuranceId: "M9", is_self_subscriber: "1", address: "1 A St", city: "Miami", state: "FL", zip: "33101", diagnosis_code: "F84.0" }) });
+    const ofDeletedClient = await w.note({ patientId: gone.id, sessionDate: "2026-11-04" });
+    await db().update(patients).set({ deletedAt: "2026-11-27T10:00:00.000Z" }).where(eq(patients.id, gone.id));
+    const deleted = await w.note({ sessionDate: "2026-11-05", deletedAt: "2026-11-27T10:00:00.000Z" });
+    return { w, live, ofDeletedClient, deleted };
+  }
+
+  it("the API list and the screen's ticked notes offer only the live note", async () => {
+    const s = await scene();
+    const listed = (await (await api(`/v2/claims/billable-notes?location_id=${s.w.location.id}`, { token: s.w.token })).json()) as { data: { id: number }[] };
+    expect(listed.data.map((n) => n.id)).toEqual([s.live]);
+    const page = await (await request(`/claims?pick=1&b_location_id=${s.w.location.id}`, { cookie: await signInCookie(s.w.manager) })).text();
+    expect(page).toContain(`value="${s.live}"`);
+    expect(page).not.toContain(`value="${s.ofDeletedClient}"`);
+    expect(page).not.toContain(`value="${s.deleted}"`);
+  });
+
+  const builds: [label: string, ids: (s: Awaited<ReturnType<typeof scene>>) => number[], refused: (s: Awaited<ReturnType<typeof scene>>) => number[]][] = [
+    ["a deleted client's note", (s) => [s.ofDeletedClient], (s) => [s.ofDeletedClient]],
+    ["a deleted note", (s) => [s.deleted], (s) => [s.deleted]],
+    ["a deleted client's note beside the live one", (s) => [s.ofDeletedClient, s.live], (s) => [s.ofDeletedClient]],
+    ["a note that does not exist, a deleted note and the live one", (s) => [2_000_000_000, s.deleted, s.live], (s) => [2_000_000_000, s.deleted]],
+  ];
+
+  it.each(builds)("a build naming %s: 422 with the message on the API and the claims screen (choices kept), nothing built", async (_label, ids, refused) => {
+    const s = await scene();
+    const message = CLAIM_MESSAGES.notCandidates(refused(s));
+    const before = await claimCount();
+    const viaApi = await api("/v2/claims", { method: "POST", token: s.w.token, body: { note_ids: ids(s) } });
+    expect(viaApi.status).toBe(422);
+    expect(((await viaApi.json()) as { message: string }).message).toBe(message);
+
+    const screen = await request(`/claims?pick=1&b_location_id=${s.w.location.id}`, {
+      method: "POST",
+      body: new URLSearchParams([["intent", "build"], ...ids(s).map((id): [string, string] => ["note_ids", String(id)])]),
+      cookie: await signInCookie(s.w.manager),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    expect(screen.status).toBe(422);
+    const html = (await screen.text()).replaceAll("&#x27;", "'");
+    expect(html).toContain(message);
+    expect(html).not.toContain("Page not found");
+    // The live note stays ticked only when it was among the choices.
+    const liveTicked = new RegExp(`<input[^>]*(checked[^>]*value="${s.live}"|value="${s.live}"[^>]*checked)`).test(html);
+    expect(liveTicked).toBe(ids(s).includes(s.live));
+    expect(await claimCount()).toBe(before);
   });
 });
