@@ -44,8 +44,8 @@ export const NOTE_MESSAGES = {
   signName: "Type the provider's name to sign: a date or a drawing alone does not sign the note.",
   otherName: "Name this behavior, or clear its numbers.",
   onClaim: (claim: string) => `This note is on claim ${claim}: what the claim billed (date, times, CPT, modifiers, place of service, PA service, provider) stays, and the note cannot be deleted. Reject (void) that claim first.`,
-  /** A billed note's md/md2 change only on its billing row, which scrubs it again (decision 034, stop 30). */
-  billedModifiers: "This note is billed: untick Billed first (Billing by client), or change its modifiers on its billing row, which checks the note again.",
+  /** A billed note keeps what it billed (BILLED_NOTE_FIELDS) and is not deleted; its billing row unticks it (decision 034, stop 30). */
+  billed: "This note is billed: untick Billed first (Billing by client) to change what it billed.",
   countersignOnView: "Only the note's supervisor signs as supervisor: they countersign from the note's view once the provider has signed.",
   otherProvider: "Only a user with manage_notes may write a note for another provider.",
   bip: "Choose one of the client's behavior plans.",
@@ -685,10 +685,19 @@ export function writesSupervisorSignature(input: SupervisorSignature, current: S
  */
 export const CLAIMED_NOTE_FIELDS = ["session_date", "time_in", "time_out", "time_in2", "time_out2", "cpt_code", "md", "md2", "md3", "pos", "pa_service_id", "provider_id", "unit_price_cents"] as const;
 
-/** The claimed fields an edit would change, in CLAIMED_NOTE_FIELDS' order; empty when none. */
-export function claimedNoteChanges(input: Partial<Record<(typeof CLAIMED_NOTE_FIELDS)[number], unknown>>, current: Partial<Record<(typeof CLAIMED_NOTE_FIELDS)[number], unknown>>): string[] {
+type ClaimedNoteField = (typeof CLAIMED_NOTE_FIELDS)[number];
+
+/**
+ * What a billed note keeps (decision 034, stop 30): what a claim bills of it, but md3, which neither the billing row
+ * nor a claim carries (stop 30). Billed is ticked on the billing row, which scrubs these facts; unticking it there
+ * frees them.
+ */
+export const BILLED_NOTE_FIELDS: readonly ClaimedNoteField[] = CLAIMED_NOTE_FIELDS.filter((k) => k !== "md3");
+
+/** The claimed fields (or the billed ones) an edit would change, in CLAIMED_NOTE_FIELDS' order; empty when none. */
+export function claimedNoteChanges(input: Partial<Record<ClaimedNoteField, unknown>>, current: Partial<Record<ClaimedNoteField, unknown>>, fields: readonly ClaimedNoteField[] = CLAIMED_NOTE_FIELDS): string[] {
   const norm = (x: unknown) => (x === undefined || x === null || x === "" ? null : String(x));
-  return CLAIMED_NOTE_FIELDS.filter((k) => norm(input[k]) !== norm(current[k]));
+  return fields.filter((k) => norm(input[k]) !== norm(current[k]));
 }
 
 /** A note is signed once its provider typed their name and the date (decision 023). */

@@ -10,6 +10,7 @@ import {
   sessionEndRefusal,
   signDateRefusal,
   halfSignatureRefusal,
+  BILLED_NOTE_FIELDS,
   claimedNoteChanges,
   writesSupervisorSignature,
   supervisorRefusal,
@@ -938,14 +939,16 @@ function modifierSlots(next: Modifiers, stored?: Modifiers): ModifierSlot[] {
 }
 
 /**
- * A billed note keeps the md and md2 it was billed with here: only the billing save changes them, and it scrubs the
- * note as it leaves it (decision 034, stop 30). md3 is not a billing field. The write is conditional on the version
- * read, so a note billed meanwhile makes the change a 409.
+ * A billed note keeps what it billed (BILLED_NOTE_FIELDS: date, times, CPT, md/md2, place of service, PA service,
+ * provider, own price) and is not deleted: its billing row, which scrubs the note it bills, unticks Billed first
+ * (decision 034, stop 30). `next` is the note as the write leaves it; the first changed field is refused (`price`:
+ * the field the body named the price by). md3 and the narrative are not billed and still change. The write is
+ * conditional on the version read, so a note billed meanwhile makes the change a 409.
  */
-function billedModifierRefusal(stored: Pick<NoteJson, "billed" | "md" | "md2">, next: Pick<Modifiers, "md" | "md2">): ModelResult<never> | null {
+function billedRefusal(stored: NoteJson, next: Partial<Record<(typeof BILLED_NOTE_FIELDS)[number], unknown>>, price = "unit_price_cents"): ModelResult<never> | null {
   if (!stored.billed) return null;
-  const field = (["md", "md2"] as const).find((f) => (next[f] ?? null) !== (stored[f] ?? null));
-  return field ? invalid({ [field]: NOTE_MESSAGES.billedModifiers }) : null;
+  const [field] = claimedNoteChanges(next, stored, BILLED_NOTE_FIELDS);
+  return field ? invalid({ [field === "unit_price_cents" ? price : field]: NOTE_MESSAGES.billed }) : null;
 }
 
 /* ------------------------------------------------------------------ create */
@@ -1283,8 +1286,8 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if (claimed.length && found.liveClaim) return invalid({ [claimed[0]!]: NOTE_MESSAGES.onClaim(found.liveClaim) });
   if (input.provider_id !== ctx.actor.id && !manages(ctx)) return denied(NOTE_MESSAGES.otherProvider);
   if ((input.md !== current.md || input.md2 !== current.md2 || input.md3 !== current.md3) && !manages(ctx)) return invalid({ md: MODIFIERS_NEED_MANAGE });
-  const billedModifier = billedModifierRefusal(current, input);
-  if (billedModifier) return billedModifier;
+  const billed = billedRefusal(current, input, priceField(raw));
+  if (billed) return billed;
   if (input.unit_price_cents !== current.unit_price_cents && !manages(ctx)) return invalid({ [priceField(raw)]: NOTE_MESSAGES.priceNeedsManage });
   const badModifier = modifierRefusal(type, modifierSlots(input, current));
   if (badModifier) return refused(badModifier);
@@ -1429,13 +1432,16 @@ async function simpleChange(
   return ok(noteJson(row, current.patient_name), what.message);
 }
 
-/** Soft delete (manage_notes): the note leaves every list and its units go back to its PA service. */
+/** Soft delete (manage_notes): the note leaves every list and its units go back to its PA service. A billed note stays. */
 export async function deleteNote(ctx: ModelContext, type: NoteType, id: number): Promise<ModelResult<NoteJson>> {
+  if (!manages(ctx)) return denied();
   const now = ctx.now().toISOString();
   return simpleChange(ctx, type, id, {
     action: "delete",
     set: { deletedAt: now },
     message: NOTE_DELETED,
+    // A billed note is not deleted (billedRefusal's rule); one on a live claim is answered by the claim's rule.
+    may: ({ note, liveClaim }) => (note.billed && !liveClaim ? invalid({ form: NOTE_MESSAGES.billed }) : null),
     claimed: "form",
     // The scheduled session the note was written for is scheduled again (decision 037, stop 25): back on the
     // calendar, counted by the rules, and "Write the note" offered, instead of "written" by a note that is gone.
@@ -1476,12 +1482,12 @@ export async function setNoteModifiers(ctx: ModelContext, type: NoteType, id: nu
     action: "update_modifiers",
     set,
     // What the note then holds: the codes sent, and the stored ones for the fields the body leaves out.
-    // A billed note's md/md2 stay (billedModifierRefusal); one on a live claim is answered by the claim's rule
-    // below instead, which names what to do first (void the claim).
+    // A billed note's md/md2 stay (billedRefusal); one on a live claim is answered by the claim's rule below
+    // instead, which names what to do first (void the claim).
     may: ({ note, liveClaim }) => {
       const next = { md: note.md, md2: note.md2, md3: note.md3, ...set };
       const bad = modifierRefusal(type, modifierSlots(next, note));
-      return bad ? refused(bad) : liveClaim ? null : billedModifierRefusal(note, next);
+      return bad ? refused(bad) : liveClaim ? null : billedRefusal(note, { ...note, ...next });
     },
     message: "Modifiers updated.",
     claimed: "md",

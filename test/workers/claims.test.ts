@@ -193,8 +193,10 @@ describe("API /v2/claims", () => {
     const narrative = await call(`/v2/notes-rbt/${n}`, "PATCH", { as_evidenced_by: "Calm and engaged", amendment_reason: "Typo" });
     expect(narrative.status, JSON.stringify(narrative)).toBe(200);
     expect([(await row()).units, (await row()).timeOut]).toEqual([8, "11:00"]);
-    // Voided: the note is free again.
+    // Voided: the note is off the claim, and still billed (decision 034, stop 30) until its billing row unticks it.
     expect((await api(`/v2/claims/${claim.id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(200);
+    expect(await call(`/v2/notes-rbt/${n}`, "PATCH", { time_out: "10:00", amendment_reason: "Shorter" })).toEqual({ status: 422, errors: { time_out: NOTE_MESSAGES.billed } });
+    expect((await api("/client_report/store", { method: "POST", token: w.token, body: { note_id: n, billed: false } })).status).toBe(201);
     const freed = await call(`/v2/notes-rbt/${n}`, "PATCH", { time_out: "10:00", amendment_reason: "Shorter" });
     expect(freed.status, JSON.stringify(freed)).toBe(200);
     expect((await row()).units).toBe(4);
@@ -360,7 +362,20 @@ describe("a claim bills what its notes say, whichever of a build and a note chan
     db().select({ units: claimLines.units, modifiers: claimLines.modifiers, charge: claimLines.chargeCents }).from(claimLines).innerJoin(claimLineNotes, eq(claimLineNotes.claimLineId, claimLines.id)).where(eq(claimLineNotes.noteId, noteId));
 
   it.each([
-    ["an amendment of the end time (8 → 6 units)", (n: number, t: { clinician: string }) => api(`/v2/notes-rbt/${n}`, { method: "PATCH", token: t.clinician, body: { time_out: "10:30", amendment_reason: "wrong end time" } }), { units: 6, md: null }, { units: 6, modifiers: "" }],
+    // A billed note's times change once its billing row unticks Billed (decision 034, stop 30); ticked again, it is billed anew.
+    [
+      "Billed unticked, the end time amended (8 → 6 units) and Billed ticked again",
+      async (n: number, t: { clinician: string; manager: string }) => {
+        const billed = (body: Record<string, unknown>) => api("/client_report/store", { method: "POST", token: t.manager, body: { note_id: n, ...body } });
+        const unticked = await billed({ billed: false });
+        expect(unticked.status).toBe(201);
+        const amended = await api(`/v2/notes-rbt/${n}`, { method: "PATCH", token: t.clinician, body: { time_out: "10:30", amendment_reason: "wrong end time" } });
+        expect(amended.status, await amended.clone().text()).toBe(200);
+        return billed({ billed: true, version: ((await unticked.json()) as { data: { report: { version: number } } }).data.report.version });
+      },
+      { units: 6, md: null, billed: true },
+      { units: 6, modifiers: "" },
+    ],
     // A billed note's modifiers change on its billing row (decision 034, stop 30).
     ["a modifier change (HM → GT)", (n: number, t: { manager: string }) => api("/client_report/store", { method: "POST", token: t.manager, body: { note_id: n, md: "GT" } }), { units: 8, md: "GT" }, { units: 8, modifiers: "GT" }],
   ])("%s landing between the build's read and its write: 409, nothing built; a new build bills the change", async (_l, change, noteAfter, lineAfter) => {
@@ -391,7 +406,8 @@ describe("a claim bills what its notes say, whichever of a build and a note chan
   });
 
   it.each([
-    ["an amendment of the end time", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => updateNote(ctx, "rbt", n, { time_out: "10:30" }, { version: null, partial: true, amendmentReason: "wrong end time" }), "time_out"],
+    // A billed note's times never change (decision 034, stop 30): of an amendment, md3 is what a claim alone holds.
+    ["an amendment of md3", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => updateNote(ctx, "rbt", n, { md3: "GT" }, { version: null, partial: true, amendmentReason: "wrong modifier" }), "md3"],
     // md3 (not a billing field: a billed note's md/md2 change only on its billing row) is held by a claim all the same.
     ["a modifier change", async (ctx: Awaited<ReturnType<typeof ctxOf>>, n: number) => setNoteModifiers(ctx, "rbt", n, { md3: "GT" }), "md"],
   ])("the other order: %s that read the note before a build committed is refused (422 on a claim), the note unchanged", async (_l, change, field) => {

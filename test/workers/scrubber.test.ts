@@ -1,11 +1,13 @@
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, clientReports, insurances, insuranceServices, notes, paServices, userLocations } from "~/db/schema";
+import { noteBodyToFormFields } from "~/domain/note-form";
 import { localMinute, NOTE_MESSAGES } from "~/domain/note-rules";
-import { unitsForMinutes } from "~/domain/notes";
+import { type NoteJson, unitsForMinutes } from "~/domain/notes";
 import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
 import type { ModelContext } from "~/models/context";
+import { noteAsInput } from "~/models/notes.server";
 import { scrubNotes } from "~/models/scrubber.server";
 import { api, apiToken, countingDb, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
@@ -331,7 +333,7 @@ describe("a note that stays billed is scrubbed again when a save changes what th
     return form(`/billing/by-client/${b.client.id}`, { ...fields, ...(row.billed ? { billed: "true" } : {}), ...(row.pay ? { pay: "true" } : {}) }, b.cookie);
   };
   const zeroCharge = "The charge is $0";
-  const notBilledHere = NOTE_MESSAGES.billedModifiers;
+  const notBilledHere = NOTE_MESSAGES.billed;
 
   // writer, the change → status, the field refused and a part of its message (none: saved)
   const refusals: [string, (b: B) => Promise<Response>, string, string][] = [
@@ -391,6 +393,107 @@ describe("a note that stays billed is scrubbed again when a save changes what th
     const res = await change(b);
     expect([200, 303], await res.clone().text()).toContain(res.status);
     expect(await stored(b.id)).toMatchObject(after);
+  });
+});
+
+describe("a billed note keeps what it billed on the notes' own writers; its narrative still changes (decision 034, stop 30)", () => {
+  /** A billed RBT note and a billed combined note (factory rows), a second PA service, a manager of notes. */
+  async function lockWorld() {
+    const w = await world();
+    const manager = await createUser({ permissions: [...MANAGER, "manage_notes", "ignore_time_limits"], locations: [w.loc.id] });
+    const [pa2] = await db().insert(paServices).values({ patientId: w.client.id, paService: "ABA 97153 (2)", cpt: "97153", nUnits: 240, startDate: "2026-09-01", endDate: "2026-12-31", insuranceId: w.acme.id }).returning();
+    const rbt = await note(w.client, "2026-10-05", { providerId: w.rbt.id, paServiceId: w.pa.id, md: "HM", billed: true });
+    const combined = await note(w.client, "2026-10-06", { type: "combined", providerId: w.rbt.id, paServiceId: w.pa.id, unitPriceCents: 5000, billed: true });
+    return { ...w, token: await apiToken(manager), cookie: await signInCookie(manager), pa2: pa2!, ids: { rbt: rbt.id, combined: combined.id } as Record<"rbt" | "combined", number> };
+  }
+  type L = Awaited<ReturnType<typeof lockWorld>>;
+  const row = async (id: number) => (await db().select().from(notes).where(eq(notes.id, id)))[0]!;
+  const patch = (l: L, type: "rbt" | "combined", body: Record<string, unknown>) => api(`/v2/notes-${type}/${l.ids[type]}`, { method: "PATCH", token: l.token, body: { ...body, amendment_reason: "Corrected" } });
+  /** The edit screen's amendment (JavaScript off): the stored note as its form sends it, with the changes typed. */
+  const screen = async (l: L, type: "rbt" | "combined", changes: Record<string, string>) => {
+    const shown = ((await (await api(`/v2/notes-${type}/${l.ids[type]}`, { token: l.token })).json()) as { data: NoteJson }).data;
+    const fields = Object.fromEntries(noteBodyToFormFields(noteAsInput(shown) as unknown as Record<string, unknown>));
+    return form(`/note-${type}/edit/${shown.id}`, { ...fields, intent: "amend", version: String(shown.version), amendment_reason: "Corrected", ...changes }, l.cookie);
+  };
+
+  // the field refused (the first billed fact the change touches), the note, the change
+  const facts: [string, "rbt" | "combined", (l: L) => Record<string, string | number | null>][] = [
+    ["session_date", "rbt", () => ({ session_date: "2026-10-07" })],
+    ["time_in", "rbt", () => ({ time_in: "09:30" })],
+    ["time_out", "rbt", () => ({ time_out: "10:30" })],
+    ["time_in2", "rbt", () => ({ time_in2: "13:00", time_out2: "14:00" })],
+    ["cpt_code", "combined", () => ({ cpt_code: "97155" })],
+    ["md", "rbt", () => ({ md: "GT" })],
+    ["md2", "rbt", () => ({ md2: "XP" })],
+    ["pos", "rbt", () => ({ pos: "03" })],
+    ["pa_service_id", "rbt", (l) => ({ pa_service_id: l.pa2.id })],
+    ["provider_id", "rbt", (l) => ({ provider_id: l.lapsed.id })],
+    ["unit_price", "combined", () => ({ unit_price: 60 })],
+  ];
+  it.each(facts)("PATCH changing %s: 422 at the field, nothing written", async (field, type, change) => {
+    const l = await lockWorld();
+    const [before, audits] = [await row(l.ids[type]), await auditCount()];
+    const res = await patch(l, type, change(l));
+    expect(res.status, await res.clone().text()).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({ [field]: NOTE_MESSAGES.billed });
+    expect(await row(l.ids[type])).toEqual(before);
+    expect(await auditCount()).toBe(audits);
+  });
+
+  // The edit screen has no modifier fields (the view's Change modifiers does) nor a price on an RBT note.
+  const onScreen = facts.filter(([field]) => !["md", "md2", "unit_price"].includes(field));
+  it.each(onScreen)("the edit screen changing %s: 422 with the message at the field and the typed values kept, nothing written", async (field, type, change) => {
+    const l = await lockWorld();
+    const before = await row(l.ids[type]);
+    const typed = Object.fromEntries(Object.entries(change(l)).map(([k, v]) => [k, String(v)]));
+    const res = await screen(l, type, typed);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toMatch(new RegExp(`id="f-${field}-error"[^>]*>[^<]*${NOTE_MESSAGES.billed.replace(/[()]/g, "\\$&")}`));
+    for (const [k, v] of Object.entries(typed)) expect(html).toMatch(new RegExp(`name="${k}"[^>]*value="${v}"|<option[^>]*value="${v}"[^>]*selected=""`));
+    expect(await row(l.ids[type])).toEqual(before);
+  });
+
+  it("a billed note is not deleted, through the API or its view (422, nothing written)", async () => {
+    const l = await lockWorld();
+    const before = await row(l.ids.rbt);
+    const res = await api(`/v2/notes-rbt/${l.ids.rbt}`, { method: "DELETE", token: l.token });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({ form: NOTE_MESSAGES.billed });
+    const view = await form(`/note-rbt/view/${l.ids.rbt}`, { intent: "delete" }, l.cookie);
+    expect(view.status).toBe(422);
+    expect(await view.text()).toContain(NOTE_MESSAGES.billed);
+    expect(await row(l.ids.rbt)).toEqual(before);
+  });
+
+  // The narrative (no claim nor billing row carries it) and md3 (not a billing field) still change on a billed note.
+  const narrative: [string, (l: L) => Promise<Response>, Partial<typeof notes.$inferSelect>][] = [
+    ["PATCH of the narrative", (l) => patch(l, "rbt", { content: { client_appeared: "Calm" } }), { billed: true, md: "HM" }],
+    ["PATCH of md3", (l) => patch(l, "rbt", { md3: "95" }), { billed: true, md: "HM", md3: "95" }],
+    ["the edit screen's amendment of the narrative", (l) => screen(l, "rbt", { "content.client_appeared": "Calm" }), { billed: true, md: "HM" }],
+  ];
+  it.each(narrative)("%s: saved", async (_name, change, after) => {
+    const l = await lockWorld();
+    const res = await change(l);
+    expect([200, 303], await res.clone().text()).toContain(res.status);
+    expect(await row(l.ids.rbt)).toMatchObject({ ...after, sessionDate: "2026-10-05", timeOut: "11:00", units: 8 });
+  });
+
+  it("unticking Billed on its billing row frees the note: the refused change then saves, and the note can be deleted", async () => {
+    const l = await lockWorld();
+    const n = await note(l.client, "2026-10-08", { providerId: l.rbt.id, paServiceId: l.pa.id, md: "HM" });
+    const billed = await api("/client_report/store", { method: "POST", token: l.token, body: { note_rbt_id: n.id, billed: true, note_version: n.version } });
+    expect(billed.status, await billed.clone().text()).toBe(201);
+    const change = { time_out: "10:30", amendment_reason: "Ended early" };
+    expect((await api(`/v2/notes-rbt/${n.id}`, { method: "PATCH", token: l.token, body: change })).status).toBe(422);
+    const report = (await db().select().from(clientReports).where(eq(clientReports.noteId, n.id)))[0]!;
+    const unticked = await api(`/client_report/update/${report.id}`, { method: "POST", token: l.token, body: { note_id: n.id, note_version: (await row(n.id)).version, version: report.version, billed: false } });
+    expect(unticked.status, await unticked.clone().text()).toBe(200);
+    const saved = await api(`/v2/notes-rbt/${n.id}`, { method: "PATCH", token: l.token, body: change });
+    expect(saved.status, await saved.clone().text()).toBe(200);
+    expect(await row(n.id)).toMatchObject({ billed: false, timeOut: "10:30", units: 6 });
+    expect((await api(`/v2/notes-rbt/${n.id}`, { method: "DELETE", token: l.token })).status).toBe(200);
+    expect((await row(n.id)).deletedAt).not.toBeNull();
   });
 });
 
