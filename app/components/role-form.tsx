@@ -1,6 +1,7 @@
 import { Form } from "@remix-run/react";
 import { Field } from "~/components/ui/field";
 import { CheckboxGroup, FormActions } from "~/components/ui/form-controls";
+import type { Permission } from "~/domain/permissions";
 import { PERMISSION_OPTIONS, ROLE_NAME_MAX } from "~/domain/roles";
 
 /** The role form (platform §3 Role, §6), shared by the register and edit screens. Works without JavaScript. */
@@ -25,6 +26,7 @@ export function RoleForm({
   errors,
   version,
   nameLocked,
+  offered,
   submitLabel,
   busy,
 }: {
@@ -34,6 +36,8 @@ export function RoleForm({
   version?: number;
   /** SUPERADMIN and ADMIN keep their names. */
   nameLocked?: boolean;
+  /** The permissions the actor may give (decision 015): only these are offered. */
+  offered: readonly Permission[];
   submitLabel: string;
   busy: boolean;
 }) {
@@ -51,7 +55,7 @@ export function RoleForm({
         defaultValue={text(values.name)}
         error={errors.name}
       />
-      <CheckboxGroup legend="Permissions" name="permissions" options={PERMISSION_OPTIONS} selected={list(values.permissions)} error={errors.permissions} />
+      <CheckboxGroup legend="Permissions" name="permissions" options={PERMISSION_OPTIONS.filter((o) => offered.includes(o.value))} selected={list(values.permissions)} error={errors.permissions} />
       <FormActions>
         <button className="btn btn-primary" type="submit" disabled={busy}>
           {busy ? "Saving…" : submitLabel}

@@ -69,6 +69,12 @@ export function mayGrantRole(actor: Pick<Actor, "kind" | "roles" | "permissions"
   return actor.kind === "user" && atOrBelow(rankOfRoles([role]), rankOfActor(actor));
 }
 
+/** The permissions the actor may put in a role (the role form offers only these): the ones they hold. */
+export function grantablePermissions(actor: Pick<Actor, "kind" | "roles" | "permissions">): Permission[] {
+  const mine = rankOfActor(actor).permissions;
+  return PERMISSIONS.filter((p) => mine.has(p));
+}
+
 /** The permissions in the list the actor does not hold (for the message). */
 export function permissionsBeyond(actor: Pick<Actor, "kind" | "roles" | "permissions">, permissions: readonly string[]): Permission[] {
   const mine = rankOfActor(actor).permissions;

@@ -10,6 +10,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { withNextId } from "./patients.server";
 import { idsIn } from "./scope.server";
 
 /**
@@ -145,10 +146,15 @@ function asInput(i: InsuranceJson): Record<string, unknown> {
 export async function createInsurance(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<InsuranceWithServices>> {
   const parsed = parseWith(InsuranceInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "create", entity: "insurance", entityId: null }, () => [
-    ctx.db.insert(insurances).values(values(parsed.data)).returning(),
-    bumpListVersion(ctx.db, INSURANCES),
-  ]);
+  const [rows] = await withNextId(ctx, insurances, (newId, tail) =>
+    withAudit(
+      ctx.db,
+      auditWho(ctx),
+      { action: "create", entity: "insurance", entityId: newId },
+      () => [ctx.db.insert(insurances).values({ id: newId, ...values(parsed.data) }).returning(), bumpListVersion(ctx.db, INSURANCES)],
+      tail,
+    ),
+  );
   return ok({ ...insuranceJson(rows[0]!), services: [] }, "Insurance created.");
 }
 
@@ -308,13 +314,21 @@ export async function createInsuranceService(ctx: ModelContext, insuranceId: num
   if (!parsed.ok) return invalid(parsed.errors);
   const badLocation = await checkLocation(ctx, parsed.data.location_id);
   if (badLocation) return invalid(badLocation);
-  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "create", entity: "insurance_service", entityId: null, detail: { insurance_id: id } }, () => [
-    ctx.db
-      .insert(insuranceServices)
-      .values({ insuranceId: id, ...serviceValues(parsed.data) })
-      .returning(),
-    bumpListVersion(ctx.db, INSURANCE_SERVICES),
-  ]);
+  const [rows] = await withNextId(ctx, insuranceServices, (newId, tail) =>
+    withAudit(
+      ctx.db,
+      auditWho(ctx),
+      { action: "create", entity: "insurance_service", entityId: newId, detail: { insurance_id: id } },
+      () => [
+        ctx.db
+          .insert(insuranceServices)
+          .values({ id: newId, insuranceId: id, ...serviceValues(parsed.data) })
+          .returning(),
+        bumpListVersion(ctx.db, INSURANCE_SERVICES),
+      ],
+      tail,
+    ),
+  );
   return ok(serviceJson(rows[0]!), "Service added.");
 }
 

@@ -10,6 +10,7 @@ import type { ModelContext } from "./context";
 import { EMPLOYEES } from "./employees.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { withNextId } from "./patients.server";
 import { idsIn } from "./scope.server";
 
 /** Locations (platform §3 Location). Reads are limited to the actor's locations. */
@@ -103,15 +104,17 @@ export async function createLocation(ctx: ModelContext, raw: Record<string, unkn
   const parsed = parseWith(LocationInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   // One batch (one transaction). A creator who is not all-access joins the new location, or they could
-  // not see what they made; last_insert_rowid() is the location just inserted.
+  // not see what they made.
   const joins = locationScope(ctx.actor) !== null;
-  // The audit row goes last (withAudit appends it), after the membership that reads last_insert_rowid().
-  const insert = () => ctx.db.insert(locations).values(values(parsed.data)).returning();
-  const membership = () => ctx.db.insert(userLocations).values({ userId: ctx.actor.id, locationId: sql`last_insert_rowid()` }).onConflictDoNothing();
-  const entry = { action: "create", entity: "location", entityId: null, detail: { title: parsed.data.title } };
-  const [rows] = joins
-    ? await withAudit(ctx.db, auditWho(ctx), entry, () => [insert(), membership(), bumpListVersion(ctx.db, LOCATIONS)])
-    : await withAudit(ctx.db, auditWho(ctx), entry, () => [insert(), bumpListVersion(ctx.db, LOCATIONS)]);
+  const rows = await withNextId(ctx, locations, async (id, tail) => {
+    const insert = () => ctx.db.insert(locations).values({ id, ...values(parsed.data) }).returning();
+    const membership = () => ctx.db.insert(userLocations).values({ userId: ctx.actor.id, locationId: id }).onConflictDoNothing();
+    const entry = { action: "create", entity: "location", entityId: id, detail: { title: parsed.data.title } };
+    const [inserted] = joins
+      ? await withAudit(ctx.db, auditWho(ctx), entry, () => [insert(), membership(), bumpListVersion(ctx.db, LOCATIONS)], tail)
+      : await withAudit(ctx.db, auditWho(ctx), entry, () => [insert(), bumpListVersion(ctx.db, LOCATIONS)], tail);
+    return inserted;
+  });
   const inserted = rows[0];
   return ok(locationJson(inserted!), "Location created.");
 }

@@ -421,6 +421,23 @@ export function isKeyRace(e: unknown): boolean {
   return false;
 }
 
+/**
+ * Runs a create with the table's next id, so that its audit row names the new record (decision 019), and again
+ * with a fresh id when a racing insert took that one. `create` inserts with that id, in the batch of its audit row;
+ * `tail` is the audit chain's tail, read with the id (pass it to withAudit), so the id costs no round trip of its own.
+ */
+export async function withNextId<R>(ctx: ModelContext, table: AnySQLiteTable & { id: AnySQLiteColumn }, create: (id: number, tail: string | null) => Promise<R>): Promise<R> {
+  for (let attempt = 0; ; attempt++) {
+    const [row] = await primaryOf(ctx.db).select({ n: sql<number>`coalesce(max(${table.id}), 0) + 1`, tail: auditTail }).from(table);
+    try {
+      return await create(Number(row?.n ?? 1), row?.tail ?? null);
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
 export async function createPatient(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<PatientJson>> {
   const parsed = parsePatient(raw);
   if (!parsed.ok) return invalid(parsed.errors);

@@ -9,6 +9,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { withNextId } from "./patients.server";
 import { idsIn } from "./scope.server";
 
 /** Rate/pay records (platform §3). Location-scoped: a record in another location answers 404. */
@@ -74,10 +75,15 @@ export async function createRateRecord(ctx: ModelContext, raw: Record<string, un
   if (!parsed.ok) return invalid(parsed.errors);
   const bad = await checkLocation(ctx, parsed.data.location_id);
   if (bad) return invalid(bad);
-  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "create", entity: "rate_record", entityId: null, detail: { location_id: parsed.data.location_id } }, () => [
-    ctx.db.insert(rateRecords).values(values(parsed.data)).returning(),
-    bumpListVersion(ctx.db, RATE_RECORDS),
-  ]);
+  const [rows] = await withNextId(ctx, rateRecords, (id, tail) =>
+    withAudit(
+      ctx.db,
+      auditWho(ctx),
+      { action: "create", entity: "rate_record", entityId: id, detail: { location_id: parsed.data.location_id } },
+      () => [ctx.db.insert(rateRecords).values({ id, ...values(parsed.data) }).returning(), bumpListVersion(ctx.db, RATE_RECORDS)],
+      tail,
+    ),
+  );
   return ok(rateRecordJson(rows[0]!), "Rate record created.");
 }
 

@@ -10,6 +10,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { withNextId } from "./patients.server";
 
 /**
  * Roles (platform §3 Role, §6). Callers check manage_roles first; roles are not scoped by location. A role
@@ -93,10 +94,15 @@ export async function createRole(ctx: ModelContext, raw: Record<string, unknown>
   if (!rank.ok) return rank.status === 403 ? denied(rank.message) : invalid({ permissions: rank.message });
   if (await nameTaken(ctx, name)) return invalid({ name: DUPLICATE_NAME });
   try {
-    const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "create", entity: "role", entityId: null, detail: { name, permissions } }, () => [
-      ctx.db.insert(roles).values({ name, permissions: JSON.stringify(permissions) }).returning(),
-      bumpListVersion(ctx.db, ROLES),
-    ]);
+    const [rows] = await withNextId(ctx, roles, (id, tail) =>
+      withAudit(
+        ctx.db,
+        auditWho(ctx),
+        { action: "create", entity: "role", entityId: id, detail: { name, permissions } },
+        () => [ctx.db.insert(roles).values({ id, name, permissions: JSON.stringify(permissions) }).returning(), bumpListVersion(ctx.db, ROLES)],
+        tail,
+      ),
+    );
     return ok(roleJson({ ...rows[0]!, users: 0 }), "Role created.");
   } catch (e) {
     if (isUniqueViolation(e)) return invalid({ name: DUPLICATE_NAME });
@@ -153,11 +159,14 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
   }
 }
 
-/** Refused for SUPERADMIN and ADMIN, and while any user holds the role. */
+/** Refused for SUPERADMIN and ADMIN, for a role above the actor's rank (403, as an edit), and while any user holds the role. */
 export async function deleteRole(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
   const current = await getRole(ctx, id);
   if (!current) return notFound("Role");
   if (isProtectedRole(current.name)) return invalid({ role: `The ${current.name} role cannot be deleted.` });
+  // Deleting is a stronger change than an edit: the same rank rule (decision 015).
+  const rank = mayEditRole(ctx.actor, current, current);
+  if (!rank.ok) return denied(rank.message);
   const held = (n: number) => invalid({ role: `${n} user(s) still hold the ${current.name} role. Give them another role first.` });
   if (current.users > 0) return held(current.users);
   // The condition is repeated in the delete, so a user given the role a moment ago still blocks it.

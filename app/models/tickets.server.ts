@@ -24,6 +24,7 @@ import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/ser
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
 import { contains } from "./like.server";
+import { withNextId } from "./patients.server";
 import { userActorFields, userActorFrom } from "./actors.server";
 import { idsIn, inLocationScope } from "./scope.server";
 
@@ -285,17 +286,25 @@ export async function createTicket(ctx: ModelContext, raw: Record<string, unknow
   const locationId = ctx.actor.locationId ?? ctx.actor.locationIds[0] ?? null;
   const formToken = opts.formToken?.trim() ? opts.formToken.trim().slice(0, 200) : null;
   // One batch: the insert (none when the form's one-time token already opened a ticket: a resend), the ticket read
-  // back with its requester and location — by its token, else by last_insert_rowid(), which is the ticket until the
-  // audit row is inserted, last — and the audit row, written only with the ticket.
-  const [inserted, created] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "create", entity: "ticket", entityId: null, detail: { category: parsed.data.category, priority: parsed.data.priority } }, (audit) => [
-    ctx.db
-      .insert(tickets)
-      .values({ userId: ctx.actor.id, locationId, ...parsed.data, status: "open", readByStaff: false, unreadResponses: 0, formToken, createdAt: nowIso(ctx), updatedAt: nowIso(ctx) })
-      .onConflictDoNothing({ target: tickets.formToken })
-      .returning({ id: tickets.id }),
-    joinedSelect(ctx).where(formToken ? and(eq(tickets.formToken, formToken), eq(tickets.userId, ctx.actor.id)) : eq(tickets.id, sql`last_insert_rowid()`)),
-    audit(sql`changes() = 1`),
-  ]);
+  // back with its requester and location — by its token, else by its id — and the audit row, written only with the ticket.
+  const entry = (id: number) => ({ action: "create", entity: "ticket", entityId: id, detail: { category: parsed.data.category, priority: parsed.data.priority } });
+  const [inserted, created] = await withNextId(ctx, tickets, (id, tail) =>
+    withConditionalAudit(
+      ctx.db,
+      auditWho(ctx),
+      entry(id),
+      (audit) => [
+        ctx.db
+          .insert(tickets)
+          .values({ id, userId: ctx.actor.id, locationId, ...parsed.data, status: "open", readByStaff: false, unreadResponses: 0, formToken, createdAt: nowIso(ctx), updatedAt: nowIso(ctx) })
+          .onConflictDoNothing({ target: tickets.formToken })
+          .returning({ id: tickets.id }),
+        joinedSelect(ctx).where(formToken ? and(eq(tickets.formToken, formToken), eq(tickets.userId, ctx.actor.id)) : eq(tickets.id, id)),
+        audit(sql`changes() = 1`),
+      ],
+      tail,
+    ),
+  );
   const row = created[0];
   if (!row) return invalid({ form: TICKET_MESSAGES.formUsed });
   return ok(ticketJson(row, "requester"), inserted.length ? "Ticket created." : TICKET_MESSAGES.alreadySent);

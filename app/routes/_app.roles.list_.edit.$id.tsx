@@ -4,6 +4,8 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { Link } from "~/components/ui/link";
 import { RoleForm, roleFormValues } from "~/components/role-form";
 import { FormMessage } from "~/components/ui/field";
+import { permissionLabel } from "~/domain/roles";
+import { grantablePermissions, mayEditRole, permissionsBeyond } from "~/domain/who-may-change";
 import { deleteRole, getRole, updateRole, type RoleJson } from "~/models/roles.server";
 import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
@@ -15,7 +17,10 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_roles");
   const role = await getRole(modelContextFor(context, actor), requireId(params.id, "Role"));
   if (!role) throw notFound("Role not found.");
-  return { role };
+  // The model's own rule (decision 015): a role above the actor is shown, not offered for change.
+  const rank = mayEditRole(actor, role, role);
+  const locked = rank.ok ? null : { message: rank.message, missing: permissionsBeyond(actor, role.permissions) };
+  return { role, locked, offered: grantablePermissions(actor) };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -36,7 +41,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function EditRole() {
-  const { role } = useLoaderData<typeof loader>();
+  const { role, locked, offered } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const current = (answer?.current ?? null) as RoleJson | null;
@@ -48,16 +53,43 @@ export default function EditRole() {
   return (
     <section className="card">
       <div className="page-head">
-        <h1>Edit role</h1>
+        <h1>{locked ? "Role" : "Edit role"}</h1>
         <Link to="/roles/list">Back to roles</Link>
       </div>
       <FormMessage error={answer?.message} />
-      {role.all_access ? <p className="muted">{role.name} passes every permission check, whatever permissions are ticked here.</p> : null}
+      {role.all_access ? <p className="muted">{role.name} passes every permission check, whatever its permission set.</p> : null}
       <p>
         {role.users} user(s) hold this role.
       </p>
-      <RoleForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} nameLocked={role.all_access} submitLabel="Save changes" busy={busy} />
-      {role.all_access ? null : (
+      {locked ? (
+        <>
+          <p className="muted">
+            {locked.message}{" "}
+            {locked.missing.length
+              ? `It holds ${locked.missing.join(", ")}, which you do not hold, so it is shown here without the forms that change or delete it.`
+              : "It is shown here without the forms that change or delete it."}
+          </p>
+          <dl>
+            <dt>Name</dt>
+            <dd>{role.name}</dd>
+            <dt>Permissions</dt>
+            <dd>
+              {role.permissions.length ? (
+                <ul>
+                  {role.permissions.map((p) => (
+                    <li key={p}>{permissionLabel(p)}</li>
+                  ))}
+                </ul>
+              ) : (
+                "None"
+              )}
+            </dd>
+          </dl>
+        </>
+      ) : (
+        <RoleForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} nameLocked={role.all_access} offered={offered} submitLabel="Save changes" busy={busy} />
+      )}
+      {role.all_access || locked ? null : (
         <Form method="post" className="danger-zone">
           <h2>Delete role</h2>
           <input type="hidden" name="intent" value="delete" />

@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
-import { auditLog, claims, clientConsents, clientReports, intakeAssessments, notes, paServices, parents, pdfJobs, scheduledSessions, sharedDocuments, x12Files } from "~/db/schema";
+import { auditLog, claims, clientConsents, clientReports, insurances, intakeAssessments, notes, paServices, parents, pdfJobs, scheduledSessions, sharedDocuments, x12Files } from "~/db/schema";
 import { PUBLIC_API_ROUTES, api as apiApp } from "../../workers/api";
 import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
@@ -524,16 +524,22 @@ describe("changes to roles, rates, insurers, services and locations are audited 
     return row!;
   }
 
+  // A create's row names the record it made (probe 8932, defect 5), so its history can be followed by id.
   it.each([
-    ["POST", "/v2/roles", { name: `AUDITED_${Date.now()}`, permissions: ["view_clients"] }, "create", "role"],
-    ["POST", "/v2/locations", { title: `Audited clinic ${Date.now()}`, time_zone: "America/New_York", pos_codes: ["11"] }, "create", "location"],
-    ["POST", "/v2/insurances", { name: `Audited payer ${Date.now()}` }, "create", "insurance"],
-  ] as const)("%s /api%s writes a %s %s row", async (method, path, body, action, entity) => {
+    ["/v2/roles", "role", async () => ({ name: `AUDITED_${Date.now()}`, permissions: ["view_clients"] })],
+    ["/v2/locations", "location", async () => ({ title: `Audited clinic ${Date.now()}`, time_zone: "America/New_York", pos_codes: ["11"] })],
+    ["/v2/insurances", "insurance", async () => ({ name: `Audited payer ${Date.now()}` })],
+    ["/insurance/store/service", "insurance_service", async () => ({ insurance_id: (await db().insert(insurances).values({ name: `Payer ${Date.now()}` }).returning())[0]!.id, code: "97153", unit_price: 12.5 })],
+    ["/v2/rate-records", "rate_record", async () => ({ name: `Audited rates ${Date.now()}`, location_id: seed.location, rbt: 20 })],
+    ["/v2/tickets", "ticket", async () => ({ subject: "Audited ticket", body: "The printer jams.", category: "technical", priority: "high" })],
+  ] as const)("POST /api%s writes a create %s row naming the new record", async (path, entity, body) => {
+    const payload = await body();
     const before = await auditRows();
-    const res = await api(path, { method, token, body });
+    const res = await api(path, { method: "POST", token, body: payload });
     expect(res.status, await res.clone().text()).toBe(201);
+    const { id } = ((await res.json()) as { data: { id: number } }).data;
     expect(await auditRows()).toBe(before + 1);
-    expect(await lastRow()).toMatchObject({ action, entity });
+    expect(await lastRow()).toMatchObject({ action: "create", entity, entityId: String(id) });
   });
 
   it("a role's new permissions are named in its audit row", async () => {

@@ -10,6 +10,11 @@ function checked(html: string, value: string): boolean {
   return (html.match(/<input type="checkbox"[^>]*>/g) ?? []).some((tag) => tag.includes(`value="${value}"`) && tag.includes('checked=""'));
 }
 
+/** The permissions the form offers: the values of its checkboxes, in any attribute order. */
+function offeredPermissions(html: string): string[] {
+  return (html.match(/<input type="checkbox"[^>]*>/g) ?? []).map((tag) => /value="([a-z_]+)"/.exec(tag)![1]!).sort();
+}
+
 /** Roles (platform §2 roles routes, §6): the API and the screens, driven as a browser without JavaScript would. */
 
 let n = 0;
@@ -157,6 +162,25 @@ describe("/api/v2/roles", () => {
     expect(((await res.json()) as { message: string }).message).toBe("Role deleted.");
     expect(await row(free.id)).toBeNull();
     expect((await api(`/v2/roles/${free.id}`, { token })).status).toBe(404);
+  });
+
+  it("DELETE of a free role holding permissions the actor lacks: 403 as for an edit, nothing deleted (probe 8932, defect 3)", async () => {
+    const token = await apiToken(await createUser({ permissions: ["manage_roles"] }));
+    const big = await createRole(unique("UnusedBig"), ["manage_employees", "manage_claims"]);
+    const edit = await api(`/v2/roles/${big.id}`, { method: "PATCH", token, body: { name: unique("X") } });
+    expect(edit.status).toBe(403);
+    const editMessage = ((await edit.json()) as { message: string }).message;
+    expect(editMessage).toBe("You cannot change a role that holds permissions you do not hold.");
+    for (const path of [`/v2/roles/${big.id}`, `/roles/destroy/${big.id}`]) {
+      const del = await api(path, { method: "DELETE", token });
+      expect(del.status, path).toBe(403);
+      expect(((await del.json()) as { message: string }).message).toBe(editMessage);
+    }
+    expect(await row(big.id)).toMatchObject({ name: big.name });
+    // A role within the actor's own permissions is still theirs to delete.
+    const small = await createRole(unique("Small"), ["manage_roles"]);
+    expect((await api(`/v2/roles/${small.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect(await row(small.id)).toBeNull();
   });
 
   it("SUPERADMIN and ADMIN cannot be deleted or renamed; only a SUPERADMIN may change their permission sets", async () => {
@@ -343,7 +367,9 @@ describe("/roles screens", () => {
   it("SUPERADMIN: no delete form, its name is locked, and a forced delete or rename is refused", async () => {
     const role = await createRole("SUPERADMIN", []);
     const cookie = await managerCookie();
-    const page = await (await request(`/roles/list/edit/${role.id}`, { cookie })).text();
+    // Only a SUPERADMIN may edit it: they get the form, its name locked.
+    const page = await (await request(`/roles/list/edit/${role.id}`, { cookie: await signInCookie(await createUser({ role: "SUPERADMIN" })) })).text();
+    expect(page).toContain("Save changes");
     expect(page).not.toContain("Delete role");
     expect(page).toMatch(/<input[^>]*name="name"[^>]*readonly=""|<input[^>]*readonly=""[^>]*name="name"/i);
     const del = await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie);
@@ -354,5 +380,47 @@ describe("/roles screens", () => {
     expect(rename.status, await rename.clone().text()).toBe(422);
     expect(await rename.text()).toContain("The SUPERADMIN role cannot be renamed.");
     expect((await row(role.id))!.name).toBe("SUPERADMIN");
+  });
+
+  it("delete of a role holding permissions the actor lacks: 403 with the edit's message, nothing deleted (probe 8932, defect 3)", async () => {
+    const role = await createRole(unique("BillingDesk"), ["manage_claims", "view_clients", "manage_notes"]);
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_roles"] }));
+    const save = await post(`/roles/list/edit/${role.id}`, { intent: "save", name: role.name, permissions: ["manage_claims", "view_clients", "manage_notes"], version: "1" }, cookie);
+    expect(save.status).toBe(403);
+    const del = await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie);
+    expect(del.status).toBe(403);
+    expect(await del.text()).toContain("You cannot change a role that holds permissions you do not hold.");
+    expect(await row(role.id)).not.toBeNull();
+  });
+
+  it("register offers only the permissions the actor holds (probe 8932, defect 6)", async () => {
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_roles", "view_clients"] }));
+    const page = await (await request("/roles/register", { cookie })).text();
+    expect(offeredPermissions(page)).toEqual(["manage_roles", "view_clients"]);
+    // Someone who holds every permission is offered all of them.
+    const all = await (await request("/roles/register", { cookie: await managerCookie() })).text();
+    expect(offeredPermissions(all)).toEqual([...PERMISSIONS].sort());
+  });
+
+  it("edit of a role above the actor is read-only: its permissions listed, no Save or Delete, and why (probe 8932, defect 6)", async () => {
+    const role = await createRole(unique("Rbt"), ["view_notes", "view_bips", "view_clients"]);
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_roles", "view_notes"] }));
+    const res = await request(`/roles/list/edit/${role.id}`, { cookie });
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    for (const p of ["view_notes — View session notes", "view_bips — View behavior plans", "view_clients — View clients"]) expect(page).toContain(p);
+    expect(page).toContain("You cannot change a role that holds permissions you do not hold.");
+    expect(page).toContain("view_bips, view_clients");
+    expect(page).not.toContain("Save changes");
+    expect(page).not.toContain("Delete role");
+    const card = page.slice(page.indexOf('<section class="card"'), page.indexOf("</section>", page.indexOf('<section class="card"')));
+    expect(card).toContain(role.name);
+    expect(card).not.toMatch(/<(form|input|button)[\s>]/);
+    // A role within the actor's permissions keeps the form, with only the permissions the actor holds offered.
+    const mine = await createRole(unique("Mine"), ["view_notes"]);
+    const editable = await (await request(`/roles/list/edit/${mine.id}`, { cookie })).text();
+    expect(editable).toContain("Save changes");
+    expect(editable).toContain("Delete role");
+    expect(offeredPermissions(editable)).toEqual(["manage_roles", "view_notes"]);
   });
 });

@@ -1,4 +1,4 @@
-import { count, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, ticketResponses, tickets } from "~/db/schema";
 import { getUserActor } from "~/models/actors.server";
@@ -265,8 +265,8 @@ describe("ticket screens", () => {
     expect(created.length).toBeGreaterThan(0);
     expect(rows.map((r) => r.detail ?? "").join(" ")).not.toContain("Audited subject");
     await api(`/v2/tickets/${t.id}/responses`, { method: "POST", token: tokens.officeA, body: { body: "ok" } });
-    const [row] = await db().select().from(auditLog).where(eq(auditLog.entityId, String(t.id)));
-    expect(row?.action).toBe("respond");
+    const named = await db().select().from(auditLog).where(and(eq(auditLog.entity, "ticket"), eq(auditLog.entityId, String(t.id))));
+    expect(named.map((r) => r.action)).toEqual(["create", "respond"]);
   });
 });
 
