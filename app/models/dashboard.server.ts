@@ -3,7 +3,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "~/db/client.server";
 import { bips, locations, noteCounts, patients, users } from "~/db/schema";
 import { MONTHS_NAME, patientsByGender, percentChange } from "~/domain/dashboard";
-import { locationScope, type Actor } from "~/domain/permissions";
+import { can, locationScope, type Actor } from "~/domain/permissions";
 import { auditClientsRead, auditTail, clientIds } from "~/services/audit.server";
 import { zonedMidnight, zonedMonthStart, zonedYearMonth } from "~/domain/time";
 import { idsIn } from "./scope.server";
@@ -15,21 +15,33 @@ function inScope(column: SQLiteColumn, scope: number[] | null): SQL {
 
 const DEFAULT_TIME_ZONE = "America/New_York";
 
+/**
+ * What the dashboard may show the actor: each count and list only with the view permission of what it
+ * counts or names (decision 007, 2026-11-27): clients → view_clients (the recent clients, the client counts and
+ * the year chart), plans → view_bips (the plan rows also need view_clients: they name clients), notes →
+ * view_notes, employees → view_employees. What may not be shown is not read, and answers null.
+ */
+export function dashboardShows(actor: Actor) {
+  const clients = can(actor, "view_clients");
+  const plans = can(actor, "view_bips");
+  return { clients, plans, planRows: plans && clients, notes: can(actor, "view_notes"), employees: can(actor, "view_employees") };
+}
+
 /** The dashboard: counts, and the newest clients and BIPs (client data: the read is recorded, naming them). */
 export async function getAdminDashboard(db: Db, actor: Actor, now: Date, ip: string) {
   return (await dashboardRead(db, actor, now, ip, null)).dashboard;
 }
 
 /**
- * The dashboard screen: the dashboard and the year answer of `year`, whose query rides in the
- * dashboard's batch (session + batch + audit row: 3 D1 round trips, decision 019).
+ * The dashboard screen: the dashboard and the year answer of `year` (null without view_clients), whose query
+ * rides in the dashboard's batch (session + batch + audit row: 3 D1 round trips, decision 019).
  */
 export async function getDashboardWithYear(db: Db, actor: Actor, now: Date, ip: string, year: number) {
-  const { dashboard, yearAnswer } = await dashboardRead(db, actor, now, ip, year);
-  return { dashboard, yearAnswer: yearAnswer! };
+  return dashboardRead(db, actor, now, ip, year);
 }
 
 async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: number | null) {
+  const shows = dashboardShows(actor);
   const scope = locationScope(actor);
   const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
   const thisMonth = zonedMonthStart(now, tz, 0).toISOString();
@@ -37,7 +49,7 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
   const cur = (col: SQLiteColumn) => sql<number>`coalesce(sum(case when ${col} >= ${thisMonth} then 1 else 0 end), 0)`;
   const before = (col: SQLiteColumn) => sql<number>`coalesce(sum(case when ${col} >= ${lastMonth} and ${col} < ${thisMonth} then 1 else 0 end), 0)`;
 
-  // Every count in one statement (scalar subqueries), the three short lists beside it: one round trip.
+  // Every count in one statement (scalar subqueries), the short lists beside it: one round trip.
   const patientScope = and(isNull(patients.deletedAt), inScope(patients.locationId, scope));
   // A plan counts where its client is (bips.location_id follows the client: migration 0022) and while its
   // client is not deleted — as the plan list shows it.
@@ -47,84 +59,91 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
     isNull(users.deletedAt),
     scope === null ? sql`1 = 1` : scope.length === 0 ? sql`1 = 0` : sql`exists (select 1 from user_locations ul where ul.user_id = users.id and ${idsIn(sql`ul.location_id`, scope)})`,
   );
-  const yearRead = year === null ? null : yearQuery(db, actor, year);
-  const [counts, recentPatients, recentBips, visibleLocations, yearRows] = await db.batch([
-    // One pass over each table: the counts of a table come from one derived row (p, b), not one scan each.
-    // (Column names stay unique across both rows: D1 answers rows keyed by column name.)
-    db
-      .select({
-        patients: sql<number>`p.p_n`,
-        patientsCurrent: sql<number>`p.p_cur`,
-        patientsBefore: sql<number>`p.p_bef`,
-        bips: sql<number>`b.b_n`,
-        bipsCurrent: sql<number>`b.b_cur`,
-        bipsBefore: sql<number>`b.b_bef`,
-        attentionCurrent: sql<number>`b.att_cur`,
-        attentionBefore: sql<number>`b.att_bef`,
-        // Kept per location and type by triggers (decision 035): live notes of live clients, as the notes list counts them.
-        rbt: sql<number>`(select coalesce(sum(${noteCounts.n}), 0) from ${noteCounts} where ${noteCountScope} and ${noteCounts.type} = 'rbt')`,
-        bcba: sql<number>`(select coalesce(sum(${noteCounts.n}), 0) from ${noteCounts} where ${noteCountScope} and ${noteCounts.type} = 'bcba')`,
-        employees: sql<number>`(select count(*) from ${users} where ${employeeScope})`,
-        tail: auditTail,
-      })
-      .from(
-        sql`(select count(*) as p_n, ${cur(patients.createdAt)} as p_cur, ${before(patients.createdAt)} as p_bef from ${patients} where ${patientScope}) p,
-            (select count(*) as b_n, ${cur(bips.createdAt)} as b_cur, ${before(bips.createdAt)} as b_bef,
+  // One pass over each table: the counts of a table come from one derived row (p, b), not one scan each.
+  // (Column names stay unique across both rows: D1 answers rows keyed by column name.) Only the counts the
+  // actor may see are read; the audit chain's tail rides along either way.
+  const derived: SQL[] = [];
+  if (shows.clients) derived.push(sql`(select count(*) as p_n, ${cur(patients.createdAt)} as p_cur, ${before(patients.createdAt)} as p_bef from ${patients} where ${patientScope}) p`);
+  if (shows.plans)
+    derived.push(sql`(select count(*) as b_n, ${cur(bips.createdAt)} as b_cur, ${before(bips.createdAt)} as b_bef,
                     coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${thisMonth} then 1 else 0 end), 0) as att_cur,
                     coalesce(sum(case when ${bips.attention} = 1 and ${bips.createdAt} >= ${lastMonth} and ${bips.createdAt} < ${thisMonth} then 1 else 0 end), 0) as att_bef
-             from ${bips} where ${bipScope}) b`,
-      ),
-    db
-      .select({
-        id: patients.id,
-        patient_identifier: patients.patientIdentifier,
-        first_name: patients.firstName,
-        last_name: patients.lastName,
-        status: patients.status,
-        location_id: patients.locationId,
-        created_at: patients.createdAt,
-      })
-      .from(patients)
-      .where(and(isNull(patients.deletedAt), inScope(patients.locationId, scope)))
-      .orderBy(desc(patients.createdAt))
-      .limit(5),
-    db
-      .select({ id: bips.id, patient_id: bips.patientId, type_of_assessment: bips.typeOfAssessment, attention: bips.attention, created_at: bips.createdAt })
-      .from(bips)
-      .where(bipScope)
-      .orderBy(desc(bips.createdAt))
-      .limit(5),
-    db
-      .select({ id: locations.id, title: locations.title })
-      .from(locations)
-      .where(and(isNull(locations.deletedAt), inScope(locations.id, scope)))
-      .orderBy(locations.title),
+             from ${bips} where ${bipScope}) b`);
+  // The type is written into the SQL, not bound: two subqueries that differ only in a bound value would share one column name.
+  const noteCount = (type: "rbt" | "bcba") => sql<number>`(select coalesce(sum(${noteCounts.n}), 0) from ${noteCounts} where ${noteCountScope} and ${noteCounts.type} = ${sql.raw(`'${type}'`)})`;
+  const countsRead = db
+    .select({
+      tail: auditTail,
+      ...(shows.clients ? { patients: sql<number>`p.p_n`, patientsCurrent: sql<number>`p.p_cur`, patientsBefore: sql<number>`p.p_bef` } : {}),
+      ...(shows.plans
+        ? { bips: sql<number>`b.b_n`, bipsCurrent: sql<number>`b.b_cur`, bipsBefore: sql<number>`b.b_bef`, attentionCurrent: sql<number>`b.att_cur`, attentionBefore: sql<number>`b.att_bef` }
+        : {}),
+      // Kept per location and type by triggers (decision 035): live notes of live clients, as the notes list counts them.
+      ...(shows.notes ? { rbt: noteCount("rbt"), bcba: noteCount("bcba") } : {}),
+      ...(shows.employees ? { employees: sql<number>`(select count(*) from ${users} where ${employeeScope})` } : {}),
+    })
+    .from(derived.length > 0 ? sql.join(derived, sql`, `) : sql`(select 1) one`);
+  const recentPatientsRead = db
+    .select({
+      id: patients.id,
+      patient_identifier: patients.patientIdentifier,
+      first_name: patients.firstName,
+      last_name: patients.lastName,
+      status: patients.status,
+      location_id: patients.locationId,
+      created_at: patients.createdAt,
+    })
+    .from(patients)
+    .where(patientScope)
+    .orderBy(desc(patients.createdAt))
+    .limit(5);
+  const recentBipsRead = db
+    .select({ id: bips.id, patient_id: bips.patientId, type_of_assessment: bips.typeOfAssessment, attention: bips.attention, created_at: bips.createdAt })
+    .from(bips)
+    .where(bipScope)
+    .orderBy(desc(bips.createdAt))
+    .limit(5);
+  const locationsRead = db
+    .select({ id: locations.id, title: locations.title })
+    .from(locations)
+    .where(and(isNull(locations.deletedAt), inScope(locations.id, scope)))
+    .orderBy(locations.title);
+  const yearRead = year === null || !shows.clients ? null : yearQuery(db, actor, year);
+  const [counts, visibleLocations, ...optional] = await db.batch([
+    countsRead,
+    locationsRead,
+    ...(shows.clients ? [recentPatientsRead] : []),
+    ...(shows.planRows ? [recentBipsRead] : []),
     ...(yearRead ? [yearRead.query] : []),
   ]);
+  const recentPatients = shows.clients ? (optional.shift() as Awaited<typeof recentPatientsRead>) : null;
+  const recentBips = shows.planRows ? (optional.shift() as Awaited<typeof recentBipsRead>) : null;
+  const yearRows = yearRead ? (optional.shift() as YearRow[]) : null;
 
-  const c = counts[0]!;
-  const shown = [...recentPatients.map((p) => p.id), ...recentBips.map((b) => b.patient_id)];
+  const c = counts[0]! as { tail: string | null } & Partial<Record<"patients" | "patientsCurrent" | "patientsBefore" | "bips" | "bipsCurrent" | "bipsBefore" | "attentionCurrent" | "attentionBefore" | "rbt" | "bcba" | "employees", number>>;
+  const shown = [...(recentPatients ?? []).map((p) => p.id), ...(recentBips ?? []).map((b) => b.patient_id)];
   await auditClientsRead(db, { actor, ip }, "dashboard", clientIds(shown, (id) => id), c.tail);
   const num = (x: unknown) => Number(x ?? 0);
-  const yearAnswer = yearRead ? yearRead.answer(yearRows as YearRow[]) : null;
+  const when = <T>(allowed: boolean, value: () => T): T | null => (allowed ? value() : null);
+  const yearAnswer = yearRead && yearRows ? yearRead.answer(yearRows) : null;
   const dashboard = {
     bips: recentBips,
     locations: visibleLocations,
-    total_bips: num(c.bips),
-    total_patients: num(c.patients),
-    total_noteRbts: num(c.rbt),
-    total_noteBcbas: num(c.bcba),
-    total_employees: num(c.employees),
+    total_bips: when(shows.plans, () => num(c.bips)),
+    total_patients: when(shows.clients, () => num(c.patients)),
+    total_noteRbts: when(shows.notes, () => num(c.rbt)),
+    total_noteBcbas: when(shows.notes, () => num(c.bcba)),
+    total_employees: when(shows.employees, () => num(c.employees)),
     recent_patients: recentPatients,
-    num_bips_current: num(c.bipsCurrent),
-    num_bips_before: num(c.bipsBefore),
-    porcentaje_d: percentChange(num(c.bipsCurrent), num(c.bipsBefore)),
-    num_bips_attention_current: num(c.attentionCurrent),
-    num_bips_attention_before: num(c.attentionBefore),
-    porcentaje_da: percentChange(num(c.attentionCurrent), num(c.attentionBefore)),
-    num_patients_current: num(c.patientsCurrent),
-    num_patients_before: num(c.patientsBefore),
-    porcentajeDP: percentChange(num(c.patientsCurrent), num(c.patientsBefore)),
+    num_bips_current: when(shows.plans, () => num(c.bipsCurrent)),
+    num_bips_before: when(shows.plans, () => num(c.bipsBefore)),
+    porcentaje_d: when(shows.plans, () => percentChange(num(c.bipsCurrent), num(c.bipsBefore))),
+    num_bips_attention_current: when(shows.plans, () => num(c.attentionCurrent)),
+    num_bips_attention_before: when(shows.plans, () => num(c.attentionBefore)),
+    porcentaje_da: when(shows.plans, () => percentChange(num(c.attentionCurrent), num(c.attentionBefore))),
+    num_patients_current: when(shows.clients, () => num(c.patientsCurrent)),
+    num_patients_before: when(shows.clients, () => num(c.patientsBefore)),
+    porcentajeDP: when(shows.clients, () => percentChange(num(c.patientsCurrent), num(c.patientsBefore))),
   };
   return { dashboard, yearAnswer };
 }

@@ -23,14 +23,14 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit g
 export const handle = { guard: "manage_bips" };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const plan = await getPlan(modelContextFor(context, actor), requireId(params.planId, "Plan"));
   if (!plan) throw notFound("Plan not found.");
   return { plan };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const planId = requireId(params.planId, "Plan");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());

@@ -24,7 +24,7 @@ export const meta: MetaFunction = () => [{ title: "Import weekly reports · Base
 export const handle = { guard: "manage_bips" };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const planId = requireId(params.planId, "Goal");
   const ctx = modelContextFor(context, actor);
   const plan = await findPlanInScope(ctx, planId);
@@ -69,7 +69,7 @@ async function uploadOf(form: FormData): Promise<Upload | null> {
 const answerWith = (x: Partial<ImportAnswer>, status: number) => data<ImportAnswer>({ message: null, check: null, file: null, ...x }, { status });
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const planId = requireId(params.planId, "Goal");
   const ctx = modelContextFor(context, actor);
   if (!(await findPlanInScope(ctx, planId))) throw notFound("Goal not found.");

@@ -21,7 +21,7 @@ const OBJECTIVE_ROWS = 3;
 const ROW_DEFAULT_TYPES = ["STO", "STO", "LTO"] as const;
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const ctx = modelContextFor(context, actor);
   const bip = await findBipInScope(ctx, requireId(params.bipId, "BIP"));
   if (!bip) throw notFound("BIP not found.");
@@ -33,7 +33,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const bipId = requireId(params.bipId, "BIP");
   const values = formValues(await request.formData());
   const { objectives, rowOf } = objectiveRowsFromForm(values, OBJECTIVE_ROWS);

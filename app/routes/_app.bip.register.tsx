@@ -19,7 +19,7 @@ export const handle = { guard: "manage_bips" };
  * ?patient_id=), then the type of assessment and the doctor (employees of the client's location).
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const ctx = modelContextFor(context, actor);
   const url = new URL(request.url);
   const searched = parseWith(searchText(), url.searchParams.get("search") ?? "");
@@ -46,7 +46,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
   return formResult(await createBip(ctx, values), values, (b) => `/bip/tabbed/${b.id}`);

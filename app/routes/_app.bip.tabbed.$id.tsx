@@ -20,7 +20,7 @@ export const handle = { guard: "manage_bips" };
  * saved at once. Every form carries the plan's version: a stale save answers 409 and shows what is stored.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const ctx = modelContextFor(context, actor);
   const tab = tabById(new URL(request.url).searchParams.get("tab"));
   // The identity tab's doctor select rides in the batch of the BIP read's audit row.
@@ -33,7 +33,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 const LIST_INTENTS: Record<string, "save" | "delete" | "move" | "reorder"> = { "item-save": "save", "item-delete": "delete", "item-move": "move", "item-reorder": "reorder" };
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const id = requireId(params.id, "BIP");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());

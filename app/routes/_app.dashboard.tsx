@@ -14,7 +14,8 @@ import { requirePrincipal } from "~/services/guard.server";
 export const meta: MetaFunction = () => [{ title: "Dashboard · Baseline" }];
 /**
  * Home needs no permission (platform §2 sidebar); the counts and the year chart are scoped to the
- * user's locations. Also served at dashboard/admin and dashboard/dashboard (platform §2 routes), which
+ * user's locations, and each shows only with the view permission of what it counts (decision 007,
+ * 2026-11-27); a user who may see none of them is told so. Also served at dashboard/admin and dashboard/dashboard (platform §2 routes), which
  * re-export this module. `?year=` picks the chart's year (the year answer's rule: 2000 … 2100).
  */
 export const handle = { guard: "principal" };
@@ -43,7 +44,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     kind: "staff" as const,
     name,
     dashboard,
-    yearChart: buildYearChartModel(year, yearAnswer.query_patients_by_gender),
+    yearChart: yearAnswer ? buildYearChartModel(year, yearAnswer.query_patients_by_gender) : null,
     years,
     yearError: parsed && !parsed.ok ? (Object.values(parsed.errors)[0] ?? null) : null,
   };
@@ -86,74 +87,109 @@ export default function Dashboard() {
           )}
         </section>
       ) : (
-        <>
-          <section className="stats" aria-label="Totals">
+        <StaffHome data={data} />
+      )}
+    </>
+  );
+}
+
+type StaffData = Extract<ReturnType<typeof useLoaderData<typeof loader>>, { kind: "staff" }>;
+
+/** The staff dashboard: the counts, the recent clients and the year chart the user may see. */
+function StaffHome({ data }: { data: StaffData }) {
+  const d = data.dashboard;
+  const locations = <p className="muted">Locations: {d.locations.map((l) => l.title).join(", ") || "none"}</p>;
+  const counts = d.total_bips !== null || d.total_patients !== null || d.total_noteRbts !== null || d.total_employees !== null;
+  return (
+    <>
+      {counts ? (
+        <section className="stats" aria-label="Totals">
+          {d.total_bips !== null ? (
             <div className="stat">
               <span className="stat-label">Plans</span>
-              <strong data-testid="total-bips">{data.dashboard.total_bips}</strong>
-              <Trend current={data.dashboard.num_bips_current} before={data.dashboard.num_bips_before} percent={data.dashboard.porcentaje_d} />
+              <strong data-testid="total-bips">{d.total_bips}</strong>
+              <Trend current={d.num_bips_current!} before={d.num_bips_before!} percent={d.porcentaje_d!} />
             </div>
+          ) : null}
+          {d.total_patients !== null ? (
             <div className="stat">
               <span className="stat-label">Patients</span>
-              <strong data-testid="total-patients">{data.dashboard.total_patients}</strong>
-              <Trend current={data.dashboard.num_patients_current} before={data.dashboard.num_patients_before} percent={data.dashboard.porcentajeDP} />
+              <strong data-testid="total-patients">{d.total_patients}</strong>
+              <Trend current={d.num_patients_current!} before={d.num_patients_before!} percent={d.porcentajeDP!} />
             </div>
-            <div className="stat">
-              <span className="stat-label">RBT notes</span>
-              <strong data-testid="total-note-rbts">{data.dashboard.total_noteRbts}</strong>
-            </div>
-            <div className="stat">
-              <span className="stat-label">BCBA notes</span>
-              <strong data-testid="total-note-bcbas">{data.dashboard.total_noteBcbas}</strong>
-            </div>
+          ) : null}
+          {d.total_noteRbts !== null ? (
+            <>
+              <div className="stat">
+                <span className="stat-label">RBT notes</span>
+                <strong data-testid="total-note-rbts">{d.total_noteRbts}</strong>
+              </div>
+              <div className="stat">
+                <span className="stat-label">BCBA notes</span>
+                <strong data-testid="total-note-bcbas">{d.total_noteBcbas}</strong>
+              </div>
+            </>
+          ) : null}
+          {d.total_employees !== null ? (
             <div className="stat">
               <span className="stat-label">Employees</span>
-              <strong data-testid="total-employees">{data.dashboard.total_employees}</strong>
+              <strong data-testid="total-employees">{d.total_employees}</strong>
             </div>
+          ) : null}
+          {d.num_bips_attention_current !== null ? (
             <div className="stat">
               <span className="stat-label">Plans needing attention</span>
-              <strong>{data.dashboard.num_bips_attention_current}</strong>
-              <Trend current={data.dashboard.num_bips_attention_current} before={data.dashboard.num_bips_attention_before} percent={data.dashboard.porcentaje_da} />
+              <strong>{d.num_bips_attention_current}</strong>
+              <Trend current={d.num_bips_attention_current} before={d.num_bips_attention_before!} percent={d.porcentaje_da!} />
             </div>
-          </section>
-          <section className="card">
-            <h2>Recent patients</h2>
-            <DataTable
-              caption="Recent patients"
-              rows={data.dashboard.recent_patients}
-              columns={[
-                { header: "Patient", cell: (p) => `${p.first_name} ${p.last_name}` },
-                { header: "Identifier", cell: (p) => p.patient_identifier },
-                { header: "Status", cell: (p) => p.status },
-                { header: "Added", cell: (p) => p.created_at.slice(0, 10) },
-              ]}
-            />
-            <p className="muted">Locations: {data.dashboard.locations.map((l) => l.title).join(", ") || "none"}</p>
-          </section>
-          <section className="card" aria-labelledby="year-chart-heading">
-            <h2 id="year-chart-heading">New patients by month</h2>
-            <Form method="get" className="search-form" aria-label="Chart year">
-              <label htmlFor="dashboard-year">Year</label>
-              <select id="dashboard-year" name="year" defaultValue={String(data.yearChart.year)}>
-                {data.years.map((y) => (
-                  <option key={y} value={y}>
-                    {y}
-                  </option>
-                ))}
-              </select>
-              <button type="submit" className="btn">
-                Show
-              </button>
-            </Form>
-            {data.yearError ? (
-              <p className="alert alert-info" role="status">
-                {data.yearError} Showing {data.yearChart.year}.
-              </p>
-            ) : null}
-            <YearChart model={data.yearChart} id="year-chart" />
-          </section>
-        </>
+          ) : null}
+        </section>
+      ) : null}
+      {d.recent_patients ? (
+        <section className="card">
+          <h2>Recent patients</h2>
+          <DataTable
+            caption="Recent patients"
+            rows={d.recent_patients}
+            columns={[
+              { header: "Patient", cell: (p) => `${p.first_name} ${p.last_name}` },
+              { header: "Identifier", cell: (p) => p.patient_identifier },
+              { header: "Status", cell: (p) => p.status },
+              { header: "Added", cell: (p) => p.created_at.slice(0, 10) },
+            ]}
+          />
+          {locations}
+        </section>
+      ) : (
+        <section className="card">
+          {counts ? null : <p data-testid="dashboard-nothing">Nothing to show here: your role gives no access to plans, clients, notes or employees.</p>}
+          {locations}
+        </section>
       )}
+      {data.yearChart ? (
+        <section className="card" aria-labelledby="year-chart-heading">
+          <h2 id="year-chart-heading">New patients by month</h2>
+          <Form method="get" className="search-form" aria-label="Chart year">
+            <label htmlFor="dashboard-year">Year</label>
+            <select id="dashboard-year" name="year" defaultValue={String(data.yearChart.year)}>
+              {data.years.map((y) => (
+                <option key={y} value={y}>
+                  {y}
+                </option>
+              ))}
+            </select>
+            <button type="submit" className="btn">
+              Show
+            </button>
+          </Form>
+          {data.yearError ? (
+            <p className="alert alert-info" role="status">
+              {data.yearError} Showing {data.yearChart.year}.
+            </p>
+          ) : null}
+          <YearChart model={data.yearChart} id="year-chart" />
+        </section>
+      ) : null}
     </>
   );
 }

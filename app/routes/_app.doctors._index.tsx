@@ -1,12 +1,14 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
-import { requirePermission } from "~/services/guard.server";
+import { canAny } from "~/domain/permissions";
+import { forbidden, requireStaff } from "~/services/guard.server";
 
-/** /doctors → the employee list. */
-export const handle = { guard: "manage_employees" };
+/** /doctors → the employee list, for whoever may open it (view_employees or manage_employees). */
+export const handle = { guard: "view_employees" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requirePermission(request, context, "manage_employees");
+  const { actor } = await requireStaff(request, context);
+  if (!canAny(actor, ["view_employees", "manage_employees"])) throw forbidden();
   return redirect("/doctors/list");
 }
 

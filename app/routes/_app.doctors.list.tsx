@@ -7,22 +7,28 @@ import { FilterSelect, SearchForm } from "~/components/ui/list";
 import { EMPLOYEE_STATUSES } from "~/domain/employees";
 import { employeeListScreen } from "~/models/employees.server";
 import { modelContextFor, listQueryFrom } from "~/services/forms.server";
-import { requirePermission } from "~/services/guard.server";
+import { can, canAny } from "~/domain/permissions";
+import { forbidden, requireStaff } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Employees · Baseline" }];
-/** The sidebar's Employees item needs manage_employees (platform §2). */
-export const handle = { guard: "manage_employees" };
+/**
+ * The list reads like the employee API and the profile: view_employees or manage_employees (platform §6 maps
+ * list_employers to view_employees); adding and editing are offered only with manage_employees. The sidebar's
+ * Employees item still needs manage_employees (platform §2; decision 007, 2026-11-27).
+ */
+export const handle = { guard: "view_employees" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_employees");
+  const { actor } = await requireStaff(request, context);
+  if (!canAny(actor, ["view_employees", "manage_employees"])) throw forbidden();
   const { query, queryError, params } = listQueryFrom(request);
   const ctx = modelContextFor(context, actor);
   const { page, locations } = await employeeListScreen(ctx, query, { location_id: params.location_id, status: params.status });
-  return { page, locations, queryError };
+  return { page, locations, queryError, canManage: can(actor, "manage_employees") };
 }
 
 export default function EmployeeList() {
-  const { page, locations, queryError } = useLoaderData<typeof loader>();
+  const { page, locations, queryError, canManage } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const columns: Column<(typeof page.data)[number]>[] = [
     { header: "Name", cell: (e) => e.full_name },
@@ -35,18 +41,24 @@ export default function EmployeeList() {
       <Link key="profile" to={`/doctors/profile/${e.id}`} aria-label={`Profile of ${e.full_name}`}>
         Profile
       </Link>,
-      <Link key="edit" to={`/doctors/list/edit/${e.id}`} aria-label={`Edit ${e.full_name}`}>
-        Edit
-      </Link>,
+      ...(canManage
+        ? [
+            <Link key="edit" to={`/doctors/list/edit/${e.id}`} aria-label={`Edit ${e.full_name}`}>
+              Edit
+            </Link>,
+          ]
+        : []),
     ]),
   ];
   return (
     <section className="card">
       <div className="page-head">
         <h1>Employees</h1>
-        <Link className="btn btn-primary" to="/doctors/add">
-          Add employee
-        </Link>
+        {canManage ? (
+          <Link className="btn btn-primary" to="/doctors/add">
+            Add employee
+          </Link>
+        ) : null}
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError} />

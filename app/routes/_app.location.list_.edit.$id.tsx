@@ -15,14 +15,14 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit $
 export const handle = { guard: "manage_locations" };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_locations");
+  const { actor } = await requirePermission(request, context, "manage_locations", "manage_locations_access");
   const location = await getLocation(modelContextFor(context, actor), requireId(params.id, "Location"));
   if (!location) throw notFound("Location not found.");
   return { location };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_locations");
+  const { actor } = await requirePermission(request, context, "manage_locations", "manage_locations_access");
   const id = requireId(params.id, "Location");
   const ctx = modelContextFor(context, actor);
   const form = await request.formData();

@@ -11,12 +11,12 @@ export const meta: MetaFunction = () => [{ title: "Register location · Baseline
 export const handle = { guard: "manage_locations" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requirePermission(request, context, "manage_locations");
+  await requirePermission(request, context, "manage_locations", "manage_locations_access");
   return null;
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_locations");
+  const { actor } = await requirePermission(request, context, "manage_locations", "manage_locations_access");
   const values = formValues(await request.formData());
   const result = await createLocation(modelContextFor(context, actor), values);
   return formResult(result, values, (l) => `/location/view/${l.id}`);

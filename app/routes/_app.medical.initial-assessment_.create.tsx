@@ -21,7 +21,7 @@ export const handle = { guard: "manage_bips" };
  * client. A client of another location answers 404.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor, auditTail } = await requirePermission(request, context, "manage_bips");
+  const { actor, auditTail } = await requirePermission(request, context, "manage_bips", "view_bips");
   const ctx = modelContextFor(context, actor);
   const raw = new URL(request.url).searchParams.get("patient_id");
   if (raw) {
@@ -43,7 +43,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips");
+  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
   const rows = rowIntent(values.intent);

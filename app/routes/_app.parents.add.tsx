@@ -18,14 +18,14 @@ export const meta: MetaFunction = () => [{ title: "Add parent · Baseline" }];
 export const handle = { guard: "manage_parents" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_parents");
+  const { actor } = await requirePermission(request, context, "manage_parents", "view_parents");
   const locations = await locationOptions(modelContextFor(context, actor));
   // One location to choose from: it is chosen already.
   return { locations, locationId: locations.length === 1 ? locations[0]!.id : null };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_parents");
+  const { actor } = await requirePermission(request, context, "manage_parents", "view_parents");
   const values = formValues(await request.formData());
   const result = await createParent(modelContextFor(context, actor), values);
   return formResult(result, values, (p) => `/parents/list?search=${encodeURIComponent(p.email)}`);

@@ -19,14 +19,14 @@ function locationParam(raw: string | null): number | null {
 }
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor, auditTail } = await requirePermission(request, context, "manage_clients");
+  const { actor, auditTail } = await requirePermission(request, context, "manage_clients", "view_clients");
   const ctx = modelContextFor(context, actor);
   const locationId = locationParam(new URL(request.url).searchParams.get("location_id")) ?? (actor.locationIds.length === 1 ? actor.locationIds[0]! : null);
   return { options: await patientFormOptions(ctx, locationId, auditTail), locationId };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_clients");
+  const { actor } = await requirePermission(request, context, "manage_clients", "view_clients");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());
   const rows = paAssessmentIntent(values.intent);

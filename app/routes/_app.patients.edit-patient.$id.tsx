@@ -6,7 +6,7 @@ import { requireId, requirePermission } from "~/services/guard.server";
 export const handle = { guard: "manage_clients" };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  await requirePermission(request, context, "manage_clients");
+  await requirePermission(request, context, "manage_clients", "view_clients");
   return redirect(`/patients/list/edit/${requireId(params.id, "Patient")}`, 302);
 }
 

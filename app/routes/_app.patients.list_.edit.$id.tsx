@@ -14,7 +14,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit $
 export const handle = { guard: "manage_clients" };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_clients");
+  const { actor } = await requirePermission(request, context, "manage_clients", "view_clients");
   const ctx = modelContextFor(context, actor);
   // The record with the parents its select offers (scope decides 404 first), then the other options in the
   // batch of its audit row, which names the parents too.
@@ -24,7 +24,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_clients");
+  const { actor } = await requirePermission(request, context, "manage_clients", "view_clients");
   const id = requireId(params.id, "Patient");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());

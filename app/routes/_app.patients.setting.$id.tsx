@@ -18,14 +18,14 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Settin
 export const handle = { guard: "manage_clients" };
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_clients");
+  const { actor } = await requirePermission(request, context, "manage_clients", "view_clients");
   const settings = await getPatientSettings(modelContextFor(context, actor), requireId(params.id, "Patient"));
   if (!settings) throw notFound("Patient not found.");
   return settings;
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_clients");
+  const { actor } = await requirePermission(request, context, "manage_clients", "view_clients");
   const id = requireId(params.id, "Patient");
   const ctx = modelContextFor(context, actor);
   const values = formValues(await request.formData());

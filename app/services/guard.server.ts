@@ -1,5 +1,5 @@
 import { redirect, type AppLoadContext } from "@remix-run/cloudflare";
-import { can, isSuperadmin, type Actor, type Permission } from "~/domain/permissions";
+import { canAll, isSuperadmin, type Actor, type Permission } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
 import type { NotificationSummary } from "~/domain/shell";
 import type { KnownTail } from "./audit.server";
@@ -90,10 +90,13 @@ export async function requireParent(request: Request, context: AppLoadContext): 
   return signed;
 }
 
-/** A staff user holding the permission (SUPERADMIN and ADMIN always pass). */
-export async function requirePermission(request: Request, context: AppLoadContext, permission: Permission): Promise<Signed> {
+/**
+ * A staff user holding the permission and each of `also` (SUPERADMIN and ADMIN always pass). A screen that
+ * shows a record needs the record's view permission besides the one that changes it (decision 007, 2026-11-27).
+ */
+export async function requirePermission(request: Request, context: AppLoadContext, permission: Permission, ...also: Permission[]): Promise<Signed> {
   const signed = await requireStaff(request, context);
-  if (!can(signed.actor, permission)) throw forbidden();
+  if (!canAll(signed.actor, [permission, ...also])) throw forbidden();
   return signed;
 }
 

@@ -156,7 +156,7 @@ describe("employee avatar (manager)", () => {
 describe("location avatar", () => {
   it("manage_locations sets and removes a location's avatar", async () => {
     const location = await createLocation();
-    const cookie = await signInCookie(await createUser({ permissions: ["manage_locations"], locations: [location.id] }));
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_locations", "manage_locations_access"], locations: [location.id] }));
     const res = await upload(`/location/list/edit/${location.id}`, cookie, { bytes: image(JPEG_HEAD, 120), name: "l.jpg", type: "image/jpeg" });
     expect(res.status).toBe(303);
     const pointer = await locationAvatar(location.id);
@@ -177,7 +177,7 @@ describe("location avatar", () => {
 
   it("a location outside the scope answers 404, and without manage_locations 403", async () => {
     const [mine, theirs] = [await createLocation(), await createLocation()];
-    const cookie = await signInCookie(await createUser({ permissions: ["manage_locations"], locations: [mine.id] }));
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_locations", "manage_locations_access"], locations: [mine.id] }));
     expect((await upload(`/location/list/edit/${theirs.id}`, cookie, png())).status).toBe(404);
     const noPermission = await signInCookie(await createUser({ permissions: ["manage_employees"], locations: [mine.id] }));
     expect((await upload(`/location/list/edit/${mine.id}`, noPermission, png())).status).toBe(403);

@@ -313,11 +313,11 @@ describe("employee screens", () => {
     noSecrets(html);
   });
 
-  it("403 without manage_employees on list, add and edit; view_employees may open a profile", async () => {
+  it("403 without manage_employees on add and edit; view_employees may open the list and a profile (probe 8932 §4)", async () => {
     const loc = await createLocation();
     const target = await employeeIn(loc.id);
     const cookie = await signInCookie(await createUser({ permissions: ["view_employees"], locations: [loc.id] }));
-    expect((await request("/doctors/list", { cookie })).status).toBe(403);
+    expect((await request("/doctors/list", { cookie })).status).toBe(200);
     expect((await request("/doctors/add", { cookie })).status).toBe(403);
     expect((await request(`/doctors/list/edit/${target.id}`, { cookie })).status).toBe(403);
     expect((await post(`/doctors/list/edit/${target.id}`, { intent: "delete" }, cookie)).status).toBe(403);

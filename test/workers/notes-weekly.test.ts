@@ -342,7 +342,7 @@ describe("dashboard note counts", () => {
     await note(w.patient, "2026-01-07", {}, { type: "bcba", cptCode: "97155" });
     await note(w.patient, "2026-01-08", {}, { deletedAt: "2026-01-09T00:00:00Z" });
     await note(w.other, "2026-01-05", {});
-    const token = await apiToken(await createUser({ permissions: ["view_clients"], locations: [w.loc.id] }));
+    const token = await apiToken(await createUser({ permissions: ["view_notes"], locations: [w.loc.id] }));
     const body = (await (await api("/dashboard/admin", { token })).json()) as Record<string, number>;
     expect([body.total_noteRbts, body.total_noteBcbas]).toEqual([2, 1]);
   });

@@ -38,7 +38,7 @@ describe("dashboard", () => {
     await createPatient({ locationId: loc.id, gender: 1 });
     await createPatient({ locationId: loc.id, gender: 2 });
     await createPatient({ locationId: loc.id, gender: 2 });
-    const token = await apiToken(await createUser({ permissions: [], locations: [loc.id] }));
+    const token = await apiToken(await createUser({ permissions: ["view_clients"], locations: [loc.id] }));
     const res = await api("/dashboard/admin-year", { token });
     const body = (await res.json()) as { months_name: string[]; query_patients_by_gender: { year: number; month: number; hombre: number; mujer: number }[] };
     expect(body.months_name).toHaveLength(12);
@@ -58,7 +58,7 @@ describe("dashboard", () => {
   it("the screen greets the user and shows the counts", async () => {
     const loc = await createLocation();
     await createPatient({ locationId: loc.id });
-    const cookie = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [loc.id], name: "Robin" }));
+    const cookie = await signInCookie(await createUser({ permissions: ["view_notes", "view_clients"], locations: [loc.id], name: "Robin" }));
     const html = await (await request("/dashboard", { cookie })).text();
     expect(html).toContain("Good Day, <!-- -->Robin");
     expect(html).toContain("Have a nice day at work.");
@@ -86,7 +86,7 @@ describe("dashboard", () => {
     await createPatient({ locationId: mine.id, gender: 2, createdAt: "2021-03-20T15:00:00.000Z" });
     await createPatient({ locationId: mine.id, gender: 2, createdAt: "2021-11-02T15:00:00.000Z" });
     await createPatient({ locationId: other.id, gender: 1, createdAt: "2021-03-11T15:00:00.000Z" });
-    const cookie = await signInCookie(await createUser({ permissions: [], locations: [mine.id] }));
+    const cookie = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [mine.id] }));
     const html = await (await request("/dashboard?year=2021", { cookie })).text();
     expect(html).toContain("New patients by gender, 2021");
     // The SVG without JavaScript: one bar per month and gender with a count, titled for hover and screen readers.
@@ -116,7 +116,7 @@ describe("dashboard", () => {
     const loc = await createLocation();
     await createPatient({ locationId: loc.id });
     expect((await request(path)).headers.get("Location")).toMatch(/^\/login\?redirectTo=/);
-    const html = await (await request(path, { cookie: await signInCookie(await createUser({ permissions: [], locations: [loc.id], name: "Quinn" })) })).text();
+    const html = await (await request(path, { cookie: await signInCookie(await createUser({ permissions: ["view_clients"], locations: [loc.id], name: "Quinn" })) })).text();
     expect(html).toContain("Good Day, <!-- -->Quinn");
     expect(html).toMatch(/data-testid="total-patients">1</);
     expect(html).toContain("New patients by gender");

@@ -25,7 +25,7 @@ export const consentsApi = new Hono<AppEnv>()
     if (!found) return jsonError(c, 404, "Patient not found.");
     return c.json({ data: found.consents, patient: found.patient });
   })
-  .post("/store-client-consents", requireApiPermission("manage_clients"), async (c) => {
+  .post("/store-client-consents", requireApiPermission("manage_clients", "view_clients"), async (c) => {
     const body = await readBody(c);
     if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
     const rawId = body.id;
@@ -48,7 +48,7 @@ export const consentsApi = new Hono<AppEnv>()
     if (asksNoCoveredSection(doc.consent.sections, parsed.data.sections)) return jsonError(c, 422, CONSENT_MESSAGES.noCoveredSection, { errors: { sections: CONSENT_MESSAGES.noCoveredSection } });
     return consentPdfResponse(doc, parsed.data.sections, parsed.data.isPrint);
   })
-  .delete("/client-consents/:id", requireApiPermission("manage_clients"), async (c) => {
+  .delete("/client-consents/:id", requireApiPermission("manage_clients", "view_clients"), async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Consent not found.");
     return answer(c, await withdrawConsent(modelContext(c), id, { version: requestVersion(c, {}) }));

@@ -51,6 +51,7 @@ export const employeeResource: RestResource<EmployeeJson> = {
   label: "Employee",
   view: "view_employees",
   manage: "manage_employees",
+  readers: ["manage_employees"],
   list: (ctx, query, filters) => listEmployees(ctx, query, filters),
   get: getEmployee,
   update: updateEmployee,

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Actor, Permission } from "~/domain/permissions";
-import { can } from "~/domain/permissions";
+import { canAll } from "~/domain/permissions";
 import { isPlainObject } from "~/domain/validation";
 import type { KnownTail } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
@@ -50,9 +50,12 @@ function guardWith(guard: GuardMiddleware["guard"], check: (actor: Actor) => boo
 export const requireApiPrincipal = guardWith("principal", () => true);
 /** A staff user's bearer token. */
 export const requireApiStaff = guardWith("staff", (a) => a.kind === "user");
-/** A staff user holding the permission. */
-export function requireApiPermission(permission: Permission): GuardMiddleware {
-  return guardWith(permission, (a) => a.kind === "user" && can(a, permission));
+/**
+ * A staff user holding the permission, and each of `also`: a call that answers a record needs the record's
+ * view permission besides the one that changes it (decision 007, 2026-11-27).
+ */
+export function requireApiPermission(permission: Permission, ...also: Permission[]): GuardMiddleware {
+  return guardWith(permission, (a) => a.kind === "user" && canAll(a, [permission, ...also]));
 }
 
 /** The answer to a body that is not JSON (platform §7 API bodies are JSON). */

@@ -40,6 +40,8 @@ import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, v2Rou
  */
 const view = requireApiPermission("view_notes");
 const manage = requireApiPermission("manage_notes");
+/** Status and modifiers answer the note, so they need view_notes as well (decision 007, 2026-11-27). */
+const manageShown = requireApiPermission("manage_notes", "view_notes");
 
 /** The Idempotency-Key header, bounded (idempotencyToken turns it into the create's one-time token). */
 function idempotencyKey(headers: Headers | undefined): string | null {
@@ -128,14 +130,14 @@ function legacyRouter(type: NoteType) {
       const result = await createNote(ctx, { ...b, type }, { formToken: await idempotencyToken(ctx.actor, type, idempotencyKey(c.req.raw.headers), b) });
       return answer(c, result, result.ok && result.message === NOTE_ALREADY_SAVED ? 200 : 201);
     })
-    .put("/update/status/:id", manage, async (c) => {
+    .put("/update/status/:id", manageShown, async (c) => {
       const id = pathId(c.req.param("id"));
       if (id === null) return jsonError(c, 404, NOT_FOUND);
       const b = await body(c);
       if (!b) return jsonError(c, 400, "The request body must be JSON.");
       return answer(c, await setNoteStatus(modelContext(c), type, id, b));
     })
-    .put("/update/modifier/:id", manage, async (c) => {
+    .put("/update/modifier/:id", manageShown, async (c) => {
       const id = pathId(c.req.param("id"));
       if (id === null) return jsonError(c, 404, NOT_FOUND);
       const b = await body(c);

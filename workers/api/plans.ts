@@ -41,7 +41,7 @@ export const plansV2 = v2Router(planResource);
 
 /** POST /reorder {plan_id, ids}: the plan's STOs in the given order (the LTO stays last); answers the plan's objectives. */
 export const objectivesV2 = new Hono<AppEnv>()
-  .post("/reorder", requireApiPermission("manage_bips"), async (c) => {
+  .post("/reorder", requireApiPermission("manage_bips", "view_bips"), async (c) => {
     const body = await readBody(c);
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
     return answer(c, await reorderPlanObjectives(modelContext(c), body));

@@ -21,6 +21,8 @@ export interface RestResource<Row> {
   label: string;
   view: Permission;
   manage: Permission;
+  /** Permissions that read the records as `view` does (employees: manage_employees reads too). */
+  readers?: readonly Permission[];
   /**
    * A different permission for some changes than `manage` (notes: a user with view_notes writes and edits
    * their own notes, the model checks whose; deleting and status need manage_notes). Unset: `manage`.
@@ -185,18 +187,28 @@ export function refuseOtherMethods(router: Hono<AppEnv>, paths: readonly string[
   for (const path of paths) router.all(path, unsupported);
 }
 
+/**
+ * The guards of a resource's calls. A call that answers the record (show, create, update, status) needs the view
+ * permission; a change needs its own permission as well. Delete answers a message only (decision 007, 2026-11-27).
+ */
+function guards<Row>(resource: RestResource<Row>) {
+  const [create, update, status, remove] = (["create", "update", "status", "remove"] as const).map((k) => resource.permissions?.[k] ?? resource.manage);
+  const reads = (p: Permission) => p === resource.view || !!resource.readers?.includes(p);
+  const answering = (p: Permission) => (reads(p) ? requireApiPermission(p) : requireApiPermission(p, resource.view));
+  return { view: requireApiPermission(resource.view), create: answering(create!), update: answering(update!), status: answering(status!), remove: requireApiPermission(remove!) };
+}
+
 /** GET list, GET /:id, POST, PUT /:id, PUT /update-status/:id, PATCH /:id, DELETE /:id; anything else 405. */
 export function v2Router<Row>(resource: RestResource<Row>) {
-  const view = requireApiPermission(resource.view);
-  const [create, update, status, remove] = (["create", "update", "status", "remove"] as const).map((k) => requireApiPermission(resource.permissions?.[k] ?? resource.manage));
+  const { view, create, update, status, remove } = guards(resource);
   return new Hono<AppEnv>()
     .get("/", view, (c) => listHandler(c, resource))
-    .post("/", create!, (c) => createHandler(c, resource))
-    .put("/update-status/:id", status!, (c) => statusHandler(c, resource))
+    .post("/", create, (c) => createHandler(c, resource))
+    .put("/update-status/:id", status, (c) => statusHandler(c, resource))
     .get("/:id", view, (c) => showHandler(c, resource))
-    .put("/:id", update!, (c) => updateHandler(c, resource, false))
-    .patch("/:id", update!, (c) => updateHandler(c, resource, true))
-    .delete("/:id", remove!, (c) => removeHandler(c, resource))
+    .put("/:id", update, (c) => updateHandler(c, resource, false))
+    .patch("/:id", update, (c) => updateHandler(c, resource, true))
+    .delete("/:id", remove, (c) => removeHandler(c, resource))
     .all("/", unsupported)
     .all("/update-status/:id", unsupported)
     .all("/:id", unsupported);
@@ -204,13 +216,12 @@ export function v2Router<Row>(resource: RestResource<Row>) {
 
 /** GET show/:id, POST store, PUT update/:id, DELETE destroy/:id; any other method on those paths 405. */
 export function v1Router<Row>(resource: RestResource<Row>) {
-  const view = requireApiPermission(resource.view);
-  const manage = requireApiPermission(resource.manage);
+  const { view, create, update, remove } = guards({ ...resource, permissions: undefined });
   return new Hono<AppEnv>()
     .get("/show/:id", view, (c) => showHandler(c, resource))
-    .post("/store", manage, (c) => createHandler(c, resource))
-    .put("/update/:id", manage, (c) => updateHandler(c, resource, false))
-    .delete("/destroy/:id", manage, (c) => removeHandler(c, resource))
+    .post("/store", create, (c) => createHandler(c, resource))
+    .put("/update/:id", update, (c) => updateHandler(c, resource, false))
+    .delete("/destroy/:id", remove, (c) => removeHandler(c, resource))
     .all("/show/:id", unsupported)
     .all("/store", unsupported)
     .all("/update/:id", unsupported)

@@ -58,7 +58,8 @@ export const chartCommentResource: RestResource<ChartCommentJson> = {
   audit: { entity: "chart_comment" },
 };
 
-const manage = requireApiPermission("manage_bips");
+/** Each call answers plan data, so it needs view_bips as well (decision 007, 2026-11-27). */
+const manage = requireApiPermission("manage_bips", "view_bips");
 
 /**
  * A weekly report's update answers { status: 'success', message, data } (clinical §7): the generic PUT
