@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { paServices } from "~/db/schema";
 import { describe, expect, it } from "vitest";
 import type { Permission } from "~/domain/permissions";
 import { api, apiToken, createBip, createLocation, createPatient, createUser, db, oneRecordOfEach, request, signInCookie } from "./helpers";
@@ -72,7 +73,9 @@ describe("the manage permission alone neither shows nor answers a record (probe 
   it("delete answers a message only, so the manage permission alone still deletes (as for notes)", async () => {
     const records = await oneRecordOfEach();
     const token = await apiToken(await createUser({ permissions: ["manage_clients"], locations: [records.location.id] }));
-    const res = await api(`/v2/pa-services/${records.pa.id}`, { method: "DELETE", token });
+    // A PA service no note uses (one in use is not deleted at all: decision 017, stop 30).
+    const [unused] = await db().insert(paServices).values({ patientId: records.patient.id, paService: "Unused", cpt: "97155", nUnits: 8, startDate: "2026-01-01", endDate: "2030-12-31" }).returning();
+    const res = await api(`/v2/pa-services/${unused!.id}`, { method: "DELETE", token });
     expect(res.status).toBe(200);
     expect(Object.keys((await res.json()) as object)).toEqual(["message"]);
   });
