@@ -53,6 +53,8 @@ export const AUTH_MESSAGES = {
   resetAttemptsExhausted: "Too many incorrect codes. Please request a new code.",
   codeResent: "A new verification code has been sent.",
   twoFactorOffFirst: "Turn on two-factor verification first.",
+  /** A second turn-on (a form left from before) changes nothing: the codes already shown stay the ones that work. */
+  twoFactorAlreadyOn: "Two-factor verification is already on. Your backup codes were not changed; use Generate new backup codes to replace them.",
   accountInactive: "These credentials do not match our records.",
 } as const;
 

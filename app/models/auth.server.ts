@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
-import type { Db } from "~/db/client.server";
+import { primaryOf, type Db } from "~/db/client.server";
 import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
 import { backupCodes, loginFailures, parents, roles, twoFactorChallenges, userRoles, users } from "~/db/schema";
 import {
@@ -21,7 +21,7 @@ import {
 import { normalizeEmail } from "~/domain/auth-schemas";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { withAudit, type AuditEntry, type AuditWho } from "~/services/audit.server";
+import { auditTail, CHAIN_ATTEMPTS, chainBackoff, chainBusy, isChainRace, withAudit, withAuditIfUnchanged, type AuditEntry, type AuditWho } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/services/crypto.server";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
@@ -525,30 +525,46 @@ export async function countUnusedBackupCodes(db: Db, principal: { type: Principa
   return row?.n ?? 0;
 }
 
+export type TwoFactorSwitch = { ok: true; codes: string[] | null } | { ok: false; message: string };
+
 /**
  * Switches email two-factor on or off (oneself; off also by an administrator's reset). Turning it on issues
  * fresh backup codes, off clears them. Either way every session and API token of the account ends, as for a
  * password change (decision 015); `change.keep`: the owner's browser's fresh session (sessionAfterOwnChange),
  * stored after that in the same batch. One batch: the switch, the codes, the end of access (and the kept
  * session) and the audit row (`action`: two_factor_on/two_factor_off unless told).
+ * Turning it on when it is already on is refused and changes nothing (decision 016, 2026-11-27): only "Generate
+ * new backup codes" replaces the codes. The state is read with the audit chain's tail and the batch is written
+ * only while the chain still ends there (withAuditIfUnchanged), so of two turn-ons at once one is refused.
  */
 export async function setTwoFactor(
   db: Db,
   principal: { type: PrincipalType; id: number },
   enabled: boolean,
   change: { who: AuditWho; action?: string; keep?: () => BatchItem<"sqlite"> },
-): Promise<string[] | null> {
+): Promise<TwoFactorSwitch> {
   const table = principal.type === "user" ? users : parents;
   const entry = signInChangeEntry(principal, change.action ?? (enabled ? "two_factor_on" : "two_factor_off"));
   const update = () => db.update(table).set({ twoFactorEnabled: enabled }).where(eq(table.id, principal.id));
   const endAccess = () => [...endAllAccessStatements(db, principal, new Date()), ...(change.keep ? [change.keep()] : [])];
   if (!enabled) {
     await withAudit(db, change.who, entry, () => [update(), clearBackupCodes(db, principal), ...endAccess()]);
-    return null;
+    return { ok: true, codes: null };
   }
   const { codes, writes } = await freshBackupCodes(db, principal, newBackupCode);
-  await withAudit(db, change.who, entry, () => [update(), ...writes(), ...endAccess()]);
-  return codes;
+  for (let attempt = 0; ; attempt++) {
+    const [row] = await primaryOf(db).select({ on: table.twoFactorEnabled, tail: auditTail }).from(table).where(eq(table.id, principal.id));
+    if (!row || row.on) return { ok: false, message: AUTH_MESSAGES.twoFactorAlreadyOn };
+    try {
+      await withAuditIfUnchanged(db, change.who, entry, () => [update(), ...writes(), ...endAccess()], row.tail);
+      return { ok: true, codes };
+    } catch (e) {
+      // Another audited write landed after the read: read and check again.
+      if (!isChainRace(e)) throw e;
+      if (attempt + 1 >= CHAIN_ATTEMPTS) throw chainBusy();
+      await chainBackoff(attempt);
+    }
+  }
 }
 
 /* ---------------------------------------------------------------- password reset */

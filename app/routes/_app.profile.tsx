@@ -11,7 +11,7 @@ import { checkPassword, countUnusedBackupCodes, generateBackupCodes, selfWho, se
 import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
 import { redirectWithCookies } from "~/services/flow-cookies.server";
 import { modelContextFor } from "~/services/forms.server";
-import { requirePrincipal } from "~/services/guard.server";
+import { movedToSession, requirePrincipal } from "~/services/guard.server";
 import { sessionAfterOwnChange } from "~/services/session.server";
 
 export const meta: MetaFunction = () => [{ title: "Profile · Baseline" }];
@@ -83,10 +83,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (refused) return refused;
     // As on change-password: every session and token of the account ends, this one included; this browser alone gets a fresh one.
     const fresh = await sessionAfterOwnChange(app.db, principal, app.now(), app.secure);
-    const codes = await setTwoFactor(app.db, principal, parsed.data.enabled, { who: selfWho(principal, app.ip), keep: fresh.insert });
+    const switched = await setTwoFactor(app.db, principal, parsed.data.enabled, { who: selfWho(principal, app.ip), keep: fresh.insert });
+    if (!switched.ok) return refuse(422, {}, switched.message);
     const cookie = fresh.cookie;
-    if (!codes) return redirectWithCookies("/profile?twoFactor=off", [cookie]);
-    return data<Answer>({ intent, errors: {}, message: "Two-factor verification by email is on. Other devices have been signed out.", codes }, { headers: { ...NO_STORE, "Set-Cookie": cookie } });
+    if (!switched.codes) return redirectWithCookies("/profile?twoFactor=off", [cookie]);
+    // The page answered here shows two-factor on: its loaders read through this browser's fresh session.
+    movedToSession(context, fresh);
+    return data<Answer>({ intent, errors: {}, message: "Two-factor verification by email is on. Other devices have been signed out.", codes: switched.codes }, { headers: { ...NO_STORE, "Set-Cookie": cookie } });
   }
 
   const parsed = parseWith(BackupCodesInput, form);

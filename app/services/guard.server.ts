@@ -36,17 +36,39 @@ export function notFound(message = "Not Found"): Response {
 }
 
 type Loaded = SessionAndActor;
-/** One session-and-actor read (one statement) per request, however many loaders (layout and screen) ask. */
-const perRequest = new WeakMap<object, Promise<Loaded>>();
+interface Reads {
+  action?: Promise<Loaded>;
+  loaders?: Promise<Loaded>;
+  /** The session an action moved this browser to (movedToSession). */
+  movedTo?: string;
+}
+/**
+ * One session-and-actor read (one statement) per request and phase, however many loaders (layout and screen) ask.
+ * A form posted without JavaScript runs the action and then the loaders in one request: the loaders (GET) read
+ * again, so the page answered shows the state after the action's change, not the one read before it (probe 8933 §4).
+ */
+const perRequest = new WeakMap<object, Reads>();
 
 function load(request: Request, context: AppLoadContext): Promise<Loaded> {
-  let loaded = perRequest.get(context.app);
+  let reads = perRequest.get(context.app);
+  if (!reads) perRequest.set(context.app, (reads = {}));
+  const phase = request.method === "GET" || request.method === "HEAD" ? "loaders" : "action";
+  let loaded = reads[phase];
   if (!loaded) {
     const { db, now } = context.app;
-    loaded = readSessionActor(db, request, now());
-    perRequest.set(context.app, loaded);
+    loaded = readSessionActor(db, request, now(), phase === "loaders" ? reads.movedTo : undefined);
+    reads[phase] = loaded;
   }
   return loaded;
+}
+
+/**
+ * An action that answers in place (no redirect) after one's own change gave this browser a fresh session
+ * (sessionAfterOwnChange, stored by the change, which ended the one the request's cookie names): the loaders of
+ * the same response read through that session.
+ */
+export function movedToSession(context: AppLoadContext, fresh: { idHash: string }): void {
+  perRequest.set(context.app, { ...perRequest.get(context.app), movedTo: fresh.idHash });
 }
 
 /** The signed-in principal of an active session, or null (no redirect). */

@@ -142,10 +142,11 @@ export interface SessionAndActor {
 /**
  * The session and its principal in ONE statement: the session row joined to the user (with roles,
  * permissions and locations) or the parent it belongs to, and the ticket counts of the badges. Same
- * limits and writes as readSession.
+ * limits and writes as readSession. `movedTo`: the hash of the session an action of this request moved the
+ * browser to (guard's movedToSession), read instead of the cookie's.
  */
-export async function readSessionActor(db: Db, request: Request, now: Date): Promise<SessionAndActor> {
-  const idHash = await cookieHash(request);
+export async function readSessionActor(db: Db, request: Request, now: Date, movedTo?: string): Promise<SessionAndActor> {
+  const idHash = movedTo ?? (await cookieHash(request));
   if (!idHash) return { session: null, actor: null, notifications: NO_NOTIFICATIONS, auditTail: undefined };
   const [row] = await db
     .select({ session: sessions, generation: currentGeneration, user: userActorFields, parent: parentActorFields, tickets: ticketCountColumns(users.id), tail: auditTail })

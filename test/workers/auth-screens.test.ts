@@ -549,6 +549,69 @@ describe("profile", () => {
     expect(await page(await request("/profile", { cookie: here }))).toContain("9 unused backup codes left.");
   });
 
+  it("the page answered right after turning two-factor on shows it on, offers to turn it off, and counts the codes (probe 8933 §4)", async () => {
+    const user = await createUser({ name: "Noor" });
+    const cookie = await signInCookie(user);
+    const on = await form("/profile", { intent: "two-factor", enabled: "true", current_password: user.password }, cookie);
+    expect(on.status).toBe(200);
+    const html = await page(on);
+    expect(codesIn(html)).toHaveLength(10);
+    expect(html).toContain("On: signing in asks for a code sent to your email.");
+    expect(html).not.toContain("Off: signing in asks only for your password.");
+    expect(html).toContain("Turn off two-factor verification");
+    expect(html).not.toContain("Turn on two-factor verification");
+    expect(html).toContain('name="enabled" value="false"');
+    expect(html).toContain("10 unused backup codes left.");
+    // The layout read through the fresh session too: still signed in as Noor.
+    expect(html).toContain('data-testid="profile-name">Noor User<');
+  });
+
+  it("turning two-factor on when it is already on is refused and keeps the backup codes and sessions (probe 8933 §4)", async () => {
+    const user = await createUser();
+    const cookie = await signInCookie(user);
+    const on = await form("/profile", { intent: "two-factor", enabled: "true", current_password: user.password }, cookie);
+    const codes = codesIn(await page(on));
+    const here = cookiesFrom(on, cookie);
+    const audited = async () =>
+      (await db()
+        .select({ n: count() })
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "two_factor_on"), eq(auditLog.entityId, String(user.id)))))[0]!.n;
+    expect(await audited()).toBe(1);
+
+    // A form left from before (another tab, or a page that still said "Off") posts the same switch again.
+    const again = await form("/profile", { intent: "two-factor", enabled: "true", current_password: user.password }, here);
+    expect(again.status).toBe(422);
+    const html = await page(again);
+    expect(html).toContain(AUTH_MESSAGES.twoFactorAlreadyOn);
+    expect(codesIn(html)).toEqual([]);
+    expect(html).toContain("On: signing in asks for a code sent to your email.");
+    expect(await audited()).toBe(1);
+
+    // This browser stays signed in (nothing ended its session), and the codes shown first still work.
+    expect(await page(await request("/profile", { cookie: here }))).toContain("10 unused backup codes left.");
+    const jar = await startTwoFactor(user);
+    expect((await form("/two-factor-verify", { intent: "backup", backup_code: codes[0]! }, jar)).status).toBe(303);
+  });
+
+  it("of two turn-ons posted at once (a double click), one shows codes that work and the other changes nothing", async () => {
+    const user = await createUser();
+    const cookie = await signInCookie(user);
+    const answers = await Promise.all([1, 2].map(() => form("/profile", { intent: "two-factor", enabled: "true", current_password: user.password }, cookie)));
+    // The other is refused (422), or finds its session already ended by the first and goes to sign-in.
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+    expect([422, 302]).toContain(answers.find((r) => r.status !== 200)!.status);
+    const switched = await db()
+      .select({ n: count() })
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "two_factor_on"), eq(auditLog.entityId, String(user.id))));
+    expect(switched[0]!.n).toBe(1);
+    const codes = codesIn(await page(answers.find((r) => r.status === 200)!));
+    expect(codes).toHaveLength(10);
+    const jar = await startTwoFactor(user);
+    expect((await form("/two-factor-verify", { intent: "backup", backup_code: codes[0]! }, jar)).status).toBe(303);
+  });
+
   it("new backup codes replace the old ones; turning off clears them", async () => {
     const user = await createUser({ twoFactor: true });
     const old = await generateBackupCodes(db(), { type: "user", id: user.id }, selfWho({ type: "user", id: user.id }, "127.0.0.1"));
