@@ -69,25 +69,38 @@ export function pricingProvider(noteType: NoteType, credential?: string | null):
 }
 
 /**
- * The insurer's service for a CPT and provider (the lookup of clinical §7 showInsuranceCpt, as a pure pick over
- * the insurer's services): same insurer and CPT; type equal to the provider's type, else "all"; a service of the
- * note's location before the insurer-wide one (a service of another location never applies); then the exact
- * provider (bcaba over bcba), then the one without modifiers, then the oldest. Null when none matches — never
- * another CPT's price.
+ * The insurer's service for a CPT, provider, location and the note's billing modifiers (the lookup of clinical §7
+ * showInsuranceCpt, as a pure pick over the insurer's services): same insurer and CPT; type equal to the provider's
+ * type, else "all"; a service of another location never applies. Among those, by the modifiers first (decision 030,
+ * 2026-11-27 (probe 8933)), compared as sets (order-insensitive): the service with exactly the note's modifiers,
+ * then one whose modifiers are a part of the note's (the most of them first: "97153 HM" for an HM GT note), then
+ * one with none; a service with a modifier the note does not carry only when no other applies (the fewest such
+ * first). Then the provider's own type over "all", the note's location over the insurer-wide service, the exact
+ * provider (bcaba over bcba), the oldest. Null when none matches — never another CPT's price.
  */
-export function pickService(services: readonly PriceService[], insurerId: number | null, cpt: string, provider: string, locationId: number | null): PriceService | null {
+export function pickService(
+  services: readonly PriceService[],
+  insurerId: number | null,
+  cpt: string,
+  provider: string,
+  locationId: number | null,
+  modifiers: readonly (string | null | undefined)[] = [],
+): PriceService | null {
   if (insurerId === null) return null;
   const code = cpt.trim().toUpperCase();
   if (!code) return null;
   const type = providerType(provider);
   const p = provider.trim().toLowerCase();
+  const wanted = new Set(modifiers.map((m) => (m ?? "").trim().toUpperCase()).filter(Boolean));
   let best: PriceService | null = null;
   let bestKey: number[] | null = null;
   for (const s of services) {
     if (s.insuranceId !== insurerId || s.cptCode !== code) continue;
     if (s.type !== type && s.type !== "all") continue;
     if (s.locationId !== null && s.locationId !== locationId) continue;
-    const key = [s.type === type ? 0 : 1, s.locationId !== null ? 0 : 1, s.provider === p ? 0 : 1, s.modifiers === "" ? 0 : 1, s.id];
+    const own = new Set(splitModifiers(s.modifiers).map((m) => m.toUpperCase()));
+    const shared = [...own].filter((m) => wanted.has(m)).length;
+    const key = [own.size - shared, -shared, s.type === type ? 0 : 1, s.locationId !== null ? 0 : 1, s.provider === p ? 0 : 1, s.id];
     if (!bestKey || lexLess(key, bestKey)) {
       best = s;
       bestKey = key;
@@ -95,6 +108,15 @@ export function pickService(services: readonly PriceService[], insurerId: number
   }
   return best;
 }
+
+/** The price lookup's answers (the insurer view's form and showInsuranceCpt, decision 030). */
+export const PRICE_LOOKUP_MESSAGES = {
+  none: "No price for that CPT and provider.",
+  locationNotFound: "Location not found.",
+  /** No insurer-wide price, but some locations have their own: name them and ask for the location. */
+  perLocation: (prices: readonly { location: string; unitPrice: number; code: string }[]) =>
+    `Priced per location: ${prices.map((p) => `${p.location} ${dollarPrice(p.unitPrice)} (service ${p.code})`).join("; ")}. Give the location to look up the price billing uses there.`,
+} as const;
 
 function lexLess(a: number[], b: number[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
@@ -180,7 +202,7 @@ export interface NotePrice extends Charge {
 /** The one price function: a note's unit price, multiplier and charges. */
 export function priceNote(services: readonly PriceService[], note: PricedNoteFacts): NotePrice {
   const modifiers = note.modifiers.map((m) => (m ?? "").trim().toUpperCase()).filter(Boolean);
-  const service = pickService(services, note.insurerId, note.cptCode, pricingProvider(note.type, note.providerCredential), note.locationId);
+  const service = pickService(services, note.insurerId, note.cptCode, pricingProvider(note.type, note.providerCredential), note.locationId, modifiers);
   const own = note.unitPriceCents ?? null;
   const unitPriceCents = own !== null && own > 0 ? own : service ? centsOf(service.unitPrice) : 0;
   return { service, modifiers, ...chargeFor(note.units, unitPriceCents, modifiers, service?.multiplier ?? 1) };

@@ -152,15 +152,52 @@ export function parseServiceCode(code: string | null | undefined): ParsedService
   const [cpt, ...rest] = tokens;
   if (!cpt) return { ok: false, error: SERVICE_CODE_MESSAGES.required };
   if (!/^\d{4}[0-9A-Z]$/.test(cpt)) return { ok: false, error: SERVICE_CODE_MESSAGES.cpt };
-  if (rest.length > MAX_MODIFIERS) return { ok: false, error: SERVICE_CODE_MESSAGES.tooMany };
+  const modifiers = parseModifiers(rest.join(" "));
+  return modifiers.ok ? { ok: true, cpt, modifiers: modifiers.modifiers } : modifiers;
+}
+
+/** Up to two known modifiers, each once, separated by spaces, dashes or commas ("HM GT", "HM,GT"): a code's modifiers. */
+export function parseModifiers(text: string | null | undefined): { ok: true; modifiers: ModifierCode[] } | { ok: false; error: string } {
+  const tokens = (text ?? "")
+    .trim()
+    .toUpperCase()
+    .split(/[\s,-]+/)
+    .filter(Boolean);
+  if (tokens.length > MAX_MODIFIERS) return { ok: false, error: SERVICE_CODE_MESSAGES.tooMany };
   const modifiers: ModifierCode[] = [];
-  for (const token of rest) {
+  for (const token of tokens) {
     const m = modifierInfo(token);
     if (!m) return { ok: false, error: SERVICE_CODE_MESSAGES.unknown(token) };
     if (modifiers.includes(m.code as ModifierCode)) return { ok: false, error: SERVICE_CODE_MESSAGES.repeated(m.code) };
     modifiers.push(m.code as ModifierCode);
   }
-  return { ok: true, cpt, modifiers };
+  return { ok: true, modifiers };
+}
+
+/**
+ * The price lookup's optional inputs besides CPT and provider (clinical §7 showInsuranceCpt; the insurer view's form):
+ * the location the price is for (none: the insurer-wide price) and the note's modifiers ("HM,GT"). Decision 030.
+ */
+export const PriceLookupQuery = v.object({
+  location_id: optionalId,
+  modifiers: v.pipe(
+    v.optional(v.nullable(v.string()), null),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const parsed = parseModifiers(dataset.value);
+      if (!parsed.ok) {
+        addIssue({ message: parsed.error });
+        return NEVER;
+      }
+      return parsed.modifiers;
+    }),
+  ),
+});
+export type PriceLookupQuery = v.InferOutput<typeof PriceLookupQuery>;
+
+/** Where a service is priced, for people: "All locations" or the location's name. */
+export function serviceLocationText(locationId: number | null, locations: readonly { id: number; title: string }[]): string {
+  if (locationId === null) return "All locations";
+  return locations.find((l) => l.id === locationId)?.title ?? `Location ${locationId}`;
 }
 
 /** The code as shown to people: CPT then modifiers, space-separated. */

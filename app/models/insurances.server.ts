@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations } from "~/db/schema";
 import { pickService } from "~/domain/billing";
-import { InsuranceInput, InsuranceServiceInput, modifierInfo, serviceCode, splitModifiers, unitMultiplier } from "~/domain/insurance";
+import { InsuranceInput, InsuranceServiceInput, modifierInfo, serviceCode, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -10,6 +10,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { locationOptionsQuery } from "./locations.server";
 import { withNextId } from "./patients.server";
 import { idsIn } from "./scope.server";
 
@@ -368,20 +369,44 @@ export async function deleteInsuranceService(ctx: ModelContext, id: number, insu
   return ok(null, "Service deleted.");
 }
 
+/** A price lookup's answer: the service billing uses, and with no location given, each location's own price. */
+export interface PriceLookup {
+  /** The price for the location given (none given: the insurer-wide one), or null. */
+  service: InsuranceServiceJson | null;
+  /** With no location given: each of the actor's locations whose price is a service of its own, and that service. */
+  by_location: { location_id: number; location: string; service: InsuranceServiceJson }[];
+}
+
 /**
  * The price of a CPT for a provider at an insurer (clinical §7 showInsuranceCpt): the pick of the one price
- * function (`pickService`, app/domain/billing.ts) over the insurer's services of that CPT the actor may see.
- * Null when none matches — never another CPT's price.
+ * function (`pickService`, app/domain/billing.ts) over the insurer's services of that CPT the actor may see, for
+ * the location and modifiers given, as billing prices a note there (probe 8933 §3). Without a location, also each
+ * of the actor's locations whose own service prices it, so that a payer priced per location is not answered "No
+ * price". Null when the location is not one the actor may see. Never another CPT's price.
  */
-export async function findUnitPrice(ctx: ModelContext, insuranceId: number, cpt: string, provider: string, locationId: number | null = null): Promise<InsuranceServiceJson | null> {
+export async function findUnitPrice(ctx: ModelContext, insuranceId: number, cpt: string, provider: string, query: PriceLookupQuery = { location_id: null, modifiers: [] }): Promise<PriceLookup | null> {
   const code = cpt.trim().toUpperCase();
-  if (!code) return null;
-  const rows = await ctx.db
-    .select({ service: insuranceServices })
-    .from(insuranceServices)
-    .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
-    .where(and(eq(insuranceServices.insuranceId, insuranceId), live, isNull(insuranceServices.deletedAt), serviceInScope(ctx), eq(insuranceServices.cptCode, code)));
+  const [rows, places] = await ctx.db.batch([
+    ctx.db
+      .select({ service: insuranceServices })
+      .from(insuranceServices)
+      .innerJoin(insurances, eq(insurances.id, insuranceServices.insuranceId))
+      .where(and(eq(insuranceServices.insuranceId, insuranceId), live, isNull(insuranceServices.deletedAt), serviceInScope(ctx), eq(insuranceServices.cptCode, code))),
+    locationOptionsQuery(ctx),
+  ]);
+  if (query.location_id !== null && !places.some((l) => l.id === query.location_id)) return null;
   const services = rows.map((r) => r.service);
-  const picked = pickService(services, insuranceId, code, provider, locationId);
-  return picked ? serviceJson(services.find((s) => s.id === picked.id)!) : null;
+  const priced = (locationId: number | null) => {
+    const picked = pickService(services, insuranceId, code, provider, locationId, query.modifiers);
+    return picked ? serviceJson(services.find((s) => s.id === picked.id)!) : null;
+  };
+  const scoped = new Set(services.map((s) => s.locationId));
+  const byLocation =
+    query.location_id !== null
+      ? []
+      : places.flatMap((l) => {
+          const service = scoped.has(l.id) ? priced(l.id) : null;
+          return service && service.location_id !== null ? [{ location_id: l.id, location: l.title, service }] : [];
+        });
+  return { service: priced(query.location_id), by_location: byLocation };
 }

@@ -19,6 +19,7 @@ import { formResult, formValues, formVersion, modelContextFor, withFormVersion, 
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { dollarPrice } from "~/domain/billing";
+import { serviceLocationText } from "~/domain/insurance";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.insurance.name ?? "insurance"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
@@ -85,6 +86,7 @@ export default function EditInsurance() {
     { header: "Code", cell: (s) => s.code },
     { header: "Provider", cell: (s) => s.provider || "All" },
     { header: "Type", cell: (s) => s.type },
+    { header: "Location", cell: (s) => serviceLocationText(s.location_id, locations) },
     { header: "Description", cell: (s) => s.description },
     { header: "Unit price", cell: (s) => dollarPrice(s.unit_price) },
     { header: "Multiplier", cell: (s) => s.multiplier },

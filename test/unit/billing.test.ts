@@ -119,14 +119,65 @@ describe("the price lookup", () => {
   });
 
   it("prices a note with its modifiers, and a combined note with its own price", () => {
+    // The HM note takes the HM price (service 7), not the one without modifiers (service 2).
     const rbt = priceNote(services, { type: "rbt", cptCode: "97153", units: 8, modifiers: ["hm", null, ""], locationId: 1, insurerId: 7, providerCredential: null });
-    expect(rbt).toMatchObject({ unitPriceCents: 1250, chargesCents: 10000, modifiers: ["HM"], multiplier: 1 });
+    expect(rbt).toMatchObject({ unitPriceCents: 1100, chargesCents: 8800, modifiers: ["HM"], multiplier: 1 });
+    expect(rbt.service?.id).toBe(7);
     const combined = priceNote(services, { type: "combined", cptCode: "97155", units: 2, modifiers: [], locationId: 1, insurerId: 7, providerCredential: null, unitPriceCents: 4000 });
     expect(combined.chargesCents).toBe(8000);
     const none = priceNote(services, { type: "bcba", cptCode: "97156", units: 4, modifiers: [], locationId: 1, insurerId: 7, providerCredential: null });
     expect(none).toMatchObject({ service: null, chargesCents: 0 });
     expect(pricingProvider("combined")).toBe("bcba");
     expect(pricingProvider("rbt", "BCaBA")).toBe("bcaba");
+  });
+});
+
+describe("the price lookup by the note's modifiers (probe 8933 §1)", () => {
+  // The probe's payer: Chicago North (4) has "97153 HM" at $15.00 and "97153 HM GT" at $14.25, both rbt.
+  const services = [
+    svc({ id: 1, locationId: 4, modifiers: "HM", unitPrice: 15, maxPerDay: 32 }),
+    svc({ id: 2, locationId: 4, modifiers: "HM-GT", unitPrice: 14.25, maxPerDay: 32 }),
+    svc({ id: 3, locationId: null, modifiers: "", unitPrice: 13 }),
+    svc({ id: 4, locationId: null, modifiers: "GT", type: "all", provider: "", unitPrice: 12 }),
+    svc({ id: 5, locationId: 5, modifiers: "HM-GT", unitPrice: 16 }),
+    svc({ id: 6, locationId: null, modifiers: "HM-GT", unitPrice: 17 }),
+    svc({ id: 7, locationId: null, modifiers: "TS", unitPrice: 18 }),
+    svc({ id: 8, locationId: 6, modifiers: "HM", unitPrice: 19 }),
+    svc({ id: 9, locationId: 6, modifiers: "HM", type: "all", provider: "", unitPrice: 20 }),
+    svc({ id: 10, cptCode: "97155", locationId: null, modifiers: "HO-GT", type: "bcba", provider: "bcba", unitPrice: 30 }),
+  ];
+  it.each([
+    ["exact: HM GT at Chicago → the HM GT price", 4, ["HM", "GT"], "rbt", 2],
+    ["the order of the modifiers does not matter", 4, ["GT", "HM"], "rbt", 2],
+    ["exact: HM at Chicago → the HM price, not HM GT", 4, ["HM"], "rbt", 1],
+    ["subset: HM XP at Chicago → the HM price (XP has no service)", 4, ["HM", "XP"], "rbt", 1],
+    ["subset, most specific first: HM GT TS → HM GT over HM and the one without", 4, ["HM", "GT", "TS"], "rbt", 2],
+    ["none: no modifiers → the service without modifiers", 4, [], "rbt", 3],
+    ["exact beats location: GT alone at Chicago → the insurer-wide GT price", 4, ["GT"], "rbt", 4],
+    ["location: HM GT at location 5 → its own HM GT price over the insurer-wide one", 5, ["HM", "GT"], "rbt", 5],
+    ["all locations: HM GT at location 7 → the insurer-wide HM GT price", 7, ["HM", "GT"], "rbt", 6],
+    ["a subset at all locations: HM at location 7 → the one without (no HM service applies there)", 7, ["HM"], "rbt", 3],
+    ["provider type before 'all': HM at location 6 → the rbt HM price", 6, ["HM"], "rbt", 8],
+    ["a provider of no type at location 6 → the 'all' HM price", 6, ["HM"], "", 9],
+    ["a service of another location never applies: HM GT at location 6 → the insurer-wide HM GT", 6, ["HM", "GT"], "rbt", 6],
+  ] as const)("%s", (_l, location, modifiers, provider, id) => {
+    expect(pickService(services, 7, "97153", provider, location, modifiers)?.id ?? null).toBe(id);
+  });
+
+  it.each([
+    // Only services with a modifier the note lacks: the one lacking fewest, then sharing most; never another CPT.
+    ["97155 HO alone → the HO GT price (no other 97155 service)", "97155", ["HO"], "bcba", 10],
+    ["97155 with no modifiers → the HO GT price", "97155", [], "bcba", 10],
+    ["97156 → none", "97156", ["HO"], "bcba", null],
+  ] as const)("%s", (_l, cpt, modifiers, provider, id) => {
+    expect(pickService(services, 7, cpt, provider, 4, modifiers)?.id ?? null).toBe(id);
+  });
+
+  it("charges the probe's HM GT note $128.25 (9 units at $14.25), and keeps XP's 0", () => {
+    const note = { type: "rbt" as const, cptCode: "97153", units: 9, locationId: 4, insurerId: 7, providerCredential: "rbt" };
+    expect(priceNote(services, { ...note, modifiers: ["HM", "GT"] })).toMatchObject({ unitPriceCents: 1425, chargesCents: 12825, multiplier: 1 });
+    expect(priceNote(services, { ...note, modifiers: ["HM", null] })).toMatchObject({ unitPriceCents: 1500, chargesCents: 13500 });
+    expect(priceNote(services, { ...note, modifiers: ["HM", "XP"] })).toMatchObject({ unitPriceCents: 1500, chargesCents: 0, xpCents: 13500 });
   });
 });
 

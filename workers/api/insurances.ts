@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
-import { InsurerFilter } from "~/domain/insurance";
+import { PRICE_LOOKUP_MESSAGES } from "~/domain/billing";
+import { InsurerFilter, PriceLookupQuery } from "~/domain/insurance";
 import { ListQuery } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import {
@@ -57,10 +58,18 @@ const insuranceCalls = new Hono<AppEnv>()
     if (!f.ok) return jsonError(c, 422, Object.values(f.errors)[0]!, { errors: f.errors });
     return c.json(await listInsurances(modelContext(c), q.data, f.data));
   })
+  // ?location_id= prices for that location, ?modifiers=HM,GT for those modifiers, as billing prices a note (decision 030).
   .get("/showInsuranceCpt/:insurer/:cpt/:provider", guard, async (c) => {
+    const q = parseWith(PriceLookupQuery, { location_id: c.req.query("location_id"), modifiers: c.req.query("modifiers") });
+    if (!q.ok) return jsonError(c, 422, Object.values(q.errors)[0]!, { errors: q.errors });
     const insurer = pathId(c.req.param("insurer"));
-    const service = insurer === null ? null : await findUnitPrice(modelContext(c), insurer, c.req.param("cpt"), c.req.param("provider"));
-    return service ? c.json({ ...service, data: service }) : jsonError(c, 404, "No price for that CPT and provider.");
+    const found = insurer === null ? { service: null, by_location: [] } : await findUnitPrice(modelContext(c), insurer, c.req.param("cpt"), c.req.param("provider"), q.data);
+    if (!found) return jsonError(c, 404, PRICE_LOOKUP_MESSAGES.locationNotFound);
+    const { service, by_location } = found;
+    if (service) return c.json({ ...service, data: service, by_location });
+    if (!by_location.length) return jsonError(c, 404, PRICE_LOOKUP_MESSAGES.none);
+    const message = PRICE_LOOKUP_MESSAGES.perLocation(by_location.map((p) => ({ location: p.location, unitPrice: p.service.unit_price, code: p.service.code })));
+    return jsonError(c, 422, message, { errors: { location_id: message }, by_location });
   })
   .get("/service", guard, async (c) => {
     const q = listQuery(c);
