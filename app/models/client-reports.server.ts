@@ -43,7 +43,7 @@ import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
 import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { reasonsFromReads, scrubNotes, scrubReadsFor } from "./scrubber.server";
-import { patientScope, searchCondition, who } from "./patients.server";
+import { isKeyRace, patientScope, searchCondition, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, nothingToChange, ok, type ModelResult } from "./results";
 import { idsIn, inLocationScope } from "./scope.server";
 
@@ -734,6 +734,8 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
         cr: prefixed(getTableColumns(clientReports), "cr_"),
         claim: liveClaimLabel(notes.id).as("live_claim"),
         tail: auditTail,
+        // A new billing record's id, read with the tail so that its create row names it (decision 019).
+        nextReportId: sql<number>`(select coalesce(max(r.id), 0) + 1 from ${clientReports} r)`.mapWith(Number).as("next_report_id"),
       })
       .from(notes)
       .innerJoin(patients, eq(patients.id, notes.patientId))
@@ -783,9 +785,21 @@ export interface SaveOptions {
 
 /**
  * Creates or updates a note's billing record (clinical §4 billing row save) with the note's md/md2/billed/paid,
- * in one batch conditional on the versions. Messages of clinical §8.
+ * in one batch conditional on the versions. Messages of clinical §8. A new record takes the next id, read with
+ * the facts, so its audit row names it; a racing create that took the id makes the save run again.
  */
 export async function saveClientReport(ctx: ModelContext, raw: Record<string, unknown>, opts: SaveOptions = {}): Promise<ModelResult<{ report: ClientReportJson; row: CurrentRow }>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await saveClientReportOnce(ctx, raw, opts);
+    } catch (e) {
+      if (attempt < 5 && isKeyRace(e)) continue;
+      throw e;
+    }
+  }
+}
+
+async function saveClientReportOnce(ctx: ModelContext, raw: Record<string, unknown>, opts: SaveOptions): Promise<ModelResult<{ report: ClientReportJson; row: CurrentRow }>> {
   if (!manages(ctx)) return denied();
   const parsed = parseWith(SavePayload, raw);
   if (!parsed.ok) return invalid(parsed.errors);
@@ -868,7 +882,7 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
         .set({ ...values, version: sql`${clientReports.version} + 1`, updatedAt: now })
         .where(and(eq(clientReports.id, existing.id), eq(clientReports.version, existing.version), noteMatches, notClaimed))
     : (() => {
-        const all: Record<string, unknown> = { ...values, id: null, createdBy: ctx.actor.kind === "user" ? ctx.actor.id : null, version: 1, createdAt: now, updatedAt: now };
+        const all: Record<string, unknown> = { ...values, id: facts.nextReportId, createdBy: ctx.actor.kind === "user" ? ctx.actor.id : null, version: 1, createdAt: now, updatedAt: now };
         const cells = REPORT_COLUMNS.map((c) => {
           const x = all[c.key];
           return typeof x === "boolean" ? sql`${x ? 1 : 0}` : x === null || x === undefined ? sql`null` : sql`${x}`;
@@ -878,7 +892,7 @@ export async function saveClientReport(ctx: ModelContext, raw: Record<string, un
   const [written, noteWritten, , , reportRows, noteRows] = await withConditionalAudit(
     ctx.db,
     who(ctx),
-    { action: existing ? "update" : "create", entity: "client_report", entityId: existing?.id ?? null, patientId: note.patientId, detail: { patients: [note.patientId], note: note.id, billed: f.billed, pay: f.pay } },
+    { action: existing ? "update" : "create", entity: "client_report", entityId: existing?.id ?? facts.nextReportId, patientId: note.patientId, detail: { patients: [note.patientId], note: note.id, billed: f.billed, pay: f.pay } },
     (audit) => [
       reportWrite,
       ctx.db

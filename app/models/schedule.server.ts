@@ -222,7 +222,9 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
   const db = primaryOf(ctx.db);
   const clientLocation = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${b.patient_id})`;
   const weekly = b.repeat === "weekly";
-  const entry = { action: "create", entity: "scheduled_session", entityId: null, patientId: b.patient_id, detail: { dates: dates.length, first, last, weekly } };
+  // The ids are assigned before the write (read with the tail), so the audit row names what it made (decision 019):
+  // a one-off names its session; a series names itself, and its sessions in `detail`.
+  const nextOf = (table: typeof scheduledSessions | typeof scheduleSeries) => sql<number>`(select coalesce(max(${table.id}), 0) + 1 from ${table})`.mapWith(Number);
   // Optimistic concurrency on the audit chain (decision 037): the read batch reads the chain's tail in the same
   // transaction as everything the check uses, and the write's audit row must chain to that very tail. Every write
   // of notes and scheduled sessions appends an audit row, so while it still chains, nothing the check read has
@@ -230,7 +232,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
   for (let round = 0; round < BOOKING_ROUNDS; round++) {
     const [[client], provider, [pa], clientNotes, clientScheduled, providerNotes, providerScheduled] = await db.batch([
       db
-        .select({ id: patients.id, locationId: patients.locationId, status: patients.status, name: patientName, timeZone: locations.timeZone, tail: auditTail })
+        .select({ id: patients.id, locationId: patients.locationId, status: patients.status, name: patientName, timeZone: locations.timeZone, tail: auditTail, nextSession: nextOf(scheduledSessions), nextSeries: nextOf(scheduleSeries) })
         .from(patients)
         .innerJoin(locations, eq(locations.id, patients.locationId))
         .where(and(eq(patients.id, b.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
@@ -277,6 +279,13 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
       const t = timed.times;
       return [date, t.startAt, t.endAt, t.utcOffset, t.minutes, t.units];
     });
+    const firstId = client.nextSession;
+    const ids = dates.map((_, i) => firstId + i);
+    const seriesId = weekly ? client.nextSeries : null;
+    const detail = { dates: dates.length, first, last, weekly };
+    const entry = weekly
+      ? { action: "create", entity: "schedule_series", entityId: seriesId, patientId: b.patient_id, detail: { ...detail, sessions: ids } }
+      : { action: "create", entity: "scheduled_session", entityId: firstId, patientId: b.patient_id, detail };
     try {
       const results = await withAuditIfUnchanged(
         ctx.db,
@@ -286,25 +295,23 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
           weekly
             ? ctx.db
                 .insert(scheduleSeries)
-                .values({ patientId: b.patient_id, providerId, locationId: client.locationId, cptCode: b.cpt_code, paServiceId: b.pa_service_id, weekday: (((dayNumber(first)! + 4) % 7) + 7) % 7, startsOn: first, until: b.until!, timeIn: b.time_in, timeOut: b.time_out, createdBy: ctx.actor.id, createdAt: now, updatedAt: now })
-                .returning({ id: scheduleSeries.id })
+                .values({ id: seriesId!, patientId: b.patient_id, providerId, locationId: client.locationId, cptCode: b.cpt_code, paServiceId: b.pa_service_id, weekday: (((dayNumber(first)! + 4) % 7) + 7) % 7, startsOn: first, until: b.until!, timeIn: b.time_in, timeOut: b.time_out, createdBy: ctx.actor.id, createdAt: now, updatedAt: now })
             : ctx.db.select({ id: sql<number>`null` }).from(scheduleSeries).where(sql`1 = 0`),
-          // All occurrences in one statement: one JSON parameter (D1 binds at most 100 per statement).
+          // All occurrences in one statement: one JSON parameter (D1 binds at most 100 per statement), ids in date order.
           ctx.db.insert(scheduledSessions).select(
-            sql`select null, ${weekly ? sql`(select max(id) from schedule_series where created_by = ${ctx.actor.id} and patient_id = ${b.patient_id})` : null}, ${b.patient_id}, ${providerId}, ${client.locationId}, ${b.cpt_code}, ${b.pa_service_id},
+            sql`select ${firstId} + j.key, ${seriesId}, ${b.patient_id}, ${providerId}, ${client.locationId}, ${b.cpt_code}, ${b.pa_service_id},
               json_extract(j.value, '$[0]'), ${b.time_in}, ${b.time_out}, json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'), json_extract(j.value, '$[5]'),
               'scheduled', null, ${ctx.actor.id}, 1, ${now}, ${now} from json_each(${JSON.stringify(rows)}) j`,
-          ).returning({ id: scheduledSessions.id }),
-          // Read back in the same transaction: the newest ids are this booking's occurrences.
-          scheduledRead(ctx, sql`${scheduledSessions.id} in (select id from scheduled_sessions order by id desc limit ${dates.length})`).orderBy(asc(scheduledSessions.startAt)),
+          ),
+          // Read back in the same transaction.
+          scheduledRead(ctx, sql`${scheduledSessions.id} between ${firstId} and ${ids[ids.length - 1]!}`).orderBy(asc(scheduledSessions.startAt)),
         ],
         client.tail,
       );
-      const seriesId = weekly ? ((results[0] as { id: number }[])[0]?.id ?? null) : null;
       const sessions = (results[2] as ScheduledRow[]).map(scheduledJson);
       return ok({ series_id: seriesId, sessions, units: check.units, warning: check.warning }, weekly ? SERIES_BOOKED(dates.length) : SESSION_BOOKED);
     } catch (e) {
-      // Another audited write landed after the read (or another booking took an id): read and check again.
+      // Another audited write landed after the read (or another booking took an id): read ids and check again.
       if (isChainRace(e) || isKeyRace(e)) continue;
       throw e;
     }

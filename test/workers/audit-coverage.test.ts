@@ -1,5 +1,5 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as build from "../../build/index.js";
 import { auditLog, claims, clientConsents, clientReports, insurances, intakeAssessments, notes, paServices, parents, pdfJobs, scheduledSessions, sharedDocuments, x12Files } from "~/db/schema";
@@ -8,7 +8,12 @@ import countingWorker from "../bench/d1-count-worker";
 import { write835 } from "../support/x12-835";
 import { createClaim } from "./claim-fixtures";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, codeIn, cookiesFrom, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, lastEmail, request, signInCookie } from "./helpers";
+import { todayAtLocation } from "~/domain/pa-pacing";
+import { addDays } from "~/domain/weeks";
+import { verifyAuditChain } from "~/services/audit.server";
+import { getActor } from "~/models/actors.server";
+import { saveClientReport } from "~/models/client-reports.server";
+import { api, apiToken, beforeWriteDb, codeIn, cookiesFrom, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, lastEmail, request, signInCookie } from "./helpers";
 
 /**
  * Every API GET route and every screen that answers client data writes an audit row for the read
@@ -550,6 +555,82 @@ describe("changes to roles, rates, insurers, services and locations are audited 
     const row = await lastRow();
     expect(row).toMatchObject({ action: "update", entity: "role", entityId: String(role.id) });
     expect(JSON.parse(row.detail!).permissions).toEqual(expect.arrayContaining(["view_clients", "manage_clients"]));
+  });
+});
+
+describe("a booking's and a billing record's create rows name what they made (probe 8934, L1)", () => {
+  const zone = "America/New_York";
+  let loc: number;
+  let providerId: number;
+  let clientId: number;
+  let pa: number;
+
+  beforeAll(async () => {
+    loc = (await createLocation({ timeZone: zone })).id;
+    providerId = (await createUser({ permissions: ["view_notes"], locations: [loc] })).id;
+    clientId = (await createPatient({ locationId: loc })).id;
+    const start = todayAtLocation(new Date(), zone);
+    pa = (await db().insert(paServices).values({ patientId: clientId, paService: "RBT direct", cpt: "97153", nUnits: 4000, startDate: start, endDate: addDays(start, 400) }).returning())[0]!.id;
+  });
+
+  /** The create row of the client's newest booking or billing record. */
+  async function createRow(entity: string) {
+    const [row] = await db().select().from(auditLog).where(and(eq(auditLog.action, "create"), eq(auditLog.entity, entity), eq(auditLog.patientId, clientId))).orderBy(desc(auditLog.id)).limit(1);
+    return row!;
+  }
+
+  // Each case books on its own day (ten days apart), so no two overlap for the provider.
+  it.each([
+    ["POST /api/v2/scheduled-sessions", "once", 20],
+    ["POST /api/v2/scheduled-sessions", "weekly", 30],
+    ["the calendar's schedule screen", "once", 40],
+    ["the calendar's schedule screen", "weekly", 50],
+  ] as const)("%s, %s: the row names the session, or the series and exactly its sessions", async (via, repeat, after) => {
+    const first = addDays(todayAtLocation(new Date(), zone), after);
+    const fields = { patient_id: String(clientId), provider_id: String(providerId), cpt_code: "97153", pa_service_id: String(pa), session_date: first, time_in: "09:00", time_out: "10:00", repeat, ...(repeat === "weekly" ? { until: addDays(first, 14) } : {}) };
+    const newest = (await db().select({ n: sql<number>`coalesce(max(${scheduledSessions.id}), 0)` }).from(scheduledSessions))[0]!.n;
+    const res = via === "the calendar's schedule screen" ? await form(`/calendar/schedule?patient_id=${clientId}`, fields, cookie) : await api("/v2/scheduled-sessions", { method: "POST", token, body: fields });
+    expect(res.status, await res.clone().text()).toBe(via === "the calendar's schedule screen" ? 303 : 201);
+    const made = await db().select().from(scheduledSessions).where(and(eq(scheduledSessions.patientId, clientId), gt(scheduledSessions.id, newest))).orderBy(asc(scheduledSessions.id));
+    expect(made).toHaveLength(repeat === "weekly" ? 3 : 1);
+    if (repeat === "once") {
+      expect(await createRow("scheduled_session")).toMatchObject({ entityId: String(made[0]!.id) });
+    } else {
+      const row = await createRow("schedule_series");
+      expect(row.entityId).toBe(String(made[0]!.seriesId));
+      expect(JSON.parse(row.detail!).sessions).toEqual(made.map((s) => s.id));
+    }
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it.each(["POST /api/client_report/store", "the billing-by-client screen's Save"] as const)("%s: the row names the new billing record", async (via) => {
+    const date = addDays(todayAtLocation(new Date(), zone), -3);
+    const [note] = await db()
+      .insert(notes)
+      .values({ type: "rbt", patientId: clientId, locationId: loc, providerId, paServiceId: pa, cptCode: "97153", sessionDate: date, timeIn: "10:00", timeOut: "10:30", minutes: 30, units: 2 })
+      .returning();
+    const res =
+      via === "POST /api/client_report/store"
+        ? await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: note!.id, md: "HM" } })
+        : await form(`/billing/by-client/${clientId}`, { intent: "save", note_id: String(note!.id), note_version: String(note!.version), version: "", md: "HM", md2: "" }, cookie);
+    expect(res.status, await res.clone().text()).toBe(via === "POST /api/client_report/store" ? 201 : 303);
+    const [record] = await db().select().from(clientReports).where(eq(clientReports.noteId, note!.id));
+    expect(await createRow("client_report")).toMatchObject({ entityId: String(record!.id) });
+  });
+
+  it("a billing record whose id another insert takes between the save's read and its write is saved with the next id, and its row names that one", async () => {
+    const note = async () =>
+      (await db().insert(notes).values({ type: "rbt", patientId: clientId, locationId: loc, providerId, paServiceId: pa, cptCode: "97153", sessionDate: "2026-01-07", timeIn: "10:00", timeOut: "10:30", minutes: 30, units: 2 }).returning())[0]!.id;
+    const [mine, theirs] = [await note(), await note()];
+    // An unaudited insert right after the save's read batch: the chain does not move, the id is taken.
+    const racing = beforeWriteDb(() => db().insert(clientReports).values({ noteId: theirs, noteType: "rbt", patientId: clientId, locationId: loc, sessionDate: "2026-01-07" }), 1);
+    const actor = (await getActor(db(), "user", (await createUser({ permissions: ["manage_claims"], locations: [loc] })).id))!;
+    const result = await saveClientReport({ db: racing, actor, ip: "127.0.0.1", now: () => new Date() }, { note_rbt_id: mine, md: "HM" });
+    expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
+    const [record] = await db().select().from(clientReports).where(eq(clientReports.noteId, mine));
+    const [taken] = await db().select().from(clientReports).where(eq(clientReports.noteId, theirs));
+    expect(record!.id).toBe(taken!.id + 1);
+    expect(await createRow("client_report")).toMatchObject({ entityId: String(record!.id) });
   });
 });
 

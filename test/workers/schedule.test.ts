@@ -392,6 +392,28 @@ describe("booking races (decision 037: read, check and write again on an audit-c
   });
 });
 
+describe("a booking's create row names what it made (decision 019, probe 8934 L1)", () => {
+  // Right after the read batch, an unaudited insert takes the id the booking read as next (the chain does not move).
+  it.each([
+    ["a session", 130, (c: { id: number; pa: number }, date: string) => db().insert(scheduledSessions).values({ patientId: c.id, providerId: w.otherRbt.id, locationId: w.location, cptCode: "97153", paServiceId: c.pa, sessionDate: date, timeIn: "06:00", timeOut: "06:30", startAt: 0, endAt: 30, minutes: 30, units: 2 })],
+    ["a series", 150, (c: { id: number; pa: number }, date: string) => db().insert(scheduleSeries).values({ patientId: c.id, providerId: w.otherRbt.id, locationId: w.location, cptCode: "97153", weekday: 1, startsOn: date, until: date, timeIn: "06:00", timeOut: "06:30" })],
+  ] as const)("a series whose ids %s takes first is booked with the next ones, and its row names the series and exactly its sessions", async (_label, after, take) => {
+    const c = await client();
+    const other = await client();
+    const first = nextOn(1, after);
+    const { db: racing, batches } = interleavedDb(1, () => take(other, first));
+    const result = await bookSessions(await actorCtx(w.rbt, racing), { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: first, time_in: "11:00", time_out: "12:00", repeat: "weekly", until: addDays(first, 7) });
+    expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
+    expect(batches()).toBe(4); // read, write (the id taken: rolled back), read again, write
+    const made = await db().select().from(scheduledSessions).where(eq(scheduledSessions.patientId, c.id)).orderBy(scheduledSessions.id);
+    expect(made).toHaveLength(2);
+    const [row] = await db().select().from(auditLog).where(eq(auditLog.patientId, c.id)).orderBy(desc(auditLog.id)).limit(1);
+    expect(row).toMatchObject({ action: "create", entity: "schedule_series", entityId: String(made[0]!.seriesId) });
+    expect(JSON.parse(row!.detail!)).toMatchObject({ dates: 2, weekly: true, sessions: made.map((s) => s.id) });
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+});
+
 describe("cancel one, cancel the rest, and the range", () => {
   it("any other method on the scheduled-session paths answers 405 JSON 'Unsupported HTTP method' (not the screens' cross-site 403 or 404 page)", async () => {
     const cases: [method: string, path: string][] = [
