@@ -4,7 +4,7 @@ import { CheckboxField, CheckboxGroup, FormActions, SelectField, TextareaField }
 import { nestFormFields, rowsOf } from "~/domain/intake";
 import { POS_CODES } from "~/domain/locations";
 import { ASSESSMENT_TEXT, assessmentName, MAX_ASSESSMENT_SERVICES, MAX_ASSESSMENTS, serviceName } from "~/domain/pa-assessments";
-import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, INTERVIEW_STATUSES, PATIENT_FIELDS, PATIENT_STATUSES, type PatientField } from "~/domain/patients";
+import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, INTERVIEW_STATUSES, PATIENT_FIELDS, PATIENT_STATUSES, staffOptionsFor, type PatientField, type StaffField } from "~/domain/patients";
 
 /** The client form (clinical §3 Patient), rendered from the field declarations; shared by add and edit. Works without JavaScript. */
 
@@ -54,7 +54,7 @@ function StaffSelect({ field, value, error, groups }: { field: PatientField; val
         <option value="">None</option>
         {groups.map((g) => (
           <optgroup key={g.label} label={g.label}>
-            {g.options.map((o) => (
+            {staffOptionsFor(field.name as StaffField, g.options).map((o) => (
               <option key={o.id} value={o.id}>
                 {o.name}
               </option>

@@ -48,6 +48,23 @@ export const METER_MESSAGES = {
   noPaService: "Please select a CPT Code",
 } as const;
 
+/** Units a PA service spent through notes stored at a location the reader cannot see (unitsElsewhereQuery). */
+export interface UnitsElsewhere {
+  location: string;
+  units: number;
+}
+
+/**
+ * Beside a PA service's spent units, where the ones the reader cannot list were spent: "of which 172 at Miami
+ * Clinic". Empty when every note is at a location of theirs. The figure itself counts every note.
+ */
+export function unitsElsewhereText(rows: readonly UnitsElsewhere[]): string {
+  return rows.length ? `of which ${rows.map((r) => `${r.units} at ${r.location}`).join(", ")}` : "";
+}
+
+/** Under a PA table with units spent elsewhere: why those notes are not in the reader's lists. */
+export const UNITS_ELSEWHERE_NOTE = "Units spent at another location were written there (the client moved): those notes stay at that location and are listed only to its staff.";
+
 function day(date: string): number {
   const d = dayNumber(date);
   if (d === null) throw new Error(`Not a date: ${date}`);

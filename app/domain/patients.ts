@@ -109,6 +109,26 @@ export type StaffField = (typeof STAFF_FIELDS)[number][0];
 /** How a select marks a stored employee (a client's staff link, a plan's doctor) who is not, or no longer, an employee of the client's location. */
 export const NOT_AT_LOCATION = "not at the client's location";
 
+/** Why a stored staff link (a client's, a plan's doctor, a note's provider or supervisor) can no longer be chosen. */
+export type StaffGone = "deleted" | "elsewhere";
+
+/** A stored employee who can no longer be chosen, as their select names them: "Maya Thompson (deleted)". */
+export function goneStaffLabel(name: string, why: StaffGone): string {
+  return `${name} (${why === "deleted" ? "deleted" : NOT_AT_LOCATION})`;
+}
+
+/** A staff option; `only`: a stored link no longer choosable, offered only in the fields that store it. */
+export interface StaffOption {
+  id: number;
+  name: string;
+  only?: readonly StaffField[];
+}
+
+/** The options of one staff field: every choosable employee, and a stored one who is no longer only in its own field. */
+export function staffOptionsFor<T extends StaffOption>(field: StaffField, options: readonly T[]): T[] {
+  return options.filter((o) => !o.only || o.only.includes(field));
+}
+
 export const PATIENT_FIELDS: readonly PatientField[] = [
   f("identity", "required", "patient_identifier", "Patient identifier", true),
   f("identity", "required", "first_name", "First name", true),

@@ -6,7 +6,7 @@ import { BipClientRef, BipInput, DOCUMENT_KEYS, ListOpInput, LIST_SECTIONS, pars
 import { deleteItem, moveItem, reorderItems, saveItem, type ListOpResult } from "~/domain/list-sections";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { fillPlaceholdersDeep, type PlaceholderClient } from "~/domain/placeholders";
-import { NOT_AT_LOCATION } from "~/domain/patients";
+import { goneStaffLabel } from "~/domain/patients";
 import { PLAN_CATEGORIES, type PlanCategory } from "~/domain/plans";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { addDays } from "~/domain/weeks";
@@ -187,7 +187,7 @@ export async function getBipEditor(ctx: ModelContext, bipId: number, withDoctors
   const atLocation = sql<number>`("users"."deleted_at" is null and exists (select 1 from "user_locations" where "user_locations"."user_id" = "users"."id" and "user_locations"."location_id" = ${clientLocation}))`;
   const doctorsQuery = () =>
     ctx.db
-      .select({ id: users.id, name: users.name, surname: users.surname, atLocation })
+      .select({ id: users.id, name: users.name, surname: users.surname, atLocation, deleted: sql<number>`"users"."deleted_at" is not null` })
       .from(users)
       .where(sql`${atLocation} or "users"."id" = (select "bips"."doctor_id" from "bips" where "bips"."id" = ${bipId})`)
       .orderBy(asc(users.name), asc(users.surname));
@@ -198,7 +198,7 @@ export async function getBipEditor(ctx: ModelContext, bipId: number, withDoctors
     detail: read.detail,
     doctors: (doctors ?? []).map((d) => {
       const name = `${d.name} ${d.surname}`.trim();
-      return { id: d.id, name: Number(d.atLocation) ? name : `${name} (${NOT_AT_LOCATION})` };
+      return { id: d.id, name: Number(d.atLocation) ? name : goneStaffLabel(name, Number(d.deleted) ? "deleted" : "elsewhere") };
     }),
   };
 }

@@ -491,11 +491,18 @@ export async function updateEmployee(
   const body = withEmploymentFromForm(raw);
   if (namesNoField(body, EmployeeEditInput)) return nothingToChange();
   const storedInput = opts.partial ? asInput(current) : null;
-  const merged = { ...storedInput, ...body };
+  // A PATCH that names the locations but not the employment keeps each kept location's employment as stored and
+  // drops a removed location's (decision 017: what a save does not send keeps its stored value).
+  let sent = body;
+  if (storedInput && body.employment === undefined && Array.isArray(body.locations)) {
+    const chosen = new Set(body.locations.map((l) => String(l).trim()));
+    sent = { ...body, employment: (storedInput.employment as { location_id: number }[]).filter((e) => chosen.has(String(e.location_id))) };
+  }
+  const merged = { ...storedInput, ...sent };
   // A stored gender the form no longer offers stays while the save sends it back as it is (decision 017: only a
   // changed value is checked); another value must be one of the list.
   const keepsGender = !isEmployeeGender(current.gender) && typeof merged.gender === "string" && merged.gender.trim() === current.gender;
-  const parsed = parseChange(EmployeeEditInput, keepsGender ? { ...body, gender: null } : body, storedInput);
+  const parsed = parseChange(EmployeeEditInput, keepsGender ? { ...sent, gender: null } : sent, storedInput);
   if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
   const input = keepsGender ? { ...parsed.data, gender: current.gender } : parsed.data;
   const refs = await checkRefs(ctx, input);

@@ -41,6 +41,7 @@ import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SPEC_FIELD_KEYS, NOTE_STATUSES, NOTE_
 import { dollarsOf } from "~/domain/billing";
 import { fittingModifiers, modifierRefusal, type ModifierSlot } from "~/domain/insurance";
 import { posCodesOf } from "~/domain/locations";
+import type { StaffGone } from "~/domain/patients";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { fieldErrors, isPlainObject, namesNoField, parseWith, safeParseChange, safeParsePlain } from "~/domain/validation";
@@ -593,23 +594,37 @@ async function auditedPage<T extends { patient_id: number }>(ctx: ModelContext, 
   return ok(page);
 }
 
-/** A client's notes (of one type, or all): null when the client is out of scope (404). Audited; two round trips. */
-export function notesByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
-  return clientPage(ctx, type, patientId, query, WHOLE);
+/** A client's notes (of one type, or all): null when the client is not found (clientFound, 404). Audited; two round trips. */
+export async function notesByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteJson> | null> {
+  return (await clientPage(ctx, type, patientId, query, WHOLE, false))?.page ?? null;
 }
 
-/** A client's notes as the screen lists them: notesByClient with list items rather than whole notes. */
-export function noteItemsByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<Paged<NoteListItem> | null> {
-  return clientPage(ctx, type, patientId, query, LIST);
+/**
+ * A client's notes as the screen lists them (notesByClient with list items), with the client's name for the
+ * heading. An empty page's read is recorded as a read of the client, whose name the screen shows.
+ */
+export function noteItemsByClient(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery): Promise<{ page: Paged<NoteListItem>; clientName: string } | null> {
+  return clientPage(ctx, type, patientId, query, LIST, true);
 }
 
-async function clientPage<T extends { patient_id: number }>(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery, shape: PageShape<T>): Promise<Paged<T> | null> {
+/**
+ * A client whose notes the actor may list: one of their clients, or a client (not deleted) with a live note at a
+ * location of theirs (the stored location decides, decision 017: a client who moved keeps their old notes at
+ * the old location, whose staff see them on the note screens, the notes list and the client's lists alike).
+ */
+function clientFound(ctx: ModelContext, patientId: number): SQL {
+  const scope = locationScope(ctx.actor);
+  const noteHere = sql`exists (select 1 from ${notes} where ${notes.patientId} = ${patients.id} and ${notes.deletedAt} is null and ${scope === null ? sql`1 = 1` : idsIn(notes.locationId, scope)})`;
+  return and(eq(patients.id, patientId), or(patientScope(ctx), and(isNull(patients.deletedAt), noteHere)))!;
+}
+
+async function clientPage<T extends { patient_id: number }>(ctx: ModelContext, type: NoteType | null, patientId: number, query: ListQuery, shape: PageShape<T>, namesClient: boolean): Promise<{ page: Paged<T>; clientName: string } | null> {
   const f: NoteFilters = { patient_id: patientId, provider_id: "", type: type ?? "", status: "", date_from: "", date_to: "" };
-  const [[patient], ...rest] = await ctx.db.batch([ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx))), ...pageReads(ctx, query, f, shape)]);
+  const [[patient], ...rest] = await ctx.db.batch([ctx.db.select({ id: patients.id, name: patientName }).from(patients).where(clientFound(ctx, patientId)), ...pageReads(ctx, query, f, shape)]);
   if (!patient) return null;
   const { page, tail } = pageOf(query, f, rest as unknown as PageRows, shape);
-  await auditClientsRead(ctx.db, who(ctx), "note", clientsOfPage(page), tail);
-  return page;
+  await auditClientsRead(ctx.db, who(ctx), "note", namesClient && !page.data.length ? [patientId] : clientsOfPage(page), tail);
+  return { page, clientName: patient.name };
 }
 
 /**
@@ -1556,6 +1571,11 @@ export interface NoteConfig {
     providers: { id: number; name: string }[];
     /** The staff who may supervise a note (a BCBA or BCaBA: canSupervise); the form offers them but the provider. */
     supervisors: { id: number; name: string }[];
+    /**
+     * Only with `editedNoteId`: the edited note's stored provider and supervisor who are no longer staff of its
+     * location (they left it, or were deleted), so its form names them in their own fields (goneStaffLabel).
+     */
+    departed?: { id: number; name: string; gone: StaffGone }[];
     bips: { id: number }[];
     /** The interventions named in the client's live BIPs (titles, newest BIP first, each once). */
     interventions: string[];
@@ -1564,7 +1584,7 @@ export interface NoteConfig {
     caregiver_goals: { plan_id: number; name: string; bip_id: number }[];
     /**
      * The client's live PA services for the note's CPT codes; with `session_date` (and `cpt_code`), only those covering it.
-     * With `excludeNoteId` (the edit screen), also that note's own PA service when it was deleted (`deleted: true`), so
+     * With `editedNoteId` (the edit screen), also that note's own PA service when it was deleted (`deleted: true`), so
      * the form keeps it and an untouched save does not fail on it (probe 8931 §4).
      */
     pa_services: { id: number; pa_service: string; cpt: string; n_units: number; spent_units: number; available_units: number; start_date: string; end_date: string; meter: PaMeter; deleted?: true }[];
@@ -1588,14 +1608,8 @@ function goalsQuery(ctx: ModelContext, patientId: number, categories: string[]) 
 }
 
 /**
- * What a note form needs (GET …/config): the CPT codes of the type, subtypes, statuses and modifiers;
- * with `patient_id`, the client's location (POS codes, time zone and today, staff), BIPs, active goals
- * and the PA services that cover `session_date` and `cpt_code` (all of the type's codes when absent).
- * A client out of scope answers 404; a client's options are an audited read.
- */
-/**
  * The weekly units meter's facts of a PA service (clinical §2, decision 031): its units this week at the client's
- * location and its units left, both without the note being edited (`excludeNoteId`), and the weekly average.
+ * location and its units left, both without the note being edited (`editedNoteId`), and the weekly average.
  */
 export interface PaMeter {
   used_units_this_week: number;
@@ -1605,7 +1619,16 @@ export interface PaMeter {
   week_end_date: string;
 }
 
-export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQuery: number | Record<string, unknown> = {}, opts: { excludeNoteId?: number | null } = {}): Promise<ModelResult<NoteConfig>> {
+/**
+ * What a note form needs (GET …/config): the CPT codes of the type, subtypes, statuses and modifiers;
+ * with `patient_id`, the client's location (POS codes, time zone and today, staff), BIPs, active goals
+ * and the PA services that cover `session_date` and `cpt_code` (all of the type's codes when absent).
+ * A client out of scope answers 404; a client's options are an audited read. With `editedNoteId` (the edit
+ * form) the note's stored location decides, as it does for the note's save (decision 017): the client is
+ * found through that note in scope, and the location's facts (staff, POS codes, time zone) are the note's
+ * location's, the ones updateNote checks, also after the client moved elsewhere.
+ */
+export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQuery: number | Record<string, unknown> = {}, opts: { editedNoteId?: number | null } = {}): Promise<ModelResult<NoteConfig>> {
   const raw: Record<string, unknown> = typeof patientOrQuery === "number" ? { patient_id: patientOrQuery } : patientOrQuery;
   const parsed = parseWith(ConfigQuery, { patient_id: raw.patient_id == null ? "" : String(raw.patient_id), session_date: raw.session_date ?? "", cpt_code: raw.cpt_code ?? "" });
   if (!parsed.ok) return invalid(parsed.errors);
@@ -1619,25 +1642,53 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
   };
   if (q.patient_id === "") return ok({ ...base, client: null });
   const patientId = q.patient_id;
-  const [p] = await ctx.db
-    .select({ id: patients.id, locationId: patients.locationId, name: patientName, timeZone: locations.timeZone, posCodes: locations.posCodes, tail: auditTail })
-    .from(patients)
-    .innerJoin(locations, eq(locations.id, patients.locationId))
-    .where(and(eq(patients.id, patientId), patientScope(ctx)));
+  const edited = opts.editedNoteId ?? null;
+  const columns = { id: patients.id, name: patientName, timeZone: locations.timeZone, posCodes: locations.posCodes, tail: auditTail };
+  const [p] =
+    edited === null
+      ? await ctx.db
+          .select({ ...columns, locationId: patients.locationId })
+          .from(patients)
+          .innerJoin(locations, eq(locations.id, patients.locationId))
+          .where(and(eq(patients.id, patientId), patientScope(ctx)))
+      : await ctx.db
+          .select({ ...columns, locationId: notes.locationId })
+          .from(notes)
+          .innerJoin(patients, eq(patients.id, notes.patientId))
+          .innerJoin(locations, eq(locations.id, notes.locationId))
+          .where(and(eq(notes.id, edited), eq(notes.patientId, patientId), noteScope(ctx)));
   if (!p) return notFound("Client");
   const cpts = q.cpt_code && NOTE_CPT_CODES[type].includes(q.cpt_code) ? [q.cpt_code] : [...NOTE_CPT_CODES[type]];
   const today = todayIn(ctx.now(), p.timeZone);
   const week = currentWeek(today);
+  // The location's staff, then (editing) the note's stored provider and supervisor who are no longer among them.
+  // Columns written out with their table: in a select from one table drizzle leaves them unqualified, which the
+  // subqueries' own tables would capture.
+  const departed = ctx.db
+    .select({
+      id: sql<number>`"users"."id"`.as("id"),
+      name: sql<string>`"users"."name"`.as("name"),
+      surname: sql<string>`"users"."surname"`.as("surname"),
+      credential: sql<string | null>`null`.as("credential"),
+      gone: sql<StaffGone>`case when "users"."deleted_at" is null then 'elsewhere' else 'deleted' end`.as("gone"),
+    })
+    .from(users)
+    .where(
+      edited === null
+        ? sql`1 = 0`
+        : sql`"users"."id" in (select "provider_id" from "notes" where "notes"."id" = ${edited} union select "supervisor_id" from "notes" where "notes"."id" = ${edited}) and not ("users"."deleted_at" is null and exists (select 1 from "user_locations" where "user_locations"."user_id" = "users"."id" and "user_locations"."location_id" = ${p.locationId}))`,
+    );
   const [staff, bipRows, goals, pas, meterUnits] = await auditedRead(
     ctx.db,
     who(ctx),
     { entity: "patient", entityId: patientId, patientId, detail: { patients: [patientId], for: `note_${type}_config` } },
     () => [
       ctx.db
-        .select({ id: users.id, name: users.name, surname: users.surname, credential: providerCredentialSql(users.id) })
+        .select({ id: users.id, name: users.name, surname: users.surname, credential: providerCredentialSql(users.id), gone: sql<StaffGone | null>`null`.as("gone") })
         .from(users)
         .innerJoin(userLocations, eq(userLocations.userId, users.id))
         .where(and(eq(userLocations.locationId, p.locationId), isNull(users.deletedAt)))
+        .unionAll(departed)
         .orderBy(asc(users.name), asc(users.surname)),
       // Each live BIP, newest first, with the titles of its interventions (the plan document's list section).
       ctx.db
@@ -1661,15 +1712,15 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
         .where(
           and(
             eq(paServices.patientId, patientId),
-            opts.excludeNoteId == null
+            edited == null
               ? isNull(paServices.deletedAt)
-              : or(isNull(paServices.deletedAt), sql`${paServices.id} = (select ${notes.paServiceId} from ${notes} where ${notes.id} = ${opts.excludeNoteId})`),
+              : or(isNull(paServices.deletedAt), sql`${paServices.id} = (select ${notes.paServiceId} from ${notes} where ${notes.id} = ${edited})`),
             inArray(paServices.cpt, cpts),
             q.session_date ? sql`${paServices.startDate} <= ${q.session_date} and ${paServices.endDate} >= ${q.session_date}` : undefined,
           ),
         )
         .orderBy(asc(paServices.endDate), asc(paServices.id)),
-      meterUnitsQuery(ctx, patientId, week.week_start_date, week.week_end_date, opts.excludeNoteId ?? null),
+      meterUnitsQuery(ctx, patientId, week.week_start_date, week.week_end_date, edited),
     ],
     p.tail,
   );
@@ -1682,6 +1733,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
       ...week,
     };
   };
+  const members = staff.filter((s) => !s.gone);
   const byCategory = (c: string) => goals.filter((g) => g.category === c).map(({ plan_id, name, bip_id }) => ({ plan_id, name, bip_id }));
   return ok({
     ...base,
@@ -1692,8 +1744,9 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
       time_zone: p.timeZone,
       today,
       pos_codes: posCodesOf(p.posCodes),
-      providers: staff.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
-      supervisors: staff.filter((s) => canSupervise(s.credential)).map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
+      providers: members.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
+      supervisors: members.filter((s) => canSupervise(s.credential)).map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
+      ...(edited === null ? {} : { departed: staff.flatMap((s) => (s.gone ? [{ id: s.id, name: `${s.name} ${s.surname}`.trim(), gone: s.gone }] : [])) }),
       bips: bipRows.map((b) => ({ id: b.id })),
       interventions: [...new Set(bipRows.flatMap((b) => parseTitles(b.interventions)))],
       maladaptives: byCategory("maladaptive"),

@@ -2,6 +2,7 @@ import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { insurances, locations, notes, paServices, patients } from "~/db/schema";
 import { todayIn } from "~/domain/note-rules";
+import { locationScope } from "~/domain/permissions";
 import { PA_SERVICE_IN_USE, PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -11,6 +12,7 @@ import type { ModelContext } from "./context";
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { idsIn } from "./scope.server";
 
 /**
  * Prior-authorization services (clinical §3). Scoped through the client's location: a PA service is
@@ -95,6 +97,25 @@ export function paServicesOfPatientQuery(ctx: ModelContext, patientId: number) {
   return select(ctx)
     .where(and(live, eq(paServices.patientId, patientId), patientScope(ctx)))
     .orderBy(asc(paServices.endDate), asc(paServices.id));
+}
+
+/**
+ * The units a client's PA services spent through live notes stored at a location the actor cannot see (a client
+ * who moved keeps their old notes at the old location, decision 017): per service and location, with its title, so
+ * the profile's figures, which count every note, say where the notes it cannot list are. One statement, for a batch;
+ * no rows for an actor who sees every location.
+ */
+export function unitsElsewhereQuery(ctx: ModelContext, patientId: number) {
+  const scope = locationScope(ctx.actor);
+  return ctx.db
+    .select({ paServiceId: paServices.id, location: locations.title, units: sql<number>`sum(${notes.units})`.mapWith(Number) })
+    .from(notes)
+    .innerJoin(paServices, eq(paServices.id, notes.paServiceId))
+    .innerJoin(patients, eq(patients.id, paServices.patientId))
+    .innerJoin(locations, eq(locations.id, notes.locationId))
+    .where(and(eq(paServices.patientId, patientId), eq(notes.patientId, patientId), live, isNull(notes.deletedAt), patientScope(ctx), scope === null ? sql`1 = 0` : sql`not ${idsIn(notes.locationId, scope)}`))
+    .groupBy(paServices.id, locations.id)
+    .orderBy(asc(paServices.id), asc(locations.title));
 }
 
 export async function getPaService(ctx: ModelContext, id: number): Promise<PaServiceJson | null> {

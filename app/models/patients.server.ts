@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, NOT_AT_LOCATION, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { withCancelledCount } from "~/domain/schedule";
@@ -286,15 +286,16 @@ function staffQuery(ctx: ModelContext, locationId: number) {
 
 /**
  * The staff a client's assignment selects offer: employees of the locations `where` picks, then the employees the
- * client's stored links name who do not (or no longer) work at its location, or were deleted, with `atLocation`
- * 0 and the client's location. A form lists those marked, so saving it unchanged keeps the link (checkReferences
- * checks a changed link only), as the BIP editor does for a plan's doctor. One statement.
+ * client's stored links name who do not (or no longer) work at its location, or were deleted, with `gone` saying
+ * which ("elsewhere" or "deleted") and the client's location. A form lists each of those in the fields that store
+ * them only, named with why (staffOptionOf), so saving it unchanged keeps the link (checkReferences checks a
+ * changed link only), as the BIP editor does for a plan's doctor. One statement.
  */
 function assignableStaffQuery(ctx: ModelContext, where: SQL | undefined, client: PatientJson | null) {
   const linked = client ? STAFF_FIELDS.map(([name]) => client[name]).filter((x): x is number => typeof x === "number") : [];
   const members = ctx.db
     // Named columns: D1 answers rows keyed by name, and a key like "1" would be put first.
-    .select({ id: users.id, name: users.name, surname: users.surname, locationId: userLocations.locationId, atLocation: sql<number>`1`.as("at_location") })
+    .select({ id: users.id, name: users.name, surname: users.surname, locationId: userLocations.locationId, gone: sql<StaffGone | null>`null`.as("gone") })
     .from(users)
     .innerJoin(userLocations, eq(userLocations.userId, users.id))
     .where(and(isNull(users.deletedAt), where));
@@ -302,14 +303,23 @@ function assignableStaffQuery(ctx: ModelContext, where: SQL | undefined, client:
     ? sql`(${users.deletedAt} is null and exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${userLocations.locationId} = ${client.location_id}))`
     : sql`1`;
   const gone = ctx.db
-    .select({ id: users.id, name: users.name, surname: users.surname, locationId: sql<number>`${client?.location_id ?? null}`.as("location_id"), atLocation: sql<number>`0`.as("at_location") })
+    .select({
+      id: users.id,
+      name: users.name,
+      surname: users.surname,
+      locationId: sql<number>`${client?.location_id ?? null}`.as("location_id"),
+      gone: sql<StaffGone>`case when ${users.deletedAt} is null then 'elsewhere' else 'deleted' end`.as("gone"),
+    })
     .from(users)
     .where(linked.length ? and(inArray(users.id, linked), sql`not ${atClientLocation}`) : sql`1 = 0`);
   return members.unionAll(gone).orderBy(asc(users.name), asc(users.surname));
 }
 
-/** A staff option's name, marked when the employee is not (or no longer) at the client's location. */
-const staffName = (s: { name: string; surname: string; atLocation: number }) => (Number(s.atLocation) ? fullName(s) : `${fullName(s)} (${NOT_AT_LOCATION})`);
+/** A row of assignableStaffQuery as a select option: a stored link no longer choosable is named with why, and offered only in the fields of `client` that store it. */
+function staffOptionOf(s: { id: number; name: string; surname: string; gone: StaffGone | null }, client: PatientJson | null): StaffOption {
+  if (!s.gone) return { id: s.id, name: fullName(s) };
+  return { id: s.id, name: goneStaffLabel(fullName(s), s.gone), only: STAFF_FIELDS.filter(([field]) => client?.[field] === s.id).map(([field]) => field) };
+}
 
 /** Staff of every location the actor can see, keyed by location (for the add form, before a location is chosen). */
 export async function staffByLocation(ctx: ModelContext, locationIds: number[]) {
@@ -555,10 +565,10 @@ type FormOptionRows = BatchResponse<ReturnType<typeof patientFormOptionReads>>;
 type ParentOption = { id: number; name: string; surname: string; email: string };
 
 /** The options of the client form from the results of patientFormOptionReads and the parents read. */
-export function patientFormOptionsFrom(locationId: number | null, [locs, insurers, staffRows]: FormOptionRows, parentList: readonly ParentOption[]) {
+export function patientFormOptionsFrom(locationId: number | null, [locs, insurers, staffRows]: FormOptionRows, parentList: readonly ParentOption[], client: PatientJson | null = null) {
   const shown = locationId !== null && locs.some((l) => l.id === locationId) ? locs.filter((l) => l.id === locationId) : locs;
-  const byLocation: Record<number, { id: number; name: string }[]> = {};
-  for (const r of staffRows) (byLocation[r.locationId] ??= []).push({ id: r.id, name: staffName(r) });
+  const byLocation: Record<number, StaffOption[]> = {};
+  for (const r of staffRows) (byLocation[r.locationId] ??= []).push(staffOptionOf(r, client));
   return {
     locations: locs,
     parents: parentList.map((p) => ({ id: p.id, name: `${fullName(p)} (${p.email})` })),
@@ -596,7 +606,7 @@ export async function getPatientForm(ctx: ModelContext, patientId: number) {
   const parentIds = clientIds(parentList, (p) => p.id);
   const entry = { entity: "patient", entityId: row.p.id, patientId: row.p.id, detail: parentIds.length ? clientsReadEntry("parent", parentIds, "parents").detail : null };
   const rows = await auditedRead(ctx.db, who(ctx), entry, () => patientFormOptionReads(ctx, patient.location_id, patient), row.tail);
-  return { patient, options: patientFormOptionsFrom(patient.location_id, rows, parentList) };
+  return { patient, options: patientFormOptionsFrom(patient.location_id, rows, parentList, patient) };
 }
 
 const fullName = (p: { name: string; surname: string }) => `${p.name} ${p.surname}`.trim();
@@ -654,7 +664,7 @@ export async function getPatientSettings(ctx: ModelContext, patientId: number) {
   const read = await getPatientWith(ctx, patientId, (p) => [assignableStaffQuery(ctx, eq(userLocations.locationId, p.location_id), p)]);
   if (!read) return null;
   const [staff] = read.also;
-  return { patient: read.patient, staff: staff.map((s) => ({ id: s.id, name: staffName(s) })) };
+  return { patient: read.patient, staff: staff.map((s) => staffOptionOf(s, read.patient)) };
 }
 
 /**

@@ -9,10 +9,10 @@ import { posLabel } from "~/domain/locations";
 import type { PaAssessment } from "~/domain/pa-assessments";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
 import { can } from "~/domain/permissions";
-import { createPaService, deletePaService, listPaServicesOfPatient, paServiceJson, paServicesOfPatientQuery, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
+import { createPaService, deletePaService, listPaServicesOfPatient, paServiceJson, paServicesOfPatientQuery, unitsElsewhereQuery, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
 import { findPatient, getPatientProfile } from "~/models/patients.server";
 import { pacingOf, patientTimeZoneQuery, recentUnitsQuery } from "~/models/pa-pacing.server";
-import { todayAtLocation, unitsWindowStart, type Pacing } from "~/domain/pa-pacing";
+import { todayAtLocation, unitsElsewhereText, unitsWindowStart, UNITS_ELSEWHERE_NOTE, type Pacing } from "~/domain/pa-pacing";
 import { PacingText } from "~/components/pa-pacing";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
@@ -27,17 +27,18 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const id = requireId(params.id, "Patient");
   // The record (with its names and the audit tail) first; its PA services come back in the batch of
   // the read's audit row (session + record + audit: 3 round trips). Nothing is read for a client out of scope.
-  // Pacing (decision 031): the live notes' units per day of the last weeks and the location's zone ride along.
-  const profile = await getPatientProfile(ctx, id, () => [paServicesOfPatientQuery(ctx, id), recentUnitsQuery(ctx, id, unitsWindowStart(ctx.now())), patientTimeZoneQuery(ctx, id)]);
+  // Pacing (decision 031): the live notes' units per day of the last weeks and the location's zone ride along, and
+  // the units spent by notes stored at locations the actor cannot see (the client moved), which the table names.
+  const profile = await getPatientProfile(ctx, id, () => [paServicesOfPatientQuery(ctx, id), recentUnitsQuery(ctx, id, unitsWindowStart(ctx.now())), patientTimeZoneQuery(ctx, id), unitsElsewhereQuery(ctx, id)]);
   if (!profile) throw notFound("Patient not found.");
   const { patient, options } = profile;
-  const [paRows, dayRows, zone] = profile.also;
+  const [paRows, dayRows, zone, elsewhere] = profile.also;
   const localToday = todayAtLocation(ctx.now(), zone[0]?.timeZone ?? "UTC");
   return {
     patient,
     paServices: paRows.map((r) => {
       const pa = paServiceJson(r);
-      return { ...pa, pacing: pacingOf(pa, dayRows, localToday).pacing };
+      return { ...pa, pacing: pacingOf(pa, dayRows, localToday).pacing, spentElsewhere: unitsElsewhereText(elsewhere.filter((e) => e.paServiceId === pa.id)) };
     }),
     options,
     missing: missingOnboarding(patient),
@@ -152,11 +153,19 @@ export default function PatientProfile() {
   const p = patient as Record<string, unknown>;
   const formFor = (intent: string, paId?: number) => (answer && answer.values.intent === intent && (paId === undefined || Number(answer.values.pa_id) === paId) ? answer : null);
   const created = formFor("pa-create");
-  const paColumns: Column<PaServiceJson & { pacing: Pacing }>[] = [
+  const paColumns: Column<PaServiceJson & { pacing: Pacing; spentElsewhere: string }>[] = [
     { header: "Service", cell: (s) => s.pa_service },
     { header: "CPT", cell: (s) => s.cpt },
     { header: "Units", cell: (s) => s.n_units },
-    { header: "Spent", cell: (s) => s.spent_units },
+    {
+      header: "Spent",
+      cell: (s) => (
+        <>
+          {s.spent_units}
+          {s.spentElsewhere ? <span className="muted">{` (${s.spentElsewhere})`}</span> : null}
+        </>
+      ),
+    },
     { header: "Available", cell: (s) => s.available_units },
     { header: "Start", cell: (s) => s.start_date },
     { header: "End", cell: (s) => s.end_date },
@@ -276,6 +285,7 @@ export default function PatientProfile() {
         <h2 id="pa-services">Prior-authorization services</h2>
         <FormMessage error={answer && answer.values.intent?.toString().startsWith("pa-") ? answer.message : null} />
         <DataTable rows={paServices} columns={paColumns} empty="No PA services yet." caption="Prior-authorization services" />
+        {paServices.some((s) => s.spentElsewhere) ? <p className="muted">{UNITS_ELSEWHERE_NOTE}</p> : null}
         {canManage ? (
           <details open={!!created}>
             <summary>Add PA service</summary>

@@ -4,7 +4,7 @@ import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } fr
 import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
-import { PATIENT_STATUSES, STAFF_FIELDS } from "~/domain/patients";
+import { PATIENT_STATUSES, STAFF_FIELDS, staffOptionsFor, type StaffField } from "~/domain/patients";
 import { findPatient, getPatientSettings, updatePatientStaff, updatePatientStatus, type PatientJson } from "~/models/patients.server";
 import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -55,7 +55,7 @@ export default function PatientSettings() {
   const current = (staffAnswer?.current ?? null) as PatientJson | null;
   const staffValues: Record<string, unknown> = current ?? (staffAnswer ? staffAnswer.values : patient);
   const version = current ? current.version : (formVersion(staffAnswer?.values.version) ?? patient.version);
-  const options = staff.map((s) => ({ value: s.id, label: s.name }));
+  const options = (field: StaffField) => staffOptionsFor(field, staff).map((s) => ({ value: s.id, label: s.name }));
   return (
     <section className="card">
       <div className="page-head">
@@ -92,9 +92,9 @@ export default function PatientSettings() {
         <FormMessage error={staffAnswer?.message} />
         <input type="hidden" name="intent" value="staff" />
         <input type="hidden" name="version" value={version} />
-        {options.length === 0 ? <p className="muted">No employees work at this client's location yet.</p> : null}
+        {staff.every((s) => s.only) ? <p className="muted">No employees work at this client's location yet.</p> : null}
         {STAFF_FIELDS.map(([name, label]) => (
-          <SelectField key={name} label={label} name={name} placeholder="None" options={options} defaultValue={text(staffValues[name])} error={staffAnswer?.errors[name]} />
+          <SelectField key={name} label={label} name={name} placeholder="None" options={options(name)} defaultValue={text(staffValues[name])} error={staffAnswer?.errors[name]} />
         ))}
         <FormActions>
           <button className="btn btn-primary" type="submit" disabled={busy}>

@@ -5,6 +5,7 @@ import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/no
 import { versionChanges } from "~/components/notes/note-history";
 import { noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
 import { CANNOT_SUPERVISE, PA_DELETED, todayIn } from "~/domain/note-rules";
+import { goneStaffLabel } from "~/domain/patients";
 import type { NoteJson, NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
 import { ListQuery } from "~/domain/paging";
@@ -13,7 +14,6 @@ import * as v from "valibot";
 import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
 import { countersignNote, createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, noteItemsByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
-import { getPatient } from "~/models/patients.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
 import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
@@ -141,12 +141,13 @@ export function bodyOf(type: NoteType, form: FormData): Record<string, unknown> 
  * The form's options from the model's noteConfig, or null when the client is not in the actor's scope. An edited
  * note's stored supervisor stays in the Supervisor select even when they cannot supervise (marked), so saving
  * unchanged keeps them (decision 017's rule: only a changed supervisor is checked). So does a supervisor the
- * refused form named (`typedSupervisor`), by name, when they are staff of the client's location.
+ * refused form named (`typedSupervisor`), by name, when they are staff of the client's location. Its stored provider
+ * and supervisor who left the note's location, or were deleted, stay in their own fields, named with why.
  */
-async function formOptions(ctx: ModelContext, type: NoteType, patientId: number, edited: { id: number; supervisor_id: number | null } | null = null, typedSupervisor: FormDataEntryValue | null = null): Promise<NoteFormOptions | null> {
+async function formOptions(ctx: ModelContext, type: NoteType, patientId: number, edited: { id: number; provider_id: number | null; supervisor_id: number | null } | null = null, typedSupervisor: FormDataEntryValue | null = null): Promise<NoteFormOptions | null> {
   // Every PA service of the client for the type's codes: the form offers those covering the date and CPT. Their
   // weekly meter leaves the edited note out (its own units are not counted twice).
-  const result = await noteConfig(ctx, type, { patient_id: patientId }, { excludeNoteId: edited?.id ?? null });
+  const result = await noteConfig(ctx, type, { patient_id: patientId }, { editedNoteId: edited?.id ?? null });
   if (!result.ok) {
     if (result.status === 404 || result.status === 422) return null;
     throw forbidden(result.message);
@@ -157,13 +158,15 @@ async function formOptions(ctx: ModelContext, type: NoteType, patientId: number,
   const staff = c.providers.map((x) => ({ value: x.id, label: x.name }));
   const kept = new Set([edited?.supervisor_id ?? null, pathId(typeof typedSupervisor === "string" ? typedSupervisor : undefined)]);
   const storedOnly = staff.filter((x) => kept.has(x.value) && !c.supervisors.some((y) => y.id === x.value)).map((x) => ({ ...x, label: `${x.label} ${CANNOT_SUPERVISE}` }));
+  // The edited note's provider or supervisor who left its location (or was deleted): in their own field only, named with why.
+  const departed = (id: number | null | undefined) => (c.departed ?? []).filter((x) => x.id === id).map((x) => ({ value: x.id, label: goneStaffLabel(x.name, x.gone) }));
   return {
     type,
     patient: { id: c.patient_id, name: c.patient_name, identifier: null, time_zone: c.time_zone },
     self: { id: ctx.actor.id, name: `${ctx.actor.name} ${ctx.actor.surname}`.trim() },
     canManage: can(ctx.actor, "manage_notes"),
-    providers: staff,
-    supervisors: [...c.supervisors.map((x) => ({ value: x.id, label: x.name })), ...storedOnly],
+    providers: [...staff, ...departed(edited?.provider_id)],
+    supervisors: [...c.supervisors.map((x) => ({ value: x.id, label: x.name })), ...storedOnly, ...departed(edited?.supervisor_id)],
     paServices: c.pa_services.map((s) => ({
       id: s.id,
       // The edited note's own PA service, deleted since: kept so an untouched save keeps it (the scrubber still reports it).
@@ -554,21 +557,14 @@ export function notesByClientLoader(type: NoteType) {
     const patientId = requireId(params.patientId, "Client");
     const parsed = parseWith(ListQuery, Object.fromEntries(new URL(request.url).searchParams));
     const query = parsed.ok ? parsed.data : v.parse(ListQuery, {});
-    // The client in scope, the page and the audit tail in one batch, then the audit row (the model's noteItemsByClient).
-    const page = await noteItemsByClient(ctx, type, patientId, query);
-    if (!page) throw notFound("Client not found.");
-    let clientName = page.data[0]?.patient_name ?? null;
-    if (clientName === null) {
-      // An empty page: the client's name for the heading is an audited read of its own.
-      const patient = await getPatient(ctx, patientId);
-      if (!patient) throw notFound("Client not found.");
-      clientName = patient.full_name;
-    }
+    // The client with its name, the page and the audit tail in one batch, then the audit row (the model's noteItemsByClient).
+    const found = await noteItemsByClient(ctx, type, patientId, query);
+    if (!found) throw notFound("Client not found.");
     return {
       type,
       patientId,
-      clientName: clientName ?? "",
-      page,
+      clientName: found.clientName,
+      page: found.page,
       queryError: parsed.ok ? null : Object.values(parsed.errors)[0]!,
       canManage: can(actor, "manage_notes"),
       selfId: actor.id,

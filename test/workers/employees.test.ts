@@ -805,3 +805,29 @@ describe("employment compliance dates in the shape the API answers with (probe 8
     expect(await stored(emp.id)).toEqual(before);
   });
 });
+
+describe("a PATCH that drops a location (probe 8931 §10)", () => {
+  const rows = async (id: number) => (await db().select({ locationId: userLocations.locationId, salary: userLocations.salary, compliance: userLocations.compliance }).from(userLocations).where(eq(userLocations.userId, id))).sort((a, b) => a.locationId - b.locationId);
+
+  it.each([
+    ["locations only", (keep: number) => ({ locations: [keep] })],
+    ["locations and the primary location", (keep: number) => ({ locations: [keep], location_id: keep })],
+  ])("%s: 200, the removed location's employment goes, the kept one's stays byte for byte", async (_what, body) => {
+    const { loc, role, me, token } = await setup();
+    const second = await createLocation();
+    await db().insert(userLocations).values({ userId: me.id, locationId: second.id });
+    const emp = await employeeIn(loc.id, role.id);
+    await db().insert(userLocations).values({ userId: emp.id, locationId: second.id });
+    // Both locations' employment as the app stores it.
+    const employment = [
+      { location_id: loc.id, salary: 31, driver_license_expiration: "2027-01-21", cpr_every_2_years: "2026-12-20" },
+      { location_id: second.id, salary: 18, driver_license_expiration: "2028-03-03" },
+    ];
+    expect((await api(`/v2/employees/${emp.id}`, { method: "PATCH", token, body: { employment } })).status).toBe(200);
+    const kept = (await rows(emp.id)).find((r) => r.locationId === loc.id)!;
+    expect(JSON.parse(kept.compliance!)).toMatchObject({ driver_license_expiration: "2027-01-21", cpr_every_2_years: "2026-12-20" });
+    const res = await api(`/v2/employees/${emp.id}`, { method: "PATCH", token, body: body(loc.id) });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await rows(emp.id)).toEqual([kept]);
+  });
+});

@@ -1,7 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { auditLog, insurances, paServices, patients, userLocations } from "~/db/schema";
+import { auditLog, insurances, paServices, patients, userLocations, users } from "~/db/schema";
 import { ListQuery } from "~/domain/paging";
 import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
@@ -742,5 +742,25 @@ describe("a staff link whose employee has left the client's location (decision 0
     const staff = await post(settings, { intent: "staff", version: "2", rbt_home_id: String(left.id), bcba_home_id: String(p.bcbaHomeId) }, cookie);
     expect(staff.status).toBe(303);
     expect((await row(p.id)).rbtHomeId).toBe(left.id);
+  });
+
+  it("a stored employee no longer choosable is offered only in the field that stores them, named with why (probe 8931 §9)", async () => {
+    const { left, p, manager } = await staleLink();
+    const gone = await createUser({ permissions: [], locations: [p.locationId], name: "Maya" });
+    await db().update(users).set({ deletedAt: new Date().toISOString() }).where(eq(users.id, gone.id));
+    await db().update(patients).set({ caseManagerId: gone.id }).where(eq(patients.id, p.id));
+    const cookie = await signInCookie(manager);
+    for (const path of [`/patients/list/edit/${p.id}`, `/patients/setting/${p.id}`]) {
+      const html = await (await request(path, { cookie })).text();
+      const offered = (id: number) => [...html.matchAll(new RegExp(`<option value="${id}"[^>]*>([^<]*)</option>`, "g"))].map((m) => m[0]);
+      // [employee, the one option they have, in the field that stores them]
+      for (const [id, option, field] of [
+        [gone.id, `<option value="${gone.id}" selected="">Maya User (deleted)</option>`, "case_manager_id"],
+        [left.id, `<option value="${left.id}" selected="">Leftstaff User (not at the client&#x27;s location)</option>`, "rbt_home_id"],
+      ] as const) {
+        expect(offered(id), path).toEqual([option]);
+        expect(html.slice(html.indexOf(`name="${field}"`)).split("</select>")[0], path).toContain(option);
+      }
+    }
   });
 });
