@@ -1,10 +1,12 @@
 import { notePayer, priceNote, pricingProvider, unitPriceText, type PriceService } from "./billing";
+import { claimParties, profileDiagnoses, type PartyRows } from "./claim-parties";
 import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
 import { modifierRefusal, providerType } from "./insurance";
 import { posLabel } from "./locations";
 import { overlaps, zoneShift, type Interval } from "./note-rules";
 import type { NoteType } from "./notes";
 import { dayNumber } from "./weeks";
+import { billingProviderIssues, diagnosisIssues, payerIssues, renderingProviderIssues, subscriberIssues, type ClaimIssue } from "./x12-837p";
 
 /**
  * The pre-billing scrubber (issue 11, decision 034): from the plain facts of a note — its client, payer, the
@@ -35,6 +37,19 @@ export const SCRUB_CODES = [
   "modifier_misfit",
   "zero_charge",
   "above_max_per_day",
+  // The claim's parties (the 837P's own checks, app/domain/x12-837p.ts): what the claim would be refused for.
+  "location_npi",
+  "location_tax_id",
+  "location_zip",
+  "location_details",
+  "member_id",
+  "subscriber_details",
+  "client_details",
+  "payer_id",
+  "payer_details",
+  "provider_npi",
+  "provider_name",
+  "invalid_diagnosis",
 ] as const;
 export type ScrubCode = (typeof SCRUB_CODES)[number];
 
@@ -143,7 +158,49 @@ export interface ScrubFacts {
   clientSameDay: readonly ScrubOtherNote[];
   /** The provider's other live notes that may overlap (any client). */
   providerNearby: readonly ScrubOtherNote[];
+  /** The records of the claim's parties, as the claims model reads them (claimParties): location, client, provider, payer. */
+  parties: PartyRows;
 }
+
+/**
+ * The scrubber's code for a claim check's field (the first prefix that matches): the 837P validator's party checks
+ * name the field they refuse, the scrubber lists them under stable codes.
+ */
+const PARTY_CODES: readonly (readonly [field: string, code: ScrubCode])[] = [
+  ["billing.npi", "location_npi"],
+  ["billing.tax_id", "location_tax_id"],
+  ["billing.zip", "location_zip"],
+  ["billing.", "location_details"],
+  ["subscriber.member_id", "member_id"],
+  ["subscriber.", "subscriber_details"],
+  ["patient.", "client_details"],
+  ["payer.payer_id", "payer_id"],
+  ["payer.", "payer_details"],
+  ["rendering.npi", "provider_npi"],
+  ["rendering.", "provider_name"],
+  ["diagnosis", "invalid_diagnosis"],
+];
+
+/**
+ * What the 837P validator would refuse about the note's claim parties: the location (billing provider), the
+ * subscriber and client, the payer and the rendering provider, and the diagnoses the claim would carry (the
+ * note's, then the client's profile's). A missing provider, payer or diagnosis is its own reason above
+ * (no_provider, no_payer, missing_diagnosis), so those parties are checked only when present.
+ */
+function partyReasons(f: ScrubFacts): ScrubReason[] {
+  const p = claimParties(f.parties);
+  const diagnoses = [...new Set([f.note.diagnosisCode.trim().toUpperCase(), ...profileDiagnoses(f.parties.patient.details)].filter(Boolean))];
+  const issues: ClaimIssue[] = [
+    ...billingProviderIssues(p.billingProvider),
+    ...subscriberIssues(p.subscriber, p.patient),
+    ...(f.insurer ? payerIssues(p.payer) : []),
+    ...(f.provider ? renderingProviderIssues(p.renderingProvider) : []),
+    ...(diagnoses.length ? diagnosisIssues(diagnoses) : []),
+  ];
+  return issues.map((i) => ({ code: PARTY_CODES.find(([field]) => i.field.startsWith(field))![1], message: i.message }));
+}
+
+const partyRule = (code: ScrubCode) => ({ code, rule: ((_f, d) => d.parties.filter((r) => r.code === code)) as Rule });
 
 const CREDENTIAL_LABEL: Record<string, string> = { bcba: "BCBA", bcaba: "BCaBA", rbt: "RBT" };
 const complianceLabel = (key: ComplianceKey) => COMPLIANCE_FIELDS.find(([k]) => k === key)![1];
@@ -203,6 +260,8 @@ interface Derived {
   chargesCents: number;
   multiplier: number;
   xp: boolean;
+  /** The claim parties' reasons (partyReasons), each listed by its code's rule. */
+  parties: ScrubReason[];
 }
 
 /**
@@ -363,6 +422,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
       return { code: "above_max_per_day", message: `${total} units of CPT ${cpt} on ${f.note.sessionDate} for this client, above ${f.insurer?.name ?? "the payer"}'s maximum of ${max} a day.` };
     },
   },
+  ...PARTY_CODES.map(([, code]) => partyRule(code)),
 ];
 
 /** The reasons a note cannot be billed; empty when it can. */
@@ -379,7 +439,7 @@ export function scrubNote(f: ScrubFacts): ScrubReason[] {
     providerCredential: f.provider?.credential ?? null,
     unitPriceCents: f.note.unitPriceCents,
   });
-  const derived: Derived = { provider, payer, service: price.service, unitPriceCents: price.unitPriceCents, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP") };
+  const derived: Derived = { provider, payer, service: price.service, unitPriceCents: price.unitPriceCents, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP"), parties: partyReasons(f) };
   const reasons: ScrubReason[] = [];
   for (const { rule } of SCRUB_RULES) {
     const r = rule(f, derived);

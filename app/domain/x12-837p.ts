@@ -225,20 +225,32 @@ export function splitName(full: string | null): { firstName: string; lastName: s
   return { firstName: parts.slice(0, -1).join(" "), lastName: parts[parts.length - 1]!, unclear: text };
 }
 
-/** What stops a claim from going out, as messages a person can act on (empty: the claim can be written). */
-export function validateClaim(c: ClaimData): ClaimIssue[] {
-  const out: ClaimIssue[] = [];
-  const bp = c.billingProvider;
-  const loc = "on the location's page";
-  requireText("Billing provider (location) name", "billing.name", bp.name, ELEMENT_MAX.lastName, out, loc);
-  if (!bp.npi) out.push({ field: "billing.npi", message: "The location has no NPI. Add the billing provider's 10-digit NPI on the location's page." });
-  else if (!isValidNpi(bp.npi)) out.push({ field: "billing.npi", message: `The location's NPI ${bp.npi} is not a valid NPI (10 digits with a check digit). Correct it on the location's page.` });
-  if (!bp.taxId) out.push({ field: "billing.tax_id", message: "The location has no tax id. Add the 9-digit tax id (EIN) on the location's page." });
-  else if (!isValidTaxId(bp.taxId)) out.push({ field: "billing.tax_id", message: "The location's tax id must be 9 digits. Correct it on the location's page." });
-  checkAddress("Location", "billing", bp, out, loc, billingZip(bp));
-  if (!bp.phone || bp.phone.replace(/\D/g, "").length < 10) out.push({ field: "billing.phone", message: "The location needs a phone number (10 digits) for the claim's contact. Add it on the location's page." });
+/** The parties of a claim: the billing provider (location), subscriber and client, payer and rendering provider. */
+export type ClaimParties = Pick<ClaimData, "billingProvider" | "subscriber" | "patient" | "payer" | "renderingProvider">;
 
-  const s = c.subscriber;
+/*
+ * The checks of a claim's parties, one function per party. validateClaim runs them on the claim, and the
+ * pre-billing scrubber (app/domain/scrubber.ts, decision 034) on each note's parties: one rule in one place.
+ */
+
+/** The billing provider (2010AA, the note's location): name, NPI, tax id, address with ZIP+4, phone. */
+export function billingProviderIssues(bp: ClaimData["billingProvider"]): ClaimIssue[] {
+  const out: ClaimIssue[] = [];
+  const loc = "on the location's page";
+  const named = `The location ${bp.name.trim() || "(no name)"}`;
+  requireText("Billing provider (location) name", "billing.name", bp.name, ELEMENT_MAX.lastName, out, loc);
+  if (!bp.npi) out.push({ field: "billing.npi", message: `${named} has no NPI. Add the billing provider's 10-digit NPI on the location's page.` });
+  else if (!isValidNpi(bp.npi)) out.push({ field: "billing.npi", message: `${named}'s NPI ${bp.npi} is not a valid NPI (10 digits with a check digit). Correct it on the location's page.` });
+  if (!bp.taxId) out.push({ field: "billing.tax_id", message: `${named} has no tax id. Add the 9-digit tax id (EIN) on the location's page.` });
+  else if (!isValidTaxId(bp.taxId)) out.push({ field: "billing.tax_id", message: `${named}'s tax id must be 9 digits. Correct it on the location's page.` });
+  checkAddress("Location", "billing", bp, out, loc, billingZip(bp));
+  if (!bp.phone || bp.phone.replace(/\D/g, "").length < 10) out.push({ field: "billing.phone", message: `${named} needs a phone number (10 digits) for the claim's contact. Add it on the location's page.` });
+  return out;
+}
+
+/** The subscriber (2010BA: the client, or the parent named on the client's profile) and, when not the same, the client (2010CA). */
+export function subscriberIssues(s: ClaimData["subscriber"], patient: ClaimData["patient"]): ClaimIssue[] {
+  const out: ClaimIssue[] = [];
   const client = "on the client's insurance details";
   requireText("Member id (primary insurance identifier)", "subscriber.member_id", s.memberId, ELEMENT_MAX.id, out, client);
   checkText("Insured policy group", "subscriber.group", s.groupNumber, ELEMENT_MAX.reference, out);
@@ -249,27 +261,55 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
   if (s.unclear) out.push({ field: "subscriber.last_name", message: `The parent's name "${s.unclear}" has more than two words, so its first and last names cannot be told apart. On the client's profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann") and build again.` });
   if (!isDate(s.birthDate)) out.push({ field: "subscriber.birth_date", message: `The subscriber's birth date is missing. Add it ${s.selfSubscriber ? "on the client's profile" : "as the parent's birth date on the client's profile"}.` });
   checkAddress("Subscriber", "subscriber", s, out, s.selfSubscriber ? "on the client's profile" : "as the parent's address on the client's profile");
-  if (c.patient) {
-    requireText("Client first name", "patient.first_name", c.patient.firstName, ELEMENT_MAX.firstName, out, "on the client's profile");
-    requireText("Client last name", "patient.last_name", c.patient.lastName, ELEMENT_MAX.lastName, out, "on the client's profile");
-    if (!isDate(c.patient.birthDate)) out.push({ field: "patient.birth_date", message: "The client's birth date is missing. Add it on the client's profile." });
-    checkAddress("Client", "patient", c.patient, out, "on the client's profile");
+  if (patient) {
+    requireText("Client first name", "patient.first_name", patient.firstName, ELEMENT_MAX.firstName, out, "on the client's profile");
+    requireText("Client last name", "patient.last_name", patient.lastName, ELEMENT_MAX.lastName, out, "on the client's profile");
+    if (!isDate(patient.birthDate)) out.push({ field: "patient.birth_date", message: "The client's birth date is missing. Add it on the client's profile." });
+    checkAddress("Client", "patient", patient, out, "on the client's profile");
   }
+  return out;
+}
 
-  requireText("Payer name", "payer.name", c.payer.name, ELEMENT_MAX.lastName, out, "on the insurer's page");
-  if (!c.payer.payerId || !/^[A-Za-z0-9]{2,80}$/.test(c.payer.payerId.trim())) out.push({ field: "payer.payer_id", message: "The insurer has no payer id (letters and digits). Add it on the insurer's page." });
+/** The payer (2010BB): its name and payer id. */
+export function payerIssues(payer: ClaimData["payer"]): ClaimIssue[] {
+  const out: ClaimIssue[] = [];
+  requireText("Payer name", "payer.name", payer.name, ELEMENT_MAX.lastName, out, "on the insurer's page");
+  if (!payer.payerId || !/^[A-Za-z0-9]{2,80}$/.test(payer.payerId.trim())) {
+    out.push({ field: "payer.payer_id", message: `The insurer ${payer.name.trim() ? `${payer.name.trim()} ` : ""}has no payer id (letters and digits). Add it on the insurer's page.` });
+  }
+  return out;
+}
 
-  const rp = c.renderingProvider;
+/** The rendering provider (2310B, the note's provider): name and NPI. */
+export function renderingProviderIssues(rp: ClaimData["renderingProvider"]): ClaimIssue[] {
+  const out: ClaimIssue[] = [];
   requireText("Rendering provider last name", "rendering.last_name", rp.lastName, ELEMENT_MAX.lastName, out, "on the employee's profile");
   checkText("Rendering provider first name", "rendering.first_name", rp.firstName, ELEMENT_MAX.firstName, out);
   if (!rp.npi) out.push({ field: "rendering.npi", message: `${rp.firstName} ${rp.lastName}`.trim() + " has no NPI. Add the rendering provider's NPI on the employee's profile." });
   else if (!isValidNpi(rp.npi)) out.push({ field: "rendering.npi", message: `The rendering provider's NPI ${rp.npi} is not a valid NPI. Correct it on the employee's profile.` });
+  return out;
+}
 
-  if (c.diagnosisCodes.length === 0) out.push({ field: "diagnosis", message: "No diagnosis code. Add the client's diagnosis code (ICD-10) on the note or the client's profile." });
-  if (c.diagnosisCodes.length > MAX_DIAGNOSES) out.push({ field: "diagnosis", message: `A claim carries at most ${MAX_DIAGNOSES} diagnosis codes.` });
-  for (const d of c.diagnosisCodes) {
-    if (!/^[A-Z][0-9][0-9A-Z]{1,5}$/.test(icd(d))) out.push({ field: "diagnosis", message: `Diagnosis code ${d} is not an ICD-10 code (for example F84.0).` });
+/** The diagnosis codes (HI): at least one, at most MAX_DIAGNOSES, each an ICD-10 code. */
+export function diagnosisIssues(codes: readonly string[]): ClaimIssue[] {
+  const out: ClaimIssue[] = [];
+  if (codes.length === 0) out.push({ field: "diagnosis", message: "No diagnosis code. Add the client's diagnosis code (ICD-10) on the note or the client's profile." });
+  if (codes.length > MAX_DIAGNOSES) out.push({ field: "diagnosis", message: `A claim carries at most ${MAX_DIAGNOSES} diagnosis codes.` });
+  for (const d of codes) {
+    if (!/^[A-Z][0-9][0-9A-Z]{1,5}$/.test(icd(d))) out.push({ field: "diagnosis", message: `Diagnosis code ${d} is not an ICD-10 code (for example F84.0). Correct it on the note or the client's profile.` });
   }
+  return out;
+}
+
+/** What stops a claim from going out, as messages a person can act on (empty: the claim can be written). */
+export function validateClaim(c: ClaimData): ClaimIssue[] {
+  const out: ClaimIssue[] = [
+    ...billingProviderIssues(c.billingProvider),
+    ...subscriberIssues(c.subscriber, c.patient),
+    ...payerIssues(c.payer),
+    ...renderingProviderIssues(c.renderingProvider),
+    ...diagnosisIssues(c.diagnosisCodes),
+  ];
 
   if (!/^[A-Za-z0-9-]{1,20}$/.test(c.claimNumber)) out.push({ field: "claim_number", message: "The claim number must be 1 to 20 letters, digits or dashes." });
   if (c.lines.length === 0) out.push({ field: "lines", message: "The claim has no service lines." });

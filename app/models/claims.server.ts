@@ -3,12 +3,13 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
 import { notePayer, priceNote } from "~/domain/billing";
+import { claimParties, profileDiagnoses, type PartyRows } from "~/domain/claim-parties";
 import { unbillableMessage, type ScrubReason } from "~/domain/scrubber";
 import { BuildInput, canTransition, CLAIM_MESSAGES, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { DEFAULT_ENVELOPE, readable837P, splitName, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
+import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
@@ -45,81 +46,9 @@ function scopeOf(ctx: ModelContext, column: typeof notes.locationId | typeof cla
 
 /* ---------- claim data from rows ---------- */
 
-type Details = Record<string, unknown>;
-
-function parseJson(text: string | null | undefined): Details {
-  try {
-    const v = JSON.parse(text ?? "{}");
-    return v && typeof v === "object" && !Array.isArray(v) ? (v as Details) : {};
-  } catch {
-    return {};
-  }
-}
-
-function str(d: Details, key: string): string | null {
-  const v = d[key];
-  return typeof v === "string" && v.trim() ? v.trim() : typeof v === "number" ? String(v) : null;
-}
-
-function flag(d: Details, key: string): boolean {
-  const v = d[key];
-  return v === true || v === 1 || (typeof v === "string" && ["1", "true", "on", "yes"].includes(v.toLowerCase()));
-}
-
-function genderOf(v: unknown): "M" | "F" | "U" {
-  const s = String(v ?? "");
-  return s === "1" ? "M" : s === "2" ? "F" : "U";
-}
-
-export interface PartyRows {
-  patient: { firstName: string; lastName: string; birthDate: string | null; gender: number | null; details: string };
-  location: { title: string; address: string | null; city: string | null; state: string | null; zip: string | null; phone1: string | null; npi: string | null; taxId: string | null };
-  provider: { name: string; surname: string; profile: string } | null;
-  insurer: { name: string; payerId: string | null } | null;
-}
-
-/** The client's diagnoses from the profile (principal, then secondary), upper-case. */
-export function profileDiagnoses(details: string): string[] {
-  const d = parseJson(details);
-  const secondary = Array.isArray(d.secondary_diagnosis_codes) ? d.secondary_diagnosis_codes.map(String) : typeof d.secondary_diagnosis_codes === "string" ? d.secondary_diagnosis_codes.split(/[,;]/) : [];
-  return [str(d, "diagnosis_code") ?? "", ...secondary].map((s) => s.trim().toUpperCase()).filter(Boolean);
-}
-
-/** The 837P data of a claim: billing provider from the location, subscriber from the client's insurance details. */
+/** The 837P data of a claim: its parties (claimParties, the scrubber's too), diagnoses and lines. */
 export function claimDataOf(claimNumber: string, rows: PartyRows, diagnosisCodes: string[], lines: ClaimData["lines"]): ClaimData {
-  const d = parseJson(rows.patient.details);
-  const self = flag(d, "is_self_subscriber");
-  const client = {
-    firstName: rows.patient.firstName,
-    lastName: rows.patient.lastName,
-    birthDate: rows.patient.birthDate,
-    gender: genderOf(rows.patient.gender),
-    address: str(d, "address"),
-    city: str(d, "city"),
-    state: str(d, "state"),
-    zip: str(d, "zip"),
-  };
-  const parent = {
-    ...splitName(str(d, "parent_name")),
-    birthDate: str(d, "parent_birth_date"),
-    gender: genderOf(d.parent_gender),
-    address: str(d, "parent_address") ?? client.address,
-    city: str(d, "parent_city") ?? client.city,
-    state: str(d, "parent_state") ?? client.state,
-    zip: str(d, "parent_zip") ?? client.zip,
-  };
-  const profile = parseJson(rows.provider?.profile);
-  const l = rows.location;
-  return {
-    claimNumber,
-    billingProvider: { name: l.title, address: l.address, city: l.city, state: l.state, zip: l.zip, npi: l.npi, taxId: l.taxId, phone: l.phone1 },
-    subscriber: { ...(self ? client : parent), memberId: str(d, "insuranceId"), groupNumber: str(d, "insured_policy_group"), selfSubscriber: self },
-    patient: self ? null : client,
-    payer: { name: rows.insurer?.name ?? "", payerId: rows.insurer?.payerId ?? null },
-    renderingProvider: { firstName: rows.provider?.name ?? "", lastName: rows.provider?.surname || (rows.provider ? "" : ""), npi: str(profile, "npi") },
-    diagnosisCodes,
-    lines,
-  };
+  return { claimNumber, ...claimParties(rows), diagnosisCodes, lines };
 }
 
 /* ---------- build ---------- */

@@ -4,6 +4,7 @@ import { fastRows } from "~/db/fast-rows.server";
 import * as v from "valibot";
 import { insurances, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import type { PriceService } from "~/domain/billing";
+import { PARTY_DETAIL_KEYS } from "~/domain/claim-parties";
 import { canSeeLocation } from "~/domain/permissions";
 import { codeList, SCRUB_MAX_DAYS, scrubNote, type ScrubFacts, type ScrubNoteFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
 import { ZONE_SPREAD_MINUTES, type Interval } from "~/domain/note-rules";
@@ -99,6 +100,14 @@ function named<T extends SQLiteColumn>(column: T, name: string) {
   return sql<T["_"]["data"] | (T["_"]["notNull"] extends true ? never : null)>`${column}`.mapWith(column).as(name);
 }
 
+/** Only the keys of a JSON column the claim's parties read (PARTY_DETAIL_KEYS, the provider's NPI), as one JSON object. */
+function jsonKeys(column: SQLiteColumn, keys: readonly string[], name: string) {
+  return sql<string | null>`json_object(${sql.join(
+    keys.map((k) => sql`${sql.raw(`'${k}'`)}, json_extract(${column}, ${sql.raw(`'$.${k}'`)})`),
+    sql.raw(", "),
+  )})`.as(name);
+}
+
 /**
  * The batch that reads every fact for the notes `filter` selects (a condition on `notes`, within the actor's
  * scope). `extra` rides in the same batch (e.g. the audit chain's tail).
@@ -156,6 +165,28 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         bcba: named(insurances.extraPosForBcba, "ins_bcba"),
       },
       provider: { id: named(users.id, "prov_id"), name: sql<string>`trim(${users.name} || ' ' || ${users.surname})`.as("prov_name") },
+      // The claim's parties as the claims model reads them (claimParties): the 837P's checks run on them.
+      party: {
+        firstName: named(patients.firstName, "pt_first_name"),
+        lastName: named(patients.lastName, "pt_last_name"),
+        birthDate: named(patients.birthDate, "pt_birth_date"),
+        gender: named(patients.gender, "pt_gender"),
+        details: jsonKeys(patients.details, PARTY_DETAIL_KEYS, "pt_party_details"),
+        providerFirst: named(users.name, "prov_first_name"),
+        providerLast: named(users.surname, "prov_last_name"),
+        providerProfile: jsonKeys(users.profile, ["npi"], "prov_profile"),
+        payerId: named(insurances.payerId, "ins_payer_id"),
+      },
+      location: {
+        title: named(locations.title, "loc_title"),
+        address: named(locations.address, "loc_address"),
+        city: named(locations.city, "loc_city"),
+        state: named(locations.state, "loc_state"),
+        zip: named(locations.zip, "loc_zip"),
+        phone1: named(locations.phone1, "loc_phone1"),
+        npi: named(locations.npi, "loc_npi"),
+        taxId: named(locations.taxId, "loc_tax_id"),
+      },
       // The credential the note is priced for: the same expression as the billing rows, the save and claims.
       providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
       compliance: named(userLocations.compliance, "prov_compliance"),
@@ -168,6 +199,7 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
     .leftJoin(insurances, and(eq(insurances.id, payer), isNull(insurances.deletedAt)))
     .leftJoin(users, and(eq(users.id, notes.providerId), isNull(users.deletedAt)))
     .leftJoin(userLocations, and(eq(userLocations.userId, notes.providerId), eq(userLocations.locationId, notes.locationId)))
+    .innerJoin(locations, eq(locations.id, notes.locationId))
     .where(where)
     .orderBy(asc(notes.sessionDate), asc(notes.startAt), asc(notes.id));
   // The payers' services, as the one price function needs them; the insurers come from a subquery, so the
@@ -285,6 +317,12 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
           : null,
       clientSameDay: byClient.get(key(n.patientId, n.sessionDate)) ?? [],
       providerNearby: n.providerId == null ? [] : (byNote.get(String(n.id)) ?? []),
+      parties: {
+        patient: { firstName: r.party.firstName, lastName: r.party.lastName, birthDate: r.party.birthDate, gender: r.party.gender, details: r.party.details ?? "{}" },
+        location: r.location,
+        provider: r.provider?.id != null ? { name: r.party.providerFirst ?? "", surname: r.party.providerLast ?? "", profile: r.party.providerProfile ?? "{}" } : null,
+        insurer: r.insurer?.id != null ? { name: r.insurer.name, payerId: r.party.payerId } : null,
+      },
     };
     return {
       id: n.id,

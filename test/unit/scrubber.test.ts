@@ -24,8 +24,18 @@ function base(): ScrubFacts {
     pa: { id: 5, patientId: 1, name: "ABA 97153", cpt: "97153", nUnits: 240, startDate: "2026-09-01", endDate: "2026-12-31", insuranceId: null, unitsBefore: 100 },
     clientSameDay: [],
     providerNearby: [],
+    // Parties a claim can carry: the location with NPI, tax id and ZIP+4, a self-subscriber client with an address, the RBT's NPI, a payer id.
+    parties: {
+      location: { title: "Main Clinic", address: "100 Main St", city: "Miami", state: "FL", zip: "33101-1234", phone1: "305-555-0100", npi: "1234567893", taxId: "591234567" },
+      patient: { firstName: "Mia", lastName: "Lopez", birthDate: "2018-04-02", gender: 2, details: JSON.stringify({ insuranceId: "W123", is_self_subscriber: true, address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102", diagnosis_code: "F84.0" }) },
+      provider: { name: "Jane", surname: "Doe", profile: JSON.stringify({ npi: "1234567893" }) },
+      insurer: { name: "Acme", payerId: "ACME1" },
+    },
   };
 }
+
+/** The client's details with some keys set (undefined: removed). */
+const details = (f: ScrubFacts, set: Record<string, unknown>) => (f.parties.patient.details = JSON.stringify({ ...JSON.parse(f.parties.patient.details), ...set }));
 
 type Change = (f: ScrubFacts) => void;
 const codes = (f: ScrubFacts) => scrubNote(f).map((r) => r.code);
@@ -99,7 +109,28 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["the same modifier twice", (f) => (f.note.modifiers = ["HM", "hm"]), ["modifier_misfit"], /^Modifier HM is chosen twice: give each modifier once\.$/],
     ["exactly the max per day", (f) => (f.clientSameDay = [{ id: 103, cptCode: "97153", units: 8, pairs: [{ start: at(13), end: at(15) }] }]), []],
     ["above the max per day", (f) => (f.clientSameDay = [{ id: 103, cptCode: "97153", units: 9, pairs: [{ start: at(13), end: at(15, 15) }] }, { id: 104, cptCode: "97155", units: 8, pairs: [{ start: at(16), end: at(18) }] }]), ["above_max_per_day"], /^17 units of CPT 97153 on 2026-10-05 for this client, above Acme's maximum of 16 a day\.$/],
+    // The claim's parties (probe 8933 §2): the 837P validator's own checks, each a reason with a code.
+    ["a 5-digit location ZIP", (f) => (f.parties.location.zip = "60602"), ["location_zip"], /^The ZIP code of the location Main Clinic is 60602: a claim's billing provider needs the 9-digit ZIP\+4 \(for example 60602-1234\)\. Enter the ZIP\+4 on the location's page\.$/],
+    ["a ZIP+4 without its dash passes", (f) => (f.parties.location.zip = "331011234"), []],
+    ["no location NPI", (f) => (f.parties.location.npi = null), ["location_npi"], /^The location Main Clinic has no NPI\. Add the billing provider's 10-digit NPI on the location's page\.$/],
+    ["a location NPI with a wrong check digit", (f) => (f.parties.location.npi = "1234567890"), ["location_npi"], /NPI 1234567890 is not a valid NPI/],
+    ["no location tax id", (f) => (f.parties.location.taxId = null), ["location_tax_id"], /^The location Main Clinic has no tax id\. Add the 9-digit tax id \(EIN\) on the location's page\.$/],
+    ["no location address or phone", (f) => ((f.parties.location.address = null), (f.parties.location.phone1 = "")), ["location_details", "location_details"], /^Location address is missing\. Add it on the location's page\.\nThe location Main Clinic needs a phone number/],
+    ["the rendering provider without an NPI", (f) => (f.parties.provider!.profile = "{}"), ["provider_npi"], /^Jane Doe has no NPI\. Add the rendering provider's NPI on the employee's profile\.$/],
+    ["no provider: no_provider alone, not also no NPI", (f) => ((f.provider = null), (f.parties.provider = null)), ["no_provider"]],
+    ["a self-subscriber without address, city or state", (f) => details(f, { address: undefined, city: undefined, state: undefined }), ["subscriber_details", "subscriber_details", "subscriber_details"], /^Subscriber address is missing\. Add it on the client's profile\.\nSubscriber city is missing\. Add it on the client's profile\.\nSubscriber state must be a 2-letter code \(for example FL\)\. Set it on the client's profile\.$/],
+    ["a parent subscriber without an address: the client's is used", (f) => details(f, { is_self_subscriber: false, parent_name: "Laura Nguyen", parent_birth_date: "1985-02-03" }), []],
+    ["a parent subscriber, neither with an address", (f) => details(f, { is_self_subscriber: false, parent_name: "Laura Nguyen", parent_birth_date: "1985-02-03", address: undefined }), ["subscriber_details", "client_details"], /^Subscriber address is missing\. Add it as the parent's address on the client's profile\.\nClient address is missing/],
+    ["a parent's name of three words", (f) => details(f, { is_self_subscriber: false, parent_name: "Mary Ann Cruz", parent_birth_date: "1985-02-03" }), ["subscriber_details"], /cannot be told apart/],
+    ["no member id", (f) => details(f, { insuranceId: undefined }), ["member_id"], /^Member id \(primary insurance identifier\) is missing\. Add it on the client's insurance details\.$/],
+    ["no payer id", (f) => (f.parties.insurer!.payerId = null), ["payer_id"], /^The insurer Acme has no payer id \(letters and digits\)\. Add it on the insurer's page\.$/],
+    ["a payer without a name", (f) => (f.parties.insurer!.name = " "), ["payer_details"], /^Payer name is missing\. Add it on the insurer's page\.$/],
+    ["a provider's name with a separator", (f) => (f.parties.provider!.surname = "Do*e"), ["provider_name"], /^Rendering provider last name contains '\*'/],
+    ["no payer: no_payer alone, not also no payer id", (f) => ((f.client.insurerId = null), (f.insurer = null), (f.parties.insurer = null)), ["no_payer"]],
+    ["a diagnosis that is not ICD-10", (f) => (f.note.diagnosisCode = "autism"), ["invalid_diagnosis"], /^Diagnosis code AUTISM is not an ICD-10 code \(for example F84\.0\)\. Correct it on the note or the client's profile\.$/],
+    ["a client's secondary diagnosis that is not ICD-10", (f) => details(f, { secondary_diagnosis_codes: ["F90.2", "X"] }), ["invalid_diagnosis"], /Diagnosis code X is not/],
     ["several reasons at once, in the table's order", (f) => ((f.note.signedAt = null), (f.pa = null), (f.note.pos = "")), ["unsigned", "missing_pos", "no_pa"]],
+    ["party reasons come last, location first", (f) => ((f.note.signedAt = null), (f.parties.provider!.profile = "{}"), (f.parties.location.zip = "60602")), ["unsigned", "location_zip", "provider_npi"]],
   ];
 
   it.each(cases)("%s", (_name, change, expected, message) => {

@@ -98,7 +98,7 @@ describe("837P writer: golden files, read back", () => {
 
 describe("837P validation: what a person must fix", () => {
   const cases: [string, Partial<ClaimData> | ((c: ClaimData) => ClaimData), string, RegExp][] = [
-    ["missing location NPI", (c) => ({ ...c, billingProvider: { ...c.billingProvider, npi: null } }), "billing.npi", /location has no NPI/],
+    ["missing location NPI", (c) => ({ ...c, billingProvider: { ...c.billingProvider, npi: null } }), "billing.npi", /^The location Sunrise ABA Miami has no NPI\./],
     ["bad location NPI check digit", (c) => ({ ...c, billingProvider: { ...c.billingProvider, npi: "1234567890" } }), "billing.npi", /not a valid NPI/],
     ["missing tax id", (c) => ({ ...c, billingProvider: { ...c.billingProvider, taxId: null } }), "billing.tax_id", /no tax id/],
     ["missing member id", (c) => ({ ...c, subscriber: { ...c.subscriber, memberId: "" } }), "subscriber.member_id", /Member id/],

@@ -51,7 +51,7 @@ const checked = (row: string, name: "billed" | "pay") => new RegExp(`<input type
 beforeAll(async () => {
   here = await createLocation();
   there = await createLocation();
-  const [ins] = await db().insert(insurances).values({ name: "Blue Payer" }).returning();
+  const [ins] = await db().insert(insurances).values({ name: "Blue Payer", payerId: "PAYER1" }).returning();
   ids.ins = ins!.id;
   await db()
     .insert(insuranceServices)
@@ -484,7 +484,7 @@ async function freshClient() {
 
 describe("the unit price shows its multiplier where it is not 1 (probe 8912 §4)", () => {
   it("a 1.15 service's row reads '$12.99 × 1.15' beside its charge, screen and API alike; a 1.00 service's row the price alone", async () => {
-    const [payer] = await db().insert(insurances).values({ name: "Multiplier Payer" }).returning();
+    const [payer] = await db().insert(insurances).values({ name: "Multiplier Payer", payerId: "PAYER1" }).returning();
     await db().insert(insuranceServices).values({ insuranceId: payer!.id, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 12.99, multiplier: 1.15 });
     const carol = await createPatient({ locationId: here.id, insurerId: payer!.id, firstName: "Carol", lastName: "Times" });
     const n = await note({ type: "rbt", patientId: carol.id, locationId: here.id, date: "2026-04-06" });

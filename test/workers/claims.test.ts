@@ -265,14 +265,21 @@ describe("API /v2/claims", () => {
   });
 
   it.each([
-    ["without the location's NPI", { npi: null }, "billing.npi", () => "The location has no NPI. Add the billing provider's 10-digit NPI on the location's page."],
+    ["without the location's NPI", { npi: null }, "billing.npi", (title: string) => `The location ${title} has no NPI. Add the billing provider's 10-digit NPI on the location's page.`],
     ["with a 5-digit location ZIP (2010AA N403 needs ZIP+4)", { zip: "33101" }, "billing.zip", (title: string) => `The ZIP code of the location ${title} is 33101: a claim's billing provider needs the 9-digit ZIP+4 (for example 33101-1234). Enter the ZIP+4 on the location's page.`],
-  ])("a claim %s is built as a draft with the reason, shown in the viewer, and generating it is refused", async (_l, opts, field, message) => {
-    const w = await world(opts);
-    const n = await w.note();
-    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } })).json()) as { data: { id: number; errors: { field: string; message: string }[] }[] }).data;
+  ])("a location %s: the build refuses its notes with the scrubber's reason; a draft built before shows it in the viewer, and generating it is refused", async (_l, change, field, message) => {
+    const w = await world();
+    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [await w.note()] } })).json()) as { data: { id: number; errors: { field: string; message: string }[] }[] }).data;
+    expect(built[0]!.errors).toEqual([]);
+    await db().update(locations).set(change).where(eq(locations.id, w.location.id));
     const expected = message(w.location.title);
-    expect(built[0]!.errors).toEqual([{ field, message: expected }]);
+    // The pre-billing scrubber runs the 837P's party checks (decision 034): a note of that location is refused at the build.
+    const later = await w.note({ sessionDate: "2026-11-03" });
+    const claimsBefore = await claimCount();
+    const refused = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [later] } });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Record<string, string> }).errors[`notes.${later}`]).toBe(`Note ${later}: Cannot bill this note: ${expected}`);
+    expect(await claimCount()).toBe(claimsBefore);
     const viewer = await request(`/claims/edit-viewer/${built[0]!.id}`, { cookie: await signInCookie(w.manager) });
     expect((await viewer.text()).replaceAll("&#x27;", "'")).toContain(expected);
     const files = (await db().select({ n: count() }).from(x12Files))[0]!.n;
@@ -282,6 +289,7 @@ describe("API /v2/claims", () => {
     expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(files);
     const [claim] = await db().select().from(claims).where(eq(claims.id, built[0]!.id));
     expect(claim!.status).toBe("draft");
+    expect(JSON.parse(claim!.errors!)).toEqual([{ field, message: expected }]);
   });
 
   it("a location's ZIP+4 goes out whole in 2010AA N403; the subscriber's 5-digit ZIP is kept as it is", async () => {
@@ -491,17 +499,19 @@ describe("a build's write is a fixed number of statements, whatever the number o
   it.each([
     ["written", {}],
     ["refused (the location has no billing NPI)", { npi: null }],
-  ] as const)("generating 40 claims into one 837P takes the statements of one claim's, %s", async (outcome, opts) => {
+  ] as const)("generating 40 claims into one 837P takes the statements of one claim's, %s", async (outcome, change) => {
     const generate = async (w: Awaited<ReturnType<typeof world>>, noteIds: number[]) => {
       const built = await buildClaims(await ctxOf(w.manager, db()), { note_ids: noteIds });
       expect(built.ok, JSON.stringify(built)).toBe(true);
       const claimIds = built.ok ? built.data.map((b) => b.id) : [];
+      // The location loses its NPI after the build (the build itself refuses a location without one).
+      if (outcome !== "written") await db().update(locations).set(change).where(eq(locations.id, w.location.id));
       const counting = countingDb();
       return { claimIds, result: await generateClaims(await ctxOf(w.manager, counting.db), { claim_ids: claimIds }), statements: counting.statements() };
     };
-    const one = await world(opts);
+    const one = await world();
     const single = await generate(one, [await one.note()]);
-    const w = await world(opts);
+    const w = await world();
     const many = await generate(w, await clientsWithNotes(w, 40));
     expect(many.statements).toBe(single.statements);
     const stored = await db().select().from(claims).where(sql`${claims.id} in (select value from json_each(${JSON.stringify(many.claimIds)}))`).orderBy(claims.id);
@@ -717,11 +727,15 @@ describe("screens /claims and /claims/edit-viewer/:id", () => {
     expect(o).not.toContain(VOIDED);
   });
 
-  it("a draft voided before generation no longer lists the problems its build found, on the viewer or the list (probe 8912)", async () => {
-    const w = await world({ npi: null });
+  it("a draft voided before generation no longer lists the problems its generation found, on the viewer or the list (probe 8912)", async () => {
+    const w = await world();
     const cookie = await signInCookie(w.manager);
-    const built = (await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [await w.note()] } })).json()) as { data: { id: number; claim_number: string; errors: unknown[] }[] };
-    const { id, claim_number, errors } = built.data[0]!;
+    const built = (await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [await w.note()] } })).json()) as { data: { id: number; claim_number: string }[] };
+    const { id, claim_number } = built.data[0]!;
+    // The location loses its NPI after the build: generating is refused and the draft keeps the reasons.
+    await db().update(locations).set({ npi: null }).where(eq(locations.id, w.location.id));
+    expect((await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [id] } })).status).toBe(422);
+    const errors = JSON.parse((await db().select({ errors: claims.errors }).from(claims).where(eq(claims.id, id)))[0]!.errors!) as unknown[];
     expect(errors.length).toBeGreaterThan(0);
     const listRow = async () => {
       const html = (await (await request(`/claims?location_id=${w.location.id}`, { cookie })).text()).replace(/<!-- -->/g, "");
@@ -990,11 +1004,14 @@ describe("names and addresses go out in X12's characters and whole, or the claim
     ["a city longer than N401", { firstName: "Ana", lastName: "Davis", city: "Rancho Santa Margarita Heights Village" }, "patient.city", "Client city is longer than the 30 characters a claim can carry. Shorten it and build again."],
     ["a street longer than N301 and N302", { firstName: "Ana", lastName: "Davis", address: `${long}, Across From The Old Library On The Corner` }, "patient.address", "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it and build again."],
     ["a name in another script", { firstName: "山田", lastName: "Davis" }, "patient.first_name", "Client first name contains '山', which a claim cannot carry (letters, digits and basic punctuation only). Edit it and build again."],
-  ])("%s: the build records the issue, generating answers 422 and writes nothing", async (_name, set, field, message) => {
+  ])("%s: the build refuses the note with the scrubber's reason; a draft built before answers 422 to generating and writes nothing", async (_name, set, field, message) => {
     const w = await world();
-    await dependent(w, set);
     const draft = await build(w);
-    expect(draft.errors).toEqual([{ field, message }]);
+    await dependent(w, set);
+    const later = await w.note({ sessionDate: "2026-11-03" });
+    const refused = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [later] } });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Record<string, string> }).errors[`notes.${later}`]).toBe(`Note ${later}: Cannot bill this note: ${message}`);
     const files = await fileCount();
     const gen = await generate(w, draft.id);
     expect(gen.status).toBe(422);

@@ -59,7 +59,7 @@ const auditCount = async () => (await db().select({ n: count() }).from(auditLog)
 beforeAll(async () => {
   here = await createLocation();
   there = await createLocation();
-  const [ins] = await db().insert(insurances).values({ name: "Acme Health" }).returning();
+  const [ins] = await db().insert(insurances).values({ name: "Acme Health", payerId: "PAYER1" }).returning();
   insurer = ins!.id;
   await db()
     .insert(insuranceServices)
@@ -469,7 +469,7 @@ describe("store, show, update, destroy", () => {
   });
 
   it("update keeps a PA number and NPI the body leaves out; null clears the PA number and gives the NPI back to the location's", async () => {
-    const npiLocation = await createLocation({ npi: "1999999999" });
+    const npiLocation = await createLocation({ npi: "1999999992" });
     const biller = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [npiLocation.id] }));
     const client = await createPatient({ locationId: npiLocation.id, insurerId: insurer });
     const n = await note({ type: "rbt", patientId: client.id, locationId: npiLocation.id, date: "2026-04-06" });
@@ -480,7 +480,7 @@ describe("store, show, update, destroy", () => {
     expect(kept.status).toBe(200);
     expect(((await kept.json()) as any).data.report).toMatchObject({ md: "HM", pa_number: "PA-9", npi: "1234567890", version: 2 });
     const cleared = await api(`/client_report/update/${id}`, { method: "POST", token: biller, body: { version: 2, md: "HM", pa_number: null, npi: null } });
-    expect(((await cleared.json()) as any).data.report).toMatchObject({ pa_number: null, npi: "1999999999", version: 3 });
+    expect(((await cleared.json()) as any).data.report).toMatchObject({ pa_number: null, npi: "1999999992", version: 3 });
   });
 });
 
@@ -491,7 +491,7 @@ describe("a save keeps every field it does not send (decision 030, probe 8901 §
   let paId: number;
 
   beforeAll(async () => {
-    clinic = await createLocation({ npi: "1999999999" });
+    clinic = await createLocation({ npi: "1999999992" });
     biller = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [clinic.id] }));
     client = await createPatient({ locationId: clinic.id, insurerId: insurer });
     const [pa] = await db().insert(paServices).values({ patientId: client.id, paService: "Treatment", cpt: "97153", nUnits: 400, startDate: "2026-01-01", endDate: "2026-12-31", insuranceId: insurer }).returning();
@@ -597,8 +597,8 @@ describe("a note is priced for its provider's credential: the row, the save and 
   beforeAll(async () => {
     clinic = await createLocation();
     // Dual prices 97153 for RBTs and for BCBAs; RbtOnly only for RBTs.
-    const [a] = await db().insert(insurances).values({ name: "Dual Health" }).returning();
-    const [b] = await db().insert(insurances).values({ name: "RbtOnly Health" }).returning();
+    const [a] = await db().insert(insurances).values({ name: "Dual Health", payerId: "PAYER1" }).returning();
+    const [b] = await db().insert(insurances).values({ name: "RbtOnly Health", payerId: "PAYER1" }).returning();
     dual = a!.id;
     rbtOnly = b!.id;
     await db()

@@ -16,7 +16,7 @@ const o = alias(notes, "o");
 
 beforeAll(async () => {
   const loc = await createLocation();
-  const [ins] = await db().insert(insurances).values({ name: "Fast Payer" }).returning();
+  const [ins] = await db().insert(insurances).values({ name: "Fast Payer", payerId: "PAYER1" }).returning();
   const client = await createPatient({ locationId: loc.id, insurerId: ins!.id, firstName: "Fay", lastName: "Rows" });
   const bare = await createPatient({ locationId: loc.id, firstName: "Bo", lastName: "Bare" });
   const provider = await createUser({ permissions: ["view_notes"], locations: [loc.id], name: "Pia" });

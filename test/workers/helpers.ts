@@ -56,9 +56,15 @@ async function passwordHash() {
   return cachedHash;
 }
 
-/** A location offering every place-of-service code unless told (a note's POS must be one of its location's). */
+/**
+ * What a claim's billing provider needs (2010AA: address with ZIP+4, phone, NPI, tax id): a location has it unless told,
+ * so that its notes pass the pre-billing scrubber's party checks (decision 034).
+ */
+export const BILLABLE_LOCATION = { address: "100 Main St", city: "Miami", state: "FL", zip: "33101-1234", phone1: "305-555-0100", npi: "1306849450", taxId: "591234567" } as const;
+
+/** A location offering every place-of-service code unless told (a note's POS must be one of its location's), billable (BILLABLE_LOCATION). */
 export async function createLocation(over: Partial<typeof locations.$inferInsert> = {}) {
-  const [row] = await db().insert(locations).values({ title: `Clinic ${next()}`, timeZone: "America/New_York", posCodes: POS_CODE_VALUES.join(","), ...over }).returning();
+  const [row] = await db().insert(locations).values({ title: `Clinic ${next()}`, timeZone: "America/New_York", posCodes: POS_CODE_VALUES.join(","), ...BILLABLE_LOCATION, ...over }).returning();
   return row!;
 }
 
@@ -96,12 +102,12 @@ export async function createManyStaff(locationId: number, count: number, prefix:
   await db().run(sql`insert into user_locations (user_id, location_id) select id, location_id from users where location_id = ${locationId} and name like ${`${prefix}%`}`);
 }
 
-/** A staff user with one role (made up from `permissions`, or a named built-in role) and some locations. */
+/** A staff user with one role (made up from `permissions`, or a named built-in role) and some locations, with an NPI (a claim's rendering provider needs one). */
 export async function createUser(opts: { role?: string; permissions?: readonly Permission[]; locations?: number[]; twoFactor?: boolean; status?: string; name?: string } = {}): Promise<TestUser> {
   const email = `user-${next()}@test.example`;
   const [user] = await db()
     .insert(users)
-    .values({ name: opts.name ?? "Test", surname: "User", email, passwordHash: await passwordHash(), twoFactorEnabled: !!opts.twoFactor, status: opts.status ?? "active", locationId: opts.locations?.[0] ?? null })
+    .values({ name: opts.name ?? "Test", surname: "User", email, passwordHash: await passwordHash(), profile: JSON.stringify({ npi: "1112223338" }), twoFactorEnabled: !!opts.twoFactor, status: opts.status ?? "active", locationId: opts.locations?.[0] ?? null })
     .returning();
   const role = await createRole(opts.role ?? `ROLE_${next()}`, opts.permissions ?? []);
   await db().insert(userRoles).values({ userId: user!.id, roleId: role.id });
@@ -118,10 +124,15 @@ export async function createParent(over: Partial<typeof parents.$inferInsert> = 
   return { id: row!.id, email, password: PASSWORD };
 }
 
+/** What a claim's subscriber needs (decision 034's party checks): a self-subscriber client with a member id and an address. */
+export const BILLABLE_DETAILS = { is_self_subscriber: true, insuranceId: "MBR123", address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102" } as const;
+
+/** A client (born 2018) whose details are BILLABLE_DETAILS with the given `details` over them. */
 export async function createPatient(over: Partial<typeof patients.$inferInsert> & { locationId: number }) {
+  const details = JSON.stringify({ ...BILLABLE_DETAILS, ...(JSON.parse(over.details ?? "{}") as object) });
   const [row] = await db()
     .insert(patients)
-    .values({ patientIdentifier: `P-${next()}`, firstName: "Casey", lastName: `Client${next()}`, ...over })
+    .values({ patientIdentifier: `P-${next()}`, firstName: "Casey", lastName: `Client${next()}`, birthDate: "2018-04-02", ...over, details })
     .returning();
   return row!;
 }

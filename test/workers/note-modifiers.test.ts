@@ -44,7 +44,7 @@ const optionsOf = (select: string) => [...select.matchAll(/<option value="([^"]*
 
 beforeAll(async () => {
   location = await createLocation();
-  const [ins] = await db().insert(insurances).values({ name: "Fit Health" }).returning();
+  const [ins] = await db().insert(insurances).values({ name: "Fit Health", payerId: "PAYER1" }).returning();
   await db()
     .insert(insuranceServices)
     .values([

@@ -1,6 +1,6 @@
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, clientReports, insurances, insuranceServices, notes, paServices, userLocations } from "~/db/schema";
+import { auditLog, clientReports, insurances, insuranceServices, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import { noteBodyToFormFields } from "~/domain/note-form";
 import { localMinute, NOTE_MESSAGES } from "~/domain/note-rules";
 import { type NoteJson, unitsForMinutes } from "~/domain/notes";
@@ -64,7 +64,7 @@ async function note(patient: { id: number; locationId: number }, sessionDate: st
 async function world() {
   const loc = await createLocation({ title: "Scrub Clinic" });
   const elsewhere = await createLocation({ title: "Elsewhere" });
-  const [acme] = await db().insert(insurances).values({ name: "Acme", posAllowedToTt: "12,03", extraPosForBcba: "11", posAllowedToCg: "11,12" }).returning();
+  const [acme] = await db().insert(insurances).values({ name: "Acme", payerId: "ACME1", posAllowedToTt: "12,03", extraPosForBcba: "11", posAllowedToCg: "11,12" }).returning();
   await db().insert(insuranceServices).values([
     { insuranceId: acme!.id, cptCode: "97153", provider: "rbt", type: "rbt", modifiers: "HM", unitPrice: 12.5, maxPerDay: 16 },
     { insuranceId: acme!.id, cptCode: "97155", provider: "bcba", type: "bcba", modifiers: "HO", unitPrice: 20, maxPerDay: 8 },
@@ -241,6 +241,70 @@ describe("a note with no units (probe 8912)", () => {
     expect(built.status, await built.clone().text()).toBe(201);
     const lines = ((await built.json()) as { data: { errors: { message: string }[] }[] }).data[0]!.errors.map((e) => e.message).join("\n");
     expect(lines).not.toMatch(/no units|Set a price/);
+  });
+});
+
+describe("the claim's parties: what the 837P would refuse is a reason (probe 8933 §2)", () => {
+  it("a 5-digit location ZIP, an RBT without an NPI and a self-subscriber without an address are listed by the API and the screens, billing is refused; fixed, the notes are Ready and billed", async () => {
+    // A new clinic's normal setup: the location form takes a 5-digit ZIP, the employee form no NPI, the client form no address.
+    const loc = await createLocation({ title: "Chicago North", timeZone: "America/Chicago", zip: "60602" });
+    const [prairie] = await db().insert(insurances).values({ name: "Prairie Health", payerId: "PRH01" }).returning();
+    await db().insert(insuranceServices).values({ insuranceId: prairie!.id, locationId: loc.id, cptCode: "97153", provider: "rbt", type: "rbt", modifiers: "HM", unitPrice: 15 });
+    const ryan = await createUser({ role: "RBT", locations: [loc.id], name: "Ryan" });
+    await db().update(users).set({ surname: "Ortiz", profile: "{}" }).where(eq(users.id, ryan.id));
+    const rosa = await createUser({ role: "RBT", locations: [loc.id], name: "Rosa" });
+    const ethan = await createPatient({ locationId: loc.id, firstName: "Ethan", lastName: "Nguyen", insurerId: prairie!.id, details: JSON.stringify({ diagnosis_code: "F84.0", is_self_subscriber: false, parent_name: "Laura Nguyen", parent_birth_date: "1988-03-04" }) });
+    const leo = await createPatient({ locationId: loc.id, firstName: "Leo", lastName: "Park", birthDate: "2004-05-06", insurerId: prairie!.id, details: JSON.stringify({ diagnosis_code: "F84.0", address: "", city: "", state: "" }) });
+    const pa = async (patientId: number) => (await db().insert(paServices).values({ patientId, paService: `PA ${patientId}`, cpt: "97153", nUnits: 240, startDate: "2026-10-01", endDate: "2026-12-31", insuranceId: prairie!.id }).returning())[0]!.id;
+    const byRyan = await note(ethan, "2026-10-05", { providerId: ryan.id, paServiceId: await pa(ethan.id) });
+    const byRosa = await note(leo, "2026-10-06", { providerId: rosa.id, paServiceId: await pa(leo.id) });
+    const manager = await createUser({ permissions: MANAGER, locations: [loc.id] });
+    const token = await apiToken(manager);
+    const cookie = await signInCookie(manager);
+
+    const zip = "The ZIP code of the location Chicago North is 60602: a claim's billing provider needs the 9-digit ZIP+4 (for example 60602-1234). Enter the ZIP+4 on the location's page.";
+    const npi = "Ryan Ortiz has no NPI. Add the rendering provider's NPI on the employee's profile.";
+    const address = ["Subscriber address is missing. Add it on the client's profile.", "Subscriber city is missing. Add it on the client's profile.", "Subscriber state must be a 2-letter code (for example FL). Set it on the client's profile."];
+    const expected = new Map([
+      [byRyan.id, [{ code: "location_zip", message: zip }, { code: "provider_npi", message: npi }]],
+      [byRosa.id, [{ code: "location_zip", message: zip }, ...address.map((message) => ({ code: "subscriber_details", message }))]],
+    ]);
+    const period = `location_id=${loc.id}&date_from=2026-10-01&date_to=2026-10-31`;
+    const report = async () => ((await (await api(`/v2/billing/scrubber?${period}`, { token })).json()) as { data: { total: number; scrubbed: number; data: { id: number; reasons: { code: string; message: string }[] }[] } }).data;
+    const text = async (path: string) => (await (await request(path, { cookie })).text()).replaceAll("&#x27;", "'");
+    const billedOf = async (id: number) => (await db().select({ billed: notes.billed }).from(notes).where(eq(notes.id, id)))[0]!.billed;
+
+    // The scrubber's API and screen list both notes with every reason; the billing rows' claim check names them.
+    const listed = await report();
+    expect(listed).toMatchObject({ total: 2, scrubbed: 2 });
+    expect(new Map(listed.data.map((n) => [n.id, n.reasons]))).toEqual(expected);
+    expect(((await (await api(`/v2/billing/scrubber/notes/${byRyan.id}`, { token })).json()) as { data: { reasons: unknown[] } }).data.reasons).toEqual(expected.get(byRyan.id));
+    const screen = await text(`/billing/scrubber?${period}`);
+    for (const message of [zip, npi, ...address]) expect(screen).toContain(message);
+    expect(screen).toContain("2 of 2 notes need attention");
+    const rows = await text(`/billing/by-client/${leo.id}?from=2026-10-01&to=2026-10-31`);
+    for (const message of [zip, ...address]) expect(rows).toContain(message);
+    expect(rows).not.toMatch(/>Ready</);
+
+    // Marking them billed: 422 with the reasons, nothing written.
+    for (const [id, reasons] of expected) {
+      const refused = await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: id, billed: true } });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { errors: Record<string, string> }).errors.billed).toBe(`This note cannot be billed: ${reasons.map((r) => r.message).join(" ")}`);
+      expect(await billedOf(id)).toBe(false);
+    }
+
+    // Fixed where the reasons say: the ZIP+4 on the location, Ryan's NPI, Leo's address.
+    await db().update(locations).set({ zip: "60602-1234" }).where(eq(locations.id, loc.id));
+    await db().update(users).set({ profile: JSON.stringify({ npi: "1234567893" }) }).where(eq(users.id, ryan.id));
+    await db().update(patients).set({ details: JSON.stringify({ ...JSON.parse(leo.details), address: "5 Elm St", city: "Chicago", state: "IL" }) }).where(eq(patients.id, leo.id));
+    expect(await report()).toMatchObject({ total: 0, scrubbed: 2, data: [] });
+    expect(await text(`/billing/by-client/${leo.id}?from=2026-10-01&to=2026-10-31`)).toMatch(/>Ready</);
+    for (const id of expected.keys()) {
+      const billed = await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: id, billed: true } });
+      expect(billed.status, await billed.clone().text()).toBe(201);
+      expect(await billedOf(id)).toBe(true);
+    }
   });
 });
 

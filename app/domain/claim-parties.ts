@@ -1,0 +1,107 @@
+import { splitName, type ClaimParties } from "./x12-837p";
+
+/**
+ * A claim's parties from the records they are kept in (decision 032): the billing provider from the note's location,
+ * the subscriber (the client, or the parent named on the client's profile) and the client from the client's profile
+ * and insurance details, the payer from the insurer, the rendering provider from the employee's profile. Pure: the
+ * claims model and the pre-billing scrubber (decision 034) read the same columns and map them here, so both check the
+ * same parties with the same rules (app/domain/x12-837p.ts).
+ */
+
+export interface PartyRows {
+  patient: { firstName: string; lastName: string; birthDate: string | null; gender: number | null; details: string };
+  location: { title: string; address: string | null; city: string | null; state: string | null; zip: string | null; phone1: string | null; npi: string | null; taxId: string | null };
+  provider: { name: string; surname: string; profile: string } | null;
+  insurer: { name: string; payerId: string | null } | null;
+}
+
+/**
+ * The keys of the client's `details` that claimParties and profileDiagnoses read: a reader that cannot afford the
+ * whole profile (the scrubber reads a month of notes at once) reads these alone (test/unit/claim-parties.test.ts
+ * checks that they give the same parties as the whole profile).
+ */
+export const PARTY_DETAIL_KEYS = [
+  "is_self_subscriber",
+  "insuranceId",
+  "insured_policy_group",
+  "address",
+  "city",
+  "state",
+  "zip",
+  "parent_name",
+  "parent_birth_date",
+  "parent_gender",
+  "parent_address",
+  "parent_city",
+  "parent_state",
+  "parent_zip",
+  "diagnosis_code",
+  "secondary_diagnosis_codes",
+] as const;
+
+type Details = Record<string, unknown>;
+
+function parseJson(text: string | null | undefined): Details {
+  try {
+    const v = JSON.parse(text ?? "{}");
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Details) : {};
+  } catch {
+    return {};
+  }
+}
+
+function str(d: Details, key: string): string | null {
+  const v = d[key];
+  return typeof v === "string" && v.trim() ? v.trim() : typeof v === "number" ? String(v) : null;
+}
+
+function flag(d: Details, key: string): boolean {
+  const v = d[key];
+  return v === true || v === 1 || (typeof v === "string" && ["1", "true", "on", "yes"].includes(v.toLowerCase()));
+}
+
+function genderOf(v: unknown): "M" | "F" | "U" {
+  const s = String(v ?? "");
+  return s === "1" ? "M" : s === "2" ? "F" : "U";
+}
+
+/** The client's diagnoses from the profile (principal, then secondary), upper-case. */
+export function profileDiagnoses(details: string): string[] {
+  const d = parseJson(details);
+  const secondary = Array.isArray(d.secondary_diagnosis_codes) ? d.secondary_diagnosis_codes.map(String) : typeof d.secondary_diagnosis_codes === "string" ? d.secondary_diagnosis_codes.split(/[,;]/) : [];
+  return [str(d, "diagnosis_code") ?? "", ...secondary].map((s) => s.trim().toUpperCase()).filter(Boolean);
+}
+
+/** The 837P parties: billing provider from the location, subscriber from the client's insurance details. */
+export function claimParties(rows: PartyRows): ClaimParties {
+  const d = parseJson(rows.patient.details);
+  const self = flag(d, "is_self_subscriber");
+  const client = {
+    firstName: rows.patient.firstName,
+    lastName: rows.patient.lastName,
+    birthDate: rows.patient.birthDate,
+    gender: genderOf(rows.patient.gender),
+    address: str(d, "address"),
+    city: str(d, "city"),
+    state: str(d, "state"),
+    zip: str(d, "zip"),
+  };
+  const parent = {
+    ...splitName(str(d, "parent_name")),
+    birthDate: str(d, "parent_birth_date"),
+    gender: genderOf(d.parent_gender),
+    address: str(d, "parent_address") ?? client.address,
+    city: str(d, "parent_city") ?? client.city,
+    state: str(d, "parent_state") ?? client.state,
+    zip: str(d, "parent_zip") ?? client.zip,
+  };
+  const profile = parseJson(rows.provider?.profile);
+  const l = rows.location;
+  return {
+    billingProvider: { name: l.title, address: l.address, city: l.city, state: l.state, zip: l.zip, npi: l.npi, taxId: l.taxId, phone: l.phone1 },
+    subscriber: { ...(self ? client : parent), memberId: str(d, "insuranceId"), groupNumber: str(d, "insured_policy_group"), selfSubscriber: self },
+    patient: self ? null : client,
+    payer: { name: rows.insurer?.name ?? "", payerId: rows.insurer?.payerId ?? null },
+    renderingProvider: { firstName: rows.provider?.name ?? "", lastName: rows.provider?.surname ?? "", npi: str(profile, "npi") },
+  };
+}
