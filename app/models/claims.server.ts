@@ -641,16 +641,35 @@ function repriceDrafts(drafts: readonly LoadedClaim[], rows: readonly BuildRow[]
  * 422 naming each draft claim and note the scrubber refuses now, with its reasons (as a build names them), or null
  * when every note may still be billed. Nothing is generated for any of the claims.
  */
-function unbillableDrafts(drafts: readonly LoadedClaim[], scrubbed: ReadonlyMap<number, ScrubReason[]>): ModelResult<never> | null {
+function unbillableDrafts(drafts: readonly LoadedClaim[], scrubbed: ReadonlyMap<number, ScrubReason[]>): { result: ModelResult<never>; byClaim: Map<string, ClaimIssue[]> } | null {
   const errors: Record<string, string> = {};
+  const byClaim = new Map<string, ClaimIssue[]>();
   for (const d of drafts)
     for (const id of [...new Set([...d.noteIds.values()].flat())].sort((a, b) => a - b)) {
       const reasons = scrubbed.get(id);
-      if (reasons?.length) errors[`${d.claim.claimNumber}.notes.${id}`] = CLAIM_MESSAGES.unbillable(d.claim.claimNumber, id, unbillableMessage(reasons));
+      if (!reasons?.length) continue;
+      errors[`${d.claim.claimNumber}.notes.${id}`] = CLAIM_MESSAGES.unbillable(d.claim.claimNumber, id, unbillableMessage(reasons));
+      byClaim.set(d.claim.claimNumber, [...(byClaim.get(d.claim.claimNumber) ?? []), ...reasons.map((r) => ({ field: `notes.${id}`, message: r.message }))]);
     }
   if (!Object.keys(errors).length) return null;
   const text = Object.values(errors).join(" ");
-  return { ok: false, status: 422, message: `No file was written. ${text}`, errors: { claim_ids: text, ...errors } };
+  return { result: { ok: false, status: 422, message: `No file was written. ${text}`, errors: { claim_ids: text, ...errors } }, byClaim };
+}
+
+/**
+ * Keeps the reasons a generation was refused on each draft (the list and the viewer show them; a claim with none gets
+ * an empty list): one statement for every claim (D1 counts each statement of a batch against its queries per
+ * invocation), with its audit row.
+ */
+async function keepRefusals(ctx: ModelContext, drafts: readonly LoadedClaim[], byClaim: ReadonlyMap<string, ClaimIssue[]>): Promise<void> {
+  const perClaim = JSON.stringify(drafts.map((c) => [c.claim.id, JSON.stringify(byClaim.get(c.claim.claimNumber) ?? [])]));
+  await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "claim", entityId: null, detail: { claims: drafts.map((c) => c.claim.id), refused: true } }, () => [
+    ctx.db
+      .update(claims)
+      .set({ errors: sql`j.errors` })
+      .from(sql`(select value ->> 0 as id, value ->> 1 as errors from json_each(${perClaim})) as j`)
+      .where(sql`${claims.id} = j.id and ${claims.status} = 'draft'`),
+  ]);
 }
 
 /**
@@ -680,8 +699,6 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
     const drafts = ids.map((id) => read.get(id)!).sort((a, b) => a.claim.id - b.claim.id);
     const notDraft = drafts.filter((c) => c.claim.status !== "draft");
     if (notDraft.length) return invalid({ claim_ids: notDraft.map((c) => `Claim ${c.claim.claimNumber} is ${c.claim.status}; only draft claims are generated.`).join(" ") });
-    const unbillable = unbillableDrafts(drafts, reasonsFromReads(scrubRows));
-    if (unbillable) return unbillable;
     const repriced = repriceDrafts(drafts, noteRows, services);
     if (!repriced.ok) return { ok: false, status: 409, message: CLAIM_MESSAGES.regrouped(repriced.claimNumbers), current: { claims: repriced.claimNumbers } };
     const priced = assemble(
@@ -701,21 +718,20 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
       // Keep the reasons on each claim (the list and the viewer show them), then refuse.
       const byClaim = new Map<string, ClaimIssue[]>();
       for (const e of written.errors) byClaim.set(e.claimNumber, [...(byClaim.get(e.claimNumber) ?? []), { field: e.field, message: e.message }]);
-      // One statement for every claim (D1 counts each statement of a batch against its queries per invocation).
-      const perClaim = JSON.stringify(ordered.map((c) => [c.claim.id, JSON.stringify(byClaim.get(c.claim.claimNumber) ?? [])]));
-      await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "claim", entityId: null, detail: { claims: ordered.map((c) => c.claim.id), refused: true } }, () => [
-        ctx.db
-          .update(claims)
-          .set({ errors: sql`j.errors` })
-          .from(sql`(select value ->> 0 as id, value ->> 1 as errors from json_each(${perClaim})) as j`)
-          .where(sql`${claims.id} = j.id and ${claims.status} = 'draft'`),
-      ]);
+      await keepRefusals(ctx, ordered, byClaim);
       const errors: Record<string, string> = {};
       for (const e of written.errors) {
         const key = e.claimNumber ? `${e.claimNumber}.${e.field}` : e.field;
         errors[key] = errors[key] ? `${errors[key]} ${e.message}` : e.message;
       }
       return { ok: false, status: 422, message: `The 837P was not written: ${written.errors[0]!.message}`, errors };
+    }
+    // The pre-billing scrubber again (decision 034): what the file's own checks do not see, such as a PA service or a
+    // rendering provider deleted since the build. Its reasons are kept on the claims as the file's are.
+    const unbillable = unbillableDrafts(drafts, reasonsFromReads(scrubRows));
+    if (unbillable) {
+      await keepRefusals(ctx, drafts, unbillable.byClaim);
+      return unbillable.result;
     }
     const file = written.file;
     const allDraft = sql`(select count(*) from claims where id in (select value from json_each(${idsJson})) and status = 'draft') = ${ids.length}`;

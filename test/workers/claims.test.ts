@@ -1052,8 +1052,10 @@ describe("generation re-scrubs the drafts' notes (probe 8931 §5)", () => {
     expect((await viaScreen.text()).replaceAll("&#x27;", "'")).toContain(expected);
 
     expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(files);
-    const [row] = await db().select({ status: claims.status, fileId: claims.fileId }).from(claims).where(eq(claims.id, draft.id));
-    expect(row).toEqual({ status: "draft", fileId: null });
+    const [row] = await db().select({ status: claims.status, fileId: claims.fileId, errors: claims.errors }).from(claims).where(eq(claims.id, draft.id));
+    expect({ status: row!.status, fileId: row!.fileId }).toEqual({ status: "draft", fileId: null });
+    // The reasons stay on the draft, as the file's own refusals do (the list and the viewer show them).
+    expect((JSON.parse(row!.errors!) as { field: string }[]).map((e) => e.field)).toEqual(expect.arrayContaining([`notes.${ok1}`, `notes.${ok2}`]));
   });
 });
 
