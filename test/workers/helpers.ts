@@ -4,6 +4,8 @@ import { expect } from "vitest";
 import { d1Database, type Db } from "~/db/client.server";
 import { bips, chartComments, insuranceServices, insurances, intakeAssessments, locations, notes, objectives, paServices, parents, patients, plans, rateRecords, roles, tickets, userLocations, userRoles, users, weeklyReports } from "~/db/schema";
 import { POS_CODE_VALUES } from "~/domain/locations";
+import { todayAtLocation } from "~/domain/pa-pacing";
+import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
 import type { Permission } from "~/domain/permissions";
 import { hashPassword } from "~/services/passwords.server";
 import { flashTag } from "~/services/flash.server";
@@ -328,4 +330,11 @@ export async function oneRecordOfEach() {
     .values({ type: "rbt", patientId: patient.id, locationId: location.id, providerId: employee.id, paServiceId: pa!.id, cptCode: "97153", sessionDate: twoDaysAgo, timeIn: "08:00", timeOut: "08:30", minutes: 30, units: 2 })
     .returning();
   return { location, admin, token, parent, patient, bip, plan, objective, employee, role, insurer: insurer!, service: service!, rate: rate!, pa: pa!, intake: intake!, ticket: ticket!, note: note! };
+}
+
+/** The next date, at least `after` days after today in `zone`, that falls on `weekday` (0 = Sunday): a booking's day. */
+export function nextWeekdayIn(zone: string, weekday: number, after: number): string {
+  let d = addDays(todayAtLocation(new Date(), zone), after);
+  while (weekdayOfDay(dayNumber(d)!) !== weekday) d = addDays(d, 1);
+  return d;
 }

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, paServices, scheduledSessions } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { SCHEDULE_MESSAGES } from "~/domain/schedule";
-import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
-import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie, type TestUser, withoutFlashTag } from "./helpers";
+import { addDays, dayNumber } from "~/domain/weeks";
+import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie, type TestUser, withoutFlashTag, nextWeekdayIn } from "./helpers";
 
 /**
  * Future bookings that no longer fit (probe 8931 §2, §3, §8; decision 037, 2026-11-27): a client deleted or moved,
@@ -15,11 +15,8 @@ import { api, apiToken, createLocation, createPatient, createUser, db, form, req
 
 const ZONE = "America/Denver";
 const today = () => todayAtLocation(new Date(), ZONE);
-function nextOn(weekday: number, after = 2): string {
-  let d = addDays(today(), after);
-  while (weekdayOfDay(dayNumber(d)!) !== weekday) d = addDays(d, 1);
-  return d;
-}
+/** The next date (after today + `after` days) that falls on `weekday` (0 = Sunday). */
+const nextOn = (weekday: number, after = 2) => nextWeekdayIn(ZONE, weekday, after);
 
 let w: { home: number; away: number; admin: TestUser; token: string; cookie: string };
 

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, notes, paServices, patients, scheduledSessions, scheduleSeries } from "~/db/schema";
 import { localMinute, NOTE_MESSAGES } from "~/domain/note-rules";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
+import { addDays, dayNumber } from "~/domain/weeks";
 import { longDate, SCHEDULE_MESSAGES } from "~/domain/schedule";
 import { zonePlace } from "~/domain/time";
 import { getActor } from "~/models/actors.server";
@@ -14,7 +14,7 @@ import { d1Database, type Db } from "~/db/client.server";
 import countingWorker from "../bench/d1-count-worker";
 import * as build from "../../build/index.js";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
-import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, dayTimeZone, db, form, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
+import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, dayTimeZone, db, form, request, signInCookie, type TestUser, expectUnsupportedMethods, nextWeekdayIn } from "./helpers";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037): the API (book one-off and weekly, cancel one,
@@ -25,11 +25,7 @@ import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatie
 const ZONE = "America/Denver";
 const today = () => todayAtLocation(new Date(), ZONE);
 /** The next date (after today + `after` days) that falls on `weekday` (0 = Sunday). */
-function nextOn(weekday: number, after = 1): string {
-  let d = addDays(today(), after);
-  while (weekdayOfDay(dayNumber(d)!) !== weekday) d = addDays(d, 1);
-  return d;
-}
+const nextOn = (weekday: number, after = 1) => nextWeekdayIn(ZONE, weekday, after);
 
 let w: {
   location: number;
