@@ -109,6 +109,26 @@ for (let i = 0; i < CLIENTS; i++) {
   }
 }
 await inChunks(patients);
+// What a claim needs of its parties (decision 034: the scrubber checks them as the 837P does), as the demo seed
+// gives them (scripts/demo-claims.ts): the locations' billing NPI, tax id, ZIP+4, address and phone; every
+// employee's NPI; each client's member id and subscriber (the parent). Without them every bench note would list a
+// dozen claim reasons, which no billable clinic's notes do.
+await client.batch(
+  [
+    {
+      sql: "update locations set address = (100 + id) || ' Main St', zip = '33130-1812', phone1 = '305-555-0101', npi = '1234567893', tax_id = '591234567' where id >= ? and id < ?",
+      args: [BASE, BASE + LOCATIONS],
+    },
+    { sql: "update users set profile = json_set(coalesce(profile, '{}'), '$.npi', '1999999992') where id >= ? and id < ?", args: [BASE, BASE + EMPLOYEES] },
+    {
+      sql: `update patients set details = json_set(details, '$.insuranceId', 'MBR' || id, '$.insured_policy_group', 'GRP-100', '$.is_self_subscriber', json('false'),
+              '$.address', (100 + id % 900) || ' Palm Ave', '$.state', 'FL', '$.zip', '33131', '$.parent_name', 'Parent' || id || ', Maria',
+              '$.parent_birth_date', '1986-05-14', '$.parent_gender', '2') where id >= ? and id < ?`,
+      args: [BASE, BASE + CLIENTS],
+    },
+  ],
+  "write",
+);
 
 // Behavior plans: one BIP per client with a maladaptive and a replacement goal, three objectives each,
 // and weekly data — three years for the first 100 clients (the chart budget), twelve weeks for the rest:
