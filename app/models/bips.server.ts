@@ -21,6 +21,7 @@ import { findPatient, getPatientWith, isKeyRace, patientScope, who } from "./pat
 import { planJson, PLANS, type PlanJson } from "./plans.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { nextIdOf } from "./ids.server";
 
 /**
  * Behavior intervention plans (clinical §3): the BIP row (client, type of assessment, doctor, the
@@ -372,7 +373,7 @@ export async function createBip(ctx: ModelContext, raw: Record<string, unknown>)
   const values = rowValues(parsed.data);
   if (tooLong(values.document)) return TOO_LONG;
   for (let attempt = 0; ; attempt++) {
-    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${bips.id}), 0) + 1` }).from(bips);
+    const [max] = await ctx.db.select({ n: nextIdOf(bips) }).from(bips);
     const newId = Number(max?.n ?? 1);
     try {
       await withAudit(ctx.db, who(ctx), { action: "create", entity: "bip", entityId: newId, patientId: patient.id }, () => [

@@ -19,6 +19,7 @@ import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { nextIdOf } from "./ids.server";
 
 /**
  * Claims (platform §2 claims and claims/edit-viewer; issue 11; decision 032). Every read is limited to the
@@ -688,7 +689,7 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
       claimPartyQuery(ctx, ids),
       linesQuery(ctx, ids),
       lineNotesQuery(ctx, ids),
-      ctx.db.select({ id: sql<number>`coalesce(max(${x12Files.id}), 0) + 1` }).from(x12Files),
+      ctx.db.select({ id: nextIdOf(x12Files) }).from(x12Files),
       ...pricingReads(ctx, onTheseClaims),
       // The pre-billing scrubber again (decision 034): a PA service or rendering provider deleted since the build.
       ...scrubReadsFor(ctx, onTheseClaims),

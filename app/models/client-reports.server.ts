@@ -46,6 +46,7 @@ import { reasonsFromReads, scrubNotes, scrubReadsFor } from "./scrubber.server";
 import { isKeyRace, patientScope, searchCondition, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, nothingToChange, ok, type ModelResult } from "./results";
 import { idsIn, inLocationScope } from "./scope.server";
+import { nextIdQuery } from "./ids.server";
 
 /**
  * Billing by client (clinical §2 report-by-client, §3, §4, §7 client reports; issue 11; decision 030).
@@ -735,7 +736,7 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
         claim: liveClaimLabel(notes.id).as("live_claim"),
         tail: auditTail,
         // A new billing record's id, read with the tail so that its create row names it (decision 019).
-        nextReportId: sql<number>`(select coalesce(max(r.id), 0) + 1 from ${clientReports} r)`.mapWith(Number).as("next_report_id"),
+        nextReportId: nextIdQuery(clientReports).mapWith(Number).as("next_report_id"),
       })
       .from(notes)
       .innerJoin(patients, eq(patients.id, notes.patientId))

@@ -7,6 +7,7 @@ import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/servi
 import type { ModelContext } from "./context";
 import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { nextIdOf } from "./ids.server";
 
 /**
  * Client consents (docs/decisions/040). Staff with manage_clients write drafts for clients of their
@@ -143,7 +144,7 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
   }
 
   for (let attempt = 0; ; attempt++) {
-    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${clientConsents.id}), 0) + 1` }).from(clientConsents);
+    const [max] = await ctx.db.select({ n: nextIdOf(clientConsents) }).from(clientConsents);
     const newId = Number(max?.n ?? 1);
     try {
       const [rows] = await withAudit(ctx.db, who(ctx), { action: "create", entity: "consent", entityId: newId, patientId: input.patient_id }, () => [

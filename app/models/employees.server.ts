@@ -41,6 +41,7 @@ import { cancelledCount, cancelUnfitBookings, unfitDetail } from "./schedule.ser
 import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
+import { nextIdOf } from "./ids.server";
 
 /**
  * Employees ("doctors", platform §3 User). Reads are limited to employees who share a location with the
@@ -394,8 +395,8 @@ export async function createEmployee(ctx: ModelContext, raw: Record<string, unkn
   // The id is chosen here so the roles, locations and audit row can name it in the same batch; a racing
   // insert that took it makes the primary key fail and we try the next one.
   for (let attempt = 0; ; attempt++) {
-    const [top] = await ctx.db.select({ id: sql<number>`coalesce(max(${users.id}), 0)` }).from(users);
-    const id = (top?.id ?? 0) + 1 + attempt;
+    const [top] = await ctx.db.select({ id: nextIdOf(users) }).from(users);
+    const id = Number(top?.id ?? 1) + attempt;
     try {
       await withAudit(ctx.db, who(ctx), { action: "create", entity: "employee", entityId: id }, () => {
         const writes: BatchItem<"sqlite">[] = [

@@ -12,6 +12,7 @@ import type { ModelContext } from "./context";
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
+import { nextIdOf } from "./ids.server";
 
 /**
  * Intake assessments (clinical §3; platform medical/initial-assessment). Scoped through the client: an
@@ -171,7 +172,7 @@ export async function createIntakeAssessment(ctx: ModelContext, raw: Record<stri
   const errors = await checkBip(ctx, parsed.data.bip_id, patient.id);
   if (Object.keys(errors).length) return invalid(errors);
   for (let attempt = 0; ; attempt++) {
-    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${intakeAssessments.id}), 0) + 1` }).from(intakeAssessments);
+    const [max] = await ctx.db.select({ n: nextIdOf(intakeAssessments) }).from(intakeAssessments);
     const newId = Number(max?.n ?? 1);
     try {
       await withAudit(ctx.db, who(ctx), { action: "create", entity: ENTITY, entityId: newId, patientId: patient.id }, () => [

@@ -57,6 +57,7 @@ import { conflict, denied, invalid, notFound, ok, type ModelResult, nothingToCha
 import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { providerCredentialSql } from "./billing-prices.server";
 import { idsIn, inLocationScope } from "./scope.server";
+import { nextIdOf } from "./ids.server";
 
 /**
  * Session notes (clinical §3, §4, §5, §7; issue 10; decisions 023 and 024).
@@ -1135,7 +1136,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       .from(patients)
       .innerJoin(locations, eq(locations.id, patients.locationId))
       .where(and(eq(patients.id, input.patient_id), patientScope(ctx))),
-    db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes),
+    db.select({ n: nextIdOf(notes) }).from(notes),
     tokenRead(db, formToken),
     scheduledForNote(ctx, db, scheduledId),
     // Read beside the client, answered only once the client is found in scope.
@@ -1177,7 +1178,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) {
       // A retry: a fresh id, and the token again (a racing resend may have landed: its note is the answer).
-      const [[n], sent] = await db.batch([db.select({ n: sql<number>`coalesce(max(${notes.id}), 0) + 1` }).from(notes), tokenRead(db, formToken)]);
+      const [[n], sent] = await db.batch([db.select({ n: nextIdOf(notes) }).from(notes), tokenRead(db, formToken)]);
       if (sent.length) return replay(ctx, formToken!);
       id = Number(n?.n ?? 1);
       tail = undefined;

@@ -214,7 +214,7 @@ export async function createObjective(ctx: ModelContext, raw: Record<string, unk
   const placed = placeNewObjective(await placedOf(ctx, scope.planId), parsed.data);
   if (!placed.ok) return invalid(placed.errors);
   for (let attempt = 0; ; attempt++) {
-    // nextId reads max(id) + 1 of any table with an integer id; its type names only the client tables.
+    // nextId reads the next id (ids.server.ts) of any table with an integer id; its type names only the client tables.
     const newId = await nextId(ctx, objectives as unknown as Parameters<typeof nextId>[1]);
     try {
       const [rows] = (await withAudit(ctx.db, who(ctx), { action: "create", entity: "objective", entityId: newId, patientId: scope.patientId }, () => [

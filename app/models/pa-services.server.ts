@@ -13,6 +13,7 @@ import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn } from "./scope.server";
+import { nextIdOf } from "./ids.server";
 
 /**
  * Prior-authorization services (clinical §3). Scoped through the client's location: a PA service is
@@ -153,7 +154,7 @@ export async function createPaService(ctx: ModelContext, raw: Record<string, unk
   const errors = await checkInsurance(ctx, parsed.data.insurance_id);
   if (Object.keys(errors).length) return invalid(errors);
   for (let attempt = 0; ; attempt++) {
-    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${paServices.id}), 0) + 1` }).from(paServices);
+    const [max] = await ctx.db.select({ n: nextIdOf(paServices) }).from(paServices);
     const newId = Number(max?.n ?? 1);
     try {
       await withAudit(ctx.db, who(ctx), { action: "create", entity: "pa_service", entityId: newId, patientId: patient.id }, () => [

@@ -18,6 +18,7 @@ import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn } from "./scope.server";
+import { nextIdOf } from "./ids.server";
 
 /** A signed-in parent sees only their own children. */
 export async function listChildrenOfParent(db: Db, actor: Actor) {
@@ -207,7 +208,7 @@ export async function createParent(ctx: ModelContext, raw: Record<string, unknow
   const errors = await check(ctx, parsed.data, null);
   if (Object.keys(errors).length) return invalid(errors);
   for (let attempt = 0; ; attempt++) {
-    const [max] = await ctx.db.select({ n: sql<number>`coalesce(max(${parents.id}), 0) + 1` }).from(parents);
+    const [max] = await ctx.db.select({ n: nextIdOf(parents) }).from(parents);
     const newId = Number(max?.n ?? 1);
     try {
       await withAudit(ctx.db, who(ctx), { action: "create", entity: "parent", entityId: newId }, () => [

@@ -19,6 +19,7 @@ import { cancelledCount, cancelUnfitBookings, unfitDetail } from "./schedule.ser
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
+import { nextIdOf } from "./ids.server";
 
 /** Clients (clinical §3 Patient). Every read and write is limited to the actor's locations and audited. */
 
@@ -420,7 +421,7 @@ export function patientAsInput(p: PatientJson): Record<string, unknown> {
  * and is retried). Read on the primary: a replica may not have the racing row yet (decision 022).
  */
 export async function nextId(ctx: ModelContext, table: AnySQLiteTable & { id: AnySQLiteColumn }): Promise<number> {
-  const [row] = await primaryOf(ctx.db).select({ n: sql<number>`coalesce(max(${table.id}), 0) + 1` }).from(table);
+  const [row] = await primaryOf(ctx.db).select({ n: nextIdOf(table) }).from(table);
   return Number(row?.n ?? 1);
 }
 
@@ -438,7 +439,7 @@ export function isKeyRace(e: unknown): boolean {
  */
 export async function withNextId<R>(ctx: ModelContext, table: AnySQLiteTable & { id: AnySQLiteColumn }, create: (id: number, tail: string | null) => Promise<R>): Promise<R> {
   for (let attempt = 0; ; attempt++) {
-    const [row] = await primaryOf(ctx.db).select({ n: sql<number>`coalesce(max(${table.id}), 0) + 1`, tail: auditTail }).from(table);
+    const [row] = await primaryOf(ctx.db).select({ n: nextIdOf(table), tail: auditTail }).from(table);
     try {
       return await create(Number(row?.n ?? 1), row?.tail ?? null);
     } catch (e) {

@@ -14,6 +14,7 @@ import { noteOfDeletedClient } from "./notes.server";
 import { isKeyRace, who } from "./patients.server";
 import { denied, invalid, notFound, ok, type ModelResult } from "./results";
 import { idsIn } from "./scope.server";
+import { nextIdQuery } from "./ids.server";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037). Rules are app/domain/schedule.ts (which
@@ -224,7 +225,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
   const weekly = b.repeat === "weekly";
   // The ids are assigned before the write (read with the tail), so the audit row names what it made (decision 019):
   // a one-off names its session; a series names itself, and its sessions in `detail`.
-  const nextOf = (table: typeof scheduledSessions | typeof scheduleSeries) => sql<number>`(select coalesce(max(${table.id}), 0) + 1 from ${table})`.mapWith(Number);
+  const nextOf = (table: typeof scheduledSessions | typeof scheduleSeries) => nextIdQuery(table).mapWith(Number);
   // Optimistic concurrency on the audit chain (decision 037): the read batch reads the chain's tail in the same
   // transaction as everything the check uses, and the write's audit row must chain to that very tail. Every write
   // of notes and scheduled sessions appends an audit row, so while it still chains, nothing the check read has

@@ -74,6 +74,16 @@ describe("/api/v2/roles", () => {
     expect(await row(role.id)).toMatchObject({ name: role.name, permissions: '["view_notes"]' });
   });
 
+  it("never gives a deleted role's id to a new role (an API client holding the old id must not read another role)", async () => {
+    const token = await managerToken();
+    const create = async () => ((await (await api("/v2/roles", { method: "POST", token, body: { name: unique("Newest"), permissions: [] } })).json()) as { data: RoleBody }).data.id;
+    const first = await create();
+    expect((await api(`/v2/roles/${first}`, { method: "DELETE", token })).status).toBe(200);
+    const second = await create();
+    expect(second).toBeGreaterThan(first);
+    expect((await api(`/v2/roles/${first}`, { token })).status).toBe(404);
+  });
+
   it("creates with 201; legacy names are stored as standard ones", async () => {
     const token = await managerToken();
     const name = unique("Legacy");
