@@ -187,18 +187,33 @@ const PARTY_CODES: readonly (readonly [field: string, code: ScrubCode])[] = [
  * note's, then the client's profile's). A missing provider, payer or diagnosis is its own reason above
  * (no_provider, no_payer, missing_diagnosis), so those parties are checked only when present.
  */
-function partyReasons(f: ScrubFacts): ScrubReason[] {
+function partyReasons(f: ScrubFacts, memo: PartyMemo | undefined): ScrubReason[] {
   const p = claimParties(f.parties);
   const diagnoses = [...new Set([f.note.diagnosisCode.trim().toUpperCase(), ...profileDiagnoses(f.parties.patient.details)].filter(Boolean))];
+  // Each party checked once per scrub (PartyMemo), keyed by what its check reads.
+  const once = (what: string, of: unknown, check: () => ClaimIssue[]): ClaimIssue[] => {
+    if (!memo) return check();
+    const key = what + JSON.stringify(of);
+    let issues = memo.get(key);
+    if (!issues) memo.set(key, (issues = check()));
+    return issues;
+  };
   const issues: ClaimIssue[] = [
-    ...billingProviderIssues(p.billingProvider),
-    ...subscriberIssues(p.subscriber, p.patient),
-    ...(f.insurer ? payerIssues(p.payer) : []),
-    ...(f.provider ? renderingProviderIssues(p.renderingProvider) : []),
-    ...(diagnoses.length ? diagnosisIssues(diagnoses) : []),
+    ...once("billing", p.billingProvider, () => billingProviderIssues(p.billingProvider)),
+    ...once("subscriber", [p.subscriber, p.patient], () => subscriberIssues(p.subscriber, p.patient)),
+    ...(f.insurer ? once("payer", p.payer, () => payerIssues(p.payer)) : []),
+    ...(f.provider ? once("rendering", p.renderingProvider, () => renderingProviderIssues(p.renderingProvider)) : []),
+    ...(diagnoses.length ? once("diagnoses", diagnoses, () => diagnosisIssues(diagnoses)) : []),
   ];
   return issues.map((i) => ({ code: PARTY_CODES.find(([field]) => i.field.startsWith(field))![1], message: i.message }));
 }
+
+/**
+ * The claim parties' checks of many notes scrubbed together (a billing page, a month's report): a page's notes
+ * share their client, location and payer and a few providers, so each party is checked once. Keyed by the party
+ * each check reads; one memo per scrub, never kept between requests.
+ */
+export type PartyMemo = Map<string, ClaimIssue[]>;
 
 const partyRule = (code: ScrubCode) => ({ code, rule: ((_f, d) => d.parties.filter((r) => r.code === code)) as Rule });
 
@@ -425,8 +440,8 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
   ...PARTY_CODES.map(([, code]) => partyRule(code)),
 ];
 
-/** The reasons a note cannot be billed; empty when it can. */
-export function scrubNote(f: ScrubFacts): ScrubReason[] {
+/** The reasons a note cannot be billed; empty when it can. `memo`: shared by the notes of one scrub (PartyMemo). */
+export function scrubNote(f: ScrubFacts, memo?: PartyMemo): ScrubReason[] {
   const provider = pricingProvider(f.note.type, f.provider?.credential ?? null);
   const payer = notePayer(f.pa?.insuranceId ?? null, f.client.insurerId);
   const price = priceNote(f.services, {
@@ -439,7 +454,7 @@ export function scrubNote(f: ScrubFacts): ScrubReason[] {
     providerCredential: f.provider?.credential ?? null,
     unitPriceCents: f.note.unitPriceCents,
   });
-  const derived: Derived = { provider, payer, service: price.service, unitPriceCents: price.unitPriceCents, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP"), parties: partyReasons(f) };
+  const derived: Derived = { provider, payer, service: price.service, unitPriceCents: price.unitPriceCents, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP"), parties: partyReasons(f, memo) };
   const reasons: ScrubReason[] = [];
   for (const { rule } of SCRUB_RULES) {
     const r = rule(f, derived);

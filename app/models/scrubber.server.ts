@@ -6,7 +6,7 @@ import { insurances, locations, notes, paServices, patients, userLocations, user
 import type { PriceService } from "~/domain/billing";
 import { PARTY_DETAIL_KEYS } from "~/domain/claim-parties";
 import { canSeeLocation } from "~/domain/permissions";
-import { codeList, SCRUB_MAX_DAYS, scrubNote, type ScrubFacts, type ScrubNoteFacts, type ScrubOtherNote, type ScrubReason } from "~/domain/scrubber";
+import { codeList, SCRUB_MAX_DAYS, scrubNote, type ScrubFacts, type ScrubNoteFacts, type ScrubOtherNote, type ScrubReason, type PartyMemo } from "~/domain/scrubber";
 import { ZONE_SPREAD_MINUTES, type Interval } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, type Paged } from "~/domain/paging";
@@ -286,6 +286,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
   const byClient = group(sameDay, (r) => key(r.patientId, r.sessionDate));
   const byNote = group(nearby, (r) => String(r.near));
   const unitsBefore = new Map(before.map((r) => [r.id, Number(r.before) || 0]));
+  const parties: PartyMemo = new Map();
   return main.map((r) => {
     const n = r.n;
     const facts: ScrubFacts = {
@@ -336,7 +337,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
       cpt_code: n.cptCode,
       units: n.units,
       billed: n.billed,
-      reasons: scrubNote(facts),
+      reasons: scrubNote(facts, parties),
     };
   });
 }

@@ -140,6 +140,20 @@ describe("the scrubber's rules, each passing and failing", () => {
     if (message) expect(scrubNote(f).map((r) => r.message).join("\n")).toMatch(message);
   });
 
+  it("notes scrubbed together with one party memo (a billing page) each get their own parties' reasons", () => {
+    const memo = new Map();
+    const notes = cases.map(([, change]) => {
+      const f = base();
+      change(f);
+      return f;
+    });
+    for (const f of notes) expect(scrubNote(f, memo)).toEqual(scrubNote(f));
+    // A second pass answers every party check from the memo: nothing new is checked.
+    const checked = memo.size;
+    for (const f of notes) expect(scrubNote(f, memo)).toEqual(scrubNote(f));
+    expect(memo.size).toBe(checked);
+  });
+
   it("every rule of the table is exercised by a failing case", () => {
     const seen = new Set(cases.flatMap(([, , c]) => c));
     for (const { code } of SCRUB_RULES) expect(seen.has(code), code).toBe(true);
