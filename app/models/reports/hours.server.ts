@@ -3,7 +3,7 @@ import { patients, users } from "~/db/schema";
 import { reportHours, weeklyMinutes, type HoursGroup, type WeekHours } from "~/domain/report-operations";
 import type { HoursRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, clientSumsSeen, employeeLabel, groupsTotal, noteClientSums, noteDaySums, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, clientSumsSeen, employeeLabel, groupsTotal, liveClient, noteClientSums, noteDaySums, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Hours (decision 039): sessions, units and hours of the period per provider, client or CPT (the group-by
@@ -51,7 +51,7 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
             c: patients.patientIdentifier,
           })
           .from(g)
-          .leftJoin(patients, sql`${patients.id} = ${g.key}`)
+          .innerJoin(patients, liveClient(g.key))
           .orderBy(desc(g.minutes), asc(patients.lastName), asc(g.key))
       : ctx.db
           .select({
@@ -125,7 +125,7 @@ function groupSums(ctx: ModelContext, f: NoteReportFilters, by: "provider" | "cp
 
 /** Sessions, units and minutes per client from the period's sums (noteClientSums). */
 function clientGroupSums(ctx: ModelContext, f: NoteReportFilters) {
-  const src = noteClientSums(ctx, f);
+  const src = noteClientSums(ctx, f, { minutes: (r) => r.minutes, units: (r) => r.units });
   return ctx.db
     .select({
       key: sql<string | number | null>`${src.patientId}`.as("k"),

@@ -153,35 +153,48 @@ export function noteSums(ctx: ModelContext, f: NoteReportFilters) {
 }
 
 /**
- * The period's notes as sums per client and type (decision 039, rollup): whole months from
- * note_month_client_totals and days from the notes, in one `union all`. A part month at either edge is the
- * month's sums *minus* the days outside the period when those are fewer than the days inside
- * (`splitNearestMonths`; decision 039, 2026-11-26 "edge days"): those days' notes come in with negative n,
- * minutes and units. So a client may sum to n = 0 (seen only on the days taken off): the readers keep the
- * groups with `sum(n) <> 0` (`clientSumsSeen`). A provider filter reads the notes only (the table has no
- * provider), as does `notesOnly`.
+ * What a row of `noteClientSums` carries besides the client and `n`: integer sums named by the reader, each built
+ * from a note's (or a month row's) type, minutes and units — hours by client takes the minutes and units, the BCBA
+ * report the RBT and the BCBA minutes. Only integers travel through the union and its grouping: the type text
+ * never does (decision 043, 2026-11-27 "stop 31").
  */
-export function noteClientSums(ctx: ModelContext, f: NoteReportFilters) {
+export type ClientMeasures<K extends string> = Record<K, (row: { type: SQL; minutes: SQL; units: SQL }) => SQL>;
+
+/**
+ * The period's notes as sums per client (decision 039, rollup): whole months from note_month_client_totals and
+ * days from the notes, in one `union all`. A part month at either edge is the month's sums *minus* the days
+ * outside the period when those are fewer than the days inside (`splitNearestMonths`; decision 039, 2026-11-26
+ * "edge days"): those days' notes come in with negative n and measures. So a client may sum to n = 0 (seen only
+ * on the days taken off): the readers keep the groups with `sum(n) <> 0` (`clientSumsSeen`). A provider filter
+ * reads the notes only (the table has no provider), as does `notesOnly`.
+ * Every client's notes come in, deleted or not: a reader keeps the live clients' groups by joining them with
+ * `liveClient` (one lookup per client instead of one per note; the sums of a live client are the same).
+ */
+export function noteClientSums<K extends string>(ctx: ModelContext, f: NoteReportFilters, measures: ClientMeasures<K>) {
+  const keys = Object.keys(measures) as K[];
+  const row = (type: SQL, minutes: SQL, units: SQL, sign: 1 | -1) =>
+    Object.fromEntries(
+      keys.map((k) => {
+        const e = measures[k]({ type, minutes, units });
+        return [k, (sign === 1 ? e : sql`-(${e})`).mapWith(Number).as(`c_${k}`)];
+      })
+    ) as Record<K, SQL.Aliased<number>>;
   const fromNotes = (from: string, to: string, sign: 1 | -1 = 1) =>
     ctx.db
       .select({
         patientId: sql<number>`${notes.patientId}`.as("c_patient_id"),
-        type: sql<string>`${notes.type}`.as("c_type"),
-        n: (sign === 1 ? sql<number>`1` : sql<number>`-1`).as("c_n"),
-        minutes: (sign === 1 ? sql<number>`${notes.minutes}` : sql<number>`-${notes.minutes}`).as("c_minutes"),
-        units: (sign === 1 ? sql<number>`${notes.units}` : sql<number>`-${notes.units}`).as("c_units"),
+        n: sql<number>`${sql.raw(String(sign))}`.as("c_n"),
+        ...row(sql`${notes.type}`, sql`${notes.minutes}`, sql`${notes.units}`, sign),
       })
       .from(notesByDate(ctx, f))
-      .where(noteReportWhere(ctx, { ...f, from, to }));
+      .where(noteReportWhere(ctx, { ...f, from, to }, { everyClient: true }));
   const t = noteMonthClientTotals;
   const fromSums = (months: { from: string; to: string }) =>
     ctx.db
       .select({
         patientId: sql<number>`${t.patientId}`.as("c_patient_id"),
-        type: sql<string>`${t.type}`.as("c_type"),
         n: sql<number>`${t.n}`.as("c_n"),
-        minutes: sql<number>`${t.minutes}`.as("c_minutes"),
-        units: sql<number>`${t.units}`.as("c_units"),
+        ...row(sql`${t.type}`, sql`${t.minutes}`, sql`${t.units}`, 1),
       })
       .from(t)
       .where(
@@ -200,13 +213,18 @@ export function noteClientSums(ctx: ModelContext, f: NoteReportFilters) {
     ...split.minus.map((r) => fromNotes(r.from, r.to, -1)),
   ];
   let all = branches[0] ?? fromNotes(f.from, f.to);
-  for (const b of branches.slice(1)) all = all.unionAll(b) as unknown as typeof all;
+  for (const b of branches.slice(1)) all = (all as unknown as { unionAll(other: typeof b): typeof all }).unionAll(b);
   return all.as("csrc");
 }
 
 /** The condition on a grouping of `noteClientSums`: the clients with notes in the period (not netted to none). */
-export function clientSumsSeen(src: ReturnType<typeof noteClientSums>): SQL {
+export function clientSumsSeen(src: { n: SQL.Aliased<number> | SQL }): SQL {
   return sql`sum(${src.n}) <> 0`;
+}
+
+/** The join of a `noteClientSums` grouping to its client, keeping the live clients only (the readers name clients). */
+export function liveClient(patientId: SQL.Aliased<unknown> | SQL | SQLiteColumn): SQL {
+  return sql`${patients.id} = ${patientId} and ${patients.deletedAt} is null`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { locations, patients } from "~/db/schema";
 import { reportHours, supervisionPercent, supervisionState, SUPERVISION_MIN_PERCENT } from "~/domain/report-operations";
 import type { SupervisionRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, clientSumsSeen, groupsTotal, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, clientSumsSeen, groupsTotal, liveClient, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * BCBA report (supervision, decision 039): per client, the RBT hours (RBT and combined notes) and the BCBA
@@ -27,9 +27,12 @@ export async function supervisionReport(
 ): Promise<SupervisionReport> {
   // The period's notes as sums per client and type (whole months from note_month_client_totals, edge days
   // from the notes; decision 039).
-  const src = noteClientSums(ctx, f);
-  const rbt = sql<number>`sum(case when ${src.type} in ('rbt', 'combined') then ${src.minutes} else 0 end)`;
-  const bcba = sql<number>`sum(case when ${src.type} in ('bcba', 'combined') then ${src.minutes} else 0 end)`;
+  const src = noteClientSums(ctx, f, {
+    rbt: (r) => sql`case when ${r.type} in ('rbt', 'combined') then ${r.minutes} else 0 end`,
+    bcba: (r) => sql`case when ${r.type} in ('bcba', 'combined') then ${r.minutes} else 0 end`,
+  });
+  const rbt = sql<number>`sum(${src.rbt})`;
+  const bcba = sql<number>`sum(${src.bcba})`;
   const g = ctx.db
     .select({
       patientId: sql<number>`${src.patientId}`.as("g_patient_id"),
@@ -55,7 +58,7 @@ export async function supervisionReport(
         total: groupsTotal,
       })
       .from(g)
-      .leftJoin(patients, sql`${patients.id} = ${g.patientId}`)
+      .innerJoin(patients, liveClient(g.patientId))
       .leftJoin(locations, sql`${locations.id} = ${patients.locationId}`)
       // Lowest share first (the clients needing supervision on top); clients without RBT hours last.
       .orderBy(sql`case when ${g.rbt} > 0 then 0 else 1 end`, sql`(${g.bcba} * 1.0) / nullif(${g.rbt}, 0)`, asc(patients.lastName), asc(g.patientId))
