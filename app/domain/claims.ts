@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { NotePrice } from "./billing";
 import { versionField } from "./validation";
 import { isProductDate } from "./weeks";
+import { MAX_DIAGNOSES, MAX_LINES } from "./x12-837p";
 
 /**
  * Claims (platform §2 claims, claims/edit-viewer; issue 11 "Claims"): statuses and their transitions, the
@@ -172,9 +173,17 @@ export interface GroupedClaim {
  * One claim per client + location + rendering provider + payer; within it one line per CPT + date of service +
  * modifiers (and place of service, authorization, unit price and multiplier, which a line carries once). A line's
  * units and charge are the sums of its notes' (each priced by priceNote). Claims and lines come out in a stable order.
+ *
+ * A claim carries at most MAX_LINES service lines and MAX_DIAGNOSES diagnosis codes (its notes' own codes, then the
+ * client's profile codes: `extraDiagnoses`). When one grouping has more, it is split, as clearinghouses expect
+ * (decision 034, stop 31): its lines, in date order, fill a claim until the next line would make it 51 lines or more
+ * than 12 codes, then start the next claim of the same client, location, provider and payer. No code is dropped: a
+ * single line whose codes cannot fit is left whole for the 837P check to refuse (the scrubber names it first).
  */
 export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (patientId: number) => string[] = () => []): GroupedClaim[] {
   const claims = new Map<string, GroupedClaim & { lineMap: Map<string, GroupedLine> }>();
+  /** Each line's notes' own diagnosis codes. */
+  const lineCodes = new Map<GroupedLine, string[]>();
   const sorted = [...notes].sort((a, b) => a.sessionDate.localeCompare(b.sessionDate) || a.cptCode.localeCompare(b.cptCode) || a.id - b.id);
   for (const n of sorted) {
     const key = `${n.patientId}|${n.locationId}|${n.providerId ?? ""}|${n.payerId ?? ""}`;
@@ -193,7 +202,9 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
       line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, multiplier: n.price.multiplier, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, noteIds: [] };
       c.lineMap.set(lineKey, line);
       c.lines.push(line);
+      lineCodes.set(line, []);
     }
+    if (code && !lineCodes.get(line)!.includes(code)) lineCodes.get(line)!.push(code);
     line.units += n.units;
     line.chargeCents += n.price.chargesCents;
     line.noteIds.push(n.id);
@@ -201,9 +212,28 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
   }
   return [...claims.values()]
     .sort((a, b) => a.patientId - b.patientId || a.locationId - b.locationId || (a.providerId ?? 0) - (b.providerId ?? 0) || (a.payerId ?? 0) - (b.payerId ?? 0))
-    .map(({ lineMap: _m, ...c }) => {
-      for (const d of extraDiagnoses(c.patientId)) if (d && !c.diagnosisCodes.includes(d)) c.diagnosisCodes.push(d);
-      c.lines.forEach((l, i) => (l.lineNumber = i + 1));
-      return c;
-    });
+    .flatMap(({ lineMap: _m, ...c }) => splitClaim(c, lineCodes, extraDiagnoses(c.patientId).filter(Boolean)));
+}
+
+/** A grouping as claims of at most MAX_LINES lines and MAX_DIAGNOSES codes, in line order (see groupClaims). */
+function splitClaim(c: GroupedClaim, lineCodes: ReadonlyMap<GroupedLine, readonly string[]>, extra: readonly string[]): GroupedClaim[] {
+  const codesOf = (lines: readonly GroupedLine[]) => {
+    const own = new Set(lines.flatMap((l) => lineCodes.get(l) ?? []));
+    // The notes' codes in the grouping's order (the first note's is the principal), then the profile's.
+    const codes = c.diagnosisCodes.filter((d) => own.has(d));
+    for (const d of extra) if (!codes.includes(d)) codes.push(d);
+    return codes;
+  };
+  const parts: GroupedLine[][] = [];
+  for (const line of c.lines) {
+    const part = parts.at(-1);
+    if (part && part.length < MAX_LINES && codesOf([...part, line]).length <= MAX_DIAGNOSES) part.push(line);
+    else if (part && part.length < MAX_LINES && codesOf(part).length > MAX_DIAGNOSES) part.push(line); // already over: splitting cannot help
+    else parts.push([line]);
+  }
+  const key = (i: number) => (parts.length === 1 ? c.key : `${c.key}|${i + 1}`);
+  return parts.map((lines, i) => {
+    lines.forEach((l, j) => (l.lineNumber = j + 1));
+    return { ...c, key: key(i), diagnosisCodes: codesOf(lines), lines, totalCents: lines.reduce((s, l) => s + l.chargeCents, 0) };
+  });
 }

@@ -34,6 +34,8 @@ export const BILLING_MESSAGES = {
   cannotBill: (reasons: string) => `This note cannot be billed: ${reasons}`,
   /** The scrubber's reasons against new modifiers on a note that stays billed (decision 034, stop 30). */
   billedModifiers: (reasons: string) => `This note is billed, and with these modifiers it could not be: ${reasons} Keep its modifiers, or untick Billed in the same save.`,
+  /** A new PA number on a note that stays billed, which its claim line could not carry (decision 034, stop 31). */
+  billedPaNumber: (reasons: string) => `This note is billed, and its claim could not carry this PA number: ${reasons} Keep its PA number, or untick Billed in the same save.`,
   /** A note on a claim that is not rejected: the claim was built with its modifiers and charge (decision 032). */
   onClaim: (claim: string) => `This note is on claim ${claim}: its modifiers and billed flag stay as claimed. Reject (void) that claim first to change them.`,
   noteType: "Choose All, Rbt or Bcba.",

@@ -1,12 +1,12 @@
-import { notePayer, priceNote, pricingProvider, unitPriceText, type PriceService } from "./billing";
+import { centsOf, notePayer, priceNote, pricingProvider, unitPriceText, type NotePrice, type PriceService } from "./billing";
 import { claimParties, profileDiagnoses, type PartyRows } from "./claim-parties";
 import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
-import { modifierRefusal, providerType } from "./insurance";
+import { modifierRefusal, providerType, serviceCode, splitModifiers } from "./insurance";
 import { posLabel } from "./locations";
 import { overlaps, zoneShift, type Interval } from "./note-rules";
 import type { NoteType } from "./notes";
 import { dayNumber } from "./weeks";
-import { billingProviderIssues, diagnosisIssues, payerIssues, renderingProviderIssues, subscriberIssues, type ClaimIssue } from "./x12-837p";
+import { billingProviderIssues, diagnosisIssues, payerIssues, renderingProviderIssues, serviceLineIssues, subscriberIssues, type ClaimIssue } from "./x12-837p";
 
 /**
  * The pre-billing scrubber (issue 11, decision 034): from the plain facts of a note — its client, payer, the
@@ -35,8 +35,14 @@ export const SCRUB_CODES = [
   "no_payer",
   "no_price",
   "modifier_misfit",
+  "price_for_other_modifier",
   "zero_charge",
   "above_max_per_day",
+  // The note's own service line (the 837P's line checks, app/domain/x12-837p.ts): what the claim would be refused for.
+  "invalid_cpt",
+  "invalid_session_date",
+  "invalid_pos",
+  "invalid_pa_number",
   // The claim's parties (the 837P's own checks, app/domain/x12-837p.ts): what the claim would be refused for.
   "location_npi",
   "location_tax_id",
@@ -88,6 +94,11 @@ export interface ScrubNoteFacts {
   providerId: number | null;
   /** md and md2: the billing modifiers. */
   modifiers: readonly (string | null | undefined)[];
+  /**
+   * The PA number saved on the note's billing record (client_reports.pa_number), null when none: the claim line's
+   * prior authorization number (REF*G1), else the PA service's own text (decision 032).
+   */
+  paNumber?: string | null;
   unitPriceCents: number | null;
   /** The note's time pairs (local minutes, end exclusive). */
   pairs: readonly Interval[];
@@ -217,6 +228,70 @@ export type PartyMemo = Map<string, ClaimIssue[]>;
 
 const partyRule = (code: ScrubCode) => ({ code, rule: ((_f, d) => d.parties.filter((r) => r.code === code)) as Rule });
 
+/**
+ * The scrubber's code for a service line check's field (serviceLineIssues), or null for the checks another rule
+ * already names with its own cause: units (no_units), the $0 charge (no_price, zero_charge) and the modifiers
+ * (modifier_misfit: every code of the modifiers table is 2 letters or digits, so a code of another shape is not in
+ * it; a note has two billing modifiers, never more than 4).
+ */
+const LINE_CODES: Readonly<Record<string, ScrubCode | null>> = {
+  cpt: "invalid_cpt",
+  date: "invalid_session_date",
+  pos: "invalid_pos",
+  pa_number: "invalid_pa_number",
+  units: null,
+  charge: null,
+  modifiers: null,
+};
+
+/**
+ * What the 837P validator would refuse about the note's own service line: the line the claim builder makes of it
+ * alone (groupClaims: CPT upper-case, the session date, the price's modifiers and charge, the POS, the PA number).
+ * A missing POS is missing_pos.
+ */
+function lineReasons(f: ScrubFacts, price: NotePrice): ScrubReason[] {
+  const cpt = f.note.cptCode.trim().toUpperCase();
+  const record = f.note.paNumber?.trim() || null;
+  const paNumber = record ?? f.pa?.name ?? null;
+  const paLabel = record ? "the PA number saved on its billing record" : `the prior authorization number (the name of PA service '${paNumber}', sent when the billing record has no PA number: edit it on the client's PA services)`;
+  const issues = serviceLineIssues(
+    { serviceDate: f.note.sessionDate, cptCode: cpt, modifiers: price.modifiers.slice(0, 4), units: f.note.units, chargeCents: price.chargesCents, pos: f.note.pos, paNumber },
+    `The claim line of this note (${cpt || "no CPT"} on ${f.note.sessionDate})`,
+    "line",
+    paLabel,
+  );
+  return issues.flatMap((i) => {
+    const code = LINE_CODES[i.field.slice("line.".length)];
+    if (!code || (code === "invalid_pos" && !f.note.pos.trim())) return [];
+    return [{ code, message: i.message }];
+  });
+}
+
+const lineRule = (code: ScrubCode) => ({ code, rule: ((_f, d) => d.line.filter((r) => r.code === code)) as Rule });
+
+/**
+ * The price came from pickService's last choice (decision 030): a service for a modifier the note lacks, since the
+ * payer has no price with the note's modifiers or fewer. Null when the service's modifiers are all the note's, and
+ * for a note priced by its own unit price (a combined note's: the service gives only its multiplier, whose $0 is
+ * zero_charge).
+ */
+function otherModifierPrice(f: ScrubFacts, price: NotePrice): ScrubReason | null {
+  const s = price.service;
+  if (!s || (f.note.unitPriceCents ?? 0) > 0) return null;
+  const own = splitModifiers(s.modifiers).map((m) => m.toUpperCase());
+  const lacking = own.filter((m) => !price.modifiers.includes(m));
+  if (!lacking.length) return null;
+  const payer = f.insurer?.name ?? "The payer";
+  const cpt = s.cptCode;
+  const them = lacking.join(" and ");
+  const plural = lacking.length > 1;
+  const withNote = price.modifiers.length ? `with only ${price.modifiers.join(" and ")}` : "without modifiers";
+  return {
+    code: "price_for_other_modifier",
+    message: `${payer}'s price for this note is its service ${serviceCode(cpt, own)} (${unitPriceText(centsOf(s.unitPrice), s.multiplier)}), a price for modifier${plural ? "s" : ""} ${them}, which this note lacks: ${payer} has no price for CPT ${cpt} ${withNote}. Add ${them} to the note's modifiers on its billing row, or add a price for CPT ${cpt} ${withNote} on ${payer}'s services.`,
+  };
+}
+
 const CREDENTIAL_LABEL: Record<string, string> = { bcba: "BCBA", bcaba: "BCaBA", rbt: "RBT" };
 const complianceLabel = (key: ComplianceKey) => COMPLIANCE_FIELDS.find(([k]) => k === key)![1];
 const posText = (pos: string) => (posLabel(pos) === pos ? `POS ${pos}` : `POS ${pos} (${posLabel(pos)})`);
@@ -277,6 +352,10 @@ interface Derived {
   xp: boolean;
   /** The claim parties' reasons (partyReasons), each listed by its code's rule. */
   parties: ScrubReason[];
+  /** The note's service line's reasons (lineReasons), each listed by its code's rule. */
+  line: ScrubReason[];
+  /** The price came from a service for a modifier the note lacks (otherModifierPrice). */
+  otherModifier: ScrubReason | null;
 }
 
 /**
@@ -406,6 +485,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
       return bad ? { code: "modifier_misfit", message: bad.message } : null;
     },
   },
+  { code: "price_for_other_modifier", rule: (_f, d) => d.otherModifier },
   {
     // A price that makes the charge $0 (a $0 unit price, a multiplier of 0 without XP, or one so small that the
     // charge rounds to $0): the 837P check refuses such a line ("the charge is $0"), so the scrubber names it first,
@@ -437,6 +517,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
       return { code: "above_max_per_day", message: `${total} units of CPT ${cpt} on ${f.note.sessionDate} for this client, above ${f.insurer?.name ?? "the payer"}'s maximum of ${max} a day.` };
     },
   },
+  ...(["invalid_cpt", "invalid_session_date", "invalid_pos", "invalid_pa_number"] as const).map(lineRule),
   ...PARTY_CODES.map(([, code]) => partyRule(code)),
 ];
 
@@ -454,7 +535,7 @@ export function scrubNote(f: ScrubFacts, memo?: PartyMemo): ScrubReason[] {
     providerCredential: f.provider?.credential ?? null,
     unitPriceCents: f.note.unitPriceCents,
   });
-  const derived: Derived = { provider, payer, service: price.service, unitPriceCents: price.unitPriceCents, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP"), parties: partyReasons(f, memo) };
+  const derived: Derived = { provider, payer, service: price.service, unitPriceCents: price.unitPriceCents, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP"), parties: partyReasons(f, memo), line: lineReasons(f, price), otherModifier: otherModifierPrice(f, price) };
   const reasons: ScrubReason[] = [];
   for (const { rule } of SCRUB_RULES) {
     const r = rule(f, derived);

@@ -294,7 +294,7 @@ export function renderingProviderIssues(rp: ClaimData["renderingProvider"]): Cla
 export function diagnosisIssues(codes: readonly string[]): ClaimIssue[] {
   const out: ClaimIssue[] = [];
   if (codes.length === 0) out.push({ field: "diagnosis", message: "No diagnosis code. Add the client's diagnosis code (ICD-10) on the note or the client's profile." });
-  if (codes.length > MAX_DIAGNOSES) out.push({ field: "diagnosis", message: `A claim carries at most ${MAX_DIAGNOSES} diagnosis codes.` });
+  if (codes.length > MAX_DIAGNOSES) out.push({ field: "diagnosis", message: `The claim would carry ${codes.length} diagnosis codes (${codes.join(", ")}), but a claim carries at most ${MAX_DIAGNOSES}. Keep at most ${MAX_DIAGNOSES}: remove secondary diagnosis codes on the client's profile.` });
   for (const d of codes) {
     if (!/^[A-Z][0-9][0-9A-Z]{1,5}$/.test(icd(d))) out.push({ field: "diagnosis", message: `Diagnosis code ${d} is not an ICD-10 code (for example F84.0). Correct it on the note or the client's profile.` });
   }
@@ -314,21 +314,31 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
   if (!/^[A-Za-z0-9-]{1,20}$/.test(c.claimNumber)) out.push({ field: "claim_number", message: "The claim number must be 1 to 20 letters, digits or dashes." });
   if (c.lines.length === 0) out.push({ field: "lines", message: "The claim has no service lines." });
   if (c.lines.length > MAX_LINES) out.push({ field: "lines", message: `A claim carries at most ${MAX_LINES} service lines; build it from fewer notes.` });
-  c.lines.forEach((l, i) => {
-    const at = `Line ${i + 1} (${l.cptCode || "no CPT"} on ${l.serviceDate})`;
-    if (!/^[A-Z0-9]{5}$/.test(l.cptCode)) out.push({ field: `lines.${i}.cpt`, message: `${at}: the CPT code must be 5 letters or digits.` });
-    if (!isDate(l.serviceDate)) out.push({ field: `lines.${i}.date`, message: `${at}: the date of service is not a date.` });
-    if (!Number.isInteger(l.units) || l.units <= 0) out.push({ field: `lines.${i}.units`, message: `${at}: no units to bill.` });
-    // An XP line is priced at $0 by design (priceNote: XP multiplies by 0) and goes out with its units; any other
-    // $0 line with units means the insurer has no price for the CPT. A line without units is $0 because it has no
-    // units (said just above), not for want of a price.
-    const xp = l.modifiers.includes("XP");
-    if (!Number.isInteger(l.chargeCents) || l.chargeCents < 0 || (l.chargeCents === 0 && !xp && l.units > 0)) out.push({ field: `lines.${i}.charge`, message: `${at}: the charge is $0. Set a price for this CPT on the insurer's services.` });
-    if (!/^\d{2}$/.test(l.pos)) out.push({ field: `lines.${i}.pos`, message: `${at}: the place of service must be a 2-digit code.` });
-    if (l.modifiers.length > 4) out.push({ field: `lines.${i}.modifiers`, message: `${at}: at most 4 modifiers.` });
-    for (const m of l.modifiers) if (!/^[A-Z0-9]{2}$/.test(m)) out.push({ field: `lines.${i}.modifiers`, message: `${at}: modifier ${m} must be 2 letters or digits.` });
-    if (l.paNumber != null) checkText(`${at}: the prior authorization number`, `lines.${i}.pa_number`, l.paNumber, ELEMENT_MAX.reference, out);
-  });
+  c.lines.forEach((l, i) => out.push(...serviceLineIssues(l, `Line ${i + 1} (${l.cptCode || "no CPT"} on ${l.serviceDate})`, `lines.${i}`)));
+  return out;
+}
+
+/**
+ * The checks of one service line (2400: SV1, DTP, REF*G1), each from the notes of that line alone. validateClaim runs
+ * them on every line of a claim (`at` "Line 3 (97153 on 2026-11-02)", `field` "lines.2"), and the pre-billing
+ * scrubber (app/domain/scrubber.ts, decision 034) on each note's own line: one rule in one place. Each issue's field
+ * is `${field}.cpt`, `.date`, `.units`, `.charge`, `.pos`, `.modifiers` or `.pa_number`. `paLabel` names where the
+ * prior authorization number comes from.
+ */
+export function serviceLineIssues(l: ClaimLineData, at: string, field: string, paLabel = "the prior authorization number"): ClaimIssue[] {
+  const out: ClaimIssue[] = [];
+  if (!/^[A-Z0-9]{5}$/.test(l.cptCode)) out.push({ field: `${field}.cpt`, message: `${at}: the CPT code ${l.cptCode ? `${l.cptCode} ` : ""}must be 5 letters or digits (for example 97153). Correct the CPT code on the note.` });
+  if (!isDate(l.serviceDate)) out.push({ field: `${field}.date`, message: `${at}: the date of service ${l.serviceDate ? `${l.serviceDate} ` : ""}is not a date. Correct the session date on the note.` });
+  if (!Number.isInteger(l.units) || l.units <= 0) out.push({ field: `${field}.units`, message: `${at}: no units to bill.` });
+  // An XP line is priced at $0 by design (priceNote: XP multiplies by 0) and goes out with its units; any other
+  // $0 line with units means the insurer has no price for the CPT. A line without units is $0 because it has no
+  // units (said just above), not for want of a price.
+  const xp = l.modifiers.includes("XP");
+  if (!Number.isInteger(l.chargeCents) || l.chargeCents < 0 || (l.chargeCents === 0 && !xp && l.units > 0)) out.push({ field: `${field}.charge`, message: `${at}: the charge is $0. Set a price for this CPT on the insurer's services.` });
+  if (!/^\d{2}$/.test(l.pos)) out.push({ field: `${field}.pos`, message: `${at}: the place of service ${l.pos.trim() ? `${l.pos.trim()} ` : ""}must be a 2-digit code (for example 12, Home). Choose a place of service on the note.` });
+  if (l.modifiers.length > 4) out.push({ field: `${field}.modifiers`, message: `${at}: at most 4 modifiers.` });
+  for (const m of l.modifiers) if (!/^[A-Z0-9]{2}$/.test(m)) out.push({ field: `${field}.modifiers`, message: `${at}: modifier ${m} must be 2 letters or digits.` });
+  if (l.paNumber != null) checkText(`${at}: ${paLabel}`, `${field}.pa_number`, l.paNumber, ELEMENT_MAX.reference, out);
   return out;
 }
 

@@ -843,14 +843,21 @@ async function saveClientReportOnce(ctx: ModelContext, raw: Record<string, unkno
   if (badModifier) return invalid({ [badModifier.field]: badModifier.message });
   const notClaimed = claimed.length ? sql`not exists (select 1 from ${liveClaimOf(note.id)})` : undefined;
   // A save that leaves the note billed is scrubbed when it turns Billed on or changes what the rules read (of the
-  // fields a save writes, only md/md2): a billed note never holds facts no scrub has passed (decision 034, stop 30).
-  // Scrubbed as this save leaves the note: with the modifiers it writes (removing XP can make the charge $0, adding
-  // it makes $0 the design), priced by the same priceNote as the row below.
+  // fields a save writes, md/md2 and the PA number): a billed note never holds facts no scrub has passed (decision 034,
+  // stop 30). Scrubbed as this save leaves the note: with the modifiers and PA number it writes (removing XP can make
+  // the charge $0, adding it makes $0 the design), priced by the same priceNote as the row below.
   const newModifier = claimed.find((field) => !field.startsWith("billed"));
-  if (f.billed && (!note.billed || newModifier)) {
-    const reasons = (await scrubNotes(ctx, [note.id], new Map([[note.id, { modifiers: [f.md, f.md2] }]]))).get(note.id) ?? [];
+  // A new PA number alone is refused only when its claim line could not carry it: the note's other reasons do not
+  // lock the record's PA number (stop 30; decision 034, stop 31).
+  const newPaNumber = f.billed && note.billed && !newModifier && f.paNumber !== (existing?.paNumber?.trim() || null);
+  if (f.billed && (!note.billed || newModifier || newPaNumber)) {
+    const scrubbed = (await scrubNotes(ctx, [note.id], new Map([[note.id, { modifiers: [f.md, f.md2], paNumber: f.paNumber }]]))).get(note.id) ?? [];
+    const reasons = newPaNumber ? scrubbed.filter((r) => r.code === "invalid_pa_number") : scrubbed;
     const text = reasons.map((r) => r.message).join(" ");
-    if (reasons.length) return invalid(note.billed ? { [newModifier!]: BILLING_MESSAGES.billedModifiers(text) } : { [`billed${suffix}`]: BILLING_MESSAGES.cannotBill(text) });
+    if (reasons.length) {
+      if (!note.billed) return invalid({ [`billed${suffix}`]: BILLING_MESSAGES.cannotBill(text) });
+      return invalid(newModifier ? { [newModifier]: BILLING_MESSAGES.billedModifiers(text) } : { pa_number: BILLING_MESSAGES.billedPaNumber(text) });
+    }
   }
   const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [f.md, f.md2], locationId: note.locationId, insurerId: payer, providerCredential: facts.providerCredential, unitPriceCents: note.unitPriceCents });
   const now = ctx.now().toISOString();

@@ -39,11 +39,10 @@ const o = alias(notes, "o");
 
 /**
  * What a save is about to write, per note id, among the facts the rules read: the note is scrubbed as it will be
- * after the save, priced by the same priceNote. Only the modifiers: the billing save writes md/md2, billed, paid,
- * the PA number and the NPI, and the rules read none of the others (the PA number is the record's text, not the
- * note's PA service).
+ * after the save, priced by the same priceNote. The modifiers, and the billing record's PA number (the claim line's
+ * REF*G1, checked since stop 31); the billing save also writes billed, paid and the NPI, which no rule reads.
  */
-export type ScrubOverrides = ReadonlyMap<number, Pick<ScrubNoteFacts, "modifiers">>;
+export type ScrubOverrides = ReadonlyMap<number, Pick<ScrubNoteFacts, "modifiers" | "paNumber">>;
 
 /** One scrubbed note, with what the report and the API show beside its reasons. */
 export interface ScrubbedNote {
@@ -134,6 +133,8 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         md: notes.md,
         md2: notes.md2,
         unitPriceCents: notes.unitPriceCents,
+        // The billing record's PA number (client_reports_note_unique), which the claim line sends before the PA service's text.
+        paNumber: sql<string | null>`(select cr.pa_number from client_reports cr where cr.note_id = ${notes.id})`.as("cr_pa_number"),
         signedAt: notes.signedAt,
         billed: notes.billed,
         start1At: notes.start1At,
@@ -289,6 +290,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
   const parties: PartyMemo = new Map();
   return main.map((r) => {
     const n = r.n;
+    const over = overrides?.get(n.id);
     const facts: ScrubFacts = {
       note: {
         id: n.id,
@@ -303,7 +305,8 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
         units: n.units,
         signedAt: n.signedAt,
         providerId: n.providerId,
-        modifiers: overrides?.get(n.id)?.modifiers ?? [n.md, n.md2],
+        modifiers: over?.modifiers ?? [n.md, n.md2],
+        paNumber: over?.paNumber !== undefined ? over.paNumber : n.paNumber,
         unitPriceCents: n.unitPriceCents,
         pairs: pairsOf(n),
         utcOffset: n.utcOffset,

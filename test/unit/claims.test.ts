@@ -50,6 +50,57 @@ describe("groupClaims: one claim per client + location + provider + payer, one l
   });
 });
 
+/** `n` notes of one client, provider and payer on `n` days from 2026-01-01: one line each. */
+const days = (n: number, over: (i: number) => Partial<PricedClaimNote> = () => ({})) =>
+  Array.from({ length: n }, (_, i) => note({ sessionDate: new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10), ...over(i) }));
+const ICD = (i: number) => `F${80 + Math.floor(i / 10)}.${i % 10}`;
+
+describe("groupClaims splits a claim at 50 lines and 12 diagnosis codes (decision 034, stop 31)", () => {
+  it.each([
+    ["50 lines: one claim", 50, [50]],
+    ["51 lines: two claims, 50 and 1", 51, [50, 1]],
+    ["101 lines: 50, 50 and 1", 101, [50, 50, 1]],
+  ] as const)("%s", (_name, n, sizes) => {
+    const notes = days(n);
+    const claims = groupClaims(notes);
+    expect(claims.map((c) => c.lines.length)).toEqual(sizes);
+    // Same client, location, provider and payer; dates in order across the claims; each numbered from 1; totals its own.
+    expect(new Set(claims.map((c) => `${c.patientId}|${c.locationId}|${c.providerId}|${c.payerId}`)).size).toBe(1);
+    const dates = claims.flatMap((c) => c.lines.map((l) => l.serviceDate));
+    expect(dates).toEqual(notes.map((x) => x.sessionDate));
+    for (const c of claims) {
+      expect(c.lines.map((l) => l.lineNumber)).toEqual(c.lines.map((_, i) => i + 1));
+      expect(c.totalCents).toBe(c.lines.reduce((s, l) => s + l.chargeCents, 0));
+    }
+    expect(new Set(claims.map((c) => c.key)).size).toBe(claims.length);
+    expect(claims.flatMap((c) => c.lines.flatMap((l) => l.noteIds))).toEqual(notes.map((x) => x.id));
+  });
+
+  it.each([
+    // [notes' own codes, profile codes, codes per claim]
+    ["12 distinct note codes: one claim", 12, [], [12]],
+    ["13 distinct note codes: the 13th starts a second claim", 13, [], [12, 1]],
+    ["10 note codes and 2 profile codes: one claim of 12", 10, ["F99", "F98.0"], [12]],
+    ["11 note codes and 2 profile codes: two claims, each with the profile's codes", 11, ["F99", "F98.0"], [12, 3]],
+  ] as const)("%s", (_name, n, profile, perClaim) => {
+    const notes = days(n, (i) => ({ diagnosisCode: ICD(i) }));
+    const codeOf = new Map(notes.map((x) => [x.id, x.diagnosisCode]));
+    const claims = groupClaims(notes, () => [...profile]);
+    expect(claims.map((c) => c.diagnosisCodes.length)).toEqual(perClaim);
+    for (const c of claims) {
+      // Each claim: its lines' own codes in line order, then the profile's; no code dropped.
+      expect(c.diagnosisCodes).toEqual([...c.lines.map((l) => codeOf.get(l.noteIds[0]!)), ...profile]);
+    }
+  });
+
+  it("the profile alone over 12 cannot be split away: one claim, left for the 837P check to refuse", () => {
+    const profile = Array.from({ length: 13 }, (_, i) => ICD(i + 20));
+    const claims = groupClaims(days(3), () => profile);
+    expect(claims).toHaveLength(1);
+    expect(claims[0]!.diagnosisCodes).toHaveLength(14);
+  });
+});
+
 describe("claim status transitions", () => {
   const allowed: [ClaimStatus, ClaimStatus][] = [
     ["draft", "generated"],

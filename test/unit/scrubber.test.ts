@@ -38,6 +38,8 @@ function base(): ScrubFacts {
 const details = (f: ScrubFacts, set: Record<string, unknown>) => (f.parties.patient.details = JSON.stringify({ ...JSON.parse(f.parties.patient.details), ...set }));
 
 type Change = (f: ScrubFacts) => void;
+/** Twelve ICD-10 codes, the first the note's and the client's principal. */
+const TWELVE = ["F84.0", "F90.0", "F90.1", "F90.2", "F90.8", "F90.9", "F91.0", "F91.1", "F91.2", "F91.3", "F91.8", "F91.9"];
 const codes = (f: ScrubFacts) => scrubNote(f).map((r) => r.code);
 
 describe("the scrubber's rules, each passing and failing", () => {
@@ -103,12 +105,35 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["combined note with its own price, the insurer's multiplier 0", (f) => ((f.note.type = "combined"), (f.note.modifiers = ["HO", null]), (f.note.unitPriceCents = 2000), (f.services = [svc({ multiplier: 0 })])), ["zero_charge"], /^The charge is \$0: Acme's multiplier for CPT 97153 is 0\. Set a multiplier on the insurer's services\.$/],
     // A modifier of another provider type, or given twice, stored before the writers refused it (probe 8922 §4).
     ["an RBT note with GT (all types): no reason", (f) => (f.note.modifiers = ["HM", "GT"]), []],
-    ["a BCBA note with the RBT's XP: its $0 is not by design", (f) => ((f.note.type = "bcba"), (f.note.cptCode = "97155"), (f.pa!.cpt = "97155"), (f.provider!.credential = "bcba"), (f.note.units = 4), (f.note.modifiers = ["XP", null])), ["modifier_misfit"], /^Modifier XP \(RBT overlap, not reimbursed\) is for RBT notes and does not fit a BCBA note: choose XE, HO, GT, TS, 95\.$/],
-    ["an RBT note with the BCBA's HO", (f) => (f.note.modifiers = ["HO", null]), ["modifier_misfit"], /^Modifier HO \(BCBA\) is for BCBA notes and does not fit an RBT note: choose HM, XE, XP, GT, TS, 95\.$/],
+    ["a BCBA note with the RBT's XP: its $0 is not by design", (f) => ((f.note.type = "bcba"), (f.note.cptCode = "97155"), (f.pa!.cpt = "97155"), (f.provider!.credential = "bcba"), (f.note.units = 4), (f.note.modifiers = ["XP", null])), ["modifier_misfit", "price_for_other_modifier"], /^Modifier XP \(RBT overlap, not reimbursed\) is for RBT notes and does not fit a BCBA note: choose XE, HO, GT, TS, 95\.\n/],
+    ["an RBT note with the BCBA's HO (and so priced by the HM service)", (f) => (f.note.modifiers = ["HO", null]), ["modifier_misfit", "price_for_other_modifier"], /^Modifier HO \(BCBA\) is for BCBA notes and does not fit an RBT note: choose HM, XE, XP, GT, TS, 95\.\n/],
     ["a combined note with HM", (f) => ((f.note.type = "combined"), (f.note.modifiers = ["HM", null])), ["modifier_misfit"], /does not fit a combined note \(billed as BCBA\)/],
     ["the same modifier twice", (f) => (f.note.modifiers = ["HM", "hm"]), ["modifier_misfit"], /^Modifier HM is chosen twice: give each modifier once\.$/],
     ["exactly the max per day", (f) => (f.clientSameDay = [{ id: 103, cptCode: "97153", units: 8, pairs: [{ start: at(13), end: at(15) }] }]), []],
     ["above the max per day", (f) => (f.clientSameDay = [{ id: 103, cptCode: "97153", units: 9, pairs: [{ start: at(13), end: at(15, 15) }] }, { id: 104, cptCode: "97155", units: 8, pairs: [{ start: at(16), end: at(18) }] }]), ["above_max_per_day"], /^17 units of CPT 97153 on 2026-10-05 for this client, above Acme's maximum of 16 a day\.$/],
+    // The note's own service line (stop 31): the 837P validator's line checks, each a reason with a code.
+    ["a CPT of 4 digits (an imported row)", (f) => ((f.note.cptCode = "9715"), (f.pa!.cpt = "9715"), (f.services = [svc({ cptCode: "9715" })])), ["invalid_cpt"], /^The claim line of this note \(9715 on 2026-10-05\): the CPT code 9715 must be 5 letters or digits \(for example 97153\)\. Correct the CPT code on the note\.$/],
+    ["a CPT with spaces around it passes (the claim trims it)", (f) => (f.note.cptCode = " 97153 "), []],
+    ["a session date that is not a date", (f) => (f.note.sessionDate = "2026-10-5"), ["pa_out_of_dates", "invalid_session_date"], /\nThe claim line of this note \(97153 on 2026-10-5\): the date of service 2026-10-5 is not a date\. Correct the session date on the note\.$/],
+    ["a POS written as a word (an imported row)", (f) => ((f.note.pos = "Home"), (f.client.posCovered = []), (f.insurer!.posAllowedToTt = [])), ["invalid_pos"], /^The claim line of this note \(97153 on 2026-10-05\): the place of service Home must be a 2-digit code \(for example 12, Home\)\. Choose a place of service on the note\.$/],
+    ["an empty POS is missing_pos alone", (f) => (f.note.pos = " "), ["missing_pos"]],
+    ["a billing record's PA number with a separator", (f) => (f.note.paNumber = "PA*77"), ["invalid_pa_number"], /^The claim line of this note \(97153 on 2026-10-05\): the PA number saved on its billing record contains '\*', which a claim cannot carry \(\* ~ : \^ separate the file's parts\)\. Edit it and build again\.$/],
+    ["a billing record's PA number of 51 characters", (f) => (f.note.paNumber = "P".repeat(51)), ["invalid_pa_number"], /the PA number saved on its billing record is longer than the 50 characters a claim can carry\. Shorten it and build again\.$/],
+    ["a billing record's PA number of 50 characters passes", (f) => (f.note.paNumber = "P".repeat(50)), []],
+    ["no record PA number: the PA service's name of 60 characters is sent", (f) => (f.pa!.name = "N".repeat(60)), ["invalid_pa_number"], /^The claim line of this note \(97153 on 2026-10-05\): the prior authorization number \(the name of PA service 'N{60}', sent when the billing record has no PA number: edit it on the client's PA services\) is longer than the 50 characters/],
+    ["a long PA service name with a record PA number passes (the record's is sent)", (f) => ((f.pa!.name = "N".repeat(60)), (f.note.paNumber = "AUTH-1")), []],
+    ["a blank record PA number sends the PA service's name", (f) => ((f.pa!.name = "ABA~97153"), (f.note.paNumber = "  ")), ["invalid_pa_number"], /PA service 'ABA~97153'.*contains '~'/],
+    ["a modifier of another shape is modifier_misfit alone (every table code is 2 letters or digits)", (f) => (f.note.modifiers = ["HM", "H*"]), ["modifier_misfit"], /^Modifier H\* is not in the modifiers table/],
+    // pickService's last fallback (decision 030): a price for a modifier the note lacks.
+    ["priced by the HM service, the note without modifiers", (f) => (f.note.modifiers = [null, null]), ["price_for_other_modifier"], /^Acme's price for this note is its service 97153 HM \(\$12\.50\), a price for modifier HM, which this note lacks: Acme has no price for CPT 97153 without modifiers\. Add HM to the note's modifiers on its billing row, or add a price for CPT 97153 without modifiers on Acme's services\.$/],
+    ["priced by the HM service, the note with GT only", (f) => (f.note.modifiers = ["GT", null]), ["price_for_other_modifier"], /which this note lacks: Acme has no price for CPT 97153 with only GT\. Add HM to the note's modifiers on its billing row, or add a price for CPT 97153 with only GT on Acme's services\.$/],
+    ["priced by a service for two modifiers the note lacks", (f) => ((f.note.modifiers = [null, null]), (f.services = [svc({ modifiers: "HM-GT", multiplier: 1.15 })])), ["price_for_other_modifier"], /^Acme's price for this note is its service 97153 HM GT \(\$12\.50 × 1\.15\), a price for modifiers HM and GT, which this note lacks/],
+    ["a price without modifiers beside the HM one: no reason", (f) => ((f.note.modifiers = [null, null]), (f.services = [svc(), svc({ id: 9, modifiers: "" })])), []],
+    ["an HM GT note priced by the HM service (a part of its modifiers): no reason", (f) => (f.note.modifiers = ["HM", "GT"]), []],
+    ["a combined note with its own price through the HM service: its own price, no reason", (f) => ((f.note.type = "combined"), (f.note.modifiers = ["HO", null]), (f.note.unitPriceCents = 2000)), []],
+    // A claim carries at most 12 diagnosis codes (HI): the note's and the client's profile's, none dropped.
+    ["12 diagnosis codes (the note's and the profile's) pass", (f) => details(f, { secondary_diagnosis_codes: TWELVE.slice(1) }), []],
+    ["13 diagnosis codes", (f) => details(f, { secondary_diagnosis_codes: [...TWELVE.slice(1), "F93.0"] }), ["invalid_diagnosis"], /^The claim would carry 13 diagnosis codes \(F84\.0, F90\.0, .*, F93\.0\), but a claim carries at most 12\. Keep at most 12: remove secondary diagnosis codes on the client's profile\.$/],
     // The claim's parties (probe 8933 §2): the 837P validator's own checks, each a reason with a code.
     ["a 5-digit location ZIP", (f) => (f.parties.location.zip = "60602"), ["location_zip"], /^The ZIP code of the location Main Clinic is 60602: a claim's billing provider needs the 9-digit ZIP\+4 \(for example 60602-1234\)\. Enter the ZIP\+4 on the location's page\.$/],
     ["a ZIP+4 without its dash passes", (f) => (f.parties.location.zip = "331011234"), []],

@@ -111,6 +111,14 @@ describe("837P validation: what a person must fix", () => {
     ["no units", (c) => ({ ...c, lines: [{ ...c.lines[0]!, units: 0, chargeCents: 0 }] }), "lines.0.units", /^Line 1 \(97153 on [\d-]+\): no units to bill\.$/],
     ["five modifiers", (c) => ({ ...c, lines: [{ ...c.lines[0]!, modifiers: ["HM", "HN", "HO", "XP", "GT"] }] }), "lines.0.modifiers", /at most 4/],
     ["no lines", { lines: [] }, "lines", /no service lines/],
+    // A line's own checks (serviceLineIssues, also run by the scrubber on each note: decision 034, stop 31).
+    ["a CPT of 4 digits", (c) => ({ ...c, lines: [{ ...c.lines[0]!, cptCode: "9715" }] }), "lines.0.cpt", /^Line 1 \(9715 on 2026-11-02\): the CPT code 9715 must be 5 letters or digits \(for example 97153\)\. Correct the CPT code on the note\.$/],
+    ["a date of service that is not a date", (c) => ({ ...c, lines: [{ ...c.lines[0]!, serviceDate: "2026-02-30" }] }), "lines.0.date", /^Line 1 \(97153 on 2026-02-30\): the date of service 2026-02-30 is not a date\. Correct the session date on the note\.$/],
+    ["a POS of one digit", (c) => ({ ...c, lines: [{ ...c.lines[0]!, pos: "2" }] }), "lines.0.pos", /^Line 1 \(97153 on 2026-11-02\): the place of service 2 must be a 2-digit code \(for example 12, Home\)\. Choose a place of service on the note\.$/],
+    ["a modifier of three letters", (c) => ({ ...c, lines: [{ ...c.lines[0]!, modifiers: ["HMX"] }] }), "lines.0.modifiers", /modifier HMX must be 2 letters or digits/],
+    ["a PA number with a separator", (c) => ({ ...c, lines: [{ ...c.lines[0]!, paNumber: "PA~1" }] }), "lines.0.pa_number", /^Line 1 \(97153 on 2026-11-02\): the prior authorization number contains '~'/],
+    ["13 diagnosis codes", { diagnosisCodes: ["F84.0", "F90.0", "F90.1", "F90.2", "F90.8", "F90.9", "F91.0", "F91.1", "F91.2", "F91.3", "F91.8", "F91.9", "F93.0"] }, "diagnosis", /^The claim would carry 13 diagnosis codes \(F84\.0, .*F93\.0\), but a claim carries at most 12\. Keep at most 12: remove secondary diagnosis codes on the client's profile\.$/],
+    ["51 lines", (c) => ({ ...c, lines: Array.from({ length: 51 }, () => c.lines[0]!) }), "lines", /at most 50 service lines/],
     // 2010AA N403: the billing provider's ZIP is the full nine digits (005010X222A1).
     ["a 5-digit location ZIP", (c) => ({ ...c, billingProvider: { ...c.billingProvider, zip: "33101" } }), "billing.zip", /^The ZIP code of the location Sunrise ABA Miami is 33101: a claim's billing provider needs the 9-digit ZIP\+4 \(for example 33101-1234\)\. Enter the ZIP\+4 on the location's page\.$/],
     ["no location ZIP", (c) => ({ ...c, billingProvider: { ...c.billingProvider, zip: null } }), "billing.zip", /location Sunrise ABA Miami is missing: .*9-digit ZIP\+4/],

@@ -115,6 +115,32 @@ describe("API /v2/claims", () => {
     expect(data[0]).toMatchObject({ lines: 50, total_cents: 150 * 8 * 1250 });
   });
 
+  it("51 lines of one client, provider and payer build into two claims of 50 and 1 lines, in date order, that generate into one file read back whole (decision 034, stop 31)", async () => {
+    const w = await world();
+    const dates = Array.from({ length: 51 }, (_, i) => new Date(Date.UTC(2026, 9, 1 + i)).toISOString().slice(0, 10));
+    const ids: number[] = [];
+    for (const sessionDate of [...dates].reverse()) ids.push(await w.note({ sessionDate }));
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: ids } });
+    expect(built.status, await built.clone().text()).toBe(201);
+    const { data } = (await built.json()) as { data: { id: number; lines: number; total_cents: number; errors: unknown[] }[] };
+    expect(data.map((c) => [c.lines, c.total_cents, c.errors])).toEqual([
+      [50, 50 * 8 * 1250, []],
+      [1, 8 * 1250, []],
+    ]);
+    const stored = await db().select({ id: claims.id, patientId: claims.patientId, locationId: claims.locationId, providerId: claims.providerId, insurerId: claims.insurerId }).from(claims).where(sql`${claims.id} in (${data[0]!.id}, ${data[1]!.id})`);
+    expect(new Set(stored.map((c) => `${c.patientId}|${c.locationId}|${c.providerId}|${c.insurerId}`))).toEqual(new Set([`${w.patient.id}|${w.location.id}|${w.provider.id}|${w.insurer.id}`]));
+    const linesOf = async (id: number) => (await db().select({ n: claimLines.lineNumber, date: claimLines.serviceDate }).from(claimLines).where(eq(claimLines.claimId, id)).orderBy(claimLines.lineNumber)).map((l) => [l.n, l.date]);
+    expect(await linesOf(data[0]!.id)).toEqual(dates.slice(0, 50).map((d, i) => [i + 1, d]));
+    expect(await linesOf(data[1]!.id)).toEqual([[1, dates[50]]]);
+
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: data.map((c) => c.id) } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const content = await (await api(`/v2/claims/${data[0]!.id}/download`, { token: w.token })).text();
+    const back = readBack837(content);
+    expect(back.sets.map((set) => set.segments.filter((tag) => tag === "SV1").length)).toEqual([50, 1]);
+    expect(back.sets.map((set) => set.segments.filter((tag) => tag === "CLM").length)).toEqual([1, 1]);
+  });
+
   it("two drafts go into one file with increasing control numbers; a later file has a higher id", async () => {
     const w = await world();
     const other = await createPatient({ locationId: w.location.id, insurerId: w.insurer.id, birthDate: "2017-01-01", gender: 1, details: JSON.stringify({ insuranceId: "M2", is_self_subscriber: "1", address: "1 A St", city: "Miami", state: "FL", zip: "33101", diagnosis_code: "F84.0" }) });

@@ -51,6 +51,8 @@ function noteValues(patient: { id: number; locationId: number }, sessionDate: st
       signedAt: `${sessionDate}T20:00:00Z`,
       providerName: "Jane Doe",
       formToken: `scrub-${++token}`,
+      // The modifier of the provider type, which the world's prices carry (a price for a modifier the note lacks is a reason).
+      md: (over.type ?? "rbt") === "rbt" ? "HM" : "HO",
       ...rest,
   };
 }
@@ -308,6 +310,83 @@ describe("the claim's parties: what the 837P would refuse is a reason (probe 893
   });
 });
 
+describe("the note's own claim line and the price it came from (decision 034, stop 31)", () => {
+  it("a price for a modifier the note lacks, a POS the 837P refuses and a PA service name too long for REF*G1 are listed by the API, the report and the billing rows; billing is refused; fixed in the same save, the notes are billed", async () => {
+    const w = await world();
+    const token = await apiToken(w.manager);
+    const cookie = await signInCookie(w.manager);
+    const [longPa] = await db().insert(paServices).values({ patientId: w.client.id, paService: `ABA treatment plan ${"x".repeat(40)}`, cpt: "97153", nUnits: 240, startDate: "2026-09-01", endDate: "2026-12-31", insuranceId: w.acme.id }).returning();
+    const base = (date: string, over: NoteOver = {}) => note(w.client, date, { providerId: w.rbt.id, paServiceId: w.pa.id, ...over });
+    const lacksHm = await base("2026-10-05", { md: null });
+    const home = await base("2026-10-06", { pos: "Home" });
+    const longName = await base("2026-10-07", { paServiceId: longPa!.id });
+    const clean = await base("2026-10-08");
+
+    const otherModifier = "Acme's price for this note is its service 97153 HM ($12.50), a price for modifier HM, which this note lacks: Acme has no price for CPT 97153 without modifiers. Add HM to the note's modifiers on its billing row, or add a price for CPT 97153 without modifiers on Acme's services.";
+    const pos = "The claim line of this note (97153 on 2026-10-06): the place of service Home must be a 2-digit code (for example 12, Home). Choose a place of service on the note.";
+    const paName = `The claim line of this note (97153 on 2026-10-07): the prior authorization number (the name of PA service '${longPa!.paService}', sent when the billing record has no PA number: edit it on the client's PA services) is longer than the 50 characters a claim can carry. Shorten it and build again.`;
+    const expected = new Map([
+      [lacksHm.id, [{ code: "price_for_other_modifier", message: otherModifier }]],
+      [home.id, [{ code: "pos_not_allowed", message: "POS Home is not allowed by Acme for RBT services (allowed: 12, 03)." }, { code: "pos_not_covered", message: "POS Home is not covered for this client (covered: 12, 03, 11)." }, { code: "invalid_pos", message: pos }]],
+      [longName.id, [{ code: "invalid_pa_number", message: paName }]],
+    ]);
+    const period = `location_id=${w.loc.id}&date_from=2026-10-01&date_to=2026-10-31`;
+    const text = async (path: string) => (await (await request(path, { cookie })).text()).replaceAll("&#x27;", "'");
+    const billedOf = async (id: number) => (await db().select({ billed: notes.billed }).from(notes).where(eq(notes.id, id)))[0]!.billed;
+
+    // The scrubber's API (one note and the report), its screen and the billing rows' claim check.
+    for (const [id, reasons] of expected) expect(((await (await api(`/v2/billing/scrubber/notes/${id}`, { token })).json()) as { data: { reasons: unknown[] } }).data.reasons).toEqual(reasons);
+    const report = (await (await api(`/v2/billing/scrubber?${period}`, { token })).json()) as { data: { total: number; scrubbed: number; data: { id: number; reasons: unknown[] }[] } };
+    expect(report.data).toMatchObject({ total: 3, scrubbed: 4 });
+    expect(new Map(report.data.data.map((n) => [n.id, n.reasons]))).toEqual(expected);
+    const screen = await text(`/billing/scrubber?${period}`);
+    for (const message of [otherModifier, pos, paName]) expect(screen).toContain(message);
+    const rows = (await (await api(`/client_report/byprofile/${w.client.id}?date_start=2026-10-05&date_end=2026-10-08`, { token })).json()) as { noteRbts: { id: number; reasons: string[] }[] };
+    expect(rows.noteRbts.map((r) => [r.id, r.reasons])).toEqual([...[...expected].map(([id, reasons]) => [id, reasons.map((r) => r.message)]), [clean.id, []]]);
+    const rowScreen = await text(`/billing/by-client/${w.client.id}?from=2026-10-05&to=2026-10-08`);
+    for (const message of [otherModifier, pos, paName]) expect(rowScreen).toContain(message);
+
+    // Marking them billed: 422 with the reasons, nothing written.
+    for (const [id, reasons] of expected) {
+      const refused = await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: id, billed: true } });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { errors: Record<string, string> }).errors.billed).toBe(`This note cannot be billed: ${reasons.map((r) => r.message).join(" ")}`);
+      expect(await billedOf(id)).toBe(false);
+    }
+    // A PA number the claim cannot carry, saved with Billed: refused with the record's PA number named.
+    const starred = await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: longName.id, pa_number: "AUTH*1", billed: true } });
+    expect(starred.status).toBe(422);
+    expect(((await starred.json()) as { errors: Record<string, string> }).errors.billed).toBe(
+      "This note cannot be billed: The claim line of this note (97153 on 2026-10-07): the PA number saved on its billing record contains '*', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again.",
+    );
+    expect(await db().select().from(clientReports).where(eq(clientReports.noteId, longName.id))).toEqual([]);
+
+    // Fixed in the same save: HM added to the note; the payer's authorization number saved on the record (sent instead of the name).
+    const withHm = await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: lacksHm.id, md: "HM", billed: true } });
+    expect(withHm.status, await withHm.clone().text()).toBe(201);
+    const withAuth = await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: longName.id, pa_number: "AUTH-1", billed: true } });
+    expect(withAuth.status, await withAuth.clone().text()).toBe(201);
+    expect([await billedOf(lacksHm.id), await billedOf(longName.id)]).toEqual([true, true]);
+
+    // A billed note's PA number: one the claim cannot carry is refused at the field; another saves, whatever other reason arose.
+    await db().update(userLocations).set({ compliance: JSON.stringify({ bacb_license_expiration: "2026-10-01" }) }).where(eq(userLocations.userId, w.rbt.id));
+    const update = async (pa_number: string) => {
+      const [n] = await db().select({ version: notes.version }).from(notes).where(eq(notes.id, longName.id));
+      const [cr] = await db().select({ id: clientReports.id, version: clientReports.version }).from(clientReports).where(eq(clientReports.noteId, longName.id));
+      return api(`/client_report/update/${cr!.id}`, { method: "POST", token, body: { note_id: longName.id, pa_number, note_version: n!.version, version: cr!.version } });
+    };
+    const tilde = await update("AUTH~2");
+    expect(tilde.status).toBe(422);
+    expect(((await tilde.json()) as { errors: Record<string, string> }).errors.pa_number).toBe(
+      "This note is billed, and its claim could not carry this PA number: The claim line of this note (97153 on 2026-10-07): the PA number saved on its billing record contains '~', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again. Keep its PA number, or untick Billed in the same save.",
+    );
+    expect((await db().select({ paNumber: clientReports.paNumber }).from(clientReports).where(eq(clientReports.noteId, longName.id)))[0]!.paNumber).toBe("AUTH-1");
+    const fine = await update("AUTH-2");
+    expect(fine.status, await fine.clone().text()).toBe(200);
+    expect((await db().select({ paNumber: clientReports.paNumber }).from(clientReports).where(eq(clientReports.noteId, longName.id)))[0]!.paNumber).toBe("AUTH-2");
+  });
+});
+
 describe("the billing save scrubs the note with the modifiers it saves (probe 8914)", () => {
   // Acme's 97153 for RBTs at a multiplier of 0: without XP the charge is $0 (zero_charge), with XP it is $0 by design.
   async function zeroWorld() {
@@ -444,10 +523,10 @@ describe("a note that stays billed is scrubbed again when a save changes what th
   // writer, the change, with a reason that arose after billing (the RBT's license ran out before the session) → the note after.
   // A save that keeps the modifiers is not scrubbed, so a later reason does not lock the record's other fields.
   const saves: [string, (b: B) => Promise<Response>, boolean, Record<string, unknown>][] = [
-    ["billing API: new modifiers the scrub passes (GT for HM)", (b) => billingApi(b, { md: "GT", md2: "XP", billed: true }), false, { md: "GT", md2: "XP", billed: true }],
+    ["billing API: new modifiers the scrub passes (HM and XP swapped)", (b) => billingApi(b, { md: "XP", md2: "HM", billed: true }), false, { md: "XP", md2: "HM", billed: true }],
     ["billing API: XP removed and Billed unticked in one save", (b) => billingApi(b, { md: "HM", md2: null, billed: false }), true, { md: "HM", md2: null, billed: false }],
     ["billing screen: XP removed and Billed unticked in one save", (b) => billingScreen(b, { md: "HM", md2: "", billed: false }), false, { md: "HM", md2: null, billed: false }],
-    ["billing API: pay and PA number only (the rules read neither)", (b) => billingApi(b, { pay: true, pa_number: "PA-77" }), true, { md: "HM", md2: "XP", billed: true, paid: true }],
+    ["billing API: pay and a PA number a claim can carry (the note's other reasons do not lock them)", (b) => billingApi(b, { pay: true, pa_number: "PA-77" }), true, { md: "HM", md2: "XP", billed: true, paid: true }],
     ["billing screen: the row as shown with Pay ticked", (b) => billingScreen(b, { md: "HM", md2: "XP", billed: true, pay: true }), true, { md: "HM", md2: "XP", billed: true, paid: true }],
     ["notes' modifier call: md3 only", (b) => api(`/note_rbt/update/modifier/${b.id}`, { method: "PUT", token: b.token, body: { md3: "95" } }), false, { md: "HM", md2: "XP", billed: true }],
   ];
