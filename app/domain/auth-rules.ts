@@ -55,6 +55,8 @@ export const AUTH_MESSAGES = {
   twoFactorOffFirst: "Turn on two-factor verification first.",
   /** A second turn-on (a form left from before) changes nothing: the codes already shown stay the ones that work. */
   twoFactorAlreadyOn: "Two-factor verification is already on. Your backup codes were not changed; use Generate new backup codes to replace them.",
+  /** Turning it off when it is off changes nothing: no session or token ends (decision 016, stop 31). */
+  twoFactorAlreadyOff: "Two-factor authentication is already off. Nothing was changed.",
   accountInactive: "These credentials do not match our records.",
 } as const;
 

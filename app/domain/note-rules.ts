@@ -32,6 +32,9 @@ export const NOTE_MESSAGES = {
   provider: "Choose the provider of the session.",
   providerOutOfScope: "Choose a provider of the client's location.",
   supervisorOutOfScope: "Choose a supervisor of the client's location.",
+  /** A new provider or supervisor who is inactive (decision 037, stop 31); a stored one stays. */
+  providerInactive: "This employee is inactive: choose an active provider.",
+  supervisorInactive: "This employee is inactive: choose an active supervisor.",
   supervisorIsProvider: "The provider cannot be the note's supervisor: choose the BCBA or BCaBA who supervised the session.",
   supervisorNotQualified: "Choose a supervisor who is a BCBA or BCaBA.",
   countersignOwnNote: "The provider cannot countersign their own note.",

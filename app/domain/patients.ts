@@ -110,12 +110,15 @@ export type StaffField = (typeof STAFF_FIELDS)[number][0];
 export const NOT_AT_LOCATION = "not at the client's location";
 
 /** Why a stored staff link (a client's, a plan's doctor, a note's provider or supervisor) can no longer be chosen. */
-export type StaffGone = "deleted" | "elsewhere";
+export type StaffGone = "deleted" | "inactive" | "elsewhere";
 
-/** A stored employee who can no longer be chosen, as their select names them: "Maya Thompson (deleted)". */
+/** A stored employee who can no longer be chosen, as their select names them: "Maya Thompson (deleted)", "… (inactive)". */
 export function goneStaffLabel(name: string, why: StaffGone): string {
-  return `${name} (${why === "deleted" ? "deleted" : NOT_AT_LOCATION})`;
+  return `${name} (${why === "elsewhere" ? NOT_AT_LOCATION : why})`;
 }
+
+/** A save that newly names an inactive employee as one of a client's staff (decision 037, stop 31). */
+export const INACTIVE_STAFF = "This employee is inactive: choose an active employee.";
 
 /** A staff option; `only`: a stored link no longer choosable, offered only in the fields that store it. */
 export interface StaffOption {

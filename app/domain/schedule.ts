@@ -45,7 +45,7 @@ export const SCHEDULE_MESSAGES = {
   notScheduled: "This session is no longer scheduled (cancelled or written).",
   raced: "Other sessions changed while this was booked. Book again.",
   inactiveClient: "This client is inactive: make the client active before scheduling sessions.",
-  inactiveProvider: "This employee is inactive: choose an active provider.",
+  inactiveProvider: NOTE_MESSAGES.providerInactive,
   futureCancelled: (n: number) => `${n} future session${n === 1 ? " was" : "s were"} cancelled.`,
   noteOnceEnded: (time: string) => `The note can be written once the session ends at ${time}.`,
   noteOnceEndedOn: (date: string, time: string) => `The note can be written once the session ends, on ${date} at ${time}.`,

@@ -525,7 +525,8 @@ export async function countUnusedBackupCodes(db: Db, principal: { type: Principa
   return row?.n ?? 0;
 }
 
-export type TwoFactorSwitch = { ok: true; codes: string[] | null } | { ok: false; message: string };
+/** `changed`: false when two-factor was already off, so nothing was written and no session or token ended. */
+export type TwoFactorSwitch = { ok: true; codes: string[] | null; changed: boolean } | { ok: false; message: string };
 
 /**
  * Switches email two-factor on or off (oneself; off also by an administrator's reset). Turning it on issues
@@ -533,9 +534,11 @@ export type TwoFactorSwitch = { ok: true; codes: string[] | null } | { ok: false
  * password change (decision 015); `change.keep`: the owner's browser's fresh session (sessionAfterOwnChange),
  * stored after that in the same batch. One batch: the switch, the codes, the end of access (and the kept
  * session) and the audit row (`action`: two_factor_on/two_factor_off unless told).
- * Turning it on when it is already on is refused and changes nothing (decision 016, 2026-11-27): only "Generate
- * new backup codes" replaces the codes. The state is read with the audit chain's tail and the batch is written
- * only while the chain still ends there (withAuditIfUnchanged), so of two turn-ons at once one is refused.
+ * A switch that changes nothing writes nothing (decision 016, 2026-11-27): turning it on when it is already on is
+ * refused (only "Generate new backup codes" replaces the codes), turning it off when it is already off answers
+ * `changed: false` and ends no session or token. The state is read with the audit chain's tail and the batch is
+ * written only while the chain still ends there (withAuditIfUnchanged), so of two switches at once one finds the
+ * change already made.
  */
 export async function setTwoFactor(
   db: Db,
@@ -547,17 +550,13 @@ export async function setTwoFactor(
   const entry = signInChangeEntry(principal, change.action ?? (enabled ? "two_factor_on" : "two_factor_off"));
   const update = () => db.update(table).set({ twoFactorEnabled: enabled }).where(eq(table.id, principal.id));
   const endAccess = () => [...endAllAccessStatements(db, principal, new Date()), ...(change.keep ? [change.keep()] : [])];
-  if (!enabled) {
-    await withAudit(db, change.who, entry, () => [update(), clearBackupCodes(db, principal), ...endAccess()]);
-    return { ok: true, codes: null };
-  }
-  const { codes, writes } = await freshBackupCodes(db, principal, newBackupCode);
+  const { codes, writes } = enabled ? await freshBackupCodes(db, principal, newBackupCode) : { codes: null, writes: () => [clearBackupCodes(db, principal)] };
   for (let attempt = 0; ; attempt++) {
     const [row] = await primaryOf(db).select({ on: table.twoFactorEnabled, tail: auditTail }).from(table).where(eq(table.id, principal.id));
-    if (!row || row.on) return { ok: false, message: AUTH_MESSAGES.twoFactorAlreadyOn };
+    if (!row || row.on === enabled) return enabled ? { ok: false, message: AUTH_MESSAGES.twoFactorAlreadyOn } : { ok: true, codes: null, changed: false };
     try {
       await withAuditIfUnchanged(db, change.who, entry, () => [update(), ...writes(), ...endAccess()], row.tail);
-      return { ok: true, codes };
+      return { ok: true, codes, changed: true };
     } catch (e) {
       // Another audited write landed after the read: read and check again.
       if (!isChainRace(e)) throw e;

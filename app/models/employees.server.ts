@@ -28,6 +28,7 @@ import { can, locationScope } from "~/domain/permissions";
 import { mayChange, mayCreate, mayGrantRole, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
 import { withCancelledCount, type UnfitReason } from "~/domain/schedule";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
+import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { setPassword, setTwoFactor } from "~/models/auth.server";
 import { endAllAccessStatements } from "~/services/access.server";
 import { withAudit } from "~/services/audit.server";
@@ -627,10 +628,14 @@ export async function changeEmployeePassword(ctx: ModelContext, app: Pick<AppCon
   return ok(null, "Password changed. The user has been signed out everywhere.");
 }
 
-/** An administrator turns a user's two-factor off and clears their backup codes; every session and API token of that user ends. */
-export async function resetEmployeeTwoFactor(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
+/**
+ * An administrator turns a user's two-factor off and clears their backup codes; every session and API token of that
+ * user ends. When it is already off nothing is written and nothing ends (decision 016, stop 31): the answer says so.
+ */
+export async function resetEmployeeTwoFactor(ctx: ModelContext, id: number): Promise<ModelResult<{ two_factor_enabled: false }>> {
   const loaded = await loadForChange(ctx, id, ["two_factor"]);
   if (!loaded.ok) return loaded;
-  await setTwoFactor(ctx.db, { type: "user", id }, false, { who: who(ctx), action: "two_factor_reset" });
-  return ok(null, "Two-factor authentication was turned off and the backup codes were cleared.");
+  const switched = await setTwoFactor(ctx.db, { type: "user", id }, false, { who: who(ctx), action: "two_factor_reset" });
+  const changed = switched.ok && switched.changed;
+  return ok({ two_factor_enabled: false }, changed ? "Two-factor authentication was turned off and the backup codes were cleared." : AUTH_MESSAGES.twoFactorAlreadyOff);
 }

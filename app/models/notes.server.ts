@@ -58,6 +58,7 @@ import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { providerCredentialSql } from "./billing-prices.server";
 import { idsIn, inLocationScope } from "./scope.server";
 import { nextIdOf } from "./ids.server";
+import { choosableStaff, choosableStaffAt, isChoosableStaff, whyNotChoosable } from "./staff.server";
 
 /**
  * Session notes (clinical §3, §4, §5, §7; issue 10; decisions 023 and 024).
@@ -879,10 +880,10 @@ const refused = (r: Refusal) => invalid({ [r.field]: r.message });
 
 /* ------------------------------------------------------------------ references */
 
-/** A staff member of the client's location (provider, supervisor); the location may be a subquery. */
+/** A staff member of the client's location (provider, supervisor), and whether they may be chosen (choosableStaff: active); the location may be a subquery. */
 function staffOfLocation(db: Db, userId: number, locationId: number | SQL) {
   return db
-    .select({ id: users.id })
+    .select({ id: users.id, choosable: isChoosableStaff() })
     .from(users)
     .innerJoin(userLocations, eq(userLocations.userId, users.id))
     .where(and(eq(users.id, userId), typeof locationId === "number" ? eq(userLocations.locationId, locationId) : sql`${userLocations.locationId} = ${locationId}`, isNull(users.deletedAt)));
@@ -910,18 +911,18 @@ interface RefsToCheck {
 function refReads(db: Db, patientId: number, locationId: number | SQL, refs: RefsToCheck) {
   const none = db.select({ id: users.id }).from(users).where(sql`1 = 0`);
   return [
-    refs.provider !== null ? staffOfLocation(db, refs.provider, locationId) : none,
-    refs.supervisor !== null ? supervisorOfLocation(db, refs.supervisor, locationId) : db.select({ id: users.id, credential: sql<string | null>`null` }).from(users).where(sql`1 = 0`),
+    refs.provider !== null ? staffOfLocation(db, refs.provider, locationId) : db.select({ id: users.id, choosable: sql<number>`0` }).from(users).where(sql`1 = 0`),
+    refs.supervisor !== null ? supervisorOfLocation(db, refs.supervisor, locationId) : db.select({ id: users.id, credential: sql<string | null>`null`, choosable: sql<number>`0` }).from(users).where(sql`1 = 0`),
     refs.bip !== null ? db.select({ id: bips.id }).from(bips).where(and(eq(bips.id, refs.bip), eq(bips.patientId, patientId), isNull(bips.deletedAt))) : none,
     // The goals' ids written into the statement (idsIn): a note may name up to 400 (four lists of 100).
     refs.plans.length ? db.select({ id: plans.id }).from(plans).where(and(idsIn(plans.id, refs.plans), eq(plans.patientId, patientId), isNull(plans.deletedAt))) : none,
   ] as const;
 }
 
-/** A staff member of the client's location with the credential that says whether they may supervise (canSupervise). */
+/** A staff member of the client's location with the credential that says whether they may supervise (canSupervise), and whether they may be chosen. */
 function supervisorOfLocation(db: Db, userId: number, locationId: number | SQL) {
   return db
-    .select({ id: users.id, credential: providerCredentialSql(users.id) })
+    .select({ id: users.id, credential: providerCredentialSql(users.id), choosable: isChoosableStaff() })
     .from(users)
     .innerJoin(userLocations, eq(userLocations.userId, users.id))
     .where(and(eq(users.id, userId), typeof locationId === "number" ? eq(userLocations.locationId, locationId) : sql`${userLocations.locationId} = ${locationId}`, isNull(users.deletedAt)))
@@ -929,14 +930,18 @@ function supervisorOfLocation(db: Db, userId: number, locationId: number | SQL) 
 }
 
 /**
- * 422 field errors for references that are not the client's (never revealing other locations: decision 017), and
- * for a new supervisor who is the provider or cannot supervise (a BCBA or BCaBA: supervisorRefusal).
+ * 422 field errors for references that are not the client's (never revealing other locations: decision 017), for
+ * a new provider or supervisor who is inactive (decision 037, stop 31), and for a new supervisor who is the
+ * provider or cannot supervise (a BCBA or BCaBA: supervisorRefusal). Only the references the write changes are in
+ * `refs`, so a stored inactive provider or supervisor stays.
  */
-function refErrors(refs: RefsToCheck, providerId: number, [provider, supervisor, bip, planRows]: readonly { id: number; credential?: string | null }[][]): Record<string, string> {
+function refErrors(refs: RefsToCheck, providerId: number, [provider, supervisor, bip, planRows]: readonly { id: number; credential?: string | null; choosable?: number }[][]): Record<string, string> {
   const errors: Record<string, string> = {};
   if (refs.provider !== null && !provider!.length) errors.provider_id = NOTE_MESSAGES.providerOutOfScope;
+  else if (refs.provider !== null && !provider![0]!.choosable) errors.provider_id = NOTE_MESSAGES.providerInactive;
   const supervising = refs.supervisor !== null && supervisor!.length ? supervisorRefusal(providerId, refs.supervisor, supervisor![0]!.credential ?? null) : null;
   if (refs.supervisor !== null && !supervisor!.length) errors.supervisor_id = NOTE_MESSAGES.supervisorOutOfScope;
+  else if (refs.supervisor !== null && !supervisor![0]!.choosable) errors.supervisor_id = NOTE_MESSAGES.supervisorInactive;
   else if (supervising) errors.supervisor_id = supervising;
   if (refs.bip !== null && !bip!.length) errors.bip_id = NOTE_MESSAGES.bip;
   if (planRows!.length < refs.plans.length) errors.content = NOTE_MESSAGES.plan;
@@ -1574,7 +1579,8 @@ export interface NoteConfig {
     supervisors: { id: number; name: string }[];
     /**
      * Only with `editedNoteId`: the edited note's stored provider and supervisor who are no longer staff of its
-     * location (they left it, or were deleted), so its form names them in their own fields (goneStaffLabel).
+     * location or no longer choosable (they left it, were made inactive or were deleted), so its form names them in their own
+     * fields (goneStaffLabel).
      */
     departed?: { id: number; name: string; gone: StaffGone }[];
     bips: { id: number }[];
@@ -1662,7 +1668,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
   const cpts = q.cpt_code && NOTE_CPT_CODES[type].includes(q.cpt_code) ? [q.cpt_code] : [...NOTE_CPT_CODES[type]];
   const today = todayIn(ctx.now(), p.timeZone);
   const week = currentWeek(today);
-  // The location's staff, then (editing) the note's stored provider and supervisor who are no longer among them.
+  // The location's active staff (choosableStaff), then (editing) the note's stored provider and supervisor who are no longer among them.
   // Columns written out with their table: in a select from one table drizzle leaves them unqualified, which the
   // subqueries' own tables would capture.
   const departed = ctx.db
@@ -1671,13 +1677,13 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
       name: sql<string>`"users"."name"`.as("name"),
       surname: sql<string>`"users"."surname"`.as("surname"),
       credential: sql<string | null>`null`.as("credential"),
-      gone: sql<StaffGone>`case when "users"."deleted_at" is null then 'elsewhere' else 'deleted' end`.as("gone"),
+      gone: whyNotChoosable().as("gone"),
     })
     .from(users)
     .where(
       edited === null
         ? sql`1 = 0`
-        : sql`"users"."id" in (select "provider_id" from "notes" where "notes"."id" = ${edited} union select "supervisor_id" from "notes" where "notes"."id" = ${edited}) and not ("users"."deleted_at" is null and exists (select 1 from "user_locations" where "user_locations"."user_id" = "users"."id" and "user_locations"."location_id" = ${p.locationId}))`,
+        : sql`"users"."id" in (select "provider_id" from "notes" where "notes"."id" = ${edited} union select "supervisor_id" from "notes" where "notes"."id" = ${edited}) and not ${choosableStaffAt(p.locationId)}`,
     );
   const [staff, bipRows, goals, pas, meterUnits] = await auditedRead(
     ctx.db,
@@ -1688,7 +1694,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
         .select({ id: users.id, name: users.name, surname: users.surname, credential: providerCredentialSql(users.id), gone: sql<StaffGone | null>`null`.as("gone") })
         .from(users)
         .innerJoin(userLocations, eq(userLocations.userId, users.id))
-        .where(and(eq(userLocations.locationId, p.locationId), isNull(users.deletedAt)))
+        .where(and(eq(userLocations.locationId, p.locationId), choosableStaff()))
         .unionAll(departed)
         .orderBy(asc(users.name), asc(users.surname)),
       // Each live BIP, newest first, with the titles of its interventions (the plan document's list section).

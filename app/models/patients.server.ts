@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, INACTIVE_STAFF, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { withCancelledCount } from "~/domain/schedule";
@@ -20,6 +20,7 @@ import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } fr
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
 import { nextIdOf } from "./ids.server";
+import { choosableStaff, choosableStaffAt, isChoosableStaff, whyNotChoosable } from "./staff.server";
 
 /** Clients (clinical §3 Patient). Every read and write is limited to the actor's locations and audited. */
 
@@ -286,11 +287,12 @@ function staffQuery(ctx: ModelContext, locationId: number) {
 }
 
 /**
- * The staff a client's assignment selects offer: employees of the locations `where` picks, then the employees the
- * client's stored links name who do not (or no longer) work at its location, or were deleted, with `gone` saying
- * which ("elsewhere" or "deleted") and the client's location. A form lists each of those in the fields that store
- * them only, named with why (staffOptionOf), so saving it unchanged keeps the link (checkReferences checks a
- * changed link only), as the BIP editor does for a plan's doctor. One statement.
+ * The staff a client's assignment selects offer: the active employees of the locations `where` picks
+ * (choosableStaff, the booking form's rule), then the employees the client's stored links name who do not (or no
+ * longer) work at its location, were made inactive or were deleted, with `gone` saying which ("elsewhere",
+ * "inactive" or "deleted") and the client's location. A form lists each of those in the fields that store them only,
+ * named with why (staffOptionOf), so saving it unchanged keeps the link (checkReferences checks a changed link
+ * only), as the BIP editor does for a plan's doctor. One statement.
  */
 function assignableStaffQuery(ctx: ModelContext, where: SQL | undefined, client: PatientJson | null) {
   const linked = client ? STAFF_FIELDS.map(([name]) => client[name]).filter((x): x is number => typeof x === "number") : [];
@@ -299,20 +301,17 @@ function assignableStaffQuery(ctx: ModelContext, where: SQL | undefined, client:
     .select({ id: users.id, name: users.name, surname: users.surname, locationId: userLocations.locationId, gone: sql<StaffGone | null>`null`.as("gone") })
     .from(users)
     .innerJoin(userLocations, eq(userLocations.userId, users.id))
-    .where(and(isNull(users.deletedAt), where));
-  const atClientLocation = client
-    ? sql`(${users.deletedAt} is null and exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${userLocations.locationId} = ${client.location_id}))`
-    : sql`1`;
+    .where(and(choosableStaff(), where));
   const gone = ctx.db
     .select({
       id: users.id,
       name: users.name,
       surname: users.surname,
       locationId: sql<number>`${client?.location_id ?? null}`.as("location_id"),
-      gone: sql<StaffGone>`case when ${users.deletedAt} is null then 'elsewhere' else 'deleted' end`.as("gone"),
+      gone: whyNotChoosable().as("gone"),
     })
     .from(users)
-    .where(linked.length ? and(inArray(users.id, linked), sql`not ${atClientLocation}`) : sql`1 = 0`);
+    .where(client && linked.length ? and(inArray(users.id, linked), sql`not ${choosableStaffAt(client.location_id)}`) : sql`1 = 0`);
   return members.unionAll(gone).orderBy(asc(users.name), asc(users.surname));
 }
 
@@ -349,20 +348,23 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
   const [loc] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
   if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
   // A staff link the save does not change is kept as it is, even once that employee has left the client's
-  // location (an edit must not fail on a link the user did not touch, as for the parent below); a new link,
-  // and every link of a client who moves, must be an employee of the client's location.
+  // location or was made inactive (an edit must not fail on a link the user did not touch, as for the parent
+  // below); a new link, and every link of a client who moves, must be an active employee of the client's location
+  // (choosableStaff, decision 037 stop 31).
   const changed = STAFF_FIELDS.map(([name]) => name).filter((name) => !current || current.location_id !== input.location_id || current[name] !== input[name]);
   const staffIds = changed.map((name) => input[name]).filter((x): x is number => typeof x === "number");
   if (staffIds.length) {
     const members = await ctx.db
-      .select({ id: userLocations.userId })
+      .select({ id: userLocations.userId, choosable: isChoosableStaff() })
       .from(userLocations)
       .innerJoin(users, eq(users.id, userLocations.userId))
       .where(and(eq(userLocations.locationId, input.location_id), inArray(userLocations.userId, staffIds), isNull(users.deletedAt)));
-    const ok = new Set(members.map((m) => m.id));
+    const member = new Map(members.map((m) => [m.id, Boolean(m.choosable)]));
     for (const name of changed) {
       const staffId = input[name];
-      if (typeof staffId === "number" && !ok.has(staffId)) errors[name] = "Choose an employee of the client's location.";
+      if (typeof staffId !== "number") continue;
+      if (!member.has(staffId)) errors[name] = "Choose an employee of the client's location.";
+      else if (!member.get(staffId)) errors[name] = INACTIVE_STAFF;
     }
   }
   if (input.parent_id !== null) {

@@ -14,6 +14,7 @@ import { noteOfDeletedClient } from "./notes.server";
 import { isKeyRace, who } from "./patients.server";
 import { denied, invalid, notFound, ok, type ModelResult } from "./results";
 import { idsIn } from "./scope.server";
+import { choosableStaff, isChoosableStaff } from "./staff.server";
 import { nextIdQuery } from "./ids.server";
 
 /**
@@ -238,7 +239,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
         .innerJoin(locations, eq(locations.id, patients.locationId))
         .where(and(eq(patients.id, b.patient_id), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
       db
-        .select({ id: users.id, status: users.status })
+        .select({ id: users.id, choosable: isChoosableStaff() })
         .from(users)
         .innerJoin(userLocations, eq(userLocations.userId, users.id))
         .where(and(eq(users.id, providerId), sql`${userLocations.locationId} = ${clientLocation}`, isNull(users.deletedAt))),
@@ -263,7 +264,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
     // Neither an inactive client nor an inactive provider is booked (probe 8931 §8, decision 037 2026-11-27).
     const inactive = {
       ...(client.status === "inactive" ? { patient_id: SCHEDULE_MESSAGES.inactiveClient } : {}),
-      ...(provider[0]!.status !== "active" ? { provider_id: SCHEDULE_MESSAGES.inactiveProvider } : {}),
+      ...(!provider[0]!.choosable ? { provider_id: SCHEDULE_MESSAGES.inactiveProvider } : {}),
     };
     if (Object.keys(inactive).length) return invalid(inactive);
     const today = todayIn(ctx.now(), client.timeZone);
@@ -643,7 +644,7 @@ export async function bookingFormOptions(ctx: ModelContext, patientId: number): 
       .select({ id: users.id, name: providerName })
       .from(users)
       .innerJoin(userLocations, eq(userLocations.userId, users.id))
-      .where(and(sql`${userLocations.locationId} = ${location}`, isNull(users.deletedAt), eq(users.status, "active")))
+      .where(and(sql`${userLocations.locationId} = ${location}`, choosableStaff()))
       .orderBy(asc(users.name), asc(users.surname)),
     db
       .select({ id: paServices.id, name: paServices.paService, cpt: paServices.cpt, start: paServices.startDate, end: paServices.endDate })

@@ -85,6 +85,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const fresh = await sessionAfterOwnChange(app.db, principal, app.now(), app.secure);
     const switched = await setTwoFactor(app.db, principal, parsed.data.enabled, { who: selfWho(principal, app.ip), keep: fresh.insert });
     if (!switched.ok) return refuse(422, {}, switched.message);
+    // Already off: nothing was written, so this browser keeps its session (the fresh one was never stored).
+    if (!switched.changed) return data<Answer>({ intent, errors: {}, message: AUTH_MESSAGES.twoFactorAlreadyOff, codes: null });
     const cookie = fresh.cookie;
     if (!switched.codes) return redirectWithCookies("/profile?twoFactor=off", [cookie]);
     // The page answered here shows two-factor on: its loaders read through this browser's fresh session.

@@ -142,7 +142,7 @@ export function bodyOf(type: NoteType, form: FormData): Record<string, unknown> 
  * note's stored supervisor stays in the Supervisor select even when they cannot supervise (marked), so saving
  * unchanged keeps them (decision 017's rule: only a changed supervisor is checked). So does a supervisor the
  * refused form named (`typedSupervisor`), by name, when they are staff of the client's location. Its stored provider
- * and supervisor who left the note's location, or were deleted, stay in their own fields, named with why.
+ * and supervisor who left the note's location, were made inactive or were deleted, stay in their own fields, named with why.
  */
 async function formOptions(ctx: ModelContext, type: NoteType, patientId: number, edited: { id: number; provider_id: number | null; supervisor_id: number | null } | null = null, typedSupervisor: FormDataEntryValue | null = null): Promise<NoteFormOptions | null> {
   // Every PA service of the client for the type's codes: the form offers those covering the date and CPT. Their
@@ -158,7 +158,7 @@ async function formOptions(ctx: ModelContext, type: NoteType, patientId: number,
   const staff = c.providers.map((x) => ({ value: x.id, label: x.name }));
   const kept = new Set([edited?.supervisor_id ?? null, pathId(typeof typedSupervisor === "string" ? typedSupervisor : undefined)]);
   const storedOnly = staff.filter((x) => kept.has(x.value) && !c.supervisors.some((y) => y.id === x.value)).map((x) => ({ ...x, label: `${x.label} ${CANNOT_SUPERVISE}` }));
-  // The edited note's provider or supervisor who left its location (or was deleted): in their own field only, named with why.
+  // The edited note's provider or supervisor who left its location, was made inactive or was deleted: in their own field only, named with why.
   const departed = (id: number | null | undefined) => (c.departed ?? []).filter((x) => x.id === id).map((x) => ({ value: x.id, label: goneStaffLabel(x.name, x.gone) }));
   return {
     type,

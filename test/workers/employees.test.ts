@@ -831,3 +831,79 @@ describe("a PATCH that drops a location (probe 8931 §10)", () => {
     expect(await rows(emp.id)).toEqual([kept]);
   });
 });
+
+describe("an employee always keeps a location; removing one needs all of theirs (decision 015, stop 31)", () => {
+  const memberships = async (id: number) => (await db().select({ id: userLocations.locationId }).from(userLocations).where(eq(userLocations.userId, id))).map((r) => r.id).sort((a, b) => a - b);
+
+  /** An employee of two locations, and a manager of both (or of `managed` only), signed in. */
+  async function scene(managed?: "first") {
+    const a = await createLocation();
+    const b = await createLocation();
+    const role = await createRole(`RBT_${uniq()}`, []);
+    const emp = await employeeIn(a.id, role.id);
+    await db().insert(userLocations).values({ userId: emp.id, locationId: b.id });
+    const me = await createUser({ permissions: [...MANAGE], locations: managed === "first" ? [a.id] : [a.id, b.id] });
+    return { a, b, role, emp, token: await apiToken(me), cookie: await signInCookie(me) };
+  }
+
+  const calls = [
+    ["PATCH /v2/employees/{id}", "PATCH", (id: number) => `/v2/employees/${id}`],
+    ["POST /v2/users/editUser/{id}", "POST", (id: number) => `/v2/users/editUser/${id}`],
+  ] as const;
+
+  describe.each(calls)("%s", (_call, method, path) => {
+    it.each([
+      ["no locations", { locations: [] }],
+      ["locations null", { locations: null }],
+      ["no locations, no employment", { locations: [], employment: [] }],
+    ])("%s: 422 on locations, nothing written", async (_what, body) => {
+      const { a, b, emp, token } = await scene();
+      const before = await userRow(emp.id);
+      const res = await api(path(emp.id), { method, token, body });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors).toMatchObject({ locations: "Choose at least one location." });
+      expect(await memberships(emp.id)).toEqual([a.id, b.id].sort((x, y) => x - y));
+      expect((await userRow(emp.id)).version).toBe(before.version);
+    });
+
+    it('"employment": [] alone clears the employment details only: every location stays', async () => {
+      const { a, b, emp, token } = await scene();
+      const res = await api(path(emp.id), { method, token, body: { employment: [] } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(await memberships(emp.id)).toEqual([a.id, b.id].sort((x, y) => x - y));
+    });
+  });
+
+  it("the edit screen with no location chosen: 422 with the message, nothing written", async () => {
+    const { a, b, role, emp, cookie } = await scene();
+    const body = new URLSearchParams({ intent: "save", version: "1", name: "Emp", surname: "User", email: emp.email, status: "active", roles: String(role.id) });
+    const res = await request(`/doctors/list/edit/${emp.id}`, { method: "POST", body, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain("Choose at least one location.");
+    expect(await memberships(emp.id)).toEqual([a.id, b.id].sort((x, y) => x - y));
+  });
+
+  it("removing a location: 200 for a manager of both; 403 and nothing written when the employee also works where the actor does not", async () => {
+    const both = await scene();
+    const removed = await api(`/v2/employees/${both.emp.id}`, { method: "PATCH", token: both.token, body: { locations: [both.a.id], location_id: both.a.id } });
+    expect(removed.status, await removed.clone().text()).toBe(200);
+    expect(await memberships(both.emp.id)).toEqual([both.a.id]);
+
+    // A third location the manager of a and b does not cover: dropping b is a change of locations they may not make.
+    const wider = await scene();
+    const c = await createLocation();
+    await db().insert(userLocations).values({ userId: wider.emp.id, locationId: c.id });
+    const before = await userRow(wider.emp.id);
+    const refused = await api(`/v2/employees/${wider.emp.id}`, { method: "PATCH", token: wider.token, body: { locations: [wider.a.id], location_id: wider.a.id } });
+    expect(refused.status).toBe(403);
+    expect(await memberships(wider.emp.id)).toEqual([wider.a.id, wider.b.id, c.id].sort((x, y) => x - y));
+    expect((await userRow(wider.emp.id)).version).toBe(before.version);
+  });
+
+  it("a manager of one of the two locations who sends only theirs keeps the other (it is not theirs to remove)", async () => {
+    const { a, b, emp, token } = await scene("first");
+    const res = await api(`/v2/employees/${emp.id}`, { method: "PATCH", token, body: { locations: [a.id], phone: "305-555-0199" } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await memberships(emp.id)).toEqual([a.id, b.id].sort((x, y) => x - y));
+  });
+});

@@ -167,7 +167,8 @@ export const usersV2 = new Hono<AppEnv>()
     const id = pathId(c.req.param("id"));
     if (id === null) return notFoundEmployee(c);
     const result = await resetEmployeeTwoFactor(modelContext(c), id);
-    return result.ok ? c.json({ message: result.message }) : answer(c, result);
+    // The state after the call (off either way) beside the message, which says whether anything changed.
+    return result.ok ? c.json({ message: result.message, ...result.data }) : answer(c, result);
   });
 
 refuseOtherMethods(doctorsApi, ["/", "/config", "/configlocation/:id", "/show/:id", "/profile/:id", "/employeesbylocation/:id", "/update/:id", "/update/status/:id", "/destroy/:id"]);

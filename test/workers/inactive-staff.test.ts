@@ -1,0 +1,206 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { notes, paServices, patients, users } from "~/db/schema";
+import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
+import { INACTIVE_STAFF } from "~/domain/patients";
+import type { Permission } from "~/domain/permissions";
+import { addDays } from "~/domain/weeks";
+import { api, apiToken, createLocation, createPatient, createUser, db, request, signInCookie, type TestUser } from "./helpers";
+
+/**
+ * Inactive employees are not offered as staff (decision 037, stop 31): the note forms' provider and supervisor
+ * selects and the client's staff selects offer active employees only, by the booking form's rule (choosableStaff).
+ * A record whose stored value is an inactive employee keeps it, marked "(inactive)", and saves unchanged; a save that
+ * newly names an inactive employee is refused at the field.
+ */
+
+const today = () => todayIn(new Date(), "America/New_York");
+const day = (offset: number) => addDays(today(), offset);
+
+type Staff = TestUser & { token: string; cookie: string };
+let location: { id: number };
+let noteManager: Staff;
+let clientManager: Staff;
+let activeRbt: Staff;
+let activeBcba: Staff;
+let inactiveRbt: Staff;
+let inactiveBcba: Staff;
+let slot = 0;
+
+async function staff(name: string, role: string | undefined, permissions: Permission[], status = "active"): Promise<Staff> {
+  const u = await createUser({ name, role, permissions, locations: [location.id] });
+  const signed = { ...u, token: await apiToken(u), cookie: await signInCookie(u) };
+  if (status !== "active") await db().update(users).set({ status }).where(eq(users.id, u.id));
+  return signed;
+}
+
+beforeAll(async () => {
+  location = await createLocation();
+  noteManager = await staff("Marcus", undefined, ["view_notes", "manage_notes"]);
+  clientManager = await staff("Clara", undefined, ["view_clients", "manage_clients"]);
+  activeRbt = await staff("Jasmine", "RBT", ["view_notes"]);
+  activeBcba = await staff("Elena", "BCBA", ["view_notes"]);
+  inactiveRbt = await staff("Idris", "RBT", ["view_notes"], "inactive");
+  inactiveBcba = await staff("Ines", "BCBA", ["view_notes"], "inactive");
+});
+
+/** The options of one select of a page: [value, label]. */
+function optionsOf(html: string, name: string): [number, string][] {
+  const select = new RegExp(`<select[^>]*name="${name}"[^>]*>([\\s\\S]*?)</select>`).exec(html)?.[1] ?? "";
+  return [...select.matchAll(/<option value="(\d+)"[^>]*>([^<]*)<\/option>/g)].map((m) => [Number(m[1]), m[2]!]);
+}
+const ids = (html: string, name: string) => optionsOf(html, name).map(([id]) => id);
+
+async function noteScene(cpt = "97153") {
+  const patient = await createPatient({ locationId: location.id });
+  const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Auth", cpt, nUnits: 400, startDate: day(-200), endDate: day(200) }).returning();
+  return { patient, pa: pa! };
+}
+
+function noteBody(s: Awaited<ReturnType<typeof noteScene>>, over: Record<string, unknown> = {}) {
+  const h = 8 + (slot++ % 10);
+  return { patient_id: s.patient.id, pa_service_id: s.pa.id, cpt_code: "97153", session_date: day(-1 - Math.floor(slot / 10)), time_in: `${String(h).padStart(2, "0")}:00`, time_out: `${String(h).padStart(2, "0")}:30`, pos: "12", provider_id: activeRbt.id, ...over };
+}
+
+async function call(token: string, method: string, path: string, b?: unknown) {
+  const res = await api(path, { method, token, body: b });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+}
+
+function post(path: string, fields: Record<string, string>, cookie: string) {
+  return request(path, { method: "POST", body: new URLSearchParams(fields), cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+}
+
+const liveNotes = async (patientId: number) => db().select().from(notes).where(and(eq(notes.patientId, patientId), isNull(notes.deletedAt)));
+
+describe("the note forms offer active staff only", () => {
+  it.each(["note-rbt", "note-bcba"])("/%s: the provider and supervisor selects leave inactive employees out", async (path) => {
+    const s = await noteScene(path === "note-rbt" ? "97153" : "97155");
+    const html = await (await request(`/${path}?patient_id=${s.patient.id}`, { cookie: noteManager.cookie })).text();
+    expect(ids(html, "provider_id")).toEqual(expect.arrayContaining([activeRbt.id, activeBcba.id]));
+    expect(ids(html, "provider_id")).not.toContain(inactiveRbt.id);
+    expect(ids(html, "provider_id")).not.toContain(inactiveBcba.id);
+    expect(ids(html, "supervisor_id")).toContain(activeBcba.id);
+    expect(ids(html, "supervisor_id")).not.toContain(inactiveBcba.id);
+  });
+
+  it("the API's config lists active providers and supervisors only", async () => {
+    const s = await noteScene();
+    const r = await call(noteManager.token, "GET", `/note_rbt/config?patient_id=${s.patient.id}`);
+    expect(r.status).toBe(200);
+    const providers = (r.json.data.client.providers as { id: number }[]).map((p) => p.id);
+    const supervisors = (r.json.data.client.supervisors as { id: number }[]).map((p) => p.id);
+    expect(providers).toEqual(expect.arrayContaining([activeRbt.id, activeBcba.id]));
+    expect(providers).not.toContain(inactiveRbt.id);
+    expect(supervisors).toEqual([activeBcba.id]);
+  });
+
+  it("the edit form of a note whose provider and supervisor were made inactive keeps both, marked, each in its own field", async () => {
+    const s = await noteScene();
+    const created = await call(noteManager.token, "POST", "/v2/notes-rbt", noteBody(s, { supervisor_id: activeBcba.id }));
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const id = created.json.data.id as number;
+    await db().update(notes).set({ providerId: inactiveRbt.id, supervisorId: inactiveBcba.id }).where(eq(notes.id, id));
+    const html = await (await request(`/note-rbt/edit/${id}`, { cookie: noteManager.cookie })).text();
+    expect(optionsOf(html, "provider_id").filter(([v]) => v === inactiveRbt.id)).toEqual([[inactiveRbt.id, "Idris User (inactive)"]]);
+    expect(optionsOf(html, "supervisor_id").filter(([v]) => v === inactiveBcba.id)).toEqual([[inactiveBcba.id, "Ines User (inactive)"]]);
+    expect(html).toMatch(new RegExp(`<option value="${inactiveRbt.id}" selected="">Idris User \\(inactive\\)</option>`));
+    expect(ids(html, "supervisor_id")).not.toContain(inactiveRbt.id);
+    expect(ids(html, "provider_id")).not.toContain(inactiveBcba.id);
+  });
+});
+
+describe("a note save that newly names an inactive employee is refused", () => {
+  it.each([
+    ["provider", { provider_id: () => inactiveRbt.id }, { provider_id: NOTE_MESSAGES.providerInactive }],
+    ["supervisor", { supervisor_id: () => inactiveBcba.id }, { supervisor_id: NOTE_MESSAGES.supervisorInactive }],
+  ] as const)("API create with an inactive %s: 422 at the field, nothing written", async (_what, over, errors) => {
+    const s = await noteScene();
+    const body = noteBody(s, Object.fromEntries(Object.entries(over).map(([k, f]) => [k, f()])));
+    for (const path of ["/v2/notes-rbt", "/note_rbt/store"]) {
+      const r = await call(noteManager.token, "POST", path, body);
+      expect(r.status, path).toBe(422);
+      expect(r.json.errors, path).toEqual(errors);
+    }
+    expect(await liveNotes(s.patient.id)).toHaveLength(0);
+  });
+
+  it("API edit: changing to an inactive provider or supervisor is refused; a note whose stored ones are inactive still saves unchanged", async () => {
+    const s = await noteScene();
+    const created = await call(noteManager.token, "POST", "/v2/notes-rbt", noteBody(s, { supervisor_id: activeBcba.id }));
+    const id = created.json.data.id as number;
+    const version = created.json.data.version as number;
+    for (const [change, errors] of [
+      [{ provider_id: inactiveRbt.id }, { provider_id: NOTE_MESSAGES.providerInactive }],
+      [{ supervisor_id: inactiveBcba.id }, { supervisor_id: NOTE_MESSAGES.supervisorInactive }],
+    ] as const) {
+      const r = await call(noteManager.token, "PATCH", `/v2/notes-rbt/${id}`, { ...change, version });
+      expect(r.status, JSON.stringify(change)).toBe(422);
+      expect(r.json.errors).toEqual(errors);
+    }
+    expect((await liveNotes(s.patient.id))[0]).toMatchObject({ version, providerId: activeRbt.id, supervisorId: activeBcba.id });
+    // Both made inactive after the note was written: an edit of another field keeps them.
+    await db().update(notes).set({ providerId: inactiveRbt.id, supervisorId: inactiveBcba.id }).where(eq(notes.id, id));
+    const kept = await call(noteManager.token, "PATCH", `/v2/notes-rbt/${id}`, { participants: "Mother", version });
+    expect(kept.status, JSON.stringify(kept.json)).toBe(200);
+    expect(kept.json.data).toMatchObject({ provider_id: inactiveRbt.id, supervisor_id: inactiveBcba.id, version: version + 1 });
+  });
+
+  it("the form: a tampered inactive supervisor is refused with the message at the field, nothing written", async () => {
+    const s = await noteScene();
+    const b = noteBody(s);
+    const fields = { intent: "save", form_token: crypto.randomUUID(), type: "rbt", patient_id: String(s.patient.id), provider_id: String(activeRbt.id), supervisor_id: String(inactiveBcba.id), session_date: b.session_date, cpt_code: "97153", pa_service_id: String(s.pa.id), pos: "12", time_in: b.time_in, time_out: b.time_out, provider_name: "", provider_signed_on: "" };
+    const refused = await post(`/note-rbt?patient_id=${s.patient.id}`, fields, noteManager.cookie);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain(NOTE_MESSAGES.supervisorInactive);
+    expect(await liveNotes(s.patient.id)).toHaveLength(0);
+  });
+});
+
+describe("the client's staff selects offer active employees only", () => {
+  const clientRow = async (id: number) => (await db().select().from(patients).where(eq(patients.id, id)))[0]!;
+
+  it("the add form leaves inactive employees out of every staff select", async () => {
+    const html = await (await request(`/patients/add?location_id=${location.id}`, { cookie: clientManager.cookie })).text();
+    for (const field of ["rbt_home_id", "bcba_home_id", "case_manager_id"]) {
+      expect(ids(html, field), field).toEqual(expect.arrayContaining([activeRbt.id, activeBcba.id]));
+      expect(ids(html, field), field).not.toContain(inactiveRbt.id);
+      expect(ids(html, field), field).not.toContain(inactiveBcba.id);
+    }
+  });
+
+  it("edit and settings screens keep a stored inactive employee in their own field, marked, and saving unchanged keeps the link", async () => {
+    const p = await createPatient({ locationId: location.id, firstName: "Kept", rbtHomeId: inactiveRbt.id, bcbaHomeId: activeBcba.id });
+    const marked: [number, string] = [inactiveRbt.id, "Idris User (inactive)"];
+    for (const path of [`/patients/list/edit/${p.id}`, `/patients/setting/${p.id}`]) {
+      const html = await (await request(path, { cookie: clientManager.cookie })).text();
+      expect(optionsOf(html, "rbt_home_id").filter(([v]) => v === inactiveRbt.id), path).toEqual([marked]);
+      expect(html, path).toContain(`<option value="${inactiveRbt.id}" selected="">Idris User (inactive)</option>`);
+      for (const field of ["rbt2_school_id", "bcba_home_id", "case_manager_id"]) expect(ids(html, field), `${path} ${field}`).not.toContain(inactiveRbt.id);
+      expect(ids(html, "bcba_home_id"), path).not.toContain(inactiveBcba.id);
+    }
+    const saved = await post(`/patients/setting/${p.id}`, { intent: "staff", version: "1", rbt_home_id: String(inactiveRbt.id), bcba_home_id: String(activeBcba.id) }, clientManager.cookie);
+    expect(saved.status).toBe(303);
+    expect(await clientRow(p.id)).toMatchObject({ rbtHomeId: inactiveRbt.id, bcbaHomeId: activeBcba.id, version: 2 });
+  });
+
+  it("settings screen: newly assigning an inactive employee is refused at the field, nothing written", async () => {
+    const p = await createPatient({ locationId: location.id });
+    const refused = await post(`/patients/setting/${p.id}`, { intent: "staff", version: "1", bcba_home_id: String(inactiveBcba.id) }, clientManager.cookie);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain(INACTIVE_STAFF);
+    expect(await clientRow(p.id)).toMatchObject({ bcbaHomeId: null, version: 1 });
+  });
+
+  it("API: a PATCH that newly names an inactive employee is 422; a PATCH of another field keeps a stored inactive one", async () => {
+    const p = await createPatient({ locationId: location.id, rbtHomeId: inactiveRbt.id });
+    const token = clientManager.token;
+    const refused = await call(token, "PATCH", `/v2/patients/${p.id}`, { bcba_home_id: inactiveBcba.id });
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual({ bcba_home_id: INACTIVE_STAFF });
+    expect(await clientRow(p.id)).toMatchObject({ bcbaHomeId: null, rbtHomeId: inactiveRbt.id, version: 1 });
+    const kept = await call(token, "PATCH", `/v2/patients/${p.id}`, { phone: "305-555-1236", bcba_home_id: activeBcba.id });
+    expect(kept.status, JSON.stringify(kept.json)).toBe(200);
+    expect(await clientRow(p.id)).toMatchObject({ bcbaHomeId: activeBcba.id, rbtHomeId: inactiveRbt.id, version: 2 });
+  });
+});
