@@ -288,6 +288,15 @@ export const AdminPasswordInput = v.pipe(
 );
 
 /**
+ * The locations a body names, as idList reads them (a list, a comma-separated string or one id; null: none), each
+ * as trimmed text: which employment entries a save keeps.
+ */
+export function chosenLocations(locations: unknown): Set<string> {
+  const xs = locations == null ? [] : Array.isArray(locations) ? locations : String(locations).split(",");
+  return new Set(xs.map((x) => String(x).trim()));
+}
+
+/**
  * A form sends each location's employment fields as `emp_<locationId>_<field>`; this folds them into the
  * `employment` list the schema reads (only for chosen locations). JSON bodies already carry the list.
  */
@@ -302,7 +311,7 @@ export function withEmploymentFromForm(raw: Record<string, unknown>): Record<str
     byLocation.set(m[1]!, entry);
   }
   if (byLocation.size === 0) return raw;
-  const chosen = new Set((Array.isArray(raw.locations) ? raw.locations : typeof raw.locations === "string" ? raw.locations.split(",") : []).map((x) => String(x).trim()));
+  const chosen = chosenLocations(raw.locations);
   const out: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(raw)) if (!k.startsWith("emp_")) out[k] = val;
   out.employment = [...byLocation.values()].filter((e) => chosen.has(String(e.location_id)));

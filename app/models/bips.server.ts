@@ -6,7 +6,7 @@ import { BipClientRef, BipInput, DOCUMENT_KEYS, ListOpInput, LIST_SECTIONS, pars
 import { deleteItem, moveItem, reorderItems, saveItem, type ListOpResult } from "~/domain/list-sections";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { fillPlaceholdersDeep, type PlaceholderClient } from "~/domain/placeholders";
-import { goneStaffLabel } from "~/domain/patients";
+import { goneStaffLabel, INACTIVE_STAFF } from "~/domain/patients";
 import { PLAN_CATEGORIES, type PlanCategory } from "~/domain/plans";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { addDays } from "~/domain/weeks";
@@ -22,6 +22,7 @@ import { planJson, PLANS, type PlanJson } from "./plans.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { nextIdOf } from "./ids.server";
+import { choosableStaffAt, isChoosableStaff, whyNotChoosable } from "./staff.server";
 
 /**
  * Behavior intervention plans (clinical §3): the BIP row (client, type of assessment, doctor, the
@@ -176,21 +177,22 @@ export async function readBip<M extends readonly BatchItem<"sqlite">[]>(
 }
 
 /**
- * The tabbed BIP editor: the BIP read, and with `withDoctors` the employees of the client's location (the
- * identity tab's doctor select) in the batch of the read's audit row: session, scope, batch. The plan's stored
- * doctor is always among them, marked when they no longer work at the client's location (or at all), so the
- * select shows what is stored and saving the tab unchanged keeps it (`updateBip` checks a changed doctor only).
+ * The tabbed BIP editor: the BIP read, and with `withDoctors` the active employees of the client's location
+ * (choosableStaffAt, the rule of every staff select: decision 037, stop 31) for the identity tab's doctor select, in
+ * the batch of the read's audit row: session, scope, batch. The plan's stored doctor is always among them, marked when
+ * they no longer work at the client's location, were made inactive or were deleted (whyNotChoosable), so the select
+ * shows what is stored and saving the tab unchanged keeps it (`updateBip` checks a changed doctor only).
  */
 export async function getBipEditor(ctx: ModelContext, bipId: number, withDoctors: boolean) {
   // Columns written out with their tables: in a select from one table drizzle leaves its columns unqualified,
   // which the subqueries' own tables would capture.
   const clientLocation = sql`(select "patients"."location_id" from "bips" join "patients" on "patients"."id" = "bips"."patient_id" where "bips"."id" = ${bipId})`;
-  const atLocation = sql<number>`("users"."deleted_at" is null and exists (select 1 from "user_locations" where "user_locations"."user_id" = "users"."id" and "user_locations"."location_id" = ${clientLocation}))`;
+  const choosable = choosableStaffAt(clientLocation);
   const doctorsQuery = () =>
     ctx.db
-      .select({ id: users.id, name: users.name, surname: users.surname, atLocation, deleted: sql<number>`"users"."deleted_at" is not null` })
+      .select({ id: users.id, name: users.name, surname: users.surname, choosable: sql<number>`${choosable}`, gone: whyNotChoosable() })
       .from(users)
-      .where(sql`${atLocation} or "users"."id" = (select "bips"."doctor_id" from "bips" where "bips"."id" = ${bipId})`)
+      .where(sql`${choosable} or "users"."id" = (select "bips"."doctor_id" from "bips" where "bips"."id" = ${bipId})`)
       .orderBy(asc(users.name), asc(users.surname));
   const read = await readBip(ctx, bipId, () => (withDoctors ? ([doctorsQuery()] as const) : ([] as const)));
   if (!read) return null;
@@ -199,7 +201,7 @@ export async function getBipEditor(ctx: ModelContext, bipId: number, withDoctors
     detail: read.detail,
     doctors: (doctors ?? []).map((d) => {
       const name = `${d.name} ${d.surname}`.trim();
-      return { id: d.id, name: Number(d.atLocation) ? name : goneStaffLabel(name, Number(d.deleted) ? "deleted" : "elsewhere") };
+      return { id: d.id, name: Number(d.choosable) ? name : goneStaffLabel(name, d.gone) };
     }),
   };
 }
@@ -333,15 +335,16 @@ export async function listBipsWithoutRecentData(ctx: ModelContext): Promise<BipL
 
 // ------------------------------------------------------------------------------------------ writes
 
-/** The doctor must work at the client's location. */
+/** A doctor being chosen must be an active employee of the client's location (choosableStaff, decision 037 stop 31). */
 async function checkDoctor(ctx: ModelContext, doctorId: number | null, locationId: number): Promise<Record<string, string>> {
   if (doctorId === null) return {};
   const [m] = await ctx.db
-    .select({ id: userLocations.userId })
+    .select({ choosable: isChoosableStaff() })
     .from(userLocations)
     .innerJoin(users, eq(users.id, userLocations.userId))
     .where(and(eq(userLocations.locationId, locationId), eq(userLocations.userId, doctorId), isNull(users.deletedAt)));
-  return m ? {} : { doctor_id: "Choose an employee of the client's location." };
+  if (!m) return { doctor_id: "Choose an employee of the client's location." };
+  return m.choosable ? {} : { doctor_id: INACTIVE_STAFF };
 }
 
 function documentOf(input: BipInput): BipDocument {
@@ -432,8 +435,8 @@ export async function updateBip(
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== loaded.row.version) return conflict(bipJson(loaded));
-  // Only a doctor being chosen is checked: a stored one who has since left the client's location (or the client
-  // moved) stays until someone changes it, and does not block saving the plan's other sections.
+  // Only a doctor being chosen is checked: a stored one who has since left the client's location, was made inactive
+  // (or the client moved) stays until someone changes it, and does not block saving the plan's other sections.
   const errors = parsed.data.doctor_id === loaded.row.doctorId ? {} : await checkDoctor(ctx, parsed.data.doctor_id, scope.locationId);
   if (Object.keys(errors).length) return invalid(errors);
   return write(ctx, scope, rowValues(parsed.data), opts.version, opts.message ?? "BIP updated.");

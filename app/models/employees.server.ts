@@ -4,6 +4,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { roles, scheduledSessions, userLocations, userRoles, users } from "~/db/schema";
 import {
   AdminPasswordInput,
+  chosenLocations,
   COMPLIANCE_KEYS,
   complianceState,
   EMPLOYEE_STATUSES,
@@ -494,10 +495,12 @@ export async function updateEmployee(
   if (namesNoField(body, EmployeeEditInput)) return nothingToChange();
   const storedInput = opts.partial ? asInput(current) : null;
   // A PATCH that names the locations but not the employment keeps each kept location's employment as stored and
-  // drops a removed location's (decision 017: what a save does not send keeps its stored value).
+  // drops a removed location's (decision 017: what a save does not send keeps its stored value). Named in any shape
+  // the schema reads (a list, a comma-separated string, null): the answer to "no location" is then on `locations`
+  // alone, not also on the employment the call did not send (decision 015, stop 31).
   let sent = body;
-  if (storedInput && body.employment === undefined && Array.isArray(body.locations)) {
-    const chosen = new Set(body.locations.map((l) => String(l).trim()));
+  if (storedInput && body.employment === undefined && body.locations !== undefined) {
+    const chosen = chosenLocations(body.locations);
     sent = { ...body, employment: (storedInput.employment as { location_id: number }[]).filter((e) => chosen.has(String(e.location_id))) };
   }
   const merged = { ...storedInput, ...sent };

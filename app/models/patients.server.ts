@@ -321,14 +321,14 @@ function staffOptionOf(s: { id: number; name: string; surname: string; gone: Sta
   return { id: s.id, name: goneStaffLabel(fullName(s), s.gone), only: STAFF_FIELDS.filter(([field]) => client?.[field] === s.id).map(([field]) => field) };
 }
 
-/** Staff of every location the actor can see, keyed by location (for the add form, before a location is chosen). */
+/** The staff who may be newly chosen (choosableStaff: active) at each of the locations, keyed by location (the new BIP's doctor select). */
 export async function staffByLocation(ctx: ModelContext, locationIds: number[]) {
   if (!locationIds.length) return {} as Record<number, { id: number; name: string }[]>;
   const rows = await ctx.db
     .select({ id: users.id, name: users.name, surname: users.surname, locationId: userLocations.locationId })
     .from(users)
     .innerJoin(userLocations, eq(userLocations.userId, users.id))
-    .where(and(idsIn(userLocations.locationId, locationIds), isNull(users.deletedAt)))
+    .where(and(idsIn(userLocations.locationId, locationIds), choosableStaff()))
     .orderBy(asc(users.name), asc(users.surname));
   const out: Record<number, { id: number; name: string }[]> = {};
   for (const r of rows) (out[r.locationId] ??= []).push({ id: r.id, name: `${r.name} ${r.surname}`.trim() });

@@ -27,6 +27,7 @@ import { contains } from "./like.server";
 import { withNextId } from "./patients.server";
 import { userActorFields, userActorFrom } from "./actors.server";
 import { idsIn, inLocationScope } from "./scope.server";
+import { choosableStaff } from "./staff.server";
 
 /**
  * Customer-service tickets (platform §2; issue 12; docs/decisions/036). The office (manage_tickets)
@@ -373,8 +374,8 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
 }
 
 /**
- * The staff who may be assigned a ticket (the view's select): active users holding manage_tickets (or an
- * all-access role) who cover its location, by name. SQL narrows to likely candidates by the roles' JSON;
+ * The staff who may be assigned a ticket (the view's select): active users (choosableStaff, the rule of every staff
+ * select: decision 037, stop 31) holding manage_tickets (or an all-access role) who cover its location, by name. SQL narrows to likely candidates by the roles' JSON;
  * the rule (isEligibleAssignee) decides. At most 200 (a location has tens of office staff).
  */
 function assigneeOptionsQuery(ctx: ModelContext, ticketId: number) {
@@ -383,7 +384,7 @@ function assigneeOptionsQuery(ctx: ModelContext, ticketId: number) {
   return ctx.db
     .select(userActorFields)
     .from(users)
-    .where(and(isNull(users.deletedAt), eq(users.status, "active"), holds("manage_tickets"), or(atLocation, holds("access_all_locations"))))
+    .where(and(choosableStaff(), holds("manage_tickets"), or(atLocation, holds("access_all_locations"))))
     .orderBy(asc(users.name), asc(users.surname), asc(users.id))
     .limit(200);
 }

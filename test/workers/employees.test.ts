@@ -856,14 +856,23 @@ describe("an employee always keeps a location; removing one needs all of theirs 
       ["no locations", { locations: [] }],
       ["locations null", { locations: null }],
       ["no locations, no employment", { locations: [], employment: [] }],
-    ])("%s: 422 on locations, nothing written", async (_what, body) => {
+      ["locations an empty string", { locations: "" }],
+      ["locations a string of commas", { locations: " , " }],
+    ])("%s: 422 on locations only (no error on the employment the call did not send), nothing written", async (_what, body) => {
       const { a, b, emp, token } = await scene();
       const before = await userRow(emp.id);
       const res = await api(path(emp.id), { method, token, body });
       expect(res.status).toBe(422);
-      expect(((await res.json()) as { errors: Record<string, string> }).errors).toMatchObject({ locations: "Choose at least one location." });
+      expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({ locations: "Choose at least one location." });
       expect(await memberships(emp.id)).toEqual([a.id, b.id].sort((x, y) => x - y));
       expect((await userRow(emp.id)).version).toBe(before.version);
+    });
+
+    it("locations as a comma-separated string that drops one: 200, as the same list would (the dropped location's employment goes with it)", async () => {
+      const { a, emp, token } = await scene();
+      const res = await api(path(emp.id), { method, token, body: { locations: ` ${a.id} `, location_id: a.id } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(await memberships(emp.id)).toEqual([a.id]);
     });
 
     it('"employment": [] alone clears the employment details only: every location stays', async () => {

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { notes, paServices, patients, users } from "~/db/schema";
+import { bips, notes, paServices, patients, tickets, users } from "~/db/schema";
 import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import { INACTIVE_STAFF } from "~/domain/patients";
 import type { Permission } from "~/domain/permissions";
@@ -202,5 +202,89 @@ describe("the client's staff selects offer active employees only", () => {
     const kept = await call(token, "PATCH", `/v2/patients/${p.id}`, { phone: "305-555-1236", bcba_home_id: activeBcba.id });
     expect(kept.status, JSON.stringify(kept.json)).toBe(200);
     expect(await clientRow(p.id)).toMatchObject({ bcbaHomeId: activeBcba.id, rbtHomeId: inactiveRbt.id, version: 2 });
+  });
+});
+
+describe("a BIP's doctor: active employees only (the register, the identity tab, the API)", () => {
+  let bipManager: Staff;
+  beforeAll(async () => {
+    bipManager = await staff("Bea", undefined, ["view_bips", "manage_bips"]);
+  });
+  const bipRow = async (id: number) => (await db().select().from(bips).where(eq(bips.id, id)))[0]!;
+  const bipsOf = async (patientId: number) => db().select().from(bips).where(eq(bips.patientId, patientId));
+  const deletedDoctor = async () => {
+    const u = await staff("Dora", "BCBA", []);
+    await db().update(users).set({ deletedAt: new Date().toISOString() }).where(eq(users.id, u.id));
+    return u;
+  };
+
+  it("the register's doctor select leaves inactive and deleted employees out", async () => {
+    const gone = await deletedDoctor();
+    const p = await createPatient({ locationId: location.id });
+    const html = await (await request(`/bip/register?patient_id=${p.id}`, { cookie: bipManager.cookie })).text();
+    expect(ids(html, "doctor_id")).toEqual(expect.arrayContaining([activeRbt.id, activeBcba.id]));
+    for (const out of [inactiveRbt.id, inactiveBcba.id, gone.id]) expect(ids(html, "doctor_id")).not.toContain(out);
+  });
+
+  it("creating with an inactive doctor is refused at the field, nothing written: the register screen and the API", async () => {
+    const p = await createPatient({ locationId: location.id });
+    const refused = await post(`/bip/register?patient_id=${p.id}`, { patient_id: String(p.id), type_of_assessment: "1", doctor_id: String(inactiveBcba.id) }, bipManager.cookie);
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain(INACTIVE_STAFF);
+    const api422 = await call(bipManager.token, "POST", "/v2/bips", { patient_id: p.id, type_of_assessment: "1", doctor_id: inactiveBcba.id });
+    expect(api422.status).toBe(422);
+    expect(api422.json.errors).toEqual({ doctor_id: INACTIVE_STAFF });
+    const gone = await deletedDoctor();
+    const deleted = await call(bipManager.token, "POST", "/v2/bips", { patient_id: p.id, type_of_assessment: "1", doctor_id: gone.id });
+    expect(deleted.status).toBe(422);
+    expect(deleted.json.errors).toEqual({ doctor_id: "Choose an employee of the client's location." });
+    expect(await bipsOf(p.id)).toHaveLength(0);
+    const created = await call(bipManager.token, "POST", "/v2/bips", { patient_id: p.id, type_of_assessment: "1", doctor_id: activeBcba.id });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+  });
+
+  it("the identity tab offers active employees, keeps a stored inactive doctor marked, and saves it unchanged", async () => {
+    const p = await createPatient({ locationId: location.id });
+    const bip = (await db().insert(bips).values({ patientId: p.id, locationId: location.id, doctorId: inactiveBcba.id }).returning())[0]!;
+    const html = await (await request(`/bip/tabbed/${bip.id}?tab=identity`, { cookie: bipManager.cookie })).text();
+    expect(html).toContain(`<option value="${inactiveBcba.id}" selected="">Ines User (inactive)</option>`);
+    expect(ids(html, "doctor_id")).toEqual(expect.arrayContaining([activeRbt.id, activeBcba.id]));
+    expect(ids(html, "doctor_id")).not.toContain(inactiveRbt.id);
+    const same = await post(`/bip/tabbed/${bip.id}?tab=identity`, { intent: "save-tab", tab: "identity", version: "1", type_of_assessment: "2", doctor_id: String(inactiveBcba.id) }, bipManager.cookie);
+    expect(same.status).toBe(303);
+    expect(await bipRow(bip.id)).toMatchObject({ doctorId: inactiveBcba.id, typeOfAssessment: 2, version: 2 });
+    const kept = await call(bipManager.token, "PATCH", `/v2/bips/${bip.id}`, { strengths: "Curious" });
+    expect(kept.status, JSON.stringify(kept.json)).toBe(200);
+    expect(await bipRow(bip.id)).toMatchObject({ doctorId: inactiveBcba.id, version: 3 });
+  });
+
+  it("changing a BIP's doctor to an inactive employee is refused at the field, nothing written: the identity tab and PATCH/PUT", async () => {
+    const p = await createPatient({ locationId: location.id });
+    const bip = (await db().insert(bips).values({ patientId: p.id, locationId: location.id, doctorId: activeBcba.id }).returning())[0]!;
+    const tab = await post(`/bip/tabbed/${bip.id}?tab=identity`, { intent: "save-tab", tab: "identity", version: "1", type_of_assessment: "1", doctor_id: String(inactiveRbt.id) }, bipManager.cookie);
+    expect(tab.status).toBe(422);
+    expect(await tab.text()).toContain(INACTIVE_STAFF);
+    for (const method of ["PATCH", "PUT"]) {
+      const r = await call(bipManager.token, method, `/v2/bips/${bip.id}`, { type_of_assessment: "1", doctor_id: inactiveRbt.id });
+      expect(r.status, method).toBe(422);
+      expect(r.json.errors, method).toEqual({ doctor_id: INACTIVE_STAFF });
+    }
+    expect(await bipRow(bip.id)).toMatchObject({ doctorId: activeBcba.id, version: 1 });
+  });
+});
+
+describe("a ticket's assignee: active staff only (already so; now by choosableStaff)", () => {
+  it("an inactive ticket handler is not offered, and assigning them is refused with nothing written", async () => {
+    const office = await staff("Olga", undefined, ["manage_tickets"]);
+    const idle = await staff("Ivo", undefined, ["manage_tickets"], "inactive");
+    const requester = await staff("Rita", undefined, []);
+    const [ticket] = await db().insert(tickets).values({ userId: requester.id, locationId: location.id, subject: "Printer", body: "It jams." }).returning();
+    const html = await (await request(`/tickets/view/${ticket!.id}?seen=1`, { cookie: office.cookie })).text();
+    expect(ids(html, "assigned_to")).toContain(office.id);
+    expect(ids(html, "assigned_to")).not.toContain(idle.id);
+    const refused = await call(office.token, "PATCH", `/v2/tickets/${ticket!.id}`, { assigned_to: idle.id });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.json.errors)).toEqual(["assigned_to"]);
+    expect((await db().select().from(tickets).where(eq(tickets.id, ticket!.id)))[0]).toMatchObject({ assignedTo: null, version: ticket!.version });
   });
 });
