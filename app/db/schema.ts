@@ -1204,6 +1204,8 @@ export const claimLines = sqliteTable(
     status: text("status", { enum: ["open", "paid", "partial", "denied"] }).notNull().default("open"),
     /** The multiplier of the line's price (priceNote's: the modifiers' times the service's; XP → 0), so units × unit price × multiplier is the charge. Null on lines built before stop 28. */
     multiplier: real("multiplier"),
+    /** The line's own diagnoses, comma-separated (each note's code, else the client's principal), each among its claim's `diagnosis_codes`: SV107 points to them first. Null on lines built before stop 31 (they pointed to the claim's 1 to 4). */
+    diagnosisCodes: text("diagnosis_codes"),
   },
   (t) => [uniqueIndex("claim_lines_claim_line_unique").on(t.claimId, t.lineNumber)],
 );

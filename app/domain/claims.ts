@@ -155,6 +155,8 @@ export interface GroupedLine {
   chargeCents: number;
   pos: string;
   paNumber: string | null;
+  /** The line's own diagnoses (SV107's first pointers): each note's code, else the client's principal code; the first note's first. */
+  diagnosisCodes: string[];
   noteIds: number[];
 }
 
@@ -179,9 +181,13 @@ export interface GroupedClaim {
  * (decision 034, stop 31): its lines, in date order, fill a claim until the next line would make it 51 lines or more
  * than 12 codes, then start the next claim of the same client, location, provider and payer. No code is dropped: a
  * single line whose codes cannot fit is left whole for the 837P check to refuse (the scrubber names it first).
+ * Each line carries its own diagnoses (`diagnosisCodes`: each note's code, else the client's principal code), always
+ * among its claim's, which its SV107 points to first (decision 032, stop 31).
  */
 export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (patientId: number) => string[] = () => []): GroupedClaim[] {
   const claims = new Map<string, GroupedClaim & { lineMap: Map<string, GroupedLine> }>();
+  const profiles = new Map<number, string[]>();
+  const profileOf = (patientId: number) => profiles.get(patientId) ?? profiles.set(patientId, extraDiagnoses(patientId).filter(Boolean)).get(patientId)!;
   /** Each line's notes' own diagnosis codes. */
   const lineCodes = new Map<GroupedLine, string[]>();
   const sorted = [...notes].sort((a, b) => a.sessionDate.localeCompare(b.sessionDate) || a.cptCode.localeCompare(b.cptCode) || a.id - b.id);
@@ -199,12 +205,15 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
     const lineKey = `${n.cptCode}|${n.sessionDate}|${n.price.modifiers.join("-")}|${n.pos}|${n.paNumber ?? ""}|${n.price.unitPriceCents}|${n.price.multiplier}`;
     let line = c.lineMap.get(lineKey);
     if (!line) {
-      line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, multiplier: n.price.multiplier, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, noteIds: [] };
+      line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, multiplier: n.price.multiplier, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, diagnosisCodes: [], noteIds: [] };
       c.lineMap.set(lineKey, line);
       c.lines.push(line);
       lineCodes.set(line, []);
     }
     if (code && !lineCodes.get(line)!.includes(code)) lineCodes.get(line)!.push(code);
+    // The note's own diagnosis, else the client's principal code (which the claim carries among the profile's).
+    const own = code || profileOf(n.patientId)[0];
+    if (own && !line.diagnosisCodes.includes(own)) line.diagnosisCodes.push(own);
     line.units += n.units;
     line.chargeCents += n.price.chargesCents;
     line.noteIds.push(n.id);
@@ -212,7 +221,7 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
   }
   return [...claims.values()]
     .sort((a, b) => a.patientId - b.patientId || a.locationId - b.locationId || (a.providerId ?? 0) - (b.providerId ?? 0) || (a.payerId ?? 0) - (b.payerId ?? 0))
-    .flatMap(({ lineMap: _m, ...c }) => splitClaim(c, lineCodes, extraDiagnoses(c.patientId).filter(Boolean)));
+    .flatMap(({ lineMap: _m, ...c }) => splitClaim(c, lineCodes, profileOf(c.patientId)));
 }
 
 /** A grouping as claims of at most MAX_LINES lines and MAX_DIAGNOSES codes, in line order (see groupClaims). */

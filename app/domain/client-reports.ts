@@ -4,8 +4,9 @@ import { fittingModifiers, MODIFIER_CODES } from "./insurance";
 import { NoteModifier, weekOf } from "./note-rules";
 import { POS_CODES } from "./locations";
 import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
-import { oneLine, plainText, searchText } from "./validation";
+import { searchText } from "./validation";
 import { isProductDate } from "./weeks";
+import { paNumberIssues } from "./x12-837p";
 
 /**
  * Billing by client (clinical §2 report-by-client, §3 billing report save payload and client report response,
@@ -224,8 +225,23 @@ const refId = v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.re
 const modifier = v.optional(NoteModifier);
 /** Absent stays undefined (keep what is stored); a value is a yes/no flag. */
 const yesNo = v.optional(flag);
-/** Text the body may leave out: absent stays undefined (keep what is stored), null or blank clears it. */
-const shortText = (label: string, max: number) => v.optional(v.nullable(v.pipe(v.string(`${label} is text.`), plainText(label), oneLine<string>(label), v.maxLength(max, `${label} is at most ${max} characters.`))));
+/**
+ * The PA number, which the body may leave out (absent stays undefined: keep what is stored; null or blank clears
+ * it): only what a claim line's REF*G1 can carry, by the 837P's one rule (paNumberIssues: no * ~ : ^ or control
+ * character, at most 50 characters as written), checked whenever it is saved, not only when Billed is ticked
+ * (decision 034, stop 31). At most 50 typed characters too (decision 017: the claim writes a run of spaces as one).
+ */
+const paNumber = v.optional(
+  v.nullable(
+    v.pipe(
+      v.string("PA number is text."),
+      v.rawCheck<string>(({ dataset, addIssue }) => {
+        if (dataset.typed) for (const issue of paNumberIssues(dataset.value, "The PA number", "pa_number", " and save again")) addIssue({ message: issue.message });
+      }),
+      v.maxLength(50, "PA number is at most 50 characters."),
+    ),
+  ),
+);
 
 /**
  * The billing report save payload (clinical §3): session_date, pos, total_hours, cpt_code, the four
@@ -251,7 +267,7 @@ export const SavePayload = v.object({
   pay: yesNo,
   billedbcba: yesNo,
   paybcba: yesNo,
-  pa_number: shortText("PA number", 50),
+  pa_number: paNumber,
   npi: v.optional(v.nullable(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{10}$/, "An NPI is 10 digits."))], "An NPI is 10 digits."))),
   version: v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "version is a whole number."))])), null),
   note_version: v.optional(v.nullable(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{0,15}$/, "note_version is a whole number."))])), null),

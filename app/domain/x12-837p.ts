@@ -93,6 +93,12 @@ export interface ClaimLineData {
   chargeCents: number;
   pos: string;
   paNumber: string | null;
+  /**
+   * The line's own diagnoses, each among the claim's `diagnosisCodes`: its notes' codes (a note without one takes the
+   * client's principal code), the first the line's primary (SV107's first pointer, `diagnosisPointers`). Absent on
+   * lines built before stop 31, which pointed to the claim's diagnoses 1 to 4.
+   */
+  diagnosisCodes?: string[];
 }
 
 export interface ClaimData {
@@ -141,14 +147,33 @@ function icd(code: string): string {
   return code.replace(/\./g, "").trim().toUpperCase();
 }
 
-/** Why a character the value holds cannot go on a claim, naming it; null when every character can (once transliterated). */
-function refusedCharacter(label: string, value: string): string | null {
+/** SV107 holds at most this many diagnosis pointers. */
+const MAX_POINTERS = 4;
+
+/**
+ * A service line's diagnosis pointers (SV107, 1-based indexes into the claim's HI list): the line's own codes first
+ * (the first is its primary diagnosis), then the claim's other codes in HI order, MAX_POINTERS in all (decision 032,
+ * stop 31). A line without its own codes (built before stop 31) points to the claim's first codes, as it was sent.
+ * Only codes the claim carries are pointed to, so a pointer never exceeds the HI count.
+ */
+export function diagnosisPointers(claimCodes: readonly string[], lineCodes: readonly string[] = []): number[] {
+  const hi = claimCodes.map(icd);
+  const own = lineCodes.map((c) => hi.indexOf(icd(c)) + 1).filter((p) => p > 0);
+  const all = [...new Set([...own, ...hi.map((_, i) => i + 1)])];
+  return all.slice(0, MAX_POINTERS);
+}
+
+/**
+ * Why a character the value holds cannot go on a claim, naming it; null when every character can (once transliterated).
+ * `again` ends the sentence's advice: "Edit it and build again." on a claim, " and save again" where the value is typed.
+ */
+function refusedCharacter(label: string, value: string, again = " and build again"): string | null {
   for (const ch of value) {
     const written = transliterate(ch);
     if (PRINTABLE.test(written) && !SEPARATORS.test(written)) continue;
-    if (SEPARATORS.test(ch)) return `${label} contains '${ch}', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again.`;
-    if (isControlOrInvisible(ch)) return `${label} contains a control or invisible character (${codePoint(ch)}), which a claim cannot carry. Edit it and build again.`;
-    return `${label} contains '${ch}', which a claim cannot carry (letters, digits and basic punctuation only). Edit it and build again.`;
+    if (SEPARATORS.test(ch)) return `${label} contains '${ch}', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it${again}.`;
+    if (isControlOrInvisible(ch)) return `${label} contains a control or invisible character (${codePoint(ch)}), which a claim cannot carry. Edit it${again}.`;
+    return `${label} contains '${ch}', which a claim cannot carry (letters, digits and basic punctuation only). Edit it${again}.`;
   }
   return null;
 }
@@ -157,12 +182,23 @@ function refusedCharacter(label: string, value: string): string | null {
  * A text the claim carries as it is written (`t`): every character in X12's set once transliterated and, when
  * `max` is given, at most that long. True when the value can go out as it is.
  */
-function checkText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[]): boolean {
+function checkText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[], again?: string): boolean {
   if (value == null) return true;
-  const refused = refusedCharacter(label, value);
+  const refused = refusedCharacter(label, value, again);
   if (refused) out.push({ field, message: refused });
-  else if (max != null && t(value).length > max) out.push({ field, message: `${label} is longer than the ${max} characters a claim can carry. Shorten it and build again.` });
+  else if (max != null && t(value).length > max) out.push({ field, message: `${label} is longer than the ${max} characters a claim can carry. Shorten it${again ?? " and build again"}.` });
   return !refused;
+}
+
+/**
+ * The prior authorization number as REF*G1 carries it (REF02): X12's characters once transliterated, at most 50 as
+ * written. One rule: each claim line's check (serviceLineIssues, so the scrubber's too) and the billing save's PA
+ * number field (app/domain/client-reports.ts, decision 034 stop 31), which passes `again` " and save again".
+ */
+export function paNumberIssues(value: string, label: string, field: string, again?: string): ClaimIssue[] {
+  const out: ClaimIssue[] = [];
+  checkText(label, field, value, ELEMENT_MAX.reference, out, again);
+  return out;
 }
 
 function requireText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[], where: string): boolean {
@@ -314,7 +350,14 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
   if (!/^[A-Za-z0-9-]{1,20}$/.test(c.claimNumber)) out.push({ field: "claim_number", message: "The claim number must be 1 to 20 letters, digits or dashes." });
   if (c.lines.length === 0) out.push({ field: "lines", message: "The claim has no service lines." });
   if (c.lines.length > MAX_LINES) out.push({ field: "lines", message: `A claim carries at most ${MAX_LINES} service lines; build it from fewer notes.` });
-  c.lines.forEach((l, i) => out.push(...serviceLineIssues(l, `Line ${i + 1} (${l.cptCode || "no CPT"} on ${l.serviceDate})`, `lines.${i}`)));
+  const hi = c.diagnosisCodes.map(icd);
+  c.lines.forEach((l, i) => {
+    const at = `Line ${i + 1} (${l.cptCode || "no CPT"} on ${l.serviceDate})`;
+    out.push(...serviceLineIssues(l, at, `lines.${i}`));
+    // SV107 points into HI: a line's own diagnosis the claim does not carry could not be its first pointer.
+    const absent = (l.diagnosisCodes ?? []).filter((d) => !hi.includes(icd(d)));
+    if (absent.length) out.push({ field: `lines.${i}.diagnosis`, message: `${at}: its diagnosis ${absent.join(", ")} is not among the claim's diagnosis codes, so the line could not point to it. Void the claim (reject) and build it again.` });
+  });
   return out;
 }
 
@@ -338,7 +381,7 @@ export function serviceLineIssues(l: ClaimLineData, at: string, field: string, p
   if (!/^\d{2}$/.test(l.pos)) out.push({ field: `${field}.pos`, message: `${at}: the place of service ${l.pos.trim() ? `${l.pos.trim()} ` : ""}must be a 2-digit code (for example 12, Home). Choose a place of service on the note.` });
   if (l.modifiers.length > 4) out.push({ field: `${field}.modifiers`, message: `${at}: at most 4 modifiers.` });
   for (const m of l.modifiers) if (!/^[A-Z0-9]{2}$/.test(m)) out.push({ field: `${field}.modifiers`, message: `${at}: modifier ${m} must be 2 letters or digits.` });
-  if (l.paNumber != null) checkText(`${at}: ${paLabel}`, `${field}.pa_number`, l.paNumber, ELEMENT_MAX.reference, out);
+  if (l.paNumber != null) out.push(...paNumberIssues(l.paNumber, `${at}: ${paLabel}`, `${field}.pa_number`));
   return out;
 }
 
@@ -415,11 +458,10 @@ function transactionSet(c: ClaimData, env: Envelope, setControl: string): string
     seg("HI", ...codes.map((code, i) => [i === 0 ? "ABK" : "ABF", code].join(COMPONENT))),
     seg("NM1", "82", "1", t(c.renderingProvider.lastName), t(c.renderingProvider.firstName), "", "", "", "XX", c.renderingProvider.npi),
   );
-  const pointers = codes.slice(0, 4).map((_, i) => String(i + 1)).join(COMPONENT);
   c.lines.forEach((l, i) => {
     body.push(
       seg("LX", String(i + 1)),
-      seg("SV1", ["HC", l.cptCode, ...l.modifiers].join(COMPONENT), dollarsOf(l.chargeCents), "UN", String(l.units), l.pos === pos ? "" : l.pos, "", pointers),
+      seg("SV1", ["HC", l.cptCode, ...l.modifiers].join(COMPONENT), dollarsOf(l.chargeCents), "UN", String(l.units), l.pos === pos ? "" : l.pos, "", diagnosisPointers(c.diagnosisCodes, l.diagnosisCodes).join(COMPONENT)),
       seg("DTP", "472", "D8", d8(l.serviceDate)),
     );
     if (l.paNumber) body.push(seg("REF", "G1", t(l.paNumber)));

@@ -9,7 +9,7 @@ import { BuildInput, canTransition, CLAIM_MESSAGES, ClaimFilters, ClaimIdsInput,
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { DEFAULT_ENVELOPE, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
+import { DEFAULT_ENVELOPE, diagnosisPointers, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
@@ -208,7 +208,7 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   const firstNote = new Map(rows.map((r) => [r.id, r]));
   const errors = grouped.map((g) => {
     const r = firstNote.get(g.lines[0]!.noteIds[0]!)!;
-    const data = claimDataOf("C0000000", partyOf(r), g.diagnosisCodes, g.lines.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers, units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber })));
+    const data = claimDataOf("C0000000", partyOf(r), g.diagnosisCodes, g.lines.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers, units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber, diagnosisCodes: l.diagnosisCodes })));
     return validateClaim(data);
   });
   return writeBuild(ctx, rows.map((r) => [r.id, r.version]), grouped, errors, tailRows[0]?.tail);
@@ -241,7 +241,7 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
   const prefix = `tmp-${crypto.randomUUID()}-`;
   const tmps = grouped.map((_, i) => `${prefix}${i}`);
   const claimRows = JSON.stringify(grouped.map((g, i) => [tmps[i], g.patientId, g.locationId, g.providerId, g.payerId, g.diagnosisCodes.join(","), g.totalCents, JSON.stringify(errors[i] ?? [])]));
-  const lineRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.map((l) => [tmps[i], l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber, l.multiplier])));
+  const lineRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.map((l) => [tmps[i], l.lineNumber, l.serviceDate, l.cptCode, l.modifiers.join("-"), l.units, l.unitPriceCents, l.chargeCents, l.pos, l.paNumber, l.multiplier, l.diagnosisCodes.join(",")])));
   const linkRows = JSON.stringify(grouped.flatMap((g, i) => g.lines.flatMap((l) => l.noteIds.map((n) => [tmps[i], l.lineNumber, n]))));
   const patientIds = [...new Set(grouped.map((g) => g.patientId))].sort((a, b) => a - b);
   const entry = { action: "create", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { patients: patientIds, notes: ids } };
@@ -262,9 +262,9 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
           from json_each(${claimRows}) j where ${free} order by j.key`,
       ),
       // id, claim_id, line_number, service_date, cpt_code, modifiers, units, unit_price_cents, charge_cents, pos,
-      // pa_number, paid_cents, adjustments, remarks, status, multiplier.
+      // pa_number, paid_cents, adjustments, remarks, status, multiplier, diagnosis_codes.
       ctx.db.insert(claimLines).select(
-        sql`select null, c.id, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, 0, '[]', '[]', 'open', j.value ->> 10
+        sql`select null, c.id, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, 0, '[]', '[]', 'open', j.value ->> 10, j.value ->> 11
           from json_each(${lineRows}) j join claims c on c.claim_number = j.value ->> 0`,
       ),
       ctx.db.insert(claimLineNotes).select(
@@ -337,6 +337,11 @@ function lineNotesQuery(ctx: ModelContext, claimIds: readonly number[]) {
 
 type PartyRow = Awaited<ReturnType<typeof claimPartyQuery>>[number];
 
+/** A stored line's own diagnoses (claim_lines.diagnosis_codes); none on a line built before stop 31. */
+function lineDiagnoses(stored: string | null): Pick<ClaimData["lines"][number], "diagnosisCodes"> {
+  return stored === null ? {} : { diagnosisCodes: stored.split(",").filter(Boolean) };
+}
+
 function assemble(parties: PartyRow[], lines: (typeof claimLines.$inferSelect)[], links: { lineId: number; noteId: number }[]): Map<number, LoadedClaim> {
   const byLine = new Map<number, number[]>();
   for (const l of links) byLine.set(l.lineId, [...(byLine.get(l.lineId) ?? []), l.noteId]);
@@ -349,7 +354,7 @@ function assemble(parties: PartyRow[], lines: (typeof claimLines.$inferSelect)[]
       p.claim.claimNumber,
       partyOf(p),
       p.claim.diagnosisCodes ? p.claim.diagnosisCodes.split(",").filter(Boolean) : [],
-      own.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers ? l.modifiers.split("-").filter(Boolean) : [], units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber })),
+      own.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers ? l.modifiers.split("-").filter(Boolean) : [], units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber, ...lineDiagnoses(l.diagnosisCodes) })),
     );
     out.set(p.claim.id, { claim: p.claim, data, dataAsSent: sent !== null, lines: own, noteIds: new Map(own.map((l) => [l.id, byLine.get(l.id) ?? []])) });
   }
@@ -501,7 +506,7 @@ export interface ClaimDetail {
   data: ClaimData;
   /** "sent": `data` is what the claim's 837P sent; "current": built from today's records (a draft, or a claim generated before stop 25). */
   data_source: "sent" | "current";
-  lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; multiplier: number | null; charge_cents: number; pos: string; pa_number: string | null; paid_cents: number; status: string; note_ids: number[] }[];
+  lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; multiplier: number | null; charge_cents: number; pos: string; pa_number: string | null; diagnosis_pointers: number[]; paid_cents: number; status: string; note_ids: number[] }[];
   file: { id: number; file_name: string; sender: string | null; sent_at: string | null; created_at: string } | null;
   /** The claim's own transaction set of the file, segment by segment (with the envelope around it). */
   readable: ReadableSegment[];
@@ -557,6 +562,8 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
       charge_cents: l.chargeCents,
       pos: l.pos,
       pa_number: l.paNumber,
+      // SV107: 1-based indexes into `diagnosis_codes`, the line's own first (decision 032, stop 31).
+      diagnosis_pointers: diagnosisPointers(loaded.data.diagnosisCodes, lineDiagnoses(l.diagnosisCodes).diagnosisCodes),
       paid_cents: l.paidCents,
       status: l.status,
       note_ids: loaded.noteIds.get(l.id) ?? [],
@@ -601,12 +608,12 @@ export interface GeneratedFile {
   claims: { id: number; claim_number: string; set_control: string }[];
 }
 
-type LinePrice = Pick<typeof claimLines.$inferSelect, "unitPriceCents" | "chargeCents" | "paNumber"> & { multiplier: number };
+type LinePrice = Pick<typeof claimLines.$inferSelect, "unitPriceCents" | "chargeCents" | "paNumber"> & { multiplier: number; diagnosisCodes: string };
 type ClaimPrice = { totalCents: number; diagnosisCodes: string };
 
 /**
  * Draft claims priced again from today's records, as a build prices them (`groupPriced` over each claim's own
- * notes, read by `pricingReads`): each line's unit price, multiplier, charge and PA number, and each claim's total
+ * notes, read by `pricingReads`): each line's unit price, multiplier, charge, PA number and own diagnoses, and each claim's total
  * and diagnosis codes (the notes' and the client profile's). Each claim's notes must still make that one claim
  * (client, location, provider, payer) and the same lines (the same notes on each); the numbers of the claims whose
  * notes do not (a price or PA number change merged or split lines, the payer changed) come back instead.
@@ -631,7 +638,7 @@ function repriceDrafts(drafts: readonly LoadedClaim[], rows: readonly BuildRow[]
     }
     for (const l of d.lines) {
       const p = today.get(key(d.noteIds.get(l.id) ?? []))!;
-      lines.set(l.id, { unitPriceCents: p.unitPriceCents, multiplier: p.multiplier, chargeCents: p.chargeCents, paNumber: p.paNumber });
+      lines.set(l.id, { unitPriceCents: p.unitPriceCents, multiplier: p.multiplier, chargeCents: p.chargeCents, paNumber: p.paNumber, diagnosisCodes: p.diagnosisCodes.join(",") });
     }
     priced.set(c.id, { totalCents: g.totalCents, diagnosisCodes: g.diagnosisCodes.join(",") });
   }
@@ -752,11 +759,11 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
             .set({ status: "generated", fileId, setControl: sql`j.set_control`, sentData: sql`j.sent_data`, totalCents: sql`j.total_cents`, diagnosisCodes: sql`j.diagnosis_codes`, errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
             .from(sql`(select value ->> 0 as id, value ->> 1 as set_control, value ->> 2 as sent_data, value ->> 3 as total_cents, value ->> 4 as diagnosis_codes from json_each(${JSON.stringify(ordered.map((c, i) => [c.claim.id, file.sets[i]!.setControl, JSON.stringify(c.data), c.claim.totalCents, c.claim.diagnosisCodes]))})) as j`)
             .where(sql`${claims.id} = j.id and ${claims.status} = 'draft' and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
-          // Every line of them in one statement, as the file charges it (and with the PA number it sends).
+          // Every line of them in one statement, as the file charges it (and with the PA number and diagnoses it sends).
           ctx.db
             .update(claimLines)
-            .set({ unitPriceCents: sql`j.unit_price_cents`, multiplier: sql`j.multiplier`, chargeCents: sql`j.charge_cents`, paNumber: sql`j.pa_number` })
-            .from(sql`(select value ->> 0 as id, value ->> 1 as unit_price_cents, value ->> 2 as multiplier, value ->> 3 as charge_cents, value ->> 4 as pa_number from json_each(${JSON.stringify([...repriced.lines].map(([id, p]) => [id, p.unitPriceCents, p.multiplier, p.chargeCents, p.paNumber]))})) as j`)
+            .set({ unitPriceCents: sql`j.unit_price_cents`, multiplier: sql`j.multiplier`, chargeCents: sql`j.charge_cents`, paNumber: sql`j.pa_number`, diagnosisCodes: sql`j.diagnosis_codes` })
+            .from(sql`(select value ->> 0 as id, value ->> 1 as unit_price_cents, value ->> 2 as multiplier, value ->> 3 as charge_cents, value ->> 4 as pa_number, value ->> 5 as diagnosis_codes from json_each(${JSON.stringify([...repriced.lines].map(([id, p]) => [id, p.unitPriceCents, p.multiplier, p.chargeCents, p.paNumber, p.diagnosisCodes]))})) as j`)
             .where(sql`${claimLines.id} = j.id and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
           audit(sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
         ],

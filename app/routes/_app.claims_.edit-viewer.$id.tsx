@@ -57,6 +57,8 @@ export default function ClaimViewer() {
     { header: "Charge", cell: (l) => money(l.charge_cents) },
     { header: "POS", cell: (l) => `${l.pos} ${posLabel(l.pos)}` },
     { header: "Authorization", cell: (l) => l.pa_number || "—" },
+    // SV107: the line's own diagnosis first, by its number in Diagnoses above (decision 032, stop 31).
+    { header: "Diagnosis pointers", cell: (l) => l.diagnosis_pointers.map((p) => `${p} (${c.diagnosis_codes[p - 1]})`).join(", ") || "—" },
     { header: "Notes", cell: (l) => l.note_ids.map((n) => `#${n}`).join(", ") },
   ];
   type Segment = (typeof c.readable)[number];
@@ -84,7 +86,7 @@ export default function ClaimViewer() {
     ["Payer", `${d.payer.name || "—"} (payer id ${d.payer.payerId ?? "—"})`],
     ["Billing provider", `${d.billingProvider.name} · NPI ${d.billingProvider.npi ?? "—"} · tax id ${d.billingProvider.taxId ?? "—"}`],
     ["Rendering provider", `${`${d.renderingProvider.firstName} ${d.renderingProvider.lastName}`.trim() || "—"} · NPI ${d.renderingProvider.npi ?? "—"}`],
-    ["Diagnoses", c.diagnosis_codes.join(", ") || "—"],
+    ["Diagnoses", c.diagnosis_codes.map((code, i) => `${i + 1} ${code}`).join(", ") || "—"],
     ["Total", money(c.total_cents)],
     ["File", c.file ? `${c.file.file_name} (set ${c.set_control})${c.file.sent_at ? ` · sent ${c.file.sent_at.slice(0, 16).replace("T", " ")} via ${c.file.sender}` : ""}` : "not generated"],
   ];

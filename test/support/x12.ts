@@ -9,7 +9,8 @@ import { X12Parser } from "node-x12";
 export interface ReadBack {
   interchangeControl: string;
   groupControl: string;
-  sets: { control: string; segments: string[]; count: number }[];
+  /** Per set: its segments' tags (ST and SE excluded), each segment's element values in `elements` (the tag excluded). */
+  sets: { control: string; segments: string[]; elements: string[][]; count: number }[];
 }
 
 export function readBack837(content: string): ReadBack {
@@ -34,7 +35,7 @@ export function readBack837(content: string): ReadBack {
     if (tx.trailer.valueOf(2) !== control) throw new Error("SE02 differs from ST02");
     const count = Number(tx.trailer.valueOf(1));
     if (count !== tx.segments.length + 2) throw new Error(`SE01 ${count} but ${tx.segments.length + 2} segments`);
-    return { control, count, segments: tx.segments.map((s: any) => s.tag) };
+    return { control, count, segments: tx.segments.map((s: any) => s.tag), elements: tx.segments.map((s: any) => s.elements.map((e: any) => e.value)) };
   });
   return { interchangeControl: isa13, groupControl: gs06, sets };
 }

@@ -101,6 +101,25 @@ describe("groupClaims splits a claim at 50 lines and 12 diagnosis codes (decisio
   });
 });
 
+describe("groupClaims: each line carries its own diagnoses, always among its claim's (decision 032, stop 31)", () => {
+  it.each<[string, Partial<PricedClaimNote>[], string[], string[][]]>([
+    ["a note's own code", [{ diagnosisCode: "F93.0" }], ["F84.0"], [["F93.0"]]],
+    ["a note without a code takes the client's principal", [{ diagnosisCode: "" }], ["F84.0", "F80.2"], [["F84.0"]]],
+    ["two notes of one line written for two codes: both, the first note's first", [{ diagnosisCode: "f90.9" }, { diagnosisCode: "F41.9" }], ["F84.0"], [["F90.9", "F41.9"]]],
+    ["one note with a code and one without on a line: its code, then the principal", [{ diagnosisCode: "F41.9" }, { diagnosisCode: "" }], ["F84.0"], [["F41.9", "F84.0"]]],
+    ["two lines, each its note's", [{ diagnosisCode: "F41.9" }, { diagnosisCode: "F93.0", sessionDate: "2026-11-03" }], ["F84.0"], [["F41.9"], ["F93.0"]]],
+  ])("%s", (_name, over, profile, expected) => {
+    const [c] = groupClaims(over.map((o) => note(o)), () => profile);
+    expect(c!.lines.map((l) => l.diagnosisCodes)).toEqual(expected);
+  });
+
+  it("a grouping split at 12 codes: every line's codes are among its own claim's", () => {
+    const claims = groupClaims(days(30, (i) => ({ diagnosisCode: i % 3 === 0 ? "" : ICD(i) })), () => ["F84.0", "F80.2"]);
+    expect(claims.length).toBeGreaterThan(1);
+    for (const c of claims) for (const l of c.lines) for (const d of l.diagnosisCodes) expect(c.diagnosisCodes).toContain(d);
+  });
+});
+
 describe("claim status transitions", () => {
   const allowed: [ClaimStatus, ClaimStatus][] = [
     ["draft", "generated"],

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { priceNote, type PriceService } from "~/domain/billing";
 import { isValidNpi, npiFrom } from "~/domain/npi";
-import { addressLines, DEFAULT_ENVELOPE, ELEMENT_MAX, readable837P, splitName, transliterate, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
+import { addressLines, DEFAULT_ENVELOPE, diagnosisPointers, ELEMENT_MAX, readable837P, splitName, transliterate, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
 import { readBack837 } from "../support/x12";
 
 const GOLDEN = join(__dirname, "../golden/837p");
@@ -331,5 +331,65 @@ describe("a missing subscriber name points at the field to fill (probe 8925 §6)
     const c = claim();
     const issues = validateClaim({ ...c, subscriber: { ...c.subscriber, selfSubscriber, ...splitName(", Maria") } });
     expect(issues.find((i) => i.field === "subscriber.last_name")?.message).toBe(message);
+  });
+});
+
+describe("SV107: each service line points to its own diagnosis first (decision 032, stop 31)", () => {
+  const six = ["F84.0", "F80.2", "F90.9", "F41.9", "F42.2", "F93.0"];
+  /** The SV107 of each SV1 of a written file, in line order. */
+  const pointersOf = (content: string) => content.split("~\n").filter((s) => s.startsWith("SV1*")).map((s) => s.split("*")[7] ?? "");
+
+  it("a claim of 6 codes: the line for code 6 points to 6 first, then the claim's first codes, 4 in all; golden, read back", () => {
+    const c = claim({
+      claimNumber: "C000006",
+      diagnosisCodes: six,
+      lines: [
+        { ...line("97153", "rbt", "2026-11-02", 8, []), diagnosisCodes: ["F84.0"] },
+        { ...line("97153", "rbt", "2026-11-03", 8, []), diagnosisCodes: ["F93.0"] },
+        { ...line("97153", "rbt", "2026-11-04", 8, []), diagnosisCodes: ["F42.2", "F80.2"] },
+      ],
+    });
+    expect(validateClaim(c)).toEqual([]);
+    const r = write837P([c], env(6));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    golden("six-diagnoses-pointers", r.file.content);
+    readBack837(r.file.content);
+    expect(r.file.content).toContain("HI*ABK:F840*ABF:F802*ABF:F909*ABF:F419*ABF:F422*ABF:F930~");
+    expect(pointersOf(r.file.content)).toEqual(["1:2:3:4", "6:1:2:3", "5:2:1:3"]);
+    // The viewer shows the same pointers from the same rule.
+    expect(readable837P(r.file.content).filter((s) => s.id === "SV1").map((s) => s.parts.find((p) => p.name === "Diagnosis pointers")?.value)).toEqual(["1:2:3:4", "6:1:2:3", "5:2:1:3"]);
+  });
+
+  it("a claim of 1 code points to 1", () => {
+    const r = write837P([claim({ diagnosisCodes: ["F84.0"], lines: [{ ...line("97153", "rbt", "2026-11-02", 8, []), diagnosisCodes: ["F84.0"] }] })], env(1));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    expect(pointersOf(r.file.content)).toEqual(["1"]);
+  });
+
+  // Every size of HI a claim carries, and a line for each of its codes: the line's code first, never past HI, no repeat.
+  const sizes = Array.from({ length: 12 }, (_, i) => i + 1);
+  it.each(sizes)("a claim of %i codes: every line's pointers are its own code's first, at most 4, none past the HI count", (n) => {
+    const codes = Array.from({ length: n }, (_, i) => `F${80 + i}.0`);
+    for (let k = 1; k <= n; k++) {
+      const p = diagnosisPointers(codes, [codes[k - 1]!]);
+      expect(p[0]).toBe(k);
+      expect(p).toHaveLength(Math.min(4, n));
+      expect(Math.max(...p)).toBeLessThanOrEqual(n);
+      expect(new Set(p).size).toBe(p.length);
+    }
+  });
+
+  it.each<[string, string[], string[] | undefined, number[]]>([
+    ["a line built before stop 31 (no codes of its own) points to 1 to 4, as it was sent", six, undefined, [1, 2, 3, 4]],
+    ["written with or without the dot", ["F84.0", "F80.2"], ["F802"], [2, 1]],
+    ["a line of notes written for 5 codes points to its first 4", six, ["F93.0", "F42.2", "F41.9", "F90.9", "F80.2"], [6, 5, 4, 3]],
+  ])("%s", (_name, codes, own, expected) => {
+    expect(diagnosisPointers(codes, own)).toEqual(expected);
+  });
+
+  it("a line whose own diagnosis the claim does not carry is refused, never pointed elsewhere", () => {
+    const c = claim({ diagnosisCodes: ["F84.0"], lines: [{ ...line("97153", "rbt", "2026-11-02", 8, []), diagnosisCodes: ["F93.0"] }] });
+    expect(validateClaim(c)).toEqual([{ field: "lines.0.diagnosis", message: "Line 1 (97153 on 2026-11-02): its diagnosis F93.0 is not among the claim's diagnosis codes, so the line could not point to it. Void the claim (reject) and build it again." }]);
+    expect(write837P([c], env(1)).ok).toBe(false);
   });
 });

@@ -1137,3 +1137,65 @@ describe("the build's candidates leave out deleted notes and deleted clients' no
     expect(await claimCount()).toBe(before);
   });
 });
+
+describe("each service line points to its own diagnosis first (SV107; decision 032, stop 31)", () => {
+  it("a claim of 6 codes and a note without one: each line points to its note's code (else the principal), 4 pointers at most; generation points to today's codes; the file reads back", async () => {
+    const w = await world();
+    // The client's principal code is F84.0 (world's profile); the 7th note has no code of its own.
+    const written = ["F84.0", "F80.2", "F90.9", "F41.9", "F42.2", "F93.0", ""];
+    const ids: number[] = [];
+    for (const [i, diagnosisCode] of written.entries()) ids.push(await w.note({ sessionDate: `2026-11-${String(i + 2).padStart(2, "0")}`, diagnosisCode }));
+    const res = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: ids } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const [draft] = ((await res.json()) as { data: { id: number; errors: unknown[] }[] }).data;
+    expect(draft!.errors).toEqual([]);
+    type Shown = { data: { diagnosis_codes: string[]; lines: { note_ids: number[]; diagnosis_pointers: number[] }[] } };
+    const show = async () => ((await (await api(`/v2/claims/${draft!.id}`, { token: w.token })).json()) as Shown).data;
+    const before = await show();
+    expect(before.diagnosis_codes).toEqual(["F84.0", "F80.2", "F90.9", "F41.9", "F42.2", "F93.0"]);
+    expect(before.lines.map((l) => l.diagnosis_pointers)).toEqual([
+      [1, 2, 3, 4],
+      [2, 1, 3, 4],
+      [3, 1, 2, 4],
+      [4, 1, 2, 3],
+      [5, 1, 2, 3],
+      [6, 1, 2, 3],
+      [1, 2, 3, 4],
+    ]);
+    const cookie = await signInCookie(w.manager);
+    const page = await (await request(`/claims/edit-viewer/${draft!.id}`, { cookie })).text();
+    expect(page).toContain("Diagnosis pointers");
+    expect(page).toContain("1 F84.0, 2 F80.2, 3 F90.9, 4 F41.9, 5 F42.2, 6 F93.0");
+    expect(page).toContain("6 (F93.0), 1 (F84.0), 2 (F80.2), 3 (F90.9)");
+
+    // The 7th note is given a code of its own after the build: generation reads the notes again.
+    await db().update(notes).set({ diagnosisCode: "F43.10" }).where(eq(notes.id, ids[6]!));
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [draft!.id] } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const content = await (await api(`/v2/claims/${draft!.id}/download`, { token: w.token })).text();
+    const [set] = readBack837(content).sets;
+    const hi = set!.elements[set!.segments.indexOf("HI")]!.map((e) => e.split(":")[1]);
+    expect(hi).toEqual(["F840", "F802", "F909", "F419", "F422", "F930", "F4310"]);
+    const sv107 = set!.segments.flatMap((tag, i) => (tag === "SV1" ? [set!.elements[i]![6]!] : []));
+    expect(sv107).toEqual(["1:2:3:4", "2:1:3:4", "3:1:2:4", "4:1:2:3", "5:1:2:3", "6:1:2:3", "7:1:2:3"]);
+    // Each line's first pointer is its own note's code; none points past HI.
+    const codeOf = [...written.slice(0, 6), "F43.10"].map((c) => c.replace(".", ""));
+    expect(sv107.map((p) => hi[Number(p.split(":")[0]) - 1])).toEqual(codeOf);
+    for (const p of sv107) for (const n of p.split(":")) expect(Number(n)).toBeLessThanOrEqual(hi.length);
+    // The stored lines and the viewer say what was sent.
+    expect((await db().select({ codes: claimLines.diagnosisCodes }).from(claimLines).where(eq(claimLines.claimId, draft!.id)).orderBy(claimLines.lineNumber)).map((l) => l.codes)).toEqual(["F84.0", "F80.2", "F90.9", "F41.9", "F42.2", "F93.0", "F43.10"]);
+    expect((await show()).lines.map((l) => l.diagnosis_pointers[0])).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await (await request(`/claims/edit-viewer/${draft!.id}`, { cookie })).text()).toContain("7 (F43.10), 1 (F84.0), 2 (F80.2), 3 (F90.9)");
+  });
+
+  it("a claim of one code: every line points to 1", async () => {
+    const w = await world();
+    const ids = [await w.note(), await w.note({ sessionDate: "2026-11-03", diagnosisCode: "" })];
+    const res = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: ids } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const id = ((await res.json()) as { data: { id: number }[] }).data[0]!.id;
+    expect((await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [id] } })).status).toBe(201);
+    const [set] = readBack837(await (await api(`/v2/claims/${id}/download`, { token: w.token })).text()).sets;
+    expect(set!.segments.flatMap((tag, i) => (tag === "SV1" ? [set!.elements[i]![6]] : []))).toEqual(["1", "1"]);
+  });
+});

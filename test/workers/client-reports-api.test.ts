@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, clientReports, insurances, insuranceServices, notes, paServices, patients } from "~/db/schema";
 import { dayNumber } from "~/domain/weeks";
 import { createClaim } from "./claim-fixtures";
-import { api, apiToken, createLocation, createPatient, createUser, db } from "./helpers";
+import { api, apiToken, createLocation, createPatient, createUser, db, form, signInCookie } from "./helpers";
 
 /**
  * The client_report API (clinical §7 client reports; decision 030): every call allowed, 403 without
@@ -663,5 +663,68 @@ describe("a query parameter given twice with different values (probe 8914 #5)", 
   it("the same value twice is one value", async () => {
     const res = await api("/v2/notes-rbt?page=1&page=1", { token: await apiToken(await createUser({ permissions: ["view_notes"] })) });
     expect(res.status).toBe(200);
+  });
+});
+
+describe("the PA number is only what a claim line can carry, checked on every save (decision 034, stop 31)", () => {
+  const separators = (c: string) => `The PA number contains '${c}', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and save again.`;
+  const tooLong = "The PA number is longer than the 50 characters a claim can carry. Shorten it and save again.";
+  const refused: [string, string, string][] = [
+    ["an element separator", "AUTH*1", separators("*")],
+    ["a segment terminator", "AUTH~1", separators("~")],
+    ["a component separator", "AUTH:1", separators(":")],
+    ["a repetition separator", "AUTH^1", separators("^")],
+    ["51 characters", "A".repeat(51), tooLong],
+    ["26 ß, 52 characters once written (SS)", "ß".repeat(26), tooLong],
+    ["a character outside X12's set", "AUTH山1", "The PA number contains '山', which a claim cannot carry (letters, digits and basic punctuation only). Edit it and save again."],
+    ["a tab", "AUTH\t1", "The PA number contains a control or invisible character (U+0009), which a claim cannot carry. Edit it and save again."],
+    ["a line break", "AUTH\n1", "The PA number contains a control or invisible character (U+000A), which a claim cannot carry. Edit it and save again."],
+    ["runs of spaces over 50 typed characters", `A${" ".repeat(60)}B`, "PA number is at most 50 characters."],
+  ];
+  let noteId: number;
+  let reportId: number;
+  let cookie: string;
+  const stored = async () => (await db().select({ paNumber: clientReports.paNumber, version: clientReports.version }).from(clientReports).where(eq(clientReports.id, reportId)))[0]!;
+  beforeAll(async () => {
+    noteId = (await note({ type: "rbt", patientId: patient.id, locationId: here.id, date: "2026-04-06", paServiceId: ids.pa })).id;
+    const created = await api(`/client_report/store`, { method: "POST", token: manager, body: { note_rbt_id: noteId, pa_number: "AUTH-1" } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    reportId = ((await created.json()) as any).data.report.id;
+    cookie = await signInCookie(await createUser({ permissions: ["manage_claims"], locations: [here.id] }));
+  });
+
+  it.each(refused)("%s: refused at pa_number by the API's store and update and by the screen's save; nothing written", async (_l, paNumber, message) => {
+    const before = await rowsOf();
+    // store of a note with no billing record yet: 422, no record.
+    const store = await api(`/client_report/store`, { method: "POST", token: manager, body: { note_rbt_id: ids.rbt2, pa_number: paNumber } });
+    expect(store.status).toBe(422);
+    expect(((await store.json()) as any).errors).toEqual({ pa_number: message });
+    expect(await rowsOf()).toBe(before);
+    // update/{id} of an existing record, and the screen's save of its row, Billed not ticked: 422, the record keeps AUTH-1.
+    const update = await api(`/client_report/update/${reportId}`, { method: "POST", token: manager, body: { pa_number: paNumber } });
+    expect(update.status).toBe(422);
+    expect(((await update.json()) as any).errors).toEqual({ pa_number: message });
+    const [n] = await db().select({ version: notes.version }).from(notes).where(eq(notes.id, noteId));
+    const screen = await form(`/billing/by-client/${patient.id}`, { intent: "save", note_id: String(noteId), note_version: String(n!.version), version: String((await stored()).version), md: "HM", md2: "", pa_number: paNumber }, cookie);
+    expect(screen.status).toBe(422);
+    const page = (await screen.text()).replaceAll("&#x27;", "'");
+    // The message in the row's alert; the typed modifier kept in its selector.
+    expect(page).toContain(`<p class="field-error" role="alert">${message.replaceAll("&", "&amp;").replaceAll("<", "&lt;")}</p>`);
+    const md = (page.match(/<select[^>]*>.*?<\/select>/gs) ?? []).find((x) => x.includes(`form="row-${noteId}"`) && x.includes('name="md"'));
+    expect(md).toMatch(/<option value="HM" selected="">/);
+    expect(await stored()).toMatchObject({ paNumber: "AUTH-1", version: 1 });
+    const [after] = await db().select({ md: notes.md, version: notes.version }).from(notes).where(eq(notes.id, noteId));
+    expect(after).toEqual({ md: null, version: n!.version });
+  });
+
+  it.each([
+    ["letters, digits and a dash", "AUTH-2", "AUTH-2"],
+    ["50 characters", "B".repeat(50), "B".repeat(50)],
+    ["accented letters, which a claim writes without their accents", "Zoë-7", "Zoë-7"],
+    ["blank: no PA number", "  ", null],
+  ])("%s: saved", async (_l, paNumber, kept) => {
+    const res = await api(`/client_report/update/${reportId}`, { method: "POST", token: manager, body: { pa_number: paNumber } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await stored()).paNumber).toBe(kept);
   });
 });

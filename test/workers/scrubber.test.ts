@@ -353,12 +353,10 @@ describe("the note's own claim line and the price it came from (decision 034, st
       expect(((await refused.json()) as { errors: Record<string, string> }).errors.billed).toBe(`This note cannot be billed: ${reasons.map((r) => r.message).join(" ")}`);
       expect(await billedOf(id)).toBe(false);
     }
-    // A PA number the claim cannot carry, saved with Billed: refused with the record's PA number named.
+    // A PA number the claim cannot carry, saved with Billed: refused at the field itself, by the claim's rule (stop 31).
     const starred = await api("/client_report/store", { method: "POST", token, body: { note_rbt_id: longName.id, pa_number: "AUTH*1", billed: true } });
     expect(starred.status).toBe(422);
-    expect(((await starred.json()) as { errors: Record<string, string> }).errors.billed).toBe(
-      "This note cannot be billed: The claim line of this note (97153 on 2026-10-07): the PA number saved on its billing record contains '*', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again.",
-    );
+    expect(((await starred.json()) as { errors: Record<string, string> }).errors).toEqual({ pa_number: "The PA number contains '*', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and save again." });
     expect(await db().select().from(clientReports).where(eq(clientReports.noteId, longName.id))).toEqual([]);
 
     // Fixed in the same save: HM added to the note; the payer's authorization number saved on the record (sent instead of the name).
@@ -377,9 +375,11 @@ describe("the note's own claim line and the price it came from (decision 034, st
     };
     const tilde = await update("AUTH~2");
     expect(tilde.status).toBe(422);
-    expect(((await tilde.json()) as { errors: Record<string, string> }).errors.pa_number).toBe(
-      "This note is billed, and its claim could not carry this PA number: The claim line of this note (97153 on 2026-10-07): the PA number saved on its billing record contains '~', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again. Keep its PA number, or untick Billed in the same save.",
-    );
+    expect(((await tilde.json()) as { errors: Record<string, string> }).errors.pa_number).toBe("The PA number contains '~', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and save again.");
+    // Cleared, the claim line would carry the PA service's name again, which is too long: refused for the billed note.
+    const cleared = await update("");
+    expect(cleared.status).toBe(422);
+    expect(((await cleared.json()) as { errors: Record<string, string> }).errors.pa_number).toBe(`This note is billed, and its claim could not carry this PA number: ${paName} Keep its PA number, or untick Billed in the same save.`);
     expect((await db().select({ paNumber: clientReports.paNumber }).from(clientReports).where(eq(clientReports.noteId, longName.id)))[0]!.paNumber).toBe("AUTH-1");
     const fine = await update("AUTH-2");
     expect(fine.status, await fine.clone().text()).toBe(200);
