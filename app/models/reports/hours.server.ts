@@ -3,7 +3,7 @@ import { patients, users } from "~/db/schema";
 import { reportHours, weeklyMinutes, type HoursGroup, type WeekHours } from "~/domain/report-operations";
 import type { HoursRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, clientSumsSeen, employeeLabel, groupsTotal, liveClient, noteClientSums, noteDaySums, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, clientSumsSeen, employeeLabel, groupsCount, noteClientSums, noteDaySums, noteSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Hours (decision 039): sessions, units and hours of the period per provider, client or CPT (the group-by
@@ -22,17 +22,19 @@ export interface HoursReport {
 export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: HoursGroup, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<HoursReport> {
   // The period's notes as sums (whole months from note_month_totals or, by client, note_month_client_totals;
   // edge days from the notes; decision 039).
-  const g = by === "client" ? clientGroupSums(ctx, f) : groupSums(ctx, f, by);
+  // The groups as a common table expression the page and its count both read (groupsCount).
+  const g = ctx.db.$with("g").as(by === "client" ? clientGroupSums(ctx, f) : groupSums(ctx, f, by));
   const base = {
     key: g.key,
     sessions: g.sessions,
     units: g.units,
     minutes: g.minutes,
-    total: groupsTotal,
+    total: groupsCount(g),
   };
   const pageQuery =
     by === "provider"
       ? ctx.db
+          .with(g)
           .select({
             ...base,
             a: users.name,
@@ -44,6 +46,7 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
           .orderBy(desc(g.minutes), asc(users.surname), asc(g.key))
       : by === "client"
       ? ctx.db
+          .with(g)
           .select({
             ...base,
             a: patients.firstName,
@@ -51,9 +54,10 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
             c: patients.patientIdentifier,
           })
           .from(g)
-          .innerJoin(patients, liveClient(g.key))
+          .innerJoin(patients, sql`${patients.id} = ${g.key}`)
           .orderBy(desc(g.minutes), asc(patients.lastName), asc(g.key))
       : ctx.db
+          .with(g)
           .select({
             ...base,
             a: sql<string | null>`null`,
@@ -119,8 +123,7 @@ function groupSums(ctx: ModelContext, f: NoteReportFilters, by: "provider" | "cp
       minutes: sql<number>`sum(${src.minutes})`.as("minutes"),
     })
     .from(src)
-    .groupBy(sql`${key}`)
-    .as("g");
+    .groupBy(sql`${key}`);
 }
 
 /** Sessions, units and minutes per client from the period's sums (noteClientSums). */
@@ -135,6 +138,5 @@ function clientGroupSums(ctx: ModelContext, f: NoteReportFilters) {
     })
     .from(src)
     .groupBy(sql`${src.patientId}`)
-    .having(clientSumsSeen(src))
-    .as("g");
+    .having(clientSumsSeen(src));
 }

@@ -167,8 +167,8 @@ export type ClientMeasures<K extends string> = Record<K, (row: { type: SQL; minu
  * "edge days"): those days' notes come in with negative n and measures. So a client may sum to n = 0 (seen only
  * on the days taken off): the readers keep the groups with `sum(n) <> 0` (`clientSumsSeen`). A provider filter
  * reads the notes only (the table has no provider), as does `notesOnly`.
- * Every client's notes come in, deleted or not: a reader keeps the live clients' groups by joining them with
- * `liveClient` (one lookup per client instead of one per note; the sums of a live client are the same).
+ * Every client's notes come in, deleted or not: the readers keep the live clients' groups (`clientSumsSeen`, one
+ * lookup per client instead of one per note; the sums of a live client are the same).
  */
 export function noteClientSums<K extends string>(ctx: ModelContext, f: NoteReportFilters, measures: ClientMeasures<K>) {
   const keys = Object.keys(measures) as K[];
@@ -217,14 +217,13 @@ export function noteClientSums<K extends string>(ctx: ModelContext, f: NoteRepor
   return all.as("csrc");
 }
 
-/** The condition on a grouping of `noteClientSums`: the clients with notes in the period (not netted to none). */
-export function clientSumsSeen(src: { n: SQL.Aliased<number> | SQL }): SQL {
-  return sql`sum(${src.n}) <> 0`;
-}
-
-/** The join of a `noteClientSums` grouping to its client, keeping the live clients only (the readers name clients). */
-export function liveClient(patientId: SQL.Aliased<unknown> | SQL | SQLiteColumn): SQL {
-  return sql`${patients.id} = ${patientId} and ${patients.deletedAt} is null`;
+/**
+ * The condition on a grouping of `noteClientSums` (its HAVING): the clients with notes in the period (not netted to
+ * none) who are live. The sums bring every client's notes (deleted or not); a deleted client's group is dropped
+ * whole here, one lookup per client instead of one per note, and the readers name and count only these groups.
+ */
+export function clientSumsSeen(src: { n: SQL.Aliased<number> | SQL; patientId: SQL.Aliased<number> | SQL }): SQL {
+  return sql`sum(${src.n}) <> 0 and (select ${patients.deletedAt} from ${patients} where ${patients.id} = ${src.patientId}) is null`;
 }
 
 /**
@@ -354,6 +353,16 @@ export interface Window {
 
 /** The window's total column (every grouped query selects it). */
 export const groupsTotal = sql<number>`count(*) over ()`.mapWith(Number);
+
+/**
+ * The number of groups of a common table expression (`db.$with`), for the readers of the large client groupings
+ * (hours, the BCBA report): the window count (`groupsTotal`) materialises the 20,000 groups and sorts them once more
+ * before the page's own sort, while SQLite materialises a CTE read twice once and counts it in a pass (decision 043,
+ * stop 31).
+ */
+export function groupsCount(g: { _: { alias: string } }): SQL<number> {
+  return sql<number>`(select count(*) from ${sql.identifier(g._.alias)})`.mapWith(Number);
+}
 
 /** "Last, First (ID)" as the lists show a client. */
 export function clientLabel(p: { firstName: string | null; lastName: string | null; identifier: string | null }): string {

@@ -3,7 +3,7 @@ import { locations, patients } from "~/db/schema";
 import { reportHours, supervisionPercent, supervisionState, SUPERVISION_MIN_PERCENT } from "~/domain/report-operations";
 import type { SupervisionRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, clientSumsSeen, groupsTotal, liveClient, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, clientSumsSeen, groupsCount, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * BCBA report (supervision, decision 039): per client, the RBT hours (RBT and combined notes) and the BCBA
@@ -33,20 +33,23 @@ export async function supervisionReport(
   });
   const rbt = sql<number>`sum(${src.rbt})`;
   const bcba = sql<number>`sum(${src.bcba})`;
-  const g = ctx.db
-    .select({
-      patientId: sql<number>`${src.patientId}`.as("g_patient_id"),
-      rbt: rbt.as("rbt"),
-      bcba: bcba.as("bcba"),
-    })
-    .from(src)
-    .groupBy(sql`${src.patientId}`)
-    // Exact comparison in integers: bcba × 100 < 5 × rbt (the same rule as supervisionState).
-    // A client netted to no notes (seen only on days taken off a month's sums) is not a row.
-    .having(and(clientSumsSeen(src), opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined))
-    .as("g");
+  // The groups as a common table expression the page and its count both read (groupsCount).
+  const g = ctx.db.$with("g").as(
+    ctx.db
+      .select({
+        patientId: sql<number>`${src.patientId}`.as("g_patient_id"),
+        rbt: rbt.as("rbt"),
+        bcba: bcba.as("bcba"),
+      })
+      .from(src)
+      .groupBy(sql`${src.patientId}`)
+      // Exact comparison in integers: bcba × 100 < 5 × rbt (the same rule as supervisionState).
+      // A client netted to no notes (seen only on days taken off a month's sums) is not a row.
+      .having(and(clientSumsSeen(src), opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined))
+  );
   const [rows] = await batch([
     ctx.db
+      .with(g)
       .select({
         patientId: g.patientId,
         rbt: g.rbt,
@@ -55,10 +58,10 @@ export async function supervisionReport(
         lastName: patients.lastName,
         identifier: patients.patientIdentifier,
         location: locations.title,
-        total: groupsTotal,
+        total: groupsCount(g),
       })
       .from(g)
-      .innerJoin(patients, liveClient(g.patientId))
+      .innerJoin(patients, sql`${patients.id} = ${g.patientId}`)
       .leftJoin(locations, sql`${locations.id} = ${patients.locationId}`)
       // Lowest share first (the clients needing supervision on top); clients without RBT hours last.
       .orderBy(sql`case when ${g.rbt} > 0 then 0 else 1 end`, sql`(${g.bcba} * 1.0) / nullif(${g.rbt}, 0)`, asc(patients.lastName), asc(g.patientId))
