@@ -58,6 +58,15 @@ export const CLAIM_MESSAGES = {
     `${ids.length === 1 ? `Note ${ids[0]} is` : `Notes ${ids.slice(0, 5).join(", ")}${ids.length > 5 ? " …" : ""} are`} not among the billed notes you can claim (deleted, of a deleted client, or not in your locations), so nothing was built. Untick ${ids.length === 1 ? "it" : "them"} or reload the billed notes, and build again.`,
   /** A draft's note the scrubber refuses at generation (a PA service or provider deleted since the build, decision 034). */
   unbillable: (claimNumber: string, noteId: number, reasons: string) => `Claim ${claimNumber}, note ${noteId}: ${reasons}`,
+  /** "Remove from draft" on a claim that is not a draft: nothing changed (decision 032, stop 31). */
+  lineOfNotDraft: (claimNumber: string, status: ClaimStatus) =>
+    `Claim ${claimNumber} is ${status}: only a draft's lines can be removed, and nothing was changed.${status === "generated" ? " Its 837P is written: to bill its notes otherwise, void the claim (reject) and build again." : ""}`,
+  /** "Remove from draft" on a draft's only line: refused, Void is the way (decision 032, stop 31). */
+  lastLine: (claimNumber: string) =>
+    `This line is the only one of draft ${claimNumber}, and a claim needs at least one, so nothing was changed. To drop it, void the claim (reject): its notes can then be built into another claim.`,
+  /** A line removed from a draft: its notes are build candidates again. */
+  lineRemoved: (lineNumber: number, claimNumber: string, noteIds: readonly number[]) =>
+    `Line ${lineNumber} was removed from draft ${claimNumber}. ${noteIds.length === 1 ? `Note ${noteIds[0]} is` : `Notes ${noteIds.join(", ")} are`} back among the billed notes you can build into a claim.`,
 } as const;
 
 /** At most this many notes in one build (one batch write). */
@@ -245,4 +254,17 @@ function splitClaim(c: GroupedClaim, lineCodes: ReadonlyMap<GroupedLine, readonl
     lines.forEach((l, j) => (l.lineNumber = j + 1));
     return { ...c, key: key(i), diagnosisCodes: codesOf(lines), lines, totalCents: lines.reduce((s, l) => s + l.chargeCents, 0) };
   });
+}
+
+/**
+ * A draft's diagnosis codes (HI) once one of its lines is removed (decision 032, stop 31), from the lines' own codes
+ * (`claim_lines.diagnosis_codes`): a code that only the removed line named is dropped, unless the client's profile
+ * (`profile`: principal, secondary) carries it, as a build of the remaining notes would keep it. The others keep their
+ * order, so every remaining line's codes stay among the claim's and its pointers stay valid. Lines built before stop 31
+ * have no codes of their own (null): then nothing is known to drop and the codes are kept as they are.
+ */
+export function diagnosesWithoutLine(claimCodes: readonly string[], removed: readonly string[] | null, kept: readonly (readonly string[] | null)[], profile: readonly string[]): string[] {
+  if (removed === null || kept.some((l) => l === null)) return [...claimCodes];
+  const stillNamed = new Set([...kept.flatMap((l) => l ?? []), ...profile]);
+  return claimCodes.filter((code) => !removed.includes(code) || stillNamed.has(code));
 }

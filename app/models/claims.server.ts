@@ -1,11 +1,11 @@
-import { aliasedTable, and, asc, count, desc, eq, gte, isNull, lte, ne, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, asc, count, desc, eq, gt, gte, isNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
 import { notePayer, priceNote } from "~/domain/billing";
 import { claimParties, profileDiagnoses, type PartyRows } from "~/domain/claim-parties";
 import { unbillableMessage, type ScrubReason } from "~/domain/scrubber";
-import { BuildInput, canTransition, CLAIM_MESSAGES, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, CLAIM_MESSAGES, diagnosesWithoutLine, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
@@ -31,6 +31,7 @@ import { nextIdOf } from "./ids.server";
  * Generate: drafts, priced again from today's records (stop 28) → one 837P file (x12_files row whose id is the
  * control number) → generated, with the lines and total as the file charges them.
  * Send: through a ClaimSender (local default records the file) → sent. Then accepted / rejected by hand.
+ * A draft's line can be taken off it (removeClaimLine), its notes then build candidates again.
  */
 
 export const CLAIMS = "claims";
@@ -869,6 +870,86 @@ export async function setClaimStatus(ctx: ModelContext, id: number, raw: Record<
   const row = (updated as { id: number; status: ClaimStatus; version: number }[])[0];
   if (!row) return conflict({ status: current.status, version: current.version });
   return ok(row, `Claim marked ${to}.`);
+}
+
+export interface RemovedLine {
+  id: number;
+  claim_number: string;
+  version: number;
+  total_cents: number;
+  diagnosis_codes: string[];
+  lines: number;
+  removed: { line_id: number; line_number: number; note_ids: number[] };
+}
+
+/**
+ * Takes one service line off a draft claim (decision 032, stop 31): the line and its note links are deleted, so its
+ * notes are build candidates again; the remaining lines are numbered 1, 2, … again (LX), the total is theirs and the
+ * diagnosis codes are those they and the client's profile still name (`diagnosesWithoutLine`); the stored problems
+ * are the claim's as it is now plus the kept refusals of its other notes. Only a draft, never its only line
+ * (voiding is the way). One batch, conditional on the draft being the version read (and `version`, when given).
+ */
+export async function removeClaimLine(ctx: ModelContext, id: number, lineId: number, version: number | null): Promise<ModelResult<RemovedLine>> {
+  const [parties, lines, links, tailRows] = await ctx.db.batch([
+    claimPartyQuery(ctx, [id]),
+    linesQuery(ctx, [id]),
+    lineNotesQuery(ctx, [id]),
+    ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
+  ]);
+  const loaded = assemble(parties, lines, links).get(id);
+  if (!loaded) return notFound("Claim");
+  const c = loaded.claim;
+  const at = loaded.lines.findIndex((l) => l.id === lineId);
+  const line = loaded.lines[at];
+  if (!line) return notFound("Claim line");
+  if (c.status !== "draft") return invalid({ status: CLAIM_MESSAGES.lineOfNotDraft(c.claimNumber, c.status) });
+  if (version !== null && version !== c.version) return conflict({ status: c.status, version: c.version });
+  if (loaded.lines.length === 1) return invalid({ line_id: CLAIM_MESSAGES.lastLine(c.claimNumber) });
+
+  const noteIds = loaded.noteIds.get(line.id) ?? [];
+  const kept = loaded.lines.filter((l) => l.id !== lineId);
+  const codes = diagnosesWithoutLine(
+    loaded.data.diagnosisCodes,
+    lineDiagnoses(line.diagnosisCodes).diagnosisCodes ?? null,
+    kept.map((l) => lineDiagnoses(l.diagnosisCodes).diagnosisCodes ?? null),
+    profileDiagnoses(parties[0]!.patient.details),
+  );
+  const totalCents = kept.reduce((sum, l) => sum + l.chargeCents, 0);
+  const data: ClaimData = { ...loaded.data, diagnosisCodes: codes, lines: loaded.data.lines.filter((_, i) => i !== at) };
+  // The problems of the claim as it is now, and the refusals kept for its other notes (not the removed line's).
+  const removedNotes = new Set(noteIds.map((n) => `notes.${n}`));
+  const keptRefusals = (JSON.parse(c.errors || "[]") as ClaimIssue[]).filter((e) => e.field.startsWith("notes.") && !removedNotes.has(e.field));
+  const now = ctx.now().toISOString();
+  const after = eq(claimLines.claimId, id);
+  const [updated] = await withConditionalAudit(
+    ctx.db,
+    auditWho(ctx),
+    { action: "remove_line", entity: "claim", entityId: id, patientId: c.patientId, detail: { claim: id, line: lineId, line_number: line.lineNumber, notes: noteIds } },
+    (audit) => [
+      ctx.db
+        .update(claims)
+        .set({ totalCents, diagnosisCodes: codes.join(","), errors: JSON.stringify([...validateClaim(data), ...keptRefusals]), version: sql`${claims.version} + 1`, updatedAt: now })
+        .where(and(eq(claims.id, id), eq(claims.status, "draft"), eq(claims.version, c.version)))
+        .returning({ version: claims.version }),
+      audit(sql`changes() = 1`),
+      // The rest only with the claim's update (its audit row is then the newest).
+      ctx.db.delete(claimLineNotes).where(and(eq(claimLineNotes.claimLineId, lineId), audit.written)),
+      ctx.db.delete(claimLines).where(and(eq(claimLines.id, lineId), audit.written)),
+      // The later lines move up one, through negative numbers: (claim_id, line_number) is unique at every row.
+      ctx.db.update(claimLines).set({ lineNumber: sql`-${claimLines.lineNumber}` }).where(and(after, gt(claimLines.lineNumber, line.lineNumber), audit.written)),
+      ctx.db.update(claimLines).set({ lineNumber: sql`-${claimLines.lineNumber} - 1` }).where(and(after, lt(claimLines.lineNumber, 0), audit.written)),
+    ],
+    tailRows[0]?.tail,
+  );
+  const row = (updated as { version: number }[])[0];
+  if (!row) {
+    const [current] = await primaryOf(ctx.db).select({ status: claims.status, version: claims.version }).from(claims).where(eq(claims.id, id));
+    return conflict(current ?? null);
+  }
+  return ok(
+    { id, claim_number: c.claimNumber, version: row.version, total_cents: totalCents, diagnosis_codes: codes, lines: kept.length, removed: { line_id: lineId, line_number: line.lineNumber, note_ids: noteIds } },
+    CLAIM_MESSAGES.lineRemoved(line.lineNumber, c.claimNumber, noteIds),
+  );
 }
 
 /* ---------- the build form's note picker ---------- */

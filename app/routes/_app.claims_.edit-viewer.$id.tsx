@@ -6,8 +6,8 @@ import { FormMessage } from "~/components/ui/field";
 import { money, unitPriceText } from "~/domain/billing";
 import { STATUS_LABELS, TRANSITIONS } from "~/domain/claims";
 import { posLabel } from "~/domain/locations";
-import { generateClaims, getClaim, sendClaim, setClaimStatus } from "~/models/claims.server";
-import { formResult, formValues, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { generateClaims, getClaim, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
+import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Claim ${data?.claim.claim_number ?? ""} · Baseline` }];
@@ -35,6 +35,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return formResult(await sendClaim(ctx, id), values, () => here);
     case "status":
       return formResult(await setClaimStatus(ctx, id, { status: values.status, version: values.version }), values, () => here);
+    case "remove-line": {
+      const lineId = requireId(String(values.line_id ?? ""), "Claim line");
+      return formResult(await withFormVersion(values.version, (version) => removeClaimLine(ctx, id, lineId, version)), values, () => here);
+    }
     default:
       return formResult({ ok: false, status: 422, message: "Unknown action.", errors: { intent: "Unknown action." } }, values, () => here);
   }
@@ -61,6 +65,21 @@ export default function ClaimViewer() {
     { header: "Diagnosis pointers", cell: (l) => l.diagnosis_pointers.map((p) => `${p} (${c.diagnosis_codes[p - 1]})`).join(", ") || "—" },
     { header: "Notes", cell: (l) => l.note_ids.map((n) => `#${n}`).join(", ") },
   ];
+  // A draft of several lines: each line can be taken off it (its notes become build candidates again).
+  if (c.status === "draft" && c.lines.length > 1)
+    lineColumns.push({
+      header: "Remove",
+      cell: (l) => (
+        <Form method="post" className="inline-form">
+          <input type="hidden" name="intent" value="remove-line" />
+          <input type="hidden" name="line_id" value={l.id} />
+          <input type="hidden" name="version" value={c.version} />
+          <button className="btn" type="submit" disabled={busy} aria-label={`Remove line ${l.line_number} (${l.cpt_code} on ${l.service_date}) from this draft`}>
+            Remove from draft
+          </button>
+        </Form>
+      ),
+    });
   type Segment = (typeof c.readable)[number];
   const segmentColumns: Column<Segment>[] = [
     { header: "Loop", cell: (s) => s.loop },
@@ -162,6 +181,13 @@ export default function ClaimViewer() {
       </div>
       <h2>Service lines</h2>
       {c.status === "draft" ? <p className="hint">A draft's prices are the ones it was built with. Generating its 837P prices it again from the payer's services as they are then (what the billing screen shows), and the file, these lines and the total say those prices.</p> : null}
+      {c.status === "draft" ? (
+        <p className="hint">
+          {c.lines.length > 1
+            ? "Remove from draft takes a line off this claim: its notes go back to the billed notes you can build into a claim, and the other lines stay as they are (the total and diagnoses follow). Nothing is sent until the 837P is generated."
+            : "This draft has one line. To take it off, void the claim (reject): its notes can then be built into another claim."}
+        </p>
+      ) : null}
       <DataTable rows={c.lines} columns={lineColumns} caption="Service lines" />
       <h2>837P, segment by segment</h2>
       {c.readable.length === 0 ? (

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { priceNote, type PriceService } from "~/domain/billing";
-import { BuildInput, canTransition, CLAIM_STATUSES, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, CLAIM_STATUSES, diagnosesWithoutLine, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
 import { LocationInput } from "~/domain/locations";
 import { npiFrom } from "~/domain/npi";
 
@@ -117,6 +117,23 @@ describe("groupClaims: each line carries its own diagnoses, always among its cla
     const claims = groupClaims(days(30, (i) => ({ diagnosisCode: i % 3 === 0 ? "" : ICD(i) })), () => ["F84.0", "F80.2"]);
     expect(claims.length).toBeGreaterThan(1);
     for (const c of claims) for (const l of c.lines) for (const d of l.diagnosisCodes) expect(c.diagnosisCodes).toContain(d);
+  });
+});
+
+describe("diagnosesWithoutLine: a draft's codes once a line is removed (decision 032, stop 31)", () => {
+  it.each([
+    ["a code only the removed line named goes", ["F80.2", "F84.0"], ["F80.2"], [["F84.0"]], ["F84.0"], ["F84.0"]],
+    ["a code another line names stays", ["F84.0", "F80.2"], ["F80.2"], [["F80.2", "F84.0"]], [], ["F84.0", "F80.2"]],
+    ["a code the profile carries stays (principal or secondary)", ["F90.9", "F84.0", "F80.2"], ["F84.0"], [["F90.9"], ["F80.2"]], ["F84.0"], ["F90.9", "F84.0", "F80.2"]],
+    ["the principal removed: the others keep their order", ["F93.0", "F84.0", "F41.9"], ["F93.0"], [["F84.0"], ["F41.9"]], ["F84.0"], ["F84.0", "F41.9"]],
+    ["a code no line names (a profile code at the build) stays", ["F84.0", "F80.2", "F90.9"], ["F80.2"], [["F84.0"]], ["F84.0"], ["F84.0", "F90.9"]],
+    ["lines built before stop 31 (no codes of their own): kept as they are", ["F84.0", "F80.2"], null, [null], [], ["F84.0", "F80.2"]],
+    ["a remaining line without codes: kept as they are", ["F84.0", "F80.2"], ["F80.2"], [null], [], ["F84.0", "F80.2"]],
+  ] as [string, string[], string[] | null, (string[] | null)[], string[], string[]][])("%s", (_label, claim, removed, kept, profile, expected) => {
+    const codes = diagnosesWithoutLine(claim, removed, kept, profile);
+    expect(codes).toEqual(expected);
+    // Every remaining line's own codes are still among the claim's: its pointers stay valid.
+    for (const l of kept) for (const c of l ?? []) expect(codes).toContain(c);
   });
 });
 

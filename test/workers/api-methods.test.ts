@@ -16,7 +16,7 @@ beforeAll(async () => {
 
 describe("405 JSON for a method the path does not serve", () => {
   it.each([
-    ["claims", [["PUT", "/v2/claims"], ["DELETE", "/v2/claims/1"], ["POST", "/v2/claims/billable-notes"], ["PUT", "/v2/claims/1/download"], ["GET", "/v2/claims/1/send"], ["GET", "/v2/claims/1/status"]]],
+    ["claims", [["PUT", "/v2/claims"], ["DELETE", "/v2/claims/1"], ["POST", "/v2/claims/billable-notes"], ["PUT", "/v2/claims/1/download"], ["GET", "/v2/claims/1/send"], ["GET", "/v2/claims/1/status"], ["GET", "/v2/claims/1/lines/2"], ["POST", "/v2/claims/1/lines/2"]]],
     ["scrubber", [["POST", "/v2/billing/scrubber"], ["DELETE", "/v2/billing/scrubber/notes/1"]]],
     ["pacing", [["POST", "/v2/pa-service-calculator/1"], ["PUT", "/v2/pa-services/1/pacing"], ["DELETE", "/v2/pa-pacing"]]],
     ["note PDFs", [["POST", "/v2/note_rbt/pdf/1"], ["DELETE", "/v2/note_bcba/pdf/1"], ["PUT", "/v2/note_combined/pdf/1"]]],

@@ -5,7 +5,7 @@ import { CLAIM_MESSAGES } from "~/domain/claims";
 import { npiFrom } from "~/domain/npi";
 import { NOTE_MESSAGES } from "~/domain/note-rules";
 import { getActor } from "~/models/actors.server";
-import { buildClaims, generateClaims, sendClaim } from "~/models/claims.server";
+import { buildClaims, generateClaims, removeClaimLine, sendClaim } from "~/models/claims.server";
 import { setNoteModifiers, updateNote } from "~/models/notes.server";
 import type { ClaimFileToSend, ClaimSender } from "~/services/claim-sender.server";
 import { verifyAuditChain } from "~/services/audit.server";
@@ -1197,5 +1197,206 @@ describe("each service line points to its own diagnosis first (SV107; decision 0
     expect((await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [id] } })).status).toBe(201);
     const [set] = readBack837(await (await api(`/v2/claims/${id}/download`, { token: w.token })).text()).sets;
     expect(set!.segments.flatMap((tag, i) => (tag === "SV1" ? [set!.elements[i]![6]] : []))).toEqual(["1", "1"]);
+  });
+});
+
+describe("a line taken off a draft: Remove from draft (decision 032, stop 31)", () => {
+  type Shown = { data: { status: string; version: number; total_cents: number; diagnosis_codes: string[]; lines: { id: number; line_number: number; note_ids: number[]; diagnosis_pointers: number[] }[] } };
+  const show = async (w: Awaited<ReturnType<typeof world>>, id: number) => ((await (await api(`/v2/claims/${id}`, { token: w.token })).json()) as Shown).data;
+  const remove = (id: number, lineId: number, token: string, version?: string) =>
+    request(`/api/v2/claims/${id}/lines/${lineId}`, { method: "DELETE", headers: { Authorization: `Bearer ${token}`, Accept: "application/json", ...(version === undefined ? {} : { "If-Match": version }) } });
+  const candidates = async (w: Awaited<ReturnType<typeof world>>) => ((await (await api(`/v2/claims/billable-notes?location_id=${w.location.id}`, { token: w.token })).json()) as { data: { id: number }[] }).data.map((n) => n.id);
+  /** What a refused removal must leave as it was. */
+  const stored = async (id: number) => ({
+    claim: (await db().select({ status: claims.status, version: claims.version, total: claims.totalCents, codes: claims.diagnosisCodes, errors: claims.errors }).from(claims).where(eq(claims.id, id)))[0],
+    lines: await db().select({ id: claimLines.id, n: claimLines.lineNumber }).from(claimLines).where(eq(claimLines.claimId, id)).orderBy(claimLines.lineNumber),
+    links: (await db().select({ n: count() }).from(claimLineNotes).innerJoin(claimLines, eq(claimLines.id, claimLineNotes.claimLineId)).where(eq(claimLines.claimId, id)))[0]!.n,
+  });
+
+  /** A draft of two lines: note `a` (F80.2, its own PA service) on 2026-11-02, note `b` (F84.0, the profile's principal) on 2026-11-03. */
+  async function twoLineDraft() {
+    const w = await world();
+    const [pa] = await db().insert(paServices).values({ patientId: w.patient.id, paService: `PA-own-${seq}`, cpt: "97153", nUnits: 100, startDate: "2026-10-01", endDate: "2026-12-31", insuranceId: w.insurer.id }).returning();
+    const a = await w.note({ paServiceId: pa!.id, diagnosisCode: "F80.2" });
+    const b = await w.note({ sessionDate: "2026-11-03" });
+    const res = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [a, b] } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const draft = ((await res.json()) as { data: { id: number; claim_number: string }[] }).data[0]!;
+    return { w, a, b, pa: pa!.id, draft, lineOf: async (note: number) => (await show(w, draft.id)).lines.find((l) => l.note_ids.includes(note))! };
+  }
+
+  it("the draft whose note the scrubber refuses: its line comes off, the other line is renumbered, total and HI follow, the note is a candidate again, and the 837P generates and reads back", async () => {
+    const s = await twoLineDraft();
+    const before = await show(s.w, s.draft.id);
+    expect(before.diagnosis_codes).toEqual(["F80.2", "F84.0"]);
+    expect(before.total_cents).toBe(2 * 8 * 1250);
+    // Note a's PA service is deleted: generation refuses and keeps the reason on the draft.
+    await db().update(paServices).set({ deletedAt: "2026-11-27T10:00:00.000Z" }).where(eq(paServices.id, s.pa));
+    expect((await api("/v2/claims/generate", { method: "POST", token: s.w.token, body: { claim_ids: [s.draft.id] } })).status).toBe(422);
+    expect((JSON.parse((await stored(s.draft.id)).claim!.errors) as { field: string }[]).map((e) => e.field)).toEqual([`notes.${s.a}`]);
+    expect(await candidates(s.w)).not.toContain(s.a);
+
+    const lineA = await s.lineOf(s.a);
+    const res = await remove(s.draft.id, lineA.id, s.w.token, String(before.version));
+    expect(res.status, await res.clone().text()).toBe(200);
+    const body = (await res.json()) as { data: { total_cents: number; diagnosis_codes: string[]; lines: number; version: number; removed: unknown }; message: string };
+    expect(body.message).toBe(CLAIM_MESSAGES.lineRemoved(1, s.draft.claim_number, [s.a]));
+    expect(body.data).toMatchObject({ total_cents: 8 * 1250, diagnosis_codes: ["F84.0"], lines: 1, version: before.version + 1, removed: { line_id: lineA.id, line_number: 1, note_ids: [s.a] } });
+
+    // F80.2 was only the removed line's code and is not on the profile: it goes; the remaining line is line 1 and points to 1.
+    const after = await show(s.w, s.draft.id);
+    expect({ status: after.status, total: after.total_cents, codes: after.diagnosis_codes }).toEqual({ status: "draft", total: 8 * 1250, codes: ["F84.0"] });
+    expect(after.lines.map((l) => [l.line_number, l.note_ids, l.diagnosis_pointers])).toEqual([[1, [s.b], [1]]]);
+    const row = await stored(s.draft.id);
+    expect({ links: row.links, errors: JSON.parse(row.claim!.errors) }).toEqual({ links: 1, errors: [] });
+    expect(await candidates(s.w)).toContain(s.a);
+    expect(await candidates(s.w)).not.toContain(s.b);
+
+    // One audit row on the claim, naming the line and the note, on a chain that still verifies.
+    const [audit] = await db().select().from(auditLog).where(and(eq(auditLog.entity, "claim"), eq(auditLog.entityId, String(s.draft.id)), eq(auditLog.action, "remove_line")));
+    expect(JSON.parse(audit!.detail!)).toEqual({ claim: s.draft.id, line: lineA.id, line_number: 1, notes: [s.a] });
+    expect(audit!.patientId).toBe(s.w.patient.id);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+
+    // Generation now writes the file: one line, LX 1, the total and the one code.
+    const gen = await api("/v2/claims/generate", { method: "POST", token: s.w.token, body: { claim_ids: [s.draft.id] } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const [set] = readBack837(await (await api(`/v2/claims/${s.draft.id}/download`, { token: s.w.token })).text()).sets;
+    const el = (tag: string) => set!.segments.flatMap((t, i) => (t === tag ? [set!.elements[i]!] : []));
+    expect(el("LX")).toEqual([["1"]]);
+    expect(el("CLM")[0]![1]).toBe("100.00");
+    expect(el("HI")[0]).toEqual(["ABK:F840"]);
+    expect(el("SV1").map((e) => e[6])).toEqual(["1"]);
+
+    // The freed note builds into a claim of its own once its PA service is back.
+    await db().update(paServices).set({ deletedAt: null }).where(eq(paServices.id, s.pa));
+    expect((await api("/v2/claims", { method: "POST", token: s.w.token, body: { note_ids: [s.a] } })).status).toBe(201);
+  });
+
+  it("the second of three lines: the third becomes line 2, the codes keep their order, and a code the profile carries stays", async () => {
+    const w = await world();
+    const a = await w.note({ diagnosisCode: "F90.9" });
+    const b = await w.note({ sessionDate: "2026-11-03", diagnosisCode: "F84.0" });
+    const c = await w.note({ sessionDate: "2026-11-04", diagnosisCode: "F80.2" });
+    const draft = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [a, b, c] } })).json()) as { data: { id: number }[] }).data[0]!;
+    const before = await show(w, draft.id);
+    expect(before.diagnosis_codes).toEqual(["F90.9", "F84.0", "F80.2"]);
+    const middle = before.lines.find((l) => l.note_ids.includes(b))!;
+    expect(middle.line_number).toBe(2);
+    expect((await remove(draft.id, middle.id, w.token)).status).toBe(200);
+    const after = await show(w, draft.id);
+    // F84.0 was only line 2's own code, but it is the client's principal on the profile: kept.
+    expect(after.diagnosis_codes).toEqual(["F90.9", "F84.0", "F80.2"]);
+    expect(after.lines.map((l) => [l.line_number, l.note_ids, l.diagnosis_pointers[0]])).toEqual([
+      [1, [a], 1],
+      [2, [c], 3],
+    ]);
+    expect(after.total_cents).toBe(2 * 8 * 1250);
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [draft.id] } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const [set] = readBack837(await (await api(`/v2/claims/${draft.id}/download`, { token: w.token })).text()).sets;
+    expect(set!.segments.flatMap((t, i) => (t === "LX" ? set!.elements[i]! : []))).toEqual(["1", "2"]);
+  });
+
+  it("refusals change nothing: the only line (void instead), a claim that is not a draft, a stale version, another claim's line, another location (404), no manage_claims (403)", async () => {
+    const s = await twoLineDraft();
+    const lineA = await s.lineOf(s.a);
+    const snapshot = await stored(s.draft.id);
+
+    const stale = await remove(s.draft.id, lineA.id, s.w.token, String(snapshot.claim!.version + 3));
+    expect(stale.status).toBe(409);
+    const badVersion = await remove(s.draft.id, lineA.id, s.w.token, "abc");
+    expect(badVersion.status).toBe(422);
+
+    // Another claim's line, through this claim: not found.
+    const other = await w1Draft(s.w);
+    const otherLine = (await show(s.w, other)).lines[0]!;
+    const foreign = await remove(s.draft.id, otherLine.id, s.w.token);
+    expect(foreign.status).toBe(404);
+    expect(((await foreign.json()) as { message: string }).message).toBe("Claim line not found.");
+
+    // The only line of a draft: refused, pointing to Void.
+    const last = await remove(other, otherLine.id, s.w.token);
+    expect(last.status).toBe(422);
+    expect(((await last.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.lastLine((await db().select({ n: claims.claimNumber }).from(claims).where(eq(claims.id, other)))[0]!.n));
+    expect((await stored(other)).lines).toHaveLength(1);
+
+    const elsewhere = await createUser({ permissions: ["manage_claims"], locations: [(await createLocation()).id] });
+    expect((await remove(s.draft.id, lineA.id, await apiToken(elsewhere))).status).toBe(404);
+    const viewer = await createUser({ permissions: ["view_notes"], locations: [s.w.location.id] });
+    expect((await remove(s.draft.id, lineA.id, await apiToken(viewer))).status).toBe(403);
+    expect(await stored(s.draft.id)).toEqual(snapshot);
+    expect(await db().select().from(auditLog).where(and(eq(auditLog.action, "remove_line"), eq(auditLog.entityId, String(s.draft.id))))).toEqual([]);
+
+    // Generated, sent, then voided: each refused with the claim's status, nothing changed.
+    expect((await api("/v2/claims/generate", { method: "POST", token: s.w.token, body: { claim_ids: [s.draft.id] } })).status).toBe(201);
+    for (const step of [null, "send", "status"] as const) {
+      if (step === "send") expect((await api(`/v2/claims/${s.draft.id}/send`, { method: "POST", token: s.w.token })).status).toBe(200);
+      if (step === "status") expect((await api(`/v2/claims/${s.draft.id}/status`, { method: "POST", token: s.w.token, body: { status: "rejected" } })).status).toBe(200);
+      const now = await stored(s.draft.id);
+      const refused = await remove(s.draft.id, lineA.id, s.w.token);
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.lineOfNotDraft(s.draft.claim_number, now.claim!.status));
+      expect(await stored(s.draft.id)).toEqual(now);
+    }
+  });
+
+  it.each([
+    ["the draft generated", async (s: Awaited<ReturnType<typeof twoLineDraft>>) => api("/v2/claims/generate", { method: "POST", token: s.w.token, body: { claim_ids: [s.draft.id] } }), "generated", 2],
+    ["its other line removed", async (s: Awaited<ReturnType<typeof twoLineDraft>>) => remove(s.draft.id, (await s.lineOf(s.b)).id, s.w.token), "draft", 1],
+  ] as const)("%s between the removal's read and its write: 409 and nothing of the removal written (one batch)", async (_label, landing, status, lines) => {
+    const s = await twoLineDraft();
+    const lineA = await s.lineOf(s.a);
+    const racing = beforeWriteDb(async () => {
+      const res = await landing(s);
+      expect([200, 201], await res.clone().text()).toContain(res.status);
+    }, 1);
+    const result = await removeClaimLine(await ctxOf(s.w.manager, racing), s.draft.id, lineA.id, null);
+    expect(result.ok ? 200 : result.status).toBe(409);
+    const after = await stored(s.draft.id);
+    expect(after.claim!.status).toBe(status);
+    expect(after.lines).toHaveLength(lines);
+    // Note a is still on the claim, and no removal of it was recorded.
+    expect((await db().select().from(claimLineNotes).where(eq(claimLineNotes.noteId, s.a))).length).toBe(1);
+    expect((await auditRows("claim", s.draft.id)).filter((r) => r.action === "remove_line").map((r) => JSON.parse(r.detail!).notes)).not.toContainEqual([s.a]);
+  });
+
+  /** A one-line draft of another day for the same world. */
+  async function w1Draft(w: Awaited<ReturnType<typeof world>>) {
+    const n = await w.note({ sessionDate: "2026-11-09" });
+    return ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [n] } })).json()) as { data: { id: number }[] }).data[0]!.id;
+  }
+
+  it("the viewer's per-line form works without JavaScript: the line goes, the flash says so, a one-line draft offers Void instead; stale, other location and no permission refused", async () => {
+    const s = await twoLineDraft();
+    const cookie = await signInCookie(s.w.manager);
+    const here = `/claims/edit-viewer/${s.draft.id}`;
+    const page = (await (await request(here, { cookie })).text()).replace(/<!-- -->/g, "");
+    expect(page.match(/>Remove from draft</g)).toHaveLength(2);
+    expect(page).toContain('aria-label="Remove line 1 (97153 on 2026-11-02) from this draft"');
+    const lineA = await s.lineOf(s.a);
+    const { version } = (await stored(s.draft.id)).claim!;
+
+    // Another location and no permission: refused before anything is read or written.
+    const elsewhere = await signInCookie(await createUser({ permissions: ["manage_claims"], locations: [(await createLocation()).id] }));
+    expect((await form(here, { intent: "remove-line", line_id: String(lineA.id), version: String(version) }, elsewhere)).status).toBe(404);
+    const plain = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [s.w.location.id] }));
+    expect((await form(here, { intent: "remove-line", line_id: String(lineA.id), version: String(version) }, plain)).status).toBe(403);
+    // A page read before another change: 409 with the message, nothing removed.
+    const stale = await form(here, { intent: "remove-line", line_id: String(lineA.id), version: String(version - 1) }, cookie);
+    expect(stale.status).toBe(409);
+    expect((await stale.text()).replaceAll("&#x27;", "'")).toContain("Someone else saved a newer version of this record.");
+    expect((await stored(s.draft.id)).lines).toHaveLength(2);
+
+    const post = await form(here, { intent: "remove-line", line_id: String(lineA.id), version: String(version) }, cookie);
+    expect(post.status).toBe(303);
+    const to = post.headers.get("Location")!;
+    expect(to.startsWith(`${here}?flash=`)).toBe(true);
+    const after = (await (await request(to, { cookie })).text()).replace(/<!-- -->/g, "").replaceAll("&#x27;", "'");
+    expect(after).toContain(CLAIM_MESSAGES.lineRemoved(1, s.draft.claim_number, [s.a]));
+    expect(after).not.toContain(">Remove from draft<");
+    expect(after).toContain("This draft has one line. To take it off, void the claim (reject)");
+    expect(after).toContain("<dd>$100.00</dd>");
+    expect((await stored(s.draft.id)).lines.map((l) => l.n)).toEqual([1]);
   });
 });

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { listQuerySchema } from "~/domain/paging";
 import { parseWith, pathId } from "~/domain/validation";
-import { billableNotes, buildClaims, generateClaims, getClaim, getClaimFile, listClaims, sendClaim, setClaimStatus } from "~/models/claims.server";
+import { billableNotes, buildClaims, generateClaims, getClaim, getClaimFile, listClaims, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, refuseOtherMethods } from "./rest";
+import { answer, modelContext, refuseOtherMethods, requestVersion } from "./rest";
 
 /**
  * Claims (platform §2 claims; issue 11; decision 032), all under manage_claims and the actor's locations
@@ -16,6 +16,7 @@ import { answer, modelContext, refuseOtherMethods } from "./rest";
  *   POST /v2/claims/:id/send        send the claim's file (local sender records it) → sent
  *   POST /v2/claims/:id/status      { status: accepted | rejected, version? }
  *   GET  /v2/claims/:id/download    the 837P as an attachment
+ *   DELETE /v2/claims/:id/lines/:lineId  take a line (and its notes) off a draft; If-Match: the claim's version
  */
 const manage = requireApiPermission("manage_claims");
 const NOT_FOUND = "Claim not found.";
@@ -61,6 +62,13 @@ export const claimsV2 = new Hono<AppEnv>()
     const body = await readBody(c);
     if (!body) return jsonError(c, 400, "The body must be a JSON object with status.");
     return answer(c, await setClaimStatus(modelContext(c), id, body));
+  })
+  .delete("/:id/lines/:lineId", manage, async (c) => {
+    const id = pathId(c.req.param("id"));
+    if (id === null) return jsonError(c, 404, NOT_FOUND);
+    const lineId = pathId(c.req.param("lineId"));
+    if (lineId === null) return jsonError(c, 404, "Claim line not found.");
+    return answer(c, await removeClaimLine(modelContext(c), id, lineId, requestVersion(c, {})));
   });
 
-refuseOtherMethods(claimsV2, ["/", "/billable-notes", "/generate", "/:id", "/:id/download", "/:id/send", "/:id/status"]);
+refuseOtherMethods(claimsV2, ["/", "/billable-notes", "/generate", "/:id", "/:id/download", "/:id/send", "/:id/status", "/:id/lines/:lineId"]);
