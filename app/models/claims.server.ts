@@ -504,6 +504,11 @@ export interface ClaimDetail {
   errors: ClaimIssue[];
   /** What would stop the claim if it were generated now (drafts only; others were written already). */
   current_errors: ClaimIssue[];
+  /**
+   * Drafts only: the scrubber's refusals of its notes kept from the last generation attempt (field `notes.<id>`;
+   * decision 032), which generation checks again.
+   */
+  kept_refusals: ClaimIssue[];
   data: ClaimData;
   /** "sent": `data` is what the claim's 837P sent; "current": built from today's records (a draft, or a claim generated before stop 25). */
   data_source: "sent" | "current";
@@ -530,6 +535,7 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
   await auditedRead(ctx.db, auditWho(ctx), { entity: "claim", entityId: id, patientId: loaded.claim.patientId }, () => [] as []);
   const c = loaded.claim;
   const file = files[0] ?? null;
+  const stored = JSON.parse(c.errors || "[]") as ClaimIssue[];
   return {
     id: c.id,
     claim_number: c.claimNumber,
@@ -547,8 +553,9 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
     set_control: c.setControl,
     created_at: c.createdAt,
     updated_at: c.updatedAt,
-    errors: JSON.parse(c.errors || "[]") as ClaimIssue[],
+    errors: stored,
     current_errors: c.status === "draft" ? validateClaim(loaded.data) : [],
+    kept_refusals: c.status === "draft" ? stored.filter((e) => e.field.startsWith("notes.")) : [],
     data: loaded.data,
     data_source: loaded.dataAsSent ? "sent" : "current",
     lines: loaded.lines.map((l) => ({

@@ -44,6 +44,13 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   }
 }
 
+/** A kept refusal (field `notes.<id>`) named by the line that carries its note: "Line 2 (97153 on 2026-10-05): …". */
+function refusalText(e: { field: string; message: string }, lines: readonly { line_number: number; cpt_code: string; service_date: string; note_ids: number[] }[]): string {
+  const noteId = Number(e.field.slice("notes.".length));
+  const line = lines.find((l) => l.note_ids.includes(noteId));
+  return `${line ? `Line ${line.line_number} (${line.cpt_code} on ${line.service_date}), note ${noteId}` : `Note ${noteId}`}: ${e.message}`;
+}
+
 export default function ClaimViewer() {
   const { claim: c } = useLoaderData<typeof loader>();
   const answer = useActionData<FormAnswer>();
@@ -140,6 +147,17 @@ export default function ClaimViewer() {
           <ul>
             {problems.map((e, i) => (
               <li key={i}>{e.message}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {c.kept_refusals.length ? (
+        <div role="alert" className="form-message error">
+          <h2>Notes refused when the 837P was last generated</h2>
+          <p>Generate 837P checks them again. Fix each note, or take its line off the draft.</p>
+          <ul>
+            {c.kept_refusals.map((e, i) => (
+              <li key={i}>{refusalText(e, c.lines)}</li>
             ))}
           </ul>
         </div>

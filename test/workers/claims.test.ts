@@ -1082,6 +1082,12 @@ describe("generation re-scrubs the drafts' notes (probe 8931 §5)", () => {
     expect({ status: row!.status, fileId: row!.fileId }).toEqual({ status: "draft", fileId: null });
     // The reasons stay on the draft, as the file's own refusals do (the list and the viewer show them).
     expect((JSON.parse(row!.errors!) as { field: string }[]).map((e) => e.field)).toEqual(expect.arrayContaining([`notes.${ok1}`, `notes.${ok2}`]));
+    // The viewer names each kept refusal by its line and note (stop 31); the API's show carries them too.
+    const viewer = (await (await request(`/claims/edit-viewer/${draft.id}`, { cookie: await signInCookie(w.manager) })).text()).replace(/<!-- -->/g, "").replaceAll("&#x27;", "'");
+    expect(viewer).toContain("Notes refused when the 837P was last generated");
+    expect(viewer).toMatch(new RegExp(`Line \\d \\(97153 on 2026-11-03\\), note ${ok2}: ${reason.replace(/[.()]/g, "\\$&")}`));
+    const shown = (await (await api(`/v2/claims/${draft.id}`, { token: w.token })).json()) as { data: { kept_refusals: { field: string }[] } };
+    expect(shown.data.kept_refusals.map((e) => e.field).sort()).toEqual([`notes.${ok1}`, `notes.${ok2}`].sort());
   });
 });
 
