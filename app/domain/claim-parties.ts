@@ -1,4 +1,4 @@
-import { splitName, type ClaimParties } from "./x12-837p";
+import { splitName, uniqueDiagnoses, type ClaimParties } from "./x12-837p";
 
 /**
  * A claim's parties from the records they are kept in (decision 032): the billing provider from the note's location,
@@ -65,11 +65,11 @@ function genderOf(v: unknown): "M" | "F" | "U" {
   return s === "1" ? "M" : s === "2" ? "F" : "U";
 }
 
-/** The client's diagnoses from the profile (principal, then secondary), upper-case. */
+/** The client's diagnoses from the profile (principal, then secondary), upper-case, one per `diagnosisKey` (F84.0 and F840 are one). */
 export function profileDiagnoses(details: string): string[] {
   const d = parseJson(details);
   const secondary = Array.isArray(d.secondary_diagnosis_codes) ? d.secondary_diagnosis_codes.map(String) : typeof d.secondary_diagnosis_codes === "string" ? d.secondary_diagnosis_codes.split(/[,;]/) : [];
-  return [str(d, "diagnosis_code") ?? "", ...secondary].map((s) => s.trim().toUpperCase()).filter(Boolean);
+  return uniqueDiagnoses([str(d, "diagnosis_code") ?? "", ...secondary]);
 }
 
 /** The 837P parties: billing provider from the location, subscriber from the client's insurance details. */

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { NotePrice } from "./billing";
 import { versionField } from "./validation";
 import { isProductDate } from "./weeks";
-import { MAX_DIAGNOSES, MAX_LINES } from "./x12-837p";
+import { claimDiagnoses, diagnosisKey, MAX_DIAGNOSES, MAX_LINES, uniqueDiagnoses } from "./x12-837p";
 
 /**
  * Claims (platform §2 claims, claims/edit-viewer; issue 11 "Claims"): statuses and their transitions, the
@@ -185,20 +185,18 @@ export interface GroupedClaim {
  * modifiers (and place of service, authorization, unit price and multiplier, which a line carries once). A line's
  * units and charge are the sums of its notes' (each priced by priceNote). Claims and lines come out in a stable order.
  *
- * A claim carries at most MAX_LINES service lines and MAX_DIAGNOSES diagnosis codes (its notes' own codes, then the
- * client's profile codes: `extraDiagnoses`). When one grouping has more, it is split, as clearinghouses expect
- * (decision 034, stop 31): its lines, in date order, fill a claim until the next line would make it 51 lines or more
- * than 12 codes, then start the next claim of the same client, location, provider and payer. No code is dropped: a
- * single line whose codes cannot fit is left whole for the 837P check to refuse (the scrubber names it first).
- * Each line carries its own diagnoses (`diagnosisCodes`: each note's code, else the client's principal code), always
- * among its claim's, which its SV107 points to first (decision 032, stop 31).
+ * Each line carries its own diagnoses (`diagnosisCodes`: each note's code, else the client's principal code, one per
+ * `diagnosisKey`), which its SV107 points to first (decision 032, stop 31). A claim's codes (HI) are its lines' own codes,
+ * then the client's profile codes (`extraDiagnoses`) while there is room (`claimDiagnoses`, decision 032, stop 31, later).
+ * A claim carries at most MAX_LINES service lines and MAX_DIAGNOSES codes of its lines' own. When one grouping has more,
+ * it is split, as clearinghouses expect (decision 034, stop 31): its lines, in date order, fill a claim until the next
+ * line would make it 51 lines or bring its lines' own codes over 12, then start the next claim of the same client,
+ * location, provider and payer. A single line whose own codes are over 12 is a claim alone, for the 837P check to refuse.
  */
 export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (patientId: number) => string[] = () => []): GroupedClaim[] {
   const claims = new Map<string, GroupedClaim & { lineMap: Map<string, GroupedLine> }>();
   const profiles = new Map<number, string[]>();
-  const profileOf = (patientId: number) => profiles.get(patientId) ?? profiles.set(patientId, extraDiagnoses(patientId).filter(Boolean)).get(patientId)!;
-  /** Each line's notes' own diagnosis codes. */
-  const lineCodes = new Map<GroupedLine, string[]>();
+  const profileOf = (patientId: number) => profiles.get(patientId) ?? profiles.set(patientId, uniqueDiagnoses(extraDiagnoses(patientId))).get(patientId)!;
   const sorted = [...notes].sort((a, b) => a.sessionDate.localeCompare(b.sessionDate) || a.cptCode.localeCompare(b.cptCode) || a.id - b.id);
   for (const n of sorted) {
     const key = `${n.patientId}|${n.locationId}|${n.providerId ?? ""}|${n.payerId ?? ""}`;
@@ -208,7 +206,6 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
       claims.set(key, c);
     }
     const code = n.diagnosisCode.trim().toUpperCase();
-    if (code && !c.diagnosisCodes.includes(code)) c.diagnosisCodes.push(code);
     // The unit price and multiplier are in the key: a line carries one unit price, so notes priced differently
     // (a note's own price, another credential's service) stay on separate lines and units × price = charge.
     const lineKey = `${n.cptCode}|${n.sessionDate}|${n.price.modifiers.join("-")}|${n.pos}|${n.paNumber ?? ""}|${n.price.unitPriceCents}|${n.price.multiplier}`;
@@ -217,12 +214,10 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
       line = { lineNumber: 0, serviceDate: n.sessionDate, cptCode: n.cptCode.trim().toUpperCase(), modifiers: n.price.modifiers.slice(0, 4), units: 0, unitPriceCents: n.price.unitPriceCents, multiplier: n.price.multiplier, chargeCents: 0, pos: n.pos, paNumber: n.paNumber, diagnosisCodes: [], noteIds: [] };
       c.lineMap.set(lineKey, line);
       c.lines.push(line);
-      lineCodes.set(line, []);
     }
-    if (code && !lineCodes.get(line)!.includes(code)) lineCodes.get(line)!.push(code);
-    // The note's own diagnosis, else the client's principal code (which the claim carries among the profile's).
+    // The note's own diagnosis, else the client's principal code.
     const own = code || profileOf(n.patientId)[0];
-    if (own && !line.diagnosisCodes.includes(own)) line.diagnosisCodes.push(own);
+    if (own && !line.diagnosisCodes.some((d) => diagnosisKey(d) === diagnosisKey(own))) line.diagnosisCodes.push(own);
     line.units += n.units;
     line.chargeCents += n.price.chargesCents;
     line.noteIds.push(n.id);
@@ -230,41 +225,34 @@ export function groupClaims(notes: readonly PricedClaimNote[], extraDiagnoses: (
   }
   return [...claims.values()]
     .sort((a, b) => a.patientId - b.patientId || a.locationId - b.locationId || (a.providerId ?? 0) - (b.providerId ?? 0) || (a.payerId ?? 0) - (b.payerId ?? 0))
-    .flatMap(({ lineMap: _m, ...c }) => splitClaim(c, lineCodes, profileOf(c.patientId)));
+    .flatMap(({ lineMap: _m, ...c }) => splitClaim(c, profileOf(c.patientId)));
 }
 
-/** A grouping as claims of at most MAX_LINES lines and MAX_DIAGNOSES codes, in line order (see groupClaims). */
-function splitClaim(c: GroupedClaim, lineCodes: ReadonlyMap<GroupedLine, readonly string[]>, extra: readonly string[]): GroupedClaim[] {
-  const codesOf = (lines: readonly GroupedLine[]) => {
-    const own = new Set(lines.flatMap((l) => lineCodes.get(l) ?? []));
-    // The notes' codes in the grouping's order (the first note's is the principal), then the profile's.
-    const codes = c.diagnosisCodes.filter((d) => own.has(d));
-    for (const d of extra) if (!codes.includes(d)) codes.push(d);
-    return codes;
-  };
+/** A grouping as claims of at most MAX_LINES lines and MAX_DIAGNOSES codes of their lines' own, in line order (see groupClaims). */
+function splitClaim(c: GroupedClaim, profile: readonly string[]): GroupedClaim[] {
+  const ownCodes = (lines: readonly GroupedLine[]) => uniqueDiagnoses(lines.flatMap((l) => l.diagnosisCodes)).length;
   const parts: GroupedLine[][] = [];
   for (const line of c.lines) {
     const part = parts.at(-1);
-    if (part && part.length < MAX_LINES && codesOf([...part, line]).length <= MAX_DIAGNOSES) part.push(line);
-    else if (part && part.length < MAX_LINES && codesOf(part).length > MAX_DIAGNOSES) part.push(line); // already over: splitting cannot help
+    // A line whose own codes are over 12 fails the check whatever it joins: alone, it takes no other line with it.
+    if (part && part.length < MAX_LINES && ownCodes([...part, line]) <= MAX_DIAGNOSES) part.push(line);
     else parts.push([line]);
   }
   const key = (i: number) => (parts.length === 1 ? c.key : `${c.key}|${i + 1}`);
   return parts.map((lines, i) => {
     lines.forEach((l, j) => (l.lineNumber = j + 1));
-    return { ...c, key: key(i), diagnosisCodes: codesOf(lines), lines, totalCents: lines.reduce((s, l) => s + l.chargeCents, 0) };
+    return { ...c, key: key(i), diagnosisCodes: claimDiagnoses(lines.map((l) => l.diagnosisCodes), profile), lines, totalCents: lines.reduce((s, l) => s + l.chargeCents, 0) };
   });
 }
 
 /**
- * A draft's diagnosis codes (HI) once one of its lines is removed (decision 032, stop 31), from the lines' own codes
- * (`claim_lines.diagnosis_codes`): a code that only the removed line named is dropped, unless the client's profile
- * (`profile`: principal, secondary) carries it, as a build of the remaining notes would keep it. The others keep their
- * order, so every remaining line's codes stay among the claim's and its pointers stay valid. Lines built before stop 31
- * have no codes of their own (null): then nothing is known to drop and the codes are kept as they are.
+ * A draft's diagnosis codes (HI) once one of its lines is removed (decision 032, stop 31): the one HI rule
+ * (`claimDiagnoses`) on the remaining lines' own codes (`claim_lines.diagnosis_codes`) and the client's profile
+ * (`profile`: principal, secondary), as a build of the remaining notes would make them (stop 31, later): a code only
+ * the removed line named goes unless the profile carries it, and a profile code may take the room it freed. Lines built
+ * before stop 31 have no codes of their own (null): then nothing is known to drop and the codes are kept as they are.
  */
 export function diagnosesWithoutLine(claimCodes: readonly string[], removed: readonly string[] | null, kept: readonly (readonly string[] | null)[], profile: readonly string[]): string[] {
   if (removed === null || kept.some((l) => l === null)) return [...claimCodes];
-  const stillNamed = new Set([...kept.flatMap((l) => l ?? []), ...profile]);
-  return claimCodes.filter((code) => !removed.includes(code) || stillNamed.has(code));
+  return claimDiagnoses(kept.map((l) => l ?? []), profile);
 }

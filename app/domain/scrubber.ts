@@ -6,7 +6,7 @@ import { posLabel } from "./locations";
 import { overlaps, zoneShift, type Interval } from "./note-rules";
 import type { NoteType } from "./notes";
 import { dayNumber } from "./weeks";
-import { billingProviderIssues, diagnosisIssues, payerIssues, renderingProviderIssues, serviceLineIssues, subscriberIssues, type ClaimIssue } from "./x12-837p";
+import { billingProviderIssues, claimDiagnoses, diagnosisIssues, payerIssues, renderingProviderIssues, serviceLineIssues, subscriberIssues, type ClaimIssue } from "./x12-837p";
 
 /**
  * The pre-billing scrubber (issue 11, decision 034): from the plain facts of a note — its client, payer, the
@@ -194,13 +194,14 @@ const PARTY_CODES: readonly (readonly [field: string, code: ScrubCode])[] = [
 
 /**
  * What the 837P validator would refuse about the note's claim parties: the location (billing provider), the
- * subscriber and client, the payer and the rendering provider, and the diagnoses the claim would carry (the
- * note's, then the client's profile's). A missing provider, payer or diagnosis is its own reason above
- * (no_provider, no_payer, missing_diagnosis), so those parties are checked only when present.
+ * subscriber and client, the payer and the rendering provider, and the diagnoses the note's own claim would carry
+ * (HI's one rule, `claimDiagnoses`: the note's code, then the client's profile codes while there is room; every
+ * profile code that a claim with this note carries is among them). A missing provider, payer or diagnosis is its own
+ * reason above (no_provider, no_payer, missing_diagnosis), so those parties are checked only when present.
  */
 function partyReasons(f: ScrubFacts, memo: PartyMemo | undefined): ScrubReason[] {
   const p = claimParties(f.parties);
-  const diagnoses = [...new Set([f.note.diagnosisCode.trim().toUpperCase(), ...profileDiagnoses(f.parties.patient.details)].filter(Boolean))];
+  const diagnoses = claimDiagnoses([[f.note.diagnosisCode]], profileDiagnoses(f.parties.patient.details));
   // Each party checked once per scrub (PartyMemo), keyed by what its check reads.
   const once = (what: string, of: unknown, check: () => ClaimIssue[]): ClaimIssue[] => {
     if (!memo) return check();

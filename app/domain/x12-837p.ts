@@ -143,8 +143,36 @@ export const DEFAULT_ENVELOPE = { senderId: "BASELINE", senderName: "BASELINE AB
 export const MAX_LINES = 50;
 export const MAX_DIAGNOSES = 12;
 
-function icd(code: string): string {
+/**
+ * A diagnosis code's identity: the form the 837P writes (no dot, upper case, trimmed), so F84.0, f84.0 and F840 are
+ * one code. Every dedupe and comparison of diagnosis codes uses it (decision 032, stop 31, later).
+ */
+export function diagnosisKey(code: string): string {
   return code.replace(/\./g, "").trim().toUpperCase();
+}
+
+/** The codes without blanks or repeats (one `diagnosisKey` each), each in its first-written form (trimmed, upper case). */
+export function uniqueDiagnoses(codes: Iterable<string>): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const code of codes) {
+    const key = diagnosisKey(code);
+    if (!key || seen.has(key)) continue;
+    seen.add(key);
+    out.push(code.trim().toUpperCase());
+  }
+  return out;
+}
+
+/**
+ * A claim's diagnosis codes (HI, decision 032, stop 31, later): its lines' own codes in line order (each note's code,
+ * else the client's principal), never left out, then the client's profile codes (principal, secondary) only while
+ * there is room, up to MAX_DIAGNOSES. A profile code no line names is informational. More than MAX_DIAGNOSES only when
+ * the lines' own codes are (validateClaim refuses it).
+ */
+export function claimDiagnoses(lineCodes: readonly (readonly string[])[], profile: readonly string[]): string[] {
+  const own = uniqueDiagnoses(lineCodes.flat());
+  return uniqueDiagnoses([...own, ...profile]).slice(0, Math.max(own.length, MAX_DIAGNOSES));
 }
 
 /** SV107 holds at most this many diagnosis pointers. */
@@ -157,8 +185,8 @@ const MAX_POINTERS = 4;
  * Only codes the claim carries are pointed to, so a pointer never exceeds the HI count.
  */
 export function diagnosisPointers(claimCodes: readonly string[], lineCodes: readonly string[] = []): number[] {
-  const hi = claimCodes.map(icd);
-  const own = lineCodes.map((c) => hi.indexOf(icd(c)) + 1).filter((p) => p > 0);
+  const hi = claimCodes.map(diagnosisKey);
+  const own = lineCodes.map((c) => hi.indexOf(diagnosisKey(c)) + 1).filter((p) => p > 0);
   const all = [...new Set([...own, ...hi.map((_, i) => i + 1)])];
   return all.slice(0, MAX_POINTERS);
 }
@@ -326,13 +354,12 @@ export function renderingProviderIssues(rp: ClaimData["renderingProvider"]): Cla
   return out;
 }
 
-/** The diagnosis codes (HI): at least one, at most MAX_DIAGNOSES, each an ICD-10 code. */
+/** The diagnosis codes (HI): at least one, each an ICD-10 code. The pre-billing scrubber runs it on a note's own claim's. */
 export function diagnosisIssues(codes: readonly string[]): ClaimIssue[] {
   const out: ClaimIssue[] = [];
   if (codes.length === 0) out.push({ field: "diagnosis", message: "No diagnosis code. Add the client's diagnosis code (ICD-10) on the note or the client's profile." });
-  if (codes.length > MAX_DIAGNOSES) out.push({ field: "diagnosis", message: `The claim would carry ${codes.length} diagnosis codes (${codes.join(", ")}), but a claim carries at most ${MAX_DIAGNOSES}. Keep at most ${MAX_DIAGNOSES}: remove secondary diagnosis codes on the client's profile.` });
   for (const d of codes) {
-    if (!/^[A-Z][0-9][0-9A-Z]{1,5}$/.test(icd(d))) out.push({ field: "diagnosis", message: `Diagnosis code ${d} is not an ICD-10 code (for example F84.0). Correct it on the note or the client's profile.` });
+    if (!/^[A-Z][0-9][0-9A-Z]{1,5}$/.test(diagnosisKey(d))) out.push({ field: "diagnosis", message: `Diagnosis code ${d} is not an ICD-10 code (for example F84.0). Correct it on the note or the client's profile.` });
   }
   return out;
 }
@@ -346,16 +373,18 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
     ...renderingProviderIssues(c.renderingProvider),
     ...diagnosisIssues(c.diagnosisCodes),
   ];
+  // HI leaves out profile codes that do not fit (claimDiagnoses): over MAX_DIAGNOSES only when the lines' own codes are.
+  if (c.diagnosisCodes.length > MAX_DIAGNOSES) out.push({ field: "diagnosis", message: `The claim would carry ${c.diagnosisCodes.length} diagnosis codes (${c.diagnosisCodes.join(", ")}), but a claim carries at most ${MAX_DIAGNOSES}, and its notes are written for all of them. Correct the diagnosis codes on its notes (at most ${MAX_DIAGNOSES} different ones), then generate it again.` });
 
   if (!/^[A-Za-z0-9-]{1,20}$/.test(c.claimNumber)) out.push({ field: "claim_number", message: "The claim number must be 1 to 20 letters, digits or dashes." });
   if (c.lines.length === 0) out.push({ field: "lines", message: "The claim has no service lines." });
   if (c.lines.length > MAX_LINES) out.push({ field: "lines", message: `A claim carries at most ${MAX_LINES} service lines; build it from fewer notes.` });
-  const hi = c.diagnosisCodes.map(icd);
+  const hi = c.diagnosisCodes.map(diagnosisKey);
   c.lines.forEach((l, i) => {
     const at = `Line ${i + 1} (${l.cptCode || "no CPT"} on ${l.serviceDate})`;
     out.push(...serviceLineIssues(l, at, `lines.${i}`));
     // SV107 points into HI: a line's own diagnosis the claim does not carry could not be its first pointer.
-    const absent = (l.diagnosisCodes ?? []).filter((d) => !hi.includes(icd(d)));
+    const absent = (l.diagnosisCodes ?? []).filter((d) => !hi.includes(diagnosisKey(d)));
     if (absent.length) out.push({ field: `lines.${i}.diagnosis`, message: `${at}: its diagnosis ${absent.join(", ")} is not among the claim's diagnosis codes, so the line could not point to it. Void the claim (reject) and build it again.` });
   });
   return out;
@@ -452,7 +481,7 @@ function transactionSet(c: ClaimData, env: Envelope, setControl: string): string
     body.push(seg("HL", "3", "2", "23", "0"), seg("PAT", "19"), seg("NM1", "QC", "1", t(c.patient.lastName), t(c.patient.firstName)), ...address(c.patient), seg("DMG", "D8", d8(c.patient.birthDate ?? ""), c.patient.gender));
   }
   const pos = claimPos(c.lines);
-  const codes = c.diagnosisCodes.map(icd);
+  const codes = c.diagnosisCodes.map(diagnosisKey);
   body.push(
     seg("CLM", c.claimNumber, dollarsOf(claimTotalCents(c)), "", "", [pos, "B", "1"].join(COMPONENT), "Y", "A", "Y", "Y"),
     seg("HI", ...codes.map((code, i) => [i === 0 ? "ABK" : "ABF", code].join(COMPONENT))),

@@ -622,7 +622,7 @@ type ClaimPrice = { totalCents: number; diagnosisCodes: string };
 /**
  * Draft claims priced again from today's records, as a build prices them (`groupPriced` over each claim's own
  * notes, read by `pricingReads`): each line's unit price, multiplier, charge, PA number and own diagnoses, and each claim's total
- * and diagnosis codes (the notes' and the client profile's). Each claim's notes must still make that one claim
+ * and diagnosis codes (its lines' own, then the client profile's while there is room). Each claim's notes must still make that one claim
  * (client, location, provider, payer) and the same lines (the same notes on each); the numbers of the claims whose
  * notes do not (a price or PA number change merged or split lines, the payer changed) come back instead.
  */
@@ -892,7 +892,7 @@ export interface RemovedLine {
 /**
  * Takes one service line off a draft claim (decision 032, stop 31): the line and its note links are deleted, so its
  * notes are build candidates again; the remaining lines are numbered 1, 2, … again (LX), the total is theirs and the
- * diagnosis codes are those they and the client's profile still name (`diagnosesWithoutLine`); the stored problems
+ * diagnosis codes are HI's one rule on them and the client's profile (`diagnosesWithoutLine`); the stored problems
  * are the claim's as it is now plus the kept refusals of its other notes. Only a draft, never its only line
  * (voiding is the way). One batch, conditional on the draft being the version read (and `version`, when given).
  */

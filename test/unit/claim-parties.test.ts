@@ -11,6 +11,16 @@ const rows = (details: Record<string, unknown>): PartyRows => ({
 
 const only = (d: Record<string, unknown>) => Object.fromEntries(Object.entries(d).filter(([k]) => (PARTY_DETAIL_KEYS as readonly string[]).includes(k)));
 
+describe("profileDiagnoses: principal then secondary, one per code as the file writes it (decision 032, stop 31, later)", () => {
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ["a secondary written without the dot is the principal", { diagnosis_code: "F84.0", secondary_diagnosis_codes: "F840, f80.2, F80.2, F80.20" }, ["F84.0", "F80.2", "F80.20"]],
+    ["lower case and spaces, in a list", { diagnosis_code: " f84.0 ", secondary_diagnosis_codes: ["F840", " f90.9", "F90.9", "f909"] }, ["F84.0", "F90.9"]],
+    ["the first-written form is kept", { diagnosis_code: "", secondary_diagnosis_codes: "F802; F80.2" }, ["F802"]],
+  ])("%s", (_name, details, expected) => {
+    expect(profileDiagnoses(JSON.stringify(details))).toEqual(expected);
+  });
+});
+
 describe("claimParties read through PARTY_DETAIL_KEYS", () => {
   it.each([
     ["a self-subscriber", { is_self_subscriber: "1", insuranceId: "M1", insured_policy_group: "G", address: "5 Elm", city: "Chicago", state: "IL", zip: "60601", diagnosis_code: "F84.0", special_note: "long text" }],

@@ -4,6 +4,7 @@ import { priceNote, type PriceService } from "~/domain/billing";
 import { BuildInput, canTransition, CLAIM_STATUSES, diagnosesWithoutLine, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
 import { LocationInput } from "~/domain/locations";
 import { npiFrom } from "~/domain/npi";
+import { diagnosisPointers } from "~/domain/x12-837p";
 
 const services: PriceService[] = [
   { id: 1, insuranceId: 1, locationId: null, cptCode: "97153", modifiers: "", provider: "rbt", type: "rbt", unitPrice: 12.5, multiplier: 1, maxPerDay: null },
@@ -48,12 +49,32 @@ describe("groupClaims: one claim per client + location + provider + payer, one l
     const [c] = groupClaims([note({ diagnosisCode: "F84.0" }), note({ diagnosisCode: "F80.2" })], () => ["F84.0", "F90.9"]);
     expect(c!.diagnosisCodes).toEqual(["F84.0", "F80.2", "F90.9"]);
   });
+
+  // Probe 8941 §1: one code's identity is the form the 837P writes (no dot, upper case); the first-written form is shown.
+  it.each<[string, string[][], string[], string[], string[][]]>([
+    // [label, notes' codes per day, profile, claim codes, each line's codes]
+    ["a note's F840 on a client of F84.0", [["F840"]], ["F84.0", "F80.2"], ["F840", "F80.2"], [["F840"]]],
+    ["two notes of one line, F84.0 and f840", [["F84.0", "f840"]], ["F84.0"], ["F84.0"], [["F84.0"]]],
+    ["two lines, F84.0 and F840", [["F84.0"], ["F840"]], [], ["F84.0"], [["F84.0"], ["F840"]]],
+    ["a profile writing the principal again without its dot", [["F84.0"]], ["F84.0", "F840", "f80.2", "F80.2", "F80.20"], ["F84.0", "F80.2", "F80.20"], [["F84.0"]]],
+    ["a note without a code takes the principal; its other form on another note is the same code", [[""], ["f84.0"]], ["F84.0"], ["F84.0"], [["F84.0"], ["F84.0"]]],
+  ])("a code with and without its dot is one code: %s", (_name, perDay, profile, claimCodes, lineCodes) => {
+    const notes = perDay.flatMap((codes, d) => codes.map((diagnosisCode) => note({ sessionDate: `2026-11-0${d + 2}`, diagnosisCode })));
+    const [c, ...more] = groupClaims(notes, () => profile);
+    expect(more).toHaveLength(0);
+    expect(c!.diagnosisCodes).toEqual(claimCodes);
+    expect(c!.lines.map((l) => l.diagnosisCodes)).toEqual(lineCodes);
+    // Each line points first to its own code, which HI holds once.
+    for (const l of c!.lines) expect(c!.diagnosisCodes[diagnosisPointers(c!.diagnosisCodes, l.diagnosisCodes)[0]! - 1]!.replace(".", "")).toBe(l.diagnosisCodes[0]!.replace(".", ""));
+  });
 });
 
 /** `n` notes of one client, provider and payer on `n` days from 2026-01-01: one line each. */
 const days = (n: number, over: (i: number) => Partial<PricedClaimNote> = () => ({})) =>
   Array.from({ length: n }, (_, i) => note({ sessionDate: new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10), ...over(i) }));
 const ICD = (i: number) => `F${80 + Math.floor(i / 10)}.${i % 10}`;
+/** Probe 8941 §2's client: a principal and 10 secondary codes. */
+const ELEVEN = ["F84.0", "F80.2", "F90.9", "F41.1", "F93.0", "F98.8", "F80.1", "F80.9", "F82", "F90.0", "F80.4"];
 
 describe("groupClaims splits a claim at 50 lines and 12 diagnosis codes (decision 034, stop 31)", () => {
   it.each([
@@ -81,23 +102,52 @@ describe("groupClaims splits a claim at 50 lines and 12 diagnosis codes (decisio
     ["12 distinct note codes: one claim", 12, [], [12]],
     ["13 distinct note codes: the 13th starts a second claim", 13, [], [12, 1]],
     ["10 note codes and 2 profile codes: one claim of 12", 10, ["F99", "F98.0"], [12]],
-    ["11 note codes and 2 profile codes: two claims, each with the profile's codes", 11, ["F99", "F98.0"], [12, 3]],
+    // Decision 032 (stop 31, later): profile codes no line names fill only the room there is; they never split a claim.
+    ["11 note codes and 2 profile codes: one claim, the 2nd profile code left out", 11, ["F99", "F98.0"], [12]],
+    ["12 note codes and 2 profile codes: one claim, the profile's left out", 12, ["F99", "F98.0"], [12]],
+    ["13 note codes and 2 profile codes: the 13th starts a second claim, which has room for the profile's", 13, ["F99", "F98.0"], [12, 3]],
   ] as const)("%s", (_name, n, profile, perClaim) => {
     const notes = days(n, (i) => ({ diagnosisCode: ICD(i) }));
     const codeOf = new Map(notes.map((x) => [x.id, x.diagnosisCode]));
     const claims = groupClaims(notes, () => [...profile]);
     expect(claims.map((c) => c.diagnosisCodes.length)).toEqual(perClaim);
     for (const c of claims) {
-      // Each claim: its lines' own codes in line order, then the profile's; no code dropped.
-      expect(c.diagnosisCodes).toEqual([...c.lines.map((l) => codeOf.get(l.noteIds[0]!)), ...profile]);
+      // Each claim: its lines' own codes in line order, none left out, then the profile's while there is room.
+      expect(c.diagnosisCodes).toEqual([...c.lines.map((l) => codeOf.get(l.noteIds[0]!)), ...profile].slice(0, 12));
     }
   });
 
-  it("the profile alone over 12 cannot be split away: one claim, left for the 837P check to refuse", () => {
+  it("a profile of 13 codes: one claim of 12, the lines' code first, then the profile's while there is room", () => {
     const profile = Array.from({ length: 13 }, (_, i) => ICD(i + 20));
     const claims = groupClaims(days(3), () => profile);
     expect(claims).toHaveLength(1);
-    expect(claims[0]!.diagnosisCodes).toHaveLength(14);
+    expect(claims[0]!.diagnosisCodes).toEqual(["F84.0", ...profile.slice(0, 11)]);
+  });
+
+  // Probe 8941 §2: 11 profile codes, two same-day notes written for F70 and F71 merged into one line.
+  it.each<[string, Partial<PricedClaimNote>[], string[][]]>([
+    ["two same-day notes F70 and F71: one line, HI F70, F71 and 10 profile codes", [{ diagnosisCode: "F70" }, { diagnosisCode: "F71" }], [["F70", "F71", ...ELEVEN.slice(0, 10)]]],
+    ["and a clean note the next day: the same claim, its code among the 12", [{ diagnosisCode: "F70" }, { diagnosisCode: "F71" }, { diagnosisCode: "F84.0", sessionDate: "2026-11-03" }], [["F70", "F71", ...ELEVEN.slice(0, 10)]]],
+    ["and a next-day note of a 12th code: the same claim, a profile code gives way", [{ diagnosisCode: "F70" }, { diagnosisCode: "F71" }, { diagnosisCode: "F88", sessionDate: "2026-11-03" }], [["F70", "F71", "F88", ...ELEVEN.slice(0, 9)]]],
+  ])("%s", (_name, over, hi) => {
+    const claims = groupClaims(over.map((o) => note(o)), () => ELEVEN);
+    expect(claims.map((c) => c.diagnosisCodes)).toEqual(hi);
+    for (const c of claims) {
+      for (const l of c.lines) {
+        const p = diagnosisPointers(c.diagnosisCodes, l.diagnosisCodes);
+        expect(c.diagnosisCodes[p[0]! - 1]).toBe(l.diagnosisCodes[0]);
+        expect(Math.max(...p)).toBeLessThanOrEqual(c.diagnosisCodes.length);
+      }
+    }
+  });
+
+  it("a line whose own codes are over 12 (13 same-day notes) is a claim alone: the lines before and after make valid claims", () => {
+    const thirteen = Array.from({ length: 13 }, (_, i) => note({ sessionDate: "2026-11-03", diagnosisCode: ICD(i) }));
+    const claims = groupClaims([note({ sessionDate: "2026-11-02" }), ...thirteen, note({ sessionDate: "2026-11-04" })], () => ELEVEN);
+    expect(claims.map((c) => c.lines.map((l) => l.serviceDate))).toEqual([["2026-11-02"], ["2026-11-03"], ["2026-11-04"]]);
+    expect(claims.map((c) => c.diagnosisCodes.length)).toEqual([11, 13, 11]);
+    expect(claims[1]!.diagnosisCodes).toEqual(thirteen.map((n) => n.diagnosisCode));
+    expect(new Set(claims.map((c) => c.key)).size).toBe(3);
   });
 });
 
@@ -123,10 +173,13 @@ describe("groupClaims: each line carries its own diagnoses, always among its cla
 describe("diagnosesWithoutLine: a draft's codes once a line is removed (decision 032, stop 31)", () => {
   it.each([
     ["a code only the removed line named goes", ["F80.2", "F84.0"], ["F80.2"], [["F84.0"]], ["F84.0"], ["F84.0"]],
-    ["a code another line names stays", ["F84.0", "F80.2"], ["F80.2"], [["F80.2", "F84.0"]], [], ["F84.0", "F80.2"]],
-    ["a code the profile carries stays (principal or secondary)", ["F90.9", "F84.0", "F80.2"], ["F84.0"], [["F90.9"], ["F80.2"]], ["F84.0"], ["F90.9", "F84.0", "F80.2"]],
+    ["a code another line names stays, in the remaining lines' order", ["F84.0", "F80.2"], ["F80.2"], [["F80.2", "F84.0"]], [], ["F80.2", "F84.0"]],
+    ["a code the profile carries stays, after the lines' own", ["F90.9", "F84.0", "F80.2"], ["F84.0"], [["F90.9"], ["F80.2"]], ["F84.0"], ["F90.9", "F80.2", "F84.0"]],
     ["the principal removed: the others keep their order", ["F93.0", "F84.0", "F41.9"], ["F93.0"], [["F84.0"], ["F41.9"]], ["F84.0"], ["F84.0", "F41.9"]],
-    ["a code no line names (a profile code at the build) stays", ["F84.0", "F80.2", "F90.9"], ["F80.2"], [["F84.0"]], ["F84.0"], ["F84.0", "F90.9"]],
+    ["a profile code no line names stays", ["F84.0", "F80.2", "F90.9"], ["F80.2"], [["F84.0"]], ["F84.0", "F90.9"], ["F84.0", "F90.9"]],
+    ["a code no line nor the profile names any more goes", ["F84.0", "F80.2", "F90.9"], ["F80.2"], [["F84.0"]], ["F84.0"], ["F84.0"]],
+    ["a profile code left out for room takes the room the line freed", ["F70", "F71", ...ELEVEN.slice(0, 10)], ["F71"], [["F70"]], ELEVEN, ["F70", ...ELEVEN]],
+    ["a line's F840 and the profile's F84.0 are one code", ["F840", "F80.2", "F93.0"], ["F93.0"], [["F840"]], ["F84.0", "F80.2"], ["F840", "F80.2"]],
     ["lines built before stop 31 (no codes of their own): kept as they are", ["F84.0", "F80.2"], null, [null], [], ["F84.0", "F80.2"]],
     ["a remaining line without codes: kept as they are", ["F84.0", "F80.2"], ["F80.2"], [null], [], ["F84.0", "F80.2"]],
   ] as [string, string[], string[] | null, (string[] | null)[], string[], string[]][])("%s", (_label, claim, removed, kept, profile, expected) => {
@@ -134,6 +187,7 @@ describe("diagnosesWithoutLine: a draft's codes once a line is removed (decision
     expect(codes).toEqual(expected);
     // Every remaining line's own codes are still among the claim's: its pointers stay valid.
     for (const l of kept) for (const c of l ?? []) expect(codes).toContain(c);
+    expect(codes.length).toBeLessThanOrEqual(12);
   });
 });
 

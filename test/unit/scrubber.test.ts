@@ -131,9 +131,15 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["a price without modifiers beside the HM one: no reason", (f) => ((f.note.modifiers = [null, null]), (f.services = [svc(), svc({ id: 9, modifiers: "" })])), []],
     ["an HM GT note priced by the HM service (a part of its modifiers): no reason", (f) => (f.note.modifiers = ["HM", "GT"]), []],
     ["a combined note with its own price through the HM service: its own price, no reason", (f) => ((f.note.type = "combined"), (f.note.modifiers = ["HO", null]), (f.note.unitPriceCents = 2000)), []],
-    // A claim carries at most 12 diagnosis codes (HI): the note's and the client's profile's, none dropped.
+    // HI (decision 032, stop 31, later): the note's code, then the profile's while there is room, up to 12; a profile
+    // code past the room is left out of the note's claim, so it is no reason (nor checked: it is never sent).
     ["12 diagnosis codes (the note's and the profile's) pass", (f) => details(f, { secondary_diagnosis_codes: TWELVE.slice(1) }), []],
-    ["13 diagnosis codes", (f) => details(f, { secondary_diagnosis_codes: [...TWELVE.slice(1), "F93.0"] }), ["invalid_diagnosis"], /^The claim would carry 13 diagnosis codes \(F84\.0, F90\.0, .*, F93\.0\), but a claim carries at most 12\. Keep at most 12: remove secondary diagnosis codes on the client's profile\.$/],
+    ["13 profile codes: the 13th is left out, no reason", (f) => details(f, { secondary_diagnosis_codes: [...TWELVE.slice(1), "F93.0"] }), []],
+    ["a 13th profile code that is not ICD-10 is never sent: no reason", (f) => details(f, { secondary_diagnosis_codes: [...TWELVE.slice(1), "X"] }), []],
+    ["the note's own code beside 12 profile codes: no reason (a profile code gives way)", (f) => ((f.note.diagnosisCode = "F93.0"), details(f, { secondary_diagnosis_codes: TWELVE.slice(1) })), []],
+    // One code's identity is the form the file writes (no dot, upper case): F840 and f84.0 are F84.0, taking no room.
+    ["F840 and f84.0 beside F84.0 are one code: the 12th distinct code is within the room and checked", (f) => details(f, { secondary_diagnosis_codes: ["F840", "f84.0", ...TWELVE.slice(1, 11), "X"] }), ["invalid_diagnosis"], /^Diagnosis code X is not an ICD-10 code/],
+    ["a note written F840 on a client of F84.0 and 11 others: one code, no reason", (f) => ((f.note.diagnosisCode = "F840"), details(f, { secondary_diagnosis_codes: TWELVE.slice(1) })), []],
     // The claim's parties (probe 8933 §2): the 837P validator's own checks, each a reason with a code.
     ["a 5-digit location ZIP", (f) => (f.parties.location.zip = "60602"), ["location_zip"], /^The ZIP code of the location Main Clinic is 60602: a claim's billing provider needs the 9-digit ZIP\+4 \(for example 60602-1234\)\. Enter the ZIP\+4 on the location's page\.$/],
     ["a ZIP+4 without its dash passes", (f) => (f.parties.location.zip = "331011234"), []],

@@ -1206,6 +1206,64 @@ describe("each service line points to its own diagnosis first (SV107; decision 0
   });
 });
 
+describe("a claim's diagnosis codes: one written form, HI from the lines' own codes (probe 8941 §1, §2; decision 032, stop 31, later)", () => {
+  type Shown = { data: { diagnosis_codes: string[]; errors: unknown[]; lines: { service_date: string; note_ids: number[]; diagnosis_pointers: number[] }[] } };
+  /** Builds the notes through the API (201, one claim), generates it (201) and reads the file back: HI and each SV107. */
+  async function buildAndGenerate(w: Awaited<ReturnType<typeof world>>, ids: number[]) {
+    const res = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: ids } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const built = ((await res.json()) as { data: { id: number; errors: unknown[] }[] }).data;
+    expect(built).toHaveLength(1);
+    expect(built[0]!.errors).toEqual([]);
+    const shown = ((await (await api(`/v2/claims/${built[0]!.id}`, { token: w.token })).json()) as Shown).data;
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [built[0]!.id] } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const [set] = readBack837(await (await api(`/v2/claims/${built[0]!.id}/download`, { token: w.token })).text()).sets;
+    const hi = set!.elements[set!.segments.indexOf("HI")]!.map((e) => e.split(":")[1]!);
+    const sv107 = set!.segments.flatMap((tag, i) => (tag === "SV1" ? [set!.elements[i]![6]!.split(":").map(Number)] : []));
+    // HI holds each code once, at most 12; no pointer goes past it.
+    expect(new Set(hi).size).toBe(hi.length);
+    expect(hi.length).toBeLessThanOrEqual(12);
+    for (const p of sv107) expect(Math.max(...p)).toBeLessThanOrEqual(hi.length);
+    return { shown, hi, firstPointed: sv107.map((p) => hi[p[0]! - 1]) };
+  }
+  const setProfile = async (w: Awaited<ReturnType<typeof world>>, secondary: string) => {
+    const details = JSON.parse(w.patient.details ?? "{}") as Record<string, unknown>;
+    await db().update(patients).set({ details: JSON.stringify({ ...details, secondary_diagnosis_codes: secondary }) }).where(eq(patients.id, w.patient.id));
+  };
+
+  it("F84.0 and F840 (profile and notes) are one code: HI carries F840 once and each line points to it", async () => {
+    const w = await world();
+    // The principal is F84.0; the profile's secondary codes write it again without its dot, and F80.2 twice.
+    await setProfile(w, "F840, f80.2, F80.2, F80.20");
+    const ids = [await w.note({ diagnosisCode: "F840" }), await w.note({ sessionDate: "2026-11-03", diagnosisCode: "f84.0" }), await w.note({ sessionDate: "2026-11-04" })];
+    const r = await buildAndGenerate(w, ids);
+    expect(r.shown.diagnosis_codes).toEqual(["F840", "F80.2", "F80.20"]);
+    expect(r.hi).toEqual(["F840", "F802", "F8020"]);
+    expect(r.firstPointed).toEqual(["F840", "F840", "F840"]);
+  });
+
+  it("11 profile codes and two same-day notes F70 and F71 merged into one line, then a clean note the next day: one valid claim of 12 codes that generates", async () => {
+    const w = await world();
+    await setProfile(w, "F80.2, F90.9, F41.1, F93.0, F98.8, F80.1, F80.9, F82, F90.0, F80.4");
+    const ids = [
+      await w.note({ sessionDate: "2026-11-25", timeIn: "14:00", timeOut: "15:00", minutes: 60, units: 4, diagnosisCode: "F70" }),
+      await w.note({ sessionDate: "2026-11-25", timeIn: "15:30", timeOut: "16:30", minutes: 60, units: 4, diagnosisCode: "F71" }),
+      await w.note({ sessionDate: "2026-11-26", timeIn: "14:00", timeOut: "15:00", minutes: 60, units: 4, diagnosisCode: "F84.0" }),
+    ];
+    // Each note reads Ready alone, as in the probe.
+    for (const id of ids) expect(((await (await api(`/v2/billing/scrubber/notes/${id}`, { token: w.token })).json()) as { data: { reasons: unknown[] } }).data.reasons).toEqual([]);
+    const r = await buildAndGenerate(w, ids);
+    expect(r.shown.lines.map((l) => [l.service_date, l.note_ids])).toEqual([
+      ["2026-11-25", [ids[0], ids[1]]],
+      ["2026-11-26", [ids[2]]],
+    ]);
+    // The lines' own codes first, then the profile's while there is room: the 11th profile code (F80.4) is left out.
+    expect(r.hi).toEqual(["F70", "F71", "F840", "F802", "F909", "F411", "F930", "F988", "F801", "F809", "F82", "F900"]);
+    expect(r.firstPointed).toEqual(["F70", "F840"]);
+  });
+});
+
 describe("a line taken off a draft: Remove from draft (decision 032, stop 31)", () => {
   type Shown = { data: { status: string; version: number; total_cents: number; diagnosis_codes: string[]; lines: { id: number; line_number: number; note_ids: number[]; diagnosis_pointers: number[] }[] } };
   const show = async (w: Awaited<ReturnType<typeof world>>, id: number) => ((await (await api(`/v2/claims/${id}`, { token: w.token })).json()) as Shown).data;
@@ -1279,7 +1337,7 @@ describe("a line taken off a draft: Remove from draft (decision 032, stop 31)", 
     expect((await api("/v2/claims", { method: "POST", token: s.w.token, body: { note_ids: [s.a] } })).status).toBe(201);
   });
 
-  it("the second of three lines: the third becomes line 2, the codes keep their order, and a code the profile carries stays", async () => {
+  it("the second of three lines: the third becomes line 2, HI is the remaining lines' codes, then the profile's (a code the profile carries stays)", async () => {
     const w = await world();
     const a = await w.note({ diagnosisCode: "F90.9" });
     const b = await w.note({ sessionDate: "2026-11-03", diagnosisCode: "F84.0" });
@@ -1291,17 +1349,19 @@ describe("a line taken off a draft: Remove from draft (decision 032, stop 31)", 
     expect(middle.line_number).toBe(2);
     expect((await remove(draft.id, middle.id, w.token)).status).toBe(200);
     const after = await show(w, draft.id);
-    // F84.0 was only line 2's own code, but it is the client's principal on the profile: kept.
-    expect(after.diagnosis_codes).toEqual(["F90.9", "F84.0", "F80.2"]);
+    // F84.0 was only line 2's own code, but it is the client's principal on the profile: kept, after the lines' own
+    // (HI's one rule, as a build of notes a and c makes it and generation writes it).
+    expect(after.diagnosis_codes).toEqual(["F90.9", "F80.2", "F84.0"]);
     expect(after.lines.map((l) => [l.line_number, l.note_ids, l.diagnosis_pointers[0]])).toEqual([
       [1, [a], 1],
-      [2, [c], 3],
+      [2, [c], 2],
     ]);
     expect(after.total_cents).toBe(2 * 8 * 1250);
     const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [draft.id] } });
     expect(gen.status, await gen.clone().text()).toBe(201);
     const [set] = readBack837(await (await api(`/v2/claims/${draft.id}/download`, { token: w.token })).text()).sets;
     expect(set!.segments.flatMap((t, i) => (t === "LX" ? set!.elements[i]! : []))).toEqual(["1", "2"]);
+    expect(set!.elements[set!.segments.indexOf("HI")]).toEqual(["ABK:F909", "ABF:F802", "ABF:F840"]);
   });
 
   it("refusals change nothing: the only line (void instead), a claim that is not a draft, a stale version, another claim's line, another location (404), no manage_claims (403)", async () => {
