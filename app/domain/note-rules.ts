@@ -87,6 +87,8 @@ export const NOTE_MESSAGES = {
   modifier: `Choose a modifier from the list (${MODIFIER_CODES.join(", ")}).`,
   priceNeedsManage: "Only a user with manage_notes may set a note's unit price.",
   pricesDisagree: "unit_price and unit_price_cents disagree: send one of them.",
+  /** A content field sent flat and inside `content` with different values (contentSentTwiceErrors). */
+  contentSentTwice: (field: string) => `${field} and content.${field} differ: send ${field} once, at the top level or in content.`,
   newProviderUnsigned: "The provider changed, so the note is no longer signed: its new provider signs it.",
   signature: "A signature must be a drawn PNG image.",
   amendmentReason: "Give the reason for the amendment.",
@@ -305,7 +307,8 @@ function stripEmpty(c: NoteContent): NoteContent {
 
 /**
  * A raw body as NoteBody takes it: the route's type, content fields sent flat moved into `content`
- * (`content` itself wins), and `summary_note` at the top level too. The price may be named `unit_price` (clinical §3,
+ * (`content` itself wins; a field sent both ways with two values never gets here: contentSentTwiceErrors), and
+ * `summary_note` at the top level too. The price may be named `unit_price` (clinical §3,
  * dollars; `null` clears it) or `unit_price_cents`; a body naming both must name the same price (NoteBody refuses two
  * that disagree, probe 8924 §1).
  */
@@ -315,6 +318,19 @@ export function noteBodyInput(type: NoteType, raw: Record<string, unknown>): Rec
   const nested = raw.content === undefined ? {} : raw.content;
   // A `content` that is not a plain object (null, text, a list) goes to the schema as it is, which refuses it.
   return { ...raw, type, content: isPlainObject(nested) ? { ...content, ...nested } : nested };
+}
+
+/**
+ * A content field a body sends both flat and inside `content`, with different values: refused at that field, not one
+ * of them dropped. A note's answer carries the summary both ways (`summary_note`, `content.summary_note`), so a client
+ * that reads a note, edits one of them and sends the read back sent both, and `content` won under a 200 "Note updated."
+ * (probe 8941 §3). The same value both ways, or one form alone, reads as before (noteBodyInput). Null: no such field.
+ */
+export function contentSentTwiceErrors(raw: Record<string, unknown>): Record<string, string> | null {
+  const nested = raw.content;
+  if (!isPlainObject(nested)) return null;
+  const field = NOTE_CONTENT_KEYS.find((k) => raw[k] !== undefined && nested[k] !== undefined && JSON.stringify(raw[k]) !== JSON.stringify(nested[k]));
+  return field ? { [field]: NOTE_MESSAGES.contentSentTwice(field) } : null;
 }
 
 const NoteSummaryBounds = v.object({ content: v.optional(plainObject(NoteContentSchema), {}) });

@@ -112,9 +112,12 @@ export const NOT_AT_LOCATION = "not at the client's location";
 /** Why a stored staff link (a client's, a plan's doctor, a note's provider or supervisor) can no longer be chosen. */
 export type StaffGone = "deleted" | "inactive" | "elsewhere";
 
-/** A stored employee who can no longer be chosen, as their select names them: "Maya Thompson (deleted)", "… (inactive)". */
-export function goneStaffLabel(name: string, why: StaffGone): string {
-  return `${name} (${why === "elsewhere" ? NOT_AT_LOCATION : why})`;
+/**
+ * A stored employee who can no longer be chosen, as their select names them: "Maya Thompson (deleted)", "… (inactive)".
+ * `elsewhere`: the words for one who is active but no longer fits the record (a client's: not at its location).
+ */
+export function goneStaffLabel(name: string, why: StaffGone, elsewhere = NOT_AT_LOCATION): string {
+  return `${name} (${why === "elsewhere" ? elsewhere : why})`;
 }
 
 /** A save that newly names an inactive employee as one of a client's staff (decision 037, stop 31). */

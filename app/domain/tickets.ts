@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { choiceOr, requiredLine, requiredText } from "./fields";
+import { goneStaffLabel, type StaffGone } from "./patients";
 import { can, locationScope, type Actor } from "./permissions";
 import { listQuerySchema } from "./paging";
 import { zonedDate } from "./time";
@@ -145,6 +146,17 @@ export const canAssignTicket = (actor: Actor, t: TicketFacts): boolean => ticket
 
 /** Who may be assigned a ticket: an active staff member who holds manage_tickets and covers its location. */
 export const isEligibleAssignee = (candidate: Actor | null | undefined, t: Pick<TicketFacts, "locationId">): boolean => !!candidate && candidate.kind === "user" && coversTicket(candidate, t);
+
+/** An active assignee who no longer passes isEligibleAssignee (manage_tickets for the ticket's location). */
+export const ASSIGNEE_ELSEWHERE = "no longer answers tickets for this location";
+
+/**
+ * The stored assignee as the ticket's view names them: with why when they could no longer be assigned (deleted,
+ * inactive, or no longer answering this location's tickets: goneStaffLabel, as the note, client and BIP forms do).
+ */
+export function assigneeLabel(name: string, gone: StaffGone | null): string {
+  return gone ? goneStaffLabel(name, gone, ASSIGNEE_ELSEWHERE) : name;
+}
 
 export const canCloseTicket = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) !== null && t.status !== "closed";
 export const canReopenTicket = (actor: Actor, t: TicketFacts): boolean => ticketRole(actor, t) !== null && t.status === "closed";

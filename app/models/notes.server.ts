@@ -24,6 +24,7 @@ import {
   noteBodyErrors,
   NoteModifier,
   noteBodyInput,
+  contentSentTwiceErrors,
   posRefusal,
   scanWindow,
   sessionTimes,
@@ -976,6 +977,9 @@ function billedRefusal(stored: NoteJson, next: Partial<Record<(typeof BILLED_NOT
 
 /** `sent` (a PATCH over the stored note): checks only the values the body sends, as safeParseChange does. */
 function parseNote(type: NoteType, raw: Record<string, unknown>, sent: ((keys: (string | number)[]) => boolean) | null = null): { ok: true; input: NoteInput } | { ok: false; result: ModelResult<never> } {
+  // A PATCH's body arrives merged over the stored note, whose content holds no flat copy: two values are the body's own.
+  const twice = contentSentTwiceErrors(raw);
+  if (twice) return { ok: false, result: invalid(twice) };
   const input = noteBodyInput(type, raw);
   const parsed = sent ? safeParseChange(NoteBody, input, sent) : safeParsePlain(NoteBody, input);
   if (!parsed.success) return { ok: false, result: invalid(noteBodyErrors(type, fieldErrors(parsed.issues))) };

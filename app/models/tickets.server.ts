@@ -15,9 +15,11 @@ import {
   TICKET_MESSAGES,
   TicketInput,
   ticketRole,
+  type TicketFacts,
   type TicketFilters,
   type TicketRole,
 } from "~/domain/tickets";
+import type { StaffGone } from "~/domain/patients";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import type { Email } from "~/services/email.server";
 import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
@@ -27,7 +29,7 @@ import { contains } from "./like.server";
 import { withNextId } from "./patients.server";
 import { userActorFields, userActorFrom } from "./actors.server";
 import { idsIn, inLocationScope } from "./scope.server";
-import { choosableStaff } from "./staff.server";
+import { choosableStaff, whyNotChoosable } from "./staff.server";
 
 /**
  * Customer-service tickets (platform §2; issue 12; docs/decisions/036). The office (manage_tickets)
@@ -223,6 +225,23 @@ export interface TicketThread {
   markedRead: boolean;
   /** Whom the office may assign it to (null: the actor may not assign it). */
   assignees: AssigneeOption[] | null;
+  /** Why the stored assignee could no longer be assigned it (null: unassigned, or they still could): assigneeLabel names them. */
+  assigneeGone: StaffGone | null;
+}
+
+/** The ticket's stored assignee as they are now (deleted or not), with why the staff rule no longer offers them. */
+function storedAssigneeQuery(ctx: ModelContext, ticketId: number) {
+  return ctx.db
+    .select({ ...userActorFields, gone: whyNotChoosable() })
+    .from(users)
+    .where(eq(users.id, sql`(select ${tickets.assignedTo} from ${tickets} where ${tickets.id} = ${ticketId})`));
+}
+
+/** Deleted or inactive (choosableStaff), or active but no longer one who answers the ticket's tickets (isEligibleAssignee). */
+function whyAssigneeGone(row: Awaited<ReturnType<typeof storedAssigneeQuery>>[number] | undefined, facts: Pick<TicketFacts, "locationId">): StaffGone | null {
+  if (!row) return null;
+  if (row.gone !== "elsewhere") return row.gone;
+  return isEligibleAssignee(userActorFrom(row), facts) ? null : "elsewhere";
 }
 
 /**
@@ -232,9 +251,9 @@ export interface TicketThread {
  * the actor's to see (404).
  */
 export async function viewTicket(ctx: ModelContext, id: number, page: number, opts: { markRead: boolean }): Promise<TicketThread | null> {
-  const reads = [joinedSelect(ctx).where(and(eq(tickets.id, id), visible(ctx))), ...responsesPage(ctx, id, page)] as const;
+  const reads = [joinedSelect(ctx).where(and(eq(tickets.id, id), visible(ctx))), ...responsesPage(ctx, id, page), storedAssigneeQuery(ctx, id)] as const;
   const office = can(ctx.actor, "manage_tickets");
-  const [ticketRows, rows, [total], candidates] = office ? await ctx.db.batch([...reads, assigneeOptionsQuery(ctx, id)]) : [...(await ctx.db.batch(reads)), []];
+  const [ticketRows, rows, [total], storedAssignee, candidates] = office ? await ctx.db.batch([...reads, assigneeOptionsQuery(ctx, id)]) : [...(await ctx.db.batch(reads)), []];
   const row = ticketRows[0];
   const role = row ? ticketRole(ctx.actor, row.ticket) : null;
   if (!row || !role) return null;
@@ -252,7 +271,7 @@ export async function viewTicket(ctx: ModelContext, id: number, page: number, op
         return candidate && isEligibleAssignee(candidate, facts) ? [{ value: candidate.id, label: `${candidate.name} ${candidate.surname}`.trim() }] : [];
       })
     : null;
-  return { ticket, responses: paged(rows.map(responseJson), total?.n ?? 0, { page, per_page: RESPONSES_PER_PAGE }), markedRead, assignees };
+  return { ticket, responses: paged(rows.map(responseJson), total?.n ?? 0, { page, per_page: RESPONSES_PER_PAGE }), markedRead, assignees, assigneeGone: whyAssigneeGone(storedAssignee[0], facts) };
 }
 
 function needsMarking(role: Exclude<TicketRole, null>, t: Pick<TicketJson, "read_by_staff" | "unread_responses">) {

@@ -6,7 +6,7 @@ import { StatusBadge } from "~/components/ticket-ui";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions, SelectField, TextareaField } from "~/components/ui/form-controls";
 import { Pagination } from "~/components/ui/list";
-import { BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket, canRespond, ticketLabel } from "~/domain/tickets";
+import { assigneeLabel, BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket, canRespond, ticketLabel } from "~/domain/tickets";
 import { respondToTicket, setTicketClosed, updateTicket, viewTicket, type TicketJson } from "~/models/tickets.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requireStaff } from "~/services/guard.server";
@@ -33,7 +33,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const thread = await viewTicket(modelContextFor(context, actor), id, pageOf(url), { markRead: true });
   if (!thread) throw notFound("Ticket not found.");
-  const { ticket, responses, assignees } = thread;
+  const { ticket, responses, assignees, assigneeGone } = thread;
   // Opening the ticket marked it read. The header and sidebar badges were read with the session, before
   // that: answer once more (a plain redirect, `seen` keeps it to one) so the page shows the counts as
   // they are now.
@@ -46,6 +46,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     ticket,
     responses,
     assignees,
+    assigneeGone,
     may: { respond: canRespond(actor, facts), edit: canEditTicket(actor, facts), close: canCloseTicket(actor, facts), reopen: canReopenTicket(actor, facts) },
   };
 }
@@ -74,7 +75,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function ViewTicket() {
-  const { ticket, responses, assignees, may } = useLoaderData<typeof loader>();
+  const { ticket, responses, assignees, assigneeGone, may } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -114,7 +115,7 @@ export default function ViewTicket() {
         <dt>Priority</dt>
         <dd>{ticketLabel(ticket.priority)}</dd>
         <dt>Assigned to</dt>
-        <dd data-testid="ticket-assignee">{ticket.assignee_name || "Unassigned"}</dd>
+        <dd data-testid="ticket-assignee">{ticket.assignee_name ? assigneeLabel(ticket.assignee_name, assigneeGone) : "Unassigned"}</dd>
         <dt>Opened</dt>
         <dd>{ticket.created_at.slice(0, 16).replace("T", " ")} UTC</dd>
         {ticket.closed_at ? (
@@ -165,8 +166,10 @@ export default function ViewTicket() {
             name="assigned_to"
             options={[
               { value: "", label: "Unassigned" },
-              // The current assignee stays choosable (unchanged is no change) even if they no longer qualify.
-              ...(ticket.assigned_to !== null && !assignees.some((a) => a.value === ticket.assigned_to) ? [{ value: ticket.assigned_to, label: `${ticket.assignee_name ?? "—"} (current)` }] : []),
+              // The current assignee stays choosable (unchanged is no change) even if they no longer qualify, named with why.
+              ...(ticket.assigned_to !== null && !assignees.some((a) => a.value === ticket.assigned_to)
+                ? [{ value: ticket.assigned_to, label: assigneeGone ? assigneeLabel(ticket.assignee_name || "—", assigneeGone) : `${ticket.assignee_name || "—"} (current)` }]
+                : []),
               ...assignees,
             ]}
             defaultValue={answer?.values.intent === "assign" && typeof answer.values.assigned_to === "string" ? answer.values.assigned_to : String(ticket.assigned_to ?? "")}

@@ -1,8 +1,9 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bips, notes, paServices, patients, tickets, users } from "~/db/schema";
+import { bips, notes, paServices, patients, tickets, userLocations, users } from "~/db/schema";
 import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import { INACTIVE_STAFF } from "~/domain/patients";
+import { ASSIGNEE_ELSEWHERE } from "~/domain/tickets";
 import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
 import { api, apiToken, createLocation, createPatient, createUser, db, request, signInCookie, type TestUser } from "./helpers";
@@ -286,5 +287,38 @@ describe("a ticket's assignee: active staff only (already so; now by choosableSt
     expect(refused.status).toBe(422);
     expect(Object.keys(refused.json.errors)).toEqual(["assigned_to"]);
     expect((await db().select().from(tickets).where(eq(tickets.id, ticket!.id)))[0]).toMatchObject({ assignedTo: null, version: ticket!.version });
+  });
+
+  /** [why the stored assignee can no longer be chosen, what makes it so, the label the view gives them]. */
+  const GONE: [string, (id: number) => Promise<unknown>, string][] = [
+    ["inactive", (id) => db().update(users).set({ status: "inactive" }).where(eq(users.id, id)), "(inactive)"],
+    ["deleted", (id) => db().update(users).set({ deletedAt: new Date().toISOString() }).where(eq(users.id, id)), "(deleted)"],
+    ["no longer at the ticket's location", (id) => db().delete(userLocations).where(eq(userLocations.userId, id)), `(${ASSIGNEE_ELSEWHERE})`],
+  ];
+
+  it.each(GONE)("a stored assignee who is %s is named with why on the view (details and select), and the ticket still saves unchanged", async (_why, makeGone, mark) => {
+    const office = await staff("Olga", undefined, ["manage_tickets"]);
+    const handler = await staff("Priya", undefined, ["manage_tickets"]);
+    const requester = await staff("Rita", undefined, []);
+    const [ticket] = await db().insert(tickets).values({ userId: requester.id, locationId: location.id, subject: "Printer", body: "It jams.", assignedTo: handler.id }).returning();
+    const view = async (cookie: string) => (await request(`/tickets/view/${ticket!.id}?seen=1`, { cookie })).text();
+    const assigneeShown = (html: string) => /data-testid="ticket-assignee"[^>]*>([^<]*)</.exec(html)?.[1];
+
+    const before = await view(office.cookie);
+    expect(assigneeShown(before)).toBe("Priya User");
+    expect(optionsOf(before, "assigned_to")).toContainEqual([handler.id, "Priya User"]);
+
+    await makeGone(handler.id);
+    const html = await view(office.cookie);
+    expect(assigneeShown(html)).toBe(`Priya User ${mark}`);
+    expect(optionsOf(html, "assigned_to")).toContainEqual([handler.id, `Priya User ${mark}`]);
+    expect(assigneeShown(await view(requester.cookie))).toBe(`Priya User ${mark}`);
+
+    // Unchanged saves still work: the screen's assignment form sent as shown, and an API change of another field.
+    const saved = await post(`/tickets/view/${ticket!.id}`, { intent: "assign", assigned_to: String(handler.id), version: String(ticket!.version) }, office.cookie);
+    expect(saved.status).toBe(303);
+    const patched = await call(office.token, "PATCH", `/v2/tickets/${ticket!.id}`, { priority: "high" });
+    expect(patched.status, JSON.stringify(patched.json)).toBe(200);
+    expect((await db().select().from(tickets).where(eq(tickets.id, ticket!.id)))[0]).toMatchObject({ assignedTo: handler.id, priority: "high" });
   });
 });
