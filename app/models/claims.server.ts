@@ -750,7 +750,10 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
       return unbillable.result;
     }
     const file = written.file;
-    const allDraft = sql`(select count(*) from claims where id in (select value from json_each(${idsJson})) and status = 'draft') = ${ids.length}`;
+    // Every claim still a draft at the version read: a change that landed since (a line taken off, a status set)
+    // writes no file, and the check below answers 409 (probe 8942 §1).
+    const readVersions = JSON.stringify(drafts.map((c) => [c.claim.id, c.claim.version]));
+    const allDraft = sql`(select count(*) from claims join json_each(${readVersions}) j on claims.id = j.value ->> 0 and claims.version = j.value ->> 1 where claims.status = 'draft') = ${ids.length}`;
     const patientIds = [...new Set(ordered.map((c) => c.claim.patientId))].sort((a, b) => a - b);
     try {
       const results = await withConditionalAudit(

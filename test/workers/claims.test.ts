@@ -1427,6 +1427,29 @@ describe("a line taken off a draft: Remove from draft (decision 032, stop 31)", 
     expect((await auditRows("claim", s.draft.id)).filter((r) => r.action === "remove_line").map((r) => JSON.parse(r.detail!).notes)).not.toContainEqual([s.a]);
   });
 
+  it("a line removed between generation's read and its write: 409, no file, the claim a draft without that line, the freed note in no file (probe 8942 §1)", async () => {
+    const s = await twoLineDraft();
+    const lineA = await s.lineOf(s.a);
+    const files = (await db().select({ n: count() }).from(x12Files))[0]!.n;
+    const generateRows = async () => (await auditRows("claim")).filter((r) => r.action === "generate").length;
+    const generatedBefore = await generateRows();
+    const racing = beforeWriteDb(async () => {
+      const res = await remove(s.draft.id, lineA.id, s.w.token);
+      expect(res.status, await res.clone().text()).toBe(200);
+    }, 1);
+    const result = await generateClaims(await ctxOf(s.w.manager, racing), { claim_ids: [s.draft.id] });
+    expect(result.ok ? 201 : result.status).toBe(409);
+    expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(files);
+    const after = await stored(s.draft.id);
+    expect({ status: after.claim!.status, lines: after.lines.length, total: after.claim!.total }).toEqual({ status: "draft", lines: 1, total: 8 * 1250 });
+    expect(await generateRows()).toBe(generatedBefore);
+    // Generated again now, the file carries the remaining line only.
+    const again = await api("/v2/claims/generate", { method: "POST", token: s.w.token, body: { claim_ids: [s.draft.id] } });
+    expect(again.status, await again.clone().text()).toBe(201);
+    const content = (await db().select({ content: x12Files.content }).from(x12Files).orderBy(desc(x12Files.id)).limit(1))[0]!.content;
+    expect(content.match(/\bLX\*\d+~/g)).toHaveLength(1);
+  });
+
   /** A one-line draft of another day for the same world. */
   async function w1Draft(w: Awaited<ReturnType<typeof world>>) {
     const n = await w.note({ sessionDate: "2026-11-09" });
