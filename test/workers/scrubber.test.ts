@@ -433,7 +433,16 @@ describe("the billing save scrubs the note with the modifiers it saves (probe 89
     expect(await reasonsOf(z, withXp.id)).toEqual([]);
     const refused = await save(z, withXp.id, null, true);
     expect(refused.status).toBe(422);
-    expect(await refused.text()).toContain("This note cannot be billed: The charge is $0");
+    const refusedText = await refused.text();
+    expect(refusedText).toContain("This note cannot be billed: The charge is $0");
+    if (_name.startsWith("screen")) {
+      // Without JavaScript the refused Billed box takes focus and names the row's message (probe 8943 D4).
+      const box = new RegExp(`<input[^>]*name="billed"[^>]*form="row-${withXp.id}"[^>]*>`).exec(refusedText)?.[0] ?? "";
+      expect(box).toContain(`aria-errormessage="row-${withXp.id}-error"`);
+      expect(box).toContain('aria-invalid="true"');
+      expect(box).toMatch(/autofocus/i);
+      expect(refusedText).toMatch(new RegExp(`<p class="field-error" role="alert" id="row-${withXp.id}-error">This note cannot be billed`));
+    }
     expect(await stored(withXp.id)).toMatchObject({ billed: false, md: "HM", md2: "XP" });
     expect(await reportOf(withXp.id)).toMatchObject({ billed: false, md2: "XP" });
     expect(await reasonsOf(z, withXp.id)).toEqual([]);

@@ -84,6 +84,13 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
   const typed = (row: ReportScreenRow, key: string, fallback: string) => (retyped(row) && typeof answer?.values[key] === "string" ? (answer.values[key] as string) : fallback);
   const typedBox = (row: ReportScreenRow, key: string, fallback: boolean) => (retyped(row) && answer?.values.intent === "save" ? answer.values[key] === "on" || answer.values[key] === "true" : fallback);
   const rowLabel = (row: ReportScreenRow) => `the ${NOTE_TYPE_LABELS[row.type]} note of ${row.session_date}`;
+  // A refused save leads to its row without JavaScript too (probe 8943 D4): the refused checkbox (or else the row's
+  // Save button) takes focus and names the row's message, as the forms' fields do (aria-invalid, aria-errormessage).
+  const errorId = (row: ReportScreenRow) => `row-${row.id}-error`;
+  const refusedAt = (row: ReportScreenRow, name: string) => failedNote === String(row.id) && !stale && answer?.values.intent === "save" && !!answer.errors && name in answer.errors;
+  const refusedBox = (row: ReportScreenRow, name: string) =>
+    refusedAt(row, name) ? { "aria-invalid": true, "aria-errormessage": errorId(row), autoFocus: true } : {};
+  const refusedElsewhere = (row: ReportScreenRow) => failedNote === String(row.id) && !!answer?.message && !refusedAt(row, "billed") && !refusedAt(row, "pay");
 
   const columns: Column<ReportScreenRow>[] = [
     { header: "Type", sort: "type", cell: (r) => NOTE_TYPE_LABELS[r.type] },
@@ -129,8 +136,8 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
       ),
     },
     { header: "Provider", sort: "provider", cell: (r) => r.provider_name || "—" },
-    { header: "Billed", sort: "billed", cell: (r) => <input type="checkbox" name="billed" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "billed", state(r).billed)} aria-label={`Billed: ${rowLabel(r)}`} /> },
-    { header: "Pay", sort: "pay", cell: (r) => <input type="checkbox" name="pay" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "pay", state(r).pay)} aria-label={`Pay: ${rowLabel(r)}`} /> },
+    { header: "Billed", sort: "billed", cell: (r) => <input type="checkbox" name="billed" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "billed", state(r).billed)} aria-label={`Billed: ${rowLabel(r)}`} {...refusedBox(r, "billed")} /> },
+    { header: "Pay", sort: "pay", cell: (r) => <input type="checkbox" name="pay" value="true" form={`row-${r.id}`} defaultChecked={typedBox(r, "pay", state(r).pay)} aria-label={`Pay: ${rowLabel(r)}`} {...refusedBox(r, "pay")} /> },
     // The day at the client's location, as the note dates beside it (not the UTC day).
     { header: "Created", sort: "created", cell: (r) => zonedDate(new Date(r.created_at), p.time_zone) },
     {
@@ -155,11 +162,11 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
           <input type="hidden" name="note_id" value={r.id} />
           <input type="hidden" name="note_version" value={state(r).note_version} />
           <input type="hidden" name="version" value={state(r).client_report?.version ?? ""} />
-          <button type="submit" className="btn btn-small btn-primary" aria-label={`Save ${rowLabel(r)}`} data-pending="Saving…">
+          <button type="submit" className="btn btn-small btn-primary" aria-label={`Save ${rowLabel(r)}`} data-pending="Saving…" {...(refusedElsewhere(r) ? { autoFocus: true, "aria-describedby": errorId(r) } : {})}>
             Save
           </button>
           {failedNote === String(r.id) && answer?.message ? (
-            <p className="field-error" role="alert">
+            <p className="field-error" role="alert" id={errorId(r)}>
               {stale ? staleText(stale) : (Object.values(answer.errors ?? {})[0] ?? answer.message)}
             </p>
           ) : null}
