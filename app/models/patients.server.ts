@@ -230,8 +230,13 @@ export async function patientListScreen(ctx: ModelContext, query: ListQuery, raw
 
 /** A client in scope, without an audit row (for checks inside other use cases). */
 export async function findPatient(ctx: ModelContext, patientId: number): Promise<PatientJson | null> {
-  const [row] = await ctx.db.select().from(patients).where(and(eq(patients.id, patientId), patientScope(ctx)));
+  const row = await findPatientRow(ctx, patientId);
   return row ? patientJson(row, ctx.now().toISOString().slice(0, 10)) : null;
+}
+
+async function findPatientRow(ctx: ModelContext, patientId: number): Promise<Row | null> {
+  const [row] = await ctx.db.select().from(patients).where(and(eq(patients.id, patientId), patientScope(ctx)));
+  return row ?? null;
 }
 
 /** Reads one client in scope with the audit chain's tail, and records the read: two statements. */
@@ -385,8 +390,23 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
   return errors;
 }
 
-function values(input: PatientInput) {
-  const details = { ...Object.fromEntries(DETAIL_FIELDS.map((name) => [name, input[name] ?? null])), pa_assessments: input.pa_assessments };
+const DETAIL_KEYS = [...DETAIL_FIELDS, "pa_assessments"];
+
+/**
+ * The details an update leaves as they are (decision 017, stop 31): a field a PATCH (`partial`) does not send, and one
+ * the body sends back as the API read it (an echo: null, a list in its stored order). The parse reads a null flag as
+ * false, a null list as [] and puts a list in its options' order: written back, those would change what nobody changed.
+ */
+function keptDetails(body: Record<string, unknown>, current: PatientJson, partial: boolean): (name: string) => boolean {
+  return (name) => (Object.hasOwn(body, name) ? JSON.stringify(body[name]) === JSON.stringify(current[name]) : partial);
+}
+
+/**
+ * A save's columns. The details are `stored` (parsed from the row) with the parsed value of every field `kept` does
+ * not keep put over it, so a kept field stays byte for byte; a create keeps none.
+ */
+function values(input: PatientInput, stored: Record<string, unknown> = {}, kept: (name: string) => boolean = () => false) {
+  const details = { ...stored, ...Object.fromEntries(DETAIL_KEYS.filter((name) => !kept(name)).map((name) => [name, input[name] ?? null])) };
   return {
     patientIdentifier: input.patient_identifier,
     firstName: input.first_name,
@@ -472,8 +492,9 @@ export async function createPatient(ctx: ModelContext, raw: Record<string, unkno
 }
 
 export async function updatePatient(ctx: ModelContext, patientId: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PatientJson>> {
-  const current = await findPatient(ctx, patientId);
-  if (!current) return notFound("Patient");
+  const row = await findPatientRow(ctx, patientId);
+  if (!row) return notFound("Patient");
+  const current = patientJson(row, ctx.now().toISOString().slice(0, 10));
   if (namesNoField(raw, PATIENT_INPUT_FIELDS)) return nothingToChange();
   const parsed = parsePatient(raw, opts.partial ? patientAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
@@ -489,7 +510,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   const [rows, , cancelled] = await withAudit(ctx.db, who(ctx), entry, () => [
     ctx.db
       .update(patients)
-      .set({ ...values(parsed.data), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .set({ ...values(parsed.data, parseDetails(row.details), keptDetails(raw, current, opts.partial)), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), opts.version === null ? undefined : eq(patients.version, opts.version)))
       .returning(),
     // A client who moves takes their plans with them (migration 0022's trigger) and every record seen through the
