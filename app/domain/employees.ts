@@ -134,10 +134,14 @@ export function maskSsn(ssn: string | null | undefined): string | null {
 
 /* ---------------------------------------------------------------- input */
 
-/** A list of ids from a multi-select / checkbox group (form repeats the name) or a JSON array / comma list. */
-function idList(label: string) {
+/**
+ * A list of ids from a multi-select / checkbox group (form repeats the name) or a JSON array / comma list. The list
+ * as the API answers it (objects with `id`) is read as its ids before (readEmployeeBody); another shape is refused
+ * with `shape`, which says what is expected.
+ */
+function idList(label: string, shape: string) {
   return v.pipe(
-    v.optional(v.nullable(v.union([v.array(v.union([v.string(), v.number()])), v.string(), v.number()])), []),
+    v.optional(v.nullable(v.union([v.array(v.union([v.string(), v.number()], shape), shape), v.string(), v.number()], shape)), []),
     v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : String(x).split(",")).map((s) => String(s).trim()).filter(Boolean)),
     v.check((xs) => xs.every((s) => /^\d{1,15}$/.test(s) && Number(s) > 0), `Choose ${label} from the list.`),
     v.transform((xs) => [...new Set(xs.map(Number))]),
@@ -225,8 +229,8 @@ const employeeEntries = {
   address: optionalLine("Address", 255),
   city: optionalLine("City", 100),
   status: v.pipe(v.optional(v.nullable(v.string()), "active"), v.transform((x) => x || "active"), v.picklist(EMPLOYEE_STATUSES, "Choose a status from the list.")),
-  roles: v.pipe(idList("roles"), v.minLength(1, "Choose at least one role.")),
-  locations: v.pipe(idList("locations"), v.minLength(1, "Choose at least one location."), v.maxLength(MAX_EMPLOYEE_LOCATIONS, `Choose at most ${MAX_EMPLOYEE_LOCATIONS} locations.`)),
+  roles: v.pipe(idList("roles", "Roles must be role ids (a list of numbers), or the roles as the API answers them."), v.minLength(1, "Choose at least one role.")),
+  locations: v.pipe(idList("locations", "Locations must be location ids (a list of numbers), or the locations as the API answers them."), v.minLength(1, "Choose at least one location."), v.maxLength(MAX_EMPLOYEE_LOCATIONS, `Choose at most ${MAX_EMPLOYEE_LOCATIONS} locations.`)),
   location_id: optionalId,
   employment: EmploymentList,
   ...profileEntries,
@@ -294,6 +298,35 @@ export const AdminPasswordInput = v.pipe(
 export function chosenLocations(locations: unknown): Set<string> {
   const xs = locations == null ? [] : Array.isArray(locations) ? locations : String(locations).split(",");
   return new Set(xs.map((x) => String(x).trim()));
+}
+
+/** The keys of an answered location (decision 044) that are employment details: what its employment entry reads. */
+const LOCATION_DETAIL_KEYS: readonly string[] = ["position_id", ...EMPLOYMENT_NUMBER_FIELDS.map(([k]) => k), ...COMPLIANCE_KEYS, "compliance"];
+
+/** A role or location as the API answers it (`{ id, … }`) read as its id; anything else as it is, for the schema to judge. */
+const idOf = (x: unknown): unknown => (isPlainObject(x) && x.id !== undefined ? x.id : x);
+
+/**
+ * An employee body in the shape the schema reads, for every save (create, PUT, PATCH, v1 update, the screens), so a
+ * client can send back what it read (decision 017, stop 31 later): `roles` and `locations` as the API answers them
+ * (objects with `id`) are read as their ids; a body without `employment` takes each answered location's details
+ * (position, pay, compliance dates, flat or under `compliance`) as that location's entry; a form's
+ * `emp_<id>_<field>` fields are folded in as before. A location without details gets no entry here, so the save
+ * keeps its stored one; a sent `employment` is the whole list and the locations' details are not read.
+ */
+export function readEmployeeBody(raw: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...raw };
+  if (Array.isArray(raw.roles)) out.roles = raw.roles.map(idOf);
+  if (Array.isArray(raw.locations)) {
+    out.locations = raw.locations.map(idOf);
+    const detailed = raw.employment === undefined ? raw.locations.filter((l) => isPlainObject(l) && l.id !== undefined && LOCATION_DETAIL_KEYS.some((k) => l[k] !== undefined)) : [];
+    if (detailed.length)
+      out.employment = (detailed as Record<string, unknown>[]).map((l) => ({
+        location_id: l.id,
+        ...Object.fromEntries(LOCATION_DETAIL_KEYS.filter((k) => l[k] !== undefined).map((k) => [k, l[k]])),
+      }));
+  }
+  return withEmploymentFromForm(out);
 }
 
 /**

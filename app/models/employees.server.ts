@@ -19,7 +19,7 @@ import {
   PRIMARY_MESSAGE,
   PROFILE_DATE_FIELDS,
   PROFILE_TEXT_FIELDS,
-  withEmploymentFromForm,
+  readEmployeeBody,
   type ComplianceKey,
   type ComplianceState,
   type EmploymentInput,
@@ -384,7 +384,7 @@ function errorText(e: unknown): string {
 const who = (ctx: ModelContext) => ({ actor: ctx.actor, ip: ctx.ip });
 
 export async function createEmployee(ctx: ModelContext, raw: Record<string, unknown>, pepper: string): Promise<ModelResult<EmployeeJson>> {
-  const parsed = parseWith(NewEmployeeInput, withEmploymentFromForm(raw));
+  const parsed = parseWith(NewEmployeeInput, readEmployeeBody(raw));
   if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
   const input = parsed.data;
   const refs = await checkRefs(ctx, input);
@@ -491,18 +491,26 @@ export async function updateEmployee(
   const loaded = await loadForChange(ctx, id);
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
-  const body = withEmploymentFromForm(raw);
+  const body = readEmployeeBody(raw);
   if (namesNoField(body, EmployeeEditInput)) return nothingToChange();
-  const storedInput = opts.partial ? asInput(current) : null;
-  // A PATCH that names the locations but not the employment keeps each kept location's employment as stored and
-  // drops a removed location's (decision 017: what a save does not send keeps its stored value). Named in any shape
-  // the schema reads (a list, a comma-separated string, null): the answer to "no location" is then on `locations`
-  // alone, not also on the employment the call did not send (decision 015, stop 31).
+  const storedAsInput = asInput(current);
+  const storedInput = opts.partial ? storedAsInput : null;
+  // A save (PUT, PATCH, v1 update, the screen) that names the locations but sends no `employment` keeps each kept
+  // location's employment as stored, unless the body gives that location's details (an answered location, a form's
+  // fields), and drops a removed location's (decision 017: what a save does not send keeps its stored value; stop 31
+  // later). Named in any shape the schema reads (a list, a comma-separated string, null): the answer to "no location"
+  // is then on `locations` alone, not also on the employment the call did not send (decision 015, stop 31).
   let sent = body;
-  if (storedInput && body.employment === undefined && body.locations !== undefined) {
+  if (raw.employment === undefined && body.locations !== undefined) {
     const chosen = chosenLocations(body.locations);
-    sent = { ...body, employment: (storedInput.employment as { location_id: number }[]).filter((e) => chosen.has(String(e.location_id))) };
+    const given = Array.isArray(body.employment) ? (body.employment as { location_id: unknown }[]) : [];
+    const detailed = new Set(given.map((e) => String(e.location_id).trim()));
+    const keptAsStored = (storedAsInput.employment as { location_id: number }[]).filter((e) => chosen.has(String(e.location_id)) && !detailed.has(String(e.location_id)));
+    sent = { ...body, employment: [...given, ...keptAsStored] };
   }
+  // The ss number as answered (masked, "***-**-6789") keeps the stored one, as a blank does: a read sent back is
+  // not a new number (decision 017: clients that send back a record they read keep working).
+  if (current.ss_number !== null && sent.ss_number === current.ss_number) sent = { ...sent, ss_number: null };
   const merged = { ...storedInput, ...sent };
   // A stored gender the form no longer offers stays while the save sends it back as it is (decision 017: only a
   // changed value is checked); another value must be one of the list.

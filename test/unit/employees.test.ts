@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AdminPasswordInput, complianceState, EmployeeInput, EmployeeStatusInput, employmentFormErrors, maskSsn, NewEmployeeInput, withEmploymentFromForm } from "~/domain/employees";
+import { AdminPasswordInput, complianceState, EmployeeInput, EmployeeStatusInput, employmentFormErrors, maskSsn, NewEmployeeInput, readEmployeeBody, withEmploymentFromForm } from "~/domain/employees";
 import { parseWith } from "~/domain/validation";
 
 describe("complianceState", () => {
@@ -133,5 +133,24 @@ describe("employmentFormErrors", () => {
   it("is empty for a JSON body and for good input", () => {
     expect(employmentFormErrors({ locations: [7], employment: [{ location_id: 7, salary: -5 }] })).toEqual({});
     expect(employmentFormErrors({ locations: ["7"], emp_7_salary: "30" })).toEqual({});
+  });
+});
+
+describe("readEmployeeBody: roles and locations as the API answers them (probe 8943 D1)", () => {
+  const answered = { id: 3, title: "Clinic", position_id: null, salary: 31, telehealth_salary: null, fixed_hours_salary: null, fixed_weekly_hours: 40, compliance: { cpr_every_2_years: "2026-12-24" }, compliance_state: { cpr_every_2_years: "valid" } };
+  it.each([
+    ["objects with id → ids; a detailed location → its employment entry (known keys only)", { roles: [{ id: 6, name: "BCBA" }], locations: [answered, { id: 4, title: "Other" }] }, { roles: [6], locations: [3, 4], employment: [{ location_id: 3, position_id: null, salary: 31, telehealth_salary: null, fixed_hours_salary: null, fixed_weekly_hours: 40, compliance: { cpr_every_2_years: "2026-12-24" } }] }],
+    ["ids stay ids; no details, no employment", { roles: [6, "7"], locations: "3,4" }, { roles: [6, "7"], locations: "3,4" }],
+    ["a sent employment wins over the locations' details", { locations: [answered], employment: [] }, { locations: [3], employment: [] }],
+    ["an object without an id is left for the schema to refuse", { roles: [{ name: "BCBA" }], locations: [{ title: "Clinic" }] }, { roles: [{ name: "BCBA" }], locations: [{ title: "Clinic" }] }],
+  ])("%s", (_what, body, expected) => expect(readEmployeeBody(body)).toEqual(expected));
+
+  it.each([
+    ["roles", [{ name: "BCBA" }], "Roles must be role ids (a list of numbers), or the roles as the API answers them."],
+    ["roles", { id: 6 }, "Roles must be role ids (a list of numbers), or the roles as the API answers them."],
+    ["locations", true, "Locations must be location ids (a list of numbers), or the locations as the API answers them."],
+  ])("%s as %j: the message says what is expected", (field, value, message) => {
+    const r = parseWith(EmployeeInput, readEmployeeBody({ name: "A", surname: "B", email: "a@b.test", roles: [1], locations: [1], [field]: value }));
+    expect(r.ok ? {} : r.errors[field]).toBe(message);
   });
 });

@@ -916,3 +916,115 @@ describe("an employee always keeps a location; removing one needs all of theirs 
     expect(await memberships(emp.id)).toEqual([a.id, b.id].sort((x, y) => x - y));
   });
 });
+
+describe("an employee read sent back (probe 8943 D1, decision 017 stop 31 later)", () => {
+  type Read = { data: Record<string, unknown> & { version: number; roles: { id: number }[]; locations: ({ id: number } & Record<string, unknown>)[] } };
+  const DATES_A = { driver_license_expiration: "2027-12-29", bacb_license_expiration: "2027-01-05", cpr_every_2_years: "2026-12-13" };
+  const DATES_B = { wc: "2027-04-30" };
+  const rows = async (id: number) =>
+    (await db().select({ locationId: userLocations.locationId, positionId: userLocations.positionId, salary: userLocations.salary, compliance: userLocations.compliance }).from(userLocations).where(eq(userLocations.userId, id)))
+      .sort((a, b) => a.locationId - b.locationId)
+      .map((r) => ({ ...r, compliance: Object.fromEntries(Object.entries(JSON.parse(r.compliance ?? "{}") as Record<string, unknown>).filter(([, d]) => d !== null)) }));
+  const roleIds = async (id: number) => (await db().select({ id: userRoles.roleId }).from(userRoles).where(eq(userRoles.userId, id))).map((r) => r.id).sort((a, b) => a - b);
+
+  /** An employee of two locations with a position, pay and compliance dates at each; a manager of both. */
+  async function scene() {
+    const a = await createLocation();
+    const b = await createLocation();
+    const role = await createRole(`BCBA_${uniq()}`, []);
+    const emp = await employeeIn(a.id, role.id);
+    await db().update(users).set({ profile: JSON.stringify({ npi: "1112223338", ss_number: "123456789" }) }).where(eq(users.id, emp.id));
+    await db().update(userLocations).set({ positionId: 2, salary: 31, compliance: JSON.stringify(DATES_A) }).where(eq(userLocations.userId, emp.id));
+    await db().insert(userLocations).values({ userId: emp.id, locationId: b.id, positionId: 3, salary: 18, compliance: JSON.stringify(DATES_B) });
+    const me = await createUser({ permissions: [...MANAGE], locations: [a.id, b.id] });
+    const expected = [
+      { locationId: a.id, positionId: 2, salary: 31, compliance: DATES_A },
+      { locationId: b.id, positionId: 3, salary: 18, compliance: DATES_B },
+    ].sort((x, y) => x.locationId - y.locationId);
+    return { a, b, role, emp, token: await apiToken(me), expected };
+  }
+
+  const calls = [
+    ["PUT /v2/employees/{id}", "PUT", (id: number) => `/v2/employees/${id}`, (id: number) => `/v2/employees/${id}`],
+    ["PATCH /v2/employees/{id}", "PATCH", (id: number) => `/v2/employees/${id}`, (id: number) => `/v2/employees/${id}`],
+    ["v1 POST /doctors/update/{id}", "POST", (id: number) => `/doctors/update/${id}`, (id: number) => `/doctors/show/${id}`],
+  ] as const;
+
+  describe.each(calls)("%s", (_call, method, path, readPath) => {
+    async function read(id: number, token: string) {
+      const res = await api(readPath(id), { token });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as Read).data;
+    }
+
+    it("the whole read with the phone changed: 200, the phone changed; roles, locations, positions, pay and every compliance date as they were", async () => {
+      const { role, emp, token, expected } = await scene();
+      const heldRoles = await roleIds(emp.id);
+      const got = await read(emp.id, token);
+      expect(got.roles).toContainEqual(expect.objectContaining({ id: role.id, name: expect.any(String) }));
+      expect(got.locations[0]).toHaveProperty("compliance");
+      const res = await api(path(emp.id), { method, token, body: { ...got, phone: "305-555-0177" } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect((await userRow(emp.id)).phone).toBe("305-555-0177");
+      expect(await roleIds(emp.id)).toEqual(heldRoles);
+      expect(await rows(emp.id)).toEqual(expected);
+    });
+
+    it("a date changed in the read's location: that date changes, the rest stay", async () => {
+      const { a, emp, token, expected } = await scene();
+      const got = await read(emp.id, token);
+      const locations = got.locations.map((l) => (l.id === a.id ? { ...l, compliance: { ...(l.compliance as object), cpr_every_2_years: "2028-12-13" } } : l));
+      const res = await api(path(emp.id), { method, token, body: { ...got, locations } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(await rows(emp.id)).toEqual(expected.map((r) => (r.locationId === a.id ? { ...r, compliance: { ...DATES_A, cpr_every_2_years: "2028-12-13" } } : r)));
+    });
+
+    it("roles and locations as ids, no employment: 200, every location's details kept", async () => {
+      const { a, b, role, emp, token, expected } = await scene();
+      const got = await read(emp.id, token);
+      const res = await api(path(emp.id), { method, token, body: { ...got, roles: [role.id], locations: [a.id, b.id], city: "Hialeah" } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect((await userRow(emp.id)).city).toBe("Hialeah");
+      expect(await rows(emp.id)).toEqual(expected);
+    });
+
+    it("an explicit employment changes the details: the one sent is saved, a location it leaves out has none", async () => {
+      const { a, b, role, emp, token } = await scene();
+      const got = await read(emp.id, token);
+      const body = { ...got, roles: [role.id], locations: [a.id, b.id], employment: [{ location_id: a.id, salary: 40, cpr_every_2_years: "2029-01-01" }] };
+      const res = await api(path(emp.id), { method, token, body });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(await rows(emp.id)).toEqual(
+        [
+          { locationId: a.id, positionId: null, salary: 40, compliance: { cpr_every_2_years: "2029-01-01" } },
+          { locationId: b.id, positionId: null, salary: null, compliance: {} },
+        ].sort((x, y) => x.locationId - y.locationId),
+      );
+    });
+
+    it.each([
+      ["roles as objects without an id", { roles: [{ name: "BCBA" }] }, "roles", "Roles must be role ids (a list of numbers), or the roles as the API answers them."],
+      ["roles as one object", { roles: { id: 6 } }, "roles", "Roles must be role ids (a list of numbers), or the roles as the API answers them."],
+      ["locations as objects without an id", { locations: [{ title: "Clinic" }] }, "locations", "Locations must be location ids (a list of numbers), or the locations as the API answers them."],
+      ["locations as true", { locations: true }, "locations", "Locations must be location ids (a list of numbers), or the locations as the API answers them."],
+    ])("%s: 422 with what is expected, nothing written", async (_what, over, field, message) => {
+      const { emp, token, expected } = await scene();
+      const got = await read(emp.id, token);
+      const res = await api(path(emp.id), { method, token, body: { ...got, ...over } });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { errors: Record<string, string> }).errors[field]).toBe(message);
+      expect((await userRow(emp.id)).version).toBe(got.version);
+      expect(await rows(emp.id)).toEqual(expected);
+    });
+  });
+
+  it("create takes roles and locations as the API answers them, with each location's details as its employment", async () => {
+    const { loc, role, token } = await setup();
+    const { employment: _e, ...body } = validBody(loc.id, role.id);
+    const res = await api("/v2/employees", { method: "POST", token, body: { ...body, roles: [{ id: role.id, name: "RBT" }], locations: [{ id: loc.id, title: "Clinic", salary: 22, compliance: { wc: "2027-02-02" } }] } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const id = ((await res.json()) as { data: { id: number } }).data.id;
+    expect(await roleIds(id)).toEqual([role.id]);
+    expect(await rows(id)).toEqual([{ locationId: loc.id, positionId: null, salary: 22, compliance: { wc: "2027-02-02" } }]);
+  });
+});
