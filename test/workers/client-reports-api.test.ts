@@ -709,7 +709,7 @@ describe("the PA number is only what a claim line can carry, checked on every sa
     expect(screen.status).toBe(422);
     const page = (await screen.text()).replaceAll("&#x27;", "'");
     // The message in the row's alert; the typed modifier kept in its selector.
-    expect(page).toContain(`<p class="field-error" role="alert">${message.replaceAll("&", "&amp;").replaceAll("<", "&lt;")}</p>`);
+    expect(page).toContain(`<p id="row-${noteId}-error" class="field-error" role="alert">${message.replaceAll("&", "&amp;").replaceAll("<", "&lt;")}</p>`);
     const md = (page.match(/<select[^>]*>.*?<\/select>/gs) ?? []).find((x) => x.includes(`form="row-${noteId}"`) && x.includes('name="md"'));
     expect(md).toMatch(/<option value="HM" selected="">/);
     expect(await stored()).toMatchObject({ paNumber: "AUTH-1", version: 1 });

@@ -166,7 +166,7 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
             Save
           </button>
           {failedNote === String(r.id) && answer?.message ? (
-            <p className="field-error" role="alert" id={errorId(r)}>
+            <p id={errorId(r)} className="field-error" role="alert">
               {stale ? staleText(stale) : (Object.values(answer.errors ?? {})[0] ?? answer.message)}
             </p>
           ) : null}
