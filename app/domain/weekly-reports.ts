@@ -54,6 +54,18 @@ export const WEEKLY_REPORT_MESSAGES = {
 } as const;
 
 /**
+ * A row of the Update tables after a stale save (409, decision 009) shows the stored values again, with the version
+ * they carry; its error names what was typed and not saved ("Not saved: 9"), so the user sees both and re-enters a
+ * value to overwrite. Each part is a field as typed and as stored, named unless it is the row's main value; null when
+ * everything typed is what is stored (nothing was lost).
+ */
+export function notSavedText(parts: readonly { typed: unknown; stored: unknown; name?: string }[]): string | null {
+  const shown = (x: unknown) => (x === null || x === undefined ? "" : String(x).trim());
+  const lost = parts.filter((p) => shown(p.typed) !== shown(p.stored)).map((p) => `${p.name ? `${p.name} ` : ""}${shown(p.typed) || "empty"}`);
+  return lost.length ? `Not saved: ${lost.join(", ")}` : null;
+}
+
+/**
  * The dates weekly data may carry on `today` (the client's location's date, todayIn): from ten years back — the
  * longest window a PDF shows (MAX_PDF_MONTHS, decision 017) — through the Saturday that ends the current week (the
  * product's Sunday–Saturday week). A mistyped year is refused instead of driving the goal's figures (decision 009).

@@ -6,6 +6,7 @@ import { GoalFields, ObjectiveFields } from "~/components/goals/goal-fields";
 import { ConfirmDelete, ObjectivesTable, type ObjectiveAnswer } from "~/components/goals/objectives-table";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { objectiveLabels } from "~/domain/objectives";
 import { PLAN_CATEGORY_LABELS, PLAN_STATUS_LABELS, PLAN_STATUSES, type PlanCategory } from "~/domain/plans";
 import { pathId } from "~/domain/validation";
@@ -69,7 +70,8 @@ export default function EditGoal() {
   const intent = answer ? String(answer.values.intent ?? "") : "";
   const here = `/bip/goal/${plan.id}/edit`;
 
-  // The plan form: after a stale save it shows what is stored now, with its version, so saving again is deliberate.
+  // The plan form: after a stale save it shows what is stored now, with its version, so saving again is deliberate,
+  // and the notice above it keeps what was typed and not saved.
   const planAnswer = intent === "save-plan" ? answer! : null;
   const current = (planAnswer?.current ?? null) as PlanJson | null;
   const shownPlan = current ? planValues(current) : (planAnswer?.values ?? planValues(plan));
@@ -102,7 +104,11 @@ export default function EditGoal() {
 
       <section aria-labelledby="goal-fields">
         <h2 id="goal-fields">Goal</h2>
-        <FormMessage error={planAnswer?.message} />
+        {current ? (
+          <StaleNotice message={planAnswer!.message} version={current.version} unsaved={planAnswer!.values} hidden={["intent", "version"]} stored={shownPlan} />
+        ) : (
+          <FormMessage error={planAnswer?.message} />
+        )}
         <Form method="post" noValidate key={JSON.stringify([shownPlan, planVersion])}>
           <input type="hidden" name="intent" value="save-plan" />
           <input type="hidden" name="version" value={planVersion} />

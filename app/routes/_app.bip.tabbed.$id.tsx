@@ -6,6 +6,7 @@ import { ListSectionEditor } from "~/components/bip/list-section-editor";
 import { TableEditor } from "~/components/bip/table-editor";
 import { TabForm } from "~/components/bip/tab-form";
 import { FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { BIP_TABS, tabById, tabOf, tableFromForm, TABLE_FIELDS, typeOfAssessmentLabel, unflatten } from "~/domain/bip-document";
 import { changeBipList, deleteBip, getBipDetail, getBipEditor, updateBip } from "~/models/bips.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
@@ -94,27 +95,7 @@ export default function BipEditor() {
       </div>
       <FormMessage success={answer ? null : params.get("flash")} />
       {answer && !stale && !shownBelow ? <FormMessage error={answer.message} /> : null}
-      {stale ? (
-        <div className="alert alert-danger" role="alert">
-          <p>{stale.message}</p>
-          <p>The forms below show what is stored now (version {bip.version}).</p>
-          {stale.values.intent === "save-tab" ? (
-            <details>
-              <summary>Your changes that were not saved</summary>
-              <dl className="details">
-                {Object.entries(stale.values)
-                  .filter(([k, v]) => !["intent", "tab", "version"].includes(k) && String(v).trim() !== "")
-                  .map(([k, v]) => (
-                    <div key={k}>
-                      <dt>{k}</dt>
-                      <dd style={{ whiteSpace: "pre-line" }}>{String(v)}</dd>
-                    </div>
-                  ))}
-              </dl>
-            </details>
-          ) : null}
-        </div>
-      ) : null}
+      {stale ? <StaleNotice message={stale.message} version={bip.version} shownBy="The forms below show" unsaved={stale.values.intent === "save-tab" ? stale.values : null} hidden={["intent", "tab", "version"]} /> : null}
       {answer && !stale && answer.values.intent === "save-tab" ? <FormMessage error={answer.message} /> : null}
 
       <nav aria-label="Plan sections" className="tabs">

@@ -9,6 +9,7 @@ import {
   IMPORT_MESSAGES,
   importReason,
   noticeTitle,
+  notSavedText,
   sheetToReports,
   usDate,
   WEEKLY_REPORT_MESSAGES,
@@ -387,5 +388,20 @@ describe("the dates weekly data may carry (decision 009, probe 8904 #2)", () => 
   it("says which week is the latest and which the earliest, in the screens' date format", () => {
     expect(M.weekAfterCurrent("2026-11-28")).toContain("11/28/2026");
     expect(M.weekTooOld("2016-11-27")).toContain("10 years");
+  });
+});
+
+describe("notSavedText (a stale row save, probe 8952 #6)", () => {
+  it.each([
+    // [typed value, stored value, typed total units, stored total units, text]
+    ["9", 8, "", null, "Not saved: 9"],
+    [" 9 ", 8, undefined, null, "Not saved: 9"],
+    ["9", 8, "40", 12, "Not saved: 9, total units 40"],
+    ["8", 8, "40", 12, "Not saved: total units 40"],
+    ["8", 8, "", 12, "Not saved: total units empty"],
+    ["8", 8, "12", 12, null], // what was typed is what is stored: nothing was lost
+    ["8", 8, undefined, null, null],
+  ])("value %j over %j, total units %j over %j → %j", (value, storedValue, units, storedUnits, text) => {
+    expect(notSavedText([{ typed: value, stored: storedValue }, { typed: units, stored: storedUnits, name: "total units" }])).toBe(text);
   });
 });

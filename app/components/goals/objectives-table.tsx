@@ -5,6 +5,7 @@ import { parseVersion } from "~/domain/validation";
 import type { ObjectiveJson } from "~/models/objectives.server";
 import { ObjectiveFields, text } from "./goal-fields";
 import { DataTable, type Column } from "~/components/ui/data-list";
+import { StaleNotice } from "~/components/ui/stale-notice";
 
 /**
  * A goal's objectives in position order (the LTO last), each with plain forms: edit (a disclosure),
@@ -66,7 +67,13 @@ function ObjectiveActions({ o, label, stoCount, answer, busy }: { o: ObjectiveJs
       ) : null}
       <details open={!!mine}>
         <summary>{`Edit ${label}`}</summary>
-        {mine ? <p className="alert alert-danger" role="alert">{mine.current ? "Someone else saved a newer version of this objective. Review the current values and save again." : "Check the fields below."}</p> : null}
+        {mine?.current ? (
+          <StaleNotice message="Someone else saved a newer version of this objective. Review the current values and save again." version={version} unsaved={mine.values} hidden={["intent", "objective_id", "version"]} stored={mine.current} />
+        ) : mine ? (
+          <p className="alert alert-danger" role="alert">
+            Check the fields below.
+          </p>
+        ) : null}
         <Form method="post" noValidate key={JSON.stringify([shown, version])}>
           <input type="hidden" name="intent" value="save-objective" />
           <input type="hidden" name="objective_id" value={o.id} />

@@ -2,7 +2,7 @@ import { Form } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import type { ReactNode } from "react";
 import { Field } from "~/components/ui/field";
-import { CHART_COMMENT_NOTICES, COMMENT_MAX_LENGTH, UNITS_NOTE, usDate, WEEKLY_REPORT_NOTICES } from "~/domain/weekly-reports";
+import { CHART_COMMENT_NOTICES, COMMENT_MAX_LENGTH, notSavedText, UNITS_NOTE, usDate, WEEKLY_REPORT_NOTICES } from "~/domain/weekly-reports";
 import type { EditorComment, EditorReport } from "~/models/charts.server";
 import type { FormAnswer } from "~/services/forms.server";
 import { Notice } from "./notice";
@@ -12,7 +12,7 @@ import { DataTable, type Column } from "~/components/ui/data-list";
  * The four blocks of the weekly chart's edit mode (clinical §2): Add Weekly Report, Update Weekly
  * Reports, Add Comment, Update Comments. Plain forms told apart by `intent`; each works without
  * JavaScript. A row's inputs belong to its form through the `form` attribute (a form cannot wrap a
- * table row). Bad input comes back in `answer` with the typed values.
+ * table row). Bad input comes back in `answer` with the typed values; a stale save, with the stored ones.
  */
 type Answer = FormAnswer | null | undefined;
 
@@ -23,6 +23,14 @@ export function answerFor(answer: Answer, intent: string, idField?: string, id?:
   if (!answer || answer.values.intent !== intent) return null;
   if (idField && Number(answer.values[idField]) !== id) return null;
   return answer;
+}
+
+/**
+ * A row's message. After a stale save (409) the row shows the stored values with their new version (a second click
+ * does not overwrite the other save unseen), and the message adds what was typed and not saved.
+ */
+function withNotSaved(a: FormAnswer | null, notSaved: string | null): string | null | undefined {
+  return a?.current && notSaved ? `${a.message} ${notSaved}` : a?.message;
 }
 
 /** A row is drawn anew when it is saved or its answer changes, so its inputs show the values that came back. */
@@ -104,8 +112,10 @@ export function AddReportForm({ answer, busy }: { answer: Answer; busy: boolean 
 export function ReportsTable({ reports, answer, busy, deleteHref }: { reports: EditorReport[]; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
   const rows = reports.map((r) => {
     const a = answerFor(answer, "update-report", "report_id", r.id) ?? answerFor(answer, "delete-report", "report_id", r.id);
-    const values = a?.values.intent === "update-report" ? a.values : { value: text(r.value), total_units: text(r.total_units) };
-    return { r, a, values, formId: `report-${r.id}`, week: usDate(r.week_end) };
+    const typed = a?.values.intent === "update-report" ? a.values : null;
+    const values = typed && !a!.current ? typed : { value: text(r.value), total_units: text(r.total_units) };
+    const message = withNotSaved(a, typed && notSavedText([{ typed: typed.value, stored: r.value }, { typed: typed.total_units, stored: r.total_units, name: "total units" }]));
+    return { r, a, values, message, formId: `report-${r.id}`, week: usDate(r.week_end) };
   });
   const columns: Column<(typeof rows)[number]>[] = [
     { header: "Week Ending", cell: ({ week }) => week },
@@ -135,7 +145,7 @@ export function ReportsTable({ reports, answer, busy, deleteHref }: { reports: E
       header: "Actions",
       hideHeader: true,
       className: "actions",
-      cell: ({ r, a, formId, week }) => <RowActions formId={formId} intent="update-report" idField="report_id" row={r} what={`the week ending ${week}`} deleteHref={deleteHref(r.id)} message={a?.message} busy={busy} />,
+      cell: ({ r, message, formId, week }) => <RowActions formId={formId} intent="update-report" idField="report_id" row={r} what={`the week ending ${week}`} deleteHref={deleteHref(r.id)} message={message} busy={busy} />,
     },
   ];
   return (
@@ -170,8 +180,10 @@ export function AddCommentForm({ answer, busy }: { answer: Answer; busy: boolean
 export function CommentsTable({ comments, answer, busy, deleteHref }: { comments: EditorComment[]; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
   const rows = comments.map((c) => {
     const a = answerFor(answer, "update-comment", "comment_id", c.id) ?? answerFor(answer, "delete-comment", "comment_id", c.id);
-    const values = a?.values.intent === "update-comment" ? a.values : { comment_date: c.comment_date, comment: c.comment };
-    return { r: c, a, values, formId: `comment-${c.id}` };
+    const typed = a?.values.intent === "update-comment" ? a.values : null;
+    const values = typed && !a!.current ? typed : { comment_date: c.comment_date, comment: c.comment };
+    const message = withNotSaved(a, typed && notSavedText([{ typed: typed.comment, stored: c.comment }, { typed: usDate(text(typed.comment_date).trim()), stored: usDate(c.comment_date), name: "date" }]));
+    return { r: c, a, values, message, formId: `comment-${c.id}` };
   });
   const columns: Column<(typeof rows)[number]>[] = [
     {
@@ -200,7 +212,7 @@ export function CommentsTable({ comments, answer, busy, deleteHref }: { comments
       header: "Actions",
       hideHeader: true,
       className: "actions",
-      cell: ({ r, a, formId }) => <RowActions formId={formId} intent="update-comment" idField="comment_id" row={r} what={`the comment of ${usDate(r.comment_date)}`} deleteHref={deleteHref(r.id)} message={a?.message} busy={busy} />,
+      cell: ({ r, message, formId }) => <RowActions formId={formId} intent="update-comment" idField="comment_id" row={r} what={`the comment of ${usDate(r.comment_date)}`} deleteHref={deleteHref(r.id)} message={message} busy={busy} />,
     },
   ];
   return (
