@@ -115,17 +115,18 @@ function requiredId(message: string) {
   );
 }
 
-/** "HH:MM" (also "H:MM" and "HH:MM:SS", normalised to "HH:MM"); "" or null = none. */
-const optionalTime = v.pipe(
-  v.optional(v.nullable(v.string(NOTE_MESSAGES.time)), null),
-  v.transform((x) => {
-    const t = typeof x === "string" ? x.trim() : null;
-    if (!t) return null;
-    const m = /^(\d{1,2}):(\d{2})(?::00)?$/.exec(t);
-    return m ? `${m[1]!.padStart(2, "0")}:${m[2]}` : t;
-  }),
-  v.nullable(v.pipe(v.string(), v.check((s) => minuteOfDay(s) !== null, NOTE_MESSAGES.time))),
-);
+/** "HH:MM" (also "H:MM" and "HH:MM:SS", normalised to "HH:MM"); "" or null = none. A time out (`asEnd`) may be "24:00" (minuteOfDay). */
+const optionalTime = (asEnd: boolean) =>
+  v.pipe(
+    v.optional(v.nullable(v.string(NOTE_MESSAGES.time)), null),
+    v.transform((x) => {
+      const t = typeof x === "string" ? x.trim() : null;
+      if (!t) return null;
+      const m = /^(\d{1,2}):(\d{2})(?::00)?$/.exec(t);
+      return m ? `${m[1]!.padStart(2, "0")}:${m[2]}` : t;
+    }),
+    v.nullable(v.pipe(v.string(), v.check((s) => minuteOfDay(s, asEnd) !== null, NOTE_MESSAGES.time))),
+  );
 
 const text = (label: string, max = MAX_NOTE_TEXT) => v.pipe(optionalText(label, max), v.transform((x) => x ?? ""));
 const optionalString = (label: string, max = MAX_NOTE_TEXT) => v.optional(text(label, max));
@@ -257,10 +258,10 @@ export const NoteBody = v.pipe(
     pos: v.pipe(optionalLine("POS", 10), v.transform((x) => x ?? "")),
     is_telehealth: flag,
     session_date: requiredKey(requiredDate("Session date")),
-    time_in: optionalTime,
-    time_out: optionalTime,
-    time_in2: optionalTime,
-    time_out2: optionalTime,
+    time_in: optionalTime(false),
+    time_out: optionalTime(true),
+    time_in2: optionalTime(false),
+    time_out2: optionalTime(true),
     md: modifier,
     md2: modifier,
     md3: modifier,
@@ -379,10 +380,10 @@ export interface SessionTimes {
   utcOffset: number | null;
 }
 
-/** The local-minute instant of a time on a date: dayNumber(date) × 1440 + minute of the day. */
-export function localMinute(date: string, time: string): number | null {
+/** The local-minute instant of a time on a date: dayNumber(date) × 1440 + minute of the day (a time out, `asEnd`, may be 24:00). */
+export function localMinute(date: string, time: string, asEnd = false): number | null {
   const day = dayNumber(date);
-  const minute = minuteOfDay(time);
+  const minute = minuteOfDay(time, asEnd);
   return day === null || minute === null ? null : day * 1440 + minute;
 }
 
@@ -400,7 +401,7 @@ export function sessionTimes(input: Pick<NoteInput, "session_date" | "time_in" |
     if (a && !b) return refusals.push({ field: outKey, message: NOTE_MESSAGES.missingOut }), null;
     if (!a && b) return refusals.push({ field: inKey, message: NOTE_MESSAGES.missingIn }), null;
     const start = localMinute(input.session_date, a!);
-    const end = localMinute(input.session_date, b!);
+    const end = localMinute(input.session_date, b!, true);
     if (start === null || end === null) return refusals.push({ field: start === null ? inKey : outKey, message: NOTE_MESSAGES.time }), null;
     if (end <= start) return refusals.push({ field: outKey, message: NOTE_MESSAGES.endBeforeStart }), null;
     return { start, end };
@@ -449,11 +450,12 @@ const PAIR_FIELDS = [
 export function inZone(times: SessionTimes, timeZone: string, date: string): { ok: true; times: SessionTimes } | { ok: false; refusals: Refusal[] } {
   const first = zoneOffsetAtLocal(times.startAt, timeZone);
   const refusals: Refusal[] = [];
-  const exact = (minute: number, field: string) => {
-    if (!localTimeExists(minute, timeZone)) refusals.push({ field, message: NOTE_MESSAGES.skippedTime(date, timeOfMinute(((minute % 1440) + 1440) % 1440)), rule: "skipped_time" });
-    return onClockOf(minute, timeZone, first);
+  // An end of 24:00 is the end of the session date (onClockOf's `end`).
+  const exact = (minute: number, field: string, end: boolean) => {
+    if (!localTimeExists(minute, timeZone, end)) refusals.push({ field, message: NOTE_MESSAGES.skippedTime(date, timeOfMinute(((minute % 1440) + 1440) % 1440)), rule: "skipped_time" });
+    return onClockOf(minute, timeZone, first, end);
   };
-  const pairs = [times.pair1, times.pair2].map((p, i): Interval | null => (p ? { start: exact(p.start, PAIR_FIELDS[i]![0]), end: exact(p.end, PAIR_FIELDS[i]![1]) } : null));
+  const pairs = [times.pair1, times.pair2].map((p, i): Interval | null => (p ? { start: exact(p.start, PAIR_FIELDS[i]![0], false), end: exact(p.end, PAIR_FIELDS[i]![1], true) } : null));
   if (refusals.length) return { ok: false, refusals };
   const [pair1, pair2] = pairs as [Interval | null, Interval | null];
   // An end that the change brings back to or before its start (01:50–01:10 read across the autumn hour) is refused as any end before a start.
@@ -528,6 +530,8 @@ export interface NoteIntervals {
   zone?: string | null;
   /** Its client was deleted: the note still takes the provider's time, but no list or read shows it (probe 8922 §5). */
   clientDeleted?: boolean;
+  /** A provider's session of this session's client: the two may continue each other across midnight (continuesAtMidnight). */
+  sameClient?: boolean;
 }
 
 /**
@@ -535,7 +539,8 @@ export interface NoteIntervals {
  * clock times: the minutes to add to another session's local minutes to put them on this session's clock, i.e.
  * the difference of the two UTC offsets (another session's local − its offset = UTC = this one's local − its
  * offset). An unknown offset (NULL) counts as this session's own: 0, the local comparison of before. Mirrored in
- * SQL by ZONE_SHIFT_SQL (app/models/notes.server.ts). The client rules stay on local time: a client is in one place.
+ * SQL by ZONE_SHIFT_SQL (app/models/notes.server.ts). The client's overlap compares moments too (stop 32): a client
+ * is in one place, but its sessions on a daylight-saving night sit on two offsets (EST and EDT).
  */
 export function zoneShift(own: number | null | undefined, other: number | null | undefined): number {
   return own == null || other == null ? 0 : own - other;
@@ -548,9 +553,19 @@ export function zoneShift(own: number | null | undefined, other: number | null |
 export const ZONE_SPREAD_MINUTES = 1680;
 
 /**
+ * One session of a client written as two notes across midnight (decision 024, stop 32): one pair ends at 24:00 of
+ * a day exactly where the other starts, at 00:00 of the next (on one clock). The provider's buffer does not part
+ * two such pairs of the same client; anything else keeps it, and an overlap is never a continuation.
+ */
+export function continuesAtMidnight(a: Interval, b: Interval): boolean {
+  return (a.end === b.start && b.start % 1440 === 0) || (b.end === a.start && a.start % 1440 === 0);
+}
+
+/**
  * The first pair of `others` that `mine` overlaps (with `gap`), and which of my pairs it hits (the other pair on
  * its own clock, as its note shows it). With `utcOffset` (mine), each other session is first moved onto my clock
- * (zoneShift): the provider rules. Without it, clock times are compared: the client rules.
+ * (zoneShift), so moments are compared; without it (not known), clock times. A pair of the same client that
+ * continues mine across midnight is no conflict (continuesAtMidnight).
  */
 export function firstConflict(mine: (Interval | null)[], others: readonly NoteIntervals[], gap = 0, utcOffset: number | null = null): { mine: number; other: Interval; note: NoteIntervals } | null {
   for (const o of others) {
@@ -559,7 +574,7 @@ export function firstConflict(mine: (Interval | null)[], others: readonly NoteIn
       const moved = shift === 0 ? p : { start: p.start + shift, end: p.end + shift };
       for (let i = 0; i < mine.length; i++) {
         const m = mine[i];
-        if (m && overlaps(m, moved, gap)) return { mine: i, other: p, note: o };
+        if (m && overlaps(m, moved, gap) && !(o.sameClient && continuesAtMidnight(m, moved))) return { mine: i, other: p, note: o };
       }
     }
   }
@@ -588,13 +603,14 @@ export function withinUnits(spentUnits: number, newUnits: number, authorizedUnit
   return spentUnits + newUnits <= authorizedUnits;
 }
 
-const clock = (minute: number) => timeOfMinute(((minute % 1440) + 1440) % 1440);
+/** A local minute's clock time; an end (`end`) on a day's boundary reads 24:00, as it was typed. */
+const clock = (minute: number, end = false) => (end ? timeOfMinute(((((minute - 1) % 1440) + 1440) % 1440) + 1) : timeOfMinute(((minute % 1440) + 1440) % 1440));
 
 /** Everything the rules need about the notes around a new or changed one (read on the refusal path). */
 export interface Surroundings {
-  /** The client's other live notes near the session (any provider). */
+  /** The client's other live notes near the session (any provider; each with its utcOffset). */
   clientNotes: NoteIntervals[];
-  /** The provider's other live notes near the session (any client, any location: each with its utcOffset). */
+  /** The provider's other live notes near the session (any client, any location: each with its utcOffset and sameClient). */
   providerNotes: NoteIntervals[];
   /** Minutes of the client's other live notes on the session's day and in its week. */
   dayMinutes: number;
@@ -615,15 +631,15 @@ export function firstRefusal(input: Pick<NoteInput, "session_date" | "cpt_code">
     return { field: "pa_service_id", message: NOTE_MESSAGES.paNotCovering(input.session_date, input.cpt_code), rule: "pa_not_covering" };
   const mine = [times.pair1, times.pair2];
   const pairField = (i: number) => (i === 0 ? "time_in" : "time_in2");
-  const client = firstConflict(mine, s.clientNotes);
-  if (client) return { field: pairField(client.mine), message: NOTE_MESSAGES.clientOverlap(clock(client.other.start), clock(client.other.end)), rule: "client_overlap" };
+  const client = firstConflict(mine, s.clientNotes, 0, times.utcOffset);
+  if (client) return { field: pairField(client.mine), message: NOTE_MESSAGES.clientOverlap(clock(client.other.start), clock(client.other.end, true)), rule: "client_overlap" };
   const provider = firstConflict(mine, s.providerNotes, 0, times.utcOffset);
   if (provider)
-    return { field: pairField(provider.mine), message: NOTE_MESSAGES.providerOverlap(clock(provider.other.start), clock(provider.other.end), otherClock(provider, mine[provider.mine]!, times.utcOffset)), rule: "provider_overlap" };
+    return { field: pairField(provider.mine), message: NOTE_MESSAGES.providerOverlap(clock(provider.other.start), clock(provider.other.end, true), otherClock(provider, mine[provider.mine]!, times.utcOffset)), rule: "provider_overlap" };
   const gap = NOTE_LIMITS.providerBufferMinutes;
   const buffer = firstConflict(mine, s.providerNotes, gap, times.utcOffset);
   if (buffer)
-    return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(clock(buffer.other.start), clock(buffer.other.end), gap, otherClock(buffer, mine[buffer.mine]!, times.utcOffset)), rule: "provider_buffer" };
+    return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(clock(buffer.other.start), clock(buffer.other.end, true), gap, otherClock(buffer, mine[buffer.mine]!, times.utcOffset)), rule: "provider_buffer" };
   if (!withinCap(s.dayMinutes, times.minutes, NOTE_LIMITS.clientDayMinutes)) return { field: "time_out", message: NOTE_MESSAGES.dayCap(NOTE_LIMITS.clientDayMinutes / 60), rule: "day_cap" };
   if (!withinCap(s.weekMinutes, times.minutes, NOTE_LIMITS.clientWeekMinutes)) return { field: "time_out", message: NOTE_MESSAGES.weekCap(NOTE_LIMITS.clientWeekMinutes / 60), rule: "week_cap" };
   if (checkPa && s.pa && !withinUnits(s.pa.spent_units, times.units, s.pa.n_units))

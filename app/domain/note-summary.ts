@@ -191,9 +191,9 @@ const entryName = (e: Entry) => text(e.name ?? e.behavior ?? e.maladaptive_behav
 const trials = (e: Entry) => num(e.total_trials ?? e.totalTrials);
 const correct = (e: Entry) => num(e.correct_responses ?? e.correctResponses);
 
-/** A time pair is complete when both ends are valid "HH:MM" times. */
+/** A time pair is complete when both ends are valid "HH:MM" times (the end may be 24:00). */
 function pairComplete(a: unknown, b: unknown): boolean {
-  return typeof a === "string" && typeof b === "string" && minuteOfDay(a.trim()) !== null && minuteOfDay(b.trim()) !== null;
+  return typeof a === "string" && typeof b === "string" && minuteOfDay(a.trim()) !== null && minuteOfDay(b.trim(), true) !== null;
 }
 
 /** Which rules a body answers to: "rbt" rules, "bcba" rules, or none for a CPT without rules. */

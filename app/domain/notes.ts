@@ -50,11 +50,22 @@ export function unitsForMinutes(minutes: number): number {
   return whole % 15 >= 8 ? blocks + 1 : blocks;
 }
 
-/** "HH:MM" (24-hour, local to the location) → minutes after midnight, or null. */
-export function minuteOfDay(time: string): number | null {
+/**
+ * "HH:MM" (24-hour, local to the location) → minutes after midnight, or null: the one rule for a clock time. A time
+ * out (`asEnd`) may also be "24:00", the end of the session date (1440), so a session that ends at midnight keeps its
+ * last minute (decision 024, stop 32); a time in may not.
+ */
+export function minuteOfDay(time: string, asEnd = false): number | null {
+  if (asEnd && time === "24:00") return 1440;
   const m = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(time);
   return m ? Number(m[1]) * 60 + Number(m[2]) : null;
 }
+
+/**
+ * A time out's field is text, not a time input (which cannot hold 24:00), and says how to type midnight: the note
+ * form's and the booking form's (decision 024, stop 32).
+ */
+export const TIME_OUT_FIELD = { type: "text", placeholder: "HH:MM", hint: "24:00 for midnight." } as const;
 
 /**
  * A note's total minutes from its time pairs as typed (a pair incomplete or reversed counts 0; the rules refuse it
@@ -66,11 +77,11 @@ export function typedMinutes(input: { session_date: string; time_in: string | nu
   const day = timeZone ? dayNumber(input.session_date) : null;
   const pair = (a: string | null, b: string | null) => {
     const start = minuteOfDay(a ?? "");
-    const end = minuteOfDay(b ?? "");
+    const end = minuteOfDay(b ?? "", true);
     if (start === null || end === null || end <= start) return 0;
     if (day === null || !timeZone) return end - start;
     const from = day * 1440 + start;
-    return Math.max(0, onClockOf(day * 1440 + end, timeZone, zoneOffsetAtLocal(from, timeZone)) - from);
+    return Math.max(0, onClockOf(day * 1440 + end, timeZone, zoneOffsetAtLocal(from, timeZone), true) - from);
   };
   return pair(input.time_in, input.time_out) + pair(input.time_in2, input.time_out2);
 }

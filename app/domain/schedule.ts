@@ -72,7 +72,8 @@ const idOf = (message: string) =>
     v.check((n) => Number.isSafeInteger(n) && n > 0, message),
   );
 
-const time = (missing: string) =>
+/** A time of a booking (as the notes' optionalTime); a time out (`asEnd`) may be "24:00" (minuteOfDay). */
+const time = (missing: string, asEnd: boolean) =>
   v.pipe(
     v.union([v.string(missing), v.null(missing)], missing),
     v.transform((x) => {
@@ -81,7 +82,7 @@ const time = (missing: string) =>
       return m ? `${m[1]!.padStart(2, "0")}:${m[2]}` : t;
     }),
     v.nonEmpty(missing),
-    v.check((s) => minuteOfDay(s) !== null, SCHEDULE_MESSAGES.time),
+    v.check((s) => minuteOfDay(s, asEnd) !== null, SCHEDULE_MESSAGES.time),
   );
 
 /** A booking (form or API JSON): client, provider (empty = the actor), CPT, PA service, date, times, repeat. */
@@ -92,8 +93,8 @@ export const BookingSchema = v.pipe(
     cpt_code: v.pipe(v.optional(v.nullable(v.string(SCHEDULE_MESSAGES.cpt)), ""), v.transform((x) => (x ?? "").trim()), v.picklist(SCHEDULE_CPT_CODES as string[], SCHEDULE_MESSAGES.cpt)),
     pa_service_id: idOf(SCHEDULE_MESSAGES.paService),
     session_date: requiredDate("Session date"),
-    time_in: v.optional(time(SCHEDULE_MESSAGES.timeIn), ""),
-    time_out: v.optional(time(SCHEDULE_MESSAGES.timeOut), ""),
+    time_in: v.optional(time(SCHEDULE_MESSAGES.timeIn, false), ""),
+    time_out: v.optional(time(SCHEDULE_MESSAGES.timeOut, true), ""),
     repeat: v.pipe(v.optional(v.nullable(v.string(SCHEDULE_MESSAGES.repeat)), "once"), v.transform((x) => (x ?? "").trim() || "once"), v.picklist(["once", "weekly"], SCHEDULE_MESSAGES.repeat)),
     until: v.pipe(
       v.optional(v.nullable(v.string(SCHEDULE_MESSAGES.until)), null),
@@ -102,7 +103,7 @@ export const BookingSchema = v.pipe(
     ),
   }),
   v.forward(
-    v.check((b) => minuteOfDay(b.time_out)! > minuteOfDay(b.time_in)!, SCHEDULE_MESSAGES.endBeforeStart),
+    v.check((b) => minuteOfDay(b.time_out, true)! > minuteOfDay(b.time_in)!, SCHEDULE_MESSAGES.endBeforeStart),
     ["time_out"],
   ),
   v.forward(
@@ -144,7 +145,7 @@ export function bookingDates(b: Pick<Booking, "session_date" | "repeat" | "until
  * passes on a change night (inZone: a clock time the night skips is refused at its field).
  */
 export function occurrenceTimes(date: string, timeIn: string, timeOut: string, timeZone?: string): { ok: true; times: SessionTimes } | { ok: false; refusals: Refusal[] } {
-  const times = timesOf({ start: localMinute(date, timeIn)!, end: localMinute(date, timeOut)! }, null, null);
+  const times = timesOf({ start: localMinute(date, timeIn)!, end: localMinute(date, timeOut, true)! }, null, null);
   return timeZone ? inZone(times, timeZone, date) : { ok: true, times };
 }
 
@@ -218,14 +219,15 @@ export function checkBooking(
     const all = [...booked, ...own];
     const week = { start: weekStartOf(weekEndingOn(date)), end: weekEndingOn(date) };
     const near = (s: BookedSession, spread = 0) => s.pairs.some((p) => overlaps(p, { start: times.startAt, end: times.endAt }, 1440 + spread));
-    const asIntervals = (list: BookedSession[]): NoteIntervals[] => list.map((s, i) => ({ id: i, pairs: s.pairs, utcOffset: s.utcOffset, zone: s.zone, clientDeleted: s.clientDeleted }));
+    const asIntervals = (list: BookedSession[]): NoteIntervals[] =>
+      list.map((s, i) => ({ id: i, pairs: s.pairs, utcOffset: s.utcOffset, zone: s.zone, clientDeleted: s.clientDeleted, sameClient: s.patientId === input.patientId }));
     const clientOnes = all.filter((s) => s.patientId === input.patientId);
     const refusal = firstRefusal(
       { session_date: date, cpt_code: input.cpt },
       times,
       {
-        clientNotes: asIntervals(clientOnes.filter((s) => near(s))),
-        // The provider's in any time zone: another zone's clock may read up to ZONE_SPREAD_MINUTES apart.
+        // The client's and the provider's on any offset: another offset's clock may read up to ZONE_SPREAD_MINUTES apart.
+        clientNotes: asIntervals(clientOnes.filter((s) => near(s, ZONE_SPREAD_MINUTES))),
         providerNotes: asIntervals(all.filter((s) => s.providerId === input.providerId && near(s, ZONE_SPREAD_MINUTES))),
         dayMinutes: clientOnes.filter((s) => s.date === date).reduce((n, s) => n + s.minutes, 0),
         weekMinutes: clientOnes.filter((s) => s.date >= week.start && s.date <= week.end).reduce((n, s) => n + s.minutes, 0),

@@ -316,9 +316,9 @@ export function allowedPos(insurer: ScrubInsurerFacts, cpt: string, provider: "b
 }
 
 /**
- * The first other note one of whose pairs overlaps one of mine. With `utcOffset` (the provider's notes), each
- * other note is first moved onto my clock (zoneShift, the notes' rule; decision 024); without it (the client's
- * notes) clock times are compared.
+ * The first other note one of whose pairs overlaps one of mine. Each other note is first moved onto my clock
+ * (zoneShift with my `utcOffset`, the notes' rule; decision 024), so moments are compared: a provider's notes in
+ * other zones, and a client's notes on the two offsets of a daylight-saving night (stop 32).
  */
 function overlapping(mine: readonly Interval[], others: readonly ScrubOtherNote[], selfId: number, utcOffset: number | null = null): ScrubOtherNote | null {
   for (const o of others) {
@@ -451,7 +451,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
   {
     code: "client_overlap",
     rule: (f) => {
-      const o = overlapping(f.note.pairs, f.clientSameDay, f.note.id);
+      const o = overlapping(f.note.pairs, f.clientSameDay, f.note.id, f.note.utcOffset ?? null);
       return o ? { code: "client_overlap", message: `Session overlaps the client's note #${o.id} on ${f.note.sessionDate}.` } : null;
     },
   },

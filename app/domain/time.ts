@@ -45,18 +45,26 @@ export function zoneOffsetAtLocal(localMinute: number, timeZone: string): number
 }
 
 /**
+ * The local minute whose clock reads a session's end: the end itself, but a time out of 24:00 (`end` on a date's
+ * boundary, decision 024 stop 32) is the end of the date's last minute, so a zone that moves its clocks at midnight
+ * reads it on the session date's offset.
+ */
+const readAt = (localMinute: number, end: boolean) => (end && localMinute % 1440 === 0 ? localMinute - 1 : localMinute);
+
+/**
  * A local minute read on another clock of the same zone: the one whose UTC offset is `clockOffset` (the offset at a
  * session's first start, decision 024). Across a daylight-saving change the times of one session then differ by
- * the time that passes, not by what the clock shows.
+ * the time that passes, not by what the clock shows. `end`: the minute is a session's end (readAt).
  */
-export function onClockOf(localMinute: number, timeZone: string, clockOffset: number): number {
-  return localMinute - (zoneOffsetAtLocal(localMinute, timeZone) - clockOffset);
+export function onClockOf(localMinute: number, timeZone: string, clockOffset: number, end = false): number {
+  return localMinute - (zoneOffsetAtLocal(readAt(localMinute, end), timeZone) - clockOffset);
 }
 
-/** False for a clock time the zone skips (02:00–02:59 on a spring-forward night in the US): no instant reads so. */
-export function localTimeExists(localMinute: number, timeZone: string): boolean {
-  const utc = localMinute - zoneOffsetAtLocal(localMinute, timeZone);
-  return utc + zoneOffsetMinutes(new Date(utc * 60_000), timeZone) === localMinute;
+/** False for a clock time the zone skips (02:00–02:59 on a spring-forward night in the US): no instant reads so. `end`: a session's end (readAt). */
+export function localTimeExists(localMinute: number, timeZone: string, end = false): boolean {
+  const at = readAt(localMinute, end);
+  const utc = at - zoneOffsetAtLocal(at, timeZone);
+  return utc + zoneOffsetMinutes(new Date(utc * 60_000), timeZone) === at;
 }
 
 /** The UTC instant of local midnight on year-month-day in the zone. */

@@ -720,16 +720,18 @@ const Z = ZONE_SPREAD_MINUTES;
 /**
  * Minutes to add to note `o`'s local minutes to put them on the clock of the new values `n`: the difference of
  * their UTC offsets, 0 when either is NULL (a note written before offsets were stored: local, as before). The
- * mirror of zoneShift in app/domain/note-rules.ts; the provider rules compare with it, the client rules do not.
+ * mirror of zoneShift in app/domain/note-rules.ts; the client's overlap and the provider's rules compare with it.
  */
 const zoneShiftSql = (n = "n", o = "o") => `coalesce(${n}.utc_offset - ${o}.utc_offset, 0)`;
 const ZONE_SHIFT_SQL = zoneShiftSql();
 
 /**
  * Any pair of note `o` within `gap` minutes of any pair of the new values `n` (touching ends do not overlap at
- * gap 0); with `shift`, `o`'s pairs are first moved by it (ZONE_SHIFT_SQL).
+ * gap 0); with `shift`, `o`'s pairs are first moved by it (ZONE_SHIFT_SQL). With `continuation`, a pair of the
+ * same client that continues the other across midnight is no conflict (continuesAtMidnight in
+ * app/domain/note-rules.ts: one ends at 24:00 where the other starts at 00:00 of the next day).
  */
-function overlapSql(gap: number, shift?: string, n = "n", o = "o"): string {
+function overlapSql(gap: number, shift?: string, n = "n", o = "o", continuation = false): string {
   const pairs = [
     ["1", "1"],
     ["1", "2"],
@@ -737,7 +739,13 @@ function overlapSql(gap: number, shift?: string, n = "n", o = "o"): string {
     ["2", "2"],
   ];
   const moved = shift ? ` + ${shift}` : "";
-  return `(${pairs.map(([a, b]) => `(${o}.start${a}_at${moved} < ${n}.end${b}_at + ${gap} and ${n}.start${b}_at < ${o}.end${a}_at${moved} + ${gap})`).join(" or ")})`;
+  return `(${pairs
+    .map(([a, b]) => {
+      const [os, oe, ns, ne] = [`(${o}.start${a}_at${moved})`, `(${o}.end${a}_at${moved})`, `${n}.start${b}_at`, `${n}.end${b}_at`];
+      const near = `${os} < ${ne} + ${gap} and ${ns} < ${oe} + ${gap}`;
+      return continuation ? `(${near} and not (${o}.patient_id = ${n}.patient_id and ((${oe} = ${ns} and ${ns} % 1440 = 0) or (${ne} = ${os} and ${os} % 1440 = 0))))` : `(${near})`;
+    })
+    .join(" or ")})`;
 }
 
 /**
@@ -751,14 +759,15 @@ export function providerOverlapSql(n: string, o: string): SQL {
 
 /**
  * Every rule as one SQL condition over `n` (the new values) — the mirror of firstRefusal in
- * app/domain/note-rules.ts. Range scans are bounded by start_at (a note spans at most one day; the provider's
- * scan is wider by ZONE_SPREAD_MINUTES, as another zone's local minutes may be that far from the same moment) and
+ * app/domain/note-rules.ts. Range scans are bounded by start_at (a note spans at most one day; the client's and the
+ * provider's scans are wider by ZONE_SPREAD_MINUTES, as another offset's local minutes may be that far from the same
+ * moment) and
  * use the partial indexes notes_patient_start_idx, notes_provider_start_idx, notes_patient_date_idx and
  * notes_pa_service_idx.
  */
 const TIME_RULES = `
-  not exists (select 1 from notes o where o.patient_id = n.patient_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B} and o.start_at < n.end_at + ${B} and o.id <> n.id and ${overlapSql(0)})
-  and not exists (select 1 from notes o where o.provider_id = n.provider_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B + Z} and o.start_at < n.end_at + ${B + Z} and o.id <> n.id and ${overlapSql(B, ZONE_SHIFT_SQL)})
+  not exists (select 1 from notes o where o.patient_id = n.patient_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B + Z} and o.start_at < n.end_at + ${B + Z} and o.id <> n.id and ${overlapSql(0, ZONE_SHIFT_SQL)})
+  and not exists (select 1 from notes o where o.provider_id = n.provider_id and o.deleted_at is null and o.start_at > n.start_at - ${1440 + B + Z} and o.start_at < n.end_at + ${B + Z} and o.id <> n.id and ${overlapSql(B, ZONE_SHIFT_SQL, "n", "o", true)})
   and (select coalesce(sum(o.minutes), 0) from notes o where o.patient_id = n.patient_id and o.session_date = n.session_date and o.deleted_at is null and o.id <> n.id) + n.minutes <= ${NOTE_LIMITS.clientDayMinutes}
   and (select coalesce(sum(o.minutes), 0) from notes o where o.patient_id = n.patient_id and o.session_date between n.week_start and n.week_end and o.deleted_at is null and o.id <> n.id) + n.minutes <= ${NOTE_LIMITS.clientWeekMinutes}`;
 const PA_RULE = `
@@ -812,6 +821,7 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
     off: notes.utcOffset,
     zone: sql<string | null>`(select "time_zone" from "locations" where "locations"."id" = "notes"."location_id")`,
     gone: noteOfDeletedClient,
+    patient: notes.patientId,
   };
   const near = (column: typeof notes.patientId | typeof notes.providerId, id: number, w: { from: number; to: number }) =>
     db
@@ -825,8 +835,8 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
       .from(notes)
       .where(and(eq(notes.patientId, input.patient_id), isNull(notes.deletedAt), range, sql`${notes.id} <> ${selfId}`));
   const [client, provider, [day], [wk], [pa]] = await db.batch([
-    near(notes.patientId, input.patient_id, scanWindow(times)),
-    // The provider's in every time zone: as wide as RULES_SQL's scan.
+    // The client's and the provider's on every offset: as wide as RULES_SQL's scans.
+    near(notes.patientId, input.patient_id, scanWindow(times, B, Z)),
     near(notes.providerId, input.provider_id, scanWindow(times, B, Z)),
     minutes(sql`${notes.sessionDate} = ${input.session_date}`),
     minutes(sql`${notes.sessionDate} between ${week.start} and ${week.end}`),
@@ -841,12 +851,13 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
       .from(paServices)
       .where(and(eq(paServices.id, input.pa_service_id), eq(paServices.patientId, input.patient_id), isNull(paServices.deletedAt))),
   ]);
-  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; zone: string | null; gone: number }[]): NoteIntervals[] =>
+  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; zone: string | null; gone: number; patient: number }[]): NoteIntervals[] =>
     rows.map((r) => ({
       id: r.id,
       utcOffset: r.off,
       zone: r.zone,
       clientDeleted: Number(r.gone) === 1,
+      sameClient: r.patient === input.patient_id,
       pairs: [
         r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null,
         r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null,

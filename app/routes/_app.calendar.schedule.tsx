@@ -6,6 +6,7 @@ import { Field, FormMessage } from "~/components/ui/field";
 import { SelectField } from "~/components/ui/form-controls";
 import { can } from "~/domain/permissions";
 import { SCHEDULE_CPT_CODES } from "~/domain/schedule";
+import { TIME_OUT_FIELD } from "~/domain/notes";
 import { formFields, parseWith, pathId, searchText } from "~/domain/validation";
 import { clientChoices } from "~/models/bips.server";
 import { bookingFormOptions, bookSessions, type BookingFormOptions } from "~/models/schedule.server";
@@ -141,7 +142,7 @@ export default function Schedule() {
             error={errors.repeat}
           />
           <Field label="Time in" name="time_in" type="time" defaultValue={values.time_in} error={errors.time_in} required />
-          <Field label="Time out" name="time_out" type="time" defaultValue={values.time_out} error={errors.time_out} required />
+          <Field label="Time out" name="time_out" {...TIME_OUT_FIELD} defaultValue={values.time_out} error={errors.time_out} required />
           <Field label="Until (weekly: the last date, inclusive)" name="until" type="date" defaultValue={values.until} error={errors.until} hint="At most 53 sessions in one series." />
         </div>
         <div className="form-actions">

@@ -6,7 +6,7 @@ import { versionChanges } from "~/components/notes/note-history";
 import { noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
 import { CANNOT_SUPERVISE, PA_DELETED, todayIn } from "~/domain/note-rules";
 import { goneStaffLabel } from "~/domain/patients";
-import type { NoteJson, NoteType } from "~/domain/notes";
+import { minuteOfDay, type NoteJson, type NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
 import { ListQuery } from "~/domain/paging";
 import { parseWith, pathId, searchText } from "~/domain/validation";
@@ -253,11 +253,10 @@ async function summaryFor(context: AppLoadContext, type: NoteType, form: FormDat
  */
 export function scheduledPrefill(params: URLSearchParams, manages: boolean): Record<string, string> {
   const out: Record<string, string> = {};
-  const time = /^([01]\d|2[0-3]):[0-5]\d$/;
   const id = /^\d{1,15}$/;
   for (const k of ["time_in", "time_out"] as const) {
     const x = params.get(k) ?? "";
-    if (time.test(x)) out[k] = x;
+    if (minuteOfDay(x, k === "time_out") !== null) out[k] = x;
   }
   for (const k of ["pa_service_id", "scheduled_id"] as const) {
     const x = params.get(k) ?? "";

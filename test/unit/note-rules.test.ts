@@ -4,6 +4,7 @@ import {
   canSupervise,
   supervisorRefusal,
   checkSessionDate,
+  continuesAtMidnight,
   firstConflict,
   firstRefusal,
   halfSignatureRefusal,
@@ -103,22 +104,38 @@ describe("the note form's total minutes, as typed, are what the save counts (the
     ["a date the form cannot read yet: the clock's minutes", typed("2026-02-30", ["09:00", "10:00"]), NY, 60],
     ["an incomplete pair counts nothing", typed("2026-01-15", ["09:00", ""]), NY, 0],
     ["a reversed pair counts nothing", typed("2026-01-15", ["10:00", "09:00"]), NY, 0],
+    ["to midnight: 22:37–24:00 is 83 minutes (probe 8953 §2)", typed("2026-11-20", ["22:37", "24:00"]), NY, 83],
+    ["to midnight without a zone", typed("2026-11-20", ["22:37", "24:00"]), undefined, 83],
+    ["to midnight in the afternoon pair", typed("2026-11-20", ["09:00", "10:00"], ["23:00", "24:00"]), NY, 120],
+    ["24:00 is no time in", typed("2026-11-20", ["24:00", "24:00"]), NY, 0],
+    ["to midnight where the next midnight is skipped (Santiago, 2026-09-06 00:00 → 01:00)", typed("2026-09-05", ["22:00", "24:00"]), "America/Santiago", 120],
   ])("%s", (_, input, zone, minutes) => {
     expect(typedMinutes(input, zone)).toBe(minutes);
   });
 
-  it.each([
+  it.each<[string, [string, string], [string, string] | null, string?]>([
     ["2026-03-08", ["01:00", "03:30"], ["04:00", "05:00"]],
     ["2026-11-01", ["00:30", "03:00"], null],
     ["2026-11-01", ["00:10", "00:50"], ["03:00", "06:00"]],
     ["2026-07-04", ["08:00", "11:55"], ["12:10", "18:00"]],
-  ] as const)("equals the save's count (sessionTimes, inZone) on %s", (date, p1, p2) => {
-    const input = typed(date, [...p1], p2 ? [...p2] : null);
+    ["2026-11-20", ["22:37", "24:00"], null],
+    // Zones whose clocks move at midnight: 24:00 is the end of the session date all the same.
+    ["2026-09-05", ["22:00", "24:00"], null, "America/Santiago"],
+    ["2026-03-07", ["23:00", "24:00"], null, "America/Havana"],
+  ])("equals the save's count (sessionTimes, inZone) on %s", (date, p1, p2, zone = NY) => {
+    const input = typed(date, p1, p2);
     const timed = sessionTimes(input);
     if (!timed.ok) throw new Error("valid times");
-    const saved = inZone(timed.times, NY, date);
-    if (!saved.ok) throw new Error("readable times");
-    expect(typedMinutes(input, NY)).toBe(saved.times.minutes);
+    const saved = inZone(timed.times, zone, date);
+    if (!saved.ok) throw new Error(saved.refusals[0]!.message);
+    expect(typedMinutes(input, zone)).toBe(saved.times.minutes);
+  });
+
+  it("24:00 is a time out only: the end of the session date", () => {
+    const ok = sessionTimes(typed("2026-11-20", ["22:37", "24:00"]));
+    expect(ok.ok && [ok.times.pair1, ok.times.minutes, ok.times.units]).toEqual([{ start: localMinute("2026-11-20", "22:37"), end: localMinute("2026-11-21", "00:00") }, 83, 6]);
+    expect(sessionTimes(typed("2026-11-20", ["24:00", "24:00"]))).toEqual({ ok: false, refusals: [{ field: "time_in", message: NOTE_MESSAGES.time }] });
+    expect(sessionTimes(typed("2026-11-20", ["09:00", "10:00"], ["24:00", "24:00"]))).toEqual({ ok: false, refusals: [{ field: "time_in2", message: NOTE_MESSAGES.time }] });
   });
 });
 
@@ -143,6 +160,19 @@ describe("overlap and buffer predicates", () => {
     expect(firstConflict(mine, [{ id: 1, pairs: [i(300, 360), i(800, 820)] }])).toMatchObject({ mine: 1, other: i(800, 820) });
     expect(firstConflict(mine, [{ id: 1, pairs: [i(600, 780)] }])).toBeNull();
     expect(firstConflict([null, i(780, 840)], [{ id: 1, pairs: [i(540, 600)] }])).toBeNull();
+  });
+
+  it.each<[string, Interval, Interval, boolean, boolean]>([
+    ["23:00–24:00, then 00:00–00:45 the next day (the same client)", i(1380, 1440), i(1440, 1485), true, false],
+    ["the other way round", i(1440, 1485), i(1380, 1440), true, false],
+    ["a gap of 5 minutes: the buffer", i(1380, 1440), i(1445, 1485), false, true],
+    ["touching at noon, not midnight: the buffer", i(660, 720), i(720, 780), false, true],
+    ["overlapping across midnight is never a continuation", i(1380, 1450), i(1440, 1485), false, true],
+  ])("continuesAtMidnight: %s", (_n, a, b, continues, conflict) => {
+    expect(continuesAtMidnight(a, b)).toBe(continues);
+    // The provider's buffer (gap 15) spares a continuation of the same client only.
+    expect(firstConflict([a], [{ id: 1, pairs: [b], sameClient: true }], 15) !== null).toBe(conflict);
+    expect(firstConflict([a], [{ id: 1, pairs: [b], sameClient: false }], 15) !== null).toBe(true);
   });
 
   it("the scan window reaches a day and a buffer back", () => {

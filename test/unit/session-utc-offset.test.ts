@@ -7,7 +7,7 @@ import { zoneOffsetAtLocal } from "~/domain/time";
  * A provider who works in several time zones is judged on moments (decision 024, 2026-11-26): a session stores its
  * location's UTC offset at its first start, and the provider rules move another session onto this one's clock by
  * the offsets' difference (zoneShift; ZONE_SHIFT_SQL mirrors it in RULES_SQL). NULL (rows from before the offsets)
- * compares local minutes, as before; the client rules always do.
+ * compares local minutes, as before. The client's overlap compares moments too (stop 32, probe 8953 §1).
  */
 
 const NY = "America/New_York";
@@ -91,7 +91,7 @@ describe("zoneShift: minutes that put another session on this session's clock", 
   });
 });
 
-describe("firstRefusal: the provider rules compare moments, the client rules clock times", () => {
+describe("firstRefusal: the provider rules and the client's overlap compare moments", () => {
   const day = "2026-01-15";
   const pa = { cpt: "97153", start_date: "2026-01-01", end_date: "2026-12-31", n_units: 1000, spent_units: 0 };
   const quiet: Surroundings = { clientNotes: [], providerNotes: [], dayMinutes: 0, weekMinutes: 0, pa };
@@ -114,7 +114,10 @@ describe("firstRefusal: the provider rules compare moments, the client rules clo
     ["an old row (NULL offset) at the same clock time: refused, as before", miami("09:00", "10:00"), { providerNotes: [la("09:00", "10:00", day, null)] }, { field: "time_in", message: NOTE_MESSAGES.providerOverlap("09:00", "10:00") }],
     ["an old row (NULL offset) three hours of clock apart: accepted, as before", miami("12:00", "13:00"), { providerNotes: [la("09:00", "10:00", day, null)] }, null],
     ["no offset known for the new session: clock times, as before", miami("09:00", "10:00", day, null), { providerNotes: [la("09:00", "10:00")] }, { field: "time_in", message: NOTE_MESSAGES.providerOverlap("09:00", "10:00") }],
-    ["the client's sessions are never moved (a client is in one place)", miami("09:00", "10:00"), { clientNotes: [la("09:30", "10:30")] }, { field: "time_in", message: NOTE_MESSAGES.clientOverlap("09:30", "10:30") }],
+    ["a client's session before a move, three hours of clock apart: no overlap", miami("09:00", "10:00"), { clientNotes: [la("09:30", "10:30")] }, null],
+    ["a client's session before a move, at the same moment: the client's overlap", miami("12:45", "13:15"), { clientNotes: [la("09:30", "10:30")] }, { field: "time_in", message: NOTE_MESSAGES.clientOverlap("09:30", "10:30") }],
+    ["the client on a spring night: 03:00 EDT is inside 01:00–03:30", miami("03:00", "03:20", "2026-03-08"), { clientNotes: [{ id: 9, pairs: [{ start: at("2026-03-08", "01:00"), end: at("2026-03-08", "02:30") }], utcOffset: -300 }] }, { field: "time_in", message: NOTE_MESSAGES.clientOverlap("01:00", "02:30") }],
+    ["the client on an autumn night: 03:15 EST is after 00:30–03:00", miami("03:15", "04:15", "2026-11-01"), { clientNotes: [{ id: 9, pairs: [{ start: at("2026-11-01", "00:30"), end: at("2026-11-01", "04:00") }], utcOffset: -240 }] }, null],
   ])("%s", (_label, times, over, expected) => {
     const r = firstRefusal({ session_date: day, cpt_code: "97153" }, times, { ...quiet, ...over });
     expect(r && { field: r.field, message: r.message }).toEqual(expected);
@@ -142,7 +145,8 @@ describe("checkBooking: a booking's provider rules compare moments too", () => {
     ["an old session (NULL offset) at the same clock time: refused, as before", { timeIn: "09:00", timeOut: "10:00" }, [booked("2026-12-01", "09:00", "10:00", null)], { field: "time_in", message: NOTE_MESSAGES.providerOverlap("09:00", "10:00") }],
     ["an old session (NULL offset) three hours of clock apart: booked, as before", {}, [booked("2026-12-01", "09:00", "10:00", null)], null],
     ["without the zone (no offset): clock times, as before", { timeZone: undefined, timeIn: "09:00", timeOut: "10:00" }, [booked("2026-12-01", "09:00", "10:00", -480)], { field: "time_in", message: NOTE_MESSAGES.providerOverlap("09:00", "10:00") }],
-    ["the client's own sessions stay on clock time", { timeIn: "09:00", timeOut: "10:00" }, [booked("2026-12-01", "09:30", "10:30", -480, 1)], { field: "time_in", message: NOTE_MESSAGES.clientOverlap("09:30", "10:30") }],
+    ["the client's own sessions are moments too: three hours of clock apart", { timeIn: "09:00", timeOut: "10:00" }, [booked("2026-12-01", "09:30", "10:30", -480, 1)], null],
+    ["the client's own sessions are moments too: the same moment", { timeIn: "12:45", timeOut: "13:15" }, [booked("2026-12-01", "09:30", "10:30", -480, 1)], { field: "time_in", message: NOTE_MESSAGES.clientOverlap("09:30", "10:30") }],
   ])("%s", (_label, over, list, refusal) => {
     expect(checkBooking(input(over), list, pa).refusal).toEqual(refusal);
   });

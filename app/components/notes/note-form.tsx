@@ -1,4 +1,4 @@
-import { NOTE_SUBTYPES, typedMinutes, unitsForMinutes } from "~/domain/notes";
+import { NOTE_SUBTYPES, TIME_OUT_FIELD, typedMinutes, unitsForMinutes } from "~/domain/notes";
 import { Label } from "~/components/ui/field";
 import { fieldId, ListError, NoteCheckbox, NoteCheckboxList, NoteFormProvider, NoteInput, NoteSelect, NoteTextarea, UnshownErrors, useFieldError, useNoteForm, valueOf, type FormValues } from "./note-fields";
 import { CPT_LABELS, type NoteFormOptions } from "./types";
@@ -196,9 +196,9 @@ function TimesSection({ options }: { options: NoteFormOptions }) {
       </p>
       <div className="note-grid note-times">
         <NoteInput label="Morning: time in" name="time_in" type="time" />
-        <NoteInput label="Morning: time out" name="time_out" type="time" />
+        <NoteInput label="Morning: time out" name="time_out" {...TIME_OUT_FIELD} />
         <NoteInput label="Afternoon: time in" name="time_in2" type="time" />
-        <NoteInput label="Afternoon: time out" name="time_out2" type="time" />
+        <NoteInput label="Afternoon: time out" name="time_out2" {...TIME_OUT_FIELD} />
       </div>
       <p className="note-totals" aria-live="polite">
         Total:{" "}
