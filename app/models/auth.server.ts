@@ -11,6 +11,7 @@ import {
   challengeOver,
   codeEmailWaitSeconds,
   codeExpiresAt,
+  expiryText,
   isExpired,
   RESENDS_PER_CHALLENGE,
   RESET_TOKEN_MINUTES,
@@ -235,7 +236,7 @@ function codeEmail(principal: Principal, code: string, minutes: number, context:
   return {
     to: principal.email,
     subject: context === "login" ? `Your Baseline verification code: ${code}` : `Your Baseline password reset code: ${code}`,
-    text: `Hello ${principal.name},\n\nYour ${what} is ${code}. It expires in ${minutes} minutes and can be used once.\n\nIf you did not ask for it, ignore this email and consider changing your password.\n\nBaseline`,
+    text: `Hello ${principal.name},\n\nYour ${what} is ${code}. ${expiryText(minutes)} It can be used once.\n\nIf you did not ask for it, ignore this email and consider changing your password.\n\nBaseline`,
   };
 }
 
@@ -322,12 +323,20 @@ function challengeOfEmail(email: string) {
  * reaches nothing. A reset code is checked by its id too (verifyPasswordResetCode); only the change step, which
  * holds the one-time reset token, finds the newest pending reset by email.
  */
-async function pendingChallenge(
-  db: Db,
-  by: { id?: string; email?: string },
-  context: ChallengeContext,
-  now: Date = new Date(),
-): Promise<{ row: ChallengeRow; principal: Principal } | null> {
+async function pendingChallenge(db: Db, by: { id?: string; email?: string }, context: ChallengeContext, now: Date = new Date()): Promise<Pending | null> {
+  const found = await pendingOrDecoy(db, by, context, now);
+  return found?.principal ? { row: found.row, principal: found.principal } : null;
+}
+
+type Pending = { row: ChallengeRow; principal: Principal };
+/** A reset challenge recorded for an email without an account to send to (requestPasswordReset): no one behind it. */
+type Decoy = { row: ChallengeRow; principal: null };
+
+/**
+ * pendingChallenge, and also a decoy when a reset code is checked by the decoy's id with the email it was asked
+ * for: the same reads either way, so that a wrong code on it can be answered as on a real one (checkCode).
+ */
+async function pendingOrDecoy(db: Db, by: { id?: string; email?: string }, context: ChallengeContext, now: Date): Promise<Pending | Decoy | null> {
   let row: ChallengeRow | undefined;
   if (context === "login" && !by.id) return null;
   if (by.id === "") return null;
@@ -353,7 +362,11 @@ async function pendingChallenge(
   }
   if (!row || (context === "login" && challengeOver(row.createdAt, now))) return null;
   const principal = await getPrincipalById(db, row.principalType, row.principalId);
-  if (!principal || (by.email && principal.email !== normalizeEmail(by.email))) return null;
+  if (!principal) {
+    const decoy = context === "password_reset" && by.id && by.email && row.principalId === DECOY.id && row.codeHash === (await decoyTag(normalizeEmail(by.email)));
+    return decoy ? { row, principal: null } : null;
+  }
+  if (by.email && principal.email !== normalizeEmail(by.email)) return null;
   // A sign-in's second step issues at the generation its password check read, not today's.
   return { row, principal: context === "login" ? { ...principal, accessGeneration: row.accessGeneration } : principal };
 }
@@ -378,23 +391,24 @@ async function failAttempt(db: Db, row: ChallengeRow, now: Date, message: string
  * A code or backup code that reaches no pending sign-in challenge is a stranger's guess: it counts against the
  * guessing address (the sign-in throttle's address key), never against anyone's challenge.
  */
-async function findForCode(app: AuthApp, by: { id?: string; email?: string }, context: ChallengeContext): Promise<{ row: ChallengeRow; principal: Principal } | Exclude<CodeResult, { kind: "ok" } | { kind: "expired" } | { kind: "wrong" }>> {
+async function findForCode<F extends Pending | Decoy>(app: AuthApp, find: (now: Date) => Promise<F | null>): Promise<F | Extract<CodeResult, { kind: "no_challenge" | "throttled" }>> {
   const now = app.now();
   const wait = await addressWait(app.db, app.ip, now);
   if (wait > 0) return { kind: "throttled", message: AUTH_MESSAGES.codeThrottled, retryAfter: wait };
-  const found = await pendingChallenge(app.db, by, context, now);
+  const found = await find(now);
   if (found) return found;
   await recordAddressFailure(app.db, app.ip, now);
   return { kind: "no_challenge", message: AUTH_MESSAGES.noChallenge };
 }
 
 async function checkCode(app: AuthApp, by: { id?: string; email?: string }, code: string, context: ChallengeContext): Promise<CodeResult> {
-  const found = await findForCode(app, by, context);
+  const found = await findForCode(app, (now) => pendingOrDecoy(app.db, by, context, now));
   if ("kind" in found) return found;
   const { row, principal } = found;
   const now = app.now();
   if (isExpired(row.expiresAt, now)) return { kind: "expired", message: AUTH_MESSAGES.codeExpired, attemptsRemaining: row.attemptsRemaining };
-  if (!row.codeHash || !/^\d{6}$/.test(code.trim()) || !timingSafeEqual(await codeHash(row.id, code), row.codeHash)) {
+  // A decoy (no principal) takes every code as a wrong one: its attempts count down and end as a real challenge's do.
+  if (!principal || !row.codeHash || !/^\d{6}$/.test(code.trim()) || !timingSafeEqual(await codeHash(row.id, code), row.codeHash)) {
     return failAttempt(app.db, row, now, AUTH_MESSAGES.verificationFailed);
   }
   return { kind: "ok", principal, challenge: row };
@@ -410,7 +424,7 @@ export async function verifyLoginCode(app: AuthApp, by: { id?: string; email?: s
 
 /** A backup code stands in for the emailed code; each works once. Failures count against the same attempts. */
 export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: string }, backupCode: string, via: SignInChannel = "screen"): Promise<CodeResult> {
-  const found = await findForCode(app, by, "login");
+  const found = await findForCode(app, (now) => pendingChallenge(app.db, by, "login", now));
   if ("kind" in found) return found;
   const { row, principal } = found;
   const now = app.now();
@@ -570,30 +584,54 @@ export async function setTwoFactor(
 
 const RESET_REQUESTS_PER_HOUR = 5;
 
+/**
+ * A reset request with no account to send to (an unknown email, or past the hour's resets) records a decoy: a
+ * challenge of no principal (user 0 never exists) whose code hash is its email's tag, so it is found only with
+ * that email, replaced by the email's next request, and refuses every code while counting its attempts down as a
+ * real one does (decision 016, stop 32). The tag is not the hash of any code (codeHash hashes the id first).
+ */
+const DECOY = { type: "user", id: 0 } as const;
+const decoyTag = (email: string) => sha256Hex(`decoy:${email}`);
+const decoyOf = (tag: string) => and(eq(twoFactorChallenges.principalId, DECOY.id), eq(twoFactorChallenges.codeHash, tag));
+
+/**
+ * Voids the pending resets a new request replaces: the account's (when it has one) and its email's decoys. Past
+ * the hour's resets (`of` null) it voids nothing, so a stranger cannot end the owner's pending reset that way.
+ */
+function voidPendingResets(db: Db, of: { principal: Principal | null; tag: string } | null, at: string) {
+  const replaced = of ? or(decoyOf(of.tag), of.principal ? and(eq(twoFactorChallenges.principalType, of.principal.type), eq(twoFactorChallenges.principalId, of.principal.id)) : undefined) : sql`0`;
+  return db
+    .update(twoFactorChallenges)
+    .set({ consumedAt: at })
+    .where(and(eq(twoFactorChallenges.context, "password_reset"), isNull(twoFactorChallenges.consumedAt), replaced));
+}
+
 type ResetApp = AuthApp & Pick<AppContext, "waitUntil">;
 
 /**
  * Always answers the same way, and does the same work whether or not an account has that email (no timing
  * tells): one batch reads both account kinds and the hour's resets, a code is drawn and hashed, one batch of two
- * writes follows (for an unknown email, or past 5 resets an hour, both match no row), and the email itself is
+ * writes follows (for an unknown email, or past 5 resets an hour, it records a decoy), and the email itself is
  * sent after the answer (waitUntil).
  */
 export async function requestPasswordReset(app: ResetApp, rawEmail: string): Promise<{ challengeId: string }> {
   const email = normalizeEmail(rawEmail);
   const now = app.now();
   const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
+  const tag = await decoyTag(email);
   const [userRows, parentRows, recentRows] = await app.db.batch([
     app.db.select().from(users).where(and(eq(users.email, email), isNull(users.deletedAt), eq(users.status, "active"))),
     app.db.select().from(parents).where(and(eq(parents.email, email), isNull(parents.deletedAt), eq(parents.status, "active"))),
     app.db
       .select({ n: count() })
       .from(twoFactorChallenges)
-      .where(and(eq(twoFactorChallenges.context, "password_reset"), gt(twoFactorChallenges.createdAt, since), challengeOfEmail(email))),
+      .where(and(eq(twoFactorChallenges.context, "password_reset"), gt(twoFactorChallenges.createdAt, since), or(challengeOfEmail(email), decoyOf(tag)))),
   ]);
   const u = userRows[0];
   const p = parentRows[0];
   const principal: Principal | null = u ? principalOf("user", u) : p ? principalOf("parent", p) : null;
-  const send = principal && (recentRows[0]?.n ?? 0) < RESET_REQUESTS_PER_HOUR ? principal : null;
+  const limited = (recentRows[0]?.n ?? 0) >= RESET_REQUESTS_PER_HOUR;
+  const send = principal && !limited ? principal : null;
 
   const { codeExpiryMinutes } = await getAuthSettings(app.db);
   const id = randomToken(24);
@@ -601,17 +639,12 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string): Pro
   const hash = await codeHash(id, code);
   const at = now.toISOString();
   const expiresAt = addMinutes(now, codeExpiryMinutes).toISOString();
-  // Without an account to send to, the same two statements run against a principal and an id that do not exist.
-  const target = send ?? { type: "user" as const, id: 0 };
+  // Without an account to send to, the same two statements record a decoy in place of the challenge.
+  const stored = send ? { principalType: send.type, principalId: send.id, codeHash: hash } : { principalType: DECOY.type, principalId: DECOY.id, codeHash: tag };
   await app.db.batch([
-    voidPendingChallenges(app.db, target, "password_reset", at),
-    send
-      ? app.db
-          .insert(twoFactorChallenges)
-          .values({ id, principalType: send.type, principalId: send.id, context: "password_reset", attemptsRemaining: TWO_FACTOR_ATTEMPTS, codeHash: hash, expiresAt, createdAt: at })
-      : app.db.update(twoFactorChallenges).set({ codeHash: hash, expiresAt }).where(eq(twoFactorChallenges.id, id)),
+    voidPendingResets(app.db, limited ? null : { principal, tag }, at),
+    app.db.insert(twoFactorChallenges).values({ id, ...stored, context: "password_reset", attemptsRemaining: TWO_FACTOR_ATTEMPTS, expiresAt, createdAt: at }),
   ]);
-  // The id goes back whether or not a challenge was stored: an unknown email gets an id that leads nowhere.
   if (!send) return { challengeId: id };
   app.waitUntil(
     app.email.send(codeEmail(send, code, codeExpiryMinutes, "password_reset")).catch((e: unknown) => {
