@@ -1,4 +1,5 @@
 import { drizzle as drizzleD1, type DrizzleD1Database } from "drizzle-orm/d1";
+import { isolateState } from "./isolate-state";
 import * as schema from "./schema";
 
 /**
@@ -24,8 +25,12 @@ export interface SessionDatabase {
   bookmark: () => string | null;
 }
 
-/** Each session database's way to the primary, for the reads that must not lag (see primaryOf). */
-const primaries = new WeakMap<Db, Db>();
+/**
+ * Each session database's way to the primary, for the reads that must not lag (see primaryOf). Kept once per
+ * isolate (isolateState): the request's database is made by the Worker's copy of this module, and the screens'
+ * copy (inside the Remix build) must find its primary too.
+ */
+const primaries = isolateState("d1Primaries", () => new WeakMap<Db, Db>());
 
 /**
  * A request's database through D1's Sessions API: reads may go to a nearby replica that has caught up

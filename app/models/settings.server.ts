@@ -6,6 +6,7 @@ import { isSuperadmin } from "~/domain/permissions";
 import { demoModeOn, PORTAL_SHOW_NARRATIVE, PORTAL_SHOW_NARRATIVE_DEFAULT, SETTINGS_MESSAGES, SettingsInput } from "~/domain/settings";
 import { parseWith } from "~/domain/validation";
 import { withAudit } from "~/services/audit.server";
+import { isolateState } from "~/db/isolate-state";
 import type { ModelContext } from "./context";
 import { who } from "./patients.server";
 import { denied, invalid, ok, type ModelResult } from "./results";
@@ -47,12 +48,14 @@ function flag(value: string | undefined): boolean | null {
 
 /** Settings change rarely: each isolate keeps them for 30 seconds (a write here clears it at once). */
 const CACHE_MS = 30_000;
-let cached: { at: number; value: AuthSettings } | null = null;
+/** One cache per isolate for the screens and the API (isolateState): a save through either clears it for both. */
+const cache = isolateState<{ value: { at: number; value: AuthSettings } | null }>("authSettings", () => ({ value: null }));
 
 export async function getAuthSettings(db: Db): Promise<AuthSettings> {
+  const cached = cache.value;
   if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
   const value = await readAuthSettings(db);
-  cached = { at: Date.now(), value };
+  cache.value = { at: Date.now(), value };
   return value;
 }
 
@@ -119,6 +122,6 @@ export async function updateSettings(ctx: ModelContext, deploymentDemoMode: stri
         .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value` } }),
     ),
   );
-  cached = null;
+  cache.value = null;
   return ok(form, SETTINGS_MESSAGES.saved);
 }
