@@ -1,10 +1,11 @@
-import { and, asc, count, desc, eq, inArray, isNull, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
+import { todayAtLocation } from "~/domain/pa-pacing";
 import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, INACTIVE_STAFF, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
@@ -27,6 +28,13 @@ import { choosableStaff, choosableStaffAt, isChoosableStaff, whyNotChoosable } f
 export const PATIENTS = "patients";
 type Row = typeof patients.$inferSelect;
 
+/**
+ * A client's columns with their location's time zone, which decides their today and so their age (probe 8953 §4):
+ * every read or write that answers a client selects this.
+ */
+const zonedPatient = { ...getTableColumns(patients), timeZone: sql<string | null>`(select "time_zone" from "locations" where "id" = "patients"."location_id")` };
+type ZonedRow = Row & { timeZone: string | null };
+
 const STAFF_COLUMNS: Record<StaffField, SQLiteColumn> = {
   rbt_home_id: patients.rbtHomeId,
   rbt2_school_id: patients.rbt2SchoolId,
@@ -46,7 +54,8 @@ function parseDetails(raw: string): Record<string, unknown> {
   }
 }
 
-export function patientJson(r: Row, today = new Date().toISOString().slice(0, 10)) {
+/** A client as the screens and the API show it; `age` in whole years on today at the client's location. */
+export function patientJson(r: ZonedRow, now: Date) {
   const details = parseDetails(r.details);
   const known = Object.fromEntries(DETAIL_FIELDS.map((name) => [name, details[name] ?? null]));
   return {
@@ -60,7 +69,7 @@ export function patientJson(r: Row, today = new Date().toISOString().slice(0, 10
     status: r.status,
     gender: r.gender,
     birth_date: r.birthDate,
-    age: ageOn(r.birthDate, today),
+    age: ageOn(r.birthDate, todayAtLocation(now, r.timeZone ?? "UTC")),
     location_id: r.locationId,
     parent_id: r.parentId,
     parents_id: r.parentId,
@@ -178,7 +187,7 @@ function listWhere(ctx: ModelContext, query: ListQuery, fl: PatientFilters): SQL
 }
 
 function pageQuery(ctx: ModelContext, query: ListQuery, where: SQL | undefined) {
-  return ctx.db.select().from(patients).where(where).orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id)).limit(query.per_page).offset(offset(query));
+  return ctx.db.select(zonedPatient).from(patients).where(where).orderBy(asc(patients.lastName), asc(patients.firstName), asc(patients.id)).limit(query.per_page).offset(offset(query));
 }
 
 export async function listPatients(ctx: ModelContext, query: ListQuery, rawFilters: Record<string, unknown> = {}): Promise<ModelResult<Paged<PatientJson>>> {
@@ -186,8 +195,7 @@ export async function listPatients(ctx: ModelContext, query: ListQuery, rawFilte
   if (!parsed.ok) return invalid(parsed.errors);
   const where = listWhere(ctx, query, parsed.data);
   const [rows, [total]] = await ctx.db.batch([pageQuery(ctx, query, where), ctx.db.select({ n: count() }).from(patients).where(where)]);
-  const today = ctx.now().toISOString().slice(0, 10);
-  return ok(paged(rows.map((r) => patientJson(r, today)), total?.n ?? 0, query));
+  return ok(paged(rows.map((r) => patientJson(r, ctx.now())), total?.n ?? 0, query));
 }
 
 type Named = { id: number; name: string; surname: string };
@@ -218,9 +226,8 @@ export async function patientListScreen(ctx: ModelContext, query: ListQuery, raw
   ]);
   // The page's clients are recorded as read (one row) before the screen renders them.
   await auditClientsRead(ctx.db, who(ctx), "patient", clientIds(rows, (r) => r.id), extra?.tail);
-  const today = ctx.now().toISOString().slice(0, 10);
   return {
-    page: paged(rows.map((r) => patientJson(r, today)), extra?.n ?? 0, query),
+    page: paged(rows.map((r) => patientJson(r, ctx.now())), extra?.n ?? 0, query),
     locations: extra?.locations ?? [],
     insurers: extra?.insurers ?? [],
     staff: extra?.staff ?? [],
@@ -231,23 +238,23 @@ export async function patientListScreen(ctx: ModelContext, query: ListQuery, raw
 /** A client in scope, without an audit row (for checks inside other use cases). */
 export async function findPatient(ctx: ModelContext, patientId: number): Promise<PatientJson | null> {
   const row = await findPatientRow(ctx, patientId);
-  return row ? patientJson(row, ctx.now().toISOString().slice(0, 10)) : null;
+  return row ? patientJson(row, ctx.now()) : null;
 }
 
-async function findPatientRow(ctx: ModelContext, patientId: number): Promise<Row | null> {
-  const [row] = await ctx.db.select().from(patients).where(and(eq(patients.id, patientId), patientScope(ctx)));
+async function findPatientRow(ctx: ModelContext, patientId: number): Promise<ZonedRow | null> {
+  const [row] = await ctx.db.select(zonedPatient).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx)));
   return row ?? null;
 }
 
 /** Reads one client in scope with the audit chain's tail, and records the read: two statements. */
 async function readAudited(ctx: ModelContext, condition: SQL): Promise<PatientJson | null> {
   const [row] = await ctx.db
-    .select({ p: patients, tail: auditTail })
+    .select({ p: zonedPatient, tail: auditTail })
     .from(patients)
     .where(and(condition, patientScope(ctx)));
   if (!row) return null;
   await auditRead(ctx.db, who(ctx), { entity: "patient", entityId: row.p.id, patientId: row.p.id }, row.tail);
-  return patientJson(row.p, ctx.now().toISOString().slice(0, 10));
+  return patientJson(row.p, ctx.now());
 }
 
 /**
@@ -263,11 +270,11 @@ export async function getPatientWith<T extends BatchItem<"sqlite">[]>(
   recorded: Pick<AuditEntry, "entity" | "entityId"> = { entity: "patient", entityId: patientId },
 ): Promise<{ patient: PatientJson; also: BatchResponse<T> } | null> {
   const [row] = await ctx.db
-    .select({ p: patients, tail: auditTail })
+    .select({ p: zonedPatient, tail: auditTail })
     .from(patients)
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
   if (!row) return null;
-  const patient = patientJson(row.p, ctx.now().toISOString().slice(0, 10));
+  const patient = patientJson(row.p, ctx.now());
   const also = await auditedRead(ctx.db, who(ctx), { ...recorded, patientId: row.p.id }, () => alsoRead(patient), row.tail);
   return { patient, also };
 }
@@ -480,10 +487,10 @@ export async function createPatient(ctx: ModelContext, raw: Record<string, unkno
     const newId = await nextId(ctx, patients);
     try {
       const [rows] = await withAudit(ctx.db, who(ctx), { action: "create", entity: "patient", entityId: newId, patientId: newId }, () => [
-        ctx.db.insert(patients).values({ id: newId, ...values(parsed.data) }).returning(),
+        ctx.db.insert(patients).values({ id: newId, ...values(parsed.data) }).returning(zonedPatient),
         bumpListVersion(ctx.db, PATIENTS),
       ]);
-      return ok(patientJson(rows[0]!, ctx.now().toISOString().slice(0, 10)), "Client created.");
+      return ok(patientJson(rows[0]!, ctx.now()), "Client created.");
     } catch (e) {
       if (attempt < 5 && isKeyRace(e)) continue;
       throw e;
@@ -494,7 +501,7 @@ export async function createPatient(ctx: ModelContext, raw: Record<string, unkno
 export async function updatePatient(ctx: ModelContext, patientId: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PatientJson>> {
   const row = await findPatientRow(ctx, patientId);
   if (!row) return notFound("Patient");
-  const current = patientJson(row, ctx.now().toISOString().slice(0, 10));
+  const current = patientJson(row, ctx.now());
   if (namesNoField(raw, PATIENT_INPUT_FIELDS)) return nothingToChange();
   const parsed = parsePatient(raw, opts.partial ? patientAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
@@ -512,7 +519,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
       .update(patients)
       .set({ ...values(parsed.data, parseDetails(row.details), keptDetails(raw, current, opts.partial)), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), opts.version === null ? undefined : eq(patients.version, opts.version)))
-      .returning(),
+      .returning(zonedPatient),
     // A client who moves takes their plans with them (migration 0022's trigger) and every record seen through the
     // client's location (goals, weekly data, PA services…): no cached list may still show them where they were.
     moved ? bumpEveryListVersion(ctx.db) : bumpListVersion(ctx.db, PATIENTS),
@@ -528,7 +535,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
     ),
   ]);
   if (!rows[0]) return conflict((await findPatient(ctx, patientId)) ?? current);
-  return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), withCancelledCount("Client updated.", cancelledCount(cancelled)));
+  return ok(patientJson(rows[0], ctx.now()), withCancelledCount("Client updated.", cancelledCount(cancelled)));
 }
 
 export async function updatePatientStatus(ctx: ModelContext, patientId: number, raw: Record<string, unknown>): Promise<ModelResult<PatientJson>> {
@@ -543,13 +550,13 @@ export async function updatePatientStatus(ctx: ModelContext, patientId: number, 
       .update(patients)
       .set({ status: parsed.data.status, version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt)))
-      .returning(),
+      .returning(zonedPatient),
     bumpListVersion(ctx.db, PATIENTS),
     // A client made inactive keeps no future bookings (decision 037, stop 30), as new bookings refuse them.
     cancelUnfitBookings(ctx, deactivated ? and(eq(scheduledSessions.patientId, patientId), sql`exists (select 1 from ${patients} where ${patients.id} = ${patientId} and ${patients.deletedAt} is null)`)! : sql`0`),
   ]);
   if (!rows[0]) return notFound("Patient");
-  return ok(patientJson(rows[0], ctx.now().toISOString().slice(0, 10)), withCancelledCount("Status updated.", cancelledCount(cancelled)));
+  return ok(patientJson(rows[0], ctx.now()), withCancelledCount("Status updated.", cancelledCount(cancelled)));
 }
 
 /** Soft delete; the client's future bookings are cancelled with it (decision 037, 2026-11-27). */
@@ -620,11 +627,11 @@ export async function patientFormOptions(ctx: ModelContext, locationId: number |
  */
 export async function getPatientForm(ctx: ModelContext, patientId: number) {
   const [row] = await ctx.db
-    .select({ p: patients, tail: auditTail, parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]) })
+    .select({ p: zonedPatient, tail: auditTail, parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]) })
     .from(patients)
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
   if (!row) return null;
-  const patient = patientJson(row.p, ctx.now().toISOString().slice(0, 10));
+  const patient = patientJson(row.p, ctx.now());
   // json_group_array does not promise its input's order: the select's order (by name) again.
   const parentList = [...row.parents].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
   const parentIds = clientIds(parentList, (p) => p.id);
@@ -650,7 +657,7 @@ export async function getPatientProfile<T extends BatchItem<"sqlite">[] = []>(ct
   const staffColumns = sql.raw(STAFF_FIELDS.map(([name]) => `"patients"."${name}"`).join(", "));
   const [row] = await ctx.db
     .select({
-      p: patients,
+      p: zonedPatient,
       tail: auditTail,
       location: jsonRows<{ id: number; title: string }>(sql`(select "id", "title" from "locations" where "id" = "patients"."location_id")`, ["id", "title"]),
       parent: jsonRows<Named & { email: string }>(sql`(select "id", "name", "surname", "email" from "parents" where "id" = "patients"."parent_id")`, ["id", "name", "surname", "email"]),
@@ -663,7 +670,7 @@ export async function getPatientProfile<T extends BatchItem<"sqlite">[] = []>(ct
   const also = await auditedRead(ctx.db, who(ctx), { entity: "patient", entityId: row.p.id, patientId: row.p.id }, alsoRead, row.tail);
   return {
     also,
-    patient: patientJson(row.p, ctx.now().toISOString().slice(0, 10)),
+    patient: patientJson(row.p, ctx.now()),
     options: {
       locations: row.location,
       parents: row.parent.map((p) => ({ id: p.id, name: `${fullName(p)} (${p.email})` })),
@@ -722,7 +729,7 @@ export async function patientLogReport(ctx: ModelContext, patientId: number, que
   const inScope = and(eq(patients.id, patientId), patientScope(ctx));
   const [[head], rows] = await ctx.db.batch([
     ctx.db
-      .select({ p: patients, tail: auditTail, n: sql<number>`(select count(*) from "audit_log" where "patient_id" = "patients"."id")`.mapWith(Number) })
+      .select({ p: zonedPatient, tail: auditTail, n: sql<number>`(select count(*) from "audit_log" where "patient_id" = "patients"."id")`.mapWith(Number) })
       .from(patients)
       .where(inScope),
     ctx.db
@@ -749,5 +756,5 @@ export async function patientLogReport(ctx: ModelContext, patientId: number, que
     entity_id: a.entityId,
     ip: a.ip,
   }));
-  return { patient: patientJson(head.p, ctx.now().toISOString().slice(0, 10)), page: paged(data, head.n, query) };
+  return { patient: patientJson(head.p, ctx.now()), page: paged(data, head.n, query) };
 }

@@ -11,7 +11,7 @@ import { CSV_MAX_ROWS, filterInput, isReportKey, REPORT_PER_PAGE, ReportPageQuer
 import { REPORT_DEFINITIONS } from "~/domain/report-registry";
 import { parseWith } from "~/domain/validation";
 import type { ModelContext } from "~/models/context";
-import { actorToday } from "~/models/reports/authorizations.server";
+import { actorToday } from "~/models/local-today.server";
 import { REPORT_RUNNERS } from "~/models/reports/index.server";
 import { auditedRead, type AuditEntry, type KnownTail } from "./audit.server";
 import { modelContextFor } from "./forms.server";

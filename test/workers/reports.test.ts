@@ -358,7 +358,7 @@ describe("the CSV's file name", () => {
 
   it("the pas screen says the same today", async () => {
     const out = (await routes["routes/_app.reports.$report"]!.module.loader(args("/reports/pas", "pas"))) as { notes: string[] };
-    expect(out.notes).toContain("Today: 2026-03-09 (America/New_York).");
+    expect(out.notes).toContain("Today is the date at each client's location (it is 2026-03-09 in America/New_York).");
   });
 });
 

@@ -98,5 +98,5 @@ export const clientEligibilityReport = defineReport<EligibilityFilters, Eligibil
     },
   ],
   rowKey: (r) => `${r.kind}-${r.patient_id}-${r.item}-${r.lapses_on}`,
-  note: "Soonest first. Today is the date in your time zone (UTC without one). An authorization followed by a renewal for the same CPT code (starting by the next day) is not listed.",
+  note: "Soonest first. Today is the date at each client's location. An authorization followed by a renewal for the same CPT code (starting by the next day) is not listed.",
 });

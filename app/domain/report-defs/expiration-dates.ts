@@ -93,5 +93,5 @@ export const expirationDatesReport = defineReport<ExpirationFilters, ExpirationR
     },
   ],
   rowKey: (r) => `${r.user_id}-${r.location}-${r.item}`,
-  note: "Soonest first. Expired: the date is before today; within 30 days: today up to 30 days ahead; OK: later. Today is the date in your time zone (UTC without one).",
+  note: "Soonest first. Expired: the date is before today; within 30 days: today up to 30 days ahead; OK: later. Today is the date at the location the dates are kept for.",
 });
