@@ -42,7 +42,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     }),
     options,
     missing: missingOnboarding(patient),
-    today: ctx.now().toISOString().slice(0, 10),
+    // The PA expiry warning counts days at the client's location, as the pacing above does.
+    today: localToday,
     canManage: can(actor, "manage_clients"),
     canSeeLog: can(actor, "manage_notes"),
     canSeeBips: can(actor, "view_bips"),
