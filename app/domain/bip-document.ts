@@ -456,6 +456,21 @@ export const BipInput = v.object({
 });
 export type BipInput = v.InferOutput<typeof BipInput>;
 
+const FILTER_ID = "Filters take a record id.";
+/** A list filter's record id: empty (no filter) or digits; anything else is told so (the union's own message). */
+export const FilterId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, FILTER_ID), v.transform(Number))], FILTER_ID), "");
+
+/**
+ * The client filter of the BIP and goal lists (decision 010): patient_id, or client_id (the spec's name for the same
+ * id). A client out of the asker's scope lists nothing, as any filter within the scope.
+ */
+export const ClientFilter = { patient_id: FilterId, client_id: FilterId };
+
+/** The client a list is filtered by (patient_id first, else client_id), or "" for every client. */
+export function filteredClientId(f: { patient_id: number | ""; client_id: number | "" }): number | "" {
+  return f.patient_id !== "" ? f.patient_id : f.client_id;
+}
+
 /** The client of a new BIP: patient_id, or client_id (the spec's name for the same id). */
 export const BipClientRef = v.object({
   patient_id: v.pipe(v.union([v.string(), v.number()], "Choose one of your clients."), v.transform((x: string | number) => numberOrNaN(x)), v.number("Choose one of your clients."), v.integer("Choose one of your clients."), v.minValue(1, "Choose one of your clients.")),

@@ -97,7 +97,6 @@ export function sortObjectives<T extends Placed>(list: readonly T[]): T[] {
   return [...list].sort((a, b) => Number(isLto(a)) - Number(isLto(b)) || a.position - b.position || a.id - b.id);
 }
 
-/** 'STO3' or 'LTO' (the chart's and the table's label: type and 1-based position; clinical §9). */
 /**
  * The objectives' labels, one rule for the goal screens and the chart (clinical §9): type and 1-based
  * rank among the plan's objectives of that type, ordered by position then id — STO1, STO2 …; a lone

@@ -13,8 +13,9 @@ const IsoDate = v.pipe(v.string(DATE_MESSAGE), v.regex(/^\d{4}-\d{2}-\d{2}$/, DA
 const PositiveInt = (name: string, max: number, fallback: number) =>
   v.pipe(
     v.optional(v.union([v.string(), v.number()]), String(fallback)),
-    // Digits only: "1e3", "0x10", " 5" and "5.0" are not page numbers (Number() would take them).
-    v.check((x) => typeof x === "number" || /^\d*$/.test(x), `${name} must be a whole number.`),
+    // Digits only, with a sign: "1e3", "0x10", " 5" and "5.0" are not page numbers (Number() would take them); "-1" is
+    // a whole number, told it must be at least 1 as "0" is.
+    v.check((x) => typeof x === "number" || /^(-?\d+)?$/.test(x), `${name} must be a whole number.`),
     v.transform((x) => (x === "" ? fallback : Number(x))),
     v.number(`${name} must be a number.`),
     v.integer(`${name} must be a whole number.`),

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { CRISIS_PLAN_FIELDS, LIST_SECTIONS, SCHOOL_SERVICES_FIELDS, SIGNERS, functionLabel, type BipDocument, type ListSectionKey, type Table } from "./bip-document";
 import { formatChartDate, hoursOf, type ChartModel } from "./chart";
 import type { NotePdfBlock } from "./note-pdf";
+import { objectiveLabels, sortObjectives } from "./objectives";
 import { PLAN_CATEGORY_LABELS, type PlanCategory } from "./plans";
 import { isDecimalText } from "./validation";
 
@@ -118,11 +119,6 @@ export function monthsBefore(date: string, months: number): string {
   return `${String(year).padStart(4, "0")}-${String(month + 1).padStart(2, "0")}-${String(Math.min(d, last)).padStart(2, "0")}`;
 }
 
-/** The window of weekly data and comments a PDF shows: the last `months` months up to `today`. */
-export function pdfWindow(today: string, months: number): { from: string; to: string } {
-  return { from: monthsBefore(today, months), to: today };
-}
-
 /** The file name of a job's PDF: the kind and the record's id, never the client's name (decision 027). */
 export function pdfFilename(kind: PdfKind, recordId: number): string {
   return `${kind === "plan" ? "behavior-plan" : kind === "weekly_report" ? "weekly-reports" : "chart-comments"}-${recordId}.pdf`;
@@ -148,6 +144,7 @@ export interface PlanPdfDocument {
 }
 
 export interface PdfObjective {
+  id: number;
   type: string;
   position: number;
   name: string | null;
@@ -203,10 +200,10 @@ function gridTable(t: Table, label: string): NotePdfBlock {
 
 const para = (label: string, text: string | null | undefined): NotePdfBlock => ({ kind: "paragraph", label, text: textOr(text) });
 
+/** The objectives table's rows in the screens' order (the LTO last), labelled by their one rule (STO1…, "LTO"). */
 function objectiveRows(g: PdfGoal): string[][] {
-  return [...g.objectives]
-    .sort((a, b) => a.position - b.position)
-    .map((o) => [`${String(o.type).toUpperCase()}${o.position}`, textOr(o.name ?? o.description), num(o.target), date(o.end_date), o.status]);
+  const labels = objectiveLabels(g.objectives);
+  return sortObjectives(g.objectives).map((o) => [labels.get(o.id)!.label, textOr(o.name ?? o.description), num(o.target), date(o.end_date), o.status]);
 }
 
 /** One goal's blocks: description, baseline, objectives, and the chart when it is measured weekly. */

@@ -48,7 +48,7 @@ export const WEEKLY_REPORT_MESSAGES = {
   planReadOnly: "A weekly report cannot move to another plan.",
   duplicate: (weekEnd: string) => `A weekly report for the week ending ${usDate(weekEnd)} already exists. Change its value in the Update Weekly Reports table instead.`,
   weekAfterCurrent: (latest: string) => `That week has not started yet. The latest week a report can record is the current one, ending ${usDate(latest)}.`,
-  weekTooOld: (earliest: string) => `That week is more than ${MAX_PDF_MONTHS / 12} years ago. The earliest week a report can record ends on ${usDate(earliest)} or later.`,
+  weekTooOld: (firstWeekEnd: string) => `That week is more than ${MAX_PDF_MONTHS / 12} years ago. The earliest week a report can record ends on ${usDate(firstWeekEnd)} or later.`,
   commentAfterCurrent: (latest: string) => `A comment can be dated no later than the end of the current week (${usDate(latest)}).`,
   commentTooOld: (earliest: string) => `A comment can be dated no earlier than ${usDate(earliest)} (${MAX_PDF_MONTHS / 12} years back).`,
 } as const;
@@ -70,11 +70,21 @@ export function notSavedText(parts: readonly { typed: unknown; stored: unknown; 
  * longest window a PDF shows (MAX_PDF_MONTHS, decision 017) — through the Saturday that ends the current week (the
  * product's Sunday–Saturday week). A mistyped year is refused instead of driving the goal's figures (decision 009).
  * `latest` also bounds what counts as data already there: the goal screen's "latest vs target" badge and the
- * attention screen's stale check leave out weeks after it (rows stored before this rule); the plan PDF's window
- * ends today (pdfWindow), within it.
+ * attention screen's stale check leave out weeks after it (rows stored before this rule); the PDFs' window ends on
+ * it (pdfWindow).
  */
 export function weeklyDataRange(today: string): { earliest: string; latest: string } {
   return { earliest: monthsBefore(today, MAX_PDF_MONTHS), latest: weekEndingOn(today) };
+}
+
+/**
+ * The window of weekly data and comments a PDF shows (the plan PDF's charts and Monitoring table, a goal's
+ * weekly-report and chart-comment PDFs): the last `months` months before `today` (the client's location's date)
+ * through the Saturday that ends the current week — weeklyDataRange's `latest`, the last week a report may be
+ * entered for — so the current week's report, which the goal screen charts, is in the PDF too (decision 009, stop 32).
+ */
+export function pdfWindow(today: string, months: number): { from: string; to: string } {
+  return { from: monthsBefore(today, months), to: weeklyDataRange(today).latest };
 }
 
 /** Why a weekly report's week_end or a chart comment's comment_date is out of weeklyDataRange, or null. */
@@ -82,7 +92,8 @@ export function weeklyDataDateRefusal(what: "report" | "comment", date: string, 
   const { earliest, latest } = weeklyDataRange(today);
   const M = WEEKLY_REPORT_MESSAGES;
   if (date > latest) return what === "report" ? M.weekAfterCurrent(latest) : M.commentAfterCurrent(latest);
-  if (date < earliest) return what === "report" ? M.weekTooOld(earliest) : M.commentTooOld(earliest);
+  // A report's week is named by its Saturday: the first one on or after `earliest` (a comment may fall on any day).
+  if (date < earliest) return what === "report" ? M.weekTooOld(weekEndingOn(earliest)) : M.commentTooOld(earliest);
   return null;
 }
 
@@ -93,6 +104,12 @@ export const UNITS_NOTE = "4 units = 1 hour";
 /** Page size of the editors, and the most the API list gives at once (clinical §7, §9). */
 export const EDITOR_PER_PAGE = 500;
 export const API_MAX_PER_PAGE = 2500;
+
+/** An editor's page from the address (`reports_page`, `comments_page`): a whole number from 1, else null (the first page). */
+export function editorPageParam(raw: string | null): number | null {
+  const text = raw?.trim() ?? "";
+  return /^[1-9]\d{0,6}$/.test(text) ? Number(text) : null;
+}
 
 const TITLES = new Map<string, string>([...Object.values(WEEKLY_REPORT_NOTICES), ...Object.values(CHART_COMMENT_NOTICES)].map((n) => [n.text, n.title]));
 

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, isNull, or, sql, type SQL } from "drizzle-or
 import * as v from "valibot";
 import { bips, patients, plans, userLocations, users, weeklyReports } from "~/db/schema";
 import { DEFAULT_CAREGIVER_GOALS, defaultedSections, withDefaults } from "~/domain/bip-defaults";
-import { BipClientRef, BipInput, DOCUMENT_KEYS, ListOpInput, LIST_SECTIONS, parseItem, readDocument, type BipDocument, type ListSectionKey } from "~/domain/bip-document";
+import { BipClientRef, BipInput, ClientFilter, DOCUMENT_KEYS, FilterId, filteredClientId, ListOpInput, LIST_SECTIONS, parseItem, readDocument, type BipDocument, type ListSectionKey } from "~/domain/bip-document";
 import { deleteItem, moveItem, reorderItems, saveItem, type ListOpResult } from "~/domain/list-sections";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { fillPlaceholdersDeep, type PlaceholderClient } from "~/domain/placeholders";
@@ -237,11 +237,9 @@ function clientSearch(s: string) {
   return s ? or(contains(patients.firstName, s), contains(patients.lastName, s), contains(sql`${patients.firstName} || ' ' || ${patients.lastName}`, s), contains(patients.patientIdentifier, s)) : undefined;
 }
 
-const filterId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, "Filters take a record id."), v.transform(Number))]), "");
 export const BipFilters = v.object({
-  patient_id: filterId,
-  client_id: filterId,
-  location_id: filterId,
+  ...ClientFilter,
+  location_id: FilterId,
   type_of_assessment: v.optional(v.union([v.literal(""), v.picklist(["1", "2"], "Choose Initial Assessment or Reassessment.")]), ""),
   needs_attention: v.optional(v.union([v.literal(""), v.picklist(["true", "false", "1", "0"], "needs_attention is true or false.")]), ""),
 });
@@ -277,7 +275,7 @@ export async function listBips(ctx: ModelContext, query: ListQuery, raw: Record<
   const parsed = parseWith(BipFilters, picked);
   if (!parsed.ok) return invalid(parsed.errors);
   const f = parsed.data;
-  const patientId = f.patient_id !== "" ? f.patient_id : f.client_id;
+  const patientId = filteredClientId(f);
   const s = query.search;
   const where = and(
     isNull(bips.deletedAt),

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { chartComments, objectives, plans, weeklyReports } from "~/db/schema";
 import type { ChartInput } from "~/domain/chart";
+import { lastPage, type Paged } from "~/domain/paging";
 import { EDITOR_PER_PAGE } from "~/domain/weekly-reports";
 import type { PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
@@ -25,9 +26,10 @@ function inIds(column: SQLWrapper, ids: readonly number[]) {
   return sql`${column} in (select value from json_each(${JSON.stringify(ids)}))`;
 }
 
-/** A JSON array of `object` for the rows of `table` that match `where`, in `order`, at most `limit`. */
-function jsonRows(object: SQL, from: SQLWrapper, where: SQL | undefined, order: SQL, limit?: number): SQL<string> {
-  return sql<string>`(select json_group_array(json(j)) from (select ${object} as j from ${from} where ${where ?? sql`1`} order by ${order}${limit ? sql` limit ${limit}` : sql``}))`;
+/** A JSON array of `object` for the rows of `table` that match `where`, in `order`; with `page`, that page of them. */
+function jsonRows(object: SQL, from: SQLWrapper, where: SQL | undefined, order: SQL, page?: { size: number; number: SQL }): SQL<string> {
+  const limit = page ? sql` limit ${page.size} offset (${page.number} - 1) * ${page.size}` : sql``;
+  return sql<string>`(select json_group_array(json(j)) from (select ${object} as j from ${from} where ${where ?? sql`1`} order by ${order}${limit}))`;
 }
 
 /** The JSON array of a subquery, put in order (SQLite does not promise the order of an aggregate's input). */
@@ -132,29 +134,57 @@ export interface EditorComment {
 }
 
 /**
+ * Which page of each editor to read: page 1 holds the newest rows (decision 009, stop 32). `week` (a date) asks for
+ * the reports page that holds that week (the 409 of an add leads there); a `reports` page given wins over it.
+ */
+export interface EditorPages {
+  reports: number | null;
+  comments: number;
+  week: string | null;
+}
+
+/** One editor's page as the pager reads it (page, per_page, total, last_page). */
+export type EditorPage = Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page">;
+
+/**
  * The rows of the goal screen's editors (Update Weekly Reports, Update Comments) for a plan already
  * found in scope (a PlanInScope only comes from findPlanInScope): one statement, not yet run (like
- * chartInputsQuery), in date order, at most 500 of each (the editors' page size, clinical §9).
+ * chartInputsQuery). Each editor shows a page of 500 rows (the editors' page size, clinical §9) counted from the
+ * newest end, so the weeks a BCBA corrects are on the first page; within a page the rows are in date order.
+ * The statement also answers each editor's total and the page it read, each under its own name (a batch reads rows by
+ * column name, and two bare `?` columns would share one).
  */
-export function editorRowsQuery(ctx: ModelContext, plan: PlanInScope, range: ChartRange) {
+export function editorRowsQuery(ctx: ModelContext, plan: PlanInScope, range: ChartRange, pages: EditorPages) {
   const r = weeklyReports;
   const c = chartComments;
+  const reportsWhere = and(eq(r.planId, plan.planId), inWindow(r.weekEnd, range.from, range.to));
+  const commentsWhere = and(eq(c.planId, plan.planId), inWindow(c.commentDate, range.from, range.to));
+  // The page holding `week`: one more than the whole pages of reports newer than it.
+  const reportsPage =
+    pages.reports === null && pages.week !== null
+      ? sql`((select count(*) from ${r} where ${and(reportsWhere, sql`${r.weekEnd} > ${pages.week}`)}) / ${EDITOR_PER_PAGE} + 1)`
+      : sql`${pages.reports ?? 1}`;
+  const commentsPage = sql`${pages.comments}`;
   return ctx.db
     .select({
       reports: jsonRows(
         sql`json_object('id', ${r.id}, 'week_end', ${r.weekEnd}, 'value', ${r.value}, 'total_units', ${r.totalUnits}, 'version', ${r.version})`,
         r,
-        and(eq(r.planId, plan.planId), inWindow(r.weekEnd, range.from, range.to)),
-        sql`${r.weekEnd}`,
-        EDITOR_PER_PAGE,
+        reportsWhere,
+        sql`${r.weekEnd} desc`,
+        { size: EDITOR_PER_PAGE, number: reportsPage },
       ),
+      reportsTotal: sql<number>`(select count(*) from ${r} where ${reportsWhere})`.as("reports_total"),
+      reportsPage: sql<number>`${reportsPage}`.as("reports_page"),
       comments: jsonRows(
         sql`json_object('id', ${c.id}, 'comment_date', ${c.commentDate}, 'comment', ${c.comment}, 'version', ${c.version})`,
         c,
-        and(eq(c.planId, plan.planId), inWindow(c.commentDate, range.from, range.to)),
-        sql`${c.commentDate}, ${c.id}`,
-        EDITOR_PER_PAGE,
+        commentsWhere,
+        sql`${c.commentDate} desc, ${c.id} desc`,
+        { size: EDITOR_PER_PAGE, number: commentsPage },
       ),
+      commentsTotal: sql<number>`(select count(*) from ${c} where ${commentsWhere})`.as("comments_total"),
+      commentsPage: sql<number>`${commentsPage}`.as("comments_page"),
     })
     .from(plans)
     .where(eq(plans.id, plan.planId));
@@ -163,11 +193,20 @@ export function editorRowsQuery(ctx: ModelContext, plan: PlanInScope, range: Cha
 export interface EditorRows {
   reports: EditorReport[];
   comments: EditorComment[];
+  reportsPage: EditorPage;
+  commentsPage: EditorPage;
+}
+
+function editorPage(page: number | undefined, total: number | undefined): EditorPage {
+  const n = Number(total ?? 0);
+  return { page: Number(page ?? 1), per_page: EDITOR_PER_PAGE, total: n, last_page: lastPage(n, EDITOR_PER_PAGE) };
 }
 
 export function editorRowsFrom([row]: Awaited<ReturnType<typeof editorRowsQuery>>): EditorRows {
   return {
     reports: parse<EditorReport>(row?.reports ?? null, (a, b) => byText(a.week_end, b.week_end)),
     comments: parse<EditorComment>(row?.comments ?? null, (a, b) => byText(a.comment_date, b.comment_date) || a.id - b.id),
+    reportsPage: editorPage(row?.reportsPage, row?.reportsTotal),
+    commentsPage: editorPage(row?.commentsPage, row?.commentsTotal),
   };
 }

@@ -11,7 +11,6 @@ import {
   PlanPdfRequest,
   goalPdfDocument,
   pdfFilename,
-  pdfWindow,
   planPdfDocument,
   type PdfGoal,
   type PdfKind,
@@ -19,6 +18,8 @@ import {
 } from "~/domain/plan-pdf";
 import { parseWith } from "~/domain/validation";
 import { isoDate } from "~/domain/weeks";
+import { pdfWindow } from "~/domain/weekly-reports";
+import { todayIn } from "~/domain/note-rules";
 import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { renderPlanPdf } from "~/services/plan-pdf.server";
 import { getUserActor } from "./actors.server";
@@ -367,11 +368,13 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   const ctx: ModelContext = { db, actor, ip: "queue", now: () => now };
   const p = paramsOf(row);
   const today = isoDate(now);
-  const window = pdfWindow(today, p.months);
+  // The weekly data through the client's current week (its Saturday, at the client's location: decision 009, stop 32).
+  const windowAt = (timeZone: string) => pdfWindow(todayIn(now, timeZone), p.months);
   if (row.kind === "plan") {
-    const read = await readBip(ctx, row.bipId ?? 0, (scope) => [profileChartsQuery(ctx, scope.bipId, window)] as const);
+    const read = await readBip(ctx, row.bipId ?? 0, (scope) => [profileChartsQuery(ctx, scope.bipId, windowAt(scope.timeZone))] as const);
     if (!read) throw await unreadable(db, row);
     if (read.scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
+    const window = windowAt(read.scope.timeZone);
     const { bip, client } = read.detail;
     const charts = new Map<number, ChartModel>();
     for (const [id, input] of chartInputsFrom(read.more[0], window)) charts.set(id, buildChartModel(input));
@@ -384,7 +387,7 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
       description: g.description == null ? null : fillPlaceholders(g.description, client),
       baseline_level: g.baseline_level,
       baseline_date: g.baseline_date,
-      objectives: g.objectives.map((o) => ({ type: o.type, position: o.position, name: o.name, description: o.description, target: o.target, status: o.status, end_date: o.end_date })),
+      objectives: g.objectives.map((o) => ({ id: o.id, type: o.type, position: o.position, name: o.name, description: o.description, target: o.target, status: o.status, end_date: o.end_date })),
     }));
     const doc = planPdfDocument({
       bip: { id: bip.id, type_label: typeOfAssessmentLabel(bip.type_of_assessment), patient_name: bip.patient_name, patient_identifier: bip.patient_identifier, doctor_name: bip.doctor_name },
@@ -401,6 +404,7 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   const scope = await findPlanInScope(ctx, p.planId ?? 0);
   if (!scope) throw await unreadable(db, row);
   if (scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
+  const window = windowAt(scope.timeZone);
   const [inputs, planRows] = await auditedRead(
     db,
     who(ctx),
@@ -421,7 +425,7 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
       description: description == null ? null : fillPlaceholders(description, { firstName: scope.patientName.split(" ")[0] ?? "", gender: scope.gender }),
       baseline_level: input.plan.baselineLevel,
       baseline_date: input.plan.baselineDate,
-      objectives: input.objectives.map((o) => ({ type: o.type, position: o.position, name: o.name ?? null, description: null, target: o.target, status: o.status, end_date: o.endDate })),
+      objectives: input.objectives.map((o) => ({ id: o.id, type: o.type, position: o.position, name: o.name ?? null, description: null, target: o.target, status: o.status, end_date: o.endDate })),
       patient_name: scope.patientName,
       patient_identifier: scope.patientIdentifier,
     },

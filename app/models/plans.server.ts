@@ -2,6 +2,7 @@ import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
 import { positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { bips, patients, plans } from "~/db/schema";
+import { ClientFilter, filteredClientId } from "~/domain/bip-document";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { PLAN_CATEGORIES, PLAN_MESSAGES, PlanInput, PlanStatusInput } from "~/domain/plans";
@@ -61,19 +62,22 @@ const categoryOrder = sql`case ${plans.category} ${sql.join(
 )} else ${PLAN_CATEGORIES.length} end`;
 
 const PlanFilters = v.object({
+  ...ClientFilter,
   bip_id: idFilter("bip_id"),
   category: v.optional(v.union([v.literal(""), v.picklist(PLAN_CATEGORIES, PLAN_MESSAGES.category)], PLAN_MESSAGES.category), ""),
 });
 
 export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<PlanJson>>> {
-  const parsed = parseWith(PlanFilters, { bip_id: raw.bip_id ?? "", category: raw.category ?? "" });
+  const parsed = parseWith(PlanFilters, { bip_id: raw.bip_id ?? "", category: raw.category ?? "", patient_id: raw.patient_id ?? "", client_id: raw.client_id ?? "" });
   if (!parsed.ok) return invalid(parsed.errors);
   const { bip_id: bipId, category } = parsed.data;
+  const patientId = filteredClientId(parsed.data);
   const s = query.search;
   const where = and(
     live,
     isNull(bips.deletedAt),
     patientScope(ctx),
+    patientId !== "" ? eq(plans.patientId, patientId) : undefined,
     bipId !== "" ? eq(plans.bipId, bipId) : undefined,
     category !== "" ? eq(plans.category, category) : undefined,
     s ? contains(plans.name, s) : undefined,

@@ -11,7 +11,8 @@ import { buildChartModel } from "~/domain/chart";
 import { defaultNotesRange } from "~/domain/notes-weekly";
 import { can } from "~/domain/permissions";
 import { PLAN_CATEGORY_LABELS, type PlanCategory } from "~/domain/plans";
-import { chartWindow, usDate, weeklyDataRange } from "~/domain/weekly-reports";
+import { chartWindow, editorPageParam, usDate, weeklyDataRange } from "~/domain/weekly-reports";
+import { isProductDate } from "~/domain/weeks";
 import { todayIn } from "~/domain/note-rules";
 import { findPlanInScope } from "~/models/bip-scope.server";
 import { who } from "~/models/patients.server";
@@ -32,11 +33,11 @@ import { forbidden, notFound, requireId, requirePermission } from "~/services/gu
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.goal.name ?? "Goal"} · ${data?.goal.patientName ?? "Client"} · Baseline` }];
 export const handle = { guard: "view_bips" };
 
-/** Where a change returns to: edit mode, with the same window. */
+/** Where a change returns to: edit mode, with the same window and the same pages of the editors. */
 function screenUrl(planId: number, params: URLSearchParams | Record<string, string | string[]>, extra: Record<string, string> = {}): string {
   const get = (k: string) => (params instanceof URLSearchParams ? params.get(k) : typeof params[k] === "string" ? (params[k] as string) : null);
   const q = new URLSearchParams();
-  for (const k of ["from", "to"]) if (get(k)) q.set(k, get(k)!);
+  for (const k of ["from", "to", "week", "reports_page", "comments_page"]) if (get(k)) q.set(k, get(k)!);
   for (const [k, v] of Object.entries(extra)) q.set(k, v);
   const s = q.toString();
   return `/bip/goal/${planId}${s ? `?${s}` : ""}`;
@@ -56,8 +57,15 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   // back in one batch with the audit row — one round trip; the tail came with the scope.
   const entry = { entity: "plan", entityId: planId, patientId: plan.patientId };
   const chart = () => chartInputsQuery(ctx, [planId], dates);
+  // The editors' pages (page 1 holds the newest rows); `week` asks for the reports page that holds it (a 409's link).
+  const week = url.searchParams.get("week");
+  const pages = {
+    reports: editorPageParam(url.searchParams.get("reports_page")),
+    comments: editorPageParam(url.searchParams.get("comments_page")) ?? 1,
+    week: week && isProductDate(week) ? week : null,
+  };
   const [chartRows, editorResult] = editing
-    ? await auditedRead(ctx.db, who(ctx), entry, () => [chart(), editorRowsQuery(ctx, plan, dates)], plan.tail)
+    ? await auditedRead(ctx.db, who(ctx), entry, () => [chart(), editorRowsQuery(ctx, plan, dates, pages)], plan.tail)
     : [...(await auditedRead(ctx.db, who(ctx), entry, () => [chart()], plan.tail)), null];
   const input = chartInputsFrom(chartRows, dates).get(planId);
   if (!input) throw notFound("Goal not found.");
@@ -139,6 +147,10 @@ export default function GoalScreen() {
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
+  // Edit mode on the pages shown now (a row's delete step and its Cancel come back to them).
+  const editorPages: Record<string, string> = { edit: "1" };
+  if (editor && editor.reportsPage.page > 1) editorPages.reports_page = String(editor.reportsPage.page);
+  if (editor && editor.commentsPage.page > 1) editorPages.comments_page = String(editor.commentsPage.page);
   return (
     <section className="card">
       <div className="page-head">
@@ -209,16 +221,21 @@ export default function GoalScreen() {
           <p>
             <Link to={`/bip/goal/${goal.id}/import`}>Import weekly reports from an .xlsx file</Link>
           </p>
-          <AddReportForm answer={answer} busy={busy} />
-          <ReportsTable reports={editor.reports} answer={answer} busy={busy} deleteHref={(id) => screenUrlFromWindow(goal.id, dates, { edit: "1", confirm: `delete-report-${id}` })} />
+          <AddReportForm answer={answer} busy={busy} rowHref={(r) => `${screenUrlFromWindow(goal.id, inWindow(r.week_end, dates) ? dates : { from: null, to: null }, { edit: "1", week: r.week_end })}#report-${r.id}-value`} />
+          <ReportsTable reports={editor.reports} page={editor.reportsPage} answer={answer} busy={busy} deleteHref={(id) => screenUrlFromWindow(goal.id, dates, { ...editorPages, confirm: `delete-report-${id}` })} />
           <AddCommentForm answer={answer} busy={busy} />
-          <CommentsTable comments={editor.comments} answer={answer} busy={busy} deleteHref={(id) => screenUrlFromWindow(goal.id, dates, { edit: "1", confirm: `delete-comment-${id}` })} />
+          <CommentsTable comments={editor.comments} page={editor.commentsPage} answer={answer} busy={busy} deleteHref={(id) => screenUrlFromWindow(goal.id, dates, { ...editorPages, confirm: `delete-comment-${id}` })} />
         </section>
       ) : null}
 
-      {confirm ? <ConfirmDelete kind={confirm.kind} id={confirm.id} what={confirm.what} cancelHref={screenUrlFromWindow(goal.id, dates, { edit: "1" })} busy={busy} /> : null}
+      {confirm ? <ConfirmDelete kind={confirm.kind} id={confirm.id} what={confirm.what} cancelHref={screenUrlFromWindow(goal.id, dates, editorPages)} busy={busy} /> : null}
     </section>
   );
+}
+
+/** Whether a date is inside the chart's From/To window. */
+function inWindow(date: string, dates: { from: string | null; to: string | null }): boolean {
+  return (!dates.from || date >= dates.from) && (!dates.to || date <= dates.to);
 }
 
 function screenUrlFromWindow(planId: number, dates: { from: string | null; to: string | null }, extra: Record<string, string> = {}) {

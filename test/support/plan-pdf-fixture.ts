@@ -1,7 +1,8 @@
 import { withDefaults } from "~/domain/bip-defaults";
 import { readDocument } from "~/domain/bip-document";
 import { buildChartModel, type ChartInput } from "~/domain/chart";
-import { PDF_SECTION_KEYS, pdfWindow, type PdfGoal, type PlanPdfView } from "~/domain/plan-pdf";
+import { PDF_SECTION_KEYS, type PdfGoal, type PlanPdfView } from "~/domain/plan-pdf";
+import { pdfWindow } from "~/domain/weekly-reports";
 import { addDays } from "~/domain/weeks";
 
 /**
@@ -39,8 +40,8 @@ export function goal(id: number, name: string, category: string): PdfGoal {
     baseline_level: 18,
     baseline_date: "2023-12-16",
     objectives: [
-      { type: "STO", position: 1, name: "Half", description: null, target: 10, status: "mastered", end_date: "2025-01-04" },
-      { type: "LTO", position: 2, name: "Near zero", description: null, target: 2, status: "in progress", end_date: "2026-10-10" },
+      { id: 1, type: "STO", position: 1, name: "Half", description: null, target: 10, status: "mastered", end_date: "2025-01-04" },
+      { id: 2, type: "LTO", position: 2, name: "Near zero", description: null, target: 2, status: "in progress", end_date: "2026-10-10" },
     ],
   };
 }

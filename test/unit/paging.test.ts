@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { pageLinks, pageWindow, pastEndText, showingText } from "~/domain/paging";
+import { ListQuery, pageLinks, pageWindow, pastEndText, showingText } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
 
 /**
  * 'Showing x to y of n entries' (clinical §2) and the page links, on every page — including a page past the
@@ -56,5 +57,27 @@ describe("pageLinks: the window of page numbers and Previous/Next, with a way ba
     expect(pageWindow(1, 1)).toEqual([1]);
     expect(pageWindow(9, 1)).toEqual([1]);
     expect(pageWindow(6, 20)).toEqual([4, 5, 6, 7, 8]);
+  });
+});
+
+describe("the list query's per_page and page (probe 8952 #7)", () => {
+  // [field, value, message]
+  it.each([
+    ["per_page", "0", "per_page must be at least 1."],
+    ["per_page", "-1", "per_page must be at least 1."],
+    ["page", "-3", "page must be at least 1."],
+    ["per_page", "101", "per_page must be at most 100."],
+    ["per_page", "1e3", "per_page must be a whole number."],
+    ["per_page", "-", "per_page must be a whole number."],
+    ["page", "--1", "page must be a whole number."],
+    ["page", "2.5", "page must be a whole number."],
+  ])("%s=%s → %s", (field, value, message) => {
+    const parsed = parseWith(ListQuery, { [field]: value });
+    expect(parsed.ok ? null : parsed.errors[field]).toBe(message);
+  });
+
+  it("takes digits", () => {
+    const parsed = parseWith(ListQuery, { per_page: "50", page: "2" });
+    expect(parsed.ok && [parsed.data.per_page, parsed.data.page]).toEqual([50, 2]);
   });
 });

@@ -14,11 +14,11 @@ import {
   goalPdfDocument,
   monthsBefore,
   pdfFilename,
-  pdfWindow,
   planPdfDocument,
   toggledSections,
 } from "~/domain/plan-pdf";
 import { parseWith } from "~/domain/validation";
+import { pdfWindow } from "~/domain/weekly-reports";
 import { renderPlanPdf } from "~/services/plan-pdf.server";
 import { pdfPages, pdfText } from "../support/pdf-text";
 import { chartInput, goal, view } from "../support/plan-pdf-fixture";
@@ -110,16 +110,19 @@ describe("the month count (clinical §5: finite, truncated, at least 1, default 
 
   it("the default is the spec's 6 months", () => expect(DEFAULT_PDF_MONTHS).toBe(6));
 
+  // The window ends on the Saturday that ends the current week, the last week a report may be entered for, so the
+  // current week's report is printed (probe 8952 #3).
   it.each([
-    ["2026-11-26", 6, "2026-05-26"],
-    ["2026-03-31", 1, "2026-02-28"],
-    ["2024-03-31", 1, "2024-02-29"],
-    ["2026-01-15", 1, "2025-12-15"],
-    ["2026-01-15", 36, "2023-01-15"],
-    ["2026-08-31", 120, "2016-08-31"],
-  ])("%s minus %d months is %s", (date, months, from) => {
+    ["2026-11-26", 6, "2026-05-26", "2026-11-28"],
+    ["2026-11-28", 6, "2026-05-28", "2026-11-28"],
+    ["2026-03-31", 1, "2026-02-28", "2026-04-04"],
+    ["2024-03-31", 1, "2024-02-29", "2024-04-06"],
+    ["2026-01-15", 1, "2025-12-15", "2026-01-17"],
+    ["2026-01-15", 36, "2023-01-15", "2026-01-17"],
+    ["2026-08-31", 120, "2016-08-31", "2026-09-05"],
+  ])("%s minus %d months is %s; the window runs to %s", (date, months, from, to) => {
     expect(monthsBefore(date, months)).toBe(from);
-    expect(pdfWindow(date, months)).toEqual({ from, to: date });
+    expect(pdfWindow(date, months)).toEqual({ from, to });
   });
 });
 
@@ -155,9 +158,29 @@ describe("the layout model", () => {
     expect(charts).toHaveLength(2);
     expect(charts[0]!.kind === "chart" && charts[0]!.model.points).toHaveLength(156);
     const objectives = maladaptive.blocks.find((b) => b.kind === "table" && b.label === "Objectives");
-    expect(objectives?.kind === "table" && objectives.rows[0]).toEqual(["STO1", "Half", "10", "01/04/2025", "mastered"]);
+    expect(objectives?.kind === "table" && objectives.rows).toEqual([
+      ["STO1", "Half", "10", "01/04/2025", "mastered"],
+      ["LTO", "Near zero", "2", "10/10/2026", "in progress"],
+    ]);
     // Caregiver goals have no weekly chart.
     expect(d.sections.find((s) => s.key === "familyInvolvement")!.blocks.some((b) => b.kind === "chart")).toBe(false);
+  });
+
+  // Decision 008: the rank among objectives of the same type, "LTO" when there is only one — the labels of the goal
+  // screen and the chart (probe 8952 #4: the PDF printed the position, "LTO3"). [objectives as type@position, labels]
+  it.each<[string, string[], string[]]>([
+    ["two STOs and the LTO", ["STO@1", "STO@2", "LTO@3"], ["STO1", "STO2", "LTO"]],
+    ["the LTO alone", ["LTO@2"], ["LTO"]],
+    ["two LTOs", ["STO@1", "LTO@2", "LTO@3"], ["STO1", "LTO1", "LTO2"]],
+    ["positions with gaps, the LTO stored before an STO", ["LTO@1", "STO@4", "STO@7"], ["STO1", "STO2", "LTO"]],
+  ])("objective labels in the PDF: %s", (_case, stored, labels) => {
+    const objectives = stored.map((s, i) => {
+      const [type, position] = s.split("@") as [string, string];
+      return { id: i + 1, type, position: Number(position), name: s, description: null, target: null, status: "in progress", end_date: null };
+    });
+    const d = planPdfDocument(view({ goals: [{ ...goal(11, "Aggression", "maladaptive"), objectives }], sections: ["maladaptiveGoals"] }));
+    const table = d.sections[0]!.blocks.find((b) => b.kind === "table" && b.label === "Objectives");
+    expect(table?.kind === "table" && table.rows.map((r) => r[0])).toEqual(labels);
   });
 
   it("monitoring lists every goal with its weekly data in the window", () => {

@@ -374,8 +374,8 @@ describe("the dates weekly data may carry (decision 009, probe 8904 #2)", () => 
     ["report", "2026-12-05", M.weekAfterCurrent("2026-11-28")],
     ["report", "2027-06-05", M.weekAfterCurrent("2026-11-28")],
     ["report", "2016-12-03", null],
-    ["report", "2016-11-26", M.weekTooOld("2016-11-27")],
-    ["report", "1999-01-02", M.weekTooOld("2016-11-27")],
+    ["report", "2016-11-26", M.weekTooOld("2016-12-03")],
+    ["report", "1999-01-02", M.weekTooOld("2016-12-03")],
     ["comment", "2026-11-28", null],
     ["comment", "2026-11-29", M.commentAfterCurrent("2026-11-28")],
     ["comment", "2028-11-20", M.commentAfterCurrent("2026-11-28")],
@@ -387,7 +387,13 @@ describe("the dates weekly data may carry (decision 009, probe 8904 #2)", () => 
 
   it("says which week is the latest and which the earliest, in the screens' date format", () => {
     expect(M.weekAfterCurrent("2026-11-28")).toContain("11/28/2026");
-    expect(M.weekTooOld("2016-11-27")).toContain("10 years");
+    expect(M.weekTooOld("2016-12-03")).toContain("10 years");
+  });
+
+  it("a week too old is told the first Saturday a report can end on, not the Sunday ten years back (probe 8952 #7)", () => {
+    expect(weeklyDataDateRefusal("report", "2016-11-26", "2026-11-27")).toBe("That week is more than 10 years ago. The earliest week a report can record ends on 12/03/2016 or later.");
+    // Ten years back on a Saturday: that Saturday itself.
+    expect(weeklyDataDateRefusal("report", "2016-11-26", "2026-12-03")).toContain("ends on 12/03/2016 or later.");
   });
 });
 

@@ -4,10 +4,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, bips, chartComments, patients, pdfJobs, plans, sharedDocuments, userLocations, userRoles, weeklyReports } from "~/db/schema";
 import { PDF_MESSAGES, PDF_SECTION_KEYS, PDF_SECTIONS } from "~/domain/plan-pdf";
 import { addDays, isoDate, weekEndingOn } from "~/domain/weeks";
+import { formatChartDate } from "~/domain/chart";
+import { todayIn } from "~/domain/note-rules";
+import { weeklyDataRange } from "~/domain/weekly-reports";
 import { getUserActor } from "~/models/actors.server";
 import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestPlanPdf } from "~/models/pdf-jobs.server";
 import worker from "../../workers/app";
-import { pdfText } from "../support/pdf-text";
+import { pdfPages, pdfText } from "../support/pdf-text";
 import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 
 /**
@@ -193,8 +196,8 @@ describe("the plan PDF through the API and the queue", () => {
     expect(w.status, w.error ?? "").toBe("done");
     const wText = await pdfText(new Uint8Array(await (await api(`/v2/pdf-jobs/${w.id}/download`, { token })).arrayBuffer()));
     expect(wText).toContain("Weekly Reports");
-    // One month holds four or five Saturdays.
-    expect(wText).toMatch(/Weekly reports \((4|5)\)/);
+    // One month up to the end of the current week holds four to six Saturdays.
+    expect(wText).toMatch(/Weekly reports \((4|5|6)\)/);
     const comments = await api(`/v2/plans/${goal.id}/pdf`, { method: "POST", token, body: { kind: "chart_comments", months: 2.7 } });
     const c = await settled(((await comments.json()) as { job_id: string }).job_id);
     const cText = await pdfText(new Uint8Array(await (await api(`/v2/pdf-jobs/${c.id}/download`, { token })).arrayBuffer()));
@@ -824,5 +827,52 @@ describe("the month count is a plain decimal, screen and API (probe 8904 #5, dec
       const { data } = (await res.json()) as { data: { months: number } };
       expect(data.months).toBe(stored);
     }
+  });
+});
+
+describe("the PDFs run to the end of the client's current week; objectives are labelled as on screen (probe 8952 #3, #4)", () => {
+  /** A goal with last week's report and the current week's (the week ending this Saturday at the client's location), an STO and the LTO. */
+  async function goalWithCurrentWeek() {
+    const patient = await createPatient({ locationId: location.id, firstName: "Leo", lastName: "Park" });
+    const plan = await createBip(patient);
+    const saturday = weeklyDataRange(todayIn(new Date(), "America/New_York")).latest;
+    const spitting = await createPlan(plan, { name: "Spitting", baselineDate: addDays(saturday, -70), baselineLevel: 9 });
+    await createObjective(spitting, { name: "Fewer", target: 4, type: "STO", position: 1 });
+    await createObjective(spitting, { name: "None at all", target: 0, type: "LTO", position: 2 });
+    await db().insert(weeklyReports).values([
+      { planId: spitting.id, weekEnd: addDays(saturday, -7), weekStart: addDays(saturday, -13), value: 3 },
+      { planId: spitting.id, weekEnd: saturday, weekStart: addDays(saturday, -6), value: 37.5 },
+    ]);
+    return { plan, spitting, saturday, week: formatChartDate(saturday) };
+  }
+
+  async function made(path: string, body: Record<string, unknown>): Promise<string[]> {
+    const res = await api(path, { method: "POST", token, body });
+    expect(res.status).toBe(202);
+    const job = await settled(((await res.json()) as { job_id: string }).job_id);
+    expect(job.status, job.error ?? "").toBe("done");
+    return (await pdfPages(new Uint8Array(await (await api(`/v2/pdf-jobs/${job.id}/download`, { token })).arrayBuffer()))).flat();
+  }
+
+  it("the plan PDF: the Monitoring table's last week and value are the current week's, and the objectives read STO1 and LTO", async () => {
+    const { plan, saturday, week } = await goalWithCurrentWeek();
+    const text = await made(`/v2/bips/${plan.id}/pdf`, { sections: ["maladaptiveGoals", "monitoringEvaluating"], months: 3 });
+    // The chart draws both weeks.
+    expect(text).toContain(`2 weeks (${formatChartDate(addDays(saturday, -7))} – ${week})`);
+    // Monitoring: Goal, Category (wrapped), Weeks reported, Last week, Last value.
+    const row = text.indexOf("Spitting", text.indexOf("Trend per week"));
+    expect(text.slice(row, row + 6)).toEqual(["Spitting", "Maladaptive", "behaviors", "2", week, "37.5"]);
+    // The objectives table (one rule with the screen and the chart: decision 008).
+    // After its label and the five column headers.
+    const table = text.indexOf("Objectives");
+    expect(text.slice(table + 6, table + 16)).toEqual(["STO1", "Fewer", "4", "—", "not started", "LTO", "None at all", "0", "—", "not started"]);
+  });
+
+  it("the goal's weekly-report PDF lists the current week", async () => {
+    const { spitting, week } = await goalWithCurrentWeek();
+    const text = await made(`/v2/plans/${spitting.id}/pdf`, { kind: "weekly_report", months: 1 });
+    expect(text).toContain("Weekly reports (2)");
+    const row = text.indexOf(week, text.indexOf("Week ending"));
+    expect(text.slice(row, row + 2)).toEqual([week, "37.5"]);
   });
 });

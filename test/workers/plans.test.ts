@@ -118,6 +118,37 @@ describe("/api/v2/plans", () => {
     expect((await api(`/v2/plans`)).status).toBe(401);
   });
 
+  it("filters by the client (patient_id or client_id) as the BIP list does; a client out of scope lists nothing there and here; unknown keys are ignored as by every v2 list (probe 8952 #5)", async () => {
+    const w = await world();
+    const sibling = await createPatient({ locationId: w.loc.id });
+    const mine = await createPlan(w.bip, { name: "Aggression" });
+    const theirs = await createPlan(await createBip(sibling), { name: "Elopement" });
+    await createPlan({ id: w.otherBip.id, patientId: w.otherBip.patientId });
+    const token = await apiToken(w.viewer);
+    const listed = async (path: string) => {
+      const res = await api(`${path}&per_page=100`, { token });
+      expect(res.status, path).toBe(200);
+      return ((await res.json()) as { data: { id: number }[] }).data.map((p) => p.id);
+    };
+    // [query, goals listed]
+    const cases: [string, number[]][] = [
+      [`patient_id=${w.patient.id}`, [mine.id]],
+      [`client_id=${sibling.id}`, [theirs.id]],
+      [`patient_id=${w.patient.id}&client_id=${sibling.id}`, [mine.id]],
+      [`patient_id=${sibling.id}&bogus=1`, [theirs.id]],
+      [`patient_id=${w.otherBip.patientId}`, []],
+      ["patient_id=99999999", []],
+    ];
+    for (const [query, goals] of cases) expect(await listed(`/v2/plans?${query}`), query).toEqual(goals);
+    // The BIP list answers the same for another location's client: nothing, not an error.
+    expect(await listed(`/v2/bips?patient_id=${w.otherBip.patientId}`)).toEqual([]);
+    for (const path of ["/v2/bips", "/v2/plans"]) {
+      const bad = await api(`${path}?client_id=abc`, { token });
+      expect(bad.status, path).toBe(422);
+      expect((await json(bad)).errors.client_id, path).toBe("Filters take a record id.");
+    }
+  });
+
   it("show: the spec's field names and objectives; the read is audited; 404 for another location", async () => {
     const w = await world();
     const { plan, s1, s2, s3, lto } = await planWithObjectives(w.bip);

@@ -118,6 +118,12 @@ describe("/api/v2/weekly-reports", () => {
     expect((await json<{ errors: Record<string, string> }>(missing)).errors.plan_id).toBe("plan_id or bip_id is required.");
     expect((await api(`/v2/weekly-reports?plan_id=${w.plan.id}&per_page=2500`, { token: t.view })).status).toBe(200);
     expect((await api(`/v2/weekly-reports?plan_id=${w.plan.id}&per_page=2501`, { token: t.view })).status).toBe(422);
+    // −1 is a whole number: it gets the message 0 gets (probe 8952 #7).
+    for (const perPage of ["0", "-1"]) {
+      const low = await api(`/v2/weekly-reports?plan_id=${w.plan.id}&per_page=${perPage}`, { token: t.view });
+      expect(low.status).toBe(422);
+      expect((await json<{ errors: Record<string, string> }>(low)).errors.per_page).toBe("per_page must be at least 1.");
+    }
     expect((await api(`/v2/weekly-reports?plan_id=${w.plan.id}&date_start=2026-03-01&date_end=2026-01-01`, { token: t.view })).status).toBe(422);
     expect((await api(`/v2/weekly-reports?plan_id=${w.otherPlan.id}`, { token: t.view })).status).toBe(404);
     expect((await api(`/v2/weekly-reports?bip_id=${w.otherPlan.bipId}`, { token: t.view })).status).toBe(404);
@@ -489,7 +495,7 @@ function countingContext(locationIds: number[]): { ctx: ModelContext; statements
 
 describe("chart inputs", () => {
   const chartInputsForPlans = async (ctx: ModelContext, ids: number[], range: ChartRange) => chartInputsFrom(await chartInputsQuery(ctx, ids, range), range);
-  const editorRows = async (ctx: ModelContext, plan: PlanInScope, range: ChartRange) => editorRowsFrom(await editorRowsQuery(ctx, plan, range));
+  const editorRows = async (ctx: ModelContext, plan: PlanInScope, range: ChartRange) => editorRowsFrom(await editorRowsQuery(ctx, plan, range, { reports: null, comments: 1, week: null }));
 
   it("reads every plan's objectives, reports and comments in the window in one statement", async () => {
     const w = await world();
@@ -789,8 +795,8 @@ describe("weekly data dates: not after the current week, not over ten years back
     ["next week", addDays(latest, 7), 422, M.weekAfterCurrent(latest)],
     ["a year typed wrong (next year)", addDays(latest, 7 * 52), 422, M.weekAfterCurrent(latest)],
     ["the oldest week allowed", firstSaturday, 201, null],
-    ["the week before it", addDays(firstSaturday, -7), 422, M.weekTooOld(earliest)],
-    ["decades before the plan", "1999-01-02", 422, M.weekTooOld(earliest)],
+    ["the week before it", addDays(firstSaturday, -7), 422, M.weekTooOld(firstSaturday)],
+    ["decades before the plan", "1999-01-02", 422, M.weekTooOld(firstSaturday)],
   ])("API weekly report for %s (%s) → %d", async (_label, weekEnd, status, message) => {
     const w = await world();
     const t = await tokens(w);
@@ -843,7 +849,7 @@ describe("weekly data dates: not after the current week, not over ten years back
   // [intent, fields, the field, message]
   it.each<[string, Record<string, string>, string]>([
     ["add-report", { week_end: addDays(latest, 7 * 56), value: "0", total_units: "40" }, M.weekAfterCurrent(latest)],
-    ["add-report", { week_end: "1999-01-02", value: "1" }, M.weekTooOld(earliest)],
+    ["add-report", { week_end: "1999-01-02", value: "1" }, M.weekTooOld(firstSaturday)],
     ["add-comment", { comment_date: addDays(latest, 365), comment: "future comment" }, M.commentAfterCurrent(latest)],
   ])("the goal screen (no JavaScript): %s %j → 422 with the message, nothing written", async (intent, fields, message) => {
     const w = await world();
@@ -878,7 +884,7 @@ describe("weekly data dates: not after the current week, not over ten years back
     expect(body.data.rows.map((r) => [r.week_end, r.status, r.reason])).toEqual([
       [latest, "valid", null],
       [addDays(latest, 7), "invalid", M.weekAfterCurrent(latest)],
-      ["1999-01-02", "invalid", M.weekTooOld(earliest)],
+      ["1999-01-02", "invalid", M.weekTooOld(firstSaturday)],
     ]);
     expect((await upload("/v2/weekly-reports/import-data", t.manage, { plan_id: String(w.plan.id) }, sheet)).status).toBe(200);
     expect((await reportsOf(w.plan.id)).map((r) => r.weekEnd)).toEqual([latest]);
@@ -903,5 +909,88 @@ describe("weekly data dates: not after the current week, not over ten years back
     const stale = (await (await request("/bip/attention?stale=1", { cookie })).text()).split('id="stale"')[1]!;
     expect(stale).toContain(`/bip/profile/${futureOnly.id}`);
     expect(stale).not.toContain(`/bip/profile/${current.id}`);
+  });
+});
+
+/* ------------------------------------------------------------------ the editors' pages (probe 8952 #1) */
+
+describe("the goal screen's editors page 500 rows, page 1 holding the newest (probe 8952 #1)", () => {
+  const latest = weeklyDataRange(todayIn(new Date(), "America/New_York")).latest;
+  const rowIds = (html: string, kind: "report" | "comment") => [...html.matchAll(new RegExp(`id="${kind}-(\\d+)-(?:value|text)"`, "g"))].map((m) => Number(m[1]));
+  /** The pagers of a page (a failed match prints these, not the whole page with its chart). */
+  const pagers = (html: string) => html.match(/<nav class="pagination"[^]*?<\/nav>/g)?.join("\n") ?? "no pager";
+  const hrefWith = (html: string, part: string) => {
+    const m = new RegExp(`href="([^"]*${part}[^"]*)"`).exec(html);
+    expect(m, part).not.toBeNull();
+    return m![1]!.replaceAll("&amp;", "&");
+  };
+
+  /** `n` weekly reports of the plan, one a week, the newest for the current week (ten years back makes 522). */
+  async function weeks(planId: number, n: number) {
+    await env.DB.prepare(
+      "with recursive k(i) as (select 0 union all select i + 1 from k where i < ?2 - 1) insert into weekly_reports (plan_id, week_start, week_end, value) select ?1, date(?3, '-' || (i * 7 + 6) || ' days'), date(?3, '-' || (i * 7) || ' days'), i from k",
+    )
+      .bind(planId, n, latest)
+      .run();
+    return reportsOf(planId);
+  }
+
+  it("522 weeks: the default page shows the newest 500 (oldest first within it), the older 22 are one link away, and a change there comes back to that page", async () => {
+    const w = await world();
+    const cookie = await signInCookie(w.manager);
+    const stored = await weeks(w.plan.id, 522);
+    expect(stored.at(-1)!.weekEnd).toBe(latest);
+    const html = await (await request(`/bip/goal/${w.plan.id}?edit=1`, { cookie })).text();
+    // The newest 500 weeks, in date order; the current week is there.
+    expect(rowIds(html, "report")).toEqual(stored.slice(22).map((r) => r.id));
+    expect(pagers(html)).toContain("Showing 1 to 500 of 522 entries");
+    expect(html).toContain("Page 1 holds the newest weeks");
+    const older = await (await request(hrefWith(html, "reports_page=2"), { cookie })).text();
+    expect(rowIds(older, "report")).toEqual(stored.slice(0, 22).map((r) => r.id));
+    expect(pagers(older)).toContain("Showing 501 to 522 of 522 entries");
+    // A row's delete step and a row saved on page 2 come back to page 2.
+    const oldest = stored[0]!;
+    expect(older).toContain(`href="/bip/goal/${w.plan.id}?edit=1&amp;reports_page=2&amp;confirm=delete-report-${oldest.id}"`);
+    const saved = await post(`/bip/goal/${w.plan.id}?edit=1&reports_page=2`, { intent: "update-report", report_id: String(oldest.id), version: "1", value: "9" }, cookie);
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get("Location")).toContain("reports_page=2");
+    const after = await (await request(saved.headers.get("Location")!, { cookie })).text();
+    expect(rowIds(after, "report")).toContain(oldest.id);
+    expect(after).toContain(`id="report-${oldest.id}-value" form="report-${oldest.id}" name="value" type="number" min="0" step="any" required="" value="9"`);
+  });
+
+  it("a week that already has a report (409) links to the editor's page holding its row, the newest page or an older one", async () => {
+    const w = await world();
+    const cookie = await signInCookie(w.manager);
+    const stored = await weeks(w.plan.id, 522);
+    const before = await counts();
+    for (const row of [stored.at(-1)!, stored[5]!]) {
+      const res = await post(`/bip/goal/${w.plan.id}?edit=1`, { intent: "add-report", week_end: row.weekEnd, value: "50" }, cookie);
+      expect(res.status).toBe(409);
+      const html = await res.text();
+      expect(html).toContain(WEEKLY_REPORT_MESSAGES.duplicate(row.weekEnd));
+      const href = hrefWith(html, `week=${row.weekEnd}`);
+      expect(href).toContain(`#report-${row.id}-value`);
+      const page = await (await request(href.split("#")[0]!, { cookie })).text();
+      expect(rowIds(page, "report"), row.weekEnd).toContain(row.id);
+    }
+    expect(await counts()).toEqual(before);
+    // Narrowed to a window without that week, the link leads to every date.
+    const narrowed = await (await post(`/bip/goal/${w.plan.id}?edit=1&to=${stored[10]!.weekEnd}`, { intent: "add-report", week_end: latest, value: "50" }, cookie)).text();
+    expect(hrefWith(narrowed, `week=${latest}`)).toBe(`/bip/goal/${w.plan.id}?edit=1&week=${latest}#report-${stored.at(-1)!.id}-value`);
+  });
+
+  it("comments page the same way: 501 comments show the newest 500 first, the oldest on page 2", async () => {
+    const w = await world();
+    const cookie = await signInCookie(w.manager);
+    await env.DB.prepare("with recursive k(i) as (select 0 union all select i + 1 from k where i < 500) insert into chart_comments (plan_id, comment_date, comment) select ?1, date(?2, '-' || i || ' days'), 'Day ' || i from k")
+      .bind(w.plan.id, latest)
+      .run();
+    const stored = await db().select().from(chartComments).where(eq(chartComments.planId, w.plan.id)).orderBy(asc(chartComments.commentDate));
+    const html = await (await request(`/bip/goal/${w.plan.id}?edit=1`, { cookie })).text();
+    expect(rowIds(html, "comment")).toEqual(stored.slice(1).map((c) => c.id));
+    expect(pagers(html)).toContain("Showing 1 to 500 of 501 entries");
+    const older = await (await request(hrefWith(html, "comments_page=2"), { cookie })).text();
+    expect(rowIds(older, "comment")).toEqual([stored[0]!.id]);
   });
 });

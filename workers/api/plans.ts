@@ -6,7 +6,8 @@ import { answer, modelContext, UNSUPPORTED, v2Router, type RestResource } from "
 
 /**
  * Goals (plans) and objectives of a BIP (clinical §3, §4, §5): viewed with view_bips, changed with
- * manage_bips. v2 pattern; plans filter by bip_id and category, objectives by plan_id.
+ * manage_bips. v2 pattern; plans filter by bip_id, category and their client (patient_id or client_id, as the
+ * BIP list), objectives by plan_id.
  */
 export const planResource: RestResource<PlanJson> = {
   name: PLANS,

@@ -140,19 +140,22 @@ export function linkParams(params: URLSearchParams): URLSearchParams {
   return withoutFlash(params);
 }
 
-/** 'Showing x to y of n entries' and a window of five page links that keep the other query values (not the flash). */
-export function Pagination({ page }: { page: Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page" | "total_is_lower_bound"> }) {
+/**
+ * 'Showing x to y of n entries' and a window of five page links that keep the other query values (not the flash).
+ * A screen with two paged tables names each one's query value (`param`) and pager (`label`).
+ */
+export function Pagination({ page, param = "page", label = "Pages" }: { page: Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page" | "total_is_lower_bound">; param?: string; label?: string }) {
   const [params] = useSearchParams();
   const href = (n: number) => {
     const next = linkParams(params);
-    next.set("page", String(n));
+    next.set(param, String(n));
     return `?${next.toString()}`;
   };
   // Past the last page (an old bookmark) the links still lead back: Previous to the last page, the window to page 1.
   const links = pageLinks(page.page, page.last_page);
   const pastEnd = pastEndText(page);
   return (
-    <nav className="pagination" aria-label="Pages">
+    <nav className="pagination" aria-label={label}>
       {pastEnd ? (
         <p className="alert alert-danger" role="alert">
           {`${pastEnd} `}

@@ -3,10 +3,11 @@ import { Link } from "~/components/ui/link";
 import type { ReactNode } from "react";
 import { Field } from "~/components/ui/field";
 import { CHART_COMMENT_NOTICES, COMMENT_MAX_LENGTH, notSavedText, UNITS_NOTE, usDate, WEEKLY_REPORT_NOTICES } from "~/domain/weekly-reports";
-import type { EditorComment, EditorReport } from "~/models/charts.server";
+import type { EditorComment, EditorPage, EditorReport } from "~/models/charts.server";
 import type { FormAnswer } from "~/services/forms.server";
 import { Notice } from "./notice";
 import { DataTable, type Column } from "~/components/ui/data-list";
+import { Pagination } from "~/components/ui/list";
 
 /**
  * The four blocks of the weekly chart's edit mode (clinical §2): Add Weekly Report, Update Weekly
@@ -46,6 +47,20 @@ function Block({ id, title, children }: { id: string; title: string; children: R
   );
 }
 
+/**
+ * An editor's pager (decision 009, stop 32): 'Showing x to y of n entries' and the page links, above the table so
+ * the count is seen first; shown when there is more than one page. Page 1 holds the newest rows.
+ */
+function EditorPager({ page, param, label, what }: { page: EditorPage; param: string; label: string; what: string }) {
+  if (page.last_page <= 1 && page.page <= 1) return null;
+  return (
+    <>
+      <p className="hint">{`Page 1 holds the newest ${what}; each page lists its ${what} oldest first.`}</p>
+      <Pagination page={page} param={param} label={label} />
+    </>
+  );
+}
+
 /** The add button; while the post is on its way it reads the spec's progress message (public/enhance.js). */
 function SaveButton({ label, busy }: { label: string; busy: boolean }) {
   return (
@@ -77,16 +92,25 @@ function RowActions(p: { formId: string; intent: string; idField: string; row: {
   );
 }
 
-export function AddReportForm({ answer, busy }: { answer: Answer; busy: boolean }) {
+/**
+ * The Add Weekly Report form. A week that already has a report (409) is told at the date, with a link to its row
+ * (`rowHref`: the editor's page that holds it).
+ */
+export function AddReportForm({ answer, busy, rowHref }: { answer: Answer; busy: boolean; rowHref: (report: { id: number; week_end: string }) => string }) {
   const a = answerFor(answer, "add-report");
   const errors = a?.errors ?? {};
-  // A week that already has a report (409) is told at the date.
-  const weekError = errors.week_end ?? (a?.current ? (a.message ?? undefined) : undefined);
+  const stored = a?.current as { id: number; week_end: string } | undefined;
+  const weekError = errors.week_end ?? (stored ? (a?.message ?? undefined) : undefined);
   // The spec clears the date after 'Invalid Date Selection' (clinical §5); the other values stay.
   const weekValue = errors.week_end === WEEKLY_REPORT_NOTICES.saturday.text ? "" : text(a?.values.week_end);
   return (
     <Block id="add-weekly-report" title="Add Weekly Report">
       <Notice text={a?.message} tone="danger" />
+      {stored ? (
+        <p>
+          <Link to={rowHref(stored)}>{`Go to the week ending ${usDate(stored.week_end)} in the Update Weekly Reports table`}</Link>
+        </p>
+      ) : null}
       <Form method="post" key={JSON.stringify(a?.values ?? null)} className="form-grid" noValidate>
         <input type="hidden" name="intent" value="add-report" />
         <Field
@@ -109,7 +133,7 @@ export function AddReportForm({ answer, busy }: { answer: Answer; busy: boolean 
   );
 }
 
-export function ReportsTable({ reports, answer, busy, deleteHref }: { reports: EditorReport[]; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
+export function ReportsTable({ reports, page, answer, busy, deleteHref }: { reports: EditorReport[]; page: EditorPage; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
   const rows = reports.map((r) => {
     const a = answerFor(answer, "update-report", "report_id", r.id) ?? answerFor(answer, "delete-report", "report_id", r.id);
     const typed = a?.values.intent === "update-report" ? a.values : null;
@@ -150,6 +174,7 @@ export function ReportsTable({ reports, answer, busy, deleteHref }: { reports: E
   ];
   return (
     <Block id="update-weekly-reports" title="Update Weekly Reports">
+      <EditorPager page={page} param="reports_page" label="Pages of weekly reports" what="weeks" />
       <DataTable rows={rows} columns={columns} rowKey={rowKey} empty="No Weekly Reports" emptyClassName="muted" caption="Weekly reports" />
     </Block>
   );
@@ -177,7 +202,7 @@ export function AddCommentForm({ answer, busy }: { answer: Answer; busy: boolean
   );
 }
 
-export function CommentsTable({ comments, answer, busy, deleteHref }: { comments: EditorComment[]; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
+export function CommentsTable({ comments, page, answer, busy, deleteHref }: { comments: EditorComment[]; page: EditorPage; answer: Answer; busy: boolean; deleteHref: (id: number) => string }) {
   const rows = comments.map((c) => {
     const a = answerFor(answer, "update-comment", "comment_id", c.id) ?? answerFor(answer, "delete-comment", "comment_id", c.id);
     const typed = a?.values.intent === "update-comment" ? a.values : null;
@@ -217,6 +242,7 @@ export function CommentsTable({ comments, answer, busy, deleteHref }: { comments
   ];
   return (
     <Block id="update-comments" title="Update Comments">
+      <EditorPager page={page} param="comments_page" label="Pages of comments" what="comments" />
       <DataTable rows={rows} columns={columns} rowKey={rowKey} empty="No Comments" emptyClassName="muted" caption="Comments" />
     </Block>
   );
