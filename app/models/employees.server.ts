@@ -26,6 +26,7 @@ import {
 } from "~/domain/employees";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
+import { todayAtLocation } from "~/domain/pa-pacing";
 import { mayChange, mayCreate, mayGrantRole, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
 import { withCancelledCount, type UnfitReason } from "~/domain/schedule";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -96,6 +97,8 @@ export interface EmploymentJson {
   fixed_hours_salary: number | null;
   fixed_weekly_hours: number | null;
   compliance: Record<ComplianceKey, string | null>;
+  /** The location's time zone: its compliance dates are judged on today there (decision 038, stop 32). */
+  time_zone: string;
 }
 
 function employeeJson(r: Selected, roleRows: { id: number; name: string }[], locationRows: EmploymentJson[]) {
@@ -154,8 +157,9 @@ type EmploymentRow = {
   fixed_hours_salary: number | null;
   fixed_weekly_hours: number | null;
   compliance: string | null;
+  time_zone: string;
 };
-const EMPLOYMENT_COLUMNS = ["location_id", "title", "position_id", "salary", "telehealth_salary", "fixed_hours_salary", "fixed_weekly_hours", "compliance"] as const;
+const EMPLOYMENT_COLUMNS = ["location_id", "title", "position_id", "salary", "telehealth_salary", "fixed_hours_salary", "fixed_weekly_hours", "compliance", "time_zone"] as const;
 
 /**
  * An employee's columns with their roles and the memberships the actor can see as JSON aggregates, so a
@@ -168,7 +172,7 @@ function withRelations(ctx: ModelContext) {
     roleRows: jsonRows<{ id: number; name: string }>(sql`(select r.id as "id", r.name as "name" from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = "users"."id" order by r.name)`, ["id", "name"]),
     locationRows: jsonRows<EmploymentRow>(
       sql`(select ul.location_id as "location_id", l.title as "title", ul.position_id as "position_id", ul.salary as "salary", ul.telehealth_salary as "telehealth_salary",
-             ul.fixed_hours_salary as "fixed_hours_salary", ul.fixed_weekly_hours as "fixed_weekly_hours", ul.compliance as "compliance"
+             ul.fixed_hours_salary as "fixed_hours_salary", ul.fixed_weekly_hours as "fixed_weekly_hours", ul.compliance as "compliance", l.time_zone as "time_zone"
            from user_locations ul join locations l on l.id = ul.location_id
            where ul.user_id = "users"."id" and l.deleted_at is null and ${visibleMembership(ctx)} order by l.title)`,
       EMPLOYMENT_COLUMNS,
@@ -196,6 +200,7 @@ function toEmployee(ctx: ModelContext, r: Selected & { roleRows: { id: number; n
         fixed_hours_salary: pay ? ul.fixed_hours_salary : null,
         fixed_weekly_hours: ul.fixed_weekly_hours,
         compliance: Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, str(c[k])])) as Record<ComplianceKey, string | null>,
+        time_zone: ul.time_zone,
       };
     }),
   );
@@ -248,16 +253,15 @@ export async function getEmployee(ctx: ModelContext, id: number): Promise<Employ
 
 export type EmployeeProfile = EmployeeJson & { locations: (EmploymentJson & { compliance_state: Record<ComplianceKey, ComplianceState> })[] };
 
-/** The employee with the state of each compliance date on the actor's today. */
+/** The employee with the state of each compliance date on today at that location (as the expiration-dates report). */
 export async function getEmployeeProfile(ctx: ModelContext, id: number): Promise<EmployeeProfile | null> {
   const e = await getEmployee(ctx, id);
   if (!e) return null;
-  const today = ctx.now().toISOString().slice(0, 10);
   return {
     ...e,
     locations: e.locations.map((l) => ({
       ...l,
-      compliance_state: Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, complianceState(l.compliance[k], today)])) as Record<ComplianceKey, ComplianceState>,
+      compliance_state: Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, complianceState(l.compliance[k], todayAtLocation(ctx.now(), l.time_zone))])) as Record<ComplianceKey, ComplianceState>,
     })),
   };
 }

@@ -39,7 +39,7 @@ beforeAll(async () => {
   // Names Intl accepts but does not list (UTC+14 as well): each still gets its own today.
   const gmt14 = await createLocation({ timeZone: "Etc/GMT-14" });
   const lower = await createLocation({ timeZone: "pacific/kiritimati" });
-  const manager = await createUser({ permissions: ["manage_notes", "view_clients"], locations: [york.id, kiri.id, gmt14.id, lower.id] });
+  const manager = await createUser({ permissions: ["manage_notes", "view_clients", "view_employees"], locations: [york.id, kiri.id, gmt14.id, lower.id] });
   cookie = await signInCookie(manager);
   const provider = await createUser({ permissions: ["view_notes"], locations: [kiri.id] });
   const oneDay = async (locationId: number, paService: string, start: string, end: string, usedUnits = 0) => {
@@ -133,5 +133,20 @@ describe("a client's age on today at their location", () => {
     const html = await (await request(`/patients/list?search=${lastName}`, { cookie: await signInCookie(viewer) })).text();
     const row = html.split("<tr").filter((r) => r.includes(lastName)).at(-1)!;
     expect([...row.matchAll(/<td[^>]*>(\d+)<\/td>/g)].map((m) => Number(m[1]))).toEqual([age]);
+  });
+});
+
+// The employee's profile judges each location's compliance dates as the expiration-dates report does.
+describe("an employee's profile", () => {
+  it.each([
+    ["the Kiritimati employee", "expired", () => kiriEmployee],
+    ["the New York employee", "expiring_30", () => yorkEmployee],
+  ] as const)("%s: a CPR date of 2026-11-27 is %s on today at the location", async (_who, state, id) => {
+    const out = (await routes["routes/_app.doctors.profile.$id"]!.module.loader({
+      request: new Request(`http://localhost/doctors/profile/${id()}`, { headers: { Cookie: cookie } }),
+      params: { id: String(id()) },
+      context: { app: { db: db(), now: () => NOW, ip: "127.0.0.1" } },
+    })) as { employee: { locations: { compliance_state: Record<string, string> }[] } };
+    expect(out.employee.locations.map((l) => l.compliance_state.cpr_every_2_years)).toEqual([state]);
   });
 });
