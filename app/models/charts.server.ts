@@ -162,7 +162,8 @@ export function editorRowsQuery(ctx: ModelContext, plan: PlanInScope, range: Cha
   // The page holding `week`: one more than the whole pages of reports newer than it.
   const reportsPage =
     pages.reports === null && pages.week !== null
-      ? sql`((select count(*) from ${r} where ${and(reportsWhere, sql`${r.weekEnd} > ${pages.week}`)}) / ${EDITOR_PER_PAGE} + 1)`
+      ? // A whole number whatever type the driver binds the page size as (a REAL made this 2.04 and LIMIT refused it).
+        sql`(cast((select count(*) from ${r} where ${and(reportsWhere, sql`${r.weekEnd} > ${pages.week}`)}) / ${EDITOR_PER_PAGE} as integer) + 1)`
       : sql`${pages.reports ?? 1}`;
   const commentsPage = sql`${pages.comments}`;
   return ctx.db

@@ -45,7 +45,8 @@ interface Case {
   unsaved: (typed: string) => string;
 }
 
-const details = (typed: string) => `<dd style="white-space:pre-line">${typed}</dd>`;
+// The field named in words, as the form's label reads ("Description", not "description"; probe 8954 #3).
+const details = (typed: string) => `<dt>Description</dt><dd style="white-space:pre-line">${typed}</dd>`;
 
 const CASES: Case[] = [
   {
@@ -131,7 +132,7 @@ describe("a stale save keeps the stored value in the form and shows the text tha
     // …and the page keeps what was typed and not saved.
     expect(html).toContain(unsaved(second));
     // A value typed as it is stored was not lost, and is not listed.
-    expect(html).not.toContain("<dt>name</dt>");
+    expect(html).not.toContain("<dt>Name</dt>");
     expect(String(await stored())).toBe(first);
 
     // Saving the form as shown (the new version) is a deliberate second save, and it succeeds.

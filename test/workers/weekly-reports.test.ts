@@ -975,6 +975,14 @@ describe("the goal screen's editors page 500 rows, page 1 holding the newest (pr
       expect(rowIds(page, "report"), row.weekEnd).toContain(row.id);
     }
     expect(await counts()).toEqual(before);
+    // Every week's link opens a whole page (probe 8954 #1: a page of 2.04, or a 500, for all but the newest week).
+    for (const row of [stored[0]!, stored[1]!, stored[21]!, stored[22]!, stored[300]!, stored.at(-2)!]) {
+      const res = await request(`/bip/goal/${w.plan.id}?edit=1&week=${row.weekEnd}`, { cookie });
+      expect(res.status, row.weekEnd).toBe(200);
+      const page = await res.text();
+      expect(rowIds(page, "report"), row.weekEnd).toContain(row.id);
+      expect(pagers(page)).toContain(stored.indexOf(row) < 22 ? "Showing 501 to 522 of 522 entries" : "Showing 1 to 500 of 522 entries");
+    }
     // Narrowed to a window without that week, the link leads to every date.
     const narrowed = await (await post(`/bip/goal/${w.plan.id}?edit=1&to=${stored[10]!.weekEnd}`, { intent: "add-report", week_end: latest, value: "50" }, cookie)).text();
     expect(hrefWith(narrowed, `week=${latest}`)).toBe(`/bip/goal/${w.plan.id}?edit=1&week=${latest}#report-${stored.at(-1)!.id}-value`);

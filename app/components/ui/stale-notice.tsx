@@ -1,4 +1,6 @@
 const text = (x: unknown) => (x === null || x === undefined ? "" : String(x).trim());
+/** A field's key as words ("current_progress" → "Current progress"), as the forms' labels read. */
+const words = (key: string) => key.replace(/_/g, " ").replace(/^\w/, (c) => c.toUpperCase());
 
 /**
  * The answer to a stale save (409; decision 010): the message, a line saying the form now shows what is
@@ -34,7 +36,7 @@ export function StaleNotice({
           <dl className="details">
             {lost.map(([k, v]) => (
               <div key={k}>
-                <dt>{k}</dt>
+                <dt>{words(k)}</dt>
                 <dd style={{ whiteSpace: "pre-line" }}>{String(v)}</dd>
               </div>
             ))}
