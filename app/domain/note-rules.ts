@@ -554,11 +554,13 @@ export const ZONE_SPREAD_MINUTES = 1680;
 
 /**
  * One session of a client written as two notes across midnight (decision 024, stop 32): one pair ends at 24:00 of
- * a day exactly where the other starts, at 00:00 of the next (on one clock). The provider's buffer does not part
- * two such pairs of the same client; anything else keeps it, and an overlap is never a continuation.
+ * its day on its own clock, and the other starts at that same moment (00:00 of the next day; 01:00 where the clocks
+ * jump forward at midnight, as in Havana). `mine` is on its own clock, `other` moved onto it (zoneShift) and
+ * `otherEnd` is the other pair's end on its own clock. The provider's buffer does not part two such pairs of the
+ * same client; anything else keeps it, and an overlap is never a continuation.
  */
-export function continuesAtMidnight(a: Interval, b: Interval): boolean {
-  return (a.end === b.start && b.start % 1440 === 0) || (b.end === a.start && a.start % 1440 === 0);
+export function continuesAtMidnight(mine: Interval, other: Interval, otherEnd: number = other.end): boolean {
+  return (mine.end === other.start && mine.end % 1440 === 0) || (other.end === mine.start && otherEnd % 1440 === 0);
 }
 
 /**
@@ -574,7 +576,7 @@ export function firstConflict(mine: (Interval | null)[], others: readonly NoteIn
       const moved = shift === 0 ? p : { start: p.start + shift, end: p.end + shift };
       for (let i = 0; i < mine.length; i++) {
         const m = mine[i];
-        if (m && overlaps(m, moved, gap) && !(o.sameClient && continuesAtMidnight(m, moved))) return { mine: i, other: p, note: o };
+        if (m && overlaps(m, moved, gap) && !(o.sameClient && continuesAtMidnight(m, moved, p.end))) return { mine: i, other: p, note: o };
       }
     }
   }

@@ -729,7 +729,7 @@ const ZONE_SHIFT_SQL = zoneShiftSql();
  * Any pair of note `o` within `gap` minutes of any pair of the new values `n` (touching ends do not overlap at
  * gap 0); with `shift`, `o`'s pairs are first moved by it (ZONE_SHIFT_SQL). With `continuation`, a pair of the
  * same client that continues the other across midnight is no conflict (continuesAtMidnight in
- * app/domain/note-rules.ts: one ends at 24:00 where the other starts at 00:00 of the next day).
+ * app/domain/note-rules.ts: one ends at 24:00 of its day, on its own clock, at the moment the other starts).
  */
 function overlapSql(gap: number, shift?: string, n = "n", o = "o", continuation = false): string {
   const pairs = [
@@ -743,7 +743,7 @@ function overlapSql(gap: number, shift?: string, n = "n", o = "o", continuation 
     .map(([a, b]) => {
       const [os, oe, ns, ne] = [`(${o}.start${a}_at${moved})`, `(${o}.end${a}_at${moved})`, `${n}.start${b}_at`, `${n}.end${b}_at`];
       const near = `${os} < ${ne} + ${gap} and ${ns} < ${oe} + ${gap}`;
-      return continuation ? `(${near} and not (${o}.patient_id = ${n}.patient_id and ((${oe} = ${ns} and ${ns} % 1440 = 0) or (${ne} = ${os} and ${os} % 1440 = 0))))` : `(${near})`;
+      return continuation ? `(${near} and not (${o}.patient_id = ${n}.patient_id and ((${oe} = ${ns} and ${o}.end${a}_at % 1440 = 0) or (${ne} = ${os} and ${ne} % 1440 = 0))))` : `(${near})`;
     })
     .join(" or ")})`;
 }

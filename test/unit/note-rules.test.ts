@@ -175,6 +175,17 @@ describe("overlap and buffer predicates", () => {
     expect(firstConflict([a], [{ id: 1, pairs: [b], sameClient: false }], 15) !== null).toBe(true);
   });
 
+  // Havana's clocks jump from 00:00 to 01:00 on 2026-03-08 (probe 8954 #2): the first half ends at 24:00 on its clock
+  // (UTC−5), the second starts at 01:00 on its own (UTC−4): the same moment, so no buffer between them.
+  it.each<[string, Interval, number, Interval, number, boolean]>([
+    ["the first half written first, then 01:00–02:00", i(1440 + 60, 1440 + 120), -240, i(1380, 1440), -300, false],
+    ["the second half written first, then 23:00–24:00", i(1380, 1440), -300, i(1440 + 60, 1440 + 120), -240, false],
+    ["01:05 on that night: a gap of 5 minutes, the buffer", i(1440 + 65, 1440 + 120), -240, i(1380, 1440), -300, true],
+  ])("a continuation across a midnight the clocks skip: %s", (_n, mine, mineOffset, other, otherOffset, conflict) => {
+    expect(firstConflict([mine], [{ id: 1, pairs: [other], sameClient: true, utcOffset: otherOffset }], 15, mineOffset) !== null).toBe(conflict);
+    expect(firstConflict([mine], [{ id: 1, pairs: [other], sameClient: false, utcOffset: otherOffset }], 15, mineOffset) !== null).toBe(true);
+  });
+
   it("the scan window reaches a day and a buffer back", () => {
     expect(scanWindow({ startAt: 10_000, endAt: 10_060 })).toEqual({ from: 10_000 - 1440 - 15, to: 10_060 + 15 });
   });

@@ -339,3 +339,29 @@ describe("a session across midnight is two notes the provider's buffer does not 
     expect((await writeNote(c, { date: D, timeIn: "17:30", timeOut: "17:31" })).errors).toEqual({ time_out: NOTE_MESSAGES.dayCap(10) });
   });
 });
+
+// Havana's clocks jump from 00:00 to 01:00 on 2026-03-08 (probe 8954 #2): 00:00 does not exist there that night, so the
+// second half of a session across midnight starts at 01:00, the moment the first half's 24:00 (UTC−5) is.
+describe("a session across a midnight the clocks skip (America/Havana)", () => {
+  it.each<[string, Slot, Slot, number]>([
+    ["23:00–24:00, then 01:00–02:00 the next day: saved", { date: "2026-03-07", timeIn: "23:00", timeOut: "24:00" }, { date: "2026-03-08", timeIn: "01:00", timeOut: "02:00" }, 201],
+    ["01:00–02:00 first, then 23:00–24:00 the day before: saved", { date: "2026-03-08", timeIn: "01:00", timeOut: "02:00" }, { date: "2026-03-07", timeIn: "23:00", timeOut: "24:00" }, 201],
+    ["01:05 after 23:00–24:00: the buffer refuses", { date: "2026-03-07", timeIn: "23:00", timeOut: "24:00" }, { date: "2026-03-08", timeIn: "01:05", timeOut: "02:00" }, 422],
+  ])("%s", async (_label, first, second, status) => {
+    const havana = await createLocation({ timeZone: "America/Havana" });
+    const owner = await createUser({ permissions: ["view_notes", "manage_notes", "ignore_time_limits"], locations: [havana.id] });
+    const patient = await createPatient({ locationId: havana.id });
+    const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 400, startDate: "2026-01-01", endDate: "2026-12-31" }).returning();
+    const provider = await createUser({ permissions: ["view_notes"], locations: [havana.id] });
+    const write = async (s: Slot) =>
+      (
+        await api("/v2/notes-rbt", {
+          method: "POST",
+          token: await apiToken(owner),
+          body: { patient_id: patient.id, provider_id: provider.id, pa_service_id: pa!.id, cpt_code: "97153", session_date: s.date, time_in: s.timeIn, time_out: s.timeOut, pos: "12", diagnosis_code: "F84.0" },
+        })
+      ).status;
+    expect(await write(first)).toBe(201);
+    expect(await write(second)).toBe(status);
+  });
+});
