@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalLine, optionalMoney, optionalText, requiredDate, requiredLine } from "./fields";
 import { centsOf } from "./billing";
-import { minuteOfDay, NOTE_CPT_CODES, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
+import { minuteOfDay, NOTE_CPT_CODES, tidyTime, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
 import { localTimeExists, onClockOf, zonedDate, zoneOffsetAtLocal, zoneOffsetMinutes, zonePlace } from "./time";
 import { MODIFIER_CODES, providerType } from "./insurance";
@@ -120,10 +120,8 @@ const optionalTime = (asEnd: boolean) =>
   v.pipe(
     v.optional(v.nullable(v.string(NOTE_MESSAGES.time)), null),
     v.transform((x) => {
-      const t = typeof x === "string" ? x.trim() : null;
-      if (!t) return null;
-      const m = /^(\d{1,2}):(\d{2})(?::00)?$/.exec(t);
-      return m ? `${m[1]!.padStart(2, "0")}:${m[2]}` : t;
+      const t = typeof x === "string" ? tidyTime(x) : null;
+      return t || null;
     }),
     v.nullable(v.pipe(v.string(), v.check((s) => minuteOfDay(s, asEnd) !== null, NOTE_MESSAGES.time))),
   );

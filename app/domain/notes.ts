@@ -62,6 +62,16 @@ export function minuteOfDay(time: string, asEnd = false): number | null {
 }
 
 /**
+ * A clock time as typed, tidied to "HH:MM": "9:30" and "09:30:00" read as "09:30"; anything else is returned trimmed,
+ * for minuteOfDay to refuse. The one tidy-up the note and booking forms, the API and the live total share.
+ */
+export function tidyTime(typed: string): string {
+  const t = typed.trim();
+  const m = /^(\d{1,2}):(\d{2})(?::00)?$/.exec(t);
+  return m ? `${m[1]!.padStart(2, "0")}:${m[2]}` : t;
+}
+
+/**
  * A time out's field is text, not a time input (which cannot hold 24:00), and says how to type midnight: the note
  * form's and the booking form's (decision 024, stop 32).
  */
@@ -76,8 +86,8 @@ export const TIME_OUT_FIELD = { type: "text", placeholder: "HH:MM", hint: "24:00
 export function typedMinutes(input: { session_date: string; time_in: string | null; time_out: string | null; time_in2: string | null; time_out2: string | null }, timeZone?: string): number {
   const day = timeZone ? dayNumber(input.session_date) : null;
   const pair = (a: string | null, b: string | null) => {
-    const start = minuteOfDay(a ?? "");
-    const end = minuteOfDay(b ?? "", true);
+    const start = minuteOfDay(tidyTime(a ?? ""));
+    const end = minuteOfDay(tidyTime(b ?? ""), true);
     if (start === null || end === null || end <= start) return 0;
     if (day === null || !timeZone) return end - start;
     const from = day * 1440 + start;

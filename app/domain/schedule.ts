@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { numberOrNaN, optionalId, requiredDate } from "./fields";
 import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, sessionEndRefusal, todayIn, withinUnits, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
-import { minuteOfDay, NOTE_CPT_CODES } from "./notes";
+import { minuteOfDay, NOTE_CPT_CODES, tidyTime } from "./notes";
 import { zonePlace } from "./time";
 import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
 
@@ -77,9 +77,7 @@ const time = (missing: string, asEnd: boolean) =>
   v.pipe(
     v.union([v.string(missing), v.null(missing)], missing),
     v.transform((x) => {
-      const t = (x ?? "").trim();
-      const m = /^(\d{1,2}):(\d{2})(?::00)?$/.exec(t);
-      return m ? `${m[1]!.padStart(2, "0")}:${m[2]}` : t;
+      return tidyTime(x ?? "");
     }),
     v.nonEmpty(missing),
     v.check((s) => minuteOfDay(s, asEnd) !== null, SCHEDULE_MESSAGES.time),

@@ -109,6 +109,8 @@ describe("the note form's total minutes, as typed, are what the save counts (the
     ["to midnight in the afternoon pair", typed("2026-11-20", ["09:00", "10:00"], ["23:00", "24:00"]), NY, 120],
     ["24:00 is no time in", typed("2026-11-20", ["24:00", "24:00"]), NY, 0],
     ["to midnight where the next midnight is skipped (Santiago, 2026-09-06 00:00 → 01:00)", typed("2026-09-05", ["22:00", "24:00"]), "America/Santiago", 120],
+    ["a time out typed as 9:30 counts as the save reads it (09:30)", typed("2026-01-15", ["08:00", "9:30"]), NY, 90],
+    ["and as 09:30:00", typed("2026-01-15", ["08:00", "09:30:00"]), NY, 90],
   ])("%s", (_, input, zone, minutes) => {
     expect(typedMinutes(input, zone)).toBe(minutes);
   });
