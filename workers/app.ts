@@ -35,6 +35,20 @@ export function isCrossSitePost(request: Request): boolean {
   return true;
 }
 
+/** What a screen's form is sent as; a browser's form, with or without JavaScript, always is one of these. */
+const FORM_BODIES = ["application/x-www-form-urlencoded", "multipart/form-data"];
+
+/**
+ * A change to a screen (any method but GET or HEAD) whose body is not a form: no Content-Type, JSON, text. Every
+ * screen action reads a form, and the runtime's form reader throws on anything else, which was a 500 (probe 8955
+ * #1); such a request is answered 415 before it reaches the action. The API reads its own bodies.
+ */
+export function isNonFormChange(request: Request): boolean {
+  if (request.method === "GET" || request.method === "HEAD") return false;
+  const type = (request.headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
+  return !FORM_BODIES.includes(type);
+}
+
 /**
  * The middleware every request passes, API call or page: configuration check, the request's context, and on
  * the way out the D1 bookmark, security headers, request id and (local development) Server-Timing.
@@ -82,6 +96,7 @@ export function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
 /** The screens: Remix, behind the same-origin check for form posts; only the server's own flashes are shown, and only to a GET. */
 const pages = async (c: Context<AppEnv>) => {
   if (isCrossSitePost(c.req.raw)) return c.text("Cross-site form posts are not accepted.", 403);
+  if (isNonFormChange(c.req.raw)) return c.text("Send the form as application/x-www-form-urlencoded or multipart/form-data.", 415);
   const forged = await forgedFlashTarget(c.env, c.req.raw);
   if (forged !== null) return c.redirect(forged, 303);
   // A form post never sees the page's flash: a refused save is not shown beside the previous save's message.

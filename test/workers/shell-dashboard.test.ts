@@ -275,6 +275,24 @@ describe("shell", () => {
     expect(res.headers.getSetCookie()).toHaveLength(0);
   });
 
+  // Probe 8955 #1: the form reader threw on a body that is not a form, a 500 on every screen action.
+  it.each<[string, Record<string, string>, string | undefined]>([
+    ["no Content-Type and no body", {}, undefined],
+    ["JSON", { "Content-Type": "application/json" }, "{}"],
+    ["plain text", { "Content-Type": "text/plain" }, "email=x"],
+  ])("a screen action sent %s answers 415, not 500", async (_label, headers, body) => {
+    for (const path of ["/login", "/change-password", "/tickets/add"]) {
+      const res = await request(path, { method: "POST", headers, body });
+      expect(res.status, path).toBe(415);
+      expect(await res.text()).toContain("application/x-www-form-urlencoded");
+    }
+  });
+
+  it("an empty form is still a form: the action answers it", async () => {
+    const res = await request("/login", { method: "POST", body: new URLSearchParams(), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(422);
+  });
+
   it("an unknown path goes to error/error404", async () => {
     const res = await request("/no/such/page");
     expect(res.status).toBe(302);
