@@ -95,6 +95,7 @@ export const CONSENT_MESSAGES = {
   noCoveredSection: "Choose at least one of this consent's sections.",
   signedReadOnly: "This consent is signed and can no longer be changed.",
   notesTooLong: "Notes: at most 2000 characters.",
+  notesNotText: "Notes must be text.",
   nameRequired: "Type your full name (2 to 120 characters).",
   signatureBad:
     "The drawn signature could not be read; clear it and sign again.",
@@ -182,7 +183,7 @@ export const ConsentDraftInput = v.object({
   sections: v.optional(sectionIds, ""),
   notes: v.optional(
     v.pipe(
-      v.string(CONSENT_MESSAGES.notesTooLong),
+      v.string(CONSENT_MESSAGES.notesNotText),
       v.trim(),
       v.maxLength(2000, CONSENT_MESSAGES.notesTooLong),
       plainText()

@@ -78,6 +78,7 @@ describe("the draft schema", () => {
     [{ patient_id: 0, sections: [1] }, "patient_id", "Choose a client."],
     [{ patient_id: "abc", sections: [1] }, "patient_id", "Choose a client."],
     [{ patient_id: 4, sections: [1], notes: "x".repeat(2001) }, "notes", CONSENT_MESSAGES.notesTooLong],
+    [{ patient_id: 4, sections: [1], notes: 123 }, "notes", CONSENT_MESSAGES.notesNotText],
     [{ patient_id: 4, sections: [1], notes: "a\u202Eb" }, "notes", "Remove control or text-direction characters."],
   ])("refuses %j on %s", (input, field, message) => {
     const parsed = parseWith(ConsentDraftInput, input);
