@@ -4,6 +4,7 @@ import { Link } from "~/components/ui/link";
 import { TicketFields } from "~/components/ticket-ui";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions } from "~/components/ui/form-controls";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { canEditTicket, TICKET_MESSAGES } from "~/domain/tickets";
 import { getTicket, updateTicket, type TicketJson } from "~/models/tickets.server";
 import { formResult, formValues, formVersion, modelContextFor, withFormVersion } from "~/services/forms.server";
@@ -48,7 +49,8 @@ export default function EditTicket() {
       </div>
       {editable ? (
         <>
-          <FormMessage error={answer?.message} />
+          {/* A stale save keeps what was typed beside the stored values (probe 8955 #4), as the plan forms do. */}
+          {current ? <StaleNotice message={answer!.message} version={current.version} unsaved={answer!.values} hidden={["version"]} stored={fieldsOf(current)} /> : <FormMessage error={answer?.message} />}
           <Form method="post" key={JSON.stringify([values, version])}>
             <input type="hidden" name="version" value={version} />
             <TicketFields values={values} errors={current ? {} : (answer?.errors ?? {})} />

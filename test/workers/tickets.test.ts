@@ -231,9 +231,14 @@ describe("ticket screens", () => {
     const ok = await form(`/tickets/edit/${t.id}`, { subject: "Edited", body: "New body", category: "account", priority: "low", version: "1" }, cookies.requester);
     expect(ok.status).toBe(303);
     expect(await ticketRow(t.id)).toMatchObject({ subject: "Edited", body: "New body", category: "account", priority: "low", version: 2 });
-    const stale = await form(`/tickets/edit/${t.id}`, { subject: "Stale", body: "x", version: "1" }, cookies.requester);
+    const stale = await form(`/tickets/edit/${t.id}`, { subject: "Stale", body: "my long typed message", version: "1" }, cookies.requester);
     expect(stale.status).toBe(409);
     expect((await ticketRow(t.id)).subject).toBe("Edited");
+    // The form shows what is stored (version 2) and keeps what was typed beside it (probe 8955 #4).
+    const page = await html(stale);
+    expect(page).toContain('name="version" value="2"');
+    expect(page).toContain("Your changes that were not saved");
+    expect(page).toContain("my long typed message");
     // Once answered, the requester can no longer edit; the office can.
     await form(`/tickets/view/${t.id}`, { intent: "respond", body: "Done", version: "2" }, cookies.officeA);
     expect(await html(await request(`/tickets/edit/${t.id}`, { cookie: cookies.requester }))).toContain("can no longer be edited");
