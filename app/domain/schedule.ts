@@ -38,8 +38,13 @@ export const SCHEDULE_MESSAGES = {
   tooMany: (max: number, lastAllowed: string) => `A weekly series has at most ${max} sessions: choose an end date on or before ${lastAllowed}.`,
   past: (today: string) => `A session can be scheduled from today (${today}) on.`,
   onDates: (message: string, dates: readonly string[]) => (dates.length === 1 ? `On ${dates[0]}: ${message}` : `On ${dates.join(", ")}: ${message}`),
-  paWarning: (needed: number, left: number) =>
-    `These sessions need ${needed} unit${needed === 1 ? "" : "s"} but the PA service has only ${left} unit${left === 1 ? "" : "s"} left after the notes written and the sessions already scheduled.`,
+  /** `left` below 0: the authorization is already over by that much (probe 8956: it said "only 0 units left"). */
+  paWarning: (needed: number, left: number, sessions: number) => {
+    const units = (n: number) => `${n} unit${n === 1 ? "" : "s"}`;
+    const what = sessions === 1 ? `This session needs ${units(needed)}` : `These ${sessions} sessions need ${units(needed)}`;
+    const after = "after the notes written and the sessions already scheduled";
+    return left < 0 ? `${what} but the PA service is already ${units(-left)} over its authorized units ${after}.` : `${what} but the PA service has only ${units(left)} left ${after}.`;
+  },
   cancelFrom: "Enter the date from which the rest of the series is cancelled.",
   nothingLeftInSeries: "No scheduled session of this series is left on or after that date.",
   notScheduled: "This session is no longer scheduled (cancelled or written).",
@@ -241,7 +246,7 @@ export function checkBooking(
     own.push({ key: `new:${date}`, patientId: input.patientId, providerId: input.providerId, date, pairs: [times.pair1!], minutes: times.minutes, utcOffset: times.utcOffset });
   }
   const refusal = first ? { field: first.field, message: input.dates.length > 1 ? SCHEDULE_MESSAGES.onDates(first.message, refusedOn) : first.message } : null;
-  const warning = pa && !withinUnits(pa.used_units, units, pa.n_units) ? SCHEDULE_MESSAGES.paWarning(units, Math.max(0, pa.n_units - pa.used_units)) : null;
+  const warning = pa && !withinUnits(pa.used_units, units, pa.n_units) ? SCHEDULE_MESSAGES.paWarning(units, pa.n_units - pa.used_units, input.dates.length) : null;
   return { refusal, warning, units };
 }
 

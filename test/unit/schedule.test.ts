@@ -142,8 +142,10 @@ describe("checkBooking: the notes' rules over notes and scheduled sessions", () 
   it.each<[number, number, string | null]>([
     [0, 100, null],
     [96, 100, null],
-    [97, 100, "These sessions need 4 units but the PA service has only 3 units left after the notes written and the sessions already scheduled."],
-    [120, 100, "These sessions need 4 units but the PA service has only 0 units left after the notes written and the sessions already scheduled."],
+    [97, 100, "This session needs 4 units but the PA service has only 3 units left after the notes written and the sessions already scheduled."],
+    [100, 100, "This session needs 4 units but the PA service has only 0 units left after the notes written and the sessions already scheduled."],
+    [120, 100, "This session needs 4 units but the PA service is already 20 units over its authorized units after the notes written and the sessions already scheduled."],
+    [101, 100, "This session needs 4 units but the PA service is already 1 unit over its authorized units after the notes written and the sessions already scheduled."],
   ])("units used %i of %i: warning %s (never a refusal)", (used, n, warning) => {
     const r = checkBooking(input(), [], { ...pa, n_units: n, used_units: used });
     expect(r.refusal).toBeNull();

@@ -266,7 +266,7 @@ describe("POST /api/v2/scheduled-sessions: booking", () => {
     const res = await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: nextOn(6), time_in: "09:00", time_out: "11:00", repeat: "weekly", until: addDays(nextOn(6), 7) });
     expect(res.status).toBe(201);
     const body = (await res.json()) as Booked;
-    expect(body.warning).toBe("These sessions need 16 units but the PA service has only 10 units left after the notes written and the sessions already scheduled.");
+    expect(body.warning).toBe("These 2 sessions need 16 units but the PA service has only 10 units left after the notes written and the sessions already scheduled.");
     expect(await scheduledCount(c.id)).toBe(2);
   });
 });
