@@ -37,16 +37,22 @@ export function isCrossSitePost(request: Request): boolean {
 
 /** What a screen's form is sent as; a browser's form, with or without JavaScript, always is one of these. */
 const FORM_BODIES = ["application/x-www-form-urlencoded", "multipart/form-data"];
+export const NOT_A_FORM = "Send the form as application/x-www-form-urlencoded or multipart/form-data.";
 
 /**
- * A change to a screen (any method but GET or HEAD) whose body is not a form: no Content-Type, JSON, text. Every
- * screen action reads a form, and the runtime's form reader throws on anything else, which was a 500 (probe 8955
- * #1); such a request is answered 415 before it reaches the action. The API reads its own bodies.
+ * A change to a screen (any method but GET or HEAD) as its action reads it: a form. Every screen action reads a form,
+ * and the runtime's form reader throws on anything else, which was a 500 (probe 8955 #1). A change with no
+ * Content-Type and no body is an empty form (a bare sign-out, a scripted post: the action answers it, with its field
+ * errors where it needs fields); any other body that is not a form is null, answered 415. The API reads its own bodies.
  */
-export function isNonFormChange(request: Request): boolean {
-  if (request.method === "GET" || request.method === "HEAD") return false;
-  const type = (request.headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
-  return !FORM_BODIES.includes(type);
+export async function asFormChange(request: Request): Promise<Request | null> {
+  if (request.method === "GET" || request.method === "HEAD") return request;
+  const type = request.headers.get("Content-Type");
+  if (type !== null) return FORM_BODIES.includes(type.split(";")[0]!.trim().toLowerCase()) ? request : null;
+  if (await request.clone().text()) return null;
+  const headers = new Headers(request.headers);
+  headers.set("Content-Type", FORM_BODIES[0]!);
+  return new Request(request, { headers, body: "" });
 }
 
 /**
@@ -96,12 +102,13 @@ export function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
 /** The screens: Remix, behind the same-origin check for form posts; only the server's own flashes are shown, and only to a GET. */
 const pages = async (c: Context<AppEnv>) => {
   if (isCrossSitePost(c.req.raw)) return c.text("Cross-site form posts are not accepted.", 403);
-  if (isNonFormChange(c.req.raw)) return c.text("Send the form as application/x-www-form-urlencoded or multipart/form-data.", 415);
-  const forged = await forgedFlashTarget(c.env, c.req.raw);
+  const request = await asFormChange(c.req.raw);
+  if (!request) return c.req.header("Accept")?.includes("application/json") ? c.json({ message: NOT_A_FORM }, 415) : c.text(NOT_A_FORM, 415);
+  const forged = await forgedFlashTarget(c.env, request);
   if (forged !== null) return c.redirect(forged, 303);
   // A form post never sees the page's flash: a refused save is not shown beside the previous save's message.
-  const response = await remix(withoutPostedFlash(c.req.raw), { app: c.var.app });
-  await sealFlashRedirects(c.env, c.req.raw, response);
+  const response = await remix(withoutPostedFlash(request), { app: c.var.app });
+  await sealFlashRedirects(c.env, request, response);
   return response;
 };
 

@@ -2,6 +2,7 @@ import { count } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog } from "~/db/schema";
 import { noteBodyToFormFields } from "~/domain/note-form";
+import { NOT_A_FORM } from "../../workers/app";
 import { api, apiToken, createLocation, createUser, db, request, signInCookie } from "./helpers";
 
 /** The AI summary: POST /api/note_{rbt,bcba,combined}/generate-summary and the note forms' POST /notes/generate-summary. */
@@ -203,7 +204,7 @@ describe("POST /notes/generate-summary (the note forms, cookie session)", () => 
     expect((await post(formOf(rbtNote), { origin: "https://evil.example" })).status).toBe(403);
     const json = await post(JSON.stringify(rbtNote), { type: "application/json" });
     expect(json.status).toBe(415);
-    expect(((await json.json()) as { message: string }).message).toMatch(/note form/);
+    expect(((await json.json()) as { message: string }).message).toBe(NOT_A_FORM);
     const get = await request("/notes/generate-summary", { cookie });
     expect(get.status).toBe(405);
   });
