@@ -20,7 +20,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await requirePermission(request, context, "view_notes");
-  // A body that is not a form never gets here: the Worker answers it 415 (asFormChange in workers/app.ts).
+  // A body that is not a form never gets here: the Worker answers it 415 (asFormChange in workers/form-bodies.ts).
   let form: FormData;
   try {
     form = await request.formData();

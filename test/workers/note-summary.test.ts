@@ -2,7 +2,7 @@ import { count } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog } from "~/db/schema";
 import { noteBodyToFormFields } from "~/domain/note-form";
-import { NOT_A_FORM } from "../../workers/app";
+import { NOT_A_FORM } from "../../workers/form-bodies";
 import { api, apiToken, createLocation, createUser, db, request, signInCookie } from "./helpers";
 
 /** The AI summary: POST /api/note_{rbt,bcba,combined}/generate-summary and the note forms' POST /notes/generate-summary. */

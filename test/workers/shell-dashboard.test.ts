@@ -1,6 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker, { NOT_A_FORM } from "../../workers/app";
+import worker from "../../workers/app";
+import { NOT_A_FORM } from "../../workers/form-bodies";
 import { sessions, tickets } from "~/db/schema";
 import { eq } from "drizzle-orm";
 import { api, apiToken, BASE, createLocation, createParent, createPatient, createUser, db, form, request, setCookiesBesidesBookmark, signInCookie } from "./helpers";
