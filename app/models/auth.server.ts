@@ -585,7 +585,7 @@ export async function setTwoFactor(
 const RESET_REQUESTS_PER_HOUR = 5;
 
 /**
- * A reset request with no account to send to (an unknown email, or past the hour's resets) records a decoy: a
+ * A reset request with no account to send to (an unknown email) records a decoy: a
  * challenge of no principal (user 0 never exists) whose code hash is its email's tag, so it is found only with
  * that email, replaced by the email's next request, and refuses every code while counting its attempts down as a
  * real one does (decision 016, stop 32). The tag is not the hash of any code (codeHash hashes the id first).
@@ -596,10 +596,10 @@ const decoyOf = (tag: string) => and(eq(twoFactorChallenges.principalId, DECOY.i
 
 /**
  * Voids the pending resets a new request replaces: the account's (when it has one) and its email's decoys. Past
- * the hour's resets (`of` null) it voids nothing, so a stranger cannot end the owner's pending reset that way.
+ * the hour's resets no request gets this far, so a stranger cannot end the owner's pending reset that way.
  */
-function voidPendingResets(db: Db, of: { principal: Principal | null; tag: string } | null, at: string) {
-  const replaced = of ? or(decoyOf(of.tag), of.principal ? and(eq(twoFactorChallenges.principalType, of.principal.type), eq(twoFactorChallenges.principalId, of.principal.id)) : undefined) : sql`0`;
+function voidPendingResets(db: Db, of: { principal: Principal | null; tag: string }, at: string) {
+  const replaced = or(decoyOf(of.tag), of.principal ? and(eq(twoFactorChallenges.principalType, of.principal.type), eq(twoFactorChallenges.principalId, of.principal.id)) : undefined);
   return db
     .update(twoFactorChallenges)
     .set({ consumedAt: at })
@@ -611,8 +611,8 @@ type ResetApp = AuthApp & Pick<AppContext, "waitUntil">;
 /**
  * Always answers the same way, and does the same work whether or not an account has that email (no timing
  * tells): one batch reads both account kinds and the hour's resets, a code is drawn and hashed, one batch of two
- * writes follows (for an unknown email, or past 5 resets an hour, it records a decoy), and the email itself is
- * sent after the answer (waitUntil).
+ * writes follows (for an unknown email it records a decoy), and the email itself is sent after the answer
+ * (waitUntil). Past 5 requests an hour for the email, known or not, the read is all: nothing stored, nothing sent.
  */
 export async function requestPasswordReset(app: ResetApp, rawEmail: string): Promise<{ challengeId: string }> {
   const email = normalizeEmail(rawEmail);
@@ -630,8 +630,9 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string): Pro
   const u = userRows[0];
   const p = parentRows[0];
   const principal: Principal | null = u ? principalOf("user", u) : p ? principalOf("parent", p) : null;
-  const limited = (recentRows[0]?.n ?? 0) >= RESET_REQUESTS_PER_HOUR;
-  const send = principal && !limited ? principal : null;
+  // Past the hour's requests for this email (its account's and its decoys alike) nothing is stored or sent, so a
+  // flood adds no rows; the answer is the same, with an id that leads nowhere (decision 016, stop 33).
+  if ((recentRows[0]?.n ?? 0) >= RESET_REQUESTS_PER_HOUR) return { challengeId: randomToken(24) };
 
   const { codeExpiryMinutes } = await getAuthSettings(app.db);
   const id = randomToken(24);
@@ -640,14 +641,14 @@ export async function requestPasswordReset(app: ResetApp, rawEmail: string): Pro
   const at = now.toISOString();
   const expiresAt = addMinutes(now, codeExpiryMinutes).toISOString();
   // Without an account to send to, the same two statements record a decoy in place of the challenge.
-  const stored = send ? { principalType: send.type, principalId: send.id, codeHash: hash } : { principalType: DECOY.type, principalId: DECOY.id, codeHash: tag };
+  const stored = principal ? { principalType: principal.type, principalId: principal.id, codeHash: hash } : { principalType: DECOY.type, principalId: DECOY.id, codeHash: tag };
   await app.db.batch([
-    voidPendingResets(app.db, limited ? null : { principal, tag }, at),
+    voidPendingResets(app.db, { principal, tag }, at),
     app.db.insert(twoFactorChallenges).values({ id, ...stored, context: "password_reset", attemptsRemaining: TWO_FACTOR_ATTEMPTS, expiresAt, createdAt: at }),
   ]);
-  if (!send) return { challengeId: id };
+  if (!principal) return { challengeId: id };
   app.waitUntil(
-    app.email.send(codeEmail(send, code, codeExpiryMinutes, "password_reset")).catch((e: unknown) => {
+    app.email.send(codeEmail(principal, code, codeExpiryMinutes, "password_reset")).catch((e: unknown) => {
       console.error("password reset email failed", e);
     }),
   );
