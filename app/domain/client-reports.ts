@@ -4,6 +4,7 @@ import { fittingModifiers, MODIFIER_CODES } from "./insurance";
 import { NoteModifier, weekOf } from "./note-rules";
 import { POS_CODES } from "./locations";
 import { NOTE_STATUSES, NOTE_TYPES, type NoteType } from "./notes";
+import { MAX_PAGE, PositiveInt } from "./paging";
 import { searchText } from "./validation";
 import { isProductDate } from "./weeks";
 import { paNumberIssues } from "./x12-837p";
@@ -73,14 +74,7 @@ const IsoDate = v.pipe(
   v.check(isProductDate, "Dates must be real dates like 2026-01-31."),
 );
 const optionalDate = v.optional(v.union([v.literal(""), IsoDate], "Dates must be real dates like 2026-01-31."), "");
-const pageNumber = v.pipe(
-  v.optional(v.union([v.string(), v.number()]), "1"),
-  v.check((x) => typeof x === "number" || /^\d{0,7}$/.test(x), "page must be a whole number."),
-  v.transform((x) => (x === "" ? 1 : Number(x))),
-  v.number(),
-  v.integer("page must be a whole number."),
-  v.minValue(1, "page must be at least 1."),
-);
+const pageNumber = PositiveInt("page", MAX_PAGE, 1);
 
 /**
  * The report's query: page, date_start/date_end (the API's names; the screen's From and To) and noteType.

@@ -10,7 +10,14 @@ export const MAX_PER_PAGE = 100;
 
 const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
 const IsoDate = v.pipe(v.string(DATE_MESSAGE), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(isProductDate, DATE_MESSAGE));
-const PositiveInt = (name: string, max: number, fallback: number) =>
+/** The highest page a list's address may ask for. */
+export const MAX_PAGE = 1_000_000;
+
+/**
+ * A list's page or page size from its address (or a JSON number), named as the list names it: the one paging rule
+ * of every list, the reports' too (decision 038). Absent or empty is `fallback`.
+ */
+export const PositiveInt = (name: string, max: number, fallback: number) =>
   v.pipe(
     v.optional(v.union([v.string(), v.number()]), String(fallback)),
     // Digits only, with a sign: "1e3", "0x10", " 5" and "5.0" are not page numbers (Number() would take them); "-1" is
@@ -27,7 +34,7 @@ export function listQuerySchema(maxPerPage = MAX_PER_PAGE, defaultPerPage = DEFA
   return v.pipe(
     v.object({
       per_page: PositiveInt("per_page", maxPerPage, defaultPerPage),
-      page: PositiveInt("page", 1_000_000, 1),
+      page: PositiveInt("page", MAX_PAGE, 1),
       search: v.optional(searchText(), ""),
       date_from: v.optional(v.union([v.literal(""), IsoDate]), ""),
       date_to: v.optional(v.union([v.literal(""), IsoDate]), ""),

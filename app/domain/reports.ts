@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { CsvCell } from "./csv";
+import { MAX_PAGE, PositiveInt } from "./paging";
 import type { Permission } from "./permissions";
 import { isProductDate } from "./weeks";
 
@@ -260,14 +261,8 @@ export const PAGING_FIELDS = ["page", "per_page"] as const;
 
 /** The paging fields, with their messages in the filters' form ("Page must be a whole number."). */
 export const ReportPageQuery = v.object({
-  page: v.pipe(v.optional(v.string(), "1"), v.regex(/^\d{1,7}$/, "Page must be a whole number."), v.transform(Number), v.minValue(1, "Page must be at least 1.")),
-  per_page: v.pipe(
-    v.optional(v.string(), String(REPORT_PER_PAGE)),
-    v.regex(/^\d{1,4}$/, "per_page must be a whole number."),
-    v.transform(Number),
-    v.minValue(1, "per_page must be at least 1."),
-    v.maxValue(REPORT_MAX_PER_PAGE, `per_page must be at most ${REPORT_MAX_PER_PAGE}.`)
-  ),
+  page: PositiveInt("Page", MAX_PAGE, 1),
+  per_page: PositiveInt("per_page", REPORT_MAX_PER_PAGE, REPORT_PER_PAGE),
 });
 
 /** The filter fields of an address: every declared filter name, "" when absent. */

@@ -192,9 +192,15 @@ describe("a refused filter keeps what was typed, shows its error beside the fiel
     expect(page).toContain("Nothing is listed until the filters marked above are corrected.");
   });
 
-  it("a refused page number (no field shows it) is the message above the list", async () => {
-    const page = await html(await request(`/billing/by-client/${alice.id}?page=x&type=rbt`, { cookie: manager }));
-    expect(page).toContain('<p class="alert alert-danger" role="alert">page must be a whole number.</p>');
+  it.each([
+    ["x", "page must be a whole number."],
+    ["1.5", "page must be a whole number."],
+    // The lists' one rule (app/domain/paging.ts): -1 is a whole number below 1, as 0 is (stop 33).
+    ["-1", "page must be at least 1."],
+    ["0", "page must be at least 1."],
+  ])("a refused page number (page=%s; no field shows it) is the message above the list", async (value, message) => {
+    const page = await html(await request(`/billing/by-client/${alice.id}?page=${value}&type=rbt`, { cookie: manager }));
+    expect(page).toContain(`<p class="alert alert-danger" role="alert">${message}</p>`);
     expect(selected(page, "type")).toBe("rbt");
   });
 });

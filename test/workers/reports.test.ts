@@ -2,7 +2,7 @@ import { count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, notes, paServices, patients, userLocations } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { addDays, REPORT_MAX_PER_PAGE } from "~/domain/reports";
+import { addDays, REPORT_KEYS, REPORT_MAX_PER_PAGE } from "~/domain/reports";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { chainedHash, GENESIS } from "~/services/audit.server";
 import * as build from "../../build/index.js";
@@ -324,16 +324,34 @@ describe.each(ALL_MINE)("the %s report's guard and export", (key) => {
 });
 
 // Probe 8902 §6: the page's message named the raw parameter ("page must be …") where every filter has its label.
-describe("the page field", () => {
-  it.each(["page=2.5", "page=-1", "page=99999999999999999999", "page=x"])("%s: 'Page must be a whole number.', screen and CSV, 400", async (query) => {
-    const screen = await request(`/reports/pas?${query}`, { cookie: w.cookie });
+// Stop 33: the page is read by the lists' one rule (app/domain/paging.ts), so -1 is "at least 1", as 0 is, everywhere.
+describe("the page field, on every report's screen and CSV", () => {
+  let cookie: string;
+  beforeAll(async () => {
+    const [here] = await db().select({ id: patients.locationId }).from(patients).where(eq(patients.id, w.patient));
+    cookie = await signInCookie(await createUser({ permissions: ["manage_notes", "manage_employees", "view_clients", "manage_clients"], locations: [here!.id] }));
+  });
+
+  it.each(REPORT_KEYS.flatMap((key) => [
+    [key, "page=-1", "Page must be at least 1."],
+    [key, "page=0", "Page must be at least 1."],
+    [key, "page=1.5", "Page must be a whole number."],
+    [key, "page=abc", "Page must be a whole number."],
+    [key, "page=99999999999999999999", "Page must be at most 1000000."],
+  ]))("%s?%s: '%s', screen and CSV, 400", async (key, query, message) => {
+    const screen = await request(`/reports/${key}?${query}`, { cookie });
     expect(screen.status).toBe(400);
     const html = await screen.text();
-    expect(html).toContain("Page must be a whole number.");
+    expect(html).toContain(message);
     expect(html).not.toContain("page must be");
-    const csv = await request(`/reports/pas/export.csv?${query}`, { cookie: w.cookie });
+    const csv = await request(`/reports/${key}/export.csv?${query}`, { cookie });
     expect(csv.status).toBe(400);
-    expect(await csv.json()).toMatchObject({ message: "Page must be a whole number.", errors: { page: "Page must be a whole number." } });
+    expect(await csv.json()).toMatchObject({ message, errors: { page: message } });
+  });
+
+  it.each(REPORT_KEYS)("%s?page=1 answers the first page, screen and CSV", async (key) => {
+    expect((await request(`/reports/${key}?page=1`, { cookie })).status).toBe(200);
+    expect((await request(`/reports/${key}/export.csv?page=1`, { cookie })).status).toBe(200);
   });
 });
 
