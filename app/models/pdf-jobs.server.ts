@@ -17,7 +17,6 @@ import {
   type PdfSectionKey,
 } from "~/domain/plan-pdf";
 import { parseWith } from "~/domain/validation";
-import { isoDate } from "~/domain/weeks";
 import { pdfWindow } from "~/domain/weekly-reports";
 import { todayIn } from "~/domain/note-rules";
 import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -367,8 +366,8 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   if (!actor || !can(actor, "view_bips")) throw new PdfJobError(PDF_JOB_MESSAGES.noAccess);
   const ctx: ModelContext = { db, actor, ip: "queue", now: () => now };
   const p = paramsOf(row);
-  const today = isoDate(now);
-  // The weekly data through the client's current week (its Saturday, at the client's location: decision 009, stop 32).
+  // The weekly data through the client's current week (its Saturday, at the client's location: decision 009, stop 32),
+  // and "Generated" on the same today (stop 33): an evening job in New York is not dated tomorrow.
   const windowAt = (timeZone: string) => pdfWindow(todayIn(now, timeZone), p.months);
   if (row.kind === "plan") {
     const read = await readBip(ctx, row.bipId ?? 0, (scope) => [profileChartsQuery(ctx, scope.bipId, windowAt(scope.timeZone))] as const);
@@ -397,7 +396,7 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
       sections: p.sections ?? [],
       months: p.months,
       window,
-      generatedOn: today,
+      generatedOn: todayIn(now, read.scope.timeZone),
     });
     return renderPlanPdf(doc);
   }
@@ -434,7 +433,7 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
     comments: input.comments,
     months: p.months,
     window,
-    generatedOn: today,
+    generatedOn: todayIn(now, scope.timeZone),
   });
   return renderPlanPdf(doc);
 }

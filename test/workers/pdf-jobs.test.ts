@@ -8,7 +8,7 @@ import { formatChartDate } from "~/domain/chart";
 import { todayIn } from "~/domain/note-rules";
 import { weeklyDataRange } from "~/domain/weekly-reports";
 import { getUserActor } from "~/models/actors.server";
-import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestPlanPdf } from "~/models/pdf-jobs.server";
+import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestGoalPdf, requestPlanPdf } from "~/models/pdf-jobs.server";
 import worker from "../../workers/app";
 import { pdfPages, pdfText } from "../support/pdf-text";
 import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
@@ -874,5 +874,33 @@ describe("the PDFs run to the end of the client's current week; objectives are l
     expect(text).toContain("Weekly reports (2)");
     const row = text.indexOf(week, text.indexOf("Week ending"));
     expect(text.slice(row, row + 2)).toEqual([week, "37.5"]);
+  });
+});
+
+describe("the PDFs' 'Generated' date is the client's location's today, not UTC's (stop 33)", () => {
+  it.each([
+    // 02:30 UTC on 10 March is still 9 March in New York; 20:00 UTC on 9 March is already 10 March in Tokyo.
+    ["America/New_York", "2026-03-10T02:30:00Z", "2026-03-09"],
+    ["Asia/Tokyo", "2026-03-09T20:00:00Z", "2026-03-10"],
+  ])("%s at %s: every kind says Generated %s", async (timeZone, instant, localDay) => {
+    const here = await createLocation({ timeZone });
+    const requester = await createUser({ permissions: ["view_bips"], locations: [here.id] });
+    const ctx = { db: db(), actor: (await getUserActor(db(), requester.id))!, ip: "127.0.0.1", now: () => new Date() };
+    // A queue that keeps the job for this test to run at the chosen instant.
+    const runner = { env: { DB: env.DB, FILES: env.FILES, PDF_QUEUE: { send: async () => undefined } as unknown as Queue }, waitUntil: () => undefined };
+    const plan = await createBip(await createPatient({ locationId: here.id, firstName: "Zoe", lastName: "Time" }));
+    const goal = await createPlan(plan, { name: "Pacing" });
+    const jobs = [
+      await requestPlanPdf(ctx, runner, plan.id, { sections: ["background"], months: "3" }),
+      await requestGoalPdf(ctx, runner, goal.id, { kind: "weekly_report", months: "1" }),
+      await requestGoalPdf(ctx, runner, goal.id, { kind: "chart_comments", months: "1" }),
+    ];
+    for (const job of jobs) {
+      if (!job.ok) throw new Error("the job was refused");
+      expect(await consumePdfJob(env, job.data.id, new Date(instant))).toBe("done");
+      const text = (await pdfPages(new Uint8Array(await (await api(`/v2/pdf-jobs/${job.data.id}/download`, { token: await apiToken(requester) })).arrayBuffer()))).flat();
+      const at = text.indexOf("Generated");
+      expect([job.data.kind, text[at + 1]]).toEqual([job.data.kind, formatChartDate(localDay)]);
+    }
   });
 });
