@@ -2,7 +2,8 @@ import { Link } from "~/components/ui/link";
 import { actionsColumn, type Column } from "~/components/ui/data-list";
 import { SelectField, TextareaField } from "~/components/ui/form-controls";
 import { Field } from "~/components/ui/field";
-import { BODY_MAX, isUnreadFor, optionsOf, SUBJECT_MAX, TICKET_CATEGORIES, TICKET_PRIORITIES, ticketDay, ticketLabel, type TicketRole } from "~/domain/tickets";
+import type { StaffGone } from "~/domain/patients";
+import { assigneeLabel, BODY_MAX, isUnreadFor, optionsOf, SUBJECT_MAX, TICKET_CATEGORIES, TICKET_PRIORITIES, ticketDay, ticketLabel, type TicketRole } from "~/domain/tickets";
 
 /** The pieces the ticket screens share: the ticket's fields, its status text and the list's columns. */
 
@@ -12,6 +13,8 @@ export interface TicketRowLike {
   requester_name: string;
   location_title: string | null;
   assignee_name: string | null;
+  /** The office list's: why the stored assignee could no longer be assigned (deleted, inactive), named beside them. */
+  assignee_gone?: StaffGone | null;
   category: string;
   priority: string;
   status: string;
@@ -51,7 +54,7 @@ export function ticketColumns<T extends TicketRowLike>(opts: { view: "office" | 
     },
     { header: "Requester", cell: (t) => t.requester_name || "—", when: opts.view === "office" },
     { header: "Location", cell: (t) => t.location_title ?? "—", when: opts.view === "office" },
-    { header: "Assigned to", cell: (t) => t.assignee_name || "—", when: opts.view === "office" },
+    { header: "Assigned to", cell: (t) => (t.assignee_name ? assigneeLabel(t.assignee_name, t.assignee_gone ?? null) : "—"), when: opts.view === "office" },
     { header: "Category", cell: (t) => ticketLabel(t.category) },
     { header: "Priority", cell: (t) => ticketLabel(t.priority) },
     { header: "Status", cell: (t) => <StatusBadge status={t.status} /> },

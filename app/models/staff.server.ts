@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { StaffGone } from "~/domain/patients";
 
 /*
@@ -25,6 +26,14 @@ export function isChoosableStaff(): SQL<number> {
 /** A choosable employee of the location (an id or a subquery). */
 export function choosableStaffAt(locationId: number | SQL): SQL {
   return sql`(${CHOOSABLE} and exists (select 1 from "user_locations" where "user_locations"."user_id" = "users"."id" and "user_locations"."location_id" = ${locationId}))`;
+}
+
+/**
+ * Why a joined employee (a table alias: a ticket's assignee) fails choosableStaff — deleted or inactive — or null
+ * while they pass. For a list that names its stored staff as the forms do (goneStaffLabel).
+ */
+export function goneStaffOf(user: { deletedAt: SQLiteColumn; status: SQLiteColumn }): SQL<Exclude<StaffGone, "elsewhere"> | null> {
+  return sql<Exclude<StaffGone, "elsewhere"> | null>`case when ${user.deletedAt} is not null then 'deleted' when ${user.status} <> 'active' then 'inactive' end`;
 }
 
 /** Why a stored staff link fails choosableStaffAt: deleted, inactive, or no longer at the location. */

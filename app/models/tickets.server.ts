@@ -29,7 +29,7 @@ import { contains } from "./like.server";
 import { withNextId } from "./patients.server";
 import { userActorFields, userActorFrom } from "./actors.server";
 import { idsIn, inLocationScope } from "./scope.server";
-import { choosableStaff, whyNotChoosable } from "./staff.server";
+import { choosableStaff, goneStaffOf, whyNotChoosable } from "./staff.server";
 
 /**
  * Customer-service tickets (platform §2; issue 12; docs/decisions/036). The office (manage_tickets)
@@ -101,9 +101,10 @@ function visible(ctx: ModelContext): SQL {
   return scope.length ? or(own, idsIn(tickets.locationId, scope))! : own;
 }
 
+/** A list's rows: the tickets with, beside each, whether its assignee has left the staff (the office list names them so). */
 function joinedSelect(ctx: ModelContext) {
   return ctx.db
-    .select(ticketColumns)
+    .select({ ...ticketColumns, assigneeGone: goneStaffOf(assignees) })
     .from(tickets)
     .leftJoin(requesters, eq(requesters.id, tickets.userId))
     .leftJoin(locations, eq(locations.id, tickets.locationId))
@@ -525,8 +526,15 @@ export function ticketLocationOptions(ctx: ModelContext) {
     .orderBy(asc(locations.title));
 }
 
-/** The office's list with its location options in one batch (one round trip). */
-export async function listTicketsWithOptions(ctx: ModelContext, query: ListQuery, filters: TicketFilters): Promise<{ page: Paged<TicketJson>; locations: { id: number; title: string }[] }> {
+/** A row of the office's list: the ticket, and why its stored assignee could no longer be assigned (deleted, inactive). */
+export type OfficeTicketRow = TicketJson & { assignee_gone: StaffGone | null };
+
+/**
+ * The office's list with its location options in one batch (one round trip). Its "Assigned to" names an assignee
+ * who is deleted or inactive with why, as the view does (assigneeLabel); the API's list answers the name alone.
+ */
+export async function listTicketsWithOptions(ctx: ModelContext, query: ListQuery, filters: TicketFilters): Promise<{ page: Paged<OfficeTicketRow>; locations: { id: number; title: string }[] }> {
   const [rows, [total], options] = await ctx.db.batch([...listStatements(ctx, query, filters, { mine: false }), ticketLocationOptions(ctx)]);
-  return { page: pageOf(ctx, rows, total, query), locations: options };
+  const data = rows.map((r) => ({ ...ticketJson(r, ticketRole(ctx.actor, r.ticket)), assignee_gone: r.assigneeGone }));
+  return { page: paged(data, total?.n ?? 0, query), locations: options };
 }

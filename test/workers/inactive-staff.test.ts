@@ -321,4 +321,28 @@ describe("a ticket's assignee: active staff only (already so; now by choosableSt
     expect(patched.status, JSON.stringify(patched.json)).toBe(200);
     expect((await db().select().from(tickets).where(eq(tickets.id, ticket!.id)))[0]).toMatchObject({ assignedTo: handler.id, priority: "high" });
   });
+
+  it.each([
+    [GONE[0]![0], GONE[0]![1], "Priya User (inactive)"],
+    [GONE[1]![0], GONE[1]![1], "Priya User (deleted)"],
+    // Whether an active employee still answers the location's tickets is the view's to say (their roles and locations).
+    [GONE[2]![0], GONE[2]![1], "Priya User"],
+  ])("the office list's Assigned to names a stored assignee who is %s as the view does (stop 33)", async (_why, makeGone, shown) => {
+    const office = await staff("Olga", undefined, ["manage_tickets"]);
+    const handler = await staff("Priya", undefined, ["manage_tickets"]);
+    const requester = await staff("Rita", undefined, []);
+    const subject = `Scanner ${++slot}`;
+    const [ticket] = await db().insert(tickets).values({ userId: requester.id, locationId: location.id, subject, body: "It jams.", assignedTo: handler.id }).returning();
+    const cells = async () => {
+      const html = await (await request(`/tickets/list?search=${encodeURIComponent(subject)}`, { cookie: office.cookie })).text();
+      const row = new RegExp(`<tr[^>]*>(?:(?!</tr>).)*/tickets/view/${ticket!.id}"(?:(?!</tr>).)*</tr>`, "s").exec(html)?.[0] ?? "";
+      return [...row.matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((m) => m[1]!.replace(/<[^>]+>/g, ""));
+    };
+    expect(await cells()).toContain("Priya User");
+    await makeGone(handler.id);
+    expect(await cells()).toContain(shown);
+    // The API's list answers the name as before.
+    const listed = await call(office.token, "GET", `/v2/tickets?search=${encodeURIComponent(subject)}`);
+    expect((listed.json as { data: { assignee_name: string }[] }).data[0]!.assignee_name).toBe("Priya User");
+  });
 });
