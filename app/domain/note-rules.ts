@@ -517,11 +517,27 @@ export function overlaps(a: Interval, b: Interval, gap = 0): boolean {
   return a.start < b.end + gap && b.start < a.end + gap;
 }
 
+/**
+ * A pair of another session: its stored interval, and the clock times typed for it (`time_in`, `time_out`), which a
+ * refusal names. On a daylight-saving night the stored end is on the start's clock (inZone), an hour off the typed
+ * one (decision 024, stop 33); without typed times (a row that has none) the interval's clock is named.
+ */
+export interface StoredPair extends Interval {
+  typed?: { in: string; out: string } | null;
+}
+
+/** A stored session's pairs that exist (its first and second start and end, and the times typed for each). */
+export function storedPairs(r: { s1: number | null; e1: number | null; s2?: number | null; e2?: number | null; in1?: string | null; out1?: string | null; in2?: string | null; out2?: string | null }): StoredPair[] {
+  const pair = (start: number | null | undefined, end: number | null | undefined, timeIn: string | null | undefined, timeOut: string | null | undefined): StoredPair | null =>
+    start == null || end == null ? null : { start, end, typed: timeIn && timeOut ? { in: timeIn, out: timeOut } : null };
+  return [pair(r.s1, r.e1, r.in1, r.out1), pair(r.s2, r.e2, r.in2, r.out2)].filter((p): p is StoredPair => p !== null);
+}
+
 /** Another note's time pairs, as the rules see them. */
 export interface NoteIntervals {
   id: number;
-  /** Local minutes at the other session's location. */
-  pairs: Interval[];
+  /** Local minutes at the other session's location (with the clock times typed for them). */
+  pairs: StoredPair[];
   /** Its location's UTC offset (notes.utc_offset); null or absent: unknown (written before offsets were stored). */
   utcOffset?: number | null;
   /** Its location's time zone, to name its clock in a refusal (absent: not named). */
@@ -567,7 +583,7 @@ export function continuesAtMidnight(mine: Interval, other: Interval, otherEnd: n
  * (zoneShift), so moments are compared; without it (not known), clock times. A pair of the same client that
  * continues mine across midnight is no conflict (continuesAtMidnight).
  */
-export function firstConflict(mine: (Interval | null)[], others: readonly NoteIntervals[], gap = 0, utcOffset: number | null = null): { mine: number; other: Interval; note: NoteIntervals } | null {
+export function firstConflict(mine: (Interval | null)[], others: readonly NoteIntervals[], gap = 0, utcOffset: number | null = null): { mine: number; other: StoredPair; note: NoteIntervals } | null {
   for (const o of others) {
     const shift = zoneShift(utcOffset, o.utcOffset);
     for (const p of o.pairs) {
@@ -606,6 +622,9 @@ export function withinUnits(spentUnits: number, newUnits: number, authorizedUnit
 /** A local minute's clock time; an end (`end`) on a day's boundary reads 24:00, as it was typed. */
 const clock = (minute: number, end = false) => (end ? timeOfMinute(((((minute - 1) % 1440) + 1440) % 1440) + 1) : timeOfMinute(((minute % 1440) + 1440) % 1440));
 
+/** Another session's pair as a refusal names it: the times typed for it, else its stored interval's clock. */
+const shown = (p: StoredPair): { from: string; to: string } => (p.typed ? { from: p.typed.in, to: p.typed.out } : { from: clock(p.start), to: clock(p.end, true) });
+
 /** Everything the rules need about the notes around a new or changed one (read on the refusal path). */
 export interface Surroundings {
   /** The client's other live notes near the session (any provider; each with its utcOffset). */
@@ -632,14 +651,21 @@ export function firstRefusal(input: Pick<NoteInput, "session_date" | "cpt_code">
   const mine = [times.pair1, times.pair2];
   const pairField = (i: number) => (i === 0 ? "time_in" : "time_in2");
   const client = firstConflict(mine, s.clientNotes, 0, times.utcOffset);
-  if (client) return { field: pairField(client.mine), message: NOTE_MESSAGES.clientOverlap(clock(client.other.start), clock(client.other.end, true)), rule: "client_overlap" };
+  if (client) {
+    const other = shown(client.other);
+    return { field: pairField(client.mine), message: NOTE_MESSAGES.clientOverlap(other.from, other.to), rule: "client_overlap" };
+  }
   const provider = firstConflict(mine, s.providerNotes, 0, times.utcOffset);
-  if (provider)
-    return { field: pairField(provider.mine), message: NOTE_MESSAGES.providerOverlap(clock(provider.other.start), clock(provider.other.end, true), otherClock(provider, mine[provider.mine]!, times.utcOffset)), rule: "provider_overlap" };
+  if (provider) {
+    const other = shown(provider.other);
+    return { field: pairField(provider.mine), message: NOTE_MESSAGES.providerOverlap(other.from, other.to, otherClock(provider, mine[provider.mine]!, times.utcOffset)), rule: "provider_overlap" };
+  }
   const gap = NOTE_LIMITS.providerBufferMinutes;
   const buffer = firstConflict(mine, s.providerNotes, gap, times.utcOffset);
-  if (buffer)
-    return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(clock(buffer.other.start), clock(buffer.other.end, true), gap, otherClock(buffer, mine[buffer.mine]!, times.utcOffset)), rule: "provider_buffer" };
+  if (buffer) {
+    const other = shown(buffer.other);
+    return { field: pairField(buffer.mine), message: NOTE_MESSAGES.providerBuffer(other.from, other.to, gap, otherClock(buffer, mine[buffer.mine]!, times.utcOffset)), rule: "provider_buffer" };
+  }
   if (!withinCap(s.dayMinutes, times.minutes, NOTE_LIMITS.clientDayMinutes)) return { field: "time_out", message: NOTE_MESSAGES.dayCap(NOTE_LIMITS.clientDayMinutes / 60), rule: "day_cap" };
   if (!withinCap(s.weekMinutes, times.minutes, NOTE_LIMITS.clientWeekMinutes)) return { field: "time_out", message: NOTE_MESSAGES.weekCap(NOTE_LIMITS.clientWeekMinutes / 60), rule: "week_cap" };
   if (checkPa && s.pa && !withinUnits(s.pa.spent_units, times.units, s.pa.n_units))

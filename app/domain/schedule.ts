@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { numberOrNaN, optionalId, requiredDate } from "./fields";
-import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, sessionEndRefusal, todayIn, withinUnits, ZONE_SPREAD_MINUTES, type Interval, type NoteIntervals, type Refusal, type SessionTimes } from "./note-rules";
+import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, sessionEndRefusal, todayIn, withinUnits, ZONE_SPREAD_MINUTES, type NoteIntervals, type StoredPair, type Refusal, type SessionTimes } from "./note-rules";
 import { minuteOfDay, NOTE_CPT_CODES, tidyTime } from "./notes";
 import { zonePlace } from "./time";
 import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
@@ -161,7 +161,7 @@ export interface BookedSession {
   patientId: number;
   providerId: number;
   date: string;
-  pairs: Interval[];
+  pairs: StoredPair[];
   minutes: number;
   /** Its location's UTC offset (utc_offset); null or absent: unknown, compared on local time (note-rules zoneShift). */
   utcOffset?: number | null;
@@ -243,7 +243,7 @@ export function checkBooking(
       // Every date the first refusal's rule refuses, whichever session it collides with (not only the same words).
       if (bookingRuleOf(refusal) === bookingRuleOf(first)) refusedOn.push(date);
     }
-    own.push({ key: `new:${date}`, patientId: input.patientId, providerId: input.providerId, date, pairs: [times.pair1!], minutes: times.minutes, utcOffset: times.utcOffset });
+    own.push({ key: `new:${date}`, patientId: input.patientId, providerId: input.providerId, date, pairs: [{ ...times.pair1!, typed: { in: input.timeIn, out: input.timeOut } }], minutes: times.minutes, utcOffset: times.utcOffset });
   }
   const refusal = first ? { field: first.field, message: input.dates.length > 1 ? SCHEDULE_MESSAGES.onDates(first.message, refusedOn) : first.message } : null;
   const warning = pa && !withinUnits(pa.used_units, units, pa.n_units) ? SCHEDULE_MESSAGES.paWarning(units, pa.n_units - pa.used_units, input.dates.length) : null;

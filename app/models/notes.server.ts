@@ -27,6 +27,7 @@ import {
   contentSentTwiceErrors,
   posRefusal,
   scanWindow,
+  storedPairs,
   sessionTimes,
   todayIn,
   weekOf,
@@ -818,6 +819,10 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
     e1: notes.end1At,
     s2: notes.start2At,
     e2: notes.end2At,
+    in1: notes.timeIn,
+    out1: notes.timeOut,
+    in2: notes.timeIn2,
+    out2: notes.timeOut2,
     off: notes.utcOffset,
     zone: sql<string | null>`(select "time_zone" from "locations" where "locations"."id" = "notes"."location_id")`,
     gone: noteOfDeletedClient,
@@ -851,17 +856,14 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
       .from(paServices)
       .where(and(eq(paServices.id, input.pa_service_id), eq(paServices.patientId, input.patient_id), isNull(paServices.deletedAt))),
   ]);
-  const intervals = (rows: { id: number; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; zone: string | null; gone: number; patient: number }[]): NoteIntervals[] =>
+  const intervals = (rows: (Parameters<typeof storedPairs>[0] & { id: number; off: number | null; zone: string | null; gone: number; patient: number })[]): NoteIntervals[] =>
     rows.map((r) => ({
       id: r.id,
       utcOffset: r.off,
       zone: r.zone,
       clientDeleted: Number(r.gone) === 1,
       sameClient: r.patient === input.patient_id,
-      pairs: [
-        r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null,
-        r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null,
-      ].filter((p): p is { start: number; end: number } => p !== null),
+      pairs: storedPairs(r),
     }));
   return {
     clientNotes: intervals(client),

@@ -3,7 +3,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
 import { locations, notes, paServices, patients, scheduledSessions, scheduleSeries, userLocations, users } from "~/db/schema";
 import { can, locationScope } from "~/domain/permissions";
-import { todayIn, ZONE_SPREAD_MINUTES } from "~/domain/note-rules";
+import { storedPairs, todayIn, ZONE_SPREAD_MINUTES } from "~/domain/note-rules";
 import { NOTE_LIMITS } from "~/domain/notes";
 import { bookingDates, BookingSchema, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery, type UnfitReason } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
@@ -152,20 +152,20 @@ const zoneOf = (locationId: SQL) => sql<string | null>`(select "time_zone" from 
 
 function noteRows(ctx: ModelContext, where: SQL) {
   return ctx.db
-    .select({ id: notes.id, patientId: notes.patientId, providerId: notes.providerId, date: notes.sessionDate, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, off: notes.utcOffset, minutes: notes.minutes, zone: zoneOf(sql`"notes"."location_id"`), gone: noteOfDeletedClient })
+    .select({ id: notes.id, patientId: notes.patientId, providerId: notes.providerId, date: notes.sessionDate, s1: notes.start1At, e1: notes.end1At, s2: notes.start2At, e2: notes.end2At, in1: notes.timeIn, out1: notes.timeOut, in2: notes.timeIn2, out2: notes.timeOut2, off: notes.utcOffset, minutes: notes.minutes, zone: zoneOf(sql`"notes"."location_id"`), gone: noteOfDeletedClient })
     .from(notes)
     .where(and(isNull(notes.deletedAt), where));
 }
 
 function scheduledRows(ctx: ModelContext, where: SQL) {
   return ctx.db
-    .select({ id: scheduledSessions.id, patientId: scheduledSessions.patientId, providerId: scheduledSessions.providerId, date: scheduledSessions.sessionDate, s: scheduledSessions.startAt, e: scheduledSessions.endAt, off: scheduledSessions.utcOffset, minutes: scheduledSessions.minutes, zone: zoneOf(sql`"scheduled_sessions"."location_id"`) })
+    .select({ id: scheduledSessions.id, patientId: scheduledSessions.patientId, providerId: scheduledSessions.providerId, date: scheduledSessions.sessionDate, s: scheduledSessions.startAt, e: scheduledSessions.endAt, in1: scheduledSessions.timeIn, out1: scheduledSessions.timeOut, off: scheduledSessions.utcOffset, minutes: scheduledSessions.minutes, zone: zoneOf(sql`"scheduled_sessions"."location_id"`) })
     .from(scheduledSessions)
     .where(and(sql`${scheduledSessions.status} = 'scheduled'`, where));
 }
 
-type NoteRow = { id: number; patientId: number; providerId: number; date: string; s1: number | null; e1: number | null; s2: number | null; e2: number | null; off: number | null; minutes: number; zone: string | null; gone: number };
-type SchedRow = { id: number; patientId: number; providerId: number; date: string; s: number; e: number; off: number | null; minutes: number; zone: string | null };
+type NoteRow = Parameters<typeof storedPairs>[0] & { id: number; patientId: number; providerId: number; date: string; off: number | null; minutes: number; zone: string | null; gone: number };
+type SchedRow = { id: number; patientId: number; providerId: number; date: string; s: number; e: number; in1: string; out1: string; off: number | null; minutes: number; zone: string | null };
 
 function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): BookedSession[] {
   const out = new Map<string, BookedSession>();
@@ -176,14 +176,14 @@ function bookedOf(noteRowsList: NoteRow[][], schedRowsList: SchedRow[][]): Booke
         patientId: r.patientId,
         providerId: r.providerId,
         date: r.date,
-        pairs: [r.s1 !== null && r.e1 !== null ? { start: r.s1, end: r.e1 } : null, r.s2 !== null && r.e2 !== null ? { start: r.s2, end: r.e2 } : null].filter((p): p is { start: number; end: number } => p !== null),
+        pairs: storedPairs(r),
         minutes: Number(r.minutes ?? 0),
         utcOffset: r.off,
         zone: r.zone,
         clientDeleted: Number(r.gone) === 1,
       });
   for (const rows of schedRowsList)
-    for (const r of rows) out.set(`scheduled:${r.id}`, { key: `scheduled:${r.id}`, patientId: r.patientId, providerId: r.providerId, date: r.date, pairs: [{ start: r.s, end: r.e }], minutes: Number(r.minutes), utcOffset: r.off, zone: r.zone });
+    for (const r of rows) out.set(`scheduled:${r.id}`, { key: `scheduled:${r.id}`, patientId: r.patientId, providerId: r.providerId, date: r.date, pairs: storedPairs({ s1: r.s, e1: r.e, in1: r.in1, out1: r.out1 }), minutes: Number(r.minutes), utcOffset: r.off, zone: r.zone });
   return [...out.values()];
 }
 

@@ -251,3 +251,32 @@ describe("a session across a daylight-saving change is the time that passed (pro
     expect([row!.minutes, row!.units, row!.timeIn, row!.timeOut]).toEqual([90, 6, "01:00", "03:30"]);
   });
 });
+
+describe("a client-overlap refusal on a change night names the other session's typed times (stop 33)", () => {
+  async function scene() {
+    const user = await createUser({ permissions: ["view_notes", "ignore_time_limits"], locations: [miami.id] });
+    const patient = await createPatient({ locationId: miami.id });
+    const [pa] = await db().insert(paServices).values({ patientId: patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 4000, startDate: "2026-01-01", endDate: "2029-12-31" }).returning();
+    return { provider: user.id, token: await apiToken(user), patient: patient.id, pa: pa!.id };
+  }
+  type S = Awaited<ReturnType<typeof scene>>;
+  const write = async (kind: "note" | "booking", s: S, date: string, timeIn: string, timeOut: string) => {
+    const body = { patient_id: s.patient, provider_id: s.provider, pa_service_id: s.pa, cpt_code: "97153", session_date: date, time_in: timeIn, time_out: timeOut };
+    const res = await api(kind === "note" ? "/v2/notes-rbt" : "/v2/scheduled-sessions", { method: "POST", token: s.token, body: kind === "note" ? { ...body, pos: "12", diagnosis_code: "F84.0" } : body });
+    return { status: res.status, errors: ((await res.json()) as { errors?: Record<string, string> }).errors };
+  };
+
+  // [kind, the change night, the first session, the second one]. The first's end is stored on its start's clock
+  // (spring: 03:30 EDT is 02:30 on EST's; autumn: 03:00 EST is 04:00 on EDT's); the refusal says what was typed.
+  it.each([
+    ["note", "2026-03-08", ["01:00", "03:30"], ["03:00", "03:20"]],
+    ["note", "2026-11-01", ["00:30", "03:00"], ["02:30", "03:30"]],
+    ["booking", "2027-03-14", ["01:00", "03:30"], ["03:00", "03:20"]],
+    ["booking", "2027-11-07", ["00:30", "03:00"], ["02:30", "03:30"]],
+  ] as const)("%s on %s: %j, then %j is refused naming the first as typed", async (kind, date, [in1, out1], [in2, out2]) => {
+    const s = await scene();
+    expect((await write(kind, s, date, in1, out1)).status).toBe(201);
+    const refused = await write(kind, s, date, in2, out2);
+    expect(refused).toEqual({ status: 422, errors: { time_in: NOTE_MESSAGES.clientOverlap(in1, out1) } });
+  });
+});
