@@ -9,7 +9,7 @@ import { canSeeLocation } from "~/domain/permissions";
 import { codeList, SCRUB_MAX_DAYS, scrubNote, type ScrubFacts, type ScrubNoteFacts, type ScrubOtherNote, type ScrubReason, type PartyMemo } from "~/domain/scrubber";
 import { ZONE_SPREAD_MINUTES, type Interval } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
-import { lastPage, type Paged } from "~/domain/paging";
+import { lastPage, MAX_PAGE, PositiveInt, type Paged } from "~/domain/paging";
 import { parseWith } from "~/domain/validation";
 import { dayNumber, isProductDate } from "~/domain/weeks";
 import { auditClientsRead, auditRead, auditTail, type KnownTail } from "~/services/audit.server";
@@ -416,8 +416,8 @@ export const ScrubReportQuery = v.pipe(
     location_id: wholeNumber("Location", 1, Number.MAX_SAFE_INTEGER),
     date_from: isoDate("From"),
     date_to: isoDate("To"),
-    page: wholeNumber("Page", 1, 1_000_000, 1),
-    per_page: wholeNumber("per_page", 1, 100, 50),
+    page: PositiveInt("Page", MAX_PAGE, 1),
+    per_page: PositiveInt("per_page", 100, 50),
   }),
   v.forward(
     v.check((q) => q.date_from <= q.date_to, "To must be on or after From."),

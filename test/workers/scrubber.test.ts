@@ -704,6 +704,9 @@ describe("the report and its API and screen", () => {
       [`location_id=${w.loc.id}&date_from=2026-02-30&date_to=2026-03-01`, "date_from", "Dates must be real dates like 2026-01-31."],
       [`location_id=x&date_from=2026-10-01&date_to=2026-10-31`, "location_id", "Location must be a whole number."],
       [`${period}&page=0`, "page", "Page must be at least 1."],
+      [`${period}&page=-1`, "page", "Page must be at least 1."],
+      [`${period}&page=1.5`, "page", "Page must be a whole number."],
+      [`${period}&per_page=101`, "per_page", "per_page must be at most 100."],
     ];
     for (const [query, field, message] of bad) {
       const res = await api(`/v2/billing/scrubber?${query}`, { token });

@@ -339,6 +339,9 @@ describe("tickets API", () => {
     expect(thread.total).toBe(1);
     expect(thread.data[0]!.body).toBe("Answered by API");
     expect((await api(`/v2/tickets/${t.id}/responses?page=x`, { token: tokens.requester })).status).toBe(422);
+    const below = await api(`/v2/tickets/${t.id}/responses?page=-1`, { token: tokens.requester });
+    expect(below.status).toBe(422);
+    expect(((await below.json()) as { message: string }).message).toBe("page must be at least 1.");
 
     expect((await api(`/v2/tickets/${t.id}/mark-read`, { method: "POST", token: tokens.requester })).status).toBe(200);
     expect((await sum("requester")).unread_responses_count).toBe(responsesBefore);

@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import { TICKET_STATUS_MESSAGE, TicketFilters, TicketListQuery } from "~/domain/tickets";
 import { flag, MESSAGES } from "~/domain/fields";
+import { MAX_PAGE, PositiveInt } from "~/domain/paging";
 import { parseWith, pathId } from "~/domain/validation";
 import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket, type TicketNotice } from "~/models/tickets.server";
 import { enqueueEmail } from "~/services/jobs.server";
@@ -18,7 +19,7 @@ import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, unsup
  * `GET /v2/tickets/notifications/summary` is served by ./dashboard.ts, mounted before this router.
  */
 
-const PageQuery = v.object({ page: v.optional(v.pipe(v.string(), v.regex(/^\d{1,6}$/, "page must be a whole number."), v.transform(Number), v.minValue(1, "page must be at least 1.")), "1") });
+const PageQuery = v.object({ page: PositiveInt("page", MAX_PAGE, 1) });
 
 function idOr404(c: Context<AppEnv>): number | null {
   return pathId(c.req.param("id"));
