@@ -64,10 +64,34 @@ export const CLAIM_MESSAGES = {
   /** "Remove from draft" on a draft's only line: refused, Void is the way (decision 032, stop 31). */
   lastLine: (claimNumber: string) =>
     `This line is the only one of draft ${claimNumber}, and a claim needs at least one, so nothing was changed. To drop it, void the claim (reject): its notes can then be built into another claim.`,
+  /**
+   * A send of a file that holds a voided (rejected) claim: nothing sent (decision 032, stop 33). `voided` and
+   * `toGenerate` are the claims as `claimsNamed` names them.
+   */
+  fileHoldsVoided: (fileName: string, voided: string, toGenerate: string) =>
+    `Nothing was sent: the 837P ${fileName} holds ${voided}, voided (rejected) after the file was generated, and sending the file would bill it too. This file will never be sent. Generate a new 837P for ${toGenerate}: the new file leaves the voided claim out.`,
+  /** Voiding a generated claim whose unsent file holds other generated claims (decision 032, stop 33). */
+  voidedInUnsentFile: (fileName: string, others: string) =>
+    `Claim marked rejected. Its 837P ${fileName} was not sent and also holds ${others}, so that file will not be sent now: generate a new 837P for ${others} (on the claim's page, or tick it on the claims list).`,
+  /** A generated claim that is not in a file holding a voided claim: it is sent, not generated again. */
+  notGeneratable: (claimNumber: string, status: ClaimStatus) =>
+    `Claim ${claimNumber} is ${status}; only draft claims, and generated claims whose unsent file holds a voided claim, are generated.`,
   /** A line removed from a draft: its notes are build candidates again. */
   lineRemoved: (lineNumber: number, claimNumber: string, noteIds: readonly number[]) =>
     `Line ${lineNumber} was removed from draft ${claimNumber}. ${noteIds.length === 1 ? `Note ${noteIds[0]} is` : `Notes ${noteIds.join(", ")} are`} back among the billed notes you can build into a claim.`,
 } as const;
+
+/**
+ * Claims named for a person: by number those of their locations, the others only counted (another location's claim
+ * is never named, decision 030). "claim C0000031", "claims C0000030 and C0000032", "claim C0000030 and 1 claim of
+ * another location".
+ */
+export function claimsNamed(numbers: readonly string[], hidden: number): string {
+  const parts: string[] = [];
+  if (numbers.length) parts.push(`${numbers.length === 1 ? "claim" : "claims"} ${numbers.length === 1 ? numbers[0] : `${numbers.slice(0, -1).join(", ")} and ${numbers.at(-1)}`}`);
+  if (hidden) parts.push(hidden === 1 ? "1 claim of another location" : `${hidden} claims of other locations`);
+  return parts.join(" and ");
+}
 
 /** At most this many notes in one build (one batch write). */
 export const MAX_BUILD_NOTES = 500;

@@ -5,7 +5,7 @@ import { claimLineNotes, claimLines, claims, insurances, locations, notes, paSer
 import { notePayer, priceNote } from "~/domain/billing";
 import { claimParties, profileDiagnoses, type PartyRows } from "~/domain/claim-parties";
 import { unbillableMessage, type ScrubReason } from "~/domain/scrubber";
-import { BuildInput, canTransition, CLAIM_MESSAGES, diagnosesWithoutLine, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, CLAIM_MESSAGES, claimsNamed, diagnosesWithoutLine, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
@@ -44,6 +44,42 @@ function scopeOf(ctx: ModelContext, column: typeof notes.locationId | typeof cla
   const scope = locationScope(ctx.actor);
   if (scope === null) return undefined;
   return scope.length ? sql`${column} in (select value from json_each(${JSON.stringify(scope)}))` : sql`1 = 0`;
+}
+
+/**
+ * A generated claim whose 837P was not sent and holds a voided (rejected) claim: that file is never sent, and the
+ * claim is generated again into a new file (decision 032, stop 33). A rejected claim is final and keeps its file, so
+ * once true this stays true until the claim leaves the file.
+ */
+function regenerableSql(claim: typeof claims): SQL<number> {
+  return sql<number>`(${claim.status} = 'generated'
+    and exists (select 1 from x12_files f where f.id = ${claim.fileId} and f.sent_at is null)
+    and exists (select 1 from claims r where r.file_id = ${claim.fileId} and r.status = 'rejected'))`;
+}
+
+/** Every claim of the file that claim `id` is in (none when it has no file), with the file's name. */
+function fileMatesQuery(ctx: ModelContext, id: number) {
+  return ctx.db
+    .select({ id: claims.id, claimNumber: claims.claimNumber, status: claims.status, locationId: claims.locationId, fileName: x12Files.fileName })
+    .from(claims)
+    .innerJoin(x12Files, eq(x12Files.id, claims.fileId))
+    .where(sql`${claims.fileId} = (select c2.file_id from claims c2 where c2.id = ${id})`)
+    .orderBy(asc(claims.id));
+}
+
+type FileMate = Awaited<ReturnType<typeof fileMatesQuery>>[number];
+
+/** Claims named as the actor may see them: by number in their locations, the others counted (claimsNamed). */
+function namedFor(ctx: ModelContext, rows: readonly Pick<FileMate, "claimNumber" | "locationId">[]): string {
+  const seen = rows.filter((r) => canSeeLocation(ctx.actor, r.locationId));
+  return claimsNamed(seen.map((r) => r.claimNumber), rows.length - seen.length);
+}
+
+/** Why a file is not sent: it holds a voided claim (decision 032, stop 33); null when it holds none. */
+function voidedFileRefusal(ctx: ModelContext, mates: readonly FileMate[]): string | null {
+  const voided = mates.filter((m) => m.status === "rejected");
+  if (!voided.length) return null;
+  return CLAIM_MESSAGES.fileHoldsVoided(mates[0]!.fileName, namedFor(ctx, voided), namedFor(ctx, mates.filter((m) => m.status === "generated")));
 }
 
 /* ---------- claim data from rows ---------- */
@@ -378,6 +414,8 @@ export interface ClaimRow {
   paid_cents: number;
   errors: number;
   file_id: number | null;
+  /** Generated into an unsent file that holds a voided claim: generated again, never sent (decision 032, stop 33). */
+  regenerable: boolean;
   created_at: string;
 }
 
@@ -438,6 +476,7 @@ export async function claimsScreen(
         paidCents: claims.paidCents,
         errors: claims.errors,
         fileId: claims.fileId,
+        regenerable: regenerableSql(claims).as("regenerable"),
         createdAt: claims.createdAt,
       })
       .from(claims)
@@ -469,6 +508,7 @@ export async function claimsScreen(
     paid_cents: r.paidCents,
     errors: (JSON.parse(r.errors || "[]") as unknown[]).length,
     file_id: r.fileId,
+    regenerable: Boolean(r.regenerable),
     created_at: r.createdAt,
   }));
   const pickData = picked ? pickRows.map(billableNoteJson) : null;
@@ -513,14 +553,20 @@ export interface ClaimDetail {
   /** "sent": `data` is what the claim's 837P sent; "current": built from today's records (a draft, or a claim generated before stop 25). */
   data_source: "sent" | "current";
   lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; multiplier: number | null; charge_cents: number; pos: string; pa_number: string | null; diagnosis_pointers: number[]; paid_cents: number; status: string; note_ids: number[] }[];
-  file: { id: number; file_name: string; sender: string | null; sent_at: string | null; created_at: string } | null;
+  /** `voided_claims`: the numbers of the file's other claims voided (rejected), in the actor's locations. */
+  file: { id: number; file_name: string; sender: string | null; sent_at: string | null; created_at: string; voided_claims: string[] } | null;
+  /**
+   * Generated, and its unsent file holds a voided claim (of any location): that file is never sent, and this claim is
+   * generated again into a new one (decision 032, stop 33).
+   */
+  regenerable: boolean;
   /** The claim's own transaction set of the file, segment by segment (with the envelope around it). */
   readable: ReadableSegment[];
 }
 
 /** One claim for the edit-viewer and the API's show: its data, lines, file and validation (an audited read). */
 export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDetail | null> {
-  const [parties, lines, links, files] = await ctx.db.batch([
+  const [parties, lines, links, files, mates] = await ctx.db.batch([
     claimPartyQuery(ctx, [id]),
     linesQuery(ctx, [id]),
     lineNotesQuery(ctx, [id]),
@@ -529,12 +575,14 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
       .from(x12Files)
       .innerJoin(claims, eq(claims.fileId, x12Files.id))
       .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
+    fileMatesQuery(ctx, id),
   ]);
   const loaded = assemble(parties, lines, links).get(id);
   if (!loaded) return null;
   await auditedRead(ctx.db, auditWho(ctx), { entity: "claim", entityId: id, patientId: loaded.claim.patientId }, () => [] as []);
   const c = loaded.claim;
   const file = files[0] ?? null;
+  const voided = mates.filter((m) => m.id !== id && m.status === "rejected");
   const stored = JSON.parse(c.errors || "[]") as ClaimIssue[];
   return {
     id: c.id,
@@ -576,7 +624,8 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
       status: l.status,
       note_ids: loaded.noteIds.get(l.id) ?? [],
     })),
-    file: file ? { id: file.id, file_name: file.fileName, sender: file.sender, sent_at: file.sentAt, created_at: file.createdAt } : null,
+    file: file ? { id: file.id, file_name: file.fileName, sender: file.sender, sent_at: file.sentAt, created_at: file.createdAt, voided_claims: voided.filter((m) => canSeeLocation(ctx.actor, m.locationId)).map((m) => m.claimNumber) } : null,
+    regenerable: c.status === "generated" && file !== null && file.sentAt === null && voided.length > 0,
     readable: file ? ownSet(readable837P(file.content), c.setControl) : [],
   };
 }
@@ -684,7 +733,7 @@ async function keepRefusals(ctx: ModelContext, drafts: readonly LoadedClaim[], b
       .update(claims)
       .set({ errors: sql`j.errors` })
       .from(sql`(select value ->> 0 as id, value ->> 1 as errors from json_each(${perClaim})) as j`)
-      .where(sql`${claims.id} = j.id and ${claims.status} = 'draft'`),
+      .where(sql`${claims.id} = j.id and ${claims.status} in ('draft', 'generated')`),
   ]);
 }
 
@@ -700,11 +749,13 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
   const idsJson = JSON.stringify(ids);
   const onTheseClaims = sql`${notes.id} in (select cln.note_id from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id where cl.claim_id in (select value from json_each(${idsJson})))`;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const [parties, lines, links, [next], noteRows, services, ...scrubRows] = await ctx.db.batch([
+    const [parties, lines, links, [next], regenerable, noteRows, services, ...scrubRows] = await ctx.db.batch([
       claimPartyQuery(ctx, ids),
       linesQuery(ctx, ids),
       lineNotesQuery(ctx, ids),
       ctx.db.select({ id: nextIdOf(x12Files) }).from(x12Files),
+      // Generated claims of an unsent file that holds a voided claim: generated again (decision 032, stop 33).
+      ctx.db.select({ id: claims.id, fileId: claims.fileId, fileName: x12Files.fileName }).from(claims).innerJoin(x12Files, eq(x12Files.id, claims.fileId)).where(and(inIds(claims.id, ids), regenerableSql(claims))),
       ...pricingReads(ctx, onTheseClaims),
       // The pre-billing scrubber again (decision 034): a PA service or rendering provider deleted since the build.
       ...scrubReadsFor(ctx, onTheseClaims),
@@ -713,12 +764,14 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
     const missing = ids.filter((id) => !read.has(id));
     if (missing.length) return notFound(`Claim ${missing.slice(0, 5).join(", ")}`);
     const drafts = ids.map((id) => read.get(id)!).sort((a, b) => a.claim.id - b.claim.id);
-    const notDraft = drafts.filter((c) => c.claim.status !== "draft");
-    if (notDraft.length) return invalid({ claim_ids: notDraft.map((c) => `Claim ${c.claim.claimNumber} is ${c.claim.status}; only draft claims are generated.`).join(" ") });
+    const again = new Map(regenerable.map((r) => [r.id, r]));
+    const notDraft = drafts.filter((c) => c.claim.status !== "draft" && !again.has(c.claim.id));
+    if (notDraft.length) return invalid({ claim_ids: notDraft.map((c) => CLAIM_MESSAGES.notGeneratable(c.claim.claimNumber, c.claim.status)).join(" ") });
     const repriced = repriceDrafts(drafts, noteRows, services);
     if (!repriced.ok) return { ok: false, status: 409, message: CLAIM_MESSAGES.regrouped(repriced.claimNumbers), current: { claims: repriced.claimNumbers } };
+    // Written from today's records, also a claim generated again (not the data its unsent file was written with).
     const priced = assemble(
-      parties.map((p) => ({ ...p, claim: { ...p.claim, ...repriced.claims.get(p.claim.id) } })),
+      parties.map((p) => ({ ...p, claim: { ...p.claim, ...repriced.claims.get(p.claim.id), sentData: null } })),
       lines.map((l) => ({ ...l, ...repriced.lines.get(l.id) })),
       links,
     );
@@ -750,16 +803,17 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
       return unbillable.result;
     }
     const file = written.file;
-    // Every claim still a draft at the version read: a change that landed since (a line taken off, a status set)
-    // writes no file, and the check below answers 409 (probe 8942 §1).
+    // Every claim still the draft (or generated claim of a file never sent) at the version read: a change that landed
+    // since (a line taken off, a status set, a send) bumps the version, writes no file, and the check below answers
+    // 409 (probe 8942 §1).
     const readVersions = JSON.stringify(drafts.map((c) => [c.claim.id, c.claim.version]));
-    const allDraft = sql`(select count(*) from claims join json_each(${readVersions}) j on claims.id = j.value ->> 0 and claims.version = j.value ->> 1 where claims.status = 'draft') = ${ids.length}`;
+    const allDraft = sql`(select count(*) from claims join json_each(${readVersions}) j on claims.id = j.value ->> 0 and claims.version = j.value ->> 1 where claims.status in ('draft', 'generated')) = ${ids.length}`;
     const patientIds = [...new Set(ordered.map((c) => c.claim.patientId))].sort((a, b) => a - b);
     try {
       const results = await withConditionalAudit(
         ctx.db,
         auditWho(ctx),
-        { action: "generate", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { claims: ordered.map((c) => c.claim.id), file: fileId, patients: patientIds } },
+        { action: "generate", entity: "claim", entityId: null, patientId: patientIds.length === 1 ? patientIds[0]! : null, detail: { claims: ordered.map((c) => c.claim.id), file: fileId, patients: patientIds, ...(again.size ? { regenerated: [...again.values()].map((r) => ({ claim: r.id, file: r.fileId })) } : {}) } },
         (audit) => [
           // id, kind, file_name, content, sender, sent_at, created_by, created_at.
           ctx.db.insert(x12Files).select(sql`select ${fileId}, '837P', ${file.fileName}, ${file.content}, null, null, ${ctx.actor.id}, ${now} where ${allDraft}`),
@@ -769,7 +823,7 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
             .update(claims)
             .set({ status: "generated", fileId, setControl: sql`j.set_control`, sentData: sql`j.sent_data`, totalCents: sql`j.total_cents`, diagnosisCodes: sql`j.diagnosis_codes`, errors: "[]", version: sql`${claims.version} + 1`, updatedAt: now })
             .from(sql`(select value ->> 0 as id, value ->> 1 as set_control, value ->> 2 as sent_data, value ->> 3 as total_cents, value ->> 4 as diagnosis_codes from json_each(${JSON.stringify(ordered.map((c, i) => [c.claim.id, file.sets[i]!.setControl, JSON.stringify(c.data), c.claim.totalCents, c.claim.diagnosisCodes]))})) as j`)
-            .where(sql`${claims.id} = j.id and ${claims.status} = 'draft' and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
+            .where(sql`${claims.id} = j.id and ${claims.status} in ('draft', 'generated') and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
           // Every line of them in one statement, as the file charges it (and with the PA number and diagnoses it sends).
           ctx.db
             .update(claimLines)
@@ -786,7 +840,12 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
     }
     const [check] = await ctx.db.select({ id: x12Files.id }).from(x12Files).where(and(eq(x12Files.id, fileId), eq(x12Files.createdAt, now)));
     if (!check) return conflict({ message: "These claims changed while the file was written. Reload and try again." });
-    return ok({ file_id: fileId, file_name: file.fileName, claims: ordered.map((c, i) => ({ id: c.claim.id, claim_number: c.claim.claimNumber, set_control: file.sets[i]!.setControl })) }, `837P ${file.fileName} generated.`);
+    const left = [...new Set([...again.values()].map((r) => r.fileName))];
+    const moved = claimsNamed(ordered.filter((c) => again.has(c.claim.id)).map((c) => c.claim.claimNumber), 0);
+    return ok(
+      { file_id: fileId, file_name: file.fileName, claims: ordered.map((c, i) => ({ id: c.claim.id, claim_number: c.claim.claimNumber, set_control: file.sets[i]!.setControl })) },
+      `837P ${file.fileName} generated.${left.length ? ` It takes ${moved} out of ${left.join(", ")}, which ${left.length === 1 ? "holds a voided claim and is" : "hold voided claims and are"} never sent.` : ""}`,
+    );
   }
   return conflict({ message: "Other files were being written at the same time. Try again." });
 }
@@ -799,16 +858,20 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
  * they are still the sent state it wrote), with a `send_failed` audit row, and the failure is the answer.
  */
 export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSender = localClaimSender): Promise<ModelResult<{ file_id: number; sender: string; sent_at: string; claims: number }>> {
-  const [rows] = await ctx.db.batch([
+  const [rows, mates] = await ctx.db.batch([
     ctx.db
       .select({ status: claims.status, version: claims.version, fileId: claims.fileId, patientId: claims.patientId, fileName: x12Files.fileName, content: x12Files.content, tail: auditTail })
       .from(claims)
       .leftJoin(x12Files, eq(x12Files.id, claims.fileId))
       .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
+    fileMatesQuery(ctx, id),
   ]);
   const row = rows[0];
   if (!row) return notFound("Claim");
   if (row.status !== "generated" || row.fileId === null || row.content === null) return invalid({ status: CLAIM_MESSAGES.notSendable(row.status) });
+  // A file holding a voided claim is never sent: it would bill that claim too (decision 032, stop 33).
+  const voided = voidedFileRefusal(ctx, mates);
+  if (voided) return invalid({ status: voided });
   const fileId = row.fileId;
   const now = ctx.now().toISOString();
   const who = auditWho(ctx);
@@ -818,7 +881,8 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
     ctx.db
       .update(claims)
       .set(sentAs)
-      .where(and(eq(claims.id, id), eq(claims.fileId, fileId), eq(claims.status, "generated"), eq(claims.version, row.version)))
+      // Not while the file holds a voided claim: a void landing since this request read the file stops the send.
+      .where(and(eq(claims.id, id), eq(claims.fileId, fileId), eq(claims.status, "generated"), eq(claims.version, row.version), sql`not exists (select 1 from claims r where r.file_id = ${fileId} and r.status = 'rejected')`))
       .returning(marked),
     audit(sql`changes() = 1`),
     ctx.db.update(x12Files).set({ sender: sender.name, sentAt: now }).where(and(eq(x12Files.id, fileId), audit.written)),
@@ -830,8 +894,11 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
       .returning(marked),
   ], row.tail);
   if ((mine as unknown[]).length === 0) {
-    // Another request sent it (or changed it) after this one read it: the sender is not called.
-    const [current] = await primaryOf(ctx.db).select({ status: claims.status, version: claims.version }).from(claims).where(eq(claims.id, id));
+    // Another request sent it (or changed it, or voided a claim of its file) after this one read it: the sender is not called.
+    const primary = primaryOf(ctx.db);
+    const [[current], matesNow] = await primary.batch([primary.select({ status: claims.status, version: claims.version }).from(claims).where(eq(claims.id, id)), fileMatesQuery({ ...ctx, db: primary }, id)]);
+    const voidedNow = current?.status === "generated" ? voidedFileRefusal(ctx, matesNow) : null;
+    if (voidedNow) return invalid({ status: voidedNow });
     return { ok: false, status: 409, message: CLAIM_MESSAGES.notSendable(current?.status ?? row.status), current: current ?? null };
   }
   const sentClaims = [...(mine as { id: number; version: number }[]), ...(others as { id: number; version: number }[])];
@@ -861,7 +928,7 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
 /** accepted or rejected by hand (TRANSITIONS); a stale version answers 409. */
 export async function setClaimStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<{ id: number; status: ClaimStatus; version: number }>> {
   const parsed = parseWith(StatusInput, raw);
-  const [rows] = await ctx.db.batch([ctx.db.select({ status: claims.status, version: claims.version, patientId: claims.patientId }).from(claims).where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId)))]);
+  const [rows, mates] = await ctx.db.batch([ctx.db.select({ status: claims.status, version: claims.version, patientId: claims.patientId }).from(claims).where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))), fileMatesQuery(ctx, id)]);
   const current = rows[0];
   if (!current) return notFound("Claim");
   if (!parsed.ok) return invalid(parsed.errors);
@@ -879,7 +946,9 @@ export async function setClaimStatus(ctx: ModelContext, id: number, raw: Record<
   ]);
   const row = (updated as { id: number; status: ClaimStatus; version: number }[])[0];
   if (!row) return conflict({ status: current.status, version: current.version });
-  return ok(row, `Claim marked ${to}.`);
+  // A generated claim voided: its unsent file is not sent now (sendClaim), so its other claims need a new file.
+  const stranded = current.status === "generated" && to === "rejected" ? mates.filter((m) => m.id !== id && m.status === "generated") : [];
+  return ok(row, stranded.length ? CLAIM_MESSAGES.voidedInUnsentFile(stranded[0]!.fileName, namedFor(ctx, stranded)) : `Claim marked ${to}.`);
 }
 
 export interface RemovedLine {

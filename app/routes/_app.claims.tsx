@@ -70,7 +70,8 @@ export default function Claims() {
     {
       header: "Select",
       cell: (c) =>
-        c.status === "draft" ? <input type="checkbox" name="claim_ids" value={c.id} form="generate-form" aria-label={`Select draft claim ${c.claim_number} to generate`} /> : null,
+        // A draft, or a generated claim whose unsent file holds a voided claim (decision 032, stop 33).
+        c.status === "draft" || c.regenerable ? <input type="checkbox" name="claim_ids" value={c.id} form="generate-form" aria-label={`Select ${c.regenerable ? "generated" : "draft"} claim ${c.claim_number} to generate${c.regenerable ? " again" : ""}`} /> : null,
     },
     { header: "Claim", cell: (c) => c.claim_number },
     { header: "Status", cell: (c) => <span className={`badge badge-${c.status}`}>{STATUS_LABELS[c.status]}</span> },
@@ -118,7 +119,7 @@ export default function Claims() {
       <Form method="post" id="generate-form">
         <input type="hidden" name="intent" value="generate" />
         <button type="submit" className="btn" disabled={busy}>
-          Generate one 837P for the selected drafts
+          Generate one 837P for the selected claims
         </button>
       </Form>
 

@@ -4,7 +4,7 @@ import { Link } from "~/components/ui/link";
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { money, unitPriceText } from "~/domain/billing";
-import { STATUS_LABELS, TRANSITIONS } from "~/domain/claims";
+import { claimsNamed, STATUS_LABELS, TRANSITIONS } from "~/domain/claims";
 import { posLabel } from "~/domain/locations";
 import { generateClaims, getClaim, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
@@ -151,6 +151,11 @@ export default function ClaimViewer() {
           </ul>
         </div>
       ) : null}
+      {c.regenerable ? (
+        <p className="hint">
+          Its 837P {c.file?.file_name} was not sent and holds {c.file?.voided_claims.length ? claimsNamed(c.file.voided_claims, 0) : "a claim of another location"}, voided (rejected) after the file was generated, so that file is never sent. Generate a new 837P for this claim: the new file leaves the voided claim out.
+        </p>
+      ) : null}
       {c.kept_refusals.length ? (
         <div role="alert" className="form-message error">
           <h2>Notes refused when the 837P was last generated</h2>
@@ -163,15 +168,15 @@ export default function ClaimViewer() {
         </div>
       ) : null}
       <div className="form-actions">
-        {c.status === "draft" ? (
+        {c.status === "draft" || c.regenerable ? (
           <Form method="post">
             <input type="hidden" name="intent" value="generate" />
             <button className="btn btn-primary" type="submit" disabled={busy}>
-              Generate 837P
+              {c.regenerable ? "Generate a new 837P" : "Generate 837P"}
             </button>
           </Form>
         ) : null}
-        {c.status === "generated" ? (
+        {c.status === "generated" && !c.regenerable ? (
           <Form method="post">
             <input type="hidden" name="intent" value="send" />
             <button className="btn btn-primary" type="submit" disabled={busy}>

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { priceNote, type PriceService } from "~/domain/billing";
-import { BuildInput, canTransition, CLAIM_STATUSES, diagnosesWithoutLine, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
 import { LocationInput } from "~/domain/locations";
 import { npiFrom } from "~/domain/npi";
 import { diagnosisPointers } from "~/domain/x12-837p";
@@ -233,5 +233,18 @@ describe("location NPI and tax id", () => {
   });
   it.each([{ npi: "1234567890" }, { npi: "123456789" }, { npi: "12345678ab" }, { tax_id: "12345678" }, { tax_id: "1234567890" }])("%j is refused", (input) => {
     expect(v.safeParse(LocationInput, { ...base, ...input }).success).toBe(false);
+  });
+});
+
+describe("claimsNamed: a file's claims named for a person, another location's only counted (decision 032, stop 33)", () => {
+  it.each([
+    [["C0000031"], 0, "claim C0000031"],
+    [["C0000030", "C0000032"], 0, "claims C0000030 and C0000032"],
+    [["C0000030", "C0000032", "C0000033"], 0, "claims C0000030, C0000032 and C0000033"],
+    [["C0000030"], 1, "claim C0000030 and 1 claim of another location"],
+    [[], 1, "1 claim of another location"],
+    [[], 3, "3 claims of other locations"],
+  ] as const)("%j and %i hidden → %s", (numbers, hidden, text) => {
+    expect(claimsNamed(numbers, hidden)).toBe(text);
   });
 });

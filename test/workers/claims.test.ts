@@ -604,9 +604,10 @@ describe("sending a claim twice at once sends it once (probe 8905 §3)", () => {
     const sender = countingSender();
     let first: Awaited<ReturnType<typeof sendClaim>> | null = null;
     // Both read the claim as generated; the first one's write and send land before the second one writes.
+    // skip 1: the send's read is a batch too (the claim and its file's claims).
     const racing = beforeWriteDb(async () => {
       first = await sendClaim(await ctxOf(w.manager, db()), id, sender);
-    });
+    }, 1);
     const second = await sendClaim(await ctxOf(w.manager, racing), id, sender);
     expect(first).toMatchObject({ ok: true, message: "Claim sent.", data: { sender: "clearinghouse-test", claims: 1 } });
     expect(second).toMatchObject({ ok: false, status: 409, message: "The claim is sent; only a generated claim is sent." });
@@ -628,7 +629,7 @@ describe("sending a claim twice at once sends it once (probe 8905 §3)", () => {
       const screen = await form(`/claims/edit-viewer/${id}`, { intent: "send" }, cookie);
       expect(screen.status).toBe(303);
       expect(decodeURIComponent(screen.headers.get("Location") ?? "")).toContain("Claim sent.");
-    });
+    }, 1);
     // sendClaim is what POST /api/v2/claims/{id}/send calls.
     expect(await sendClaim(await ctxOf(w.manager, racing), id, sender)).toMatchObject({ ok: false, status: 409, message: "The claim is sent; only a generated claim is sent." });
     expect(sender.files).toHaveLength(0);
@@ -1487,5 +1488,156 @@ describe("a line taken off a draft: Remove from draft (decision 032, stop 31)", 
     expect(after).toContain("This draft has one line. To take it off, void the claim (reject)");
     expect(after).toContain("<dd>$100.00</dd>");
     expect((await stored(s.draft.id)).lines.map((l) => l.n)).toEqual([1]);
+  });
+});
+
+describe("a claim voided after generation never reaches the payer; its file's other claims go into a new file (probe 8961 §1; decision 032, stop 33)", () => {
+  /** Two clients' claims generated into one 837P; `keep` is to be sent, `voided` to be voided. */
+  async function twoInOneFile() {
+    const w = await world();
+    const other = await createPatient({ locationId: w.location.id, insurerId: w.insurer.id, birthDate: "2017-05-06", gender: 1, details: JSON.stringify({ insuranceId: `X${seq}111`, insured_policy_group: "GRP", is_self_subscriber: true, address: "6 Palm Ave", city: "Miami", state: "FL", zip: "33102", diagnosis_code: "F84.0" }) });
+    const a = await w.note();
+    const b = await w.note({ patientId: other.id });
+    const built = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [a, b] } })).json()) as { data: { id: number; claim_number: string; patient_id: number }[] }).data;
+    expect(built).toHaveLength(2);
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: built.map((c) => c.id) } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const file = ((await gen.json()) as { data: { file_id: number; file_name: string } }).data;
+    const keep = built.find((c) => c.patient_id === w.patient.id)!;
+    const voided = built.find((c) => c.patient_id === other.id)!;
+    return { w, keep, voided, voidedNote: b, file };
+  }
+  const claimRow = async (id: number) => (await db().select().from(claims).where(eq(claims.id, id)))[0]!;
+  const fileRow = async (id: number) => (await db().select().from(x12Files).where(eq(x12Files.id, id)))[0]!;
+  const sendRows = async () => (await auditRows("claim")).filter((a) => a.action === "send").length;
+  const clms = (content: string) => [...content.matchAll(/\bCLM\*(C\d{7})\*/g)].map((m) => m[1]).sort();
+
+  it("API: voiding says the file's other claim needs a new file; sending it is refused and nothing is sent; generated again into a new file without the voided claim, it is sent", async () => {
+    const { w, keep, voided, voidedNote, file } = await twoInOneFile();
+    expect(clms((await fileRow(file.file_id)).content)).toEqual([keep.claim_number, voided.claim_number].sort());
+
+    const voiding = await api(`/v2/claims/${voided.id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } });
+    expect(voiding.status).toBe(200);
+    expect(((await voiding.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.voidedInUnsentFile(file.file_name, `claim ${keep.claim_number}`));
+
+    const sendsBefore = await sendRows();
+    const refused = await api(`/v2/claims/${keep.id}/send`, { method: "POST", token: w.token });
+    expect(refused.status).toBe(422);
+    const refusal = CLAIM_MESSAGES.fileHoldsVoided(file.file_name, `claim ${voided.claim_number}`, `claim ${keep.claim_number}`);
+    expect(((await refused.json()) as { message: string }).message).toBe(refusal);
+    expect(refusal).toContain(`holds claim ${voided.claim_number}, voided (rejected)`);
+    const unsent = await fileRow(file.file_id);
+    expect([unsent.sender, unsent.sentAt]).toEqual([null, null]);
+    expect((await claimRow(keep.id)).status).toBe("generated");
+    expect(await sendRows()).toBe(sendsBefore);
+
+    const shown = ((await (await api(`/v2/claims/${keep.id}`, { token: w.token })).json()) as { data: { regenerable: boolean; file: { voided_claims: string[] } } }).data;
+    expect(shown.regenerable).toBe(true);
+    expect(shown.file.voided_claims).toEqual([voided.claim_number]);
+
+    // Generated again: a new file (new interchange and set control numbers) with only the claim still to send.
+    const again = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [keep.id] } });
+    expect(again.status, await again.clone().text()).toBe(201);
+    const regenerated = (await again.json()) as { message: string; data: { file_id: number; file_name: string; claims: { set_control: string }[] } };
+    expect(regenerated.data.file_id).toBeGreaterThan(file.file_id);
+    expect(regenerated.message).toBe(`837P ${regenerated.data.file_name} generated. It takes claim ${keep.claim_number} out of ${file.file_name}, which holds a voided claim and is never sent.`);
+    const fresh = await fileRow(regenerated.data.file_id);
+    expect(clms(fresh.content)).toEqual([keep.claim_number]);
+    expect(Number(readBack837(fresh.content).interchangeControl)).toBe(regenerated.data.file_id);
+    expect(regenerated.data.claims[0]!.set_control).toBe("0001");
+    expect(await claimRow(keep.id)).toMatchObject({ status: "generated", fileId: regenerated.data.file_id, setControl: "0001" });
+    // The voided claim keeps its (never sent) file; the old file is nobody's to send.
+    expect((await claimRow(voided.id)).fileId).toBe(file.file_id);
+    const generateRow = (await auditRows("claim")).filter((a) => a.action === "generate").at(-1)!;
+    expect(JSON.parse(generateRow.detail!)).toMatchObject({ file: regenerated.data.file_id, regenerated: [{ claim: keep.id, file: file.file_id }] });
+
+    const sent = await api(`/v2/claims/${keep.id}/send`, { method: "POST", token: w.token });
+    expect(sent.status, await sent.clone().text()).toBe(200);
+    expect(((await sent.json()) as { data: { file_id: number; claims: number } }).data).toMatchObject({ file_id: regenerated.data.file_id, claims: 1 });
+    const download = await (await api(`/v2/claims/${keep.id}/download`, { token: w.token })).text();
+    expect(clms(download)).toEqual([keep.claim_number]);
+    expect(download).not.toContain(voided.claim_number);
+    expect((await fileRow(regenerated.data.file_id)).sender).toBe("local");
+    expect((await fileRow(file.file_id)).sentAt).toBeNull();
+
+    // The voided claim's note is billed again under a new claim, which goes out alone: the session reaches the payer once.
+    const rebuilt = ((await (await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [voidedNote] } })).json()) as { data: { id: number; claim_number: string }[] }).data[0]!;
+    const rebuiltFile = ((await (await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [rebuilt.id] } })).json()) as { data: { file_id: number } }).data;
+    expect((await api(`/v2/claims/${rebuilt.id}/send`, { method: "POST", token: w.token })).status).toBe(200);
+    expect(clms((await fileRow(rebuiltFile.file_id)).content)).toEqual([rebuilt.claim_number]);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it("a claim of a file that holds no voided claim is not generated again (422, no file written); a sent one neither", async () => {
+    const { w, keep, voided } = await twoInOneFile();
+    const files = (await db().select({ n: count() }).from(x12Files))[0]!.n;
+    const res = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [keep.id] } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.notGeneratable(keep.claim_number, "generated"));
+    expect((await db().select({ n: count() }).from(x12Files))[0]!.n).toBe(files);
+    // Sent, then one of its claims rejected by the payer: nothing to generate again (the file has left).
+    expect((await api(`/v2/claims/${keep.id}/send`, { method: "POST", token: w.token })).status).toBe(200);
+    expect((await api(`/v2/claims/${voided.id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(200);
+    const sent = ((await (await api(`/v2/claims/${keep.id}`, { token: w.token })).json()) as { data: { regenerable: boolean } }).data;
+    expect(sent.regenerable).toBe(false);
+    expect((await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [keep.id] } })).status).toBe(422);
+  });
+
+  it("a void landing between the send's read and its write: 422 with the refusal, the sender not called, nothing sent", async () => {
+    const { w, keep, voided, file } = await twoInOneFile();
+    const files: ClaimFileToSend[] = [];
+    const sender: ClaimSender = { name: "clearinghouse-test", send: async (f) => (files.push(f), { ok: true }) };
+    const racing = beforeWriteDb(async () => {
+      expect((await api(`/v2/claims/${voided.id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(200);
+    }, 1);
+    const result = await sendClaim(await ctxOf(w.manager, racing), keep.id, sender);
+    expect(result).toMatchObject({ ok: false, status: 422, message: CLAIM_MESSAGES.fileHoldsVoided(file.file_name, `claim ${voided.claim_number}`, `claim ${keep.claim_number}`) });
+    expect(files).toHaveLength(0);
+    expect((await claimRow(keep.id)).status).toBe("generated");
+    expect((await fileRow(file.file_id)).sentAt).toBeNull();
+  });
+
+  it("screens without JavaScript: Void says so, Send is refused with the reason, the viewer offers Generate a new 837P, the list lets it be ticked; the new file is sent with only that claim", async () => {
+    const { w, keep, voided, file } = await twoInOneFile();
+    const cookie = await signInCookie(w.manager);
+    const text = async (res: Response) => (await res.text()).replace(/<!-- -->/g, "").replaceAll("&#x27;", "'");
+    const flash = (res: Response) => new URLSearchParams((res.headers.get("Location") ?? "").split("?")[1]).get("flash");
+
+    const voiding = await form(`/claims/edit-viewer/${voided.id}`, { intent: "status", status: "rejected", version: String((await claimRow(voided.id)).version) }, cookie);
+    expect(voiding.status).toBe(303);
+    expect(flash(voiding)).toBe(CLAIM_MESSAGES.voidedInUnsentFile(file.file_name, `claim ${keep.claim_number}`));
+
+    const viewer = await text(await request(`/claims/edit-viewer/${keep.id}`, { cookie }));
+    expect(viewer).toContain(`Its 837P ${file.file_name} was not sent and holds claim ${voided.claim_number}, voided (rejected) after the file was generated, so that file is never sent.`);
+    expect(viewer).toContain("Generate a new 837P");
+    expect(viewer).not.toMatch(/value="send"/);
+
+    // A send posted anyway (an old page) is refused with the reason; nothing is sent.
+    const send = await form(`/claims/edit-viewer/${keep.id}`, { intent: "send" }, cookie);
+    expect(send.status).toBe(422);
+    expect(await text(send)).toContain(CLAIM_MESSAGES.fileHoldsVoided(file.file_name, `claim ${voided.claim_number}`, `claim ${keep.claim_number}`));
+    expect((await fileRow(file.file_id)).sentAt).toBeNull();
+    expect((await claimRow(keep.id)).status).toBe("generated");
+
+    const list = await text(await request(`/claims?status=generated&location_id=${w.location.id}`, { cookie }));
+    expect(list).toContain(`aria-label="Select generated claim ${keep.claim_number} to generate again"`);
+    expect(list).toContain("Generate one 837P for the selected claims");
+
+    const generate = await form("/claims", { intent: "generate", claim_ids: String(keep.id) }, cookie);
+    expect(generate.status).toBe(303);
+    expect(generate.headers.get("Location")).toMatch(new RegExp(`^/claims/edit-viewer/${keep.id}\\?`));
+    expect(flash(generate)).toContain(`It takes claim ${keep.claim_number} out of ${file.file_name}`);
+    const after = await text(await request(`/claims/edit-viewer/${keep.id}`, { cookie }));
+    expect(after).not.toContain("Generate a new 837P");
+    expect(after).toMatch(/value="send"/);
+
+    const sent = await form(`/claims/edit-viewer/${keep.id}`, { intent: "send" }, cookie);
+    expect(sent.status).toBe(303);
+    expect(flash(sent)).toBe("Claim sent.");
+    const newFile = await fileRow((await claimRow(keep.id)).fileId!);
+    expect(newFile.id).not.toBe(file.file_id);
+    expect(newFile.sender).toBe("local");
+    expect(clms(newFile.content)).toEqual([keep.claim_number]);
+    expect((await fileRow(file.file_id)).sentAt).toBeNull();
   });
 });
