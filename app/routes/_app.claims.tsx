@@ -99,6 +99,13 @@ export default function Claims() {
     <section className="card">
       <div className="page-head">
         <h1>Claims</h1>
+        {/* The payer's answers (decision 033): the remittances and the 835 import, under the same manage_claims. */}
+        <span>
+          <Link to="/claims/remittances">Remittances</Link>{" "}
+          <Link className="btn" to="/claims/remittances/import">
+            Import an 835
+          </Link>
+        </span>
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={queryError ?? unshownFilterError(filterErrors, SHOWN_FILTERS) ?? (answer && !answer.errors.note_ids ? answer.message : null)} />

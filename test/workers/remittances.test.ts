@@ -343,6 +343,16 @@ describe("screens (plain form posts, as without JavaScript)", () => {
     return request("/claims/remittances/import", { method: "POST", body, cookie });
   }
 
+  it("the claims screen links to the remittances and the 835 import, which open (probe 8961 §4)", async () => {
+    const html = await (await request("/claims", { cookie: managerCookie })).text();
+    const links = [...html.matchAll(/<a [^>]*href="(\/claims\/remittances[^"]*)"[^>]*>([^<]*)<\/a>/g)].map((m) => [m[1], m[2]]);
+    expect(links).toEqual([
+      ["/claims/remittances", "Remittances"],
+      ["/claims/remittances/import", "Import an 835"],
+    ]);
+    for (const [to] of links) expect((await request(to!, { cookie: managerCookie })).status).toBe(200);
+  });
+
   it("upload and import: 303 to the remittance, which shows what was paid, adjusted and denied, with the codes' meanings", async () => {
     const patient = await patientIn(locA.id);
     const { claim } = await createClaim(patient, LINES);
