@@ -1,7 +1,7 @@
 import { aliasedTable, and, asc, count, desc, eq, gt, gte, isNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
-import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, users, x12Files } from "~/db/schema";
+import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, remittanceLines, remittances, users, x12Files } from "~/db/schema";
 import { notePayer, priceNote } from "~/domain/billing";
 import { claimParties, profileDiagnoses, type PartyRows } from "~/domain/claim-parties";
 import { unbillableMessage, type ScrubReason } from "~/domain/scrubber";
@@ -20,6 +20,7 @@ import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
 import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
 import { nextIdOf } from "./ids.server";
+import { storedAdjustments, storedRemarks, type AdjustmentJson, type RemarkJson } from "./remittances.server";
 
 /**
  * Claims (platform §2 claims and claims/edit-viewer; issue 11; decision 032). Every read is limited to the
@@ -552,7 +553,13 @@ export interface ClaimDetail {
   data: ClaimData;
   /** "sent": `data` is what the claim's 837P sent; "current": built from today's records (a draft, or a claim generated before stop 25). */
   data_source: "sent" | "current";
-  lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; multiplier: number | null; charge_cents: number; pos: string; pa_number: string | null; diagnosis_pointers: number[]; paid_cents: number; status: string; note_ids: number[] }[];
+  /**
+   * `paid_cents`, `status` (open until a remittance answers the line), `adjustments` (CAS: group, CARC, amount) and
+   * `remarks` (RARC): what the latest remittance recorded for the line (decision 033).
+   */
+  lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; multiplier: number | null; charge_cents: number; pos: string; pa_number: string | null; diagnosis_pointers: number[]; paid_cents: number; status: string; adjustments: AdjustmentJson[]; remarks: RemarkJson[]; note_ids: number[] }[];
+  /** The remittances that answered this claim, oldest payment first, with what each paid on its lines. */
+  remittances: { id: number; payer_name: string; trace_number: string; payment_date: string | null; paid_cents: number; lines: number }[];
   /** `voided_claims`: the numbers of the file's other claims voided (rejected), in the actor's locations. */
   file: { id: number; file_name: string; sender: string | null; sent_at: string | null; created_at: string; voided_claims: string[] } | null;
   /**
@@ -566,7 +573,7 @@ export interface ClaimDetail {
 
 /** One claim for the edit-viewer and the API's show: its data, lines, file and validation (an audited read). */
 export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDetail | null> {
-  const [parties, lines, links, files, mates] = await ctx.db.batch([
+  const [parties, lines, links, files, mates, paidBy] = await ctx.db.batch([
     claimPartyQuery(ctx, [id]),
     linesQuery(ctx, [id]),
     lineNotesQuery(ctx, [id]),
@@ -576,6 +583,14 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
       .innerJoin(claims, eq(claims.fileId, x12Files.id))
       .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
     fileMatesQuery(ctx, id),
+    // The remittances that answered it (the claim is in scope: it is read above, or nothing is answered).
+    ctx.db
+      .select({ remittanceId: remittances.id, payerName: remittances.payerName, traceNumber: remittances.traceNumber, paymentDate: remittances.paymentDate, paidCents: sql<number>`sum(${remittanceLines.paidCents})`.as("paid_sum"), lines: count().as("line_count") })
+      .from(remittanceLines)
+      .innerJoin(remittances, eq(remittances.id, remittanceLines.remittanceId))
+      .where(eq(remittanceLines.claimId, id))
+      .groupBy(remittances.id)
+      .orderBy(asc(remittances.paymentDate), asc(remittances.id)),
   ]);
   const loaded = assemble(parties, lines, links).get(id);
   if (!loaded) return null;
@@ -622,8 +637,11 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
       diagnosis_pointers: diagnosisPointers(loaded.data.diagnosisCodes, lineDiagnoses(l.diagnosisCodes).diagnosisCodes),
       paid_cents: l.paidCents,
       status: l.status,
+      adjustments: storedAdjustments(l.adjustments),
+      remarks: storedRemarks(l.remarks),
       note_ids: loaded.noteIds.get(l.id) ?? [],
     })),
+    remittances: paidBy.map((r) => ({ id: r.remittanceId, payer_name: r.payerName, trace_number: r.traceNumber, payment_date: r.paymentDate, paid_cents: Number(r.paidCents), lines: r.lines })),
     file: file ? { id: file.id, file_name: file.fileName, sender: file.sender, sent_at: file.sentAt, created_at: file.createdAt, voided_claims: voided.filter((m) => canSeeLocation(ctx.actor, m.locationId)).map((m) => m.claimNumber) } : null,
     regenerable: c.status === "generated" && file !== null && file.sentAt === null && voided.length > 0,
     readable: file ? ownSet(readable837P(file.content), c.setControl) : [],

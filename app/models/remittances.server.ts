@@ -114,7 +114,7 @@ function remarkJson(code: string): RemarkJson {
 }
 
 /** Stored adjustments ([{ group, reason, amount_cents }]) with their meanings. */
-function storedAdjustments(json: string): AdjustmentJson[] {
+export function storedAdjustments(json: string): AdjustmentJson[] {
   try {
     const list = JSON.parse(json) as { group: AdjustmentGroup; reason: string; amount_cents: number }[];
     return Array.isArray(list) ? list.map((a) => adjustmentJson({ group: a.group, reason: String(a.reason), amountCents: Number(a.amount_cents) })) : [];
@@ -123,7 +123,7 @@ function storedAdjustments(json: string): AdjustmentJson[] {
   }
 }
 
-function storedRemarks(json: string): RemarkJson[] {
+export function storedRemarks(json: string): RemarkJson[] {
   try {
     const list = JSON.parse(json) as string[];
     return Array.isArray(list) ? list.map((c) => remarkJson(String(c))) : [];

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Adjustments, LINE_STATUS_TEXT } from "~/components/billing/remittance-report";
 import { Link } from "~/components/ui/link";
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
@@ -72,6 +73,14 @@ export default function ClaimViewer() {
     { header: "Diagnosis pointers", cell: (l) => l.diagnosis_pointers.map((p) => `${p} (${c.diagnosis_codes[p - 1]})`).join(", ") || "—" },
     { header: "Notes", cell: (l) => l.note_ids.map((n) => `#${n}`).join(", ") },
   ];
+  // Once a remittance answered the claim: what it recorded per line (decision 033), the latest remittance's.
+  const answered = c.remittances.length > 0;
+  if (answered)
+    lineColumns.push(
+      { header: "Paid", cell: (l) => money(l.paid_cents) },
+      { header: "Payment status", cell: (l) => (l.status === "open" ? "Not answered yet" : <span className={`line-status line-status-${l.status}`}>{LINE_STATUS_TEXT[l.status as keyof typeof LINE_STATUS_TEXT]}</span>) },
+      { header: "Adjustments and remarks", cell: (l) => <Adjustments adjustments={l.adjustments} remarks={l.remarks} /> },
+    );
   // A draft of several lines: each line can be taken off it (its notes become build candidates again).
   if (c.status === "draft" && c.lines.length > 1)
     lineColumns.push({
@@ -114,6 +123,7 @@ export default function ClaimViewer() {
     ["Rendering provider", `${`${d.renderingProvider.firstName} ${d.renderingProvider.lastName}`.trim() || "—"} · NPI ${d.renderingProvider.npi ?? "—"}`],
     ["Diagnoses", c.diagnosis_codes.map((code, i) => `${i + 1} ${code}`).join(", ") || "—"],
     ["Total", money(c.total_cents)],
+    ...(answered ? ([["Paid", `${money(c.paid_cents)} · adjusted ${money(c.adjusted_cents)}`]] as [string, string][]) : []),
     ["File", c.file ? `${c.file.file_name} (set ${c.set_control})${c.file.sent_at ? ` · sent ${c.file.sent_at.slice(0, 16).replace("T", " ")} via ${c.file.sender}` : ""}` : "not generated"],
   ];
   return (
@@ -212,6 +222,21 @@ export default function ClaimViewer() {
         </p>
       ) : null}
       <DataTable rows={c.lines} columns={lineColumns} caption="Service lines" />
+      {answered ? (
+        <>
+          <h2>Remittances</h2>
+          <ul>
+            {c.remittances.map((r) => (
+              <li key={r.id}>
+                <Link to={`/claims/remittances/${r.id}`}>
+                  {r.payment_date ?? "No payment date"} · {r.payer_name || "Payer"} · trace {r.trace_number}
+                </Link>{" "}
+                — paid {money(r.paid_cents)} on {r.lines === 1 ? "1 line" : `${r.lines} lines`} of this claim
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
       <h2>837P, segment by segment</h2>
       {c.readable.length === 0 ? (
         <p>{voidedUngenerated ? "No 837P was written: the claim was voided before it was generated." : "The 837P is written when the claim is generated."}</p>

@@ -353,6 +353,60 @@ describe("screens (plain form posts, as without JavaScript)", () => {
     for (const [to] of links) expect((await request(to!, { cookie: managerCookie })).status).toBe(200);
   });
 
+  it("the claim viewer and GET /api/v2/claims/{id} show what the remittances recorded: per line paid, status, adjustments and remarks; the claim's totals; each remittance linked (probe 8961 §5)", async () => {
+    const patient = await patientIn(locA.id);
+    const { claim } = await createClaim(patient, LINES);
+    const viewer = async () => textOf(await (await request(`/claims/edit-viewer/${claim.id}`, { cookie: managerCookie })).text());
+    // Not answered yet: no payment columns, no remittances.
+    const before = await viewer();
+    expect(before).not.toContain("<th>Payment status</th>");
+    expect(before).not.toContain("<h2>Remittances</h2>");
+
+    const first = trace();
+    expect((await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES, MIXED) }], trace: first }), managerToken)).status).toBe(201);
+    const once = await viewer();
+    expect(once).toContain("<dt>Paid</dt><dd>$190.00 · adjusted $85.50</dd>");
+    const rowOf = (html: string, n: number) => html.slice(html.indexOf(`<tr><td>${n}</td>`), html.indexOf("</tr>", html.indexOf(`<tr><td>${n}</td>`)));
+    expect(rowOf(once, 1)).toMatch(/<td>\$100\.00<\/td><td><span class="line-status line-status-paid">Paid<\/span><\/td><td>—<\/td>$/);
+    expect(rowOf(once, 2)).toContain("<td>$90.00</td><td><span class=\"line-status line-status-partial\">Partly paid</span></td>");
+    expect(rowOf(once, 2)).toMatch(/CO<\/abbr>-45 \$35.50: Charge exceeds fee schedule/);
+    expect(rowOf(once, 3)).toContain("<td>$0.00</td><td><span class=\"line-status line-status-denied\">Denied</span></td>");
+    expect(rowOf(once, 3)).toMatch(/CO<\/abbr>-197 \$50.00: Precertification, notification, authorization or pre-treatment absent/);
+    expect(rowOf(once, 3)).toContain("N54: Claim information is inconsistent with pre-certified or authorized services");
+
+    // An appeal pays the denied line: two remittances linked, the line as the latest one recorded it.
+    const second = trace();
+    expect((await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES.slice(2), [{ kind: "paid" }]) }], trace: second }), managerToken)).status).toBe(201);
+    const twice = await viewer();
+    expect(twice).toContain("<dt>Paid</dt><dd>$240.00 · adjusted $35.50</dd>");
+    expect(rowOf(twice, 3)).toMatch(/<td>\$50\.00<\/td><td><span class="line-status line-status-paid">Paid<\/span><\/td><td>—<\/td>$/);
+    const links = [...twice.matchAll(/<a [^>]*href="\/claims\/remittances\/(\d+)"[^>]*>([^<]*)<\/a> — paid ([^<]*)<\/li>/g)].map((m) => [m[2], m[3]]);
+    expect(links).toHaveLength(2);
+    expect(links[0]![0]).toContain(`trace ${first}`);
+    expect(links[0]![1]).toBe("$190.00 on 3 lines of this claim");
+    expect(links[1]![0]).toContain(`trace ${second}`);
+    expect(links[1]![1]).toBe("$50.00 on 1 line of this claim");
+
+    const shown = ((await (await api(`/v2/claims/${claim.id}`, { token: managerToken })).json()) as { data: { paid_cents: number; adjusted_cents: number; lines: { status: string; paid_cents: number; adjustments: { group: string; reason: string; amount_cents: number }[]; remarks: { code: string }[] }[]; remittances: { trace_number: string; paid_cents: number; lines: number }[] } }).data;
+    expect({ paid: shown.paid_cents, adjusted: shown.adjusted_cents }).toEqual({ paid: 24000, adjusted: 3550 });
+    expect(shown.lines.map((l) => [l.status, l.paid_cents, l.adjustments.map((a) => `${a.group}-${a.reason} ${a.amount_cents}`), l.remarks.map((r) => r.code)])).toEqual([
+      ["paid", 10000, [], []],
+      ["partial", 9000, ["CO-45 3550"], []],
+      ["paid", 5000, [], []],
+    ]);
+    expect(shown.remittances.map((r) => [r.trace_number, r.paid_cents, r.lines])).toEqual([
+      [first, 19000, 3],
+      [second, 5000, 1],
+    ]);
+    // Read in the viewer's one batch: the same round trips as before (the batch, then the audit row, whose chain tail
+    // a screen's guard reads and a bare model call reads itself).
+    const counting = countingDb();
+    const user = await createUser({ permissions: ["manage_claims"], locations: [locA.id] });
+    const { getClaim } = await import("~/models/claims.server");
+    await getClaim({ db: counting.db, actor: (await getActor(db(), "user", user.id))!, ip: "127.0.0.1", now: () => new Date() }, claim.id);
+    expect(counting.roundTrips()).toBe(3);
+  });
+
   it("upload and import: 303 to the remittance, which shows what was paid, adjusted and denied, with the codes' meanings", async () => {
     const patient = await patientIn(locA.id);
     const { claim } = await createClaim(patient, LINES);
