@@ -215,14 +215,20 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
       report.summary[status]++;
       if (c.statusCode !== "22" && s.paidCents < 0) err(c, s.position, "SVC", `Negative paid amount (take-back) on claim ${c.claimNumber}, ${describeService(s)}: not imported.`);
       if (!claim) continue;
-      const candidates = (linesOf.get(claim.id) ?? []).filter(
-        (l) => !used.has(l.id) && l.cptCode === s.cptCode && storedModifierKey(l.modifiers) === modifierKey(s.modifiers) && (s.serviceDate === null || l.serviceDate === s.serviceDate),
+      const same = (linesOf.get(claim.id) ?? []).filter(
+        (l) => l.cptCode === s.cptCode && storedModifierKey(l.modifiers) === modifierKey(s.modifiers) && (s.serviceDate === null || l.serviceDate === s.serviceDate),
       );
+      const candidates = same.filter((l) => !used.has(l.id));
+      const sameCharge = candidates.filter((l) => l.chargeCents === s.chargeCents);
+      // The line this service would match was matched by an earlier service of this file (the same CLP or another).
+      if (!sameCharge.length && same.some((l) => used.has(l.id) && l.chargeCents === s.chargeCents)) {
+        err(c, s.position, "SVC", `Claim ${c.claimNumber}: the line ${describeService(s)} appears more than once in this file.`);
+        continue;
+      }
       if (!candidates.length) {
         err(c, s.position, "SVC", `Claim ${c.claimNumber}: no claim line for ${describeService(s)}.`);
         continue;
       }
-      const sameCharge = candidates.filter((l) => l.chargeCents === s.chargeCents);
       if (!sameCharge.length) {
         err(c, s.position, "SVC", `Claim ${c.claimNumber}, ${describeService(s)}: the payer says ${money(s.chargeCents)} was charged; the claim line charged ${money(candidates[0]!.chargeCents)}.`);
         continue;
