@@ -1201,7 +1201,7 @@ export const claimLines = sqliteTable(
     /** JSON from the remittance: [{ group, reason, amount_cents }] (CARC) and remark codes (RARC). */
     adjustments: text("adjustments").notNull().default("[]"),
     remarks: text("remarks").notNull().default("[]"),
-    status: text("status", { enum: ["open", "paid", "partial", "denied"] }).notNull().default("open"),
+    status: text("status", { enum: ["open", "paid", "partial", "patient", "denied"] }).notNull().default("open"),
     /** The multiplier of the line's price (priceNote's: the modifiers' times the service's; XP → 0), so units × unit price × multiplier is the charge. Null on lines built before stop 28. */
     multiplier: real("multiplier"),
     /** The line's own diagnoses, comma-separated (each note's code, else the client's principal), each among its claim's `diagnosis_codes`: SV107 points to them first. Null on lines built before stop 31 (they pointed to the claim's 1 to 4). */
@@ -1251,7 +1251,7 @@ export const remittanceLines = sqliteTable(
     adjustments: text("adjustments").notNull().default("[]"),
     /** JSON: RARC codes (LQ). */
     remarks: text("remarks").notNull().default("[]"),
-    status: text("status", { enum: ["paid", "partial", "denied"] }).notNull(),
+    status: text("status", { enum: ["paid", "partial", "patient", "denied"] }).notNull(),
   },
   (t) => [index("remittance_lines_remittance_idx").on(t.remittanceId), index("remittance_lines_claim_idx").on(t.claimId)],
 );

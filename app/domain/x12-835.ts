@@ -103,6 +103,33 @@ export interface Remittance835 {
 
 export type Read835 = { ok: true; remittance: Remittance835 } | { ok: false; errors: X12Error[]; remittance: Remittance835 | null };
 
+/**
+ * What the payer did with a service line: `paid` in full (a zero-charge XP line paid 0 too), `partial` (something
+ * paid), `patient` (nothing paid, the payer adjudicated it and put it on the patient) or `denied` (nothing paid,
+ * refused by the payer).
+ */
+export type LineStatus = "paid" | "partial" | "patient" | "denied";
+
+/**
+ * A contractual reduction that denies nothing: CO-45, the charge above the payer's fee schedule. Beside a patient
+ * responsibility it is the usual shape of a deductible ("allowed 100.00, all of it the patient's").
+ */
+const isContractualReduction = (a: Adjustment) => a.group === "CO" && a.reason === "45";
+
+/**
+ * A line's status (decision 033, stop 33): paid ≥ charge → paid; something paid → partial; nothing paid of a charge
+ * → patient when the payer put an amount on the patient (group PR: deductible, coinsurance, co-payment …) and every
+ * other adjustment is a contractual reduction (CO-45) — the payer adjudicated the line, and the patient owes it —
+ * else denied (CO-50, CO-97, OA-23, PI-…, a CO-45 of the whole charge, or a PR beside any of them). The reader has
+ * checked that the adjustments add up to charge − paid.
+ */
+export function lineStatus(chargeCents: number, paidCents: number, adjustments: readonly Adjustment[]): LineStatus {
+  if (paidCents >= chargeCents) return "paid";
+  if (paidCents > 0) return "partial";
+  const patient = adjustments.filter((a) => a.group === "PR").reduce((n, a) => n + a.amountCents, 0);
+  return patient > 0 && adjustments.every((a) => a.group === "PR" || isContractualReduction(a)) ? "patient" : "denied";
+}
+
 /** The largest file we read (a payment of some thousand service lines is ~200 KB). */
 export const MAX_835_BYTES = 1_000_000;
 

@@ -4,7 +4,7 @@ import { claimLines, claims, clientReports, notes, patients, remittanceLines, re
 import { money } from "~/domain/billing";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
-import { ADJUSTMENT_GROUPS, carcText, claimStatusText, rarcText, read835, type AdjustmentGroup, type ClaimPayment, type Remittance835, type ServicePayment } from "~/domain/x12-835";
+import { ADJUSTMENT_GROUPS, carcText, claimStatusText, lineStatus, rarcText, read835, type AdjustmentGroup, type ClaimPayment, type LineStatus, type Remittance835, type ServicePayment } from "~/domain/x12-835";
 import { auditRead, auditWho, clientsReadEntry, withAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -23,8 +23,6 @@ import { NOTES } from "./notes.server";
 export const REMITTANCES = "remittances";
 /** The claims engineer's list key (claims lists cache by it); bumped when a remittance changes claims. */
 const CLAIMS = "claims";
-
-export type LineStatus = "paid" | "partial" | "denied";
 
 export interface AdjustmentJson {
   group: AdjustmentGroup;
@@ -87,7 +85,7 @@ export interface RemittanceReport {
   payment_date: string | null;
   total_paid_cents: number;
   provider_adjustments_cents: number;
-  summary: { claims: number; lines: number; paid: number; partial: number; denied: number };
+  summary: { claims: number; lines: number; paid: number; partial: number; patient: number; denied: number };
   claims: ReportClaim[];
   errors: ReportError[];
 }
@@ -97,13 +95,6 @@ export type ImportOutcome =
   | { ok: false; status: 403 | 409 | 413 | 422; message: string; report: RemittanceReport | null };
 
 const DENIED = "You don't have permission to access this resource.";
-
-/** A line's status from what the payer paid: all of it → paid, nothing of a charge → denied, else partial. */
-export function lineStatus(chargeCents: number, paidCents: number): LineStatus {
-  if (paidCents >= chargeCents) return "paid";
-  if (paidCents <= 0) return "denied";
-  return "partial";
-}
 
 function adjustmentJson(a: { group: AdjustmentGroup; reason: string; amountCents: number }): AdjustmentJson {
   return { group: a.group, group_text: ADJUSTMENT_GROUPS[a.group] ?? a.group, reason: a.reason, amount_cents: a.amountCents, meaning: carcText(a.reason) };
@@ -142,7 +133,7 @@ function emptyReport(dryRun: boolean, r: Remittance835 | null): RemittanceReport
     payment_date: r?.paymentDate ?? null,
     total_paid_cents: r?.totalPaidCents ?? 0,
     provider_adjustments_cents: (r?.providerAdjustments ?? []).reduce((a, p) => a + p.amountCents, 0),
-    summary: { claims: 0, lines: 0, paid: 0, partial: 0, denied: 0 },
+    summary: { claims: 0, lines: 0, paid: 0, partial: 0, patient: 0, denied: 0 },
     claims: [],
     errors: [],
   };
@@ -195,7 +186,7 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
     // Money given back is a take-back, refused like a reversal (which already says so): not handled.
     if (c.statusCode !== "22" && c.paidCents < 0) err(c, c.position, "CLP", `Negative paid amount (take-back) on claim ${c.claimNumber}: not imported.`);
     for (const s of c.services) {
-      const status = lineStatus(s.chargeCents, s.paidCents);
+      const status = lineStatus(s.chargeCents, s.paidCents, s.adjustments);
       const rl: ReportLine = {
         position: s.position,
         claim_line_id: null,
@@ -243,6 +234,10 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
       rl.line_number = line.lineNumber;
       if (line.status === "paid" || line.status === "partial") {
         err(c, s.position, "SVC", `Claim ${c.claimNumber}, line ${line.lineNumber} (${describeService(s)}) was already paid by an earlier remittance.`);
+        continue;
+      }
+      if (line.status === "patient") {
+        err(c, s.position, "SVC", `Claim ${c.claimNumber}, line ${line.lineNumber} (${describeService(s)}) was already processed by an earlier remittance: the patient's responsibility.`);
         continue;
       }
       matched.push({ line, claim, service: s, status });
@@ -317,7 +312,7 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
   }
 
   report.ok = true;
-  const summary = `${report.summary.lines} service line${report.summary.lines === 1 ? "" : "s"} on ${report.summary.claims} claim${report.summary.claims === 1 ? "" : "s"}: ${report.summary.paid} paid, ${report.summary.partial} partly paid, ${report.summary.denied} denied.`;
+  const summary = `${report.summary.lines} service line${report.summary.lines === 1 ? "" : "s"} on ${report.summary.claims} claim${report.summary.claims === 1 ? "" : "s"}: ${report.summary.paid} paid, ${report.summary.partial} partly paid, ${report.summary.patient ? `${report.summary.patient} patient responsibility, ` : ""}${report.summary.denied} denied.`;
   if (opts.dryRun) {
     if (patientIds.length) await auditRead(ctx.db, auditWho(ctx), clientsReadEntry("remittance", patientIds), opts.tail);
     return { ok: true, report, message: `The file can be imported. ${summary}` };
@@ -335,7 +330,8 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
       s: m.status,
     })),
   );
-  const paidLines = JSON.stringify(matched.filter((m) => m.status !== "denied").map((m) => m.line.id));
+  // Money was received for these; a line on the patient's responsibility was not paid by the payer.
+  const paidLines = JSON.stringify(matched.filter((m) => m.status === "paid" || m.status === "partial").map((m) => m.line.id));
   const n = matched.length;
   const j = (key: string) => sql.raw(`json_extract(value, '$.${key}')`);
   const remittanceId = sql`(select id from remittances where payer_name = ${parsed.payerName} and trace_number = ${parsed.traceNumber})`;
@@ -388,7 +384,7 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
             paidCents: sql`(select coalesce(sum(l.paid_cents), 0) from claim_lines l where l.claim_id = "claims"."id")`,
             adjustedCents: sql`(select coalesce(sum(json_extract(a.value, '$.amount_cents')), 0) from claim_lines l, json_each(l.adjustments) a where l.claim_id = "claims"."id")`,
             status: sql`case
-                when exists (select 1 from claim_lines l where l.claim_id = "claims"."id" and l.status in ('paid', 'partial')) then 'accepted'
+                when exists (select 1 from claim_lines l where l.claim_id = "claims"."id" and l.status in ('paid', 'partial', 'patient')) then 'accepted'
                 when not exists (select 1 from claim_lines l where l.claim_id = "claims"."id" and l.status <> 'denied') then 'rejected'
                 else "claims"."status" end`,
             version: sql`${claims.version} + 1`,
@@ -511,7 +507,7 @@ export interface RemittanceDetail {
   file_id: number;
   file_name: string;
   created_at: string;
-  totals: { charge_cents: number; paid_cents: number; adjusted_cents: number; lines: number; paid: number; partial: number; denied: number };
+  totals: { charge_cents: number; paid_cents: number; adjusted_cents: number; lines: number; paid: number; partial: number; patient: number; denied: number };
   claims: RemittanceDetailClaim[];
 }
 
@@ -564,7 +560,7 @@ export async function getRemittance(ctx: ModelContext, id: number, tail?: KnownT
   await auditRead(ctx.db, auditWho(ctx), { ...clientsReadEntry("remittance", patientIds), entityId: id }, tail);
 
   const byClaim = new Map<number, RemittanceDetailClaim>();
-  const totals = { charge_cents: 0, paid_cents: 0, adjusted_cents: 0, lines: 0, paid: 0, partial: 0, denied: 0 };
+  const totals = { charge_cents: 0, paid_cents: 0, adjusted_cents: 0, lines: 0, paid: 0, partial: 0, patient: 0, denied: 0 };
   for (const r of rows) {
     const adjustments = storedAdjustments(r.line.adjustments);
     const adjusted = adjustments.reduce((a, x) => a + x.amount_cents, 0);

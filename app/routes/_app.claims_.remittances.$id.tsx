@@ -54,7 +54,7 @@ export default function RemittanceView() {
         <dd>{r.file_name}</dd>
         <dt>Service lines</dt>
         <dd>
-          {t.lines}: {t.paid} paid, {t.partial} partly paid, {t.denied} denied — charged {money(t.charge_cents)}, paid {money(t.paid_cents)}, adjusted {money(t.adjusted_cents)}
+          {t.lines}: {t.paid} paid, {t.partial} partly paid, {t.patient ? `${t.patient} patient responsibility, ` : ""}{t.denied} denied — charged {money(t.charge_cents)}, paid {money(t.paid_cents)}, adjusted {money(t.adjusted_cents)}
         </dd>
       </dl>
       {r.claims.map((c) => (

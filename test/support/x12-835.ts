@@ -6,10 +6,18 @@ import { dollarsOf } from "~/domain/billing";
  * balanced 835 with a correct envelope. Options break it on purpose (a wrong count, an unbalanced payment).
  */
 
+export interface Adj {
+  group: string;
+  reason: string;
+  cents: number;
+}
+
 export type Outcome =
   | { kind: "paid" }
   | { kind: "partial"; paidCents: number; group?: string; reason?: string; patientCents?: number }
-  | { kind: "denied"; group?: string; reason?: string; remark?: string };
+  | { kind: "denied"; group?: string; reason?: string; remark?: string }
+  /** Paid `paidCents` with exactly these adjustments (they must add up to the rest of the charge). */
+  | { kind: "adjusted"; paidCents: number; adjustments: readonly Adj[] };
 
 export interface Line835 {
   cpt: string;
@@ -48,15 +56,10 @@ export interface Write835 {
 const x12Date = (iso: string) => iso.replace(/-/g, "");
 const amt = (cents: number) => dollarsOf(cents);
 
-interface Adj {
-  group: string;
-  reason: string;
-  cents: number;
-}
-
 function lineResult(line: Line835): { paid: number; adjustments: Adj[]; remarks: string[] } {
   const o = line.outcome;
   if (o.kind === "paid") return { paid: line.chargeCents, adjustments: [], remarks: [] };
+  if (o.kind === "adjusted") return { paid: o.paidCents, adjustments: [...o.adjustments], remarks: [] };
   if (o.kind === "denied") return { paid: 0, adjustments: [{ group: o.group ?? "CO", reason: o.reason ?? "197", cents: line.chargeCents }], remarks: [o.remark ?? "N54"] };
   const rest = line.chargeCents - o.paidCents;
   const patient = Math.min(o.patientCents ?? 0, rest);

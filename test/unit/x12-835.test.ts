@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { carcText, centsFromX12, dateFromX12, rarcText, read835 } from "~/domain/x12-835";
+import { carcText, centsFromX12, dateFromX12, lineStatus, rarcText, read835, type Adjustment } from "~/domain/x12-835";
 import { write835, type Claim835 } from "../support/x12-835";
 
 const claimA: Claim835 = {
@@ -215,6 +215,31 @@ describe("balance checks", () => {
   it("a claim's payment must equal its lines'", () => {
     const text = good().replace("CLP*CLM-1*1*275.50*190.00", "CLP*CLM-1*1*275.50*180.00").replace("BPR*I*190.00", "BPR*I*180.00");
     expect(errorsOf(text).join("\n")).toMatch(/CLP04 paid 180.00, its service lines 190.00/);
+  });
+});
+
+// Probe 8961 #3: a line the payer processed and put wholly on the patient (PR-1 deductible) was "denied", which rejected
+// its claim and freed its notes for a second claim of the same session.
+describe("a service line's status (decision 033, stop 33)", () => {
+  const adj = (group: Adjustment["group"], reason: string, amountCents: number): Adjustment => ({ group, reason, amountCents });
+  it.each<[string, number, number, Adjustment[], string]>([
+    ["paid in full", 13800, 13800, [], "paid"],
+    ["an XP line of no charge, paid 0", 0, 0, [], "paid"],
+    ["paid in part (CO-45)", 13800, 10000, [adj("CO", "45", 3800)], "partial"],
+    ["paid in part, the rest coinsurance (PR-2)", 13800, 10000, [adj("PR", "2", 3800)], "partial"],
+    ["nothing paid, PR-1 deductible", 13800, 0, [adj("PR", "1", 13800)], "patient"],
+    ["nothing paid, PR-2 coinsurance", 13800, 0, [adj("PR", "2", 13800)], "patient"],
+    ["nothing paid, PR-3 co-payment", 13800, 0, [adj("PR", "3", 13800)], "patient"],
+    ["nothing paid, CO-45 and PR-1 summing to the charge", 13800, 0, [adj("CO", "45", 3800), adj("PR", "1", 10000)], "patient"],
+    ["nothing paid, CO-50 (not medically necessary)", 13800, 0, [adj("CO", "50", 13800)], "denied"],
+    ["nothing paid, CO-97 (bundled)", 13800, 0, [adj("CO", "97", 13800)], "denied"],
+    ["nothing paid, OA-23 (a prior payer's adjudication)", 13800, 0, [adj("OA", "23", 13800)], "denied"],
+    ["nothing paid, PI-204 (not covered)", 13800, 0, [adj("PI", "204", 13800)], "denied"],
+    ["nothing paid, CO-45 of the whole charge (nothing allowed)", 13800, 0, [adj("CO", "45", 13800)], "denied"],
+    ["nothing paid, PR-1 beside a CO-50 denial", 13800, 0, [adj("PR", "1", 5000), adj("CO", "50", 8800)], "denied"],
+    ["nothing paid, PR-1 beside a CO-45 for another reason group (OA-45)", 13800, 0, [adj("PR", "1", 5000), adj("OA", "45", 8800)], "denied"],
+  ])("%s", (_label, charge, paid, adjustments, status) => {
+    expect(lineStatus(charge, paid, adjustments)).toBe(status);
   });
 });
 

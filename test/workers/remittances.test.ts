@@ -75,7 +75,7 @@ describe("POST /api/v2/remittances: a matched file is applied", () => {
     const body = (await res.json()) as { message: string; data: { remittance_id: number; summary: Record<string, number> } };
     expect(res.status, JSON.stringify(body)).toBe(201);
     expect(body.message).toBe("Remittance imported. 3 service lines on 1 claim: 1 paid, 1 partly paid, 1 denied.");
-    expect(body.data.summary).toEqual({ claims: 1, lines: 3, paid: 1, partial: 1, denied: 1 });
+    expect(body.data.summary).toEqual({ claims: 1, lines: 3, paid: 1, partial: 1, patient: 0, denied: 1 });
 
     const state = await claimState(claim.id);
     expect(state.lines.map((l) => [l.status, l.paidCents])).toEqual([
@@ -131,6 +131,49 @@ describe("POST /api/v2/remittances: a matched file is applied", () => {
     const again = await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(lines, [{ kind: "paid" }]) }], trace: trace() }), managerToken);
     expect(again.status).toBe(422);
     expect(((await again.json()) as { message: string }).message).toMatch(/line 1 \(97153 on 2026-02-02\) was already paid by an earlier remittance/);
+  });
+
+  // Probe 8961 #3: a processed claim wholly on the patient's deductible became "rejected" and its note billable again.
+  it.each<[string, string, string, boolean, { group: string; reason: string; cents: number }[]]>([
+    ["PR-1 deductible", "patient", "accepted", false, [{ group: "PR", reason: "1", cents: 12550 }]],
+    ["PR-2 coinsurance", "patient", "accepted", false, [{ group: "PR", reason: "2", cents: 12550 }]],
+    ["PR-3 co-payment", "patient", "accepted", false, [{ group: "PR", reason: "3", cents: 12550 }]],
+    ["CO-45 and PR-1 summing to the charge", "patient", "accepted", false, [{ group: "CO", reason: "45", cents: 2550 }, { group: "PR", reason: "1", cents: 10000 }]],
+    ["CO-50 (denied by the payer)", "denied", "rejected", true, [{ group: "CO", reason: "50", cents: 12550 }]],
+    ["OA-23 (denied by the payer)", "denied", "rejected", true, [{ group: "OA", reason: "23", cents: 12550 }]],
+  ])("a line paid nothing with %s: line %s, claim %s, note billable again: %s; its pay flag stays unset", async (_label, lineStatus, claimStatus, billableAgain, adjustments) => {
+    const patient = await patientIn(locA.id);
+    const lines = LINES.slice(1, 2);
+    const { claim, lines: [fixture] } = await createClaim(patient, lines);
+    const text = write835({ claims: [{ claimNumber: claim.claimNumber, statusCode: "1", lines: svc(lines, [{ kind: "adjusted", paidCents: 0, adjustments }]) }], trace: trace() });
+    const res = await post835(text, managerToken);
+    const body = (await res.json()) as { message: string; data: { remittance_id: number } };
+    expect(res.status, JSON.stringify(body)).toBe(201);
+    const state = await claimState(claim.id);
+    expect(state.lines.map((l) => [l.status, l.paidCents])).toEqual([[lineStatus, 0]]);
+    expect(state.claim).toMatchObject({ status: claimStatus, paidCents: 0, adjustedCents: 12550 });
+    expect(state.flags).toEqual([{ notePaid: false, reportPay: false }]);
+    const billable = (await (await api(`/v2/claims/billable-notes?location_id=${locA.id}&patient_id=${patient.id}`, { token: managerToken })).json()) as { data: { id: number }[] };
+    expect(billable.data.some((n) => n.id === fixture!.noteId)).toBe(billableAgain);
+    if (lineStatus !== "patient") return;
+    expect(body.message).toBe("Remittance imported. 1 service line on 1 claim: 0 paid, 0 partly paid, 1 patient responsibility, 0 denied.");
+    const page = textOf(await (await request(`/claims/remittances/${body.data.remittance_id}`, { cookie: managerCookie })).text());
+    expect(page).toContain(`Claim ${claim.claimNumber} · Remy Payne · Accepted`);
+    expect(page).toContain("1: 0 paid, 0 partly paid, 1 patient responsibility, 0 denied");
+    expect(page).toMatch(/line-status-patient">Patient responsibility</);
+  });
+
+  it("a line on the patient's responsibility is not processed twice", async () => {
+    const patient = await patientIn(locA.id);
+    const lines = LINES.slice(1, 2);
+    const { claim } = await createClaim(patient, lines);
+    const deductible = () => write835({ claims: [{ claimNumber: claim.claimNumber, statusCode: "1", lines: svc(lines, [{ kind: "adjusted", paidCents: 0, adjustments: [{ group: "PR", reason: "1", cents: 12550 }] }]) }], trace: trace() });
+    expect((await post835(deductible(), managerToken)).status).toBe(201);
+    const before = await totals();
+    const again = await post835(deductible(), managerToken);
+    expect(again.status).toBe(422);
+    expect(((await again.json()) as { message: string }).message).toMatch(/line 1 \(97153 HM on 2026-02-03\) was already processed by an earlier remittance: the patient's responsibility\.$/);
+    expect(await totals()).toEqual(before);
   });
 
   it("a dry run answers the report and changes nothing", async () => {
@@ -514,7 +557,7 @@ describe("scale (issue 11: an 835 of 1,000 lines; its time is measured by npm ru
     expect(result.ok, JSON.stringify(!result.ok && result.message)).toBe(true);
     // Without the audit tail from a guard, withAudit reads it: one more round trip than through a screen or the API.
     expect(counting.roundTrips()).toBeLessThanOrEqual(3);
-    if (result.ok) expect(result.report.summary).toEqual({ claims: 100, lines: 1000, paid: 400, partial: 300, denied: 300 });
+    if (result.ok) expect(result.report.summary).toEqual({ claims: 100, lines: 1000, paid: 400, partial: 300, patient: 0, denied: 300 });
     const [paid] = await db().select({ n: count() }).from(notes).where(and(eq(notes.patientId, patient.id), eq(notes.paid, true)));
     expect(paid!.n).toBe(700);
   });

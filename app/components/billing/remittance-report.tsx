@@ -1,10 +1,11 @@
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { money } from "~/domain/billing";
+import type { LineStatus } from "~/domain/x12-835";
 
 /**
- * What a payer did with each service line of a remittance: paid, partly paid (with the adjustments), or denied,
- * with the CARC and RARC codes and their meaning for the common codes (decision 033). Shared by the import
- * check and the remittance screen; plain HTML, no script.
+ * What a payer did with each service line of a remittance: paid, partly paid (with the adjustments), put on the
+ * patient (nothing paid: the patient's responsibility) or denied, with the CARC and RARC codes and their meaning for
+ * the common codes (decision 033). Shared by the import check and the remittance screen; plain HTML, no script.
  */
 
 export interface AdjustmentView {
@@ -26,12 +27,12 @@ export interface LineView {
   units: number;
   charge_cents: number;
   paid_cents: number;
-  status: "paid" | "partial" | "denied";
+  status: LineStatus;
   adjustments: AdjustmentView[];
   remarks: RemarkView[];
 }
 
-export const LINE_STATUS_TEXT: Record<LineView["status"], string> = { paid: "Paid", partial: "Partly paid", denied: "Denied" };
+export const LINE_STATUS_TEXT: Record<LineStatus, string> = { paid: "Paid", partial: "Partly paid", patient: "Patient responsibility", denied: "Denied" };
 
 export function Adjustments({ adjustments, remarks }: { adjustments: AdjustmentView[]; remarks: RemarkView[] }) {
   if (!adjustments.length && !remarks.length) return <>—</>;
