@@ -1255,3 +1255,23 @@ export const remittanceLines = sqliteTable(
   },
   (t) => [index("remittance_lines_remittance_idx").on(t.remittanceId), index("remittance_lines_claim_idx").on(t.claimId)],
 );
+
+/**
+ * A remittance's claim-level adjustments (835 CAS right after CLP), one row per adjustment: they are the claim's, not
+ * any line's (005010X221A1: Σ SVC03 − Σ claim CAS = CLP04), so the claim's paid and adjusted totals count them.
+ */
+export const remittanceClaimAdjustments = sqliteTable(
+  "remittance_claim_adjustments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    remittanceId: integer("remittance_id").notNull().references(() => remittances.id),
+    claimId: integer("claim_id").notNull().references(() => claims.id),
+    /** CAS01: CO, PR, OA, PI or CR. */
+    adjustmentGroup: text("adjustment_group").notNull(),
+    /** The CARC. */
+    reason: text("reason").notNull(),
+    /** Positive: taken off what was charged; negative: given back. */
+    amountCents: integer("amount_cents").notNull(),
+  },
+  (t) => [index("remittance_claim_adjustments_remittance_idx").on(t.remittanceId), index("remittance_claim_adjustments_claim_idx").on(t.claimId)],
+);

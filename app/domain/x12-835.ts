@@ -593,7 +593,11 @@ export function read835(input: string): Read835 {
 const money = dollarsOf;
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
-/** The payment balances: BPR02 = Σ CLP04 − Σ PLB; each line's charge − paid = Σ its CAS; each claim's too. */
+/**
+ * The payment balances (005010X221A1): BPR02 = Σ CLP04 − Σ PLB; each line's charge − paid = Σ its CAS; each claim's
+ * charge − paid = Σ of its own (claim-level) and its lines' CAS; so its lines' payments less its own CAS are its
+ * payment (Σ SVC03 − Σ claim CAS = CLP04).
+ */
 function balance(r: Remittance835, fail: (position: number | null, segment: string | null, message: string) => void) {
   const claimsPaid = sum(r.claims.map((c) => c.paidCents));
   const plb = sum(r.providerAdjustments.map((p) => p.amountCents));
@@ -605,11 +609,16 @@ function balance(r: Remittance835, fail: (position: number | null, segment: stri
       const adjusted = sum(s.adjustments.map((a) => a.amountCents));
       if (s.chargeCents - s.paidCents !== adjusted) fail(s.position, "SVC", `Claim ${c.claimNumber}, ${s.cptCode}: charged ${money(s.chargeCents)}, paid ${money(s.paidCents)}, but the adjustments (CAS) add up to ${money(adjusted)}, not ${money(s.chargeCents - s.paidCents)}.`);
     }
+    const claimAdjusted = sum(c.adjustments.map((a) => a.amountCents));
     if (c.services.length) {
       const linesPaid = sum(c.services.map((s) => s.paidCents));
-      if (linesPaid !== c.paidCents) fail(c.position, "CLP", `Claim ${c.claimNumber}: CLP04 paid ${money(c.paidCents)}, its service lines ${money(linesPaid)}.`);
+      if (linesPaid - claimAdjusted !== c.paidCents) {
+        fail(c.position, "CLP", claimAdjusted
+          ? `Claim ${c.claimNumber}: CLP04 paid ${money(c.paidCents)}, but its service lines paid ${money(linesPaid)} less the claim's own adjustments (CAS) ${money(claimAdjusted)}, which is ${money(linesPaid - claimAdjusted)}.`
+          : `Claim ${c.claimNumber}: CLP04 paid ${money(c.paidCents)}, its service lines ${money(linesPaid)}.`);
+      }
     }
-    const adjusted = sum(c.adjustments.map((a) => a.amountCents)) + sum(c.services.flatMap((s) => s.adjustments.map((a) => a.amountCents)));
+    const adjusted = claimAdjusted + sum(c.services.flatMap((s) => s.adjustments.map((a) => a.amountCents)));
     if (c.chargeCents - c.paidCents !== adjusted) fail(c.position, "CLP", `Claim ${c.claimNumber}: charged ${money(c.chargeCents)}, paid ${money(c.paidCents)}, but the adjustments (CAS) add up to ${money(adjusted)}, not ${money(c.chargeCents - c.paidCents)}.`);
   }
 }

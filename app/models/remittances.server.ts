@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
-import { claimLines, claims, clientReports, notes, patients, remittanceLines, remittances, x12Files } from "~/db/schema";
+import { claimLines, claims, clientReports, notes, patients, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
 import { money } from "~/domain/billing";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
@@ -62,7 +62,7 @@ export interface ReportClaim {
   status_text: string;
   charge_cents: number;
   paid_cents: number;
-  /** Claim-level adjustments (CAS right after CLP): shown, not stored (the lines carry theirs). */
+  /** Claim-level adjustments (CAS right after CLP): the claim's own, not any line's (CLP04 = Σ lines paid − Σ these). */
   adjustments: AdjustmentJson[];
   lines: ReportLine[];
 }
@@ -336,6 +336,9 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
   const j = (key: string) => sql.raw(`json_extract(value, '$.${key}')`);
   const remittanceId = sql`(select id from remittances where payer_name = ${parsed.payerName} and trace_number = ${parsed.traceNumber})`;
   const paidNotes = sql`(select note_id from claim_line_notes where claim_line_id in (select value from json_each(${paidLines})))`;
+  // The claims' own (claim-level) adjustments: recorded by claim, not spread on its lines.
+  const claimAdjustments = report.claims.flatMap((rc) => rc.adjustments.map((a) => ({ c: rc.claim_id, g: a.group, r: a.reason, a: a.amount_cents })));
+  const claimLevel = sql`(select coalesce(sum(ca.amount_cents), 0) from remittance_claim_adjustments ca where ca.claim_id = "claims"."id")`;
   const fileName = (opts.fileName || `835-${parsed.traceNumber}.x12`).slice(0, 200);
 
   try {
@@ -368,6 +371,10 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
         ctx.db
           .insert(remittanceLines)
           .select(sql`select null, ${remittanceId}, ${j("c")}, case when changes() = ${n} then ${j("l")} end, ${j("ch")}, ${j("p")}, ${j("a")}, ${j("r")}, ${j("s")} from json_each(${payload})`),
+        // Columns in table order: id, remittance_id, claim_id, adjustment_group, reason, amount_cents.
+        ...(claimAdjustments.length
+          ? [ctx.db.insert(remittanceClaimAdjustments).select(sql`select null, ${remittanceId}, ${j("c")}, ${j("g")}, ${j("r")}, ${j("a")} from json_each(${JSON.stringify(claimAdjustments)})`)]
+          : []),
         // The pay flags of the notes billed by lines paid in full or in part.
         ctx.db
           .update(notes)
@@ -377,12 +384,12 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
           .update(clientReports)
           .set({ pay: true, version: sql`${clientReports.version} + 1`, updatedAt: now })
           .where(sql`${clientReports.pay} = 0 and ${clientReports.noteId} in ${paidNotes}`),
-        // The claims' totals from all their lines, and their status.
+        // The claims' totals from all their lines and every remittance's claim-level adjustments, and their status.
         ctx.db
           .update(claims)
           .set({
-            paidCents: sql`(select coalesce(sum(l.paid_cents), 0) from claim_lines l where l.claim_id = "claims"."id")`,
-            adjustedCents: sql`(select coalesce(sum(json_extract(a.value, '$.amount_cents')), 0) from claim_lines l, json_each(l.adjustments) a where l.claim_id = "claims"."id")`,
+            paidCents: sql`(select coalesce(sum(l.paid_cents), 0) from claim_lines l where l.claim_id = "claims"."id") - ${claimLevel}`,
+            adjustedCents: sql`(select coalesce(sum(json_extract(a.value, '$.amount_cents')), 0) from claim_lines l, json_each(l.adjustments) a where l.claim_id = "claims"."id") + ${claimLevel}`,
             status: sql`case
                 when exists (select 1 from claim_lines l where l.claim_id = "claims"."id" and l.status in ('paid', 'partial', 'patient')) then 'accepted'
                 when not exists (select 1 from claim_lines l where l.claim_id = "claims"."id" and l.status <> 'denied') then 'rejected'
@@ -451,7 +458,10 @@ export async function listRemittances(ctx: ModelContext, query: ListQuery): Prom
         traceNumber: remittances.traceNumber,
         paymentDate: remittances.paymentDate,
         // An actor of some locations sees the part paid to those locations only (decision 033, stop 23).
-        totalPaidCents: scoped ? sql<number>`(select coalesce(sum(rl.paid_cents), 0) from ${mine})` : remittances.totalPaidCents,
+        // Less the claim-level adjustments of those claims (their CLP04s are the lines' payments less these).
+        totalPaidCents: scoped
+          ? sql<number>`(select coalesce(sum(rl.paid_cents), 0) from ${mine}) - (select coalesce(sum(ca.amount_cents), 0) from remittance_claim_adjustments ca join claims c on c.id = ca.claim_id where ca.remittance_id = "remittances"."id" and ${scopeSql(ctx, sql`c.location_id`)})`
+          : remittances.totalPaidCents,
         createdAt: remittances.createdAt,
         claims: sql<number>`(select count(distinct rl.claim_id) from ${mine})`,
         lines: sql<number>`(select count(*) from ${mine})`,
@@ -493,8 +503,12 @@ export interface RemittanceDetailClaim {
   patient_name: string;
   claim_status: string;
   charge_cents: number;
+  /** What the payer paid on the claim (its CLP04s): its lines' payments less its claim-level adjustments. */
   paid_cents: number;
+  /** Its lines' adjustments and its claim-level ones. */
   adjusted_cents: number;
+  /** Claim-level adjustments (CAS right after CLP) of this remittance. */
+  adjustments: AdjustmentJson[];
   lines: RemittanceDetailLine[];
 }
 
@@ -518,7 +532,7 @@ export interface RemittanceDetail {
  */
 export async function getRemittance(ctx: ModelContext, id: number, tail?: KnownTail): Promise<RemittanceDetail | null> {
   if (!can(ctx.actor, "manage_claims")) return null;
-  const [heads, rows] = await ctx.db.batch([
+  const [heads, rows, claimLevel] = await ctx.db.batch([
     ctx.db
       .select({ r: remittances, fileName: x12Files.fileName })
       .from(remittances)
@@ -553,6 +567,12 @@ export async function getRemittance(ctx: ModelContext, id: number, tail?: KnownT
       .innerJoin(patients, eq(patients.id, claims.patientId))
       .where(and(eq(remittanceLines.remittanceId, id), scopeSql(ctx, claims.locationId)))
       .orderBy(asc(claims.claimNumber), asc(claimLines.lineNumber), asc(remittanceLines.id)),
+    ctx.db
+      .select({ claimId: remittanceClaimAdjustments.claimId, group: remittanceClaimAdjustments.adjustmentGroup, reason: remittanceClaimAdjustments.reason, amountCents: remittanceClaimAdjustments.amountCents })
+      .from(remittanceClaimAdjustments)
+      .innerJoin(claims, eq(claims.id, remittanceClaimAdjustments.claimId))
+      .where(and(eq(remittanceClaimAdjustments.remittanceId, id), scopeSql(ctx, claims.locationId)))
+      .orderBy(asc(remittanceClaimAdjustments.id)),
   ]);
   const head = heads[0];
   if (!head || !rows.length) return null;
@@ -580,7 +600,7 @@ export async function getRemittance(ctx: ModelContext, id: number, tail?: KnownT
     };
     let claim = byClaim.get(r.line.claimId);
     if (!claim) {
-      claim = { claim_id: r.line.claimId, claim_number: r.claimNumber, patient_id: r.patientId, patient_name: `${r.firstName} ${r.lastName}`.trim(), claim_status: r.claimStatus, charge_cents: 0, paid_cents: 0, adjusted_cents: 0, lines: [] };
+      claim = { claim_id: r.line.claimId, claim_number: r.claimNumber, patient_id: r.patientId, patient_name: `${r.firstName} ${r.lastName}`.trim(), claim_status: r.claimStatus, charge_cents: 0, paid_cents: 0, adjusted_cents: 0, adjustments: [], lines: [] };
       byClaim.set(r.line.claimId, claim);
     }
     claim.lines.push(line);
@@ -592,6 +612,17 @@ export async function getRemittance(ctx: ModelContext, id: number, tail?: KnownT
     totals.adjusted_cents += adjusted;
     totals.lines++;
     totals[line.status]++;
+  }
+  // The claims' own adjustments: taken off what was paid on them (CLP04), added to what was adjusted.
+  for (const a of claimLevel) {
+    const claim = byClaim.get(a.claimId);
+    if (!claim) continue;
+    const adjustment = adjustmentJson({ group: a.group as AdjustmentGroup, reason: a.reason, amountCents: a.amountCents });
+    claim.adjustments.push(adjustment);
+    claim.paid_cents -= adjustment.amount_cents;
+    claim.adjusted_cents += adjustment.amount_cents;
+    totals.paid_cents -= adjustment.amount_cents;
+    totals.adjusted_cents += adjustment.amount_cents;
   }
   const h = head.r;
   return {

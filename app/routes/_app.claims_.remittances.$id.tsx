@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { RemittanceLines } from "~/components/billing/remittance-report";
+import { ClaimAdjustments, RemittanceLines } from "~/components/billing/remittance-report";
 import { FormMessage } from "~/components/ui/field";
 import { money } from "~/domain/billing";
 import { getRemittance } from "~/models/remittances.server";
@@ -65,6 +65,7 @@ export default function RemittanceView() {
           <p>
             Charged {money(c.charge_cents)}, paid {money(c.paid_cents)}, adjusted {money(c.adjusted_cents)}.
           </p>
+          <ClaimAdjustments adjustments={c.adjustments} />
           <RemittanceLines lines={c.lines} caption={`Service lines of claim ${c.claim_number}`} />
         </section>
       ))}

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { RemittanceLines } from "~/components/billing/remittance-report";
+import { ClaimAdjustments, RemittanceLines } from "~/components/billing/remittance-report";
 import { FormMessage } from "~/components/ui/field";
 import { money } from "~/domain/billing";
 import { MAX_835_BYTES } from "~/domain/x12-835";
@@ -92,6 +92,7 @@ function ReportView({ report }: { report: RemittanceReport }) {
           <h3>
             Claim {c.claim_number}: {c.status_text}, charged {money(c.charge_cents)}, paid {money(c.paid_cents)}
           </h3>
+          <ClaimAdjustments adjustments={c.adjustments} />
           <RemittanceLines lines={c.lines} caption={`Service lines of claim ${c.claim_number}`} />
         </section>
       ))}

@@ -33,6 +33,8 @@ export interface Claim835 {
   lines: readonly Line835[];
   /** CLP02; default 1 (processed as primary), 4 when every line is denied. */
   statusCode?: string;
+  /** Claim-level adjustments (CAS right after CLP): they reduce CLP04 below the lines' payments (005010X221A1's balance). */
+  adjustments?: readonly Adj[];
   patientName?: { last: string; first: string };
 }
 
@@ -85,12 +87,14 @@ export function write835(opts: Write835): string {
   for (const [i, claim] of opts.claims.entries()) {
     const results = claim.lines.map(lineResult);
     const charge = claim.lines.reduce((a, l) => a + l.chargeCents, 0);
-    const paid = results.reduce((a, r) => a + r.paid, 0);
-    const patient = results.reduce((a, r) => a + r.adjustments.filter((x) => x.group === "PR").reduce((b, x) => b + x.cents, 0), 0);
+    const claimAdjustments = claim.adjustments ?? [];
+    const paid = results.reduce((a, r) => a + r.paid, 0) - claimAdjustments.reduce((a, x) => a + x.cents, 0);
+    const patient = [...claimAdjustments, ...results.flatMap((r) => r.adjustments)].filter((x) => x.group === "PR").reduce((a, x) => a + x.cents, 0);
     total += paid;
     const allDenied = results.every((r) => r.paid === 0);
     if (i === 0) body.push(["LX", "1"]);
     body.push(["CLP", claim.claimNumber, claim.statusCode ?? (allDenied ? "4" : "1"), amt(charge), amt(paid), patient ? amt(patient) : "", "12", `PCN${claim.claimNumber}`, "11", "1"]);
+    body.push(...casSegments(claimAdjustments));
     body.push(["NM1", "QC", "1", claim.patientName?.last ?? "DOE", claim.patientName?.first ?? "JANE", "", "", "", "MI", "MEMBER1"]);
     for (const [j, line] of claim.lines.entries()) {
       const r = results[j]!;

@@ -243,6 +243,43 @@ describe("a service line's status (decision 033, stop 33)", () => {
   });
 });
 
+// Probe 8961 #2: CLP03 − Σ(claim CAS + line CAS) = CLP04 and Σ SVC03 = CLP04 together refused every claim-level CAS.
+describe("claim-level adjustments (CAS right after CLP) balance as 005010X221A1 says: Σ SVC03 − Σ claim CAS = CLP04", () => {
+  const golden = (name: string) => readFileSync(path.join(import.meta.dirname, "../golden/835", name), "utf8");
+  it.each<[string, string, { charge: number; paid: number; claimCas: [string, string, number][]; linesPaid: number[] }]>([
+    // The probe's c27cas.835: 178.75 − PR-3 10.00 (claim) − CO-45 18.75 (line) = 150.00.
+    ["one line, PR-3 on the claim", "claim-level-cas.x12", { charge: 17875, paid: 15000, claimCas: [["PR", "3", 1000]], linesPaid: [16000] }],
+    // The probe's plb.835: lines 410.00 − OA-23 10.00 = CLP04 400.00; BPR02 390.00 after a PLB of 10.00.
+    ["three lines, OA-23 on the claim and a PLB", "claim-level-cas-plb.x12", { charge: 46675, paid: 40000, claimCas: [["OA", "23", 1000]], linesPaid: [11800, 14200, 15000] }],
+  ])("%s (%s) reads with the right cents", (_label, file, want) => {
+    const r = read835(golden(file));
+    expect(r.ok, JSON.stringify(!r.ok && r.errors)).toBe(true);
+    if (!r.ok) return;
+    const c = r.remittance.claims[0]!;
+    expect({ charge: c.chargeCents, paid: c.paidCents, claimCas: c.adjustments.map((a) => [a.group, a.reason, a.amountCents]), linesPaid: c.services.map((s) => s.paidCents) }).toEqual(want);
+  });
+
+  it("the writer's claim-level CAS read back", () => {
+    const r = read835(write835({ claims: [{ ...claimA, adjustments: [{ group: "PR", reason: "3", cents: 1000 }] }], trace: "T4" }));
+    expect(r.ok, JSON.stringify(!r.ok && r.errors)).toBe(true);
+    if (r.ok) expect(r.remittance).toMatchObject({ totalPaidCents: 18000, claims: [{ paidCents: 18000, patientResponsibilityCents: 1000, adjustments: [{ group: "PR", reason: "3", amountCents: 1000 }] }] });
+  });
+
+  it("a claim whose CLP04 is its lines' payments, the claim-level CAS not taken off, is refused: both ways it is written", () => {
+    // The probe's plb2.835: CLP04 410.00 = Σ SVC03, but charged 466.75 − 410.00 is not the adjustments' 66.75.
+    expect(errorsOf(golden("bad-claim-level-cas-not-subtracted.x12"))).toEqual([
+      "10 CLP: Claim C0000009: CLP04 paid 410.00, but its service lines paid 410.00 less the claim's own adjustments (CAS) 10.00, which is 400.00.",
+      "10 CLP: Claim C0000009: charged 466.75, paid 410.00, but the adjustments (CAS) add up to 66.75, not 56.75.",
+    ]);
+    // CLP04 400.00 with the lines paying 405.00: the lines and the claim disagree.
+    const text = golden("claim-level-cas-plb.x12").replace("SVC*HC:97151:HO*195.00*150.00**6", "SVC*HC:97151:HO*195.00*145.00**6").replace("CAS*CO*45*45.00", "CAS*CO*45*50.00");
+    expect(errorsOf(text)).toEqual([
+      "10 CLP: Claim C0000009: CLP04 paid 400.00, but its service lines paid 405.00 less the claim's own adjustments (CAS) 10.00, which is 395.00.",
+      "10 CLP: Claim C0000009: charged 466.75, paid 400.00, but the adjustments (CAS) add up to 71.75, not 66.75.",
+    ]);
+  });
+});
+
 describe("codes for people", () => {
   it.each([
     ["45", /fee schedule/],

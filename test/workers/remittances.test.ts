@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, claimLineNotes, claimLines, claims, notes, remittanceLines, remittances, x12Files } from "~/db/schema";
+import { auditLog, claimLineNotes, claimLines, claims, notes, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
 import { getActor } from "~/models/actors.server";
 import { importRemittance } from "~/models/remittances.server";
 import { write835, type Claim835, type Line835 } from "../support/x12-835";
@@ -43,12 +43,13 @@ async function patientIn(locationId: number) {
 }
 
 async function totals() {
-  const [[r], [l], [f]] = await Promise.all([
+  const [[r], [l], [f], [a]] = await Promise.all([
     db().select({ n: count() }).from(remittances),
     db().select({ n: count() }).from(remittanceLines),
     db().select({ n: count() }).from(x12Files),
+    db().select({ n: count() }).from(remittanceClaimAdjustments),
   ]);
-  return { remittances: r!.n, lines: l!.n, files: f!.n };
+  return { remittances: r!.n, lines: l!.n, files: f!.n, claimAdjustments: a!.n };
 }
 
 function post835(text: string, token: string, query = "", type = "text/plain") {
@@ -174,6 +175,80 @@ describe("POST /api/v2/remittances: a matched file is applied", () => {
     expect(again.status).toBe(422);
     expect(((await again.json()) as { message: string }).message).toMatch(/line 1 \(97153 HM on 2026-02-03\) was already processed by an earlier remittance: the patient's responsibility\.$/);
     expect(await totals()).toEqual(before);
+  });
+
+  // Probe 8961 #2: every 835 with a claim-level CAS was refused as out of balance. X12's balance: Σ SVC03 − Σ claim CAS = CLP04.
+  describe("claim-level adjustments (CAS right after CLP) are the claim's", () => {
+    // The probe's c27cas.835: 178.75 charged, the line paid 160.00 (CO-45 18.75), PR-3 10.00 on the claim, CLP04 150.00.
+    const ONE: FixtureLine[] = [{ cpt: "97153", modifiers: "HM", serviceDate: "2026-11-09", units: 11, chargeCents: 17875 }];
+    // The probe's plb.835: three lines paid 410.00, OA-23 10.00 on the claim (CLP04 400.00), a PLB of 10.00 (BPR02 390.00).
+    const THREE: FixtureLine[] = [
+      { cpt: "97156", modifiers: "HO", serviceDate: "2026-10-24", units: 4, chargeCents: 11800 },
+      { cpt: "97155", modifiers: "HO", serviceDate: "2026-10-26", units: 5, chargeCents: 15375 },
+      { cpt: "97151", modifiers: "HO", serviceDate: "2026-10-27", units: 6, chargeCents: 19500 },
+    ];
+    const co45 = (paidCents: number, cents: number): Line835["outcome"] => ({ kind: "adjusted", paidCents, adjustments: [{ group: "CO", reason: "45", cents }] });
+
+    it.each<[string, FixtureLine[], Line835["outcome"][], { group: string; reason: string; cents: number }, { reason: string; amountCents: number } | undefined, { paid: number; adjusted: number; bpr: number; meaning: RegExp }]>([
+      ["one line, PR-3 on the claim (c27cas.835)", ONE, [co45(16000, 1875)], { group: "PR", reason: "3", cents: 1000 }, undefined, { paid: 15000, adjusted: 2875, bpr: 15000, meaning: /Co-payment amount/ }],
+      ["three lines, OA-23 on the claim and a PLB (plb.835)", THREE, [{ kind: "paid" }, co45(14200, 1175), co45(15000, 4500)], { group: "OA", reason: "23", cents: 1000 }, { reason: "L6", amountCents: 1000 }, { paid: 40000, adjusted: 6675, bpr: 39000, meaning: /prior payer/ }],
+    ])("%s: imported; the claim's paid and adjusted totals count it, its lines do not carry it; the report and the remittance page show it", async (_label, lines, outcomes, claimCas, plb, want) => {
+      const patient = await patientIn(locA.id);
+      const { claim } = await createClaim(patient, lines);
+      const text = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(lines, outcomes), adjustments: [claimCas] }], trace: trace(), plb });
+      expect(text).toContain(`CLP*${claim.claimNumber}*1*${(lines.reduce((a, l) => a + l.chargeCents, 0) / 100).toFixed(2)}*${(want.paid / 100).toFixed(2)}*`);
+
+      const check = await post835(text, managerToken, "?dry_run=1");
+      const checked = (await check.json()) as { data: { claims: { paid_cents: number; adjustments: { group: string; reason: string; amount_cents: number; meaning: string }[] }[] } };
+      expect(check.status, JSON.stringify(checked)).toBe(200);
+      expect(checked.data.claims[0]).toMatchObject({ paid_cents: want.paid, adjustments: [{ group: claimCas.group, reason: claimCas.reason, amount_cents: claimCas.cents, meaning: expect.stringMatching(want.meaning) }] });
+      const form = new FormData();
+      form.append("intent", "check");
+      form.append("content", text);
+      const screen = textOf(await (await request("/claims/remittances/import", { method: "POST", body: form, cookie: managerCookie })).text());
+      expect(screen).toContain("The file can be imported.");
+      expect(screen).toMatch(new RegExp(`Adjustments of the claim itself .*${claimCas.group}</abbr>-${claimCas.reason} \\$${(claimCas.cents / 100).toFixed(2)}: `, "s"));
+
+      const res = await post835(text, managerToken);
+      const body = (await res.json()) as { data: { remittance_id: number } };
+      expect(res.status, JSON.stringify(body)).toBe(201);
+      const state = await claimState(claim.id);
+      expect(state.claim).toMatchObject({ status: "accepted", paidCents: want.paid, adjustedCents: want.adjusted });
+      expect(state.claim.paidCents + state.claim.adjustedCents).toBe(state.claim.totalCents);
+      // The lines keep their own adjustments only.
+      expect(state.lines.map((l) => JSON.parse(l.adjustments))).toEqual(outcomes.map((o) => (o.kind === "adjusted" ? o.adjustments.map((a) => ({ group: a.group, reason: a.reason, amount_cents: a.cents })) : [])));
+      const id = body.data.remittance_id;
+      expect((await db().select().from(remittances).where(eq(remittances.id, id)))[0]!.totalPaidCents).toBe(want.bpr);
+      expect(await db().select({ claimId: remittanceClaimAdjustments.claimId, group: remittanceClaimAdjustments.adjustmentGroup, reason: remittanceClaimAdjustments.reason, cents: remittanceClaimAdjustments.amountCents }).from(remittanceClaimAdjustments).where(eq(remittanceClaimAdjustments.remittanceId, id))).toEqual([{ claimId: claim.id, ...claimCas }]);
+
+      const detail = ((await (await api(`/v2/remittances/${id}`, { token: managerToken })).json()) as { data: { total_paid_cents: number; totals: { paid_cents: number; adjusted_cents: number }; claims: { paid_cents: number; adjusted_cents: number; adjustments: { group: string; reason: string; amount_cents: number }[] }[] } }).data;
+      expect(detail.claims[0]).toMatchObject({ paid_cents: want.paid, adjusted_cents: want.adjusted, adjustments: [{ group: claimCas.group, reason: claimCas.reason, amount_cents: claimCas.cents }] });
+      expect(detail.totals).toMatchObject({ paid_cents: want.paid, adjusted_cents: want.adjusted });
+      const listed = ((await (await api(`/v2/remittances?search=${(await db().select().from(remittances).where(eq(remittances.id, id)))[0]!.traceNumber}`, { token: managerToken })).json()) as { data: { total_paid_cents: number }[] }).data;
+      expect(listed[0]!.total_paid_cents).toBe(want.paid);
+      const page = textOf(await (await request(`/claims/remittances/${id}`, { cookie: managerCookie })).text());
+      expect(page).toMatch(new RegExp(`${claimCas.group}</abbr>-${claimCas.reason} \\$${(claimCas.cents / 100).toFixed(2)}: `));
+      expect(page).toContain(`paid $${(want.paid / 100).toFixed(2)}, adjusted $${(want.adjusted / 100).toFixed(2)}.`);
+    });
+
+    it("a claim whose CLP04 does not take its claim-level CAS off its lines' payments is refused with the reason, nothing written (plb2.835)", async () => {
+      const patient = await patientIn(locA.id);
+      const { claim } = await createClaim(patient, THREE);
+      // The probe's plb2.835: CLP04 410.00 (= Σ SVC03) and BPR02 400.00, with OA-23 10.00 on the claim.
+      const text = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(THREE, [{ kind: "paid" }, co45(14200, 1175), co45(15000, 4500)]), adjustments: [{ group: "OA", reason: "23", cents: 1000 }] }], trace: trace(), plb: { reason: "L6", amountCents: 1000 } })
+        .replace(`CLP*${claim.claimNumber}*1*466.75*400.00`, `CLP*${claim.claimNumber}*1*466.75*410.00`)
+        .replace("BPR*I*390.00", "BPR*I*400.00");
+      const before = await totals();
+      const res = await post835(text, managerToken);
+      const body = (await res.json()) as { message: string; report: { errors: { message: string }[] } };
+      expect(res.status).toBe(422);
+      expect(body.message).toBe(`The file cannot be read: Claim ${claim.claimNumber}: CLP04 paid 410.00, but its service lines paid 410.00 less the claim's own adjustments (CAS) 10.00, which is 400.00.`);
+      expect(body.report.errors.map((e) => e.message)).toContain(`Claim ${claim.claimNumber}: charged 466.75, paid 410.00, but the adjustments (CAS) add up to 66.75, not 56.75.`);
+      expect(await totals()).toEqual(before);
+      const state = await claimState(claim.id);
+      expect(state.claim).toMatchObject({ status: "sent", paidCents: 0, adjustedCents: 0 });
+      expect(state.lines.every((l) => l.status === "open")).toBe(true);
+    });
   });
 
   it("a dry run answers the report and changes nothing", async () => {

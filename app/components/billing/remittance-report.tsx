@@ -54,6 +54,17 @@ export function Adjustments({ adjustments, remarks }: { adjustments: AdjustmentV
   );
 }
 
+/** A claim's own adjustments (CAS right after CLP): nothing when it has none. */
+export function ClaimAdjustments({ adjustments }: { adjustments: AdjustmentView[] }) {
+  if (!adjustments.length) return null;
+  return (
+    <div>
+      <p>Adjustments of the claim itself (not of a line), taken off what its lines were paid:</p>
+      <Adjustments adjustments={adjustments} remarks={[]} />
+    </div>
+  );
+}
+
 const modifierText = (m: string | string[]) => (Array.isArray(m) ? m.join(" ") : m.split("-").filter(Boolean).join(" ")) || "—";
 
 export function RemittanceLines({ lines, caption }: { lines: LineView[]; caption: string }) {
