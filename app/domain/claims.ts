@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { NotePrice } from "./billing";
+import { optionalLine } from "./fields";
 import { versionField } from "./validation";
 import { isProductDate } from "./weeks";
 import { claimDiagnoses, diagnosisKey, MAX_DIAGNOSES, MAX_LINES, uniqueDiagnoses } from "./x12-837p";
@@ -120,6 +121,12 @@ export const StatusInput = v.object({
   status: v.picklist(MANUAL_STATUSES as unknown as ["accepted", "rejected"], "Choose accepted or rejected."),
   version: versionField,
 });
+
+/**
+ * An imported 835's file name (the API's `file_name`, the screen's uploaded or carried name): decision 017's text rule,
+ * one line, at most 200 characters; blank is none (the file is then named after its trace number).
+ */
+export const RemittanceFileInput = v.object({ file_name: optionalLine("File name", 200) });
 
 const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
 const optionalDate = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(isProductDate, DATE_MESSAGE))], DATE_MESSAGE), "");

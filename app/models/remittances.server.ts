@@ -2,8 +2,10 @@ import { and, asc, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { claimLines, claims, clientReports, notes, patients, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
 import { money } from "~/domain/billing";
+import { RemittanceFileInput } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
+import { parseWith } from "~/domain/validation";
 import { ADJUSTMENT_GROUPS, carcText, claimStatusText, lineStatus, rarcText, read835, type AdjustmentGroup, type ClaimPayment, type LineStatus, type Remittance835, type ServicePayment } from "~/domain/x12-835";
 import { auditRead, auditWho, clientsReadEntry, withAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
@@ -92,7 +94,7 @@ export interface RemittanceReport {
 
 export type ImportOutcome =
   | { ok: true; report: RemittanceReport; message: string }
-  | { ok: false; status: 403 | 409 | 413 | 422; message: string; report: RemittanceReport | null };
+  | { ok: false; status: 403 | 409 | 413 | 422; message: string; report: RemittanceReport | null; errors?: { file_name?: string } };
 
 const DENIED = "You don't have permission to access this resource.";
 
@@ -256,6 +258,8 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
  */
 export async function importRemittance(ctx: ModelContext, text: string, opts: { dryRun: boolean; fileName?: string; tail?: KnownTail }): Promise<ImportOutcome> {
   if (!can(ctx.actor, "manage_claims")) return { ok: false, status: 403, message: DENIED, report: null };
+  const named = parseWith(RemittanceFileInput, { file_name: opts.fileName ?? null });
+  if (!named.ok) return { ok: false, status: 422, message: Object.values(named.errors)[0]!, report: null, errors: named.errors };
   const read = read835(text);
   const parsed = read.remittance;
   const report = emptyReport(opts.dryRun, parsed);
@@ -339,7 +343,7 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
   // The claims' own (claim-level) adjustments: recorded by claim, not spread on its lines.
   const claimAdjustments = report.claims.flatMap((rc) => rc.adjustments.map((a) => ({ c: rc.claim_id, g: a.group, r: a.reason, a: a.amount_cents })));
   const claimLevel = sql`(select coalesce(sum(ca.amount_cents), 0) from remittance_claim_adjustments ca where ca.claim_id = "claims"."id")`;
-  const fileName = (opts.fileName || `835-${parsed.traceNumber}.x12`).slice(0, 200);
+  const fileName = named.data.file_name ?? `835-${parsed.traceNumber}.x12`;
 
   try {
     const results = await withAudit(

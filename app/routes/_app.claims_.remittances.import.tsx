@@ -30,7 +30,7 @@ interface Answer {
   report: RemittanceReport | null;
   content: string;
   fileName: string;
-  errors: { content?: string };
+  errors: { content?: string; file_name?: string };
 }
 
 const answerWith = (x: Partial<Answer>, status: number) => data<Answer>({ message: null, success: null, report: null, content: "", fileName: "", errors: {}, ...x }, { status });
@@ -48,11 +48,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const file = form.get("file");
   const pasted = form.get("content");
   let content = typeof pasted === "string" ? pasted : "";
-  let fileName = String(form.get("file_name") ?? "").slice(0, 200);
+  let fileName = String(form.get("file_name") ?? "");
   if (file && typeof file !== "string" && file.size > 0) {
     if (file.size > MAX_835_BYTES) return answerWith({ message: `The file is too large: at most ${MAX_835_BYTES / 1_000_000} MB.` }, 413);
     content = await file.text();
-    fileName = file.name.slice(0, 200);
+    fileName = file.name;
   }
   if (!content.trim()) return answerWith({ message: "Choose an 835 file or paste its text.", errors: { content: "Choose an 835 file or paste its text." } }, 422);
   const dryRun = form.get("intent") !== "import";
@@ -60,6 +60,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const result = await importRemittance(ctx, content, { dryRun, fileName: fileName || undefined, tail: auditTail });
   if (!result.ok) {
     if (result.status === 403) throw forbidden();
+    // A refused file name is not carried to the next submit: choose the file again once renamed, or import the text as it is.
+    if (result.errors) return answerWith({ message: result.message, content, errors: result.errors }, result.status);
     return answerWith({ message: result.message, report: result.report, content, fileName }, result.status);
   }
   if (!dryRun && result.report.remittance_id) return redirect(`/claims/remittances/${result.report.remittance_id}?flash=${encodeURIComponent(result.message)}`, 303);
@@ -118,7 +120,19 @@ export default function ImportRemittance() {
         <input type="hidden" name="file_name" value={answer?.fileName ?? ""} />
         <div className="field">
           <label htmlFor="f-file">835 file</label>
-          <input id="f-file" type="file" name="file" accept=".835,.x12,.edi,.txt,text/plain" />
+          <input
+            id="f-file"
+            type="file"
+            name="file"
+            accept=".835,.x12,.edi,.txt,text/plain"
+            aria-invalid={answer?.errors.file_name ? true : undefined}
+            aria-describedby={answer?.errors.file_name ? "f-file-error" : undefined}
+          />
+          {answer?.errors.file_name ? (
+            <p className="field-error" id="f-file-error">
+              {answer.errors.file_name}
+            </p>
+          ) : null}
         </div>
         <div className="field">
           <label htmlFor="f-content">Or paste the file's text</label>

@@ -396,6 +396,36 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     expect(await totals()).toEqual(before);
   });
 
+  // Probe 8961 #6: the file name was stored with control and bidi characters (decision 017's text rule).
+  it.each([
+    ["a right-to-left override and a bell", "evil\u202Egnp.835\u0007", "File name: remove control or text-direction characters."],
+    ["an escape", "era\u001B[31m.835", "File name: remove control or text-direction characters."],
+    ["a line break", "era\nfeb.835", "Keep file name on one line."],
+    ["201 characters", `${"a".repeat(197)}.835`, "File name must be at most 200 characters."],
+  ])("JSON with a file_name holding %s: 422 at file_name, nothing imported (a check too)", async (_label, fileName, message) => {
+    const patient = await patientIn(locA.id);
+    const { claim } = await createClaim(patient, LINES);
+    const content = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES, MIXED) }], trace: trace() });
+    const before = await totals();
+    for (const query of ["", "?dry_run=1"]) {
+      const res = await api(`/v2/remittances${query}`, { method: "POST", token: managerToken, body: { content, file_name: fileName } });
+      expect(res.status, query).toBe(422);
+      expect(await res.json()).toMatchObject({ message, errors: { file_name: message } });
+    }
+    expect(await totals()).toEqual(before);
+    expect((await claimState(claim.id)).lines.every((l) => l.status === "open")).toBe(true);
+  });
+
+  it("a file name with accents and spaces is kept as sent", async () => {
+    const patient = await patientIn(locA.id);
+    const { claim } = await createClaim(patient, LINES.slice(0, 1));
+    const content = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES.slice(0, 1), [{ kind: "paid" }]) }], trace: trace() });
+    const res = await api("/v2/remittances", { method: "POST", token: managerToken, body: { content, file_name: " remesa de año.835 " } });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { data: { remittance_id: number } }).data.remittance_id;
+    expect(((await (await api(`/v2/remittances/${id}`, { token: managerToken })).json()) as { data: { file_name: string } }).data.file_name).toBe("remesa de año.835");
+  });
+
   it("a malformed file's report names the segment's position", async () => {
     const patient = await patientIn(locA.id);
     const { claim } = await createClaim(patient, LINES);
@@ -583,6 +613,24 @@ describe("screens (plain form posts, as without JavaScript)", () => {
     expect(html).toContain("CLP*NOT-OURS");
     expect(await totals()).toEqual(before);
     expect((await claimState(claim.id)).lines.every((l) => l.status === "open")).toBe(true);
+  });
+
+  // Probe 8961 #6, on the screen: the carried file name (hidden field) and an uploaded file's own name.
+  it.each([
+    ["the carried file name", { intent: "import", file_name: "remit\u202Etxt.exe\u0007.835" }, null],
+    ["the uploaded file's name", { intent: "import", content: "" }, "remit\u202Etxt.exe.835"],
+  ])("%s with a text-direction character: 422 with the field's message, nothing imported", async (_label, fields, uploadName) => {
+    const patient = await patientIn(locA.id);
+    const { claim } = await createClaim(patient, LINES);
+    const text = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES, MIXED) }], trace: trace() });
+    const before = await totals();
+    const res = await upload(uploadName ? fields : { ...fields, content: text }, uploadName ? { name: uploadName, text } : null, managerCookie);
+    expect(res.status).toBe(422);
+    const html = textOf(await res.text());
+    expect(html).toContain("File name: remove control or text-direction characters.");
+    expect(html).toMatch(/id="f-file"[^>]*aria-invalid="true"/);
+    expect(html).not.toContain("\u202E");
+    expect(await totals()).toEqual(before);
   });
 
   it("nothing chosen: 422 with the field's message", async () => {

@@ -11,7 +11,8 @@ import { modelContext, pathId, UNSUPPORTED } from "./rest";
  * - POST /v2/remittances: the 835 as the body (text/plain, application/edi-x12, application/x12) or JSON
  *   `{ content, file_name? }`; `?dry_run=1` checks without applying. 201 with the report; 422 (cannot be read,
  *   does not balance, a claim or line that does not match), 409 (imported before), 413 (too large): `message`
- *   and the `report`, and nothing changed. No content (a blank `content`, an empty body): 422 `{ message, errors }`.
+ *   and the `report`, and nothing changed. No content (a blank `content`, an empty body), or a `file_name` that
+ *   decision 017's text rule refuses: 422 `{ message, errors }`.
  * - GET /v2/remittances (paged, `search` by trace or payer), GET /v2/remittances/{id}.
  */
 const manage = requireApiPermission("manage_claims");
@@ -51,7 +52,7 @@ export const remittancesV2 = new Hono<AppEnv>()
     const dry = c.req.query("dry_run");
     const dryRun = dry === "1" || dry === "true";
     const result = await importRemittance(modelContext(c), file.content, { dryRun, fileName: file.fileName, tail: c.var.auditTail });
-    if (!result.ok) return c.json({ message: result.message, report: result.report }, result.status);
+    if (!result.ok) return c.json({ message: result.message, report: result.report, ...(result.errors ? { errors: result.errors } : {}) }, result.status);
     return c.json({ message: result.message, data: result.report }, dryRun ? 200 : 201);
   })
   .get("/:id", manage, async (c) => {
