@@ -612,11 +612,10 @@ function balance(r: Remittance835, fail: (position: number | null, segment: stri
     const claimAdjusted = sum(c.adjustments.map((a) => a.amountCents));
     if (c.services.length) {
       const linesPaid = sum(c.services.map((s) => s.paidCents));
-      if (linesPaid - claimAdjusted !== c.paidCents) {
-        fail(c.position, "CLP", claimAdjusted
-          ? `Claim ${c.claimNumber}: CLP04 paid ${money(c.paidCents)}, but its service lines paid ${money(linesPaid)} less the claim's own adjustments (CAS) ${money(claimAdjusted)}, which is ${money(linesPaid - claimAdjusted)}.`
-          : `Claim ${c.claimNumber}: CLP04 paid ${money(c.paidCents)}, its service lines ${money(linesPaid)}.`);
-      }
+      const lines = claimAdjusted
+        ? `but its service lines paid ${money(linesPaid)} less the claim's own adjustments (CAS) ${money(claimAdjusted)}, which is ${money(linesPaid - claimAdjusted)}`
+        : `its service lines ${money(linesPaid)}`;
+      if (linesPaid - claimAdjusted !== c.paidCents) fail(c.position, "CLP", `Claim ${c.claimNumber}: CLP04 paid ${money(c.paidCents)}, ${lines}.`);
     }
     const adjusted = claimAdjusted + sum(c.services.flatMap((s) => s.adjustments.map((a) => a.amountCents)));
     if (c.chargeCents - c.paidCents !== adjusted) fail(c.position, "CLP", `Claim ${c.claimNumber}: charged ${money(c.chargeCents)}, paid ${money(c.paidCents)}, but the adjustments (CAS) add up to ${money(adjusted)}, not ${money(c.chargeCents - c.paidCents)}.`);
