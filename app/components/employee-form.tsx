@@ -1,6 +1,6 @@
 import { Form } from "@remix-run/react";
 import { Field, NewPasswordFields } from "~/components/ui/field";
-import { CheckboxGroup, FormActions, SelectField, TextareaField } from "~/components/ui/form-controls";
+import { CheckboxGroup, FixedChoice, FormActions, SelectField, TextareaField } from "~/components/ui/form-controls";
 import { COMPLIANCE_FIELDS, EMPLOYEE_GENDERS, EMPLOYEE_STATUSES, EMPLOYMENT_NUMBER_FIELDS, isEmployeeGender, PROFILE_DATE_FIELDS, PROFILE_TEXT_FIELDS } from "~/domain/employees";
 
 /**
@@ -70,6 +70,7 @@ export function EmployeeForm({
   rolesHint,
   primaryHidden,
   storedGender,
+  identityFixed = false,
 }: {
   values: EmployeeFormValues;
   errors: Record<string, string>;
@@ -88,6 +89,12 @@ export function EmployeeForm({
   primaryHidden?: boolean;
   /** The edit screen: the stored gender, offered even when no longer in the list, so saving unchanged keeps it. */
   storedGender?: string | null;
+  /**
+   * The actor may not change who the employee is (decision 015): email, status, roles and locations are shown but
+   * not offered for change, and posted as given (`roles` and `locations` are then the employee's own), so the rest
+   * of the form saves.
+   */
+  identityFixed?: boolean;
 }) {
   // A form post's employment errors come on their inputs (emp_<location>_<field>); a summary only for any other.
   const onInputs = Object.keys(errors).some((k) => k.startsWith("emp_"));
@@ -100,12 +107,18 @@ export function EmployeeForm({
         <legend>Personal details</legend>
         <Field label="Name" name="name" required maxLength={100} defaultValue={text(values.name)} error={errors.name} />
         <Field label="Surname" name="surname" required maxLength={100} defaultValue={text(values.surname)} error={errors.surname} />
-        <Field label="Email" name="email" type="email" required defaultValue={text(values.email)} error={errors.email} autoComplete="off" />
+        <Field label="Email" name="email" type="email" required readOnly={identityFixed} defaultValue={text(values.email)} error={errors.email} autoComplete="off" />
         <Field label="Phone" name="phone" type="tel" defaultValue={text(values.phone)} error={errors.phone} />
         <SelectField label="Gender" name="gender" placeholder="Not given" options={genderOptions(storedGender)} defaultValue={text(values.gender)} error={errors.gender} />
         <Field label="Address" name="address" maxLength={255} defaultValue={text(values.address)} error={errors.address} />
         <Field label="City" name="city" maxLength={100} defaultValue={text(values.city)} error={errors.city} />
-        <SelectField label="Status" name="status" options={EMPLOYEE_STATUSES.map((s) => ({ value: s, label: s === "active" ? "Active" : "Inactive" }))} defaultValue={text(values.status) || "active"} error={errors.status} />
+        <SelectField
+          label="Status"
+          name="status"
+          options={EMPLOYEE_STATUSES.filter((s) => !identityFixed || s === (text(values.status) || "active")).map((s) => ({ value: s, label: s === "active" ? "Active" : "Inactive" }))}
+          defaultValue={text(values.status) || "active"}
+          error={errors.status}
+        />
         <Field
           label="Social security number"
           name="ss_number"
@@ -123,8 +136,17 @@ export function EmployeeForm({
         </fieldset>
       ) : null}
       {rolesHint ? <p className="hint">{rolesHint}</p> : null}
-      <CheckboxGroup legend="Roles" name="roles" options={roles.map((r) => ({ value: String(r.id), label: r.name }))} selected={list(values.roles)} error={errors.roles} />
-      <CheckboxGroup legend="Locations" name="locations" options={locations.map((l) => ({ value: String(l.id), label: l.title }))} selected={list(values.locations)} error={errors.locations} />
+      {identityFixed ? (
+        <>
+          <FixedChoice legend="Roles" name="roles" options={roles.map((r) => ({ value: String(r.id), label: r.name }))} error={errors.roles} />
+          <FixedChoice legend="Locations" name="locations" options={locations.map((l) => ({ value: String(l.id), label: l.title }))} error={errors.locations} />
+        </>
+      ) : (
+        <>
+          <CheckboxGroup legend="Roles" name="roles" options={roles.map((r) => ({ value: String(r.id), label: r.name }))} selected={list(values.roles)} error={errors.roles} />
+          <CheckboxGroup legend="Locations" name="locations" options={locations.map((l) => ({ value: String(l.id), label: l.title }))} selected={list(values.locations)} error={errors.locations} />
+        </>
+      )}
       {primaryHidden ? (
         <div className="field">
           <p id="f-location_id">Primary location: a location you do not manage. It stays as it is.</p>
@@ -155,7 +177,7 @@ export function EmployeeForm({
       {locations.map((l) => (
         <details key={l.id} className="employment" open={list(values.locations).includes(String(l.id))}>
           <summary>Employment and compliance at {l.title}</summary>
-          <p className="hint">Kept only when {l.title} is checked under Locations.</p>
+          {identityFixed ? null : <p className="hint">Kept only when {l.title} is checked under Locations.</p>}
           <Field label="Position" name={`emp_${l.id}_position_id`} id={`f-emp-${l.id}-position_id`} inputMode="numeric" defaultValue={text(values[`emp_${l.id}_position_id`])} error={errors[`emp_${l.id}_position_id`]} />
           {EMPLOYMENT_NUMBER_FIELDS.map(([k, label]) => (
             <Field key={k} label={label} name={`emp_${l.id}_${k}`} id={`f-emp-${l.id}-${k}`} inputMode="decimal" defaultValue={text(values[`emp_${l.id}_${k}`])} error={errors[`emp_${l.id}_${k}`]} />

@@ -115,6 +115,8 @@ export const CHANGE_MESSAGES = {
     "This employee also works at a location you do not manage. Only someone who manages every one of their locations can change their password, two-factor authentication, email, roles, locations or status.",
   roleAbove: (names: readonly string[]) => `You cannot give a role that holds permissions you do not hold: ${names.join(", ")}.`,
   locationNotCovered: "You can add only locations you manage.",
+  /** At a field of the edit screen whose change was refused for coverage (the form message says why). */
+  notCoveredField: "Not changed: only someone who manages every one of their locations can change this.",
   parentNotFound: "Parent not found.",
   roleHoldersNotCovered: "People at locations you do not manage hold this role: only someone who manages every one of their locations can change its permissions.",
   parentNotCovered: "You can change this parent's password, email or status, or delete them, only if you work at every location of their children.",
@@ -150,6 +152,22 @@ export function mayChange(actor: Actor, target: ChangeTarget, change: ProposedCh
   if (actor.id === target.id && change.changes.includes("roles")) return { ok: false, status: 422, field: "roles", message: CHANGE_MESSAGES.ownRoles };
   if (!coversAll(actor, target.locationIds)) return deny(403, CHANGE_MESSAGES.notCovered);
   return grantVerdict(actor, change.addedRoles ?? [], change.addedLocations ?? []);
+}
+
+/**
+ * How much of this person the actor may change, for the edit screen (decision 015, stop 33): the verdicts of
+ * `mayChange`, read once for the whole form. "all"; "details" when the actor does not cover every location of the
+ * person (contact, profile and employment details only: email, roles, locations and status are shown read-only);
+ * "none" when the person is above the actor's rank (shown read-only, with the permissions the actor lacks). Null:
+ * not the actor's to see (404).
+ */
+export type ChangeReach = { reach: "all" } | { reach: "details"; message: string } | { reach: "none"; message: string; missing: Permission[] };
+
+export function changeReach(actor: Actor, target: ChangeTarget): ChangeReach | null {
+  const rank = mayChange(actor, target);
+  if (!rank.ok) return rank.status === 404 ? null : { reach: "none", message: rank.message, missing: permissionsBeyond(actor, [...rankOfRoles(target.roles).permissions]) };
+  const identity = mayChange(actor, target, { changes: ["password"] });
+  return identity.ok ? { reach: "all" } : { reach: "details", message: identity.message };
 }
 
 /** A parent or guardian as the rule sees them: their own location (null: none) and the locations of their live children, all of them. */

@@ -27,7 +27,7 @@ import {
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { mayChange, mayCreate, mayGrantRole, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
+import { changeReach, mayChange, mayCreate, mayGrantRole, type ChangeReach, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
 import { withCancelledCount, type UnfitReason } from "~/domain/schedule";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
@@ -459,14 +459,19 @@ export interface ForChange {
 export async function loadForChange(ctx: ModelContext, id: number, changes: readonly IdentityChange[] = []): Promise<ModelResult<ForChange>> {
   const [[row], [t]] = await ctx.db.batch([ctx.db.select(withRelations(ctx)).from(users).where(and(eq(users.id, id), inScope(ctx))), targetQuery(ctx, id)]);
   if (!row || !t) return notFound("Employee");
-  const target = { id, roles: t.roles.map((r) => ({ id: r.id, name: r.name, permissions: permissionList(r.permissions) })), locationIds: t.locationIds };
+  const target = targetOf(t);
   const verdict = mayChange(ctx.actor, target, { changes });
   return verdict.ok ? ok({ current: toEmployee(ctx, row), target }) : refused(verdict);
 }
 
-/** May the actor change who this employee is (password, two-factor, email, roles, locations, status)? For screens. */
-export async function mayChangeIdentity(ctx: ModelContext, id: number): Promise<boolean> {
-  return (await loadForChange(ctx, id, ["password"])).ok;
+function targetOf(t: { id: number; roles: { id: number; name: string; permissions: string }[]; locationIds: number[] }): ForChange["target"] {
+  return { id: t.id, roles: t.roles.map((r) => ({ id: r.id, name: r.name, permissions: permissionList(r.permissions) })), locationIds: t.locationIds };
+}
+
+/** How much of this employee the actor may change (the rule's `changeReach`), for the edit screen. Null: not found. */
+export async function employeeChangeReach(ctx: ModelContext, id: number): Promise<ChangeReach | null> {
+  const [t] = await targetQuery(ctx, id);
+  return t ? changeReach(ctx.actor, targetOf(t)) : null;
 }
 
 /** The form/API field names of a stored employee, for merging a partial edit (ss_number blank = keep). */
@@ -541,7 +546,8 @@ export async function updateEmployee(
   if (locationsChanged) changes.push("locations");
   if (input.status !== current.status) changes.push("status");
   const verdict = mayChange(ctx.actor, target, { changes, addedRoles: addedRoles.map((r) => refs.roles.get(r)!), addedLocations });
-  if (!verdict.ok) return refused(verdict);
+  // The rank was checked on loading, so a 403 here is coverage: it names the fields whose change it refuses.
+  if (!verdict.ok) return verdict.status === 403 ? denied(verdict.message, changes) : refused(verdict);
   // A stored primary location the actor cannot see stays as it is, like the membership there: a blank (the screen)
   // or the same id (a PATCH merges the stored one) keeps it, another id is refused. Otherwise the chosen one, or
   // the first chosen location. Either way it must be one of the resulting locations, not only the chosen ones.

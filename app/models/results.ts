@@ -4,7 +4,7 @@ export type ModelResult<T> =
   | { ok: false; status: 404; message: string }
   | { ok: false; status: 409; message: string; current: unknown }
   | { ok: false; status: 422; message: string; errors: Record<string, string> }
-  | { ok: false; status: 403; message: string };
+  | { ok: false; status: 403; message: string; fields?: readonly string[] };
 
 export const ok = <T>(data: T, message?: string): ModelResult<T> => ({ ok: true, data, message });
 export const notFound = (what = "Record"): ModelResult<never> => ({ ok: false, status: 404, message: `${what} not found.` });
@@ -15,7 +15,8 @@ export const conflict = (current: unknown): ModelResult<never> => ({
   current,
 });
 export const invalid = (errors: Record<string, string>): ModelResult<never> => ({ ok: false, status: 422, message: Object.values(errors)[0] ?? "The data is not valid.", errors });
-export const denied = (message = "You don't have permission to access this resource."): ModelResult<never> => ({ ok: false, status: 403, message });
+/** `fields`: the fields whose change was refused, for a form to show the message at (the API answers the message alone). */
+export const denied = (message = "You don't have permission to access this resource.", fields?: readonly string[]): ModelResult<never> => ({ ok: false, status: 403, message, ...(fields?.length ? { fields } : {}) });
 
 /** An update (PATCH or PUT) that names none of the record's fields (see namesNoField in app/domain/validation.ts). */
 export const NOTHING_TO_CHANGE = "Nothing to change: send at least one field to update.";

@@ -6,12 +6,13 @@ import { AvatarForm } from "~/components/avatar-form";
 import { echoValues, EmployeeForm, employeeFormValues } from "~/components/employee-form";
 import { Field, FormMessage } from "~/components/ui/field";
 import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
+import { CHANGE_MESSAGES } from "~/domain/who-may-change";
 import {
   changeEmployeePassword,
   deleteEmployee,
   employeeConfig,
+  employeeChangeReach,
   getEmployee,
-  mayChangeIdentity,
   resetEmployeeTwoFactor,
   updateEmployee,
   updateEmployeeStatus,
@@ -31,10 +32,12 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   const employee = await getEmployee(ctx, requireId(params.id, "Employee"));
   if (!employee) throw notFound("Employee not found.");
-  const [config, identity] = await Promise.all([employeeConfig(ctx), mayChangeIdentity(ctx, employee.id)]);
+  // The rule's verdict for the whole form (decision 015): everything, all but who they are, or nothing (above the actor's rank).
+  const [config, reach] = await Promise.all([employeeConfig(ctx), employeeChangeReach(ctx, employee.id)]);
+  if (!reach) throw notFound("Employee not found.");
   // A primary location the actor cannot see is kept on a save (decision 015): the form offers no choice for it.
   const primaryHidden = employee.location_id !== null && !config.locations.some((l) => l.id === employee.location_id);
-  return { employee, config, self: employee.id === actor.id, identity, primaryHidden };
+  return { employee, config, self: employee.id === actor.id, reach, primaryHidden };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -74,7 +77,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       const app = context.app;
       const fresh = id === actor.id ? await sessionAfterOwnChange(app.db, { type: "user", id }, app.now(), app.secure) : null;
       const result = await withFormVersion(values.version, (version) => updateEmployee(ctx, id, values, { partial: false, version, keep: fresh?.insert }));
-      if (!result.ok && result.status === 403) throw forbidden(result.message);
+      // A save the rule refuses answers the form, not the Access Denied page (decision 015, stop 33): the message, also
+      // at each field whose change it refuses, and the typed values. Nothing is written; the API answers 403.
+      if (!result.ok && result.status === 403) {
+        const errors = Object.fromEntries((result.fields ?? []).map((f) => [f, CHANGE_MESSAGES.notCoveredField]));
+        return data<FormAnswer>({ errors, message: result.message, values: echo }, { status: 422 });
+      }
       const cookies = result.ok && fresh ? await keptSessionCookies(app.db, fresh) : [];
       return formResult(result, echo, (e) => `/doctors/profile/${e.id}`, cookies);
     }
@@ -85,17 +93,50 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function EditEmployee() {
-  const { employee, config, self, identity, primaryHidden } = useLoaderData<typeof loader>();
+  const { employee, config, self, reach, primaryHidden } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const current = (answer?.current ?? null) as EmployeeJson | null;
   // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
   const typed = answer && answer.values.intent === "save" ? answer.values : null;
-  const values = current ? employeeFormValues(current) : (typed ?? employeeFormValues(employee));
+  const shown = current ? employeeFormValues(current) : (typed ?? employeeFormValues(employee));
+  // Who the employee is, when the actor may not change it, is shown as stored, so saving again keeps it.
+  const fixed = reach.reach === "details";
+  const stored = employeeFormValues(employee);
+  const values = fixed ? { ...shown, email: stored.email, status: stored.status, roles: stored.roles, locations: stored.locations } : shown;
   const version = current ? current.version : (formVersion(typed?.version) ?? employee.version);
   const avatarAnswer = answer && answer.values.intent === "avatar" ? answer : null;
   const otherError = answer && answer.values.intent !== "save" && !avatarAnswer ? answer.message : null;
   const passwordErrors = answer && answer.values.intent === "password" ? answer.errors : {};
+  if (reach.reach === "none") {
+    return (
+      <section className="card">
+        <div className="page-head">
+          <h1>Employee</h1>
+          <Link to={`/doctors/profile/${employee.id}`}>Back to {employee.full_name}</Link>
+        </div>
+        <FormMessage error={answer?.message} />
+        <p className="muted">
+          {reach.message}{" "}
+          {reach.missing.length
+            ? `${employee.full_name} holds ${reach.missing.join(", ")}, which you do not hold, so they are shown here without the forms that change them.`
+            : `${employee.full_name} is shown here without the forms that change them.`}
+        </p>
+        <dl>
+          <dt>Name</dt>
+          <dd>{employee.full_name}</dd>
+          <dt>Email</dt>
+          <dd>{employee.email}</dd>
+          <dt>Roles</dt>
+          <dd>{employee.roles.map((r) => r.name).join(", ") || "None"}</dd>
+          <dt>Locations</dt>
+          <dd>{employee.locations.map((l) => l.title).join(", ") || "None"}</dd>
+          <dt>Status</dt>
+          <dd>{employee.status === "active" ? "Active" : "Inactive"}</dd>
+        </dl>
+      </section>
+    );
+  }
   return (
     <section className="card">
       <div className="page-head">
@@ -103,19 +144,18 @@ export default function EditEmployee() {
         <Link to={`/doctors/profile/${employee.id}`}>Back to {employee.full_name}</Link>
       </div>
       <FormMessage error={typed || current ? answer?.message : otherError} />
-      {identity ? null : (
+      {fixed ? (
         <p className="muted">
-          {employee.full_name} also works at a location you do not manage: you can change their contact and profile details here, but not their email, roles, locations,
-          status, password or two-factor authentication.
+          {reach.message} You can still change their contact, profile and employment details here.
         </p>
-      )}
+      ) : null}
       <EmployeeForm
         key={JSON.stringify([values, version])}
         values={values}
         errors={typed ? answer!.errors : {}}
         version={version}
-        roles={config.roles}
-        locations={config.locations}
+        roles={fixed ? employee.roles : config.roles}
+        locations={fixed ? employee.locations : config.locations}
         maskedSsn={employee.ss_number}
         withPassword={false}
         submitLabel="Save changes"
@@ -123,9 +163,10 @@ export default function EditEmployee() {
         rolesHint={self ? "You cannot change your own roles: another administrator must do it." : undefined}
         primaryHidden={primaryHidden}
         storedGender={employee.gender}
+        identityFixed={fixed}
       />
       <AvatarForm avatar={employee.avatar} label={employee.full_name} error={avatarAnswer?.errors.avatar} busy={busy} />
-      {self || !identity ? null : (
+      {self || fixed ? null : (
         <>
           <Form method="post" className="status-zone" id="settings">
             <h2>Status</h2>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Actor, Permission } from "~/domain/permissions";
-import { mayChange, mayChangeParent, mayCreate, mayEditRole, mayGrantRole, type ChangeTarget, type IdentityChange, type ParentSignInChange, type RoleGrant } from "~/domain/who-may-change";
+import { changeReach, mayChange, mayChangeParent, mayCreate, mayEditRole, mayGrantRole, type ChangeTarget, type IdentityChange, type ParentSignInChange, type RoleGrant } from "~/domain/who-may-change";
 
 /** Who may change whom (decision 015): rank × coverage × change, with the demo roles of decision 002. */
 
@@ -112,6 +112,27 @@ describe("mayChange: rank, then coverage of every location for a change of who s
     const rbtEverywhere = target(40, [], [1, 2, 3]);
     expect(mayChange(allLocations, rbtEverywhere, { changes: ["password"] }).ok).toBe(true);
     expect(mayChange(allLocations, bcbaMiamiLa, { changes: ["password"] })).toMatchObject({ ok: false, status: 403 });
+  });
+});
+
+describe("changeReach: what the employee edit screen offers (stop 33, probe 8962)", () => {
+  it.each([
+    ["lm on a BCBA of Denver only (rank)", lm, target(9, ["BCBA"], [2]), { reach: "none", message: "You cannot change the account of someone who holds permissions you do not hold.", missing: ["manage_bips"] }],
+    ["lm on the manager of Miami and Denver (rank, not location)", lm, target(3, ["MANAGER"], [1, 2]), { reach: "none" }],
+    ["admin on the SUPERADMIN (rank)", admin, target(1, ["SUPERADMIN"], [1, 2, 3]), { reach: "none", message: "Only a SUPERADMIN can change a SUPERADMIN's account or give the SUPERADMIN role.", missing: [] }],
+    ["manager on a BCBA of Miami and Los Angeles (coverage)", manager, target(6, ["BCBA"], [1, 3]), { reach: "details", message: expect.stringContaining("also works at a location you do not manage") }],
+    ["manager on an RBT of Miami only", manager, target(8, ["RBT"], [1]), { reach: "all" }],
+    ["lm on itself", lm, target(5, ["LM"], [2]), { reach: "all" }],
+    ["superadmin on the admin", superadmin, target(2, ["ADMIN"], [1, 2, 3]), { reach: "all" }],
+  ] as const)("%s", (_label, who, whom, expected) => {
+    expect(changeReach(who, whom)).toMatchObject(expected);
+  });
+
+  it("the missing permissions of an ADMIN for a location manager are all it lacks; nobody sees an employee elsewhere", () => {
+    const reach = changeReach(lm, target(2, ["ADMIN"], [1, 2, 3]));
+    expect(reach).toMatchObject({ reach: "none", message: "Only an administrator can change an administrator's account." });
+    expect(reach?.reach === "none" && reach.missing).toEqual(expect.arrayContaining(["manage_bips", "manage_claims", "access_all_locations"]));
+    expect(changeReach(lm, target(7, ["RBT"], [3]))).toBeNull();
   });
 });
 

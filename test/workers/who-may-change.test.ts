@@ -615,3 +615,96 @@ describe("probe 8891 item 5: changing one's own email on the employee form keeps
     expect(await signedIn(here)).toBe(true);
   });
 });
+
+describe("probe 8962 items 1 and 2: the employee edit screen offers what the rule allows, and a refused save keeps the form", () => {
+  const TWOFACTOR = demo(9, "twofactor@demo.test");
+  const saveFields = (row: Awaited<ReturnType<typeof userRow>>, roleIds: number[], locationIds: number[], over: Record<string, string | string[]> = {}) => ({
+    intent: "save",
+    version: String(row.version),
+    name: row.name,
+    surname: row.surname,
+    email: row.email,
+    status: row.status,
+    phone: row.phone ?? "",
+    city: row.city ?? "",
+    roles: roleIds.map(String),
+    locations: locationIds.map(String),
+    ...over,
+  });
+
+  it.each([
+    ["lm@ on twofactor@ (a BCBA of Denver, holding manage_bips)", LM, TWOFACTOR, [ROLE.BCBA], [2], "You cannot change the account of someone who holds permissions you do not hold.", "holds manage_bips, which you do not hold"],
+    ["admin@ on the SUPERADMIN", ADMIN, SUPERADMIN, [ROLE.SUPERADMIN], [1, 2, 3], "Only a SUPERADMIN can change a SUPERADMIN&#x27;s account or give the SUPERADMIN role.", "is shown here without the forms that change them"],
+    ["lm@ on manager@ (Miami and Denver: the reason is rank)", LM, MANAGER, [ROLE.MANAGER], [2], "You cannot change the account of someone who holds permissions you do not hold.", "which you do not hold"],
+  ] as const)("%s: read-only with the rank reason; a save of the city alone re-renders with it, nothing written", async (_label, who, whom, roleIds, locationIds, reason, detail) => {
+    const cookie = await signInCookie(who);
+    const page = await request(`/doctors/list/edit/${whom.id}`, { cookie });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(reason);
+    expect(html).toContain(detail);
+    expect(html).not.toContain("also works at a location you do not manage");
+    expect(html).not.toContain("Save changes");
+    expect(html).not.toContain('name="phone"');
+    expect(html).not.toContain("Delete employee");
+
+    const before = await userRow(whom.id);
+    const res = await post(`/doctors/list/edit/${whom.id}`, saveFields(before, [...roleIds], [...locationIds], { city: `Refused ${uniq()}` }), cookie);
+    expect(res.status).toBe(422);
+    const answer = await res.text();
+    expect(answer).toContain(reason);
+    expect(answer).not.toContain("Access Denied");
+    expect(await userRow(whom.id)).toEqual(before);
+  });
+
+  it("the API still answers 403 for the same change", async () => {
+    const res = await api(`/v2/employees/${SUPERADMIN.id}`, { method: "PATCH", token: await apiToken(ADMIN), body: { city: "Nowhere" } });
+    expect(res.status).toBe(403);
+    expect((await errorsOf(res)).message).toBe("Only a SUPERADMIN can change a SUPERADMIN's account or give the SUPERADMIN role.");
+  });
+
+  it("manager@ on bcba@ (Miami and Los Angeles): email, status, roles and locations read-only, the rest saves", async () => {
+    const cookie = await signInCookie(MANAGER);
+    const html = await (await request(`/doctors/list/edit/${BCBA.id}`, { cookie })).text();
+    expect(html).toContain("This employee also works at a location you do not manage.");
+    expect(html).toContain("You can still change their contact, profile and employment details here.");
+    expect(html).toMatch(/<input[^>]*name="email"[^>]*readonly=""/);
+    const status = html.match(/<select id="f-status" name="status"[^>]*>([\s\S]*?)<\/select>/)![1]!;
+    expect(status.match(/<option/g)).toHaveLength(1);
+    expect(status).toContain('value="active"');
+    expect(html).not.toContain('type="checkbox" name="roles"');
+    expect(html).not.toContain('type="checkbox" name="locations"');
+    expect(html).toContain('<input type="hidden" name="roles" value="6"/>');
+    expect(html).toContain('<input type="hidden" name="locations" value="1"/>');
+    expect(html).toContain("Save changes");
+
+    const phone = `555-${Date.now() % 1000}-7777`;
+    const saved = await post(`/doctors/list/edit/${BCBA.id}`, saveFields(await userRow(BCBA.id), [ROLE.BCBA], [1], { phone }), cookie);
+    expect(saved.status, await saved.clone().text()).toBe(303);
+    expect((await userRow(BCBA.id)).phone).toBe(phone);
+    expect(await locationIdsOf(BCBA.id)).toEqual([1, 3]);
+  });
+
+  it.each([
+    ["a new email", { email: "bcba-new@demo.test" }, "email"],
+    ["another role", { roles: [String(ROLE.RBT)] }, "roles"],
+    ["a location added", { locations: ["1", "2"] }, "locations"],
+    ["inactive", { status: "inactive" }, "status"],
+  ] as const)("a crafted save of %s on the partly covered employee re-renders with the message at the field and the typed phone, nothing written", async (_label, over, field) => {
+    const cookie = await signInCookie(MANAGER);
+    const before = await userRow(BCBA.id);
+    const res = await post(`/doctors/list/edit/${BCBA.id}`, saveFields(before, [ROLE.BCBA], [1], { phone: "555-000-4242", ...over }), cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).not.toContain("Access Denied");
+    expect(html).toContain("Only someone who manages every one of their locations can change their password");
+    expect(html).toContain(`id="f-${field}-error"`);
+    expect(html).toContain("Not changed: only someone who manages every one of their locations can change this.");
+    expect(html).toContain('value="555-000-4242"');
+    // The locked field shows the stored value again, so the next save goes through.
+    expect(html).toContain(`value="${before.email}"`);
+    expect(await userRow(BCBA.id)).toEqual(before);
+    expect(await roleIdsOf(BCBA.id)).toEqual([ROLE.BCBA]);
+    expect(await locationIdsOf(BCBA.id)).toEqual([1, 3]);
+  });
+});

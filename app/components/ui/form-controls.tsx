@@ -81,6 +81,24 @@ export function CheckboxGroup({ legend, name, options, selected, error }: { lege
   );
 }
 
+/** A CheckboxGroup's choice shown but not offered for change: the options listed, each posted as it is (hidden), so the rest of the form saves. */
+export function FixedChoice({ legend, name, options, error }: { legend: string; name: string; options: readonly { value: string; label: string }[]; error?: string }) {
+  return (
+    <fieldset className="field" aria-invalid={error ? true : undefined}>
+      <legend>{legend}</legend>
+      <ul id={`f-${name}`}>
+        {options.map((o) => (
+          <li key={o.value}>
+            {o.label}
+            <input type="hidden" name={name} value={o.value} />
+          </li>
+        ))}
+      </ul>
+      <ErrorText id={`f-${name}`} error={error} />
+    </fieldset>
+  );
+}
+
 export function FormActions({ children }: { children: ReactNode }) {
   return <div className="form-actions">{children}</div>;
 }
