@@ -71,7 +71,8 @@ export const users = sqliteTable(
     deletedAt: text("deleted_at"),
     ...timestamps,
   },
-  (t) => [uniqueIndex("users_email_unique").on(t.email), index("users_location_idx").on(t.locationId)],
+  // One live account per email: a deleted employee's address is free again (migration 0032, decision 015 stop 33).
+  (t) => [uniqueIndex("users_email_unique").on(t.email).where(sql`${t.deletedAt} is null`), index("users_location_idx").on(t.locationId)],
 );
 
 export const userRoles = sqliteTable(
@@ -132,7 +133,8 @@ export const parents = sqliteTable(
     ...timestamps,
   },
   (t) => [
-    uniqueIndex("parents_email_unique").on(t.email),
+    // One live parent per email: a deleted parent's address is free again (migration 0032).
+    uniqueIndex("parents_email_unique").on(t.email).where(sql`${t.deletedAt} is null`),
     index("parents_location_idx").on(t.locationId),
     // The parents list's order (name, surname, id): a page is read in order instead of sorting every parent.
     index("parents_live_name_idx").on(t.name, t.surname, t.id).where(sql`${t.deletedAt} is null`),

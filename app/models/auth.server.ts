@@ -309,11 +309,11 @@ async function startChallenge(app: AuthApp, principal: Principal, context: Chall
   return { id, ...sent };
 }
 
-/** Challenges of the account(s) with this (normalized) email. */
+/** Challenges of the live account(s) with this (normalized) email (a deleted account's address may be someone's again). */
 function challengeOfEmail(email: string) {
   return sql`(
-    (${twoFactorChallenges.principalType} = 'user' and ${twoFactorChallenges.principalId} in (select id from users where email = ${email}))
-    or (${twoFactorChallenges.principalType} = 'parent' and ${twoFactorChallenges.principalId} in (select id from parents where email = ${email}))
+    (${twoFactorChallenges.principalType} = 'user' and ${twoFactorChallenges.principalId} in (select id from users where email = ${email} and deleted_at is null))
+    or (${twoFactorChallenges.principalType} = 'parent' and ${twoFactorChallenges.principalId} in (select id from parents where email = ${email} and deleted_at is null))
   )`;
 }
 

@@ -173,7 +173,8 @@ async function check(ctx: ModelContext, input: ParentInput, selfId: number | nul
     const [loc] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
     if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
   }
-  const [dup] = await ctx.db.select({ id: parents.id }).from(parents).where(eq(parents.email, input.email));
+  // Among live parents only: a deleted parent's address is free again (migration 0032).
+  const [dup] = await ctx.db.select({ id: parents.id }).from(parents).where(and(eq(parents.email, input.email), isNull(parents.deletedAt)));
   if (dup && dup.id !== selfId) errors.email = "This email is already in use.";
   return errors;
 }

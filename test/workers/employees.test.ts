@@ -1,7 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { auditLog, backupCodes, roles, sessions, userLocations, userRoles, users } from "~/db/schema";
+import { auditLog, backupCodes, roles, sessions, twoFactorChallenges, userLocations, userRoles, users } from "~/db/schema";
 import { EMPLOYEE_GENDERS, MAX_EMPLOYEE_LOCATIONS } from "~/domain/employees";
 import { MESSAGES } from "~/domain/fields";
 import { ListQuery } from "~/domain/paging";
@@ -1026,5 +1026,46 @@ describe("an employee read sent back (probe 8943 D1, decision 017 stop 31 later)
     const id = ((await res.json()) as { data: { id: number } }).data.id;
     expect(await roleIds(id)).toEqual([role.id]);
     expect(await rows(id)).toEqual([{ locationId: loc.id, positionId: null, salary: 22, compliance: { wc: "2027-02-02" } }]);
+  });
+});
+
+describe("a deleted employee's email is free again (probe 8962 item 3)", () => {
+  it("re-adding someone under their old address works; the new account signs in and gets the reset code; a live address stays taken", async () => {
+    const { loc, role, token } = await setup();
+    const body = validBody(loc.id, role.id);
+    const first = (await (await api("/v2/users/createUser", { method: "POST", token, body })).json()) as { data: { id: number } };
+    expect((await api(`/v2/employees/${first.data.id}`, { method: "DELETE", token })).status).toBe(200);
+
+    const again = await api("/v2/users/createUser", { method: "POST", token, body: { ...body, email: body.email.toUpperCase(), password: "another passphrase", password_confirmation: "another passphrase" } });
+    expect(again.status, await again.clone().text()).toBe(201);
+    const second = ((await again.json()) as { data: { id: number; email: string } }).data;
+    expect(second.email).toBe(body.email);
+    expect(second.id).not.toBe(first.data.id);
+
+    const me = await api("/auth/me", { method: "POST", token: await apiToken({ id: second.id, email: body.email, password: "another passphrase" }) });
+    expect(((await me.json()) as { id: number }).id).toBe(second.id);
+    await expect(apiToken({ id: first.data.id, email: body.email, password: "a strong passphrase" })).rejects.toThrow();
+    expect((await api("/password-reset/request", { method: "POST", body: { email: body.email } })).status).toBe(200);
+    const [challenge] = await db().select().from(twoFactorChallenges).where(eq(twoFactorChallenges.context, "password_reset")).orderBy(desc(twoFactorChallenges.createdAt)).limit(1);
+    expect(challenge).toMatchObject({ principalType: "user", principalId: second.id });
+
+    // Still one live account per address: the same email again, or another employee edited to it, is refused.
+    const dup = await api("/v2/users/createUser", { method: "POST", token, body });
+    expect(((await dup.json()) as { errors: Record<string, string> }).errors.email).toBe("An employee with this email already exists.");
+    const other = (await (await api("/v2/users/createUser", { method: "POST", token, body: validBody(loc.id, role.id) })).json()) as { data: { id: number } };
+    const edit = await api(`/v2/employees/${other.data.id}`, { method: "PATCH", token, body: { email: body.email } });
+    expect(edit.status).toBe(422);
+    expect(((await edit.json()) as { errors: Record<string, string> }).errors.email).toBe("An employee with this email already exists.");
+  });
+
+  it("the add screen takes a deleted employee's address too", async () => {
+    const { loc, role, me, token } = await setup();
+    const body = validBody(loc.id, role.id);
+    const first = (await (await api("/v2/users/createUser", { method: "POST", token, body })).json()) as { data: { id: number } };
+    expect((await api(`/v2/employees/${first.data.id}`, { method: "DELETE", token })).status).toBe(200);
+    const fields = new URLSearchParams({ intent: "save", name: "Re", surname: "Used", email: body.email, status: "active", roles: String(role.id), locations: String(loc.id), password: "a strong passphrase", password_confirmation: "a strong passphrase" });
+    const res = await request("/doctors/add", { method: "POST", body: fields, cookie: await signInCookie(me), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(303);
+    expect((await db().select({ id: users.id }).from(users).where(and(eq(users.email, body.email), isNull(users.deletedAt)))).length).toBe(1);
   });
 });

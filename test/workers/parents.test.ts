@@ -67,6 +67,17 @@ describe("/api/v2/parents", () => {
     expect((await db().select().from(parents)).length).toBe(before + 1);
   });
 
+  it("a deleted parent's email is free again; a live parent's is not (probe 8962 item 3)", async () => {
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const address = email();
+    const first = (await (await api("/v2/parents", { method: "POST", token, body: { name: "A", surname: "B", email: address } })).json()) as { data: { id: number } };
+    expect((await api(`/v2/parents/${first.data.id}`, { method: "DELETE", token })).status).toBe(200);
+    const again = await api("/v2/parents", { method: "POST", token, body: { name: "A", surname: "Again", email: address } });
+    expect(again.status, await again.clone().text()).toBe(201);
+    const dup = await api("/v2/parents", { method: "POST", token, body: { name: "A", surname: "Third", email: address } });
+    expect(((await dup.json()) as { errors: Record<string, string> }).errors.email).toBe("This email is already in use.");
+  });
+
   it("403 without view_parents; 404 for a parent of another location", async () => {
     const mine = await createLocation();
     const other = await createLocation();

@@ -690,7 +690,7 @@ describe("probe 8962 items 1 and 2: the employee edit screen offers what the rul
     ["another role", { roles: [String(ROLE.RBT)] }, "roles"],
     ["a location added", { locations: ["1", "2"] }, "locations"],
     ["inactive", { status: "inactive" }, "status"],
-  ] as const)("a crafted save of %s on the partly covered employee re-renders with the message at the field and the typed phone, nothing written", async (_label, over, field) => {
+  ] as [string, Record<string, string | string[]>, string][])("a crafted save of %s on the partly covered employee re-renders with the message at the field and the typed phone, nothing written", async (_label, over, field) => {
     const cookie = await signInCookie(MANAGER);
     const before = await userRow(BCBA.id);
     const res = await post(`/doctors/list/edit/${BCBA.id}`, saveFields(before, [ROLE.BCBA], [1], { phone: "555-000-4242", ...over }), cookie);
