@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { choiceList, MESSAGES, optionalEmail, optionalLine, optionalPhone, optionalZip, requiredLine } from "./fields";
 import { isValidNpi, NPI_MESSAGE, TAX_ID_MESSAGE } from "./npi";
-import { isValidTimeZone } from "./time";
+import { canonicalTimeZone, isValidTimeZone } from "./time";
 
 /** Place-of-service codes (platform §3, clinical §3). */
 export const POS_CODES = [
@@ -37,12 +37,27 @@ export const LocationInput = v.object({
   state: optionalLine("State", 50),
   zip: optionalZip,
   telfax: optionalPhone,
-  time_zone: v.pipe(v.string(MESSAGES.required("Time zone")), v.trim(), v.nonEmpty(MESSAGES.required("Time zone")), v.check(isValidTimeZone, "Choose a valid time zone.")),
+  // Stored as IANA spells it, whatever the case typed (probe 8962 item 4).
+  time_zone: v.pipe(
+    v.string(MESSAGES.required("Time zone")),
+    v.trim(),
+    v.nonEmpty(MESSAGES.required("Time zone")),
+    v.check(isValidTimeZone, "Choose a valid time zone."),
+    v.transform((zone) => canonicalTimeZone(zone) ?? zone),
+  ),
   pos_codes: v.pipe(choiceList(POS_CODE_VALUES, "Choose place-of-service codes from the list."), v.minLength(1, "Choose at least one place-of-service code.")),
   /** The billing provider of this location's claims (837P 2010AA). Optional here; a claim is refused without them. */
   npi: optionalDigits(NPI_MESSAGE, 10, isValidNpi),
   tax_id: optionalDigits(TAX_ID_MESSAGE, 9),
 });
+
+/** Two live locations may not share a title (decision 017, stop 33): twins in every chooser put people on the wrong one. */
+export const DUPLICATE_LOCATION_TITLE = "A location with this title already exists.";
+
+/** A title as titles are compared: case does not count, nor spaces (at the ends, or several where one would do). */
+export function locationTitleKey(title: string): string {
+  return title.trim().replace(/\s+/g, " ").toLowerCase();
+}
 
 /** Digits only (spaces and dashes typed by people are dropped), exactly `length` of them, then an optional check. */
 function optionalDigits(message: string, length: number, check: (s: string) => boolean = () => true) {

@@ -89,11 +89,15 @@ export function zonedMonthStart(at: Date, timeZone: string, offset = 0): Date {
 }
 
 export function isValidTimeZone(timeZone: string): boolean {
+  return canonicalTimeZone(timeZone) !== null;
+}
+
+/** A time zone as IANA spells it, as Intl resolves it ("america/new_york" → "America/New_York"); null when it is not one. */
+export function canonicalTimeZone(timeZone: string): string | null {
   try {
-    new Intl.DateTimeFormat("en-US", { timeZone });
-    return true;
+    return new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
 }
 

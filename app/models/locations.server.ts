@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gte, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gte, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { locations, userLocations, users } from "~/db/schema";
-import { LOCATION_IN_USE, LocationInput } from "~/domain/locations";
+import { DUPLICATE_LOCATION_TITLE, LOCATION_IN_USE, LocationInput, locationTitleKey } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { locationScope } from "~/domain/permissions";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -100,9 +100,23 @@ function asInput(l: LocationJson): Record<string, unknown> {
   return rest;
 }
 
+/**
+ * Another live location has this title (as `locationTitleKey` compares them). Every live location counts, also the
+ * ones the actor cannot see: the choosers of those who see them all would show the twins. Tens of rows: compared here.
+ */
+async function titleTaken(ctx: ModelContext, title: string, exceptId?: number): Promise<boolean> {
+  const key = locationTitleKey(title);
+  const rows = await ctx.db
+    .select({ title: locations.title })
+    .from(locations)
+    .where(and(isNull(locations.deletedAt), exceptId === undefined ? undefined : ne(locations.id, exceptId)));
+  return rows.some((r) => locationTitleKey(r.title) === key);
+}
+
 export async function createLocation(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<LocationJson>> {
   const parsed = parseWith(LocationInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
+  if (await titleTaken(ctx, parsed.data.title)) return invalid({ title: DUPLICATE_LOCATION_TITLE });
   // One batch (one transaction). A creator who is not all-access joins the new location, or they could
   // not see what they made.
   const joins = locationScope(ctx.actor) !== null;
@@ -125,6 +139,9 @@ export async function updateLocation(ctx: ModelContext, id: number, raw: Record<
   if (namesNoField(raw, LocationInput)) return nothingToChange();
   const parsed = parseChange(LocationInput, raw, opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
+  // Only a changed title is checked, so two twins saved before the rule can still be edited (and one renamed).
+  const retitled = locationTitleKey(parsed.data.title) !== locationTitleKey(current.title);
+  if (retitled && (await titleTaken(ctx, parsed.data.title, id))) return invalid({ title: DUPLICATE_LOCATION_TITLE });
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "location", entityId: id }, () => [
     ctx.db
       .update(locations)

@@ -178,3 +178,50 @@ describe("/api/v2/locations", () => {
     expect((await api("/v2/locations?date_from=2026-02-01&date_to=2026-01-01", { token })).status).toBe(422);
   });
 });
+
+describe("a location's title is unique among live locations; its time zone is stored as IANA spells it (probe 8962 item 4)", () => {
+  const DUPLICATE = "A location with this title already exists.";
+  const title = () => `Miami Clinic ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const admin = async () => apiToken(await createUser({ role: "ADMIN" }));
+  const locationCount = async () => (await db().select().from(locations)).length;
+
+  it.each([
+    ["the same title", (t: string) => t],
+    ["another case with spaces around", (t: string) => ` ${t.toLowerCase()} `],
+    ["spaces inside doubled, a tab, a no-break space", (t: string) => t.toUpperCase().replace(" ", "  ").replace(" ", "\t").replace(" ", "\u00a0")],
+  ])("a create with %s: 422 on title, nothing written", async (_label, variant) => {
+    const token = await admin();
+    const t = title();
+    expect((await api("/v2/locations", { method: "POST", token, body: { ...valid, title: t } })).status).toBe(201);
+    const before = await locationCount();
+    const res = await api("/v2/locations", { method: "POST", token, body: { ...valid, title: variant(t) } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.title).toBe(DUPLICATE);
+    expect(await locationCount()).toBe(before);
+  });
+
+  it("an edit to another location's title is refused; keeping one's own (in another case too) and a deleted location's title are fine", async () => {
+    const token = await admin();
+    const t = title();
+    const first = ((await (await api("/v2/locations", { method: "POST", token, body: { ...valid, title: t } })).json()) as { data: { id: number } }).data;
+    const other = await createLocation();
+    const res = await api(`/v2/locations/${other.id}`, { method: "PATCH", token, body: { title: t.toUpperCase() } });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.title).toBe(DUPLICATE);
+    expect((await db().select().from(locations).where(eq(locations.id, other.id)))[0]!.title).toBe(other.title);
+    expect((await api(`/v2/locations/${first.id}`, { method: "PATCH", token, body: { phone1: "407-555-0199" } })).status).toBe(200);
+    expect((await api(`/v2/locations/${first.id}`, { method: "PATCH", token, body: { title: t.toLowerCase() } })).status).toBe(200);
+    expect((await api(`/v2/locations/${first.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect((await api("/v2/locations", { method: "POST", token, body: { ...valid, title: t } })).status).toBe(201);
+  });
+
+  it("a time zone typed in another case is stored as IANA spells it (create and edit)", async () => {
+    const token = await admin();
+    const created = await api("/v2/locations", { method: "POST", token, body: { ...valid, title: title(), time_zone: "america/new_york" } });
+    expect(created.status).toBe(201);
+    const { id, time_zone } = ((await created.json()) as { data: { id: number; time_zone: string } }).data;
+    expect(time_zone).toBe("America/New_York");
+    expect((await api(`/v2/locations/${id}`, { method: "PATCH", token, body: { time_zone: " AMERICA/LOS_ANGELES " } })).status).toBe(200);
+    expect((await db().select().from(locations).where(eq(locations.id, id)))[0]!.timeZone).toBe("America/Los_Angeles");
+  });
+});

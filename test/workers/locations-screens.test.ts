@@ -236,3 +236,24 @@ describe("another location's pages", () => {
     expect(asManager).toContain(`/location/list/edit/${loc.id}`);
   });
 });
+
+describe("a duplicate title on the location screens (probe 8962 item 4)", () => {
+  it("register and edit answer 422 with the message at the title and the typed values; nothing written", async () => {
+    const taken = await createLocation({ title: `Miami Clinic ${Date.now()}` });
+    const cookie = await manager([]);
+    const before = (await db().select().from(locations)).length;
+    const res = await post("/location/register", { ...valid, title: ` ${taken.title.toLowerCase()} `, city: "Typed City" }, cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain('id="f-title-error"');
+    expect(html).toContain("A location with this title already exists.");
+    expect(html).toContain('value="Typed City"');
+    expect((await db().select().from(locations)).length).toBe(before);
+
+    const mine = await createLocation({ title: `Mine ${Date.now()}` });
+    const edit = await post(`/location/list/edit/${mine.id}`, { ...valid, title: taken.title.toUpperCase(), version: "1" }, await manager([mine.id]));
+    expect(edit.status).toBe(422);
+    expect(await edit.text()).toContain("A location with this title already exists.");
+    expect(await row(mine.id)).toMatchObject({ title: mine.title, version: 1 });
+  });
+});

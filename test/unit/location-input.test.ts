@@ -1,0 +1,36 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { LocationInput, locationTitleKey } from "~/domain/locations";
+import { canonicalTimeZone } from "~/domain/time";
+
+/** A location's title as titles are compared, and its time zone as stored (decision 017, stop 33; probe 8962 item 4). */
+
+describe("locationTitleKey: case and spaces do not count", () => {
+  it.each([
+    ["Miami Clinic", "miami clinic ", true],
+    ["Miami Clinic", "  MIAMI   CLINIC", true],
+    ["Miami Clinic", "Miami\tClinic", true],
+    ["Miami Clinic", "Miami\u00a0Clinic", true],
+    ["Miami Clinic", "MiamiClinic", false],
+    ["Miami Clinic", "Miami Clinic 2", false],
+  ])("%j and %j are the same title: %s", (a, b, same) => {
+    expect(locationTitleKey(a) === locationTitleKey(b)).toBe(same);
+  });
+});
+
+describe("canonicalTimeZone: the IANA spelling, or null", () => {
+  it.each([
+    ["america/new_york", "America/New_York"],
+    ["AMERICA/LOS_ANGELES", "America/Los_Angeles"],
+    ["Europe/Lisbon", "Europe/Lisbon"],
+    ["Mars/Olympus", null],
+    ["", null],
+  ])("%j → %j", (typed, expected) => {
+    expect(canonicalTimeZone(typed)).toBe(expected);
+  });
+
+  it("the location schema stores it so", () => {
+    const parsed = v.parse(LocationInput, { title: "T", time_zone: " pacific/honolulu ", pos_codes: ["11"] });
+    expect(parsed.time_zone).toBe("Pacific/Honolulu");
+  });
+});
