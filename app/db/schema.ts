@@ -71,7 +71,7 @@ export const users = sqliteTable(
     deletedAt: text("deleted_at"),
     ...timestamps,
   },
-  // One live account per email: a deleted employee's address is free again (migration 0032, decision 015 stop 33).
+  // One live account per email: a deleted employee's address is free again (migration 0033, decision 015 stop 33).
   (t) => [uniqueIndex("users_email_unique").on(t.email).where(sql`${t.deletedAt} is null`), index("users_location_idx").on(t.locationId)],
 );
 
@@ -133,7 +133,7 @@ export const parents = sqliteTable(
     ...timestamps,
   },
   (t) => [
-    // One live parent per email: a deleted parent's address is free again (migration 0032).
+    // One live parent per email: a deleted parent's address is free again (migration 0033).
     uniqueIndex("parents_email_unique").on(t.email).where(sql`${t.deletedAt} is null`),
     index("parents_location_idx").on(t.locationId),
     // The parents list's order (name, surname, id): a page is read in order instead of sorting every parent.
