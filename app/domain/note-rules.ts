@@ -45,6 +45,9 @@ export const NOTE_MESSAGES = {
   countersignDate: (sessionDate: string, today: string) => `Countersign on a date from the session date (${sessionDate}) to today (${today}).`,
   signDate: (sessionDate: string, today: string) => `Sign on a date from the session date (${sessionDate}) to today (${today}).`,
   signName: "Type the provider's name to sign: a date or a drawing alone does not sign the note.",
+  /** An amendment of a note that stays signed keeps both halves of its signature (amendedSignatureRefusal). */
+  signedKeepsName: "This note is signed: an amendment can correct the provider's typed name but not remove it.",
+  signedKeepsDate: "This note is signed: an amendment can correct the date signed but not remove it.",
   otherName: "Name this behavior, or clear its numbers.",
   onClaim: (claim: string) => `This note is on claim ${claim}: what the claim billed (date, times, CPT, modifiers, place of service, PA service, provider) stays, and the note cannot be deleted. Reject (void) that claim first.`,
   /** A billed note keeps what it billed (BILLED_NOTE_FIELDS) and is not deleted; its billing row unticks it (decision 034, stop 30). */
@@ -778,6 +781,23 @@ export function halfSignatureRefusal(input: Pick<NoteInput, "provider_name" | "p
 
 /** The provider's signature fields of a note. */
 export type ProviderSignature = Pick<NoteInput, "provider_name" | "provider_signed_on" | "provider_signature">;
+
+/**
+ * An amendment of a note that stays signed (same provider; decision 023, stop 33): it may correct the typed name
+ * or the date but not remove one the note has, and a changed date — or a changed session date — is held to the
+ * sign-date rule, so a stored date always has passed it.
+ */
+export function amendedSignatureRefusal(
+  input: Pick<NoteInput, "provider_name" | "provider_signed_on" | "session_date">,
+  stored: Pick<NoteInput, "provider_name" | "provider_signed_on" | "session_date">,
+  today: string,
+): Record<string, string> | null {
+  if (!hasVisibleText(input.provider_name) && hasVisibleText(stored.provider_name)) return { provider_name: NOTE_MESSAGES.signedKeepsName };
+  if (!input.provider_signed_on) return stored.provider_signed_on ? { provider_signed_on: NOTE_MESSAGES.signedKeepsDate } : null;
+  if (input.provider_signed_on === stored.provider_signed_on && input.session_date === stored.session_date) return null;
+  const date = signDateRefusal("provider", input.provider_signed_on, input.session_date, today);
+  return date ? { provider_signed_on: date } : null;
+}
 
 /**
  * An edit that changes a note's provider keeps none of the previous provider's signature (decision 023, probe 8922

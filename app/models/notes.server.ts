@@ -10,6 +10,7 @@ import {
   sessionEndRefusal,
   signDateRefusal,
   halfSignatureRefusal,
+  amendedSignatureRefusal,
   BILLED_NOTE_FIELDS,
   claimedNoteChanges,
   writesSupervisorSignature,
@@ -1304,7 +1305,15 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   }
   // Fields a body leaves out that it could not change anyway stay as they are: the supervisor's signature (only
   // the countersignature writes it) and, for a user without manage_notes, the modifiers and the note's own price.
-  const kept: (keyof NoteJson)[] = ["supervisor_name", "supervisor_signed_on", "supervisor_signature", ...(manages(ctx) ? [] : (["md", "md2", "md3", "unit_price_cents"] as const))];
+  // A signed note stays signed, so a PUT that leaves out its provider's signature keeps it (stop 33); removing a
+  // part of it is refused below (amendedSignatureRefusal).
+  const kept: (keyof NoteJson)[] = [
+    "supervisor_name",
+    "supervisor_signed_on",
+    "supervisor_signature",
+    ...(current.signed_at ? (["provider_name", "provider_signed_on", "provider_signature"] as const) : []),
+    ...(manages(ctx) ? [] : (["md", "md2", "md3", "unit_price_cents"] as const)),
+  ];
   for (const k of kept) if (raw[k] === undefined) base[k] = current[k];
   // A body naming the price in dollars names it alone: the stored cents merged above are not a second price.
   if (raw.unit_price !== undefined) base.unit_price_cents = raw.unit_price_cents;
@@ -1367,10 +1376,10 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   const newProvider = input.provider_id !== current.provider_id;
   const signing = newProvider ? withoutPreviousSignature(input, current) : input;
   const keptSignedAt = newProvider ? null : current.signed_at;
-  // Signing now: the date from the session date to today. (A signed note keeps its signature: an amendment.)
-  // A signed note stays signed: an amendment keeps a typed name that prints beside its date (probe 8895, stop 25).
-  const halfSigned = halfSignatureRefusal(keptSignedAt ? { ...signing, provider_signed_on: signing.provider_signed_on || current.provider_signed_on || keptSignedAt.slice(0, 10) } : signing);
-  if (halfSigned) return invalid(halfSigned);
+  // A signed note stays signed: an amendment may correct its name or date but not remove either, and a changed
+  // date passes the date rule (stop 33). Signing now: a name with a date, from the session date to today.
+  const signRefusal = keptSignedAt ? amendedSignatureRefusal(signing, current, today) : halfSignatureRefusal(signing);
+  if (signRefusal) return invalid(signRefusal);
   const signDate = !keptSignedAt && isSigning(signing) ? signDateRefusal("provider", signing.provider_signed_on!, signing.session_date, today) : null;
   if (signDate) return invalid({ provider_signed_on: signDate });
   const signedAt = keptSignedAt ?? (isSigning(signing) ? ctx.now().toISOString() : null);

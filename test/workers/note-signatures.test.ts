@@ -80,7 +80,7 @@ describe("the supervisor's signature is the supervisor's", () => {
     const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT", provider_signed_on: day(-1) }))).json.data;
     const blank = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { provider_name: name, amendment_reason: "remove name", version: n.version });
     expect(blank.status).toBe(422);
-    expect(blank.json.errors).toEqual({ provider_name: NOTE_MESSAGES.signName });
+    expect(blank.json.errors).toEqual({ provider_name: NOTE_MESSAGES.signedKeepsName });
     expect(await rowOf(n.id)).toMatchObject({ version: n.version, providerName: "Robin RBT" });
   });
 
@@ -121,6 +121,85 @@ describe("the provider's signature date", () => {
     const signed = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { provider_name: "Robin RBT", provider_signed_on: day(0), version: n.version });
     expect(signed.status).toBe(200);
     expect(signed.json.data.signed_at).toBeTruthy();
+  });
+});
+
+describe("an amendment of a signed note keeps a signature that passes the date rule (probe 8964 §1, §5)", () => {
+  const png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  /** A note of the session two days ago, signed that day with a drawing. */
+  async function signed() {
+    const s = await scene();
+    const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ session_date: day(-2), provider_name: "Robin RBT", provider_signed_on: day(-2), provider_signature: png }))).json.data;
+    return { ...s, n, body: (over: Record<string, unknown> = {}) => s.body({ session_date: day(-2), ...over }) };
+  }
+  type Signed = Awaited<ReturnType<typeof signed>>;
+  const dateRule = (session = day(-2)) => ({ provider_signed_on: NOTE_MESSAGES.signDate(session, today()) });
+  const reason = { amendment_reason: "Correcting the record" };
+
+  it.each<[string, "PATCH" | "PUT", string, (x: Signed) => Record<string, unknown>, Record<string, string> | null, Partial<typeof notes.$inferSelect>]>([
+    ["a date years back", "PATCH", "/v2/notes-rbt/ID", () => ({ provider_signed_on: "2019-01-01" }), dateRule(), {}],
+    ["a date before the session", "PATCH", "/v2/notes-rbt/ID", () => ({ provider_signed_on: day(-3) }), dateRule(), {}],
+    ["a date in the future", "PATCH", "/v2/notes-rbt/ID", () => ({ provider_signed_on: day(1) }), dateRule(), {}],
+    ["a future date in a v1 PUT", "PUT", "/note_rbt/update/ID", (x) => x.body({ provider_name: "Robin RBT", provider_signed_on: day(1) }), dateRule(), {}],
+    ["no date (null)", "PATCH", "/v2/notes-rbt/ID", () => ({ provider_signed_on: null }), { provider_signed_on: NOTE_MESSAGES.signedKeepsDate }, {}],
+    ["no date (blank)", "PATCH", "/v2/notes-rbt/ID", () => ({ provider_signed_on: "" }), { provider_signed_on: NOTE_MESSAGES.signedKeepsDate }, {}],
+    ["a PUT with the name and a null date", "PUT", "/v2/notes-rbt/ID", (x) => x.body({ provider_name: "Robin RBT", provider_signed_on: null }), { provider_signed_on: NOTE_MESSAGES.signedKeepsDate }, {}],
+    ["a PUT with a blank name", "PUT", "/v2/notes-rbt/ID", (x) => x.body({ provider_name: " ", provider_signed_on: day(-2) }), { provider_name: NOTE_MESSAGES.signedKeepsName }, {}],
+    ["a session moved after the date signed", "PATCH", "/v2/notes-rbt/ID", () => ({ session_date: day(-1) }), dateRule(day(-1)), {}],
+    ["a valid new date", "PATCH", "/v2/notes-rbt/ID", () => ({ provider_signed_on: day(0) }), null, { providerSignedOn: day(0) }],
+    ["the date unchanged", "PATCH", "/v2/notes-rbt/ID", () => ({ provider_signed_on: day(-2), time_out: "10:15" }), null, { providerSignedOn: day(-2), minutes: 75 }],
+    ["a v2 PUT that leaves the signature out", "PUT", "/v2/notes-rbt/ID", (x) => x.body({ time_out: "10:15" }), null, { providerName: "Robin RBT", providerSignedOn: day(-2), providerSignature: png, minutes: 75 }],
+    ["a v2 PUT with the name but no date", "PUT", "/v2/notes-rbt/ID", (x) => x.body({ provider_name: "Robin R. RBT", time_out: "10:15" }), null, { providerName: "Robin R. RBT", providerSignedOn: day(-2) }],
+    ["a v1 PUT that leaves the signature out", "PUT", "/note_rbt/update/ID", (x) => x.body({ time_out: "10:15" }), null, { providerName: "Robin RBT", providerSignedOn: day(-2), minutes: 75 }],
+  ])("%s (%s %s)", async (_, method, path, bodyOf, errors, stored) => {
+    const x = await signed();
+    const res = await call(x.rbt.token, method, path.replace("ID", String(x.n.id)), { ...bodyOf(x), ...reason, version: x.n.version });
+    const row = await rowOf(x.n.id);
+    if (errors) {
+      expect(res.status, JSON.stringify(res.json)).toBe(422);
+      expect(res.json.errors).toEqual(errors);
+      expect(row).toMatchObject({ version: x.n.version, providerName: "Robin RBT", providerSignedOn: day(-2), sessionDate: day(-2) });
+    } else {
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      expect(row).toMatchObject({ version: x.n.version + 1, signedAt: x.n.signed_at, ...stored });
+    }
+  });
+
+  it("screen: 'Save amendment' with a date signed years back, or cleared, shows the message beside the date and saves nothing", async () => {
+    const x = await signed();
+    const cookie = await signInCookie(managerUser);
+    for (const [date, message] of [
+      ["2020-02-02", NOTE_MESSAGES.signDate(day(-2), today())],
+      ["", NOTE_MESSAGES.signedKeepsDate],
+    ] as const) {
+      const res = await form(
+        `/note-rbt/edit/${x.n.id}`,
+        {
+          intent: "amend",
+          type: "rbt",
+          patient_id: String(x.patient.id),
+          provider_id: String(x.rbt.id),
+          supervisor_id: String(supervisor.id),
+          session_date: day(-2),
+          cpt_code: "97153",
+          pa_service_id: String(x.n.pa_service_id),
+          pos: "12",
+          time_in: "09:00",
+          time_out: "10:00",
+          provider_name: "Robin RBT",
+          provider_signed_on: date,
+          provider_signature: png,
+          version: String(x.n.version),
+          amendment_reason: "Date corrected",
+        },
+        cookie,
+      );
+      expect(res.status).toBe(422);
+      const html = await res.text();
+      expect(html).toContain(message.replace(/'/g, "&#x27;"));
+      expect(html).toContain("Date corrected");
+      expect(await rowOf(x.n.id)).toMatchObject({ version: x.n.version, providerSignedOn: day(-2) });
+    }
   });
 });
 
