@@ -779,6 +779,28 @@ export function halfSignatureRefusal(input: Pick<NoteInput, "provider_name" | "p
   return input.provider_signed_on || input.provider_signature ? { provider_name: NOTE_MESSAGES.signName } : null;
 }
 
+/**
+ * Whether an edit leaves the note as it is: each field of the stored note equal in the edit (blank, empty list and
+ * none alike; lists in order, an object's keys in any order), the supervisor's signature aside (only the countersignature writes
+ * it). An amendment that changes nothing is refused as an empty PATCH is (probe 8964 §3): it would only have added a
+ * version and cleared the countersignature.
+ */
+export function changesNothing(input: NoteInput, stored: NoteInput): boolean {
+  const norm = (x: unknown): unknown => {
+    if (x === undefined || x === null || x === "") return null;
+    if (Array.isArray(x)) return x.length ? x.map(norm) : null;
+    if (!isPlainObject(x)) return x;
+    return Object.fromEntries(
+      Object.keys(x)
+        .sort()
+        .map((k) => [k, norm(x[k])])
+        .filter(([, value]) => value !== null),
+    );
+  };
+  const compared = (n: NoteInput) => Object.keys(stored).filter((k) => !k.startsWith("supervisor_") || k === "supervisor_id").map((k) => norm(n[k as keyof NoteInput]));
+  return JSON.stringify(compared(input)) === JSON.stringify(compared(stored));
+}
+
 /** The provider's signature fields of a note. */
 export type ProviderSignature = Pick<NoteInput, "provider_name" | "provider_signed_on" | "provider_signature">;
 

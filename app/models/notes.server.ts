@@ -11,6 +11,7 @@ import {
   signDateRefusal,
   halfSignatureRefusal,
   amendedSignatureRefusal,
+  changesNothing,
   BILLED_NOTE_FIELDS,
   claimedNoteChanges,
   writesSupervisorSignature,
@@ -1328,6 +1329,7 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
     reason = r.data;
   }
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
+  if (reason !== null && changesNothing(input, noteAsInput(current))) return nothingToChange();
   // On a claim that is not rejected, what the claim billed stays (the write's WHERE holds it against a claim built meanwhile).
   const claimed = claimedNoteChanges(input, current);
   if (claimed.length && found.liveClaim) return invalid({ [claimed[0]!]: NOTE_MESSAGES.onClaim(found.liveClaim) });

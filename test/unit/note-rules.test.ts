@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import {
+  amendedSignatureRefusal,
   canSupervise,
+  changesNothing,
   supervisorRefusal,
   checkSessionDate,
   continuesAtMidnight,
@@ -27,7 +29,7 @@ import {
   type Interval,
   type Surroundings,
 } from "~/domain/note-rules";
-import { NOTE_LIMITS, typedMinutes, unitsForMinutes } from "~/domain/notes";
+import { NOTE_LIMITS, typedMinutes, unitsForMinutes, type NoteInput } from "~/domain/notes";
 import { parseWith } from "~/domain/validation";
 
 const DAY = 20_000; // any day number
@@ -431,5 +433,75 @@ describe("a new provider does not inherit the previous provider's signature (dec
     const out = withoutPreviousSignature({ provider_id: 13, ...none, ...input } as never, current);
     expect(out).toMatchObject({ provider_id: 13, ...expected });
     expect(isSigning(out)).toBe(expected.provider_name !== "" && !!expected.provider_signed_on);
+  });
+});
+
+describe("an amendment of a note that stays signed (probe 8964 §1)", () => {
+  const stored: { provider_name: string; provider_signed_on: string | null; session_date: string } = { provider_name: "Jasmine Carter", provider_signed_on: "2026-11-26", session_date: "2026-11-25" };
+  const today = "2026-11-27";
+  it.each<[string, Partial<typeof stored>, Record<string, string> | null]>([
+    ["unchanged", {}, null],
+    ["a corrected name", { provider_name: "Jasmine R. Carter" }, null],
+    ["a date within the rule", { provider_signed_on: "2026-11-27" }, null],
+    ["the session day", { provider_signed_on: "2026-11-25" }, null],
+    ["2019", { provider_signed_on: "2019-01-01" }, { provider_signed_on: NOTE_MESSAGES.signDate("2026-11-25", today) }],
+    ["before the session", { provider_signed_on: "2026-11-24" }, { provider_signed_on: NOTE_MESSAGES.signDate("2026-11-25", today) }],
+    ["the future", { provider_signed_on: "2031-01-01" }, { provider_signed_on: NOTE_MESSAGES.signDate("2026-11-25", today) }],
+    ["no date", { provider_signed_on: null }, { provider_signed_on: NOTE_MESSAGES.signedKeepsDate }],
+    ["a blank name", { provider_name: " " }, { provider_name: NOTE_MESSAGES.signedKeepsName }],
+    ["the session moved after the date", { session_date: "2026-11-27" }, { provider_signed_on: NOTE_MESSAGES.signDate("2026-11-27", today) }],
+    ["the session moved earlier", { session_date: "2026-11-20" }, null],
+  ])("%s", (_, change, refusal) => {
+    expect(amendedSignatureRefusal({ ...stored, ...change }, stored, today)).toEqual(refusal);
+  });
+
+  it("a stored pair is never refused for what the amendment left as it was (a date stored before this rule, none at all)", () => {
+    for (const old of [{ ...stored, provider_signed_on: "2019-01-01" }, { ...stored, provider_signed_on: null }]) expect(amendedSignatureRefusal(old, old, today)).toBeNull();
+  });
+});
+
+describe("an edit that changes nothing (probe 8964 §3)", () => {
+  const stored = {
+    type: "rbt",
+    patient_id: 13,
+    provider_id: 8,
+    supervisor_id: 6,
+    bip_id: null,
+    pa_service_id: 25,
+    cpt_code: "97153",
+    subtype: null,
+    diagnosis_code: "",
+    pos: "12",
+    is_telehealth: false,
+    session_date: "2026-11-25",
+    time_in: "15:00",
+    time_out: "16:00",
+    time_in2: null,
+    time_out2: null,
+    md: null,
+    md2: null,
+    md3: null,
+    provider_name: "Jasmine Carter",
+    provider_signature: null,
+    provider_signed_on: "2026-11-26",
+    supervisor_name: "Sam Supervisor",
+    supervisor_signature: null,
+    supervisor_signed_on: "2026-11-27",
+    unit_price_cents: null,
+    content: { client_appeared: "Calm", interventions: ["Prompting"], maladaptives: [{ plan_id: 4, name: "Hitting", frequency: 2 }], summary_note: "" },
+  } as unknown as NoteInput;
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ["the same note", {}, true],
+    ["blank for none, an empty list for none, content keys in another order", { diagnosis_code: null, time_in2: "", content: { summary_note: null, maladaptives: [{ frequency: 2, name: "Hitting", plan_id: 4 }], interventions: ["Prompting"], client_appeared: "Calm", replacements: [] } }, true],
+    ["the supervisor's signature cleared (only the countersignature writes it)", { supervisor_name: "", supervisor_signed_on: null }, true],
+    ["a time", { time_out: "16:15" }, false],
+    ["the supervisor", { supervisor_id: 7 }, false],
+    ["a content text", { content: { ...(stored.content as object), client_appeared: "Tired" } }, false],
+    ["a list emptied", { content: { ...(stored.content as object), interventions: [] } }, false],
+    ["a count", { content: { ...(stored.content as object), maladaptives: [{ plan_id: 4, name: "Hitting", frequency: 3 }] } }, false],
+    ["the date signed", { provider_signed_on: "2026-11-27" }, false],
+    ["the summary", { content: { ...(stored.content as object), summary_note: "Met with client." } }, false],
+  ])("%s → changes nothing: %s", (_, change, same) => {
+    expect(changesNothing({ ...stored, ...change } as NoteInput, stored)).toBe(same);
   });
 });

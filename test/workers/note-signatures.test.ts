@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { notes, paServices } from "~/db/schema";
 import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
+import { NOTHING_TO_CHANGE } from "~/models/results";
 import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
@@ -97,6 +98,68 @@ describe("the supervisor's signature is the supervisor's", () => {
     expect(shown.json.data.history[0].note).toMatchObject({ supervisor_name: "Sam Supervisor", supervisor_signed_on: day(0) });
   });
 });
+
+describe("an amendment that changes nothing (probe 8964 §3)", () => {
+  /** A note signed by its RBT and countersigned by its supervisor. */
+  async function countersigned() {
+    const s = await scene();
+    const n = (await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT", provider_signed_on: day(-1), content: { client_appeared: "Calm", interventions: ["Prompting"] } }))).json.data;
+    await db().update(notes).set({ supervisorName: "Sam Supervisor", supervisorSignedOn: day(0) }).where(eq(notes.id, n.id));
+    return { ...s, n };
+  }
+  type Countersigned = Awaited<ReturnType<typeof countersigned>>;
+  const whole = (x: Countersigned) => x.body({ provider_name: "Robin RBT", provider_signed_on: day(-1), content: { client_appeared: "Calm", interventions: ["Prompting"] } });
+
+  it.each<[string, "PATCH" | "PUT", string, (x: Countersigned) => Record<string, unknown>]>([
+    ["a PATCH that repeats a stored value", "PATCH", "/v2/notes-rbt/ID", () => ({ time_in: "09:00" })],
+    ["a PATCH that repeats the content", "PATCH", "/v2/notes-rbt/ID", () => ({ content: { client_appeared: "Calm" } })],
+    ["a v2 PUT of the note as stored", "PUT", "/v2/notes-rbt/ID", whole],
+    ["a v1 PUT of the note as stored, the signature left out", "PUT", "/note_rbt/update/ID", (x) => x.body({ content: { interventions: ["Prompting"], client_appeared: "Calm" } })],
+  ])("%s is refused as an empty PATCH is; the version and the countersignature stay", async (_, method, path, bodyOf) => {
+    const x = await countersigned();
+    const res = await call(x.rbt.token, method, path.replace("ID", String(x.n.id)), { ...bodyOf(x), amendment_reason: "no change", version: x.n.version });
+    expect(res.status, JSON.stringify(res.json)).toBe(422);
+    expect(res.json.errors).toEqual({ form: NOTHING_TO_CHANGE });
+    expect(await rowOf(x.n.id)).toMatchObject({ version: x.n.version, supervisorName: "Sam Supervisor", supervisorSignedOn: day(0) });
+    // One real change is an amendment as before.
+    const real = await call(x.rbt.token, method, path.replace("ID", String(x.n.id)), { ...bodyOf(x), time_out: "10:15", amendment_reason: "Ran longer", version: x.n.version });
+    expect(real.status, JSON.stringify(real.json)).toBe(200);
+    expect(await rowOf(x.n.id)).toMatchObject({ version: x.n.version + 1, minutes: 75, supervisorName: "" });
+  });
+
+  it("screen: 'Save amendment' with only a reason shows the message, keeps the reason and writes no version", async () => {
+    const x = await countersigned();
+    const cookie = await signInCookie(managerUser);
+    // The amend form as loaded (JavaScript off), posted with only a reason typed.
+    const page = await (await request(`/note-rbt/edit/${x.n.id}`, { cookie })).text();
+    const fields = noteFormFields(page, `/note-rbt/edit/${x.n.id}`);
+    expect(fields.get("provider_signed_on")).toBe(day(-1));
+    fields.set("intent", "amend");
+    fields.set("amendment_reason", "only looked, saved");
+    const res = await request(`/note-rbt/edit/${x.n.id}`, { method: "POST", body: fields, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const shown = await res.text();
+    expect(res.status, shown.slice(0, 300)).toBe(422);
+    expect(shown).toContain(NOTHING_TO_CHANGE);
+    expect(shown).toContain("only looked, saved");
+    expect(await rowOf(x.n.id)).toMatchObject({ version: x.n.version, supervisorName: "Sam Supervisor" });
+  });
+});
+
+/** What the browser posts from a page's form (its action): inputs, checked boxes, textareas and selected options. */
+function noteFormFields(html: string, action: string): URLSearchParams {
+  const start = html.indexOf(`<form method="post" action="${action}"`);
+  const f = html.slice(start, html.indexOf("</form>", start));
+  const text = (x: string) => x.replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  const out = new URLSearchParams();
+  for (const [tag] of f.matchAll(/<input\b[^>]*>/g)) {
+    const name = /name="([^"]+)"/.exec(tag)?.[1];
+    if (!name || /type="submit"/.test(tag) || (/type="(checkbox|radio)"/.test(tag) && !/\bchecked\b/.test(tag))) continue;
+    out.append(name, text(/value="([^"]*)"/.exec(tag)?.[1] ?? "on"));
+  }
+  for (const m of f.matchAll(/<textarea\b[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/textarea>/g)) out.append(m[1]!, text(m[2]!));
+  for (const m of f.matchAll(/<select\b[^>]*name="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g)) out.append(m[1]!, text(/<option[^>]*value="([^"]*)"[^>]*selected/.exec(m[2]!)?.[1] ?? ""));
+  return out;
+}
 
 describe("the provider's signature date", () => {
   it.each([
