@@ -424,13 +424,16 @@ export interface Redactions {
 
 const ROLE_OR_COMMON = /^(mother|mom|mum|father|dad|parent|parents|caregiver|caregivers|guardian|grandmother|grandfather|grandparent|sibling|brother|sister|teacher|aide|rbt|bcba|bcaba|client|the|and|with|present|none|n\/a|na)$/i;
 
-function identifyingStrings(body: Body, participants: string): Redactions {
+function identifyingStrings(body: Body, participants: string, known: Redactions): Redactions {
   const client = new Set<string>();
   const other = new Set<string>();
   const addName = (set: Set<string>, full: string) => {
     set.add(full);
     for (const part of full.split(/[\s,()]+/)) if (part.length >= 2 && /^[\p{L}'-]+$/u.test(part) && !ROLE_OR_COMMON.test(part)) set.add(part);
   };
+  // The names the server looked up (the client named by `patient_id` and their parents), whatever the body carries.
+  for (const name of known.client) if (name.trim().length >= 2) addName(client, name.trim());
+  for (const name of known.other) if (name.trim().length >= 2) addName(other, name.trim());
   const visit = (obj: Record<string, unknown>, ofClient: boolean) => {
     for (const [key, value] of Object.entries(obj)) {
       if (typeof value !== "string" || /^(type|subtype|cpt_code|pos|diagnosis_code)$/.test(key)) continue;
@@ -509,10 +512,13 @@ const SERVICES: Readonly<Record<string, string>> = {
   "97156": "family adaptive behavior treatment guidance",
 };
 
-/** The facts of a note for a summary: the one place that decides what leaves the note (decision 026). */
-export function noteFacts(body: Body): NoteFacts {
+/**
+ * The facts of a note for a summary: the one place that decides what leaves the note (decision 026). `known`: names
+ * the server knows beside the body's (the client's → "the client", others cut), which the note form never carries.
+ */
+export function noteFacts(body: Body, known: Redactions = { client: [], other: [] }): NoteFacts {
   const c = contentOf(body);
-  const redact = identifyingStrings(body, text(c.participants));
+  const redact = identifyingStrings(body, text(c.participants), known);
   const scrub = (v: unknown, max?: number) => scrubFreeText(text(v), redact, max);
   const scrubList = (v: unknown) => textList(v).map((s) => scrub(s, 120)).filter(Boolean).slice(0, 12);
   const cpt = text(body.cpt_code);
@@ -745,7 +751,7 @@ function factLines(f: NoteFacts): string[] {
 }
 
 /** The prompt for a remote provider: the same rules as the built-in narrative, from the same de-identified facts. */
-export function summaryPrompt(body: Body): SummaryPrompt {
-  const facts = noteFacts(body);
+export function summaryPrompt(body: Body, known?: Redactions): SummaryPrompt {
+  const facts = noteFacts(body, known);
   return { system: SYSTEM_PROMPT, user: `Session facts:\n${factLines(facts).join("\n")}`, facts };
 }

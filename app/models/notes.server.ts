@@ -3,7 +3,7 @@ import { and, asc, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL
 import { alias } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf, type Db } from "~/db/client.server";
-import { bips, insurances, listVersions, locations, noteCounts, notes, noteVersions, paServices, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
+import { bips, insurances, listVersions, locations, noteCounts, notes, noteVersions, paServices, parents, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
 import {
   AmendmentReason,
   checkSessionDate,
@@ -48,7 +48,8 @@ import { posCodesOf } from "~/domain/locations";
 import type { StaffGone } from "~/domain/patients";
 import { countLimit, offset, paged, pagedAtLeast, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
-import { fieldErrors, isPlainObject, namesNoField, parseWith, safeParseChange, safeParsePlain } from "~/domain/validation";
+import { fieldErrors, isPlainObject, namesNoField, parseWith, pathId, safeParseChange, safeParsePlain } from "~/domain/validation";
+import type { Redactions } from "~/domain/note-summary";
 import { isProductDate } from "~/domain/weeks";
 import { sha256Hex } from "~/services/crypto.server";
 import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
@@ -1851,4 +1852,37 @@ export async function storeReplacements(ctx: ModelContext, raw: Record<string, u
   const ref = parseWith(StoreReplacements, { note_id: raw.note_id ?? "", replacements: raw.replacements ?? null });
   if (!ref.ok) return invalid(ref.errors);
   return updateNote(ctx, "rbt", ref.data.note_id, { content: { replacements: ref.data.replacements } }, { partial: true, version: opts.version, amendmentReason: typeof raw.amendment_reason === "string" ? raw.amendment_reason : null });
+}
+
+/* ------------------------------------------------------------------ AI summary */
+
+/**
+ * Before a note's AI summary is asked for (decision 026, stop 33): the client the body names (`patient_id`; the note
+ * forms carry no name), found as their notes are (clientFound) — null when not found or malformed (404, nothing sent)
+ * — with the names the summary must not repeat: the client's first and last name (→ "the client") and their parents'
+ * (the parent account's and the details' parent name).
+ */
+export async function noteSummaryDisclosure(ctx: ModelContext, note: Record<string, unknown>, _provider: string, _noteId: number | null = null): Promise<Redactions | null> {
+  const raw = note.patient_id;
+  const named = raw !== undefined && raw !== null && raw !== "";
+  const patientId = named ? pathId(String(raw).trim()) : null;
+  if (named && patientId === null) return null;
+  if (patientId === null) return { client: [], other: [] };
+  const [p] = await ctx.db
+    .select({
+      firstName: patients.firstName,
+      lastName: patients.lastName,
+      parentName: sql<string | null>`json_extract(${patients.details}, '$.parent_name')`,
+      accountName: parents.name,
+      accountSurname: parents.surname,
+    })
+    .from(patients)
+    .leftJoin(parents, eq(parents.id, patients.parentId))
+    .where(clientFound(ctx, patientId));
+  if (!p) return null;
+  const account = [p.accountName ?? "", p.accountSurname ?? ""].join(" ").trim();
+  return {
+    client: [`${p.firstName} ${p.lastName}`, p.firstName, p.lastName],
+    other: [account, typeof p.parentName === "string" ? p.parentName : ""].filter((x) => x.trim()),
+  };
 }

@@ -1,11 +1,13 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { noteSummaryDisclosure } from "~/models/notes.server";
 import { requirePermission } from "~/services/guard.server";
 import { summarizeNoteForm } from "~/services/ai-summary.server";
+import { modelContextFor } from "~/services/forms.server";
 
 /**
  * The note forms' AI summary with JavaScript (app/client/note-summary.ts; docs/decisions/026): the note FORM's
  * fields (`noteFormToBody`) in, JSON out like the API — `{ summary }`, 422 `{ message, missing, errors }` or (a field beyond
- * a note's bounds) `{ message, errors }`, 502/504 `{ message }`. Screen session (cookie); the Worker refuses
+ * a note's bounds) `{ message, errors }`, 404 (a client not the actor's), 502/504 `{ message }`. Screen session (cookie); the Worker refuses
  * cross-site posts before Remix (workers/app.ts).
  * Without JavaScript the note form's own action answers the same submit (intent=generate-summary).
  */
@@ -19,7 +21,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  await requirePermission(request, context, "view_notes");
+  const { actor } = await requirePermission(request, context, "view_notes");
   // A body that is not a form never gets here: the Worker answers it 415 (asFormChange in workers/form-bodies.ts).
   let form: FormData;
   try {
@@ -27,7 +29,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   } catch {
     return json({ message: "The note form could not be read." }, 400);
   }
-  const result = await summarizeNoteForm(context.app.env, form);
+  // The form carries the client's id, not their name: the server looks it up to scrub it, and audits the request.
+  const ctx = modelContextFor(context, actor);
+  const result = await summarizeNoteForm(context.app.env, form, { disclose: (note, provider) => noteSummaryDisclosure(ctx, note, provider) });
   if (result.ok) return json({ summary: result.summary, provider: result.provider });
   if (result.status === 422) return json({ message: result.message, ...("missing" in result ? { missing: result.missing, errors: result.errors } : { errors: result.errors }) }, 422);
   return json({ message: result.message }, result.status);

@@ -8,7 +8,7 @@
  * CPT codes. A provider that does not answer within `AI_TIMEOUT_MS` (default 20 s) is cut off. The log gets the
  * provider's name, the outcome and the duration, never the note or the summary.
  */
-import { AI_SUMMARY_ERROR, MISSING_FIELDS_TITLE, narrative, summaryNoteType, summaryPrecheck, summaryPrecheckErrors, summaryPrompt, type SummaryPrompt } from "~/domain/note-summary";
+import { AI_SUMMARY_ERROR, MISSING_FIELDS_TITLE, narrative, summaryNoteType, summaryPrecheck, summaryPrecheckErrors, summaryPrompt, type Redactions, type SummaryPrompt } from "~/domain/note-summary";
 import { noteFormToBody } from "~/domain/note-form";
 import { summaryBoundsErrors } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
@@ -140,7 +140,9 @@ export type SummaryResult =
   | { ok: false; status: 422; title: typeof MISSING_FIELDS_TITLE; message: typeof MISSING_FIELDS_TITLE; missing: string[]; errors: Record<string, string> }
   /** A field beyond a note's bounds (a save's message, keyed like a save's errors). */
   | { ok: false; status: 422; message: string; errors: Record<string, string> }
-  | { ok: false; status: 502 | 504; message: string };
+  | { ok: false; status: 502 | 504; message: string }
+  /** `disclose` found no such client in the actor's scope. */
+  | { ok: false; status: 404; message: string };
 
 export interface SummaryOptions {
   /** The note type the caller's path decides (`/note_rbt/…`); else the body's. */
@@ -148,12 +150,18 @@ export interface SummaryOptions {
   provider?: SummaryProvider;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /**
+   * Once the body passed its checks, before the provider is asked (decision 026, stop 33): the names the server
+   * knows for the note's client, read in the actor's scope with the disclosure's audit row (`noteSummaryDisclosure`
+   * in app/models/notes.server.ts); null when that client is not found (404, nothing sent).
+   */
+  disclose?: (note: Record<string, unknown>, provider: SummaryProviderName) => Promise<Redactions | null>;
 }
 
 /**
  * The one entry point: a note's bounds first (422 with the field errors, as a save), the pre-check on the server
- * (422 with the missing fields), then the configured provider within the time limit (504 when cut off, 502 when it
- * fails).
+ * (422 with the missing fields), the client's names and the audit row (`disclose`; 404), then the configured
+ * provider within the time limit (504 when cut off, 502 when it fails).
  */
 export async function generateNoteSummary(env: AiEnv, body: Record<string, unknown>, opts: SummaryOptions = {}): Promise<SummaryResult> {
   const note = opts.type ? { ...body, type: opts.type } : body;
@@ -163,6 +171,8 @@ export async function generateNoteSummary(env: AiEnv, body: Record<string, unkno
   if (missing.length) return { ok: false, status: 422, title: MISSING_FIELDS_TITLE, message: MISSING_FIELDS_TITLE, missing, errors: summaryPrecheckErrors(note) };
 
   const provider = opts.provider ?? summaryProviderFor(env, opts.fetch);
+  const known = opts.disclose ? await opts.disclose(note, provider.name) : undefined;
+  if (known === null) return { ok: false, status: 404, message: "Client not found." };
   const timeoutMs = opts.timeoutMs ?? summaryTimeoutMs(env);
   const controller = new AbortController();
   const started = Date.now();
@@ -176,7 +186,7 @@ export async function generateNoteSummary(env: AiEnv, body: Record<string, unkno
   const log = (outcome: string) => console.log(`[ai-summary] provider=${provider.name} outcome=${outcome} ms=${Date.now() - started}`);
   try {
     // The race also cuts off a provider that ignores the signal.
-    const summary = await Promise.race([provider.summarize(summaryPrompt(note), controller.signal), timedOut]);
+    const summary = await Promise.race([provider.summarize(summaryPrompt(note, known), controller.signal), timedOut]);
     log("ok");
     return { ok: true, summary, provider: provider.name };
   } catch (e) {

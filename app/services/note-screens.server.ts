@@ -13,7 +13,7 @@ import { parseWith, pathId, searchText } from "~/domain/validation";
 import * as v from "valibot";
 import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
-import { countersignNote, createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, noteItemsByClient, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { countersignNote, createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, noteItemsByClient, noteSummaryDisclosure, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
 import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
@@ -234,12 +234,14 @@ function refusal<T>(result: Exclude<ModelResult<T>, { ok: true }>) {
 }
 
 /**
- * The no-JavaScript summary: the built-in (or configured) summariser over the typed form. A field beyond a note's
- * bounds answers its errors, which the form shows beside the field as a refused save does.
+ * The no-JavaScript summary: the built-in (or configured) summariser over the typed form, with the client's names
+ * looked up to be scrubbed and the request audited (`noteSummaryDisclosure`). A field beyond a note's bounds answers
+ * its errors, which the form shows beside the field as a refused save does.
  */
-async function summaryFor(context: AppLoadContext, type: NoteType, form: FormData): Promise<{ summary: string } | { message: string; missing?: string[] } | { message: string; errors: Record<string, string> }> {
-  const result = await generateNoteSummary(context.app.env, bodyOf(type, form), { type });
+async function summaryFor(context: AppLoadContext, ctx: ModelContext, type: NoteType, form: FormData, noteId: number | null = null): Promise<{ summary: string } | { message: string; missing?: string[] } | { message: string; errors: Record<string, string> }> {
+  const result = await generateNoteSummary(context.app.env, bodyOf(type, form), { type, disclose: (note, provider) => noteSummaryDisclosure(ctx, note, provider, noteId) });
   if (result.ok) return { summary: result.summary };
+  if (result.status === 404) throw notFound(result.message);
   if (result.status === 422) return "missing" in result ? { message: result.message, missing: result.missing } : { message: result.message, errors: result.errors };
   return { message: result.message || AI_SUMMARY_ERROR };
 }
@@ -366,7 +368,7 @@ export function createNoteAction(type: NoteType) {
       return rerender(200, { values });
     }
     if (intent === "generate-summary") {
-      const s = await summaryFor(context, type, form);
+      const s = await summaryFor(context, ctx, type, form);
       if ("summary" in s) {
         const values = valuesOfPairs(draftFieldsOf(form));
         values["content.summary_note"] = s.summary;
@@ -460,7 +462,7 @@ export function editNoteAction(type: NoteType) {
     };
     if (intent === "options") return rerender(200, {});
     if (intent === "generate-summary") {
-      const s = await summaryFor(context, type, form);
+      const s = await summaryFor(context, ctx, type, form, id);
       if ("summary" in s) return rerender(200, { values: { ...typed, "content.summary_note": s.summary } });
       if ("errors" in s) return rerender(422, { errors: formErrors(s.errors), message: s.message });
       return rerender(200, { summaryError: s.missing?.length ? `${s.message}. ${MISSING_FIELDS_INTRO} ${s.missing.join("; ")}` : s.message });

@@ -156,6 +156,26 @@ describe("the OpenAI-compatible provider (a local fake server)", () => {
     expect(logged).not.toMatch(/Met with client|Aggression|Jane/);
   });
 
+  it("the names the server looked up (disclose) never reach the provider; no client found → 404 and nothing sent (probe 8964 §2)", async () => {
+    answer = ok("Met with client at home.");
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const env = { AI_BASE_URL: baseUrl };
+    // A note form's body: the client's id, never their name.
+    const body = { ...note, patient_name: undefined, patient_id: 13, content: { ...note.content, as_evidenced_by: "Elijah Taylor smiled; Elijah laughed with Maria Garcia" } };
+    const asked: string[] = [];
+    const result = await generateNoteSummary(env, body, {
+      disclose: async (n, provider) => (asked.push(`${provider}:${String(n.patient_id)}`), { client: ["Elijah Taylor", "Elijah", "Taylor"], other: ["Maria Garcia"] }),
+    });
+    expect(result.ok).toBe(true);
+    expect(asked).toEqual(["openai-compatible:13"]);
+    const sent = JSON.stringify(received[0]!.body);
+    expect(sent).not.toMatch(/Elijah|Taylor|Maria|Garcia/);
+    expect(sent).toContain("As evidenced by: the client smiled, the client laughed");
+    received.length = 0;
+    expect(await generateNoteSummary(env, body, { disclose: async () => null })).toEqual({ ok: false, status: 404, message: "Client not found." });
+    expect(received).toHaveLength(0);
+  });
+
   it("an error answer (500 with a message) → 502 with our message, never the provider's words", async () => {
     answer = (_req, _body, res) => {
       res.writeHead(500, { "Content-Type": "application/json" });

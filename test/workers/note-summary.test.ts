@@ -1,9 +1,11 @@
 import { count } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog } from "~/db/schema";
+import { auditLog, paServices } from "~/db/schema";
 import { noteBodyToFormFields } from "~/domain/note-form";
+import { todayIn } from "~/domain/note-rules";
+import { addDays } from "~/domain/weeks";
 import { NOT_A_FORM } from "../../workers/form-bodies";
-import { api, apiToken, createLocation, createUser, db, request, signInCookie } from "./helpers";
+import { api, apiToken, createLocation, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /** The AI summary: POST /api/note_{rbt,bcba,combined}/generate-summary and the note forms' POST /notes/generate-summary. */
 
@@ -47,14 +49,18 @@ async function auditRows() {
   return row!.n;
 }
 
+
+let rbtId: number;
+let location: { id: number };
 let token: string;
 let noPermissionToken: string;
 let cookie: string;
 let noPermissionCookie: string;
 
 beforeAll(async () => {
-  const location = await createLocation();
+  location = await createLocation();
   const rbt = await createUser({ permissions: ["view_notes"], locations: [location.id] });
+  rbtId = rbt.id;
   const other = await createUser({ permissions: ["view_clients"], locations: [location.id] });
   [token, noPermissionToken, cookie, noPermissionCookie] = await Promise.all([apiToken(rbt), apiToken(other), signInCookie(rbt), signInCookie(other)]);
 });
@@ -207,5 +213,61 @@ describe("POST /notes/generate-summary (the note forms, cookie session)", () => 
     expect(((await json.json()) as { message: string }).message).toBe(NOT_A_FORM);
     const get = await request("/notes/generate-summary", { cookie });
     expect(get.status).toBe(405);
+  });
+});
+
+describe("the client's names, looked up from patient_id, never reach the summary (probe 8964 §2, §4)", () => {
+  /** Elijah Taylor, whose parent account is Rosa Mendez and whose details name Luis Mendez; his note form carries only his id. */
+  async function client() {
+    const parent = await createParent({ name: "Rosa", surname: "Mendez" });
+    const patient = await createPatient({ locationId: location.id, firstName: "Elijah", lastName: "Taylor", parentId: parent.id, details: JSON.stringify({ parent_name: "Luis Mendez" }) });
+    const note = {
+      ...rbtNote,
+      patient_name: undefined,
+      patient_id: patient.id,
+      content: { ...rbtNote.content, as_evidenced_by: "smiling at Elijah Taylor's sister; Elijah laughed with Rosa and Luis Mendez", client_response_to_treatment_this_session: "TAYLOR responded well" },
+    };
+    return { patient, note };
+  }
+  const NAMES = /Elijah|Taylor|Rosa|Mendez|Luis/i;
+  const summaryOfForm = (html: string) => /<textarea[^>]*name="content\.summary_note"[^>]*>([\s\S]*?)<\/textarea>/.exec(html)?.[1] ?? "";
+  const formHeaders = { "Content-Type": "application/x-www-form-urlencoded" };
+
+  it.each<[string, (x: Awaited<ReturnType<typeof client>>) => Promise<{ status: number; summary: string; noteId?: number; type?: string }>]>([
+    ["API, RBT", async (x) => { const r = await api("/note_rbt/generate-summary", { method: "POST", token, body: x.note }); return { status: r.status, summary: ((await r.json()) as { summary: string }).summary }; }],
+    ["API, combined", async (x) => { const r = await api("/note_combined/generate-summary", { method: "POST", token, body: x.note }); return { status: r.status, summary: ((await r.json()) as { summary: string }).summary, type: "combined" }; }],
+    ["the forms with JavaScript (/notes/generate-summary)", async (x) => {
+      const r = await request("/notes/generate-summary", { method: "POST", cookie, body: formOf({ type: "rbt", ...x.note }), headers: { ...formHeaders, Accept: "application/json" } });
+      return { status: r.status, summary: ((await r.json()) as { summary: string }).summary };
+    }],
+    ["the new-note form without JavaScript", async (x) => {
+      const r = await request(`/note-rbt?patient_id=${x.patient.id}`, { method: "POST", cookie, body: formOf({ type: "rbt", ...x.note }, { intent: "generate-summary" }), headers: formHeaders });
+      return { status: r.status, summary: summaryOfForm(await r.text()) };
+    }],
+    ["the amend form without JavaScript", async (x) => {
+      const [pa] = await db().insert(paServices).values({ patientId: x.patient.id, paService: "Direct therapy", cpt: "97153", nUnits: 400, startDate: "2020-01-01", endDate: "2099-12-31" }).returning();
+      const created = await api("/v2/notes-rbt", { method: "POST", token, body: { patient_id: x.patient.id, provider_id: rbtId, pa_service_id: pa!.id, cpt_code: "97153", session_date: addDays(todayIn(new Date(), "America/New_York"), -1), time_in: "09:00", time_out: "10:00", pos: "12" } });
+      const id = ((await created.json()) as { data: { id: number } }).data.id;
+      const r = await request(`/note-rbt/edit/${id}`, { method: "POST", cookie, body: formOf({ type: "rbt", ...x.note }, { intent: "generate-summary" }), headers: formHeaders });
+      return { status: r.status, summary: summaryOfForm(await r.text()), noteId: id };
+    }],
+  ])("%s: the client's and parents' names become 'the client' or go", async (_, ask) => {
+    const x = await client();
+    const { status, summary } = await ask(x);
+    expect(status).toBe(200);
+    expect(summary).toMatch(/the client/i);
+    expect(summary).not.toMatch(NAMES);
+  });
+
+  it("a client out of the actor's scope, or a malformed id: 404, nothing asked", async () => {
+    const elsewhere = await createPatient({ locationId: (await createLocation()).id, firstName: "Other", lastName: "Place" });
+    for (const patient_id of [elsewhere.id, 999_999_999, "abc"]) {
+      const before = await auditRows();
+      const res = await api("/note_rbt/generate-summary", { method: "POST", token, body: { ...rbtNote, patient_id } });
+      expect(res.status, String(patient_id)).toBe(404);
+      const screen = await request("/notes/generate-summary", { method: "POST", cookie, body: formOf({ type: "rbt", ...rbtNote, patient_id }), headers: { ...formHeaders, Accept: "application/json" } });
+      expect(screen.status, String(patient_id)).toBe(404);
+      expect(await auditRows()).toBe(before);
+    }
   });
 });

@@ -1,21 +1,25 @@
 import { Hono, type Context } from "hono";
 import type { NoteType } from "~/domain/notes";
+import { noteSummaryDisclosure } from "~/models/notes.server";
 import { generateNoteSummary } from "~/services/ai-summary.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { refuseOtherMethods } from "./rest";
+import { modelContext, refuseOtherMethods } from "./rest";
 
 /**
  * The notes' AI summary (clinical §7 `POST .../generate-summary`; docs/decisions/026): the body is the prepared
  * note fields (`{ cpt_code, diagnosis_code, pos, time_in, …, content }`, or the content fields beside them),
  * the path decides the note type. Answers `{ summary }`, 422 `{ message: 'Missing Required Fields', missing, errors }`,
- * 422 `{ message, errors }` for a field beyond a note's bounds (as a save answers it), 502/504 `{ message }`.
- * Nothing is read or stored: the summary is written from the body alone.
+ * 422 `{ message, errors }` for a field beyond a note's bounds (as a save answers it), 404 when `patient_id` names no
+ * client of the actor's, 502/504 `{ message }`. The client's names are looked up to be scrubbed, and the request is
+ * audited (`ai_summary`); nothing else is read or stored.
  */
 async function summarize(c: Context<AppEnv>, type: NoteType) {
   const body = await readBody(c);
   if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
-  const result = await generateNoteSummary(c.env, body, { type });
+  const ctx = modelContext(c);
+  const result = await generateNoteSummary(c.env, body, { type, disclose: (note, provider) => noteSummaryDisclosure(ctx, note, provider) });
   if (result.ok) return c.json({ summary: result.summary, provider: result.provider });
+  if (result.status === 404) return jsonError(c, 404, result.message);
   if (result.status === 422) return jsonError(c, 422, result.message, "missing" in result ? { missing: result.missing, errors: result.errors } : { errors: result.errors });
   return c.json({ message: result.message }, result.status);
 }
