@@ -52,7 +52,7 @@ import { fieldErrors, isPlainObject, namesNoField, parseWith, pathId, safeParseC
 import type { Redactions } from "~/domain/note-summary";
 import { isProductDate } from "~/domain/weeks";
 import { sha256Hex } from "~/services/crypto.server";
-import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withAudit, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
 import { meterUnitsQuery } from "./pa-pacing.server";
 import { averageUnitsPerWeek, currentWeek } from "~/domain/pa-pacing";
@@ -1860,14 +1860,21 @@ export async function storeReplacements(ctx: ModelContext, raw: Record<string, u
  * Before a note's AI summary is asked for (decision 026, stop 33): the client the body names (`patient_id`; the note
  * forms carry no name), found as their notes are (clientFound) — null when not found or malformed (404, nothing sent)
  * — with the names the summary must not repeat: the client's first and last name (→ "the client") and their parents'
- * (the parent account's and the details' parent name).
+ * (the parent account's and the details' parent name). The disclosure's audit row (`ai_summary`: who, the client, the
+ * note when known, the note type and the provider; never the content) is written after that read and before the
+ * provider is asked, also when the body names no client.
  */
-export async function noteSummaryDisclosure(ctx: ModelContext, note: Record<string, unknown>, _provider: string, _noteId: number | null = null): Promise<Redactions | null> {
+export async function noteSummaryDisclosure(ctx: ModelContext, note: Record<string, unknown>, provider: string, noteId: number | null = null): Promise<Redactions | null> {
   const raw = note.patient_id;
   const named = raw !== undefined && raw !== null && raw !== "";
   const patientId = named ? pathId(String(raw).trim()) : null;
   if (named && patientId === null) return null;
-  if (patientId === null) return { client: [], other: [] };
+  const detail = { ...(patientId === null ? {} : { patients: [patientId] }), type: typeof note.type === "string" ? note.type : null, provider };
+  const recorded = (entityId: number | null, tail?: KnownTail) => withAudit(ctx.db, who(ctx), { action: "ai_summary", entity: "note", entityId, patientId, detail }, () => [], tail);
+  if (patientId === null) {
+    await recorded(null);
+    return { client: [], other: [] };
+  }
   const [p] = await ctx.db
     .select({
       firstName: patients.firstName,
@@ -1875,11 +1882,15 @@ export async function noteSummaryDisclosure(ctx: ModelContext, note: Record<stri
       parentName: sql<string | null>`json_extract(${patients.details}, '$.parent_name')`,
       accountName: parents.name,
       accountSurname: parents.surname,
+      // The edited note is named when it is this client's, in the actor's scope.
+      noteId: noteId === null ? sql<number | null>`null` : sql<number | null>`(select ${notes.id} from ${notes} where ${notes.id} = ${noteId} and ${notes.patientId} = ${patients.id} and ${noteScope(ctx)})`,
+      tail: auditTail,
     })
     .from(patients)
     .leftJoin(parents, eq(parents.id, patients.parentId))
     .where(clientFound(ctx, patientId));
   if (!p) return null;
+  await recorded(p.noteId, p.tail);
   const account = [p.accountName ?? "", p.accountSurname ?? ""].join(" ").trim();
   return {
     client: [`${p.firstName} ${p.lastName}`, p.firstName, p.lastName],

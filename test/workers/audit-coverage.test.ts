@@ -115,7 +115,7 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.claims_.remittances._index": "payers' payments: payer, trace number, totals and counts (no client named)",
   "routes/_app.claims_.remittances.import": "the empty import form (its check is an action, audited by the model)",
   "routes/_app.pdf-jobs.$id": "a PDF job's status: ids, kind, status, size (no client data; refreshes itself while it runs)",
-  "routes/notes.generate-summary": "the note form's AI summary: written from the posted form alone, no stored record read (GET answers 405)",
+  "routes/notes.generate-summary": "the note form's AI summary: GET answers 405; the POST writes its own row (ai_summary, decision 026 stop 33)",
 };
 
 

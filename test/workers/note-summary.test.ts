@@ -1,4 +1,4 @@
-import { count } from "drizzle-orm";
+import { and, count, desc, eq, gt } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, paServices } from "~/db/schema";
 import { noteBodyToFormFields } from "~/domain/note-form";
@@ -49,6 +49,9 @@ async function auditRows() {
   return row!.n;
 }
 
+const lastAudit = async () => (await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1))[0]!;
+/** The audit rows of one action written after the row `afterId`. */
+const auditSince = async (afterId: number, action: string) => db().select().from(auditLog).where(and(gt(auditLog.id, afterId), eq(auditLog.action, action)));
 
 let rbtId: number;
 let location: { id: number };
@@ -78,8 +81,9 @@ describe("POST /api/note_*/generate-summary", () => {
     const sentences = body.summary.split(/(?<=[.!?])\s+/).length;
     expect(sentences).toBeGreaterThanOrEqual(5);
     expect(sentences).toBeLessThanOrEqual(9);
-    // Nothing stored, nothing read: no audit row.
-    expect(await auditRows()).toBe(before);
+    // Nothing stored; the request itself is recorded (probe 8964 §4): who, the note type, the provider, no content.
+    expect(await auditRows()).toBe(before + 1);
+    expect(await lastAudit()).toMatchObject({ actorId: rbtId, action: "ai_summary", entity: "note", entityId: null, patientId: null, detail: JSON.stringify({ type: "rbt", provider: "built-in" }) });
   });
 
   it("BCBA and combined notes, from the legacy client's flat fields and normalised POS", async () => {
@@ -251,15 +255,19 @@ describe("the client's names, looked up from patient_id, never reach the summary
       const r = await request(`/note-rbt/edit/${id}`, { method: "POST", cookie, body: formOf({ type: "rbt", ...x.note }, { intent: "generate-summary" }), headers: formHeaders });
       return { status: r.status, summary: summaryOfForm(await r.text()), noteId: id };
     }],
-  ])("%s: the client's and parents' names become 'the client' or go", async (_, ask) => {
+  ])("%s: the client's and parents' names become 'the client' or go; the request is audited with the client", async (_, ask) => {
     const x = await client();
-    const { status, summary } = await ask(x);
+    const before = (await lastAudit()).id;
+    const { status, summary, noteId, type = "rbt" } = await ask(x);
     expect(status).toBe(200);
     expect(summary).toMatch(/the client/i);
     expect(summary).not.toMatch(NAMES);
+    expect(await auditSince(before, "ai_summary")).toMatchObject([
+      { actorId: rbtId, entity: "note", entityId: noteId ? String(noteId) : null, patientId: x.patient.id, detail: JSON.stringify({ patients: [x.patient.id], type, provider: "built-in" }) },
+    ]);
   });
 
-  it("a client out of the actor's scope, or a malformed id: 404, nothing asked", async () => {
+  it("a client out of the actor's scope, or a malformed id: 404, nothing asked and nothing recorded", async () => {
     const elsewhere = await createPatient({ locationId: (await createLocation()).id, firstName: "Other", lastName: "Place" });
     for (const patient_id of [elsewhere.id, 999_999_999, "abc"]) {
       const before = await auditRows();
