@@ -7,6 +7,12 @@ import { PASSWORD_MESSAGES } from "./passwords";
 
 export const PARENT_STATUSES = ["active", "inactive"] as const;
 
+/**
+ * How a client's form and profile name a linked parent of a location the reader cannot see: the link is kept (an
+ * untouched save keeps it, decision 017 stop 33) and shown, but not whose it is.
+ */
+export const LINKED_PARENT_ELSEWHERE = "Linked parent (another location)";
+
 export const ParentInput = v.object({
   name: requiredLine("Name", 100),
   surname: requiredLine("Surname", 100),

@@ -5,6 +5,7 @@ import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
+import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, INACTIVE_STAFF, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -627,18 +628,35 @@ export async function patientFormOptions(ctx: ModelContext, locationId: number |
  */
 export async function getPatientForm(ctx: ModelContext, patientId: number) {
   const [row] = await ctx.db
-    .select({ p: zonedPatient, tail: auditTail, parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]) })
+    .select({ p: zonedPatient, tail: auditTail, parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]), linked: linkedParentColumn })
     .from(patients)
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
   if (!row) return null;
   const patient = patientJson(row.p, ctx.now());
+  // The stored parent stays in the select (an untouched save keeps the link, decision 017 stop 33), also when the list
+  // leaves them out: named when the editor may see them, else LINKED_PARENT_ELSEWHERE, and not recorded as read.
+  const linked = row.linked[0] && !row.parents.some((p) => p.id === row.linked[0]!.id) ? row.linked[0] : null;
+  const linkedSeen = linked && canSeeParent(ctx, linked) ? linked : null;
   // json_group_array does not promise its input's order: the select's order (by name) again.
-  const parentList = [...row.parents].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
+  const parentList = [...row.parents, ...(linkedSeen ? [linkedSeen] : [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
   const parentIds = clientIds(parentList, (p) => p.id);
   const entry = { entity: "patient", entityId: row.p.id, patientId: row.p.id, detail: parentIds.length ? clientsReadEntry("parent", parentIds, "parents").detail : null };
   const rows = await auditedRead(ctx.db, who(ctx), entry, () => patientFormOptionReads(ctx, patient.location_id, patient), row.tail);
-  return { patient, options: patientFormOptionsFrom(patient.location_id, rows, parentList, patient) };
+  const options = patientFormOptionsFrom(patient.location_id, rows, parentList, patient);
+  return { patient, options: linked && !linkedSeen ? { ...options, parents: [...options.parents, { id: linked.id, name: LINKED_PARENT_ELSEWHERE }] } : options };
 }
+
+/** The client's stored parent with their location, as a JSON column of a select from patients (at most one row). */
+const linkedParentColumn = jsonRows<ParentOption & { location_id: number | null }>(sql`(select "id", "name", "surname", "email", "location_id" from "parents" where "id" = "patients"."parent_id")`, [
+  "id",
+  "name",
+  "surname",
+  "email",
+  "location_id",
+]);
+
+/** Whether the actor may see the parent (parentOptionsQuery's rule): one of no location or of a location they see. */
+const canSeeParent = (ctx: ModelContext, p: { location_id: number | null }) => p.location_id === null || canSeeLocation(ctx.actor, p.location_id);
 
 const fullName = (p: { name: string; surname: string }) => `${p.name} ${p.surname}`.trim();
 
@@ -660,7 +678,7 @@ export async function getPatientProfile<T extends BatchItem<"sqlite">[] = []>(ct
       p: zonedPatient,
       tail: auditTail,
       location: jsonRows<{ id: number; title: string }>(sql`(select "id", "title" from "locations" where "id" = "patients"."location_id")`, ["id", "title"]),
-      parent: jsonRows<Named & { email: string }>(sql`(select "id", "name", "surname", "email" from "parents" where "id" = "patients"."parent_id")`, ["id", "name", "surname", "email"]),
+      parent: linkedParentColumn,
       staff: jsonRows<Named>(sql`(select "id", "name", "surname" from "users" where "id" in (${staffColumns}))`, ["id", "name", "surname"]),
       insurers: insurerOptionsColumn(ctx),
     })
@@ -673,7 +691,7 @@ export async function getPatientProfile<T extends BatchItem<"sqlite">[] = []>(ct
     patient: patientJson(row.p, ctx.now()),
     options: {
       locations: row.location,
-      parents: row.parent.map((p) => ({ id: p.id, name: `${fullName(p)} (${p.email})` })),
+      parents: row.parent.map((p) => ({ id: p.id, name: canSeeParent(ctx, p) ? `${fullName(p)} (${p.email})` : LINKED_PARENT_ELSEWHERE })),
       insurers: row.insurers,
       staff: [{ label: row.location[0]?.title ?? "", options: row.staff.map((s) => ({ id: s.id, name: fullName(s) })) }],
     },
