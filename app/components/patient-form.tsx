@@ -16,7 +16,8 @@ export interface Option {
 export interface PatientFormOptions {
   locations: { id: number; title: string }[];
   parents: Option[];
-  insurers: Option[];
+  /** `only`: a stored insurer that was deleted, offered only in the fields that store it. */
+  insurers: (Option & { only?: readonly string[] })[];
   /** Staff selects list only employees of the client's location: one group per location offered. */
   staff: { label: string; options: Option[] }[];
 }
@@ -110,7 +111,7 @@ function Control({ field, values, errors, options }: { field: PatientField; valu
     case "parent":
       return <SelectField label={label} name={name} placeholder="None" options={options.parents.map((p) => ({ value: p.id, label: p.name }))} defaultValue={text(value)} error={error} />;
     case "insurer":
-      return <SelectField label={label} name={name} placeholder="None" options={options.insurers.map((i) => ({ value: i.id, label: i.name }))} defaultValue={text(value)} error={error} />;
+      return <SelectField label={label} name={name} placeholder="None" options={options.insurers.filter((i) => !i.only || i.only.includes(name)).map((i) => ({ value: i.id, label: i.name }))} defaultValue={text(value)} error={error} />;
     case "staff":
       return <StaffSelect field={field} value={text(value)} error={error} groups={options.staff} />;
   }

@@ -285,3 +285,17 @@ export type InsuranceServiceInput = v.InferOutput<typeof InsuranceServiceInput>;
 
 /** The insurer list's name filter (GET /insurance?insurer_name=): a search like the list's own. */
 export const InsurerFilter = v.object({ insurer_name: v.optional(searchText("insurer_name"), "") });
+
+/**
+ * Why an insurer cannot be deleted yet: the live clients who have it as their primary or secondary insurer and the
+ * live PA services billed to it. Worded as LOCATION_IN_USE (decision 017, stop 33).
+ */
+export const INSURER_IN_USE = {
+  clients: (n: number) => `${n} client(s) still have this insurer as their primary or secondary insurer: choose another insurer on them first.`,
+  paServices: (n: number) => `${n} PA service(s) still use this insurer: choose another insurer on them first.`,
+} as const;
+
+/** How a select names a stored insurer that was deleted (kept so that an untouched save keeps the link). */
+export function deletedInsurerLabel(name: string): string {
+  return `${name} (deleted)`;
+}

@@ -1,11 +1,11 @@
 import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations } from "~/db/schema";
 import { pickService } from "~/domain/billing";
-import { InsuranceInput, InsuranceServiceInput, modifierInfo, serviceCode, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
+import { INSURER_IN_USE, InsuranceInput, InsuranceServiceInput, modifierInfo, serviceCode, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
-import { auditWho, withAudit } from "~/services/audit.server";
+import { auditWho, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
@@ -183,17 +183,52 @@ export async function updateInsurance(
   return ok(fresh ?? { ...insuranceJson(rows[0]), services: [] }, "Insurance updated.");
 }
 
-/** Soft delete of the insurer and its services, in one batch. */
+/**
+ * Who still uses the insurer, as `from … where` SQL: live clients with it as their primary or secondary insurer (of
+ * every location: insurers are shared), and live PA services of live clients billed to it.
+ */
+function usersOf(id: number) {
+  return {
+    clients: sql`from patients p where (p.insurer_id = ${id} or p.insurer_secondary_id = ${id}) and p.deleted_at is null`,
+    paServices: sql`from pa_services s join patients p on p.id = s.patient_id where s.insurance_id = ${id} and s.deleted_at is null and p.deleted_at is null`,
+  };
+}
+
+/** 422 naming how many clients and PA services use the insurer, or null when none does. */
+async function stillInUse(ctx: ModelContext, id: number): Promise<ModelResult<never> | null> {
+  const u = usersOf(id);
+  const [n] = await ctx.db.select({ clients: sql<number>`(select count(*) ${u.clients})`, paServices: sql<number>`(select count(*) ${u.paServices})` }).from(insurances).where(eq(insurances.id, id));
+  const messages = (["clients", "paServices"] as const).filter((k) => Number(n?.[k] ?? 0) > 0).map((k) => INSURER_IN_USE[k](Number(n![k])));
+  return messages.length ? invalid({ insurance: messages.join(" ") }) : null;
+}
+
+/**
+ * Soft delete of the insurer and its services, in one batch; refused (422) while live clients or PA services use it
+ * (decision 017, stop 33): their billing would lose its insurer. The delete is conditional on that in SQL too, so a
+ * client given the insurer meanwhile makes it write nothing (no audit row).
+ */
 export async function deleteInsurance(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
   const current = await getInsuranceRow(ctx, id);
   if (!current) return notFound("Insurance");
+  const refusal = await stillInUse(ctx, id);
+  if (refusal) return refusal;
+  const u = usersOf(id);
   const at = ctx.now().toISOString();
-  await withAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "insurance", entityId: id }, () => [
-    ctx.db.update(insurances).set({ deletedAt: at }).where(eq(insurances.id, id)),
-    ctx.db.update(insuranceServices).set({ deletedAt: at }).where(and(eq(insuranceServices.insuranceId, id), isNull(insuranceServices.deletedAt))),
+  const [deleted] = await withConditionalAudit(ctx.db, auditWho(ctx), { action: "delete", entity: "insurance", entityId: id }, (audit) => [
+    ctx.db
+      .update(insurances)
+      .set({ deletedAt: at })
+      .where(and(eq(insurances.id, id), live, sql`not exists (select 1 ${u.clients}) and not exists (select 1 ${u.paServices})`))
+      .returning({ id: insurances.id }),
+    audit(sql`changes() = 1`),
+    ctx.db
+      .update(insuranceServices)
+      .set({ deletedAt: at })
+      .where(and(eq(insuranceServices.insuranceId, id), isNull(insuranceServices.deletedAt), sql`exists (select 1 from insurances i where i.id = ${id} and i.deleted_at = ${at})`)),
     bumpListVersion(ctx.db, INSURANCES),
     bumpListVersion(ctx.db, INSURANCE_SERVICES),
   ]);
+  if (!deleted.length) return (await stillInUse(ctx, id)) ?? notFound("Insurance");
   return ok(null, "Insurance deleted.");
 }
 

@@ -181,7 +181,8 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  const errors = await checkInsurance(ctx, parsed.data.insurance_id);
+  // An insurer the save does not change is kept, even once it was deleted (decision 017, stop 33).
+  const errors = parsed.data.insurance_id === current.insurance_id ? {} : await checkInsurance(ctx, parsed.data.insurance_id);
   if (Object.keys(errors).length) return invalid(errors);
   const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id }, () => [
     ctx.db

@@ -4,6 +4,7 @@ import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
+import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
@@ -45,6 +46,8 @@ const STAFF_COLUMNS: Record<StaffField, SQLiteColumn> = {
   clin_director_id: patients.clinDirectorId,
   case_manager_id: patients.caseManagerId,
 };
+
+const INSURER_FIELDS = ["insurer_id", "insurer_secondary_id"] as const;
 
 function parseDetails(raw: string): Record<string, unknown> {
   try {
@@ -387,9 +390,10 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
     const kept = current?.parent_id === input.parent_id;
     if (!p || (!kept && p.locationId !== null && !canSeeLocation(ctx.actor, p.locationId))) errors.parent_id = "Choose a parent from the list.";
   }
-  for (const name of ["insurer_id", "insurer_secondary_id"] as const) {
+  for (const name of INSURER_FIELDS) {
     const insurerId = input[name];
-    if (insurerId === null) continue;
+    // An insurer link the save does not change is kept, even once that insurer was deleted (decision 017, stop 33).
+    if (insurerId === null || current?.[name] === insurerId) continue;
     const [i] = await ctx.db.select({ id: insurances.id }).from(insurances).where(and(eq(insurances.id, insurerId), isNull(insurances.deletedAt)));
     if (!i) errors[name] = "Choose an insurer from the list.";
   }
@@ -628,7 +632,7 @@ export async function patientFormOptions(ctx: ModelContext, locationId: number |
  */
 export async function getPatientForm(ctx: ModelContext, patientId: number) {
   const [row] = await ctx.db
-    .select({ p: zonedPatient, tail: auditTail, parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]), linked: linkedParentColumn })
+    .select({ p: zonedPatient, tail: auditTail, parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]), linked: linkedParentColumn, goneInsurers: goneInsurersColumn })
     .from(patients)
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
   if (!row) return null;
@@ -643,8 +647,17 @@ export async function getPatientForm(ctx: ModelContext, patientId: number) {
   const entry = { entity: "patient", entityId: row.p.id, patientId: row.p.id, detail: parentIds.length ? clientsReadEntry("parent", parentIds, "parents").detail : null };
   const rows = await auditedRead(ctx.db, who(ctx), entry, () => patientFormOptionReads(ctx, patient.location_id, patient), row.tail);
   const options = patientFormOptionsFrom(patient.location_id, rows, parentList, patient);
-  return { patient, options: linked && !linkedSeen ? { ...options, parents: [...options.parents, { id: linked.id, name: LINKED_PARENT_ELSEWHERE }] } : options };
+  // A stored insurer that was deleted stays in the fields that store it, marked, so an untouched save keeps it.
+  const insurers = [...options.insurers, ...row.goneInsurers.map((i) => ({ id: i.id, name: deletedInsurerLabel(i.name), only: INSURER_FIELDS.filter((f) => patient[f] === i.id) }))];
+  const parentOptions = linked && !linkedSeen ? [...options.parents, { id: linked.id, name: LINKED_PARENT_ELSEWHERE }] : options.parents;
+  return { patient, options: { ...options, parents: parentOptions, insurers } };
 }
+
+/** The deleted insurers the client's stored links name, as a JSON column of a select from patients. */
+const goneInsurersColumn = jsonRows<{ id: number; name: string }>(
+  sql`(select "id", "name" from "insurances" where "id" in ("patients"."insurer_id", "patients"."insurer_secondary_id") and "deleted_at" is not null)`,
+  ["id", "name"],
+);
 
 /** The client's stored parent with their location, as a JSON column of a select from patients (at most one row). */
 const linkedParentColumn = jsonRows<ParentOption & { location_id: number | null }>(sql`(select "id", "name", "surname", "email", "location_id" from "parents" where "id" = "patients"."parent_id")`, [
@@ -681,6 +694,7 @@ export async function getPatientProfile<T extends BatchItem<"sqlite">[] = []>(ct
       parent: linkedParentColumn,
       staff: jsonRows<Named>(sql`(select "id", "name", "surname" from "users" where "id" in (${staffColumns}))`, ["id", "name", "surname"]),
       insurers: insurerOptionsColumn(ctx),
+      goneInsurers: goneInsurersColumn,
     })
     .from(patients)
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
@@ -693,6 +707,8 @@ export async function getPatientProfile<T extends BatchItem<"sqlite">[] = []>(ct
       locations: row.location,
       parents: row.parent.map((p) => ({ id: p.id, name: canSeeParent(ctx, p) ? `${fullName(p)} (${p.email})` : LINKED_PARENT_ELSEWHERE })),
       insurers: row.insurers,
+      /** The client's stored insurers that were deleted, named so (for the profile's names, not to be chosen). */
+      deletedInsurers: row.goneInsurers.map((i) => ({ id: i.id, name: deletedInsurerLabel(i.name) })),
       staff: [{ label: row.location[0]?.title ?? "", options: row.staff.map((s) => ({ id: s.id, name: fullName(s) })) }],
     },
   };

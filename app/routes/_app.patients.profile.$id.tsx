@@ -5,6 +5,7 @@ import { Link } from "~/components/ui/link";
 import { Fragment } from "react";
 import { Field, FormMessage } from "~/components/ui/field";
 import { CheckboxField, FormActions, SelectField } from "~/components/ui/form-controls";
+import { deletedInsurerLabel } from "~/domain/insurance";
 import { posLabel } from "~/domain/locations";
 import type { PaAssessment } from "~/domain/pa-assessments";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
@@ -119,6 +120,12 @@ function PaFields({ values, errors, insurers, idPrefix }: { values: Record<strin
   );
 }
 
+/** The insurers a PA service's form offers: every live one, and the service's stored insurer if it was deleted, marked (an untouched save keeps it). */
+function insurersFor(insurers: { id: number; name: string }[], s: PaServiceJson): { id: number; name: string }[] {
+  if (s.insurance_id === null || insurers.some((i) => i.id === s.insurance_id)) return insurers;
+  return [...insurers, { id: s.insurance_id, name: deletedInsurerLabel(s.insurance_name ?? `#${s.insurance_id}`) }];
+}
+
 const ASSESSMENT_COLUMNS: Column<PaAssessment["services"][number]>[] = [
   { header: "Service start", cell: (s) => s.start_date },
   { header: "Service end", cell: (s) => s.end_date },
@@ -148,7 +155,7 @@ export default function PatientProfile() {
   const names = {
     locations: new Map(options.locations.map((l) => [l.id, l.title])),
     parents: new Map(options.parents.map((p) => [p.id, p.name])),
-    insurers: new Map(options.insurers.map((i) => [i.id, i.name])),
+    insurers: new Map([...options.insurers, ...options.deletedInsurers].map((i) => [i.id, i.name])),
     staff: new Map(options.staff.flatMap((g) => g.options).map((s) => [s.id, s.name])),
   };
   const p = patient as Record<string, unknown>;
@@ -202,7 +209,7 @@ export default function PatientProfile() {
                 <input type="hidden" name="intent" value="pa-update" />
                 <input type="hidden" name="pa_id" value={s.id} />
                 <input type="hidden" name="version" value={edit?.values.version ? String(edit.values.version) : s.version} />
-                <PaFields idPrefix={`pa-${s.id}`} values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={options.insurers} />
+                <PaFields idPrefix={`pa-${s.id}`} values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={insurersFor(options.insurers, s)} />
                 <button className="btn btn-primary" type="submit" disabled={busy}>
                   Save PA service
                 </button>

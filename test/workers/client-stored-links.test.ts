@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { patients } from "~/db/schema";
+import { insurances, paServices, patients } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
-import { api, apiToken, createLocation, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { api, apiToken, createLocation, form, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
  * Links a client's edit screen must keep when saved untouched, though its lists leave them out (decision 017: stop 24
@@ -25,9 +25,9 @@ function formAround(html: string, marker: string): string {
   return html.slice(html.lastIndexOf("<form", at), html.indexOf("</form>", at));
 }
 
-/** What a browser posts for a form as shown, pressing the submit button `intent` (JavaScript off). */
-function shownValues(form: string, intent = "save"): [string, string][] {
-  const out: [string, string][] = [["intent", intent]];
+/** What a browser posts for a form as shown (JavaScript off), pressing the submit button `intent` if the form has no hidden one. */
+function shownValues(form: string, intent?: string): [string, string][] {
+  const out: [string, string][] = intent ? [["intent", intent]] : [];
   for (const m of form.matchAll(/<input\b[^>]*>/g)) {
     const tag = m[0];
     const name = attr(tag, "name");
@@ -66,7 +66,7 @@ async function row(id: number) {
 async function untouchedSave(patientId: number, cookie: string) {
   const path = `/patients/list/edit/${patientId}`;
   const html = await (await request(path, { cookie })).text();
-  return postForm(path, shownValues(formAround(html, 'name="patient_identifier"')), cookie);
+  return postForm(path, shownValues(formAround(html, 'name="patient_identifier"'), "save"), cookie);
 }
 
 describe("a linked parent the editor cannot see (probe 8963 D1)", () => {
@@ -105,5 +105,94 @@ describe("a linked parent the editor cannot see (probe 8963 D1)", () => {
     expect(optionsOf(html, "parent_id")).toContainEqual([String(parent.id), `Zzvisible Guardian (${parent.email})`]);
     expect((await untouchedSave(p.id, cookie)).status).toBe(303);
     expect((await row(p.id)).parentId).toBe(parent.id);
+  });
+});
+
+describe("an insurer deleted while clients and PA services use it (probe 8963 D2)", () => {
+  async function scene() {
+    const loc = await createLocation();
+    const [primary] = await db().insert(insurances).values({ name: "Gone Primary Ins" }).returning();
+    const [secondary] = await db().insert(insurances).values({ name: "Gone Secondary Ins" }).returning();
+    const [live] = await db().insert(insurances).values({ name: "Live Ins" }).returning();
+    const p = await createPatient({ locationId: loc.id, insurerId: primary!.id, insurerSecondaryId: secondary!.id });
+    const [pa] = await db().insert(paServices).values({ patientId: p.id, paService: "Auth", cpt: "97153", nUnits: 50, startDate: "2026-11-01", endDate: "2026-12-31", insuranceId: primary!.id }).returning();
+    // Deleted before deleting an insurer in use was refused.
+    await db().update(insurances).set({ deletedAt: "2026-11-27T00:00:00.000Z" }).where(eq(insurances.id, primary!.id));
+    await db().update(insurances).set({ deletedAt: "2026-11-27T00:00:00.000Z" }).where(eq(insurances.id, secondary!.id));
+    const manager = await createUser({ permissions: MANAGE, locations: [loc.id] });
+    return { loc, primary: primary!, secondary: secondary!, live: live!, p, pa: pa!, manager };
+  }
+
+  it("API: a PATCH of another field keeps the stored insurer; newly naming a deleted insurer is refused", async () => {
+    const { primary, secondary, p, pa, manager } = await scene();
+    const token = await apiToken(manager);
+    const client = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { special_note: "x" } });
+    expect(client.status).toBe(200);
+    expect(((await client.json()) as { data: Record<string, unknown> }).data).toMatchObject({ special_note: "x", insurer_id: primary.id, insurer_secondary_id: secondary.id });
+    // Sending the stored value back is no change either.
+    expect((await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { insurer_id: primary.id, phone: "305-555-1234" } })).status).toBe(200);
+    const moved = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { insurer_secondary_id: primary.id } });
+    expect(moved.status).toBe(422);
+    expect(((await moved.json()) as { errors: Record<string, string> }).errors).toEqual({ insurer_secondary_id: "Choose an insurer from the list." });
+    expect(await row(p.id)).toMatchObject({ insurerId: primary.id, insurerSecondaryId: secondary.id, version: 3 });
+    const service = await api(`/v2/pa-services/${pa.id}`, { method: "PATCH", token, body: { n_units: 60 } });
+    expect(service.status).toBe(200);
+    expect(((await service.json()) as { data: Record<string, unknown> }).data).toMatchObject({ n_units: 60, insurance_id: primary.id });
+    const other = await createPatient({ locationId: p.locationId });
+    const [otherPa] = await db().insert(paServices).values({ patientId: other.id, paService: "Auth", cpt: "97153", nUnits: 5, startDate: "2026-11-01", endDate: "2026-12-31" }).returning();
+    const refused = await api(`/v2/pa-services/${otherPa!.id}`, { method: "PATCH", token, body: { insurance_id: primary.id } });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Record<string, string> }).errors).toEqual({ insurance_id: "Choose an insurer from the list." });
+  });
+
+  it("screens: the selects keep the stored insurer, marked deleted, in its own field; untouched saves keep it", async () => {
+    const { primary, secondary, live, p, pa, manager } = await scene();
+    const cookie = await signInCookie(manager);
+    const html = await (await request(`/patients/list/edit/${p.id}`, { cookie })).text();
+    expect(optionsOf(html, "insurer_id")).toContainEqual([String(primary.id), "Gone Primary Ins (deleted)"]);
+    expect(optionsOf(html, "insurer_id")).toContainEqual([String(live.id), "Live Ins"]);
+    expect(optionsOf(html, "insurer_id").map(([id]) => id)).not.toContain(String(secondary.id));
+    expect(optionsOf(html, "insurer_secondary_id")).toContainEqual([String(secondary.id), "Gone Secondary Ins (deleted)"]);
+    expect(optionsOf(html, "insurer_secondary_id").map(([id]) => id)).not.toContain(String(primary.id));
+    expect((await untouchedSave(p.id, cookie)).status).toBe(303);
+    expect(await row(p.id)).toMatchObject({ insurerId: primary.id, insurerSecondaryId: secondary.id, version: 2 });
+    const path = `/patients/profile/${p.id}`;
+    const profile = await (await request(path, { cookie })).text();
+    expect(profile).toContain("<dd>Gone Primary Ins (deleted)</dd>");
+    const row_ = formAround(profile, `name="pa_id" value="${pa.id}"`);
+    expect(optionsOf(row_, "insurance_id")).toContainEqual([String(pa.insuranceId), "Gone Primary Ins (deleted)"]);
+    // The add form does not offer it.
+    expect(optionsOf(formAround(profile, 'value="pa-create"'), "insurance_id").map(([id]) => id)).not.toContain(String(primary.id));
+    const fields = shownValues(row_).map(([k, v]): [string, string] => (k === "n_units" ? [k, "70"] : [k, v]));
+    expect((await postForm(path, fields, cookie)).status).toBe(303);
+    expect((await db().select().from(paServices).where(eq(paServices.id, pa.id)))[0]).toMatchObject({ nUnits: 70, insuranceId: primary.id });
+  });
+
+  it("deleting an insurer a live client or PA service uses is refused with the counts, API and screen; unused, it is deleted", async () => {
+    const loc = await createLocation();
+    const [ins] = await db().insert(insurances).values({ name: "In Use Ins" }).returning();
+    const a = await createPatient({ locationId: loc.id, insurerId: ins!.id });
+    const b = await createPatient({ locationId: loc.id, insurerSecondaryId: ins!.id });
+    const c = await createPatient({ locationId: loc.id });
+    const [pa] = await db().insert(paServices).values({ patientId: c.id, paService: "Auth", cpt: "97153", nUnits: 5, startDate: "2026-11-01", endDate: "2026-12-31", insuranceId: ins!.id }).returning();
+    const admin = await createUser({ permissions: ["manage_insurances"] });
+    const token = await apiToken(admin);
+    const cookie = await signInCookie(admin);
+    const both = "2 client(s) still have this insurer as their primary or secondary insurer: choose another insurer on them first. 1 PA service(s) still use this insurer: choose another insurer on them first.";
+    const refused = await api(`/v2/insurances/${ins!.id}`, { method: "DELETE", token });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: Record<string, string> }).errors).toEqual({ insurance: both });
+    const screen = await form(`/insurance/list/edit/${ins!.id}`, { intent: "delete" }, cookie);
+    expect(screen.status).toBe(422);
+    expect(await screen.text()).toContain("2 client(s) still have this insurer");
+    expect((await db().select().from(insurances).where(eq(insurances.id, ins!.id)))[0]!.deletedAt).toBeNull();
+    // A deleted client and a deleted PA service no longer count.
+    await db().update(patients).set({ deletedAt: "2026-11-27T00:00:00.000Z" }).where(eq(patients.id, a.id));
+    await db().update(paServices).set({ deletedAt: "2026-11-27T00:00:00.000Z" }).where(eq(paServices.id, pa!.id));
+    const one = await api(`/v2/insurances/${ins!.id}`, { method: "DELETE", token });
+    expect(((await one.json()) as { message: string }).message).toBe("1 client(s) still have this insurer as their primary or secondary insurer: choose another insurer on them first.");
+    await db().update(patients).set({ insurerSecondaryId: null }).where(eq(patients.id, b.id));
+    expect((await api(`/v2/insurances/${ins!.id}`, { method: "DELETE", token })).status).toBe(200);
+    expect((await db().select().from(insurances).where(eq(insurances.id, ins!.id)))[0]!.deletedAt).not.toBeNull();
   });
 });
