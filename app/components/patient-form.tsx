@@ -18,7 +18,7 @@ export interface PatientFormOptions {
   parents: Option[];
   /** `only`: a stored insurer that was deleted, offered only in the fields that store it. */
   insurers: (Option & { only?: readonly string[] })[];
-  /** Staff selects list only employees of the client's location: one group per location offered. */
+  /** Staff selects: one group per location offered, its employees (and a client's stored ones, marked). */
   staff: { label: string; options: Option[] }[];
 }
 

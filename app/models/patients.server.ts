@@ -577,14 +577,12 @@ export async function deletePatient(ctx: ModelContext, patientId: number): Promi
 }
 
 /**
- * What the client form's selects offer. Staff: the employees of the client's location only; before a
- * location is chosen (add form), one labelled group per location the actor can see.
- */
-/**
  * The client form's options as statements, to ride in one batch (or the batch of an audit row): the
  * locations the actor can see, the insurers, and the staff of `locationId` when it is one of those
- * locations (else of every one of them). The parents are read before (their read's audit row names them):
- * turn both into options with patientFormOptionsFrom.
+ * locations (else of every one of them, one labelled group per location: the add form before a location is
+ * chosen, and the edit form, so that a client can be moved with the new location's staff, decision 017 stop 33).
+ * The parents are read before (their read's audit row names them): turn both into options with
+ * patientFormOptionsFrom.
  */
 export function patientFormOptionReads(ctx: ModelContext, locationId: number | null, client: PatientJson | null = null) {
   const visible = sql`(select "id" from ${locationOptionsQuery(ctx)})`;
@@ -604,7 +602,11 @@ type ParentOption = { id: number; name: string; surname: string; email: string }
 export function patientFormOptionsFrom(locationId: number | null, [locs, insurers, staffRows]: FormOptionRows, parentList: readonly ParentOption[], client: PatientJson | null = null) {
   const shown = locationId !== null && locs.some((l) => l.id === locationId) ? locs.filter((l) => l.id === locationId) : locs;
   const byLocation: Record<number, StaffOption[]> = {};
-  for (const r of staffRows) (byLocation[r.locationId] ??= []).push(staffOptionOf(r, client));
+  // A stored employee listed marked (not at the client's location) is not offered again, unmarked, in the fields
+  // that store them, when the form also lists the location where they do work.
+  const marked = new Set(staffRows.filter((r) => r.gone).map((r) => r.id));
+  const besides = (id: number) => STAFF_FIELDS.map(([field]) => field).filter((field) => client?.[field] !== id);
+  for (const r of staffRows) (byLocation[r.locationId] ??= []).push(!r.gone && marked.has(r.id) ? { ...staffOptionOf(r, client), only: besides(r.id) } : staffOptionOf(r, client));
   return {
     locations: locs,
     parents: parentList.map((p) => ({ id: p.id, name: `${fullName(p)} (${p.email})` })),
@@ -645,8 +647,10 @@ export async function getPatientForm(ctx: ModelContext, patientId: number) {
   const parentList = [...row.parents, ...(linkedSeen ? [linkedSeen] : [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
   const parentIds = clientIds(parentList, (p) => p.id);
   const entry = { entity: "patient", entityId: row.p.id, patientId: row.p.id, detail: parentIds.length ? clientsReadEntry("parent", parentIds, "parents").detail : null };
-  const rows = await auditedRead(ctx.db, who(ctx), entry, () => patientFormOptionReads(ctx, patient.location_id, patient), row.tail);
-  const options = patientFormOptionsFrom(patient.location_id, rows, parentList, patient);
+  // The staff of every location the editor sees, by location: a re-shown form (JavaScript off) offers the staff of
+  // the location chosen, so the client can be moved with new staff (probe 8963 D3); the save still checks them.
+  const rows = await auditedRead(ctx.db, who(ctx), entry, () => patientFormOptionReads(ctx, null, patient), row.tail);
+  const options = patientFormOptionsFrom(null, rows, parentList, patient);
   // A stored insurer that was deleted stays in the fields that store it, marked, so an untouched save keeps it.
   const insurers = [...options.insurers, ...row.goneInsurers.map((i) => ({ id: i.id, name: deletedInsurerLabel(i.name), only: INSURER_FIELDS.filter((f) => patient[f] === i.id) }))];
   const parentOptions = linked && !linkedSeen ? [...options.parents, { id: linked.id, name: LINKED_PARENT_ELSEWHERE }] : options.parents;

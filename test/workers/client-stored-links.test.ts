@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { insurances, paServices, patients } from "~/db/schema";
+import { insurances, paServices, patients, userLocations } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
 import { api, apiToken, createLocation, form, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
@@ -194,5 +194,59 @@ describe("an insurer deleted while clients and PA services use it (probe 8963 D2
     await db().update(patients).set({ insurerSecondaryId: null }).where(eq(patients.id, b.id));
     expect((await api(`/v2/insurances/${ins!.id}`, { method: "DELETE", token })).status).toBe(200);
     expect((await db().select().from(insurances).where(eq(insurances.id, ins!.id)))[0]!.deletedAt).not.toBeNull();
+  });
+});
+
+describe("moving a client with assigned staff on the edit screen (probe 8963 D3)", () => {
+  /** The labels of a select's groups, each with its options' values. */
+  function groupsOf(html: string, name: string): [string, string[]][] {
+    const select = new RegExp(`<select[^>]*name="${name}"[^>]*>([\\s\\S]*?)</select>`).exec(html)?.[1] ?? "";
+    return [...select.matchAll(/<optgroup label="([^"]*)">([\s\S]*?)<\/optgroup>/g)].map((m) => [decode(m[1]!), [...m[2]!.matchAll(/<option value="(\d+)"/g)].map((o) => o[1]!)]);
+  }
+
+  it("the staff selects list every location the editor sees; a move posted with the new location's staff saves", async () => {
+    const from = await createLocation({ title: "Aa From Clinic" });
+    const to = await createLocation({ title: "Ab To Clinic" });
+    const unseen = await createLocation({ title: "Ac Unseen Clinic" });
+    const rbtFrom = await createUser({ permissions: [], locations: [from.id], name: "Rbtfrom" });
+    const bcbaFrom = await createUser({ permissions: [], locations: [from.id], name: "Bcbafrom" });
+    const rbtTo = await createUser({ permissions: [], locations: [to.id], name: "Rbtto" });
+    const bcbaTo = await createUser({ permissions: [], locations: [to.id], name: "Bcbato" });
+    await createUser({ permissions: [], locations: [unseen.id], name: "Unseenstaff" });
+    const p = await createPatient({ locationId: from.id, rbtHomeId: rbtFrom.id, bcbaHomeId: bcbaFrom.id });
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [from.id, to.id] }));
+    const path = `/patients/list/edit/${p.id}`;
+    const html = await (await request(path, { cookie })).text();
+    const groups = groupsOf(html, "rbt_home_id");
+    expect(groups.map(([label]) => label)).toEqual(["Aa From Clinic", "Ab To Clinic"]);
+    expect(groups[1]![1]).toEqual(expect.arrayContaining([String(rbtTo.id), String(bcbaTo.id)]));
+    expect(html).not.toContain("Unseenstaff");
+    const shown = shownValues(formAround(html, 'name="patient_identifier"'), "save");
+    const withValues = (over: Record<string, string>) => shown.map(([k, v]): [string, string] => [k, over[k] ?? v]);
+    // The move with the old staff is refused at each staff field; the form shown again offers the new location's staff.
+    const refused = await postForm(path, withValues({ location_id: String(to.id) }), cookie);
+    expect(refused.status).toBe(422);
+    const again = await refused.text();
+    expect(again).toContain("Choose an employee of the client&#x27;s location.");
+    expect(groupsOf(again, "bcba_home_id").find(([label]) => label === "Ab To Clinic")?.[1]).toContain(String(bcbaTo.id));
+    expect((await row(p.id)).locationId).toBe(from.id);
+    const moved = await postForm(path, withValues({ location_id: String(to.id), rbt_home_id: String(rbtTo.id), bcba_home_id: String(bcbaTo.id) }), cookie);
+    expect(moved.status).toBe(303);
+    expect(await row(p.id)).toMatchObject({ locationId: to.id, rbtHomeId: rbtTo.id, bcbaHomeId: bcbaTo.id });
+  });
+
+  it("a stored employee who works at another location the editor sees is offered once per field: marked in the field that stores them", async () => {
+    const loc = await createLocation();
+    const other = await createLocation();
+    const left = await createUser({ permissions: [], locations: [loc.id], name: "Leftover" });
+    const p = await createPatient({ locationId: loc.id, rbtHomeId: left.id });
+    await db().delete(userLocations).where(eq(userLocations.userId, left.id));
+    await db().insert(userLocations).values({ userId: left.id, locationId: other.id });
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [loc.id, other.id] }));
+    const html = await (await request(`/patients/list/edit/${p.id}`, { cookie })).text();
+    expect(optionsOf(html, "rbt_home_id").filter(([id]) => id === String(left.id))).toEqual([[String(left.id), "Leftover User (not at the client's location)"]]);
+    expect(optionsOf(html, "bcba_home_id").filter(([id]) => id === String(left.id))).toEqual([[String(left.id), "Leftover User"]]);
+    expect((await untouchedSave(p.id, cookie)).status).toBe(303);
+    expect((await row(p.id)).rbtHomeId).toBe(left.id);
   });
 });
