@@ -3,6 +3,7 @@ import { choiceList, choiceOr, flag, MESSAGES, optionalChoice, optionalDate, opt
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
+import { codePoint, isControlOrInvisible } from "./x12";
 import { fieldErrors, safeParseChange, safeParsePlain, sentBy, type Parsed } from "./validation";
 
 /**
@@ -313,6 +314,19 @@ export function parsePatient(input: Record<string, unknown>, stored: Record<stri
   if (r.success) return { ok: true, data: r.output };
   const nested = r.issues.filter((i) => i.path?.[0]?.key === "pa_assessments");
   return { ok: false, errors: { ...fieldErrors(r.issues.filter((i) => !nested.includes(i))), ...intakeErrors(nested) } };
+}
+
+export const IDENTIFIER_IN_USE = "This patient identifier is already in use.";
+
+/**
+ * Why a new patient identifier is refused beyond its field's text rules, or null: an invisible character (zero-width
+ * space or joiner, a direction mark, any format or other invisible character: `isControlOrInvisible`, the claims'
+ * rule), which would make two identifiers that print alike name two clients (probe 8963 D4). Checked when the
+ * identifier changes: a stored one is kept as it is (decision 017, stop 33).
+ */
+export function identifierRefusal(identifier: string): string | null {
+  const hidden = [...identifier].find(isControlOrInvisible);
+  return hidden ? `Patient identifier: remove the invisible character (${codePoint(hidden)}).` : null;
 }
 
 export const PatientStatusInput = v.object({ status: v.picklist(PATIENT_STATUSES, "Choose a status from the list.") });

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, ne, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
@@ -8,7 +8,7 @@ import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, INACTIVE_STAFF, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { withCancelledCount } from "~/domain/schedule";
@@ -288,8 +288,28 @@ export async function getPatient(ctx: ModelContext, patientId: number): Promise<
   return readAudited(ctx, eq(patients.id, patientId));
 }
 
+/** A client in scope by patient identifier (findPatientIdByIdentifier's rule), the read audited. */
 export async function getPatientByIdentifier(ctx: ModelContext, identifier: string): Promise<PatientJson | null> {
-  return readAudited(ctx, eq(patients.patientIdentifier, identifier));
+  const exact = await readAudited(ctx, eq(patients.patientIdentifier, identifier));
+  if (exact) return exact;
+  const id = await onlyMatchAnyCase(ctx, identifier);
+  return id === null ? null : readAudited(ctx, eq(patients.id, id));
+}
+
+/**
+ * A patient identifier compared without letter case (A–Z: SQLite's NOCASE). The duplicate check and the lookups by
+ * identifier use it. No index has that collation: the subquery reads every identifier from the unique index (a
+ * covering scan, never the wide client rows), so it runs only where the exact identifier (indexed) was not enough: a
+ * new identifier, a lookup that found none.
+ */
+function sameIdentifierAnyCase(identifier: string): SQL {
+  return sql`${patients.id} in (select "id" from "patients" where "patient_identifier" = ${identifier} collate nocase)`;
+}
+
+/** The one client in scope whose identifier differs from `identifier` only in letter case; null for none or several (never one of them picked). */
+async function onlyMatchAnyCase(ctx: ModelContext, identifier: string): Promise<number | null> {
+  const rows = await ctx.db.select({ id: patients.id }).from(patients).where(and(sameIdentifierAnyCase(identifier), patientScope(ctx))).limit(2);
+  return rows.length === 1 ? rows[0]!.id : null;
 }
 
 /** Staff who work at the location (user_locations), for the assignment selects. */
@@ -397,8 +417,21 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
     const [i] = await ctx.db.select({ id: insurances.id }).from(insurances).where(and(eq(insurances.id, insurerId), isNull(insurances.deletedAt)));
     if (!i) errors[name] = "Choose an insurer from the list.";
   }
-  const [dup] = await ctx.db.select({ id: patients.id }).from(patients).where(eq(patients.patientIdentifier, input.patient_identifier));
-  if (dup && dup.id !== selfId) errors.patient_identifier = "This patient identifier is already in use.";
+  // A new identifier (a create, or an edit that changes it): no invisible character, and not one a live client has
+  // in any letter case (or any client exactly: the unique index). A stored one is kept as it is.
+  if (!current || current.patient_identifier !== input.patient_identifier) {
+    const refusal = identifierRefusal(input.patient_identifier);
+    if (refusal) errors.patient_identifier = refusal;
+    else {
+      const same = or(eq(patients.patientIdentifier, input.patient_identifier), and(sameIdentifierAnyCase(input.patient_identifier), isNull(patients.deletedAt)));
+      const [dup] = await ctx.db
+        .select({ id: patients.id })
+        .from(patients)
+        .where(and(same, selfId === null ? undefined : ne(patients.id, selfId)))
+        .limit(1);
+      if (dup) errors.patient_identifier = IDENTIFIER_IN_USE;
+    }
+  }
   return errors;
 }
 
@@ -718,10 +751,14 @@ export async function getPatientProfile<T extends BatchItem<"sqlite">[] = []>(ct
   };
 }
 
-/** The id of a client in scope by patient identifier (no audit row: the profile it leads to records the read). */
+/**
+ * The id of a client in scope by patient identifier (no audit row: the profile it leads to records the read): the
+ * client with exactly that identifier, else the only one whose identifier differs from it only in letter case. Two
+ * such clients (stored before the duplicate check ignored case) answer null, as none does (decision 017, stop 33).
+ */
 export async function findPatientIdByIdentifier(ctx: ModelContext, identifier: string): Promise<number | null> {
   const [row] = await ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.patientIdentifier, identifier), patientScope(ctx)));
-  return row?.id ?? null;
+  return row?.id ?? (await onlyMatchAnyCase(ctx, identifier));
 }
 
 /**
