@@ -17,7 +17,14 @@ export const MESSAGES = {
   /** Clients, parents and employees alike (each with its own list). */
   gender: "Choose a gender from the list.",
   flag: "Choose yes or no.",
+  /** A birth date after today (at the person's location, else UTC): clients and parents (decision 017, stop 33). */
+  futureBirthDate: (label: string) => `${label} cannot be in the future.`,
 } as const;
+
+/** Whether a birth date (YYYY-MM-DD, or none) is after `today`: refused with MESSAGES.futureBirthDate when a save sets it. */
+export function isFutureBirthDate(date: string | null | undefined, today: string): boolean {
+  return typeof date === "string" && date > today;
+}
 
 /** A form sends "" for an empty field; the API may send null or leave it out. All mean "no value". */
 const trimToNull = v.transform((x: string | null): string | null => {

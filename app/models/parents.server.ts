@@ -1,7 +1,9 @@
 import { and, asc, count, eq, getTableColumns, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
+import { isFutureBirthDate, MESSAGES } from "~/domain/fields";
 import { ParentInput, ParentPasswordInput, ParentStatusInput } from "~/domain/parents";
+import { todayAtLocation } from "~/domain/pa-pacing";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -165,17 +167,21 @@ function childrenQuery(ctx: ModelContext, parentId: number) {
  * A parent without a location is seen by staff of every location, so staff limited to some locations must
  * link a new parent to one of theirs, and may not unlink one that has a location (docs/decisions/020).
  */
-async function check(ctx: ModelContext, input: ParentInput, selfId: number | null, currentLocationId: number | null = null): Promise<Record<string, string>> {
+async function check(ctx: ModelContext, input: ParentInput, current: ParentJson | null): Promise<Record<string, string>> {
   const errors: Record<string, string> = {};
-  const mustHaveLocation = locationScope(ctx.actor) !== null && (selfId === null || currentLocationId !== null);
+  const mustHaveLocation = locationScope(ctx.actor) !== null && (current === null || current.location_id !== null);
   if (input.location_id === null && mustHaveLocation) errors.location_id = "Choose one of your locations.";
+  let zone = "UTC";
   if (input.location_id !== null) {
-    const [loc] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
+    const [loc] = await ctx.db.select({ id: locations.id, timeZone: locations.timeZone }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
     if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
+    zone = loc?.timeZone ?? zone;
   }
-  // Among live parents only: a deleted parent's address is free again (migration 0032).
+  // A birth date after today (at the parent's location, else UTC) is refused when the save sets it; a stored one is kept.
+  if (isFutureBirthDate(input.birth_date, todayAtLocation(ctx.now(), zone)) && current?.birth_date !== input.birth_date) errors.birth_date = MESSAGES.futureBirthDate("Birth date");
+  // Among live parents only: a deleted parent's address is free again (migration 0033).
   const [dup] = await ctx.db.select({ id: parents.id }).from(parents).where(and(eq(parents.email, input.email), isNull(parents.deletedAt)));
-  if (dup && dup.id !== selfId) errors.email = "This email is already in use.";
+  if (dup && dup.id !== current?.id) errors.email = "This email is already in use.";
   return errors;
 }
 
@@ -239,7 +245,7 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   if (refusal) return refusal;
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  const errors = await check(ctx, parsed.data, id, current.location_id);
+  const errors = await check(ctx, parsed.data, current);
   if (Object.keys(errors).length) return invalid(errors);
   // A new email or status ends every session and API token of the parent.
   const endsAccess = changes.length > 0;

@@ -4,11 +4,12 @@ import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
+import { isFutureBirthDate, MESSAGES } from "~/domain/fields";
 import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, parsePatient, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { withCancelledCount } from "~/domain/schedule";
@@ -48,6 +49,7 @@ const STAFF_COLUMNS: Record<StaffField, SQLiteColumn> = {
 };
 
 const INSURER_FIELDS = ["insurer_id", "insurer_secondary_id"] as const;
+const BIRTH_DATE_FIELDS = PATIENT_FIELDS.filter((f) => f.name === "birth_date" || f.name === "parent_birth_date");
 
 function parseDetails(raw: string): Record<string, unknown> {
   try {
@@ -381,8 +383,14 @@ function parentOptionsQuery(ctx: ModelContext) {
 /** Checks that need the database: location in scope, staff of that location, parent and insurers exist, identifier unique. */
 async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: number | null, current?: PatientJson): Promise<Record<string, string>> {
   const errors: Record<string, string> = {};
-  const [loc] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
+  const [loc] = await ctx.db.select({ id: locations.id, timeZone: locations.timeZone }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
   if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
+  // A birth date (the client's, the parent's) after today at the client's location is refused when the save sets it;
+  // a stored one is kept as it is.
+  const today = todayAtLocation(ctx.now(), loc?.timeZone ?? "UTC");
+  for (const { name, label } of BIRTH_DATE_FIELDS) {
+    if (isFutureBirthDate(input[name] as string | null, today) && current?.[name] !== input[name]) errors[name] = MESSAGES.futureBirthDate(label);
+  }
   // A staff link the save does not change is kept as it is, even once that employee has left the client's
   // location or was made inactive (an edit must not fail on a link the user did not touch, as for the parent
   // below); a new link, and every link of a client who moves, must be an active employee of the client's location
