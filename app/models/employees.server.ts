@@ -335,7 +335,7 @@ function refused(verdict: Exclude<Verdict, { ok: true }>): ModelResult<never> {
   return verdict.status === 404 ? notFound("Employee") : denied(verdict.message);
 }
 
-/** Another live employee has this email (a deleted one's address is free again: migration 0032). */
+/** Another live employee has this email (a deleted one's address is free again: migration 0033). */
 async function emailTaken(ctx: ModelContext, email: string, exceptId?: number): Promise<boolean> {
   const [row] = await ctx.db.select({ id: users.id }).from(users).where(and(eq(sql`lower(${users.email})`, email.toLowerCase()), isNull(users.deletedAt))).limit(1);
   return !!row && row.id !== exceptId;
