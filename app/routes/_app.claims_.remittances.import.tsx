@@ -3,7 +3,8 @@ import { data, redirect } from "@remix-run/cloudflare";
 import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { ClaimAdjustments, RemittanceLines } from "~/components/billing/remittance-report";
-import { FormMessage } from "~/components/ui/field";
+import { Field, FormMessage } from "~/components/ui/field";
+import { TextareaField } from "~/components/ui/form-controls";
 import { money } from "~/domain/billing";
 import { MAX_835_BYTES } from "~/domain/x12-835";
 import { importRemittance, type RemittanceReport } from "~/models/remittances.server";
@@ -118,40 +119,17 @@ export default function ImportRemittance() {
       <FormMessage error={answer?.message} success={answer?.success} />
       <Form method="post" encType="multipart/form-data" className="form-grid">
         <input type="hidden" name="file_name" value={answer?.fileName ?? ""} />
-        <div className="field">
-          <label htmlFor="f-file">835 file</label>
-          <input
-            id="f-file"
-            type="file"
-            name="file"
-            accept=".835,.x12,.edi,.txt,text/plain"
-            aria-invalid={answer?.errors.file_name ? true : undefined}
-            aria-describedby={answer?.errors.file_name ? "f-file-error" : undefined}
-          />
-          {answer?.errors.file_name ? (
-            <p className="field-error" id="f-file-error">
-              {answer.errors.file_name}
-            </p>
-          ) : null}
-        </div>
-        <div className="field">
-          <label htmlFor="f-content">Or paste the file's text</label>
-          <textarea
-            id="f-content"
-            name="content"
-            rows={8}
-            spellCheck={false}
-            defaultValue={answer?.content ?? ""}
-            key={answer?.content ?? ""}
-            aria-invalid={answer?.errors.content ? true : undefined}
-            aria-describedby={answer?.errors.content ? "f-content-error" : undefined}
-          />
-          {answer?.errors.content ? (
-            <p className="field-error" id="f-content-error">
-              {answer.errors.content}
-            </p>
-          ) : null}
-        </div>
+        <Field label="835 file" name="file" id="f-file" type="file" accept=".835,.x12,.edi,.txt,text/plain" error={answer?.errors.file_name} />
+        <TextareaField
+          label="Or paste the file's text"
+          name="content"
+          id="f-content"
+          rows={8}
+          spellCheck={false}
+          defaultValue={answer?.content ?? ""}
+          key={answer?.content ?? ""}
+          error={answer?.errors.content}
+        />
         <div className="form-actions">
           <button className="btn" type="submit" name="intent" value="check" disabled={busy}>
             Check
