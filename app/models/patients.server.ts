@@ -621,7 +621,7 @@ export async function deletePatient(ctx: ModelContext, patientId: number): Promi
  * The client form's options as statements, to ride in one batch (or the batch of an audit row): the
  * locations the actor can see, the insurers, and the staff of `locationId` when it is one of those
  * locations (else of every one of them, one labelled group per location: the add form before a location is
- * chosen, and the edit form, so that a client can be moved with the new location's staff, decision 017 stop 33).
+ * chosen). A refused edit that chose another location is shown again with that location's staff (decision 017, stop 33).
  * The parents are read before (their read's audit row names them): turn both into options with
  * patientFormOptionsFrom.
  */
@@ -673,7 +673,7 @@ export async function patientFormOptions(ctx: ModelContext, locationId: number |
  * then the other options in the batch of the read's audit row, which names the client and, in
  * `detail.parents`, the parents listed: session + record + batch = 3 round trips, one row (decision 019).
  */
-export async function getPatientForm(ctx: ModelContext, patientId: number) {
+export async function getPatientForm(ctx: ModelContext, patientId: number, staffAt: number | null = null) {
   const [row] = await ctx.db
     .select({ p: zonedPatient, tail: auditTail, parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]), linked: linkedParentColumn, goneInsurers: goneInsurersColumn })
     .from(patients)
@@ -688,10 +688,12 @@ export async function getPatientForm(ctx: ModelContext, patientId: number) {
   const parentList = [...row.parents, ...(linkedSeen ? [linkedSeen] : [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
   const parentIds = clientIds(parentList, (p) => p.id);
   const entry = { entity: "patient", entityId: row.p.id, patientId: row.p.id, detail: parentIds.length ? clientsReadEntry("parent", parentIds, "parents").detail : null };
-  // The staff of every location the editor sees, by location: a re-shown form (JavaScript off) offers the staff of
-  // the location chosen, so the client can be moved with new staff (probe 8963 D3); the save still checks them.
-  const rows = await auditedRead(ctx.db, who(ctx), entry, () => patientFormOptionReads(ctx, null, patient), row.tail);
-  const options = patientFormOptionsFrom(null, rows, parentList, patient);
+  // The staff of the client's location, or of `staffAt` (the location a refused save chose: the form re-shown
+  // offers its staff, so a client can be moved with new staff, probe 8963 D3; the save still checks them). Every
+  // location's staff at once would be hundreds of kilobytes of options at a large clinic.
+  const at = staffAt ?? patient.location_id;
+  const rows = await auditedRead(ctx.db, who(ctx), entry, () => patientFormOptionReads(ctx, at, patient), row.tail);
+  const options = patientFormOptionsFrom(at, rows, parentList, patient);
   // A stored insurer that was deleted stays in the fields that store it, marked, so an untouched save keeps it.
   const insurers = [...options.insurers, ...row.goneInsurers.map((i) => ({ id: i.id, name: deletedInsurerLabel(i.name), only: INSURER_FIELDS.filter((f) => patient[f] === i.id) }))];
   const parentOptions = linked && !linkedSeen ? [...options.parents, { id: linked.id, name: LINKED_PARENT_ELSEWHERE }] : options.parents;

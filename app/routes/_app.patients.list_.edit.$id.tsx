@@ -37,8 +37,17 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   switch (values.intent) {
     case "delete":
       return formResult(await deletePatient(ctx, id), values, () => "/patients/list");
-    case "save":
-      return formResult(await withFormVersion(values.version, (version) => updatePatient(ctx, id, nestFormFields(values), { partial: false, version })), values, (p) => `/patients/profile/${p.id}`);
+    case "save": {
+      const result = await withFormVersion(values.version, (version) => updatePatient(ctx, id, nestFormFields(values), { partial: false, version }));
+      // A refused save that chose another location: the form again with that location's staff to choose from.
+      const chosen = Number(values.location_id);
+      if (!result.ok && result.status === 422 && Number.isSafeInteger(chosen) && chosen > 0) {
+        const again = await getPatientForm(ctx, id, chosen);
+        if (again && again.patient.location_id !== chosen && again.options.locations.some((l) => l.id === chosen))
+          return data<FormAnswer & { staff: typeof again.options.staff }>({ errors: result.errors, message: result.message, values, staff: again.options.staff }, { status: 422 });
+      }
+      return formResult(result, values, (p) => `/patients/profile/${p.id}`);
+    }
     default:
       if (!(await findPatient(ctx, id))) throw notFound("Patient not found.");
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
@@ -46,8 +55,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function EditPatient() {
-  const { patient, options } = useLoaderData<typeof loader>();
-  const answer = useActionData<typeof action>();
+  const { patient, options: stored } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>() as (FormAnswer & { staff?: typeof stored.staff }) | undefined;
+  const options = answer?.staff ? { ...stored, staff: answer.staff } : stored;
   const busy = useNavigation().state === "submitting";
   const current = (answer?.current ?? null) as PatientJson | null;
   // After a stale save the form shows what is stored now, with its version, so saving again is deliberate.
