@@ -344,50 +344,80 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const letterBefore = (s: string, i: number) => /[\p{L}\p{N}]$/u.test(s.slice(Math.max(0, i - 2), i));
 const letterAt = (s: string, i: number) => /^[\p{L}\p{N}]/u.test(s.slice(i, i + 2));
 
-/** Names by their first word (lower case), each bucket longest first; built once per list of names. */
-type NameIndex = Map<string, { length: number; lower: string; offset: number }[]>;
+/**
+ * Text as names are compared: case folded (upper then lower case, so "ß" is "ss"), accents dropped ("NUÑEZ" is
+ * "Núñez", as capitals are often typed), every apostrophe (' ’ ʼ ‘ `) one and every dash a hyphen; `at[i]` is where
+ * the folded character `i` starts in `s` (`at[text.length]` is `s.length`), so a match is cut from `s` itself.
+ */
+const FOLDED = new Map<string, string>(); // non-ASCII characters as folded, a few thousand at most in practice
+function foldChar(ch: string): string {
+  if (ch.charCodeAt(0) < 128) return ch === "`" ? "'" : ch.toLowerCase();
+  let piece = FOLDED.get(ch);
+  if (piece === undefined) {
+    piece = /[’ʼ‘]/u.test(ch) ? "'" : /\p{Pd}/u.test(ch) ? "-" : ch.toUpperCase().toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
+    if (FOLDED.size < 10_000) FOLDED.set(ch, piece);
+  }
+  return piece;
+}
+function folded(s: string): { text: string; at: number[] } {
+  let text = "";
+  const at: number[] = [];
+  for (let i = 0; i < s.length; ) {
+    const ch = String.fromCodePoint(s.codePointAt(i)!);
+    const piece = foldChar(ch);
+    for (let k = 0; k < piece.length; k++) at.push(i);
+    text += piece;
+    i += ch.length;
+  }
+  at.push(s.length);
+  return { text, at };
+}
+
+/** Names by their first word (folded), each bucket longest first; built once per list of names. */
+type NameIndex = Map<string, { folded: string; offset: number }[]>;
 const nameIndexes = new WeakMap<readonly string[], NameIndex>();
 function nameIndex(names: readonly string[]): NameIndex {
   let index = nameIndexes.get(names);
   if (index) return index;
   index = new Map();
   for (const name of names) {
-    const first = /[\p{L}\p{N}]+/u.exec(name);
+    const { text } = folded(name);
+    const first = /[\p{L}\p{N}]+/u.exec(text);
     if (!first) continue; // no letter or digit: identifies no one
-    const key = first[0].toLowerCase();
-    const bucket = index.get(key) ?? [];
-    bucket.push({ length: name.length, lower: name.toLowerCase(), offset: first.index });
-    index.set(key, bucket);
+    const bucket = index.get(first[0]) ?? [];
+    bucket.push({ folded: text, offset: first.index });
+    index.set(first[0], bucket);
   }
-  for (const bucket of index.values()) bucket.sort((a, b) => b.length - a.length);
+  for (const bucket of index.values()) bucket.sort((a, b) => b.folded.length - a.folded.length);
   nameIndexes.set(names, index);
   return index;
 }
 
 /**
- * Every whole-word occurrence of one of `names` (any case; followed by 's, the possessive) replaced, in one pass
- * over the text's words: a word is compared only with the names that start with it, so the time does not grow with
- * the number of names (a participants field can name hundreds; a regex per name made that seconds). Where names
- * overlap, the longest one at the first word wins.
+ * Every whole-word occurrence of one of `names` (compared `folded`; followed by 's, the possessive) replaced, in one
+ * pass over the text's words: a word is compared only with the names that start with it, so the time does not grow
+ * with the number of names (a participants field can name hundreds; a regex per name made that seconds). Where names
+ * overlap, the longest one at the first word wins. A word boundary is a letter or digit of any script.
  */
 function replaceNames(s: string, names: readonly string[], by: string, possessive = by): string {
   if (!names.length) return s;
   const index = nameIndex(names);
+  const { text: f, at } = folded(s);
   let out = "";
-  let last = 0;
-  for (const m of s.matchAll(WORD)) {
-    for (const name of index.get(m[0].toLowerCase()) ?? []) {
+  let last = 0; // in `f`
+  for (const m of f.matchAll(WORD)) {
+    for (const name of index.get(m[0]) ?? []) {
       const start = m.index - name.offset;
-      const end = start + name.length;
-      if (start < last || end > s.length || letterBefore(s, start) || s.slice(start, end).toLowerCase() !== name.lower) continue;
-      const apostrophe = /^['’]s$/i.test(s.slice(end, end + 2)) && !letterAt(s, end + 2);
-      if (!apostrophe && letterAt(s, end)) continue;
-      out += s.slice(last, start) + (apostrophe ? possessive : by);
+      const end = start + name.folded.length;
+      if (start < last || end > f.length || letterBefore(f, start) || f.slice(start, end) !== name.folded) continue;
+      const apostrophe = f.slice(end, end + 2) === "'s" && !letterAt(f, end + 2);
+      if (!apostrophe && letterAt(f, end)) continue;
+      out += s.slice(at[last], at[start]) + (apostrophe ? possessive : by);
       last = apostrophe ? end + 2 : end;
       break;
     }
   }
-  return out + s.slice(last);
+  return out + s.slice(at[last]);
 }
 
 /** Free text made safe to quote: no dates, times, long numbers, codes, emails, links, nor the given names. */
@@ -427,9 +457,18 @@ const ROLE_OR_COMMON = /^(mother|mom|mum|father|dad|parent|parents|caregiver|car
 function identifyingStrings(body: Body, participants: string, known: Redactions): Redactions {
   const client = new Set<string>();
   const other = new Set<string>();
+  // A name whole, each word (split at spaces and dashes) also without its apostrophes ("OBrien"), and each part of
+  // two letters or more (split at apostrophes too: "Smith-Jones" → "Jones", "O'Brien" → "Brien").
   const addName = (set: Set<string>, full: string) => {
     set.add(full);
-    for (const part of full.split(/[\s,()]+/)) if (part.length >= 2 && /^[\p{L}'-]+$/u.test(part) && !ROLE_OR_COMMON.test(part)) set.add(part);
+    const add = (part: string) => {
+      if (/^[\p{L}\p{M}'’ʼ‘`]+$/u.test(part) && part.replace(/[^\p{L}]/gu, "").length >= 2 && !ROLE_OR_COMMON.test(part)) set.add(part);
+    };
+    for (const word of full.split(/[\s,()\p{Pd}]+/u)) {
+      add(word);
+      add(word.replace(/['’ʼ‘`]/gu, ""));
+      for (const part of word.split(/['’ʼ‘`]+/u)) add(part);
+    }
   };
   // The names the server looked up (the client named by `patient_id` and their parents), whatever the body carries.
   for (const name of known.client) if (name.trim().length >= 2) addName(client, name.trim());

@@ -410,6 +410,26 @@ describe("free text scrubbing", () => {
     expect(scrubFreeText("Wrote to x@y.com+z@w.org and maria@example.com")).toBe("Wrote");
   });
 
+  // Probe 8965 §3: the stored name as first + last (as the server passes it), what the note says, what may leave.
+  const client = (first: string, last: string) => ({ client: [`${first} ${last}`, first, last], other: [] });
+  it.each([
+    ["Isabella", "Smith-Jones", "Mrs. Jones picked Isabella up; Smith family", "Mrs, the client picked the client up, the client family"],
+    ["Isabella", "Smith-Jones", "Smith–Jones and SMITH-JONES left", "the client and the client left"],
+    ["Ana", "O'Brien", "O’Brien here", "the client here"],
+    ["Ana", "O'Brien", "OBrien and o'brien and Oʼbrien", "the client and the client and the client"],
+    ["Ana", "O'Brien", "O‘Brien’s bag", "the client's bag"],
+    ["José", "O'Brien-Núñez", "José O’Brien-Núñez arrived", "the client arrived"],
+    ["José", "O'Brien-Núñez", "Núñez left; NUÑEZ; nunez; o'brien; Brien", "the client left, the client, the client, the client, the client"],
+    ["José", "O'Brien-Núñez", "JOSE and Jose\u0301 came", "the client and the client came"],
+    // Controls: a name is not cut inside another word; space-separated names in any case; a one-letter part stays.
+    ["Al", "Smith", "Also, Al came; Alvin stayed", "Also, the client came, Alvin stayed"],
+    ["Mary Ann", "Lee", "mary and ANN and Annabel", "the client and the client and Annabel"],
+    ["Ana", "O'Brien", "O came", "O came"],
+    ["Zoë", "Ng", "Zoe and ZOË and Zoëlle", "the client and the client and Zoëlle"],
+  ])("%s %s: %j → %j", (first, last, raw, out) => {
+    expect(noteFacts({ content: { environmental_changes: raw } }, client(first, last)).environmentalChanges).toBe(out);
+  });
+
   it("thousands of names cost no more than a few; each is still cut", () => {
     const names = Array.from({ length: 3000 }, (_, i) => `Name${i.toString(36)}x`);
     const out = quickly("Quinn met Sloane and Name1zx. ".repeat(150), { client: ["Quinn"], other: [...names, "Sloane"] });
