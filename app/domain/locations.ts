@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { choiceList, MESSAGES, optionalEmail, optionalLine, optionalPhone, optionalZip, requiredLine } from "./fields";
 import { isValidNpi, NPI_MESSAGE, TAX_ID_MESSAGE } from "./npi";
 import { canonicalTimeZone, isValidTimeZone } from "./time";
+import { isControlOrInvisible } from "./x12";
 
 /** Place-of-service codes (platform §3, clinical §3). */
 export const POS_CODES = [
@@ -54,9 +55,19 @@ export const LocationInput = v.object({
 /** Two live locations may not share a title (decision 017, stop 33): twins in every chooser put people on the wrong one. */
 export const DUPLICATE_LOCATION_TITLE = "A location with this title already exists.";
 
-/** A title as titles are compared: case does not count, nor spaces (at the ends, or several where one would do). */
+/**
+ * A title as titles are compared: case does not count, nor spaces (at the ends, or several where one would do), nor
+ * what does not show (`isControlOrInvisible`: a zero-width space, soft hyphen, byte-order mark; a tab or line break is
+ * a space), and compatibility forms are their letters (NFKC: a full-width "Ｍ" is "M").
+ */
 export function locationTitleKey(title: string): string {
-  return title.trim().replace(/\s+/g, " ").toLowerCase();
+  const spaced = title.normalize("NFKC").replace(/[\t\n\v\f\r\u0085\u2028\u2029]/g, " ");
+  return [...spaced]
+    .filter((ch) => !isControlOrInvisible(ch))
+    .join("")
+    .trim()
+    .replace(/\s+/g, " ")
+    .toLowerCase();
 }
 
 /** Digits only (spaces and dashes typed by people are dropped), exactly `length` of them, then an optional check. */

@@ -5,7 +5,7 @@ import { canonicalTimeZone } from "~/domain/time";
 
 /** A location's title as titles are compared, and its time zone as stored (decision 017, stop 33; probe 8962 item 4). */
 
-describe("locationTitleKey: case and spaces do not count", () => {
+describe("locationTitleKey: case, spaces, invisible characters and full width do not count", () => {
   it.each([
     ["Miami Clinic", "miami clinic ", true],
     ["Miami Clinic", "  MIAMI   CLINIC", true],
@@ -13,6 +13,16 @@ describe("locationTitleKey: case and spaces do not count", () => {
     ["Miami Clinic", "Miami\u00a0Clinic", true],
     ["Miami Clinic", "MiamiClinic", false],
     ["Miami Clinic", "Miami Clinic 2", false],
+    // Probe 8965 §4: invisible characters do not count, full-width letters are letters.
+    ["Denver Clinic", "Denver Clinic\u200b", true],
+    ["Denver Clinic", "Denver\u200b Clinic", true],
+    ["Denver Clinic", "Denver Clinic\u00ad", true],
+    ["Denver Clinic", "\ufeffDenver Clinic", true],
+    ["Denver Clinic", "Den\u200dver\u2060 Clinic", true],
+    ["Miami Clinic", "\uff2diami Clinic", true],
+    ["Miami Clinic", "ＭＩＡＭＩ\u3000ＣＬＩＮＩＣ", true],
+    ["Miami Clinic", "Miami\u200bClinic", false],
+    ["Miami Clinic", "Miami\nClinic", true],
   ])("%j and %j are the same title: %s", (a, b, same) => {
     expect(locationTitleKey(a) === locationTitleKey(b)).toBe(same);
   });

@@ -189,6 +189,11 @@ describe("a location's title is unique among live locations; its time zone is st
     ["the same title", (t: string) => t],
     ["another case with spaces around", (t: string) => ` ${t.toLowerCase()} `],
     ["spaces inside doubled, a tab, a no-break space", (t: string) => t.toUpperCase().replace(" ", "  ").replace(" ", "\t").replace(" ", "\u00a0")],
+    // Probe 8965 §4: what does not show, and full-width letters.
+    ["a zero-width space at the end", (t: string) => `${t}\u200b`],
+    ["a zero-width space after a space", (t: string) => t.replace(" ", " \u200b")],
+    ["a soft hyphen and a byte-order mark", (t: string) => `\ufeff${t}\u00ad`],
+    ["a full-width first letter", (t: string) => t.replace("M", "\uff2d")],
   ])("a create with %s: 422 on title, nothing written", async (_label, variant) => {
     const token = await admin();
     const t = title();
