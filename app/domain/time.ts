@@ -92,10 +92,15 @@ export function isValidTimeZone(timeZone: string): boolean {
   return canonicalTimeZone(timeZone) !== null;
 }
 
-/** A time zone as IANA spells it, as Intl resolves it ("america/new_york" → "America/New_York"); null when it is not one. */
+/**
+ * A time zone as IANA spells it, as Intl resolves it ("america/new_york" → "America/New_York", "US/Eastern" →
+ * "America/New_York"); null when it is not one. A UTC offset ("+05:30", "-0800") is not a zone name, though the
+ * runtime's Intl takes one: it has no daylight-saving rules (probe 8965 §5). Every IANA name starts with a letter.
+ */
 export function canonicalTimeZone(timeZone: string): string | null {
   try {
-    return new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone;
+    const resolved = new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone;
+    return /^[A-Za-z]/.test(timeZone) && /^[A-Za-z]/.test(resolved) ? resolved : null;
   } catch {
     return null;
   }

@@ -34,6 +34,9 @@ describe("canonicalTimeZone: the IANA spelling, or null", () => {
     ["AMERICA/LOS_ANGELES", "America/Los_Angeles"],
     ["Europe/Lisbon", "Europe/Lisbon"],
     ["Mars/Olympus", null],
+    ["US/Eastern", "America/New_York"],
+    ["+05:30", null],
+    ["-00:00", null],
     ["", null],
   ])("%j → %j", (typed, expected) => {
     expect(canonicalTimeZone(typed)).toBe(expected);

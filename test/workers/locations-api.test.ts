@@ -229,4 +229,31 @@ describe("a location's title is unique among live locations; its time zone is st
     expect((await api(`/v2/locations/${id}`, { method: "PATCH", token, body: { time_zone: " AMERICA/LOS_ANGELES " } })).status).toBe(200);
     expect((await db().select().from(locations).where(eq(locations.id, id)))[0]!.timeZone).toBe("America/Los_Angeles");
   });
+
+  // Probe 8965 §5: an offset has no daylight-saving rules; the runtime's Intl accepts one as a zone.
+  it.each(["+05:30", "+0530", "-00:00", "+05", "-0800", "\u221205:00", "GMT+5", "UTC+05:00", "UTC-8"])("the offset %j is refused with 422 on time_zone, nothing written", async (zone) => {
+    const token = await admin();
+    const loc = await createLocation({ title: title() });
+    const before = await locationCount();
+    const created = await api("/v2/locations", { method: "POST", token, body: { ...valid, title: title(), time_zone: zone } });
+    expect(created.status).toBe(422);
+    expect(((await created.json()) as { errors: Record<string, string> }).errors.time_zone).toBe("Choose a valid time zone.");
+    expect(await locationCount()).toBe(before);
+    const edited = await api(`/v2/locations/${loc.id}`, { method: "PATCH", token, body: { time_zone: zone } });
+    expect(edited.status).toBe(422);
+    expect(((await edited.json()) as { errors: Record<string, string> }).errors.time_zone).toBe("Choose a valid time zone.");
+    expect((await db().select().from(locations).where(eq(locations.id, loc.id)))[0]!.timeZone).toBe(loc.timeZone);
+  });
+
+  it.each([
+    ["US/Eastern", "America/New_York"],
+    ["EST", "America/Panama"],
+    ["Etc/GMT+5", "Etc/GMT+5"],
+    ["UTC", "UTC"],
+  ])("the IANA name %j is accepted and stored as %j", async (zone, stored) => {
+    const token = await admin();
+    const loc = await createLocation({ title: title() });
+    expect((await api(`/v2/locations/${loc.id}`, { method: "PATCH", token, body: { time_zone: zone } })).status).toBe(200);
+    expect((await db().select().from(locations).where(eq(locations.id, loc.id)))[0]!.timeZone).toBe(stored);
+  });
 });
