@@ -74,6 +74,14 @@ export const CLAIM_MESSAGES = {
   /** Voiding a generated claim whose unsent file holds other generated claims (decision 032, stop 33). */
   voidedInUnsentFile: (fileName: string, others: string) =>
     `Claim marked rejected. Its 837P ${fileName} was not sent and also holds ${others}, so that file will not be sent now: generate a new 837P for ${others} (on the claim's page, or tick it on the claims list).`,
+  /**
+   * A file that holds claims of locations the actor does not manage carries those clients' data, so only someone who
+   * manages every location of the file downloads or sends it (decision 032, stop 33). `hidden`: how many such claims.
+   */
+  fileOfOtherLocations: (fileName: string, hidden: number, act: "download" | "send" | "download or send") =>
+    `${act === "send" ? "Nothing was sent: the" : "The"} 837P ${fileName} also holds ${claimsNamed([], hidden)}, whose clients you cannot see, so only someone who manages every location of the file can ${act} it.`,
+  /** A claim without a file (a draft, or voided before generation), or of another location: nothing to download. */
+  noFile: "No 837P file for this claim.",
   /** A generated claim that is not in a file holding a voided claim: it is sent, not generated again. */
   notGeneratable: (claimNumber: string, status: ClaimStatus) =>
     `Claim ${claimNumber} is ${status}; only draft claims, and generated claims whose unsent file holds a voided claim, are generated.`,

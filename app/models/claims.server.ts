@@ -18,7 +18,7 @@ import { noteScope } from "./notes.server";
 import { reasonsFromReads, scrubReadsFor } from "./scrubber.server";
 import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
-import { conflict, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
 import { nextIdOf } from "./ids.server";
 import { storedAdjustments, storedRemarks, type AdjustmentJson, type RemarkJson } from "./remittances.server";
 
@@ -56,6 +56,18 @@ function regenerableSql(claim: typeof claims): SQL<number> {
   return sql<number>`(${claim.status} = 'generated'
     and exists (select 1 from x12_files f where f.id = ${claim.fileId} and f.sent_at is null)
     and exists (select 1 from claims r where r.file_id = ${claim.fileId} and r.status = 'rejected'))`;
+}
+
+/**
+ * How many claims of the file `fileId` are of locations the actor does not manage (0 without a file, or for someone
+ * who sees every location). Such a file carries those clients' data, so the actor neither downloads nor sends it
+ * (decision 032, stop 33).
+ */
+function otherLocationsSql(ctx: ModelContext, fileId: typeof claims.fileId): SQL.Aliased<number> {
+  const scope = locationScope(ctx.actor);
+  // Named: D1's batch answers rows keyed by column name.
+  if (scope === null) return sql<number>`0`.as("other_locations");
+  return sql<number>`(select count(*) from claims o where o.file_id = ${fileId} and o.location_id not in (select value from json_each(${JSON.stringify(scope)})))`.as("other_locations");
 }
 
 /** Every claim of the file that claim `id` is in (none when it has no file), with the file's name. */
@@ -417,6 +429,8 @@ export interface ClaimRow {
   file_id: number | null;
   /** Generated into an unsent file that holds a voided claim: generated again, never sent (decision 032, stop 33). */
   regenerable: boolean;
+  /** How many claims of its file are of locations the actor does not manage: then no download (decision 032, stop 33). */
+  file_other_locations: number;
   created_at: string;
 }
 
@@ -478,6 +492,7 @@ export async function claimsScreen(
         errors: claims.errors,
         fileId: claims.fileId,
         regenerable: regenerableSql(claims).as("regenerable"),
+        fileOtherLocations: otherLocationsSql(ctx, claims.fileId),
         createdAt: claims.createdAt,
       })
       .from(claims)
@@ -510,6 +525,7 @@ export async function claimsScreen(
     errors: (JSON.parse(r.errors || "[]") as unknown[]).length,
     file_id: r.fileId,
     regenerable: Boolean(r.regenerable),
+    file_other_locations: r.fileOtherLocations,
     created_at: r.createdAt,
   }));
   const pickData = picked ? pickRows.map(billableNoteJson) : null;
@@ -560,8 +576,12 @@ export interface ClaimDetail {
   lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; multiplier: number | null; charge_cents: number; pos: string; pa_number: string | null; diagnosis_pointers: number[]; paid_cents: number; status: string; adjustments: AdjustmentJson[]; remarks: RemarkJson[]; note_ids: number[] }[];
   /** The remittances that answered this claim, oldest payment first, with what each paid on its lines. */
   remittances: { id: number; payer_name: string; trace_number: string; payment_date: string | null; paid_cents: number; lines: number }[];
-  /** `voided_claims`: the numbers of the file's other claims voided (rejected), in the actor's locations. */
-  file: { id: number; file_name: string; sender: string | null; sent_at: string | null; created_at: string; voided_claims: string[] } | null;
+  /**
+   * `voided_claims`: the numbers of the file's other claims voided (rejected), in the actor's locations.
+   * `other_locations`: how many of its claims are of locations the actor does not manage; when any, the actor neither
+   * downloads nor sends the file (decision 032, stop 33).
+   */
+  file: { id: number; file_name: string; sender: string | null; sent_at: string | null; created_at: string; voided_claims: string[]; other_locations: number } | null;
   /**
    * Generated, and its unsent file holds a voided claim (of any location): that file is never sent, and this claim is
    * generated again into a new one (decision 032, stop 33).
@@ -578,7 +598,7 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
     linesQuery(ctx, [id]),
     lineNotesQuery(ctx, [id]),
     ctx.db
-      .select({ id: x12Files.id, fileName: x12Files.fileName, content: x12Files.content, sender: x12Files.sender, sentAt: x12Files.sentAt, createdAt: x12Files.createdAt })
+      .select({ id: x12Files.id, fileName: x12Files.fileName, content: x12Files.content, sender: x12Files.sender, sentAt: x12Files.sentAt, createdAt: x12Files.createdAt, otherLocations: otherLocationsSql(ctx, claims.fileId) })
       .from(x12Files)
       .innerJoin(claims, eq(claims.fileId, x12Files.id))
       .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
@@ -642,7 +662,7 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
       note_ids: loaded.noteIds.get(l.id) ?? [],
     })),
     remittances: paidBy.map((r) => ({ id: r.remittanceId, payer_name: r.payerName, trace_number: r.traceNumber, payment_date: r.paymentDate, paid_cents: Number(r.paidCents), lines: r.lines })),
-    file: file ? { id: file.id, file_name: file.fileName, sender: file.sender, sent_at: file.sentAt, created_at: file.createdAt, voided_claims: voided.filter((m) => canSeeLocation(ctx.actor, m.locationId)).map((m) => m.claimNumber) } : null,
+    file: file ? { id: file.id, file_name: file.fileName, sender: file.sender, sent_at: file.sentAt, created_at: file.createdAt, voided_claims: voided.filter((m) => canSeeLocation(ctx.actor, m.locationId)).map((m) => m.claimNumber), other_locations: file.otherLocations } : null,
     regenerable: c.status === "generated" && file !== null && file.sentAt === null && voided.length > 0,
     readable: file ? ownSet(readable837P(file.content), c.setControl) : [],
   };
@@ -660,19 +680,20 @@ function ownSet(segments: ReadableSegment[], setControl: string | null): Readabl
   return out;
 }
 
-/** The claim's 837P file, for download (an audited read: the file carries PHI). */
-export async function getClaimFile(ctx: ModelContext, id: number): Promise<{ fileName: string; content: string } | null> {
-  const [rows] = await ctx.db.batch([
-    ctx.db
-      .select({ fileName: x12Files.fileName, content: x12Files.content, patientId: claims.patientId })
-      .from(claims)
-      .innerJoin(x12Files, eq(x12Files.id, claims.fileId))
-      .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
-  ]);
-  const row = rows[0];
-  if (!row) return null;
+/**
+ * The claim's 837P file, for download (an audited read: the file carries PHI). A file that also holds claims of
+ * locations the actor does not manage is refused (403): it carries those clients' data (decision 032, stop 33).
+ */
+export async function getClaimFile(ctx: ModelContext, id: number): Promise<ModelResult<{ fileName: string; content: string }>> {
+  const [row] = await ctx.db
+    .select({ fileName: x12Files.fileName, content: x12Files.content, patientId: claims.patientId, otherLocations: otherLocationsSql(ctx, claims.fileId) })
+    .from(claims)
+    .innerJoin(x12Files, eq(x12Files.id, claims.fileId))
+    .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId)));
+  if (!row) return { ok: false, status: 404, message: CLAIM_MESSAGES.noFile };
+  if (row.otherLocations > 0) return denied(CLAIM_MESSAGES.fileOfOtherLocations(row.fileName, row.otherLocations, "download"));
   await auditedRead(ctx.db, auditWho(ctx), { entity: "claim_file", entityId: id, patientId: row.patientId }, () => [] as []);
-  return { fileName: row.fileName, content: row.content };
+  return ok({ fileName: row.fileName, content: row.content });
 }
 
 /* ---------- generate, send, status ---------- */
@@ -878,7 +899,7 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
 export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSender = localClaimSender): Promise<ModelResult<{ file_id: number; sender: string; sent_at: string; claims: number }>> {
   const [rows, mates] = await ctx.db.batch([
     ctx.db
-      .select({ status: claims.status, version: claims.version, fileId: claims.fileId, patientId: claims.patientId, fileName: x12Files.fileName, content: x12Files.content, tail: auditTail })
+      .select({ status: claims.status, version: claims.version, fileId: claims.fileId, patientId: claims.patientId, fileName: x12Files.fileName, content: x12Files.content, otherLocations: otherLocationsSql(ctx, claims.fileId), tail: auditTail })
       .from(claims)
       .leftJoin(x12Files, eq(x12Files.id, claims.fileId))
       .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
@@ -890,6 +911,8 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
   // A file holding a voided claim is never sent: it would bill that claim too (decision 032, stop 33).
   const voided = voidedFileRefusal(ctx, mates);
   if (voided) return invalid({ status: voided });
+  // Sending the file sends every claim in it: one of a location the actor does not manage is sent by someone who does.
+  if (row.otherLocations > 0) return denied(CLAIM_MESSAGES.fileOfOtherLocations(row.fileName ?? "", row.otherLocations, "send"));
   const fileId = row.fileId;
   const now = ctx.now().toISOString();
   const who = auditWho(ctx);

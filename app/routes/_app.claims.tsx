@@ -87,7 +87,8 @@ export default function Claims() {
       <Link key="view" to={`/claims/edit-viewer/${c.id}`} aria-label={`Open claim ${c.claim_number}`}>
         Open
       </Link>,
-      c.file_id ? (
+      // Not a file that also holds claims of locations the actor does not manage (decision 032, stop 33).
+      c.file_id && !c.file_other_locations ? (
         <a key="dl" href={`/claims/edit-viewer/${c.id}/download`} aria-label={`Download the 837P of claim ${c.claim_number}`}>
           837P
         </a>

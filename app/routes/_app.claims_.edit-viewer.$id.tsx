@@ -5,7 +5,7 @@ import { Link } from "~/components/ui/link";
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { money, unitPriceText } from "~/domain/billing";
-import { claimsNamed, STATUS_LABELS, TRANSITIONS } from "~/domain/claims";
+import { CLAIM_MESSAGES, claimsNamed, STATUS_LABELS, TRANSITIONS } from "~/domain/claims";
 import { posLabel } from "~/domain/locations";
 import { generateClaims, getClaim, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
@@ -114,6 +114,9 @@ export default function ClaimViewer() {
   const voidedUngenerated = c.status === "rejected" && !c.file;
   const problems = c.status === "draft" ? c.current_errors : voidedUngenerated ? [] : c.errors;
   const answerErrors = answer ? Object.values(answer.errors) : [];
+  // Its file also holds claims of locations the actor does not manage: neither downloaded nor sent by them (decision 032, stop 33).
+  const hiddenMates = c.file?.other_locations ?? 0;
+  const sendable = c.status === "generated" && !c.regenerable;
   const rows: [string, string][] = [
     ["Status", STATUS_LABELS[c.status]],
     ["Client", `${d.patient ? `${d.patient.firstName} ${d.patient.lastName}` : `${d.subscriber.firstName} ${d.subscriber.lastName}`}`],
@@ -166,6 +169,7 @@ export default function ClaimViewer() {
           Its 837P {c.file?.file_name} was not sent and holds {c.file?.voided_claims.length ? claimsNamed(c.file.voided_claims, 0) : "a claim of another location"}, voided (rejected) after the file was generated, so that file is never sent. Generate a new 837P for this claim: the new file leaves the voided claim out.
         </p>
       ) : null}
+      {hiddenMates ? <p className="hint">{CLAIM_MESSAGES.fileOfOtherLocations(c.file!.file_name, hiddenMates, sendable ? "download or send" : "download")}</p> : null}
       {c.kept_refusals.length ? (
         <div role="alert" className="form-message error">
           <h2>Notes refused when the 837P was last generated</h2>
@@ -186,7 +190,7 @@ export default function ClaimViewer() {
             </button>
           </Form>
         ) : null}
-        {c.status === "generated" && !c.regenerable ? (
+        {sendable && !hiddenMates ? (
           <Form method="post">
             <input type="hidden" name="intent" value="send" />
             <button className="btn btn-primary" type="submit" disabled={busy}>
@@ -194,7 +198,7 @@ export default function ClaimViewer() {
             </button>
           </Form>
         ) : null}
-        {c.file ? (
+        {c.file && !hiddenMates ? (
           <a className="btn" href={`/claims/edit-viewer/${c.id}/download`}>
             Download 837P
           </a>

@@ -1641,3 +1641,95 @@ describe("a claim voided after generation never reaches the payer; its file's ot
     expect((await fileRow(file.file_id)).sentAt).toBeNull();
   });
 });
+
+describe("a file that also holds another location's claims is downloaded and sent only by someone who manages all of them (probe 8965 §1; decision 032, stop 33)", () => {
+  /** A claim of each of two locations generated into one 837P by an admin of every location; each location's manager. */
+  async function mixedFile() {
+    const here = await world();
+    const far = await world();
+    await db().update(patients).set({ firstName: "Zoe", lastName: "Farawayson" }).where(eq(patients.id, far.patient.id));
+    const admin = await createUser({ permissions: ["manage_claims", "access_all_locations"] });
+    const token = await apiToken(admin);
+    const built = ((await (await api("/v2/claims", { method: "POST", token, body: { note_ids: [await here.note(), await far.note()] } })).json()) as { data: { id: number; claim_number: string; patient_id: number }[] }).data;
+    expect(built).toHaveLength(2);
+    const gen = await api("/v2/claims/generate", { method: "POST", token, body: { claim_ids: built.map((c) => c.id) } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const file = ((await gen.json()) as { data: { file_id: number; file_name: string } }).data;
+    const mine = built.find((c) => c.patient_id === here.patient.id)!;
+    const theirs = built.find((c) => c.patient_id === far.patient.id)!;
+    const farMember = (JSON.parse(far.patient.details ?? "{}") as { insuranceId: string }).insuranceId;
+    // What of the other location's claim the file carries: its number, client and member id.
+    const farData = [theirs.claim_number, "FARAWAYSON", "Farawayson", farMember];
+    const fileText = (await db().select({ content: x12Files.content }).from(x12Files).where(eq(x12Files.id, file.file_id)))[0]!.content;
+    for (const d of [theirs.claim_number, "FARAWAYSON", farMember]) expect(fileText).toContain(d);
+    return { here, token, mine, file, farData };
+  }
+  const leaks = (body: string, farData: readonly string[]) => farData.filter((d) => body.includes(d));
+  const fileRow = async (id: number) => (await db().select().from(x12Files).where(eq(x12Files.id, id)))[0]!;
+  const text = async (res: Response) => (await res.text()).replace(/<!-- -->/g, "").replaceAll("&#x27;", "'");
+
+  it("API: the manager's download and send are refused (403, the reason, nothing of the other location); the show and list say so; an admin downloads and sends", async () => {
+    const { here, token, mine, file, farData } = await mixedFile();
+    const download = await api(`/v2/claims/${mine.id}/download`, { token: here.token });
+    expect(download.status).toBe(403);
+    const body = await download.text();
+    expect((JSON.parse(body) as { message: string }).message).toBe(CLAIM_MESSAGES.fileOfOtherLocations(file.file_name, 1, "download"));
+    expect(CLAIM_MESSAGES.fileOfOtherLocations(file.file_name, 1, "download")).toBe(`The 837P ${file.file_name} also holds 1 claim of another location, whose clients you cannot see, so only someone who manages every location of the file can download it.`);
+    expect(leaks(body, farData)).toEqual([]);
+    expect((await auditRows("claim_file", mine.id)).length).toBe(0);
+
+    const show = await api(`/v2/claims/${mine.id}`, { token: here.token });
+    const shown = await show.text();
+    expect((JSON.parse(shown) as { data: { file: { other_locations: number } } }).data.file.other_locations).toBe(1);
+    expect(leaks(shown, farData)).toEqual([]);
+    const listed = await (await api(`/v2/claims?location_id=${here.location.id}`, { token: here.token })).text();
+    expect((JSON.parse(listed) as { data: { id: number; file_other_locations: number }[] }).data.find((c) => c.id === mine.id)!.file_other_locations).toBe(1);
+    expect(leaks(listed, farData)).toEqual([]);
+
+    const sendRowsBefore = (await auditRows("claim")).filter((a) => a.action === "send").length;
+    const send = await api(`/v2/claims/${mine.id}/send`, { method: "POST", token: here.token });
+    expect(send.status).toBe(403);
+    const sendBody = await send.text();
+    expect((JSON.parse(sendBody) as { message: string }).message).toBe(CLAIM_MESSAGES.fileOfOtherLocations(file.file_name, 1, "send"));
+    expect(leaks(sendBody, farData)).toEqual([]);
+    expect([(await fileRow(file.file_id)).sentAt, (await db().select({ status: claims.status }).from(claims).where(eq(claims.id, mine.id)))[0]!.status]).toEqual([null, "generated"]);
+    expect((await auditRows("claim")).filter((a) => a.action === "send").length).toBe(sendRowsBefore);
+
+    // An admin of every location: the whole file, then sent with both claims.
+    const whole = await api(`/v2/claims/${mine.id}/download`, { token });
+    expect(whole.status).toBe(200);
+    expect(await whole.text()).toBe((await fileRow(file.file_id)).content);
+    expect(((await (await api(`/v2/claims/${mine.id}`, { token })).json()) as { data: { file: { other_locations: number } } }).data.file.other_locations).toBe(0);
+    const sent = await api(`/v2/claims/${mine.id}/send`, { method: "POST", token });
+    expect(sent.status, await sent.clone().text()).toBe(200);
+    expect(((await sent.json()) as { data: { claims: number } }).data.claims).toBe(2);
+    // Sent, the file is still not the manager's to download.
+    expect((await api(`/v2/claims/${mine.id}/download`, { token: here.token })).status).toBe(403);
+  });
+
+  it("screens: the download route answers 403 with the reason; the viewer shows it instead of the link and Send; the list has no 837P link; a send posted anyway is refused", async () => {
+    const { here, mine, file, farData } = await mixedFile();
+    const cookie = await signInCookie(here.manager);
+    const download = await request(`/claims/edit-viewer/${mine.id}/download`, { cookie });
+    expect(download.status).toBe(403);
+    const body = await text(download);
+    expect(body).toBe(CLAIM_MESSAGES.fileOfOtherLocations(file.file_name, 1, "download"));
+    expect(leaks(body, farData)).toEqual([]);
+
+    const viewer = await text(await request(`/claims/edit-viewer/${mine.id}`, { cookie }));
+    expect(viewer).toContain(CLAIM_MESSAGES.fileOfOtherLocations(file.file_name, 1, "download or send"));
+    expect(viewer).not.toContain(`/claims/edit-viewer/${mine.id}/download`);
+    expect(viewer).not.toMatch(/value="send"/);
+    expect(leaks(viewer, farData)).toEqual([]);
+
+    const list = await text(await request(`/claims?location_id=${here.location.id}`, { cookie }));
+    expect(list).toContain(`Open claim ${mine.claim_number}`);
+    expect(list).not.toContain(`/claims/edit-viewer/${mine.id}/download`);
+    expect(leaks(list, farData)).toEqual([]);
+
+    const send = await form(`/claims/edit-viewer/${mine.id}`, { intent: "send" }, cookie);
+    expect(send.status).toBe(403);
+    expect(await text(send)).toContain(CLAIM_MESSAGES.fileOfOtherLocations(file.file_name, 1, "send"));
+    expect((await fileRow(file.file_id)).sentAt).toBeNull();
+  });
+});

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { CLAIM_MESSAGES } from "~/domain/claims";
 import { listQuerySchema } from "~/domain/paging";
 import { parseWith, pathId } from "~/domain/validation";
 import { billableNotes, buildClaims, generateClaims, getClaim, getClaimFile, listClaims, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
@@ -15,7 +16,7 @@ import { answer, modelContext, refuseOtherMethods, requestVersion } from "./rest
  *   POST /v2/claims/generate        one 837P for { claim_ids } (drafts) → generated
  *   POST /v2/claims/:id/send        send the claim's file (local sender records it) → sent
  *   POST /v2/claims/:id/status      { status: accepted | rejected, version? }
- *   GET  /v2/claims/:id/download    the 837P as an attachment
+ *   GET  /v2/claims/:id/download    the 837P as an attachment (403 when the file also holds claims of other locations)
  *   DELETE /v2/claims/:id/lines/:lineId  take a line (and its notes) off a draft; If-Match: the claim's version
  */
 const manage = requireApiPermission("manage_claims");
@@ -47,9 +48,10 @@ export const claimsV2 = new Hono<AppEnv>()
   })
   .get("/:id/download", manage, async (c) => {
     const id = pathId(c.req.param("id"));
-    const file = id === null ? null : await getClaimFile(modelContext(c), id);
-    if (!file) return jsonError(c, 404, "No 837P file for this claim.");
-    return c.body(file.content, 200, { "Content-Type": "application/edi-x12", "Content-Disposition": `attachment; filename="${file.fileName}"`, "Cache-Control": "no-store" });
+    if (id === null) return jsonError(c, 404, CLAIM_MESSAGES.noFile);
+    const file = await getClaimFile(modelContext(c), id);
+    if (!file.ok) return jsonError(c, file.status, file.message);
+    return c.body(file.data.content, 200, { "Content-Type": "application/edi-x12", "Content-Disposition": `attachment; filename="${file.data.fileName}"`, "Cache-Control": "no-store" });
   })
   .post("/:id/send", manage, async (c) => {
     const id = pathId(c.req.param("id"));
