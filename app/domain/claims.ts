@@ -67,13 +67,13 @@ export const CLAIM_MESSAGES = {
     `This line is the only one of draft ${claimNumber}, and a claim needs at least one, so nothing was changed. To drop it, void the claim (reject): its notes can then be built into another claim.`,
   /**
    * A send of a file that holds a voided (rejected) claim: nothing sent (decision 032, stop 33). `voided` and
-   * `toGenerate` are the claims as `claimsNamed` names them.
+   * `toGenerate` are the file's claims as the person may see them (`claimsNamed`, `generateAgain`).
    */
-  fileHoldsVoided: (fileName: string, voided: string, toGenerate: string) =>
-    `Nothing was sent: the 837P ${fileName} holds ${voided}, voided (rejected) after the file was generated, and sending the file would bill it too. This file will never be sent. Generate a new 837P for ${toGenerate}: the new file leaves the voided claim out.`,
+  fileHoldsVoided: (fileName: string, voided: SeenClaims, toGenerate: SeenClaims) =>
+    `Nothing was sent: the 837P ${fileName} holds ${claimsNamed(voided.numbers, voided.hidden)}, voided (rejected) after the file was generated, and sending the file would bill it too. This file will never be sent. ${sentenceCase(generateAgain(toGenerate, ": the new file leaves the voided claim out"))}.`,
   /** Voiding a generated claim whose unsent file holds other generated claims (decision 032, stop 33). */
-  voidedInUnsentFile: (fileName: string, others: string) =>
-    `Claim marked rejected. Its 837P ${fileName} was not sent and also holds ${others}, so that file will not be sent now: generate a new 837P for ${others} (on the claim's page, or tick it on the claims list).`,
+  voidedInUnsentFile: (fileName: string, others: SeenClaims) =>
+    `Claim marked rejected. Its 837P ${fileName} was not sent and also holds ${claimsNamed(others.numbers, others.hidden)}, so that file will not be sent now: ${generateAgain(others, " (on the claim's page, or tick it on the claims list)")}.`,
   /**
    * A file that holds claims of locations the actor does not manage carries those clients' data, so only someone who
    * manages every location of the file downloads or sends it (decision 032, stop 33). `hidden`: how many such claims.
@@ -89,6 +89,29 @@ export const CLAIM_MESSAGES = {
   lineRemoved: (lineNumber: number, claimNumber: string, noteIds: readonly number[]) =>
     `Line ${lineNumber} was removed from draft ${claimNumber}. ${noteIds.length === 1 ? `Note ${noteIds[0]} is` : `Notes ${noteIds.join(", ")} are`} back among the billed notes you can build into a claim.`,
 } as const;
+
+/** Claims of one file as a person may see them: the numbers of those in their locations, and how many others. */
+export interface SeenClaims {
+  numbers: readonly string[];
+  hidden: number;
+}
+
+/**
+ * Who generates a stranded file's claims into a new 837P (decision 032, stop 33): the person those they can see
+ * (`how`: where, or what the new file does), someone who manages the other locations the rest, which the person can
+ * neither open nor generate. "generate a new 837P for claim C0000018 …; the 2 claims of other locations must be
+ * generated again by someone who manages their locations".
+ */
+export function generateAgain(claims: SeenClaims, how: string): string {
+  const parts: string[] = [];
+  if (claims.numbers.length) parts.push(`generate a new 837P for ${claimsNamed(claims.numbers, 0)}${how}`);
+  if (claims.hidden) parts.push(`${claims.hidden === 1 ? "the claim of another location" : `the ${claims.hidden} claims of other locations`} must be generated again by someone who manages ${claims.hidden === 1 ? "its location" : "their locations"}`);
+  return parts.join("; ");
+}
+
+function sentenceCase(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
 /**
  * Claims named for a person: by number those of their locations, the others only counted (another location's claim

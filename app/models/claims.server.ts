@@ -5,7 +5,7 @@ import { claimLineNotes, claimLines, claims, insurances, locations, notes, paSer
 import { notePayer, priceNote } from "~/domain/billing";
 import { claimParties, profileDiagnoses, type PartyRows } from "~/domain/claim-parties";
 import { unbillableMessage, type ScrubReason } from "~/domain/scrubber";
-import { BuildInput, canTransition, CLAIM_MESSAGES, claimsNamed, diagnosesWithoutLine, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, CLAIM_MESSAGES, claimsNamed, diagnosesWithoutLine, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote, type SeenClaims } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
@@ -82,17 +82,17 @@ function fileMatesQuery(ctx: ModelContext, id: number) {
 
 type FileMate = Awaited<ReturnType<typeof fileMatesQuery>>[number];
 
-/** Claims named as the actor may see them: by number in their locations, the others counted (claimsNamed). */
-function namedFor(ctx: ModelContext, rows: readonly Pick<FileMate, "claimNumber" | "locationId">[]): string {
+/** Claims as the actor may see them: by number in their locations, the others counted (claimsNamed, generateAgain). */
+function seenBy(ctx: ModelContext, rows: readonly Pick<FileMate, "claimNumber" | "locationId">[]): SeenClaims {
   const seen = rows.filter((r) => canSeeLocation(ctx.actor, r.locationId));
-  return claimsNamed(seen.map((r) => r.claimNumber), rows.length - seen.length);
+  return { numbers: seen.map((r) => r.claimNumber), hidden: rows.length - seen.length };
 }
 
 /** Why a file is not sent: it holds a voided claim (decision 032, stop 33); null when it holds none. */
 function voidedFileRefusal(ctx: ModelContext, mates: readonly FileMate[]): string | null {
   const voided = mates.filter((m) => m.status === "rejected");
   if (!voided.length) return null;
-  return CLAIM_MESSAGES.fileHoldsVoided(mates[0]!.fileName, namedFor(ctx, voided), namedFor(ctx, mates.filter((m) => m.status === "generated")));
+  return CLAIM_MESSAGES.fileHoldsVoided(mates[0]!.fileName, seenBy(ctx, voided), seenBy(ctx, mates.filter((m) => m.status === "generated")));
 }
 
 /* ---------- claim data from rows ---------- */
@@ -989,7 +989,7 @@ export async function setClaimStatus(ctx: ModelContext, id: number, raw: Record<
   if (!row) return conflict({ status: current.status, version: current.version });
   // A generated claim voided: its unsent file is not sent now (sendClaim), so its other claims need a new file.
   const stranded = current.status === "generated" && to === "rejected" ? mates.filter((m) => m.id !== id && m.status === "generated") : [];
-  return ok(row, stranded.length ? CLAIM_MESSAGES.voidedInUnsentFile(stranded[0]!.fileName, namedFor(ctx, stranded)) : `Claim marked ${to}.`);
+  return ok(row, stranded.length ? CLAIM_MESSAGES.voidedInUnsentFile(stranded[0]!.fileName, seenBy(ctx, stranded)) : `Claim marked ${to}.`);
 }
 
 export interface RemovedLine {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { priceNote, type PriceService } from "~/domain/billing";
-import { BuildInput, canTransition, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, CLAIM_MESSAGES, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, generateAgain, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
 import { LocationInput } from "~/domain/locations";
 import { npiFrom } from "~/domain/npi";
 import { diagnosisPointers } from "~/domain/x12-837p";
@@ -246,5 +246,32 @@ describe("claimsNamed: a file's claims named for a person, another location's on
     [[], 3, "3 claims of other locations"],
   ] as const)("%j and %i hidden → %s", (numbers, hidden, text) => {
     expect(claimsNamed(numbers, hidden)).toBe(text);
+  });
+});
+
+describe("generateAgain and the stranded file's messages: the person generates theirs, someone who manages the other locations the rest (probe 8965 §6; decision 032, stop 33)", () => {
+  const how = " (on the claim's page, or tick it on the claims list)";
+  it.each([
+    ["an admin (sees every claim)", { numbers: ["C0000016", "C0000018"], hidden: 0 }, "generate a new 837P for claims C0000016 and C0000018 (on the claim's page, or tick it on the claims list)"],
+    ["a manager with one of theirs and two of other locations", { numbers: ["C0000018"], hidden: 2 }, "generate a new 837P for claim C0000018 (on the claim's page, or tick it on the claims list); the 2 claims of other locations must be generated again by someone who manages their locations"],
+    ["a manager with only another location's claim left", { numbers: [], hidden: 1 }, "the claim of another location must be generated again by someone who manages its location"],
+  ] as const)("%s", (_who, claims, text) => {
+    expect(generateAgain(claims, how)).toBe(text);
+  });
+
+  it.each([
+    ["a manager", { numbers: ["C0000018"], hidden: 2 }, "Claim marked rejected. Its 837P 837P-000000008.x12 was not sent and also holds claim C0000018 and 2 claims of other locations, so that file will not be sent now: generate a new 837P for claim C0000018 (on the claim's page, or tick it on the claims list); the 2 claims of other locations must be generated again by someone who manages their locations."],
+    ["an admin", { numbers: ["C0000015", "C0000017", "C0000018"], hidden: 0 }, "Claim marked rejected. Its 837P 837P-000000008.x12 was not sent and also holds claims C0000015, C0000017 and C0000018, so that file will not be sent now: generate a new 837P for claims C0000015, C0000017 and C0000018 (on the claim's page, or tick it on the claims list)."],
+  ] as const)("voiding, for %s", (_who, others, text) => {
+    expect(CLAIM_MESSAGES.voidedInUnsentFile("837P-000000008.x12", others)).toBe(text);
+  });
+
+  it.each([
+    ["a manager", { numbers: ["C0000018"], hidden: 2 }, "Generate a new 837P for claim C0000018: the new file leaves the voided claim out; the 2 claims of other locations must be generated again by someone who manages their locations."],
+    ["a manager whose claims all left the file", { numbers: [], hidden: 1 }, "The claim of another location must be generated again by someone who manages its location."],
+    ["an admin", { numbers: ["C0000015", "C0000017", "C0000018"], hidden: 0 }, "Generate a new 837P for claims C0000015, C0000017 and C0000018: the new file leaves the voided claim out."],
+  ] as const)("a send refused, for %s", (_who, toGenerate, tail) => {
+    const text = CLAIM_MESSAGES.fileHoldsVoided("837P-000000008.x12", { numbers: ["C0000016"], hidden: 0 }, toGenerate);
+    expect(text).toBe(`Nothing was sent: the 837P 837P-000000008.x12 holds claim C0000016, voided (rejected) after the file was generated, and sending the file would bill it too. This file will never be sent. ${tail}`);
   });
 });

@@ -1518,12 +1518,12 @@ describe("a claim voided after generation never reaches the payer; its file's ot
 
     const voiding = await api(`/v2/claims/${voided.id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } });
     expect(voiding.status).toBe(200);
-    expect(((await voiding.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.voidedInUnsentFile(file.file_name, `claim ${keep.claim_number}`));
+    expect(((await voiding.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.voidedInUnsentFile(file.file_name, { numbers: [keep.claim_number], hidden: 0 }));
 
     const sendsBefore = await sendRows();
     const refused = await api(`/v2/claims/${keep.id}/send`, { method: "POST", token: w.token });
     expect(refused.status).toBe(422);
-    const refusal = CLAIM_MESSAGES.fileHoldsVoided(file.file_name, `claim ${voided.claim_number}`, `claim ${keep.claim_number}`);
+    const refusal = CLAIM_MESSAGES.fileHoldsVoided(file.file_name, { numbers: [voided.claim_number], hidden: 0 }, { numbers: [keep.claim_number], hidden: 0 });
     expect(((await refused.json()) as { message: string }).message).toBe(refusal);
     expect(refusal).toContain(`holds claim ${voided.claim_number}, voided (rejected)`);
     const unsent = await fileRow(file.file_id);
@@ -1591,7 +1591,7 @@ describe("a claim voided after generation never reaches the payer; its file's ot
       expect((await api(`/v2/claims/${voided.id}/status`, { method: "POST", token: w.token, body: { status: "rejected" } })).status).toBe(200);
     }, 1);
     const result = await sendClaim(await ctxOf(w.manager, racing), keep.id, sender);
-    expect(result).toMatchObject({ ok: false, status: 422, message: CLAIM_MESSAGES.fileHoldsVoided(file.file_name, `claim ${voided.claim_number}`, `claim ${keep.claim_number}`) });
+    expect(result).toMatchObject({ ok: false, status: 422, message: CLAIM_MESSAGES.fileHoldsVoided(file.file_name, { numbers: [voided.claim_number], hidden: 0 }, { numbers: [keep.claim_number], hidden: 0 }) });
     expect(files).toHaveLength(0);
     expect((await claimRow(keep.id)).status).toBe("generated");
     expect((await fileRow(file.file_id)).sentAt).toBeNull();
@@ -1605,7 +1605,7 @@ describe("a claim voided after generation never reaches the payer; its file's ot
 
     const voiding = await form(`/claims/edit-viewer/${voided.id}`, { intent: "status", status: "rejected", version: String((await claimRow(voided.id)).version) }, cookie);
     expect(voiding.status).toBe(303);
-    expect(flash(voiding)).toBe(CLAIM_MESSAGES.voidedInUnsentFile(file.file_name, `claim ${keep.claim_number}`));
+    expect(flash(voiding)).toBe(CLAIM_MESSAGES.voidedInUnsentFile(file.file_name, { numbers: [keep.claim_number], hidden: 0 }));
 
     const viewer = await text(await request(`/claims/edit-viewer/${keep.id}`, { cookie }));
     expect(viewer).toContain(`Its 837P ${file.file_name} was not sent and holds claim ${voided.claim_number}, voided (rejected) after the file was generated, so that file is never sent.`);
@@ -1615,7 +1615,7 @@ describe("a claim voided after generation never reaches the payer; its file's ot
     // A send posted anyway (an old page) is refused with the reason; nothing is sent.
     const send = await form(`/claims/edit-viewer/${keep.id}`, { intent: "send" }, cookie);
     expect(send.status).toBe(422);
-    expect(await text(send)).toContain(CLAIM_MESSAGES.fileHoldsVoided(file.file_name, `claim ${voided.claim_number}`, `claim ${keep.claim_number}`));
+    expect(await text(send)).toContain(CLAIM_MESSAGES.fileHoldsVoided(file.file_name, { numbers: [voided.claim_number], hidden: 0 }, { numbers: [keep.claim_number], hidden: 0 }));
     expect((await fileRow(file.file_id)).sentAt).toBeNull();
     expect((await claimRow(keep.id)).status).toBe("generated");
 
@@ -1643,15 +1643,20 @@ describe("a claim voided after generation never reaches the payer; its file's ot
 });
 
 describe("a file that also holds another location's claims is downloaded and sent only by someone who manages all of them (probe 8965 §1; decision 032, stop 33)", () => {
-  /** A claim of each of two locations generated into one 837P by an admin of every location; each location's manager. */
-  async function mixedFile() {
+  /**
+   * A claim of each of two locations generated into one 837P by an admin of every location (`token`); `here.manager`
+   * manages the first location only. `second`: a claim of a second client of the first location in it too.
+   */
+  async function mixedFile(opts: { second?: boolean } = {}) {
     const here = await world();
     const far = await world();
     await db().update(patients).set({ firstName: "Zoe", lastName: "Farawayson" }).where(eq(patients.id, far.patient.id));
     const admin = await createUser({ permissions: ["manage_claims", "access_all_locations"] });
     const token = await apiToken(admin);
-    const built = ((await (await api("/v2/claims", { method: "POST", token, body: { note_ids: [await here.note(), await far.note()] } })).json()) as { data: { id: number; claim_number: string; patient_id: number }[] }).data;
-    expect(built).toHaveLength(2);
+    const other = opts.second ? await createPatient({ locationId: here.location.id, insurerId: here.insurer.id, birthDate: "2017-05-06", gender: 1, details: JSON.stringify({ insuranceId: `X${seq}111`, insured_policy_group: "GRP", is_self_subscriber: true, address: "6 Palm Ave", city: "Miami", state: "FL", zip: "33102", diagnosis_code: "F84.0" }) }) : null;
+    const noteIds = [await here.note(), await far.note(), ...(other ? [await here.note({ patientId: other.id })] : [])];
+    const built = ((await (await api("/v2/claims", { method: "POST", token, body: { note_ids: noteIds } })).json()) as { data: { id: number; claim_number: string; patient_id: number }[] }).data;
+    expect(built).toHaveLength(noteIds.length);
     const gen = await api("/v2/claims/generate", { method: "POST", token, body: { claim_ids: built.map((c) => c.id) } });
     expect(gen.status, await gen.clone().text()).toBe(201);
     const file = ((await gen.json()) as { data: { file_id: number; file_name: string } }).data;
@@ -1662,7 +1667,7 @@ describe("a file that also holds another location's claims is downloaded and sen
     const farData = [theirs.claim_number, "FARAWAYSON", "Farawayson", farMember];
     const fileText = (await db().select({ content: x12Files.content }).from(x12Files).where(eq(x12Files.id, file.file_id)))[0]!.content;
     for (const d of [theirs.claim_number, "FARAWAYSON", farMember]) expect(fileText).toContain(d);
-    return { here, token, mine, file, farData };
+    return { here, token, mine, theirs, second: other ? built.find((c) => c.patient_id === other.id)! : null, file, farData };
   }
   const leaks = (body: string, farData: readonly string[]) => farData.filter((d) => body.includes(d));
   const fileRow = async (id: number) => (await db().select().from(x12Files).where(eq(x12Files.id, id)))[0]!;
@@ -1731,5 +1736,39 @@ describe("a file that also holds another location's claims is downloaded and sen
     expect(send.status).toBe(403);
     expect(await text(send)).toContain(CLAIM_MESSAGES.fileOfOtherLocations(file.file_name, 1, "send"));
     expect((await fileRow(file.file_id)).sentAt).toBeNull();
+  });
+
+  it("a stranded file's messages tell the manager to generate their claims and that someone who manages the other location generates its claim; an admin is told every claim (probe 8965 §6)", async () => {
+    const { here, token, mine, theirs, second, file } = await mixedFile({ second: true });
+    const message = async (res: Response) => ((await res.json()) as { message: string }).message;
+    const voiding = await api(`/v2/claims/${mine.id}/status`, { method: "POST", token: here.token, body: { status: "rejected" } });
+    expect(voiding.status).toBe(200);
+    expect(await message(voiding)).toBe(
+      `Claim marked rejected. Its 837P ${file.file_name} was not sent and also holds claim ${second!.claim_number} and 1 claim of another location, so that file will not be sent now: generate a new 837P for claim ${second!.claim_number} (on the claim's page, or tick it on the claims list); the claim of another location must be generated again by someone who manages its location.`,
+    );
+    const managerSend = await api(`/v2/claims/${second!.id}/send`, { method: "POST", token: here.token });
+    expect(managerSend.status).toBe(422);
+    const refusal = await message(managerSend);
+    expect(refusal).toBe(CLAIM_MESSAGES.fileHoldsVoided(file.file_name, { numbers: [mine.claim_number], hidden: 0 }, { numbers: [second!.claim_number], hidden: 1 }));
+    expect(refusal).toContain(
+      `Generate a new 837P for claim ${second!.claim_number}: the new file leaves the voided claim out; the claim of another location must be generated again by someone who manages its location.`,
+    );
+    // The admin sees every claim of the file: all named, each theirs to generate.
+    const adminSend = await api(`/v2/claims/${second!.id}/send`, { method: "POST", token });
+    expect(adminSend.status).toBe(422);
+    const both = [theirs, second!].sort((a, b) => a.id - b.id).map((c) => c.claim_number);
+    expect(await message(adminSend)).toContain(`This file will never be sent. Generate a new 837P for claims ${both[0]} and ${both[1]}: the new file leaves the voided claim out.`);
+    // The manager's part done, the other location's claim is still stranded until its manager generates it.
+    expect((await api("/v2/claims/generate", { method: "POST", token: here.token, body: { claim_ids: [theirs.id] } })).status).toBe(404);
+    expect((await api("/v2/claims/generate", { method: "POST", token, body: { claim_ids: [theirs.id] } })).status).toBe(201);
+  });
+
+  it("an admin voiding a claim of a mixed file is told every stranded claim by number (probe 8965 §6)", async () => {
+    const { token, mine, theirs, file } = await mixedFile();
+    const voiding = await api(`/v2/claims/${mine.id}/status`, { method: "POST", token, body: { status: "rejected" } });
+    expect(voiding.status).toBe(200);
+    expect(((await voiding.json()) as { message: string }).message).toBe(
+      `Claim marked rejected. Its 837P ${file.file_name} was not sent and also holds claim ${theirs.claim_number}, so that file will not be sent now: generate a new 837P for claim ${theirs.claim_number} (on the claim's page, or tick it on the claims list).`,
+    );
   });
 });
