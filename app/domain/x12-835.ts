@@ -130,6 +130,18 @@ export function lineStatus(chargeCents: number, paidCents: number, adjustments: 
   return patient > 0 && adjustments.every((a) => a.group === "PR" || isContractualReduction(a)) ? "patient" : "denied";
 }
 
+/**
+ * A service line's status in its claim's payment (decision 033, stop 33). When the payer paid the claim nothing
+ * (CLP04 = 0), its claim-level adjustments took what the lines were paid (Σ SVC03 − Σ claim CAS = CLP04), so no line was
+ * paid by it: a line paid something is judged as if those adjustments were its own (lineStatus with nothing paid: PR
+ * alone, or beside CO-45 → patient; else denied). A line paid nothing, and every line of a claim paid something
+ * (CLP04 > 0), keeps its own rule.
+ */
+export function serviceStatus(claim: Pick<ClaimPayment, "paidCents" | "adjustments">, service: Pick<ServicePayment, "chargeCents" | "paidCents" | "adjustments">): LineStatus {
+  if (claim.paidCents === 0 && service.paidCents > 0) return lineStatus(service.chargeCents, 0, [...service.adjustments, ...claim.adjustments]);
+  return lineStatus(service.chargeCents, service.paidCents, service.adjustments);
+}
+
 /** The largest file we read (a payment of some thousand service lines is ~200 KB). */
 export const MAX_835_BYTES = 1_000_000;
 

@@ -574,7 +574,7 @@ export interface ClaimDetail {
    * `remarks` (RARC): what the latest remittance recorded for the line (decision 033).
    */
   lines: { id: number; line_number: number; service_date: string; cpt_code: string; modifiers: string; units: number; unit_price_cents: number; multiplier: number | null; charge_cents: number; pos: string; pa_number: string | null; diagnosis_pointers: number[]; paid_cents: number; status: string; adjustments: AdjustmentJson[]; remarks: RemarkJson[]; note_ids: number[] }[];
-  /** The remittances that answered this claim, oldest payment first, with what each paid on its lines. */
+  /** The remittances that answered this claim, oldest payment first, with what each paid on it (its CLP04: the lines' payments less its claim-level adjustments). */
   remittances: { id: number; payer_name: string; trace_number: string; payment_date: string | null; paid_cents: number; lines: number }[];
   /**
    * `voided_claims`: the numbers of the file's other claims voided (rejected), in the actor's locations.
@@ -603,9 +603,17 @@ export async function getClaim(ctx: ModelContext, id: number): Promise<ClaimDeta
       .innerJoin(claims, eq(claims.fileId, x12Files.id))
       .where(and(eq(claims.id, id), scopeOf(ctx, claims.locationId))),
     fileMatesQuery(ctx, id),
-    // The remittances that answered it (the claim is in scope: it is read above, or nothing is answered).
+    // The remittances that answered it (the claim is in scope: it is read above, or nothing is answered), each with
+    // what it paid on the claim: its CLP04, the lines' payments less its claim-level adjustments of this claim.
     ctx.db
-      .select({ remittanceId: remittances.id, payerName: remittances.payerName, traceNumber: remittances.traceNumber, paymentDate: remittances.paymentDate, paidCents: sql<number>`sum(${remittanceLines.paidCents})`.as("paid_sum"), lines: count().as("line_count") })
+      .select({
+        remittanceId: remittances.id,
+        payerName: remittances.payerName,
+        traceNumber: remittances.traceNumber,
+        paymentDate: remittances.paymentDate,
+        paidCents: sql<number>`sum(${remittanceLines.paidCents}) - (select coalesce(sum(ca.amount_cents), 0) from remittance_claim_adjustments ca where ca.remittance_id = ${remittances.id} and ca.claim_id = ${id})`.as("paid_sum"),
+        lines: count().as("line_count"),
+      })
       .from(remittanceLines)
       .innerJoin(remittances, eq(remittances.id, remittanceLines.remittanceId))
       .where(eq(remittanceLines.claimId, id))

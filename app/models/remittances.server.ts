@@ -6,7 +6,7 @@ import { RemittanceFileInput } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { ADJUSTMENT_GROUPS, carcText, claimStatusText, lineStatus, rarcText, read835, type AdjustmentGroup, type ClaimPayment, type LineStatus, type Remittance835, type ServicePayment } from "~/domain/x12-835";
+import { ADJUSTMENT_GROUPS, carcText, claimStatusText, rarcText, read835, serviceStatus, type AdjustmentGroup, type ClaimPayment, type LineStatus, type Remittance835, type ServicePayment } from "~/domain/x12-835";
 import { auditRead, auditWho, clientsReadEntry, withAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -188,7 +188,7 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
     // Money given back is a take-back, refused like a reversal (which already says so): not handled.
     if (c.statusCode !== "22" && c.paidCents < 0) err(c, c.position, "CLP", `Negative paid amount (take-back) on claim ${c.claimNumber}: not imported.`);
     for (const s of c.services) {
-      const status = lineStatus(s.chargeCents, s.paidCents, s.adjustments);
+      const status = serviceStatus(c, s);
       const rl: ReportLine = {
         position: s.position,
         claim_line_id: null,

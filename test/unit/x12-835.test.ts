@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { carcText, centsFromX12, dateFromX12, lineStatus, rarcText, read835, type Adjustment } from "~/domain/x12-835";
+import { carcText, centsFromX12, dateFromX12, lineStatus, rarcText, read835, serviceStatus, type Adjustment } from "~/domain/x12-835";
 import { write835, type Claim835 } from "../support/x12-835";
 
 const claimA: Claim835 = {
@@ -240,6 +240,30 @@ describe("a service line's status (decision 033, stop 33)", () => {
     ["nothing paid, PR-1 beside a CO-45 for another reason group (OA-45)", 13800, 0, [adj("PR", "1", 5000), adj("OA", "45", 8800)], "denied"],
   ])("%s", (_label, charge, paid, adjustments, status) => {
     expect(lineStatus(charge, paid, adjustments)).toBe(status);
+  });
+});
+
+// Probe 8965 §2: a claim-level CAS that took the whole claim (CLP04 0) left its lines "paid" and set their notes' pay flags.
+describe("a service line's status in its claim's payment: a claim paid nothing pays none of its lines (decision 033, stop 33)", () => {
+  const adj = (group: Adjustment["group"], reason: string, amountCents: number): Adjustment => ({ group, reason, amountCents });
+  const line = (chargeCents: number, paidCents: number, adjustments: Adjustment[] = []) => ({ chargeCents, paidCents, adjustments });
+  it.each<[string, { paidCents: number; adjustments: Adjustment[] }, ReturnType<typeof line>, string]>([
+    // CLP04 0: the claim's adjustments took the lines' payments.
+    ["CLP04 0, CO-50 on the claim, the line paid in full by SVC03", { paidCents: 0, adjustments: [adj("CO", "50", 46675)] }, line(16425, 16425), "denied"],
+    ["CLP04 0, PR-1 on the claim", { paidCents: 0, adjustments: [adj("PR", "1", 16425)] }, line(16425, 16425), "patient"],
+    ["CLP04 0, PR-1 on the claim, CO-45 on the line", { paidCents: 0, adjustments: [adj("PR", "1", 15425)] }, line(16425, 15425, [adj("CO", "45", 1000)]), "patient"],
+    ["CLP04 0, PR-1 and OA-23 on the claim", { paidCents: 0, adjustments: [adj("PR", "1", 10000), adj("OA", "23", 6425)] }, line(16425, 16425), "denied"],
+    ["CLP04 0, CO-45 of the whole claim (nothing allowed)", { paidCents: 0, adjustments: [adj("CO", "45", 16425)] }, line(16425, 16425), "denied"],
+    ["CLP04 0, PR-2 on the claim, the line paid in part by SVC03", { paidCents: 0, adjustments: [adj("PR", "2", 9000)] }, line(12550, 9000, [adj("CO", "45", 3550)]), "patient"],
+    // A line paid nothing keeps its own rule, whatever the claim's adjustments.
+    ["CLP04 0, CO-50 on the claim, a line of its own PR-1", { paidCents: 0, adjustments: [adj("CO", "50", 10000)] }, line(5000, 0, [adj("PR", "1", 5000)]), "patient"],
+    ["CLP04 0, no claim adjustment, a line denied CO-97", { paidCents: 0, adjustments: [] }, line(5000, 0, [adj("CO", "97", 5000)]), "denied"],
+    ["CLP04 0, an XP line of no charge", { paidCents: 0, adjustments: [] }, line(0, 0), "paid"],
+    // CLP04 > 0: the line's own rule (a claim-level adjustment does not make a paid line partial).
+    ["CLP04 154.25, CO-45 10.00 on the claim, the line paid in full by SVC03", { paidCents: 15425, adjustments: [adj("CO", "45", 1000)] }, line(16425, 16425), "paid"],
+    ["CLP04 > 0, the line paid in part", { paidCents: 9000, adjustments: [] }, line(12550, 9000, [adj("CO", "45", 3550)]), "partial"],
+  ])("%s", (_label, claim, service, status) => {
+    expect(serviceStatus(claim, service)).toBe(status);
   });
 });
 

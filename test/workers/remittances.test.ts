@@ -231,6 +231,36 @@ describe("POST /api/v2/remittances: a matched file is applied", () => {
       expect(page).toContain(`paid $${(want.paid / 100).toFixed(2)}, adjusted $${(want.adjusted / 100).toFixed(2)}.`);
     });
 
+    // Probe 8965 §2: the viewer's and the API's per-remittance figure summed SVC03 and left out the claim's own CAS, and a
+    // CAS that took the whole claim (CLP04 0) left its lines "paid" with their notes' pay flags set.
+    const TESTER: FixtureLine[] = [{ cpt: "97153", modifiers: "HM", serviceDate: "2026-11-18", units: 10, chargeCents: 16425 }];
+    it.each<[string, FixtureLine[], { group: string; reason: string; cents: number }, { lines: string[]; notesPaid: boolean; claim: string; paid: number; adjusted: number }]>([
+      ["CLP04 154.25: CO-45 10.00 on the claim, the line paid 164.25 (T-CLAIMCAS-2)", TESTER, { group: "CO", reason: "45", cents: 1000 }, { lines: ["paid"], notesPaid: true, claim: "accepted", paid: 15425, adjusted: 1000 }],
+      ["CLP04 0: CO-50 466.75 on the claim, its three lines paid in full (T-CLAIMCAS-1)", THREE, { group: "CO", reason: "50", cents: 46675 }, { lines: ["denied", "denied", "denied"], notesPaid: false, claim: "rejected", paid: 0, adjusted: 46675 }],
+      ["CLP04 0: PR-1 164.25 on the claim (the patient's deductible)", TESTER, { group: "PR", reason: "1", cents: 16425 }, { lines: ["patient"], notesPaid: false, claim: "accepted", paid: 0, adjusted: 16425 }],
+    ])("%s: the lines' status and the notes' pay flags follow what the claim was paid; the viewer and the API say what the remittance paid on it", async (_label, lines, claimCas, want) => {
+      const patient = await patientIn(locA.id);
+      const { claim } = await createClaim(patient, lines);
+      const t = trace();
+      const text = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(lines, lines.map(() => ({ kind: "paid" }))), adjustments: [claimCas] }], trace: t });
+      const total = lines.reduce((a, l) => a + l.chargeCents, 0);
+      expect(text).toContain(`CLP*${claim.claimNumber}*1*${(total / 100).toFixed(2)}*${(want.paid / 100).toFixed(2)}*`);
+      const res = await post835(text, managerToken);
+      expect(res.status, await res.clone().text()).toBe(201);
+
+      const state = await claimState(claim.id);
+      expect(state.lines.map((l) => l.status)).toEqual(want.lines);
+      expect(state.flags).toEqual(lines.map(() => ({ notePaid: want.notesPaid, reportPay: want.notesPaid })));
+      expect(state.claim).toMatchObject({ status: want.claim, paidCents: want.paid, adjustedCents: want.adjusted });
+
+      const shown = ((await (await api(`/v2/claims/${claim.id}`, { token: managerToken })).json()) as { data: { paid_cents: number; remittances: { trace_number: string; paid_cents: number; lines: number }[] } }).data;
+      expect(shown.paid_cents).toBe(want.paid);
+      expect(shown.remittances.map((r) => [r.trace_number, r.paid_cents, r.lines])).toEqual([[t, want.paid, lines.length]]);
+      const viewer = textOf(await (await request(`/claims/edit-viewer/${claim.id}`, { cookie: managerCookie })).text());
+      expect(viewer).toContain(`<dt>Paid</dt><dd>$${(want.paid / 100).toFixed(2)} · adjusted $${(want.adjusted / 100).toFixed(2)}</dd>`);
+      expect(viewer).toContain(`trace ${t}</a> — paid $${(want.paid / 100).toFixed(2)} on ${lines.length === 1 ? "1 line" : `${lines.length} lines`} of this claim</li>`);
+    });
+
     it("a claim whose CLP04 does not take its claim-level CAS off its lines' payments is refused with the reason, nothing written (plb2.835)", async () => {
       const patient = await patientIn(locA.id);
       const { claim } = await createClaim(patient, THREE);
