@@ -3,6 +3,7 @@ import { Field } from "~/components/ui/field";
 import { CheckboxField, CheckboxGroup, FormActions, SelectField, TextareaField } from "~/components/ui/form-controls";
 import { nestFormFields, rowsOf } from "~/domain/intake";
 import { POS_CODES } from "~/domain/locations";
+import { TOO_MANY_STAFF_TO_ADD } from "~/domain/employees";
 import { ASSESSMENT_TEXT, assessmentName, MAX_ASSESSMENT_SERVICES, MAX_ASSESSMENTS, serviceName } from "~/domain/pa-assessments";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, INTERVIEW_STATUSES, PATIENT_FIELDS, PATIENT_STATUSES, staffOptionsFor, type PatientField, type StaffField } from "~/domain/patients";
 
@@ -20,6 +21,8 @@ export interface PatientFormOptions {
   insurers: (Option & { only?: readonly string[] })[];
   /** Staff selects: one group per location offered, its employees (and a client's stored ones, marked). */
   staff: { label: string; options: Option[] }[];
+  /** No location chosen and more staff than a select lists (STAFF_OPTIONS_MAX): the location is chosen first. */
+  tooManyStaff?: boolean;
 }
 
 const POS_OPTIONS = POS_CODES.map((p) => ({ value: p.code, label: `${p.code} ${p.label}` }));
@@ -224,7 +227,7 @@ export function PatientForm({
       {FIELD_GROUPS.map((g) => (
         <fieldset key={g.id} className="field-group">
           <legend>{g.label}</legend>
-          {g.id === "staff" && options.staff.length === 0 ? <p className="muted">Choose a location and save to assign staff of that location.</p> : null}
+          {g.id === "staff" && options.staff.length === 0 ? <p className="muted">{options.tooManyStaff ? TOO_MANY_STAFF_TO_ADD : "Choose a location and save to assign staff of that location."}</p> : null}
           {PATIENT_FIELDS.filter((f) => f.group === g.id).map((f) => (
             <Control key={f.name} field={f} values={values} errors={errors} options={options} />
           ))}

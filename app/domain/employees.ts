@@ -13,6 +13,8 @@ import { fieldErrors, isPlainObject, MAX_WEEKLY_HOURS, plainObject } from "./val
  */
 export const STAFF_OPTIONS_MAX = 200;
 export const TOO_MANY_STAFF_HINT = `More than ${STAFF_OPTIONS_MAX} staff: choose a location and press Filter to pick one of its staff.`;
+/** The client add form's staff fields with more staff in scope than a select lists (decision 017, stop 33). */
+export const TOO_MANY_STAFF_TO_ADD = `More than ${STAFF_OPTIONS_MAX} staff: choose the client's location at the top of the page (or in the form, then save) to pick its staff.`;
 
 export const EMPLOYEE_STATUSES = ["active", "inactive"] as const;
 export type EmployeeStatus = (typeof EMPLOYEE_STATUSES)[number];

@@ -10,6 +10,7 @@ import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
+import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { withCancelledCount } from "~/domain/schedule";
@@ -632,7 +633,10 @@ export function patientFormOptionReads(ctx: ModelContext, locationId: number | n
     and(sql`${userLocations.locationId} in ${visible}`, locationId === null ? undefined : sql`(${userLocations.locationId} = ${locationId} or ${locationId} not in ${visible})`),
     client,
   );
-  const reads: [ReturnType<typeof locationOptionsQuery>, ReturnType<typeof insuranceOptionsQuery>, typeof staff] = [locationOptionsQuery(ctx), insuranceOptionsQuery(ctx), staff];
+  // Every location's staff (no location chosen) stops at STAFF_OPTIONS_MAX + 1 rows: past it the form asks for the
+  // location first (decision 043's rule for staff selects), as seven selects of thousands of staff would be megabytes.
+  const capped = locationId === null ? staff.limit(STAFF_OPTIONS_MAX + 1) : staff;
+  const reads: [ReturnType<typeof locationOptionsQuery>, ReturnType<typeof insuranceOptionsQuery>, typeof capped] = [locationOptionsQuery(ctx), insuranceOptionsQuery(ctx), capped];
   return reads;
 }
 
@@ -648,11 +652,13 @@ export function patientFormOptionsFrom(locationId: number | null, [locs, insurer
   const marked = new Set(staffRows.filter((r) => r.gone).map((r) => r.id));
   const besides = (id: number) => STAFF_FIELDS.map(([field]) => field).filter((field) => client?.[field] !== id);
   for (const r of staffRows) (byLocation[r.locationId] ??= []).push(!r.gone && marked.has(r.id) ? { ...staffOptionOf(r, client), only: besides(r.id) } : staffOptionOf(r, client));
+  const tooManyStaff = shown.length > 1 && staffRows.length > STAFF_OPTIONS_MAX;
   return {
     locations: locs,
     parents: parentList.map((p) => ({ id: p.id, name: `${fullName(p)} (${p.email})` })),
     insurers: insurers.map((i) => ({ id: i.id, name: i.name })),
-    staff: shown.map((l) => ({ label: l.title, options: byLocation[l.id] ?? [] })),
+    staff: tooManyStaff ? [] : shown.map((l) => ({ label: l.title, options: byLocation[l.id] ?? [] })),
+    tooManyStaff,
   };
 }
 

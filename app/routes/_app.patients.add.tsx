@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { SelectField } from "~/components/ui/form-controls";
 import { Link } from "~/components/ui/link";
 import { PatientForm } from "~/components/patient-form";
 import { FormMessage } from "~/components/ui/field";
@@ -33,12 +34,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // "Add an assessment", "Add a service", "Remove": the form again with the row changed; nothing is saved.
   if (rows) return data<FormAnswer>({ errors: {}, message: null, values: applyPaAssessmentIntent(values, rows) as FormAnswer["values"] });
   const result = await createPatient(ctx, nestFormFields(values));
+  // A refused save with a location chosen: the form again with that location's staff to choose from.
+  const chosen = locationParam(typeof values.location_id === "string" ? values.location_id : null);
+  if (!result.ok && result.status === 422 && chosen !== null) {
+    const options = await patientFormOptions(ctx, chosen);
+    if (options.locations.some((l) => l.id === chosen)) return data<FormAnswer & { staff: typeof options.staff }>({ errors: result.errors, message: result.message, values, staff: options.staff }, { status: 422 });
+  }
   return formResult(result, values, (p) => `/patients/profile/${p.id}`);
 }
 
 export default function AddPatient() {
-  const { options, locationId } = useLoaderData<typeof loader>();
-  const answer = useActionData<typeof action>();
+  const { options: loaded, locationId } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>() as (FormAnswer & { staff?: typeof loaded.staff }) | undefined;
+  const options = answer?.staff ? { ...loaded, staff: answer.staff, tooManyStaff: false } : loaded;
   const busy = useNavigation().state === "submitting";
   const values = answer?.values ?? { status: "active", location_id: locationId ? String(locationId) : "" };
   return (
@@ -48,6 +56,15 @@ export default function AddPatient() {
         <Link to="/patients/list">Back to clients</Link>
       </div>
       <FormMessage error={answer?.message} />
+      {options.tooManyStaff ? (
+        // With more staff than a select lists, the location comes first (a GET: nothing typed is lost yet).
+        <Form method="get" className="filters" aria-label="The client's location">
+          <SelectField label="The client's location" name="location_id" id="f-staff-location" required placeholder="Choose a location" options={options.locations.map((l) => ({ value: l.id, label: l.title }))} />
+          <button className="btn" type="submit">
+            Show its staff
+          </button>
+        </Form>
+      ) : null}
       <PatientForm key={JSON.stringify(answer?.values ?? null)} values={values} errors={answer?.errors ?? {}} options={options} submitLabel="Add client" busy={busy} />
     </section>
   );

@@ -2,7 +2,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { insurances, paServices, patients, userLocations } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
-import { api, apiToken, createLocation, form, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { api, apiToken, createLocation, createManyStaff, form, createParent, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { STAFF_OPTIONS_MAX, TOO_MANY_STAFF_TO_ADD } from "~/domain/employees";
 
 /**
  * Links a client's edit screen must keep when saved untouched, though its lists leave them out (decision 017: stop 24
@@ -242,6 +243,30 @@ describe("moving a client with assigned staff on the edit screen (probe 8963 D3)
     const moved = await postForm(path, withValues({ location_id: String(to.id), rbt_home_id: String(rbtTo.id), bcba_home_id: String(bcbaTo.id) }), cookie);
     expect(moved.status).toBe(303);
     expect(await row(p.id)).toMatchObject({ locationId: to.id, rbtHomeId: rbtTo.id, bcbaHomeId: bcbaTo.id });
+  });
+
+  it("the add form with more staff than a select lists asks for the location first; a refused save shows the chosen location's staff", async () => {
+    const big = await createLocation({ title: "Ba Big Clinic" });
+    const small = await createLocation({ title: "Bb Small Clinic" });
+    await createManyStaff(big.id, STAFF_OPTIONS_MAX + 1, "Addbulk");
+    const smallRbt = await createUser({ permissions: [], locations: [small.id], name: "Smallrbt" });
+    const cookie = await signInCookie(await createUser({ permissions: MANAGE, locations: [big.id, small.id] }));
+    const first = await (await request("/patients/add", { cookie })).text();
+    expect(first).not.toContain("Addbulk0 Staff");
+    expect(groupsOf(first, "rbt_home_id")).toEqual([]);
+    expect(decode(first)).toContain(TOO_MANY_STAFF_TO_ADD);
+    expect(first).toContain('id="f-staff-location"');
+    // The chooser's GET: that location's staff only.
+    const chosen = await (await request(`/patients/add?location_id=${small.id}`, { cookie })).text();
+    expect(groupsOf(chosen, "rbt_home_id")).toEqual([["Bb Small Clinic", expect.arrayContaining([String(smallRbt.id)])]]);
+    expect(chosen).not.toContain("Addbulk0 Staff");
+    // Or in the form: a save refused for a missing name answers with the chosen location's staff, the typed values kept.
+    const refused = await form("/patients/add", { intent: "save", patient_identifier: `ADD-${Date.now()}`, first_name: "", last_name: "Kept", location_id: String(small.id) }, cookie);
+    expect(refused.status).toBe(422);
+    const again = await refused.text();
+    expect(groupsOf(again, "rbt_home_id")).toEqual([["Bb Small Clinic", expect.arrayContaining([String(smallRbt.id)])]]);
+    expect(again).toContain('value="Kept"');
+    expect(again).not.toContain("Addbulk0 Staff");
   });
 
   it("a stored employee who now works at another location is offered marked in the field that stores them only", async () => {
