@@ -66,6 +66,9 @@ const PAGES: PageSpec[] = [
   { name: "clients-search-id", path: "/patients/list?search=BN-1005", signedIn: true, expect: "BN-1005" },
   { name: "clients-filter", path: "/patients/list?status=active&location_id=1005", signedIn: true, expect: "Bench Clinic 06" },
   { name: "client-profile", path: "/patients/profile/1500", signedIn: true, expect: "BN-100500" },
+  // The client forms' staff selects: the client's location's staff, not every location's (decision 017, stop 33).
+  { name: "client-add", path: "/patients/add", signedIn: true, expect: "Add client" },
+  { name: "client-edit", path: "/patients/list/edit/1500", signedIn: true, expect: "Edit client" },
   { name: "employees", path: "/doctors/list", signedIn: true, expect: "bench-employee" },
   // A goal with three years of weekly data (scripts/bench-data.ts: plan 1000), its chart and its editors.
   { name: "goal", path: "/bip/goal/1000", signedIn: true, expect: "Physical aggression" },
