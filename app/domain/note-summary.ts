@@ -423,7 +423,9 @@ function replaceNames(s: string, names: readonly string[], by: string, possessiv
 /** Free text made safe to quote: no dates, times, long numbers, codes, emails, links, nor the given names. */
 export function scrubFreeText(raw: string, redact: Redactions = { client: [], other: [] }, max = 400): string {
   const CUT = "\u2063"; // where something was taken out
-  let s = raw.replace(/[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060-\u2069]/g, " ");
+  // Invisible characters that sit inside words (a soft hyphen, a word joiner, a byte-order mark) go, so they cannot
+  // hide a name from the scrub; the other controls and direction marks become spaces.
+  let s = raw.replace(/[\u00ad\u034f\u2060\ufeff]/g, "").replace(/[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2061-\u2069]/g, " ");
   s = cutEmails(s, ` ${CUT} `).replace(LINK, ` ${CUT} `);
   s = replaceNames(s, redact.client, "the client", "the client's");
   s = s.replace(/\bthe client(?:\s+the client)+/gi, "the client");

@@ -421,6 +421,8 @@ describe("free text scrubbing", () => {
     ["José", "O'Brien-Núñez", "José O’Brien-Núñez arrived", "the client arrived"],
     ["José", "O'Brien-Núñez", "Núñez left; NUÑEZ; nunez; o'brien; Brien", "the client left, the client, the client, the client, the client"],
     ["José", "O'Brien-Núñez", "JOSE and Jose\u0301 came", "the client and the client came"],
+    // Invisible characters inside a name (a soft hyphen, a word joiner, a byte-order mark) do not hide it.
+    ["Isabella", "Smith-Jones", "Jo\u00adnes and Isa\u2060bella and Sm\ufeffith came", "the client and the client and the client came"],
     // Controls: a name is not cut inside another word; space-separated names in any case; a one-letter part stays.
     ["Al", "Smith", "Also, Al came; Alvin stayed", "Also, the client came, Alvin stayed"],
     ["Mary Ann", "Lee", "mary and ANN and Annabel", "the client and the client and Annabel"],
