@@ -1,11 +1,14 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
+import * as v from "valibot";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { StatusBadge } from "~/components/ticket-ui";
 import { FormMessage } from "~/components/ui/field";
 import { FormActions, SelectField, TextareaField } from "~/components/ui/form-controls";
 import { Pagination } from "~/components/ui/list";
+import { MAX_PAGE, PositiveInt } from "~/domain/paging";
+import { parseWith } from "~/domain/validation";
 import { assigneeLabel, BODY_MAX, canCloseTicket, canEditTicket, canReopenTicket, canRespond, ticketLabel } from "~/domain/tickets";
 import { respondToTicket, setTicketClosed, updateTicket, viewTicket, type TicketJson } from "~/models/tickets.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
@@ -22,16 +25,19 @@ export const handle = { guard: "staff" };
  */
 const posted = new WeakSet<object>();
 
-function pageOf(url: URL): number {
-  const raw = url.searchParams.get("page") ?? "1";
-  return /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
+/** The responses' page by the lists' one rule (`PositiveInt`): a bad page shows page 1 with the reason, as the lists do. */
+const ResponsesPage = v.object({ page: PositiveInt("Page", MAX_PAGE, 1) });
+function pageOf(url: URL): { page: number; pageError: string | null } {
+  const parsed = parseWith(ResponsesPage, { page: url.searchParams.get("page") ?? undefined });
+  return parsed.ok ? { page: parsed.data.page, pageError: null } : { page: 1, pageError: Object.values(parsed.errors)[0]! };
 }
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requireStaff(request, context);
   const id = requireId(params.id, "Ticket");
   const url = new URL(request.url);
-  const thread = await viewTicket(modelContextFor(context, actor), id, pageOf(url), { markRead: true });
+  const { page, pageError } = pageOf(url);
+  const thread = await viewTicket(modelContextFor(context, actor), id, page, { markRead: true });
   if (!thread) throw notFound("Ticket not found.");
   const { ticket, responses, assignees, assigneeGone } = thread;
   // Opening the ticket marked it read. The header and sidebar badges were read with the session, before
@@ -47,6 +53,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     responses,
     assignees,
     assigneeGone,
+    pageError,
     may: { respond: canRespond(actor, facts), edit: canEditTicket(actor, facts), close: canCloseTicket(actor, facts), reopen: canReopenTicket(actor, facts) },
   };
 }
@@ -75,7 +82,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function ViewTicket() {
-  const { ticket, responses, assignees, assigneeGone, may } = useLoaderData<typeof loader>();
+  const { ticket, responses, assignees, assigneeGone, pageError, may } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -100,6 +107,7 @@ export default function ViewTicket() {
       </div>
       <FormMessage success={params.get("flash")} />
       <FormMessage error={answer?.message} />
+      <FormMessage error={pageError} />
       {current ? <p className="alert alert-warning">The ticket changed while you were reading it: the page below shows it as it is now. Send again if you still want to.</p> : null}
       <dl className="details">
         <dt>Status</dt>

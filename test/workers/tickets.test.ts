@@ -264,6 +264,25 @@ describe("ticket screens", () => {
     expect((await form(`/tickets/view/${t.id}`, { intent: "dance" }, cookies.requester)).status).toBe(400);
   });
 
+  it("a bad responses page shows page 1 with the lists' reason (page=-1, 0, 1.5, abc); a good page is kept", async () => {
+    const t = await newTicket("Paged thread");
+    for (const [page, reason] of [
+      ["-1", "Page must be at least 1."],
+      ["0", "Page must be at least 1."],
+      ["1.5", "Page must be a whole number."],
+      ["abc", "Page must be a whole number."],
+      ["2000000", "Page must be at most 1000000."],
+    ] as const) {
+      const res = await request(`/tickets/view/${t.id}?seen=1&page=${page}`, { cookie: cookies.requester });
+      expect(res.status, page).toBe(200);
+      const body = await html(res);
+      expect(body, page).toContain(reason);
+      expect(body, page).toContain("Paged thread");
+    }
+    const fine = await html(await request(`/tickets/view/${t.id}?seen=1&page=1`, { cookie: cookies.requester }));
+    expect(fine).not.toMatch(/Page must be/);
+  });
+
   it("every change leaves an audit row without the ticket's text", async () => {
     const t = await newTicket("Audited subject");
     const rows = await db().select().from(auditLog).where(eq(auditLog.entity, "ticket"));
