@@ -35,7 +35,7 @@ export async function seedDemoRemittances(db: Db, now = new Date()): Promise<{ i
   const sent = await db
     .select({ id: claims.id, claimNumber: claims.claimNumber })
     .from(claims)
-    .where(and(inArray(claims.status, ["sent", "generated"]), inArray(claims.locationId, [1, 2]), notExists(db.select({ x: sql`1` }).from(remittanceLines).where(eq(remittanceLines.claimId, claims.id)))))
+    .where(and(eq(claims.status, "sent"), inArray(claims.locationId, [1, 2]), notExists(db.select({ x: sql`1` }).from(remittanceLines).where(eq(remittanceLines.claimId, claims.id)))))
     .orderBy(asc(claims.id))
     .limit(2);
   if (!sent.length) return { imported: false, message: "No sent demo claims to pay: run the claims seed first." };

@@ -179,6 +179,8 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
     report.claims.push(rc);
     if (!claim) err(c, c.position, "CLP", `Claim ${c.claimNumber}: no such claim in your locations.`);
     else if (claim.status === "draft") err(c, c.position, "CLP", `Claim ${c.claimNumber} is a draft: its 837P was never generated, so no payer can have paid it.`);
+    // Its file was never sent, and is still sendable: paying it here would leave a file that bills it again (decision 033, stop 34).
+    else if (claim.status === "generated") err(c, c.position, "CLP", `Claim ${c.claimNumber} was generated but its 837P file was never sent, so no payer can have paid it. If the file reached the payer another way, record it with Send on the claim's page, then import this file again. Not imported.`);
     // A rejected claim freed its notes (decision 032): paying it could pay them twice. Only a claim rejected
     // because every line was denied, whose notes are on no other live claim, may still be paid (an appeal).
     else if (claim.status === "rejected" && claim.liveElsewhere) err(c, c.position, "CLP", `Claim ${c.claimNumber} is rejected and its notes are now on claim ${claim.liveElsewhere}: this file pays it, which would pay them twice. Not imported.`);

@@ -355,12 +355,21 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     expect((await claimState(second.id)).lines[0]!.status).toBe("open");
   });
 
-  it("a draft claim is refused: it was never sent", async () => {
+  // A generated claim's file is still sendable: paid here, the file would then bill it again (stop 34).
+  it.each([
+    ["draft", /is a draft: its 837P was never generated/],
+    ["generated", /was generated but its 837P file was never sent, so no payer can have paid it\. If the file reached the payer another way, record it with Send/],
+  ] as const)("a %s claim is refused: it was never sent; nothing is written", async (status, message) => {
     const patient = await patientIn(locA.id);
-    const { claim } = await createClaim(patient, LINES.slice(0, 1), { status: "draft" });
+    const { claim } = await createClaim(patient, LINES.slice(0, 1), { status });
+    const before = await totals();
     const res = await post835(write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES.slice(0, 1), [{ kind: "paid" }]) }], trace: trace() }), managerToken);
     expect(res.status).toBe(422);
-    expect(((await res.json()) as { message: string }).message).toMatch(/is a draft/);
+    expect(((await res.json()) as { message: string }).message).toMatch(message);
+    expect(await totals()).toEqual(before);
+    const state = await claimState(claim.id);
+    expect(state.claim.status).toBe(status);
+    expect(state.lines[0]!.status).toBe("open");
   });
 
   // Probe 8885 #5: a negative SVC03 with CLP02 = 1 was imported as "denied" with -$50.00 paid.
