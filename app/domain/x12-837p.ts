@@ -513,6 +513,11 @@ export function setControlOf(index: number): string {
   return String(index + 1).padStart(4, "0");
 }
 
+/** ISA13 of the file with this x12_files id: the id padded to 9 digits (GS06 is the id itself). */
+export function interchangeControl(fileId: number): string {
+  return String(fileId).padStart(9, "0");
+}
+
 /** Writes one interchange for the claims, or says what stops each claim. */
 export function write837P(claims: readonly ClaimData[], env: Envelope): WriteResult {
   const errors = claims.flatMap((c) => validateClaim(c).map((e) => ({ ...e, claimNumber: c.claimNumber })));
@@ -529,7 +534,7 @@ export function write837P(claims: readonly ClaimData[], env: Envelope): WriteRes
 
   const date = d8(env.createdAt.slice(0, 10));
   const time = env.createdAt.slice(11, 13) + env.createdAt.slice(14, 16);
-  const control = String(env.fileId).padStart(9, "0");
+  const control = interchangeControl(env.fileId);
   const isa = [
     "ISA",
     "00",

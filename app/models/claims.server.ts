@@ -9,7 +9,7 @@ import { BuildInput, canTransition, CLAIM_MESSAGES, claimsNamed, diagnosesWithou
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { DEFAULT_ENVELOPE, diagnosisPointers, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
+import { DEFAULT_ENVELOPE, diagnosisPointers, interchangeControl, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
@@ -953,7 +953,7 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
   const sentClaims = [...(mine as { id: number; version: number }[]), ...(others as { id: number; version: number }[])];
   let sent: Awaited<ReturnType<ClaimSender["send"]>>;
   try {
-    sent = await sender.send({ fileId, fileName: row.fileName ?? "", content: row.content });
+    sent = await sender.send({ fileId, fileName: row.fileName ?? "", content: row.content, idempotencyKey: interchangeControl(fileId) });
   } catch {
     sent = { ok: false, message: CLAIM_MESSAGES.senderDidNotAnswer };
   }

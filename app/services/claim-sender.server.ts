@@ -7,6 +7,12 @@ export interface ClaimFileToSend {
   fileId: number;
   fileName: string;
   content: string;
+  /**
+   * The same for every attempt to send this file: its interchange control number (ISA13), which no other file has.
+   * A clearinghouse client passes it as its idempotency key, so a file delivered by an attempt that then failed to
+   * answer (a timeout after delivery) is dropped when it is sent again (decision 032).
+   */
+  idempotencyKey: string;
 }
 
 export interface ClaimSender {

@@ -667,6 +667,10 @@ describe("sending a claim twice at once sends it once (probe 8905 §3)", () => {
     expect(await sendClaim(await ctxOf(w.manager, db()), id, ok)).toMatchObject({ ok: true, message: "Claim sent." });
     expect(ok.files).toHaveLength(1);
     expect((await claimRow(id)).status).toBe("sent");
+    // Both attempts carried the file's ISA13 as the idempotency key, so a clearinghouse drops a repeat it had delivered.
+    const isa13 = file!.content.split("*")[13];
+    expect(isa13).toMatch(/^\d{9}$/);
+    expect([failing.files[0]!.idempotencyKey, ok.files[0]!.idempotencyKey]).toEqual([isa13, isa13]);
     expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 });
