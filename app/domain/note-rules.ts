@@ -341,9 +341,12 @@ const NoteSummaryBounds = v.object({ content: v.optional(plainObject(NoteContent
  * An AI summary request within a note's bounds (clinical §7 generate-summary): its content, nested or flat, parsed as
  * a save parses it, so a summary never reads more text than a note can hold (an unbounded field kept the Worker busy
  * for minutes). Types and bounds only: what a summary needs is the pre-check's (app/domain/note-summary.ts). Null
- * when within them, else the field errors a save answers (`content.as_evidenced_by`, …).
+ * when within them, else the field errors a save answers (`content.as_evidenced_by`, …; a field sent twice, decision 025).
  */
 export function summaryBoundsErrors(type: NoteType, raw: Record<string, unknown>): Record<string, string> | null {
+  // A field sent flat and in `content` with different values is refused as a save refuses it: which one to summarise?
+  const twice = contentSentTwiceErrors(raw);
+  if (twice) return twice;
   const parsed = parseWith(NoteSummaryBounds, noteBodyInput(type, raw));
   return parsed.ok ? null : parsed.errors;
 }

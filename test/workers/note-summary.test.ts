@@ -131,6 +131,17 @@ describe("POST /api/note_*/generate-summary", () => {
     expect(atBound.status).toBe(200);
   });
 
+  it("a content field sent flat and in content with two values → 422 at it, as a save answers; the same value both ways is summarised", async () => {
+    const before = (await lastAudit()).id;
+    const twice = await api("/note_rbt/generate-summary", { method: "POST", token, body: { ...rbtNote, participants: "Father" } });
+    expect(twice.status).toBe(422);
+    const message = "participants and content.participants differ: send participants once, at the top level or in content.";
+    expect(await twice.json()).toEqual({ message, errors: { participants: message } });
+    expect((await lastAudit()).id).toBe(before);
+    const same = await api("/note_rbt/generate-summary", { method: "POST", token, body: { ...rbtNote, participants: rbtNote.content.participants } });
+    expect(same.status).toBe(200);
+  });
+
   it("401 without a token, 403 without view_notes", async () => {
     const anonymous = await api("/note_rbt/generate-summary", { method: "POST", body: rbtNote });
     expect(anonymous.status).toBe(401);
