@@ -303,6 +303,8 @@ export function barChart(
      * seen by two providers is one client, not two).
      */
     total?: string | null;
+    /** The summary with no bars: "nothing in this period" unless the chart has no period (the projection's "no running authorizations"). */
+    empty?: string;
   } = {}
 ): BarChartModel {
   const limit = opts.limit ?? 20;
@@ -315,7 +317,7 @@ export function barChart(
     title,
     summary: rows.length
       ? `${title}: ${shown}${total !== null ? `, ${total} in all` : ""}${flagged ? `; ${flagged} flagged` : ""}.`
-      : `${title}: nothing in this period.`,
+      : `${title}: ${opts.empty ?? "nothing in this period"}.`,
     bars: picked.map((r) => {
       const target = r.target ?? null;
       const text = r.text ?? `${r.value}${target !== null ? ` / ${target}` : ""}`;

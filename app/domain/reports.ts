@@ -123,6 +123,8 @@ export interface ReportFilter {
   options?: readonly { value: string; label: string }[];
   /** The empty option's text ("All locations"); without it a select has no empty option. */
   any?: string;
+  /** A short line by the control saying what it picks (the BCBA report's provider). */
+  hint?: string;
 }
 
 /** The options the server read for the filters of kind location, provider and actor. */
@@ -259,10 +261,10 @@ export const PERIOD_FILTERS: readonly ReportFilter[] = [
 /** The query fields the framework reads itself (not filters). */
 export const PAGING_FIELDS = ["page", "per_page"] as const;
 
-/** The paging fields, with their messages in the filters' form ("Page must be a whole number."). */
+/** The paging fields, with their messages in the filters' form by label ("Page must be a whole number.", "Rows per page must be at most 100."). */
 export const ReportPageQuery = v.object({
   page: PositiveInt("Page", MAX_PAGE, 1),
-  per_page: PositiveInt("per_page", REPORT_MAX_PER_PAGE, REPORT_PER_PAGE),
+  per_page: PositiveInt("Rows per page", REPORT_MAX_PER_PAGE, REPORT_PER_PAGE),
 });
 
 /** The filter fields of an address: every declared filter name, "" when absent. */

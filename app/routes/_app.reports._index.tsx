@@ -4,7 +4,7 @@ import { Link } from "~/components/ui/link";
 import { REPORT_TITLES } from "~/domain/reports";
 import { availableReports } from "~/services/report-index.server";
 
-/** /reports (platform §2 reports base): the reports the user may open (payroll also needs manage_employees). manage_notes. */
+/** /reports (platform §2 reports base): the reports the user may open (payroll also needs manage_employees, location-cpt manage_claims). manage_notes. */
 export const meta: MetaFunction = () => [{ title: "Reports · Baseline" }];
 export const handle = { guard: "manage_notes" };
 export const loader = availableReports;

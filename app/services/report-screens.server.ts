@@ -239,7 +239,7 @@ function definitionFor(key: string | undefined): {
 
 /**
  * Whether a user past the screens' manage_notes guard may open the report: it has a definition and a query,
- * and they hold the definition's own permission (payroll: manage_employees, decision 039). The screen and the
+ * and they hold the definition's own permission (payroll: manage_employees; location-cpt: manage_claims; decision 039). The screen and the
  * CSV refuse the rest with 403; the /reports index lists only these.
  */
 export function canOpenReport(actor: Pick<Actor, "roles" | "permissions" | "kind">, key: ReportKey): boolean {

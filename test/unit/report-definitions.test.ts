@@ -19,8 +19,9 @@ describe("the report registry", () => {
 
   it.each(Object.values(REPORT_DEFINITIONS).map((d) => [d!.key, d!] as const))("%s: its permission (beyond the reports' manage_notes), its key, unique column headers, its filters parse when empty", (key, def) => {
     expect(def.key).toBe(key);
-    // Payroll shows what staff are paid: it also needs manage_employees (decision 039); every other report is manage_notes alone.
-    expect(def.permission).toBe(key === "payroll" ? "manage_employees" : "manage_notes");
+    // Payroll shows what staff are paid: it also needs manage_employees (decision 039); location-cpt shows charges, so
+    // it needs manage_claims as every billing screen (decision 039, stop 34); every other report is manage_notes alone.
+    expect(def.permission).toBe(({ payroll: "manage_employees", "location-cpt": "manage_claims" } as Record<string, string>)[key] ?? "manage_notes");
     const headers = def.columns.map((c) => c.header);
     expect(new Set(headers).size).toBe(headers.length);
     expect(parseWith(def.schema, filterInput(def, new URLSearchParams())).ok).toBe(true);

@@ -169,7 +169,10 @@ describe("small bar charts", () => {
     const rows = values.map((value, i) => ({ label: `R${i}`, value }));
     expect(barChart("Projected", "units", rows, opts).summary).toBe(summary);
   });
-  it("says when the period has nothing", () => {
-    expect(barChart("Hours per week", "hours", []).summary).toBe("Hours per week: nothing in this period.");
+  it.each([
+    ["a period's chart, by default", {}, "Hours per week: nothing in this period."],
+    ["a chart without a period, in its own words", { empty: "no running authorizations" }, "Hours per week: no running authorizations."],
+  ] as const)("says when there is nothing to draw: %s", (_, opts, summary) => {
+    expect(barChart("Hours per week", "hours", [], opts).summary).toBe(summary);
   });
 });

@@ -43,7 +43,7 @@ beforeAll(async () => {
   ] as const)
     await db().insert(notes).values({ type: "rbt", patientId, locationId: here.id, providerId: tech.id, paServiceId, cptCode: "97153", sessionDate: t, timeIn: "09:00", timeOut: "10:00", minutes: 60, units: 4, pos: "12" });
   await db().insert(notes).values({ type: "rbt", patientId: stranger.id, locationId: there.id, cptCode: "97153", sessionDate: t, minutes: 60, units: 4 });
-  const manager = await createUser({ permissions: ["manage_notes", "manage_employees", "view_clients"], locations: [here.id], name: "Mona" });
+  const manager = await createUser({ permissions: ["manage_notes", "manage_employees", "manage_claims", "view_clients"], locations: [here.id], name: "Mona" });
   const cookie = await signInCookie(manager);
   // A read of the client's profile: an entry naming them, for the logs and access reports to show.
   expect((await request(`/patients/profile/${client.id}`, { cookie })).status).toBe(200);

@@ -1,6 +1,10 @@
+import { env } from "cloudflare:test";
 import { count, desc } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, insurances, insuranceServices, notes, rateRecords, tickets } from "~/db/schema";
+import { getUserActor } from "~/models/actors.server";
+import type { ReadBatch } from "~/models/reports/note-scope.server";
+import { supervisionReport } from "~/models/reports/supervision.server";
 import { createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
@@ -168,7 +172,7 @@ beforeAll(async () => {
   ];
   for (const row of rows) await db().insert(notes).values(row);
   const manager = await createUser({
-    permissions: ["manage_notes", "manage_employees", "view_clients"],
+    permissions: ["manage_notes", "manage_employees", "manage_claims", "view_clients"],
     locations: [here.id],
     name: "Mona",
   });
@@ -428,6 +432,120 @@ describe("bcba-report", () => {
   });
 });
 
+// Probe 8971 §1: the Provider filter threw away every other provider's notes before the share was taken, so an RBT's
+// clients all showed 0 BCBA hours and "Below 5%", and an analyst's "No RBT hours".
+describe("bcba-report filtered by provider", () => {
+  let s: { cookie: string; location: number; tech: number; tech2: number; analyst: number; manager: number };
+  // Each client's row as the unfiltered report shows it: its name, then RBT hours, BCBA hours, share and flag.
+  const ROWS = {
+    cara: ["Cara, Cole", "10.00 | 1.00 | 10.0% | Meets 5%"],
+    dale: ["Dale, Dunn", "6.00 | 1.00 | 16.7% | Meets 5%"],
+    evan: ["Evan, Eyre", "10.00 | 0.00 | 0.0% | Below 5%"],
+    fay: ["Fay, Ford", "11.00 | 1.00 | 9.1% | Meets 5%"],
+  } as const;
+  type Client = keyof typeof ROWS;
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const screenRows = (clients: readonly Client[]) => clients.map((c) => expect.stringMatching(new RegExp(`^${escape(ROWS[c][0])} \\(P-[^)]*\\) \\| Supervision Clinic \\| ${escape(ROWS[c][1])}$`)));
+  const csvRows = (clients: readonly Client[]) => clients.map((c) => expect.stringMatching(new RegExp(`^"${escape(ROWS[c][0])} \\(P-[^)]*\\)",Supervision Clinic,${escape(ROWS[c][1].replace(/ \| /g, ","))}$`)));
+
+  beforeAll(async () => {
+    const loc = await createLocation({ title: "Supervision Clinic" });
+    const tech = await createUser({ role: "RBT", locations: [loc.id], name: "Tia" });
+    const tech2 = await createUser({ role: "RBT", locations: [loc.id], name: "Tom" });
+    const analyst = await createUser({ role: "BCBA", locations: [loc.id], name: "Ana" });
+    const client = (lastName: string, firstName: string) => createPatient({ locationId: loc.id, lastName, firstName });
+    const [cara, dale, evan, fay] = [await client("Cara", "Cole"), await client("Dale", "Dunn"), await client("Evan", "Eyre"), await client("Fay", "Ford")];
+    const at = (patientId: number, providerId: number, type: "rbt" | "bcba" | "combined", sessionDate: string, minutes: number, over: Partial<typeof notes.$inferInsert> = {}) => ({
+      patientId,
+      locationId: loc.id,
+      providerId,
+      type,
+      cptCode: type === "rbt" ? "97153" : "97155",
+      sessionDate,
+      minutes,
+      units: minutes / 15,
+      ...over,
+    });
+    for (const row of [
+      // Cara: Tia's RBT sessions, Ana's BCBA session: 10 %.
+      at(cara.id, tech.id, "rbt", "2026-10-05", 600),
+      at(cara.id, analyst.id, "bcba", "2026-10-06", 60),
+      // Dale: Tom's RBT session and a combined session Tom led with Ana supervising: 6.00 RBT / 1.00 BCBA.
+      at(dale.id, tech2.id, "rbt", "2026-10-07", 300),
+      at(dale.id, tech2.id, "combined", "2026-10-08", 60, { supervisorId: analyst.id }),
+      // Evan: only Tom in October. Ana's BCBA session is in November, and her October one was deleted.
+      at(evan.id, tech2.id, "rbt", "2026-10-09", 600),
+      at(evan.id, analyst.id, "bcba", "2026-11-05", 60),
+      at(evan.id, analyst.id, "bcba", "2026-10-10", 60, { deletedAt: "2026-10-11T00:00:00Z" }),
+      // Fay: Tom's RBT session and a combined session Tia led with Ana supervising.
+      at(fay.id, tech2.id, "rbt", "2026-10-11", 600),
+      at(fay.id, tech.id, "combined", "2026-10-12", 60, { supervisorId: analyst.id }),
+    ])
+      await db().insert(notes).values(row);
+    const manager = await createUser({ permissions: ["manage_notes", "view_clients"], locations: [loc.id], name: "Sue" });
+    s = { cookie: await signInCookie(manager), location: loc.id, tech: tech.id, tech2: tech2.id, analyst: analyst.id, manager: manager.id };
+  });
+
+  const base = () => `/reports/bcba-report?${OCT}&location_id=${s.location}`;
+
+  it("unfiltered: every client's share over all their sessions (a combined session counts as RBT and BCBA hours)", async () => {
+    const { status, html } = await page(base(), s.cookie);
+    expect(status).toBe(200);
+    expect(tableRows(html)).toEqual(screenRows(["evan", "fay", "cara", "dale"]));
+  });
+
+  // Each provider's clients are those with a note of theirs in the period (as the note's provider, or a combined
+  // session's supervisor); each client's figures and flag are those of the unfiltered report.
+  it.each([
+    ["an RBT (Tia: her RBT session, a combined session she led)", "tech", "all", ["fay", "cara"]],
+    ["another RBT (Tom: RBT sessions, a combined session he led)", "tech2", "all", ["evan", "fay", "dale"]],
+    ["the analyst (BCBA sessions, combined sessions she supervised; not a deleted note or one after the period)", "analyst", "all", ["fay", "cara", "dale"]],
+    ["an RBT, below 5% only", "tech2", "below", ["evan"]],
+    ["an RBT whose clients all meet 5%, below only", "tech", "below", []],
+    ["someone with no notes", "manager", "all", []],
+    ["the analyst, at a location not the actor's", "analyst", "all", [], "elsewhere"],
+  ] as const)("%s: the clients they served, with every session of each", async (_who, who, show, expected, where?: "elsewhere") => {
+    const query = `${base()}&provider_id=${s[who]}&show=${show}`.replace(`location_id=${s.location}`, `location_id=${where ? 999_999 : s.location}`);
+    const { status, html } = await page(query, s.cookie);
+    expect(status).toBe(200);
+    expect(tableRows(html)).toEqual(screenRows(expected));
+    const csv = await request(query.replace("/bcba-report?", "/bcba-report/export.csv?"), { cookie: s.cookie });
+    expect(csv.status).toBe(200);
+    expect((await csv.text()).replace(/^\uFEFF/, "").trim().split("\r\n").slice(1)).toEqual(csvRows(expected));
+  });
+
+  it("says by the filter what a provider picks", async () => {
+    const { html } = await page(base(), s.cookie);
+    expect(html).toContain("Picks the clients this provider served in the period");
+  });
+
+  it("the filtered statement reads the provider's clients through indexes, once; the unfiltered one is unchanged", async () => {
+    const actor = (await getUserActor(db(), s.manager))!;
+    const ctx = { db: db(), actor, ip: "127.0.0.1", now: () => new Date("2026-11-26T12:00:00Z") };
+    const statementOf = async (providerId: number | null) => {
+      let captured: { sql: string; params: unknown[] } | null = null;
+      const capture = (async (reads: { toSQL(): { sql: string; params: unknown[] } }[]) => {
+        captured = reads[0]!.toSQL();
+        return [[]];
+      }) as unknown as ReadBatch;
+      await supervisionReport(ctx, { locationId: null, providerId, patientId: null, from: "2026-09-15", to: "2026-11-14" }, { belowOnly: false }, { limit: 26, offset: 0 }, capture);
+      return captured!;
+    };
+    const filtered = await statementOf(s.analyst);
+    const plan = await env.DB.prepare(`explain query plan ${filtered.sql}`)
+      .bind(...filtered.params)
+      .all<{ detail: string }>();
+    const steps = plan.results.map((r) => r.detail);
+    // The provider's notes and the combined ones they may have supervised, each read once from an index.
+    expect(steps).toContain("SEARCH notes USING COVERING INDEX notes_provider_report_idx (provider_id=? AND session_date>? AND session_date<?)");
+    expect(steps).toContain("SEARCH notes USING INDEX notes_location_type_idx (location_id=? AND type=? AND session_date>? AND session_date<?)");
+    expect(steps.filter((d) => d.startsWith("SCAN notes"))).toEqual([]);
+    const unfiltered = await statementOf(null);
+    expect(unfiltered.sql).not.toContain("supervisor_id");
+    expect(filtered.sql.startsWith(unfiltered.sql.slice(0, unfiltered.sql.indexOf(" having ")))).toBe(true);
+  });
+});
+
 describe("location-cpt", () => {
   it("sums units and prices them with the payer's services", async () => {
     const { status, html } = await page(`/reports/location-cpt?${OCT}`);
@@ -435,6 +553,25 @@ describe("location-cpt", () => {
     expect(tableRows(html)).toEqual(["Here Clinic | 97153 | 3 | 18 | 4.50 | $225.00 | 0", "Here Clinic | 97155 | 1 | 1 | 0.25 | $30.00 | 0"]);
     expect(html).toContain("19 units; charges $255.00.");
     expect(html).not.toContain("There Clinic |");
+  });
+
+  // Probe 8971 §2: the charges were shown to users every billing screen refuses (no manage_claims).
+  it.each([
+    ["the screen", `/reports/location-cpt?${OCT}`],
+    ["the CSV", `/reports/location-cpt/export.csv?${OCT}`],
+    ["the screen narrowed to a client", `/reports/location-cpt?${OCT}&patient_id=ALICE`],
+  ])("%s needs manage_claims besides manage_notes (charges are billing's), as payroll needs manage_employees: 403", async (_what, path) => {
+    const res = await request(path.replace("ALICE", String(w.alice)), { cookie: w.notesOnlyCookie });
+    expect(res.status).toBe(403);
+    expect(await res.text()).not.toContain("$225.00");
+  });
+
+  it("the /reports index leaves Location and CPT off for manage_notes alone, and lists it with manage_claims", async () => {
+    const notesOnly = await (await request("/reports", { cookie: w.notesOnlyCookie })).text();
+    expect(notesOnly).not.toContain('href="/reports/location-cpt"');
+    expect(notesOnly).not.toContain("Location and CPT");
+    expect(notesOnly).toContain('href="/reports/bcba-report"');
+    expect(await (await request("/reports", { cookie: w.cookie })).text()).toContain('href="/reports/location-cpt"');
   });
 
   it("CSV and 403", async () => {

@@ -74,7 +74,7 @@ beforeAll(async () => {
 });
 
 describe("the reports index", () => {
-  it("lists the reports for manage_notes (payroll only with manage_employees too), 403 without", async () => {
+  it("lists the reports for manage_notes (payroll only with manage_employees too, location-cpt only with manage_claims too), 403 without", async () => {
     const res = await request("/reports", { cookie: w.cookie });
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -86,7 +86,6 @@ describe("the reports index", () => {
       "Expiration dates",
       "BCBA supervision",
       "Client projection",
-      "Location and CPT",
       "Provider caseload",
       "Ticket support",
       "Client eligibility",
@@ -95,6 +94,9 @@ describe("the reports index", () => {
     expect(html).toContain('href="/reports/logs"');
     // This manager lacks manage_employees, so payroll (which would answer 403) is not offered.
     expect(html).not.toContain('href="/reports/payroll"');
+    // Nor manage_claims, so the charges of location-cpt (403 for them, as every billing screen) are not offered.
+    expect(html).not.toContain('href="/reports/location-cpt"');
+    expect(html).not.toContain("Location and CPT");
     expect((await request("/reports", { cookie: w.noPermCookie })).status).toBe(403);
   });
 
@@ -134,7 +136,7 @@ describe.each(["logs", "access"])("the %s report", (key) => {
     ["patient_id=abc", "patient_id", "Client must be a record id."],
     ["actor_id=-1", "actor_id", "Who must be a record id."],
     ["page=0", "page", "Page must be at least 1."],
-    ["per_page=1000", "per_page", "per_page must be at most 100."],
+    ["per_page=1000", "per_page", "Rows per page must be at most 100."],
   ])("a bad filter (%s) is a field message with the typed value kept, and reads nothing", async (query, _field, message) => {
     const before = await auditRows();
     const res = await request(`/reports/${key}?${query}`, {
@@ -329,24 +331,46 @@ describe("the page field, on every report's screen and CSV", () => {
   let cookie: string;
   beforeAll(async () => {
     const [here] = await db().select({ id: patients.locationId }).from(patients).where(eq(patients.id, w.patient));
-    cookie = await signInCookie(await createUser({ permissions: ["manage_notes", "manage_employees", "view_clients", "manage_clients"], locations: [here!.id] }));
+    cookie = await signInCookie(await createUser({ permissions: ["manage_notes", "manage_employees", "manage_claims", "view_clients", "manage_clients"], locations: [here!.id] }));
   });
 
+  // Probe 8971 §4: per_page's message named the raw key ("per_page must be at most 100."); §3: under a refused
+  // filter the table said "No data to display. Showing 0 to 0 of 0 entries", as if the report had run.
   it.each(REPORT_KEYS.flatMap((key) => [
-    [key, "page=-1", "Page must be at least 1."],
-    [key, "page=0", "Page must be at least 1."],
-    [key, "page=1.5", "Page must be a whole number."],
-    [key, "page=abc", "Page must be a whole number."],
-    [key, "page=99999999999999999999", "Page must be at most 1000000."],
-  ]))("%s?%s: '%s', screen and CSV, 400", async (key, query, message) => {
+    [key, "page=-1", "page", "Page must be at least 1."],
+    [key, "page=0", "page", "Page must be at least 1."],
+    [key, "page=1.5", "page", "Page must be a whole number."],
+    [key, "page=abc", "page", "Page must be a whole number."],
+    [key, "page=99999999999999999999", "page", "Page must be at most 1000000."],
+    [key, "per_page=101", "per_page", "Rows per page must be at most 100."],
+    [key, "per_page=0", "per_page", "Rows per page must be at least 1."],
+    [key, "per_page=x", "per_page", "Rows per page must be a whole number."],
+  ]))("%s?%s: %s '%s', screen and CSV, 400; the table says the filters were refused", async (key, query, field, message) => {
     const screen = await request(`/reports/${key}?${query}`, { cookie });
     expect(screen.status).toBe(400);
     const html = await screen.text();
     expect(html).toContain(message);
-    expect(html).not.toContain("page must be");
+    expect(html.replaceAll("Rows per page must be", "")).not.toMatch(/\b(page|per_page) must be/);
+    expect(html).toContain("Nothing is listed until the filters marked above are corrected.");
+    expect(html).not.toContain("No data to display.");
+    expect(html).not.toContain("Showing 0 to 0");
     const csv = await request(`/reports/${key}/export.csv?${query}`, { cookie });
     expect(csv.status).toBe(400);
-    expect(await csv.json()).toMatchObject({ message, errors: { page: message } });
+    expect(await csv.json()).toMatchObject({ message, errors: { [field]: message } });
+  });
+
+  it.each([
+    ["pas", "status=bogus&location_id=1", "Choose a status from the list."],
+    ["hours", "date_from=2026-11-30&date_to=2026-11-01", "To must be on or after From."],
+    ["bcba-report", "provider_id=abc", "Provider must be a record id."],
+  ])("%s?%s: the field's message, and the table says the filters were refused (not 'No data … 0 of 0 entries')", async (key, query, message) => {
+    const screen = await request(`/reports/${key}?${query}`, { cookie });
+    expect(screen.status).toBe(400);
+    const html = await screen.text();
+    expect(html).toContain(message);
+    expect(html).toContain("Nothing is listed until the filters marked above are corrected.");
+    expect(html).not.toContain("No data to display.");
+    expect(html).not.toContain("Showing 0 to 0");
   });
 
   it.each(REPORT_KEYS)("%s?page=1 answers the first page, screen and CSV", async (key) => {
@@ -412,6 +436,13 @@ describe("the client-projection report", () => {
     expect(html).toContain("Will run out");
     expect(html).not.toContain("Stranger therapy");
     expect(html).not.toContain("Elsewhere");
+  });
+
+  // Probe 8971 §4: the projection has no period; its empty chart said "nothing in this period".
+  it("with no running authorization, the chart says so (it has no period)", async () => {
+    const html = await (await request(`/reports/client-projection?patient_id=${w.stranger}`, { cookie: w.cookie })).text();
+    expect(html).toContain("Projected use by the end date: no running authorizations.");
+    expect(html).not.toContain("in this period");
   });
 });
 

@@ -3,7 +3,7 @@ import { BarChart } from "~/components/charts/bar-chart";
 import type { ReportChart } from "~/domain/report-operations";
 import { Link } from "~/components/ui/link";
 import type { ReactNode } from "react";
-import { DataList, type Column } from "~/components/ui/data-list";
+import { DataList, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { FilterButtons } from "~/components/ui/list";
 import type { Paged } from "~/domain/paging";
@@ -38,11 +38,13 @@ function FilterControl({ f, value, error, options }: { f: ReportFilter; value: s
     "aria-invalid": error ? true : undefined,
     "aria-errormessage": error ? errorId : undefined,
   } as const;
+  const staffHint = (f.kind === "provider" || f.kind === "actor") && options.staffHint ? options.staffHint : null;
+  const hints = [f.hint, staffHint].filter((h): h is string => !!h);
   let control: ReactNode;
   if (f.kind === "location" || f.kind === "provider" || f.kind === "actor" || f.kind === "select") {
     const opts = f.kind === "location" ? options.locations : f.kind === "select" ? f.options ?? [] : options.staff;
     control = (
-      <select id={id} name={f.name} defaultValue={value} aria-describedby={(f.kind === "provider" || f.kind === "actor") && options.staffHint ? `${id}-hint` : undefined} {...aria}>
+      <select id={id} name={f.name} defaultValue={value} aria-describedby={hints.length ? `${id}-hint` : undefined} {...aria}>
         {f.any !== undefined ? <option value="">{f.any}</option> : null}
         {opts.map((o) => (
           <option key={o.value} value={o.value}>
@@ -59,7 +61,11 @@ function FilterControl({ f, value, error, options }: { f: ReportFilter; value: s
     <span className="filter">
       <label htmlFor={id}>{f.label}</label>
       {control}
-      {(f.kind === "provider" || f.kind === "actor") && options.staffHint ? <span className="hint">{options.staffHint}</span> : null}
+      {hints.length ? (
+        <span id={`${id}-hint`} className="hint">
+          {hints.join(" ")}
+        </span>
+      ) : null}
       {error ? (
         <span id={errorId} className="field-error" role="alert">
           {error}
@@ -112,7 +118,15 @@ export function ReportScreen<R extends object>({ def, values, errors, options, p
         </p>
       ))}
       {chart ? <BarChart model={chart.model} id={chart.id} /> : null}
-      <DataList page={page} columns={screenColumns(def.columns)} rowKey={def.rowKey} filters={filters} caption={def.title} />
+      {hasErrors ? (
+        // Nothing was read (decision 038): no empty table or "0 of 0 entries", as the billing screens say it.
+        <>
+          {filters}
+          <p>{FILTERS_REFUSED_TEXT}</p>
+        </>
+      ) : (
+        <DataList page={page} columns={screenColumns(def.columns)} rowKey={def.rowKey} filters={filters} caption={def.title} />
+      )}
       <p className="hint">The CSV export holds every matching row, at most {CSV_MAX_ROWS.toLocaleString("en-US")}; narrow the filters for more.</p>
     </section>
   );

@@ -221,8 +221,16 @@ export const hoursReport = defineReport<HoursFilters, HoursRow>({
   note: `Most hours first. By provider or CPT: ${STAFF_NOTES_COUNTED} By client: ${NOTES_COUNTED} The chart shows the hours of every Sunday–Saturday week of the period. ${PERIOD_NOTE}`,
 });
 
+/**
+ * The BCBA report's provider picks clients, not notes: a share of one provider's notes would flag every RBT's client
+ * (no analyst's hours) and give every analyst's "No RBT hours" (decision 039, 2026-11-27 (stop 34)).
+ */
 const SUPERVISION_FILTERS: readonly ReportFilter[] = [
-  ...NOTE_FILTERS,
+  ...NOTE_FILTERS.map((f) =>
+    f.kind === "provider"
+      ? { ...f, hint: "Picks the clients this provider served in the period (any session they led, or a combined one they supervised); each client's hours and flag still count all the client's sessions." }
+      : f
+  ),
   {
     name: "show",
     label: "Show",
@@ -272,7 +280,8 @@ export const supervisionReport = defineReport<SupervisionFilters, SupervisionRow
 export const locationCptReport = defineReport<NoteFilters, LocationCptRow>({
   key: "location-cpt",
   ...REPORT_TITLES["location-cpt"],
-  permission: REPORTS_PERMISSION,
+  // Charges are billing's (decision 030: every billing screen needs manage_claims), as pay is payroll's.
+  permission: "manage_claims",
   clientData: false,
   filters: NOTE_FILTERS,
   schema: NoteFilters,
@@ -286,7 +295,7 @@ export const locationCptReport = defineReport<NoteFilters, LocationCptRow>({
     { header: "Unpriced units", value: (r) => r.unpriced_units, numeric: true },
   ],
   rowKey: (r) => `${r.location_id}-${r.cpt_code}`,
-  note: `Charges are priced as billing prices each note: the payer's service for the CPT, provider type, location and modifiers (XP bills nothing); units no service prices are counted apart. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
+  note: `Charges are priced as billing prices each note: the payer's service for the CPT, provider type, location and modifiers (XP bills nothing); units no service prices are counted apart. Charges need manage_claims. ${NOTES_COUNTED} ${PERIOD_NOTE}`,
 });
 
 export const caseloadReport = defineReport<NoteFilters, CaseloadRow>({

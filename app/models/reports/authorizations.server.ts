@@ -147,7 +147,7 @@ export const runClientProjectionReport: ReportRunner<ProjectionFilters, Authoriz
             target: r.n_units,
             flagged: r.pacing.will_run_out || r.pacing.exhausted,
           })),
-          { legend: { value: "projected use (red: runs out)", target: "units authorized" } }
+          { legend: { value: "projected use (red: runs out)", target: "units authorized" }, empty: "no running authorizations" }
         ),
       };
   const short = answer.rows.filter((r) => r.pacing.will_run_out || r.pacing.exhausted).length;

@@ -41,6 +41,12 @@ function locationWhere(ctx: ModelContext, f: NoteReportFilters, column: SQLiteCo
   return idsIn(column, scope);
 }
 
+/** Whether the report reads no location at all (one outside the actor's scope, or no scope): its location condition is the constant 0. */
+function noLocation(ctx: ModelContext, f: NoteReportFilters): boolean {
+  const scope = locationScope(ctx.actor);
+  return f.locationId !== null ? !canSeeLocation(ctx.actor, f.locationId) : scope !== null && !scope.length;
+}
+
 /**
  * `byProvider`: the location condition is written `+location_id`, which SQLite cannot answer from an index, so a
  * statement that reads a few providers' notes is never planned as a walk of the locations' notes.
@@ -75,9 +81,7 @@ export function noteReportWhere(ctx: ModelContext, f: NoteReportFilters, opts: {
  * with no location in scope, whose condition is the constant 0 (no index can answer it: INDEXED BY would fail).
  */
 function notesByDate(ctx: ModelContext, f: NoteReportFilters): SQL {
-  const scope = locationScope(ctx.actor);
-  const none = f.locationId !== null ? !canSeeLocation(ctx.actor, f.locationId) : scope !== null && !scope.length;
-  if (none || f.providerId !== null || f.patientId !== null) return sql`${notes}`;
+  if (noLocation(ctx, f) || f.providerId !== null || f.patientId !== null) return sql`${notes}`;
   return sql`${notes} indexed by notes_report_idx`;
 }
 
@@ -224,6 +228,24 @@ export function noteClientSums<K extends string>(ctx: ModelContext, f: NoteRepor
  */
 export function clientSumsSeen(src: { n: SQL.Aliased<number> | SQL; patientId: SQL.Aliased<number> | SQL }): SQL {
   return sql`sum(${src.n}) <> 0 and (select ${patients.deletedAt} from ${patients} where ${patients.id} = ${src.patientId}) is null`;
+}
+
+/**
+ * Whether the client `patientId` (a column of the outer statement) had a note of the provider's in the period and
+ * the report's locations: a live note they wrote (RBT, BCBA or combined) or a combined session they supervised. The
+ * BCBA report's provider filter picks its clients with it and keeps their sums whole (decision 039, 2026-11-27 (stop
+ * 34)). The clients are read once, not per client: the provider's notes from `notes_provider_report_idx` (covering),
+ * the combined notes of the period from `notes_location_type_idx` (a row read each for the supervisor). Both named
+ * (INDEXED BY): left to itself SQLite walks `notes_report_idx`, every note of the locations' period. A check per
+ * client (EXISTS on `notes_patient_date_idx`) reads a row for every note of the period, about twice the time over
+ * every location. No location: no client (and no INDEXED BY, which SQLite refuses for the constant 0).
+ */
+export function clientServedBy(ctx: ModelContext, f: NoteReportFilters, patientId: SQL, providerId: number): SQL {
+  if (noLocation(ctx, f)) return sql`0`;
+  const period = (who: SQL) => and(isNull(notes.deletedAt), gte(notes.sessionDate, f.from), lte(notes.sessionDate, f.to), locationWhere(ctx, f, notes.locationId), who)!;
+  const wrote = period(eq(notes.providerId, providerId));
+  const supervised = period(sql`${notes.type} = 'combined' and ${notes.supervisorId} = ${providerId}`);
+  return sql`${patientId} in (select ${notes.patientId} from ${notes} indexed by notes_provider_report_idx where ${wrote} union all select ${notes.patientId} from ${notes} indexed by notes_location_type_idx where ${supervised})`;
 }
 
 /**

@@ -3,13 +3,15 @@ import { locations, patients } from "~/db/schema";
 import { reportHours, supervisionPercent, supervisionState, SUPERVISION_MIN_PERCENT } from "~/domain/report-operations";
 import type { SupervisionRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, clientSumsSeen, groupsCount, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, clientServedBy, clientSumsSeen, groupsCount, noteClientSums, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * BCBA report (supervision, decision 039): per client, the RBT hours (RBT and combined notes) and the BCBA
  * hours (BCBA and combined notes: a combined session is an RBT session with its analyst present) of the
  * period, the BCBA share of the RBT hours and whether it meets the 5% supervision minimum. `below_only` keeps
- * the clients under it (a HAVING on the sums, so the paging and the count stay in SQL).
+ * the clients under it (a HAVING on the sums, so the paging and the count stay in SQL). A provider picks the
+ * clients they served in the period (`clientServedBy`), whose sums still count every session: a client's share
+ * and flag never depend on the provider chosen (decision 039, 2026-11-27 (stop 34)).
  */
 export type { SupervisionRow };
 
@@ -27,7 +29,8 @@ export async function supervisionReport(
 ): Promise<SupervisionReport> {
   // The period's notes as sums per client and type (whole months from note_month_client_totals, edge days
   // from the notes; decision 039).
-  const src = noteClientSums(ctx, f, {
+  // Every provider's notes: the provider filter picks clients (the HAVING below), not notes.
+  const src = noteClientSums(ctx, { ...f, providerId: null }, {
     rbt: (r) => sql`case when ${r.type} in ('rbt', 'combined') then ${r.minutes} else 0 end`,
     bcba: (r) => sql`case when ${r.type} in ('bcba', 'combined') then ${r.minutes} else 0 end`,
   });
@@ -45,7 +48,13 @@ export async function supervisionReport(
       .groupBy(sql`${src.patientId}`)
       // Exact comparison in integers: bcba × 100 < 5 × rbt (the same rule as supervisionState).
       // A client netted to no notes (seen only on days taken off a month's sums) is not a row.
-      .having(and(clientSumsSeen(src), opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined))
+      .having(
+        and(
+          clientSumsSeen(src),
+          opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined,
+          f.providerId !== null ? clientServedBy(ctx, f, sql`${src.patientId}`, f.providerId) : undefined
+        )
+      )
   );
   const [rows] = await batch([
     ctx.db
