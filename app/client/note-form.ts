@@ -12,7 +12,7 @@
  */
 import { typedMinutes, unitsForMinutes } from "../domain/notes";
 import { providerNameFor } from "../domain/note-form";
-import { meterState, meterText } from "../domain/pa-pacing";
+import { meterState, meterText, unitsOverAvailableText } from "../domain/pa-pacing";
 import { attachAiSummary } from "./note-summary";
 import { signaturePads } from "./signature-pad";
 export { SIGNATURE_MAX_CHARS } from "./signature-pad";
@@ -148,8 +148,8 @@ function liveMeter(form: HTMLFormElement, projected: number) {
   const overText = form.querySelector<HTMLElement>("[data-units-over]");
   if (overText) {
     overText.hidden = !over;
-    const n = overText.querySelector("[data-available]");
-    if (n && facts) n.textContent = String(facts.available_units);
+    const words = overText.querySelector("[data-units-over-text]");
+    if (words && facts) words.textContent = unitsOverAvailableText(facts.available_units);
   }
 }
 

@@ -148,6 +148,27 @@ export function meterState(facts: MeterFacts | null, projectedUnits: number): Me
   return { total, average: facts.average_units_per_week, exceeded, overAvailable: projectedUnits > facts.available_units, message: exceeded ? METER_MESSAGES.exceeded : null };
 }
 
+/** "1 unit", "7 units". */
+export function unitCount(n: number): string {
+  return `${n} unit${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * A PA service's units left in words, never a negative "units left" (probe 8973 §2): "3 units left" ("3 of 5 units
+ * left" with the units authorized), or, once overspent, "already 7 units over its authorized units" ("…over its 5
+ * authorized units"), the booking warning's words (decision 037). The one wording of the note form's units display,
+ * its PA service options and the booking warning.
+ */
+export function unitsLeftText(left: number, authorized?: number): string {
+  if (left < 0) return `already ${unitCount(-left)} over its ${authorized === undefined ? "authorized units" : `${authorized} authorized ${authorized === 1 ? "unit" : "units"}`}`;
+  return authorized === undefined ? `${unitCount(left)} left` : `${left} of ${unitCount(authorized)} left`;
+}
+
+/** Beside the note form's units display when the note needs more than the PA service has left (clinical §5). */
+export function unitsOverAvailableText(left: number): string {
+  return left < 0 ? `the PA service is ${unitsLeftText(left)}` : `more than the ${unitsLeftText(left)} on the PA service`;
+}
+
 /** The meter's line of text (the same words with and without JavaScript). */
 export function meterText(state: MeterState | null): string {
   if (!state) return METER_MESSAGES.noPaService;
@@ -192,12 +213,9 @@ export function paPacing(pa: PaFacts, days: readonly DayUnits[], today: string):
   const available = pa.n_units - pa.spent_units;
   const exhausted = available <= 0;
   const base = { available_units: available, exhausted, runs_out_on: null as string | null, under_using: false };
-  if (t < start) {
-    return { ...base, phase: "not_started", rate_per_week: null, rate_days: 0, rate_units: 0, forecast_units_left: available, will_run_out: false, summary: `Starts on ${pa.start_date}; ${available} units authorized to use.` };
-  }
-  if (t > end) {
-    return { ...base, phase: "ended", rate_per_week: null, rate_days: 0, rate_units: 0, forecast_units_left: available, will_run_out: false, summary: `Ended on ${pa.end_date} with ${Math.max(0, available)} units unused.` };
-  }
+  const withSummary = (p: Omit<Pacing, "summary">): Pacing => ({ ...p, summary: pacingSummary(p, pa) });
+  if (t < start) return withSummary({ ...base, phase: "not_started", rate_per_week: null, rate_days: 0, rate_units: 0, forecast_units_left: available, will_run_out: false });
+  if (t > end) return withSummary({ ...base, phase: "ended", rate_per_week: null, rate_days: 0, rate_units: 0, forecast_units_left: available, will_run_out: false });
   const from = Math.max(start, t - PACING_WINDOW_DAYS + 1);
   const rateDays = t - from + 1;
   const rateUnits = unitsBetween(days, dateOfDay(from), today);
@@ -206,18 +224,46 @@ export function paPacing(pa: PaFacts, days: readonly DayUnits[], today: string):
   const left = available - forecastUse;
   const ratePerWeek = Math.round((rateUnits * 70) / rateDays) / 10;
   if (exhausted) {
-    return { ...base, phase: "active", rate_per_week: ratePerWeek, rate_days: rateDays, rate_units: rateUnits, forecast_units_left: available - forecastUse, will_run_out: t < end || available < 0, summary: available < 0 ? `Used up: ${-available} units over the authorization.` : "Used up: no units left." };
+    return withSummary({ ...base, phase: "active", rate_per_week: ratePerWeek, rate_days: rateDays, rate_units: rateUnits, forecast_units_left: available - forecastUse, will_run_out: t < end || available < 0 });
   }
   // Runs out before the end date when the units left are fewer than the forecast use (exact integers).
   const willRunOut = available * rateDays < rateUnits * after;
   const runsOutOn = willRunOut ? dateOfDay(t + Math.ceil((available * rateDays) / rateUnits)) : null;
   const underUsing = !willRunOut && rateDays >= UNDER_USING_MIN_DAYS && left * 100 > pa.n_units * UNDER_USING_SHARE_PERCENT;
-  const summary = willRunOut
-    ? `Will run out on ${runsOutOn}, before the end date ${pa.end_date}, at ${ratePerWeek} units a week.`
-    : underUsing
-      ? `Under-using: ${left} units forecast unused on ${pa.end_date}, at ${ratePerWeek} units a week.`
-      : `${left} units forecast left on ${pa.end_date}, at ${ratePerWeek} units a week.`;
-  return { ...base, phase: "active", rate_per_week: ratePerWeek, rate_days: rateDays, rate_units: rateUnits, forecast_units_left: left, runs_out_on: runsOutOn, will_run_out: willRunOut, under_using: underUsing, summary };
+  return withSummary({ ...base, phase: "active", rate_per_week: ratePerWeek, rate_days: rateDays, rate_units: rateUnits, forecast_units_left: left, runs_out_on: runsOutOn, will_run_out: willRunOut, under_using: underUsing });
+}
+
+/**
+ * Pacing as a sentence that says its flag in words (decision 031): the one sentence builder. An ended authorization
+ * says what was left, or by how much it was overspent ("Ended on 2026-11-26, 1 unit over the authorization.", probe
+ * 8973 §1), never a clamped "0 units unused".
+ */
+export function pacingSummary(p: Omit<Pacing, "summary">, pa: Pick<PaFacts, "start_date" | "end_date">): string {
+  const over = unitCount(-p.available_units);
+  if (p.phase === "not_started") return `Starts on ${pa.start_date}; ${unitCount(p.available_units)} authorized to use.`;
+  if (p.phase === "ended") return p.available_units < 0 ? `Ended on ${pa.end_date}, ${over} over the authorization.` : `Ended on ${pa.end_date} with ${unitCount(p.available_units)} unused.`;
+  if (p.exhausted) return p.available_units < 0 ? `Used up: ${over} over the authorization.` : "Used up: no units left.";
+  const rate = `at ${p.rate_per_week} units a week`;
+  if (p.will_run_out) return `Will run out on ${p.runs_out_on}, before the end date ${pa.end_date}, ${rate}.`;
+  if (p.under_using) return `Under-using: ${unitCount(p.forecast_units_left)} forecast unused on ${pa.end_date}, ${rate}.`;
+  return `${unitCount(p.forecast_units_left)} forecast left on ${pa.end_date}, ${rate}.`;
+}
+
+/**
+ * The pacing flag, when the authorization asks for action: "Overspent" (ended over its units), "Used up", "Will run
+ * out" or "Under-using"; null otherwise. The profile shows it before the sentence (decision 031).
+ */
+export function pacingFlag(p: Pacing): string | null {
+  if (p.phase === "ended") return p.available_units < 0 ? "Overspent" : null;
+  if (p.phase === "not_started") return null;
+  if (p.exhausted) return "Used up";
+  if (p.will_run_out) return "Will run out";
+  return p.under_using ? "Under-using" : null;
+}
+
+/** The pacing state in words, a flag or the phase: the reports' Pacing and Outlook columns. */
+export function pacingState(p: Pacing): string {
+  return pacingFlag(p) ?? (p.phase === "ended" ? "Ended" : p.phase === "not_started" ? "Not started" : "On track");
 }
 
 /** The earliest session date whose units the calculator and pacing can need, for any time zone (UTC ±14 h). */

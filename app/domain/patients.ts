@@ -369,13 +369,17 @@ export const PaServiceInput = v.pipe(
 export type PaServiceInput = v.InferOutput<typeof PaServiceInput>;
 
 /**
- * Why a PA service cannot be deleted yet: the live notes and the scheduled sessions (today on) that use it. A note
+ * Why a PA service cannot be deleted yet: the live notes and the scheduled sessions (today on) that use it, and why
+ * its dates or CPT cannot change yet: the scheduled sessions the change would leave uncovered. A note
  * whose PA service is gone fails the scrubber and cannot be claimed (probe 8931 §4); the same wording pattern as
  * LOCATION_IN_USE.
  */
 export const PA_SERVICE_IN_USE = {
   notes: (n: number) => `${n} note(s) still use this PA service: choose another PA service on them (or delete them) first.`,
   sessions: (n: number) => `${n} scheduled session(s) still use this PA service: cancel them or book them under another PA service first.`,
+  /** An edit of its dates or CPT that `n` sessions booked under it on `dates` (each once, in order) would fall outside (probe 8973 §4). */
+  uncovered: (n: number, dates: readonly string[]) =>
+    `${n} scheduled session(s) would no longer be covered by this PA service (${dates.length > 3 ? "the first on" : "on"} ${dates.slice(0, 3).join(", ")}): cancel them or book them under another PA service first.`,
 } as const;
 
 export type PaExpiryLevel = 14 | 30 | 60;

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { numberOrNaN, optionalId, requiredDate } from "./fields";
 import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, sessionEndRefusal, todayIn, withinUnits, ZONE_SPREAD_MINUTES, type NoteIntervals, type StoredPair, type Refusal, type SessionTimes } from "./note-rules";
 import { minuteOfDay, NOTE_CPT_CODES, tidyTime } from "./notes";
+import { unitCount, unitsLeftText } from "./pa-pacing";
 import { zonePlace } from "./time";
 import { addDays, dateOfDay, dayNumber, isProductDate, weekdayOfDay, weekEndingOn, weekStartOf } from "./weeks";
 
@@ -38,12 +39,10 @@ export const SCHEDULE_MESSAGES = {
   tooMany: (max: number, lastAllowed: string) => `A weekly series has at most ${max} sessions: choose an end date on or before ${lastAllowed}.`,
   past: (today: string) => `A session can be scheduled from today (${today}) on.`,
   onDates: (message: string, dates: readonly string[]) => (dates.length === 1 ? `On ${dates[0]}: ${message}` : `On ${dates.join(", ")}: ${message}`),
-  /** `left` below 0: the authorization is already over by that much (probe 8956: it said "only 0 units left"). */
+  /** `left` below 0: the authorization is already over by that much (probe 8956: it said "only 0 units left"); the note form's words (unitsLeftText). */
   paWarning: (needed: number, left: number, sessions: number) => {
-    const units = (n: number) => `${n} unit${n === 1 ? "" : "s"}`;
-    const what = sessions === 1 ? `This session needs ${units(needed)}` : `These ${sessions} sessions need ${units(needed)}`;
-    const after = "after the notes written and the sessions already scheduled";
-    return left < 0 ? `${what} but the PA service is already ${units(-left)} over its authorized units ${after}.` : `${what} but the PA service has only ${units(left)} left ${after}.`;
+    const what = sessions === 1 ? `This session needs ${unitCount(needed)}` : `These ${sessions} sessions need ${unitCount(needed)}`;
+    return `${what} but the PA service ${left < 0 ? "is" : "has only"} ${unitsLeftText(left)} after the notes written and the sessions already scheduled.`;
   },
   cancelFrom: "Enter the date from which the rest of the series is cancelled.",
   nothingLeftInSeries: "No scheduled session of this series is left on or after that date.",

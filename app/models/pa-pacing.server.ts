@@ -30,11 +30,6 @@ export function recentUnitsQuery(ctx: ModelContext, patientId: number | ReturnTy
     .groupBy(notes.paServiceId, notes.sessionDate);
 }
 
-/** The time zone of a client's location, as a statement for a batch. */
-export function patientTimeZoneQuery(ctx: ModelContext, patientId: number) {
-  return ctx.db.select({ timeZone: locations.timeZone }).from(patients).innerJoin(locations, eq(locations.id, patients.locationId)).where(eq(patients.id, patientId));
-}
-
 type DayRow = { paServiceId: number | null; date: string; units: number };
 
 /** Day rows of one PA service. */

@@ -1,7 +1,8 @@
 import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
-import { insurances, locations, notes, paServices, patients } from "~/db/schema";
+import { insurances, locations, notes, paServices, patients, scheduledSessions } from "~/db/schema";
 import { todayIn } from "~/domain/note-rules";
+import { addDays } from "~/domain/weeks";
 import { locationScope } from "~/domain/permissions";
 import { PA_SERVICE_IN_USE, PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -184,15 +185,33 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
   // An insurer the save does not change is kept, even once it was deleted (decision 017, stop 33).
   const errors = parsed.data.insurance_id === current.insurance_id ? {} : await checkInsurance(ctx, parsed.data.insurance_id);
   if (Object.keys(errors).length) return invalid(errors);
-  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id }, () => [
+  const next = values(parsed.data);
+  // New dates or another CPT: refused while sessions booked under it would no longer be covered (probe 8973 §4).
+  const moved = next.cpt !== current.cpt || next.startDate !== current.start_date || next.endDate !== current.end_date;
+  // The client's location's today, from which the sessions count (as for the delete); null when nothing moved.
+  let today: string | null = null;
+  if (moved) {
+    // One round trip: the client's zone, and the uncovered sessions from the earliest "today" of any zone (UTC−12) on.
+    const [place, rows] = await ctx.db.batch([patientTimeZoneQuery(ctx, current.patient_id), uncoveredSessionsQuery(ctx, id, addDays(ctx.now().toISOString().slice(0, 10), -1), next)]);
+    const localToday = todayIn(ctx.now(), place[0]?.timeZone ?? "UTC");
+    const refusal = uncoveredRefusal(rows.filter((r) => r.date >= localToday), next);
+    if (refusal) return refusal;
+    today = localToday;
+  }
+  const [rows] = await withConditionalAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id }, (audit) => [
     ctx.db
       .update(paServices)
-      .set({ ...values(parsed.data), version: sql`${paServices.version} + 1`, updatedAt: ctx.now().toISOString() })
-      .where(and(eq(paServices.id, id), live, opts.version === null ? undefined : eq(paServices.version, opts.version)))
+      .set({ ...next, version: sql`${paServices.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .where(and(eq(paServices.id, id), live, opts.version === null ? undefined : eq(paServices.version, opts.version), today === null ? undefined : sql`not exists (select 1 ${uncoveredBy(id, today, next)})`))
       .returning({ id: paServices.id }),
+    audit(sql`changes() = 1`),
     bumpListVersion(ctx.db, PA_SERVICES),
   ]);
-  if (!rows[0]) return conflict((await getPaService(ctx, id)) ?? current);
+  if (!rows[0]) {
+    // A session booked meanwhile that the change would leave uncovered, else a newer version saved meanwhile.
+    const refusal = today === null ? null : uncoveredRefusal(await uncoveredSessionsQuery(ctx, id, today, next), next);
+    return refusal ?? conflict((await getPaService(ctx, id)) ?? current);
+  }
   return ok((await getPaService(ctx, id))!, "PA service updated.");
 }
 
@@ -205,6 +224,38 @@ function usesOf(id: number, today: string) {
     notes: sql`from notes n where n.pa_service_id = ${id} and n.deleted_at is null`,
     sessions: sql`from scheduled_sessions s where s.pa_service_id = ${id} and s.status = 'scheduled' and s.session_date >= ${today}`,
   };
+}
+
+/** The time zone of a client's location, as a statement for a batch. */
+export function patientTimeZoneQuery(ctx: ModelContext, patientId: number) {
+  return ctx.db.select({ timeZone: locations.timeZone }).from(patients).innerJoin(locations, eq(locations.id, patients.locationId)).where(eq(patients.id, patientId));
+}
+
+type Coverage = Pick<ReturnType<typeof values>, "cpt" | "startDate" | "endDate">;
+
+/** The sessions still scheduled under the PA service from `today` on that its new CPT and dates would not cover, as `from … where` SQL. */
+function uncoveredBy(id: number, today: string, next: Coverage) {
+  return sql`${usesOf(id, today).sessions} and (s.session_date < ${next.startDate} or s.session_date > ${next.endDate} or s.cpt_code <> ${next.cpt})`;
+}
+
+/** Those sessions' dates and CPT codes, by date. */
+function uncoveredSessionsQuery(ctx: ModelContext, id: number, today: string, next: Coverage) {
+  return ctx.db
+    .select({ date: scheduledSessions.sessionDate, cpt: scheduledSessions.cptCode })
+    .from(scheduledSessions)
+    .where(sql`${scheduledSessions.id} in (select s.id ${uncoveredBy(id, today, next)})`)
+    .orderBy(asc(scheduledSessions.sessionDate), asc(scheduledSessions.id));
+}
+
+/**
+ * 422 naming how many sessions the change would leave uncovered and their first dates, at the field that uncovers
+ * them (the CPT, else the start date, else the end date); null when none would be. The units are not a rule here:
+ * lowering them below the booked units is allowed (the booking's warning says so).
+ */
+function uncoveredRefusal(rows: readonly { date: string; cpt: string }[], next: Coverage): ModelResult<never> | null {
+  if (!rows.length) return null;
+  const field = rows.some((r) => r.cpt !== next.cpt) ? "cpt" : rows.some((r) => r.date < next.startDate) ? "start_date" : "end_date";
+  return invalid({ [field]: PA_SERVICE_IN_USE.uncovered(rows.length, [...new Set(rows.map((r) => r.date))]) });
 }
 
 /** 422 naming how many notes and scheduled sessions use the PA service, or null when none does. */
@@ -223,8 +274,8 @@ async function stillInUse(ctx: ModelContext, id: number, today: string): Promise
 export async function deletePaService(ctx: ModelContext, id: number): Promise<ModelResult<null>> {
   const current = await getPaService(ctx, id);
   if (!current) return notFound("PA service");
-  const [place] = await ctx.db.select({ zone: locations.timeZone }).from(patients).innerJoin(locations, eq(locations.id, patients.locationId)).where(eq(patients.id, current.patient_id));
-  const today = todayIn(ctx.now(), place?.zone ?? "UTC");
+  const [place] = await patientTimeZoneQuery(ctx, current.patient_id);
+  const today = todayIn(ctx.now(), place?.timeZone ?? "UTC");
   const refusal = await stillInUse(ctx, id, today);
   if (refusal) return refusal;
   const u = usesOf(id, today);

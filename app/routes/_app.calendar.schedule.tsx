@@ -4,6 +4,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { Link } from "~/components/ui/link";
 import { Field, FormMessage } from "~/components/ui/field";
 import { SelectField } from "~/components/ui/form-controls";
+import { flashWithWarning } from "~/domain/flash";
 import { can } from "~/domain/permissions";
 import { SCHEDULE_CPT_CODES } from "~/domain/schedule";
 import { TIME_OUT_FIELD } from "~/domain/notes";
@@ -63,7 +64,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const result = await bookSessions(ctx, values);
   if (result.ok) {
     const first = result.data.sessions[0]?.session_date ?? values.session_date ?? "";
-    const message = [result.message, result.data.warning].filter(Boolean).join(" ");
+    const message = flashWithWarning(result.message ?? "", result.data.warning);
     return redirect(`/calendar/view?view=week&date=${encodeURIComponent(first)}&patient_id=${encodeURIComponent(values.patient_id ?? "")}&flash=${encodeURIComponent(message)}`, 303);
   }
   if (result.status === 404) throw notFound(result.message);

@@ -2,6 +2,7 @@ import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/clo
 import { Form, useLoaderData } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
+import { flashParts } from "~/domain/flash";
 import { noteHref } from "~/domain/note-list";
 import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
@@ -63,7 +64,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     locations,
     providers: optionsOf(entries, (e) => [e.provider_id, e.provider_name], values.provider_id),
     clients: optionsOf(entries, (e) => [e.patient_id, e.patient_name], values.patient_id),
-    flash: url.searchParams.get("flash"),
+    flash: flashParts(url.searchParams.get("flash")),
   };
   // Bad filters: the grid of today (or the valid ones) with each field's message, answered 400.
   return data(answer, { status: parsed.ok ? 200 : 400 });
@@ -165,7 +166,7 @@ export default function Calendar() {
           Schedule a session
         </Link>
       </div>
-      <FormMessage success={flash} />
+      <FormMessage success={flash.success} warning={flash.warning} />
       <Form method="get" className="search-form" role="search" aria-label="Calendar filters">
         <label htmlFor="c-view">View</label>
         <select id="c-view" name="view" defaultValue={view}>

@@ -5,6 +5,7 @@ import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/no
 import { versionChanges } from "~/components/notes/note-history";
 import { noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
 import { CANNOT_SUPERVISE, PA_DELETED, todayIn } from "~/domain/note-rules";
+import { unitsLeftText } from "~/domain/pa-pacing";
 import { goneStaffLabel } from "~/domain/patients";
 import { minuteOfDay, type NoteJson, type NoteType } from "~/domain/notes";
 import { can, type Actor } from "~/domain/permissions";
@@ -170,7 +171,7 @@ async function formOptions(ctx: ModelContext, type: NoteType, patientId: number,
     paServices: c.pa_services.map((s) => ({
       id: s.id,
       // The edited note's own PA service, deleted since: kept so an untouched save keeps it (the scrubber still reports it).
-      label: s.deleted ? `${s.pa_service} · ${s.cpt} · ${s.start_date} to ${s.end_date} · ${PA_DELETED}` : `${s.pa_service} · ${s.cpt} · ${s.start_date} to ${s.end_date} · ${s.available_units} of ${s.n_units} units left`,
+      label: s.deleted ? `${s.pa_service} · ${s.cpt} · ${s.start_date} to ${s.end_date} · ${PA_DELETED}` : `${s.pa_service} · ${s.cpt} · ${s.start_date} to ${s.end_date} · ${unitsLeftText(s.available_units, s.n_units)}`,
       cpt: s.cpt,
       start_date: s.start_date,
       end_date: s.end_date,

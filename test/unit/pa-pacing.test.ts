@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { averageUnitsPerWeek, currentWeek, meterState, meterText, paCalculation, paPacing, todayAtLocation, unitsWindowStart, weeksInAuthorization, type DayUnits, type PaFacts } from "~/domain/pa-pacing";
+import { averageUnitsPerWeek, currentWeek, meterState, meterText, paCalculation, paPacing, pacingFlag, pacingState, pacingSummary, todayAtLocation, unitsLeftText, unitsOverAvailableText, unitsWindowStart, weeksInAuthorization, type DayUnits, type PaFacts, type Pacing } from "~/domain/pa-pacing";
 
 /** The PA calculator, the weekly meter and pacing (clinical §2, §3, §5, §7, §8; decision 031). */
 describe("weeks in an authorization and the weekly average", () => {
@@ -88,6 +88,23 @@ describe("the weekly meter on the note form", () => {
     expect(meterText(s)).toBe(`This week: ${total} of 40 units expected per week (including this note).`);
   });
 
+  // One wording for units left, on the note form's units display, its PA options and the booking warning (decision
+  // 037's "already N units over its authorized units"; probe 8973 §2): never a negative "units left".
+  it.each<[left: number, authorized: number | undefined, text: string, display: string]>([
+    [3, undefined, "3 units left", "more than the 3 units left on the PA service"],
+    [1, undefined, "1 unit left", "more than the 1 unit left on the PA service"],
+    [0, undefined, "0 units left", "more than the 0 units left on the PA service"],
+    [-1, undefined, "already 1 unit over its authorized units", "the PA service is already 1 unit over its authorized units"],
+    [-7, undefined, "already 7 units over its authorized units", "the PA service is already 7 units over its authorized units"],
+    [3, 5, "3 of 5 units left", ""],
+    [0, 1, "0 of 1 unit left", ""],
+    [-7, 5, "already 7 units over its 5 authorized units", ""],
+    [-1, 1, "already 1 unit over its 1 authorized unit", ""],
+  ])("%i units left of %s: %s", (left, authorized, text, display) => {
+    expect(unitsLeftText(left, authorized)).toBe(text);
+    if (display) expect(unitsOverAvailableText(left)).toBe(display);
+  });
+
   it("no PA service chosen: 'Please select a CPT Code'", () => {
     expect(meterState(null, 8)).toBeNull();
     expect(meterText(null)).toBe("Please select a CPT Code");
@@ -127,6 +144,44 @@ describe("pacing at the current 4-week rate", () => {
     expect(paPacing({ n_units: 100, start_date: "2026-03-01", end_date: "2026-05-31", spent_units: 0 }, [], "2026-02-10").summary).toBe("Starts on 2026-03-01; 100 units authorized to use.");
     expect(paPacing({ n_units: 100, start_date: "2025-10-01", end_date: "2025-12-31", spent_units: 40 }, [], "2026-02-10").summary).toBe("Ended on 2025-12-31 with 60 units unused.");
     expect(paPacing({ n_units: 20, start_date: "2026-02-01", end_date: "2026-03-31", spent_units: 24 }, [], "2026-02-10").summary).toBe("Used up: 4 units over the authorization.");
+  });
+
+  // The one sentence builder (probe 8973 §1): an ended authorization that was overspent says by how much, never
+  // "with 0 units unused"; one unit is "1 unit".
+  it.each<[label: string, pa: PaFacts, today: string, summary: string, state: string, flag: string | null]>([
+    ["ended, units left", { n_units: 100, start_date: "2025-10-01", end_date: "2025-12-31", spent_units: 40 }, "2026-02-10", "Ended on 2025-12-31 with 60 units unused.", "Ended", null],
+    ["ended, one unit left", { n_units: 5, start_date: "2026-10-27", end_date: "2026-11-26", spent_units: 4 }, "2026-11-27", "Ended on 2026-11-26 with 1 unit unused.", "Ended", null],
+    ["ended, used exactly", { n_units: 5, start_date: "2026-10-27", end_date: "2026-11-26", spent_units: 5 }, "2026-11-27", "Ended on 2026-11-26 with 0 units unused.", "Ended", null],
+    ["ended, one unit over", { n_units: 1, start_date: "2026-10-27", end_date: "2026-11-26", spent_units: 2 }, "2026-11-27", "Ended on 2026-11-26, 1 unit over the authorization.", "Overspent", "Overspent"],
+    ["ended, 7 units over", { n_units: 5, start_date: "2026-10-27", end_date: "2026-11-26", spent_units: 12 }, "2027-01-02", "Ended on 2026-11-26, 7 units over the authorization.", "Overspent", "Overspent"],
+    ["running, one unit over", { n_units: 5, start_date: "2026-11-01", end_date: "2027-01-15", spent_units: 6 }, "2026-11-27", "Used up: 1 unit over the authorization.", "Used up", "Used up"],
+    ["running, used exactly", { n_units: 5, start_date: "2026-11-01", end_date: "2027-01-15", spent_units: 5 }, "2026-11-27", "Used up: no units left.", "Used up", "Used up"],
+    ["not started, one unit", { n_units: 1, start_date: "2026-11-28", end_date: "2027-02-26", spent_units: 0 }, "2026-11-27", "Starts on 2026-11-28; 1 unit authorized to use.", "Not started", null],
+    ["not started, no units at all", { n_units: 0, start_date: "2026-11-28", end_date: "2027-02-26", spent_units: 0 }, "2026-11-27", "Starts on 2026-11-28; 0 units authorized to use.", "Not started", null],
+    ["running, one unit forecast left", { n_units: 1, start_date: "2026-11-27", end_date: "2026-11-27", spent_units: 0 }, "2026-11-27", "1 unit forecast left on 2026-11-27, at 0 units a week.", "On track", null],
+  ])("%s: %s", (_label, pa, today, summary, state, flag) => {
+    const p = paPacing(pa, [], today);
+    expect(p.summary).toBe(summary);
+    const { summary: _s, ...rest } = p;
+    expect(pacingSummary(rest, pa)).toBe(summary);
+    expect(pacingState(p)).toBe(state);
+    expect(pacingFlag(p)).toBe(flag);
+  });
+
+  it.each<[over: Partial<Pacing>, state: string, flag: string | null]>([
+    [{ phase: "not_started" }, "Not started", null],
+    [{ phase: "ended" }, "Ended", null],
+    [{ phase: "ended", available_units: 0, exhausted: true }, "Ended", null],
+    [{ phase: "ended", available_units: -3, exhausted: true }, "Overspent", "Overspent"],
+    [{ exhausted: true }, "Used up", "Used up"],
+    [{ exhausted: true, will_run_out: true }, "Used up", "Used up"],
+    [{ will_run_out: true }, "Will run out", "Will run out"],
+    [{ under_using: true }, "Under-using", "Under-using"],
+    [{}, "On track", null],
+  ])("the state %j reads %s, flagged %s", (over, state, flag) => {
+    const p: Pacing = { phase: "active", rate_per_week: 7, rate_days: 28, rate_units: 28, available_units: 10, forecast_units_left: 5, runs_out_on: null, exhausted: false, will_run_out: false, under_using: false, summary: "", ...over };
+    expect(pacingState(p)).toBe(state);
+    expect(pacingFlag(p)).toBe(flag);
   });
 
   it("the run-out date and the forecast agree at the boundary", () => {

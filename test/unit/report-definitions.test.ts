@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { csvRow } from "~/domain/csv";
-import { pacingState, projectedPercent, projectedUse } from "~/domain/report-defs/authorizations";
+import { projectedPercent, projectedUse } from "~/domain/report-defs/authorizations";
 import { lapseWindow } from "~/domain/report-defs/eligibility";
 import { complianceLabel, expiryState } from "~/domain/report-defs/expiration-dates";
 import { actorText, auditTime } from "~/domain/report-defs/audit";
@@ -78,15 +78,6 @@ describe("states", () => {
   ] as const)("a lapse %i days away is in the %s-day window", (days, window) => expect(lapseWindow(days)).toBe(window));
 
   const pacing = (over: Partial<Pacing>): Pacing => ({ phase: "active", rate_per_week: 7, rate_days: 28, rate_units: 28, available_units: 10, forecast_units_left: 5, runs_out_on: null, exhausted: false, will_run_out: false, under_using: false, summary: "", ...over });
-  it.each([
-    [{ phase: "not_started" as const }, "Not started"],
-    [{ phase: "ended" as const }, "Ended"],
-    [{ exhausted: true }, "Used up"],
-    [{ will_run_out: true }, "Will run out"],
-    [{ under_using: true }, "Under-using"],
-    [{}, "On track"],
-  ])("pacing %j reads %s", (over, text) => expect(pacingState(pacing(over))).toBe(text));
-
   it("projected use is the units authorized less the forecast left", () => {
     expect(projectedUse({ n_units: 100, pacing: pacing({ forecast_units_left: -20 }) })).toBe(120);
     expect(projectedPercent({ n_units: 100, pacing: pacing({ forecast_units_left: -20 }) })).toBe(120);

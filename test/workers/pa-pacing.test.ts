@@ -228,7 +228,7 @@ describe("the weekly units meter on the note form, JavaScript off", () => {
     const res = await post(`/note-rbt?patient_id=${w.patient}`, refused(String(w.smallPa), "15:00"), w.rbtCookie);
     const html = await res.text();
     expect(meterOf(html)).toMatchObject({ unitsRed: true, exceeded: true });
-    expect(html).toContain("more than the <span data-available=\"true\">2</span> units left on the PA service");
+    expect(html).toContain('<span data-units-over-text="true">more than the 2 units left on the PA service</span>');
   });
 
   it("no PA service chosen: 'Please select a CPT Code'", async () => {
@@ -241,5 +241,71 @@ describe("the weekly units meter on the note form, JavaScript off", () => {
     expect(res.status).toBe(200);
     // The stored note: 09:00–11:00 (8 units) on the PA service whose week already holds exactly those 8.
     expect(meterOf(await res.text()).text).toBe("This week: 8 of 10 units expected per week (including this note).");
+  });
+});
+
+describe("an ended authorization that was overspent (probe 8973 §1)", () => {
+  it("says the overspend on the pacing call, the profile, the pas report and its CSV; one left over says 'unused'", async () => {
+    const t = today();
+    const client = await createPatient({ locationId: w.location, firstName: "Overspent", lastName: "Ended" });
+    // Ended yesterday: 1 unit authorized, 2 written (one over); the other 100 authorized, 99 written (one left).
+    const [over] = await db().insert(paServices).values({ patientId: client.id, paService: "EndedOver", cpt: "97153", nUnits: 1, startDate: addDays(t, -31), endDate: addDays(t, -1) }).returning();
+    const [left] = await db().insert(paServices).values({ patientId: client.id, paService: "EndedLeft", cpt: "97153", nUnits: 100, startDate: addDays(t, -31), endDate: addDays(t, -1) }).returning();
+    await addNote(client.id, w.location, w.rbt.id, over!.id, addDays(t, -2), 2);
+    await addNote(client.id, w.location, w.rbt.id, left!.id, addDays(t, -3), 99);
+    const end = addDays(t, -1);
+    const overSentence = `Ended on ${end}, 1 unit over the authorization.`;
+    const leftSentence = `Ended on ${end} with 1 unit unused.`;
+
+    const res = await api(`/v2/pa-services/${over!.id}/pacing`, { token: w.token });
+    const { data } = (await res.json()) as { data: { pacing: { phase: string; exhausted: boolean; available_units: number; summary: string } } };
+    expect(data.pacing).toMatchObject({ phase: "ended", exhausted: true, available_units: -1, summary: overSentence });
+    const other = (await (await api(`/v2/pa-services/${left!.id}/pacing`, { token: w.token })).json()) as { data: { pacing: { summary: string } } };
+    expect(other.data.pacing.summary).toBe(leftSentence);
+
+    const profile = (await (await request(`/patients/profile/${client.id}`, { cookie: w.managerCookie })).text()).replace(/<!-- -->/g, "");
+    expect(profile).toContain(`Overspent. </strong>${overSentence}`);
+    expect(profile).toContain(`<span class="pacing" data-pacing="ended">${leftSentence}</span>`);
+
+    const reporter = await signInCookie(await createUser({ permissions: ["manage_notes", "view_clients"], locations: [w.location] }));
+    const html = (await (await request(`/reports/pas?status=ended&patient_id=${client.id}`, { cookie: reporter })).text()).replace(/<!-- -->/g, "");
+    expect(html).toContain(overSentence);
+    expect(html).toContain(leftSentence);
+    const csv = await (await request(`/reports/pas/export.csv?status=ended&patient_id=${client.id}`, { cookie: reporter })).text();
+    const line = (name: string) => csv.split("\r\n").find((l) => l.includes(name)) ?? "";
+    expect(line("EndedOver")).toContain(`,1,2,-1,`);
+    expect(line("EndedOver")).toContain(`,Overspent,"${overSentence}"`);
+    expect(line("EndedLeft")).toContain(`,Ended,${leftSentence}`);
+  });
+});
+
+describe("units left on the note form never read negative (probe 8973 §2)", () => {
+  it("an overspent PA service: the units display and its option say 'already N units over its authorized units', JavaScript off", async () => {
+    const t = today();
+    const client = await createPatient({ locationId: w.location });
+    // 5 units authorized, 12 written: 7 over.
+    const [pa] = await db().insert(paServices).values({ patientId: client.id, paService: "YearEnd", cpt: "97153", nUnits: 5, startDate: addDays(t, -20), endDate: addDays(t, 40) }).returning();
+    await addNote(client.id, w.location, w.rbt.id, pa!.id, addDays(t, -10), 12);
+    const fields = {
+      intent: "save",
+      type: "rbt",
+      patient_id: String(client.id),
+      provider_id: String(w.rbt.id),
+      session_date: t,
+      cpt_code: "97153",
+      pa_service_id: String(pa!.id),
+      time_in: "00:00",
+      time_out: "00:30",
+      time_in2: "17:00",
+      time_out2: "",
+      pos: "12",
+    };
+    const res = await post(`/note-rbt?patient_id=${client.id}`, fields, w.rbtCookie);
+    expect(res.status).toBe(422);
+    const html = (await res.text()).replace(/<!-- -->/g, "");
+    expect(meterOf(html).unitsRed).toBe(true);
+    expect(html).toContain('<span data-units-over-text="true">the PA service is already 7 units over its authorized units</span>');
+    expect(html).toContain(`YearEnd · 97153 · ${addDays(t, -20)} to ${addDays(t, 40)} · already 7 units over its 5 authorized units`);
+    expect(html).not.toMatch(/-7 (units|of)/);
   });
 });

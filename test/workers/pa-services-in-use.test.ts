@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { notes, paServices, scheduledSessions } from "~/db/schema";
+import { auditLog, notes, paServices, scheduledSessions } from "~/db/schema";
 import { NOTE_MESSAGES, PA_DELETED, todayIn } from "~/domain/note-rules";
 import { PA_SERVICE_IN_USE } from "~/domain/patients";
 import { addDays } from "~/domain/weeks";
@@ -47,8 +47,8 @@ async function liveNote(c: { patientId: number; paId: number }, over: Record<str
   return r.json.data as { id: number; version: number };
 }
 
-async function session(c: { patientId: number; paId: number }, date: string, status = "scheduled") {
-  await db().insert(scheduledSessions).values({ patientId: c.patientId, providerId: w.manager, locationId: w.locationId, cptCode: "97153", paServiceId: c.paId, sessionDate: date, timeIn: "09:00", timeOut: "10:00", startAt: 0, endAt: 60, minutes: 60, units: 4, status });
+async function session(c: { patientId: number; paId: number }, date: string, status = "scheduled", units = 4) {
+  await db().insert(scheduledSessions).values({ patientId: c.patientId, providerId: w.manager, locationId: w.locationId, cptCode: "97153", paServiceId: c.paId, sessionDate: date, timeIn: "09:00", timeOut: "10:00", startAt: 0, endAt: 60, minutes: 60, units, status });
 }
 
 const paRow = async (id: number) => (await db().select().from(paServices).where(eq(paServices.id, id)))[0]!;
@@ -151,5 +151,62 @@ describe("a note whose PA service was deleted (stored before deletes were refuse
     expect(after).toMatchObject({ diagnosisCode: "F84.1", paServiceId: c.paId, version: row!.version + 1 });
     const scrub = (await (await api(`/v2/billing/scrubber/notes/${n.id}`, { token: w.token })).json()) as { data: { reasons: { code: string }[] } };
     expect(scrub.data.reasons.map((r) => r.code)).toContain("no_pa");
+  });
+});
+
+describe("editing a PA service so that sessions booked under it would no longer be covered (probe 8973 §4)", () => {
+  const auditRows = async () => (await db().select({ n: count() }).from(auditLog))[0]!.n;
+  const full = { pa_service: "Auth 97153", cpt: "97153", n_units: 400, start_date: "2020-01-01", end_date: "2099-12-31" };
+  const d = (days: number) => addDays(today(), days);
+  // label, sessions (days from today; "x" cancelled, "past" last week still scheduled), method, body, refused field or null (saved).
+  const edits: [label: string, sessions: (number | "x" | "past")[], method: string, body: () => Record<string, unknown>, field: string | null, message: (() => string) | null][] = [
+    ["the end date before a session", [3], "PATCH", () => ({ end_date: d(2) }), "end_date", () => `1 scheduled session(s) would no longer be covered by this PA service (on ${d(3)}): cancel them or book them under another PA service first.`],
+    ["the start date after a session", [1], "PATCH", () => ({ start_date: d(2) }), "start_date", () => PA_SERVICE_IN_USE.uncovered(1, [d(1)])],
+    ["another CPT", [1, 8], "PATCH", () => ({ cpt: "97151" }), "cpt", () => PA_SERVICE_IN_USE.uncovered(2, [d(1), d(8)])],
+    ["a PUT that shortens the dates past five sessions", [0, 7, 14, 21, 21, 28], "PUT", () => ({ ...full, end_date: d(-1) }), "end_date", () => `6 scheduled session(s) would no longer be covered by this PA service (the first on ${d(0)}, ${d(7)}, ${d(14)}): cancel them or book them under another PA service first.`],
+    ["units below the booked units (a warning, not a rule)", [1, 2], "PATCH", () => ({ n_units: 1 }), null, null],
+    ["dates that still cover every session", [1, 5], "PATCH", () => ({ start_date: d(1), end_date: d(5) }), null, null],
+    ["only a cancelled session and one of last week fall outside", ["x", "past"], "PATCH", () => ({ start_date: d(0), end_date: d(0) }), null, null],
+  ];
+
+  async function booked(sessions: (number | "x" | "past")[]) {
+    const c = await client();
+    for (const s of sessions) await session(c, s === "x" ? d(4) : s === "past" ? d(-7) : d(s), s === "x" ? "cancelled" : "scheduled", 4);
+    return c;
+  }
+
+  it.each(edits)("API %s: %s", async (_label, sessions, method, body, field, message) => {
+    const c = await booked(sessions);
+    const before = await paRow(c.paId);
+    const audits = await auditRows();
+    const res = await call(method, `/v2/pa-services/${c.paId}`, body());
+    if (field) {
+      expect(res.status, JSON.stringify(res.json)).toBe(422);
+      expect(res.json.message).toBe(message!());
+      expect(res.json.errors).toEqual({ [field]: message!() });
+      expect(await paRow(c.paId)).toEqual(before);
+      expect(await auditRows()).toBe(audits);
+    } else {
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      expect((await paRow(c.paId)).version).toBe(before.version + 1);
+    }
+  });
+
+  it("the profile's edit form refuses it without JavaScript, keeps the typed values and changes nothing", async () => {
+    const c = await booked([3]);
+    const before = await paRow(c.paId);
+    const fields = { intent: "pa-update", pa_id: String(c.paId), version: String(before.version), ...full, n_units: "350", end_date: d(2) };
+    const res = await request(`/patients/profile/${c.patientId}`, { method: "POST", body: new URLSearchParams(Object.entries(fields).map(([k, x]) => [k, String(x)])), cookie: w.cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(422);
+    const html = await textOf(res);
+    expect(html).toContain(PA_SERVICE_IN_USE.uncovered(1, [d(3)]));
+    expect(html).toContain(`value="${d(2)}"`);
+    expect(html).toContain('value="350"');
+    expect(await paRow(c.paId)).toEqual(before);
+    // Once the session is cancelled, the same save goes through.
+    await db().update(scheduledSessions).set({ status: "cancelled" }).where(eq(scheduledSessions.paServiceId, c.paId));
+    const saved = await request(`/patients/profile/${c.patientId}`, { method: "POST", body: new URLSearchParams(Object.entries(fields).map(([k, x]) => [k, String(x)])), cookie: w.cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(saved.status).toBe(303);
+    expect(await paRow(c.paId)).toMatchObject({ endDate: d(2), nUnits: 350 });
   });
 });

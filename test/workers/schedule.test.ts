@@ -617,6 +617,32 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect(await scheduledCount(c.id)).toBe(3);
   });
 
+  it("a booking over the PA service's units: 'Session scheduled.' stays a success and the units warning is its own warning, JavaScript off and on (probe 8973 §3)", async () => {
+    const c = await client(2);
+    const date = nextOn(4, 130);
+    const fields = { patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97153", pa_service_id: String(c.pa), session_date: date, time_in: "08:00", time_out: "09:00", repeat: "once" };
+    const booked = await form(`/calendar/schedule?patient_id=${c.id}`, fields, w.rbtCookie);
+    expect(booked.status).toBe(303);
+    const warning = "This session needs 4 units but the PA service has only 2 units left after the notes written and the sessions already scheduled.";
+    const to = booked.headers.get("Location")!;
+    // Without JavaScript: the redirect's tagged flash, rendered as two messages.
+    const html = (await (await request(to, { cookie: w.rbtCookie })).text()).replaceAll("&#x27;", "'");
+    expect(html).toContain('<p class="alert alert-success" role="status">Session scheduled.</p>');
+    expect(html).toContain(`<p class="alert alert-warning" role="status">${warning}</p>`);
+    expect(html).not.toMatch(/alert-success[^>]*>[^<]*This session needs/);
+    // With JavaScript: the navigation's data request carries the two apart.
+    const data = await (await request(to.replace("/calendar/view?", "/calendar/view.data?"), { cookie: w.rbtCookie })).text();
+    expect(data).toContain('"Session scheduled."');
+    expect(data).toContain(`"${warning}"`);
+    // A booking with enough units left shows the success alone.
+    const roomy = await client();
+    const plain = await form(`/calendar/schedule?patient_id=${roomy.id}`, { ...fields, patient_id: String(roomy.id), pa_service_id: String(roomy.pa), time_in: "12:00", time_out: "13:00" }, w.rbtCookie);
+    expect(plain.status).toBe(303);
+    const page = await (await request(plain.headers.get("Location")!, { cookie: w.rbtCookie })).text();
+    expect(page).toContain('<p class="alert alert-success" role="status">Session scheduled.</p>');
+    expect(page).not.toContain("alert-warning");
+  });
+
   it("a refused booking puts the focus on the first field in error, a select too (probe 8903)", async () => {
     const c = await client();
     const fields = { patient_id: String(c.id), provider_id: String(w.rbt.id), cpt_code: "97155", pa_service_id: String(c.pa), session_date: nextOn(3, 51), time_in: "09:00", time_out: "10:00", repeat: "once" };

@@ -2,7 +2,7 @@ import { NOTE_SUBTYPES, TIME_OUT_FIELD, typedMinutes, unitsForMinutes } from "~/
 import { Label } from "~/components/ui/field";
 import { fieldId, ListError, NoteCheckbox, NoteCheckboxList, NoteFormProvider, NoteInput, NoteSelect, NoteTextarea, UnshownErrors, useFieldError, useNoteForm, valueOf, type FormValues } from "./note-fields";
 import { CPT_LABELS, type NoteFormOptions } from "./types";
-import { METER_MESSAGES, meterState, meterText, type MeterState } from "~/domain/pa-pacing";
+import { METER_MESSAGES, meterState, meterText, unitsOverAvailableText, type MeterState } from "~/domain/pa-pacing";
 import { AI_SUMMARY_BUTTON } from "~/domain/note-summary";
 
 /**
@@ -211,7 +211,7 @@ function TimesSection({ options }: { options: NoteFormOptions }) {
         </strong>
         <span className="units-over" data-units-over hidden={!meter?.overAvailable || undefined}>
           {" "}
-          — more than the <span data-available>{chosen?.meter.available_units ?? 0}</span> units left on the PA service
+          — <span data-units-over-text>{unitsOverAvailableText(chosen?.meter.available_units ?? 0)}</span>
         </span>
       </p>
       <UnitsMeter meter={meter} week={options.paServices[0] ? `${options.paServices[0].meter.week_start_date} to ${options.paServices[0].meter.week_end_date}` : ""} />

@@ -38,20 +38,28 @@ export function Field({ label, name, error, hint, ...input }: { label: string; n
   );
 }
 
-export function FormMessage({ error, success }: { error?: string | null; success?: string | null }) {
+/** An error alone, or a success and a warning (a booking over the PA service's units), each its own message. */
+export function FormMessage({ error, success, warning }: { error?: string | null; success?: string | null; warning?: string | null }) {
   if (error)
     return (
       <p className="alert alert-danger" role="alert">
         {error}
       </p>
     );
-  if (success)
-    return (
-      <p className="alert alert-success" role="status">
-        {success}
-      </p>
-    );
-  return null;
+  return (
+    <>
+      {success ? (
+        <p className="alert alert-success" role="status">
+          {success}
+        </p>
+      ) : null}
+      {warning ? (
+        <p className="alert alert-warning" role="status">
+          {warning}
+        </p>
+      ) : null}
+    </>
+  );
 }
 
 /** A new password and its confirmation, with the password rule as the hint. */

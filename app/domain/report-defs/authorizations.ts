@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { Pacing } from "../pa-pacing";
+import { pacingState, type Pacing } from "../pa-pacing";
 import { defineReport, oneOf, optionalId, REPORTS_PERMISSION, REPORT_TITLES } from "../reports";
 
 /**
@@ -51,16 +51,6 @@ export function projectedUse(r: Pick<AuthorizationRow, "n_units" | "pacing">): n
 /** Projected use as a share of the units authorized (whole percent), or null without units. */
 export function projectedPercent(r: Pick<AuthorizationRow, "n_units" | "pacing">): number | null {
   return r.n_units > 0 ? Math.round((projectedUse(r) * 100) / r.n_units) : null;
-}
-
-/** The pacing state in words (flags in words, not only colour). */
-export function pacingState(p: Pacing): string {
-  if (p.phase === "not_started") return "Not started";
-  if (p.phase === "ended") return "Ended";
-  if (p.exhausted) return "Used up";
-  if (p.will_run_out) return "Will run out";
-  if (p.under_using) return "Under-using";
-  return "On track";
 }
 
 const clientHref = (r: AuthorizationRow) => `/patients/profile/${r.patient_id}`;
@@ -115,7 +105,7 @@ export const pasReport = defineReport<PaFilters, AuthorizationRow>({
     { header: "Forecast", value: (r) => r.pacing.summary },
   ],
   rowKey: (r) => r.id,
-  note: 'Sorted by expiry, soonest first. Pacing is the rate of the last four weeks at the client\'s location\'s date; "Will run out" means the units end before the expiry date at that rate, "Under-using" that more than 20% would be left.',
+  note: 'Sorted by expiry, soonest first. Pacing is the rate of the last four weeks at the client\'s location\'s date; "Will run out" means the units end before the expiry date at that rate, "Under-using" that more than 20% would be left, "Overspent" that an ended authorization was used beyond its units.',
 });
 
 export const clientProjectionReport = defineReport<ProjectionFilters, AuthorizationRow>({

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { locations, notes, paServices, patients } from "~/db/schema";
-import { paPacing, todayAtLocation, unitsWindowStart } from "~/domain/pa-pacing";
+import { pacingState, paPacing, todayAtLocation, unitsWindowStart } from "~/domain/pa-pacing";
 import { barChart } from "~/domain/report-operations";
-import { ENDING_WITHIN_DAYS, pacingState, projectedUse, type AuthorizationRow, type PaFilters, type PaStatus, type ProjectionFilters } from "~/domain/report-defs/authorizations";
+import { ENDING_WITHIN_DAYS, projectedUse, type AuthorizationRow, type PaFilters, type PaStatus, type ProjectionFilters } from "~/domain/report-defs/authorizations";
 import { addDays } from "~/domain/reports";
 import { windowed, type ReportQuery, type ReportRunner, type ReportRunContext } from "~/services/report-screens.server";
 import { actorTodayText, readAtLocalToday, type LocalToday } from "../local-today.server";
