@@ -6,6 +6,7 @@ import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
 import { localTimeExists, onClockOf, zonedDate, zoneOffsetAtLocal, zoneOffsetMinutes, zonePlace } from "./time";
 import { MODIFIER_CODES, providerType } from "./insurance";
 import { isPlainObject, oneLine, parseWith, plainObject, plainText } from "./validation";
+import { unitCount, unitsLeftText } from "./pa-pacing";
 
 /**
  * The rules of a session note (issue 10 "Rules"), pure: the body schema every path parses with (form,
@@ -59,8 +60,8 @@ export const NOTE_MESSAGES = {
   paService: "Choose the PA service for this session.",
   paNotOfClient: "Choose one of the client's PA services.",
   paNotCovering: (date: string, cpt: string) => `The PA service does not cover CPT ${cpt} on ${date}.`,
-  paUnits: (needed: number, left: number) =>
-    `This session needs ${needed} unit${needed === 1 ? "" : "s"} but the PA service has only ${left} unit${left === 1 ? "" : "s"} left.`,
+  /** `left` below 0: the authorization is already over by that much, said as the booking warning says it (unitsLeftText). */
+  paUnits: (needed: number, left: number) => `This session needs ${unitCount(needed)} but the PA service ${left < 0 ? "is" : "has only"} ${unitsLeftText(left)}.`,
   cpt: (type: NoteType) => `Choose a CPT code allowed on this note (${NOTE_CPT_CODES[type].join(", ")}).`,
   pos: (codes: readonly string[]) => `Choose a place of service from the list (${codes.join(", ")}).`,
   sessionDate: "Enter the session date.",
@@ -675,7 +676,7 @@ export function firstRefusal(input: Pick<NoteInput, "session_date" | "cpt_code">
   if (!withinCap(s.dayMinutes, times.minutes, NOTE_LIMITS.clientDayMinutes)) return { field: "time_out", message: NOTE_MESSAGES.dayCap(NOTE_LIMITS.clientDayMinutes / 60), rule: "day_cap" };
   if (!withinCap(s.weekMinutes, times.minutes, NOTE_LIMITS.clientWeekMinutes)) return { field: "time_out", message: NOTE_MESSAGES.weekCap(NOTE_LIMITS.clientWeekMinutes / 60), rule: "week_cap" };
   if (checkPa && s.pa && !withinUnits(s.pa.spent_units, times.units, s.pa.n_units))
-    return { field: "pa_service_id", message: NOTE_MESSAGES.paUnits(times.units, Math.max(0, s.pa.n_units - s.pa.spent_units)), rule: "pa_units" };
+    return { field: "pa_service_id", message: NOTE_MESSAGES.paUnits(times.units, s.pa.n_units - s.pa.spent_units), rule: "pa_units" };
   return null;
 }
 

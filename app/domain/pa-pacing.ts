@@ -5,7 +5,7 @@
  * location's time zone decides which day it is: see `todayAtLocation`). Dates are ISO yyyy-mm-dd; the week
  * rules are app/domain/weeks.ts. Units are whole numbers; nothing here uses floating-point money.
  */
-import { todayIn } from "./note-rules";
+import { zonedDate } from "./time";
 import { dateOfDay, dayNumber, weekEndingOn, weekStartOf } from "./weeks";
 
 /** The authorization as the rules read it. */
@@ -73,7 +73,7 @@ function day(date: string): number {
 
 /** "Today" at a location: the calendar date at `now` in its IANA time zone. */
 export function todayAtLocation(now: Date, timeZone: string): string {
-  return todayIn(now, timeZone);
+  return zonedDate(now, timeZone);
 }
 
 /** The Sunday–Saturday week containing `today`. */

@@ -3,6 +3,7 @@ import { claimParties, profileDiagnoses, type PartyRows } from "./claim-parties"
 import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
 import { modifierRefusal, providerType, serviceCode, splitModifiers } from "./insurance";
 import { posLabel } from "./locations";
+import { unitsLeftText } from "./pa-pacing";
 import { overlaps, zoneShift, type Interval } from "./note-rules";
 import type { NoteType } from "./notes";
 import { dayNumber } from "./weeks";
@@ -445,7 +446,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
       if (!f.pa) return null;
       const left = f.pa.nUnits - f.pa.unitsBefore;
       if (f.note.units <= left) return null;
-      return { code: "pa_exhausted", message: `PA '${f.pa.name}' ran out: ${Math.max(0, left)} of ${f.pa.nUnits} units left for this session's ${f.note.units}.` };
+      return { code: "pa_exhausted", message: `PA '${f.pa.name}' ran out: ${unitsLeftText(left, f.pa.nUnits)}, and this session needs ${f.note.units}.` };
     },
   },
   {

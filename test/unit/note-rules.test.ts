@@ -298,6 +298,7 @@ describe("which rule refuses (the order a user fixes them)", () => {
     ["week cap over", { weekMinutes: 2341 }, { field: "time_out", message: NOTE_MESSAGES.weekCap(40) }],
     ["PA units exactly", { pa: { ...quiet.pa!, spent_units: 96 } }, null],
     ["PA units over", { pa: { ...quiet.pa!, spent_units: 97 } }, { field: "pa_service_id", message: NOTE_MESSAGES.paUnits(4, 3) }],
+    ["PA units already overspent", { pa: { ...quiet.pa!, spent_units: 103 } }, { field: "pa_service_id", message: "This session needs 4 units but the PA service is already 3 units over its authorized units." }],
   ] as const)("%s", (_n, over, expected) => {
     const r = firstRefusal(input, times, { ...quiet, ...over } as Surroundings);
     expect(r && { field: r.field, message: r.message }).toEqual(expected);

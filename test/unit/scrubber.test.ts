@@ -77,8 +77,10 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["PA starts the day after", (f) => (f.pa!.startDate = "2026-10-06"), ["pa_out_of_dates"], /starts on 2026-10-06, after the session date/],
     ["PA for another CPT", (f) => (f.pa!.cpt = "97155"), ["pa_other_cpt"], /covers CPT 97155, not 97153/],
     ["PA exactly used up by this note", (f) => (f.pa!.unitsBefore = 232), []],
-    ["PA one unit short", (f) => (f.pa!.unitsBefore = 233), ["pa_exhausted"], /^PA 'ABA 97153' ran out: 7 of 240 units left for this session's 8\.$/],
-    ["PA already spent", (f) => (f.pa!.unitsBefore = 300), ["pa_exhausted"], /ran out: 0 of 240 units left/],
+    ["PA one unit short", (f) => (f.pa!.unitsBefore = 233), ["pa_exhausted"], /^PA 'ABA 97153' ran out: 7 of 240 units left, and this session needs 8\.$/],
+    ["PA already spent", (f) => (f.pa!.unitsBefore = 240), ["pa_exhausted"], /ran out: 0 of 240 units left, and this session needs 8\.$/],
+    // Never a negative "units left" (probe 8973, stop 34): said as the note form and the booking say it.
+    ["PA already overspent", (f) => (f.pa!.unitsBefore = 300), ["pa_exhausted"], /^PA 'ABA 97153' ran out: already 60 units over its 240 authorized units, and this session needs 8\.$/],
     ["client's note touching ends: no overlap", (f) => (f.clientSameDay = [{ id: 101, cptCode: "97155", units: 4, pairs: [{ start: at(11), end: at(12) }] }]), []],
     ["client's note overlapping", (f) => (f.clientSameDay = [{ id: 100, cptCode: "97153", units: 8, pairs: [{ start: at(9), end: at(11) }] }, { id: 101, cptCode: "97155", units: 4, pairs: [{ start: at(10, 45), end: at(12) }] }]), ["client_overlap"], /overlaps the client's note #101 on 2026-10-05/],
     ["provider's note overlapping (second pair)", (f) => (f.providerNearby = [{ id: 102, cptCode: "97153", units: 4, pairs: [{ start: at(7), end: at(8) }, { start: at(8, 30), end: at(9, 15) }] }]), ["provider_overlap"], /overlaps note #102 of the same provider, Jane Doe/],

@@ -127,7 +127,7 @@ describe("scrubNotes: every rule through real rows", () => {
     expect(m.get(paExpired.id)).toEqual([{ code: "pa_out_of_dates", message: "PA 'Old PA' expired on 2026-09-30, before the session date 2026-10-09." }]);
     expect(codesOf(m, paOtherCpt.id)).toContain("pa_other_cpt");
     expect(codesOf(m, withinSmall.id)).toEqual([]);
-    expect(m.get(beyondSmall.id)).toEqual([{ code: "pa_exhausted", message: "PA 'Small PA' ran out: 2 of 10 units left for this session's 8." }]);
+    expect(m.get(beyondSmall.id)).toEqual([{ code: "pa_exhausted", message: "PA 'Small PA' ran out: 2 of 10 units left, and this session needs 8." }]);
     expect(codesOf(m, noPa.id)).toEqual(["no_pa"]);
     expect(m.get(overlapA.id)).toEqual([{ code: "client_overlap", message: `Session overlaps the client's note #${overlapB.id} on 2026-10-15.` }]);
     expect(codesOf(m, overlapB.id)).toEqual(["credential_expired", "client_overlap"]);
