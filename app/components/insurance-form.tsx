@@ -2,7 +2,8 @@ import { Form } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { Field } from "~/components/ui/field";
 import { CheckboxField, CheckboxGroup, FormActions, SelectField, TextareaField } from "~/components/ui/form-controls";
-import { MODIFIERS, PROVIDERS } from "~/domain/insurance";
+import type { Column } from "~/components/ui/data-list";
+import { MODIFIERS, PROVIDERS, serviceTwins, serviceTwinText, splitModifiers } from "~/domain/insurance";
 import { POS_CODES } from "~/domain/locations";
 
 /** The insurer form and the service form (clinical §3), shared by the register, edit and view screens. Work without JavaScript. */
@@ -11,6 +12,15 @@ export type FormValues = Record<string, string | string[] | number | boolean | n
 
 const POS_OPTIONS = POS_CODES.map((p) => ({ value: p.code, label: `${p.code} ${p.label}` }));
 export const PROVIDER_OPTIONS = PROVIDERS.map((p) => ({ value: p, label: p === "bcaba" ? "BCaBA" : p.toUpperCase() }));
+
+/**
+ * The insurer's service tables' "Billing uses" column, only when twins stored before the rule exist (probe 8974 §1):
+ * which of them prices notes (the oldest, as billing's lookup picks) and which to delete.
+ */
+export function twinColumns<S extends { id: number; insurance_id: number; cpt_code: string; modifiers: string; provider: string; location_id: number | null }>(services: readonly S[]): Column<S>[] {
+  const twins = serviceTwins(services.map((s) => ({ id: s.id, insuranceId: s.insurance_id, cptCode: s.cpt_code, modifiers: splitModifiers(s.modifiers), provider: s.provider, locationId: s.location_id })));
+  return twins.size ? [{ header: "Billing uses", cell: (s) => serviceTwinText(s.id, twins) }] : [];
+}
 
 function text(v: FormValues[string]): string {
   if (typeof v === "string") return v;

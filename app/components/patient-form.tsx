@@ -83,6 +83,7 @@ function Control({ field, values, errors, options }: { field: PatientField; valu
     case "required":
       return <Field label={label} name={name} required maxLength={120} defaultValue={text(value)} error={error} />;
     case "text":
+    case "code":
     case "codes":
       return <Field label={label} name={name} maxLength={255} defaultValue={text(value)} error={error} hint={field.type === "codes" ? "Separate codes with commas." : undefined} />;
     case "longtext":

@@ -208,6 +208,39 @@ export function priceNote(services: readonly PriceService[], note: PricedNoteFac
   return { service, modifiers, ...chargeFor(note.units, unitPriceCents, modifiers, service?.multiplier ?? 1) };
 }
 
+/**
+ * What the claim line that bills a note carries (claim_lines): its unit price, multiplier (null on lines built before
+ * stop 28), charge and units. Read for a note held by a generated, sent or accepted claim (`claimedLineOf`).
+ */
+export interface ClaimedLine {
+  unitPriceCents: number;
+  multiplier: number | null;
+  chargeCents: number;
+  units: number;
+}
+
+/**
+ * A note's price while a generated, sent or accepted claim bills it (decision 030, stop 34): its claim line's unit
+ * price and multiplier, and its units × those, rounded as `chargeFor` rounds — what generation charged the note, so
+ * the notes of a line add up to the line's charge. A line built before stop 28 has no multiplier: the note takes its
+ * units' share of the line's charge (half up; the line's charge itself when the line bills one note), and the
+ * multiplier that charge implies. The XP amount (not billed) stays today's. No line: the price as it is today.
+ */
+export function claimedPrice(price: NotePrice, units: number, line: ClaimedLine | null): NotePrice {
+  if (!line) return price;
+  if (line.multiplier !== null) {
+    const { multiplier, chargesCents } = chargeFor(units, line.unitPriceCents, [], line.multiplier);
+    return { ...price, unitPriceCents: line.unitPriceCents, multiplier, chargesCents };
+  }
+  const base = line.units * line.unitPriceCents;
+  return {
+    ...price,
+    unitPriceCents: line.unitPriceCents,
+    multiplier: base > 0 ? line.chargeCents / base : 1,
+    chargesCents: line.units > 0 ? Number(divideHalfUp(BigInt(line.chargeCents) * BigInt(Math.round(units)), BigInt(line.units))) : 0,
+  };
+}
+
 /** The payer of a note: the PA service's insurer when set, else the client's primary insurer. */
 export function notePayer(paServiceInsurerId: number | null | undefined, patientInsurerId: number | null | undefined): number | null {
   return paServiceInsurerId ?? patientInsurerId ?? null;

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
-import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalLine, optionalMoney, optionalNumber, optionalPhone, optionalText, requiredEmail, requiredLine } from "./fields";
+import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalLine, optionalMoney, optionalNpi, optionalNumber, optionalPhone, optionalText, requiredEmail, requiredLine } from "./fields";
 import { dayNumber } from "./weeks";
 import { fieldErrors, isPlainObject, MAX_WEEKLY_HOURS, plainObject } from "./validation";
 
@@ -211,6 +211,8 @@ const EmploymentList = v.pipe(
 
 const profileEntries = {
   ...(Object.fromEntries(PROFILE_TEXT_FIELDS.map(([k, label]) => [k, optionalLine(label, 255)])) as Record<(typeof PROFILE_TEXT_FIELDS)[number][0], ReturnType<typeof optionalLine>>),
+  /** The rendering provider's NPI on a claim (837P 2310B): the location's rule, checked at entry (probe 8974 §4). */
+  npi: optionalNpi,
   date_of_hire: optionalDate,
   start_pay: optionalDate,
   note: optionalText("Note", 2000),

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { groupDigits, hasAtMostDecimals, isDecimalText, isPlainText, MAX_AMOUNT, MAX_MONEY, oneLine, plainText } from "./validation";
+import { isValidNpi, NPI_MESSAGE } from "./npi";
 import { isProductDate } from "./weeks";
 
 /** Field rules shared by every resource schema (forms and API alike). Pure. */
@@ -97,6 +98,21 @@ export function requiredLine(label: string, max = 255) {
 export function optionalLine(label: string, max = 255) {
   return v.pipe(optionalText(label, max), oneLine<string | null>(label));
 }
+
+/** Digits only (spaces and dashes typed by people are dropped), exactly `length` of them, then an optional check. */
+export function optionalDigits(message: string, length: number, check: (s: string) => boolean = () => true) {
+  return v.pipe(
+    v.optional(v.nullable(v.string(message)), null),
+    v.transform((x: string | null) => {
+      const d = (x ?? "").replace(/[\s-]/g, "");
+      return d === "" ? null : d;
+    }),
+    v.nullable(v.pipe(v.string(), v.regex(new RegExp(`^\\d{${length}}$`), message), v.check(check, message))),
+  );
+}
+
+/** An NPI as a claim carries it (10 digits, the last a check digit): the location's and the employee's (probe 8974 §4). */
+export const optionalNpi = optionalDigits(NPI_MESSAGE, 10, isValidNpi);
 
 function optionalPattern(pattern: RegExp, message: string, max = 254) {
   return v.pipe(

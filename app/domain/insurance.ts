@@ -283,6 +283,59 @@ export const InsuranceServiceInput = v.pipe(
 );
 export type InsuranceServiceInput = v.InferOutput<typeof InsuranceServiceInput>;
 
+/** What the twin rule compares of a service (modifiers as codes, however they were typed or stored). */
+export interface ServiceTwinFacts {
+  insuranceId: number;
+  cptCode: string;
+  modifiers: readonly string[];
+  provider: string | null;
+  locationId: number | null;
+}
+
+/**
+ * Two services of an insurer are twins when billing's lookup (`pickService`, app/domain/billing.ts) cannot tell them
+ * apart: same CPT, same modifiers as a set (the lookup's order-insensitive match), same location, and the same provider
+ * as the lookup reads it — bcba, bcaba and rbt each their own (it prefers the exact one, so a BCaBA price beside a BCBA
+ * price is used), any other provider or none pricing for all. The lookup then always takes the oldest, so a second
+ * one is a price nobody is billed (probe 8974 §1, decision 044).
+ */
+export function serviceTwinKey(s: ServiceTwinFacts): string {
+  const p = (s.provider ?? "").trim().toLowerCase();
+  const modifiers = s.modifiers.map((m) => m.trim().toUpperCase()).filter(Boolean).sort();
+  return [s.insuranceId, s.cptCode.trim().toUpperCase(), modifiers.join("-"), (PROVIDERS as readonly string[]).includes(p) ? p : "", s.locationId ?? ""].join("|");
+}
+
+/** The refusal of a service that would be a twin of a live one, naming that one (422 on `code`). */
+export const SERVICE_TWIN_MESSAGE = (s: { id: number; code: string; provider: string | null; location: string; price: string }) =>
+  `This insurer already prices this code: service ${s.id} (${s.code}, ${s.provider || "all providers"}, ${s.location}, ${s.price}), which billing uses. Change that service's price instead of adding a second one.`;
+
+/**
+ * Twins stored before the rule (the oldest of each prices notes, as `pickService` picks among equals): for each
+ * service that has a twin, the one that prices notes and the others. Services without a twin are not in the map.
+ */
+export function serviceTwins(services: readonly (ServiceTwinFacts & { id: number })[]): Map<number, { pricing: number; others: number[] }> {
+  const groups = new Map<string, number[]>();
+  for (const s of services) {
+    const key = serviceTwinKey(s);
+    groups.set(key, [...(groups.get(key) ?? []), s.id]);
+  }
+  const out = new Map<number, { pricing: number; others: number[] }>();
+  for (const ids of groups.values()) {
+    if (ids.length < 2) continue;
+    const [pricing, ...others] = [...ids].sort((a, b) => a - b) as [number, ...number[]];
+    for (const id of ids) out.set(id, { pricing, others });
+  }
+  return out;
+}
+
+/** What the insurer's service tables say of a stored twin; "" for a service without one. */
+export function serviceTwinText(id: number, twins: ReadonlyMap<number, { pricing: number; others: number[] }>): string {
+  const t = twins.get(id);
+  if (!t) return "";
+  if (t.pricing !== id) return `Not used: service ${t.pricing} prices this code. Delete this one.`;
+  return t.others.length === 1 ? `Prices notes (service ${t.others[0]} is a duplicate)` : `Prices notes (services ${t.others.join(", ")} are duplicates)`;
+}
+
 /** The insurer list's name filter (GET /insurance?insurer_name=): a search like the list's own. */
 export const InsurerFilter = v.object({ insurer_name: v.optional(searchText("insurer_name"), "") });
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { choiceList, MESSAGES, optionalEmail, optionalLine, optionalPhone, optionalZip, requiredLine } from "./fields";
-import { isValidNpi, NPI_MESSAGE, TAX_ID_MESSAGE } from "./npi";
+import { choiceList, MESSAGES, optionalDigits, optionalEmail, optionalLine, optionalNpi, optionalPhone, optionalZip, requiredLine } from "./fields";
+import { TAX_ID_MESSAGE } from "./npi";
 import { canonicalTimeZone, isValidTimeZone } from "./time";
 import { isControlOrInvisible } from "./x12";
 
@@ -48,7 +48,7 @@ export const LocationInput = v.object({
   ),
   pos_codes: v.pipe(choiceList(POS_CODE_VALUES, "Choose place-of-service codes from the list."), v.minLength(1, "Choose at least one place-of-service code.")),
   /** The billing provider of this location's claims (837P 2010AA). Optional here; a claim is refused without them. */
-  npi: optionalDigits(NPI_MESSAGE, 10, isValidNpi),
+  npi: optionalNpi,
   tax_id: optionalDigits(TAX_ID_MESSAGE, 9),
 });
 
@@ -70,17 +70,6 @@ export function locationTitleKey(title: string): string {
     .toLowerCase();
 }
 
-/** Digits only (spaces and dashes typed by people are dropped), exactly `length` of them, then an optional check. */
-function optionalDigits(message: string, length: number, check: (s: string) => boolean = () => true) {
-  return v.pipe(
-    v.optional(v.nullable(v.string(message)), null),
-    v.transform((x: string | null) => {
-      const d = (x ?? "").replace(/[\s-]/g, "");
-      return d === "" ? null : d;
-    }),
-    v.nullable(v.pipe(v.string(), v.regex(new RegExp(`^\\d{${length}}$`), message), v.check(check, message))),
-  );
-}
 export type LocationInput = v.InferOutput<typeof LocationInput>;
 
 /**

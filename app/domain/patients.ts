@@ -35,6 +35,7 @@ export type FieldType =
   | "document" // waiting / requested / reviewing / yes
   | "interview" // send / receive
   | "pos" // place-of-service codes
+  | "code" // one diagnosis code
   | "codes" // a list of diagnosis codes
   | "location"
   | "parent"
@@ -194,7 +195,7 @@ export const PATIENT_FIELDS: readonly PatientField[] = [
   f("flags", "flag", "secondary_telehealth", "Secondary: telehealth"),
   f("flags", "flag", "secondary_pay", "Secondary: pay"),
 
-  f("diagnosis", "text", "diagnosis_code", "Diagnosis code"),
+  f("diagnosis", "code", "diagnosis_code", "Diagnosis code"),
   f("diagnosis", "text", "diagnosis_level", "Diagnosis level"),
   f("diagnosis", "codes", "secondary_diagnosis_codes", "Secondary diagnosis codes"),
 
@@ -231,12 +232,40 @@ const gender = v.pipe(
   v.nullable(v.picklist(["1", "2"], MESSAGES.gender)),
 );
 
+/**
+ * A diagnosis code as typed for a claim: letters, digits and dots, at most 10 (F84.0), upper case. One rule for the
+ * principal code and each secondary code (probe 8974 §3): a separator (* ~ : ^) or a space is refused at entry.
+ */
+const DIAGNOSIS_CODE = /^[A-Z0-9.]{1,10}$/;
+export const DIAGNOSIS_CODE_MESSAGE = "Diagnosis codes are letters, digits and dots (for example F84.0).";
+
+/** Whether a stored principal code passes today's rule (none passes: a code is optional). */
+export function isDiagnosisCodeText(code: unknown): boolean {
+  return code == null || code === "" || (typeof code === "string" && DIAGNOSIS_CODE.test(code.trim().toUpperCase()));
+}
+
+const diagnosisCode = v.pipe(
+  optionalLine("Diagnosis code", 255),
+  v.transform((x) => (x === null ? null : x.toUpperCase())),
+  v.nullable(v.pipe(v.string(), v.regex(DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE))),
+);
+
 const codeList = v.pipe(
   v.optional(v.nullable(v.union([v.array(v.string()), v.string()])), []),
   v.transform((x) => (x === null ? [] : Array.isArray(x) ? x : x.split(/[,;\n]/)).map((s) => s.trim().toUpperCase()).filter(Boolean)),
-  v.array(v.pipe(v.string(), v.regex(/^[A-Z0-9.]{1,10}$/, "Diagnosis codes are letters, digits and dots (for example F84.0)."))),
+  v.array(v.pipe(v.string(), v.regex(DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE))),
   v.maxLength(12, "At most 12 secondary diagnosis codes."),
 );
+
+/**
+ * The secondary codes without a repeat of each other or of the principal code, once trimmed and in upper case
+ * ("f84.0" beside "F84.0"), dropped silently: the same code twice adds nothing. Spellings that differ otherwise
+ * (F84.0 and F840) are kept; the claim counts them once (`diagnosisKey`).
+ */
+export function secondaryWithoutRepeats(principal: string | null, secondary: readonly string[]): string[] {
+  const seen = new Set(principal ? [principal] : []);
+  return secondary.filter((code) => !seen.has(code) && !!seen.add(code));
+}
 
 function schemaFor(field: PatientField): v.GenericSchema {
   switch (field.type) {
@@ -270,6 +299,8 @@ function schemaFor(field: PatientField): v.GenericSchema {
       return choiceList(POS_CODE_VALUES, "Choose place-of-service codes from the list.");
     case "codes":
       return codeList;
+    case "code":
+      return diagnosisCode;
     case "location":
       return requiredInt("Location", 1, Number.MAX_SAFE_INTEGER);
     case "parent":
@@ -297,10 +328,15 @@ export type PatientInput = {
   Record<string, string | number | boolean | string[] | PaAssessment[] | null>;
 
 /** One schema for the client form and the client API. */
-export const PatientInput = v.object({
+const PatientObject = v.object({
   ...Object.fromEntries(PATIENT_FIELDS.map((x) => [x.name, schemaFor(x)])),
   pa_assessments: paAssessmentsSchema,
 }) as unknown as v.GenericSchema<unknown, PatientInput>;
+
+export const PatientInput = v.pipe(
+  PatientObject,
+  v.transform((x) => ({ ...x, secondary_diagnosis_codes: secondaryWithoutRepeats(x.diagnosis_code as string | null, x.secondary_diagnosis_codes as string[]) })),
+) as unknown as v.GenericSchema<unknown, PatientInput>;
 
 /** The client's fields (the keys an update reads). */
 export const PATIENT_INPUT_FIELDS = [...PATIENT_FIELDS.map((x) => x.name), "pa_assessments"];

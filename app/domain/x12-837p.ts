@@ -229,12 +229,12 @@ export function paNumberIssues(value: string, label: string, field: string, agai
   return out;
 }
 
-function requireText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[], where: string): boolean {
+function requireText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[], where: string, again?: string): boolean {
   if (!t(value)) {
     out.push({ field, message: `${label} is missing. Add it ${where}.` });
     return false;
   }
-  return checkText(label, field, value, max, out);
+  return checkText(label, field, value, max, out, again);
 }
 
 /** A ZIP code of 5 or 9 digits (ZIP+4, with or without its dash). */
@@ -242,12 +242,16 @@ const ZIP = /^\d{5}(-?\d{4})?$/;
 /** The full nine-digit ZIP+4. */
 const ZIP_PLUS_4 = /^\d{5}-?\d{4}$/;
 
-/** An address's street, city, state and ZIP (5 or 9 digits unless `zip` asks for another rule and message). */
+/**
+ * An address's street, city, state and ZIP (5 or 9 digits unless `zip` asks for another rule and message). Its advice
+ * says where to edit it, not to build again: generation reads the parties again (decision 032), so a corrected address
+ * goes out without a new build (probe 8974 §5).
+ */
 function checkAddress(who: string, field: string, a: X12Address, out: ClaimIssue[], where: string, zip = { rule: ZIP, message: `${who} ZIP code must be 5 or 9 digits. Set it ${where}.` }) {
-  if (requireText(`${who} address`, `${field}.address`, a.address, null, out, where) && !addressLines(a.address)) {
-    out.push({ field: `${field}.address`, message: `${who} address is longer than the two lines of ${ELEMENT_MAX.addressLine} characters a claim can carry. Shorten it and build again.` });
+  if (requireText(`${who} address`, `${field}.address`, a.address, null, out, where, ` ${where}`) && !addressLines(a.address)) {
+    out.push({ field: `${field}.address`, message: `${who} address is longer than the two lines of ${ELEMENT_MAX.addressLine} characters a claim can carry. Shorten it ${where}.` });
   }
-  requireText(`${who} city`, `${field}.city`, a.city, ELEMENT_MAX.city, out, where);
+  requireText(`${who} city`, `${field}.city`, a.city, ELEMENT_MAX.city, out, where, ` ${where}`);
   if (!a.state || !/^[A-Za-z]{2}$/.test(a.state.trim())) out.push({ field: `${field}.state`, message: `${who} state must be a 2-letter code (for example FL). Set it ${where}.` });
   if (!a.zip || !zip.rule.test(a.zip.trim())) out.push({ field: `${field}.zip`, message: zip.message });
 }
@@ -338,9 +342,10 @@ export function subscriberIssues(s: ClaimData["subscriber"], patient: ClaimData[
 export function payerIssues(payer: ClaimData["payer"]): ClaimIssue[] {
   const out: ClaimIssue[] = [];
   requireText("Payer name", "payer.name", payer.name, ELEMENT_MAX.lastName, out, "on the insurer's page");
-  if (!payer.payerId || !/^[A-Za-z0-9]{2,80}$/.test(payer.payerId.trim())) {
-    out.push({ field: "payer.payer_id", message: `The insurer ${payer.name.trim() ? `${payer.name.trim()} ` : ""}has no payer id (letters and digits). Add it on the insurer's page.` });
-  }
+  const named = `The insurer${payer.name.trim() ? ` ${payer.name.trim()}` : ""}`;
+  // A payer id that is there but holds what a claim cannot carry is named as such, not as missing (probe 8974 §5).
+  if (!payer.payerId?.trim()) out.push({ field: "payer.payer_id", message: `${named} has no payer id (letters and digits). Add it on the insurer's page.` });
+  else if (!/^[A-Za-z0-9]{2,80}$/.test(payer.payerId.trim())) out.push({ field: "payer.payer_id", message: `${named}'s payer id "${payer.payerId.trim()}" is not valid: a claim carries letters and digits only. Correct it on the insurer's page.` });
   return out;
 }
 

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, lte, 
 import { primaryOf } from "~/db/client.server";
 import { fastRows } from "~/db/fast-rows.server";
 import { clientReports, insurances, listVersions, locations, noteMonthClientTotals, notes, paServices, patients, userLocations, users } from "~/db/schema";
-import { centsOf, dollarsOf, hoursOf, notePayer, pickService, priceNote, type PriceService } from "~/domain/billing";
+import { centsOf, claimedPrice, dollarsOf, hoursOf, notePayer, pickService, priceNote, type PriceService } from "~/domain/billing";
 import {
   BILLING_LIST_PAGE_SIZE,
   BILLING_MESSAGES,
@@ -41,7 +41,7 @@ import { auditClientsRead, auditedRead, auditTail, withConditionalAudit, type Kn
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
-import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
+import { claimedLine, claimedLineOf, liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { reasonsFromReads, scrubNotes, scrubReadsFor } from "./scrubber.server";
 import { isKeyRace, patientScope, searchCondition, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, nothingToChange, ok, type ModelResult } from "./results";
@@ -180,14 +180,19 @@ const rowColumns = {
   providerName: noteProviderName,
   providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
   paInsurerId: paServices.insuranceId,
+  claimedLine: claimedLineOf(notes.id).as("claimed_line"),
   cr: prefixed({ id: clientReports.id, version: clientReports.version, chargesCents: clientReports.chargesCents, paNumber: clientReports.paNumber, updatedAt: clientReports.updatedAt }, "cr_"),
 };
-type RawRow = { n: { id: number; type: NoteType; patientId: number; locationId: number; sessionDate: string; status: string; pos: string; minutes: number; cptCode: string; md: string | null; md2: string | null; units: number; unitPriceCents: number | null; providerId: number | null; billed: boolean; paid: boolean; createdAt: string; version: number; signedAt: string | null }; providerName: string; providerCredential: string | null; paInsurerId: number | null; cr: { id: number | null; version: number | null; chargesCents: number | null; paNumber: string | null; updatedAt: string | null } | null };
+type RawRow = { n: { id: number; type: NoteType; patientId: number; locationId: number; sessionDate: string; status: string; pos: string; minutes: number; cptCode: string; md: string | null; md2: string | null; units: number; unitPriceCents: number | null; providerId: number | null; billed: boolean; paid: boolean; createdAt: string; version: number; signedAt: string | null }; providerName: string; providerCredential: string | null; paInsurerId: number | null; claimedLine: string | null; cr: { id: number | null; version: number | null; chargesCents: number | null; paNumber: string | null; updatedAt: string | null } | null };
 
-/** A stored note as a priced billing row (the one price function). */
+/**
+ * A stored note as a priced billing row (the one price function); a note a generated, sent or accepted claim bills
+ * shows what its claim line charged it (`claimedPrice`, decision 030, stop 34).
+ */
 export function billingRow(r: RawRow, services: readonly PriceService[], patientInsurerId: number | null, reasons: string[] = []): BillingRow {
   const insurerId = notePayer(r.paInsurerId, patientInsurerId);
-  const price = priceNote(services, { type: r.n.type, cptCode: r.n.cptCode, units: r.n.units, modifiers: [r.n.md, r.n.md2], locationId: r.n.locationId, insurerId, providerCredential: r.providerCredential, unitPriceCents: r.n.unitPriceCents });
+  const today = priceNote(services, { type: r.n.type, cptCode: r.n.cptCode, units: r.n.units, modifiers: [r.n.md, r.n.md2], locationId: r.n.locationId, insurerId, providerCredential: r.providerCredential, unitPriceCents: r.n.unitPriceCents });
+  const price = claimedPrice(today, r.n.units, claimedLine(r.claimedLine));
   return {
     id: r.n.id,
     note_id: r.n.id,
@@ -734,6 +739,7 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
         providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
         cr: prefixed(getTableColumns(clientReports), "cr_"),
         claim: liveClaimLabel(notes.id).as("live_claim"),
+        claimedLine: claimedLineOf(notes.id).as("claimed_line"),
         tail: auditTail,
         // A new billing record's id, read with the tail so that its create row names it (decision 019).
         nextReportId: nextIdQuery(clientReports).mapWith(Number).as("next_report_id"),
@@ -859,7 +865,9 @@ async function saveClientReportOnce(ctx: ModelContext, raw: Record<string, unkno
       return invalid(newModifier ? { [newModifier]: BILLING_MESSAGES.billedModifiers(text) } : { pa_number: BILLING_MESSAGES.billedPaNumber(text) });
     }
   }
-  const price = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [f.md, f.md2], locationId: note.locationId, insurerId: payer, providerCredential: facts.providerCredential, unitPriceCents: note.unitPriceCents });
+  // A note a generated, sent or accepted claim bills keeps its claim line's price (its modifiers cannot change, above).
+  const today = priceNote(facts.services, { type: note.type, cptCode: note.cptCode, units: note.units, modifiers: [f.md, f.md2], locationId: note.locationId, insurerId: payer, providerCredential: facts.providerCredential, unitPriceCents: note.unitPriceCents });
+  const price = claimedPrice(today, note.units, claimedLine(facts.claimedLine));
   const now = ctx.now().toISOString();
   const values = {
     noteId: note.id,

@@ -29,6 +29,7 @@ import { can, locationScope } from "~/domain/permissions";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { changeReach, mayChange, mayCreate, mayGrantRole, type ChangeReach, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
 import { withCancelledCount, type UnfitReason } from "~/domain/schedule";
+import { isValidNpi } from "~/domain/npi";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { setPassword, setTwoFactor } from "~/models/auth.server";
@@ -525,9 +526,12 @@ export async function updateEmployee(
   // A stored gender the form no longer offers stays while the save sends it back as it is (decision 017: only a
   // changed value is checked); another value must be one of the list.
   const keepsGender = !isEmployeeGender(current.gender) && typeof merged.gender === "string" && merged.gender.trim() === current.gender;
-  const parsed = parseChange(EmployeeEditInput, keepsGender ? { ...sent, gender: null } : sent, storedInput);
+  // So does an NPI stored before it was checked at entry (probe 8974 §4): the scrubber names it until it is corrected.
+  const keepsNpi = current.npi !== null && !isValidNpi(current.npi) && merged.npi === current.npi;
+  const unchecked = { ...(keepsGender ? { gender: null } : {}), ...(keepsNpi ? { npi: null } : {}) };
+  const parsed = parseChange(EmployeeEditInput, { ...sent, ...unchecked }, storedInput);
   if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
-  const input = keepsGender ? { ...parsed.data, gender: current.gender } : parsed.data;
+  const input = { ...parsed.data, ...(keepsGender ? { gender: current.gender } : {}), ...(keepsNpi ? { npi: current.npi } : {}) };
   const refs = await checkRefs(ctx, input);
   if (refs.errors) return invalid(refs.errors);
   if (id === ctx.actor.id && input.status !== "active") return invalid({ status: "You cannot deactivate your own account." });

@@ -1,7 +1,7 @@
-import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations } from "~/db/schema";
-import { pickService } from "~/domain/billing";
-import { INSURER_IN_USE, InsuranceInput, InsuranceServiceInput, modifierInfo, serviceCode, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
+import { dollarPrice, pickService } from "~/domain/billing";
+import { INSURER_IN_USE, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -331,13 +331,35 @@ function serviceAsInput(s: InsuranceServiceJson): Record<string, unknown> {
 }
 
 /**
- * A service's new location, when given, must exist and be one the actor can see. The stored one was checked
- * when the service was found (getInsuranceService answers only services in scope): moving a service needs both.
+ * What a service write checks against the database, in one read: its new location, when given, must exist and be one
+ * the actor can see (the stored one was checked when the service was found: getInsuranceService answers only services
+ * in scope, so moving a service needs both); and, with `twins`, it must not be a twin of a live service of the insurer
+ * (`serviceTwinKey`: billing would only ever use the oldest; probe 8974 §1), 422 on `code` naming that service. A check,
+ * not a unique index: two writes racing past it can still store twins, which the service tables then mark.
  */
-async function checkLocation(ctx: ModelContext, locationId: number | null): Promise<Record<string, string> | null> {
-  if (locationId === null) return null;
-  const [row] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, locationId), isNull(locations.deletedAt)));
-  return row && canSeeLocation(ctx.actor, locationId) ? null : { location_id: "Choose a valid option." };
+async function checkService(ctx: ModelContext, insuranceId: number, input: InsuranceServiceInput, twins: { exceptId: number | null } | null): Promise<Record<string, string> | null> {
+  const locationId = input.location_id;
+  if (locationId === null && !twins) return null;
+  const [place, live] = await ctx.db.batch([
+    ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, locationId ?? -1), isNull(locations.deletedAt))),
+    ctx.db
+      .select({ service: insuranceServices, location: locations.title })
+      .from(insuranceServices)
+      .leftJoin(locations, eq(locations.id, insuranceServices.locationId))
+      .where(
+        twins
+          ? and(eq(insuranceServices.insuranceId, insuranceId), eq(insuranceServices.cptCode, input.code.cpt), isNull(insuranceServices.deletedAt), twins.exceptId === null ? undefined : ne(insuranceServices.id, twins.exceptId))
+          : sql`0`,
+      )
+      .orderBy(asc(insuranceServices.id)),
+  ]);
+  if (locationId !== null && !(place[0] && canSeeLocation(ctx.actor, locationId))) return { location_id: "Choose a valid option." };
+  const key = serviceTwinKey({ insuranceId, cptCode: input.code.cpt, modifiers: input.code.modifiers, provider: input.provider, locationId });
+  const twin = live.find((r) => serviceTwinKey({ ...r.service, modifiers: splitModifiers(r.service.modifiers) }) === key);
+  if (!twin) return null;
+  const s = twin.service;
+  const location = s.locationId === null ? serviceLocationText(null, []) : (twin.location ?? serviceLocationText(s.locationId, []));
+  return { code: SERVICE_TWIN_MESSAGE({ id: s.id, code: serviceCode(s.cptCode, splitModifiers(s.modifiers)), provider: s.provider, location, price: dollarPrice(s.unitPrice) }) };
 }
 
 /** Creates a service for an insurer; the insurer comes from the argument or from `insurance_id` in the input. */
@@ -348,8 +370,8 @@ export async function createInsuranceService(ctx: ModelContext, insuranceId: num
   if (!insurer) return insuranceId === null ? invalid({ insurance_id: "Choose an insurance." }) : notFound("Insurance");
   const parsed = parseWith(InsuranceServiceInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const badLocation = await checkLocation(ctx, parsed.data.location_id);
-  if (badLocation) return invalid(badLocation);
+  const refused = await checkService(ctx, id, parsed.data, { exceptId: null });
+  if (refused) return invalid(refused);
   const [rows] = await withNextId(ctx, insuranceServices, (newId, tail) =>
     withAudit(
       ctx.db,
@@ -379,8 +401,14 @@ export async function updateInsuranceService(
   if (namesNoField(raw, InsuranceServiceInput)) return nothingToChange();
   const parsed = parseChange(InsuranceServiceInput, raw, opts.partial ? serviceAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
-  const badLocation = await checkLocation(ctx, parsed.data.location_id);
-  if (badLocation) return invalid(badLocation);
+  // Only a change of what makes the service (code, provider, location) is checked for a twin: re-pricing a service
+  // that has a twin stored before the rule is not refused (decision 017: an edit fails only on what it changes).
+  const input = parsed.data;
+  const moved =
+    serviceTwinKey({ insuranceId: current.insurance_id, cptCode: input.code.cpt, modifiers: input.code.modifiers, provider: input.provider, locationId: input.location_id }) !==
+    serviceTwinKey({ insuranceId: current.insurance_id, cptCode: current.cpt_code, modifiers: splitModifiers(current.modifiers), provider: current.provider, locationId: current.location_id });
+  const refused = await checkService(ctx, current.insurance_id, input, moved ? { exceptId: id } : null);
+  if (refused) return invalid(refused);
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance_service", entityId: id, detail: { insurance_id: current.insurance_id } }, () => [
     ctx.db
       .update(insuranceServices)

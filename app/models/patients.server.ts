@@ -9,7 +9,7 @@ import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, isDiagnosisCodeText, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
@@ -550,7 +550,12 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   if (!row) return notFound("Patient");
   const current = patientJson(row, ctx.now());
   if (namesNoField(raw, PATIENT_INPUT_FIELDS)) return nothingToChange();
-  const parsed = parsePatient(raw, opts.partial ? patientAsInput(current) : null);
+  // A principal diagnosis code stored before today's rule stays while the save leaves it as it is (not sent by a
+  // PATCH, or sent back unchanged): it is kept byte for byte (keptDetails), and only a new code is checked
+  // (decision 017; the scrubber names the stored one).
+  const keepsCode = !isDiagnosisCodeText(current.diagnosis_code) && keptDetails(raw, current, opts.partial)("diagnosis_code");
+  const unchecked = keepsCode ? { diagnosis_code: null } : {};
+  const parsed = parsePatient({ ...raw, ...unchecked }, opts.partial ? { ...patientAsInput(current), ...unchecked } : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { InsurerForm, insurerFormValues, ServiceForm, serviceFormValues, type FormValues } from "~/components/insurance-form";
+import { InsurerForm, insurerFormValues, ServiceForm, serviceFormValues, twinColumns, type FormValues } from "~/components/insurance-form";
 import { FormMessage } from "~/components/ui/field";
 import {
   createInsuranceService,
@@ -90,6 +90,7 @@ export default function EditInsurance() {
     { header: "Description", cell: (s) => s.description },
     { header: "Unit price", cell: (s) => dollarPrice(s.unit_price) },
     { header: "Multiplier", cell: (s) => s.multiplier },
+    ...twinColumns(insurance.services),
     {
       header: "Actions",
       hideHeader: true,

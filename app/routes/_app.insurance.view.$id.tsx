@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { Form, useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { PROVIDER_OPTIONS } from "~/components/insurance-form";
+import { PROVIDER_OPTIONS, twinColumns } from "~/components/insurance-form";
 import { Field, FormMessage } from "~/components/ui/field";
 import { SelectField } from "~/components/ui/form-controls";
 import { PriceLookupQuery, providerType, serviceLocationText } from "~/domain/insurance";
@@ -118,7 +118,7 @@ export default function ViewInsurance() {
 
       <section className="card" aria-labelledby="services-title">
         <h2 id="services-title">CPT services</h2>
-        <DataTable rows={insurance.services} columns={serviceColumns(locations)} empty="No services yet." caption="CPT services" />
+        <DataTable rows={insurance.services} columns={[...serviceColumns(locations), ...twinColumns(insurance.services)]} empty="No services yet." caption="CPT services" />
       </section>
 
       <section className="card" aria-labelledby="lookup-title">

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { priceNote, type PriceService } from "~/domain/billing";
+import { claimedPrice, priceNote, type PriceService } from "~/domain/billing";
 import { BuildInput, canTransition, CLAIM_MESSAGES, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, generateAgain, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
 import { LocationInput } from "~/domain/locations";
 import { npiFrom } from "~/domain/npi";
@@ -273,5 +273,39 @@ describe("generateAgain and the stranded file's messages: the person generates t
   ] as const)("a send refused, for %s", (_who, toGenerate, tail) => {
     const text = CLAIM_MESSAGES.fileHoldsVoided("837P-000000008.x12", { numbers: ["C0000016"], hidden: 0 }, toGenerate);
     expect(text).toBe(`Nothing was sent: the 837P 837P-000000008.x12 holds claim C0000016, voided (rejected) after the file was generated, and sending the file would bill it too. This file will never be sent. ${tail}`);
+  });
+});
+
+describe("a claimed note's price is its claim line's (decision 030, stop 34): the line's notes add up to the line's charge", () => {
+  // Prices and multipliers whose per-note charges round (half up) differently than the line's units would.
+  const priced: [string, number, number, readonly string[], readonly number[]][] = [
+    ["one note", 12.5, 1, ["HM"], [9]],
+    ["two notes, 1.15 (probe 8974: 8 and 11 units at $21.33)", 21.33, 1.15, ["HM"], [8, 11]],
+    ["three notes, 1.5 at an odd price", 3.33, 1.5, [], [1, 1, 1]],
+    ["XP (multiplier 0)", 12.5, 1, ["HM", "XP"], [4, 5]],
+    ["four decimals", 12.99, 0.8735, [], [3, 7, 2, 5]],
+    ["a price of 0", 0, 1.15, [], [4, 4]],
+  ];
+  it.each(priced)("%s", (_, unitPrice, multiplier, md, units) => {
+    const own: PriceService[] = [{ id: 9, insuranceId: 9, locationId: null, cptCode: "97153", modifiers: md.filter((m) => m !== "XP").join("-"), provider: "rbt", type: "rbt", unitPrice, multiplier, maxPerDay: null }];
+    const notes = units.map((u) => ({ id: nextId++, patientId: 1, locationId: 1, providerId: 10, payerId: 9, sessionDate: "2026-11-02", cptCode: "97153", units: u, pos: "12", paNumber: "PA1", diagnosisCode: "F84.0", price: priceNote(own, { type: "rbt", cptCode: "97153", units: u, modifiers: [...md], locationId: 1, insurerId: 9, providerCredential: null }) }));
+    const [claim] = groupClaims(notes);
+    expect(claim!.lines).toHaveLength(1);
+    const line = claim!.lines[0]!;
+    const stored = { unitPriceCents: line.unitPriceCents, multiplier: line.multiplier, chargeCents: line.chargeCents, units: line.units };
+    const each = notes.map((n) => claimedPrice(n.price, n.units, stored));
+    // Each note is charged exactly what generation charged it, so the line's charge is their sum.
+    expect(each.map((p) => p.chargesCents)).toEqual(notes.map((n) => n.price.chargesCents));
+    expect(each.reduce((s, p) => s + p.chargesCents, 0)).toBe(line.chargeCents);
+    expect(each.every((p) => p.unitPriceCents === line.unitPriceCents && p.multiplier === line.multiplier)).toBe(true);
+    // A line built before stop 28 (no multiplier): the line's charge shared by units; a one-note line's is exact.
+    const old = notes.map((n) => claimedPrice(n.price, n.units, { ...stored, multiplier: null }));
+    if (notes.length === 1) expect(old[0]!.chargesCents).toBe(line.chargeCents);
+    if (multiplier === 1 || md.includes("XP")) expect(old.map((p) => p.chargesCents)).toEqual(notes.map((n) => n.price.chargesCents));
+  });
+
+  it("no claim line: the price as it is today", () => {
+    const price = priceNote(services, { type: "rbt", cptCode: "97153", units: 4, modifiers: [], locationId: 1, insurerId: 1, providerCredential: null });
+    expect(claimedPrice(price, 4, null)).toBe(price);
   });
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { priceNote, type PriceService } from "~/domain/billing";
 import { isValidNpi, npiFrom } from "~/domain/npi";
-import { addressLines, DEFAULT_ENVELOPE, diagnosisPointers, ELEMENT_MAX, readable837P, splitName, transliterate, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
+import { addressLines, DEFAULT_ENVELOPE, diagnosisPointers, ELEMENT_MAX, payerIssues, readable837P, splitName, transliterate, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
 import { readBack837 } from "../support/x12";
 
 const GOLDEN = join(__dirname, "../golden/837p");
@@ -194,18 +194,18 @@ describe("837P text in X12's character set (probe 8921)", () => {
     ["a line break", { lastName: "Lo\npez" }, "Client last name contains a control or invisible character (U+000A), which a claim cannot carry. Edit it and build again."],
     ["a bidi override", { lastName: "Lo\u202Epez" }, "Client last name contains a control or invisible character (U+202E), which a claim cannot carry. Edit it and build again."],
     ["a zero-width space", { firstName: "Le\u200Bo" }, "Client first name contains a control or invisible character (U+200B), which a claim cannot carry. Edit it and build again."],
-    ["each separator keeps its refusal", { city: "Mia~mi" }, "Client city contains '~', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again."],
-    ["a colon", { address: "5 Palm: Ave" }, "Client address contains ':', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again."],
+    ["each separator keeps its refusal", { city: "Mia~mi" }, "Client city contains '~', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it on the client's profile."],
+    ["a colon", { address: "5 Palm: Ave" }, "Client address contains ':', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it on the client's profile."],
     ["a caret", { lastName: "Lo^pez" }, "Client last name contains '^', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again."],
     ["a first name of 35 fits", { firstName: "A".repeat(35) }, null],
     ["a first name of 36 does not", { firstName: "A".repeat(36) }, "Client first name is longer than the 35 characters a claim can carry. Shorten it and build again."],
     ["the length is counted after transliteration (ß → SS)", { firstName: `${"A".repeat(34)}ß` }, "Client first name is longer than the 35 characters a claim can carry. Shorten it and build again."],
     ["inner runs of spaces count once, outer spaces not at all", { firstName: `  ${"A".repeat(17)}    ${"B".repeat(17)}  ` }, null],
     ["a last name of 61", { lastName: "L".repeat(61) }, "Client last name is longer than the 60 characters a claim can carry. Shorten it and build again."],
-    ["a city of 31", { city: "Rancho Santa Margarita Heights Village" }, "Client city is longer than the 30 characters a claim can carry. Shorten it and build again."],
+    ["a city of 31", { city: "Rancho Santa Margarita Heights Village" }, "Client city is longer than the 30 characters a claim can carry. Shorten it on the client's profile."],
     ["an address of two lines goes out", { address: "12345 North Very Long Boulevard Name Extension, Building 7, Suite 1200 East Wing" }, null],
-    ["an address longer than two lines", { address: `${"Word ".repeat(22)}End` }, "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it and build again."],
-    ["an address with a word longer than a line", { address: `1 ${"X".repeat(56)}` }, "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it and build again."],
+    ["an address longer than two lines", { address: `${"Word ".repeat(22)}End` }, "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it on the client's profile."],
+    ["an address with a word longer than a line", { address: `1 ${"X".repeat(56)}` }, "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it on the client's profile."],
   ])("%s", (_name, over, message) => {
     const c = dependent(over);
     const issues = validateClaim(c).filter((e) => e.field.startsWith("patient."));
@@ -213,12 +213,29 @@ describe("837P text in X12's character set (probe 8921)", () => {
     expect(write837P([c], env(1)).ok).toBe(message === null);
   });
 
+  // Generation reads the parties again (decision 032), so an address is fixed where it is kept, not by a new build (probe 8974 §5).
+  it.each([
+    ["a location address with a separator", (c: ClaimData) => ({ ...c, billingProvider: { ...c.billingProvider, address: "1 Main~St" } }), "billing.address", "Location address contains '~', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it on the location's page."],
+    ["a location city too long", (c: ClaimData) => ({ ...c, billingProvider: { ...c.billingProvider, city: "C".repeat(31) } }), "billing.city", "Location city is longer than the 30 characters a claim can carry. Shorten it on the location's page."],
+    ["a location address longer than two lines", (c: ClaimData) => ({ ...c, billingProvider: { ...c.billingProvider, address: `${"Word ".repeat(22)}End` } }), "billing.address", "Location address is longer than the two lines of 55 characters a claim can carry. Shorten it on the location's page."],
+  ])("an address says where to fix it, not to build again: %s", (_name, change, field, message) => {
+    expect(validateClaim(change(claim()))).toEqual([{ field, message }]);
+  });
+
+  it.each([
+    ["no payer id", null, "The insurer Acme Health has no payer id (letters and digits). Add it on the insurer's page."],
+    ["a blank one", "  ", "The insurer Acme Health has no payer id (letters and digits). Add it on the insurer's page."],
+    ["one with a colon", "849:80", 'The insurer Acme Health\'s payer id "849:80" is not valid: a claim carries letters and digits only. Correct it on the insurer\'s page.'],
+    ["one with a dash", "PAY-77", 'The insurer Acme Health\'s payer id "PAY-77" is not valid: a claim carries letters and digits only. Correct it on the insurer\'s page.'],
+  ])("the payer id: %s (probe 8974 §5)", (_name, payerId, message) => {
+    expect(payerIssues({ name: "Acme Health", payerId })).toEqual([{ field: "payer.payer_id", message }]);
+  });
+
   it.each([
     ["subscriber first name", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, firstName: "J".repeat(36) } }), "subscriber.first_name", `Subscriber first name is longer than the ${ELEMENT_MAX.firstName} characters`],
     ["member id", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, memberId: "M".repeat(81) } }), "subscriber.member_id", "Member id (primary insurance identifier) is longer than the 80 characters"],
     ["policy group", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, groupNumber: "G".repeat(51) } }), "subscriber.group", "Insured policy group is longer than the 50 characters"],
     ["location name", (c: ClaimData) => ({ ...c, billingProvider: { ...c.billingProvider, name: "N".repeat(61) } }), "billing.name", "Billing provider (location) name is longer than the 60 characters"],
-    ["location city", (c: ClaimData) => ({ ...c, billingProvider: { ...c.billingProvider, city: "C".repeat(31) } }), "billing.city", "Location city is longer than the 30 characters"],
     ["payer name", (c: ClaimData) => ({ ...c, payer: { ...c.payer, name: "P".repeat(61) } }), "payer.name", "Payer name is longer than the 60 characters"],
     ["rendering first name", (c: ClaimData) => ({ ...c, renderingProvider: { ...c.renderingProvider, firstName: "R".repeat(36) } }), "rendering.first_name", "Rendering provider first name is longer than the 35 characters"],
     ["rendering last name", (c: ClaimData) => ({ ...c, renderingProvider: { ...c.renderingProvider, lastName: "R".repeat(61) } }), "rendering.last_name", "Rendering provider last name is longer than the 60 characters"],

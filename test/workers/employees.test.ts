@@ -31,7 +31,7 @@ function validBody(locationId: number, roleId: number, over: Record<string, unkn
     status: "active",
     roles: [roleId],
     locations: [locationId],
-    npi: "9988776655",
+    npi: "9988776651",
     ss_number: "123-45-6789",
     date_of_hire: "2026-01-05",
     employment: [{ location_id: locationId, position_id: 2, salary: 30, telehealth_salary: 25, fixed_hours_salary: null, fixed_weekly_hours: 40, cpr_every_2_years: "2027-06-01" }],
