@@ -252,3 +252,19 @@ export function endAfterStart<T extends { start: string | null; end: string | nu
     return !start || !end || end > start;
   };
 }
+
+/**
+ * A diagnosis code as typed for a claim: letters, digits and dots, at most 10 (F84.0), upper case. One rule for the
+ * principal code and each secondary code (probe 8974 §3): a separator (* ~ : ^) or a space is refused at entry, and
+ * so is a code of dots alone (probe 8975 §1: a claim reads it as no code). The note's own code follows it too.
+ */
+export const DIAGNOSIS_CODE = /^(?=[A-Z0-9.]*[A-Z0-9])[A-Z0-9.]{1,10}$/;
+export const DIAGNOSIS_CODE_MESSAGE = "Diagnosis codes are letters, digits and dots (for example F84.0).";
+
+/** An optional diagnosis code field (the client's principal code, a note's code): trimmed, upper case, DIAGNOSIS_CODE. */
+export const optionalDiagnosisCode = (label: string, max: number) =>
+  v.pipe(
+    optionalLine(label, max),
+    v.transform((x) => (x === null ? null : x.toUpperCase())),
+    v.nullable(v.pipe(v.string(), v.regex(DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE))),
+  );

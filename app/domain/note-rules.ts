@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalLine, optionalMoney, optionalText, requiredDate, requiredLine } from "./fields";
+import { flag, hasVisibleText, MESSAGES, optionalDiagnosisCode, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalLine, optionalMoney, optionalText, requiredDate, requiredLine } from "./fields";
 import { centsOf } from "./billing";
 import { minuteOfDay, NOTE_CPT_CODES, tidyTime, NOTE_LIMITS, NOTE_SUBTYPES, NOTE_TYPES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteInput, type NoteType } from "./notes";
 import { dayNumber, dateOfDay, weekEndingOn, weekStartOf } from "./weeks";
@@ -256,7 +256,7 @@ export const NoteBody = v.pipe(
     pa_service_id: requiredKey(requiredId(NOTE_MESSAGES.paService)),
     cpt_code: v.pipe(v.optional(v.nullable(v.string()), ""), v.transform((x) => (x ?? "").trim())),
     subtype: v.pipe(v.optional(v.nullable(v.string()), null), v.transform((x) => (x ? x.trim() || null : null)), v.nullable(v.picklist(NOTE_SUBTYPES, "Choose observation or report."))),
-    diagnosis_code: v.pipe(optionalLine("Diagnosis", 20), v.transform((x) => x ?? "")),
+    diagnosis_code: v.pipe(optionalDiagnosisCode("Diagnosis", 20), v.transform((x) => x ?? "")),
     pos: v.pipe(optionalLine("POS", 10), v.transform((x) => x ?? "")),
     is_telehealth: flag,
     session_date: requiredKey(requiredDate("Session date")),

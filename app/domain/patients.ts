@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, choiceOr, flag, MESSAGES, optionalChoice, optionalDate, optionalEmail, optionalId, optionalLine, optionalMoney, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredLine } from "./fields";
+import { choiceList, choiceOr, DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE, flag, MESSAGES, optionalDiagnosisCode, optionalChoice, optionalDate, optionalEmail, optionalId, optionalLine, optionalMoney, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredLine } from "./fields";
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
@@ -232,23 +232,12 @@ const gender = v.pipe(
   v.nullable(v.picklist(["1", "2"], MESSAGES.gender)),
 );
 
-/**
- * A diagnosis code as typed for a claim: letters, digits and dots, at most 10 (F84.0), upper case. One rule for the
- * principal code and each secondary code (probe 8974 §3): a separator (* ~ : ^) or a space is refused at entry.
- */
-const DIAGNOSIS_CODE = /^[A-Z0-9.]{1,10}$/;
-export const DIAGNOSIS_CODE_MESSAGE = "Diagnosis codes are letters, digits and dots (for example F84.0).";
-
 /** Whether a stored principal code passes today's rule (none passes: a code is optional). */
 export function isDiagnosisCodeText(code: unknown): boolean {
   return code == null || code === "" || (typeof code === "string" && DIAGNOSIS_CODE.test(code.trim().toUpperCase()));
 }
 
-const diagnosisCode = v.pipe(
-  optionalLine("Diagnosis code", 255),
-  v.transform((x) => (x === null ? null : x.toUpperCase())),
-  v.nullable(v.pipe(v.string(), v.regex(DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE))),
-);
+const diagnosisCode = optionalDiagnosisCode("Diagnosis code", 255);
 
 const codeList = v.pipe(
   v.optional(v.nullable(v.union([v.array(v.string()), v.string()])), []),

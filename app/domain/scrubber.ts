@@ -7,7 +7,7 @@ import { unitsLeftText } from "./pa-pacing";
 import { overlaps, zoneShift, type Interval } from "./note-rules";
 import type { NoteType } from "./notes";
 import { dayNumber } from "./weeks";
-import { billingProviderIssues, claimDiagnoses, diagnosisIssues, payerIssues, renderingProviderIssues, serviceLineIssues, subscriberIssues, type ClaimIssue } from "./x12-837p";
+import { billingProviderIssues, claimDiagnoses, diagnosisIssues, diagnosisKey, payerIssues, renderingProviderIssues, serviceLineIssues, subscriberIssues, type ClaimIssue } from "./x12-837p";
 
 /**
  * The pre-billing scrubber (issue 11, decision 034): from the plain facts of a note — its client, payer, the
@@ -368,7 +368,8 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
   { code: "no_provider", rule: (f) => (f.provider ? null : { code: "no_provider", message: "Note has no rendering provider." }) },
   {
     code: "missing_diagnosis",
-    rule: (f) => (f.note.diagnosisCode.trim() || f.client.diagnosisCode.trim() ? null : { code: "missing_diagnosis", message: "Diagnosis code is missing on the note and the client." }),
+    // A code of dots alone is no code to a claim (diagnosisKey): stored before the entry rule refused it (probe 8975 §1).
+    rule: (f) => (diagnosisKey(f.note.diagnosisCode) || diagnosisKey(f.client.diagnosisCode) ? null : { code: "missing_diagnosis", message: "Diagnosis code is missing on the note and the client." }),
   },
   { code: "missing_pos", rule: (f) => (f.note.pos.trim() ? null : { code: "missing_pos", message: "Place of service (POS) is missing." }) },
   { code: "no_units", rule: (f) => (f.note.units > 0 ? null : { code: "no_units", message: noUnitsMessage(f.note.minutes) }) },

@@ -345,7 +345,7 @@ export function payerIssues(payer: ClaimData["payer"]): ClaimIssue[] {
   const named = `The insurer${payer.name.trim() ? ` ${payer.name.trim()}` : ""}`;
   // A payer id that is there but holds what a claim cannot carry is named as such, not as missing (probe 8974 §5).
   if (!payer.payerId?.trim()) out.push({ field: "payer.payer_id", message: `${named} has no payer id (letters and digits). Add it on the insurer's page.` });
-  else if (!/^[A-Za-z0-9]{2,80}$/.test(payer.payerId.trim())) out.push({ field: "payer.payer_id", message: `${named}'s payer id "${payer.payerId.trim()}" is not valid: a claim carries letters and digits only. Correct it on the insurer's page.` });
+  else if (!/^[A-Za-z0-9]{2,80}$/.test(payer.payerId.trim())) out.push({ field: "payer.payer_id", message: `${named}'s payer id "${payer.payerId.trim()}" is not valid: a claim carries 2 to 80 letters and digits only. Correct it on the insurer's page.` });
   return out;
 }
 

@@ -561,6 +561,14 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await checkReferences(ctx, parsed.data, patientId, current);
   if (Object.keys(errors).length) return invalid(errors);
+  // The secondary codes lose a repeat of the principal code whenever either changes (probe 8975 §3): a stored list the
+  // save does not change is kept byte for byte unless it holds the principal code; then the parsed list (without it,
+  // secondaryWithoutRepeats) is written.
+  const kept = keptDetails(raw, current, opts.partial);
+  const principal = parsed.data.diagnosis_code;
+  const storedSecondary: unknown = current.secondary_diagnosis_codes;
+  const repeatsPrincipal = !!principal && Array.isArray(storedSecondary) && storedSecondary.some((c) => typeof c === "string" && c.trim().toUpperCase() === principal);
+  const keepsStored = (name: string) => kept(name) && !(name === "secondary_diagnosis_codes" && repeatsPrincipal);
   const moved = parsed.data.location_id !== current.location_id;
   const deactivated = parsed.data.status === "inactive" && current.status !== "inactive";
   const to = parsed.data.location_id;
@@ -569,7 +577,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   const [rows, , cancelled] = await withAudit(ctx.db, who(ctx), entry, () => [
     ctx.db
       .update(patients)
-      .set({ ...values(parsed.data, parseDetails(row.details), keptDetails(raw, current, opts.partial)), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .set({ ...values(parsed.data, parseDetails(row.details), keepsStored), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), opts.version === null ? undefined : eq(patients.version, opts.version)))
       .returning(zonedPatient),
     // A client who moves takes their plans with them (migration 0022's trigger) and every record seen through the

@@ -52,6 +52,8 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["no provider", (f) => (f.provider = null), ["no_provider"], /no rendering provider/],
     ["diagnosis on the client only passes", (f) => (f.note.diagnosisCode = ""), []],
     ["diagnosis missing on both", (f) => ((f.note.diagnosisCode = ""), (f.client.diagnosisCode = " ")), ["missing_diagnosis"], /Diagnosis code is missing/],
+    // A stored code of dots alone is no code to a claim (probe 8975 §1): missing, not "ready".
+    ["diagnosis of dots alone on both", (f) => ((f.note.diagnosisCode = ""), (f.client.diagnosisCode = "...")), ["missing_diagnosis"], /Diagnosis code is missing/],
     ["POS missing", (f) => (f.note.pos = ""), ["missing_pos"], /Place of service/],
     // Units from minutes (unitsForMinutes): 8 minutes make a unit, 7 make none.
     ["an 8-minute session: one unit, billable", (f) => ((f.note.minutes = 8), (f.note.units = 1)), []],
@@ -157,7 +159,7 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["a parent's name of three words", (f) => details(f, { is_self_subscriber: false, parent_name: "Mary Ann Cruz", parent_birth_date: "1985-02-03" }), ["subscriber_details"], /cannot be told apart/],
     ["no member id", (f) => details(f, { insuranceId: undefined }), ["member_id"], /^Member id \(primary insurance identifier\) is missing\. Add it on the client's insurance details\.$/],
     ["no payer id", (f) => (f.parties.insurer!.payerId = null), ["payer_id"], /^The insurer Acme has no payer id \(letters and digits\)\. Add it on the insurer's page\.$/],
-    ["a payer id a claim cannot carry (probe 8974 §5)", (f) => (f.parties.insurer!.payerId = "849:80"), ["payer_id"], /^The insurer Acme's payer id "849:80" is not valid: a claim carries letters and digits only\. Correct it on the insurer's page\.$/],
+    ["a payer id a claim cannot carry (probe 8974 §5)", (f) => (f.parties.insurer!.payerId = "849:80"), ["payer_id"], /^The insurer Acme's payer id "849:80" is not valid: a claim carries 2 to 80 letters and digits only\. Correct it on the insurer's page\.$/],
     ["a payer without a name", (f) => (f.parties.insurer!.name = " "), ["payer_details"], /^Payer name is missing\. Add it on the insurer's page\.$/],
     ["a provider's name with a separator", (f) => (f.parties.provider!.surname = "Do*e"), ["provider_name"], /^Rendering provider last name contains '\*'/],
     ["no payer: no_payer alone, not also no payer id", (f) => ((f.client.insurerId = null), (f.insurer = null), (f.parties.insurer = null)), ["no_payer"]],

@@ -225,8 +225,9 @@ describe("837P text in X12's character set (probe 8921)", () => {
   it.each([
     ["no payer id", null, "The insurer Acme Health has no payer id (letters and digits). Add it on the insurer's page."],
     ["a blank one", "  ", "The insurer Acme Health has no payer id (letters and digits). Add it on the insurer's page."],
-    ["one with a colon", "849:80", 'The insurer Acme Health\'s payer id "849:80" is not valid: a claim carries letters and digits only. Correct it on the insurer\'s page.'],
-    ["one with a dash", "PAY-77", 'The insurer Acme Health\'s payer id "PAY-77" is not valid: a claim carries letters and digits only. Correct it on the insurer\'s page.'],
+    ["one with a colon", "849:80", 'The insurer Acme Health\'s payer id "849:80" is not valid: a claim carries 2 to 80 letters and digits only. Correct it on the insurer\'s page.'],
+    ["one with a dash", "PAY-77", 'The insurer Acme Health\'s payer id "PAY-77" is not valid: a claim carries 2 to 80 letters and digits only. Correct it on the insurer\'s page.'],
+    ["one of one character (probe 8975 §4)", "Z", 'The insurer Acme Health\'s payer id "Z" is not valid: a claim carries 2 to 80 letters and digits only. Correct it on the insurer\'s page.'],
   ])("the payer id: %s (probe 8974 §5)", (_name, payerId, message) => {
     expect(payerIssues({ name: "Acme Health", payerId })).toEqual([{ field: "payer.payer_id", message }]);
   });

@@ -19,7 +19,7 @@ function post(path: string, fields: Record<string, string | string[]>, cookie: s
 const detailsOf = async (id: number) => JSON.parse((await db().select({ d: patients.details }).from(patients).where(eq(patients.id, id)))[0]!.d) as Record<string, unknown>;
 
 describe("the principal diagnosis code (API)", () => {
-  it.each([["F84.0~"], ["F84:0"], ["F84*0"], ["F84 0"], ["F84.0^"]])("%s is refused on diagnosis_code, nothing stored", async (code) => {
+  it.each([["F84.0~"], ["F84:0"], ["F84*0"], ["F84 0"], ["F84.0^"], ["."], ["..."]])("%s is refused on diagnosis_code, nothing stored", async (code) => {
     const loc = await createLocation();
     const token = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [loc.id] }));
     const p = await createPatient({ locationId: loc.id, details: JSON.stringify({ diagnosis_code: "F84.0" }) });
@@ -36,6 +36,20 @@ describe("the principal diagnosis code (API)", () => {
     const res = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { diagnosis_code: " f84.0 ", secondary_diagnosis_codes: ["F84.0", "Z13.41", "f84.0", "z13.41", "F80.2"] } });
     expect(res.status, await res.clone().text()).toBe(200);
     expect(await detailsOf(p.id)).toMatchObject({ diagnosis_code: "F84.0", secondary_diagnosis_codes: ["Z13.41", "F80.2"] });
+  });
+
+  // Probe 8975 §3: the repeat was dropped only when the secondary list itself was sent and changed.
+  it.each([
+    ["PATCH of the principal alone", "PATCH", (p: { id: number }) => `/v2/patients/${p.id}`, (_read: Record<string, unknown>) => ({ diagnosis_code: "z13.41" })],
+    ["PUT of the read sent back with the principal changed", "PUT", (p: { id: number }) => `/v2/patients/${p.id}`, (read: Record<string, unknown>) => ({ ...read, diagnosis_code: "Z13.41" })],
+  ])("a principal code that is also a secondary one drops it from the secondary list (%s)", async (_label, method, path, bodyOf) => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [loc.id] }));
+    const p = await createPatient({ locationId: loc.id, details: JSON.stringify({ diagnosis_code: "F84.0", secondary_diagnosis_codes: ["Z13.41", "F80.2"] }) });
+    const read = ((await (await api(`/v2/patients/${p.id}`, { token })).json()) as { data: Record<string, unknown> }).data;
+    const res = await api(path(p), { method, token, body: bodyOf(read) });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await detailsOf(p.id)).toMatchObject({ diagnosis_code: "Z13.41", secondary_diagnosis_codes: ["F80.2"] });
   });
 
   it("a stored code today's rule refuses does not block an edit of another field", async () => {

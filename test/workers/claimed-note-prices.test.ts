@@ -127,7 +127,7 @@ describe("a payer id a claim cannot carry is named as invalid, not missing (prob
     expect(built.status, await built.clone().text()).toBe(201);
     const draft = ((await built.json()) as { data: { id: number }[] }).data[0]!;
     await db().update(insurances).set({ payerId: "849:80" }).where(eq(insurances.id, c.insurer.id));
-    const message = `The insurer ${c.insurer.name}'s payer id "849:80" is not valid: a claim carries letters and digits only. Correct it on the insurer's page.`;
+    const message = `The insurer ${c.insurer.name}'s payer id "849:80" is not valid: a claim carries 2 to 80 letters and digits only. Correct it on the insurer's page.`;
     const rows = (await (await api(`/client_report/byprofile/${c.patient.id}?date_start=2026-11-24&date_end=2026-11-24`, { token: c.token })).json()) as { noteRbts: { reasons: string[] }[] };
     expect(rows.noteRbts[0]!.reasons).toContain(message);
     const gen = await api("/v2/claims/generate", { method: "POST", token: c.token, body: { claim_ids: [draft.id] } });

@@ -279,6 +279,20 @@ describe("create (POST /v2/notes-rbt, POST /note_rbt/store, POST /note_bcba/stor
     if (n) expect((await notesOf(s.patient.id))[0]!.version).toBe(1);
   });
 
+  // The note's code is what a claim line carries first: the client's entry rule (probe 8975 §2, decision 017).
+  it.each([["F84:0~"], ["F84*0"], ["..."], ["F84 0"]])("a note's diagnosis code %s is refused at entry (422 at diagnosis_code), nothing written; a good one is stored upper case", async (code) => {
+    const s = await scene();
+    const before = await auditCount();
+    const refused = await post(s.rbt.token, "/v2/notes-rbt", body(s, { diagnosis_code: code }));
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual({ diagnosis_code: "Diagnosis codes are letters, digits and dots (for example F84.0)." });
+    expect(await notesOf(s.patient.id)).toHaveLength(0);
+    expect(await auditCount()).toBe(before);
+    const created = await post(s.rbt.token, "/v2/notes-rbt", body(s, { diagnosis_code: " f84.0 " }));
+    expect(created.status).toBe(201);
+    expect((await notesOf(s.patient.id))[0]!.diagnosisCode).toBe("F84.0");
+  });
+
   it("an empty body on create answers the product's message for the client first", async () => {
     const s = await scene();
     const r = await post(s.rbt.token, "/note_rbt/store", {});
