@@ -179,23 +179,41 @@
   // page, then the region marked data-reload is replaced by the same region of the answer (the table
   // reloads with the saved values and the message). Only a button posts: changing a select never saves
   // (WCAG 3.2.2; decision 030). Without JavaScript the same forms post and the page returns.
+  // An answer without the region (an error page, the sign-in or lock screen) or none (offline) is never posted
+  // again, which could save twice: the page stays with what was typed and says it was not saved (probe 8972).
   const reload = async (form, submitter) => {
     const region = form.closest("[data-reload]") || document.querySelector("[data-reload]");
     const body = new FormData(form, submitter || undefined);
     const done = pending(form, submitter);
+    let res, doc;
     try {
-      const res = await fetch(form.action || location.href, { method: "POST", body, credentials: "same-origin" });
-      const doc = new DOMParser().parseFromString(await res.text(), "text/html");
-      const fresh = region && doc.querySelector(`[data-reload="${region.dataset.reload}"]`);
-      if (!fresh) return form.submit();
+      res = await fetch(form.action || location.href, { method: "POST", body, credentials: "same-origin" });
+      doc = new DOMParser().parseFromString(await res.text(), "text/html");
+    } catch {
+      /* no answer: said below */
+    }
+    const fresh = doc && region && doc.querySelector(`[data-reload="${region.dataset.reload}"]`);
+    if (fresh) {
       if (res.redirected) history.replaceState(null, "", res.url);
       region.replaceWith(fresh);
       wire(fresh);
-      done(); // for a form outside the region, which stays
-      announce(fresh.querySelector("[role=alert], [role=status]"));
-    } catch {
-      form.submit();
     }
+    done(); // for a form that stays
+    if (fresh) return announce(fresh.querySelector("[role=alert], [role=status]"));
+    const box = region || form;
+    for (const old of box.querySelectorAll(":scope > .alert")) old.remove();
+    const msg = document.createElement("p");
+    msg.className = "alert alert-danger";
+    msg.setAttribute("role", "alert");
+    msg.textContent = `Not saved: ${
+      !doc
+        ? "the connection failed. Check your connection and Save again."
+        : /^\/(login|lock-screen)$/.test(new URL(res.url).pathname)
+          ? "your session ended. Sign in again (in another tab) and Save again."
+          : `the server answered ${res.status}. Reload the page and try again.`
+    }`;
+    box.prepend(msg);
+    announce(msg);
   };
   const wire = (root) => {
     for (const form of root.querySelectorAll("form[data-fetch]")) {

@@ -51,6 +51,8 @@ export const SCHEDULE_MESSAGES = {
   inactiveClient: "This client is inactive: make the client active before scheduling sessions.",
   inactiveProvider: NOTE_MESSAGES.providerInactive,
   futureCancelled: (n: number) => `${n} future session${n === 1 ? " was" : "s were"} cancelled.`,
+  /** A client delete's confirm step (probe 8972): what the delete will cancel, said before it does. */
+  futureToCancel: (n: number) => `${n === 1 ? "Its 1 future scheduled session" : `Its ${n} future scheduled sessions`} will be cancelled.`,
   noteOnceEnded: (time: string) => `The note can be written once the session ends at ${time}.`,
   noteOnceEndedOn: (date: string, time: string) => `The note can be written once the session ends, on ${date} at ${time}.`,
   /** The client has moved to a location of another zone since the booking: its note is written there (decision 037, stop 30). */

@@ -357,6 +357,12 @@ export function groupDigits(n: number): string {
  * its digits. Anything else — "abc", 1.5, [1], true — is refused: read as "no version", it turned the stale check
  * off and the change went through unconditionally (probe, stop 24).
  */
+/**
+ * The field only a delete's confirm step ('Yes, delete it') sends: a client or PA service delete posted without it
+ * (a mis-click's one-click form) deletes nothing and answers that step (probe 8972).
+ */
+export const DELETE_CONFIRMED = { confirmed: "yes" } as const;
+
 export const VERSION_MESSAGE = "Version is a whole number.";
 
 export function parseVersion(raw: unknown): { ok: true; version: number | null } | { ok: false } {

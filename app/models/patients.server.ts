@@ -20,7 +20,7 @@ import { bumpEveryListVersion, bumpListVersion } from "~/services/list-cache.ser
 import type { ModelContext } from "./context";
 import { insuranceOptionsQuery } from "./insurances.server";
 import { locationOptionsQuery } from "./locations.server";
-import { cancelledCount, cancelUnfitBookings, unfitDetail } from "./schedule.server";
+import { cancelledCount, cancelUnfitBookings, futureBookingsOfClientCount, unfitDetail } from "./schedule.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
@@ -688,13 +688,21 @@ export async function patientFormOptions(ctx: ModelContext, locationId: number |
 }
 
 /**
- * The client editor: the client in scope with the tail and the parents the select offers (one statement),
+ * The client editor: the client in scope with the tail, the parents the select offers and how many future sessions
+ * deleting the client would cancel (its confirm step says so, probe 8972) (one statement),
  * then the other options in the batch of the read's audit row, which names the client and, in
  * `detail.parents`, the parents listed: session + record + batch = 3 round trips, one row (decision 019).
  */
 export async function getPatientForm(ctx: ModelContext, patientId: number, staffAt: number | null = null) {
   const [row] = await ctx.db
-    .select({ p: zonedPatient, tail: auditTail, parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]), linked: linkedParentColumn, goneInsurers: goneInsurersColumn })
+    .select({
+      p: zonedPatient,
+      tail: auditTail,
+      parents: jsonRows<ParentOption>(parentOptionsQuery(ctx), ["id", "name", "surname", "email"]),
+      linked: linkedParentColumn,
+      goneInsurers: goneInsurersColumn,
+      futureSessions: futureBookingsOfClientCount(ctx, patientId),
+    })
     .from(patients)
     .where(and(eq(patients.id, patientId), patientScope(ctx)));
   if (!row) return null;
@@ -716,7 +724,7 @@ export async function getPatientForm(ctx: ModelContext, patientId: number, staff
   // A stored insurer that was deleted stays in the fields that store it, marked, so an untouched save keeps it.
   const insurers = [...options.insurers, ...row.goneInsurers.map((i) => ({ id: i.id, name: deletedInsurerLabel(i.name), only: INSURER_FIELDS.filter((f) => patient[f] === i.id) }))];
   const parentOptions = linked && !linkedSeen ? [...options.parents, { id: linked.id, name: LINKED_PARENT_ELSEWHERE }] : options.parents;
-  return { patient, options: { ...options, parents: parentOptions, insurers } };
+  return { patient, options: { ...options, parents: parentOptions, insurers }, futureSessions: row.futureSessions };
 }
 
 /** The deleted insurers the client's stored links name, as a JSON column of a select from patients. */

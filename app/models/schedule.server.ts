@@ -394,12 +394,27 @@ export async function cancelRestOfSeries(ctx: ModelContext, id: number, rawFrom:
  */
 export function cancelUnfitBookings(ctx: ModelContext, which: SQL) {
   const s = scheduledSessions;
-  const nowMinute = Math.floor(ctx.now().getTime() / 60_000);
   return ctx.db
     .update(s)
     .set({ status: "cancelled", version: sql`${s.version} + 1`, updatedAt: ctx.now().toISOString() })
-    .where(and(eq(s.status, "scheduled"), sql`${s.startAt} - coalesce(${s.utcOffset}, 0) > ${nowMinute}`, which))
+    .where(futureBookings(ctx, which))
     .returning({ id: s.id });
+}
+
+/** The bookings matching `which` that cancelUnfitBookings would cancel now: still scheduled, starting after now. */
+function futureBookings(ctx: ModelContext, which: SQL) {
+  const s = scheduledSessions;
+  const nowMinute = Math.floor(ctx.now().getTime() / 60_000);
+  return and(eq(s.status, "scheduled"), sql`${s.startAt} - coalesce(${s.utcOffset}, 0) > ${nowMinute}`, which);
+}
+
+/**
+ * How many future bookings of the client deleting them would cancel, as a scalar subquery (a column of the read
+ * that shows the delete's confirm step, probe 8972); its columns are unqualified, so inside a select from
+ * patients they name scheduled_sessions' (the innermost table).
+ */
+export function futureBookingsOfClientCount(ctx: ModelContext, patientId: number) {
+  return sql<number>`(select count(*) from ${scheduledSessions} where ${futureBookings(ctx, eq(scheduledSessions.patientId, patientId))})`.mapWith(Number);
 }
 
 /** The audit detail of a change that cancels the future bookings it makes unfit. */

@@ -1,13 +1,16 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { PatientForm, patientFormValues } from "~/components/patient-form";
 import { FormMessage } from "~/components/ui/field";
 import { nestFormFields } from "~/domain/intake";
 import { applyPaAssessmentIntent, paAssessmentIntent } from "~/domain/pa-assessments";
+import { SCHEDULE_MESSAGES } from "~/domain/schedule";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import { deletePatient, findPatient, getPatientForm, updatePatient, type PatientJson } from "~/models/patients.server";
-import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.patient.full_name ?? "client"} · Baseline` }];
@@ -36,6 +39,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   }
   switch (values.intent) {
     case "delete":
+      // Only the confirm step's 'Yes, delete it' deletes (probe 8972): it also cancels the client's future sessions.
+      requireDeleteConfirmed(values, `/patients/list/edit/${id}?confirm=delete#delete-client`);
       return formResult(await deletePatient(ctx, id), values, () => "/patients/list");
     case "save": {
       const result = await withFormVersion(values.version, (version) => updatePatient(ctx, id, nestFormFields(values), { partial: false, version }));
@@ -55,7 +60,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 }
 
 export default function EditPatient() {
-  const { patient, options: stored } = useLoaderData<typeof loader>();
+  const { patient, options: stored, futureSessions } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
   const answer = useActionData<typeof action>() as (FormAnswer & { staff?: typeof stored.staff }) | undefined;
   const options = answer?.staff ? { ...stored, staff: answer.staff } : stored;
   const busy = useNavigation().state === "submitting";
@@ -72,14 +78,26 @@ export default function EditPatient() {
       </div>
       <FormMessage error={answer?.message} />
       <PatientForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} options={options} submitLabel="Save changes" busy={busy} />
-      <Form method="post" className="danger-zone">
-        <h2>Delete client</h2>
-        <input type="hidden" name="intent" value="delete" />
-        <p>Deleting {patient.full_name} removes the client from lists. The record and its audit trail are kept.</p>
-        <button className="btn btn-danger" type="submit" disabled={busy}>
-          Delete client
-        </button>
-      </Form>
+      <section className="danger-zone" aria-labelledby="delete-client">
+        <h2 id="delete-client">Delete client</h2>
+        {params.get("confirm") === "delete" ? (
+          <ConfirmDelete
+            question={`Are you sure you want to delete the client “${patient.full_name}”?`}
+            detail={futureSessions > 0 ? SCHEDULE_MESSAGES.futureToCancel(futureSessions) : null}
+            intent="delete"
+            fields={DELETE_CONFIRMED}
+            cancelTo={`/patients/list/edit/${patient.id}`}
+            busy={busy}
+          />
+        ) : (
+          <>
+            <p>Deleting {patient.full_name} removes the client from lists and cancels their future scheduled sessions. The record and its audit trail are kept.</p>
+            <Link className="btn btn-danger" to="?confirm=delete#delete-client">
+              Delete client…
+            </Link>
+          </>
+        )}
+      </section>
     </section>
   );
 }

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { Fragment } from "react";
 import { Field, FormMessage } from "~/components/ui/field";
 import { CheckboxField, FormActions, SelectField } from "~/components/ui/form-controls";
@@ -10,12 +11,13 @@ import { posLabel } from "~/domain/locations";
 import type { PaAssessment } from "~/domain/pa-assessments";
 import { DOCUMENT_STATUSES, FIELD_GROUPS, GENDERS, missingOnboarding, paExpiryText, paExpiryWarning, PATIENT_FIELDS, type PatientField } from "~/domain/patients";
 import { can } from "~/domain/permissions";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import { createPaService, deletePaService, listPaServicesOfPatient, paServiceJson, paServicesOfPatientQuery, patientTimeZoneQuery, unitsElsewhereQuery, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
 import { findPatient, getPatientProfile } from "~/models/patients.server";
 import { pacingOf, recentUnitsQuery } from "~/models/pa-pacing.server";
 import { todayAtLocation, unitsElsewhereText, unitsWindowStart, UNITS_ELSEWHERE_NOTE, type Pacing } from "~/domain/pa-pacing";
 import { PacingText } from "~/components/pa-pacing";
-import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 import { DataTable, type Column } from "~/components/ui/data-list";
 
@@ -73,6 +75,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     }
     case "pa-delete":
       if (!(await own())) throw notFound("PA service not found.");
+      // Only the confirm step's 'Yes, delete it' deletes (probe 8972).
+      requireDeleteConfirmed(values, `${back}?confirm=delete-pa-${paId}#pa-services`);
       return formResult(await deletePaService(ctx, paId), values, () => back);
     default:
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
@@ -161,6 +165,9 @@ export default function PatientProfile() {
   const p = patient as Record<string, unknown>;
   const formFor = (intent: string, paId?: number) => (answer && answer.values.intent === intent && (paId === undefined || Number(answer.values.pa_id) === paId) ? answer : null);
   const created = formFor("pa-create");
+  // A row's Delete asks first: `?confirm=delete-pa-<id>` shows the step above the table (probe 8972).
+  const confirm = /^delete-pa-(\d{1,15})$/.exec(params.get("confirm") ?? "");
+  const toDelete = canManage && confirm ? paServices.find((s) => s.id === Number(confirm[1])) : undefined;
   const paColumns: Column<PaServiceJson & { pacing: Pacing; spentElsewhere: string }>[] = [
     { header: "Service", cell: (s) => s.pa_service },
     { header: "CPT", cell: (s) => s.cpt },
@@ -215,13 +222,9 @@ export default function PatientProfile() {
                 </button>
               </Form>
             </details>
-            <Form method="post" className="inline-form">
-              <input type="hidden" name="intent" value="pa-delete" />
-              <input type="hidden" name="pa_id" value={s.id} />
-              <button className="link-button" type="submit" disabled={busy} aria-label={`Delete ${s.pa_service} ${s.cpt}`}>
-                Delete
-              </button>
-            </Form>
+            <Link to={`?confirm=delete-pa-${s.id}#pa-services`} aria-label={`Delete ${s.pa_service} ${s.cpt}`}>
+              Delete
+            </Link>
           </>
         );
       },
@@ -292,6 +295,15 @@ export default function PatientProfile() {
       <section aria-labelledby="pa-services">
         <h2 id="pa-services">Prior-authorization services</h2>
         <FormMessage error={answer && answer.values.intent?.toString().startsWith("pa-") ? answer.message : null} />
+        {toDelete ? (
+          <ConfirmDelete
+            question={`Are you sure you want to delete the PA service “${toDelete.pa_service} (${toDelete.cpt})”?`}
+            intent="pa-delete"
+            fields={{ pa_id: toDelete.id, ...DELETE_CONFIRMED }}
+            cancelTo={`/patients/profile/${patient.id}`}
+            busy={busy}
+          />
+        ) : null}
         <DataTable rows={paServices} columns={paColumns} empty="No PA services yet." caption="Prior-authorization services" />
         {paServices.some((s) => s.spentElsewhere) ? <p className="muted">{UNITS_ELSEWHERE_NOTE}</p> : null}
         {canManage ? (

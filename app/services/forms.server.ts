@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { ListQuery } from "~/domain/paging";
-import { parseVersion, parseWith, VERSION_MESSAGE } from "~/domain/validation";
+import { DELETE_CONFIRMED, parseVersion, parseWith, VERSION_MESSAGE } from "~/domain/validation";
 import type { AppLoadContext } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
 import type { Actor } from "~/domain/permissions";
@@ -78,4 +78,9 @@ export function formVersion(raw: unknown): number | null {
 export async function withFormVersion<T>(raw: unknown, save: (version: number | null) => Promise<ModelResult<T>>): Promise<ModelResult<T>> {
   const parsed = parseVersion(raw);
   return parsed.ok ? save(parsed.version) : invalid({ version: VERSION_MESSAGE });
+}
+
+/** A delete posted without its confirm step's field (DELETE_CONFIRMED): the answer is that step, `confirmAt`; nothing is deleted. */
+export function requireDeleteConfirmed(values: Record<string, string | string[]>, confirmAt: string): void {
+  if (values.confirmed !== DELETE_CONFIRMED.confirmed) throw redirect(confirmAt, 303);
 }

@@ -642,7 +642,7 @@ for (const javaScript of [false, true]) {
       assert.ok(!(await page.locator("#interventions").innerText()).includes(title), "the intervention is gone");
     });
     // ---- People and places (issue 3): clients.
-    flow("clients: add a client with insurance and staff; edit it", async () => {
+    flow("clients: add a client with insurance and staff; edit it; a PA service and the client are deleted through a confirm step", async () => {
       /** The value shown beside a label on the profile (dt → dd). */
       const shownValue = (label: string) => page.locator("dt", { hasText: new RegExp(`^${label.replace(/[()]/g, "\\$&")}$`) }).locator("xpath=following-sibling::dd[1]");
       const identifier = `E2E-${javaScript ? "JS" : "NOJS"}-${Date.now().toString(36).toUpperCase()}`;
@@ -678,6 +678,46 @@ for (const javaScript of [false, true]) {
       assert.equal((await shownValue("City").innerText()).trim(), "Coral Gables");
       assert.equal((await shownValue("Primary insurer").innerText()).trim(), "Sunshine Health");
       assert.equal((await shownValue("RBT (home)").innerText()).trim(), "Jasmine Carter");
+
+      // Deletes ask first (probe 8972): a PA service's Delete and "Delete client…" open a confirm step; Cancel
+      // changes nothing, 'Yes, delete it' deletes.
+      await page.locator("summary", { hasText: "Add PA service" }).click();
+      await page.locator("#pa-new-pa_service").fill("Direct therapy");
+      await page.locator("#pa-new-cpt").fill("97153");
+      await page.locator("#pa-new-n_units").fill("40");
+      await page.locator("#pa-new-start_date").fill("2026-11-01");
+      await page.locator("#pa-new-end_date").fill("2027-04-30");
+      await page.getByRole("button", { name: "Add PA service" }).click();
+      await shown(page.getByText("PA service created."));
+      await ready(page);
+      const confirmStep = page.getByRole("alertdialog");
+      await page.getByRole("link", { name: "Delete Direct therapy 97153" }).click();
+      await shown(confirmStep.getByText("Are you sure you want to delete the PA service “Direct therapy (97153)”?"));
+      await ready(page);
+      await confirmStep.getByRole("link", { name: "Cancel" }).click();
+      await page.waitForURL((url) => url.pathname === profilePath && url.search === "");
+      await ready(page);
+      assert.equal(await confirmStep.count(), 0);
+      await page.getByRole("link", { name: "Delete Direct therapy 97153" }).click();
+      await confirmStep.getByRole("button", { name: "Yes, delete it" }).click();
+      await shown(page.getByText("PA service deleted."));
+      await ready(page);
+      assert.equal(await page.getByRole("link", { name: "Delete Direct therapy 97153" }).count(), 0);
+
+      await page.getByRole("link", { name: "Edit client" }).click();
+      await page.waitForURL((url) => /^\/patients\/list\/edit\/\d+$/.test(url.pathname));
+      await ready(page);
+      await page.getByRole("link", { name: "Delete client…" }).click();
+      await shown(confirmStep.getByText(`Are you sure you want to delete the client “Rosa ${lastName}”?`));
+      await ready(page);
+      await confirmStep.getByRole("link", { name: "Cancel" }).click();
+      await page.waitForURL((url) => /^\/patients\/list\/edit\/\d+$/.test(url.pathname) && url.search === "");
+      await ready(page);
+      await page.getByRole("link", { name: "Delete client…" }).click();
+      await confirmStep.getByRole("button", { name: "Yes, delete it" }).click();
+      await page.waitForURL((url) => url.pathname === "/patients/list" && url.searchParams.get("flash") === "Client deleted.");
+      await ready(page);
+      assert.equal((await goto(page, profilePath))?.status(), 404, "the deleted client is gone");
     });
 
     // ---- Weekly reports and chart comments (goal screen /bip/goal/:planId and its .xlsx import).
@@ -1367,6 +1407,69 @@ for (const javaScript of [false, true]) {
       await shown(page.locator(".scrub-reasons li").first());
       assert.match(await page.locator(".scrub-reasons li").first().innerText(), /\w+ \w+/, "a reason in words");
     });
+
+    if (javaScript) {
+      // ---- An in-place save whose answer is not the billing page (probe 8972): it is never sent again. The page stays
+      // with the typed row, the button comes back, and the message says it was not saved and what to do.
+      flow("billing: an in-place save answered by an error, lost offline or met by an ended session is not sent again", async () => {
+        await signIn(page, "manager@demo.test");
+        await page.waitForURL(onPath("/dashboard"));
+        // The newest note first: it is on no claim (the demo's older notes are on accepted claims, which refuse a change).
+        const base = "/billing/by-client/1";
+        await goto(page, `${base}?sort=date&dir=desc`);
+        const posts: string[] = [];
+        page.on("request", (r) => void (r.method() === "POST" && posts.push(`${r.resourceType()} ${new URL(r.url()).pathname}`)));
+        const row = page.getByRole("table", { name: "Billing by note" }).locator("tbody tr").first();
+        const md2 = row.getByRole("combobox", { name: /^Modifier 2 of / });
+        const save = row.getByRole("button", { name: /^Save / });
+        const alert = page.locator("[data-reload=billing-table] > [role=alert]");
+        // A Modifier 2 the row does not have yet, and not its Modifier 1 (which would be refused as a duplicate).
+        const md1 = await row.getByRole("combobox", { name: /^Modifier 1 of / }).inputValue();
+        const typed = (await md2.locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).find((x) => x && x !== md1 && x !== "");
+        assert.ok(typed, "a modifier to choose");
+        await md2.selectOption(typed === (await md2.inputValue()) ? "" : typed);
+        const chosen = await md2.inputValue();
+        const kept = async (what: string) => {
+          assert.equal(new URL(page.url()).pathname, base, `${what}: still on the billing page`);
+          assert.equal(await md2.inputValue(), chosen, `${what}: the typed row is kept`);
+          assert.equal(await save.isEnabled(), true, `${what}: the button is back`);
+          assert.equal((await save.textContent())?.trim(), "Save");
+          assert.equal(await page.locator("form[aria-busy=true]").count(), 0, `${what}: nothing left pending`);
+          assert.equal(await page.getByText(/Someone else/).count(), 0);
+        };
+        // 1. The server saves, but its answer is replaced by a 503 on the way back.
+        const served: number[] = [];
+        const lose = async (route: import("playwright-core").Route) => {
+          if (route.request().method() !== "POST") return route.fallback();
+          served.push((await route.fetch({ maxRedirects: 0 })).status());
+          await route.fulfill({ status: 503, contentType: "text/html", body: "<!doctype html><title>Unavailable</title><h1>Service unavailable</h1>" });
+        };
+        await page.route(`**${base}*`, lose);
+        await save.click();
+        await shown(alert.getByText("Not saved: the server answered 503. Reload the page and try again."));
+        await page.waitForTimeout(500);
+        await page.unroute(`**${base}*`, lose);
+        assert.deepEqual(served, [303], "the server got one post, and saved it");
+        assert.deepEqual(posts, [`fetch ${base}`], "one post, none sent again");
+        await kept("503");
+        // 2. Offline: the fetch fails; nothing else is sent, the page stays.
+        await context.setOffline(true);
+        await save.click();
+        await shown(alert.getByText("Not saved: the connection failed. Check your connection and Save again."));
+        await page.waitForTimeout(500);
+        await context.setOffline(false);
+        assert.equal(await alert.count(), 1, "one message, the newest");
+        assert.equal(posts.length, 2, `the offline save was tried once: ${posts.join(", ")}`);
+        await kept("offline");
+        // 3. The session ended (locked): the answer is the lock screen, and the save is not sent again.
+        lockAllSessions();
+        await save.click();
+        await shown(alert.getByText("Not saved: your session ended. Sign in again (in another tab) and Save again."));
+        await page.waitForTimeout(500);
+        assert.equal(posts.length, 3, `one post for the ended session: ${posts.join(", ")}`);
+        await kept("session ended");
+      });
+    }
 
     flow("notes: an RBT on a phone opens Notes from the menu and filters by client and type", async () => {
       // A 375 px phone (decision 025: RBTs work on phones): no screen scrolls sideways, and the menu (▤) closes

@@ -88,7 +88,7 @@ describe("deleting a PA service that live notes or scheduled sessions use", () =
   it.each(cases)("%s: the profile's delete without JavaScript", async (_label, setup, refusal) => {
     const c = await client();
     await setup(c);
-    const res = await request(`/patients/profile/${c.patientId}`, { method: "POST", body: new URLSearchParams({ intent: "pa-delete", pa_id: String(c.paId) }), cookie: w.cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const res = await request(`/patients/profile/${c.patientId}`, { method: "POST", body: new URLSearchParams({ intent: "pa-delete", pa_id: String(c.paId), confirmed: "yes" }), cookie: w.cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
     if (refusal) {
       expect(res.status).toBe(422);
       expect(await textOf(res)).toContain(refusal);

@@ -338,8 +338,27 @@ describe("client screens", () => {
     const html = await (await request(path, { cookie })).text();
     expect(html).toContain("<td>60</td>");
     const viewer = await signInCookie(await createUser({ permissions: VIEW, locations: [loc.id] }));
-    expect((await post(path, { intent: "pa-delete", pa_id: String(s!.id) }, viewer)).status).toBe(403);
-    expect((await post(path, { intent: "pa-delete", pa_id: String(s!.id) }, cookie)).status).toBe(303);
+    expect((await post(path, { intent: "pa-delete", pa_id: String(s!.id), confirmed: "yes" }, viewer)).status).toBe(403);
+    // Delete asks first (probe 8972): the row's Delete is a link to the confirm step, whose 'Yes, delete it' sends
+    // `confirmed`; a post without it is sent to that step and deletes nothing.
+    expect(html).toContain(`href="${path}?confirm=delete-pa-${s!.id}#pa-services"`);
+    expect(html).not.toContain("Yes, delete it");
+    const confirm = await (await request(`${path}?confirm=delete-pa-${s!.id}`, { cookie })).text();
+    expect(confirm).toContain("Are you sure you want to delete the PA service “Direct (97153)”?");
+    expect(confirm).toContain("This action cannot be undone.");
+    expect(confirm).toContain("Yes, delete it");
+    expect(confirm).toContain('name="confirmed" value="yes"');
+    expect(confirm).toMatch(new RegExp(`<a[^>]*href="${path}"[^>]*>Cancel</a>`));
+    const unconfirmed = await post(path, { intent: "pa-delete", pa_id: String(s!.id) }, cookie);
+    expect(unconfirmed.status).toBe(303);
+    expect(unconfirmed.headers.get("location")).toBe(`${path}?confirm=delete-pa-${s!.id}#pa-services`);
+    const [kept] = await db().select().from(paServices).where(eq(paServices.id, s!.id));
+    expect(kept!.deletedAt).toBeNull();
+    // A confirm step for a service of no row here shows no question.
+    expect(await (await request(`${path}?confirm=delete-pa-999999`, { cookie })).text()).not.toContain("Yes, delete it");
+    const deleted = await post(`${path}?confirm=delete-pa-${s!.id}`, { intent: "pa-delete", pa_id: String(s!.id), confirmed: "yes" }, cookie);
+    expect(deleted.status).toBe(303);
+    expect(withoutFlashTag(deleted.headers.get("location"))).toBe(`${path}?flash=${encodeURIComponent("PA service deleted.")}`);
     const [gone] = await db().select().from(paServices).where(eq(paServices.id, s!.id));
     expect(gone!.deletedAt).not.toBeNull();
   });

@@ -1,6 +1,6 @@
 import { count, desc, eq, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, paServices, scheduledSessions } from "~/db/schema";
+import { auditLog, paServices, patients, scheduledSessions } from "~/db/schema";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { SCHEDULE_MESSAGES } from "~/domain/schedule";
 import { addDays, dayNumber } from "~/domain/weeks";
@@ -168,9 +168,36 @@ describe("a change that makes future bookings unfit cancels them in its own batc
     for (const group of ["cp", "cq", "dp", "ep", "past"] as const) expect(await statuses(x.sessions[group])).toEqual(x.sessions[group].map(() => "scheduled"));
   });
 
+  it("the screen's delete asks first, saying how many future sessions it cancels; a post without that step deletes nothing (probe 8972)", async () => {
+    const x = await world();
+    const path = `/patients/list/edit/${x.C.id}`;
+    const edit = await (await request(path, { cookie: w.cookie })).text();
+    expect(edit).toContain(`href="${path}?confirm=delete#delete-client"`);
+    expect(edit).not.toContain("Yes, delete it");
+    const confirm = await (await request(`${path}?confirm=delete`, { cookie: w.cookie })).text();
+    expect(confirm).toContain("Are you sure you want to delete the client");
+    expect(confirm).toContain(SCHEDULE_MESSAGES.futureToCancel(3));
+    expect(confirm).toContain("This action cannot be undone.");
+    expect(confirm).toContain("Yes, delete it");
+    expect(confirm).toMatch(/<a[^>]*href="\/patients\/list\/edit\/\d+"[^>]*>Cancel<\/a>/);
+    expect(confirm).toContain('name="confirmed" value="yes"');
+    // The one-click form of a page loaded before the confirm step (or any post without it): the step, nothing deleted.
+    const unconfirmed = await form(path, { intent: "delete" }, w.cookie);
+    expect(unconfirmed.status).toBe(303);
+    expect(unconfirmed.headers.get("location")).toBe(`${path}?confirm=delete#delete-client`);
+    const [kept] = await db().select({ deletedAt: patients.deletedAt }).from(patients).where(eq(patients.id, x.C.id));
+    expect(kept!.deletedAt).toBeNull();
+    expect(await statuses(x.sessions.cp)).toEqual(["scheduled", "scheduled"]);
+    // A client with no future bookings: the step says nothing of sessions.
+    const unbooked = await client(w.home);
+    const none = await (await request(`/patients/list/edit/${unbooked.id}?confirm=delete`, { cookie: w.cookie })).text();
+    expect(none).toContain("Are you sure you want to delete the client");
+    expect(none).not.toContain("future scheduled session");
+  });
+
   it("the screen's flash says how many (client deleted, JavaScript off); the provider's slot is free again", async () => {
     const x = await world();
-    const res = await form(`/patients/list/edit/${x.C.id}`, { intent: "delete" }, w.cookie);
+    const res = await form(`/patients/list/edit/${x.C.id}?confirm=delete`, { intent: "delete", confirmed: "yes" }, w.cookie);
     expect(res.status).toBe(303);
     expect(decodeURIComponent(withoutFlashTag(res.headers.get("location"))!.replace(/\+/g, " "))).toContain("flash=Client deleted. 3 future sessions were cancelled.");
     expect(await statuses(x.sessions.cp)).toEqual(["cancelled", "cancelled"]);

@@ -91,13 +91,14 @@ function ObjectiveActions({ o, label, stoCount, answer, busy }: { o: ObjectiveJs
   );
 }
 
-/** The no-JavaScript confirm step of a delete (the spec's wording, clinical §8). */
-export function ConfirmDelete({ question, intent, fields, cancelTo, busy }: { question: string; intent: string; fields: Record<string, string | number>; cancelTo: string; busy: boolean }) {
+/** The no-JavaScript confirm step of a delete (the spec's wording, clinical §8); `detail`: what else the delete does. */
+export function ConfirmDelete({ question, detail, intent, fields, cancelTo, busy }: { question: string; detail?: string | null; intent: string; fields: Record<string, string | number>; cancelTo: string; busy: boolean }) {
   return (
     <div className="alert alert-danger" role="alertdialog" aria-labelledby="confirm-delete-question">
       <p id="confirm-delete-question">
         <strong>{question}</strong>
       </p>
+      {detail ? <p>{detail}</p> : null}
       <p>This action cannot be undone.</p>
       <Form method="post" className="inline-form">
         <input type="hidden" name="intent" value={intent} />
