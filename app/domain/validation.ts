@@ -358,8 +358,9 @@ export function groupDigits(n: number): string {
  * off and the change went through unconditionally (probe, stop 24).
  */
 /**
- * The field only a delete's confirm step ('Yes, delete it') sends: a client or PA service delete posted without it
- * (a mis-click's one-click form) deletes nothing and answers that step (probe 8972).
+ * The field only a delete's confirm step ('Yes, delete it') sends: a screen delete (client, PA service, location,
+ * insurer and its services, employee, role, intake assessment, BIP, note) posted without it (a mis-click's one-click
+ * form) deletes nothing and answers that step (probe 8972).
  */
 export const DELETE_CONFIRMED = { confirmed: "yes" } as const;
 

@@ -2,14 +2,16 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { ListSectionEditor } from "~/components/bip/list-section-editor";
 import { TableEditor } from "~/components/bip/table-editor";
 import { TabForm } from "~/components/bip/tab-form";
 import { FormMessage } from "~/components/ui/field";
 import { StaleNotice } from "~/components/ui/stale-notice";
 import { BIP_TABS, tabById, tabOf, tableFromForm, TABLE_FIELDS, typeOfAssessmentLabel, unflatten } from "~/domain/bip-document";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import { changeBipList, deleteBip, getBipDetail, getBipEditor, updateBip } from "~/models/bips.server";
-import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${tabById(data?.tab).label} · Edit plan of ${data?.bip.patient_name ?? "client"} · Baseline` }];
@@ -62,6 +64,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return formResult(await withFormVersion(values.version, (version) => updateBip(ctx, id, { needs_attention: on }, { partial: true, version, message: on ? "Marked as needing attention." : "No longer marked as needing attention." })), values, back("identity"));
     }
     case "delete":
+      // Only the confirm step's 'Yes, delete it' deletes.
+      requireDeleteConfirmed(values, `/bip/tabbed/${id}?tab=identity&confirm=delete#delete-plan`);
       return formResult(await deleteBip(ctx, id), values, () => "/bip/list");
     default: {
       const detail = await getBipDetail(ctx, id);
@@ -135,14 +139,25 @@ export default function BipEditor() {
       ))}
 
       {current.id === "identity" ? (
-        <Form method="post" className="danger-zone">
-          <h2>Delete plan</h2>
-          <input type="hidden" name="intent" value="delete" />
-          <p>Deleting this plan removes it and its goals from every list. The record and its audit trail are kept.</p>
-          <button className="btn btn-danger" type="submit">
-            Delete plan
-          </button>
-        </Form>
+        <section className="danger-zone" aria-labelledby="delete-plan">
+          <h2 id="delete-plan">Delete plan</h2>
+          {params.get("confirm") === "delete" ? (
+            <ConfirmDelete
+              question={`Are you sure you want to delete the plan of ${bip.patient_name} (${typeOfAssessmentLabel(bip.type_of_assessment)})?`}
+              intent="delete"
+              fields={DELETE_CONFIRMED}
+              cancelTo={`/bip/tabbed/${bip.id}?tab=identity`}
+              busy={false}
+            />
+          ) : (
+            <>
+              <p>Deleting this plan removes it and its goals from every list. The record and its audit trail are kept.</p>
+              <Link className="btn btn-danger" to="?tab=identity&confirm=delete#delete-plan">
+                Delete plan…
+              </Link>
+            </>
+          )}
+        </section>
       ) : null}
     </section>
   );

@@ -1,11 +1,13 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { AvatarForm } from "~/components/avatar-form";
 import { echoValues, EmployeeForm, employeeFormValues } from "~/components/employee-form";
 import { Field, FormMessage } from "~/components/ui/field";
 import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import { CHANGE_MESSAGES } from "~/domain/who-may-change";
 import {
   changeEmployeePassword,
@@ -20,7 +22,7 @@ import {
 } from "~/models/employees.server";
 import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
 import { avatarFormAction, isAvatarIntent } from "~/services/avatar-forms.server";
-import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
 import { keptSessionCookies, sessionAfterOwnChange } from "~/services/session.server";
 
@@ -52,6 +54,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const echo = echoValues(values);
   switch (values.intent) {
     case "delete": {
+      // Only the confirm step's 'Yes, delete it' deletes.
+      requireDeleteConfirmed(values, `/doctors/list/edit/${id}?confirm=delete#delete-employee`);
       const result = await deleteEmployee(ctx, id);
       if (!result.ok && result.status === 403) throw forbidden(result.message);
       return formResult(result, echo, () => "/doctors/list");
@@ -94,6 +98,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 
 export default function EditEmployee() {
   const { employee, config, self, reach, primaryHidden } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const current = (answer?.current ?? null) as EmployeeJson | null;
@@ -197,14 +202,19 @@ export default function EditEmployee() {
               </button>
             </Form>
           ) : null}
-          <Form method="post" className="danger-zone">
-            <h2>Delete employee</h2>
-            <input type="hidden" name="intent" value="delete" />
-            <p>Deleting {employee.full_name} removes them from lists and signs them out; the record is kept for the audit trail.</p>
-            <button className="btn btn-danger" type="submit" disabled={busy}>
-              Delete employee
-            </button>
-          </Form>
+          <section className="danger-zone" aria-labelledby="delete-employee">
+            <h2 id="delete-employee">Delete employee</h2>
+            {params.get("confirm") === "delete" ? (
+              <ConfirmDelete question={`Are you sure you want to delete the employee “${employee.full_name}”?`} intent="delete" fields={DELETE_CONFIRMED} cancelTo={`/doctors/list/edit/${employee.id}`} busy={busy} />
+            ) : (
+              <>
+                <p>Deleting {employee.full_name} removes them from lists and signs them out; the record is kept for the audit trail.</p>
+                <Link className="btn btn-danger" to="?confirm=delete#delete-employee">
+                  Delete employee…
+                </Link>
+              </>
+            )}
+          </section>
         </>
       )}
     </section>

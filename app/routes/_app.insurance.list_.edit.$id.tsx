@@ -1,7 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { InsurerForm, insurerFormValues, ServiceForm, serviceFormValues, twinColumns, type FormValues } from "~/components/insurance-form";
 import { FormMessage } from "~/components/ui/field";
 import {
@@ -15,11 +16,12 @@ import {
   type InsuranceServiceJson,
 } from "~/models/insurances.server";
 import { locationOptions } from "~/models/locations.server";
-import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 import { DataTable, type Column } from "~/components/ui/data-list";
 import { dollarPrice } from "~/domain/billing";
 import { serviceLocationText } from "~/domain/insurance";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.insurance.name ?? "insurance"} · Baseline` }];
 export const handle = { guard: "manage_insurances" };
@@ -42,6 +44,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     case "save":
       return formResult(await withFormVersion(values.version, (version) => updateInsurance(ctx, id, values, { partial: false, version })), values, (i) => `/insurance/view/${i.id}`);
     case "delete":
+      // Only a confirm step's 'Yes, delete it' deletes, here and for a service.
+      requireDeleteConfirmed(values, `${here}?confirm=delete#delete-insurance`);
       return formResult(await deleteInsurance(ctx, id), values, () => "/insurance/list");
     case "add-service":
       return formResult(await createInsuranceService(ctx, id, values), values, () => here);
@@ -51,6 +55,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     }
     case "delete-service": {
       const serviceId = requireId(typeof values.service_id === "string" ? values.service_id : undefined, "Service");
+      requireDeleteConfirmed(values, `${here}?confirm=delete-service-${serviceId}#services-title`);
       return formResult(await deleteInsuranceService(ctx, serviceId, id), values, () => here);
     }
     default:
@@ -82,6 +87,9 @@ export default function EditInsurance() {
   const serviceVersion = serviceCurrent ? serviceCurrent.version : serviceTyped && editing ? (formVersion(serviceTyped.version) ?? editing.version) : editing?.version;
   const insurerError = intent === "save" || intent === "delete" || !intent ? answer?.message : null;
   const serviceError = intent && intent !== "save" && intent !== "delete" ? answer?.message : null;
+  // A service row's Delete asks first: `?confirm=delete-service-<id>` shows the step above the table.
+  const confirmService = /^delete-service-(\d{1,15})$/.exec(params.get("confirm") ?? "");
+  const toDelete = confirmService ? insurance.services.find((s) => s.id === Number(confirmService[1])) : undefined;
   const serviceColumns: Column<InsuranceServiceJson>[] = [
     { header: "Code", cell: (s) => s.code },
     { header: "Provider", cell: (s) => s.provider || "All" },
@@ -100,13 +108,9 @@ export default function EditInsurance() {
           <Link to={`?service=${s.id}#service-form`} aria-label={`Edit service ${s.code}`}>
             Edit
           </Link>
-          <Form method="post" className="inline-form">
-            <input type="hidden" name="intent" value="delete-service" />
-            <input type="hidden" name="service_id" value={s.id} />
-            <button className="btn btn-link btn-danger" type="submit" disabled={busy} aria-label={`Delete service ${s.code}`}>
-              Delete
-            </button>
-          </Form>
+          <Link to={`?confirm=delete-service-${s.id}#services-title`} aria-label={`Delete service ${s.code}`}>
+            Delete
+          </Link>
         </>
       ),
     },
@@ -135,6 +139,15 @@ export default function EditInsurance() {
       <section className="card" aria-labelledby="services-title">
         <h2 id="services-title">CPT services</h2>
         <FormMessage error={serviceError} />
+        {toDelete ? (
+          <ConfirmDelete
+            question={`Are you sure you want to delete the service “${toDelete.code}”${toDelete.description ? ` (${toDelete.description})` : ""}?`}
+            intent="delete-service"
+            fields={{ service_id: toDelete.id, ...DELETE_CONFIRMED }}
+            cancelTo={`/insurance/list/edit/${insurance.id}`}
+            busy={busy}
+          />
+        ) : null}
         <DataTable rows={insurance.services} columns={serviceColumns} empty="No services yet. Add the first one below." caption="CPT services" />
         <h3 id="service-form">{editing ? `Edit service ${editing.code}` : "Add service"}</h3>
         <ServiceForm
@@ -149,15 +162,18 @@ export default function EditInsurance() {
         />
       </section>
 
-      <section className="card">
-        <Form method="post" className="danger-zone">
-          <h2>Delete insurance</h2>
-          <input type="hidden" name="intent" value="delete" />
-          <p>Deleting {insurance.name} removes it and its services from lists and price lookups.</p>
-          <button className="btn btn-danger" type="submit" disabled={busy}>
-            Delete insurance
-          </button>
-        </Form>
+      <section className="card danger-zone" aria-labelledby="delete-insurance">
+        <h2 id="delete-insurance">Delete insurance</h2>
+        {params.get("confirm") === "delete" ? (
+          <ConfirmDelete question={`Are you sure you want to delete the insurance “${insurance.name}”?`} intent="delete" fields={DELETE_CONFIRMED} cancelTo={`/insurance/list/edit/${insurance.id}`} busy={busy} />
+        ) : (
+          <>
+            <p>Deleting {insurance.name} removes it and its services from lists and price lookups.</p>
+            <Link className="btn btn-danger" to="?confirm=delete#delete-insurance">
+              Delete insurance…
+            </Link>
+          </>
+        )}
       </section>
     </>
   );

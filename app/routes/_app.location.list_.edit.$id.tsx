@@ -1,14 +1,16 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { AvatarForm } from "~/components/avatar-form";
 import { LocationForm, locationFormValues } from "~/components/location-form";
 import { FormMessage } from "~/components/ui/field";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import { removeLocationAvatar, setLocationAvatar } from "~/models/avatars.server";
 import { deleteLocation, getLocation, updateLocation, type LocationJson } from "~/models/locations.server";
 import { avatarFormAction, isAvatarIntent } from "~/services/avatar-forms.server";
-import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.location.title ?? "location"} · Baseline` }];
@@ -32,6 +34,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   }
   switch (values.intent) {
     case "delete":
+      // Only the confirm step's 'Yes, delete it' deletes.
+      requireDeleteConfirmed(values, `/location/list/edit/${id}?confirm=delete#delete-location`);
       return formResult(await deleteLocation(ctx, id), values, () => "/location/list");
     case "save":
       return formResult(await withFormVersion(values.version, (version) => updateLocation(ctx, id, values, { partial: false, version })), values, (l) => `/location/view/${l.id}`);
@@ -43,6 +47,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 
 export default function EditLocation() {
   const { location } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const current = (answer?.current ?? null) as LocationJson | null;
@@ -61,14 +66,19 @@ export default function EditLocation() {
       <FormMessage error={avatarAnswer ? null : answer?.message} />
       <LocationForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} submitLabel="Save changes" busy={busy} />
       <AvatarForm avatar={location.avatar} label={location.title} error={avatarAnswer?.errors.avatar} busy={busy} />
-      <Form method="post" className="danger-zone">
-        <h2>Delete location</h2>
-        <input type="hidden" name="intent" value="delete" />
-        <p>Deleting {location.title} removes it from lists and selects. A location that clients, employees or parents still belong to cannot be deleted: move them first.</p>
-        <button className="btn btn-danger" type="submit" disabled={busy}>
-          Delete location
-        </button>
-      </Form>
+      <section className="danger-zone" aria-labelledby="delete-location">
+        <h2 id="delete-location">Delete location</h2>
+        {params.get("confirm") === "delete" ? (
+          <ConfirmDelete question={`Are you sure you want to delete the location “${location.title}”?`} intent="delete" fields={DELETE_CONFIRMED} cancelTo={`/location/list/edit/${location.id}`} busy={busy} />
+        ) : (
+          <>
+            <p>Deleting {location.title} removes it from lists and selects. A location that clients, employees or parents still belong to cannot be deleted: move them first.</p>
+            <Link className="btn btn-danger" to="?confirm=delete#delete-location">
+              Delete location…
+            </Link>
+          </>
+        )}
+      </section>
     </section>
   );
 }

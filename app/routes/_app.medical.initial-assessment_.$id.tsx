@@ -1,14 +1,16 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { IntakeForm } from "~/components/intake/intake-form";
 import { IntakeView } from "~/components/intake/intake-view";
 import { FormMessage } from "~/components/ui/field";
 import { applyRowIntent, nestFormFields, rowIntent } from "~/domain/intake";
 import { can } from "~/domain/permissions";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import { deleteIntakeAssessment, findIntakeAssessment, getIntakeAssessmentWithBipOptions, updateIntakeAssessment, type IntakeJson } from "~/models/intake-assessments.server";
-import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Intake assessment${data ? ` of ${data.intake.patient_name}` : ""} · Baseline` }];
@@ -46,6 +48,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     case "save":
       return formResult(await withFormVersion(values.version, (version) => updateIntakeAssessment(ctx, id, values, { partial: false, version })), values, () => `/medical/initial-assessment/${id}`);
     case "delete":
+      // Only the confirm step's 'Yes, delete it' deletes.
+      requireDeleteConfirmed(values, `/medical/initial-assessment/${id}?confirm=delete#delete-intake`);
       return formResult(await deleteIntakeAssessment(ctx, id), values, () => "/medical/initial-assessment");
     default:
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
@@ -101,14 +105,25 @@ export default function IntakeAssessment() {
           ) : null}
           <IntakeView intake={intake} bipLabel={bipLabel} />
           {canManage ? (
-            <Form method="post" className="danger-zone">
-              <h2>Delete intake assessment</h2>
-              <input type="hidden" name="intent" value="delete" />
-              <p>Deleting removes the intake assessment from lists. The record and its audit trail are kept.</p>
-              <button className="btn btn-danger" type="submit" disabled={busy}>
-                Delete intake assessment
-              </button>
-            </Form>
+            <section className="danger-zone" aria-labelledby="delete-intake">
+              <h2 id="delete-intake">Delete intake assessment</h2>
+              {params.get("confirm") === "delete" ? (
+                <ConfirmDelete
+                  question={`Are you sure you want to delete the intake assessment of ${intake.patient_name}${intake.observation_date ? ` observed on ${intake.observation_date}` : ""}?`}
+                  intent="delete"
+                  fields={DELETE_CONFIRMED}
+                  cancelTo={`/medical/initial-assessment/${intake.id}`}
+                  busy={busy}
+                />
+              ) : (
+                <>
+                  <p>Deleting removes the intake assessment from lists. The record and its audit trail are kept.</p>
+                  <Link className="btn btn-danger" to="?confirm=delete#delete-intake">
+                    Delete intake assessment…
+                  </Link>
+                </>
+              )}
+            </section>
           ) : null}
         </>
       )}

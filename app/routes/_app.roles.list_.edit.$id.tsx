@@ -1,13 +1,15 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { data } from "@remix-run/cloudflare";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { RoleForm, roleFormValues } from "~/components/role-form";
 import { FormMessage } from "~/components/ui/field";
 import { permissionLabel } from "~/domain/roles";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import { grantablePermissions, mayEditRole, permissionsBeyond } from "~/domain/who-may-change";
 import { deleteRole, getRole, updateRole, type RoleJson } from "~/models/roles.server";
-import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.role.name ?? "role"} · Baseline` }];
@@ -30,6 +32,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values = formValues(await request.formData());
   switch (values.intent) {
     case "delete":
+      // Only the confirm step's 'Yes, delete it' deletes.
+      requireDeleteConfirmed(values, `/roles/list/edit/${id}?confirm=delete#delete-role`);
       return formResult(await deleteRole(ctx, id), values, () => "/roles/list");
     case "save":
       // No checkbox ticked sends no "permissions" field: that means an empty set, not "unchanged".
@@ -42,6 +46,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 
 export default function EditRole() {
   const { role, locked, offered } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const current = (answer?.current ?? null) as RoleJson | null;
@@ -90,14 +95,19 @@ export default function EditRole() {
         <RoleForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} nameLocked={role.all_access} offered={offered} submitLabel="Save changes" busy={busy} />
       )}
       {role.all_access || locked ? null : (
-        <Form method="post" className="danger-zone">
-          <h2>Delete role</h2>
-          <input type="hidden" name="intent" value="delete" />
-          <p>Deleting {role.name} removes it for good. A role that users still hold cannot be deleted.</p>
-          <button className="btn btn-danger" type="submit" disabled={busy}>
-            Delete role
-          </button>
-        </Form>
+        <section className="danger-zone" aria-labelledby="delete-role">
+          <h2 id="delete-role">Delete role</h2>
+          {params.get("confirm") === "delete" ? (
+            <ConfirmDelete question={`Are you sure you want to delete the role “${role.name}”?`} intent="delete" fields={DELETE_CONFIRMED} cancelTo={`/roles/list/edit/${role.id}`} busy={busy} />
+          ) : (
+            <>
+              <p>Deleting {role.name} removes it for good. A role that users still hold cannot be deleted.</p>
+              <Link className="btn btn-danger" to="?confirm=delete#delete-role">
+                Delete role…
+              </Link>
+            </>
+          )}
+        </section>
       )}
     </section>
   );

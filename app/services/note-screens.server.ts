@@ -21,7 +21,7 @@ import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
 import { generateNoteSummary } from "./ai-summary.server";
 import { auditClientsRead, auditWho } from "./audit.server";
 import { randomToken } from "./crypto.server";
-import { formValues, formVersion, modelContextFor, withFormVersion } from "./forms.server";
+import { formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion } from "./forms.server";
 import { endedSessionUser, forbidden, getSigned, notFound, requireId, requirePermission } from "./guard.server";
 import { draftFieldsOf, keepDraft, takeDraft, type DraftFields } from "./note-drafts.server";
 
@@ -528,6 +528,8 @@ export function viewNoteAction(type: NoteType) {
     const values = formValues(await request.formData());
     const intent = String(values.intent ?? "");
     if (intent === "delete") {
+      // Only the confirm step's 'Yes, delete it' deletes.
+      requireDeleteConfirmed(values, `${NOTE_TYPE_PATHS[type]}/view/${id}?confirm=delete#delete-note`);
       const deleted = await deleteNote(ctx, type, id);
       if (deleted.ok) return redirect(`${NOTE_TYPE_PATHS[type]}/listbyclient/${deleted.data.patient_id}`, 303);
       const r = refusal(deleted);

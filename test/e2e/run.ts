@@ -514,7 +514,7 @@ for (const javaScript of [false, true]) {
     });
 
     // ---- Intake assessment (medical/initial-assessment): rows added without JavaScript, rules shown in place.
-    flow("intake: a BCBA records an intake with a program row; a yes without its description is refused", async () => {
+    flow("intake: a BCBA records an intake with a program row; a yes without its description is refused; it is deleted through a confirm step", async () => {
       await signIn(page, "bcba@demo.test");
       await page.waitForURL(onPath("/dashboard"));
       await goto(page, "/medical/initial-assessment/create?search=BL-1001");
@@ -542,6 +542,51 @@ for (const javaScript of [false, true]) {
       await shown(page.getByText("Intake assessment created."));
       await shown(page.getByRole("cell", { name: "Speech therapy" }));
       await shown(page.getByText("Runs toward the parking lot."));
+
+      // Delete asks first (probe 8972): the link opens a confirm step; Cancel changes nothing, 'Yes, delete it' deletes.
+      const intakePath = new URL(page.url()).pathname;
+      const confirmStep = page.getByRole("alertdialog");
+      await page.getByRole("link", { name: "Delete intake assessment…" }).click();
+      await shown(confirmStep.getByText("Are you sure you want to delete the intake assessment of Liam Garcia observed on 2025-05-03?"));
+      await ready(page);
+      await confirmStep.getByRole("link", { name: "Cancel" }).click();
+      await page.waitForURL((url) => url.pathname === intakePath && url.search === "");
+      await ready(page);
+      assert.equal(await confirmStep.count(), 0);
+      await page.getByRole("link", { name: "Delete intake assessment…" }).click();
+      await confirmStep.getByRole("button", { name: "Yes, delete it" }).click();
+      await page.waitForURL((url) => url.pathname === "/medical/initial-assessment" && url.searchParams.get("flash") === "Intake assessment deleted.");
+      await ready(page);
+      assert.equal((await goto(page, intakePath))?.status(), 404, "the deleted intake assessment is gone");
+    });
+
+    flow("roles: an admin registers a role and deletes it through a confirm step", async () => {
+      const name = `Front desk ${javaScript ? "scripted" : "plain"}`;
+      await signIn(page, "admin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/roles/register");
+      await page.getByLabel("Name").fill(name);
+      await page.getByRole("button", { name: "Register role" }).click();
+      await page.waitForURL(onPath("/roles/list"));
+      await goto(page, `/roles/list?search=${encodeURIComponent(name)}`);
+      await page.getByRole("link", { name: `Edit ${name}` }).click();
+      await page.waitForURL((url) => /^\/roles\/list\/edit\/\d+$/.test(url.pathname));
+      await ready(page);
+      const editPath = new URL(page.url()).pathname;
+      // Delete asks first (probe 8972): Cancel changes nothing, 'Yes, delete it' deletes.
+      const confirmStep = page.getByRole("alertdialog");
+      await page.getByRole("link", { name: "Delete role…" }).click();
+      await shown(confirmStep.getByText(`Are you sure you want to delete the role “${name}”?`));
+      await ready(page);
+      await confirmStep.getByRole("link", { name: "Cancel" }).click();
+      await page.waitForURL((url) => url.pathname === editPath && url.search === "");
+      await ready(page);
+      assert.equal(await confirmStep.count(), 0);
+      await page.getByRole("link", { name: "Delete role…" }).click();
+      await confirmStep.getByRole("button", { name: "Yes, delete it" }).click();
+      await page.waitForURL((url) => url.pathname === "/roles/list" && url.searchParams.get("flash") === "Role deleted.");
+      await ready(page);
+      assert.equal((await goto(page, editPath))?.status(), 404, "the deleted role is gone");
     });
 
     // ---- Goals and objectives (bip/goal/add, bip/goal/:id/edit): plain forms, the LTO always last.

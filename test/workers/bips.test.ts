@@ -496,7 +496,7 @@ describe("tabbed editor (JavaScript off)", () => {
     expect((await bipRow(bip.id)).attention).toBe(true);
     expect((await post(`/bip/tabbed/${bip.id}`, { intent: "attention", needs_attention: "false", version: "2" }, cookie)).status).toBe(409);
     expect((await bipRow(bip.id)).attention).toBe(true);
-    const del = await post(`/bip/tabbed/${bip.id}`, { intent: "delete" }, cookie);
+    const del = await post(`/bip/tabbed/${bip.id}`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(withoutFlashTag(del.headers.get("Location"))).toMatch(/^\/bip\/list\?flash=/);
     expect((await bipRow(bip.id)).deletedAt).not.toBeNull();
     expect((await request(`/bip/profile/${bip.id}`, { cookie })).status).toBe(404);

@@ -183,7 +183,7 @@ describe("an insurer deleted while clients and PA services use it (probe 8963 D2
     const refused = await api(`/v2/insurances/${ins!.id}`, { method: "DELETE", token });
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as { errors: Record<string, string> }).errors).toEqual({ insurance: both });
-    const screen = await form(`/insurance/list/edit/${ins!.id}`, { intent: "delete" }, cookie);
+    const screen = await form(`/insurance/list/edit/${ins!.id}`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(screen.status).toBe(422);
     expect(await screen.text()).toContain("2 client(s) still have this insurer");
     expect((await db().select().from(insurances).where(eq(insurances.id, ins!.id)))[0]!.deletedAt).toBeNull();

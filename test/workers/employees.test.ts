@@ -320,7 +320,7 @@ describe("employee screens", () => {
     expect((await request("/doctors/list", { cookie })).status).toBe(200);
     expect((await request("/doctors/add", { cookie })).status).toBe(403);
     expect((await request(`/doctors/list/edit/${target.id}`, { cookie })).status).toBe(403);
-    expect((await post(`/doctors/list/edit/${target.id}`, { intent: "delete" }, cookie)).status).toBe(403);
+    expect((await post(`/doctors/list/edit/${target.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(403);
     expect((await request(`/doctors/profile/${target.id}`, { cookie })).status).toBe(200);
     expect((await userRow(target.id)).deletedAt).toBeNull();
   });
@@ -370,7 +370,7 @@ describe("employee screens", () => {
     const st = await post(`/doctors/list/edit/${target.id}`, { intent: "status", status: "inactive" }, cookie);
     expect(st.status).toBe(303);
     expect((await userRow(target.id)).status).toBe("inactive");
-    const del = await post(`/doctors/list/edit/${target.id}`, { intent: "delete" }, cookie);
+    const del = await post(`/doctors/list/edit/${target.id}`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(del.status).toBe(303);
     expect((await userRow(target.id)).deletedAt).not.toBeNull();
     expect(await auditCount(target.id)).toBe(3);
@@ -378,7 +378,7 @@ describe("employee screens", () => {
     const other = await employeeIn((await createLocation()).id);
     expect((await request(`/doctors/list/edit/${other.id}`, { cookie })).status).toBe(404);
     expect((await request(`/doctors/profile/${other.id}`, { cookie })).status).toBe(404);
-    expect((await post(`/doctors/list/edit/${other.id}`, { intent: "delete" }, cookie)).status).toBe(404);
+    expect((await post(`/doctors/list/edit/${other.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(404);
     expect((await userRow(other.id)).deletedAt).toBeNull();
   });
 

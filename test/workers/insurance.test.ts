@@ -76,7 +76,7 @@ describe("/api/v2/insurances and /api/insurance (v1)", () => {
     expect((await api("/insurance/store/service", { method: "POST", token, body: { insurance_id: insurer.id, code: "97153", unit_price: 1 } })).status).toBe(403);
     const cookie = await signInCookie(user);
     expect((await request(`/insurance/view/${insurer.id}`, { cookie })).status).toBe(403);
-    expect((await form(`/insurance/list/edit/${insurer.id}`, { intent: "delete" }, cookie)).status).toBe(403);
+    expect((await form(`/insurance/list/edit/${insurer.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(403);
     const [row] = await db().select().from(insurances).where(eq(insurances.id, insurer.id));
     expect(row!.deletedAt).toBeNull();
   });
@@ -279,7 +279,7 @@ describe("insurance screens", () => {
     const [afterEdit] = await db().select().from(insuranceServices).where(eq(insuranceServices.id, service!.id));
     expect(afterEdit).toMatchObject({ provider: "bcaba", type: "bcba", unitPrice: 14, version: 2 });
 
-    const deleted = await form(path, { intent: "delete-service", service_id: String(service!.id) }, cookie);
+    const deleted = await form(path, { intent: "delete-service", service_id: String(service!.id), confirmed: "yes" }, cookie);
     expect(deleted.status).toBe(303);
     const [afterDelete] = await db().select().from(insuranceServices).where(eq(insuranceServices.id, service!.id));
     expect(afterDelete!.deletedAt).not.toBeNull();
@@ -295,7 +295,7 @@ describe("insurance screens", () => {
     expect(html).toContain("Edit service 97155 HO");
     expect(html).toContain('value="update-service"');
     expect(html).toContain('value="Protocol modification"');
-    const res = await form(path, { intent: "delete" }, cookie);
+    const res = await form(path, { intent: "delete", confirmed: "yes" }, cookie);
     expect(res.status).toBe(303);
     expect(withoutFlashTag(res.headers.get("Location"))).toMatch(/^\/insurance\/list\?flash=/);
     const [row] = await db().select().from(insuranceServices).where(eq(insuranceServices.id, service.id));
@@ -308,7 +308,7 @@ describe("insurance screens", () => {
     const other = await createInsurer();
     const service = await createService(other.id);
     const cookie = await cookieFor();
-    const res = await form(`/insurance/list/edit/${mine.id}`, { intent: "delete-service", service_id: String(service.id) }, cookie);
+    const res = await form(`/insurance/list/edit/${mine.id}`, { intent: "delete-service", service_id: String(service.id), confirmed: "yes" }, cookie);
     expect(res.status).toBe(404);
     const [row] = await db().select().from(insuranceServices).where(eq(insuranceServices.id, service.id));
     expect(row!.deletedAt).toBeNull();

@@ -371,10 +371,10 @@ describe("intake screens (JavaScript off)", () => {
     expect((await auditRows(mine.id)).map((r) => r.action)).toEqual(["read"]);
     expect((await request(`/medical/initial-assessment/${theirs.id}`, { cookie: viewer })).status).toBe(404);
     expect(await auditRows(theirs.id)).toHaveLength(0);
-    expect((await post(`/medical/initial-assessment/${mine.id}`, { intent: "delete" }, viewer)).status).toBe(403);
+    expect((await post(`/medical/initial-assessment/${mine.id}`, { intent: "delete", confirmed: "yes" }, viewer)).status).toBe(403);
 
     const cookie = await signInCookie(w.bcba);
-    expect((await post(`/medical/initial-assessment/${theirs.id}`, { intent: "delete" }, cookie)).status).toBe(404);
+    expect((await post(`/medical/initial-assessment/${theirs.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(404);
     const before = await counts();
     const stale = await post(`/medical/initial-assessment/${mine.id}?edit`, { intent: "save", version: "2", patient_id: String(w.patient.id), person_responding: "Stale Person", observation_date: "2025-06-07" }, cookie);
     expect(stale.status).toBe(409);
@@ -386,7 +386,7 @@ describe("intake screens (JavaScript off)", () => {
     expect(await stored(mine.id)).toMatchObject({ personResponding: "Current Person", version: 3 });
     expect((await auditRows(mine.id)).map((r) => r.action)).not.toContain("update");
 
-    const deleted = await post(`/medical/initial-assessment/${mine.id}`, { intent: "delete" }, cookie);
+    const deleted = await post(`/medical/initial-assessment/${mine.id}`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(deleted.status).toBe(303);
     expect(withoutFlashTag(deleted.headers.get("Location"))).toMatch(/^\/medical\/initial-assessment\?flash=/);
     expect((await stored(mine.id)).deletedAt).not.toBeNull();

@@ -122,7 +122,8 @@ describe("/location/register", () => {
     const other = await createLocation();
     const rbt = await createUser({ permissions: ["view_clients"], locations: [loc.id] });
     const cookie = await manager([loc.id, other.id]);
-    const res = await form(`/location/list/edit/${loc.id}`, { intent: "delete" }, cookie);
+    // From the confirm step (probe 8972): the refusal is said there, as before.
+    const res = await form(`/location/list/edit/${loc.id}?confirm=delete`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(res.status).toBe(422);
     const html = await res.text();
     expect(html).toContain("1 employee(s) still work at this location: move them to another location first.");
@@ -130,7 +131,7 @@ describe("/location/register", () => {
     expect((await row(loc.id)).deletedAt).toBeNull();
     await db().update(userLocations).set({ locationId: other.id }).where(eq(userLocations.userId, rbt.id));
     await db().update(users).set({ locationId: other.id }).where(eq(users.id, rbt.id));
-    expect((await form(`/location/list/edit/${loc.id}`, { intent: "delete" }, cookie)).status).toBe(303);
+    expect((await form(`/location/list/edit/${loc.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(303);
     expect((await row(loc.id)).deletedAt).not.toBeNull();
   });
 
@@ -181,7 +182,7 @@ describe("/location/list/edit/:id", () => {
   it("deletes a location without clients and returns to the list with a flash", async () => {
     const loc = await createLocation({ title: "To Delete" });
     const cookie = await manager([loc.id]);
-    const res = await form(`/location/list/edit/${loc.id}`, { intent: "delete" }, cookie);
+    const res = await form(`/location/list/edit/${loc.id}`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(res.status).toBe(303);
     expect(withoutFlashTag(res.headers.get("Location"))).toBe("/location/list?flash=Location%20deleted.");
     expect((await row(loc.id)).deletedAt).not.toBeNull();
@@ -193,7 +194,7 @@ describe("/location/list/edit/:id", () => {
   it("refuses to delete a location that still has a client, with the message", async () => {
     const loc = await createLocation({ title: "Has Client" });
     await createPatient({ locationId: loc.id });
-    const res = await form(`/location/list/edit/${loc.id}`, { intent: "delete" }, await manager([loc.id]));
+    const res = await form(`/location/list/edit/${loc.id}`, { intent: "delete", confirmed: "yes" }, await manager([loc.id]));
     expect(res.status).toBe(422);
     const html = await res.text();
     expect(html).toContain("This location still has 1 client(s). Move them to another location first.");
@@ -206,7 +207,7 @@ describe("/location/list/edit/:id", () => {
     const cookie = await signInCookie(await createUser({ permissions: ["manage_locations_access"], locations: [loc.id] }));
     expect((await request(`/location/list/edit/${loc.id}`, { cookie })).status).toBe(403);
     expect((await post(`/location/list/edit/${loc.id}`, { ...valid, version: "1" }, cookie)).status).toBe(403);
-    expect((await form(`/location/list/edit/${loc.id}`, { intent: "delete" }, cookie)).status).toBe(403);
+    expect((await form(`/location/list/edit/${loc.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(403);
     expect((await row(loc.id)).deletedAt).toBeNull();
   });
 });
@@ -219,7 +220,7 @@ describe("another location's pages", () => {
     expect((await request(`/location/view/${other.id}`, { cookie })).status).toBe(404);
     expect((await request(`/location/list/edit/${other.id}`, { cookie })).status).toBe(404);
     expect((await post(`/location/list/edit/${other.id}`, { ...valid, version: "1" }, cookie)).status).toBe(404);
-    expect((await form(`/location/list/edit/${other.id}`, { intent: "delete" }, cookie)).status).toBe(404);
+    expect((await form(`/location/list/edit/${other.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(404);
     expect(await row(other.id)).toMatchObject({ title: "Not Yours", deletedAt: null, version: 1 });
     expect((await request("/location/view/abc", { cookie })).status).toBe(404);
   });

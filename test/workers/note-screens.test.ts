@@ -458,12 +458,14 @@ describe("edit, amend, view", () => {
 
   it("a manager deletes a note from its view: it leaves the client's list; others cannot", async () => {
     const id = await createViaForm(w.rbtCookie, { session_date: nextDay(), ...nextTimes() });
-    expect(await (await request(`/note-rbt/view/${id}`, { cookie: w.rbtCookie })).text()).not.toContain("Yes, delete it");
-    expect((await post(`/note-rbt/view/${id}`, { intent: "delete" }, w.rbtCookie)).status).toBe(403);
-    expect((await post(`/note-rbt/view/${id}`, { intent: "delete" }, w.outsiderCookie)).status).toBe(404);
+    expect(await (await request(`/note-rbt/view/${id}`, { cookie: w.rbtCookie })).text()).not.toContain("Delete this note");
+    expect((await post(`/note-rbt/view/${id}`, { intent: "delete", confirmed: "yes" }, w.rbtCookie)).status).toBe(403);
+    expect((await post(`/note-rbt/view/${id}`, { intent: "delete", confirmed: "yes" }, w.outsiderCookie)).status).toBe(404);
     expect((await db().select().from(notes).where(eq(notes.id, id)))[0]!.deletedAt).toBeNull();
-    expect(await (await request(`/note-rbt/view/${id}`, { cookie: w.managerCookie })).text()).toContain("Yes, delete it");
-    const res = await post(`/note-rbt/view/${id}`, { intent: "delete" }, w.managerCookie);
+    // The manager's Delete asks first: a link to the confirm step, whose 'Yes, delete it' deletes (probe 8972).
+    expect(await (await request(`/note-rbt/view/${id}`, { cookie: w.managerCookie })).text()).toContain(`href="/note-rbt/view/${id}?confirm=delete#delete-note"`);
+    expect(await (await request(`/note-rbt/view/${id}?confirm=delete`, { cookie: w.managerCookie })).text()).toContain("Yes, delete it");
+    const res = await post(`/note-rbt/view/${id}?confirm=delete`, { intent: "delete", confirmed: "yes" }, w.managerCookie);
     expect(res.status).toBe(303);
     expect(res.headers.get("Location")).toBe(`/note-rbt/listbyclient/${w.patient.id}`);
     expect((await db().select().from(notes).where(eq(notes.id, id)))[0]!.deletedAt).not.toBeNull();

@@ -291,7 +291,7 @@ describe("/roles screens", () => {
     const before = await roleCount();
     expect((await post("/roles/register", { intent: "save", name: unique(), permissions: ["manage_roles"] }, cookie)).status).toBe(403);
     expect((await post(`/roles/list/edit/${role.id}`, { intent: "save", name: "Hacked", permissions: ["manage_roles"], version: "1" }, cookie)).status).toBe(403);
-    expect((await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie)).status).toBe(403);
+    expect((await form(`/roles/list/edit/${role.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(403);
     expect(await roleCount()).toBe(before);
     expect(await row(role.id)).toMatchObject({ name: role.name, permissions: '["view_notes"]' });
   });
@@ -362,12 +362,12 @@ describe("/roles screens", () => {
     const role = await createRole(unique("Gone"), []);
     const user = await holder(role.id);
     const cookie = await managerCookie();
-    const refused = await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie);
+    const refused = await form(`/roles/list/edit/${role.id}?confirm=delete`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(refused.status).toBe(422);
     expect(await refused.text()).toContain(`1 user(s) still hold the ${role.name} role. Give them another role first.`);
     expect(await row(role.id)).not.toBeNull();
     await db().delete(userRoles).where(eq(userRoles.userId, user.id));
-    const res = await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie);
+    const res = await form(`/roles/list/edit/${role.id}`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(res.status).toBe(303);
     expect(withoutFlashTag(res.headers.get("Location"))).toBe("/roles/list?flash=Role%20deleted.");
     expect(await row(role.id)).toBeNull();
@@ -382,7 +382,7 @@ describe("/roles screens", () => {
     expect(page).toContain("Save changes");
     expect(page).not.toContain("Delete role");
     expect(page).toMatch(/<input[^>]*name="name"[^>]*readonly=""|<input[^>]*readonly=""[^>]*name="name"/i);
-    const del = await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie);
+    const del = await form(`/roles/list/edit/${role.id}`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(del.status).toBe(422);
     expect(await del.text()).toContain("The SUPERADMIN role cannot be deleted.");
     const current = (await row(role.id))!;
@@ -397,7 +397,7 @@ describe("/roles screens", () => {
     const cookie = await signInCookie(await createUser({ permissions: ["manage_roles"] }));
     const save = await post(`/roles/list/edit/${role.id}`, { intent: "save", name: role.name, permissions: ["manage_claims", "view_clients", "manage_notes"], version: "1" }, cookie);
     expect(save.status).toBe(403);
-    const del = await form(`/roles/list/edit/${role.id}`, { intent: "delete" }, cookie);
+    const del = await form(`/roles/list/edit/${role.id}`, { intent: "delete", confirmed: "yes" }, cookie);
     expect(del.status).toBe(403);
     expect(await del.text()).toContain("You cannot change a role that holds permissions you do not hold.");
     expect(await row(role.id)).not.toBeNull();

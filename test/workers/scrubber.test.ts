@@ -612,7 +612,7 @@ describe("a billed note keeps what it billed on the notes' own writers; its narr
     const res = await api(`/v2/notes-rbt/${l.ids.rbt}`, { method: "DELETE", token: l.token });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({ form: NOTE_MESSAGES.billed });
-    const view = await form(`/note-rbt/view/${l.ids.rbt}`, { intent: "delete" }, l.cookie);
+    const view = await form(`/note-rbt/view/${l.ids.rbt}`, { intent: "delete", confirmed: "yes" }, l.cookie);
     expect(view.status).toBe(422);
     expect(await view.text()).toContain(NOTE_MESSAGES.billed);
     expect(await row(l.ids.rbt)).toEqual(before);

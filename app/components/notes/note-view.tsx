@@ -1,8 +1,10 @@
-import { Form } from "@remix-run/react";
+import { Form, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { modifierChoicesFor } from "~/domain/insurance";
 import { NOTE_STATUSES, noteSpecFields, noteStaffName, type NoteContext, type NoteJson } from "~/domain/notes";
 import { zonedDate } from "~/domain/time";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import { useNonce } from "../nonce";
 import type { NoteVersionField } from "./note-history";
 import { ASSET_URLS } from "~/assets";
@@ -179,6 +181,8 @@ function Signature({ label, name, signedOn, image }: { label: string; name: stri
 export function NoteView({ note, context, history, canManage, canEdit, flash, error, clearDrafts, countersign }: NoteViewProps) {
   const nonce = useNonce();
   const base = NOTE_TYPE_PATHS[note.type];
+  const [params] = useSearchParams();
+  const client = `${context.patient.first_name} ${context.patient.last_name}`;
   const times = [
     note.time_in || note.time_out ? `${text(note.time_in)}–${text(note.time_out)}` : null,
     note.time_in2 || note.time_out2 ? `${text(note.time_in2)}–${text(note.time_out2)}` : null,
@@ -198,7 +202,7 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
       ) : null}
       <div className="page-head">
         <h1>
-          {`${NOTE_TYPE_LABELS[note.type]} · ${context.patient.first_name} ${context.patient.last_name} `}
+          {`${NOTE_TYPE_LABELS[note.type]} · ${client} `}
           <span className={`status status-${note.status}`}>{note.status === "ok" ? "OK" : "Pending"}</span>
         </h1>
         <span className="head-links">
@@ -322,16 +326,21 @@ export function NoteView({ note, context, history, canManage, canEdit, flash, er
               </p>
             ) : null}
           </Form>
-          <details>
-            <summary>Delete this note</summary>
-            <Form method="post" aria-label="Delete this note">
-              <input type="hidden" name="intent" value="delete" />
-              <p>The note leaves every list and its {note.total_units} units go back to its PA service. This action cannot be undone.</p>
-              <button className="btn btn-danger" type="submit" data-pending="Deleting…">
-                Yes, delete it
-              </button>
-            </Form>
-          </details>
+          <h3 id="delete-note">Delete this note</h3>
+          {params.get("confirm") === "delete" ? (
+            <ConfirmDelete
+              question={`Are you sure you want to delete the ${NOTE_TYPE_LABELS[note.type]} of ${client} on ${note.session_date}?`}
+              detail={`The note leaves every list and its ${note.total_units} units go back to its PA service.`}
+              intent="delete"
+              fields={DELETE_CONFIRMED}
+              cancelTo={`${base}/view/${note.id}`}
+              busy={false}
+            />
+          ) : (
+            <Link className="btn btn-danger" to="?confirm=delete#delete-note">
+              Delete this note…
+            </Link>
+          )}
         </section>
       ) : null}
 
