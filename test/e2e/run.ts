@@ -1644,7 +1644,9 @@ for (const javaScript of [false, true]) {
       await ready(page);
       await shown(page.getByText("Client must be a record id.").first());
       assert.equal(await page.getByLabel("Client ID", { exact: true }).inputValue(), "", "a number field cannot show x1");
-      await shown(page.getByText("No data to display."));
+      // Nothing is read with a refused filter: the table's place says so (probe 8971 §3), never "No data to display.".
+      await shown(page.getByText("Nothing is listed until the filters marked above are corrected."));
+      assert.equal(await page.getByText("No data to display.").count(), 0);
       // The hours report's chart: the server SVG without JavaScript, redrawn with uPlot with it (decision 038).
       await goto(page, "/reports/hours");
       const chart = page.locator("figure[data-bar-chart]");
