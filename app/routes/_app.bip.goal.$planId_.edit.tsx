@@ -9,10 +9,10 @@ import { FormActions, SelectField } from "~/components/ui/form-controls";
 import { StaleNotice } from "~/components/ui/stale-notice";
 import { objectiveLabels } from "~/domain/objectives";
 import { PLAN_CATEGORY_LABELS, PLAN_STATUS_LABELS, PLAN_STATUSES, type PlanCategory } from "~/domain/plans";
-import { pathId } from "~/domain/validation";
+import { DELETE_CONFIRMED, pathId } from "~/domain/validation";
 import { createObjective, deleteObjective, stepPlanObjective, updateObjective, type ObjectiveJson } from "~/models/objectives.server";
 import { deletePlan, getPlan, updatePlan, updatePlanStatus, type PlanJson } from "~/models/plans.server";
-import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /**
@@ -43,12 +43,15 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     case "status":
       return formResult(await updatePlanStatus(ctx, planId, values), values, () => back);
     case "delete-plan":
+      // Only from the confirm step (its form sends DELETE_CONFIRMED); otherwise that step.
+      requireDeleteConfirmed(values, `${back}?confirm=delete`);
       return formResult(await deletePlan(ctx, planId), values, (r) => `/bip/profile/${r.bip_id}`);
     case "add-objective":
       return formResult(await createObjective(ctx, { ...values, plan_id: planId }), values, () => back);
     case "save-objective":
       return formResult(await withFormVersion(values.version, (version) => updateObjective(ctx, objectiveId, values, { partial: false, version, planId })), values, () => back);
     case "delete-objective":
+      requireDeleteConfirmed(values, `${back}?delete-objective=${objectiveId}`);
       return formResult(await deleteObjective(ctx, objectiveId, { planId }), values, () => back);
     case "move-objective":
       return formResult(await stepPlanObjective(ctx, planId, objectiveId, values.direction === "up" ? "up" : "down"), values, () => back);
@@ -142,7 +145,7 @@ export default function EditGoal() {
           <ConfirmDelete
             question={`Are you sure you want to delete ${objectiveLabels(plan.objectives).get(confirmObjective.id)!.label}${confirmObjective.name ? ` (${confirmObjective.name})` : ""}?`}
             intent="delete-objective"
-            fields={{ objective_id: confirmObjective.id }}
+            fields={{ objective_id: confirmObjective.id, ...DELETE_CONFIRMED }}
             cancelTo={here}
             busy={busy}
           />
@@ -166,7 +169,7 @@ export default function EditGoal() {
       <section className="danger-zone" aria-labelledby="delete-goal">
         <h2 id="delete-goal">Delete goal</h2>
         {confirmPlan ? (
-          <ConfirmDelete question={`Are you sure you want to delete the goal “${plan.name}”?`} intent="delete-plan" fields={{}} cancelTo={here} busy={busy} />
+          <ConfirmDelete question={`Are you sure you want to delete the goal “${plan.name}”?`} intent="delete-plan" fields={DELETE_CONFIRMED} cancelTo={here} busy={busy} />
         ) : (
           <>
             <p>Deleting the goal removes it and its objectives from the BIP and its charts. The record and its audit trail are kept.</p>

@@ -7,7 +7,8 @@ import { RateRecordForm, rateRecordFormValues, rateRecordInput } from "~/compone
 import { FormMessage } from "~/components/ui/field";
 import { locationOptions } from "~/models/locations.server";
 import { deleteRateRecord, getRateRecord, updateRateRecord, type RateRecordJson } from "~/models/rate-records.server";
-import { formResult, formValues, formVersion, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /** Edit a rate/pay record (versioned: a stale save shows the current values) and delete it after a confirm step. */
@@ -32,6 +33,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     case "save":
       return formResult(await withFormVersion(values.version, (version) => updateRateRecord(ctx, id, rateRecordInput(values), { partial: false, version })), values, (r) => `/insurance/rates/edit/${r.id}`);
     case "delete":
+      // Only from the confirm step (its form sends DELETE_CONFIRMED); otherwise that step.
+      requireDeleteConfirmed(values, `/insurance/rates/edit/${id}?confirm=delete`);
       return formResult(await deleteRateRecord(ctx, id), values, () => "/insurance/rates");
     default:
       if (!(await getRateRecord(ctx, id))) throw notFound("Rate record not found.");
@@ -72,7 +75,7 @@ export default function EditRateRecord() {
       <section className="card danger-zone" aria-labelledby="delete-rate-record">
         <h2 id="delete-rate-record">Delete rate record</h2>
         {params.get("confirm") === "delete" ? (
-          <ConfirmDelete question={`Are you sure you want to delete the rate record “${record.name}”?`} intent="delete" fields={{}} cancelTo={here} busy={busy} />
+          <ConfirmDelete question={`Are you sure you want to delete the rate record “${record.name}”?`} intent="delete" fields={DELETE_CONFIRMED} cancelTo={here} busy={busy} />
         ) : (
           <>
             <p>Deleting {record.name} removes it from the rate records list.</p>

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { bips, insuranceServices, insurances, intakeAssessments, locations, notes, roles, users } from "~/db/schema";
+import { bips, insuranceServices, insurances, intakeAssessments, locations, notes, objectives, plans, rateRecords, roles, users } from "~/db/schema";
 import { createLocation, createUser, db, form, oneRecordOfEach, request, signInCookie } from "./helpers";
 
 /**
@@ -83,6 +83,28 @@ const cases: Record<string, Case> = {
     question: (r) => `Are you sure you want to delete the RBT note of ${r.patient.firstName} ${r.patient.lastName} on ${r.note.sessionDate}?`,
     fields: () => ({ intent: "delete" }),
     gone: (r) => deletedAt(db().select({ deletedAt: notes.deletedAt }).from(notes).where(eq(notes.id, r.note.id))),
+  },
+  // These three had their confirm step already; since stop 34 their POST requires it too.
+  "rate record": {
+    page: (r) => `/insurance/rates/edit/${r.rate.id}`,
+    step: (r) => `/insurance/rates/edit/${r.rate.id}?confirm=delete`,
+    question: () => "Are you sure you want to delete the rate record “Standard”?",
+    fields: () => ({ intent: "delete" }),
+    gone: (r) => deletedAt(db().select({ deletedAt: rateRecords.deletedAt }).from(rateRecords).where(eq(rateRecords.id, r.rate.id))),
+  },
+  goal: {
+    page: (r) => `/bip/goal/${r.plan.id}/edit`,
+    step: (r) => `/bip/goal/${r.plan.id}/edit?confirm=delete`,
+    question: (r) => `Are you sure you want to delete the goal “${r.plan.name}”?`,
+    fields: () => ({ intent: "delete-plan" }),
+    gone: (r) => deletedAt(db().select({ deletedAt: plans.deletedAt }).from(plans).where(eq(plans.id, r.plan.id))),
+  },
+  objective: {
+    page: (r) => `/bip/goal/${r.plan.id}/edit`,
+    step: (r) => `/bip/goal/${r.plan.id}/edit?delete-objective=${r.objective.id}`,
+    question: () => "Are you sure you want to delete",
+    fields: (r) => ({ intent: "delete-objective", objective_id: String(r.objective.id) }),
+    gone: (r) => deletedAt(db().select({ deletedAt: objectives.deletedAt }).from(objectives).where(eq(objectives.id, r.objective.id))),
   },
 };
 

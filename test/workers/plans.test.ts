@@ -575,7 +575,7 @@ describe("goal screens", () => {
     expect((await auditActions("plan", plan.id)).map((r) => r.action)).toEqual(["read"]);
     expect((await request(`/bip/goal/${other.id}/edit`, { cookie })).status).toBe(404);
     expect((await request(`/bip/goal/${plan.id}/edit`, { cookie: await signInCookie(w.viewer) })).status).toBe(403);
-    expect((await post(`/bip/goal/${plan.id}/edit`, { intent: "delete-objective", objective_id: String(lto.id) }, await signInCookie(w.viewer))).status).toBe(403);
+    expect((await post(`/bip/goal/${plan.id}/edit`, { intent: "delete-objective", objective_id: String(lto.id), confirmed: "yes" }, await signInCookie(w.viewer))).status).toBe(403);
     expect((await post(`/bip/goal/${other.id}/edit`, { intent: "save-plan", name: "X", category: "maladaptive", version: "1" }, cookie)).status).toBe(404);
   });
 
@@ -646,14 +646,14 @@ describe("goal screens", () => {
     expect(await badDates.text()).toContain("The end date must be after the start date.");
 
     // An objective of another plan is not found through this goal's screen.
-    expect((await post(path, { intent: "delete-objective", objective_id: String(otherPlan.s1.id) }, cookie)).status).toBe(404);
+    expect((await post(path, { intent: "delete-objective", objective_id: String(otherPlan.s1.id), confirmed: "yes" }, cookie)).status).toBe(404);
     expect((await post(path, { intent: "save-objective", objective_id: String(otherPlan.s1.id), version: "1", name: "Hijack" }, cookie)).status).toBe(404);
 
     const confirm = await (await request(`${path}?delete-objective=${s1.id}`, { cookie })).text();
     expect(confirm).toContain("Are you sure you want to delete STO2");
     expect(confirm).toContain("This action cannot be undone.");
     expect(confirm).toContain("Yes, delete it");
-    expect((await post(path, { intent: "delete-objective", objective_id: String(s1.id) }, cookie)).status).toBe(303);
+    expect((await post(path, { intent: "delete-objective", objective_id: String(s1.id), confirmed: "yes" }, cookie)).status).toBe(303);
     expect(await order(plan.id)).toBe(`S${s2.id} S${top!.id} S${s3.id} L${lto.id}`);
     expect(await order(otherPlan.plan.id)).toBe(`S${otherPlan.s1.id} S${otherPlan.s2.id} S${otherPlan.s3.id} L${otherPlan.lto.id}`);
   });
@@ -667,7 +667,7 @@ describe("goal screens", () => {
     const confirm = await (await request(`/bip/goal/${b.id}/edit?confirm=delete`, { cookie })).text();
     expect(confirm).toContain("Are you sure you want to delete the goal");
     expect(confirm).toContain("Yes, delete it");
-    const res = await post(`/bip/goal/${b.id}/edit`, { intent: "delete-plan" }, cookie);
+    const res = await post(`/bip/goal/${b.id}/edit`, { intent: "delete-plan", confirmed: "yes" }, cookie);
     expect(res.status).toBe(303);
     expect(withoutFlashTag(res.headers.get("Location"))).toBe(`/bip/profile/${w.bip.id}?flash=${encodeURIComponent("Goal deleted.")}`);
     expect(await planOrder(w.bip.id, "maladaptive")).toEqual([a.id, c.id]);

@@ -163,12 +163,12 @@ describe("rate record screens", () => {
     const denied = await screenUser([mine.id], ["view_clients"]);
     for (const path of ["/insurance/rates", "/insurance/rates/register", `/insurance/rates/edit/${theirs!.id}`]) expect((await request(path, { cookie: denied })).status, path).toBe(403);
     expect((await form("/insurance/rates/register", fields(mine.id), denied)).status).toBe(403);
-    expect((await form(`/insurance/rates/edit/${theirs!.id}`, { intent: "delete" }, denied)).status).toBe(403);
+    expect((await form(`/insurance/rates/edit/${theirs!.id}`, { intent: "delete", confirmed: "yes" }, denied)).status).toBe(403);
 
     const cookie = await screenUser([mine.id]);
     expect((await request(`/insurance/rates/edit/${theirs!.id}`, { cookie })).status).toBe(404);
     expect((await form(`/insurance/rates/edit/${theirs!.id}`, { ...fields(mine.id), version: "1" }, cookie)).status).toBe(404);
-    expect((await form(`/insurance/rates/edit/${theirs!.id}`, { intent: "delete" }, cookie)).status).toBe(404);
+    expect((await form(`/insurance/rates/edit/${theirs!.id}`, { intent: "delete", confirmed: "yes" }, cookie)).status).toBe(404);
     expect((await form(`/insurance/rates/edit/${theirs!.id}`, { intent: "other" }, cookie)).status).toBe(404);
     expect(await stored(theirs!.id)).toMatchObject({ name: "Theirs", version: 1, deletedAt: null });
   });
@@ -237,7 +237,7 @@ describe("rate record screens", () => {
     const confirm = await (await request(`${path}?confirm=delete`, { cookie })).text();
     expect(confirm).toContain("Are you sure you want to delete the rate record");
     expect(confirm).toContain('name="intent" value="delete"');
-    const deleted = await form(path, { intent: "delete" }, cookie);
+    const deleted = await form(path, { intent: "delete", confirmed: "yes" }, cookie);
     expect(deleted.status).toBe(303);
     expect(withoutFlashTag(deleted.headers.get("Location"))).toMatch(/^\/insurance\/rates\?flash=/);
     expect((await stored(rec!.id)).deletedAt).not.toBeNull();
