@@ -1,4 +1,4 @@
-import { centsOf, notePayer, priceNote, pricingProvider, unitPriceText, type NotePrice, type PriceService } from "./billing";
+import { centsOf, claimedPrice, notePayer, priceNote, pricingProvider, unitPriceText, type ClaimedLine, type NotePrice, type PriceService } from "./billing";
 import { claimParties, profileDiagnoses, type PartyRows } from "./claim-parties";
 import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
 import { modifierRefusal, providerType, serviceCode, splitModifiers } from "./insurance";
@@ -105,6 +105,11 @@ export interface ScrubNoteFacts {
   pairs: readonly Interval[];
   /** Its location's UTC offset at the session (notes.utc_offset; null: written before offsets were kept). */
   utcOffset?: number | null;
+  /**
+   * The line of the generated, sent or accepted claim that bills the note (claimedLineOf), null when none: such a
+   * note is judged at the line's price, as the billing rows show it (claimedPrice, decision 030).
+   */
+  claimedLine?: ClaimedLine | null;
 }
 
 export interface ScrubClientFacts {
@@ -352,6 +357,8 @@ interface Derived {
   chargesCents: number;
   multiplier: number;
   xp: boolean;
+  /** A generated, sent or accepted claim bills the note: its price is the claim line's (ScrubNoteFacts.claimedLine). */
+  claimed: boolean;
   /** The claim parties' reasons (partyReasons), each listed by its code's rule. */
   parties: ScrubReason[];
   /** The note's service line's reasons (lineReasons), each listed by its code's rule. */
@@ -474,7 +481,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
   {
     code: "no_price",
     rule: (f, d) => {
-      if (d.payer === null || !f.insurer || d.service) return null;
+      if (d.payer === null || !f.insurer || d.service || d.claimed) return null;
       const cpt = f.note.cptCode.trim().toUpperCase() || "(none)";
       return { code: "no_price", message: `${f.insurer.name} has no price for CPT ${cpt} for ${(CREDENTIAL_LABEL[d.provider] ?? d.provider).toUpperCase()} providers.` };
     },
@@ -495,7 +502,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
     // with its actual cause. XP is $0 by design; no units is no_units.
     code: "zero_charge",
     rule: (f, d) => {
-      if (f.note.units <= 0 || d.xp || d.chargesCents > 0 || (!d.service && !(f.note.unitPriceCents && f.note.unitPriceCents > 0))) return null;
+      if (f.note.units <= 0 || d.xp || d.chargesCents > 0 || d.claimed || (!d.service && !(f.note.unitPriceCents && f.note.unitPriceCents > 0))) return null;
       const cpt = f.note.cptCode.trim().toUpperCase() || "(none)";
       const units = `${f.note.units} unit${f.note.units === 1 ? "" : "s"}`;
       const payer = f.insurer?.name ?? "the payer";
@@ -528,7 +535,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
 export function scrubNote(f: ScrubFacts, memo?: PartyMemo): ScrubReason[] {
   const provider = pricingProvider(f.note.type, f.provider?.credential ?? null);
   const payer = notePayer(f.pa?.insuranceId ?? null, f.client.insurerId);
-  const price = priceNote(f.services, {
+  const today = priceNote(f.services, {
     type: f.note.type,
     cptCode: f.note.cptCode,
     units: f.note.units,
@@ -538,7 +545,23 @@ export function scrubNote(f: ScrubFacts, memo?: PartyMemo): ScrubReason[] {
     providerCredential: f.provider?.credential ?? null,
     unitPriceCents: f.note.unitPriceCents,
   });
-  const derived: Derived = { provider, payer, service: price.service, unitPriceCents: price.unitPriceCents, chargesCents: price.chargesCents, multiplier: price.multiplier, xp: price.modifiers.includes("XP"), parties: partyReasons(f, memo), line: lineReasons(f, price), otherModifier: otherModifierPrice(f, price) };
+  // A claimed note's price is its claim line's: the payer's price rules (no price, a $0 charge, a price for
+  // another modifier) judge what a claim would carry, and this one's is carried already (stop 35).
+  const claimed = f.note.claimedLine ?? null;
+  const price = claimedPrice(today, f.note.units, claimed);
+  const derived: Derived = {
+    provider,
+    payer,
+    service: price.service,
+    unitPriceCents: price.unitPriceCents,
+    chargesCents: price.chargesCents,
+    multiplier: price.multiplier,
+    xp: price.modifiers.includes("XP"),
+    claimed: claimed !== null,
+    parties: partyReasons(f, memo),
+    line: lineReasons(f, price),
+    otherModifier: claimed ? null : otherModifierPrice(f, price),
+  };
   const reasons: ScrubReason[] = [];
   for (const { rule } of SCRUB_RULES) {
     const r = rule(f, derived);

@@ -5,6 +5,7 @@ import * as v from "valibot";
 import { insurances, locations, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import type { PriceService } from "~/domain/billing";
 import { PARTY_DETAIL_KEYS } from "~/domain/claim-parties";
+import { claimedLine, claimedLineOf } from "./claimed-notes.server";
 import { canSeeLocation } from "~/domain/permissions";
 import { codeList, SCRUB_MAX_DAYS, scrubNote, type ScrubFacts, type ScrubNoteFacts, type ScrubOtherNote, type ScrubReason, type PartyMemo } from "~/domain/scrubber";
 import { ZONE_SPREAD_MINUTES, type Interval } from "~/domain/note-rules";
@@ -144,6 +145,8 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         startAt: notes.startAt,
         utcOffset: notes.utcOffset,
       },
+      // The line of the generated, sent or accepted claim that bills the note: its price is the line's (decision 030).
+      claimedLine: claimedLineOf(notes.id).as("claimed_line"),
       clientName: sql<string>`trim(${patients.firstName} || ' ' || ${patients.lastName})`.as("client_name"),
       clientInsurerId: named(patients.insurerId, "client_insurer_id"),
       clientDiagnosis: sql<string | null>`json_extract(${patients.details}, '$.diagnosis_code')`.as("client_diagnosis"),
@@ -310,6 +313,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
         unitPriceCents: n.unitPriceCents,
         pairs: pairsOf(n),
         utcOffset: n.utcOffset,
+        claimedLine: claimedLine(r.claimedLine),
       },
       client: { insurerId: r.clientInsurerId, diagnosisCode: r.clientDiagnosis == null ? "" : String(r.clientDiagnosis), posCovered: codeList(parseJson(r.clientPos) ?? r.clientPos) },
       insurer: r.insurer?.id != null ? { id: r.insurer.id, name: r.insurer.name, posAllowedToCg: codeList(r.insurer.cg), posAllowedToTt: codeList(r.insurer.tt), extraPosForBcba: codeList(r.insurer.bcba) } : null,

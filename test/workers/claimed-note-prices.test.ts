@@ -99,6 +99,22 @@ describe("a claimed note keeps its claim line's price (probe 8974 §2)", () => {
     expect(shown.data).toMatchObject({ unit_price_cents: 2133, multiplier: 1.15, charges_cents: 26982 });
   });
 
+  it("the scrubber judges a claimed note at its claim line's price: a price deleted or set to $0 since is no reason (stop 35)", async () => {
+    const c = await clinic();
+    await db().update(claims).set({ status: "sent" }).where(eq(claims.id, c.claimId));
+    const reasonsOf = async () =>
+      ((await (await api(`/client_report/byprofile/${c.patient.id}?date_start=2026-11-23&date_end=2026-11-23`, { token: c.token })).json()) as { noteRbts: { reasons: string[] }[] }).noteRbts.map((r) => r.reasons);
+    expect(await reasonsOf()).toEqual([[], []]);
+    await db().update(insuranceServices).set({ unitPrice: 0 }).where(eq(insuranceServices.id, c.hm.id));
+    expect(await reasonsOf()).toEqual([[], []]);
+    const gone = await api(`/insurance/destroy/service/${c.hm.id}`, { method: "DELETE", token: c.token });
+    expect(gone.status, await gone.clone().text()).toBe(200);
+    expect(await reasonsOf()).toEqual([[], []]);
+    // Once the claim is rejected the notes are free, and today's payer has no price for them.
+    await db().update(claims).set({ status: "rejected" }).where(eq(claims.id, c.claimId));
+    expect((await reasonsOf()).map((r) => r.some((m) => m.includes("has no price for CPT 97153")))).toEqual([true, true]);
+  });
+
   it("a line built before stop 28 (no multiplier): each note takes its units' share of the line's charge", async () => {
     const c = await clinic();
     const [link] = await db().select().from(claimLineNotes).where(inArray(claimLineNotes.noteId, [c.morning.id]));
