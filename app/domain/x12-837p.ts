@@ -229,12 +229,16 @@ export function paNumberIssues(value: string, label: string, field: string, agai
   return out;
 }
 
-function requireText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[], where: string, again?: string): boolean {
+/**
+ * A party's text the claim needs. Its advice says where to edit it, not to build again: generation reads the parties
+ * again (decision 032), so a corrected value goes out without a new build (stop 35).
+ */
+function requireText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[], where: string): boolean {
   if (!t(value)) {
     out.push({ field, message: `${label} is missing. Add it ${where}.` });
     return false;
   }
-  return checkText(label, field, value, max, out, again);
+  return checkText(label, field, value, max, out, ` ${where}`);
 }
 
 /** A ZIP code of 5 or 9 digits (ZIP+4, with or without its dash). */
@@ -248,10 +252,10 @@ const ZIP_PLUS_4 = /^\d{5}-?\d{4}$/;
  * goes out without a new build (probe 8974 §5).
  */
 function checkAddress(who: string, field: string, a: X12Address, out: ClaimIssue[], where: string, zip = { rule: ZIP, message: `${who} ZIP code must be 5 or 9 digits. Set it ${where}.` }) {
-  if (requireText(`${who} address`, `${field}.address`, a.address, null, out, where, ` ${where}`) && !addressLines(a.address)) {
+  if (requireText(`${who} address`, `${field}.address`, a.address, null, out, where) && !addressLines(a.address)) {
     out.push({ field: `${field}.address`, message: `${who} address is longer than the two lines of ${ELEMENT_MAX.addressLine} characters a claim can carry. Shorten it ${where}.` });
   }
-  requireText(`${who} city`, `${field}.city`, a.city, ELEMENT_MAX.city, out, where, ` ${where}`);
+  requireText(`${who} city`, `${field}.city`, a.city, ELEMENT_MAX.city, out, where);
   if (!a.state || !/^[A-Za-z]{2}$/.test(a.state.trim())) out.push({ field: `${field}.state`, message: `${who} state must be a 2-letter code (for example FL). Set it ${where}.` });
   if (!a.zip || !zip.rule.test(a.zip.trim())) out.push({ field: `${field}.zip`, message: zip.message });
 }
@@ -321,12 +325,12 @@ export function subscriberIssues(s: ClaimData["subscriber"], patient: ClaimData[
   const out: ClaimIssue[] = [];
   const client = "on the client's insurance details";
   requireText("Member id (primary insurance identifier)", "subscriber.member_id", s.memberId, ELEMENT_MAX.id, out, client);
-  checkText("Insured policy group", "subscriber.group", s.groupNumber, ELEMENT_MAX.reference, out);
+  checkText("Insured policy group", "subscriber.group", s.groupNumber, ELEMENT_MAX.reference, out, ` ${client}`);
   // The subscriber's name is the client's own (self) or the parent's name field of the client's profile (probe 8925 §6).
   const subscriberName = s.selfSubscriber ? "on the client's profile" : "as the parent's name on the client's profile";
   requireText("Subscriber first name", "subscriber.first_name", s.firstName, ELEMENT_MAX.firstName, out, subscriberName);
   requireText("Subscriber last name", "subscriber.last_name", s.lastName, ELEMENT_MAX.lastName, out, subscriberName);
-  if (s.unclear) out.push({ field: "subscriber.last_name", message: `The parent's name "${s.unclear}" has more than two words, so its first and last names cannot be told apart. On the client's profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann") and build again.` });
+  if (s.unclear) out.push({ field: "subscriber.last_name", message: `The parent's name "${s.unclear}" has more than two words, so its first and last names cannot be told apart. On the client's profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann").` });
   if (!isDate(s.birthDate)) out.push({ field: "subscriber.birth_date", message: `The subscriber's birth date is missing. Add it ${s.selfSubscriber ? "on the client's profile" : "as the parent's birth date on the client's profile"}.` });
   checkAddress("Subscriber", "subscriber", s, out, s.selfSubscriber ? "on the client's profile" : "as the parent's address on the client's profile");
   if (patient) {
@@ -353,7 +357,7 @@ export function payerIssues(payer: ClaimData["payer"]): ClaimIssue[] {
 export function renderingProviderIssues(rp: ClaimData["renderingProvider"]): ClaimIssue[] {
   const out: ClaimIssue[] = [];
   requireText("Rendering provider last name", "rendering.last_name", rp.lastName, ELEMENT_MAX.lastName, out, "on the employee's profile");
-  checkText("Rendering provider first name", "rendering.first_name", rp.firstName, ELEMENT_MAX.firstName, out);
+  checkText("Rendering provider first name", "rendering.first_name", rp.firstName, ELEMENT_MAX.firstName, out, " on the employee's profile");
   if (!rp.npi) out.push({ field: "rendering.npi", message: `${rp.firstName} ${rp.lastName}`.trim() + " has no NPI. Add the rendering provider's NPI on the employee's profile." });
   else if (!isValidNpi(rp.npi)) out.push({ field: "rendering.npi", message: `The rendering provider's NPI ${rp.npi} is not a valid NPI. Correct it on the employee's profile.` });
   return out;

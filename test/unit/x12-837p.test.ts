@@ -106,7 +106,7 @@ describe("837P validation: what a person must fix", () => {
     ["bad diagnosis", { diagnosisCodes: ["84"] }, "diagnosis", /not an ICD-10/],
     ["rendering NPI missing", (c) => ({ ...c, renderingProvider: { ...c.renderingProvider, npi: null } }), "rendering.npi", /Rita Baker has no NPI/],
     ["no payer id", { payer: { name: "X", payerId: null } }, "payer.payer_id", /payer id/],
-    ["separator in a name", (c) => ({ ...c, subscriber: { ...c.subscriber, lastName: "Lo*pez" } }), "subscriber.last_name", /^Subscriber last name contains '\*', which a claim cannot carry \(\* ~ : \^ separate the file's parts\)\. Edit it and build again\.$/],
+    ["separator in a name", (c) => ({ ...c, subscriber: { ...c.subscriber, lastName: "Lo*pez" } }), "subscriber.last_name", /^Subscriber last name contains '\*', which a claim cannot carry \(\* ~ : \^ separate the file's parts\)\. Edit it on the client's profile\.$/],
     ["zero charge", (c) => ({ ...c, lines: [{ ...c.lines[0]!, chargeCents: 0 }] }), "lines.0.charge", /\$0/],
     ["no units", (c) => ({ ...c, lines: [{ ...c.lines[0]!, units: 0, chargeCents: 0 }] }), "lines.0.units", /^Line 1 \(97153 on [\d-]+\): no units to bill\.$/],
     ["five modifiers", (c) => ({ ...c, lines: [{ ...c.lines[0]!, modifiers: ["HM", "HN", "HO", "XP", "GT"] }] }), "lines.0.modifiers", /at most 4/],
@@ -182,7 +182,7 @@ describe("837P text in X12's character set (probe 8921)", () => {
 
   const patient = { firstName: "Leo", lastName: "Lopez", birthDate: "2019-09-09", gender: "M" as const, address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102" };
   const dependent = (over: Partial<typeof patient>) => claim({ subscriber: { ...claim().subscriber, selfSubscriber: false }, patient: { ...patient, ...over } });
-  const tail = "which a claim cannot carry (letters, digits and basic punctuation only). Edit it and build again.";
+  const tail = "which a claim cannot carry (letters, digits and basic punctuation only). Edit it on the client's profile.";
 
   it.each([
     ["an accented first name goes out", { firstName: "Zoë" }, null],
@@ -190,18 +190,18 @@ describe("837P text in X12's character set (probe 8921)", () => {
     ["CJK is refused, naming the character", { firstName: "山田" }, `Client first name contains '山', ${tail}`],
     ["an emoji is named whole", { lastName: "Lopez 😀" }, `Client last name contains '😀', ${tail}`],
     ["a letter with no ASCII spelling", { firstName: "Ŋoma" }, `Client first name contains 'Ŋ', ${tail}`],
-    ["a tab is named by its code", { firstName: "Leo\tX" }, "Client first name contains a control or invisible character (U+0009), which a claim cannot carry. Edit it and build again."],
-    ["a line break", { lastName: "Lo\npez" }, "Client last name contains a control or invisible character (U+000A), which a claim cannot carry. Edit it and build again."],
-    ["a bidi override", { lastName: "Lo\u202Epez" }, "Client last name contains a control or invisible character (U+202E), which a claim cannot carry. Edit it and build again."],
-    ["a zero-width space", { firstName: "Le\u200Bo" }, "Client first name contains a control or invisible character (U+200B), which a claim cannot carry. Edit it and build again."],
+    ["a tab is named by its code", { firstName: "Leo\tX" }, "Client first name contains a control or invisible character (U+0009), which a claim cannot carry. Edit it on the client's profile."],
+    ["a line break", { lastName: "Lo\npez" }, "Client last name contains a control or invisible character (U+000A), which a claim cannot carry. Edit it on the client's profile."],
+    ["a bidi override", { lastName: "Lo\u202Epez" }, "Client last name contains a control or invisible character (U+202E), which a claim cannot carry. Edit it on the client's profile."],
+    ["a zero-width space", { firstName: "Le\u200Bo" }, "Client first name contains a control or invisible character (U+200B), which a claim cannot carry. Edit it on the client's profile."],
     ["each separator keeps its refusal", { city: "Mia~mi" }, "Client city contains '~', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it on the client's profile."],
     ["a colon", { address: "5 Palm: Ave" }, "Client address contains ':', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it on the client's profile."],
-    ["a caret", { lastName: "Lo^pez" }, "Client last name contains '^', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and build again."],
+    ["a caret", { lastName: "Lo^pez" }, "Client last name contains '^', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it on the client's profile."],
     ["a first name of 35 fits", { firstName: "A".repeat(35) }, null],
-    ["a first name of 36 does not", { firstName: "A".repeat(36) }, "Client first name is longer than the 35 characters a claim can carry. Shorten it and build again."],
-    ["the length is counted after transliteration (ß → SS)", { firstName: `${"A".repeat(34)}ß` }, "Client first name is longer than the 35 characters a claim can carry. Shorten it and build again."],
+    ["a first name of 36 does not", { firstName: "A".repeat(36) }, "Client first name is longer than the 35 characters a claim can carry. Shorten it on the client's profile."],
+    ["the length is counted after transliteration (ß → SS)", { firstName: `${"A".repeat(34)}ß` }, "Client first name is longer than the 35 characters a claim can carry. Shorten it on the client's profile."],
     ["inner runs of spaces count once, outer spaces not at all", { firstName: `  ${"A".repeat(17)}    ${"B".repeat(17)}  ` }, null],
-    ["a last name of 61", { lastName: "L".repeat(61) }, "Client last name is longer than the 60 characters a claim can carry. Shorten it and build again."],
+    ["a last name of 61", { lastName: "L".repeat(61) }, "Client last name is longer than the 60 characters a claim can carry. Shorten it on the client's profile."],
     ["a city of 31", { city: "Rancho Santa Margarita Heights Village" }, "Client city is longer than the 30 characters a claim can carry. Shorten it on the client's profile."],
     ["an address of two lines goes out", { address: "12345 North Very Long Boulevard Name Extension, Building 7, Suite 1200 East Wing" }, null],
     ["an address longer than two lines", { address: `${"Word ".repeat(22)}End` }, "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it on the client's profile."],
@@ -233,17 +233,18 @@ describe("837P text in X12's character set (probe 8921)", () => {
   });
 
   it.each([
-    ["subscriber first name", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, firstName: "J".repeat(36) } }), "subscriber.first_name", `Subscriber first name is longer than the ${ELEMENT_MAX.firstName} characters`],
-    ["member id", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, memberId: "M".repeat(81) } }), "subscriber.member_id", "Member id (primary insurance identifier) is longer than the 80 characters"],
-    ["policy group", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, groupNumber: "G".repeat(51) } }), "subscriber.group", "Insured policy group is longer than the 50 characters"],
-    ["location name", (c: ClaimData) => ({ ...c, billingProvider: { ...c.billingProvider, name: "N".repeat(61) } }), "billing.name", "Billing provider (location) name is longer than the 60 characters"],
-    ["payer name", (c: ClaimData) => ({ ...c, payer: { ...c.payer, name: "P".repeat(61) } }), "payer.name", "Payer name is longer than the 60 characters"],
-    ["rendering first name", (c: ClaimData) => ({ ...c, renderingProvider: { ...c.renderingProvider, firstName: "R".repeat(36) } }), "rendering.first_name", "Rendering provider first name is longer than the 35 characters"],
-    ["rendering last name", (c: ClaimData) => ({ ...c, renderingProvider: { ...c.renderingProvider, lastName: "R".repeat(61) } }), "rendering.last_name", "Rendering provider last name is longer than the 60 characters"],
-    ["prior authorization", (c: ClaimData) => ({ ...c, lines: [{ ...c.lines[0]!, paNumber: "A".repeat(51) }] }), "lines.0.pa_number", "Line 1 (97153 on 2026-11-02): the prior authorization number is longer than the 50 characters"],
-  ])("every element's limit is checked, never cut: %s", (_name, change, field, message) => {
+    ["subscriber first name", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, firstName: "J".repeat(36) } }), "subscriber.first_name", `Subscriber first name is longer than the ${ELEMENT_MAX.firstName} characters`, "on the client's profile"],
+    ["member id", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, memberId: "M".repeat(81) } }), "subscriber.member_id", "Member id (primary insurance identifier) is longer than the 80 characters", "on the client's insurance details"],
+    ["policy group", (c: ClaimData) => ({ ...c, subscriber: { ...c.subscriber, groupNumber: "G".repeat(51) } }), "subscriber.group", "Insured policy group is longer than the 50 characters", "on the client's insurance details"],
+    ["location name", (c: ClaimData) => ({ ...c, billingProvider: { ...c.billingProvider, name: "N".repeat(61) } }), "billing.name", "Billing provider (location) name is longer than the 60 characters", "on the location's page"],
+    ["payer name", (c: ClaimData) => ({ ...c, payer: { ...c.payer, name: "P".repeat(61) } }), "payer.name", "Payer name is longer than the 60 characters", "on the insurer's page"],
+    ["rendering first name", (c: ClaimData) => ({ ...c, renderingProvider: { ...c.renderingProvider, firstName: "R".repeat(36) } }), "rendering.first_name", "Rendering provider first name is longer than the 35 characters", "on the employee's profile"],
+    ["rendering last name", (c: ClaimData) => ({ ...c, renderingProvider: { ...c.renderingProvider, lastName: "R".repeat(61) } }), "rendering.last_name", "Rendering provider last name is longer than the 60 characters", "on the employee's profile"],
+    ["prior authorization", (c: ClaimData) => ({ ...c, lines: [{ ...c.lines[0]!, paNumber: "A".repeat(51) }] }), "lines.0.pa_number", "Line 1 (97153 on 2026-11-02): the prior authorization number is longer than the 50 characters", "and build again"],
+  ])("every element's limit is checked, never cut, and says where to shorten it: %s", (_name, change, field, message, where) => {
     const c = change(claim());
-    expect(validateClaim(c)).toEqual([{ field, message: `${message} a claim can carry. Shorten it and build again.` }]);
+    // A party's value is read again at generation (decision 032): it is shortened where it is kept. A line's PA number is the line's own.
+    expect(validateClaim(c)).toEqual([{ field, message: `${message} a claim can carry. Shorten it ${where}.` }]);
     expect(write837P([c], env(1)).ok).toBe(false);
   });
 
@@ -334,7 +335,7 @@ describe("the subscriber's first and last names from the parent's one name field
     expect(issues).toEqual([
       {
         field: "subscriber.last_name",
-        message: 'The parent\'s name "Mary Ann de la Cruz" has more than two words, so its first and last names cannot be told apart. On the client\'s profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann") and build again.',
+        message: 'The parent\'s name "Mary Ann de la Cruz" has more than two words, so its first and last names cannot be told apart. On the client\'s profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann").',
       },
     ]);
     expect(validateClaim({ ...c, subscriber: { ...c.subscriber, ...splitName("de la Cruz, Mary Ann") } })).toEqual([]);

@@ -1031,10 +1031,10 @@ describe("names and addresses go out in X12's characters and whole, or the claim
   });
 
   it.each([
-    ["a first name longer than NM104", { firstName: "Alexandrina Maximiliana Christabel Rose", lastName: "Davis" }, "patient.first_name", "Client first name is longer than the 35 characters a claim can carry. Shorten it and build again."],
+    ["a first name longer than NM104", { firstName: "Alexandrina Maximiliana Christabel Rose", lastName: "Davis" }, "patient.first_name", "Client first name is longer than the 35 characters a claim can carry. Shorten it on the client's profile."],
     ["a city longer than N401", { firstName: "Ana", lastName: "Davis", city: "Rancho Santa Margarita Heights Village" }, "patient.city", "Client city is longer than the 30 characters a claim can carry. Shorten it on the client's profile."],
     ["a street longer than N301 and N302", { firstName: "Ana", lastName: "Davis", address: `${long}, Across From The Old Library On The Corner` }, "patient.address", "Client address is longer than the two lines of 55 characters a claim can carry. Shorten it on the client's profile."],
-    ["a name in another script", { firstName: "山田", lastName: "Davis" }, "patient.first_name", "Client first name contains '山', which a claim cannot carry (letters, digits and basic punctuation only). Edit it and build again."],
+    ["a name in another script", { firstName: "山田", lastName: "Davis" }, "patient.first_name", "Client first name contains '山', which a claim cannot carry (letters, digits and basic punctuation only). Edit it on the client's profile."],
   ])("%s: the build refuses the note with the scrubber's reason; a draft built before answers 422 to generating and writes nothing", async (_name, set, field, message) => {
     const w = await world();
     const draft = await build(w);
