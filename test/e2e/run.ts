@@ -589,6 +589,66 @@ for (const javaScript of [false, true]) {
       assert.equal((await goto(page, editPath))?.status(), 404, "the deleted role is gone");
     });
 
+    flow("deletes ask first: an insurer's service, the insurer and a location, each through its confirm step", async () => {
+      // Made through the API (the admin's token), deleted on the screens: the shared confirm step on three more screens.
+      const mode = javaScript ? "scripted" : "plain";
+      const login = await fetch(`${app!.url}/api/auth/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: "admin@demo.test", password: DEMO_PASSWORD }) });
+      assert.equal(login.status, 200, "API sign-in");
+      const auth = { Authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`, "Content-Type": "application/json" };
+      const made = async (path: string, body: unknown) => {
+        const res = await fetch(`${app!.url}/api/v2/${path}`, { method: "POST", headers: auth, body: JSON.stringify(body) });
+        assert.equal(res.status, 201, await res.clone().text());
+        return ((await res.json()) as { data: { id: number } }).data.id;
+      };
+      const insurerName = `Gulf Care ${mode}`;
+      const insurerId = await made("insurances", { name: insurerName, city: "Miami", state: "FL", zip: "33101", payer_id: "GULF01" });
+      const service = await fetch(`${app!.url}/api/insurance/store/service`, { method: "POST", headers: auth, body: JSON.stringify({ insurance_id: insurerId, code: "97153", provider: "rbt", type: "rbt", unit_price: 18.5, multiplier: 1, max_per_day: 32 }) });
+      assert.equal(service.status, 201, await service.clone().text());
+      const title = `Tampa Clinic ${mode}`;
+      const locationId = await made("locations", { title, city: "Tampa", state: "FL", zip: "33602", phone1: "813-555-0100", email: `tampa-${mode}@clinic.test`, time_zone: "America/New_York", pos_codes: ["11", "12"] });
+
+      await signIn(page, "admin@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      const confirmStep = page.getByRole("alertdialog");
+      const insurerPath = `/insurance/list/edit/${insurerId}`;
+      await goto(page, insurerPath);
+      // The service's Delete: Cancel keeps it, 'Yes, delete it' deletes it.
+      await page.getByRole("link", { name: "Delete service 97153" }).click();
+      await shown(confirmStep.getByText("Are you sure you want to delete the service “97153”?"));
+      await ready(page);
+      await confirmStep.getByRole("link", { name: "Cancel" }).click();
+      await page.waitForURL((url) => url.pathname === insurerPath && !url.searchParams.has("confirm"));
+      await ready(page);
+      assert.equal(await confirmStep.count(), 0);
+      await page.getByRole("link", { name: "Delete service 97153" }).click();
+      await confirmStep.getByRole("button", { name: "Yes, delete it" }).click();
+      await shown(page.getByText("Service deleted."));
+      await ready(page);
+      assert.equal(await page.getByRole("link", { name: "Delete service 97153" }).count(), 0, "the service is gone from the table");
+      // The insurer.
+      await page.getByRole("link", { name: "Delete insurance…" }).click();
+      await shown(confirmStep.getByText(`Are you sure you want to delete the insurance “${insurerName}”?`));
+      await ready(page);
+      await confirmStep.getByRole("button", { name: "Yes, delete it" }).click();
+      await page.waitForURL((url) => url.pathname === "/insurance/list" && url.searchParams.get("flash") === "Insurance deleted.");
+      await ready(page);
+      assert.equal((await goto(page, insurerPath))?.status(), 404, "the deleted insurer is gone");
+      // The location: Cancel keeps it, 'Yes, delete it' deletes it.
+      const locationPath = `/location/list/edit/${locationId}`;
+      await goto(page, locationPath);
+      await page.getByRole("link", { name: "Delete location…" }).click();
+      await shown(confirmStep.getByText(`Are you sure you want to delete the location “${title}”?`));
+      await ready(page);
+      await confirmStep.getByRole("link", { name: "Cancel" }).click();
+      await page.waitForURL((url) => url.pathname === locationPath && url.search === "");
+      await ready(page);
+      await page.getByRole("link", { name: "Delete location…" }).click();
+      await confirmStep.getByRole("button", { name: "Yes, delete it" }).click();
+      await page.waitForURL((url) => url.pathname === "/location/list" && url.searchParams.get("flash") === "Location deleted.");
+      await ready(page);
+      assert.equal((await goto(page, locationPath))?.status(), 404, "the deleted location is gone");
+    });
+
     // ---- Goals and objectives (bip/goal/add, bip/goal/:id/edit): plain forms, the LTO always last.
     flow("goals: add a goal with objectives, reorder, add at a position, refuse a second LTO, delete", async () => {
       const run = javaScript ? "js" : "nojs";
