@@ -34,6 +34,7 @@ export const SCRUB_CODES = [
   "client_overlap",
   "provider_overlap",
   "no_payer",
+  "payer_not_primary",
   "no_price",
   "modifier_misfit",
   "price_for_other_modifier",
@@ -477,6 +478,20 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
   {
     code: "no_payer",
     rule: (f, d) => (d.payer !== null && f.insurer ? null : { code: "no_payer", message: "No payer: neither the PA service nor the client names an insurer." }),
+  },
+  {
+    // A claim's subscriber is the client's primary insurance (its member id and group; SBR01 = P, no other payer's
+    // loops), so a claim to another insurer would reach it with an id it never issued (probe 8981 §1, decision 032).
+    code: "payer_not_primary",
+    rule: (f, d) => {
+      if (d.payer === null || !f.insurer || d.payer === f.client.insurerId) return null;
+      const pa = f.pa ? `PA service '${f.pa.name}'` : "PA service";
+      const primary = f.client.insurerId === null ? "the client has no primary insurer" : "that is not the client's primary insurer";
+      return {
+        code: "payer_not_primary",
+        message: `The ${pa} is with ${f.insurer.name}, but ${primary}: a claim carries the primary insurance's member id and goes out as the primary claim, so ${f.insurer.name} would receive another insurance's member id. Make ${f.insurer.name} the client's primary insurer (with its member id), or give the PA service the client's primary insurer.`,
+      };
+    },
   },
   {
     code: "no_price",

@@ -92,7 +92,10 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["provider's note at the same clock time in Los Angeles (three hours later): no overlap", (f) => ((f.note.utcOffset = -240), (f.providerNearby = [{ id: 107, locationId: 2, cptCode: "97153", units: 4, pairs: [{ start: at(9), end: at(11) }], utcOffset: -420 }])), []],
     ["an older note without an offset: clock times, as before", (f) => ((f.note.utcOffset = -240), (f.providerNearby = [{ id: 108, cptCode: "97153", units: 4, pairs: [{ start: at(10), end: at(12) }], utcOffset: null }])), ["provider_overlap"], /overlaps note #108/],
     ["no insurer at all", (f) => ((f.client.insurerId = null), (f.insurer = null)), ["no_payer"], /No payer/],
-    ["the PA's insurer is the payer", (f) => ((f.client.insurerId = null), (f.pa!.insuranceId = 7)), []],
+    // The payer is the PA service's insurer; a claim carries the client's primary insurance as its subscriber (probe 8981 §1).
+    ["the PA service's insurer is the client's primary: billable", (f) => (f.pa!.insuranceId = 7), []],
+    ["the PA service's insurer is not the client's primary", (f) => ((f.pa!.insuranceId = 9), (f.insurer = { ...f.insurer!, id: 9, name: "Rocky Care" }), (f.services = f.services.map((s) => ({ ...s, insuranceId: 9 })))), ["payer_not_primary"], /^The PA service 'ABA 97153' is with Rocky Care, but that is not the client's primary insurer: a claim carries the primary insurance's member id and goes out as the primary claim, so Rocky Care would receive another insurance's member id\. Make Rocky Care the client's primary insurer \(with its member id\), or give the PA service the client's primary insurer\.$/],
+    ["a PA service's insurer for a client without a primary insurer", (f) => ((f.client.insurerId = null), (f.pa!.insuranceId = 7)), ["payer_not_primary"], /but the client has no primary insurer:/],
     ["no price for the CPT", (f) => (f.services = [svc({ cptCode: "97155" })]), ["no_price"], /^Acme has no price for CPT 97153 for RBT providers\.$/],
     ["a $0 unit price", (f) => (f.services = [svc({ unitPrice: 0 })]), ["zero_charge"], /^The charge is \$0: Acme's price for CPT 97153 \(its unit price is \$0\.00\)\. Set a price on the insurer's services\.$/],
     ["a service multiplier of 0", (f) => (f.services = [svc({ multiplier: 0 })]), ["zero_charge"], /\(its multiplier is 0\)/],
