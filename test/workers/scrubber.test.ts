@@ -284,6 +284,10 @@ describe("the claim's parties: what the 837P would refuse is a reason (probe 893
     const screen = await text(`/billing/scrubber?${period}`);
     for (const message of [zip, npi, ...address]) expect(screen).toContain(message);
     expect(screen).toContain("2 of 2 notes need attention");
+    // A page past the last: which page is last, and not the empty list's "Every note … can be billed." (probe 8984 §L1).
+    const past = await text(`/billing/scrubber?${period}&page=9`);
+    expect(past).toContain("There is no page 9: the last page is 1.");
+    expect(past).not.toContain("Every note of this period can be billed.");
     const rows = await text(`/billing/by-client/${leo.id}?from=2026-10-01&to=2026-10-31`);
     for (const message of [zip, ...address]) expect(rows).toContain(message);
     expect(rows).not.toMatch(/>Ready</);

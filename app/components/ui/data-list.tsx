@@ -1,7 +1,7 @@
 import { useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { Children, Fragment, type Key, type ReactNode } from "react";
-import type { Paged } from "~/domain/paging";
+import { pastEndText, type Paged } from "~/domain/paging";
 import { linkParams, Pagination } from "./list";
 import { ScrollTable } from "./scroll-table";
 
@@ -172,10 +172,13 @@ export function DataList<T extends Row>({
   filters?: ReactNode;
   caption: string;
 }) {
+  // A page past the last one (pastEndText) is empty, but the list is not: the pagination says which page is last,
+  // and the list's empty text ("Every note … can be billed.") would say something false (probe 8984 §L1).
+  const pastEnd = page.data.length === 0 && pastEndText(page) !== null;
   return (
     <>
       {filters}
-      <DataTable rows={page.data} columns={columns} rowKey={rowKey} empty={empty} caption={caption} />
+      {pastEnd ? null : <DataTable rows={page.data} columns={columns} rowKey={rowKey} empty={empty} caption={caption} />}
       <Pagination page={page} />
     </>
   );
