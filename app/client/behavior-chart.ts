@@ -12,7 +12,7 @@ import uPlot from "uplot";
 import { FONT, uplotSwap } from "./uplot-swap";
 import { sectionScale, segmentPoints, type ChartModel, type LabelAnchor, type SectionScale } from "../domain/chart";
 
-type Marks = Pick<ChartModel, "phaseLine" | "objectives" | "comments" | "aimLines" | "trend" | "baselineMarker" | "colors" | "sections">;
+type Marks = Pick<ChartModel, "phaseLine" | "objectives" | "comments" | "commentMore" | "aimLines" | "trend" | "baselineMarker" | "colors" | "sections">;
 
 /** The x mapping through the chart's sections (each at least 12% / 80 px wide), for the current plot width. */
 interface XMapping {
@@ -61,9 +61,11 @@ function drawUnder(u: uPlot, m: Marks): void {
     });
   }
   for (const c of m.comments) {
+    if (c.offsetY == null) continue; // past the day's stack: in its '+n more' marker
     const x = X(c.x);
+    const offsetY = c.offsetY;
     line(m.colors.comment, 1, [], () => {
-      ctx.moveTo(x, top + (8 + c.offsetY) * px);
+      ctx.moveTo(x, top + (8 + offsetY) * px);
       ctx.lineTo(x, bottom);
     });
   }
@@ -96,6 +98,7 @@ function drawOver(u: uPlot, m: Marks): void {
   if (m.phaseLine) text(m.phaseLine.label, X(m.phaseLine.x), top - 10 * px, m.colors.phase, "center", 12, true);
   for (const o of m.objectives) text(o.label, X(o.x), bottom - 6 * px, o.color, o.anchor, 12, true);
   for (const c of m.comments) {
+    if (c.offsetY == null) continue;
     const x = X(c.x);
     const y = top + (8 + c.offsetY) * px;
     ctx.beginPath();
@@ -104,6 +107,7 @@ function drawOver(u: uPlot, m: Marks): void {
     ctx.fill();
     text(c.text, x, y + 4 * px, m.colors.comment, c.anchor, 11);
   }
+  for (const more of m.commentMore) text(more.label, X(more.x), top + (8 + more.offsetY + 4) * px, m.colors.comment, more.anchor, 11);
   if (m.baselineMarker) {
     const x = X(m.baselineMarker.x);
     const y = Y(m.baselineMarker.value);

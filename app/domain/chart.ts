@@ -30,13 +30,17 @@
  * - y axis. Starts at 0. Maladaptive: max = (highest shown value or baseline level, whichever is
  *   higher, rounded up to a multiple of 10) + 20. Other categories are '% of Trials' with max 100; a
  *   value or baseline above 100 (bad data) raises it to the next multiple of 25 so nothing is clipped.
- *   Ticks: 0, step, 2·step, … up to max, with step from tickStep().
+ *   Ticks: 0, step, 2·step, … up to max, with step from tickStep(): the spec's table while it gives
+ *   at most MAX_Y_TICKS ticks, then the next steps of the 1-2-5 series (decision 008).
  * - Objective markers. One per objective with an end date in the window, at that date. Label: type and
  *   1-based rank among the plan's objectives of that type ordered by position, then id ("STO1",
  *   "STO2", …); a single LTO is "LTO", several are "LTO1", "LTO2". Colour: STO1…STO14 and LTO each
  *   have their own (STO15 and on reuse STO1's onwards); the marker line itself is objective purple.
  * - Comment markers. At the comment date; comments of the same day stack 0, 18, 36 … px from the top
- *   in date then id order.
+ *   in date then id order, at most COMMENT_STACK_ROWS rows (what fits in the plot). A day with more
+ *   draws its first COMMENT_STACK_ROWS − 1 and, on the last row, a '+n more' marker for the rest
+ *   (their offsetY is null; the chart data table and the PDF's comment table list every comment).
+ *   Markers of neighbouring days are not moved apart.
  * - Aim lines. From the baseline marker (baseline_date, baseline_level) to (end_date, target) of each
  *   objective with a target and an end date after baseline_date; clipped to the plot area. Needs a
  *   baseline date and level.
@@ -116,8 +120,19 @@ export interface CommentMarker {
   dateLabel: string;
   x: number;
   text: string;
-  /** Pixels down from the top of the plot: 0, 18, 36 … for the comments of one day. */
+  /** Pixels down from the top of the plot: 0, 18, 36 … for the comments of one day; null past the stack's cap (not drawn). */
+  offsetY: number | null;
+  anchor: LabelAnchor;
+}
+
+/** The last row of a day's capped comment stack: '+n more' for the comments not drawn. */
+export interface CommentMoreMarker {
+  date: string;
+  dateLabel: string;
+  x: number;
   offsetY: number;
+  count: number;
+  label: string;
   anchor: LabelAnchor;
 }
 
@@ -177,6 +192,7 @@ export interface ChartModel {
   phaseLine: { x: number; label: string } | null;
   objectives: ObjectiveMarker[];
   comments: CommentMarker[];
+  commentMore: CommentMoreMarker[];
   aimLines: AimLine[];
   trend: TrendLine | null;
   legend: { weeks: string; items: LegendItem[]; mastered: { label: string; name: string | null; color: string }[] };
@@ -190,6 +206,12 @@ export const CHART_TITLE = "Baseline";
 export const CHART_HEIGHT = 400;
 export const PHASE_DIVIDER_LABEL = "Baseline | Treatment";
 export const COMMENT_STACK_PX = 18;
+/**
+ * Rows of one day's comment stack. Every renderer's plot is at least 316 px high (uPlot: 400 − 28 above
+ * − 56 below; the SVG and the PDF: 320); the last row's label (8 + 15 × 18 + 4 = 282 px down) stays
+ * above the objective labels at the plot's foot.
+ */
+export const COMMENT_STACK_ROWS = 16;
 /** 4 units = 1 hour; missing or zero total_units count as 80 units (20 hours) (clinical §9). */
 export const UNITS_PER_HOUR = 4;
 export const DEFAULT_TOTAL_UNITS = 80;
@@ -198,6 +220,8 @@ export const SECTION_MIN_SHARE = 0.12;
 export const SECTION_MIN_PX = 80;
 /** Up to about 10 vertical grid lines (clinical §9). */
 export const MAX_X_TICKS = 10;
+/** At most 11 y ticks (0 and up to 10 steps) once an axis outgrows the tick-step table (decision 008). */
+export const MAX_Y_TICKS = 11;
 
 export const CHART_COLORS = {
   baseline: "#dc2626",
@@ -274,16 +298,22 @@ export function perHourValue(value: number, totalUnits: number | null): number {
 /**
  * Tick step by axis maximum (clinical §9). Count axes: up to 10 → 2, up to 25 → 5, up to 50 → 10,
  * up to 100 → 20, up to 200 → 50, otherwise 100. Percentage axes: up to 50 → 10, up to 100 → 20,
- * otherwise 25.
+ * otherwise 25. Where 'otherwise' would give more than MAX_Y_TICKS ticks (a count axis from 1,100, a
+ * percentage axis from 275), the step grows along the 1-2-5 series (25 → 50 → 100 → 200 → 500 →
+ * 1,000 …) to the first that gives at most MAX_Y_TICKS (decision 008).
  */
 export function tickStep(max: number, percent: boolean): number {
-  if (percent) return max <= 50 ? 10 : max <= 100 ? 20 : 25;
-  if (max <= 10) return 2;
-  if (max <= 25) return 5;
-  if (max <= 50) return 10;
-  if (max <= 100) return 20;
-  if (max <= 200) return 50;
-  return 100;
+  let step = percent ? (max <= 50 ? 10 : max <= 100 ? 20 : 25) : max <= 10 ? 2 : max <= 25 ? 5 : max <= 50 ? 10 : max <= 100 ? 20 : max <= 200 ? 50 : 100;
+  while (Math.floor(max / step + 1e-9) + 1 > MAX_Y_TICKS) step = nextOneTwoFive(step);
+  return step;
+}
+
+/** The next step of the 1-2-5 series: 100 → 200 → 500 → 1,000; 25 → 50. */
+function nextOneTwoFive(step: number): number {
+  let power = 1;
+  while (power * 10 <= step) power *= 10;
+  const mantissa = step / power;
+  return (mantissa < 2 ? 2 : mantissa < 5 ? 5 : 10) * power;
 }
 
 /** y maximum: see the file header. `highest` is the highest shown value, or null without data. */
@@ -329,16 +359,24 @@ export function objectiveLabels(objectives: ChartInput["objectives"]): Map<numbe
   return labels;
 }
 
-/** Comment offsets: 0, 18, 36 … px for the comments of the same day, in date then id order. */
-export function commentOffsets(comments: ChartInput["comments"]): Map<number, number> {
+/**
+ * Comment stacks (see header): offsets 0, 18, 36 … px for the comments of the same day, in date then
+ * id order, null past the cap; `more` holds each capped day's count of comments not drawn.
+ */
+export function commentStacks(comments: ChartInput["comments"]): { offsets: Map<number, number | null>; more: Map<string, number> } {
+  const perDay = new Map<string, number>();
+  for (const c of comments) perDay.set(c.commentDate, (perDay.get(c.commentDate) ?? 0) + 1);
+  const drawn = (date: string) => ((perDay.get(date) ?? 0) > COMMENT_STACK_ROWS ? COMMENT_STACK_ROWS - 1 : COMMENT_STACK_ROWS);
   const seen = new Map<string, number>();
-  const offsets = new Map<number, number>();
+  const offsets = new Map<number, number | null>();
   for (const c of [...comments].sort((a, b) => a.commentDate.localeCompare(b.commentDate) || a.id - b.id)) {
     const n = seen.get(c.commentDate) ?? 0;
-    offsets.set(c.id, n * COMMENT_STACK_PX);
+    offsets.set(c.id, n < drawn(c.commentDate) ? n * COMMENT_STACK_PX : null);
     seen.set(c.commentDate, n + 1);
   }
-  return offsets;
+  const more = new Map<string, number>();
+  for (const [date, n] of perDay) if (n > COMMENT_STACK_ROWS) more.set(date, n - drawn(date));
+  return { offsets, more };
 }
 
 /* ------------------------------------------------------------------ sections */
@@ -564,7 +602,7 @@ export function buildChartModel(input: ChartInput): ChartModel {
   // Objective markers (end dates in the window) and comment markers.
   const labels = objectiveLabels(input.objectives);
   const objectiveDays = input.objectives.map((o) => ({ o, day: o.endDate ? dayNumber(o.endDate) : null }));
-  const offsets = commentOffsets(input.comments);
+  const stacks = commentStacks(input.comments);
   const commentDays = input.comments.map((c) => ({ c, day: dayNumber(c.commentDate) }));
 
   // The x domain: the window when chosen, else every shown date padded by half a week.
@@ -596,7 +634,13 @@ export function buildChartModel(input: ChartInput): ChartModel {
   const comments: CommentMarker[] = commentDays
     .filter((e): e is { c: ChartInput["comments"][number]; day: number } => inWindow(e.day))
     .sort((a, b) => a.day - b.day || a.c.id - b.c.id)
-    .map(({ c, day }) => ({ id: c.id, date: c.commentDate, dateLabel: formatChartDate(c.commentDate), x: day, text: c.comment.trim(), offsetY: offsets.get(c.id) ?? 0, anchor: anchorAt(day) }));
+    .map(({ c, day }) => ({ id: c.id, date: c.commentDate, dateLabel: formatChartDate(c.commentDate), x: day, text: c.comment.trim(), offsetY: stacks.offsets.get(c.id) ?? null, anchor: anchorAt(day) }));
+  const commentMore: CommentMoreMarker[] = [...stacks.more]
+    .flatMap(([date, count]) => {
+      const day = dayNumber(date);
+      return inWindow(day) ? [{ date, dateLabel: formatChartDate(date), x: day, offsetY: (COMMENT_STACK_ROWS - 1) * COMMENT_STACK_PX, count, label: `+${count} more`, anchor: anchorAt(day) }] : [];
+    })
+    .sort((a, b) => a.x - b.x);
 
   const aimLines: AimLine[] = [];
   if (baselineDay != null && plan.baselineLevel != null) {
@@ -678,6 +722,7 @@ export function buildChartModel(input: ChartInput): ChartModel {
     phaseLine,
     objectives,
     comments,
+    commentMore,
     aimLines,
     trend,
     legend: { weeks, items: legendItems, mastered },

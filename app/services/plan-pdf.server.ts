@@ -93,11 +93,16 @@ function drawChart(page: PDFPage, fonts: Fonts, model: ChartModel, top: number):
     text(o.label, o.anchor === "start" ? x + 4 : x - 4, g.bottom - 8, 6.5, { align: o.anchor === "start" ? "start" : "end", bold: true, color: hex(o.color) });
   }
   for (const c of model.comments) {
+    if (c.offsetY == null) continue; // past the day's stack: in its '+n more' marker
     const x = g.px(c.x);
     const y = g.top + 8 + c.offsetY;
     path(`M${x} ${y}V${g.bottom}`, { color: hex(model.colors.comment), width: 0.4 });
     page.drawCircle({ x: X(x), y: Y(y), size: 1.5, color: hex(model.colors.comment) });
     text(c.text, c.anchor === "start" ? x + 4 : x - 4, y, 5.5, { align: c.anchor === "start" ? "start" : "end", color: hex(model.colors.comment) });
+  }
+  for (const m of model.commentMore) {
+    const x = g.px(m.x);
+    text(m.label, m.anchor === "start" ? x + 4 : x - 4, g.top + 8 + m.offsetY, 5.5, { align: m.anchor === "start" ? "start" : "end", color: hex(model.colors.comment) });
   }
   for (const s of model.series) {
     const color = hex(s.color);

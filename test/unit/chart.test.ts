@@ -12,7 +12,9 @@ import {
   buildChartModel,
   chartHeading,
   clipSegment,
-  commentOffsets,
+  commentStacks,
+  COMMENT_STACK_PX,
+  COMMENT_STACK_ROWS,
   dayNumber,
   hoursOf,
   LTO_COLOR,
@@ -27,7 +29,7 @@ import {
   type ChartModel,
 } from "~/domain/chart";
 import { addDays } from "~/domain/weeks";
-import { chartSvgMarkup } from "~/components/charts/chart-markup";
+import { chartGeometry, chartSvgMarkup } from "~/components/charts/chart-markup";
 
 /* ------------------------------------------------------------------ fixtures */
 
@@ -112,6 +114,41 @@ describe("tick step (clinical §9)", () => {
     [150, true, 25],
   ])("max %d (percentage axis: %s) → step %d", (max, percent, step) => {
     expect(tickStep(max, percent)).toBe(step);
+  });
+
+  it.each([
+    [2000, false, 200],
+    [1099, false, 100],
+    [1100, false, 200],
+    [9120, false, 1000],
+    [1_000_020, false, 100_000],
+    [274, true, 25],
+    [275, true, 50],
+    [1_000_000, true, 100_000],
+  ])("beyond the table: max %d (percentage axis: %s) → the next 1-2-5 step with at most 11 ticks: %d", (max, percent, step) => {
+    expect(tickStep(max, percent)).toBe(step);
+  });
+
+  // Values a user reports (a maladaptive goal in seconds can be in the thousands; 1,000,000 is the largest accepted).
+  it.each([
+    [0, 20, 5, 5],
+    [9, 30, 10, 4],
+    [200, 220, 100, 3],
+    [2000, 2020, 200, 11],
+    [9100, 9120, 1000, 10],
+    [1_000_000, 1_000_020, 100_000, 11],
+  ])("a weekly value of %d: axis to %d, step %d, %d ticks", (value, max, step, count) => {
+    const m = buildChartModel(input({ reports: reports([value]) }));
+    expect(m.y.max).toBe(max);
+    expect(m.y.step).toBe(step);
+    expect(m.y.ticks).toHaveLength(count);
+    expect(m.y.ticks[m.y.ticks.length - 1]).toBeLessThanOrEqual(max);
+  });
+
+  it("a percentage axis raised by a value of 1,000,000 (bad data) has at most 11 ticks", () => {
+    const m = buildChartModel(input({ plan: { category: "replacement" }, reports: reports([1_000_000]) }));
+    expect(m.y).toMatchObject({ max: 1_000_000, step: 100_000 });
+    expect(m.y.ticks).toHaveLength(11);
   });
 
   it.each([
@@ -464,7 +501,7 @@ describe("comment markers", () => {
       { id: 9, commentDate: week(3), comment: "other day" },
       { id: 2, commentDate: week(1), comment: "second" },
     ];
-    expect([...commentOffsets(comments).entries()].sort((a, b) => a[0] - b[0])).toEqual([
+    expect([...commentStacks(comments).offsets.entries()].sort((a, b) => a[0] - b[0])).toEqual([
       [1, 0],
       [2, 18],
       [3, 36],
@@ -478,6 +515,33 @@ describe("comment markers", () => {
       ["other day", 0, day(week(3))],
     ]);
     expect(m.colors.comment).toBe("#000000");
+  });
+
+  it.each([
+    // [comments on the day, drawn, their last offset, '+n more' label or null]
+    [15, 15, 252, null],
+    [16, 16, 270, null],
+    [17, 15, 252, "+2 more"],
+    [26, 15, 252, "+11 more"],
+  ])("%d comments on one day: %d drawn (down to %d px), then %s", (n, drawn, lastOffset, more) => {
+    const comments = Array.from({ length: n }, (_, i) => ({ id: i + 1, commentDate: week(1), comment: `c${i + 1}` }));
+    comments.push({ id: 100, commentDate: week(3), comment: "other day" });
+    const m = buildChartModel(input({ reports: reports([1, 2, 3, 4]), comments }));
+    const day1 = m.comments.filter((c) => c.date === week(1));
+    expect(day1).toHaveLength(n); // every comment stays in the model (the chart data table lists them all)
+    const stacked = day1.filter((c) => c.offsetY != null);
+    expect(stacked.map((c) => c.text)).toEqual(comments.slice(0, drawn).map((c) => c.comment));
+    expect(stacked[stacked.length - 1]!.offsetY).toBe(lastOffset);
+    expect(m.comments.find((c) => c.id === 100)!.offsetY).toBe(0);
+    expect(m.commentMore).toEqual(more ? [{ date: week(1), dateLabel: "01/13/2024", x: day(week(1)), offsetY: 270, count: n - 15, label: more, anchor: "start" }] : []);
+  });
+
+  it("the stack's last row and its label stay inside the plot, above the objective labels", () => {
+    const g = chartGeometry(buildChartModel(input({ reports: reports([1]) })));
+    const lastLabelBaseline = g.top + 8 + (COMMENT_STACK_ROWS - 1) * COMMENT_STACK_PX + 4;
+    expect(lastLabelBaseline).toBeLessThanOrEqual(g.bottom - 6 - 12 - 4); // objective labels: 12 px text on bottom − 6
+    // uPlot's plot (28 px padding above, x axis 36 + 20 px below) is 4 px shorter than the SVG's and the PDF's.
+    expect(lastLabelBaseline + 4).toBeLessThanOrEqual(g.bottom - 6 - 12);
   });
 
   it("comment text is trimmed", () => {
@@ -756,6 +820,24 @@ describe("BehaviorChart (server SVG)", () => {
     expect(svg).toContain("<title>02/03/2024: note 2</title>");
     expect(svg).toContain("<title>Baseline level 30 on 01/13/2024</title>");
     expect(render(m)).toContain('<strong class="obj-chip" style="color:#2563eb">STO1</strong> Under 10');
+  });
+
+  it("caps a day's stack of comment markers inside the plot with a '+n more' label", () => {
+    const comments = Array.from({ length: 26 }, (_, i) => ({ id: i + 1, commentDate: week(2), comment: `note ${i + 1}` }));
+    const m = buildChartModel(input({ reports: reports([3, 4, 5, 6]), comments }));
+    const g = chartGeometry(m);
+    const html = render(m);
+    const svg = svgOf(html);
+    const dots = [...svg.matchAll(/<circle class="bc-cd" cx="[\d.]+" cy="([\d.]+)"/g)].map((x) => Number(x[1]));
+    expect(dots).toHaveLength(15);
+    expect(Math.max(...dots)).toBeLessThan(g.bottom - 20);
+    const labelYs = [...svg.matchAll(/<text class="bc-ct[^"]*" x="[\d.]+" y="([\d.]+)">([^<]*)<\/text>/g)].map((x) => [Number(x[1]), x[2]] as const);
+    expect(labelYs).toHaveLength(16);
+    expect(labelYs[15]).toEqual([g.top + 8 + 270 + 4, "+11 more"]);
+    expect(labelYs.every(([y]) => y < g.bottom - 18)).toBe(true);
+    expect(svg).toContain("<title>01/20/2024: 11 more comments, listed in the chart data</title>");
+    expect(svg).not.toContain(">note 16</text>");
+    expect(html).toContain("<td>note 26</td>"); // the data table lists every comment
   });
 
   it("embeds the model as JSON that cannot close its script, and the module script", () => {

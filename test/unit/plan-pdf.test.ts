@@ -236,6 +236,22 @@ describe("the renderer", () => {
     expect(new TextDecoder("latin1").decode(bytes)).not.toContain("/Subtype /Image");
   });
 
+  it("a chart of values up to 1,000,000 with 26 comments on one day keeps 11 y labels and a '+11 more' marker", async () => {
+    const input = chartInput("Tantrum duration", "maladaptive", 12);
+    input.reports = input.reports.map((r, i) => ({ ...r, value: i === 5 ? 1_000_000 : 9100 - 400 * i }));
+    input.comments = Array.from({ length: 26 }, (_, i) => ({ id: i + 1, commentDate: input.reports[6]!.weekEnd, comment: `Comment ${i + 1}` }));
+    const chart = buildChartModel(input);
+    const d = goalPdfDocument({ goal: { ...goal(11, "Tantrum duration", "maladaptive"), patient_name: "Ana Lopez", patient_identifier: "C-0042" }, chart, reports: input.reports, comments: input.comments, months: 3, window: pdfWindow("2026-11-26", 3), generatedOn: "2026-11-26", kind: "chart_comments" });
+    const pages = await pdfPages(await renderPlanPdf(d));
+    const first = pages[0]!;
+    const yLabels = first.filter((s) => /^\d+$/.test(s));
+    expect(yLabels).toEqual(["0", "100000", "200000", "300000", "400000", "500000", "600000", "700000", "800000", "900000", "1000000"]);
+    expect(first).toContain("+11 more");
+    // The chart draws comments 1-15 and '+11 more'; the comments table (pages 1-2) lists all 26 once.
+    const times = (s: string) => pages.flat().filter((x) => x === s).length;
+    expect([times("Comment 15"), times("Comment 16"), times("Comment 26")]).toEqual([2, 1, 1]);
+  });
+
   it("hostile and odd text never breaks the fonts", async () => {
     const doc = withDefaults(readDocument(JSON.stringify({ background_information: "😀 患者 Мария Dvořák ≤ 3", policy: "x".repeat(5000) })));
     const bytes = await renderPlanPdf(planPdfDocument(view({ doc, goals: [], charts: new Map(), sections: ["background", "policy", "maladaptiveGoals"] })));

@@ -608,6 +608,25 @@ describe("goal screen /bip/goal/:planId", () => {
     expect(bad).toContain("To must be on or after From.");
   });
 
+  it("a goal in seconds with values in the thousands and 26 comments on one day: a readable axis and a '+11 more' marker (probe 8983 M1, L5)", async () => {
+    const w = await world();
+    const plan = await createPlan(w.bip, { name: "Tantrum duration", unitType: "seconds" });
+    for (let i = 0; i < 12; i++) await createWeeklyReport(plan, addDays("2026-09-05", 7 * i), 9100 - 400 * i);
+    for (let i = 1; i <= 26; i++) await createChartComment(plan, "2026-10-10", `Comment ${i}`);
+    const html = await (await request(`/bip/goal/${plan.id}?from=2026-08-01&to=2026-11-21`, { cookie: await signInCookie(w.viewer) })).text();
+    const svg = html.slice(html.indexOf("<svg"), html.indexOf("</svg>"));
+    const yLabels = [...svg.matchAll(/<text class="bc-yt"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(yLabels).toEqual(["0", "1000", "2000", "3000", "4000", "5000", "6000", "7000", "8000", "9000"]);
+    expect(svg).toContain(">Comment 15</text>");
+    expect(svg).not.toContain(">Comment 16</text>");
+    expect(svg).toContain(">+11 more</text>");
+    expect(html).toContain("<td>Comment 26</td>"); // the chart data table lists every comment
+    // The uPlot module draws the same model: its ticks and the capped stack come with it.
+    const model = JSON.parse(/<script type="application\/json" data-chart-model="">(.*?)<\/script>/s.exec(html)![1]!) as { y: { ticks: number[] }; commentMore: { label: string }[] };
+    expect(model.y.ticks).toHaveLength(10);
+    expect(model.commentMore.map((m) => m.label)).toEqual(["+11 more"]);
+  });
+
   it("403 without view_bips, 404 for another location's goal or a bad id", async () => {
     const w = await world();
     expect((await request(`/bip/goal/${w.plan.id}`, { cookie: await signInCookie(w.outsider) })).status).toBe(403);

@@ -132,11 +132,20 @@ export function chartSvgMarkup(model: ChartModel, id: string): string {
     );
   }
   for (const c of model.comments) {
+    if (c.offsetY == null) continue; // past the day's stack: in its '+n more' marker
     const x = g.px(c.x);
     const y = g.top + 8 + c.offsetY;
     out.push(
       `<g><title>${esc(`${c.dateLabel}: ${c.text}`)}</title><path class="bc-cm" d="M${x} ${y}V${g.bottom}"></path><circle class="bc-cd" cx="${x}" cy="${y}" r="3"></circle>`,
       text(c.anchor === "end" ? "bc-ct bc-e" : "bc-ct", labelX(x, c.anchor), y + 4, c.text),
+      `</g>`,
+    );
+  }
+  for (const m of model.commentMore) {
+    const x = g.px(m.x);
+    out.push(
+      `<g><title>${esc(`${m.dateLabel}: ${m.count} more comments, listed in the chart data`)}</title>`,
+      text(m.anchor === "end" ? "bc-ct bc-e" : "bc-ct", labelX(x, m.anchor), g.top + 8 + m.offsetY + 4, m.label),
       `</g>`,
     );
   }
