@@ -51,7 +51,7 @@ export function fittingModifiers(noteType: NoteType): Modifier[] {
   return MODIFIERS.filter((m) => modifierFits(m.code, noteType));
 }
 
-const NOTE_KIND: Record<NoteType, string> = { rbt: "an RBT note", bcba: "a BCBA note", combined: "a combined note (billed as BCBA)" };
+export const NOTE_KIND: Record<NoteType, string> = { rbt: "an RBT note", bcba: "a BCBA note", combined: "a combined note (billed as BCBA)" };
 
 export const NOTE_MODIFIER_MESSAGES = {
   misfit: (code: string, noteType: NoteType) => {

@@ -1,7 +1,7 @@
 import { centsOf, claimedPrice, notePayer, priceNote, pricingProvider, unitPriceText, type ClaimedLine, type NotePrice, type PriceService } from "./billing";
 import { claimParties, profileDiagnoses, type PartyRows } from "./claim-parties";
 import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
-import { modifierRefusal, providerType, serviceCode, splitModifiers } from "./insurance";
+import { modifierFits, modifierRefusal, NOTE_KIND, providerType, serviceCode, splitModifiers } from "./insurance";
 import { posLabel } from "./locations";
 import { unitsLeftText } from "./pa-pacing";
 import { overlaps, zoneShift, type Interval } from "./note-rules";
@@ -293,11 +293,19 @@ function otherModifierPrice(f: ScrubFacts, price: NotePrice): ScrubReason | null
   const cpt = s.cptCode;
   const them = lacking.join(" and ");
   const plural = lacking.length > 1;
-  const withNote = price.modifiers.length ? `with only ${price.modifiers.join(" and ")}` : "without modifiers";
-  return {
-    code: "price_for_other_modifier",
-    message: `${payer}'s price for this note is its service ${serviceCode(cpt, own)} (${unitPriceText(centsOf(s.unitPrice), s.multiplier)}), a price for modifier${plural ? "s" : ""} ${them}, which this note lacks: ${payer} has no price for CPT ${cpt} ${withNote}. Add ${them} to the note's modifiers on its billing row, or add a price for CPT ${cpt} ${withNote} on ${payer}'s services.`,
-  };
+  const provider = pricingProvider(f.note.type, f.provider?.credential ?? null);
+  const withNote = `${price.modifiers.length ? `with only ${price.modifiers.join(" and ")}` : "without modifiers"} for ${(CREDENTIAL_LABEL[provider] ?? provider).toUpperCase()} providers`;
+  const service = `${payer}'s price for this note is its service ${serviceCode(cpt, own)} (${unitPriceText(centsOf(s.unitPrice), s.multiplier)}), a price for modifier${plural ? "s" : ""} ${them}`;
+  const addPrice = `add a price for CPT ${cpt} ${withNote} on ${payer}'s services`;
+  // Advice the billing row can follow (probe 8984 §L2): a modifier of the other provider type (a BCBA's HO on an RBT
+  // note written by a BCBA), or more than the row's modifier slots, cannot be added there; only a price can help.
+  const misfit = lacking.filter((m) => !modifierFits(m, f.note.type));
+  const noRoom = price.modifiers.length + lacking.length > f.note.modifiers.length;
+  if (misfit.length || noRoom) {
+    const cannot = misfit.length ? `${NOTE_KIND[f.note.type]} cannot carry ${misfit.join(" and ")}` : `the note's billing row has room for ${f.note.modifiers.length} modifiers`;
+    return { code: "price_for_other_modifier", message: `${service}, which this note lacks and ${cannot}: ${payer} has no price for CPT ${cpt} ${withNote}. ${addPrice[0]!.toUpperCase()}${addPrice.slice(1)}.` };
+  }
+  return { code: "price_for_other_modifier", message: `${service}, which this note lacks: ${payer} has no price for CPT ${cpt} ${withNote}. Add ${them} to the note's modifiers on its billing row, or ${addPrice}.` };
 }
 
 const CREDENTIAL_LABEL: Record<string, string> = { bcba: "BCBA", bcaba: "BCaBA", rbt: "RBT" };

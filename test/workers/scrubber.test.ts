@@ -326,7 +326,7 @@ describe("the note's own claim line and the price it came from (decision 034, st
     const longName = await base("2026-10-07", { paServiceId: longPa!.id });
     const clean = await base("2026-10-08");
 
-    const otherModifier = "Acme's price for this note is its service 97153 HM ($12.50), a price for modifier HM, which this note lacks: Acme has no price for CPT 97153 without modifiers. Add HM to the note's modifiers on its billing row, or add a price for CPT 97153 without modifiers on Acme's services.";
+    const otherModifier = "Acme's price for this note is its service 97153 HM ($12.50), a price for modifier HM, which this note lacks: Acme has no price for CPT 97153 without modifiers for RBT providers. Add HM to the note's modifiers on its billing row, or add a price for CPT 97153 without modifiers for RBT providers on Acme's services.";
     const pos = "The claim line of this note (97153 on 2026-10-06): the place of service Home must be a 2-digit code (for example 12, Home). Choose a place of service on the note.";
     const paName = `The claim line of this note (97153 on 2026-10-07): the prior authorization number (the name of PA service '${longPa!.paService}', sent when the billing record has no PA number: edit it on the client's PA services) is longer than the 50 characters a claim can carry. Shorten it and build again.`;
     const expected = new Map([
