@@ -160,12 +160,17 @@
 
   // Select All / Deselect All (the plan PDF's sections, clinical §4): a button marked data-toggle-all="name"
   // checks every box of that name in its form, or clears them all when all are checked, in place; its label
-  // follows the boxes. Without JavaScript the same button submits and the server answers the flipped boxes.
+  // and its value (data-label-/data-value-all, -none) follow the boxes. Without JavaScript the same button
+  // submits the value it was drawn with, the action its label shows, and the server answers the boxes after it.
   for (const button of document.querySelectorAll("button[data-toggle-all]")) {
     const form = button.form;
     if (!form) continue;
     const boxes = () => [...form.querySelectorAll(`input[type=checkbox][name="${button.dataset.toggleAll}"]`)];
-    const label = () => (button.textContent = boxes().every((b) => b.checked) ? button.dataset.labelNone : button.dataset.labelAll);
+    const label = () => {
+      const which = boxes().every((b) => b.checked) ? "None" : "All";
+      button.textContent = button.dataset[`label${which}`];
+      button.value = button.dataset[`value${which}`];
+    };
     button.addEventListener("click", (event) => {
       event.preventDefault();
       const on = !boxes().every((b) => b.checked);
@@ -173,6 +178,8 @@
       label();
     });
     form.addEventListener("change", label);
+    // Boxes the browser restored (back, reload) may differ from the ones the page was drawn with.
+    label();
   }
 
   // In-place forms (the billing table, clinical §4): a form marked data-fetch posts without leaving the

@@ -18,12 +18,15 @@ export const MESSAGES = {
   /** Clients, parents and employees alike (each with its own list). */
   gender: "Choose a gender from the list.",
   flag: "Choose yes or no.",
-  /** A birth date after today (at the person's location, else UTC): clients and parents (decision 017, stop 33). */
-  futureBirthDate: (label: string) => `${label} cannot be in the future.`,
+  /**
+   * A date of something that has happened after today (at the location, else UTC): birth dates of clients and parents
+   * (decision 017, stop 33), an intake's observation and prior-service dates (decision 011, stop 35).
+   */
+  futureDate: (label: string) => `${label} cannot be in the future.`,
 } as const;
 
-/** Whether a birth date (YYYY-MM-DD, or none) is after `today`: refused with MESSAGES.futureBirthDate when a save sets it. */
-export function isFutureBirthDate(date: string | null | undefined, today: string): boolean {
+/** Whether a date (YYYY-MM-DD, or none) is after `today`: refused with MESSAGES.futureDate when a save sets it. */
+export function isFutureDate(date: unknown, today: string): boolean {
   return typeof date === "string" && date > today;
 }
 

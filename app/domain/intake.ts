@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { MESSAGES, optionalChoice, optionalDate, optionalId, optionalInt, optionalLine, optionalNumber, optionalPhone, optionalText, requiredDate, requiredLine, requiredText } from "./fields";
+import { isFutureDate, MESSAGES, optionalChoice, optionalDate, optionalId, optionalInt, optionalLine, optionalNumber, optionalPhone, optionalText, requiredDate, requiredLine, requiredText } from "./fields";
 import { plainObject, parseStored, safeParseChange, safeParsePlain, sentBy, type Parsed } from "./validation";
 
 /**
@@ -33,6 +33,8 @@ export interface IntakeField {
   requiredIf?: string;
   /** A date that must come after this date field (same record). */
   after?: string;
+  /** A date of something that has happened (the interview, prior services): none after today at the client's location. */
+  past?: boolean;
   max?: number;
   options?: readonly { value: string; label: string }[];
 }
@@ -77,7 +79,7 @@ export const INTAKE_SECTIONS: readonly IntakeSection[] = [
     fields: [
       f("bip_id", "Behavior intervention plan", "bip"),
       f("person_responding", "Person responding", "text", { required: true }),
-      f("observation_date", "Observation date", "date", { required: true }),
+      f("observation_date", "Observation date", "date", { required: true, past: true }),
       f("current_insurance", "Current insurance", "text"),
       f("additional_insurance", "Additional insurance", "text"),
     ],
@@ -164,8 +166,8 @@ export const INTAKE_SECTIONS: readonly IntakeSection[] = [
     fields: [
       f("received", "Received ABA services before", "yesno"),
       f("provider", "Provider", "text"),
-      f("start_date", "Start date", "date"),
-      f("end_date", "End date", "date", { after: "start_date" }),
+      f("start_date", "Start date", "date", { past: true }),
+      f("end_date", "End date", "date", { after: "start_date", past: true }),
       f("treatment_response", "Treatment response", "longtext"),
     ],
   },
@@ -339,6 +341,25 @@ export function intakeErrors(issues: readonly v.BaseIssue<unknown>[]): Record<st
     out[key] ??= issue.message;
   }
   return out;
+}
+
+/**
+ * Dates of what has happened (`past` fields) after `today`, the client's location's date: "Observation date cannot be
+ * in the future." keyed as the form shows it. Like a birth date (decision 017), only a value the save sets is refused:
+ * a date stored before this rule stays until someone changes it (`stored`: the intake as it is; none when creating).
+ */
+export function futureDateErrors(input: Record<string, unknown>, today: string, stored: Record<string, unknown> | null = null): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const section of INTAKE_SECTIONS) {
+    if (section.kind === "list") continue;
+    for (const field of section.fields) {
+      if (!field.past) continue;
+      const { errorKey, path } = fieldName(section, field);
+      const date = valueAt(input, path);
+      if (isFutureDate(date, today) && valueAt(stored, path) !== date) errors[errorKey] = MESSAGES.futureDate(field.label);
+    }
+  }
+  return errors;
 }
 
 /** The intake's fields (the keys its updates read). */

@@ -104,9 +104,26 @@ export const GoalPdfRequest = v.object({
 });
 export type GoalPdfRequest = v.InferOutput<typeof GoalPdfRequest>;
 
-/** The chooser's toggle (clinical §4): every section selected → none; anything else → all. */
-export function toggledSections(selected: readonly string[]): PdfSectionKey[] {
-  return PDF_SECTION_KEYS.every((k) => selected.includes(k)) ? [] : [...PDF_SECTION_KEYS];
+/**
+ * The chooser's toggle (clinical §4 "Toggle flips all at once"): Deselect All when every section is selected, Select
+ * All otherwise. The button carries the action its label shows (its value), drawn from the boxes as the page was
+ * drawn, and the server does that action: without JavaScript the label cannot follow a box ticked or unticked since,
+ * and flipping by the posted boxes made "Deselect All" tick them all (probe 8983 L3).
+ */
+export const SECTION_TOGGLES = {
+  "select-all": { label: "Select All", sections: PDF_SECTION_KEYS },
+  "select-none": { label: "Deselect All", sections: [] },
+} as const satisfies Record<string, { label: string; sections: readonly PdfSectionKey[] }>;
+export type SectionToggle = keyof typeof SECTION_TOGGLES;
+
+/** The toggle the chooser shows for the selected sections. */
+export function sectionToggle(selected: readonly string[]): SectionToggle {
+  return PDF_SECTION_KEYS.every((k) => selected.includes(k)) ? "select-none" : "select-all";
+}
+
+/** Whether a posted intent is one of the toggles. */
+export function isSectionToggle(intent: unknown): intent is SectionToggle {
+  return typeof intent === "string" && Object.hasOwn(SECTION_TOGGLES, intent);
 }
 
 /** yyyy-mm-dd `months` calendar months before `date` (the 31st of a shorter month is its last day). */

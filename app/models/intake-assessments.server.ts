@@ -1,7 +1,8 @@
 import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { bips, intakeAssessments, patients } from "~/db/schema";
-import { documentOf, INTAKE_FIELDS, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
+import { documentOf, futureDateErrors, INTAKE_FIELDS, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
+import { todayAtLocation } from "~/domain/pa-pacing";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseWith } from "~/domain/validation";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
@@ -13,6 +14,7 @@ import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { nextIdOf } from "./ids.server";
+import { patientTimeZoneQuery } from "./pa-services.server";
 
 /**
  * Intake assessments (clinical §3; platform medical/initial-assessment). Scoped through the client: an
@@ -137,6 +139,15 @@ function bipOptionsQuery(ctx: ModelContext, patientId: number) {
 
 const bipOption = (b: { id: number; createdAt: string }) => ({ id: b.id, label: `BIP #${b.id} (${b.createdAt.slice(0, 10)})` });
 
+/**
+ * The checks that need the database: bip_id, when given, a BIP of the same client; no observation or prior-service date
+ * after today at the client's location (the one zone rule, decision 017), unless the save keeps the stored one.
+ */
+async function check(ctx: ModelContext, input: IntakeInput, patientId: number, stored: IntakeJson | null): Promise<Record<string, string>> {
+  const [[place], bip] = await Promise.all([patientTimeZoneQuery(ctx, patientId), checkBip(ctx, input.bip_id, patientId)]);
+  return { ...futureDateErrors(input, todayAtLocation(ctx.now(), place?.timeZone ?? "UTC"), stored), ...bip };
+}
+
 /** bip_id, when given, must be a BIP of the same client that the actor can see. */
 async function checkBip(ctx: ModelContext, bipId: number | null, patientId: number): Promise<Record<string, string>> {
   if (bipId === null) return {};
@@ -169,7 +180,7 @@ export async function createIntakeAssessment(ctx: ModelContext, raw: Record<stri
   if (!patient) return notFound("Patient");
   const parsed = parseIntake(input);
   if (!parsed.ok) return invalid(parsed.errors);
-  const errors = await checkBip(ctx, parsed.data.bip_id, patient.id);
+  const errors = await check(ctx, parsed.data, patient.id, null);
   if (Object.keys(errors).length) return invalid(errors);
   for (let attempt = 0; ; attempt++) {
     const [max] = await ctx.db.select({ n: nextIdOf(intakeAssessments) }).from(intakeAssessments);
@@ -202,7 +213,7 @@ export async function updateIntakeAssessment(ctx: ModelContext, id: number, raw:
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  const errors = await checkBip(ctx, parsed.data.bip_id, current.patient_id);
+  const errors = await check(ctx, parsed.data, current.patient_id, current);
   if (Object.keys(errors).length) return invalid(errors);
   const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: ENTITY, entityId: id, patientId: current.patient_id }, () => [
     ctx.db

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, getTableColumns, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
-import { isFutureBirthDate, MESSAGES } from "~/domain/fields";
+import { isFutureDate, MESSAGES } from "~/domain/fields";
 import { ParentInput, ParentPasswordInput, ParentStatusInput } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -178,7 +178,7 @@ async function check(ctx: ModelContext, input: ParentInput, current: ParentJson 
     zone = loc?.timeZone ?? zone;
   }
   // A birth date after today (at the parent's location, else UTC) is refused when the save sets it; a stored one is kept.
-  if (isFutureBirthDate(input.birth_date, todayAtLocation(ctx.now(), zone)) && current?.birth_date !== input.birth_date) errors.birth_date = MESSAGES.futureBirthDate("Birth date");
+  if (isFutureDate(input.birth_date, todayAtLocation(ctx.now(), zone)) && current?.birth_date !== input.birth_date) errors.birth_date = MESSAGES.futureDate("Birth date");
   // Among live parents only: a deleted parent's address is free again (migration 0033).
   const [dup] = await ctx.db.select({ id: parents.id }).from(parents).where(and(eq(parents.email, input.email), isNull(parents.deletedAt)));
   if (dup && dup.id !== current?.id) errors.email = "This email is already in use.";

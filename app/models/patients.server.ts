@@ -4,7 +4,7 @@ import type { AnySQLiteColumn, AnySQLiteTable, SQLiteColumn } from "drizzle-orm/
 import * as v from "valibot";
 import { primaryOf } from "~/db/client.server";
 import { auditLog, insurances, locations, parents, patients, scheduledSessions, userLocations, users } from "~/db/schema";
-import { isFutureBirthDate, MESSAGES } from "~/domain/fields";
+import { isFutureDate, MESSAGES } from "~/domain/fields";
 import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
@@ -390,7 +390,7 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
   // a stored one is kept as it is.
   const today = todayAtLocation(ctx.now(), loc?.timeZone ?? "UTC");
   for (const { name, label } of BIRTH_DATE_FIELDS) {
-    if (isFutureBirthDate(input[name] as string | null, today) && current?.[name] !== input[name]) errors[name] = MESSAGES.futureBirthDate(label);
+    if (isFutureDate(input[name] as string | null, today) && current?.[name] !== input[name]) errors[name] = MESSAGES.futureDate(label);
   }
   // A staff link the save does not change is kept as it is, even once that employee has left the client's
   // location or was made inactive (an edit must not fail on a link the user did not touch, as for the parent

@@ -4,7 +4,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { FormMessage } from "~/components/ui/field";
 import { ErrorText } from "~/components/ui/form-controls";
 import { Link } from "~/components/ui/link";
-import { DEFAULT_PDF_MONTHS, MAX_PDF_MONTHS, PDF_SECTION_KEYS, PDF_SECTIONS, toggledSections } from "~/domain/plan-pdf";
+import { DEFAULT_PDF_MONTHS, isSectionToggle, MAX_PDF_MONTHS, PDF_SECTION_KEYS, PDF_SECTIONS, SECTION_TOGGLES, sectionToggle } from "~/domain/plan-pdf";
 import { findBipInScope } from "~/models/bip-scope.server";
 import { requestPlanPdf } from "~/models/pdf-jobs.server";
 import { auditRead, auditWho } from "~/services/audit.server";
@@ -13,8 +13,8 @@ import { notFound, requireId, requirePermission } from "~/services/guard.server"
 
 /**
  * The plan PDF's 'Select sections' chooser (clinical §2, §4, §5; decision 041): the 26 sections, all
- * checked at first; Select All / Deselect All flips them all (a submit button without JavaScript, in
- * place with it: public/enhance.js); Close goes back to the plan; Save PDF queues the job and opens its status page
+ * checked at first; Select All / Deselect All ticks or clears them all (a submit button carrying the action it
+ * shows without JavaScript, in place with it: public/enhance.js); Close goes back to the plan; Save PDF queues the job and opens its status page
  * (so does Enter in the month count). No section chosen answers 'You must select at least one section.' beside the
  * sections, with the focus on the first box (decision 041, stop 29).
  */
@@ -47,7 +47,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values = formValues(await request.formData());
   const selected = listOf(values.sections).filter((s) => (PDF_SECTION_KEYS as readonly string[]).includes(s));
   const months = String(values.months ?? "");
-  if (values.intent === "toggle") return data<ChooserAnswer>({ selected: toggledSections(selected), months, errors: {}, message: null });
+  // Select All / Deselect All: what the button said, whatever boxes were changed since the page was drawn.
+  if (isSectionToggle(values.intent)) return data<ChooserAnswer>({ selected: [...SECTION_TOGGLES[values.intent].sections], months, errors: {}, message: null });
+  // Anything else (the toggle's intent=toggle of a page drawn before stop 35) makes no PDF.
+  if (values.intent !== "save") return data<ChooserAnswer>({ selected, months, errors: {}, message: "Unknown action." }, { status: 400 });
   const ctx = modelContextFor(context, actor);
   const result = await requestPlanPdf(ctx, { env: context.app.env, waitUntil: context.app.waitUntil }, id, { sections: listOf(values.sections), months });
   if (result.ok) return redirect(`/pdf-jobs/${result.data.id}`, 303);
@@ -61,7 +64,7 @@ export default function PlanPdfChooser() {
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const selected = answer ? answer.selected : [...PDF_SECTION_KEYS];
-  const everyChecked = PDF_SECTION_KEYS.every((k) => selected.includes(k));
+  const toggle = sectionToggle(selected);
   const sectionError = answer?.errors.sections;
   const monthsError = answer?.errors.months;
   const formError = answer && Object.keys(answer.errors).length === 0 ? answer.message : null;
@@ -115,9 +118,20 @@ export default function PlanPdfChooser() {
           <Link className="btn" to={`/bip/profile/${bip.id}`}>
             Close
           </Link>{" "}
-          {/* Without JavaScript it submits intent=toggle; with it, public/enhance.js flips the boxes in place (data-toggle-all). */}
-          <button type="submit" name="intent" value="toggle" className="btn" data-toggle-all="sections" data-label-all="Select All" data-label-none="Deselect All">
-            {everyChecked ? "Deselect All" : "Select All"}
+          {/* Without JavaScript it submits the action it shows (intent=select-all or select-none); with it, public/enhance.js
+              flips the boxes in place (data-toggle-all) and keeps its label and value with the boxes. */}
+          <button
+            type="submit"
+            name="intent"
+            value={toggle}
+            className="btn"
+            data-toggle-all="sections"
+            data-label-all={SECTION_TOGGLES["select-all"].label}
+            data-value-all="select-all"
+            data-label-none={SECTION_TOGGLES["select-none"].label}
+            data-value-none="select-none"
+          >
+            {SECTION_TOGGLES[toggle].label}
           </button>{" "}
           <button type="submit" name="intent" value="save" className="btn btn-primary" disabled={busy}>
             Save PDF

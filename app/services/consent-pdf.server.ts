@@ -76,9 +76,10 @@ export async function renderConsentPdf(d: ConsentDocument, askedSections: readon
   doc.setProducer("Baseline");
   const c = new Cursor(doc, await doc.embedFont(StandardFonts.Helvetica), await doc.embedFont(StandardFonts.HelveticaBold));
   c.newPage();
-  c.line(d.locationTitle ?? "Baseline", 14, c.bold);
+  // Names are wrapped (a location's title may be 120 characters, a client's names 255 each), as the texts are.
+  c.paragraph(d.locationTitle ?? "Baseline", 14, c.bold);
   c.line("Client consent", 18, c.bold);
-  c.line(`Client: ${d.patientName}`, 11, c.regular);
+  c.paragraph(`Client: ${d.patientName}`, 11, c.regular);
   // The consent's own status in the heading: a withdrawn one must never read as a draft to be signed (probe 8893, stop 25).
   c.line(`Consent #${d.consent.id} · ${d.consent.status === "draft" ? "Draft (not signed)" : consentStatusLabel(d.consent.status)}`, 10, c.regular, MUTED);
   c.rule();
@@ -109,7 +110,8 @@ export async function renderConsentPdf(d: ConsentDocument, askedSections: readon
         c.line("(The drawn signature could not be shown.)", 9, c.regular, MUTED);
       }
     }
-    c.line(`Signed by ${d.consent.signer_name ?? ""}${d.consent.signer_type === "parent" ? " (parent/guardian)" : ""}`, 10, c.regular);
+    // Wrapped too: a typed name may be 120 characters, and the signed record never changes (probe 8983 L2).
+    c.paragraph(`Signed by ${d.consent.signer_name ?? ""}${d.consent.signer_type === "parent" ? " (parent/guardian)" : ""}`, 10, c.regular);
     if (d.consent.signed_at) c.line(`Signed on ${usDateTime(d.consent.signed_at)}`, 10, c.regular);
   } else if (d.consent.status === "withdrawn") {
     c.line(`Withdrawn by the clinic${d.consent.withdrawn_at ? ` on ${usDateTime(d.consent.withdrawn_at)}` : ""}; never signed.`, 10, c.regular, MUTED);

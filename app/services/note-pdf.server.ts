@@ -103,10 +103,17 @@ export class Layout {
     this.y -= 19;
   }
 
-  label(s: string) {
-    this.ensure(28);
-    this.text(s, MARGIN, 9, this.fonts.bold, MUTED);
-    this.y -= 13;
+  /**
+   * A block's label, wrapped to the text width (a goal's name may be 255 characters; probe 8983 L1), on the page
+   * where it fits with `keep` more points under it (what it labels starts on the same page).
+   */
+  label(s: string, keep = 15) {
+    const lines = this.lines(s, CONTENT, 9, this.fonts.bold);
+    this.ensure(lines.length * 13 + keep);
+    for (const line of lines) {
+      this.text(line, MARGIN, 9, this.fonts.bold, MUTED);
+      this.y -= 13;
+    }
   }
 }
 

@@ -151,8 +151,8 @@ function drawLegend(l: Layout, model: ChartModel) {
 function drawBlock(l: Layout, b: PlanPdfBlock) {
   if (b.kind !== "chart") return block(l, b);
   const height = b.model.height * SCALE;
-  l.ensure(height + 60);
-  l.label(b.label);
+  // The title ("Target Behavior to Decrease: <name>", wrapped) and the chart under it on one page.
+  l.label(b.label, height + 47);
   l.y -= 2;
   l.y -= drawChart(l.page, l.fonts, b.model, l.y);
   l.y -= 6;

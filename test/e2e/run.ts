@@ -1014,6 +1014,21 @@ for (const javaScript of [false, true]) {
       assert.ok(bytes.length > 5_000 && bytes.length < 1_000_000, `size ${bytes.length}`);
     });
 
+    // ---- The toggle does what its label says (probe 8983 L3): without JavaScript the label stays as the page was drawn
+    // when a box is unticked, and the button carries that action; with it, the label turns to Select All at once.
+    flow("pdf: after unticking one section, the toggle does what its label says", async () => {
+      await signIn(page, "bcba@demo.test");
+      await page.waitForURL(onPath("/dashboard"));
+      await goto(page, "/bip/pdf/1");
+      await shown(page.getByRole("heading", { name: "Select sections" }));
+      await page.locator("input[name=sections]").first().uncheck();
+      const label = javaScript ? "Select All" : "Deselect All";
+      await page.getByRole("button", { name: label }).click();
+      await ready(page);
+      assert.equal(await page.locator("input[name=sections]:checked").count(), javaScript ? 26 : 0, `${label} did what it said`);
+      await shown(page.getByRole("button", { name: javaScript ? "Deselect All" : "Select All" }));
+    });
+
     // ---- PDF files expire (decision 041, 2026-11-26): the cron deletes a file 30 days old; "Make it again" makes a new job.
     flow("pdf: a PDF whose file expired offers 'Make it again', which makes a new one to download", async () => {
       await signIn(page, "bcba@demo.test");

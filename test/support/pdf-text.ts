@@ -1,5 +1,5 @@
 import { unzlibSync } from "fflate";
-import { PDFArray, PDFDocument, PDFName, PDFRawStream, PDFRef, type PDFObject } from "pdf-lib";
+import { PDFArray, PDFDocument, PDFName, PDFRawStream, PDFRef, type PDFFont, type PDFObject, type StandardFonts } from "pdf-lib";
 
 /**
  * Reads back the text a PDF draws, for tests: each page's content streams are inflated (fflate) and the
@@ -43,17 +43,46 @@ function literalBytes(lit: string): number[] {
   return out;
 }
 
-/** The strings of one content stream's text operators. */
-export function contentStrings(content: string): string[] {
-  const out: string[] = [];
+/** One text operator: its string, its font (a standard font's name) and size, and where it starts. */
+export interface TextRun {
+  text: string;
+  font: string;
+  size: number;
+  x: number;
+  y: number;
+  /** Whether it reads left to right (false: turned, as a chart's y-axis label). */
+  upright: boolean;
+}
+
+/** The text operators of one content stream, with the font (Tf) and the position (Tm) each is drawn at. */
+export function contentRuns(content: string): TextRun[] {
+  const out: TextRun[] = [];
   const str = String.raw`<[0-9A-Fa-f\s]*>|\((?:\\.|[^\\)])*\)`;
-  const ops = new RegExp(String.raw`(${str})\s*Tj|\[((?:\s*(?:${str}|-?[\d.]+))*)\s*\]\s*TJ`, "g");
+  const num = String.raw`-?[\d.]+`;
+  const ops = new RegExp(String.raw`(${str})\s*Tj|\[((?:\s*(?:${str}|-?[\d.]+))*)\s*\]\s*TJ|/(\S+)\s+(${num})\s+Tf|((?:${num}\s+){6})Tm`, "g");
   const decode = (s: string) => winAnsi(s.startsWith("<") ? hexBytes(s.slice(1, -1)) : literalBytes(s.slice(1, -1)));
+  let font = "";
+  let size = 0;
+  let at = { x: 0, y: 0, upright: true };
   for (const m of content.matchAll(ops)) {
-    if (m[1]) out.push(decode(m[1]));
-    else out.push([...m[2]!.matchAll(new RegExp(str, "g"))].map((x) => decode(x[0])).join(""));
+    if (m[3]) {
+      // pdf-lib names a standard font's resource after it: "Helvetica-Bold-7098480789".
+      font = m[3].replace(/-\d+$/, "");
+      size = Number(m[4]);
+    } else if (m[5]) {
+      const [a, b, , , e, f] = m[5].trim().split(/\s+/).map(Number) as [number, number, number, number, number, number];
+      at = { x: e, y: f, upright: Math.abs(b) < 1e-9 && a > 0 };
+    } else {
+      const text = m[1] ? decode(m[1]) : [...m[2]!.matchAll(new RegExp(str, "g"))].map((x) => decode(x[0])).join("");
+      out.push({ text, font, size, ...at });
+    }
   }
   return out;
+}
+
+/** The strings of one content stream's text operators. */
+export function contentStrings(content: string): string[] {
+  return contentRuns(content).map((r) => r.text);
 }
 
 function streamText(doc: PDFDocument, obj: PDFObject | undefined): string {
@@ -65,10 +94,33 @@ function streamText(doc: PDFDocument, obj: PDFObject | undefined): string {
   return Array.from(bytes, (b) => String.fromCharCode(b)).join("");
 }
 
+/** The text operators of each page. */
+async function pageRuns(bytes: Uint8Array): Promise<TextRun[][]> {
+  const doc = await PDFDocument.load(bytes);
+  return doc.getPages().map((page) => contentRuns(streamText(doc, page.node.get(PDFName.of("Contents")))));
+}
+
 /** The text strings of each page. */
 export async function pdfPages(bytes: Uint8Array): Promise<string[][]> {
-  const doc = await PDFDocument.load(bytes);
-  return doc.getPages().map((page) => contentStrings(streamText(doc, page.node.get(PDFName.of("Contents")))));
+  return (await pageRuns(bytes)).map((runs) => runs.map((r) => r.text));
+}
+
+/**
+ * Each upright line of text with where it ends on its page (x + its width in its standard font): what a test
+ * compares with the page's edge or margin.
+ */
+export async function pdfLineEnds(bytes: Uint8Array): Promise<{ page: number; text: string; x: number; right: number }[]> {
+  const scratch = await PDFDocument.create();
+  const fonts = new Map<string, PDFFont>();
+  const fontOf = async (name: string) => {
+    if (!fonts.has(name)) fonts.set(name, await scratch.embedFont(name as StandardFonts));
+    return fonts.get(name)!;
+  };
+  const out: { page: number; text: string; x: number; right: number }[] = [];
+  for (const [i, runs] of (await pageRuns(bytes)).entries()) {
+    for (const r of runs.filter((r) => r.upright)) out.push({ page: i + 1, text: r.text, x: r.x, right: r.x + (await fontOf(r.font)).widthOfTextAtSize(r.text, r.size) });
+  }
+  return out;
 }
 
 /** All text strings of the PDF, one per line. */

@@ -15,12 +15,16 @@ import {
   monthsBefore,
   pdfFilename,
   planPdfDocument,
-  toggledSections,
+  isSectionToggle,
+  SECTION_TOGGLES,
+  sectionToggle,
+  type PlanPdfDocument,
 } from "~/domain/plan-pdf";
 import { parseWith } from "~/domain/validation";
 import { pdfWindow } from "~/domain/weekly-reports";
+import { MARGIN, PAGE } from "~/services/note-pdf.server";
 import { renderPlanPdf } from "~/services/plan-pdf.server";
-import { pdfPages, pdfText } from "../support/pdf-text";
+import { pdfLineEnds, pdfPages, pdfText } from "../support/pdf-text";
 import { chartInput, goal, view } from "../support/plan-pdf-fixture";
 
 describe("the 26 sections of a plan PDF (clinical §3)", () => {
@@ -64,12 +68,21 @@ describe("the chooser (clinical §4, §5)", () => {
     expect(PDF_MESSAGES.noSection).toBe("You must select at least one section.");
   });
 
-  it.each([
-    [[...PDF_SECTION_KEYS], []],
-    [[], [...PDF_SECTION_KEYS]],
-    [["policy"], [...PDF_SECTION_KEYS]],
-  ])("toggle flips all at once (%j selected)", (selected, after) => {
-    expect(toggledSections(selected)).toEqual(after);
+  // The button shows, and carries, one action; the server does it whatever boxes were changed since (probe 8983 L3).
+  it.each<[string, string[], string, string, string[]]>([
+    ["all selected", [...PDF_SECTION_KEYS], "select-none", "Deselect All", []],
+    ["none selected", [], "select-all", "Select All", [...PDF_SECTION_KEYS]],
+    ["one selected", ["policy"], "select-all", "Select All", [...PDF_SECTION_KEYS]],
+    ["all but one selected", PDF_SECTION_KEYS.slice(1), "select-all", "Select All", [...PDF_SECTION_KEYS]],
+  ])("toggle flips all at once: %s", (_case, selected, toggle, label, after) => {
+    const shown = sectionToggle(selected);
+    expect(shown).toBe(toggle);
+    expect(SECTION_TOGGLES[shown].label).toBe(label);
+    expect(SECTION_TOGGLES[shown].sections).toEqual(after);
+  });
+
+  it.each([["select-all", true], ["select-none", true], ["toggle", false], ["save", false], ["constructor", false], [undefined, false]])("%s is a toggle: %s", (intent, yes) => {
+    expect(isSectionToggle(intent)).toBe(yes);
   });
 
   it("a goal PDF is weekly reports (default) or chart comments", () => {
@@ -258,5 +271,30 @@ describe("the renderer", () => {
     const text = await pdfText(bytes);
     expect(text).toContain("Dvorák <= 3");
     expect(text).toContain("None recorded.");
+  });
+});
+
+// Probe 8983 L1: a goal's heading ("<name> (active)") and its chart's title were drawn on one line and ran off the page.
+describe("a goal name of 255 characters, the longest allowed", () => {
+  const name = Array.from({ length: 36 }, (_, i) => `Word${i + 1}`).join(" ").padEnd(255, "x");
+  const input = chartInput(name, "maladaptive", 10);
+  const goalView = { goal: { ...goal(11, name, "maladaptive"), patient_name: "Ana Lopez", patient_identifier: "C-0042" }, chart: buildChartModel(input), reports: input.reports, comments: input.comments, months: 6, window: pdfWindow("2026-11-26", 6), generatedOn: "2026-11-26" };
+  it.each<[string, () => PlanPdfDocument, string[]]>([
+    [
+      "the plan PDF: the goal's heading and its chart's title",
+      () => planPdfDocument(view({ goals: [goal(11, name, "maladaptive")], charts: new Map([[11, buildChartModel(input)]]), sections: ["maladaptiveGoals"] })),
+      [`${name} (active)`, `Target Behavior to Decrease: ${name}`],
+    ],
+    ["a goal's weekly-report PDF: its chart's title", () => goalPdfDocument({ ...goalView, kind: "weekly_report" }), [`Baseline: ${name}`]],
+    ["a goal's chart-comment PDF: its chart's title", () => goalPdfDocument({ ...goalView, kind: "chart_comments" }), [`Baseline: ${name}`]],
+  ])("%s wrap: every word printed, no line past the right margin", async (_case, document, headings) => {
+    expect(name).toHaveLength(255);
+    const bytes = await renderPlanPdf(document());
+    const flat = (await pdfText(bytes)).replace(/\n/g, " ");
+    for (const heading of headings) expect(flat).toContain(heading);
+    // Every line of the name ends inside the right margin; nothing at all runs off the page.
+    for (const line of await pdfLineEnds(bytes)) {
+      expect(line.right, `page ${line.page}: ${line.text.slice(0, 40)}`).toBeLessThanOrEqual(line.text.includes("Word") ? PAGE.width - MARGIN + 0.01 : PAGE.width);
+    }
   });
 });

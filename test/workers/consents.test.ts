@@ -6,7 +6,7 @@ import { CONSENT_MESSAGES } from "~/domain/consents";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
 import { getActor } from "~/models/actors.server";
 import { saveConsentDraft, signConsent } from "~/models/consents.server";
-import { pdfText } from "../support/pdf-text";
+import { pdfLineEnds, pdfText } from "../support/pdf-text";
 import { api, apiToken, beforeWriteDb, createBip, createLocation, createParent, createPatient, createPlan, createUser, createWeeklyReport, db, form, request, signInCookie, type TestUser, expectUnsupportedMethods, withoutFlashTag } from "./helpers";
 
 /**
@@ -493,6 +493,30 @@ describe("a parent downloads the PDF of a consent they signed (decision 040, sto
     // The staff's PDF of the same consent says the same.
     const staffPdf = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: {} });
     expect(await pdfText(new Uint8Array(await staffPdf.arrayBuffer()))).toBe(text);
+  });
+
+  // Probe 8983 L2: "Signed by <name> (parent/guardian)" was one line, cut at the page's edge past about 95 characters.
+  it("a long signer name (120 characters, the most allowed) and long client and clinic names wrap: whole, with the role, inside the margins", async () => {
+    const signer = "Mariah de los Angeles Fernandez-Gutierrez y Montenegro de la Santa Trinidad Alvarez Castillo Rodriguez Villanueva Ortega";
+    expect(signer).toHaveLength(120);
+    const clinic = await createLocation({ title: "Centro de Analisis Conductual Aplicado para Ninos y Familias de la Comunidad Hispana del Condado Metropolitano Sur" });
+    const longChild = await createPatient({ locationId: clinic.id, parentId: parent.id, firstName: "Alexandria Konstantina ".repeat(10).trim(), lastName: "Montgomery Vanderbilt ".repeat(10).trim() });
+    const clinicManager = await apiToken(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [clinic.id] }));
+    const created = await api("/v2/store-client-consents", { method: "POST", token: clinicManager, body: { patient_id: longChild.id, sections: [1] } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const c = ((await created.json()) as { data: { id: number; version: number } }).data;
+    expect((await sign(longChild.id, c, signer)).status).toBe(303);
+    const staffPdf = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: clinicManager, body: {} });
+    for (const res of [await request(`/portal/consents/${c.id}/pdf`, { cookie }), staffPdf]) {
+      expect(res.status).toBe(200);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const flat = (await pdfText(bytes)).replace(/\n/g, " ");
+      expect(flat).toContain(`Signed by ${signer} (parent/guardian)`);
+      expect(flat).toContain(`Client: ${longChild.firstName} ${longChild.lastName}`);
+      expect(flat).toContain(clinic.title);
+      // The consent PDF's margins are 54 pt each side of a 612-pt page.
+      for (const line of await pdfLineEnds(bytes)) expect(line.right, line.text.slice(0, 40)).toBeLessThanOrEqual(612 - 54 + 0.01);
+    }
   });
 
   it("a draft, a withdrawn consent and another family's signed consent answer 404 with no audit row; staff 403", async () => {

@@ -1,7 +1,9 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, intakeAssessments } from "~/db/schema";
+import { todayAtLocation } from "~/domain/pa-pacing";
 import type { Permission } from "~/domain/permissions";
+import { addDays } from "~/domain/weeks";
 import { api, apiToken, createBip, createLocation, createPatient, createUser, db, request, signInCookie, withoutFlashTag } from "./helpers";
 
 /** Intake assessments (clinical §3, §5; platform medical/initial-assessment): API and screens with JavaScript off. */
@@ -391,5 +393,105 @@ describe("intake screens (JavaScript off)", () => {
     expect(withoutFlashTag(deleted.headers.get("Location"))).toMatch(/^\/medical\/initial-assessment\?flash=/);
     expect((await stored(mine.id)).deletedAt).not.toBeNull();
     expect((await request(`/medical/initial-assessment/${mine.id}`, { cookie })).status).toBe(404);
+  });
+});
+
+/**
+ * An intake records an interview that took place (decision 011): its observation date, and the prior ABA services'
+ * start and end dates, cannot be after today at the client's location (probe 8983 L4). Kiritimati (UTC+14) and
+ * Pago Pago (UTC-11) are 25 hours apart, so "today" there is never UTC's for both.
+ */
+describe("dates of what has happened: none after today at the client's location", () => {
+  const EAST = "Pacific/Kiritimati";
+  const WEST = "Pacific/Pago_Pago";
+  async function clinicIn(zone: string) {
+    const loc = await createLocation({ timeZone: zone });
+    const patient = await createPatient({ locationId: loc.id });
+    const bcba = await createUser({ permissions: MANAGE, locations: [loc.id] });
+    return { patient, today: todayAtLocation(new Date(), zone), token: await apiToken(bcba), cookie: await signInCookie(bcba) };
+  }
+  const prior = (start: string | null, end: string | null) => ({ prior_aba_services: { received: "1", provider: "Early Steps", start_date: start, end_date: end } });
+
+  it.each<[string, (today: string) => Record<string, unknown>, Record<string, string>]>([
+    ["an observation date tomorrow", (t) => ({ observation_date: addDays(t, 1) }), { observation_date: "Observation date cannot be in the future." }],
+    ["an observation date in 2099", () => ({ observation_date: "2099-12-31" }), { observation_date: "Observation date cannot be in the future." }],
+    ["a prior ABA start date tomorrow", (t) => prior(addDays(t, 1), null), { "prior_aba_services.start_date": "Start date cannot be in the future." }],
+    ["a prior ABA end date tomorrow", (t) => prior("2023-01-10", addDays(t, 1)), { "prior_aba_services.end_date": "End date cannot be in the future." }],
+    [
+      "prior ABA start and end dates both next year",
+      (t) => prior(addDays(t, 365), addDays(t, 400)),
+      { "prior_aba_services.start_date": "Start date cannot be in the future.", "prior_aba_services.end_date": "End date cannot be in the future." },
+    ],
+  ])("API create: %s is refused with 422 and writes nothing", async (_case, over, errors) => {
+    const c = await clinicIn(EAST);
+    const before = await counts();
+    const res = await api("/v2/intake-assessments", { method: "POST", token: c.token, body: valid(c.patient.id, over(c.today)) });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as { message: string; errors: Record<string, string> };
+    expect(body.errors).toEqual(errors);
+    expect(body.message).toBeTruthy();
+    expect(await counts()).toEqual(before);
+  });
+
+  it("today at the client's location (Kiritimati, UTC+14) is taken; the same date where it is still yesterday (Pago Pago) is refused", async () => {
+    const east = await clinicIn(EAST);
+    const res = await api("/v2/intake-assessments", { method: "POST", token: east.token, body: valid(east.patient.id, { observation_date: east.today, ...prior("2023-01-10", east.today) }) });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const west = await clinicIn(WEST);
+    const there = await api("/v2/intake-assessments", { method: "POST", token: west.token, body: valid(west.patient.id, { observation_date: east.today }) });
+    expect(there.status).toBe(422);
+    expect(((await there.json()) as { errors: Record<string, string> }).errors).toEqual({ observation_date: "Observation date cannot be in the future." });
+  });
+
+  it("an edit that sets a future date is refused (PUT and PATCH); one stored before the rule is kept when another field is saved", async () => {
+    const c = await clinicIn(EAST);
+    const created = (await (await api("/v2/intake-assessments", { method: "POST", token: c.token, body: valid(c.patient.id) })).json()) as { data: { id: number } };
+    const id = created.data.id;
+    const before = await counts();
+    const put = await api(`/v2/intake-assessments/${id}`, { method: "PUT", token: c.token, body: valid(c.patient.id, { observation_date: addDays(c.today, 1) }) });
+    expect(put.status).toBe(422);
+    expect(((await put.json()) as { errors: Record<string, string> }).errors).toEqual({ observation_date: "Observation date cannot be in the future." });
+    const patch = await api(`/v2/intake-assessments/${id}`, { method: "PATCH", token: c.token, body: prior("2023-01-10", addDays(c.today, 2)) });
+    expect(patch.status).toBe(422);
+    expect(((await patch.json()) as { errors: Record<string, string> }).errors).toEqual({ "prior_aba_services.end_date": "End date cannot be in the future." });
+    expect(await counts()).toEqual(before);
+    expect(await stored(id)).toMatchObject({ observationDate: "2025-04-02", version: 1 });
+    expect((await stored(id)).doc.prior_aba_services).toMatchObject({ end_date: "2024-01-10" });
+
+    const old = await createIntake(c.patient, { observationDate: "2099-12-31", document: JSON.stringify({ prior_aba_services: { start_date: "2099-01-01" } }) });
+    const kept = await api(`/v2/intake-assessments/${old.id}`, { method: "PATCH", token: c.token, body: { person_responding: "Grandmother" } });
+    expect(kept.status, await kept.clone().text()).toBe(200);
+    expect(await stored(old.id)).toMatchObject({ personResponding: "Grandmother", observationDate: "2099-12-31" });
+  });
+
+  it("the screens (JavaScript off): the field's message, the typed values kept, nothing written; the edit screen too", async () => {
+    const c = await clinicIn(EAST);
+    const before = await counts();
+    const tomorrow = addDays(c.today, 1);
+    const fields = {
+      intent: "save",
+      patient_id: String(c.patient.id),
+      person_responding: "Typed Person",
+      observation_date: tomorrow,
+      "prior_aba_services[received]": "yes",
+      "prior_aba_services[provider]": "Typed Provider",
+      "prior_aba_services[start_date]": "2099-01-01",
+    };
+    const res = await post(`/medical/initial-assessment/create?patient_id=${c.patient.id}`, fields, c.cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain("Observation date cannot be in the future.");
+    expect(html).toContain("Start date cannot be in the future.");
+    expect(html).toContain('value="Typed Person"');
+    expect(html).toContain('value="Typed Provider"');
+    expect(html).toContain(`value="${tomorrow}"`);
+    expect(html).toContain('value="2099-01-01"');
+    expect(await counts()).toEqual(before);
+
+    const mine = await createIntake(c.patient);
+    const edit = await post(`/medical/initial-assessment/${mine.id}?edit`, { ...fields, version: "1" }, c.cookie);
+    expect(edit.status).toBe(422);
+    expect(await edit.text()).toContain("Observation date cannot be in the future.");
+    expect(await stored(mine.id)).toMatchObject({ observationDate: "2025-03-01", version: 1 });
   });
 });

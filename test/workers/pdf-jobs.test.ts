@@ -302,6 +302,8 @@ describe("the screens (no JavaScript needed)", () => {
     request(path, { method: "POST", cookie: c, body: new URLSearchParams(pairs), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
   const checkedBoxes = (html: string) => (html.match(/<input[^>]*name="sections"[^>]*>/g) ?? []).filter((tag) => / checked=""/.test(tag)).length;
 
+  const toggleButton = (html: string) => /<button[^>]*data-toggle-all="sections"[^>]*>([^<]*)<\/button>/.exec(html);
+
   it("the chooser: 26 sections all checked, Close, Deselect All and Save PDF; the toggle flips them all", async () => {
     const res = await request(`/bip/pdf/${bip.id}`, { cookie });
     expect(res.status).toBe(200);
@@ -310,12 +312,43 @@ describe("the screens (no JavaScript needed)", () => {
     expect((html.match(/name="sections"/g) ?? []).length).toBe(26);
     expect(checkedBoxes(html)).toBe(26);
     for (const label of ["Close", "Deselect All", "Save PDF"]) expect(html).toContain(label);
-    const off = await post(`/bip/pdf/${bip.id}`, [...PDF_SECTION_KEYS.map((k) => ["sections", k] as [string, string]), ["intent", "toggle"]]);
+    const off = await post(`/bip/pdf/${bip.id}`, [...PDF_SECTION_KEYS.map((k) => ["sections", k] as [string, string]), ["intent", "select-none"]]);
     const offHtml = await off.text();
     expect(checkedBoxes(offHtml)).toBe(0);
-    expect(offHtml).toContain("Select All");
-    const on = await post(`/bip/pdf/${bip.id}`, [["sections", "policy"], ["intent", "toggle"]]);
+    expect(toggleButton(offHtml)?.[1]).toBe("Select All");
+    const on = await post(`/bip/pdf/${bip.id}`, [["sections", "policy"], ["intent", "select-all"]]);
     expect(checkedBoxes(await on.text())).toBe(26);
+    // The old toggle's intent (a page drawn before stop 35) makes no PDF and keeps the boxes.
+    const before = await jobCount();
+    const stale = await post(`/bip/pdf/${bip.id}`, [["sections", "policy"], ["intent", "toggle"]]);
+    expect(stale.status).toBe(400);
+    const staleHtml = await stale.text();
+    expect(staleHtml).toContain("Unknown action.");
+    expect(checkedBoxes(staleHtml)).toBe(1);
+    expect(await jobCount()).toBe(before);
+  });
+
+  // Probe 8983 L3: without JavaScript the label stays as drawn when a box is unticked; the server flipped by the posted
+  // boxes, so "Deselect All" then ticked them all. The button now carries the action it shows. [case, boxes posted, intent, boxes after, label after]
+  it.each<[string, number, string, number, string]>([
+    ["Deselect All (drawn with all ticked) after unticking one", 25, "select-none", 0, "Select All"],
+    ["Deselect All with every box ticked", 26, "select-none", 0, "Select All"],
+    ["Select All (drawn with none ticked) after ticking every box", 26, "select-all", 26, "Deselect All"],
+    ["Select All after ticking one", 1, "select-all", 26, "Deselect All"],
+  ])("without JavaScript, %s does what its label said", async (_case, posted, intent, after, label) => {
+    const before = await jobCount();
+    const res = await post(`/bip/pdf/${bip.id}`, [...PDF_SECTION_KEYS.slice(0, posted).map((k) => ["sections", k] as [string, string]), ["months", "4"], ["intent", intent]]);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(checkedBoxes(html)).toBe(after);
+    const button = toggleButton(html)!;
+    expect(button[1]).toBe(label);
+    // The button carries the action it shows; with JavaScript, enhance.js keeps both with the boxes.
+    expect(button[0]).toContain(`value="${label === "Select All" ? "select-all" : "select-none"}"`);
+    expect(button[0]).toContain('data-value-all="select-all"');
+    expect(button[0]).toContain('data-value-none="select-none"');
+    expect(html).toMatch(/<input[^>]*name="months"[^>]*value="4"/);
+    expect(await jobCount()).toBe(before);
   });
 
   it("Enter in the month count saves the PDF: the form's first submit button is a hidden Save PDF, before Deselect All (probe 8923 M2)", async () => {
@@ -325,7 +358,7 @@ describe("the screens (no JavaScript needed)", () => {
     expect(first).toContain('name="intent"');
     expect(first).toContain('value="save"');
     expect(first).toContain('aria-hidden="true"');
-    expect(form.indexOf('value="save"')).toBeLessThan(form.indexOf('value="toggle"'));
+    expect(form.indexOf('value="save"')).toBeLessThan(form.indexOf('value="select-none"'));
   });
 
   it("Save PDF with no section shows the message beside the sections (an alert, no dialog), focuses the first box and makes no job (probe 8923 L3)", async () => {
