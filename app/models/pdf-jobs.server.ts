@@ -114,7 +114,10 @@ export const jobPlanLive = sql<number>`(exists (select 1 from patients jp where 
   and exists (select 1 from bips jb where jb.id = pdf_jobs.bip_id and jb.deleted_at is null)
   and (pdf_jobs.kind = 'plan' or exists (select 1 from plans jg where jg.id = json_extract(pdf_jobs.params, '$.planId') and jg.deleted_at is null)))`;
 
-/** A job as the screens and the API show it: no client data (ids, kind, status, sizes, times). */
+/**
+ * A job as the screens and the API show it: no client data (ids, kind, status, sizes, times). `download_url` is the
+ * API's own download, which a Bearer client can follow; the status screen links its session route instead.
+ */
 export function pdfJobJson(row: JobRow, shared = false, planLive = true) {
   const p = paramsOf(row);
   return {
@@ -132,7 +135,7 @@ export function pdfJobJson(row: JobRow, shared = false, planLive = true) {
     attempts: row.attempts,
     file_size: row.fileSize,
     file_name: pdfFilename(row.kind as PdfKind, row.kind === "plan" ? (row.bipId ?? 0) : (p.planId ?? 0)),
-    download_url: row.status === "done" && planLive ? `/pdf-jobs/${row.id}/download` : null,
+    download_url: row.status === "done" && planLive ? `/api/v2/pdf-jobs/${row.id}/download` : null,
     shared,
     /** Its BIP or goal was deleted since: no download, no share (decision 010). */
     plan_deleted: !planLive,

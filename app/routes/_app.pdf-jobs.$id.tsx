@@ -107,7 +107,7 @@ export default function PdfJobStatus() {
         ) : job.status === "done" ? (
           <>
             <p>
-              <a className="btn btn-primary" href={job.download_url!} download={job.file_name}>
+              <a className="btn btn-primary" href={`/pdf-jobs/${job.id}/download`} download={job.file_name}>
                 Download PDF
               </a>{" "}
               <span className="muted">

@@ -1,11 +1,14 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiToken, createLocation, createUser, expectUnsupportedMethods } from "./helpers";
+import { api as apiApp } from "../../workers/api";
+import { unsupported } from "../../workers/api/rest";
+import { api, apiToken, createLocation, createUser, expectUnsupportedMethods } from "./helpers";
 
 /**
  * A method a path does not serve answers 405 JSON "Unsupported HTTP method" (platform §7) on the billing, claims,
- * scrubber, pacing, note PDF and AI summary routers, and the employees', insurers' and clients' own calls — never a fall-through to the screens (their cross-site 403
- * or the HTML 404 page). The other routers' paths are covered beside their own tests.
+ * scrubber, pacing, note PDF and AI summary routers, the employees', insurers' and clients' own calls, and sign-in,
+ * two-factor, password reset and version — never a fall-through to the screens (their cross-site 403 or the HTML 404
+ * page), a 404, or a sibling `/:id` call. The walk below checks every path of the API router the same way.
  */
 let token: string;
 
@@ -28,8 +31,54 @@ describe("405 JSON for a method the path does not serve", () => {
     ],
     ["insurers' calls", [["PUT", "/insurance/service"], ["GET", "/insurance/store/service"], ["POST", "/insurance/servicebyInsurance/1"]]],
     ["clients' extra calls", [["POST", "/v2/patients/1/pa-services"], ["DELETE", "/v2/patients/by-identifier/X"]]],
+    [
+      "sign-in, two-factor, password reset and version",
+      [
+        ["GET", "/auth/login"], ["GET", "/auth/me"], ["GET", "/auth/logout"], ["POST", "/auth/refresh"], ["DELETE", "/auth/me"],
+        ["GET", "/two-factor/verify"], ["PUT", "/two-factor/backup-code"], ["GET", "/two-factor/resend"], ["GET", "/two-factor/send-code"], ["POST", "/two-factor/status"],
+        ["GET", "/password-reset/request"], ["GET", "/password-reset/verify"], ["PATCH", "/password-reset/change"], ["POST", "/version"],
+      ],
+    ],
+    // POST-only calls beside a `/:id` route, which must not read them as an id ("Weekly report not found.").
+    [
+      "POST-only calls beside an id",
+      [["GET", "/v2/weekly-reports/check-excel"], ["GET", "/v2/weekly-reports/import-data"], ["PUT", "/v2/weekly-reports/import-data"], ["DELETE", "/v2/weekly-reports/check-excel"], ["GET", "/v2/weekly-reports/from-notes"], ["GET", "/v2/claims/generate"], ["GET", "/v2/objectives/reorder"]],
+    ],
   ] as const)("%s", async (_, cases) => {
     await expectUnsupportedMethods(token, cases);
+  });
+
+  it.each([
+    ["GET", "/auth/me"],
+    ["GET", "/two-factor/verify"],
+    ["GET", "/v2/claims/generate"],
+    ["GET", "/v2/weekly-reports/check-excel"],
+  ])("%s %s answers 405 without a token too (before authentication)", async (method, path) => {
+    const res = await api(path, { method });
+    expect(res.status).toBe(405);
+    expect(await res.json()).toEqual({ message: "Unsupported HTTP method" });
+  });
+
+  /**
+   * Every path some call serves, with every other method: the first handler the router picks (after the API-wide
+   * middleware) is `unsupported`, not another call's guard or handler (a `/:id` route reading "generate" as an id, or
+   * nothing at all). No request is made: the routes come from the router itself, so a new call is covered.
+   * /dev/outbox is left out: outside development it does not exist (404 for every method).
+   */
+  it("every path the API serves refuses the methods it does not serve, before any guard", () => {
+    const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+    const global = new Set(apiApp.routes.filter((r) => r.path === "/*").map((r) => r.handler));
+    const paths = [...new Set(apiApp.routes.map((r) => r.path))].filter((p) => p !== "/*" && p !== "/dev/outbox");
+    const wrong: string[] = [];
+    for (const path of paths) {
+      for (const method of methods) {
+        if (apiApp.routes.some((r) => r.method === method && r.path === path)) continue;
+        const [matched] = apiApp.router.match(method, path.replace(/:[^/]+/g, "1"));
+        const first = matched.map(([entry]) => entry[1]).find((route) => !global.has(route.handler));
+        if (first?.handler !== unsupported) wrong.push(`${method} ${path} → ${first ? `${first.method} ${first.path}` : "no route"}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });
 

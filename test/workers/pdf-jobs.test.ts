@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
 import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, bips, chartComments, patients, pdfJobs, plans, sharedDocuments, userLocations, userRoles, weeklyReports } from "~/db/schema";
@@ -11,7 +11,7 @@ import { getUserActor } from "~/models/actors.server";
 import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestGoalPdf, requestPlanPdf } from "~/models/pdf-jobs.server";
 import worker from "../../workers/app";
 import { pdfPages, pdfText } from "../support/pdf-text";
-import { api, apiToken, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
+import { api, apiToken, BASE, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 
 /**
  * Plan, weekly-report and chart-comment PDFs through the queue (decision 041): request → the consumer
@@ -94,8 +94,9 @@ describe("the plan PDF through the API and the queue", () => {
     expect(row.attempts).toBe(1);
     const status = (await (await api(`/v2/pdf-jobs/${body.job_id}`, { token })).json()) as { data: Job };
     expect(status.data.status).toBe("done");
-    expect(status.data.download_url).toBe(`/pdf-jobs/${body.job_id}/download`);
-    const file = await api(`/v2/pdf-jobs/${body.job_id}/download`, { token });
+    // The API's own download, which the same Bearer token can follow (the screens' needs a session: decision 041).
+    expect(status.data.download_url).toBe(`/api/v2/pdf-jobs/${body.job_id}/download`);
+    const file = await SELF.fetch(`${BASE}${status.data.download_url}`, { headers: { Authorization: `Bearer ${token}` } });
     expect(file.status).toBe(200);
     expect(file.headers.get("Content-Type")).toBe("application/pdf");
     expect(file.headers.get("Content-Disposition")).toBe(`attachment; filename="behavior-plan-${bip.id}.pdf"`);
@@ -269,6 +270,28 @@ describe("the plan PDF through the API and the queue", () => {
     expect(shares[0]!.title).not.toMatch(/Ana|Lopez/);
   });
 
+  it("every API answer that carries a done job links the API's download, not the screens'", async () => {
+    const [row] = await db().select().from(pdfJobs).where(eq(pdfJobs.status, "done")).limit(1);
+    const link = `/api/v2/pdf-jobs/${row!.id}/download`;
+    const answers: [string, number, Job][] = [];
+    for (const [path, method, who] of [
+      [`/v2/pdf-jobs/${row!.id}`, "GET", token],
+      [`/v2/pdf-jobs/${row!.id}/share`, "POST", managerToken],
+      [`/v2/pdf-jobs/${row!.id}/retry`, "POST", token],
+      [`/v2/pdf-jobs/${row!.id}/remake`, "POST", token],
+    ] as const) {
+      const res = await api(path, { method, token: who });
+      const body = (await res.json()) as { data?: Job; current?: Job };
+      answers.push([`${method} ${path}`, res.status, (body.data ?? body.current)!]);
+    }
+    expect(answers.map(([call, status, job]) => [call, status, job.download_url])).toEqual([
+      [`GET /v2/pdf-jobs/${row!.id}`, 200, link],
+      [`POST /v2/pdf-jobs/${row!.id}/share`, 200, link],
+      [`POST /v2/pdf-jobs/${row!.id}/retry`, 409, link],
+      [`POST /v2/pdf-jobs/${row!.id}/remake`, 409, link],
+    ]);
+  });
+
   it("a plan of 26 sections with 3 years of weekly charts is ready within 10 s and under 1 MB", { timeout: 60_000 }, async () => {
     const patient = await createPatient({ locationId: location.id });
     const big = await createBip(patient, { document: JSON.stringify({ background_information: "Background. ".repeat(300), policy: "Policy. ".repeat(200) }) });
@@ -392,7 +415,9 @@ describe("the screens (no JavaScript needed)", () => {
     expect(doneRes.headers.get("Refresh")).toBeNull();
     const done = await doneRes.text();
     expect(done).toContain("Download PDF");
-    expect(done).toContain(`/pdf-jobs/${id}/download`);
+    // The screens link their own download (a session route), not the API's.
+    expect(done).toContain(`href="/pdf-jobs/${id}/download"`);
+    expect(done).not.toContain(`/api/v2/pdf-jobs/${id}/download`);
     expect(done).not.toContain("Share with parents"); // view_bips alone may not share
     const file = await request(`/pdf-jobs/${id}/download`, { cookie });
     expect(file.status).toBe(200);

@@ -25,6 +25,7 @@ import {
 import { getAuthSettings } from "~/models/settings.server";
 import { claimRefresh, issueAccessToken, revokeToken, tokenFamily, verifyAccessToken } from "~/services/tokens.server";
 import { jsonError, readBody, requireApiPrincipal, type AppEnv } from "./env";
+import { refuseOtherMethods } from "./rest";
 
 /** Sign-in, refresh, logout, two-factor and password reset (platform §7 authentication table). */
 
@@ -172,6 +173,21 @@ export const authApi = new Hono<AppEnv>()
     if (result.kind !== "ok") return jsonError(c, 422, result.message);
     return c.json({ message: AUTH_MESSAGES.passwordChanged });
   });
+
+refuseOtherMethods(authApi, [
+  "/auth/login",
+  "/auth/refresh",
+  "/auth/logout",
+  "/auth/me",
+  "/two-factor/verify",
+  "/two-factor/backup-code",
+  "/two-factor/resend",
+  "/two-factor/send-code",
+  "/two-factor/status",
+  "/password-reset/request",
+  "/password-reset/verify",
+  "/password-reset/change",
+]);
 
 function codeAnswer(c: Context<AppEnv>, expiresInMinutes: number, attemptsRemaining: number, message: string) {
   return { message, expires_in_minutes: expiresInMinutes, attempts_remaining: attemptsRemaining, development_mode: c.var.app.isDev, sms_service_active: false };

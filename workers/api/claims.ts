@@ -4,7 +4,7 @@ import { listQuerySchema } from "~/domain/paging";
 import { parseWith, pathId } from "~/domain/validation";
 import { billableNotes, buildClaims, generateClaims, getClaim, getClaimFile, listClaims, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, refuseOtherMethods, requestVersion } from "./rest";
+import { answer, modelContext, refuseOtherMethods, requestVersion, unsupported } from "./rest";
 
 /**
  * Claims (platform §2 claims; issue 11; decision 032), all under manage_claims and the actor's locations
@@ -41,6 +41,8 @@ export const claimsV2 = new Hono<AppEnv>()
     if (!body) return jsonError(c, 400, "The body must be a JSON object with claim_ids.");
     return answer(c, await generateClaims(modelContext(c), body), 201);
   })
+  // Before `/:id`, which would read "generate" as an id ("Claim not found.").
+  .all("/generate", unsupported)
   .get("/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));
     const found = id === null ? null : await getClaim(modelContext(c), id);
@@ -73,4 +75,4 @@ export const claimsV2 = new Hono<AppEnv>()
     return answer(c, await removeClaimLine(modelContext(c), id, lineId, requestVersion(c, {})));
   });
 
-refuseOtherMethods(claimsV2, ["/", "/billable-notes", "/generate", "/:id", "/:id/download", "/:id/send", "/:id/status", "/:id/lines/:lineId"]);
+refuseOtherMethods(claimsV2, ["/", "/billable-notes", "/:id", "/:id/download", "/:id/send", "/:id/status", "/:id/lines/:lineId"]);

@@ -17,6 +17,7 @@ import { notePdfsApi } from "./note-pdfs";
 import { noteSummaryApi } from "./note-summary";
 import { paPacingApi } from "./pa-pacing";
 import { pdfJobsApi } from "./pdf-jobs";
+import { refuseOtherMethods } from "./rest";
 import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
@@ -112,4 +113,6 @@ export const api = new Hono<AppEnv>()
   // Issue 12: scheduled sessions and the calendar (decision 037).
   .route("/v2/scheduled-sessions", scheduledSessionsV2);
 
+// /dev/outbox is left out: outside development it does not exist, for any method.
+refuseOtherMethods(api, ["/version"]);
 api.notFound((c) => jsonError(c, 404, "Not Found"));

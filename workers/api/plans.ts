@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { createObjective, deleteObjective, getObjective, listObjectives, OBJECTIVES, reorderPlanObjectives, updateObjective, updateObjectiveStatus, type ObjectiveJson } from "~/models/objectives.server";
 import { createPlan, deletePlan, getPlan, listPlans, PLANS, updatePlan, updatePlanStatus, type PlanJson } from "~/models/plans.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, UNSUPPORTED, v2Router, type RestResource } from "./rest";
+import { answer, modelContext, unsupported, v2Router, type RestResource } from "./rest";
 
 /**
  * Goals (plans) and objectives of a BIP (clinical §3, §4, §5): viewed with view_bips, changed with
@@ -47,5 +47,5 @@ export const objectivesV2 = new Hono<AppEnv>()
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
     return answer(c, await reorderPlanObjectives(modelContext(c), body));
   })
-  .all("/reorder", (c) => jsonError(c, 405, UNSUPPORTED))
+  .all("/reorder", unsupported)
   .route("/", v2Router(objectiveResource));

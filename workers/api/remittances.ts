@@ -4,7 +4,7 @@ import { parseWith } from "~/domain/validation";
 import { MAX_835_BYTES } from "~/domain/x12-835";
 import { getRemittance, importRemittance, listRemittances } from "~/models/remittances.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
-import { modelContext, pathId, UNSUPPORTED } from "./rest";
+import { modelContext, pathId, unsupported } from "./rest";
 
 /**
  * Remittances (decision 033), manage_claims:
@@ -61,5 +61,5 @@ export const remittancesV2 = new Hono<AppEnv>()
     if (!detail) return jsonError(c, 404, "Remittance not found.");
     return c.json({ data: detail });
   })
-  .all("/", (c) => jsonError(c, 405, UNSUPPORTED))
-  .all("/:id", (c) => jsonError(c, 405, UNSUPPORTED));
+  .all("/", unsupported)
+  .all("/:id", unsupported);

@@ -18,7 +18,7 @@ import {
 import { generateWeeklyReportsFromNotes } from "~/models/notes-weekly.server";
 import { invalid, type ModelResult } from "~/models/results";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, UNSUPPORTED, v2Router, type RestResource } from "./rest";
+import { answer, modelContext, unsupported, v2Router, type RestResource } from "./rest";
 
 /**
  * Weekly reports and chart comments (clinical §7): /v2/weekly-reports and /v2/chart-comments, viewed
@@ -126,7 +126,10 @@ export const weeklyReportsV2 = new Hono<AppEnv>()
     if (!body) return jsonError(c, 400, "The request body must be JSON.");
     return answer(c, await generateWeeklyReportsFromNotes(modelContext(c), body));
   })
-  .all("/from-notes", (c) => jsonError(c, 405, UNSUPPORTED))
+  // Before v2Router's `/:id`, which would read these paths as ids ("Weekly report not found.").
+  .all("/check-excel", unsupported)
+  .all("/import-data", unsupported)
+  .all("/from-notes", unsupported)
   .on(["PUT", "PATCH"], "/:id", successStatus)
   .route("/", v2Router(weeklyReportResource));
 
