@@ -1,4 +1,4 @@
-import { splitName, uniqueDiagnoses, type ClaimParties } from "./x12-837p";
+import { splitName, uniqueDiagnoses, type ClaimParties, type PatientRelationship } from "./x12-837p";
 
 /**
  * A claim's parties from the records they are kept in (decision 032): the billing provider from the note's location,
@@ -29,12 +29,7 @@ export const PARTY_DETAIL_KEYS = [
   "state",
   "zip",
   "parent_name",
-  "parent_birth_date",
-  "parent_gender",
-  "parent_address",
-  "parent_city",
-  "parent_state",
-  "parent_zip",
+  "relationship",
   "diagnosis_code",
   "secondary_diagnosis_codes",
 ] as const;
@@ -72,7 +67,29 @@ export function profileDiagnoses(details: string): string[] {
   return uniqueDiagnoses([str(d, "diagnosis_code") ?? "", ...secondary]);
 }
 
-/** The 837P parties: billing provider from the location, subscriber from the client's insurance details. */
+/**
+ * PAT01 from the parent's recorded relationship to the client (the profile's `relationship`, free text): the first
+ * row whose words the text holds, case-insensitive and as whole words, so "Grandmother" is not a mother and
+ * "Mother-in-law" not a parent. Blank is the usual case, a parent. Any other relationship (grandmother, guardian,
+ * aunt) is G8, other relationship (probe 8981 §3).
+ */
+const RELATIONSHIPS: readonly (readonly [words: RegExp, code: PatientRelationship])[] = [
+  [/\b(in[- ]law|ex|former)\b/i, "G8"],
+  [/\b(mother|father|parent|mom|dad|stepmother|stepfather|stepparent|stepmom|stepdad)\b/i, "19"],
+  [/\b(spouse|husband|wife)\b/i, "01"],
+  [/\b(life|domestic) partner\b/i, "53"],
+];
+
+export function patientRelationship(recorded: string | null): PatientRelationship {
+  if (!recorded?.trim()) return "19";
+  return RELATIONSHIPS.find(([words]) => words.test(recorded))?.[1] ?? "G8";
+}
+
+/**
+ * The 837P parties: billing provider from the location, subscriber from the client's insurance details. A parent
+ * subscriber is their name alone (with the member id): the client's address and demographics go in 2010CA, and no
+ * address is ever put together from two people's records (probe 8981 §2).
+ */
 export function claimParties(rows: PartyRows): ClaimParties {
   const d = parseJson(rows.patient.details);
   const self = flag(d, "is_self_subscriber");
@@ -86,21 +103,13 @@ export function claimParties(rows: PartyRows): ClaimParties {
     state: str(d, "state"),
     zip: str(d, "zip"),
   };
-  const parent = {
-    ...splitName(str(d, "parent_name")),
-    birthDate: str(d, "parent_birth_date"),
-    gender: genderOf(d.parent_gender),
-    address: str(d, "parent_address") ?? client.address,
-    city: str(d, "parent_city") ?? client.city,
-    state: str(d, "parent_state") ?? client.state,
-    zip: str(d, "parent_zip") ?? client.zip,
-  };
+  const ids = { memberId: str(d, "insuranceId"), groupNumber: str(d, "insured_policy_group") };
   const profile = parseJson(rows.provider?.profile);
   const l = rows.location;
   return {
     billingProvider: { name: l.title, address: l.address, city: l.city, state: l.state, zip: l.zip, npi: l.npi, taxId: l.taxId, phone: l.phone1 },
-    subscriber: { ...(self ? client : parent), memberId: str(d, "insuranceId"), groupNumber: str(d, "insured_policy_group"), selfSubscriber: self },
-    patient: self ? null : client,
+    subscriber: self ? { ...client, ...ids, selfSubscriber: true } : { ...splitName(str(d, "parent_name")), ...ids, selfSubscriber: false },
+    patient: self ? null : { ...client, relationship: patientRelationship(str(d, "relationship")) },
     payer: { name: rows.insurer?.name ?? "", payerId: rows.insurer?.payerId ?? null },
     renderingProvider: { firstName: rows.provider?.name ?? "", lastName: rows.provider?.surname ?? "", npi: str(profile, "npi") },
   };

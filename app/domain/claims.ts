@@ -162,6 +162,9 @@ export const RemittanceFileInput = v.object({ file_name: optionalLine("File name
 const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
 const optionalDate = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(isProductDate, DATE_MESSAGE))], DATE_MESSAGE), "");
 const optionalId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,9}$/, "Choose from the list."))], "Choose from the list."), "");
+/** The build form's Client id, a typed field with no list (probe 8981 §8). */
+const CLIENT_ID_MESSAGE = "Enter a client id (a whole number).";
+const optionalClientId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,9}$/, CLIENT_ID_MESSAGE))], CLIENT_ID_MESSAGE), "");
 /** To on or after From, refused at To (as the billing screens' filters, decision 030). */
 const TO_AFTER_FROM = "To must be on or after From.";
 
@@ -186,12 +189,13 @@ export type ClaimFilters = v.InferOutput<typeof ClaimFilters>;
 export const NotePickFilters = v.pipe(
   v.object({
     location_id: optionalId,
-    patient_id: optionalId,
+    patient_id: optionalClientId,
     from: optionalDate,
     to: optionalDate,
   }),
+  // Checked whenever both dates are, so a bad client id does not hide it: each bad filter says so at once (probe 8981 §8).
   v.forward(
-    v.check((q) => !q.from || !q.to || q.from <= q.to, TO_AFTER_FROM),
+    v.partialCheck([["from"], ["to"]], (q) => !q.from || !q.to || q.from <= q.to, TO_AFTER_FROM),
     ["to"],
   ),
 );

@@ -42,6 +42,16 @@ export const ELEMENT_MAX = {
   reference: 50,
 } as const;
 
+/** A text element of the file, by its ELEMENT_MAX name. */
+type TextElement = keyof typeof ELEMENT_MAX;
+
+/**
+ * The shortest value of the text elements whose X12 minimum is more than one character: NM109 (element 67, AN 2/80)
+ * and N401 (element 19, AN 2/30). A shorter value is refused by `validateClaim` as a longer one is (probe 8981 §6);
+ * the others (a last name, a street, a group) take one character.
+ */
+const ELEMENT_MIN: Readonly<Partial<Record<TextElement, number>>> = { id: 2, city: 2 };
+
 /** Letters NFD does not take apart, spaces and typographic marks, in X12's characters (after upper-casing). */
 const SPELLED: Record<string, string> = { Æ: "AE", Œ: "OE", Ø: "O", Ł: "L", Đ: "D", Þ: "TH", ẞ: "SS", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-" };
 
@@ -101,22 +111,33 @@ export interface ClaimLineData {
   diagnosisCodes?: string[];
 }
 
+/** The patient's address, birth date and gender: N3, N4 and DMG of 2010BA (a self-subscriber) or 2010CA (a client who is not). */
+export interface Demographics extends X12Address {
+  birthDate: string | null;
+  gender: "M" | "F" | "U";
+}
+
+/** PAT01, the client's relationship to the subscriber: 01 spouse, 19 child, 53 life partner, G8 other relationship. */
+export type PatientRelationship = "01" | "19" | "53" | "G8";
+
 export interface ClaimData {
   claimNumber: string;
   billingProvider: X12Address & { name: string; npi: string | null; taxId: string | null; phone: string | null };
-  subscriber: X12Address & {
+  /**
+   * The subscriber (2010BA). A self-subscriber (SBR02 18) carries their address and demographics; a parent only their
+   * name and member id: 005010X222A1 sends N3, N4 and DMG in 2010BA only when the patient is the subscriber, and the
+   * client's in 2010CA otherwise, never both (X12 RFI 2281, 1925; probe 8981 §2).
+   */
+  subscriber: {
     memberId: string | null;
     groupNumber: string | null;
-    selfSubscriber: boolean;
     firstName: string;
     lastName: string;
-    birthDate: string | null;
-    gender: "M" | "F" | "U";
     /** The parent's name as written when its first and last names cannot be told apart (three words or more, no comma). */
     unclear?: string;
-  };
-  /** The client when they are not the subscriber (loop 2000C, relationship 19: child). */
-  patient: (X12Address & { firstName: string; lastName: string; birthDate: string | null; gender: "M" | "F" | "U" }) | null;
+  } & ((Demographics & { selfSubscriber: true }) | { selfSubscriber: false });
+  /** The client when they are not the subscriber (loop 2000C: PAT, then 2010CA). */
+  patient: (Demographics & { firstName: string; lastName: string; relationship: PatientRelationship }) | null;
   payer: { name: string; payerId: string | null };
   renderingProvider: { firstName: string; lastName: string; npi: string | null };
   /** ICD-10 codes (dots are removed on output), principal first. */
@@ -207,14 +228,18 @@ function refusedCharacter(label: string, value: string, again = " and build agai
 }
 
 /**
- * A text the claim carries as it is written (`t`): every character in X12's set once transliterated and, when
- * `max` is given, at most that long. True when the value can go out as it is.
+ * A text the claim carries as it is written (`t`): every character in X12's set once transliterated and, when the
+ * `element` is named, within its bounds (ELEMENT_MAX, ELEMENT_MIN). True when the value can go out as it is.
  */
-function checkText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[], again?: string): boolean {
+function checkText(label: string, field: string, value: string | null | undefined, element: TextElement | null, out: ClaimIssue[], again = " and build again"): boolean {
   if (value == null) return true;
   const refused = refusedCharacter(label, value, again);
+  const length = t(value).length;
+  const max = element && ELEMENT_MAX[element];
+  const min = element && ELEMENT_MIN[element];
   if (refused) out.push({ field, message: refused });
-  else if (max != null && t(value).length > max) out.push({ field, message: `${label} is longer than the ${max} characters a claim can carry. Shorten it${again ?? " and build again"}.` });
+  else if (max && length > max) out.push({ field, message: `${label} is longer than the ${max} characters a claim can carry. Shorten it${again}.` });
+  else if (min && length > 0 && length < min) out.push({ field, message: `${label} is shorter than the ${min} characters a claim needs. Correct it${again}.` });
   return !refused;
 }
 
@@ -225,7 +250,7 @@ function checkText(label: string, field: string, value: string | null | undefine
  */
 export function paNumberIssues(value: string, label: string, field: string, again?: string): ClaimIssue[] {
   const out: ClaimIssue[] = [];
-  checkText(label, field, value, ELEMENT_MAX.reference, out, again);
+  checkText(label, field, value, "reference", out, again);
   return out;
 }
 
@@ -233,12 +258,12 @@ export function paNumberIssues(value: string, label: string, field: string, agai
  * A party's text the claim needs. Its advice says where to edit it, not to build again: generation reads the parties
  * again (decision 032), so a corrected value goes out without a new build (stop 35).
  */
-function requireText(label: string, field: string, value: string | null | undefined, max: number | null, out: ClaimIssue[], where: string): boolean {
+function requireText(label: string, field: string, value: string | null | undefined, element: TextElement | null, out: ClaimIssue[], where: string): boolean {
   if (!t(value)) {
     out.push({ field, message: `${label} is missing. Add it ${where}.` });
     return false;
   }
-  return checkText(label, field, value, max, out, ` ${where}`);
+  return checkText(label, field, value, element, out, ` ${where}`);
 }
 
 /** A ZIP code of 5 or 9 digits (ZIP+4, with or without its dash). */
@@ -255,7 +280,7 @@ function checkAddress(who: string, field: string, a: X12Address, out: ClaimIssue
   if (requireText(`${who} address`, `${field}.address`, a.address, null, out, where) && !addressLines(a.address)) {
     out.push({ field: `${field}.address`, message: `${who} address is longer than the two lines of ${ELEMENT_MAX.addressLine} characters a claim can carry. Shorten it ${where}.` });
   }
-  requireText(`${who} city`, `${field}.city`, a.city, ELEMENT_MAX.city, out, where);
+  requireText(`${who} city`, `${field}.city`, a.city, "city", out, where);
   if (!a.state || !/^[A-Za-z]{2}$/.test(a.state.trim())) out.push({ field: `${field}.state`, message: `${who} state must be a 2-letter code (for example FL). Set it ${where}.` });
   if (!a.zip || !zip.rule.test(a.zip.trim())) out.push({ field: `${field}.zip`, message: zip.message });
 }
@@ -310,32 +335,49 @@ export function billingProviderIssues(bp: ClaimData["billingProvider"]): ClaimIs
   const out: ClaimIssue[] = [];
   const loc = "on the location's page";
   const named = `The location ${bp.name.trim() || "(no name)"}`;
-  requireText("Billing provider (location) name", "billing.name", bp.name, ELEMENT_MAX.lastName, out, loc);
+  requireText("Billing provider (location) name", "billing.name", bp.name, "lastName", out, loc);
   if (!bp.npi) out.push({ field: "billing.npi", message: `${named} has no NPI. Add the billing provider's 10-digit NPI on the location's page.` });
   else if (!isValidNpi(bp.npi)) out.push({ field: "billing.npi", message: `${named}'s NPI ${bp.npi} is not a valid NPI (10 digits with a check digit). Correct it on the location's page.` });
   if (!bp.taxId) out.push({ field: "billing.tax_id", message: `${named} has no tax id. Add the 9-digit tax id (EIN) on the location's page.` });
   else if (!isValidTaxId(bp.taxId)) out.push({ field: "billing.tax_id", message: `${named}'s tax id must be 9 digits. Correct it on the location's page.` });
   checkAddress("Location", "billing", bp, out, loc, billingZip(bp));
-  if (!bp.phone || bp.phone.replace(/\D/g, "").length < 10) out.push({ field: "billing.phone", message: `${named} needs a phone number (10 digits) for the claim's contact. Add it on the location's page.` });
+  if (!bp.phone?.trim()) out.push({ field: "billing.phone", message: `${named} needs a phone number (10 digits) for the claim's contact. Add it on the location's page.` });
+  else if (!contactPhone(bp.phone)) out.push({ field: "billing.phone", message: `${named}'s phone number ${bp.phone.trim()} is not a 10-digit number (for example (305) 555-0100; a leading +1 may be typed). Correct it on the location's page.` });
   return out;
 }
 
-/** The subscriber (2010BA: the client, or the parent named on the client's profile) and, when not the same, the client (2010CA). */
+/**
+ * PER04, the billing provider's phone as the file carries it: its 10 digits (005010X222A1: AAABBBCCCC for a
+ * North-American number), a number typed with the country code (+1, 1) without it; null when that leaves other
+ * than 10 digits, which `billingProviderIssues` refuses (probe 8981 §7).
+ */
+function contactPhone(phone: string | null): string | null {
+  const digits = (phone ?? "").replace(/\D/g, "");
+  const national = digits.length === 11 && digits.startsWith("1") ? digits.slice(1) : digits;
+  return national.length === 10 ? national : null;
+}
+
+/**
+ * The subscriber (2010BA: the client, or the parent named on the client's profile) and, when not the same, the client
+ * (2010CA). Only a self-subscriber's address and birth date are needed: a parent's are not sent (ClaimData.subscriber).
+ */
 export function subscriberIssues(s: ClaimData["subscriber"], patient: ClaimData["patient"]): ClaimIssue[] {
   const out: ClaimIssue[] = [];
   const client = "on the client's insurance details";
-  requireText("Member id (primary insurance identifier)", "subscriber.member_id", s.memberId, ELEMENT_MAX.id, out, client);
-  checkText("Insured policy group", "subscriber.group", s.groupNumber, ELEMENT_MAX.reference, out, ` ${client}`);
+  requireText("Member id (primary insurance identifier)", "subscriber.member_id", s.memberId, "id", out, client);
+  checkText("Insured policy group", "subscriber.group", s.groupNumber, "reference", out, ` ${client}`);
   // The subscriber's name is the client's own (self) or the parent's name field of the client's profile (probe 8925 §6).
   const subscriberName = s.selfSubscriber ? "on the client's profile" : "as the parent's name on the client's profile";
-  requireText("Subscriber first name", "subscriber.first_name", s.firstName, ELEMENT_MAX.firstName, out, subscriberName);
-  requireText("Subscriber last name", "subscriber.last_name", s.lastName, ELEMENT_MAX.lastName, out, subscriberName);
+  requireText("Subscriber first name", "subscriber.first_name", s.firstName, "firstName", out, subscriberName);
+  requireText("Subscriber last name", "subscriber.last_name", s.lastName, "lastName", out, subscriberName);
   if (s.unclear) out.push({ field: "subscriber.last_name", message: `The parent's name "${s.unclear}" has more than two words, so its first and last names cannot be told apart. On the client's profile, write it as "Last name, First name" (for example "de la Cruz, Mary Ann").` });
-  if (!isDate(s.birthDate)) out.push({ field: "subscriber.birth_date", message: `The subscriber's birth date is missing. Add it ${s.selfSubscriber ? "on the client's profile" : "as the parent's birth date on the client's profile"}.` });
-  checkAddress("Subscriber", "subscriber", s, out, s.selfSubscriber ? "on the client's profile" : "as the parent's address on the client's profile");
+  if (s.selfSubscriber) {
+    if (!isDate(s.birthDate)) out.push({ field: "subscriber.birth_date", message: "The subscriber's birth date is missing. Add it on the client's profile." });
+    checkAddress("Subscriber", "subscriber", s, out, "on the client's profile");
+  }
   if (patient) {
-    requireText("Client first name", "patient.first_name", patient.firstName, ELEMENT_MAX.firstName, out, "on the client's profile");
-    requireText("Client last name", "patient.last_name", patient.lastName, ELEMENT_MAX.lastName, out, "on the client's profile");
+    requireText("Client first name", "patient.first_name", patient.firstName, "firstName", out, "on the client's profile");
+    requireText("Client last name", "patient.last_name", patient.lastName, "lastName", out, "on the client's profile");
     if (!isDate(patient.birthDate)) out.push({ field: "patient.birth_date", message: "The client's birth date is missing. Add it on the client's profile." });
     checkAddress("Client", "patient", patient, out, "on the client's profile");
   }
@@ -345,7 +387,7 @@ export function subscriberIssues(s: ClaimData["subscriber"], patient: ClaimData[
 /** The payer (2010BB): its name and payer id. */
 export function payerIssues(payer: ClaimData["payer"]): ClaimIssue[] {
   const out: ClaimIssue[] = [];
-  requireText("Payer name", "payer.name", payer.name, ELEMENT_MAX.lastName, out, "on the insurer's page");
+  requireText("Payer name", "payer.name", payer.name, "lastName", out, "on the insurer's page");
   const named = `The insurer${payer.name.trim() ? ` ${payer.name.trim()}` : ""}`;
   // A payer id that is there but holds what a claim cannot carry is named as such, not as missing (probe 8974 §5).
   if (!payer.payerId?.trim()) out.push({ field: "payer.payer_id", message: `${named} has no payer id (letters and digits). Add it on the insurer's page.` });
@@ -356,8 +398,8 @@ export function payerIssues(payer: ClaimData["payer"]): ClaimIssue[] {
 /** The rendering provider (2310B, the note's provider): name and NPI. */
 export function renderingProviderIssues(rp: ClaimData["renderingProvider"]): ClaimIssue[] {
   const out: ClaimIssue[] = [];
-  requireText("Rendering provider last name", "rendering.last_name", rp.lastName, ELEMENT_MAX.lastName, out, "on the employee's profile");
-  checkText("Rendering provider first name", "rendering.first_name", rp.firstName, ELEMENT_MAX.firstName, out, " on the employee's profile");
+  requireText("Rendering provider last name", "rendering.last_name", rp.lastName, "lastName", out, "on the employee's profile");
+  checkText("Rendering provider first name", "rendering.first_name", rp.firstName, "firstName", out, " on the employee's profile");
   if (!rp.npi) out.push({ field: "rendering.npi", message: `${rp.firstName} ${rp.lastName}`.trim() + " has no NPI. Add the rendering provider's NPI on the employee's profile." });
   else if (!isValidNpi(rp.npi)) out.push({ field: "rendering.npi", message: `The rendering provider's NPI ${rp.npi} is not a valid NPI. Correct it on the employee's profile.` });
   return out;
@@ -462,6 +504,11 @@ function address(a: X12Address): string[] {
   return [seg("N3", ...addressLines(a.address)!), seg("N4", t(a.city), t(a.state), zip(a.zip))];
 }
 
+/** The patient's N3, N4 and DMG (2010BA for a self-subscriber, else 2010CA). */
+function demographics(p: Demographics): string[] {
+  return [...address(p), seg("DMG", "D8", d8(p.birthDate ?? ""), p.gender)];
+}
+
 /** The segments of one transaction set (ST … SE) for a claim. */
 function transactionSet(c: ClaimData, env: Envelope, setControl: string): string[] {
   const when = env.createdAt;
@@ -473,7 +520,7 @@ function transactionSet(c: ClaimData, env: Envelope, setControl: string): string
     seg("ST", "837", setControl, "005010X222A1"),
     seg("BHT", "0019", "00", `${env.fileId}-${setControl}`, date, time, "CH"),
     seg("NM1", "41", "2", t(env.senderName), "", "", "", "", "46", env.senderId),
-    seg("PER", "IC", t(bp.name), "TE", (bp.phone ?? "").replace(/\D/g, "")),
+    seg("PER", "IC", t(bp.name), "TE", contactPhone(bp.phone)),
     seg("NM1", "40", "2", t(env.receiverName), "", "", "", "", "46", env.receiverId),
     seg("HL", "1", "", "20", "1"),
     seg("NM1", "85", "2", t(bp.name), "", "", "", "", "XX", bp.npi),
@@ -482,12 +529,12 @@ function transactionSet(c: ClaimData, env: Envelope, setControl: string): string
     seg("HL", "2", "1", "22", c.patient ? "1" : "0"),
     seg("SBR", "P", s.selfSubscriber ? "18" : "", t(s.groupNumber), "", "", "", "", "", "CI"),
     seg("NM1", "IL", "1", t(s.lastName), t(s.firstName), "", "", "", "MI", t(s.memberId)),
-    ...address(s),
-    seg("DMG", "D8", d8(s.birthDate ?? ""), s.gender),
+    // N3, N4 and DMG in 2010BA only when the client is the subscriber; otherwise in 2010CA only (ClaimData.subscriber).
+    ...(s.selfSubscriber ? demographics(s) : []),
     seg("NM1", "PR", "2", t(c.payer.name), "", "", "", "", "PI", t(c.payer.payerId)),
   ];
   if (c.patient) {
-    body.push(seg("HL", "3", "2", "23", "0"), seg("PAT", "19"), seg("NM1", "QC", "1", t(c.patient.lastName), t(c.patient.firstName)), ...address(c.patient), seg("DMG", "D8", d8(c.patient.birthDate ?? ""), c.patient.gender));
+    body.push(seg("HL", "3", "2", "23", "0"), seg("PAT", c.patient.relationship), seg("NM1", "QC", "1", t(c.patient.lastName), t(c.patient.firstName)), ...demographics(c.patient));
   }
   const pos = claimPos(c.lines);
   const codes = c.diagnosisCodes.map(diagnosisKey);

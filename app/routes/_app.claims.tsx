@@ -3,6 +3,7 @@ import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } fr
 import { Link } from "~/components/ui/link";
 import { actionsColumn, DataList, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
+import { ErrorText } from "~/components/ui/form-controls";
 import { DateRangeFilter, FilterButtons, FilterSelect, unshownFilterError } from "~/components/ui/list";
 import { money } from "~/domain/billing";
 import { CLAIM_STATUSES, STATUS_LABELS } from "~/domain/claims";
@@ -37,7 +38,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   if (!result.ok) throw notFound(result.message);
   const { page, locations } = result.data;
-  const pick = picked ? { notes: result.data.pick ?? [], error: picked.ok ? null : Object.values(picked.errors)[0]! } : null;
+  // Each refused build filter is shown at its field, by the field's name (b_patient_id, b_from …; probe 8981 §8).
+  const pick = picked ? { notes: result.data.pick ?? [], errors: picked.ok ? {} : Object.fromEntries(Object.entries(picked.errors).map(([k, message]) => [`b_${k}`, message])) } : null;
   return { page, locations, pick, queryError, filterErrors };
 }
 
@@ -96,6 +98,7 @@ export default function Claims() {
     ]),
   ];
   const picked = new Set([answer?.values.note_ids ?? []].flat().map(String));
+  const pickErrors: Record<string, string> = pick?.errors ?? {};
   return (
     <section className="card">
       <div className="page-head">
@@ -134,21 +137,18 @@ export default function Claims() {
       <h2>Build claims from billed notes</h2>
       <Form method="get" className="search-form" aria-label="Choose billed notes">
         <input type="hidden" name="pick" value="1" />
-        <label htmlFor="b-location">Location</label>
-        <select id="b-location" name="b_location_id" defaultValue={params.get("b_location_id") ?? ""}>
-          <option value="">All</option>
-          {locations.map((l) => (
-            <option key={l.id} value={l.id}>
-              {l.title}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="b-patient">Client id</label>
-        <input id="b-patient" name="b_patient_id" inputMode="numeric" defaultValue={params.get("b_patient_id") ?? ""} />
-        <label htmlFor="b-from">From</label>
-        <input id="b-from" type="date" name="b_from" defaultValue={params.get("b_from") ?? ""} />
-        <label htmlFor="b-to">To</label>
-        <input id="b-to" type="date" name="b_to" defaultValue={params.get("b_to") ?? ""} />
+        <FilterSelect visible name="b_location_id" label="Location" any="All" options={locations.map((l) => ({ value: l.id, label: l.title }))} error={pickErrors.b_location_id} />
+        <label htmlFor="f-b_patient_id">Client id</label>
+        <input
+          id="f-b_patient_id"
+          name="b_patient_id"
+          inputMode="numeric"
+          defaultValue={params.get("b_patient_id") ?? ""}
+          aria-invalid={pickErrors.b_patient_id ? true : undefined}
+          aria-errormessage={pickErrors.b_patient_id ? "f-b_patient_id-error" : undefined}
+        />
+        <ErrorText id="f-b_patient_id" error={pickErrors.b_patient_id} />
+        <DateRangeFilter names={["b_from", "b_to"]} errors={pickErrors} />
         <button type="submit" className="btn">
           Show billed notes
         </button>
@@ -156,8 +156,10 @@ export default function Claims() {
       {pick ? (
         <Form method="post" aria-label="Build claims">
           <input type="hidden" name="intent" value="build" />
-          <FormMessage error={pick.error ?? answer?.errors.note_ids ?? null} />
-          {pick.notes.length === 0 ? (
+          <FormMessage error={answer?.errors.note_ids ?? null} />
+          {Object.keys(pickErrors).length ? (
+            <p>No billed notes are shown until the build filters marked above are corrected.</p>
+          ) : pick.notes.length === 0 ? (
             <p>No billed notes waiting for a claim here.</p>
           ) : (
             <fieldset>

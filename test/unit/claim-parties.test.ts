@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claimParties, PARTY_DETAIL_KEYS, profileDiagnoses, type PartyRows } from "~/domain/claim-parties";
+import { claimParties, PARTY_DETAIL_KEYS, patientRelationship, profileDiagnoses, type PartyRows } from "~/domain/claim-parties";
 
 /** The scrubber reads only PARTY_DETAIL_KEYS of a client's details (decision 034): they must give the same parties. */
 const rows = (details: Record<string, unknown>): PartyRows => ({
@@ -26,8 +26,64 @@ describe("claimParties read through PARTY_DETAIL_KEYS", () => {
     ["a self-subscriber", { is_self_subscriber: "1", insuranceId: "M1", insured_policy_group: "G", address: "5 Elm", city: "Chicago", state: "IL", zip: "60601", diagnosis_code: "F84.0", special_note: "long text" }],
     ["a parent subscriber with their own address", { parent_name: "Nguyen, Laura", parent_birth_date: "1980-01-01", parent_gender: "2", parent_address: "9 Oak", parent_city: "Evanston", parent_state: "IL", parent_zip: "60201", address: "5 Elm", city: "Chicago", state: "IL", zip: "60601", insuranceId: "M2", secondary_diagnosis_codes: ["F90.2"] }],
     ["a parent subscriber without one", { parent_name: "Laura Nguyen", address: "5 Elm", zip: "60601", secondary_diagnosis_codes: "F90.2; F41.1" }],
+    ["a grandmother subscriber", { parent_name: "Nguyen, Mai", relationship: "Grandmother (legal guardian)", address: "5 Elm", city: "Chicago", state: "IL", zip: "60601", insuranceId: "M3" }],
   ])("%s: the same parties and diagnoses", (_name, details) => {
     expect(claimParties(rows(only(details)))).toEqual(claimParties(rows(details)));
     expect(profileDiagnoses(JSON.stringify(only(details)))).toEqual(profileDiagnoses(JSON.stringify(details)));
+  });
+});
+
+describe("a parent subscriber is their name and member id; the client's address and demographics are the client's own (probe 8981 §2)", () => {
+  const client = { firstName: "Leo", lastName: "Park", birthDate: "2001-02-03", gender: "M", address: "5 Elm", city: "Chicago", state: "IL", zip: "60601" };
+  it.each([
+    ["a parent with a whole address of their own", { parent_address: "9 Oak", parent_city: "Evanston", parent_state: "IL", parent_zip: "60201" }],
+    ["a parent with a city, state and ZIP but no street: nothing is taken from the client's record", { parent_city: "Denver", parent_state: "CO", parent_zip: "80202" }],
+    ["a parent with no address", {}],
+  ])("%s", (_name, parentAddress) => {
+    const p = claimParties(rows({ parent_name: "Nguyen, Laura", parent_birth_date: "1980-01-01", parent_gender: "2", ...parentAddress, address: "5 Elm", city: "Chicago", state: "IL", zip: "60601", insuranceId: "M2", insured_policy_group: "G7" }));
+    expect(p.subscriber).toEqual({ firstName: "Laura", lastName: "Nguyen", memberId: "M2", groupNumber: "G7", selfSubscriber: false });
+    expect(p.patient).toEqual({ ...client, relationship: "19" });
+  });
+
+  it("a self-subscriber is the client, address and demographics included, and there is no separate client", () => {
+    const p = claimParties(rows({ is_self_subscriber: true, parent_name: "Nguyen, Laura", parent_address: "9 Oak", ...client, insuranceId: "M1" }));
+    expect(p.subscriber).toEqual({ ...client, memberId: "M1", groupNumber: null, selfSubscriber: true });
+    expect(p.patient).toBeNull();
+  });
+});
+
+describe("PAT01 from the parent's recorded relationship (probe 8981 §3)", () => {
+  it.each<[string | null, string]>([
+    [null, "19"],
+    ["", "19"],
+    ["  ", "19"],
+    ["Mother", "19"],
+    ["father", "19"],
+    ["PARENT", "19"],
+    ["Stepmother", "19"],
+    ["Step-father", "19"],
+    ["Adoptive mother", "19"],
+    ["Mother (legal guardian)", "19"],
+    ["Mom", "19"],
+    ["Spouse", "01"],
+    ["husband", "01"],
+    ["Wife", "01"],
+    ["Life partner", "53"],
+    ["Domestic Partner", "53"],
+    ["Grandmother (legal guardian)", "G8"],
+    ["Grandfather", "G8"],
+    ["Guardian", "G8"],
+    ["Aunt", "G8"],
+    ["Mother-in-law", "G8"],
+    ["Ex-wife", "G8"],
+    ["Partner", "G8"],
+    ["Godparent", "G8"],
+  ])("%j → %s", (recorded, code) => {
+    expect(patientRelationship(recorded)).toBe(code);
+  });
+
+  it("the client's PAT01 is read from the profile's relationship", () => {
+    expect(claimParties(rows({ parent_name: "Nguyen, Mai", relationship: "Grandmother" })).patient?.relationship).toBe("G8");
+    expect(claimParties(rows({ parent_name: "Park, Dae", relationship: "Husband" })).patient?.relationship).toBe("01");
   });
 });

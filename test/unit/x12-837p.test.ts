@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { priceNote, type PriceService } from "~/domain/billing";
 import { isValidNpi, npiFrom } from "~/domain/npi";
-import { addressLines, DEFAULT_ENVELOPE, diagnosisPointers, ELEMENT_MAX, payerIssues, readable837P, splitName, transliterate, validateClaim, write837P, type ClaimData, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
+import { addressLines, DEFAULT_ENVELOPE, diagnosisPointers, ELEMENT_MAX, payerIssues, readable837P, splitName, transliterate, validateClaim, write837P, type ClaimData, type ClaimIssue, type ClaimLineData, type Envelope } from "~/domain/x12-837p";
 import { readBack837 } from "../support/x12";
 
 const GOLDEN = join(__dirname, "../golden/837p");
@@ -19,11 +19,14 @@ function line(cpt: string, type: "rbt" | "bcba", date: string, units: number, mo
   return { serviceDate: date, cptCode: cpt, modifiers: p.modifiers, units, chargeCents: p.chargesCents, pos, paNumber };
 }
 
+/** The client as the subscriber (SBR02 18): 2010BA carries their address and demographics, and there is no 2000C. */
+const client = { memberId: "W123456789", groupNumber: "GRP01", selfSubscriber: true, firstName: "Ana", lastName: "Lopez", birthDate: "2018-04-02", gender: "F", address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102" } satisfies ClaimData["subscriber"];
+
 function claim(over: Partial<ClaimData> = {}): ClaimData {
   return {
     claimNumber: "C000001",
     billingProvider: { name: "Sunrise ABA Miami", address: "100 Main St", city: "Miami", state: "FL", zip: "33101-1234", npi: "1234567893", taxId: "591234567", phone: "(305) 555-0100" },
-    subscriber: { memberId: "W123456789", groupNumber: "GRP01", selfSubscriber: true, firstName: "Ana", lastName: "Lopez", birthDate: "2018-04-02", gender: "F", address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102" },
+    subscriber: client,
     patient: null,
     payer: { name: "Florida Blue", payerId: "00590" },
     renderingProvider: { firstName: "Rita", lastName: "Baker", npi: npiFrom("111222333") },
@@ -32,6 +35,11 @@ function claim(over: Partial<ClaimData> = {}): ClaimData {
     ...over,
   };
 }
+
+/** A parent as the subscriber: their name and member id only (2010BA carries no N3, N4 or DMG for them, probe 8981 §2). */
+const parent: ClaimData["subscriber"] = { memberId: "W123456789", groupNumber: "GRP01", selfSubscriber: false, firstName: "Maria", lastName: "Lopez" };
+/** The client when the parent is the subscriber (2000C: PAT01 19, child; 2010CA their address and demographics). */
+const child: NonNullable<ClaimData["patient"]> = { firstName: "Leo", lastName: "Lopez", birthDate: "2019-09-09", gender: "M", address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102", relationship: "19" };
 
 function golden(name: string, content: string) {
   const path = join(GOLDEN, `${name}.x12`);
@@ -56,8 +64,8 @@ describe("837P writer: golden files, read back", () => {
   it("two claims in one batch, with XP/HM modifiers, two diagnoses and a dependent client", () => {
     const second = claim({
       claimNumber: "C000002",
-      subscriber: { memberId: "X99", groupNumber: null, selfSubscriber: false, firstName: "Maria", lastName: "Perez", birthDate: "1988-01-20", gender: "F", address: "9 Bay Rd", city: "Doral", state: "FL", zip: "331721234" },
-      patient: { firstName: "Leo", lastName: "Perez", birthDate: "2019-09-09", gender: "M", address: "9 Bay Rd", city: "Doral", state: "FL", zip: "33172" },
+      subscriber: { memberId: "X99", groupNumber: null, selfSubscriber: false, firstName: "Maria", lastName: "Perez" },
+      patient: { firstName: "Leo", lastName: "Perez", birthDate: "2019-09-09", gender: "M", address: "9 Bay Rd", city: "Doral", state: "FL", zip: "33172", relationship: "19" },
       diagnosisCodes: ["F84.0", "F80.2"],
       lines: [line("97153", "rbt", "2026-11-03", 4, ["XP", "HM"]), line("97153", "rbt", "2026-11-04", 6, ["HM"], "03")],
     });
@@ -143,11 +151,12 @@ describe("837P validation: what a person must fix", () => {
   });
 
   it.each([
-    ["ZIP+4 with its dash at the location, 5 digits for the subscriber and the client", "33101-1234", "33102", "33172"],
+    ["ZIP+4 with its dash at the location, 5 digits for the self-subscriber and the client", "33101-1234", "33102", "33172"],
     ["ZIP+4 without the dash at the location, 9 digits elsewhere", "331011234", "331021234", "33172-0001"],
   ])("only the billing provider needs 9 digits: %s", (_l, billing, subscriber, patient) => {
-    const c = claim({ subscriber: { ...claim().subscriber, selfSubscriber: false, zip: subscriber }, patient: { firstName: "Leo", lastName: "Lopez", birthDate: "2019-09-09", gender: "M", address: "5 Palm Ave", city: "Miami", state: "FL", zip: patient } });
-    expect(validateClaim({ ...c, billingProvider: { ...c.billingProvider, zip: billing } })).toEqual([]);
+    const self = claim({ subscriber: { ...client, zip: subscriber } });
+    const dependent = claim({ subscriber: parent, patient: { ...child, zip: patient } });
+    for (const c of [self, dependent]) expect(validateClaim({ ...c, billingProvider: { ...c.billingProvider, zip: billing } })).toEqual([]);
   });
 
   it("a valid claim has no errors", () => {
@@ -180,8 +189,7 @@ describe("837P text in X12's character set (probe 8921)", () => {
     ["a*b\tc", "A*B\tC"],
   ])("%j → %j", (typed, written) => expect(transliterate(typed)).toBe(written));
 
-  const patient = { firstName: "Leo", lastName: "Lopez", birthDate: "2019-09-09", gender: "M" as const, address: "5 Palm Ave", city: "Miami", state: "FL", zip: "33102" };
-  const dependent = (over: Partial<typeof patient>) => claim({ subscriber: { ...claim().subscriber, selfSubscriber: false }, patient: { ...patient, ...over } });
+  const dependent = (over: Partial<typeof child>) => claim({ subscriber: parent, patient: { ...child, ...over } });
   const tail = "which a claim cannot carry (letters, digits and basic punctuation only). Edit it on the client's profile.";
 
   it.each([
@@ -263,13 +271,13 @@ describe("837P text in X12's character set (probe 8921)", () => {
   it("the file carries every character and word of the record: accents written in ASCII, a long address on N301 and N302", () => {
     const long = "12345 North Very Long Boulevard Name Extension, Building 7, Suite 1200 East Wing";
     const c = claim({
-      subscriber: { ...claim().subscriber, selfSubscriber: false, firstName: "José", lastName: "Müller", address: long },
-      patient: { ...patient, firstName: "Zoë", lastName: "Núñez-O’Brien", address: long, city: "Rancho Santa Margarita Hts" },
+      subscriber: { ...parent, firstName: "José", lastName: "Müller" },
+      patient: { ...child, firstName: "Zoë", lastName: "Núñez-O’Brien", address: long, city: "Rancho Santa Margarita Hts" },
     });
     const r = write837P([c], env(1));
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     readBack837(r.file.content);
-    expect(r.file.content).toContain("NM1*IL*1*MULLER*JOSE****MI*W123456789~\nN3*12345 NORTH VERY LONG BOULEVARD NAME EXTENSION,*BUILDING 7, SUITE 1200 EAST WING~");
+    expect(r.file.content).toContain("NM1*IL*1*MULLER*JOSE****MI*W123456789~\nNM1*PR*");
     expect(r.file.content).toContain("NM1*QC*1*NUNEZ-O'BRIEN*ZOE~\nN3*12345 NORTH VERY LONG BOULEVARD NAME EXTENSION,*BUILDING 7, SUITE 1200 EAST WING~\nN4*RANCHO SANTA MARGARITA HTS*FL*33102~");
     const n3 = readable837P(r.file.content).find((seg) => seg.id === "N3" && seg.loop.startsWith("2010CA"));
     expect(n3?.parts).toEqual([
@@ -347,8 +355,8 @@ describe("a missing subscriber name points at the field to fill (probe 8925 §6)
     [false, "Subscriber last name is missing. Add it as the parent's name on the client's profile."],
     [true, "Subscriber last name is missing. Add it on the client's profile."],
   ])("self-subscriber %s", (selfSubscriber, message) => {
-    const c = claim();
-    const issues = validateClaim({ ...c, subscriber: { ...c.subscriber, selfSubscriber, ...splitName(", Maria") } });
+    const c = selfSubscriber ? claim() : claim({ subscriber: parent, patient: child });
+    const issues = validateClaim({ ...c, subscriber: { ...c.subscriber, ...splitName(", Maria") } });
     expect(issues.find((i) => i.field === "subscriber.last_name")?.message).toBe(message);
   });
 });
@@ -410,5 +418,76 @@ describe("SV107: each service line points to its own diagnosis first (decision 0
     const c = claim({ diagnosisCodes: ["F84.0"], lines: [{ ...line("97153", "rbt", "2026-11-02", 8, []), diagnosisCodes: ["F93.0"] }] });
     expect(validateClaim(c)).toEqual([{ field: "lines.0.diagnosis", message: "Line 1 (97153 on 2026-11-02): its diagnosis F93.0 is not among the claim's diagnosis codes, so the line could not point to it. Void the claim (reject) and build it again." }]);
     expect(write837P([c], env(1)).ok).toBe(false);
+  });
+});
+
+describe("2010BA carries N3, N4 and DMG only for a self-subscriber; PAT01 from the relationship (probe 8981 §2, §3)", () => {
+  /** Loops 2000B to 2010CA of a written claim: its segments from HL*2 up to CLM. */
+  const subscriberLoops = (c: ClaimData) => {
+    const r = write837P([c], env(1));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    readBack837(r.file.content);
+    const segments = r.file.content.split("~\n");
+    return segments.slice(segments.findIndex((s) => s.startsWith("HL*2*")), segments.findIndex((s) => s.startsWith("CLM*")));
+  };
+  it.each<[string, ClaimData, string[]]>([
+    [
+      "the client is the subscriber: their address and demographics in 2010BA, no 2000C",
+      claim(),
+      ["HL*2*1*22*0", "SBR*P*18*GRP01******CI", "NM1*IL*1*LOPEZ*ANA****MI*W123456789", "N3*5 PALM AVE", "N4*MIAMI*FL*33102", "DMG*D8*20180402*F", "NM1*PR*2*FLORIDA BLUE*****PI*00590"],
+    ],
+    [
+      "a parent is the subscriber: 2010BA is their name and member id, the client's address and demographics in 2010CA only",
+      claim({ subscriber: parent, patient: child }),
+      ["HL*2*1*22*1", "SBR*P**GRP01******CI", "NM1*IL*1*LOPEZ*MARIA****MI*W123456789", "NM1*PR*2*FLORIDA BLUE*****PI*00590", "HL*3*2*23*0", "PAT*19", "NM1*QC*1*LOPEZ*LEO", "N3*5 PALM AVE", "N4*MIAMI*FL*33102", "DMG*D8*20190909*M"],
+    ],
+    ["a grandmother as the subscriber: PAT01 G8", claim({ subscriber: parent, patient: { ...child, relationship: "G8" } }), ["HL*2*1*22*1", "SBR*P**GRP01******CI", "NM1*IL*1*LOPEZ*MARIA****MI*W123456789", "NM1*PR*2*FLORIDA BLUE*****PI*00590", "HL*3*2*23*0", "PAT*G8", "NM1*QC*1*LOPEZ*LEO", "N3*5 PALM AVE", "N4*MIAMI*FL*33102", "DMG*D8*20190909*M"]],
+    ["a spouse as the subscriber: PAT01 01", claim({ subscriber: parent, patient: { ...child, relationship: "01" } }), ["HL*2*1*22*1", "SBR*P**GRP01******CI", "NM1*IL*1*LOPEZ*MARIA****MI*W123456789", "NM1*PR*2*FLORIDA BLUE*****PI*00590", "HL*3*2*23*0", "PAT*01", "NM1*QC*1*LOPEZ*LEO", "N3*5 PALM AVE", "N4*MIAMI*FL*33102", "DMG*D8*20190909*M"]],
+  ])("%s", (_name, c, expected) => {
+    expect(subscriberLoops(c)).toEqual(expected);
+  });
+
+  it("a parent subscriber needs no address or birth date; the client's own are still required, for 2010CA", () => {
+    expect(validateClaim(claim({ subscriber: parent, patient: child }))).toEqual([]);
+    expect(validateClaim(claim({ subscriber: parent, patient: { ...child, birthDate: null, address: null, city: "" } }))).toEqual([
+      { field: "patient.birth_date", message: "The client's birth date is missing. Add it on the client's profile." },
+      { field: "patient.address", message: "Client address is missing. Add it on the client's profile." },
+      { field: "patient.city", message: "Client city is missing. Add it on the client's profile." },
+    ]);
+  });
+});
+
+describe("X12 minimum lengths: NM109 and N401 take 2 characters or more (probe 8981 §6)", () => {
+  it.each<[string, (c: ClaimData) => ClaimData, ClaimIssue[]]>([
+    ["a member id of one character", (c) => ({ ...c, subscriber: { ...c.subscriber, memberId: "7" } }), [{ field: "subscriber.member_id", message: "Member id (primary insurance identifier) is shorter than the 2 characters a claim needs. Correct it on the client's insurance details." }]],
+    ["one character between spaces", (c) => ({ ...c, subscriber: { ...c.subscriber, memberId: " 7 " } }), [{ field: "subscriber.member_id", message: "Member id (primary insurance identifier) is shorter than the 2 characters a claim needs. Correct it on the client's insurance details." }]],
+    ["a self-subscriber's city of one letter", (c) => ({ ...c, subscriber: { ...client, city: "X" } }), [{ field: "subscriber.city", message: "Subscriber city is shorter than the 2 characters a claim needs. Correct it on the client's profile." }]],
+    ["a dependent client's city of one letter", () => claim({ subscriber: parent, patient: { ...child, city: "X" } }), [{ field: "patient.city", message: "Client city is shorter than the 2 characters a claim needs. Correct it on the client's profile." }]],
+    ["a location's city of one letter", (c) => ({ ...c, billingProvider: { ...c.billingProvider, city: "X" } }), [{ field: "billing.city", message: "Location city is shorter than the 2 characters a claim needs. Correct it on the location's page." }]],
+    ["a member id of 2 and a city of 2 go out", (c) => ({ ...c, subscriber: { ...client, memberId: "77", city: "Ai" } }), []],
+    ["a last name of one letter goes out (NM103 is 1 to 60)", (c) => ({ ...c, subscriber: { ...c.subscriber, lastName: "O" }, renderingProvider: { ...c.renderingProvider, lastName: "X" } }), []],
+  ])("%s", (_name, change, issues) => {
+    const c = change(claim());
+    expect(validateClaim(c)).toEqual(issues);
+    expect(write837P([c], env(1)).ok).toBe(issues.length === 0);
+  });
+});
+
+describe("PER04: the location's phone as 10 digits (probe 8981 §7)", () => {
+  const refused = (typed: string) => `The location Sunrise ABA Miami's phone number ${typed} is not a 10-digit number (for example (305) 555-0100; a leading +1 may be typed). Correct it on the location's page.`;
+  it.each<[string, string | null, string | null, string | null]>([
+    ["10 digits", "(305) 555-0100", "3055550100", null],
+    ["typed with +1", "+1 (303) 555-0102", "3035550102", null],
+    ["typed with a leading 1", "1-303-555-0102", "3035550102", null],
+    ["7 digits", "555-0100", null, refused("555-0100")],
+    ["11 digits not starting with 1", "2 303 555 0102", null, refused("2 303 555 0102")],
+    ["another country's number", "+44 20 7946 0958", null, refused("+44 20 7946 0958")],
+    ["with an extension", "(305) 555-0100 ext 12", null, refused("(305) 555-0100 ext 12")],
+    ["none", null, null, "The location Sunrise ABA Miami needs a phone number (10 digits) for the claim's contact. Add it on the location's page."],
+  ])("%s", (_name, phone, per04, message) => {
+    const c = claim({ billingProvider: { ...claim().billingProvider, phone } });
+    expect(validateClaim(c)).toEqual(message ? [{ field: "billing.phone", message }] : []);
+    const r = write837P([c], env(1));
+    expect(r.ok ? r.file.content.split("~\n").find((s) => s.startsWith("PER*")) : null).toBe(per04 && `PER*IC*SUNRISE ABA MIAMI*TE*${per04}`);
   });
 });

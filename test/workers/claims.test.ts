@@ -1776,3 +1776,60 @@ describe("a file that also holds another location's claims is downloaded and sen
     );
   });
 });
+
+describe("the subscriber loop, PAT01 and PER04 as 005010X222A1 asks (probe 8981 §2, §3, §7)", () => {
+  it.each([
+    ["a grandmother with a city, state and ZIP but no street", "G8", { relationship: "Grandmother (legal guardian)", parent_city: "Denver", parent_state: "CO", parent_zip: "80202" }],
+    ["a mother without an address or birth date", "19", { relationship: "Mother" }],
+    ["a husband", "01", { relationship: "Husband", parent_address: "9 Oak St", parent_city: "Doral", parent_state: "FL", parent_zip: "33172", parent_birth_date: "1980-01-02" }],
+  ])("%s: built without issues; 2010BA is their name alone, the client's own address and demographics in 2010CA, PAT*%s", async (_name, pat, parent) => {
+    const w = await world();
+    await db().update(locations).set({ phone1: "+1 (305) 555-0100" }).where(eq(locations.id, w.location.id));
+    const details: Record<string, unknown> = { ...(JSON.parse(w.patient.details ?? "{}") as Record<string, unknown>), is_self_subscriber: false, parent_name: "Parent, Maria", ...parent };
+    await db().update(patients).set({ details: JSON.stringify(details) }).where(eq(patients.id, w.patient.id));
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [await w.note()] } });
+    expect(built.status, await built.clone().text()).toBe(201);
+    const draft = ((await built.json()) as { data: { id: number; errors: unknown[] }[] }).data[0]!;
+    expect(draft.errors).toEqual([]);
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [draft.id] } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const content = await (await api(`/v2/claims/${draft.id}/download`, { token: w.token })).text();
+    readBack837(content);
+    expect(content).toContain(`NM1*IL*1*PARENT*MARIA****MI*${String(details.insuranceId)}~\nNM1*PR*2*`);
+    expect(content).toContain(`HL*3*2*23*0~\nPAT*${pat}~\nNM1*QC*1*${w.patient.lastName.toUpperCase()}*${w.patient.firstName.toUpperCase()}~\nN3*5 PALM AVE~\nN4*MIAMI*FL*33102~\nDMG*D8*20180402*F~`);
+    expect(content.match(/^N3\*/gm)).toHaveLength(2); // 2010AA and 2010CA
+    expect(content).not.toMatch(/DENVER|DORAL|9 OAK/);
+    expect(content).toMatch(/^PER\*IC\*[^*~]+\*TE\*3055550100~$/m);
+    // The viewer's readable 837P is the file's: 2010BA the subscriber's name, 2010CA the client's.
+    const shown = (await (await api(`/v2/claims/${draft.id}`, { token: w.token })).json()) as { data: { readable: { loop: string; id: string }[]; data: { subscriber: Record<string, unknown> } } };
+    const loop = (name: string) => shown.data.readable.filter((s) => s.loop.startsWith(name)).map((s) => s.id);
+    expect(loop("2010BA")).toEqual(["NM1"]);
+    expect(loop("2000C")).toEqual(["HL", "PAT"]);
+    expect(loop("2010CA")).toEqual(["NM1", "N3", "N4", "DMG"]);
+    expect(Object.keys(shown.data.data.subscriber).sort()).toEqual(["firstName", "groupNumber", "lastName", "memberId", "selfSubscriber"]);
+  });
+});
+
+describe("the build form marks each bad filter at its field (probe 8981 §8)", () => {
+  it.each([
+    ["a client id that is not a number and a date that is not real", "b_patient_id=abc&b_from=2026-13-01", { b_patient_id: "Enter a client id (a whole number).", b_from: "Dates must be real dates like 2026-01-31." }],
+    ["a client id that is not a number and To before From", "b_patient_id=4x&b_from=2026-11-20&b_to=2026-11-01", { b_patient_id: "Enter a client id (a whole number).", b_to: "To must be on or after From." }],
+  ])("%s", async (_name, query, errors) => {
+    const w = await world();
+    const page = await (await request(`/claims?pick=1&${query}`, { cookie: await signInCookie(w.manager) })).text();
+    for (const [field, message] of Object.entries(errors)) {
+      expect(page).toMatch(new RegExp(`aria-errormessage="f-${field}-error"`));
+      expect(page).toContain(`<p id="f-${field}-error" class="field-error" role="alert">${message}</p>`);
+    }
+    expect(page.match(/class="field-error"/g)).toHaveLength(Object.keys(errors).length);
+    expect(page).not.toContain("Choose from the list.");
+    expect(page).toContain("No billed notes are shown until the build filters marked above are corrected.");
+  });
+
+  it("billable-notes answers a client id that is not a number with the same message", async () => {
+    const w = await world();
+    const res = await api(`/v2/claims/billable-notes?patient_id=abc`, { token: w.token });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors.patient_id).toBe("Enter a client id (a whole number).");
+  });
+});
