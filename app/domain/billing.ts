@@ -1,4 +1,4 @@
-import { MULTIPLIER_DECIMALS, providerType, splitModifiers, unitMultiplier, type ProviderType } from "./insurance";
+import { MULTIPLIER_DECIMALS, PROVIDER_LABELS, PROVIDERS, providerType, splitModifiers, unitMultiplier, type ProviderType } from "./insurance";
 import type { NoteType } from "./notes";
 import { groupDigits } from "./validation";
 
@@ -107,6 +107,35 @@ export function pickService(
     }
   }
   return best;
+}
+
+/**
+ * A payer's services that price notes at a location, for the CPTs given (the billing header's "Insurer rate and
+ * CPT", decision 030, stop 35): each service the one pick (`pickService`) chooses for a note of its CPT carrying
+ * exactly its modifiers, for one of the credentials. That is every service some note there can be priced with: a
+ * service not picked for its own modifiers is shadowed there whatever the note carries (by the location's own price
+ * of the same code and provider, or an older twin), and is left out. By the CPTs' order, then the services' (id).
+ */
+export function servicesInUse(services: readonly PriceService[], insurerId: number | null, locationId: number | null, cpts: readonly string[]): PriceService[] {
+  if (insurerId === null) return [];
+  const codes = [...new Set(cpts.map((c) => c.trim().toUpperCase()).filter(Boolean))];
+  return codes.flatMap((cpt) =>
+    services
+      .filter((s) => s.insuranceId === insurerId && s.cptCode === cpt && PROVIDERS.some((p) => pickService(services, insurerId, cpt, p, locationId, splitModifiers(s.modifiers)) === s))
+      .sort((a, b) => a.id - b.id),
+  );
+}
+
+/** The provider a service prices for, as the lookup reads it: bcba, bcaba or rbt; anything else (or none) all. */
+export function serviceProvider(s: Pick<PriceService, "provider">): (typeof PROVIDERS)[number] | "all" {
+  const p = s.provider.trim().toLowerCase();
+  return (PROVIDERS as readonly string[]).includes(p) ? (p as (typeof PROVIDERS)[number]) : "all";
+}
+
+/** A service as the billing header names it: its CPT, the provider it is for and its modifiers ("97153 RBT HM GT"). */
+export function serviceLabel(s: Pick<PriceService, "cptCode" | "provider" | "modifiers">): string {
+  const p = serviceProvider(s);
+  return [s.cptCode, p === "all" ? "all providers" : PROVIDER_LABELS[p], ...splitModifiers(s.modifiers).map((m) => m.toUpperCase())].join(" ");
 }
 
 /** The price lookup's answers (the insurer view's form and showInsuranceCpt, decision 030). */

@@ -161,6 +161,17 @@ export function totalsWeek(dateEnd: string, latestNoteDate: string | null): { st
   return day ? weekOf(day) : null;
 }
 
+/**
+ * A client's link from the billing list (and from employee by client's list) to its report by client: the list's
+ * period under the names the report reads (from, to), so the report shows the notes the list counted (decision 030,
+ * stop 35). The list's status has no filter on the report (its rows show each note's status, billed and pay), nor
+ * have its location and provider (the report is one client's; employee by client names its employee itself): they
+ * are left out.
+ */
+export function reportLinkQuery(period: { from: string; to: string }): string {
+  return new URLSearchParams({ from: period.from, to: period.to }).toString();
+}
+
 /** Billing list filters (/billing/list): location, provider, period, status. */
 export const BILLING_LIST_STATUSES = ["pending", "ok", "unbilled", "billed", "paid"] as const;
 export type BillingListStatus = (typeof BILLING_LIST_STATUSES)[number];
@@ -307,8 +318,13 @@ export function saveInputOf(p: SavePayload): { ok: true; input: SaveInput } | { 
   ].filter((x): x is [string, number] => typeof x[1] === "number" && x[1] > 0);
   if (ids.length !== 1) return { ok: false, errors: { note_id: BILLING_MESSAGES.noteId } };
   const [key, noteId] = ids[0]!;
-  // A BCBA note's billing-view fields are mdbcba/md2bcba/billedbcba/paybcba (clinical §3); note_id takes either set.
-  const bcbaFields = key === "note_bcba_id" || (key === "note_id" && [p.mdbcba, p.md2bcba, p.billedbcba, p.paybcba].some((x) => x !== undefined));
+  // A BCBA note's billing-view fields are mdbcba/md2bcba/billedbcba/paybcba (clinical §3), an RBT note's md/md2/billed/
+  // pay. Whichever id names the note, the body's fields are read under the names it sent (decision 030, stop 35): the
+  // BCBA names when it sent only those, the RBT names when only those; both sets (the spec's payload carries the flags
+  // of both roles): the id's role, the BCBA names for note_id. So no id drops the fields it was sent.
+  const rbtSent = [p.md, p.md2, p.billed, p.pay].some((x) => x !== undefined);
+  const bcbaSent = [p.mdbcba, p.md2bcba, p.billedbcba, p.paybcba].some((x) => x !== undefined);
+  const bcbaFields = rbtSent && bcbaSent ? key !== "note_rbt_id" : bcbaSent || (!rbtSent && key === "note_bcba_id");
   const given: { [K in keyof SaveFields]: SaveFields[K] | undefined } = {
     md: bcbaFields ? p.mdbcba : p.md,
     md2: bcbaFields ? p.md2bcba : p.md2,

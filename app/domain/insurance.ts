@@ -100,6 +100,8 @@ export function modifierChoicesFor(noteType: NoteType, stored: string | null = n
 
 /** The provider choices a service can be priced for; anything else (or none) prices for all providers. */
 export const PROVIDERS = ["bcba", "bcaba", "rbt"] as const;
+/** The credentials as people write them. */
+export const PROVIDER_LABELS: Readonly<Record<(typeof PROVIDERS)[number], string>> = { bcba: "BCBA", bcaba: "BCaBA", rbt: "RBT" };
 
 /** Type is bcba for providers bcba or bcaba, rbt for rbt, otherwise all (clinical §3). */
 export function providerType(provider: string | null | undefined): ProviderType {

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, lte, 
 import { primaryOf } from "~/db/client.server";
 import { fastRows } from "~/db/fast-rows.server";
 import { clientReports, insurances, listVersions, locations, noteMonthClientTotals, notes, paServices, patients, userLocations, users } from "~/db/schema";
-import { centsOf, claimedPrice, dollarsOf, hoursOf, notePayer, pickService, priceNote, type PriceService } from "~/domain/billing";
+import { centsOf, claimedPrice, dollarsOf, hoursOf, notePayer, priceNote, serviceLabel, serviceProvider, servicesInUse, splitModifiers, type PriceService } from "~/domain/billing";
 import {
   BILLING_LIST_PAGE_SIZE,
   BILLING_MESSAGES,
@@ -111,8 +111,12 @@ export interface ClientReport {
     bcba_id: number | null;
     bcba2_id: number | null;
   };
-  /** "Insurer rate and CPT": the insurer's unit price for each CPT of the client's PA services. */
-  rates: { cpt: string; provider: string; unit_price_cents: number; unit_price: string }[];
+  /**
+   * "Insurer rate and CPT": the client's insurer's prices that notes of the CPTs of its PA services can be priced
+   * with at its location (`servicesInUse`), each with its provider (bcba, bcaba, rbt, or all), modifiers, service
+   * multiplier and label ("97153 RBT HM GT"); a service priced for one location names it (decision 030, stop 35).
+   */
+  rates: { cpt: string; provider: string; unit_price_cents: number; unit_price: string; service_id: number; modifiers: string[]; multiplier: number; location_id: number | null; label: string }[];
   pa_services: { id: number; pa_service: string; cpt: string; n_units: number; start_date: string; end_date: string }[];
   page: Paged<BillingRow>;
   arrayPages: number[];
@@ -371,11 +375,17 @@ export async function clientReport(ctx: ModelContext, patientId: number, rawQuer
   const data = (rows as unknown as RawRow[]).map((r) => billingRow(r, services, h.p.insurerId, (reasons.get(r.n.id) ?? []).map((x) => x.message)));
   const total = totals?.n ?? 0;
   const page: Paged<BillingRow> = { data, total, page: q.page, per_page: per, last_page: lastPage(total, per) };
-  const rates = [...new Set(pas.map((p) => p.cpt))].flatMap((cpt) => {
-    const provider = cpt.startsWith("97153") ? "rbt" : "bcba";
-    const s = pickService(services, h.p.insurerId, cpt, provider, h.p.locationId);
-    return s ? [{ cpt, provider, unit_price_cents: centsOf(s.unitPrice), unit_price: dollarsOf(centsOf(s.unitPrice)) }] : [];
-  });
+  const rates = servicesInUse(services, h.p.insurerId, h.p.locationId, pas.map((p) => p.cpt)).map((s) => ({
+    cpt: s.cptCode,
+    provider: serviceProvider(s),
+    unit_price_cents: centsOf(s.unitPrice),
+    unit_price: dollarsOf(centsOf(s.unitPrice)),
+    service_id: s.id,
+    modifiers: splitModifiers(s.modifiers).map((m) => m.toUpperCase()),
+    multiplier: s.multiplier,
+    location_id: s.locationId,
+    label: serviceLabel(s),
+  }));
   return ok({
     patient: {
       id: h.p.id,
@@ -726,8 +736,11 @@ function bumpNotesIfWritten(ctx: ModelContext) {
     .onConflictDoUpdate({ target: listVersions.resource, set: { version: sql`${listVersions.version} + 1` } });
 }
 
-/** A note in scope with what a save needs: the note, its payer, the location's NPI, its billing row, the insurers' services. */
-async function saveFacts(ctx: ModelContext, noteId: number) {
+/**
+ * A note in scope with what a save needs: the note, its payer, the location's NPI, its billing row, the insurers'
+ * services; and, for a screen's save or status, whether the actor may see the screen's client (`clientSeen`).
+ */
+async function saveFacts(ctx: ModelContext, noteId: number, clientId: number | null = null) {
   const db = primaryOf(ctx.db);
   const [found, services] = await db.batch([
     db
@@ -743,6 +756,7 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
         tail: auditTail,
         // A new billing record's id, read with the tail so that its create row names it (decision 019).
         nextReportId: nextIdQuery(clientReports).mapWith(Number).as("next_report_id"),
+        clientSeen: (clientId === null ? sql<number>`1` : clientSeenSql(ctx, clientId)).as("client_seen"),
       })
       .from(notes)
       .innerJoin(patients, eq(patients.id, notes.patientId))
@@ -756,6 +770,20 @@ async function saveFacts(ctx: ModelContext, noteId: number) {
   if (!f) return null;
   const cr = f.cr.id == null ? null : (f.cr as unknown as ReportRow);
   return { ...f, cr, services };
+}
+
+/** Whether the actor may see a client (its location is one of theirs), as an SQL expression. */
+function clientSeenSql(ctx: ModelContext, patientId: number): SQL<number> {
+  return sql<number>`exists (select 1 from ${patients} where ${patients.id} = ${patientId} and ${patientScope(ctx)})`;
+}
+
+/**
+ * Whether the actor may see a client: a billing screen's POST that the model refused before reading the note (its
+ * body did not parse, or named no action) answers 404 for a client of another location, as the screen does.
+ */
+export async function clientInScope(ctx: ModelContext, patientId: number): Promise<boolean> {
+  const [row] = await ctx.db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, patientId), patientScope(ctx)));
+  return !!row;
 }
 
 /** An employee (by id expression) who works in one of the actor's locations; always true for an actor who sees every location. */
@@ -788,6 +816,8 @@ function coveredPos(stored: string | null): { code: string; label: string }[] {
 export interface SaveOptions {
   /** update/{id}: the billing record named by the path (it must be the note's). */
   reportId?: number | null;
+  /** A billing screen's client (its path): one the actor may not see answers 404, as the screen (decision 030, stop 35). */
+  patientId?: number;
 }
 
 /**
@@ -813,8 +843,9 @@ async function saveClientReportOnce(ctx: ModelContext, raw: Record<string, unkno
   const checked = saveInputOf(parsed.data);
   if (!checked.ok) return invalid(checked.errors);
   const input = checked.input;
-  const facts = await saveFacts(ctx, input.noteId);
+  const facts = await saveFacts(ctx, input.noteId, opts.patientId ?? null);
   if (!facts) return notFound("Note");
+  if (!facts.clientSeen) return notFound("Client");
   const note = facts.n;
   const existing = facts.cr;
   if (opts.reportId != null && existing?.id !== opts.reportId) return notFound("Billing record");
@@ -994,10 +1025,11 @@ export async function setBillingStatus(ctx: ModelContext, noteId: number, raw: R
   if (!manages(ctx)) return denied();
   const parsed = parseWith(StatusInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  const facts = await saveFacts(ctx, noteId);
+  const facts = await saveFacts(ctx, noteId, opts.patientId ?? null);
   if (!facts) return notFound("Note");
+  // A client's screen answers 404 for a client the actor may not see, and changes that client's notes only (as its Save does).
+  if (!facts.clientSeen) return notFound("Client");
   const note = facts.n;
-  // A client's screen changes that client's notes only (as its Save does).
   if (opts.patientId !== undefined && opts.patientId !== note.patientId) return invalid({ status: BILLING_MESSAGES.patient });
   const expected = parsed.data.note_version == null || parsed.data.note_version === "" ? note.version : Number(parsed.data.note_version);
   if (expected !== note.version) return conflict(currentRow(note, facts.cr));

@@ -8,5 +8,5 @@ export const handle = { guard: "manage_claims" };
 export const loader = billingListLoader;
 
 export default function BillingListRoute() {
-  return <BillingListScreen title="Billing" rowHref={(r) => `/billing/by-client/${r.patient_id}`} />;
+  return <BillingListScreen title="Billing" rowHref={(r, reportQuery) => `/billing/by-client/${r.patient_id}?${reportQuery}`} />;
 }

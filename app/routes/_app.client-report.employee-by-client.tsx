@@ -38,5 +38,5 @@ export const action = reportAction;
 export default function EmployeeByClient() {
   const data = useLoaderData<typeof loader>();
   if (data.mode === "report") return <ClientReportScreen title="Employee by client" backTo={`/client-report/employee-by-client?employee_id=${data.employeeId}`} />;
-  return <BillingListScreen title="Employee by client" rowHref={(r) => `/client-report/employee-by-client?patient_id=${r.patient_id}&employee_id=${data.employeeId}`} />;
+  return <BillingListScreen title="Employee by client" rowHref={(r, reportQuery) => `/client-report/employee-by-client?patient_id=${r.patient_id}&employee_id=${data.employeeId}&${reportQuery}`} />;
 }

@@ -1,7 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { FLASH_PARAM, withoutFlash } from "~/domain/flash";
 import { redirect } from "@remix-run/cloudflare";
-import { billingList, clientReport, saveClientReport, setBillingStatus, type BillingRow, type ClientReport } from "~/models/client-reports.server";
+import { billingList, clientInScope, clientReport, saveClientReport, setBillingStatus, type BillingRow, type ClientReport } from "~/models/client-reports.server";
+import type { ModelResult } from "~/models/results";
 import { periodInput, REPORT_PERIOD, reportQueryInput } from "~/domain/client-reports";
 import { pathId } from "~/domain/validation";
 import { formResult, formValues, modelContextFor } from "./forms.server";
@@ -149,7 +150,12 @@ export async function reportLoader({ request, context, params }: LoaderFunctionA
   return reportData(request, context, patientId, null);
 }
 
-/** POST on a report screen: intent save (the row's billing record) or status (pending/ok), then back to the same address. */
+/**
+ * POST on a report screen: intent save (the row's billing record) or status (pending/ok), then back to the same address.
+ * A client the actor may not see answers 404, as the screen's GET (decision 030, stop 35): the model checks it in the
+ * read of the note; a refused POST (422: a body that does not parse or names no intent is refused before the note is
+ * read) asks again, on that path only — else the answer would be the loader's 404 page under the action's 422.
+ */
 export async function reportAction({ request, context, params }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_claims");
   const url = new URL(request.url);
@@ -158,13 +164,17 @@ export async function reportAction({ request, context, params }: ActionFunctionA
   const values = formValues(await request.formData());
   const ctx = modelContextFor(context, actor);
   const back = cleanAddress(url);
+  const answer = async <T>(result: ModelResult<T>) => {
+    if (!result.ok && result.status === 422 && !(await clientInScope(ctx, patientId))) throw notFound("Client not found.");
+    return formResult(result, values, () => back);
+  };
   const one = (k: string) => (typeof values[k] === "string" ? (values[k] as string) : "");
   /** A field the form did not send is left out (the record keeps its value); one sent blank clears it. */
   const sent = (k: string) => (k in values ? one(k) : undefined);
   if (values.intent === "status") {
     const noteId = pathId(one("note_id"));
     if (noteId === null) throw notFound("Note not found.");
-    return formResult(await setBillingStatus(ctx, noteId, { status: one("status"), note_version: one("note_version") || null }, { patientId }), values, () => back);
+    return answer(await setBillingStatus(ctx, noteId, { status: one("status"), note_version: one("note_version") || null }, { patientId }));
   }
   if (values.intent === "save") {
     // The row's Save form always holds both selectors and both checkboxes, and an unticked checkbox is absent
@@ -185,8 +195,9 @@ export async function reportAction({ request, context, params }: ActionFunctionA
         version: one("version") || null,
         note_version: one("note_version") || null,
       },
+      { patientId },
     );
-    return formResult(result, values, () => back);
+    return answer(result);
   }
-  return formResult({ ok: false, status: 422, message: "Choose Save or a status.", errors: { intent: "Choose Save or a status." } }, values, () => back);
+  return answer({ ok: false, status: 422, message: "Choose Save or a status.", errors: { intent: "Choose Save or a status." } });
 }

@@ -1458,6 +1458,9 @@ for (const javaScript of [false, true]) {
       await page.waitForURL((url) => /^\/billing\/by-client\/\d+$/.test(url.pathname));
       await ready(page);
       const base = new URL(page.url()).pathname;
+      // The link carries the list's period (the current month), so the report shows the notes the list counted (probe 8984 L5).
+      const period = new URL(page.url()).searchParams;
+      assert.ok(/^\d{4}-\d{2}-01$/.test(period.get("from") ?? "") && /^\d{4}-\d{2}-\d{2}$/.test(period.get("to") ?? ""), `the list's period is carried: ${page.url()}`);
       // On a wide screen too, a row's Billed and Pay checkboxes are 24×24 px targets (WCAG 2.5.8; decision 021,
       // stop 30), inside their cells.
       await page.setViewportSize({ width: 1280, height: 800 });
@@ -1479,7 +1482,7 @@ for (const javaScript of [false, true]) {
       await page.getByRole("button", { name: "Search", exact: true }).click();
       await page.waitForURL((url) => url.pathname === base && url.searchParams.get("type") === "rbt");
       await ready(page);
-      assert.deepEqual([...new URL(page.url()).searchParams.keys()], ["type"], "empty filters are left out");
+      assert.deepEqual([...new URL(page.url()).searchParams.keys()], ["from", "to", "type"], "the period kept, empty filters left out");
       const table = page.getByRole("table", { name: "Billing by note" });
       const types = await table.locator("tbody tr td:nth-child(1)").allInnerTexts();
       assert.ok(types.length > 0 && types.every((t) => t.trim() === "RBT"), "only RBT rows");
@@ -1526,6 +1529,11 @@ for (const javaScript of [false, true]) {
       await goto(page, `${base}?sort=date&dir=desc`);
       await shown(page.locator(".scrub-reasons li").first());
       assert.match(await page.locator(".scrub-reasons li").first().innerText(), /\w+ \w+/, "a reason in words");
+      // A new filter keeps the chosen sort (probe 8984 L5).
+      await page.getByLabel("Note type", { exact: true }).selectOption({ label: "Bcba" });
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await page.waitForURL((url) => url.pathname === base && url.searchParams.get("type") === "bcba");
+      assert.deepEqual(Object.fromEntries(new URL(page.url()).searchParams), { type: "bcba", sort: "date", dir: "desc" }, "the sort is kept");
     });
 
     if (javaScript) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { centsOf, chargeFor, dollarPrice, dollarsOf, money, pickService, priceNote, pricingProvider, unitPriceText, type PriceService } from "~/domain/billing";
+import { centsOf, chargeFor, dollarPrice, dollarsOf, money, pickService, priceNote, pricingProvider, serviceLabel, servicesInUse, unitPriceText, type PriceService } from "~/domain/billing";
 
 const svc = (over: Partial<PriceService>): PriceService => ({
   id: 1, insuranceId: 7, locationId: null, cptCode: "97153", modifiers: "", provider: "rbt", type: "rbt", unitPrice: 12.5, multiplier: 1, maxPerDay: null, ...over,
@@ -195,5 +195,47 @@ describe("a unit price as shown beside its charge (probe 8912 §4)", () => {
   it("shows the multiplier priceNote charged with", () => {
     const price = priceNote([svc({ unitPrice: 12.99, multiplier: 1.15 })], { type: "rbt", cptCode: "97153", units: 1, modifiers: [], locationId: 1, insurerId: 7, providerCredential: null });
     expect([unitPriceText(price.unitPriceCents, price.multiplier), money(price.chargesCents)]).toEqual(["$12.99 × 1.15", "$14.94"]);
+  });
+});
+
+describe("the prices the billing header lists: the services notes at the client's location can be priced with (probe 8984 L3)", () => {
+  // Insurer 7; the client's location is 3.
+  const hm = svc({ id: 1, modifiers: "HM", unitPrice: 16.25 });
+  const ho = svc({ id: 2, modifiers: "HO", provider: "bcba", type: "bcba", unitPrice: 26.25 });
+  const hmGt = svc({ id: 3, modifiers: "HM-GT", unitPrice: 12.99, multiplier: 1.15 });
+  const bcaba = svc({ id: 4, modifiers: "HO", provider: "bcaba", type: "bcba", unitPrice: 24 });
+  const anyone = svc({ id: 5, cptCode: "97156", provider: "", type: "all", unitPrice: 28.5 });
+  const here = svc({ id: 6, modifiers: "HM", locationId: 3, unitPrice: 17 });
+  const elsewhere = svc({ id: 7, modifiers: "HM", locationId: 4, unitPrice: 18 });
+  const twin = svc({ id: 8, modifiers: "GT-HM", unitPrice: 11 });
+  const otherPayer = svc({ id: 9, insuranceId: 8, modifiers: "HM" });
+  const rbtOnly = svc({ id: 10, cptCode: "97156", unitPrice: 27 });
+  const ids = (services: PriceService[], cpts = ["97153", "97156"]) => servicesInUse(services, 7, 3, cpts).map((s) => s.id);
+
+  it.each([
+    ["one price per provider and modifiers, by CPT then id", [hmGt, ho, hm], ["97153"], [1, 2, 3]],
+    ["a BCaBA price beside the BCBA one: both price notes", [ho, bcaba], ["97153"], [2, 4]],
+    ["the location's own price shadows the all-locations one of the same code", [hm, here], ["97153"], [6]],
+    ["another location's price is not used here", [hm, elsewhere], ["97153"], [1]],
+    ["a twin (the same modifiers in another order) after the oldest is never used", [hmGt, twin], ["97153"], [3]],
+    ["another payer's prices are not this insurer's", [hm, otherPayer], ["97153"], [1]],
+    ["an all-providers price beside an RBT one: still used for BCBAs", [anyone, rbtOnly], ["97156"], [5, 10]],
+    ["only the CPTs asked for, in their order", [anyone, hm], ["97156", "97153"], [5, 1]],
+    ["a CPT written in lower case", [hm], [" 97153 "], [1]],
+  ])("%s", (_l, services, cpts, expected) => {
+    expect(ids(services, cpts)).toEqual(expected);
+  });
+
+  it("no insurer: none", () => {
+    expect(servicesInUse([hm], null, 3, ["97153"])).toEqual([]);
+  });
+
+  it.each([
+    [hm, "97153 RBT HM"],
+    [hmGt, "97153 RBT HM GT"],
+    [bcaba, "97153 BCaBA HO"],
+    [anyone, "97156 all providers"],
+  ])("labels service %# as %j", (s, label) => {
+    expect(serviceLabel(s)).toBe(label);
   });
 });

@@ -13,6 +13,12 @@ describe("the save payload names one note and takes that role's fields", () => {
     ["note_id with the BCBA fields", { note_id: 9, mdbcba: "GT" }, { noteId: 9, role: "bcba", sent: { md: "GT" } }],
     ["note_id with a BCBA flag sent false", { note_id: 9, billedbcba: false }, { noteId: 9, role: "bcba", sent: { billed: false } }],
     ["note_id alone: the RBT names", { note_id: 9, md: "TS" }, { noteId: 9, role: "rbt", sent: { md: "TS" } }],
+    // Whichever id names the note, the names sent are read (decision 030, stop 35; probe 8984 M1).
+    ["note_bcba_id with the RBT names", { note_bcba_id: 9, md: "XE", md2: "GT", billed: true, pay: false }, { noteId: 9, role: "rbt", sent: { md: "XE", md2: "GT", billed: true, pay: false } }],
+    ["note_rbt_id with the BCBA names", { note_rbt_id: 9, mdbcba: "HO", billedbcba: true }, { noteId: 9, role: "bcba", sent: { md: "HO", billed: true } }],
+    ["note_rbt_id with both sets: the RBT names", { note_rbt_id: 9, md: "HM", mdbcba: null, billed: true, billedbcba: false }, { noteId: 9, role: "rbt", sent: { md: "HM", billed: true } }],
+    ["note_id with both sets: the BCBA names", { note_id: 9, md: "HM", mdbcba: "HO" }, { noteId: 9, role: "bcba", sent: { md: "HO" } }],
+    ["note_bcba_id with no field: its role", { note_bcba_id: 9, pa_number: "PA-1" }, { noteId: 9, role: "bcba", sent: { paNumber: "PA-1" } }],
     ["versions as text", { note_id: 1, version: "3", note_version: "4" }, { version: 3, noteVersion: 4 }],
     ["an empty NPI, PA number and modifier are none", { note_id: 1, npi: "", pa_number: "  ", md: "" }, { sent: { npi: null, paNumber: null, md: null } }],
     ["null NPI, PA number and modifier are none", { note_id: 1, npi: null, pa_number: null, md2: null }, { sent: { npi: null, paNumber: null, md2: null } }],

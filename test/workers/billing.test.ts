@@ -212,7 +212,7 @@ describe("billing by client", () => {
     expect(page).toContain("Blue Payer");
     expect(page).toContain(">Back<");
     for (const h of ["PA Services", "Units Allowed", "Beginning", "Expiration", "Direct therapy", "2026-06-30"]) expect(page).toContain(h);
-    expect(page).toContain("97153: $15.00");
+    expect(page).toContain("<dd>97153 RBT: $15.00</dd>");
     const rows = rowsOf(page);
     expect(rows.indexOf("2026-02-02")).toBeLessThan(rows.indexOf("2026-02-03"));
     expect(rows.indexOf("2026-02-03")).toBeLessThan(rows.indexOf("2026-02-09"));
@@ -260,6 +260,37 @@ describe("billing by client", () => {
     expect((await form(`/billing/by-client/${alice.id}`, { intent: "status", note_id: String(ids.rbt), status: "ok" }, noPerm)).status).toBe(403);
     const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt));
     expect(n!.status).toBe("pending");
+  });
+
+  it.each([
+    ["a save of a note the actor may see", "/billing/by-client/:id", () => ({ intent: "save", note_id: String(ids.rbt), md: "HM" })],
+    ["a status of a note the actor may see", "/billing/by-client/:id", () => ({ intent: "status", note_id: String(ids.rbt), status: "ok" })],
+    ["a save whose modifier does not parse", "/billing/by-client/:id", () => ({ intent: "save", note_id: String(ids.rbt), md: "ZZ" })],
+    ["a bad status", "/billing/by-client/:id", () => ({ intent: "status", note_id: String(ids.rbt), status: "done" })],
+    ["no intent", "/billing/by-client/:id", () => ({ note_id: String(ids.rbt) })],
+    ["a save on the twin address", "/client-report/by-client/:id", () => ({ intent: "save", note_id: String(ids.rbt), md: "HM" })],
+    ["a save on employee by client", "/client-report/employee-by-client?patient_id=:id&employee_id=me", () => ({ intent: "save", note_id: String(ids.rbt), md: "HM" })],
+  ])("a POST for a client of another location answers 404, never 422 (probe 8984 L4): %s", async (_l, path, fields) => {
+    const [n] = await db().select().from(notes).where(eq(notes.id, ids.rbt));
+    const before = await reports();
+    const res = await form(path.replace(":id", String(faraway.id)).replace("me", String(provider.id)), { note_version: String(n!.version), ...fields() }, manager);
+    expect(res.status).toBe(404);
+    expect(await reports()).toBe(before);
+    const [after] = await db().select().from(notes).where(eq(notes.id, ids.rbt));
+    expect(after).toEqual(n);
+  });
+
+  it("a note of the actor's location whose client moved to another location is not saved through that client's screen (404)", async () => {
+    const moved = await createPatient({ locationId: there.id, insurerId: ids.ins });
+    const n = await note({ type: "rbt", patientId: moved.id, locationId: here.id, date: "2025-07-10" });
+    const before = await reports();
+    for (const fields of [{ intent: "save", md: "HM" }, { intent: "status", status: "ok" }] as Record<string, string>[]) {
+      const res = await form(`/billing/by-client/${moved.id}`, { note_id: String(n.id), note_version: String(n.version), ...fields }, manager);
+      expect(res.status, fields.intent).toBe(404);
+    }
+    expect(await reports()).toBe(before);
+    const [after] = await db().select().from(notes).where(eq(notes.id, n.id));
+    expect(after).toEqual(n);
   });
 
   it("reads everything in one round trip after the guard's, and for a client or employee out of scope reads and records nothing", async () => {
@@ -506,5 +537,74 @@ describe("the unit price shows its multiplier where it is not 1 (probe 8912 §4)
     expect(plain).toContain("<td>$15.00</td>");
     expect(plain).toContain("$120.00");
     expect(plain).not.toContain("×");
+  });
+});
+
+describe("the header's 'Insurer rate and CPT' lists each price the rows can use, labelled (probe 8984 L3)", () => {
+  it("one entry per provider and modifiers of the PA services' CPTs at the client's location, screen and API alike", async () => {
+    const [payer] = await db().insert(insurances).values({ name: "Many Prices", payerId: "PAYER1" }).returning();
+    const [hm, ho, hmGt] = await db()
+      .insert(insuranceServices)
+      .values([
+        { insuranceId: payer!.id, cptCode: "97153", provider: "rbt", type: "rbt", modifiers: "HM", unitPrice: 16.25 },
+        { insuranceId: payer!.id, cptCode: "97153", provider: "bcba", type: "bcba", modifiers: "HO", unitPrice: 26.25 },
+        { insuranceId: payer!.id, cptCode: "97153", provider: "rbt", type: "rbt", modifiers: "HM-GT", unitPrice: 12.99, multiplier: 1.15 },
+        // Another location's own price, and a CPT the client has no PA service for: not listed.
+        { insuranceId: payer!.id, cptCode: "97153", provider: "rbt", type: "rbt", modifiers: "HM", unitPrice: 99, locationId: there.id },
+        { insuranceId: payer!.id, cptCode: "97155", provider: "bcba", type: "bcba", unitPrice: 30 },
+      ])
+      .returning();
+    const dana = await createPatient({ locationId: here.id, insurerId: payer!.id, firstName: "Dana", lastName: "Rates" });
+    await db().insert(paServices).values({ patientId: dana.id, paService: "Direct therapy", cpt: "97153", nUnits: 300, startDate: "2026-01-01", endDate: "2026-12-31", insuranceId: payer!.id });
+    const withGt = await note({ type: "rbt", patientId: dana.id, locationId: here.id, date: "2026-04-06" });
+    await db().update(notes).set({ md: "HM", md2: "GT" }).where(eq(notes.id, withGt.id));
+    const page = await html(await request(`/billing/by-client/${dana.id}`, { cookie: manager }));
+    expect(page).toContain("<dt>Insurer rate and CPT</dt><dd>97153 RBT HM: $16.25 · 97153 BCBA HO: $26.25 · 97153 RBT HM GT: $12.99 × 1.15</dd>");
+    // The row is priced with one of them.
+    expect(rowOf(page, withGt.id)).toContain("<td>$12.99 × 1.15</td>");
+    const token = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [here.id] }));
+    const profile = (await (await api(`/client_report/profile/${dana.id}`, { token })).json()) as any;
+    const entry = (s: { id: number }, provider: string, modifiers: string[], cents: number, multiplier: number, label: string) => ({ cpt: "97153", provider, unit_price_cents: cents, unit_price: (cents / 100).toFixed(2), service_id: s.id, modifiers, multiplier, location_id: null, label });
+    expect(profile.data.rates).toEqual([entry(hm!, "rbt", ["HM"], 1625, 1, "97153 RBT HM"), entry(ho!, "bcba", ["HO"], 2625, 1, "97153 BCBA HO"), entry(hmGt!, "rbt", ["HM", "GT"], 1299, 1.15, "97153 RBT HM GT")]);
+  });
+});
+
+describe("filters carried: the report's sort through a new filter, the lists' period to a client's report (probe 8984 L5)", () => {
+  /** The report's filter form (GET). */
+  const filterForm = (page: string) => /<form method="get"[^>]*aria-label="Filter the notes"[\s\S]*?<\/form>/.exec(page)?.[0] ?? "";
+  const hidden = (formHtml: string) => [...formHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => `${m[1]}=${m[2]}`);
+
+  it.each([
+    ["a chosen sort and direction are kept", "?sort=units&dir=desc&page=2", ["sort=units", "dir=desc"]],
+    ["a sort alone", "?sort=provider", ["sort=provider"]],
+    ["no sort: nothing hidden", "?from=2026-02-01", []],
+    ["a refused sort is not carried (the next search drops it)", "?sort=charges&dir=desc", ["dir=desc"]],
+  ])("the by-client filter form: %s (never the page: a new filter starts at page 1)", async (_l, query, expected) => {
+    const page = await request(`/billing/by-client/${alice.id}${query}`, { cookie: manager });
+    expect(page.status).toBe(200);
+    expect(hidden(filterForm(await page.text()))).toEqual(expected);
+  });
+
+  it("employee by client's report form keeps its client and employee and the sort", async () => {
+    const page = await html(await request(`/client-report/employee-by-client?patient_id=${alice.id}&employee_id=${ids.other}&sort=date&dir=desc`, { cookie: manager }));
+    expect(hidden(filterForm(page))).toEqual([`patient_id=${alice.id}`, `employee_id=${ids.other}`, "sort=date", "dir=desc"]);
+  });
+
+  it.each([
+    ["the period chosen (the status has no filter on the report: left out)", "?date_from=2026-02-01&date_to=2026-02-28&status=unbilled", "from=2026-02-01&amp;to=2026-02-28"],
+    ["From alone: the period the list read (to the end of From's month)", "?date_from=2026-02-02", "from=2026-02-02&amp;to=2026-02-28"],
+    ["a location and a provider are not report filters", `?date_from=2026-02-01&date_to=2026-02-10&provider_id=:other`, "from=2026-02-01&amp;to=2026-02-10"],
+  ])("the billing list's link to a client carries %s", async (_l, query, carried) => {
+    const page = await html(await request(`/billing/list${query.replace(":other", String(ids.other))}`, { cookie: manager }));
+    expect(page).toContain(`href="/billing/by-client/${alice.id}?${carried}"`);
+    // The report read with it lists the notes of that period only.
+    const report = rowsOf(await html(await request(`/billing/by-client/${alice.id}?${carried.replaceAll("&amp;", "&")}`, { cookie: manager })));
+    expect(report).toContain("2026-02-03");
+    expect(report).not.toContain("2026-01-12");
+  });
+
+  it("employee by client's links carry its period too", async () => {
+    const page = await html(await request(`/client-report/employee-by-client?employee_id=${ids.other}&date_from=2026-02-01&date_to=2026-02-15`, { cookie: manager }));
+    expect(page).toContain(`href="/client-report/employee-by-client?patient_id=${alice.id}&amp;employee_id=${ids.other}&amp;from=2026-02-01&amp;to=2026-02-15"`);
   });
 });

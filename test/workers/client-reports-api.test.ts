@@ -223,7 +223,7 @@ describe("byprofile: the client report response", () => {
     expect(covered.data.pos_covered).toEqual([{ code: "03", label: "School" }, { code: "12", label: "Home" }]);
     await db().update(patients).set({ details: before!.details }).where(eq(patients.id, patient.id));
     expect(profile.data.pa_services).toHaveLength(1);
-    expect(profile.data.rates).toEqual([{ cpt: "97153", provider: "rbt", unit_price_cents: 1250, unit_price: "12.50" }]);
+    expect(profile.data.rates).toEqual([{ cpt: "97153", provider: "rbt", unit_price_cents: 1250, unit_price: "12.50", service_id: expect.any(Number), modifiers: [], multiplier: 1, location_id: null, label: "97153 RBT" }]);
   });
 
   it("bylocation lists the clients with notes of the period", async () => {
@@ -582,6 +582,71 @@ describe("a save keeps every field it does not send (decision 030, probe 8901 §
     const refused = await api(`/client_report/update/${reportId}`, { method: "POST", token: biller, body: { md: null } });
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as any).errors.md).toContain(claim.claimNumber);
+  });
+});
+
+describe("store reads the fields under the names sent, whichever id names the note (decision 030, stop 35; probe 8984 M1)", () => {
+  let clinic: { id: number };
+  let biller: string;
+  let client: { id: number };
+  let paId: number;
+  let day = 0;
+
+  beforeAll(async () => {
+    clinic = await createLocation();
+    biller = await apiToken(await createUser({ role: "MANAGER", permissions: ["manage_claims"], locations: [clinic.id] }));
+    client = await createPatient({ locationId: clinic.id, insurerId: insurer });
+    const [pa] = await db().insert(paServices).values({ patientId: client.id, paService: "Supervision", cpt: "97155", nUnits: 400, startDate: "2026-01-01", endDate: "2026-12-31", insuranceId: insurer }).returning();
+    paId = pa!.id;
+  });
+
+  /** A BCBA note (97155, HO) of its own day, signed or not. */
+  async function bcbaNote(signed: boolean) {
+    day++;
+    const n = await note({ type: "bcba", patientId: client.id, locationId: clinic.id, date: `2026-06-${String(day).padStart(2, "0")}`, minutes: 60, paServiceId: paId, md: "HO" });
+    if (!signed) await db().update(notes).set({ signedAt: null, providerSignedOn: null }).where(eq(notes.id, n.id));
+    return n.id;
+  }
+  const stateOf = async (noteId: number) => {
+    const [n] = await db().select({ md: notes.md, billed: notes.billed }).from(notes).where(eq(notes.id, noteId));
+    const [r] = await db().select({ md: clientReports.md, billed: clientReports.billed }).from(clientReports).where(eq(clientReports.noteId, noteId));
+    return { note: n, report: r ?? null };
+  };
+
+  // The same body under each role's names: the RBT names (md, billed) and the BCBA names (mdbcba, billedbcba).
+  const names = { rbt: "", bcba: "bcba" } as const;
+  const cases = [
+    // what is sent (by role-neutral name) → the status, the field refused (named as sent) and what is stored after
+    { what: "a modifier and billed: both applied", signed: true, body: { md: "XE", billed: true }, status: 201, refused: null, after: { note: { md: "XE", billed: true }, report: { md: "XE", billed: true } } },
+    { what: "billed on an unsigned note: the scrubber refuses it", signed: false, body: { billed: true }, status: 422, refused: "billed", after: { note: { md: "HO", billed: false }, report: null } },
+    { what: "a modifier that does not fit a BCBA note: refused", signed: true, body: { md: "HM" }, status: 422, refused: "md", after: { note: { md: "HO", billed: false }, report: null } },
+  ] as const;
+  const table = (["note_id", "note_rbt_id", "note_bcba_id"] as const).flatMap((key) => (Object.keys(names) as (keyof typeof names)[]).flatMap((set) => cases.map((c) => [key, set, c.what, c] as const)));
+
+  it.each(table)("%s with the %s names, %s", async (key, set, _what, c) => {
+    const noteId = await bcbaNote(c.signed);
+    const suffix = names[set];
+    const body = Object.fromEntries(Object.entries(c.body).map(([k, x]) => [k === "md" ? `md${suffix}` : `${k}${suffix}`, x]));
+    const res = await api(`/client_report/store`, { method: "POST", token: biller, body: { [key]: noteId, ...body } });
+    expect(res.status, await res.clone().text()).toBe(c.status);
+    if (c.refused) {
+      const answer = (await res.json()) as any;
+      expect(Object.keys(answer.errors)).toEqual([`${c.refused}${suffix}`]);
+      expect(answer.message).toBe(answer.errors[`${c.refused}${suffix}`]);
+    }
+    expect(await stateOf(noteId)).toEqual(c.after);
+  });
+
+  it("with both sets sent, the id's role is read (the spec's payload carries both roles' flags)", async () => {
+    const both = { md: "XE", billed: false, mdbcba: "GT", billedbcba: false };
+    const viaRbt = await bcbaNote(true);
+    expect((await api(`/client_report/store`, { method: "POST", token: biller, body: { note_rbt_id: viaRbt, ...both } })).status).toBe(201);
+    expect((await stateOf(viaRbt)).note).toEqual({ md: "XE", billed: false });
+    for (const key of ["note_bcba_id", "note_id"]) {
+      const id = await bcbaNote(true);
+      expect((await api(`/client_report/store`, { method: "POST", token: biller, body: { [key]: id, ...both } })).status).toBe(201);
+      expect((await stateOf(id)).note, key).toEqual({ md: "GT", billed: false });
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { Form, useLoaderData, useSearchParams } from "@remix-run/react";
 import { DataList, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
 import { DateRangeFilter, FilterButtons, FilterSelect, unshownFilterError } from "~/components/ui/list";
 import { FormMessage } from "~/components/ui/field";
-import { BILLING_LIST_STATUS_LABELS, BILLING_LIST_STATUSES } from "~/domain/client-reports";
+import { BILLING_LIST_STATUS_LABELS, BILLING_LIST_STATUSES, reportLinkQuery } from "~/domain/client-reports";
 import { TOO_MANY_STAFF_HINT } from "~/domain/employees";
 import type { BillingList, BillingListRow } from "~/models/client-reports.server";
 import type { FilterErrors } from "~/services/billing-screens.server";
@@ -14,17 +14,22 @@ import type { FilterErrors } from "~/services/billing-screens.server";
  */
 const FIELDS = ["location_id", "provider_id", "date_from", "date_to", "status"];
 
-export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title: string; rowHref: (row: BillingListRow, providerId: number | "") => string; hiddenFields?: Record<string, string> }) {
+/**
+ * `rowHref`: a client's link, given the list's filters as its report reads them (`reportLinkQuery`: the period), to
+ * append to the address.
+ */
+export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title: string; rowHref: (row: BillingListRow, reportQuery: string) => string; hiddenFields?: Record<string, string> }) {
   const { list, filterErrors } = useLoaderData<{ list: BillingList; filterErrors: FilterErrors }>() as unknown as { list: BillingList; filterErrors: FilterErrors };
   const [params] = useSearchParams();
   const errors = filterErrors ?? {};
   /** The value the list was read with; the typed one (the URL's) when the filters were refused. */
   const chosen = (value: string) => (filterErrors ? undefined : value);
+  const reportQuery = reportLinkQuery(list.period);
   const columns: Column<BillingListRow>[] = [
     {
       header: "Client",
       cell: (r) => (
-        <a href={rowHref(r, list.filters.provider_id)} aria-label={`Billing of ${r.patient_name}`}>
+        <a href={rowHref(r, reportQuery)} aria-label={`Billing of ${r.patient_name}`}>
           {r.patient_name}
         </a>
       ),

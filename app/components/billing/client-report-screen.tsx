@@ -191,7 +191,7 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
         <dt>Insurer</dt>
         <dd>{p.insurer_name ?? "—"}</dd>
         <dt>Insurer rate and CPT</dt>
-        <dd>{report.rates.length ? report.rates.map((r) => `${r.cpt}: ${money(r.unit_price_cents)}`).join(" · ") : "—"}</dd>
+        <dd>{report.rates.length ? report.rates.map((r) => `${r.label}: ${unitPriceText(r.unit_price_cents, r.multiplier)}`).join(" · ") : "—"}</dd>
         {report.provider ? (
           <>
             <dt>Employee</dt>
@@ -227,6 +227,9 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
           ))}
         </select>
         <ErrorText id="f-type" error={errors.noteType} />
+        {/* A new filter keeps the chosen sort (a GET form sends only its fields) and starts again at page 1 (no page field). */}
+        {report.filters.sort && !errors.sort ? <input type="hidden" name="sort" value={report.filters.sort} /> : null}
+        {report.filters.dir && !errors.dir ? <input type="hidden" name="dir" value={report.filters.dir} /> : null}
         <button type="submit" className="btn">
           Search
         </button>
