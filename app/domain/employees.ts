@@ -3,7 +3,7 @@ import { PASSWORD_MESSAGES } from "./passwords";
 import { NewPassword } from "./auth-schemas";
 import { MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalId, optionalLine, optionalMoney, optionalNpi, optionalNumber, optionalPhone, optionalText, requiredEmail, requiredLine } from "./fields";
 import { dayNumber } from "./weeks";
-import { fieldErrors, isPlainObject, MAX_WEEKLY_HOURS, plainObject } from "./validation";
+import { fieldErrors, isPlainObject, MAX_WEEKLY_HOURS, plainObject, type SetElsewhere } from "./validation";
 
 /** Employees ("doctors", platform §3 User). One schema for the employee form and the employee API. Pure. */
 
@@ -285,6 +285,25 @@ export const NewEmployeeInput = v.pipe(
 export type NewEmployeeInput = v.InferOutput<typeof NewEmployeeInput>;
 
 export const EmployeeStatusInput = v.object({ status: v.picklist(EMPLOYEE_STATUSES, "Choose a status from the list.") });
+
+/**
+ * The spec's User fields the employee calls do not write at the top level (decision 044): position, pay, hours and
+ * compliance dates are per location (each of `locations[]`, or `employment[]`), and permissions are the roles'. Named
+ * at the top level of a create or an edit, they answer 422 there and nothing is written (fieldsSetElsewhere).
+ */
+export const EMPLOYEE_SET_ELSEWHERE: SetElsewhere = {
+  position_id: "The position is set per location: send it as locations[].position_id.",
+  salary: "Pay is set per location: send it as locations[].salary.",
+  telehealth_salary: "Pay is set per location: send it as locations[].telehealth_salary.",
+  fixed_hours_salary: "Pay is set per location: send it as locations[].fixed_hours_salary.",
+  fixed_weekly_hours: "Hours are set per location: send them as locations[].fixed_weekly_hours.",
+  ...Object.fromEntries(COMPLIANCE_KEYS.map((k) => [k, `Compliance dates are set per location: send it as locations[].compliance.${k}.`])),
+  permissions: "Permissions come from the roles: send roles (role ids); a role's permissions are changed on the role.",
+};
+
+/** An edit does not change the password either: its own call does (the screen's "Set a new password"). */
+const PASSWORD_ELSEWHERE = "An edit does not change the password: send new_password and new_password_confirmation to PATCH /api/v2/users/{id}/change-password.";
+export const EMPLOYEE_EDIT_SET_ELSEWHERE: SetElsewhere = { ...EMPLOYEE_SET_ELSEWHERE, password: PASSWORD_ELSEWHERE, password_confirmation: PASSWORD_ELSEWHERE };
 
 /** An administrator's password change for a user (platform §7: new_password, new_password_confirmation). */
 export const AdminPasswordInput = v.pipe(

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { choiceList, flag, numberOrNull, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, optionalZip, requiredLine } from "./fields";
 import { POS_CODE_VALUES } from "./locations";
-import { hasAtMostDecimals, MAX_MONEY, searchText } from "./validation";
+import { hasAtMostDecimals, MAX_MONEY, searchText, type SetElsewhere } from "./validation";
 import type { NoteType } from "./notes";
 
 /** Insurers, their CPT services and unit multipliers (clinical §3 billing and insurance entities, §9). Pure. */
@@ -258,6 +258,11 @@ const UnitPrice = v.pipe(
 );
 
 /** One schema for the service form and the service API (clinical §3 insurance service entry). */
+/** The spec's service field the service calls do not write (decision 044; fieldsSetElsewhere): 422 at the field. */
+export const SERVICE_SET_ELSEWHERE: SetElsewhere = {
+  provider_types: "A service has one provider (provider): price each provider type as its own service.",
+};
+
 export const InsuranceServiceInput = v.pipe(
   v.object({
     code: ServiceCode,

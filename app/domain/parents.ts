@@ -35,6 +35,13 @@ export type ParentInput = v.InferOutput<typeof ParentInput>;
 export const ParentStatusInput = v.object({ status: v.picklist(PARENT_STATUSES, "Choose a status from the list.") });
 
 /**
+ * The fields that set a parent's password. The API's create and edit take them (decision 044, stop 35); the profile's
+ * save does not: its "Set password" form does, and a save that names them answers this at `password`.
+ */
+export const PARENT_PASSWORD_FIELDS = ["password", "password_confirmation"] as const;
+export const PARENT_PASSWORD_ON_PROFILE = "Set the parent's password with Set password on their profile.";
+
+/**
  * Staff set a parent's password (initial or new): the change-password screen's fields, rules and messages.
  * A missing field reads as an empty one, so the message is the rule's.
  */

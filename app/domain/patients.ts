@@ -4,7 +4,7 @@ import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
 import { codePoint, isControlOrInvisible } from "./x12";
-import { fieldErrors, safeParseChange, safeParsePlain, sentBy, type Parsed } from "./validation";
+import { fieldErrors, safeParseChange, safeParsePlain, sentBy, type Parsed, type SetElsewhere } from "./validation";
 
 /**
  * Clients (clinical §3 Patient) and prior-authorization services. Pure: the field groups are declared
@@ -329,6 +329,12 @@ export const PatientInput = v.pipe(
 
 /** The client's fields (the keys an update reads). */
 export const PATIENT_INPUT_FIELDS = [...PATIENT_FIELDS.map((x) => x.name), "pa_assessments"];
+
+/** The spec's Patient fields the client calls do not write (decision 044; fieldsSetElsewhere): 422 at the field. */
+export const PATIENT_SET_ELSEWHERE: SetElsewhere = {
+  avatar: "Client photos are not kept: a photo is health information the product does not need.",
+  pa_services: "PA services have their own calls: POST /api/v2/pa-services with patient_id (GET /api/v2/patients/{id}/pa-services lists them).",
+};
 
 /**
  * Validates a client. Errors are one per field; inside PA assessments they keep their row positions

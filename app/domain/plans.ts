@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { choiceOr, MESSAGES, optionalDate, optionalLine, optionalNumber, optionalText, requiredLine } from "./fields";
+import type { SetElsewhere } from "./validation";
 
 /**
  * Plans (goals) of a BIP and their objectives (clinical §3 plan, objective; §4; §5 plan normalisation;
@@ -108,6 +109,11 @@ export const PlanInput = v.pipe(
   v.transform(normalisePlan),
 );
 export type PlanInput = v.InferOutput<typeof PlanInput>;
+
+/** The spec's Plan field the plan calls do not write (decision 044; fieldsSetElsewhere): 422 at the field. */
+export const PLAN_SET_ELSEWHERE: SetElsewhere = {
+  chartComments: "Chart comments have their own calls: POST /api/v2/chart-comments with plan_id.",
+};
 
 /** A required choice from a list: a missing, empty or unlisted value gets `message`. */
 export function requiredChoice<const T extends readonly string[]>(values: T, message: string) {

@@ -35,6 +35,19 @@ export function namesNoField(body: Record<string, unknown>, ...sources: FieldSou
 }
 
 /**
+ * The fields of the spec that a call does not write, each with the message saying where it is set instead (decision
+ * 044). A body that names any of them, beside fields the call writes or alone, answers 422 at each of them and writes
+ * nothing (fieldsSetElsewhere): never a success that dropped what it was sent, and not "Nothing to change" either.
+ */
+export type SetElsewhere = Readonly<Record<string, string>>;
+
+/** The errors for the fields of `body` that `elsewhere` names (their messages), or null when it names none. */
+export function fieldsSetElsewhere(body: Record<string, unknown>, elsewhere: SetElsewhere): Record<string, string> | null {
+  const named = Object.keys(body).filter((k) => Object.hasOwn(elsewhere, k));
+  return named.length ? Object.fromEntries(named.map((k) => [k, elsewhere[k]!])) : null;
+}
+
+/**
  * A plain object: what a JSON body's `{…}` is. An array is not one, though `typeof` and valibot's object and record
  * schemas take it for one (probe 8913: `"content": []` was read as empty content and erased a note's).
  */
@@ -148,6 +161,16 @@ export function formFields(form: FormData): Record<string, string> {
 /** A record id from a path: a positive whole number, else null (the record does not exist). */
 export function pathId(raw: string | undefined): number | null {
   return raw && /^\d{1,15}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+}
+
+/**
+ * An update body's `id` names the record it was read from: one that is not the path's record (999, or another real
+ * record's) would change the wrong record while saying it changed the one meant. Null when the body names no id
+ * (absent or null) or the path's own (a number, or its digits as text); else the message for the `id` field.
+ */
+export function otherRecordIdMessage(sent: unknown, id: number): string | null {
+  if (sent === undefined || sent === null || sent === id || (typeof sent === "string" && pathId(sent.trim()) === id)) return null;
+  return `The id in the body (${JSON.stringify(sent).slice(0, 40)}) is not the record's id (${id}).`;
 }
 
 /**

@@ -7,6 +7,8 @@ import {
   chosenLocations,
   COMPLIANCE_KEYS,
   complianceState,
+  EMPLOYEE_EDIT_SET_ELSEWHERE,
+  EMPLOYEE_SET_ELSEWHERE,
   EMPLOYEE_STATUSES,
   EmployeeEditInput,
   EmployeeInput,
@@ -30,7 +32,7 @@ import { todayAtLocation } from "~/domain/pa-pacing";
 import { changeReach, mayChange, mayCreate, mayGrantRole, type ChangeReach, type IdentityChange, type RoleGrant, type Verdict } from "~/domain/who-may-change";
 import { withCancelledCount, type UnfitReason } from "~/domain/schedule";
 import { isValidNpi } from "~/domain/npi";
-import { namesNoField, parseChange, parseWith } from "~/domain/validation";
+import { fieldsSetElsewhere, namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { setPassword, setTwoFactor } from "~/models/auth.server";
 import { endAllAccessStatements } from "~/services/access.server";
@@ -390,6 +392,8 @@ function errorText(e: unknown): string {
 const who = (ctx: ModelContext) => ({ actor: ctx.actor, ip: ctx.ip });
 
 export async function createEmployee(ctx: ModelContext, raw: Record<string, unknown>, pepper: string): Promise<ModelResult<EmployeeJson>> {
+  const elsewhere = fieldsSetElsewhere(raw, EMPLOYEE_SET_ELSEWHERE);
+  if (elsewhere) return invalid(elsewhere);
   const parsed = parseWith(NewEmployeeInput, readEmployeeBody(raw));
   if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
   const input = parsed.data;
@@ -502,6 +506,8 @@ export async function updateEmployee(
   const loaded = await loadForChange(ctx, id);
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
+  const elsewhere = fieldsSetElsewhere(raw, EMPLOYEE_EDIT_SET_ELSEWHERE);
+  if (elsewhere) return invalid(elsewhere);
   const body = readEmployeeBody(raw);
   if (namesNoField(body, EmployeeEditInput)) return nothingToChange();
   const storedAsInput = asInput(current);

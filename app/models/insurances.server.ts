@@ -1,10 +1,10 @@
 import { and, asc, count, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations } from "~/db/schema";
 import { dollarPrice, pickService } from "~/domain/billing";
-import { INSURER_IN_USE, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
+import { INSURER_IN_USE, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
-import { namesNoField, parseChange, parseWith } from "~/domain/validation";
+import { fieldsSetElsewhere, namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditWho, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -368,6 +368,8 @@ export async function createInsuranceService(ctx: ModelContext, insuranceId: num
   if (!Number.isInteger(id) || id <= 0) return invalid({ insurance_id: "Choose an insurance." });
   const insurer = await getInsuranceRow(ctx, id);
   if (!insurer) return insuranceId === null ? invalid({ insurance_id: "Choose an insurance." }) : notFound("Insurance");
+  const elsewhere = fieldsSetElsewhere(raw, SERVICE_SET_ELSEWHERE);
+  if (elsewhere) return invalid(elsewhere);
   const parsed = parseWith(InsuranceServiceInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const refused = await checkService(ctx, id, parsed.data, { exceptId: null });
@@ -398,6 +400,8 @@ export async function updateInsuranceService(
 ): Promise<ModelResult<InsuranceServiceJson>> {
   const current = await getInsuranceService(ctx, id);
   if (!current || (opts.insuranceId !== undefined && current.insurance_id !== opts.insuranceId)) return notFound("Service");
+  const elsewhere = fieldsSetElsewhere(raw, SERVICE_SET_ELSEWHERE);
+  if (elsewhere) return invalid(elsewhere);
   if (namesNoField(raw, InsuranceServiceInput)) return nothingToChange();
   const parsed = parseChange(InsuranceServiceInput, raw, opts.partial ? serviceAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);

@@ -2,11 +2,11 @@ import { and, asc, count, eq, getTableColumns, isNull, or, sql, type SQL } from 
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
 import { isFutureDate, MESSAGES } from "~/domain/fields";
-import { ParentInput, ParentPasswordInput, ParentStatusInput } from "~/domain/parents";
+import { PARENT_PASSWORD_FIELDS, PARENT_PASSWORD_ON_PROFILE, ParentInput, ParentPasswordInput, ParentStatusInput } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope, type Actor } from "~/domain/permissions";
-import { namesNoField, parseChange, parseWith } from "~/domain/validation";
+import { namesNoField, parseChange, parseWith, type Parsed } from "~/domain/validation";
 import { mayChangeParent, type ParentSignInChange, type ParentTarget } from "~/domain/who-may-change";
 import { endAllAccessStatements } from "~/services/access.server";
 import { auditedRead, auditRead, auditTail, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -204,22 +204,51 @@ function values(i: ParentInput) {
   };
 }
 
+/** What setting a parent's password needs besides the database: the pepper and the email queue. */
+type PasswordApp = Pick<AppContext, "env" | "email">;
+type PasswordToSet = { password: string; app: PasswordApp } | null;
+
+/**
+ * The password a create or an edit sets (decision 044, stop 35): null when the body names neither password field; else
+ * read with the profile's Set password rules and messages (ParentPasswordInput). Without `app` (the profile's save,
+ * which never sets it) naming them answers PARENT_PASSWORD_ON_PROFILE: never dropped.
+ */
+function passwordToSet(raw: Record<string, unknown>, app: PasswordApp | undefined): Parsed<PasswordToSet> {
+  if (!PARENT_PASSWORD_FIELDS.some((k) => raw[k] !== undefined)) return { ok: true, data: null };
+  if (!app) return { ok: false, errors: { password: PARENT_PASSWORD_ON_PROFILE } };
+  const parsed = parseWith(ParentPasswordInput, raw);
+  return parsed.ok ? { ok: true, data: { password: parsed.data.password, app } } : parsed;
+}
+
+/** The audit row of a create or edit that set the password says so (the password itself never). */
+const passwordDetail = (set: PasswordToSet) => (set ? { detail: { password: "set" } } : {});
+
 export function parentAsInput(p: ParentJson): Record<string, unknown> {
   const { id: _i, full_name: _f, location: _l, version: _v, created_at: _c, ...rest } = p;
   return rest;
 }
 
-export async function createParent(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<ParentJson>> {
+/**
+ * `app`: the API's, with which the body may set the first password (`password`, `password_confirmation`): the same
+ * rules, messages and coverage rule (mayChangeParent, "password") as the profile's Set password, in the create's batch.
+ */
+export async function createParent(ctx: ModelContext, raw: Record<string, unknown>, app?: PasswordApp): Promise<ModelResult<ParentJson>> {
   const parsed = parseWith(ParentInput, raw);
-  if (!parsed.ok) return invalid(parsed.errors);
+  const password = passwordToSet(raw, app);
+  if (!parsed.ok || !password.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(password.ok ? {} : password.errors) });
   const errors = await check(ctx, parsed.data, null);
   if (Object.keys(errors).length) return invalid(errors);
+  if (password.data) {
+    const refusal = refused(mayChangeParent(ctx.actor, { locationId: parsed.data.location_id, childLocationIds: [] }, ["password"]));
+    if (refusal) return refusal;
+  }
+  const passwordHash = password.data ? await hashPassword(password.data.password, password.data.app.env.PASSWORD_PEPPER ?? "") : null;
   for (let attempt = 0; ; attempt++) {
     const [max] = await ctx.db.select({ n: nextIdOf(parents) }).from(parents);
     const newId = Number(max?.n ?? 1);
     try {
-      await withAudit(ctx.db, who(ctx), { action: "create", entity: "parent", entityId: newId }, () => [
-        ctx.db.insert(parents).values({ id: newId, ...values(parsed.data) }),
+      await withAudit(ctx.db, who(ctx), { action: "create", entity: "parent", entityId: newId, ...passwordDetail(password.data) }, () => [
+        ctx.db.insert(parents).values({ id: newId, ...values(parsed.data), passwordHash }),
         bumpListVersion(ctx.db, PARENTS),
       ]);
       return ok((await findParent(ctx, newId))!, "Parent created.");
@@ -230,15 +259,26 @@ export async function createParent(ctx: ModelContext, raw: Record<string, unknow
   }
 }
 
-export async function updateParent(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<ParentJson>> {
+/**
+ * `opts.app`: the API's, with which the body may set the password as the profile's Set password does (passwordToSet):
+ * the coverage rule, the hash in the edit's batch with the end of the parent's sessions and tokens, and the notice.
+ */
+export async function updateParent(
+  ctx: ModelContext,
+  id: number,
+  raw: Record<string, unknown>,
+  opts: { partial: boolean; version: number | null; app?: PasswordApp },
+): Promise<ModelResult<ParentJson>> {
   const loaded = await loadForChange(ctx, id);
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
-  if (namesNoField(raw, ParentInput)) return nothingToChange();
+  if (namesNoField(raw, ParentInput, PARENT_PASSWORD_FIELDS)) return nothingToChange();
   const parsed = parseChange(ParentInput, raw, opts.partial ? parentAsInput(current) : null);
-  if (!parsed.ok) return invalid(parsed.errors);
-  // A new email or status changes who can sign in as the parent: the actor must cover their children's locations.
+  const password = passwordToSet(raw, opts.app);
+  if (!parsed.ok || !password.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(password.ok ? {} : password.errors) });
+  // A new password, email or status changes who can sign in as the parent: the actor must cover their children's locations.
   const changes: ParentSignInChange[] = [];
+  if (password.data) changes.push("password");
   if (parsed.data.email.toLowerCase() !== current.email.toLowerCase()) changes.push("email");
   if (parsed.data.status !== current.status) changes.push("status");
   const refusal = refused(mayChangeParent(ctx.actor, target, changes));
@@ -247,18 +287,20 @@ export async function updateParent(ctx: ModelContext, id: number, raw: Record<st
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await check(ctx, parsed.data, current);
   if (Object.keys(errors).length) return invalid(errors);
-  // A new email or status ends every session and API token of the parent.
+  // A new password, email or status ends every session and API token of the parent.
   const endsAccess = changes.length > 0;
-  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id }, () => {
+  const passwordHash = password.data ? await hashPassword(password.data.password, password.data.app.env.PASSWORD_PEPPER ?? "") : null;
+  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id, ...passwordDetail(password.data) }, () => {
     const update = ctx.db
       .update(parents)
-      .set({ ...values(parsed.data), version: sql`${parents.version} + 1`, updatedAt: ctx.now().toISOString() })
+      .set({ ...values(parsed.data), ...(passwordHash ? { passwordHash } : {}), version: sql`${parents.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(parents.id, id), isNull(parents.deletedAt), opts.version === null ? undefined : eq(parents.version, opts.version)))
       .returning({ id: parents.id });
     const rest = [bumpListVersion(ctx.db, PARENTS), ...(endsAccess ? endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()) : [])];
     return [update, ...rest] as unknown as [typeof update];
   });
   if (!rows[0]) return conflict((await findParent(ctx, id)) ?? current);
+  if (password.data) await enqueueEmail(password.data.app, securityNotice(current.email, current.name, "Your password was changed"));
   return ok((await findParent(ctx, id))!, "Parent updated.");
 }
 

@@ -9,12 +9,12 @@ import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, isDiagnosisCodeText, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, isDiagnosisCodeText, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_SET_ELSEWHERE, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { withCancelledCount } from "~/domain/schedule";
-import { namesNoField, parseWith } from "~/domain/validation";
+import { fieldsSetElsewhere, namesNoField, parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, clientsReadEntry, withAudit, type AuditEntry, type AuditWho, type KnownTail } from "~/services/audit.server";
 import { bumpEveryListVersion, bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -526,6 +526,8 @@ export async function withNextId<R>(ctx: ModelContext, table: AnySQLiteTable & {
 }
 
 export async function createPatient(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<PatientJson>> {
+  const elsewhere = fieldsSetElsewhere(raw, PATIENT_SET_ELSEWHERE);
+  if (elsewhere) return invalid(elsewhere);
   const parsed = parsePatient(raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const errors = await checkReferences(ctx, parsed.data, null);
@@ -549,6 +551,8 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   const row = await findPatientRow(ctx, patientId);
   if (!row) return notFound("Patient");
   const current = patientJson(row, ctx.now());
+  const elsewhere = fieldsSetElsewhere(raw, PATIENT_SET_ELSEWHERE);
+  if (elsewhere) return invalid(elsewhere);
   if (namesNoField(raw, PATIENT_INPUT_FIELDS)) return nothingToChange();
   // A principal diagnosis code stored before today's rule stays while the save leaves it as it is (not sent by a
   // PATCH, or sent back unchanged): it is kept byte for byte (keptDetails), and only a new code is checked

@@ -5,8 +5,8 @@ import { bips, patients, plans } from "~/db/schema";
 import { ClientFilter, filteredClientId } from "~/domain/bip-document";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
-import { PLAN_CATEGORIES, PLAN_MESSAGES, PlanInput, PlanStatusInput } from "~/domain/plans";
-import { isPlainObject, namesNoField, parseChange, parseWith } from "~/domain/validation";
+import { PLAN_CATEGORIES, PLAN_MESSAGES, PLAN_SET_ELSEWHERE, PlanInput, PlanStatusInput } from "~/domain/plans";
+import { fieldsSetElsewhere, isPlainObject, namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { bipInScopeWhere, findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
@@ -184,6 +184,8 @@ export async function createPlan(ctx: ModelContext, raw: Record<string, unknown>
   if (!ref.ok) return invalid(ref.errors);
   const bip = await findBipInScope(ctx, ref.data.bip_id as number);
   if (!bip) return notFound("BIP");
+  const elsewhere = fieldsSetElsewhere(raw, PLAN_SET_ELSEWHERE);
+  if (elsewhere) return invalid(elsewhere);
   const parsed = parseWith(PlanInput, raw);
   const objectives = parseObjectives(raw.objectives);
   if (!parsed.ok || !objectives.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(objectives.ok ? {} : objectives.errors) });
@@ -226,6 +228,8 @@ export async function updatePlan(ctx: ModelContext, id: number, raw: Record<stri
   const scope = await findPlanInScope(ctx, id);
   const current = scope ? await loadPlan(ctx, scope) : null;
   if (!scope || !current) return notFound("Plan");
+  const elsewhere = fieldsSetElsewhere(raw, PLAN_SET_ELSEWHERE);
+  if (elsewhere) return invalid(elsewhere);
   if (namesNoField(raw, PlanInput)) return nothingToChange();
   const parsed = parseChange(PlanInput, raw, opts.partial ? planAsInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);

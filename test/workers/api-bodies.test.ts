@@ -54,6 +54,35 @@ describe("JSON bodies", () => {
   });
 });
 
+describe("valid JSON that is not an object (probe 8982 D6)", () => {
+  // Every call, signed in or not, answers the same 400 before reading anything: it used to be "must be JSON." on most,
+  // a 422 with every field's error on password-reset change, and "Email not found" on two-factor verify.
+  const paths: [method: string, path: string][] = [
+    ["POST", "/v2/patients"],
+    ["POST", "/v2/tickets"],
+    ["POST", "/auth/login"],
+    ["POST", "/client_report/store"],
+    ["POST", "/password-reset/change"],
+    ["POST", "/two-factor/verify"],
+    ["POST", "/v2/scheduled-sessions"],
+    ["POST", "/v2/remittances"],
+    ["PATCH", "/v2/locations/1"],
+    ["POST", "/auth/logout"],
+  ];
+  it.each(["[]", "null", "123", '"str"', "true"])("%s: 400 'The request body must be a JSON object.' on every call alike", async (body) => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ role: "ADMIN", locations: [loc.id] }));
+    for (const [method, path] of paths) {
+      const res = await raw(path.replace("/1", `/${loc.id}`), method, token, body);
+      expect([res.status, await res.json()], `${method} ${path}`).toEqual([400, { message: "The request body must be a JSON object." }]);
+    }
+    const [row] = await db().select().from(locations).where(eq(locations.id, loc.id));
+    expect(row!.version).toBe(loc.version);
+    // The token still works: the sign-out with a bad body did nothing.
+    expect((await api("/auth/me", { method: "POST", token })).status).toBe(200);
+  });
+});
+
 describe("when the error page itself fails", () => {
   it("a screen error redirects to the error page; an error on the error page answers a plain 500 page, never a redirect loop", async () => {
     const { Hono } = await import("hono");

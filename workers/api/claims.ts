@@ -33,12 +33,10 @@ export const claimsV2 = new Hono<AppEnv>()
   .get("/billable-notes", manage, async (c) => answer(c, await billableNotes(modelContext(c), c.req.query())))
   .post("/", manage, async (c) => {
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The body must be a JSON object with note_ids.");
     return answer(c, await buildClaims(modelContext(c), body), 201);
   })
   .post("/generate", manage, async (c) => {
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The body must be a JSON object with claim_ids.");
     return answer(c, await generateClaims(modelContext(c), body), 201);
   })
   // Before `/:id`, which would read "generate" as an id ("Claim not found.").
@@ -64,7 +62,6 @@ export const claimsV2 = new Hono<AppEnv>()
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, NOT_FOUND);
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The body must be a JSON object with status.");
     return answer(c, await setClaimStatus(modelContext(c), id, body));
   })
   .delete("/:id/lines/:lineId", manage, async (c) => {

@@ -14,7 +14,7 @@ import {
   type ClientReport,
 } from "~/models/client-reports.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, modelContext, refuseOtherMethods } from "./rest";
+import { answer, modelContext, otherRecordId, refuseOtherMethods } from "./rest";
 
 /**
  * Client reports — billing by client (clinical §7 client reports; issue 11; decision 030), under
@@ -60,10 +60,6 @@ function reportJson(r: ClientReport) {
   };
 }
 
-async function body(c: Context<AppEnv>) {
-  return readBody(c);
-}
-
 async function byProfile(c: Context<AppEnv>) {
   const id = pathId(c.req.param("patient"));
   if (id === null) return jsonError(c, 404, "Client not found.");
@@ -88,22 +84,19 @@ export const clientReportsApi = new Hono<AppEnv>()
     return answer(c, await getClientReport(modelContext(c), id));
   })
   .post("/store", manage, async (c) => {
-    const b = await body(c);
-    if (!b) return jsonError(c, 400, "The request body must be JSON.");
+    const b = await readBody(c);
     return answer(c, await saveClientReport(modelContext(c), b), 201);
   })
   .post("/update/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, NOT_FOUND);
-    const b = await body(c);
-    if (!b) return jsonError(c, 400, "The request body must be JSON.");
-    return answer(c, await updateClientReport(modelContext(c), id, b));
+    const b = await readBody(c);
+    return otherRecordId(c, id, b) ?? answer(c, await updateClientReport(modelContext(c), id, b));
   })
   .put("/update/status/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Note not found.");
-    const b = await body(c);
-    if (!b) return jsonError(c, 400, "The request body must be JSON.");
+    const b = await readBody(c);
     return answer(c, await setBillingStatus(modelContext(c), id, b));
   })
   .delete("/destroy/:id", manage, async (c) => {

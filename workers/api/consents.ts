@@ -27,7 +27,6 @@ export const consentsApi = new Hono<AppEnv>()
   })
   .post("/store-client-consents", requireApiPermission("manage_clients", "view_clients"), async (c) => {
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
     const rawId = body.id;
     let id: number | null = null;
     if (rawId !== undefined && rawId !== null && rawId !== "") {
@@ -40,7 +39,6 @@ export const consentsApi = new Hono<AppEnv>()
   .post("/get-client-consent-pdf/:id", requireApiPermission("view_clients"), async (c) => {
     const id = pathId(c.req.param("id"));
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
     const parsed = parseWith(ConsentPdfInput, body);
     if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
     const doc = id === null ? null : await getConsentDocument(modelContext(c), id);

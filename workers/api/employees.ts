@@ -20,7 +20,7 @@ import {
 } from "~/models/employees.server";
 import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, requireApiStaff, type AppEnv, type GuardMiddleware } from "./env";
-import { answer, emptyChange, isEmptyChange, listCacheKey, modelContext, pathId, requestVersion, v2Router, type RestResource, refuseOtherMethods } from "./rest";
+import { answer, emptyChange, isEmptyChange, listCacheKey, modelContext, otherRecordId, pathId, requestVersion, v2Router, type RestResource, refuseOtherMethods } from "./rest";
 
 /**
  * Employees ("doctors", platform §7): the v1 doctors calls, the v2 employees resource, and the user
@@ -75,7 +75,6 @@ async function listHandler(c: Context<AppEnv>) {
 
 async function createHandler(c: Context<AppEnv>) {
   const body = await readBody(c);
-  if (!body) return jsonError(c, 400, "The request body must be JSON.");
   return answer(c, await createEmployee(modelContext(c), body, pepper(c)), 201);
 }
 
@@ -92,11 +91,6 @@ export const employeesV2 = new Hono<AppEnv>()
     return row ? c.json({ data: row }) : notFoundEmployee(c);
   })
   .route("/", v2Router(employeeResource));
-
-async function bodyOf(c: Context<AppEnv>) {
-  return readBody(c);
-}
-
 
 /** /api/doctors: the first-generation calls (platform §7 Employees). */
 export const doctorsApi = new Hono<AppEnv>()
@@ -125,16 +119,14 @@ export const doctorsApi = new Hono<AppEnv>()
   .post("/update/:id", manageEmployees, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return notFoundEmployee(c);
-    const body = await bodyOf(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
-    return answer(c, await updateEmployee(modelContext(c), id, body, { partial: false, version: requestVersion(c, body) }));
+    const body = await readBody(c);
+    return otherRecordId(c, id, body) ?? answer(c, await updateEmployee(modelContext(c), id, body, { partial: false, version: requestVersion(c, body) }));
   })
   .put("/update/status/:id", manageEmployees, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return notFoundEmployee(c);
-    const body = await bodyOf(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
-    return answer(c, await updateEmployeeStatus(modelContext(c), id, body));
+    const body = await readBody(c);
+    return otherRecordId(c, id, body) ?? answer(c, await updateEmployeeStatus(modelContext(c), id, body));
   })
   .delete("/destroy/:id", manageEmployees, async (c) => {
     const id = pathId(c.req.param("id"));
@@ -149,8 +141,9 @@ export const usersV2 = new Hono<AppEnv>()
   .post("/editUser/:id", manageEmployees, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return notFoundEmployee(c);
-    const body = await bodyOf(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const body = await readBody(c);
+    const refused = otherRecordId(c, id, body);
+    if (refused) return refused;
     // editUser changes only the fields it is given; one that names none writes nothing (the PATCH rule).
     if (isEmptyChange(body)) return emptyChange(c);
     return answer(c, await updateEmployee(modelContext(c), id, body, { partial: true, version: requestVersion(c, body) }));
@@ -158,8 +151,7 @@ export const usersV2 = new Hono<AppEnv>()
   .patch("/:id/change-password", manageEmployees, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return notFoundEmployee(c);
-    const body = await bodyOf(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const body = await readBody(c);
     const result = await changeEmployeePassword(modelContext(c), c.var.app, id, body);
     return result.ok ? c.json({ message: result.message }) : answer(c, result);
   })

@@ -66,15 +66,11 @@ function isJsonType(type: string): boolean {
   return media === "application/json" || (media.startsWith("application/") && media.endsWith("+json"));
 }
 
-/**
- * Reads a JSON object body without throwing on bad JSON: null when it is not an object (400 for the caller).
- * A body sent with another content type, or a PUT/PATCH without `Content-Type: application/json`, answers
- * 415 (thrown, turned into the JSON answer by the Worker's error handler). A POST with no body at all
- * (sign out, mark as read) reads as `{}`.
- */
 /** How deep a JSON body may nest: no call takes more than a few levels; deeper is refused before any handler. */
 export const MAX_JSON_DEPTH = 32;
 export const BAD_JSON_MESSAGE = "The request body must be JSON.";
+/** Every call's body is an object of fields: valid JSON that is not one (`[]`, `null`, `123`, `"str"`) is refused alike. */
+export const NOT_OBJECT_MESSAGE = "The request body must be a JSON object.";
 export const TOO_DEEP_MESSAGE = `The request body nests more than ${MAX_JSON_DEPTH} levels deep.`;
 
 /** The nesting depth of a parsed JSON value, counted without recursion (a hostile body cannot overflow the stack). */
@@ -92,7 +88,7 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
 }
 
 /**
- * Every API request that says it carries JSON must carry JSON, nested at most MAX_JSON_DEPTH levels: 400 before
+ * Every API request that says it carries JSON must carry a JSON object, nested at most MAX_JSON_DEPTH levels: 400 before
  * any handler runs otherwise. So a call that reads no body (cancel, mark-read, reset two-factor, withdraw) does
  * not act on a garbled one, and no handler meets a value so deep that turning it into a string or number
  * overflows the stack (`Number([[[…]]])` recurses). The text is cached by Hono: handlers read it again for free.
@@ -108,6 +104,7 @@ export async function refuseMalformedJson(c: Context<AppEnv>, next: () => Promis
         return c.json({ message: BAD_JSON_MESSAGE }, 400);
       }
       if (jsonDepth(parsed) > MAX_JSON_DEPTH) return c.json({ message: TOO_DEEP_MESSAGE }, 400);
+      if (!isPlainObject(parsed)) return c.json({ message: NOT_OBJECT_MESSAGE }, 400);
     }
   }
   await next();
@@ -128,21 +125,30 @@ export async function refuseRepeatedQuery(c: Context<AppEnv>, next: () => Promis
   await next();
 }
 
-export async function readBody(c: Context<AppEnv>): Promise<Record<string, unknown> | null> {
+/**
+ * The one reader of a call's JSON body: its object of fields. A body that is not JSON, or JSON that is not an object,
+ * answers 400 with the message refuseMalformedJson gives (thrown, like every refusal here, and turned into the JSON
+ * answer by the Worker's error handler), so every call answers the same body the same way. A body sent with another
+ * content type, or a PUT/PATCH without `Content-Type: application/json`, answers 415. A POST with no body at all
+ * (sign out, mark as read) reads as `{}`.
+ */
+export async function readBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
   const type = c.req.header("Content-Type") ?? "";
   if (!isJsonType(type)) {
     const text = type ? "x" : await c.req.text();
     if (text || c.req.method !== "POST") throw new HTTPException(415, { res: c.json({ message: NOT_JSON }, 415) });
     return {};
   }
+  const text = await c.req.text();
+  // An empty POST says nothing, whatever its type: read as no fields, as one without a type is (a bodiless
+  // reopen answered 400 before the ticket's own 404; probe 8955 #2).
+  if (!text.trim() && c.req.method === "POST") return {};
+  let body: unknown;
   try {
-    const text = await c.req.text();
-    // An empty POST says nothing, whatever its type: read as no fields, as one without a type is (a bodiless
-    // reopen answered 400 before the ticket's own 404; probe 8955 #2).
-    if (!text.trim() && c.req.method === "POST") return {};
-    const body = JSON.parse(text) as unknown;
-    return isPlainObject(body) ? body : null;
+    body = JSON.parse(text);
   } catch {
-    return null;
+    throw new HTTPException(400, { res: c.json({ message: BAD_JSON_MESSAGE }, 400) });
   }
+  if (!isPlainObject(body)) throw new HTTPException(400, { res: c.json({ message: NOT_OBJECT_MESSAGE }, 400) });
+  return body;
 }

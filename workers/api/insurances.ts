@@ -20,7 +20,7 @@ import {
 } from "~/models/insurances.server";
 import { invalid, ok } from "~/models/results";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, pathId, requestVersion, v1Router, v2Router, type RestResource, refuseOtherMethods } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, pathId, requestVersion, v1Router, v2Router, type RestResource, refuseOtherMethods } from "./rest";
 
 /** Insurers and their CPT services (clinical §7 Insurance). Insurers are not per-location: manage_insurances for all. */
 export const insuranceResource: RestResource<InsuranceJson> = {
@@ -83,21 +83,20 @@ const insuranceCalls = new Hono<AppEnv>()
   })
   .post("/store/service", guard, async (c) => {
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
     return answer(c, await createInsuranceService(modelContext(c), null, body), 201);
   })
   .put("/update/service/:id", guard, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Service not found.");
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
-    return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: false, version: requestVersion(c, body) }));
+    return otherRecordId(c, id, body) ?? answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: false, version: requestVersion(c, body) }));
   })
   .patch("/update/service/:id", guard, async (c) => {
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Service not found.");
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const refused = otherRecordId(c, id, body);
+    if (refused) return refused;
     if (isEmptyChange(body)) return emptyChange(c);
     return answer(c, await updateInsuranceService(modelContext(c), id, body, { partial: true, version: requestVersion(c, body) }));
   })

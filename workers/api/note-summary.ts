@@ -15,7 +15,6 @@ import { modelContext, refuseOtherMethods } from "./rest";
  */
 async function summarize(c: Context<AppEnv>, type: NoteType) {
   const body = await readBody(c);
-  if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
   const ctx = modelContext(c);
   const result = await generateNoteSummary(c.env, body, { type, disclose: (note, provider) => noteSummaryDisclosure(ctx, note, provider) });
   if (result.ok) return c.json({ summary: result.summary, provider: result.provider });

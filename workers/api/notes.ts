@@ -22,7 +22,7 @@ import {
   type NoteWithHistory,
 } from "~/models/notes.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
 
 /**
  * Session notes (clinical §7 notes calls; issue 10; decision 023).
@@ -86,9 +86,6 @@ function listQuery(c: Context<AppEnv>) {
   return parseWith(listQuerySchema(), c.req.query());
 }
 
-/** A JSON object body, or null (400); another content type answers 415 (readBody). */
-const body = readBody;
-
 /** The legacy router of one note type (clinical §7 "Notes (BCBA and RBT, same shapes)"). */
 function legacyRouter(type: NoteType) {
   const router = new Hono<AppEnv>()
@@ -124,8 +121,7 @@ function legacyRouter(type: NoteType) {
       return rows ? c.json({ data: rows }) : jsonError(c, 404, "Client not found.");
     })
     .post("/store", view, async (c) => {
-      const b = await body(c);
-      if (!b) return jsonError(c, 400, "The request body must be JSON.");
+      const b = await readBody(c);
       const ctx = modelContext(c);
       const result = await createNote(ctx, { ...b, type }, { formToken: await idempotencyToken(ctx.actor, type, idempotencyKey(c.req.raw.headers), b) });
       return answer(c, result, result.ok && result.message === NOTE_ALREADY_SAVED ? 200 : 201);
@@ -133,22 +129,21 @@ function legacyRouter(type: NoteType) {
     .put("/update/status/:id", manageShown, async (c) => {
       const id = pathId(c.req.param("id"));
       if (id === null) return jsonError(c, 404, NOT_FOUND);
-      const b = await body(c);
-      if (!b) return jsonError(c, 400, "The request body must be JSON.");
-      return answer(c, await setNoteStatus(modelContext(c), type, id, b));
+      const b = await readBody(c);
+      return otherRecordId(c, id, b) ?? answer(c, await setNoteStatus(modelContext(c), type, id, b));
     })
     .put("/update/modifier/:id", manageShown, async (c) => {
       const id = pathId(c.req.param("id"));
       if (id === null) return jsonError(c, 404, NOT_FOUND);
-      const b = await body(c);
-      if (!b) return jsonError(c, 400, "The request body must be JSON.");
-      return answer(c, await setNoteModifiers(modelContext(c), type, id, b));
+      const b = await readBody(c);
+      return otherRecordId(c, id, b) ?? answer(c, await setNoteModifiers(modelContext(c), type, id, b));
     })
     .put("/update/:id", view, async (c) => {
       const id = pathId(c.req.param("id"));
       if (id === null) return jsonError(c, 404, NOT_FOUND);
-      const b = await body(c);
-      if (!b) return jsonError(c, 400, "The request body must be JSON.");
+      const b = await readBody(c);
+      const refused = otherRecordId(c, id, b);
+      if (refused) return refused;
       if (isEmptyChange(b)) return emptyChange(c);
       return answer(c, await updateNote(modelContext(c), type, id, b, { partial: false, version: requestVersion(c, b), amendmentReason: amendmentReason(b) }));
     })
@@ -165,8 +160,7 @@ function legacyRouter(type: NoteType) {
 
 export const noteRbtV1 = new Hono<AppEnv>()
   .post("/storeReplacemts", view, async (c) => {
-    const b = await body(c);
-    if (!b) return jsonError(c, 400, "The request body must be JSON.");
+    const b = await readBody(c);
     return answer(c, await storeReplacements(modelContext(c), b, { version: requestVersion(c, b) }));
   })
   .all("/storeReplacemts", unsupported)

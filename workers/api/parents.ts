@@ -9,7 +9,8 @@ export const parentResource: RestResource<ParentJson> = {
   manage: "manage_parents",
   list: (ctx, query) => listParents(ctx, query),
   get: getParent,
-  create: createParent,
+  // The API's create and edit also set the parent's password (password, password_confirmation; decision 044, stop 35).
+  create: (ctx, input, _headers, app) => createParent(ctx, input, app),
   update: updateParent,
   updateStatus: updateParentStatus,
   remove: deleteParent,

@@ -26,7 +26,6 @@ function accepted<T extends { job_id: string; status: string }>(c: Context<AppEn
 export const pdfJobsApi = new Hono<AppEnv>()
   .post("/bips/:id/pdf", requireApiPermission("view_bips"), async (c) => {
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "BIP not found.");
     const result = await requestPlanPdf(modelContext(c), runner(c), id, body);
@@ -34,7 +33,6 @@ export const pdfJobsApi = new Hono<AppEnv>()
   })
   .post("/plans/:id/pdf", requireApiPermission("view_bips"), async (c) => {
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be a JSON object.");
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Plan not found.");
     const result = await requestGoalPdf(modelContext(c), runner(c), id, body);

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { createObjective, deleteObjective, getObjective, listObjectives, OBJECTIVES, reorderPlanObjectives, updateObjective, updateObjectiveStatus, type ObjectiveJson } from "~/models/objectives.server";
 import { createPlan, deletePlan, getPlan, listPlans, PLANS, updatePlan, updatePlanStatus, type PlanJson } from "~/models/plans.server";
-import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
+import { readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, unsupported, v2Router, type RestResource } from "./rest";
 
 /**
@@ -44,7 +44,6 @@ export const plansV2 = v2Router(planResource);
 export const objectivesV2 = new Hono<AppEnv>()
   .post("/reorder", requireApiPermission("manage_bips", "view_bips"), async (c) => {
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
     return answer(c, await reorderPlanObjectives(modelContext(c), body));
   })
   .all("/reorder", unsupported)

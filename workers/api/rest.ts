@@ -1,11 +1,12 @@
 import { Hono, type Context } from "hono";
 import { listQuerySchema, type ListQuery, type Paged } from "~/domain/paging";
 import { isAllAccess, locationScope, type Permission } from "~/domain/permissions";
-import { parseVersion, parseWith, pathId, VERSION_MESSAGE } from "~/domain/validation";
+import { otherRecordIdMessage, parseVersion, parseWith, pathId, VERSION_MESSAGE } from "~/domain/validation";
 import { HTTPException } from "hono/http-exception";
 import type { ModelContext } from "~/models/context";
 import { NOTHING_TO_CHANGE, type ModelResult } from "~/models/results";
 import { auditRead, clientIds, clientsOf, clientsReadEntry } from "~/services/audit.server";
+import type { AppContext } from "~/services/context.server";
 import { cachedList } from "~/services/list-cache.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 
@@ -32,11 +33,11 @@ export interface RestResource<Row> {
   defaultPerPage?: number;
   list(ctx: ModelContext, query: ListQuery, filters: Record<string, string>): Promise<Paged<Row> | ModelResult<Paged<Row>>>;
   get(ctx: ModelContext, id: number): Promise<Row | null>;
-  /** `headers`: the request's (notes read Idempotency-Key). */
-  create?(ctx: ModelContext, input: Record<string, unknown>, headers?: Headers): Promise<ModelResult<Row>>;
+  /** `headers`: the request's (notes read Idempotency-Key); `app`: for what needs the environment (a parent's password). */
+  create?(ctx: ModelContext, input: Record<string, unknown>, headers: Headers, app: AppContext): Promise<ModelResult<Row>>;
   /** A create that answered an earlier one (an idempotent resend): 200 instead of 201. */
   replayed?(result: { data: Row; message?: string }): boolean;
-  update?(ctx: ModelContext, id: number, input: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<Row>>;
+  update?(ctx: ModelContext, id: number, input: Record<string, unknown>, opts: { partial: boolean; version: number | null; app: AppContext }): Promise<ModelResult<Row>>;
   updateStatus?(ctx: ModelContext, id: number, input: Record<string, unknown>): Promise<ModelResult<Row>>;
   remove?(ctx: ModelContext, id: number): Promise<ModelResult<unknown>>;
   /**
@@ -130,11 +131,6 @@ async function showHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>)
   return c.json({ data: row });
 }
 
-async function bodyOr400(c: Context<AppEnv>) {
-  return readBody(c);
-}
-
-
 /** An update body (PATCH or PUT) that names no field (only the version it expects, or nothing): nothing is written. */
 export function isEmptyChange(body: Record<string, unknown>): boolean {
   return Object.keys(body).every((k) => k === "version" || k === "id");
@@ -144,11 +140,19 @@ export function emptyChange(c: Context<AppEnv>) {
   return jsonError(c, 422, NOTHING_TO_CHANGE, { errors: { form: NOTHING_TO_CHANGE } });
 }
 
+/**
+ * The 422 on `id` when a change's body names another record than its path (decision 044, stop 35), else null: nothing
+ * is written. Every update of the API asks this first (the generic PUT, PATCH and update-status, and the own handlers).
+ */
+export function otherRecordId(c: Context<AppEnv>, id: number, body: Record<string, unknown>) {
+  const message = otherRecordIdMessage(body.id, id);
+  return message === null ? null : jsonError(c, 422, message, { errors: { id: message } });
+}
+
 async function createHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
   if (!resource.create) return jsonError(c, 405, UNSUPPORTED);
-  const body = await bodyOr400(c);
-  if (!body) return jsonError(c, 400, "The request body must be JSON.");
-  const result = await resource.create(modelContext(c), body, c.req.raw.headers);
+  const body = await readBody(c);
+  const result = await resource.create(modelContext(c), body, c.req.raw.headers, c.var.app);
   return answer(c, result, result.ok && resource.replayed?.(result) ? 200 : 201);
 }
 
@@ -156,19 +160,19 @@ async function updateHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   if (!resource.update) return jsonError(c, 405, UNSUPPORTED);
   const id = pathId(c.req.param("id"));
   if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
-  const body = await bodyOr400(c);
-  if (!body) return jsonError(c, 400, "The request body must be JSON.");
+  const body = await readBody(c);
+  const refused = otherRecordId(c, id, body);
+  if (refused) return refused;
   if (isEmptyChange(body)) return emptyChange(c);
-  return answer(c, await resource.update(modelContext(c), id, body, { partial, version: requestVersion(c, body) }));
+  return answer(c, await resource.update(modelContext(c), id, body, { partial, version: requestVersion(c, body), app: c.var.app }));
 }
 
 async function statusHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
   if (!resource.updateStatus) return jsonError(c, 405, UNSUPPORTED);
   const id = pathId(c.req.param("id"));
   if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
-  const body = await bodyOr400(c);
-  if (!body) return jsonError(c, 400, "The request body must be JSON.");
-  return answer(c, await resource.updateStatus(modelContext(c), id, body));
+  const body = await readBody(c);
+  return otherRecordId(c, id, body) ?? answer(c, await resource.updateStatus(modelContext(c), id, body));
 }
 
 async function removeHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {

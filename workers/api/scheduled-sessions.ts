@@ -12,7 +12,6 @@ import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
  */
 const viewNotes = requireApiPermission("view_notes");
 const NOT_FOUND = "Scheduled session not found.";
-const BAD_BODY = "The request body must be a JSON object.";
 
 export const scheduledSessionsV2 = new Hono<AppEnv>()
   .get("/", viewNotes, async (c) => {
@@ -27,7 +26,6 @@ export const scheduledSessionsV2 = new Hono<AppEnv>()
   })
   .post("/", viewNotes, async (c) => {
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, BAD_BODY);
     const result = await bookSessions(modelContext(c), body);
     if (result.ok) return c.json({ data: result.data, message: result.message, warning: result.data.warning }, 201);
     return answer(c, result);
@@ -41,7 +39,6 @@ export const scheduledSessionsV2 = new Hono<AppEnv>()
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, NOT_FOUND);
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, BAD_BODY);
     return answer(c, await cancelRestOfSeries(modelContext(c), id, body.from));
   });
 

@@ -7,7 +7,7 @@ import { parseWith, pathId } from "~/domain/validation";
 import { getTicket, listTicketResponses, listTickets, markTicketRead, respondToTicket, setTicketClosed, updateTicket, createTicket, type TicketNotice } from "~/models/tickets.server";
 import { enqueueEmail } from "~/services/jobs.server";
 import { jsonError, readBody, requireApiStaff, type AppEnv } from "./env";
-import { answer, emptyChange, isEmptyChange, modelContext, requestVersion, unsupported } from "./rest";
+import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, requestVersion, unsupported } from "./rest";
 
 /**
  * Tickets on the generic v2 pattern (platform §7), by hand rather than RestResource: every staff user
@@ -27,11 +27,6 @@ function idOr404(c: Context<AppEnv>): number | null {
 
 const notFound = (c: Context<AppEnv>) => jsonError(c, 404, "Ticket not found.");
 
-async function jsonBody(c: Context<AppEnv>) {
-  const body = await readBody(c);
-  return body;
-}
-
 export const ticketsV2 = new Hono<AppEnv>()
   .get("/", requireApiStaff, async (c) => {
     const raw = c.req.query();
@@ -44,8 +39,7 @@ export const ticketsV2 = new Hono<AppEnv>()
     return c.json(await listTickets(modelContext(c), query.data, filters.data, { mine: mineFlag.data }));
   })
   .post("/", requireApiStaff, async (c) => {
-    const body = await jsonBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const body = await readBody(c);
     return answer(c, await createTicket(modelContext(c), body), 201);
   })
   .get("/:id", requireApiStaff, async (c) => {
@@ -68,8 +62,7 @@ export const ticketsV2 = new Hono<AppEnv>()
   .put("/update-status/:id", requireApiStaff, async (c) => {
     const id = idOr404(c);
     if (id === null) return notFound(c);
-    const body = await jsonBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const body = await readBody(c);
     const status = typeof body.status === "string" ? body.status.trim().toLowerCase() : "";
     if (status !== "closed" && status !== "open") return jsonError(c, 422, TICKET_STATUS_MESSAGE, { errors: { status: TICKET_STATUS_MESSAGE } });
     return answer(c, await setTicketClosed(modelContext(c), id, status === "closed", requestVersion(c, body)));
@@ -77,8 +70,7 @@ export const ticketsV2 = new Hono<AppEnv>()
   .post("/:id/reopen", requireApiStaff, async (c) => {
     const id = idOr404(c);
     if (id === null) return notFound(c);
-    const body = await jsonBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const body = await readBody(c);
     return answer(c, await setTicketClosed(modelContext(c), id, false, requestVersion(c, body)));
   })
   .post("/:id/mark-read", requireApiStaff, async (c) => {
@@ -97,8 +89,7 @@ export const ticketsV2 = new Hono<AppEnv>()
   .post("/:id/responses", requireApiStaff, async (c) => {
     const id = idOr404(c);
     if (id === null) return notFound(c);
-    const body = await jsonBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
+    const body = await readBody(c);
     return answer(c, await respondToTicket(modelContext(c), id, body, { version: requestVersion(c, body), notice: notice(c) }), 201);
   })
   .all("/", unsupported)
@@ -117,8 +108,9 @@ function notice(c: Context<AppEnv>): TicketNotice {
 async function update(c: Context<AppEnv>, partial: boolean) {
   const id = idOr404(c);
   if (id === null) return notFound(c);
-  const body = await jsonBody(c);
-  if (!body) return jsonError(c, 400, "The request body must be JSON.");
+  const body = await readBody(c);
+  const refused = otherRecordId(c, id, body);
+  if (refused) return refused;
   if (isEmptyChange(body)) return emptyChange(c);
   return answer(c, await updateTicket(modelContext(c), id, body, { partial, version: requestVersion(c, body), notice: notice(c) }));
 }

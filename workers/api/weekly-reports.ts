@@ -123,7 +123,6 @@ export const weeklyReportsV2 = new Hono<AppEnv>()
   // Weekly reports from the client's RBT notes (docs/decisions/029): body patient_id, date_from, date_to, plan_id?.
   .post("/from-notes", manage, async (c) => {
     const body = await readBody(c);
-    if (!body) return jsonError(c, 400, "The request body must be JSON.");
     return answer(c, await generateWeeklyReportsFromNotes(modelContext(c), body));
   })
   // Before v2Router's `/:id`, which would read these paths as ids ("Weekly report not found.").
