@@ -1,16 +1,20 @@
-import { splitName, uniqueDiagnoses, type ClaimParties, type PatientRelationship } from "./x12-837p";
+import { pricingProvider } from "./billing";
+import type { NoteType } from "./notes";
+import { splitName, uniqueDiagnoses, type ClaimData, type ClaimParties, type PatientRelationship, type RelatedCause } from "./x12-837p";
 
 /**
  * A claim's parties from the records they are kept in (decision 032): the billing provider from the note's location,
  * the subscriber (the client, or the parent named on the client's profile) and the client from the client's profile
- * and insurance details, the payer from the insurer, the rendering provider from the employee's profile. Pure: the
- * claims model and the pre-billing scrubber (decision 034) read the same columns and map them here, so both check the
- * same parties with the same rules (app/domain/x12-837p.ts).
+ * and insurance details (with CLM11's causes and the referring provider), the payer from the insurer, the rendering
+ * provider (renderingProvider: the note's provider, or its supervisor) from the employee's profile. Pure: the claims
+ * model and the pre-billing scrubber (decision 034) read the same columns and map them here, so both check the same
+ * parties with the same rules (app/domain/x12-837p.ts).
  */
 
 export interface PartyRows {
   patient: { firstName: string; lastName: string; birthDate: string | null; gender: number | null; details: string };
   location: { title: string; address: string | null; city: string | null; state: string | null; zip: string | null; phone1: string | null; npi: string | null; taxId: string | null };
+  /** The rendering provider's record (renderingProvider). */
   provider: { name: string; surname: string; profile: string } | null;
   insurer: { name: string; payerId: string | null } | null;
 }
@@ -32,6 +36,12 @@ export const PARTY_DETAIL_KEYS = [
   "relationship",
   "diagnosis_code",
   "secondary_diagnosis_codes",
+  "emmployment",
+  "auto_accident",
+  "other_accident",
+  "referring_provider_first_name",
+  "referring_provider_last_name",
+  "referring_provider_npi",
 ] as const;
 
 type Details = Record<string, unknown>;
@@ -85,6 +95,43 @@ export function patientRelationship(recorded: string | null): PatientRelationshi
   return RELATIONSHIPS.find(([words]) => words.test(recorded))?.[1] ?? "G8";
 }
 
+/** CLM11's causes from the profile's flags, in this order (the profile's key is spelled `emmployment`). */
+const RELATED_CAUSES: readonly (readonly [key: string, cause: RelatedCause])[] = [
+  ["emmployment", "EM"],
+  ["auto_accident", "AA"],
+  ["other_accident", "OA"],
+];
+
+/** 2310A from the profile's referring provider fields (the NPI without spaces or dashes); null when all are blank. */
+function referringProvider(d: Details): ClaimData["referringProvider"] {
+  const firstName = str(d, "referring_provider_first_name");
+  const lastName = str(d, "referring_provider_last_name");
+  const npi = str(d, "referring_provider_npi")?.replace(/[\s-]/g, "") || null;
+  return firstName || lastName || npi ? { firstName: firstName ?? "", lastName: lastName ?? "", npi } : null;
+}
+
+/** A note as the choice of its claim's rendering provider reads it (renderingProvider). */
+export interface RenderedNote {
+  type: NoteType;
+  /** The provider's credential (providerCredentialSql), as the note is priced. */
+  providerCredential: string | null;
+  providerId: number | null;
+  supervisorId: number | null;
+}
+
+/**
+ * The rendering provider (2310B) of a note's claim (decision 032, stop 35; probe 8981 §4): the note's supervisor when
+ * its payer bills under the supervisor (the insurer's `uses_supervisor_as_provider`) and the note is an RBT's, as it is
+ * priced (pricingProvider: the provider's credential, else the note's type); otherwise the note's provider. The one
+ * rule: the build groups claims by this id (one claim per client + location + rendering provider + payer) and stores
+ * it as the claim's provider, generation compares it, the claim's parties are this `record`, and the scrubber checks
+ * it. `bySupervisor`: the supervisor was chosen; a note without one then has no rendering provider (id and record null).
+ */
+export function renderingProvider<T>(note: RenderedNote, payerUsesSupervisor: boolean, records: { provider: T; supervisor: T }): { id: number | null; record: T; bySupervisor: boolean } {
+  const bySupervisor = payerUsesSupervisor && pricingProvider(note.type, note.providerCredential) === "rbt";
+  return bySupervisor ? { id: note.supervisorId, record: records.supervisor, bySupervisor } : { id: note.providerId, record: records.provider, bySupervisor };
+}
+
 /**
  * The 837P parties: billing provider from the location, subscriber from the client's insurance details. A parent
  * subscriber is their name alone (with the member id): the client's address and demographics go in 2010CA, and no
@@ -112,5 +159,7 @@ export function claimParties(rows: PartyRows): ClaimParties {
     patient: self ? null : { ...client, relationship: patientRelationship(str(d, "relationship")) },
     payer: { name: rows.insurer?.name ?? "", payerId: rows.insurer?.payerId ?? null },
     renderingProvider: { firstName: rows.provider?.name ?? "", lastName: rows.provider?.surname ?? "", npi: str(profile, "npi") },
+    relatedCauses: RELATED_CAUSES.filter(([key]) => flag(d, key)).map(([, cause]) => cause),
+    referringProvider: referringProvider(d),
   };
 }

@@ -206,6 +206,7 @@ export interface PricedClaimNote {
   id: number;
   patientId: number;
   locationId: number;
+  /** The claim's rendering provider (renderingProvider: the note's provider, or its supervisor for a payer that bills under the supervisor). */
   providerId: number | null;
   /** notePayer(pa service insurer, client's primary insurer). */
   payerId: number | null;
@@ -247,7 +248,7 @@ export interface GroupedClaim {
 }
 
 /**
- * One claim per client + location + rendering provider + payer; within it one line per CPT + date of service +
+ * One claim per client + location + rendering provider (`providerId`) + payer; within it one line per CPT + date of service +
  * modifiers (and place of service, authorization, unit price and multiplier, which a line carries once). A line's
  * units and charge are the sums of its notes' (each priced by priceNote). Claims and lines come out in a stable order.
  *

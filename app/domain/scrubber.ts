@@ -1,5 +1,5 @@
 import { centsOf, claimedPrice, notePayer, priceNote, pricingProvider, unitPriceText, type ClaimedLine, type NotePrice, type PriceService } from "./billing";
-import { claimParties, profileDiagnoses, type PartyRows } from "./claim-parties";
+import { claimParties, profileDiagnoses, renderingProvider, type PartyRows } from "./claim-parties";
 import { complianceState, COMPLIANCE_FIELDS, type ComplianceKey } from "./employees";
 import { modifierFits, modifierRefusal, NOTE_KIND, providerType, serviceCode, splitModifiers } from "./insurance";
 import { posLabel } from "./locations";
@@ -7,7 +7,7 @@ import { unitsLeftText } from "./pa-pacing";
 import { overlaps, zoneShift, type Interval } from "./note-rules";
 import type { NoteType } from "./notes";
 import { dayNumber } from "./weeks";
-import { billingProviderIssues, claimDiagnoses, diagnosisIssues, diagnosisKey, payerIssues, renderingProviderIssues, serviceLineIssues, subscriberIssues, type ClaimIssue } from "./x12-837p";
+import { billingProviderIssues, claimDiagnoses, diagnosisIssues, diagnosisKey, payerIssues, referringProviderIssues, relatedCausesIssues, renderingProviderIssues, serviceLineIssues, subscriberIssues, type ClaimIssue } from "./x12-837p";
 
 /**
  * The pre-billing scrubber (issue 11, decision 034): from the plain facts of a note — its client, payer, the
@@ -19,6 +19,7 @@ import { billingProviderIssues, claimDiagnoses, diagnosisIssues, diagnosisKey, p
 export const SCRUB_CODES = [
   "unsigned",
   "no_provider",
+  "no_supervisor",
   "missing_diagnosis",
   "missing_pos",
   "no_units",
@@ -57,6 +58,8 @@ export const SCRUB_CODES = [
   "payer_details",
   "provider_npi",
   "provider_name",
+  "auto_accident_state",
+  "referring_provider",
   "invalid_diagnosis",
 ] as const;
 export type ScrubCode = (typeof SCRUB_CODES)[number];
@@ -94,6 +97,8 @@ export interface ScrubNoteFacts {
   units: number;
   signedAt: string | null;
   providerId: number | null;
+  /** notes.supervisor_id: the rendering provider when the payer bills under the supervisor (renderingProvider). */
+  supervisorId?: number | null;
   /** md and md2: the billing modifiers. */
   modifiers: readonly (string | null | undefined)[];
   /**
@@ -127,6 +132,8 @@ export interface ScrubInsurerFacts {
   posAllowedToCg: readonly string[];
   posAllowedToTt: readonly string[];
   extraPosForBcba: readonly string[];
+  /** uses_supervisor_as_provider: an RBT's note is billed under its supervisor (renderingProvider). */
+  usesSupervisorAsProvider?: boolean;
 }
 
 export interface ScrubProviderFacts {
@@ -176,8 +183,10 @@ export interface ScrubFacts {
   clientSameDay: readonly ScrubOtherNote[];
   /** The provider's other live notes that may overlap (any client). */
   providerNearby: readonly ScrubOtherNote[];
-  /** The records of the claim's parties, as the claims model reads them (claimParties): location, client, provider, payer. */
+  /** The records of the claim's parties, as the claims model reads them (claimParties): location, client, the note's provider, payer. */
   parties: PartyRows;
+  /** The note's supervisor's record (their name and NPI), null when the note names none or they were deleted. */
+  supervisor?: PartyRows["provider"];
 }
 
 /**
@@ -196,18 +205,30 @@ const PARTY_CODES: readonly (readonly [field: string, code: ScrubCode])[] = [
   ["payer.", "payer_details"],
   ["rendering.npi", "provider_npi"],
   ["rendering.", "provider_name"],
+  ["related_causes.auto_accident", "auto_accident_state"],
+  ["referring.", "referring_provider"],
   ["diagnosis", "invalid_diagnosis"],
 ];
 
+/** The rendering provider of the note's claim (renderingProvider, the one rule), from the note's facts. */
+function renderingOf(f: ScrubFacts) {
+  const note = { type: f.note.type, providerCredential: f.provider?.credential ?? null, providerId: f.note.providerId, supervisorId: f.note.supervisorId ?? null };
+  return renderingProvider(note, f.insurer?.usesSupervisorAsProvider ?? false, { provider: f.parties.provider, supervisor: f.supervisor ?? null });
+}
+
 /**
  * What the 837P validator would refuse about the note's claim parties: the location (billing provider), the
- * subscriber and client, the payer and the rendering provider, and the diagnoses the note's own claim would carry
- * (HI's one rule, `claimDiagnoses`: the note's code, then the client's profile codes while there is room; every
- * profile code that a claim with this note carries is among them). A missing provider, payer or diagnosis is its own
- * reason above (no_provider, no_payer, missing_diagnosis), so those parties are checked only when present.
+ * subscriber and client (with CLM11's causes and the referring provider of the client's profile), the payer and the
+ * rendering provider (the note's, or its supervisor: renderingProvider), and the diagnoses the note's own claim would
+ * carry (HI's one rule, `claimDiagnoses`: the note's code, then the client's profile codes while there is room; every
+ * profile code that a claim with this note carries is among them). A missing provider, supervisor, payer or diagnosis
+ * is its own reason above (no_provider, no_supervisor, no_payer, missing_diagnosis), so those parties are checked only
+ * when present.
  */
-function partyReasons(f: ScrubFacts, memo: PartyMemo | undefined): ScrubReason[] {
-  const p = claimParties(f.parties);
+function partyReasons(f: ScrubFacts, rendering: Rendering, memo: PartyMemo | undefined): ScrubReason[] {
+  const p = claimParties({ ...f.parties, provider: rendering.record });
+  // The supervisor's issues say why the supervisor is checked on an RBT's note.
+  const renderer = () => renderingProviderIssues(p.renderingProvider).map((i) => (rendering.bySupervisor ? { ...i, message: `${underSupervisor(f)}: ${i.message}` } : i));
   const diagnoses = claimDiagnoses([[f.note.diagnosisCode]], profileDiagnoses(f.parties.patient.details));
   // Each party checked once per scrub (PartyMemo), keyed by what its check reads.
   const once = (what: string, of: unknown, check: () => ClaimIssue[]): ClaimIssue[] => {
@@ -221,7 +242,8 @@ function partyReasons(f: ScrubFacts, memo: PartyMemo | undefined): ScrubReason[]
     ...once("billing", p.billingProvider, () => billingProviderIssues(p.billingProvider)),
     ...once("subscriber", [p.subscriber, p.patient], () => subscriberIssues(p.subscriber, p.patient)),
     ...(f.insurer ? once("payer", p.payer, () => payerIssues(p.payer)) : []),
-    ...(f.provider ? once("rendering", p.renderingProvider, () => renderingProviderIssues(p.renderingProvider)) : []),
+    ...(rendering.record && (rendering.bySupervisor || f.provider) ? once("rendering", [p.renderingProvider, rendering.bySupervisor && f.insurer?.name], renderer) : []),
+    ...once("profile claim data", [p.relatedCauses, p.referringProvider], () => [...relatedCausesIssues(p.relatedCauses), ...referringProviderIssues(p.referringProvider)]),
     ...(diagnoses.length ? once("diagnoses", diagnoses, () => diagnosisIssues(diagnoses)) : []),
   ];
   return issues.map((i) => ({ code: PARTY_CODES.find(([field]) => i.field.startsWith(field))![1], message: i.message }));
@@ -357,6 +379,13 @@ function noUnitsMessage(minutes: number): string {
 
 type Rule = (f: ScrubFacts, derived: Derived) => ScrubReason | ScrubReason[] | null;
 
+type Rendering = ReturnType<typeof renderingOf>;
+
+/** Why the supervisor is this note's rendering provider: "Acme bills an RBT's sessions under the supervising BCBA …". */
+function underSupervisor(f: ScrubFacts): string {
+  return `${f.insurer?.name ?? "The payer"} bills an RBT's sessions under the supervising BCBA ("Uses the supervisor as provider" on the insurer's page), so the claim names the note's supervisor as the rendering provider`;
+}
+
 interface Derived {
   provider: string;
   payer: number | null;
@@ -368,6 +397,8 @@ interface Derived {
   xp: boolean;
   /** A generated, sent or accepted claim bills the note: its price is the claim line's (ScrubNoteFacts.claimedLine). */
   claimed: boolean;
+  /** The claim's rendering provider (renderingOf): the note's provider, or its supervisor. */
+  rendering: Rendering;
   /** The claim parties' reasons (partyReasons), each listed by its code's rule. */
   parties: ScrubReason[];
   /** The note's service line's reasons (lineReasons), each listed by its code's rule. */
@@ -382,6 +413,15 @@ interface Derived {
 export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
   { code: "unsigned", rule: (f) => (f.note.signedAt ? null : { code: "unsigned", message: "Note is not signed by the provider." }) },
   { code: "no_provider", rule: (f) => (f.provider ? null : { code: "no_provider", message: "Note has no rendering provider." }) },
+  {
+    // The payer bills an RBT's note under its supervisor (renderingProvider), and there is none to name (probe 8981 §4).
+    code: "no_supervisor",
+    rule: (f, d) => {
+      if (!d.rendering.bySupervisor || d.rendering.record) return null;
+      const none = f.note.supervisorId == null ? "this note names no supervisor" : "this note's supervisor was deleted";
+      return { code: "no_supervisor", message: `${underSupervisor(f)}, and ${none}. Choose the BCBA who supervised the session as the note's supervisor (on a signed note, by an amendment).` };
+    },
+  },
   {
     code: "missing_diagnosis",
     // A code of dots alone is no code to a claim (diagnosisKey): stored before the entry rule refused it (probe 8975 §1).
@@ -572,6 +612,7 @@ export function scrubNote(f: ScrubFacts, memo?: PartyMemo): ScrubReason[] {
   // another modifier) judge what a claim would carry, and this one's is carried already (stop 35).
   const claimed = f.note.claimedLine ?? null;
   const price = claimedPrice(today, f.note.units, claimed);
+  const rendering = renderingOf(f);
   const derived: Derived = {
     provider,
     payer,
@@ -581,7 +622,8 @@ export function scrubNote(f: ScrubFacts, memo?: PartyMemo): ScrubReason[] {
     multiplier: price.multiplier,
     xp: price.modifiers.includes("XP"),
     claimed: claimed !== null,
-    parties: partyReasons(f, memo),
+    rendering,
+    parties: partyReasons(f, rendering, memo),
     line: lineReasons(f, price),
     otherModifier: claimed ? null : otherModifierPrice(f, price),
   };

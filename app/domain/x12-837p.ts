@@ -120,6 +120,19 @@ export interface Demographics extends X12Address {
 /** PAT01, the client's relationship to the subscriber: 01 spouse, 19 child, 53 life partner, G8 other relationship. */
 export type PatientRelationship = "01" | "19" | "53" | "G8";
 
+/** CLM11-1 to CLM11-3, the causes the services are related to: EM employment, AA auto accident, OA other accident. */
+export type RelatedCause = "EM" | "AA" | "OA";
+
+/** The related causes in words, as the client's profile names its flags (the edit-viewer). */
+export const RELATED_CAUSE_LABELS: Readonly<Record<RelatedCause, string>> = { EM: "Employment related", AA: "Auto accident", OA: "Other accident" };
+
+/** 2310A, the provider who referred the client (named on the client's profile). */
+export interface ReferringProvider {
+  firstName: string;
+  lastName: string;
+  npi: string | null;
+}
+
 export interface ClaimData {
   claimNumber: string;
   billingProvider: X12Address & { name: string; npi: string | null; taxId: string | null; phone: string | null };
@@ -140,6 +153,13 @@ export interface ClaimData {
   patient: (Demographics & { firstName: string; lastName: string; relationship: PatientRelationship }) | null;
   payer: { name: string; payerId: string | null };
   renderingProvider: { firstName: string; lastName: string; npi: string | null };
+  /**
+   * CLM11: the causes the client's profile relates the services to (its flags emmployment, auto_accident,
+   * other_accident), in that order (probe 8981 §5). Absent in the data of claims generated before stop 35.
+   */
+  relatedCauses?: RelatedCause[];
+  /** 2310A: the referring provider of the client's profile, null when it names none. Absent before stop 35. */
+  referringProvider?: ReferringProvider | null;
   /** ICD-10 codes (dots are removed on output), principal first. */
   diagnosisCodes: string[];
   lines: ClaimLineData[];
@@ -323,7 +343,7 @@ export function splitName(full: string | null): { firstName: string; lastName: s
 }
 
 /** The parties of a claim: the billing provider (location), subscriber and client, payer and rendering provider. */
-export type ClaimParties = Pick<ClaimData, "billingProvider" | "subscriber" | "patient" | "payer" | "renderingProvider">;
+export type ClaimParties = Pick<ClaimData, "billingProvider" | "subscriber" | "patient" | "payer" | "renderingProvider" | "relatedCauses" | "referringProvider">;
 
 /*
  * The checks of a claim's parties, one function per party. validateClaim runs them on the claim, and the
@@ -405,6 +425,39 @@ export function renderingProviderIssues(rp: ClaimData["renderingProvider"]): Cla
   return out;
 }
 
+/**
+ * CLM11 (probe 8981 §5). An auto accident claim needs CLM11-4, the state where the accident happened, and no record
+ * keeps it (the client's profile has the flag alone): such a claim is refused rather than sent without it.
+ */
+export function relatedCausesIssues(causes: readonly RelatedCause[] = []): ClaimIssue[] {
+  if (!causes.includes("AA")) return [];
+  return [
+    {
+      field: "related_causes.auto_accident",
+      message:
+        "An auto accident claim needs the accident's state (where it happened), and the client's profile has no place to record it, so this claim cannot be sent from here. If the services are not related to an auto accident, untick \"Auto accident\" on the client's profile.",
+    },
+  ];
+}
+
+/**
+ * 2310A, the referring provider of the client's profile (probe 8981 §5): sent when it has a last name and a valid NPI;
+ * a name without an NPI, or an NPI without a last name, is refused, naming the client's profile.
+ */
+export function referringProviderIssues(rp: ClaimData["referringProvider"]): ClaimIssue[] {
+  const out: ClaimIssue[] = [];
+  if (!rp) return out;
+  const where = "on the client's profile";
+  const name = `${rp.firstName} ${rp.lastName}`.trim();
+  if (!t(rp.lastName)) {
+    out.push({ field: "referring.last_name", message: `The client's profile names a referring provider${name ? ` (${name})` : ` (NPI ${rp.npi})`} without a last name. Add the referring provider's last name on the client's profile, or clear the referring provider's fields if there is no referral.` });
+  } else checkText("Referring provider last name", "referring.last_name", rp.lastName, "lastName", out, ` ${where}`);
+  checkText("Referring provider first name", "referring.first_name", rp.firstName, "firstName", out, ` ${where}`);
+  if (!rp.npi) out.push({ field: "referring.npi", message: `The client's profile names the referring provider ${name} without an NPI. Add the referring provider's 10-digit NPI on the client's profile, or clear the name if there is no referral.` });
+  else if (!isValidNpi(rp.npi)) out.push({ field: "referring.npi", message: `The referring provider's NPI ${rp.npi} on the client's profile is not a valid NPI (10 digits with a check digit). Correct it on the client's profile.` });
+  return out;
+}
+
 /** The diagnosis codes (HI): at least one, each an ICD-10 code. The pre-billing scrubber runs it on a note's own claim's. */
 export function diagnosisIssues(codes: readonly string[]): ClaimIssue[] {
   const out: ClaimIssue[] = [];
@@ -422,6 +475,8 @@ export function validateClaim(c: ClaimData): ClaimIssue[] {
     ...subscriberIssues(c.subscriber, c.patient),
     ...payerIssues(c.payer),
     ...renderingProviderIssues(c.renderingProvider),
+    ...relatedCausesIssues(c.relatedCauses),
+    ...referringProviderIssues(c.referringProvider),
     ...diagnosisIssues(c.diagnosisCodes),
   ];
   // HI leaves out profile codes that do not fit (claimDiagnoses): over MAX_DIAGNOSES only when the lines' own codes are.
@@ -538,9 +593,13 @@ function transactionSet(c: ClaimData, env: Envelope, setControl: string): string
   }
   const pos = claimPos(c.lines);
   const codes = c.diagnosisCodes.map(diagnosisKey);
+  const referring = c.referringProvider;
   body.push(
-    seg("CLM", c.claimNumber, dollarsOf(claimTotalCents(c)), "", "", [pos, "B", "1"].join(COMPONENT), "Y", "A", "Y", "Y"),
+    // CLM11 after an empty CLM10 (patient signature source), only when the profile relates the services to a cause.
+    seg("CLM", c.claimNumber, dollarsOf(claimTotalCents(c)), "", "", [pos, "B", "1"].join(COMPONENT), "Y", "A", "Y", "Y", "", (c.relatedCauses ?? []).join(COMPONENT)),
     seg("HI", ...codes.map((code, i) => [i === 0 ? "ABK" : "ABF", code].join(COMPONENT))),
+    // 2310A (referring provider) comes before 2310B (rendering provider) in loop 2300.
+    ...(referring ? [seg("NM1", "DN", "1", t(referring.lastName), t(referring.firstName), "", "", "", "XX", referring.npi)] : []),
     seg("NM1", "82", "1", t(c.renderingProvider.lastName), t(c.renderingProvider.firstName), "", "", "", "XX", c.renderingProvider.npi),
   );
   c.lines.forEach((l, i) => {
@@ -642,6 +701,7 @@ const NM1_LOOPS: Record<string, string> = {
   IL: "2010BA Subscriber",
   PR: "2010BB Payer",
   QC: "2010CA Patient",
+  DN: "2310A Referring provider",
   "82": "2310B Rendering provider",
 };
 
@@ -683,7 +743,7 @@ const PARTS: Record<string, string[]> = {
   SBR: ["Payer responsibility", "Relationship", "Group number", "Group name", "Insurance type", "", "", "", "Claim filing indicator"],
   DMG: ["Format", "Birth date", "Gender"],
   PAT: ["Relationship"],
-  CLM: ["Claim number (patient control)", "Total charge", "", "", "Place of service : facility qualifier : frequency", "Provider signature", "Assignment", "Benefits assigned", "Release of information"],
+  CLM: ["Claim number (patient control)", "Total charge", "", "", "Place of service : facility qualifier : frequency", "Provider signature", "Assignment", "Benefits assigned", "Release of information", "Patient signature source", "Related causes"],
   HI: ["Principal diagnosis", "Diagnosis 2", "Diagnosis 3", "Diagnosis 4", "Diagnosis 5", "Diagnosis 6", "Diagnosis 7", "Diagnosis 8", "Diagnosis 9", "Diagnosis 10", "Diagnosis 11", "Diagnosis 12"],
   LX: ["Line number"],
   SV1: ["Procedure (HC : CPT : modifiers)", "Charge", "Unit basis", "Units", "Place of service", "", "Diagnosis pointers"],

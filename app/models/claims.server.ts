@@ -3,7 +3,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, remittanceLines, remittances, users, x12Files } from "~/db/schema";
 import { notePayer, priceNote } from "~/domain/billing";
-import { claimParties, profileDiagnoses, type PartyRows } from "~/domain/claim-parties";
+import { claimParties, profileDiagnoses, renderingProvider, type PartyRows } from "~/domain/claim-parties";
 import { unbillableMessage, type ScrubReason } from "~/domain/scrubber";
 import { BuildInput, canTransition, CLAIM_MESSAGES, claimsNamed, diagnosesWithoutLine, ClaimFilters, ClaimIdsInput, NotePickFilters, StatusInput, groupClaims, type ClaimStatus, type GroupedClaim, type PricedClaimNote, type SeenClaims } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -106,6 +106,7 @@ export function claimDataOf(claimNumber: string, rows: PartyRows, diagnosisCodes
 
 const payerInsurer = aliasedTable(insurances, "payer_insurer");
 const provider = aliasedTable(users, "claim_provider");
+const supervisor = aliasedTable(users, "claim_supervisor");
 /**
  * The payer's name under its own column name: D1's batch answers rows keyed by column name, so two columns
  * called "name" (the provider's and the payer's) would collapse into one.
@@ -149,18 +150,29 @@ function buildRowsQuery(ctx: ModelContext, chosen: SQL) {
       patientInsurerId: patients.insurerId,
       providerCredential: providerCredentialSql(notes.providerId).as("prov_credential"),
       ...partyColumns(),
+      // The note's supervisor, the rendering provider when the payer bills under the supervisor (renderingOf). Named
+      // columns: D1's batch answers rows keyed by column name, beside the provider's name, surname and profile.
+      supervisorId: notes.supervisorId,
+      supervisor: { name: sql<string | null>`${supervisor.name}`.as("sup_name"), surname: sql<string | null>`${supervisor.surname}`.as("sup_surname"), profile: sql<string | null>`${supervisor.profile}`.as("sup_profile") },
+      payerUsesSupervisor: sql<number | null>`${payerInsurer.usesSupervisorAsProvider}`.as("payer_uses_supervisor"),
     })
     .from(notes)
     .innerJoin(patients, eq(patients.id, notes.patientId))
     .innerJoin(locations, eq(locations.id, notes.locationId))
     .leftJoin(paServices, eq(paServices.id, notes.paServiceId))
     .leftJoin(provider, eq(provider.id, notes.providerId))
+    .leftJoin(supervisor, eq(supervisor.id, notes.supervisorId))
     .leftJoin(payerInsurer, eq(payerInsurer.id, sql`coalesce(${paServices.insuranceId}, ${patients.insurerId})`))
     .where(and(chosen, isNull(notes.deletedAt), isNull(patients.deletedAt), scopeOf(ctx, notes.locationId)));
 }
 
 type BuildRow = Awaited<ReturnType<typeof buildRowsQuery>>[number];
 type PriceServices = Awaited<ReturnType<typeof priceServicesQuery>>;
+
+/** The rendering provider of the note's claim (renderingProvider, the one rule): its user id and record. */
+function renderingOf(r: BuildRow) {
+  return renderingProvider(r, Boolean(r.payerUsesSupervisor), { provider: r.provider, supervisor: r.supervisor });
+}
 
 /**
  * The two reads that price notes, for one batch: the notes `chosen` selects (buildRowsQuery) and their payers'
@@ -185,7 +197,8 @@ function groupPriced(rows: readonly BuildRow[], services: PriceServices): Groupe
       id: r.id,
       patientId: r.patientId,
       locationId: r.locationId,
-      providerId: r.providerId,
+      // The claim's rendering provider: the build groups by it and stores it, generation compares it (repriceDrafts).
+      providerId: renderingOf(r).id,
       payerId,
       sessionDate: r.sessionDate,
       cptCode: r.cptCode,
@@ -258,7 +271,7 @@ export async function buildClaims(ctx: ModelContext, raw: Record<string, unknown
   const firstNote = new Map(rows.map((r) => [r.id, r]));
   const errors = grouped.map((g) => {
     const r = firstNote.get(g.lines[0]!.noteIds[0]!)!;
-    const data = claimDataOf("C0000000", partyOf(r), g.diagnosisCodes, g.lines.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers, units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber, diagnosisCodes: l.diagnosisCodes })));
+    const data = claimDataOf("C0000000", partyOf({ ...r, provider: renderingOf(r).record }), g.diagnosisCodes, g.lines.map((l) => ({ serviceDate: l.serviceDate, cptCode: l.cptCode, modifiers: l.modifiers, units: l.units, chargeCents: l.chargeCents, pos: l.pos, paNumber: l.paNumber, diagnosisCodes: l.diagnosisCodes })));
     return validateClaim(data);
   });
   return writeBuild(ctx, rows.map((r) => [r.id, r.version]), grouped, errors, tailRows[0]?.tail);
@@ -1124,7 +1137,8 @@ function billableNotesQuery(ctx: ModelContext, f: NotePickFilters | null) {
       units: notes.units,
       md: notes.md,
       md2: notes.md2,
-      // The provider the claim bills (notes.provider_id), named as on the billing rows; not the typed signer.
+      // The note's provider (notes.provider_id), named as on the billing rows; not the typed signer. (A payer that bills
+      // under the supervisor names the note's supervisor as the claim's rendering provider: renderingProvider.)
       providerName: noteProviderName,
     })
     .from(notes)

@@ -37,6 +37,8 @@ export const SCRUB_MAX_NOTES = 1000;
 export { SCRUB_MAX_DAYS } from "~/domain/scrubber";
 
 const o = alias(notes, "o");
+/** The note's supervisor: the claim's rendering provider when the payer bills under the supervisor (renderingProvider). */
+const sup = alias(users, "sup");
 
 /**
  * What a save is about to write, per note id, among the facts the rules read: the note is scrubbed as it will be
@@ -137,6 +139,7 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         // The billing record's PA number (client_reports_note_unique), which the claim line sends before the PA service's text.
         paNumber: sql<string | null>`(select cr.pa_number from client_reports cr where cr.note_id = ${notes.id})`.as("cr_pa_number"),
         signedAt: notes.signedAt,
+        supervisorId: notes.supervisorId,
         billed: notes.billed,
         start1At: notes.start1At,
         end1At: notes.end1At,
@@ -167,6 +170,7 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         cg: named(insurances.posAllowedToCg, "ins_cg"),
         tt: named(insurances.posAllowedToTt, "ins_tt"),
         bcba: named(insurances.extraPosForBcba, "ins_bcba"),
+        usesSupervisor: named(insurances.usesSupervisorAsProvider, "ins_uses_supervisor"),
       },
       provider: { id: named(users.id, "prov_id"), name: sql<string>`trim(${users.name} || ' ' || ${users.surname})`.as("prov_name") },
       // The claim's parties as the claims model reads them (claimParties): the 837P's checks run on them.
@@ -181,6 +185,7 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
         providerProfile: jsonKeys(users.profile, ["npi"], "prov_profile"),
         payerId: named(insurances.payerId, "ins_payer_id"),
       },
+      supervisor: { id: named(sup.id, "sup_id"), name: named(sup.name, "sup_first_name"), surname: named(sup.surname, "sup_last_name"), profile: jsonKeys(sup.profile, ["npi"], "sup_profile") },
       location: {
         title: named(locations.title, "loc_title"),
         address: named(locations.address, "loc_address"),
@@ -202,6 +207,7 @@ function factReads(ctx: ModelContext, filter: SQL, withTail = false) {
     .leftJoin(paServices, and(eq(paServices.id, notes.paServiceId), isNull(paServices.deletedAt)))
     .leftJoin(insurances, and(eq(insurances.id, payer), isNull(insurances.deletedAt)))
     .leftJoin(users, and(eq(users.id, notes.providerId), isNull(users.deletedAt)))
+    .leftJoin(sup, and(eq(sup.id, notes.supervisorId), isNull(sup.deletedAt)))
     .leftJoin(userLocations, and(eq(userLocations.userId, notes.providerId), eq(userLocations.locationId, notes.locationId)))
     .innerJoin(locations, eq(locations.id, notes.locationId))
     .where(where)
@@ -308,6 +314,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
         units: n.units,
         signedAt: n.signedAt,
         providerId: n.providerId,
+        supervisorId: n.supervisorId,
         modifiers: over?.modifiers ?? [n.md, n.md2],
         paNumber: over?.paNumber !== undefined ? over.paNumber : n.paNumber,
         unitPriceCents: n.unitPriceCents,
@@ -316,7 +323,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
         claimedLine: claimedLine(r.claimedLine),
       },
       client: { insurerId: r.clientInsurerId, diagnosisCode: r.clientDiagnosis == null ? "" : String(r.clientDiagnosis), posCovered: codeList(parseJson(r.clientPos) ?? r.clientPos) },
-      insurer: r.insurer?.id != null ? { id: r.insurer.id, name: r.insurer.name, posAllowedToCg: codeList(r.insurer.cg), posAllowedToTt: codeList(r.insurer.tt), extraPosForBcba: codeList(r.insurer.bcba) } : null,
+      insurer: r.insurer?.id != null ? { id: r.insurer.id, name: r.insurer.name, posAllowedToCg: codeList(r.insurer.cg), posAllowedToTt: codeList(r.insurer.tt), extraPosForBcba: codeList(r.insurer.bcba), usesSupervisorAsProvider: Boolean(r.insurer.usesSupervisor) } : null,
       services,
       provider: r.provider?.id != null ? { name: r.provider.name || `Provider #${r.provider.id}`, credential: r.providerCredential, compliance: complianceOf(r.compliance) } : null,
       pa:
@@ -331,6 +338,7 @@ function scrubRows([main, services, sameDay, nearby, before]: FactRows, override
         provider: r.provider?.id != null ? { name: r.party.providerFirst ?? "", surname: r.party.providerLast ?? "", profile: r.party.providerProfile ?? "{}" } : null,
         insurer: r.insurer?.id != null ? { name: r.insurer.name, payerId: r.party.payerId } : null,
       },
+      supervisor: r.supervisor?.id != null ? { name: r.supervisor.name ?? "", surname: r.supervisor.surname ?? "", profile: r.supervisor.profile ?? "{}" } : null,
     };
     return {
       id: n.id,

@@ -7,6 +7,7 @@ import { FormMessage } from "~/components/ui/field";
 import { money, unitPriceText } from "~/domain/billing";
 import { CLAIM_MESSAGES, claimsNamed, STATUS_LABELS, TRANSITIONS } from "~/domain/claims";
 import { posLabel } from "~/domain/locations";
+import { RELATED_CAUSE_LABELS } from "~/domain/x12-837p";
 import { generateClaims, getClaim, removeClaimLine, sendClaim, setClaimStatus } from "~/models/claims.server";
 import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
@@ -124,6 +125,8 @@ export default function ClaimViewer() {
     ["Payer", `${d.payer.name || "—"} (payer id ${d.payer.payerId ?? "—"})`],
     ["Billing provider", `${d.billingProvider.name} · NPI ${d.billingProvider.npi ?? "—"} · tax id ${d.billingProvider.taxId ?? "—"}`],
     ["Rendering provider", `${`${d.renderingProvider.firstName} ${d.renderingProvider.lastName}`.trim() || "—"} · NPI ${d.renderingProvider.npi ?? "—"}`],
+    ...(d.referringProvider ? ([["Referring provider", `${`${d.referringProvider.firstName} ${d.referringProvider.lastName}`.trim() || "—"} · NPI ${d.referringProvider.npi ?? "—"}`]] as [string, string][]) : []),
+    ...(d.relatedCauses?.length ? ([["Related to", d.relatedCauses.map((cause) => RELATED_CAUSE_LABELS[cause]).join(", ")]] as [string, string][]) : []),
     ["Diagnoses", c.diagnosis_codes.map((code, i) => `${i + 1} ${code}`).join(", ") || "—"],
     ["Total", money(c.total_cents)],
     ...(answered ? ([["Paid", `${money(c.paid_cents)} · adjusted ${money(c.adjusted_cents)}`]] as [string, string][]) : []),

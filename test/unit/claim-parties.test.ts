@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claimParties, PARTY_DETAIL_KEYS, patientRelationship, profileDiagnoses, type PartyRows } from "~/domain/claim-parties";
+import { claimParties, PARTY_DETAIL_KEYS, patientRelationship, profileDiagnoses, renderingProvider, type PartyRows, type RenderedNote } from "~/domain/claim-parties";
 
 /** The scrubber reads only PARTY_DETAIL_KEYS of a client's details (decision 034): they must give the same parties. */
 const rows = (details: Record<string, unknown>): PartyRows => ({
@@ -27,6 +27,7 @@ describe("claimParties read through PARTY_DETAIL_KEYS", () => {
     ["a parent subscriber with their own address", { parent_name: "Nguyen, Laura", parent_birth_date: "1980-01-01", parent_gender: "2", parent_address: "9 Oak", parent_city: "Evanston", parent_state: "IL", parent_zip: "60201", address: "5 Elm", city: "Chicago", state: "IL", zip: "60601", insuranceId: "M2", secondary_diagnosis_codes: ["F90.2"] }],
     ["a parent subscriber without one", { parent_name: "Laura Nguyen", address: "5 Elm", zip: "60601", secondary_diagnosis_codes: "F90.2; F41.1" }],
     ["a grandmother subscriber", { parent_name: "Nguyen, Mai", relationship: "Grandmother (legal guardian)", address: "5 Elm", city: "Chicago", state: "IL", zip: "60601", insuranceId: "M3" }],
+    ["related causes and a referring provider", { is_self_subscriber: true, emmployment: true, auto_accident: "1", other_accident: 1, secondary_auto_accident: true, referring_provider_first_name: "Ana", referring_provider_last_name: "Lee", referring_provider_npi: "1306-849-450", referring_code: "R1", npi: "1234567893" }],
   ])("%s: the same parties and diagnoses", (_name, details) => {
     expect(claimParties(rows(only(details)))).toEqual(claimParties(rows(details)));
     expect(profileDiagnoses(JSON.stringify(only(details)))).toEqual(profileDiagnoses(JSON.stringify(details)));
@@ -85,5 +86,41 @@ describe("PAT01 from the parent's recorded relationship (probe 8981 §3)", () =>
   it("the client's PAT01 is read from the profile's relationship", () => {
     expect(claimParties(rows({ parent_name: "Nguyen, Mai", relationship: "Grandmother" })).patient?.relationship).toBe("G8");
     expect(claimParties(rows({ parent_name: "Park, Dae", relationship: "Husband" })).patient?.relationship).toBe("01");
+  });
+});
+
+describe("CLM11 and 2310A from the client's profile (probe 8981 §5)", () => {
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ["no flag", {}, []],
+    ["each flag, in the order EM, AA, OA", { other_accident: true, emmployment: "on", auto_accident: 1 }, ["EM", "AA", "OA"]],
+    ["flags unticked", { emmployment: false, auto_accident: "0", other_accident: "" }, []],
+    ["the secondary insurance's flags are not the claim's (it goes to the primary payer)", { secondary_emmployment: true, secondary_other_accident: true }, []],
+  ])("related causes: %s", (_name, details, causes) => {
+    expect(claimParties(rows(details)).relatedCauses).toEqual(causes);
+  });
+
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ["none", { referring_code: "R1" }, null],
+    ["blank fields", { referring_provider_first_name: " ", referring_provider_last_name: "", referring_provider_npi: " " }, null],
+    ["a name and an NPI typed with dashes", { referring_provider_first_name: " Ana ", referring_provider_last_name: "Lee", referring_provider_npi: "1306-849 450" }, { firstName: "Ana", lastName: "Lee", npi: "1306849450" }],
+    ["a name alone (refused by its check)", { referring_provider_last_name: "Lee" }, { firstName: "", lastName: "Lee", npi: null }],
+  ])("referring provider: %s", (_name, details, referring) => {
+    expect(claimParties(rows(details)).referringProvider).toEqual(referring);
+  });
+});
+
+describe("the claim's rendering provider: the note's, or its supervisor for a payer that bills under the supervisor (probe 8981 §4)", () => {
+  const records = { provider: "RBT's record", supervisor: "supervisor's record" };
+  const rbt: RenderedNote = { type: "rbt", providerCredential: "rbt", providerId: 8, supervisorId: 9 };
+  it.each<[string, RenderedNote, boolean, { id: number | null; record: string; bySupervisor: boolean }]>([
+    ["an RBT's note, the payer bills under the supervisor", rbt, true, { id: 9, record: "supervisor's record", bySupervisor: true }],
+    ["an RBT's note, another payer", rbt, false, { id: 8, record: "RBT's record", bySupervisor: false }],
+    ["an RBT's note without a supervisor: no rendering provider", { ...rbt, supervisorId: null }, true, { id: null, record: "supervisor's record", bySupervisor: true }],
+    ["an RBT note without a credential on record: the note's type says RBT", { ...rbt, providerCredential: null }, true, { id: 9, record: "supervisor's record", bySupervisor: true }],
+    ["an RBT note written by a BCBA: the BCBA renders", { ...rbt, providerCredential: "bcba" }, true, { id: 8, record: "RBT's record", bySupervisor: false }],
+    ["a BCBA's note", { type: "bcba", providerCredential: "bcba", providerId: 7, supervisorId: null }, true, { id: 7, record: "RBT's record", bySupervisor: false }],
+    ["a combined note", { type: "combined", providerCredential: null, providerId: 7, supervisorId: 9 }, true, { id: 7, record: "RBT's record", bySupervisor: false }],
+  ])("%s", (_name, note, uses, expected) => {
+    expect(renderingProvider(note, uses, records)).toEqual(expected);
   });
 });

@@ -34,6 +34,13 @@ function base(): ScrubFacts {
   };
 }
 
+/** The payer bills an RBT's note under its supervisor, Noah Fischer, who has an NPI (probe 8981 §4). */
+const underSupervisor = (f: ScrubFacts) => {
+  f.insurer = { ...f.insurer!, usesSupervisorAsProvider: true };
+  f.note.supervisorId = 9;
+  f.supervisor = { name: "Noah", surname: "Fischer", profile: JSON.stringify({ npi: "1306849450" }) };
+};
+
 /** The client's details with some keys set (undefined: removed). */
 const details = (f: ScrubFacts, set: Record<string, unknown>) => (f.parties.patient.details = JSON.stringify({ ...JSON.parse(f.parties.patient.details), ...set }));
 
@@ -180,6 +187,19 @@ describe("the scrubber's rules, each passing and failing", () => {
     ["no payer: no_payer alone, not also no payer id", (f) => ((f.client.insurerId = null), (f.insurer = null), (f.parties.insurer = null)), ["no_payer"]],
     ["a diagnosis that is not ICD-10", (f) => (f.note.diagnosisCode = "autism"), ["invalid_diagnosis"], /^Diagnosis code AUTISM is not an ICD-10 code \(for example F84\.0\)\. Correct it on the note or the client's profile\.$/],
     ["a client's secondary diagnosis that is not ICD-10", (f) => details(f, { secondary_diagnosis_codes: ["F90.2", "X"] }), ["invalid_diagnosis"], /Diagnosis code X is not/],
+    // A payer that bills an RBT's note under its supervisor (probe 8981 §4): the supervisor is the rendering provider.
+    ["the supervisor's payer, a supervisor with an NPI: no reason", (f) => underSupervisor(f), []],
+    ["the supervisor's payer, the RBT without an NPI: not checked (the supervisor renders)", (f) => (underSupervisor(f), (f.parties.provider!.profile = "{}")), []],
+    ["the supervisor's payer, no supervisor on the note", (f) => (underSupervisor(f), (f.note.supervisorId = null), (f.supervisor = null)), ["no_supervisor"], /^Acme bills an RBT's sessions under the supervising BCBA \("Uses the supervisor as provider" on the insurer's page\), so the claim names the note's supervisor as the rendering provider, and this note names no supervisor\. Choose the BCBA who supervised the session as the note's supervisor \(on a signed note, by an amendment\)\.$/],
+    ["the supervisor's payer, the note's supervisor deleted", (f) => (underSupervisor(f), (f.supervisor = null)), ["no_supervisor"], /, and this note's supervisor was deleted\. Choose the BCBA/],
+    ["the supervisor's payer, the supervisor without an NPI", (f) => (underSupervisor(f), (f.supervisor!.profile = "{}")), ["provider_npi"], /^Acme bills an RBT's sessions under the supervising BCBA \("Uses the supervisor as provider" on the insurer's page\), so the claim names the note's supervisor as the rendering provider: Noah Fischer has no NPI\. Add the rendering provider's NPI on the employee's profile\.$/],
+    ["the supervisor's payer, a BCBA's own note without a supervisor: the BCBA renders", (f) => (underSupervisor(f), (f.note.type = "bcba"), (f.note.modifiers = ["HO", null]), (f.note.cptCode = "97155"), (f.pa!.cpt = "97155"), (f.provider!.credential = "bcba"), (f.note.units = 4), (f.supervisor = null), (f.note.supervisorId = null)), []],
+    ["another payer: the RBT renders, no supervisor needed", (f) => ((f.note.supervisorId = null), (f.supervisor = null)), []],
+    // CLM11 and 2310A from the client's profile (probe 8981 §5).
+    ["employment related and other accident go out", (f) => details(f, { emmployment: true, other_accident: "1" }), []],
+    ["an auto accident needs a state the profile cannot hold", (f) => details(f, { auto_accident: true }), ["auto_accident_state"], /^An auto accident claim needs the accident's state \(where it happened\), and the client's profile has no place to record it, so this claim cannot be sent from here\. If the services are not related to an auto accident, untick "Auto accident" on the client's profile\.$/],
+    ["a referring provider with a last name and an NPI goes out", (f) => details(f, { referring_provider_first_name: "Ana", referring_provider_last_name: "Lee", referring_provider_npi: "1306849450" }), []],
+    ["a referring provider without an NPI", (f) => details(f, { referring_provider_first_name: "Ana", referring_provider_last_name: "Lee" }), ["referring_provider"], /^The client's profile names the referring provider Ana Lee without an NPI\. Add the referring provider's 10-digit NPI on the client's profile, or clear the name if there is no referral\.$/],
     ["several reasons at once, in the table's order", (f) => ((f.note.signedAt = null), (f.pa = null), (f.note.pos = "")), ["unsigned", "missing_pos", "no_pa"]],
     ["party reasons come last, location first", (f) => ((f.note.signedAt = null), (f.parties.provider!.profile = "{}"), (f.parties.location.zip = "60602")), ["unsigned", "location_zip", "provider_npi"]],
   ];

@@ -61,11 +61,13 @@ describe("837P writer: golden files, read back", () => {
     expect(r.file.content).toContain("CLM*C000001*100.00***12:B:1*Y*A*Y*Y~");
   });
 
-  it("two claims in one batch, with XP/HM modifiers, two diagnoses and a dependent client", () => {
+  it("two claims in one batch, with XP/HM modifiers, two diagnoses, a dependent client, related causes and a referring provider", () => {
     const second = claim({
       claimNumber: "C000002",
       subscriber: { memberId: "X99", groupNumber: null, selfSubscriber: false, firstName: "Maria", lastName: "Perez" },
       patient: { firstName: "Leo", lastName: "Perez", birthDate: "2019-09-09", gender: "M", address: "9 Bay Rd", city: "Doral", state: "FL", zip: "33172", relationship: "19" },
+      relatedCauses: ["EM", "OA"],
+      referringProvider: { firstName: "Ana", lastName: "Lee", npi: "1306849450" },
       diagnosisCodes: ["F84.0", "F80.2"],
       lines: [line("97153", "rbt", "2026-11-03", 4, ["XP", "HM"]), line("97153", "rbt", "2026-11-04", 6, ["HM"], "03")],
     });
@@ -81,6 +83,13 @@ describe("837P writer: golden files, read back", () => {
     expect(back.sets[1]!.segments).toContain("PAT");
     expect(r.file.content).toContain("HI*ABK:F840*ABF:F802~");
     expect(r.file.content).toContain("SV1*HC:97153:HM*75.00*UN*6*03**1:2~");
+    // Set 2 carries CLM11 and 2310A (probe 8981 §5), set 1 neither; each SE01 counts its own segments.
+    // NM1 41, 40, 85, IL, PR, QC, DN and 82 in set 2 (SE01 30 → 31 with 2310A); set 1 has no QC and no DN.
+    expect(back.sets[1]!.segments.filter((id) => id === "NM1")).toHaveLength(8);
+    expect(back.sets[0]!.segments.filter((id) => id === "NM1")).toHaveLength(6);
+    expect(back.sets.map((s) => s.count)).toEqual([24, 31]);
+    expect(r.file.content).toContain("CLM*C000002*75.00***12:B:1*Y*A*Y*Y**EM:OA~\nHI*ABK:F840*ABF:F802~\nNM1*DN*1*LEE*ANA****XX*1306849450~\nNM1*82*");
+    expect(r.file.content).toContain("CLM*C000001*100.00***12:B:1*Y*A*Y*Y~\nHI*ABK:F840*ABF:F909~\nNM1*82*");
   });
 
   it("a BCBA 97155 with a prior authorization number", () => {
@@ -489,5 +498,60 @@ describe("PER04: the location's phone as 10 digits (probe 8981 §7)", () => {
     expect(validateClaim(c)).toEqual(message ? [{ field: "billing.phone", message }] : []);
     const r = write837P([c], env(1));
     expect(r.ok ? r.file.content.split("~\n").find((s) => s.startsWith("PER*")) : null).toBe(per04 && `PER*IC*SUNRISE ABA MIAMI*TE*${per04}`);
+  });
+});
+
+describe("CLM11 related causes and the 2310A referring provider from the client's profile (probe 8981 §5)", () => {
+  /** The segments of a written claim from CLM up to the first LX. */
+  const claimLoop = (c: ClaimData) => {
+    const r = write837P([c], env(1));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    const back = readBack837(r.file.content);
+    expect(back.sets[0]!.count).toBe(r.file.sets[0]!.segments);
+    const segments = r.file.content.split("~\n");
+    return segments.slice(segments.findIndex((s) => s.startsWith("CLM*")), segments.findIndex((s) => s.startsWith("LX*")));
+  };
+  const ana = { firstName: "Ana", lastName: "Lee", npi: "1306849450" };
+  const rita = `NM1*82*1*BAKER*RITA****XX*${npiFrom("111222333")}`;
+  it.each<[string, Partial<ClaimData>, string[]]>([
+    ["none: no CLM10 or CLM11, no 2310A", { relatedCauses: [], referringProvider: null }, ["CLM*C000001*100.00***12:B:1*Y*A*Y*Y", "HI*ABK:F840", rita]],
+    ["employment related", { relatedCauses: ["EM"] }, ["CLM*C000001*100.00***12:B:1*Y*A*Y*Y**EM", "HI*ABK:F840", rita]],
+    ["employment and other accident", { relatedCauses: ["EM", "OA"] }, ["CLM*C000001*100.00***12:B:1*Y*A*Y*Y**EM:OA", "HI*ABK:F840", rita]],
+    ["a referring provider: 2310A between HI and 2310B", { referringProvider: ana }, ["CLM*C000001*100.00***12:B:1*Y*A*Y*Y", "HI*ABK:F840", "NM1*DN*1*LEE*ANA****XX*1306849450", rita]],
+    ["a referring provider without a first name", { referringProvider: { ...ana, firstName: "" }, relatedCauses: ["OA"] }, ["CLM*C000001*100.00***12:B:1*Y*A*Y*Y**OA", "HI*ABK:F840", "NM1*DN*1*LEE*****XX*1306849450", rita]],
+  ])("%s", (_name, over, expected) => {
+    const c = claim(over);
+    expect(validateClaim(c)).toEqual([]);
+    expect(claimLoop(c)).toEqual(expected);
+  });
+
+  const profile = "on the client's profile";
+  it.each<[string, Partial<ClaimData>, ClaimIssue[]]>([
+    [
+      "an auto accident: its state cannot be sent, so the claim is refused",
+      { relatedCauses: ["EM", "AA"] },
+      [{ field: "related_causes.auto_accident", message: 'An auto accident claim needs the accident\'s state (where it happened), and the client\'s profile has no place to record it, so this claim cannot be sent from here. If the services are not related to an auto accident, untick "Auto accident" on the client\'s profile.' }],
+    ],
+    ["a referring name without an NPI", { referringProvider: { ...ana, npi: null } }, [{ field: "referring.npi", message: "The client's profile names the referring provider Ana Lee without an NPI. Add the referring provider's 10-digit NPI on the client's profile, or clear the name if there is no referral." }]],
+    ["a referring NPI without a name", { referringProvider: { firstName: "", lastName: "", npi: "1306849450" } }, [{ field: "referring.last_name", message: "The client's profile names a referring provider (NPI 1306849450) without a last name. Add the referring provider's last name on the client's profile, or clear the referring provider's fields if there is no referral." }]],
+    ["a referring first name alone", { referringProvider: { firstName: "Ana", lastName: "", npi: null } }, [
+      { field: "referring.last_name", message: "The client's profile names a referring provider (Ana) without a last name. Add the referring provider's last name on the client's profile, or clear the referring provider's fields if there is no referral." },
+      { field: "referring.npi", message: "The client's profile names the referring provider Ana without an NPI. Add the referring provider's 10-digit NPI on the client's profile, or clear the name if there is no referral." },
+    ]],
+    ["a referring NPI with a wrong check digit", { referringProvider: { ...ana, npi: "1306849451" } }, [{ field: "referring.npi", message: "The referring provider's NPI 1306849451 on the client's profile is not a valid NPI (10 digits with a check digit). Correct it on the client's profile." }]],
+    ["a referring last name too long", { referringProvider: { ...ana, lastName: "L".repeat(61) } }, [{ field: "referring.last_name", message: `Referring provider last name is longer than the 60 characters a claim can carry. Shorten it ${profile}.` }]],
+    ["a referring first name with a separator", { referringProvider: { ...ana, firstName: "An*a" } }, [{ field: "referring.first_name", message: `Referring provider first name contains '*', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it ${profile}.` }]],
+  ])("%s", (_name, over, issues) => {
+    const c = claim(over);
+    expect(validateClaim(c)).toEqual(issues);
+    expect(write837P([c], env(1)).ok).toBe(false);
+  });
+
+  it("the viewer's readable 837P names 2310A and CLM11", () => {
+    const r = write837P([claim({ relatedCauses: ["EM"], referringProvider: ana })], env(1));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    const rows = readable837P(r.file.content);
+    expect(rows.find((s) => s.id === "NM1" && s.loop === "2310A Referring provider")?.label).toBe("Referring provider");
+    expect(rows.find((s) => s.id === "CLM")?.parts.at(-1)).toEqual({ name: "Related causes", value: "EM" });
   });
 });

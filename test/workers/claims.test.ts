@@ -1833,3 +1833,134 @@ describe("the build form marks each bad filter at its field (probe 8981 §8)", (
     expect(((await res.json()) as { errors: Record<string, string> }).errors.patient_id).toBe("Enter a client id (a whole number).");
   });
 });
+
+describe("a payer that bills an RBT's sessions under the supervisor (probe 8981 §4)", () => {
+  /** The world's payer with or without the flag; a BCBA supervisor (Noah Fischer) and a second RBT (Diego Ramirez), each with an NPI. */
+  async function supervised(flag: boolean) {
+    const w = await world();
+    await db().update(insurances).set({ usesSupervisorAsProvider: flag }).where(eq(insurances.id, w.insurer.id));
+    const staff = async (name: string, surname: string, npi: string | null) => {
+      const u = await createUser({ permissions: ["view_notes"], locations: [w.location.id] });
+      await db().update(users).set({ name, surname, profile: JSON.stringify(npi ? { npi } : {}) }).where(eq(users.id, u.id));
+      return u;
+    };
+    return { ...w, bcba: await staff("Noah", "Fischer", npiFrom("222333444")), diego: await staff("Diego", "Ramirez", npiFrom("333444555")), staff };
+  }
+  const build = async (token: string, noteIds: number[]) => api("/v2/claims", { method: "POST", token, body: { note_ids: noteIds } });
+
+  it("two RBTs' notes of one day with one supervisor make one claim; the 837P's rendering provider is the supervisor, at the RBT's price; the viewer says so; the billing rows keep each RBT", async () => {
+    const w = await supervised(true);
+    const a = await w.note({ supervisorId: w.bcba.id });
+    const b = await w.note({ providerId: w.diego.id, providerName: "Diego Ramirez", supervisorId: w.bcba.id });
+    const rows = (await (await api(`/client_report/byprofile/${w.patient.id}`, { token: w.token })).json()) as { data: { note_id: number; provider_name: string; reasons: string[] }[] };
+    expect(rows.data.map((r) => [r.note_id, r.provider_name, r.reasons]).sort()).toEqual([
+      [a, "Rita Baker", []],
+      [b, "Diego Ramirez", []],
+    ]);
+    const built = await build(w.token, [a, b]);
+    expect(built.status, await built.clone().text()).toBe(201);
+    const { data } = (await built.json()) as { data: { id: number; lines: number; total_cents: number; errors: unknown[] }[] };
+    // One claim (client + location + rendering provider + payer), one line of both notes' units at the RBT's 97153 price.
+    expect(data).toEqual([expect.objectContaining({ lines: 1, total_cents: 16 * 1250, errors: [] })]);
+    const [stored] = await db().select().from(claims).where(eq(claims.id, data[0]!.id));
+    expect(stored!.providerId).toBe(w.bcba.id);
+    const shown = (await (await api(`/v2/claims/${data[0]!.id}`, { token: w.token })).json()) as { data: { data: { renderingProvider: unknown }; current_errors: unknown[] } };
+    expect(shown.data.data.renderingProvider).toEqual({ firstName: "Noah", lastName: "Fischer", npi: npiFrom("222333444") });
+    expect(shown.data.current_errors).toEqual([]);
+    const viewer = await (await request(`/claims/edit-viewer/${data[0]!.id}`, { cookie: await signInCookie(w.manager) })).text();
+    expect(viewer).toContain(`Noah Fischer · NPI ${npiFrom("222333444")}`);
+
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [data[0]!.id] } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const content = await (await api(`/v2/claims/${data[0]!.id}/download`, { token: w.token })).text();
+    readBack837(content);
+    expect(content).toContain(`NM1*82*1*FISCHER*NOAH****XX*${npiFrom("222333444")}~\nLX*1~\nSV1*HC:97153*200.00*UN*16***1~`);
+    expect(content).not.toMatch(/BAKER|RAMIREZ/);
+  });
+
+  it("the supervisor changed on a draft's note: generation refuses, as for any change of the claim's rendering provider", async () => {
+    const w = await supervised(true);
+    const other = await w.staff("Ada", "Stone", npiFrom("444555666"));
+    const a = await w.note({ supervisorId: w.bcba.id });
+    const built = await build(w.token, [a]);
+    expect(built.status, await built.clone().text()).toBe(201);
+    const id = ((await built.json()) as { data: { id: number }[] }).data[0]!.id;
+    await db().update(notes).set({ supervisorId: other.id }).where(eq(notes.id, a));
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [id] } });
+    expect(gen.status).toBe(409);
+    expect(((await gen.json()) as { message: string }).message).toMatch(/no longer make the same lines at today's prices, payer and PA numbers/);
+    expect((await db().select().from(claims).where(eq(claims.id, id)))[0]!.status).toBe("draft");
+  });
+
+  it.each([
+    ["a note without a supervisor", false, /^Note \d+: Cannot bill this note: Florida Blue \d+ bills an RBT's sessions under the supervising BCBA \("Uses the supervisor as provider" on the insurer's page\), so the claim names the note's supervisor as the rendering provider, and this note names no supervisor\. Choose the BCBA who supervised the session as the note's supervisor \(on a signed note, by an amendment\)\.$/],
+    ["a supervisor without an NPI", true, /^Note \d+: Cannot bill this note: Florida Blue \d+ bills an RBT's sessions under the supervising BCBA \("Uses the supervisor as provider" on the insurer's page\), so the claim names the note's supervisor as the rendering provider: Noah Fischer has no NPI\. Add the rendering provider's NPI on the employee's profile\.$/],
+  ])("%s: the scrubber refuses it on the billing row and the build writes nothing", async (_name, withSupervisor, message) => {
+    const w = await supervised(true);
+    if (withSupervisor) await db().update(users).set({ profile: "{}" }).where(eq(users.id, w.bcba.id));
+    const a = await w.note(withSupervisor ? { supervisorId: w.bcba.id } : {});
+    const rows = (await (await api(`/client_report/byprofile/${w.patient.id}`, { token: w.token })).json()) as { data: { reasons: string[] }[] };
+    expect(rows.data[0]!.reasons).toHaveLength(1);
+    const before = await claimCount();
+    const built = await build(w.token, [a]);
+    expect(built.status).toBe(422);
+    expect(((await built.json()) as { message: string }).message).toMatch(message);
+    expect(await claimCount()).toBe(before);
+  });
+
+  it("a payer without the flag: each RBT renders their own claim, supervisor or not", async () => {
+    const w = await supervised(false);
+    const a = await w.note({ supervisorId: w.bcba.id });
+    const b = await w.note({ providerId: w.diego.id, providerName: "Diego Ramirez", supervisorId: w.bcba.id });
+    const built = await build(w.token, [a, b]);
+    expect(built.status, await built.clone().text()).toBe(201);
+    const made = ((await built.json()) as { data: { id: number }[] }).data;
+    expect(made).toHaveLength(2);
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: made.map((c) => c.id) } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const content = await (await api(`/v2/claims/${made[0]!.id}/download`, { token: w.token })).text();
+    readBack837(content);
+    expect(content.match(/^NM1\*82\*.*$/gm)?.sort()).toEqual([`NM1*82*1*BAKER*RITA****XX*${npiFrom("111222333")}~`, `NM1*82*1*RAMIREZ*DIEGO****XX*${npiFrom("333444555")}~`]);
+    expect(content).not.toContain("FISCHER");
+  });
+});
+
+describe("CLM11 and the 2310A referring provider from the client's profile (probe 8981 §5)", () => {
+  const withProfile = async (set: Record<string, unknown>) => {
+    const w = await world();
+    const details = { ...(JSON.parse(w.patient.details ?? "{}") as Record<string, unknown>), ...set };
+    await db().update(patients).set({ details: JSON.stringify(details) }).where(eq(patients.id, w.patient.id));
+    return w;
+  };
+
+  it("employment related, other accident and a referring provider go out in CLM11 and 2310A, before 2310B; the viewer lists them", async () => {
+    const w = await withProfile({ emmployment: true, other_accident: true, referring_provider_first_name: "Ana", referring_provider_last_name: "Lee", referring_provider_npi: "1306849450" });
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [await w.note()] } });
+    expect(built.status, await built.clone().text()).toBe(201);
+    const draft = ((await built.json()) as { data: { id: number; errors: unknown[] }[] }).data[0]!;
+    expect(draft.errors).toEqual([]);
+    const viewer = await (await request(`/claims/edit-viewer/${draft.id}`, { cookie: await signInCookie(w.manager) })).text();
+    expect(viewer).toContain("Ana Lee · NPI 1306849450");
+    expect(viewer).toContain("Employment related, Other accident");
+    const gen = await api("/v2/claims/generate", { method: "POST", token: w.token, body: { claim_ids: [draft.id] } });
+    expect(gen.status, await gen.clone().text()).toBe(201);
+    const content = await (await api(`/v2/claims/${draft.id}/download`, { token: w.token })).text();
+    const back = readBack837(content);
+    expect(content).toMatch(/^CLM\*C\d{7}\*100\.00\*\*\*12:B:1\*Y\*A\*Y\*Y\*\*EM:OA~\nHI\*ABK:F840~\nNM1\*DN\*1\*LEE\*ANA\*\*\*\*XX\*1306849450~\nNM1\*82\*1\*BAKER\*RITA/m);
+    // SE01 (checked by the reader) counts the new segment: 24 for a self-subscriber's one-line claim, + REF*G1 + NM1*DN.
+    expect(back.sets[0]!.count).toBe(26);
+  });
+
+  it.each([
+    ["an auto accident", { auto_accident: true }, /An auto accident claim needs the accident's state \(where it happened\), and the client's profile has no place to record it, so this claim cannot be sent from here\. If the services are not related to an auto accident, untick "Auto accident" on the client's profile\.$/],
+    ["a referring provider's name without an NPI", { referring_provider_first_name: "Ana", referring_provider_last_name: "Lee" }, /The client's profile names the referring provider Ana Lee without an NPI\. Add the referring provider's 10-digit NPI on the client's profile, or clear the name if there is no referral\.$/],
+    ["a referring NPI without a name", { referring_provider_npi: "1306849450" }, /The client's profile names a referring provider \(NPI 1306849450\) without a last name\./],
+  ])("%s: refused before anything is built", async (_name, set, message) => {
+    const w = await withProfile(set);
+    const before = await claimCount();
+    const built = await api("/v2/claims", { method: "POST", token: w.token, body: { note_ids: [await w.note()] } });
+    expect(built.status).toBe(422);
+    expect(((await built.json()) as { message: string }).message).toMatch(message);
+    expect(await claimCount()).toBe(before);
+  });
+});
