@@ -748,10 +748,11 @@ export function writesSupervisorSignature(input: SupervisorSignature, current: S
 
 /**
  * What a claim bills of a note (the 837P's service line, decision 032): while a claim that is not rejected holds
- * the note, these do not change (decision 030, stop 24) — nor is the note deleted. The narrative may still be
- * amended: no claim carries it.
+ * the note, these do not change (decision 030, stop 24) — nor is the note deleted. The supervisor is among them: a
+ * payer that uses the supervisor as provider bills the note under them (2310B, decision 032, stop 35). The narrative
+ * may still be amended: no claim carries it.
  */
-export const CLAIMED_NOTE_FIELDS = ["session_date", "time_in", "time_out", "time_in2", "time_out2", "cpt_code", "md", "md2", "md3", "pos", "pa_service_id", "provider_id", "unit_price_cents"] as const;
+export const CLAIMED_NOTE_FIELDS = ["session_date", "time_in", "time_out", "time_in2", "time_out2", "cpt_code", "md", "md2", "md3", "pos", "pa_service_id", "provider_id", "supervisor_id", "unit_price_cents"] as const;
 
 type ClaimedNoteField = (typeof CLAIMED_NOTE_FIELDS)[number];
 

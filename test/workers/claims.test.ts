@@ -214,6 +214,9 @@ describe("API /v2/claims", () => {
     expect(await call(`/v2/notes-rbt/${n}`, "DELETE")).toEqual({ status: 422, errors: { form: onClaim } });
     expect(await call(`/v2/notes-rbt/${n}`, "PATCH", { time_out: "10:00", amendment_reason: "Shorter" })).toEqual({ status: 422, errors: { time_out: onClaim } });
     expect(await call(`/v2/notes-rbt/${n}`, "PATCH", { pos: "11", amendment_reason: "Office" })).toEqual({ status: 422, errors: { pos: onClaim } });
+    // The supervisor too: a payer that uses the supervisor as provider bills the note under them (stop 35).
+    const other = await createUser({ role: "BCBA", permissions: ["view_notes"], locations: [w.location.id] });
+    expect(await call(`/v2/notes-rbt/${n}`, "PATCH", { supervisor_id: other.id, amendment_reason: "Other supervisor" })).toEqual({ status: 422, errors: { supervisor_id: onClaim } });
     expect(await row()).toEqual(before);
     // The narrative is no claim's: a correction of it is an amendment as any other.
     const narrative = await call(`/v2/notes-rbt/${n}`, "PATCH", { as_evidenced_by: "Calm and engaged", amendment_reason: "Typo" });
