@@ -83,11 +83,15 @@ export function profileDiagnoses(details: string): string[] {
  * "Mother-in-law" not a parent. Blank is the usual case, a parent. Any other relationship (grandmother, guardian,
  * aunt) is G8, other relationship (probe 8981 §3).
  */
+/** Whole words, letters with accents included (`\b` knows only ASCII letters: "mamá" would never end). */
+const words = (...alternatives: string[]) => new RegExp(`(?<!\\p{L})(${alternatives.join("|")})(?!\\p{L})`, "iu");
+
 const RELATIONSHIPS: readonly (readonly [words: RegExp, code: PatientRelationship])[] = [
-  [/\b(in[- ]law|ex|former)\b/i, "G8"],
-  [/\b(mother|father|parent|mom|dad|stepmother|stepfather|stepparent|stepmom|stepdad)\b/i, "19"],
-  [/\b(spouse|husband|wife)\b/i, "01"],
-  [/\b(life|domestic) partner\b/i, "53"],
+  [words("in[- ]law", "ex", "former", "suegr[oa]"), "G8"],
+  // English and Spanish, as clinics record them.
+  [words("mother", "father", "parent", "mom", "dad", "stepmother", "stepfather", "stepparent", "stepmom", "stepdad", "madre", "padre", "mam[aá]", "pap[aá]", "madrastra", "padrastro"), "19"],
+  [words("spouse", "husband", "wife", "esposo", "esposa", "c[oó]nyuge"), "01"],
+  [words("(life|domestic) partner"), "53"],
 ];
 
 export function patientRelationship(recorded: string | null): PatientRelationship {

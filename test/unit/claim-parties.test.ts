@@ -79,6 +79,15 @@ describe("PAT01 from the parent's recorded relationship (probe 8981 §3)", () =>
     ["Ex-wife", "G8"],
     ["Partner", "G8"],
     ["Godparent", "G8"],
+    // Spanish, as clinics record it; accented letters are letters of a word.
+    ["Madre", "19"],
+    ["padre (tutor legal)", "19"],
+    ["Mamá", "19"],
+    ["Esposa", "01"],
+    ["Cónyuge", "01"],
+    ["Abuela", "G8"],
+    ["Suegra", "G8"],
+    ["Comadre", "G8"],
   ])("%j → %s", (recorded, code) => {
     expect(patientRelationship(recorded)).toBe(code);
   });
