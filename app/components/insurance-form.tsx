@@ -94,7 +94,13 @@ export function InsurerForm({
       <Field label="State" name="state" maxLength={50} defaultValue={text(values.state)} error={errors.state} />
       <Field label="ZIP code" name="zip" inputMode="numeric" defaultValue={text(values.zip)} error={errors.zip} />
       <TextareaField label="Notes" name="notes" maxLength={2000} defaultValue={text(values.notes)} error={errors.notes} />
-      <CheckboxField label="Uses the supervisor as provider" name="uses_supervisor_as_provider" defaultChecked={checked(values.uses_supervisor_as_provider)} error={errors.uses_supervisor_as_provider} />
+      <CheckboxField
+        label="Uses the supervisor as provider"
+        name="uses_supervisor_as_provider"
+        defaultChecked={checked(values.uses_supervisor_as_provider)}
+        error={errors.uses_supervisor_as_provider}
+        hint="Claims to this insurer name an RBT's supervising BCBA as the rendering provider (a note needs a supervisor with an NPI)."
+      />
       <CheckboxField label="Uses the telehealth flag" name="uses_is_telehealth" defaultChecked={checked(values.uses_is_telehealth)} error={errors.uses_is_telehealth} />
       <CheckboxGroup legend="POS allowed to CG" name="pos_allowed_to_cg" options={POS_OPTIONS} selected={list(values.pos_allowed_to_cg)} error={errors.pos_allowed_to_cg} />
       <CheckboxGroup legend="POS allowed to TT" name="pos_allowed_to_tt" options={POS_OPTIONS} selected={list(values.pos_allowed_to_tt)} error={errors.pos_allowed_to_tt} />

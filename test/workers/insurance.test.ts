@@ -244,6 +244,12 @@ describe("insurance screens", () => {
     expect(await db().select().from(insurances)).toHaveLength(before.length);
   });
 
+  it("the form says what 'Uses the supervisor as provider' does to claims (stop 35)", async () => {
+    const html = (await (await request("/insurance/register", { cookie: await cookieFor() })).text()).replaceAll("&#x27;", "'");
+    expect(html).toMatch(/<input id="f-uses_supervisor_as_provider"[^>]*aria-describedby="f-uses_supervisor_as_provider-hint"/);
+    expect(html).toContain("Claims to this insurer name an RBT's supervising BCBA as the rendering provider (a note needs a supervisor with an NPI).");
+  });
+
   it("register saves and lands on the edit screen", async () => {
     const cookie = await cookieFor();
     const name = unique("Registered");

@@ -55,12 +55,17 @@ export function TextareaField({ label, name, error, ...area }: { label: string; 
   );
 }
 
-export function CheckboxField({ label, name, defaultChecked, error, id: given }: { label: string; name: string; defaultChecked?: boolean; error?: string; id?: string }) {
+export function CheckboxField({ label, name, defaultChecked, error, hint, id: given }: { label: string; name: string; defaultChecked?: boolean; error?: string; hint?: string; id?: string }) {
   const id = given ?? `f-${name}`;
   return (
     <div className="field-check">
-      <input id={id} type="checkbox" name={name} value="true" defaultChecked={defaultChecked} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} autoFocus={!!error} />
+      <input id={id} type="checkbox" name={name} value="true" defaultChecked={defaultChecked} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} aria-describedby={hint ? `${id}-hint` : undefined} autoFocus={!!error} />
       <label htmlFor={id}>{label}</label>
+      {hint ? (
+        <small id={`${id}-hint`} className="hint">
+          {hint}
+        </small>
+      ) : null}
       <ErrorText id={id} error={error} />
     </div>
   );
