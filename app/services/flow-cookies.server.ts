@@ -34,6 +34,9 @@ export const clearResetCookies = (secure: boolean) => [clear(RESET_EMAIL, secure
  */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/dashboard"): string {
   if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
+  // A control character: browsers drop TAB, CR and LF from a URL before reading it ("/<TAB>/evil.example" is another
+  // host), and a newline or NUL cannot go in a Location header (a 500). Whatever is left must read as a path here.
+  if (/[\u0000-\u001f\u007f]/.test(to) || new URL(to, "https://here.invalid").origin !== "https://here.invalid") return fallback;
   if (to.startsWith("/login") || to.startsWith("/logout")) return fallback;
   const query = to.indexOf("?");
   if (query < 0) return to;
