@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
 import { useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { BipTable } from "~/components/bip/bip-table";
+import { isPastEnd } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { Pagination, FilterSelect, SearchForm } from "~/components/ui/list";
 import { TYPES_OF_ASSESSMENT } from "~/domain/bip-document";
@@ -65,7 +66,7 @@ export default function BipList() {
         <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
         <FilterSelect name="type_of_assessment" label="Type of assessment" any="Any type" options={TYPES_OF_ASSESSMENT} />
       </SearchForm>
-      <BipTable rows={page.data} canManage={canManage} caption="Behavior plans" />
+      {isPastEnd(page) ? null : <BipTable rows={page.data} canManage={canManage} caption="Behavior plans" />}
       <Pagination page={page} />
     </section>
   );

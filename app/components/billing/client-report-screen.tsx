@@ -1,9 +1,9 @@
 import { Form, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
-import { DataTable, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
+import { DataList, DataTable, FILTERS_REFUSED_TEXT, type Column } from "~/components/ui/data-list";
 import { ChoiceSelect, type Choice } from "~/components/ui/choice-select";
 import { FormMessage } from "~/components/ui/field";
-import { DateRangeFilter, Pagination, unshownFilterError } from "~/components/ui/list";
+import { DateRangeFilter, unshownFilterError } from "~/components/ui/list";
 import { ErrorText } from "~/components/ui/form-controls";
 import { REPORT_NOTE_TYPE_LABELS, REPORT_NOTE_TYPES } from "~/domain/client-reports";
 import { modifierChoicesFor } from "~/domain/insurance";
@@ -245,8 +245,7 @@ export function ClientReportScreen({ title, backTo = "/billing/list" }: { title:
           <p>{FILTERS_REFUSED_TEXT}</p>
         ) : (
           <>
-            <DataTable caption="Billing by note" rows={report.page.data} columns={columns} />
-            <Pagination page={report.page} />
+            <DataList caption="Billing by note" page={report.page} columns={columns} />
             <p className="week-totals">
               <label>
                 Week Total Hours <input readOnly value={report.week_total_hours.toFixed(2)} size={6} />

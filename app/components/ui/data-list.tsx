@@ -156,6 +156,15 @@ export function DataTable<T extends Row>({
   );
 }
 
+/**
+ * A page past the last one (pastEndText): empty, but the list is not. The pagination says which page is last, and the
+ * list's empty text ("Every note … can be billed.", "No data to display.") would say something false (probe 8984
+ * §L1): a screen that draws its own table leaves it out on such a page.
+ */
+export function isPastEnd(page: Pick<Paged<unknown>, "data" | "page" | "last_page" | "total_is_lower_bound">): boolean {
+  return page.data.length === 0 && pastEndText(page) !== null;
+}
+
 /** A paged list screen's body: the filter form (a `<Form method="get">`, e.g. SearchForm), the table, the pages. */
 export function DataList<T extends Row>({
   page,
@@ -172,13 +181,10 @@ export function DataList<T extends Row>({
   filters?: ReactNode;
   caption: string;
 }) {
-  // A page past the last one (pastEndText) is empty, but the list is not: the pagination says which page is last,
-  // and the list's empty text ("Every note … can be billed.") would say something false (probe 8984 §L1).
-  const pastEnd = page.data.length === 0 && pastEndText(page) !== null;
   return (
     <>
       {filters}
-      {pastEnd ? null : <DataTable rows={page.data} columns={columns} rowKey={rowKey} empty={empty} caption={caption} />}
+      {isPastEnd(page) ? null : <DataTable rows={page.data} columns={columns} rowKey={rowKey} empty={empty} caption={caption} />}
       <Pagination page={page} />
     </>
   );
