@@ -28,6 +28,12 @@
   document.addEventListener("submit", (event) => {
     const form = event.target;
     if (form instanceof HTMLFormElement && !event.defaultPrevented) pending(form, event.submitter);
+    // Logout: the user's note drafts (clinical text kept as typed, decision 025) leave the browser with them.
+    const drafts = form instanceof HTMLFormElement && form.dataset.clearDrafts;
+    if (drafts)
+      try {
+        for (const k of Object.keys(localStorage)) if (k.startsWith(drafts)) localStorage.removeItem(k);
+      } catch {}
   });
   // A form that posts in place sends nothing more while its post runs (a double click posts once).
   const busy = (form) => form.getAttribute("aria-busy") === "true";

@@ -2,8 +2,11 @@
  * The note form's browser module (docs/decisions/025), loaded only by the note form screens and bundled by
  * scripts/build-assets.mjs. Everything here is an enhancement of a form that works without it:
  * - the draft: the form's fields are kept in localStorage as they are typed (debounced), keyed by user and
- *   form; after a reload, a crash or a closed tab the form offers "Restore your unsaved note from 10:42?";
- *   the view screen clears it after a successful save (an inline script there: app/components/notes/note-view.tsx);
+ *   form, with the note's version they were typed against; after a reload, a crash or a closed tab the form
+ *   offers "Restore your unsaved note from 10:42?" (and warns when the note was saved again since); restoring
+ *   puts that version back, so the save meets the version check; drafts older than 24 hours are dropped;
+ *   the view screen clears it after a successful save (an inline script there: app/components/notes/note-view.tsx),
+ *   and Logout clears the user's (public/enhance.js);
  * - live units from the two time pairs (the one units function, app/domain/notes.ts), and the weekly units meter
  *   of the chosen PA service (app/domain/pa-pacing.ts);
  * - the CPT's fields and the PA services covering the date and CPT, without a round trip;
@@ -12,16 +15,19 @@
  */
 import { typedMinutes, unitsForMinutes } from "../domain/notes";
 import { providerNameFor } from "../domain/note-form";
+import { draftExpired, draftOfferText, NOTE_DRAFT_PREFIX } from "../domain/note-drafts";
 import { meterState, meterText, unitsOverAvailableText } from "../domain/pa-pacing";
 import { attachAiSummary } from "./note-summary";
 import { signaturePads } from "./signature-pad";
 export { SIGNATURE_MAX_CHARS } from "./signature-pad";
 
-const DRAFT_PREFIX = "note-draft:";
-/** Fields the page owns: never written back from a draft. */
+/** Fields the page owns: never written back from a draft (the version only as the draft's own, below). */
 const PAGE_FIELDS = new Set(["form_token", "version", "type", "patient_id", "intent"]);
 
-type Draft = { at: number; fields: [string, string][] };
+/** `version`: the note's version the fields were typed against (edit and amend forms; none on a new note). */
+type Draft = { at: number; version?: string; fields: [string, string][] };
+
+const versionInput = (form: HTMLFormElement) => form.elements.namedItem("version") as HTMLInputElement | null;
 
 function fieldsOf(form: HTMLFormElement): [string, string][] {
   const out: [string, string][] = [];
@@ -38,6 +44,21 @@ function readDraft(key: string): Draft | null {
     return d && typeof d.at === "number" && Array.isArray(d.fields) ? d : null;
   } catch {
     return null;
+  }
+}
+
+/** Drafts past the server copy's 24 hours (decision 025), of every user of this browser, are dropped. */
+function dropOldDrafts() {
+  try {
+    const now = Date.now();
+    const keys = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i) ?? "");
+    for (const k of keys) {
+      if (!k.startsWith(NOTE_DRAFT_PREFIX)) continue;
+      const d = readDraft(k);
+      if (!d || draftExpired(d.at, now)) localStorage.removeItem(k);
+    }
+  } catch {
+    /* storage refused: nothing is kept either */
   }
 }
 
@@ -63,15 +84,22 @@ function draftBanner(form: HTMLFormElement, key: string) {
   if (form.hasAttribute("data-refused")) return;
   const draft = readDraft(key);
   if (!draft || same(draft.fields, fieldsOf(form))) return;
-  const when = new Date(draft.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const version = versionInput(form);
+  // A draft of an edit form kept before drafts recorded their version: what it was typed against is unknown.
+  if (version && draft.version === undefined) return localStorage.removeItem(key);
+  const changedSince = !!version && draft.version !== version.value;
   const box = document.createElement("div");
   box.className = "alert alert-info draft-offer";
   box.setAttribute("role", "alertdialog");
   box.setAttribute("aria-label", "Unsaved note");
   box.innerHTML = `<p></p><button type="button" class="btn btn-primary" data-restore>Restore</button> <button type="button" class="btn" data-discard>Discard</button>`;
-  box.querySelector("p")!.textContent = `Restore your unsaved note from ${when}?`;
+  box.querySelector("p")!.textContent = draftOfferText(draft.at, Date.now(), changedSince);
   box.querySelector("[data-restore]")!.addEventListener("click", () => {
     restore(form, draft.fields);
+    // The save is then checked against the version the draft was typed against: changes saved since answer
+    // 409 with the stored values. On that answer (data-conflict) the user has seen them: restoring keeps its
+    // version, so saving the draft then is their choice.
+    if (version && !form.hasAttribute("data-conflict")) version.value = draft.version!;
     box.remove();
     form.querySelector<HTMLElement>("input:not([type=hidden]), select, textarea")?.focus();
   });
@@ -86,12 +114,20 @@ function draftBanner(form: HTMLFormElement, key: string) {
 function keepDrafts(form: HTMLFormElement, key: string) {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const initial = JSON.stringify(fieldsOf(form));
+  // Logout removes the user's drafts as its form is sent (public/enhance.js): nothing is saved after it.
+  let signedOut = false;
+  document.addEventListener("submit", (event) => {
+    if (!(event.target instanceof HTMLFormElement && event.target.hasAttribute("data-clear-drafts"))) return;
+    signedOut = true;
+    clearTimeout(timer);
+  });
   const save = () => {
+    if (signedOut) return;
     const fields = fieldsOf(form);
     // Nothing typed yet (the form as it loaded): keep no draft, and never overwrite one still on offer.
     if (JSON.stringify(fields) === initial) return;
     try {
-      localStorage.setItem(key, JSON.stringify({ at: Date.now(), fields } satisfies Draft));
+      localStorage.setItem(key, JSON.stringify({ at: Date.now(), version: versionInput(form)?.value, fields } satisfies Draft));
     } catch {
       /* storage full or refused: the server-side paths still hold */
     }
@@ -226,7 +262,8 @@ export function enhanceNoteForm(form: HTMLFormElement) {
   followProvider(form);
   signaturePads(form);
   attachAiSummary(form);
-  if (key && key.startsWith(DRAFT_PREFIX)) {
+  if (key && key.startsWith(NOTE_DRAFT_PREFIX)) {
+    dropOldDrafts();
     draftBanner(form, key);
     keepDrafts(form, key);
   }

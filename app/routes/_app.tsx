@@ -3,6 +3,7 @@ import { Outlet, useLoaderData } from "@remix-run/react";
 import { AppShell } from "~/components/shell/app-shell";
 import { badgeText, firstRole, greetingName, headerBadgeCount, showsLogoLink, showsProfileLink, sidebarBadgeText, visibleSidebar } from "~/domain/shell";
 import { demoModeOn } from "~/domain/settings";
+import { noteDraftPrefix } from "~/domain/note-drafts";
 import { getAuthSettings } from "~/models/settings.server";
 import { requirePrincipal } from "~/services/guard.server";
 import { closedMobileSidebarCookie, readPrefs } from "~/services/prefs.server";
@@ -24,6 +25,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       role: firstRole(actor),
       avatar: actor.avatar,
       isParent: actor.kind === "parent",
+      /** The prefix of this user's note drafts in the browser, which Logout removes (decision 025). */
+      drafts: actor.kind === "user" ? noteDraftPrefix(actor.id) : null,
     },
     nav: visibleSidebar(actor).map((item) => ({
       label: item.label,

@@ -4,6 +4,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { AuthLayout } from "~/components/auth-layout";
 import { Field } from "~/components/ui/field";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
+import { noteDraftPrefix } from "~/domain/note-drafts";
 import { UnlockInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { getActor } from "~/models/actors.server";
@@ -32,7 +33,7 @@ async function requireLocked(request: Request, context: AppLoadContext, to: stri
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"));
   const { actor } = await requireLocked(request, context, redirectTo, 302);
-  return { name: `${actor.name} ${actor.surname}`.trim(), email: actor.email, redirectTo };
+  return { name: `${actor.name} ${actor.surname}`.trim(), email: actor.email, redirectTo, drafts: actor.kind === "user" ? noteDraftPrefix(actor.id) : null };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -57,7 +58,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function LockScreen() {
-  const { name, email, redirectTo } = useLoaderData<typeof loader>();
+  const { name, email, redirectTo, drafts } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state !== "idle";
   return (
@@ -75,7 +76,7 @@ export default function LockScreen() {
           Unlock
         </button>
       </Form>
-      <Form method="post" action="/logout" className="auth-links">
+      <Form method="post" action="/logout" className="auth-links" data-clear-drafts={drafts ?? undefined}>
         <button className="link-button" type="submit">
           Not you? Sign out
         </button>

@@ -3,15 +3,17 @@ import type { Db } from "~/db/client.server";
 import { noteDrafts } from "~/db/schema";
 import { randomToken } from "./crypto.server";
 import { secretKey } from "./tokens.server";
+import { DRAFT_TTL_MS } from "~/domain/note-drafts";
 
 /**
  * Server-side drafts of a note form (docs/decisions/025): when a note form is posted after the session has
  * ended (locked after the idle limit, or expired), its fields are kept here for the user of that session,
  * encrypted at rest with AES-GCM under a key derived (HKDF-SHA-256) from the app secret, and handed back once
  * to that same user on that same form within 24 hours. The ciphertext is bound to its id, user and path (the
- * AES-GCM additional data), so a row moved to another user or form does not decrypt.
+ * AES-GCM additional data), so a row moved to another user or form does not decrypt. Their lifetime,
+ * DRAFT_TTL_MS, is the browser copy's too (app/domain/note-drafts.ts).
  */
-export const DRAFT_TTL_MS = 24 * 3_600_000;
+
 /** A form larger than this is not kept (two drawn signatures and long text fit well under it). */
 export const DRAFT_MAX_BYTES = 400_000;
 

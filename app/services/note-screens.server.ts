@@ -4,6 +4,7 @@ import { NOTE_TYPE_PATHS, type NoteFormOptions } from "~/components/notes/types"
 import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/note-view";
 import { versionChanges } from "~/components/notes/note-history";
 import { noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
+import { noteDraftKey, SERVER_DRAFT_CHANGED_SINCE } from "~/domain/note-drafts";
 import { CANNOT_SUPERVISE, PA_DELETED, todayIn } from "~/domain/note-rules";
 import { unitsLeftText } from "~/domain/pa-pacing";
 import { goneStaffLabel } from "~/domain/patients";
@@ -49,6 +50,8 @@ export interface NoteFormData {
   action: string;
   draftKey: string;
   summaryError: string | null;
+  /** A stale save's answer (409): the stored values and version are shown. */
+  conflict?: boolean;
   /** The edited note (edit and amend). */
   note: { id: number; signed_at: string | null; patient_id: number } | null;
 }
@@ -69,10 +72,6 @@ function createPath(type: NoteType, patientId: number): string {
 }
 function editPath(type: NoteType, id: number): string {
   return `${NOTE_TYPE_PATHS[type]}/edit/${id}`;
-}
-/** The browser draft's localStorage key (app/client/note-form.ts): user and form. */
-export function browserDraftKey(userId: number, path: string): string {
-  return `note-draft:${userId}:${path}`;
 }
 
 /** May the actor write this note? Their own with view_notes; anyone's with manage_notes (decision 023). */
@@ -321,7 +320,7 @@ export function createNoteLoader(type: NoteType) {
       version: null,
       mode: "create",
       action: path,
-      draftKey: browserDraftKey(actor.id, path),
+      draftKey: noteDraftKey(actor.id, path),
       summaryError: null,
       note: null,
     };
@@ -355,7 +354,7 @@ export function createNoteAction(type: NoteType) {
         version: null,
         mode: "create",
         action: p,
-        draftKey: browserDraftKey(actor.id, p),
+        draftKey: noteDraftKey(actor.id, p),
         summaryError: null,
         note: null,
         ...extra,
@@ -408,6 +407,7 @@ export function editNoteLoader(type: NoteType) {
     const path = editPath(type, id);
     const restored = await restoredDraft(context, request, actor, path);
     const values = restored.fields ? valuesOfPairs(restored.fields) : noteValues(note);
+    // A draft keeps the version it was typed against: a save over changes made since is a stale one (409).
     const version = restored.fields ? (Number(values.version) || note.version) : note.version;
     return {
       kind: "form",
@@ -415,12 +415,12 @@ export function editNoteLoader(type: NoteType) {
       values,
       errors: {},
       message: null,
-      notice: restored.notice,
+      notice: restored.fields && version !== note.version ? `${restored.notice} ${SERVER_DRAFT_CHANGED_SINCE}` : restored.notice,
       formToken: null,
       version,
       mode: note.signed_at ? "amend" : "edit",
       action: path,
-      draftKey: browserDraftKey(actor.id, path),
+      draftKey: noteDraftKey(actor.id, path),
       summaryError: null,
       note: { id: note.id, signed_at: note.signed_at, patient_id: note.patient_id },
     };
@@ -454,7 +454,7 @@ export function editNoteAction(type: NoteType) {
         version: version ?? note.version,
         mode: note.signed_at ? "amend" : "edit",
         action: path,
-        draftKey: browserDraftKey(actor.id, path),
+        draftKey: noteDraftKey(actor.id, path),
         summaryError: null,
         note: { id: note.id, signed_at: note.signed_at, patient_id: note.patient_id },
         ...extra,
@@ -477,7 +477,7 @@ export function editNoteAction(type: NoteType) {
     if (r.status === 409) {
       // Someone saved meanwhile: show what is stored now, with its version, and say so.
       const current = r.current as NoteJson;
-      return rerender(409, { values: noteValues(current), version: current.version, message: r.message }, current);
+      return rerender(409, { values: noteValues(current), version: current.version, message: r.message, conflict: true }, current);
     }
     return rerender(r.status, { errors: r.status === 422 ? formErrors(r.errors) : {}, message: r.message });
   };
@@ -515,7 +515,7 @@ export function viewNoteLoader(type: NoteType) {
           ? { name: `${actor.name} ${actor.surname}`.trim(), today: todayIn(ctx.now(), view.context.location.time_zone) }
           : null,
       flash: flash ? flash.slice(0, 200) : null,
-      clearDrafts: flash ? [browserDraftKey(actor.id, createPath(type, view.note.patient_id)), browserDraftKey(actor.id, editPath(type, id))] : [],
+      clearDrafts: flash ? [noteDraftKey(actor.id, createPath(type, view.note.patient_id)), noteDraftKey(actor.id, editPath(type, id))] : [],
     };
   };
 }

@@ -1403,6 +1403,67 @@ for (const javaScript of [false, true]) {
         await page.getByRole("button", { name: "Restore", exact: true }).click();
         assert.equal(await page.getByLabel("As evidenced by").inputValue(), "Kept in this browser");
       });
+
+      flow("notes: a draft typed before another user's save does not undo it; Logout clears the drafts (stop 35)", async () => {
+        await openRbtForm();
+        await fillSession(noteDay(7), "03:00", "04:00");
+        await page.getByLabel("Client appeared (mood)").fill("Calm");
+        await page.getByRole("button", { name: "Save note" }).click();
+        await page.waitForURL((url) => /^\/note-rbt\/view\/\d+$/.test(url.pathname));
+        const id = Number(/\d+$/.exec(new URL(page.url()).pathname)![0]);
+        const editPath = `/note-rbt/edit/${id}`;
+        // The RBT types on the edit form and leaves without saving.
+        await goto(page, editPath);
+        const draftKey = (await page.locator("form[data-note-form]").getAttribute("data-draft-key"))!;
+        const typedAgainst = await page.locator("input[name=version]").inputValue();
+        await page.getByLabel("Client appeared (mood)").fill("Tired");
+        await page.waitForTimeout(700);
+        await goto(page, "/dashboard");
+        // The manager corrects the note meanwhile (API).
+        const login = await fetch(`${app!.url}/api/auth/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: "manager@demo.test", password: DEMO_PASSWORD }) });
+        const auth = { Authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`, "Content-Type": "application/json" };
+        const corrected = "Manager corrected: session ended early";
+        const patch = await fetch(`${app!.url}/api/v2/notes-rbt/${id}`, { method: "PATCH", headers: auth, body: JSON.stringify({ summary_note: corrected }) });
+        assert.equal(patch.status, 200, "the manager's PATCH");
+        const stored = async () => ((await (await fetch(`${app!.url}/api/v2/notes-rbt/${id}`, { headers: auth })).json()) as { data: { summary_note: string | null; version: number; content: { client_appeared?: string } } }).data;
+        // Back on the form: the offer says the note changed since; Restore puts back the version it was typed against.
+        await goto(page, editPath);
+        const offer = page.getByText(/^Restore your unsaved note from .*changed since; restoring it may undo those changes\.$/);
+        await shown(offer);
+        await page.getByRole("button", { name: "Restore", exact: true }).click();
+        assert.equal(await page.getByLabel("Client appeared (mood)").inputValue(), "Tired");
+        assert.equal(await page.locator("input[name=version]").inputValue(), typedAgainst);
+        await page.getByRole("button", { name: "Save note" }).click();
+        await ready(page);
+        // The stale-save answer: the stored values and version are shown; the manager's correction is still stored.
+        await shown(page.getByText("Someone else saved a newer version"));
+        assert.equal(await page.getByLabel("Session summary").inputValue(), corrected);
+        assert.equal((await stored()).summary_note, corrected);
+        // What was typed is still offered; restored on this answer it keeps the stored version, so saving is deliberate.
+        await page.getByRole("button", { name: "Restore", exact: true }).click();
+        assert.equal(await page.locator("input[name=version]").inputValue(), String((await stored()).version));
+        await page.getByRole("button", { name: "Save note" }).click();
+        await page.waitForURL((url) => url.pathname === `/note-rbt/view/${id}`);
+        await ready(page);
+        assert.equal((await stored()).content.client_appeared, "Tired");
+        // Drafts: a day-old one is dropped when a note form opens; Logout removes this user's and leaves another user's.
+        const keys = () => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("note-draft:")).sort());
+        const prefix = draftKey.slice(0, draftKey.indexOf(":", "note-draft:".length) + 1);
+        await page.evaluate(([mine, old]) => {
+          localStorage.setItem(old!, JSON.stringify({ at: Date.now() - 25 * 3_600_000, version: "1", fields: [["content.client_appeared", "Old"]] }));
+          localStorage.setItem(mine!, JSON.stringify({ at: Date.now(), fields: [["content.client_appeared", "Kept until Logout"]] }));
+          localStorage.setItem("note-draft:999999:/note-rbt?patient_id=1", JSON.stringify({ at: Date.now(), fields: [] }));
+        }, [`${prefix}/note-rbt?patient_id=1`, draftKey]);
+        await goto(page, editPath);
+        assert.equal(await page.getByText(/^Restore your unsaved note/).count(), 0, "no offer of a day-old draft");
+        assert.deepEqual(await keys(), [`${prefix}/note-rbt?patient_id=1`, "note-draft:999999:/note-rbt?patient_id=1"].sort());
+        // Typed, then signed out straight away: leaving the form saves no draft after Logout removed them.
+        await page.getByLabel("Client appeared (mood)").fill("Typed just before Logout");
+        await page.locator("details.user-menu > summary").click();
+        await page.getByRole("button", { name: "Logout" }).click();
+        await page.waitForURL(onPath("/login"));
+        assert.deepEqual(await keys(), ["note-draft:999999:/note-rbt?patient_id=1"], "only another user's draft is left");
+      });
     } else {
       flow("notes: a note sent after the session locked is kept, and restored after unlocking", async () => {
         await openRbtForm();

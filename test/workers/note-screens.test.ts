@@ -272,7 +272,9 @@ describe("edit, amend, view", () => {
     const id = await createViaForm(w.rbtCookie, { session_date: day, ...nextTimes() });
     const page = await request(`/note-rbt/edit/${id}`, { cookie: w.rbtCookie });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('value="Calm"');
+    const editHtml = await page.text();
+    expect(editHtml).toContain('value="Calm"');
+    expect(editHtml).not.toContain("data-conflict");
     expect((await request(`/note-rbt/edit/${id}`, { cookie: w.otherCookie })).status).toBe(403);
     expect((await request(`/note-rbt/edit/${id}`, { cookie: w.outsiderCookie })).status).toBe(404);
     expect((await request(`/note-rbt/view/${id}`, { cookie: w.outsiderCookie })).status).toBe(404);
@@ -285,6 +287,9 @@ describe("edit, amend, view", () => {
     const html = await stale.text();
     expect(html).toContain("Someone else saved a newer version");
     expect(html).toContain('value="Cheerful"');
+    // The stored values and version are shown: a browser draft restored on this answer is saved on purpose (decision 025).
+    expect(html).toContain(`name="version" value="${row!.version + 1}"`);
+    expect(html).toMatch(/<form[^>]*data-note-form[^>]*data-conflict=""/);
     const [after] = await db().select().from(notes).where(eq(notes.id, id));
     expect(JSON.parse(after!.content).client_appeared).toBe("Cheerful");
   });
@@ -522,6 +527,33 @@ describe("a note is never lost when the session has ended", () => {
     const again = await (await request(back, { cookie })).text();
     expect(again).not.toContain("Written before the lock");
     expect(await db().select().from(noteDrafts).where(eq(noteDrafts.userId, w.rbt.id))).toHaveLength(0);
+  });
+
+  it("an edit kept when the session locked keeps the version it was typed against: changes saved since are not overwritten (stop 35)", async () => {
+    const day = nextDay();
+    const id = await createViaForm(w.rbtCookie, { session_date: day, ...nextTimes() });
+    const [row] = await db().select().from(notes).where(eq(notes.id, id));
+    const typed = rbtFields({ session_date: day, time_in: row!.timeIn!, time_out: row!.timeOut!, version: String(row!.version), "content.client_appeared": "Typed before the lock" });
+    const cookie = await signInCookie(w.rbt);
+    await lockSessionOf(cookie);
+    const res = await post(`/note-rbt/edit/${id}`, typed, cookie);
+    const back = decodeURIComponent(res.headers.get("Location")!.split("redirectTo=")[1]!);
+    expect(back).toMatch(new RegExp(`^/note-rbt/edit/${id}\\?draft=`));
+    // Meanwhile the manager corrects the note.
+    const corrected = await post(`/note-rbt/edit/${id}`, { ...typed, "content.client_appeared": "Corrected by the manager" }, w.managerCookie);
+    expect(corrected.status).toBe(303);
+    await post("/lock-screen", { password: w.rbt.password, redirectTo: back }, cookie);
+    const restored = await (await request(back, { cookie })).text();
+    expect(restored).toContain("Typed before the lock");
+    expect(restored).toContain(`name="version" value="${row!.version}"`);
+    expect(restored).toContain("The note was changed after you typed this");
+    // Saving it as restored is a stale save: 409 with the stored values, the manager's correction kept.
+    const saved = await post(`/note-rbt/edit/${id}`, typed, cookie);
+    expect(saved.status).toBe(409);
+    expect(await saved.text()).toContain("Corrected by the manager");
+    const [after] = await db().select().from(notes).where(eq(notes.id, id));
+    expect(JSON.parse(after!.content).client_appeared).toBe("Corrected by the manager");
+    expect(after!.version).toBe(row!.version + 1);
   });
 
   it("an expired draft is never restored, and is purged", async () => {

@@ -333,6 +333,22 @@ describe("screen sessions", () => {
     expect(after.headers.get("Location")).toMatch(/^\/login/);
   });
 
+  it("the Logout forms name the user's note drafts, which the browser removes as they are sent (decision 025, stop 35)", async () => {
+    const user = await createUser();
+    const cookie = await signInCookie(user);
+    const logoutForm = (html: string) => /<form[^>]*action="\/logout"[^>]*>/.exec(html)?.[0] ?? "";
+    expect(logoutForm(await (await request("/dashboard", { cookie })).text())).toContain(`data-clear-drafts="note-draft:${user.id}:"`);
+    // The lock screen's "Not you? Sign out" too.
+    await db().update(sessions).set({ lastSeenAt: new Date(Date.now() - 31 * 60_000).toISOString() }).where(eq(sessions.principalId, user.id));
+    expect(logoutForm(await (await request("/lock-screen", { cookie })).text())).toContain(`data-clear-drafts="note-draft:${user.id}:"`);
+    // A parent writes no notes, and their id is not a staff user's: their Logout names no drafts.
+    const loc = await createLocation();
+    const parentCookie = await signInCookie(await createParent({ locationId: loc.id }), true);
+    const html = await (await request("/dashboard", { cookie: parentCookie })).text();
+    expect(logoutForm(html)).toMatch(/action="\/logout"/);
+    expect(logoutForm(html)).not.toContain("data-clear-drafts");
+  });
+
   it("an idle session leads to the lock screen; an old one to sign-in", async () => {
     const user = await createUser();
     const cookie = await signInCookie(user);

@@ -29,6 +29,8 @@ export interface NoteFormProps {
   draftKey: string;
   /** The summary generator's message when it failed (no JavaScript path). */
   summaryError?: string | null;
+  /** A stale save's answer (409): the stored values are shown, so a browser draft restored here is saved on purpose. */
+  conflict?: boolean;
 }
 
 export function NoteForm(props: NoteFormProps) {
@@ -37,7 +39,7 @@ export function NoteForm(props: NoteFormProps) {
   const shown = { ...values, cpt_code: cpt };
   return (
     <NoteFormProvider values={shown} errors={errors}>
-      <form method="post" action={props.action} noValidate className="note-form" data-note-form data-draft-key={props.draftKey} data-mode={mode} data-refused={Object.keys(errors).length ? "" : undefined}
+      <form method="post" action={props.action} noValidate className="note-form" data-note-form data-draft-key={props.draftKey} data-mode={mode} data-refused={Object.keys(errors).length ? "" : undefined} data-conflict={props.conflict ? "" : undefined}
         // A new note's provider name follows the Provider select (providerNameFor, app/client/note-form.ts).
         data-self-id={mode === "create" ? options.self.id : undefined}
         data-self-name={mode === "create" ? options.self.name : undefined}

@@ -93,6 +93,7 @@ export function NoteFormScreen() {
         action={d.action}
         draftKey={d.draftKey}
         summaryError={d.summaryError}
+        conflict={d.conflict}
       />
       <script type="module" src={ASSET_URLS.noteFormJs} />
     </section>

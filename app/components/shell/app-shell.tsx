@@ -54,7 +54,8 @@ export function AppShell({ data, children }: { data: ShellData; children: ReactN
           <div className="menu">
             {data.profileLink ? <a href="/profile">Profile</a> : null}
             <a href="/change-password">Change password</a>
-            <Form method="post" action="/logout">
+            {/* With JavaScript, signing out also removes this user's note drafts from the browser (public/enhance.js). */}
+            <Form method="post" action="/logout" data-clear-drafts={data.user.drafts ?? undefined}>
               <button type="submit" className="link-button">
                 Logout
               </button>
