@@ -8,7 +8,7 @@ import { addDays, dateOfDay, dayNumber, weekdayOfDay, weekEndingDay } from "../a
 /**
  * Demo session notes (issue 10 "Seed"): about six weeks of RBT (97153) and BCBA (97151, 97155, 97156)
  * notes for every demo client that has a plan and an authorization, written the way a clinic would —
- * one or two time pairs, units from `unitsForMinutes`, content from the client's active plans, older
+ * one or two time pairs (the second after the first: the rule of probe 8985 §3), units from `unitsForMinutes`, content from the client's active plans, older
  * notes signed — and placed so that no rule is broken: no overlap per client or provider, the 15-minute
  * provider buffer (a provider's sessions compared as moments, with each note's utc_offset), 10 hours a day and 40 a week per client, the units of each PA service, providers who
  * work at the client's location. The planner is greedy and checks each rule before it places a session;

@@ -76,6 +76,8 @@ export const NOTE_MESSAGES = {
   endBeforeStart: "The time out must be after the time in.",
   skippedTime: (date: string, time: string) => `There is no ${time} on ${date} at this location: the clocks go forward an hour that night. Enter the time the clock showed.`,
   pairsOverlap: "The second session must not overlap the first one.",
+  /** `firstEnd`: the first pair's time out as typed ("11:30", "24:00"). */
+  pairsOrder: (firstEnd: string) => `The afternoon session must start after the morning session ends (at ${firstEnd}).`,
   clientOverlap: (from: string, to: string) => `The client already has a session from ${from} to ${to} that overlaps this time.`,
   /** `where`: " (Los Angeles time)", " on 2026-12-08", both, or "" — the other session's clock when it is not this one's. */
   providerOverlap: (from: string, to: string, where = "") => `The provider already has a session from ${from} to ${to}${where} that overlaps this time.`,
@@ -392,12 +394,20 @@ export function localMinute(date: string, time: string, asEnd = false): number |
   return day === null || minute === null ? null : day * 1440 + minute;
 }
 
+/** The four typed times of a session (a note's `time_in` … `time_out2`). */
+type TypedTimes = Pick<NoteInput, "time_in" | "time_out" | "time_in2" | "time_out2">;
+
 /**
  * The two time pairs of a session: each complete or empty (a start without its end, or the reverse, is
- * refused on the missing field), the end after the start, the pairs not overlapping each other, and at
- * least one pair. Minutes of both pairs are added, then turned into units (unitsForMinutes).
+ * refused on the missing field), the end after the start, the pairs not overlapping each other, the second
+ * ("Afternoon") starting when or after the first ("Morning") ends, and at least one pair. Minutes of both pairs
+ * are added, then turned into units (unitsForMinutes). An edit passes the note's `stored` times: a note stored
+ * with its pairs the other way round (before the order rule, probe 8985 §3) keeps them until a write changes a time.
  */
-export function sessionTimes(input: Pick<NoteInput, "session_date" | "time_in" | "time_out" | "time_in2" | "time_out2">): { ok: true; times: SessionTimes } | { ok: false; refusals: Refusal[] } {
+export function sessionTimes(
+  input: Pick<NoteInput, "session_date"> & TypedTimes,
+  stored: TypedTimes | null = null,
+): { ok: true; times: SessionTimes } | { ok: false; refusals: Refusal[] } {
   const refusals: Refusal[] = [];
   const pair = (inKey: "time_in" | "time_in2", outKey: "time_out" | "time_out2"): Interval | null => {
     const a = input[inKey];
@@ -416,6 +426,8 @@ export function sessionTimes(input: Pick<NoteInput, "session_date" | "time_in" |
   if (refusals.length) return { ok: false, refusals };
   if (!pair1 && !pair2) return { ok: false, refusals: [{ field: "time_in", message: NOTE_MESSAGES.noTimes }] };
   if (pair1 && pair2 && overlaps(pair1, pair2)) return { ok: false, refusals: [{ field: "time_in2", message: NOTE_MESSAGES.pairsOverlap }] };
+  const keepsStored = stored !== null && PAIR_FIELDS.flat().every((k) => input[k] === stored[k]);
+  if (pair1 && pair2 && pair2.start < pair1.end && !keepsStored) return { ok: false, refusals: [{ field: "time_in2", message: NOTE_MESSAGES.pairsOrder(input.time_out!) }] };
   return { ok: true, times: timesOf(pair1, pair2, null) };
 }
 

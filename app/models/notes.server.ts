@@ -1341,7 +1341,8 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if (input.unit_price_cents !== current.unit_price_cents && !manages(ctx)) return invalid({ [priceField(raw)]: NOTE_MESSAGES.priceNeedsManage });
   const badModifier = modifierRefusal(type, modifierSlots(input, current));
   if (badModifier) return refused(badModifier);
-  const timed = sessionTimes(input);
+  // The pairs' order is checked when a time changes: a note stored the other way round keeps its pairs (decision 024, stop 35).
+  const timed = sessionTimes(input, current);
   if (!timed.ok) return invalid(Object.fromEntries(timed.refusals.map((r) => [r.field, r.message])));
   const zoned = inZone(timed.times, found.context.location.time_zone, input.session_date);
   if (!zoned.ok) return invalid(Object.fromEntries(zoned.refusals.map((r) => [r.field, r.message])));

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { libsqlDatabase, migrateLibsql } from "~/db/libsql.server";
 import { NOTE_CPT_CODES, NOTE_LIMITS, NOTE_STATUSES, timeOfMinute, unitsForMinutes, type NoteContent, type NoteType } from "~/domain/notes";
+import { sessionTimes } from "~/domain/note-rules";
 import { zoneOffsetAtLocal } from "~/domain/time";
 import { dayNumber, weekEndingOn } from "~/domain/weeks";
 import { seedDemo } from "../../scripts/demo-data";
@@ -125,6 +126,15 @@ describe("demo notes", () => {
       expect(n.minutes).toBe(minutes);
       expect(n.units, `note ${n.id}`).toBe(unitsForMinutes(minutes));
     }
+  });
+
+  it("pass the session-times rule a write runs: complete pairs, each end after its start, the afternoon pair after the morning one (probe 8985 §3)", () => {
+    const refused = rows.flatMap((n) => {
+      const r = sessionTimes(n);
+      return r.ok ? [] : [`note ${n.id}: ${r.refusals[0]!.message}`];
+    });
+    expect(refused).toEqual([]);
+    for (const n of rows) if (n.start2_at !== null) expect(n.start2_at, `note ${n.id}`).toBeGreaterThanOrEqual(n.end1_at);
   });
 
   it("never overlap for a client, and keep the 15-minute buffer between a provider's sessions (as moments, in every time zone)", async () => {

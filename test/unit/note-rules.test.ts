@@ -76,6 +76,44 @@ describe("time pairs", () => {
     if (!r.ok) expect(r.refusals[0]).toEqual({ field, message });
   });
 
+  // The second pair is the "Afternoon" one: it starts when or after the "Morning" pair ends (probe 8985 §3).
+  it.each<[string, Record<string, string>, { field: string; message: string } | null]>([
+    ["afternoon wholly before the morning", { time_in: "15:00", time_out: "16:00", time_in2: "09:00", time_out2: "10:00" }, { field: "time_in2", message: NOTE_MESSAGES.pairsOrder("16:00") }],
+    ["the probe's 18:00–19:00 then 16:00–17:00", { time_in: "18:00", time_out: "19:00", time_in2: "16:00", time_out2: "17:00" }, { field: "time_in2", message: NOTE_MESSAGES.pairsOrder("19:00") }],
+    ["afternoon ending as the morning starts", { time_in: "10:00", time_out: "11:00", time_in2: "09:00", time_out2: "10:00" }, { field: "time_in2", message: NOTE_MESSAGES.pairsOrder("11:00") }],
+    ["00:00–01:00 after 23:00–24:00 of the same date", { time_in: "23:00", time_out: "24:00", time_in2: "00:00", time_out2: "01:00" }, { field: "time_in2", message: NOTE_MESSAGES.pairsOrder("24:00") }],
+    ["a time typed as 9:30 is read as 09:30", { time_in: "10:00", time_out: "11:00", time_in2: "8:00", time_out2: "9:30" }, { field: "time_in2", message: NOTE_MESSAGES.pairsOrder("11:00") }],
+    ["overlapping from before the morning: the overlap", { time_in: "10:00", time_out: "12:00", time_in2: "09:00", time_out2: "11:00" }, { field: "time_in2", message: NOTE_MESSAGES.pairsOverlap }],
+    ["afternoon after the morning", { time_in: "09:00", time_out: "10:00", time_in2: "15:00", time_out2: "16:00" }, null],
+    ["afternoon starting as the morning ends", { time_in: "09:00", time_out: "12:00", time_in2: "12:00", time_out2: "13:00" }, null],
+    ["afternoon to midnight", { time_in: "09:00", time_out: "10:00", time_in2: "23:00", time_out2: "24:00" }, null],
+    ["morning to 23:00, afternoon 23:00–24:00", { time_in: "22:00", time_out: "23:00", time_in2: "23:00", time_out2: "24:00" }, null],
+    ["the afternoon alone", { time_in2: "09:00", time_out2: "10:00" }, null],
+  ])("order of the pairs: %s", (_name, times, refusal) => {
+    const parsed = parseWith(NoteBody, { type: "rbt", patient_id: 1, provider_id: 1, pa_service_id: 1, cpt_code: "97153", session_date: base.session_date, ...times });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const r = sessionTimes(parsed.data);
+    expect(r.ok ? null : r.refusals[0]).toEqual(refusal);
+  });
+
+  // An edit passes the stored times: a note stored the other way round keeps its pairs until a write changes a time.
+  const reversed = { time_in: "18:00", time_out: "19:00", time_in2: "16:00", time_out2: "17:00" };
+  const ordered = { time_in: "09:00", time_out: "10:00", time_in2: "15:00", time_out2: "16:00" };
+  it.each<[string, typeof reversed, typeof reversed, boolean]>([
+    ["a stored reversed note, its times unchanged", reversed, reversed, true],
+    ["a stored reversed note, a time changed but still reversed", reversed, { ...reversed, time_out2: "17:30" }, false],
+    ["a stored reversed note put in order", reversed, { time_in: "16:00", time_out: "17:00", time_in2: "18:00", time_out2: "19:00" }, true],
+    ["a stored reversed note, the morning moved", reversed, { ...reversed, time_in: "18:15" }, false],
+    ["a stored ordered note reversed", ordered, { ...ordered, time_in2: "07:00", time_out2: "08:00" }, false],
+  ])("edit: %s", (_name, stored, typed, ok) => {
+    const r = sessionTimes({ session_date: base.session_date, ...typed }, stored);
+    expect(r.ok ? null : r.refusals[0]).toEqual(ok ? null : { field: "time_in2", message: NOTE_MESSAGES.pairsOrder(typed.time_out) });
+  });
+
+  it("the order message says when the morning ends", () => {
+    expect(NOTE_MESSAGES.pairsOrder("11:30")).toBe("The afternoon session must start after the morning session ends (at 11:30).");
+  });
+
   it("only the second pair is enough (clinical §5)", () => {
     const r = sessionTimes({ ...base, time_in2: "13:00", time_out2: "14:30" });
     expect(r.ok && r.times).toMatchObject({ pair1: null, minutes1: 0, minutes2: 90, minutes: 90, units: 6 });

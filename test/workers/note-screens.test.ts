@@ -213,6 +213,21 @@ describe("create", () => {
     expect(await noteCount()).toBe(before);
   });
 
+  it.each([
+    ["the afternoon wholly before the morning", { time_in: "15:00", time_out: "16:00", time_in2: "09:00", time_out2: "10:00" }, "16:00"],
+    ["the probe's 18:00–19:00 then 16:00–17:00", { time_in: "18:00", time_out: "19:00", time_in2: "16:00", time_out2: "17:00" }, "19:00"],
+  ])("%s is refused beside the afternoon's time in, every typed time kept, nothing saved (probe 8985 §3)", async (_, times, firstEnd) => {
+    const before = await noteCount();
+    const res = await post(`/note-rbt?patient_id=${w.patient.id}`, rbtFields({ ...times, "content.client_appeared": "Typed mood" }), w.rbtCookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toMatch(/id="f-time_in2"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*id="f-time_in2"/);
+    expect(html).toContain(`id="f-time_in2-error" class="field-error" role="alert">${NOTE_MESSAGES.pairsOrder(firstEnd)}<`);
+    for (const t of Object.values(times)) expect(html).toContain(`value="${t}"`);
+    expect(html).toContain('value="Typed mood"');
+    expect(await noteCount()).toBe(before);
+  });
+
   it("an overlap with another note of the client is refused beside the time", async () => {
     const day = nextDay();
     await createViaForm(w.rbtCookie, { session_date: day, time_in: "13:00", time_out: "14:00" });
@@ -292,6 +307,29 @@ describe("edit, amend, view", () => {
     expect(html).toMatch(/<form[^>]*data-note-form[^>]*data-conflict=""/);
     const [after] = await db().select().from(notes).where(eq(notes.id, id));
     expect(JSON.parse(after!.content).client_appeared).toBe("Cheerful");
+  });
+
+  it("a note stored with its afternoon first saves from the edit form with its times as they are; a changed time must put the pairs in order (probe 8985 §3)", async () => {
+    // A day of its own (nextDay cycles 1 to 12 days back), so the other tests' sessions stay where they are.
+    const day = recentDay(13);
+    const id = await createViaForm(w.rbtCookie, { session_date: day, time_in: "01:00", time_out: "01:30", time_in2: "03:00", time_out2: "03:30" });
+    // As written before the rule: the afternoon's times and interval stored first.
+    await db()
+      .update(notes)
+      .set({ timeIn: sql`${notes.timeIn2}`, timeOut: sql`${notes.timeOut2}`, timeIn2: sql`${notes.timeIn}`, timeOut2: sql`${notes.timeOut}`, start1At: sql`${notes.start2At}`, end1At: sql`${notes.end2At}`, start2At: sql`${notes.start1At}`, end2At: sql`${notes.end1At}` })
+      .where(eq(notes.id, id));
+    const stored = { session_date: day, time_in: "03:00", time_out: "03:30", time_in2: "01:00", time_out2: "01:30" };
+    const saved = await post(`/note-rbt/edit/${id}`, rbtFields({ ...stored, version: "1", "content.client_appeared": "Cheerful" }), w.rbtCookie);
+    expect(saved.status).toBe(303);
+    const moved = await post(`/note-rbt/edit/${id}`, rbtFields({ ...stored, time_out2: "01:45", version: "2", "content.client_appeared": "Grumpy" }), w.rbtCookie);
+    expect(moved.status).toBe(422);
+    const html = await moved.text();
+    expect(html).toContain(`id="f-time_in2-error" class="field-error" role="alert">${NOTE_MESSAGES.pairsOrder("03:30")}<`);
+    expect(html).toContain('value="01:45"');
+    expect(html).toContain('value="Grumpy"');
+    const [row] = await db().select().from(notes).where(eq(notes.id, id));
+    expect(row).toMatchObject({ timeIn: "03:00", timeOut2: "01:30", version: 2 });
+    expect(JSON.parse(row!.content).client_appeared).toBe("Cheerful");
   });
 
   it("a save from the edit form keeps the clinical §3 fields the form does not show (written through the API; stop 25)", async () => {

@@ -826,3 +826,77 @@ describe("a deleted client's note still takes the provider's time, and the refus
     expect(await notesOf(other.patient.id)).toHaveLength(0);
   });
 });
+
+describe("the afternoon pair starts when or after the morning pair ends (probe 8985 §3)", () => {
+  const morning = { time_in: "15:00", time_out: "16:00" };
+  const reversed = { ...morning, time_in2: "09:00", time_out2: "10:00" };
+  const inOrder = { time_in: "09:00", time_out: "10:00", time_in2: "15:00", time_out2: "16:00" };
+  const refusal = { time_in2: NOTE_MESSAGES.pairsOrder("16:00") };
+
+  it.each([
+    ["v2 RBT", "/v2/notes-rbt", "97153", false],
+    ["legacy RBT", "/note_rbt/store", "97153", false],
+    ["v2 BCBA", "/v2/notes-bcba", "97155", true],
+    ["legacy BCBA", "/note_bcba/store", "97155", true],
+    ["v2 combined", "/v2/notes-combined", "97156", true],
+  ] as const)("create (%s): refused at time_in2, nothing written; the same pairs in order are written", async (_, path, cpt, byManager) => {
+    const s = await scene({ cpt });
+    // A provider of their own (with manage_notes for a BCBA or combined note): the shared manager's other sessions are not in the way.
+    const boss = byManager ? await staff(["view_notes", "manage_notes"], [location.id]) : null;
+    const token = boss?.token ?? s.rbt.token;
+    const who = boss ? { provider_id: boss.id } : {};
+    const before = await auditCount();
+    const refused = await post(token, path, body(s, { ...who, cpt_code: cpt, ...reversed }));
+    expect(refused.status).toBe(422);
+    expect(refused.json.errors).toEqual(refusal);
+    expect(await notesOf(s.patient.id)).toHaveLength(0);
+    expect(await auditCount()).toBe(before);
+    const written = await post(token, path, body(s, { ...who, cpt_code: cpt, ...inOrder }));
+    expect(written.status, JSON.stringify(written.json)).toBe(201);
+    expect(written.json.data).toMatchObject({ session_length_morning_total: 60, session_length_afternon_total: 60 });
+  });
+
+  const rbtNote = { create: "/v2/notes-rbt", cpt: "97153", byManager: false };
+  const bcbaNote = { create: "/v2/notes-bcba", cpt: "97155", byManager: true };
+  const combinedNote = { create: "/v2/notes-combined", cpt: "97156", byManager: true };
+  it.each([
+    ["PATCH v2 RBT", rbtNote, "PATCH", "/v2/notes-rbt", { time_in2: "07:00", time_out2: "08:00" }, "10:00"],
+    ["PATCH v2 RBT, the morning moved after the afternoon", rbtNote, "PATCH", "/v2/notes-rbt", { time_in: "17:00", time_out: "18:00" }, "18:00"],
+    ["PUT v2 RBT", rbtNote, "PUT", "/v2/notes-rbt", reversed, "16:00"],
+    ["PUT legacy RBT", rbtNote, "PUT", "/note_rbt/update", reversed, "16:00"],
+    ["PATCH v2 BCBA", bcbaNote, "PATCH", "/v2/notes-bcba", { time_in2: "07:00", time_out2: "08:00" }, "10:00"],
+    ["PUT v2 combined", combinedNote, "PUT", "/v2/notes-combined", reversed, "16:00"],
+  ] as const)("edit (%s) that puts the afternoon first: refused at time_in2, nothing changed", async (_, note, method, path, times, firstEnd) => {
+    const s = await scene({ cpt: note.cpt });
+    const boss = note.byManager ? await staff(["view_notes", "manage_notes"], [location.id]) : null;
+    const token = boss?.token ?? s.rbt.token;
+    const full = body(s, { ...(boss ? { provider_id: boss.id } : {}), cpt_code: note.cpt, ...inOrder });
+    const n = (await post(token, note.create, full)).json.data;
+    const r = await call(token, method, `${path}/${n.id}`, method === "PUT" ? { ...full, ...times } : times);
+    expect(r.status, JSON.stringify(r.json)).toBe(422);
+    expect(r.json.errors).toEqual({ time_in2: NOTE_MESSAGES.pairsOrder(firstEnd) });
+    expect(await notesOf(s.patient.id)).toMatchObject([{ timeIn: "09:00", timeOut: "10:00", timeIn2: "15:00", timeOut2: "16:00", version: 1 }]);
+  });
+
+  it("a note stored the other way round keeps its pairs through edits that leave the times; a time change must put them in order", async () => {
+    const s = await scene();
+    const n = (await post(s.rbt.token, "/v2/notes-rbt", body(s, inOrder))).json.data;
+    // As written before the rule: the afternoon's times and interval stored first.
+    await db()
+      .update(notes)
+      .set({ timeIn: sql`${notes.timeIn2}`, timeOut: sql`${notes.timeOut2}`, timeIn2: sql`${notes.timeIn}`, timeOut2: sql`${notes.timeOut}`, start1At: sql`${notes.start2At}`, end1At: sql`${notes.end2At}`, start2At: sql`${notes.start1At}`, end2At: sql`${notes.end1At}` })
+      .where(eq(notes.id, n.id));
+    const patched = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { participants: "Father" });
+    expect(patched.status, JSON.stringify(patched.json)).toBe(200);
+    const put = await call(s.rbt.token, "PUT", `/v2/notes-rbt/${n.id}`, body(s, { ...reversed, participants: "Grandmother" }));
+    expect(put.status, JSON.stringify(put.json)).toBe(200);
+    expect(await notesOf(s.patient.id)).toMatchObject([{ timeIn: "15:00", timeIn2: "09:00", minutes: 120, version: 3 }]);
+    const still = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, { time_out2: "10:30" });
+    expect(still.status).toBe(422);
+    expect(still.json.errors).toEqual(refusal);
+    expect(await notesOf(s.patient.id)).toMatchObject([{ timeOut2: "10:00", version: 3 }]);
+    const fixed = await call(s.rbt.token, "PATCH", `/v2/notes-rbt/${n.id}`, inOrder);
+    expect(fixed.status, JSON.stringify(fixed.json)).toBe(200);
+    expect(await notesOf(s.patient.id)).toMatchObject([{ timeIn: "09:00", timeIn2: "15:00", minutes: 120, version: 4 }]);
+  });
+});
