@@ -316,7 +316,7 @@ function otherModifierPrice(f: ScrubFacts, price: NotePrice): ScrubReason | null
   const them = lacking.join(" and ");
   const plural = lacking.length > 1;
   const provider = pricingProvider(f.note.type, f.provider?.credential ?? null);
-  const withNote = `${price.modifiers.length ? `with only ${price.modifiers.join(" and ")}` : "without modifiers"} for ${(CREDENTIAL_LABEL[provider] ?? provider).toUpperCase()} providers`;
+  const withNote = `${price.modifiers.length ? `with only ${price.modifiers.join(" and ")}` : "without modifiers"} for ${credentialLabel(provider)} providers`;
   const service = `${payer}'s price for this note is its service ${serviceCode(cpt, own)} (${unitPriceText(centsOf(s.unitPrice), s.multiplier)}), a price for modifier${plural ? "s" : ""} ${them}`;
   const addPrice = `add a price for CPT ${cpt} ${withNote} on ${payer}'s services`;
   // Advice the billing row can follow (probe 8984 §L2): a modifier of the other provider type (a BCBA's HO on an RBT
@@ -331,6 +331,8 @@ function otherModifierPrice(f: ScrubFacts, price: NotePrice): ScrubReason | null
 }
 
 const CREDENTIAL_LABEL: Record<string, string> = { bcba: "BCBA", bcaba: "BCaBA", rbt: "RBT" };
+/** A provider type as users write it: BCBA, BCaBA, RBT; "all" and others upper-cased. */
+const credentialLabel = (provider: string) => CREDENTIAL_LABEL[provider] ?? provider.toUpperCase();
 const complianceLabel = (key: ComplianceKey) => COMPLIANCE_FIELDS.find(([k]) => k === key)![1];
 const posText = (pos: string) => (posLabel(pos) === pos ? `POS ${pos}` : `POS ${pos} (${posLabel(pos)})`);
 
@@ -546,7 +548,7 @@ export const SCRUB_RULES: readonly { code: ScrubCode; rule: Rule }[] = [
     rule: (f, d) => {
       if (d.payer === null || !f.insurer || d.service || d.claimed) return null;
       const cpt = f.note.cptCode.trim().toUpperCase() || "(none)";
-      return { code: "no_price", message: `${f.insurer.name} has no price for CPT ${cpt} for ${(CREDENTIAL_LABEL[d.provider] ?? d.provider).toUpperCase()} providers.` };
+      return { code: "no_price", message: `${f.insurer.name} has no price for CPT ${cpt} for ${credentialLabel(d.provider)} providers.` };
     },
   },
   {

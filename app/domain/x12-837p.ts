@@ -45,6 +45,9 @@ export const ELEMENT_MAX = {
 /** A text element of the file, by its ELEMENT_MAX name. */
 type TextElement = keyof typeof ELEMENT_MAX;
 
+/** The elements that carry identifiers: written letter for letter, never transliterated (refusedCharacter). */
+const IDENTIFIERS: ReadonlySet<TextElement> = new Set(["id", "reference"]);
+
 /**
  * The shortest value of the text elements whose X12 minimum is more than one character: NM109 (element 67, AN 2/80)
  * and N401 (element 19, AN 2/30). A shorter value is refused by `validateClaim` as a longer one is (probe 8981 §6);
@@ -236,9 +239,12 @@ export function diagnosisPointers(claimCodes: readonly string[], lineCodes: read
  * Why a character the value holds cannot go on a claim, naming it; null when every character can (once transliterated).
  * `again` ends the sentence's advice: "Edit it and build again." on a claim, " and save again" where the value is typed.
  */
-function refusedCharacter(label: string, value: string, again = " and build again"): string | null {
+function refusedCharacter(label: string, value: string, again = " and build again", verbatim = false): string | null {
   for (const ch of value) {
     const written = transliterate(ch);
+    // An identifier (a member id, a group or authorization number) goes out letter for letter: "ÄB" sent as "AB" would
+    // be another member's id, unnoticed (probe 8987 §3).
+    if (verbatim && written !== ch && !SEPARATORS.test(ch) && !isControlOrInvisible(ch)) return `${label} contains '${ch}', which a claim cannot carry as typed: an identifier goes out letter for letter (A–Z, digits and basic punctuation). Edit it${again}.`;
     if (PRINTABLE.test(written) && !SEPARATORS.test(written)) continue;
     if (SEPARATORS.test(ch)) return `${label} contains '${ch}', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it${again}.`;
     if (isControlOrInvisible(ch)) return `${label} contains a control or invisible character (${codePoint(ch)}), which a claim cannot carry. Edit it${again}.`;
@@ -253,7 +259,7 @@ function refusedCharacter(label: string, value: string, again = " and build agai
  */
 function checkText(label: string, field: string, value: string | null | undefined, element: TextElement | null, out: ClaimIssue[], again = " and build again"): boolean {
   if (value == null) return true;
-  const refused = refusedCharacter(label, value, again);
+  const refused = refusedCharacter(label, value, again, element !== null && IDENTIFIERS.has(element));
   const length = t(value).length;
   const max = element && ELEMENT_MAX[element];
   const min = element && ELEMENT_MIN[element];

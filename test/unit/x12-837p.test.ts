@@ -124,6 +124,10 @@ describe("837P validation: what a person must fix", () => {
     ["rendering NPI missing", (c) => ({ ...c, renderingProvider: { ...c.renderingProvider, npi: null } }), "rendering.npi", /Rita Baker has no NPI/],
     ["no payer id", { payer: { name: "X", payerId: null } }, "payer.payer_id", /payer id/],
     ["separator in a name", (c) => ({ ...c, subscriber: { ...c.subscriber, lastName: "Lo*pez" } }), "subscriber.last_name", /^Subscriber last name contains '\*', which a claim cannot carry \(\* ~ : \^ separate the file's parts\)\. Edit it on the client's profile\.$/],
+    // Identifiers go out letter for letter (probe 8987 §3): an accent is refused, not transliterated into another id.
+    ["an accented member id", (c) => ({ ...c, subscriber: { ...c.subscriber, memberId: "ÄB123" } }), "subscriber.member_id", /^Member id \(primary insurance identifier\) contains 'Ä', which a claim cannot carry as typed: an identifier goes out letter for letter \(A–Z, digits and basic punctuation\)\. Edit it on the client's insurance details\.$/],
+    ["an accented policy group", (c) => ({ ...c, subscriber: { ...c.subscriber, groupNumber: "GRÜP" } }), "subscriber.group", /^Insured policy group contains 'Ü', which a claim cannot carry as typed/],
+    ["an accented prior authorization number", (c) => ({ ...c, lines: [{ ...c.lines[0]!, paNumber: "PÁ-77" }] }), "lines.0.pa_number", /prior authorization number contains 'Á', which a claim cannot carry as typed/],
     ["zero charge", (c) => ({ ...c, lines: [{ ...c.lines[0]!, chargeCents: 0 }] }), "lines.0.charge", /\$0/],
     ["no units", (c) => ({ ...c, lines: [{ ...c.lines[0]!, units: 0, chargeCents: 0 }] }), "lines.0.units", /^Line 1 \(97153 on [\d-]+\): no units to bill\.$/],
     ["five modifiers", (c) => ({ ...c, lines: [{ ...c.lines[0]!, modifiers: ["HM", "HN", "HO", "XP", "GT"] }] }), "lines.0.modifiers", /at most 4/],
