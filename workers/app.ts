@@ -14,7 +14,7 @@ import { purgeExpiredDrafts } from "~/services/note-drafts.server";
 import { expirePdfFiles } from "~/models/pdf-jobs.server";
 import { allSettledOrThrow, pruneSignInRecords } from "~/services/housekeeping.server";
 import { ERROR_500_HTML } from "./error-page";
-import { asFormChange, NOT_A_FORM } from "./form-bodies";
+import { asFormChange } from "./form-bodies";
 import { forgedFlashTarget, sealFlashRedirects, withoutPostedFlash } from "~/services/flash.server";
 
 const remix = createRequestHandler(build as unknown as ServerBuild);
@@ -84,7 +84,10 @@ export function withAppMiddleware(app: Hono<AppEnv>): Hono<AppEnv> {
 const pages = async (c: Context<AppEnv>) => {
   if (isCrossSitePost(c.req.raw)) return c.text("Cross-site form posts are not accepted.", 403);
   const request = await asFormChange(c.req.raw);
-  if (!request) return c.req.header("Accept")?.includes("application/json") ? c.json({ message: NOT_A_FORM }, 415) : c.text(NOT_A_FORM, 415);
+  if (!(request instanceof Request)) {
+    const { status, message } = request;
+    return c.req.header("Accept")?.includes("application/json") ? c.json({ message }, status) : c.text(message, status);
+  }
   const forged = await forgedFlashTarget(c.env, request);
   if (forged !== null) return c.redirect(forged, 303);
   // A form post never sees the page's flash: a refused save is not shown beside the previous save's message.

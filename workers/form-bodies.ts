@@ -1,22 +1,46 @@
 // Kept out of workers/app.ts: every named export of the Worker's main module must be a handler (workerd refuses a
-// constant there), so the screens' body rule and its message live here.
+// constant there), so the screens' body rule and its messages live here.
 
+const URLENCODED = "application/x-www-form-urlencoded";
+const MULTIPART = "multipart/form-data";
 /** What a screen's form is sent as; a browser's form, with or without JavaScript, always is one of these. */
-const FORM_BODIES = ["application/x-www-form-urlencoded", "multipart/form-data"];
+const FORM_BODIES = [URLENCODED, MULTIPART];
 export const NOT_A_FORM = "Send the form as application/x-www-form-urlencoded or multipart/form-data.";
+export const FORM_UNREADABLE = "The form could not be read. Send it again.";
+
+/** Why a screen change is not passed on: its answer's status and message. */
+export interface FormRefusal {
+  status: 400 | 415;
+  message: string;
+}
 
 /**
  * A change to a screen (any method but GET or HEAD) as its action reads it: a form. Every screen action reads a form,
  * and the runtime's form reader throws on anything else, which was a 500 (probe 8955 #1). A change with no
  * Content-Type and no body is an empty form (a bare sign-out, a scripted post: the action answers it, with its field
- * errors where it needs fields); any other body that is not a form is null, answered 415. The API reads its own bodies.
+ * errors where it needs fields); any other body that is not a form is refused 415. A multipart body the reader cannot
+ * take apart (no boundary, a truncated message) is refused 400 (probe 8986 #5); it is read here once more, so only
+ * multipart posts (the upload screens) pay for that: a URL-encoded body always reads. The API reads its own bodies.
  */
-export async function asFormChange(request: Request): Promise<Request | null> {
+export async function asFormChange(request: Request): Promise<Request | FormRefusal> {
   if (request.method === "GET" || request.method === "HEAD") return request;
   const type = request.headers.get("Content-Type");
-  if (type !== null) return FORM_BODIES.includes(type.split(";")[0]!.trim().toLowerCase()) ? request : null;
-  if (await request.clone().text()) return null;
+  if (type !== null) {
+    const media = type.split(";")[0]!.trim().toLowerCase();
+    if (!FORM_BODIES.includes(media)) return { status: 415, message: NOT_A_FORM };
+    return media === MULTIPART && !(await readsAsForm(request)) ? { status: 400, message: FORM_UNREADABLE } : request;
+  }
+  if (await request.clone().text()) return { status: 415, message: NOT_A_FORM };
   const headers = new Headers(request.headers);
-  headers.set("Content-Type", FORM_BODIES[0]!);
+  headers.set("Content-Type", URLENCODED);
   return new Request(request, { headers, body: "" });
+}
+
+async function readsAsForm(request: Request): Promise<boolean> {
+  try {
+    await request.clone().formData();
+    return true;
+  } catch {
+    return false;
+  }
 }

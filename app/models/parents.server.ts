@@ -287,8 +287,9 @@ export async function updateParent(
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await check(ctx, parsed.data, current);
   if (Object.keys(errors).length) return invalid(errors);
-  // A new password, email or status ends every session and API token of the parent.
-  const endsAccess = changes.length > 0;
+  // A new password, email, status or location ends every session and API token of the parent (a location needs no
+  // more coverage than seeing the parent and the new location: access follows the children, decision 015).
+  const endsAccess = changes.length > 0 || parsed.data.location_id !== current.location_id;
   const passwordHash = password.data ? await hashPassword(password.data.password, password.data.app.env.PASSWORD_PEPPER ?? "") : null;
   const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id, ...passwordDetail(password.data) }, () => {
     const update = ctx.db

@@ -434,6 +434,26 @@ describe("who may change a parent's sign-in (decision 015, stop 24)", () => {
     expect((await request("/change-password", { cookie: session })).status).toBe(302);
   });
 
+  // Probe 8986 #6: a change of the parent's location ends their sessions and tokens, as email, password and status do.
+  it.each<[label: string, move: boolean, run: (p: { id: number; email: string }, at: { A: number; B: number }, s: { cookie: string; token: string }) => Promise<Response>]>([
+    ["profile save, location A → B", true, (p, at, s) => post(`/parents/profile/${p.id}`, { intent: "save", version: "1", name: "Pat", surname: "Parent", email: p.email, location_id: String(at.B), status: "active" }, s.cookie)],
+    ["PATCH /api/v2/parents/{id} location_id B", true, (p, at, s) => api(`/v2/parents/${p.id}`, { method: "PATCH", token: s.token, body: { location_id: at.B } })],
+    ["PUT /api/parent/update/{id} location_id B", true, (p, at, s) => api(`/parent/update/${p.id}`, { method: "PUT", token: s.token, body: { name: "Pat", surname: "Parent", email: p.email, location_id: at.B, status: "active" } })],
+    ["profile save, location kept, phone changed", false, (p, at, s) => post(`/parents/profile/${p.id}`, { intent: "save", version: "1", name: "Pat", surname: "Parent", email: p.email, location_id: String(at.A), status: "active", phone: "813-555-0199" }, s.cookie)],
+    ["PATCH /api/v2/parents/{id} location_id A (as stored)", false, (p, at, s) => api(`/v2/parents/${p.id}`, { method: "PATCH", token: s.token, body: { location_id: at.A, phone: "813-555-0199" } })],
+  ])("%s: the parent's sessions and tokens end → %s", async (label, move, run) => {
+    const at = { A: (await createLocation()).id, B: (await createLocation()).id };
+    const staff = await createUser({ permissions: ["view_parents", "manage_parents"], locations: [at.A, at.B] });
+    const parent = await createParent({ locationId: at.A });
+    const session = await signInCookie(parent, true);
+    const parentToken = await apiToken(parent, true);
+    const res = await run(parent, at, { cookie: await signInCookie(staff), token: await apiToken(staff) });
+    expect(res.status, label).toBe(label.startsWith("profile") ? 303 : 200);
+    expect((await rowOf(parent.id)).locationId, label).toBe(move ? at.B : at.A);
+    expect((await request("/change-password", { cookie: session })).status, label).toBe(move ? 302 : 200);
+    expect((await api("/auth/me", { method: "POST", token: parentToken })).status, label).toBe(move ? 401 : 200);
+  });
+
   it("a refused password, email, status or delete leaves the parent's password, email, sessions and tokens as they were", async () => {
     const mine = await createLocation();
     const theirs = await createLocation();

@@ -1,10 +1,10 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../workers/app";
-import { NOT_A_FORM } from "../../workers/form-bodies";
-import { sessions, tickets } from "~/db/schema";
-import { eq } from "drizzle-orm";
-import { api, apiToken, BASE, createLocation, createParent, createPatient, createUser, db, form, request, setCookiesBesidesBookmark, signInCookie } from "./helpers";
+import { FORM_UNREADABLE, NOT_A_FORM } from "../../workers/form-bodies";
+import { sessions, tickets, users } from "~/db/schema";
+import { eq, inArray } from "drizzle-orm";
+import { api, apiToken, BASE, createBip, createLocation, createParent, createPatient, createPlan, createUser, db, form, request, setCookiesBesidesBookmark, signInCookie } from "./helpers";
 
 describe("dashboard", () => {
   it("counts only the user's locations; ADMIN counts every location", async () => {
@@ -287,6 +287,43 @@ describe("shell", () => {
       expect(res.status, path).toBe(415);
       expect(await res.text()).toBe(NOT_A_FORM);
     }
+  });
+
+  // Probe 8986 #5: a multipart body the runtime's form reader cannot take apart threw in the action, a 500.
+  it("a multipart body that cannot be read answers 400 with a message on every screen and changes nothing", async () => {
+    const loc = await createLocation();
+    const manager = await createUser({ permissions: ["view_employees", "manage_employees", "view_bips", "manage_bips"], locations: [loc.id] });
+    const employee = await createUser({ permissions: [], locations: [loc.id] });
+    const plan = await createPlan(await createBip(await createPatient({ locationId: loc.id })));
+    const cookie = await signInCookie(manager);
+    const rows = () => db().select().from(users).where(inArray(users.id, [manager.id, employee.id]));
+    const before = await rows();
+    const part = 'Content-Disposition: form-data; name="intent"\r\n\r\nsave';
+    const bodies: [label: string, type: string, body: string][] = [
+      ["no initial boundary", "multipart/form-data; boundary=x", "garbage"],
+      ["no boundary parameter", "multipart/form-data", `--x\r\n${part}\r\n--x--\r\n`],
+      ["a truncated message", "multipart/form-data; boundary=x", `--x\r\n${part}`],
+    ];
+    // Sign-in, one's own profile (and its avatar upload), an employee edit, the weekly .xlsx import.
+    const paths = ["/login", "/profile", `/doctors/list/edit/${employee.id}`, `/bip/goal/${plan.id}/import`];
+    for (const path of paths) {
+      for (const [label, type, body] of bodies) {
+        const res = await request(path, { method: "POST", cookie: path === "/login" ? undefined : cookie, headers: { "Content-Type": type }, body });
+        expect(res.status, `${path}: ${label}`).toBe(400);
+        expect(await res.text(), `${path}: ${label}`).toBe(FORM_UNREADABLE);
+        expect(setCookiesBesidesBookmark(res), `${path}: ${label}`).toEqual([]);
+      }
+    }
+    const asJson = await request("/profile", { method: "POST", cookie, headers: { "Content-Type": "multipart/form-data; boundary=x", Accept: "application/json" }, body: "garbage" });
+    expect(asJson.status).toBe(400);
+    expect(await asJson.json()).toEqual({ message: FORM_UNREADABLE });
+    expect(await rows()).toEqual(before);
+    // A multipart form that reads still reaches the action, once.
+    const fields = new FormData();
+    fields.set("email", manager.email);
+    fields.set("password", manager.password);
+    expect((await request("/login", { method: "POST", body: fields })).status).toBe(303);
+    expect((await request("/profile", { cookie })).status).toBe(200);
   });
 
   it("a post with no Content-Type and no body is an empty form: the action answers it", async () => {
