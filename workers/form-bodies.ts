@@ -7,10 +7,16 @@ const MULTIPART = "multipart/form-data";
 const FORM_BODIES = [URLENCODED, MULTIPART];
 export const NOT_A_FORM = "Send the form as application/x-www-form-urlencoded or multipart/form-data.";
 export const FORM_UNREADABLE = "The form could not be read. Send it again.";
+/**
+ * The largest multipart screen post read at all: above every upload screen's own limit (an 835 or .xlsx of 1 MB, an
+ * avatar of 200 kB, each checked with its own message below this), so a huge body is refused before it is read twice.
+ */
+export const MAX_SCREEN_MULTIPART_BYTES = 4 * 1024 * 1024;
+export const FORM_TOO_LARGE = "The form is too large: at most 4 MB.";
 
 /** Why a screen change is not passed on: its answer's status and message. */
 export interface FormRefusal {
-  status: 400 | 415;
+  status: 400 | 413 | 415;
   message: string;
 }
 
@@ -28,7 +34,9 @@ export async function asFormChange(request: Request): Promise<Request | FormRefu
   if (type !== null) {
     const media = type.split(";")[0]!.trim().toLowerCase();
     if (!FORM_BODIES.includes(media)) return { status: 415, message: NOT_A_FORM };
-    return media === MULTIPART && !(await readsAsForm(request)) ? { status: 400, message: FORM_UNREADABLE } : request;
+    if (media !== MULTIPART) return request;
+    if (Number(request.headers.get("Content-Length") ?? 0) > MAX_SCREEN_MULTIPART_BYTES) return { status: 413, message: FORM_TOO_LARGE };
+    return (await readsAsForm(request)) ? request : { status: 400, message: FORM_UNREADABLE };
   }
   if (await request.clone().text()) return { status: 415, message: NOT_A_FORM };
   const headers = new Headers(request.headers);
