@@ -244,7 +244,7 @@ function refusedCharacter(label: string, value: string, again = " and build agai
     const written = transliterate(ch);
     // An identifier (a member id, a group or authorization number) goes out letter for letter: "ÄB" sent as "AB" would
     // be another member's id, unnoticed (probe 8987 §3).
-    if (verbatim && written !== ch && !SEPARATORS.test(ch) && !isControlOrInvisible(ch)) return `${label} contains '${ch}', which a claim cannot carry as typed: an identifier goes out letter for letter (A–Z, digits and basic punctuation). Edit it${again}.`;
+    if (verbatim && !/^[\x20-\x7e]$/.test(ch) && !SEPARATORS.test(ch) && !isControlOrInvisible(ch)) return `${label} contains '${ch}', which a claim cannot carry as typed: an identifier goes out letter for letter (A–Z, digits and basic punctuation). Edit it${again}.`;
     if (PRINTABLE.test(written) && !SEPARATORS.test(written)) continue;
     if (SEPARATORS.test(ch)) return `${label} contains '${ch}', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it${again}.`;
     if (isControlOrInvisible(ch)) return `${label} contains a control or invisible character (${codePoint(ch)}), which a claim cannot carry. Edit it${again}.`;

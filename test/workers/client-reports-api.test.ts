@@ -734,14 +734,17 @@ describe("a query parameter given twice with different values (probe 8914 #5)", 
 describe("the PA number is only what a claim line can carry, checked on every save (decision 034, stop 31)", () => {
   const separators = (c: string) => `The PA number contains '${c}', which a claim cannot carry (* ~ : ^ separate the file's parts). Edit it and save again.`;
   const tooLong = "The PA number is longer than the 50 characters a claim can carry. Shorten it and save again.";
+  const identifier = (c: string) => `The PA number contains '${c}', which a claim cannot carry as typed: an identifier goes out letter for letter (A–Z, digits and basic punctuation). Edit it and save again.`;
   const refused: [string, string, string][] = [
     ["an element separator", "AUTH*1", separators("*")],
     ["a segment terminator", "AUTH~1", separators("~")],
     ["a component separator", "AUTH:1", separators(":")],
     ["a repetition separator", "AUTH^1", separators("^")],
     ["51 characters", "A".repeat(51), tooLong],
-    ["26 ß, 52 characters once written (SS)", "ß".repeat(26), tooLong],
-    ["a character outside X12's set", "AUTH山1", "The PA number contains '山', which a claim cannot carry (letters, digits and basic punctuation only). Edit it and save again."],
+    // An authorization number goes out letter for letter (stop 35): a letter outside A–Z is refused, not transliterated.
+    ["26 ß", "ß".repeat(26), identifier("ß")],
+    ["a character outside X12's set", "AUTH山1", identifier("山")],
+    ["accented letters", "Zoë-7", identifier("ë")],
     ["a tab", "AUTH\t1", "The PA number contains a control or invisible character (U+0009), which a claim cannot carry. Edit it and save again."],
     ["a line break", "AUTH\n1", "The PA number contains a control or invisible character (U+000A), which a claim cannot carry. Edit it and save again."],
     ["runs of spaces over 50 typed characters", `A${" ".repeat(60)}B`, "PA number is at most 50 characters."],
@@ -785,7 +788,6 @@ describe("the PA number is only what a claim line can carry, checked on every sa
   it.each([
     ["letters, digits and a dash", "AUTH-2", "AUTH-2"],
     ["50 characters", "B".repeat(50), "B".repeat(50)],
-    ["accented letters, which a claim writes without their accents", "Zoë-7", "Zoë-7"],
     ["blank: no PA number", "  ", null],
   ])("%s: saved", async (_l, paNumber, kept) => {
     const res = await api(`/client_report/update/${reportId}`, { method: "POST", token: manager, body: { pa_number: paNumber } });
