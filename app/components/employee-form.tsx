@@ -71,6 +71,7 @@ export function EmployeeForm({
   primaryHidden,
   storedGender,
   identityFixed = false,
+  emailFixedHint,
 }: {
   values: EmployeeFormValues;
   errors: Record<string, string>;
@@ -95,6 +96,8 @@ export function EmployeeForm({
    * of the form saves.
    */
   identityFixed?: boolean;
+  /** One's own record: the email is shown read-only with this hint (it changes on the profile, decision 015). */
+  emailFixedHint?: string;
 }) {
   // A form post's employment errors come on their inputs (emp_<location>_<field>); a summary only for any other.
   const onInputs = Object.keys(errors).some((k) => k.startsWith("emp_"));
@@ -107,7 +110,17 @@ export function EmployeeForm({
         <legend>Personal details</legend>
         <Field label="Name" name="name" required maxLength={100} defaultValue={text(values.name)} error={errors.name} />
         <Field label="Surname" name="surname" required maxLength={100} defaultValue={text(values.surname)} error={errors.surname} />
-        <Field label="Email" name="email" type="email" required readOnly={identityFixed} defaultValue={text(values.email)} error={errors.email} autoComplete="off" />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          required
+          readOnly={identityFixed || !!emailFixedHint}
+          defaultValue={text(values.email)}
+          error={errors.email}
+          hint={emailFixedHint}
+          autoComplete="off"
+        />
         <Field label="Phone" name="phone" type="tel" defaultValue={text(values.phone)} error={errors.phone} />
         <SelectField label="Gender" name="gender" placeholder="Not given" options={genderOptions(storedGender)} defaultValue={text(values.gender)} error={errors.gender} />
         <Field label="Address" name="address" maxLength={255} defaultValue={text(values.address)} error={errors.address} />

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { AUTH_MESSAGES } from "./auth-rules";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MESSAGES, PASSWORD_MIN_LENGTH } from "./passwords";
-import { EMAIL_PATTERN, flag } from "./fields";
+import { EMAIL_PATTERN, flag, requiredEmail } from "./fields";
 import { oneLine, plainText } from "./validation";
 
 /** One schema per auth form, shared by the screens and the API. */
@@ -42,7 +42,8 @@ export const BackupCodeInput = v.object({
 });
 export const ResendInput = v.object({ email: v.optional(v.string(), ""), method: v.optional(v.string(), "email"), context: v.optional(v.string()), challenge_id: ChallengeId });
 
-export const ResetRequestInput = v.object({ email: Email });
+/** `parent`: the parent account of the email, as on sign-in; otherwise the staff account (decision 016, stop 35). */
+export const ResetRequestInput = v.object({ email: Email, parent: flag });
 export const ResetVerifyInput = v.object({ email: Email, code: Code, challenge_id: ChallengeId });
 
 /** The confirmation must equal the password; the message goes on the confirmation field. */
@@ -84,3 +85,5 @@ export const UnlockInput = v.object({ password: AnyPassword });
 /** Switching two-factor on or off, or issuing new backup codes, needs the current password again. */
 export const TwoFactorSwitchInput = v.object({ enabled: flag, current_password: AnyPassword });
 export const BackupCodesInput = v.object({ current_password: AnyPassword });
+/** One's own email, on the profile: the new address and the current password (decision 015, stop 35). */
+export const OwnEmailInput = v.object({ email: requiredEmail, current_password: AnyPassword });

@@ -9,6 +9,8 @@ import { canSeeLocation, locationScope, normalizePermissions, PERMISSIONS, type 
  *   an account, or change an account only at or below their own rank: every permission involved must be
  *   one the actor holds, ADMIN may be given only by SUPERADMIN or ADMIN, SUPERADMIN only by SUPERADMIN.
  * - Nobody changes their own roles.
+ * - Nobody changes their own password, two-factor or email through the staff paths (the employee screen, the
+ *   users API): those go through /change-password and /profile, which ask for the current password.
  * - Coverage. Changing who someone is (password, two-factor, email, roles, locations, status, deletion)
  *   needs the actor to cover every location the target works at (or to see every location); a location
  *   may be added only if the actor covers it.
@@ -23,6 +25,14 @@ export const ADMIN = "ADMIN";
 /** The changes to an account that decide who can sign in as it, or what it may do. */
 export const IDENTITY_CHANGES = ["password", "two_factor", "email", "roles", "locations", "status", "delete"] as const;
 export type IdentityChange = (typeof IDENTITY_CHANGES)[number];
+
+/**
+ * The changes that decide who can sign in as an account (decision 015, stop 35): one's own are made only where the
+ * current password is asked (/change-password, /profile), never through the staff paths.
+ */
+export const OWN_CREDENTIALS = ["password", "two_factor", "email"] as const satisfies readonly IdentityChange[];
+export type OwnCredential = (typeof OWN_CREDENTIALS)[number];
+const isOwnCredential = (c: IdentityChange): c is OwnCredential => (OWN_CREDENTIALS as readonly IdentityChange[]).includes(c);
 
 /** A role as the rule sees it: its name and its permission set (legacy names allowed). */
 export interface RoleGrant {
@@ -111,6 +121,14 @@ export const CHANGE_MESSAGES = {
   superadmin: "Only a SUPERADMIN can change a SUPERADMIN's account or give the SUPERADMIN role.",
   aboveRank: "You cannot change the account of someone who holds permissions you do not hold.",
   ownRoles: "You cannot change your own roles.",
+  /** One's own credentials through the staff paths: where to change them with the current password instead. */
+  ownCredential: {
+    password: "You cannot set your own password here: change it on the Change password page (/change-password), which asks for your current password.",
+    two_factor: "You cannot switch your own two-factor authentication here: switch it on your profile (/profile), which asks for your current password.",
+    email: "You cannot change your own email here: change it on your profile (/profile), which asks for your current password.",
+  } satisfies Record<OwnCredential, string>,
+  /** At the email of one's own record on the employee form, shown read-only. */
+  ownEmailHint: "Change your own email on your profile, which asks for your current password.",
   notCovered:
     "This employee also works at a location you do not manage. Only someone who manages every one of their locations can change their password, two-factor authentication, email, roles, locations or status.",
   roleAbove: (names: readonly string[]) => `You cannot give a role that holds permissions you do not hold: ${names.join(", ")}.`,
@@ -135,10 +153,10 @@ function grantVerdict(actor: Actor, roles: readonly RoleGrant[], locations: read
 
 /**
  * May the actor make this change to the target? 404 when the actor sees none of the target's locations;
- * 403 when the target outranks the actor, or when who the target is changes and the actor does not
- * cover every location of the target; 422 (a field of the form) for one's own roles, a role above the
- * actor's rank, or a location the actor does not cover. Changes that leave identity alone (name, phone,
- * profile, employment details) need only a shared location and rank.
+ * 403 when the target outranks the actor, when the change is to one's own password, two-factor or email, or
+ * when who the target is changes and the actor does not cover every location of the target; 422 (a field of the
+ * form) for one's own roles, a role above the actor's rank, or a location the actor does not cover. Changes that
+ * leave identity alone (name, phone, profile, employment details) need only a shared location and rank.
  */
 export function mayChange(actor: Actor, target: ChangeTarget, change: ProposedChange = { changes: [] }): Verdict {
   if (actor.kind !== "user") return deny(404, CHANGE_MESSAGES.notFound);
@@ -150,6 +168,8 @@ export function mayChange(actor: Actor, target: ChangeTarget, change: ProposedCh
   }
   if (!change.changes.length) return { ok: true };
   if (actor.id === target.id && change.changes.includes("roles")) return { ok: false, status: 422, field: "roles", message: CHANGE_MESSAGES.ownRoles };
+  const own = actor.id === target.id ? change.changes.find(isOwnCredential) : undefined;
+  if (own) return deny(403, CHANGE_MESSAGES.ownCredential[own]);
   if (!coversAll(actor, target.locationIds)) return deny(403, CHANGE_MESSAGES.notCovered);
   return grantVerdict(actor, change.addedRoles ?? [], change.addedLocations ?? []);
 }
@@ -166,7 +186,8 @@ export type ChangeReach = { reach: "all" } | { reach: "details"; message: string
 export function changeReach(actor: Actor, target: ChangeTarget): ChangeReach | null {
   const rank = mayChange(actor, target);
   if (!rank.ok) return rank.status === 404 ? null : { reach: "none", message: rank.message, missing: permissionsBeyond(actor, [...rankOfRoles(target.roles).permissions]) };
-  const identity = mayChange(actor, target, { changes: ["password"] });
+  // Coverage, asked with a change anyone may make to themselves too (one's own credentials are refused here anyway).
+  const identity = mayChange(actor, target, { changes: ["locations"] });
   return identity.ok ? { reach: "all" } : { reach: "details", message: identity.message };
 }
 

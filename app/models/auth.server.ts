@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import { primaryOf, type Db } from "~/db/client.server";
 import { deleteInSteps, PRUNE_LIMITS } from "~/db/prune.server";
 import { backupCodes, loginFailures, parents, roles, twoFactorChallenges, userRoles, users } from "~/db/schema";
@@ -320,8 +320,8 @@ function challengeOfEmail(email: string) {
 /**
  * The pending (not consumed) challenge. A sign-in challenge is found only by its id (the screens' cookie, the
  * API's challenge_id), with the email when one is given, and only within its lifetime: knowing an email alone
- * reaches nothing. A reset code is checked by its id too (verifyPasswordResetCode); only the change step, which
- * holds the one-time reset token, finds the newest pending reset by email.
+ * reaches nothing. A reset code is checked by its id too (verifyPasswordResetCode); the change step finds its reset
+ * by the one-time reset token (completePasswordReset).
  */
 async function pendingChallenge(db: Db, by: { id?: string; email?: string }, context: ChallengeContext, now: Date = new Date()): Promise<Pending | null> {
   const found = await pendingOrDecoy(db, by, context, now);
@@ -337,29 +337,11 @@ type Decoy = { row: ChallengeRow; principal: null };
  * for: the same reads either way, so that a wrong code on it can be answered as on a real one (checkCode).
  */
 async function pendingOrDecoy(db: Db, by: { id?: string; email?: string }, context: ChallengeContext, now: Date): Promise<Pending | Decoy | null> {
-  let row: ChallengeRow | undefined;
-  if (context === "login" && !by.id) return null;
-  if (by.id === "") return null;
-  if (by.id) {
-    [row] = await db
-      .select()
-      .from(twoFactorChallenges)
-      .where(and(eq(twoFactorChallenges.id, by.id), eq(twoFactorChallenges.context, context), isNull(twoFactorChallenges.consumedAt)));
-  } else if (by.email) {
-    const email = normalizeEmail(by.email);
-    [row] = await db
-      .select()
-      .from(twoFactorChallenges)
-      .where(
-        and(
-          eq(twoFactorChallenges.context, context),
-          isNull(twoFactorChallenges.consumedAt),
-          challengeOfEmail(email),
-        ),
-      )
-      .orderBy(desc(twoFactorChallenges.createdAt))
-      .limit(1);
-  }
+  if (!by.id) return null;
+  const [row] = await db
+    .select()
+    .from(twoFactorChallenges)
+    .where(and(eq(twoFactorChallenges.id, by.id), eq(twoFactorChallenges.context, context), isNull(twoFactorChallenges.consumedAt)));
   if (!row || (context === "login" && challengeOver(row.createdAt, now))) return null;
   const principal = await getPrincipalById(db, row.principalType, row.principalId);
   if (!principal) {
@@ -610,26 +592,25 @@ type ResetApp = AuthApp & Pick<AppContext, "waitUntil">;
 
 /**
  * Always answers the same way, and does the same work whether or not an account has that email (no timing
- * tells): one batch reads both account kinds and the hour's resets, a code is drawn and hashed, one batch of two
- * writes follows (for an unknown email it records a decoy), and the email itself is sent after the answer
- * (waitUntil). Past 5 requests an hour for the email, known or not, the read is all: nothing stored, nothing sent.
+ * tells): one batch reads the account of the kind asked for (staff, or parent as the sign-in's tick says) and the
+ * hour's resets, a code is drawn and hashed, one batch of two writes follows (without such an account it records a
+ * decoy, also when the email is the other kind's: decision 016, stop 35), and the email itself is sent after the
+ * answer (waitUntil). Past 5 requests an hour for the email, known or not, the read is all: nothing stored, nothing sent.
  */
-export async function requestPasswordReset(app: ResetApp, rawEmail: string): Promise<{ challengeId: string }> {
+export async function requestPasswordReset(app: ResetApp, rawEmail: string, kind: PrincipalType): Promise<{ challengeId: string }> {
   const email = normalizeEmail(rawEmail);
   const now = app.now();
   const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
   const tag = await decoyTag(email);
-  const [userRows, parentRows, recentRows] = await app.db.batch([
-    app.db.select().from(users).where(and(eq(users.email, email), isNull(users.deletedAt), eq(users.status, "active"))),
-    app.db.select().from(parents).where(and(eq(parents.email, email), isNull(parents.deletedAt), eq(parents.status, "active"))),
+  const table = kind === "user" ? users : parents;
+  const [accountRows, recentRows] = await app.db.batch([
+    app.db.select().from(table).where(and(eq(table.email, email), isNull(table.deletedAt), eq(table.status, "active"))),
     app.db
       .select({ n: count() })
       .from(twoFactorChallenges)
       .where(and(eq(twoFactorChallenges.context, "password_reset"), gt(twoFactorChallenges.createdAt, since), or(challengeOfEmail(email), decoyOf(tag)))),
   ]);
-  const u = userRows[0];
-  const p = parentRows[0];
-  const principal: Principal | null = u ? principalOf("user", u) : p ? principalOf("parent", p) : null;
+  const principal: Principal | null = accountRows[0] ? principalOf(kind, accountRows[0]) : null;
   // Past the hour's requests for this email (its account's and its decoys alike) nothing is stored or sent, so a
   // flood adds no rows; the answer is the same, with an id that leads nowhere (decision 016, stop 33).
   if ((recentRows[0]?.n ?? 0) >= RESET_REQUESTS_PER_HOUR) return { challengeId: randomToken(24) };
@@ -698,17 +679,29 @@ export type ChangeResult = { kind: "ok" } | { kind: "invalid_token"; message: st
  */
 export async function completePasswordReset(app: AuthApp, email: string, resetToken: string, password: string): Promise<ChangeResult> {
   const invalid = { kind: "invalid_token", message: AUTH_MESSAGES.resetTokenInvalid } as const;
-  const found = await pendingChallenge(app.db, { email }, "password_reset");
-  const row = found?.row;
-  if (!found || !row?.resetTokenHash || isExpired(row.resetTokenExpiresAt, app.now()) || !timingSafeEqual(await sha256Hex(resetToken), row.resetTokenHash)) return invalid;
+  // The token names its reset, and so the account the code was sent to, staff or parent, even when both have this
+  // email (decision 016, stop 35); the email must still be that account's.
+  const [row] = await app.db
+    .select()
+    .from(twoFactorChallenges)
+    .where(
+      and(
+        eq(twoFactorChallenges.context, "password_reset"),
+        isNull(twoFactorChallenges.consumedAt),
+        eq(twoFactorChallenges.resetTokenHash, await sha256Hex(resetToken)),
+        challengeOfEmail(normalizeEmail(email)),
+      ),
+    );
+  const principal = row ? await getPrincipalById(app.db, row.principalType, row.principalId) : null;
+  if (!row?.resetTokenHash || !principal || isExpired(row.resetTokenExpiresAt, app.now())) return invalid;
   const taken = await app.db
     .update(twoFactorChallenges)
     .set({ consumedAt: app.now().toISOString(), resetTokenHash: null })
     .where(and(eq(twoFactorChallenges.id, row.id), isNull(twoFactorChallenges.consumedAt), eq(twoFactorChallenges.resetTokenHash, row.resetTokenHash)))
     .returning({ id: twoFactorChallenges.id });
   if (taken.length === 0) return invalid;
-  await setPassword(app, found.principal, password, { who: selfWho(found.principal, app.ip), action: "password_reset" });
-  await clearAccountFailures(app.db, found.principal.email);
+  await setPassword(app, principal, password, { who: selfWho(principal, app.ip), action: "password_reset" });
+  await clearAccountFailures(app.db, principal.email);
   return { kind: "ok" };
 }
 

@@ -557,8 +557,9 @@ export async function updateEmployee(
   if (locationsChanged) changes.push("locations");
   if (input.status !== current.status) changes.push("status");
   const verdict = mayChange(ctx.actor, target, { changes, addedRoles: addedRoles.map((r) => refs.roles.get(r)!), addedLocations });
-  // The rank was checked on loading, so a 403 here is coverage: it names the fields whose change it refuses.
-  if (!verdict.ok) return verdict.status === 403 ? denied(verdict.message, changes) : refused(verdict);
+  // The rank was checked on loading, so a 403 here is coverage, or one's own email (decision 015, stop 35): it names
+  // the fields whose change it refuses.
+  if (!verdict.ok) return verdict.status === 403 ? denied(verdict.message, id === ctx.actor.id ? changes.filter((c) => c === "email") : changes) : refused(verdict);
   // A stored primary location the actor cannot see stays as it is, like the membership there: a blank (the screen)
   // or the same id (a PATCH merges the stored one) keeps it, another id is refused. Otherwise the chosen one, or
   // the first chosen location. Either way it must be one of the resulting locations, not only the chosen ones.
@@ -648,6 +649,32 @@ export async function deleteEmployee(ctx: ModelContext, id: number): Promise<Mod
     bumpListVersion(ctx.db, EMPLOYEES),
   ]);
   return ok(null, withCancelledCount("Employee deleted.", cancelledCount(cancelled)));
+}
+
+const OWN_EMAIL_UNCHANGED = "This is already your email.";
+
+/**
+ * One's own email, from the profile once the current password was checked (decision 015, stop 35: the staff paths
+ * refuse it). Every session and API token of the account ends in the same batch; `keep`, this browser's fresh
+ * session (sessionAfterOwnChange), is stored after that.
+ */
+export async function changeOwnEmail(ctx: ModelContext, email: string, keep: () => BatchItem<"sqlite">): Promise<ModelResult<null>> {
+  const id = ctx.actor.id;
+  if (ctx.actor.kind !== "user") return notFound("Employee");
+  if (email === ctx.actor.email.toLowerCase()) return invalid({ email: OWN_EMAIL_UNCHANGED });
+  if (await emailTaken(ctx, email, id)) return invalid({ email: DUPLICATE_EMAIL });
+  try {
+    await withAudit(ctx.db, who(ctx), { action: "update", entity: "employee", entityId: id }, () => [
+      ctx.db.update(users).set({ email, version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() }).where(and(eq(users.id, id), isNull(users.deletedAt))),
+      bumpListVersion(ctx.db, EMPLOYEES),
+      ...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()),
+      keep(),
+    ]);
+  } catch (e) {
+    if (/UNIQUE constraint failed: users\.email/i.test(errorText(e))) return invalid({ email: DUPLICATE_EMAIL });
+    throw e;
+  }
+  return ok(null, "Your email was changed. Other devices have been signed out.");
 }
 
 /** An administrator sets a user's password (platform §7 change-password); every session and API token of that user ends. */

@@ -52,6 +52,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     return avatarFormAction(form, values.intent, { set: (file) => setUserAvatar(ctx, id, file), remove: () => removeUserAvatar(ctx, id) }, `/doctors/list/edit/${id}`);
   }
   const echo = echoValues(values);
+  // One's own password or two-factor (the screen shows neither form on one's own record) answers on the page with where
+  // to change them, with the current password (decision 015, stop 35); a refusal on someone else is Access Denied.
+  const refusedCredential = (message: string) => {
+    if (id !== actor.id) throw forbidden(message);
+    return data<FormAnswer>({ errors: {}, message, values: echo }, { status: 403 });
+  };
   switch (values.intent) {
     case "delete": {
       // Only the confirm step's 'Yes, delete it' deletes.
@@ -67,24 +73,26 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     }
     case "password": {
       const result = await changeEmployeePassword(ctx, context.app, id, values);
-      if (!result.ok && result.status === 403) throw forbidden(result.message);
+      if (!result.ok && result.status === 403) return refusedCredential(result.message);
       return formResult(result, echo, () => `/doctors/profile/${id}`);
     }
     case "two_factor": {
       const result = await resetEmployeeTwoFactor(ctx, id);
-      if (!result.ok && result.status === 403) throw forbidden(result.message);
+      if (!result.ok && result.status === 403) return refusedCredential(result.message);
       return formResult(result, echo, () => `/doctors/profile/${id}`);
     }
     case "save": {
-      // One's own new email or locations end every session and token, this one included (decision 015): as on
+      // One's own new locations end every session and token, this one included (decision 015): as on
       // change-password, this browser alone gets a fresh session (stored in the save's batch) and sees the saved flash.
       const app = context.app;
       const fresh = id === actor.id ? await sessionAfterOwnChange(app.db, { type: "user", id }, app.now(), app.secure) : null;
       const result = await withFormVersion(values.version, (version) => updateEmployee(ctx, id, values, { partial: false, version, keep: fresh?.insert }));
       // A save the rule refuses answers the form, not the Access Denied page (decision 015, stop 33): the message, also
-      // at each field whose change it refuses, and the typed values. Nothing is written; the API answers 403.
+      // at each field whose change it refuses, and the typed values. Nothing is written; the API answers 403. One's own
+      // email is refused the same way, with where to change it at the field (decision 015, stop 35).
       if (!result.ok && result.status === 403) {
-        const errors = Object.fromEntries((result.fields ?? []).map((f) => [f, CHANGE_MESSAGES.notCoveredField]));
+        const fieldMessage = id === actor.id ? result.message : CHANGE_MESSAGES.notCoveredField;
+        const errors = Object.fromEntries((result.fields ?? []).map((f) => [f, fieldMessage]));
         return data<FormAnswer>({ errors, message: result.message, values: echo }, { status: 422 });
       }
       const cookies = result.ok && fresh ? await keptSessionCookies(app.db, fresh) : [];
@@ -108,7 +116,8 @@ export default function EditEmployee() {
   // Who the employee is, when the actor may not change it, is shown as stored, so saving again keeps it.
   const fixed = reach.reach === "details";
   const stored = employeeFormValues(employee);
-  const values = fixed ? { ...shown, email: stored.email, status: stored.status, roles: stored.roles, locations: stored.locations } : shown;
+  // One's own email, read-only here, shows as stored too.
+  const values = fixed ? { ...shown, email: stored.email, status: stored.status, roles: stored.roles, locations: stored.locations } : self ? { ...shown, email: stored.email } : shown;
   const version = current ? current.version : (formVersion(typed?.version) ?? employee.version);
   const avatarAnswer = answer && answer.values.intent === "avatar" ? answer : null;
   const otherError = answer && answer.values.intent !== "save" && !avatarAnswer ? answer.message : null;
@@ -166,6 +175,7 @@ export default function EditEmployee() {
         submitLabel="Save changes"
         busy={busy}
         rolesHint={self ? "You cannot change your own roles: another administrator must do it." : undefined}
+        emailFixedHint={self ? CHANGE_MESSAGES.ownEmailHint : undefined}
         primaryHidden={primaryHidden}
         storedGender={employee.gender}
         identityFixed={fixed}

@@ -5,10 +5,11 @@ import { Link } from "~/components/ui/link";
 import { AvatarForm } from "~/components/avatar-form";
 import { Field, FormMessage } from "~/components/ui/field";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
-import { BackupCodesInput, TwoFactorSwitchInput } from "~/domain/auth-schemas";
+import { BackupCodesInput, OwnEmailInput, TwoFactorSwitchInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { checkPassword, countUnusedBackupCodes, generateBackupCodes, selfWho, setTwoFactor } from "~/models/auth.server";
 import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
+import { changeOwnEmail } from "~/models/employees.server";
 import { redirectWithCookies } from "~/services/flow-cookies.server";
 import { modelContextFor } from "~/services/forms.server";
 import { movedToSession, requirePrincipal } from "~/services/guard.server";
@@ -17,7 +18,7 @@ import { sessionAfterOwnChange } from "~/services/session.server";
 export const meta: MetaFunction = () => [{ title: "Profile · Baseline" }];
 export const handle = { guard: "principal" };
 
-type Intent = "two-factor" | "backup-codes" | "avatar" | "avatar-remove";
+type Intent = "two-factor" | "backup-codes" | "avatar" | "avatar-remove" | "email";
 interface Answer {
   intent: Intent | null;
   errors: Record<string, string>;
@@ -58,7 +59,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await request.formData();
   const form = formFields(formData);
   const principal = { type: actor.kind, id: actor.id };
-  const intent: Intent | null = form.intent === "two-factor" || form.intent === "backup-codes" || form.intent === "avatar" || form.intent === "avatar-remove" ? form.intent : null;
+  const intents: Intent[] = ["two-factor", "backup-codes", "avatar", "avatar-remove", ...(actor.kind === "user" ? (["email"] as const) : [])];
+  const intent = intents.find((i) => i === form.intent) ?? null;
   const refuse = (status: number, errors: Record<string, string>, message: string | null = null) => data<Answer>({ intent, errors, message, codes: null }, { status });
   if (!intent) return refuse(400, {}, "Unknown action.");
 
@@ -69,7 +71,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return refuse(result.status, result.status === 422 ? result.errors : {}, result.message);
   }
 
-  // Both actions need the current password again.
+  // The other actions need the current password again.
   const wrongPassword = async (password: string) => {
     const checked = await checkPassword(app, principal.type, principal.id, password);
     if (checked.kind === "throttled") return refuse(429, { current_password: checked.message });
@@ -92,6 +94,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // The page answered here shows two-factor on: its loaders read through this browser's fresh session.
     movedToSession(context, fresh);
     return data<Answer>({ intent, errors: {}, message: "Two-factor verification by email is on. Other devices have been signed out.", codes: switched.codes }, { headers: { ...NO_STORE, "Set-Cookie": cookie } });
+  }
+
+  if (intent === "email") {
+    // One's own email (staff): the employee screen and API refuse it (decision 015, stop 35), since whoever holds the
+    // address can reset the password. As on change-password, every session ends and this browser gets a fresh one.
+    const parsed = parseWith(OwnEmailInput, form);
+    if (!parsed.ok) return refuse(422, parsed.errors);
+    const refused = await wrongPassword(parsed.data.current_password);
+    if (refused) return refused;
+    const fresh = await sessionAfterOwnChange(app.db, principal, app.now(), app.secure);
+    const changed = await changeOwnEmail(modelContextFor(context, actor), parsed.data.email, fresh.insert);
+    if (!changed.ok) return changed.status === 422 ? refuse(422, changed.errors) : refuse(changed.status, {}, changed.message);
+    return redirectWithCookies(`/profile?flash=${encodeURIComponent(changed.message ?? "Saved.")}`, [fresh.cookie]);
   }
 
   const parsed = parseWith(BackupCodesInput, form);
@@ -121,6 +136,19 @@ export default function Profile() {
           <dd>{me.roles.join(", ") || "none"}</dd>
         </dl>
         <Link to="/change-password">Change password</Link>
+        {me.staff ? (
+          <Form method="post" noValidate>
+            <h2>Change email</h2>
+            <input type="hidden" name="intent" value="email" />
+            <p className="muted">Your email is where sign-in and password reset codes go. Changing it signs you out everywhere else; you stay signed in here.</p>
+            <Field id="f-email" label="New email" name="email" type="email" autoComplete="email" required error={errorsFor("email").email} />
+            <Field id="f-email-password" label="Current password" name="current_password" type="password" autoComplete="current-password" required error={errorsFor("email").current_password} />
+            <FormMessage error={answer?.intent === "email" ? answer.message : null} />
+            <button className="btn" type="submit" disabled={busy}>
+              Change email
+            </button>
+          </Form>
+        ) : null}
         {me.staff ? <AvatarForm avatar={me.avatar} label={me.name} error={errorsFor("avatar").avatar} busy={busy} /> : null}
       </section>
 
@@ -140,7 +168,7 @@ export default function Profile() {
             </ul>
           </div>
         ) : (
-          <FormMessage error={answer?.intent === "avatar" || answer?.intent === "avatar-remove" ? null : answer?.message} />
+          <FormMessage error={answer?.intent === "avatar" || answer?.intent === "avatar-remove" || answer?.intent === "email" ? null : answer?.message} />
         )}
 
         <h3>Two-factor verification by email</h3>

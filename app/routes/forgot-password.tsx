@@ -7,7 +7,7 @@ import { Field } from "~/components/ui/field";
 import { ResetRequestInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { requestPasswordReset } from "~/models/auth.server";
-import { clearResetCookies, redirectWithCookies, resetChallengeCookie, resetEmailCookie } from "~/services/flow-cookies.server";
+import { clearResetCookies, redirectWithCookies, resetChallengeCookie, resetEmailCookie, resetKindCookie } from "~/services/flow-cookies.server";
 
 export const meta: MetaFunction = () => [{ title: "Forgot password · Baseline" }];
 export const handle = { guard: "public" };
@@ -16,12 +16,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const app = context.app;
   const form = formFields(await request.formData());
   const parsed = parseWith(ResetRequestInput, form);
-  if (!parsed.ok) return data({ errors: parsed.errors, values: { email: form.email ?? "" } }, { status: 422 });
-  // The same answer whether or not the account exists: the next screen never says which.
-  const { challengeId } = await requestPasswordReset(app, parsed.data.email);
+  if (!parsed.ok) return data({ errors: parsed.errors, values: { email: form.email ?? "", parent: form.parent === "on" || form.parent === "true" } }, { status: 422 });
+  // The same answer whether or not the account exists: the next screen never says which. The parent tick resets the
+  // parent account of the email, as on sign-in; without it, the staff account (decision 016, stop 35).
+  const kind = parsed.data.parent ? "parent" : "user";
+  const { challengeId } = await requestPasswordReset(app, parsed.data.email, kind);
   // A new request starts over: a reset token left from an earlier attempt is dropped.
   const [, clearToken] = clearResetCookies(app.secure);
-  return redirectWithCookies("/reset-password-verify", [resetEmailCookie(parsed.data.email, app.secure), resetChallengeCookie(challengeId, app.secure), clearToken!]);
+  return redirectWithCookies("/reset-password-verify", [resetEmailCookie(parsed.data.email, app.secure), resetKindCookie(kind, app.secure), resetChallengeCookie(challengeId, app.secure), clearToken!]);
 }
 
 export default function ForgotPassword() {
@@ -31,6 +33,10 @@ export default function ForgotPassword() {
     <AuthLayout title="Forgot your password?" subtitle="Enter your email and we will send you a verification code.">
       <Form method="post" noValidate>
         <Field label="Email" name="email" type="email" autoComplete="username" required defaultValue={answer?.values.email} error={answer?.errors.email} />
+        <div className="field-check">
+          <input id="f-parent" type="checkbox" name="parent" defaultChecked={answer?.values.parent} />
+          <label htmlFor="f-parent">I sign in as a parent or guardian</label>
+        </div>
         <button className="btn btn-primary btn-block" type="submit" disabled={busy}>
           Send code
         </button>

@@ -8,7 +8,7 @@ import { attemptsLeftText, AUTH_MESSAGES, maskEmail } from "~/domain/auth-rules"
 import { ResetVerifyInput } from "~/domain/auth-schemas";
 import { formFields, parseWith } from "~/domain/validation";
 import { requestPasswordReset, verifyPasswordResetCode } from "~/models/auth.server";
-import { readResetChallenge, readResetEmail, redirectWithCookies, resetChallengeCookie, resetTokenCookie } from "~/services/flow-cookies.server";
+import { readResetChallenge, readResetEmail, readResetKind, redirectWithCookies, resetChallengeCookie, resetTokenCookie } from "~/services/flow-cookies.server";
 
 export const meta: MetaFunction = () => [{ title: "Verify reset code · Baseline" }];
 /** Public, but only after a reset request (the email is in a short-lived cookie). */
@@ -33,7 +33,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = formFields(await request.formData());
 
   if (form.intent === "resend") {
-    const { challengeId } = await requestPasswordReset(app, email);
+    const { challengeId } = await requestPasswordReset(app, email, readResetKind(request));
     return redirectWithCookies("/reset-password-verify?sent=1", [resetChallengeCookie(challengeId, app.secure)]);
   }
 

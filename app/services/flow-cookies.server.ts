@@ -11,6 +11,8 @@ const RESET_EMAIL = "__reset_email";
 const RESET_TOKEN = "__reset_token";
 /** The reset challenge this browser asked for: the code is checked only against it (docs/decisions/016). */
 const RESET_CHALLENGE = "__reset_challenge";
+/** The account kind the reset was asked for ("parent" or "user"), for "Send a new code" (decision 016, stop 35). */
+const RESET_KIND = "__reset_kind";
 const FLOW_SECONDS = 30 * 60;
 
 const set = (name: string, value: string, secure: boolean) => serializeCookie(name, value, { httpOnly: true, secure, maxAge: FLOW_SECONDS, sameSite: "Strict" });
@@ -26,7 +28,9 @@ export const readResetToken = (request: Request) => readCookies(request)[RESET_T
 export const resetTokenCookie = (token: string, secure: boolean) => set(RESET_TOKEN, token, secure);
 export const readResetChallenge = (request: Request) => readCookies(request)[RESET_CHALLENGE] || null;
 export const resetChallengeCookie = (id: string, secure: boolean) => set(RESET_CHALLENGE, id, secure);
-export const clearResetCookies = (secure: boolean) => [clear(RESET_EMAIL, secure), clear(RESET_TOKEN, secure), clear(RESET_CHALLENGE, secure)];
+export const readResetKind = (request: Request): "user" | "parent" => (readCookies(request)[RESET_KIND] === "parent" ? "parent" : "user");
+export const resetKindCookie = (kind: "user" | "parent", secure: boolean) => set(RESET_KIND, kind, secure);
+export const clearResetCookies = (secure: boolean) => [clear(RESET_EMAIL, secure), clear(RESET_TOKEN, secure), clear(RESET_CHALLENGE, secure), clear(RESET_KIND, secure)];
 
 /**
  * Only same-site paths are followed after sign-in, and without a flash: the address came from a link, so its flash

@@ -83,7 +83,12 @@ describe("mayChange: rank, then coverage of every location for a change of who s
     ["manager adds Los Angeles", manager, rbtMiami, ["locations"], { addedLocations: [3] }, 422],
     ["manager adds Denver", manager, rbtMiami, ["locations"], { addedLocations: [2] }, true],
     ["manager changes own roles", manager, target(3, ["MANAGER"], [1, 2]), ["roles"], { addedRoles: ["LM"] }, 422],
-    ["manager changes own email", manager, target(3, ["MANAGER"], [1, 2]), ["email"], {}, true],
+    // One's own credentials only where the current password is asked (stop 35), the SUPERADMIN's too; other changes as before.
+    ["manager changes own email", manager, target(3, ["MANAGER"], [1, 2]), ["email"], {}, 403],
+    ["manager sets own password", manager, target(3, ["MANAGER"], [1, 2]), ["password"], {}, 403],
+    ["manager resets own two-factor", manager, target(3, ["MANAGER"], [1, 2]), ["two_factor"], {}, 403],
+    ["superadmin sets own password", superadmin, target(1, ["SUPERADMIN"], [1, 2, 3]), ["password"], {}, 403],
+    ["manager leaves Denver", manager, target(3, ["MANAGER"], [1, 2]), ["locations"], {}, true],
     ["LM gives itself MANAGER", lm, target(5, ["LM"], [2]), ["roles"], { addedRoles: ["MANAGER"] }, 422],
     ["LM gives MANAGER to an RBT", lm, target(10, ["RBT"], [2]), ["roles"], { addedRoles: ["MANAGER"] }, 422],
     ["LM gives LM to an RBT", lm, target(10, ["RBT"], [2]), ["roles"], { addedRoles: ["LM"] }, true],
@@ -106,6 +111,15 @@ describe("mayChange: rank, then coverage of every location for a change of who s
   it("a refusal for a location the actor does not cover says why", () => {
     const verdict = mayChange(manager, bcbaMiamiLa, { changes: ["password"] });
     expect(verdict).toMatchObject({ ok: false, status: 403, message: expect.stringContaining("also works at a location you do not manage") });
+  });
+
+  it.each([
+    ["password", "/change-password"],
+    ["two_factor", "/profile"],
+    ["email", "/profile"],
+  ] as const)("a refusal of one's own %s says where to change it with the current password (%s)", (change, where) => {
+    const verdict = mayChange(manager, target(3, ["MANAGER"], [1, 2]), { changes: [change] });
+    expect(verdict).toMatchObject({ ok: false, status: 403, message: expect.stringContaining(where) });
   });
 
   it("access_all_locations covers every location, but not a higher rank", () => {

@@ -217,7 +217,7 @@ describe("setting a parent's password (staff, on the profile)", () => {
 
   it("the forgot-password flow resets a parent's password", async () => {
     const parent = await createParent();
-    let jar = cookiesFrom(await form("/forgot-password", { email: parent.email }));
+    let jar = cookiesFrom(await form("/forgot-password", { email: parent.email, parent: "on" }));
     const code = codeIn((await lastEmail(parent.email))!.text);
     const verified = await form("/reset-password-verify", { intent: "verify", code }, jar);
     expect(verified.status).toBe(303);

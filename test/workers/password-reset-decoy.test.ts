@@ -32,8 +32,9 @@ function formFrom(ip: string, path: string, fields: Record<string, string>, cook
 
 const answer = async (res: Response) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> });
 
-async function requestReset(email: string, ip = newIp()): Promise<string> {
-  const res = await apiFrom(ip, "/password-reset/request", { email });
+/** `parent`: the parent account of the email (the sign-in's tick); without it, the staff account. */
+async function requestReset(email: string, parent = false): Promise<string> {
+  const res = await apiFrom(newIp(), "/password-reset/request", { email, parent });
   expect(res.status).toBe(200);
   return ((await res.json()) as { challenge_id: string }).challenge_id;
 }
@@ -56,14 +57,14 @@ const failed = (attempts: number) => ({ status: 422, body: { message: AUTH_MESSA
 const ended = { status: 422, body: { message: AUTH_MESSAGES.attemptsExhausted, code_expired: false, attempts_remaining: 0, challenge_ended: true } };
 const noChallenge = { status: 422, body: { message: AUTH_MESSAGES.noChallenge, attempts_remaining: 0 } };
 
-/** What a caller sees of one scenario, run for one email from one address. */
-type Scenario = (email: string, ip: string) => Promise<unknown[]>;
+/** What a caller sees of one scenario, run for one email (asked for as a parent or not) from one address. */
+type Scenario = (email: string, ip: string, parent: boolean) => Promise<unknown[]>;
 
 const SCENARIOS: [string, Scenario, unknown[]][] = [
   [
     "request → wrong code ×6",
-    async (email, ip) => {
-      const id = await requestReset(email);
+    async (email, ip, parent) => {
+      const id = await requestReset(email, parent);
       const seen = [];
       for (let i = 1; i <= 6; i++) seen.push(await verify(email, id, i, ip));
       return seen;
@@ -72,25 +73,25 @@ const SCENARIOS: [string, Scenario, unknown[]][] = [
   ],
   [
     "a newer request replaces the pending one",
-    async (email, ip) => {
-      const first = await requestReset(email);
-      const second = await requestReset(email);
+    async (email, ip, parent) => {
+      const first = await requestReset(email, parent);
+      const second = await requestReset(email, parent);
       return [await verify(email, first, 1, ip), await verify(email, second, 2, ip)];
     },
     [noChallenge, failed(4)],
   ],
   [
     "the id works only with the email it was asked for",
-    async (email, ip) => {
-      const id = await requestReset(email);
+    async (email, ip, parent) => {
+      const id = await requestReset(email, parent);
       return [await verify(`other-${email}`, id, 1, ip), await verify(email, id, 2, ip)];
     },
     [noChallenge, failed(4)],
   ],
   [
     "an expired code",
-    async (email, ip) => {
-      const id = await requestReset(email);
+    async (email, ip, parent) => {
+      const id = await requestReset(email, parent);
       await db().update(twoFactorChallenges).set({ expiresAt: new Date(Date.now() - 1000).toISOString() }).where(eq(twoFactorChallenges.id, id));
       return [await verify(email, id, 1, ip), await verify(email, id, 2, ip)];
     },
@@ -101,9 +102,9 @@ const SCENARIOS: [string, Scenario, unknown[]][] = [
   ],
   [
     "past 5 requests an hour: the 5th is still pending and the 6th stores nothing",
-    async (email, ip) => {
+    async (email, ip, parent) => {
       const ids = [];
-      for (let i = 0; i < 6; i++) ids.push(await requestReset(email));
+      for (let i = 0; i < 6; i++) ids.push(await requestReset(email, parent));
       return [await verify(email, ids[0]!, 1, ip), await verify(email, ids[4]!, 2, ip), await verify(email, ids[5]!, 3, ip), await verify(email, ids[4]!, 4, ip)];
     },
     [noChallenge, failed(4), noChallenge, failed(3)],
@@ -118,10 +119,11 @@ describe("POST /api/password-reset/verify answers the same for known and unknown
 
   it.each(SCENARIOS.flatMap(([name, run, expected]) => accounts.map(([who, make]) => [name, who, run, expected, make] as const)))(
     "%s (%s): the same answers as for an unknown email",
-    async (_name, _who, run, expected, make) => {
+    async (_name, who, run, expected, make) => {
       const account = await make();
-      const known = await run(account.email, newIp());
-      const unknown = await run(unknownEmail(), newIp());
+      const parent = who === "a parent";
+      const known = await run(account.email, newIp(), parent);
+      const unknown = await run(unknownEmail(), newIp(), parent);
       expect(known).toEqual(expected);
       expect(unknown).toEqual(known);
     },
@@ -146,11 +148,11 @@ describe("the reset screens answer the same for known and unknown emails", () =>
   it.each([
     ["a staff user", () => createUser()],
     ["a parent", () => createParent()],
-  ] as const)("/reset-password-verify after a wrong code, five times (%s)", async (_who, make) => {
+  ] as const)("/reset-password-verify after a wrong code, five times (%s)", async (who, make) => {
     const account = await make();
     const pages = async (email: string) => {
       const ip = newIp();
-      const jar = cookiesFrom(await formFrom(ip, "/forgot-password", { email }));
+      const jar = cookiesFrom(await formFrom(ip, "/forgot-password", who === "a parent" ? { email, parent: "on" } : { email }));
       const seen = [];
       for (let i = 1; i <= 5; i++) {
         const res = await formFrom(ip, "/reset-password-verify", { intent: "verify", code: await wrongCode(email, i) }, jar);
@@ -179,18 +181,18 @@ describe("a flood of reset requests for one address stores at most 5 an hour (de
   }
 
   const asks = {
-    api: async (email: string) => {
-      const res = await apiFrom(newIp(), "/password-reset/request", { email });
+    api: async (email: string, parent: boolean) => {
+      const res = await apiFrom(newIp(), "/password-reset/request", { email, parent });
       const { challenge_id, ...rest } = (await res.json()) as { challenge_id: string };
       return { status: res.status, body: rest, id: /^[\w-]{32}$/.test(challenge_id) };
     },
-    "send-code": async (email: string) => {
-      const res = await apiFrom(newIp(), "/two-factor/send-code", { email, context: "password_reset" });
+    "send-code": async (email: string, parent: boolean) => {
+      const res = await apiFrom(newIp(), "/two-factor/send-code", { email, context: "password_reset", parent });
       const { challenge_id, ...rest } = (await res.json()) as { challenge_id: string };
       return { status: res.status, body: rest, id: /^[\w-]{32}$/.test(challenge_id) };
     },
-    screen: async (email: string) => {
-      const res = await formFrom(newIp(), "/forgot-password", { email });
+    screen: async (email: string, parent: boolean) => {
+      const res = await formFrom(newIp(), "/forgot-password", parent ? { email, parent: "on" } : { email });
       const cookies = res.headers.getSetCookie().map((c) => c.split("=")[0]);
       return { status: res.status, body: res.headers.get("Location"), id: cookies.sort() };
     },
@@ -201,7 +203,7 @@ describe("a flood of reset requests for one address stores at most 5 an hour (de
     async (who, via) => {
       const email = who === "a staff user" ? (await createUser()).email : who === "a parent" ? (await createParent()).email : unknownEmail();
       const seen = [];
-      for (let i = 0; i < 8; i++) seen.push(await asks[via](email));
+      for (let i = 0; i < 8; i++) seen.push(await asks[via](email, who === "a parent"));
       expect(seen.slice(1)).toEqual(seen.slice(0, -1));
       expect(await rowsOf(email)).toBe(5);
       expect(await emailsTo(email)).toBe(who === "an unknown email" ? 0 : 5);

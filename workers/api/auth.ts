@@ -128,8 +128,8 @@ export const authApi = new Hono<AppEnv>()
     if (!raw.email) return jsonError(c, 422, AUTH_MESSAGES.emailMissingSend);
     if (raw.context === "password_reset") {
       const parsed = parseWith(ResetRequestInput, raw);
-      if (!parsed.ok) return jsonError(c, 422, parsed.errors.email!, { errors: parsed.errors });
-      const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email);
+      if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
+      const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user");
       return c.json({ ...codeAnswer(c, (await getAuthSettings(c.var.app.db)).codeExpiryMinutes, 5, AUTH_MESSAGES.resetSent), challenge_id: challengeId });
     }
     return resendAnswer(c, raw, AUTH_MESSAGES.sendFailed);
@@ -149,9 +149,10 @@ export const authApi = new Hono<AppEnv>()
   })
   .post("/password-reset/request", async (c) => {
     const parsed = parseWith(ResetRequestInput, await readBody(c));
-    if (!parsed.ok) return jsonError(c, 422, parsed.errors.email!, { errors: parsed.errors });
+    if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
     // challenge_id (added to the spec's answer) goes with the email and code to verify; an unknown email gets one too.
-    const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email);
+    // `parent: true` resets the parent account of the email, as on sign-in; without it, the staff account.
+    const { challengeId } = await requestPasswordReset(c.var.app, parsed.data.email, parsed.data.parent ? "parent" : "user");
     return c.json({ message: AUTH_MESSAGES.resetSent, challenge_id: challengeId });
   })
   .post("/password-reset/verify", async (c) => {
