@@ -58,7 +58,9 @@ export class Layout {
     this.page = this.doc.addPage([PAGE.width, PAGE.height]);
     this.y = PAGE.height - MARGIN;
     if (!first) {
-      this.text(this.runningHead, MARGIN, 8, this.fonts.regular, MUTED);
+      // The running head repeats page 1's header on one line: its first line, with "…" when the rest is cut.
+      const [head, ...rest] = this.lines(this.runningHead, CONTENT, 8, this.fonts.regular);
+      this.text(rest.length ? `${head}…` : (head ?? ""), MARGIN, 8, this.fonts.regular, MUTED);
       this.y -= 12;
       this.rule();
       this.y -= 10;
@@ -274,9 +276,12 @@ export async function renderNotePdf(view: NotePdfView): Promise<Uint8Array> {
   l.newPage(true);
 
   // Header: the location, then the title (and the amendment, if any).
-  l.text(d.header.name, MARGIN, 14, fonts.bold);
-  l.y -= 19;
-  for (const line of d.header.lines) {
+  // Wrapped: a location's title may be 120 characters, its address 255 (stop 35, as the plan PDF's labels).
+  for (const line of l.lines(d.header.name, CONTENT, 14, fonts.bold)) {
+    l.text(line, MARGIN, 14, fonts.bold);
+    l.y -= 19;
+  }
+  for (const line of d.header.lines.flatMap((x) => l.lines(x, CONTENT, 9, fonts.regular))) {
     l.text(line, MARGIN, 9, fonts.regular, MUTED);
     l.y -= 12;
   }

@@ -6,7 +6,7 @@ import { ageOn } from "~/domain/patients";
 import { isWinAnsi, toWinAnsi, wrapText } from "~/domain/pdf-text";
 import { renderNotePdf } from "~/services/note-pdf.server";
 import { fixtureContext, fixtureNote, RBT_CONTENT, SIGNATURE_PNG } from "../support/note-fixtures";
-import { pdfImageCount, pdfPages, pdfText } from "../support/pdf-text";
+import { pdfImageCount, pdfLineEnds, pdfPages, pdfText } from "../support/pdf-text";
 
 describe("toWinAnsi: any text becomes text the standard fonts can draw", () => {
   it.each([
@@ -172,6 +172,19 @@ async function render(note: NoteJson, history?: Parameters<typeof renderNotePdf>
   const pages = await pdfPages(bytes);
   return { bytes, ms, pages, text: pages.map((p) => p.join("\n")).join("\n") };
 }
+
+describe("a long location title and address wrap on the note PDF (stop 35)", () => {
+  it("every word is printed, and no line runs past the right margin", async () => {
+    const title = `Northside Behavioral Health Center for Applied Behavior Analysis and Family Support Services ${"Wing ".repeat(5)}`.trim().slice(0, 120);
+    const address = `${"Building 7, Suite 1200, ".repeat(6)}Main Street`;
+    const bytes = await renderNotePdf({ note: { ...fixtureNote("rbt", "97153"), summary_note: "Long text. ".repeat(600) }, context: { ...fixtureContext, location: { ...fixtureContext.location, title, address } } });
+    const text = (await pdfText(bytes)).replace(/\s+/g, " ");
+    for (const word of [...title.split(" "), "Main", "Street"]) expect(text).toContain(word);
+    const lines = await pdfLineEnds(bytes);
+    expect(new Set(lines.map((x) => x.page)).size).toBeGreaterThan(1);
+    for (const line of lines) expect(line.right, line.text.slice(0, 40)).toBeLessThanOrEqual(612 - 48 + 0.01);
+  });
+});
 
 describe("renderNotePdf", () => {
   beforeAll(async () => {
