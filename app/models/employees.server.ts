@@ -38,6 +38,7 @@ import { setPassword, setTwoFactor } from "~/models/auth.server";
 import { endAllAccessStatements } from "~/services/access.server";
 import { withAudit } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
+import { emailChangedNotice, enqueueEmail } from "~/services/jobs.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
@@ -501,7 +502,7 @@ export async function updateEmployee(
   ctx: ModelContext,
   id: number,
   raw: Record<string, unknown>,
-  opts: { partial: boolean; version: number | null; keep?: () => BatchItem<"sqlite"> },
+  opts: { partial: boolean; version: number | null; app: Pick<AppContext, "env" | "email">; keep?: () => BatchItem<"sqlite"> },
 ): Promise<ModelResult<EmployeeJson>> {
   const loaded = await loadForChange(ctx, id);
   if (!loaded.ok) return loaded;
@@ -612,6 +613,7 @@ export async function updateEmployee(
     if (/UNIQUE constraint failed: users\.email/i.test(text)) return invalid({ email: DUPLICATE_EMAIL });
     throw e;
   }
+  if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name));
   return ok((await getEmployee(ctx, id))!, withCancelledCount("Employee updated.", cancelled));
 }
 
@@ -658,7 +660,7 @@ const OWN_EMAIL_UNCHANGED = "This is already your email.";
  * refuse it). Every session and API token of the account ends in the same batch; `keep`, this browser's fresh
  * session (sessionAfterOwnChange), is stored after that.
  */
-export async function changeOwnEmail(ctx: ModelContext, email: string, keep: () => BatchItem<"sqlite">): Promise<ModelResult<null>> {
+export async function changeOwnEmail(ctx: ModelContext, app: Pick<AppContext, "env" | "email">, email: string, keep: () => BatchItem<"sqlite">): Promise<ModelResult<null>> {
   const id = ctx.actor.id;
   if (ctx.actor.kind !== "user") return notFound("Employee");
   if (email === ctx.actor.email.toLowerCase()) return invalid({ email: OWN_EMAIL_UNCHANGED });
@@ -674,6 +676,7 @@ export async function changeOwnEmail(ctx: ModelContext, email: string, keep: () 
     if (/UNIQUE constraint failed: users\.email/i.test(errorText(e))) return invalid({ email: DUPLICATE_EMAIL });
     throw e;
   }
+  await enqueueEmail(app, emailChangedNotice(ctx.actor.email, ctx.actor.name));
   return ok(null, "Your email was changed. Other devices have been signed out.");
 }
 

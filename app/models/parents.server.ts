@@ -11,7 +11,7 @@ import { mayChangeParent, type ParentSignInChange, type ParentTarget } from "~/d
 import { endAllAccessStatements } from "~/services/access.server";
 import { auditedRead, auditRead, auditTail, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
-import { enqueueEmail, securityNotice } from "~/services/jobs.server";
+import { emailChangedNotice, enqueueEmail, securityNotice } from "~/services/jobs.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
@@ -260,21 +260,23 @@ export async function createParent(ctx: ModelContext, raw: Record<string, unknow
 }
 
 /**
- * `opts.app`: the API's, with which the body may set the password as the profile's Set password does (passwordToSet):
- * the coverage rule, the hash in the edit's batch with the end of the parent's sessions and tokens, and the notice.
+ * `opts.app`: the email queue for the security notices (a new password, to the parent; a new email, to the old address).
+ * `opts.profileForm`: the profile's save, which never sets the password (naming it answers PARENT_PASSWORD_ON_PROFILE);
+ * without it (the API) the body may set the password as the profile's Set password does (passwordToSet): the coverage
+ * rule, the hash in the edit's batch with the end of the parent's sessions and tokens, and the notice.
  */
 export async function updateParent(
   ctx: ModelContext,
   id: number,
   raw: Record<string, unknown>,
-  opts: { partial: boolean; version: number | null; app?: PasswordApp },
+  opts: { partial: boolean; version: number | null; app: PasswordApp; profileForm?: boolean },
 ): Promise<ModelResult<ParentJson>> {
   const loaded = await loadForChange(ctx, id);
   if (!loaded.ok) return loaded;
   const { current, target } = loaded.data;
   if (namesNoField(raw, ParentInput, PARENT_PASSWORD_FIELDS)) return nothingToChange();
   const parsed = parseChange(ParentInput, raw, opts.partial ? parentAsInput(current) : null);
-  const password = passwordToSet(raw, opts.app);
+  const password = passwordToSet(raw, opts.profileForm ? undefined : opts.app);
   if (!parsed.ok || !password.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(password.ok ? {} : password.errors) });
   // A new password, email or status changes who can sign in as the parent: the actor must cover their children's locations.
   const changes: ParentSignInChange[] = [];
@@ -301,7 +303,8 @@ export async function updateParent(
     return [update, ...rest] as unknown as [typeof update];
   });
   if (!rows[0]) return conflict((await findParent(ctx, id)) ?? current);
-  if (password.data) await enqueueEmail(password.data.app, securityNotice(current.email, current.name, "Your password was changed"));
+  if (password.data) await enqueueEmail(opts.app, securityNotice(current.email, current.name, "Your password was changed"));
+  if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name));
   return ok((await findParent(ctx, id))!, "Parent updated.");
 }
 
@@ -309,13 +312,13 @@ export async function updateParent(
  * Active or inactive (PUT /update-status/{id}): an edit of the status alone through updateParent, so the rule
  * (mayChangeParent) and the end of the parent's sessions and tokens are the same as on the form. 404 comes first.
  */
-export async function updateParentStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>): Promise<ModelResult<ParentJson>> {
+export async function updateParentStatus(ctx: ModelContext, id: number, raw: Record<string, unknown>, app: PasswordApp): Promise<ModelResult<ParentJson>> {
   const parsed = parseWith(ParentStatusInput, raw);
   if (!parsed.ok) {
     const loaded = await loadForChange(ctx, id);
     return loaded.ok ? invalid(parsed.errors) : loaded;
   }
-  const result = await updateParent(ctx, id, parsed.data, { partial: true, version: null });
+  const result = await updateParent(ctx, id, parsed.data, { partial: true, version: null, app, profileForm: true });
   return result.ok ? ok(result.data, "Status updated.") : result;
 }
 

@@ -86,7 +86,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       // change-password, this browser alone gets a fresh session (stored in the save's batch) and sees the saved flash.
       const app = context.app;
       const fresh = id === actor.id ? await sessionAfterOwnChange(app.db, { type: "user", id }, app.now(), app.secure) : null;
-      const result = await withFormVersion(values.version, (version) => updateEmployee(ctx, id, values, { partial: false, version, keep: fresh?.insert }));
+      const result = await withFormVersion(values.version, (version) => updateEmployee(ctx, id, values, { partial: false, version, app, keep: fresh?.insert }));
       // A save the rule refuses answers the form, not the Access Denied page (decision 015, stop 33): the message, also
       // at each field whose change it refuses, and the typed values. Nothing is written; the API answers 403. One's own
       // email is refused the same way, with where to change it at the field (decision 015, stop 35).

@@ -39,7 +39,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     if (!(await findParent(ctx, id))) throw notFound("Parent not found.");
     return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   }
-  return formResult(await withFormVersion(values.version, (version) => updateParent(ctx, id, values, { partial: false, version })), values, (p) => `/parents/profile/${p.id}`);
+  return formResult(await withFormVersion(values.version, (version) => updateParent(ctx, id, values, { partial: false, version, app: context.app, profileForm: true })), values, (p) => `/parents/profile/${p.id}`);
 }
 
 const LABELS: [keyof ParentJson, string][] = [

@@ -104,7 +104,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const refused = await wrongPassword(parsed.data.current_password);
     if (refused) return refused;
     const fresh = await sessionAfterOwnChange(app.db, principal, app.now(), app.secure);
-    const changed = await changeOwnEmail(modelContextFor(context, actor), parsed.data.email, fresh.insert);
+    const changed = await changeOwnEmail(modelContextFor(context, actor), app, parsed.data.email, fresh.insert);
     if (!changed.ok) return changed.status === 422 ? refuse(422, changed.errors) : refuse(changed.status, {}, changed.message);
     return redirectWithCookies(`/profile?flash=${encodeURIComponent(changed.message ?? "Saved.")}`, [fresh.cookie]);
   }

@@ -20,3 +20,11 @@ export function securityNotice(to: string, name: string, what: string): Email {
     text: `Hello ${name},\n\n${what} on your Baseline account at ${new Date().toUTCString()}.\n\nIf this was not you, contact your administrator at once.\n\nBaseline`,
   };
 }
+
+/**
+ * The notice to the old address when an account's sign-in email changes (by the person on /profile, or by staff): whoever
+ * holds the new address can reset the password, so the owner of the old one must hear of it. It never names the new one.
+ */
+export function emailChangedNotice(oldEmail: string, name: string): Email {
+  return securityNotice(oldEmail, name, "Your sign-in email was changed");
+}

@@ -231,11 +231,25 @@ export async function apiToken(user: TestUser, parent = false): Promise<string> 
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
+/** Every email sent to an address, newest first (from the development outbox). */
+export async function emailsTo(to: string) {
+  const res = await api(`/dev/outbox?to=${encodeURIComponent(to)}`);
+  return ((await res.json()) as { data: { subject: string; text: string; created_at: string }[] }).data;
+}
+
 /** The newest email sent to an address (from the development outbox). */
 export async function lastEmail(to: string) {
-  const res = await api(`/dev/outbox?to=${encodeURIComponent(to)}`);
-  const body = (await res.json()) as { data: { subject: string; text: string; created_at: string }[] };
-  return body.data[0] ?? null;
+  return (await emailsTo(to))[0] ?? null;
+}
+
+/** The queue delivers an email a moment later: the newest one to `to` whose subject matches, waited for up to 5 s. */
+export async function emailTo(to: string, subject: RegExp) {
+  for (let i = 0; i < 50; i++) {
+    const mail = await lastEmail(to);
+    if (mail && subject.test(mail.subject)) return mail;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
 }
 
 export function codeIn(text: string): string {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { userRoles, users } from "~/db/schema";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { CHANGE_MESSAGES } from "~/domain/who-may-change";
-import { api, apiToken, cookiesFrom, createLocation, createUser, db, form, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, cookiesFrom, createLocation, createUser, db, emailsTo, emailTo, form, request, signInCookie, type TestUser } from "./helpers";
 
 /**
  * One's own password, two-factor and email are changed only where the current password is asked (/change-password,
@@ -99,7 +99,13 @@ describe("one's own credentials through the staff paths (probe 8986 §3)", () =>
     const after = await credentials(other.id);
     if (change === "password") expect(after.passwordHash).not.toBe(before.passwordHash);
     if (change === "two_factor") expect(after.twoFactorEnabled).toBe(false);
-    if (change === "email") expect(after.email).toBe(`moved-${other.id}@staff.test`);
+    if (change === "email") {
+      expect(after.email).toBe(`moved-${other.id}@staff.test`);
+      // The old address hears of it (whoever holds the new one can reset the password); the notice never names the new one.
+      const notice = await emailTo(before.email, /Your sign-in email was changed/);
+      expect(notice?.subject).toBe("Baseline security notice: Your sign-in email was changed");
+      expect(notice?.text).not.toContain(after.email);
+    }
     expect(after.accessGeneration).toBeGreaterThan(before.accessGeneration);
   });
 
@@ -133,6 +139,9 @@ describe("one's own email on /profile asks for the current password", () => {
     const changed = await form("/profile", { intent: "email", email: email.toUpperCase(), current_password: me.password }, here);
     expect(changed.status).toBe(303);
     expect((await row(me.id)).email).toBe(email);
+    // One notice, for the change that was made (the refused ones sent none).
+    expect((await emailTo(me.email, /Your sign-in email was changed/))?.subject).toBe("Baseline security notice: Your sign-in email was changed");
+    expect(await emailsTo(me.email)).toHaveLength(1);
     expect((await request("/profile", { cookie: elsewhere })).status).toBe(302);
     expect((await api("/two-factor/status", { token })).status).toBe(401);
     const page = await request("/profile", { cookie: cookiesFrom(changed, here) });

@@ -3,7 +3,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, parents, patients } from "~/db/schema";
 import { verifyAuditChain } from "~/services/audit.server";
-import { api, apiToken, codeIn, cookiesFrom, createLocation, createParent, createPatient, createUser, db, form, lastEmail, request, signInCookie, withoutFlashTag } from "./helpers";
+import { api, apiToken, codeIn, cookiesFrom, createLocation, createParent, createPatient, createUser, db, emailsTo, emailTo, form, lastEmail, request, signInCookie, withoutFlashTag } from "./helpers";
 
 /** Parents and guardians (platform §2 parent routes, §3 Parent/guardian): API and screens. */
 
@@ -111,6 +111,30 @@ describe("parent screens", () => {
     expect(row!.name).toBe("Guardian");
     const far = await createParent({ locationId: (await createLocation()).id });
     expect((await request(`/parents/profile/${far.id}`, { cookie })).status).toBe(404);
+  });
+
+  it.each([
+    ["the profile's save", "screen"],
+    ["PATCH /api/v2/parents/{id}", "api"],
+  ] as const)("%s with a new email tells the old address, without naming the new one; a save without one sends nothing", async (_label, via) => {
+    const loc = await createLocation();
+    const parent = await createParent({ locationId: loc.id, name: "Notice" });
+    await createPatient({ locationId: loc.id, parentId: parent.id });
+    const staff = await createUser({ permissions: ["view_parents", "manage_parents", "view_clients"], locations: [loc.id] });
+    const cookie = await signInCookie(staff);
+    const token = await apiToken(staff);
+    const save = (fields: { name: string; email: string }, version: number) =>
+      via === "screen"
+        ? post(`/parents/profile/${parent.id}`, { intent: "save", version: String(version), surname: "P", location_id: String(loc.id), ...fields }, cookie)
+        : api(`/v2/parents/${parent.id}`, { method: "PATCH", token, body: fields });
+    expect((await save({ name: "Renamed", email: parent.email }, 1)).status).toBe(via === "screen" ? 303 : 200);
+    const moved = `moved-${email()}`;
+    expect((await save({ name: "Renamed", email: moved }, 2)).status).toBe(via === "screen" ? 303 : 200);
+    const notice = await emailTo(parent.email, /Your sign-in email was changed/);
+    expect(notice?.subject).toBe("Baseline security notice: Your sign-in email was changed");
+    expect(notice?.text).not.toContain(moved);
+    // One notice, for the save that changed the email.
+    expect(await emailsTo(parent.email)).toHaveLength(1);
   });
 
   it("the list is in name order (name, surname, id), each page read from the name index, and carries no password hash", async () => {

@@ -6,7 +6,7 @@ import { getUserActor } from "~/models/actors.server";
 import { createTicket, listTicketsWithOptions, respondToTicket, setTicketClosed, updateTicket, viewTicket } from "~/models/tickets.server";
 import { TicketFilters, TicketListQuery } from "~/domain/tickets";
 import * as v from "valibot";
-import { api, apiToken, BASE, countingDb, createLocation, createParent, createUser, db, form, lastEmail, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
+import { api, apiToken, BASE, countingDb, createLocation, createParent, createUser, db, emailTo, form, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
 
 /** Tickets (platform §2, §3, §7; issue 12; decision 036): screens and API, allowed, 403, 404, bad input, badges, email. */
 
@@ -54,15 +54,6 @@ async function newTicket(subject = `Help ${Math.random().toString(36).slice(2, 8
 }
 async function summary(who: string) {
   return (await (await request("/resources/notifications", { cookie: cookies[who] })).json()) as { unread_tickets_count: number; unread_responses_count: number; ticketBadge: string };
-}
-/** The queue delivers the email a moment later: wait for it. */
-async function emailTo(to: string, subject: RegExp) {
-  for (let i = 0; i < 50; i++) {
-    const mail = await lastEmail(to);
-    if (mail && subject.test(mail.subject)) return mail;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return null;
 }
 const html = async (res: Response) => res.text();
 

@@ -120,7 +120,7 @@ export const doctorsApi = new Hono<AppEnv>()
     const id = pathId(c.req.param("id"));
     if (id === null) return notFoundEmployee(c);
     const body = await readBody(c);
-    return otherRecordId(c, id, body) ?? answer(c, await updateEmployee(modelContext(c), id, body, { partial: false, version: requestVersion(c, body) }));
+    return otherRecordId(c, id, body) ?? answer(c, await updateEmployee(modelContext(c), id, body, { partial: false, version: requestVersion(c, body), app: c.var.app }));
   })
   .put("/update/status/:id", manageEmployees, async (c) => {
     const id = pathId(c.req.param("id"));
@@ -146,7 +146,7 @@ export const usersV2 = new Hono<AppEnv>()
     if (refused) return refused;
     // editUser changes only the fields it is given; one that names none writes nothing (the PATCH rule).
     if (isEmptyChange(body)) return emptyChange(c);
-    return answer(c, await updateEmployee(modelContext(c), id, body, { partial: true, version: requestVersion(c, body) }));
+    return answer(c, await updateEmployee(modelContext(c), id, body, { partial: true, version: requestVersion(c, body), app: c.var.app }));
   })
   .patch("/:id/change-password", manageEmployees, async (c) => {
     const id = pathId(c.req.param("id"));

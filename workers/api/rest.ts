@@ -38,7 +38,7 @@ export interface RestResource<Row> {
   /** A create that answered an earlier one (an idempotent resend): 200 instead of 201. */
   replayed?(result: { data: Row; message?: string }): boolean;
   update?(ctx: ModelContext, id: number, input: Record<string, unknown>, opts: { partial: boolean; version: number | null; app: AppContext }): Promise<ModelResult<Row>>;
-  updateStatus?(ctx: ModelContext, id: number, input: Record<string, unknown>): Promise<ModelResult<Row>>;
+  updateStatus?(ctx: ModelContext, id: number, input: Record<string, unknown>, app: AppContext): Promise<ModelResult<Row>>;
   remove?(ctx: ModelContext, id: number): Promise<ModelResult<unknown>>;
   /**
    * Records that return client data: every list page (cached or not) and every show writes one audit row
@@ -172,7 +172,7 @@ async function statusHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   const id = pathId(c.req.param("id"));
   if (id === null) return jsonError(c, 404, `${resource.label} not found.`);
   const body = await readBody(c);
-  return otherRecordId(c, id, body) ?? answer(c, await resource.updateStatus(modelContext(c), id, body));
+  return otherRecordId(c, id, body) ?? answer(c, await resource.updateStatus(modelContext(c), id, body, c.var.app));
 }
 
 async function removeHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>) {
