@@ -3,7 +3,7 @@ import { notes, patients, users } from "~/db/schema";
 import { reportHours } from "~/domain/report-operations";
 import type { CaseloadRow } from "~/domain/report-defs/operations";
 import type { ModelContext } from "../context";
-import { clientLabel, employeeLabel, groupsTotal, noteProviders, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
+import { clientLabel, clientLocationInScope, employeeLabel, groupsTotal, noteProviders, noteReportWhere, type NoteReportFilters, type Window, dbBatch, type ReadBatch } from "./note-scope.server";
 
 /**
  * Provider-clients (caseload, decision 039, 2026-11-26): per provider, the number of distinct clients seen in the
@@ -33,9 +33,16 @@ export async function caseloadReport(
 ): Promise<CaseloadReport> {
   // The period's providers: whole months from note_month_totals, edge days from the notes, each once.
   const src = noteProviders(ctx, f);
+  // For an actor without every location, a provider is listed only with a client the actor may see: a live client
+  // whose current location is one of the actor's (decision 038 §7, 2026-11-28), so no row is left of a provider whose
+  // clients of the period have all moved to another location. One probe per provider of the period, through their
+  // notes (provider, session date); every location: no condition, as before.
+  const here = clientLocationInScope(ctx);
+  const provSrc = sql<number | null>`${src.providerId}`;
   const prov = ctx.db
-    .selectDistinct({ providerId: sql<number | null>`${src.providerId}`.as("p_provider_id") })
+    .selectDistinct({ providerId: provSrc.as("p_provider_id") })
     .from(src)
+    .where(here ? sql`exists (select 1 from ${notes} inner join ${patients} on ${patients.id} = ${notes.patientId} where ${notes.providerId} is ${provSrc} and ${noteReportWhere(ctx, f, { byProvider: true })} and ${here})` : undefined)
     .as("prov");
   // Name order (surname, first name, id); the notes without a provider last.
   const order = [sql`${prov.providerId} is null`, asc(users.surname), asc(users.name), asc(prov.providerId)] as const;
@@ -102,7 +109,9 @@ export async function caseloadReport(
       minutes: sql<number>`sum(${pairs.minutes}) over (${whole})`.as("n_minutes"),
     })
     .from(pairs)
-    .innerJoin(patients, sql`${patients.id} = ${pairs.patientId}`)
+    // The clients the actor may see (decision 038 §7): their current location among the actor's. The figures are
+    // window sums over these pairs, so a client moved away is neither named nor counted.
+    .innerJoin(patients, and(sql`${patients.id} = ${pairs.patientId}`, here))
     .as("named");
   const [rows, seen] = await batch([
     pageOf(),

@@ -138,5 +138,5 @@ function clientGroupSums(ctx: ModelContext, f: NoteReportFilters) {
     })
     .from(src)
     .groupBy(sql`${src.patientId}`)
-    .having(clientSumsSeen(src));
+    .having(clientSumsSeen(ctx, src));
 }

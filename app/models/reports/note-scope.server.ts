@@ -5,7 +5,7 @@ import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { splitNearestMonths, splitWholeMonths, type NearestMonthsSplit, type PeriodSplit } from "~/domain/report-operations";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ModelContext } from "../context";
-import { idsIn } from "../scope.server";
+import { idsIn, inLocationScope } from "../scope.server";
 
 /**
  * The notes the operations reports sum (decision 039): live notes (deleted_at null) of live clients — or, for the
@@ -223,11 +223,24 @@ export function noteClientSums<K extends string>(ctx: ModelContext, f: NoteRepor
 
 /**
  * The condition on a grouping of `noteClientSums` (its HAVING): the clients with notes in the period (not netted to
- * none) who are live. The sums bring every client's notes (deleted or not); a deleted client's group is dropped
- * whole here, one lookup per client instead of one per note, and the readers name and count only these groups.
+ * none) who are live and, for an actor without every location, whose CURRENT location is one of the actor's
+ * (decision 038 §7: client rows go through the client's location; 2026-11-28). The sums bring every client's notes
+ * of the actor's locations (deleted or moved away or not); such a client's group is dropped whole here, one lookup
+ * per client instead of one per note, and the readers name and count only these groups. For an actor with every
+ * location the condition is the liveness lookup alone, as before.
  */
-export function clientSumsSeen(src: { n: SQL.Aliased<number> | SQL; patientId: SQL.Aliased<number> | SQL }): SQL {
-  return sql`sum(${src.n}) <> 0 and (select ${patients.deletedAt} from ${patients} where ${patients.id} = ${src.patientId}) is null`;
+export function clientSumsSeen(ctx: ModelContext, src: { n: SQL.Aliased<number> | SQL; patientId: SQL.Aliased<number> | SQL }): SQL {
+  const here = inLocationScope(patients.locationId, locationScope(ctx.actor));
+  if (!here) return sql`sum(${src.n}) <> 0 and (select ${patients.deletedAt} from ${patients} where ${patients.id} = ${src.patientId}) is null`;
+  return sql`sum(${src.n}) <> 0 and exists (select 1 from ${patients} where ${patients.id} = ${src.patientId} and ${patients.deletedAt} is null and ${here})`;
+}
+
+/**
+ * The client-location half of the same rule for a statement that joins `patients` itself (the caseload's pairs):
+ * the client's current location among the actor's, or no condition for an actor with every location.
+ */
+export function clientLocationInScope(ctx: ModelContext): SQL | undefined {
+  return inLocationScope(patients.locationId, locationScope(ctx.actor));
 }
 
 /**

@@ -50,7 +50,7 @@ export async function supervisionReport(
       // A client netted to no notes (seen only on days taken off a month's sums) is not a row.
       .having(
         and(
-          clientSumsSeen(src),
+          clientSumsSeen(ctx, src),
           opts.belowOnly ? sql`${rbt} > 0 and ${bcba} * 100 < ${SUPERVISION_MIN_PERCENT} * ${rbt}` : undefined,
           f.providerId !== null ? clientServedBy(ctx, f, sql`${src.patientId}`, f.providerId) : undefined
         )
