@@ -25,6 +25,8 @@ let w: {
   stranger: number;
   strangerName: string;
   employee: number;
+  here: number;
+  there: number;
 };
 
 async function auditRows(): Promise<number> {
@@ -70,6 +72,8 @@ beforeAll(async () => {
     stranger: stranger.id,
     strangerName: "Zed Elsewhere",
     employee: provider.id,
+    here: here.id,
+    there: there.id,
   };
 });
 
@@ -193,6 +197,12 @@ describe("the logs report's integrity check", () => {
     expect(html).toMatch(/Integrity check: the \d+ entries shown and their links to the entries before them hold\./);
   });
 
+  it("its note says what is checked: each entry shown and its link to the entry before it", async () => {
+    const html = await (await request("/reports/logs", { cookie: w.cookie })).text();
+    expect(html).toContain("The integrity check recomputes the hash of each entry shown and its link to the entry just before it (by id), not the whole trail.");
+    expect(html).not.toContain("consecutive");
+  });
+
   it("says where it breaks when a list read's clients were moved onto the end of its time (probe 8902)", async () => {
     expect((await request("/patients/list", { cookie: w.cookie })).status).toBe(200);
     const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
@@ -291,6 +301,61 @@ describe("the logs report's Clients named (probe 8902)", () => {
     const row = { actorType: "user", actorId: null, action: "odd_detail", entity: "report", entityId: "pas", patientId: w.patient, ip: "198.51.100.7", at: new Date().toISOString(), detail };
     const [written] = await db().insert(auditLog).values({ ...row, prevHash, hash: await chainedHash(prevHash, row) }).returning();
     expect(await clientsNamedCell(`action=odd_detail&patient_id=${w.patient}`, written!.id)).toBe(cell);
+  });
+});
+
+describe("the logs report's scope for entries listing clients (decision 038 §7, 2026-11-28)", () => {
+  let colleague: number;
+  let colleagueCookie: string;
+  beforeAll(async () => {
+    // A colleague of both locations: their entries naming no client show to a user of either location.
+    const user = await createUser({ permissions: ["view_clients"], locations: [w.here, w.there], name: "Elena" });
+    // Two clients a location more, so a list of either names several clients (an entry with no single client).
+    for (const locationId of [w.here, w.there]) await createPatient({ locationId, firstName: "Second", lastName: "Client" });
+    colleague = user.id;
+    colleagueCookie = await signInCookie(user);
+  });
+
+  it("a colleague's list of the other location's clients is not shown; their list of this location's is", async () => {
+    const listRead = async (location: number) => {
+      expect((await request(`/patients/list?location_id=${location}`, { cookie: colleagueCookie })).status).toBe(200);
+      const [row] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+      expect(row).toMatchObject({ actorId: colleague, action: "read", patientId: null });
+      return row!;
+    };
+    const theirs = await listRead(w.there);
+    expect(JSON.parse(theirs.detail!).patients).toContain(w.stranger);
+    expect(JSON.parse(theirs.detail!).patients).not.toContain(w.patient);
+    const ours = await listRead(w.here);
+    expect(JSON.parse(ours.detail!).patients).toContain(w.patient);
+    expect([await shownTo(w.cookie, theirs.id), await shownTo(w.cookie, ours.id)]).toEqual([false, true]);
+    expect([await shownTo(w.outsiderCookie, theirs.id), await shownTo(w.outsiderCookie, ours.id)]).toEqual([true, false]);
+  });
+
+  async function shownTo(cookie: string, id: number): Promise<boolean> {
+    const text = await (await request(`/reports/logs/export.csv?per_page=100&actor_id=${colleague}`, { cookie })).text();
+    return text.split("\r\n").some((line) => line.endsWith(`,${id}`));
+  }
+
+  async function entry(detail: string | null): Promise<number> {
+    const [tail] = await db().select({ hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    const prevHash = tail?.hash ?? GENESIS;
+    const row = { actorType: "user", actorId: colleague, action: "read", entity: "patient", entityId: null, patientId: null, ip: "127.0.0.1", at: new Date().toISOString(), detail };
+    const [written] = await db().insert(auditLog).values({ ...row, prevHash, hash: await chainedHash(prevHash, row) }).returning();
+    return written!.id;
+  }
+
+  it.each([
+    ["only the other location's client", false, true, (): string => JSON.stringify({ patients: [w.stranger] })],
+    ["a client of each location", true, true, (): string => JSON.stringify({ patients: [w.stranger, w.patient] })],
+    ["a report run naming the other location's client", false, true, (): string => JSON.stringify({ report: "pas", format: "screen", filters: {}, patients: [w.stranger] })],
+    ["no client (an empty list: the actor's membership)", true, true, (): string => '{"patients":[]}'],
+    ["no list (the actor's membership)", true, true, (): string | null => null],
+    ["text that is not JSON (the actor's membership)", true, true, (): string => 'not json "patients":['],
+  ])("an entry of a colleague of both locations naming %s: shown here %s, there %s", async (_what, here, there, detail) => {
+    const id = await entry(detail());
+    expect(await shownTo(w.cookie, id)).toBe(here);
+    expect(await shownTo(w.outsiderCookie, id)).toBe(there);
   });
 });
 

@@ -97,7 +97,7 @@ export const logsReport = defineReport<AuditFilters, AuditReportRow>({
     { header: "Entry", value: (r) => r.id, numeric: true },
   ],
   rowKey: (r) => r.id,
-  note: "Newest first; times in UTC. The period defaults to the last 7 days. The integrity check recomputes the hashes of the entries shown (at most 2,000 consecutive entries) and their links.",
+  note: "Newest first; times in UTC. The period defaults to the last 7 days. The integrity check recomputes the hash of each entry shown and its link to the entry just before it (by id), not the whole trail.",
 });
 
 export const accessReport = defineReport<AuditFilters, AuditReportRow>({

@@ -9,8 +9,8 @@ import type { ModelContext } from "../context";
 
 /**
  * The logs and access reports' reads (decision 038). Scope: an entry naming a client is shown when the client
- * is in the actor's locations; an entry naming no client when its actor (staff or parent) belongs to one of
- * them; sign-ins nobody made (anonymous) only to all-location actors. Indexes: audit_at_idx (at),
+ * is in the actor's locations (one client, or any of the clients its detail lists); an entry naming no client when
+ * its actor (staff or parent) belongs to one of them; sign-ins nobody made (anonymous) only to all-location actors. Indexes: audit_at_idx (at),
  * audit_actor_at_idx (actor_id, at), audit_patient_at_idx (patient_id, at) of migration 0012.
  * Id lists (the actor's locations, the entries checked) travel as one JSON parameter each (json_each), so a page
  * of 100 entries or an actor at many locations stays within D1's 100 bound parameters per statement (probe 8905).
@@ -21,6 +21,20 @@ function idList(ids: readonly number[]): SQL {
   return sql`select value from json_each(${JSON.stringify(ids)})`;
 }
 
+/**
+ * Whether an entry names clients in its detail (a list read, a report run: `{"patients":[…]}`, at least one). The
+ * text test comes first, so the JSON of most entries is never parsed; CASE parses only valid JSON.
+ */
+const namesClients = sql`(case when instr(${auditLog.detail}, '"patients"') > 0 and json_valid(${auditLog.detail})
+    then json_type(${auditLog.detail}, '$.patients') = 'array' and json_array_length(${auditLog.detail}, '$.patients') > 0
+    else 0 end)`;
+
+/**
+ * An entry naming one client (`patient_id`) shows when that client is in the actor's locations; one naming clients
+ * in its detail's `patients` list when at least one of them is (decision 038 §7, 2026-11-28: a list read of another
+ * location's clients by a colleague of two locations is not shown); one naming no client when its actor belongs to
+ * one of them.
+ */
 function scopeOf(ctx: ModelContext): SQL | undefined {
   const scope = locationScope(ctx.actor);
   if (scope === null) return undefined;
@@ -28,6 +42,7 @@ function scopeOf(ctx: ModelContext): SQL | undefined {
   const ids = idList(scope);
   return sql`(case
     when ${auditLog.patientId} is not null then exists (select 1 from patients p where p.id = ${auditLog.patientId} and p.location_id in (${ids}))
+    when ${namesClients} then exists (select 1 from json_each(${auditLog.detail}, '$.patients') j join patients p on p.id = j.value where p.location_id in (${ids}))
     when ${auditLog.actorType} = 'user' then exists (select 1 from user_locations ul where ul.user_id = ${auditLog.actorId} and ul.location_id in (${ids}))
     when ${auditLog.actorType} = 'parent' then exists (select 1 from parents pa where pa.id = ${auditLog.actorId} and pa.location_id in (${ids}))
     else 0 end)`;
