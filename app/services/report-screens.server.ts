@@ -154,10 +154,12 @@ function optionReads(ctx: ModelContext, def: ReportDefinition<unknown, unknown>,
       .where(staffFilter ? and(isNull(users.deletedAt), inStaffLocations(users.id)) : sql`1 = 0`)
       .orderBy(asc(users.surname), asc(users.name))
       .limit(STAFF_OPTIONS_MAX + 1),
+    // The chosen one, deleted or not: a deleted employee's work still counts (payroll, hours; decision 039), so the
+    // select lists them, marked, and the filter shown is the filter applied (decision 038, 2026-11-28).
     ctx.db
-      .select({ id: users.id, name: users.name, surname: users.surname })
+      .select({ id: users.id, name: users.name, surname: users.surname, deleted: sql<number>`${users.deletedAt} is not null`.mapWith(Number) })
       .from(users)
-      .where(chosenStaff !== null ? and(eq(users.id, chosenStaff), isNull(users.deletedAt), inScope) : sql`1 = 0`),
+      .where(chosenStaff !== null ? and(eq(users.id, chosenStaff), inScope) : sql`1 = 0`),
   ];
 }
 
@@ -166,13 +168,13 @@ function wholeId(v: string | undefined): number | null {
 }
 
 type LocRow = { id: number; title: string };
-type StaffRow = { id: number; name: string; surname: string };
+type StaffRow = { id: number; name: string; surname: string; deleted?: number };
 
 function toOptions([locs, staff, chosen]: unknown[]): FilterOptions {
   const staffRows = staff as StaffRow[];
   const more = staffRows.length > STAFF_OPTIONS_MAX;
   const listed = more ? [] : staffRows;
-  const label = (s: StaffRow) => `${s.name} ${s.surname}`.trim();
+  const label = (s: StaffRow) => `${s.name} ${s.surname}`.trim() + (s.deleted ? " (deleted)" : "");
   const shown = [...listed, ...(chosen as StaffRow[]).filter((c) => !listed.some((s) => s.id === c.id))];
   return {
     locations: (locs as LocRow[]).map((l) => ({ value: String(l.id), label: l.title })),

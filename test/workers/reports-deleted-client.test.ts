@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { notes, rateRecords } from "~/db/schema";
+import { eq } from "drizzle-orm";
+import { notes, rateRecords, users } from "~/db/schema";
 import { api, apiToken, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
@@ -15,13 +16,16 @@ const EDGES = "date_from=2026-10-31&date_to=2026-11-30";
 let cookie: string;
 let token: string;
 let ethan: number;
+let jasmine: number;
+let faraway: number;
 
 beforeAll(async () => {
   const here = await createLocation({ title: "Miami Clinic" });
   await db().insert(rateRecords).values({ name: "Standard", locationId: here.id, rbt: 22.5, bcba: 50 });
   ethan = (await createPatient({ locationId: here.id, firstName: "Ethan", lastName: "Brown" })).id;
   const ava = (await createPatient({ locationId: here.id, firstName: "Ava", lastName: "Stone" })).id;
-  const jasmine = (await createUser({ permissions: ["view_notes"], locations: [here.id], name: "Jasmine" })).id;
+  jasmine = (await createUser({ permissions: ["view_notes"], locations: [here.id], name: "Jasmine" })).id;
+  faraway = (await createUser({ permissions: ["view_notes"], locations: [(await createLocation({ title: "Far Clinic" })).id], name: "Faraway" })).id;
   const rows: (typeof notes.$inferInsert)[] = [
     { patientId: ethan, sessionDate: "2026-10-31", minutes: 30, units: 2 },
     { patientId: ethan, sessionDate: "2026-11-03", minutes: 120, units: 8 },
@@ -76,5 +80,29 @@ describe("deleting a client afterwards", () => {
       expect(caseload).toContain("Stone, Ava");
     }
     expect(await csvOf(`/reports/payroll/export.csv?${NOV}`)).not.toContain("Brown");
+  });
+});
+
+describe("the provider filter on a deleted employee (decision 038, 2026-11-28)", () => {
+  /** The provider select's options as "label|selected". */
+  async function providerOptions(path: string): Promise<string[]> {
+    const html = await (await request(path, { cookie })).text();
+    const select = html.match(/<select[^>]*name="provider_id"[^>]*>([\s\S]*?)<\/select>/)![1]!;
+    return [...select.matchAll(/<option([^>]*)>([^<]*)<\/option>/g)].map((m) => `${m[2]}${/\bselected\b/.test(m[1]!) ? "|selected" : ""}`);
+  }
+
+  it("lists the chosen deleted provider as the selected option, marked, when in the actor's scope", async () => {
+    // Deleted (soft: their work still counts, decision 039), one here and one at another location.
+    for (const id of [jasmine, faraway]) await db().update(users).set({ deletedAt: new Date().toISOString() }).where(eq(users.id, id));
+    const options = await providerOptions(`/reports/payroll?provider_id=${jasmine}&${NOV}`);
+    expect(options).toContain("Jasmine User (deleted)|selected");
+    expect(options.filter((o) => o.endsWith("|selected"))).toHaveLength(1);
+    // Not chosen: a deleted employee is not offered.
+    expect((await providerOptions(`/reports/payroll?${NOV}`)).join()).not.toContain("Jasmine");
+    // Another location's deleted employee is never listed (the report gives nothing for them either).
+    expect((await providerOptions(`/reports/payroll?provider_id=${faraway}&${NOV}`)).join()).not.toContain("Faraway");
+    // The filter shown is the filter applied: the rows are Jasmine's.
+    const html = await (await request(`/reports/payroll?provider_id=${jasmine}&${NOV}`, { cookie })).text();
+    expect(html).toContain("$101.25");
   });
 });
