@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { plainText } from "./validation";
 import { visibleLength } from "./fields";
+import { isSignatureImage, SIGNATURE_IMAGE_MESSAGE } from "./signature-image";
 
 /**
  * Client consents (clinical §2 client-consent-form, §3 consent sections, §7; docs/decisions/040). Pure.
@@ -97,8 +98,7 @@ export const CONSENT_MESSAGES = {
   notesTooLong: "Notes: at most 2000 characters.",
   notesNotText: "Notes must be text.",
   nameRequired: "Type your full name (2 to 120 characters).",
-  signatureBad:
-    "The drawn signature could not be read; clear it and sign again.",
+  signatureBad: SIGNATURE_IMAGE_MESSAGE,
   signatureTooLarge:
     "The drawn signature is too large; clear it and sign again.",
   agreeRequired: "Tick the box to confirm you agree.",
@@ -119,23 +119,12 @@ export const CONSENT_MESSAGES = {
 
 /** The longest drawn signature kept (characters of its data URL: about 75 KB of PNG). */
 export const SIGNATURE_MAX_CHARS = 100_000;
-const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/]+={0,2}$/;
 
-/** True when the data URL is a PNG whose first bytes carry the PNG signature. */
-export function isPngDataUrl(url: string): boolean {
-  if (!PNG_DATA_URL.test(url)) return false;
-  try {
-    const head = atob(
-      url.slice(
-        "data:image/png;base64,".length,
-        "data:image/png;base64,".length + 12
-      )
-    );
-    return head.startsWith("\x89PNG\r\n\x1a\n");
-  } catch {
-    return false;
-  }
-}
+/**
+ * True when the data URL is a drawn signature the product keeps: a well-formed PNG of at most
+ * 2000×1000 pixels (the one rule, app/domain/signature-image.ts; decision 040).
+ */
+export const isPngDataUrl = isSignatureImage;
 
 /** A list of section ids from a form (repeated checkbox) or JSON (numbers or numeric strings). */
 const sectionIds = v.pipe(

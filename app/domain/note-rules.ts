@@ -7,6 +7,7 @@ import { localTimeExists, onClockOf, zonedDate, zoneOffsetAtLocal, zoneOffsetMin
 import { MODIFIER_CODES, providerType } from "./insurance";
 import { isPlainObject, oneLine, parseWith, plainObject, plainText } from "./validation";
 import { unitCount, unitsLeftText } from "./pa-pacing";
+import { isSignatureImage, SIGNATURE_IMAGE_MESSAGE } from "./signature-image";
 
 /**
  * The rules of a session note (issue 10 "Rules"), pure: the body schema every path parses with (form,
@@ -96,7 +97,7 @@ export const NOTE_MESSAGES = {
   /** A content field sent flat and inside `content` with different values (contentSentTwiceErrors). */
   contentSentTwice: (field: string) => `${field} and content.${field} differ: send ${field} once, at the top level or in content.`,
   newProviderUnsigned: "The provider changed, so the note is no longer signed: its new provider signs it.",
-  signature: "A signature must be a drawn PNG image.",
+  signature: SIGNATURE_IMAGE_MESSAGE,
   amendmentReason: "Give the reason for the amendment.",
 } as const;
 
@@ -235,7 +236,7 @@ const modifier = v.optional(NoteModifier, null);
 const signature = v.pipe(
   v.optional(v.nullable(v.string(NOTE_MESSAGES.signature)), null),
   v.transform((x) => (typeof x === "string" && x.trim() !== "" ? x.trim() : null)),
-  v.nullable(v.pipe(v.string(), v.maxLength(MAX_SIGNATURE_CHARS, "The drawn signature is too large."), v.regex(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/, NOTE_MESSAGES.signature))),
+  v.nullable(v.pipe(v.string(), v.maxLength(MAX_SIGNATURE_CHARS, "The drawn signature is too large."), v.check(isSignatureImage, NOTE_MESSAGES.signature))),
 );
 
 const unitPriceCents = v.pipe(

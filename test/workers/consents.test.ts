@@ -4,6 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, clientConsents, notes, pdfJobs, scheduledSessions, settings, sharedDocuments } from "~/db/schema";
 import { CONSENT_MESSAGES } from "~/domain/consents";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
+import { SIGNATURE_IMAGE_MESSAGE } from "~/domain/signature-image";
+import { HUGE_SIGNATURE, pngBytes, pngDataUrl } from "../support/png";
 import { getActor } from "~/models/actors.server";
 import { saveConsentDraft, signConsent } from "~/models/consents.server";
 import { pdfLineEnds, pdfText } from "../support/pdf-text";
@@ -354,6 +356,26 @@ describe("the parent portal", () => {
     const pdf = await api(`/v2/get-client-consent-pdf/${c.id}`, { method: "POST", token: viewer, body: { isPrint: true } });
     const text = await pdfText(new Uint8Array(await pdf.arrayBuffer()));
     expect(text).toContain("Signed by Rosa Family");
+  });
+
+  it.each([
+    ["claims a 20000×20000 canvas", HUGE_SIGNATURE],
+    ["has PNG's first bytes and then anything", "data:image/png;base64," + btoa("\x89PNG\r\n\x1a\n" + "{\"drawn\":true}".repeat(4))],
+  ])("a drawn signature that %s is refused on the field (422), the typed name kept, nothing signed or audited", async (_, image) => {
+    const c = await draft(child.id, [2]);
+    const before = await consentRow(c.id);
+    const res = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", signature: image, agree: "on" }, cookie);
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain(SIGNATURE_IMAGE_MESSAGE);
+    expect(html).toContain("Rosa Family");
+    expect(await consentRow(c.id)).toEqual(before);
+    const trail = await db().select().from(auditLog).where(and(eq(auditLog.entity, "consent"), eq(auditLog.entityId, String(c.id))));
+    expect(trail.map((a) => a.action)).toEqual(["create"]);
+    // The pad's drawing at 3× signs it.
+    const ok = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", signature: pngDataUrl(pngBytes(1440, 420, { depth: 1, rows: 20 })), agree: "on" }, cookie);
+    expect(ok.status).toBe(303);
+    expect((await consentRow(c.id)).status).toBe("signed");
   });
 
   it("a parent signs only the text they read: a draft the clinic changed since answers 409 with the current text, nothing signed", async () => {

@@ -9,6 +9,8 @@ import { NOTE_MESSAGES } from "~/domain/note-rules";
 import { AI_SUMMARY_BUTTON } from "~/domain/note-summary";
 import { sha256Hex } from "~/services/crypto.server";
 import { createBip, createLocation, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser } from "./helpers";
+import { SIGNATURE_IMAGE_MESSAGE } from "~/domain/signature-image";
+import { HUGE_SIGNATURE } from "../support/png";
 
 /**
  * The note screens (issue 10 "Notes", "A note is never lost"; decision 025), JavaScript off: create, edit,
@@ -394,6 +396,13 @@ describe("edit, amend, view", () => {
     const futureText = await future.text();
     expect(futureText).toContain(`Countersign on a date from the session date (${day}) to today`);
     expect(futureText).toContain('value="Olive U."');
+    // A drawing that claims a 20000×20000 canvas (decision 023, stop 36): the field's message, the name kept, nothing changed.
+    const huge = await countersign(id, { version: String(version), supervisor_signature: HUGE_SIGNATURE });
+    expect(huge.status).toBe(422);
+    const hugeText = await huge.text();
+    expect(hugeText).toContain(SIGNATURE_IMAGE_MESSAGE);
+    expect(hugeText).toContain('value="Olive User"');
+    expect(await versionOf(id)).toBe(version);
     // A stale version: 409.
     expect((await countersign(id, { version: String(version - 1) })).status).toBe(409);
     expect(await versionOf(id)).toBe(version);

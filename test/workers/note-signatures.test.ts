@@ -4,6 +4,8 @@ import { notes, paServices } from "~/db/schema";
 import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
 import { NOTHING_TO_CHANGE } from "~/models/results";
+import { SIGNATURE_IMAGE_MESSAGE } from "~/domain/signature-image";
+import { HUGE_SIGNATURE, pngBytes, pngDataUrl } from "../support/png";
 import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
 
 /**
@@ -421,5 +423,28 @@ describe("a new provider does not inherit the signature (probe 8922 §1)", () =>
       expect(view).toContain(`<h3>Provider</h3><p>Robin RBT<span class="muted"> · signed <!-- -->${day(-1)}`);
       expect(await rowOf(x.note.id)).toMatchObject({ providerId: x.rbt.id, providerName: "Robin RBT", signedAt: x.note.signedAt });
     }
+  });
+});
+
+describe("a drawn signature is a small, well-formed PNG (decision 023, stop 36)", () => {
+  it.each([
+    ["a 20000×20000 canvas", HUGE_SIGNATURE],
+    ["a zero-height canvas", pngDataUrl(pngBytes(480, 0))],
+    ["PNG magic and then anything", "data:image/png;base64," + btoa("\x89PNG\r\n\x1a\n" + "{\"drawn\":true}".repeat(4))],
+  ])("the provider's drawing as %s is refused on the field on both create paths, and nothing is written", async (_, image) => {
+    const s = await scene();
+    const before = (await db().select({ id: notes.id }).from(notes)).length;
+    for (const path of ["/v2/notes-rbt", "/note_rbt/store"]) {
+      const res = await call(s.rbt.token, "POST", path, s.body({ provider_name: "Robin RBT", provider_signed_on: day(-1), provider_signature: image }));
+      expect(res.status, path).toBe(422);
+      expect(res.json.errors.provider_signature, path).toBe(SIGNATURE_IMAGE_MESSAGE);
+    }
+    expect((await db().select({ id: notes.id }).from(notes)).length).toBe(before);
+  });
+
+  it("a drawing of the pad at 3× (1440×420) signs the note", async () => {
+    const s = await scene();
+    const res = await call(s.rbt.token, "POST", "/v2/notes-rbt", s.body({ provider_name: "Robin RBT", provider_signed_on: day(-1), provider_signature: pngDataUrl(pngBytes(1440, 420, { depth: 1 })) }));
+    expect(res.status, JSON.stringify(res.json)).toBe(201);
   });
 });
