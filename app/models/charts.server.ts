@@ -60,16 +60,19 @@ export function profileChartsQuery(ctx: ModelContext, bipId: number, range: Char
 /**
  * A client's active maladaptive and replacement goals, as profileChartsQuery does for one BIP, across the
  * client's BIPs (the parent portal, docs/decisions/040), for a client already found in the actor's reach.
+ * `commentsWhen` is a SQL condition the chart comments are read under: the portal passes its narrative
+ * setting, so staff's free text stays in the database unless the clinic shows narratives (decision 040).
  */
-export function patientChartsQuery(ctx: ModelContext, patientId: number, range: ChartRange) {
+export function patientChartsQuery(ctx: ModelContext, patientId: number, range: ChartRange, commentsWhen: SQL) {
   return chartInputsWhere(
     ctx,
     and(eq(plans.patientId, patientId), inArray(plans.category, ["maladaptive", "replacement"]), eq(plans.status, "active"), sql`${plans.bipId} in (select "id" from "bips" where "deleted_at" is null)`),
     range,
+    commentsWhen,
   );
 }
 
-function chartInputsWhere(ctx: ModelContext, where: SQL | undefined, range: ChartRange) {
+function chartInputsWhere(ctx: ModelContext, where: SQL | undefined, range: ChartRange, commentsWhen?: SQL) {
   const from = range.from || null;
   const to = range.to || null;
   const o = objectives;
@@ -91,7 +94,7 @@ function chartInputsWhere(ctx: ModelContext, where: SQL | undefined, range: Char
         sql`${o.position}, ${o.id}`,
       ),
       reports: jsonRows(sql`json_object('weekEnd', ${r.weekEnd}, 'value', ${r.value}, 'totalUnits', ${r.totalUnits})`, r, and(eq(r.planId, plans.id), inWindow(r.weekEnd, from, to)), sql`${r.weekEnd}`),
-      comments: jsonRows(sql`json_object('id', ${c.id}, 'commentDate', ${c.commentDate}, 'comment', ${c.comment})`, c, and(eq(c.planId, plans.id), inWindow(c.commentDate, from, to)), sql`${c.commentDate}, ${c.id}`),
+      comments: jsonRows(sql`json_object('id', ${c.id}, 'commentDate', ${c.commentDate}, 'comment', ${c.comment})`, c, and(eq(c.planId, plans.id), inWindow(c.commentDate, from, to), commentsWhen), sql`${c.commentDate}, ${c.id}`),
     })
     .from(plans)
     .where(and(where, isNull(plans.deletedAt)))

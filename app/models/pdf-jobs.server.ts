@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { d1Database, type Db } from "~/db/client.server";
-import { patients, pdfJobs, plans, sharedDocuments } from "~/db/schema";
+import { locations, patients, pdfJobs, plans, sharedDocuments } from "~/db/schema";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
 import { buildChartModel, type ChartModel } from "~/domain/chart";
 import { can } from "~/domain/permissions";
@@ -19,6 +19,7 @@ import {
 import { parseWith } from "~/domain/validation";
 import { pdfWindow } from "~/domain/weekly-reports";
 import { todayIn } from "~/domain/note-rules";
+import { zonedDate } from "~/domain/time";
 import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
 import { renderPlanPdf } from "~/services/plan-pdf.server";
 import { getUserActor } from "./actors.server";
@@ -216,12 +217,14 @@ async function findJob(ctx: ModelContext, id: string) {
       job: pdfJobs,
       shared: sql<number>`exists(select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${pdfJobs.id} and ${sharedDocuments.revokedAt} is null)`,
       live: jobPlanLive,
+      // The client's location's zone: a shared document's title names the day there (decision 040).
+      timeZone: sql<string | null>`(select ${locations.timeZone} from ${locations} where ${locations.id} = ${patients.locationId})`,
       tail: auditTail,
     })
     .from(pdfJobs)
     .innerJoin(patients, eq(patients.id, pdfJobs.patientId))
     .where(and(eq(pdfJobs.id, id), patientScope(ctx)));
-  return row ? { job: row.job, shared: Boolean(row.shared), live: Boolean(row.live), tail: row.tail } : null;
+  return row ? { job: row.job, shared: Boolean(row.shared), live: Boolean(row.live), timeZone: row.timeZone, tail: row.tail } : null;
 }
 
 /** The job as shown, from findJob's row. */
@@ -290,7 +293,10 @@ export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelR
   if (found.job.status !== "done") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notDone, current: jsonOf(found) };
   if (!found.live) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.planDeleted, current: jsonOf(found) };
   if (found.shared) return ok(jsonOf(found, true), PDF_JOB_MESSAGES.alreadyShared);
-  const title = `${PDF_KIND_LABELS[found.job.kind as PdfKind] ?? "Document"} (PDF, ${found.job.finishedAt?.slice(0, 10) ?? found.job.createdAt.slice(0, 10)})`;
+  // The day the file was made, at the client's location, as the portal shows the family every date.
+  const madeAt = found.job.finishedAt ?? found.job.createdAt;
+  const madeOn = found.timeZone ? zonedDate(new Date(madeAt), found.timeZone) : madeAt.slice(0, 10);
+  const title = `${PDF_KIND_LABELS[found.job.kind as PdfKind] ?? "Document"} (PDF, ${madeOn})`;
   await withConditionalAudit(
     ctx.db,
     who(ctx),

@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import { clientConsents, locations, notes, patients, pdfJobs, sharedDocuments, users } from "~/db/schema";
 import type { ChartInput } from "~/domain/chart";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
-import { zoneOffsetMinutes } from "~/domain/time";
+import { zonedDate, zoneOffsetMinutes } from "~/domain/time";
 import { auditedRead, auditTail } from "~/services/audit.server";
 import { chartInputsFrom, patientChartsQuery } from "./charts.server";
 import { consentJson, type ConsentJson } from "./consents.server";
@@ -90,10 +90,12 @@ export interface PortalConsent {
   notes: string;
   signer_name: string | null;
   signed_at: string | null;
+  /** The day it was signed at the child's location (the page's dates are the location's, as its sessions). */
+  signed_on: string | null;
 }
 
-function portalConsent(c: ConsentJson): PortalConsent {
-  return { id: c.id, version: c.version, section_labels: c.section_labels, section_texts: c.section_texts, notes: c.notes, signer_name: c.signer_name, signed_at: c.signed_at };
+function portalConsent(c: ConsentJson, timeZone: string): PortalConsent {
+  return { id: c.id, version: c.version, section_labels: c.section_labels, section_texts: c.section_texts, notes: c.notes, signer_name: c.signer_name, signed_at: c.signed_at, signed_on: c.signed_at ? zonedDate(new Date(c.signed_at), timeZone) : null };
 }
 
 export interface PortalChild {
@@ -105,7 +107,8 @@ export interface PortalChild {
   /** Consents still to sign and those already signed (the parent sees only their child's). */
   toSign: PortalConsent[];
   signed: PortalConsent[];
-  documents: { id: number; title: string; shared_at: string }[];
+  /** `shared_on`: the day it was shared, at the child's location. */
+  documents: { id: number; title: string; shared_at: string; shared_on: string }[];
   showNarrative: boolean;
 }
 
@@ -130,7 +133,7 @@ export async function getPortalChild(ctx: ModelContext, patientId: number): Prom
     ctx.db,
     who(ctx),
     { entity: "portal_child", entityId: patientId, patientId },
-    () => [upcomingSessionsQuery(ctx, patientId, localMinute, PORTAL_UPCOMING), patientChartsQuery(ctx, patientId, range), recentSessionsQuery(ctx, patientId), consentsQuery(ctx, patientId), documentsQuery(ctx, patientId)],
+    () => [upcomingSessionsQuery(ctx, patientId, localMinute, PORTAL_UPCOMING), patientChartsQuery(ctx, patientId, range, narrativeOn), recentSessionsQuery(ctx, patientId), consentsQuery(ctx, patientId), documentsQuery(ctx, patientId)],
     child.tail,
   );
   const consents = consentRows.map(consentJson);
@@ -140,9 +143,9 @@ export async function getPortalChild(ctx: ModelContext, patientId: number): Prom
     upcoming: upcoming.map((u) => ({ id: u.id, session_date: u.session_date, time_in: u.time_in, time_out: u.time_out, provider_first_name: u.provider_first_name })),
     recent: recent.map((r) => ({ id: r.id, session_date: r.session_date, type: r.type, provider_first_name: r.provider_first_name, summary: r.summary ?? null })),
     goals: [...chartInputsFrom(charts, range)].map(([id, input]) => ({ id, input })),
-    toSign: consents.filter((c) => c.status === "draft").map(portalConsent),
-    signed: consents.filter((c) => c.status === "signed").map(portalConsent),
-    documents,
+    toSign: consents.filter((c) => c.status === "draft").map((c) => portalConsent(c, child.timeZone)),
+    signed: consents.filter((c) => c.status === "signed").map((c) => portalConsent(c, child.timeZone)),
+    documents: documents.map((doc) => ({ ...doc, shared_on: zonedDate(new Date(doc.shared_at), child.timeZone) })),
     showNarrative: recent.some((r) => r.summary !== null),
   };
 }

@@ -133,7 +133,7 @@ export default function PortalChild() {
             <ul>
               {d.signed.map((c) => (
                 <li key={c.id} data-testid={`signed-consent-${c.id}`}>
-                  {`Consent #${c.id} (${c.section_labels.join(", ")}): signed by ${c.signer_name ?? ""} on ${c.signed_at?.slice(0, 10) ?? ""}`}{" "}
+                  {`Consent #${c.id} (${c.section_labels.join(", ")}): signed by ${c.signer_name ?? ""} on ${c.signed_on ?? ""}`}{" "}
                   <a href={`/portal/consents/${c.id}/pdf`} aria-label={`Download PDF of consent #${c.id}`}>
                     Download PDF
                   </a>
@@ -181,7 +181,7 @@ export default function PortalChild() {
           <ul>
             {d.documents.map((doc) => (
               <li key={doc.id}>
-                <a href={`/portal/documents/${doc.id}`}>{doc.title}</a> <small>shared {doc.shared_at.slice(0, 10)}</small>
+                <a href={`/portal/documents/${doc.id}`}>{doc.title}</a> <small>shared {doc.shared_on}</small>
               </li>
             ))}
           </ul>

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, clientConsents, notes, pdfJobs, scheduledSessions, settings, sharedDocuments } from "~/db/schema";
+import { auditLog, chartComments, clientConsents, notes, plans, pdfJobs, scheduledSessions, settings, sharedDocuments } from "~/db/schema";
 import { CONSENT_MESSAGES } from "~/domain/consents";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
 import { SIGNATURE_IMAGE_MESSAGE } from "~/domain/signature-image";
@@ -304,6 +304,44 @@ describe("the parent portal", () => {
     } finally {
       await db().delete(settings).where(eq(settings.key, PORTAL_SHOW_NARRATIVE));
     }
+  });
+
+  it("staff chart comments are narrative: off by default they are not on the page nor in its data; with the setting on, they are", async () => {
+    const [plan] = await db().select({ id: plans.id }).from(plans).where(eq(plans.patientId, child.id));
+    const commentDate = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
+    await db().insert(chartComments).values({ planId: plan!.id, commentDate, comment: "STAFF COMMENT about home" });
+    const page = async () => (await request(`/portal/child/${child.id}`, { cookie })).text();
+    const data = async () => (await request(`/portal/child/${child.id}.data`, { cookie })).text();
+    const off = await page();
+    expect(off).toContain("Reduce hitting"); // the chart is there ...
+    expect(off).toContain("<svg");
+    expect(off).not.toContain("STAFF COMMENT"); // ... without the comment
+    expect(await data()).not.toContain("STAFF COMMENT");
+    await db().insert(settings).values({ key: PORTAL_SHOW_NARRATIVE, value: "true" });
+    try {
+      expect(await page()).toContain("STAFF COMMENT about home");
+      expect(await data()).toContain("STAFF COMMENT about home");
+    } finally {
+      await db().delete(settings).where(eq(settings.key, PORTAL_SHOW_NARRATIVE));
+    }
+    expect(await page()).not.toContain("STAFF COMMENT");
+  });
+
+  it("the signed and shared dates are the child's location's days (New York), as the sessions on the page", async () => {
+    const c = await draft(child.id, [7]);
+    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", agree: "on" }, cookie)).status).toBe(303);
+    // Signed and shared at 20:55 in New York on 11/27 — already 11/28 in UTC.
+    const evening = "2026-11-28T01:55:00.000Z";
+    await db().update(clientConsents).set({ signedAt: evening }).where(eq(clientConsents.id, c.id));
+    const owner = await createUser({ role: "ADMIN", locations: [home.id] });
+    const jobId = crypto.randomUUID();
+    const bip = await createBip({ id: child.id, locationId: home.id });
+    await db().insert(pdfJobs).values({ id: jobId, kind: "plan", patientId: child.id, bipId: bip.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: owner.id });
+    const [doc] = await db().insert(sharedDocuments).values({ patientId: child.id, title: "Evening plan", pdfJobId: jobId, sharedBy: owner.id, createdAt: evening, updatedAt: evening }).returning();
+    const html = await (await request(`/portal/child/${child.id}`, { cookie })).text();
+    const signedLine = html.match(new RegExp(`data-testid="signed-consent-${c.id}"[^>]*>([^<]*)`))![1]!;
+    expect(signedLine).toContain("signed by Rosa Family on 2026-11-27");
+    expect(html).toMatch(new RegExp(`/portal/documents/${doc!.id}">Evening plan</a> <small>shared <!-- -->2026-11-27</small>|/portal/documents/${doc!.id}">Evening plan</a> <small>shared 2026-11-27</small>`));
   });
 
   it("another family's child answers 404, staff 403; nothing is audited for them", async () => {

@@ -270,6 +270,15 @@ describe("the plan PDF through the API and the queue", () => {
     expect(shares[0]!.title).not.toMatch(/Ana|Lopez/);
   });
 
+  it("a shared document's title names the day the file was made at the client's location (New York), not the UTC day", async () => {
+    const id = crypto.randomUUID();
+    // Made at 20:55 in New York on 11/27, already 11/28 in UTC.
+    await db().insert(pdfJobs).values({ id, kind: "plan", patientId: bip.patientId, bipId: bip.id, status: "done", fileKey: `pdf/${id}.pdf`, requestedBy: manager.id, finishedAt: "2026-11-28T01:55:00.000Z" });
+    expect((await api(`/v2/pdf-jobs/${id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
+    const [share] = await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, id));
+    expect(share!.title).toMatch(/\(PDF, 2026-11-27\)$/);
+  });
+
   it("every API answer that carries a done job links the API's download, not the screens'", async () => {
     const [row] = await db().select().from(pdfJobs).where(eq(pdfJobs.status, "done")).limit(1);
     const link = `/api/v2/pdf-jobs/${row!.id}/download`;
