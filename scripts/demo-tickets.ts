@@ -1,6 +1,7 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
 import { ticketResponses, tickets } from "../app/db/schema";
+import { zonedDate } from "../app/domain/time";
 
 /**
  * Demo tickets (issue 12; docs/decisions/036): one of each state, in the three locations, with
@@ -34,6 +35,9 @@ export async function seedDemoTickets(db: Db, now: Date): Promise<void> {
   ];
   // The three tickets of an earlier seed (before issue 12) had no message nor location: replaced.
   await db.delete(tickets).where(and(lte(tickets.id, 5), eq(tickets.body, ""), sql`not exists (select 1 from ${ticketResponses} where ${ticketResponses.ticketId} = ${tickets.id})`));
+  // The day each was opened at its location (Miami, Denver, Los Angeles), as the app stores it (decision 036).
+  const zones: Record<number, string> = { 1: "America/New_York", 2: "America/Denver", 3: "America/Los_Angeles" };
+  for (const r of rows) r.openedOn = zonedDate(new Date(r.createdAt!), zones[r.locationId!]!);
   await db.insert(tickets).values(rows).onConflictDoNothing();
   await db.insert(ticketResponses).values(responses).onConflictDoNothing();
 }

@@ -3,7 +3,7 @@ import { actionsColumn, type Column } from "~/components/ui/data-list";
 import { SelectField, TextareaField } from "~/components/ui/form-controls";
 import { Field } from "~/components/ui/field";
 import type { StaffGone } from "~/domain/patients";
-import { assigneeLabel, BODY_MAX, isUnreadFor, optionsOf, SUBJECT_MAX, TICKET_CATEGORIES, TICKET_PRIORITIES, ticketDay, ticketLabel, type TicketRole } from "~/domain/tickets";
+import { assigneeLabel, BODY_MAX, isUnreadFor, optionsOf, SUBJECT_MAX, TICKET_CATEGORIES, TICKET_PRIORITIES, openedDay, ticketDay, ticketLabel, type TicketRole } from "~/domain/tickets";
 
 /** The pieces the ticket screens share: the ticket's fields, its status text and the list's columns. */
 
@@ -21,6 +21,7 @@ export interface TicketRowLike {
   read_by_staff: boolean;
   unread_responses: number;
   created_at: string;
+  opened_on?: string | null;
   updated_at: string;
   time_zone: string | null;
   role: TicketRole;
@@ -58,7 +59,7 @@ export function ticketColumns<T extends TicketRowLike>(opts: { view: "office" | 
     { header: "Category", cell: (t) => ticketLabel(t.category) },
     { header: "Priority", cell: (t) => ticketLabel(t.priority) },
     { header: "Status", cell: (t) => <StatusBadge status={t.status} /> },
-    { header: "Opened", cell: (t) => ticketDay(t.created_at, t.time_zone) },
+    { header: "Opened", cell: (t) => openedDay(t) },
     { header: "Last activity", cell: (t) => ticketDay(t.updated_at, t.time_zone) },
     actionsColumn((t) => [
       <Link key="view" to={`/tickets/view/${t.id}`} aria-label={`View ticket #${t.id}`}>

@@ -608,6 +608,8 @@ export const tickets = sqliteTable(
     version: integer("version").notNull().default(1),
     /** The new-ticket form's one-time token (decision 024's `form_token`): a resend of the same form opens no second ticket. */
     formToken: text("form_token"),
+    /** The day it was opened at its location (`ticketDay` of created_at, stored: SQLite has no IANA zones): the lists' Opened and their date filter (decision 036). */
+    openedOn: text("opened_on"),
     ...timestamps,
   },
   // The badges count the tickets nobody on staff has read on every screen (with the session): a partial index keeps that small.
@@ -619,6 +621,9 @@ export const tickets = sqliteTable(
     // The office list's "Assigned to" filter (me: one user's; unassigned: null), newest first.
     index("tickets_assigned_created_idx").on(t.assignedTo, t.createdAt),
     uniqueIndex("tickets_form_token_unique").on(t.formToken),
+    // The lists' date filter (Opened from/to): the office's locations, and an all-locations office's whole list.
+    index("tickets_location_opened_idx").on(t.locationId, t.openedOn),
+    index("tickets_opened_idx").on(t.openedOn),
   ],
 );
 

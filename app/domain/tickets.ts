@@ -163,6 +163,7 @@ export const canReopenTicket = (actor: Actor, t: TicketFacts): boolean => ticket
 
 /** Why a change is refused, in the words the form shows. */
 export const TICKET_MESSAGES = {
+  nothingChanged: "Nothing changed.",
   closed: "This ticket is closed. Reopen it to respond.",
   notEditable: "This ticket can no longer be edited: the office has answered it or it is closed.",
   alreadyClosed: "This ticket is already closed.",
@@ -227,4 +228,14 @@ export function isUnreadFor(role: TicketRole, t: { read_by_staff: boolean; unrea
  */
 export function ticketDay(at: string, timeZone: string | null): string {
   return timeZone ? zonedDate(new Date(at), timeZone) : `${at.slice(0, 10)} UTC`;
+}
+
+/**
+ * The day a ticket was opened, as the lists show it and filter it (date from/to): the day stored when it was opened
+ * (`opened_on`, the location's day then), so a ticket is found by the date shown beside it (decision 036, stop 36).
+ * A row without one (written outside the app) shows ticketDay of its creation.
+ */
+export function openedDay(t: { opened_on?: string | null; created_at: string; time_zone: string | null }): string {
+  if (!t.opened_on) return ticketDay(t.created_at, t.time_zone);
+  return t.time_zone ? t.opened_on : `${t.opened_on} UTC`;
 }

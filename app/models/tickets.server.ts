@@ -20,6 +20,7 @@ import {
   type TicketRole,
 } from "~/domain/tickets";
 import type { StaffGone } from "~/domain/patients";
+import { zonedDate } from "~/domain/time";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import type { Email } from "~/services/email.server";
 import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
@@ -74,6 +75,8 @@ export function ticketJson(r: Joined, role: TicketRole = null) {
     closed_at: t.closedAt,
     version: t.version,
     created_at: t.createdAt,
+    /** The day it was opened at its location (the lists' Opened, and their date filter). */
+    opened_on: t.openedOn,
     updated_at: t.updatedAt,
     /** How the asker stands to it: "requester" (their own) or "office". */
     role,
@@ -124,8 +127,9 @@ function listStatements(ctx: ModelContext, query: ListQuery, filters: TicketFilt
     filters.location_id !== null ? eq(tickets.locationId, filters.location_id) : undefined,
     filters.assigned === "me" ? eq(tickets.assignedTo, ctx.actor.id) : filters.assigned === "none" ? isNull(tickets.assignedTo) : undefined,
     query.search ? or(contains(tickets.subject, query.search), contains(requesters.name, query.search), contains(requesters.surname, query.search)) : undefined,
-    query.date_from ? gte(tickets.createdAt, query.date_from) : undefined,
-    query.date_to ? lte(tickets.createdAt, `${query.date_to}T23:59:59.999Z`) : undefined,
+    // The day the lists show as Opened, at the ticket's location (decision 036).
+    query.date_from ? gte(tickets.openedOn, query.date_from) : undefined,
+    query.date_to ? lte(tickets.openedOn, query.date_to) : undefined,
   );
   return [
     joinedSelect(ctx).where(where).orderBy(desc(tickets.createdAt), desc(tickets.id)).limit(query.per_page).offset(offset(query)),
@@ -299,12 +303,30 @@ function nowIso(ctx: ModelContext) {
   return ctx.now().toISOString();
 }
 
+/**
+ * The day a ticket opened now is opened on, at its location (`ticketDay`; the UTC day without a location): stored,
+ * because the lists filter by it and SQLite cannot convert zones (decision 036). The actor's primary location's zone
+ * comes with the session; only a user without a primary location (the ticket then goes to their first location)
+ * costs a read.
+ */
+async function openedDay(ctx: ModelContext, locationId: number | null): Promise<string> {
+  const now = ctx.now();
+  if (locationId === null) return now.toISOString().slice(0, 10);
+  let zone = locationId === ctx.actor.locationId ? ctx.actor.timeZone : null;
+  if (zone === null) {
+    const [row] = await ctx.db.select({ zone: locations.timeZone }).from(locations).where(eq(locations.id, locationId));
+    zone = row?.zone ?? null;
+  }
+  return zone ? zonedDate(now, zone) : now.toISOString().slice(0, 10);
+}
+
 /** Opens a ticket for the actor, at their location (the office of that location answers it). */
 export async function createTicket(ctx: ModelContext, raw: Record<string, unknown>, opts: { formToken?: string | null } = {}): Promise<ModelResult<TicketJson>> {
   if (ctx.actor.kind !== "user") return notFound("Ticket");
   const parsed = parseWith(TicketInput, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const locationId = ctx.actor.locationId ?? ctx.actor.locationIds[0] ?? null;
+  const openedOn = await openedDay(ctx, locationId);
   const formToken = opts.formToken?.trim() ? opts.formToken.trim().slice(0, 200) : null;
   // One batch: the insert (none when the form's one-time token already opened a ticket: a resend), the ticket read
   // back with its requester and location — by its token, else by its id — and the audit row, written only with the ticket.
@@ -317,7 +339,7 @@ export async function createTicket(ctx: ModelContext, raw: Record<string, unknow
       (audit) => [
         ctx.db
           .insert(tickets)
-          .values({ id, userId: ctx.actor.id, locationId, ...parsed.data, status: "open", readByStaff: false, unreadResponses: 0, formToken, createdAt: nowIso(ctx), updatedAt: nowIso(ctx) })
+          .values({ id, userId: ctx.actor.id, locationId, ...parsed.data, status: "open", readByStaff: false, unreadResponses: 0, formToken, openedOn, createdAt: nowIso(ctx), updatedAt: nowIso(ctx) })
           .onConflictDoNothing({ target: tickets.formToken })
           .returning({ id: tickets.id }),
         joinedSelect(ctx).where(formToken ? and(eq(tickets.formToken, formToken), eq(tickets.userId, ctx.actor.id)) : eq(tickets.id, id)),
@@ -370,7 +392,14 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
   const base = { subject: current.subject, body: current.body, category: current.category, priority: current.priority };
   const parsed = parseChange(TicketInput, raw, opts.partial ? base : null);
   if (!parsed.ok) return invalid(parsed.errors);
-  const onlyAssignment = assigning && (Object.keys(parsed.data) as (keyof typeof base)[]).every((k) => parsed.data[k] === base[k]);
+  const sameText = (Object.keys(parsed.data) as (keyof typeof base)[]).every((k) => parsed.data[k] === base[k]);
+  // Saving what is already stored is no change (decision 036): nothing written, no audit row, the version kept (so no
+  // one else's open form goes stale). A stale version still answers 409 below: the form was made from older values.
+  if (!assigning && sameText && (opts.version === null || opts.version === current.version)) {
+    const { requester_email: _e, ...unchanged } = current;
+    return ok(unchanged, TICKET_MESSAGES.nothingChanged);
+  }
+  const onlyAssignment = assigning && sameText;
   // The state the rule allowed is part of the condition: a requester's edit loses to an answer that landed first.
   const state = current.role === "requester" ? and(eq(tickets.status, "open"), isNull(tickets.firstResponseAt)) : ne(tickets.status, "closed");
   const entry = { action: onlyAssignment ? "assign" : "update", entity: "ticket", entityId: id, ...(assigning ? { detail: { assigned_to: newAssignee } } : {}) };

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { notes, paServices, tickets } from "~/db/schema";
+import { notes, paServices, tickets, users } from "~/db/schema";
+import { zonedDate } from "~/domain/time";
 import { todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
 import { api, apiToken, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
@@ -59,5 +60,50 @@ describe("the local day of an instant", () => {
     const row = new RegExp(`<tr[^>]*>(?:(?!</tr>)[\\s\\S])*/tickets/view/${t!.id}"(?:(?!</tr>)[\\s\\S])*</tr>`).exec(html)?.[0] ?? "";
     expect(row.split(`>${shown}<`)).toHaveLength(3);
     if (locationId() !== null) expect(row).not.toContain(UTC_DAY);
+  });
+});
+
+describe("the ticket lists' date filter is the Opened day shown (decision 036, stop 36)", () => {
+  it("a ticket opened in the app stores its location's day; without a primary location, its first location's", async () => {
+    const withPrimary = await createUser({ permissions: [], locations: [location.id] });
+    const noPrimary = await createUser({ permissions: [], locations: [location.id] });
+    await db().update(users).set({ locationId: null }).where(eq(users.id, noPrimary.id));
+    for (const u of [withPrimary, noPrimary]) {
+      const res = await api("/v2/tickets", { method: "POST", token: await apiToken(u), body: { subject: "Badge reader", body: "It beeps." } });
+      expect(res.status).toBe(201);
+      const { data } = (await res.json()) as { data: { id: number; created_at: string; opened_on: string; location_id: number } };
+      expect(data.location_id).toBe(location.id);
+      expect(data.opened_on).toBe(zonedDate(new Date(data.created_at), "America/New_York"));
+    }
+  });
+
+  it("an evening ticket in New York is found by its local day on the office list, My Tickets and the API — not by the next UTC day", async () => {
+    const requester = await createUser({ permissions: [], locations: [location.id] });
+    const office = await createUser({ permissions: ["manage_tickets"], locations: [location.id] });
+    const subject = `Evening ${Date.now()}`;
+    // Opened at 21:05 in New York on the 26th: the app stores that day (as the test above shows) with the instant.
+    const [t] = await db().insert(tickets).values({ userId: requester.id, locationId: location.id, subject, body: "It jams.", createdAt: EVENING_IN_NEW_YORK, updatedAt: EVENING_IN_NEW_YORK, openedOn: LOCAL_DAY }).returning();
+    const range = (day: string) => `date_from=${day}&date_to=${day}`;
+    const listed = async (path: string, cookie: string) => (await (await request(path, { cookie })).text()).includes(`/tickets/view/${t!.id}"`);
+    const officeCookie = await signInCookie(office);
+    const requesterCookie = await signInCookie(requester);
+    expect(await listed(`/tickets/list?${range(LOCAL_DAY)}`, officeCookie)).toBe(true);
+    expect(await listed(`/tickets/list?${range(UTC_DAY)}`, officeCookie)).toBe(false);
+    expect(await listed(`/tickets/my-tickets?${range(LOCAL_DAY)}`, requesterCookie)).toBe(true);
+    expect(await listed(`/tickets/my-tickets?${range(UTC_DAY)}`, requesterCookie)).toBe(false);
+    // One end of the range is enough: from the local day on, and up to it.
+    expect(await listed(`/tickets/list?date_to=${LOCAL_DAY}`, officeCookie)).toBe(true);
+    expect(await listed(`/tickets/list?date_from=${UTC_DAY}`, officeCookie)).toBe(false);
+    const ids = async (query: string, token: string) => ((await (await api(`/v2/tickets?${query}`, { token })).json()) as { data: { id: number }[] }).data.map((x) => x.id);
+    const officeToken = await apiToken(office);
+    const requesterToken = await apiToken(requester);
+    expect(await ids(range(LOCAL_DAY), officeToken)).toContain(t!.id);
+    expect(await ids(range(UTC_DAY), officeToken)).not.toContain(t!.id);
+    expect(await ids(`mine=1&${range(LOCAL_DAY)}`, requesterToken)).toContain(t!.id);
+    expect(await ids(`mine=1&${range(UTC_DAY)}`, requesterToken)).not.toContain(t!.id);
+    // The list shows that day as Opened.
+    const html = await (await request(`/tickets/list?${range(LOCAL_DAY)}`, { cookie: officeCookie })).text();
+    const row = new RegExp(`<tr[^>]*>(?:(?!</tr>)[\\s\\S])*/tickets/view/${t!.id}"(?:(?!</tr>)[\\s\\S])*</tr>`).exec(html)?.[0] ?? "";
+    expect(row).toContain(`>${LOCAL_DAY}<`);
   });
 });

@@ -492,6 +492,38 @@ describe("ticket assignment (decision 036, stop 17)", () => {
     expect((await ticketRow(t.id)).assignedTo).toBe(everywhere.id);
   });
 
+  it("saving without a change is no change: 'Nothing changed.', no version bump, no audit row (screen and API)", async () => {
+    const t = await newTicket("Already assigned");
+    expect((await assign(t.id, String(officeA2.id), "officeA", t.version)).status).toBe(303);
+    const before = await ticketRow(t.id);
+    const trail = async () => (await db().select({ id: auditLog.id }).from(auditLog).where(and(eq(auditLog.entity, "ticket"), eq(auditLog.entityId, String(t.id))))).length;
+    const rows = await trail();
+    // The view's "Save assignment" with the current assignee.
+    const same = await assign(t.id, String(officeA2.id), "officeA", before.version);
+    expect(same.status).toBe(303);
+    expect(decodeURIComponent(same.headers.get("Location") ?? "")).toContain("flash=Nothing changed.");
+    // The API: the same assignee, the same priority, the same text.
+    for (const body of [{ assigned_to: officeA2.id }, { priority: "high" }, { subject: "Already assigned", category: "technical" }, { assigned_to: String(officeA2.id), priority: "high" }]) {
+      const res = await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.officeA, body });
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      const answer = (await res.json()) as { message: string; data: { version: number; assigned_to: number } };
+      expect(answer.message).toBe("Nothing changed.");
+      expect(answer.data).toMatchObject({ version: before.version, assigned_to: officeA2.id });
+    }
+    // A whole-ticket PUT that sends it back as stored, by the requester too (the office has not answered).
+    const put = await api(`/v2/tickets/${t.id}`, { method: "PUT", token: tokens.requester, body: { subject: "Already assigned", body: "The printer jams.", category: "technical", priority: "high" } });
+    expect(put.status).toBe(200);
+    expect(((await put.json()) as { message: string }).message).toBe("Nothing changed.");
+    expect(await ticketRow(t.id)).toEqual(before);
+    expect(await trail()).toBe(rows);
+    // A stale version is still a conflict (the form was made from older values), and a real change still saves.
+    expect((await assign(t.id, String(officeA2.id), "officeA", before.version - 1)).status).toBe(409);
+    const changed = await api(`/v2/tickets/${t.id}`, { method: "PATCH", token: tokens.officeA, body: { priority: "low" } });
+    expect(((await changed.json()) as { message: string }).message).toBe("Ticket updated.");
+    expect(await ticketRow(t.id)).toMatchObject({ priority: "low", version: before.version + 1 });
+    expect(await trail()).toBe(rows + 1);
+  });
+
   it("an assignee without manage_tickets, out of the ticket's location, inactive or unknown: 422 on assigned_to, nothing changed", async () => {
     const t = await newTicket("Refusals");
     const before = await ticketRow(t.id);
