@@ -48,16 +48,34 @@ function attr(tag: string, name: string): string | null {
   return m ? decodeXml(m[2] ?? m[3] ?? "") : null;
 }
 
+/**
+ * Every element `name` of a fragment, with or without a namespace prefix (`<row>`, `<x:row>`: OpenXML SDK-based
+ * tools write the spreadsheet namespace with a prefix), self-closing or with a body that ends at the closing tag of
+ * the same prefix. Groups: `attrs` (the start tag's attributes), `body` (undefined when self-closing).
+ */
+const ELEMENT_PATTERNS = new Map<string, RegExp>();
+function elements(fragment: string, name: string): IterableIterator<RegExpMatchArray> {
+  let pattern = ELEMENT_PATTERNS.get(name);
+  if (!pattern) ELEMENT_PATTERNS.set(name, (pattern = new RegExp(`<(\\w+:)?${name}(?=[\\s/>])(?<attrs>[^>]*?)(?:\\/>|>(?<body>[\\s\\S]*?)<\\/\\1${name}\\s*>)`, "g")));
+  return fragment.matchAll(pattern);
+}
+
+/** The body of the first element `name` (any prefix), or undefined. */
+function firstBody(fragment: string, name: string): string | undefined {
+  for (const m of elements(fragment, name)) return m.groups?.body;
+  return undefined;
+}
+
 /** The text of every <t> in a fragment (rich text runs are concatenated; phonetic runs are skipped). */
 function textOf(fragment: string): string {
-  const withoutPhonetic = fragment.replace(/<rPh\b[\s\S]*?<\/rPh>/g, "");
+  const withoutPhonetic = fragment.replace(/<(\w+:)?rPh\b[\s\S]*?<\/\1rPh>/g, "");
   let out = "";
-  for (const m of withoutPhonetic.matchAll(/<t(?:\s[^>]*)?\/>|<t(?:\s[^>]*)?>([\s\S]*?)<\/t>/g)) out += decodeXml(m[1] ?? "");
+  for (const m of elements(withoutPhonetic, "t")) out += decodeXml(m.groups?.body ?? "");
   return out;
 }
 
 export function parseSharedStrings(xml: string): string[] {
-  return [...xml.matchAll(/<si\b[^>]*\/>|<si\b[^>]*>([\s\S]*?)<\/si>/g)].map((m) => textOf(m[1] ?? ""));
+  return [...elements(xml, "si")].map((m) => textOf(m.groups?.body ?? ""));
 }
 
 /** "A" → 0, "Z" → 25, "AA" → 26. */
@@ -69,14 +87,14 @@ export function columnIndex(letters: string): number {
 
 function cellValue(tag: string, body: string, shared: readonly string[]): Cell {
   const type = attr(tag, "t") ?? "n";
-  const v = /<v(?:\s[^>]*)?>([\s\S]*?)<\/v>/.exec(body)?.[1];
+  const v = firstBody(body, "v");
   switch (type) {
     case "s": {
       const i = v === undefined ? NaN : Number(v);
       return Number.isInteger(i) && i >= 0 && i < shared.length ? shared[i]! : null;
     }
     case "inlineStr":
-      return textOf(/<is\b[^>]*>([\s\S]*?)<\/is>/.exec(body)?.[1] ?? "");
+      return textOf(firstBody(body, "is") ?? "");
     case "str":
       return v === undefined ? null : decodeXml(v);
     case "b":
@@ -95,16 +113,16 @@ function cellValue(tag: string, body: string, shared: readonly string[]): Cell {
 export function parseSheet(xml: string, shared: readonly string[]): SheetRow[] {
   const rows: SheetRow[] = [];
   let nextRow = 1;
-  for (const rm of xml.matchAll(/<row\b([^>]*?)(?:\/>|>([\s\S]*?)<\/row>)/g)) {
-    const rowNumber = Number(attr(rm[1]!, "r") ?? nextRow);
+  for (const rm of elements(xml, "row")) {
+    const rowNumber = Number(attr(rm.groups!.attrs!, "r") ?? nextRow);
     nextRow = rowNumber + 1;
     const cells: Cell[] = [];
     let nextCol = 0;
-    for (const cm of (rm[2] ?? "").matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)) {
-      const ref = attr(cm[1]!, "r");
+    for (const cm of elements(rm.groups!.body ?? "", "c")) {
+      const ref = attr(cm.groups!.attrs!, "r");
       const col = ref ? columnIndex(/^[A-Za-z]+/.exec(ref)?.[0] ?? "A") : nextCol;
       nextCol = col + 1;
-      const value = cellValue(cm[1]!, cm[2] ?? "", shared);
+      const value = cellValue(cm.groups!.attrs!, cm.groups!.body ?? "", shared);
       if (col >= 0 && col < 16_384) cells[col] = value;
     }
     const filled = Array.from(cells, (c) => (c === undefined ? null : c));
@@ -256,7 +274,7 @@ export function readXlsx(bytes: Uint8Array): XlsxRead {
     const sheetXml = text(sheet.path);
     if (!sheetXml) return { ok: false, reason: "no_sheet" };
     const shared = parseSharedStrings(text("xl/sharedStrings.xml") ?? "");
-    const date1904 = /<workbookPr\b[^>]*\sdate1904\s*=\s*["'](1|true)["']/.test(workbook);
+    const date1904 = /<(?:\w+:)?workbookPr\b[^>]*\sdate1904\s*=\s*["'](1|true)["']/.test(workbook);
     return { ok: true, rows: parseSheet(sheetXml, shared), date1904, sheetName: sheet.name };
   } catch (e) {
     if (e instanceof ZipRefused) return { ok: false, reason: e.reason };

@@ -86,6 +86,52 @@ describe("XML pieces", () => {
   });
 });
 
+describe("XML written with a namespace prefix (OpenXML SDK-based tools)", () => {
+  const NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+
+  it("reads prefixed shared strings, rich text runs and phonetic runs", () => {
+    const xml = `<x:sst xmlns:x="${NS}"><x:si><x:t>Week Ending</x:t></x:si><x:si><x:r><x:t>Va</x:t></x:r><x:r><x:t>lue</x:t></x:r></x:si><x:si><x:t>日本</x:t><x:rPh sb="0" eb="2"><x:t>ニホン</x:t></x:rPh></x:si><x:si/></x:sst>`;
+    expect(parseSharedStrings(xml)).toEqual(["Week Ending", "Value", "日本", ""]);
+  });
+
+  it("reads prefixed rows, cells, values and inline strings like unprefixed ones", () => {
+    const plain = `<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="inlineStr"><is><t>Value</t></is></c></row><row r="2"/><row r="3"><c r="A3"><v>46032</v></c><c r="B3"><v>82.93</v></c><c r="C3" t="s"/></row></sheetData></worksheet>`;
+    const prefixed = plain.replace(/<(\/?)(\w+)/g, "<$1x:$2").replace("<x:worksheet", `<x:worksheet xmlns:x="${NS}"`);
+    expect(prefixed).toContain("<x:row r=\"1\"><x:c r=\"A1\" t=\"s\"><x:v>0</x:v></x:c>");
+    const expected = [
+      { row: 1, cells: ["Week Ending", "Value"] },
+      { row: 3, cells: [46032, 82.93] },
+    ];
+    expect(parseSheet(plain, ["Week Ending"])).toEqual(expected);
+    expect(parseSheet(prefixed, ["Week Ending"])).toEqual(expected);
+  });
+
+  it("does not take a longer tag name for the element (<col> is not <c>, <rows> not <row>)", () => {
+    expect(parseSheet(`<worksheet><cols><col min="1"/></cols><sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>`, [])).toEqual([{ row: 1, cells: [1] }]);
+  });
+
+  it("reads a whole workbook whose parts all use the prefix", () => {
+    const files = {
+      "[Content_Types].xml": strToU8(`<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`),
+      "xl/workbook.xml": strToU8(`<x:workbook xmlns:x="${NS}" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><x:workbookPr date1904="1"/><x:sheets><x:sheet name="Data" sheetId="1" r:id="rId1"/></x:sheets></x:workbook>`),
+      "xl/_rels/workbook.xml.rels": strToU8(`<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`),
+      "xl/sharedStrings.xml": strToU8(`<x:sst xmlns:x="${NS}"><x:si><x:t>Week Ending</x:t></x:si><x:si><x:t>Value</x:t></x:si></x:sst>`),
+      "xl/worksheets/sheet1.xml": strToU8(
+        `<x:worksheet xmlns:x="${NS}"><x:sheetData><x:row r="1"><x:c r="A1" t="s"><x:v>0</x:v></x:c><x:c r="B1" t="s"><x:v>1</x:v></x:c></x:row><x:row r="2"><x:c r="A2" t="inlineStr"><x:is><x:t>2026-11-21</x:t></x:is></x:c><x:c r="B2"><x:v>15</x:v></x:c></x:row></x:sheetData></x:worksheet>`,
+      ),
+    };
+    expect(readXlsx(zipSync(files))).toEqual({
+      ok: true,
+      date1904: true,
+      sheetName: "Data",
+      rows: [
+        { row: 1, cells: ["Week Ending", "Value"] },
+        { row: 2, cells: ["2026-11-21", 15] },
+      ],
+    });
+  });
+});
+
 describe("readXlsx", () => {
   it("reads the first sheet of a workbook, with shared strings and serial dates", () => {
     const file = weeklySheet([
