@@ -292,6 +292,9 @@ export const IMPORT_MESSAGES = {
   tooManyRows: `The sheet has more than ${IMPORT_MAX_ROWS} weeks. Split it into smaller files.`,
   noHeader: "The first row must be the header: Week Ending | Value | Total Units.",
   noRows: "The sheet has no weeks below the header.",
+  /** The header names one column twice (the same name, or two names of it): which one to read is not ours to guess. */
+  repeatedColumn: (column: string, cells: readonly { letter: string; text: string }[]) =>
+    `The header names ${column} more than once (${cells.map((c) => `column ${c.letter} "${c.text}"`).join(", ")}). Keep one ${column} column and upload the file again.`,
   repeated: (row: number) => `The same week is already on row ${row} of this file.`,
 } as const;
 
@@ -301,6 +304,16 @@ const HEADERS: Record<"week_end" | "value" | "total_units", readonly string[]> =
   value: ["value"],
   total_units: ["totalunits", "units"],
 };
+
+/** How the messages name each column. */
+const COLUMN_NAMES: Record<keyof typeof HEADERS, string> = { week_end: "Week Ending", value: "Value", total_units: "Total Units" };
+
+/** 0 → "A", 25 → "Z", 26 → "AA" (a column as the spreadsheet shows it). */
+function columnLetter(index: number): string {
+  let out = "";
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) out = String.fromCharCode(65 + ((n - 1) % 26)) + out;
+  return out;
+}
 
 /** Case, spaces, `-` and `_` ignored (decision 009). */
 const headerKey = (cell: Cell) => (typeof cell === "string" ? cell.toLowerCase().replace(/[\s_-]+/g, "") : "");
@@ -328,8 +341,13 @@ export function sheetToReports(rows: readonly SheetRow[], date1904 = false): { o
   const header = rows[0];
   if (!header) return { ok: false, message: IMPORT_MESSAGES.noHeader };
   const keys = header.cells.map(headerKey);
-  const col = (k: keyof typeof HEADERS) => keys.findIndex((h) => HEADERS[k].includes(h));
-  const at = { week_end: col("week_end"), value: col("value"), total_units: col("total_units") };
+  const at = { week_end: -1, value: -1, total_units: -1 };
+  for (const k of Object.keys(HEADERS) as (keyof typeof HEADERS)[]) {
+    const found = keys.flatMap((h, i) => (HEADERS[k].includes(h) ? [i] : []));
+    // A column named twice (or by two of its names) is refused: reading one and dropping the other loses data silently.
+    if (found.length > 1) return { ok: false, message: IMPORT_MESSAGES.repeatedColumn(COLUMN_NAMES[k], found.map((i) => ({ letter: columnLetter(i), text: shown(header.cells[i]).trim() }))) };
+    at[k] = found[0] ?? -1;
+  }
   if (at.week_end < 0 || at.value < 0) return { ok: false, message: IMPORT_MESSAGES.noHeader };
   const body = rows.slice(1);
   if (body.length === 0) return { ok: false, message: IMPORT_MESSAGES.noRows };

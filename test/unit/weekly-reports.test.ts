@@ -309,6 +309,23 @@ describe("sheetToReports", () => {
     expect(sheetToReports(rows([week, "Value"], ["2026-01-10", 2]))).toEqual({ ok: false, message: IMPORT_MESSAGES.noHeader });
   });
 
+  // A column named twice: reading the first and dropping the other lost the second column's data without a word.
+  it.each([
+    [["Value", "Week Ending", "Value"], IMPORT_MESSAGES.repeatedColumn("Value", [{ letter: "A", text: "Value" }, { letter: "C", text: "Value" }])],
+    [["Week Ending", "Value", "Week End"], IMPORT_MESSAGES.repeatedColumn("Week Ending", [{ letter: "A", text: "Week Ending" }, { letter: "C", text: "Week End" }])],
+    [["Date", "Value", "week_ending"], IMPORT_MESSAGES.repeatedColumn("Week Ending", [{ letter: "A", text: "Date" }, { letter: "C", text: "week_ending" }])],
+    [["Week Ending", "Value", "Total Units", "Units"], IMPORT_MESSAGES.repeatedColumn("Total Units", [{ letter: "C", text: "Total Units" }, { letter: "D", text: "Units" }])],
+    [["Week Ending", "VALUE", null, " value "], IMPORT_MESSAGES.repeatedColumn("Value", [{ letter: "B", text: "VALUE" }, { letter: "D", text: "value" }])],
+  ] as [SheetRow["cells"], string][])("refuses the header %j, naming the repeated column", (header, message) => {
+    expect(sheetToReports(rows(header, ["2026-11-28", 1, 9, 4]))).toEqual({ ok: false, message });
+  });
+
+  it("words the repeated-column message for the user", () => {
+    expect(IMPORT_MESSAGES.repeatedColumn("Value", [{ letter: "A", text: "Value" }, { letter: "C", text: "Value" }])).toBe(
+      'The header names Value more than once (column A "Value", column C "Value"). Keep one Value column and upload the file again.',
+    );
+  });
+
   it("refuses text number cells that are not plain decimals, as a form would", () => {
     const r = sheetToReports(rows(["Week Ending", "Value", "Total Units"], ["2026-07-11", "0x10", null], ["2026-07-04", " 7 ", "1e2"], ["2026-06-27", " 7 ", " 12.5 "]));
     expect(r.ok && r.rows.map((x) => [x.value, x.total_units, importReason(x)])).toEqual([
