@@ -62,6 +62,7 @@
 import { objectiveLabels as labelObjectives } from "./objectives";
 import { TRAINING_CATEGORIES, type PlanCategory } from "./plans";
 import { dateOfDay, dayNumber, weekdayOfDay, weekEndingDay } from "./weeks";
+import { formatMeasure, roundTo } from "./measure";
 
 export interface ChartInput {
   plan: { name: string; category: string; baselineDate: string | null; baselineLevel: number | null; unitType: string | null; timeframe: string | null };
@@ -284,11 +285,7 @@ export function hoursOf(totalUnits: number | null): number {
   return units / UNITS_PER_HOUR;
 }
 
-/** Rounds half-up to `decimals` places, steady for values such as 1.005. */
-export function roundTo(value: number, decimals: number): number {
-  const f = 10 ** decimals;
-  return Math.round((value + Math.sign(value) * Number.EPSILON * Math.max(1, Math.abs(value))) * f) / f;
-}
+export { roundTo };
 
 /** value ÷ hours, to 1 decimal (clinical §9). */
 export function perHourValue(value: number, totalUnits: number | null): number {
@@ -535,9 +532,8 @@ function xTicks(min: number, max: number): { x: number; label: string }[] {
   return ticks;
 }
 
-function formatNumber(n: number): string {
-  return String(roundTo(n, 2));
-}
+/** A number in the chart's texts: the measurement formatter (2 decimals at most, decision 029). */
+const formatNumber = formatMeasure;
 
 /* ------------------------------------------------------------------ the model */
 

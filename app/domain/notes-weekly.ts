@@ -4,6 +4,7 @@ import { MAX_AMOUNT } from "./validation";
 import { dateOfDay, dayNumber, isProductDate, weekEndingDay } from "./weeks";
 import { zonedDate } from "./time";
 import { isPerHour } from "./chart";
+import { roundMeasure } from "./measure";
 
 /**
  * Weekly data from session notes (issue 10 "Weekly data from notes"; docs/decisions/029). Pure: the
@@ -16,7 +17,7 @@ import { isPerHour } from "./chart";
  * - A replacement plan's value is Σ correct ÷ Σ trials × 100 over the week's sessions (pooled, not the
  *   mean of per-session percentages: a 2-trial session does not weigh as much as a 20-trial one).
  *   Entries with no trials add nothing; a week with no trials has no value.
- * - Values keep their decimals (stored as REAL).
+ * - Values are stored to 2 decimals, as every weekly report is (app/domain/measure.ts, decision 029, stop 36).
  * - The range covers at most one year (date_to − date_from ≤ 365 days) and is widened to whole weeks:
  *   every week that intersects it is computed from all of its sessions, so a week's value never comes
  *   from part of a week.
@@ -195,7 +196,8 @@ export function weeklyValuesFromSessions(sessions: readonly SessionData[], plans
     if (hourly && x.units <= 0) continue;
     const value = hourly ? x.a : category === "maladaptive" ? x.a / x.b : (x.a * 100) / x.b;
     if (!Number.isFinite(value) || value < 0 || value > MAX_AMOUNT) continue;
-    out.push({ plan_id: x.planId, week_start: dateOfDay(x.weekEndDay - 6), week_end: dateOfDay(x.weekEndDay), value, total_units: hourly ? x.units : null, sessions: x.sessions });
+    // Stored as every write path stores a measurement: to 2 decimals (app/domain/measure.ts, decision 029).
+    out.push({ plan_id: x.planId, week_start: dateOfDay(x.weekEndDay - 6), week_end: dateOfDay(x.weekEndDay), value: roundMeasure(value), total_units: hourly ? roundMeasure(x.units) : null, sessions: x.sessions });
   }
   return out.sort((p, q) => p.plan_id - q.plan_id || (p.week_end < q.week_end ? -1 : p.week_end > q.week_end ? 1 : 0));
 }

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { formatMeasure } from "./measure";
 import { CRISIS_PLAN_FIELDS, LIST_SECTIONS, SCHOOL_SERVICES_FIELDS, SIGNERS, functionLabel, type BipDocument, type ListSectionKey, type Table } from "./bip-document";
 import { formatChartDate, hoursOf, type ChartModel } from "./chart";
 import type { NotePdfBlock } from "./note-pdf";
@@ -300,7 +301,7 @@ function sectionBlocks(key: PdfSectionKey, view: PlanPdfView): PlanPdfBlock[] {
               PLAN_CATEGORY_LABELS[g.category as PlanCategory] ?? g.category,
               String(c ? c.points.filter((p) => p.value != null).length : 0),
               last ? last.label : EMPTY_TEXT,
-              last ? String(last.value) : EMPTY_TEXT,
+              last ? formatMeasure(last.value) : EMPTY_TEXT,
               c?.trend ? String(c.trend.slopePerWeek) : EMPTY_TEXT,
             ];
           }),
@@ -391,7 +392,7 @@ export function goalPdfDocument(view: GoalPdfView): PlanPdfDocument {
           label: `Weekly reports (${view.reports.length})`,
           columns: ["Week ending", "Value", "Total units", "Hours"],
           widths: [0.3, 0.25, 0.25, 0.2],
-          rows: view.reports.map((r) => [date(r.weekEnd), String(r.value), num(r.totalUnits), String(hoursOf(r.totalUnits))]),
+          rows: view.reports.map((r) => [date(r.weekEnd), formatMeasure(r.value), num(r.totalUnits), String(hoursOf(r.totalUnits))]),
         }
       : { kind: "table", label: `Chart comments (${view.comments.length})`, columns: ["Date", "Comment"], widths: [0.25, 0.75], rows: view.comments.map((c) => [date(c.commentDate), c.comment]) };
   return {

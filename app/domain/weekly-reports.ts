@@ -5,6 +5,7 @@ import { MAX_PDF_MONTHS, monthsBefore } from "./plan-pdf";
 import { MESSAGES } from "./fields";
 import { cellToIsoDate, MAX_UNZIPPED_BYTES, type Cell, type SheetRow } from "./xlsx";
 import { isDecimalText, isOneLine, isPlainText, MAX_AMOUNT } from "./validation";
+import { roundMeasure } from "./measure";
 
 /**
  * Weekly reports and chart comments (clinical §3, §5, §8, §9): the rules and the messages, once, for the
@@ -22,6 +23,8 @@ export const WEEKLY_REPORT_NOTICES = {
   saturday: { title: "Invalid Date Selection", text: "Please select a Saturday for the weekly report date." },
   added: { title: "Add Weekly Report", text: "Weekly report added successfully" },
   updated: { title: "Update Weekly Report", text: "Value updated successfully" },
+  /** An Update whose value and total units are the stored ones (rounded as stored): nothing is written (decision 029). */
+  unchanged: { title: "Update Weekly Report", text: "Nothing to update: the value and total units are the ones already saved." },
   deleted: { title: "Delete Weekly Report", text: "Weekly report deleted successfully" },
   confirmDelete: { title: "Are you sure you want to delete this weekly report", text: "This action cannot be undone." },
 } as const satisfies Record<string, Notice>;
@@ -140,6 +143,8 @@ function requiredMeasure(numberMessage: string, minMessage: string) {
     v.check((n) => Number.isFinite(n), numberMessage),
     v.minValue(0, minMessage),
     v.maxValue(MAX_AMOUNT, MEASURE_TOO_LARGE),
+    // Stored to 2 decimals on every write path (app/domain/measure.ts, decision 029).
+    v.transform((n) => roundMeasure(n)),
   );
 }
 
@@ -152,6 +157,7 @@ function optionalMeasure(numberMessage: string, minMessage: string) {
     v.check((n) => n === null || Number.isFinite(n), numberMessage),
     v.check((n) => n === null || n >= 0, minMessage),
     v.check((n) => n === null || n <= MAX_AMOUNT, MEASURE_TOO_LARGE),
+    v.transform((n) => roundMeasure(n)),
   );
 }
 
@@ -318,7 +324,8 @@ function columnLetter(index: number): string {
 /** Case, spaces, `-` and `_` ignored (decision 009). */
 const headerKey = (cell: Cell) => (typeof cell === "string" ? cell.toLowerCase().replace(/[\s_-]+/g, "") : "");
 
-export type ImportStatus = "valid" | "invalid" | "overwrite";
+/** A row of the check: imported, refused, replacing a stored week, or the same as the stored week (nothing to write). */
+export type ImportStatus = "valid" | "invalid" | "overwrite" | "unchanged";
 
 export interface ImportRow {
   /** The sheet's row number. */

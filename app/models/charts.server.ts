@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { chartComments, objectives, plans, weeklyReports } from "~/db/schema";
 import type { ChartInput } from "~/domain/chart";
+import { roundMeasure } from "~/domain/measure";
 import { lastPage, type Paged } from "~/domain/paging";
 import { EDITOR_PER_PAGE } from "~/domain/weekly-reports";
 import type { PlanInScope } from "./bip-scope.server";
@@ -30,6 +31,20 @@ function inIds(column: SQLWrapper, ids: readonly number[]) {
 function jsonRows(object: SQL, from: SQLWrapper, where: SQL | undefined, order: SQL, page?: { size: number; number: SQL }): SQL<string> {
   const limit = page ? sql` limit ${page.size} offset (${page.number} - 1) * ${page.size}` : sql``;
   return sql<string>`(select json_group_array(json(j)) from (select ${object} as j from ${from} where ${where ?? sql`1`} order by ${order}${limit}))`;
+}
+
+/**
+ * A REAL column inside a JSON object, exactly as stored: json_object writes a REAL with 15 significant digits
+ * (82.92682926829268 came back as 82.9268292682927), so it travels as text with 17 (enough to give back the same
+ * double) and `exactNumber` reads it. Null stays null.
+ */
+function exactReal(column: SQLWrapper): SQL {
+  return sql`case when ${column} is null then null else printf('%!.17g', ${column}) end`;
+}
+
+/** A value written by exactReal. */
+function exactNumber(x: number | string | null): number | null {
+  return x === null ? null : Number(x);
 }
 
 /** The JSON array of a subquery, put in order (SQLite does not promise the order of an aggregate's input). */
@@ -93,13 +108,16 @@ function chartInputsWhere(ctx: ModelContext, where: SQL | undefined, range: Char
         and(eq(o.planId, plans.id), isNull(o.deletedAt)),
         sql`${o.position}, ${o.id}`,
       ),
-      reports: jsonRows(sql`json_object('weekEnd', ${r.weekEnd}, 'value', ${r.value}, 'totalUnits', ${r.totalUnits})`, r, and(eq(r.planId, plans.id), inWindow(r.weekEnd, from, to)), sql`${r.weekEnd}`),
+      reports: jsonRows(sql`json_object('weekEnd', ${r.weekEnd}, 'value', ${exactReal(r.value)}, 'totalUnits', ${exactReal(r.totalUnits)})`, r, and(eq(r.planId, plans.id), inWindow(r.weekEnd, from, to)), sql`${r.weekEnd}`),
       comments: jsonRows(sql`json_object('id', ${c.id}, 'commentDate', ${c.commentDate}, 'comment', ${c.comment})`, c, and(eq(c.planId, plans.id), inWindow(c.commentDate, from, to), commentsWhen), sql`${c.commentDate}, ${c.id}`),
     })
     .from(plans)
     .where(and(where, isNull(plans.deletedAt)))
     .orderBy(asc(plans.id));
 }
+
+/** A report as the chart statement writes it (exactReal: numbers as text). */
+type ExactReport = { weekEnd: string; value: string | number; totalUnits: string | number | null };
 
 export type ChartInputRows = Awaited<ReturnType<typeof chartInputsWhere>>;
 
@@ -112,7 +130,13 @@ export function chartInputsFrom(rows: ChartInputRows, range: ChartRange): Map<nu
     out.set(id, {
       plan,
       objectives: parse<ChartInput["objectives"][number]>(objectiveJson, (a, b) => a.position - b.position || a.id - b.id),
-      reports: parse<ChartInput["reports"][number]>(reports, (a, b) => byText(a.weekEnd, b.weekEnd)),
+      // The chart shows a measurement as it is stored under decision 029 (2 decimals): a value stored with more
+      // decimals before that rule is charted, summarised and compared with the targets rounded, as every screen shows it.
+      reports: parse<ExactReport>(reports, (a, b) => byText(a.weekEnd, b.weekEnd)).map((x) => ({
+        weekEnd: x.weekEnd,
+        value: roundMeasure(exactNumber(x.value) ?? 0),
+        totalUnits: roundMeasure(exactNumber(x.totalUnits)),
+      })),
       comments: parse<ChartInput["comments"][number]>(comments, (a, b) => byText(a.commentDate, b.commentDate) || a.id - b.id),
       from,
       to,
@@ -172,7 +196,7 @@ export function editorRowsQuery(ctx: ModelContext, plan: PlanInScope, range: Cha
   return ctx.db
     .select({
       reports: jsonRows(
-        sql`json_object('id', ${r.id}, 'week_end', ${r.weekEnd}, 'value', ${r.value}, 'total_units', ${r.totalUnits}, 'version', ${r.version})`,
+        sql`json_object('id', ${r.id}, 'week_end', ${r.weekEnd}, 'value', ${exactReal(r.value)}, 'total_units', ${exactReal(r.totalUnits)}, 'version', ${r.version})`,
         r,
         reportsWhere,
         sql`${r.weekEnd} desc`,
@@ -208,7 +232,10 @@ function editorPage(page: number | undefined, total: number | undefined): Editor
 
 export function editorRowsFrom([row]: Awaited<ReturnType<typeof editorRowsQuery>>): EditorRows {
   return {
-    reports: parse<EditorReport>(row?.reports ?? null, (a, b) => byText(a.week_end, b.week_end)),
+    // As stored, exactly (the editor's inputs show them through formatMeasure).
+    reports: parse<Omit<EditorReport, "value" | "total_units"> & { value: string | number; total_units: string | number | null }>(row?.reports ?? null, (a, b) => byText(a.week_end, b.week_end)).map(
+      (x) => ({ ...x, value: exactNumber(x.value) ?? 0, total_units: exactNumber(x.total_units) }),
+    ),
     comments: parse<EditorComment>(row?.comments ?? null, (a, b) => byText(a.comment_date, b.comment_date) || a.id - b.id),
     reportsPage: editorPage(row?.reportsPage, row?.reportsTotal),
     commentsPage: editorPage(row?.commentsPage, row?.commentsTotal),

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { bips, notes, patients, plans, weeklyReports } from "~/db/schema";
+import { sameMeasure } from "~/domain/measure";
 import { NotesWeeklyInput, notesWeeklyMessage, weeklyValuesFromSessions, wholeWeeks, type SessionData, type WeekValue } from "~/domain/notes-weekly";
 import { parseWith } from "~/domain/validation";
 import { auditTail, withAudit } from "~/services/audit.server";
@@ -102,7 +103,8 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
   const generated: GeneratedWeek[] = values.map((w) => {
     const previous = before.get(`${w.plan_id}:${w.week_end}`);
     // A per-hour week also carries its units: a change of either is an update.
-    const same = previous !== undefined && previous.value === w.value && (w.total_units === null || previous.totalUnits === w.total_units);
+    // Compared as stored (2 decimals, decision 029): a value stored with more decimals before the rule is not "updated" to itself.
+    const same = previous !== undefined && sameMeasure(previous.value, w.value) && (w.total_units === null || sameMeasure(previous.totalUnits, w.total_units));
     const status: WeekStatus = previous === undefined ? "created" : same ? "unchanged" : "updated";
     // The answer says what the week holds after the run: units not derived from notes keep the stored ones.
     return { ...w, total_units: w.total_units ?? previous?.totalUnits ?? null, status, previous_value: previous?.value ?? null };

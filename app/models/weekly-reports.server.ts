@@ -19,9 +19,10 @@ import {
   type ImportStatus,
 } from "~/domain/weekly-reports";
 import { todayIn } from "~/domain/note-rules";
+import { sameMeasure } from "~/domain/measure";
 import { weekStartOf } from "~/domain/weeks";
 import { readXlsx } from "~/domain/xlsx";
-import { withAudit, withClients } from "~/services/audit.server";
+import { auditedRead, withAudit, withClients } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findPlanInScope, planInScopeWhere, planScope, planScopeColumns, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
@@ -249,6 +250,9 @@ export async function updateWeeklyReport(
   if (changes(raw, "plan_id", row.planId)) errors.plan_id = WEEKLY_REPORT_MESSAGES.planReadOnly;
   if (!parsed.ok || Object.keys(errors).length) return invalid(errors);
   if (opts.version !== null && opts.version !== row.version) return conflict(weeklyReportJson(row));
+  // The value and units that are stored (compared as stored, to 2 decimals: decision 029): nothing to write, no new
+  // version, and the answer says so. A value stored with more decimals before that rule is kept as it is.
+  if (sameMeasure(parsed.data.value, row.value) && sameMeasure(parsed.data.total_units, row.totalUnits)) return ok(weeklyReportJson(row), WEEKLY_REPORT_NOTICES.unchanged.text);
   const rows = await writeMeasurement<Row[]>(ctx, { action: "update", entity: "weekly_report", entityId: id, plan: found.plan, list: WEEKLY_REPORTS }, () =>
     ctx.db
       .update(weeklyReports)
@@ -279,8 +283,13 @@ export interface ImportCheckRow {
   total_units: number | null;
   status: ImportStatus;
   reason: string | null;
-  /** The value stored today for a week the import would overwrite. */
+  /** The value stored today for a week the import would overwrite (or that holds the same value already). */
   current_value: number | null;
+  /**
+   * The total units stored today for that week. The import replaces them only when the row carries total units; a
+   * sheet without the column, or a blank cell, keeps them (decision 029, stop 36).
+   */
+  current_total_units: number | null;
   raw: { week_end: string; value: string; total_units: string };
 }
 
@@ -290,6 +299,8 @@ export interface ImportCheck {
   valid: number;
   invalid: number;
   overwrite: number;
+  /** Weeks whose report already holds the row's value and units: nothing to write. */
+  unchanged: number;
 }
 
 export interface ImportDone extends ImportCheck {
@@ -306,8 +317,19 @@ export interface Upload {
 
 type ImportResult<T> = ModelResult<T> | { ok: false; status: 413; message: string };
 
-/** Reads and checks an uploaded sheet against the rules and the plan's existing weeks. Writes nothing. */
-export async function checkWeeklyReportsFile(ctx: ModelContext, raw: Record<string, unknown>, upload: Upload | null): Promise<ImportResult<ImportCheck>> {
+/** A sheet checked against the rules and the plan's stored weeks, with the plan it was checked for. */
+interface CheckedSheet {
+  plan: PlanInScope;
+  check: ImportCheck;
+}
+
+/**
+ * Reads and checks an uploaded sheet against the rules and the plan's stored weeks. The stored values of the sheet's
+ * weeks are client data the answer shows (current_value, current_total_units), so they are read with their audit row
+ * (auditedRead: entity plan, action read, with the client) — the API's check-excel and the import screen alike
+ * (decision 019). Writes nothing else.
+ */
+async function checkSheet(ctx: ModelContext, raw: Record<string, unknown>, upload: Upload | null): Promise<ImportResult<CheckedSheet>> {
   const found = await planFromInput(ctx, raw, "Choose the goal (plan_id) the sheet belongs to.");
   if (!found.ok) return found;
   const plan = found.data;
@@ -318,36 +340,59 @@ export async function checkWeeklyReportsFile(ctx: ModelContext, raw: Record<stri
   if (!book.ok) return book.reason === "too_large" ? { ok: false, status: 413, message: IMPORT_MESSAGES.contentsTooLarge } : invalid({ file: IMPORT_MESSAGES.notXlsx });
   const sheet = sheetToReports(book.rows, book.date1904);
   if (!sheet.ok) return invalid({ file: sheet.message });
-  const stored = await ctx.db.select({ weekEnd: weeklyReports.weekEnd, value: weeklyReports.value }).from(weeklyReports).where(eq(weeklyReports.planId, plan.planId));
-  const current = new Map(stored.map((s) => [s.weekEnd, s.value]));
   const today = todayIn(ctx.now(), plan.timeZone);
-  const rows: ImportCheckRow[] = sheet.rows.map((r) => {
-    const reason = importReason(r) ?? (r.week_end === null ? null : weeklyDataDateRefusal("report", r.week_end, today));
+  const checked = sheet.rows.map((r) => ({ r, reason: importReason(r) ?? (r.week_end === null ? null : weeklyDataDateRefusal("report", r.week_end, today)) }));
+  const weeksOfSheet = checked.flatMap(({ r, reason }) => (reason || r.week_end === null ? [] : [r.week_end]));
+  // Only the sheet's weeks are read (one JSON parameter: D1 binds at most 100 per statement).
+  const [stored] = await auditedRead(
+    ctx.db,
+    who(ctx),
+    { entity: "plan", entityId: plan.planId, patientId: plan.patientId },
+    () => [
+      ctx.db
+        .select({ weekEnd: weeklyReports.weekEnd, value: weeklyReports.value, totalUnits: weeklyReports.totalUnits })
+        .from(weeklyReports)
+        .where(and(eq(weeklyReports.planId, plan.planId), sql`${weeklyReports.weekEnd} in (select value from json_each(${JSON.stringify(weeksOfSheet)}))`)),
+    ],
+    plan.tail,
+  );
+  const current = new Map(stored.map((s) => [s.weekEnd, s]));
+  const rows: ImportCheckRow[] = checked.map(({ r, reason }) => {
     const existing = r.week_end !== null && !reason ? current.get(r.week_end) : undefined;
+    // A row without total units keeps the stored ones, so only its value can make it a change.
+    const same = existing !== undefined && sameMeasure(existing.value, r.value) && (r.total_units === null || sameMeasure(existing.totalUnits, r.total_units));
     return {
       row: r.row,
       week_end: r.week_end,
       value: r.value,
       total_units: r.total_units,
-      status: reason ? "invalid" : existing !== undefined ? "overwrite" : "valid",
+      status: reason ? "invalid" : existing === undefined ? "valid" : same ? "unchanged" : "overwrite",
       reason,
-      current_value: existing ?? null,
+      current_value: existing?.value ?? null,
+      current_total_units: existing?.totalUnits ?? null,
       raw: r.raw,
     };
   });
   const n = (s: ImportStatus) => rows.filter((r) => r.status === s).length;
-  return ok({ plan_id: plan.planId, rows, valid: n("valid"), invalid: n("invalid"), overwrite: n("overwrite") });
+  return ok({ plan, check: { plan_id: plan.planId, rows, valid: n("valid"), invalid: n("invalid"), overwrite: n("overwrite"), unchanged: n("unchanged") } });
+}
+
+/** Reads and checks an uploaded sheet (checkSheet): what the import would do with every row. */
+export async function checkWeeklyReportsFile(ctx: ModelContext, raw: Record<string, unknown>, upload: Upload | null): Promise<ImportResult<ImportCheck>> {
+  const checked = await checkSheet(ctx, raw, upload);
+  return checked.ok ? ok(checked.data.check) : checked;
 }
 
 /**
  * Imports the valid rows of a sheet in one batch (one statement for all rows, with the audit row).
- * Weeks that already have a report are skipped, or overwritten with `force`.
+ * Weeks that already have a report are skipped, or overwritten with `force`; a week that already holds the row's
+ * value and units is left as it is. The write rule is the one of the weeks generated from notes (decision 029): a
+ * total units the row does not carry (no such column, or a blank cell) keeps the stored one.
  */
 export async function importWeeklyReportsFile(ctx: ModelContext, raw: Record<string, unknown>, upload: Upload | null, force: boolean): Promise<ImportResult<ImportDone>> {
-  const checked = await checkWeeklyReportsFile(ctx, raw, upload);
+  const checked = await checkSheet(ctx, raw, upload);
   if (!checked.ok) return checked;
-  const check = checked.data;
-  const plan = (await findPlanInScope(ctx, check.plan_id))!;
+  const { plan, check } = checked.data;
   const writes = check.rows.filter((r) => r.status === "valid" || (force && r.status === "overwrite"));
   const skipped = force ? 0 : check.overwrite;
   const done: ImportDone = { ...check, imported: writes.filter((r) => r.status === "valid").length, overwritten: force ? check.overwrite : 0, skipped };
@@ -362,7 +407,10 @@ export async function importWeeklyReportsFile(ctx: ModelContext, raw: Record<str
   const insert = () => {
     const q = ctx.db.insert(weeklyReports).select(rows);
     return force
-      ? q.onConflictDoUpdate({ target, set: { value: sql`excluded.value`, totalUnits: sql`excluded.total_units`, version: sql`${weeklyReports.version} + 1`, updatedAt: now } })
+      ? q.onConflictDoUpdate({
+          target,
+          set: { value: sql`excluded.value`, totalUnits: sql`coalesce(excluded.total_units, ${weeklyReports.totalUnits})`, version: sql`${weeklyReports.version} + 1`, updatedAt: now },
+        })
       : q.onConflictDoNothing({ target });
   };
   // One audit row for the whole import, on the plan (its rows have no single id): docs/decisions/009.
@@ -372,9 +420,10 @@ export async function importWeeklyReportsFile(ctx: ModelContext, raw: Record<str
 
 const weeks = (n: number) => `${n} week${n === 1 ? "" : "s"}`;
 
-export function importMessage(d: Pick<ImportDone, "imported" | "overwritten" | "skipped" | "invalid">): string {
+export function importMessage(d: Pick<ImportDone, "imported" | "overwritten" | "skipped" | "invalid"> & { unchanged?: number }): string {
   const parts = [`Imported ${weeks(d.imported)}`];
   if (d.overwritten) parts.push(`overwrote ${weeks(d.overwritten)}`);
+  if (d.unchanged) parts.push(`left ${weeks(d.unchanged)} that already had the same value`);
   if (d.skipped) parts.push(`skipped ${weeks(d.skipped)} that already had a report (tick "Overwrite existing weeks" or send force_update=true to replace them)`);
   if (d.invalid) parts.push(`left out ${d.invalid} invalid row${d.invalid === 1 ? "" : "s"}`);
   return `${parts.join("; ")}.`;

@@ -1,4 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/cloudflare";
+import { formatMeasure } from "~/domain/measure";
 import { data } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
@@ -99,7 +100,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     editing,
     editor,
     confirm: confirmReport
-      ? { kind: "report" as const, id: confirmReport.id, what: `Week ending ${usDate(confirmReport.week_end)}: value ${confirmReport.value}.` }
+      ? { kind: "report" as const, id: confirmReport.id, what: `Week ending ${usDate(confirmReport.week_end)}: value ${formatMeasure(confirmReport.value)}.` }
       : confirmComment
         ? { kind: "comment" as const, id: confirmComment.id, what: `${usDate(confirmComment.comment_date)}: “${confirmComment.comment}”` }
         : null,

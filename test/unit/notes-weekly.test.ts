@@ -66,7 +66,7 @@ describe("weeklyValuesFromSessions", () => {
         [3, "2026-01-10", 9, 1],
       ],
     ],
-    ["decimals are kept", [session("2026-01-05", [mal(1, 1)]), session("2026-01-06", [mal(1, 1)]), session("2026-01-07", [mal(1, 2)])], null, [[1, "2026-01-10", 4 / 3, 3]]],
+    ["decimals: stored to 2 places (decision 029, stop 36)", [session("2026-01-05", [mal(1, 1)]), session("2026-01-06", [mal(1, 1)]), session("2026-01-07", [mal(1, 2)])], null, [[1, "2026-01-10", 1.33, 3]]],
     ["a frequency of 0 counts as a session with none", [session("2026-01-05", [mal(1, 0)]), session("2026-01-06", [mal(1, 5)])], null, [[1, "2026-01-10", 2.5, 2]]],
     [
       "Sunday and Saturday belong to the same week; the next Sunday starts another",
@@ -90,7 +90,7 @@ describe("weeklyValuesFromSessions", () => {
       null,
       [[2, "2026-01-10", 80, 2]],
     ],
-    ["replacement decimals are kept", [session("2026-01-05", [], [rep(2, 3, 1)])], null, [[2, "2026-01-10", 100 / 3, 1]]],
+    ["replacement decimals: stored to 2 places", [session("2026-01-05", [], [rep(2, 3, 1)])], null, [[2, "2026-01-10", 33.33, 1]]],
     ["replacement: 0 correct is 0 %", [session("2026-01-05", [], [rep(2, 4, 0)])], null, [[2, "2026-01-10", 0, 1]]],
     ["replacement: trials 0 → no value", [session("2026-01-05", [], [rep(2, 0, 0)])], null, []],
     ["replacement: a session with 0 trials adds nothing to the week", [session("2026-01-05", [], [rep(2, 0, 0)]), session("2026-01-06", [], [rep(2, 4, 3)])], null, [[2, "2026-01-10", 75, 1]]],

@@ -81,7 +81,7 @@ const generate = (token: string, body: unknown) => api("/v2/weekly-reports/from-
 type Answer = { data: { created: number; updated: number; unchanged: number; sessions: number; week_from: string; week_to: string; weeks: { plan_id: number; week_end: string; value: number; total_units: number | null; status: string }[] }; message: string };
 
 describe("POST /api/v2/weekly-reports/from-notes", () => {
-  it("writes one report per plan and week: mean maladaptive frequency per session, pooled replacement percentage, decimals kept", async () => {
+  it("writes one report per plan and week: mean maladaptive frequency per session, pooled replacement percentage, to 2 decimals", async () => {
     const w = await world();
     const token = await apiToken(w.manager);
     // Week ending 2026-0110: three sessions record the maladaptive (1, 2, 2 → 5/3), two the replacement (3/4 and 4/5 → 7/9).
@@ -104,17 +104,17 @@ describe("POST /api/v2/weekly-reports/from-notes", () => {
     // Whole weeks: the range is widened to Sunday 2026-01-04 .. Saturday 2026-01-17.
     expect(body.data).toMatchObject({ created: 4, updated: 0, unchanged: 0, sessions: 5, week_from: "2026-01-04", week_to: "2026-01-17" });
     expect((await reportsOf(w.mal.id)).map((r) => [r.weekStart, r.weekEnd, r.value, r.totalUnits])).toEqual([
-      ["2026-01-04", "2026-01-10", 5 / 3, null],
+      ["2026-01-04", "2026-01-10", 1.67, null], // 5 / 3, stored to 2 decimals (decision 029, stop 36)
       ["2026-01-11", "2026-01-17", 6, null],
     ]);
     expect((await reportsOf(w.rep.id)).map((r) => [r.weekEnd, r.value])).toEqual([
-      ["2026-01-10", 700 / 9],
+      ["2026-01-10", 77.78], // 700 / 9
       ["2026-01-17", 0],
     ]);
     expect(await reportsOf(w.siblingPlan.id)).toEqual([]);
     // The list shows them (the cache was bumped: a cached list made before is renewed).
     const list = (await (await api(`/v2/weekly-reports?plan_id=${w.mal.id}&cache=true`, { token })).json()) as { data: { value: number }[] };
-    expect(list.data.map((r) => r.value)).toEqual([5 / 3, 6]);
+    expect(list.data.map((r) => r.value)).toEqual([1.67, 6]);
   });
 
   it("a re-run writes nothing new (no duplicates); a changed note updates its week; a report typed by hand is overwritten, its total units kept; audited, chain intact", async () => {

@@ -426,7 +426,8 @@ describe("check-excel and import-data", () => {
       ["2026-01-25", "2026-01-31", 0, null],
     ]);
     const audit = await auditOf("plan", w.plan.id);
-    expect(audit.map((a) => [a.action, a.patientId])).toEqual([["import_weekly_reports", w.patient.id]]);
+    // The check's read of the stored weeks, then the import itself (decision 029, stop 36).
+    expect(audit.map((a) => [a.action, a.patientId])).toEqual([["read", w.patient.id], ["import_weekly_reports", w.patient.id]]);
 
     const forced = await upload("/v2/weekly-reports/import-data?force_update=true", t.manage, { plan_id: String(w.plan.id) }, sheet());
     expect((await json<{ data: { imported: number; overwritten: number; skipped: number } }>(forced)).data).toMatchObject({ imported: 0, overwritten: 3, skipped: 0 });

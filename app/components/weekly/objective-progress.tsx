@@ -1,4 +1,5 @@
 import { badgeTone, objectiveLabels, type ChartInput } from "~/domain/chart";
+import { formatMeasure } from "~/domain/measure";
 import { DataTable, type Column } from "~/components/ui/data-list";
 
 /**
@@ -38,8 +39,8 @@ function LatestBadge({ latest, target, category }: { latest: { value: number; we
   if (latest === null) return <span className="muted">No data yet</span>;
   const tone = badgeTone(latest.value, target, category);
   return (
-    <span className="badge" data-tone={tone} style={{ background: TONE_STYLE[tone].background }} title={`Latest value ${latest.value} (week ending ${latest.weekEnd})`}>
-      {`${latest.value} vs ${target ?? "—"} · ${TONE_STYLE[tone].label}`}
+    <span className="badge" data-tone={tone} style={{ background: TONE_STYLE[tone].background }} title={`Latest value ${formatMeasure(latest.value)} (week ending ${latest.weekEnd})`}>
+      {`${formatMeasure(latest.value)} vs ${target ?? "—"} · ${TONE_STYLE[tone].label}`}
     </span>
   );
 }

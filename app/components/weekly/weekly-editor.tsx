@@ -1,4 +1,5 @@
 import { Form } from "@remix-run/react";
+import { formatMeasure } from "~/domain/measure";
 import { Link } from "~/components/ui/link";
 import type { ReactNode } from "react";
 import { Field } from "~/components/ui/field";
@@ -137,8 +138,10 @@ export function ReportsTable({ reports, page, answer, busy, deleteHref }: { repo
   const rows = reports.map((r) => {
     const a = answerFor(answer, "update-report", "report_id", r.id) ?? answerFor(answer, "delete-report", "report_id", r.id);
     const typed = a?.values.intent === "update-report" ? a.values : null;
-    const values = typed && !a!.current ? typed : { value: text(r.value), total_units: text(r.total_units) };
-    const message = withNotSaved(a, typed && notSavedText([{ typed: typed.value, stored: r.value }, { typed: typed.total_units, stored: r.total_units, name: "total units" }]));
+    // Stored values as every screen shows them (formatMeasure, decision 029): an untouched Update sends them back and writes nothing.
+    const stored = { value: formatMeasure(r.value), total_units: formatMeasure(r.total_units) };
+    const values = typed && !a!.current ? typed : stored;
+    const message = withNotSaved(a, typed && notSavedText([{ typed: typed.value, stored: stored.value }, { typed: typed.total_units, stored: stored.total_units, name: "total units" }]));
     return { r, a, values, message, formId: `report-${r.id}`, week: usDate(r.week_end) };
   });
   const columns: Column<(typeof rows)[number]>[] = [
