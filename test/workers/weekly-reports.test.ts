@@ -430,12 +430,13 @@ describe("check-excel and import-data", () => {
     expect(audit.map((a) => [a.action, a.patientId])).toEqual([["read", w.patient.id], ["import_weekly_reports", w.patient.id]]);
 
     const forced = await upload("/v2/weekly-reports/import-data?force_update=true", t.manage, { plan_id: String(w.plan.id) }, sheet());
-    expect((await json<{ data: { imported: number; overwritten: number; skipped: number } }>(forced)).data).toMatchObject({ imported: 0, overwritten: 3, skipped: 0 });
+    // Weeks that already hold the row's value and units are left as they are (decision 029, stop 36): no new version.
+    expect((await json<{ data: { imported: number; overwritten: number; skipped: number; unchanged: number } }>(forced)).data).toMatchObject({ imported: 0, overwritten: 1, skipped: 0, unchanged: 2 });
     const after = await reportsOf(w.plan.id);
     expect(after.map((r) => [r.weekEnd, r.value, r.version])).toEqual([
-      ["2026-01-10", 4, 2],
+      ["2026-01-10", 4, 1],
       ["2026-01-17", 5, 2],
-      ["2026-01-31", 0, 2],
+      ["2026-01-31", 0, 1],
     ]);
     const alsoForm = await upload("/v2/weekly-reports/import-data", t.manage, { plan_id: String(w.plan.id), force_update: "true" }, weeklySheet([["2026-01-10", 11]]));
     expect((await json<{ data: { overwritten: number } }>(alsoForm)).data.overwritten).toBe(1);
