@@ -36,13 +36,13 @@ import { fieldsSetElsewhere, namesNoField, parseChange, parseWith } from "~/doma
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { setPassword, setTwoFactor } from "~/models/auth.server";
 import { endAllAccessStatements } from "~/services/access.server";
-import { withAudit } from "~/services/audit.server";
+import { auditTail, withAudit } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { emailChangedNotice, enqueueEmail } from "~/services/jobs.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
-import { getLocation, locationOptions } from "./locations.server";
+import { getLocation, locationOptions, locationOptionsQuery } from "./locations.server";
 import { jsonRows, visibleLocationsQuery } from "./patients.server";
 import { cancelledCount, cancelUnfitBookings, unfitDetail } from "./schedule.server";
 import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
@@ -281,9 +281,17 @@ function permissionList(json: string | null | undefined): string[] {
   }
 }
 
-async function allRoles(ctx: ModelContext): Promise<RoleRow[]> {
-  const rows = await ctx.db.select({ id: roles.id, name: roles.name, permissions: roles.permissions }).from(roles).orderBy(asc(roles.name));
+/** Every role with its permissions, as a statement (to ride in a batch). */
+function rolesQuery(ctx: ModelContext) {
+  return ctx.db.select({ id: roles.id, name: roles.name, permissions: roles.permissions }).from(roles).orderBy(asc(roles.name));
+}
+
+function roleRowsOf(rows: { id: number; name: string; permissions: string | null }[]): RoleRow[] {
   return rows.map((r) => ({ id: r.id, name: r.name, permissions: permissionList(r.permissions) }));
+}
+
+async function allRoles(ctx: ModelContext): Promise<RoleRow[]> {
+  return roleRowsOf(await rolesQuery(ctx));
 }
 
 /** The roles the actor may give: those holding no permission the actor lacks (decision 015). */
@@ -325,6 +333,11 @@ type Input = EmployeeInput;
 /** Roles must exist and locations be ones the actor sees; answers the chosen roles with their permissions. */
 async function checkRefs(ctx: ModelContext, input: Pick<Input, "roles" | "locations">): Promise<{ errors: Record<string, string> | null; roles: Map<number, RoleRow> }> {
   const [roleRows, locationRows] = await Promise.all([allRoles(ctx), locationOptions(ctx)]);
+  return refsChecked(input, roleRows, locationRows);
+}
+
+/** checkRefs on roles and locations already read (every role; the locations the actor sees). */
+function refsChecked(input: Pick<Input, "roles" | "locations">, roleRows: RoleRow[], locationRows: { id: number }[]): { errors: Record<string, string> | null; roles: Map<number, RoleRow> } {
   const byId = new Map(roleRows.map((r) => [r.id, r]));
   const locationIds = new Set(locationRows.map((l) => l.id));
   const errors: Record<string, string> = {};
@@ -337,6 +350,34 @@ async function checkRefs(ctx: ModelContext, input: Pick<Input, "roles" | "locati
 function refused(verdict: Exclude<Verdict, { ok: true }>): ModelResult<never> {
   if (verdict.status === 422) return invalid({ [verdict.field]: verdict.message });
   return verdict.status === 404 ? notFound("Employee") : denied(verdict.message);
+}
+
+/** The live accounts other than `id` holding `email` or the stored email of `id` (lower case), as a statement. */
+function emailHoldersQuery(ctx: ModelContext, id: number, email: string | null) {
+  return ctx.db
+    .select({ email: sql<string>`lower(${users.email})` })
+    .from(users)
+    .where(and(isNull(users.deletedAt), sql`${users.id} <> ${id}`, sql`lower(${users.email}) in (${email}, (select lower(u.email) from users u where u.id = ${id}))`));
+}
+
+/** Whether the memberships as stored (those the actor sees) are the ones a save would write, pay and dates included. */
+function sameEmployment(stored: EmploymentRow[], next: ReturnType<typeof employmentRows>): boolean {
+  if (stored.length !== next.length) return false;
+  const byLocation = new Map(stored.map((s) => [s.location_id, s]));
+  return next.every((n) => {
+    const s = byLocation.get(n.locationId);
+    if (!s) return false;
+    const c = parseObject(s.compliance);
+    const nc = JSON.parse(n.compliance) as Record<string, unknown>;
+    return (
+      s.position_id === n.positionId &&
+      s.salary === n.salary &&
+      s.telehealth_salary === n.telehealthSalary &&
+      s.fixed_hours_salary === n.fixedHoursSalary &&
+      s.fixed_weekly_hours === n.fixedWeeklyHours &&
+      COMPLIANCE_KEYS.every((k) => (c[k] ?? null) === nc[k])
+    );
+  });
 }
 
 /** Another live employee has this email (a deleted one's address is free again: migration 0033). */
@@ -456,6 +497,28 @@ export interface ForChange {
   current: EmployeeJson;
   /** Its roles and all its locations, for the rule. */
   target: { id: number; roles: RoleRow[]; locationIds: number[] };
+  /** The stored row: the profile as stored (the full ss number) and the visible memberships with their pay. */
+  stored: ForChangeRow;
+  /** The audit chain's tail, read with the row (withAudit's `tail`). */
+  tail: string | null;
+}
+
+/** The employee in the actor's scope with its roles and visible memberships, and the audit chain's tail: one statement. */
+function forChangeQuery(ctx: ModelContext, id: number) {
+  return ctx.db
+    .select({ ...withRelations(ctx), tail: auditTail })
+    .from(users)
+    .where(and(eq(users.id, id), inScope(ctx)));
+}
+type ForChangeRow = Awaited<ReturnType<typeof forChangeQuery>>[number];
+type TargetRow = Awaited<ReturnType<typeof targetQuery>>[number];
+
+/** loadForChange's answer from rows already read. */
+function checkedForChange(ctx: ModelContext, row: ForChangeRow | undefined, t: TargetRow | undefined, changes: readonly IdentityChange[]): ModelResult<ForChange> {
+  if (!row || !t) return notFound("Employee");
+  const target = targetOf(t);
+  const verdict = mayChange(ctx.actor, target, { changes });
+  return verdict.ok ? ok({ current: toEmployee(ctx, row), target, stored: row, tail: row.tail }) : refused(verdict);
 }
 
 /**
@@ -464,11 +527,8 @@ export interface ForChange {
  * and the actor does not cover every location they work at. One round trip.
  */
 export async function loadForChange(ctx: ModelContext, id: number, changes: readonly IdentityChange[] = []): Promise<ModelResult<ForChange>> {
-  const [[row], [t]] = await ctx.db.batch([ctx.db.select(withRelations(ctx)).from(users).where(and(eq(users.id, id), inScope(ctx))), targetQuery(ctx, id)]);
-  if (!row || !t) return notFound("Employee");
-  const target = targetOf(t);
-  const verdict = mayChange(ctx.actor, target, { changes });
-  return verdict.ok ? ok({ current: toEmployee(ctx, row), target }) : refused(verdict);
+  const [[row], [t]] = await ctx.db.batch([forChangeQuery(ctx, id), targetQuery(ctx, id)]);
+  return checkedForChange(ctx, row, t, changes);
 }
 
 function targetOf(t: { id: number; roles: { id: number; name: string; permissions: string }[]; locationIds: number[] }): ForChange["target"] {
@@ -504,12 +564,23 @@ export async function updateEmployee(
   raw: Record<string, unknown>,
   opts: { partial: boolean; version: number | null; app: Pick<AppContext, "env" | "email">; keep?: () => BatchItem<"sqlite"> },
 ): Promise<ModelResult<EmployeeJson>> {
-  const loaded = await loadForChange(ctx, id);
+  const body = readEmployeeBody(raw);
+  // Everything the checks need in one round trip (decision 043, stop 36): the employee with its roles and memberships
+  // and the audit tail, the rule's view of them, every role (the chosen ones' permissions and the ones the actor may
+  // give), the locations the actor sees, and the live accounts holding the sent or the stored email.
+  const sentEmail = typeof body.email === "string" ? body.email.trim().toLowerCase() : null;
+  const [[row], [t], roleList, locationList, emailHolders] = await ctx.db.batch([
+    forChangeQuery(ctx, id),
+    targetQuery(ctx, id),
+    rolesQuery(ctx),
+    locationOptionsQuery(ctx),
+    emailHoldersQuery(ctx, id, sentEmail),
+  ]);
+  const loaded = checkedForChange(ctx, row, t, []);
   if (!loaded.ok) return loaded;
-  const { current, target } = loaded.data;
+  const { current, target, stored, tail } = loaded.data;
   const elsewhere = fieldsSetElsewhere(raw, EMPLOYEE_EDIT_SET_ELSEWHERE);
   if (elsewhere) return invalid(elsewhere);
-  const body = readEmployeeBody(raw);
   if (namesNoField(body, EmployeeEditInput)) return nothingToChange();
   const storedAsInput = asInput(current);
   const storedInput = opts.partial ? storedAsInput : null;
@@ -539,7 +610,8 @@ export async function updateEmployee(
   const parsed = parseChange(EmployeeEditInput, { ...sent, ...unchecked }, storedInput);
   if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
   const input = { ...parsed.data, ...(keepsGender ? { gender: current.gender } : {}), ...(keepsNpi ? { npi: current.npi } : {}) };
-  const refs = await checkRefs(ctx, input);
+  const allRoleRows = roleRowsOf(roleList);
+  const refs = refsChecked(input, allRoleRows, locationList);
   if (refs.errors) return invalid(refs.errors);
   if (id === ctx.actor.id && input.status !== "active") return invalid({ status: "You cannot deactivate your own account." });
   // What the save changes about who the employee is, as the rule sees it (decision 015).
@@ -569,9 +641,15 @@ export async function updateEmployee(
   const primary = primaryHidden ? current.location_id : (input.location_id ?? input.locations[0] ?? null);
   // A visible id is among the resulting ones only when chosen; one the actor cannot see may not be newly named.
   if (primary !== null && !(primaryHidden ? resulting.has(primary) : input.locations.includes(primary))) return invalid({ location_id: PRIMARY_MESSAGE });
-  if (await emailTaken(ctx, input.email, id)) return invalid({ email: DUPLICATE_EMAIL });
-  const [stored] = await ctx.db.select({ profile: users.profile }).from(users).where(eq(users.id, id));
-  const assignable = (await assignableRoles(ctx)).map((r) => r.id);
+  // The holders read with the employee answer for the sent and the stored email; another (a body the schema read
+  // differently) is looked up on its own.
+  const email = input.email.toLowerCase();
+  const emailRead = email === sentEmail || email === current.email.toLowerCase();
+  if (emailRead ? emailHolders.some((h) => h.email === email) : await emailTaken(ctx, input.email, id)) return invalid({ email: DUPLICATE_EMAIL });
+  const assignable = allRoleRows.filter((r) => mayGrantRole(ctx.actor, r)).map((r) => r.id);
+  // A save that changes neither the roles nor the memberships (with their pay and compliance dates) leaves their rows alone.
+  const newEmployment = employmentRows(id, input);
+  const writesLocations = locationsChanged || !sameEmployment(stored.locationRows, newEmployment);
   // Future bookings that no longer fit go in the same batch (decision 037, 2026-11-27): all of an employee made
   // inactive, those at the locations an employee is taken off (as the memberships stand after the batch's writes).
   const deactivated = input.status !== "active";
@@ -581,32 +659,49 @@ export async function updateEmployee(
     ? eq(scheduledSessions.providerId, id)
     : leftLocation
       ? and(eq(scheduledSessions.providerId, id), sql`${scheduledSessions.locationId} not in (select ${userLocations.locationId} from ${userLocations} where ${userLocations.userId} = ${id})`)!
-      : sql`0`;
+      : null;
   let cancelled = 0;
+  let saved: ForChangeRow | undefined;
   try {
-    const results = await withAudit(ctx.db, who(ctx), { action: "update", entity: "employee", entityId: id, ...(unfit ? { detail: unfitDetail(unfit) } : {}) }, () => {
-      const writes: BatchItem<"sqlite">[] = [
-        ctx.db
-          .update(users)
-          .set({ ...userValues(input, primary), profile: profileOf(input, parseObject(stored?.profile)), version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() })
-          .where(and(eq(users.id, id), isNull(users.deletedAt), opts.version === null ? undefined : eq(users.version, opts.version))),
-        // When the versioned update changed nothing (someone saved first), this NULL insert fails and the
-        // whole batch, roles and locations included, is rolled back.
-        ctx.db.insert(userRoles).select(sql`select ${id}, null where changes() = 0`),
-        // The roles the actor may give, written into the statement (idsIn): a deployment may have more than D1 binds.
-        ctx.db.delete(userRoles).where(and(eq(userRoles.userId, id), idsIn(userRoles.roleId, assignable))),
-        ...insertChunks(userRoles, input.roles.map((roleId) => ({ userId: id, roleId }))).map((rows) => ctx.db.insert(userRoles).values(rows).onConflictDoNothing()),
-        // Memberships of locations the actor cannot see stay as they are.
-        ctx.db.delete(userLocations).where(and(eq(userLocations.userId, id), inLocationScope(userLocations.locationId, scope))),
-        ...insertChunks(userLocations, employmentRows(id, input)).map((rows) => ctx.db.insert(userLocations).values(rows)),
-        bumpListVersion(ctx.db, EMPLOYEES),
-      ];
-      // A new email, roles, locations or status end every session and API token of the employee.
-      if (changes.length) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()), ...(opts.keep ? [opts.keep()] : []));
-      writes.push(cancelUnfitBookings(ctx, unfitWhich));
-      return writes as [BatchItem<"sqlite">];
-    });
-    cancelled = cancelledCount(results[results.length - 1]);
+    let cancelAt = -1;
+    const results = await withAudit(
+      ctx.db,
+      who(ctx),
+      { action: "update", entity: "employee", entityId: id, ...(unfit ? { detail: unfitDetail(unfit) } : {}) },
+      () => {
+        const writes: BatchItem<"sqlite">[] = [
+          ctx.db
+            .update(users)
+            .set({ ...userValues(input, primary), profile: profileOf(input, parseObject(stored.profile)), version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() })
+            .where(and(eq(users.id, id), isNull(users.deletedAt), opts.version === null ? undefined : eq(users.version, opts.version))),
+          // When the versioned update changed nothing (someone saved first), this NULL insert fails and the
+          // whole batch, roles and locations included, is rolled back.
+          ctx.db.insert(userRoles).select(sql`select ${id}, null where changes() = 0`),
+        ];
+        if (rolesChanged)
+          writes.push(
+            // The roles the actor may give, written into the statement (idsIn): a deployment may have more than D1 binds.
+            ctx.db.delete(userRoles).where(and(eq(userRoles.userId, id), idsIn(userRoles.roleId, assignable))),
+            ...insertChunks(userRoles, input.roles.map((roleId) => ({ userId: id, roleId }))).map((rows) => ctx.db.insert(userRoles).values(rows).onConflictDoNothing()),
+          );
+        if (writesLocations)
+          writes.push(
+            // Memberships of locations the actor cannot see stay as they are.
+            ctx.db.delete(userLocations).where(and(eq(userLocations.userId, id), inLocationScope(userLocations.locationId, scope))),
+            ...insertChunks(userLocations, newEmployment).map((rows) => ctx.db.insert(userLocations).values(rows)),
+          );
+        writes.push(bumpListVersion(ctx.db, EMPLOYEES));
+        // A new email, roles, locations or status end every session and API token of the employee.
+        if (changes.length) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()), ...(opts.keep ? [opts.keep()] : []));
+        cancelAt = unfitWhich ? writes.push(cancelUnfitBookings(ctx, unfitWhich)) - 1 : -1;
+        // The saved employee, read back in the same batch.
+        writes.push(forChangeQuery(ctx, id));
+        return writes as [BatchItem<"sqlite">];
+      },
+      tail,
+    );
+    if (cancelAt >= 0) cancelled = cancelledCount(results[cancelAt]);
+    saved = (results[results.length - 1] as ForChangeRow[])[0];
   } catch (e) {
     const text = errorText(e);
     if (text.includes(STALE_GUARD)) return conflict((await getEmployee(ctx, id)) ?? current);
@@ -614,7 +709,7 @@ export async function updateEmployee(
     throw e;
   }
   if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name));
-  return ok((await getEmployee(ctx, id))!, withCancelledCount("Employee updated.", cancelled));
+  return ok(saved ? toEmployee(ctx, saved) : (await getEmployee(ctx, id))!, withCancelledCount("Employee updated.", cancelled));
 }
 
 /** Active or inactive; a change of status ends every session and API token of the employee; inactive cancels their future bookings. */
@@ -626,17 +721,27 @@ export async function updateEmployeeStatus(ctx: ModelContext, id: number, raw: R
   const { status } = parsed.data;
   if (id === ctx.actor.id && status !== "active") return invalid({ status: "You cannot deactivate your own account." });
   const deactivated = status !== "active";
-  const [cancelled] = await withAudit(ctx.db, who(ctx), { action: "status", entity: "employee", entityId: id, ...(deactivated ? { detail: unfitDetail("provider_inactive") } : {}) }, () => {
-    const writes: BatchItem<"sqlite">[] = [
-      // An inactive employee's future bookings are cancelled with the change (decision 037, 2026-11-27).
-      cancelUnfitBookings(ctx, deactivated ? eq(scheduledSessions.providerId, id) : sql`0`),
-      ctx.db.update(users).set({ status, version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() }).where(eq(users.id, id)),
-      bumpListVersion(ctx.db, EMPLOYEES),
-    ];
-    if (status !== loaded.data.current.status) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()));
-    return writes as [BatchItem<"sqlite">];
-  });
-  return ok((await getEmployee(ctx, id))!, deactivated ? withCancelledCount("Employee deactivated.", cancelledCount(cancelled)) : "Employee activated.");
+  // Two round trips: the load (with the audit tail) and the batch, which reads the saved employee back.
+  const results = await withAudit(
+    ctx.db,
+    who(ctx),
+    { action: "status", entity: "employee", entityId: id, ...(deactivated ? { detail: unfitDetail("provider_inactive") } : {}) },
+    () => {
+      const writes: BatchItem<"sqlite">[] = [
+        // An inactive employee's future bookings are cancelled with the change (decision 037, 2026-11-27).
+        cancelUnfitBookings(ctx, deactivated ? eq(scheduledSessions.providerId, id) : sql`0`),
+        ctx.db.update(users).set({ status, version: sql`${users.version} + 1`, updatedAt: ctx.now().toISOString() }).where(eq(users.id, id)),
+        bumpListVersion(ctx.db, EMPLOYEES),
+      ];
+      if (status !== loaded.data.current.status) writes.push(...endAllAccessStatements(ctx.db, { type: "user", id }, ctx.now()));
+      writes.push(forChangeQuery(ctx, id));
+      return writes as [BatchItem<"sqlite">];
+    },
+    loaded.data.tail,
+  );
+  const [saved] = results[results.length - 1] as ForChangeRow[];
+  const employee = saved ? toEmployee(ctx, saved) : (await getEmployee(ctx, id))!;
+  return ok(employee, deactivated ? withCancelledCount("Employee deactivated.", cancelledCount(results[0])) : "Employee activated.");
 }
 
 /** Soft delete: the employee disappears from lists, cannot sign in, their sessions end and their future bookings are cancelled. */

@@ -141,12 +141,22 @@ function childLocationsQuery(ctx: ModelContext, parentId: number) {
  * findParent); 403 when the change touches who can sign in as the parent and the actor does not cover every
  * location of their children. One round trip.
  */
-async function loadForChange(ctx: ModelContext, id: number, changes: readonly ParentSignInChange[] = []): Promise<ModelResult<{ current: ParentJson; target: ParentTarget }>> {
-  const [[row], childLocations] = await ctx.db.batch([select(ctx).where(and(eq(parents.id, id), scoped(ctx))), childLocationsQuery(ctx, id)]);
+async function loadForChange(ctx: ModelContext, id: number, changes: readonly ParentSignInChange[] = []): Promise<ModelResult<{ current: ParentJson; target: ParentTarget; tail: string | null }>> {
+  const [[row], childLocations] = await ctx.db.batch([parentRecordQuery(ctx, id), childLocationsQuery(ctx, id)]);
+  return checkedForChange(ctx, row, childLocations, changes);
+}
+
+/** loadForChange's answer from rows already read (the record with the audit tail, its children's locations). */
+function checkedForChange(
+  ctx: ModelContext,
+  row: Awaited<ReturnType<typeof parentRecordQuery>>[number] | undefined,
+  childLocations: { locationId: number }[],
+  changes: readonly ParentSignInChange[],
+): ModelResult<{ current: ParentJson; target: ParentTarget; tail: string | null }> {
   if (!row) return notFound("Parent");
   const target = { locationId: row.p.locationId, childLocationIds: childLocations.map((c) => c.locationId) };
   const refusal = refused(mayChangeParent(ctx.actor, target, changes));
-  return refusal ?? ok({ current: toJson(row), target });
+  return refusal ?? ok({ current: toJson(row), target, tail: row.tail });
 }
 
 function refused(verdict: ReturnType<typeof mayChangeParent>): ModelResult<never> | null {
@@ -167,22 +177,56 @@ function childrenQuery(ctx: ModelContext, parentId: number) {
  * A parent without a location is seen by staff of every location, so staff limited to some locations must
  * link a new parent to one of theirs, and may not unlink one that has a location (docs/decisions/020).
  */
-async function check(ctx: ModelContext, input: ParentInput, current: ParentJson | null): Promise<Record<string, string>> {
+async function check(ctx: ModelContext, input: ParentInput, current: ParentJson | null, read: CheckReads): Promise<Record<string, string>> {
   const errors: Record<string, string> = {};
   const mustHaveLocation = locationScope(ctx.actor) !== null && (current === null || current.location_id !== null);
   if (input.location_id === null && mustHaveLocation) errors.location_id = "Choose one of your locations.";
   let zone = "UTC";
   if (input.location_id !== null) {
-    const [loc] = await ctx.db.select({ id: locations.id, timeZone: locations.timeZone }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
+    // Read with the record when the body named it plainly (or kept the stored one); else on its own.
+    const [loc] = read.locationIds.includes(input.location_id) ? read.locations.filter((l) => l.id === input.location_id) : await liveLocationsQuery(ctx, [input.location_id]);
     if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
     zone = loc?.timeZone ?? zone;
   }
   // A birth date after today (at the parent's location, else UTC) is refused when the save sets it; a stored one is kept.
   if (isFutureDate(input.birth_date, todayAtLocation(ctx.now(), zone)) && current?.birth_date !== input.birth_date) errors.birth_date = MESSAGES.futureDate("Birth date");
   // Among live parents only: a deleted parent's address is free again (migration 0033).
-  const [dup] = await ctx.db.select({ id: parents.id }).from(parents).where(and(eq(parents.email, input.email), isNull(parents.deletedAt)));
-  if (dup && dup.id !== current?.id) errors.email = "This email is already in use.";
+  const holders = read.emails.includes(input.email) ? read.holders.filter((h) => h.email === input.email) : await emailHoldersQuery(ctx, [input.email]);
+  if (holders.some((h) => h.id !== current?.id)) errors.email = "This email is already in use.";
   return errors;
+}
+
+/**
+ * What check() needs, read in the batch before it (decision 043, stop 36): the live locations among `locationIds` and
+ * the live parents holding one of `emails`. A value the body turns out to name that was not read is read on its own.
+ */
+interface CheckReads {
+  locationIds: (number | null)[];
+  locations: { id: number; timeZone: string }[];
+  emails: string[];
+  holders: { id: number; email: string }[];
+}
+
+/** The live locations among `ids` (numbers, or a scalar subquery) with their time zones, as a statement. */
+function liveLocationsQuery(ctx: ModelContext, ids: (number | null | SQL)[]) {
+  return ctx.db
+    .select({ id: locations.id, timeZone: locations.timeZone })
+    .from(locations)
+    .where(and(sql`${locations.id} in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`, isNull(locations.deletedAt)));
+}
+
+/** The live parents holding one of `emails` (texts, or a scalar subquery), as a statement. */
+function emailHoldersQuery(ctx: ModelContext, emails: (string | null | SQL)[]) {
+  return ctx.db
+    .select({ id: parents.id, email: parents.email })
+    .from(parents)
+    .where(and(sql`${parents.email} in (${sql.join(emails.map((e) => sql`${e}`), sql`, `)})`, isNull(parents.deletedAt)));
+}
+
+/** The id a body's location_id plainly names (a positive whole number, or its digits), to read it ahead; else null. */
+function plainId(x: unknown): number | null {
+  const n = typeof x === "number" ? x : typeof x === "string" && /^\s*\d{1,15}\s*$/.test(x) ? Number(x.trim()) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
 function values(i: ParentInput) {
@@ -236,7 +280,14 @@ export async function createParent(ctx: ModelContext, raw: Record<string, unknow
   const parsed = parseWith(ParentInput, raw);
   const password = passwordToSet(raw, app);
   if (!parsed.ok || !password.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(password.ok ? {} : password.errors) });
-  const errors = await check(ctx, parsed.data, null);
+  // One read batch (the location, the email's holders, the next id and the audit tail), then the write batch, which
+  // reads the new parent back: two round trips.
+  const [locationRows, holders, [next]] = await ctx.db.batch([
+    liveLocationsQuery(ctx, [parsed.data.location_id]),
+    emailHoldersQuery(ctx, [parsed.data.email]),
+    ctx.db.select({ n: nextIdOf(parents), tail: auditTail }).from(parents),
+  ]);
+  const errors = await check(ctx, parsed.data, null, { locationIds: [parsed.data.location_id], locations: locationRows, emails: [parsed.data.email], holders });
   if (Object.keys(errors).length) return invalid(errors);
   if (password.data) {
     const refusal = refused(mayChangeParent(ctx.actor, { locationId: parsed.data.location_id, childLocationIds: [] }, ["password"]));
@@ -244,14 +295,18 @@ export async function createParent(ctx: ModelContext, raw: Record<string, unknow
   }
   const passwordHash = password.data ? await hashPassword(password.data.password, password.data.app.env.PASSWORD_PEPPER ?? "") : null;
   for (let attempt = 0; ; attempt++) {
-    const [max] = await ctx.db.select({ n: nextIdOf(parents) }).from(parents);
-    const newId = Number(max?.n ?? 1);
+    // A racing create took the id: the next one, with a fresh tail.
+    const [top] = attempt === 0 ? [next] : await ctx.db.select({ n: nextIdOf(parents), tail: auditTail }).from(parents);
+    const newId = Number(top?.n ?? 1);
     try {
-      await withAudit(ctx.db, who(ctx), { action: "create", entity: "parent", entityId: newId, ...passwordDetail(password.data) }, () => [
-        ctx.db.insert(parents).values({ id: newId, ...values(parsed.data), passwordHash }),
-        bumpListVersion(ctx.db, PARENTS),
-      ]);
-      return ok((await findParent(ctx, newId))!, "Parent created.");
+      const [, , created] = await withAudit(
+        ctx.db,
+        who(ctx),
+        { action: "create", entity: "parent", entityId: newId, ...passwordDetail(password.data) },
+        () => [ctx.db.insert(parents).values({ id: newId, ...values(parsed.data), passwordHash }), bumpListVersion(ctx.db, PARENTS), select(ctx).where(and(eq(parents.id, newId), scoped(ctx)))],
+        top?.tail ?? null,
+      );
+      return ok(created[0] ? toJson(created[0]) : (await findParent(ctx, newId))!, "Parent created.");
     } catch (e) {
       if (attempt < 5 && isKeyRace(e)) continue;
       throw e;
@@ -271,9 +326,21 @@ export async function updateParent(
   raw: Record<string, unknown>,
   opts: { partial: boolean; version: number | null; app: PasswordApp; profileForm?: boolean },
 ): Promise<ModelResult<ParentJson>> {
-  const loaded = await loadForChange(ctx, id);
+  // One read batch: the record with the audit tail, its children's locations, and what check() needs for the location
+  // and email the body names (or the stored ones). Then the write batch, which reads the saved parent back.
+  const sentLocation = plainId(raw.location_id);
+  const sentEmail = typeof raw.email === "string" ? raw.email.trim().toLowerCase() : null;
+  const storedOf = (column: typeof parents.locationId | typeof parents.email) => sql`(select ${column} from ${parents} where ${parents.id} = ${id})`;
+  const [[row], childLocations, locationRows, holders] = await ctx.db.batch([
+    parentRecordQuery(ctx, id),
+    childLocationsQuery(ctx, id),
+    liveLocationsQuery(ctx, [sentLocation, storedOf(parents.locationId)]),
+    emailHoldersQuery(ctx, [sentEmail, storedOf(parents.email)]),
+  ]);
+  const loaded = checkedForChange(ctx, row, childLocations, []);
   if (!loaded.ok) return loaded;
-  const { current, target } = loaded.data;
+  const { current, target, tail } = loaded.data;
+  const read: CheckReads = { locationIds: [sentLocation, current.location_id], locations: locationRows, emails: [...(sentEmail ? [sentEmail] : []), current.email], holders };
   if (namesNoField(raw, ParentInput, PARENT_PASSWORD_FIELDS)) return nothingToChange();
   const parsed = parseChange(ParentInput, raw, opts.partial ? parentAsInput(current) : null);
   const password = passwordToSet(raw, opts.profileForm ? undefined : opts.app);
@@ -287,25 +354,35 @@ export async function updateParent(
   if (refusal) return refusal;
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  const errors = await check(ctx, parsed.data, current);
+  const errors = await check(ctx, parsed.data, current, read);
   if (Object.keys(errors).length) return invalid(errors);
   // A new password, email, status or location ends every session and API token of the parent (a location needs no
   // more coverage than seeing the parent and the new location: access follows the children, decision 015).
   const endsAccess = changes.length > 0 || parsed.data.location_id !== current.location_id;
   const passwordHash = password.data ? await hashPassword(password.data.password, password.data.app.env.PASSWORD_PEPPER ?? "") : null;
-  const [rows] = await withAudit(ctx.db, who(ctx), { action: "update", entity: "parent", entityId: id, ...passwordDetail(password.data) }, () => {
-    const update = ctx.db
-      .update(parents)
-      .set({ ...values(parsed.data), ...(passwordHash ? { passwordHash } : {}), version: sql`${parents.version} + 1`, updatedAt: ctx.now().toISOString() })
-      .where(and(eq(parents.id, id), isNull(parents.deletedAt), opts.version === null ? undefined : eq(parents.version, opts.version)))
-      .returning({ id: parents.id });
-    const rest = [bumpListVersion(ctx.db, PARENTS), ...(endsAccess ? endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()) : [])];
-    return [update, ...rest] as unknown as [typeof update];
-  });
-  if (!rows[0]) return conflict((await findParent(ctx, id)) ?? current);
+  const results = await withAudit(
+    ctx.db,
+    who(ctx),
+    { action: "update", entity: "parent", entityId: id, ...passwordDetail(password.data) },
+    () => {
+      const update = ctx.db
+        .update(parents)
+        .set({ ...values(parsed.data), ...(passwordHash ? { passwordHash } : {}), version: sql`${parents.version} + 1`, updatedAt: ctx.now().toISOString() })
+        .where(and(eq(parents.id, id), isNull(parents.deletedAt), opts.version === null ? undefined : eq(parents.version, opts.version)))
+        .returning({ id: parents.id });
+      const rest = [bumpListVersion(ctx.db, PARENTS), ...(endsAccess ? endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()) : [])];
+      // The parent as the batch leaves it (saved, or as another save left it), read back in the same batch.
+      return [update, ...rest, select(ctx).where(and(eq(parents.id, id), scoped(ctx)))] as unknown as [typeof update];
+    },
+    tail,
+  );
+  const [rows] = results;
+  const [after] = results[results.length - 1] as unknown as { p: Row; locationTitle: string | null }[];
+  const saved = after ? toJson(after) : await findParent(ctx, id);
+  if (!rows[0]) return conflict(saved ?? current);
   if (password.data) await enqueueEmail(opts.app, securityNotice(current.email, current.name, "Your password was changed"));
   if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name));
-  return ok((await findParent(ctx, id))!, "Parent updated.");
+  return ok(saved!, "Parent updated.");
 }
 
 /**
