@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { NOTES_WEEKLY_FLASH, NOTES_WEEKLY_TITLE } from "./notes-weekly";
 import { isProductDate, isSaturday, weekEndingOn, weekStartOf } from "./weeks";
 import { MAX_PDF_MONTHS, monthsBefore } from "./plan-pdf";
-import { MESSAGES } from "./fields";
+import { hasVisibleText, MESSAGES } from "./fields";
 import { cellToIsoDate, MAX_UNZIPPED_BYTES, type Cell, type SheetRow } from "./xlsx";
 import { isDecimalText, isOneLine, isPlainText, MAX_AMOUNT } from "./validation";
 import { roundMeasure } from "./measure";
@@ -219,16 +219,19 @@ type CommentFields = { comment_date: string; comment: string };
 /**
  * What is wrong with a chart comment, field by field, in the order the messages are shown. A new
  * comment gets the spec's message for what is missing; a changed row that is not valid gets 'Invalid
- * Comment' (clinical §5). The text is trimmed first; at most 50 characters remain.
+ * Comment' (clinical §5). The text is trimmed first; at most 50 characters remain, and text with no visible
+ * character (`hasVisibleText`) counts as none.
  */
 export function commentProblems(x: CommentFields, mode: "create" | "update"): [keyof CommentFields, string][] {
   const C = CHART_COMMENT_NOTICES;
   const out: [keyof CommentFields, string][] = [];
-  if (mode === "create" && !x.comment_date && !x.comment) return [["comment_date", C.missing.text], ["comment", C.missing.text]];
+  // Text with no visible character (a zero-width space, no-break spaces) is no comment: it would show as a blank marker.
+  const given = hasVisibleText(x.comment);
+  if (mode === "create" && !x.comment_date && !given) return [["comment_date", C.missing.text], ["comment", C.missing.text]];
   if (mode === "create" && !x.comment_date) out.push(["comment_date", C.dateRequired.text]);
   else if (!isProductDate(x.comment_date)) out.push(["comment_date", C.invalid.text]);
-  if (mode === "create" && !x.comment) out.push(["comment", C.commentRequired.text]);
-  else if (!x.comment || x.comment.length > COMMENT_MAX_LENGTH || !isPlainText(x.comment) || !isOneLine(x.comment)) out.push(["comment", C.invalid.text]);
+  if (mode === "create" && !given) out.push(["comment", C.commentRequired.text]);
+  else if (!given || x.comment.length > COMMENT_MAX_LENGTH || !isPlainText(x.comment) || !isOneLine(x.comment)) out.push(["comment", C.invalid.text]);
   return out;
 }
 

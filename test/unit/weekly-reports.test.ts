@@ -178,6 +178,7 @@ describe("chart comments", () => {
     ["2026-01-07", "New medication", { comment_date: "2026-01-07", comment: "New medication" }],
     ["2026-01-07", `  ${fifty}  `, { comment_date: "2026-01-07", comment: fifty }], // 50 after trimming
     ["2026-01-07", fifty, { comment_date: "2026-01-07", comment: fifty }],
+    ["2026-01-07", "\u200bOK", { comment_date: "2026-01-07", comment: "\u200bOK" }], // one visible character is enough
   ])("accepts %s %j", (date, comment, out) => {
     expect(parseWith(ChartCommentInput, { comment_date: date, comment })).toEqual({ ok: true, data: out });
     expect(parseWith(ChartCommentUpdate, { comment_date: date, comment })).toEqual({ ok: true, data: out });
@@ -194,6 +195,13 @@ describe("chart comments", () => {
     [{ comment_date: "01/07/2026", comment: "ok" }, { comment_date: C.invalid.text }],
     [{ comment: fiftyOne }, { comment_date: C.dateRequired.text, comment: C.invalid.text }],
     [{ comment_date: "2026-01-07", comment: 12 }, { comment: C.invalid.text }],
+    // Text with no visible character is no comment (a blank marker on the chart otherwise).
+    [{ comment_date: "2026-01-07", comment: "\u200b" }, { comment: C.commentRequired.text }],
+    [{ comment_date: "2026-01-07", comment: " \u200b\u200c\u200d\u2060 " }, { comment: C.commentRequired.text }],
+    [{ comment_date: "2026-01-07", comment: "\u00a0\u00a0" }, { comment: C.commentRequired.text }],
+    [{ comment_date: "2026-01-07", comment: "\u00ad\ufeff\u202f\u3000" }, { comment: C.commentRequired.text }],
+    [{ comment_date: "2026-01-07", comment: "\u3164\u2800" }, { comment: C.commentRequired.text }],
+    [{ comment_date: "", comment: "\u200b" }, { comment_date: C.missing.text, comment: C.missing.text }],
   ])("a new comment %j is refused with %j", (input, errors) => {
     expect(parseWith(ChartCommentInput, input)).toEqual({ ok: false, errors });
   });
@@ -207,6 +215,8 @@ describe("chart comments", () => {
     [{ comment_date: "2026-01-07", comment: Infinity }, { comment: C.invalid.text }],
     [{ comment_date: "2026-01-07", comment: 9007199254740993 }, { comment: C.invalid.text }],
     [{ comment_date: "2026-01-07", comment: ["ok"] }, { comment: C.invalid.text }],
+    [{ comment_date: "2026-01-07", comment: "\u200b" }, { comment: C.invalid.text }],
+    [{ comment_date: "2026-01-07", comment: "\u00a0\u2060" }, { comment: C.invalid.text }],
   ])("a changed row %j is 'Invalid Comment' %j", (input, errors) => {
     expect(parseWith(ChartCommentUpdate, input)).toEqual({ ok: false, errors });
   });
