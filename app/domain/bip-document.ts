@@ -403,6 +403,22 @@ export function tabOf(key: string): BipTabId {
   return (BIP_TABS.find((t) => (t.fields as readonly string[]).includes(key) || (t.lists as readonly string[]).includes(key) || (t.tables as readonly string[]).includes(key)) ?? BIP_TABS[0]).id;
 }
 
+/**
+ * The confirm step of deleting a list item (a screen delete asks first): `?confirm=delete-<section>-<index>` on the
+ * item's tab, scrolled to the item. Anything that names no list item goes to the tab (or the first tab) instead.
+ */
+export function listItemDeleteStep(bipId: number, section: string, index: unknown): string {
+  const tab = `/bip/tabbed/${bipId}?tab=${tabOf(section)}`;
+  const n = String(index ?? "");
+  return Object.hasOwn(LIST_SECTIONS, section) && /^[1-9]\d{0,2}$/.test(n) ? `${tab}&confirm=delete-${section}-${n}#${section}-item-${n}` : tab;
+}
+
+/** The list item a confirm step names (`?confirm=delete-<section>-<index>`), or null. */
+export function listItemToConfirm(confirm: string | null): { section: ListSectionKey; index: number } | null {
+  const m = /^delete-([a-z_]+)-([1-9]\d{0,2})$/.exec(confirm ?? "");
+  return m && Object.hasOwn(LIST_SECTIONS, m[1]!) ? { section: m[1] as ListSectionKey, index: Number(m[2]) } : null;
+}
+
 // ------------------------------------------------------------------------------------------ forms
 
 const UNSAFE_KEYS = new Set(["__proto__", "prototype", "constructor"]);

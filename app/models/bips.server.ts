@@ -445,7 +445,8 @@ const OP_MESSAGES = { save: "item saved.", add: "item added.", delete: "item del
 /**
  * One change to a list section of the document (clinical §4 list-and-form): save an item (append when no
  * index, else replace), delete (indexes renumbered), move up/down, reorder. The change applies to the list
- * as shown, defaults included, and is saved at once (docs/decisions/010).
+ * as shown, defaults included, and is saved at once (docs/decisions/010); a move or reorder that changes
+ * nothing saves nothing and says so.
  */
 export async function changeBipList(ctx: ModelContext, bipId: number, raw: Record<string, unknown>, version: number | null): Promise<ModelResult<BipJson>> {
   const found = await loadInScope(ctx, bipId);
@@ -481,6 +482,8 @@ export async function changeBipList(ctx: ModelContext, bipId: number, raw: Recor
       break;
   }
   if (!result.ok) return invalid({ index: result.error });
+  // A move past either end (or a reorder into the same order) writes nothing: no new version to make a colleague's form stale.
+  if (result.unchanged) return ok(bipJson(loaded), `${LIST_SECTIONS[section].label}: ${result.unchanged}`);
   const next = parseWith(BipInput, { ...asInput(loaded.row), [section]: result.items });
   if (!next.ok) return invalid(next.errors);
   return write(ctx, scope, { document: JSON.stringify(documentOf(next.data)) }, loaded.row.version, `${LIST_SECTIONS[section].label}: ${message}`);

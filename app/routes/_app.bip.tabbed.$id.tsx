@@ -8,7 +8,7 @@ import { TableEditor } from "~/components/bip/table-editor";
 import { TabForm } from "~/components/bip/tab-form";
 import { FormMessage } from "~/components/ui/field";
 import { StaleNotice } from "~/components/ui/stale-notice";
-import { BIP_TABS, tabById, tabOf, tableFromForm, TABLE_FIELDS, typeOfAssessmentLabel, unflatten } from "~/domain/bip-document";
+import { BIP_TABS, listItemDeleteStep, listItemToConfirm, tabById, tabOf, tableFromForm, TABLE_FIELDS, typeOfAssessmentLabel, unflatten } from "~/domain/bip-document";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { changeBipList, deleteBip, getBipDetail, getBipEditor, updateBip } from "~/models/bips.server";
 import { formResult, formValues, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
@@ -20,7 +20,7 @@ export const handle = { guard: "manage_bips" };
 /**
  * The tabbed plan editor. Tabs are links (?tab=), so it works without JavaScript. Each tab saves its text
  * fields in one form; each list section and table has its own small forms (intent + section + index),
- * saved at once. Every form carries the plan's version: a stale save answers 409 and shows what is stored.
+ * saved at once; a list item's Delete is a link to its confirm step (?confirm=delete-<section>-<index>). Every form carries the plan's version: a stale save answers 409 and shows what is stored.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
@@ -44,6 +44,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const intent = String(values.intent ?? "");
   if (intent in LIST_INTENTS) {
     const section = String(values.section ?? "");
+    // A delete only from its confirm step's 'Yes, delete it' (like every screen delete); otherwise that step.
+    if (intent === "item-delete") requireDeleteConfirmed(values, listItemDeleteStep(id, section, values.index));
     return formResult(await withFormVersion(values.version, (version) => changeBipList(ctx, id, { ...values, op: LIST_INTENTS[intent] }, version)), values, back(tabOf(section)));
   }
   switch (intent) {
@@ -82,6 +84,7 @@ export default function BipEditor() {
   const current = BIP_TABS.find((t) => t.id === tab)!;
   const doc = bip as unknown as Record<string, unknown>;
   const stale = answer?.current ? answer : null;
+  const confirmItem = listItemToConfirm(params.get("confirm"));
   // A form of this tab shows its own error; anything else (an unknown section, a delete, a malformed hidden
   // version) is shown at the top.
   const section = String(answer?.values.section ?? "");
@@ -135,7 +138,16 @@ export default function BipEditor() {
         <TableEditor key={t} field={t} table={bip[t]} version={bip.version} answer={stale ? null : answer} isDefault={defaulted.includes(t)} />
       ))}
       {current.lists.map((l) => (
-        <ListSectionEditor key={l} section={l} items={bip[l] as unknown as Record<string, unknown>[]} version={bip.version} answer={stale ? null : answer} isDefault={defaulted.includes(l)} />
+        <ListSectionEditor
+          key={l}
+          bipId={bip.id}
+          section={l}
+          items={bip[l] as unknown as Record<string, unknown>[]}
+          version={bip.version}
+          answer={stale ? null : answer}
+          isDefault={defaulted.includes(l)}
+          confirmIndex={confirmItem?.section === l ? confirmItem.index : null}
+        />
       ))}
 
       {current.id === "identity" ? (

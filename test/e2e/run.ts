@@ -742,7 +742,15 @@ for (const javaScript of [false, true]) {
       const items = await page.locator("#interventions ol.list-section > li").allInnerTexts();
       assert.ok(items.at(-2)?.includes(title), "the new intervention moved up one place");
 
-      await page.getByRole("button", { name: new RegExp(`^Delete intervention \\d+: ${title.replace(/[()]/g, "\\$&")}$`) }).click();
+      // A list item's Delete asks first (a link to its confirm step): Cancel keeps it, 'Yes, delete it' deletes.
+      const deleteLink = page.getByRole("link", { name: new RegExp(`^Delete intervention \\d+: ${title.replace(/[()]/g, "\\$&")}$`) });
+      await deleteLink.click();
+      await shown(page.getByText(new RegExp(`^Are you sure you want to delete intervention \\d+ \\(“${title.replace(/[()]/g, "\\$&")}”\\)\\?$`)));
+      await page.getByRole("link", { name: "Cancel" }).click();
+      await ready(page);
+      assert.ok((await page.locator("#interventions").innerText()).includes(title), "Cancel deletes nothing");
+      await deleteLink.click();
+      await page.getByRole("button", { name: "Yes, delete it" }).click();
       await shown(page.getByText("Interventions: item deleted."));
       assert.ok(!(await page.locator("#interventions").innerText()).includes(title), "the intervention is gone");
     });

@@ -53,6 +53,25 @@ describe("moveItem", () => {
   });
 });
 
+describe("a move or reorder that changes nothing says so (nothing is saved)", () => {
+  it.each([
+    ["up from the top", moveItem(list("a", "b", "c"), 1, "up"), LIST_MESSAGES.alreadyFirst],
+    ["down from the bottom", moveItem(list("a", "b", "c"), 3, "down"), LIST_MESSAGES.alreadyLast],
+    ["up on the only item", moveItem(list("a"), 1, "up"), LIST_MESSAGES.alreadyFirst],
+    ["down on the only item", moveItem(list("a"), 1, "down"), LIST_MESSAGES.alreadyLast],
+    ["the same order", reorderItems(list("a", "b", "c"), [1, 2, 3]), LIST_MESSAGES.sameOrder],
+    ["up from the middle", moveItem(list("a", "b", "c"), 2, "up"), undefined],
+    ["down from the top", moveItem(list("a", "b"), 1, "down"), undefined],
+    ["a new order", reorderItems(list("a", "b", "c"), [1, 3, 2]), undefined],
+  ] as const)("%s", (_label, result, unchanged) => {
+    expect(result.ok ? result.unchanged : `error:${result.error}`).toBe(unchanged);
+  });
+
+  it("the messages", () => {
+    expect([LIST_MESSAGES.alreadyFirst, LIST_MESSAGES.alreadyLast]).toEqual(["Already first.", "Already last."]);
+  });
+});
+
 describe("reorderItems", () => {
   it.each([
     ["reverses", list("a", "b", "c"), [3, 2, 1], "1:c 2:b 3:a"],

@@ -418,7 +418,7 @@ describe("tabbed editor (JavaScript off)", () => {
     expect(html).toContain('value="DRO"');
     expect((await bipRow(bip.id)).version).toBe(2);
 
-    expect((await post(`/bip/tabbed/${bip.id}?tab=interventions`, { intent: "item-delete", section: "interventions", index: "2", version: "2" }, cookie)).status).toBe(303);
+    expect((await post(`/bip/tabbed/${bip.id}?tab=interventions`, { intent: "item-delete", section: "interventions", index: "2", version: "2", confirmed: "yes" }, cookie)).status).toBe(303);
     list = await interventions();
     expect(list.map((i) => i.index)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(list.map((i) => i.title)).not.toContain("Redirection");
@@ -434,12 +434,75 @@ describe("tabbed editor (JavaScript off)", () => {
     expect(reorder.status).toBe(303);
     expect((await interventions()).map((i) => i.title)[0]).toBe((list.at(-1) as { title: string }).title);
 
-    const stale = await post(`/bip/tabbed/${bip.id}?tab=interventions`, { intent: "item-delete", section: "interventions", index: "1", version: "5" }, cookie);
+    const stale = await post(`/bip/tabbed/${bip.id}?tab=interventions`, { intent: "item-delete", section: "interventions", index: "1", version: "5", confirmed: "yes" }, cookie);
     expect(stale.status).toBe(409);
     expect(await interventions()).toHaveLength(6);
-    const gone = await post(`/bip/tabbed/${bip.id}?tab=interventions`, { intent: "item-delete", section: "interventions", index: "9", version: "6" }, cookie);
+    const gone = await post(`/bip/tabbed/${bip.id}?tab=interventions`, { intent: "item-delete", section: "interventions", index: "9", version: "6", confirmed: "yes" }, cookie);
     expect(gone.status).toBe(422);
     expect(await gone.text()).toContain("That item is no longer in the list.");
+  });
+
+  it("a list item's Delete asks first: the page links to the item's confirm step, which posts the delete", async () => {
+    const { user, patient } = await setup();
+    const bip = await createBip(patient);
+    const cookie = await signInCookie(user);
+    const fading = async () => readDocument((await bipRow(bip.id)).document).fading_plan_phases;
+    const step = `/bip/tabbed/${bip.id}?tab=fading&confirm=delete-fading_plan_phases-3`;
+    const page = await (await request(`/bip/tabbed/${bip.id}?tab=fading`, { cookie })).text();
+    expect(page).toContain(`href="${step.replace(/&/g, "&amp;")}#fading_plan_phases-item-3"`);
+    expect(page).not.toContain('value="item-delete"');
+
+    // A post without the step's field (JavaScript on or off, or an old page's form) answers the step; nothing is deleted.
+    const unconfirmed = await post(`/bip/tabbed/${bip.id}?tab=fading`, { intent: "item-delete", section: "fading_plan_phases", index: "3", version: "1" }, cookie);
+    expect(unconfirmed.status).toBe(303);
+    expect(unconfirmed.headers.get("Location")).toBe(`${step}#fading_plan_phases-item-3`);
+    expect((await bipRow(bip.id)).version).toBe(1);
+    expect(await fading()).toHaveLength(0); // nothing stored: the six default phases are shown
+
+    const html = await (await request(step, { cookie })).text();
+    expect(html).toContain("Are you sure you want to delete phase 3 (“");
+    expect(html).toContain("deleting an item saves the other items as this plan&#x27;s own.");
+    expect(html).toContain("Yes, delete it");
+    expect(html).toContain('name="confirmed" value="yes"');
+    expect(html).toContain(`href="/bip/tabbed/${bip.id}?tab=fading#fading_plan_phases-item-3"`); // Cancel
+
+    const yes = await post(`/bip/tabbed/${bip.id}?tab=fading`, { intent: "item-delete", section: "fading_plan_phases", index: "3", version: "1", confirmed: "yes" }, cookie);
+    expect(yes.status).toBe(303);
+    expect(decodeURIComponent(withoutFlashTag(yes.headers.get("Location"))!)).toBe(`/bip/tabbed/${bip.id}?tab=fading&flash=Fading plan phases: item deleted.`);
+    expect((await fading()).map((p) => p.index)).toEqual([1, 2, 3, 4, 5]);
+
+    // A post that names no list item is not deleted either: it goes back to the tab.
+    const odd = await post(`/bip/tabbed/${bip.id}`, { intent: "item-delete", section: "fading_plan_phases", index: " 1", version: "2" }, cookie);
+    expect(odd.status).toBe(303);
+    expect(odd.headers.get("Location")).toBe(`/bip/tabbed/${bip.id}?tab=fading`);
+    expect(await fading()).toHaveLength(5);
+  });
+
+  it("a move that changes nothing (first up, last down, the same order) saves nothing and says so", async () => {
+    const { user, patient } = await setup();
+    const bip = await createBip(patient);
+    const cookie = await signInCookie(user);
+    const before = await bipRow(bip.id);
+    const writes = async () => (await auditActions(bip.id)).filter((a) => a !== "read");
+    const writesBefore = await writes();
+    const cases: [Record<string, string>, string][] = [
+      [{ intent: "item-move", index: "1", direction: "up" }, "Interventions: Already first."],
+      [{ intent: "item-move", index: "6", direction: "down" }, "Interventions: Already last."],
+      [{ intent: "item-reorder", order: "1,2,3,4,5,6" }, "Interventions: Already in that order."],
+    ];
+    for (const [fields, flash] of cases) {
+      const res = await post(`/bip/tabbed/${bip.id}?tab=interventions`, { section: "interventions", version: "1", ...fields }, cookie);
+      expect(res.status).toBe(303);
+      expect(decodeURIComponent(withoutFlashTag(res.headers.get("Location"))!)).toBe(`/bip/tabbed/${bip.id}?tab=interventions&flash=${flash}`);
+    }
+    const after = await bipRow(bip.id);
+    expect({ version: after.version, updatedAt: after.updatedAt, document: after.document }).toEqual({ version: 1, updatedAt: before.updatedAt, document: before.document });
+    expect(await writes()).toEqual(writesBefore);
+
+    // A real move still saves (and the defaults become the plan's own).
+    const moved = await post(`/bip/tabbed/${bip.id}?tab=interventions`, { intent: "item-move", section: "interventions", index: "2", direction: "up", version: "1" }, cookie);
+    expect(decodeURIComponent(withoutFlashTag(moved.headers.get("Location"))!)).toBe(`/bip/tabbed/${bip.id}?tab=interventions&flash=Interventions: item moved.`);
+    expect((await bipRow(bip.id)).version).toBe(2);
   });
 
   it("list sections of other kinds: setting events with functions, documents reviewed with a bad status refused", async () => {

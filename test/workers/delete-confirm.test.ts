@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { bips, insuranceServices, insurances, intakeAssessments, locations, notes, objectives, plans, rateRecords, roles, users } from "~/db/schema";
+import { readDocument } from "~/domain/bip-document";
 import { createLocation, createUser, db, form, oneRecordOfEach, request, signInCookie } from "./helpers";
 
 /**
@@ -76,6 +77,17 @@ const cases: Record<string, Case> = {
     question: (r) => `Are you sure you want to delete the plan of ${r.patient.firstName} ${r.patient.lastName}`,
     fields: () => ({ intent: "delete" }),
     gone: (r) => deletedAt(db().select({ deletedAt: bips.deletedAt }).from(bips).where(eq(bips.id, r.bip.id))),
+  },
+  // A plan document's list item (since stop 36): the list shows the six default interventions.
+  "plan document list item": {
+    page: (r) => `/bip/tabbed/${r.bip.id}?tab=interventions`,
+    step: (r) => `/bip/tabbed/${r.bip.id}?tab=interventions&confirm=delete-interventions-2#interventions-item-2`,
+    question: () => "Are you sure you want to delete intervention 2 (“",
+    fields: () => ({ intent: "item-delete", section: "interventions", index: "2" }),
+    gone: async (r) => {
+      const [row] = await db().select({ document: bips.document }).from(bips).where(eq(bips.id, r.bip.id));
+      return readDocument(row!.document).interventions.length === 5;
+    },
   },
   note: {
     page: (r) => `/note-rbt/view/${r.note.id}`,

@@ -1,14 +1,18 @@
 import { Form } from "@remix-run/react";
+import { ConfirmDelete } from "~/components/goals/objectives-table";
+import { Link } from "~/components/ui/link";
 import { Field } from "~/components/ui/field";
 import { SelectField, TextareaField } from "~/components/ui/form-controls";
-import { DOCUMENT_REVIEW_STATUSES, HYPOTHESIZED_FUNCTIONS, itemFields, LIST_SECTIONS, type ListSectionKey } from "~/domain/bip-document";
+import { DOCUMENT_REVIEW_STATUSES, HYPOTHESIZED_FUNCTIONS, itemFields, LIST_SECTIONS, listItemDeleteStep, tabOf, type ListSectionKey } from "~/domain/bip-document";
+import { DELETE_CONFIRMED } from "~/domain/validation";
 import type { FormAnswer } from "~/services/forms.server";
 import { cellText } from "./document-view";
 
 /**
  * One list section of the plan, editable without JavaScript (clinical §4 list-and-form): each item has an
- * Edit form (replace at its index), Move up / Move down and Delete; below, an Add form (no index:
- * append). Every form is a small POST with intent, section, index and the plan's version.
+ * Edit form (replace at its index), Move up / Move down and Delete (a link to the item's confirm step, whose
+ * 'Yes, delete it' posts the delete); below, an Add form (no index: append). Every form is a small POST with
+ * intent, section, index and the plan's version.
  */
 
 type Values = Record<string, unknown>;
@@ -89,7 +93,24 @@ function MoveButton({ section, index, version, direction, label, title }: { sect
   );
 }
 
-export function ListSectionEditor({ section, items, version, answer, isDefault }: { section: ListSectionKey; items: readonly Values[]; version: number; answer: FormAnswer | null; isDefault: boolean }) {
+export function ListSectionEditor({
+  bipId,
+  section,
+  items,
+  version,
+  answer,
+  isDefault,
+  confirmIndex,
+}: {
+  bipId: number;
+  section: ListSectionKey;
+  items: readonly Values[];
+  version: number;
+  answer: FormAnswer | null;
+  isDefault: boolean;
+  /** The item whose delete is being confirmed (?confirm=delete-<section>-<index>), or null. */
+  confirmIndex: number | null;
+}) {
   const spec = LIST_SECTIONS[section];
   const fields = itemFields(section);
   const mine = (intent: string, index: number | null) =>
@@ -118,7 +139,7 @@ export function ListSectionEditor({ section, items, version, answer, isDefault }
             const edit = mine("item-save", index);
             const title = summary(item);
             return (
-              <li key={index}>
+              <li key={index} id={`${section}-item-${index}`}>
                 <p style={{ whiteSpace: "pre-line", margin: ".2rem 0" }}>
                   {fields.map((f) => (
                     <span key={f.name}>
@@ -138,15 +159,22 @@ export function ListSectionEditor({ section, items, version, answer, isDefault }
                     </button>
                   </Form>
                 </details>
+                {confirmIndex === index ? (
+                  <ConfirmDelete
+                    question={`Are you sure you want to delete ${spec.itemLabel} ${index}${title ? ` (“${title}”)` : ""}?`}
+                    detail={isDefault ? "This list shows the default content: deleting an item saves the other items as this plan's own." : null}
+                    intent="item-delete"
+                    fields={{ section, index, version, ...DELETE_CONFIRMED }}
+                    cancelTo={`/bip/tabbed/${bipId}?tab=${tabOf(section)}#${section}-item-${index}`}
+                    busy={false}
+                  />
+                ) : null}
                 <span className="item-actions">
                   {index > 1 ? <MoveButton section={section} index={index} version={version} direction="up" label={`${spec.itemLabel} ${index}`} title={title} /> : null}{" "}
                   {index < items.length ? <MoveButton section={section} index={index} version={version} direction="down" label={`${spec.itemLabel} ${index}`} title={title} /> : null}{" "}
-                  <Form method="post" className="inline-form">
-                    <Hidden intent="item-delete" section={section} index={index} version={version} />
-                    <button className="btn btn-small btn-danger" type="submit" aria-label={`Delete ${spec.itemLabel} ${index}: ${title}`}>
-                      Delete
-                    </button>
-                  </Form>
+                  <Link className="btn btn-small btn-danger" to={listItemDeleteStep(bipId, section, index)} aria-label={`Delete ${spec.itemLabel} ${index}: ${title}`}>
+                    Delete
+                  </Link>
                 </span>
               </li>
             );
