@@ -332,7 +332,10 @@ export const CalendarQuery = v.object({
 });
 export type CalendarQuery = v.InferOutput<typeof CalendarQuery>;
 
-/** The API's range query: from..to at most 62 days, with the same filters. */
+/** The most dates a range query covers, both ends counted (decision 037: `GET ?from&to` ≤ 62 days). */
+export const RANGE_MAX_DAYS = 62;
+
+/** The API's range query: from..to at most RANGE_MAX_DAYS dates, both ends counted, with the same filters. */
 export const RangeQuery = v.pipe(
   v.object({
     from: requiredDate("From"),
@@ -347,7 +350,8 @@ export const RangeQuery = v.pipe(
     ["to"],
   ),
   v.forward(
-    v.check((q) => q.to < q.from || dayNumber(q.to)! - dayNumber(q.from)! <= 62, "A range covers at most 62 days."),
+    // Counted inclusively: 1 Dec to 1 Feb is 63 dates and is refused.
+    v.check((q) => q.to < q.from || dayNumber(q.to)! - dayNumber(q.from)! + 1 <= RANGE_MAX_DAYS, `A range covers at most ${RANGE_MAX_DAYS} days.`),
     ["to"],
   ),
 );

@@ -491,7 +491,7 @@ export async function calendarRange(
     sql`${q.provider_id !== "" ? sql` and ${sql.raw(alias)}.provider_id = ${q.provider_id}` : sql``}${q.patient_id !== "" ? sql` and ${sql.raw(alias)}.patient_id = ${q.patient_id}` : sql``}`;
   // A deleted client's sessions are left out (patients_deleted_idx: the few deleted clients, read once).
   const live = (alias: string) => sql` and ${sql.raw(alias)}.patient_id not in (select id from patients where deleted_at is not null)`;
-  // Every date of the range, for the per-date picks below (the callers bound it: 63 for the API, 42 for a month grid).
+  // Every date of the range, for the per-date picks below (the callers bound it: 62 for the API, 42 for a month grid).
   const days: string[] = [];
   for (let d = q.from; d <= q.to && days.length < 400; d = addDays(d, 1)) days.push(d);
   // The first `cap` entries of each date, read from the covering indexes notes_calendar_idx and

@@ -185,14 +185,26 @@ describe("calendarGrid: Sunday-first grids", () => {
 });
 
 describe("RangeQuery and writeNoteHref", () => {
+  // "At most 62 days" counts both ends: 62 dates pass, 63 are refused with that message.
   it.each<[Record<string, string>, boolean]>([
     [{ from: "2026-11-01", to: "2026-11-30" }, true],
-    [{ from: "2026-11-01", to: "2027-01-02" }, true],
-    [{ from: "2026-11-01", to: "2027-01-03" }, false],
+    [{ from: "2026-11-28", to: "2026-11-28" }, true],
+    [{ from: "2026-11-01", to: "2027-01-01" }, true],
+    [{ from: "2026-11-01", to: "2027-01-02" }, false],
+    [{ from: "2026-12-01", to: "2027-01-31" }, true],
+    [{ from: "2026-12-01", to: "2027-02-01" }, false],
+    [{ from: "2026-12-01", to: "2027-02-02" }, false],
     [{ from: "2026-11-30", to: "2026-11-01" }, false],
     [{ from: "2026-11-01", to: "2026-11-02", location_id: "x" }, false],
   ])("%j valid: %s", (q, valid) => {
-    expect(parseWith(RangeQuery, q).ok).toBe(valid);
+    const parsed = parseWith(RangeQuery, q);
+    expect(parsed.ok).toBe(valid);
+    if (!parsed.ok && !q.location_id && q.to! > q.from!) expect(parsed.errors.to).toBe("A range covers at most 62 days.");
+  });
+  it.each(["2026-02-15", "2026-05-15", "2026-08-01", "2027-01-31", "2028-02-10"])("the month grid of %s (up to 42 dates) is a range it accepts", (date) => {
+    const g = calendarGrid("month", date);
+    expect(g.weeks.length * 7).toBeLessThanOrEqual(42);
+    expect(parseWith(RangeQuery, { from: g.from, to: g.to }).ok).toBe(true);
   });
   it("opens the RBT form for 97153 and the BCBA form otherwise, with the session's values", () => {
     const s = { id: 7, patient_id: 3, provider_id: 10, session_date: "2026-12-01", time_in: "09:00", time_out: "10:00", cpt_code: "97153", pa_service_id: 4 };
