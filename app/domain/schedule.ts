@@ -49,6 +49,8 @@ export const SCHEDULE_MESSAGES = {
   notScheduled: "This session is no longer scheduled (cancelled or written).",
   raced: "Other sessions changed while this was booked. Book again.",
   inactiveClient: "This client is inactive: make the client active before scheduling sessions.",
+  /** A deleted note's session whose PA service has since been deleted (decision 037, 2026-11-28). */
+  paGone: "The PA service it was booked under no longer exists.",
   inactiveProvider: NOTE_MESSAGES.providerInactive,
   futureCancelled: (n: number) => `${n} future session${n === 1 ? " was" : "s were"} cancelled.`,
   /** A client delete's confirm step (probe 8972): what the delete will cancel, said before it does. */
@@ -184,6 +186,8 @@ export interface PaFacts {
 export interface BookingCheck {
   /** Null: every occurrence may be booked. Else the first rule that refuses, naming the dates it refuses. */
   refusal: Refusal | null;
+  /** The rule of note-rules' firstRefusal that refuses (client_overlap, provider_buffer, day_cap, …), never sent in an answer. */
+  rule: string | null;
   /** A warning (not a refusal): the PA service has fewer units left than the booking needs. */
   warning: string | null;
   units: number;
@@ -248,7 +252,7 @@ export function checkBooking(
   }
   const refusal = first ? { field: first.field, message: input.dates.length > 1 ? SCHEDULE_MESSAGES.onDates(first.message, refusedOn) : first.message } : null;
   const warning = pa && !withinUnits(pa.used_units, units, pa.n_units) ? SCHEDULE_MESSAGES.paWarning(units, pa.n_units - pa.used_units, input.dates.length) : null;
-  return { refusal, warning, units };
+  return { refusal, rule: first?.rule ?? null, warning, units };
 }
 
 /** A calendar entry's times as shown: "08:00–09:30", or both pairs of a note ("08:00–09:30, 10:45–11:45"). */

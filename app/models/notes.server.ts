@@ -52,7 +52,7 @@ import { fieldErrors, isPlainObject, namesNoField, parseWith, pathId, safeParseC
 import type { Redactions } from "~/domain/note-summary";
 import { isProductDate } from "~/domain/weeks";
 import { sha256Hex } from "~/services/crypto.server";
-import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withAudit, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withAudit, withConditionalAudit, withConditionalAuditIfUnchanged, type ConditionalAudit, type KnownTail } from "~/services/audit.server";
 import type { ModelContext } from "./context";
 import { meterUnitsQuery } from "./pa-pacing.server";
 import { averageUnitsPerWeek, currentWeek } from "~/domain/pa-pacing";
@@ -63,6 +63,7 @@ import { liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { providerCredentialSql } from "./billing-prices.server";
 import { idsIn, inLocationScope } from "./scope.server";
 import { nextIdOf } from "./ids.server";
+import { noteSessionReads, sessionCancelledOnDelete, sessionGiveBack, settleNoteSession } from "./schedule.server";
 import { choosableStaff, choosableStaffAt, isChoosableStaff, whyNotChoosable } from "./staff.server";
 
 /**
@@ -268,6 +269,8 @@ const foundColumns = {
   supervisorCredential: providerCredentialSql(notes.supervisorId),
   // The claim (not rejected) that holds the note, if any: what it billed stays (claimedNoteChanges).
   liveClaim: liveClaimLabel(notes.id),
+  // Whether a scheduled session is still marked written by this note (scheduled_note_idx): its delete then checks it.
+  writesSession: sql<number>`exists (select 1 from "scheduled_sessions" where "scheduled_sessions"."note_id" = ${notes.id} and "scheduled_sessions"."status" = 'written')`.mapWith(Number),
   tail: auditTail,
 };
 
@@ -284,6 +287,8 @@ interface Found {
   posCodes: string[];
   /** Whether the note's supervisor can supervise now (a BCBA or BCaBA: canSupervise); false without one. */
   supervisorQualified: boolean;
+  /** Whether a scheduled session is still marked written by this note. */
+  writesSession: boolean;
 }
 
 /** One statement: the note of that type in scope, with its context and the audit chain's tail; null when not found. */
@@ -314,7 +319,7 @@ async function findNote(ctx: ModelContext, type: NoteType | null, id: number, db
     provider: chosenUser(r.providerUser),
     supervisor: chosenUser(r.supervisorUser),
   };
-  return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail, liveClaim: r.liveClaim, posCodes: posCodesOf(r.location.posCodes), supervisorQualified: r.n.supervisorId !== null && canSupervise(r.supervisorCredential) };
+  return { row: r.n, note: noteJson(r.n, r.patientName), context, tail: r.tail, liveClaim: r.liveClaim, posCodes: posCodesOf(r.location.posCodes), supervisorQualified: r.n.supervisorId !== null && canSupervise(r.supervisorCredential), writesSession: Number(r.writesSession) === 1 };
 }
 
 function historyQuery(ctx: ModelContext, noteId: number) {
@@ -1444,25 +1449,37 @@ async function simpleChange(
     where?: SQL;
     /** The change touches what a claim billed (delete, modifiers): refused while a claim that is not rejected holds the note. */
     claimed?: string;
-    /** A further write of the same batch, made only when the change was (`written`: the change's audit row is the chain's newest). */
-    also?: (written: SQL, found: Found) => BatchItem<"sqlite">;
+    /**
+     * When `need` holds for the note found, further reads (one batch, with the chain's tail) and a further write of the
+     * change's batch decided on them, made only when the change was (`written`: the change's audit row is the chain's
+     * newest). The change's write then chains to the tail read with them: on a chain race the note and the reads are
+     * read and decided again, so a decision on data changed since is never written (decision 037, 2026-11-28).
+     */
+    follow?: {
+      need: (found: Found) => boolean;
+      reads: () => readonly BatchItem<"sqlite">[];
+      decide: (results: unknown[], found: Found) => { also: (written: SQL) => BatchItem<"sqlite">; detail: Record<string, unknown>; message: string } | null;
+    };
   },
 ): Promise<ModelResult<NoteJson>> {
   if (!what.may && !manages(ctx)) return denied();
   const db = primaryOf(ctx.db);
-  const found = await findNote(ctx, type, id, db);
-  if (!found) return notFound("Note");
-  const current = found.note;
-  if (what.version != null && what.version !== current.version) return conflict(current);
-  const refused = what.may?.(found);
-  if (refused) return refused;
-  if (what.claimed && found.liveClaim) return invalid({ [what.claimed]: NOTE_MESSAGES.onClaim(found.liveClaim) });
-  const held = what.claimed ? sql`not exists (select 1 from ${liveClaimOf(id)})` : undefined;
-  const [updated, , rows] = await withConditionalAudit(
-    ctx.db,
-    who(ctx),
-    { action: what.action, entity: "note", entityId: id, patientId: current.patient_id, detail: { patients: [current.patient_id], type } },
-    (audit) => [
+  for (let round = 0; round < FOLLOW_ROUNDS; round++) {
+    const found = await findNote(ctx, type, id, db);
+    if (!found) return notFound("Note");
+    // The follow-up's reads, with the chain's tail they are decided on, only when `need` says so (one read batch more).
+    const reads = what.follow?.need(found) ? await db.batch([...what.follow.reads(), db.select({ tail: auditTail }).from(notes).limit(1)] as unknown as [BatchItem<"sqlite">]) : null;
+    const results = (reads ?? []) as unknown[];
+    const readTail = reads ? ((results.pop() as { tail: string | null }[])[0]?.tail ?? null) : null;
+    const current = found.note;
+    if (what.version != null && what.version !== current.version) return conflict(current);
+    const refused = what.may?.(found);
+    if (refused) return refused;
+    if (what.claimed && found.liveClaim) return invalid({ [what.claimed]: NOTE_MESSAGES.onClaim(found.liveClaim) });
+    const held = what.claimed ? sql`not exists (select 1 from ${liveClaimOf(id)})` : undefined;
+    const followed = reads ? (what.follow!.decide(results, found) ?? null) : null;
+    const entry = { action: what.action, entity: "note", entityId: id, patientId: current.patient_id, detail: { patients: [current.patient_id], type, ...followed?.detail } };
+    const writes = (audit: ConditionalAudit): BatchItem<"sqlite">[] => [
       ctx.db
         .update(notes)
         .set({ ...what.set, version: sql`${notes.version} + 1`, updatedAt: ctx.now().toISOString() })
@@ -1470,20 +1487,38 @@ async function simpleChange(
       audit(sql`changes() = 1`),
       ctx.db.select().from(notes).where(eq(notes.id, id)),
       bumpIfWritten(ctx),
-      ...(what.also ? [what.also(audit.written, found)] : []),
-    ],
-    found.tail,
-  );
-  const row = (rows as NoteRow[])[0];
-  if (!changed(updated) || !row) {
-    const now = await findNote(ctx, type, id, db);
-    if (now && what.claimed && now.liveClaim && now.note.version === current.version) return invalid({ [what.claimed]: NOTE_MESSAGES.onClaim(now.liveClaim) });
-    return now ? conflict(now.note) : notFound("Note");
+      ...(followed ? [followed.also(audit.written)] : []),
+    ];
+    let batch: unknown[];
+    if (followed) {
+      try {
+        batch = await withConditionalAuditIfUnchanged(ctx.db, who(ctx), entry, writes, readTail);
+      } catch (e) {
+        // An audited write landed since the read: what was decided on it may no longer hold.
+        if (isChainRace(e)) continue;
+        throw e;
+      }
+    } else batch = await withConditionalAudit(ctx.db, who(ctx), entry, writes, found.tail);
+    const [updated, , rows] = batch;
+    const row = (rows as NoteRow[])[0];
+    if (!changed(updated) || !row) {
+      const now = await findNote(ctx, type, id, db);
+      if (now && what.claimed && now.liveClaim && now.note.version === current.version) return invalid({ [what.claimed]: NOTE_MESSAGES.onClaim(now.liveClaim) });
+      return now ? conflict(now.note) : notFound("Note");
+    }
+    return ok(noteJson(row, current.patient_name), followed?.message ?? what.message);
   }
-  return ok(noteJson(row, current.patient_name), what.message);
+  return invalid({ form: RACED });
 }
 
-/** Soft delete (manage_notes): the note leaves every list and its units go back to its PA service. A billed note stays. */
+/** Read-decide-write rounds of a change with `follow` before it gives up on concurrent writers (422, RACED). */
+const FOLLOW_ROUNDS = 5;
+
+/**
+ * Soft delete (manage_notes): the note leaves every list and its units go back to its PA service. A billed note stays.
+ * The scheduled session it was written for goes back on the schedule when the booking rules still allow it, else it
+ * is cancelled and the message says why (decision 037, 2026-11-28).
+ */
 export async function deleteNote(ctx: ModelContext, type: NoteType, id: number): Promise<ModelResult<NoteJson>> {
   if (!manages(ctx)) return denied();
   const now = ctx.now().toISOString();
@@ -1494,15 +1529,22 @@ export async function deleteNote(ctx: ModelContext, type: NoteType, id: number):
     // A billed note is not deleted (billedRefusal's rule); one on a live claim is answered by the claim's rule.
     may: ({ note, liveClaim }) => (note.billed && !liveClaim ? invalid({ form: NOTE_MESSAGES.billed }) : null),
     claimed: "form",
-    // The scheduled session the note was written for is scheduled again (decision 037, stop 25): back on the
-    // calendar, counted by the rules, and "Write the note" offered, instead of "written" by a note that is gone.
-    // Found by its note (scheduled_note_idx): the note's date or times may have been edited since it was written.
-    also: (written) => {
-      const s = scheduledSessions;
-      return ctx.db
-        .update(s)
-        .set({ status: "scheduled", noteId: null, version: sql`${s.version} + 1`, updatedAt: now })
-        .where(and(sql`${s.noteId} = ${id} and ${s.noteId} is not null`, eq(s.status, "written"), written));
+    // The scheduled session the note was written for (decision 037, stop 25; found by its note, scheduled_note_idx:
+    // the note's date or times may have been edited since) is checked by the booking rules against the notes and
+    // sessions read with the note (2026-11-28): scheduled again when it still fits (back on the calendar, counted by
+    // the rules, "Write the note" offered), else cancelled, the delete's message and audit row saying why.
+    follow: {
+      need: (found) => found.writesSession,
+      reads: () => noteSessionReads(ctx, id),
+      decide: (results) => {
+        const g = sessionGiveBack(results);
+        if (!g) return null;
+        return {
+          also: (written) => settleNoteSession(ctx, id, g, written),
+          detail: g.why === null ? { scheduled_id: g.id, scheduled: "scheduled" } : { scheduled_id: g.id, scheduled: "cancelled", cancelled_because: g.rule },
+          message: g.why === null ? NOTE_DELETED : `${NOTE_DELETED} ${sessionCancelledOnDelete(g)}`,
+        };
+      },
     },
   });
 }

@@ -383,6 +383,116 @@ export async function cancelRestOfSeries(ctx: ModelContext, id: number, rawFrom:
   return ok({ series_id: seriesId, from, cancelled: n }, SERIES_CANCELLED(n));
 }
 
+/* ------------------------------------------------------------------ a deleted note's session */
+
+/** The session a note was written for (at most one: markWritten), still marked written by it. */
+const writtenBy = (noteId: number) => sql`(select "id" from "scheduled_sessions" where "note_id" = ${noteId} and "status" = 'written' order by "id" limit 1)`;
+const ofWritten = (noteId: number, column: string) => sql`(select ${sql.raw(`"${column}"`)} from "scheduled_sessions" where "id" = ${writtenBy(noteId)})`;
+
+/**
+ * What a note delete reads, in its own read batch, to decide whether the session the note was written for may go
+ * back on the schedule (decision 037, 2026-11-28): that session with its zone, client status, provider and PA
+ * service, and — found through it by subqueries, so no read more — the client's live notes and sessions still
+ * scheduled over its week and a day either side, and the provider's around its date (the note being deleted left
+ * out). `sessionGiveBack` takes the results in this order.
+ */
+export function noteSessionReads(ctx: ModelContext, noteId: number) {
+  const db = ctx.db;
+  const s = scheduledSessions;
+  const sid = writtenBy(noteId);
+  const patientOf = ofWritten(noteId, "patient_id");
+  const providerOf = ofWritten(noteId, "provider_id");
+  const startOf = ofWritten(noteId, "start_at");
+  const dateOf = ofWritten(noteId, "session_date");
+  // The week cap needs the client's Sunday–Saturday week (checkBooking picks it by date); a wider window does no harm.
+  const clientSpan = 9 * 1440;
+  const providerSpan = 2 * 1440 + NOTE_LIMITS.providerBufferMinutes + ZONE_SPREAD_MINUTES;
+  return [
+    db
+      .select({
+        id: s.id,
+        version: s.version,
+        patientId: s.patientId,
+        providerId: s.providerId,
+        cpt: s.cptCode,
+        date: s.sessionDate,
+        timeIn: s.timeIn,
+        timeOut: s.timeOut,
+        timeZone: locations.timeZone,
+        clientStatus: patients.status,
+        providerActive: sql<number | null>`(select ${isChoosableStaff()} from "users" where "users"."id" = ${s.providerId})`.mapWith((x: unknown) => (x == null ? null : Number(x))),
+        providerHere: sql<number>`exists (select 1 from "user_locations" where "user_locations"."user_id" = ${s.providerId} and "user_locations"."location_id" = ${s.locationId})`.mapWith(Number),
+        paCpt: paServices.cpt,
+        paStart: paServices.startDate,
+        paEnd: paServices.endDate,
+      })
+      .from(s)
+      .innerJoin(locations, eq(locations.id, s.locationId))
+      .innerJoin(patients, eq(patients.id, s.patientId))
+      .leftJoin(paServices, and(eq(paServices.id, s.paServiceId), eq(paServices.patientId, s.patientId), isNull(paServices.deletedAt)))
+      .where(sql`${s.id} = ${sid}`),
+    noteRows(ctx, sql`${notes.patientId} = ${patientOf} and ${notes.sessionDate} between date(${dateOf}, '-8 days') and date(${dateOf}, '+8 days') and ${notes.id} <> ${noteId}`),
+    scheduledRows(ctx, sql`${s.patientId} = ${patientOf} and ${s.startAt} > ${startOf} - ${clientSpan} and ${s.startAt} < ${startOf} + ${clientSpan}`),
+    noteRows(ctx, sql`${notes.providerId} = ${providerOf} and ${notes.startAt} > ${startOf} - ${providerSpan} and ${notes.startAt} < ${startOf} + ${providerSpan} and ${notes.id} <> ${noteId}`),
+    scheduledRows(ctx, sql`${s.providerId} = ${providerOf} and ${s.startAt} > ${startOf} - ${providerSpan} and ${s.startAt} < ${startOf} + ${providerSpan}`),
+  ] as const;
+}
+
+/** A deleted note's session: back to scheduled (`why` null) or left cancelled, and why. */
+export interface SessionGiveBack {
+  id: number;
+  version: number;
+  /** "18:00–19:00 on 2026-11-27" */
+  when: string;
+  /** Null: it still fits and is scheduled again; else the booking rule's message it fails. */
+  why: string | null;
+  /** The rule it fails (the audit row's detail): client_overlap, provider_buffer, day_cap, …, client_inactive, provider_inactive, provider_elsewhere. */
+  rule: string | null;
+}
+
+type NoteSessionRead = Awaited<ReturnType<typeof noteSessionReads>[0]>[number];
+
+/**
+ * Runs the booking rules on a deleted note's session (decision 037, 2026-11-28), from noteSessionReads' results:
+ * checkBooking (the PA service covering it, the client's overlap, the provider's overlap and 15-minute buffer, the
+ * 10 h/day and 40 h/week caps, against live notes and sessions still scheduled), and, as a booking, an active
+ * client and an active provider of the session's location. Null when the note was written for no session.
+ */
+export function sessionGiveBack(results: readonly unknown[]): SessionGiveBack | null {
+  const [[session], clientNotes, clientScheduled, providerNotes, providerScheduled] = results as [NoteSessionRead[], NoteRow[], SchedRow[], NoteRow[], SchedRow[]];
+  if (!session) return null;
+  const base = { id: session.id, version: session.version, when: `${session.timeIn}–${session.timeOut} on ${session.date}` };
+  if (session.clientStatus === "inactive") return { ...base, why: SCHEDULE_MESSAGES.inactiveClient, rule: "client_inactive" };
+  if (session.providerActive !== 1) return { ...base, why: SCHEDULE_MESSAGES.inactiveProvider, rule: "provider_inactive" };
+  if (session.providerHere !== 1) return { ...base, why: SCHEDULE_MESSAGES.providerOutOfScope, rule: "provider_elsewhere" };
+  const booked = bookedOf([clientNotes, providerNotes], [clientScheduled, providerScheduled]);
+  // Units are a warning for a booking, never a refusal: only the PA service's client, CPT and dates count here.
+  const pa = session.paCpt !== null && session.paStart !== null && session.paEnd !== null ? { cpt: session.paCpt, start_date: session.paStart, end_date: session.paEnd, n_units: 0, used_units: 0 } : null;
+  const check = checkBooking(
+    { patientId: session.patientId, providerId: session.providerId, cpt: session.cpt, dates: [session.date], timeIn: session.timeIn, timeOut: session.timeOut, timeZone: session.timeZone },
+    booked,
+    pa,
+  );
+  if (!check.refusal) return { ...base, why: null, rule: null };
+  return { ...base, why: check.rule === "pa_not_of_client" ? SCHEDULE_MESSAGES.paGone : check.refusal.message, rule: check.rule };
+}
+
+/**
+ * The statement of a note delete's batch that settles its session as sessionGiveBack decided: scheduled again (note_id
+ * null) or cancelled; version + 1. Only when the delete was written (`written`: its audit row is the chain's newest)
+ * and the session is still the one read (same version, still written by this note).
+ */
+export function settleNoteSession(ctx: ModelContext, noteId: number, g: SessionGiveBack, written: SQL) {
+  const s = scheduledSessions;
+  return ctx.db
+    .update(s)
+    .set({ status: g.why === null ? "scheduled" : "cancelled", noteId: null, version: sql`${s.version} + 1`, updatedAt: ctx.now().toISOString() })
+    .where(and(eq(s.id, g.id), eq(s.version, g.version), sql`${s.noteId} = ${noteId}`, eq(s.status, "written"), written));
+}
+
+/** The note delete's words when its session no longer fits and was cancelled (after "Note deleted."). */
+export const sessionCancelledOnDelete = (g: SessionGiveBack) => `Its scheduled session at ${g.when} no longer fits the schedule and was cancelled: ${g.why}`;
+
 /* ------------------------------------------------------------------ bookings a change makes unfit */
 
 /**

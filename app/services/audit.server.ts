@@ -194,17 +194,31 @@ export type ConditionalAudit = ((condition: SQL) => BatchItem<"sqlite">) & { wri
 export async function withConditionalAudit<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: (audit: ConditionalAudit) => [...T], tail?: KnownTail): Promise<BatchResponse<T>> {
   for (let attempt = 0; ; attempt++) {
     const prev = attempt === 0 && tail !== undefined ? (tail ?? GENESIS) : await tailHash(db);
-    const v = await auditValues(who, entry, prev);
-    // Columns in table order: id (assigned), actor_type, actor_id, action, entity, entity_id, patient_id, ip, at, detail, prev_hash, hash.
-    const insert = (condition: SQL) =>
-      db.insert(auditLog).select(sql`select null, ${v.actorType}, ${v.actorId}, ${v.action}, ${v.entity}, ${v.entityId}, ${v.patientId}, ${v.ip}, ${v.at}, ${v.detail}, ${v.prevHash}, ${v.hash} where ${condition}`);
-    const audit: ConditionalAudit = Object.assign(insert, { written: sql`(select "hash" from "audit_log" order by "id" desc limit 1) = ${v.hash}` });
     try {
-      return (await db.batch(writes(audit) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as BatchResponse<T>;
+      return await conditionalBatch(db, who, entry, writes, prev);
     } catch (e) {
       await afterChainFailure(e, attempt);
     }
   }
+}
+
+/**
+ * One attempt of withConditionalAudit, chained to `tail` exactly as read (null: the log was empty), with no retry:
+ * a chain race is thrown to the caller, which reads and decides again (optimistic concurrency, as
+ * withAuditIfUnchanged). For a conditional write whose batch also carries a decision made on data read with that
+ * tail (a note delete that gives its scheduled session back only when the booking rules still allow it, decision 037).
+ */
+export function withConditionalAuditIfUnchanged<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: (audit: ConditionalAudit) => [...T], tail: string | null): Promise<BatchResponse<T>> {
+  return conditionalBatch(db, who, entry, writes, tail ?? GENESIS);
+}
+
+async function conditionalBatch<T extends BatchItem<"sqlite">[]>(db: Db, who: AuditWho, entry: AuditEntry, writes: (audit: ConditionalAudit) => [...T], prev: string): Promise<BatchResponse<T>> {
+  const v = await auditValues(who, entry, prev);
+  // Columns in table order: id (assigned), actor_type, actor_id, action, entity, entity_id, patient_id, ip, at, detail, prev_hash, hash.
+  const insert = (condition: SQL) =>
+    db.insert(auditLog).select(sql`select null, ${v.actorType}, ${v.actorId}, ${v.action}, ${v.entity}, ${v.entityId}, ${v.patientId}, ${v.ip}, ${v.at}, ${v.detail}, ${v.prevHash}, ${v.hash} where ${condition}`);
+  const audit: ConditionalAudit = Object.assign(insert, { written: sql`(select "hash" from "audit_log" order by "id" desc limit 1) = ${v.hash}` });
+  return (await db.batch(writes(audit) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as BatchResponse<T>;
 }
 
 /** Records a read (no write to go with it). `tail` as for withAudit. */

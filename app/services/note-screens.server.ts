@@ -15,7 +15,8 @@ import { parseWith, pathId, searchText } from "~/domain/validation";
 import * as v from "valibot";
 import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
-import { countersignNote, createNote, deleteNote, getNote, getNoteView, noteAsInput, noteConfig, noteItemsByClient, noteSummaryDisclosure, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { countersignNote, createNote, deleteNote, NOTE_DELETED, getNote, getNoteView, noteAsInput, noteConfig, noteItemsByClient, noteSummaryDisclosure, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { flashParts, flashWithWarning } from "~/domain/flash";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
 import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
@@ -531,7 +532,12 @@ export function viewNoteAction(type: NoteType) {
       // Only the confirm step's 'Yes, delete it' deletes.
       requireDeleteConfirmed(values, `${NOTE_TYPE_PATHS[type]}/view/${id}?confirm=delete#delete-note`);
       const deleted = await deleteNote(ctx, type, id);
-      if (deleted.ok) return redirect(`${NOTE_TYPE_PATHS[type]}/listbyclient/${deleted.data.patient_id}`, 303);
+      if (deleted.ok) {
+        // When its scheduled session no longer fits and was cancelled, the list says so (decision 037, 2026-11-28).
+        const cancelled = deleted.message && deleted.message !== NOTE_DELETED ? deleted.message.slice(NOTE_DELETED.length).trim() : null;
+        const list = `${NOTE_TYPE_PATHS[type]}/listbyclient/${deleted.data.patient_id}`;
+        return redirect(cancelled ? `${list}?flash=${encodeURIComponent(flashWithWarning(NOTE_DELETED, cancelled))}` : list, 303);
+      }
       const r = refusal(deleted);
       return data({ intent, message: r.message, errors: {} as Record<string, string> }, { status: r.status });
     }
@@ -572,6 +578,7 @@ export function notesByClientLoader(type: NoteType) {
       queryError: parsed.ok ? null : Object.values(parsed.errors)[0]!,
       canManage: can(actor, "manage_notes"),
       selfId: actor.id,
+      flash: flashParts(new URL(request.url).searchParams.get("flash")),
     };
   };
 }

@@ -9,6 +9,7 @@ import { longDate, SCHEDULE_MESSAGES } from "~/domain/schedule";
 import { zonePlace } from "~/domain/time";
 import { getActor } from "~/models/actors.server";
 import { bookSessions, cancelRestOfSeries, upcomingSessionsQuery } from "~/models/schedule.server";
+import { deleteNote } from "~/models/notes.server";
 import { auditRead, verifyAuditChain } from "~/services/audit.server";
 import { d1Database, type Db } from "~/db/client.server";
 import countingWorker from "../bench/d1-count-worker";
@@ -833,6 +834,145 @@ describe("a note written for a scheduled session marks it written in the note's 
     expect(moved.status, await moved.clone().text()).toBe(200);
     expect((await api(`/v2/notes-rbt/${noteId}`, { method: "DELETE", token: manager })).status).toBe(200);
     expect(await sessionRow(sid)).toMatchObject({ status: "scheduled", noteId: null });
+  });
+
+  /**
+   * A session written at 08:00–09:00 yesterday whose note was then moved to 10:00–11:00, so the slot looked free and
+   * something was booked or written there (probe 9001 M1). Answers the session, the note and the manager's token.
+   */
+  async function writtenThenMoved() {
+    const c = await client();
+    const r = await rbtOf();
+    const manager = await apiToken(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [w.location] }));
+    const sid = await bookedYesterday(r.token, c, "08:00", "09:00");
+    const res = await api("/v2/notes-rbt", { method: "POST", token: r.token, body: noteBody(c, r.user.id, yesterday(), "08:00", "09:00", { scheduled_id: sid }) });
+    expect(res.status).toBe(201);
+    const noteId = ((await res.json()) as { data: { id: number } }).data.id;
+    const moved = await api(`/v2/notes-rbt/${noteId}`, { method: "PATCH", token: r.token, body: { time_in: "10:00", time_out: "11:00" } });
+    expect(moved.status, await moved.clone().text()).toBe(200);
+    return { c, r, manager, sid, noteId };
+  }
+  const lastAudit = async () => (await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1))[0]!;
+  /** The other days of yesterday's Sunday–Saturday week. */
+  const restOfWeek = () => {
+    const y = yesterday();
+    const sunday = addDays(y, -((((dayNumber(y)! + 4) % 7) + 7) % 7));
+    return Array.from({ length: 7 }, (_, i) => addDays(sunday, i)).filter((d) => d !== y);
+  };
+
+  // What lands in the session's place after its note moved → the session on the note's delete (decision 037, 2026-11-28).
+  it.each<[string, (x: Awaited<ReturnType<typeof writtenThenMoved>>) => Promise<unknown>, string | null, string | null]>([
+    ["nothing: it still fits", async () => undefined, null, null],
+    ["the same slot booked again for the client and provider", async (x) => bookedYesterday(x.r.token, x.c, "08:00", "09:00"), NOTE_MESSAGES.clientOverlap("08:00", "09:00"), "client_overlap"],
+    ["another provider's note of the client at 08:30", async (x) => addNote(x.c.id, w.otherRbt.id, x.c.pa, yesterday(), "08:30", "09:30"), NOTE_MESSAGES.clientOverlap("08:30", "09:30"), "client_overlap"],
+    [
+      "the provider's note of another client at 07:30",
+      async (x) => {
+        const other = await client();
+        return addNote(other.id, x.r.user.id, other.pa, yesterday(), "07:30", "08:30");
+      },
+      NOTE_MESSAGES.providerOverlap("07:30", "08:30"),
+      "provider_overlap",
+    ],
+    [
+      "the provider's note of another client ending 5 minutes before",
+      async (x) => {
+        const other = await client();
+        return addNote(other.id, x.r.user.id, other.pa, yesterday(), "07:00", "07:55");
+      },
+      NOTE_MESSAGES.providerBuffer("07:00", "07:55", 15),
+      "provider_buffer",
+    ],
+    ["9 h 30 of the client's notes that day", async (x) => addNote(x.c.id, w.otherRbt.id, x.c.pa, yesterday(), "11:00", "20:30"), NOTE_MESSAGES.dayCap(10), "day_cap"],
+    [
+      "40 h of the client's notes on the week's other days",
+      async (x) => {
+        for (const d of restOfWeek().slice(0, 5)) await addNote(x.c.id, w.otherRbt.id, x.c.pa, d, "09:00", "17:00");
+      },
+      NOTE_MESSAGES.weekCap(40),
+      "week_cap",
+    ],
+  ])("the API delete of a note whose session meets %s", async (_, meanwhile, why, rule) => {
+    const x = await writtenThenMoved();
+    await meanwhile(x);
+    const res = await api(`/v2/notes-rbt/${x.noteId}`, { method: "DELETE", token: x.manager });
+    expect(res.status).toBe(200);
+    const { message } = (await res.json()) as { message: string };
+    const row = await sessionRow(x.sid);
+    const detail = JSON.parse((await lastAudit()).detail!);
+    if (why === null) {
+      expect(message).toBe("Note deleted.");
+      expect(row).toMatchObject({ status: "scheduled", noteId: null, version: 3 });
+      expect(detail).toMatchObject({ scheduled_id: x.sid, scheduled: "scheduled" });
+    } else {
+      expect(message).toBe(`Note deleted. Its scheduled session at 08:00–09:00 on ${yesterday()} no longer fits the schedule and was cancelled: ${why}`);
+      expect(row).toMatchObject({ status: "cancelled", noteId: null, version: 3 });
+      expect(detail).toMatchObject({ scheduled_id: x.sid, scheduled: "cancelled", cancelled_because: rule });
+    }
+    expect((await db().select().from(notes).where(eq(notes.id, x.noteId)))[0]!.deletedAt).not.toBeNull();
+    // Never two sessions of the client at once on the schedule.
+    const live = await db().select().from(scheduledSessions).where(eq(scheduledSessions.patientId, x.c.id));
+    expect(live.filter((s) => s.status === "scheduled" && s.timeIn === "08:00" && s.sessionDate === yesterday()).length).toBeLessThanOrEqual(1);
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it("the screen's delete of such a note says on the client's list that its session was cancelled, and why", async () => {
+    const x = await writtenThenMoved();
+    await bookedYesterday(x.r.token, x.c, "08:00", "09:00");
+    const manager = await signInCookie(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [w.location] }));
+    const res = await form(`/note-rbt/view/${x.noteId}?confirm=delete`, { intent: "delete", confirmed: "yes" }, manager);
+    expect(res.status).toBe(303);
+    const to = res.headers.get("Location")!;
+    expect(to).toMatch(new RegExp(`^/note-rbt/listbyclient/${x.c.id}\\?flash=`));
+    const page = await (await request(to, { cookie: manager })).text();
+    expect(page).toContain("Note deleted.");
+    expect(page).toContain(`Its scheduled session at 08:00–09:00 on ${yesterday()} no longer fits the schedule and was cancelled: The client already has a session from 08:00 to 09:00 that overlaps this time.`);
+    expect(await sessionRow(x.sid)).toMatchObject({ status: "cancelled", noteId: null });
+  });
+
+  it("the screen's delete of a note whose session still fits gives it back, with no message added", async () => {
+    const x = await writtenThenMoved();
+    const manager = await signInCookie(await createUser({ permissions: ["view_notes", "manage_notes"], locations: [w.location] }));
+    const res = await form(`/note-rbt/view/${x.noteId}?confirm=delete`, { intent: "delete", confirmed: "yes" }, manager);
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Location")).toBe(`/note-rbt/listbyclient/${x.c.id}`);
+    expect(await sessionRow(x.sid)).toMatchObject({ status: "scheduled", noteId: null });
+  });
+
+  it("a booking that lands in the slot between the delete's read and its write: the delete reads again and cancels the session", async () => {
+    const x = await writtenThenMoved();
+    const manager = await createUser({ permissions: ["view_notes", "manage_notes"], locations: [w.location] });
+    let taken = 0;
+    const { db: racing, batches } = interleavedDb(1, async () => {
+      taken = await bookedYesterday(x.r.token, x.c, "08:00", "09:00");
+    });
+    const result = await deleteNote(await actorCtx(manager, racing), "rbt", x.noteId);
+    expect(result).toMatchObject({ ok: true, message: `Note deleted. Its scheduled session at 08:00–09:00 on ${yesterday()} no longer fits the schedule and was cancelled: ${NOTE_MESSAGES.clientOverlap("08:00", "09:00")}` });
+    expect(batches()).toBe(4); // the session's reads, write (chain race: rolled back whole), read again, write
+    expect(await sessionRow(x.sid)).toMatchObject({ status: "cancelled", noteId: null });
+    expect(await sessionRow(taken)).toMatchObject({ status: "scheduled" });
+    expect((await verifyAuditChain(db())).ok).toBe(true);
+  });
+
+  it("a note delete through the API: 4 round trips when a scheduled session was written from it (its reads), else 3", async () => {
+    const x = await writtenThenMoved();
+    const res = await countingWorker.fetch(
+      new Request(`http://localhost/api/v2/notes-rbt/${x.noteId}`, { method: "DELETE", headers: { Authorization: `Bearer ${x.manager}` } }) as Request<unknown, IncomingRequestCfProperties>,
+      env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(200);
+    const [, roundTrips] = res.headers.get(D1_COUNT_HEADER)!.split(";").map(Number);
+    expect(roundTrips).toBeLessThanOrEqual(4);
+    expect(await sessionRow(x.sid)).toMatchObject({ status: "scheduled" });
+    const plain = await addNote(x.c.id, x.r.user.id, x.c.pa, addDays(today(), -3), "08:00", "09:00");
+    const res2 = await countingWorker.fetch(
+      new Request(`http://localhost/api/v2/notes-rbt/${plain}`, { method: "DELETE", headers: { Authorization: `Bearer ${x.manager}` } }) as Request<unknown, IncomingRequestCfProperties>,
+      env,
+      createExecutionContext(),
+    );
+    expect(res2.status).toBe(200);
+    expect(Number(res2.headers.get(D1_COUNT_HEADER)!.split(";")[1])).toBeLessThanOrEqual(3);
   });
 
   it("the note saved through the API marks the session written with its note, in 3 round trips and one audit row naming the session", async () => {

@@ -120,6 +120,7 @@ interface ByClientData {
   queryError: string | null;
   canManage: boolean;
   selfId: number;
+  flash: { success: string | null; warning: string | null };
 }
 
 export function NotesByClientScreen() {
@@ -160,6 +161,7 @@ export function NotesByClientScreen() {
           {`New ${NOTE_TYPE_LABELS[d.type]}`}
         </Link>
       </div>
+      <FormMessage success={d.flash.success} warning={d.flash.warning} />
       <FormMessage error={d.queryError} />
       <DataList page={d.page} columns={columns} caption={`${NOTE_TYPE_LABELS[d.type]}s of ${d.clientName}`} />
     </section>
