@@ -142,6 +142,18 @@ export const SERVICE_CODE_MESSAGES = {
 export type ParsedServiceCode = { ok: true; cpt: string; modifiers: ModifierCode[] } | { ok: false; error: string };
 
 /**
+ * The one CPT rule (a service code's first token, a PA service's and a PA assessment service's CPT): 4 digits, then a
+ * digit or a letter, in any letter case (stored in upper case). A CPT that fails it can never match a price, a note or a
+ * claim line (decision 017, stop 36).
+ */
+export function isCptCode(cpt: string): boolean {
+  return /^\d{4}[0-9A-Z]$/.test(cpt.trim().toUpperCase());
+}
+
+/** A prior authorization's CPT field that fails isCptCode (PA services, PA assessments; screens and API alike). */
+export const CPT_MESSAGE = "Enter a 5-character CPT code: 4 digits, then a digit or a letter (for example 97153).";
+
+/**
  * A service code: the first token is the CPT and the next tokens are up to two modifiers (clinical §3).
  * Tokens are separated by spaces, dashes or commas ("97153 HM GT", "97153-HM-GT").
  */
@@ -153,7 +165,7 @@ export function parseServiceCode(code: string | null | undefined): ParsedService
     .filter(Boolean);
   const [cpt, ...rest] = tokens;
   if (!cpt) return { ok: false, error: SERVICE_CODE_MESSAGES.required };
-  if (!/^\d{4}[0-9A-Z]$/.test(cpt)) return { ok: false, error: SERVICE_CODE_MESSAGES.cpt };
+  if (!isCptCode(cpt)) return { ok: false, error: SERVICE_CODE_MESSAGES.cpt };
   const modifiers = parseModifiers(rest.join(" "));
   return modifiers.ok ? { ok: true, cpt, modifiers: modifiers.modifiers } : modifiers;
 }

@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import { endAfterStart, MESSAGES, optionalLine, requiredDate, requiredInt, requiredLine, requiredText } from "./fields";
+import { MESSAGES, optionalLine, requiredDate, requiredInt, requiredLine, requiredText } from "./fields";
+import { CPT_MESSAGE, isCptCode } from "./insurance";
 import { plainObject } from "./validation";
 
 /**
@@ -12,22 +13,34 @@ export const MAX_ASSESSMENTS = 20;
 export const MAX_ASSESSMENT_SERVICES = 20;
 export const ASSESSMENT_TEXT = 255;
 
-/** The CPT rule of prior-authorization services (shared with PaServiceInput). */
-export const cptCode = v.pipe(requiredText("CPT", 10), v.regex(/^[A-Za-z0-9]{4,10}$/, "Enter a valid CPT code (for example 97153)."));
+/**
+ * The CPT of a prior authorization (a PA service, a PA assessment's service): the insurer services' rule
+ * (`isCptCode`, app/domain/insurance.ts) with one message, stored in upper case. `kept`: whether a value is the stored
+ * one sent back as it is, which passes even when it fails the rule (written before it; decision 017, stop 36).
+ */
+export function cptField(kept: (cpt: string) => boolean = () => false) {
+  return v.pipe(
+    requiredText("CPT", 10),
+    v.check((s: string) => isCptCode(s) || kept(s), CPT_MESSAGE),
+    v.transform((s: string) => (isCptCode(s) ? s.toUpperCase() : s)),
+  );
+}
 
-/** The end date after the start date (the spec's message on end_date). */
-const datesInOrder = (x: { start_date: string; end_date: string }) => endAfterStart(() => ({ start: x.start_date, end: x.end_date }))(x);
+/** The CPT rule for a new value (nothing stored to keep). */
+export const cptCode = cptField();
 
-export const PaAssessmentServiceInput = v.pipe(
-  v.object({
-    start_date: requiredDate("Service start date"),
-    end_date: requiredDate("Service end date"),
-    cpt: cptCode,
-    n_units: requiredInt("Units", 0, 100_000),
-    provider: optionalLine("Provider", ASSESSMENT_TEXT),
-  }, "Each service must be an object."),
-  v.forward(v.check((x) => datesInOrder(x), MESSAGES.endAfterStart), ["end_date"]),
-);
+type Dated = { start_date: string; end_date: string };
+
+/**
+ * The one date rule of an authorization (a PA service, a PA assessment and each of its services): the end is not
+ * before the start, so a one-day authorization (start = end) is valid; the calculator counts it as one week (issue 11).
+ */
+export const datesInOrder = (x: Dated) => x.end_date >= x.start_date;
+
+/** A service of an assessment falls within the assessment's own dates. */
+export const withinAssessment = (a: Dated, s: Dated) => s.start_date >= a.start_date && s.end_date <= a.end_date;
+
+export const SERVICE_OUTSIDE_ASSESSMENT = (a: Dated) => `The service dates must fall within the assessment's dates (${a.start_date} to ${a.end_date}).`;
 
 /** A list from a JSON body or a form (nested by nestFormFields); missing or null means none. */
 function listOf<S extends v.GenericSchema>(item: S, max: number, label: string, noun: string) {
@@ -38,22 +51,76 @@ function listOf<S extends v.GenericSchema>(item: S, max: number, label: string, 
   );
 }
 
-export const PaAssessmentInput = v.pipe(
-  v.object({
-    assessment: requiredLine("Assessment", ASSESSMENT_TEXT),
-    start_date: requiredDate("Start date"),
-    end_date: requiredDate("End date"),
-    services: listOf(plainObject(PaAssessmentServiceInput), MAX_ASSESSMENT_SERVICES, "Services", "services per assessment"),
-  }, "Each PA assessment must be an object."),
-  v.forward(v.check((x) => datesInOrder(x), MESSAGES.endAfterStart), ["end_date"]),
-);
+/** What a save keeps as stored although today's rules refuse it: a CPT, and a service's dates within its assessment's. */
+interface Kept {
+  cpt: (cpt: string) => boolean;
+  range: (a: Dated, s: Dated) => boolean;
+}
+
+function assessmentSchemas(kept: Kept) {
+  const service = v.pipe(
+    v.object({
+      start_date: requiredDate("Service start date"),
+      end_date: requiredDate("Service end date"),
+      cpt: cptField(kept.cpt),
+      n_units: requiredInt("Units", 0, 100_000),
+      provider: optionalLine("Provider", ASSESSMENT_TEXT),
+    }, "Each service must be an object."),
+    v.forward(v.check((x) => datesInOrder(x), MESSAGES.endNotBeforeStart), ["end_date"]),
+  );
+  const assessment = v.pipe(
+    v.object({
+      assessment: requiredLine("Assessment", ASSESSMENT_TEXT),
+      start_date: requiredDate("Start date"),
+      end_date: requiredDate("End date"),
+      services: listOf(plainObject(service), MAX_ASSESSMENT_SERVICES, "Services", "services per assessment"),
+    }, "Each PA assessment must be an object."),
+    v.forward(v.check((x) => datesInOrder(x), MESSAGES.endNotBeforeStart), ["end_date"]),
+    // Each service within the assessment's dates, the error at the service's date that falls outside.
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed || !datesInOrder(dataset.value)) return;
+      const a = dataset.value;
+      a.services.forEach((s, j) => {
+        if (!datesInOrder(s) || withinAssessment(a, s) || kept.range(a, s)) return;
+        const field = s.start_date < a.start_date ? "start_date" : "end_date";
+        addIssue({ message: SERVICE_OUTSIDE_ASSESSMENT(a), path: [pathItem(a, "services"), pathItem(a.services, j), pathItem(s, field)] });
+      });
+    }),
+  );
+  return { service, assessment, list: listOf(plainObject(assessment), MAX_ASSESSMENTS, "PA assessments", "PA assessments") };
+}
+
+const pathItem = (input: object, key: string | number) => ({ type: "unknown" as const, origin: "value" as const, input, key, value: (input as Record<string | number, unknown>)[key] });
+
+const NEW = assessmentSchemas({ cpt: () => false, range: () => false });
+export const PaAssessmentServiceInput = NEW.service;
+export const PaAssessmentInput = NEW.assessment;
 export type PaAssessment = v.InferOutput<typeof PaAssessmentInput>;
 
-export const paAssessmentsSchema = listOf(plainObject(PaAssessmentInput), MAX_ASSESSMENTS, "PA assessments", "PA assessments");
+/** The assessments of a create, or of a save with nothing stored: every value is checked. */
+export const paAssessmentsSchema = NEW.list;
+
+const rangeKey = (a: Dated, s: Dated) => `${a.start_date}|${a.end_date}|${s.start_date}|${s.end_date}`;
+
+/**
+ * The assessments of a save over `stored` (the client's assessments as read): a new or changed value must pass, and a
+ * stored one sent back as it is passes (decision 017, stop 36). A CPT is kept when the client's stored services hold it
+ * (in any letter case); a service's dates outside its assessment's are kept when a stored assessment with those dates
+ * holds a service with those dates. Only what was stored before the rules can be kept: a stored value passed them since.
+ */
+export function paAssessmentsSchemaFor(stored: readonly PaAssessment[]) {
+  if (!stored.length) return paAssessmentsSchema;
+  const cpts = new Set(stored.flatMap((a) => a.services.map((s) => s.cpt.trim().toUpperCase())));
+  const ranges = new Set(stored.flatMap((a) => a.services.map((s) => rangeKey(a, s))));
+  return assessmentSchemas({ cpt: (c) => cpts.has(c.trim().toUpperCase()), range: (a, s) => ranges.has(rangeKey(a, s)) }).list;
+}
+
+/** Reads what is stored: the rules of entry (CPT, dates within the assessment's) do not hide a record saved before them. */
+const storedSchema = assessmentSchemas({ cpt: () => true, range: () => true }).list;
 
 /** Stored assessments read back: whatever does not parse any more is shown as none rather than failing. */
 export function readPaAssessments(raw: unknown): PaAssessment[] {
-  const r = v.safeParse(paAssessmentsSchema, raw);
+  const r = v.safeParse(storedSchema, raw);
   return r.success ? r.output : [];
 }
 

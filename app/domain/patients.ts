@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { choiceList, choiceOr, DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE, flag, MESSAGES, optionalDiagnosisCode, optionalChoice, optionalDate, optionalEmail, optionalId, optionalLine, optionalMoney, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredLine } from "./fields";
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
-import { cptCode, paAssessmentsSchema, type PaAssessment } from "./pa-assessments";
+import { cptField, datesInOrder, paAssessmentsSchema, paAssessmentsSchemaFor, type PaAssessment } from "./pa-assessments";
 import { codePoint, isControlOrInvisible } from "./x12";
 import { fieldErrors, safeParseChange, safeParsePlain, sentBy, type Parsed, type SetElsewhere } from "./validation";
 
@@ -316,16 +316,18 @@ export type PatientInput = {
 } & Record<StaffField, number | null> &
   Record<string, string | number | boolean | string[] | PaAssessment[] | null>;
 
-/** One schema for the client form and the client API. */
-const PatientObject = v.object({
-  ...Object.fromEntries(PATIENT_FIELDS.map((x) => [x.name, schemaFor(x)])),
-  pa_assessments: paAssessmentsSchema,
-}) as unknown as v.GenericSchema<unknown, PatientInput>;
+const PATIENT_ENTRIES = Object.fromEntries(PATIENT_FIELDS.map((x) => [x.name, schemaFor(x)]));
 
-export const PatientInput = v.pipe(
-  PatientObject,
-  v.transform((x) => ({ ...x, secondary_diagnosis_codes: secondaryWithoutRepeats(x.diagnosis_code as string | null, x.secondary_diagnosis_codes as string[]) })),
-) as unknown as v.GenericSchema<unknown, PatientInput>;
+/** The client schema with `assessments` as its PA assessments' schema (new ones, or a save over stored ones). */
+function patientSchema(assessments: v.GenericSchema) {
+  return v.pipe(
+    v.object({ ...PATIENT_ENTRIES, pa_assessments: assessments }) as unknown as v.GenericSchema<unknown, PatientInput>,
+    v.transform((x) => ({ ...x, secondary_diagnosis_codes: secondaryWithoutRepeats(x.diagnosis_code as string | null, x.secondary_diagnosis_codes as string[]) })),
+  ) as unknown as v.GenericSchema<unknown, PatientInput>;
+}
+
+/** One schema for the client form and the client API. */
+export const PatientInput = patientSchema(paAssessmentsSchema);
 
 /** The client's fields (the keys an update reads). */
 export const PATIENT_INPUT_FIELDS = [...PATIENT_FIELDS.map((x) => x.name), "pa_assessments"];
@@ -338,10 +340,13 @@ export const PATIENT_SET_ELSEWHERE: SetElsewhere = {
 
 /**
  * Validates a client. Errors are one per field; inside PA assessments they keep their row positions
- * ("pa_assessments.0.services.1.cpt") so the form and the API name the exact cell.
+ * ("pa_assessments.0.services.1.cpt") so the form and the API name the exact cell. `storedAssessments`: the client's
+ * assessments as stored (an edit), whose values sent back as they are pass (paAssessmentsSchemaFor).
  */
-export function parsePatient(input: Record<string, unknown>, stored: Record<string, unknown> | null = null): Parsed<PatientInput> {
-  const r = stored ? safeParseChange(PatientInput, { ...stored, ...input }, sentBy(input)) : safeParsePlain(PatientInput, input);
+export function parsePatient(input: Record<string, unknown>, stored: Record<string, unknown> | null = null, storedAssessments: readonly PaAssessment[] = []): Parsed<PatientInput> {
+  // An edit's assessments keep the stored values today's rules refuse (a CPT, a service's dates): decision 017, stop 36.
+  const schema = storedAssessments.length ? patientSchema(paAssessmentsSchemaFor(storedAssessments)) : PatientInput;
+  const r = stored ? safeParseChange(schema, { ...stored, ...input }, sentBy(input)) : safeParsePlain(schema, input);
   if (r.success) return { ok: true, data: r.output };
   const nested = r.issues.filter((i) => i.path?.[0]?.key === "pa_assessments");
   return { ok: false, errors: { ...fieldErrors(r.issues.filter((i) => !nested.includes(i))), ...intakeErrors(nested) } };
@@ -381,23 +386,30 @@ export function ageOn(birthDate: string | null | undefined, today: string): numb
 // ---------------------------------------------------------------------------------------------------
 // Prior-authorization services (clinical §3)
 
-export const PaServiceInput = v.pipe(
-  v.object({
-    pa_service: requiredLine("Service", 120),
-    cpt: cptCode,
-    n_units: requiredInt("Units", 0, 100_000),
-    start_date: requiredDate("Start date"),
-    end_date: requiredDate("End date"),
-    insurance_id: optionalId,
-    is_primary: flag,
-  }),
-  // A one-day authorization (start = end) is valid: the calculator counts it as one week (issue 11).
-  v.forward(
-    v.check((x) => x.end_date >= x.start_date, MESSAGES.endNotBeforeStart),
-    ["end_date"],
-  ),
-);
+/**
+ * A PA service. `storedCpt`: an edit's stored CPT, which passes when sent back as it is (in any letter case) even if
+ * it fails the CPT rule (stored before it, decision 017, stop 36); a new or changed CPT must pass.
+ */
+export function paServiceInput(storedCpt: string | null = null) {
+  return v.pipe(
+    v.object({
+      pa_service: requiredLine("Service", 120),
+      cpt: cptField((s) => storedCpt !== null && s.toUpperCase() === storedCpt.trim().toUpperCase()),
+      n_units: requiredInt("Units", 0, 100_000),
+      start_date: requiredDate("Start date"),
+      end_date: requiredDate("End date"),
+      insurance_id: optionalId,
+      is_primary: flag,
+    }),
+    // A one-day authorization (start = end) is valid: the one date rule of authorizations (datesInOrder).
+    v.forward(v.check((x) => datesInOrder(x), MESSAGES.endNotBeforeStart), ["end_date"]),
+  );
+}
+export const PaServiceInput = paServiceInput();
 export type PaServiceInput = v.InferOutput<typeof PaServiceInput>;
+
+/** An update naming another client than the PA service's own (decision 044: refused, not dropped). */
+export const PA_SERVICE_CLIENT_FIXED = "A PA service cannot be moved to another client.";
 
 /**
  * Why a PA service cannot be deleted yet: the live notes and the scheduled sessions (today on) that use it, and why

@@ -4,7 +4,7 @@ import { insurances, locations, notes, paServices, patients, scheduledSessions }
 import { todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
 import { locationScope } from "~/domain/permissions";
-import { PA_SERVICE_IN_USE, PaServiceInput } from "~/domain/patients";
+import { PA_SERVICE_CLIENT_FIXED, PA_SERVICE_IN_USE, paServiceInput, PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -177,8 +177,11 @@ function asInput(p: PaServiceJson): Record<string, unknown> {
 export async function updatePaService(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PaServiceJson>> {
   const current = await getPaService(ctx, id);
   if (!current) return notFound("PA service");
+  // An authorization is its client's: another patient_id is refused, never dropped (decision 044); the same one passes.
+  if (Object.hasOwn(raw, "patient_id") && String(raw.patient_id ?? "").trim() !== String(current.patient_id)) return invalid({ patient_id: PA_SERVICE_CLIENT_FIXED });
   if (namesNoField(raw, PaServiceInput)) return nothingToChange();
-  const parsed = parseChange(PaServiceInput, raw, opts.partial ? asInput(current) : null);
+  // A stored CPT sent back as it is passes; a new or changed one must pass the CPT rule (decision 017, stop 36).
+  const parsed = parseChange(paServiceInput(current.cpt), raw, opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

@@ -1,8 +1,9 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { nestFormFields } from "~/domain/intake";
+import { CPT_MESSAGE, isCptCode, parseServiceCode } from "~/domain/insurance";
 import { applyPaAssessmentIntent, MAX_ASSESSMENT_SERVICES, MAX_ASSESSMENTS, paAssessmentIntent, readPaAssessments } from "~/domain/pa-assessments";
-import { ageOn, FIELD_GROUPS, missingOnboarding, PATIENT_FIELDS, PaServiceInput, paExpiryWarning, parsePatient, PatientInput } from "~/domain/patients";
+import { ageOn, FIELD_GROUPS, missingOnboarding, PATIENT_FIELDS, paServiceInput, PaServiceInput, paExpiryWarning, parsePatient, PatientInput } from "~/domain/patients";
 import { parseWith } from "~/domain/validation";
 
 const base = { patient_identifier: "P-1", first_name: "Ana", last_name: "Diaz", location_id: "3" };
@@ -85,7 +86,7 @@ describe("PaServiceInput", () => {
     [{ n_units: "-1" }, "n_units", "Units must be 0 or more."],
     [{ n_units: "1.5" }, "n_units", "Units must be a whole number."],
     [{ n_units: "" }, "n_units", "Units is required."],
-    [{ cpt: "9!" }, "cpt", "Enter a valid CPT code (for example 97153)."],
+    [{ cpt: "9!" }, "cpt", CPT_MESSAGE],
     [{ pa_service: "" }, "pa_service", "Service is required."],
     [{ start_date: "2026-13-01" }, "start_date", "Enter a valid date (YYYY-MM-DD)."],
   ])("refuses %j on %s", (over, field, message) => {
@@ -125,6 +126,8 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
   const service = { start_date: "2024-02-01", end_date: "2024-03-01", cpt: "97153", n_units: "40", provider: "Dr. Ruiz" };
   const assessment = { assessment: "Initial assessment", start_date: "2024-01-01", end_date: "2024-06-30", services: [service] };
   const withPa = (pa: unknown) => ({ ...base, pa_assessments: pa });
+  /** Saved before the rules: a CPT that is not one, and a service ending after its assessment. */
+  const legacy = { ...assessment, services: [{ ...service, cpt: "ABCDE", end_date: "2024-09-01" }] };
 
   it("accepts a nested list and normalises it; none means an empty list", () => {
     const r = parsePatient(withPa([assessment]));
@@ -141,12 +144,14 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     [[{ ...assessment, assessment: "" }], "pa_assessments.0.assessment", "Assessment is required."],
     [[{ ...assessment, assessment: "x".repeat(256) }], "pa_assessments.0.assessment", "Assessment must be at most 255 characters."],
     [[{ ...assessment, start_date: "2024-02-30" }], "pa_assessments.0.start_date", "Enter a valid date (YYYY-MM-DD)."],
-    [[{ ...assessment, end_date: "2024-01-01" }], "pa_assessments.0.end_date", "The end date must be after the start date."],
-    [[assessment, { ...assessment, services: [service, { ...service, cpt: "97-53" }] }], "pa_assessments.1.services.1.cpt", "Enter a valid CPT code (for example 97153)."],
+    [[{ ...assessment, end_date: "2023-12-31", services: [] }], "pa_assessments.0.end_date", "The end date cannot be before the start date."],
+    [[assessment, { ...assessment, services: [service, { ...service, cpt: "97-53" }] }], "pa_assessments.1.services.1.cpt", CPT_MESSAGE],
     [[{ ...assessment, services: [{ ...service, cpt: "" }] }], "pa_assessments.0.services.0.cpt", "CPT is required."],
     [[{ ...assessment, services: [{ ...service, n_units: "-1" }] }], "pa_assessments.0.services.0.n_units", "Units must be 0 or more."],
     [[{ ...assessment, services: [{ ...service, n_units: "1.5" }] }], "pa_assessments.0.services.0.n_units", "Units must be a whole number."],
-    [[{ ...assessment, services: [{ ...service, end_date: "2024-01-15" }] }], "pa_assessments.0.services.0.end_date", "The end date must be after the start date."],
+    [[{ ...assessment, services: [{ ...service, end_date: "2024-01-15" }] }], "pa_assessments.0.services.0.end_date", "The end date cannot be before the start date."],
+    [[{ ...assessment, services: [{ ...service, start_date: "2023-12-31" }] }], "pa_assessments.0.services.0.start_date", "The service dates must fall within the assessment's dates (2024-01-01 to 2024-06-30)."],
+    [[{ ...assessment, services: [service, { ...service, end_date: "2024-07-01" }] }], "pa_assessments.0.services.1.end_date", "The service dates must fall within the assessment's dates (2024-01-01 to 2024-06-30)."],
     [[{ ...assessment, services: [{ ...service, start_date: "" }] }], "pa_assessments.0.services.0.start_date", "Service start date is required."],
     [[{ ...assessment, services: [{ ...service, provider: "p".repeat(256) }] }], "pa_assessments.0.services.0.provider", "Provider must be at most 255 characters."],
     [[{ ...assessment, services: Array.from({ length: 21 }, () => service) }], "pa_assessments.0.services", "At most 20 services per assessment."],
@@ -164,8 +169,62 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     if (!r.ok) expect(Object.keys(r.errors).sort()).toEqual(["pa_assessments.0.assessment", "pos_covered"]);
   });
 
-  it("the PA service CPT rule is the same one", () => {
-    expect(parseWith(PaServiceInput, { pa_service: "ABA", cpt: "97-53", n_units: 1, start_date: "2024-01-01", end_date: "2024-02-01" })).toMatchObject({ ok: false, errors: { cpt: "Enter a valid CPT code (for example 97153)." } });
+  // One CPT rule (decision 017, stop 36): the insurer's service code, a PA service and a PA assessment's service agree.
+  it.each<[cpt: string, stored: string | null]>([
+    ["97153", "97153"],
+    ["0364t", "0364T"],
+    [" 97155 ", "97155"],
+    ["9715A", "9715A"],
+    ["ABCDE", null],
+    ["9715", null],
+    ["971533", null],
+    ["97-53", null],
+    ["A9715", null],
+    ["9715!", null],
+  ])("CPT %j: the same answer everywhere (stored as %j)", (cpt, stored) => {
+    expect(isCptCode(cpt)).toBe(stored !== null);
+    expect(parseServiceCode(cpt).ok).toBe(stored !== null);
+    const paService = parseWith(PaServiceInput, { pa_service: "ABA", cpt, n_units: 1, start_date: "2024-01-01", end_date: "2024-02-01" });
+    const assessmentService = parsePatient(withPa([{ ...assessment, services: [{ ...service, cpt }] }]));
+    if (stored === null) {
+      expect(paService).toMatchObject({ ok: false, errors: { cpt: CPT_MESSAGE } });
+      expect(assessmentService).toMatchObject({ ok: false, errors: { "pa_assessments.0.services.0.cpt": CPT_MESSAGE } });
+    } else {
+      expect(paService).toMatchObject({ ok: true, data: { cpt: stored } });
+      expect(assessmentService.ok && assessmentService.data.pa_assessments[0]!.services[0]!.cpt).toBe(stored);
+    }
+  });
+
+  // A stored value sent back as it is passes, so records saved before a rule stay editable; a new or changed one is checked.
+  it.each<[label: string, stored: string, sent: string, ok: boolean]>([
+    ["the stored CPT sent back", "9715", "9715", true],
+    ["the stored CPT in another letter case", "abcd1", "ABCD1", true],
+    ["another refused CPT", "9715", "9716", false],
+    ["a valid CPT over a refused one", "9715", "97153", true],
+  ])("PA service: %s → %s", (_label, stored, sent, ok) => {
+    const r = parseWith(paServiceInput(stored), { pa_service: "ABA", cpt: sent, n_units: 1, start_date: "2024-01-01", end_date: "2024-02-01" });
+    expect(r.ok).toBe(ok);
+    if (!r.ok) expect(r.errors.cpt).toBe(CPT_MESSAGE);
+  });
+
+  it.each<[label: string, sent: unknown[], errorKey: string | null]>([
+    ["the stored list sent back as it is", [legacy], null],
+    ["a stored service moved to another position", [assessment, legacy], null],
+    ["the legacy row's units changed", [{ ...legacy, services: [{ ...legacy.services[0], n_units: "41" }] }], null],
+    ["another refused CPT", [{ ...legacy, services: [{ ...legacy.services[0], cpt: "ABCDF" }] }], "pa_assessments.0.services.0.cpt"],
+    ["the service's dates changed, still outside", [{ ...legacy, services: [{ ...legacy.services[0], end_date: "2024-09-02" }] }], "pa_assessments.0.services.0.end_date"],
+    ["the assessment's dates changed, the service still outside", [{ ...legacy, end_date: "2024-06-29" }], "pa_assessments.0.services.0.end_date"],
+    ["a new service outside", [{ ...legacy, services: [...legacy.services, { ...service, start_date: "2024-07-01", end_date: "2024-07-31" }] }], "pa_assessments.0.services.1.end_date"],
+  ])("PA assessments stored before the rules: %s", (_label, sent, errorKey) => {
+    const r = parsePatient(withPa(sent), null, readPaAssessments([legacy]));
+    if (errorKey === null) expect(r).toMatchObject({ ok: true });
+    else expect(r.ok === false && Object.keys(r.errors)).toEqual([errorKey]);
+  });
+
+  it("a one-day assessment and service are valid, as a one-day PA service is", () => {
+    const day = { ...assessment, start_date: "2024-01-01", end_date: "2024-01-01", services: [{ ...service, start_date: "2024-01-01", end_date: "2024-01-01" }] };
+    expect(parsePatient(withPa([day]))).toMatchObject({ ok: true });
+    expect(parseWith(PaServiceInput, { pa_service: "ABA", cpt: "97153", n_units: 1, start_date: "2024-01-01", end_date: "2024-01-01" })).toMatchObject({ ok: true });
   });
 
   it.each([
@@ -218,6 +277,8 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     [undefined, []],
     ["nonsense", []],
     [[{ assessment: "A", start_date: "2024-01-01", end_date: "2024-02-01", services: [] }], [{ assessment: "A", start_date: "2024-01-01", end_date: "2024-02-01", services: [] }]],
+    // Saved before the CPT and date rules of stop 36: still shown (and so kept by the next save).
+    [[{ assessment: "A", start_date: "2024-01-01", end_date: "2024-02-01", services: [{ start_date: "2024-03-01", end_date: "2024-03-02", cpt: "abcd", n_units: 1, provider: null }] }], [{ assessment: "A", start_date: "2024-01-01", end_date: "2024-02-01", services: [{ start_date: "2024-03-01", end_date: "2024-03-02", cpt: "abcd", n_units: 1, provider: null }] }]],
   ])("reads stored %j back as %j", (stored, expected) => {
     expect(readPaAssessments(stored)).toEqual(expected);
   });

@@ -2,6 +2,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { auditLog, insurances, paServices, patients, userLocations, users } from "~/db/schema";
+import { CPT_MESSAGE } from "~/domain/insurance";
 import { ListQuery } from "~/domain/paging";
 import type { Permission } from "~/domain/permissions";
 import { getUserActor } from "~/models/actors.server";
@@ -187,6 +188,60 @@ describe("/api/v2/pa-services", () => {
     expect(await db().select().from(paServices).where(eq(paServices.patientId, p.id))).toHaveLength(0);
   });
 
+  // One CPT rule for authorizations and insurer services (decision 017, stop 36).
+  it.each<[cpt: string, status: number]>([
+    ["ABCDE", 422],
+    ["9715", 422],
+    ["97-53", 422],
+    ["971533", 422],
+    ["97153", 201],
+    ["0364t", 201],
+  ])("POST with CPT %j answers %s; a refused one is written nowhere", async (cpt, status) => {
+    const { p, token } = await setup();
+    const res = await api("/v2/pa-services", { method: "POST", token, body: pa(p.id, { cpt }) });
+    expect(res.status).toBe(status);
+    const rows = await db().select().from(paServices).where(eq(paServices.patientId, p.id));
+    if (status === 422) {
+      expect(((await res.json()) as { errors: Record<string, string> }).errors.cpt).toBe(CPT_MESSAGE);
+      expect(rows).toHaveLength(0);
+    } else expect(rows.map((r) => r.cpt)).toEqual([cpt.toUpperCase()]);
+  });
+
+  it("a CPT stored before the rule stays while a save keeps it; changing it to another refused one is 422", async () => {
+    const { p, token } = await setup();
+    const [s] = await db().insert(paServices).values({ patientId: p.id, paService: "Old", cpt: "9715", nUnits: 5, startDate: "2026-01-01", endDate: "2026-02-01" }).returning();
+    const patch = await api(`/v2/pa-services/${s!.id}`, { method: "PATCH", token, body: { n_units: 6 } });
+    expect(patch.status).toBe(200);
+    const put = await api(`/v2/pa-services/${s!.id}`, { method: "PUT", token, body: pa(p.id, { cpt: "9715", n_units: 7 }) });
+    expect(put.status).toBe(200);
+    const changed = await api(`/v2/pa-services/${s!.id}`, { method: "PATCH", token, body: { cpt: "ABCDE" } });
+    expect(changed.status).toBe(422);
+    expect(((await changed.json()) as { errors: Record<string, string> }).errors.cpt).toBe(CPT_MESSAGE);
+    expect((await db().select().from(paServices).where(eq(paServices.id, s!.id)))[0]).toMatchObject({ cpt: "9715", nUnits: 7 });
+  });
+
+  // A PA service is its client's: another patient_id is refused, never dropped (decision 044).
+  it.each<[label: string, method: "PUT" | "PATCH", body: (own: number, other: number) => Record<string, unknown>, status: number]>([
+    ["PUT with another client", "PUT", (_own, other) => pa(other, { n_units: 12 }), 422],
+    ["PATCH with another client alone", "PATCH", (_own, other) => ({ patient_id: other }), 422],
+    ["PATCH with another client and units", "PATCH", (_own, other) => ({ patient_id: other, n_units: 12 }), 422],
+    ["PATCH with null", "PATCH", () => ({ patient_id: null, n_units: 12 }), 422],
+    ["PUT with its own client", "PUT", (own) => pa(own, { n_units: 12 }), 200],
+    ["PATCH with its own client as text", "PATCH", (own) => ({ patient_id: String(own), n_units: 12 }), 200],
+  ])("%s → %s", async (_label, method, body, status) => {
+    const { loc, p, token } = await setup();
+    const other = await createPatient({ locationId: loc.id });
+    const [s] = await db().insert(paServices).values({ patientId: p.id, paService: "X", cpt: "97153", nUnits: 5, startDate: "2026-01-01", endDate: "2026-06-30" }).returning();
+    const res = await api(`/v2/pa-services/${s!.id}`, { method, token, body: body(p.id, other.id) });
+    expect(res.status).toBe(status);
+    const after = (await db().select().from(paServices).where(eq(paServices.id, s!.id)))[0]!;
+    expect(after.patientId).toBe(p.id);
+    if (status === 422) {
+      expect(((await res.json()) as { errors: Record<string, string> }).errors.patient_id).toBe("A PA service cannot be moved to another client.");
+      expect(after).toEqual(s);
+    } else expect(after.nUnits).toBe(12);
+  });
+
   it("a client of another location: 422 on create, 404 on its services", async () => {
     const { token } = await setup();
     const other = await createPatient({ locationId: (await createLocation()).id });
@@ -332,6 +387,10 @@ describe("client screens", () => {
     const bad = await post(path, { intent: "pa-create", ...fields, end_date: "2025-01-01" }, cookie);
     expect(bad.status).toBe(422);
     expect(await bad.text()).toContain("The end date cannot be before the start date.");
+    const badCpt = await post(path, { intent: "pa-create", ...fields, cpt: "ABCDE" }, cookie);
+    expect(badCpt.status).toBe(422);
+    expect(await badCpt.text()).toContain("Enter a 5-character CPT code: 4 digits, then a digit or a letter (for example 97153).");
+    expect(await db().select().from(paServices).where(eq(paServices.patientId, p.id))).toHaveLength(0);
     expect((await post(path, { intent: "pa-create", ...fields }, cookie)).status).toBe(303);
     const [s] = await db().select().from(paServices).where(eq(paServices.patientId, p.id));
     expect((await post(path, { intent: "pa-update", pa_id: String(s!.id), version: "1", ...fields, n_units: "60" }, cookie)).status).toBe(303);
@@ -600,8 +659,13 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
   });
 
   it.each([
-    ["pa_assessments.0.services.1.cpt", "Enter a valid CPT code (for example 97153).", [assessment("A", [service("97151"), service("97-53")])]],
-    ["pa_assessments.1.end_date", "The end date must be after the start date.", [assessment("A", []), { ...assessment("B", []), end_date: "2023-12-31" }]],
+    ["pa_assessments.0.services.1.cpt", CPT_MESSAGE, [assessment("A", [service("97151"), service("97-53")])]],
+    ["pa_assessments.0.services.0.cpt", CPT_MESSAGE, [assessment("A", [service("ABCDE")])]],
+    ["pa_assessments.0.services.0.cpt", CPT_MESSAGE, [assessment("A", [service("9715")])]],
+    ["pa_assessments.1.end_date", "The end date cannot be before the start date.", [assessment("A", []), { ...assessment("B", []), end_date: "2023-12-31" }]],
+    ["pa_assessments.0.services.0.end_date", "The end date cannot be before the start date.", [assessment("A", [service("97151", { end_date: "2024-01-31" })])]],
+    ["pa_assessments.0.services.1.start_date", "The service dates must fall within the assessment's dates (2024-01-01 to 2024-06-30).", [assessment("A", [service("97151"), service("97153", { start_date: "2023-12-01" })])]],
+    ["pa_assessments.0.services.0.end_date", "The service dates must fall within the assessment's dates (2024-01-01 to 2024-06-30).", [assessment("A", [service("97151", { start_date: "2027-04-01", end_date: "2027-05-01" })])]],
     ["pa_assessments.0.assessment", "Assessment is required.", [assessment("", [])]],
     ["pa_assessments.0.services.0.n_units", "Units must be 0 or more.", [assessment("A", [service("97151", { n_units: -2 })])]],
   ])("API: bad nested input answers 422 at %s (%s) and changes nothing", async (key, message, pa) => {
@@ -620,6 +684,42 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     expect((await api("/v2/patients", { method: "POST", token, body: valid(loc.id, { patient_identifier: ident0, pa_assessments: pa }) })).status).toBe(422);
     expect(await db().select().from(patients).where(eq(patients.patientIdentifier, ident0))).toHaveLength(0);
     expect((await auditRows("patient", p.id)).map((r) => r.action)).toEqual([]);
+  });
+
+  it("API: a one-day assessment and service (end = start) are saved, as a one-day PA service is", async () => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
+    const p = await createPatient({ locationId: loc.id });
+    const day = [{ ...assessment("A", [service("97151", { start_date: "2024-01-01", end_date: "2024-01-01" })]), end_date: "2024-01-01" }];
+    const res = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { pa_assessments: day } });
+    expect(res.status).toBe(200);
+    expect(JSON.parse((await row(p.id)).details).pa_assessments).toEqual(day);
+  });
+
+  it("API and screen: assessments stored before the CPT and date rules stay editable; a new value is checked", async () => {
+    const loc = await createLocation();
+    const user = await createUser({ permissions: MANAGE, locations: [loc.id] });
+    const token = await apiToken(user);
+    const legacy = [assessment("Old", [service("ABCDE", { end_date: "2024-09-01" })])];
+    const p = await createPatient({ locationId: loc.id, details: JSON.stringify({ pa_assessments: legacy }) });
+    // Shown as stored, and a PATCH of another field or the list sent back as it is saves.
+    const shown = (await (await api(`/v2/patients/${p.id}`, { token })).json()) as { data: { pa_assessments: unknown } };
+    expect(shown.data.pa_assessments).toEqual(legacy);
+    expect((await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { city: "Tampa" } })).status).toBe(200);
+    expect((await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { pa_assessments: legacy } })).status).toBe(200);
+    // A changed CPT must pass.
+    const bad = await api(`/v2/patients/${p.id}`, { method: "PATCH", token, body: { pa_assessments: [assessment("Old", [service("ABCDF", { end_date: "2024-09-01" })])] } });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { errors: Record<string, string> }).errors["pa_assessments.0.services.0.cpt"]).toBe(CPT_MESSAGE);
+    // The edit form without JavaScript saves the untouched rows.
+    const cookie = await signInCookie(user);
+    const fields = {
+      patient_identifier: p.patientIdentifier, first_name: p.firstName, last_name: p.lastName, status: "active", location_id: String(loc.id), version: "3", intent: "save",
+      "pa_assessments[0][assessment]": "Old", "pa_assessments[0][start_date]": "2024-01-01", "pa_assessments[0][end_date]": "2024-06-30",
+      "pa_assessments[0][services][0][start_date]": "2024-02-01", "pa_assessments[0][services][0][end_date]": "2024-09-01", "pa_assessments[0][services][0][cpt]": "ABCDE", "pa_assessments[0][services][0][n_units]": "40", "pa_assessments[0][services][0][provider]": "Dr. Ruiz",
+    };
+    expect((await post(`/patients/list/edit/${p.id}`, fields, cookie)).status).toBe(303);
+    expect(JSON.parse((await row(p.id)).details).pa_assessments).toEqual(legacy);
   });
 
   it("edit form without JavaScript: add an assessment with two services, save, the profile shows them; Remove re-renders without saving", async () => {
@@ -654,8 +754,21 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     expect(badCpt.status).toBe(422);
     const badHtml = await badCpt.text();
     expect(badHtml).toContain('id="f-pa_assessments-0-services-1-cpt-error"');
-    expect(badHtml).toContain("Enter a valid CPT code (for example 97153).");
+    expect(badHtml).toContain("Enter a 5-character CPT code: 4 digits, then a digit or a letter (for example 97153).");
     expect(badHtml).toContain('value="Dr. Ruiz"');
+    expect((await row(p.id)).version).toBe(1);
+    for (const cpt of ["ABCDE", "9715"]) {
+      const refused = await post(path, { ...typed, ...s0, ...s1, "pa_assessments[0][services][1][cpt]": cpt, intent: "save" }, cookie);
+      expect(refused.status, cpt).toBe(422);
+      expect(await refused.text()).toContain(`value="${cpt}"`);
+    }
+    // A service outside its assessment's dates: a field error on that row, what was typed kept, nothing saved.
+    const outside = await post(path, { ...typed, ...s0, ...s1, "pa_assessments[0][services][1][start_date]": "2027-04-01", "pa_assessments[0][services][1][end_date]": "2027-05-01", intent: "save" }, cookie);
+    expect(outside.status).toBe(422);
+    const outsideHtml = await outside.text();
+    expect(outsideHtml).toContain('id="f-pa_assessments-0-services-1-end_date-error"');
+    expect(outsideHtml).toContain("The service dates must fall within the assessment&#x27;s dates (2024-01-01 to 2024-06-30).");
+    expect(outsideHtml).toContain('value="2027-04-01"');
     expect((await row(p.id)).version).toBe(1);
 
     const saved = await post(path, { ...typed, ...s0, ...s1, intent: "save" }, cookie);
