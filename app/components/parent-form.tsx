@@ -6,8 +6,8 @@ import { GENDERS } from "~/domain/patients";
 /**
  * The parent's fields (platform §3 Parent/guardian), shared by the add screen and the profile's edit form.
  * Works without JavaScript: each field shows its error and keeps the value typed. `signInFixed`: the user
- * may not change who signs in as the parent (decision 015), so email and status are shown but not offered
- * for change (still posted, so the rest of the form saves).
+ * may not change who signs in as the parent or where they belong (decision 015), so email, location and status
+ * are shown but not offered for change (still posted, so the rest of the form saves).
  */
 export function ParentFields({
   values,
@@ -35,7 +35,14 @@ export function ParentFields({
       <Field label="City" name="city" defaultValue={t("city")} error={errors.city} />
       <Field label="State" name="state" defaultValue={t("state")} error={errors.state} />
       <Field label="ZIP code" name="zip_code" inputMode="numeric" defaultValue={t("zip_code")} error={errors.zip_code} />
-      <SelectField label="Location" name="location_id" placeholder="None" options={locations.map((l) => ({ value: l.id, label: l.title }))} defaultValue={t("location_id")} error={errors.location_id} />
+      <SelectField
+        label="Location"
+        name="location_id"
+        placeholder={signInFixed && t("location_id") ? undefined : "None"}
+        options={locations.filter((l) => !signInFixed || String(l.id) === t("location_id")).map((l) => ({ value: l.id, label: l.title }))}
+        defaultValue={t("location_id")}
+        error={errors.location_id}
+      />
       <SelectField
         label="Status"
         name="status"

@@ -15,8 +15,8 @@ import { canSeeLocation, locationScope, normalizePermissions, PERMISSIONS, type 
  *   needs the actor to cover every location the target works at (or to see every location); a location
  *   may be added only if the actor covers it.
  * - Parents. Whoever signs in as a parent sees their children (decision 040), so a parent's sign-in
- *   (password, email, status) and deletion need the actor to cover the parent's own location and every
- *   location of their children (mayChangeParent).
+ *   (password, email, status), their location and deletion need the actor to cover the parent's own location
+ *   and every location of their children (mayChangeParent).
  */
 
 export const SUPERADMIN = "SUPERADMIN";
@@ -137,7 +137,7 @@ export const CHANGE_MESSAGES = {
   notCoveredField: "Not changed: only someone who manages every one of their locations can change this.",
   parentNotFound: "Parent not found.",
   roleHoldersNotCovered: "People at locations you do not manage hold this role: only someone who manages every one of their locations can change its permissions.",
-  parentNotCovered: "You can change this parent's password, email or status, or delete them, only if you work at every location of their children.",
+  parentNotCovered: "You can change this parent's password, email, status or location, or delete them, only if you work at every location of their children.",
 } as const;
 
 function deny(status: 403 | 404, message: string): Verdict {
@@ -198,7 +198,8 @@ export interface ParentTarget {
 }
 
 /** The changes to a parent's account that decide who can sign in as it. */
-export type ParentSignInChange = Extract<IdentityChange, "password" | "email" | "status" | "delete">;
+/** "locations": a move of the parent to another location or to none (decision 015, stop 36). */
+export type ParentSignInChange = Extract<IdentityChange, "password" | "email" | "status" | "locations" | "delete">;
 
 /**
  * May the actor make these changes to a parent (decision 015, stop 24)? Signing in as a parent opens their

@@ -114,7 +114,7 @@ export async function getParent(ctx: ModelContext, id: number): Promise<ParentJs
  * The parent's profile screen: the parent in scope (404 first), the children the actor may see and the
  * locations of all their children in one batch; then the read's audit row, naming the children shown
  * (decision 019), in the batch of the location options (session, reads, batch: 3 round trips).
- * `maySetSignIn`: whether the actor may change the parent's password, email or status (decision 015).
+ * `maySetSignIn`: whether the actor may change the parent's password, email, status or location (decision 015).
  */
 export async function getParentProfile(ctx: ModelContext, id: number) {
   const [[row], children, childLocations] = await ctx.db.batch([parentRecordQuery(ctx, id), childrenQuery(ctx, id), childLocationsQuery(ctx, id)]);
@@ -345,20 +345,21 @@ export async function updateParent(
   const parsed = parseChange(ParentInput, raw, opts.partial ? parentAsInput(current) : null);
   const password = passwordToSet(raw, opts.profileForm ? undefined : opts.app);
   if (!parsed.ok || !password.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(password.ok ? {} : password.errors) });
-  // A new password, email or status changes who can sign in as the parent: the actor must cover their children's locations.
+  // A new password, email or status changes who can sign in as the parent, and a new location (another or none) who
+  // sees and manages them: the actor must cover their children's locations (decision 015, stop 36).
   const changes: ParentSignInChange[] = [];
   if (password.data) changes.push("password");
   if (parsed.data.email.toLowerCase() !== current.email.toLowerCase()) changes.push("email");
   if (parsed.data.status !== current.status) changes.push("status");
+  if (parsed.data.location_id !== current.location_id) changes.push("locations");
   const refusal = refused(mayChangeParent(ctx.actor, target, changes));
   if (refusal) return refusal;
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
   const errors = await check(ctx, parsed.data, current, read);
   if (Object.keys(errors).length) return invalid(errors);
-  // A new password, email, status or location ends every session and API token of the parent (a location needs no
-  // more coverage than seeing the parent and the new location: access follows the children, decision 015).
-  const endsAccess = changes.length > 0 || parsed.data.location_id !== current.location_id;
+  // A new password, email, status or location ends every session and API token of the parent.
+  const endsAccess = changes.length > 0;
   const passwordHash = password.data ? await hashPassword(password.data.password, password.data.app.env.PASSWORD_PEPPER ?? "") : null;
   const results = await withAudit(
     ctx.db,

@@ -355,7 +355,7 @@ describe("adding a parent (/parents/add) and /parents", () => {
 
 describe("who may change a parent's sign-in (decision 015, stop 24)", () => {
   const NEW = "garden-gate-42";
-  const NOT_COVERED = "You can change this parent's password, email or status, or delete them, only if you work at every location of their children.";
+  const NOT_COVERED = "You can change this parent's password, email, status or location, or delete them, only if you work at every location of their children.";
   const rowOf = async (id: number) => (await db().select().from(parents).where(eq(parents.id, id)))[0]!;
   /** The changes recorded against the parent (not reads, not their own sign-ins). */
   const changeAudits = async (id: number) => (await audits(id)).filter((r) => ["update", "password", "delete"].includes(r.action));
@@ -476,6 +476,62 @@ describe("who may change a parent's sign-in (decision 015, stop 24)", () => {
     expect((await rowOf(parent.id)).locationId, label).toBe(move ? at.B : at.A);
     expect((await request("/change-password", { cookie: session })).status, label).toBe(move ? 302 : 200);
     expect((await api("/auth/me", { method: "POST", token: parentToken })).status, label).toBe(move ? 401 : 200);
+  });
+
+  // A parent's location (another one, or none) is changed only by someone covering every location of their live
+  // children, as for email and status (decision 015, stop 36): a clinic serving none of the children cannot take the
+  // family's parent record over, nor sign the parent out by moving them.
+  type Move = [label: string, actor: Place[] | "ADMIN", parent: Place | null, children: Place[], to: Place | null, expected: 200 | 403];
+  it.each<Move>([
+    ["no location, child at A, staff at B moves the parent to B", ["B"], null, ["A"], "B", 403],
+    ["no location, children at A and C, staff at A and B moves the parent to B", ["A", "B"], null, ["A", "C"], "B", 403],
+    ["parent at B, child at A, staff at B moves the parent elsewhere (C)", ["B", "C"], "B", ["A"], "C", 403],
+    ["no location, child at A, staff at A and B moves the parent to B", ["A", "B"], null, ["A"], "B", 200],
+    ["parent at A, child at A, staff at A and B moves the parent to B", ["A", "B"], "A", ["A"], "B", 200],
+    ["no location, no children, staff at B moves the parent to B", ["B"], null, [], "B", 200],
+    ["ADMIN clears the location of a parent with children at A and B", "ADMIN", "A", ["A", "B"], null, 200],
+  ])("location change: %s → %s (screen and API); a refusal writes nothing and ends no session", async (_label, actorAt, parentAt, childrenAt, to, expected) => {
+    const { loc, cookie, token, parentFor } = await setup(actorAt, parentAt, childrenAt);
+    const target = to ? loc[to].id : null;
+    const runs: [string, (p: { id: number; email: string }) => Promise<Response>, number][] = [
+      ["screen", (p) => post(`/parents/profile/${p.id}`, { intent: "save", version: "1", name: "Pat", surname: "Parent", email: p.email, location_id: target === null ? "" : String(target), status: "active" }, cookie), expected === 200 ? 303 : 403],
+      ["API PATCH", (p) => api(`/v2/parents/${p.id}`, { method: "PATCH", token, body: { location_id: target } }), expected],
+    ];
+    for (const [what, run, status] of runs) {
+      const parent = await parentFor();
+      const parentToken = await apiToken(parent, true);
+      const before = await rowOf(parent.id);
+      const res = await run(parent);
+      expect(res.status, what).toBe(status);
+      if (status === 403) {
+        expect(await res.text(), what).toContain(what === "screen" ? onScreen(NOT_COVERED) : NOT_COVERED);
+        expect(await rowOf(parent.id), what).toEqual(before);
+        expect(await changeAudits(parent.id), what).toHaveLength(0);
+        expect((await api("/auth/me", { method: "POST", token: parentToken })).status, what).toBe(200);
+      } else {
+        expect((await rowOf(parent.id)).locationId, what).toBe(target);
+        expect((await api("/auth/me", { method: "POST", token: parentToken })).status, what).toBe(401);
+      }
+      // Other edits keep their rule: whoever sees the parent may change the phone.
+      expect((await api(`/v2/parents/${parent.id}`, { method: "PATCH", token, body: { phone: "813-555-0199" } })).status, what).toBe(200);
+    }
+  });
+
+  it("a parent without a location whose child is elsewhere: the profile offers no other location; the children's own clinic still reads the parent", async () => {
+    const miami = await createLocation();
+    const denver = await createLocation();
+    const parent = await createParent({ locationId: null });
+    const child = await createPatient({ locationId: miami.id, parentId: parent.id });
+    const cookie = await signInCookie(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [denver.id] }));
+    const html = await (await request(`/parents/profile/${parent.id}`, { cookie })).text();
+    const select = /<select[^>]*name="location_id"[\s\S]*?<\/select>/.exec(html)![0];
+    expect(select).not.toContain(`value="${denver.id}"`);
+    expect(select).toMatch(/<option value=""[^>]*>None<\/option><\/select>/);
+    const moved = await api(`/v2/parents/${parent.id}`, { method: "PATCH", token: await apiToken(await createUser({ permissions: ["view_parents", "manage_parents"], locations: [denver.id] })), body: { location_id: denver.id } });
+    expect(moved.status).toBe(403);
+    const doctor = await apiToken(await createUser({ permissions: ["view_parents", "view_clients"], locations: [miami.id] }));
+    expect((await api(`/v2/parents/${parent.id}`, { token: doctor })).status).toBe(200);
+    expect((await (await api(`/v2/patients/${child.id}`, { token: doctor })).json()) as { data: { parent_id: number } }).toMatchObject({ data: { parent_id: parent.id } });
   });
 
   it("a refused password, email, status or delete leaves the parent's password, email, sessions and tokens as they were", async () => {
