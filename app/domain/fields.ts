@@ -248,6 +248,36 @@ export function choiceList<const T extends readonly string[]>(values: T, message
   );
 }
 
+/**
+ * The USPS state and territory codes an 837P address takes (N402): the 50 states, DC, PR, GU, VI, AS and MP.
+ * One state rule for every address a claim reads (location, client, insurer; decision 017, stop 36).
+ */
+export const US_STATE_CODES = [
+  "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO",
+  "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
+  "DC", "PR", "GU", "VI", "AS", "MP",
+] as const;
+const STATE_CODES: ReadonlySet<string> = new Set(US_STATE_CODES);
+export const STATE_MESSAGE = "Enter the 2-letter state code (for example FL).";
+
+/** Whether a typed state is one of US_STATE_CODES in any letter case, once trimmed. */
+export function isStateCode(s: string): boolean {
+  return STATE_CODES.has(s.trim().toUpperCase());
+}
+
+/**
+ * An optional state field, stored in upper case. `stored`: the record's stored value, which passes when sent back as it
+ * is (in any letter case) although the rule refuses it (saved before it); a new or changed value must be a code.
+ */
+export function optionalState(label: string, stored: unknown = null) {
+  const kept = (s: string) => typeof stored === "string" && s.toUpperCase() === stored.trim().toUpperCase();
+  return v.pipe(
+    optionalLine(label, 50),
+    v.check((x: string | null) => x === null || isStateCode(x) || kept(x), STATE_MESSAGE),
+    v.transform((x: string | null) => (x !== null && isStateCode(x) ? x.toUpperCase() : x)),
+  );
+}
+
 /** Two dates where the end must come after the start. */
 export function endAfterStart<T extends { start: string | null; end: string | null }>(pick: (x: Record<string, unknown>) => T) {
   return (x: Record<string, unknown>) => {

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, flag, numberOrNull, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, optionalZip, requiredLine } from "./fields";
+import { choiceList, flag, numberOrNull, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalState, optionalText, optionalZip, requiredLine } from "./fields";
 import { POS_CODE_VALUES } from "./locations";
 import { hasAtMostDecimals, MAX_MONEY, searchText, type SetElsewhere } from "./validation";
 import type { NoteType } from "./notes";
@@ -228,13 +228,13 @@ function posList(label: string) {
   return choiceList(POS_CODE_VALUES, `${label}: choose place-of-service codes from the list.`);
 }
 
-/** One schema for the insurer form and the insurer API. */
-export const InsuranceInput = v.object({
+/** One schema for the insurer form and the insurer API. `storedState`: an edit's stored state (optionalState). */
+export const insuranceInput = (storedState: string | null = null) => v.object({
   name: requiredLine("Name", 150),
   street: optionalLine("Street", 255),
   street2: optionalLine("Street 2", 255),
   city: optionalLine("City", 100),
-  state: optionalLine("State", 50),
+  state: optionalState("State", storedState),
   zip: optionalZip,
   payer_id: optionalLine("Payer ID", 50),
   notes: optionalText("Notes", 2000),
@@ -244,6 +244,7 @@ export const InsuranceInput = v.object({
   pos_allowed_to_tt: posList("POS allowed to TT"),
   extra_pos_for_bcba: posList("Extra POS for BCBA"),
 });
+export const InsuranceInput = insuranceInput();
 export type InsuranceInput = v.InferOutput<typeof InsuranceInput>;
 
 const ServiceCode = v.pipe(

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, MESSAGES, optionalDigits, optionalEmail, optionalLine, optionalNpi, optionalPhone, optionalZip, requiredLine } from "./fields";
+import { choiceList, MESSAGES, optionalDigits, optionalEmail, optionalLine, optionalNpi, optionalPhone, optionalState, optionalZip, requiredLine } from "./fields";
 import { TAX_ID_MESSAGE } from "./npi";
 import { canonicalTimeZone, isValidTimeZone } from "./time";
 import { isControlOrInvisible } from "./x12";
@@ -27,15 +27,18 @@ export function posLabel(code: string): string {
 /** The US time zones offered first in forms; any IANA zone is accepted. */
 export const COMMON_TIME_ZONES = ["America/New_York", "America/Chicago", "America/Denver", "America/Phoenix", "America/Los_Angeles", "America/Anchorage", "Pacific/Honolulu", "America/Puerto_Rico"] as const;
 
-/** One schema for the location form and the location API. */
-export const LocationInput = v.object({
+/**
+ * One schema for the location form and the location API. `storedState`: an edit's stored state, kept when sent back
+ * as it is (optionalState).
+ */
+export const locationInput = (storedState: string | null = null) => v.object({
   title: requiredLine("Title", 120),
   address: optionalLine("Address", 255),
   phone1: optionalPhone,
   phone2: optionalPhone,
   email: optionalEmail,
   city: optionalLine("City", 100),
-  state: optionalLine("State", 50),
+  state: optionalState("State", storedState),
   zip: optionalZip,
   telfax: optionalPhone,
   // Stored as IANA spells it, whatever the case typed (probe 8962 item 4).
@@ -51,6 +54,7 @@ export const LocationInput = v.object({
   npi: optionalNpi,
   tax_id: optionalDigits(TAX_ID_MESSAGE, 9),
 });
+export const LocationInput = locationInput();
 
 /** Two live locations may not share a title (decision 017, stop 33): twins in every chooser put people on the wrong one. */
 export const DUPLICATE_LOCATION_TITLE = "A location with this title already exists.";

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { choiceList, choiceOr, DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE, flag, MESSAGES, optionalDiagnosisCode, optionalChoice, optionalDate, optionalEmail, optionalId, optionalLine, optionalMoney, optionalPhone, optionalText, optionalZip, requiredDate, requiredInt, requiredLine } from "./fields";
+import { choiceList, choiceOr, DIAGNOSIS_CODE, DIAGNOSIS_CODE_MESSAGE, flag, MESSAGES, optionalDiagnosisCode, optionalChoice, optionalDate, optionalEmail, optionalId, optionalLine, optionalMoney, optionalPhone, optionalState, optionalText, optionalZip, requiredDate, requiredInt, requiredLine } from "./fields";
 import { intakeErrors } from "./intake";
 import { POS_CODE_VALUES } from "./locations";
 import { cptField, datesInOrder, paAssessmentsSchema, paAssessmentsSchemaFor, type PaAssessment } from "./pa-assessments";
@@ -318,16 +318,27 @@ export type PatientInput = {
 
 const PATIENT_ENTRIES = Object.fromEntries(PATIENT_FIELDS.map((x) => [x.name, schemaFor(x)]));
 
-/** The client schema with `assessments` as its PA assessments' schema (new ones, or a save over stored ones). */
-function patientSchema(assessments: v.GenericSchema) {
+/** The client's state fields: the state rule (optionalState, decision 017, stop 36), each with its stored value kept. */
+const STATE_FIELDS = [
+  ["state", "State"],
+  ["parent_state", "Parent state"],
+] as const;
+
+/** What an edit keeps as stored although today's rules refuse it (the client as read); none for a create. */
+export type PatientStored = { pa_assessments?: readonly PaAssessment[] } & Record<string, unknown>;
+
+/** The client schema, checking new values and keeping `stored` ones sent back as they are (assessments, states). */
+function patientSchema(stored: PatientStored | null) {
+  const states = Object.fromEntries(STATE_FIELDS.map(([name, label]) => [name, optionalState(label, stored?.[name] ?? null)]));
+  const assessments = stored?.pa_assessments?.length ? paAssessmentsSchemaFor(stored.pa_assessments) : paAssessmentsSchema;
   return v.pipe(
-    v.object({ ...PATIENT_ENTRIES, pa_assessments: assessments }) as unknown as v.GenericSchema<unknown, PatientInput>,
+    v.object({ ...PATIENT_ENTRIES, ...states, pa_assessments: assessments }) as unknown as v.GenericSchema<unknown, PatientInput>,
     v.transform((x) => ({ ...x, secondary_diagnosis_codes: secondaryWithoutRepeats(x.diagnosis_code as string | null, x.secondary_diagnosis_codes as string[]) })),
   ) as unknown as v.GenericSchema<unknown, PatientInput>;
 }
 
 /** One schema for the client form and the client API. */
-export const PatientInput = patientSchema(paAssessmentsSchema);
+export const PatientInput = patientSchema(null);
 
 /** The client's fields (the keys an update reads). */
 export const PATIENT_INPUT_FIELDS = [...PATIENT_FIELDS.map((x) => x.name), "pa_assessments"];
@@ -340,12 +351,12 @@ export const PATIENT_SET_ELSEWHERE: SetElsewhere = {
 
 /**
  * Validates a client. Errors are one per field; inside PA assessments they keep their row positions
- * ("pa_assessments.0.services.1.cpt") so the form and the API name the exact cell. `storedAssessments`: the client's
- * assessments as stored (an edit), whose values sent back as they are pass (paAssessmentsSchemaFor).
+ * ("pa_assessments.0.services.1.cpt") so the form and the API name the exact cell. `current`: the client as stored (an
+ * edit), whose values sent back as they are pass although a rule made since refuses them (PatientStored).
  */
-export function parsePatient(input: Record<string, unknown>, stored: Record<string, unknown> | null = null, storedAssessments: readonly PaAssessment[] = []): Parsed<PatientInput> {
-  // An edit's assessments keep the stored values today's rules refuse (a CPT, a service's dates): decision 017, stop 36.
-  const schema = storedAssessments.length ? patientSchema(paAssessmentsSchemaFor(storedAssessments)) : PatientInput;
+export function parsePatient(input: Record<string, unknown>, stored: Record<string, unknown> | null = null, current: PatientStored | null = null): Parsed<PatientInput> {
+  // An edit keeps the stored values today's rules refuse (a CPT, a service's dates, a state): decision 017, stop 36.
+  const schema = current ? patientSchema(current) : PatientInput;
   const r = stored ? safeParseChange(schema, { ...stored, ...input }, sentBy(input)) : safeParsePlain(schema, input);
   if (r.success) return { ok: true, data: r.output };
   const nested = r.issues.filter((i) => i.path?.[0]?.key === "pa_assessments");

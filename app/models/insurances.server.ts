@@ -1,7 +1,7 @@
 import { and, asc, count, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { insuranceServices, insurances, locations } from "~/db/schema";
 import { dollarPrice, pickService } from "~/domain/billing";
-import { INSURER_IN_USE, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
+import { INSURER_IN_USE, insuranceInput, InsuranceInput, InsuranceServiceInput, modifierInfo, SERVICE_SET_ELSEWHERE, SERVICE_TWIN_MESSAGE, serviceCode, serviceLocationText, serviceTwinKey, splitModifiers, unitMultiplier, type PriceLookupQuery } from "~/domain/insurance";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { fieldsSetElsewhere, namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -168,7 +168,8 @@ export async function updateInsurance(
   const current = await getInsuranceRow(ctx, id);
   if (!current) return notFound("Insurance");
   if (namesNoField(raw, InsuranceInput)) return nothingToChange();
-  const parsed = parseChange(InsuranceInput, raw, opts.partial ? asInput(current) : null);
+  // A stored state sent back as it is passes; a new or changed one must be a state code (decision 017, stop 36).
+  const parsed = parseChange(insuranceInput(current.state), raw, opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "insurance", entityId: id }, () => [
     ctx.db

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gte, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { locations, userLocations, users } from "~/db/schema";
-import { DUPLICATE_LOCATION_TITLE, LOCATION_IN_USE, LocationInput, locationTitleKey } from "~/domain/locations";
+import { DUPLICATE_LOCATION_TITLE, LOCATION_IN_USE, locationInput, LocationInput, locationTitleKey } from "~/domain/locations";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { locationScope } from "~/domain/permissions";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
@@ -137,7 +137,8 @@ export async function updateLocation(ctx: ModelContext, id: number, raw: Record<
   const current = await getLocation(ctx, id);
   if (!current) return notFound("Location");
   if (namesNoField(raw, LocationInput)) return nothingToChange();
-  const parsed = parseChange(LocationInput, raw, opts.partial ? asInput(current) : null);
+  // A stored state sent back as it is passes; a new or changed one must be a state code (decision 017, stop 36).
+  const parsed = parseChange(locationInput(current.state), raw, opts.partial ? asInput(current) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // Only a changed title is checked, so two twins saved before the rule can still be edited (and one renamed).
   const retitled = locationTitleKey(parsed.data.title) !== locationTitleKey(current.title);

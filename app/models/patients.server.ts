@@ -559,7 +559,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   // (decision 017; the scrubber names the stored one).
   const keepsCode = !isDiagnosisCodeText(current.diagnosis_code) && keptDetails(raw, current, opts.partial)("diagnosis_code");
   const unchecked = keepsCode ? { diagnosis_code: null } : {};
-  const parsed = parsePatient({ ...raw, ...unchecked }, opts.partial ? { ...patientAsInput(current), ...unchecked } : null, current.pa_assessments);
+  const parsed = parsePatient({ ...raw, ...unchecked }, opts.partial ? { ...patientAsInput(current), ...unchecked } : null, current);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);

@@ -1,14 +1,17 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { choiceOr, flag, hasVisibleText, MESSAGES, numberOrNaN, numberOrNull, optionalEmail, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, requiredInt, requiredLine, requiredText } from "~/domain/fields";
+import { choiceOr, flag, hasVisibleText, isStateCode, MESSAGES, STATE_MESSAGE, numberOrNaN, numberOrNull, optionalEmail, optionalId, optionalInt, optionalLine, optionalMoney, optionalNumber, optionalText, requiredInt, requiredLine, requiredText } from "~/domain/fields";
 import { ParentInput } from "~/domain/parents";
 import { parsePatient } from "~/domain/patients";
+import { insuranceInput } from "~/domain/insurance";
+import { locationInput } from "~/domain/locations";
 import { PLAN_MESSAGES, PlanInput } from "~/domain/plans";
 import { EmployeeInput } from "~/domain/employees";
 import { TicketInput } from "~/domain/tickets";
 import { LoginInput } from "~/domain/auth-schemas";
 import { RateRecordInput } from "~/domain/rates";
 import { CountersignInput } from "~/domain/note-rules";
+import { parseWith } from "~/domain/validation";
 
 /** A required text that prints nothing is empty (probe, stop 24: names of zero-width spaces showed as blank). */
 describe("required text", () => {
@@ -297,5 +300,59 @@ describe("optionalEmail: a contact email a mail server could deliver to (probe 8
     expect(v.safeParse(ParentInput, { name: "A", surname: "B", email }).success).toBe(accepted);
     expect(v.safeParse(EmployeeInput, { name: "A", surname: "B", email, roles: [1], locations: [1] }).issues?.some((i) => i.message === MESSAGES.email) ?? false).toBe(!accepted);
     expect(v.safeParse(LoginInput, { email, password: "x" }).success).toBe(accepted);
+  });
+});
+
+// One state rule for every address a claim reads (decision 017, stop 36): the USPS codes, upper-cased; a stored value
+// sent back as it is passes, so records saved before the rule stay editable.
+describe("optionalState: the location's, the client's and the insurer's state", () => {
+  const schemas = (stored: string | null = null) => [
+    ["location", (state: unknown) => parseWith(locationInput(stored), { title: "L", time_zone: "America/New_York", pos_codes: ["11"], state }), "state"],
+    ["insurer", (state: unknown) => parseWith(insuranceInput(stored), { name: "I", state }), "state"],
+    ["client", (state: unknown) => parsePatient({ patient_identifier: "P-1", first_name: "A", last_name: "B", location_id: 1, state }, null, stored === null ? null : { state: stored }), "state"],
+    ["client's parent", (state: unknown) => parsePatient({ patient_identifier: "P-1", first_name: "A", last_name: "B", location_id: 1, parent_state: state }, null, stored === null ? null : { parent_state: stored }), "parent_state"],
+  ] as const;
+
+  it.each<[typed: unknown, stored: string | null]>([
+    ["FL", "FL"],
+    ["fl", "FL"],
+    [" tx ", "TX"],
+    ["DC", "DC"],
+    ["pr", "PR"],
+    ["GU", "GU"],
+    ["VI", "VI"],
+    ["AS", "AS"],
+    ["MP", "MP"],
+    ["", null],
+    [null, null],
+    [undefined, null],
+  ])("%j is stored as %j", (typed, expected) => {
+    expect(isStateCode(String(typed ?? ""))).toBe(expected !== null);
+    for (const [what, parse, field] of schemas()) {
+      const r = parse(typed);
+      expect(r.ok, what).toBe(true);
+      if (r.ok) expect((r.data as Record<string, unknown>)[field], what).toBe(expected);
+    }
+  });
+
+  it.each(["Texas", "Florida", "California", "XX", "F", "FLA", "F1", "ZZ", "UK"])("%j is refused with the message", (typed) => {
+    for (const [what, parse, field] of schemas()) {
+      const r = parse(typed);
+      expect(r.ok, what).toBe(false);
+      if (!r.ok) expect(r.errors[field], what).toBe(STATE_MESSAGE);
+    }
+  });
+
+  it.each<[stored: string, typed: string, ok: boolean]>([
+    ["Texas", "Texas", true],
+    ["Texas", "TEXAS", true],
+    ["Texas", "Florida", false],
+    ["Texas", "FL", true],
+  ])("stored %j, sent %j → passes: %s", (stored, typed, ok) => {
+    for (const [what, parse, field] of schemas(stored)) {
+      const r = parse(typed);
+      expect(r.ok, what).toBe(ok);
+      if (!r.ok) expect(r.errors[field], what).toBe(STATE_MESSAGE);
+    }
   });
 });

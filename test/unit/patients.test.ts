@@ -216,7 +216,7 @@ describe("PA assessments (clinical §3 Authorizations)", () => {
     ["the assessment's dates changed, the service still outside", [{ ...legacy, end_date: "2024-06-29" }], "pa_assessments.0.services.0.end_date"],
     ["a new service outside", [{ ...legacy, services: [...legacy.services, { ...service, start_date: "2024-07-01", end_date: "2024-07-31" }] }], "pa_assessments.0.services.1.end_date"],
   ])("PA assessments stored before the rules: %s", (_label, sent, errorKey) => {
-    const r = parsePatient(withPa(sent), null, readPaAssessments([legacy]));
+    const r = parsePatient(withPa(sent), null, { pa_assessments: readPaAssessments([legacy]) });
     if (errorKey === null) expect(r).toMatchObject({ ok: true });
     else expect(r.ok === false && Object.keys(r.errors)).toEqual([errorKey]);
   });

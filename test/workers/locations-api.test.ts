@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, locations, parents, userLocations, users } from "~/db/schema";
+import { auditLog, insurances, locations, parents, patients, userLocations, users } from "~/db/schema";
 import { deleteLocation } from "~/models/locations.server";
 import { getActor } from "~/models/actors.server";
 import { api, apiToken, beforeWriteDb, createLocation, createParent, createPatient, createUser, db } from "./helpers";
@@ -255,5 +255,46 @@ describe("a location's title is unique among live locations; its time zone is st
     const loc = await createLocation({ title: title() });
     expect((await api(`/v2/locations/${loc.id}`, { method: "PATCH", token, body: { time_zone: zone } })).status).toBe(200);
     expect((await db().select().from(locations).where(eq(locations.id, loc.id)))[0]!.timeZone).toBe(stored);
+  });
+});
+
+// One state rule for the addresses a claim reads (decision 017, stop 36): the location's, the client's and the insurer's.
+describe("state fields through the API", () => {
+  const STATE = "Enter the 2-letter state code (for example FL).";
+  it.each<[what: string, state: string, status: number]>([
+    ["location", "Texas", 422],
+    ["client", "Florida", 422],
+    ["insurer", "California", 422],
+    ["location", "tx", 200],
+    ["client", "fl", 200],
+    ["insurer", "CA", 200],
+  ])("PATCH a %s's state %j → %s", async (what, state, status) => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ permissions: ["manage_locations_access", "manage_locations", "view_clients", "manage_clients", "manage_insurances"], locations: [loc.id] }));
+    const client = await createPatient({ locationId: loc.id });
+    const [insurer] = await db().insert(insurances).values({ name: `Ins ${Date.now()}` }).returning();
+    const path = { location: `/v2/locations/${loc.id}`, client: `/v2/patients/${client.id}`, insurer: `/v2/insurances/${insurer!.id}` }[what]!;
+    const stored = async () => {
+      if (what === "location") return (await db().select().from(locations).where(eq(locations.id, loc.id)))[0]!.state;
+      if (what === "insurer") return (await db().select().from(insurances).where(eq(insurances.id, insurer!.id)))[0]!.state;
+      return (JSON.parse((await db().select().from(patients).where(eq(patients.id, client.id)))[0]!.details) as { state?: string }).state ?? null;
+    };
+    const before = await stored();
+    const res = await api(path, { method: "PATCH", token, body: { state } });
+    expect(res.status).toBe(status);
+    if (status === 422) {
+      expect(((await res.json()) as { errors: Record<string, string> }).errors.state).toBe(STATE);
+      expect(await stored()).toBe(before);
+    } else expect(await stored()).toBe(state.toUpperCase());
+  });
+
+  it("POST /v2/locations with \"Texas\" is 422; a location stored with it still takes a PATCH of its phone", async () => {
+    const token = await apiToken(await createUser({ permissions: ["manage_locations_access", "manage_locations"], locations: [] }));
+    const res = await api("/v2/locations", { method: "POST", token, body: { ...valid, title: `Texas ${Date.now()}`, state: "Texas" } });
+    expect(res.status).toBe(422);
+    const old = await createLocation({ state: "Texas" });
+    const mine = await apiToken(await createUser({ permissions: ["manage_locations_access", "manage_locations"], locations: [old.id] }));
+    expect((await api(`/v2/locations/${old.id}`, { method: "PATCH", token: mine, body: { phone1: "813-555-0102" } })).status).toBe(200);
+    expect((await db().select().from(locations).where(eq(locations.id, old.id)))[0]).toMatchObject({ state: "Texas", phone1: "813-555-0102" });
   });
 });

@@ -166,6 +166,33 @@ describe("/location/list/edit/:id", () => {
     expect((await row(loc.id)).title).toBe("Stays");
   });
 
+  // One state rule (decision 017, stop 36): the 2-letter code a claim needs, upper-cased; a stored one kept as it is.
+  it.each<[state: string, status: number, stored: string | null]>([
+    ["Texas", 422, null],
+    ["XX", 422, null],
+    ["tx", 303, "TX"],
+    ["", 303, null],
+  ])("the edit screen with state %j → %s", async (state, status, stored) => {
+    const loc = await createLocation({ title: `State ${state}` });
+    const res = await post(`/location/list/edit/${loc.id}`, { ...valid, title: `State ${state}`, state, version: "1" }, await manager([loc.id]));
+    expect(res.status).toBe(status);
+    if (status === 422) {
+      const html = await res.text();
+      expect(html).toContain("Enter the 2-letter state code (for example FL).");
+      expect(html).toContain(`value="${state}"`);
+      expect((await row(loc.id)).version).toBe(1);
+    } else expect((await row(loc.id)).state).toBe(stored);
+  });
+
+  it("a state stored before the rule stays while the form sends it back; changing it to another refused value is 422", async () => {
+    const loc = await createLocation({ title: "Old State", state: "Texas" });
+    const cookie = await manager([loc.id]);
+    expect((await post(`/location/list/edit/${loc.id}`, { ...valid, title: "Old State", state: "Texas", phone1: "813-555-0101", version: "1" }, cookie)).status).toBe(303);
+    expect(await row(loc.id)).toMatchObject({ state: "Texas", phone1: "813-555-0101" });
+    expect((await post(`/location/list/edit/${loc.id}`, { ...valid, title: "Old State", state: "Florida", version: "2" }, cookie)).status).toBe(422);
+    expect((await row(loc.id)).state).toBe("Texas");
+  });
+
   it("a stale version → 409 with a clear message and the current values; nothing changes", async () => {
     const loc = await createLocation({ title: "Original" });
     const cookie = await manager([loc.id]);
