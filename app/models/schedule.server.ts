@@ -747,6 +747,8 @@ export function upcomingSessionsQuery(ctx: ModelContext, patientId: number, from
 
 export interface BookingFormOptions {
   patient: { id: number; name: string; location_id: number; time_zone: string };
+  /** Why nothing can be booked for the client (inactive), said before the form is filled; null when it can. */
+  notice: string | null;
   today: string;
   providers: { value: number; label: string }[];
   paServices: { value: number; label: string; cpt: string }[];
@@ -761,7 +763,7 @@ export async function bookingFormOptions(ctx: ModelContext, patientId: number): 
   const location = sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${patientId})`;
   const [[client], staff, pas] = await db.batch([
     db
-      .select({ id: patients.id, name: patientName, locationId: patients.locationId, timeZone: locations.timeZone, tail: auditTail })
+      .select({ id: patients.id, name: patientName, status: patients.status, locationId: patients.locationId, timeZone: locations.timeZone, tail: auditTail })
       .from(patients)
       .innerJoin(locations, eq(locations.id, patients.locationId))
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), ...scopeOfPatients(ctx))),
@@ -781,6 +783,8 @@ export async function bookingFormOptions(ctx: ModelContext, patientId: number): 
   await withAudit(ctx.db, who(ctx), { action: "read", entity: "patient", entityId: patientId, patientId, detail: { for: "schedule_form" } }, () => [] as [], client.tail);
   return {
     patient: { id: client.id, name: client.name, location_id: client.locationId, time_zone: client.timeZone },
+    // The same message bookSessions refuses with (SCHEDULE_MESSAGES.inactiveClient), before the form is filled.
+    notice: client.status === "inactive" ? SCHEDULE_MESSAGES.inactiveClient : null,
     today: todayIn(ctx.now(), client.timeZone),
     providers: staff.map((s) => ({ value: s.id, label: s.name })),
     paServices: pas.map((p) => ({ value: p.id, label: `${p.name} (CPT ${p.cpt}, ${p.start} to ${p.end})`, cpt: p.cpt })),

@@ -109,8 +109,10 @@ export default function Schedule() {
   const { options, manages, selfId } = loaded;
   const values = { ...loaded.values, ...(answer?.values ?? {}) };
   const errors: Record<string, string> = answer?.errors ?? {};
-  const known = new Set(["patient_id", "provider_id", "cpt_code", "pa_service_id", "session_date", "time_in", "time_out", "repeat", "until"]);
-  const other = Object.entries(errors).filter(([k]) => !known.has(k)).map(([, m]) => m);
+  // The fields shown as inputs carry their own errors; any other (the client, or the provider when it is a hidden
+  // input for a user booking for themselves) is said at the top of the form, never dropped.
+  const shown = new Set(["cpt_code", "pa_service_id", "session_date", "time_in", "time_out", "repeat", "until", ...(manages ? ["provider_id"] : [])]);
+  const other = Object.entries(errors).filter(([k]) => !shown.has(k)).map(([, m]) => m);
   return (
     <section className="card">
       <div className="page-head">
@@ -120,7 +122,7 @@ export default function Schedule() {
         </Link>
       </div>
       <p className="hint">Times are the local time of the client's location ({options.patient.time_zone}). The same rules as notes apply: no overlap for the client or the provider, 15 minutes between the provider's sessions, at most 10 hours a day and 40 hours a week for the client.</p>
-      <FormMessage error={answer && Object.keys(errors).length === 0 ? answer.message : other.length ? other.join(" ") : null} />
+      <FormMessage error={answer && Object.keys(errors).length === 0 ? answer.message : other.length ? other.join(" ") : answer ? null : options.notice} />
       <Form method="post" className="note-form" noValidate>
         <input type="hidden" name="patient_id" value={options.patient.id} />
         {manages ? (

@@ -238,6 +238,23 @@ describe("new bookings refuse an inactive provider or client (probe 8931 §8)", 
     expect(await auditCount()).toBe(before);
   });
 
+  it("an inactive client: the form says so before it is filled, and its POST (JS off) shows the message of the hidden client field", async () => {
+    const c = await client(w.home, "inactive");
+    const page = await (await request(`/calendar/schedule?patient_id=${c.id}`, { cookie: w.cookie })).text();
+    expect(page).toContain(SCHEDULE_MESSAGES.inactiveClient);
+    const res = await form(
+      `/calendar/schedule?patient_id=${c.id}`,
+      { patient_id: String(c.id), provider_id: String(w.admin.id), cpt_code: "97153", pa_service_id: String(c.pa), session_date: nextOn(2), time_in: "09:00", time_out: "10:00", repeat: "once" },
+      w.cookie,
+    );
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain(SCHEDULE_MESSAGES.inactiveClient);
+    expect(html).toContain('value="10:00"');
+    const active = await client(w.home);
+    expect(await (await request(`/calendar/schedule?patient_id=${active.id}`, { cookie: w.cookie })).text()).not.toContain(SCHEDULE_MESSAGES.inactiveClient);
+  });
+
   it("the booking form offers active staff only; its POST with an inactive provider shows the message", async () => {
     const c = await client(w.home);
     const active = await createUser({ permissions: ["view_notes"], locations: [w.home], name: "Activa" });
