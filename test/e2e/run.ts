@@ -921,7 +921,7 @@ for (const javaScript of [false, true]) {
       await shown(page.getByTestId("import-summary"));
       assert.match(await page.getByTestId("import-summary").innerText(), /2 valid, 1 invalid, 1 would overwrite/);
       await shown(page.getByRole("cell", { name: "Invalid: Please select a Saturday for the weekly report date." }));
-      await shown(page.getByRole("cell", { name: "Week already has a report (now 7)" }));
+      await shown(page.getByRole("cell", { name: "Week already has a report (now 7, no total units)" }));
       await page.getByLabel("Overwrite existing weeks").check();
       await page.getByRole("button", { name: "Import" }).click();
       await page.waitForURL(onPath(`/bip/goal/${planId}`));
