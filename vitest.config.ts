@@ -29,6 +29,10 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
+          // A CI machine can be several times slower than a laptop: a table-driven test of ~100 requests took
+          // 4 s here and passed 5 s there (stop 36). The limit is for hangs, not a speed budget (that is `npm run bench`).
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
           setupFiles: ["./test/workers/setup.ts"],
           // Dependencies pre-bundled once, so each test file's runtime loads a few modules instead of hundreds
           // (drizzle-orm alone is over a hundred files): most of a Workers test file's start-up.

@@ -19,6 +19,11 @@ let cases: Case[];
 /** Update paths that take only PUT (the v1 calls). */
 let putOnly: Case[];
 
+/** One test per record (the cases are built in `beforeAll`; their names are known up front). */
+const NAMES = ["client", "parent", "employee", "location", "insurer", "insurer service", "role", "rate record", "PA service", "BIP", "plan", "objective", "weekly report", "chart comment", "intake assessment", "ticket", "RBT note"];
+const ALL_NAMES = [...NAMES, "BIP (v1)", "RBT note (v1)"];
+const named = (name: string): Case => [...cases, ...putOnly].find((c) => c.name === name)!;
+
 beforeAll(async () => {
   const { location, token: adminToken, parent, patient, bip, plan, objective, employee, role, insurer, service, rate, pa, intake, ticket, note } = await oneRecordOfEach();
   token = adminToken;
@@ -60,25 +65,27 @@ async function versionOf(c: Case): Promise<unknown> {
   return (await recordOf(c))?.version;
 }
 
+it("the tables below name every record with an update call", () => {
+  expect([...cases, ...putOnly].map((c) => c.name)).toEqual(ALL_NAMES);
+});
+
 describe("a PATCH naming none of the record's fields", () => {
-  it("answers 422 'Nothing to change' and leaves every record and its version as it was", async () => {
-    for (const c of cases) {
-      const before = await versionOf(c);
-      expect(before, c.name).toBeTypeOf("number");
-      const res = await api(c.path, { method: "PATCH", token, body: { ...UNKNOWN_ONLY, ...ownId(c), version: before } });
-      expect(res.status, c.name).toBe(422);
-      expect(((await res.json()) as { message: string }).message, c.name).toBe(NOTHING);
-      expect(await versionOf(c), c.name).toBe(before);
-    }
+  it.each(NAMES)("%s: answers 422 'Nothing to change' and leaves the record and its version as it was", async (name) => {
+    const c = named(name);
+    const before = await versionOf(c);
+    expect(before, c.name).toBeTypeOf("number");
+    const res = await api(c.path, { method: "PATCH", token, body: { ...UNKNOWN_ONLY, ...ownId(c), version: before } });
+    expect(res.status, c.name).toBe(422);
+    expect(((await res.json()) as { message: string }).message, c.name).toBe(NOTHING);
+    expect(await versionOf(c), c.name).toBe(before);
   });
 
-  it("a PATCH naming one field among unknown keys changes that field and the version", async () => {
-    for (const c of cases) {
-      const before = (await versionOf(c)) as number;
-      const res = await api(c.path, { method: "PATCH", token, body: { ...UNKNOWN_ONLY, ...ownId(c), ...c.field, version: before } });
-      expect(res.status, `${c.name}: ${await res.clone().text()}`).toBe(200);
-      expect(await versionOf(c), c.name).toBe(before + 1);
-    }
+  it.each(NAMES)("%s: a PATCH naming one field among unknown keys changes that field and the version", async (name) => {
+    const c = named(name);
+    const before = (await versionOf(c)) as number;
+    const res = await api(c.path, { method: "PATCH", token, body: { ...UNKNOWN_ONLY, ...ownId(c), ...c.field, version: before } });
+    expect(res.status, `${c.name}: ${await res.clone().text()}`).toBe(200);
+    expect(await versionOf(c), c.name).toBe(before + 1);
   });
 });
 
@@ -97,28 +104,26 @@ describe("a note's PATCH whose content names only unknown keys (probe 8895, stop
 });
 
 describe("a PUT naming none of the record's fields (probe 8913 §2, stop 28)", () => {
-  it("answers 422 'Nothing to change' like the PATCH, and writes nothing (it used to blank a BIP or an objective)", async () => {
-    for (const c of [...cases, ...putOnly]) {
-      const before = await recordOf(c);
-      for (const body of [{}, { version: before?.version, typo: "x" }, { ...UNKNOWN_ONLY, ...ownId(c), version: before?.version }]) {
-        const res = await api(c.path, { method: "PUT", token, body });
-        expect(res.status, `${c.name} ${JSON.stringify(body)}`).toBe(422);
-        expect(((await res.json()) as { message: string }).message, `${c.name} ${JSON.stringify(body)}`).toBe(NOTHING);
-      }
-      expect(await recordOf(c), c.name).toEqual(before);
+  it.each(ALL_NAMES)("%s: answers 422 'Nothing to change' like the PATCH, and writes nothing (it used to blank a BIP or an objective)", async (name) => {
+    const c = named(name);
+    const before = await recordOf(c);
+    for (const body of [{}, { version: before?.version, typo: "x" }, { ...UNKNOWN_ONLY, ...ownId(c), version: before?.version }]) {
+      const res = await api(c.path, { method: "PUT", token, body });
+      expect(res.status, `${c.name} ${JSON.stringify(body)}`).toBe(422);
+      expect(((await res.json()) as { message: string }).message, `${c.name} ${JSON.stringify(body)}`).toBe(NOTHING);
     }
+    expect(await recordOf(c), c.name).toEqual(before);
   });
 
-  it("a PUT naming a real field is answered as before: a BIP and an objective are replaced (200), no record says 'Nothing to change'", async () => {
-    for (const c of [...cases, ...putOnly]) {
-      const before = (await versionOf(c)) as number;
-      const res = await api(c.path, { method: "PUT", token, body: { ...UNKNOWN_ONLY, ...ownId(c), ...c.field, version: before } });
-      const answer = (await res.json()) as { message?: string };
-      expect(answer.message, c.name).not.toBe(NOTHING);
-      if (["BIP", "BIP (v1)", "objective"].includes(c.name)) {
-        expect(res.status, `${c.name}: ${JSON.stringify(answer)}`).toBe(200);
-        expect(await versionOf(c), c.name).toBe(before + 1);
-      }
+  it.each(ALL_NAMES)("%s: a PUT naming a real field is answered as before: a BIP and an objective are replaced (200), no record says 'Nothing to change'", async (name) => {
+    const c = named(name);
+    const before = (await versionOf(c)) as number;
+    const res = await api(c.path, { method: "PUT", token, body: { ...UNKNOWN_ONLY, ...ownId(c), ...c.field, version: before } });
+    const answer = (await res.json()) as { message?: string };
+    expect(answer.message, c.name).not.toBe(NOTHING);
+    if (["BIP", "BIP (v1)", "objective"].includes(c.name)) {
+      expect(res.status, `${c.name}: ${JSON.stringify(answer)}`).toBe(200);
+      expect(await versionOf(c), c.name).toBe(before + 1);
     }
   });
 });
