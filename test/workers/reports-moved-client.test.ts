@@ -85,4 +85,27 @@ describe("a client moved to another location", () => {
         if (page.startsWith("provider")) expect(theirs, path).toContain("Kimberly");
       }
   }, 60_000);
+
+  it("hours by client says what part of its total is of clients no row shows (the total stays the location's work)", async () => {
+    // Run after the move above: Isabella is at Los Angeles now.
+    const notesOf = async (cookie: string, period: string) => {
+      const res = await request(`/reports/hours?by=client&${period}`, { cookie });
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      return html.slice(0, html.indexOf("<tbody"));
+    };
+    const cases = [
+      { period: PERIODS[0], total: "3.50 hours in 3 sessions.", hidden: "2.50 hours in 2 of them" },
+      { period: PERIODS[1], total: "4.00 hours in 4 sessions.", hidden: "3.00 hours in 3 of them" },
+      { period: PERIODS[2], total: "3.50 hours in 3 sessions.", hidden: "2.50 hours in 2 of them" },
+    ];
+    for (const c of cases) {
+      const mine = await notesOf(miamiOnly, c.period);
+      expect(mine, c.period).toContain(c.total);
+      expect(mine, c.period).toContain(`${c.hidden} are of clients now at a location you do not see, who are not listed.`);
+      const theirs = await notesOf(both, c.period);
+      expect(theirs, c.period).toContain(c.total);
+      expect(theirs, c.period).not.toContain("now at a location you do not see");
+    }
+  });
 });

@@ -17,6 +17,12 @@ export interface HoursReport {
   total: number;
   weeks: WeekHours[];
   totals: { minutes: number; sessions: number };
+  /**
+   * By client: the part of `totals` in no row — the sessions at the user's locations of clients now at a location
+   * the user does not see (decision 038 §7: a row names a client only at their current location). Null when every
+   * session of the total has its row, or when the page is past the last (the rows' sums are then unknown).
+   */
+  unlisted: { minutes: number; sessions: number } | null;
 }
 
 export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: HoursGroup, page: Window, batch: ReadBatch = dbBatch(ctx)): Promise<HoursReport> {
@@ -52,6 +58,9 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
             a: patients.firstName,
             b: patients.lastName,
             c: patients.patientIdentifier,
+            // The sums of every row (all pages), to say what part of the total no row shows.
+            listedMinutes: sql<number>`(select coalesce(sum(${sql.identifier("minutes")}), 0) from ${sql.identifier(g._.alias)})`.mapWith(Number),
+            listedSessions: sql<number>`(select coalesce(sum(${sql.identifier("sessions")}), 0) from ${sql.identifier(g._.alias)})`.mapWith(Number),
           })
           .from(g)
           .innerJoin(patients, sql`${patients.id} = ${g.key}`)
@@ -86,6 +95,12 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
     totals.minutes += Number(d.minutes);
     totals.sessions += Number(d.sessions);
   }
+  const first = rows[0] as { listedMinutes?: number; listedSessions?: number } | undefined;
+  const listed = first ? { minutes: Number(first.listedMinutes), sessions: Number(first.listedSessions) } : page.offset === 0 ? { minutes: 0, sessions: 0 } : null;
+  const unlisted =
+    by === "client" && listed && (listed.minutes !== totals.minutes || listed.sessions !== totals.sessions)
+      ? { minutes: totals.minutes - listed.minutes, sessions: totals.sessions - listed.sessions }
+      : null;
   return {
     rows: rows.map((r) => ({
       key: String(r.key ?? ""),
@@ -108,6 +123,7 @@ export async function hoursReport(ctx: ModelContext, f: NoteReportFilters, by: H
       f.to
     ),
     totals,
+    unlisted,
   };
 }
 

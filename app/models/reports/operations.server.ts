@@ -94,7 +94,13 @@ export const runHoursReport: ReportRunner<HoursFilters, HoursRow> = async (rc, q
     rows: r.rows,
     total: r.total,
     patientIds: r.rows.flatMap((x) => (x.patient_id === null ? [] : [x.patient_id])),
-    notes: [periodLine(period), `${hoursText(r.totals.minutes)} hours in ${r.totals.sessions} sessions.`],
+    notes: [
+      periodLine(period),
+      `${hoursText(r.totals.minutes)} hours in ${r.totals.sessions} sessions.` +
+        (r.unlisted
+          ? ` ${hoursText(r.unlisted.minutes)} hours in ${r.unlisted.sessions} of them are of clients now at a location you do not see, who are not listed.`
+          : ""),
+    ],
     chart,
   };
 };
