@@ -47,6 +47,10 @@ export const AUTH_MESSAGES = {
   resetTokenInvalid: "This reset link is no longer valid. Please request a new code.",
   passwordChanged: "Your password has been changed. Please sign in.",
   currentPasswordWrong: "The current password is incorrect.",
+  /** One's own email changed to the one it is (profile). */
+  ownEmailUnchanged: "This is already your email.",
+  /** One's own email changed (profile): every other session and token ends, this browser keeps a fresh one. */
+  ownEmailChanged: "Your email was changed. Other devices have been signed out.",
   registrationClosed: "Registration is closed. Ask an administrator for an account.",
   locked: "Your session is locked. Enter your password to continue.",
   unlockPasswordWrong: "That password is not correct. Try again, or sign out.",

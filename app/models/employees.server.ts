@@ -45,7 +45,7 @@ import type { ModelContext } from "./context";
 import { getLocation, locationOptions, locationOptionsQuery } from "./locations.server";
 import { jsonRows, visibleLocationsQuery } from "./patients.server";
 import { cancelledCount, cancelUnfitBookings, unfitDetail } from "./schedule.server";
-import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
+import { conflict, denied, errorText, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
 import { nextIdOf } from "./ids.server";
@@ -425,12 +425,6 @@ function employmentRows(userId: number, input: Input) {
   });
 }
 
-function errorText(e: unknown): string {
-  const parts: string[] = [];
-  for (let x: unknown = e, depth = 0; x && depth < 5; x = (x as { cause?: unknown }).cause, depth++) parts.push(String((x as Error).message ?? x));
-  return parts.join(" ");
-}
-
 const who = (ctx: ModelContext) => ({ actor: ctx.actor, ip: ctx.ip });
 
 export async function createEmployee(ctx: ModelContext, raw: Record<string, unknown>, pepper: string): Promise<ModelResult<EmployeeJson>> {
@@ -758,7 +752,6 @@ export async function deleteEmployee(ctx: ModelContext, id: number): Promise<Mod
   return ok(null, withCancelledCount("Employee deleted.", cancelledCount(cancelled)));
 }
 
-const OWN_EMAIL_UNCHANGED = "This is already your email.";
 
 /**
  * One's own email, from the profile once the current password was checked (decision 015, stop 35: the staff paths
@@ -768,7 +761,7 @@ const OWN_EMAIL_UNCHANGED = "This is already your email.";
 export async function changeOwnEmail(ctx: ModelContext, app: Pick<AppContext, "env" | "email">, email: string, keep: () => BatchItem<"sqlite">): Promise<ModelResult<null>> {
   const id = ctx.actor.id;
   if (ctx.actor.kind !== "user") return notFound("Employee");
-  if (email === ctx.actor.email.toLowerCase()) return invalid({ email: OWN_EMAIL_UNCHANGED });
+  if (email === ctx.actor.email.toLowerCase()) return invalid({ email: AUTH_MESSAGES.ownEmailUnchanged });
   if (await emailTaken(ctx, email, id)) return invalid({ email: DUPLICATE_EMAIL });
   try {
     await withAudit(ctx.db, who(ctx), { action: "update", entity: "employee", entityId: id }, () => [
@@ -782,7 +775,7 @@ export async function changeOwnEmail(ctx: ModelContext, app: Pick<AppContext, "e
     throw e;
   }
   await enqueueEmail(app, emailChangedNotice(ctx.actor.email, ctx.actor.name));
-  return ok(null, "Your email was changed. Other devices have been signed out.");
+  return ok(null, AUTH_MESSAGES.ownEmailChanged);
 }
 
 /** An administrator sets a user's password (platform §7 change-password); every session and API token of that user ends. */

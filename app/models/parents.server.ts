@@ -1,6 +1,8 @@
 import { and, asc, count, eq, getTableColumns, isNull, or, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "~/db/client.server";
 import { locations, parents, patients } from "~/db/schema";
+import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { isFutureDate, MESSAGES } from "~/domain/fields";
 import { PARENT_PASSWORD_FIELDS, PARENT_PASSWORD_ON_PROFILE, ParentInput, ParentPasswordInput, ParentStatusInput } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
@@ -17,7 +19,7 @@ import { hashPassword } from "~/services/passwords.server";
 import type { ModelContext } from "./context";
 import { locationOptionsQuery } from "./locations.server";
 import { isKeyRace, patientScope, who } from "./patients.server";
-import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
+import { conflict, denied, errorText, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn } from "./scope.server";
 import { nextIdOf } from "./ids.server";
@@ -34,6 +36,7 @@ export async function listChildrenOfParent(db: Db, actor: Actor) {
 
 /** Parents and guardians (staff side). A parent with a location is seen by staff of that location; one without, by all. */
 export const PARENTS = "parents";
+const EMAIL_IN_USE = "This email is already in use.";
 /** What a parent record shows: every column but the password hash and the tokens' cut-offs, which no read needs. */
 const { passwordHash: _hash, tokensValidAfter: _cutoff, accessGeneration: _generation, ...SHOWN } = getTableColumns(parents);
 type Row = Omit<typeof parents.$inferSelect, "passwordHash" | "tokensValidAfter" | "accessGeneration">;
@@ -192,7 +195,7 @@ async function check(ctx: ModelContext, input: ParentInput, current: ParentJson 
   if (isFutureDate(input.birth_date, todayAtLocation(ctx.now(), zone)) && current?.birth_date !== input.birth_date) errors.birth_date = MESSAGES.futureDate("Birth date");
   // Among live parents only: a deleted parent's address is free again (migration 0033).
   const holders = read.emails.includes(input.email) ? read.holders.filter((h) => h.email === input.email) : await emailHoldersQuery(ctx, [input.email]);
-  if (holders.some((h) => h.id !== current?.id)) errors.email = "This email is already in use.";
+  if (holders.some((h) => h.id !== current?.id)) errors.email = EMAIL_IN_USE;
   return errors;
 }
 
@@ -384,6 +387,39 @@ export async function updateParent(
   if (password.data) await enqueueEmail(opts.app, securityNotice(current.email, current.name, "Your password was changed"));
   if (changes.includes("email")) await enqueueEmail(opts.app, emailChangedNotice(current.email, current.name));
   return ok(saved!, "Parent updated.");
+}
+
+/**
+ * A signed-in parent changes their own sign-in email (profile, after the current password; decision 015, stop 37):
+ * another live parent's email is refused as on the staff form; the change ends every session and API token of the
+ * parent in its batch, `keep` (this browser's fresh session) excepted, and the old address is told. Two round trips:
+ * the email's holders with the audit tail, then the write batch.
+ */
+export async function changeOwnParentEmail(ctx: ModelContext, app: Pick<AppContext, "env" | "email">, email: string, keep: () => BatchItem<"sqlite">): Promise<ModelResult<null>> {
+  if (ctx.actor.kind !== "parent") return notFound("Parent");
+  const id = ctx.actor.id;
+  if (email === ctx.actor.email.toLowerCase()) return invalid({ email: AUTH_MESSAGES.ownEmailUnchanged });
+  const [holders, [top]] = await ctx.db.batch([emailHoldersQuery(ctx, [email]), ctx.db.select({ tail: auditTail }).from(parents).limit(1)]);
+  if (holders.some((h) => h.id !== id)) return invalid({ email: EMAIL_IN_USE });
+  try {
+    await withAudit(
+      ctx.db,
+      who(ctx),
+      { action: "update", entity: "parent", entityId: id },
+      () => [
+        ctx.db.update(parents).set({ email, version: sql`${parents.version} + 1`, updatedAt: ctx.now().toISOString() }).where(and(eq(parents.id, id), isNull(parents.deletedAt))),
+        bumpListVersion(ctx.db, PARENTS),
+        ...endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()),
+        keep(),
+      ],
+      top?.tail ?? null,
+    );
+  } catch (e) {
+    if (/UNIQUE constraint failed: parents\.email/i.test(errorText(e))) return invalid({ email: EMAIL_IN_USE });
+    throw e;
+  }
+  await enqueueEmail(app, emailChangedNotice(ctx.actor.email, ctx.actor.name));
+  return ok(null, AUTH_MESSAGES.ownEmailChanged);
 }
 
 /**

@@ -23,3 +23,10 @@ export const NOTHING_TO_CHANGE = "Nothing to change: send at least one field to 
 
 /** The answer to such an update: 422, nothing written, the version as it was. */
 export const nothingToChange = (): ModelResult<never> => invalid({ form: NOTHING_TO_CHANGE });
+
+/** The message of an error and its causes, for matching a constraint D1 names (the driver wraps it). */
+export function errorText(e: unknown): string {
+  const parts: string[] = [];
+  for (let x: unknown = e, depth = 0; x && depth < 5; x = (x as { cause?: unknown }).cause, depth++) parts.push(String((x as Error).message ?? x));
+  return parts.join(" ");
+}

@@ -10,6 +10,7 @@ import { formFields, parseWith } from "~/domain/validation";
 import { checkPassword, countUnusedBackupCodes, generateBackupCodes, selfWho, setTwoFactor } from "~/models/auth.server";
 import { removeUserAvatar, setUserAvatar } from "~/models/avatars.server";
 import { changeOwnEmail } from "~/models/employees.server";
+import { changeOwnParentEmail } from "~/models/parents.server";
 import { redirectWithCookies } from "~/services/flow-cookies.server";
 import { modelContextFor } from "~/services/forms.server";
 import { movedToSession, requirePrincipal } from "~/services/guard.server";
@@ -59,7 +60,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await request.formData();
   const form = formFields(formData);
   const principal = { type: actor.kind, id: actor.id };
-  const intents: Intent[] = ["two-factor", "backup-codes", "avatar", "avatar-remove", ...(actor.kind === "user" ? (["email"] as const) : [])];
+  const intents: Intent[] = ["two-factor", "backup-codes", "avatar", "avatar-remove", "email"];
   const intent = intents.find((i) => i === form.intent) ?? null;
   const refuse = (status: number, errors: Record<string, string>, message: string | null = null) => data<Answer>({ intent, errors, message, codes: null }, { status });
   if (!intent) return refuse(400, {}, "Unknown action.");
@@ -97,14 +98,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "email") {
-    // One's own email (staff): the employee screen and API refuse it (decision 015, stop 35), since whoever holds the
-    // address can reset the password. As on change-password, every session ends and this browser gets a fresh one.
+    // One's own email (staff, and a parent since stop 37): the employee screen and API refuse it (decision 015, stop
+    // 35), since whoever holds the address can reset the password. As on change-password, every session ends and this
+    // browser gets a fresh one.
     const parsed = parseWith(OwnEmailInput, form);
     if (!parsed.ok) return refuse(422, parsed.errors);
     const refused = await wrongPassword(parsed.data.current_password);
     if (refused) return refused;
     const fresh = await sessionAfterOwnChange(app.db, principal, app.now(), app.secure);
-    const changed = await changeOwnEmail(modelContextFor(context, actor), app, parsed.data.email, fresh.insert);
+    const ctx = modelContextFor(context, actor);
+    const changed = actor.kind === "parent" ? await changeOwnParentEmail(ctx, app, parsed.data.email, fresh.insert) : await changeOwnEmail(ctx, app, parsed.data.email, fresh.insert);
     if (!changed.ok) return changed.status === 422 ? refuse(422, changed.errors) : refuse(changed.status, {}, changed.message);
     return redirectWithCookies(`/profile?flash=${encodeURIComponent(changed.message ?? "Saved.")}`, [fresh.cookie]);
   }
@@ -136,19 +139,17 @@ export default function Profile() {
           <dd>{me.roles.join(", ") || "none"}</dd>
         </dl>
         <Link to="/change-password">Change password</Link>
-        {me.staff ? (
-          <Form method="post" noValidate>
-            <h2>Change email</h2>
-            <input type="hidden" name="intent" value="email" />
-            <p className="muted">Your email is where sign-in and password reset codes go. Changing it signs you out everywhere else; you stay signed in here.</p>
-            <Field id="f-email" label="New email" name="email" type="email" autoComplete="email" required error={errorsFor("email").email} />
-            <Field id="f-email-password" label="Current password" name="current_password" type="password" autoComplete="current-password" required error={errorsFor("email").current_password} />
-            <FormMessage error={answer?.intent === "email" ? answer.message : null} />
-            <button className="btn" type="submit" disabled={busy}>
-              Change email
-            </button>
-          </Form>
-        ) : null}
+        <Form method="post" noValidate>
+          <h2>Change email</h2>
+          <input type="hidden" name="intent" value="email" />
+          <p className="muted">Your email is where sign-in and password reset codes go. Changing it signs you out everywhere else; you stay signed in here.</p>
+          <Field id="f-email" label="New email" name="email" type="email" autoComplete="email" required error={errorsFor("email").email} />
+          <Field id="f-email-password" label="Current password" name="current_password" type="password" autoComplete="current-password" required error={errorsFor("email").current_password} />
+          <FormMessage error={answer?.intent === "email" ? answer.message : null} />
+          <button className="btn" type="submit" disabled={busy}>
+            Change email
+          </button>
+        </Form>
         {me.staff ? <AvatarForm avatar={me.avatar} label={me.name} error={errorsFor("avatar").avatar} busy={busy} /> : null}
       </section>
 

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { userRoles, users } from "~/db/schema";
+import { parents, userRoles, users } from "~/db/schema";
 import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { CHANGE_MESSAGES } from "~/domain/who-may-change";
-import { api, apiToken, cookiesFrom, createLocation, createUser, db, emailsTo, emailTo, form, request, signInCookie, type TestUser } from "./helpers";
+import { api, apiToken, cookiesFrom, createLocation, createParent, createUser, db, emailsTo, emailTo, form, request, signInCookie, type TestUser } from "./helpers";
 
 /**
  * One's own password, two-factor and email are changed only where the current password is asked (/change-password,
@@ -148,5 +148,46 @@ describe("one's own email on /profile asks for the current password", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(email);
     expect(await apiToken({ ...me, email })).toBeTruthy();
+  });
+});
+
+describe("a parent's own email on /profile (stop 37)", () => {
+  const parentRow = async (id: number) => (await db().select().from(parents).where(eq(parents.id, id)))[0]!;
+
+  it("is offered, asks for the current password, refuses another parent's email, and signs out elsewhere", async () => {
+    const me = await createParent();
+    const elsewhere = await signInCookie(me, true);
+    const token = await apiToken(me, true);
+    const here = await signInCookie(me, true);
+    expect(await (await request("/profile", { cookie: here })).text()).toContain("Change email");
+    const email = `own-parent-${me.id}@family.test`;
+
+    const cases = [
+      { body: { email, current_password: "not the password" }, message: AUTH_MESSAGES.currentPasswordWrong },
+      { body: { email: (await createParent()).email, current_password: me.password }, message: "This email is already in use." },
+      { body: { email: me.email.toUpperCase(), current_password: me.password }, message: AUTH_MESSAGES.ownEmailUnchanged },
+      { body: { email: "not an email", current_password: me.password }, message: "email" },
+    ];
+    for (const c of cases) {
+      const res = await form("/profile", { intent: "email", ...c.body }, here);
+      expect(res.status, c.message).toBe(422);
+      const html = await res.text();
+      if (c.message !== "email") expect(html).toContain(c.message);
+      expect((await parentRow(me.id)).email).toBe(me.email);
+    }
+    expect(await emailsTo(me.email)).toHaveLength(0);
+
+    const changed = await form("/profile", { intent: "email", email: ` ${email.toUpperCase()} `, current_password: me.password }, here);
+    expect(changed.status).toBe(303);
+    expect((await parentRow(me.id)).email).toBe(email);
+    expect((await emailTo(me.email, /Your sign-in email was changed/))?.text).not.toContain(email);
+    expect(await emailsTo(me.email)).toHaveLength(1);
+    expect((await request("/profile", { cookie: elsewhere })).status).toBe(302);
+    expect((await api("/auth/me", { method: "POST", token })).status).toBe(401);
+    const page = await request("/profile", { cookie: cookiesFrom(changed, here) });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(email);
+    expect(await apiToken({ ...me, email }, true)).toBeTruthy();
+    await expect(apiToken(me, true)).rejects.toThrow();
   });
 });
