@@ -363,6 +363,22 @@ export function parsePatient(input: Record<string, unknown>, stored: Record<stri
   return { ok: false, errors: { ...fieldErrors(r.issues.filter((i) => !nested.includes(i))), ...intakeErrors(nested) } };
 }
 
+/** A client's secondary insurer that is their primary one (decision 017, stop 37; the spec gives no wording). */
+export const SAME_INSURERS = "The secondary insurer must differ from the primary.";
+
+type InsurerPair = { insurer_id?: unknown; insurer_secondary_id?: unknown };
+
+/**
+ * Why a client's insurers are refused as a pair, or null: the secondary insurer is the primary one (a claim would
+ * bill one insurer twice). A pair already stored so and saved as it is passes, so such a record stays editable
+ * (decision 017, "a stored value kept as is passes"); `stored` is the client as read, none for a create.
+ */
+export function insurerPairRefusal(input: InsurerPair, stored: InsurerPair | null = null): string | null {
+  const { insurer_id: primary, insurer_secondary_id: secondary } = input;
+  if (primary == null || secondary == null || primary !== secondary) return null;
+  return stored?.insurer_id === primary && stored?.insurer_secondary_id === secondary ? null : SAME_INSURERS;
+}
+
 export const IDENTIFIER_IN_USE = "This patient identifier is already in use.";
 
 /**

@@ -9,7 +9,7 @@ import { deletedInsurerLabel } from "~/domain/insurance";
 import { readPaAssessments, type PaAssessment } from "~/domain/pa-assessments";
 import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
-import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, isDiagnosisCodeText, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_SET_ELSEWHERE, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
+import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, insurerPairRefusal, isDiagnosisCodeText, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_SET_ELSEWHERE, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
@@ -426,6 +426,9 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
     const [i] = await ctx.db.select({ id: insurances.id }).from(insurances).where(and(eq(insurances.id, insurerId), isNull(insurances.deletedAt)));
     if (!i) errors[name] = "Choose an insurer from the list.";
   }
+  // The secondary insurer must be another insurer than the primary; a pair stored so and kept as it is passes.
+  const samePair = errors.insurer_secondary_id ? null : insurerPairRefusal(input, current ?? null);
+  if (samePair) errors.insurer_secondary_id = samePair;
   // A new identifier (a create, or an edit that changes it): no invisible character, and not one a live client has
   // in any letter case (or any client exactly: the unique index). A stored one is kept as it is.
   if (!current || current.patient_identifier !== input.patient_identifier) {
