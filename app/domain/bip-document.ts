@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { choiceList, flag, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalLine, optionalText, requiredInt, requiredLine, requiredText } from "./fields";
 import { LIST_MESSAGES } from "./list-sections";
+import { cptField } from "./pa-assessments";
 import { oneLine, plainObject, plainText, parseStored, safeParsePlain } from "./validation";
 
 /**
@@ -135,12 +136,26 @@ const reviewStatus = {
 } as const satisfies ItemFieldSpec;
 
 const units = { label: "Units", kind: "units", required: true, schema: requiredInt("Units", 0, 100_000) } as const satisfies ItemFieldSpec;
-const cpt = {
-  label: "CPT",
-  kind: "text",
-  required: true,
-  schema: v.pipe(requiredText("CPT", 10), v.regex(/^[A-Za-z0-9]{4,10}$/, "Enter a valid CPT code (for example 97153).")),
-} as const satisfies ItemFieldSpec;
+
+/**
+ * Whether a recommended service's CPT is one the stored plan already holds (in any letter case): sent back as it is, it
+ * passes although the CPT rule refuses it (stored before the rule; decision 017, stop 37).
+ */
+export type KeptCpt = (cpt: string) => boolean;
+const NONE_KEPT: KeptCpt = () => false;
+
+/** The CPTs of a stored plan's recommended services, as kept values (KeptCpt). */
+export function keptCpts(stored: Pick<BipDocument, "recommendations">): KeptCpt {
+  const held = new Set(stored.recommendations.map((r) => r.cpt.trim().toUpperCase()));
+  return (cpt) => held.has(cpt.trim().toUpperCase());
+}
+
+/**
+ * A recommended service's CPT: the one CPT rule (`isCptCode`, with its message `CPT_MESSAGE`; stored in upper case),
+ * as for insurer and PA services. `stored`: the CPT of a plan as read, which keeps what was saved (no entry rule).
+ */
+const cptSpec = (kept: KeptCpt | "stored") =>
+  ({ label: "CPT", kind: "text", required: true, schema: kept === "stored" ? requiredText("CPT", 10) : cptField(kept) }) as const satisfies ItemFieldSpec;
 const addedDate = { label: "Added date", kind: "date", required: false, schema: optionalDate } as const satisfies ItemFieldSpec;
 
 function section<const F extends Record<string, ItemFieldSpec>>(label: string, itemLabel: string, fields: F) {
@@ -154,6 +169,17 @@ const strategies = (label: string) =>
     replacement_skills: text("Replacement skills"),
     manager_strategies: text("Manager strategies"),
   });
+
+/** The recommended services, whose CPT rule keeps the stored plan's CPTs (`kept`). */
+function recommendationsSection(kept: KeptCpt | "stored") {
+  return section("Recommended services", "service", {
+    cpt: cptSpec(kept),
+    num_units: units,
+    breakdown_per_week: short("Breakdown per week"),
+    location: short("Location"),
+    description_service: text("Description of the service"),
+  });
+}
 
 /** Every list section: its label, its item fields (in form order) and the item schema. */
 export const LIST_SECTIONS = {
@@ -176,13 +202,7 @@ export const LIST_SECTIONS = {
   attention: strategies("Attention strategies"),
   escape: strategies("Escape strategies"),
   de_escalation_techniques: section("De-escalation techniques", "technique", { description: text("Description") }),
-  recommendations: section("Recommended services", "service", {
-    cpt,
-    num_units: units,
-    breakdown_per_week: short("Breakdown per week"),
-    location: short("Location"),
-    description_service: text("Description of the service"),
-  }),
+  recommendations: recommendationsSection(NONE_KEPT),
   prevalent_setting_event_and_antecedents: section("Prevalent setting events and antecedents", "setting event", {
     prevalent_setting_event_and_antecedent: text("Setting event or antecedent"),
     behavior: lines("Behavior list"),
@@ -213,9 +233,9 @@ export type ItemParse = { ok: true; item: Record<string, unknown> } | { ok: fals
  * One list item from a form or the API. A missing required field answers 'Please enter all fields'
  * (clinical §5 Other) with the missing fields marked; any other bad value answers its own message.
  */
-export function parseItem(key: ListSectionKey, raw: Record<string, unknown>): ItemParse {
+export function parseItem(key: ListSectionKey, raw: Record<string, unknown>, kept: KeptCpt = NONE_KEPT): ItemParse {
   const spec = LIST_SECTIONS[key];
-  const r = safeParsePlain(spec.item, raw);
+  const r = safeParsePlain(itemSchema(key, kept), raw);
   const missing = Object.entries(spec.fields).filter(([name, f]) => f.required && blank(raw[name]));
   if (r.success && !missing.length) return { ok: true, item: r.output as Record<string, unknown> };
   const errors: Record<string, string> = {};
@@ -224,9 +244,14 @@ export function parseItem(key: ListSectionKey, raw: Record<string, unknown>): It
   return { ok: false, message: missing.length ? LIST_MESSAGES.incomplete : (Object.values(errors)[0] ?? LIST_MESSAGES.incomplete), errors };
 }
 
-const listSchema = <K extends ListSectionKey>(key: K) =>
+/** A section's item schema; the recommended services' CPT keeps `kept` (the others have no stored-value rule). */
+function itemSchema<K extends ListSectionKey>(key: K, kept: KeptCpt | "stored"): (typeof LIST_SECTIONS)[K]["item"] {
+  return (key === "recommendations" && kept !== NONE_KEPT ? recommendationsSection(kept).item : LIST_SECTIONS[key].item) as (typeof LIST_SECTIONS)[K]["item"];
+}
+
+const listSchema = <K extends ListSectionKey>(key: K, kept: KeptCpt | "stored") =>
   v.pipe(
-    v.optional(v.nullable(v.array(LIST_SECTIONS[key].item, `${LIST_SECTIONS[key].label} must be a list.`)), []),
+    v.optional(v.nullable(v.array(itemSchema(key, kept), `${LIST_SECTIONS[key].label} must be a list.`)), []),
     v.transform((xs) => (xs ?? []).map((x, i) => ({ ...x, index: i + 1 })) as ListItem<K>[]),
     v.maxLength(LIMITS.listItems, `${LIST_SECTIONS[key].label}: at most ${LIMITS.listItems} entries.`),
   );
@@ -320,29 +345,34 @@ export type Consent = v.InferOutput<typeof ConsentSchema>;
 
 // ------------------------------------------------------------------------------------------ the document
 
-const entries = {
+/** The document's fields; `kept`: the recommended services' CPTs that pass as stored ("stored": a read, all). */
+const documentEntries = (kept: KeptCpt | "stored") => ({
   ...(Object.fromEntries(NARRATIVE_FIELDS.map((f) => [f.name, narrativeSchema(f.name, f.label)])) as Record<NarrativeField, ReturnType<typeof optionalText>>),
-  assestment_evaluation_settings: listSchema("assestment_evaluation_settings"),
-  documents_reviewed: listSchema("documents_reviewed"),
-  interventions: listSchema("interventions"),
-  physical_and_medical: listSchema("physical_and_medical"),
-  sensory: listSchema("sensory"),
-  tangibles: listSchema("tangibles"),
-  attention: listSchema("attention"),
-  escape: listSchema("escape"),
-  de_escalation_techniques: listSchema("de_escalation_techniques"),
-  recommendations: listSchema("recommendations"),
-  prevalent_setting_event_and_antecedents: listSchema("prevalent_setting_event_and_antecedents"),
-  fading_plan_phases: listSchema("fading_plan_phases"),
+  assestment_evaluation_settings: listSchema("assestment_evaluation_settings", kept),
+  documents_reviewed: listSchema("documents_reviewed", kept),
+  interventions: listSchema("interventions", kept),
+  physical_and_medical: listSchema("physical_and_medical", kept),
+  sensory: listSchema("sensory", kept),
+  tangibles: listSchema("tangibles", kept),
+  attention: listSchema("attention", kept),
+  escape: listSchema("escape", kept),
+  de_escalation_techniques: listSchema("de_escalation_techniques", kept),
+  recommendations: listSchema("recommendations", kept),
+  prevalent_setting_event_and_antecedents: listSchema("prevalent_setting_event_and_antecedents", kept),
+  fading_plan_phases: listSchema("fading_plan_phases", kept),
   behavior_assistant_rationale_work_schedule: TableSchema,
   schedule_of_services_breakdown: TableSchema,
   school_services_justification: textObject(SCHOOL_SERVICES_FIELDS),
   crisis_plan: textObject(CRISIS_PLAN_FIELDS),
   consent_to_treatment: ConsentSchema,
-};
+});
+const entries = documentEntries(NONE_KEPT);
+/** What a stored plan is read with: its CPTs as saved, whatever rule came since. */
+const storedEntries = documentEntries("stored");
 
 /** The whole document: every field optional on input (missing = empty), every field present on output. */
 export const BipDocumentSchema = v.object(entries);
+const StoredDocumentSchema = v.object(storedEntries);
 export type BipDocument = v.InferOutput<typeof BipDocumentSchema>;
 export type BipDocumentKey = keyof BipDocument;
 export const DOCUMENT_KEYS = Object.keys(entries) as BipDocumentKey[];
@@ -356,14 +386,14 @@ export function readDocument(raw: string | null | undefined): BipDocument {
     json = {};
   }
   const obj = json && typeof json === "object" && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
-  const r = v.safeParse(BipDocumentSchema, obj);
+  const r = v.safeParse(StoredDocumentSchema, obj);
   if (r.success) return r.output;
   // Keep the sections that still parse; one stored before a rule existed (a line break in a table cell) is read with
   // its text made readable (parseStored); only a section of another shape falls back to its default (never fail a read).
   const out: Record<string, unknown> = {};
   for (const key of DOCUMENT_KEYS) {
-    const one = parseStored(entries[key], obj[key]);
-    out[key] = one.success ? one.output : v.parse(entries[key], undefined);
+    const one = parseStored(storedEntries[key], obj[key]);
+    out[key] = one.success ? one.output : v.parse(storedEntries[key], undefined);
   }
   return out as BipDocument;
 }
@@ -463,13 +493,19 @@ const typeOfAssessment = v.pipe(
   ),
 );
 
-/** The BIP's own fields (type, doctor, the attention flag) and the whole document: one schema for forms and API. */
-export const BipInput = v.object({
-  type_of_assessment: typeOfAssessment,
-  doctor_id: optionalId,
-  needs_attention: flag,
-  ...entries,
-});
+/**
+ * The BIP's own fields (type, doctor, the attention flag) and the whole document: one schema for forms and API.
+ * `kept`: an edit's stored recommended-service CPTs (keptCpts), which pass sent back as they are.
+ */
+export function bipInputFor(kept: KeptCpt) {
+  return v.object({
+    type_of_assessment: typeOfAssessment,
+    doctor_id: optionalId,
+    needs_attention: flag,
+    ...(kept === NONE_KEPT ? entries : documentEntries(kept)),
+  });
+}
+export const BipInput = bipInputFor(NONE_KEPT);
 export type BipInput = v.InferOutput<typeof BipInput>;
 
 const FILTER_ID = "Filters take a record id.";

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, isNull, or, sql, type SQL } from "drizzle-or
 import * as v from "valibot";
 import { bips, patients, plans, userLocations, users, weeklyReports } from "~/db/schema";
 import { DEFAULT_CAREGIVER_GOALS, defaultedSections, withDefaults } from "~/domain/bip-defaults";
-import { BipClientRef, BipInput, ClientFilter, DOCUMENT_KEYS, FilterId, filteredClientId, ListOpInput, LIST_SECTIONS, parseItem, readDocument, type BipDocument, type ListSectionKey } from "~/domain/bip-document";
+import { BipClientRef, BipInput, bipInputFor, ClientFilter, DOCUMENT_KEYS, FilterId, filteredClientId, keptCpts, ListOpInput, LIST_SECTIONS, parseItem, readDocument, type BipDocument, type ListSectionKey } from "~/domain/bip-document";
 import { deleteItem, moveItem, reorderItems, saveItem, type ListOpResult } from "~/domain/list-sections";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { fillPlaceholdersDeep, type PlaceholderClient } from "~/domain/placeholders";
@@ -429,7 +429,8 @@ export async function updateBip(
   if (!found) return notFound("BIP");
   const { scope, loaded } = found;
   if (namesNoField(raw, BipInput)) return nothingToChange();
-  const parsed = parseChange(BipInput, raw, opts.partial ? asInput(loaded.row) : null);
+  // A recommended service's CPT stored before the CPT rule passes sent back as it is (decision 017, stop 37).
+  const parsed = parseChange(bipInputFor(keptCpts(readDocument(loaded.row.document))), raw, opts.partial ? asInput(loaded.row) : null);
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== loaded.row.version) return conflict(bipJson(loaded));
@@ -462,7 +463,7 @@ export async function changeBipList(ctx: ModelContext, bipId: number, raw: Recor
   let message: string;
   switch (op.data.op) {
     case "save": {
-      const item = parseItem(section, raw);
+      const item = parseItem(section, raw, keptCpts(stored));
       if (!item.ok) return { ok: false, status: 422, message: item.message, errors: item.errors };
       result = saveItem(shown, item.item, op.data.index);
       message = op.data.index === null ? OP_MESSAGES.add : OP_MESSAGES.save;
@@ -484,7 +485,7 @@ export async function changeBipList(ctx: ModelContext, bipId: number, raw: Recor
   if (!result.ok) return invalid({ index: result.error });
   // A move past either end (or a reorder into the same order) writes nothing: no new version to make a colleague's form stale.
   if (result.unchanged) return ok(bipJson(loaded), `${LIST_SECTIONS[section].label}: ${result.unchanged}`);
-  const next = parseWith(BipInput, { ...asInput(loaded.row), [section]: result.items });
+  const next = parseWith(bipInputFor(keptCpts(stored)), { ...asInput(loaded.row), [section]: result.items });
   if (!next.ok) return invalid(next.errors);
   return write(ctx, scope, { document: JSON.stringify(documentOf(next.data)) }, loaded.row.version, `${LIST_SECTIONS[section].label}: ${message}`);
 }

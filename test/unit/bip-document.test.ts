@@ -13,6 +13,7 @@ import {
   withDefaults,
 } from "~/domain/bip-defaults";
 import { BIP_TABS, BipDocumentSchema, DOCUMENT_KEYS, HYPOTHESIZED_FUNCTIONS, LIST_SECTION_KEYS, parseItem, readDocument, tabOf, tableFromForm, unflatten } from "~/domain/bip-document";
+import { CPT_MESSAGE } from "~/domain/insurance";
 import { LIST_MESSAGES } from "~/domain/list-sections";
 import { fillPlaceholdersDeep, PLACEHOLDER_TOKENS } from "~/domain/placeholders";
 import { parseWith } from "~/domain/validation";
@@ -174,7 +175,7 @@ describe("BipDocumentSchema", () => {
     [{ consent_to_treatment: { parent_guardian: { signature: "Ana", signature_date: "03/01/2025" } } }, "consent_to_treatment.parent_guardian.signature_date", "Enter a valid date (YYYY-MM-DD)."],
     [{ consent_to_treatment: { analyst_1: { signature_date: "2025-02-30" } } }, "consent_to_treatment.analyst_1.signature_date", "Enter a valid date (YYYY-MM-DD)."],
     [{ recommendations: [{ cpt: "97153", num_units: -1, breakdown_per_week: "x", location: "Home", description_service: "y" }] }, "recommendations.num_units", "Units must be 0 or more."],
-    [{ recommendations: [{ cpt: "9", num_units: 1, breakdown_per_week: "x", location: "Home", description_service: "y" }] }, "recommendations.cpt", "Enter a valid CPT code (for example 97153)."],
+    [{ recommendations: [{ cpt: "9", num_units: 1, breakdown_per_week: "x", location: "Home", description_service: "y" }] }, "recommendations.cpt", CPT_MESSAGE],
     [{ interventions: [{ title: "", description: "x" }] }, "interventions.title", "Title is required."],
     [{ prevalent_setting_event_and_antecedents: [{ prevalent_setting_event_and_antecedent: "Transitions", behavior: ["Crying"], hypothesized_functions: ["revenge"] }] }, "prevalent_setting_event_and_antecedents.hypothesized_functions", "Choose hypothesized functions from the list (attention, escape, tangible, automatic)."],
     [{ attention: true }, "attention", "Attention strategies must be a list."],
