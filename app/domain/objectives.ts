@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { choiceOr, endAfterStart, MESSAGES, numberOrNaN, optionalChoice, optionalDate, optionalInt, optionalLine, optionalNumber, optionalText } from "./fields";
+import { LIST_MESSAGES } from "./list-sections";
 import { requiredChoice, DEFAULT_OBJECTIVE_STATUS, DEFAULT_OBJECTIVE_TYPE, OBJECTIVE_STATUSES, OBJECTIVE_TYPES, type ObjectiveType } from "./plans";
 
 /**
@@ -84,7 +85,8 @@ export interface PositionChange {
   id: number;
   position: number;
 }
-export type Ordering = { ok: true; order: Placed[]; changes: PositionChange[] } | { ok: false; errors: Record<string, string> };
+/** `unchanged`: the order stays as it is (a move past either end, the same order again); what to say instead of saving. */
+export type Ordering = { ok: true; order: Placed[]; changes: PositionChange[]; unchanged?: string } | { ok: false; errors: Record<string, string> };
 export type Placement = { ok: true; position: number; order: Placed[]; changes: PositionChange[] } | { ok: false; errors: Record<string, string> };
 
 /** The id a rule gives the record being added (real ids are positive). */
@@ -177,10 +179,12 @@ export function reorderObjectives(list: readonly Placed[], ids: readonly number[
   const { stos, ltos } = split(list);
   const byId = new Map(stos.map((o) => [o.id, o]));
   if (ids.length !== stos.length || new Set(ids).size !== ids.length || !ids.every((id) => byId.has(id))) return { ok: false, errors: { ids: OBJECTIVE_MESSAGES.reorder } };
-  return { ok: true, ...settle(list, [...ids.map((id) => byId.get(id)!), ...ltos]) };
+  const done = settle(list, [...ids.map((id) => byId.get(id)!), ...ltos]);
+  // The order as shown already (positions with gaps are shown in the same order): nothing moves, nothing is written.
+  return ids.every((id, i) => id === stos[i]!.id) ? { ok: true, ...done, unchanged: LIST_MESSAGES.sameOrder } : { ok: true, ...done };
 }
 
-/** Moves an STO one place up or down (the no-JavaScript buttons); at either end nothing changes. */
+/** Moves an STO one place up or down (the no-JavaScript buttons); at either end nothing changes (`unchanged`). */
 export function stepObjective(list: readonly Placed[], id: number, direction: "up" | "down"): Ordering {
   const current = list.find((o) => o.id === id);
   if (!current) return { ok: false, errors: { objective_id: OBJECTIVE_MESSAGES.notInPlan } };
@@ -188,7 +192,11 @@ export function stepObjective(list: readonly Placed[], id: number, direction: "u
   const ids = split(list).stos.map((o) => o.id);
   const i = ids.indexOf(id);
   const j = direction === "up" ? i - 1 : i + 1;
-  if (j >= 0 && j < ids.length) [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+  if (j < 0 || j >= ids.length) {
+    const same = reorderObjectives(list, ids);
+    return same.ok ? { ...same, unchanged: direction === "up" ? LIST_MESSAGES.alreadyFirst : LIST_MESSAGES.alreadyLast } : same;
+  }
+  [ids[i], ids[j]] = [ids[j]!, ids[i]!];
   return reorderObjectives(list, ids);
 }
 

@@ -309,6 +309,8 @@ export async function deleteObjective(ctx: ModelContext, id: number, opts: { pla
 
 async function saveOrder(ctx: ModelContext, scope: PlanInScope, ordering: Ordering | Placement): Promise<ModelResult<ObjectiveJson[]>> {
   if (!ordering.ok) return invalid(ordering.errors);
+  // A move past either end, or the same order again, writes nothing: no audit row, no new list version (decision 010).
+  if ("unchanged" in ordering && ordering.unchanged) return ok((await objectivesOfPlans(ctx, [scope.planId])).get(scope.planId)!, ordering.unchanged);
   await withAudit(ctx.db, who(ctx), { action: "reorder", entity: "objective", entityId: null, patientId: scope.patientId }, () => [...positionWrites(ctx, ordering.changes), ...bumps(ctx)]);
   return ok((await objectivesOfPlans(ctx, [scope.planId])).get(scope.planId)!, "Order saved.");
 }

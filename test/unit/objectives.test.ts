@@ -17,6 +17,7 @@ import {
   stepObjective,
   type Placed,
 } from "~/domain/objectives";
+import { LIST_MESSAGES } from "~/domain/list-sections";
 import { parseWith } from "~/domain/validation";
 
 /** Objective ordering rules (clinical §3, §4) and the objective schema. */
@@ -115,17 +116,20 @@ describe("moveObjective: type and position changes re-sort", () => {
 
 describe("reorderObjectives: saved as given for the STOs, the LTO last", () => {
   it.each([
-    ["reversed", "S1 S2 S3 L4", [3, 2, 1], "S3 S2 S1 L4", { 3: 1, 1: 3 }],
-    ["unchanged", "S1 S2 L3", [1, 2], "S1 S2 L3", {}],
-    ["no LTO", "S1 S2 S3", [2, 3, 1], "S2 S3 S1", { 2: 1, 3: 2, 1: 3 }],
-    ["renumbers stored gaps", "S1@4 S2@9 L3@2", [2, 1], "S2 S1 L3", { 2: 1, 1: 2, 3: 3 }],
-    ["an empty plan with an empty list", "", [], "", {}],
-  ])("%s", (_label, list, ids, order, moved) => {
+    ["reversed", "S1 S2 S3 L4", [3, 2, 1], "S3 S2 S1 L4", { 3: 1, 1: 3 }, undefined],
+    ["unchanged", "S1 S2 L3", [1, 2], "S1 S2 L3", {}, LIST_MESSAGES.sameOrder],
+    ["no LTO", "S1 S2 S3", [2, 3, 1], "S2 S3 S1", { 2: 1, 3: 2, 1: 3 }, undefined],
+    ["renumbers stored gaps", "S1@4 S2@9 L3@2", [2, 1], "S2 S1 L3", { 2: 1, 1: 2, 3: 3 }, undefined],
+    // The order as shown: the gaps are not worth a write (nothing the user sees moves).
+    ["the shown order of stored gaps", "S1@4 S2@9 L3@2", [1, 2], "S1 S2 L3", { 1: 1, 2: 2, 3: 3 }, LIST_MESSAGES.sameOrder],
+    ["an empty plan with an empty list", "", [], "", {}, LIST_MESSAGES.sameOrder],
+  ])("%s", (_label, list, ids, order, moved, unchanged) => {
     const r = reorderObjectives(L(list), ids);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(show(r.order)).toBe(order);
     expect(Object.fromEntries(r.changes.map((c) => [c.id, c.position]))).toEqual(moved);
+    expect(r.unchanged).toBe(unchanged);
   });
 
   it.each([
@@ -141,13 +145,16 @@ describe("reorderObjectives: saved as given for the STOs, the LTO last", () => {
 
 describe("stepObjective: the up/down buttons", () => {
   it.each([
-    ["second STO up", "S1 S2 S3 L4", 2, "up", "S2 S1 S3 L4"],
-    ["first STO down", "S1 S2 S3 L4", 1, "down", "S2 S1 S3 L4"],
-    ["first STO up: nothing changes", "S1 S2 L3", 1, "up", "S1 S2 L3"],
-    ["last STO down: stays before the LTO", "S1 S2 L3", 2, "down", "S1 S2 L3"],
-  ] as const)("%s", (_label, list, id, direction, order) => {
+    ["second STO up", "S1 S2 S3 L4", 2, "up", "S2 S1 S3 L4", undefined],
+    ["first STO down", "S1 S2 S3 L4", 1, "down", "S2 S1 S3 L4", undefined],
+    ["first STO up: nothing changes", "S1 S2 L3", 1, "up", "S1 S2 L3", LIST_MESSAGES.alreadyFirst],
+    ["last STO down: stays before the LTO", "S1 S2 L3", 2, "down", "S1 S2 L3", LIST_MESSAGES.alreadyLast],
+    ["last STO down, no LTO", "S1 S2", 2, "down", "S1 S2", LIST_MESSAGES.alreadyLast],
+    ["a lone STO up", "S1 L2", 1, "up", "S1 L2", LIST_MESSAGES.alreadyFirst],
+  ] as const)("%s", (_label, list, id, direction, order, unchanged) => {
     const r = stepObjective(L(list), id, direction);
     expect(r.ok && show(r.order)).toBe(order);
+    expect(r.ok && r.unchanged).toBe(r.ok ? unchanged : false);
   });
 
   it("the LTO does not move", () => {

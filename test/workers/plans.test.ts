@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, objectives, plans } from "~/db/schema";
+import { auditLog, listVersions, objectives, plans } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
 import { OBJECTIVE_MESSAGES } from "~/domain/objectives";
 import { verifyAuditChain } from "~/services/audit.server";
@@ -472,6 +472,39 @@ describe("/api/v2/objectives", () => {
     expect(await counts()).toEqual(before);
     expect(await order(other.plan.id)).toBe(`S${other.s1.id} S${other.s2.id} S${other.s3.id} L${other.lto.id}`);
     expect((await api("/v2/objectives/reorder", { method: "PUT", token, body: {} })).status).toBe(405);
+  });
+});
+
+describe("an objective move that changes nothing (decision 010, stop 37)", () => {
+  it("past either end or into the same order: says so and writes nothing (no audit row, no list version, no position)", async () => {
+    const w = await world();
+    const { plan, s1, s2, s3, lto } = await planWithObjectives(w.bip);
+    const cookie = await signInCookie(w.manager);
+    const token = await apiToken(w.manager);
+    const path = `/bip/goal/${plan.id}/edit`;
+    const lists = () => db().select().from(listVersions).orderBy(asc(listVersions.resource));
+    const before = await counts();
+    const versions = await lists();
+    const steps: [number, "up" | "down", string][] = [
+      [s1.id, "up", "Already first."],
+      [s3.id, "down", "Already last."],
+    ];
+    for (const [id, direction, message] of steps) {
+      const res = await post(path, { intent: "move-objective", objective_id: String(id), direction }, cookie);
+      expect(res.status, `${id} ${direction}`).toBe(303);
+      expect(decodeURIComponent(res.headers.get("Location") ?? ""), `${id} ${direction}`).toContain(`flash=${message}`);
+    }
+    const same = await api("/v2/objectives/reorder", { method: "POST", token, body: { plan_id: plan.id, ids: [s1.id, s2.id, s3.id] } });
+    expect(same.status).toBe(200);
+    const answer = (await same.json()) as { message: string; data: { id: number }[] };
+    expect(answer.message).toBe("Already in that order.");
+    expect(answer.data.map((o) => o.id)).toEqual([s1.id, s2.id, s3.id, lto.id]);
+    expect(await counts()).toEqual(before);
+    expect(await lists()).toEqual(versions);
+    // A move that moves still saves, with its audit row.
+    expect((await post(path, { intent: "move-objective", objective_id: String(s3.id), direction: "up" }, cookie)).status).toBe(303);
+    expect(await order(plan.id)).toBe(`S${s1.id} S${s3.id} S${s2.id} L${lto.id}`);
+    expect((await counts()).audit).toBe(before.audit + 1);
   });
 });
 
