@@ -45,6 +45,11 @@ export const SCHEDULE_MESSAGES = {
     return `${what} but the PA service ${left < 0 ? "is" : "has only"} ${unitsLeftText(left)} after the notes written and the sessions already scheduled.`;
   },
   cancelFrom: "Enter the date from which the rest of the series is cancelled.",
+  notInSeries: "This session is not part of a weekly series.",
+  /** The cancel's confirm step (decision 037, stop 37): what the confirmed cancel will do, said before it does. */
+  confirmCancel: (date: string, timeIn: string, timeOut: string) => `Cancel the session of ${longDate(date)}, ${timeIn}–${timeOut}?`,
+  /** `n` is counted by the same condition the cancel writes with (`restOfSeries` in app/models/schedule.server.ts). */
+  confirmCancelRest: (n: number, from: string) => `Cancel the ${n === 1 ? "1 remaining session" : `${n} remaining sessions`} of this series from ${longDate(from)}?`,
   nothingLeftInSeries: "No scheduled session of this series is left on or after that date.",
   notScheduled: "This session is no longer scheduled (cancelled or written).",
   raced: "Other sessions changed while this was booked. Book again.",
@@ -61,6 +66,18 @@ export const SCHEDULE_MESSAGES = {
   noteInOtherZone: (timeIn: string, timeOut: string, zone: string) =>
     `The client has since moved to a location on ${zonePlace(zone)} time (${zone}): the note is written there, for ${timeIn}–${timeOut} ${zonePlace(zone)} time, and can be written once that has ended.`,
 } as const;
+
+/**
+ * The date "cancel the rest of the series" starts from, as typed: "" when absent or empty (the occurrence's own
+ * date), the date when valid, null when refused (SCHEDULE_MESSAGES.cancelFrom). The screen checks it before its
+ * confirm step, the model before it writes.
+ */
+export function cancelFromInput(raw: unknown): string | null {
+  if (raw == null || raw === "") return "";
+  if (typeof raw !== "string" || !raw.trim()) return null;
+  const from = raw.trim();
+  return dayNumber(from) === null ? null : from;
+}
 
 /**
  * Why a change cancelled future bookings that no longer fit (decision 037, 2026-11-27 probe 8931): the change's

@@ -5,7 +5,7 @@ import { locations, notes, paServices, patients, scheduledSessions, scheduleSeri
 import { can, locationScope } from "~/domain/permissions";
 import { storedPairs, todayIn, ZONE_SPREAD_MINUTES } from "~/domain/note-rules";
 import { NOTE_LIMITS } from "~/domain/notes";
-import { bookingDates, BookingSchema, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery, type UnfitReason } from "~/domain/schedule";
+import { bookingDates, BookingSchema, cancelFromInput, checkBooking, occurrenceTimes, SCHEDULE_MESSAGES, type BookedSession, type RangeQuery, type UnfitReason } from "~/domain/schedule";
 import { parseWith } from "~/domain/validation";
 import { addDays, dayNumber, weekEndingOn, weekStartOf } from "~/domain/weeks";
 import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit } from "~/services/audit.server";
@@ -115,15 +115,35 @@ const manages = (ctx: ModelContext) => can(ctx.actor, "manage_notes");
 
 /** The client's current location, beside the session's booking location. */
 const clientLocations = alias(locations, "client_locations");
+/** The other occurrences of a session's series, counted for the cancel's confirm step. */
+const seriesRest = alias(scheduledSessions, "series_rest");
+
+/**
+ * What "cancel the rest of the series" cancels: the series' occurrences still scheduled on or after `from`. The
+ * cancel writes with it and the confirm step counts with it, so the number asked about is the number cancelled.
+ */
+const restOfSeries = (t: typeof scheduledSessions | typeof seriesRest, seriesId: number | typeof scheduledSessions.seriesId, from: string | typeof scheduledSessions.sessionDate) =>
+  and(eq(t.seriesId, seriesId), gte(t.sessionDate, from), eq(t.status, "scheduled"))!;
 
 /**
  * One scheduled session in scope (audited read); null when out of scope or absent. `note_time_zone` is the zone its
  * note's save checks the session in: the client's current location's (the session keeps its booking location's).
+ * With `restFrom` (the cancel-the-rest confirm step: a date passed by `cancelFromInput`, "" = the session's own),
+ * `rest` says from which date and how many occurrences of its series that cancel would cancel now (0 when the
+ * session is in no series), counted in the same read.
  */
-export async function getScheduledSession(ctx: ModelContext, id: number): Promise<(ScheduledJson & { note_time_zone: string }) | null> {
+export async function getScheduledSession(
+  ctx: ModelContext,
+  id: number,
+  restFrom?: string,
+): Promise<(ScheduledJson & { note_time_zone: string; rest?: { from: string; count: number } }) | null> {
+  const rest = ctx.db
+    .select({ n: sql<number>`count(*)` })
+    .from(seriesRest)
+    .where(restOfSeries(seriesRest, scheduledSessions.seriesId, restFrom || scheduledSessions.sessionDate));
   // The audit chain's tail rides in the read: guard + read + audit row = 3 round trips.
   const [r] = await ctx.db
-    .select({ ...scheduledColumns, noteTimeZone: clientLocations.timeZone, tail: auditTail })
+    .select({ ...scheduledColumns, noteTimeZone: clientLocations.timeZone, tail: auditTail, ...(restFrom === undefined ? {} : { rest: sql<number>`(${rest})` }) })
     .from(scheduledSessions)
     .innerJoin(patients, eq(patients.id, scheduledSessions.patientId))
     .innerJoin(users, eq(users.id, scheduledSessions.providerId))
@@ -131,7 +151,7 @@ export async function getScheduledSession(ctx: ModelContext, id: number): Promis
     .innerJoin(clientLocations, eq(clientLocations.id, patients.locationId))
     .where(and(eq(scheduledSessions.id, id), scheduledScope(ctx)));
   if (!r) return null;
-  const s = { ...scheduledJson(r), note_time_zone: r.noteTimeZone };
+  const s = { ...scheduledJson(r), note_time_zone: r.noteTimeZone, ...("rest" in r ? { rest: { from: restFrom || r.s.sessionDate, count: Number(r.rest) } } : {}) };
   await withAudit(ctx.db, who(ctx), { action: "read", entity: "scheduled_session", entityId: id, patientId: s.patient_id }, () => [] as [], r.tail);
   return s;
 }
@@ -365,12 +385,13 @@ export async function cancelRestOfSeries(ctx: ModelContext, id: number, rawFrom:
   if (!r) return notFound("Scheduled session");
   const s = scheduledJson(r);
   if (s.provider_id !== ctx.actor.id && !manages(ctx)) return denied(SCHEDULE_MESSAGES.otherProvider);
-  if (s.series_id === null) return invalid({ form: "This session is not part of a weekly series." });
-  const from = typeof rawFrom === "string" && rawFrom.trim() ? rawFrom.trim() : rawFrom == null || rawFrom === "" ? s.session_date : null;
-  if (from === null || dayNumber(from) === null) return invalid({ from: SCHEDULE_MESSAGES.cancelFrom });
+  if (s.series_id === null) return invalid({ form: SCHEDULE_MESSAGES.notInSeries });
+  const typed = cancelFromInput(rawFrom);
+  if (typed === null) return invalid({ from: SCHEDULE_MESSAGES.cancelFrom });
+  const from = typed || s.session_date;
   const seriesId = s.series_id;
   const now = ctx.now().toISOString();
-  const where = and(eq(scheduledSessions.seriesId, seriesId), sql`${scheduledSessions.sessionDate} >= ${from}`, eq(scheduledSessions.status, "scheduled"))!;
+  const where = restOfSeries(scheduledSessions, seriesId, from);
   // The write decides what is cancelled (no count read before it): the audit row and the series' cancelled_from
   // land only when it cancelled something, and the answer counts the rows it actually changed.
   const [cancelled] = await withConditionalAudit(ctx.db, who(ctx), { action: "cancel", entity: "schedule_series", entityId: seriesId, patientId: s.patient_id, detail: { from } }, (audit) => [

@@ -654,25 +654,142 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect(html.match(/<(input|select|textarea)\b[^>]*autofocus[^>]*>/g)).toEqual([expect.stringMatching(/^<select[^>]*name="pa_service_id"/)]);
   });
 
-  it("a scheduled session's screen cancels it, or the rest of its series, with forms; another location 404", async () => {
-    const c = await client();
-    const first = nextOn(5, 50);
-    const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: first, time_in: "16:00", time_out: "17:00", repeat: "weekly", until: addDays(first, 21) })).json()) as Booked;
-    const [a, b] = booked.data.sessions;
-    expect((await request(`/calendar/session/${a!.id}`, { cookie: w.outsiderCookie })).status).toBe(404);
-    expect((await form(`/calendar/session/${a!.id}`, { intent: "cancel" }, w.outsiderCookie)).status).toBe(404);
-    const page = await (await request(`/calendar/session/${a!.id}`, { cookie: w.rbtCookie })).text();
-    expect(page).toContain("Cancel this session");
-    expect(page).toContain("Cancel the rest of the series");
-    const cancel = await form(`/calendar/session/${a!.id}`, { intent: "cancel" }, w.rbtCookie);
-    expect(cancel.status).toBe(303);
-    const badRest = await form(`/calendar/session/${b!.id}`, { intent: "cancel_rest", from: "not-a-date" }, w.rbtCookie);
-    expect(badRest.status).toBe(422);
-    expect(await badRest.text()).toContain("Enter the date from which the rest of the series is cancelled.");
-    const rest = await form(`/calendar/session/${b!.id}`, { intent: "cancel_rest", from: b!.session_date }, w.rbtCookie);
-    expect(rest.status).toBe(303);
-    const rows = await db().select().from(scheduledSessions).where(eq(scheduledSessions.seriesId, booked.data.series_id!));
-    expect(rows.every((r) => r.status === "cancelled")).toBe(true);
+  describe("the session screen's cancels ask first (decision 037, stop 37; probe 9001 L2)", () => {
+    const statuses = async (seriesId: number) =>
+      (await db().select().from(scheduledSessions).where(eq(scheduledSessions.seriesId, seriesId)).orderBy(scheduledSessions.sessionDate)).map((r) => r.status);
+    const statusOf = async (id: number) => (await db().select().from(scheduledSessions).where(eq(scheduledSessions.id, id)))[0]!.status;
+    const page = async (path: string, cookie = w.rbtCookie) => (await (await request(path, { cookie })).text()).replaceAll("&#x27;", "'");
+    /** Audit rows of cancels (a page shown records its read; a cancel its change). */
+    const cancelRows = async () => (await db().select({ n: count() }).from(auditLog).where(eq(auditLog.action, "cancel")))[0]!.n;
+    const step = (html: string) => /<div class="alert alert-danger" role="alertdialog"[\s\S]*?<\/div>/.exec(html)?.[0] ?? null;
+
+    it("'Cancel this session…': the first POST changes nothing and shows the step with the session's date and times; only its button cancels", async () => {
+      const c = await client();
+      const date = nextOn(5, 260);
+      const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: date, time_in: "16:00", time_out: "17:00" })).json()) as Booked;
+      const id = booked.data.sessions[0]!.id;
+      expect(await page(`/calendar/session/${id}`)).toContain("Cancel this session…");
+      const before = await cancelRows();
+      const first = await form(`/calendar/session/${id}`, { intent: "cancel" }, w.rbtCookie);
+      expect(first.status).toBe(303);
+      expect(first.headers.get("Location")).toBe(`/calendar/session/${id}?confirm=cancel#cancel-session`);
+      expect(await statusOf(id)).toBe("scheduled");
+      expect(await cancelRows()).toBe(before);
+      const html = await page(`/calendar/session/${id}?confirm=cancel`);
+      const dialog = step(html);
+      expect(dialog).toContain(`Cancel the session of ${longDate(date)}, 16:00–17:00?`);
+      expect(dialog).toContain("This action cannot be undone.");
+      expect(dialog).toContain('name="confirmed" value="yes"');
+      expect(dialog).toMatch(/>Yes, cancel the session<\/button>/);
+      expect(dialog).toContain(`href="/calendar/session/${id}"`);
+      expect(dialog).toContain("No, keep the session");
+      // The way back shows the forms again, and nothing was cancelled.
+      expect(step(await page(`/calendar/session/${id}`))).toBeNull();
+      const confirmed = await form(`/calendar/session/${id}?confirm=cancel`, { intent: "cancel", confirmed: "yes" }, w.rbtCookie);
+      expect(confirmed.status).toBe(303);
+      expect(confirmed.headers.get("Location")).toContain(`/calendar/view?view=week&date=${date}&flash=${encodeURIComponent("Session cancelled.")}`);
+      expect(await statusOf(id)).toBe("cancelled");
+      // Cancelled: the step asks nothing and says why; a confirmed POST again is 422 with the message.
+      const again = await page(`/calendar/session/${id}?confirm=cancel`);
+      expect(step(again)).toBeNull();
+      expect(again).toContain(SCHEDULE_MESSAGES.notScheduled);
+      const twice = await form(`/calendar/session/${id}`, { intent: "cancel", confirmed: "yes" }, w.rbtCookie);
+      expect(twice.status).toBe(422);
+      expect(await twice.text()).toContain(SCHEDULE_MESSAGES.notScheduled);
+    });
+
+    it("'Cancel the rest of the series…': the step counts what the cancel cancels (not the cancelled or written ones), then the confirmed POST cancels exactly those", async () => {
+      const c = await client();
+      const d1 = nextOn(2, 220);
+      const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: d1, time_in: "13:00", time_out: "14:00", repeat: "weekly", until: addDays(d1, 28) })).json()) as Booked;
+      const ids = booked.data.sessions.map((x) => x.id);
+      const seriesId = booked.data.series_id!;
+      expect(ids).toHaveLength(5);
+      // The third occurrence is cancelled on its own, the fifth written (its note's batch marks it).
+      expect((await api(`/v2/scheduled-sessions/${ids[2]}/cancel`, { method: "POST", token: w.rbtToken })).status).toBe(200);
+      await db().update(scheduledSessions).set({ status: "written" }).where(eq(scheduledSessions.id, ids[4]!));
+      const d2 = addDays(d1, 7);
+      const before = await cancelRows();
+      const first = await form(`/calendar/session/${ids[0]}`, { intent: "cancel_rest", from: d2 }, w.rbtCookie);
+      expect(first.status).toBe(303);
+      expect(first.headers.get("Location")).toBe(`/calendar/session/${ids[0]}?confirm=cancel_rest&from=${d2}#cancel-session`);
+      expect(await statuses(seriesId)).toEqual(["scheduled", "scheduled", "cancelled", "scheduled", "written"]);
+      expect(await cancelRows()).toBe(before);
+      const dialog = step(await page(`/calendar/session/${ids[0]}?confirm=cancel_rest&from=${d2}`));
+      expect(dialog).toContain(`Cancel the 2 remaining sessions of this series from ${longDate(d2)}?`);
+      expect(dialog).toContain(`name="from" value="${d2}"`);
+      expect(dialog).toContain('name="confirmed" value="yes"');
+      expect(dialog).toMatch(/>Yes, cancel 2 sessions<\/button>/);
+      expect(dialog).toContain("No, keep them");
+      // An empty date is the occurrence's own (the model's default too): 3 from the first date.
+      const own = await form(`/calendar/session/${ids[0]}`, { intent: "cancel_rest", from: "" }, w.rbtCookie);
+      expect(own.headers.get("Location")).toBe(`/calendar/session/${ids[0]}?confirm=cancel_rest&from=#cancel-session`);
+      expect(step(await page(`/calendar/session/${ids[0]}?confirm=cancel_rest&from=`))).toContain(`Cancel the 3 remaining sessions of this series from ${longDate(d1)}?`);
+      const confirmed = await form(`/calendar/session/${ids[0]}?confirm=cancel_rest&from=${d2}`, { intent: "cancel_rest", from: d2, confirmed: "yes" }, w.rbtCookie);
+      expect(confirmed.status).toBe(303);
+      expect(confirmed.headers.get("Location")).toContain(`/calendar/view?view=week&date=${d2}&flash=${encodeURIComponent("Rest of the series cancelled: 2 sessions.")}`);
+      expect(await statuses(seriesId)).toEqual(["scheduled", "cancelled", "cancelled", "cancelled", "written"]);
+      // Nothing left from that date: the step asks nothing and says so at the date, typed.
+      const none = await page(`/calendar/session/${ids[0]}?confirm=cancel_rest&from=${d2}`);
+      expect(step(none)).toBeNull();
+      expect(none).toContain(`<p id="cancel-from-error" class="field-error" role="alert">${SCHEDULE_MESSAGES.nothingLeftInSeries}</p>`);
+      expect(none).toMatch(new RegExp(`<input id="cancel-from"[^>]*value="${d2}"`));
+    });
+
+    it.each([
+      ["not-a-date", "08:00"],
+      ["2026-02-31", "10:00"],
+      ["   ", "12:00"],
+    ])("a bad date (%j) is said at its field with the value typed, before any step, and nothing changes", async (from, at) => {
+      const c = await client();
+      const d1 = nextOn(3, 200);
+      const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: d1, time_in: at, time_out: `${Number(at.slice(0, 2)) + 1}:00`, repeat: "weekly", until: addDays(d1, 7) })).json()) as Booked;
+      const id = booked.data.sessions[0]!.id;
+      const before = await cancelRows();
+      for (const fields of [{ intent: "cancel_rest", from }, { intent: "cancel_rest", from, confirmed: "yes" }] as Record<string, string>[]) {
+        const res = await form(`/calendar/session/${id}`, fields, w.rbtCookie);
+        expect(res.status).toBe(422);
+        const html = await res.text();
+        expect(html).toContain(`<p id="cancel-from-error" class="field-error" role="alert">${SCHEDULE_MESSAGES.cancelFrom}</p>`);
+        expect(html).toMatch(new RegExp(`<input id="cancel-from"[^>]*value="${from}"`));
+        expect(step(html)).toBeNull();
+      }
+      // The same date in the step's address asks nothing either.
+      const viaStep = await page(`/calendar/session/${id}?confirm=cancel_rest&from=${encodeURIComponent(from)}`);
+      expect(step(viaStep)).toBeNull();
+      expect(viaStep).toContain(SCHEDULE_MESSAGES.cancelFrom);
+      expect(await statuses(booked.data.series_id!)).toEqual(["scheduled", "scheduled"]);
+      expect(await cancelRows()).toBe(before);
+    });
+
+    it("another location's session: its step is 404 and a confirmed cancel is 404, nothing changed; the step is one audited read (≤ 3 round trips)", async () => {
+      const c = await client();
+      const d1 = nextOn(4, 240);
+      const booked = (await (await book(w.rbtToken, { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: d1, time_in: "16:00", time_out: "17:00", repeat: "weekly", until: addDays(d1, 21) })).json()) as Booked;
+      const id = booked.data.sessions[0]!.id;
+      for (const intent of ["cancel", "cancel_rest"]) {
+        const first = await form(`/calendar/session/${id}`, { intent, from: d1 }, w.outsiderCookie);
+        expect(first.status).toBe(303);
+        expect((await request(first.headers.get("Location")!.split("#")[0]!, { cookie: w.outsiderCookie })).status).toBe(404);
+        expect((await form(`/calendar/session/${id}`, { intent, from: d1, confirmed: "yes" }, w.outsiderCookie)).status).toBe(404);
+      }
+      expect(await statuses(booked.data.series_id!)).toEqual(["scheduled", "scheduled", "scheduled", "scheduled"]);
+      // Another provider without manage_notes: the step asks nothing and says why.
+      const other = await page(`/calendar/session/${id}?confirm=cancel_rest&from=${d1}`, await signInCookie(w.otherRbt));
+      expect(step(other)).toBeNull();
+      expect(other).toContain(SCHEDULE_MESSAGES.otherProvider);
+      // The step's count rides in the session's read: guard, read, audit row.
+      const before = await auditRows();
+      const res = await countingWorker.fetch(
+        new Request(`http://localhost/calendar/session/${id}?confirm=cancel_rest&from=${d1}`, { headers: { Cookie: w.rbtCookie } }) as Request<unknown, IncomingRequestCfProperties>,
+        env,
+        createExecutionContext(),
+      );
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain(`Cancel the 4 remaining sessions of this series from ${longDate(d1)}?`);
+      expect(Number(res.headers.get(D1_COUNT_HEADER)!.split(";")[1])).toBeLessThanOrEqual(3);
+      expect(await auditRows()).toBe(before + 1);
+    });
   });
 
   it("'Write the note' opens the note form filled in, and saving the note marks the session written", async () => {

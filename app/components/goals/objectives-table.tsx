@@ -92,7 +92,26 @@ function ObjectiveActions({ o, label, stoCount, answer, busy }: { o: ObjectiveJs
 }
 
 /** The no-JavaScript confirm step of a delete (the spec's wording, clinical §8); `detail`: what else the delete does. */
-export function ConfirmDelete({ question, detail, intent, fields, cancelTo, busy }: { question: string; detail?: string | null; intent: string; fields: Record<string, string | number>; cancelTo: string; busy: boolean }) {
+export function ConfirmDelete({
+  question,
+  detail,
+  intent,
+  fields,
+  cancelTo,
+  busy,
+  confirmLabel = "Yes, delete it",
+  backLabel = "Cancel",
+}: {
+  question: string;
+  detail?: string | null;
+  intent: string;
+  fields: Record<string, string | number>;
+  cancelTo: string;
+  busy: boolean;
+  /** The button's and the way back's words where "delete" and "Cancel" would mislead (cancelling a session). */
+  confirmLabel?: string;
+  backLabel?: string;
+}) {
   return (
     <div className="alert alert-danger" role="alertdialog" aria-labelledby="confirm-delete-question">
       <p id="confirm-delete-question">
@@ -106,11 +125,11 @@ export function ConfirmDelete({ question, detail, intent, fields, cancelTo, busy
           <input key={k} type="hidden" name={k} value={x} />
         ))}
         <button className="btn btn-danger" type="submit" disabled={busy}>
-          Yes, delete it
+          {confirmLabel}
         </button>
       </Form>{" "}
       <Link className="btn" to={cancelTo}>
-        Cancel
+        {backLabel}
       </Link>
     </div>
   );
