@@ -1718,7 +1718,7 @@ for (const javaScript of [false, true]) {
       assert.ok(types.every((t) => t.trim() === "BCBA"));
       await shown(page.getByText(`Client: ${client}`));
     });
-    flow("calendar: a manager in Miami schedules a weekly session for a Denver client and sees it at Denver's 09:00 on the week view", async () => {
+    flow("calendar: a manager in Miami schedules a weekly session for a Denver client, sees it at Denver's 09:00 on the week view, and cancels it after a confirm step", async () => {
       // Chloe Moore is a Denver client (America/Denver) with an RBT authorization; the manager's own calendar
       // is Miami's (America/New_York). Each run books its own weekday (Monday without JavaScript, Tuesday with it).
       const weekday = javaScript ? 2 : 1;
@@ -1756,6 +1756,47 @@ for (const javaScript of [false, true]) {
       await page.getByRole("link", { name: "Next ›" }).click();
       await ready(page);
       await shown(page.getByRole("link", { name: new RegExp(`^Scheduled on ${until}, 09:00–10:00 Chloe Moore · `) }));
+
+      // Cancels ask first (probe 9001 L2): the step says what will be cancelled; its way back keeps everything.
+      const confirmStep = page.getByRole("alertdialog");
+      const onSession = (url: URL) => /^\/calendar\/session\/\d+$/.test(url.pathname);
+      await goto(page, `/calendar/view?view=week&date=${first}`);
+      await entry.click();
+      await page.waitForURL(onSession);
+      await ready(page);
+      assert.equal(await page.getByLabel("Cancel the rest of the series from").inputValue(), first);
+      await page.getByRole("button", { name: "Cancel the rest of the series…" }).click();
+      await page.waitForURL((url) => onSession(url) && url.searchParams.get("confirm") === "cancel_rest" && url.searchParams.get("from") === first);
+      await ready(page);
+      await shown(confirmStep.getByText(/^Cancel the 2 remaining sessions of this series from .+ \d{4}\?$/));
+      await confirmStep.getByRole("link", { name: "No, keep them" }).click();
+      await page.waitForURL((url) => onSession(url) && url.search === "");
+      await ready(page);
+      assert.equal(await confirmStep.count(), 0);
+      // This session alone: the step names its times; only its button cancels.
+      await page.getByRole("button", { name: "Cancel this session…" }).click();
+      await page.waitForURL((url) => onSession(url) && url.searchParams.get("confirm") === "cancel");
+      await ready(page);
+      await shown(confirmStep.getByText(/^Cancel the session of .+ \d{4}, 09:00–10:00\?$/));
+      await confirmStep.getByRole("button", { name: "Yes, cancel the session" }).click();
+      await page.waitForURL(onPath("/calendar/view"));
+      await ready(page);
+      await shown(page.getByText("Session cancelled.", { exact: true }));
+      assert.equal(await entry.count(), 0, "the cancelled session left the calendar");
+      // The rest of the series from the second date: 1 session left, cancelled once confirmed.
+      await page.getByRole("link", { name: "Next ›" }).click();
+      await ready(page);
+      await page.getByRole("link", { name: new RegExp(`^Scheduled on ${until}, 09:00–10:00 Chloe Moore · `) }).click();
+      await page.waitForURL(onSession);
+      await ready(page);
+      await page.getByRole("button", { name: "Cancel the rest of the series…" }).click();
+      await shown(confirmStep.getByText(/^Cancel the 1 remaining session of this series from .+ \d{4}\?$/));
+      await ready(page);
+      await confirmStep.getByRole("button", { name: "Yes, cancel 1 session" }).click();
+      await page.waitForURL(onPath("/calendar/view"));
+      await ready(page);
+      await shown(page.getByText("Rest of the series cancelled: 1 session.", { exact: true }));
+      assert.equal(await page.getByRole("link", { name: new RegExp(`^Scheduled on ${until}, 09:00–10:00 Chloe Moore · `) }).count(), 0);
     });
     flow("reports: an admin opens Reports, filters the logs and the authorizations, and exports a CSV", async () => {
       await signIn(page, "admin@demo.test");
