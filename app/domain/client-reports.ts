@@ -111,6 +111,14 @@ export type ReportQuery = v.InferOutput<typeof ReportQuery>;
  */
 export const PERIOD_NAMES = { start: ["date_start", "date_from", "from"], end: ["date_end", "date_to", "to"] } as const;
 export const PERIOD_MESSAGES = { start: "Give the start of the period once.", end: "Give the end of the period once." } as const;
+/**
+ * Every name the query field `key` goes by: a period bound's names (PERIOD_NAMES) when it is one of them, else the
+ * key alone. A screen that leaves out a refused bound leaves it out under all of its names (decision 030, stop 37).
+ */
+export function filterNames(key: string): readonly string[] {
+  for (const names of Object.values(PERIOD_NAMES)) if ((names as readonly string[]).includes(key)) return names;
+  return [key];
+}
 /** The names the report (byprofile, byemployee, profile) and the billing list (bylocation) validate the period under. */
 export const REPORT_PERIOD = { start: "date_start", end: "date_end" } as const;
 export const LIST_PERIOD = { start: "date_from", end: "date_to" } as const;

@@ -3,7 +3,7 @@ import { FLASH_PARAM, withoutFlash } from "~/domain/flash";
 import { redirect } from "@remix-run/cloudflare";
 import { billingList, clientInScope, clientReport, saveClientReport, setBillingStatus, type BillingRow, type ClientReport } from "~/models/client-reports.server";
 import type { ModelResult } from "~/models/results";
-import { periodInput, REPORT_PERIOD, reportQueryInput } from "~/domain/client-reports";
+import { filterNames, LIST_PERIOD, periodInput, REPORT_PERIOD, reportQueryInput } from "~/domain/client-reports";
 import { pathId } from "~/domain/validation";
 import { formResult, formValues, modelContextFor } from "./forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "./guard.server";
@@ -43,9 +43,10 @@ function throwFor(result: { ok: false; status: number; message: string }): never
  */
 export type FilterErrors = Record<string, string> | null;
 
-/** The values of a query without the fields named (those refused). */
+/** The values of a query without the fields named (those refused), each under every name it goes by (`filterNames`). */
 function without(params: Record<string, string>, keys: readonly string[]): Record<string, string> {
-  return Object.fromEntries(Object.entries(params).filter(([k]) => !keys.includes(k)));
+  const dropped = new Set(keys.flatMap(filterNames));
+  return Object.fromEntries(Object.entries(params).filter(([k]) => !dropped.has(k)));
 }
 
 /** The billing list; `refused`: errors the caller found in its own part of the address (then no client is listed). */
@@ -62,7 +63,11 @@ export async function billingListLoader({ request, context }: LoaderFunctionArgs
     result = await billingList(ctx, without(params, Object.keys(filterErrors)), { withList: false });
   }
   if (!result.ok) throwFor(result);
-  return { list: result.data, filterErrors };
+  // The period as typed, under whichever name the address gave it (from/to, date_from/date_to, date_start/date_end):
+  // what the From and To fields show when the filters were refused.
+  const period = periodInput(params, LIST_PERIOD).input;
+  const typedPeriod = { from: String(period[LIST_PERIOD.start] ?? ""), to: String(period[LIST_PERIOD.end] ?? "") };
+  return { list: result.data, filterErrors, typedPeriod };
 }
 
 /** What a report screen shows of one row (the API answers the whole BillingRow). */

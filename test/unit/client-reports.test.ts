@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { BillingListQuery, defaultPeriod, LIST_PERIOD, noteTypesOf, periodInput, REPORT_PERIOD, ReportQuery, reportQueryInput, savedFields, saveInputOf, SavePayload, totalsWeek } from "~/domain/client-reports";
+import { BillingListQuery, defaultPeriod, filterNames, LIST_PERIOD, noteTypesOf, periodInput, REPORT_PERIOD, ReportQuery, reportQueryInput, savedFields, saveInputOf, SavePayload, totalsWeek } from "~/domain/client-reports";
 
 /** Billing by client's rules (decision 030): the save payload, the week of the totals, filters. */
 
@@ -188,5 +188,20 @@ describe("filters", () => {
     ["2026-12-31", { from: "2026-12-01", to: "2026-12-31" }],
   ])("the default period of %s is its month", (today, period) => {
     expect(defaultPeriod(today)).toEqual(period);
+  });
+});
+
+describe("every name a filter goes by (a refused one is left out under all of them; decision 030, stop 37)", () => {
+  it.each([
+    ["from", ["date_start", "date_from", "from"]],
+    ["date_from", ["date_start", "date_from", "from"]],
+    ["date_start", ["date_start", "date_from", "from"]],
+    ["to", ["date_end", "date_to", "to"]],
+    ["date_to", ["date_end", "date_to", "to"]],
+    ["date_end", ["date_end", "date_to", "to"]],
+    ["status", ["status"]],
+    ["provider_id", ["provider_id"]],
+  ])("%s", (key, names) => {
+    expect([...filterNames(key)]).toEqual(names);
   });
 });

@@ -203,6 +203,42 @@ describe("a refused filter keeps what was typed, shows its error beside the fiel
     expect(page).toContain(`<p class="alert alert-danger" role="alert">${message}</p>`);
     expect(selected(page, "type")).toBe("rbt");
   });
+
+  // Every name a period goes by (from/to, date_from/date_to, date_start/date_end; decision 030) is one filter: a bad
+  // value under any of them is the field error with the typed value kept, never the 404 page (stop 37).
+  const screens = [
+    // [screen, its address before the period, the From and To fields' ids, whether a client's name stays (report header)]
+    ["the billing list", () => "/billing/list?status=billed", ["date_from", "date_to"], false],
+    ["employee by client's list", () => `/client-report/employee-by-client?employee_id=${ids.other}`, ["date_from", "date_to"], false],
+    ["billing by client", () => `/billing/by-client/${alice.id}?type=all`, ["from", "to"], true],
+    ["its twin address", () => `/client-report/by-client/${alice.id}?type=all`, ["from", "to"], true],
+    ["employee by client's report", () => `/client-report/employee-by-client?patient_id=${alice.id}&employee_id=${ids.other}`, ["from", "to"], true],
+  ] as const;
+  const names = [
+    ["from", "to"],
+    ["date_from", "date_to"],
+    ["date_start", "date_end"],
+  ] as const;
+  const cases = [
+    ["a From that is not a date", "x", "", 0, "Dates must be real dates like 2026-01-31."],
+    ["a To that is not a date", "", "x", 1, "Dates must be real dates like 2026-01-31."],
+    ["To before From", "2026-02-20", "2026-02-01", 1, "To must be on or after From."],
+  ] as const;
+  it.each(screens.flatMap((screen) => names.flatMap((pair) => cases.map((c) => [`${screen[0]}, ${pair.join("/")}: ${c[0]}`, screen, pair, c] as const))))(
+    "%s → the field error, the typed values kept, nothing listed",
+    async (_l, [, address, fields, header], [start, end], [, from, to, bad, message]) => {
+      const period = new URLSearchParams();
+      if (from) period.set(start, from);
+      if (to) period.set(end, to);
+      const page = await html(await request(`${address()}&${period}`, { cookie: manager }));
+      expect(errorOf(page, fields[bad])).toBe(message);
+      expect(page).toMatch(new RegExp(`<input id="f-${fields[bad]}"[^>]*aria-invalid="true"`));
+      expect([inputValue(page, fields[0]), inputValue(page, fields[1])]).toEqual([from, to]);
+      expect(page).toContain("Nothing is listed until the filters marked above are corrected.");
+      expect(page).not.toContain("2026-02-03");
+      if (!header) expect(page).not.toContain("Alice Anders");
+    },
+  );
 });
 
 describe("billing by client", () => {

@@ -19,10 +19,11 @@ const FIELDS = ["location_id", "provider_id", "date_from", "date_to", "status"];
  * append to the address.
  */
 export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title: string; rowHref: (row: BillingListRow, reportQuery: string) => string; hiddenFields?: Record<string, string> }) {
-  const { list, filterErrors } = useLoaderData<{ list: BillingList; filterErrors: FilterErrors }>() as unknown as { list: BillingList; filterErrors: FilterErrors };
+  type Data = { list: BillingList; filterErrors: FilterErrors; typedPeriod: { from: string; to: string } };
+  const { list, filterErrors, typedPeriod } = useLoaderData<Data>() as unknown as Data;
   const [params] = useSearchParams();
   const errors = filterErrors ?? {};
-  /** The value the list was read with; the typed one (the URL's) when the filters were refused. */
+  /** The value the list was read with; the typed one (the URL's) when the filters were refused (the period's: under any of its names). */
   const chosen = (value: string) => (filterErrors ? undefined : value);
   const reportQuery = reportLinkQuery(list.period);
   const columns: Column<BillingListRow>[] = [
@@ -65,7 +66,7 @@ export function BillingListScreen({ title, rowHref, hiddenFields = {} }: { title
             ))}
             <FilterSelect visible name="location_id" label="Location" any="All" value={chosen(String(list.filters.location_id))} options={list.locations.map((l) => ({ value: l.id, label: l.title }))} error={errors.location_id} />
             <FilterSelect visible name="provider_id" label="Provider" any="All" value={chosen(String(list.filters.provider_id))} options={list.providers.map((u) => ({ value: u.id, label: u.name }))} hint={list.providers_more ? TOO_MANY_STAFF_HINT : undefined} error={errors.provider_id} />
-            <DateRangeFilter from={chosen(list.period.from)} to={chosen(list.period.to)} errors={errors} />
+            <DateRangeFilter from={filterErrors ? typedPeriod.from : list.period.from} to={filterErrors ? typedPeriod.to : list.period.to} errors={errors} />
             <FilterSelect visible name="status" label="Status" any="Any" value={chosen(list.filters.status)} options={BILLING_LIST_STATUSES.map((s) => ({ value: s, label: BILLING_LIST_STATUS_LABELS[s] }))} error={errors.status} />
             <FilterButtons />
           </Form>
