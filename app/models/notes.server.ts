@@ -1328,14 +1328,17 @@ export async function updateNote(ctx: ModelContext, type: NoteType, id: number, 
   if (!parsed.ok) return parsed.result;
   const input = parsed.input;
   if (writesSupervisorSignature(input, current)) return invalid({ supervisor_name: NOTE_MESSAGES.countersignOnView });
+  // A signed note sent back unchanged is no amendment: it answers "Nothing to change" whether or not it names a
+  // reason, never "needs a reason" first (decision 023, stop 37). A real change still needs the reason.
+  const unchangedSigned = Boolean(current.signed_at) && changesNothing(input, noteAsInput(current));
   let reason: string | null = null;
-  if (current.signed_at) {
+  if (current.signed_at && !unchangedSigned) {
     const r = parseWith(AmendmentReason, opts.amendmentReason ?? "");
     if (!r.ok) return invalid({ amendment_reason: opts.amendmentReason?.trim() ? Object.values(r.errors)[0]! : NOTE_MESSAGES.signed });
     reason = r.data;
   }
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  if (reason !== null && changesNothing(input, noteAsInput(current))) return nothingToChange();
+  if (unchangedSigned) return nothingToChange();
   // On a claim that is not rejected, what the claim billed stays (the write's WHERE holds it against a claim built meanwhile).
   const claimed = claimedNoteChanges(input, current);
   if (claimed.length && found.liveClaim) return invalid({ [claimed[0]!]: NOTE_MESSAGES.onClaim(found.liveClaim) });

@@ -112,38 +112,75 @@ describe("an amendment that changes nothing (probe 8964 §3)", () => {
   type Countersigned = Awaited<ReturnType<typeof countersigned>>;
   const whole = (x: Countersigned) => x.body({ provider_name: "Robin RBT", provider_signed_on: day(-1), content: { client_appeared: "Calm", interventions: ["Prompting"] } });
 
-  it.each<[string, "PATCH" | "PUT", string, (x: Countersigned) => Record<string, unknown>]>([
+  const unchangedSaves: [string, "PATCH" | "PUT", string, (x: Countersigned) => Record<string, unknown>][] = [
     ["a PATCH that repeats a stored value", "PATCH", "/v2/notes-rbt/ID", () => ({ time_in: "09:00" })],
+    ["a PATCH that repeats the POS", "PATCH", "/v2/notes-rbt/ID", () => ({ pos: "12" })],
     ["a PATCH that repeats the content", "PATCH", "/v2/notes-rbt/ID", () => ({ content: { client_appeared: "Calm" } })],
     ["a v2 PUT of the note as stored", "PUT", "/v2/notes-rbt/ID", whole],
     ["a v1 PUT of the note as stored, the signature left out", "PUT", "/note_rbt/update/ID", (x) => x.body({ content: { interventions: ["Prompting"], client_appeared: "Calm" } })],
-  ])("%s is refused as an empty PATCH is; the version and the countersignature stay", async (_, method, path, bodyOf) => {
+  ];
+  // With or without a reason, an unchanged save answers "Nothing to change", never "needs a reason" first (stop 37).
+  it.each(unchangedSaves.flatMap(([label, method, path, bodyOf]) => [
+    [`${label}, with a reason`, method, path, bodyOf, { amendment_reason: "no change" }] as const,
+    [`${label}, without a reason`, method, path, bodyOf, {}] as const,
+  ]))("%s is refused as an empty PATCH is; the version and the countersignature stay", async (_, method, path, bodyOf, reason) => {
     const x = await countersigned();
-    const res = await call(x.rbt.token, method, path.replace("ID", String(x.n.id)), { ...bodyOf(x), amendment_reason: "no change", version: x.n.version });
+    const res = await call(x.rbt.token, method, path.replace("ID", String(x.n.id)), { ...bodyOf(x), ...reason, version: x.n.version });
     expect(res.status, JSON.stringify(res.json)).toBe(422);
     expect(res.json.errors).toEqual({ form: NOTHING_TO_CHANGE });
     expect(await rowOf(x.n.id)).toMatchObject({ version: x.n.version, supervisorName: "Sam Supervisor", supervisorSignedOn: day(0) });
-    // One real change is an amendment as before.
+    // One real change still needs the reason…
+    const unexplained = await call(x.rbt.token, method, path.replace("ID", String(x.n.id)), { ...bodyOf(x), time_out: "10:15", version: x.n.version });
+    expect(unexplained.status, JSON.stringify(unexplained.json)).toBe(422);
+    expect(unexplained.json.errors).toEqual({ amendment_reason: NOTE_MESSAGES.signed });
+    // …and with it is an amendment as before.
     const real = await call(x.rbt.token, method, path.replace("ID", String(x.n.id)), { ...bodyOf(x), time_out: "10:15", amendment_reason: "Ran longer", version: x.n.version });
     expect(real.status, JSON.stringify(real.json)).toBe(200);
     expect(await rowOf(x.n.id)).toMatchObject({ version: x.n.version + 1, minutes: 75, supervisorName: "" });
   });
 
-  it("screen: 'Save amendment' with only a reason shows the message, keeps the reason and writes no version", async () => {
+  it.each([
+    ["v2 PUT", "PUT", "/v2/notes-rbt/ID"],
+    ["v2 PATCH", "PATCH", "/v2/notes-rbt/ID"],
+    ["v1 PUT", "PUT", "/note_rbt/update/ID"],
+  ] as const)("the note as read (GET), its history left out, sent back by %s: 'Nothing to change', with or without a reason", async (_, method, path) => {
+    const x = await countersigned();
+    const { history: _history, ...read } = (await call(x.rbt.token, "GET", `/v2/notes-rbt/${x.n.id}`)).json.data as Record<string, unknown>;
+    for (const reason of [{}, { amendment_reason: "no change" }]) {
+      const res = await call(x.rbt.token, method, path.replace("ID", String(x.n.id)), { ...read, ...reason });
+      expect(res.status, JSON.stringify(res.json)).toBe(422);
+      expect(res.json.errors).toEqual({ form: NOTHING_TO_CHANGE });
+    }
+    expect(await rowOf(x.n.id)).toMatchObject({ version: x.n.version, supervisorName: "Sam Supervisor" });
+  });
+
+  it.each([
+    ["with only a reason", "only looked, saved"],
+    ["with nothing typed, not even a reason", ""],
+  ])("screen: 'Save amendment' %s shows 'Nothing to change', keeps what was typed and writes no version", async (_, typedReason) => {
     const x = await countersigned();
     const cookie = await signInCookie(managerUser);
-    // The amend form as loaded (JavaScript off), posted with only a reason typed.
+    // The amend form as loaded (JavaScript off), posted unchanged.
     const page = await (await request(`/note-rbt/edit/${x.n.id}`, { cookie })).text();
     const fields = noteFormFields(page, `/note-rbt/edit/${x.n.id}`);
     expect(fields.get("provider_signed_on")).toBe(day(-1));
     fields.set("intent", "amend");
-    fields.set("amendment_reason", "only looked, saved");
+    fields.set("amendment_reason", typedReason);
     const res = await request(`/note-rbt/edit/${x.n.id}`, { method: "POST", body: fields, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
     const shown = await res.text();
     expect(res.status, shown.slice(0, 300)).toBe(422);
     expect(shown).toContain(NOTHING_TO_CHANGE);
-    expect(shown).toContain("only looked, saved");
+    expect(shown).not.toContain(NOTE_MESSAGES.signed);
+    if (typedReason) expect(shown).toContain(typedReason);
     expect(await rowOf(x.n.id)).toMatchObject({ version: x.n.version, supervisorName: "Sam Supervisor" });
+    // A real change without a reason is still asked for one.
+    fields.set("time_out", "10:15");
+    fields.set("amendment_reason", "");
+    const changed = await request(`/note-rbt/edit/${x.n.id}`, { method: "POST", body: fields, cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const asked = await changed.text();
+    expect(changed.status).toBe(422);
+    expect(asked).toContain(NOTE_MESSAGES.signed.replace(/'/g, "&#x27;"));
+    expect(await rowOf(x.n.id)).toMatchObject({ version: x.n.version, minutes: 60 });
   });
 });
 
