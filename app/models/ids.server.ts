@@ -19,3 +19,12 @@ export function nextIdOf(table: Keyed): SQL<number> {
 export function nextIdQuery(table: Keyed): SQL<number> {
   return sql<number>`(select ${nextIdOf(table)} from ${table})`;
 }
+
+/**
+ * The id a body's field plainly names (a positive whole number, or its digits), to read it ahead in a save's read
+ * batch; else null. Only a guess: the save compares it with what its schema parsed and looks up any other id on its own.
+ */
+export function plainId(x: unknown): number | null {
+  const n = typeof x === "number" ? x : typeof x === "string" && /^\s*\d{1,15}\s*$/.test(x) ? Number(x.trim()) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}

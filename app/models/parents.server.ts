@@ -22,7 +22,7 @@ import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, denied, errorText, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn } from "./scope.server";
-import { nextIdOf } from "./ids.server";
+import { nextIdOf, plainId } from "./ids.server";
 
 /** A signed-in parent sees only their own children. */
 export async function listChildrenOfParent(db: Db, actor: Actor) {
@@ -224,12 +224,6 @@ function emailHoldersQuery(ctx: ModelContext, emails: (string | null | SQL)[]) {
     .select({ id: parents.id, email: parents.email })
     .from(parents)
     .where(and(sql`${parents.email} in (${sql.join(emails.map((e) => sql`${e}`), sql`, `)})`, isNull(parents.deletedAt)));
-}
-
-/** The id a body's location_id plainly names (a positive whole number, or its digits), to read it ahead; else null. */
-function plainId(x: unknown): number | null {
-  const n = typeof x === "number" ? x : typeof x === "string" && /^\s*\d{1,15}\s*$/.test(x) ? Number(x.trim()) : NaN;
-  return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
 function values(i: ParentInput) {

@@ -4,12 +4,13 @@ import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseRateInfo, RateRecordInput } from "~/domain/rates";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
-import { auditWho, withAudit } from "~/services/audit.server";
+import { auditTail, auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { withNextId } from "./patients.server";
+import { plainId } from "./ids.server";
 import { idsIn } from "./scope.server";
 
 /** Rate/pay records (platform §3). Location-scoped: a record in another location answers 404. */
@@ -67,7 +68,12 @@ function values(input: RateRecordInput) {
 async function checkLocation(ctx: ModelContext, locationId: number): Promise<Record<string, string> | null> {
   if (!canSeeLocation(ctx.actor, locationId)) return { location_id: "Choose a valid option." };
   const [row] = await ctx.db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, locationId), isNull(locations.deletedAt)));
-  return row ? null : { location_id: "Choose a valid option." };
+  return locationRefusal(ctx, locationId, !!row);
+}
+
+/** checkLocation's answer once it is known whether the location is live. */
+function locationRefusal(ctx: ModelContext, locationId: number, live: boolean): Record<string, string> | null {
+  return canSeeLocation(ctx.actor, locationId) && live ? null : { location_id: "Choose a valid option." };
 }
 
 export async function createRateRecord(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<RateRecordJson>> {
@@ -87,24 +93,51 @@ export async function createRateRecord(ctx: ModelContext, raw: Record<string, un
   return ok(rateRecordJson(rows[0]!), "Rate record created.");
 }
 
+/** The record in the actor's scope, with the audit chain's tail (withAudit's `tail`), as a statement. */
+function forChangeQuery(ctx: ModelContext, id: number) {
+  return ctx.db.select({ r: rateRecords, tail: auditTail }).from(rateRecords).where(and(eq(rateRecords.id, id), scoped(ctx)));
+}
+
 export async function updateRateRecord(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<RateRecordJson>> {
-  const current = await getRateRecord(ctx, id);
-  if (!current) return notFound("Rate record");
+  // One read batch (the record with the audit tail, and the live locations among the one the body names and the
+  // stored one), then the write batch, which reads the record back: two round trips (decision 043, stop 37).
+  const sentLocation = plainId(raw.location_id);
+  const storedLocation = sql`(select ${rateRecords.locationId} from ${rateRecords} where ${rateRecords.id} = ${id})`;
+  const [[row], liveLocations] = await ctx.db.batch([
+    forChangeQuery(ctx, id),
+    ctx.db
+      .select({ id: locations.id })
+      .from(locations)
+      .where(and(sql`${locations.id} in (${sentLocation}, ${storedLocation})`, isNull(locations.deletedAt))),
+  ]);
+  if (!row) return notFound("Rate record");
+  const current = rateRecordJson(row.r);
   const { id: _id, version: _v, created_at: _c, updated_at: _u, ...asInput } = current;
   if (namesNoField(raw, RateRecordInput)) return nothingToChange();
   const parsed = parseChange(RateRecordInput, raw, opts.partial ? asInput : null);
   if (!parsed.ok) return invalid(parsed.errors);
-  const bad = await checkLocation(ctx, parsed.data.location_id);
+  // A location the batch did not read (a body the schema reads differently) is looked up on its own: never a skipped check.
+  const locationRead = parsed.data.location_id === sentLocation || parsed.data.location_id === current.location_id;
+  const bad = locationRead ? locationRefusal(ctx, parsed.data.location_id, liveLocations.some((l) => l.id === parsed.data.location_id)) : await checkLocation(ctx, parsed.data.location_id);
   if (bad) return invalid(bad);
-  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "rate_record", entityId: id }, () => [
-    ctx.db
-      .update(rateRecords)
-      .set({ ...values(parsed.data), version: sql`${rateRecords.version} + 1`, updatedAt: ctx.now().toISOString() })
-      .where(and(eq(rateRecords.id, id), isNull(rateRecords.deletedAt), opts.version === null ? undefined : eq(rateRecords.version, opts.version)))
-      .returning(),
-    bumpListVersion(ctx.db, RATE_RECORDS),
-  ]);
-  if (!rows[0]) return conflict((await getRateRecord(ctx, id)) ?? current);
+  const results = await withAudit(
+    ctx.db,
+    auditWho(ctx),
+    { action: "update", entity: "rate_record", entityId: id },
+    () => [
+      ctx.db
+        .update(rateRecords)
+        .set({ ...values(parsed.data), version: sql`${rateRecords.version} + 1`, updatedAt: ctx.now().toISOString() })
+        .where(and(eq(rateRecords.id, id), isNull(rateRecords.deletedAt), opts.version === null ? undefined : eq(rateRecords.version, opts.version)))
+        .returning(),
+      bumpListVersion(ctx.db, RATE_RECORDS),
+      // The record as the batch leaves it (saved, or as another save left it): answers a 409 without a further read.
+      forChangeQuery(ctx, id),
+    ],
+    row.tail,
+  );
+  const [rows, , [after]] = results;
+  if (!rows[0]) return conflict(after ? rateRecordJson(after.r) : current);
   return ok(rateRecordJson(rows[0]), "Rate record updated.");
 }
 
