@@ -5,7 +5,7 @@ import { isAllAccess, locationScope, normalizePermissions } from "~/domain/permi
 import { isProtectedRole, isReservedRoleName, RoleInput } from "~/domain/roles";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { mayChangeRoleHolders, mayEditRole } from "~/domain/who-may-change";
-import { auditWho, withAudit } from "~/services/audit.server";
+import { auditTail, auditWho, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, denied, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
@@ -110,9 +110,51 @@ export async function createRole(ctx: ModelContext, raw: Record<string, unknown>
   }
 }
 
+/** The role with its holders' count and the audit chain's tail (withAudit's `tail`), as a statement. */
+function forChangeQuery(ctx: ModelContext, id: number) {
+  return ctx.db
+    .select({ ...columns, tail: auditTail })
+    .from(roles)
+    .where(eq(roles.id, id));
+}
+
+/** The live locations where the role's holders (live users) work, as a statement. */
+function holderLocationsQuery(ctx: ModelContext, id: number) {
+  return (
+    ctx.db
+      .selectDistinct({ locationId: userLocations.locationId })
+      .from(userRoles)
+      .innerJoin(users, and(eq(users.id, userRoles.userId), isNull(users.deletedAt)))
+      .innerJoin(userLocations, eq(userLocations.userId, userRoles.userId))
+      // A membership left at a deleted location is not a place the holder works (decision 015, stop 25).
+      .innerJoin(locations, and(eq(locations.id, userLocations.locationId), isNull(locations.deletedAt)))
+      .where(eq(userRoles.roleId, id))
+  );
+}
+
+/** Another role with this name (names compare without regard to case), as a statement. */
+function nameTakenQuery(ctx: ModelContext, name: string, exceptId: number) {
+  return ctx.db
+    .select({ id: roles.id })
+    .from(roles)
+    .where(and(sql`lower(${roles.name}) = lower(${name})`, ne(roles.id, exceptId)))
+    .limit(1);
+}
+
 export async function updateRole(ctx: ModelContext, id: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<RoleJson>> {
-  const current = await getRole(ctx, id);
-  if (!current) return notFound("Role");
+  // One read batch: the role with the audit tail, another role holding the sent name, and (for an actor limited to
+  // some locations) where the role's holders work. Then the write batch, which reads the role back: two round trips
+  // (decision 043, stop 37).
+  const scoped = locationScope(ctx.actor) !== null;
+  const sentName = typeof raw.name === "string" ? raw.name.trim() : null;
+  const [[row], namesTaken, holders] = await ctx.db.batch([
+    forChangeQuery(ctx, id),
+    nameTakenQuery(ctx, sentName ?? "", id),
+    scoped ? holderLocationsQuery(ctx, id) : ctx.db.select({ locationId: userLocations.locationId }).from(userLocations).where(sql`0`),
+  ]);
+  if (!row) return notFound("Role");
+  const { tail, ...stored } = row;
+  const current = roleJson(stored);
   if (namesNoField(raw, RoleInput)) return nothingToChange();
   const parsed = parseChange(RoleInput, raw, opts.partial ? { name: current.name, permissions: current.permissions } : null);
   if (!parsed.ok) return invalid(parsed.errors);
@@ -121,36 +163,39 @@ export async function updateRole(ctx: ModelContext, id: number, raw: Record<stri
     if (isProtectedRole(current.name)) return invalid({ name: `The ${current.name} role cannot be renamed.` });
     const refused = reservedNameRefused(ctx, name);
     if (refused) return refused;
-    if (await nameTaken(ctx, name, id)) return invalid({ name: DUPLICATE_NAME });
+    // A name the batch did not look up (the schema read the body differently) is looked up on its own.
+    if (name === sentName ? namesTaken.length > 0 : await nameTaken(ctx, name, id)) return invalid({ name: DUPLICATE_NAME });
   }
   const rank = mayEditRole(ctx.actor, current, { name, permissions });
   if (!rank.ok) return rank.status === 403 ? denied(rank.message) : invalid({ permissions: rank.message });
   // Changing a role's permissions changes every holder's powers: the actor must cover all their locations.
   const permissionsChange = [...permissions].sort().join() !== [...current.permissions].sort().join();
-  if (permissionsChange && locationScope(ctx.actor) !== null) {
-    const holders = await ctx.db
-      .selectDistinct({ locationId: userLocations.locationId })
-      .from(userRoles)
-      .innerJoin(users, and(eq(users.id, userRoles.userId), isNull(users.deletedAt)))
-      .innerJoin(userLocations, eq(userLocations.userId, userRoles.userId))
-      // A membership left at a deleted location is not a place the holder works (decision 015, stop 25).
-      .innerJoin(locations, and(eq(locations.id, userLocations.locationId), isNull(locations.deletedAt)))
-      .where(eq(userRoles.roleId, id));
+  if (permissionsChange && scoped) {
     const covered = mayChangeRoleHolders(ctx.actor, holders.map((h) => h.locationId));
     if (!covered.ok) return denied(covered.message);
   }
   try {
-    const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "role", entityId: id, detail: { name, permissions } }, () => [
-      ctx.db
-        .update(roles)
-        .set({ name, permissions: JSON.stringify(permissions), version: sql`${roles.version} + 1`, updatedAt: ctx.now().toISOString() })
-        .where(and(eq(roles.id, id), opts.version === null ? undefined : eq(roles.version, opts.version)))
-        .returning(),
-      bumpListVersion(ctx.db, ROLES),
-    ]);
+    const results = await withAudit(
+      ctx.db,
+      auditWho(ctx),
+      { action: "update", entity: "role", entityId: id, detail: { name, permissions } },
+      () => [
+        ctx.db
+          .update(roles)
+          .set({ name, permissions: JSON.stringify(permissions), version: sql`${roles.version} + 1`, updatedAt: ctx.now().toISOString() })
+          .where(and(eq(roles.id, id), opts.version === null ? undefined : eq(roles.version, opts.version)))
+          .returning(),
+        bumpListVersion(ctx.db, ROLES),
+        // The role as the batch leaves it (saved, or as another save left it): answers a 409 without a further read.
+        forChangeQuery(ctx, id),
+      ],
+      tail,
+    );
+    const [rows, , [after]] = results;
     if (!rows[0]) {
-      const now = await getRole(ctx, id);
-      return now ? conflict(now) : notFound("Role");
+      if (!after) return notFound("Role");
+      const { tail: _t, ...now } = after;
+      return conflict(roleJson(now));
     }
     return ok(roleJson({ ...rows[0], users: current.users }), "Role updated.");
   } catch (e) {
