@@ -24,7 +24,7 @@ import { cancelledCount, cancelUnfitBookings, futureBookingsOfClientCount, unfit
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { idsIn, inLocationScope } from "./scope.server";
-import { nextIdOf } from "./ids.server";
+import { nextIdOf, plainId } from "./ids.server";
 import { choosableStaff, choosableStaffAt, isChoosableStaff, whyNotChoosable } from "./staff.server";
 
 /** Clients (clinical §3 Patient). Every read and write is limited to the actor's locations and audited. */
@@ -381,10 +381,101 @@ function parentOptionsQuery(ctx: ModelContext) {
   return ctx.db.select({ id: parents.id, name: parents.name, surname: parents.surname, email: parents.email }).from(parents).where(where).orderBy(asc(parents.name)).limit(500);
 }
 
-/** Checks that need the database: location in scope, staff of that location, parent and insurers exist, identifier unique. */
-async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: number | null, current?: PatientJson): Promise<Record<string, string>> {
+/**
+ * What checkReferences needs, read ahead in an update's read batch (referenceReads): for the ids and identifier the
+ * body plainly names and the stored ones. A lookup the batch did not cover (a body the schema read differently) is
+ * made on its own, so no check is ever skipped.
+ */
+interface ReadAhead {
+  locationIds: number[];
+  locations: { id: number; timeZone: string }[];
+  /** The staff read (`staffIds`) at `locationIds`, with whether each may be newly chosen. */
+  staffIds: number[];
+  members: { id: number; locationId: number; choosable: number }[];
+  parentIds: number[];
+  parents: { id: number; locationId: number | null }[];
+  insurerIds: number[];
+  insurers: { id: number }[];
+  /** The identifier looked up (null: none), and whether another client holds it. */
+  identifier: string | null;
+  identifierTaken: boolean;
+}
+
+/** A stored column of the client, as a scalar subquery (to read ahead beside it, before the row is known). */
+function storedColumn(patientId: number, column: SQLiteColumn): SQL {
+  return sql`(select ${column} from ${patients} where ${patients.id} = ${patientId})`;
+}
+
+function oneOf(column: SQLiteColumn, values: (number | null | SQL)[]): SQL {
+  return sql`${column} in (${sql.join(values.map((x) => sql`${x}`), sql`, `)})`;
+}
+
+/**
+ * Another client (a live one in any letter case, any one exactly) already holds `identifier`: the unique rule's
+ * statement. `gate`: a condition that must hold for the lookup to run at all. It is a one-row table that a CROSS JOIN
+ * makes the outer loop (SQLite keeps a cross join's order), not a WHERE term: SQLite would still scan every identifier
+ * for the letter-case match under a WHERE term that holds a subquery, and it put an inner join's gate last.
+ */
+function identifierTakenQuery(ctx: ModelContext, identifier: string, selfId: number | null, gate: SQL = sql`1`) {
+  const same = or(eq(patients.patientIdentifier, identifier), and(sameIdentifierAnyCase(identifier), isNull(patients.deletedAt)));
+  return ctx.db
+    .select({ id: sql<number>`"patients"."id"`.mapWith(Number) })
+    .from(sql`(select 1 where ${gate}) as "gate" cross join ${patients}`)
+    .where(and(same, selfId === null ? undefined : ne(patients.id, selfId)))
+    .limit(1);
+}
+
+/**
+ * The statements of an update's read batch that answer checkReferences ahead (decision 043, stop 37): the live
+ * locations, the staff memberships there, the live parents and insurers among what the body plainly names and what is
+ * stored, and whether another client holds the sent identifier (looked up only when it differs from the stored one, so
+ * a save that sends it back unchanged does not scan every identifier: identifierTakenQuery's gate).
+ */
+function referenceReads(ctx: ModelContext, patientId: number, raw: Record<string, unknown>) {
+  const stored = (column: SQLiteColumn) => storedColumn(patientId, column);
+  const sentLocation = plainId(raw.location_id);
+  const sentStaff = STAFF_FIELDS.map(([name]) => plainId(raw[name])).filter((x): x is number => x !== null);
+  const sentParent = plainId(raw.parent_id);
+  const sentInsurers = INSURER_FIELDS.map((name) => plainId(raw[name]));
+  const identifier = typeof raw.patient_identifier === "string" ? raw.patient_identifier.trim() : null;
+  const places = [sentLocation, stored(patients.locationId)];
+  const statements = [
+    ctx.db.select({ id: locations.id, timeZone: locations.timeZone }).from(locations).where(and(oneOf(locations.id, places), isNull(locations.deletedAt))),
+    ctx.db
+      .select({ id: userLocations.userId, locationId: userLocations.locationId, choosable: isChoosableStaff() })
+      .from(userLocations)
+      .innerJoin(users, eq(users.id, userLocations.userId))
+      .where(and(oneOf(userLocations.locationId, places), oneOf(userLocations.userId, [...sentStaff, ...Object.values(STAFF_COLUMNS).map(stored)]), isNull(users.deletedAt))),
+    ctx.db.select({ id: parents.id, locationId: parents.locationId }).from(parents).where(and(oneOf(parents.id, [sentParent, stored(patients.parentId)]), isNull(parents.deletedAt))),
+    ctx.db.select({ id: insurances.id }).from(insurances).where(and(oneOf(insurances.id, [...sentInsurers, stored(patients.insurerId), stored(patients.insurerSecondaryId)]), isNull(insurances.deletedAt))),
+    identifier === null ? ctx.db.select({ id: patients.id }).from(patients).where(sql`0`) : identifierTakenQuery(ctx, identifier, patientId, sql`${stored(patients.patientIdentifier)} is not ${identifier}`),
+  ] as const;
+  type Results = BatchResponse<[...typeof statements]>;
+  /** The read-ahead, once the batch answered and the stored client is known. */
+  const answer = ([locationRows, members, parentRows, insurerRows, taken]: Results, current: PatientJson): ReadAhead => ({
+    locationIds: [sentLocation, current.location_id].filter((x): x is number => x !== null),
+    locations: locationRows.map((l) => ({ id: l.id, timeZone: l.timeZone })),
+    staffIds: [...sentStaff, ...STAFF_FIELDS.map(([name]) => current[name]).filter((x): x is number => typeof x === "number")],
+    members,
+    parentIds: [sentParent, current.parent_id].filter((x): x is number => x !== null),
+    parents: parentRows,
+    insurerIds: [...sentInsurers, current.insurer_id, current.insurer_secondary_id].filter((x): x is number => x !== null),
+    insurers: insurerRows,
+    identifier,
+    identifierTaken: taken.length > 0,
+  });
+  return { statements, answer };
+}
+
+/**
+ * Checks that need the database: location in scope, staff of that location, parent and insurers exist, identifier
+ * unique. `ahead`: what an update's read batch already read (referenceReads).
+ */
+async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: number | null, current?: PatientJson, ahead?: ReadAhead): Promise<Record<string, string>> {
   const errors: Record<string, string> = {};
-  const [loc] = await ctx.db.select({ id: locations.id, timeZone: locations.timeZone }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
+  const [loc] = ahead?.locationIds.includes(input.location_id)
+    ? ahead.locations.filter((l) => l.id === input.location_id)
+    : await ctx.db.select({ id: locations.id, timeZone: locations.timeZone }).from(locations).where(and(eq(locations.id, input.location_id), isNull(locations.deletedAt)));
   if (!loc || !canSeeLocation(ctx.actor, input.location_id)) errors.location_id = "Choose one of your locations.";
   // A birth date (the client's, the parent's) after today at the client's location is refused when the save sets it;
   // a stored one is kept as it is.
@@ -399,11 +490,14 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
   const changed = STAFF_FIELDS.map(([name]) => name).filter((name) => !current || current.location_id !== input.location_id || current[name] !== input[name]);
   const staffIds = changed.map((name) => input[name]).filter((x): x is number => typeof x === "number");
   if (staffIds.length) {
-    const members = await ctx.db
-      .select({ id: userLocations.userId, choosable: isChoosableStaff() })
-      .from(userLocations)
-      .innerJoin(users, eq(users.id, userLocations.userId))
-      .where(and(eq(userLocations.locationId, input.location_id), inArray(userLocations.userId, staffIds), isNull(users.deletedAt)));
+    const readAhead = ahead && ahead.locationIds.includes(input.location_id) && staffIds.every((s) => ahead.staffIds.includes(s));
+    const members = readAhead
+      ? ahead.members.filter((m) => m.locationId === input.location_id && staffIds.includes(m.id))
+      : await ctx.db
+          .select({ id: userLocations.userId, choosable: isChoosableStaff() })
+          .from(userLocations)
+          .innerJoin(users, eq(users.id, userLocations.userId))
+          .where(and(eq(userLocations.locationId, input.location_id), inArray(userLocations.userId, staffIds), isNull(users.deletedAt)));
     const member = new Map(members.map((m) => [m.id, Boolean(m.choosable)]));
     for (const name of changed) {
       const staffId = input[name];
@@ -414,7 +508,10 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
   }
   if (input.parent_id !== null) {
     // A parent of a location the actor cannot see is one they cannot name: the same answer as a missing one.
-    const [p] = await ctx.db.select({ id: parents.id, locationId: parents.locationId }).from(parents).where(and(eq(parents.id, input.parent_id), isNull(parents.deletedAt)));
+    const parentId = input.parent_id;
+    const [p] = ahead?.parentIds.includes(parentId)
+      ? ahead.parents.filter((x) => x.id === parentId)
+      : await ctx.db.select({ id: parents.id, locationId: parents.locationId }).from(parents).where(and(eq(parents.id, parentId), isNull(parents.deletedAt)));
     // A link already stored is kept as it is (an edit of another field must not fail on it).
     const kept = current?.parent_id === input.parent_id;
     if (!p || (!kept && p.locationId !== null && !canSeeLocation(ctx.actor, p.locationId))) errors.parent_id = "Choose a parent from the list.";
@@ -423,7 +520,9 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
     const insurerId = input[name];
     // An insurer link the save does not change is kept, even once that insurer was deleted (decision 017, stop 33).
     if (insurerId === null || current?.[name] === insurerId) continue;
-    const [i] = await ctx.db.select({ id: insurances.id }).from(insurances).where(and(eq(insurances.id, insurerId), isNull(insurances.deletedAt)));
+    const [i] = ahead?.insurerIds.includes(insurerId)
+      ? ahead.insurers.filter((x) => x.id === insurerId)
+      : await ctx.db.select({ id: insurances.id }).from(insurances).where(and(eq(insurances.id, insurerId), isNull(insurances.deletedAt)));
     if (!i) errors[name] = "Choose an insurer from the list.";
   }
   // The secondary insurer must be another insurer than the primary; a pair stored so and kept as it is passes.
@@ -434,15 +533,7 @@ async function checkReferences(ctx: ModelContext, input: PatientInput, selfId: n
   if (!current || current.patient_identifier !== input.patient_identifier) {
     const refusal = identifierRefusal(input.patient_identifier);
     if (refusal) errors.patient_identifier = refusal;
-    else {
-      const same = or(eq(patients.patientIdentifier, input.patient_identifier), and(sameIdentifierAnyCase(input.patient_identifier), isNull(patients.deletedAt)));
-      const [dup] = await ctx.db
-        .select({ id: patients.id })
-        .from(patients)
-        .where(and(same, selfId === null ? undefined : ne(patients.id, selfId)))
-        .limit(1);
-      if (dup) errors.patient_identifier = IDENTIFIER_IN_USE;
-    }
+    else if (ahead?.identifier === input.patient_identifier ? ahead.identifierTaken : (await identifierTakenQuery(ctx, input.patient_identifier, selfId)).length > 0) errors.patient_identifier = IDENTIFIER_IN_USE;
   }
   return errors;
 }
@@ -550,9 +641,21 @@ export async function createPatient(ctx: ModelContext, raw: Record<string, unkno
   }
 }
 
+/** The client in the actor's scope with the audit chain's tail (withAudit's `tail`), as a statement. */
+function forChangeQuery(ctx: ModelContext, patientId: number) {
+  return ctx.db
+    .select({ p: zonedPatient, tail: auditTail })
+    .from(patients)
+    .where(and(eq(patients.id, patientId), patientScope(ctx)));
+}
+
 export async function updatePatient(ctx: ModelContext, patientId: number, raw: Record<string, unknown>, opts: { partial: boolean; version: number | null }): Promise<ModelResult<PatientJson>> {
-  const row = await findPatientRow(ctx, patientId);
-  if (!row) return notFound("Patient");
+  // One read batch (the client with the audit tail, and what checkReferences needs for the ids the body names and the
+  // stored ones), then the write batch, which reads the client back: two round trips (decision 043, stop 37).
+  const refs = referenceReads(ctx, patientId, raw);
+  const [[found], ...referenceRows] = await ctx.db.batch([forChangeQuery(ctx, patientId), ...refs.statements]);
+  if (!found) return notFound("Patient");
+  const row = found.p;
   const current = patientJson(row, ctx.now());
   const elsewhere = fieldsSetElsewhere(raw, PATIENT_SET_ELSEWHERE);
   if (elsewhere) return invalid(elsewhere);
@@ -566,7 +669,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  const errors = await checkReferences(ctx, parsed.data, patientId, current);
+  const errors = await checkReferences(ctx, parsed.data, patientId, current, refs.answer(referenceRows, current));
   if (Object.keys(errors).length) return invalid(errors);
   // The secondary codes lose a repeat of the principal code whenever either changes (probe 8975 §3): a stored list the
   // save does not change is kept byte for byte unless it holds the principal code; then the parsed list (without it,
@@ -581,7 +684,7 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
   const to = parsed.data.location_id;
   const unfit = deactivated ? "client_inactive" : moved ? "client_moved" : null;
   const entry = { action: "update", entity: "patient", entityId: patientId, patientId, ...(unfit ? { detail: unfitDetail(unfit) } : {}) };
-  const [rows, , cancelled] = await withAudit(ctx.db, who(ctx), entry, () => [
+  const [rows, , cancelled, [after]] = await withAudit(ctx.db, who(ctx), entry, () => [
     ctx.db
       .update(patients)
       .set({ ...values(parsed.data, parseDetails(row.details), keepsStored), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
@@ -600,8 +703,10 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
         ? and(eq(scheduledSessions.patientId, patientId), sql`${scheduledSessions.locationId} <> ${to}`, sql`(select ${patients.locationId} from ${patients} where ${patients.id} = ${patientId}) = ${to}`)!
         : sql`0`,
     ),
-  ]);
-  if (!rows[0]) return conflict((await findPatient(ctx, patientId)) ?? current);
+    // The client as the batch leaves it (saved, or as another save left it): answers a 409 without a further read.
+    forChangeQuery(ctx, patientId),
+  ], found.tail);
+  if (!rows[0]) return conflict(after ? patientJson(after.p, ctx.now()) : current);
   return ok(patientJson(rows[0], ctx.now()), withCancelledCount("Client updated.", cancelledCount(cancelled)));
 }
 
