@@ -128,24 +128,30 @@ export function claimsNamed(numbers: readonly string[], hidden: number): string 
 /** At most this many notes in one build (one batch write). */
 export const MAX_BUILD_NOTES = 500;
 
-const Id = v.pipe(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, "Note ids are whole numbers."), v.transform(Number))], "Note ids are whole numbers."), v.number(), v.integer("Note ids are whole numbers."), v.minValue(1, "Note ids are whole numbers."), v.maxValue(2_147_483_647, "Note ids are whole numbers."));
+/** An id of a list: a whole number, or its digits as text; any other value is answered with `message`. */
+const idOf = (message: string) => v.pipe(v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, message), v.transform(Number))], message), v.number(), v.integer(message), v.minValue(1, message), v.maxValue(2_147_483_647, message));
+
+/**
+ * A list of ids as a form or a JSON body sends it: one id, or an array of them. Nothing (absent, null, "" or [])
+ * is answered with `empty`; a value that is not an id or a list of ids ("abc", true, {}, ["x"], [[1]]) with the
+ * ids' own message, never with `empty` (probe 9007 §4).
+ */
+const idList = (ids: string, empty: string, max: number, tooMany: string) =>
+  v.pipe(
+    v.unknown(),
+    v.transform((x) => (x === undefined || x === null || x === "" ? [] : Array.isArray(x) ? x : [x])),
+    v.array(idOf(ids), ids),
+    v.transform((x) => [...new Set(x)]),
+    v.minLength(1, empty),
+    v.maxLength(max, tooMany),
+  );
 
 export const BuildInput = v.object({
-  note_ids: v.pipe(
-    v.optional(v.union([v.array(Id), Id], "Choose at least one billed note."), []),
-    v.transform((x) => [...new Set(Array.isArray(x) ? x : [x])]),
-    v.minLength(1, "Choose at least one billed note."),
-    v.maxLength(MAX_BUILD_NOTES, `Build at most ${MAX_BUILD_NOTES} notes at a time.`),
-  ),
+  note_ids: idList("Note ids are whole numbers.", "Choose at least one billed note.", MAX_BUILD_NOTES, `Build at most ${MAX_BUILD_NOTES} notes at a time.`),
 });
 
 export const ClaimIdsInput = v.object({
-  claim_ids: v.pipe(
-    v.optional(v.union([v.array(Id), Id], "Choose at least one claim."), []),
-    v.transform((x) => [...new Set(Array.isArray(x) ? x : [x])]),
-    v.minLength(1, "Choose at least one claim."),
-    v.maxLength(100, "Generate at most 100 claims in one file."),
-  ),
+  claim_ids: idList("Claim ids are whole numbers.", "Choose at least one claim.", 100, "Generate at most 100 claims in one file."),
 });
 
 export const StatusInput = v.object({

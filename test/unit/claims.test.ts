@@ -1,10 +1,11 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { claimedPrice, priceNote, type PriceService } from "~/domain/billing";
-import { BuildInput, canTransition, CLAIM_MESSAGES, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, generateAgain, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
+import { BuildInput, canTransition, ClaimIdsInput, CLAIM_MESSAGES, CLAIM_STATUSES, claimsNamed, diagnosesWithoutLine, generateAgain, groupClaims, type ClaimStatus, type PricedClaimNote } from "~/domain/claims";
 import { LocationInput } from "~/domain/locations";
 import { npiFrom } from "~/domain/npi";
 import { diagnosisPointers } from "~/domain/x12-837p";
+import { parseWith } from "~/domain/validation";
 
 const services: PriceService[] = [
   { id: 1, insuranceId: 1, locationId: null, cptCode: "97153", modifiers: "", provider: "rbt", type: "rbt", unitPrice: 12.5, multiplier: 1, maxPerDay: null },
@@ -216,6 +217,25 @@ describe("build input", () => {
   });
   it.each([{}, { note_ids: [] }, { note_ids: [0] }, { note_ids: ["1.5"] }, { note_ids: Array.from({ length: 501 }, (_, i) => i + 1) }])("refuses %j", (input) => {
     expect(v.safeParse(BuildInput, input).success).toBe(false);
+  });
+  // Probe 9007 §4: a value that is not an id list was answered "Choose at least one billed note.".
+  it.each<[unknown, string, string]>([
+    [undefined, "Choose at least one billed note.", "Choose at least one claim."],
+    [null, "Choose at least one billed note.", "Choose at least one claim."],
+    ["", "Choose at least one billed note.", "Choose at least one claim."],
+    [[], "Choose at least one billed note.", "Choose at least one claim."],
+    ["abc", "Note ids are whole numbers.", "Claim ids are whole numbers."],
+    [["abc"], "Note ids are whole numbers.", "Claim ids are whole numbers."],
+    [["1", "x"], "Note ids are whole numbers.", "Claim ids are whole numbers."],
+    [true, "Note ids are whole numbers.", "Claim ids are whole numbers."],
+    [{}, "Note ids are whole numbers.", "Claim ids are whole numbers."],
+    [[[1]], "Note ids are whole numbers.", "Claim ids are whole numbers."],
+    [-1, "Note ids are whole numbers.", "Claim ids are whole numbers."],
+    [[0], "Note ids are whole numbers.", "Claim ids are whole numbers."],
+    ["1.5", "Note ids are whole numbers.", "Claim ids are whole numbers."],
+  ])("ids %j: the build answers %j, the generation %j", (value, build, generate) => {
+    expect(parseWith(BuildInput, value === undefined ? {} : { note_ids: value })).toEqual({ ok: false, errors: { note_ids: build } });
+    expect(parseWith(ClaimIdsInput, value === undefined ? {} : { claim_ids: value })).toEqual({ ok: false, errors: { claim_ids: generate } });
   });
 });
 
