@@ -3,7 +3,7 @@ import type { Db } from "../app/db/client.server";
 import { claimLines, claims, remittanceLines, remittances } from "../app/db/schema";
 import { addDays } from "../app/domain/weeks";
 import { getActor } from "../app/models/actors.server";
-import { importRemittance } from "../app/models/remittances.server";
+import { claimPayerColumns, importRemittance } from "../app/models/remittances.server";
 import { write835, type Line835 } from "../test/support/x12-835";
 
 /** The demo remittance's trace number: the seed is idempotent (a second run finds it and stops). */
@@ -22,8 +22,9 @@ export function demoPaymentDate(serviceDates: readonly string[], today: string):
 }
 
 /**
- * One remittance against the demo claims (run after the claims seed): the first two sent claims of the demo
- * manager's locations (1 and 2) that no remittance paid yet; their lines are paid in full, the second line of
+ * One remittance against the demo claims (run after the claims seed), from one payer: the first sent claim of the
+ * demo manager's locations (1 and 2) that no remittance paid yet and the next such claim billed to the same payer
+ * (only a claim's own payer pays it, decision 033), the file naming that payer (N1*PR name and payer id); their lines are paid in full, the second line of
  * each in part (CO-45, 80% paid) and the third denied (CO-197 with N54). Paid on demoPaymentDate of those lines.
  * Applied through the same model as the import screen (as the demo admin), so the claims' totals, statuses and
  * the notes' pay flags follow. Does nothing when there are no such claims (the claims seed has not run) or when
@@ -32,17 +33,20 @@ export function demoPaymentDate(serviceDates: readonly string[], today: string):
 export async function seedDemoRemittances(db: Db, now = new Date()): Promise<{ imported: boolean; message: string }> {
   const [done] = await db.select({ id: remittances.id }).from(remittances).where(eq(remittances.traceNumber, DEMO_TRACE));
   if (done) return { imported: false, message: "The demo remittance is there already." };
-  const sent = await db
-    .select({ id: claims.id, claimNumber: claims.claimNumber })
+  const unpaid = await db
+    .select({ id: claims.id, claimNumber: claims.claimNumber, ...claimPayerColumns() })
     .from(claims)
     .where(and(eq(claims.status, "sent"), inArray(claims.locationId, [1, 2]), notExists(db.select({ x: sql`1` }).from(remittanceLines).where(eq(remittanceLines.claimId, claims.id)))))
-    .orderBy(asc(claims.id))
-    .limit(2);
-  if (!sent.length) return { imported: false, message: "No sent demo claims to pay: run the claims seed first." };
+    .orderBy(asc(claims.id));
+  // One payer's remittance: the first such claim's payer (as its 837P named it), and its next claim of that payer.
+  const payer = unpaid[0];
+  if (!payer) return { imported: false, message: "No sent demo claims to pay: run the claims seed first." };
+  const sent = unpaid.filter((c) => c.claimPayerName === payer.claimPayerName && c.claimPayerId === payer.claimPayerId).slice(0, 2);
   const lines = await db.select().from(claimLines).where(inArray(claimLines.claimId, sent.map((c) => c.id))).orderBy(asc(claimLines.claimId), asc(claimLines.lineNumber));
   const text = write835({
     trace: DEMO_TRACE,
-    payerName: "DEMO HEALTH PLAN",
+    payerName: (payer.claimPayerName ?? "").toUpperCase(),
+    ...(payer.claimPayerId ? { payerIdentifier: payer.claimPayerId } : {}),
     paymentDate: demoPaymentDate(lines.map((l) => l.serviceDate), now.toISOString().slice(0, 10)),
     claims: sent.map((c) => ({
       claimNumber: c.claimNumber,

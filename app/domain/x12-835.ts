@@ -1,6 +1,7 @@
 import { dollarsOf } from "./billing";
 import { dayNumber } from "./weeks";
 import { codePoint, isControlOrInvisible } from "./x12";
+import { transliterate } from "./x12-837p";
 
 /**
  * The X12 835 (005010X221A1, health care claim payment/advice) reader: pure, no I/O. It reads what the
@@ -97,6 +98,11 @@ export interface Remittance835 {
   payerId: string;
   /** N1*PR name. */
   payerName: string;
+  /**
+   * The payer's identification in the payer loop (1000A): N104 when N103 is XV, PI or FI, and REF02 of REF*2U; empty
+   * when the file carries none. TRN03 is not one of them (it is the payer's id on the trace, often its tax id).
+   */
+  payerIds: string[];
   claims: ClaimPayment[];
   providerAdjustments: ProviderAdjustment[];
 }
@@ -143,6 +149,39 @@ export function serviceStatus(claim: Pick<ClaimPayment, "paidCents" | "adjustmen
 }
 
 /** The largest file we read (a payment of some thousand service lines is ~200 KB). */
+/** N103 qualifiers whose N104 identifies the payer (CMS plan id, payer id, federal tax id). */
+const PAYER_ID_QUALIFIERS: ReadonlySet<string> = new Set(["XV", "PI", "FI"]);
+
+/** The claim's payer as its 837P named it (NM1*PR, decision 032): the insurer's name and payer id. */
+export interface ClaimPayer {
+  name: string;
+  payerId: string | null;
+}
+
+/** A payer name or id as compared: as the 837P writes it (upper-case, accents dropped), trimmed, inner spaces collapsed. */
+export function payerKey(value: string | null | undefined): string {
+  return transliterate(value ?? "").trim().replace(/\s+/g, " ");
+}
+
+/**
+ * Whether a remittance is from the payer a claim was billed to (decision 033, stop 37), the one rule the import
+ * applies to every CLP: when the file identifies its payer (N104 with XV/PI/FI, or REF*2U), one of those ids must be
+ * the claim's payer id; when it carries none, its N1*PR name must be the claim's payer name. Null when it is;
+ * otherwise the refusal, naming both payers.
+ */
+export function payerMismatch(claimNumber: string, claimPayer: ClaimPayer | null, file: Pick<Remittance835, "payerName" | "payerIds">): string | null {
+  const fileIds = file.payerIds.map(payerKey).filter(Boolean);
+  const name = payerKey(claimPayer?.name);
+  const id = payerKey(claimPayer?.payerId);
+  const same = fileIds.length ? id !== "" && fileIds.includes(id) : name !== "" && payerKey(file.payerName) === name;
+  if (same) return null;
+  const from = `${file.payerName.trim()}${fileIds.length ? ` (${[...new Set(fileIds)].join(", ")})` : ""}`;
+  const billedTo = claimPayer?.name.trim() ? `${claimPayer.name.trim()}${claimPayer.payerId?.trim() ? ` (${claimPayer.payerId.trim()})` : ""}` : null;
+  return billedTo
+    ? `Claim ${claimNumber} was billed to ${billedTo}; this remittance is from ${from}.`
+    : `Claim ${claimNumber} names no payer, so this remittance from ${from} cannot be its payer's.`;
+}
+
 export const MAX_835_BYTES = 1_000_000;
 
 const CLAIM_STATUS: Record<string, string> = {
@@ -356,6 +395,7 @@ export function read835(input: string): Read835 {
     traceNumber: "",
     payerId: "",
     payerName: "",
+    payerIds: [],
     claims: [],
     providerAdjustments: [],
   };
@@ -391,6 +431,8 @@ export function read835(input: string): Read835 {
   let sawBpr = false;
   let sawTrn = false;
   let sawPayer = false;
+  /** Within the payer loop (after N1*PR, before the payee's N1 or the first claim): where REF*2U names the payer. */
+  let inPayerLoop = false;
 
   const adjustmentsOf = (s: Segment): Adjustment[] => {
     const group = el(s, 1) as AdjustmentGroup;
@@ -508,14 +550,23 @@ export function read835(input: string): Read835 {
         else if (remittance.traceNumber.length > 50) fail(s.position, "TRN", "TRN02 (the trace number) is longer than 50 characters.");
         break;
       case "N1":
+        inPayerLoop = el(s, 1) === "PR";
         if (el(s, 1) === "PR") {
           sawPayer = true;
+          if (PAYER_ID_QUALIFIERS.has(el(s, 3)) && el(s, 4)) remittance.payerIds.push(el(s, 4));
           remittance.payerName = el(s, 2);
           if (!remittance.payerName) fail(s.position, "N1", "N102 (the payer's name) is missing.");
           else if (remittance.payerName.length > 60) fail(s.position, "N1", "N102 (the payer's name) is longer than 60 characters.");
         }
         break;
+      case "REF":
+        if (inPayerLoop && el(s, 1) === "2U" && el(s, 2)) remittance.payerIds.push(el(s, 2));
+        break;
+      case "LX":
+        inPayerLoop = false;
+        break;
       case "CLP": {
+        inPayerLoop = false;
         service = null;
         claim = {
           position: s.position,
@@ -593,7 +644,7 @@ export function read835(input: string): Read835 {
         }
         break;
       default:
-        // Other segments (DTM*405, N3, N4, REF, PER, NM1, MIA, MOA, AMT, QTY, TS3, TS2, LX …) carry nothing we record.
+        // Other segments (DTM*405, N3, N4, PER, NM1, MIA, MOA, AMT, QTY, TS3, TS2, LX …) carry nothing we record.
         if (!/^[A-Z][A-Z0-9]{1,2}$/.test(s.id)) fail(s.position, s.id || null, `"${s.id.slice(0, 10)}" is not a segment id.`);
     }
   }

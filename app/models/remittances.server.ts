@@ -6,7 +6,7 @@ import { RemittanceFileInput } from "~/domain/claims";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { ADJUSTMENT_GROUPS, carcText, claimStatusText, rarcText, read835, serviceStatus, type AdjustmentGroup, type ClaimPayment, type LineStatus, type Remittance835, type ServicePayment } from "~/domain/x12-835";
+import { ADJUSTMENT_GROUPS, carcText, claimStatusText, payerMismatch, rarcText, read835, serviceStatus, type AdjustmentGroup, type ClaimPayment, type LineStatus, type Remittance835, type ServicePayment } from "~/domain/x12-835";
 import { auditRead, auditWho, clientsReadEntry, withAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
@@ -15,7 +15,7 @@ import { NOTES } from "./notes.server";
 
 /**
  * Remittances (issue 11, decision 033): an X12 835 is read (app/domain/x12-835.ts), its claims matched to ours
- * by claim number (CLP01 = CLM01) within the actor's locations, each service line to a claim line (CPT,
+ * by claim number (CLP01 = CLM01) within the actor's locations and paid by the claim's own payer (payerMismatch), each service line to a claim line (CPT,
  * modifiers, date of service, then charge), and — only when every claim and line matched and the payment
  * balances — applied in ONE D1 batch: the file, the remittance, its lines, the claim lines' payment,
  * adjustments, remarks and status, the notes' pay flags, the claims' totals and status, and the audit row.
@@ -148,11 +148,35 @@ function scopeSql(ctx: ModelContext, locationColumn: SQL | typeof claims.locatio
 }
 
 type LineRow = { id: number; claimId: number; lineNumber: number; serviceDate: string; cptCode: string; modifiers: string; units: number; chargeCents: number; status: string };
-type ClaimRow = { id: number; claimNumber: string; status: string; patientId: number; locationId: number; liveElsewhere: string | null };
+type ClaimRow = { id: number; claimNumber: string; status: string; patientId: number; locationId: number; liveElsewhere: string | null; claimPayerName: string | null; claimPayerId: string | null };
+
+/**
+ * The claim's payer as its 837P named it (NM1*PR: insurer name + payer id, decision 032): what it sent
+ * (`claims.sent_data`) once generated, else its insurer's record (a claim generated before the claim kept what it
+ * sent). Columns of a select from "claims", each under a name of its own (D1's batch keys rows by column name).
+ */
+export function claimPayerColumns() {
+  return {
+    claimPayerName: sql<string | null>`case when "claims"."sent_data" is not null then json_extract("claims"."sent_data", '$.payer.name') else (select i.name from insurances i where i.id = "claims"."insurer_id") end`.as("claim_payer_name"),
+    claimPayerId: sql<string | null>`case when "claims"."sent_data" is not null then json_extract("claims"."sent_data", '$.payer.payerId') else (select i.payer_id from insurances i where i.id = "claims"."insurer_id") end`.as("claim_payer_id"),
+  };
+}
 
 const modifierKey = (mods: readonly string[]) => mods.map((m) => m.trim().toUpperCase()).filter(Boolean).sort().join("-");
 const storedModifierKey = (mods: string) => modifierKey(mods.split("-"));
 const describeService = (s: ServicePayment) => `${s.cptCode}${s.modifiers.length ? ` ${s.modifiers.join(" ")}` : ""}${s.serviceDate ? ` on ${s.serviceDate}` : ""}`;
+
+/** The remittance of the same payer and trace that the answer may name: one the actor sees, or any when the file is otherwise importable. */
+function namedDuplicate(rows: { id: number; seen: number }[], report: RemittanceReport): { id: number } | null {
+  const row = rows[0];
+  return row && (Number(row.seen) === 1 || report.errors.length === 0) ? row : null;
+}
+
+/** 1 when the actor sees the remittance selected from "remittances" (as `visible`, written out: a one-table select's columns are unqualified). */
+function seenSql(ctx: ModelContext) {
+  if (locationScope(ctx.actor) === null) return sql<number>`1`.as("seen");
+  return sql<number>`exists (select 1 from remittance_lines rl join claims c on c.id = rl.claim_id where rl.remittance_id = "remittances"."id" and ${scopeSql(ctx, sql`c.location_id`)})`.as("seen");
+}
 
 /** Matches the file's claims and lines to ours. Fills the report (claims, lines, errors); returns the matches. */
 function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], report: RemittanceReport) {
@@ -185,6 +209,9 @@ function match(parsed: Remittance835, found: ClaimRow[], lines: LineRow[], repor
     // because every line was denied, whose notes are on no other live claim, may still be paid (an appeal).
     else if (claim.status === "rejected" && claim.liveElsewhere) err(c, c.position, "CLP", `Claim ${c.claimNumber} is rejected and its notes are now on claim ${claim.liveElsewhere}: this file pays it, which would pay them twice. Not imported.`);
     else if (claim.status === "rejected" && (linesOf.get(claim.id) ?? []).some((l) => l.status !== "denied")) err(c, c.position, "CLP", `Claim ${c.claimNumber} was voided (rejected): this file pays it; its notes may be on another claim. Not imported.`);
+    // Only the claim's own payer pays it (decision 033, stop 37): a file from another payer is refused whole.
+    const otherPayer = claim ? payerMismatch(c.claimNumber, claim.claimPayerName === null ? null : { name: claim.claimPayerName, payerId: claim.claimPayerId }, parsed) : null;
+    if (otherPayer) err(c, c.position, "CLP", otherPayer);
     if (c.statusCode === "22") err(c, c.position, "CLP", `Claim ${c.claimNumber}: reversals of an earlier payment (CLP02 = 22) are not imported; record them with the payer's corrected remittance.`);
     if (!c.services.length) err(c, c.position, "CLP", `Claim ${c.claimNumber} has no service lines (SVC) to match to its claim lines.`);
     // Money given back is a take-back, refused like a reversal (which already says so): not handled.
@@ -274,7 +301,7 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
   const db = primaryOf(ctx.db);
   const numbers = JSON.stringify([...new Set(parsed.claims.map((c) => c.claimNumber))]);
   const inFile = sql`${claims.claimNumber} in (select value from json_each(${numbers}))`;
-  const [found, lines, duplicate] = await db.batch([
+  const [found, lines, dupRows] = await db.batch([
     db
       .select({
         id: claims.id,
@@ -290,6 +317,7 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
           join claim_lines xl on xl.id = b.claim_line_id
           join claims xc on xc.id = xl.claim_id
           where ol.claim_id = "claims"."id" and xc.id <> "claims"."id" and xc.status <> 'rejected') end`.as("live_elsewhere"),
+        ...claimPayerColumns(),
       })
       .from(claims)
       .where(and(inFile, scopeSql(ctx, claims.locationId))),
@@ -300,21 +328,27 @@ export async function importRemittance(ctx: ModelContext, text: string, opts: { 
       .where(and(inFile, scopeSql(ctx, claims.locationId)))
       .orderBy(asc(claimLines.claimId), asc(claimLines.lineNumber)),
     db
-      .select({ id: remittances.id })
+      // Whether the actor sees that remittance (it paid a claim of their locations): `visible`, as the list and the view.
+      .select({ id: remittances.id, seen: seenSql(ctx) })
       .from(remittances)
       .where(and(eq(remittances.payerName, parsed.payerName), eq(remittances.traceNumber, parsed.traceNumber))),
   ]);
 
   const matched = match(parsed, found, lines, report);
-  if (duplicate[0]) report.errors.unshift({ position: null, segment: "TRN", message: `This payment (${parsed.payerName}, trace ${parsed.traceNumber}) was imported before.` });
+  // "Imported before" is said of a remittance the actor can see. One they cannot see is not named while the file is
+  // refused for other reasons (its claims not in their locations: the same 422 as a trace never imported, decision
+  // 033 "no probing"); a file that is otherwise importable cannot be imported over it, so then it is the 409 (the dry
+  // run says so too, as the import would).
+  const duplicate = namedDuplicate(dupRows, report);
+  if (duplicate) report.errors.unshift({ position: null, segment: "TRN", message: `This payment (${parsed.payerName}, trace ${parsed.traceNumber}) was imported before.` });
   const patientIds = [...new Set(found.map((c) => c.patientId))].sort((a, b) => a - b);
   const claimIds = [...new Set(matched.map((m) => m.claim.id))].sort((a, b) => a - b);
 
   if (report.errors.length) {
     // The report names only claims of the actor's locations; reading them is recorded like any other read.
     if (patientIds.length) await auditRead(ctx.db, auditWho(ctx), clientsReadEntry("remittance", patientIds), opts.tail);
-    const status = duplicate[0] ? 409 : 422;
-    return { ok: false, status, message: duplicate[0] ? report.errors[0]!.message : `Nothing was imported: ${report.errors.length === 1 ? report.errors[0]!.message : `${report.errors.length} problems, the first: ${report.errors[0]!.message}`}`, report };
+    const status = duplicate ? 409 : 422;
+    return { ok: false, status, message: duplicate ? report.errors[0]!.message : `Nothing was imported: ${report.errors.length === 1 ? report.errors[0]!.message : `${report.errors.length} problems, the first: ${report.errors[0]!.message}`}`, report };
   }
 
   report.ok = true;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { libsqlDatabase, migrateLibsql } from "../../app/db/libsql.server";
-import { claimLineNotes, claimLines, claims, locations, notes, patients, users } from "../../app/db/schema";
+import { claimLineNotes, claimLines, claims, insurances, locations, notes, patients, users } from "../../app/db/schema";
 import type { Actor } from "../../app/domain/permissions";
 import { importRemittance } from "../../app/models/remittances.server";
 import { write835, type Line835 } from "../support/x12-835";
@@ -21,11 +21,11 @@ const LINES = 10;
 
 type Db = ReturnType<typeof libsqlDatabase>["db"];
 
-async function sentClaims(db: Db, patient: { id: number; locationId: number }, run: number) {
+async function sentClaims(db: Db, patient: { id: number; locationId: number }, insurerId: number, run: number) {
   const made: string[] = [];
   for (let c = 0; c < CLAIMS; c++) {
     const claimNumber = `BENCH-${run}-${c}`;
-    const [claim] = await db.insert(claims).values({ patientId: patient.id, locationId: patient.locationId, claimNumber, status: "sent", totalCents: LINES * 10_000, diagnosisCodes: "F840" }).returning({ id: claims.id });
+    const [claim] = await db.insert(claims).values({ patientId: patient.id, locationId: patient.locationId, insurerId, claimNumber, status: "sent", totalCents: LINES * 10_000, diagnosisCodes: "F840" }).returning({ id: claims.id });
     const dates = Array.from({ length: LINES }, (_, i) => `2026-03-${String(i + 1).padStart(2, "0")}`);
     const lineRows = await db
       .insert(claimLines)
@@ -51,13 +51,15 @@ export async function bench835(runs = 5): Promise<{ medianMs: number; p95Ms: num
       const [loc] = await db.insert(locations).values({ title: "Bench 835", timeZone: "America/New_York" }).returning({ id: locations.id });
       const [patient] = await db.insert(patients).values({ patientIdentifier: "BENCH-835", firstName: "Remy", lastName: "Payne", locationId: loc!.id }).returning({ id: patients.id, locationId: patients.locationId });
       // The biller: a user row, as the remittance and its file name who imported them.
+      // The claims' payer: the 835's N1*PR names it (write835's default name), as decision 033 requires.
+      const [payer] = await db.insert(insurances).values({ name: "Demo Health Plan", payerId: "DHP01" }).returning({ id: insurances.id });
       const [biller] = await db.insert(users).values({ name: "Bench", surname: "Biller", email: "bench@example.test", passwordHash: "-", locationId: loc!.id }).returning({ id: users.id });
       const actor: Actor = { kind: "user", id: biller!.id, name: "Bench", surname: "Biller", email: "bench@example.test", roles: ["ADMIN"], permissions: ["manage_claims"], locationIds: [loc!.id], locationId: loc!.id, timeZone: "America/New_York", avatar: null, status: "active", phone: null, twoFactorEnabled: false };
       const outcomes: Line835["outcome"][] = [{ kind: "paid" }, { kind: "partial", paidCents: 8000 }, { kind: "denied" }];
       const times: number[] = [];
       // One warm-up run, then `runs` timed ones, each on its own 100 claims.
       for (let run = 0; run <= runs; run++) {
-        const numbers = await sentClaims(db, { id: patient!.id, locationId: patient!.locationId }, run);
+        const numbers = await sentClaims(db, { id: patient!.id, locationId: patient!.locationId }, payer!.id, run);
         const text = write835({
           claims: numbers.map((claimNumber) => ({ claimNumber, lines: Array.from({ length: LINES }, (_, i) => ({ cpt: "97153", serviceDate: `2026-03-${String(i + 1).padStart(2, "0")}`, chargeCents: 10_000, units: 8, outcome: outcomes[i % 3]! })) })),
           trace: `BENCH835${run}`,

@@ -159,11 +159,12 @@ function remittanceFixture(tag: string): { claimNumber: string; text: string } {
   ];
   const claim = `(select id from claims where claim_number = '${claimNumber}')`;
   const sql = [
-    `INSERT INTO claims (status, patient_id, location_id, claim_number, total_cents) SELECT 'sent', id, location_id, '${claimNumber}', 27550 FROM patients WHERE location_id = 1 ORDER BY id LIMIT 1`,
+    // Billed to Sunshine Health (demo insurer 1), the payer the 835 names (decision 033: only the claim's payer pays it).
+    `INSERT INTO claims (status, patient_id, location_id, insurer_id, claim_number, total_cents) SELECT 'sent', id, location_id, 1, '${claimNumber}', 27550 FROM patients WHERE location_id = 1 ORDER BY id LIMIT 1`,
     ...lines.map((l, i) => `INSERT INTO claim_lines (claim_id, line_number, service_date, cpt_code, units, unit_price_cents, charge_cents, pos) VALUES (${claim}, ${i + 1}, '${l.serviceDate}', '${l.cpt}', ${l.units}, ${Math.round(l.chargeCents / l.units)}, ${l.chargeCents}, '12')`),
   ].join("; ");
   d1(sql);
-  return { claimNumber, text: write835({ claims: [{ claimNumber, lines }], trace: `E2E-${tag}-${Date.now()}` }) };
+  return { claimNumber, text: write835({ claims: [{ claimNumber, lines }], trace: `E2E-${tag}-${Date.now()}`, payerName: "SUNSHINE HEALTH", payerIdentifier: "68069" }) };
 }
 
 /* ------------------------------------------------------------------ flows */

@@ -42,7 +42,11 @@ export interface Write835 {
   claims: readonly Claim835[];
   trace: string;
   payerName?: string;
+  /** TRN03 (the payer's id on the trace; default 1512345678). */
   payerId?: string;
+  /** The payer's identification in its loop: N1*PR's N103 PI and N104 (or REF*2U with `payerRef`). None by default. */
+  payerIdentifier?: string;
+  payerRef?: string;
   paymentDate?: string;
   control?: number;
   /** Segment terminator (default "~") and whether a newline follows it (default true). */
@@ -115,9 +119,10 @@ export function write835(opts: Write835): string {
     bpr,
     ["TRN", "1", opts.trace, opts.payerId ?? "1512345678"],
     ["DTM", "405", x12Date(paymentDate)],
-    ["N1", "PR", opts.payerName ?? "DEMO HEALTH PLAN"],
+    ["N1", "PR", opts.payerName ?? "DEMO HEALTH PLAN", ...(opts.payerIdentifier ? ["PI", opts.payerIdentifier] : [])],
     ["N3", "PO BOX 1000"],
     ["N4", "HARTFORD", "CT", "06101"],
+    ...(opts.payerRef ? [["REF", "2U", opts.payerRef]] : []),
     ["N1", "PE", "BASELINE ABA", "XX", "1234567893"],
     ...body,
   ];

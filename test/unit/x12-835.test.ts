@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { carcText, centsFromX12, dateFromX12, lineStatus, rarcText, read835, serviceStatus, type Adjustment } from "~/domain/x12-835";
+import { carcText, centsFromX12, dateFromX12, lineStatus, payerMismatch, rarcText, read835, serviceStatus, type Adjustment } from "~/domain/x12-835";
 import { write835, type Claim835 } from "../support/x12-835";
 
 const claimA: Claim835 = {
@@ -324,5 +324,43 @@ describe("golden 835 files read without error", () => {
     const r = read835(text);
     if (file.startsWith("bad-")) expect(r.ok).toBe(false);
     else expect(r.ok, JSON.stringify(!r.ok && r.errors)).toBe(true);
+  });
+});
+
+// Probe 9007 §1: only the claim's own payer pays it (decision 033, stop 37).
+describe("payerMismatch: the remittance's payer against the claim's (NM1*PR of its 837P)", () => {
+  const sunshine = { name: "Sunshine Health", payerId: "68069" };
+  it.each<[string, { name: string; payerId: string | null } | null, { payerName: string; payerIds: string[] }, string | null]>([
+    ["same name, no id in the file", sunshine, { payerName: "SUNSHINE HEALTH", payerIds: [] }, null],
+    ["name in other case, spaces around and inside", sunshine, { payerName: "  sunshine   health ", payerIds: [] }, null],
+    ["accents as the 837P writes them", { name: "Salud Médica", payerId: "11111" }, { payerName: "SALUD MEDICA", payerIds: [] }, null],
+    ["another name, no id", sunshine, { payerName: "ROCKY MOUNTAIN CARE", payerIds: [] }, "Claim C0000008 was billed to Sunshine Health (68069); this remittance is from ROCKY MOUNTAIN CARE."],
+    ["the claim's id, another name: the id decides", sunshine, { payerName: "SUNSHINE CLAIMS OFFICE", payerIds: ["68069"] }, null],
+    ["one of two ids is the claim's", sunshine, { payerName: "SUNSHINE HEALTH", payerIds: ["H1234", "68069"] }, null],
+    ["the same name but another id", sunshine, { payerName: "SUNSHINE HEALTH", payerIds: ["84980"] }, "Claim C0000008 was billed to Sunshine Health (68069); this remittance is from SUNSHINE HEALTH (84980)."],
+    ["an id, and the claim's payer has none", { name: "Sunshine Health", payerId: null }, { payerName: "SUNSHINE HEALTH", payerIds: ["68069"] }, "Claim C0000008 was billed to Sunshine Health; this remittance is from SUNSHINE HEALTH (68069)."],
+    ["a claim with no payer", null, { payerName: "SUNSHINE HEALTH", payerIds: [] }, "Claim C0000008 names no payer, so this remittance from SUNSHINE HEALTH cannot be its payer's."],
+  ])("%s", (_label, claimPayer, file, expected) => {
+    expect(payerMismatch("C0000008", claimPayer, file)).toBe(expected);
+  });
+
+  it.each<[string, Partial<Parameters<typeof write835>[0]>, string[]]>([
+    ["no identification", {}, []],
+    ["N1*PR with PI", { payerIdentifier: "68069" }, ["68069"]],
+    ["REF*2U in the payer loop", { payerRef: "68069" }, ["68069"]],
+    ["both", { payerIdentifier: "H1", payerRef: "68069" }, ["H1", "68069"]],
+  ])("read835 reads the payer's ids: %s", (_label, opts, ids) => {
+    const read = read835(write835({ claims: [{ claimNumber: "C1", lines: [{ cpt: "97153", serviceDate: "2026-02-02", units: 1, chargeCents: 1000, outcome: { kind: "paid" } }] }], trace: "T1", ...opts }));
+    expect(read.ok && read.remittance.payerIds).toEqual(ids);
+  });
+
+  it("N103 other than XV, PI or FI, and a REF*2U outside the payer loop, identify no payer", () => {
+    const text = write835({ claims: [{ claimNumber: "C1", lines: [{ cpt: "97153", serviceDate: "2026-02-02", units: 1, chargeCents: 1000, outcome: { kind: "paid" } }] }], trace: "T1" })
+      .replace("N1*PR*DEMO HEALTH PLAN~", "N1*PR*DEMO HEALTH PLAN*ZZ*68069~")
+      .replace("N1*PE*BASELINE ABA*XX*1234567893~", "N1*PE*BASELINE ABA*XX*1234567893~\nREF*2U*68069~")
+      .replace(/SE\*(\d+)\*/, (_m, n: string) => `SE*${Number(n) + 1}*`);
+    const read = read835(text);
+    expect(read.ok, JSON.stringify(!read.ok && read.errors)).toBe(true);
+    expect(read.ok && read.remittance.payerIds).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-import { eq } from "drizzle-orm";
-import { claimLineNotes, claimLines, claims, clientReports, notes } from "~/db/schema";
+import { and, eq, isNull } from "drizzle-orm";
+import { claimLineNotes, claimLines, claims, clientReports, insurances, notes } from "~/db/schema";
 import { db } from "./helpers";
 
 /**
@@ -16,12 +16,28 @@ export interface FixtureLine {
 
 let seq = 0;
 
-export async function createClaim(patient: { id: number; locationId: number }, lines: readonly FixtureLine[], over: { claimNumber?: string; status?: "draft" | "generated" | "sent" | "accepted" | "rejected" } = {}) {
+/** The fixture claims' payer: the name write835 writes by default (N1*PR "DEMO HEALTH PLAN", no payer id). */
+export const FIXTURE_PAYER = { name: "Demo Health Plan", payerId: "DHP01" };
+
+/** The insurer named `payer.name` (made on first use; looked up each time, since a test's writes may be undone). */
+export async function fixtureInsurer(payer: { name: string; payerId: string | null } = FIXTURE_PAYER): Promise<number> {
+  const [found] = await db().select({ id: insurances.id }).from(insurances).where(and(eq(insurances.name, payer.name), isNull(insurances.deletedAt))).limit(1);
+  if (found) return found.id;
+  const [made] = await db().insert(insurances).values({ name: payer.name, payerId: payer.payerId }).returning({ id: insurances.id });
+  return made!.id;
+}
+
+export async function createClaim(
+  patient: { id: number; locationId: number },
+  lines: readonly FixtureLine[],
+  over: { claimNumber?: string; status?: "draft" | "generated" | "sent" | "accepted" | "rejected"; payer?: { name: string; payerId: string | null }; sentPayer?: { name: string; payerId: string | null } } = {},
+) {
   const claimNumber = over.claimNumber ?? `CLM-${Date.now().toString(36)}-${++seq}`;
   const total = lines.reduce((a, l) => a + l.chargeCents, 0);
   const [claim] = await db()
     .insert(claims)
-    .values({ patientId: patient.id, locationId: patient.locationId, claimNumber, status: over.status ?? "sent", totalCents: total, diagnosisCodes: "F840" })
+    // Billed to `payer` (default FIXTURE_PAYER); `sentPayer`: the payer its 837P named, kept as generation keeps it (claims.sent_data).
+    .values({ patientId: patient.id, locationId: patient.locationId, insurerId: await fixtureInsurer(over.payer), claimNumber, status: over.status ?? "sent", totalCents: total, diagnosisCodes: "F840", sentData: over.sentPayer ? JSON.stringify({ payer: over.sentPayer }) : null })
     .returning();
   const out: { lineId: number; noteId: number; reportId: number }[] = [];
   for (const [i, l] of lines.entries()) {

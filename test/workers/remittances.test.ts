@@ -1,11 +1,11 @@
 import { SELF } from "cloudflare:test";
 import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, claimLineNotes, claimLines, claims, notes, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
+import { auditLog, claimLineNotes, claimLines, claims, insurances, notes, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
 import { getActor } from "~/models/actors.server";
 import { importRemittance } from "~/models/remittances.server";
 import { write835, type Claim835, type Line835 } from "../support/x12-835";
-import { claimState, createClaim, type FixtureLine } from "./claim-fixtures";
+import { claimState, createClaim, fixtureInsurer, type FixtureLine } from "./claim-fixtures";
 import { BASE, api, apiToken, countingDb, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
 
 /**
@@ -337,8 +337,38 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     ["a payer name with a line feed inside", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: trace(), payerName: "ACME\nHEALTH" }), 422, /N102 holds a control or invisible character \(U\+000A\)/],
     // Probe 8924 #5: the line separator and zero-width space the 837P side refuses too; the trace (TRN) comes before the payer (N1).
     ["a trace and payer name with a line separator and a zero-width space", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: "LS\u2028TRACE\u200B42", payerName: "SUNSHINE\u2028HEALTH" }), 422, /^The file cannot be read: TRN02 holds a control or invisible character \(U\+2028\)/],
+    // Probe 9007 §1: only the claim's own payer pays it (the fixture claims are billed to Demo Health Plan, DHP01).
+    ["another payer's name, no payer id", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: trace(), payerName: "ROCKY MOUNTAIN CARE" }), 422, /^Nothing was imported: Claim CLM-[\w-]+ was billed to Demo Health Plan \(DHP01\); this remittance is from ROCKY MOUNTAIN CARE\.$/],
+    ["the claim's payer name with another payer id (N1*PR PI)", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: trace(), payerIdentifier: "84980" }), 422, /was billed to Demo Health Plan \(DHP01\); this remittance is from DEMO HEALTH PLAN \(84980\)\.$/],
+    ["another payer id in REF*2U", ({ claim }) => write835({ claims: [good(claim.claimNumber)], trace: trace(), payerRef: "68069" }), 422, /this remittance is from DEMO HEALTH PLAN \(68069\)\.$/],
   ])("%s", async (_label, make, status, message) => {
     await refused(make, status, message);
+  });
+
+  it("a file paying claims of two payers is refused whole, naming the other payer's claim", async () => {
+    const patient = await patientIn(locA.id);
+    const { claim } = await createClaim(patient, LINES);
+    const { claim: rocky } = await createClaim(patient, LINES, { payer: { name: "Rocky Mountain Care", payerId: "84980" } });
+    const before = await totals();
+    const res = await post835(write835({ claims: [good(claim.claimNumber), good(rocky.claimNumber)], trace: trace() }), managerToken);
+    const body = (await res.json()) as { message: string; report: { errors: { message: string }[] } };
+    expect(res.status).toBe(422);
+    expect(body.report.errors.map((e) => e.message)).toEqual([`Claim ${rocky.claimNumber} was billed to Rocky Mountain Care (84980); this remittance is from DEMO HEALTH PLAN.`]);
+    expect(await totals()).toEqual(before);
+    for (const id of [claim.id, rocky.id]) expect((await claimState(id)).lines.every((l) => l.status === "open")).toBe(true);
+  });
+
+  it.each<[string, (n: string) => string, { name: string; payerId: string | null } | undefined]>([
+    ["the payer's name in other case and spacing", (n) => write835({ claims: [good(n)], trace: trace(), payerName: "  demo   health plan " }), undefined],
+    ["another name, the claim's payer id in N1*PR", (n) => write835({ claims: [good(n)], trace: trace(), payerName: "DHP CLAIMS OFFICE", payerIdentifier: "dhp01" }), undefined],
+    ["another name, the claim's payer id in REF*2U", (n) => write835({ claims: [good(n)], trace: trace(), payerName: "DHP CLAIMS OFFICE", payerRef: "DHP01" }), undefined],
+    // What the 837P sent (claims.sent_data) names the payer, not the insurer's record today.
+    ["the payer the claim's 837P named, since renamed", (n) => write835({ claims: [good(n)], trace: trace(), payerName: "OLD NAME HEALTH" }), { name: "Old Name Health", payerId: null }],
+  ])("the claim's own payer: %s → imported", async (_label, make, sentPayer) => {
+    const { claim } = await createClaim(await patientIn(locA.id), LINES, sentPayer ? { sentPayer } : {});
+    const res = await post835(make(claim.claimNumber), managerToken);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect((await claimState(claim.id)).claim.status).toBe("accepted");
   });
 
   it("the same payer and trace a second time: 409, the first import stands", async () => {
@@ -353,6 +383,31 @@ describe("POST /api/v2/remittances: a refused file changes nothing", () => {
     expect(((await res.json()) as { message: string }).message).toMatch(/was imported before/);
     expect(await totals()).toEqual(before);
     expect((await claimState(second.id)).lines[0]!.status).toBe("open");
+  });
+
+  // Probe 9007 §2: "imported before" told a manager of other locations that a payment's trace exists.
+  it("a trace imported for another location's claims: the same 422 as any claim out of scope (dry run and import); one of their own answers 409", async () => {
+    const { claim } = await createClaim(await patientIn(locA.id), LINES.slice(0, 1));
+    const t = trace();
+    const text = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES.slice(0, 1), [{ kind: "paid" }]) }], trace: t });
+    expect((await post835(text, managerToken)).status).toBe(201);
+    const never = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES.slice(0, 1), [{ kind: "paid" }]) }], trace: trace() });
+    const before = await totals();
+    for (const query of ["?dry_run=1", ""]) {
+      const [seen, unseen] = await Promise.all([post835(text, otherToken, query), post835(never, otherToken, query)]);
+      const [a, b] = (await Promise.all([seen.json(), unseen.json()])) as { message: string; report: { errors: unknown[] } }[];
+      expect([seen.status, a!.message], query).toEqual([422, `Nothing was imported: Claim ${claim.claimNumber}: no such claim in your locations.`]);
+      expect([unseen.status, b!.message]).toEqual([seen.status, a!.message]);
+      expect(a!.report.errors).toEqual(b!.report.errors);
+    }
+    // The manager who sees it: the 409.
+    const again = await post835(text, managerToken, "?dry_run=1");
+    expect(again.status).toBe(409);
+    // A file of their own claims under that payer and trace cannot be imported over it: the 409 too, dry run and import alike.
+    const { claim: theirs } = await createClaim(await patientIn(locB.id), LINES.slice(0, 1));
+    const own = write835({ claims: [{ claimNumber: theirs.claimNumber, lines: svc(LINES.slice(0, 1), [{ kind: "paid" }]) }], trace: t });
+    for (const query of ["?dry_run=1", ""]) expect((await post835(own, otherToken, query)).status, query).toBe(409);
+    expect(await totals()).toEqual(before);
   });
 
   // A generated claim's file is still sendable: paid here, the file would then bill it again (stop 34).
@@ -654,6 +709,19 @@ describe("screens (plain form posts, as without JavaScript)", () => {
     expect((await claimState(claim.id)).lines.every((l) => l.status === "open")).toBe(true);
   });
 
+  it("an 835 from another payer is refused on the screen too: 422, both payers named, nothing recorded (probe 9007 §1)", async () => {
+    const { claim } = await createClaim(await patientIn(locA.id), LINES, { payer: { name: "Sunshine Health", payerId: "68069" } });
+    const text = write835({ claims: [{ claimNumber: claim.claimNumber, lines: svc(LINES, MIXED) }], trace: trace(), payerName: "ROCKY MOUNTAIN CARE" });
+    const before = await totals();
+    for (const intent of ["check", "import"]) {
+      const res = await upload({ intent, content: text }, null, managerCookie);
+      expect(res.status, intent).toBe(422);
+      expect(textOf(await res.text())).toContain(`Claim ${claim.claimNumber} was billed to Sunshine Health (68069); this remittance is from ROCKY MOUNTAIN CARE.`);
+    }
+    expect(await totals()).toEqual(before);
+    expect((await claimState(claim.id)).claim.status).toBe("sent");
+  });
+
   // Probe 8961 #6, on the screen: the carried file name (hidden field) and an uploaded file's own name.
   it.each([
     ["the carried file name", { intent: "import", file_name: "remit\u202Etxt.exe\u0007.835" }, null],
@@ -683,11 +751,12 @@ describe("scale (issue 11: an 835 of 1,000 lines; its time is measured by npm ru
   /** 100 claims of 10 lines each (each line billing one note), inserted in a few batches. */
   async function bigClaims(patient: { id: number; locationId: number }) {
     const tag = Date.now().toString(36);
+    const insurerId = await fixtureInsurer();
     const claimRows = await db().batch(
       Array.from({ length: 20 }, (_, b) =>
         db()
           .insert(claims)
-          .values(Array.from({ length: 5 }, (_, i) => ({ patientId: patient.id, locationId: patient.locationId, claimNumber: `BIG-${tag}-${b * 5 + i}`, status: "sent" as const, totalCents: 100_000 })))
+          .values(Array.from({ length: 5 }, (_, i) => ({ patientId: patient.id, locationId: patient.locationId, insurerId, claimNumber: `BIG-${tag}-${b * 5 + i}`, status: "sent" as const, totalCents: 100_000 })))
           .returning({ id: claims.id, claimNumber: claims.claimNumber }),
       ) as unknown as [never],
     ) as unknown as { id: number; claimNumber: string }[][];
@@ -726,10 +795,12 @@ describe("scale (issue 11: an 835 of 1,000 lines; its time is measured by npm ru
 });
 
 describe("demo seed", () => {
-  it("imports one remittance against two sent claims of locations 1 and 2, once, paid after the services it pays", async () => {
+  it("imports one remittance against two sent claims of locations 1 and 2 billed to one payer, from that payer, once, paid after the services it pays", async () => {
     const { seedDemoRemittances, DEMO_TRACE } = await import("../../scripts/demo-remittances");
     const patient = await patientIn(locA.id);
     await createClaim(patient, LINES);
+    // Probe 9007 §1: the seed's remittance was from "DEMO HEALTH PLAN" and paid claims billed to Rocky Mountain Care.
+    const { claim: rocky } = await createClaim(patient, LINES, { payer: { name: "Rocky Mountain Care", payerId: "84980" } });
     await createClaim(patient, LINES);
     const today = "2026-12-31";
     const first = await seedDemoRemittances(db(), new Date(`${today}T12:00:00Z`));
@@ -737,6 +808,12 @@ describe("demo seed", () => {
     const [r] = await db().select().from(remittances).where(eq(remittances.traceNumber, DEMO_TRACE));
     const lines = await db().select({ status: remittanceLines.status, serviceDate: claimLines.serviceDate }).from(remittanceLines).innerJoin(claimLines, eq(claimLines.id, remittanceLines.claimLineId)).where(eq(remittanceLines.remittanceId, r!.id));
     expect(new Set(lines.map((l) => l.status))).toEqual(new Set(["paid", "partial", "denied"]));
+    // Every claim it paid was billed to the payer the file names (N1*PR name and, as PI, its payer id).
+    const paid = await db().selectDistinct({ claimId: remittanceLines.claimId, payer: insurances.name }).from(remittanceLines).innerJoin(claims, eq(claims.id, remittanceLines.claimId)).innerJoin(insurances, eq(insurances.id, claims.insurerId)).where(eq(remittanceLines.remittanceId, r!.id));
+    expect(paid).toHaveLength(2);
+    expect(paid.map((p) => p.payer.toUpperCase())).toEqual([r!.payerName, r!.payerName]);
+    expect(paid.map((p) => p.claimId)).not.toContain(rocky.id);
+    expect((await db().select({ content: x12Files.content }).from(x12Files).where(eq(x12Files.id, r!.fileId)))[0]!.content).toMatch(new RegExp(`N1\\*PR\\*${r!.payerName}\\*PI\\*\\w+~`));
     // A month after the last service it pays (derived from the claims, not a fixed date before them), by today.
     const last = lines.map((l) => l.serviceDate).sort().at(-1)!;
     expect(r!.paymentDate! > last, `${r!.paymentDate} after ${last}`).toBe(true);
