@@ -2,7 +2,9 @@ import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../app/db/client.server";
 import { claimLineNotes, clientReports, insuranceServices, locations, notes, paServices, patients } from "../app/db/schema";
 import { notePayer, priceNote, type PriceService } from "../app/domain/billing";
+import { getUserActor } from "../app/models/actors.server";
 import { providerCredentialSql } from "../app/models/billing-prices.server";
+import { scrubNotes } from "../app/models/scrubber.server";
 
 /**
  * Demo billing (issue 11 "Seed"): billing records (client_reports) for part of the demo notes, so that the
@@ -98,4 +100,28 @@ export async function seedDemoBilling(db: Db, now: Date): Promise<void> {
   }
   const xp = noteChanges.filter((c) => c.md2 === "XP").map((c) => c.id);
   if (xp.length) await db.update(notes).set({ md2: "XP" }).where(inArray(notes.id, xp));
+}
+
+/**
+ * Last of the demo seed, after the compliance dates: a billed note on no live claim that the pre-billing scrubber
+ * refuses (decision 034) — e.g. one whose provider's CPR expired, by the dates seeded around today, before its
+ * session — is billed no more (nor paid): the demo's billed notes break no rule, so every one the build form
+ * offers can be claimed (probe 9007 §3). The scrubber itself decides (scrubNotes), no copy of its rules.
+ */
+export async function unbillRefusedDemoNotes(db: Db, now: Date): Promise<number> {
+  const actor = await getUserActor(db, 1);
+  if (!actor) return 0;
+  const billed = await db
+    .select({ id: notes.id })
+    .from(notes)
+    .where(and(eq(notes.billed, true), isNull(notes.deletedAt), sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = "notes"."id" and c.status <> 'rejected')`));
+  if (!billed.length) return 0;
+  const reasons = await scrubNotes({ db, actor, ip: "127.0.0.1", now: () => now }, billed.map((n) => n.id));
+  const refused = billed.map((n) => n.id).filter((id) => reasons.get(id)?.length);
+  for (let i = 0; i < refused.length; i += 90) {
+    const chunk = refused.slice(i, i + 90);
+    await db.update(notes).set({ billed: false, paid: false, status: "pending" }).where(inArray(notes.id, chunk));
+    await db.update(clientReports).set({ billed: false, pay: false }).where(inArray(clientReports.noteId, chunk));
+  }
+  return refused.length;
 }

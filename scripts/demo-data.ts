@@ -10,7 +10,7 @@ import { DEMO_BIP_COUNT, seedBipGoals } from "./demo-bips";
 import { seedDemoClaims } from "./demo-claims";
 import { seedDemoReports } from "./demo-reports";
 import { demoNoteClients, seedDemoNotes } from "./demo-notes";
-import { seedDemoBilling } from "./demo-billing";
+import { seedDemoBilling, unbillRefusedDemoNotes } from "./demo-billing";
 import { seedDemoConsents } from "./demo-consents";
 import { seedDemoRemittances } from "./demo-remittances";
 import { seedDemoTickets } from "./demo-tickets";
@@ -271,4 +271,6 @@ export async function seedDemo(db: Db, now = new Date()): Promise<void> {
   await seedDemoSchedule(db, now);
   // Employees' compliance dates around today for the expiration-dates report (scripts/demo-compliance.ts).
   await seedDemoComplianceDates(db, now);
+  // Then no billed note the scrubber refuses (an expired date above before its session), unless a claim holds it.
+  await unbillRefusedDemoNotes(db, now);
 }

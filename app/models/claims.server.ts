@@ -1,4 +1,4 @@
-import { aliasedTable, and, asc, count, desc, eq, gt, gte, isNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, asc, count, desc, eq, gt, gte, inArray, isNull, lt, lte, ne, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { primaryOf } from "~/db/client.server";
 import { claimLineNotes, claimLines, claims, insurances, locations, notes, paServices, patients, remittanceLines, remittances, users, x12Files } from "~/db/schema";
@@ -485,7 +485,7 @@ export async function claimsScreen(
   // A location filter of a location the actor cannot see answers 404, as the billing screens do (decision 030).
   for (const id of [parsed.data.location_id, picked?.location_id ?? ""]) if (id && !canSeeLocation(ctx.actor, Number(id))) return notFound("Location");
   const where = withList ? listWhere(ctx, parsed.data, query) : sql`0`;
-  const [rows, [total], tailRows, locationRows, pickRows] = await ctx.db.batch([
+  const [rows, [total], tailRows, locationRows, pickRows, ...scrubRows] = await ctx.db.batch([
     ctx.db
       .select({
         id: claims.id,
@@ -521,6 +521,8 @@ export async function claimsScreen(
     ctx.db.select({ tail: auditTail }).from(sql`(select 1)`),
     withLocations ? locationOptionsQuery(ctx) : ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(sql`0`),
     billableNotesQuery(ctx, picked),
+    // The scrubber's reasons for the same notes (decision 034), in this batch: no round trip of their own.
+    ...scrubReadsFor(ctx, picked ? inArray(notes.id, billableNoteIds(ctx, picked)) : sql`0`),
   ]);
   const data: ClaimRow[] = rows.map((r) => ({
     id: r.id,
@@ -541,7 +543,8 @@ export async function claimsScreen(
     file_other_locations: r.fileOtherLocations,
     created_at: r.createdAt,
   }));
-  const pickData = picked ? pickRows.map(billableNoteJson) : null;
+  const reasons = picked ? reasonsFromReads(scrubRows) : new Map<number, { message: string }[]>();
+  const pickData = picked ? pickRows.map((r) => billableNoteJson(r, (reasons.get(r.id) ?? []).map((x) => x.message))) : null;
   const ids = clientIds([...data, ...(pickData ?? [])], (r) => r.patient_id);
   if (ids.length) await auditedRead(ctx.db, auditWho(ctx), clientsReadEntry("claim", ids), () => [] as [], tailRows[0]?.tail);
   return ok({ page: paged(data, total?.n ?? 0, query), locations: locationRows, pick: pickData });
@@ -1107,6 +1110,8 @@ export interface BillableNote {
   md: string | null;
   md2: string | null;
   provider_name: string;
+  /** The pre-billing scrubber's reasons not to claim the note (decision 034); a build refuses it while there are any. */
+  reasons: string[];
 }
 
 /** Billed notes on no open claim, in the actor's scope, by location, client and period (newest first, at most 200). */
@@ -1121,6 +1126,28 @@ export async function billableNotes(ctx: ModelContext, rawFilters: Record<string
 export function parsePickFilters(raw: Record<string, unknown>) {
   return parseWith(NotePickFilters, pick(raw, ["location_id", "patient_id", "from", "to"]));
 }
+
+/** The build form's notes' filter: billed, live, in scope, on no claim that is not rejected. */
+function billableWhere(ctx: ModelContext, f: NotePickFilters) {
+  return and(
+    // The notes' live scope, as every other notes list: no deleted note, and no note of a deleted client.
+    noteScope(ctx),
+    eq(notes.billed, true),
+    f.location_id ? eq(notes.locationId, Number(f.location_id)) : undefined,
+    f.patient_id ? eq(notes.patientId, Number(f.patient_id)) : undefined,
+    f.from ? gte(notes.sessionDate, f.from) : undefined,
+    f.to ? lte(notes.sessionDate, f.to) : undefined,
+    sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = ${notes.id} and c.status <> 'rejected')`,
+  );
+}
+
+/** The ids of the notes the build form lists (the same filter, order and limit), as a subquery for the scrubber's reads. */
+function billableNoteIds(ctx: ModelContext, f: NotePickFilters) {
+  return ctx.db.select({ id: notes.id }).from(notes).innerJoin(patients, eq(patients.id, notes.patientId)).where(billableWhere(ctx, f)).orderBy(desc(notes.sessionDate), desc(notes.id)).limit(PICK_LIMIT);
+}
+
+/** At most this many notes on the build form. */
+const PICK_LIMIT = 200;
 
 /** The build form's notes as one statement (nothing when not asked: a constant false filter). */
 function billableNotesQuery(ctx: ModelContext, f: NotePickFilters | null) {
@@ -1144,24 +1171,11 @@ function billableNotesQuery(ctx: ModelContext, f: NotePickFilters | null) {
     .from(notes)
     .innerJoin(patients, eq(patients.id, notes.patientId))
     .leftJoin(users, eq(users.id, notes.providerId))
-    .where(
-      f
-        ? and(
-            // The notes' live scope, as every other notes list: no deleted note, and no note of a deleted client.
-            noteScope(ctx),
-            eq(notes.billed, true),
-            f.location_id ? eq(notes.locationId, Number(f.location_id)) : undefined,
-            f.patient_id ? eq(notes.patientId, Number(f.patient_id)) : undefined,
-            f.from ? gte(notes.sessionDate, f.from) : undefined,
-            f.to ? lte(notes.sessionDate, f.to) : undefined,
-            sql`not exists (select 1 from claim_line_notes cln join claim_lines cl on cl.id = cln.claim_line_id join claims c on c.id = cl.claim_id where cln.note_id = ${notes.id} and c.status <> 'rejected')`,
-          )
-        : sql`0`,
-    )
+    .where(f ? billableWhere(ctx, f) : sql`0`)
     .orderBy(desc(notes.sessionDate), desc(notes.id))
-    .limit(200);
+    .limit(PICK_LIMIT);
 }
 
-function billableNoteJson(r: { id: number; type: BillableNote["type"]; patientId: number; firstName: string; lastName: string; locationId: number; sessionDate: string; cptCode: string; units: number; md: string | null; md2: string | null; providerName: string }): BillableNote {
-  return { id: r.id, type: r.type, patient_id: r.patientId, patient_name: `${r.firstName} ${r.lastName}`, location_id: r.locationId, session_date: r.sessionDate, cpt_code: r.cptCode, units: r.units, md: r.md, md2: r.md2, provider_name: r.providerName };
+function billableNoteJson(r: { id: number; type: BillableNote["type"]; patientId: number; firstName: string; lastName: string; locationId: number; sessionDate: string; cptCode: string; units: number; md: string | null; md2: string | null; providerName: string }, reasons: string[]): BillableNote {
+  return { id: r.id, type: r.type, patient_id: r.patientId, patient_name: `${r.firstName} ${r.lastName}`, location_id: r.locationId, session_date: r.sessionDate, cpt_code: r.cptCode, units: r.units, md: r.md, md2: r.md2, provider_name: r.providerName, reasons };
 }

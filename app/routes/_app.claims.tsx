@@ -167,9 +167,23 @@ export default function Claims() {
               {pick.notes.map((n) => (
                 <div key={n.id}>
                   <label>
-                    <input type="checkbox" name="note_ids" value={n.id} defaultChecked={picked.size === 0 || picked.has(String(n.id))} /> {n.session_date} · {n.patient_name} · {n.type.toUpperCase()} {n.cpt_code} · {n.units} units
+                    {/* A note the scrubber refuses cannot be claimed (decision 034): not offered, its reasons shown. */}
+                    <input
+                      type="checkbox"
+                      name="note_ids"
+                      value={n.id}
+                      disabled={n.reasons.length > 0}
+                      aria-describedby={n.reasons.length ? `pick-reasons-${n.id}` : undefined}
+                      defaultChecked={n.reasons.length === 0 && (picked.size === 0 || picked.has(String(n.id)))}
+                    />{" "}
+                    {n.session_date} · {n.patient_name} · {n.type.toUpperCase()} {n.cpt_code} · {n.units} units
                     {n.md ? ` · ${[n.md, n.md2].filter(Boolean).join(", ")}` : ""} · {n.provider_name || "no provider"} (note {n.id})
                   </label>
+                  {n.reasons.length ? (
+                    <p className="field-error" id={`pick-reasons-${n.id}`}>
+                      Cannot be claimed: {n.reasons.join(" ")}
+                    </p>
+                  ) : null}
                 </div>
               ))}
             </fieldset>

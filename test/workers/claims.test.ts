@@ -1,11 +1,11 @@
 import { and, count, desc, eq, like, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, claimLineNotes, claimLines, claims, clientReports, insurances, insuranceServices, locations, notes, paServices, patients, userRoles, users, x12Files } from "~/db/schema";
+import { auditLog, claimLineNotes, claimLines, claims, clientReports, insurances, insuranceServices, locations, notes, paServices, patients, userLocations, userRoles, users, x12Files } from "~/db/schema";
 import { CLAIM_MESSAGES } from "~/domain/claims";
 import { npiFrom } from "~/domain/npi";
 import { NOTE_MESSAGES } from "~/domain/note-rules";
 import { getActor } from "~/models/actors.server";
-import { buildClaims, generateClaims, removeClaimLine, sendClaim } from "~/models/claims.server";
+import { billableNotes, buildClaims, generateClaims, removeClaimLine, sendClaim } from "~/models/claims.server";
 import { setNoteModifiers, updateNote } from "~/models/notes.server";
 import type { ClaimFileToSend, ClaimSender } from "~/services/claim-sender.server";
 import { verifyAuditChain } from "~/services/audit.server";
@@ -51,6 +51,37 @@ async function claimCount() {
   const [row] = await db().select({ n: count() }).from(claims);
   return row!.n;
 }
+
+describe("the build form's note picker shows the scrubber's reasons (probe 9007 §3)", () => {
+  it("a billed note the scrubber refuses: its reasons on the API row and the screen row (JS off), its checkbox disabled; ≤ 2 round trips", async () => {
+    const w = await world();
+    // The provider's CPR expired on 2026-11-16: the note of 2026-11-02 can be claimed, the one of 2026-11-20 cannot.
+    await db().update(userLocations).set({ compliance: JSON.stringify({ cpr_every_2_years: "2026-11-16" }) }).where(and(eq(userLocations.userId, w.provider.id), eq(userLocations.locationId, w.location.id)));
+    const good = await w.note({ sessionDate: "2026-11-02" });
+    const lapsed = await w.note({ sessionDate: "2026-11-20", signedAt: "2026-11-20T20:00:00.000Z", providerSignedOn: "2026-11-20" });
+    const expired = /^CPR \(every 2 years\) of Rita Baker expired on 2026-11-16, before the session date 2026-11-20\.$/;
+
+    const res = await api(`/v2/claims/billable-notes?location_id=${w.location.id}`, { token: w.token });
+    expect(res.status).toBe(200);
+    const rows = ((await res.json()) as { data: { id: number; reasons: string[] }[] }).data;
+    expect(rows.find((r) => r.id === good)!.reasons).toEqual([]);
+    expect(rows.find((r) => r.id === lapsed)!.reasons).toEqual([expect.stringMatching(expired)]);
+
+    const html = (await (await request(`/claims?pick=1&b_location_id=${w.location.id}`, { cookie: await signInCookie(w.manager) })).text()).replace(/<!-- -->/g, "");
+    const box = (id: number) => [...html.matchAll(/<input type="checkbox" name="note_ids"[^>]*>/g)].map((m) => m[0]).find((tag) => tag.includes(`value="${id}"`)) ?? "";
+    expect(box(good)).not.toContain("disabled");
+    expect(box(good)).toContain("checked");
+    expect(box(lapsed)).toContain("disabled");
+    expect(box(lapsed)).not.toContain("checked");
+    expect(html).toMatch(new RegExp(`<p class="field-error" id="pick-reasons-${lapsed}">Cannot be claimed: CPR \\(every 2 years\\) of Rita Baker expired on 2026-11-16`));
+
+    // The reasons ride in the picker's batch: the read and the audit row (the guard's session read makes three).
+    const counting = countingDb();
+    const picked = await billableNotes(await ctxOf(w.manager, counting.db), { location_id: String(w.location.id) });
+    expect(picked.ok && picked.data.find((r) => r.id === lapsed)!.reasons).toEqual([expect.stringMatching(expired)]);
+    expect(counting.roundTrips()).toBeLessThanOrEqual(2);
+  });
+});
 
 describe("API /v2/claims", () => {
   it("builds one claim per client + provider + payer with lines per CPT and date, generates, sends, accepts, downloads", async () => {
