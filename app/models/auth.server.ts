@@ -76,23 +76,44 @@ export async function getPrincipalById(db: Db, type: PrincipalType, id: number):
 
 /* ---------------------------------------------------------------- throttling */
 
-const accountKey = (email: string) => `account:${email}`;
+/**
+ * A staff account's and a parent's failures are counted apart (probe 9008 §3): the two sign-in namespaces may share an
+ * email (decision 016), and one must not lock the other out. A staff key keeps its old shape.
+ */
+const accountKey = (email: string, type: PrincipalType = "user") => (type === "parent" ? `account:parent:${email}` : `account:${email}`);
 const addressKey = (ip: string) => `ip:${ip}`;
 
-/** Seconds until the account or the address may try again (0 = now). */
-export async function signInWait(db: Db, email: string, ip: string, now: Date): Promise<number> {
+/**
+ * A password check's place in the throttle, claimed BEFORE the password is compared (probe 9008 §2): one batch inserts
+ * this attempt's account and address failure rows and reads the window's failures, so attempts sent together are
+ * counted as they are: each sees the ones committed before it (a batch is one transaction). `wait` is what the
+ * attempts before this one impose (0 = it may be checked). The claim is withdrawn (`release`) when the attempt is
+ * refused by the throttle (a refused attempt is not a failure, as before) or the password is right.
+ */
+async function claimPasswordAttempt(db: Db, email: string, type: PrincipalType, ip: string, now: Date): Promise<{ wait: number; release: () => BatchItem<"sqlite"> }> {
   const since = new Date(now.getTime() - THROTTLE.windowMs).toISOString();
-  const rows = await db
-    .select({ key: loginFailures.key, at: loginFailures.at })
-    .from(loginFailures)
-    .where(and(inArray(loginFailures.key, [accountKey(email), addressKey(ip)]), gt(loginFailures.at, since)));
-  const of = (k: string) => rows.filter((r) => r.key === k).map((r) => r.at);
-  return Math.max(throttleWaitSeconds(of(accountKey(email)), THROTTLE.account, now), throttleWaitSeconds(of(addressKey(ip)), THROTTLE.address, now));
+  const at = now.toISOString();
+  const [account, address] = [accountKey(email, type), addressKey(ip)];
+  const [mine, rows] = await db.batch([
+    db.insert(loginFailures).values([{ key: account, at }, { key: address, at }]).returning({ id: loginFailures.id }),
+    db
+      .select({ id: loginFailures.id, key: loginFailures.key, at: loginFailures.at })
+      .from(loginFailures)
+      .where(and(inArray(loginFailures.key, [account, address]), gt(loginFailures.at, since))),
+  ]);
+  const ids = mine.map((r) => r.id);
+  const before = rows.filter((r) => !ids.includes(r.id));
+  const of = (k: string) => before.filter((r) => r.key === k).map((r) => r.at);
+  const wait = Math.max(throttleWaitSeconds(of(account), THROTTLE.account, now), throttleWaitSeconds(of(address), THROTTLE.address, now));
+  return { wait, release: () => db.delete(loginFailures).where(inArray(loginFailures.id, ids)) };
 }
 
 /** A sign-in's audit row: the email tried (never the password) and how, with the client address in `ip`. */
-function signInEntry(action: string, principal: Principal | null, email: string | null, via: SignInChannel, secondFactor?: "email_code" | "backup_code"): AuditEntry {
-  return { action, entity: principal?.type ?? "session", entityId: principal?.id ?? null, detail: { email, via, ...(secondFactor ? { second_factor: secondFactor } : {}) } };
+function signInEntry(action: string, principal: Principal | null, email: string | null, via: SignInChannel, secondFactor?: "email_code" | "backup_code", kind?: PrincipalType): AuditEntry {
+  // A parent's attempt says so (`parent: true`), so a failure against a parent account sharing a staff email is told
+  // apart from one against the staff account (probe 9008 §3).
+  const parent = (principal?.type ?? kind) === "parent";
+  return { action, entity: principal?.type ?? "session", entityId: principal?.id ?? null, detail: { email, via, ...(parent ? { parent: true } : {}), ...(secondFactor ? { second_factor: secondFactor } : {}) } };
 }
 
 /** The second step of a sign-in, recorded: success with the consuming writes in one batch, a refused code on its own. */
@@ -106,17 +127,13 @@ async function recordSecondFactor(app: AuthApp, result: CodeResult, by: { email?
 }
 const anonymous = (ip: string): AuditWho => ({ actor: { kind: "anonymous", id: null }, ip });
 
-/** The failure counts for throttling and the failed sign-in's audit row, in one batch. */
-async function recordFailure(db: Db, email: string, ip: string, now: Date, via: SignInChannel): Promise<void> {
-  const at = now.toISOString();
-  // Failures out of the window are deleted by the hourly clean-up (pruneLoginFailures), not here: a delete on each
-  // failed attempt made every attempt of a password-guessing burst scan the burst's rows.
-  await withAudit(db, anonymous(ip), signInEntry("sign_in_failed", null, email, via), () => [
-    db.insert(loginFailures).values([
-      { key: accountKey(email), at },
-      { key: addressKey(ip), at },
-    ]),
-  ]);
+/**
+ * The failed sign-in's audit row; its failure rows were written by its claim (claimPasswordAttempt) and stay. Failures
+ * out of the window are deleted by the hourly clean-up (pruneLoginFailures), not here: a delete on each failed attempt
+ * made every attempt of a password-guessing burst scan the burst's rows.
+ */
+async function recordFailure(db: Db, email: string, kind: PrincipalType, ip: string, via: SignInChannel): Promise<void> {
+  await withAudit(db, anonymous(ip), signInEntry("sign_in_failed", null, email, via, undefined, kind), () => [] as []);
 }
 
 /** Seconds until the address may try again, by its own failures only (two-factor codes: strangers wait, owners do not). */
@@ -137,16 +154,17 @@ async function recordAddressFailure(db: Db, ip: string, now: Date): Promise<void
   await db.insert(loginFailures).values({ key: addressKey(ip), at: now.toISOString() });
 }
 
-async function clearAccountFailures(db: Db, email: string): Promise<void> {
-  await db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email)));
+function clearAccountFailures(db: Db, email: string, type: PrincipalType) {
+  return db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email, type)));
 }
 
-/** The account's failures cleared and the sign-in's audit row (success, or password accepted with a second factor to come). */
-async function recordSuccess(db: Db, principal: Principal, email: string, ip: string, via: SignInChannel): Promise<void> {
+/**
+ * The account's failures cleared, this attempt's claim withdrawn and the sign-in's audit row (success, or password
+ * accepted with a second factor to come), in one batch.
+ */
+async function recordSuccess(db: Db, principal: Principal, email: string, ip: string, via: SignInChannel, release: () => BatchItem<"sqlite">): Promise<void> {
   const action = principal.twoFactorEnabled ? "sign_in_password_ok" : "sign_in";
-  await withAudit(db, { actor: { kind: principal.type, id: principal.id }, ip }, signInEntry(action, principal, email, via), () => [
-    db.delete(loginFailures).where(eq(loginFailures.key, accountKey(email))),
-  ]);
+  await withAudit(db, { actor: { kind: principal.type, id: principal.id }, ip }, signInEntry(action, principal, email, via), () => [clearAccountFailures(db, email, principal.type), release()]);
 }
 
 /* ---------------------------------------------------------------- sign-in */
@@ -179,20 +197,21 @@ export type SignInChannel = "screen" | "api";
 /** Checks credentials with throttling; never tells whether the email exists. Every attempt writes an audit row. */
 export async function signIn(app: AuthApp, input: { email: string; password: string; parent: boolean }, via: SignInChannel = "screen"): Promise<SignInResult> {
   const email = normalizeEmail(input.email);
+  const kind: PrincipalType = input.parent ? "parent" : "user";
   const now = app.now();
-  const wait = await signInWait(app.db, email, app.ip, now);
-  if (wait > 0) {
-    await withAudit(app.db, anonymous(app.ip), signInEntry("sign_in_throttled", null, email, via), () => [] as []);
-    return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
+  const claim = await claimPasswordAttempt(app.db, email, kind, app.ip, now);
+  if (claim.wait > 0) {
+    await withAudit(app.db, anonymous(app.ip), signInEntry("sign_in_throttled", null, email, via, undefined, kind), () => [claim.release()]);
+    return { kind: "throttled", retryAfter: claim.wait, message: AUTH_MESSAGES.throttled };
   }
 
-  const principal = await findPrincipal(app.db, email, input.parent ? "parent" : "user");
+  const principal = await findPrincipal(app.db, email, kind);
   const ok = await verifyPassword(input.password, principal?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
   if (!principal || !principal.passwordHash || !ok) {
-    await recordFailure(app.db, email, app.ip, now, via);
+    await recordFailure(app.db, email, kind, app.ip, via);
     return { kind: "invalid", message: AUTH_MESSAGES.invalidCredentials };
   }
-  await recordSuccess(app.db, principal, email, app.ip, via);
+  await recordSuccess(app.db, principal, email, app.ip, via, claim.release);
   if (!principal.twoFactorEnabled) return { kind: "signed_in", principal };
 
   const codeWait = await codeEmailsWait(app.db, principal, now);
@@ -213,14 +232,17 @@ export async function checkPassword(app: Pick<AppContext, "db" | "env" | "ip" | 
   const p = await getPrincipalById(app.db, type, id);
   const email = p?.email ?? "";
   const now = app.now();
-  const wait = await signInWait(app.db, email, app.ip, now);
-  if (wait > 0) return { kind: "throttled", retryAfter: wait, message: AUTH_MESSAGES.throttled };
+  const claim = await claimPasswordAttempt(app.db, email, type, app.ip, now);
+  if (claim.wait > 0) {
+    await claim.release();
+    return { kind: "throttled", retryAfter: claim.wait, message: AUTH_MESSAGES.throttled };
+  }
   const ok = await verifyPassword(password, p?.passwordHash ?? DUMMY_PASSWORD_HASH, app.env.PASSWORD_PEPPER ?? "");
   if (!p?.passwordHash || !ok) {
-    await recordFailure(app.db, email, app.ip, now, "screen");
+    await recordFailure(app.db, email, type, app.ip, "screen");
     return { kind: "wrong" };
   }
-  await clearAccountFailures(app.db, email);
+  await app.db.batch([clearAccountFailures(app.db, email, type), claim.release()]);
   return { kind: "ok" };
 }
 
@@ -360,12 +382,29 @@ export type CodeResult =
   | { kind: "expired"; message: string; attemptsRemaining: number }
   | { kind: "wrong"; message: string; attemptsRemaining: number; voided: boolean };
 
-async function failAttempt(db: Db, row: ChallengeRow, now: Date, message: string): Promise<CodeResult> {
-  const next = afterFailedAttempt(row.attemptsRemaining);
-  await db
+/**
+ * A code's attempt, taken from the challenge BEFORE the code is compared (probe 9008 §1): one conditional decrement,
+ * so codes sent together each take their own attempt and at most TWO_FACTOR_ATTEMPTS are ever compared per challenge.
+ * The attempts left before this one, or null when none was left (the code is then not compared at all).
+ */
+async function takeAttempt(db: Db, row: ChallengeRow): Promise<number | null> {
+  const [taken] = await db
     .update(twoFactorChallenges)
-    .set({ attemptsRemaining: next.attemptsRemaining, consumedAt: next.void ? now.toISOString() : null })
-    .where(eq(twoFactorChallenges.id, row.id));
+    .set({ attemptsRemaining: sql`${twoFactorChallenges.attemptsRemaining} - 1` })
+    .where(and(eq(twoFactorChallenges.id, row.id), isNull(twoFactorChallenges.consumedAt), gt(twoFactorChallenges.attemptsRemaining, 0)))
+    .returning({ left: twoFactorChallenges.attemptsRemaining });
+  return taken ? taken.left + 1 : null;
+}
+
+/** A wrong code, its attempt already taken (`before`: the attempts left before it); the last one voids the challenge. */
+async function failAttempt(db: Db, row: ChallengeRow, before: number | null, now: Date, message: string): Promise<CodeResult> {
+  const next = afterFailedAttempt(before ?? 0);
+  if (next.void) {
+    await db
+      .update(twoFactorChallenges)
+      .set({ consumedAt: now.toISOString() })
+      .where(and(eq(twoFactorChallenges.id, row.id), isNull(twoFactorChallenges.consumedAt), eq(twoFactorChallenges.attemptsRemaining, 0)));
+  }
   return { kind: "wrong", message: next.void ? AUTH_MESSAGES.attemptsExhausted : message, attemptsRemaining: next.attemptsRemaining, voided: next.void };
 }
 
@@ -389,9 +428,10 @@ async function checkCode(app: AuthApp, by: { id?: string; email?: string }, code
   const { row, principal } = found;
   const now = app.now();
   if (isExpired(row.expiresAt, now)) return { kind: "expired", message: AUTH_MESSAGES.codeExpired, attemptsRemaining: row.attemptsRemaining };
+  const before = await takeAttempt(app.db, row);
   // A decoy (no principal) takes every code as a wrong one: its attempts count down and end as a real challenge's do.
-  if (!principal || !row.codeHash || !/^\d{6}$/.test(code.trim()) || !timingSafeEqual(await codeHash(row.id, code), row.codeHash)) {
-    return failAttempt(app.db, row, now, AUTH_MESSAGES.verificationFailed);
+  if (before === null || !principal || !row.codeHash || !/^\d{6}$/.test(code.trim()) || !timingSafeEqual(await codeHash(row.id, code), row.codeHash)) {
+    return failAttempt(app.db, row, before, now, AUTH_MESSAGES.verificationFailed);
   }
   return { kind: "ok", principal, challenge: row };
 }
@@ -410,15 +450,16 @@ export async function verifyBackupCode(app: AuthApp, by: { id?: string; email?: 
   if ("kind" in found) return found;
   const { row, principal } = found;
   const now = app.now();
+  const before = await takeAttempt(app.db, row);
   const hash = await sha256Hex(normalizeBackupCode(backupCode));
-  const [match] = await app.db
+  const [match] = before === null ? [] : await app.db
     .select({ id: backupCodes.id })
     .from(backupCodes)
     .where(
       and(eq(backupCodes.principalType, principal.type), eq(backupCodes.principalId, principal.id), eq(backupCodes.codeHash, hash), isNull(backupCodes.usedAt)),
     );
   if (!match) {
-    const failed = await failAttempt(app.db, row, now, AUTH_MESSAGES.backupFailed);
+    const failed = await failAttempt(app.db, row, before, now, AUTH_MESSAGES.backupFailed);
     await recordSecondFactor(app, failed, by, via, "backup_code", () => []);
     return failed;
   }
@@ -701,7 +742,7 @@ export async function completePasswordReset(app: AuthApp, email: string, resetTo
     .returning({ id: twoFactorChallenges.id });
   if (taken.length === 0) return invalid;
   await setPassword(app, principal, password, { who: selfWho(principal, app.ip), action: "password_reset" });
-  await clearAccountFailures(app.db, principal.email);
+  await clearAccountFailures(app.db, principal.email, principal.type);
   return { kind: "ok" };
 }
 

@@ -26,6 +26,8 @@ interface Answer {
   message: string | null;
   /** New backup codes, shown on this one response and never again. */
   codes: string[] | null;
+  /** The new email as typed, shown again after a refusal (never a password). */
+  email?: string;
 }
 
 const CODES_ONCE = "Save these backup codes somewhere safe. Each works once, and they will not be shown again.";
@@ -62,7 +64,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const principal = { type: actor.kind, id: actor.id };
   const intents: Intent[] = ["two-factor", "backup-codes", "avatar", "avatar-remove", "email"];
   const intent = intents.find((i) => i === form.intent) ?? null;
-  const refuse = (status: number, errors: Record<string, string>, message: string | null = null) => data<Answer>({ intent, errors, message, codes: null }, { status });
+  const typedEmail = intent === "email" && typeof form.email === "string" ? form.email.slice(0, 254) : undefined;
+  const refuse = (status: number, errors: Record<string, string>, message: string | null = null) => data<Answer>({ intent, errors, message, codes: null, email: typedEmail }, { status });
   if (!intent) return refuse(400, {}, "Unknown action.");
 
   if (intent === "avatar" || intent === "avatar-remove") {
@@ -143,7 +146,7 @@ export default function Profile() {
           <h2>Change email</h2>
           <input type="hidden" name="intent" value="email" />
           <p className="muted">Your email is where sign-in and password reset codes go. Changing it signs you out everywhere else; you stay signed in here.</p>
-          <Field id="f-email" label="New email" name="email" type="email" autoComplete="email" required error={errorsFor("email").email} />
+          <Field id="f-email" label="New email" name="email" type="email" autoComplete="email" required defaultValue={answer?.intent === "email" ? answer.email : undefined} error={errorsFor("email").email} />
           <Field id="f-email-password" label="Current password" name="current_password" type="password" autoComplete="current-password" required error={errorsFor("email").current_password} />
           <FormMessage error={answer?.intent === "email" ? answer.message : null} />
           <button className="btn" type="submit" disabled={busy}>

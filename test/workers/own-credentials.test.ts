@@ -173,6 +173,9 @@ describe("a parent's own email on /profile (stop 37)", () => {
       expect(res.status, c.message).toBe(422);
       const html = await res.text();
       if (c.message !== "email") expect(html).toContain(c.message);
+      // The address typed is kept in the field (JS off); the password is never sent back.
+      expect(html).toMatch(new RegExp(`id="f-email"[^>]*value="${c.body.email.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"`));
+      expect(html).not.toContain(`value="${c.body.current_password}"`);
       expect((await parentRow(me.id)).email).toBe(me.email);
     }
     expect(await emailsTo(me.email)).toHaveLength(0);
