@@ -18,6 +18,13 @@ const AMOUNTS = [
 /** The textarea holding one role's info list, one item a line. */
 const infoField = (role: (typeof RATE_ROLES)[number]) => `info_${role}`;
 
+/** The form's labels by field name (the list of what a stale save did not save names fields so). */
+export const RATE_RECORD_LABELS: Record<string, string> = {
+  location_id: "Location",
+  ...Object.fromEntries(AMOUNTS),
+  ...Object.fromEntries(RATE_ROLES.map((role) => [infoField(role), `${ROLE_LABELS[role]} info`])),
+};
+
 function text(x: RateFormValues[string]): string {
   return Array.isArray(x) ? (x[0] ?? "") : (x ?? "");
 }

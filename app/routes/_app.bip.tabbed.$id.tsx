@@ -102,7 +102,7 @@ export default function BipEditor() {
       </div>
       <FormMessage success={answer ? null : params.get("flash")} />
       {answer && !stale && !shownBelow ? <FormMessage error={answer.message} /> : null}
-      {stale ? <StaleNotice message={stale.message} version={bip.version} shownBy="The forms below show" unsaved={stale.values.intent === "save-tab" ? stale.values : null} hidden={["intent", "tab", "version"]} /> : null}
+      {stale ? <StaleNotice message={stale.message} version={bip.version} shownBy="The forms below show" unsaved={stale.values.intent === "save-tab" ? stale.values : null} hidden={["intent", "tab", "version"]} stored={doc} /> : null}
       {answer && !stale && answer.values.intent === "save-tab" ? <FormMessage error={answer.message} /> : null}
 
       <nav aria-label="Plan sections" className="tabs">

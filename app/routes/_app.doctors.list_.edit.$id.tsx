@@ -6,6 +6,7 @@ import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { AvatarForm } from "~/components/avatar-form";
 import { echoValues, EmployeeForm, employeeFormValues } from "~/components/employee-form";
 import { Field, FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { PASSWORD_MIN_LENGTH } from "~/domain/passwords";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { CHANGE_MESSAGES } from "~/domain/who-may-change";
@@ -120,6 +121,14 @@ export default function EditEmployee() {
   const values = fixed ? { ...shown, email: stored.email, status: stored.status, roles: stored.roles, locations: stored.locations } : self ? { ...shown, email: stored.email } : shown;
   const version = current ? current.version : (formVersion(typed?.version) ?? employee.version);
   const avatarAnswer = answer && answer.values.intent === "avatar" ? answer : null;
+  // What a stale save did not save names the roles and locations chosen, as the checkboxes do.
+  const roleNames = new Map([...config.roles, ...employee.roles].map((r) => [String(r.id), r.name]));
+  const locationNames = new Map([...config.locations, ...employee.locations].map((l) => [String(l.id), l.title]));
+  const chosenByName = (x: Record<string, unknown>) => {
+    const ids = (v: unknown) => (Array.isArray(v) ? v.map(String) : v === undefined || v === null || v === "" ? [] : [String(v)]);
+    const named = (names: Map<string, string>, v: unknown) => ids(v).map((id) => names.get(id) ?? id);
+    return { ...x, roles: named(roleNames, x.roles), locations: named(locationNames, x.locations), location_id: named(locationNames, x.location_id).join("") };
+  };
   const otherError = answer && answer.values.intent !== "save" && !avatarAnswer ? answer.message : null;
   const passwordErrors = answer && answer.values.intent === "password" ? answer.errors : {};
   if (reach.reach === "none") {
@@ -157,7 +166,11 @@ export default function EditEmployee() {
         <h1>Edit employee</h1>
         <Link to={`/doctors/profile/${employee.id}`}>Back to {employee.full_name}</Link>
       </div>
-      <FormMessage error={typed || current ? answer?.message : otherError} />
+      {current && typed ? (
+        <StaleNotice message={answer!.message} version={current.version} unsaved={chosenByName(typed)} hidden={["intent", "version", "ss_number"]} stored={chosenByName(values)} labels={{ location_id: "Primary location" }} />
+      ) : (
+        <FormMessage error={typed || current ? answer?.message : otherError} />
+      )}
       {fixed ? (
         <p className="muted">
           {reach.message} You can still change their contact, profile and employment details here.

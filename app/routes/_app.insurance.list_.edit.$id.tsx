@@ -5,6 +5,7 @@ import { Link } from "~/components/ui/link";
 import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { InsurerForm, insurerFormValues, ServiceForm, serviceFormValues, twinColumns, type FormValues } from "~/components/insurance-form";
 import { FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import {
   createInsuranceService,
   deleteInsurance,
@@ -63,6 +64,18 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   }
 }
+
+/** Labels that a field's name in words would not give, for the list of what a stale save did not save. */
+const INSURER_LABELS = {
+  payer_id: "Payer ID",
+  street2: "Street 2",
+  zip: "ZIP code",
+  uses_is_telehealth: "Uses the telehealth flag",
+  pos_allowed_to_cg: "POS allowed to CG",
+  pos_allowed_to_tt: "POS allowed to TT",
+  extra_pos_for_bcba: "Extra POS for BCBA",
+};
+const SERVICE_LABELS = { max_per_day: "Max units per day", location_id: "Location" };
 
 export default function EditInsurance() {
   const { insurance, locations } = useLoaderData<typeof loader>();
@@ -124,7 +137,11 @@ export default function EditInsurance() {
           <Link to={`/insurance/view/${insurance.id}`}>Back to {insurance.name}</Link>
         </div>
         <FormMessage success={answer ? null : params.get("flash")} />
-        <FormMessage error={insurerError} />
+        {insurerCurrent ? (
+          <StaleNotice message={answer!.message} version={insurerCurrent.version} unsaved={answer!.values} hidden={["intent", "version"]} stored={insurerValues} labels={INSURER_LABELS} />
+        ) : (
+          <FormMessage error={insurerError} />
+        )}
         <InsurerForm
           key={JSON.stringify([insurerValues, insurerVersion])}
           intent="save"
@@ -138,7 +155,11 @@ export default function EditInsurance() {
 
       <section className="card" aria-labelledby="services-title">
         <h2 id="services-title">CPT services</h2>
-        <FormMessage error={serviceError} />
+        {serviceCurrent ? (
+          <StaleNotice message={answer!.message} version={serviceCurrent.version} unsaved={answer!.values} hidden={["intent", "version", "service_id"]} stored={serviceValues} labels={SERVICE_LABELS} />
+        ) : (
+          <FormMessage error={serviceError} />
+        )}
         {toDelete ? (
           <ConfirmDelete
             question={`Are you sure you want to delete the service “${toDelete.code}”${toDelete.description ? ` (${toDelete.description})` : ""}?`}

@@ -3,8 +3,9 @@ import { data } from "@remix-run/cloudflare";
 import { useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { ConfirmDelete } from "~/components/goals/objectives-table";
-import { RateRecordForm, rateRecordFormValues, rateRecordInput } from "~/components/rate-record-form";
+import { RateRecordForm, rateRecordFormValues, rateRecordInput, RATE_RECORD_LABELS } from "~/components/rate-record-form";
 import { FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { locationOptions } from "~/models/locations.server";
 import { deleteRateRecord, getRateRecord, updateRateRecord, type RateRecordJson } from "~/models/rate-records.server";
 import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
@@ -61,7 +62,11 @@ export default function EditRateRecord() {
           <Link to="/insurance/rates">Back to rate records</Link>
         </div>
         <FormMessage success={answer ? null : params.get("flash")} />
-        <FormMessage error={answer?.message} />
+        {current ? (
+          <StaleNotice message={answer!.message} version={current.version} unsaved={answer!.values} hidden={["intent", "version"]} stored={values} labels={RATE_RECORD_LABELS} />
+        ) : (
+          <FormMessage error={answer?.message} />
+        )}
         <RateRecordForm
           key={JSON.stringify([values, version])}
           values={values}

@@ -6,6 +6,7 @@ import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { AvatarForm } from "~/components/avatar-form";
 import { LocationForm, locationFormValues } from "~/components/location-form";
 import { FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { removeLocationAvatar, setLocationAvatar } from "~/models/avatars.server";
 import { deleteLocation, getLocation, updateLocation, type LocationJson } from "~/models/locations.server";
@@ -45,6 +46,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   }
 }
 
+/** Labels that a field's name in words would not give, for the list of what a stale save did not save. */
+const LOCATION_LABELS = { zip: "ZIP code", phone1: "Phone 1", phone2: "Phone 2", telfax: "Fax", npi: "NPI (billing provider)", tax_id: "Tax id (EIN)", pos_codes: "Place-of-service codes" };
+
 export default function EditLocation() {
   const { location } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
@@ -63,7 +67,11 @@ export default function EditLocation() {
         <h1>Edit location</h1>
         <Link to={`/location/view/${location.id}`}>Back to {location.title}</Link>
       </div>
-      <FormMessage error={avatarAnswer ? null : answer?.message} />
+      {current && typed ? (
+        <StaleNotice message={answer!.message} version={current.version} unsaved={typed} hidden={["intent", "version"]} stored={values} labels={LOCATION_LABELS} />
+      ) : (
+        <FormMessage error={avatarAnswer ? null : answer?.message} />
+      )}
       <LocationForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} submitLabel="Save changes" busy={busy} />
       <AvatarForm avatar={location.avatar} label={location.title} error={avatarAnswer?.errors.avatar} busy={busy} />
       <section className="danger-zone" aria-labelledby="delete-location">

@@ -6,6 +6,7 @@ import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { IntakeForm } from "~/components/intake/intake-form";
 import { IntakeView } from "~/components/intake/intake-view";
 import { FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { applyRowIntent, nestFormFields, rowIntent } from "~/domain/intake";
 import { can } from "~/domain/permissions";
 import { DELETE_CONFIRMED } from "~/domain/validation";
@@ -78,7 +79,11 @@ export default function IntakeAssessment() {
       <FormMessage success={showForm ? null : params.get("flash")} />
       {showForm ? (
         <>
-          <FormMessage error={answer?.message} />
+          {current && answer ? (
+            <StaleNotice message={answer.message} version={current.version} unsaved={answer.values} hidden={["intent", "version", "patient_id"]} stored={draft} />
+          ) : (
+            <FormMessage error={answer?.message} />
+          )}
           <IntakeForm
             key={JSON.stringify([draft, version])}
             action={`/medical/initial-assessment/${intake.id}?edit`}

@@ -5,6 +5,7 @@ import { Link } from "~/components/ui/link";
 import { Fragment } from "react";
 import { ParentFields } from "~/components/parent-form";
 import { FormMessage, NewPasswordFields } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { FormActions } from "~/components/ui/form-controls";
 import { GENDERS } from "~/domain/patients";
 import { can } from "~/domain/permissions";
@@ -58,6 +59,9 @@ const LABELS: [keyof ParentJson, string][] = [
   ["status", "Status"],
 ];
 
+/** The form's labels by field name, for the list of what a stale save did not save. */
+const PARENT_LABELS: Record<string, string> = { ...Object.fromEntries(LABELS), location_id: "Location" };
+
 export default function ParentProfile() {
   const { parent, children, childrenElsewhere, locations, canManage, canSeeClients, maySetSignIn } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
@@ -76,7 +80,11 @@ export default function ParentProfile() {
         <Link to="/parents/list">Back to parents</Link>
       </div>
       <FormMessage success={params.get("flash")} />
-      <FormMessage error={saved?.message} />
+      {current && saved ? (
+        <StaleNotice message={saved.message} version={current.version} unsaved={saved.values} hidden={["intent", "version"]} stored={values} labels={PARENT_LABELS} />
+      ) : (
+        <FormMessage error={saved?.message} />
+      )}
       <dl className="details">
         {LABELS.map(([k, label]) => (
           <Fragment key={k}>

@@ -5,13 +5,18 @@ import { Link } from "~/components/ui/link";
 import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { PatientForm, patientFormValues } from "~/components/patient-form";
 import { FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { nestFormFields } from "~/domain/intake";
+import { PATIENT_FIELDS } from "~/domain/patients";
 import { applyPaAssessmentIntent, paAssessmentIntent } from "~/domain/pa-assessments";
 import { SCHEDULE_MESSAGES } from "~/domain/schedule";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { deletePatient, findPatient, getPatientForm, updatePatient, type PatientJson } from "~/models/patients.server";
 import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requirePermission, requireId } from "~/services/guard.server";
+
+/** The client form's labels by field name, for the list of what a stale save did not save. */
+const PATIENT_LABELS = Object.fromEntries(PATIENT_FIELDS.map((f) => [f.name, f.label]));
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `Edit ${data?.patient.full_name ?? "client"} · Baseline` }];
 export const handle = { guard: "manage_clients" };
@@ -76,7 +81,7 @@ export default function EditPatient() {
         <h1>Edit client</h1>
         <Link to={`/patients/profile/${patient.id}`}>Back to {patient.full_name}</Link>
       </div>
-      <FormMessage error={answer?.message} />
+      {current && answer ? <StaleNotice message={answer.message} version={current.version} unsaved={answer.values} hidden={["intent", "version"]} stored={values} labels={PATIENT_LABELS} /> : <FormMessage error={answer?.message} />}
       <PatientForm key={JSON.stringify([values, version])} values={values} errors={typed ? answer!.errors : {}} version={version} options={options} submitLabel="Save changes" busy={busy} />
       <section className="danger-zone" aria-labelledby="delete-client">
         <h2 id="delete-client">Delete client</h2>

@@ -5,6 +5,7 @@ import { Link } from "~/components/ui/link";
 import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { Fragment } from "react";
 import { Field, FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { CheckboxField, FormActions, SelectField } from "~/components/ui/form-controls";
 import { deletedInsurerLabel } from "~/domain/insurance";
 import { posLabel } from "~/domain/locations";
@@ -151,6 +152,9 @@ function PaAssessmentsView({ assessments }: { assessments: PaAssessment[] }) {
   );
 }
 
+/** The PA service form's labels by field name, for the list of what a stale save did not save. */
+const PA_LABELS = { pa_service: "Service", cpt: "CPT", n_units: "Units", insurance_id: "Insurance", is_primary: "Primary insurance" };
+
 export default function PatientProfile() {
   const { patient, paServices, options, missing, today, canManage, canSeeLog, canSeeBips, canSeeNotes } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
@@ -208,15 +212,21 @@ export default function PatientProfile() {
       when: canManage,
       cell: (s) => {
         const edit = formFor("pa-update", s.id);
+        // After a stale save the row's form shows what is stored now, with its version, so saving again is
+        // deliberate; what was typed is listed beside it.
+        const stale = (edit?.current ?? null) as PaServiceJson | null;
+        const shown: Record<string, unknown> = stale ?? (edit ? edit.values : s);
+        const version = stale ? stale.version : edit?.values.version ? String(edit.values.version) : s.version;
         return (
           <>
             <details open={!!edit}>
               <summary>Edit</summary>
-              <Form method="post">
+              <Form method="post" key={JSON.stringify([shown, version])}>
+                {stale ? <StaleNotice message={edit!.message} version={stale.version} unsaved={edit!.values} hidden={["intent", "pa_id", "version"]} stored={shown} labels={PA_LABELS} /> : null}
                 <input type="hidden" name="intent" value="pa-update" />
                 <input type="hidden" name="pa_id" value={s.id} />
-                <input type="hidden" name="version" value={edit?.values.version ? String(edit.values.version) : s.version} />
-                <PaFields idPrefix={`pa-${s.id}`} values={edit ? edit.values : s} errors={edit?.errors ?? {}} insurers={insurersFor(options.insurers, s)} />
+                <input type="hidden" name="version" value={version} />
+                <PaFields idPrefix={`pa-${s.id}`} values={shown} errors={stale ? {} : (edit?.errors ?? {})} insurers={insurersFor(options.insurers, s)} />
                 <button className="btn btn-primary" type="submit" disabled={busy}>
                   Save PA service
                 </button>
@@ -294,7 +304,7 @@ export default function PatientProfile() {
 
       <section aria-labelledby="pa-services">
         <h2 id="pa-services">Prior-authorization services</h2>
-        <FormMessage error={answer && answer.values.intent?.toString().startsWith("pa-") ? answer.message : null} />
+        <FormMessage error={answer && answer.values.intent?.toString().startsWith("pa-") && !(answer.values.intent === "pa-update" && answer.current) ? answer.message : null} />
         {toDelete ? (
           <ConfirmDelete
             question={`Are you sure you want to delete the PA service “${toDelete.pa_service} (${toDelete.cpt})”?`}

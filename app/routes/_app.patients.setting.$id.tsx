@@ -3,6 +3,7 @@ import { data } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
 import { PATIENT_STATUSES, STAFF_FIELDS, staffOptionsFor, type StaffField } from "~/domain/patients";
 import { findPatient, getPatientSettings, updatePatientStaff, updatePatientStatus, type PatientJson } from "~/models/patients.server";
@@ -55,6 +56,9 @@ export default function PatientSettings() {
   const current = (staffAnswer?.current ?? null) as PatientJson | null;
   const staffValues: Record<string, unknown> = current ?? (staffAnswer ? staffAnswer.values : patient);
   const version = current ? current.version : (formVersion(staffAnswer?.values.version) ?? patient.version);
+  // What a stale save did not save is listed by the employees' names, as the selects show them.
+  const staffNames = (x: Record<string, unknown>) =>
+    Object.fromEntries(STAFF_FIELDS.map(([name]) => [name, text(x[name]) === "" ? "" : (staff.find((s) => String(s.id) === text(x[name]))?.name ?? text(x[name]))]));
   const options = (field: StaffField) => staffOptionsFor(field, staff).map((s) => ({ value: s.id, label: s.name }));
   return (
     <section className="card">
@@ -89,7 +93,11 @@ export default function PatientSettings() {
 
       <Form method="post" aria-labelledby="staff-heading" key={JSON.stringify([staffValues, version])}>
         <h2 id="staff-heading">Staff assignments</h2>
-        <FormMessage error={staffAnswer?.message} />
+        {current && staffAnswer ? (
+          <StaleNotice message={staffAnswer.message} version={current.version} unsaved={staffNames(staffAnswer.values)} stored={staffNames(current)} labels={Object.fromEntries(STAFF_FIELDS)} />
+        ) : (
+          <FormMessage error={staffAnswer?.message} />
+        )}
         <input type="hidden" name="intent" value="staff" />
         <input type="hidden" name="version" value={version} />
         {staff.every((s) => s.only) ? <p className="muted">No employees work at this client's location yet.</p> : null}

@@ -5,6 +5,7 @@ import { Link } from "~/components/ui/link";
 import { ConfirmDelete } from "~/components/goals/objectives-table";
 import { RoleForm, roleFormValues } from "~/components/role-form";
 import { FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { permissionLabel } from "~/domain/roles";
 import { DELETE_CONFIRMED } from "~/domain/validation";
 import { grantablePermissions, mayEditRole, permissionsBeyond } from "~/domain/who-may-change";
@@ -61,7 +62,11 @@ export default function EditRole() {
         <h1>{locked ? "Role" : "Edit role"}</h1>
         <Link to="/roles/list">Back to roles</Link>
       </div>
-      <FormMessage error={answer?.message} />
+      {current && typed ? (
+        <StaleNotice message={answer!.message} version={current.version} unsaved={typed} hidden={["intent", "version"]} stored={values} />
+      ) : (
+        <FormMessage error={answer?.message} />
+      )}
       {role.all_access ? <p className="muted">{role.name} passes every permission check, whatever its permission set.</p> : null}
       <p>
         {role.users} user(s) hold this role.

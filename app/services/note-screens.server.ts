@@ -53,6 +53,8 @@ export interface NoteFormData {
   summaryError: string | null;
   /** A stale save's answer (409): the stored values and version are shown. */
   conflict?: boolean;
+  /** A stale save's answer (409): what was typed and not saved, listed beside the stored values. */
+  unsaved?: FormValues;
   /** The edited note (edit and amend). */
   note: { id: number; signed_at: string | null; patient_id: number } | null;
 }
@@ -478,7 +480,7 @@ export function editNoteAction(type: NoteType) {
     if (r.status === 409) {
       // Someone saved meanwhile: show what is stored now, with its version, and say so.
       const current = r.current as NoteJson;
-      return rerender(409, { values: noteValues(current), version: current.version, message: r.message, conflict: true }, current);
+      return rerender(409, { values: noteValues(current), version: current.version, message: r.message, conflict: true, unsaved: typed }, current);
     }
     return rerender(r.status, { errors: r.status === 422 ? formErrors(r.errors) : {}, message: r.message });
   };

@@ -228,7 +228,9 @@ describe("rate record screens", () => {
     expect(staleHtml).toContain("Someone else saved a newer version of this record.");
     expect(staleHtml).toContain('value="Saved once"');
     expect(staleHtml).toContain('name="version" value="2"');
-    expect(staleHtml).not.toContain("Stale edit");
+    // The form shows the stored name; the name typed is listed as not saved (decision 017, stop 37).
+    expect(staleHtml).not.toContain('value="Stale edit"');
+    expect(staleHtml).toContain('<dt>Name</dt><dd style="white-space:pre-line">Stale edit</dd>');
     expect(await stored(rec!.id)).toMatchObject({ name: "Saved once", rbt: 22, version: 2 });
 
     const page = await (await request(path, { cookie })).text();

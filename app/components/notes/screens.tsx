@@ -7,6 +7,7 @@ import type { Paged } from "~/domain/paging";
 import type { ClientChoiceData, NoteFormData } from "~/services/note-screens.server";
 import { actionsColumn, DataList, type Column } from "../ui/data-list";
 import { FormMessage } from "../ui/field";
+import { StaleNotice } from "../ui/stale-notice";
 import { NoteForm } from "./note-form";
 import { NoteView, type NoteViewProps } from "./note-view";
 import { CPT_LABELS, NOTE_TYPE_LABELS, NOTE_TYPE_PATHS } from "./types";
@@ -53,6 +54,9 @@ function ChooseClient({ data }: { data: ClientChoiceData }) {
   );
 }
 
+/** The note form's own fields, never listed as typed changes (signatures and tokens never are: StaleNotice). */
+const NOTE_FORM_OWN_FIELDS = ["intent", "version", "type", "patient_id", "bip_id", "scheduled_id"];
+
 /** Create, edit and amend: the loader's form, or the action's re-render (a refused save, updated options, a summary). */
 export function NoteFormScreen() {
   const loaded = useLoaderData() as unknown as NoteFormData | ClientChoiceData;
@@ -80,7 +84,12 @@ export function NoteFormScreen() {
         </span>
       </div>
       {d.notice ? <p className="alert alert-info" role="status">{d.notice}</p> : null}
-      <FormMessage error={d.message} />
+      {d.conflict && d.version !== null ? (
+        // A stale save (409): the form shows what is stored; what was typed is listed, with JavaScript off too.
+        <StaleNotice message={d.message} version={d.version} unsaved={d.unsaved ?? null} hidden={NOTE_FORM_OWN_FIELDS} stored={d.values} />
+      ) : (
+        <FormMessage error={d.message} />
+      )}
       {/* key: a re-render after a POST starts from the answer's values, not the previous ones. */}
       <NoteForm
         key={JSON.stringify([d.values, d.version, d.errors])}
