@@ -57,7 +57,9 @@ async function expectRefused(issued: { cookie: string; token: string }, user: Te
 describe("a sign-in racing a change that ends access", () => {
   it("the password checked before the change, the session and token issued after it: both refused", async () => {
     const { adminToken, user } = await setup();
-    const racing = beforeWriteDb(() => adminSetsPassword(adminToken, user));
+    // The sign-in first claims its place in the throttle (a batch of two statements, decision 003 stop 37), then reads
+    // the password: the change lands after that read, before the sign-in's write.
+    const racing = beforeWriteDb(() => adminSetsPassword(adminToken, user), 1);
     const result = await signIn(appWith(racing), { email: user.email, password: user.password, parent: false });
     expect(result.kind).toBe("signed_in");
     if (result.kind !== "signed_in") return;
@@ -74,7 +76,9 @@ describe("a sign-in racing a change that ends access", () => {
 
   it("two-factor: a challenge started on the old password after the change (its void missed it) signs in nobody", async () => {
     const { adminToken, user } = await setup(true);
-    const racing = beforeWriteDb(() => adminSetsPassword(adminToken, user));
+    // The sign-in first claims its place in the throttle (a batch of two statements, decision 003 stop 37), then reads
+    // the password: the change lands after that read, before the sign-in's write.
+    const racing = beforeWriteDb(() => adminSetsPassword(adminToken, user), 1);
     const result = await signIn(appWith(racing), { email: user.email, password: user.password, parent: false });
     if (result.kind !== "two_factor") throw new Error(result.kind);
     const code = codeIn((await lastEmail(user.email))!.text);
