@@ -32,6 +32,10 @@ export default defineConfig({
           // A CI machine can be several times slower than a laptop: a table-driven test of ~100 requests took
           // 4 s here and passed 5 s there (stop 36). The limit is for hangs, not a speed budget (that is `npm run bench`).
           testTimeout: 30_000,
+          // One runtime per vitest worker for all its files: the app's module graph (the server build and app/) loads
+          // once per worker instead of once per file, which was most of the run (~7 s a file). Each file still starts
+          // from an empty, freshly migrated database (setup.ts).
+          isolate: false,
           hookTimeout: 60_000,
           setupFiles: ["./test/workers/setup.ts"],
           // Dependencies pre-bundled once, so each test file's runtime loads a few modules instead of hundreds

@@ -53,3 +53,8 @@ export async function cachedList<T>(db: Db, resource: string, key: string, enabl
   store.set(full, { at: Date.now(), value });
   return value;
 }
+
+/** Forgets every cached list: for a database emptied under a running isolate (the workers tests' fresh database per file). */
+export function clearListCache(): void {
+  store.clear();
+}

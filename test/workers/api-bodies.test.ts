@@ -1,4 +1,3 @@
-import { SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { claims, locations } from "~/db/schema";
@@ -6,6 +5,7 @@ import { VERSION_MESSAGE } from "~/domain/validation";
 import { createClaim } from "./claim-fixtures";
 import { jsonDepth, MAX_JSON_DEPTH } from "../../workers/api/env";
 import { api, apiToken, BASE, createLocation, createPatient, createUser, db } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * A body that says it is JSON must be JSON, nested at most MAX_JSON_DEPTH levels (refuseMalformedJson, decision
@@ -14,7 +14,7 @@ import { api, apiToken, BASE, createLocation, createPatient, createUser, db } fr
  * (logout, cancel, mark-read, reset two-factor, withdraw a consent) still act.
  */
 function raw(path: string, method: string, token: string, body: string) {
-  return SELF.fetch(`${BASE}/api${path}`, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json" }, body });
+  return appFetch(`${BASE}/api${path}`, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json" }, body });
 }
 
 describe("JSON bodies", () => {

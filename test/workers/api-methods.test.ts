@@ -1,8 +1,8 @@
-import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api as apiApp } from "../../workers/api";
 import { unsupported } from "../../workers/api/rest";
 import { api, apiToken, createLocation, createUser, expectUnsupportedMethods } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * A method a path does not serve answers 405 JSON "Unsupported HTTP method" (platform §7) on the billing, claims,
@@ -93,7 +93,7 @@ describe("a path under /api that no call serves", () => {
     ["POST", "/api/doctors/createUser"],
     ["GET", "/api/doctors/1/change-password"],
   ])("%s %s answers 404 JSON 'Endpoint not found', never the screens' HTML", async (method, path) => {
-    const res = await SELF.fetch(`http://localhost${path}`, { method, headers: { Authorization: `Bearer ${token}`, Accept: "application/json" }, redirect: "manual" });
+    const res = await appFetch(`http://localhost${path}`, { method, headers: { Authorization: `Bearer ${token}`, Accept: "application/json" }, redirect: "manual" });
     expect(res.status).toBe(404);
     expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(await res.json()).toMatchObject({ message: "Endpoint not found" });

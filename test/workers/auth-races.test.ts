@@ -1,9 +1,9 @@
-import { SELF } from "cloudflare:test";
 import { desc, eq, like } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { auditLog, loginFailures, twoFactorChallenges } from "~/db/schema";
 import { AUTH_MESSAGES, THROTTLE, TWO_FACTOR_ATTEMPTS } from "~/domain/auth-rules";
 import { codeIn, createParent, createUser, db, lastEmail, type TestUser } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * Guesses sent together (probe 9008, stop 37): the attempt limits hold however many arrive at once. A code's attempt is
@@ -19,7 +19,7 @@ let ipSeq = 0;
 const newIp = () => `198.51.100.${++ipSeq}`;
 
 function apiFrom(ip: string, path: string, body: unknown): Promise<Response> {
-  return SELF.fetch(`http://localhost/api${path}`, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json", "CF-Connecting-IP": ip }, body: JSON.stringify(body) });
+  return appFetch(`http://localhost/api${path}`, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json", "CF-Connecting-IP": ip }, body: JSON.stringify(body) });
 }
 
 const otherCode = (code: string, step: number) => String((Number(code) + step) % 1_000_000).padStart(6, "0");

@@ -1,8 +1,8 @@
-import { SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chartComments, insuranceServices, insurances, notes, objectives, paServices, patients } from "~/db/schema";
 import { api, apiToken, BASE, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, db } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * The shared field parsers refuse what they used to turn into another value (probe 8913, defects 3–6): each case
@@ -106,5 +106,5 @@ describe("a chart comment sent as a number (defect 6)", () => {
 
 /** A PATCH with the body exactly as written (JSON.stringify cannot write 1e309). */
 function patchRaw(path: string, raw: string): Promise<Response> {
-  return SELF.fetch(`${BASE}${path}`, { method: "PATCH", headers: { Accept: "application/json", Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: raw });
+  return appFetch(`${BASE}${path}`, { method: "PATCH", headers: { Accept: "application/json", Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: raw });
 }

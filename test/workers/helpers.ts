@@ -1,4 +1,4 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { d1Database, type Db } from "~/db/client.server";
@@ -9,6 +9,7 @@ import { addDays, dayNumber, weekdayOfDay } from "~/domain/weeks";
 import type { Permission } from "~/domain/permissions";
 import { hashPassword } from "~/services/passwords.server";
 import { flashTag } from "~/services/flash.server";
+import { appFetch } from "./app-fetch";
 
 /** Factories and request helpers for workers tests. Each creates its own rows; no test relies on another's data. */
 
@@ -177,7 +178,7 @@ export function request(path: string, init: RequestInit & { cookie?: string } = 
   if (init.cookie) headers.set("Cookie", init.cookie);
   headers.set("Host", new URL(BASE).host);
   if (init.method && init.method !== "GET" && !headers.has("Origin")) headers.set("Origin", BASE);
-  return SELF.fetch(`${BASE}${path}`, { ...init, headers, redirect: "manual" });
+  return appFetch(`${BASE}${path}`, { ...init, headers, redirect: "manual" });
 }
 
 export function form(path: string, fields: Record<string, string>, cookie?: string): Promise<Response> {
@@ -188,7 +189,7 @@ export function api(path: string, init: { method?: string; token?: string; body?
   const headers = new Headers({ Accept: "application/json" });
   if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
   if (init.body !== undefined) headers.set("Content-Type", "application/json");
-  return SELF.fetch(`${BASE}/api${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  return appFetch(`${BASE}/api${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
 }
 
 /** The cookies a response sets, as one Cookie header value (name=value pairs, cleared ones dropped). */

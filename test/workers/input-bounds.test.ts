@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { insuranceServices, insurances, paServices, patients, rateRecords, userLocations } from "~/db/schema";
 import { api, apiToken, BASE, createLocation, createParent, createPatient, createUser, db, form, signInCookie } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * Issue 9: record scope by the stored location, reference ids checked against the actor's scope, the list
@@ -15,7 +15,7 @@ type Json = { message: string; errors?: Record<string, string>; data?: unknown }
 async function rawApi(path: string, init: { method: string; token: string; body?: string; type?: string }) {
   const headers = new Headers({ Accept: "application/json", Authorization: `Bearer ${init.token}` });
   if (init.type) headers.set("Content-Type", init.type);
-  return SELF.fetch(`${BASE}/api${path}`, { method: init.method, headers, body: init.body });
+  return appFetch(`${BASE}/api${path}`, { method: init.method, headers, body: init.body });
 }
 
 describe("a record's stored location decides who may read, change or move it", () => {

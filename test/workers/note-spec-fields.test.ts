@@ -1,4 +1,3 @@
-import { SELF } from "cloudflare:test";
 import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { notes, paServices } from "~/db/schema";
@@ -6,6 +5,7 @@ import { NOTE_MESSAGES, todayIn } from "~/domain/note-rules";
 import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
 import { api, apiToken, createLocation, createPatient, createUser, db, form, request, signInCookie } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * The note fields of clinical §3 ("BCBA note", "RBT note", "Combined note") that the API used to drop without a
@@ -39,7 +39,7 @@ async function call(s: Scene, method: string, path: string, b?: unknown) {
 
 async function post(s: Scene, path: string, b: unknown) {
   const h = new Headers({ Accept: "application/json", "Content-Type": "application/json", Authorization: `Bearer ${s.user.token}` });
-  const res = await SELF.fetch(`http://localhost/api${path}`, { method: "POST", headers: h, body: JSON.stringify(b) });
+  const res = await appFetch(`http://localhost/api${path}`, { method: "POST", headers: h, body: JSON.stringify(b) });
   return { status: res.status, json: (await res.json()) as Record<string, any> };
 }
 

@@ -1,4 +1,4 @@
-import { createExecutionContext, env, SELF } from "cloudflare:test";
+import { createExecutionContext, env } from "cloudflare:test";
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, listVersions, notes, noteVersions, paServices, patients } from "~/db/schema";
@@ -8,6 +8,7 @@ import { addDays } from "~/domain/weeks";
 import countingWorker from "../bench/d1-count-worker";
 import { D1_COUNT_HEADER } from "../bench/d1-count-header";
 import { api, apiToken, createBip, createLocation, createPatient, createPlan, createUser, dayTimeZone, db } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * The notes API (clinical §7; issue 10): every call allowed / 403 / 404 for another location / bad input
@@ -47,7 +48,7 @@ function body(s: Scene, over: Record<string, unknown> = {}) {
 
 async function post(token: string, path: string, b: unknown, headers: Record<string, string> = {}) {
   const h = new Headers({ Accept: "application/json", "Content-Type": "application/json", Authorization: `Bearer ${token}`, ...headers });
-  const res = await SELF.fetch(`http://localhost/api${path}`, { method: "POST", headers: h, body: JSON.stringify(b) });
+  const res = await appFetch(`http://localhost/api${path}`, { method: "POST", headers: h, body: JSON.stringify(b) });
   return { status: res.status, json: (await res.json()) as { data: Record<string, any> & { id: number }; message: string; errors?: Record<string, string> } };
 }
 

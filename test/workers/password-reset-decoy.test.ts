@@ -1,4 +1,3 @@
-import { SELF } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { outboxEmails, parents, twoFactorChallenges, users } from "~/db/schema";
@@ -6,6 +5,7 @@ import { AUTH_MESSAGES } from "~/domain/auth-rules";
 import { pruneOldChallenges } from "~/models/auth.server";
 import { sha256Hex } from "~/services/crypto.server";
 import { codeIn, cookiesFrom, createParent, createUser, db, lastEmail, request } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -23,7 +23,7 @@ let seq = 0;
 const unknownEmail = (like = "u") => `${like[0]}-nobody-${Date.now().toString(36)}${++seq}@test.example`;
 
 function apiFrom(ip: string, path: string, body: unknown): Promise<Response> {
-  return SELF.fetch(`http://localhost/api${path}`, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json", "CF-Connecting-IP": ip }, body: JSON.stringify(body) });
+  return appFetch(`http://localhost/api${path}`, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json", "CF-Connecting-IP": ip }, body: JSON.stringify(body) });
 }
 
 function formFrom(ip: string, path: string, fields: Record<string, string>, cookie?: string): Promise<Response> {

@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult, SELF } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, bips, chartComments, patients, pdfJobs, plans, sharedDocuments, userLocations, userRoles, weeklyReports } from "~/db/schema";
@@ -12,6 +12,7 @@ import { consumePdfJob, expirePdfFiles, PDF_JOB_MESSAGES, requestGoalPdf, reques
 import worker from "../../workers/app";
 import { pdfPages, pdfText } from "../support/pdf-text";
 import { api, apiToken, BASE, createBip, createChartComment, createLocation, createObjective, createParent, createPatient, createPlan, createUser, db, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * Plan, weekly-report and chart-comment PDFs through the queue (decision 041): request → the consumer
@@ -96,7 +97,7 @@ describe("the plan PDF through the API and the queue", () => {
     expect(status.data.status).toBe("done");
     // The API's own download, which the same Bearer token can follow (the screens' needs a session: decision 041).
     expect(status.data.download_url).toBe(`/api/v2/pdf-jobs/${body.job_id}/download`);
-    const file = await SELF.fetch(`${BASE}${status.data.download_url}`, { headers: { Authorization: `Bearer ${token}` } });
+    const file = await appFetch(`${BASE}${status.data.download_url}`, { headers: { Authorization: `Bearer ${token}` } });
     expect(file.status).toBe(200);
     expect(file.headers.get("Content-Type")).toBe("application/pdf");
     expect(file.headers.get("Content-Disposition")).toBe(`attachment; filename="behavior-plan-${bip.id}.pdf"`);

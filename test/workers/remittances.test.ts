@@ -1,4 +1,3 @@
-import { SELF } from "cloudflare:test";
 import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, claimLineNotes, claimLines, claims, insurances, notes, remittanceClaimAdjustments, remittanceLines, remittances, x12Files } from "~/db/schema";
@@ -7,6 +6,7 @@ import { importRemittance } from "~/models/remittances.server";
 import { write835, type Claim835, type Line835 } from "../support/x12-835";
 import { claimState, createClaim, fixtureInsurer, type FixtureLine } from "./claim-fixtures";
 import { BASE, api, apiToken, countingDb, createLocation, createPatient, createUser, db, request, signInCookie } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * Remittances (decision 033): an 835 matched and applied, partly matched, and refused (unmatched claim, unknown
@@ -53,7 +53,7 @@ async function totals() {
 }
 
 function post835(text: string, token: string, query = "", type = "text/plain") {
-  return SELF.fetch(`${BASE}/api/v2/remittances${query}`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": type, Accept: "application/json" }, body: text });
+  return appFetch(`${BASE}/api/v2/remittances${query}`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": type, Accept: "application/json" }, body: text });
 }
 
 beforeAll(async () => {

@@ -150,12 +150,20 @@ export function apiGroups(part: number, parts: number): string[][] {
   );
 }
 
-let tokens: Promise<{ staff: string; parent: string }> | undefined;
-const tokensOnce = () =>
-  (tokens ??= (async () => ({
-    staff: await apiToken(await createUser({ permissions: [] })),
-    parent: await apiToken(await createParent(), true),
-  }))());
+/** One staff and one parent token per test file (each file has its own database; this module outlives it). */
+let tokens: { file: string | undefined; value: Promise<{ staff: string; parent: string }> } | undefined;
+const tokensOnce = () => {
+  const file = expect.getState().testPath;
+  if (tokens?.file !== file)
+    tokens = {
+      file,
+      value: (async () => ({
+        staff: await apiToken(await createUser({ permissions: [] })),
+        parent: await apiToken(await createParent(), true),
+      }))(),
+    };
+  return tokens.value;
+};
 
 /** A token without the permission answers 403 on each route of the group, a parent token 403 on staff routes. */
 export async function checkApiGroupForbidden(group: readonly string[]) {

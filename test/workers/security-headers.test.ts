@@ -1,6 +1,7 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, apiToken, createBip, createLocation, createPatient, createUser, request, signInCookie } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /** Security and caching headers (issue 9 item 11; docs/decisions/018). */
 
@@ -71,11 +72,11 @@ describe("pages", () => {
   });
 
   it("HSTS is sent outside localhost only", async () => {
-    const deployed = await SELF.fetch("https://baseline.example/login", { redirect: "manual" });
+    const deployed = await appFetch("https://baseline.example/login", { redirect: "manual" });
     expect(deployed.status).toBe(200);
     expect(deployed.headers.get("Strict-Transport-Security")).toBe(HSTS);
     for (const url of ["http://localhost/login", "http://127.0.0.1:8787/login"]) {
-      const local = await SELF.fetch(url, { redirect: "manual" });
+      const local = await appFetch(url, { redirect: "manual" });
       expect(local.status).toBe(200);
       expect(local.headers.get("Strict-Transport-Security"), url).toBeNull();
     }

@@ -1,4 +1,4 @@
-import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { outboxEmails, sessions, twoFactorChallenges, users } from "~/db/schema";
@@ -8,6 +8,7 @@ import { getAuthSettings } from "~/models/settings.server";
 import { outboxSender } from "~/services/email.server";
 import worker from "../../workers/app";
 import { api, apiToken, codeIn, cookiesFrom, countingDb, createParent, createUser, db, lastEmail, request, signInCookie, type TestUser } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 // Password hashing (PBKDF2, 100,000 rounds) makes the guessing loops slow on a busy machine.
 vi.setConfig({ testTimeout: 30_000 });
@@ -18,7 +19,7 @@ const newIp = () => `203.0.113.${++ipSeq}`;
 
 /** An API call from a given address. */
 function apiFrom(ip: string, path: string, body: unknown): Promise<Response> {
-  return SELF.fetch(`http://localhost/api${path}`, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json", "CF-Connecting-IP": ip }, body: JSON.stringify(body) });
+  return appFetch(`http://localhost/api${path}`, { method: "POST", headers: { Accept: "application/json", "Content-Type": "application/json", "CF-Connecting-IP": ip }, body: JSON.stringify(body) });
 }
 
 function formFrom(ip: string, path: string, fields: Record<string, string>, cookie?: string): Promise<Response> {

@@ -1,12 +1,12 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SELF } from "cloudflare:test";
 import { auditLog, ticketResponses, tickets } from "~/db/schema";
 import { getUserActor } from "~/models/actors.server";
 import { createTicket, listTicketsWithOptions, respondToTicket, setTicketClosed, updateTicket, viewTicket } from "~/models/tickets.server";
 import { TicketFilters, TicketListQuery } from "~/domain/tickets";
 import * as v from "valibot";
 import { api, apiToken, BASE, countingDb, createLocation, createParent, createUser, db, emailTo, form, request, signInCookie, type TestUser, expectUnsupportedMethods } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /** Tickets (platform §2, §3, §7; issue 12; decision 036): screens and API, allowed, 403, 404, bad input, badges, email. */
 
@@ -392,7 +392,7 @@ describe("tickets API", () => {
   it("reopen sent with a JSON type and no body: another location's ticket is 404, one's own reopens (probe 8955 #2)", async () => {
     const t = await newTicket("Empty body reopen");
     expect((await api(`/v2/tickets/${t.id}`, { method: "DELETE", token: tokens.requester })).status).toBe(200);
-    const bare = (token: string) => SELF.fetch(`${BASE}/api/v2/tickets/${t.id}/reopen`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json" } });
+    const bare = (token: string) => appFetch(`${BASE}/api/v2/tickets/${t.id}/reopen`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json" } });
     expect((await bare(tokens.officeB!)).status).toBe(404);
     expect((await bare(tokens.requester!)).status).toBe(200);
     expect((await ticketRow(t.id)).status).toBe("open");

@@ -1,4 +1,3 @@
-import { SELF } from "cloudflare:test";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, weeklyReports } from "~/db/schema";
@@ -6,6 +5,7 @@ import type { Permission } from "~/domain/permissions";
 import { WEEKLY_REPORT_NOTICES } from "~/domain/weekly-reports";
 import { weeklySheet, xlsxFile } from "../support/xlsx";
 import { apiToken, BASE, createBip, createLocation, createPatient, createPlan, createUser, createWeeklyReport, db, request, signInCookie } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /**
  * Weekly data written by the .xlsx import and the forms (decisions 009, 019, 029, stop 36): a column the sheet does not
@@ -27,7 +27,7 @@ function upload(path: string, token: string, fields: Record<string, string>, fil
   const body = new FormData();
   for (const [k, v] of Object.entries(fields)) body.append(k, v);
   body.append("file", new Blob([file as BlobPart]), "weeks.xlsx");
-  return SELF.fetch(`${BASE}/api${path}`, { method: "POST", headers: { Accept: "application/json", Authorization: `Bearer ${token}` }, body });
+  return appFetch(`${BASE}/api${path}`, { method: "POST", headers: { Accept: "application/json", Authorization: `Bearer ${token}` }, body });
 }
 
 async function stored(planId: number) {
@@ -129,7 +129,7 @@ describe("M3: a measurement is stored and shown to 2 decimals; an Update that ch
     ["0.004", 0],
   ])("the API stores %s as %d", async (typed, kept) => {
     const w = await world();
-    const res = await SELF.fetch(`${BASE}/api/v2/weekly-reports`, {
+    const res = await appFetch(`${BASE}/api/v2/weekly-reports`, {
       method: "POST",
       headers: { Accept: "application/json", "Content-Type": "application/json", Authorization: `Bearer ${w.token}` },
       body: JSON.stringify({ plan_id: w.plan.id, week_end: "2026-11-21", value: typed, total_units: "12.345" }),
@@ -161,7 +161,7 @@ describe("M3: a measurement is stored and shown to 2 decimals; an Update that ch
     const w = await world();
     const report = await createWeeklyReport(w.plan, "2026-11-21", 5, 8);
     const patch = (body: unknown) =>
-      SELF.fetch(`${BASE}/api/v2/weekly-reports/${report.id}`, {
+      appFetch(`${BASE}/api/v2/weekly-reports/${report.id}`, {
         method: "PATCH",
         headers: { Accept: "application/json", "Content-Type": "application/json", Authorization: `Bearer ${w.token}` },
         body: JSON.stringify(body),

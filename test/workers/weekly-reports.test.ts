@@ -1,4 +1,4 @@
-import { env, SELF } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { verifyAuditChain } from "~/services/audit.server";
 import { MAX_UNZIPPED_BYTES } from "~/domain/xlsx";
 import { weeklySheet, xlsxFile } from "../support/xlsx";
 import { api, apiToken, BASE, createBip, createChartComment, createLocation, createObjective, createPatient, createPlan, createUser, createWeeklyReport, db, request, signInCookie, withoutFlashTag } from "./helpers";
+import { appFetch } from "./app-fetch";
 
 /** Weekly reports and chart comments (clinical §2, §5, §7, §8): the v2 API, the .xlsx check and import, and the goal screen with JavaScript off. */
 
@@ -69,7 +70,7 @@ function upload(path: string, token: string | null, fields: Record<string, strin
   if (file !== undefined) body.append("file", new Blob([file as BlobPart]), name);
   const headers = new Headers({ Accept: "application/json" });
   if (token) headers.set("Authorization", `Bearer ${token}`);
-  return SELF.fetch(`${BASE}/api${path}`, { method: "POST", headers, body });
+  return appFetch(`${BASE}/api${path}`, { method: "POST", headers, body });
 }
 
 function post(path: string, fields: Record<string, string>, cookie: string) {
