@@ -3,6 +3,7 @@ import { data } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { Link } from "~/components/ui/link";
 import { FormMessage } from "~/components/ui/field";
+import { StaleNotice } from "~/components/ui/stale-notice";
 import { CheckboxGroup, FormActions, TextareaField } from "~/components/ui/form-controls";
 import { DataTable } from "~/components/ui/data-list";
 import { CONSENT_MESSAGES, CONSENT_SECTIONS, consentStatusLabel } from "~/domain/consents";
@@ -82,6 +83,9 @@ export default function ClientConsentForm() {
   const notes = typed && !current ? String(typed.notes ?? "") : (draft?.notes ?? "");
   const id = typed && !current ? String(typed.id ?? "") : draft ? String(draft.id) : "";
   const version = current ? String(current.version) : typed ? String(typed.version ?? "") : draft ? String(draft.version) : "";
+  // A draft changed by someone else meanwhile (409): the form shows it as stored; what was typed is listed, sections by name.
+  const stale = current;
+  const sectionNames = (ids: unknown) => (Array.isArray(ids) ? ids : ids ? [ids] : []).map((v) => sections.find((s) => s.value === String(v))?.label ?? String(v));
   return (
     <section className="card">
       <div className="page-head">
@@ -89,7 +93,7 @@ export default function ClientConsentForm() {
         <Link to={`/patients/profile/${patient.id}`}>Back to the client</Link>
       </div>
       <FormMessage success={params.get("flash")} />
-      <FormMessage error={posted?.message} />
+      {stale ? null : <FormMessage error={posted?.message} />}
       <h2>Consents</h2>
       <DataTable
         caption="The client's consents"
@@ -133,6 +137,15 @@ export default function ClientConsentForm() {
       {canManage ? (
         <>
           <h2>{id ? `Edit consent #${id}` : "New consent"}</h2>
+          {stale ? (
+            <StaleNotice
+              message={answer!.message}
+              version={stale.version}
+              unsaved={{ ...answer!.values, sections: sectionNames(answer!.values.sections) }}
+              hidden={["intent", "id", "version"]}
+              stored={{ sections: sectionNames(stale.sections), notes: stale.notes }}
+            />
+          ) : null}
           <Form method="post" noValidate key={JSON.stringify([id, version, selected, notes])}>
             <input type="hidden" name="intent" value="save" />
             <input type="hidden" name="id" value={id} />

@@ -154,15 +154,13 @@ export function apiGroups(part: number, parts: number): string[][] {
 let tokens: { file: string | undefined; value: Promise<{ staff: string; parent: string }> } | undefined;
 const tokensOnce = () => {
   const file = expect.getState().testPath;
-  if (tokens?.file !== file)
-    tokens = {
-      file,
-      value: (async () => ({
-        staff: await apiToken(await createUser({ permissions: [] })),
-        parent: await apiToken(await createParent(), true),
-      }))(),
-    };
-  return tokens.value;
+  if (tokens?.file === file) return tokens.value;
+  const value = (async () => ({
+    staff: await apiToken(await createUser({ permissions: [] })),
+    parent: await apiToken(await createParent(), true),
+  }))();
+  tokens = { file, value };
+  return value;
 };
 
 /** A token without the permission answers 403 on each route of the group, a parent token 403 on staff routes. */

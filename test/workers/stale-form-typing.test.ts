@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { insurances, insuranceServices, intakeAssessments, locations, notes, paServices, parents, patients, rateRecords, roles, users } from "~/db/schema";
+import { clientConsents, insurances, insuranceServices, intakeAssessments, locations, notes, paServices, parents, patients, rateRecords, roles, users } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
 import { addDays } from "~/domain/weeks";
 import { api, apiToken, createLocation, createParent, createPatient, createRole, createUser, db, request, signInCookie } from "./helpers";
@@ -81,7 +81,18 @@ async function scene(): Promise<{ cookie: string; cases: Case[] }> {
   expect(created.status).toBe(201);
   const noteId = ((await created.json()) as { data: { id: number } }).data.id;
 
+  const [consent] = await db().insert(clientConsents).values({ patientId: client.id, sections: "[1]", notes: "Before" }).returning();
+
   const cases: Case[] = [
+    {
+      name: "consent draft",
+      path: `/patients/consents/${client.id}`,
+      fields: { intent: "save", id: String(consent!.id), sections: ["1"] },
+      field: "notes",
+      label: "Notes",
+      unchangedLabel: "Sections",
+      stored: async () => db().select().from(clientConsents).where(eq(clientConsents.id, consent!.id)).then(([r]) => ({ version: r!.version, value: r!.notes })),
+    },
     {
       name: "client edit",
       path: `/patients/list/edit/${client.id}`,
@@ -186,7 +197,7 @@ async function scene(): Promise<{ cookie: string; cases: Case[] }> {
 }
 
 describe("a stale save keeps what was typed on the screen forms, with JavaScript off", () => {
-  it("client, employee, parent, location, insurer, insurer service, role, rate record, PA service, intake and note forms", async () => {
+  it("consent draft, client, employee, parent, location, insurer, insurer service, role, rate record, PA service, intake and note forms", async () => {
     const { cookie, cases } = await scene();
     for (const c of cases) {
       const { version } = await c.stored();
