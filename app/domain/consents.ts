@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { plainText } from "./validation";
-import { visibleLength } from "./fields";
+import { flag, visibleLength } from "./fields";
 import { isSignatureImage, SIGNATURE_IMAGE_MESSAGE } from "./signature-image";
 
 /**
@@ -282,15 +282,9 @@ export const ConsentPdfInput = v.object({
     ),
     []
   ),
-  isPrint: v.optional(
-    v.pipe(
-      v.unknown(),
-      v.transform(
-        (x) => x === true || x === "true" || x === "1" || x === 1 || x === "on"
-      )
-    ),
-    false
-  ),
+  // The app's one boolean field (true/false, 1/0, on/off, yes/no; missing or "" is false): anything else is
+  // refused at isPrint, never read as false (decision 040, 2026-11-28).
+  isPrint: flag,
 });
 
 /** The sections a PDF prints: those asked for that the consent covers; none asked → all it covers. */

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import { clientConsents, locations, patients } from "~/db/schema";
-import { CONSENT_MESSAGES, ConsentDraftInput, ConsentSignInput, isConsentEditable, parseStoredSections, readOnlyMessage, sectionsByIds, withdrawRefusal, type ConsentStatus } from "~/domain/consents";
+import { asksNoCoveredSection, CONSENT_MESSAGES, ConsentDraftInput, ConsentPdfInput, ConsentSignInput, isConsentEditable, parseStoredSections, readOnlyMessage, sectionsByIds, withdrawRefusal, type ConsentStatus } from "~/domain/consents";
 import { can } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -90,12 +90,33 @@ export interface ConsentDocument {
   locationTitle: string | null;
 }
 
-/** One consent for its PDF (staff in scope): the read is audited. */
-export async function getConsentDocument(ctx: ModelContext, id: number): Promise<ConsentDocument | null> {
-  const [row] = await consentInScope(ctx, id);
-  if (!row) return null;
-  await auditedRead(ctx.db, who(ctx), { entity: "consent", entityId: id, patientId: row.c.patientId, detail: { pdf: true } }, () => [] as [], row.tail);
-  return { consent: consentJson(row.c), patientName: `${row.firstName} ${row.lastName}`.trim(), locationTitle: row.locationTitle };
+/** The PDF's document from a consent row read with its client and location. */
+function documentOf(row: { firstName: string; lastName: string; locationTitle: string | null }, consent: ConsentJson): ConsentDocument {
+  return { consent, patientName: `${row.firstName} ${row.lastName}`.trim(), locationTitle: row.locationTitle };
+}
+
+/** A staff request for a consent's PDF: the consent, the sections asked for, inline or download. */
+export interface ConsentPdfRequest {
+  doc: ConsentDocument;
+  sections: number[];
+  isPrint: boolean;
+}
+
+/**
+ * The one rule of a staff consent PDF request, for the screen's link and the API alike (decision 040): the
+ * consent in the actor's scope first (another location's or an unknown one: 404, whatever the options), then
+ * the options (`sections`, `isPrint`: 422 with the field's message), then at least one section the consent
+ * covers (422). The read is recorded only when the PDF is served.
+ */
+export async function openConsentPdf(ctx: ModelContext, id: number | null, raw: Record<string, unknown>): Promise<ModelResult<ConsentPdfRequest>> {
+  const [row] = id === null ? [] : await consentInScope(ctx, id);
+  if (!row) return notFound("Consent");
+  const parsed = parseWith(ConsentPdfInput, raw);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const consent = consentJson(row.c);
+  if (asksNoCoveredSection(consent.sections, parsed.data.sections)) return invalid({ sections: CONSENT_MESSAGES.noCoveredSection });
+  await auditedRead(ctx.db, who(ctx), { entity: "consent", entityId: row.c.id, patientId: row.c.patientId, detail: { pdf: true } }, () => [] as [], row.tail);
+  return ok({ doc: documentOf(row, consent), sections: parsed.data.sections, isPrint: parsed.data.isPrint });
 }
 
 /**
@@ -288,5 +309,5 @@ export async function getParentConsentDocument(ctx: ModelContext, id: number): P
     .where(and(eq(clientConsents.id, id), live, eq(clientConsents.status, "signed"), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
   if (!row) return null;
   await auditedRead(ctx.db, who(ctx), { entity: "consent", entityId: id, patientId: row.c.patientId, detail: { pdf: true } }, () => [] as [], row.tail);
-  return { consent: consentJson(row.c), patientName: `${row.firstName} ${row.lastName}`.trim(), locationTitle: row.locationTitle };
+  return documentOf(row, consentJson(row.c));
 }

@@ -144,6 +144,17 @@ describe("the PDF options", () => {
   it("refuses unknown sections", () => {
     expect(parseWith(ConsentPdfInput, { sections: [42] }).ok).toBe(false);
   });
+  it.each([["on", true], ["1", true], [1, true], ["YES", true], ["false", false], ["0", false], [0, false], ["off", false], ["", false], [null, false]] as const)(
+    "isPrint %j is the yes/no %s",
+    (isPrint, out) => {
+      expect(v.parse(ConsentPdfInput, { isPrint }).isPrint).toBe(out);
+    },
+  );
+  it.each(["maybe", "y", 2, "NaN", [], {}])("isPrint %j is refused at isPrint, never read as false", (isPrint) => {
+    const parsed = parseWith(ConsentPdfInput, { isPrint });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(Object.keys(parsed.errors)).toEqual(["isPrint"]);
+  });
 });
 
 describe("withdrawing and reading only: the status rules (stop 17)", () => {

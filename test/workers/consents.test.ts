@@ -3,6 +3,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, chartComments, clientConsents, notes, plans, pdfJobs, scheduledSessions, settings, sharedDocuments } from "~/db/schema";
 import { CONSENT_MESSAGES } from "~/domain/consents";
+import { MESSAGES as FIELD_MESSAGES } from "~/domain/fields";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
 import { SIGNATURE_IMAGE_MESSAGE } from "~/domain/signature-image";
 import { HUGE_SIGNATURE, pngBytes, pngDataUrl } from "../support/png";
@@ -172,6 +173,75 @@ describe("consent API", () => {
   });
 });
 
+describe("a consent PDF's options: one rule on the screen link and the API (decision 040, stop 38)", () => {
+  type Answer = { status: number; message: string | null; field: string | null; disposition: string | null };
+  let consentId: number;
+  let screenCookie: string;
+  beforeAll(async () => {
+    consentId = (await draft(child.id, [1, 3])).id;
+    screenCookie = await signInCookie(await createUser({ permissions: ["view_clients"], locations: [home.id] }));
+  });
+
+  /** The screen's link: ?sections=…&print=… ; a refusal is plain text. */
+  async function viaScreen(id: number, sections: string[], print: string | undefined): Promise<Answer> {
+    const q = new URLSearchParams(sections.map((s) => ["sections", s]));
+    if (print !== undefined) q.set("print", print);
+    const res = await request(`/patients/consents/pdf/${id}?${q}`, { cookie: screenCookie });
+    const pdf = res.headers.get("Content-Type") === "application/pdf";
+    return { status: res.status, message: pdf ? null : await res.text(), field: null, disposition: res.headers.get("Content-Disposition") };
+  }
+  /** The API: {sections, isPrint}; a refusal is JSON with message and errors by field. */
+  async function viaApi(id: number, sections: unknown[], isPrint: unknown): Promise<Answer> {
+    const res = await api(`/v2/get-client-consent-pdf/${id}`, { method: "POST", token: viewer, body: isPrint === undefined ? { sections } : { sections, isPrint } });
+    if (res.headers.get("Content-Type") === "application/pdf") return { status: res.status, message: null, field: null, disposition: res.headers.get("Content-Disposition") };
+    const body = (await res.json()) as { message: string; errors?: Record<string, string> };
+    return { status: res.status, message: body.message, field: body.errors ? Object.keys(body.errors)[0]! : null, disposition: null };
+  }
+
+  // [case, screen print, API isPrint, sections (both), status, message or inline/attachment, API error field]
+  const cases: [string, string | undefined, unknown, string[], number, string, string | null][] = [
+    ["print missing", undefined, undefined, [], 200, "attachment", null],
+    ["print 1 / true", "1", true, [], 200, "inline", null],
+    ["print true / \"true\"", "true", "true", ["1"], 200, "inline", null],
+    ["print on / \"on\"", "on", "on", [], 200, "inline", null],
+    ["print yes / \"YES\"", "yes", "YES", [], 200, "inline", null],
+    ["print 0 / false", "0", false, [], 200, "attachment", null],
+    ["print off / \"false\"", "off", "false", [], 200, "attachment", null],
+    ["print no / 0", "no", 0, [], 200, "attachment", null],
+    ["print empty / \"\"", "", "", [], 200, "attachment", null],
+    ["print maybe", "maybe", "maybe", [], 422, FIELD_MESSAGES.flag, "isPrint"],
+    ["print 2", "2", 2, [], 422, FIELD_MESSAGES.flag, "isPrint"],
+    ["print y", "y", "y", [], 422, FIELD_MESSAGES.flag, "isPrint"],
+    ["an unknown section", undefined, undefined, ["9"], 422, CONSENT_MESSAGES.unknownSection, "sections"],
+    ["an unknown section among known ones", "1", true, ["1", "99"], 422, CONSENT_MESSAGES.unknownSection, "sections"],
+    ["no section the consent covers", undefined, undefined, ["2"], 422, CONSENT_MESSAGES.noCoveredSection, "sections"],
+  ];
+
+  it.each(cases)("%s: the same answer on both", async (_label, print, isPrint, sections, status, expected, field) => {
+    const auditBefore = (await lastAudit()).id;
+    const screen = await viaScreen(consentId, sections, print);
+    const viaJson = await viaApi(consentId, sections.map(Number), isPrint);
+    for (const [where, got] of [["screen", screen], ["api", viaJson]] as const) {
+      expect(got.status, where).toBe(status);
+      if (status === 200) expect(got.disposition, where).toMatch(new RegExp(`^${expected};`));
+      else expect(got.message, where).toBe(expected);
+    }
+    if (status !== 200) {
+      expect(viaJson.field).toBe(field);
+      // A refused request is no read of the consent: nothing is recorded.
+      expect((await lastAudit()).id).toBe(auditBefore);
+    }
+  });
+
+  it("another location's consent answers 404 on both before its options are read (even bad ones)", async () => {
+    const [away] = await db().insert(clientConsents).values({ patientId: awayChild.id, sections: "[1]", status: "draft" }).returning();
+    for (const [sections, print] of [[["9"], "maybe"], [[], "1"], [["1"], undefined]] as const) {
+      expect((await viaScreen(away!.id, [...sections], print)).status).toBe(404);
+      expect((await viaApi(away!.id, sections.map(Number), print)).status).toBe(404);
+    }
+  });
+});
+
 describe("the client-consent-form screen", () => {
   it("staff list the consents and create a draft without JavaScript; bad input keeps the typed notes; other location 404; view only 403 on POST", async () => {
     const cookie = await signInCookie(await createUser({ permissions: ["view_clients", "manage_clients"], locations: [home.id] }));
@@ -196,9 +266,9 @@ describe("the client-consent-form screen", () => {
     const pdf = await request(`/patients/consents/pdf/${row!.id}?print=1&sections=6`, { cookie });
     expect(pdf.status).toBe(200);
     expect(await pdfText(new Uint8Array(await pdf.arrayBuffer()))).toContain("Notice of privacy practices");
-    // An unknown section id is the asker's mistake: 400 with the message as text, not the error page.
+    // An unknown section id is the asker's mistake: 422 (as the API answers it) with the message as text, not the error page.
     const unknown = await request(`/patients/consents/pdf/${row!.id}?sections=999`, { cookie });
-    expect(unknown.status).toBe(400);
+    expect(unknown.status).toBe(422);
     expect(unknown.headers.get("Content-Type")).toMatch(/^text\/plain/);
     expect(await unknown.text()).not.toContain("Unexpected Server Error");
 

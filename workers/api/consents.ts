@@ -1,7 +1,6 @@
 import { Hono } from "hono";
-import { asksNoCoveredSection, CONSENT_MESSAGES, consentSectionsMap, ConsentPdfInput } from "~/domain/consents";
-import { parseWith } from "~/domain/validation";
-import { getConsentDocument, listPatientConsents, saveConsentDraft, withdrawConsent } from "~/models/consents.server";
+import { consentSectionsMap } from "~/domain/consents";
+import { listPatientConsents, openConsentPdf, saveConsentDraft, withdrawConsent } from "~/models/consents.server";
 import { consentPdfResponse } from "~/services/consent-pdf.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, pathId, requestVersion, refuseOtherMethods } from "./rest";
@@ -37,14 +36,10 @@ export const consentsApi = new Hono<AppEnv>()
     return answer(c, await saveConsentDraft(modelContext(c), body, { id, version }), id === null ? 201 : 200);
   })
   .post("/get-client-consent-pdf/:id", requireApiPermission("view_clients"), async (c) => {
-    const id = pathId(c.req.param("id"));
     const body = await readBody(c);
-    const parsed = parseWith(ConsentPdfInput, body);
-    if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
-    const doc = id === null ? null : await getConsentDocument(modelContext(c), id);
-    if (!doc) return jsonError(c, 404, "Consent not found.");
-    if (asksNoCoveredSection(doc.consent.sections, parsed.data.sections)) return jsonError(c, 422, CONSENT_MESSAGES.noCoveredSection, { errors: { sections: CONSENT_MESSAGES.noCoveredSection } });
-    return consentPdfResponse(doc, parsed.data.sections, parsed.data.isPrint);
+    const result = await openConsentPdf(modelContext(c), pathId(c.req.param("id")), body);
+    if (!result.ok) return answer(c, result);
+    return consentPdfResponse(result.data.doc, result.data.sections, result.data.isPrint);
   })
   .delete("/client-consents/:id", requireApiPermission("manage_clients", "view_clients"), async (c) => {
     const id = pathId(c.req.param("id"));
