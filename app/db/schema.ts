@@ -770,6 +770,11 @@ export const pdfJobs = sqliteTable(
     finishedAt: text("finished_at"),
     /** When the file was deleted from R2 (status expired; docs/decisions/041). */
     expiredAt: text("expired_at"),
+    /**
+     * Who the file is for: 'staff' (what was asked), or 'family' — the copy of a shared plan PDF made under the portal's
+     * rules, the only file a parent is served (decision 041, stop 38).
+     */
+    audience: text("audience").notNull().default("staff"),
     ...timestamps,
   },
   (t) => [
@@ -787,6 +792,11 @@ export const sharedDocuments = sqliteTable(
     patientId: integer("patient_id").notNull().references(() => patients.id),
     title: text("title").notNull(),
     pdfJobId: text("pdf_job_id").notNull().references(() => pdfJobs.id),
+    /**
+     * The family copy the parents are served (a pdf_jobs row with audience 'family', made when the plan PDF was
+     * shared). Null on shares made before stop 38: they are never served (decision 041).
+     */
+    familyJobId: text("family_job_id").references(() => pdfJobs.id),
     sharedBy: integer("shared_by").notNull().references(() => users.id),
     revokedAt: text("revoked_at"),
     ...timestamps,
@@ -795,6 +805,8 @@ export const sharedDocuments = sqliteTable(
     index("shared_documents_patient_idx").on(t.patientId, t.createdAt),
     // "Is this job shared?" (the status page, sharing once, the expiry cron's keep-if-shared): live shares by job.
     index("shared_documents_job_idx").on(t.pdfJobId).where(sql`${t.revokedAt} is null`),
+    // The expiry cron's keep-if-shared for a family copy: live shares by family copy.
+    index("shared_documents_family_job_idx").on(t.familyJobId).where(sql`${t.revokedAt} is null`),
   ],
 );
 

@@ -183,7 +183,18 @@ export interface PdfGoal {
   objectives: readonly PdfObjective[];
 }
 
+/**
+ * Who a plan PDF is for: staff (what was asked), or the family — the copy made when a plan PDF is shared with the
+ * parents (decision 041, stop 38). The family copy's data is read under the portal's rules (parent-view.server.ts:
+ * chart comments only under portal_show_narrative, the doctor by first name); the layout then leaves out the staff's
+ * free-text names, which no rule can cut to a first name: the report writers, and the typed signatures of the
+ * analysts and the physician (printed as "Signed").
+ */
+export type PdfAudience = "staff" | "family";
+
 export interface PlanPdfView {
+  /** For the family: `doctor_name` is the doctor's first name (the caller reads it so). */
+  audience?: PdfAudience;
   bip: { id: number; type_label: string; patient_name: string; patient_identifier: string; doctor_name: string | null };
   /** The document as shown: defaults applied, placeholders filled. */
   doc: BipDocument;
@@ -341,7 +352,10 @@ function sectionBlocks(key: PdfSectionKey, view: PlanPdfView): PlanPdfBlock[] {
           widths: [0.3, 0.45, 0.25],
           rows: SIGNERS.map((s) => {
             const sig = d.consent_to_treatment[s.key];
-            return [s.label, sig.signature_placeholder && !sig.signature ? "________________" : textOr(sig.signature), date(sig.signature_date)];
+            if (sig.signature_placeholder && !sig.signature) return [s.label, "________________", date(sig.signature_date)];
+            // The family's copy names no staff: a staff signature (a typed full name) is printed as signed.
+            const typed = view.audience === "family" && s.key !== "parent_guardian" && sig.signature?.trim() ? "Signed" : textOr(sig.signature);
+            return [s.label, typed, date(sig.signature_date)];
           }),
         },
       ];
@@ -360,7 +374,7 @@ export function planPdfDocument(view: PlanPdfView): PlanPdfDocument {
       ["Client", view.bip.patient_name],
       ["Client ID", view.bip.patient_identifier],
       ["Doctor", textOr(view.bip.doctor_name)],
-      ["Report writer", writers.length ? writers.join(", ") : EMPTY_TEXT],
+      ...(view.audience === "family" ? [] : [["Report writer", writers.length ? writers.join(", ") : EMPTY_TEXT] as [string, string]]),
       ["Weekly data", `${date(view.window.from)} – ${date(view.window.to)} (${view.months} ${view.months === 1 ? "month" : "months"})`],
       ["Generated", date(view.generatedOn)],
     ],

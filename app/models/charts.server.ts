@@ -66,10 +66,11 @@ export function chartInputsQuery(ctx: ModelContext, ids: readonly number[], rang
 /**
  * The goals a BIP profile charts — its active maladaptive and replacement goals, measured weekly (the
  * training goals are monthly fidelity checks and keep their chart on the goal screen) — as
- * chartInputsQuery does, for a BIP already found in scope.
+ * chartInputsQuery does, for a BIP already found in scope. `commentsWhen` as for patientChartsQuery: the family copy of
+ * a shared plan PDF passes the portal's narrative setting (decision 041, stop 38).
  */
-export function profileChartsQuery(ctx: ModelContext, bipId: number, range: ChartRange) {
-  return chartInputsWhere(ctx, and(eq(plans.bipId, bipId), inArray(plans.category, ["maladaptive", "replacement"]), eq(plans.status, "active")), range);
+export function profileChartsQuery(ctx: ModelContext, bipId: number, range: ChartRange, commentsWhen?: SQL) {
+  return chartInputsWhere(ctx, and(eq(plans.bipId, bipId), inArray(plans.category, ["maladaptive", "replacement"]), eq(plans.status, "active")), range, commentsWhen);
 }
 
 /**

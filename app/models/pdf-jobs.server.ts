@@ -27,6 +27,7 @@ import { findBipInScope, findPlanInScope } from "./bip-scope.server";
 import { readBip, shownDocument } from "./bips.server";
 import { chartInputsFrom, chartInputsQuery, profileChartsQuery } from "./charts.server";
 import type { ModelContext } from "./context";
+import { bipDoctorForParent, portalNarrativeOn } from "./parent-view.server";
 import { patientScope, who } from "./patients.server";
 import { denied, invalid, notFound, ok, type ModelResult } from "./results";
 
@@ -80,6 +81,14 @@ export const PDF_JOB_MESSAGES = {
   remakePlanDeleted: "This PDF cannot be made again: its plan or goal was deleted.",
   /** A done job whose BIP or goal was deleted since (decision 010: out of scope with its BIP). */
   planDeleted: "The plan or goal of this PDF was deleted, so the PDF can no longer be downloaded or shared.",
+  /** Only a plan PDF has a family copy (decision 041, stop 38): the goal PDFs are units and staff comments. */
+  notPlan: "Only a behavior plan PDF can be shared with parents: this one carries units and staff comments.",
+  /** Sharing a failed job: nothing was made. */
+  failedShare: "This PDF could not be made, so it cannot be shared. Retry it (or make it again), then share it.",
+  noParent: "This client has no parent or guardian in the portal.",
+  /** Said with a share while the family copy is not made yet. */
+  familyPreparing: "The family copy is being prepared: the parents will see it on the portal once it is ready.",
+  familyFailed: "The family copy could not be made, so the parents do not see it. Stop sharing, then share again.",
 } as const;
 
 /**
@@ -119,7 +128,7 @@ export const jobPlanLive = sql<number>`(exists (select 1 from patients jp where 
  * A job as the screens and the API show it: no client data (ids, kind, status, sizes, times). `download_url` is the
  * API's own download, which a Bearer client can follow; the status screen links its session route instead.
  */
-export function pdfJobJson(row: JobRow, shared = false, planLive = true) {
+export function pdfJobJson(row: JobRow, shared = false, planLive = true, familyCopy: string | null = null) {
   const p = paramsOf(row);
   return {
     id: row.id,
@@ -138,6 +147,11 @@ export function pdfJobJson(row: JobRow, shared = false, planLive = true) {
     file_name: pdfFilename(row.kind as PdfKind, row.kind === "plan" ? (row.bipId ?? 0) : (p.planId ?? 0)),
     download_url: row.status === "done" && planLive ? `/api/v2/pdf-jobs/${row.id}/download` : null,
     shared,
+    /**
+     * While shared: the status of the family copy the parents are served (queued | running | done | failed); they see
+     * the document only once it is done (decision 041, stop 38). Null when not shared.
+     */
+    family_copy_status: shared ? ((familyCopy ?? "queued") as "queued" | "running" | "done" | "failed") : null,
     /** Its BIP or goal was deleted since: no download, no share (decision 010). */
     plan_deleted: !planLive,
     /** An expired job, or a failed one whose requester lost access (Retry cannot succeed, a new job can), of a live plan. */
@@ -209,13 +223,24 @@ export async function requestGoalPdf(ctx: ModelContext, runner: JobRunner, planI
   return insertJob(ctx, runner, { kind: parsed.data.kind, patientId: scope.patientId, bipId: scope.bipId, params: { planId: scope.planId, months: parsed.data.months } }, scope.tail);
 }
 
-/** The job in the actor's scope (its client in their locations), whether it is shared, and the audit tail: one statement. */
+/**
+ * The family copy of a staff job's live share (decision 041, stop 38): its status, or null when the job is not shared.
+ * A share made before stop 38 has no family copy, so it does not count: it is never served to the parents.
+ */
+const familyCopyStatus = sql<string | null>`(select fj.status from shared_documents sd join pdf_jobs fj on fj.id = sd.family_job_id
+  where sd.pdf_job_id = "pdf_jobs"."id" and sd.revoked_at is null order by sd.id desc limit 1)`;
+
+/**
+ * A staff job in the actor's scope (its client in their locations), its family copy's status while shared, whether its
+ * client has a parent, and the audit tail: one statement. A family copy is not a job of its own for staff: 404.
+ */
 async function findJob(ctx: ModelContext, id: string) {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
   const [row] = await ctx.db
     .select({
       job: pdfJobs,
-      shared: sql<number>`exists(select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${pdfJobs.id} and ${sharedDocuments.revokedAt} is null)`,
+      family: familyCopyStatus,
+      hasParent: sql<number>`${patients.parentId} is not null`,
       live: jobPlanLive,
       // The client's location's zone: a shared document's title names the day there (decision 040).
       timeZone: sql<string | null>`(select ${locations.timeZone} from ${locations} where ${locations.id} = ${patients.locationId})`,
@@ -223,12 +248,15 @@ async function findJob(ctx: ModelContext, id: string) {
     })
     .from(pdfJobs)
     .innerJoin(patients, eq(patients.id, pdfJobs.patientId))
-    .where(and(eq(pdfJobs.id, id), patientScope(ctx)));
-  return row ? { job: row.job, shared: Boolean(row.shared), live: Boolean(row.live), timeZone: row.timeZone, tail: row.tail } : null;
+    .where(and(eq(pdfJobs.id, id), eq(pdfJobs.audience, "staff"), patientScope(ctx)));
+  return row
+    ? { job: row.job, shared: row.family != null, family: row.family, hasParent: Boolean(row.hasParent), live: Boolean(row.live), timeZone: row.timeZone, tail: row.tail }
+    : null;
 }
+type FoundJob = NonNullable<Awaited<ReturnType<typeof findJob>>>;
 
 /** The job as shown, from findJob's row. */
-const jsonOf = (found: { job: JobRow; shared: boolean; live: boolean }, shared = found.shared) => pdfJobJson(found.job, shared, found.live);
+const jsonOf = (found: FoundJob, shared = found.shared) => pdfJobJson(found.job, shared, found.live, found.family);
 
 /** A job's status (no client data, so no audit row: the status page polls it). Another location's job is 404. */
 export async function getPdfJob(ctx: ModelContext, id: string): Promise<PdfJobJson | null> {
@@ -285,39 +313,76 @@ export function canSharePdf(ctx: Pick<ModelContext, "actor">): boolean {
   return can(ctx.actor, "manage_bips") || can(ctx.actor, "manage_clients");
 }
 
-/** Shares a done job with the client's parents (a shared_documents row; the parent portal lists it). Once. */
-export async function sharePdfJob(ctx: ModelContext, id: string): Promise<ModelResult<PdfJobJson>> {
+/**
+ * Why a job cannot be shared with the client's parents (409), or null (decision 041): only a plan PDF (the goal PDFs
+ * are units and staff comments), of a live plan, done (an expired or failed one says so), of a client with a parent in
+ * the portal. One rule for the check and the answer after a lost race.
+ */
+export function shareRefusal(job: { kind: string; status: string; live: boolean; hasParent: boolean }): string | null {
+  if (job.kind !== "plan") return PDF_JOB_MESSAGES.notPlan;
+  if (!job.live) return PDF_JOB_MESSAGES.planDeleted;
+  if (job.status === "expired") return PDF_JOB_MESSAGES.expired;
+  if (job.status === "failed") return PDF_JOB_MESSAGES.failedShare;
+  if (job.status !== "done") return PDF_JOB_MESSAGES.notDone;
+  if (!job.hasParent) return PDF_JOB_MESSAGES.noParent;
+  return null;
+}
+
+/** What a share answers: the message, and while the family copy is not done, that it is being prepared (or failed). */
+function sharedMessage(message: string, family: string | null): string {
+  if (family === "done") return message;
+  return `${message} ${family === "failed" ? PDF_JOB_MESSAGES.familyFailed : PDF_JOB_MESSAGES.familyPreparing}`;
+}
+
+/**
+ * Shares a plan PDF with the client's parents, once: a shared_documents row and, in the same batch, the FAMILY COPY it
+ * serves — a new pdf_jobs row (audience 'family', the same sections and months) made by the queue consumer under the
+ * portal's rules (parent-view.server.ts). The parents see the document once that copy is done; the staff job's own
+ * file is never served to them (decision 041, stop 38).
+ */
+export async function sharePdfJob(ctx: ModelContext, runner: JobRunner, id: string): Promise<ModelResult<PdfJobJson>> {
   if (!canSharePdf(ctx)) return denied();
   const found = await findJob(ctx, id);
   if (!found) return notFound("PDF job");
-  if (found.job.status !== "done") return { ok: false, status: 409, message: PDF_JOB_MESSAGES.notDone, current: jsonOf(found) };
-  if (!found.live) return { ok: false, status: 409, message: PDF_JOB_MESSAGES.planDeleted, current: jsonOf(found) };
-  if (found.shared) return ok(jsonOf(found, true), PDF_JOB_MESSAGES.alreadyShared);
+  if (found.shared && found.live) return ok(jsonOf(found), sharedMessage(PDF_JOB_MESSAGES.alreadyShared, found.family));
+  const refusal = shareRefusal({ ...found.job, live: found.live, hasParent: found.hasParent });
+  if (refusal) return { ok: false, status: 409, message: refusal, current: jsonOf(found) };
   // The day the file was made, at the client's location, as the portal shows the family every date.
   const madeAt = found.job.finishedAt ?? found.job.createdAt;
   const madeOn = found.timeZone ? zonedDate(new Date(madeAt), found.timeZone) : madeAt.slice(0, 10);
   const title = `${PDF_KIND_LABELS[found.job.kind as PdfKind] ?? "Document"} (PDF, ${madeOn})`;
-  await withConditionalAudit(
+  const familyId = crypto.randomUUID();
+  const at = ctx.now().toISOString();
+  const [made] = await withConditionalAudit(
     ctx.db,
     who(ctx),
-    { action: "create", entity: "shared_document", entityId: id, patientId: found.job.patientId },
+    { action: "create", entity: "shared_document", entityId: id, patientId: found.job.patientId, detail: { family_copy: familyId } },
     (audit) => [
-      // Inserted only while no live share of the job exists, so two clicks make one row.
+      // The family copy, in pdf_jobs' column order. Only while no live share of the job exists (two clicks make one),
+      // the job is a done plan PDF of a live plan (a share cannot land on a file the expiry has just taken, nor on a
+      // plan deleted meanwhile), and the client still has a parent.
+      ctx.db
+        .insert(pdfJobs)
+        .select(
+          sql`select ${familyId}, 'plan', "pdf_jobs"."patient_id", "pdf_jobs"."bip_id", "pdf_jobs"."params", 'queued', null, null, null, 0, ${ctx.actor.id}, null, null, null, 'family', ${at}, ${at}
+            from "pdf_jobs" where "pdf_jobs"."id" = ${id} and "pdf_jobs"."kind" = 'plan' and "pdf_jobs"."audience" = 'staff' and "pdf_jobs"."status" = 'done' and ${jobPlanLive}
+            and exists (select 1 from patients pp where pp.id = "pdf_jobs"."patient_id" and pp.parent_id is not null)
+            and not exists (select 1 from shared_documents sd where sd.pdf_job_id = ${id} and sd.revoked_at is null and sd.family_job_id is not null)`,
+        )
+        .returning({ id: pdfJobs.id }),
+      // The share, only with its family copy.
       ctx.db
         .insert(sharedDocuments)
-        .select(
-          // …and only while the job is done and its plan live: a share cannot land on a file the expiry has just
-          // taken, nor on a plan deleted meanwhile.
-          sql`select null, ${found.job.patientId}, ${title}, ${id}, ${ctx.actor.id}, null, ${ctx.now().toISOString()}, ${ctx.now().toISOString()} where not exists (select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${id} and ${sharedDocuments.revokedAt} is null) and exists (select 1 from ${pdfJobs} where ${pdfJobs.id} = ${id} and ${pdfJobs.status} = 'done' and ${jobPlanLive})`,
-        ),
+        .select(sql`select null, ${found.job.patientId}, ${title}, ${id}, ${familyId}, ${ctx.actor.id}, null, ${at}, ${at} where exists (select 1 from "pdf_jobs" where "pdf_jobs"."id" = ${familyId})`),
       audit(sql`changes() = 1`),
     ],
     found.tail,
   );
+  if (made.length) await dispatchPdfJob(runner, familyId);
   const again = await findJob(ctx, id);
   if (!again) return notFound("PDF job");
-  if (!again.shared) return { ok: false, status: 409, message: !again.live ? PDF_JOB_MESSAGES.planDeleted : again.job.status === "expired" ? PDF_JOB_MESSAGES.expired : PDF_JOB_MESSAGES.notDone, current: jsonOf(again, false) };
-  return ok(jsonOf(found, true), PDF_JOB_MESSAGES.shared);
+  if (!again.shared) return { ok: false, status: 409, message: shareRefusal({ ...again.job, live: again.live, hasParent: again.hasParent }) ?? PDF_JOB_MESSAGES.notDone, current: jsonOf(again, false) };
+  return ok(jsonOf(again), sharedMessage(made.length ? PDF_JOB_MESSAGES.shared : PDF_JOB_MESSAGES.alreadyShared, again.family));
 }
 
 /**
@@ -379,7 +444,10 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
   // and "Generated" on the same today (stop 33): an evening job in New York is not dated tomorrow.
   const windowAt = (timeZone: string) => pdfWindow(todayIn(now, timeZone), p.months);
   if (row.kind === "plan") {
-    const read = await readBip(ctx, row.bipId ?? 0, (scope) => [profileChartsQuery(ctx, scope.bipId, windowAt(scope.timeZone))] as const);
+    // The family copy of a shared plan PDF reads under the portal's rules (decision 041, stop 38): chart comments only
+    // while portal_show_narrative is on (read now, at render time), the doctor by first name.
+    const family = row.audience === "family";
+    const read = await readBip(ctx, row.bipId ?? 0, (scope) => [profileChartsQuery(ctx, scope.bipId, windowAt(scope.timeZone), family ? portalNarrativeOn : undefined), bipDoctorForParent(ctx, scope.bipId)] as const);
     if (!read) throw await unreadable(db, row);
     if (read.scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
     const window = windowAt(read.scope.timeZone);
@@ -398,7 +466,8 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
       objectives: g.objectives.map((o) => ({ id: o.id, type: o.type, position: o.position, name: o.name, description: o.description, target: o.target, status: o.status, end_date: o.end_date })),
     }));
     const doc = planPdfDocument({
-      bip: { id: bip.id, type_label: typeOfAssessmentLabel(bip.type_of_assessment), patient_name: bip.patient_name, patient_identifier: bip.patient_identifier, doctor_name: bip.doctor_name },
+      audience: family ? "family" : "staff",
+      bip: { id: bip.id, type_label: typeOfAssessmentLabel(bip.type_of_assessment), patient_name: bip.patient_name, patient_identifier: bip.patient_identifier, doctor_name: family ? (read.more[1][0]?.name ?? null) : bip.doctor_name },
       doc: shownDocument(read.detail),
       goals,
       charts,
@@ -409,6 +478,8 @@ async function renderJob(db: Db, row: JobRow, now: Date): Promise<Uint8Array> {
     });
     return renderPlanPdf(doc);
   }
+  // Only a plan PDF has a family copy (sharePdfJob): a goal's PDF is never rendered for the family.
+  if (row.audience !== "staff") throw new PdfJobError(PDF_JOB_MESSAGES.notPlan);
   const scope = await findPlanInScope(ctx, p.planId ?? 0);
   if (!scope) throw await unreadable(db, row);
   if (scope.patientId !== row.patientId) throw new PdfJobError(PDF_JOB_MESSAGES.gone);
@@ -504,8 +575,13 @@ export interface ExpiryOutcome {
 
 const SYSTEM = { actor: { kind: "system", id: null }, ip: "cron" } as const;
 
-/** A live (not revoked) share of the job: its file is kept for the parents. */
-const liveShare = sql`exists (select 1 from ${sharedDocuments} where ${sharedDocuments.pdfJobId} = ${pdfJobs.id} and ${sharedDocuments.revokedAt} is null)`;
+/**
+ * A live (not revoked) share of the job: its file is kept — a family copy the parents are served, and the staff job it
+ * was made from (its status page keeps Download and Stop sharing). A share made before stop 38 (no family copy) is
+ * served to no one, so it keeps nothing (decision 041).
+ */
+const liveShare = sql`(exists (select 1 from shared_documents sd where sd.pdf_job_id = "pdf_jobs"."id" and sd.revoked_at is null and sd.family_job_id is not null)
+  or exists (select 1 from shared_documents sd where sd.family_job_id = "pdf_jobs"."id" and sd.revoked_at is null))`;
 
 /**
  * The scheduled expiry of PDF files (decision 041), in bounded steps: (1) done jobs whose file was made

@@ -1,13 +1,13 @@
 import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import { clientConsents, locations, notes, patients, pdfJobs, sharedDocuments, users } from "~/db/schema";
 import type { ChartInput } from "~/domain/chart";
-import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
 import { zonedDate, zoneOffsetMinutes } from "~/domain/time";
 import { auditedRead, auditTail } from "~/services/audit.server";
 import { chartInputsFrom, patientChartsQuery } from "./charts.server";
 import { consentJson, type ConsentJson } from "./consents.server";
 import type { ModelContext } from "./context";
 import { who } from "./patients.server";
+import { portalNarrativeOn as narrativeOn, staffNameForParent } from "./parent-view.server";
 import { jobPlanLive } from "./pdf-jobs.server";
 import { upcomingSessionsQuery } from "./schedule.server";
 
@@ -38,9 +38,6 @@ function ownChild(ctx: ModelContext, patientId: number) {
     .where(and(eq(patients.id, patientId), eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
 }
 
-/** The narrative setting as a scalar subquery: true only when the clinic turned it on. */
-const narrativeOn = sql<number>`coalesce((select "value" = 'true' from "settings" where "key" = ${PORTAL_SHOW_NARRATIVE}), 0)`;
-
 /** Recent session dates and types; the note's summary only when the clinic shows narratives (null otherwise). */
 function recentSessionsQuery(ctx: ModelContext, patientId: number) {
   return ctx.db
@@ -48,7 +45,7 @@ function recentSessionsQuery(ctx: ModelContext, patientId: number) {
       id: notes.id,
       session_date: notes.sessionDate,
       type: notes.type,
-      provider_first_name: users.name,
+      provider_first_name: staffNameForParent,
       summary: sql<string | null>`case when ${narrativeOn} then ${notes.summaryNote} else null end`,
     })
     .from(notes)
@@ -58,13 +55,19 @@ function recentSessionsQuery(ctx: ModelContext, patientId: number) {
     .limit(PORTAL_RECENT);
 }
 
+/**
+ * A share is served through its family copy only (decision 041, stop 38): the plan PDF rendered under the rules of
+ * parent-view.server.ts, done, never the staff job's own file — a share made before has none and is not listed.
+ */
+const familyCopyServed = and(isNull(sharedDocuments.revokedAt), eq(pdfJobs.audience, "family"), eq(pdfJobs.status, "done"));
+
 function documentsQuery(ctx: ModelContext, patientId: number) {
   return ctx.db
     .select({ id: sharedDocuments.id, title: sharedDocuments.title, shared_at: sharedDocuments.createdAt })
     .from(sharedDocuments)
-    .innerJoin(pdfJobs, eq(pdfJobs.id, sharedDocuments.pdfJobId))
+    .innerJoin(pdfJobs, eq(pdfJobs.id, sharedDocuments.familyJobId))
     // A document of a plan deleted since is not the family's to see (decision 041, 2026-11-27): jobPlanLive.
-    .where(and(eq(sharedDocuments.patientId, patientId), isNull(sharedDocuments.revokedAt), eq(pdfJobs.status, "done"), jobPlanLive))
+    .where(and(eq(sharedDocuments.patientId, patientId), familyCopyServed, jobPlanLive))
     .orderBy(desc(sharedDocuments.createdAt), desc(sharedDocuments.id));
 }
 
@@ -150,15 +153,15 @@ export async function getPortalChild(ctx: ModelContext, patientId: number): Prom
   };
 }
 
-/** A document shared with the parent's child, ready to download: its R2 key and title; the read is audited. */
+/** A document shared with the parent's child, ready to download (its family copy): its R2 key and title; the read is audited. */
 export async function getPortalDocument(ctx: ModelContext, id: number): Promise<{ fileKey: string; title: string } | null> {
   if (!isParent(ctx)) return null;
   const [row] = await ctx.db
     .select({ patientId: sharedDocuments.patientId, title: sharedDocuments.title, fileKey: pdfJobs.fileKey, tail: auditTail })
     .from(sharedDocuments)
-    .innerJoin(pdfJobs, eq(pdfJobs.id, sharedDocuments.pdfJobId))
+    .innerJoin(pdfJobs, eq(pdfJobs.id, sharedDocuments.familyJobId))
     .innerJoin(patients, eq(patients.id, sharedDocuments.patientId))
-    .where(and(eq(sharedDocuments.id, id), isNull(sharedDocuments.revokedAt), eq(pdfJobs.status, "done"), jobPlanLive, eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
+    .where(and(eq(sharedDocuments.id, id), familyCopyServed, jobPlanLive, eq(patients.parentId, ctx.actor.id), isNull(patients.deletedAt)));
   if (!row || !row.fileKey) return null;
   await auditedRead(ctx.db, who(ctx), { entity: "shared_document", entityId: id, patientId: row.patientId }, () => [] as [], row.tail);
   return { fileKey: row.fileKey, title: row.title };

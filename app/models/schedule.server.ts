@@ -16,6 +16,7 @@ import { denied, invalid, notFound, ok, type ModelResult } from "./results";
 import { idsIn } from "./scope.server";
 import { choosableStaff, isChoosableStaff } from "./staff.server";
 import { nextIdQuery } from "./ids.server";
+import { staffNameForParent } from "./parent-view.server";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037). Rules are app/domain/schedule.ts (which
@@ -756,7 +757,7 @@ export async function locationTimeZone(ctx: ModelContext, locationId: number): P
 export function upcomingSessionsQuery(ctx: ModelContext, patientId: number, fromLocalMinute: number, limit: number) {
   const s = scheduledSessions;
   return ctx.db
-    .select({ id: s.id, session_date: s.sessionDate, time_in: s.timeIn, time_out: s.timeOut, provider_first_name: users.name })
+    .select({ id: s.id, session_date: s.sessionDate, time_in: s.timeIn, time_out: s.timeOut, provider_first_name: staffNameForParent })
     .from(s)
     .leftJoin(users, eq(users.id, s.providerId))
     .where(and(eq(s.patientId, patientId), eq(s.status, "scheduled"), gte(s.startAt, fromLocalMinute)))

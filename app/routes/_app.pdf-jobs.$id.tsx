@@ -12,8 +12,8 @@ import { notFound, requirePermission } from "~/services/guard.server";
  * carries `Refresh: 2` so the page reloads itself, with JavaScript or without (the page does not hydrate,
  * decision 006, so every visit is a document load that sees the header) —
  * then the download link; a failed job shows its error and a Retry button (none once its plan or goal is deleted:
- * Retry would fail again); a done one can be shared with
- * the client's parents (manage_bips or manage_clients). An expired job (its file deleted after
+ * Retry would fail again); a done plan PDF can be shared with
+ * the client's parents (manage_bips or manage_clients), who are served its family copy once made (decision 041, stop 38). An expired job (its file deleted after
  * PDF_FILE_KEEP_DAYS, unless shared) says so and offers "Make it again": a new job with the same sections
  * and months, whose status page the user is sent to; so does a failed job whose requester lost access (a
  * Retry would render as them again). A done job whose plan or goal was deleted since offers neither its
@@ -49,7 +49,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const runner = { env: context.app.env, waitUntil: context.app.waitUntil };
   const result =
     values.intent === "share"
-      ? await sharePdfJob(ctx, id)
+      ? await sharePdfJob(ctx, runner, id)
       : values.intent === "unshare"
         ? await unsharePdfJob(ctx, id)
         : values.intent === "retry"
@@ -116,24 +116,38 @@ export default function PdfJobStatus() {
             </p>
             {job.file_expires_at ? <p className="muted">Kept until {job.file_expires_at.slice(0, 10)} unless shared with parents.</p> : null}
             {job.shared ? (
-              canShare ? (
-                <Form method="post">
-                  <p>
-                    Shared with the client's parents.{" "}
-                    <button type="submit" name="intent" value="unshare" className="btn" disabled={busy}>
-                      Stop sharing
-                    </button>
+              <>
+                {canShare ? (
+                  <Form method="post">
+                    <p>
+                      Shared with the client's parents.{" "}
+                      <button type="submit" name="intent" value="unshare" className="btn" disabled={busy}>
+                        Stop sharing
+                      </button>
+                    </p>
+                  </Form>
+                ) : (
+                  <p>Shared with the client's parents.</p>
+                )}
+                {job.family_copy_status === "done" ? (
+                  <p className="muted">They get a family copy: chart comments only when the clinic shows narratives, staff by first name.</p>
+                ) : (
+                  <p className="muted" data-testid="pdf-family-copy">
+                    {job.family_copy_status === "failed" ? PDF_JOB_MESSAGES.familyFailed : PDF_JOB_MESSAGES.familyPreparing}
                   </p>
-                </Form>
-              ) : (
-                <p>Shared with the client's parents.</p>
-              )
-            ) : canShare ? (
+                )}
+              </>
+            ) : canShare && job.kind === "plan" ? (
               <Form method="post">
-                <button type="submit" name="intent" value="share" className="btn" disabled={busy}>
-                  Share with parents
-                </button>
+                <p>
+                  <button type="submit" name="intent" value="share" className="btn" disabled={busy}>
+                    Share with parents
+                  </button>{" "}
+                  <span className="muted">The parents get a family copy: chart comments only when the clinic shows narratives, staff by first name.</span>
+                </p>
               </Form>
+            ) : canShare ? (
+              <p className="muted">{PDF_JOB_MESSAGES.notPlan}</p>
             ) : null}
           </>
         ) : job.status === "expired" ? (

@@ -216,6 +216,27 @@ describe("the layout model", () => {
     ]);
   });
 
+  // [audience, the header's fields after Doctor, the consent table's signatures] — the family copy names no staff by a
+  // typed full name (decision 041, stop 38); the caller gives it the doctor's first name.
+  it.each<["staff" | "family", string[], string[]]>([
+    ["staff", ["Doctor", "Report writer", "Weekly data", "Generated"], ["Dana Whitfield", "—", "________________", "Maria Lopez"]],
+    ["family", ["Doctor", "Weekly data", "Generated"], ["Signed", "—", "________________", "Maria Lopez"]],
+  ])("the %s copy: header fields and signatures", (audience, fields, signatures) => {
+    const doc = withDefaults(
+      readDocument(
+        JSON.stringify({
+          report_writer: "Dana Whitfield",
+          consent_to_treatment: { analyst_1: { signature: "Dana Whitfield" }, parent_guardian: { signature: "Maria Lopez", signature_date: "2026-01-05" }, physician: { signature_placeholder: true } },
+        }),
+      ),
+    );
+    const d = planPdfDocument(view({ doc, sections: ["consentToTreatment"], audience }));
+    expect(d.fields.map(([label]) => label).slice(2)).toEqual(fields);
+    expect(JSON.stringify(d).includes("Whitfield")).toBe(audience === "staff");
+    const t = d.sections[0]!.blocks[1]!;
+    expect(t.kind === "table" && t.rows.map((r) => r[1])).toEqual(signatures);
+  });
+
   it("a goal's weekly-report PDF lists the weeks, its chart-comment PDF the comments", () => {
     const input = chartInput("Aggression", "maladaptive", 10);
     const base = { goal: { ...goal(11, "Aggression", "maladaptive"), patient_name: "Ana Lopez", patient_identifier: "C-0042" }, chart: buildChartModel(input), reports: input.reports, comments: input.comments, months: 6, window: pdfWindow("2026-11-26", 6), generatedOn: "2026-11-26" };

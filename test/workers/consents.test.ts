@@ -406,8 +406,11 @@ describe("the parent portal", () => {
     const owner = await createUser({ role: "ADMIN", locations: [home.id] });
     const jobId = crypto.randomUUID();
     const bip = await createBip({ id: child.id, locationId: home.id });
-    await db().insert(pdfJobs).values({ id: jobId, kind: "plan", patientId: child.id, bipId: bip.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: owner.id });
-    const [doc] = await db().insert(sharedDocuments).values({ patientId: child.id, title: "Evening plan", pdfJobId: jobId, sharedBy: owner.id, createdAt: evening, updatedAt: evening }).returning();
+    // The staff job and its family copy, the file a parent is served (decision 041, stop 38).
+    const staffJobId = crypto.randomUUID();
+    await db().insert(pdfJobs).values({ id: staffJobId, kind: "plan", patientId: child.id, bipId: bip.id, status: "done", fileKey: `pdf/${staffJobId}.pdf`, requestedBy: owner.id });
+    await db().insert(pdfJobs).values({ id: jobId, kind: "plan", audience: "family", patientId: child.id, bipId: bip.id, status: "done", fileKey: `pdf/${jobId}.pdf`, requestedBy: owner.id });
+    const [doc] = await db().insert(sharedDocuments).values({ patientId: child.id, title: "Evening plan", pdfJobId: staffJobId, familyJobId: jobId, sharedBy: owner.id, createdAt: evening, updatedAt: evening }).returning();
     const html = await (await request(`/portal/child/${child.id}`, { cookie })).text();
     const signedLine = html.match(new RegExp(`data-testid="signed-consent-${c.id}"[^>]*>([^<]*)`))![1]!;
     expect(signedLine).toContain("signed by Rosa Family on 2026-11-27");
@@ -532,10 +535,13 @@ describe("the parent portal", () => {
       await env.FILES!.put(key, "%PDF-1.7\n% shared test document\n");
       // A plan PDF is of a BIP: a share of a deleted plan is not the family's to see (decision 041).
       const bip = await createBip({ id: patientId, locationId: home.id });
-      await db().insert(pdfJobs).values({ id: jobId, kind: "plan", patientId, bipId: bip.id, status: "done", fileKey: key, requestedBy: owner.id });
+      // The staff job and its family copy, the file a parent is served (decision 041, stop 38).
+      const staffJobId = crypto.randomUUID();
+      await db().insert(pdfJobs).values({ id: staffJobId, kind: "plan", patientId, bipId: bip.id, status: "done", fileKey: `pdf/${staffJobId}.pdf`, requestedBy: owner.id });
+      await db().insert(pdfJobs).values({ id: jobId, kind: "plan", audience: "family", patientId, bipId: bip.id, status: "done", fileKey: key, requestedBy: owner.id });
       const [doc] = await db()
         .insert(sharedDocuments)
-        .values({ patientId, title: "Treatment plan 2026", pdfJobId: jobId, sharedBy: owner.id, revokedAt: revoked ? new Date().toISOString() : null })
+        .values({ patientId, title: "Treatment plan 2026", pdfJobId: staffJobId, familyJobId: jobId, sharedBy: owner.id, revokedAt: revoked ? new Date().toISOString() : null })
         .returning();
       return doc!.id;
     };

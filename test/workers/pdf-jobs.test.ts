@@ -1,7 +1,8 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { and, count, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditLog, bips, chartComments, patients, pdfJobs, plans, sharedDocuments, userLocations, userRoles, weeklyReports } from "~/db/schema";
+import { auditLog, bips, chartComments, patients, pdfJobs, plans, settings, sharedDocuments, userLocations, userRoles, users, weeklyReports } from "~/db/schema";
+import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
 import { PDF_MESSAGES, PDF_SECTION_KEYS, PDF_SECTIONS } from "~/domain/plan-pdf";
 import { addDays, isoDate, weekEndingOn } from "~/domain/weeks";
 import { formatChartDate } from "~/domain/chart";
@@ -69,7 +70,8 @@ beforeAll(async () => {
   manager = await createUser({ permissions: ["view_bips", "manage_bips"], locations: [location.id] });
   token = await apiToken(viewer);
   managerToken = await apiToken(manager);
-  const patient = await createPatient({ locationId: location.id, firstName: "Ana", lastName: "Lopez" });
+  // A parent in the portal: sharing needs one (decision 041, stop 38).
+  const patient = await createPatient({ locationId: location.id, firstName: "Ana", lastName: "Lopez", parentId: (await createParent()).id });
   bip = await createBip(patient, { document: JSON.stringify({ background_information: "Lives with both parents.", policy: "Clinic policy." }) });
   goal = await createPlan(bip, { name: "Aggression", baselineDate: addDays(weekEndingOn(isoDate(new Date())), -7 * 20), baselineLevel: 12 });
   await createObjective(goal, { name: "Half", target: 6, endDate: addDays(weekEndingOn(isoDate(new Date())), 70), type: "STO", position: 1 });
@@ -500,7 +502,13 @@ describe("PDF files expire after 30 days unless shared (decision 041, stop 17)",
     await db().insert(pdfJobs).values({ id, kind: "plan", patientId: bip.patientId, bipId: bip.id, params: JSON.stringify({ sections: ["policy", "background"], months: 9 }), status, fileKey: key, fileSize: 15, requestedBy: viewer.id, finishedAt: at, createdAt: at, updatedAt: at });
     return { id, key };
   }
-  const share = (jobId: string, revoked = false) => db().insert(sharedDocuments).values({ patientId: bip.patientId, title: "Plan", pdfJobId: jobId, sharedBy: manager.id, revokedAt: revoked ? new Date().toISOString() : null });
+  /** A share of the job with its family copy (decision 041, stop 38), also old and with its file; the copy is returned. */
+  const share = async (jobId: string, revoked = false) => {
+    const family = await oldJob(45);
+    await db().update(pdfJobs).set({ audience: "family" }).where(eq(pdfJobs.id, family.id));
+    await db().insert(sharedDocuments).values({ patientId: bip.patientId, title: "Plan", pdfJobId: jobId, familyJobId: family.id, sharedBy: manager.id, revokedAt: revoked ? new Date().toISOString() : null });
+    return family;
+  };
   const runCron = async () => {
     await worker.scheduled({ scheduledTime: Date.now(), cron: "17 * * * *", noRetry: () => undefined } as ScheduledController, env);
   };
@@ -508,19 +516,22 @@ describe("PDF files expire after 30 days unless shared (decision 041, stop 17)",
   it("the hourly cron deletes old unshared files and marks their jobs expired, keeps shared and recent ones, audited as the system", async () => {
     const stale = await oldJob(31);
     const shared = await oldJob(45);
-    await share(shared.id);
+    const sharedCopy = await share(shared.id);
     const revoked = await oldJob(40);
-    await share(revoked.id, true);
+    const revokedCopy = await share(revoked.id, true);
+    // A share made before stop 38 (no family copy) is served to no one, so it keeps nothing.
+    const oldStyle = await oldJob(50);
+    await db().insert(sharedDocuments).values({ patientId: bip.patientId, title: "Plan", pdfJobId: oldStyle.id, sharedBy: manager.id });
     const recent = await oldJob(29);
     const failed = await oldJob(60, "failed");
     await runCron();
-    for (const gone of [stale, revoked]) {
+    for (const gone of [stale, revoked, revokedCopy, oldStyle]) {
       const row = await jobRow(gone.id);
       expect(row).toMatchObject({ status: "expired", fileKey: null });
       expect(row.expiredAt).toBeTruthy();
       expect(await env.FILES!.head(gone.key)).toBeNull();
     }
-    for (const kept of [shared, recent]) {
+    for (const kept of [shared, sharedCopy, recent]) {
       expect(await jobRow(kept.id)).toMatchObject({ status: "done", fileKey: kept.key });
       expect(await env.FILES!.head(kept.key)).not.toBeNull();
     }
@@ -529,7 +540,7 @@ describe("PDF files expire after 30 days unless shared (decision 041, stop 17)",
     expect(audit).toMatchObject({ actorType: "system", actorId: null });
     const detail = JSON.parse(audit!.detail!) as { patients: number[]; jobs: string[] };
     expect(detail.patients).toEqual([bip.patientId]);
-    expect(detail.jobs.sort()).toEqual([stale.id, revoked.id].sort());
+    expect(detail.jobs.sort()).toEqual([stale.id, revoked.id, revokedCopy.id, oldStyle.id].sort());
     // A second run finds nothing to do and writes no audit row.
     const before = (await db().select({ id: auditLog.id }).from(auditLog)).length;
     await runCron();
@@ -771,16 +782,18 @@ describe("a requester who lost access, a plan deleted since (probe 8904 #3, #4)"
     ["a plan PDF whose BIP was deleted", "plan", "bip"],
     ["a goal PDF whose goal was deleted", "weekly_report", "goal"],
     ["a goal PDF whose BIP was deleted", "weekly_report", "bip"],
-  ])("%s: share and download refused (409), the status page offers neither, the parents no longer see an earlier share", async (_label, kind, deleted) => {
+  ])("%s: share and download refused (409), the status page offers neither, an earlier share of the plan leaves the portal with its BIP", async (_label, kind, deleted) => {
     const w = await ownPlan();
     const parent = await createParent();
     await db().update(patients).set({ parentId: parent.id }).where(eq(patients.id, w.patient.id));
-    const shared = await jobFor(w, kind, manager.id);
+    // Only a plan PDF is shared (decision 041, stop 38): the earlier share is of the plan's PDF.
+    const shared = await jobFor(w, "plan", manager.id);
     const unshared = await jobFor(w, kind, manager.id);
     for (const id of [shared.id, unshared.id]) expect((await settled(id)).status).toBe("done");
     expect((await api(`/v2/pdf-jobs/${shared.id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
     const parentCookie = await signInCookie(parent, true);
     const [doc] = await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, shared.id));
+    expect((await settled(doc!.familyJobId!)).status).toBe("done");
     expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).toContain(`/portal/documents/${doc!.id}`);
 
     if (deleted === "bip") expect((await api(`/v2/bips/${w.bip.id}`, { method: "DELETE", token: managerToken })).status).toBe(200);
@@ -788,7 +801,8 @@ describe("a requester who lost access, a plan deleted since (probe 8904 #3, #4)"
 
     const share = await api(`/v2/pdf-jobs/${unshared.id}/share`, { method: "POST", token: managerToken });
     expect(share.status).toBe(409);
-    expect(((await share.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.planDeleted);
+    // A goal's PDF is never shared, deleted or not.
+    expect(((await share.json()) as { message: string }).message).toBe(kind === "plan" ? PDF_JOB_MESSAGES.planDeleted : PDF_JOB_MESSAGES.notPlan);
     expect(await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, unshared.id))).toHaveLength(0);
     const download = await api(`/v2/pdf-jobs/${unshared.id}/download`, { token: managerToken });
     expect(download.status).toBe(409);
@@ -809,9 +823,10 @@ describe("a requester who lost access, a plan deleted since (probe 8904 #3, #4)"
     expect(screenShare.status).toBe(409);
     expect(await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, unshared.id))).toHaveLength(0);
 
-    // The family's earlier share: no longer listed, and its address answers 404.
-    expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).not.toContain(`/portal/documents/${doc!.id}`);
-    expect((await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie })).status).toBe(404);
+    // The family's earlier share of the plan: no longer listed once the BIP is deleted, and its address answers 404.
+    const listed = (await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).includes(`/portal/documents/${doc!.id}`);
+    expect(listed).toBe(deleted === "goal");
+    expect((await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie })).status).toBe(deleted === "goal" ? 200 : 404);
   });
 });
 
@@ -826,6 +841,7 @@ describe("stop sharing a PDF with the parents (decision 041, stop 29)", () => {
     expect((await api(`/v2/pdf-jobs/${job.id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
     const parentCookie = await signInCookie(parent, true);
     const [doc] = await db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, job.id));
+    expect((await settled(doc!.familyJobId!)).status).toBe("done");
     expect((await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie })).status).toBe(200);
 
     // view_bips alone may not stop it (403), another location's user gets 404; nothing changes.
@@ -970,5 +986,165 @@ describe("the PDFs' 'Generated' date is the client's location's today, not UTC's
       const at = text.indexOf("Generated");
       expect([job.data.kind, text[at + 1]]).toEqual([job.data.kind, formatChartDate(localDay)]);
     }
+  });
+});
+
+describe("what a parent receives through a shared PDF (decision 041, stop 38)", () => {
+  const form = (path: string, pairs: [string, string][], cookie: string) =>
+    request(path, { method: "POST", cookie, body: new URLSearchParams(pairs), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+  const saturday = weekEndingOn(isoDate(new Date()));
+
+  /** A client with a parent, a BIP whose doctor is Elena Moreno, a report writer and an analyst's signature, a charted goal with a comment. */
+  async function family(withParent = true) {
+    const parent = await createParent();
+    const patient = await createPatient({ locationId: location.id, firstName: "Lia", parentId: withParent ? parent.id : null });
+    const doctor = await createUser({ name: "Elena", locations: [location.id] });
+    await db().update(users).set({ surname: "Moreno" }).where(eq(users.id, doctor.id));
+    const document = { policy: "Clinic policy.", report_writer: "Dana Whitfield", consent_to_treatment: { analyst_1: { signature: "Dana Whitfield", signature_date: "2026-11-02" }, parent_guardian: { signature: "Pat Parent", signature_date: "2026-11-03" } } };
+    const ownBip = await createBip(patient, { doctorId: doctor.id, document: JSON.stringify(document) });
+    const ownGoal = await createPlan(ownBip, { name: "Tantrums", baselineDate: addDays(saturday, -7 * 12), baselineLevel: 9 });
+    await db().insert(weeklyReports).values(Array.from({ length: 8 }, (_, i) => ({ planId: ownGoal.id, weekEnd: addDays(saturday, -7 * i), weekStart: addDays(saturday, -7 * i - 6), value: 4 + (i % 3), totalUnits: 20 })));
+    await createChartComment(ownGoal, addDays(saturday, -21), "Medication change");
+    return { parent, patient, bip: ownBip, goal: ownGoal };
+  }
+  const planJob = async (w: Awaited<ReturnType<typeof family>>, status = "queued") =>
+    (await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind: "plan", status, patientId: w.patient.id, bipId: w.bip.id, params: JSON.stringify({ sections: ["maladaptiveGoals", "consentToTreatment"], months: 6 }), requestedBy: manager.id }).returning())[0]!;
+  const setNarrative = async (on: boolean) => {
+    await db().delete(settings).where(eq(settings.key, PORTAL_SHOW_NARRATIVE));
+    if (on) await db().insert(settings).values({ key: PORTAL_SHOW_NARRATIVE, value: "true" });
+  };
+  const familyJobs = async (staffJobId: string) => db().select().from(sharedDocuments).where(eq(sharedDocuments.pdfJobId, staffJobId));
+
+  // [portal_show_narrative, whether the parent's copy prints the chart comment]
+  it.each<[boolean, boolean]>([
+    [false, false],
+    [true, true],
+  ])("portal_show_narrative %s: the parent downloads the family copy — comments only when shown, no staff surname — never the staff file", async (narrative, comment) => {
+    const w = await family();
+    const job = await planJob(w);
+    expect((await settled(job.id)).status).toBe("done");
+    await setNarrative(narrative);
+    try {
+      const res = await api(`/v2/pdf-jobs/${job.id}/share`, { method: "POST", token: managerToken });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { message: string; data: Job & { family_copy_status: string | null } };
+      expect(body.data.shared).toBe(true);
+      // The answer says when the family copy is not ready yet.
+      if (body.data.family_copy_status !== "done") expect(body.message).toBe(`${PDF_JOB_MESSAGES.shared} ${PDF_JOB_MESSAGES.familyPreparing}`);
+      const [doc] = await familyJobs(job.id);
+      const copy = await settled(doc!.familyJobId!);
+      expect(copy).toMatchObject({ status: "done", kind: "plan", audience: "family", patientId: w.patient.id });
+      expect(copy.fileKey).not.toBe((await jobRow(job.id)).fileKey);
+    } finally {
+      await setNarrative(false);
+    }
+    const [doc] = await familyJobs(job.id);
+    const parentCookie = await signInCookie(w.parent, true);
+    expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).toContain(`/portal/documents/${doc!.id}`);
+    const file = await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie });
+    expect(file.status).toBe(200);
+    const text = await pdfText(new Uint8Array(await file.arrayBuffer()));
+    expect(text).toContain("Tantrums");
+    expect(text.includes("Medication change")).toBe(comment);
+    expect(text).toContain("Elena");
+    expect(text).not.toContain("Moreno");
+    expect(text).not.toContain("Whitfield");
+    expect(text).toContain("Pat Parent");
+    // The staff file keeps what staff asked for.
+    const staff = await api(`/v2/pdf-jobs/${job.id}/download`, { token: managerToken });
+    const staffText = await pdfText(new Uint8Array(await staff.arrayBuffer()));
+    for (const s of ["Medication change", "Elena Moreno", "Dana Whitfield"]) expect(staffText).toContain(s);
+  });
+
+  it("the family copy is served only once it is done; another family's parent gets 404; a share made before (no family copy) is neither listed nor served", async () => {
+    const w = await family();
+    const job = await planJob(w);
+    expect((await settled(job.id)).status).toBe("done");
+    expect((await api(`/v2/pdf-jobs/${job.id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
+    const [doc] = await familyJobs(job.id);
+    expect((await settled(doc!.familyJobId!)).status).toBe("done");
+    const parentCookie = await signInCookie(w.parent, true);
+    expect((await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie })).status).toBe(200);
+    // Not done (made again, say): not listed, not served.
+    await db().update(pdfJobs).set({ status: "running" }).where(eq(pdfJobs.id, doc!.familyJobId!));
+    expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).not.toContain(`/portal/documents/${doc!.id}`);
+    expect((await request(`/portal/documents/${doc!.id}`, { cookie: parentCookie })).status).toBe(404);
+    const status = (await (await api(`/v2/pdf-jobs/${job.id}`, { token: managerToken })).json()) as { data: { family_copy_status: string } };
+    expect(status.data.family_copy_status).toBe("running");
+    expect(await (await request(`/pdf-jobs/${job.id}`, { cookie: await signInCookie(manager) })).text()).toContain(PDF_JOB_MESSAGES.familyPreparing);
+    await db().update(pdfJobs).set({ status: "done" }).where(eq(pdfJobs.id, doc!.familyJobId!));
+
+    // Another family's parent.
+    const stranger = await family();
+    expect((await request(`/portal/documents/${doc!.id}`, { cookie: await signInCookie(stranger.parent, true) })).status).toBe(404);
+
+    // A share row from before stop 38: the staff job's own file, no family copy.
+    const old = await planJob(w);
+    expect((await settled(old.id)).status).toBe("done");
+    const [legacy] = await db().insert(sharedDocuments).values({ patientId: w.patient.id, title: "Behavior plan (PDF, 2026-11-01)", pdfJobId: old.id, sharedBy: manager.id }).returning();
+    expect(await (await request(`/portal/child/${w.patient.id}`, { cookie: parentCookie })).text()).not.toContain(`/portal/documents/${legacy!.id}`);
+    expect((await request(`/portal/documents/${legacy!.id}`, { cookie: parentCookie })).status).toBe(404);
+    // Staff are not told it is shared, and sharing it makes the family copy.
+    const shown = (await (await api(`/v2/pdf-jobs/${old.id}`, { token: managerToken })).json()) as { data: Job };
+    expect(shown.data.shared).toBe(false);
+    expect((await api(`/v2/pdf-jobs/${old.id}/share`, { method: "POST", token: managerToken })).status).toBe(200);
+    const fresh = (await familyJobs(old.id)).find((d) => d.familyJobId);
+    expect((await settled(fresh!.familyJobId!)).status).toBe("done");
+    expect((await request(`/portal/documents/${fresh!.id}`, { cookie: parentCookie })).status).toBe(200);
+  });
+
+  // [kind] — a goal's PDF carries units and hours, or nothing but the staff's comments.
+  it.each<["weekly_report" | "chart_comments"]>([["weekly_report"], ["chart_comments"]])("a %s PDF cannot be shared: 409, nothing written, screen and API", async (kind) => {
+    const w = await family();
+    const job = (await db().insert(pdfJobs).values({ id: crypto.randomUUID(), kind, patientId: w.patient.id, bipId: w.bip.id, params: JSON.stringify({ planId: w.goal.id, months: 6 }), requestedBy: manager.id }).returning())[0]!;
+    expect((await settled(job.id)).status).toBe("done");
+    const jobs = await jobCount();
+    const res = await api(`/v2/pdf-jobs/${job.id}/share`, { method: "POST", token: managerToken });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.notPlan);
+    const cookie = await signInCookie(manager);
+    const page = await (await request(`/pdf-jobs/${job.id}`, { cookie })).text();
+    expect(page).not.toContain(">Share with parents<");
+    expect(page).toContain(PDF_JOB_MESSAGES.notPlan);
+    const screen = await form(`/pdf-jobs/${job.id}`, [["intent", "share"]], cookie);
+    expect(screen.status).toBe(409);
+    expect(await screen.text()).toContain(PDF_JOB_MESSAGES.notPlan);
+    expect(await familyJobs(job.id)).toHaveLength(0);
+    expect(await jobCount()).toBe(jobs);
+  });
+
+  // [the job's status, the answer] — probe 9009 #2: an expired or failed job says what happened.
+  it.each<[string, string]>([
+    ["expired", PDF_JOB_MESSAGES.expired],
+    ["failed", PDF_JOB_MESSAGES.failedShare],
+    ["queued", PDF_JOB_MESSAGES.notDone],
+    ["running", PDF_JOB_MESSAGES.notDone],
+  ])("sharing a %s plan PDF answers 409 with its own message and writes nothing", async (status, message) => {
+    const w = await family();
+    const job = await planJob(w, status);
+    const jobs = await jobCount();
+    const res = await api(`/v2/pdf-jobs/${job.id}/share`, { method: "POST", token: managerToken });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { message: string }).message).toBe(message);
+    const screen = await form(`/pdf-jobs/${job.id}`, [["intent", "share"]], await signInCookie(manager));
+    expect(screen.status).toBe(409);
+    expect(await familyJobs(job.id)).toHaveLength(0);
+    expect(await jobCount()).toBe(jobs);
+  });
+
+  it("a client with no parent in the portal: sharing answers 409 and writes nothing, screen and API", async () => {
+    const w = await family(false);
+    const job = await planJob(w);
+    expect((await settled(job.id)).status).toBe("done");
+    const jobs = await jobCount();
+    const res = await api(`/v2/pdf-jobs/${job.id}/share`, { method: "POST", token: managerToken });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { message: string }).message).toBe(PDF_JOB_MESSAGES.noParent);
+    const screen = await form(`/pdf-jobs/${job.id}`, [["intent", "share"]], await signInCookie(manager));
+    expect(screen.status).toBe(409);
+    expect(await screen.text()).toContain(PDF_JOB_MESSAGES.noParent);
+    expect(await familyJobs(job.id)).toHaveLength(0);
+    expect(await jobCount()).toBe(jobs);
+    expect(await db().select().from(auditLog).where(and(eq(auditLog.entity, "shared_document"), eq(auditLog.entityId, job.id)))).toHaveLength(0);
   });
 });

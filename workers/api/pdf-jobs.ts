@@ -8,8 +8,9 @@ import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
  * - POST /v2/bips/:id/pdf {sections, months} — the plan (BIP) PDF of the chosen sections → 202 {job_id, status};
  * - POST /v2/plans/:id/pdf {kind: weekly_report | chart_comments, months} — a goal's PDF → 202;
  * - GET /v2/pdf-jobs/:id — the job's status; GET /v2/pdf-jobs/:id/download — the PDF (from R2);
- * - POST /v2/pdf-jobs/:id/retry — a failed job queued again; POST /v2/pdf-jobs/:id/share — shared with the parents
- *   (DELETE: no longer shared);
+ * - POST /v2/pdf-jobs/:id/retry — a failed job queued again; POST /v2/pdf-jobs/:id/share — a plan PDF shared with the
+ *   parents through its family copy (409 for a goal's PDF, an unfinished, expired or failed one, a client with no
+ *   parent; DELETE: no longer shared);
  * - POST /v2/pdf-jobs/:id/remake — an expired job (its file deleted after 30 days) made again as a NEW job
  *   with the same params → 202 with the new job (409 unless expired). A download of an expired job is 409.
  * view_bips for all (share: manage_bips or manage_clients, checked by the model); another location's record is 404,
@@ -64,7 +65,7 @@ export const pdfJobsApi = new Hono<AppEnv>()
     return result.ok ? accepted(c, result.data, result.message) : answer(c, result);
   })
   .post("/pdf-jobs/:id/share", requireApiPermission("view_bips"), async (c) => {
-    return answer(c, await sharePdfJob(modelContext(c), c.req.param("id")));
+    return answer(c, await sharePdfJob(modelContext(c), runner(c), c.req.param("id")));
   })
   .delete("/pdf-jobs/:id/share", requireApiPermission("view_bips"), async (c) => {
     return answer(c, await unsharePdfJob(modelContext(c), c.req.param("id")));
