@@ -28,6 +28,7 @@ import { randomDigits, randomToken, sha256Hex, timingSafeEqual } from "~/service
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "~/services/passwords.server";
 import { enqueueEmail, securityNotice } from "~/services/jobs.server";
 import { endAllAccessStatements } from "~/services/access.server";
+import { bumpListVersion } from "~/services/list-cache.server";
 import type { PrincipalType } from "./actors.server";
 import { getAuthSettings } from "./settings.server";
 
@@ -80,6 +81,8 @@ export async function getPrincipalById(db: Db, type: PrincipalType, id: number):
  * A staff account's and a parent's failures are counted apart (probe 9008 §3): the two sign-in namespaces may share an
  * email (decision 016), and one must not lock the other out. A staff key keeps its old shape.
  */
+/** The list-version row an account's own change bumps: the employees' list or the parents' (decision 017). */
+const accountsList = (type: PrincipalType) => (type === "user" ? "employees" : "parents");
 const accountKey = (email: string, type: PrincipalType = "user") => (type === "parent" ? `account:parent:${email}` : `account:${email}`);
 const addressKey = (ip: string) => `ip:${ip}`;
 
@@ -585,14 +588,15 @@ export async function setTwoFactor(
 ): Promise<TwoFactorSwitch> {
   const table = principal.type === "user" ? users : parents;
   const entry = signInChangeEntry(principal, change.action ?? (enabled ? "two_factor_on" : "two_factor_off"));
-  const update = () => db.update(table).set({ twoFactorEnabled: enabled }).where(eq(table.id, principal.id));
+  // The employees' and parents' lists show two_factor_enabled: every cached list moves with it (decision 017).
+  const update = () => [db.update(table).set({ twoFactorEnabled: enabled }).where(eq(table.id, principal.id)), bumpListVersion(db, accountsList(principal.type))] as const;
   const endAccess = () => [...endAllAccessStatements(db, principal, new Date()), ...(change.keep ? [change.keep()] : [])];
   const { codes, writes } = enabled ? await freshBackupCodes(db, principal, newBackupCode) : { codes: null, writes: () => [clearBackupCodes(db, principal)] };
   for (let attempt = 0; ; attempt++) {
     const [row] = await primaryOf(db).select({ on: table.twoFactorEnabled, tail: auditTail }).from(table).where(eq(table.id, principal.id));
     if (!row || row.on === enabled) return enabled ? { ok: false, message: AUTH_MESSAGES.twoFactorAlreadyOn } : { ok: true, codes: null, changed: false };
     try {
-      await withAuditIfUnchanged(db, change.who, entry, () => [update(), ...writes(), ...endAccess()], row.tail);
+      await withAuditIfUnchanged(db, change.who, entry, () => [...update(), ...writes(), ...endAccess()], row.tail);
       return { ok: true, codes, changed: true };
     } catch (e) {
       // Another audited write landed after the read: read and check again.
@@ -763,6 +767,7 @@ export async function setPassword(
   const now = new Date();
   await withAudit(app.db, change.who, signInChangeEntry(principal, change.action), () => [
     app.db.update(table).set({ passwordHash, updatedAt: now.toISOString() }).where(eq(table.id, principal.id)),
+    bumpListVersion(app.db, accountsList(principal.type)),
     ...endAllAccessStatements(app.db, principal, now),
     ...(change.keep ? [change.keep()] : []),
   ]);

@@ -11,6 +11,7 @@ import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { DEFAULT_ENVELOPE, diagnosisPointers, interchangeControl, readable837P, validateClaim, write837P, type ClaimData, type ClaimIssue, type ReadableSegment } from "~/domain/x12-837p";
 import { auditTail, auditWho, auditedRead, clientIds, clientsReadEntry, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
 import { localClaimSender, type ClaimSender } from "~/services/claim-sender.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import { noteProviderName } from "./client-reports.server";
@@ -340,6 +341,7 @@ async function writeBuild(ctx: ModelContext, read: [id: number, version: number]
         .returning({ id: claims.id, claimNumber: claims.claimNumber, patientId: claims.patientId, totalCents: claims.totalCents }),
       // changes() is the numbering's: every claim of the build when it was written, none when it was refused.
       audit(sql`changes() = ${grouped.length}`),
+      bumpListVersion(ctx.db, CLAIMS),
     ],
     tail,
   );
@@ -797,6 +799,7 @@ async function keepRefusals(ctx: ModelContext, drafts: readonly LoadedClaim[], b
       .set({ errors: sql`j.errors` })
       .from(sql`(select value ->> 0 as id, value ->> 1 as errors from json_each(${perClaim})) as j`)
       .where(sql`${claims.id} = j.id and ${claims.status} in ('draft', 'generated')`),
+    bumpListVersion(ctx.db, CLAIMS),
   ]);
 }
 
@@ -894,6 +897,7 @@ export async function generateClaims(ctx: ModelContext, raw: Record<string, unkn
             .from(sql`(select value ->> 0 as id, value ->> 1 as unit_price_cents, value ->> 2 as multiplier, value ->> 3 as charge_cents, value ->> 4 as pa_number, value ->> 5 as diagnosis_codes from json_each(${JSON.stringify([...repriced.lines].map(([id, p]) => [id, p.unitPriceCents, p.multiplier, p.chargeCents, p.paNumber, p.diagnosisCodes]))})) as j`)
             .where(sql`${claimLines.id} = j.id and exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
           audit(sql`exists (select 1 from x12_files where id = ${fileId} and created_at = ${now})`),
+          bumpListVersion(ctx.db, CLAIMS),
         ],
       );
       void results;
@@ -957,6 +961,7 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
       .set(sentAs)
       .where(and(eq(claims.fileId, fileId), eq(claims.status, "generated"), ne(claims.id, id), audit.written))
       .returning(marked),
+    bumpListVersion(ctx.db, CLAIMS),
   ], row.tail);
   if ((mine as unknown[]).length === 0) {
     // Another request sent it (or changed it, or voided a claim of its file) after this one read it: the sender is not called.
@@ -984,6 +989,7 @@ export async function sendClaim(ctx: ModelContext, id: number, sender: ClaimSend
         .returning({ id: claims.id }),
       audit(sql`changes() > 0`),
       ctx.db.update(x12Files).set({ sender: null, sentAt: null }).where(and(eq(x12Files.id, fileId), eq(x12Files.sentAt, now), audit.written)),
+      bumpListVersion(ctx.db, CLAIMS),
     ]);
     return invalid({ status: CLAIM_MESSAGES.notSent(sent.message, (back as unknown[]).length > 0) });
   }
@@ -1008,6 +1014,7 @@ export async function setClaimStatus(ctx: ModelContext, id: number, raw: Record<
       .where(and(eq(claims.id, id), eq(claims.status, current.status), version === null ? undefined : eq(claims.version, version)))
       .returning({ id: claims.id, status: claims.status, version: claims.version }),
     audit(sql`changes() = 1`),
+    bumpListVersion(ctx.db, CLAIMS),
   ]);
   const row = (updated as { id: number; status: ClaimStatus; version: number }[])[0];
   if (!row) return conflict({ status: current.status, version: current.version });
@@ -1082,6 +1089,7 @@ export async function removeClaimLine(ctx: ModelContext, id: number, lineId: num
       // The later lines move up one, through negative numbers: (claim_id, line_number) is unique at every row.
       ctx.db.update(claimLines).set({ lineNumber: sql`-${claimLines.lineNumber}` }).where(and(after, gt(claimLines.lineNumber, line.lineNumber), audit.written)),
       ctx.db.update(claimLines).set({ lineNumber: sql`-${claimLines.lineNumber} - 1` }).where(and(after, lt(claimLines.lineNumber, 0), audit.written)),
+      bumpListVersion(ctx.db, CLAIMS),
     ],
     tailRows[0]?.tail,
   );

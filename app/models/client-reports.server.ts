@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import { primaryOf } from "~/db/client.server";
 import { fastRows } from "~/db/fast-rows.server";
-import { clientReports, insurances, listVersions, locations, noteMonthClientTotals, notes, paServices, patients, userLocations, users } from "~/db/schema";
+import { clientReports, insurances, locations, noteMonthClientTotals, notes, paServices, patients, userLocations, users } from "~/db/schema";
 import { centsOf, claimedPrice, dollarsOf, hoursOf, notePayer, priceNote, serviceLabel, serviceProvider, servicesInUse, splitModifiers, type PriceService } from "~/domain/billing";
 import {
   BILLING_LIST_PAGE_SIZE,
@@ -38,6 +38,7 @@ import { can, locationScope } from "~/domain/permissions";
 import { splitWholeMonths } from "~/domain/report-operations";
 import { namesNoField, parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditTail, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { bumpListVersionIfChanged } from "~/services/list-cache.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
 import { NOTES } from "./notes.server";
@@ -728,12 +729,9 @@ function changed(result: unknown): boolean {
   return Number((result as { meta?: { changes?: number } })?.meta?.changes ?? 0) > 0;
 }
 
-/** The notes lists' cache version moves when a note changed (as the notes model does). */
+/** The list cache moves when the billing write before it happened (as the notes model does): decision 017. */
 function bumpNotesIfWritten(ctx: ModelContext) {
-  return ctx.db
-    .insert(listVersions)
-    .select(sql`select ${NOTES}, 1 where changes() = 1`)
-    .onConflictDoUpdate({ target: listVersions.resource, set: { version: sql`${listVersions.version} + 1` } });
+  return bumpListVersionIfChanged(ctx.db, NOTES);
 }
 
 /**
@@ -1008,7 +1006,7 @@ export async function deleteClientReport(ctx: ModelContext, id: number): Promise
     ctx.db,
     who(ctx),
     { action: "delete", entity: "client_report", entityId: id, patientId: found.r.patientId, detail: { patients: [found.r.patientId], note: found.r.noteId } },
-    (audit) => [ctx.db.delete(clientReports).where(and(eq(clientReports.id, id), eq(clientReports.billed, false), eq(clientReports.pay, false))), audit(sql`changes() = 1`)],
+    (audit) => [ctx.db.delete(clientReports).where(and(eq(clientReports.id, id), eq(clientReports.billed, false), eq(clientReports.pay, false))), audit(sql`changes() = 1`), bumpNotesIfWritten(ctx)],
     found.tail,
   );
   if (!changed(deleted)) return invalid({ billed: BILLING_MESSAGES.billedDelete });

@@ -4,10 +4,14 @@ import { asksNoCoveredSection, CONSENT_MESSAGES, ConsentDraftInput, ConsentPdfIn
 import { can } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
 import { nextIdOf } from "./ids.server";
+
+/** The list-version row consent writes bump (every cached list depends on every write: decision 017). */
+const CONSENTS = "client_consents";
 
 /**
  * Client consents (docs/decisions/040). Staff with manage_clients write drafts for clients of their
@@ -152,6 +156,7 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
         .where(and(eq(clientConsents.id, id!), live, eq(clientConsents.status, "draft"), version === null ? undefined : eq(clientConsents.version, version)))
         .returning(),
       audit(sql`changes() = 1`),
+      bumpListVersion(ctx.db, CONSENTS),
     ]);
     if (!rows[0]) {
       const [again] = await consentInScope(ctx, id!);
@@ -173,6 +178,7 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
           .insert(clientConsents)
           .values({ id: newId, patientId: input.patient_id, ...values, status: "draft", createdBy: ctx.actor.id })
           .returning(),
+        bumpListVersion(ctx.db, CONSENTS),
       ]);
       return ok(consentJson(rows[0]!), CONSENT_MESSAGES.created);
     } catch (e) {
@@ -240,6 +246,7 @@ export async function signConsent(ctx: ModelContext, id: number, raw: Record<str
         .where(and(eq(clientConsents.id, id), live, eq(clientConsents.status, "draft"), eq(clientConsents.version, version)))
         .returning(),
       audit(sql`changes() = 1`),
+      bumpListVersion(ctx.db, CONSENTS),
     ],
     row.tail,
   );
@@ -281,6 +288,7 @@ export async function withdrawConsent(ctx: ModelContext, id: number, opts: { ver
         .where(and(eq(clientConsents.id, id), live, eq(clientConsents.status, "draft"), version === null ? undefined : eq(clientConsents.version, version)))
         .returning(),
       audit(sql`changes() = 1`),
+      bumpListVersion(ctx.db, CONSENTS),
     ],
     row.tail,
   );

@@ -3,7 +3,7 @@ import { and, asc, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL
 import { alias } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
 import { primaryOf, type Db } from "~/db/client.server";
-import { bips, insurances, listVersions, locations, noteCounts, notes, noteVersions, paServices, parents, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
+import { bips, insurances, locations, noteCounts, notes, noteVersions, paServices, parents, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
 import {
   AmendmentReason,
   checkSessionDate,
@@ -53,6 +53,7 @@ import type { Redactions } from "~/domain/note-summary";
 import { isProductDate } from "~/domain/weeks";
 import { sha256Hex } from "~/services/crypto.server";
 import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withAudit, withConditionalAudit, withConditionalAuditIfUnchanged, type ConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { bumpListVersionIfChanged } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { meterUnitsQuery } from "./pa-pacing.server";
 import { averageUnitsPerWeek, currentWeek } from "~/domain/pa-pacing";
@@ -883,14 +884,11 @@ async function surroundings(ctx: ModelContext, input: NoteInput, times: SessionT
 }
 
 /**
- * The notes list cache's version bump, placed last in a write's batch and run only when the statement
+ * The list cache's version bump, placed last in a write's batch and run only when the statement
  * before it (the audit row, or an amendment's kept version, both conditioned on the write) inserted a row.
  */
 function bumpIfWritten(ctx: ModelContext) {
-  return ctx.db
-    .insert(listVersions)
-    .select(sql`select ${NOTES}, 1 where changes() = 1`)
-    .onConflictDoUpdate({ target: listVersions.resource, set: { version: sql`${listVersions.version} + 1` } });
+  return bumpListVersionIfChanged(ctx.db, NOTES);
 }
 
 /** Whether a batch's write statement (run) changed a row. */

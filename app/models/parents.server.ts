@@ -473,6 +473,7 @@ export async function setParentPassword(ctx: ModelContext, app: Pick<AppContext,
   const passwordHash = await hashPassword(parsed.data.password, app.env.PASSWORD_PEPPER ?? "");
   await withAudit(ctx.db, who(ctx), { action: "password", entity: "parent", entityId: id }, () => [
     ctx.db.update(parents).set({ passwordHash, updatedAt: ctx.now().toISOString() }).where(and(eq(parents.id, id), isNull(parents.deletedAt))),
+    bumpListVersion(ctx.db, PARENTS),
     ...endAllAccessStatements(ctx.db, { type: "parent", id }, ctx.now()),
   ]);
   await enqueueEmail(app, securityNotice(current.email, current.name, "Your password was changed"));

@@ -16,7 +16,7 @@ import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { withCancelledCount } from "~/domain/schedule";
 import { fieldsSetElsewhere, namesNoField, parseWith } from "~/domain/validation";
 import { auditClientsRead, auditedRead, auditRead, auditTail, clientIds, clientsReadEntry, withAudit, type AuditEntry, type AuditWho, type KnownTail } from "~/services/audit.server";
-import { bumpEveryListVersion, bumpListVersion } from "~/services/list-cache.server";
+import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { insuranceOptionsQuery } from "./insurances.server";
 import { locationOptionsQuery } from "./locations.server";
@@ -690,9 +690,8 @@ export async function updatePatient(ctx: ModelContext, patientId: number, raw: R
       .set({ ...values(parsed.data, parseDetails(row.details), keepsStored), version: sql`${patients.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(patients.id, patientId), isNull(patients.deletedAt), opts.version === null ? undefined : eq(patients.version, opts.version)))
       .returning(zonedPatient),
-    // A client who moves takes their plans with them (migration 0022's trigger) and every record seen through the
-    // client's location (goals, weekly data, PA services…): no cached list may still show them where they were.
-    moved ? bumpEveryListVersion(ctx.db) : bumpListVersion(ctx.db, PATIENTS),
+    // Every cached list moves with it (a client's name, location and records show on many lists): decision 017.
+    bumpListVersion(ctx.db, PATIENTS),
     // Their future bookings were the old location's (its provider, its zone): cancelled, to be booked again there.
     // A client made inactive is not seen any more: every future booking is cancelled (decision 037, stop 30).
     cancelUnfitBookings(

@@ -9,6 +9,7 @@ import { bookingDates, BookingSchema, cancelFromInput, checkBooking, occurrenceT
 import { parseWith } from "~/domain/validation";
 import { addDays, dayNumber, weekEndingOn, weekStartOf } from "~/domain/weeks";
 import { auditTail, clientIds, clientsReadEntry, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { noteOfDeletedClient } from "./notes.server";
 import { isKeyRace, who } from "./patients.server";
@@ -17,6 +18,9 @@ import { idsIn } from "./scope.server";
 import { choosableStaff, isChoosableStaff } from "./staff.server";
 import { nextIdQuery } from "./ids.server";
 import { staffNameForParent } from "./parent-view.server";
+
+/** The list-version row booking writes bump (every cached list depends on every write: decision 017). */
+const SCHEDULED_SESSIONS = "scheduled_sessions";
 
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037). Rules are app/domain/schedule.ts (which
@@ -328,6 +332,7 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
           ),
           // Read back in the same transaction.
           scheduledRead(ctx, sql`${scheduledSessions.id} between ${firstId} and ${ids[ids.length - 1]!}`).orderBy(asc(scheduledSessions.startAt)),
+          bumpListVersion(ctx.db, SCHEDULED_SESSIONS),
         ],
         client.tail,
       );
@@ -369,6 +374,7 @@ export async function cancelSession(ctx: ModelContext, id: number): Promise<Mode
         .set({ status: "cancelled", version: sql`${scheduledSessions.version} + 1`, updatedAt: now })
         .where(and(eq(scheduledSessions.id, id), eq(scheduledSessions.status, "scheduled"))),
       audit(sql`changes() = 1`),
+      bumpListVersion(ctx.db, SCHEDULED_SESSIONS),
     ],
   );
   if (!changedRows(updated)) return invalid({ form: SCHEDULE_MESSAGES.notScheduled });
@@ -399,6 +405,7 @@ export async function cancelRestOfSeries(ctx: ModelContext, id: number, rawFrom:
     ctx.db.update(scheduledSessions).set({ status: "cancelled", version: sql`${scheduledSessions.version} + 1`, updatedAt: now }).where(where).returning({ id: scheduledSessions.id }),
     audit(sql`changes() > 0`),
     ctx.db.update(scheduleSeries).set({ cancelledFrom: from, updatedAt: now }).where(and(eq(scheduleSeries.id, seriesId), audit.written)),
+    bumpListVersion(ctx.db, SCHEDULED_SESSIONS),
   ]);
   const n = cancelled.length;
   if (n === 0) return invalid({ from: SCHEDULE_MESSAGES.nothingLeftInSeries });

@@ -6,6 +6,7 @@ import { isSuperadmin } from "~/domain/permissions";
 import { demoModeOn, PORTAL_SHOW_NARRATIVE, PORTAL_SHOW_NARRATIVE_DEFAULT, SETTINGS_MESSAGES, SettingsInput } from "~/domain/settings";
 import { parseWith } from "~/domain/validation";
 import { withAudit } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
 import { isolateState } from "~/db/isolate-state";
 import type { ModelContext } from "./context";
 import { who } from "./patients.server";
@@ -114,14 +115,15 @@ export async function updateSettings(ctx: ModelContext, deploymentDemoMode: stri
   if (next.portal_show_narrative !== now.portalShowNarrative) changes.push([KEYS.portalShowNarrative, String(next.portal_show_narrative)]);
   const form = { ...next, deployment_demo_mode: deploymentDemoMode === "true" };
   if (!changes.length) return ok(form, SETTINGS_MESSAGES.unchanged);
-  await withAudit(ctx.db, who(ctx), { action: "update", entity: "setting", entityId: changes.map(([k]) => k).join(",") }, () =>
-    changes.map(([key, value]) =>
+  await withAudit(ctx.db, who(ctx), { action: "update", entity: "setting", entityId: changes.map(([k]) => k).join(",") }, () => [
+    ...changes.map(([key, value]) =>
       ctx.db
         .insert(settings)
         .values({ key, value })
         .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value` } }),
     ),
-  );
+    bumpListVersion(ctx.db, "settings"),
+  ]);
   cache.value = null;
   return ok(form, SETTINGS_MESSAGES.saved);
 }

@@ -24,6 +24,7 @@ import { zonedDate } from "~/domain/time";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import type { Email } from "~/services/email.server";
 import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
 import { contains } from "./like.server";
@@ -31,6 +32,9 @@ import { withNextId } from "./patients.server";
 import { userActorFields, userActorFrom } from "./actors.server";
 import { idsIn, inLocationScope } from "./scope.server";
 import { choosableStaff, goneStaffOf, whyNotChoosable } from "./staff.server";
+
+/** The list-version row ticket writes bump (every cached list depends on every write: decision 017). */
+const TICKETS = "tickets";
 
 /**
  * Customer-service tickets (platform §2; issue 12; docs/decisions/036). The office (manage_tickets)
@@ -344,6 +348,7 @@ export async function createTicket(ctx: ModelContext, raw: Record<string, unknow
           .returning({ id: tickets.id }),
         joinedSelect(ctx).where(formToken ? and(eq(tickets.formToken, formToken), eq(tickets.userId, ctx.actor.id)) : eq(tickets.id, id)),
         audit(sql`changes() = 1`),
+        bumpListVersion(ctx.db, TICKETS),
       ],
       tail,
     ),
@@ -411,6 +416,7 @@ export async function updateTicket(ctx: ModelContext, id: number, raw: Record<st
       .returning({ id: tickets.id }),
     audit(sql`changes() = 1`),
     afterStatement(ctx, id),
+    bumpListVersion(ctx.db, TICKETS),
   ], found!.tail);
   const current2 = afterJson(ctx, after);
   if (!rows[0]) return current2 ? conflict(current2) : notFound("Ticket");
@@ -502,6 +508,7 @@ export async function respondToTicket(ctx: ModelContext, id: number, raw: Record
       .returning(),
     audit(sql`changes() = 1`),
     afterStatement(ctx, id),
+    bumpListVersion(ctx.db, TICKETS),
   ], found!.tail);
   if (!updated[0]) {
     const now = afterJson(ctx, after);
@@ -538,6 +545,7 @@ export async function setTicketClosed(ctx: ModelContext, id: number, closed: boo
       .returning({ id: tickets.id }),
     audit(sql`changes() = 1`),
     afterStatement(ctx, id),
+    bumpListVersion(ctx.db, TICKETS),
   ], found!.tail);
   const now = afterJson(ctx, after);
   if (!rows[0]) return now ? conflict(now) : notFound("Ticket");
