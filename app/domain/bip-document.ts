@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { FilterId } from "./list-filters";
 import { choiceList, flag, MESSAGES, numberOrNaN, numberOrNull, optionalDate, optionalId, optionalLine, optionalText, requiredInt, requiredLine, requiredText } from "./fields";
 import { LIST_MESSAGES } from "./list-sections";
 import { cptField } from "./pa-assessments";
@@ -508,9 +509,8 @@ export function bipInputFor(kept: KeptCpt) {
 export const BipInput = bipInputFor(NONE_KEPT);
 export type BipInput = v.InferOutput<typeof BipInput>;
 
-const FILTER_ID = "Filters take a record id.";
-/** A list filter's record id: empty (no filter) or digits; anything else is told so (the union's own message). */
-export const FilterId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, FILTER_ID), v.transform(Number))], FILTER_ID), "");
+/** A list filter's record id: the one rule of every list (app/domain/list-filters.ts). */
+export { FilterId };
 
 /**
  * The client filter of the BIP and goal lists (decision 010): patient_id, or client_id (the spec's name for the same

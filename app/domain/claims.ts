@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { FilterId, filterStatus } from "./list-filters";
 import type { NotePrice } from "./billing";
 import { optionalLine } from "./fields";
 import { versionField } from "./validation";
@@ -167,7 +168,8 @@ export const RemittanceFileInput = v.object({ file_name: optionalLine("File name
 
 const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
 const optionalDate = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(isProductDate, DATE_MESSAGE))], DATE_MESSAGE), "");
-const optionalId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,9}$/, "Choose from the list."))], "Choose from the list."), "");
+/** A list's id filter: the one rule of every list (app/domain/list-filters.ts). */
+const optionalId = FilterId;
 /** The build form's Client id, a typed field with no list (probe 8981 §8). */
 const CLIENT_ID_MESSAGE = "Enter a client id (a whole number).";
 const optionalClientId = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,9}$/, CLIENT_ID_MESSAGE))], CLIENT_ID_MESSAGE), "");
@@ -177,7 +179,7 @@ const TO_AFTER_FROM = "To must be on or after From.";
 /** The claims list's filters (query string of the screen and the API). */
 export const ClaimFilters = v.pipe(
   v.object({
-    status: v.optional(v.union([v.literal(""), v.picklist(CLAIM_STATUSES, "Choose a status from the list.")], "Choose a status from the list."), ""),
+    status: filterStatus(CLAIM_STATUSES),
     location_id: optionalId,
     patient_id: optionalId,
     insurer_id: optionalId,

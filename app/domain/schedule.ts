@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { FilterId } from "./list-filters";
 import { numberOrNaN, optionalId, requiredDate } from "./fields";
 import { firstRefusal, inZone, localMinute, timesOf, NOTE_MESSAGES, overlaps, sessionEndRefusal, todayIn, withinUnits, ZONE_SPREAD_MINUTES, type NoteIntervals, type StoredPair, type Refusal, type SessionTimes } from "./note-rules";
 import { minuteOfDay, NOTE_CPT_CODES, tidyTime } from "./notes";
@@ -342,8 +343,7 @@ export function calendarGrid(view: CalendarView, date: string): CalendarGrid {
 }
 
 /** The calendar's filters (a GET form): view, date, location, provider, client; bad values are 400 field errors. */
-const ID_FILTER = "Filters take a record id.";
-const idFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number))], ID_FILTER), "");
+const idFilter = FilterId;
 export const CalendarQuery = v.object({
   view: v.optional(v.union([v.literal(""), v.picklist(CALENDAR_VIEWS, "Choose month, week or day.")], "Choose month, week or day."), ""),
   date: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.check(isProductDate, "Enter a valid date (YYYY-MM-DD)."))], "Enter a valid date (YYYY-MM-DD)."), ""),

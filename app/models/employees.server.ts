@@ -1,4 +1,5 @@
 import { and, asc, count, eq, isNull, or, sql, type SQL } from "drizzle-orm";
+import * as v from "valibot";
 import { insertChunks } from "~/db/chunks";
 import type { BatchItem } from "drizzle-orm/batch";
 import { roles, scheduledSessions, userLocations, userRoles, users } from "~/db/schema";
@@ -26,6 +27,7 @@ import {
   type ComplianceState,
   type EmploymentInput,
 } from "~/domain/employees";
+import { FilterId, filterStatus, parseFilters as parseListFilters } from "~/domain/list-filters";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
 import { todayAtLocation } from "~/domain/pa-pacing";
@@ -212,18 +214,22 @@ function toEmployee(ctx: ModelContext, r: Selected & { roleRows: { id: number; n
 
 /* ---------------------------------------------------------------- reads */
 
-function listWhere(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined>): SQL | undefined {
+/** The employee list's filters (decision 017): a record id and a status, refused when malformed, never dropped. */
+export const EmployeeFilters = v.object({ location_id: FilterId, status: filterStatus(EMPLOYEE_STATUSES) });
+export type EmployeeFilters = v.InferOutput<typeof EmployeeFilters>;
+const NO_FILTERS: EmployeeFilters = { location_id: "", status: "" };
+
+function listWhere(ctx: ModelContext, query: ListQuery, fl: EmployeeFilters): SQL | undefined {
   const q = query.search;
-  const locationId = filters.location_id && /^\d{1,15}$/.test(filters.location_id) ? Number(filters.location_id) : null;
+  const locationId = fl.location_id;
   // A location filter outside the actor's locations lists nobody, not that location's people.
   const scope = locationScope(ctx.actor);
-  if (locationId && scope !== null && !scope.includes(locationId)) return sql`1 = 0`;
-  const status = (EMPLOYEE_STATUSES as readonly string[]).includes(filters.status ?? "") ? filters.status! : null;
+  if (locationId !== "" && scope !== null && !scope.includes(locationId)) return sql`1 = 0`;
   return and(
     inScope(ctx),
     q ? or(contains(users.name, q), contains(users.surname, q), contains(users.email, q), contains(sql`(${users.name} || ' ' || ${users.surname})`, q)) : undefined,
-    locationId ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${userLocations.locationId} = ${locationId})` : undefined,
-    status ? eq(users.status, status) : undefined,
+    locationId !== "" ? sql`exists (select 1 from ${userLocations} where ${userLocations.userId} = ${users.id} and ${userLocations.locationId} = ${locationId})` : undefined,
+    fl.status !== "" ? eq(users.status, fl.status) : undefined,
   );
 }
 
@@ -231,15 +237,23 @@ function pageQuery(ctx: ModelContext, query: ListQuery, where: SQL | undefined) 
   return ctx.db.select(withRelations(ctx)).from(users).where(where).orderBy(asc(users.surname), asc(users.name), asc(users.id)).limit(query.per_page).offset(offset(query));
 }
 
-export async function listEmployees(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined> = {}): Promise<Paged<EmployeeJson>> {
-  const where = listWhere(ctx, query, filters);
+/** A page of employees; a malformed filter (`location_id=abc`, `status=Inactive`) answers 422 at its field. */
+export async function listEmployees(ctx: ModelContext, query: ListQuery, rawFilters: Record<string, string | undefined> = {}): Promise<ModelResult<Paged<EmployeeJson>>> {
+  const parsed = parseListFilters(EmployeeFilters, rawFilters);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const where = listWhere(ctx, query, parsed.data);
   const [rows, [total]] = await ctx.db.batch([pageQuery(ctx, query, where), ctx.db.select({ n: count() }).from(users).where(where)]);
-  return paged(rows.map((r) => toEmployee(ctx, r)), total?.n ?? 0, query);
+  return ok(paged(rows.map((r) => toEmployee(ctx, r)), total?.n ?? 0, query));
 }
 
-/** The employee list screen: the page, its total and the location filter's options in one batch of two statements. */
-export async function employeeListScreen(ctx: ModelContext, query: ListQuery, filters: Record<string, string | undefined> = {}) {
-  const where = listWhere(ctx, query, filters);
+/**
+ * The employee list screen: the page, its total and the location filter's options in one batch of two statements.
+ * A filter that does not parse is dropped from the page, with its message at its field (`filterErrors`), as the
+ * client list does; the form keeps what was typed.
+ */
+export async function employeeListScreen(ctx: ModelContext, query: ListQuery, rawFilters: Record<string, string | undefined> = {}) {
+  const parsed = parseListFilters(EmployeeFilters, rawFilters);
+  const where = listWhere(ctx, query, parsed.ok ? parsed.data : NO_FILTERS);
   const [rows, [extra]] = await ctx.db.batch([
     pageQuery(ctx, query, where),
     ctx.db
@@ -247,7 +261,7 @@ export async function employeeListScreen(ctx: ModelContext, query: ListQuery, fi
       .from(users)
       .where(where),
   ]);
-  return { page: paged(rows.map((r) => toEmployee(ctx, r)), extra?.n ?? 0, query), locations: extra?.locations ?? [] };
+  return { page: paged(rows.map((r) => toEmployee(ctx, r)), extra?.n ?? 0, query), locations: extra?.locations ?? [], filterErrors: parsed.ok ? null : parsed.errors };
 }
 
 export async function getEmployee(ctx: ModelContext, id: number): Promise<EmployeeJson | null> {

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
+import { FilterId } from "~/domain/list-filters";
 import { bips, intakeAssessments, patients } from "~/db/schema";
 import { documentOf, futureDateErrors, INTAKE_FIELDS, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
 import { todayAtLocation } from "~/domain/pa-pacing";
@@ -58,7 +59,7 @@ function select(ctx: ModelContext) {
 
 const live = isNull(intakeAssessments.deletedAt);
 const IntakeFilters = v.object({
-  patient_id: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/), v.transform(Number))], "patient_id must be a record id."), ""),
+  patient_id: FilterId,
 });
 
 /** Intakes of the actor's clients, newest observation first; search by client name or identifier. */

@@ -2,6 +2,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { and, asc, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
+import { FilterId } from "~/domain/list-filters";
 import { primaryOf, type Db } from "~/db/client.server";
 import { bips, insurances, locations, noteCounts, notes, noteVersions, paServices, parents, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
 import {
@@ -366,9 +367,8 @@ export async function getNoteView(ctx: ModelContext, type: NoteType | null, id: 
 
 /* ------------------------------------------------------------------ lists */
 
-const ID_FILTER = "Filters take a record id.";
 const DATE_FILTER = "Dates must be real dates like 2026-01-31.";
-const idFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number))], ID_FILTER), "");
+const idFilter = FilterId;
 const dateFilter = v.optional(v.union([v.literal(""), v.pipe(v.string(), v.check(isProductDate, DATE_FILTER))], DATE_FILTER), "");
 
 /** The notes list's filters (clinical §5: empty values are left out; type '' means all). */
@@ -1672,7 +1672,7 @@ export interface NoteConfig {
 }
 
 const ConfigQuery = v.object({
-  patient_id: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number))], ID_FILTER), ""),
+  patient_id: FilterId,
   session_date: dateFilter,
   cpt_code: v.optional(v.string(), ""),
 });

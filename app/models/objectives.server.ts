@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, or, sql, type SQLWrapper } from "drizzle-orm";
 import { insertChunks, positionsTable } from "~/db/chunks";
 import * as v from "valibot";
+import { FilterId } from "~/domain/list-filters";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -54,10 +55,6 @@ export type ObjectiveJson = ReturnType<typeof objectiveJson>;
 
 const live = isNull(objectives.deletedAt);
 
-/** A record id in a body or query; "" or absent = none. */
-export function idFilter(name: string) {
-  return v.optional(v.union([v.literal(""), v.pipe(v.union([v.string(), v.number()]), v.transform(String), v.regex(/^\d{1,15}$/, `${name} must be a record id.`), v.transform(Number))]), "");
-}
 
 /** A required parent id in a body (plan_id of an objective, bip_id of a plan). */
 export function parentRef(field: string, label: string) {
@@ -120,7 +117,7 @@ async function findObjective(ctx: ModelContext, id: number, planId?: number): Pr
   return found ? { row: found.row, scope: planScope(found.scope) } : null;
 }
 
-const ObjectiveFilters = v.object({ plan_id: idFilter("plan_id") });
+const ObjectiveFilters = v.object({ plan_id: FilterId });
 
 export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<ObjectiveJson>>> {
   const parsed = parseWith(ObjectiveFilters, { plan_id: raw.plan_id ?? "" });

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
+import { FilterId } from "~/domain/list-filters";
 import { insurances, locations, notes, paServices, patients, scheduledSessions } from "~/db/schema";
 import { todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
@@ -64,7 +65,7 @@ function select(ctx: ModelContext) {
 }
 
 const live = isNull(paServices.deletedAt);
-const PaFilters = v.object({ patient_id: v.optional(v.union([v.literal(""), v.pipe(v.string(), v.regex(/^\d{1,15}$/, "patient_id must be a record id."), v.transform(Number))]), "") });
+const PaFilters = v.object({ patient_id: FilterId });
 
 export async function listPaServices(ctx: ModelContext, query: ListQuery, raw: Record<string, unknown> = {}): Promise<ModelResult<Paged<PaServiceJson>>> {
   const parsed = parseWith(PaFilters, { patient_id: raw.patient_id ?? "" });

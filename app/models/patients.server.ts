@@ -11,6 +11,7 @@ import { LINKED_PARENT_ELSEWHERE } from "~/domain/parents";
 import { todayAtLocation } from "~/domain/pa-pacing";
 import { ageOn, COLUMN_FIELDS, DETAIL_FIELDS, goneStaffLabel, IDENTIFIER_IN_USE, identifierRefusal, INACTIVE_STAFF, insurerPairRefusal, isDiagnosisCodeText, parsePatient, PATIENT_FIELDS, PATIENT_INPUT_FIELDS, PATIENT_SET_ELSEWHERE, PATIENT_STATUSES, PatientStatusInput, STAFF_FIELDS, type PatientInput, type StaffField, type StaffGone, type StaffOption } from "~/domain/patients";
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
+import { FilterId, filterStatus, parseFilters as parseListFilters } from "~/domain/list-filters";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { withCancelledCount } from "~/domain/schedule";
@@ -123,15 +124,12 @@ export function patientScope(ctx: ModelContext): SQL {
   return and(isNull(patients.deletedAt), idsIn(patients.locationId, scope))!;
 }
 
-const ID_FILTER = "Filters take a record id.";
-const id = v.pipe(v.string(), v.regex(/^\d{1,15}$/, ID_FILTER), v.transform(Number));
-const idFilter = v.optional(v.union([v.literal(""), id], ID_FILTER), "");
 export const PatientFilters = v.object({
-  location_id: idFilter,
-  insurer_id: idFilter,
-  staff_id: idFilter,
-  parent_id: idFilter,
-  status: v.optional(v.union([v.literal(""), v.picklist(PATIENT_STATUSES)], "Choose a status from the list."), ""),
+  location_id: FilterId,
+  insurer_id: FilterId,
+  staff_id: FilterId,
+  parent_id: FilterId,
+  status: filterStatus(PATIENT_STATUSES),
 });
 export type PatientFilters = v.InferOutput<typeof PatientFilters>;
 
@@ -175,8 +173,7 @@ export function searchCondition(s: string): SQL | undefined {
 }
 
 function parseFilters(rawFilters: Record<string, unknown>) {
-  const picked = Object.fromEntries(Object.entries(rawFilters).filter(([k]) => k in PatientFilters.entries));
-  return parseWith(PatientFilters, picked);
+  return parseListFilters(PatientFilters, rawFilters);
 }
 
 function listWhere(ctx: ModelContext, query: ListQuery, fl: PatientFilters): SQL | undefined {

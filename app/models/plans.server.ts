@@ -2,7 +2,7 @@ import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
 import { positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { bips, patients, plans } from "~/db/schema";
-import { ClientFilter, filteredClientId } from "~/domain/bip-document";
+import { ClientFilter, FilterId, filteredClientId } from "~/domain/bip-document";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { PLAN_CATEGORIES, PLAN_MESSAGES, PLAN_SET_ELSEWHERE, PlanInput, PlanStatusInput } from "~/domain/plans";
@@ -11,7 +11,7 @@ import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { bipInScopeWhere, findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
-import { idFilter, objectiveInserts, objectivesByPlan, objectivesOfPlans, objectivesOfPlansQuery, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
+import { objectiveInserts, objectivesByPlan, objectivesOfPlans, objectivesOfPlansQuery, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
@@ -63,7 +63,7 @@ const categoryOrder = sql`case ${plans.category} ${sql.join(
 
 const PlanFilters = v.object({
   ...ClientFilter,
-  bip_id: idFilter("bip_id"),
+  bip_id: FilterId,
   category: v.optional(v.union([v.literal(""), v.picklist(PLAN_CATEGORIES, PLAN_MESSAGES.category)], PLAN_MESSAGES.category), ""),
 });
 

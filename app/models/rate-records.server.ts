@@ -1,5 +1,7 @@
 import { and, asc, count, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { locations, rateRecords } from "~/db/schema";
+import * as v from "valibot";
+import { FilterId, parseFilters } from "~/domain/list-filters";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { canSeeLocation, locationScope } from "~/domain/permissions";
 import { parseRateInfo, RateRecordInput } from "~/domain/rates";
@@ -41,18 +43,19 @@ function scoped(ctx: ModelContext): SQL {
   return and(isNull(rateRecords.deletedAt), idsIn(rateRecords.locationId, scope))!;
 }
 
-export async function listRateRecords(ctx: ModelContext, query: ListQuery, filters: { location_id?: string } = {}): Promise<Paged<RateRecordJson>> {
-  const locationId = Number(filters.location_id);
-  const where = and(
-    scoped(ctx),
-    query.search ? contains(rateRecords.name, query.search) : undefined,
-    filters.location_id && Number.isSafeInteger(locationId) ? eq(rateRecords.locationId, locationId) : undefined,
-  );
+/** The rate-record list's filter (decision 017): a location's record id, refused when malformed, never dropped. */
+export const RateRecordFilters = v.object({ location_id: FilterId });
+
+export async function listRateRecords(ctx: ModelContext, query: ListQuery, rawFilters: { location_id?: string } = {}): Promise<ModelResult<Paged<RateRecordJson>>> {
+  const parsed = parseFilters(RateRecordFilters, rawFilters);
+  if (!parsed.ok) return invalid(parsed.errors);
+  const locationId = parsed.data.location_id;
+  const where = and(scoped(ctx), query.search ? contains(rateRecords.name, query.search) : undefined, locationId !== "" ? eq(rateRecords.locationId, locationId) : undefined);
   const [rows, [total]] = await ctx.db.batch([
     ctx.db.select().from(rateRecords).where(where).orderBy(asc(rateRecords.name), asc(rateRecords.id)).limit(query.per_page).offset(offset(query)),
     ctx.db.select({ n: count() }).from(rateRecords).where(where),
   ]);
-  return paged(rows.map(rateRecordJson), total?.n ?? 0, query);
+  return ok(paged(rows.map(rateRecordJson), total?.n ?? 0, query));
 }
 
 export async function getRateRecord(ctx: ModelContext, id: number): Promise<RateRecordJson | null> {

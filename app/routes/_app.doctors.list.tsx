@@ -23,12 +23,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!canAny(actor, ["view_employees", "manage_employees"])) throw forbidden();
   const { query, queryError, params } = listQueryFrom(request);
   const ctx = modelContextFor(context, actor);
-  const { page, locations } = await employeeListScreen(ctx, query, { location_id: params.location_id, status: params.status });
-  return { page, locations, queryError, canManage: can(actor, "manage_employees") };
+  const { page, locations, filterErrors } = await employeeListScreen(ctx, query, { location_id: params.location_id, status: params.status });
+  return { page, locations, queryError, filterErrors, canManage: can(actor, "manage_employees") };
 }
 
 export default function EmployeeList() {
-  const { page, locations, queryError, canManage } = useLoaderData<typeof loader>();
+  const { page, locations, queryError, filterErrors, canManage } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const columns: Column<(typeof page.data)[number]>[] = [
     { header: "Name", cell: (e) => e.full_name },
@@ -68,8 +68,8 @@ export default function EmployeeList() {
         columns={columns}
         filters={
           <SearchForm placeholder="Search by name or email">
-            <FilterSelect name="location_id" label="Location" any="All locations" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
-            <FilterSelect name="status" label="Status" any="Any status" options={EMPLOYEE_STATUSES.map((s) => ({ value: s, label: s === "active" ? "Active" : "Inactive" }))} />
+            <FilterSelect name="location_id" label="Location" any="All locations" options={locations.map((l) => ({ value: l.id, label: l.title }))} error={filterErrors?.location_id} />
+            <FilterSelect name="status" label="Status" any="Any status" options={EMPLOYEE_STATUSES.map((s) => ({ value: s, label: s === "active" ? "Active" : "Inactive" }))} error={filterErrors?.status} />
           </SearchForm>
         }
       />

@@ -5,7 +5,9 @@ import { FormMessage } from "~/components/ui/field";
 import { actionsColumn, DataList, type Column } from "~/components/ui/data-list";
 import { FilterSelect, SearchForm } from "~/components/ui/list";
 import { locationOptions } from "~/models/locations.server";
-import { listRateRecords } from "~/models/rate-records.server";
+import { parseFilters } from "~/domain/list-filters";
+import { paged } from "~/domain/paging";
+import { listRateRecords, RateRecordFilters } from "~/models/rate-records.server";
 import { listQueryFrom, modelContextFor } from "~/services/forms.server";
 import { requirePermission } from "~/services/guard.server";
 
@@ -18,8 +20,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { actor } = await requirePermission(request, context, "manage_insurances");
   const ctx = modelContextFor(context, actor);
   const { query, queryError, params } = listQueryFrom(request, ["location_id"]);
-  const [page, locations] = await Promise.all([listRateRecords(ctx, query, { location_id: params.location_id }), locationOptions(ctx)]);
-  return { page, locations, queryError };
+  // A malformed location filter lists every record the user sees, with the message at the filter (decision 017).
+  const filters = parseFilters(RateRecordFilters, { location_id: params.location_id });
+  const [result, locations] = await Promise.all([listRateRecords(ctx, query, filters.ok ? { location_id: params.location_id } : {}), locationOptions(ctx)]);
+  return { page: result.ok ? result.data : paged([], 0, query), locations, queryError, filterErrors: filters.ok ? null : filters.errors };
 }
 
 function amount(n: number | null): string {
@@ -27,7 +31,7 @@ function amount(n: number | null): string {
 }
 
 export default function RateRecordList() {
-  const { page, locations, queryError } = useLoaderData<typeof loader>();
+  const { page, locations, queryError, filterErrors } = useLoaderData<typeof loader>();
   const [params] = useSearchParams();
   const locationTitle = (id: number | null) => locations.find((l) => l.id === id)?.title ?? "—";
   const columns: Column<(typeof page.data)[number]>[] = [
@@ -62,7 +66,7 @@ export default function RateRecordList() {
         columns={columns}
         filters={
           <SearchForm placeholder="Search by name">
-            <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} />
+            <FilterSelect name="location_id" label="Location" any="Any location" options={locations.map((l) => ({ value: l.id, label: l.title }))} error={filterErrors?.location_id} />
           </SearchForm>
         }
       />

@@ -81,7 +81,7 @@ describe("/api/v2/intake-assessments", () => {
     expect(search.data.map((x) => x.id)).toEqual([b.id]);
     const bad = await api("/v2/intake-assessments?patient_id=abc", { token });
     expect(bad.status).toBe(422);
-    expect(((await bad.json()) as { message: string }).message).toBe("patient_id must be a record id.");
+    expect(((await bad.json()) as { message: string }).message).toBe("Filters take a record id.");
     expect((await api("/v2/intake-assessments", { token: await apiToken(w.clientsOnly) })).status).toBe(403);
   });
 

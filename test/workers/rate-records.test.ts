@@ -32,7 +32,7 @@ describe("rate records", () => {
     const stale = await updateRateRecord(ctx, created.data.id, { rbt: 99 }, { partial: true, version: 1 });
     expect(stale).toMatchObject({ ok: false, status: 409, current: { rbt: 22 } });
 
-    expect((await listRateRecords(ctx, query)).data.map((r) => r.id)).toEqual([created.data.id]);
+    expect(((await listRateRecords(ctx, query)) as { data: { data: { id: number }[] } }).data.data.map((r) => r.id)).toEqual([created.data.id]);
     expect(await deleteRateRecord(ctx, created.data.id)).toMatchObject({ ok: true });
     expect(await getRateRecord(ctx, created.data.id)).toBeNull();
     const [row] = await db().select().from(rateRecords).where(eq(rateRecords.id, created.data.id));
@@ -45,7 +45,7 @@ describe("rate records", () => {
     const ctx = await contextFor([mine.id]);
     const [theirs] = await db().insert(rateRecords).values({ name: "Theirs", locationId: other.id }).returning();
     expect(await getRateRecord(ctx, theirs!.id)).toBeNull();
-    expect((await listRateRecords(ctx, query)).data.find((r) => r.id === theirs!.id)).toBeUndefined();
+    expect(((await listRateRecords(ctx, query)) as { data: { data: { id: number }[] } }).data.data.find((r) => r.id === theirs!.id)).toBeUndefined();
     expect(await updateRateRecord(ctx, theirs!.id, { name: "Mine now", location_id: mine.id }, { partial: false, version: null })).toMatchObject({ ok: false, status: 404 });
     expect(await deleteRateRecord(ctx, theirs!.id)).toMatchObject({ ok: false, status: 404 });
     expect(await createRateRecord(ctx, { name: "Sneaky", location_id: other.id })).toMatchObject({ ok: false, status: 422, errors: { location_id: "Choose a valid option." } });

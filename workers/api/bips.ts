@@ -11,6 +11,7 @@ import { v1Router, v2Router, type RestResource } from "./rest";
  */
 export const bipResource: RestResource<BipJson | BipListJson> = {
   name: BIPS,
+  idFilters: ["patient_id", "client_id", "location_id"],
   label: "BIP",
   view: "view_bips",
   manage: "manage_bips",

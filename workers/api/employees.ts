@@ -48,6 +48,7 @@ const pepper = (c: Context<AppEnv>) => c.var.app.env.PASSWORD_PEPPER ?? "";
 /** The generic v2 pattern for update, patch, update-status and delete (and 405 for anything else). */
 export const employeeResource: RestResource<EmployeeJson> = {
   name: EMPLOYEES,
+  idFilters: ["location_id"],
   label: "Employee",
   view: "view_employees",
   manage: "manage_employees",
@@ -70,7 +71,9 @@ async function listHandler(c: Context<AppEnv>) {
   if (!parsed.ok) return jsonError(c, 422, Object.values(parsed.errors)[0]!, { errors: parsed.errors });
   const ctx = modelContext(c);
   const key = listCacheKey(ctx, raw);
-  return c.json(await cachedList(ctx.db, EMPLOYEES, key, parsed.data.cache, () => listEmployees(ctx, parsed.data, raw)));
+  const result = await cachedList(ctx.db, EMPLOYEES, key, parsed.data.cache, () => listEmployees(ctx, parsed.data, raw));
+  // A malformed filter (location_id=abc, status=Inactive) answers 422 at its field, never the whole list.
+  return result.ok ? c.json(result.data) : answer(c, result);
 }
 
 async function createHandler(c: Context<AppEnv>) {

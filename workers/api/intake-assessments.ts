@@ -16,6 +16,7 @@ import { v2Router, type RestResource } from "./rest";
  */
 export const intakeAssessmentResource: RestResource<IntakeJson> = {
   name: INTAKE_ASSESSMENTS,
+  idFilters: ["patient_id"],
   label: "Intake assessment",
   view: "view_bips",
   manage: "manage_bips",

@@ -57,6 +57,7 @@ function amendmentReason(body: Record<string, unknown>): string | null {
 function noteResource(type: NoteType, label: string): RestResource<NoteWithHistory | NoteJson> {
   return {
     name: NOTES,
+    idFilters: ["patient_id", "provider_id"],
     label,
     view: "view_notes",
     manage: "manage_notes",
@@ -76,9 +77,12 @@ function noteResource(type: NoteType, label: string): RestResource<NoteWithHisto
   };
 }
 
-export const notesRbtV2 = v2Router(noteResource("rbt", "Note"));
-export const notesBcbaV2 = v2Router(noteResource("bcba", "Note"));
-export const notesCombinedV2 = v2Router(noteResource("combined", "Note"));
+export const noteRbtResource = noteResource("rbt", "Note");
+export const noteBcbaResource = noteResource("bcba", "Note");
+export const noteCombinedResource = noteResource("combined", "Note");
+export const notesRbtV2 = v2Router(noteRbtResource);
+export const notesBcbaV2 = v2Router(noteBcbaResource);
+export const notesCombinedV2 = v2Router(noteCombinedResource);
 
 const NOT_FOUND = "Note not found.";
 

@@ -8,6 +8,7 @@ import { modelContext, pathId, v1Router, v2Router, type RestResource, refuseOthe
 /** Clients: viewed with view_clients, changed with manage_clients. Every show is audited by the model. */
 export const patientResource: RestResource<PatientJson> = {
   name: PATIENTS,
+  idFilters: ["location_id", "insurer_id", "staff_id", "parent_id"],
   label: "Patient",
   view: "view_clients",
   manage: "manage_clients",
@@ -23,6 +24,7 @@ export const patientResource: RestResource<PatientJson> = {
 /** PA services: same permissions as clients, scoped through the client. */
 export const paServiceResource: RestResource<PaServiceJson> = {
   name: PA_SERVICES,
+  idFilters: ["patient_id"],
   label: "PA service",
   view: "view_clients",
   manage: "manage_clients",

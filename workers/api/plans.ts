@@ -11,6 +11,7 @@ import { answer, modelContext, unsupported, v2Router, type RestResource } from "
  */
 export const planResource: RestResource<PlanJson> = {
   name: PLANS,
+  idFilters: ["patient_id", "client_id", "bip_id"],
   label: "Plan",
   view: "view_bips",
   manage: "manage_bips",
@@ -25,6 +26,7 @@ export const planResource: RestResource<PlanJson> = {
 
 export const objectiveResource: RestResource<ObjectiveJson> = {
   name: OBJECTIVES,
+  idFilters: ["plan_id"],
   label: "Objective",
   view: "view_bips",
   manage: "manage_bips",

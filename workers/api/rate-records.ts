@@ -8,6 +8,7 @@ import { v2Router, type RestResource } from "./rest";
  */
 export const rateRecordResource: RestResource<RateRecordJson> = {
   name: RATE_RECORDS,
+  idFilters: ["location_id"],
   label: "Rate record",
   view: "manage_insurances",
   manage: "manage_insurances",

@@ -29,6 +29,12 @@ export interface RestResource<Row> {
    * their own notes, the model checks whose; deleting and status need manage_notes). Unset: `manage`.
    */
   permissions?: Partial<Record<"create" | "update" | "status" | "remove", Permission>>;
+  /**
+   * The list's record-id filters (`patient_id`, `location_id`, …), each read by the one list-filter rule (FilterId,
+   * app/domain/list-filters.ts): a malformed value answers 422 "Filters take a record id." at its name. Declared here
+   * so the rule is checked over every list that takes one (test/workers/list-filters.test.ts).
+   */
+  idFilters?: readonly string[];
   maxPerPage?: number;
   defaultPerPage?: number;
   list(ctx: ModelContext, query: ListQuery, filters: Record<string, string>): Promise<Paged<Row> | ModelResult<Paged<Row>>>;

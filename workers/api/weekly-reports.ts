@@ -29,6 +29,7 @@ import { answer, modelContext, unsupported, v2Router, type RestResource } from "
  */
 export const weeklyReportResource: RestResource<WeeklyReportJson> = {
   name: WEEKLY_REPORTS,
+  idFilters: ["plan_id", "bip_id"],
   label: "Weekly report",
   view: "view_bips",
   manage: "manage_bips",
@@ -45,6 +46,7 @@ export const weeklyReportResource: RestResource<WeeklyReportJson> = {
 
 export const chartCommentResource: RestResource<ChartCommentJson> = {
   name: CHART_COMMENTS,
+  idFilters: ["plan_id", "bip_id"],
   label: "Chart comment",
   view: "view_bips",
   manage: "manage_bips",

@@ -50,6 +50,9 @@ export function FilterSelect({
   error?: string;
 }) {
   const [params] = useSearchParams();
+  const chosen = value ?? params.get(name) ?? "";
+  // A refused value (error) stays in the form as typed, so the user sees what the list did not take.
+  const typed = error && chosen !== "" && !options.some((o) => String(o.value) === chosen) ? chosen : null;
   return (
     <>
       <label className={visible ? undefined : "visually-hidden"} htmlFor={`f-${name}`}>
@@ -58,12 +61,13 @@ export function FilterSelect({
       <select
         id={`f-${name}`}
         name={name}
-        defaultValue={value ?? params.get(name) ?? ""}
+        defaultValue={chosen}
         aria-describedby={hint ? `f-${name}-hint` : undefined}
         aria-invalid={error ? true : undefined}
         aria-errormessage={error ? `f-${name}-error` : undefined}
       >
         <option value="">{any}</option>
+        {typed !== null ? <option value={typed}>{typed}</option> : null}
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
