@@ -8,8 +8,9 @@ import { isProductDate } from "./weeks";
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
 
-const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
-const IsoDate = v.pipe(v.string(DATE_MESSAGE), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(isProductDate, DATE_MESSAGE));
+/** The one message of a list's date filter that is not a real yyyy-mm-dd date (date_from, date_start, …). */
+export const DATE_MESSAGE = "Dates must be real dates like 2026-01-31.";
+export const IsoDate = v.pipe(v.string(DATE_MESSAGE), v.regex(/^\d{4}-\d{2}-\d{2}$/, DATE_MESSAGE), v.check(isProductDate, DATE_MESSAGE));
 /** The highest page a list's address may ask for. */
 export const MAX_PAGE = 1_000_000;
 

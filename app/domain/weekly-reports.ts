@@ -4,7 +4,9 @@ import { isProductDate, isSaturday, weekEndingOn, weekStartOf } from "./weeks";
 import { MAX_PDF_MONTHS, monthsBefore } from "./plan-pdf";
 import { hasVisibleText, MESSAGES } from "./fields";
 import { cellToIsoDate, MAX_UNZIPPED_BYTES, type Cell, type SheetRow } from "./xlsx";
-import { isDecimalText, isOneLine, isPlainText, MAX_AMOUNT } from "./validation";
+import { isDecimalText, isOneLine, isPlainText, MAX_AMOUNT, parseWith, type Parsed } from "./validation";
+import { FILTER_ID_MESSAGE, givenOnceMessage } from "./list-filters";
+import { DATE_MESSAGE, IsoDate } from "./paging";
 import { roundMeasure } from "./measure";
 
 /**
@@ -252,16 +254,15 @@ export type ChartCommentInput = v.InferOutput<typeof ChartCommentInput>;
 
 /* ------------------------------------------------------------------ list filters */
 
-const Id = v.pipe(v.string(), v.regex(/^\d{1,15}$/, "Filters take a record id."), v.transform(Number), v.minValue(1, "Filters take a record id."));
-const FilterDate = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, "Dates must look like 2026-01-31."), v.check(isProductDate, "Dates must look like 2026-01-31."));
+const Id = v.pipe(v.string(), v.regex(/^\d{1,15}$/, FILTER_ID_MESSAGE), v.transform(Number), v.minValue(1, FILTER_ID_MESSAGE));
 
-/** plan_id or bip_id (one is required), date_start/date_end (date_from/date_to are read as the same). */
+/** plan_id or bip_id (one is required), date_start/date_end (date_from/date_to are the same filters: weeklyListFilters). */
 export const WeeklyListFilters = v.pipe(
   v.object({
-    plan_id: v.optional(v.union([v.literal(""), Id], "Filters take a record id."), ""),
-    bip_id: v.optional(v.union([v.literal(""), Id], "Filters take a record id."), ""),
-    date_start: v.optional(v.union([v.literal(""), FilterDate], "Dates must look like 2026-01-31."), ""),
-    date_end: v.optional(v.union([v.literal(""), FilterDate], "Dates must look like 2026-01-31."), ""),
+    plan_id: v.optional(v.union([v.literal(""), Id], FILTER_ID_MESSAGE), ""),
+    bip_id: v.optional(v.union([v.literal(""), Id], FILTER_ID_MESSAGE), ""),
+    date_start: v.optional(v.union([v.literal(""), IsoDate], DATE_MESSAGE), ""),
+    date_end: v.optional(v.union([v.literal(""), IsoDate], DATE_MESSAGE), ""),
   }),
   v.forward(
     v.check((q) => q.plan_id !== "" || q.bip_id !== "", "plan_id or bip_id is required."),
@@ -274,12 +275,32 @@ export const WeeklyListFilters = v.pipe(
 );
 export type WeeklyListFilters = v.InferOutput<typeof WeeklyListFilters>;
 
+/** The two names of each date filter: C §7's, then the generic v2 list's (P §7). */
+const DATE_NAMES = { date_start: "date_from", date_end: "date_to" } as const;
+
+/** The filters as WeeklyListFilters reads them, each date under either of its names. */
 export function weeklyListFilters(raw: Record<string, unknown>) {
   const pick = (a: string, b?: string) => {
     const x = raw[a] ?? (b ? raw[b] : undefined);
     return typeof x === "number" ? String(x) : typeof x === "string" ? x.trim() : "";
   };
   return { plan_id: pick("plan_id"), bip_id: pick("bip_id"), date_start: pick("date_start", "date_from"), date_end: pick("date_end", "date_to") };
+}
+
+/**
+ * The weekly list's filters, parsed. A date given under both its names with two different values (`date_start` and
+ * `date_from`) is refused at the C §7 name, as a parameter given twice is: the list never picks one of two silently.
+ */
+export function parseWeeklyListFilters(raw: Record<string, unknown>): Parsed<WeeklyListFilters> {
+  const text = (x: unknown) => (typeof x === "number" ? String(x) : typeof x === "string" ? x.trim() : "");
+  const errors: Record<string, string> = {};
+  for (const [name, alias] of Object.entries(DATE_NAMES)) {
+    const a = text(raw[name]);
+    const b = text(raw[alias]);
+    if (a !== "" && b !== "" && a !== b) errors[name] = givenOnceMessage(name, alias);
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return parseWith(WeeklyListFilters, weeklyListFilters(raw));
 }
 
 /* ------------------------------------------------------------------ .xlsx import */
@@ -406,7 +427,7 @@ export function importReason(row: Pick<ImportRow, "errors">): string | null {
 export function chartWindow(params: { from?: string | null; to?: string | null }): { from: string | null; to: string | null; error: string | null } {
   const from = params.from?.trim() || null;
   const to = params.to?.trim() || null;
-  if ((from && !isProductDate(from)) || (to && !isProductDate(to))) return { from: null, to: null, error: "Dates must look like 2026-01-31." };
+  if ((from && !isProductDate(from)) || (to && !isProductDate(to))) return { from: null, to: null, error: DATE_MESSAGE };
   if (from && to && from > to) return { from: null, to: null, error: "To must be on or after From." };
   return { from, to, error: null };
 }

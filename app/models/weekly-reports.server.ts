@@ -11,8 +11,8 @@ import {
   sheetToReports,
   WEEKLY_REPORT_MESSAGES,
   WEEKLY_REPORT_NOTICES,
-  weeklyListFilters,
-  WeeklyListFilters,
+  parseWeeklyListFilters,
+  type WeeklyListFilters,
   WeeklyReportInput,
   WeeklyReportUpdate,
   weeklyDataDateRefusal,
@@ -111,7 +111,7 @@ export async function planFromInput(ctx: ModelContext, raw: Record<string, unkno
  * scope check costs no round trip of its own. A plan or BIP of another location answers 404.
  */
 export function listScope(ctx: ModelContext, raw: Record<string, unknown>) {
-  const parsed = parseWith(WeeklyListFilters, weeklyListFilters(raw));
+  const parsed = parseWeeklyListFilters(raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const f: WeeklyListFilters = parsed.data;
   const range = { from: f.date_start, to: f.date_end };

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { Actor, Permission } from "~/domain/permissions";
 import { canAll } from "~/domain/permissions";
 import { isPlainObject } from "~/domain/validation";
+import { givenOnceMessage } from "~/domain/list-filters";
 import type { KnownTail } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
 import { verifyAccessToken, type TokenClaims } from "~/services/tokens.server";
@@ -118,7 +119,7 @@ export async function refuseRepeatedQuery(c: Context<AppEnv>, next: () => Promis
   const params = new URL(c.req.url).searchParams;
   for (const key of new Set(params.keys())) {
     if (new Set(params.getAll(key)).size > 1) {
-      const message = `Give ${key.slice(0, 40)} once.`;
+      const message = givenOnceMessage(key);
       return c.json({ message, errors: { [key.slice(0, 40)]: message } }, 422);
     }
   }
