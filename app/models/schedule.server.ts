@@ -608,8 +608,8 @@ export const API_PER_DAY = 50;
 /**
  * The calendar between two dates (inclusive): live notes and sessions still scheduled, of the actor's
  * locations, narrowed by location, provider and client, at most `perDay` per date (in time order) with
- * each date's total. A filter naming another location, or a client or provider of none of the actor's
- * locations, answers 404. One read batch (the entries of both kinds in one ranked statement, each date's
+ * each date's total. A location filter outside the actor's locations shows nothing, as every list's does
+ * (decision 017); a client or provider of none of the actor's locations answers 404. One read batch (the entries of both kinds in one ranked statement, each date's
  * totals, the filters' records, the visible locations, the audit tail) and one audit row naming the clients
  * shown. A date's entries beyond the cap are counted from the indexes, never read (decision 037).
  */
@@ -620,8 +620,8 @@ export async function calendarRange(
 ): Promise<ModelResult<CalendarData>> {
   const scope = locationScope(ctx.actor);
   if (scope !== null && !scope.length) return notFound("Location");
-  if (q.location_id !== "" && scope !== null && !scope.includes(q.location_id)) return notFound("Location");
-  const locs = q.location_id !== "" ? [q.location_id] : scope;
+  // Another location's filter lists nothing, not a 404 (decision 017: every list answers it alike).
+  const locs = q.location_id === "" ? scope : scope === null || scope.includes(q.location_id) ? [q.location_id] : [];
   const cap = Math.max(1, Math.min(PER_DAY_CAP, Math.floor(perDay)));
   // One location (the usual filter) compares directly; several go in as one JSON parameter.
   const inLocs = (alias: string) =>

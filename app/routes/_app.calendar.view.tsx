@@ -39,7 +39,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const now = ctx.now();
   const viewerZone = actor.timeZone ?? "UTC";
   // With no date asked for, the grid is the location's today, so its zone is read before the range (a location
-  // not in scope reads as none here, and the range answers 404).
+  // not in scope reads as none here, and the range shows nothing: decision 017).
   const firstZone = q.location_id !== "" && !q.date ? ((await locationTimeZone(ctx, q.location_id)) ?? viewerZone) : viewerZone;
   const grid = calendarGrid(view, q.date || todayIn(now, firstZone));
   // At most this many sessions per date in a cell; the rest are counted and linked to the day view.

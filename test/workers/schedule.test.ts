@@ -486,7 +486,7 @@ describe("cancel one, cancel the rest, and the range", () => {
     expect((await verifyAuditChain(db())).ok).toBe(true);
   });
 
-  it("GET the range: notes and scheduled sessions at their local time; filters; 404 for another location; 422 for a bad range", async () => {
+  it("GET the range: notes and scheduled sessions at their local time; filters; another location's filter shows nothing (decision 017); 422 for a bad range", async () => {
     const c = await client();
     const date = nextOn(3, 40);
     await addNote(c.id, w.otherRbt.id, c.pa, date, "08:00", "08:30");
@@ -500,7 +500,9 @@ describe("cancel one, cancel the rest, and the range", () => {
       ["scheduled", "09:00", ZONE],
     ]);
     expect(await auditRows()).toBe(before + 1);
-    expect((await api(`/v2/scheduled-sessions?from=${date}&to=${date}&location_id=${w.elsewhere}`, { token: w.rbtToken })).status).toBe(404);
+    const elsewhere = await api(`/v2/scheduled-sessions?from=${date}&to=${date}&location_id=${w.elsewhere}`, { token: w.rbtToken });
+    expect(elsewhere.status).toBe(200);
+    expect(((await elsewhere.json()) as { data: { entries: unknown[] } }).data.entries).toEqual([]);
     expect((await api(`/v2/scheduled-sessions?from=${date}&to=${date}&patient_id=${c.id}`, { token: w.outsiderToken })).status).toBe(404);
     expect((await api(`/v2/scheduled-sessions?from=${date}&to=${addDays(date, -1)}`, { token: w.rbtToken })).status).toBe(422);
     expect((await api(`/v2/scheduled-sessions?from=${date}&to=${addDays(date, 90)}`, { token: w.rbtToken })).status).toBe(422);
@@ -585,10 +587,11 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect(await scheduledCount(c.id)).toBe(before);
   });
 
-  it("403 without view_notes, 404 for another location's filter or client, 400 with the message for a bad date", async () => {
+  it("403 without view_notes, 404 for another location's client, nothing shown for another location's filter, 400 with the message for a bad date", async () => {
     const c = await client();
     expect((await request("/calendar/view", { cookie: w.noPermCookie })).status).toBe(403);
-    expect((await request(`/calendar/view?location_id=${w.location}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    const elsewhere = await request(`/calendar/view?location_id=${w.location}&view=day&date=${nextOn(3, 40)}`, { cookie: w.outsiderCookie });
+    expect(elsewhere.status).toBe(200);
     expect((await request(`/calendar/view?patient_id=${c.id}`, { cookie: w.outsiderCookie })).status).toBe(404);
     const bad = await request("/calendar/view?date=2026-02-31", { cookie: w.rbtCookie });
     expect(bad.status).toBe(400);
