@@ -1,0 +1,164 @@
+import { describe, expect, it } from "vitest";
+import { FILTER_ID_MESSAGE, FILTER_STATUS_MESSAGE } from "~/domain/list-filters";
+import { DATE_MESSAGE, type ListQuery } from "~/domain/paging";
+import { getActor } from "~/models/actors.server";
+import type { ModelContext } from "~/models/context";
+import * as bipsApi from "../../workers/api/bips";
+import * as employeesApi from "../../workers/api/employees";
+import * as insurancesApi from "../../workers/api/insurances";
+import * as intakeApi from "../../workers/api/intake-assessments";
+import * as locationsApi from "../../workers/api/locations";
+import * as notesApi from "../../workers/api/notes";
+import * as parentsApi from "../../workers/api/parents";
+import * as patientsApi from "../../workers/api/patients";
+import * as plansApi from "../../workers/api/plans";
+import * as rateRecordsApi from "../../workers/api/rate-records";
+import type { RestResource } from "../../workers/api/rest";
+import * as rolesApi from "../../workers/api/roles";
+import * as weeklyApi from "../../workers/api/weekly-reports";
+import { api, apiToken, createBip, createLocation, createPatient, createPlan, createUser, db, request, signInCookie } from "./helpers";
+
+/**
+ * A list's filters (decision 017): a malformed record id or status is refused with 422 at its field and one message,
+ * never dropped (a dropped filter answers a different list); another location's filter lists nothing, on every list.
+ */
+
+const query: ListQuery = { page: 1, per_page: 25, search: "", date_from: "", date_to: "", cache: false };
+
+/** Every RestResource these modules of workers/api declare, found by shape: a new one in them is covered as it lands. */
+const resources = [bipsApi, employeesApi, insurancesApi, intakeApi, locationsApi, notesApi, parentsApi, patientsApi, plansApi, rateRecordsApi, rolesApi, weeklyApi]
+  .flatMap((m) => Object.values(m as Record<string, unknown>))
+  .filter((x): x is RestResource<unknown> => typeof x === "object" && x !== null && "list" in x && "name" in x && "view" in x);
+const idFilterCases = resources.flatMap((r) => (r.idFilters ?? []).map((f) => [r.name, f, r] as const));
+
+async function admin() {
+  const loc = await createLocation();
+  const user = await createUser({ role: "ADMIN", locations: [loc.id] });
+  return { loc, user, token: await apiToken(user) };
+}
+
+describe("record-id filters: one rule, one message", () => {
+  it("every v2 list declares its id filters (the table below is not empty)", () => {
+    expect(resources.length).toBeGreaterThan(10);
+    expect(idFilterCases.map(([name, f]) => `${name}:${f}`)).toEqual(expect.arrayContaining(["patients:location_id", "pa_services:patient_id", "bips:patient_id", "plans:bip_id", "intake_assessments:patient_id", "rate_records:location_id"]));
+  });
+
+  it.each(idFilterCases.flatMap(([name, f, r]) => ["abc", "-1", "1.5"].map((bad) => [name, f, bad, r] as const)))("%s?%s=%s answers 422 at the filter", async (_name, field, bad, resource) => {
+    const { user } = await admin();
+    const ctx: ModelContext = { db: db(), actor: (await getActor(db(), "user", user.id))!, ip: "127.0.0.1", now: () => new Date() };
+    const result = await resource.list(ctx, query, { [field]: bad });
+    expect(result).toMatchObject({ ok: false, status: 422, errors: { [field]: FILTER_ID_MESSAGE } });
+  });
+
+  it.each([
+    ["/v2/bips?patient_id=abc", "patient_id"],
+    ["/v2/claims?patient_id=abc", "patient_id"],
+    ["/v2/pa-services?patient_id=abc", "patient_id"],
+    ["/v2/plans?bip_id=abc", "bip_id"],
+    ["/v2/objectives?plan_id=abc", "plan_id"],
+    ["/v2/intake-assessments?patient_id=abc", "patient_id"],
+    ["/v2/employees?location_id=abc", "location_id"],
+    ["/v2/employees?location_id=-1", "location_id"],
+    ["/doctors?location_id=abc", "location_id"],
+    ["/v2/rate-records?location_id=abc", "location_id"],
+    ["/v2/patients?location_id=abc", "location_id"],
+    ["/v2/scheduled-sessions?from=2026-11-01&to=2026-11-07&location_id=abc", "location_id"],
+  ])("GET %s answers 422 'Filters take a record id.' at %s", async (path, field) => {
+    const { token } = await admin();
+    const res = await api(path, { token });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ message: FILTER_ID_MESSAGE, errors: { [field]: FILTER_ID_MESSAGE } });
+  });
+
+  it.each(["/v2/employees?status=Inactive", "/v2/employees?status=zzz", "/doctors?status=zzz", "/v2/patients?status=zzz"])("GET %s answers 422 'Choose a status from the list.'", async (path) => {
+    const { token } = await admin();
+    const res = await api(path, { token });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ message: FILTER_STATUS_MESSAGE, errors: { status: FILTER_STATUS_MESSAGE } });
+  });
+
+  it("well-formed filters still filter: employees by location and status, rate records by location", async () => {
+    const { loc, token } = await admin();
+    const other = await createLocation();
+    const here = await createUser({ locations: [loc.id], name: "Herefilter" });
+    await createUser({ locations: [other.id], name: "Therefilter", status: "inactive" });
+    const ids = async (path: string) => ((await (await api(path, { token })).json()) as { data: { id: number }[] }).data.map((e) => e.id);
+    expect(await ids(`/v2/employees?per_page=100&location_id=${loc.id}&search=filter`)).toEqual([here.id]);
+    expect((await ids(`/v2/employees?per_page=100&status=inactive&search=Therefilter`)).length).toBe(1);
+    const rr = await api("/v2/rate-records", { method: "POST", token, body: { name: "Here rates", location_id: loc.id, rbt: 20 } });
+    expect(rr.status).toBe(201);
+    expect(await ids(`/v2/rate-records?location_id=${loc.id}`)).toEqual([((await rr.json()) as { data: { id: number } }).data.id]);
+  });
+
+  it("the employee and rate-record screens show the refused filter at its field, keep what was typed, and list without it", async () => {
+    const loc = await createLocation();
+    const cookie = await signInCookie(await createUser({ role: "ADMIN", locations: [loc.id] }));
+    for (const [path, value, message] of [
+      ["/doctors/list?location_id=abc", "abc", FILTER_ID_MESSAGE],
+      ["/doctors/list?status=Inactive", "Inactive", FILTER_STATUS_MESSAGE],
+      ["/insurance/rates?location_id=-1", "-1", FILTER_ID_MESSAGE],
+    ] as const) {
+      const res = await request(path, { cookie });
+      expect(res.status, path).toBe(200);
+      const html = await res.text();
+      expect(html, path).toContain(message);
+      expect(html, path).toContain(`<option value="${value}" selected="">${value}</option>`);
+    }
+  });
+});
+
+describe("an out-of-scope location filter lists nothing, on every list (decision 017)", () => {
+  it.each([
+    "/v2/patients?location_id=LOC",
+    "/v2/employees?location_id=LOC",
+    "/v2/rate-records?location_id=LOC",
+    "/v2/tickets?location_id=LOC",
+    "/v2/bips?location_id=LOC",
+  ])("GET %s: 200, no rows", async (path) => {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    await createPatient({ locationId: theirs.id });
+    await createUser({ locations: [theirs.id] });
+    const token = await apiToken(await createUser({ permissions: ["view_clients", "view_employees", "manage_insurances", "view_bips", "manage_claims", "view_notes"], locations: [mine.id] }));
+    const res = await api(path.replace("LOC", String(theirs.id)), { token });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: unknown[] }).data).toEqual([]);
+  });
+
+  it("the scheduled-session range: 200 with no entries (not 404)", async () => {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const token = await apiToken(await createUser({ permissions: ["view_clients", "view_employees", "manage_insurances", "view_bips", "manage_claims", "view_notes"], locations: [mine.id] }));
+    const res = await api(`/v2/scheduled-sessions?from=2026-11-01&to=2026-11-07&location_id=${theirs.id}`, { token });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { entries: unknown[] } }).data.entries).toEqual([]);
+  });
+});
+
+describe("weekly reports and chart comments: date_start/date_from (and date_end/date_to) are one filter", () => {
+  async function planOf() {
+    const { loc, token } = await admin();
+    const patient = await createPatient({ locationId: loc.id });
+    const bip = await createBip(patient);
+    const plan = await createPlan(bip);
+    return { token, plan };
+  }
+
+  it.each(["weekly-reports", "chart-comments"])("/v2/%s: two different values under the two names are refused at the C §7 name; the same value is one", async (list) => {
+    const { token, plan } = await planOf();
+    for (const [a, b] of [["date_start", "date_from"], ["date_end", "date_to"]] as const) {
+      const res = await api(`/v2/${list}?plan_id=${plan.id}&${a}=2026-01-01&${b}=2026-06-01`, { token });
+      expect(res.status).toBe(422);
+      const message = `Give ${a} once (${b} is the same filter).`;
+      expect(await res.json()).toMatchObject({ message, errors: { [a]: message } });
+      expect((await api(`/v2/${list}?plan_id=${plan.id}&${a}=2026-01-01&${b}=2026-01-01`, { token })).status).toBe(200);
+    }
+  });
+
+  it.each(["date_start", "date_from", "date_end", "date_to"])("an impossible date under %s gets the one date message", async (name) => {
+    const { token, plan } = await planOf();
+    const res = await api(`/v2/weekly-reports?plan_id=${plan.id}&${name}=2026-02-30`, { token });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ message: DATE_MESSAGE, errors: { [name]: DATE_MESSAGE } });
+  });
+});
