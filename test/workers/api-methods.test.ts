@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api as apiApp } from "../../workers/api";
+import { allowedMethods, api as apiApp } from "../../workers/api";
 import { unsupported } from "../../workers/api/rest";
 import { api, apiToken, createLocation, createUser, expectUnsupportedMethods } from "./helpers";
 import { appFetch } from "./app-fetch";
@@ -76,6 +76,80 @@ describe("405 JSON for a method the path does not serve", () => {
         const [matched] = apiApp.router.match(method, path.replace(/:[^/]+/g, "1"));
         const first = matched.map(([entry]) => entry[1]).find((route) => !global.has(route.handler));
         if (first?.handler !== unsupported) wrong.push(`${method} ${path} → ${first ? `${first.method} ${first.path}` : "no route"}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe("Allow, OPTIONS and WWW-Authenticate (decision 016, stop 38)", () => {
+  it.each([
+    ["POST", "/v2/roles/1", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"],
+    ["DELETE", "/v2/roles", "GET, HEAD, POST, OPTIONS"],
+    ["PUT", "/v2/roles", "GET, HEAD, POST, OPTIONS"],
+    ["GET", "/v2/claims/generate", "POST, OPTIONS"],
+    ["POST", "/version", "GET, HEAD, OPTIONS"],
+    ["GET", "/auth/login", "POST, OPTIONS"],
+  ])("%s %s answers 405 with Allow: %s", async (method, path, allow) => {
+    const res = await api(path, { method, token });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("Allow")).toBe(allow);
+    expect(await res.json()).toEqual({ message: "Unsupported HTTP method" });
+  });
+
+  it.each([
+    ["/v2/roles", "GET, HEAD, POST, OPTIONS"],
+    ["/v2/roles/1", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"],
+    ["/v2/tickets/1/reopen", "POST, OPTIONS"],
+  ])("OPTIONS %s answers 204 with Allow, without a token and without CORS headers", async (path, allow) => {
+    const res = await SELF.fetch(`http://localhost/api${path}`, { method: "OPTIONS", headers: { Origin: "https://elsewhere.example", "Access-Control-Request-Method": "POST" } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("Allow")).toBe(allow);
+    expect([...res.headers.keys()].filter((k) => k.startsWith("access-control-"))).toEqual([]);
+    expect(await res.text()).toBe("");
+  });
+
+  it.each(["/api/v2/no-such-call", "/api/v2/insurances/update-status/1"])("OPTIONS %s (no call serves it) is 404", async (path) => {
+    const res = await SELF.fetch(`http://localhost${path}`, { method: "OPTIONS" });
+    expect(res.status).toBe(404);
+  });
+
+  // Insurers have no status call (not per-location, no status): the path does not exist rather than a 405 listing nothing.
+  it.each(["GET", "PUT"])("%s /v2/insurances/update-status/1 is 404", async (method) => {
+    const res = await api("/v2/insurances/update-status/1", { method, token, body: method === "PUT" ? { status: "x" } : undefined });
+    expect(res.status).toBe(404);
+  });
+
+  it.each([
+    ["no token", undefined, "Bearer"],
+    ["a token that is not one", "not-a-token", 'Bearer error="invalid_token"'],
+  ])("401 with %s carries WWW-Authenticate", async (_, bad, challenge) => {
+    const res = await api("/v2/patients/1", { token: bad });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("WWW-Authenticate")).toBe(challenge);
+  });
+
+  it("a failed sign-in's 401 carries WWW-Authenticate too", async () => {
+    const res = await api("/auth/login", { method: "POST", body: { email: "nobody@example.com", password: "wrong-password-1" } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("WWW-Authenticate")).toBe("Bearer");
+  });
+
+  /** From the route table: every method a path registers is in its Allow, and none it refuses. */
+  it("Allow lists exactly the methods each path registers", () => {
+    const wrong: string[] = [];
+    const paths = [...new Set(apiApp.routes.map((r) => r.path))].filter((p) => p !== "/*");
+    for (const path of paths) {
+      const concrete = path.replace(/:[^/]+/g, "1");
+      const allow = allowedMethods(concrete);
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+        const registered = apiApp.routes.some((r) => r.method === method && r.path === path && r.handler !== unsupported);
+        if (registered && !allow.includes(method)) wrong.push(`${method} ${path} missing from ${allow.join(", ")}`);
+        if (!registered && allow.includes(method)) {
+          // Another path's route may serve the concrete address (a `/:id` beside `/1`): only then is it allowed.
+          const other = apiApp.routes.some((r) => r.method === method && r.handler !== unsupported && r.path !== path && r.path.replace(/:[^/]+/g, "1") === concrete);
+          if (!other) wrong.push(`${method} ${path} listed in ${allow.join(", ")}`);
+        }
       }
     }
     expect(wrong).toEqual([]);

@@ -288,6 +288,8 @@ export async function expectUnsupportedMethods(token: string, cases: readonly (r
   for (const [method, path] of cases) {
     const res = await api(path, { method, token });
     expect([method, path, res.status]).toEqual([method, path, 405]);
+    // RFC 9110 §15.5.6: a 405 lists the methods the path does serve (never the refused one).
+    expect([method, path, res.headers.has("Allow"), (res.headers.get("Allow") ?? "").split(", ").includes(method)]).toEqual([method, path, true, false]);
     expect(await res.json()).toEqual({ message: "Unsupported HTTP method" });
   }
 }

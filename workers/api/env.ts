@@ -33,10 +33,17 @@ function bearer(c: Context<AppEnv>): string | null {
 function guardWith(guard: GuardMiddleware["guard"], check: (actor: Actor) => boolean): GuardMiddleware {
   const mw: MiddlewareHandler<AppEnv> = async (c, next) => {
     const token = bearer(c);
-    if (!token) return jsonError(c, 401, "Unauthenticated.");
+    if (!token) {
+      c.header("WWW-Authenticate", "Bearer");
+      return jsonError(c, 401, "Unauthenticated.");
+    }
     const { db, env, now } = c.var.app;
     const result = await verifyAccessToken(db, env, token, now());
-    if (!result.ok) return jsonError(c, 401, result.reason === "expired" ? "Token has expired." : "Unauthenticated.");
+    if (!result.ok) {
+      // RFC 6750 §3.1: a token that was sent but is not (or no longer) good says so in the challenge.
+      c.header("WWW-Authenticate", 'Bearer error="invalid_token"');
+      return jsonError(c, 401, result.reason === "expired" ? "Token has expired." : "Unauthenticated.");
+    }
     const { actor, tail } = result;
     if (!check(actor)) return jsonError(c, 403, "You don't have permission to access this resource.");
     c.set("actor", actor);

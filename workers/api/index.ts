@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { listOutbox } from "~/services/email.server";
 import { authApi } from "./auth";
 import { bipsV1, bipsV2 } from "./bips";
@@ -17,7 +17,7 @@ import { notePdfsApi } from "./note-pdfs";
 import { noteSummaryApi } from "./note-summary";
 import { paPacingApi } from "./pa-pacing";
 import { pdfJobsApi } from "./pdf-jobs";
-import { refuseOtherMethods } from "./rest";
+import { refuseOtherMethods, unsupported } from "./rest";
 import { noteBcbaV1, noteRbtV1, notesBcbaV2, notesCombinedV2, notesRbtV2 } from "./notes";
 import { objectivesV2, plansV2 } from "./plans";
 import { rateRecordsV2 } from "./rate-records";
@@ -52,6 +52,7 @@ export const api = new Hono<AppEnv>()
     if (mockMode(c.env) === "on") return mockApi.fetch(c.req.raw, c.env);
     await next();
   })
+  .use("*", (c, next) => answerAllowedMethods(c, next))
   .use("*", refuseMalformedJson)
   .use("*", refuseRepeatedQuery)
   .get("/version", (c) => c.json({ version: c.env.APP_VERSION }))
@@ -112,6 +113,40 @@ export const api = new Hono<AppEnv>()
   .route("/v2/billing/scrubber", scrubberApi)
   // Issue 12: scheduled sessions and the calendar (decision 037).
   .route("/v2/scheduled-sessions", scheduledSessionsV2);
+
+/** The methods a call of the API may carry, in the order an `Allow` header lists them. */
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/**
+ * The methods the API serves on `path` (a path under /api, without the prefix), read from the router itself: a method
+ * is served when the first route it reaches (after the middleware every path runs) is one of its own, not `unsupported`.
+ * HEAD comes with GET (Hono answers it as GET without a body) and OPTIONS with any. Empty: no call serves the path.
+ */
+export function allowedMethods(path: string): string[] {
+  const served = METHODS.filter((method) => {
+    const [matched] = api.router.match(method, path);
+    const first = matched.map(([entry]) => entry[1]).find((route) => route.method !== "ALL" || route.handler === unsupported);
+    return first !== undefined && first.handler !== unsupported && first.method === method;
+  });
+  if (served.length === 0) return [];
+  return [...served.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m])), "OPTIONS"];
+}
+
+/**
+ * The HTTP details of every answer (decision 016, stop 38): OPTIONS on a path the API serves answers 204 with `Allow`
+ * (no CORS headers: the API is same-origin, by bearer token); every 405 lists in `Allow` the methods the path serves
+ * (RFC 9110 §15.5.6); every 401 carries `WWW-Authenticate: Bearer` (RFC 6750), whichever call answered it.
+ */
+async function answerAllowedMethods(c: Context<AppEnv>, next: () => Promise<void>) {
+  const path = c.req.path.replace(/^\/api(?=\/|$)/, "") || "/";
+  if (c.req.method === "OPTIONS") {
+    const allow = allowedMethods(path);
+    if (allow.length > 0) return c.body(null, 204, { Allow: allow.join(", ") });
+  }
+  await next();
+  if (c.res.status === 405 && !c.res.headers.has("Allow")) c.res.headers.set("Allow", allowedMethods(path).join(", "));
+  if (c.res.status === 401 && !c.res.headers.has("WWW-Authenticate")) c.res.headers.set("WWW-Authenticate", "Bearer");
+}
 
 // /dev/outbox is left out: outside development it does not exist, for any method.
 refuseOtherMethods(api, ["/version"]);

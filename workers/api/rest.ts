@@ -208,32 +208,34 @@ function guards<Row>(resource: RestResource<Row>) {
   return { view: requireApiPermission(resource.view), create: answering(create!), update: answering(update!), status: answering(status!), remove: requireApiPermission(remove!) };
 }
 
-/** GET list, GET /:id, POST, PUT /:id, PUT /update-status/:id, PATCH /:id, DELETE /:id; anything else 405. */
+/**
+ * GET list, GET /:id, POST, PUT /:id, PUT /update-status/:id, PATCH /:id, DELETE /:id; anything else 405. A call the
+ * resource lacks (no `create`, no `remove` …) is not registered, so the 405's `Allow` header (./index.ts
+ * `answerAllowedMethods`, read from the route table) never lists it; without `updateStatus` the path does not exist.
+ */
 export function v2Router<Row>(resource: RestResource<Row>) {
   const { view, create, update, status, remove } = guards(resource);
-  return new Hono<AppEnv>()
-    .get("/", view, (c) => listHandler(c, resource))
-    .post("/", create, (c) => createHandler(c, resource))
-    .put("/update-status/:id", status, (c) => statusHandler(c, resource))
-    .get("/:id", view, (c) => showHandler(c, resource))
-    .put("/:id", update, (c) => updateHandler(c, resource, false))
-    .patch("/:id", update, (c) => updateHandler(c, resource, true))
-    .delete("/:id", remove, (c) => removeHandler(c, resource))
-    .all("/", unsupported)
-    .all("/update-status/:id", unsupported)
-    .all("/:id", unsupported);
+  const router = new Hono<AppEnv>().get("/", view, (c) => listHandler(c, resource));
+  if (resource.create) router.post("/", create, (c) => createHandler(c, resource));
+  if (resource.updateStatus) router.put("/update-status/:id", status, (c) => statusHandler(c, resource));
+  router.get("/:id", view, (c) => showHandler(c, resource));
+  if (resource.update) router.put("/:id", update, (c) => updateHandler(c, resource, false)).patch("/:id", update, (c) => updateHandler(c, resource, true));
+  if (resource.remove) router.delete("/:id", remove, (c) => removeHandler(c, resource));
+  // A resource without a status call has no such path: 404 "Endpoint not found", not a 405 that could list no method.
+  if (resource.updateStatus) router.all("/update-status/:id", unsupported);
+  return router.all("/", unsupported).all("/:id", unsupported);
 }
 
 /** GET show/:id, POST store, PUT update/:id, DELETE destroy/:id; any other method on those paths 405. */
 export function v1Router<Row>(resource: RestResource<Row>) {
   const { view, create, update, remove } = guards({ ...resource, permissions: undefined });
-  return new Hono<AppEnv>()
-    .get("/show/:id", view, (c) => showHandler(c, resource))
-    .post("/store", create, (c) => createHandler(c, resource))
-    .put("/update/:id", update, (c) => updateHandler(c, resource, false))
-    .delete("/destroy/:id", remove, (c) => removeHandler(c, resource))
-    .all("/show/:id", unsupported)
-    .all("/store", unsupported)
-    .all("/update/:id", unsupported)
-    .all("/destroy/:id", unsupported);
+  const router = new Hono<AppEnv>().get("/show/:id", view, (c) => showHandler(c, resource));
+  if (resource.create) router.post("/store", create, (c) => createHandler(c, resource));
+  if (resource.update) router.put("/update/:id", update, (c) => updateHandler(c, resource, false));
+  if (resource.remove) router.delete("/destroy/:id", remove, (c) => removeHandler(c, resource));
+  // Likewise a v1 call the resource lacks has no path (404), rather than a 405 that could list no method.
+  if (resource.create) router.all("/store", unsupported);
+  if (resource.update) router.all("/update/:id", unsupported);
+  if (resource.remove) router.all("/destroy/:id", unsupported);
+  return router.all("/show/:id", unsupported);
 }
