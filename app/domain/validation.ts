@@ -48,6 +48,48 @@ export function fieldsSetElsewhere(body: Record<string, unknown>, elsewhere: Set
 }
 
 /**
+ * The first key an object of a JSON text gives twice, at any depth, as its path (`name`, `locations.1.salary`), or null.
+ * `JSON.parse` keeps the last of two silently; the API refuses the body instead, as it does a query parameter given
+ * twice. Keys compare as decoded (`"n\u0061me"` is `name`). One pass over the text, for text that already parsed
+ * (well-formed JSON): linear in its length, with one set of keys per open object.
+ */
+export function repeatedJsonKey(text: string): string | null {
+  type Frame = { keys: Set<string> | null; at: string | number; expectKey: boolean };
+  const stack: Frame[] = [];
+  const path = (last: string) => [...stack.slice(0, -1).map((f) => String(f.at)), last].join(".");
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x7b /* { */) stack.push({ keys: new Set(), at: "", expectKey: true });
+    else if (ch === 0x5b /* [ */) stack.push({ keys: null, at: 0, expectKey: false });
+    else if (ch === 0x7d /* } */ || ch === 0x5d /* ] */) stack.pop();
+    else if (ch === 0x2c /* , */) {
+      const top = stack[stack.length - 1];
+      if (top?.keys) top.expectKey = true;
+      else if (top) top.at = (top.at as number) + 1;
+    } else if (ch === 0x22 /* " */) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 0x5c /* \ */) {
+          escaped = true;
+          i++;
+        } else if (c === 0x22) break;
+      }
+      const top = stack[stack.length - 1];
+      if (top?.keys && top.expectKey) {
+        const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+        if (top.keys.has(key)) return path(key);
+        top.keys.add(key);
+        top.at = key;
+        top.expectKey = false;
+      }
+    }
+  }
+  return null;
+}
+
+/**
  * A plain object: what a JSON body's `{…}` is. An array is not one, though `typeof` and valibot's object and record
  * schemas take it for one (probe 8913: `"content": []` was read as empty content and erased a note's).
  */

@@ -54,6 +54,29 @@ describe("JSON bodies", () => {
   });
 });
 
+describe("a key given twice in a JSON body (decision 017, stop 38)", () => {
+  it.each([
+    ["top level", '{"title":"A","title":"B"}', "title"],
+    ["escaped equal to plain", '{"title":"A","t\\u0069tle":"B"}', "title"],
+    ["nested, inside an array", '{"title":"A","extra":[{"x":1},{"y":1,"y":2}]}', "extra.1.y"],
+  ])("%s: 422 naming the key, the record untouched", async (_, body, key) => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const res = await raw(`/v2/locations/${loc.id}`, "PATCH", token, body);
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({ message: `Give ${key} once.`, errors: { [key]: `Give ${key} once.` } });
+    const [row] = await db().select().from(locations).where(eq(locations.id, loc.id));
+    expect([row!.title, row!.version]).toEqual([loc.title, loc.version]);
+  });
+
+  it("the same key in two entries is not a repeat: the change saves", async () => {
+    const loc = await createLocation();
+    const token = await apiToken(await createUser({ role: "ADMIN" }));
+    const res = await raw(`/v2/locations/${loc.id}`, "PATCH", token, '{"title":"Renamed twice over","extra":[{"id":1},{"id":2}]}');
+    expect(res.status).toBe(200);
+  });
+});
+
 describe("valid JSON that is not an object (probe 8982 D6)", () => {
   // Every call, signed in or not, answers the same 400 before reading anything: it used to be "must be JSON." on most,
   // a 422 with every field's error on password-reset change, and "Email not found" on two-factor verify.

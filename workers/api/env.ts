@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Actor, Permission } from "~/domain/permissions";
 import { canAll } from "~/domain/permissions";
-import { isPlainObject } from "~/domain/validation";
+import { isPlainObject, repeatedJsonKey } from "~/domain/validation";
 import { givenOnceMessage } from "~/domain/list-filters";
 import type { KnownTail } from "~/services/audit.server";
 import type { AppContext } from "~/services/context.server";
@@ -97,7 +97,9 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
 
 /**
  * Every API request that says it carries JSON must carry a JSON object, nested at most MAX_JSON_DEPTH levels: 400 before
- * any handler runs otherwise. So a call that reads no body (cancel, mark-read, reset two-factor, withdraw) does
+ * any handler runs otherwise. An object that gives a key twice (at any depth) answers 422 naming it ("Give name once.",
+ * keyed by its path): JSON.parse would keep the last silently, and the API never picks one of two (as for a query
+ * parameter, refuseRepeatedQuery); readBody then reads a body this has passed. So a call that reads no body (cancel, mark-read, reset two-factor, withdraw) does
  * not act on a garbled one, and no handler meets a value so deep that turning it into a string or number
  * overflows the stack (`Number([[[…]]])` recurses). The text is cached by Hono: handlers read it again for free.
  */
@@ -113,6 +115,12 @@ export async function refuseMalformedJson(c: Context<AppEnv>, next: () => Promis
       }
       if (jsonDepth(parsed) > MAX_JSON_DEPTH) return c.json({ message: TOO_DEEP_MESSAGE }, 400);
       if (!isPlainObject(parsed)) return c.json({ message: NOT_OBJECT_MESSAGE }, 400);
+      const repeated = repeatedJsonKey(text);
+      if (repeated !== null) {
+        const key = repeated.slice(0, 80);
+        const message = `Give ${key} once.`;
+        return c.json({ message, errors: { [key]: message } }, 422);
+      }
     }
   }
   await next();
