@@ -51,6 +51,20 @@ export const TicketInput = v.object({
 });
 export type TicketInput = v.InferOutput<typeof TicketInput>;
 
+export const TICKET_LOCATION_MESSAGE = "Choose one of your locations.";
+
+/**
+ * The location a new ticket is opened at: the `location_id` sent when it is one of the requester's own locations,
+ * else refused with the field's message (a ticket is never filed where the requester does not work, and never at
+ * their primary location while they asked for another: decision 036, stop 38). Not sent (absent, null or ""): the
+ * requester's primary location, else their first, else none, as before. Read from the actor alone: no round trip.
+ */
+export function ticketLocation(actor: Pick<Actor, "locationId" | "locationIds">, raw: unknown): { ok: true; locationId: number | null } | { ok: false; message: string } {
+  if (raw === undefined || raw === null || (typeof raw === "string" && raw.trim() === "")) return { ok: true, locationId: actor.locationId ?? actor.locationIds[0] ?? null };
+  const id = typeof raw === "number" ? raw : typeof raw === "string" && /^\s*\d{1,15}\s*$/.test(raw) ? Number(raw) : NaN;
+  return Number.isSafeInteger(id) && actor.locationIds.includes(id) ? { ok: true, locationId: id } : { ok: false, message: TICKET_LOCATION_MESSAGE };
+}
+
 /** A response on a ticket (1–5000 characters). */
 export const ResponseInput = v.object({ body: requiredText("Response", BODY_MAX) });
 export type ResponseInput = v.InferOutput<typeof ResponseInput>;

@@ -1,4 +1,4 @@
-import { aliasedTable, and, asc, count, desc, eq, gte, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { locations, ticketResponses, tickets, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
@@ -14,6 +14,7 @@ import {
   ResponseInput,
   TICKET_MESSAGES,
   TicketInput,
+  ticketLocation,
   ticketRole,
   type TicketFacts,
   type TicketFilters,
@@ -324,12 +325,23 @@ async function openedDay(ctx: ModelContext, locationId: number | null): Promise<
   return zone ? zonedDate(now, zone) : now.toISOString().slice(0, 10);
 }
 
+/**
+ * The requester's own locations (id, title) for the new-ticket form's choice, read only when there is a choice (two or
+ * more): a one-location requester gets [] and no round trip.
+ */
+export async function requesterLocations(ctx: ModelContext): Promise<{ id: number; title: string }[]> {
+  const ids = ctx.actor.kind === "user" ? ctx.actor.locationIds : [];
+  if (ids.length < 2) return [];
+  return ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(inArray(locations.id, ids)).orderBy(asc(locations.title));
+}
+
 /** Opens a ticket for the actor, at their location (the office of that location answers it). */
 export async function createTicket(ctx: ModelContext, raw: Record<string, unknown>, opts: { formToken?: string | null } = {}): Promise<ModelResult<TicketJson>> {
   if (ctx.actor.kind !== "user") return notFound("Ticket");
   const parsed = parseWith(TicketInput, raw);
-  if (!parsed.ok) return invalid(parsed.errors);
-  const locationId = ctx.actor.locationId ?? ctx.actor.locationIds[0] ?? null;
+  const located = ticketLocation(ctx.actor, raw.location_id);
+  if (!parsed.ok || !located.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(located.ok ? {} : { location_id: located.message }) });
+  const locationId = located.locationId;
   const openedOn = await openedDay(ctx, locationId);
   const formToken = opts.formToken?.trim() ? opts.formToken.trim().slice(0, 200) : null;
   // One batch: the insert (none when the form's one-time token already opened a ticket: a resend), the ticket read

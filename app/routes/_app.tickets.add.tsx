@@ -3,8 +3,8 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { Link } from "~/components/ui/link";
 import { TicketFields } from "~/components/ticket-ui";
 import { FormMessage } from "~/components/ui/field";
-import { FormActions } from "~/components/ui/form-controls";
-import { createTicket } from "~/models/tickets.server";
+import { FormActions, SelectField } from "~/components/ui/form-controls";
+import { createTicket, requesterLocations } from "~/models/tickets.server";
 import { randomToken } from "~/services/crypto.server";
 import { formResult, formValues, modelContextFor } from "~/services/forms.server";
 import { requireStaff } from "~/services/guard.server";
@@ -14,9 +14,10 @@ export const meta: MetaFunction = () => [{ title: "New ticket · Baseline" }];
 export const handle = { guard: "staff" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireStaff(request, context);
+  const { actor } = await requireStaff(request, context);
   // Each load of the form carries a one-time token: a resend of it (a double tap) opens one ticket (decision 036).
-  return { formToken: randomToken(18) };
+  // A requester with two or more locations picks the ticket's (their primary first); with one there is no choice.
+  return { formToken: randomToken(18), locations: await requesterLocations(modelContextFor(context, actor)), primary: actor.locationId };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -27,7 +28,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function AddTicket() {
-  const { formToken: fresh } = useLoaderData<typeof loader>();
+  const { formToken: fresh, locations, primary } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   // A refused form keeps its token, so fixing and sending it again is still one ticket.
   const typedToken = answer?.values.form_token;
@@ -44,6 +45,16 @@ export default function AddTicket() {
       <Form method="post">
         <input type="hidden" name="form_token" value={formToken} />
         <TicketFields values={answer?.values ?? {}} errors={answer?.errors ?? {}} />
+        {locations.length > 1 ? (
+          <SelectField
+            label="Location"
+            name="location_id"
+            required
+            options={locations.map((l) => ({ value: l.id, label: l.title }))}
+            defaultValue={typeof answer?.values.location_id === "string" ? answer.values.location_id : String(primary ?? locations[0]!.id)}
+            error={answer?.errors?.location_id}
+          />
+        ) : null}
         <FormActions>
           <button className="btn btn-primary" type="submit" disabled={busy}>
             Send ticket

@@ -57,6 +57,68 @@ async function summary(who: string) {
 }
 const html = async (res: Response) => res.text();
 
+describe("a new ticket's location (decision 036, stop 38)", () => {
+  let twoPlaces: TestUser;
+  let token2: string;
+  let cookie2: string;
+  beforeAll(async () => {
+    twoPlaces = await createUser({ permissions: [], locations: [A, B] });
+    token2 = await apiToken(twoPlaces);
+    cookie2 = await signInCookie(twoPlaces);
+  });
+  const post = (token: string, location_id: unknown) =>
+    api("/v2/tickets", { method: "POST", token, body: { subject: "Where", body: "Which office?", category: "general", priority: "low", ...(location_id === undefined ? {} : { location_id }) } });
+
+  it.each([
+    ["absent: the primary location", undefined, () => A],
+    ["null: the primary location", null, () => A],
+    ["one of theirs (the second)", "B", () => B],
+    ["one of theirs, as digits", "B-string", () => B],
+  ] as const)("%s", async (_, sent, expected) => {
+    const value = sent === "B" ? B : sent === "B-string" ? String(B) : sent;
+    const res = await post(token2, value);
+    expect(res.status).toBe(201);
+    const { data } = (await res.json()) as { data: { id: number; location_id: number } };
+    expect(data.location_id).toBe(expected());
+    expect((await ticketRow(data.id)).locationId).toBe(expected());
+  });
+
+  it.each([
+    ["another location", "other"],
+    ["a location that does not exist", 999_999],
+    ["not an id", "abc"],
+    ["a fraction", 1.5],
+    ["a list", [1]],
+  ] as const)("%s: 422 on location_id, nothing written", async (_, sent) => {
+    const other = (await createLocation()).id;
+    const before = await ticketCount();
+    const res = await post(token2, sent === "other" ? other : sent);
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { errors: Record<string, string> }).errors).toEqual({ location_id: "Choose one of your locations." });
+    expect(await ticketCount()).toBe(before);
+  });
+
+  it("a one-location requester may name theirs, never another", async () => {
+    expect((await post(tokens.requester!, A)).status).toBe(201);
+    expect((await post(tokens.requester!, B)).status).toBe(422);
+  });
+
+  it("the screen form: a two-location requester picks, a one-location requester sees no choice", async () => {
+    const two = await html(await request("/tickets/add", { cookie: cookie2 }));
+    expect(two).toContain('name="location_id"');
+    expect(await html(await request("/tickets/add", { cookie: cookies.requester }))).not.toContain('name="location_id"');
+    const res = await form("/tickets/add", { subject: "Denver printer", body: "Jammed", category: "general", priority: "normal", location_id: String(B) }, cookie2);
+    expect(res.status).toBe(303);
+    const id = Number(/\/tickets\/view\/(\d+)/.exec(res.headers.get("Location")!)![1]);
+    expect((await ticketRow(id)).locationId).toBe(B);
+    const bad = await form("/tickets/add", { subject: "Elsewhere", body: "Typed stays", category: "general", priority: "normal", location_id: "999999" }, cookie2);
+    expect(bad.status).toBe(422);
+    const page = await html(bad);
+    expect(page).toContain("Choose one of your locations.");
+    expect(page).toContain("Typed stays");
+  });
+});
+
 describe("ticket screens", () => {
   it("any staff user opens a ticket at their location; bad input keeps the typed values and writes nothing", async () => {
     expect((await request("/tickets/add", { cookie: cookies.colleague })).status).toBe(200);
