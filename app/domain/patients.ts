@@ -449,8 +449,19 @@ export const PA_SERVICE_IN_USE = {
   sessions: (n: number) => `${n} scheduled session(s) still use this PA service: cancel them or book them under another PA service first.`,
   /** An edit of its dates or CPT that `n` sessions booked under it on `dates` (each once, in order) would fall outside (probe 8973 §4). */
   uncovered: (n: number, dates: readonly string[]) =>
-    `${n} scheduled session(s) would no longer be covered by this PA service (${dates.length > 3 ? "the first on" : "on"} ${dates.slice(0, 3).join(", ")}): cancel them or book them under another PA service first.`,
+    `${n} scheduled session(s) would no longer be covered by this PA service (${datesText(dates)}): cancel them or book them under another PA service first.`,
+  /** An edit of its dates or CPT that `n` live notes written under it on `dates` (each once, in order) would fall outside. */
+  uncoveredNotes: (n: number, dates: readonly string[]) =>
+    `${n} note(s) would no longer be covered by this PA service (${datesText(dates)}): choose another PA service on them (or delete them) first.`,
 } as const;
+
+/** The first three dates, "the first on …" when there are more. */
+function datesText(dates: readonly string[]): string {
+  return `${dates.length > 3 ? "the first on" : "on"} ${dates.slice(0, 3).join(", ")}`;
+}
+
+/** A PA service's CPT must be one its insurer has a live service for (clinical §3, §7: authorized and billed through it). */
+export const paCptNotCovered = (insurer: string, cpt: string) => `${insurer} does not cover CPT ${cpt}.`;
 
 export type PaExpiryLevel = 14 | 30 | 60;
 

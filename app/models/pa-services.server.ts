@@ -5,7 +5,7 @@ import { insurances, locations, notes, paServices, patients, scheduledSessions }
 import { todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
 import { locationScope } from "~/domain/permissions";
-import { PA_SERVICE_CLIENT_FIXED, PA_SERVICE_IN_USE, paServiceInput, PaServiceInput } from "~/domain/patients";
+import { PA_SERVICE_CLIENT_FIXED, PA_SERVICE_IN_USE, paCptNotCovered, paServiceInput, PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -126,10 +126,30 @@ export async function getPaService(ctx: ModelContext, id: number): Promise<PaSer
   return row ? paServiceJson(row) : null;
 }
 
-async function checkInsurance(ctx: ModelContext, insuranceId: number | null): Promise<Record<string, string>> {
-  if (insuranceId === null) return {};
-  const [i] = await ctx.db.select({ id: insurances.id }).from(insurances).where(and(eq(insurances.id, insuranceId), isNull(insurances.deletedAt)));
-  return i ? {} : { insurance_id: "Choose an insurer from the list." };
+/**
+ * The insurer a PA service names, whether it is deleted, and whether it has a live service (insurance_services) for
+ * `cpt`: one statement, for the save's read (no rows for a missing insurer).
+ */
+function insurerCoverageQuery(ctx: ModelContext, insuranceId: number, cpt: string) {
+  return ctx.db
+    .select({
+      name: insurances.name,
+      deleted: sql<number>`${insurances.deletedAt} is not null`.mapWith(Number),
+      // The insurer by its id (bound): a column of the one-table select is written unqualified, which `s` would capture.
+      covers: sql<number>`exists (select 1 from insurance_services s where s.insurance_id = ${insuranceId} and upper(s.cpt_code) = ${cpt} and s.deleted_at is null)`.mapWith(Number),
+    })
+    .from(insurances)
+    .where(eq(insurances.id, insuranceId));
+}
+
+/**
+ * The insurer's field errors of a save: a new link must be a live insurer, and the CPT one the insurer covers (an
+ * insurance service for it). `keptInsurer`: the save keeps the stored insurer, which passes even once deleted
+ * (decision 017, stop 33).
+ */
+function insurerErrors(row: { name: string; deleted: number; covers: number } | undefined, cpt: string, keptInsurer: boolean): Record<string, string> {
+  if (!row || (row.deleted && !keptInsurer)) return { insurance_id: "Choose an insurer from the list." };
+  return row.covers ? {} : { cpt: paCptNotCovered(row.name, cpt) };
 }
 
 function values(input: PaServiceInput) {
@@ -153,8 +173,12 @@ export async function createPaService(ctx: ModelContext, raw: Record<string, unk
   const patient = await findPatient(ctx, ref.data.patient_id);
   // A client out of scope is one the actor cannot name: same answer as a missing one.
   if (!patient) return invalid({ patient_id: "Choose one of your clients." });
-  const errors = await checkInsurance(ctx, parsed.data.insurance_id);
-  if (Object.keys(errors).length) return invalid(errors);
+  const insuranceId = parsed.data.insurance_id;
+  if (insuranceId !== null) {
+    const cpt = values(parsed.data).cpt;
+    const errors = insurerErrors((await insurerCoverageQuery(ctx, insuranceId, cpt))[0], cpt, false);
+    if (Object.keys(errors).length) return invalid(errors);
+  }
   for (let attempt = 0; ; attempt++) {
     const [max] = await ctx.db.select({ n: nextIdOf(paServices) }).from(paServices);
     const newId = Number(max?.n ?? 1);
@@ -186,34 +210,56 @@ export async function updatePaService(ctx: ModelContext, id: number, raw: Record
   if (!parsed.ok) return invalid(parsed.errors);
   // A stale version is refused before anything (or any audit row) is written; the versioned WHERE catches a race.
   if (opts.version !== null && opts.version !== current.version) return conflict(current);
-  // An insurer the save does not change is kept, even once it was deleted (decision 017, stop 33).
-  const errors = parsed.data.insurance_id === current.insurance_id ? {} : await checkInsurance(ctx, parsed.data.insurance_id);
-  if (Object.keys(errors).length) return invalid(errors);
   const next = values(parsed.data);
-  // New dates or another CPT: refused while sessions booked under it would no longer be covered (probe 8973 §4).
+  const was: Coverage = { cpt: current.cpt, startDate: current.start_date, endDate: current.end_date };
+  // An insurer the save does not change is kept, even once it was deleted (decision 017, stop 33); a stored CPT the
+  // insurer does not cover likewise passes while neither changes. A new insurer or CPT is checked.
+  const keptInsurer = next.insuranceId === current.insurance_id;
+  const insurerChecked = next.insuranceId !== null && (!keptInsurer || next.cpt !== current.cpt);
+  // New dates or another CPT: refused while sessions booked under it (probe 8973 §4) or notes written under it would
+  // no longer be covered.
   const moved = next.cpt !== current.cpt || next.startDate !== current.start_date || next.endDate !== current.end_date;
   // The client's location's today, from which the sessions count (as for the delete); null when nothing moved.
   let today: string | null = null;
-  if (moved) {
-    // One round trip: the client's zone, and the uncovered sessions from the earliest "today" of any zone (UTC−12) on.
-    const [place, rows] = await ctx.db.batch([patientTimeZoneQuery(ctx, current.patient_id), uncoveredSessionsQuery(ctx, id, addDays(ctx.now().toISOString().slice(0, 10), -1), next)]);
-    const localToday = todayIn(ctx.now(), place[0]?.timeZone ?? "UTC");
-    const refusal = uncoveredRefusal(rows.filter((r) => r.date >= localToday), next);
-    if (refusal) return refusal;
-    today = localToday;
+  if (moved || insurerChecked) {
+    // One round trip: the insurer and its coverage of the CPT, the client's zone, the uncovered sessions from the
+    // earliest "today" of any zone (UTC−12) on, and the notes the change would leave uncovered.
+    const [insurer, place, sessions, stranded] = await ctx.db.batch([
+      insurerCoverageQuery(ctx, next.insuranceId ?? 0, next.cpt),
+      patientTimeZoneQuery(ctx, current.patient_id),
+      uncoveredSessionsQuery(ctx, id, addDays(ctx.now().toISOString().slice(0, 10), -1), next),
+      uncoveredNotesQuery(ctx, id, was, next),
+    ]);
+    if (insurerChecked) {
+      const errors = insurerErrors(insurer[0], next.cpt, keptInsurer);
+      if (Object.keys(errors).length) return invalid(errors);
+    }
+    if (moved) {
+      const localToday = todayIn(ctx.now(), place[0]?.timeZone ?? "UTC");
+      const refusal = uncoveredRefusal(sessions.filter((r) => r.date >= localToday), stranded, next);
+      if (refusal) return refusal;
+      today = localToday;
+    }
   }
   const [rows] = await withConditionalAudit(ctx.db, who(ctx), { action: "update", entity: "pa_service", entityId: id, patientId: current.patient_id }, (audit) => [
     ctx.db
       .update(paServices)
       .set({ ...next, version: sql`${paServices.version} + 1`, updatedAt: ctx.now().toISOString() })
-      .where(and(eq(paServices.id, id), live, opts.version === null ? undefined : eq(paServices.version, opts.version), today === null ? undefined : sql`not exists (select 1 ${uncoveredBy(id, today, next)})`))
+      .where(
+        and(
+          eq(paServices.id, id),
+          live,
+          opts.version === null ? undefined : eq(paServices.version, opts.version),
+          today === null ? undefined : sql`not exists (select 1 ${uncoveredBy(id, today, next)}) and not exists (select 1 ${strandedBy(id, was, next)})`,
+        ),
+      )
       .returning({ id: paServices.id }),
     audit(sql`changes() = 1`),
     bumpListVersion(ctx.db, PA_SERVICES),
   ]);
   if (!rows[0]) {
-    // A session booked meanwhile that the change would leave uncovered, else a newer version saved meanwhile.
-    const refusal = today === null ? null : uncoveredRefusal(await uncoveredSessionsQuery(ctx, id, today, next), next);
+    // A session booked or a note written meanwhile that the change would leave uncovered, else a newer version saved meanwhile.
+    const refusal = today === null ? null : uncoveredRefusal(...(await ctx.db.batch([uncoveredSessionsQuery(ctx, id, today, next), uncoveredNotesQuery(ctx, id, was, next)])), next);
     return refusal ?? conflict((await getPaService(ctx, id)) ?? current);
   }
   return ok((await getPaService(ctx, id))!, "PA service updated.");
@@ -252,14 +298,42 @@ function uncoveredSessionsQuery(ctx: ModelContext, id: number, today: string, ne
 }
 
 /**
- * 422 naming how many sessions the change would leave uncovered and their first dates, at the field that uncovers
- * them (the CPT, else the start date, else the end date); null when none would be. The units are not a rule here:
- * lowering them below the booked units is allowed (the booking's warning says so).
+ * The live notes written under the PA service that its new CPT and dates would not cover, as `from … where` SQL.
+ * Only those its stored CPT and dates (`was`) cover: a note already outside them (stored data) is not the edit's doing,
+ * so it does not stop an edit (decision 017's "stored values pass when kept"); the scrubber reports it.
  */
-function uncoveredRefusal(rows: readonly { date: string; cpt: string }[], next: Coverage): ModelResult<never> | null {
-  if (!rows.length) return null;
-  const field = rows.some((r) => r.cpt !== next.cpt) ? "cpt" : rows.some((r) => r.date < next.startDate) ? "start_date" : "end_date";
-  return invalid({ [field]: PA_SERVICE_IN_USE.uncovered(rows.length, [...new Set(rows.map((r) => r.date))]) });
+function strandedBy(id: number, was: Coverage, next: Coverage) {
+  const outside = (c: Coverage) => sql`(n.session_date < ${c.startDate} or n.session_date > ${c.endDate} or n.cpt_code <> ${c.cpt})`;
+  return sql`from notes n where n.pa_service_id = ${id} and n.deleted_at is null and ${outside(next)} and not ${outside(was)}`;
+}
+
+/** Those notes' dates and CPT codes, by date. */
+function uncoveredNotesQuery(ctx: ModelContext, id: number, was: Coverage, next: Coverage) {
+  return ctx.db
+    .select({ date: notes.sessionDate, cpt: notes.cptCode })
+    .from(notes)
+    .where(sql`${notes.id} in (select n.id ${strandedBy(id, was, next)})`)
+    .orderBy(asc(notes.sessionDate), asc(notes.id));
+}
+
+type Uses = readonly { date: string; cpt: string }[];
+
+/**
+ * 422 naming how many sessions and how many notes the change would leave uncovered and their first dates, each at
+ * the field that uncovers them (the CPT, else the start date, else the end date); null when none would be. The units
+ * are not a rule here: lowering them below the booked or written units is allowed (the booking's warning says so).
+ */
+function uncoveredRefusal(sessions: Uses, notesLeft: Uses, next: Coverage): ModelResult<never> | null {
+  const errors: Record<string, string> = {};
+  const add = (rows: Uses, message: (n: number, dates: readonly string[]) => string) => {
+    if (!rows.length) return;
+    const field = rows.some((r) => r.cpt !== next.cpt) ? "cpt" : rows.some((r) => r.date < next.startDate) ? "start_date" : "end_date";
+    const text = message(rows.length, [...new Set(rows.map((r) => r.date))]);
+    errors[field] = errors[field] ? `${errors[field]} ${text}` : text;
+  };
+  add(sessions, PA_SERVICE_IN_USE.uncovered);
+  add(notesLeft, PA_SERVICE_IN_USE.uncoveredNotes);
+  return Object.keys(errors).length ? invalid(errors) : null;
 }
 
 /** 422 naming how many notes and scheduled sessions use the PA service, or null when none does. */

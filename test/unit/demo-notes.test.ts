@@ -179,6 +179,14 @@ describe("demo notes", () => {
     expect(over).toEqual([]);
   });
 
+  it("use PA services whose CPT their insurer covers (a live insurance service for it)", async () => {
+    const uncovered = await query<{ id: number }>(`
+      select p.id from pa_services p where p.deleted_at is null and p.insurance_id is not null
+      and not exists (select 1 from insurance_services s where s.insurance_id = p.insurance_id and s.cpt_code = p.cpt and s.deleted_at is null)`);
+    expect(uncovered).toEqual([]);
+    expect((await query<{ n: number }>("select count(*) n from pa_services where insurance_id is not null"))[0]!.n).toBeGreaterThan(0);
+  });
+
   it("are written by providers who work at the client's location, with the client's location and active plans", async () => {
     const outside = await query<{ id: number }>(`
       select n.id from notes n join patients p on p.id = n.patient_id

@@ -1,7 +1,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { auditLog, insurances, paServices, patients, userLocations, users } from "~/db/schema";
+import { auditLog, insuranceServices, insurances, paServices, patients, userLocations, users } from "~/db/schema";
 import { CPT_MESSAGE } from "~/domain/insurance";
 import { ListQuery } from "~/domain/paging";
 import type { Permission } from "~/domain/permissions";
@@ -157,6 +157,8 @@ describe("/api/v2/pa-services", () => {
     const loc = await createLocation();
     const p = await createPatient({ locationId: loc.id });
     const [ins] = await db().insert(insurances).values({ name: `Ins ${Date.now()}` }).returning();
+    // The insurer covers the PA services' CPT (a PA service's CPT must be one its insurer has a service for).
+    await db().insert(insuranceServices).values({ insuranceId: ins!.id, cptCode: "97153", provider: "rbt", type: "rbt", unitPrice: 15 });
     const token = await apiToken(await createUser({ permissions: MANAGE, locations: [loc.id] }));
     return { loc, p, ins: ins!, token };
   }
