@@ -1665,7 +1665,8 @@ export interface NoteConfig {
     /**
      * The client's live PA services for the note's CPT codes; with `session_date` (and `cpt_code`), only those covering it.
      * With `editedNoteId` (the edit screen), also that note's own PA service when it was deleted (`deleted: true`), so
-     * the form keeps it and an untouched save does not fail on it (probe 8931 §4).
+     * the form keeps it and an untouched save does not fail on it (probe 8931 §4). Their spent and available units,
+     * like the meter's, leave that note out (decision 031).
      */
     pa_services: { id: number; pa_service: string; cpt: string; n_units: number; spent_units: number; available_units: number; start_date: string; end_date: string; meter: PaMeter; deleted?: true }[];
   } | null;
@@ -1785,7 +1786,6 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
           n_units: paServices.nUnits,
           start_date: paServices.startDate,
           end_date: paServices.endDate,
-          spent_units: sql<number>`(select coalesce(sum(o.units), 0) from notes o where o.pa_service_id = "pa_services"."id" and o.deleted_at is null)`,
           deleted: sql<number>`${paServices.deletedAt} is not null`,
         })
         .from(paServices)
@@ -1804,12 +1804,19 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
     ],
     p.tail,
   );
-  const meterOf = (x: { id: number; n_units: number; start_date: string; end_date: string }): PaMeter => {
+  // One figure of each PA service's units, without the edited note (decision 031): the option's "units left" and the
+  // meter's come from it alike.
+  const unitsOf = (x: { id: number; n_units: number }) => {
     const m = meterUnits.find((r) => r.paServiceId === x.id);
+    const spent = Number(m?.spent ?? 0);
+    return { week: Number(m?.week ?? 0), spent_units: spent, available_units: x.n_units - spent };
+  };
+  const meterOf = (x: { id: number; n_units: number; start_date: string; end_date: string }): PaMeter => {
+    const u = unitsOf(x);
     return {
-      used_units_this_week: Number(m?.week ?? 0),
+      used_units_this_week: u.week,
       average_units_per_week: averageUnitsPerWeek(x.n_units, x.start_date, x.end_date),
-      available_units: x.n_units - Number(m?.spent ?? 0),
+      available_units: u.available_units,
       ...week,
     };
   };
@@ -1832,7 +1839,10 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
       maladaptives: byCategory("maladaptive"),
       replacements: byCategory("replacement"),
       caregiver_goals: byCategory("caregiver_training"),
-      pa_services: pas.map(({ deleted, ...x }) => ({ ...x, spent_units: Number(x.spent_units), available_units: x.n_units - Number(x.spent_units), meter: meterOf(x), ...(Number(deleted) ? { deleted: true as const } : {}) })),
+      pa_services: pas.map(({ deleted, ...x }) => {
+        const { spent_units, available_units } = unitsOf(x);
+        return { ...x, spent_units, available_units, meter: meterOf(x), ...(Number(deleted) ? { deleted: true as const } : {}) };
+      }),
     },
   });
 }
