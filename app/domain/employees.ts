@@ -375,6 +375,42 @@ export function withEmploymentFromForm(raw: Record<string, unknown>): Record<str
 }
 
 /**
+ * A JSON body's employment errors keyed by the entry as sent (decision 017, stop 38): `locations.<index>.<field>` for the
+ * details of an answered location (`locations.<index>.compliance.<key>` when the date came under `compliance`), and
+ * `employment.<index>.<field>` for an `employment` list; every bad entry, not only the first. Empty for a form post
+ * (employmentFormErrors keys those by input).
+ */
+export function employmentEntryErrors(raw: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const judge = (prefix: string, entry: Record<string, unknown>, underCompliance: (field: string) => boolean) => {
+    const r = v.safeParse(EmploymentEntry, entry);
+    if (!r.success) for (const [field, message] of Object.entries(fieldErrors(r.issues))) out[`${prefix}.${underCompliance(field) ? `compliance.${field}` : field}`] = message;
+  };
+  if (Array.isArray(raw.employment)) {
+    raw.employment.forEach((e, i) => isPlainObject(e) && judge(`employment.${i}`, e, () => false));
+  } else if (raw.employment === undefined && Array.isArray(raw.locations)) {
+    raw.locations.forEach((l, i) => {
+      if (!isPlainObject(l) || l.id === undefined || !LOCATION_DETAIL_KEYS.some((k) => l[k] !== undefined)) return;
+      const entry = { location_id: l.id, ...Object.fromEntries(LOCATION_DETAIL_KEYS.filter((k) => l[k] !== undefined).map((k) => [k, l[k]])) };
+      judge(`locations.${i}`, entry, (field) => l[field] === undefined && isPlainObject(l.compliance) && l.compliance[field] !== undefined);
+    });
+  }
+  return out;
+}
+
+/**
+ * An employee save's 422 errors: the schema's, with employment errors on the entry they belong to — a form's on its
+ * `emp_<locationId>_<field>` inputs (beside the schema's), a JSON body's by the entry as sent in place of the schema's
+ * `employment.<field>`, which names neither the entry nor a second bad one.
+ */
+export function employeeSaveErrors(errors: Record<string, string>, raw: Record<string, unknown>): Record<string, string> {
+  const entries = employmentEntryErrors(raw);
+  if (Object.keys(entries).length === 0) return { ...errors, ...employmentFormErrors(raw) };
+  const kept = Object.fromEntries(Object.entries(errors).filter(([k]) => !k.startsWith("employment.")));
+  return { ...kept, ...entries };
+}
+
+/**
  * A form post's employment errors on the inputs they belong to (`emp_<locationId>_<field>`), every one of
  * them: the schema's answer (`employment.salary`) names neither the location nor a second bad entry. Empty
  * for a JSON body (it carries its own `employment` list and its answer keeps the schema's keys).

@@ -14,7 +14,7 @@ import {
   EmployeeEditInput,
   EmployeeInput,
   EmployeeStatusInput,
-  employmentFormErrors,
+  employeeSaveErrors,
   HIDDEN_PRIMARY_MESSAGE,
   isEmployeeGender,
   maskSsn,
@@ -445,7 +445,7 @@ export async function createEmployee(ctx: ModelContext, raw: Record<string, unkn
   const elsewhere = fieldsSetElsewhere(raw, EMPLOYEE_SET_ELSEWHERE);
   if (elsewhere) return invalid(elsewhere);
   const parsed = parseWith(NewEmployeeInput, readEmployeeBody(raw));
-  if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
+  if (!parsed.ok) return invalid(employeeSaveErrors(parsed.errors, raw));
   const input = parsed.data;
   const refs = await checkRefs(ctx, input);
   if (refs.errors) return invalid(refs.errors);
@@ -616,7 +616,7 @@ export async function updateEmployee(
   const keepsNpi = current.npi !== null && !isValidNpi(current.npi) && merged.npi === current.npi;
   const unchecked = { ...(keepsGender ? { gender: null } : {}), ...(keepsNpi ? { npi: null } : {}) };
   const parsed = parseChange(EmployeeEditInput, { ...sent, ...unchecked }, storedInput);
-  if (!parsed.ok) return invalid({ ...parsed.errors, ...employmentFormErrors(raw) });
+  if (!parsed.ok) return invalid(employeeSaveErrors(parsed.errors, raw));
   const input = { ...parsed.data, ...(keepsGender ? { gender: current.gender } : {}), ...(keepsNpi ? { npi: current.npi } : {}) };
   const allRoleRows = roleRowsOf(roleList);
   const refs = refsChecked(input, allRoleRows, locationList);

@@ -97,6 +97,22 @@ describe("a spec field the call does not write (decision 044, probe 8982 D1)", (
   });
 });
 
+describe("an employee's per-location errors name the entry as sent (decision 017, stop 38)", () => {
+  it.each([
+    ["a location's salary", () => ({ locations: [{ id: fixture.location.id, salary: "abc" }] }), "locations.0.salary"],
+    ["a location's date under compliance", () => ({ locations: [{ id: fixture.location.id, compliance: { cpr_every_2_years: "2026-02-30" } }] }), "locations.0.compliance.cpr_every_2_years"],
+    ["an employment entry's salary", () => ({ locations: [fixture.location.id], employment: [{ location_id: fixture.location.id, salary: "abc" }] }), "employment.0.salary"],
+  ] as const)("%s: 422 at %s, no employment.* key, nothing written", async (_, body, key) => {
+    const before = await db().select().from(userLocations).where(eq(userLocations.userId, fixture.employee.id));
+    const res = await api(`/v2/employees/${fixture.employee.id}`, { method: "PATCH", token: fixture.token, body: body() });
+    const answer = (await res.json()) as { errors: Record<string, string> };
+    expect(res.status, JSON.stringify(answer)).toBe(422);
+    expect(Object.keys(answer.errors)).toContain(key);
+    expect(Object.keys(answer.errors).filter((k) => /^employment\.[a-z]/.test(k))).toEqual([]);
+    expect(await db().select().from(userLocations).where(eq(userLocations.userId, fixture.employee.id))).toEqual(before);
+  });
+});
+
 function newEmployee(extra: Record<string, unknown>) {
   return { name: "New", surname: "Hire", email: `hire-${Date.now().toString(36)}@test.example`, roles: [], locations: [fixture.location.id], password: "a strong passphrase", password_confirmation: "a strong passphrase", ...extra };
 }
