@@ -102,7 +102,7 @@ describe("Allow, OPTIONS and WWW-Authenticate (decision 016, stop 38)", () => {
     ["/v2/roles/1", "GET, HEAD, PUT, PATCH, DELETE, OPTIONS"],
     ["/v2/tickets/1/reopen", "POST, OPTIONS"],
   ])("OPTIONS %s answers 204 with Allow, without a token and without CORS headers", async (path, allow) => {
-    const res = await SELF.fetch(`http://localhost/api${path}`, { method: "OPTIONS", headers: { Origin: "https://elsewhere.example", "Access-Control-Request-Method": "POST" } });
+    const res = await appFetch(`http://localhost/api${path}`, { method: "OPTIONS", headers: { Origin: "https://elsewhere.example", "Access-Control-Request-Method": "POST" } });
     expect(res.status).toBe(204);
     expect(res.headers.get("Allow")).toBe(allow);
     expect([...res.headers.keys()].filter((k) => k.startsWith("access-control-"))).toEqual([]);
@@ -110,7 +110,7 @@ describe("Allow, OPTIONS and WWW-Authenticate (decision 016, stop 38)", () => {
   });
 
   it.each(["/api/v2/no-such-call", "/api/v2/insurances/update-status/1"])("OPTIONS %s (no call serves it) is 404", async (path) => {
-    const res = await SELF.fetch(`http://localhost${path}`, { method: "OPTIONS" });
+    const res = await appFetch(`http://localhost${path}`, { method: "OPTIONS" });
     expect(res.status).toBe(404);
   });
 

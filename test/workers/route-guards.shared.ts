@@ -154,7 +154,7 @@ export function apiGroups(part: number, parts: number): string[][] {
 let tokens: { file: string | undefined; value: Promise<{ staff: string; parent: string }> } | undefined;
 const tokensOnce = () => {
   const file = expect.getState().testPath;
-  if (tokens?.file === file) return tokens.value;
+  if (tokens && tokens.file === file) return tokens.value;
   const value = (async () => ({
     staff: await apiToken(await createUser({ permissions: [] })),
     parent: await apiToken(await createParent(), true),
