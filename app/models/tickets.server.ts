@@ -1,4 +1,4 @@
-import { aliasedTable, and, asc, count, desc, eq, gte, inArray, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { aliasedTable, and, asc, count, desc, eq, gte, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import { locations, ticketResponses, tickets, users } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
@@ -332,7 +332,7 @@ async function openedDay(ctx: ModelContext, locationId: number | null): Promise<
 export async function requesterLocations(ctx: ModelContext): Promise<{ id: number; title: string }[]> {
   const ids = ctx.actor.kind === "user" ? ctx.actor.locationIds : [];
   if (ids.length < 2) return [];
-  return ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(inArray(locations.id, ids)).orderBy(asc(locations.title));
+  return ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(idsIn(locations.id, ids)).orderBy(asc(locations.title));
 }
 
 /** Opens a ticket for the actor, at their location (the office of that location answers it). */
