@@ -51,6 +51,21 @@ async function call(method: string, path: string, body?: unknown) {
 
 const paRow = async (id: number) => (await db().select().from(paServices).where(eq(paServices.id, id)))[0]!;
 const auditRows = async () => (await db().select({ n: count() }).from(auditLog))[0]!.n;
+/** An API save of the PA service: refused, it answers 422 with `errors` and changes nothing (no audit row either); saved, it raises the version. */
+async function expectSave(paId: number, method: string, body: Record<string, unknown>, errors: (() => Record<string, string>) | null) {
+  const before = await paRow(paId);
+  const audits = await auditRows();
+  const res = await call(method, `/v2/pa-services/${paId}`, body);
+  if (errors) {
+    expect(res.status, JSON.stringify(res.json)).toBe(422);
+    expect(res.json.errors).toEqual(errors());
+    expect(await paRow(paId)).toEqual(before);
+    expect(await auditRows()).toBe(audits);
+  } else {
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect((await paRow(paId)).version).toBe(before.version + 1);
+  }
+}
 const textOf = async (res: Response) => (await res.text()).replaceAll("&#x27;", "'").replaceAll("&quot;", '"').replaceAll("&amp;", "&");
 const post = (path: string, fields: Record<string, unknown>) =>
   request(path, { method: "POST", body: new URLSearchParams(Object.entries(fields).map(([k, x]) => [k, String(x)])), cookie: w.cookie, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
@@ -122,18 +137,7 @@ describe("a PA service's CPT must be one its insurer covers", () => {
 
   it.each(edits)("API %s", async (_label, over, method, body, errors) => {
     const c = await stored({ cpt: over.cpt ?? "97153", insuranceId: over.insurer === "other" ? w.other.id : w.sunshine.id });
-    const before = await paRow(c.paId);
-    const audits = await auditRows();
-    const res = await call(method, `/v2/pa-services/${c.paId}`, body());
-    if (errors) {
-      expect(res.status, JSON.stringify(res.json)).toBe(422);
-      expect(res.json.errors).toEqual(errors());
-      expect(await paRow(c.paId)).toEqual(before);
-      expect(await auditRows()).toBe(audits);
-    } else {
-      expect(res.status, JSON.stringify(res.json)).toBe(200);
-      expect((await paRow(c.paId)).version).toBe(before.version + 1);
-    }
+    await expectSave(c.paId, method, body(), errors);
   });
 
   it("is read in the save's existing reads: a create naming an insurer and an edit changing the insurer and the CPT take no more round trips than before", async () => {
@@ -203,18 +207,7 @@ describe("editing a PA service so that notes written under it would no longer be
 
   it.each(edits)("API PATCH, %s", async (_label, setup, body, errors) => {
     const c = await written(setup);
-    const before = await paRow(c.paId);
-    const audits = await auditRows();
-    const res = await call("PATCH", `/v2/pa-services/${c.paId}`, body());
-    if (errors) {
-      expect(res.status, JSON.stringify(res.json)).toBe(422);
-      expect(res.json.errors).toEqual(errors());
-      expect(await paRow(c.paId)).toEqual(before);
-      expect(await auditRows()).toBe(audits);
-    } else {
-      expect(res.status, JSON.stringify(res.json)).toBe(200);
-      expect((await paRow(c.paId)).version).toBe(before.version + 1);
-    }
+    await expectSave(c.paId, "PATCH", body(), errors);
   });
 
   it("the profile's edit form refuses it without JavaScript, keeps the typed values and changes nothing", async () => {
