@@ -7,6 +7,7 @@
  * runs no script of its own) the timers are replaced by microtasks before axe runs. Serious and
  * critical violations fail the flow; minor and moderate ones are left to review.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
@@ -64,10 +65,28 @@ export async function assertAccessible(page: Page, scripts: boolean): Promise<vo
 }
 
 /**
+ * Documents already found accessible, by JavaScript on/off and the hash of their markup with hidden inputs' values
+ * left out (one-time form tokens): axe's answer depends only on the document and the stylesheet, so the same markup
+ * again (the sign-in page, a screen reached twice unchanged) is not checked again. A document that failed is never
+ * recorded, so it fails wherever it shows.
+ */
+const passed = new Set<string>();
+
+async function documentKey(page: Page, scripts: boolean): Promise<string> {
+  const markup = await page.evaluate(() => {
+    const copy = document.documentElement.cloneNode(true) as HTMLElement;
+    for (const input of copy.querySelectorAll('input[type="hidden"]')) input.removeAttribute("value");
+    return copy.outerHTML;
+  });
+  return `${scripts ? "on" : "off"}:${createHash("sha256").update(markup).digest("hex")}`;
+}
+
+/**
  * Checks every screen the page reaches: after each page.goto, page.reload and page.waitForURL has
  * settled (and `settle` ran: with JavaScript on, the page's scripts), axe runs on it — once per
  * document and URL (a mark on the window), so a flow that waits for the page it is on is not checked
- * twice, while a reload or a client-side navigation is. Install once per page, before the flow starts.
+ * twice, while a reload or a client-side navigation is — unless the same markup passed before (`passed`).
+ * Install once per page, before the flow starts.
  */
 export function checkEveryScreen(page: Page, { scripts, settle }: { scripts: boolean; settle: (page: Page) => Promise<void> }): void {
   const check = async () => {
@@ -79,7 +98,11 @@ export function checkEveryScreen(page: Page, { scripts, settle }: { scripts: boo
       w.__axeChecked = location.href;
       return true;
     });
-    if (fresh) await assertAccessible(page, scripts);
+    if (!fresh) return;
+    const key = await documentKey(page, scripts);
+    if (passed.has(key)) return;
+    await assertAccessible(page, scripts);
+    passed.add(key);
   };
   const goto = page.goto.bind(page);
   const reload = page.reload.bind(page);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -56,6 +56,11 @@ export interface StartOptions {
    * development only, served by wrangler, not by the Worker), for the browser tests of what the cron does.
    */
   testScheduled?: boolean;
+  /**
+   * A migrated and seeded persist dir (from `seededState`) to copy into this app's own temporary folder instead of
+   * migrating and seeding again: several apps start from the same data without paying for the seed each time.
+   */
+  copyOf?: string;
 }
 
 function run(cmd: string, args: string[], what: string): void {
@@ -96,11 +101,39 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+function migrate(dir: string, log: (line: string) => void): void {
+  log(`migrating the local D1 in ${dir}`);
+  run("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], "wrangler d1 migrations apply");
+}
+
+function seed(dir: string, log: (line: string) => void): void {
+  log("seeding demo data");
+  run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--persist-to", dir], "seed");
+}
+
+/**
+ * A fresh local D1 in a temporary folder, migrated and seeded with the demo data, for `startApp({ copyOf })`.
+ * The caller removes the folder.
+ */
+export function seededState(label: string, log: (line: string) => void = (line) => process.stderr.write(`[app] ${line}\n`)): string {
+  ensureBuild(log);
+  const dir = mkdtempSync(path.join(tmpdir(), `${label}-`));
+  try {
+    migrate(dir, log);
+    seed(dir, log);
+    return dir;
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
 export async function startApp(options: StartOptions = {}): Promise<AppServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`[app] ${line}\n`));
   ensureBuild(log);
 
   const persistDir = options.state ? path.resolve(options.state) : mkdtempSync(path.join(tmpdir(), `${options.label ?? "baseline-app"}-`));
+  if (options.copyOf) cpSync(options.copyOf, persistDir, { recursive: true });
   const removeDir = () => {
     if (!options.state) rmSync(persistDir, { recursive: true, force: true });
   };
@@ -136,12 +169,8 @@ export async function startApp(options: StartOptions = {}): Promise<AppServer> {
   };
 
   try {
-    log(`migrating a fresh local D1 in ${persistDir}`);
-    run("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir], "wrangler d1 migrations apply");
-    if (!options.state) {
-      log("seeding demo data");
-      run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--persist-to", persistDir], "seed");
-    }
+    if (!options.copyOf) migrate(persistDir, log);
+    if (!options.state && !options.copyOf) seed(persistDir, log);
     if (options.scale && !options.state) {
       log("loading the benchmark data set (20,000 clients)");
       run(process.execPath, ["--import", "tsx", "scripts/bench-data.ts", "--persist-to", persistDir], "bench data");
