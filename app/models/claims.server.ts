@@ -484,8 +484,8 @@ export async function claimsScreen(
 ): Promise<ModelResult<{ page: Paged<ClaimRow>; locations: { id: number; title: string }[]; pick: BillableNote[] | null }>> {
   const parsed = parseWith(ClaimFilters, pick(rawFilters, ["status", "location_id", "patient_id", "insurer_id", "date_from", "date_to"]));
   if (!parsed.ok) return invalid(parsed.errors);
-  // A location filter of a location the actor cannot see answers 404, as the billing screens do (decision 030).
-  for (const id of [parsed.data.location_id, picked?.location_id ?? ""]) if (id && !canSeeLocation(ctx.actor, Number(id))) return notFound("Location");
+  // A location filter of a location the actor cannot see lists nothing (decision 017): the claims and the build
+  // form's notes are read within the actor's locations (scopeOf, noteScope), so such a filter matches no row.
   const where = withList ? listWhere(ctx, parsed.data, query) : sql`0`;
   const [rows, [total], tailRows, locationRows, pickRows, ...scrubRows] = await ctx.db.batch([
     ctx.db

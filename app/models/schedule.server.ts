@@ -609,7 +609,8 @@ export const API_PER_DAY = 50;
  * The calendar between two dates (inclusive): live notes and sessions still scheduled, of the actor's
  * locations, narrowed by location, provider and client, at most `perDay` per date (in time order) with
  * each date's total. A location filter outside the actor's locations shows nothing, as every list's does
- * (decision 017); a client or provider of none of the actor's locations answers 404. One read batch (the entries of both kinds in one ranked statement, each date's
+ * (decision 017), and so does a client or provider filter naming none the actor can see (of another location, or
+ * none at all: the same answer). One read batch (the entries of both kinds in one ranked statement, each date's
  * totals, the filters' records, the visible locations, the audit tail) and one audit row naming the clients
  * shown. A date's entries beyond the cap are counted from the indexes, never read (decision 037).
  */
@@ -709,8 +710,9 @@ export async function calendarRange(
       : none,
     db.select({ tail: auditTail }).from(locations).limit(1),
   ]);
-  if (q.patient_id !== "" && !clientRow.length) return notFound("Client");
-  if (q.provider_id !== "" && !providerRow.length) return notFound("Provider");
+  // A client or provider filter the actor cannot see lists nothing (decision 017), not even entries at the actor's
+  // locations that name them: the empty calendar, read or not, is what a filter naming no one answers.
+  if ((q.patient_id !== "" && !clientRow.length) || (q.provider_id !== "" && !providerRow.length)) return ok({ entries: [], day_totals: {}, truncated: false, locations: locRows });
   const dayTotals: Record<string, number> = {};
   for (const t of totalRows) dayTotals[t.date] = Number(t.total);
   const entries = rows.map((r): CalendarEntry => {

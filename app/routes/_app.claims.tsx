@@ -27,8 +27,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const picked = params.pick ? parsePickFilters({ location_id: params.b_location_id ?? "", patient_id: params.b_patient_id ?? "", from: params.b_from ?? "", to: params.b_to ?? "" }) : null;
   const pickFilters = picked?.ok ? picked.data : null;
   let result = await claimsScreen(ctx, query, params, pickFilters, true);
-  // Another location's filter: 404, as the billing screens answer (decision 030).
-  if (!result.ok && result.status === 404) throw notFound(result.message);
   // Refused list filters (To before From, a date that is not real): each error beside its field, the typed values
   // kept (the URL's) and no claim listed, as the billing screens do (decision 030, probe 8901).
   let filterErrors: Record<string, string> | null = null;

@@ -392,9 +392,12 @@ describe("API /v2/claims", () => {
     expect(outside.status).toBe(422);
     expect(((await outside.json()) as { message: string }).message).toBe(CLAIM_MESSAGES.notCandidates([n2]));
     expect(((await (await api("/v2/claims", { token: outsider })).json()) as { data: unknown[] }).data).toEqual([]);
-    // A filter naming a location the actor cannot see: 404, as on the billing screens.
-    expect((await api(`/v2/claims?location_id=${w.location.id}`, { token: outsider })).status).toBe(404);
-    expect((await api(`/v2/claims/billable-notes?location_id=${w.location.id}`, { token: outsider })).status).toBe(404);
+    // A filter naming a location the actor cannot see lists nothing (decision 017), as every list's does.
+    for (const path of [`/v2/claims?location_id=${w.location.id}`, `/v2/claims/billable-notes?location_id=${w.location.id}`]) {
+      const res = await api(path, { token: outsider });
+      expect(res.status, path).toBe(200);
+      expect(((await res.json()) as { data: unknown[] }).data, path).toEqual([]);
+    }
 
     const before = await claimCount();
     // An empty choice and a value that is not an id each get their own message (probe 9007 §4: "abc" got the first).

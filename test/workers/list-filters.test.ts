@@ -125,6 +125,53 @@ describe("an out-of-scope location filter lists nothing, on every list (decision
     expect(((await res.json()) as { data: unknown[] }).data).toEqual([]);
   });
 
+  it.each(["/v2/claims?location_id=LOC", "/v2/claims/billable-notes?location_id=LOC"])("GET %s (another location, or none): 200, no rows", async (path) => {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const token = await apiToken(await createUser({ permissions: ["manage_claims"], locations: [mine.id] }));
+    for (const id of [theirs.id, 99_999_999]) {
+      const res = await api(path.replace("LOC", String(id)), { token });
+      expect(res.status, String(id)).toBe(200);
+      const body = (await res.json()) as { data: unknown[] };
+      expect(body.data, String(id)).toEqual([]);
+    }
+  });
+
+  it("the claims screen's location filter and build form's location (another location, or none): the page, no claims or notes listed", async () => {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const cookie = await signInCookie(await createUser({ permissions: ["manage_claims"], locations: [mine.id] }));
+    for (const id of [theirs.id, 99_999_999]) {
+      for (const path of [`/claims?location_id=${id}`, `/claims?pick=1&b_location_id=${id}`]) {
+        const res = await request(path, { cookie });
+        expect(res.status, path).toBe(200);
+        expect(await res.text(), path).not.toContain("not found");
+      }
+    }
+  });
+
+  it("the scheduled-session range and the calendar: a client or provider filter of another location, or of no one, shows nothing (not 404)", async () => {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const away = await createPatient({ locationId: theirs.id });
+    const awayProvider = await createUser({ locations: [theirs.id] });
+    const viewer = await createUser({ permissions: ["view_notes"], locations: [mine.id] });
+    const token = await apiToken(viewer);
+    const cookie = await signInCookie(viewer);
+    for (const [field, id] of [["patient_id", away.id], ["patient_id", 99_999_999], ["provider_id", awayProvider.id], ["provider_id", 99_999_999]] as const) {
+      const res = await api(`/v2/scheduled-sessions?from=2026-11-01&to=2026-11-07&${field}=${id}`, { token });
+      expect(res.status, `${field}=${id}`).toBe(200);
+      expect(((await res.json()) as { data: { entries: unknown[] } }).data.entries, `${field}=${id}`).toEqual([]);
+      // The screen's filter form (a GET form, works without JavaScript): the grid, empty, the filter kept.
+      const screen = await request(`/calendar/view?view=week&date=2026-11-04&${field}=${id}`, { cookie });
+      expect(screen.status, `screen ${field}=${id}`).toBe(200);
+      const html = await screen.text();
+      expect(html).toContain("Week of");
+      expect(html).toContain(`<option value="${id}" selected="">#${id}</option>`);
+      expect(html).not.toContain("cal-entry");
+    }
+  });
+
   it("the scheduled-session range: 200 with no entries (not 404)", async () => {
     const mine = await createLocation();
     const theirs = await createLocation();

@@ -503,7 +503,10 @@ describe("cancel one, cancel the rest, and the range", () => {
     const elsewhere = await api(`/v2/scheduled-sessions?from=${date}&to=${date}&location_id=${w.elsewhere}`, { token: w.rbtToken });
     expect(elsewhere.status).toBe(200);
     expect(((await elsewhere.json()) as { data: { entries: unknown[] } }).data.entries).toEqual([]);
-    expect((await api(`/v2/scheduled-sessions?from=${date}&to=${date}&patient_id=${c.id}`, { token: w.outsiderToken })).status).toBe(404);
+    // Another location's client as a filter shows nothing (decision 017), not a 404.
+    const outsider = await api(`/v2/scheduled-sessions?from=${date}&to=${date}&patient_id=${c.id}`, { token: w.outsiderToken });
+    expect(outsider.status).toBe(200);
+    expect(((await outsider.json()) as { data: { entries: unknown[] } }).data.entries).toEqual([]);
     expect((await api(`/v2/scheduled-sessions?from=${date}&to=${addDays(date, -1)}`, { token: w.rbtToken })).status).toBe(422);
     expect((await api(`/v2/scheduled-sessions?from=${date}&to=${addDays(date, 90)}`, { token: w.rbtToken })).status).toBe(422);
     expect((await api(`/v2/scheduled-sessions?from=${date}&to=${date}`, { token: w.noPermToken })).status).toBe(403);
@@ -587,12 +590,14 @@ describe("screens: /calendar/view, /calendar/schedule, /calendar/session/{id}", 
     expect(await scheduledCount(c.id)).toBe(before);
   });
 
-  it("403 without view_notes, 404 for another location's client, nothing shown for another location's filter, 400 with the message for a bad date", async () => {
+  it("403 without view_notes, nothing shown for another location's filter or client, 400 with the message for a bad date", async () => {
     const c = await client();
     expect((await request("/calendar/view", { cookie: w.noPermCookie })).status).toBe(403);
     const elsewhere = await request(`/calendar/view?location_id=${w.location}&view=day&date=${nextOn(3, 40)}`, { cookie: w.outsiderCookie });
     expect(elsewhere.status).toBe(200);
-    expect((await request(`/calendar/view?patient_id=${c.id}`, { cookie: w.outsiderCookie })).status).toBe(404);
+    const far = await request(`/calendar/view?patient_id=${c.id}`, { cookie: w.outsiderCookie });
+    expect(far.status).toBe(200);
+    expect(await far.text()).not.toContain("cal-entry");
     const bad = await request("/calendar/view?date=2026-02-31", { cookie: w.rbtCookie });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain("Enter a valid date (YYYY-MM-DD).");
