@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, isNull, or, sql, type SQL } from "drizzle-or
 import * as v from "valibot";
 import { bips, patients, plans, userLocations, users, weeklyReports } from "~/db/schema";
 import { DEFAULT_CAREGIVER_GOALS, defaultedSections, withDefaults } from "~/domain/bip-defaults";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { BipClientRef, BipInput, bipInputFor, ClientFilter, DOCUMENT_KEYS, FilterId, filteredClientId, keptCpts, ListOpInput, LIST_SECTIONS, parseItem, readDocument, type BipDocument, type ListSectionKey } from "~/domain/bip-document";
 import { deleteItem, moveItem, reorderItems, saveItem, type ListOpResult } from "~/domain/list-sections";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -368,7 +369,7 @@ export async function createBip(ctx: ModelContext, raw: Record<string, unknown>)
   if (!ref.ok || !parsed.ok) return invalid({ ...(ref.ok ? {} : ref.errors), ...(parsed.ok ? {} : parsed.errors) });
   const patient = await findPatient(ctx, ref.data.patient_id);
   // A client out of scope is one the actor cannot name: the same answer as a missing one.
-  if (!patient) return invalid({ patient_id: "Choose one of your clients." });
+  if (!patient) return invalid({ patient_id: REFERENCE_MESSAGES.client });
   const errors = await checkDoctor(ctx, parsed.data.doctor_id, patient.location_id);
   if (Object.keys(errors).length) return invalid(errors);
   const values = rowValues(parsed.data);

@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import { clientConsents, locations, patients } from "~/db/schema";
 import { asksNoCoveredSection, CONSENT_MESSAGES, ConsentDraftInput, ConsentPdfInput, ConsentSignInput, isConsentEditable, parseStoredSections, readOnlyMessage, sectionsByIds, withdrawRefusal, type ConsentStatus } from "~/domain/consents";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { can } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
 import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
@@ -125,7 +126,7 @@ export async function openConsentPdf(ctx: ModelContext, id: number | null, raw: 
 
 /**
  * Creates a draft, or changes one (`id`), for a client in scope (manage_clients). The client id of the
- * body is checked against scope like the record (another location's client: 404). A signed consent
+ * body is a reference (decision 017): another location's client, or none, answers 422 at `patient_id`. A signed consent
  * answers 422 and is left as it was; a stale version answers 409 with the current values.
  */
 export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, unknown>, opts: { id?: number | null; version?: number | null } = {}): Promise<ModelResult<ConsentJson>> {
@@ -138,7 +139,7 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
   if (!parsed.ok) return invalid(parsed.errors);
   const input = parsed.data;
   const [p] = await patientInScope(ctx, input.patient_id);
-  if (!p) return notFound("Patient");
+  if (!p) return invalid({ patient_id: REFERENCE_MESSAGES.client });
   const values = { sections: JSON.stringify(input.sections), notes: input.notes };
 
   if (existing) {

@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray, isNull, or, sql, type SQLWrapper } from "
 import { insertChunks, positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { FilterId } from "~/domain/list-filters";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { bips, objectives, patients, plans } from "~/db/schema";
 import { moveObjective, ObjectiveInput, ObjectiveStatusInput, placeNewObjective, removeObjective, ReorderInput, reorderObjectives, sortObjectives, stepObjective, type Ordering, type Placed, type Placement, type PositionChange } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
@@ -205,7 +206,8 @@ export async function createObjective(ctx: ModelContext, raw: Record<string, unk
   const ref = parseWith(PlanRef, { plan_id: raw.plan_id ?? "" });
   if (!ref.ok) return invalid(ref.errors);
   const scope = await findPlanInScope(ctx, ref.data.plan_id as number);
-  if (!scope) return notFound("Plan");
+  // A body reference (decision 017): another location's goal answers as one that does not exist, at its field.
+  if (!scope) return invalid({ plan_id: REFERENCE_MESSAGES.goal });
   const parsed = parseWith(ObjectiveInput, withPosition(raw));
   if (!parsed.ok) return invalid(parsed.errors);
   const placed = placeNewObjective(await placedOf(ctx, scope.planId), parsed.data);

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { FilterId } from "~/domain/list-filters";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { insurances, locations, notes, paServices, patients, scheduledSessions } from "~/db/schema";
 import { todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
@@ -172,7 +173,7 @@ export async function createPaService(ctx: ModelContext, raw: Record<string, unk
   if (!ref.ok || !parsed.ok) return invalid({ ...(ref.ok ? {} : ref.errors), ...(parsed.ok ? {} : parsed.errors) });
   const patient = await findPatient(ctx, ref.data.patient_id);
   // A client out of scope is one the actor cannot name: same answer as a missing one.
-  if (!patient) return invalid({ patient_id: "Choose one of your clients." });
+  if (!patient) return invalid({ patient_id: REFERENCE_MESSAGES.client });
   const insuranceId = parsed.data.insurance_id;
   if (insuranceId !== null) {
     const cpt = values(parsed.data).cpt;

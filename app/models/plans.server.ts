@@ -3,6 +3,7 @@ import { positionsTable } from "~/db/chunks";
 import * as v from "valibot";
 import { bips, patients, plans } from "~/db/schema";
 import { ClientFilter, FilterId, filteredClientId } from "~/domain/bip-document";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { ObjectiveInput, placeNewObjectives, reindex } from "~/domain/objectives";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { PLAN_CATEGORIES, PLAN_MESSAGES, PLAN_SET_ELSEWHERE, PlanInput, PlanStatusInput } from "~/domain/plans";
@@ -183,7 +184,8 @@ export async function createPlan(ctx: ModelContext, raw: Record<string, unknown>
   const ref = parseWith(BipRef, { bip_id: raw.bip_id ?? "" });
   if (!ref.ok) return invalid(ref.errors);
   const bip = await findBipInScope(ctx, ref.data.bip_id as number);
-  if (!bip) return notFound("BIP");
+  // A body reference (decision 017): another location's BIP answers as one that does not exist, at its field.
+  if (!bip) return invalid({ bip_id: REFERENCE_MESSAGES.bip });
   const elsewhere = fieldsSetElsewhere(raw, PLAN_SET_ELSEWHERE);
   if (elsewhere) return invalid(elsewhere);
   const parsed = parseWith(PlanInput, raw);

@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import * as v from "valibot";
 import { bips, patients, plans, weeklyReports } from "~/db/schema";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import {
   importReason,
@@ -96,12 +97,15 @@ const PlanRef = v.object({
   ),
 });
 
-/** The plan a new record names, in scope: 422 when plan_id is missing, 404 when it is not the actor's. */
+/**
+ * The plan a new record names, in scope: 422 at plan_id when it is missing (`missingMessage`), and when it names no
+ * goal the actor can see, whether none or another location's (a body reference, decision 017).
+ */
 export async function planFromInput(ctx: ModelContext, raw: Record<string, unknown>, missingMessage: string): Promise<ModelResult<PlanInScope>> {
   const ref = parseWith(PlanRef, { plan_id: raw.plan_id ?? "" });
   if (!ref.ok) return invalid({ plan_id: missingMessage });
   const plan = await findPlanInScope(ctx, ref.data.plan_id);
-  return plan ? ok(plan) : notFound("Plan");
+  return plan ? ok(plan) : invalid({ plan_id: REFERENCE_MESSAGES.goal });
 }
 
 /**

@@ -22,7 +22,7 @@ import { createChartComment, deleteChartComment, updateChartComment } from "~/mo
 import { chartInputsFrom, chartInputsQuery, editorRowsFrom, editorRowsQuery } from "~/models/charts.server";
 import { generateWeeklyReportsFromNotes } from "~/models/notes-weekly.server";
 import { createWeeklyReport, deleteWeeklyReport, updateWeeklyReport } from "~/models/weekly-reports.server";
-import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, parentInAddress, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /**
@@ -120,17 +120,18 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     return n;
   };
   const done = () => back;
-  // Each model call finds the plan in the actor's scope first (another location's goal: 404), and a row
-  // id is taken only within this plan.
+  // Each model call finds the plan in the actor's scope first (another location's goal: 404; a create answers it
+  // as a body reference, 422 at plan_id, which parentInAddress turns into this page's 404), and a row id is taken
+  // only within this plan.
   switch (values.intent) {
     case "add-report":
-      return formResult(await createWeeklyReport(ctx, { ...values, plan_id: planId }), values, done);
+      return formResult(parentInAddress(await createWeeklyReport(ctx, { ...values, plan_id: planId }), "plan_id", "Goal not found."), values, done);
     case "update-report":
       return formResult(await withFormVersion(values.version, (version) => updateWeeklyReport(ctx, id("report_id"), { value: values.value, total_units: values.total_units }, { partial: false, version, planId })), values, done);
     case "delete-report":
       return formResult(await deleteWeeklyReport(ctx, id("report_id"), { planId }), values, done);
     case "add-comment":
-      return formResult(await createChartComment(ctx, { ...values, plan_id: planId }), values, done);
+      return formResult(parentInAddress(await createChartComment(ctx, { ...values, plan_id: planId }), "plan_id", "Goal not found."), values, done);
     case "update-comment":
       return formResult(await withFormVersion(values.version, (version) => updateChartComment(ctx, id("comment_id"), { comment_date: values.comment_date, comment: values.comment }, { partial: false, version, planId })), values, done);
     case "delete-comment":

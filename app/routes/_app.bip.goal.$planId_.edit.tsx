@@ -12,7 +12,7 @@ import { PLAN_CATEGORY_LABELS, PLAN_STATUS_LABELS, PLAN_STATUSES, type PlanCateg
 import { DELETE_CONFIRMED, pathId } from "~/domain/validation";
 import { createObjective, deleteObjective, stepPlanObjective, updateObjective, type ObjectiveJson } from "~/models/objectives.server";
 import { deletePlan, getPlan, updatePlan, updatePlanStatus, type PlanJson } from "~/models/plans.server";
-import { formResult, formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, parentInAddress, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /**
@@ -47,7 +47,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       requireDeleteConfirmed(values, `${back}?confirm=delete`);
       return formResult(await deletePlan(ctx, planId), values, (r) => `/bip/profile/${r.bip_id}`);
     case "add-objective":
-      return formResult(await createObjective(ctx, { ...values, plan_id: planId }), values, () => back);
+      // The goal is this page's address: one the actor cannot see is the page's 404, not a field error.
+      return formResult(parentInAddress(await createObjective(ctx, { ...values, plan_id: planId }), "plan_id", "Goal not found."), values, () => back);
     case "save-objective":
       return formResult(await withFormVersion(values.version, (version) => updateObjective(ctx, objectiveId, values, { partial: false, version, planId })), values, () => back);
     case "delete-objective":

@@ -8,7 +8,7 @@ import { errorsOnFormRows, objectiveRowsFromForm } from "~/domain/objectives";
 import { PLAN_CATEGORIES, PLAN_CATEGORY_LABELS, type PlanCategory } from "~/domain/plans";
 import { findBipInScope } from "~/models/bip-scope.server";
 import { createPlan } from "~/models/plans.server";
-import { formResult, formValues, modelContextFor } from "~/services/forms.server";
+import { formResult, formValues, parentInAddress, modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 import { auditRead, auditWho } from "~/services/audit.server";
 
@@ -37,7 +37,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const bipId = requireId(params.bipId, "BIP");
   const values = formValues(await request.formData());
   const { objectives, rowOf } = objectiveRowsFromForm(values, OBJECTIVE_ROWS);
-  const result = await createPlan(modelContextFor(context, actor), { ...values, bip_id: bipId, objectives });
+  // The BIP is this page's address: one the actor cannot see is the page's 404, not a field error.
+  const result = parentInAddress(await createPlan(modelContextFor(context, actor), { ...values, bip_id: bipId, objectives }), "bip_id", "BIP not found.");
   // Errors of objective k (of the rows filled in) are shown on the form row it came from.
   const shown = !result.ok && result.status === 422 ? { ...result, errors: errorsOnFormRows(result.errors, rowOf) } : result;
   return formResult(shown, values, (plan) => `/bip/goal/${plan.id}/edit`);

@@ -10,7 +10,7 @@ import { CONSENT_MESSAGES, CONSENT_SECTIONS, consentStatusLabel } from "~/domain
 import { can } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
 import { listPatientConsents, saveConsentDraft, withdrawConsent, type ConsentJson } from "~/models/consents.server";
-import { formResult, formValues, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, parentInAddress, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
 
 /**
@@ -52,6 +52,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   }
   const sections = Array.isArray(values.sections) ? values.sections : values.sections ? [values.sections] : [];
   const result = await withFormVersion(values.version, (version) => saveConsentDraft(ctx, { patient_id: patientId, sections, notes: values.notes ?? "" }, { id, version }));
+  // The client is this page's address: one the actor cannot see is the page's 404, not a field error.
+  parentInAddress(result, "patient_id", "Patient not found.");
   // A consent id that belongs to another client is not this client's: it answers like one that does not exist.
   if (result.ok && result.data.patient_id !== patientId) throw notFound("Consent not found.");
   if (!result.ok && result.status === 422 && result.errors.patient_id) throw notFound("Consent not found.");

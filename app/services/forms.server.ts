@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { ListQuery } from "~/domain/paging";
+import { isReferenceRefusal } from "~/domain/references";
 import { DELETE_CONFIRMED, parseVersion, parseWith, VERSION_MESSAGE } from "~/domain/validation";
 import type { AppLoadContext } from "@remix-run/cloudflare";
 import { data, redirect } from "@remix-run/cloudflare";
@@ -49,6 +50,16 @@ export function formResult<T>(result: ModelResult<T>, values: Record<string, str
     current: result.status === 409 ? result.current : undefined,
   };
   return data(answer, { status: result.status });
+}
+
+/**
+ * A create posted to the address of its parent record (`/bip/goal/:planId`, `/patients/consents/:patientId`): the
+ * model answers the parent as a body reference (422 at `field` when the actor cannot see it, decision 017), but on
+ * the screen the parent is the address's record, so that answer is the address's 404 page (`notFoundMessage`).
+ */
+export function parentInAddress<T>(result: ModelResult<T>, field: string, notFoundMessage: string): ModelResult<T> {
+  if (!result.ok && result.status === 422 && isReferenceRefusal(result.errors[field])) throw notFound(notFoundMessage);
+  return result;
 }
 
 /**

@@ -3,6 +3,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, chartComments, clientConsents, notes, plans, pdfJobs, scheduledSessions, settings, sharedDocuments } from "~/db/schema";
 import { CONSENT_MESSAGES } from "~/domain/consents";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { MESSAGES as FIELD_MESSAGES } from "~/domain/fields";
 import { PORTAL_SHOW_NARRATIVE } from "~/domain/settings";
 import { SIGNATURE_IMAGE_MESSAGE } from "~/domain/signature-image";
@@ -100,16 +101,18 @@ describe("consent API", () => {
     expect(await consentRow(created.id)).toMatchObject({ sections: "[2]", version: 2 });
   });
 
-  it("without manage_clients 403; another location's client 404; bad input 422 with field errors; nothing written", async () => {
+  it("without manage_clients 403; another location's client 422 at patient_id (decision 017); bad input 422 with field errors; nothing written", async () => {
     const before = await consentCount();
     expect((await api("/v2/store-client-consents", { method: "POST", token: viewer, body: { patient_id: child.id, sections: [1] } })).status).toBe(403);
-    expect((await api("/v2/store-client-consents", { method: "POST", token: outsider, body: { patient_id: child.id, sections: [1] } })).status).toBe(404);
+    const far = await api("/v2/store-client-consents", { method: "POST", token: outsider, body: { patient_id: child.id, sections: [1] } });
+    expect(far.status).toBe(422);
+    expect(((await far.json()) as { errors: Record<string, string> }).errors.patient_id).toBe(REFERENCE_MESSAGES.client);
     const bad = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: child.id, sections: [] } });
     expect(bad.status).toBe(422);
     expect(((await bad.json()) as { errors: Record<string, string> }).errors.sections).toBe(CONSENT_MESSAGES.sectionsRequired);
     const unknown = await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: child.id, sections: [77] } });
     expect(unknown.status).toBe(422);
-    expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: awayChild.id, sections: [1] } })).status).toBe(404);
+    expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { patient_id: awayChild.id, sections: [1] } })).status).toBe(422);
     expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: "x", sections: [1] } })).status).toBe(422);
     expect((await api("/v2/store-client-consents", { method: "POST", token: manager, body: { id: 999999, sections: [1] } })).status).toBe(404);
     expect(await consentCount()).toBe(before);

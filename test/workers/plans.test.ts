@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { auditLog, listVersions, objectives, plans } from "~/db/schema";
 import type { Permission } from "~/domain/permissions";
 import { OBJECTIVE_MESSAGES } from "~/domain/objectives";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { verifyAuditChain } from "~/services/audit.server";
 import type { Db } from "~/db/client.server";
 import { getActor } from "~/models/actors.server";
@@ -261,12 +262,12 @@ describe("/api/v2/plans", () => {
     expect(await counts()).toEqual(before);
   });
 
-  it("create: a BIP of another location is not found and nothing is written; a viewer gets 403", async () => {
+  it("create: a BIP of another location is refused at bip_id (decision 017) and nothing is written; a viewer gets 403", async () => {
     const w = await world();
     const before = await counts();
     const res = await api("/v2/plans", { method: "POST", token: await apiToken(w.manager), body: { bip_id: w.otherBip.id, name: "X", category: "maladaptive" } });
-    expect(res.status).toBe(404);
-    expect((await json(res)).message).toBe("BIP not found.");
+    expect(res.status).toBe(422);
+    expect((await json(res)).errors.bip_id).toBe(REFERENCE_MESSAGES.bip);
     expect((await api("/v2/plans", { method: "POST", token: await apiToken(w.viewer), body: { bip_id: w.bip.id, name: "X", category: "maladaptive" } })).status).toBe(403);
     expect(await counts()).toEqual(before);
   });
@@ -399,13 +400,15 @@ describe("/api/v2/objectives", () => {
     expect((await auditActions("objective", a.id)).map((r) => [r.action, r.patientId])).toEqual([["create", w.patient.id]]);
   });
 
-  it("create: a plan of another location is not found; no plan_id is 422; a viewer gets 403", async () => {
+  it("create: a plan of another location is refused at plan_id (decision 017); no plan_id is 422; a viewer gets 403", async () => {
     const w = await world();
     const other = await createPlan({ id: w.otherBip.id, patientId: w.otherBip.patientId });
     const plan = await createPlan(w.bip);
     const before = await counts();
     const token = await apiToken(w.manager);
-    expect((await api("/v2/objectives", { method: "POST", token, body: { plan_id: other.id, name: "X" } })).status).toBe(404);
+    const far = await api("/v2/objectives", { method: "POST", token, body: { plan_id: other.id, name: "X" } });
+    expect(far.status).toBe(422);
+    expect((await json(far)).errors.plan_id).toBe(REFERENCE_MESSAGES.goal);
     const missing = await api("/v2/objectives", { method: "POST", token, body: { name: "X" } });
     expect(missing.status).toBe(422);
     expect((await json(missing)).errors.plan_id).toBe("Plan is required.");

@@ -171,12 +171,12 @@ describe("/api/v2/weekly-reports", () => {
     expect(plan!.version).toBe(w.plan.version);
   });
 
-  it("create: a viewer 403, another location's plan 404; nothing written", async () => {
+  it("create: a viewer 403, another location's plan 422 at plan_id (decision 017); nothing written", async () => {
     const w = await world();
     const t = await tokens(w);
     const before = await counts();
     expect((await api("/v2/weekly-reports", { method: "POST", token: t.view, body: { plan_id: w.plan.id, week_end: "2026-01-10", value: 1 } })).status).toBe(403);
-    expect((await api("/v2/weekly-reports", { method: "POST", token: t.manage, body: { plan_id: w.otherPlan.id, week_end: "2026-01-10", value: 1 } })).status).toBe(404);
+    expect((await api("/v2/weekly-reports", { method: "POST", token: t.manage, body: { plan_id: w.otherPlan.id, week_end: "2026-01-10", value: 1 } })).status).toBe(422);
     expect(await counts()).toEqual(before);
   });
 
@@ -338,7 +338,7 @@ describe("/api/v2/chart-comments", () => {
     const theirs = await createChartComment(w.otherPlan, "2026-01-07", "Not yours");
     expect((await api(`/v2/chart-comments/${theirs.id}`, { token: t.view })).status).toBe(404);
     expect((await api(`/v2/chart-comments/${theirs.id}`, { method: "PATCH", token: t.manage, body: { comment: "x" } })).status).toBe(404);
-    expect((await api("/v2/chart-comments", { method: "POST", token: t.manage, body: { plan_id: w.otherPlan.id, comment_date: "2026-01-07", comment: "x" } })).status).toBe(404);
+    expect((await api("/v2/chart-comments", { method: "POST", token: t.manage, body: { plan_id: w.otherPlan.id, comment_date: "2026-01-07", comment: "x" } })).status).toBe(422);
   });
 
   it.each([
@@ -465,13 +465,13 @@ describe("check-excel and import-data", () => {
     expect(await counts()).toEqual(before);
   });
 
-  it("a JSON body is refused with 422; another location's plan 404; a viewer 403", async () => {
+  it("a JSON body is refused with 422; another location's plan 422 at plan_id (decision 017); a viewer 403", async () => {
     const w = await world();
     const t = await tokens(w);
     const json422 = await api("/v2/weekly-reports/check-excel", { method: "POST", token: t.manage, body: { plan_id: w.plan.id } });
     expect(json422.status).toBe(422);
-    expect((await upload("/v2/weekly-reports/check-excel", t.manage, { plan_id: String(w.otherPlan.id) }, sheet())).status).toBe(404);
-    expect((await upload("/v2/weekly-reports/import-data", t.manage, { plan_id: String(w.otherPlan.id) }, sheet())).status).toBe(404);
+    expect((await upload("/v2/weekly-reports/check-excel", t.manage, { plan_id: String(w.otherPlan.id) }, sheet())).status).toBe(422);
+    expect((await upload("/v2/weekly-reports/import-data", t.manage, { plan_id: String(w.otherPlan.id) }, sheet())).status).toBe(422);
     expect((await upload("/v2/weekly-reports/import-data", t.view, { plan_id: String(w.plan.id) }, sheet())).status).toBe(403);
     expect((await upload("/v2/weekly-reports/check-excel", null, { plan_id: String(w.plan.id) }, sheet())).status).toBe(401);
     expect(await reportsOf(w.otherPlan.id)).toEqual([]);
