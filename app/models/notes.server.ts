@@ -52,9 +52,9 @@ import { can, locationScope } from "~/domain/permissions";
 import { fieldErrors, isPlainObject, namesNoField, parseWith, pathId, safeParseChange, safeParsePlain } from "~/domain/validation";
 import type { Redactions } from "~/domain/note-summary";
 import { isProductDate } from "~/domain/weeks";
-import { sha256Hex } from "~/services/crypto.server";
 import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withAudit, withConditionalAudit, withConditionalAuditIfUnchanged, type ConditionalAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersionIfChanged } from "~/services/list-cache.server";
+import { idempotencyKeyReused, isTokenRace, keyScopeFree, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
 import type { ModelContext } from "./context";
 import { meterUnitsQuery } from "./pa-pacing.server";
 import { averageUnitsPerWeek, currentWeek } from "~/domain/pa-pacing";
@@ -800,7 +800,7 @@ function conditionalInsert(ctx: ModelContext, values: WriteValues, type: NoteTyp
   const all: WriteValues = { ...values, type, created_by: ctx.actor.id, form_token: formToken, status: "pending", billed: 0, paid: 0, version: 1, deleted_at: null, created_at: now, updated_at: now };
   const missing = NOTE_COLUMNS.filter((c) => !(c.name in all));
   if (missing.length) throw new Error(`insertNote: no value for ${missing.map((c) => c.name).join(", ")}`);
-  return ctx.db.insert(notes).select(sql`${cte(all)} select ${sql.raw(NOTE_COLUMNS.map((c) => `n."${c.name}"`).join(", "))} from n where ${RULES_SQL}${keyScopeFree(formToken)}`);
+  return ctx.db.insert(notes).select(sql`${cte(all)} select ${sql.raw(NOTE_COLUMNS.map((c) => `n."${c.name}"`).join(", "))} from n where ${RULES_SQL}${scopeFree(formToken)}`);
 }
 
 /** UPDATE … WHERE id, version, live AND EXISTS (WITH n AS (…) SELECT 1 FROM n WHERE <rules>): changes the note only when every rule holds and nobody saved first. */
@@ -1014,50 +1014,17 @@ function sentByNoteBody(raw: Record<string, unknown>): (keys: (string | number)[
   };
 }
 
-function isFormTokenRace(e: unknown): boolean {
-  for (let x: unknown = e, depth = 0; x && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
-    if (/UNIQUE constraint failed: notes\.form_token/.test(String((x as Error).message ?? x))) return true;
-  }
-  return false;
-}
-
 const MAX_ATTEMPTS = 40;
 const RACED = "Other notes changed while this one was saved. Save again.";
 
-export const IDEMPOTENCY_KEY_REUSED = "This Idempotency-Key was already used for a different note.";
+export const IDEMPOTENCY_KEY_REUSED = idempotencyKeyReused("note");
 
-/**
- * The one-time token of an API create from its Idempotency-Key: `key:<scope>:<body>`, the scope a hash of the
- * actor (kind and id), the note type and the key, the body a hash of the request's JSON with its keys sorted.
- * Another user's or another type's key is another scope, so it never answers their note; the same scope with
- * another body is a reused key (IDEMPOTENCY_KEY_REUSED). A screen's form token is random and never has a ':'.
- */
-export async function idempotencyToken(actor: Pick<ModelContext["actor"], "kind" | "id">, type: NoteType, key: string | null, body: unknown): Promise<string | null> {
-  if (!key) return null;
-  const sorted = JSON.stringify(body, (_k, x: unknown) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x));
-  return `key:${await sha256Hex(JSON.stringify([actor.kind, actor.id, type, key]))}:${await sha256Hex(sorted)}`;
-}
-
-/** An Idempotency-Key token's scope prefix (`key:<scope>:`), null for a screen's form token. */
-function keyScope(formToken: string): string | null {
-  const m = /^(key:[0-9a-f]{64}:)[0-9a-f]{64}$/.exec(formToken);
-  return m ? m[1]! : null;
-}
-
-/** Notes holding the token, or for an Idempotency-Key any token of its scope (a range on notes_form_token_unique: ';' follows ':'). */
-function tokenMatch(formToken: string): SQL {
-  const scope = keyScope(formToken);
-  return scope ? sql`(${notes.formToken} > ${scope} and ${notes.formToken} < ${`${scope.slice(0, -1)};`})` : sql`${notes.formToken} = ${formToken}`;
-}
-
-/** An Idempotency-Key's note is inserted only while its scope holds none: of two racing creates with other bodies, one lands. */
-function keyScopeFree(formToken: string | null): SQL {
-  return formToken && keyScope(formToken) ? sql` and not exists (select 1 from ${notes} where ${tokenMatch(formToken)})` : sql``;
-}
+/** An Idempotency-Key's note is inserted only while its scope holds none (keyScopeFree). */
+const scopeFree = (formToken: string | null) => keyScopeFree(notes, notes.formToken, formToken);
 
 /** The note a form token already created (none without a token). */
 function tokenRead(db: Db, formToken: string | null) {
-  return db.select({ id: notes.id }).from(notes).where(formToken ? tokenMatch(formToken) : sql`1 = 0`);
+  return db.select({ id: notes.id }).from(notes).where(formToken ? tokenMatch(notes.formToken, formToken) : sql`1 = 0`);
 }
 
 /**
@@ -1065,7 +1032,7 @@ function tokenRead(db: Db, formToken: string | null) {
  * An Idempotency-Key sent before with another body answers 422 and names no note.
  */
 async function replay(ctx: ModelContext, formToken: string): Promise<ModelResult<NoteJson>> {
-  const [r] = await primaryOf(ctx.db).select({ id: notes.id, type: notes.type, formToken: notes.formToken }).from(notes).where(tokenMatch(formToken));
+  const [r] = await primaryOf(ctx.db).select({ id: notes.id, type: notes.type, formToken: notes.formToken }).from(notes).where(tokenMatch(notes.formToken, formToken));
   if (r && r.formToken !== formToken) return invalid({ form: IDEMPOTENCY_KEY_REUSED });
   const found = r ? await findNote(ctx, r.type, r.id, primaryOf(ctx.db)) : null;
   if (!found) return invalid({ form: "This form was already used. Open a new form to write another note." });
@@ -1136,7 +1103,7 @@ function markWritten(ctx: ModelContext, scheduledId: number, noteId: number, not
 export async function createNote(ctx: ModelContext, raw: Record<string, unknown>, opts: { formToken?: string | null } = {}): Promise<ModelResult<NoteJson>> {
   const type = raw.type as NoteType;
   if (!NOTE_TYPES.includes(type)) return invalid({ type: "Unknown note type." });
-  const formToken = opts.formToken?.trim() ? opts.formToken.trim().slice(0, 200) : null;
+  const formToken = oneTimeToken(opts.formToken);
   const withProvider = raw.provider_id === undefined || raw.provider_id === null || raw.provider_id === "" ? { ...raw, provider_id: ctx.actor.id } : raw;
   const parsed = parseNote(type, withProvider);
   if (!parsed.ok) return parsed.result;
@@ -1237,7 +1204,7 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
       // The rule that refused no longer holds (the other note changed meanwhile): try again, a few times.
       if (++unexplained >= 3) return invalid({ form: RACED });
     } catch (e) {
-      if (formToken && isFormTokenRace(e)) return replay(ctx, formToken);
+      if (formToken && isTokenRace(e, "notes.form_token")) return replay(ctx, formToken);
       if (isKeyRace(e)) continue;
       if (isChainRace(e)) {
         await chainBackoff(attempt);

@@ -26,6 +26,7 @@ import { namesNoField, parseChange, parseWith } from "~/domain/validation";
 import type { Email } from "~/services/email.server";
 import { auditTail, auditWho, withConditionalAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
+import { oneTimeToken } from "~/services/idempotency.server";
 import type { ModelContext } from "./context";
 import { conflict, invalid, notFound, ok, type ModelResult, nothingToChange } from "./results";
 import { contains } from "./like.server";
@@ -343,7 +344,7 @@ export async function createTicket(ctx: ModelContext, raw: Record<string, unknow
   if (!parsed.ok || !located.ok) return invalid({ ...(parsed.ok ? {} : parsed.errors), ...(located.ok ? {} : { location_id: located.message }) });
   const locationId = located.locationId;
   const openedOn = await openedDay(ctx, locationId);
-  const formToken = opts.formToken?.trim() ? opts.formToken.trim().slice(0, 200) : null;
+  const formToken = oneTimeToken(opts.formToken);
   // One batch: the insert (none when the form's one-time token already opened a ticket: a resend), the ticket read
   // back with its requester and location — by its token, else by its id — and the audit row, written only with the ticket.
   const entry = (id: number) => ({ action: "create", entity: "ticket", entityId: id, detail: { category: parsed.data.category, priority: parsed.data.priority } });

@@ -6,7 +6,6 @@ import {
   createNote,
   deleteNote,
   getNote,
-  idempotencyToken,
   listNotes,
   NOTE_ALREADY_SAVED,
   noteConfig,
@@ -21,6 +20,7 @@ import {
   updateNote,
   type NoteWithHistory,
 } from "~/models/notes.server";
+import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, emptyChange, isEmptyChange, modelContext, otherRecordId, requestVersion, v2Router, type RestResource, refuseOtherMethods, unsupported } from "./rest";
 
@@ -43,12 +43,6 @@ const manage = requireApiPermission("manage_notes");
 /** Status and modifiers answer the note, so they need view_notes as well (decision 007, 2026-11-27). */
 const manageShown = requireApiPermission("manage_notes", "view_notes");
 
-/** The Idempotency-Key header, bounded (idempotencyToken turns it into the create's one-time token). */
-function idempotencyKey(headers: Headers | undefined): string | null {
-  const key = headers?.get("Idempotency-Key")?.trim();
-  return key ? key.slice(0, 200) : null;
-}
-
 /** A signed note changes only with a reason: `amendment_reason` in the body. */
 function amendmentReason(body: Record<string, unknown>): string | null {
   return typeof body.amendment_reason === "string" ? body.amendment_reason : null;
@@ -67,7 +61,7 @@ function noteResource(type: NoteType, label: string): RestResource<NoteWithHisto
       const found = await getNote(ctx, type, id);
       return found ? { ...found.note, history: found.history } : null;
     },
-    create: async (ctx, body, headers) => createNote(ctx, { ...body, type }, { formToken: await idempotencyToken(ctx.actor, type, idempotencyKey(headers), body) }),
+    create: async (ctx, body, headers) => createNote(ctx, { ...body, type }, { formToken: await idempotencyToken(ctx.actor, [type], idempotencyKey(headers), body) }),
     replayed: (result) => result.message === NOTE_ALREADY_SAVED,
     update: (ctx, id, body, opts) => updateNote(ctx, type, id, body, { ...opts, amendmentReason: amendmentReason(body) }),
     updateStatus: (ctx, id, body) => setNoteStatus(ctx, type, id, body),
@@ -127,7 +121,7 @@ function legacyRouter(type: NoteType) {
     .post("/store", view, async (c) => {
       const b = await readBody(c);
       const ctx = modelContext(c);
-      const result = await createNote(ctx, { ...b, type }, { formToken: await idempotencyToken(ctx.actor, type, idempotencyKey(c.req.raw.headers), b) });
+      const result = await createNote(ctx, { ...b, type }, { formToken: await idempotencyToken(ctx.actor, [type], idempotencyKey(c.req.raw.headers), b) });
       return answer(c, result, result.ok && result.message === NOTE_ALREADY_SAVED ? 200 : 201);
     })
     .put("/update/status/:id", manageShown, async (c) => {
