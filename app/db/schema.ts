@@ -775,10 +775,16 @@ export const pdfJobs = sqliteTable(
      * rules, the only file a parent is served (decision 041, stop 38).
      */
     audience: text("audience").notNull().default("staff"),
+    /**
+     * The one-time token of the request that made the job: the chooser form's `form_token`, or the API's
+     * Idempotency-Key (`key:<scope>:<body>`, app/services/idempotency.server.ts). A resend answers this job (decision 041).
+     */
+    formToken: text("form_token"),
     ...timestamps,
   },
   (t) => [
     index("pdf_jobs_patient_idx").on(t.patientId, t.createdAt),
+    uniqueIndex("pdf_jobs_form_token_unique").on(t.formToken).where(sql`${t.formToken} is not null`),
     // The expiry cron walks jobs that still hold a file, oldest first: done ones past 30 days, expired ones whose delete is pending.
     index("pdf_jobs_file_age_idx").on(t.status, t.finishedAt).where(sql`${t.fileKey} is not null`),
   ],

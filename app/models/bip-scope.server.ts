@@ -46,15 +46,34 @@ const clientColumns = {
   tail: auditTail,
 };
 
-export async function findBipInScope(ctx: ModelContext, bipId: number): Promise<BipInScope | null> {
-  const [row] = await ctx.db
-    .select({ ...clientColumns, bipId: bips.id, version: bips.version })
+/**
+ * The ids of a scope read, named apart: drizzle maps a D1 batch's rows by column name, so the joined tables' "id"
+ * columns would fold into one (the patient's id read as the BIP's) when the query rides in a batch.
+ */
+const batchIds = {
+  patientId: sql<number>`${patients.id}`.as("scope_patient_id"),
+  bipId: sql<number>`${bips.id}`.as("scope_bip_id"),
+};
+
+/** The query of findBipInScope, to run in a batch beside other reads (its rows to bipScope). */
+export function bipInScopeQuery(ctx: ModelContext, bipId: number) {
+  return ctx.db
+    .select({ ...clientColumns, ...batchIds, version: bips.version })
     .from(bips)
     .innerJoin(patients, eq(patients.id, bips.patientId))
     .where(bipInScopeWhere(ctx, bipId));
+}
+
+/** A row of bipInScopeQuery as a BipInScope (none: not found or out of scope). */
+export function bipScope(row: Omit<BipInScope, "patientName"> & { firstName: string; lastName: string } | undefined): BipInScope | null {
   if (!row) return null;
   const { firstName, lastName, ...rest } = row;
   return { ...rest, patientName: `${firstName} ${lastName}`.trim() };
+}
+
+export async function findBipInScope(ctx: ModelContext, bipId: number): Promise<BipInScope | null> {
+  const [row] = await bipInScopeQuery(ctx, bipId);
+  return bipScope(row);
 }
 
 /** The columns of a plan's scope (PlanInScope before planScope() shapes it), to select beside a record of the plan. */
@@ -73,12 +92,17 @@ export function planScope(row: PlanScopeRow): PlanInScope {
   return { ...rest, patientName: `${firstName} ${lastName}`.trim() };
 }
 
-export async function findPlanInScope(ctx: ModelContext, planId: number): Promise<PlanInScope | null> {
-  const [row] = await ctx.db
-    .select(planScopeColumns)
+/** The query of findPlanInScope, to run in a batch beside other reads (its row to planScope). */
+export function planInScopeQuery(ctx: ModelContext, planId: number) {
+  return ctx.db
+    .select({ ...planScopeColumns, ...batchIds, planId: sql<number>`${plans.id}`.as("scope_plan_id") })
     .from(plans)
     .innerJoin(bips, eq(bips.id, plans.bipId))
     .innerJoin(patients, eq(patients.id, plans.patientId))
     .where(and(eq(plans.id, planId), planInScopeWhere(ctx)));
+}
+
+export async function findPlanInScope(ctx: ModelContext, planId: number): Promise<PlanInScope | null> {
+  const [row] = await planInScopeQuery(ctx, planId);
   return row ? planScope(row) : null;
 }

@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
-import { d1Database, type Db } from "~/db/client.server";
+import { and, asc, eq, getTableColumns, inArray, is, isNotNull, isNull, lt, or, SQL, sql } from "drizzle-orm";
+import { d1Database, primaryOf, type Db } from "~/db/client.server";
 import { locations, patients, pdfJobs, plans, sharedDocuments } from "~/db/schema";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
 import { buildChartModel, type ChartModel } from "~/domain/chart";
@@ -21,9 +21,10 @@ import { pdfWindow } from "~/domain/weekly-reports";
 import { todayIn } from "~/domain/note-rules";
 import { zonedDate } from "~/domain/time";
 import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { idempotencyKeyReused, idempotencyToken, isTokenRace, keyScopeFree, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
 import { renderPlanPdf } from "~/services/plan-pdf.server";
 import { getUserActor } from "./actors.server";
-import { findBipInScope, findPlanInScope } from "./bip-scope.server";
+import { bipInScopeQuery, bipScope, findPlanInScope, planInScopeQuery, planScope } from "./bip-scope.server";
 import { readBip, shownDocument } from "./bips.server";
 import { chartInputsFrom, chartInputsQuery, profileChartsQuery } from "./charts.server";
 import type { ModelContext } from "./context";
@@ -89,6 +90,11 @@ export const PDF_JOB_MESSAGES = {
   /** Said with a share while the family copy is not made yet. */
   familyPreparing: "The family copy is being prepared: the parents will see it on the portal once it is ready.",
   familyFailed: "The family copy could not be made, so the parents do not see it. Stop sharing, then share again.",
+  /** A resend of a request (the same form, or the same Idempotency-Key and body) answers the job it made. */
+  alreadyRequested: "This PDF was already requested.",
+  /** A form token that made another user's job, or another plan's. */
+  formUsed: "This form was already used. Open the PDF form again to make another PDF.",
+  keyReused: idempotencyKeyReused("PDF"),
 } as const;
 
 /**
@@ -192,35 +198,124 @@ export async function dispatchPdfJob(runner: JobRunner, jobId: string): Promise<
   }
 }
 
-async function insertJob(ctx: ModelContext, runner: JobRunner, values: { kind: PdfKind; patientId: number; bipId: number; params: JobParams }, tail: string | null | undefined) {
-  const id = crypto.randomUUID();
-  const [rows] = await withAudit(
-    ctx.db,
-    who(ctx),
-    { action: "create", entity: "pdf_job", entityId: id, patientId: values.patientId, detail: { kind: values.kind } },
-    () => [ctx.db.insert(pdfJobs).values({ id, kind: values.kind, patientId: values.patientId, bipId: values.bipId, params: JSON.stringify(values.params), requestedBy: ctx.actor.id }).returning()],
-    tail,
+/** pdf_jobs' columns in table order, for an INSERT … SELECT (a conditional insert). */
+const JOB_COLUMNS = Object.keys(getTableColumns(pdfJobs)) as (keyof JobRow)[];
+
+/** A whole pdf_jobs row as the cells of an INSERT … SELECT, in table order: a value, or SQL (a column of the row selected from). */
+function jobCells(row: Record<keyof JobRow, unknown>): SQL {
+  return sql.join(
+    JOB_COLUMNS.map((k) => (is(row[k], SQL) ? (row[k] as SQL) : sql`${row[k]}`)),
+    sql`, `,
   );
-  await dispatchPdfJob(runner, id);
-  return ok(pdfJobJson(rows[0]!), PDF_JOB_MESSAGES.requested);
 }
 
-/** A plan PDF: the BIP in scope (404), at least one section and a month count (422), then the job. */
-export async function requestPlanPdf(ctx: ModelContext, runner: JobRunner, bipId: number, raw: Record<string, unknown>): Promise<ModelResult<PdfJobJson>> {
-  const scope = await findBipInScope(ctx, bipId);
+/** What a PDF request is for: the BIP of a plan PDF (`/bips/:id/pdf`) or the goal of a goal's PDF (`/plans/:id/pdf`). */
+interface JobTarget {
+  path: "bip" | "plan";
+  id: number;
+}
+
+/** How a request may carry its one-time token: a screen's `form_token`, or the API's Idempotency-Key (decision 041). */
+export interface PdfRequestToken {
+  formToken?: string | null;
+  idempotencyKey?: string | null;
+}
+
+/** The token stored with the job: the form's, or the Idempotency-Key's scoped to the actor and target with the body's hash. */
+function requestToken(ctx: ModelContext, target: JobTarget, raw: Record<string, unknown>, opts: PdfRequestToken): Promise<string | null> {
+  if (opts.idempotencyKey) return idempotencyToken(ctx.actor, ["pdf", target.path, target.id], oneTimeToken(opts.idempotencyKey), raw);
+  return Promise.resolve(oneTimeToken(opts.formToken));
+}
+
+/** The job a token (or, for an Idempotency-Key, any token of its scope) already made: read beside the scope check. */
+function tokenRead(db: Db, token: string) {
+  return db
+    .select({ id: pdfJobs.id, formToken: pdfJobs.formToken, requestedBy: pdfJobs.requestedBy, kind: pdfJobs.kind, bipId: pdfJobs.bipId, planId: sql<number | null>`json_extract(${pdfJobs.params}, '$.planId')` })
+    .from(pdfJobs)
+    .where(tokenMatch(pdfJobs.formToken, token));
+}
+type SentJob = Awaited<ReturnType<typeof tokenRead>>[number];
+
+/**
+ * A resend: the job the token made, as it is now (queued, done, failed or expired: the user then downloads, retries or
+ * makes it again), if the actor may still see it (404 otherwise). The same Idempotency-Key with another body answers
+ * 422 keyReused; a form token that made someone else's job or another plan's, 422 formUsed. Nothing is written.
+ */
+async function replayJob(ctx: ModelContext, token: string, sent: SentJob | undefined, target: JobTarget): Promise<ModelResult<PdfJobJson>> {
+  if (sent && sent.formToken !== token) return invalid({ form: PDF_JOB_MESSAGES.keyReused });
+  const forTarget = sent && (target.path === "bip" ? sent.kind === "plan" && sent.bipId === target.id : sent.kind !== "plan" && sent.planId === target.id);
+  if (!sent || !forTarget || sent.requestedBy !== ctx.actor.id) return invalid({ form: PDF_JOB_MESSAGES.formUsed });
+  const found = await findJob({ ...ctx, db: primaryOf(ctx.db) }, sent.id);
+  return found ? ok(jsonOf(found), PDF_JOB_MESSAGES.alreadyRequested) : notFound("PDF job");
+}
+
+/**
+ * The job row and its audit row in one batch, then the queue. With a token the insert is conditional: for an
+ * Idempotency-Key only while its scope holds no job (of two racing requests with other bodies one lands), and the
+ * UNIQUE index on form_token refuses a racing resend of the same token; the loser answers the winner's job (replayJob).
+ */
+async function insertJob(ctx: ModelContext, runner: JobRunner, values: { kind: PdfKind; patientId: number; bipId: number; params: JobParams; formToken: string | null }, target: JobTarget, tail: string | null | undefined) {
+  const id = crypto.randomUUID();
+  const at = ctx.now().toISOString();
+  const { formToken } = values;
+  try {
+    const [rows] = await withConditionalAudit(
+      ctx.db,
+      who(ctx),
+      { action: "create", entity: "pdf_job", entityId: id, patientId: values.patientId, detail: { kind: values.kind } },
+      (audit) => [
+        ctx.db
+          .insert(pdfJobs)
+          .select(
+            sql`select ${jobCells({ id, kind: values.kind, patientId: values.patientId, bipId: values.bipId, params: JSON.stringify(values.params), status: "queued", fileKey: null, fileSize: null, error: null, attempts: 0, requestedBy: ctx.actor.id, startedAt: null, finishedAt: null, expiredAt: null, audience: "staff", formToken, createdAt: at, updatedAt: at })}
+              where 1${keyScopeFree(pdfJobs, pdfJobs.formToken, formToken)}`,
+          )
+          .returning(),
+        audit(sql`changes() = 1`),
+      ],
+      tail,
+    );
+    if (rows[0]) {
+      await dispatchPdfJob(runner, id);
+      return ok(pdfJobJson(rows[0]), PDF_JOB_MESSAGES.requested);
+    }
+  } catch (e) {
+    if (!formToken || !isTokenRace(e, "pdf_jobs.form_token")) throw e;
+  }
+  // Only a token keeps the insert from landing: a racing request with it (or its key) made the job first.
+  const [sent] = await tokenRead(primaryOf(ctx.db), formToken!);
+  return replayJob(ctx, formToken!, sent, target);
+}
+
+/**
+ * A plan PDF: the BIP in scope (404), a resend of the same token answers its job, at least one section and a month
+ * count (422), then the job. The token's job is read in the scope check's batch: one round trip before the write.
+ */
+export async function requestPlanPdf(ctx: ModelContext, runner: JobRunner, bipId: number, raw: Record<string, unknown>, opts: PdfRequestToken = {}): Promise<ModelResult<PdfJobJson>> {
+  const target: JobTarget = { path: "bip", id: bipId };
+  const token = await requestToken(ctx, target, raw, opts);
+  const [found, sent] = token ? await ctx.db.batch([bipInScopeQuery(ctx, bipId), tokenRead(ctx.db, token)]) : [await bipInScopeQuery(ctx, bipId), []];
+  const scope = bipScope(found[0]);
   if (!scope) return notFound("BIP");
+  if (token && sent.length) return replayJob(ctx, token, sent[0], target);
   const parsed = parseWith(PlanPdfRequest, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  return insertJob(ctx, runner, { kind: "plan", patientId: scope.patientId, bipId: scope.bipId, params: { sections: parsed.data.sections, months: parsed.data.months } }, scope.tail);
+  const params = { sections: parsed.data.sections, months: parsed.data.months };
+  return insertJob(ctx, runner, { kind: "plan", patientId: scope.patientId, bipId: scope.bipId, params, formToken: token }, target, scope.tail);
 }
 
-/** A goal's weekly-report or chart-comment PDF: the goal in scope (404), the kind and month count (422), then the job. */
-export async function requestGoalPdf(ctx: ModelContext, runner: JobRunner, planId: number, raw: Record<string, unknown>): Promise<ModelResult<PdfJobJson>> {
-  const scope = await findPlanInScope(ctx, planId);
+/** A goal's weekly-report or chart-comment PDF: the goal in scope (404), a resend answers its job, the kind and month count (422), then the job. */
+export async function requestGoalPdf(ctx: ModelContext, runner: JobRunner, planId: number, raw: Record<string, unknown>, opts: PdfRequestToken = {}): Promise<ModelResult<PdfJobJson>> {
+  const target: JobTarget = { path: "plan", id: planId };
+  const token = await requestToken(ctx, target, raw, opts);
+  const [found, sent] = token ? await ctx.db.batch([planInScopeQuery(ctx, planId), tokenRead(ctx.db, token)]) : [await planInScopeQuery(ctx, planId), []];
+  const scope = found[0] ? planScope(found[0]) : null;
   if (!scope) return notFound("Plan");
+  if (token && sent.length) return replayJob(ctx, token, sent[0], target);
   const parsed = parseWith(GoalPdfRequest, raw);
   if (!parsed.ok) return invalid(parsed.errors);
-  return insertJob(ctx, runner, { kind: parsed.data.kind, patientId: scope.patientId, bipId: scope.bipId, params: { planId: scope.planId, months: parsed.data.months } }, scope.tail);
+  const params = { planId: scope.planId, months: parsed.data.months };
+  return insertJob(ctx, runner, { kind: parsed.data.kind, patientId: scope.patientId, bipId: scope.bipId, params, formToken: token }, target, scope.tail);
 }
 
 /**
@@ -334,6 +429,24 @@ function sharedMessage(message: string, family: string | null): string {
   return `${message} ${family === "failed" ? PDF_JOB_MESSAGES.familyFailed : PDF_JOB_MESSAGES.familyPreparing}`;
 }
 
+/** The family copy's row beside its id, requester and times: the staff job's client, BIP and params (selected from it), queued. */
+const familyCopy = {
+  kind: "plan",
+  patientId: sql`"pdf_jobs"."patient_id"`,
+  bipId: sql`"pdf_jobs"."bip_id"`,
+  params: sql`"pdf_jobs"."params"`,
+  status: "queued",
+  fileKey: null,
+  fileSize: null,
+  error: null,
+  attempts: 0,
+  startedAt: null,
+  finishedAt: null,
+  expiredAt: null,
+  audience: "family",
+  formToken: null,
+} as const;
+
 /**
  * Shares a plan PDF with the client's parents, once: a shared_documents row and, in the same batch, the FAMILY COPY it
  * serves — a new pdf_jobs row (audience 'family', the same sections and months) made by the queue consumer under the
@@ -364,7 +477,7 @@ export async function sharePdfJob(ctx: ModelContext, runner: JobRunner, id: stri
       ctx.db
         .insert(pdfJobs)
         .select(
-          sql`select ${familyId}, 'plan', "pdf_jobs"."patient_id", "pdf_jobs"."bip_id", "pdf_jobs"."params", 'queued', null, null, null, 0, ${ctx.actor.id}, null, null, null, 'family', ${at}, ${at}
+          sql`select ${jobCells({ ...familyCopy, id: familyId, requestedBy: ctx.actor.id, createdAt: at, updatedAt: at })}
             from "pdf_jobs" where "pdf_jobs"."id" = ${id} and "pdf_jobs"."kind" = 'plan' and "pdf_jobs"."audience" = 'staff' and "pdf_jobs"."status" = 'done' and ${jobPlanLive}
             and exists (select 1 from patients pp where pp.id = "pdf_jobs"."patient_id" and pp.parent_id is not null)
             and not exists (select 1 from shared_documents sd where sd.pdf_job_id = ${id} and sd.revoked_at is null and sd.family_job_id is not null)`,

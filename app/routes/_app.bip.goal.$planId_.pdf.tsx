@@ -6,6 +6,7 @@ import { DEFAULT_PDF_MONTHS, MAX_PDF_MONTHS } from "~/domain/plan-pdf";
 import { findPlanInScope } from "~/models/bip-scope.server";
 import { requestGoalPdf } from "~/models/pdf-jobs.server";
 import { auditRead, auditWho } from "~/services/audit.server";
+import { randomToken } from "~/services/crypto.server";
 import { formValues, modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
@@ -23,7 +24,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const plan = await findPlanInScope(ctx, id);
   if (!plan) throw notFound("Goal not found.");
   await auditRead(ctx.db, auditWho(ctx), { entity: "plan", entityId: plan.planId, patientId: plan.patientId }, plan.tail);
-  return { goal: { id: plan.planId, patientName: plan.patientName } };
+  // A one-time token per load of the form: a resend of it (a double click) makes one job and opens it (decision 041).
+  return { goal: { id: plan.planId, patientName: plan.patientName }, formToken: randomToken(18) };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -31,17 +33,20 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const id = requireId(params.planId, "Goal");
   const values = formValues(await request.formData());
   const raw = { kind: String(values.kind ?? ""), months: String(values.months ?? "") };
-  const result = await requestGoalPdf(modelContextFor(context, actor), { env: context.app.env, waitUntil: context.app.waitUntil }, id, raw);
+  const formToken = typeof values.form_token === "string" ? values.form_token : "";
+  const result = await requestGoalPdf(modelContextFor(context, actor), { env: context.app.env, waitUntil: context.app.waitUntil }, id, raw, { formToken });
   if (result.ok) return redirect(`/pdf-jobs/${result.data.id}`, 303);
   if (result.status === 404) throw notFound(result.message);
-  return data({ values: raw, errors: result.status === 422 ? result.errors : {}, message: result.message }, { status: result.status });
+  return data({ values: raw, errors: result.status === 422 ? result.errors : {}, message: result.message, formToken }, { status: result.status });
 }
 
 export default function GoalPdfChooser() {
-  const { goal } = useLoaderData<typeof loader>();
+  const { goal, formToken: fresh } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const kind = answer?.values.kind || "weekly_report";
+  // A refused form keeps its token, so fixing and sending it again is still one job.
+  const formToken = answer?.formToken || fresh;
   return (
     <section className="card" aria-labelledby="goal-pdf">
       <p className="muted">
@@ -54,6 +59,7 @@ export default function GoalPdfChooser() {
         </p>
       ) : null}
       <Form method="post">
+        <input type="hidden" name="form_token" value={formToken} />
         <fieldset>
           <legend>Which PDF</legend>
           <label>

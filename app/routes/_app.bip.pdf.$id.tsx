@@ -8,6 +8,7 @@ import { DEFAULT_PDF_MONTHS, isSectionToggle, MAX_PDF_MONTHS, PDF_SECTION_KEYS, 
 import { findBipInScope } from "~/models/bip-scope.server";
 import { requestPlanPdf } from "~/models/pdf-jobs.server";
 import { auditRead, auditWho } from "~/services/audit.server";
+import { randomToken } from "~/services/crypto.server";
 import { formValues, modelContextFor } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 
@@ -29,7 +30,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   if (!bip) throw notFound("BIP not found.");
   // The chooser names the plan's client: a read of the BIP, recorded (decision 019).
   await auditRead(ctx.db, auditWho(ctx), { entity: "bip", entityId: bip.bipId, patientId: bip.patientId }, bip.tail);
-  return { bip: { id: bip.bipId, patientName: bip.patientName } };
+  // A one-time token per load of the form: a resend of it (a double click) makes one job and opens it (decision 041).
+  return { bip: { id: bip.bipId, patientName: bip.patientName }, formToken: randomToken(18) };
 }
 
 interface ChooserAnswer {
@@ -37,6 +39,8 @@ interface ChooserAnswer {
   months: string;
   errors: Record<string, string>;
   message: string | null;
+  /** The form's one-time token as posted, kept when the form is shown again (a toggle, a refusal). */
+  formToken: string;
 }
 
 const listOf = (x: string | string[] | undefined) => (x === undefined || x === "" ? [] : Array.isArray(x) ? x : [x]);
@@ -47,27 +51,30 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const values = formValues(await request.formData());
   const selected = listOf(values.sections).filter((s) => (PDF_SECTION_KEYS as readonly string[]).includes(s));
   const months = String(values.months ?? "");
+  const formToken = typeof values.form_token === "string" ? values.form_token : "";
   // Select All / Deselect All: what the button said, whatever boxes were changed since the page was drawn.
-  if (isSectionToggle(values.intent)) return data<ChooserAnswer>({ selected: [...SECTION_TOGGLES[values.intent].sections], months, errors: {}, message: null });
+  if (isSectionToggle(values.intent)) return data<ChooserAnswer>({ selected: [...SECTION_TOGGLES[values.intent].sections], months, errors: {}, message: null, formToken });
   // Anything else (the toggle's intent=toggle of a page drawn before stop 35) makes no PDF.
-  if (values.intent !== "save") return data<ChooserAnswer>({ selected, months, errors: {}, message: "Unknown action." }, { status: 400 });
+  if (values.intent !== "save") return data<ChooserAnswer>({ selected, months, errors: {}, message: "Unknown action.", formToken }, { status: 400 });
   const ctx = modelContextFor(context, actor);
-  const result = await requestPlanPdf(ctx, { env: context.app.env, waitUntil: context.app.waitUntil }, id, { sections: listOf(values.sections), months });
+  const result = await requestPlanPdf(ctx, { env: context.app.env, waitUntil: context.app.waitUntil }, id, { sections: listOf(values.sections), months }, { formToken });
   if (result.ok) return redirect(`/pdf-jobs/${result.data.id}`, 303);
   if (result.status === 404) throw notFound(result.message);
   const errors = result.status === 422 ? result.errors : {};
-  return data<ChooserAnswer>({ selected, months, errors, message: result.message }, { status: result.status });
+  return data<ChooserAnswer>({ selected, months, errors, message: result.message, formToken }, { status: result.status });
 }
 
 export default function PlanPdfChooser() {
-  const { bip } = useLoaderData<typeof loader>();
+  const { bip, formToken: fresh } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const selected = answer ? answer.selected : [...PDF_SECTION_KEYS];
   const toggle = sectionToggle(selected);
   const sectionError = answer?.errors.sections;
   const monthsError = answer?.errors.months;
-  const formError = answer && Object.keys(answer.errors).length === 0 ? answer.message : null;
+  // A refusal of the form as a whole (a used form), or one that names no field.
+  const formError = answer ? (answer.errors.form ?? (Object.keys(answer.errors).length === 0 ? answer.message : null)) : null;
+  const formToken = answer?.formToken || fresh;
 
   return (
     <section className="card" aria-labelledby="select-sections">
@@ -77,6 +84,7 @@ export default function PlanPdfChooser() {
       <h1 id="select-sections">Select sections</h1>
       <FormMessage error={formError} />
       <Form method="post">
+        <input type="hidden" name="form_token" value={formToken} />
         {/* The first submit button is the one Enter presses (in the month count): Save PDF, not Deselect All. */}
         <button type="submit" name="intent" value="save" className="visually-hidden" tabIndex={-1} aria-hidden="true">
           Save PDF

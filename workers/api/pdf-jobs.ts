@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
 import { getPdfJob, openPdfDownload, remakePdfJob, requestGoalPdf, requestPlanPdf, retryPdfJob, sharePdfJob, unsharePdfJob, type JobRunner } from "~/models/pdf-jobs.server";
+import { idempotencyKey } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
 
@@ -14,7 +15,8 @@ import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
  * - POST /v2/pdf-jobs/:id/remake — an expired job (its file deleted after 30 days) made again as a NEW job
  *   with the same params → 202 with the new job (409 unless expired). A download of an expired job is 409.
  * view_bips for all (share: manage_bips or manage_clients, checked by the model); another location's record is 404,
- * bad input 422 with errors by field.
+ * bad input 422 with errors by field. The two requests take the `Idempotency-Key` header, scoped to the user and the
+ * BIP or goal: a resend with the same body answers the first job (202), with another body 422 (nothing written).
  */
 function runner(c: Context<AppEnv>): JobRunner {
   return { env: c.env, waitUntil: (p) => c.executionCtx.waitUntil(p) };
@@ -29,14 +31,14 @@ export const pdfJobsApi = new Hono<AppEnv>()
     const body = await readBody(c);
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "BIP not found.");
-    const result = await requestPlanPdf(modelContext(c), runner(c), id, body);
+    const result = await requestPlanPdf(modelContext(c), runner(c), id, body, { idempotencyKey: idempotencyKey(c.req.raw.headers) });
     return result.ok ? accepted(c, result.data, result.message) : answer(c, result);
   })
   .post("/plans/:id/pdf", requireApiPermission("view_bips"), async (c) => {
     const body = await readBody(c);
     const id = pathId(c.req.param("id"));
     if (id === null) return jsonError(c, 404, "Plan not found.");
-    const result = await requestGoalPdf(modelContext(c), runner(c), id, body);
+    const result = await requestGoalPdf(modelContext(c), runner(c), id, body, { idempotencyKey: idempotencyKey(c.req.raw.headers) });
     return result.ok ? accepted(c, result.data, result.message) : answer(c, result);
   })
   .get("/pdf-jobs/:id", requireApiPermission("view_bips"), async (c) => {
