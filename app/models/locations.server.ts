@@ -4,7 +4,8 @@ import { DUPLICATE_LOCATION_TITLE, LOCATION_IN_USE, locationInput, LocationInput
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { locationScope } from "~/domain/permissions";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
-import { auditWho, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { auditWho, isChainRace, withAudit, withAuditIfUnchanged, withConditionalAudit } from "~/services/audit.server";
+import { planZoneChange, ZONE_CHANGE_MESSAGES } from "./location-zone.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { EMPLOYEES } from "./employees.server";
@@ -143,17 +144,37 @@ export async function updateLocation(ctx: ModelContext, id: number, raw: Record<
   // Only a changed title is checked, so two twins saved before the rule can still be edited (and one renamed).
   const retitled = locationTitleKey(parsed.data.title) !== locationTitleKey(current.title);
   if (retitled && (await titleTaken(ctx, parsed.data.title, id))) return invalid({ title: DUPLICATE_LOCATION_TITLE });
-  const [rows] = await withAudit(ctx.db, auditWho(ctx), { action: "update", entity: "location", entityId: id }, () => [
+  const update = () =>
     ctx.db
       .update(locations)
       .set({ ...values(parsed.data), version: sql`${locations.version} + 1`, updatedAt: ctx.now().toISOString() })
       .where(and(eq(locations.id, id), isNull(locations.deletedAt), opts.version === null ? undefined : eq(locations.version, opts.version)))
-      .returning(),
-    bumpListVersion(ctx.db, LOCATIONS),
-  ]);
-  if (!rows[0]) return conflict((await getLocation(ctx, id)) ?? current);
-  return ok(locationJson(rows[0]), "Location updated.");
+      .returning();
+  const entry = { action: "update", entity: "location", entityId: id };
+  if (parsed.data.time_zone === current.time_zone) {
+    const [rows] = await withAudit(ctx.db, auditWho(ctx), entry, () => [update(), bumpListVersion(ctx.db, LOCATIONS)]);
+    if (!rows[0]) return conflict((await getLocation(ctx, id)) ?? current);
+    return ok(locationJson(rows[0]), "Location updated.");
+  }
+  // A corrected time zone: the sessions' offsets follow it in the same batch (decision 037, 2026-11-28 stop 39),
+  // chained to the audit tail read with them, so a session written meanwhile makes the batch fail and be read again.
+  for (let round = 0; round < ZONE_CHANGE_ROUNDS; round++) {
+    const change = await planZoneChange(ctx, id, current.time_zone, parsed.data.time_zone, current.title);
+    if (!change.ok) return invalid({ time_zone: change.message });
+    try {
+      const [rows] = await withAuditIfUnchanged(ctx.db, auditWho(ctx), { ...entry, detail: change.detail }, () => [update(), ...change.writes(), bumpListVersion(ctx.db, LOCATIONS)], change.tail);
+      if (!rows[0]) return conflict((await getLocation(ctx, id)) ?? current);
+      return ok(locationJson(rows[0]), "Location updated.");
+    } catch (e) {
+      if (isChainRace(e)) continue;
+      throw e;
+    }
+  }
+  return invalid({ time_zone: ZONE_CHANGE_MESSAGES.raced });
 }
+
+/** Read-check-write rounds of a time zone change before it gives up on concurrent writers. */
+const ZONE_CHANGE_ROUNDS = 5;
 
 /**
  * Who still belongs to the location, as `from … where` SQL: live clients, live parents, and live employees with a
