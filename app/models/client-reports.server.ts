@@ -31,7 +31,6 @@ import {
 import { STAFF_OPTIONS_MAX } from "~/domain/employees";
 import { modifierRefusal } from "~/domain/insurance";
 import { codeList } from "~/domain/scrubber";
-import { todayIn } from "~/domain/note-rules";
 import type { NoteType } from "~/domain/notes";
 import { lastPage, pageWindow, showingText, type Paged } from "~/domain/paging";
 import { can, locationScope } from "~/domain/permissions";
@@ -41,6 +40,7 @@ import { auditClientsRead, auditedRead, auditTail, withConditionalAudit, type Kn
 import { bumpListVersionIfChanged } from "~/services/list-cache.server";
 import { priceServicesQuery, providerCredentialSql } from "./billing-prices.server";
 import type { ModelContext } from "./context";
+import { actorToday } from "./local-today.server";
 import { NOTES } from "./notes.server";
 import { claimedLine, claimedLineOf, liveClaimLabel, liveClaimOf } from "./claimed-notes.server";
 import { reasonsFromReads, scrubNotes, scrubReadsFor } from "./scrubber.server";
@@ -468,7 +468,8 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
   }
   const q = parsed.data;
   if (q.location_id !== "" && outOfScope(q.location_id)) return notFound("Location");
-  const fallback = defaultPeriod(todayIn(ctx.now(), "UTC"));
+  // "This month" is the actor's, as on the reports (decision 039).
+  const fallback = defaultPeriod(actorToday(ctx));
   const period = { from: q.date_from || (q.date_to ? q.date_to.slice(0, 8) + "01" : fallback.from), to: q.date_to || (q.date_from ? defaultPeriod(q.date_from).to : fallback.to) };
   const statusCond: Record<string, SQL> = {
     pending: sql`${notes.status} = 'pending'`,

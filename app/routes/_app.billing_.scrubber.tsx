@@ -5,8 +5,8 @@ import { Link } from "~/components/ui/link";
 import { DataList, type Column } from "~/components/ui/data-list";
 import { FormMessage } from "~/components/ui/field";
 import { NOTE_TYPE_LABELS, noteHref } from "~/domain/note-list";
-import { todayIn } from "~/domain/note-rules";
 import { addDays } from "~/domain/weeks";
+import { actorToday } from "~/models/local-today.server";
 import { locationOptions } from "~/models/locations.server";
 import { SCRUB_MAX_DAYS } from "~/domain/scrubber";
 import { scrubReport, type ScrubbedNote } from "~/models/scrubber.server";
@@ -28,7 +28,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!url.searchParams.has("location_id") && !url.searchParams.has("date_from") && !url.searchParams.has("date_to")) {
     const location = actor.locationId ?? actor.locationIds[0] ?? null;
     if (location === null) return { report: null, locations: await locationOptions(ctx), values, errors: {} as Record<string, string> };
-    const today = todayIn(ctx.now(), "UTC");
+    const today = actorToday(ctx);
     throw redirect(`/billing/scrubber?${new URLSearchParams({ location_id: String(location), date_from: addDays(today, 1 - SCRUB_MAX_DAYS), date_to: today })}`);
   }
   const raw: Record<string, string> = { location_id: values.location_id, date_from: values.date_from, date_to: values.date_to };
