@@ -5,7 +5,7 @@ import { bips, locations, noteCounts, patients, users } from "~/db/schema";
 import { MONTHS_NAME, patientsByGender, percentChange } from "~/domain/dashboard";
 import { can, locationScope, type Actor } from "~/domain/permissions";
 import { auditClientsRead, auditTail, clientIds } from "~/services/audit.server";
-import { zonedMidnight, zonedMonthStart, zonedYearMonth } from "~/domain/time";
+import { zonedDate, zonedMidnight, zonedMonthStart, zonedYearMonth } from "~/domain/time";
 import { idsIn } from "./scope.server";
 
 /** Rows visible to the actor: every location, or only theirs (none for an actor without locations). */
@@ -134,7 +134,8 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
     total_noteRbts: when(shows.notes, () => num(c.rbt)),
     total_noteBcbas: when(shows.notes, () => num(c.bcba)),
     total_employees: when(shows.employees, () => num(c.employees)),
-    recent_patients: recentPatients,
+    // The day each client was added, on the actor's clock as the counts beside it (zonedMonthStart above).
+    recent_patients: recentPatients?.map((p) => ({ ...p, added_on: zonedDate(new Date(p.created_at), tz) })) ?? null,
     num_bips_current: when(shows.plans, () => num(c.bipsCurrent)),
     num_bips_before: when(shows.plans, () => num(c.bipsBefore)),
     porcentaje_d: when(shows.plans, () => percentChange(num(c.bipsCurrent), num(c.bipsBefore))),

@@ -155,7 +155,7 @@ function StaffHome({ data }: { data: StaffData }) {
               { header: "Patient", cell: (p) => `${p.first_name} ${p.last_name}` },
               { header: "Identifier", cell: (p) => p.patient_identifier },
               { header: "Status", cell: (p) => p.status },
-              { header: "Added", cell: (p) => p.created_at.slice(0, 10) },
+              { header: "Added", cell: (p) => p.added_on },
             ]}
           />
           {locations}
