@@ -18,7 +18,7 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import { findBipInScope, type BipInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { objectivesByPlan, objectivesOfBipQuery, type ObjectiveJson } from "./objectives.server";
-import { findPatient, getPatientWith, isKeyRace, patientScope, who } from "./patients.server";
+import { choosableStaffAtQuery, findPatient, getPatientWith, isKeyRace, patientScope, who } from "./patients.server";
 import { planJson, PLANS, type PlanJson } from "./plans.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
@@ -503,6 +503,18 @@ export async function deleteBip(ctx: ModelContext, bipId: number): Promise<Model
 }
 
 // ------------------------------------------------------------------------------------------ options
+
+/**
+ * The new-BIP form for one client (/bip/register?patient_id=): the client in scope with the chain's tail, then the
+ * doctors to choose (the staff of the client's location) in the batch of the audit row recording the read of the
+ * client (decision 019: session, client, batch: 3 round trips). Null when the client is not in the actor's scope.
+ */
+export async function newBipFormFor(ctx: ModelContext, patientId: number) {
+  const read = await getPatientWith(ctx, patientId, (p) => [choosableStaffAtQuery(ctx, p.location_id)], { entity: "patient", entityId: patientId, detail: { patients: [patientId] } });
+  if (!read) return null;
+  const [staff] = read.also;
+  return { patient: read.patient, doctors: staff.map((u) => ({ id: u.id, name: `${u.name} ${u.surname}`.trim() })) };
+}
 
 /** Clients in scope for the register screen's search (at most 20 matches). */
 export async function clientChoices(ctx: ModelContext, search: string) {

@@ -11,7 +11,7 @@ import { auditedRead, auditTail, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import { findBipInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
-import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
+import { findPatient, getPatientWith, isKeyRace, patientScope, who } from "./patients.server";
 import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
 import { contains } from "./like.server";
 import { nextIdOf } from "./ids.server";
@@ -125,9 +125,16 @@ async function readIntake<T extends BatchItem<"sqlite">[]>(ctx: ModelContext, id
   return { intake: found, also };
 }
 
-/** The client's BIPs, for the form's BIP select (the client is already known to be in scope). */
-export async function intakeBipOptions(ctx: ModelContext, patientId: number) {
-  return (await bipOptionsQuery(ctx, patientId)).map(bipOption);
+/**
+ * The new-intake form for one client: the client in scope with the chain's tail, then the client's BIPs (the
+ * form's BIP select) in the batch of the audit row recording the read, one row naming the client (decision 019:
+ * session, client, batch: 3 round trips). Null when the client is not in the actor's scope (nothing recorded).
+ */
+export async function newIntakeFormFor(ctx: ModelContext, patientId: number) {
+  const read = await getPatientWith(ctx, patientId, () => [bipOptionsQuery(ctx, patientId)], { entity: "patient", entityId: patientId, detail: { patients: [patientId] } });
+  if (!read) return null;
+  const [rows] = read.also;
+  return { patient: read.patient, bipOptions: rows.map(bipOption) };
 }
 
 function bipOptionsQuery(ctx: ModelContext, patientId: number) {

@@ -271,7 +271,7 @@ export async function getPatientWith<T extends BatchItem<"sqlite">[]>(
   ctx: ModelContext,
   patientId: number,
   alsoRead: (patient: PatientJson) => [...T],
-  recorded: Pick<AuditEntry, "entity" | "entityId"> = { entity: "patient", entityId: patientId },
+  recorded: Pick<AuditEntry, "entity" | "entityId" | "detail"> = { entity: "patient", entityId: patientId },
 ): Promise<{ patient: PatientJson; also: BatchResponse<T> } | null> {
   const [row] = await ctx.db
     .select({ p: zonedPatient, tail: auditTail })
@@ -357,18 +357,14 @@ function staffOptionOf(s: { id: number; name: string; surname: string; gone: Sta
   return { id: s.id, name: goneStaffLabel(fullName(s), s.gone), only: STAFF_FIELDS.filter(([field]) => client?.[field] === s.id).map(([field]) => field) };
 }
 
-/** The staff who may be newly chosen (choosableStaff: active) at each of the locations, keyed by location (the new BIP's doctor select). */
-export async function staffByLocation(ctx: ModelContext, locationIds: number[]) {
-  if (!locationIds.length) return {} as Record<number, { id: number; name: string }[]>;
-  const rows = await ctx.db
-    .select({ id: users.id, name: users.name, surname: users.surname, locationId: userLocations.locationId })
+/** The staff who may be newly chosen (choosableStaff: active) at a location, as a statement (the new BIP's doctor select rides in a batch). */
+export function choosableStaffAtQuery(ctx: ModelContext, locationId: number) {
+  return ctx.db
+    .select({ id: users.id, name: users.name, surname: users.surname })
     .from(users)
     .innerJoin(userLocations, eq(userLocations.userId, users.id))
-    .where(and(idsIn(userLocations.locationId, locationIds), choosableStaff()))
+    .where(and(eq(userLocations.locationId, locationId), choosableStaff()))
     .orderBy(asc(users.name), asc(users.surname));
-  const out: Record<number, { id: number; name: string }[]> = {};
-  for (const r of rows) (out[r.locationId] ??= []).push({ id: r.id, name: `${r.name} ${r.surname}`.trim() });
-  return out;
 }
 
 /** The parents the actor can see (those of no location too), as a statement (to ride in a batch). */

@@ -6,42 +6,48 @@ import { actionsColumn, DataTable } from "~/components/ui/data-list";
 import { FormActions, SelectField } from "~/components/ui/form-controls";
 import { TYPES_OF_ASSESSMENT } from "~/domain/bip-document";
 import { parseWith, pathId, searchText } from "~/domain/validation";
-import { clientChoices, createBip } from "~/models/bips.server";
-import { findPatient, staffByLocation } from "~/models/patients.server";
+import { clientChoices, createBip, newBipFormFor } from "~/models/bips.server";
+import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
 import { formResult, formValues, modelContextFor } from "~/services/forms.server";
-import { requirePermission } from "~/services/guard.server";
+import { notFound, requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "New BIP · Baseline" }];
 export const handle = { guard: "manage_bips" };
 
 /**
  * A new BIP in two steps that work without JavaScript: find and choose the client (GET ?search=, then
- * ?patient_id=), then the type of assessment and the doctor (employees of the client's location).
+ * ?patient_id=), then the type of assessment and the doctor (employees of the client's location). Both steps show
+ * client data and record it (decision 019): the list, one row naming the clients listed (none when none is); the
+ * chosen client, one read of that client with the doctors in the batch of its row. A client out of scope (or none
+ * such) answers 404, as the intake and note forms do.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { actor } = await requirePermission(request, context, "manage_bips", "view_bips");
+  const { actor, auditTail } = await requirePermission(request, context, "manage_bips", "view_bips");
   const ctx = modelContextFor(context, actor);
   const url = new URL(request.url);
   const searched = parseWith(searchText(), url.searchParams.get("search") ?? "");
   const search = searched.ok ? searched.data : "";
   const patientId = pathId(url.searchParams.get("patient_id") ?? undefined);
-  const patient = patientId === null ? null : await findPatient(ctx, patientId);
-  if (patient) {
-    const staff = await staffByLocation(ctx, [patient.location_id]);
+  if (patientId !== null) {
+    const form = await newBipFormFor(ctx, patientId);
+    if (!form) throw notFound("Client not found.");
+    const { patient, doctors } = form;
     return {
       patient: { id: patient.id, full_name: patient.full_name, patient_identifier: patient.patient_identifier },
-      doctors: staff[patient.location_id] ?? [],
+      doctors,
       choices: [],
       search,
       notice: null,
     };
   }
+  const choices = searched.ok ? await clientChoices(ctx, search) : [];
+  await auditClientsRead(ctx.db, auditWho(ctx), "patient", clientIds(choices, (c) => c.id), auditTail);
   return {
     patient: null,
     doctors: [],
-    choices: searched.ok ? await clientChoices(ctx, search) : [],
+    choices,
     search: searched.ok ? search : (url.searchParams.get("search") ?? "").slice(0, 100),
-    notice: !searched.ok ? searched.errors.form! : patientId !== null ? "Choose one of your clients." : null,
+    notice: !searched.ok ? searched.errors.form! : null,
   };
 }
 

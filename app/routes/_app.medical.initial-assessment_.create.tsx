@@ -7,8 +7,8 @@ import { FormMessage } from "~/components/ui/field";
 import { actionsColumn, DataList } from "~/components/ui/data-list";
 import { SearchForm } from "~/components/ui/list";
 import { applyRowIntent, nestFormFields, rowIntent } from "~/domain/intake";
-import { createIntakeAssessment, intakeBipOptions } from "~/models/intake-assessments.server";
-import { findPatient, listPatients } from "~/models/patients.server";
+import { createIntakeAssessment, newIntakeFormFor } from "~/models/intake-assessments.server";
+import { listPatients } from "~/models/patients.server";
 import { formResult, formValues, listQueryFrom, modelContextFor, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
@@ -25,9 +25,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const ctx = modelContextFor(context, actor);
   const raw = new URL(request.url).searchParams.get("patient_id");
   if (raw) {
-    const patient = await findPatient(ctx, requireId(raw, "Patient"));
-    if (!patient) throw notFound("Patient not found.");
-    return { patient: { id: patient.id, name: patient.full_name, identifier: patient.patient_identifier }, bipOptions: await intakeBipOptions(ctx, patient.id), clients: null, queryError: null };
+    // The client and its BIPs, recorded as one read of the client (decision 019).
+    const form = await newIntakeFormFor(ctx, requireId(raw, "Patient"));
+    if (!form) throw notFound("Patient not found.");
+    const { patient, bipOptions } = form;
+    return { patient: { id: patient.id, name: patient.full_name, identifier: patient.patient_identifier }, bipOptions, clients: null, queryError: null };
   }
   const { query, queryError } = listQueryFrom(request, ["patient_id"]);
   const result = await listPatients(ctx, query, {});

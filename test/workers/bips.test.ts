@@ -264,7 +264,10 @@ describe("BIP screens", () => {
     expect(await bad.text()).toContain("Choose Initial Assessment or Reassessment.");
     const out = await post(`/bip/register?patient_id=${stranger.id}`, { patient_id: String(stranger.id), type_of_assessment: "1" }, cookie);
     expect(out.status).toBe(422);
-    expect(await counts()).toEqual(before);
+    // Nothing saved; the refused form shown again with its client records that read (decision 019, 2026-11-28).
+    const after = await counts();
+    expect({ bips: after.bips, plans: after.plans }).toEqual({ bips: before.bips, plans: before.plans });
+    expect(await db().all<{ action: string }>(sql`select action from audit_log order by id desc limit ${after.audit - before.audit}`)).toEqual(Array.from({ length: after.audit - before.audit }, () => ({ action: "read" })));
     const res = await post(`/bip/register?patient_id=${patient.id}`, { patient_id: String(patient.id), type_of_assessment: "1", doctor_id: String(doctor.id) }, cookie);
     expect(res.status).toBe(303);
     const id = Number(/\/bip\/tabbed\/(\d+)/.exec(res.headers.get("Location") ?? "")?.[1]);
@@ -281,7 +284,8 @@ describe("BIP screens", () => {
     const html = await (await request(`/bip/register?search=${encodeURIComponent("Client")}`, { cookie })).text();
     expect(html).toContain(patient.lastName);
     expect(html).not.toContain(stranger.lastName);
-    expect(await (await request(`/bip/register?patient_id=${stranger.id}`, { cookie })).text()).toContain("Choose one of your clients.");
+    // Another location's client answers 404, as the intake and note forms do (decision 019, 2026-11-28).
+    expect((await request(`/bip/register?patient_id=${stranger.id}`, { cookie })).status).toBe(404);
   });
 
   it("profile: defaults applied, placeholders filled from the client, goals by category, audited; 404 for another location", async () => {

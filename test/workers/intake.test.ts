@@ -31,9 +31,10 @@ async function stored(id: number) {
 async function auditRows(entityId: number) {
   return db().select().from(auditLog).where(sql`${auditLog.entity} = 'intake_assessment' and ${auditLog.entityId} = ${String(entityId)}`).orderBy(asc(auditLog.id));
 }
+/** Intakes, and audit rows of changes (not sign-ins, nor the reads a form shown again records: decision 019, 2026-11-28). */
 async function counts() {
   const [a] = await db().select({ n: sql<number>`count(*)` }).from(intakeAssessments);
-  const [b] = await db().select({ n: sql<number>`count(*)` }).from(auditLog).where(sql`${auditLog.action} not like 'sign_in%'`);
+  const [b] = await db().select({ n: sql<number>`count(*)` }).from(auditLog).where(sql`${auditLog.action} not like 'sign_in%' and ${auditLog.action} <> 'read'`);
   return { intakes: a!.n, audit: b!.n };
 }
 
