@@ -29,19 +29,23 @@ export function dashboardShows(actor: Actor) {
 
 /** The dashboard: counts, and the newest clients and BIPs (client data: the read is recorded, naming them). */
 export async function getAdminDashboard(db: Db, actor: Actor, now: Date, ip: string) {
-  return (await dashboardRead(db, actor, now, ip, null)).dashboard;
+  return (await dashboardRead(db, actor, now, ip, null, true)).dashboard;
 }
 
 /**
  * The dashboard screen: the dashboard and the year answer of `year` (null without view_clients), whose query
- * rides in the dashboard's batch (session + batch + audit row: 3 D1 round trips, decision 019).
+ * rides in the dashboard's batch (session + batch + audit row: 3 D1 round trips, decision 019). The screen shows
+ * no list of recent BIPs, so it does not read them (`bips` is null): its audit row names exactly the recent
+ * clients it shows (decision 019, 2026-11-28).
  */
 export async function getDashboardWithYear(db: Db, actor: Actor, now: Date, ip: string, year: number) {
-  return dashboardRead(db, actor, now, ip, year);
+  return dashboardRead(db, actor, now, ip, year, false);
 }
 
-async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: number | null) {
+/** `recentBips`: whether the answer carries the newest BIPs (the API's; the screen does not show them). */
+async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: number | null, recentBips: boolean) {
   const shows = dashboardShows(actor);
+  const bipRows = recentBips && shows.planRows;
   const scope = locationScope(actor);
   const tz = actor.timeZone ?? DEFAULT_TIME_ZONE;
   const thisMonth = zonedMonthStart(now, tz, 0).toISOString();
@@ -113,21 +117,21 @@ async function dashboardRead(db: Db, actor: Actor, now: Date, ip: string, year: 
     countsRead,
     locationsRead,
     ...(shows.clients ? [recentPatientsRead] : []),
-    ...(shows.planRows ? [recentBipsRead] : []),
+    ...(bipRows ? [recentBipsRead] : []),
     ...(yearRead ? [yearRead.query] : []),
   ]);
   const recentPatients = shows.clients ? (optional.shift() as Awaited<typeof recentPatientsRead>) : null;
-  const recentBips = shows.planRows ? (optional.shift() as Awaited<typeof recentBipsRead>) : null;
+  const recentBipList = bipRows ? (optional.shift() as Awaited<typeof recentBipsRead>) : null;
   const yearRows = yearRead ? (optional.shift() as YearRow[]) : null;
 
   const c = counts[0]! as { tail: string | null } & Partial<Record<"patients" | "patientsCurrent" | "patientsBefore" | "bips" | "bipsCurrent" | "bipsBefore" | "attentionCurrent" | "attentionBefore" | "rbt" | "bcba" | "employees", number>>;
-  const shown = [...(recentPatients ?? []).map((p) => p.id), ...(recentBips ?? []).map((b) => b.patient_id)];
+  const shown = [...(recentPatients ?? []).map((p) => p.id), ...(recentBipList ?? []).map((b) => b.patient_id)];
   await auditClientsRead(db, { actor, ip }, "dashboard", clientIds(shown, (id) => id), c.tail);
   const num = (x: unknown) => Number(x ?? 0);
   const when = <T>(allowed: boolean, value: () => T): T | null => (allowed ? value() : null);
   const yearAnswer = yearRead && yearRows ? yearRead.answer(yearRows) : null;
   const dashboard = {
-    bips: recentBips,
+    bips: recentBipList,
     locations: visibleLocations,
     total_bips: when(shows.plans, () => num(c.bips)),
     total_patients: when(shows.clients, () => num(c.patients)),
