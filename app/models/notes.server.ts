@@ -52,7 +52,7 @@ import { can, locationScope } from "~/domain/permissions";
 import { fieldErrors, isPlainObject, namesNoField, parseWith, pathId, safeParseChange, safeParsePlain } from "~/domain/validation";
 import type { Redactions } from "~/domain/note-summary";
 import { isProductDate } from "~/domain/weeks";
-import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withAudit, withConditionalAudit, withConditionalAuditIfUnchanged, type ConditionalAudit, type KnownTail } from "~/services/audit.server";
+import { auditClientsRead, auditedRead, auditRead, auditTail, chainBackoff, chainBusy, isChainRace, withAudit, withConditionalAudit, withConditionalAuditIfUnchanged, type AuditEntry, type ConditionalAudit, type KnownTail } from "~/services/audit.server";
 import { bumpListVersionIfChanged } from "~/services/list-cache.server";
 import { idempotencyKeyReused, isTokenRace, keyScopeFree, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
 import type { ModelContext } from "./context";
@@ -1667,6 +1667,17 @@ export interface PaMeter {
   week_end_date: string;
 }
 
+/** A note form's options that do not depend on a client. */
+function configBase(type: NoteType) {
+  return {
+    type,
+    cpt_codes: NOTE_CPT_CODES[type],
+    subtypes: NOTE_SUBTYPES,
+    statuses: NOTE_STATUSES,
+    modifiers: fittingModifiers(type).map((m) => ({ code: m.code, meaning: m.meaning })),
+  };
+}
+
 /**
  * What a note form needs (GET …/config): the CPT codes of the type, subtypes, statuses and modifiers;
  * with `patient_id`, the client's location (POS codes, time zone and today, staff), BIPs, active goals
@@ -1681,13 +1692,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
   const parsed = parseWith(ConfigQuery, { patient_id: raw.patient_id == null ? "" : String(raw.patient_id), session_date: raw.session_date ?? "", cpt_code: raw.cpt_code ?? "" });
   if (!parsed.ok) return invalid(parsed.errors);
   const q = parsed.data;
-  const base = {
-    type,
-    cpt_codes: NOTE_CPT_CODES[type],
-    subtypes: NOTE_SUBTYPES,
-    statuses: NOTE_STATUSES,
-    modifiers: fittingModifiers(type).map((m) => ({ code: m.code, meaning: m.meaning })),
-  };
+  const base = configBase(type);
   if (q.patient_id === "") return ok({ ...base, client: null });
   const patientId = q.patient_id;
   const edited = opts.editedNoteId ?? null;
@@ -1706,6 +1711,38 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
           .innerJoin(locations, eq(locations.id, notes.locationId))
           .where(and(eq(notes.id, edited), eq(notes.patientId, patientId), noteScope(ctx)));
   if (!p) return notFound("Client");
+  const entry = { entity: "patient", entityId: patientId, patientId, detail: { patients: [patientId], for: `note_${type}_config` } };
+  return ok({ ...base, client: await clientConfig(ctx, type, q, { ...p, posCodes: posCodesOf(p.posCodes) }, edited, entry, p.tail) });
+}
+
+/**
+ * The edit form of a note: the note in scope with the chain's tail; `allowed` decides whether the actor may open it
+ * (403 otherwise, nothing recorded); then the form's options (noteConfig's, at the note's stored location) in the
+ * batch of ONE audit row, the note's read as its view writes it (decision 019: session, note, batch = 3 round trips).
+ */
+export async function noteEditForm(ctx: ModelContext, type: NoteType, id: number, allowed: (note: NoteJson) => boolean): Promise<ModelResult<{ note: NoteJson; config: NoteConfig }>> {
+  const found = await findNote(ctx, type, id);
+  if (!found) return notFound("Note");
+  if (!allowed(found.note)) return denied();
+  const q = { patient_id: found.row.patientId, session_date: "", cpt_code: "" } satisfies ConfigQuery;
+  const head = { id: found.row.patientId, name: found.note.patient_name, timeZone: found.context.location.time_zone, posCodes: found.posCodes, locationId: found.row.locationId };
+  const client = await clientConfig(ctx, type, q, head, id, readEntry(found), found.tail);
+  return ok({ note: found.note, config: { ...configBase(type), client } });
+}
+
+type ConfigQuery = v.InferOutput<typeof ConfigQuery>;
+
+/** The client part of a note form's options: the reads ride in the batch of the audit row `entry` (chained to `tail`). */
+async function clientConfig(
+  ctx: ModelContext,
+  type: NoteType,
+  q: ConfigQuery,
+  p: { id: number; name: string; timeZone: string; posCodes: string[]; locationId: number },
+  edited: number | null,
+  entry: Omit<AuditEntry, "action">,
+  tail: KnownTail,
+): Promise<NonNullable<NoteConfig["client"]>> {
+  const patientId = p.id;
   const cpts = q.cpt_code && NOTE_CPT_CODES[type].includes(q.cpt_code) ? [q.cpt_code] : [...NOTE_CPT_CODES[type]];
   const today = todayIn(ctx.now(), p.timeZone);
   const week = currentWeek(today);
@@ -1729,7 +1766,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
   const [staff, bipRows, goals, pas, meterUnits] = await auditedRead(
     ctx.db,
     who(ctx),
-    { entity: "patient", entityId: patientId, patientId, detail: { patients: [patientId], for: `note_${type}_config` } },
+    entry,
     () => [
       ctx.db
         .select({ id: users.id, name: users.name, surname: users.surname, credential: providerCredentialSql(users.id), gone: sql<StaffGone | null>`null`.as("gone") })
@@ -1769,7 +1806,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
         .orderBy(asc(paServices.endDate), asc(paServices.id)),
       meterUnitsQuery(ctx, patientId, week.week_start_date, week.week_end_date, edited),
     ],
-    p.tail,
+    tail,
   );
   // One figure of each PA service's units, without the edited note (decision 031): the option's "units left" and the
   // meter's come from it alike.
@@ -1789,15 +1826,13 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
   };
   const members = staff.filter((s) => !s.gone);
   const byCategory = (c: string) => goals.filter((g) => g.category === c).map(({ plan_id, name, bip_id }) => ({ plan_id, name, bip_id }));
-  return ok({
-    ...base,
-    client: {
+  return {
       patient_id: p.id,
       patient_name: p.name,
       location_id: p.locationId,
       time_zone: p.timeZone,
       today,
-      pos_codes: posCodesOf(p.posCodes),
+      pos_codes: p.posCodes,
       providers: members.map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
       supervisors: members.filter((s) => canSupervise(s.credential)).map((s) => ({ id: s.id, name: `${s.name} ${s.surname}`.trim() })),
       ...(edited === null ? {} : { departed: staff.flatMap((s) => (s.gone ? [{ id: s.id, name: `${s.name} ${s.surname}`.trim(), gone: s.gone }] : [])) }),
@@ -1810,8 +1845,7 @@ export async function noteConfig(ctx: ModelContext, type: NoteType, patientOrQue
         const { spent_units, available_units } = unitsOf(x);
         return { ...x, spent_units, available_units, meter: meterOf(x), ...(Number(deleted) ? { deleted: true as const } : {}) };
       }),
-    },
-  });
+  };
 }
 
 export interface ReplacementOfPatient {

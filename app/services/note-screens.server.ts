@@ -15,7 +15,7 @@ import { parseWith, pathId, searchText } from "~/domain/validation";
 import * as v from "valibot";
 import { DEFAULT_INTERVENTIONS } from "~/domain/bip-defaults";
 import { clientChoices } from "~/models/bips.server";
-import { countersignNote, createNote, deleteNote, NOTE_DELETED, getNote, getNoteView, noteAsInput, noteConfig, noteItemsByClient, noteSummaryDisclosure, setNoteModifiers, setNoteStatus, updateNote } from "~/models/notes.server";
+import { countersignNote, createNote, deleteNote, NOTE_DELETED, getNoteView, noteAsInput, noteConfig, noteEditForm, noteItemsByClient, noteSummaryDisclosure, setNoteModifiers, setNoteStatus, updateNote, type NoteConfig } from "~/models/notes.server";
 import { flashParts, flashWithWarning } from "~/domain/flash";
 import type { ModelContext } from "~/models/context";
 import type { ModelResult } from "~/models/results";
@@ -155,7 +155,27 @@ async function formOptions(ctx: ModelContext, type: NoteType, patientId: number,
     if (result.status === 404 || result.status === 422) return null;
     throw forbidden(result.message);
   }
-  const config = result.data;
+  return optionsOf(ctx, type, result.data, edited, typedSupervisor);
+}
+
+/**
+ * The edit form of a note the actor may write (mayWriteNote; 403 otherwise, 404 out of scope), with its options: ONE
+ * audit row, the note's read, with the options in its batch (decision 019: session, note, batch = 3 round trips).
+ */
+async function editForm(ctx: ModelContext, type: NoteType, id: number, typedSupervisor: FormDataEntryValue | null = null): Promise<{ note: NoteJson; options: NoteFormOptions }> {
+  const result = await noteEditForm(ctx, type, id, (note) => mayWriteNote(ctx.actor, note));
+  if (!result.ok) {
+    if (result.status === 403) throw forbidden();
+    throw notFound("Note not found.");
+  }
+  const { note, config } = result.data;
+  const options = optionsOf(ctx, type, config, note, typedSupervisor);
+  if (!options) throw notFound("Note not found.");
+  return { note, options };
+}
+
+/** A note form's options from its config (noteConfig): the client's staff, PA services, goals and interventions. */
+function optionsOf(ctx: ModelContext, type: NoteType, config: NoteConfig, edited: { id: number; provider_id: number | null; supervisor_id: number | null } | null, typedSupervisor: FormDataEntryValue | null): NoteFormOptions | null {
   const c = config.client;
   if (!c) return null;
   const staff = c.providers.map((x) => ({ value: x.id, label: x.name }));
@@ -401,12 +421,7 @@ export function editNoteLoader(type: NoteType) {
     const { actor } = await requirePermission(request, context, NOTE_GUARD);
     const ctx = modelContextFor(context, actor);
     const id = requireId(params.id, "Note");
-    const found = await getNote(ctx, type, id);
-    if (!found) throw notFound("Note not found.");
-    const { note } = found;
-    if (!mayWriteNote(actor, note)) throw forbidden();
-    const options = await formOptions(ctx, type, note.patient_id, note);
-    if (!options) throw notFound("Note not found.");
+    const { note, options } = await editForm(ctx, type, id);
     const path = editPath(type, id);
     const restored = await restoredDraft(context, request, actor, path);
     const values = restored.fields ? valuesOfPairs(restored.fields) : noteValues(note);
@@ -441,10 +456,8 @@ export function editNoteAction(type: NoteType) {
     const typed = valuesOfPairs(draftFieldsOf(form));
     const version = formVersion(form.get("version"));
     const rerender = async (status: number, extra: Partial<NoteFormData>, current?: NoteJson) => {
-      const found = current ? { note: current } : await getNote(ctx, type, id);
-      if (!found) throw notFound("Note not found.");
-      const note = found.note;
-      const options = await formOptions(ctx, type, note.patient_id, note, form.get("supervisor_id"));
+      // After a stale save the stored note is known (its options are one more read); else the form is read again.
+      const { note, options } = current ? { note: current, options: await formOptions(ctx, type, current.patient_id, current, form.get("supervisor_id")) } : await editForm(ctx, type, id, form.get("supervisor_id"));
       if (!options) throw notFound("Note not found.");
       const answer: NoteFormData = {
         kind: "form",
