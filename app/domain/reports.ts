@@ -258,13 +258,19 @@ export const PERIOD_FILTERS: readonly ReportFilter[] = [
   { name: "date_to", label: "To", kind: "date" },
 ];
 
-/** The query fields the framework reads itself (not filters). */
+/** The query fields the framework reads itself (not filters); the CSV link leaves them out. */
 export const PAGING_FIELDS = ["page", "per_page"] as const;
 
-/** The paging fields, with their messages in the filters' form by label ("Page must be a whole number.", "Rows per page must be at most 100."). */
+/**
+ * The paging fields, with their messages in the filters' form by label ("Page must be a whole number.", "Rows per page
+ * must be at most 100."). `as_of`: the newest audit entry the logs and access reports read, fixed by their first page
+ * and carried by the page links and the CSV link, so that the entries written meanwhile (the report's own included)
+ * do not shift the pages (decision 038, 2026-11-28); the other reports ignore it.
+ */
 export const ReportPageQuery = v.object({
   page: PositiveInt("Page", MAX_PAGE, 1),
   per_page: PositiveInt("Rows per page", REPORT_MAX_PER_PAGE, REPORT_PER_PAGE),
+  as_of: optionalId("The newest entry to list (as_of)"),
 });
 
 /** The filter fields of an address: every declared filter name, "" when absent. */
@@ -274,10 +280,11 @@ export function filterInput(def: Pick<ReportDefinition, "filters">, params: URLS
   return out;
 }
 
-/** The address of a report's CSV export with the same filters. */
-export function csvHref(key: ReportKey, params: URLSearchParams): string {
+/** The address of a report's CSV export with the same filters (and `pinned`, the values that fix what the pages read). */
+export function csvHref(key: ReportKey, params: URLSearchParams, pinned: Record<string, string> = {}): string {
   const kept = new URLSearchParams();
-  for (const [k, val] of params) if (val !== "" && !(PAGING_FIELDS as readonly string[]).includes(k)) kept.append(k, val);
+  for (const [k, val] of params) if (val !== "" && !(PAGING_FIELDS as readonly string[]).includes(k) && !(k in pinned)) kept.append(k, val);
+  for (const [k, val] of Object.entries(pinned)) kept.set(k, val);
   const q = kept.toString();
   return `/reports/${key}/export.csv${q ? `?${q}` : ""}`;
 }

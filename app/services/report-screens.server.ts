@@ -40,6 +40,8 @@ export interface ReportQuery<F> {
   /** Rows to read: the page and ONE more (it tells there is a next page without counting), or for a CSV CSV_MAX_ROWS + 1. */
   limit: number;
   offset: number;
+  /** The newest audit entry to read (`as_of`, fixed by the first page), or null on a first page (the logs and access reports). */
+  asOf: number | null;
 }
 
 /**
@@ -65,6 +67,8 @@ export interface ReportAnswer<R> {
   notes?: string[];
   /** A small chart (the one bar chart model: a server SVG, redrawn with uPlot with JavaScript), or null. */
   chart?: ReportChart | null;
+  /** The newest entry the answer was read up to (logs, access): the page links and the CSV link carry it as `as_of`. */
+  asOf?: number | null;
 }
 
 /**
@@ -261,6 +265,7 @@ function parseFilters(def: ReportDefinition<unknown, unknown>, params: URLSearch
   const paging = parseWith(ReportPageQuery, {
     page: params.get("page") || undefined,
     per_page: params.get("per_page") || undefined,
+    as_of: params.get("as_of") ?? undefined,
   });
   const filters = parseWith(def.schema, input);
   const errors = {
@@ -269,7 +274,7 @@ function parseFilters(def: ReportDefinition<unknown, unknown>, params: URLSearch
   };
   return {
     input,
-    paging: paging.ok ? paging.data : { page: 1, per_page: REPORT_PER_PAGE },
+    paging: paging.ok ? paging.data : { page: 1, per_page: REPORT_PER_PAGE, as_of: null },
     filters: filters.ok ? filters.data : null,
     errors,
   };
@@ -283,6 +288,8 @@ export interface ReportScreenData {
   page: Paged<unknown>;
   notes: string[];
   chart: ReportChart | null;
+  /** The values the page links and the CSV link keep so that they read what this page read (`as_of`). */
+  pinned: Record<string, string>;
 }
 
 /** GET /reports/:report — the screen's data; a bad filter answers 400 with its field messages and no rows. */
@@ -299,6 +306,7 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     page: paged([], 0, { page: 1, per_page: parsed.paging.per_page }),
     notes: [],
     chart: null,
+    pinned: {},
   });
   if (Object.keys(parsed.errors).length || parsed.filters === null) {
     const options = toOptions((await ctx.db.batch(optionReads(ctx, def, parsed.input) as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[]);
@@ -312,6 +320,7 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
     per_page,
     limit: per_page + 1,
     offset: (page - 1) * per_page,
+    asOf: parsed.paging.as_of,
   };
   const { answer, options } = await runReport(ctx, def, runner, q, auditTail, parsed.input);
   // A page past the last (a stale or typed address) has no row to carry the total (count(*) over ()): back to
@@ -335,6 +344,7 @@ export async function reportScreenLoader({ request, context, params }: LoaderFun
       : paged(answer.rows.slice(0, per_page), answer.total, q),
     notes: answer.notes ?? [],
     chart: answer.chart ?? null,
+    pinned: answer.asOf != null ? { as_of: String(answer.asOf) } : {},
   };
   return body;
 }
@@ -375,6 +385,7 @@ export async function reportCsvLoader({ request, context, params }: LoaderFuncti
     per_page: CSV_MAX_ROWS,
     limit: CSV_MAX_ROWS + 1,
     offset: 0,
+    asOf: parsed.paging.as_of,
   };
   const { answer } = await runReport(ctx, def, runner, q, auditTail, null);
   const truncated = answer.rows.length > CSV_MAX_ROWS;

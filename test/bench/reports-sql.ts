@@ -55,7 +55,7 @@ for (const [who, actor] of Object.entries(actors)) {
     const parsed = parseWith(def.schema, input);
     if (!parsed.ok) throw new Error(`${key}?${query}: ${JSON.stringify(parsed.errors)}`);
     const page = Number(params.get("page") ?? 1);
-    const q = { filters: parsed.data, csv: false, page, per_page: 25, limit: 26, offset: (page - 1) * 25 };
+    const q = { filters: parsed.data, csv: false, page, per_page: 25, limit: 26, offset: (page - 1) * 25, asOf: null };
     const times: number[] = [];
     let shown = 0;
     for (let i = 0; i < 33; i++) {

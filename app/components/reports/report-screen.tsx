@@ -83,9 +83,11 @@ export interface ReportScreenProps<R> {
   page: Paged<R>;
   notes: string[];
   chart: ReportChart | null;
+  /** What the page links and the CSV link keep so that they read what this page read (`as_of`). */
+  pinned?: Record<string, string>;
 }
 
-export function ReportScreen<R extends object>({ def, values, errors, options, page, notes, chart }: ReportScreenProps<R>) {
+export function ReportScreen<R extends object>({ def, values, errors, options, page, notes, chart, pinned = {} }: ReportScreenProps<R>) {
   const [params] = useSearchParams();
   const hasErrors = Object.keys(errors).length > 0;
   const filters = (
@@ -103,7 +105,7 @@ export function ReportScreen<R extends object>({ def, values, errors, options, p
         <span>
           <Link to="/reports">All reports</Link>{" "}
           {hasErrors ? null : (
-            <a className="btn btn-primary" href={csvHref(def.key, params)} download>
+            <a className="btn btn-primary" href={csvHref(def.key, params, pinned)} download>
               Export CSV
             </a>
           )}
@@ -125,7 +127,7 @@ export function ReportScreen<R extends object>({ def, values, errors, options, p
           <p>{FILTERS_REFUSED_TEXT}</p>
         </>
       ) : (
-        <DataList page={page} columns={screenColumns(def.columns)} rowKey={def.rowKey} filters={filters} caption={def.title} />
+        <DataList page={page} columns={screenColumns(def.columns)} rowKey={def.rowKey} filters={filters} caption={def.title} keep={pinned} />
       )}
       <p className="hint">The CSV export holds every matching row, at most {CSV_MAX_ROWS.toLocaleString("en-US")}; narrow the filters for more.</p>
     </section>

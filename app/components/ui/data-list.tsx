@@ -173,6 +173,7 @@ export function DataList<T extends Row>({
   empty,
   filters,
   caption,
+  keep,
 }: {
   page: Paged<T>;
   columns: readonly Column<T>[];
@@ -180,12 +181,14 @@ export function DataList<T extends Row>({
   empty?: ReactNode;
   filters?: ReactNode;
   caption: string;
+  /** Query values the page links keep besides the address's (Pagination's `keep`). */
+  keep?: Record<string, string>;
 }) {
   return (
     <>
       {filters}
       {isPastEnd(page) ? null : <DataTable rows={page.data} columns={columns} rowKey={rowKey} empty={empty} caption={caption} />}
-      <Pagination page={page} />
+      <Pagination page={page} keep={keep} />
     </>
   );
 }

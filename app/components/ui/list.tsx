@@ -148,10 +148,12 @@ export function linkParams(params: URLSearchParams): URLSearchParams {
  * 'Showing x to y of n entries' and a window of five page links that keep the other query values (not the flash).
  * A screen with two paged tables names each one's query value (`param`) and pager (`label`).
  */
-export function Pagination({ page, param = "page", label = "Pages" }: { page: Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page" | "total_is_lower_bound">; param?: string; label?: string }) {
+export function Pagination({ page, param = "page", label = "Pages", keep = {} }: { page: Pick<Paged<unknown>, "page" | "per_page" | "total" | "last_page" | "total_is_lower_bound">; param?: string; label?: string; keep?: Record<string, string> }) {
   const [params] = useSearchParams();
   const href = (n: number) => {
     const next = linkParams(params);
+    // Values the server fixed on this page (a report's `as_of`), so that the next page reads what this one read.
+    for (const [k, v] of Object.entries(keep)) next.set(k, v);
     next.set(param, String(n));
     return `?${next.toString()}`;
   };

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, isNotNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { auditLog } from "~/db/schema";
 import { locationScope } from "~/domain/permissions";
 import type { AuditFilters, AuditReportRow } from "~/domain/report-defs/audit";
@@ -56,8 +56,9 @@ export function auditPeriod(f: Pick<AuditFilters, "date_from" | "date_to">, now:
   return { from, to };
 }
 
-function whereOf(ctx: ModelContext, f: AuditFilters, period: { from: string; to: string }, clientOnly: boolean): SQL {
+function whereOf(ctx: ModelContext, f: AuditFilters, period: { from: string; to: string }, clientOnly: boolean, asOf: number | null): SQL {
   return and(
+    asOf === null ? undefined : lte(auditLog.id, asOf),
     gte(auditLog.at, period.from),
     lt(auditLog.at, addDays(period.to, 1)),
     f.actor_id === null ? undefined : and(eq(auditLog.actorId, f.actor_id), eq(auditLog.actorType, "user")),
@@ -106,18 +107,37 @@ function pageQuery(ctx: ModelContext, where: SQL, q: ReportQuery<AuditFilters>) 
     .offset(q.offset);
 }
 
-function finish(rows: AuditReportRow[], q: ReportQuery<AuditFilters>) {
+function finish(rows: AuditReportRow[], q: ReportQuery<AuditFilters>, asOf: number | null) {
   const page = windowed(rows, q);
   const patientIds = [...new Set(page.rows.map((r) => r.patient_id).filter((x): x is number => x != null))];
-  return { ...page, patientIds };
+  return { ...page, patientIds, asOf };
+}
+
+/**
+ * The trail's newest entry, read in the page's batch (one transaction: the page holds exactly the entries up to it).
+ * Every page of the trail is read up to one entry (`as_of`), the newest when its first page was read: opening a page
+ * writes an entry itself, and others write meanwhile, so pages by offset over a growing trail would repeat entries
+ * (decision 038, 2026-11-28).
+ */
+function newestEntryQuery(ctx: ModelContext) {
+  return ctx.db.select({ id: sql<number | null>`max(${auditLog.id})` }).from(auditLog);
+}
+
+/** The trail read up to `as_of` (given) or to its newest entry (a first page): the page and the bound it used. */
+async function readTrail(rc: Parameters<ReportRunner<AuditFilters, AuditReportRow>>[0], q: ReportQuery<AuditFilters>, period: { from: string; to: string }, clientOnly: boolean) {
+  const [rows, newest] = await rc.read([pageQuery(rc, whereOf(rc, q.filters, period, clientOnly, q.asOf), q), newestEntryQuery(rc)]);
+  return finish(rows as AuditReportRow[], q, q.asOf ?? (newest as { id: number | null }[])[0]?.id ?? null);
+}
+
+/** What the screen says of the bound. */
+function boundNote(asOf: number | null): string[] {
+  return asOf === null ? [] : [`Entries up to entry ${asOf}, the newest when the first page was opened: press Filter to include newer ones.`];
 }
 
 export const runLogsReport: ReportRunner<AuditFilters, AuditReportRow> = async (rc, q) => {
   const period = auditPeriod(q.filters, rc.now(), 7);
-  const where = whereOf(rc, q.filters, period, false);
-  const [rows] = await rc.read([pageQuery(rc, where, q)]);
-  const answer = finish(rows as AuditReportRow[], q);
-  const notes = [`Period: ${period.from} to ${period.to} (UTC).`];
+  const answer = await readTrail(rc, q, period, false);
+  const notes = [`Period: ${period.from} to ${period.to} (UTC).`, ...boundNote(answer.asOf)];
   if (q.csv || answer.rows.length === 0) {
     await rc.audited(answer, []);
     return { ...answer, notes };
@@ -137,7 +157,6 @@ export const runLogsReport: ReportRunner<AuditFilters, AuditReportRow> = async (
 
 export const runAccessReport: ReportRunner<AuditFilters, AuditReportRow> = async (rc, q) => {
   const period = auditPeriod(q.filters, rc.now(), 30);
-  const where = whereOf(rc, q.filters, period, true);
-  const [rows] = await rc.read([pageQuery(rc, where, q)]);
-  return { ...finish(rows as AuditReportRow[], q), notes: [`Period: ${period.from} to ${period.to} (UTC).`] };
+  const answer = await readTrail(rc, q, period, true);
+  return { ...answer, notes: [`Period: ${period.from} to ${period.to} (UTC).`, ...boundNote(answer.asOf)] };
 };
