@@ -101,7 +101,6 @@ const SCREENS_NO_CLIENT_DATA: Record<string, string> = {
   "routes/_app.parents._index": "redirect",
   "routes/_app.parents.add": "an empty parent form with the actor's locations",
   "routes/_app.settings": "the product's settings (no client data)",
-  "routes/_app.bip.register": "an empty BIP form",
   "routes/resources.notifications": "counts of unread tickets",
   "routes/avatars.$id": "an avatar image",
   "routes/_app.patients.edit-patient.$id": "redirect to the client editor, which records its read",
@@ -767,5 +766,174 @@ describe("reads name what they show (probe 8882, defect 6)", () => {
     const [edit] = await db().select().from(auditLog).orderBy(desc(auditLog.id)).limit(1);
     expect(edit).toMatchObject({ action: "read", entity: "patient", entityId: String(seed.patient), patientId: seed.patient });
     expect(JSON.parse(edit!.detail!)).toEqual({ parents: ids });
+  });
+});
+
+describe("each request writes one row naming exactly the clients it shows (probe 9012)", () => {
+  /** The rows a request wrote: the audit entries above the newest one before it. */
+  async function rowsWrittenBy(send: () => Promise<Response>) {
+    const [{ top }] = await db().select({ top: sql<number>`coalesce(max(${auditLog.id}), 0)` }).from(auditLog);
+    const res = await send();
+    const rows = await db().select().from(auditLog).where(gt(auditLog.id, top)).orderBy(asc(auditLog.id));
+    return { res, rows: rows.map((r) => ({ action: r.action, entity: r.entity, entityId: r.entityId, patientId: r.patientId, patients: r.detail ? ((JSON.parse(r.detail) as { patients?: number[] }).patients ?? null) : null })) };
+  }
+
+  /** "statements;round trips" of one screen request. */
+  async function roundTrips(path: string, cookie: string) {
+    const res = await countingWorker.fetch(new Request(`http://localhost${path}`, { headers: { Cookie: cookie } }) as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+    expect(res.status, path).toBe(200);
+    return Number(res.headers.get(D1_COUNT_HEADER)!.split(";")[1]);
+  }
+
+  /** A location of its own: a BIP manager and note writer there, two clients, and staff of another location. */
+  async function clinic() {
+    const loc = await createLocation();
+    const manager = await createUser({ permissions: ["view_clients", "view_bips", "manage_bips", "view_notes", "manage_notes"], locations: [loc.id] });
+    const doctor = await createUser({ permissions: [], locations: [loc.id], name: "Doctora" });
+    const a = await createPatient({ locationId: loc.id, lastName: `Alvarez${Date.now()}` });
+    const b = await createPatient({ locationId: loc.id, lastName: `Brown${Date.now()}` });
+    const elsewhere = await createLocation();
+    const outsider = await createUser({ permissions: ["view_clients", "view_bips", "manage_bips", "view_notes", "manage_notes"], locations: [elsewhere.id] });
+    return { loc, manager, managerCookie: await signInCookie(manager), doctor, a, b, outsiderCookie: await signInCookie(outsider) };
+  }
+
+  it("the intake form for a chosen client: one read of that client, within 3 round trips; another location's client: 404, no row", async () => {
+    const c = await clinic();
+    const bip = await createBip(c.a);
+    const { res, rows } = await rowsWrittenBy(() => request(`/medical/initial-assessment/create?patient_id=${c.a.id}`, { cookie: c.managerCookie }));
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain(c.a.lastName);
+    expect(html).toContain(`BIP #${bip.id}`);
+    expect(rows).toEqual([{ action: "read", entity: "patient", entityId: String(c.a.id), patientId: c.a.id, patients: [c.a.id] }]);
+    expect(await roundTrips(`/medical/initial-assessment/create?patient_id=${c.a.id}`, c.managerCookie)).toBeLessThanOrEqual(3);
+    const refused = await rowsWrittenBy(() => request(`/medical/initial-assessment/create?patient_id=${c.a.id}`, { cookie: c.outsiderCookie }));
+    expect(refused.res.status).toBe(404);
+    expect(refused.rows).toEqual([]);
+  });
+
+  it("/bip/register: the picker and a search name the clients listed, a chosen client is one read of them; none listed, no row; another location's client: 404, no row", async () => {
+    const c = await clinic();
+    const picker = await rowsWrittenBy(() => request("/bip/register", { cookie: c.managerCookie }));
+    expect(picker.res.status).toBe(200);
+    expect(await picker.res.text()).toContain(c.b.lastName);
+    expect(picker.rows).toEqual([{ action: "read", entity: "patient", entityId: null, patientId: null, patients: [c.a.id, c.b.id] }]);
+
+    const search = await rowsWrittenBy(() => request(`/bip/register?search=${encodeURIComponent(c.b.lastName)}`, { cookie: c.managerCookie }));
+    expect(search.res.status).toBe(200);
+    expect(search.rows).toEqual([{ action: "read", entity: "patient", entityId: null, patientId: c.b.id, patients: [c.b.id] }]);
+
+    const nobody = await rowsWrittenBy(() => request("/bip/register?search=zzzz-nobody", { cookie: c.managerCookie }));
+    expect(nobody.res.status).toBe(200);
+    expect(nobody.rows).toEqual([]);
+
+    const chosen = await rowsWrittenBy(() => request(`/bip/register?patient_id=${c.a.id}`, { cookie: c.managerCookie }));
+    expect(chosen.res.status).toBe(200);
+    const html = await chosen.res.text();
+    expect(html).toContain(c.a.lastName);
+    expect(html).toContain("Doctora");
+    expect(chosen.rows).toEqual([{ action: "read", entity: "patient", entityId: String(c.a.id), patientId: c.a.id, patients: [c.a.id] }]);
+
+    for (const path of ["/bip/register", `/bip/register?patient_id=${c.a.id}`]) expect(await roundTrips(path, c.managerCookie), path).toBeLessThanOrEqual(3);
+    const refused = await rowsWrittenBy(() => request(`/bip/register?patient_id=${c.a.id}`, { cookie: c.outsiderCookie }));
+    expect(refused.res.status).toBe(404);
+    expect(refused.rows).toEqual([]);
+  });
+
+  it("the dashboard screen names the recent clients it shows, not the clients of plans it does not show; the API, which answers the plans, names both", async () => {
+    const loc = await createLocation();
+    const user = await createUser({ permissions: ["view_clients", "view_bips"], locations: [loc.id] });
+    // The oldest client has the newest plan; the five newer clients are the screen's "recent patients".
+    const old = await createPatient({ locationId: loc.id, createdAt: "2020-01-01T00:00:00.000Z" });
+    await createBip(old);
+    const recent: number[] = [];
+    for (let i = 1; i <= 5; i++) recent.push((await createPatient({ locationId: loc.id, createdAt: `2026-01-0${i}T00:00:00.000Z` })).id);
+    const userCookie = await signInCookie(user);
+    const screen = await rowsWrittenBy(() => request("/dashboard", { cookie: userCookie }));
+    expect(screen.res.status).toBe(200);
+    expect(await screen.res.text()).not.toContain(old.lastName);
+    expect(screen.rows).toEqual([{ action: "read", entity: "dashboard", entityId: null, patientId: null, patients: recent }]);
+    const token = await apiToken(user);
+    const viaApi = await rowsWrittenBy(() => api("/dashboard/admin", { token }));
+    expect(viaApi.res.status).toBe(200);
+    expect(((await viaApi.res.json()) as { bips: { patient_id: number }[] }).bips.map((b) => b.patient_id)).toEqual([old.id]);
+    expect(viaApi.rows).toEqual([{ action: "read", entity: "dashboard", entityId: null, patientId: null, patients: [old.id, ...recent] }]);
+  });
+
+  it.each(["rbt", "bcba", "combined"] as const)("the %s note's edit form and the new-note form for a client: one row naming the client, within 3 round trips; refused: no row", async (type) => {
+    const c = await clinic();
+    const [pa] = await db().insert(paServices).values({ patientId: c.a.id, paService: "Direct", cpt: type === "bcba" ? "97155" : "97153", nUnits: 100, startDate: "2026-01-01", endDate: "2026-12-31" }).returning();
+    const [note] = await db()
+      .insert(notes)
+      .values({ type, patientId: c.a.id, locationId: c.loc.id, providerId: c.manager.id, paServiceId: pa!.id, cptCode: pa!.cpt, sessionDate: "2026-01-05", timeIn: "10:00", timeOut: "10:30", minutes: 30, units: 2 })
+      .returning();
+    const edit = `/note-${type}/edit/${note!.id}`;
+    const opened = await rowsWrittenBy(() => request(edit, { cookie: c.managerCookie }));
+    expect(opened.res.status).toBe(200);
+    expect(opened.rows).toEqual([{ action: "read", entity: "note", entityId: String(note!.id), patientId: c.a.id, patients: [c.a.id] }]);
+    expect(await roundTrips(edit, c.managerCookie)).toBeLessThanOrEqual(3);
+
+    const create = `/note-${type}?patient_id=${c.b.id}`;
+    const fresh = await rowsWrittenBy(() => request(create, { cookie: c.managerCookie }));
+    expect(fresh.res.status).toBe(200);
+    expect(fresh.rows).toEqual([{ action: "read", entity: "patient", entityId: String(c.b.id), patientId: c.b.id, patients: [c.b.id] }]);
+    expect(await roundTrips(create, c.managerCookie)).toBeLessThanOrEqual(3);
+
+    // Refused: another location's staff (404), and a note writer who is not the note's provider (403).
+    for (const path of [edit, create]) {
+      const refused = await rowsWrittenBy(() => request(path, { cookie: c.outsiderCookie }));
+      expect(refused.res.status, path).toBe(404);
+      expect(refused.rows, path).toEqual([]);
+    }
+    const writer = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [c.loc.id] }));
+    const notTheirs = await rowsWrittenBy(() => request(edit, { cookie: writer }));
+    expect(notTheirs.res.status).toBe(403);
+    expect(notTheirs.rows).toEqual([]);
+  });
+});
+
+describe("paging the logs gives each entry once, while others write to the trail (probe 9012)", () => {
+  const decode = (s: string) => s.replace(/&amp;/g, "&");
+  /** The Entry column (the last cell) of each row of a logs page, and its links to page 2 and to the CSV. */
+  function logsPage(html: string) {
+    const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)![1]!;
+    const entries = [...body.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((m) => Number(/<td[^>]*>([\d,]+)<\/td>\s*$/.exec(m[1]!)![1]!.replace(/,/g, "")));
+    const next = /href="(\/reports\/logs\?[^"]*page=2[^"]*)"/.exec(html)?.[1];
+    const csv = /href="(\/reports\/logs\/export\.csv[^"]*)"/.exec(html)![1]!;
+    return { entries, next: next ? decode(next) : null, csv: decode(csv) };
+  }
+
+  it("page 1 then page 2 never share an entry and together are the newest entries in order, as of page 1; the CSV link reads the same entries", async () => {
+    const admin = cookie;
+    // Enough entries for two pages of 5.
+    for (let i = 0; i < 12; i++) await api(`/v2/patients/${seed.patient}`, { token });
+    const first = await request("/reports/logs?per_page=5", { cookie: admin });
+    expect(first.status).toBe(200);
+    const one = logsPage(await first.text());
+    expect(one.entries).toHaveLength(5);
+    expect(one.next).toMatch(/as_of=\d+/);
+    const asOf = Number(/as_of=(\d+)/.exec(one.next!)![1]);
+    // Others read client records between the two page turns: their entries (and page 1's own) come after as_of.
+    for (let i = 0; i < 3; i++) await api(`/v2/patients/${seed.patient}`, { token });
+    const second = await request(one.next!, { cookie: admin });
+    expect(second.status).toBe(200);
+    const two = logsPage(await second.text());
+    expect(two.entries).toHaveLength(5);
+    expect(two.entries.filter((id) => one.entries.includes(id))).toEqual([]);
+    const newest = await db().select({ id: auditLog.id }).from(auditLog).where(sql`${auditLog.id} <= ${asOf}`).orderBy(desc(auditLog.at), desc(auditLog.id)).limit(10);
+    expect([...one.entries, ...two.entries]).toEqual(newest.map((r) => r.id));
+    expect(Math.max(...one.entries)).toBe(asOf);
+    expect(two.csv).toContain(`as_of=${asOf}`);
+    const csv = await (await request(two.csv, { cookie: admin })).text();
+    const csvEntries = csv.trim().split("\r\n").slice(1, 11).map((line) => Number(line.split(",").at(-1)));
+    expect(csvEntries).toEqual(newest.map((r) => r.id));
+  });
+
+  it("a bad as_of is a field message with status 400, nothing read and no row", async () => {
+    const admin = cookie;
+    const before = await auditRows();
+    const res = await request("/reports/logs?as_of=abc", { cookie: admin });
+    expect(res.status).toBe(400);
+    expect(await auditRows()).toBe(before);
   });
 });
