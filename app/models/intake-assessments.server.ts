@@ -1,5 +1,6 @@
 import { and, count, desc, eq, isNull, or, sql } from "drizzle-orm";
 import * as v from "valibot";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { FilterId } from "~/domain/list-filters";
 import { bips, intakeAssessments, patients } from "~/db/schema";
 import { documentOf, futureDateErrors, INTAKE_FIELDS, nestFormFields, parseIntake, readDocument, type IntakeInput } from "~/domain/intake";
@@ -179,13 +180,16 @@ const PatientRef = v.object({
   patient_id: v.pipe(v.union([v.string(), v.number()], "Client is required."), v.transform(Number), v.number(), v.integer("Client is required."), v.minValue(1, "Client is required.")),
 });
 
-/** Creates an intake for a client in scope (a client of another location: 404, like a missing one). */
+/**
+ * Creates an intake for a client in scope. The client is a body reference (decision 017): another location's, or
+ * none, answers 422 at `patient_id`, nothing written.
+ */
 export async function createIntakeAssessment(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<IntakeJson>> {
   const input = nestFormFields(raw);
   const ref = parseWith(PatientRef, { patient_id: input.patient_id ?? "" });
   if (!ref.ok) return invalid(ref.errors);
   const patient = await findPatient(ctx, ref.data.patient_id);
-  if (!patient) return notFound("Patient");
+  if (!patient) return invalid({ patient_id: REFERENCE_MESSAGES.client });
   const parsed = parseIntake(input);
   if (!parsed.ok) return invalid(parsed.errors);
   const errors = await check(ctx, parsed.data, patient.id, null);

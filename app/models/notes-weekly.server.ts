@@ -8,7 +8,8 @@ import { bumpListVersion } from "~/services/list-cache.server";
 import { planInScopeWhere } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { patientScope, who } from "./patients.server";
-import { invalid, notFound, ok, type ModelResult } from "./results";
+import { invalid, ok, type ModelResult } from "./results";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { touchPlan, WEEKLY_REPORTS } from "./weekly-reports.server";
 
 /**
@@ -18,8 +19,9 @@ import { touchPlan, WEEKLY_REPORTS } from "./weekly-reports.server";
  * 1. ONE batch reads the client in scope (with the audit chain's tail), the client's live plans, the live
  *    RBT notes of the whole weeks of the range (only the two lists of their content) and the weekly
  *    reports already stored for those plans and weeks. Every statement carries the client's scope, so
- *    nothing of another location is read; a client out of scope answers 404, as does a plan_id that is not
- *    one of the client's live plans.
+ *    nothing of another location is read; a client out of scope answers 422 at patient_id, and a plan_id that
+ *    is not one of the client's live plans (or of the actor's locations) 422 at plan_id (body references,
+ *    decision 017).
  * 2. ONE batch upserts the weeks whose value is new or changed (one statement for all rows; a week that
  *    has a report keeps its id and total_units, its value is replaced and its version moves), bumps the
  *    weekly-report list cache, touches the plans written, and writes the audit row (entity patient,
@@ -94,8 +96,10 @@ export async function generateWeeklyReportsFromNotes(ctx: ModelContext, raw: Rec
       .innerJoin(patients, eq(patients.id, plans.patientId))
       .where(and(eq(plans.patientId, patientId), sql`${weeklyReports.weekEnd} between ${weeks.from} and ${weeks.to}`, patientScope(ctx))),
   ]);
-  if (!client) return notFound(input.patient_id === null ? "Plan" : "Patient");
-  if (input.plan_id !== null && !planRows.some((p) => p.id === input.plan_id)) return notFound("Plan");
+  // Body references (decision 017): a client or goal the actor cannot see, whether of another location or none,
+  // answers 422 at its field; nothing is written. Without patient_id the client is the goal's, so the goal is named.
+  if (!client) return invalid(input.patient_id === null ? { plan_id: REFERENCE_MESSAGES.goal } : { patient_id: REFERENCE_MESSAGES.client });
+  if (input.plan_id !== null && !planRows.some((p) => p.id === input.plan_id)) return invalid({ plan_id: REFERENCE_MESSAGES.goal });
 
   const sessions: SessionData[] = noteRows.map((n) => ({ session_date: n.session_date, units: n.units, maladaptives: jsonList(n.maladaptives), replacements: jsonList(n.replacements) }));
   const before = new Map(stored.map((s) => [`${s.planId}:${s.weekEnd}`, s]));

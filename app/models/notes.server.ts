@@ -2,6 +2,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { and, asc, desc, eq, getTableColumns, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import * as v from "valibot";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { FilterId } from "~/domain/list-filters";
 import { primaryOf, type Db } from "~/db/client.server";
 import { bips, insurances, locations, noteCounts, notes, noteVersions, paServices, parents, patients, plans, scheduledSessions, userLocations, users } from "~/db/schema";
@@ -1138,7 +1139,8 @@ export async function createNote(ctx: ModelContext, raw: Record<string, unknown>
     ...refReads(db, input.patient_id, clientLocation, refs),
   ]);
   if (byToken.length) return replay(ctx, formToken!);
-  if (!patient) return notFound("Client");
+  // The client is a body reference (decision 017): another location's, or none, is 422 at patient_id, nothing written.
+  if (!patient) return invalid({ patient_id: REFERENCE_MESSAGES.client });
   // The moment of the session: the client's location's UTC offset at its first start (the provider rules compare
   // moments), and the time that passed across a daylight-saving change.
   const zoned = inZone(timed.times, patient.timeZone, input.session_date);

@@ -319,7 +319,8 @@ export async function reorderPlanObjectives(ctx: ModelContext, raw: Record<strin
   const ref = parseWith(PlanRef, { plan_id: raw.plan_id ?? "" });
   if (!ref.ok) return invalid(ref.errors);
   const scope = await findPlanInScope(ctx, ref.data.plan_id as number);
-  if (!scope) return notFound("Plan");
+  // A body reference (decision 017): another location's goal, or none, is 422 at plan_id.
+  if (!scope) return invalid({ plan_id: REFERENCE_MESSAGES.goal });
   const parsed = parseWith(ReorderInput, { ...raw, plan_id: scope.planId });
   if (!parsed.ok) return invalid(parsed.errors);
   return saveOrder(ctx, scope, reorderObjectives(await placedOf(ctx, scope.planId), parsed.data.ids));

@@ -14,6 +14,7 @@ import type { ModelContext } from "./context";
 import { noteOfDeletedClient } from "./notes.server";
 import { isKeyRace, who } from "./patients.server";
 import { denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { REFERENCE_MESSAGES } from "~/domain/references";
 import { idsIn } from "./scope.server";
 import { choosableStaff, isChoosableStaff } from "./staff.server";
 import { nextIdQuery } from "./ids.server";
@@ -25,7 +26,8 @@ const SCHEDULED_SESSIONS = "scheduled_sessions";
 /**
  * Scheduled sessions and the calendar (issue 12, decision 037). Rules are app/domain/schedule.ts (which
  * calls the notes' rule module); this file reads and writes. Scope: a scheduled session belongs to its
- * client's location; another location's session, client or filter answers 404.
+ * client's location; another location's session answers 404, a booking naming a client the actor cannot see 422 at
+ * patient_id, and another location's filter lists nothing (decision 017).
  *
  * Round trips: a booking is one read batch (client in scope with its location and the audit tail, the
  * provider's membership, the PA service with its used units, the client's and the provider's written notes
@@ -284,7 +286,8 @@ export async function bookSessions(ctx: ModelContext, raw: Record<string, unknow
       noteRows(ctx, and(eq(notes.providerId, providerId), sql`${notes.startAt} > ${providerFrom}`, sql`${notes.startAt} < ${providerTo}`, nearDates(notes.startAt))!),
       scheduledRows(ctx, and(eq(scheduledSessions.providerId, providerId), sql`${scheduledSessions.startAt} > ${providerFrom}`, sql`${scheduledSessions.startAt} < ${providerTo}`, nearDates(scheduledSessions.startAt))!),
     ]);
-    if (!client) return notFound("Client");
+    // The client is a body reference (decision 017): another location's, or none, is 422 at patient_id.
+    if (!client) return invalid({ patient_id: REFERENCE_MESSAGES.client });
     if (!provider.length) return invalid({ provider_id: SCHEDULE_MESSAGES.providerOutOfScope });
     // Neither an inactive client nor an inactive provider is booked (probe 8931 §8, decision 037 2026-11-27).
     const inactive = {

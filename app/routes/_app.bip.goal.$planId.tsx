@@ -138,7 +138,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return formResult(await deleteChartComment(ctx, id("comment_id"), { planId }), values, done);
     case "from-notes":
       // This goal only, from its client's RBT notes (the client is the plan's; another location's goal: 404).
-      return formResult(await generateWeeklyReportsFromNotes(ctx, { plan_id: planId, date_from: values.date_from, date_to: values.date_to }), values, done);
+      return formResult(parentInAddress(await generateWeeklyReportsFromNotes(ctx, { plan_id: planId, date_from: values.date_from, date_to: values.date_to }), "plan_id", "Goal not found."), values, done);
     default:
       return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
   }

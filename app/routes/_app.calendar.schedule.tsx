@@ -12,7 +12,7 @@ import { formFields, parseWith, pathId, searchText } from "~/domain/validation";
 import { clientChoices } from "~/models/bips.server";
 import { bookingFormOptions, bookSessions, type BookingFormOptions } from "~/models/schedule.server";
 import { auditClientsRead, auditWho } from "~/services/audit.server";
-import { modelContextFor } from "~/services/forms.server";
+import { modelContextFor, parentInAddress } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Schedule a session · Baseline" }];
@@ -61,7 +61,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { actor } = await requirePermission(request, context, "view_notes");
   const ctx = modelContextFor(context, actor);
   const values = formFields(await request.formData());
-  const result = await bookSessions(ctx, values);
+  // The client is this page's address (?patient_id=): one the actor cannot see is the page's 404, not a field error.
+  const result = parentInAddress(await bookSessions(ctx, values), "patient_id", "Client not found.");
   if (result.ok) {
     const first = result.data.sessions[0]?.session_date ?? values.session_date ?? "";
     const message = flashWithWarning(result.message ?? "", result.data.warning);

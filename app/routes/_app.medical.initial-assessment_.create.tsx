@@ -9,7 +9,7 @@ import { SearchForm } from "~/components/ui/list";
 import { applyRowIntent, nestFormFields, rowIntent } from "~/domain/intake";
 import { createIntakeAssessment, newIntakeFormFor } from "~/models/intake-assessments.server";
 import { listPatients } from "~/models/patients.server";
-import { formResult, formValues, listQueryFrom, modelContextFor, type FormAnswer } from "~/services/forms.server";
+import { formResult, formValues, listQueryFrom, modelContextFor, parentInAddress, type FormAnswer } from "~/services/forms.server";
 import { notFound, requireId, requirePermission } from "~/services/guard.server";
 import { auditClientsRead, auditWho, clientIds } from "~/services/audit.server";
 
@@ -52,7 +52,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // "Add a row" / "Remove": the same form again with the typed values, one row more or less; nothing saved.
   if (rows) return data<FormAnswer>({ errors: {}, message: null, values: applyRowIntent(values, rows) as FormAnswer["values"] });
   if (values.intent !== "save") return data<FormAnswer>({ errors: {}, message: "Unknown action.", values }, { status: 400 });
-  return formResult(await createIntakeAssessment(ctx, values), values, (x) => `/medical/initial-assessment/${x.id}`);
+  // The client is this page's address (?patient_id=): one the actor cannot see is the page's 404, not a field error.
+  return formResult(parentInAddress(await createIntakeAssessment(ctx, values), "patient_id", "Patient not found."), values, (x) => `/medical/initial-assessment/${x.id}`);
 }
 
 export default function CreateIntakeAssessment() {

@@ -23,7 +23,7 @@ import { AI_SUMMARY_ERROR, MISSING_FIELDS_INTRO } from "~/domain/note-summary";
 import { generateNoteSummary } from "./ai-summary.server";
 import { auditClientsRead, auditWho } from "./audit.server";
 import { randomToken } from "./crypto.server";
-import { formValues, formVersion, modelContextFor, requireDeleteConfirmed, withFormVersion } from "./forms.server";
+import { formValues, formVersion, modelContextFor, parentInAddress, requireDeleteConfirmed, withFormVersion } from "./forms.server";
 import { endedSessionUser, forbidden, getSigned, notFound, requireId, requirePermission } from "./guard.server";
 import { draftFieldsOf, keepDraft, takeDraft, type DraftFields } from "./note-drafts.server";
 
@@ -402,7 +402,8 @@ export function createNoteAction(type: NoteType) {
     }
     if (intent !== "save") return rerender(400, { message: "Unknown action." });
     // Opened from a scheduled session, the body carries its `scheduled_id`: the note's own batch marks it written (decision 037).
-    const result = await createNote(ctx, body, { formToken });
+    // The client is this page's address (?patient_id=): one the actor cannot see is the page's 404, not a field error.
+    const result = parentInAddress(await createNote(ctx, body, { formToken }), "patient_id", "Client not found.");
     if (result.ok) return redirectToView(type, result.data.id, result.message);
     const r = refusal(result);
     if (r.status === 422 && r.errors.scheduled_id) {

@@ -103,7 +103,7 @@ describe("/api/v2/intake-assessments", () => {
     expect((await api(`/v2/intake-assessments/${mine.id}`, { token: await apiToken(w.clientsOnly) })).status).toBe(403);
   });
 
-  it("create: 201 with the yes/true/1 rule applied and an audit row; 403 for a viewer; 404 for a client of another location", async () => {
+  it("create: 201 with the yes/true/1 rule applied and an audit row; 403 for a viewer; 422 for a client of another location", async () => {
     const w = await world();
     const bip = await createBip(w.patient);
     const token = await apiToken(w.bcba);
@@ -125,7 +125,8 @@ describe("/api/v2/intake-assessments", () => {
     expect((await auditRows(body.data.id)).map((r) => [r.action, r.patientId])).toEqual([["create", w.patient.id]]);
     const before = await counts();
     expect((await api("/v2/intake-assessments", { method: "POST", token: await apiToken(w.viewer), body: valid(w.patient.id) })).status).toBe(403);
-    expect((await api("/v2/intake-assessments", { method: "POST", token, body: valid(w.stranger.id) })).status).toBe(404);
+    // Another location's client is a body reference: 422 at patient_id (decision 017), nothing written.
+    expect((await api("/v2/intake-assessments", { method: "POST", token, body: valid(w.stranger.id) })).status).toBe(422);
     expect(await counts()).toEqual(before);
   });
 

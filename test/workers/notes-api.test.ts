@@ -123,9 +123,10 @@ describe("create (POST /v2/notes-rbt, POST /note_rbt/store, POST /note_bcba/stor
     expect((await post(manager.token, "/v2/notes-rbt", body(s))).status).toBe(201);
   });
 
-  it("a client of another location answers 404; references out of scope answer 422 on their field", async () => {
+  it("a client of another location, like every reference out of scope, answers 422 on its field", async () => {
     const s = await scene();
-    expect((await post(outsider.token, "/v2/notes-rbt", body(s, { provider_id: outsider.id }))).status).toBe(404);
+    const far = await post(outsider.token, "/v2/notes-rbt", body(s, { provider_id: outsider.id }));
+    expect([far.status, far.json.errors]).toEqual([422, { patient_id: "Choose one of your clients." }]);
     const stranger = await staff(["view_notes"], [elsewhere.id]);
     const r = await post(manager.token, "/v2/notes-rbt", body(s, { provider_id: stranger.id, supervisor_id: stranger.id }));
     expect(r.status).toBe(422);

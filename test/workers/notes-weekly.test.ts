@@ -235,7 +235,7 @@ describe("POST /api/v2/weekly-reports/from-notes", () => {
     expect(await changeCounts()).toEqual(before);
   });
 
-  it("another location's client or plan 404, another client's plan 404, a viewer 403, other methods 405; nothing changes", async () => {
+  it("another location's client or plan 422 at its field, another client's plan 422, a viewer 403, other methods 405; nothing changes", async () => {
     const w = await world();
     const manager = await apiToken(w.manager);
     const viewer = await apiToken(w.viewer);
@@ -243,10 +243,15 @@ describe("POST /api/v2/weekly-reports/from-notes", () => {
     await note(w.other, "2026-01-05", maladaptive(w.otherPlan.id, 3));
     const before = await changeCounts();
     const range = { date_from: "2026-01-01", date_to: "2026-01-31" };
-    expect((await generate(manager, { patient_id: w.other.id, ...range })).status).toBe(404);
-    expect((await generate(manager, { plan_id: w.otherPlan.id, ...range })).status).toBe(404);
-    expect((await generate(manager, { patient_id: w.patient.id, plan_id: w.siblingPlan.id, ...range })).status).toBe(404);
-    expect((await generate(manager, { patient_id: 999_999, ...range })).status).toBe(404);
+    // Body references (decision 017): 422 at the field, the same for another location's and for none.
+    const refused = async (body: Record<string, unknown>) => {
+      const res = await generate(manager, body);
+      return [res.status, ((await res.json()) as { errors?: Record<string, string> }).errors];
+    };
+    expect(await refused({ patient_id: w.other.id, ...range })).toEqual([422, { patient_id: "Choose one of your clients." }]);
+    expect(await refused({ plan_id: w.otherPlan.id, ...range })).toEqual([422, { plan_id: "Choose one of your clients' goals." }]);
+    expect(await refused({ patient_id: w.patient.id, plan_id: w.siblingPlan.id, ...range })).toEqual([422, { plan_id: "Choose one of your clients' goals." }]);
+    expect(await refused({ patient_id: 999_999, ...range })).toEqual([422, { patient_id: "Choose one of your clients." }]);
     expect((await generate(viewer, { patient_id: w.patient.id, ...range })).status).toBe(403);
     expect((await api("/v2/weekly-reports/from-notes", { token: manager })).status).toBe(405);
     expect(await changeCounts()).toEqual(before);

@@ -447,7 +447,7 @@ describe("/api/v2/objectives", () => {
     expect((await auditActions("objective", s3.id)).map((r) => r.action)).toEqual(["update", "update"]);
   });
 
-  it("delete closes the gap; reorder saves the STOs as given with the LTO last; bad ids 422 and nothing changed; other location 404", async () => {
+  it("delete closes the gap; reorder saves the STOs as given with the LTO last; bad ids 422 and nothing changed; another location's goal 422, its objective 404", async () => {
     const w = await world();
     const { plan, s1, s2, s3, lto } = await planWithObjectives(w.bip);
     const other = await planWithObjectives({ id: w.otherBip.id, patientId: w.otherBip.patientId });
@@ -469,7 +469,8 @@ describe("/api/v2/objectives", () => {
       expect(res.status, JSON.stringify(ids)).toBe(422);
       expect((await json(res)).errors.ids).toBe(OBJECTIVE_MESSAGES.reorder);
     }
-    expect((await api("/v2/objectives/reorder", { method: "POST", token, body: { plan_id: other.plan.id, ids: [other.s3.id, other.s2.id, other.s1.id] } })).status).toBe(404);
+    // The goal is a body reference: another location's is 422 at plan_id (decision 017).
+    expect((await api("/v2/objectives/reorder", { method: "POST", token, body: { plan_id: other.plan.id, ids: [other.s3.id, other.s2.id, other.s1.id] } })).status).toBe(422);
     expect((await api(`/v2/objectives/${other.s1.id}`, { method: "DELETE", token })).status).toBe(404);
     expect((await api("/v2/objectives/reorder", { method: "POST", token: await apiToken(w.viewer), body: { plan_id: plan.id, ids: [s2.id, s3.id] } })).status).toBe(403);
     expect(await counts()).toEqual(before);

@@ -180,14 +180,16 @@ describe("POST /api/v2/scheduled-sessions: booking", () => {
     expect(await auditRows()).toBe(before);
   });
 
-  it("without view_notes: 403; for another provider without manage_notes: 403; another location's client: 404 — nothing booked", async () => {
+  it("without view_notes: 403; for another provider without manage_notes: 403; another location's client: 422 at patient_id — nothing booked", async () => {
     const c = await client();
     const body = { patient_id: c.id, cpt_code: "97153", pa_service_id: c.pa, session_date: nextOn(4), time_in: "09:00", time_out: "10:00" };
     expect((await book(w.noPermToken, body)).status).toBe(403);
     const other = await book(w.rbtToken, { ...body, provider_id: w.otherRbt.id });
     expect(other.status).toBe(403);
     expect(((await other.json()) as { message: string }).message).toMatch(/manage_notes/);
-    expect((await book(w.outsiderToken, body)).status).toBe(404);
+    // Another location's client is a body reference: 422 at patient_id (decision 017).
+    const far = await book(w.outsiderToken, body);
+    expect([far.status, ((await far.json()) as { errors?: Record<string, string> }).errors]).toEqual([422, { patient_id: "Choose one of your clients." }]);
     expect((await api("/v2/scheduled-sessions", { method: "POST", token: w.rbtToken, body: [1] })).status).toBe(400);
     expect(await scheduledCount(c.id)).toBe(0);
     // A manager books for another provider.

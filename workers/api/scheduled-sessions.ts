@@ -8,8 +8,9 @@ import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
 /**
  * Scheduled sessions (issue 12, decision 037), mounted at /api/v2/scheduled-sessions. view_notes for every
  * call; booking or cancelling for another provider needs manage_notes (403), as notes do (decision 023).
- * Another location's session answers 404, and so does booking for another location's client; a filter of another
- * location (its location, client or provider) shows nothing (decision 017); bad input 422 with `errors` by field.
+ * Another location's session answers 404; booking for another location's client, or one that does not exist, answers
+ * 422 at `patient_id` (a body reference); a filter of another location (its location, client or provider) shows
+ * nothing (decision 017); bad input 422 with `errors` by field.
  */
 const viewNotes = requireApiPermission("view_notes");
 const NOT_FOUND = "Scheduled session not found.";
