@@ -29,7 +29,7 @@ export type ChartCommentJson = ReturnType<typeof chartCommentJson>;
 export async function listChartComments(ctx: ModelContext, query: Pick<ListQuery, "page" | "per_page" | "search">, raw: Record<string, unknown>): Promise<ModelResult<Paged<ChartCommentJson>>> {
   const scope = listScope(ctx, raw);
   if (!scope.ok) return scope;
-  const { check, what, plans: inPlans, from, to } = scope.data;
+  const { check, plans: inPlans, from, to } = scope.data;
   const where = and(
     inPlans(chartComments.planId),
     inWindow(chartComments.commentDate, from, to),
@@ -40,9 +40,9 @@ export async function listChartComments(ctx: ModelContext, query: Pick<ListQuery
     ctx.db.select().from(chartComments).where(where).orderBy(asc(chartComments.commentDate), asc(chartComments.id)).limit(query.per_page).offset(offset(query)),
     ctx.db.select({ n: count() }).from(chartComments).where(where),
   ]);
-  if (!found) return notFound(what);
+  // A filter naming no plan or BIP in scope lists nothing (decision 017); the page read, scoped by itself, found none.
   // One client's chart notes: the API records the read with the client (withClients).
-  return ok(withClients(paged(rows.map(chartCommentJson), total?.n ?? 0, query), rows.length ? [found.patientId] : []));
+  return ok(withClients(paged(rows.map(chartCommentJson), total?.n ?? 0, query), found && rows.length ? [found.patientId] : []));
 }
 
 async function findComment(ctx: ModelContext, id: number, planId?: number): Promise<{ row: Row; plan: PlanInScope } | null> {

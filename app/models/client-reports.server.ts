@@ -458,16 +458,12 @@ export interface BillingList {
 export async function billingList(ctx: ModelContext, rawQuery: Record<string, unknown>, opts: { notesOnly?: boolean; withList?: boolean } = {}): Promise<ModelResult<BillingList>> {
   if (!manages(ctx)) return denied();
   const scope = locationScope(ctx.actor);
-  const outOfScope = (id: number) => scope !== null && !scope.includes(id);
   const named = periodInput(rawQuery, LIST_PERIOD);
   const parsed = parseWith(BillingListQuery, named.input);
   if (!parsed.ok || named.errors) {
-    // Scope before the query's 422, as for a client: another location's id answers 404 whatever else is wrong.
-    const location = Number(rawQuery.location_id);
-    return Number.isSafeInteger(location) && location > 0 && outOfScope(location) ? notFound("Location") : invalid({ ...(parsed.ok ? {} : parsed.errors), ...named.errors });
+    return invalid({ ...(parsed.ok ? {} : parsed.errors), ...named.errors });
   }
   const q = parsed.data;
-  if (q.location_id !== "" && outOfScope(q.location_id)) return notFound("Location");
   // "This month" is the actor's, as on the reports (decision 039).
   const fallback = defaultPeriod(actorToday(ctx));
   const period = { from: q.date_from || (q.date_to ? q.date_to.slice(0, 8) + "01" : fallback.from), to: q.date_to || (q.date_from ? defaultPeriod(q.date_from).to : fallback.to) };
@@ -478,9 +474,10 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
     billed: sql`${notes.billed} = 1`,
     paid: sql`${notes.paid} = 1`,
   };
-  // The list's locations: the one chosen, else every location in scope.
-  const inLocations = (column: typeof notes.locationId | typeof noteMonthClientTotals.locationId) =>
-    q.location_id !== "" ? eq(column, q.location_id) : inLocationScope(column, scope);
+  // The list's locations: the one chosen, else every location in scope; always within scope, so a location filter
+  // the actor cannot see (another location's, or none) lists nothing (decision 017, decision 030).
+  const inLocations = (column: typeof notes.locationId | typeof noteMonthClientTotals.locationId | typeof userLocations.locationId) =>
+    and(q.location_id !== "" ? eq(column, q.location_id) : undefined, inLocationScope(column, scope));
   const where = and(
     isNull(notes.deletedAt),
     inLocations(notes.locationId),
@@ -597,7 +594,7 @@ export async function billingList(ctx: ModelContext, rawQuery: Record<string, un
       .selectDistinct({ id: users.id, name: staffName })
       .from(users)
       .innerJoin(userLocations, eq(userLocations.userId, users.id))
-      .where(and(isNull(users.deletedAt), q.location_id !== "" ? eq(userLocations.locationId, q.location_id) : inLocationScope(userLocations.locationId, scope)))
+      .where(and(isNull(users.deletedAt), inLocations(userLocations.locationId)))
       .orderBy(asc(users.name), asc(users.surname))
       .limit(STAFF_OPTIONS_MAX + 1),
     // The provider already chosen, when in the actor's locations: the select keeps it even when the list is too long.

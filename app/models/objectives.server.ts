@@ -135,14 +135,9 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
     query.date_from ? sql`${objectives.endDate} >= ${query.date_from}` : undefined,
     query.date_to ? sql`${objectives.initialDate} <= ${query.date_to}` : undefined,
   );
-  // One round trip: the plan's scope check (id 0 matches nothing when unfiltered), the page and its total.
-  const [plan, rows, [total]] = await ctx.db.batch([
-    ctx.db
-      .select({ id: plans.id })
-      .from(plans)
-      .innerJoin(bips, eq(bips.id, plans.bipId))
-      .innerJoin(patients, eq(patients.id, plans.patientId))
-      .where(and(eq(plans.id, planId === "" ? 0 : planId), planInScopeWhere(ctx))),
+  // One round trip: the page and its total. A goal filter the actor cannot see (another location's, or none) lists
+  // nothing (decision 017): the rows are read within the actor's scope.
+  const [rows, [total]] = await ctx.db.batch([
     ctx.db
       .select({ o: objectives, patientId: plans.patientId })
       .from(objectives)
@@ -161,7 +156,6 @@ export async function listObjectives(ctx: ModelContext, query: ListQuery, raw: R
       .innerJoin(patients, eq(patients.id, plans.patientId))
       .where(where),
   ]);
-  if (planId !== "" && !plan.length) return notFound("Plan");
   // Objectives are clinical data of their clients: the API records the read with these clients (withClients).
   return ok(withClients(paged(rows.map((r) => objectiveJson(r.o)), total?.n ?? 0, query), clientIds(rows, (r) => r.patientId)));
 }

@@ -10,7 +10,7 @@ import { PLAN_CATEGORIES, PLAN_MESSAGES, PLAN_SET_ELSEWHERE, PlanInput, PlanStat
 import { fieldsSetElsewhere, isPlainObject, namesNoField, parseChange, parseWith } from "~/domain/validation";
 import { auditedRead, withAudit } from "~/services/audit.server";
 import { bumpListVersion } from "~/services/list-cache.server";
-import { bipInScopeWhere, findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
+import { findBipInScope, findPlanInScope, type PlanInScope } from "./bip-scope.server";
 import type { ModelContext } from "./context";
 import { objectiveInserts, objectivesByPlan, objectivesOfPlans, objectivesOfPlansQuery, OBJECTIVES, parentRef, PLANS, withPosition, type ObjectiveJson } from "./objectives.server";
 import { isKeyRace, nextId, patientScope, who } from "./patients.server";
@@ -95,13 +95,9 @@ export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record
     .orderBy(...order)
     .limit(query.per_page)
     .offset(offset(query));
-  // One round trip: the BIP's scope check (id 0 matches nothing when unfiltered), the page, its total and the page's objectives.
-  const [bip, rows, [total], objectiveRows] = await ctx.db.batch([
-    ctx.db
-      .select({ id: bips.id })
-      .from(bips)
-      .innerJoin(patients, eq(patients.id, bips.patientId))
-      .where(bipInScopeWhere(ctx, bipId === "" ? 0 : bipId)),
+  // One round trip: the page, its total and the page's objectives. A BIP filter the actor cannot see (another
+  // location's, or none) lists nothing (decision 017): the rows are read within the actor's scope.
+  const [rows, [total], objectiveRows] = await ctx.db.batch([
     ctx.db
       .select({ plan: plans, firstName: patients.firstName, lastName: patients.lastName })
       .from(plans)
@@ -114,7 +110,6 @@ export async function listPlans(ctx: ModelContext, query: ListQuery, raw: Record
     ctx.db.select({ n: count() }).from(plans).innerJoin(bips, eq(bips.id, plans.bipId)).innerJoin(patients, eq(patients.id, plans.patientId)).where(where),
     objectivesOfPlansQuery(ctx, pageIds),
   ]);
-  if (bipId !== "" && !bip.length) return notFound("BIP");
   const objectives = objectivesByPlan(
     rows.map((r) => r.plan.id),
     objectiveRows,

@@ -19,7 +19,7 @@ import type { ModelContext } from "./context";
 import { noteScope, providerOverlapSql } from "./notes.server";
 import { locationOptionsQuery } from "./locations.server";
 import { who } from "./patients.server";
-import { invalid, notFound, ok, type ModelResult } from "./results";
+import { invalid, ok, type ModelResult } from "./results";
 import { idsIn } from "./scope.server";
 
 /**
@@ -443,7 +443,8 @@ export const ScrubReportQuery = v.pipe(
 export type ScrubReportQuery = v.InferOutput<typeof ScrubReportQuery>;
 
 export interface ScrubReport extends Paged<ScrubbedNote> {
-  location: { id: number; title: string };
+  /** The location scrubbed; null when the actor can see no location of that id (the report is then empty). */
+  location: { id: number; title: string } | null;
   /** The locations the actor can see (the screen's filter), when asked for. */
   locations?: { id: number; title: string }[];
   date_from: string;
@@ -454,7 +455,9 @@ export interface ScrubReport extends Paged<ScrubbedNote> {
 
 /**
  * Every note of a location and period (at most 31 days) with at least one reason, oldest first, a page at a
- * time. 422 for bad filters, 404 for a location out of scope. Two round trips: every fact of the period's notes
+ * time. 422 for bad filters. A location the actor cannot see (another location's, a deleted one, or none) lists
+ * nothing, as every list's location filter does (decision 017, 2026-11-28): 200, no notes, `location` null.
+ * Two round trips: every fact of the period's notes
  * (notes_location_date_idx) with the location and the audit chain's tail, then the audit row naming the page's
  * clients.
  */
@@ -462,27 +465,27 @@ export async function scrubReport(ctx: ModelContext, raw: Record<string, unknown
   const parsed = parseWith(ScrubReportQuery, raw);
   if (!parsed.ok) return invalid(parsed.errors);
   const q = parsed.data;
-  if (!canSeeLocation(ctx.actor, q.location_id)) return notFound("Location");
-  const filter = and(eq(notes.locationId, q.location_id), gte(notes.sessionDate, q.date_from), sql`${notes.sessionDate} <= ${q.date_to}`)!;
+  const seen = canSeeLocation(ctx.actor, q.location_id);
+  // Out of scope: no note is read (sql`0`), the answer is the empty report below.
+  const filter = and(seen ? eq(notes.locationId, q.location_id) : sql`0`, gte(notes.sessionDate, q.date_from), sql`${notes.sessionDate} <= ${q.date_to}`)!;
   const [loc, options, ...rows] = await ctx.db.batch([
-    ctx.db.select({ id: locations.id, title: locations.title, tail: auditTail }).from(locations).where(and(eq(locations.id, q.location_id), isNull(locations.deletedAt))),
+    ctx.db.select({ id: locations.id, title: locations.title, tail: auditTail }).from(locations).where(and(eq(locations.id, seen ? q.location_id : 0), isNull(locations.deletedAt))),
     opts.locationOptions ? locationOptionsQuery(ctx) : ctx.db.select({ id: locations.id, title: locations.title }).from(locations).where(sql`0`),
     ...factReads(ctx, filter),
   ]);
   const location = (loc as { id: number; title: string; tail: string | null }[])[0];
-  if (!location) return notFound("Location");
-  const all = scrubRows(rows as unknown as FactRows);
+  const all = location ? scrubRows(rows as unknown as FactRows) : [];
   const failing = all.filter((n) => n.reasons.length);
   const start = (q.page - 1) * q.per_page;
   const data = failing.slice(start, start + q.per_page);
-  await auditClientsRead(ctx.db, who(ctx), "note", [...new Set(data.map((n) => n.patient_id))].sort((a, b) => a - b), location.tail);
+  await auditClientsRead(ctx.db, who(ctx), "note", [...new Set(data.map((n) => n.patient_id))].sort((a, b) => a - b), location?.tail);
   return ok({
     data,
     total: failing.length,
     page: q.page,
     per_page: q.per_page,
     last_page: lastPage(failing.length, q.per_page),
-    location: { id: location.id, title: location.title },
+    location: location ? { id: location.id, title: location.title } : null,
     date_from: q.date_from,
     date_to: q.date_to,
     scrubbed: all.length,

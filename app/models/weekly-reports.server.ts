@@ -110,9 +110,10 @@ export async function planFromInput(ctx: ModelContext, raw: Record<string, unkno
 
 /**
  * The plans a list covers (plan_id, or every plan of bip_id) and the date range, as statements not yet run:
- * `check` finds the plan or BIP in the actor's scope (its client; no row: 404), and `plans` filters a
+ * `check` finds the plan or BIP in the actor's scope (its client, for the read's audit row), and `plans` filters a
  * column to the plans in scope, so the page read is scoped by itself. Both ride in the page's batch: the
- * scope check costs no round trip of its own. A plan or BIP of another location answers 404.
+ * scope check costs no round trip of its own. A plan or BIP filter of another location, or of none, lists nothing
+ * (decision 017): the same 200 and empty page whichever it is.
  */
 export function listScope(ctx: ModelContext, raw: Record<string, unknown>) {
   const parsed = parseWeeklyListFilters(raw);
@@ -135,7 +136,6 @@ export function listScope(ctx: ModelContext, raw: Record<string, unknown>) {
     .where(and(isNull(plans.deletedAt), planId === null ? undefined : eq(plans.id, planId), inArray(plans.bipId, bipIds)));
   return ok({
     check: ctx.db.select({ patientId: patients.id }).from(bips).innerJoin(patients, eq(patients.id, bips.patientId)).where(bip),
-    what: planId === null ? ("BIP" as const) : ("Plan" as const),
     plans: (column: SQLWrapper) => inArray(column, inScope),
     ...range,
   });
@@ -151,7 +151,7 @@ export function inWindow(column: SQLWrapper, from: string | null | undefined, to
 export async function listWeeklyReports(ctx: ModelContext, query: Pick<ListQuery, "page" | "per_page" | "search">, raw: Record<string, unknown>): Promise<ModelResult<Paged<WeeklyReportJson>>> {
   const scope = listScope(ctx, raw);
   if (!scope.ok) return scope;
-  const { check, what, plans: inPlans, from, to } = scope.data;
+  const { check, plans: inPlans, from, to } = scope.data;
   const where = and(
     inPlans(weeklyReports.planId),
     inWindow(weeklyReports.weekEnd, from, to),
@@ -162,9 +162,9 @@ export async function listWeeklyReports(ctx: ModelContext, query: Pick<ListQuery
     ctx.db.select().from(weeklyReports).where(where).orderBy(asc(weeklyReports.weekEnd), asc(weeklyReports.planId), asc(weeklyReports.id)).limit(query.per_page).offset(offset(query)),
     ctx.db.select({ n: count() }).from(weeklyReports).where(where),
   ]);
-  if (!found) return notFound(what);
+  // A filter naming no plan or BIP in scope lists nothing (decision 017); the page read, scoped by itself, found none.
   // One client's measurements: the API records the read with the client (withClients).
-  return ok(withClients(paged(rows.map(weeklyReportJson), total?.n ?? 0, query), rows.length ? [found.patientId] : []));
+  return ok(withClients(paged(rows.map(weeklyReportJson), total?.n ?? 0, query), found && rows.length ? [found.patientId] : []));
 }
 
 /** A weekly report with its plan, or null when either is missing or out of scope. */

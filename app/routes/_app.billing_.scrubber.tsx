@@ -11,7 +11,7 @@ import { locationOptions } from "~/models/locations.server";
 import { SCRUB_MAX_DAYS } from "~/domain/scrubber";
 import { scrubReport, type ScrubbedNote } from "~/models/scrubber.server";
 import { modelContextFor } from "~/services/forms.server";
-import { notFound, requirePermission } from "~/services/guard.server";
+import { requirePermission } from "~/services/guard.server";
 
 export const meta: MetaFunction = () => [{ title: "Pre-billing scrubber · Baseline" }];
 /** The pre-billing scrubber's report (issue 11, decision 034): manage_claims, a location and a period. */
@@ -35,7 +35,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (values.page) raw.page = values.page;
   const result = await scrubReport(ctx, raw, { locationOptions: true });
   if (result.ok) return { report: result.data, locations: result.data.locations ?? [], values, errors: {} as Record<string, string> };
-  if (result.status === 404) throw notFound("Location not found.");
   // Bad filters: the form again with the typed values and each field's message.
   return { report: null, locations: await locationOptions(ctx), values, errors: result.status === 422 ? result.errors : { location_id: result.message } };
 }
@@ -87,6 +86,8 @@ export default function Scrubber() {
             {l.title}
           </option>
         ))}
+        {/* A location the actor cannot see stays chosen (as the calendar's filters do), with an empty report. */}
+        {values.location_id && !locations.some((l) => String(l.id) === values.location_id) ? <option value={values.location_id}>{`#${values.location_id}`}</option> : null}
       </select>
       {fieldError("location_id")}
       <label htmlFor="s-date_from">From</label>
@@ -113,7 +114,7 @@ export default function Scrubber() {
       {report ? (
         <>
           <p>
-            {`${report.location.title}, ${report.date_from} to ${report.date_to}: ${report.total} of ${report.scrubbed} notes need attention.`}
+            {`${report.location?.title ?? `#${values.location_id}`}, ${report.date_from} to ${report.date_to}: ${report.total} of ${report.scrubbed} notes need attention.`}
           </p>
           <DataList page={report} columns={columns} caption="Notes that cannot be billed yet" empty="Every note of this period can be billed." filters={filters} />
         </>

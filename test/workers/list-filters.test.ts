@@ -182,6 +182,76 @@ describe("an out-of-scope location filter lists nothing, on every list (decision
   });
 });
 
+describe("a parent-record or billing location filter the actor cannot see lists nothing (decision 017, 030)", () => {
+  async function scene() {
+    const mine = await createLocation();
+    const theirs = await createLocation();
+    const away = await createPatient({ locationId: theirs.id });
+    const awayBip = await createBip(away);
+    const awayPlan = await createPlan(awayBip);
+    const user = await createUser({ permissions: ["view_clients", "view_bips", "manage_bips", "manage_claims"], locations: [mine.id] });
+    return { mine, theirs, awayBip, awayPlan, user, token: await apiToken(user) };
+  }
+  type Scene = Awaited<ReturnType<typeof scene>>;
+
+  // Each list, its filter, and the record of another location to name (a missing id is asked too).
+  it.each([
+    ["/v2/plans?bip_id=ID", (s: Scene) => s.awayBip.id],
+    ["/v2/objectives?plan_id=ID", (s: Scene) => s.awayPlan.id],
+    ["/v2/weekly-reports?plan_id=ID", (s: Scene) => s.awayPlan.id],
+    ["/v2/weekly-reports?bip_id=ID", (s: Scene) => s.awayBip.id],
+    ["/v2/chart-comments?plan_id=ID", (s: Scene) => s.awayPlan.id],
+    ["/v2/chart-comments?bip_id=ID", (s: Scene) => s.awayBip.id],
+  ] as const)("GET %s (another location's, or none): 200, no rows", async (path, away) => {
+    const s = await scene();
+    for (const id of [away(s), 99_999_999]) {
+      const res = await api(path.replace("ID", String(id)), { token: s.token });
+      expect(res.status, `${path} ${id}`).toBe(200);
+      expect(((await res.json()) as { data: unknown[] }).data, `${path} ${id}`).toEqual([]);
+    }
+  });
+
+  it("GET /v2/billing/scrubber?location_id= (another location's, or none): 200, an empty report naming no location; one's own is scrubbed as before", async () => {
+    const s = await scene();
+    const report = async (id: number) => {
+      const res = await api(`/v2/billing/scrubber?location_id=${id}&date_from=2026-01-01&date_to=2026-01-31`, { token: s.token });
+      expect(res.status, String(id)).toBe(200);
+      return ((await res.json()) as { data: { data: unknown[]; location: unknown; scrubbed: number; total: number } }).data;
+    };
+    for (const id of [s.theirs.id, 99_999_999]) expect(await report(id), String(id)).toMatchObject({ data: [], location: null, scrubbed: 0, total: 0 });
+    expect((await report(s.mine.id)).location).toMatchObject({ id: s.mine.id });
+  });
+
+  it("the billing list and the scrubber screens: another location (or none) is the page with nothing listed, the filter kept", async () => {
+    const s = await scene();
+    const cookie = await signInCookie(s.user);
+    for (const id of [s.theirs.id, 99_999_999]) {
+      for (const path of [`/billing/list?location_id=${id}`, `/billing/scrubber?location_id=${id}&date_from=2026-01-01&date_to=2026-01-31`]) {
+        const res = await request(path, { cookie });
+        expect(res.status, path).toBe(200);
+        const html = await res.text();
+        expect(html, path).not.toContain("not found");
+      }
+      const scrub = await (await request(`/billing/scrubber?location_id=${id}&date_from=2026-01-01&date_to=2026-01-31`, { cookie })).text();
+      expect(scrub).toContain(`<option value="${id}" selected="">#${id}</option>`);
+      expect(scrub).toContain("0 of 0 notes need attention.");
+    }
+    // /billing leads to the list with its filters.
+    expect((await request(`/billing?location_id=${s.theirs.id}`, { cookie })).headers.get("Location")).toBe(`/billing/list?location_id=${s.theirs.id}`);
+  });
+
+  it("the billing list's location filter never lists another location's clients, nor its staff as providers", async () => {
+    const s = await scene();
+    await createUser({ locations: [s.theirs.id], name: "Farawaystaff" });
+    const res = await api(`/client_report/bylocation/${s.mine.id}?date_from=2026-01-01&date_to=2026-01-31`, { token: s.token });
+    expect(res.status).toBe(200);
+    // The location in the address keeps its 404 (the address names the record; decision 017).
+    expect((await api(`/client_report/bylocation/${s.theirs.id}`, { token: s.token })).status).toBe(404);
+    const page = await (await request(`/billing/list?location_id=${s.theirs.id}`, { cookie: await signInCookie(s.user) })).text();
+    expect(page).not.toContain("Farawaystaff");
+  });
+});
+
 describe("weekly reports and chart comments: date_start/date_from (and date_end/date_to) are one filter", () => {
   async function planOf() {
     const { loc, token } = await admin();

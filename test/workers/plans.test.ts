@@ -89,7 +89,7 @@ function post(path: string, fields: Record<string, string>, cookie: string) {
 }
 
 describe("/api/v2/plans", () => {
-  it("lists a BIP's goals by category with their objectives (LTO last); other location 404; bad filter 422; 403 without view_bips", async () => {
+  it("lists a BIP's goals by category with their objectives (LTO last); another location's BIP lists nothing; bad filter 422; 403 without view_bips", async () => {
     const w = await world();
     const a = await createPlan(w.bip, { name: "Aggression", position: 1 });
     const b = await createPlan(w.bip, { name: "Elopement", position: 2 });
@@ -109,7 +109,8 @@ describe("/api/v2/plans", () => {
     expect(unfiltered.data.map((p) => p.id)).not.toContain(other.id);
     expect(unfiltered.data.map((p) => p.id)).toEqual(expect.arrayContaining([a.id, b.id, r.id]));
 
-    expect((await api(`/v2/plans?bip_id=${w.otherBip.id}`, { token })).status).toBe(404);
+    // Another location's BIP filter lists nothing (decision 017).
+    expect(await json(await api(`/v2/plans?bip_id=${w.otherBip.id}`, { token }))).toMatchObject({ data: [], total: 0 });
     const bad = await api(`/v2/plans?category=others`, { token });
     expect(bad.status).toBe(422);
     expect((await json(bad)).errors.category).toBe("Choose a category from the list.");
@@ -345,7 +346,7 @@ describe("/api/v2/plans", () => {
 });
 
 describe("/api/v2/objectives", () => {
-  it("lists a plan's objectives in order (LTO last); other location 404; 403 without view_bips", async () => {
+  it("lists a plan's objectives in order (LTO last); another location's goal lists nothing; 403 without view_bips", async () => {
     const w = await world();
     const plan = await createPlan(w.bip);
     const lto = await createObjective(plan, { type: "LTO", position: 1 });
@@ -357,7 +358,8 @@ describe("/api/v2/objectives", () => {
     const list = (await json(await api(`/v2/objectives?plan_id=${plan.id}`, { token }))) as unknown as { data: { id: number }[]; total: number };
     expect(list.data.map((o) => o.id)).toEqual([s1.id, s2.id, lto.id]);
     expect(list.total).toBe(3);
-    expect((await api(`/v2/objectives?plan_id=${other.id}`, { token })).status).toBe(404);
+    // Another location's goal filter lists nothing (decision 017).
+    expect(await json(await api(`/v2/objectives?plan_id=${other.id}`, { token }))).toMatchObject({ data: [], total: 0 });
     expect((await api(`/v2/objectives/${otherObjective.id}`, { token })).status).toBe(404);
     const shown = await api(`/v2/objectives/${s1.id}`, { token });
     expect(shown.status).toBe(200);

@@ -671,7 +671,7 @@ describe("the report and its API and screen", () => {
     return { ...w, clean, unsigned, office, noPa, outOfPeriod, away };
   }
 
-  it("API: the notes of the period with reasons, a page at a time; 403, 404 and 422 change nothing", async () => {
+  it("API: the notes of the period with reasons, a page at a time; 403, 404 (a note), 422 and another location's empty report change nothing", async () => {
     const w = await reportWorld();
     const token = await apiToken(w.manager);
     const period = `location_id=${w.loc.id}&date_from=2026-10-01&date_to=2026-10-31`;
@@ -694,8 +694,11 @@ describe("the report and its API and screen", () => {
     expect(ok.data.reasons).toEqual([]);
 
     before = await auditCount();
-    // Another location's report and note: 404, as an unknown one.
-    for (const path of [`/v2/billing/scrubber?location_id=${w.elsewhere.id}&date_from=2026-10-01&date_to=2026-10-31`, `/v2/billing/scrubber/notes/${w.away.id}`, `/v2/billing/scrubber/notes/999999`, "/v2/billing/scrubber/notes/abc"]) {
+    // Another location's report lists nothing, as every location filter (decision 017); its note is 404, as an unknown one.
+    const far = await api(`/v2/billing/scrubber?location_id=${w.elsewhere.id}&date_from=2026-10-01&date_to=2026-10-31`, { token });
+    expect(far.status).toBe(200);
+    expect(((await far.json()) as { data: unknown }).data).toMatchObject({ data: [], total: 0, scrubbed: 0, location: null });
+    for (const path of [`/v2/billing/scrubber/notes/${w.away.id}`, `/v2/billing/scrubber/notes/999999`, "/v2/billing/scrubber/notes/abc"]) {
       const res = await api(path, { token });
       expect(res.status, path).toBe(404);
       expect(((await res.json()) as { message: string }).message).toBeTruthy();
@@ -727,7 +730,7 @@ describe("the report and its API and screen", () => {
     expect(await auditCount()).toBe(before);
   });
 
-  it("screen: the reasons as text with JavaScript off, the first visit filled in, bad filters shown, 403 and 404", async () => {
+  it("screen: the reasons as text with JavaScript off, the first visit filled in, bad filters shown, 403, another location lists nothing", async () => {
     const w = await reportWorld();
     const cookie = await signInCookie(w.manager);
     const period = `location_id=${w.loc.id}&date_from=2026-10-01&date_to=2026-10-31`;
@@ -754,7 +757,10 @@ describe("the report and its API and screen", () => {
     expect(badHtml).toContain("To must be on or after From.");
     expect(badHtml).toContain('value="2026-10-31"');
 
-    expect((await request(`/billing/scrubber?location_id=${w.elsewhere.id}&date_from=2026-10-01&date_to=2026-10-31`, { cookie })).status).toBe(404);
+    // Another location: the form with it kept and nothing listed, as every location filter (decision 017).
+    const far = await request(`/billing/scrubber?location_id=${w.elsewhere.id}&date_from=2026-10-01&date_to=2026-10-31`, { cookie });
+    expect(far.status).toBe(200);
+    expect(await far.text()).toContain("0 of 0 notes need attention.");
     const viewer = await signInCookie(await createUser({ permissions: ["view_notes"], locations: [w.loc.id] }));
     expect((await request(`/billing/scrubber?${period}`, { cookie: viewer })).status).toBe(403);
   });

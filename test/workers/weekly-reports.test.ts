@@ -111,7 +111,7 @@ describe("/api/v2/weekly-reports", () => {
     ]);
   });
 
-  it("list: plan_id or bip_id required, per_page at most 2500, other location 404, no view_bips 403", async () => {
+  it("list: plan_id or bip_id required, per_page at most 2500, another location's filter lists nothing, no view_bips 403", async () => {
     const w = await world();
     const t = await tokens(w);
     const missing = await api("/v2/weekly-reports", { token: t.view });
@@ -126,9 +126,10 @@ describe("/api/v2/weekly-reports", () => {
       expect((await json<{ errors: Record<string, string> }>(low)).errors.per_page).toBe("per_page must be at least 1.");
     }
     expect((await api(`/v2/weekly-reports?plan_id=${w.plan.id}&date_start=2026-03-01&date_end=2026-01-01`, { token: t.view })).status).toBe(422);
-    expect((await api(`/v2/weekly-reports?plan_id=${w.otherPlan.id}`, { token: t.view })).status).toBe(404);
-    expect((await api(`/v2/weekly-reports?bip_id=${w.otherPlan.bipId}`, { token: t.view })).status).toBe(404);
-    expect((await api(`/v2/weekly-reports?plan_id=${w.plan.id}&bip_id=${w.otherPlan.bipId}`, { token: t.view })).status).toBe(404);
+    // Another location's goal or BIP filter lists nothing (decision 017).
+    for (const q of [`plan_id=${w.otherPlan.id}`, `bip_id=${w.otherPlan.bipId}`, `plan_id=${w.plan.id}&bip_id=${w.otherPlan.bipId}`]) {
+      expect(await json(await api(`/v2/weekly-reports?${q}`, { token: t.view })), q).toMatchObject({ data: [], total: 0 });
+    }
     expect((await api(`/v2/weekly-reports?plan_id=${w.plan.id}`, { token: t.none })).status).toBe(403);
   });
 
@@ -299,7 +300,7 @@ describe("/api/v2/weekly-reports", () => {
 /* ------------------------------------------------------------------ API: chart comments */
 
 describe("/api/v2/chart-comments", () => {
-  it("lists by plan or BIP with dates and search; 404 other location; 403 without view_bips", async () => {
+  it("lists by plan or BIP with dates and search; another location's lists nothing; 403 without view_bips", async () => {
     const w = await world();
     const t = await tokens(w);
     await createChartComment(w.plan, "2026-01-14", "New medication");
@@ -310,7 +311,7 @@ describe("/api/v2/chart-comments", () => {
     expect(all.data.map((c) => c.comment)).toEqual(["Sick week", "New medication", "Medication stopped"]);
     const found = await json<{ data: { comment: string }[] }>(await api(`/v2/chart-comments?bip_id=${w.bip.id}&search=medication&date_end=2026-01-31`, { token: t.view }));
     expect(found.data.map((c) => c.comment)).toEqual(["New medication"]);
-    expect((await api(`/v2/chart-comments?plan_id=${w.otherPlan.id}`, { token: t.view })).status).toBe(404);
+    expect(await json(await api(`/v2/chart-comments?plan_id=${w.otherPlan.id}`, { token: t.view }))).toMatchObject({ data: [], total: 0 });
     expect((await api(`/v2/chart-comments?plan_id=${w.plan.id}`, { token: t.none })).status).toBe(403);
   });
 

@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
 import { reportQueryInput } from "~/domain/client-reports";
+import { canSeeLocation } from "~/domain/permissions";
 import { pathId } from "~/domain/validation";
 import {
   billingList,
@@ -112,7 +113,9 @@ export const clientReportsApi = new Hono<AppEnv>()
   .get("/byemployee/:employee/:patient/", manage, byEmployee)
   .get("/bylocation/:id", manage, async (c) => {
     const id = pathId(c.req.param("id"));
-    if (id === null) return jsonError(c, 404, "Location not found.");
+    // The location is this call's address, not a filter: one the actor cannot see is 404 whatever the query (the
+    // billing list's own location_id filter lists nothing for it, decision 030, 2026-11-28).
+    if (id === null || !canSeeLocation(c.var.actor, id)) return jsonError(c, 404, "Location not found.");
     const result = await billingList(modelContext(c), { ...c.req.query(), location_id: String(id) });
     return result.ok ? c.json({ ...result.data.page, period: result.data.period }) : answer(c, result);
   })

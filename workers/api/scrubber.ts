@@ -6,8 +6,8 @@ import { answer, modelContext, pathId, refuseOtherMethods } from "./rest";
 /**
  * The pre-billing scrubber (decision 034), manage_claims:
  * - GET /v2/billing/scrubber?location_id&date_from&date_to&page&per_page — the notes of a location and period
- *   (at most 31 days) with at least one reason, oldest first; 422 with field errors for bad filters, 404 for a
- *   location out of scope.
+ *   (at most 31 days) with at least one reason, oldest first; 422 with field errors for bad filters; a location
+ *   out of scope (or none) lists nothing, `location` null (decision 017).
  * - GET /v2/billing/scrubber/notes/{id} — one note's reasons (an empty list: it may be billed); 404 out of scope.
  * Both are audited reads.
  */
