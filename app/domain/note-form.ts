@@ -120,6 +120,38 @@ export function noteFormToBody(fields: Iterable<readonly [string, FormDataEntryV
 }
 
 /**
+ * The goal lists a note form shows a row for every active goal of (decision 025), and the fields that say a row
+ * was measured this session.
+ */
+export const GOAL_MEASURES: Readonly<Record<string, readonly string[]>> = {
+  maladaptives: ["frequency"],
+  replacements: ["total_trials", "correct_responses"],
+  replacement_percentages: ["percent"],
+  caregiver_goals: ["percent"],
+  protocol_modifications: ["assessed", "modified", "demonstrated"],
+};
+
+/**
+ * A note form's fields without the goal rows left blank: a row none of whose measures was filled (a number typed,
+ * a box ticked) was not measured this session, so its fields (the hidden plan id and name, blank numbers) are not
+ * what the user typed (decision 025). The one rule for the save, the AI summary's pre-check and a stale save's list
+ * of unsaved changes; with JavaScript the browser module disables such rows' hidden fields, so they are not posted.
+ */
+export function measuredRowsOnly<V extends FormDataEntryValue | string>(fields: Iterable<readonly [string, V]>): [string, V][] {
+  const all = [...fields].map(([k, v]) => [k, v] as [string, V]);
+  const measured = new Set<string>();
+  for (const [name, value] of all) {
+    const m = LIST_OF_ENTRIES.exec(name);
+    if (!m || typeof value !== "string" || !GOAL_MEASURES[m[1]!]?.includes(m[3]!)) continue;
+    if (ENTRY_BOOLEAN_FIELDS.has(m[3]!) ? truthy(value) : value.trim() !== "") measured.add(`${m[1]}[${m[2]}]`);
+  }
+  return all.filter(([name]) => {
+    const m = LIST_OF_ENTRIES.exec(name);
+    return !m || !(m[1]! in GOAL_MEASURES) || measured.has(`${m[1]}[${m[2]}]`);
+  });
+}
+
+/**
  * The form fields of a note body (the inverse, for filling a form from a stored note or an API body):
  * name → value, with repeated names for lists of text.
  */

@@ -3,7 +3,7 @@ import { valueOf, type FormValues } from "~/components/notes/note-fields";
 import { NOTE_TYPE_PATHS, type NoteFormOptions } from "~/components/notes/types";
 import type { NoteHistoryEntry as ViewHistoryEntry } from "~/components/notes/note-view";
 import { versionChanges } from "~/components/notes/note-history";
-import { noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
+import { GOAL_MEASURES, measuredRowsOnly, noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
 import { noteDraftKey, SERVER_DRAFT_CHANGED_SINCE } from "~/domain/note-drafts";
 import { CANNOT_SUPERVISE, PA_DELETED, todayIn } from "~/domain/note-rules";
 import { unitsLeftText } from "~/domain/pa-pacing";
@@ -116,26 +116,19 @@ export function formErrors(errors: Record<string, string>): Record<string, strin
   return out;
 }
 
-const MEASURES: Record<string, readonly string[]> = {
-  maladaptives: ["frequency"],
-  replacements: ["total_trials", "correct_responses"],
-  replacement_percentages: ["percent"],
-  caregiver_goals: ["percent"],
-  protocol_modifications: ["assessed", "modified", "demonstrated"],
-};
-
 /**
  * The body the model takes from a posted note form. The form lists every active goal of the client; a goal
- * row left blank was not measured this session and is left out (the browser module disables such rows too,
- * so the AI summary's pre-check sees the same).
+ * row left blank was not measured this session and is left out (measuredRowsOnly; the browser module disables
+ * such rows too, so the AI summary's pre-check sees the same).
  */
 export function bodyOf(type: NoteType, form: FormData): Record<string, unknown> {
-  const body = noteFormToBody(form.entries() as Iterable<[string, FormDataEntryValue]>);
+  const fields = [...form.entries()] as [string, FormDataEntryValue][];
+  const body = noteFormToBody(measuredRowsOnly(fields));
   const content = body.content as Record<string, unknown>;
-  for (const [key, fields] of Object.entries(MEASURES)) {
-    const list = content[key];
-    if (!Array.isArray(list)) continue;
-    content[key] = list.filter((e: Record<string, unknown>) => fields.some((f) => e[f] !== null && e[f] !== undefined && e[f] !== false && e[f] !== ""));
+  // A goal list posted with every row blank is an empty list (nothing measured), not a list left out.
+  for (const [name] of fields) {
+    const list = /^content\.([a-z0-9_]+)\[\d+\]\./.exec(name)?.[1];
+    if (list && list in GOAL_MEASURES) content[list] ??= [];
   }
   return { ...body, type };
 }
@@ -492,9 +485,10 @@ export function editNoteAction(type: NoteType) {
     if (result.ok) return redirectToView(type, result.data.id, result.message);
     const r = refusal(result);
     if (r.status === 409) {
-      // Someone saved meanwhile: show what is stored now, with its version, and say so.
+      // Someone saved meanwhile: show what is stored now, with its version, and say so. The unsaved changes listed
+      // leave out the goal rows left blank, as with JavaScript (where they are not posted): they were not typed.
       const current = r.current as NoteJson;
-      return rerender(409, { values: noteValues(current), version: current.version, message: r.message, conflict: true, unsaved: typed }, current);
+      return rerender(409, { values: noteValues(current), version: current.version, message: r.message, conflict: true, unsaved: valuesOfPairs(measuredRowsOnly(draftFieldsOf(form))) }, current);
     }
     return rerender(r.status, { errors: r.status === 422 ? formErrors(r.errors) : {}, message: r.message });
   };

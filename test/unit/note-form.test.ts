@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
+import { measuredRowsOnly, noteBodyToFormFields, noteFormToBody, providerNameFor } from "~/domain/note-form";
 
 describe("a note form's fields become the note body the API takes", () => {
   it("reads top-level fields, ids as numbers, blanks of nullable fields as null and the telehealth box", () => {
@@ -97,5 +97,33 @@ describe("the provider's typed name on a new note follows the provider chosen (p
     ["no provider chosen yet, the writer's name: cleared", "", "Marcus Reed", ""],
   ])("%s", (_label, provider, typed, shown) => {
     expect(providerNameFor(provider, typed, self)).toBe(shown);
+  });
+});
+
+describe("a goal row left blank was not measured: its fields are not what the user typed (decision 025)", () => {
+  const row = (list: string, i: number, measures: Record<string, string>): [string, string][] => [
+    [`content.${list}[${i}].plan_id`, String(10 + i)],
+    [`content.${list}[${i}].name`, `Goal ${i}`],
+    ...Object.entries(measures).map(([f, v]) => [`content.${list}[${i}].${f}`, v] as [string, string]),
+  ];
+  const cases: { what: string; fields: [string, string][]; kept: boolean }[] = [
+    { what: "a frequency typed", fields: row("maladaptives", 0, { frequency: "3" }), kept: true },
+    { what: "a frequency of 0", fields: row("maladaptives", 0, { frequency: "0" }), kept: true },
+    { what: "a blank frequency", fields: row("maladaptives", 0, { frequency: "  " }), kept: false },
+    { what: "trials typed, correct blank", fields: row("replacements", 1, { total_trials: "10", correct_responses: "" }), kept: true },
+    { what: "trials and correct blank", fields: row("replacements", 1, { total_trials: "", correct_responses: "" }), kept: false },
+    { what: "a percent typed", fields: row("caregiver_goals", 0, { percent: "40" }), kept: true },
+    { what: "a blank percent", fields: row("replacement_percentages", 2, { percent: "" }), kept: false },
+    { what: "a box ticked", fields: row("protocol_modifications", 0, { modified: "on" }), kept: true },
+    { what: "no box ticked", fields: row("protocol_modifications", 0, {}), kept: false },
+  ];
+  it.each(cases)("$what: kept $kept", ({ fields, kept }) => {
+    const other: [string, string][] = [["time_out", "14:45"], ["content.summary_note", "Typed"], ["content.interventions[]", "Redirection"]];
+    expect(measuredRowsOnly([...other, ...fields])).toEqual(kept ? [...other, ...fields] : other);
+  });
+
+  it("each row by itself: a blank row beside a measured one of the same list goes, the measured one stays", () => {
+    const fields = [...row("maladaptives", 0, { frequency: "" }), ...row("maladaptives", 1, { frequency: "2" })];
+    expect(measuredRowsOnly(fields)).toEqual(row("maladaptives", 1, { frequency: "2" }));
   });
 });

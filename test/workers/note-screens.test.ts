@@ -311,6 +311,22 @@ describe("edit, amend, view", () => {
     expect(JSON.parse(after!.content).client_appeared).toBe("Cheerful");
   });
 
+  it("a stale save without JavaScript lists only the fields the user changed, not the hidden fields of the blank goal rows (as with JavaScript)", async () => {
+    const day = nextDay();
+    const times = nextTimes();
+    const blankRows = { "content.maladaptives[0].frequency": "", "content.replacements[0].total_trials": "", "content.replacements[0].correct_responses": "" };
+    const id = await createViaForm(w.rbtCookie, { session_date: day, ...times, ...blankRows });
+    const [row] = await db().select().from(notes).where(eq(notes.id, id));
+    const form = rbtFields({ session_date: day, time_in: row!.timeIn!, time_out: row!.timeOut!, version: String(row!.version), ...blankRows });
+    expect((await post(`/note-rbt/edit/${id}`, { ...form, "content.client_appeared": "Cheerful" }, w.managerCookie)).status).toBe(303);
+    const stale = await post(`/note-rbt/edit/${id}`, { ...form, time_out: "14:45", "content.client_appeared": "Grumpy" }, w.rbtCookie);
+    expect(stale.status).toBe(409);
+    const html = await stale.text();
+    const listed = /<summary>Your changes that were not saved<\/summary>([\s\S]*?)<\/details>/.exec(html)?.[1] ?? "";
+    const pairs = [...listed.matchAll(/<dt>([^<]*)<\/dt><dd[^>]*>([^<]*)<\/dd>/g)].map((m) => `${m[1]}: ${m[2]}`);
+    expect(pairs).toEqual(["Time out: 14:45", "Client appeared: Grumpy"]);
+  });
+
   it("a note stored with its afternoon first saves from the edit form with its times as they are; a changed time must put the pairs in order (probe 8985 §3)", async () => {
     // A day of its own (nextDay cycles 1 to 12 days back), so the other tests' sessions stay where they are.
     const day = recentDay(13);
