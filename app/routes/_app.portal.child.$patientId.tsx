@@ -8,6 +8,7 @@ import { DataTable } from "~/components/ui/data-list";
 import { Field, FormMessage } from "~/components/ui/field";
 import { CheckboxField, FormActions } from "~/components/ui/form-controls";
 import { buildChartModel, chartHeading } from "~/domain/chart";
+import { isSignatureImage } from "~/domain/signature-image";
 import { pathId } from "~/domain/validation";
 import { signConsent } from "~/models/consents.server";
 import { getPortalChild } from "~/models/portal.server";
@@ -87,6 +88,8 @@ export default function PortalChild() {
         {d.toSign.map((c) => {
           const mine = answer && answer.values.consent_id === String(c.id) ? answer : null;
           const errors = mine?.errors ?? {};
+          // A refused sign keeps the drawing, as the note form does (decision 040), unless the drawing itself was refused.
+          const drawn = !errors.signature && typeof mine?.values.signature === "string" && isSignatureImage(mine.values.signature) ? mine.values.signature : "";
           return (
             <article key={c.id} className="consent" aria-labelledby={`consent-${c.id}`}>
               <h3 id={`consent-${c.id}`}>{`Consent #${c.id}`}</h3>
@@ -104,7 +107,8 @@ export default function PortalChild() {
                 <input type="hidden" name="consent_id" value={c.id} />
                 <input type="hidden" name="version" value={c.version} />
                 <Field label="Your full name" name="signer_name" id={`signer-${c.id}`} autoComplete="name" maxLength={120} defaultValue={String(mine?.values.signer_name ?? "")} error={errors.signer_name} />
-                <input type="hidden" name="signature" defaultValue="" data-signature-input />
+                <input type="hidden" name="signature" defaultValue={drawn} data-signature-input />
+                {drawn ? <img className="signature-img" src={drawn} alt="Your drawn signature" data-signature-preview /> : null}
                 {/* With JavaScript, a drawing pad appears here (app/client/consent-sign.ts). */}
                 <div data-signature-pad="signature" data-label="Draw your signature (optional)" aria-describedby={errors.signature ? `signature-${c.id}-error` : undefined} />
                 {errors.signature ? (

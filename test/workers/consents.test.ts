@@ -472,6 +472,19 @@ describe("the parent portal", () => {
     expect(text).toContain("Signed by Rosa Family");
   });
 
+  it("a sign refused for the unticked box keeps the drawn signature, as the typed name: the re-shown form carries it and signs with it", async () => {
+    const c = await draft(child.id, [1]);
+    const refused = await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", signature: PNG }, cookie);
+    expect(refused.status).toBe(422);
+    const html = await refused.text();
+    expect(html).toContain("Tick the box to confirm you agree.");
+    const kept = /<input[^>]*name="signature"[^>]*value="([^"]*)"/.exec(html)?.[1];
+    expect(kept).toBe(PNG);
+    expect(html).toMatch(/<img[^>]*src="data:image\/png;base64,[^"]*"[^>]*data-signature-preview/);
+    expect((await form(`/portal/child/${child.id}`, { intent: "sign", consent_id: String(c.id), version: String(c.version), signer_name: "Rosa Family", signature: kept!, agree: "on" }, cookie)).status).toBe(303);
+    expect(await consentRow(c.id)).toMatchObject({ status: "signed", signature: PNG });
+  });
+
   it.each([
     ["claims a 20000×20000 canvas", HUGE_SIGNATURE],
     ["has PNG's first bytes and then anything", "data:image/png;base64," + btoa("\x89PNG\r\n\x1a\n" + "{\"drawn\":true}".repeat(4))],
@@ -483,6 +496,9 @@ describe("the parent portal", () => {
     const html = await res.text();
     expect(html).toContain(SIGNATURE_IMAGE_MESSAGE);
     expect(html).toContain("Rosa Family");
+    // The refused drawing is not put back: the pad starts empty.
+    expect(/<input[^>]*name="signature"[^>]*value="([^"]*)"/.exec(html)?.[1]).toBe("");
+    expect(html).not.toContain("data-signature-preview");
     expect(await consentRow(c.id)).toEqual(before);
     const trail = await db().select().from(auditLog).where(and(eq(auditLog.entity, "consent"), eq(auditLog.entityId, String(c.id))));
     expect(trail.map((a) => a.action)).toEqual(["create"]);
