@@ -212,6 +212,10 @@
       wire(fresh);
     }
     done(); // for a form that stays
+    // The focus the page has without JavaScript: the control the answer marked (a refused row's, described by the
+    // row's message; inserted content does not honour autofocus), else the answer's first message.
+    const own = fresh && fresh.querySelector("[autofocus]");
+    if (own) return own.focus();
     if (fresh) return announce(fresh.querySelector("[role=alert], [role=status]"));
     const box = region || form;
     for (const old of box.querySelectorAll(":scope > .alert")) old.remove();

@@ -1620,6 +1620,21 @@ describe("flows", { concurrency: 2 }, () => {
         page.off("request", countPost);
         assert.equal(posts.length, 1, "one save posted");
         assert.equal(await page.getByText(/Someone else/).count(), 0);
+        // A refused row save (a stale one: the row's form carries a note version older than the stored one) leads to
+        // the row, with JavaScript as without: focus on the row's Save button, described by the row's message.
+        await goto(page, base);
+        const refusedSave = page.getByRole("table", { name: "Billing by note" }).locator("tbody tr").first().getByRole("button", { name: /^Save / });
+        await refusedSave.evaluate((b) => void ((b as HTMLButtonElement).form!.elements.namedItem("note_version") as HTMLInputElement).setAttribute("value", "0"));
+        await refusedSave.click();
+        await shown(page.locator("[id^=row-][id$=-error]").first());
+        await ready(page);
+        const focused = await page.evaluate(() => {
+          const el = document.activeElement;
+          const by = el?.getAttribute("aria-describedby");
+          return { label: el?.getAttribute("aria-label") ?? "", message: (by && document.getElementById(by)?.textContent) || "" };
+        });
+        assert.match(focused.label, /^Save /, `focus on the refused row's Save button: ${JSON.stringify(focused)}`);
+        assert.ok(focused.message.trim().length > 0, "described by the row's message");
         // A scrubber reason as text: the newest notes are not signed yet.
         await goto(page, `${base}?sort=date&dir=desc`);
         await shown(page.locator(".scrub-reasons li").first());
