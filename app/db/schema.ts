@@ -170,10 +170,13 @@ export const patients = sqliteTable(
     details: text("details").notNull().default("{}"),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
+    /** The add form's one-time token (decision 024's `form_token`): a resend of the same form adds no second client. */
+    formToken: text("form_token"),
     ...timestamps,
   },
   (t) => [
     uniqueIndex("patients_identifier_unique").on(t.patientIdentifier),
+    uniqueIndex("patients_form_token_unique").on(t.formToken).where(sql`${t.formToken} is not null`),
     index("patients_location_created_idx").on(t.locationId, t.createdAt),
     // The dashboard's counts and newest clients across all locations (covering: no table reads).
     index("patients_created_idx").on(t.createdAt, t.deletedAt),
@@ -637,9 +640,11 @@ export const ticketResponses = sqliteTable(
     body: text("body").notNull(),
     /** True when written by someone answering for the office (manage_tickets), false for the requester. */
     byStaff: integer("by_staff", { mode: "boolean" }).notNull().default(false),
+    /** The response form's one-time token (decision 024's `form_token`): a resend of the same form posts (and emails) once. */
+    formToken: text("form_token"),
     ...timestamps,
   },
-  (t) => [index("ticket_responses_ticket_idx").on(t.ticketId, t.id)],
+  (t) => [index("ticket_responses_ticket_idx").on(t.ticketId, t.id), uniqueIndex("ticket_responses_form_token_unique").on(t.formToken).where(sql`${t.formToken} is not null`)],
 );
 
 /**
@@ -739,9 +744,17 @@ export const clientConsents = sqliteTable(
     /** A draft withdrawn by staff (status withdrawn): kept on record, no longer offered to the parent. */
     withdrawnAt: text("withdrawn_at"),
     withdrawnBy: integer("withdrawn_by").references(() => users.id),
+    /**
+     * The one-time token of the create that made the draft: the form's `form_token`, or the API's Idempotency-Key
+     * (`key:<scope>:<body>`, app/services/idempotency.server.ts). A resend answers this draft (decisions 024, 040).
+     */
+    formToken: text("form_token"),
     ...timestamps,
   },
-  (t) => [index("client_consents_patient_idx").on(t.patientId, t.createdAt)],
+  (t) => [
+    index("client_consents_patient_idx").on(t.patientId, t.createdAt),
+    uniqueIndex("client_consents_form_token_unique").on(t.formToken).where(sql`${t.formToken} is not null`),
+  ],
 );
 
 /**
@@ -1019,10 +1032,16 @@ export const paServices = sqliteTable(
     isPrimary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
     version: integer("version").notNull().default(1),
     deletedAt: text("deleted_at"),
+    /**
+     * The one-time token of the create that made it: the form's `form_token`, or the API's Idempotency-Key
+     * (`key:<scope>:<body>`, app/services/idempotency.server.ts). A resend answers this service (decisions 024, 031).
+     */
+    formToken: text("form_token"),
     ...timestamps,
   },
   (t) => [
     index("pa_services_patient_idx").on(t.patientId, t.endDate),
+    uniqueIndex("pa_services_form_token_unique").on(t.formToken).where(sql`${t.formToken} is not null`),
     // The pas, client-projection and client-eligibility reports page authorizations by end date (decision 038).
     index("pa_services_end_idx").on(t.endDate, t.id).where(sql`${t.deletedAt} is null`),
   ],

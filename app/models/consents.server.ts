@@ -4,11 +4,13 @@ import { asksNoCoveredSection, CONSENT_MESSAGES, ConsentDraftInput, ConsentPdfIn
 import { REFERENCE_MESSAGES } from "~/domain/references";
 import { can } from "~/domain/permissions";
 import { parseWith } from "~/domain/validation";
-import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
+import { auditedRead, auditTail, withConditionalAudit } from "~/services/audit.server";
+import { idempotencyKeyReused, isTokenRace, keyScopeFree, oneTimeToken, rowCells, tokenMatch } from "~/services/idempotency.server";
+import { primaryOf, type Db } from "~/db/client.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { isKeyRace, patientScope, who } from "./patients.server";
-import { conflict, denied, invalid, notFound, ok, type ModelResult } from "./results";
+import { conflict, denied, invalid, notFound, ok, replayedOk, type ModelResult } from "./results";
 import { nextIdOf } from "./ids.server";
 
 /** The list-version row consent writes bump (every cached list depends on every write: decision 017). */
@@ -127,9 +129,12 @@ export async function openConsentPdf(ctx: ModelContext, id: number | null, raw: 
 /**
  * Creates a draft, or changes one (`id`), for a client in scope (manage_clients). The client id of the
  * body is a reference (decision 017): another location's client, or none, answers 422 at `patient_id`. A signed consent
- * answers 422 and is left as it was; a stale version answers 409 with the current values.
+ * answers 422 and is left as it was; a stale version answers 409 with the current values. A create's `formToken` (the
+ * form's one-time token, or the API's Idempotency-Key as idempotencyToken made it) makes a resend answer the first
+ * draft instead of writing a second one for the parent to sign (decision 024, stop 39): read beside the next id, the
+ * insert conditional (an Idempotency-Key's scope still free), a racing resend settled by the UNIQUE index.
  */
-export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, unknown>, opts: { id?: number | null; version?: number | null } = {}): Promise<ModelResult<ConsentJson>> {
+export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, unknown>, opts: { id?: number | null; version?: number | null; formToken?: string | null } = {}): Promise<ModelResult<ConsentJson>> {
   if (!can(ctx.actor, "manage_clients")) return denied();
   const id = opts.id ?? null;
   const existing = id === null ? null : ((await consentInScope(ctx, id))[0] ?? null);
@@ -170,24 +175,59 @@ export async function saveConsentDraft(ctx: ModelContext, raw: Record<string, un
     return ok(consentJson(rows[0]), CONSENT_MESSAGES.updated);
   }
 
+  const formToken = oneTimeToken(opts.formToken);
+  const db = primaryOf(ctx.db);
   for (let attempt = 0; ; attempt++) {
-    const [max] = await ctx.db.select({ n: nextIdOf(clientConsents) }).from(clientConsents);
+    const [[max], sent] = await db.batch([db.select({ n: nextIdOf(clientConsents) }).from(clientConsents), tokenRead(db, formToken)]);
+    if (sent.length) return replayDraft(ctx, formToken!, sent[0], input.patient_id);
     const newId = Number(max?.n ?? 1);
+    const at = ctx.now().toISOString();
     try {
-      const [rows] = await withAudit(ctx.db, who(ctx), { action: "create", entity: "consent", entityId: newId, patientId: input.patient_id }, () => [
+      const [rows] = await withConditionalAudit(ctx.db, who(ctx), { action: "create", entity: "consent", entityId: newId, patientId: input.patient_id }, (audit) => [
         ctx.db
           .insert(clientConsents)
-          .values({ id: newId, patientId: input.patient_id, ...values, status: "draft", createdBy: ctx.actor.id })
+          .select(
+            sql`select ${rowCells(clientConsents, { id: newId, patientId: input.patient_id, ...values, status: "draft", signerType: null, signerId: null, signerName: null, signature: null, signedAt: null, signedIp: null, createdBy: ctx.actor.id, version: 1, deletedAt: null, withdrawnAt: null, withdrawnBy: null, formToken, createdAt: at, updatedAt: at })}
+              where 1${keyScopeFree(clientConsents, clientConsents.formToken, formToken)}`,
+          )
           .returning(),
+        audit(sql`changes() = 1`),
         bumpListVersion(ctx.db, CONSENTS),
       ]);
-      return ok(consentJson(rows[0]!), CONSENT_MESSAGES.created);
+      // Only an Idempotency-Key's scope keeps the insert from landing: the next turn reads what it made.
+      if (rows[0]) return ok(consentJson(rows[0]), CONSENT_MESSAGES.created);
     } catch (e) {
-      if (attempt < 5 && isKeyRace(e)) continue;
-      throw e;
+      if (formToken && isTokenRace(e, "client_consents.form_token")) return replayDraft(ctx, formToken, (await tokenRead(db, formToken))[0], input.patient_id);
+      if (!(attempt < 5 && isKeyRace(e))) throw e;
     }
+    if (attempt >= 5) throw new Error("Consent create: no id after 6 attempts");
   }
 }
+
+/** The draft a one-time token (or, for an Idempotency-Key, any token of its scope) made: for a batch. */
+function tokenRead(db: Db, token: string | null) {
+  return db
+    .select({ id: clientConsents.id, patientId: clientConsents.patientId, formToken: clientConsents.formToken })
+    .from(clientConsents)
+    .where(token ? tokenMatch(clientConsents.formToken, token) : sql`1 = 0`);
+}
+
+/**
+ * A resend of a create: the draft the token made, as it is now (signed or withdrawn since, it is still the answer),
+ * with the first answer's message. The same Idempotency-Key with another body answers 422 keyReused; a token of
+ * another client's consent, or of one no longer in scope, 422 formUsed. Nothing is written.
+ */
+async function replayDraft(ctx: ModelContext, token: string, sent: { id: number; patientId: number; formToken: string | null } | undefined, patientId: number): Promise<ModelResult<ConsentJson>> {
+  if (sent && sent.formToken !== token) return invalid({ form: CONSENT_REPLAY_MESSAGES.keyReused });
+  const [found] = sent && sent.patientId === patientId ? await consentInScope({ ...ctx, db: primaryOf(ctx.db) }, sent.id) : [];
+  return found ? replayedOk(consentJson(found.c), CONSENT_MESSAGES.created) : invalid({ form: CONSENT_REPLAY_MESSAGES.formUsed });
+}
+
+/** What a resend of a create answers besides the first draft (decision 024, stop 39). */
+export const CONSENT_REPLAY_MESSAGES = {
+  formUsed: "This form was already used. Open the client's consents again to write another.",
+  keyReused: idempotencyKeyReused("consent"),
+} as const;
 
 /** A consent of one of the signed-in parent's own children (a parent actor only), with the audit tail. */
 function consentOfParent(ctx: ModelContext, id: number) {

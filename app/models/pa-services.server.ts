@@ -9,11 +9,13 @@ import { locationScope } from "~/domain/permissions";
 import { PA_SERVICE_CLIENT_FIXED, PA_SERVICE_IN_USE, paCptNotCovered, paServiceInput, PaServiceInput } from "~/domain/patients";
 import { offset, paged, type ListQuery, type Paged } from "~/domain/paging";
 import { namesNoField, parseChange, parseWith } from "~/domain/validation";
-import { withAudit, withConditionalAudit } from "~/services/audit.server";
+import { withConditionalAudit } from "~/services/audit.server";
+import { idempotencyKeyReused, isTokenRace, keyScopeFree, oneTimeToken, rowCells, tokenMatch } from "~/services/idempotency.server";
+import { primaryOf, type Db } from "~/db/client.server";
 import { bumpListVersion } from "~/services/list-cache.server";
 import type { ModelContext } from "./context";
 import { findPatient, isKeyRace, patientScope, who } from "./patients.server";
-import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok } from "./results";
+import { conflict, invalid, type ModelResult, notFound, nothingToChange, ok, replayedOk } from "./results";
 import { contains } from "./like.server";
 import { idsIn } from "./scope.server";
 import { nextIdOf } from "./ids.server";
@@ -167,7 +169,41 @@ function values(input: PaServiceInput) {
 
 const PatientRef = v.object({ patient_id: v.pipe(v.union([v.string(), v.number()], "Patient is required."), v.transform(Number), v.number(), v.integer("Patient is required."), v.minValue(1, "Patient is required.")) });
 
-export async function createPaService(ctx: ModelContext, raw: Record<string, unknown>): Promise<ModelResult<PaServiceJson>> {
+/** What a resend of a create answers besides the first service (decision 024, stop 39). */
+export const PA_SERVICE_MESSAGES = {
+  created: "PA service created.",
+  /** A form token that made a service the actor no longer sees (deleted since), or another client's. */
+  formUsed: "This form was already used. Open the client's profile again to add another PA service.",
+  keyReused: idempotencyKeyReused("PA service"),
+} as const;
+
+/** The service a one-time token (or, for an Idempotency-Key, any token of its scope) made: for a batch. */
+function tokenRead(db: Db, token: string | null) {
+  return db
+    .select({ id: paServices.id, patientId: paServices.patientId, formToken: paServices.formToken })
+    .from(paServices)
+    .where(token ? tokenMatch(paServices.formToken, token) : sql`1 = 0`);
+}
+
+/**
+ * A resend: the service the token made, as it is now, with the first answer's message (the screen's flash, the API's
+ * 200). The same Idempotency-Key with another body answers 422 keyReused; a token whose service was deleted since,
+ * or is another client's, 422 formUsed. Nothing is written.
+ */
+async function replayPaService(ctx: ModelContext, token: string, sent: { id: number; patientId: number; formToken: string | null } | undefined, patientId: number): Promise<ModelResult<PaServiceJson>> {
+  if (sent && sent.formToken !== token) return invalid({ form: PA_SERVICE_MESSAGES.keyReused });
+  const found = sent && sent.patientId === patientId ? await getPaService({ ...ctx, db: primaryOf(ctx.db) }, sent.id) : null;
+  return found ? replayedOk(found, PA_SERVICE_MESSAGES.created) : invalid({ form: PA_SERVICE_MESSAGES.formUsed });
+}
+
+/**
+ * Adds a PA service to a client in scope. `formToken` (the form's one-time token, or the API's Idempotency-Key as
+ * idempotencyToken made it) makes a resend answer the first service instead of adding a second authorization with
+ * its own units (decision 024, stop 39). The token is read beside the next id; the insert is conditional (an
+ * Idempotency-Key's scope still free) and the UNIQUE index on form_token settles a racing resend.
+ */
+export async function createPaService(ctx: ModelContext, raw: Record<string, unknown>, opts: { formToken?: string | null } = {}): Promise<ModelResult<PaServiceJson>> {
+  const formToken = oneTimeToken(opts.formToken);
   const ref = parseWith(PatientRef, { patient_id: raw.patient_id ?? "" });
   const parsed = parseWith(PaServiceInput, raw);
   if (!ref.ok || !parsed.ok) return invalid({ ...(ref.ok ? {} : ref.errors), ...(parsed.ok ? {} : parsed.errors) });
@@ -180,19 +216,31 @@ export async function createPaService(ctx: ModelContext, raw: Record<string, unk
     const errors = insurerErrors((await insurerCoverageQuery(ctx, insuranceId, cpt))[0], cpt, false);
     if (Object.keys(errors).length) return invalid(errors);
   }
+  const db = primaryOf(ctx.db);
   for (let attempt = 0; ; attempt++) {
-    const [max] = await ctx.db.select({ n: nextIdOf(paServices) }).from(paServices);
+    const [[max], sent] = await db.batch([db.select({ n: nextIdOf(paServices) }).from(paServices), tokenRead(db, formToken)]);
+    if (sent.length) return replayPaService(ctx, formToken!, sent[0], patient.id);
     const newId = Number(max?.n ?? 1);
+    const at = ctx.now().toISOString();
     try {
-      await withAudit(ctx.db, who(ctx), { action: "create", entity: "pa_service", entityId: newId, patientId: patient.id }, () => [
-        ctx.db.insert(paServices).values({ id: newId, patientId: patient.id, ...values(parsed.data) }),
+      const [rows] = await withConditionalAudit(ctx.db, who(ctx), { action: "create", entity: "pa_service", entityId: newId, patientId: patient.id }, (audit) => [
+        ctx.db
+          .insert(paServices)
+          .select(
+            sql`select ${rowCells(paServices, { id: newId, patientId: patient.id, ...values(parsed.data), version: 1, deletedAt: null, formToken, createdAt: at, updatedAt: at })}
+              where 1${keyScopeFree(paServices, paServices.formToken, formToken)}`,
+          )
+          .returning({ id: paServices.id }),
+        audit(sql`changes() = 1`),
         bumpListVersion(ctx.db, PA_SERVICES),
       ]);
-      return ok((await getPaService(ctx, newId))!, "PA service created.");
+      // Only an Idempotency-Key's scope keeps the insert from landing: the next turn reads what it made.
+      if (rows[0]) return ok((await getPaService({ ...ctx, db }, newId))!, PA_SERVICE_MESSAGES.created);
     } catch (e) {
-      if (attempt < 5 && isKeyRace(e)) continue;
-      throw e;
+      if (formToken && isTokenRace(e, "pa_services.form_token")) return replayPaService(ctx, formToken, (await tokenRead(db, formToken))[0], patient.id);
+      if (!(attempt < 5 && isKeyRace(e))) throw e;
     }
+    if (attempt >= 5) throw new Error("PA service create: no id after 6 attempts");
   }
 }
 

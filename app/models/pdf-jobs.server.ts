@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, inArray, is, isNotNull, isNull, lt, or, SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { d1Database, primaryOf, type Db } from "~/db/client.server";
 import { locations, patients, pdfJobs, plans, sharedDocuments } from "~/db/schema";
 import { typeOfAssessmentLabel } from "~/domain/bip-document";
@@ -21,7 +21,7 @@ import { pdfWindow } from "~/domain/weekly-reports";
 import { todayIn } from "~/domain/note-rules";
 import { zonedDate } from "~/domain/time";
 import { auditedRead, auditTail, withAudit, withConditionalAudit } from "~/services/audit.server";
-import { idempotencyKeyReused, idempotencyToken, isTokenRace, keyScopeFree, oneTimeToken, tokenMatch } from "~/services/idempotency.server";
+import { idempotencyKeyReused, idempotencyToken, isTokenRace, keyScopeFree, oneTimeToken, rowCells, tokenMatch } from "~/services/idempotency.server";
 import { renderPlanPdf } from "~/services/plan-pdf.server";
 import { getUserActor } from "./actors.server";
 import { bipInScopeQuery, bipScope, findPlanInScope, planInScopeQuery, planScope } from "./bip-scope.server";
@@ -198,17 +198,6 @@ export async function dispatchPdfJob(runner: JobRunner, jobId: string): Promise<
   }
 }
 
-/** pdf_jobs' columns in table order, for an INSERT … SELECT (a conditional insert). */
-const JOB_COLUMNS = Object.keys(getTableColumns(pdfJobs)) as (keyof JobRow)[];
-
-/** A whole pdf_jobs row as the cells of an INSERT … SELECT, in table order: a value, or SQL (a column of the row selected from). */
-function jobCells(row: Record<keyof JobRow, unknown>): SQL {
-  return sql.join(
-    JOB_COLUMNS.map((k) => (is(row[k], SQL) ? (row[k] as SQL) : sql`${row[k]}`)),
-    sql`, `,
-  );
-}
-
 /** What a PDF request is for: the BIP of a plan PDF (`/bips/:id/pdf`) or the goal of a goal's PDF (`/plans/:id/pdf`). */
 interface JobTarget {
   path: "bip" | "plan";
@@ -267,7 +256,7 @@ async function insertJob(ctx: ModelContext, runner: JobRunner, values: { kind: P
         ctx.db
           .insert(pdfJobs)
           .select(
-            sql`select ${jobCells({ id, kind: values.kind, patientId: values.patientId, bipId: values.bipId, params: JSON.stringify(values.params), status: "queued", fileKey: null, fileSize: null, error: null, attempts: 0, requestedBy: ctx.actor.id, startedAt: null, finishedAt: null, expiredAt: null, audience: "staff", formToken, createdAt: at, updatedAt: at })}
+            sql`select ${rowCells(pdfJobs, { id, kind: values.kind, patientId: values.patientId, bipId: values.bipId, params: JSON.stringify(values.params), status: "queued", fileKey: null, fileSize: null, error: null, attempts: 0, requestedBy: ctx.actor.id, startedAt: null, finishedAt: null, expiredAt: null, audience: "staff", formToken, createdAt: at, updatedAt: at })}
               where 1${keyScopeFree(pdfJobs, pdfJobs.formToken, formToken)}`,
           )
           .returning(),
@@ -477,7 +466,7 @@ export async function sharePdfJob(ctx: ModelContext, runner: JobRunner, id: stri
       ctx.db
         .insert(pdfJobs)
         .select(
-          sql`select ${jobCells({ ...familyCopy, id: familyId, requestedBy: ctx.actor.id, createdAt: at, updatedAt: at })}
+          sql`select ${rowCells(pdfJobs, { ...familyCopy, id: familyId, requestedBy: ctx.actor.id, createdAt: at, updatedAt: at })}
             from "pdf_jobs" where "pdf_jobs"."id" = ${id} and "pdf_jobs"."kind" = 'plan' and "pdf_jobs"."audience" = 'staff' and "pdf_jobs"."status" = 'done' and ${jobPlanLive}
             and exists (select 1 from patients pp where pp.id = "pdf_jobs"."patient_id" and pp.parent_id is not null)
             and not exists (select 1 from shared_documents sd where sd.pdf_job_id = ${id} and sd.revoked_at is null and sd.family_job_id is not null)`,

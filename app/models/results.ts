@@ -1,12 +1,14 @@
 /** What a model use case answers: the data, or why not (the routes and API turn this into 4xx). */
 export type ModelResult<T> =
-  | { ok: true; data: T; message?: string }
+  | { ok: true; data: T; message?: string; replayed?: boolean }
   | { ok: false; status: 404; message: string }
   | { ok: false; status: 409; message: string; current: unknown }
   | { ok: false; status: 422; message: string; errors: Record<string, string> }
   | { ok: false; status: 403; message: string; fields?: readonly string[] };
 
 export const ok = <T>(data: T, message?: string): ModelResult<T> => ({ ok: true, data, message });
+/** A create's resend (its one-time token made a record before, decision 024): the first record, with the first answer's message. */
+export const replayedOk = <T>(data: T, message?: string): ModelResult<T> => ({ ok: true, data, message, replayed: true });
 export const notFound = (what = "Record"): ModelResult<never> => ({ ok: false, status: 404, message: `${what} not found.` });
 export const conflict = (current: unknown): ModelResult<never> => ({
   ok: false,

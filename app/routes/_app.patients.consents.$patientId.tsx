@@ -12,6 +12,7 @@ import { pathId } from "~/domain/validation";
 import { listPatientConsents, saveConsentDraft, withdrawConsent, type ConsentJson } from "~/models/consents.server";
 import { formResult, formValues, parentInAddress, modelContextFor, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requireId, requirePermission } from "~/services/guard.server";
+import { randomToken } from "~/services/crypto.server";
 
 /**
  * The client-consent-form screen (clinical §2; docs/decisions/040): the client's consents (who signed
@@ -32,7 +33,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const canManage = can(actor, "manage_clients");
   const editId = pathId(new URL(request.url).searchParams.get("edit") ?? undefined);
   const editing = canManage && editId !== null ? (found.consents.find((c) => c.id === editId && c.editable) ?? null) : null;
-  return { ...found, canManage, editing, sections: CONSENT_SECTIONS.map((s) => ({ value: String(s.id), label: s.label, text: s.text })) };
+  // The new-consent form's one-time token per load: a resend of it (a double click) writes one draft (decision 024).
+  return { ...found, canManage, editing, sections: CONSENT_SECTIONS.map((s) => ({ value: String(s.id), label: s.label, text: s.text })), formToken: randomToken(18) };
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -51,7 +53,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     return formResult(await withFormVersion(values.version, (version) => withdrawConsent(ctx, id, { version, patientId })), values, () => `/patients/consents/${patientId}`);
   }
   const sections = Array.isArray(values.sections) ? values.sections : values.sections ? [values.sections] : [];
-  const result = await withFormVersion(values.version, (version) => saveConsentDraft(ctx, { patient_id: patientId, sections, notes: values.notes ?? "" }, { id, version }));
+  const result = await withFormVersion(values.version, (version) => saveConsentDraft(ctx, { patient_id: patientId, sections, notes: values.notes ?? "" }, { id, version, formToken: typeof values.form_token === "string" ? values.form_token : null }));
   // The client is this page's address: one the actor cannot see is the page's 404, not a field error.
   parentInAddress(result, "patient_id", "Patient not found.");
   // A consent id that belongs to another client is not this client's: it answers like one that does not exist.
@@ -68,7 +70,7 @@ function signedText(c: ConsentJson): string {
 }
 
 export default function ClientConsentForm() {
-  const { patient, consents, canManage, editing, sections } = useLoaderData<typeof loader>();
+  const { patient, consents, canManage, editing, sections, formToken: fresh } = useLoaderData<typeof loader>();
   const posted = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -85,6 +87,8 @@ export default function ClientConsentForm() {
   const notes = typed && !current ? String(typed.notes ?? "") : (draft?.notes ?? "");
   const id = typed && !current ? String(typed.id ?? "") : draft ? String(draft.id) : "";
   const version = current ? String(current.version) : typed ? String(typed.version ?? "") : draft ? String(draft.version) : "";
+  // A create shown again after a refusal keeps its token, so its resend still writes once.
+  const formToken = typed && typeof typed.form_token === "string" && typed.form_token ? typed.form_token : fresh;
   // A draft changed by someone else meanwhile (409): the form shows it as stored; what was typed is listed, sections by name.
   const stale = current;
   const sectionNames = (ids: unknown) => (Array.isArray(ids) ? ids : ids ? [ids] : []).map((v) => sections.find((s) => s.value === String(v))?.label ?? String(v));
@@ -144,7 +148,7 @@ export default function ClientConsentForm() {
               message={answer!.message}
               version={stale.version}
               unsaved={{ ...answer!.values, sections: sectionNames(answer!.values.sections) }}
-              hidden={["intent", "id", "version"]}
+              hidden={["intent", "id", "version", "form_token"]}
               stored={{ sections: sectionNames(stale.sections), notes: stale.notes }}
             />
           ) : null}
@@ -152,6 +156,7 @@ export default function ClientConsentForm() {
             <input type="hidden" name="intent" value="save" />
             <input type="hidden" name="id" value={id} />
             <input type="hidden" name="version" value={version} />
+            {id ? null : <input type="hidden" name="form_token" value={formToken} />}
             {sections.length === 0 ? (
               <p className="field-error" role="alert">
                 {CONSENT_MESSAGES.sectionsLoadError}

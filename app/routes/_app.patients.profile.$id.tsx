@@ -20,6 +20,7 @@ import { todayAtLocation, unitsElsewhereText, unitsWindowStart, UNITS_ELSEWHERE_
 import { PacingText } from "~/components/pa-pacing";
 import { formResult, formValues, modelContextFor, requireDeleteConfirmed, withFormVersion, type FormAnswer } from "~/services/forms.server";
 import { forbidden, notFound, requirePermission, requireId } from "~/services/guard.server";
+import { randomToken } from "~/services/crypto.server";
 import { DataTable, type Column } from "~/components/ui/data-list";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.patient.full_name ?? "Client"} · Baseline` }];
@@ -52,6 +53,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     canSeeLog: can(actor, "manage_notes"),
     canSeeBips: can(actor, "view_bips"),
     canSeeNotes: can(actor, "view_notes"),
+    // The add form's one-time token per load: a resend of it (a double click) adds one PA service (decision 024).
+    formToken: randomToken(18),
   };
 }
 
@@ -69,7 +72,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const own = async () => Number.isSafeInteger(paId) && ((await listPaServicesOfPatient(ctx, id)) ?? []).some((p) => p.id === paId);
   switch (values.intent) {
     case "pa-create":
-      return formResult(await createPaService(ctx, { ...values, patient_id: id }), values, () => back);
+      return formResult(await createPaService(ctx, { ...values, patient_id: id }, { formToken: typeof values.form_token === "string" ? values.form_token : null }), values, () => back);
     case "pa-update": {
       if (!(await own())) throw notFound("PA service not found.");
       return formResult(await withFormVersion(values.version, (version) => updatePaService(ctx, paId, values, { partial: false, version })), values, () => back);
@@ -156,7 +159,7 @@ function PaAssessmentsView({ assessments }: { assessments: PaAssessment[] }) {
 const PA_LABELS = { pa_service: "Service", cpt: "CPT", n_units: "Units", insurance_id: "Insurance", is_primary: "Primary insurance" };
 
 export default function PatientProfile() {
-  const { patient, paServices, options, missing, today, canManage, canSeeLog, canSeeBips, canSeeNotes } = useLoaderData<typeof loader>();
+  const { patient, paServices, options, missing, today, canManage, canSeeLog, canSeeBips, canSeeNotes, formToken } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const [params] = useSearchParams();
@@ -321,6 +324,8 @@ export default function PatientProfile() {
             <summary>Add PA service</summary>
             <Form method="post" key={JSON.stringify(created?.values ?? null)}>
               <input type="hidden" name="intent" value="pa-create" />
+              {/* Kept when the form is shown again after a refusal: the resend of that form still saves once. */}
+              <input type="hidden" name="form_token" value={typeof created?.values.form_token === "string" && created.values.form_token ? created.values.form_token : formToken} />
               <PaFields idPrefix="pa-new" values={created?.values ?? {}} errors={created?.errors ?? {}} insurers={options.insurers} />
               <FormActions>
                 <button className="btn btn-primary" type="submit" disabled={busy}>

@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { getTableColumns, is, SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { errorText } from "~/models/results";
 import { sha256Hex } from "./crypto.server";
@@ -7,7 +7,8 @@ import { sha256Hex } from "./crypto.server";
  * One-time tokens of a create (decision 024): a screen's form carries a random `form_token` (no ':'), an API create
  * sends the `Idempotency-Key` header, which becomes a token `key:<scope>:<body>`. The record stores it in a
  * `form_token` column with a UNIQUE index, so a resend (a double click, a retried request) answers the first record
- * instead of making a second. Used by notes (decision 024) and PDF jobs (decision 041).
+ * instead of making a second. Used by notes (decision 024), PDF jobs (decision 041), PA services,
+ * consent drafts, clients and ticket responses (decision 024, stop 39).
  */
 
 /** The longest token stored (a form's, or a key's before hashing). */
@@ -59,4 +60,16 @@ export function keyScopeFree(table: SQLiteTable, column: SQLiteColumn, token: st
 /** The insert lost a race with a resend of the same token: the UNIQUE index on `table.column` refused it (D1 wraps the error). */
 export function isTokenRace(e: unknown, tableColumn: string): boolean {
   return errorText(e).includes(`UNIQUE constraint failed: ${tableColumn}`);
+}
+
+/**
+ * A whole row of `table` as the cells of an INSERT … SELECT (a conditional insert, e.g. with keyScopeFree), in the
+ * table's column order: each a value as stored (booleans as 0/1), or SQL.
+ */
+export function rowCells<T extends SQLiteTable>(table: T, row: Record<keyof T["$inferSelect"], unknown>): SQL {
+  const cells = row as Record<string, unknown>;
+  return sql.join(
+    Object.keys(getTableColumns(table)).map((k) => (is(cells[k], SQL) ? (cells[k] as SQL) : sql`${typeof cells[k] === "boolean" ? Number(cells[k]) : cells[k]}`)),
+    sql`, `,
+  );
 }

@@ -2,12 +2,15 @@ import { Hono } from "hono";
 import { consentSectionsMap } from "~/domain/consents";
 import { listPatientConsents, openConsentPdf, saveConsentDraft, withdrawConsent } from "~/models/consents.server";
 import { consentPdfResponse } from "~/services/consent-pdf.server";
+import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { jsonError, readBody, requireApiPermission, type AppEnv } from "./env";
 import { answer, modelContext, pathId, requestVersion, refuseOtherMethods } from "./rest";
 
 /**
  * Client consents (clinical §7; docs/decisions/040):
  * - POST /v2/store-client-consents — create a draft, or change one (`id` and optional `version` in the body); manage_clients.
+ *   A create takes `Idempotency-Key` (actor and client): a resend answers the first draft with 200, the same key with
+ *   another body 422.
  * - GET /v2/get-client-consents/{id} — a client's consents ({id} is the client's id); view_clients, audited.
  * - GET /v2/get-client-consents-sections — the sections as a map from id to label; view_clients.
  * - POST /v2/get-client-consent-pdf/{id} — the consent's PDF ({id} is the consent's id), `sections` limits
@@ -33,7 +36,11 @@ export const consentsApi = new Hono<AppEnv>()
       if (id === null) return jsonError(c, 422, "id must be a consent's id.", { errors: { id: "id must be a consent's id." } });
     }
     const version = requestVersion(c, body);
-    return answer(c, await saveConsentDraft(modelContext(c), body, { id, version }), id === null ? 201 : 200);
+    const ctx = modelContext(c);
+    // A create takes Idempotency-Key (decision 024), scoped to the actor and the client: a resend answers the first draft (200).
+    const formToken = id === null ? await idempotencyToken(ctx.actor, ["consent", String(body.patient_id ?? "")], idempotencyKey(c.req.raw.headers), body) : null;
+    const result = await saveConsentDraft(ctx, body, { id, version, formToken });
+    return answer(c, result, id === null && !(result.ok && result.replayed) ? 201 : 200);
   })
   .post("/get-client-consent-pdf/:id", requireApiPermission("view_clients"), async (c) => {
     const body = await readBody(c);

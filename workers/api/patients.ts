@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { createPaService, deletePaService, getPaService, listPaServices, listPaServicesOfPatient, PA_SERVICES, updatePaService, type PaServiceJson } from "~/models/pa-services.server";
 import { auditRead } from "~/services/audit.server";
+import { idempotencyKey, idempotencyToken } from "~/services/idempotency.server";
 import { createPatient, deletePatient, getPatient, getPatientByIdentifier, listPatients, PATIENTS, updatePatient, updatePatientStatus, who, type PatientJson } from "~/models/patients.server";
 import { jsonError, requireApiPermission, type AppEnv } from "./env";
 import { modelContext, pathId, v1Router, v2Router, type RestResource, refuseOtherMethods } from "./rest";
@@ -14,7 +15,7 @@ export const patientResource: RestResource<PatientJson> = {
   manage: "manage_clients",
   list: (ctx, query, filters) => listPatients(ctx, query, filters),
   get: getPatient,
-  create: createPatient,
+  create: (ctx, body) => createPatient(ctx, body),
   update: updatePatient,
   updateStatus: updatePatientStatus,
   remove: deletePatient,
@@ -30,7 +31,8 @@ export const paServiceResource: RestResource<PaServiceJson> = {
   manage: "manage_clients",
   list: (ctx, query, filters) => listPaServices(ctx, query, filters),
   get: getPaService,
-  create: createPaService,
+  // Idempotency-Key (decision 024): scoped to the actor and the client; a resend answers the first service (200).
+  create: async (ctx, body, headers) => createPaService(ctx, body, { formToken: await idempotencyToken(ctx.actor, ["pa_service", String(body.patient_id ?? "")], idempotencyKey(headers), body) }),
   update: updatePaService,
   remove: deletePaService,
   audit: { entity: "pa_service", patientOf: (r) => r.patient_id },

@@ -41,7 +41,7 @@ export interface RestResource<Row> {
   get(ctx: ModelContext, id: number): Promise<Row | null>;
   /** `headers`: the request's (notes read Idempotency-Key); `app`: for what needs the environment (a parent's password). */
   create?(ctx: ModelContext, input: Record<string, unknown>, headers: Headers, app: AppContext): Promise<ModelResult<Row>>;
-  /** A create that answered an earlier one (an idempotent resend): 200 instead of 201. */
+  /** A create that answered an earlier one (an idempotent resend): 200 instead of 201 (as a result marked `replayed` is). */
   replayed?(result: { data: Row; message?: string }): boolean;
   update?(ctx: ModelContext, id: number, input: Record<string, unknown>, opts: { partial: boolean; version: number | null; app: AppContext }): Promise<ModelResult<Row>>;
   updateStatus?(ctx: ModelContext, id: number, input: Record<string, unknown>, app: AppContext): Promise<ModelResult<Row>>;
@@ -159,7 +159,7 @@ async function createHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row
   if (!resource.create) return jsonError(c, 405, UNSUPPORTED);
   const body = await readBody(c);
   const result = await resource.create(modelContext(c), body, c.req.raw.headers, c.var.app);
-  return answer(c, result, result.ok && resource.replayed?.(result) ? 200 : 201);
+  return answer(c, result, result.ok && (result.replayed || resource.replayed?.(result)) ? 200 : 201);
 }
 
 async function updateHandler<Row>(c: Context<AppEnv>, resource: RestResource<Row>, partial: boolean) {
